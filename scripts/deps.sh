@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Install the Debian packages ucmd builds, tests and runs with. Idempotent:
+# does nothing when they are all present. Needs root (or sudo) to install.
+set -euo pipefail
+
+pkgs=(
+  build-essential meson ninja-build pkg-config clang
+  liburing-dev libnvme-dev libjson-c-dev libcmocka-dev libinih-dev
+)
+if [ "${UCMD_DEPS_SYSTEM:-0}" = 1 ]; then
+  # the QEMU harness (tests/system): guest kernel, initramfs, real clients
+  pkgs+=(qemu-system-x86 busybox-static cpio fio nvme-cli)
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "deps: installing ${missing[*]}" >&2
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

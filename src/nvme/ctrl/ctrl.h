@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The emulated NVMe controller: what a PCIe NVMe function looks like to a
+ * host driver. The host talks to it only through the register map (BAR0:
+ * CAP, VS, CC, CSTS, AQA, ASQ, ACQ, doorbells) and through queues and data
+ * buffers in host memory that the controller reaches via a DMA interface.
+ * Commands and completions are NVMe wire format (include/ucmd/nvme_wire.h).
+ *
+ * The host sets up the admin queue through AQA/ASQ/ACQ, enables with CC.EN,
+ * waits for CSTS.RDY, then creates I/O queues with admin commands, exactly as
+ * Linux's nvme-pci does. A doorbell write makes the controller fetch the new
+ * SQ entries; completions are posted to the CQ with the phase tag and an
+ * interrupt (a callback with the CQ's vector) is raised when the CQ has
+ * interrupts enabled.
+ */
+#ifndef UCMD_NVME_CTRL_H
+#define UCMD_NVME_CTRL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ucmd/nvme_wire.h"
+
+struct ucmd_ctrl;
+
+/*
+ * Host memory as the device sees it. Addresses in commands (queue bases,
+ * PRP entries, SGL descriptors, metadata pointers) are "bus addresses";
+ * map() turns [addr, addr + len) into a pointer or returns NULL when the
+ * range is not host memory the device may touch (the command then fails with
+ * Data Transfer Error). In-process the mapping is the identity.
+ */
+struct ucmd_dma {
+	void *(*map)(const struct ucmd_dma *dma, uint64_t addr, uint64_t len);
+	void *priv;
+};
+extern const struct ucmd_dma ucmd_dma_identity;
+
+enum ucmd_ctrl_mode {
+	/* A doorbell write processes the new commands in the caller's thread. */
+	UCMD_CTRL_INLINE,
+	/* A doorbell write wakes the controller's own thread, which processes
+	 * them; interrupts are raised from that thread. */
+	UCMD_CTRL_THREAD,
+};
+
+struct ucmd_ctrl_params {
+	const char *dir;	/* persistent state (config, namespace files); NULL: volatile */
+	const char *serial;	/* defaults derived when NULL */
+	const char *model;
+	const char *firmware;
+	enum ucmd_ctrl_mode mode;
+	uint16_t cntlid;
+	uint16_t max_io_queues;	/* I/O queue pairs offered (Number of Queues) */
+	uint16_t mqes;		/* CAP.MQES: max queue entries minus one */
+	uint8_t  mdts;		/* max transfer = 2^mdts * 4 KiB; 0 = no limit */
+	const struct ucmd_dma *dma;	/* NULL: identity */
+	/* Interrupt: called when a completion is posted to a CQ with IEN set. */
+	void (*irq)(void *arg, uint16_t vector);
+	void *irq_arg;
+};
+
+/* Store kinds for namespaces */
+enum ucmd_ns_store {
+	UCMD_NS_STORE_FILE,	/* <dir>/ns<nsid>.img (default) */
+	UCMD_NS_STORE_RAM,
+	UCMD_NS_STORE_DEVICE,	/* path given */
+};
+
+/*
+ * LBA formats every ucmd namespace offers (Identify Namespace LBAF table):
+ *   0: 512+0   1: 512+8   2: 512+16   3: 512+64
+ *   4: 4096+0  5: 4096+8  6: 4096+16  7: 4096+64
+ */
+#define UCMD_NR_LBAF 8
+
+struct ucmd_ns_params {
+	uint64_t nsze;		/* size in logical blocks */
+	uint8_t  lbaf;		/* index into the table above */
+	bool     extended;	/* metadata at the end of each LBA (FLBAS bit 4) */
+	enum ucmd_ns_store store;
+	const char *path;	/* for UCMD_NS_STORE_DEVICE */
+	bool     attach;	/* attach to this controller after creating */
+};
+
+/*
+ * Create a controller. With params->dir set, state (namespaces, formats,
+ * serial, SMART counters) is loaded from there when present and created
+ * otherwise, and survives restarts and crashes.
+ */
+int  ucmd_ctrl_create(const struct ucmd_ctrl_params *p, struct ucmd_ctrl **out);
+void ucmd_ctrl_destroy(struct ucmd_ctrl *ctrl);
+
+/* BAR0 register access, including doorbells (offset >= UCMD_NVME_REG_DBS). */
+uint32_t ucmd_ctrl_read32(struct ucmd_ctrl *ctrl, uint32_t off);
+uint64_t ucmd_ctrl_read64(struct ucmd_ctrl *ctrl, uint32_t off);
+void     ucmd_ctrl_write32(struct ucmd_ctrl *ctrl, uint32_t off, uint32_t val);
+void     ucmd_ctrl_write64(struct ucmd_ctrl *ctrl, uint32_t off, uint64_t val);
+
+/*
+ * Out-of-band provisioning, like a QEMU command line: create a namespace
+ * without an admin queue (used to bootstrap a new controller directory).
+ * Returns the new nsid (> 0) or a negative errno.
+ */
+int  ucmd_ctrl_ns_create(struct ucmd_ctrl *ctrl, const struct ucmd_ns_params *p);
+/* Number of namespaces currently allocated (attached or not). */
+unsigned ucmd_ctrl_ns_count(struct ucmd_ctrl *ctrl);
+
+/*
+ * Fault injection for tests: every command with this opcode on an I/O queue
+ * (admin when admin is true) is held for delay_ms before it is processed, in
+ * UCMD_CTRL_THREAD mode; 0 removes the delay.
+ */
+void ucmd_ctrl_inject_delay(struct ucmd_ctrl *ctrl, bool admin, uint8_t opcode,
+			    unsigned delay_ms);
+
+#endif /* UCMD_NVME_CTRL_H */

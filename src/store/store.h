@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Namespace backing stores. A store is a flat array of bytes of a fixed size;
+ * the emulated controller maps LBAs (data and metadata) onto it. Every call is
+ * synchronous and returns 0 or a negative errno; the controller turns errors
+ * into NVMe status codes. Stores are used from one controller context at a
+ * time (the controller serialises per namespace), but must tolerate calls from
+ * different threads over their lifetime.
+ */
+#ifndef UCMD_STORE_H
+#define UCMD_STORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+struct ucmd_store;
+
+struct ucmd_store_ops {
+	const char *name;	/* "ram", "file", "device" */
+	/* Scatter/gather transfer of the byte range [off, off + total iov len). */
+	int (*readv)(struct ucmd_store *st, const struct iovec *iov, int iovcnt, uint64_t off);
+	int (*writev)(struct ucmd_store *st, const struct iovec *iov, int iovcnt, uint64_t off,
+		      bool fua);
+	/* Make every acknowledged write durable (no-op for ram). */
+	int (*flush)(struct ucmd_store *st);
+	/* Deallocate: the range reads back as zeros and, where possible, frees space. */
+	int (*deallocate)(struct ucmd_store *st, uint64_t off, uint64_t len);
+	/* Write zeroes over the range (may deallocate when that reads back as zeros). */
+	int (*write_zeroes)(struct ucmd_store *st, uint64_t off, uint64_t len);
+	/* Change the size (namespace format / resize); new space reads as zeros. */
+	int (*resize)(struct ucmd_store *st, uint64_t size);
+	/* Bytes actually allocated (for NUSE / capacity reporting). */
+	uint64_t (*allocated)(struct ucmd_store *st);
+	void (*close)(struct ucmd_store *st);
+};
+
+struct ucmd_store {
+	const struct ucmd_store_ops *ops;
+	uint64_t size;		/* bytes */
+};
+
+/* Open flags for the file store */
+#define UCMD_STORE_CREATE	(1u << 0)	/* create if missing (sparse) */
+#define UCMD_STORE_RDONLY	(1u << 1)
+
+/* Sparse in-memory store: costs nothing until written. */
+int ucmd_store_ram_open(uint64_t size, struct ucmd_store **out);
+/* Sparse file; Flush and FUA are durable (fdatasync). */
+int ucmd_store_file_open(const char *path, uint64_t size, unsigned flags, struct ucmd_store **out);
+/* Real block device or file opened O_DIRECT, driven through the kernel's io_uring.
+ * size 0 means "the device's size". */
+int ucmd_store_device_open(const char *path, uint64_t size, struct ucmd_store **out);
+
+static inline int ucmd_store_read(struct ucmd_store *st, void *buf, uint64_t len, uint64_t off)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	return st->ops->readv(st, &iov, 1, off);
+}
+
+static inline int ucmd_store_write(struct ucmd_store *st, const void *buf, uint64_t len,
+				   uint64_t off, bool fua)
+{
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	return st->ops->writev(st, &iov, 1, off, fua);
+}
+
+static inline void ucmd_store_close(struct ucmd_store *st)
+{
+	if (st)
+		st->ops->close(st);
+}
+
+#endif /* UCMD_STORE_H */
