@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <string.h>
+
+#include "store/common.h"
+
+const unsigned char ucmd_store_zeros[UCMD_STORE_ZEROS_LEN] __attribute__((aligned(4096)));
+
+int ucmd_store_check_range(uint64_t size, uint64_t off, uint64_t len)
+{
+	/* Written so that off + len can never wrap. */
+	if (off > size || len > size - off)
+		return -ERANGE;
+	return 0;
+}
+
+int ucmd_store_iov_total(const struct iovec *iov, int iovcnt, uint64_t *len)
+{
+	uint64_t total = 0;
+
+	if (iovcnt < 0)
+		return -EINVAL;
+	if (iovcnt > 0 && !iov)
+		return -EFAULT;
+	for (int i = 0; i < iovcnt; i++) {
+		if (iov[i].iov_len && !iov[i].iov_base)
+			return -EFAULT;
+		if (iov[i].iov_len > UINT64_MAX - total)
+			return -EINVAL;
+		total += iov[i].iov_len;
+	}
+	*len = total;
+	return 0;
+}
+
+int ucmd_store_check_io(uint64_t size, const struct iovec *iov, int iovcnt, uint64_t off,
+			uint64_t *len)
+{
+	int ret = ucmd_store_iov_total(iov, iovcnt, len);
+
+	if (ret)
+		return ret;
+	return ucmd_store_check_range(size, off, *len);
+}
+
+void ucmd_store_cursor_init(struct ucmd_store_iov_cursor *c, const struct iovec *iov, int iovcnt)
+{
+	c->iov = iov;
+	c->cnt = iovcnt;
+	c->skip = 0;
+}
+
+void ucmd_store_cursor_advance(struct ucmd_store_iov_cursor *c, uint64_t n)
+{
+	while (c->cnt > 0) {
+		size_t left = c->iov->iov_len - c->skip;
+
+		if (n < left) {
+			c->skip += n;
+			return;
+		}
+		n -= left;
+		c->iov++;
+		c->cnt--;
+		c->skip = 0;
+	}
+}
+
+int ucmd_store_cursor_fill(const struct ucmd_store_iov_cursor *c, struct iovec *out, int max,
+			   uint64_t limit, uint64_t *bytes)
+{
+	uint64_t total = 0;
+	size_t skip = c->skip;
+	int n = 0;
+
+	for (int i = 0; i < c->cnt && n < max && total < limit; i++, skip = 0) {
+		size_t len = c->iov[i].iov_len - skip;
+
+		if (!len)
+			continue;
+		if (len > limit - total)
+			len = limit - total;
+		out[n].iov_base = (char *)c->iov[i].iov_base + skip;
+		out[n].iov_len = len;
+		total += len;
+		n++;
+	}
+	*bytes = total;
+	return n;
+}
+
+/* Walk n bytes of the cursor, handing each contiguous piece to fn. */
+static void cursor_walk(struct ucmd_store_iov_cursor *c, uint64_t n,
+			void (*fn)(void *seg, size_t len, void *arg), void *arg)
+{
+	while (n && c->cnt > 0) {
+		size_t len = c->iov->iov_len - c->skip;
+
+		if (len > n)
+			len = n;
+		if (len)
+			fn((char *)c->iov->iov_base + c->skip, len, arg);
+		/* advance(0) steps over an exhausted entry, so this always progresses */
+		ucmd_store_cursor_advance(c, len);
+		n -= len;
+	}
+}
+
+static void seg_to_iov(void *seg, size_t len, void *arg)
+{
+	const unsigned char **src = arg;
+
+	memcpy(seg, *src, len);
+	*src += len;
+}
+
+static void seg_from_iov(void *seg, size_t len, void *arg)
+{
+	unsigned char **dst = arg;
+
+	memcpy(*dst, seg, len);
+	*dst += len;
+}
+
+static void seg_zero(void *seg, size_t len, void *arg)
+{
+	(void)arg;
+	memset(seg, 0, len);
+}
+
+void ucmd_store_cursor_to_iov(struct ucmd_store_iov_cursor *c, const void *src, size_t n)
+{
+	const unsigned char *p = src;
+
+	cursor_walk(c, n, seg_to_iov, &p);
+}
+
+void ucmd_store_cursor_from_iov(struct ucmd_store_iov_cursor *c, void *dst, size_t n)
+{
+	unsigned char *p = dst;
+
+	cursor_walk(c, n, seg_from_iov, &p);
+}
+
+void ucmd_store_cursor_zero(struct ucmd_store_iov_cursor *c, uint64_t n)
+{
+	cursor_walk(c, n, seg_zero, NULL);
+}
+
+int ucmd_store_zero_iov(struct iovec *out, int max, uint64_t len, uint64_t *bytes)
+{
+	uint64_t total = 0;
+	int n = 0;
+
+	while (n < max && total < len) {
+		size_t seg = UCMD_STORE_ZEROS_LEN;
+
+		if (seg > len - total)
+			seg = len - total;
+		out[n].iov_base = (void *)ucmd_store_zeros;
+		out[n].iov_len = seg;
+		total += seg;
+		n++;
+	}
+	*bytes = total;
+	return n;
+}
