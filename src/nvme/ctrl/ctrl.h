@@ -12,6 +12,12 @@
  * SQ entries; completions are posted to the CQ with the phase tag and an
  * interrupt (a callback with the CQ's vector) is raised when the CQ has
  * interrupts enabled.
+ *
+ * Memory ordering (UCMD_CTRL_THREAD): the controller writes DW0/DW1 of a
+ * CQE first and then publishes its second 8 bytes (SQ head, SQ id, CID,
+ * status with the phase tag) with one 64-bit release store, so a host that
+ * polls the phase tag must read that word with an acquire load. A doorbell
+ * write orders the host's earlier SQE writes before the controller's reads.
  */
 #ifndef UCMD_NVME_CTRL_H
 #define UCMD_NVME_CTRL_H
@@ -113,5 +119,18 @@ unsigned ucmd_ctrl_ns_count(struct ucmd_ctrl *ctrl);
  */
 void ucmd_ctrl_inject_delay(struct ucmd_ctrl *ctrl, bool admin, uint8_t opcode,
 			    unsigned delay_ms);
+
+/*
+ * Counters for tests and benchmarks: how often the controller thread woke
+ * up (one per batch of doorbells, not one per command), doorbell writes,
+ * commands executed and interrupts raised.
+ */
+struct ucmd_ctrl_stats {
+	uint64_t wakeups;
+	uint64_t doorbells;
+	uint64_t commands;
+	uint64_t interrupts;
+};
+void ucmd_ctrl_get_stats(struct ucmd_ctrl *ctrl, struct ucmd_ctrl_stats *st);
 
 #endif /* UCMD_NVME_CTRL_H */

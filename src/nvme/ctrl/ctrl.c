@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Controller lifetime: create (load or initialise the persistent state),
+ * destroy (persist, close stores), and the out-of-band entry points that
+ * are not register accesses.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "ctrl_int.h"
+
+static void *identity_map(const struct ucmd_dma *dma, uint64_t addr, uint64_t len)
+{
+	(void)dma;
+	/* Address 0 is never host memory the device may touch. */
+	if (!addr || addr + len < addr)
+		return NULL;
+	return (void *)(uintptr_t)addr;
+}
+
+const struct ucmd_dma ucmd_dma_identity = { .map = identity_map };
+
+uint64_t ucmd_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static char *dup_or(const char *s, const char *dflt)
+{
+	return strdup(s ? s : dflt);
+}
+
+static int ctrl_alloc(const struct ucmd_ctrl_params *p, struct ucmd_ctrl **out)
+{
+	struct ucmd_ctrl *c = calloc(1, sizeof(*c));
+	unsigned n;
+
+	if (!c)
+		return -ENOMEM;
+	c->p = *p;
+	c->dma = p->dma ? p->dma : &ucmd_dma_identity;
+	c->qmax = p->max_io_queues ? p->max_io_queues : 64;
+	if (!c->p.mqes)
+		c->p.mqes = 1023;
+	if (!c->p.cntlid)
+		c->p.cntlid = UCMD_CNTLID_DEFAULT;
+	n = c->qmax + 1u;
+	c->sq = calloc(n, sizeof(*c->sq));
+	c->cq = calloc(n, sizeof(*c->cq));
+	c->db_val = calloc(2 * n, sizeof(*c->db_val));
+	c->db_dirty = calloc(2 * n, 1);
+	if (p->dir)
+		c->dir = strdup(p->dir);
+	c->serial = dup_or(p->serial, "UCMD0001");
+	c->model = dup_or(p->model, "ucmd emulated NVMe controller");
+	c->firmware = dup_or(p->firmware, "0.1");
+	if (!c->sq || !c->cq || !c->db_val || !c->db_dirty || (p->dir && !c->dir) ||
+	    !c->serial || !c->model || !c->firmware) {
+		ucmd_ctrl_destroy(c);
+		return -ENOMEM;
+	}
+	c->p.dir = c->dir;
+	*out = c;
+	return 0;
+}
+
+static int sync_init(struct ucmd_ctrl *c)
+{
+	pthread_condattr_t ca;
+
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_mutex_init(&c->db_lock, NULL);
+	pthread_condattr_init(&ca);
+	/* Delayed commands have monotonic deadlines. */
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&c->db_cond, &ca);
+	pthread_condattr_destroy(&ca);
+	return 0;
+}
+
+int ucmd_ctrl_create(const struct ucmd_ctrl_params *p, struct ucmd_ctrl **out)
+{
+	struct ucmd_ctrl *c;
+	bool found = false;
+	int ret;
+
+	if (!p || !out || p->mqes == 1)
+		return -EINVAL;
+	ret = ctrl_alloc(p, &c);
+	if (ret)
+		return ret;
+	sync_init(c);
+	c->created_ns = ucmd_now_ns();
+	ucmd_features_defaults(&c->cur);
+	c->saved = c->cur;
+	c->cap = (uint64_t)c->p.mqes |
+		 (1ull << 16) |			/* CQR: queues physically contiguous */
+		 (30ull << 24) |		/* TO: 15 s in 500 ms units */
+		 (0ull << 32) |			/* DSTRD 0 */
+		 ((1ull | (1ull << 6)) << 37) |	/* CSS: NVM, I/O command sets */
+		 (0ull << 48) | (0ull << 52);	/* MPSMIN = MPSMAX = 4 KiB */
+	c->nsqa = c->ncqa = (uint16_t)(c->qmax - 1);
+
+	if (c->dir) {
+		if (mkdir(c->dir, 0755) && errno != EEXIST) {
+			ret = -errno;
+			goto fail;
+		}
+		ret = ucmd_persist_load(c, &found);
+		if (ret)
+			goto fail;
+	}
+	c->cur = c->saved;
+	c->smart.power_cycles++;
+	if (c->dir) {
+		/* Marks the state "in use" so that a crash counts as unsafe. */
+		ret = ucmd_persist_save(c, false);
+		if (ret)
+			goto fail;
+	}
+	if (c->p.mode == UCMD_CTRL_THREAD) {
+		ret = ucmd_thread_start(c);
+		if (ret)
+			goto fail;
+	}
+	*out = c;
+	return 0;
+fail:
+	ucmd_ctrl_destroy(c);
+	return ret;
+}
+
+void ucmd_ctrl_destroy(struct ucmd_ctrl *c)
+{
+	if (!c)
+		return;
+	ucmd_thread_stop(c);
+	if (c->sq && c->cq) {
+		pthread_mutex_lock(&c->lock);
+		ucmd_ctrl_reset_locked(c);
+		for (unsigned i = 1; i <= UCMD_MAX_NS; i++)
+			if (c->ns[i] && c->ns[i]->st)
+				c->ns[i]->st->ops->flush(c->ns[i]->st);
+		if (c->dir && !c->persist_failed)
+			ucmd_persist_save(c, true);
+		pthread_mutex_unlock(&c->lock);
+	}
+	for (unsigned i = 1; i <= UCMD_MAX_NS; i++)
+		if (c->ns[i])
+			ucmd_ns_free(c, c->ns[i], false);
+	pthread_mutex_destroy(&c->lock);
+	pthread_mutex_destroy(&c->db_lock);
+	pthread_cond_destroy(&c->db_cond);
+	free(c->sq);
+	free(c->cq);
+	free(c->db_val);
+	free(c->db_dirty);
+	free(c->dir);
+	free(c->serial);
+	free(c->model);
+	free(c->firmware);
+	free(c);
+}
+
+int ucmd_ctrl_ns_create(struct ucmd_ctrl *c, const struct ucmd_ns_params *p)
+{
+	int ret;
+
+	pthread_mutex_lock(&c->lock);
+	ret = ucmd_ns_add(c, p, 0);
+	if (ret > 0)
+		ucmd_persist(c);
+	pthread_mutex_unlock(&c->lock);
+	return ret;
+}
+
+unsigned ucmd_ctrl_ns_count(struct ucmd_ctrl *c)
+{
+	unsigned n = 0;
+
+	pthread_mutex_lock(&c->lock);
+	for (unsigned i = 1; i <= UCMD_MAX_NS; i++)
+		n += c->ns[i] != NULL;
+	pthread_mutex_unlock(&c->lock);
+	return n;
+}
+
+void ucmd_ctrl_inject_delay(struct ucmd_ctrl *c, bool admin, uint8_t opcode, unsigned delay_ms)
+{
+	pthread_mutex_lock(&c->lock);
+	c->delay_ms[admin ? 1 : 0][opcode] = delay_ms;
+	pthread_mutex_unlock(&c->lock);
+}
+
+void ucmd_ctrl_get_stats(struct ucmd_ctrl *c, struct ucmd_ctrl_stats *st)
+{
+	pthread_mutex_lock(&c->db_lock);
+	st->wakeups = c->wakeups;
+	st->doorbells = c->doorbells;
+	pthread_mutex_unlock(&c->db_lock);
+	pthread_mutex_lock(&c->lock);
+	st->commands = c->commands;
+	st->interrupts = c->irqs;
+	pthread_mutex_unlock(&c->lock);
+}

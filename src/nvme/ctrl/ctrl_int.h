@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Controller internals shared by the files of src/nvme/ctrl/. Everything
+ * here is protected by ctrl->lock unless a comment says otherwise: the
+ * controller executes one command at a time, which keeps every command
+ * handler free of its own locking.
+ */
+#ifndef UCMD_NVME_CTRL_INT_H
+#define UCMD_NVME_CTRL_INT_H
+
+#include <endian.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <sys/uio.h>
+
+#include <nvme/types.h>
+
+#include "nvme/ctrl/ctrl.h"
+#include "store/store.h"
+
+#define UCMD_PAGE_SHIFT		12
+#define UCMD_PAGE_SIZE		(1u << UCMD_PAGE_SHIFT)
+#define UCMD_MAX_NS		64	/* Identify Controller NN */
+#define UCMD_ERRLOG_ENTRIES	64	/* ELPE + 1 */
+#define UCMD_AERL		3	/* 0's based: 4 outstanding AERs */
+#define UCMD_AEQ_MAX		16	/* queued, not yet reported events */
+#define UCMD_COPY_MSRC		127	/* 0's based source ranges per Copy */
+#define UCMD_COPY_MSSRL		0xffff	/* blocks per source range */
+#define UCMD_COPY_MCL		(128u * 0x10000u)
+#define UCMD_TEMP_KELVIN	313	/* composite temperature we report */
+#define UCMD_WCTEMP		343
+#define UCMD_CCTEMP		353
+#define UCMD_CNTLID_DEFAULT	1
+#define UCMD_IOV_CHUNK		512	/* iovecs per store call (below IOV_MAX) */
+
+/* Status as the CQE status field carries it, shifted right by one */
+#define UCMD_SC(sct, sc)	((uint16_t)(((sct) << NVME_SCT_SHIFT) | (sc)))
+#define UCMD_GEN(sc)		UCMD_SC(NVME_SCT_GENERIC, sc)
+#define UCMD_CMD(sc)		UCMD_SC(NVME_SCT_CMD_SPECIFIC, sc)
+#define UCMD_MEDIA(sc)		UCMD_SC(NVME_SCT_MEDIA, sc)
+#define UCMD_DNR		((uint16_t)NVME_SC_DNR)
+/* A handler that keeps the command (AER, deferred) returns this. */
+#define UCMD_DEFERRED		0xffffu
+
+/* Growable iovec list describing host memory for one transfer */
+struct ucmd_iovs {
+	struct iovec *iov;
+	int cnt, cap;
+	uint64_t len;
+};
+
+/* Sorted, non-overlapping LBA ranges (write-uncorrectable state) */
+struct ucmd_range {
+	uint64_t slba, nlb;
+};
+struct ucmd_ranges {
+	struct ucmd_range *r;
+	size_t n, cap;
+};
+
+struct ucmd_ns {
+	uint32_t nsid;
+	uint64_t nsze;		/* logical blocks */
+	uint8_t lbaf;
+	bool extended;
+	bool attached;
+	enum ucmd_ns_store kind;
+	char *path;		/* device path (DEVICE kind) */
+	uint8_t uuid[16];	/* NGUID and EUI64 derive from it */
+	struct ucmd_store *st;
+	struct ucmd_ranges uncor;
+};
+
+struct ucmd_req {
+	struct ucmd_nvme_sqe cmd;
+	uint16_t sqid;
+	uint32_t dw0, dw1;
+	uint64_t deadline_ns;	/* delayed (fault injection) commands */
+	struct ucmd_req *next;
+};
+
+/* A completion waiting for room in its CQ */
+struct ucmd_pending_cqe {
+	struct ucmd_nvme_cqe cqe;
+	struct ucmd_pending_cqe *next;
+};
+
+struct ucmd_cq {
+	bool valid;
+	bool ien;
+	uint16_t qid, vector;
+	uint32_t size, head, tail;
+	uint8_t phase;
+	uint64_t base;
+	struct ucmd_nvme_cqe *mem;
+	unsigned nr_sqs;	/* SQs bound to this CQ */
+	bool irq_pending;	/* posted since the last interrupt */
+	struct ucmd_pending_cqe *backlog, **backlog_tail;
+	unsigned nr_backlog;
+};
+
+struct ucmd_sq {
+	bool valid;
+	uint16_t qid, cqid;
+	uint32_t size, head, tail;
+	uint64_t base;
+	struct ucmd_nvme_sqe *mem;
+};
+
+struct ucmd_smart {
+	uint64_t units_read_512;	/* in 512-byte units */
+	uint64_t units_written_512;
+	uint64_t host_reads, host_writes;
+	uint64_t power_cycles, unsafe_shutdowns;
+	uint64_t power_on_seconds;	/* persisted part */
+	uint64_t media_errors;
+	uint64_t busy_ns;
+};
+
+struct ucmd_feat_vals {
+	uint32_t arbitration, power_mgmt, err_recovery, vwc, irq_coalesce,
+		 write_atomic, async_event;
+	uint16_t tmpth_over, tmpth_under;
+};
+
+struct ucmd_aer_event {
+	uint8_t type, info, lid;
+};
+
+struct ucmd_ctrl {
+	struct ucmd_ctrl_params p;	/* strings below are owned copies */
+	char *dir, *serial, *model, *firmware;
+	const struct ucmd_dma *dma;
+	uint16_t qmax;			/* highest I/O qid the controller has */
+
+	pthread_mutex_t lock;
+
+	/* Registers */
+	uint64_t cap;
+	uint32_t cc, csts, aqa, intms;
+	uint64_t asq, acq;
+
+	/* Queues, index = qid, 0 is admin */
+	struct ucmd_sq *sq;
+	struct ucmd_cq *cq;
+	uint16_t nsqa, ncqa;		/* granted by Number of Queues (0's based) */
+	bool queues_created;
+
+	/*
+	 * Doorbell staging, protected by db_lock only: a host thread writes
+	 * a doorbell without waiting for a batch in progress; the controller
+	 * applies them under ctrl->lock.
+	 */
+	pthread_mutex_t db_lock;
+	pthread_cond_t db_cond;
+	uint32_t *db_val;		/* [2 * (qmax + 1)] */
+	uint8_t *db_dirty;
+	bool db_any, stop;
+	unsigned db_bad_reg;		/* writes past the last doorbell */
+	uint64_t timer_deadline_ns;	/* earliest delayed command, 0: none */
+	uint64_t wakeups, doorbells;
+	pthread_t thread;
+	bool thread_started;
+
+	/* Namespaces, index = nsid */
+	struct ucmd_ns *ns[UCMD_MAX_NS + 1];
+	uint32_t changed_ns[UCMD_MAX_NS];
+	unsigned nr_changed_ns;
+	bool changed_ns_overflow;
+
+	/* Features */
+	struct ucmd_feat_vals cur, saved;
+	uint64_t ts_host_ms, ts_set_at_ns;
+	bool ts_set;
+
+	/* Logs and events */
+	struct nvme_error_log_page errlog[UCMD_ERRLOG_ENTRIES];
+	uint64_t error_count;
+	struct ucmd_smart smart;
+	uint64_t created_ns;		/* monotonic time of power on */
+	struct ucmd_req *aer_reqs;	/* outstanding AER commands */
+	unsigned nr_aer_reqs;
+	struct ucmd_aer_event aeq[UCMD_AEQ_MAX];
+	unsigned nr_aeq;
+	uint8_t aer_masked;		/* bit per event type, until log read */
+
+	/* Fault injection and commands held by it */
+	unsigned delay_ms[2][256];	/* [admin][opcode] */
+	struct ucmd_req *delayed;
+
+	uint64_t commands, irqs;
+	bool persist_failed;
+};
+
+/* ctrl.c */
+uint64_t ucmd_now_ns(void);
+
+/* regs.c */
+void ucmd_ctrl_reset_locked(struct ucmd_ctrl *c);
+void ucmd_ctrl_fatal(struct ucmd_ctrl *c);
+
+/* queue.c */
+void ucmd_db_write(struct ucmd_ctrl *c, uint32_t off, uint32_t val);
+void ucmd_ctrl_run(struct ucmd_ctrl *c);
+void ucmd_post_req(struct ucmd_ctrl *c, struct ucmd_req *req, uint16_t status);
+void ucmd_queues_free(struct ucmd_ctrl *c);
+void ucmd_cq_init(struct ucmd_ctrl *c, struct ucmd_cq *cq, uint16_t qid, uint64_t base,
+		  void *mem, uint32_t size, bool ien, uint16_t vector);
+void ucmd_sq_init(struct ucmd_ctrl *c, struct ucmd_sq *sq, uint16_t qid, uint64_t base,
+		  void *mem, uint32_t size, uint16_t cqid);
+void ucmd_sq_delete(struct ucmd_ctrl *c, uint16_t qid);
+void ucmd_cq_delete(struct ucmd_ctrl *c, uint16_t qid);
+int  ucmd_thread_start(struct ucmd_ctrl *c);
+void ucmd_thread_stop(struct ucmd_ctrl *c);
+/* Complete a delayed/deferred command with this status; true if found. */
+bool ucmd_abort_req(struct ucmd_ctrl *c, uint16_t sqid, uint16_t cid);
+
+/* exec.c: per command set dispatch */
+struct ucmd_cmd_desc {
+	uint16_t (*fn)(struct ucmd_ctrl *c, struct ucmd_req *req);
+	uint32_t effects;	/* Commands Supported and Effects bits */
+};
+extern const struct ucmd_cmd_desc ucmd_admin_cmds[256];
+extern const struct ucmd_cmd_desc ucmd_nvm_cmds[256];
+uint16_t ucmd_exec(struct ucmd_ctrl *c, struct ucmd_req *req);
+
+/* admin.c */
+uint16_t ucmd_admin_create_sq(struct ucmd_ctrl *c, struct ucmd_req *req);
+uint16_t ucmd_admin_create_cq(struct ucmd_ctrl *c, struct ucmd_req *req);
+uint16_t ucmd_admin_delete_sq(struct ucmd_ctrl *c, struct ucmd_req *req);
+uint16_t ucmd_admin_delete_cq(struct ucmd_ctrl *c, struct ucmd_req *req);
+uint16_t ucmd_admin_abort(struct ucmd_ctrl *c, struct ucmd_req *req);
+uint16_t ucmd_admin_aer(struct ucmd_ctrl *c, struct ucmd_req *req);
+
+/* events.c */
+void ucmd_event(struct ucmd_ctrl *c, uint8_t type, uint8_t info, uint8_t lid);
+void ucmd_event_unmask(struct ucmd_ctrl *c, uint8_t lid);
+void ucmd_aer_flush(struct ucmd_ctrl *c);
+void ucmd_error_record(struct ucmd_ctrl *c, uint16_t sqid, uint16_t cid, uint16_t status,
+		       uint32_t nsid, uint64_t lba);
+void ucmd_ns_changed(struct ucmd_ctrl *c, uint32_t nsid);
+
+/* identify.c */
+uint16_t ucmd_admin_identify(struct ucmd_ctrl *c, struct ucmd_req *req);
+
+/* log.c */
+uint16_t ucmd_admin_get_log(struct ucmd_ctrl *c, struct ucmd_req *req);
+
+/* features.c */
+void ucmd_features_defaults(struct ucmd_feat_vals *f);
+uint16_t ucmd_admin_get_features(struct ucmd_ctrl *c, struct ucmd_req *req);
+uint16_t ucmd_admin_set_features(struct ucmd_ctrl *c, struct ucmd_req *req);
+uint8_t ucmd_critical_warning(struct ucmd_ctrl *c);
+
+/* nsmgmt.c */
+uint16_t ucmd_admin_format(struct ucmd_ctrl *c, struct ucmd_req *req);
+uint16_t ucmd_admin_ns_mgmt(struct ucmd_ctrl *c, struct ucmd_req *req);
+uint16_t ucmd_admin_ns_attach(struct ucmd_ctrl *c, struct ucmd_req *req);
+
+/* nvm.c */
+uint16_t ucmd_nvm_flush(struct ucmd_ctrl *c, struct ucmd_req *req);
+uint16_t ucmd_nvm_rw(struct ucmd_ctrl *c, struct ucmd_req *req);
+uint16_t ucmd_nvm_compare(struct ucmd_ctrl *c, struct ucmd_req *req);
+uint16_t ucmd_nvm_verify(struct ucmd_ctrl *c, struct ucmd_req *req);
+uint16_t ucmd_nvm_write_zeroes(struct ucmd_ctrl *c, struct ucmd_req *req);
+uint16_t ucmd_nvm_write_uncor(struct ucmd_ctrl *c, struct ucmd_req *req);
+uint16_t ucmd_nvm_dsm(struct ucmd_ctrl *c, struct ucmd_req *req);
+uint16_t ucmd_nvm_copy(struct ucmd_ctrl *c, struct ucmd_req *req);
+
+/* ns.c */
+uint32_t ucmd_lbaf_ds(uint8_t lbaf);
+uint16_t ucmd_lbaf_ms(uint8_t lbaf);
+static inline uint32_t ucmd_ns_ds(const struct ucmd_ns *ns) { return ucmd_lbaf_ds(ns->lbaf); }
+static inline uint16_t ucmd_ns_ms(const struct ucmd_ns *ns) { return ucmd_lbaf_ms(ns->lbaf); }
+/* Store layout: data of every LBA, then the metadata of every LBA. */
+static inline uint64_t ucmd_ns_data_off(const struct ucmd_ns *ns, uint64_t lba)
+{
+	return lba * ucmd_ns_ds(ns);
+}
+static inline uint64_t ucmd_ns_meta_off(const struct ucmd_ns *ns, uint64_t lba)
+{
+	return ns->nsze * ucmd_ns_ds(ns) + lba * ucmd_ns_ms(ns);
+}
+static inline uint64_t ucmd_ns_store_size(uint64_t nsze, uint8_t lbaf)
+{
+	return nsze * (ucmd_lbaf_ds(lbaf) + ucmd_lbaf_ms(lbaf));
+}
+int  ucmd_ns_open_store(struct ucmd_ctrl *c, struct ucmd_ns *ns, bool create);
+int  ucmd_ns_add(struct ucmd_ctrl *c, const struct ucmd_ns_params *p, uint32_t nsid);
+void ucmd_ns_free(struct ucmd_ctrl *c, struct ucmd_ns *ns, bool remove_file);
+/* An active namespace: allocated and attached */
+struct ucmd_ns *ucmd_ns_active(struct ucmd_ctrl *c, uint32_t nsid);
+void ucmd_ns_fill_id(struct ucmd_ctrl *c, const struct ucmd_ns *ns, struct nvme_id_ns *id);
+/* Zero data+metadata of [slba, slba+nlb) and forget write-uncorrectable state */
+int  ucmd_ns_discard(struct ucmd_ctrl *c, struct ucmd_ns *ns, uint64_t slba, uint64_t nlb,
+		     bool deallocate);
+void ucmd_ns_uuid(struct ucmd_ctrl *c, struct ucmd_ns *ns);
+
+/* ranges.c */
+bool ucmd_ranges_overlap(const struct ucmd_ranges *rs, uint64_t slba, uint64_t nlb);
+int  ucmd_ranges_add(struct ucmd_ranges *rs, uint64_t slba, uint64_t nlb);
+/* Returns true when something was removed */
+bool ucmd_ranges_remove(struct ucmd_ranges *rs, uint64_t slba, uint64_t nlb);
+void ucmd_ranges_clear(struct ucmd_ranges *rs);
+
+/* dma.c */
+void ucmd_iovs_init(struct ucmd_iovs *v);
+void ucmd_iovs_free(struct ucmd_iovs *v);
+int  ucmd_iovs_add(struct ucmd_iovs *v, void *base, size_t len);
+/* Map the data pointer (PRP or SGL by PSDT) for len bytes */
+uint16_t ucmd_map_data(struct ucmd_ctrl *c, struct ucmd_req *req, uint64_t len,
+		       struct ucmd_iovs *out);
+/* Map the metadata pointer (MPTR) for len bytes */
+uint16_t ucmd_map_meta(struct ucmd_ctrl *c, struct ucmd_req *req, uint64_t len,
+		       struct ucmd_iovs *out);
+/* Copy between a flat buffer and the command's data buffer */
+uint16_t ucmd_data_to_host(struct ucmd_ctrl *c, struct ucmd_req *req, const void *buf,
+			   uint64_t len);
+uint16_t ucmd_data_from_host(struct ucmd_ctrl *c, struct ucmd_req *req, void *buf,
+			     uint64_t len);
+void ucmd_iovs_copy_out(const struct ucmd_iovs *v, const void *buf, uint64_t len);
+void ucmd_iovs_zero_from(const struct ucmd_iovs *v, uint64_t start);
+void ucmd_iovs_copy_in(const struct ucmd_iovs *v, void *buf, uint64_t len);
+
+/* Cursor over an iovec list, to split interleaved (extended LBA) buffers */
+struct ucmd_iov_cursor {
+	const struct ucmd_iovs *v;
+	int idx;
+	size_t off;
+};
+int ucmd_iov_take(struct ucmd_iov_cursor *cur, uint64_t len, struct ucmd_iovs *dst);
+/* Store transfers in chunks of at most UCMD_IOV_CHUNK iovecs */
+int ucmd_store_xfer(struct ucmd_store *st, const struct ucmd_iovs *v, uint64_t off, bool write,
+		    bool fua);
+
+/* persist.c */
+int  ucmd_persist_load(struct ucmd_ctrl *c, bool *found);
+int  ucmd_persist_save(struct ucmd_ctrl *c, bool clean);
+/* Save after a state change; failure makes the controller fatal */
+void ucmd_persist(struct ucmd_ctrl *c);
+
+#endif /* UCMD_NVME_CTRL_INT_H */

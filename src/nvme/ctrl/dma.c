@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Host memory for data transfers: PRP entries and lists, SGL descriptors and
+ * segments, and the metadata pointer, all turned into iovecs that point
+ * straight into host memory (through dma->map) so that stores copy once.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctrl_int.h"
+
+#define MAX_SGL_DESCS	4096	/* bounds a malicious descriptor chain */
+
+void ucmd_iovs_init(struct ucmd_iovs *v)
+{
+	memset(v, 0, sizeof(*v));
+}
+
+void ucmd_iovs_free(struct ucmd_iovs *v)
+{
+	free(v->iov);
+	ucmd_iovs_init(v);
+}
+
+int ucmd_iovs_add(struct ucmd_iovs *v, void *base, size_t len)
+{
+	if (!len)
+		return 0;
+	/* Adjacent host pages usually are contiguous: merge them. */
+	if (v->cnt && (char *)v->iov[v->cnt - 1].iov_base + v->iov[v->cnt - 1].iov_len == base) {
+		v->iov[v->cnt - 1].iov_len += len;
+		v->len += len;
+		return 0;
+	}
+	if (v->cnt == v->cap) {
+		int cap = v->cap ? v->cap * 2 : 8;
+		struct iovec *n = realloc(v->iov, (size_t)cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		v->iov = n;
+		v->cap = cap;
+	}
+	v->iov[v->cnt].iov_base = base;
+	v->iov[v->cnt].iov_len = len;
+	v->cnt++;
+	v->len += len;
+	return 0;
+}
+
+static uint16_t add_host(struct ucmd_ctrl *c, struct ucmd_iovs *out, uint64_t addr, uint64_t len)
+{
+	void *p = c->dma->map(c->dma, addr, len);
+
+	if (!p)
+		return UCMD_GEN(NVME_SC_DATA_XFER_ERROR) | UCMD_DNR;
+	if (ucmd_iovs_add(out, p, len))
+		return UCMD_GEN(NVME_SC_INTERNAL);
+	return 0;
+}
+
+static uint16_t map_prp(struct ucmd_ctrl *c, uint64_t prp1, uint64_t prp2, uint64_t len,
+			struct ucmd_iovs *out)
+{
+	uint64_t chunk, rem = len;
+	uint16_t st;
+
+	/* PRP1 may start anywhere in a page, but dword aligned. */
+	if (prp1 & 3)
+		return UCMD_GEN(NVME_SC_PRP_INVALID_OFFSET) | UCMD_DNR;
+	chunk = UCMD_PAGE_SIZE - (prp1 & (UCMD_PAGE_SIZE - 1));
+	if (chunk > rem)
+		chunk = rem;
+	if ((st = add_host(c, out, prp1, chunk)))
+		return st;
+	rem -= chunk;
+	if (!rem)
+		return 0;
+	if (rem <= UCMD_PAGE_SIZE) {
+		/* PRP2 is the second (and last) data page. */
+		if (prp2 & (UCMD_PAGE_SIZE - 1))
+			return UCMD_GEN(NVME_SC_PRP_INVALID_OFFSET) | UCMD_DNR;
+		return add_host(c, out, prp2, rem);
+	}
+	/* PRP2 points to a PRP list; its last entry chains to the next list page. */
+	if (prp2 & 7)
+		return UCMD_GEN(NVME_SC_PRP_INVALID_OFFSET) | UCMD_DNR;
+	uint64_t list = prp2;
+	while (rem) {
+		unsigned nent = (UCMD_PAGE_SIZE - (list & (UCMD_PAGE_SIZE - 1))) / 8;
+		const uint64_t *ent = c->dma->map(c->dma, list, (uint64_t)nent * 8);
+
+		if (!ent)
+			return UCMD_GEN(NVME_SC_DATA_XFER_ERROR) | UCMD_DNR;
+		for (unsigned i = 0; i < nent && rem; i++) {
+			uint64_t e = ent[i];
+
+			if (i == nent - 1 && rem > UCMD_PAGE_SIZE) {
+				if (e & 7)
+					return UCMD_GEN(NVME_SC_PRP_INVALID_OFFSET) | UCMD_DNR;
+				list = e;
+				break;
+			}
+			if (e & (UCMD_PAGE_SIZE - 1))
+				return UCMD_GEN(NVME_SC_PRP_INVALID_OFFSET) | UCMD_DNR;
+			chunk = rem < UCMD_PAGE_SIZE ? rem : UCMD_PAGE_SIZE;
+			if ((st = add_host(c, out, e, chunk)))
+				return st;
+			rem -= chunk;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Walk an SGL starting at one descriptor. Bit bucket descriptors are not
+ * supported (SGLS bit 16 clear), so every data byte lands in host memory.
+ */
+static uint16_t map_sgl(struct ucmd_ctrl *c, const struct ucmd_nvme_sgl_desc *first, uint64_t len,
+			struct ucmd_iovs *out)
+{
+	struct ucmd_nvme_sgl_desc d = *first;
+	const struct ucmd_nvme_sgl_desc *seg = NULL;
+	unsigned nseg = 0, idx = 0, total = 0;
+	bool last_seg = false;
+	uint64_t got = 0;
+	uint16_t st;
+
+	for (;;) {
+		uint8_t type = d.type >> 4, sub = d.type & 0xf;
+
+		if (++total > MAX_SGL_DESCS)
+			return UCMD_GEN(NVME_SC_SGL_INVALID_COUNT) | UCMD_DNR;
+		switch (type) {
+		case UCMD_NVME_SGL_DATA_BLOCK:
+			if (sub != 0)	/* only "address" subtype: no keyed/offset SGLs */
+				return UCMD_GEN(NVME_SC_SGL_INVALID_TYPE) | UCMD_DNR;
+			if (got + d.length > len)
+				return UCMD_GEN(NVME_SC_SGL_INVALID_DATA) | UCMD_DNR;
+			if (d.length && (st = add_host(c, out, d.addr, d.length)))
+				return st;
+			got += d.length;
+			break;
+		case UCMD_NVME_SGL_SEGMENT:
+		case UCMD_NVME_SGL_LAST_SEGMENT:
+			if (sub != 0)
+				return UCMD_GEN(NVME_SC_SGL_INVALID_TYPE) | UCMD_DNR;
+			/* A segment pointer must be the last descriptor of its segment,
+			 * and a last segment may not point further. */
+			if (last_seg || (seg && idx != nseg))
+				return UCMD_GEN(NVME_SC_SGL_INVALID_LAST) | UCMD_DNR;
+			if (!d.length || d.length % sizeof(d))
+				return UCMD_GEN(NVME_SC_SGL_INVALID_LAST) | UCMD_DNR;
+			seg = c->dma->map(c->dma, d.addr, d.length);
+			if (!seg)
+				return UCMD_GEN(NVME_SC_DATA_XFER_ERROR) | UCMD_DNR;
+			nseg = d.length / sizeof(d);
+			idx = 0;
+			last_seg = type == UCMD_NVME_SGL_LAST_SEGMENT;
+			break;
+		default:
+			return UCMD_GEN(NVME_SC_SGL_INVALID_TYPE) | UCMD_DNR;
+		}
+		if (!seg || idx == nseg)
+			break;
+		d = seg[idx++];
+	}
+	if (got != len)
+		return UCMD_GEN(NVME_SC_SGL_INVALID_DATA) | UCMD_DNR;
+	return 0;
+}
+
+uint16_t ucmd_map_data(struct ucmd_ctrl *c, struct ucmd_req *req, uint64_t len,
+		       struct ucmd_iovs *out)
+{
+	if (!len)
+		return 0;
+	if (c->p.mdts && len > ((uint64_t)UCMD_PAGE_SIZE << c->p.mdts))
+		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
+	if ((req->cmd.flags & UCMD_NVME_PSDT_MASK) == UCMD_NVME_PSDT_PRP)
+		return map_prp(c, req->cmd.dptr.prp1, req->cmd.dptr.prp2, len, out);
+	struct ucmd_nvme_sgl_desc d;
+
+	memcpy(&d, req->cmd.dptr.sgl1, sizeof(d));
+	return map_sgl(c, &d, len, out);
+}
+
+uint16_t ucmd_map_meta(struct ucmd_ctrl *c, struct ucmd_req *req, uint64_t len,
+		       struct ucmd_iovs *out)
+{
+	uint8_t psdt = req->cmd.flags & UCMD_NVME_PSDT_MASK;
+
+	if (!len)
+		return 0;
+	if (psdt == UCMD_NVME_PSDT_SGL_MPTR_SGL) {
+		/* MPTR addresses one SGL descriptor describing the metadata. */
+		const struct ucmd_nvme_sgl_desc *d = c->dma->map(c->dma, req->cmd.mptr, sizeof(*d));
+
+		if (!d)
+			return UCMD_GEN(NVME_SC_DATA_XFER_ERROR) | UCMD_DNR;
+		struct ucmd_nvme_sgl_desc copy = *d;
+		uint16_t st = map_sgl(c, &copy, len, out);
+
+		if ((st & 0xff) == NVME_SC_SGL_INVALID_DATA && !(st & 0x700))
+			st = UCMD_GEN(NVME_SC_SGL_INVALID_METADATA) | UCMD_DNR;
+		return st;
+	}
+	/* PRPs or PSDT 01b: MPTR is one contiguous buffer. */
+	return add_host(c, out, req->cmd.mptr, len);
+}
+
+void ucmd_iovs_copy_out(const struct ucmd_iovs *v, const void *buf, uint64_t len)
+{
+	const char *s = buf;
+
+	for (int i = 0; i < v->cnt && len; i++) {
+		size_t n = v->iov[i].iov_len < len ? v->iov[i].iov_len : len;
+
+		memcpy(v->iov[i].iov_base, s, n);
+		s += n;
+		len -= n;
+	}
+}
+
+void ucmd_iovs_zero_from(const struct ucmd_iovs *v, uint64_t start)
+{
+	for (int i = 0; i < v->cnt; i++) {
+		size_t l = v->iov[i].iov_len;
+
+		if (start >= l) {
+			start -= l;
+			continue;
+		}
+		memset((char *)v->iov[i].iov_base + start, 0, l - start);
+		start = 0;
+	}
+}
+
+void ucmd_iovs_copy_in(const struct ucmd_iovs *v, void *buf, uint64_t len)
+{
+	char *d = buf;
+
+	for (int i = 0; i < v->cnt && len; i++) {
+		size_t n = v->iov[i].iov_len < len ? v->iov[i].iov_len : len;
+
+		memcpy(d, v->iov[i].iov_base, n);
+		d += n;
+		len -= n;
+	}
+}
+
+uint16_t ucmd_data_to_host(struct ucmd_ctrl *c, struct ucmd_req *req, const void *buf,
+			   uint64_t len)
+{
+	struct ucmd_iovs v;
+	uint16_t st;
+
+	ucmd_iovs_init(&v);
+	st = ucmd_map_data(c, req, len, &v);
+	if (!st)
+		ucmd_iovs_copy_out(&v, buf, len);
+	ucmd_iovs_free(&v);
+	return st;
+}
+
+uint16_t ucmd_data_from_host(struct ucmd_ctrl *c, struct ucmd_req *req, void *buf, uint64_t len)
+{
+	struct ucmd_iovs v;
+	uint16_t st;
+
+	ucmd_iovs_init(&v);
+	st = ucmd_map_data(c, req, len, &v);
+	if (!st)
+		ucmd_iovs_copy_in(&v, buf, len);
+	ucmd_iovs_free(&v);
+	return st;
+}
+
+int ucmd_iov_take(struct ucmd_iov_cursor *cur, uint64_t len, struct ucmd_iovs *dst)
+{
+	while (len) {
+		const struct iovec *src;
+		size_t n;
+
+		if (cur->idx >= cur->v->cnt)
+			return -EINVAL;
+		src = &cur->v->iov[cur->idx];
+		n = src->iov_len - cur->off;
+		if (n > len)
+			n = len;
+		if (ucmd_iovs_add(dst, (char *)src->iov_base + cur->off, n))
+			return -ENOMEM;
+		cur->off += n;
+		len -= n;
+		if (cur->off == src->iov_len) {
+			cur->idx++;
+			cur->off = 0;
+		}
+	}
+	return 0;
+}
+
+int ucmd_store_xfer(struct ucmd_store *st, const struct ucmd_iovs *v, uint64_t off, bool write,
+		    bool fua)
+{
+	for (int i = 0; i < v->cnt; i += UCMD_IOV_CHUNK) {
+		int n = v->cnt - i < UCMD_IOV_CHUNK ? v->cnt - i : UCMD_IOV_CHUNK;
+		uint64_t bytes = 0;
+		int ret;
+
+		for (int j = 0; j < n; j++)
+			bytes += v->iov[i + j].iov_len;
+		ret = write ? st->ops->writev(st, &v->iov[i], n, off, fua)
+			    : st->ops->readv(st, &v->iov[i], n, off);
+		if (ret < 0)
+			return ret;
+		off += bytes;
+	}
+	return 0;
+}

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Get/Set Features. A table says which features exist and which can be
+ * saved; saved values are persisted with the controller's configuration and
+ * become the current values at power on and after a controller reset.
+ */
+#include <string.h>
+
+#include "ctrl_int.h"
+
+#define SEL_CURRENT	0
+#define SEL_DEFAULT	1
+#define SEL_SAVED	2
+#define SEL_SUPPORTED	3
+#define CAP_SAVEABLE	(1u << 0)
+#define CAP_NS		(1u << 1)
+#define CAP_CHANGEABLE	(1u << 2)
+/* Async events we can generate: SMART temperature/spare, ns attribute */
+#define AEC_SUPPORTED	(NVME_SMART_CRIT_SPARE | NVME_SMART_CRIT_TEMPERATURE | NVME_CTRL_OAES_NA)
+
+static const struct {
+	bool supported, saveable;
+} feats[256] = {
+	[NVME_FEAT_FID_ARBITRATION]  = { true, true },
+	[NVME_FEAT_FID_POWER_MGMT]   = { true, true },
+	[NVME_FEAT_FID_TEMP_THRESH]  = { true, true },
+	[NVME_FEAT_FID_ERR_RECOVERY] = { true, true },
+	[NVME_FEAT_FID_VOLATILE_WC]  = { true, true },
+	[NVME_FEAT_FID_NUM_QUEUES]   = { true, false },
+	[NVME_FEAT_FID_IRQ_COALESCE] = { true, true },
+	[NVME_FEAT_FID_WRITE_ATOMIC] = { true, true },
+	[NVME_FEAT_FID_ASYNC_EVENT]  = { true, true },
+	[NVME_FEAT_FID_TIMESTAMP]    = { true, false },
+};
+
+void ucmd_features_defaults(struct ucmd_feat_vals *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->arbitration = 0;		/* burst 1, round robin */
+	f->vwc = 1;			/* write cache enabled */
+	f->tmpth_over = UCMD_WCTEMP;
+	f->tmpth_under = 0;
+}
+
+uint8_t ucmd_critical_warning(struct ucmd_ctrl *c)
+{
+	uint8_t w = 0;
+
+	if (UCMD_TEMP_KELVIN > c->cur.tmpth_over || UCMD_TEMP_KELVIN < c->cur.tmpth_under)
+		w |= NVME_SMART_CRIT_TEMPERATURE;
+	return w;
+}
+
+static uint64_t timestamp_ms(struct ucmd_ctrl *c)
+{
+	uint64_t since = c->ts_set ? c->ts_set_at_ns : c->created_ns;
+
+	return (c->ts_set ? c->ts_host_ms : 0) + (ucmd_now_ns() - since) / 1000000ull;
+}
+
+static uint16_t get_value(struct ucmd_ctrl *c, const struct ucmd_feat_vals *f, uint8_t fid,
+			  uint32_t cdw11, uint32_t *dw0)
+{
+	switch (fid) {
+	case NVME_FEAT_FID_ARBITRATION: *dw0 = f->arbitration; break;
+	case NVME_FEAT_FID_POWER_MGMT: *dw0 = f->power_mgmt; break;
+	case NVME_FEAT_FID_TEMP_THRESH: {
+		uint8_t tmpsel = (cdw11 >> 16) & 0xf, thsel = (cdw11 >> 20) & 3;
+
+		if (tmpsel != 0 || thsel > 1)
+			return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
+		*dw0 = (thsel ? f->tmpth_under : f->tmpth_over) | (uint32_t)thsel << 20;
+		break;
+	}
+	case NVME_FEAT_FID_ERR_RECOVERY: *dw0 = f->err_recovery; break;
+	case NVME_FEAT_FID_VOLATILE_WC: *dw0 = f->vwc; break;
+	case NVME_FEAT_FID_NUM_QUEUES: *dw0 = (uint32_t)c->ncqa << 16 | c->nsqa; break;
+	case NVME_FEAT_FID_IRQ_COALESCE: *dw0 = f->irq_coalesce; break;
+	case NVME_FEAT_FID_WRITE_ATOMIC: *dw0 = f->write_atomic; break;
+	case NVME_FEAT_FID_ASYNC_EVENT: *dw0 = f->async_event; break;
+	default: return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
+	}
+	return 0;
+}
+
+uint16_t ucmd_admin_get_features(struct ucmd_ctrl *c, struct ucmd_req *req)
+{
+	uint8_t fid = req->cmd.cdw10 & 0xff, sel = (req->cmd.cdw10 >> 8) & 7;
+	struct ucmd_feat_vals dflt;
+
+	if (!feats[fid].supported || sel > SEL_SUPPORTED)
+		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
+	if (sel == SEL_SUPPORTED) {
+		req->dw0 = CAP_CHANGEABLE | (feats[fid].saveable ? CAP_SAVEABLE : 0);
+		return 0;
+	}
+	if (fid == NVME_FEAT_FID_TIMESTAMP) {
+		struct nvme_timestamp ts = { 0 };
+		uint64_t ms = sel == SEL_CURRENT ? timestamp_ms(c) : 0;
+
+		memcpy(ts.timestamp, &ms, sizeof(ts.timestamp));
+		/* Origin 001b when the host set it; the clock keeps running. */
+		ts.attr = (sel == SEL_CURRENT && c->ts_set) ? (1 << 1) : 0;
+		return ucmd_data_to_host(c, req, &ts, sizeof(ts));
+	}
+	ucmd_features_defaults(&dflt);
+	switch (sel) {
+	case SEL_DEFAULT:
+		if (fid == NVME_FEAT_FID_NUM_QUEUES) {
+			req->dw0 = (uint32_t)(c->qmax - 1) << 16 | (uint32_t)(c->qmax - 1);
+			return 0;
+		}
+		return get_value(c, &dflt, fid, req->cmd.cdw11, &req->dw0);
+	case SEL_SAVED:
+		return get_value(c, feats[fid].saveable ? &c->saved : &dflt, fid, req->cmd.cdw11,
+				 &req->dw0);
+	default:
+		return get_value(c, &c->cur, fid, req->cmd.cdw11, &req->dw0);
+	}
+}
+
+static uint16_t set_value(struct ucmd_ctrl *c, struct ucmd_feat_vals *f, uint8_t fid, uint32_t v)
+{
+	switch (fid) {
+	case NVME_FEAT_FID_ARBITRATION: f->arbitration = v; break;
+	case NVME_FEAT_FID_POWER_MGMT:
+		if ((v & 0x1f) != 0)	/* only power state 0 (NPSS = 0) */
+			return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
+		f->power_mgmt = v & 0xff;
+		break;
+	case NVME_FEAT_FID_TEMP_THRESH: {
+		uint8_t tmpsel = (v >> 16) & 0xf, thsel = (v >> 20) & 3;
+
+		if (tmpsel != 0 || thsel > 1)
+			return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
+		if (thsel)
+			f->tmpth_under = v & 0xffff;
+		else
+			f->tmpth_over = v & 0xffff;
+		break;
+	}
+	case NVME_FEAT_FID_ERR_RECOVERY:
+		/* DULBE needs deallocated-block errors, which we do not report. */
+		if (v & (1u << 16))
+			return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
+		f->err_recovery = v & 0xffff;
+		break;
+	case NVME_FEAT_FID_VOLATILE_WC: f->vwc = v & 1; break;
+	case NVME_FEAT_FID_IRQ_COALESCE: f->irq_coalesce = v & 0xffff; break;
+	case NVME_FEAT_FID_WRITE_ATOMIC: f->write_atomic = v & 1; break;
+	case NVME_FEAT_FID_ASYNC_EVENT: f->async_event = v & AEC_SUPPORTED; break;
+	default: return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
+	}
+	(void)c;
+	return 0;
+}
+
+static uint16_t set_num_queues(struct ucmd_ctrl *c, struct ucmd_req *req)
+{
+	uint32_t nsqr = req->cmd.cdw11 & 0xffff, ncqr = req->cmd.cdw11 >> 16;
+
+	if (nsqr == 0xffff || ncqr == 0xffff)
+		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
+	/* The allocation is fixed once I/O queues exist. */
+	if (c->queues_created)
+		return UCMD_GEN(NVME_SC_CMD_SEQ_ERROR) | UCMD_DNR;
+	c->nsqa = (uint16_t)(nsqr < c->qmax - 1u ? nsqr : c->qmax - 1u);
+	c->ncqa = (uint16_t)(ncqr < c->qmax - 1u ? ncqr : c->qmax - 1u);
+	req->dw0 = (uint32_t)c->ncqa << 16 | c->nsqa;
+	return 0;
+}
+
+uint16_t ucmd_admin_set_features(struct ucmd_ctrl *c, struct ucmd_req *req)
+{
+	uint8_t fid = req->cmd.cdw10 & 0xff;
+	bool save = req->cmd.cdw10 & (1u << 31);
+	uint16_t st;
+
+	if (!feats[fid].supported)
+		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
+	if (save && !feats[fid].saveable)
+		return UCMD_CMD(NVME_SC_FEATURE_NOT_SAVEABLE) | UCMD_DNR;
+	if (fid == NVME_FEAT_FID_NUM_QUEUES)
+		return set_num_queues(c, req);
+	if (fid == NVME_FEAT_FID_TIMESTAMP) {
+		struct nvme_timestamp ts;
+		uint64_t ms = 0;
+
+		st = ucmd_data_from_host(c, req, &ts, sizeof(ts));
+		if (st)
+			return st;
+		memcpy(&ms, ts.timestamp, sizeof(ts.timestamp));
+		c->ts_host_ms = ms;
+		c->ts_set_at_ns = ucmd_now_ns();
+		c->ts_set = true;
+		return 0;
+	}
+	st = set_value(c, &c->cur, fid, req->cmd.cdw11);
+	if (st)
+		return st;
+	if (save) {
+		set_value(c, &c->saved, fid, req->cmd.cdw11);
+		ucmd_persist(c);
+	}
+	if (fid == NVME_FEAT_FID_TEMP_THRESH && (ucmd_critical_warning(c) & NVME_SMART_CRIT_TEMPERATURE) &&
+	    (c->cur.async_event & NVME_SMART_CRIT_TEMPERATURE))
+		ucmd_event(c, NVME_AER_SMART, NVME_AER_SMART_TEMPERATURE_THRESHOLD,
+			   NVME_LOG_LID_SMART);
+	return 0;
+}

@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Identify: controller, namespace (common, I/O command set specific and
+ * independent), namespace lists, descriptors, controller lists and the I/O
+ * command set combinations. Every data structure is libnvme's and 4 KiB.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "ctrl_int.h"
+
+#define NSID_ALL	0xffffffffu
+
+/* Space padded, not NUL terminated (spec strings) */
+static void pad_copy(char *dst, size_t len, const char *src)
+{
+	size_t n = strlen(src);
+
+	memset(dst, ' ', len);
+	memcpy(dst, src, n < len ? n : len);
+}
+
+static void id_ctrl(struct ucmd_ctrl *c, struct nvme_id_ctrl *id)
+{
+	id->vid = htole16(0x1b36);	/* the same PCI IDs as QEMU's model */
+	id->ssvid = htole16(0x1af4);
+	pad_copy(id->sn, sizeof(id->sn), c->serial);
+	pad_copy(id->mn, sizeof(id->mn), c->model);
+	pad_copy(id->fr, sizeof(id->fr), c->firmware);
+	id->rab = 6;
+	id->ieee[0] = 0x00; id->ieee[1] = 0x54; id->ieee[2] = 0x52;
+	id->mdts = c->p.mdts;
+	id->cntlid = htole16(c->p.cntlid);
+	id->ver = htole32(0x00010400);
+	id->oaes = htole32(NVME_CTRL_OAES_NA);
+	id->ctratt = htole32(NVME_CTRL_CTRATT_128_ID);
+	id->cntrltype = 1;	/* I/O controller */
+	id->oacs = htole16(NVME_CTRL_OACS_FORMAT | NVME_CTRL_OACS_NS_MGMT);
+	id->acl = 3;
+	id->aerl = UCMD_AERL;
+	id->frmw = NVME_CTRL_FRMW_1ST_RO | (1 << 1) | NVME_CTRL_FRMW_FW_ACT_NO_RESET;
+	id->lpa = NVME_CTRL_LPA_CMD_EFFECTS | NVME_CTRL_LPA_EXTENDED;
+	id->elpe = UCMD_ERRLOG_ENTRIES - 1;
+	id->npss = 0;
+	id->wctemp = htole16(UCMD_WCTEMP);
+	id->cctemp = htole16(UCMD_CCTEMP);
+	id->sqes = (6 << 4) | 6;
+	id->cqes = (4 << 4) | 4;
+	id->maxcmd = 0;
+	id->nn = htole32(UCMD_MAX_NS);
+	id->oncs = htole16(NVME_CTRL_ONCS_COMPARE | NVME_CTRL_ONCS_WRITE_UNCORRECTABLE |
+			   NVME_CTRL_ONCS_DSM | NVME_CTRL_ONCS_WRITE_ZEROES |
+			   NVME_CTRL_ONCS_SAVE_FEATURES | NVME_CTRL_ONCS_TIMESTAMP |
+			   NVME_CTRL_ONCS_VERIFY | NVME_CTRL_ONCS_COPY);
+	/* Format applies to one namespace; a secure erase only to it. */
+	id->fna = 0;
+	/* Volatile write cache present; Flush with NSID FFFFFFFFh supported. */
+	id->vwc = NVME_CTRL_VWC_PRESENT | (3 << 1);
+	id->ocfs = htole16(1);	/* Copy source range format 0 */
+	/* SGLs without alignment requirement; MPTR may be an SGL. */
+	id->sgls = htole32(1 | NVME_CTRL_SGLS_MPTR_SGL);
+	id->mnan = htole32(UCMD_MAX_NS);
+	snprintf(id->subnqn, sizeof(id->subnqn), "nqn.2019-08.org.qemu:ucmd-%s", c->serial);
+	id->psd[0].mp = htole16(2500);	/* 25 W, in 0.01 W */
+}
+
+static void id_ns_desc(const struct ucmd_ns *ns, uint8_t *buf)
+{
+	struct nvme_ns_id_desc *d = (void *)buf;
+	uint8_t csi = NVME_CSI_NVM;
+
+	d->nidt = NVME_NIDT_EUI64;
+	d->nidl = NVME_NIDT_EUI64_LEN;
+	memcpy(d->nid, ns->uuid, NVME_NIDT_EUI64_LEN);
+	d = (void *)(d->nid + d->nidl);
+	d->nidt = NVME_NIDT_NGUID;
+	d->nidl = NVME_NIDT_NGUID_LEN;
+	memcpy(d->nid, ns->uuid, NVME_NIDT_NGUID_LEN);
+	d = (void *)(d->nid + d->nidl);
+	d->nidt = NVME_NIDT_UUID;
+	d->nidl = NVME_NIDT_UUID_LEN;
+	memcpy(d->nid, ns->uuid, NVME_NIDT_UUID_LEN);
+	d = (void *)(d->nid + d->nidl);
+	d->nidt = NVME_NIDT_CSI;
+	d->nidl = NVME_NIDT_CSI_LEN;
+	memcpy(d->nid, &csi, 1);
+}
+
+static uint16_t ns_list(struct ucmd_ctrl *c, uint32_t nsid, bool allocated, struct nvme_ns_list *l)
+{
+	unsigned n = 0;
+
+	/* FFFFFFFEh/FFFFFFFFh leave no namespace to list above them. */
+	if (nsid >= 0xfffffffeu)
+		return UCMD_GEN(NVME_SC_INVALID_NS) | UCMD_DNR;
+	for (uint32_t i = nsid + 1; i <= UCMD_MAX_NS; i++)
+		if (c->ns[i] && (allocated || c->ns[i]->attached))
+			l->ns[n++] = htole32(i);
+	return 0;
+}
+
+uint16_t ucmd_admin_identify(struct ucmd_ctrl *c, struct ucmd_req *req)
+{
+	uint8_t cns = req->cmd.cdw10 & 0xff;
+	uint8_t csi = req->cmd.cdw11 >> 24;
+	uint32_t nsid = req->cmd.nsid;
+	union {
+		uint8_t raw[4096];
+		struct nvme_id_ctrl ctrl;
+		struct nvme_id_ns ns;
+		struct nvme_ns_list list;
+		struct nvme_ctrl_list clist;
+		struct nvme_nvm_id_ns nvm_ns;
+		struct nvme_id_ctrl_nvm nvm_ctrl;
+		struct nvme_id_independent_id_ns ind;
+		struct nvme_id_iocs iocs;
+	} u;
+	struct ucmd_ns *ns;
+	uint16_t st = 0;
+
+	_Static_assert(sizeof(u) == 4096, "identify data is 4 KiB");
+	memset(&u, 0, sizeof(u));
+	/* Namespace-scoped CNS values need an allocated nsid (or the broadcast). */
+	bool valid_nsid = nsid && (nsid <= UCMD_MAX_NS);
+	ns = valid_nsid ? c->ns[nsid] : NULL;
+
+	switch (cns) {
+	case NVME_IDENTIFY_CNS_NS:
+		if (nsid == NSID_ALL)
+			ucmd_ns_fill_id(c, NULL, &u.ns);
+		else if (!valid_nsid)
+			st = UCMD_GEN(NVME_SC_INVALID_NS) | UCMD_DNR;
+		else if (ns && ns->attached)
+			ucmd_ns_fill_id(c, ns, &u.ns);
+		/* an inactive nsid returns zeros */
+		break;
+	case NVME_IDENTIFY_CNS_ALLOCATED_NS:
+		if (!valid_nsid)
+			st = UCMD_GEN(NVME_SC_INVALID_NS) | UCMD_DNR;
+		else if (ns)
+			ucmd_ns_fill_id(c, ns, &u.ns);
+		break;
+	case NVME_IDENTIFY_CNS_CTRL:
+		id_ctrl(c, &u.ctrl);
+		break;
+	case NVME_IDENTIFY_CNS_NS_ACTIVE_LIST:
+		st = ns_list(c, nsid, false, &u.list);
+		break;
+	case NVME_IDENTIFY_CNS_CSI_NS_ACTIVE_LIST:
+		st = csi != NVME_CSI_NVM ? (UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR)
+					 : ns_list(c, nsid, false, &u.list);
+		break;
+	case NVME_IDENTIFY_CNS_ALLOCATED_NS_LIST:
+		st = ns_list(c, nsid, true, &u.list);
+		break;
+	case NVME_IDENTIFY_CNS_NS_DESC_LIST:
+		if (!valid_nsid || !ns || !ns->attached)
+			st = UCMD_GEN(NVME_SC_INVALID_NS) | UCMD_DNR;
+		else
+			id_ns_desc(ns, u.raw);
+		break;
+	case NVME_IDENTIFY_CNS_CSI_NS:
+		if (csi != NVME_CSI_NVM)
+			st = UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
+		else if (nsid != NSID_ALL && (!valid_nsid))
+			st = UCMD_GEN(NVME_SC_INVALID_NS) | UCMD_DNR;
+		/* No protection information or extended LBA formats: all zero. */
+		break;
+	case NVME_IDENTIFY_CNS_CSI_CTRL:
+		if (csi != NVME_CSI_NVM) {
+			st = UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
+			break;
+		}
+		/* Size limits as MDTS (0 = no limit beyond MDTS) */
+		u.nvm_ctrl.vsl = c->p.mdts;
+		u.nvm_ctrl.wzsl = c->p.mdts;
+		u.nvm_ctrl.wusl = c->p.mdts;
+		u.nvm_ctrl.dmrl = 0xff;		/* 0's based: 256 ranges */
+		u.nvm_ctrl.dmrsl = htole32(0xffffffff);
+		break;
+	case NVME_IDENTIFY_CNS_CSI_INDEPENDENT_ID_NS:
+		if (!valid_nsid)
+			st = UCMD_GEN(NVME_SC_INVALID_NS) | UCMD_DNR;
+		else if (ns && ns->attached) {
+			u.ind.nsfeat = NVME_NS_FEAT_THIN;
+			u.ind.nstat = 1;	/* namespace ready */
+		}
+		break;
+	case NVME_IDENTIFY_CNS_NS_CTRL_LIST:
+		if (!valid_nsid)
+			st = UCMD_GEN(NVME_SC_INVALID_NS) | UCMD_DNR;
+		else if (ns && ns->attached && c->p.cntlid >= (req->cmd.cdw10 >> 16)) {
+			u.clist.num = htole16(1);
+			u.clist.identifier[0] = htole16(c->p.cntlid);
+		}
+		break;
+	case NVME_IDENTIFY_CNS_CTRL_LIST:
+		if (c->p.cntlid >= (req->cmd.cdw10 >> 16)) {
+			u.clist.num = htole16(1);
+			u.clist.identifier[0] = htole16(c->p.cntlid);
+		}
+		break;
+	case NVME_IDENTIFY_CNS_COMMAND_SET_STRUCTURE:
+		/* One combination: NVM only. */
+		u.iocs.iocsc[0] = htole64(1ull << NVME_CSI_NVM);
+		break;
+	default:
+		st = UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
+	}
+	if (st)
+		return st;
+	return ucmd_data_to_host(c, req, &u, sizeof(u));
+}

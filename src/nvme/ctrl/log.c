@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Get Log Page: error information, SMART / health, firmware slot, changed
+ * namespace list and commands supported and effects. Each log is built
+ * whole and then the requested window (offset, length) is transferred.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctrl_int.h"
+
+static void put128(uint8_t dst[16], uint64_t v)
+{
+	memset(dst, 0, 16);
+	memcpy(dst, &v, sizeof(v));	/* little-endian host */
+}
+
+static void log_error(struct ucmd_ctrl *c, uint8_t *buf)
+{
+	struct nvme_error_log_page *e = (void *)buf;
+	uint64_t n = c->error_count < UCMD_ERRLOG_ENTRIES ? c->error_count : UCMD_ERRLOG_ENTRIES;
+
+	/* Newest first, as hosts expect */
+	for (uint64_t i = 0; i < n; i++)
+		e[i] = c->errlog[(c->error_count - 1 - i) % UCMD_ERRLOG_ENTRIES];
+}
+
+static void log_smart(struct ucmd_ctrl *c, struct nvme_smart_log *s)
+{
+	uint64_t pos = c->smart.power_on_seconds + (ucmd_now_ns() - c->created_ns) / 1000000000ull;
+
+	s->critical_warning = ucmd_critical_warning(c);
+	s->temperature[0] = UCMD_TEMP_KELVIN & 0xff;
+	s->temperature[1] = UCMD_TEMP_KELVIN >> 8;
+	s->avail_spare = 100;
+	s->spare_thresh = 10;
+	s->percent_used = 0;
+	/* Data units are thousands of 512-byte units, rounded up */
+	put128(s->data_units_read, (c->smart.units_read_512 + 999) / 1000);
+	put128(s->data_units_written, (c->smart.units_written_512 + 999) / 1000);
+	put128(s->host_reads, c->smart.host_reads);
+	put128(s->host_writes, c->smart.host_writes);
+	put128(s->ctrl_busy_time, c->smart.busy_ns / 60000000000ull);
+	put128(s->power_cycles, c->smart.power_cycles);
+	put128(s->power_on_hours, pos / 3600);
+	put128(s->unsafe_shutdowns, c->smart.unsafe_shutdowns);
+	put128(s->media_errors, c->smart.media_errors);
+	put128(s->num_err_log_entries, c->error_count);
+	s->temp_sensor[0] = htole16(UCMD_TEMP_KELVIN);
+}
+
+static void log_fw(struct ucmd_ctrl *c, struct nvme_firmware_slot *f)
+{
+	size_t n = strlen(c->firmware);
+
+	f->afi = 1;	/* running from slot 1 */
+	memset(f->frs[0], ' ', sizeof(f->frs[0]));
+	memcpy(f->frs[0], c->firmware, n < 8 ? n : 8);
+}
+
+static void log_changed_ns(struct ucmd_ctrl *c, struct nvme_ns_list *l, bool rae)
+{
+	if (c->changed_ns_overflow) {
+		l->ns[0] = htole32(0xffffffff);
+	} else {
+		for (unsigned i = 0; i < c->nr_changed_ns; i++)
+			l->ns[i] = htole32(c->changed_ns[i]);
+	}
+	if (!rae) {
+		/* Reading the log clears it. */
+		c->nr_changed_ns = 0;
+		c->changed_ns_overflow = false;
+	}
+}
+
+static uint16_t log_effects(uint8_t csi, struct nvme_cmd_effects_log *e)
+{
+	if (csi != NVME_CSI_NVM)
+		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
+	for (unsigned i = 0; i < 256; i++) {
+		e->acs[i] = htole32(ucmd_admin_cmds[i].fn ? ucmd_admin_cmds[i].effects : 0);
+		e->iocs[i] = htole32(ucmd_nvm_cmds[i].fn ? ucmd_nvm_cmds[i].effects : 0);
+	}
+	return 0;
+}
+
+uint16_t ucmd_admin_get_log(struct ucmd_ctrl *c, struct ucmd_req *req)
+{
+	uint8_t lid = req->cmd.cdw10 & 0xff;
+	bool rae = req->cmd.cdw10 & (1u << 15);
+	uint64_t numd = ((uint64_t)(req->cmd.cdw11 & 0xffff) << 16 | (req->cmd.cdw10 >> 16)) + 1;
+	uint64_t len = numd * 4, off = (uint64_t)req->cmd.cdw13 << 32 | req->cmd.cdw12;
+	uint8_t csi = req->cmd.cdw14 >> 24;
+	struct ucmd_iovs v;
+	uint8_t *buf;
+	size_t size;
+	uint16_t st = 0;
+
+	if (off & 3)
+		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
+	switch (lid) {
+	case NVME_LOG_LID_ERROR: size = UCMD_ERRLOG_ENTRIES * sizeof(struct nvme_error_log_page); break;
+	case NVME_LOG_LID_SMART: size = sizeof(struct nvme_smart_log); break;
+	case NVME_LOG_LID_FW_SLOT: size = sizeof(struct nvme_firmware_slot); break;
+	case NVME_LOG_LID_CHANGED_NS: size = sizeof(struct nvme_ns_list); break;
+	case NVME_LOG_LID_CMD_EFFECTS: size = sizeof(struct nvme_cmd_effects_log); break;
+	default:
+		return UCMD_CMD(NVME_SC_INVALID_LOG_PAGE) | UCMD_DNR;
+	}
+	if (off > size)
+		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
+	/* SMART is controller-wide only (LPA bit 0 clear). */
+	if (lid == NVME_LOG_LID_SMART && req->cmd.nsid && req->cmd.nsid != 0xffffffffu)
+		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
+	ucmd_iovs_init(&v);
+	st = ucmd_map_data(c, req, len, &v);
+	if (st)
+		return st;
+	buf = calloc(1, size);
+	if (!buf) {
+		ucmd_iovs_free(&v);
+		return UCMD_GEN(NVME_SC_INTERNAL);
+	}
+	switch (lid) {
+	case NVME_LOG_LID_ERROR: log_error(c, buf); break;
+	case NVME_LOG_LID_SMART: log_smart(c, (void *)buf); break;
+	case NVME_LOG_LID_FW_SLOT: log_fw(c, (void *)buf); break;
+	case NVME_LOG_LID_CHANGED_NS: log_changed_ns(c, (void *)buf, rae); break;
+	case NVME_LOG_LID_CMD_EFFECTS: st = log_effects(csi, (void *)buf); break;
+	}
+	if (!st) {
+		/* Bytes past the end of the log read as zero. */
+		uint64_t n = size - off < len ? size - off : len;
+
+		ucmd_iovs_copy_out(&v, buf + off, n);
+		ucmd_iovs_zero_from(&v, n);
+	}
+	if (!st && !rae)
+		ucmd_event_unmask(c, lid);
+	free(buf);
+	ucmd_iovs_free(&v);
+	return st;
+}

@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Namespaces: the LBA format table, backing stores and their layout, and the
+ * Identify Namespace data derived from them.
+ *
+ * Store layout: the data of every LBA (nsze * ds bytes), then the metadata of
+ * every LBA (nsze * ms bytes). Keeping metadata apart makes the extended and
+ * the separate-buffer host layouts two views of the same bytes, so a
+ * namespace can be reformatted between them without moving data.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "ctrl_int.h"
+
+static const struct { uint8_t ds_shift; uint16_t ms; } lbafs[UCMD_NR_LBAF] = {
+	{ 9, 0 }, { 9, 8 }, { 9, 16 }, { 9, 64 },
+	{ 12, 0 }, { 12, 8 }, { 12, 16 }, { 12, 64 },
+};
+
+uint32_t ucmd_lbaf_ds(uint8_t lbaf)
+{
+	return 1u << lbafs[lbaf % UCMD_NR_LBAF].ds_shift;
+}
+
+uint16_t ucmd_lbaf_ms(uint8_t lbaf)
+{
+	return lbafs[lbaf % UCMD_NR_LBAF].ms;
+}
+
+struct ucmd_ns *ucmd_ns_active(struct ucmd_ctrl *c, uint32_t nsid)
+{
+	if (!nsid || nsid > UCMD_MAX_NS || !c->ns[nsid] || !c->ns[nsid]->attached)
+		return NULL;
+	return c->ns[nsid];
+}
+
+static void ns_path(struct ucmd_ctrl *c, uint32_t nsid, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/ns%u.img", c->dir, nsid);
+}
+
+int ucmd_ns_open_store(struct ucmd_ctrl *c, struct ucmd_ns *ns, bool create)
+{
+	uint64_t size = ucmd_ns_store_size(ns->nsze, ns->lbaf);
+	char path[PATH_MAX];
+
+	switch (ns->kind) {
+	case UCMD_NS_STORE_FILE:
+		ns_path(c, ns->nsid, path, sizeof(path));
+		return ucmd_store_file_open(path, size, create ? UCMD_STORE_CREATE : 0, &ns->st);
+	case UCMD_NS_STORE_RAM:
+		return ucmd_store_ram_open(size, &ns->st);
+	case UCMD_NS_STORE_DEVICE:
+		return ucmd_store_device_open(ns->path, size, &ns->st);
+	}
+	return -EINVAL;
+}
+
+void ucmd_ns_uuid(struct ucmd_ctrl *c, struct ucmd_ns *ns)
+{
+	(void)c;
+	if (getrandom(ns->uuid, sizeof(ns->uuid), 0) != sizeof(ns->uuid)) {
+		/* Unique enough without entropy: time and nsid. */
+		uint64_t t = ucmd_now_ns();
+
+		memcpy(ns->uuid, &t, sizeof(t));
+		memcpy(ns->uuid + 8, &ns->nsid, sizeof(ns->nsid));
+	}
+	ns->uuid[6] = (ns->uuid[6] & 0x0f) | 0x40;	/* RFC 4122 version 4 */
+	ns->uuid[8] = (ns->uuid[8] & 0x3f) | 0x80;
+}
+
+/* Add a namespace; nsid 0 picks the lowest free one. Returns nsid or -errno. */
+int ucmd_ns_add(struct ucmd_ctrl *c, const struct ucmd_ns_params *p, uint32_t nsid)
+{
+	struct ucmd_ns *ns;
+	int ret;
+
+	if (!p || !p->nsze || p->lbaf >= UCMD_NR_LBAF)
+		return -EINVAL;
+	if (p->store == UCMD_NS_STORE_DEVICE && !p->path)
+		return -EINVAL;
+	if (!nsid)
+		for (uint32_t i = 1; i <= UCMD_MAX_NS && !nsid; i++)
+			if (!c->ns[i])
+				nsid = i;
+	if (!nsid)
+		return -ENOSPC;
+	if (nsid > UCMD_MAX_NS || c->ns[nsid])
+		return -EEXIST;
+	ns = calloc(1, sizeof(*ns));
+	if (!ns)
+		return -ENOMEM;
+	ns->nsid = nsid;
+	ns->nsze = p->nsze;
+	ns->lbaf = p->lbaf;
+	ns->extended = p->extended && ucmd_lbaf_ms(p->lbaf);
+	ns->attached = p->attach;
+	/* Without a directory there is nowhere to put a file: stay volatile. */
+	ns->kind = (p->store == UCMD_NS_STORE_FILE && !c->dir) ? UCMD_NS_STORE_RAM : p->store;
+	if (p->path && !(ns->path = strdup(p->path))) {
+		free(ns);
+		return -ENOMEM;
+	}
+	ucmd_ns_uuid(c, ns);
+	if (ns->kind == UCMD_NS_STORE_FILE) {
+		/* A new namespace must not inherit a stale image. */
+		char path[PATH_MAX];
+
+		ns_path(c, nsid, path, sizeof(path));
+		unlink(path);
+	}
+	ret = ucmd_ns_open_store(c, ns, true);
+	if (ret) {
+		free(ns->path);
+		free(ns);
+		return ret;
+	}
+	c->ns[nsid] = ns;
+	return (int)nsid;
+}
+
+void ucmd_ns_free(struct ucmd_ctrl *c, struct ucmd_ns *ns, bool remove_file)
+{
+	c->ns[ns->nsid] = NULL;
+	ucmd_store_close(ns->st);
+	if (remove_file && ns->kind == UCMD_NS_STORE_FILE && c->dir) {
+		char path[PATH_MAX];
+
+		ns_path(c, ns->nsid, path, sizeof(path));
+		unlink(path);
+	}
+	ucmd_ranges_clear(&ns->uncor);
+	free(ns->path);
+	free(ns);
+}
+
+int ucmd_ns_discard(struct ucmd_ctrl *c, struct ucmd_ns *ns, uint64_t slba, uint64_t nlb,
+		    bool deallocate)
+{
+	struct ucmd_store *st = ns->st;
+	uint16_t ms = ucmd_ns_ms(ns);
+	int ret;
+
+	if (deallocate)
+		ret = st->ops->deallocate(st, ucmd_ns_data_off(ns, slba), nlb * ucmd_ns_ds(ns));
+	else
+		ret = st->ops->write_zeroes(st, ucmd_ns_data_off(ns, slba), nlb * ucmd_ns_ds(ns));
+	if (!ret && ms) {
+		if (deallocate)
+			ret = st->ops->deallocate(st, ucmd_ns_meta_off(ns, slba), nlb * ms);
+		else
+			ret = st->ops->write_zeroes(st, ucmd_ns_meta_off(ns, slba), nlb * ms);
+	}
+	if (!ret && ucmd_ranges_remove(&ns->uncor, slba, nlb))
+		ucmd_persist(c);
+	return ret;
+}
+
+void ucmd_ns_fill_id(struct ucmd_ctrl *c, const struct ucmd_ns *ns, struct nvme_id_ns *id)
+{
+	uint64_t alloc;
+	uint32_t ds;
+
+	memset(id, 0, sizeof(*id));
+	id->nlbaf = UCMD_NR_LBAF - 1;
+	/* Metadata: extended LBA and separate buffer both supported. */
+	id->mc = 0x3;
+	/* Deallocated blocks read as zeros; Write Zeroes may deallocate. */
+	id->dlfeat = NVME_NS_DLFEAT_RB_ALL_0S | NVME_NS_DLFEAT_WRITE_ZEROES;
+	id->mssrl = htole16(UCMD_COPY_MSSRL);
+	id->mcl = htole32(UCMD_COPY_MCL);
+	id->msrc = UCMD_COPY_MSRC;
+	for (unsigned i = 0; i < UCMD_NR_LBAF; i++) {
+		id->lbaf[i].ms = htole16(ucmd_lbaf_ms((uint8_t)i));
+		id->lbaf[i].ds = lbafs[i].ds_shift;
+		id->lbaf[i].rp = 0;
+	}
+	if (!ns)
+		return;	/* common capabilities (NSID FFFFFFFFh) */
+	(void)c;
+	ds = ucmd_ns_ds(ns);
+	id->nsze = htole64(ns->nsze);
+	id->ncap = htole64(ns->nsze);
+	alloc = ns->st && ns->st->ops->allocated ? ns->st->ops->allocated(ns->st) : 0;
+	if (alloc > ns->nsze * ds)
+		alloc = ns->nsze * ds;
+	id->nuse = htole64((alloc + ds - 1) / ds);
+	/* Thin provisioned: NUSE reports what the store really holds. */
+	id->nsfeat = NVME_NS_FEAT_THIN;
+	id->flbas = (ns->lbaf & NVME_NS_FLBAS_LOWER_MASK) | (ns->extended ? NVME_NS_FLBAS_META_EXT : 0);
+	uint64_t cap = ns->nsze * ds;
+	memcpy(id->nvmcap, &cap, sizeof(cap));
+	memcpy(id->nguid, ns->uuid, sizeof(id->nguid));
+	memcpy(id->eui64, ns->uuid, sizeof(id->eui64));
+}

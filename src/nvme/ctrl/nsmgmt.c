@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Admin commands that change the namespace inventory or layout: Format NVM,
+ * Namespace Management (create/delete) and Namespace Attachment.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctrl_int.h"
+
+#define NSID_ALL	0xffffffffu
+#define ST_INVALID	(UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR)
+#define ST_INVALID_NS	(UCMD_GEN(NVME_SC_INVALID_NS) | UCMD_DNR)
+#define ST_FORMAT	(UCMD_CMD(NVME_SC_INVALID_FORMAT) | UCMD_DNR)
+
+static uint16_t format_ns(struct ucmd_ctrl *c, struct ucmd_ns *ns, uint8_t lbaf, bool mset)
+{
+	/* Keep the capacity in bytes; the block count follows the block size. */
+	uint64_t nsze = ns->nsze * ucmd_ns_ds(ns) / ucmd_lbaf_ds(lbaf);
+	struct ucmd_store *st = ns->st;
+
+	if (!nsze)
+		return ST_FORMAT;
+	if (st->ops->deallocate(st, 0, st->size) ||
+	    st->ops->resize(st, ucmd_ns_store_size(nsze, lbaf)))
+		return UCMD_GEN(NVME_SC_INTERNAL);
+	ns->nsze = nsze;
+	ns->lbaf = lbaf;
+	ns->extended = mset && ucmd_lbaf_ms(lbaf);
+	ucmd_ranges_clear(&ns->uncor);
+	ucmd_ns_changed(c, ns->nsid);
+	return 0;
+}
+
+uint16_t ucmd_admin_format(struct ucmd_ctrl *c, struct ucmd_req *req)
+{
+	uint32_t cdw10 = req->cmd.cdw10;
+	uint8_t lbaf = (cdw10 & 0xf) | ((cdw10 >> 12) & 3) << 4;
+	bool mset = cdw10 & (1u << 4);
+	uint8_t pi = (cdw10 >> 5) & 7, ses = (cdw10 >> 9) & 7;
+	uint16_t st = 0;
+
+	if (lbaf >= UCMD_NR_LBAF || pi)
+		return ST_FORMAT;
+	/* User data erase and no erase are the same here: format zeroes. */
+	if (ses > 1)
+		return ST_INVALID;
+	if (req->cmd.nsid == NSID_ALL) {
+		for (uint32_t i = 1; i <= UCMD_MAX_NS && !st; i++)
+			if (ucmd_ns_active(c, i))
+				st = format_ns(c, c->ns[i], lbaf, mset);
+	} else {
+		struct ucmd_ns *ns = ucmd_ns_active(c, req->cmd.nsid);
+
+		if (!ns)
+			return ST_INVALID_NS;
+		st = format_ns(c, ns, lbaf, mset);
+	}
+	ucmd_persist(c);
+	return st;
+}
+
+static uint16_t ns_create(struct ucmd_ctrl *c, struct ucmd_req *req)
+{
+	struct nvme_id_ns *id = malloc(sizeof(*id));
+	struct ucmd_ns_params p = { .store = c->dir ? UCMD_NS_STORE_FILE : UCMD_NS_STORE_RAM };
+	uint8_t csi = req->cmd.cdw11 >> 24;
+	uint16_t st;
+	int nsid;
+
+	if (!id)
+		return UCMD_GEN(NVME_SC_INTERNAL);
+	if (csi != NVME_CSI_NVM) {
+		st = UCMD_CMD(NVME_SC_IOCS_NOT_SUPPORTED) | UCMD_DNR;
+		goto out;
+	}
+	st = ucmd_data_from_host(c, req, id, sizeof(*id));
+	if (st)
+		goto out;
+	p.nsze = le64toh(id->nsze);
+	p.lbaf = (id->flbas & NVME_NS_FLBAS_LOWER_MASK) | ((id->flbas & NVME_NS_FLBAS_HIGHER_MASK) >> 1);
+	p.extended = id->flbas & NVME_NS_FLBAS_META_EXT;
+	if (!p.nsze || !id->ncap || le64toh(id->ncap) > p.nsze) {
+		st = ST_INVALID;
+		goto out;
+	}
+	if (p.lbaf >= UCMD_NR_LBAF || id->dps) {
+		st = ST_FORMAT;
+		goto out;
+	}
+	nsid = ucmd_ns_add(c, &p, 0);
+	if (nsid == -ENOSPC)
+		st = UCMD_CMD(NVME_SC_NS_ID_UNAVAILABLE) | UCMD_DNR;
+	else if (nsid < 0)
+		st = UCMD_CMD(NVME_SC_NS_INSUFFICIENT_CAP) | UCMD_DNR;
+	else
+		req->dw0 = (uint32_t)nsid;
+out:
+	free(id);
+	return st;
+}
+
+static void ns_delete_one(struct ucmd_ctrl *c, struct ucmd_ns *ns)
+{
+	uint32_t nsid = ns->nsid;
+	bool was_attached = ns->attached;
+
+	ucmd_ns_free(c, ns, true);
+	if (was_attached)
+		ucmd_ns_changed(c, nsid);
+}
+
+uint16_t ucmd_admin_ns_mgmt(struct ucmd_ctrl *c, struct ucmd_req *req)
+{
+	uint8_t sel = req->cmd.cdw10 & 0xf;
+	uint32_t nsid = req->cmd.nsid;
+	uint16_t st = 0;
+
+	switch (sel) {
+	case 0:
+		st = ns_create(c, req);
+		break;
+	case 1:
+		if (nsid == NSID_ALL) {
+			for (uint32_t i = 1; i <= UCMD_MAX_NS; i++)
+				if (c->ns[i])
+					ns_delete_one(c, c->ns[i]);
+		} else if (!nsid || nsid > UCMD_MAX_NS || !c->ns[nsid]) {
+			return ST_INVALID_NS;
+		} else {
+			ns_delete_one(c, c->ns[nsid]);
+		}
+		break;
+	default:
+		return ST_INVALID;
+	}
+	if (!st)
+		ucmd_persist(c);
+	return st;
+}
+
+uint16_t ucmd_admin_ns_attach(struct ucmd_ctrl *c, struct ucmd_req *req)
+{
+	uint8_t sel = req->cmd.cdw10 & 0xf;
+	uint32_t nsid = req->cmd.nsid;
+	struct nvme_ctrl_list *list;
+	struct ucmd_ns *ns;
+	uint16_t st, num;
+
+	if (sel > 1)
+		return ST_INVALID;
+	if (nsid == NSID_ALL)
+		return ST_INVALID;
+	if (!nsid || nsid > UCMD_MAX_NS || !(ns = c->ns[nsid]))
+		return ST_INVALID_NS;
+	list = malloc(sizeof(*list));
+	if (!list)
+		return UCMD_GEN(NVME_SC_INTERNAL);
+	st = ucmd_data_from_host(c, req, list, sizeof(*list));
+	num = le16toh(list->num);
+	/* This subsystem has one controller: the list must name exactly it. */
+	if (!st && (num != 1 || le16toh(list->identifier[0]) != c->p.cntlid))
+		st = UCMD_CMD(NVME_SC_CTRL_LIST_INVALID) | UCMD_DNR;
+	free(list);
+	if (st)
+		return st;
+	if (sel == 0 && ns->attached)
+		return UCMD_CMD(NVME_SC_NS_ALREADY_ATTACHED) | UCMD_DNR;
+	if (sel == 1 && !ns->attached)
+		return UCMD_CMD(NVME_SC_NS_NOT_ATTACHED) | UCMD_DNR;
+	ns->attached = sel == 0;
+	ucmd_persist(c);
+	ucmd_ns_changed(c, nsid);
+	return 0;
+}

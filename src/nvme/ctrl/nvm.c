@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The NVM command set: Read, Write, Compare, Verify, Flush, Write Zeroes,
+ * Write Uncorrectable, Dataset Management and Copy, on top of the namespace
+ * store layout (data area, then metadata area; see ns.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctrl_int.h"
+
+#define CDW12_FUA	((uint32_t)NVME_IO_FUA << 16)
+#define CDW12_DEAC	((uint32_t)NVME_IO_DEAC << 16)
+#define CDW12_PRINFO(x)	(((x) >> 26) & 0xfu)
+#define COPY_CHUNK	(1u << 20)
+
+#define ST_INVALID_NS	(UCMD_GEN(NVME_SC_INVALID_NS) | UCMD_DNR)
+#define ST_LBA_RANGE	(UCMD_GEN(NVME_SC_LBA_RANGE) | UCMD_DNR)
+#define ST_READ_ERROR	(UCMD_MEDIA(NVME_SC_READ_ERROR) | UCMD_DNR)
+#define ST_INVALID	(UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR)
+#define ST_INTERNAL	UCMD_GEN(NVME_SC_INTERNAL)
+
+struct rw {
+	struct ucmd_ns *ns;
+	uint64_t slba, nlb;
+};
+
+static uint16_t rw_decode(struct ucmd_ctrl *c, struct ucmd_req *req, struct rw *rw, bool blocks)
+{
+	rw->ns = ucmd_ns_active(c, req->cmd.nsid);
+	if (!rw->ns)
+		return ST_INVALID_NS;
+	rw->slba = (uint64_t)req->cmd.cdw11 << 32 | req->cmd.cdw10;
+	rw->nlb = (req->cmd.cdw12 & 0xffff) + 1ull;
+	if (!blocks)
+		return 0;
+	/* No end-to-end protection: PRINFO must be zero. */
+	if (CDW12_PRINFO(req->cmd.cdw12))
+		return ST_INVALID;
+	if (rw->slba + rw->nlb < rw->slba || rw->slba + rw->nlb > rw->ns->nsze)
+		return ST_LBA_RANGE;
+	return 0;
+}
+
+static uint16_t read_error(struct ucmd_ctrl *c)
+{
+	c->smart.media_errors++;
+	return ST_READ_ERROR;
+}
+
+/*
+ * Map host buffers of a block transfer and split them into the store's two
+ * areas: dv (data) and mv (metadata). Extended LBAs interleave both in the
+ * data buffer; otherwise metadata comes from MPTR.
+ */
+static uint16_t map_blocks(struct ucmd_ctrl *c, struct ucmd_req *req, const struct rw *rw,
+			   struct ucmd_iovs *host, struct ucmd_iovs *dv, struct ucmd_iovs *mv)
+{
+	uint32_t ds = ucmd_ns_ds(rw->ns);
+	uint16_t ms = ucmd_ns_ms(rw->ns), st;
+	bool ext = rw->ns->extended;
+
+	st = ucmd_map_data(c, req, rw->nlb * (ds + (ext ? ms : 0)), host);
+	if (st)
+		return st;
+	if (!ext) {
+		*dv = *host;
+		ucmd_iovs_init(host);
+		return ms ? ucmd_map_meta(c, req, rw->nlb * ms, mv) : 0;
+	}
+	struct ucmd_iov_cursor cur = { .v = host };
+
+	for (uint64_t i = 0; i < rw->nlb; i++)
+		if (ucmd_iov_take(&cur, ds, dv) || ucmd_iov_take(&cur, ms, mv))
+			return ST_INTERNAL;
+	return 0;
+}
+
+static void free3(struct ucmd_iovs *a, struct ucmd_iovs *b, struct ucmd_iovs *d)
+{
+	ucmd_iovs_free(a);
+	ucmd_iovs_free(b);
+	ucmd_iovs_free(d);
+}
+
+static int blocks_xfer(struct rw *rw, struct ucmd_iovs *dv, struct ucmd_iovs *mv, bool write,
+		       bool fua)
+{
+	int ret = ucmd_store_xfer(rw->ns->st, dv, ucmd_ns_data_off(rw->ns, rw->slba), write, fua);
+
+	if (!ret && mv->cnt)
+		ret = ucmd_store_xfer(rw->ns->st, mv, ucmd_ns_meta_off(rw->ns, rw->slba), write, fua);
+	return ret;
+}
+
+uint16_t ucmd_nvm_rw(struct ucmd_ctrl *c, struct ucmd_req *req)
+{
+	bool write = req->cmd.opcode == nvme_cmd_write;
+	bool fua = (req->cmd.cdw12 & CDW12_FUA) || !c->cur.vwc;
+	struct ucmd_iovs host, dv, mv;
+	struct rw rw;
+	uint16_t st;
+
+	if ((st = rw_decode(c, req, &rw, true)))
+		return st;
+	ucmd_iovs_init(&host);
+	ucmd_iovs_init(&dv);
+	ucmd_iovs_init(&mv);
+	st = map_blocks(c, req, &rw, &host, &dv, &mv);
+	if (!st && !write && ucmd_ranges_overlap(&rw.ns->uncor, rw.slba, rw.nlb))
+		st = read_error(c);
+	if (!st && blocks_xfer(&rw, &dv, &mv, write, fua))
+		st = ST_INTERNAL;
+	free3(&host, &dv, &mv);
+	if (st)
+		return st;
+	if (write) {
+		if (ucmd_ranges_remove(&rw.ns->uncor, rw.slba, rw.nlb))
+			ucmd_persist(c);
+		c->smart.host_writes++;
+		c->smart.units_written_512 += rw.nlb * ucmd_ns_ds(rw.ns) / 512;
+	} else {
+		c->smart.host_reads++;
+		c->smart.units_read_512 += rw.nlb * ucmd_ns_ds(rw.ns) / 512;
+	}
+	return 0;
+}
+
+static uint16_t compare_iovs(struct ucmd_store *st, const struct ucmd_iovs *v, uint64_t off)
+{
+	char *hb = malloc(v->len ? v->len : 1), *sb = malloc(v->len ? v->len : 1);
+	uint16_t ret = 0;
+
+	if (!hb || !sb) {
+		ret = ST_INTERNAL;
+	} else {
+		ucmd_iovs_copy_in(v, hb, v->len);
+		if (ucmd_store_read(st, sb, v->len, off))
+			ret = ST_INTERNAL;
+		else if (memcmp(hb, sb, v->len))
+			ret = UCMD_MEDIA(NVME_SC_COMPARE_FAILED) | UCMD_DNR;
+	}
+	free(hb);
+	free(sb);
+	return ret;
+}
+
+uint16_t ucmd_nvm_compare(struct ucmd_ctrl *c, struct ucmd_req *req)
+{
+	struct ucmd_iovs host, dv, mv;
+	struct rw rw;
+	uint16_t st;
+
+	if ((st = rw_decode(c, req, &rw, true)))
+		return st;
+	ucmd_iovs_init(&host);
+	ucmd_iovs_init(&dv);
+	ucmd_iovs_init(&mv);
+	st = map_blocks(c, req, &rw, &host, &dv, &mv);
+	if (!st && ucmd_ranges_overlap(&rw.ns->uncor, rw.slba, rw.nlb))
+		st = read_error(c);
+	if (!st)
+		st = compare_iovs(rw.ns->st, &dv, ucmd_ns_data_off(rw.ns, rw.slba));
+	if (!st && mv.cnt)
+		st = compare_iovs(rw.ns->st, &mv, ucmd_ns_meta_off(rw.ns, rw.slba));
+	free3(&host, &dv, &mv);
+	if (!st)
+		c->smart.host_reads++;
+	return st;
+}
+
+uint16_t ucmd_nvm_verify(struct ucmd_ctrl *c, struct ucmd_req *req)
+{
+	struct rw rw;
+	uint16_t st;
+
+	if ((st = rw_decode(c, req, &rw, true)))
+		return st;
+	/* The media is what the store holds; only marked blocks fail. */
+	if (ucmd_ranges_overlap(&rw.ns->uncor, rw.slba, rw.nlb))
+		return read_error(c);
+	c->smart.host_reads++;
+	return 0;
+}
+
+uint16_t ucmd_nvm_flush(struct ucmd_ctrl *c, struct ucmd_req *req)
+{
+	uint32_t nsid = req->cmd.nsid;
+
+	if (nsid == 0xffffffffu) {
+		for (uint32_t i = 1; i <= UCMD_MAX_NS; i++) {
+			struct ucmd_ns *ns = ucmd_ns_active(c, i);
+
+			if (ns && ns->st->ops->flush(ns->st))
+				return ST_INTERNAL;
+		}
+		return 0;
+	}
+	struct ucmd_ns *ns = ucmd_ns_active(c, nsid);
+
+	if (!ns)
+		return ST_INVALID_NS;
+	return ns->st->ops->flush(ns->st) ? ST_INTERNAL : 0;
+}
+
+uint16_t ucmd_nvm_write_zeroes(struct ucmd_ctrl *c, struct ucmd_req *req)
+{
+	struct rw rw;
+	uint16_t st;
+
+	if ((st = rw_decode(c, req, &rw, true)))
+		return st;
+	if (ucmd_ns_discard(c, rw.ns, rw.slba, rw.nlb, req->cmd.cdw12 & CDW12_DEAC))
+		return ST_INTERNAL;
+	if (((req->cmd.cdw12 & CDW12_FUA) || !c->cur.vwc) && rw.ns->st->ops->flush(rw.ns->st))
+		return ST_INTERNAL;
+	c->smart.host_writes++;
+	return 0;
+}
+
+uint16_t ucmd_nvm_write_uncor(struct ucmd_ctrl *c, struct ucmd_req *req)
+{
+	struct rw rw;
+	uint16_t st;
+
+	if ((st = rw_decode(c, req, &rw, false)))
+		return st;
+	if (req->cmd.cdw12 & ~0xffffu)	/* no control bits defined */
+		return ST_INVALID;
+	if (rw.slba + rw.nlb < rw.slba || rw.slba + rw.nlb > rw.ns->nsze)
+		return ST_LBA_RANGE;
+	if (ucmd_ranges_add(&rw.ns->uncor, rw.slba, rw.nlb))
+		return ST_INTERNAL;
+	/* The marking is media state: it must survive a power cycle. */
+	ucmd_persist(c);
+	c->smart.host_writes++;
+	return 0;
+}
+
+uint16_t ucmd_nvm_dsm(struct ucmd_ctrl *c, struct ucmd_req *req)
+{
+	struct ucmd_ns *ns = ucmd_ns_active(c, req->cmd.nsid);
+	unsigned nr = (req->cmd.cdw10 & 0xff) + 1;
+	struct nvme_dsm_range r[256];
+	uint16_t st;
+
+	if (!ns)
+		return ST_INVALID_NS;
+	st = ucmd_data_from_host(c, req, r, nr * sizeof(r[0]));
+	if (st)
+		return st;
+	if (!(req->cmd.cdw11 & NVME_DSMGMT_AD))
+		return 0;	/* only hints otherwise: nothing to do */
+	for (unsigned i = 0; i < nr; i++) {
+		uint64_t slba = le64toh(r[i].slba), nlb = le32toh(r[i].nlb);
+
+		if (slba + nlb < slba || slba + nlb > ns->nsze)
+			return ST_LBA_RANGE;
+	}
+	for (unsigned i = 0; i < nr; i++) {
+		uint64_t slba = le64toh(r[i].slba), nlb = le32toh(r[i].nlb);
+
+		if (nlb && ucmd_ns_discard(c, ns, slba, nlb, true))
+			return ST_INTERNAL;
+	}
+	return 0;
+}
+
+/* Copy blocks through a bounce buffer, data area then metadata area. */
+static int copy_blocks(struct ucmd_ns *ns, uint64_t src, uint64_t dst, uint64_t nlb, char *buf)
+{
+	uint32_t ds = ucmd_ns_ds(ns);
+	uint16_t ms = ucmd_ns_ms(ns);
+	uint64_t per = COPY_CHUNK / (ds + ms);
+
+	for (uint64_t done = 0; done < nlb; done += per) {
+		uint64_t n = nlb - done < per ? nlb - done : per;
+		int ret;
+
+		ret = ucmd_store_read(ns->st, buf, n * ds, ucmd_ns_data_off(ns, src + done));
+		if (!ret)
+			ret = ucmd_store_write(ns->st, buf, n * ds, ucmd_ns_data_off(ns, dst + done), false);
+		if (!ret && ms) {
+			ret = ucmd_store_read(ns->st, buf, n * ms, ucmd_ns_meta_off(ns, src + done));
+			if (!ret)
+				ret = ucmd_store_write(ns->st, buf, n * ms,
+						       ucmd_ns_meta_off(ns, dst + done), false);
+		}
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+uint16_t ucmd_nvm_copy(struct ucmd_ctrl *c, struct ucmd_req *req)
+{
+	struct ucmd_ns *ns = ucmd_ns_active(c, req->cmd.nsid);
+	uint64_t sdlba = (uint64_t)req->cmd.cdw11 << 32 | req->cmd.cdw10, total = 0, dst;
+	unsigned nr = (req->cmd.cdw12 & 0xff) + 1, fmt = (req->cmd.cdw12 >> 8) & 0xf;
+	struct nvme_copy_range r[UCMD_COPY_MSRC + 1];
+	uint16_t st;
+	char *buf;
+
+	if (!ns)
+		return ST_INVALID_NS;
+	/* Format 0 only; no protection information (PRINFOR, PRINFOW). */
+	if (fmt != 0 || CDW12_PRINFO(req->cmd.cdw12) || ((req->cmd.cdw12 >> 12) & 0xf))
+		return ST_INVALID;
+	if (nr > UCMD_COPY_MSRC + 1u)
+		return UCMD_CMD(NVME_SC_CMD_SIZE_LIMIT_EXCEEDED) | UCMD_DNR;
+	st = ucmd_data_from_host(c, req, r, nr * sizeof(r[0]));
+	if (st)
+		return st;
+	for (unsigned i = 0; i < nr; i++) {
+		uint64_t slba = le64toh(r[i].slba), nlb = le16toh(r[i].nlb) + 1ull;
+
+		if (nlb > UCMD_COPY_MSSRL)
+			return UCMD_CMD(NVME_SC_CMD_SIZE_LIMIT_EXCEEDED) | UCMD_DNR;
+		if (slba + nlb < slba || slba + nlb > ns->nsze)
+			return ST_LBA_RANGE;
+		if (ucmd_ranges_overlap(&ns->uncor, slba, nlb))
+			return read_error(c);
+		total += nlb;
+	}
+	if (total > UCMD_COPY_MCL)
+		return UCMD_CMD(NVME_SC_CMD_SIZE_LIMIT_EXCEEDED) | UCMD_DNR;
+	if (sdlba + total < sdlba || sdlba + total > ns->nsze)
+		return ST_LBA_RANGE;
+	buf = malloc(COPY_CHUNK);
+	if (!buf)
+		return ST_INTERNAL;
+	dst = sdlba;
+	for (unsigned i = 0; i < nr && !st; i++) {
+		uint64_t nlb = le16toh(r[i].nlb) + 1ull;
+
+		if (copy_blocks(ns, le64toh(r[i].slba), dst, nlb, buf))
+			st = ST_INTERNAL;
+		dst += nlb;
+	}
+	free(buf);
+	if (st)
+		return st;
+	if (ucmd_ranges_remove(&ns->uncor, sdlba, total))
+		ucmd_persist(c);
+	if (((req->cmd.cdw12 & CDW12_FUA) || !c->cur.vwc) && ns->st->ops->flush(ns->st))
+		return ST_INTERNAL;
+	c->smart.host_writes++;
+	return 0;
+}

@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Controller state in <dir>/ctrl.json: identity, namespaces (with their
+ * write-uncorrectable ranges), saved features and SMART counters. Written
+ * atomically (temp file, fdatasync, rename, fsync of the directory) so that
+ * a crash leaves either the old or the new state, never a torn one.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "ctrl_int.h"
+
+#define CONFIG_NAME	"ctrl.json"
+#define CONFIG_VERSION	1
+
+static const char *const store_names[] = {
+	[UCMD_NS_STORE_FILE] = "file",
+	[UCMD_NS_STORE_RAM] = "ram",
+	[UCMD_NS_STORE_DEVICE] = "device",
+};
+
+static void add_u64(json_object *o, const char *k, uint64_t v)
+{
+	json_object_object_add(o, k, json_object_new_uint64(v));
+}
+
+static uint64_t get_u64(json_object *o, const char *k, uint64_t dflt)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, k, &v))
+		return dflt;
+	return json_object_get_uint64(v);
+}
+
+static const char *get_str(json_object *o, const char *k)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, k, &v) || !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+static void hex(char *dst, const uint8_t *src, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(dst + 2 * i, "%02x", src[i]);
+}
+
+static bool unhex(uint8_t *dst, const char *src, size_t n)
+{
+	if (!src || strlen(src) != 2 * n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned b;
+
+		if (sscanf(src + 2 * i, "%2x", &b) != 1)
+			return false;
+		dst[i] = (uint8_t)b;
+	}
+	return true;
+}
+
+static json_object *features_json(const struct ucmd_feat_vals *f)
+{
+	json_object *o = json_object_new_object();
+
+	add_u64(o, "arbitration", f->arbitration);
+	add_u64(o, "power_mgmt", f->power_mgmt);
+	add_u64(o, "err_recovery", f->err_recovery);
+	add_u64(o, "vwc", f->vwc);
+	add_u64(o, "irq_coalesce", f->irq_coalesce);
+	add_u64(o, "write_atomic", f->write_atomic);
+	add_u64(o, "async_event", f->async_event);
+	add_u64(o, "tmpth_over", f->tmpth_over);
+	add_u64(o, "tmpth_under", f->tmpth_under);
+	return o;
+}
+
+static void features_load(json_object *o, struct ucmd_feat_vals *f)
+{
+	f->arbitration = (uint32_t)get_u64(o, "arbitration", f->arbitration);
+	f->power_mgmt = (uint32_t)get_u64(o, "power_mgmt", f->power_mgmt);
+	f->err_recovery = (uint32_t)get_u64(o, "err_recovery", f->err_recovery);
+	f->vwc = (uint32_t)get_u64(o, "vwc", f->vwc);
+	f->irq_coalesce = (uint32_t)get_u64(o, "irq_coalesce", f->irq_coalesce);
+	f->write_atomic = (uint32_t)get_u64(o, "write_atomic", f->write_atomic);
+	f->async_event = (uint32_t)get_u64(o, "async_event", f->async_event);
+	f->tmpth_over = (uint16_t)get_u64(o, "tmpth_over", f->tmpth_over);
+	f->tmpth_under = (uint16_t)get_u64(o, "tmpth_under", f->tmpth_under);
+}
+
+static json_object *smart_json(struct ucmd_ctrl *c)
+{
+	json_object *o = json_object_new_object();
+	uint64_t pos = c->smart.power_on_seconds + (ucmd_now_ns() - c->created_ns) / 1000000000ull;
+
+	add_u64(o, "units_read_512", c->smart.units_read_512);
+	add_u64(o, "units_written_512", c->smart.units_written_512);
+	add_u64(o, "host_reads", c->smart.host_reads);
+	add_u64(o, "host_writes", c->smart.host_writes);
+	add_u64(o, "power_cycles", c->smart.power_cycles);
+	add_u64(o, "unsafe_shutdowns", c->smart.unsafe_shutdowns);
+	add_u64(o, "power_on_seconds", pos);
+	add_u64(o, "media_errors", c->smart.media_errors);
+	add_u64(o, "error_count", c->error_count);
+	return o;
+}
+
+static json_object *ns_json(const struct ucmd_ns *ns)
+{
+	json_object *o = json_object_new_object(), *u = json_object_new_array();
+	char uuid[33];
+
+	add_u64(o, "nsid", ns->nsid);
+	add_u64(o, "nsze", ns->nsze);
+	add_u64(o, "lbaf", ns->lbaf);
+	json_object_object_add(o, "extended", json_object_new_boolean(ns->extended));
+	json_object_object_add(o, "attached", json_object_new_boolean(ns->attached));
+	json_object_object_add(o, "store", json_object_new_string(store_names[ns->kind]));
+	if (ns->path)
+		json_object_object_add(o, "path", json_object_new_string(ns->path));
+	hex(uuid, ns->uuid, sizeof(ns->uuid));
+	json_object_object_add(o, "uuid", json_object_new_string(uuid));
+	for (size_t i = 0; i < ns->uncor.n; i++) {
+		json_object *r = json_object_new_array();
+
+		json_object_array_add(r, json_object_new_uint64(ns->uncor.r[i].slba));
+		json_object_array_add(r, json_object_new_uint64(ns->uncor.r[i].nlb));
+		json_object_array_add(u, r);
+	}
+	json_object_object_add(o, "uncorrectable", u);
+	return o;
+}
+
+static int write_atomic(const char *dir, const char *name, const char *text)
+{
+	char tmp[PATH_MAX], dst[PATH_MAX];
+	size_t len = strlen(text), done = 0;
+	int fd, dfd, ret = 0;
+
+	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name);
+	snprintf(dst, sizeof(dst), "%s/%s", dir, name);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	while (done < len) {
+		ssize_t n = write(fd, text + done, len - done);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			break;
+		}
+		done += (size_t)n;
+	}
+	if (!ret && fdatasync(fd))
+		ret = -errno;
+	close(fd);
+	if (!ret && rename(tmp, dst))
+		ret = -errno;
+	if (ret) {
+		unlink(tmp);
+		return ret;
+	}
+	/* The rename itself must reach the disk. */
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	if (fsync(dfd))
+		ret = -errno;
+	close(dfd);
+	return ret;
+}
+
+int ucmd_persist_save(struct ucmd_ctrl *c, bool clean)
+{
+	json_object *root, *nss;
+	int ret;
+
+	if (!c->dir)
+		return 0;
+	root = json_object_new_object();
+	nss = json_object_new_array();
+	add_u64(root, "version", CONFIG_VERSION);
+	json_object_object_add(root, "serial", json_object_new_string(c->serial));
+	json_object_object_add(root, "model", json_object_new_string(c->model));
+	json_object_object_add(root, "firmware", json_object_new_string(c->firmware));
+	/* false while running: finding it false at load means we crashed. */
+	json_object_object_add(root, "clean", json_object_new_boolean(clean));
+	json_object_object_add(root, "saved_features", features_json(&c->saved));
+	json_object_object_add(root, "smart", smart_json(c));
+	for (unsigned i = 1; i <= UCMD_MAX_NS; i++)
+		if (c->ns[i])
+			json_object_array_add(nss, ns_json(c->ns[i]));
+	json_object_object_add(root, "namespaces", nss);
+	ret = write_atomic(c->dir, CONFIG_NAME,
+			   json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY));
+	json_object_put(root);
+	return ret;
+}
+
+void ucmd_persist(struct ucmd_ctrl *c)
+{
+	if (c->dir && ucmd_persist_save(c, false)) {
+		/* State the host relies on is no longer durable. */
+		c->persist_failed = true;
+		ucmd_ctrl_fatal(c);
+	}
+}
+
+static int replace_str(char **dst, const char *src)
+{
+	char *n;
+
+	if (!src)
+		return 0;
+	n = strdup(src);
+	if (!n)
+		return -ENOMEM;
+	free(*dst);
+	*dst = n;
+	return 0;
+}
+
+static int ns_load(struct ucmd_ctrl *c, json_object *o)
+{
+	struct ucmd_ns *ns = calloc(1, sizeof(*ns));
+	const char *store = get_str(o, "store"), *path = get_str(o, "path");
+	json_object *u, *v;
+	int ret = -EINVAL;
+
+	if (!ns)
+		return -ENOMEM;
+	ns->nsid = (uint32_t)get_u64(o, "nsid", 0);
+	ns->nsze = get_u64(o, "nsze", 0);
+	ns->lbaf = (uint8_t)get_u64(o, "lbaf", 0);
+	ns->extended = json_object_object_get_ex(o, "extended", &v) && json_object_get_boolean(v);
+	ns->attached = json_object_object_get_ex(o, "attached", &v) && json_object_get_boolean(v);
+	ns->kind = UCMD_NS_STORE_FILE;
+	for (unsigned k = 0; store && k < 3; k++)
+		if (!strcmp(store, store_names[k]))
+			ns->kind = (enum ucmd_ns_store)k;
+	if (!ns->nsid || ns->nsid > UCMD_MAX_NS || c->ns[ns->nsid] || !ns->nsze ||
+	    ns->lbaf >= UCMD_NR_LBAF || (ns->kind == UCMD_NS_STORE_DEVICE && !path))
+		goto fail;
+	if (!unhex(ns->uuid, get_str(o, "uuid"), sizeof(ns->uuid)))
+		ucmd_ns_uuid(c, ns);
+	if (path && !(ns->path = strdup(path))) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	if (json_object_object_get_ex(o, "uncorrectable", &u)) {
+		for (size_t i = 0; i < json_object_array_length(u); i++) {
+			json_object *r = json_object_array_get_idx(u, i);
+
+			ucmd_ranges_add(&ns->uncor,
+					json_object_get_uint64(json_object_array_get_idx(r, 0)),
+					json_object_get_uint64(json_object_array_get_idx(r, 1)));
+		}
+	}
+	/* A RAM namespace comes back empty; a file one with its data. */
+	ret = ucmd_ns_open_store(c, ns, true);
+	if (ret)
+		goto fail;
+	c->ns[ns->nsid] = ns;
+	return 0;
+fail:
+	ucmd_ranges_clear(&ns->uncor);
+	free(ns->path);
+	free(ns);
+	return ret;
+}
+
+int ucmd_persist_load(struct ucmd_ctrl *c, bool *found)
+{
+	char path[PATH_MAX];
+	json_object *root, *o;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", c->dir, CONFIG_NAME);
+	if (access(path, F_OK)) {
+		*found = false;
+		return errno == ENOENT ? 0 : -errno;
+	}
+	*found = true;
+	root = json_object_from_file(path);
+	if (!root)
+		return -EINVAL;
+	if (get_u64(root, "version", 0) != CONFIG_VERSION) {
+		json_object_put(root);
+		return -EINVAL;
+	}
+	/* The directory's identity wins over parameters: it is the same device. */
+	if ((ret = replace_str(&c->serial, get_str(root, "serial"))) ||
+	    (ret = replace_str(&c->model, get_str(root, "model"))) ||
+	    (ret = replace_str(&c->firmware, get_str(root, "firmware"))))
+		goto out;
+	if (json_object_object_get_ex(root, "saved_features", &o))
+		features_load(o, &c->saved);
+	if (json_object_object_get_ex(root, "smart", &o)) {
+		c->smart.units_read_512 = get_u64(o, "units_read_512", 0);
+		c->smart.units_written_512 = get_u64(o, "units_written_512", 0);
+		c->smart.host_reads = get_u64(o, "host_reads", 0);
+		c->smart.host_writes = get_u64(o, "host_writes", 0);
+		c->smart.power_cycles = get_u64(o, "power_cycles", 0);
+		c->smart.unsafe_shutdowns = get_u64(o, "unsafe_shutdowns", 0);
+		c->smart.power_on_seconds = get_u64(o, "power_on_seconds", 0);
+		c->smart.media_errors = get_u64(o, "media_errors", 0);
+	}
+	if (json_object_object_get_ex(root, "clean", &o) && !json_object_get_boolean(o))
+		c->smart.unsafe_shutdowns++;
+	if (json_object_object_get_ex(root, "namespaces", &o)) {
+		for (size_t i = 0; i < json_object_array_length(o) && !ret; i++)
+			ret = ns_load(c, json_object_array_get_idx(o, i));
+	}
+out:
+	json_object_put(root);
+	return ret;
+}

@@ -1,0 +1,443 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Submission and completion queues: doorbells, fetching commands, posting
+ * completions with the phase tag, interrupts, CQ-full backpressure, and the
+ * controller thread of UCMD_CTRL_THREAD mode.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ctrl_int.h"
+
+void ucmd_cq_init(struct ucmd_ctrl *c, struct ucmd_cq *cq, uint16_t qid, uint64_t base,
+		  void *mem, uint32_t size, bool ien, uint16_t vector)
+{
+	(void)c;
+	memset(cq, 0, sizeof(*cq));
+	cq->valid = true;
+	cq->qid = qid;
+	cq->base = base;
+	cq->mem = mem;
+	cq->size = size;
+	cq->ien = ien;
+	cq->vector = vector;
+	cq->phase = 1;
+	cq->backlog_tail = &cq->backlog;
+}
+
+void ucmd_sq_init(struct ucmd_ctrl *c, struct ucmd_sq *sq, uint16_t qid, uint64_t base,
+		  void *mem, uint32_t size, uint16_t cqid)
+{
+	memset(sq, 0, sizeof(*sq));
+	sq->valid = true;
+	sq->qid = qid;
+	sq->base = base;
+	sq->mem = mem;
+	sq->size = size;
+	sq->cqid = cqid;
+	c->cq[cqid].nr_sqs++;
+}
+
+static void cq_free_backlog(struct ucmd_cq *cq)
+{
+	struct ucmd_pending_cqe *p;
+
+	while ((p = cq->backlog)) {
+		cq->backlog = p->next;
+		free(p);
+	}
+	cq->backlog_tail = &cq->backlog;
+	cq->nr_backlog = 0;
+}
+
+void ucmd_sq_delete(struct ucmd_ctrl *c, uint16_t qid)
+{
+	struct ucmd_sq *sq = &c->sq[qid];
+	struct ucmd_req **pp = &c->delayed, *r;
+
+	if (!sq->valid)
+		return;
+	/* Commands the SQ still owns complete as aborted by the deletion. */
+	while ((r = *pp)) {
+		if (r->sqid == qid) {
+			*pp = r->next;
+			ucmd_post_req(c, r, UCMD_GEN(NVME_SC_ABORT_QUEUE));
+		} else {
+			pp = &r->next;
+		}
+	}
+	c->cq[sq->cqid].nr_sqs--;
+	memset(sq, 0, sizeof(*sq));
+}
+
+void ucmd_cq_delete(struct ucmd_ctrl *c, uint16_t qid)
+{
+	cq_free_backlog(&c->cq[qid]);
+	memset(&c->cq[qid], 0, sizeof(c->cq[qid]));
+}
+
+void ucmd_queues_free(struct ucmd_ctrl *c)
+{
+	for (unsigned i = 0; i <= c->qmax; i++) {
+		memset(&c->sq[i], 0, sizeof(c->sq[i]));
+		cq_free_backlog(&c->cq[i]);
+		memset(&c->cq[i], 0, sizeof(c->cq[i]));
+	}
+}
+
+static uint32_t cq_used(const struct ucmd_cq *cq)
+{
+	return (cq->tail + cq->size - cq->head) % cq->size;
+}
+
+/* Slots we may still fill without overwriting an unconsumed entry */
+static uint32_t cq_free(const struct ucmd_cq *cq)
+{
+	return cq->size - 1 - cq_used(cq);
+}
+
+static void cq_write(struct ucmd_cq *cq, const struct ucmd_nvme_cqe *src)
+{
+	struct ucmd_nvme_cqe *dst = &cq->mem[cq->tail];
+	uint64_t hi;
+
+	dst->dw0 = src->dw0;
+	dst->dw1 = src->dw1;
+	/* The phase tag publishes the entry: one release store of the upper half. */
+	hi = (uint64_t)src->sq_head | (uint64_t)src->sq_id << 16 | (uint64_t)src->cid << 32 |
+	     (uint64_t)(uint16_t)((src->status & ~1u) | cq->phase) << 48;
+	__atomic_store_n((uint64_t *)(void *)&dst->sq_head, hi, __ATOMIC_RELEASE);
+	if (++cq->tail == cq->size) {
+		cq->tail = 0;
+		cq->phase ^= 1;
+	}
+	cq->irq_pending = true;
+}
+
+static void cq_drain_backlog(struct ucmd_cq *cq)
+{
+	struct ucmd_pending_cqe *p;
+
+	while ((p = cq->backlog) && cq_free(cq)) {
+		cq->backlog = p->next;
+		if (!cq->backlog)
+			cq->backlog_tail = &cq->backlog;
+		cq->nr_backlog--;
+		cq_write(cq, &p->cqe);
+		free(p);
+	}
+}
+
+void ucmd_post_req(struct ucmd_ctrl *c, struct ucmd_req *req, uint16_t status)
+{
+	struct ucmd_sq *sq = &c->sq[req->sqid];
+	struct ucmd_cq *cq;
+	struct ucmd_nvme_cqe cqe = {
+		.dw0 = req->dw0, .dw1 = req->dw1, .sq_id = req->sqid, .cid = req->cmd.cid,
+		.status = (uint16_t)(status << 1),
+	};
+
+	if (status && (status & 0x7ff) != UCMD_GEN(NVME_SC_ABORT_REQ) &&
+	    (status & 0x7ff) != UCMD_GEN(NVME_SC_ABORT_QUEUE))
+		ucmd_error_record(c, req->sqid, req->cmd.cid, status, req->cmd.nsid, 0);
+	if (!sq->valid) {
+		/* The SQ went away (reset): nobody is waiting for this. */
+		free(req);
+		return;
+	}
+	cq = &c->cq[sq->cqid];
+	cqe.sq_head = (uint16_t)sq->head;
+	if (!cq->nr_backlog && cq_free(cq)) {
+		cq_write(cq, &cqe);
+	} else {
+		/* CQ full: keep it until the host frees a slot. */
+		struct ucmd_pending_cqe *p = calloc(1, sizeof(*p));
+
+		if (p) {
+			p->cqe = cqe;
+			*cq->backlog_tail = p;
+			cq->backlog_tail = &p->next;
+			cq->nr_backlog++;
+		} else {
+			ucmd_ctrl_fatal(c);
+		}
+	}
+	free(req);
+}
+
+static void run_req(struct ucmd_ctrl *c, struct ucmd_req *req)
+{
+	uint16_t status = ucmd_exec(c, req);
+
+	c->commands++;
+	if (status != UCMD_DEFERRED)
+		ucmd_post_req(c, req, status);
+}
+
+static void sq_process(struct ucmd_ctrl *c, struct ucmd_sq *sq, uint64_t now)
+{
+	struct ucmd_cq *cq = &c->cq[sq->cqid];
+
+	/* Never fetch more than the CQ can take: that is the backpressure. */
+	while (sq->valid && sq->head != sq->tail && cq_free(cq) > cq->nr_backlog) {
+		struct ucmd_req *req = calloc(1, sizeof(*req));
+		unsigned delay;
+
+		if (!req) {
+			ucmd_ctrl_fatal(c);
+			return;
+		}
+		memcpy(&req->cmd, &sq->mem[sq->head], sizeof(req->cmd));
+		req->sqid = sq->qid;
+		sq->head = (sq->head + 1) % sq->size;
+		delay = c->delay_ms[sq->qid == 0][req->cmd.opcode];
+		if (delay && c->p.mode == UCMD_CTRL_THREAD) {
+			req->deadline_ns = now + (uint64_t)delay * 1000000ull;
+			req->next = c->delayed;
+			c->delayed = req;
+			continue;
+		}
+		run_req(c, req);
+	}
+}
+
+bool ucmd_abort_req(struct ucmd_ctrl *c, uint16_t sqid, uint16_t cid)
+{
+	struct ucmd_req **lists[] = { &c->delayed, &c->aer_reqs };
+
+	for (unsigned i = 0; i < 2; i++) {
+		for (struct ucmd_req **pp = lists[i], *r; (r = *pp); pp = &r->next) {
+			if (r->sqid != sqid || r->cmd.cid != cid)
+				continue;
+			*pp = r->next;
+			if (i == 1)
+				c->nr_aer_reqs--;
+			ucmd_post_req(c, r, UCMD_GEN(NVME_SC_ABORT_REQ));
+			return true;
+		}
+	}
+	return false;
+}
+
+static void run_delayed(struct ucmd_ctrl *c, uint64_t now)
+{
+	struct ucmd_req **pp = &c->delayed, *r;
+
+	while ((r = *pp)) {
+		if (r->deadline_ns <= now) {
+			*pp = r->next;
+			r->next = NULL;
+			run_req(c, r);
+			pp = &c->delayed;	/* the handler may have changed the list */
+		} else {
+			pp = &r->next;
+		}
+	}
+}
+
+static uint64_t next_deadline(struct ucmd_ctrl *c)
+{
+	uint64_t d = 0;
+
+	for (struct ucmd_req *r = c->delayed; r; r = r->next)
+		if (!d || r->deadline_ns < d)
+			d = r->deadline_ns;
+	return d;
+}
+
+static void db_invalid(struct ucmd_ctrl *c, uint8_t info)
+{
+	ucmd_error_record(c, 0xffff, 0xffff, UCMD_GEN(NVME_SC_INVALID_FIELD), 0, 0);
+	ucmd_event(c, NVME_AER_ERROR, info, NVME_LOG_LID_ERROR);
+}
+
+static void apply_sq_db(struct ucmd_ctrl *c, uint16_t qid, uint32_t val)
+{
+	struct ucmd_sq *sq = &c->sq[qid];
+
+	if (!sq->valid)
+		return db_invalid(c, NVME_AER_ERROR_INVALID_DB_REG);
+	if (val >= sq->size)
+		return db_invalid(c, NVME_AER_ERROR_INVALID_DB_VAL);
+	sq->tail = val;
+}
+
+static void apply_cq_db(struct ucmd_ctrl *c, uint16_t qid, uint32_t val)
+{
+	struct ucmd_cq *cq = &c->cq[qid];
+	uint32_t used;
+
+	if (!cq->valid)
+		return db_invalid(c, NVME_AER_ERROR_INVALID_DB_REG);
+	/* The new head must lie within the entries we posted. */
+	used = cq_used(cq);
+	if (val >= cq->size || (val + cq->size - cq->head) % cq->size > used)
+		return db_invalid(c, NVME_AER_ERROR_INVALID_DB_VAL);
+	cq->head = val;
+	cq_drain_backlog(cq);
+}
+
+/* Move doorbell values written since the last run into the queues. */
+static void apply_doorbells(struct ucmd_ctrl *c)
+{
+	unsigned n = c->qmax + 1u, bad;
+	uint32_t vals[64];
+	uint16_t idx[64];
+	unsigned i = 0;
+
+	do {
+		unsigned k = 0;
+
+		pthread_mutex_lock(&c->db_lock);
+		c->db_any = false;
+		bad = c->db_bad_reg;
+		c->db_bad_reg = 0;
+		for (; i < 2 * n && k < 64; i++) {
+			if (!c->db_dirty[i])
+				continue;
+			c->db_dirty[i] = 0;
+			vals[k] = c->db_val[i];
+			idx[k++] = (uint16_t)i;
+		}
+		pthread_mutex_unlock(&c->db_lock);
+		for (unsigned j = 0; j < k; j++) {
+			if (!(c->csts & UCMD_NVME_CSTS_RDY))
+				continue;	/* a disabled controller ignores doorbells */
+			if (idx[j] & 1)
+				apply_cq_db(c, idx[j] / 2, vals[j]);
+			else
+				apply_sq_db(c, idx[j] / 2, vals[j]);
+		}
+		while (bad-- && (c->csts & UCMD_NVME_CSTS_RDY))
+			db_invalid(c, NVME_AER_ERROR_INVALID_DB_REG);
+		bad = 0;
+	} while (i < 2 * n);
+}
+
+static bool any_db_pending(struct ucmd_ctrl *c)
+{
+	bool any;
+
+	pthread_mutex_lock(&c->db_lock);
+	any = c->db_any;
+	pthread_mutex_unlock(&c->db_lock);
+	return any;
+}
+
+void ucmd_ctrl_run(struct ucmd_ctrl *c)
+{
+	uint16_t vectors[64];
+	unsigned nvec = 0;
+	uint64_t deadline;
+
+	pthread_mutex_lock(&c->lock);
+	do {
+		uint64_t now = ucmd_now_ns();
+
+		apply_doorbells(c);
+		if (c->csts & UCMD_NVME_CSTS_RDY) {
+			run_delayed(c, now);
+			for (unsigned q = 0; q <= c->qmax; q++)
+				if (c->sq[q].valid)
+					sq_process(c, &c->sq[q], now);
+		}
+	} while (any_db_pending(c) && c->p.mode == UCMD_CTRL_INLINE);
+	/* One interrupt per vector per batch, not one per completion. */
+	for (unsigned q = 0; q <= c->qmax; q++) {
+		struct ucmd_cq *cq = &c->cq[q];
+		bool dup = false;
+
+		if (!cq->valid || !cq->irq_pending)
+			continue;
+		cq->irq_pending = false;
+		if (!cq->ien || !c->p.irq)
+			continue;
+		for (unsigned j = 0; j < nvec; j++)
+			dup |= vectors[j] == cq->vector;
+		if (!dup && nvec < 64)
+			vectors[nvec++] = cq->vector;
+	}
+	c->irqs += nvec;
+	deadline = next_deadline(c);
+	pthread_mutex_unlock(&c->lock);
+
+	pthread_mutex_lock(&c->db_lock);
+	c->timer_deadline_ns = deadline;
+	pthread_mutex_unlock(&c->db_lock);
+	/* Outside the lock: the handler may ring doorbells itself. */
+	for (unsigned j = 0; j < nvec; j++)
+		c->p.irq(c->p.irq_arg, vectors[j]);
+}
+
+void ucmd_db_write(struct ucmd_ctrl *c, uint32_t off, uint32_t val)
+{
+	uint32_t idx = (off - UCMD_NVME_REG_DBS) / 4;
+
+	pthread_mutex_lock(&c->db_lock);
+	c->doorbells++;
+	if (idx < 2u * (c->qmax + 1u)) {
+		c->db_val[idx] = val;
+		c->db_dirty[idx] = 1;
+	} else {
+		c->db_bad_reg++;
+	}
+	c->db_any = true;
+	if (c->p.mode == UCMD_CTRL_THREAD)
+		pthread_cond_signal(&c->db_cond);
+	pthread_mutex_unlock(&c->db_lock);
+	if (c->p.mode == UCMD_CTRL_INLINE)
+		ucmd_ctrl_run(c);
+}
+
+static void *ctrl_thread(void *arg)
+{
+	struct ucmd_ctrl *c = arg;
+
+	pthread_mutex_lock(&c->db_lock);
+	for (;;) {
+		while (!c->stop && !c->db_any &&
+		       !(c->timer_deadline_ns && ucmd_now_ns() >= c->timer_deadline_ns)) {
+			if (c->timer_deadline_ns) {
+				struct timespec ts = {
+					.tv_sec = (time_t)(c->timer_deadline_ns / 1000000000ull),
+					.tv_nsec = (long)(c->timer_deadline_ns % 1000000000ull),
+				};
+				pthread_cond_timedwait(&c->db_cond, &c->db_lock, &ts);
+			} else {
+				pthread_cond_wait(&c->db_cond, &c->db_lock);
+			}
+		}
+		if (c->stop)
+			break;
+		c->wakeups++;
+		pthread_mutex_unlock(&c->db_lock);
+		ucmd_ctrl_run(c);
+		pthread_mutex_lock(&c->db_lock);
+	}
+	pthread_mutex_unlock(&c->db_lock);
+	return NULL;
+}
+
+int ucmd_thread_start(struct ucmd_ctrl *c)
+{
+	int ret = pthread_create(&c->thread, NULL, ctrl_thread, c);
+
+	if (ret)
+		return -ret;
+	c->thread_started = true;
+	return 0;
+}
+
+void ucmd_thread_stop(struct ucmd_ctrl *c)
+{
+	if (!c->thread_started)
+		return;
+	pthread_mutex_lock(&c->db_lock);
+	c->stop = true;
+	pthread_cond_signal(&c->db_cond);
+	pthread_mutex_unlock(&c->db_lock);
+	pthread_join(c->thread, NULL);
+	c->thread_started = false;
+}

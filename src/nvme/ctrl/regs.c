@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * BAR0 registers: CAP/VS are constant, CC drives enable/disable/shutdown,
+ * CSTS reports them, AQA/ASQ/ACQ describe the admin queue and may only be
+ * changed while the controller is disabled.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctrl_int.h"
+
+#define CC_EN(cc)	((cc) & 1u)
+#define CC_CSS(cc)	(((cc) >> 4) & 7u)
+#define CC_MPS(cc)	(((cc) >> 7) & 0xfu)
+#define CC_AMS(cc)	(((cc) >> 11) & 7u)
+#define CC_SHN(cc)	(((cc) >> UCMD_NVME_CC_SHN_SHIFT) & 3u)
+#define CSS_NVM		0u
+#define CSS_ALL_IOCS	6u
+#define SHST_COMPLETE	(2u << UCMD_NVME_CSTS_SHST_SHIFT)
+#define SHST_MASK	(3u << UCMD_NVME_CSTS_SHST_SHIFT)
+
+void ucmd_ctrl_fatal(struct ucmd_ctrl *c)
+{
+	/* The host's only recourse is a controller reset. */
+	c->csts |= UCMD_NVME_CSTS_CFS;
+}
+
+/* Controller Level Reset: everything the host set up after enabling is gone. */
+void ucmd_ctrl_reset_locked(struct ucmd_ctrl *c)
+{
+	struct ucmd_req *r;
+
+	while ((r = c->delayed)) {
+		c->delayed = r->next;
+		free(r);
+	}
+	while ((r = c->aer_reqs)) {
+		c->aer_reqs = r->next;
+		free(r);
+	}
+	c->nr_aer_reqs = 0;
+	c->nr_aeq = 0;
+	c->aer_masked = 0;
+	ucmd_queues_free(c);
+	c->nsqa = c->ncqa = (uint16_t)(c->qmax - 1);
+	c->queues_created = false;
+	c->cur = c->saved;
+	c->ts_set = false;
+	pthread_mutex_lock(&c->db_lock);
+	memset(c->db_val, 0, 2u * (c->qmax + 1u) * sizeof(*c->db_val));
+	memset(c->db_dirty, 0, 2u * (c->qmax + 1u));
+	c->db_any = false;
+	c->db_bad_reg = 0;
+	c->timer_deadline_ns = 0;
+	pthread_mutex_unlock(&c->db_lock);
+}
+
+static bool ctrl_start(struct ucmd_ctrl *c)
+{
+	uint32_t asqs = (c->aqa & 0xfffu) + 1, acqs = ((c->aqa >> 16) & 0xfffu) + 1;
+	uint32_t css = CC_CSS(c->cc);
+	void *sqmem, *cqmem;
+
+	if (asqs < 2 || acqs < 2 || asqs > c->p.mqes + 1u || acqs > c->p.mqes + 1u)
+		return false;
+	if (!c->asq || !c->acq || (c->asq | c->acq) & (UCMD_PAGE_SIZE - 1))
+		return false;
+	if (CC_MPS(c->cc) != 0 || CC_AMS(c->cc) != 0 || (css != CSS_NVM && css != CSS_ALL_IOCS))
+		return false;
+	sqmem = c->dma->map(c->dma, c->asq, (uint64_t)asqs * sizeof(struct ucmd_nvme_sqe));
+	cqmem = c->dma->map(c->dma, c->acq, (uint64_t)acqs * sizeof(struct ucmd_nvme_cqe));
+	if (!sqmem || !cqmem) {
+		ucmd_ctrl_fatal(c);
+		return false;
+	}
+	ucmd_cq_init(c, &c->cq[0], 0, c->acq, cqmem, acqs, true, 0);
+	ucmd_sq_init(c, &c->sq[0], 0, c->asq, sqmem, asqs, 0);
+	return true;
+}
+
+static void ctrl_shutdown(struct ucmd_ctrl *c)
+{
+	for (unsigned i = 1; i <= UCMD_MAX_NS; i++)
+		if (c->ns[i] && c->ns[i]->st)
+			c->ns[i]->st->ops->flush(c->ns[i]->st);
+	if (c->dir && ucmd_persist_save(c, true))
+		ucmd_ctrl_fatal(c);
+	c->csts = (c->csts & ~SHST_MASK) | SHST_COMPLETE;
+}
+
+static void write_cc(struct ucmd_ctrl *c, uint32_t val)
+{
+	uint32_t old = c->cc;
+
+	c->cc = val;
+	if (CC_EN(val) && !CC_EN(old)) {
+		if (ctrl_start(c))
+			c->csts |= UCMD_NVME_CSTS_RDY;
+	} else if (!CC_EN(val) && CC_EN(old)) {
+		ucmd_ctrl_reset_locked(c);
+		c->csts = 0;
+	}
+	if (CC_SHN(val) && !CC_SHN(old))
+		ctrl_shutdown(c);
+	else if (!CC_SHN(val))
+		c->csts &= ~SHST_MASK;
+}
+
+uint32_t ucmd_ctrl_read32(struct ucmd_ctrl *c, uint32_t off)
+{
+	uint32_t v = 0;
+
+	if (off & 3)
+		return 0;
+	pthread_mutex_lock(&c->lock);
+	switch (off) {
+	case UCMD_NVME_REG_CAP: v = (uint32_t)c->cap; break;
+	case UCMD_NVME_REG_CAP + 4: v = (uint32_t)(c->cap >> 32); break;
+	case UCMD_NVME_REG_VS: v = 0x00010400; break;
+	case UCMD_NVME_REG_INTMS:
+	case UCMD_NVME_REG_INTMC: v = c->intms; break;
+	case UCMD_NVME_REG_CC: v = c->cc; break;
+	case UCMD_NVME_REG_CSTS: v = c->csts; break;
+	case UCMD_NVME_REG_AQA: v = c->aqa; break;
+	case UCMD_NVME_REG_ASQ: v = (uint32_t)c->asq; break;
+	case UCMD_NVME_REG_ASQ + 4: v = (uint32_t)(c->asq >> 32); break;
+	case UCMD_NVME_REG_ACQ: v = (uint32_t)c->acq; break;
+	case UCMD_NVME_REG_ACQ + 4: v = (uint32_t)(c->acq >> 32); break;
+	default: break;	/* doorbells and reserved space read as 0 */
+	}
+	pthread_mutex_unlock(&c->lock);
+	return v;
+}
+
+uint64_t ucmd_ctrl_read64(struct ucmd_ctrl *c, uint32_t off)
+{
+	return ucmd_ctrl_read32(c, off) | ((uint64_t)ucmd_ctrl_read32(c, off + 4) << 32);
+}
+
+void ucmd_ctrl_write32(struct ucmd_ctrl *c, uint32_t off, uint32_t val)
+{
+	bool enabled;
+
+	if (off & 3)
+		return;
+	if (off >= UCMD_NVME_REG_DBS) {
+		ucmd_db_write(c, off, val);
+		return;
+	}
+	pthread_mutex_lock(&c->lock);
+	enabled = CC_EN(c->cc);
+	switch (off) {
+	case UCMD_NVME_REG_INTMS: c->intms |= val; break;
+	case UCMD_NVME_REG_INTMC: c->intms &= ~val; break;
+	case UCMD_NVME_REG_CC: write_cc(c, val); break;
+	/* The admin queue attributes are fixed while the controller runs. */
+	case UCMD_NVME_REG_AQA: if (!enabled) c->aqa = val & 0x0fff0fffu; break;
+	case UCMD_NVME_REG_ASQ: if (!enabled) c->asq = (c->asq & ~0xffffffffull) | val; break;
+	case UCMD_NVME_REG_ASQ + 4: if (!enabled) c->asq = (c->asq & 0xffffffffull) | ((uint64_t)val << 32); break;
+	case UCMD_NVME_REG_ACQ: if (!enabled) c->acq = (c->acq & ~0xffffffffull) | val; break;
+	case UCMD_NVME_REG_ACQ + 4: if (!enabled) c->acq = (c->acq & 0xffffffffull) | ((uint64_t)val << 32); break;
+	default: break;	/* read-only or reserved */
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+void ucmd_ctrl_write64(struct ucmd_ctrl *c, uint32_t off, uint64_t val)
+{
+	ucmd_ctrl_write32(c, off, (uint32_t)val);
+	ucmd_ctrl_write32(c, off + 4, (uint32_t)(val >> 32));
+}
