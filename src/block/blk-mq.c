@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Dispatch: direct (->queue_rq, doorbell on the last) or through the
+ * submitter's plug, flushed as one batch through ->queue_rqs (seed 004).
+ * Also the completion entry and the timeout scanner.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "block/blk.h"
+#include "core/core.h"
+
+static __thread struct ucmd_blk_plug *current_plug;
+
+struct ucmd_blk_plug *blk_current_plug(void)
+{
+	return current_plug;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void *timeout_scanner(void *arg);
+
+static void blk_add_timer(struct ucmd_request *rq)
+{
+	struct ucmd_tag_set *set = rq->q->set;
+
+	if (!rq->timeout_ms || !set->ops->timeout)
+		return;
+	__atomic_store_n(&rq->deadline_ns, now_ns() + (uint64_t)rq->timeout_ms * 1000000ull,
+			 __ATOMIC_RELAXED);
+	if (atomic_load_explicit(&set->timeout_started, memory_order_acquire))
+		return;
+	pthread_mutex_lock(&set->timeout_lock);
+	if (!atomic_load(&set->timeout_started) &&
+	    pthread_create(&set->timeout_thread, NULL, timeout_scanner, set) == 0)
+		atomic_store_explicit(&set->timeout_started, true, memory_order_release);
+	pthread_mutex_unlock(&set->timeout_lock);
+}
+
+static void blk_mq_start_request(struct ucmd_request *rq)
+{
+	blk_add_timer(rq);
+	atomic_store_explicit(&rq->state, MQ_RQ_IN_FLIGHT, memory_order_release);
+}
+
+/* One request straight to the driver; the driver rings the doorbell on last. */
+static void blk_mq_issue_direct(struct ucmd_request *rq, bool last)
+{
+	struct ucmd_hw_queue *h = rq->hctx;
+	struct blk_mq_queue_data bd = { .rq = rq, .last = last };
+
+	blk_mq_start_request(rq);
+	atomic_fetch_add_explicit(&h->nr_dispatched, 1, memory_order_relaxed);
+	blk_status_t st = h->set->ops->queue_rq(h, &bd);
+	if (st != BLK_STS_OK && blk_mq_complete_request_claim(rq))
+		blk_mq_end_request(rq, st);
+}
+
+void blk_execute_rq_nowait(struct ucmd_request *rq, bool at_head)
+{
+	struct ucmd_blk_plug *plug = current_plug;
+
+	(void)at_head;
+	if (!plug) {
+		blk_mq_issue_direct(rq, true);
+		atomic_fetch_add_explicit(&rq->hctx->nr_batches, 1, memory_order_relaxed);
+		return;
+	}
+	/* Flush first if this plug is full or its last request was large. */
+	if (plug->rq_count) {
+		unsigned max = plug->multiple_queues ? 2 * BLK_MAX_REQUEST_COUNT
+						     : BLK_MAX_REQUEST_COUNT;
+		struct ucmd_request *last = (struct ucmd_request *)
+			((char *)plug->mq_tail - offsetof(struct ucmd_request, rq_next));
+		if (plug->rq_count >= max || last->data_len >= BLK_PLUG_FLUSH_SIZE) {
+			plug->flushes++;
+			blk_mq_flush_plug_list(plug);
+		}
+	}
+	if (!plug->rq_count)
+		plug->q = rq->q;
+	else if (plug->q != rq->q || plug->mq_list->hctx != rq->hctx)
+		plug->multiple_queues = true;
+	rq->rq_next = NULL;
+	*plug->mq_tail = rq;
+	plug->mq_tail = &rq->rq_next;
+	plug->rq_count++;
+}
+
+void blk_start_plug(struct ucmd_blk_plug *plug)
+{
+	plug->mq_list = NULL;
+	plug->mq_tail = &plug->mq_list;
+	plug->rq_count = 0;
+	plug->multiple_queues = false;
+	plug->q = NULL;
+	plug->flushes = 0;
+	/* Nested plugs collapse into the outermost, as in Linux. */
+	if (!current_plug)
+		current_plug = plug;
+}
+
+/* Issue a list one by one with one commit (doorbell) per hardware queue run. */
+static void blk_mq_dispatch_list(struct ucmd_request *list)
+{
+	while (list) {
+		struct ucmd_request *rq = list;
+		list = rq->rq_next;
+		rq->rq_next = NULL;
+		bool last = !list || list->hctx != rq->hctx;
+		blk_mq_issue_direct(rq, last);
+		if (last)
+			atomic_fetch_add_explicit(&rq->hctx->nr_batches, 1, memory_order_relaxed);
+	}
+}
+
+void blk_mq_flush_plug_list(struct ucmd_blk_plug *plug)
+{
+	struct ucmd_request *list = plug->mq_list;
+
+	if (!list)
+		return;
+	plug->mq_list = NULL;
+	plug->mq_tail = &plug->mq_list;
+	plug->rq_count = 0;
+	const struct ucmd_mq_ops *ops = list->q->set->ops;
+	if (!plug->multiple_queues && ops->queue_rqs) {
+		struct ucmd_hw_queue *h = list->hctx;
+		unsigned n = 0;
+		for (struct ucmd_request *rq = list; rq; rq = rq->rq_next) {
+			blk_mq_start_request(rq);
+			n++;
+		}
+		atomic_fetch_add_explicit(&h->nr_dispatched, n, memory_order_relaxed);
+		atomic_fetch_add_explicit(&h->nr_batches, 1, memory_order_relaxed);
+		ops->queue_rqs(&list);
+		/* What the driver could not take goes the slow way. */
+		for (struct ucmd_request *rq = list; rq; rq = rq->rq_next) {
+			atomic_store(&rq->state, MQ_RQ_IDLE);
+			atomic_fetch_sub_explicit(&h->nr_dispatched, 1, memory_order_relaxed);
+		}
+	}
+	plug->multiple_queues = false;
+	blk_mq_dispatch_list(list);
+}
+
+void blk_finish_plug(struct ucmd_blk_plug *plug)
+{
+	if (plug != current_plug)
+		return;
+	blk_mq_flush_plug_list(plug);
+	current_plug = NULL;
+}
+
+bool blk_mq_complete_request_claim(struct ucmd_request *rq)
+{
+	int expected = MQ_RQ_IN_FLIGHT;
+
+	return atomic_compare_exchange_strong_explicit(&rq->state, &expected, MQ_RQ_COMPLETE,
+						       memory_order_acq_rel,
+						       memory_order_acquire);
+}
+
+void blk_mq_end_request(struct ucmd_request *rq, blk_status_t err)
+{
+	rq_end_io_fn *fn = rq->end_io;
+
+	if (!fn || fn(rq, err) == RQ_END_IO_FREE)
+		blk_mq_free_request(rq);
+}
+
+/* Checks in-flight requests against their deadlines, as blk_mq_timeout_work. */
+static void *timeout_scanner(void *arg)
+{
+	struct ucmd_tag_set *set = arg;
+	struct timespec tick = { 0, 2 * 1000 * 1000 };
+
+	while (!atomic_load_explicit(&set->timeout_stop, memory_order_acquire)) {
+		uint64_t now = now_ns();
+		for (unsigned i = 0; i < set->nr_hw_queues; i++) {
+			struct ucmd_hw_queue *h = &set->hctxs[i];
+			for (unsigned t = 0; t < h->depth; t++) {
+				struct ucmd_request *rq = h->rqs[t];
+				if (atomic_load_explicit(&rq->state, memory_order_acquire) !=
+				    MQ_RQ_IN_FLIGHT)
+					continue;
+				uint64_t dl = __atomic_load_n(&rq->deadline_ns, __ATOMIC_RELAXED);
+				if (dl && now >= dl && blk_mq_complete_request_claim(rq)) {
+					if (set->ops->timeout(rq) == BLK_EH_RESET_TIMER) {
+						__atomic_store_n(&rq->deadline_ns,
+								 now + (uint64_t)rq->timeout_ms * 1000000ull,
+								 __ATOMIC_RELAXED);
+						atomic_store(&rq->state, MQ_RQ_IN_FLIGHT);
+					}
+				}
+			}
+		}
+		nanosleep(&tick, NULL);
+	}
+	return NULL;
+}

@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Completion side: posting CQEs (never dropping one: a full CQ overflows
+ * into a list that is flushed when room appears), task work (how a
+ * completion found on another thread reaches the ring's owner), and waiting.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core.h"
+
+__thread struct ucmd_ctx *ucmd_current_ctx;
+
+static unsigned cq_head_acquire(const struct ucmd_ctx *ctx)
+{
+	return __atomic_load_n(ctx->rings.cq_head, __ATOMIC_ACQUIRE);
+}
+
+static bool cq_has_room(const struct ucmd_ctx *ctx)
+{
+	return ctx->cached_cq_tail - cq_head_acquire(ctx) < ctx->rings.cq_entries;
+}
+
+static void write_cqe(struct ucmd_ctx *ctx, uint64_t user_data, int32_t res, uint32_t flags,
+		      const uint64_t *extra)
+{
+	struct io_uring_cqe *cqe = ucmd_rings_cqe(&ctx->rings, ctx->cached_cq_tail++);
+
+	cqe->user_data = user_data;
+	cqe->res = res;
+	cqe->flags = flags;
+	if (ctx->rings.cqe_shift) {
+		cqe->big_cqe[0] = extra[0];
+		cqe->big_cqe[1] = extra[1];
+	}
+	ctx->cq_dirty = true;
+}
+
+static void set_sq_flag(struct ucmd_ctx *ctx, uint32_t flag, bool on)
+{
+	if (on)
+		__atomic_fetch_or(ctx->rings.sq_flags, flag, __ATOMIC_RELEASE);
+	else
+		__atomic_fetch_and(ctx->rings.sq_flags, ~flag, __ATOMIC_RELEASE);
+}
+
+/* Post one CQE, or keep it in order behind those already overflowed. */
+static void io_fill_cqe(struct ucmd_ctx *ctx, uint64_t user_data, int32_t res, uint32_t flags,
+			const uint64_t *extra)
+{
+	if (!ctx->ocq_head && cq_has_room(ctx)) {
+		write_cqe(ctx, user_data, res, flags, extra);
+		return;
+	}
+	struct ucmd_ocqe *o = malloc(sizeof(*o));
+	if (!o) {
+		/* Out of memory is the one case Linux also loses a CQE: count it. */
+		__atomic_fetch_add(ctx->rings.cq_overflow, 1, __ATOMIC_RELEASE);
+		return;
+	}
+	o->next = NULL;
+	o->cqe.user_data = user_data;
+	o->cqe.res = res;
+	o->cqe.flags = flags;
+	o->extra[0] = extra[0];
+	o->extra[1] = extra[1];
+	if (ctx->ocq_tail)
+		ctx->ocq_tail->next = o;
+	else
+		ctx->ocq_head = o;
+	ctx->ocq_tail = o;
+	ctx->nr_overflow++;
+	set_sq_flag(ctx, IORING_SQ_CQ_OVERFLOW, true);
+}
+
+bool io_flush_overflow(struct ucmd_ctx *ctx)
+{
+	while (ctx->ocq_head && cq_has_room(ctx)) {
+		struct ucmd_ocqe *o = ctx->ocq_head;
+		write_cqe(ctx, o->cqe.user_data, o->cqe.res, o->cqe.flags, o->extra);
+		ctx->ocq_head = o->next;
+		ctx->nr_overflow--;
+		free(o);
+	}
+	if (!ctx->ocq_head) {
+		ctx->ocq_tail = NULL;
+		if (__atomic_load_n(ctx->rings.sq_flags, __ATOMIC_RELAXED) & IORING_SQ_CQ_OVERFLOW)
+			set_sq_flag(ctx, IORING_SQ_CQ_OVERFLOW, false);
+		return true;
+	}
+	return false;
+}
+
+void io_wake_waiters(struct ucmd_ctx *ctx)
+{
+	atomic_fetch_add_explicit(&ctx->wake, 1, memory_order_release);
+	if (atomic_load_explicit(&ctx->nr_waiters, memory_order_acquire))
+		ucmd_futex_wake(&ctx->wake, INT_MAX);
+}
+
+void io_commit_cqring(struct ucmd_ctx *ctx)
+{
+	if (!ctx->cq_dirty)
+		return;
+	ctx->cq_dirty = false;
+	__atomic_store_n(ctx->rings.cq_tail, ctx->cached_cq_tail, __ATOMIC_RELEASE);
+	/* Only another thread (an SQPOLL ring's application) can be waiting. */
+	if (atomic_load_explicit(&ctx->nr_waiters, memory_order_acquire))
+		io_wake_waiters(ctx);
+}
+
+unsigned io_cqring_events(struct ucmd_ctx *ctx)
+{
+	return __atomic_load_n(ctx->rings.cq_tail, __ATOMIC_ACQUIRE) - cq_head_acquire(ctx);
+}
+
+void io_req_set_res(struct ucmd_kiocb *req, int32_t res, uint64_t res2)
+{
+	req->cqe_res = res;
+	req->big_cqe[0] = res2;
+	if (res < 0)
+		req->flags |= REQ_F_FAIL;
+}
+
+static void io_free_req(struct ucmd_kiocb *req)
+{
+	struct ucmd_ctx *ctx = req->ctx;
+	const struct io_issue_def *def = &io_issue_defs[req->opcode];
+
+	if (def->cleanup)
+		def->cleanup(req);
+	if (req->file)
+		ucmd_file_put(req->file);
+	req->file = NULL;
+	if (req->flags & REQ_F_INFLIGHT)
+		ctx->inflight--;
+	req->next = ctx->free_reqs;
+	ctx->free_reqs = req;
+}
+
+static void io_post_req_cqe(struct ucmd_kiocb *req)
+{
+	if ((req->flags & REQ_F_CQE_SKIP) && !(req->flags & REQ_F_FAIL))
+		return;
+	io_fill_cqe(req->ctx, req->user_data, req->cqe_res, req->cqe_flags, req->big_cqe);
+}
+
+static void io_queue_next_tw(struct ucmd_tw_node *node)
+{
+	struct ucmd_kiocb *req = (struct ucmd_kiocb *)((char *)node - offsetof(struct ucmd_kiocb, tw));
+
+	io_req_issue(req);
+}
+
+/*
+ * The chain behind a failed request is cancelled: each member completes
+ * with -ECANCELED, or its own error if it had failed at prep already.
+ */
+static void io_fail_links(struct ucmd_kiocb *link)
+{
+	while (link) {
+		struct ucmd_kiocb *next = link->link;
+		link->link = NULL;
+		if (!(link->flags & REQ_F_FAIL))
+			io_req_set_res(link, -ECANCELED, 0);
+		io_post_req_cqe(link);
+		io_free_req(link);
+		link = next;
+	}
+}
+
+static void io_flush_defer(struct ucmd_ctx *ctx);
+
+void io_req_complete(struct ucmd_kiocb *req)
+{
+	struct ucmd_ctx *ctx = req->ctx;
+	struct ucmd_kiocb *link = req->link;
+
+	req->link = NULL;
+	io_post_req_cqe(req);
+	if (link) {
+		if ((req->flags & REQ_F_FAIL) && !(req->flags & REQ_F_HARDLINK))
+			io_fail_links(link);
+		else
+			io_req_task_work_add(link, io_queue_next_tw);
+	}
+	io_free_req(req);
+	if (ctx->defer_head)
+		io_flush_defer(ctx);
+}
+
+static unsigned chain_len(const struct ucmd_kiocb *req)
+{
+	unsigned n = 0;
+
+	for (; req; req = req->link)
+		n++;
+	return n;
+}
+
+/* Start a chain (or single request): counted as in flight, then issued. */
+void io_queue_chain(struct ucmd_kiocb *head)
+{
+	struct ucmd_ctx *ctx = head->ctx;
+
+	for (struct ucmd_kiocb *r = head; r; r = r->link)
+		r->flags |= REQ_F_INFLIGHT;
+	ctx->inflight += chain_len(head);
+	if (head->flags & REQ_F_FAIL)
+		io_req_complete(head);
+	else
+		io_req_issue(head);
+}
+
+/* IOSQE_IO_DRAIN: a drained chain starts only once nothing else is in flight. */
+static void io_flush_defer(struct ucmd_ctx *ctx)
+{
+	while (ctx->defer_head) {
+		struct ucmd_kiocb *req = ctx->defer_head;
+		if ((req->flags & REQ_F_IO_DRAIN) && ctx->inflight)
+			break;
+		ctx->defer_head = req->next;
+		if (!ctx->defer_head)
+			ctx->defer_tail = NULL;
+		req->next = NULL;
+		io_queue_chain(req);
+	}
+}
+
+void io_queue_or_defer(struct ucmd_kiocb *head)
+{
+	struct ucmd_ctx *ctx = head->ctx;
+
+	if (!(head->flags & REQ_F_IO_DRAIN) && !ctx->defer_head) {
+		io_queue_chain(head);
+		return;
+	}
+	head->next = NULL;
+	if (ctx->defer_tail)
+		ctx->defer_tail->next = head;
+	else
+		ctx->defer_head = head;
+	ctx->defer_tail = head;
+	io_flush_defer(ctx);
+}
+
+/* ---- task work ----------------------------------------------------------- */
+
+void io_req_task_work_add(struct ucmd_kiocb *req, void (*func)(struct ucmd_tw_node *))
+{
+	struct ucmd_ctx *ctx = req->ctx;
+	struct ucmd_tw_node *node = &req->tw;
+
+	node->func = func;
+	node->next = NULL;
+	if (ucmd_current_ctx == ctx) {
+		*ctx->local_tw_tail = node;
+		ctx->local_tw_tail = &node->next;
+		return;
+	}
+	struct ucmd_tw_node *head = atomic_load_explicit(&ctx->tw_list, memory_order_relaxed);
+	do {
+		node->next = head;
+	} while (!atomic_compare_exchange_weak_explicit(&ctx->tw_list, &head, node,
+							 memory_order_release,
+							 memory_order_relaxed));
+	/* Wake the owner only for the first item: it takes the whole list. */
+	if (!head)
+		io_wake_waiters(ctx);
+}
+
+unsigned io_run_task_work(struct ucmd_ctx *ctx)
+{
+	unsigned ran = 0;
+
+	for (;;) {
+		struct ucmd_tw_node *list = ctx->local_tw;
+		ctx->local_tw = NULL;
+		ctx->local_tw_tail = &ctx->local_tw;
+		if (!list && atomic_load_explicit(&ctx->tw_list, memory_order_relaxed)) {
+			/* The remote list is a stack: reverse it to run in order. */
+			struct ucmd_tw_node *n = atomic_exchange_explicit(&ctx->tw_list, NULL,
+									  memory_order_acquire);
+			while (n) {
+				struct ucmd_tw_node *next = n->next;
+				n->next = list;
+				list = n;
+				n = next;
+			}
+		}
+		if (!list)
+			return ran;
+		while (list) {
+			struct ucmd_tw_node *next = list->next;
+			list->func(list);
+			ran++;
+			list = next;
+		}
+	}
+}
+
+/* ---- IOPOLL ----------------------------------------------------------------- */
+
+int io_do_iopoll(struct ucmd_ctx *ctx, bool force_nonspin)
+{
+	struct ucmd_kiocb **pp, *req;
+	int found = 0;
+
+	(void)force_nonspin;
+	for (req = ctx->iopoll_list; req; req = req->next) {
+		if (__atomic_load_n(&req->flags, __ATOMIC_ACQUIRE) & REQ_F_IOPOLL_DONE)
+			continue;
+		const struct io_issue_def *def = &io_issue_defs[req->opcode];
+		if (def->iopoll_fn)
+			def->iopoll_fn(req);
+	}
+	pp = &ctx->iopoll_list;
+	while ((req = *pp) != NULL) {
+		if (!(__atomic_load_n(&req->flags, __ATOMIC_ACQUIRE) & REQ_F_IOPOLL_DONE)) {
+			pp = &req->next;
+			continue;
+		}
+		*pp = req->next;
+		req->next = NULL;
+		ctx->nr_iopoll--;
+		io_req_complete(req);
+		found++;
+	}
+	return found;
+}
+
+/* ---- waiting ---------------------------------------------------------------- */
+
+int io_cqring_wait(struct ucmd_ctx *ctx, unsigned min_events)
+{
+	for (;;) {
+		pthread_mutex_lock(&ctx->uring_lock);
+		ucmd_current_ctx = ctx;
+		io_run_task_work(ctx);
+		if (ctx->nr_iopoll)
+			io_do_iopoll(ctx, false);
+		io_run_task_work(ctx);
+		if (ctx->ocq_head)
+			io_flush_overflow(ctx);
+		io_commit_cqring(ctx);
+		unsigned events = io_cqring_events(ctx);
+		bool polling = ctx->nr_iopoll != 0;
+		uint32_t seq = atomic_load_explicit(&ctx->wake, memory_order_acquire);
+		ucmd_current_ctx = NULL;
+		pthread_mutex_unlock(&ctx->uring_lock);
+
+		if (events >= min_events)
+			return 0;
+		if (polling) {
+			/* IOPOLL: completions are found by polling, not by sleeping */
+			sched_yield();
+			continue;
+		}
+		atomic_fetch_add_explicit(&ctx->nr_waiters, 1, memory_order_acq_rel);
+		if (!atomic_load_explicit(&ctx->tw_list, memory_order_acquire))
+			ucmd_futex_wait(&ctx->wake, seq, 1000);
+		atomic_fetch_sub_explicit(&ctx->nr_waiters, 1, memory_order_acq_rel);
+	}
+}

@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Engine internals: the ring context (the kernel's io_ring_ctx) and the
+ * request (io_kiocb). Only src/core and src/ring include this.
+ */
+#ifndef UCMD_CORE_CORE_H
+#define UCMD_CORE_CORE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ucmd/ucmd.h"
+#include "core/cred.h"
+#include "core/file.h"
+#include "core/iov_iter.h"
+#include "core/uring_cmd.h"
+#include "ring/ring.h"
+
+struct ucmd_security_chain;
+
+#define UCMD_MAX_FILES		4096
+#define UCMD_MAX_FIXED_FILES	32768
+#define UCMD_MAX_FIXED_BUFS	16384
+#define UCMD_MAX_PERSONALITIES	64
+#define UCMD_MAX_BUF_LEN	(1ull << 30)
+
+struct ucmd_engine {
+	pthread_mutex_t lock;		/* devices and the fd table */
+	struct ucmd_device *devices;
+	struct ucmd_file *files[UCMD_MAX_FILES];
+	_Atomic(struct ucmd_security_chain *) security;
+	struct ucmd_security_chain *retired;	/* freed with the engine */
+};
+
+/* Task work: a callback run by the ring's owner. */
+struct ucmd_tw_node {
+	struct ucmd_tw_node *next;
+	void (*func)(struct ucmd_tw_node *node);
+};
+
+/* REQ_F_* */
+enum {
+	REQ_F_FIXED_FILE   = 1u << 0,
+	REQ_F_IO_DRAIN     = 1u << 1,
+	REQ_F_LINK         = 1u << 2,
+	REQ_F_HARDLINK     = 1u << 3,
+	REQ_F_FORCE_ASYNC  = 1u << 4,
+	REQ_F_CQE_SKIP     = 1u << 6,
+	REQ_F_FAIL         = 1u << 8,
+	REQ_F_IOPOLL_DONE  = 1u << 9,
+	REQ_F_INFLIGHT     = 1u << 10,	/* counted in ctx->inflight */
+	REQ_F_ASYNC_RETRY  = 1u << 11,	/* went to the worker after -EAGAIN */
+};
+
+struct ucmd_kiocb {
+	struct ucmd_ctx *ctx;
+	uint8_t opcode;
+	uint8_t sqe_flags;
+	uint16_t ioprio;
+	uint32_t flags;			/* REQ_F_* */
+	uint64_t user_data;
+	struct ucmd_file *file;
+	const struct ucmd_cred *creds;
+	int32_t cqe_res;
+	uint32_t cqe_flags;
+	uint64_t big_cqe[2];
+	uint16_t buf_index;
+	struct ucmd_kiocb *link;	/* next request of the chain */
+	struct ucmd_kiocb *next;	/* free list, defer list, iopoll list */
+	struct ucmd_tw_node tw;
+	union {
+		struct io_uring_cmd cmd;
+		struct ucmd_kiocb_rw rw;
+	};
+	/* The SQE as it was at prep: 64 or 128 bytes. */
+	struct io_uring_sqe sqe[2];
+};
+
+struct ucmd_ctx {
+	struct ucmd_engine *engine;
+	unsigned flags;			/* IORING_SETUP_* */
+	struct ucmd_rings rings;	/* the engine's view of the shared memory */
+	struct ucmd_cred creds;		/* the ring owner's */
+
+	pthread_mutex_t uring_lock;	/* held by whoever submits / runs task work */
+	pid_t submitter_tid;		/* IORING_SETUP_SINGLE_ISSUER */
+
+	/* Completion side, under uring_lock */
+	unsigned cached_cq_tail;
+	struct ucmd_ocqe *ocq_head, *ocq_tail;	/* overflowed CQEs, never lost */
+	unsigned nr_overflow;
+	struct ucmd_tw_node *local_tw;	/* task work queued by the owner itself */
+	struct ucmd_tw_node **local_tw_tail;
+	bool cq_dirty;
+
+	/* Task work from other threads (lock-free stack) */
+	_Atomic(struct ucmd_tw_node *) tw_list;
+	/* Futex word: bumped whenever a waiter might have something to do */
+	_Atomic uint32_t wake;
+	atomic_int nr_waiters;
+
+	/* Requests */
+	struct ucmd_kiocb *free_reqs;
+	unsigned inflight;		/* issued, not yet completed (drain) */
+	struct ucmd_kiocb *defer_head, *defer_tail;	/* IOSQE_IO_DRAIN */
+	struct ucmd_kiocb *iopoll_list;
+	unsigned nr_iopoll;
+
+	/* Submission-time link state */
+	struct ucmd_kiocb *link_head, *link_last;
+
+	/* Registered resources */
+	struct ucmd_file **fixed_files;
+	unsigned nr_fixed_files;
+	struct iovec *bufs;
+	unsigned nr_bufs;
+	struct ucmd_cred *personalities[UCMD_MAX_PERSONALITIES];
+	struct ucmd_cred *retired_creds;
+
+	/* io-wq: the worker pool for blocking retries and IOSQE_ASYNC */
+	struct ucmd_iowq *iowq;
+	atomic_int async_inflight;
+
+	/* SQPOLL */
+	struct ucmd_sqpoll *sqd;
+};
+
+/* Overflowed CQE, kept in order until the CQ has room. */
+struct ucmd_ocqe {
+	struct ucmd_ocqe *next;
+	struct io_uring_cqe cqe;
+	uint64_t extra[2];
+};
+
+/* ---- opdef.c ------------------------------------------------------------- */
+struct io_issue_def {
+	const char *name;
+	unsigned needs_file : 1;
+	unsigned plug : 1;		/* worth a block plug when batched */
+	unsigned iopoll : 1;		/* allowed on an IOPOLL ring */
+	unsigned ioprio : 1;		/* sqe->ioprio is meaningful */
+	unsigned implemented : 1;	/* Linux has it; ucmd does too */
+	unsigned short async_size;	/* state kept across an -EAGAIN retry */
+	int (*prep)(struct ucmd_kiocb *req, const struct io_uring_sqe *sqe);
+	int (*issue)(struct ucmd_kiocb *req, unsigned issue_flags);
+	void (*cleanup)(struct ucmd_kiocb *req);
+	/* IOPOLL: poll the provider for this request; returns completions */
+	int (*iopoll_fn)(struct ucmd_kiocb *req);
+};
+const char *io_uring_get_opcode(uint8_t opcode);
+extern const struct io_issue_def io_issue_defs[IORING_OP_LAST];
+
+/* ---- per-op handlers ---------------------------------------------------- */
+int io_nop_prep(struct ucmd_kiocb *req, const struct io_uring_sqe *sqe);
+int io_nop(struct ucmd_kiocb *req, unsigned issue_flags);
+int io_rw_prep(struct ucmd_kiocb *req, const struct io_uring_sqe *sqe);
+int io_read(struct ucmd_kiocb *req, unsigned issue_flags);
+int io_write(struct ucmd_kiocb *req, unsigned issue_flags);
+void io_rw_cleanup(struct ucmd_kiocb *req);
+int io_rw_iopoll(struct ucmd_kiocb *req);
+int io_import_fixed(struct ucmd_ctx *ctx, int rw, unsigned index, uint64_t addr, size_t len,
+		    struct ucmd_iov_iter *iter);
+int io_uring_cmd_prep(struct ucmd_kiocb *req, const struct io_uring_sqe *sqe);
+int io_uring_cmd_issue(struct ucmd_kiocb *req, unsigned issue_flags);
+int io_uring_cmd_iopoll(struct ucmd_kiocb *req);
+
+/* ---- submit.c / complete.c ---------------------------------------------- */
+int io_submit_sqes(struct ucmd_ctx *ctx, unsigned nr);
+void io_queue_chain(struct ucmd_kiocb *head);
+void io_queue_or_defer(struct ucmd_kiocb *head);
+void io_req_issue(struct ucmd_kiocb *req);
+int io_req_issue_blocking(struct ucmd_kiocb *req);
+/* Finish req with res (and res2): posts or overflows its CQE, runs links. */
+void io_req_complete(struct ucmd_kiocb *req);
+void io_req_set_res(struct ucmd_kiocb *req, int32_t res, uint64_t res2);
+/* Hand req's completion to the owner from any thread. */
+void io_req_task_work_add(struct ucmd_kiocb *req, void (*func)(struct ucmd_tw_node *));
+/* Owner: run queued task work; returns how many items ran. */
+unsigned io_run_task_work(struct ucmd_ctx *ctx);
+void io_commit_cqring(struct ucmd_ctx *ctx);
+bool io_flush_overflow(struct ucmd_ctx *ctx);
+unsigned io_cqring_events(struct ucmd_ctx *ctx);
+void io_wake_waiters(struct ucmd_ctx *ctx);
+int io_do_iopoll(struct ucmd_ctx *ctx, bool force_nonspin);
+int io_cqring_wait(struct ucmd_ctx *ctx, unsigned min_events);
+
+/* The ctx whose uring_lock this thread holds (its "task context"). */
+extern __thread struct ucmd_ctx *ucmd_current_ctx;
+
+static inline struct ucmd_kiocb *cmd_to_req(const struct io_uring_cmd *cmd)
+{
+	return (struct ucmd_kiocb *)((const char *)cmd - offsetof(struct ucmd_kiocb, cmd));
+}
+
+static inline struct ucmd_kiocb *rw_to_req(const struct ucmd_kiocb_rw *rw)
+{
+	return (struct ucmd_kiocb *)((const char *)rw - offsetof(struct ucmd_kiocb, rw));
+}
+
+/* ---- iowq.c / sqpoll.c -------------------------------------------------- */
+int io_wq_create(struct ucmd_ctx *ctx);
+void io_wq_destroy(struct ucmd_ctx *ctx);
+void io_queue_iowq(struct ucmd_kiocb *req);
+int io_sq_thread_create(struct ucmd_ctx *ctx, const struct io_uring_params *p);
+void io_sq_thread_stop(struct ucmd_ctx *ctx);
+
+/* ---- futex helpers ------------------------------------------------------ */
+void ucmd_futex_wait(_Atomic uint32_t *addr, uint32_t val, int timeout_ms);
+void ucmd_futex_wake(_Atomic uint32_t *addr, int nr);
+
+#endif

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/* Credentials: who opened a file, who owns a ring, whom a personality names. */
+#ifndef UCMD_CORE_CRED_H
+#define UCMD_CORE_CRED_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#define UCMD_NGROUPS_MAX 32
+
+struct ucmd_cred {
+	pid_t pid;
+	uid_t uid, euid;
+	gid_t gid, egid;
+	int ngroups;		/* supplementary groups kept, at most UCMD_NGROUPS_MAX */
+	gid_t groups[UCMD_NGROUPS_MAX];
+	bool cap_sys_admin;	/* CAP_SYS_ADMIN in the effective set */
+	struct ucmd_cred *retired_next;	/* engine bookkeeping */
+};
+
+/* Capture the calling thread's credentials. */
+void ucmd_cred_current(struct ucmd_cred *c);
+bool ucmd_cred_in_group(const struct ucmd_cred *c, gid_t gid);
+
+#endif

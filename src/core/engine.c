@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The engine: the devices and open files of one "kernel", shared by every
+ * ring created on it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "core/null.h"
+#include "security/hooks.h"
+
+struct ucmd_engine *ucmd_engine_new(void)
+{
+	struct ucmd_engine *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return NULL;
+	pthread_mutex_init(&e->lock, NULL);
+	/* Every engine has a null device, as every Linux system has /dev/null. */
+	if (ucmd_null_register(e) < 0) {
+		ucmd_engine_free(e);
+		return NULL;
+	}
+	return e;
+}
+
+void ucmd_engine_free(struct ucmd_engine *e)
+{
+	if (!e)
+		return;
+	for (int fd = 0; fd < UCMD_MAX_FILES; fd++)
+		if (e->files[fd])
+			ucmd_close(e, fd);
+	while (e->devices) {
+		struct ucmd_device *d = e->devices;
+		e->devices = d->next;
+		free(d);
+	}
+	ucmd_security_engine_free(e);
+	pthread_mutex_destroy(&e->lock);
+	free(e);
+}
+
+static struct ucmd_engine *default_engine;
+static pthread_once_t default_once = PTHREAD_ONCE_INIT;
+
+static void default_engine_init(void)
+{
+	default_engine = ucmd_engine_new();
+}
+
+struct ucmd_engine *ucmd_engine_default(void)
+{
+	pthread_once(&default_once, default_engine_init);
+	return default_engine;
+}
+
+int ucmd_engine_add_device(struct ucmd_engine *e, const char *name,
+			   const struct ucmd_file_ops *ops, void *priv)
+{
+	struct ucmd_device *d;
+
+	if (!name || !*name || strlen(name) >= sizeof(d->name) || !ops)
+		return -EINVAL;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	d->ops = ops;
+	d->priv = priv;
+	pthread_mutex_lock(&e->lock);
+	for (struct ucmd_device *x = e->devices; x; x = x->next) {
+		if (!strcmp(x->name, name)) {
+			pthread_mutex_unlock(&e->lock);
+			free(d);
+			return -EEXIST;
+		}
+	}
+	/* Append, so that listings come out in registration order. */
+	struct ucmd_device **pp = &e->devices;
+	while (*pp)
+		pp = &(*pp)->next;
+	*pp = d;
+	pthread_mutex_unlock(&e->lock);
+	return 0;
+}
+
+int ucmd_engine_remove_device(struct ucmd_engine *e, const char *name)
+{
+	pthread_mutex_lock(&e->lock);
+	for (struct ucmd_device **pp = &e->devices; *pp; pp = &(*pp)->next) {
+		struct ucmd_device *d = *pp;
+		if (strcmp(d->name, name))
+			continue;
+		for (int fd = 0; fd < UCMD_MAX_FILES; fd++) {
+			if (e->files[fd] && e->files[fd]->dev == d) {
+				pthread_mutex_unlock(&e->lock);
+				return -EBUSY;
+			}
+		}
+		*pp = d->next;
+		pthread_mutex_unlock(&e->lock);
+		free(d);
+		return 0;
+	}
+	pthread_mutex_unlock(&e->lock);
+	return -ENOENT;
+}
+
+struct ucmd_device *ucmd_engine_find_device(struct ucmd_engine *e, const char *name)
+{
+	struct ucmd_device *found = NULL;
+
+	pthread_mutex_lock(&e->lock);
+	for (struct ucmd_device *d = e->devices; d; d = d->next)
+		if (!strcmp(d->name, name)) {
+			found = d;
+			break;
+		}
+	pthread_mutex_unlock(&e->lock);
+	return found;
+}
+
+int ucmd_device_names(struct ucmd_engine *e, const char **names, unsigned max)
+{
+	unsigned n = 0;
+
+	pthread_mutex_lock(&e->lock);
+	for (struct ucmd_device *d = e->devices; d; d = d->next) {
+		if (n < max)
+			names[n] = d->name;
+		n++;
+	}
+	pthread_mutex_unlock(&e->lock);
+	return (int)n;
+}
+
+int ucmd_open(struct ucmd_engine *e, const char *name, int flags)
+{
+	struct ucmd_device *d;
+	struct ucmd_file *f;
+	int acc = flags & O_ACCMODE, fd, ret;
+
+	if (!e || !name)
+		return -EINVAL;
+	if (acc != O_RDONLY && acc != O_WRONLY && acc != O_RDWR)
+		return -EINVAL;
+	d = ucmd_engine_find_device(e, name);
+	if (!d)
+		return -ENOENT;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->ops = d->ops;
+	f->dev = d;
+	f->engine = e;
+	f->private_data = d->priv;
+	f->f_flags = flags;
+	f->f_mode = (acc == O_RDONLY ? FMODE_READ : acc == O_WRONLY ? FMODE_WRITE
+							     : FMODE_READ | FMODE_WRITE);
+	ucmd_cred_current(&f->cred);
+	atomic_init(&f->refs, 1);
+	if (f->ops->open && (ret = f->ops->open(f)) < 0) {
+		free(f);
+		return ret;
+	}
+	pthread_mutex_lock(&e->lock);
+	for (fd = 0; fd < UCMD_MAX_FILES; fd++)
+		if (!e->files[fd])
+			break;
+	if (fd == UCMD_MAX_FILES) {
+		pthread_mutex_unlock(&e->lock);
+		ucmd_file_put(f);
+		return -EMFILE;
+	}
+	e->files[fd] = f;
+	pthread_mutex_unlock(&e->lock);
+	return fd;
+}
+
+int ucmd_close(struct ucmd_engine *e, int fd)
+{
+	struct ucmd_file *f;
+
+	if (!e || fd < 0 || fd >= UCMD_MAX_FILES)
+		return -EBADF;
+	pthread_mutex_lock(&e->lock);
+	f = e->files[fd];
+	e->files[fd] = NULL;
+	pthread_mutex_unlock(&e->lock);
+	if (!f)
+		return -EBADF;
+	ucmd_file_put(f);
+	return 0;
+}
+
+struct ucmd_file *ucmd_fget(struct ucmd_engine *e, int fd)
+{
+	struct ucmd_file *f = NULL;
+
+	if (fd < 0 || fd >= UCMD_MAX_FILES)
+		return NULL;
+	pthread_mutex_lock(&e->lock);
+	f = e->files[fd];
+	if (f)
+		atomic_fetch_add_explicit(&f->refs, 1, memory_order_relaxed);
+	pthread_mutex_unlock(&e->lock);
+	return f;
+}
+
+void ucmd_file_get(struct ucmd_file *f)
+{
+	atomic_fetch_add_explicit(&f->refs, 1, memory_order_relaxed);
+}
+
+void ucmd_file_put(struct ucmd_file *f)
+{
+	if (atomic_fetch_sub_explicit(&f->refs, 1, memory_order_acq_rel) != 1)
+		return;
+	if (f->ops->release)
+		f->ops->release(f);
+	free(f);
+}

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * io_uring_enter(2) and the liburing-style calls built on it. The
+ * application side touches only the shared ring memory through its own
+ * mapping; everything else goes through ucmd_enter().
+ */
+#include <errno.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "core/core.h"
+
+int ucmd_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete, unsigned flags)
+{
+	struct ucmd_ctx *ctx = ring->ctx;
+	int submitted = 0;
+
+	if (!ctx)
+		return -EBADF;
+	if (flags & ~(IORING_ENTER_GETEVENTS | IORING_ENTER_SQ_WAKEUP | IORING_ENTER_SQ_WAIT))
+		return -EINVAL;
+	if (ctx->flags & IORING_SETUP_SQPOLL) {
+		if (flags & IORING_ENTER_SQ_WAKEUP)
+			io_wake_waiters(ctx);
+		if (flags & IORING_ENTER_SQ_WAIT) {
+			while (__atomic_load_n(ctx->rings.sq_tail, __ATOMIC_ACQUIRE) -
+				       __atomic_load_n(ctx->rings.sq_head, __ATOMIC_ACQUIRE) >=
+			       ctx->rings.sq_entries)
+				sched_yield();
+		}
+		submitted = (int)to_submit;
+	} else if (to_submit) {
+		if ((ctx->flags & IORING_SETUP_SINGLE_ISSUER) &&
+		    ctx->submitter_tid != (pid_t)syscall(SYS_gettid))
+			return -EEXIST;
+		pthread_mutex_lock(&ctx->uring_lock);
+		ucmd_current_ctx = ctx;
+		submitted = io_submit_sqes(ctx, to_submit);
+		io_run_task_work(ctx);
+		io_commit_cqring(ctx);
+		ucmd_current_ctx = NULL;
+		pthread_mutex_unlock(&ctx->uring_lock);
+	}
+	if (flags & IORING_ENTER_GETEVENTS) {
+		int ret = io_cqring_wait(ctx, min_complete);
+		if (ret < 0 && !submitted)
+			return ret;
+	}
+	return submitted;
+}
+
+/* Publish the SQEs handed out by ucmd_get_sqe(); returns how many wait. */
+static unsigned flush_sq(struct ucmd_ring *ring)
+{
+	struct ucmd_sq *sq = &ring->sq;
+	unsigned tail = sq->sqe_tail;
+
+	if (sq->sqe_head != tail) {
+		sq->sqe_head = tail;
+		__atomic_store_n(sq->ktail, tail, __ATOMIC_RELEASE);
+	}
+	return tail - __atomic_load_n(sq->khead, __ATOMIC_ACQUIRE);
+}
+
+static bool sq_needs_enter(struct ucmd_ring *ring, unsigned submit, unsigned *flags)
+{
+	if (!submit)
+		return false;
+	if (!(ring->flags & IORING_SETUP_SQPOLL))
+		return true;
+	/* Pairs with the poller's NEED_WAKEUP-then-recheck. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(ring->sq.kflags, __ATOMIC_RELAXED) & IORING_SQ_NEED_WAKEUP) {
+		*flags |= IORING_ENTER_SQ_WAKEUP;
+		return true;
+	}
+	return false;
+}
+
+static bool cq_needs_flush(struct ucmd_ring *ring)
+{
+	return __atomic_load_n(ring->sq.kflags, __ATOMIC_ACQUIRE) & IORING_SQ_CQ_OVERFLOW;
+}
+
+int ucmd_submit_and_wait(struct ucmd_ring *ring, unsigned wait_nr)
+{
+	unsigned submitted = flush_sq(ring);
+	unsigned flags = 0;
+
+	if (sq_needs_enter(ring, submitted, &flags) || wait_nr || cq_needs_flush(ring)) {
+		if (wait_nr || (ring->flags & IORING_SETUP_IOPOLL) || cq_needs_flush(ring))
+			flags |= IORING_ENTER_GETEVENTS;
+		return ucmd_enter(ring, submitted, wait_nr, flags);
+	}
+	return (int)submitted;
+}
+
+int ucmd_submit(struct ucmd_ring *ring)
+{
+	return ucmd_submit_and_wait(ring, 0);
+}
+
+static struct io_uring_cqe *peek(struct ucmd_ring *ring, unsigned *avail)
+{
+	unsigned head = *ring->cq.khead;
+	unsigned tail = __atomic_load_n(ring->cq.ktail, __ATOMIC_ACQUIRE);
+
+	*avail = tail - head;
+	if (head == tail)
+		return NULL;
+	return &ring->cq.cqes[(head & ring->cq.ring_mask) << ucmd_cqe_shift(ring)];
+}
+
+int ucmd_wait_cqe_nr(struct ucmd_ring *ring, struct io_uring_cqe **cqe_ptr, unsigned wait_nr)
+{
+	unsigned avail;
+	int ret;
+
+	for (;;) {
+		struct io_uring_cqe *cqe = peek(ring, &avail);
+		if (cqe && avail >= wait_nr) {
+			*cqe_ptr = cqe;
+			return 0;
+		}
+		/*
+		 * Enter even for a peek with nothing to show: that is when task
+		 * work (completions found on other threads) and overflowed CQEs
+		 * are brought into the ring.
+		 */
+		ret = ucmd_enter(ring, 0, wait_nr, IORING_ENTER_GETEVENTS);
+		if (ret < 0)
+			return ret;
+		if (!wait_nr) {
+			cqe = peek(ring, &avail);
+			*cqe_ptr = cqe;
+			return cqe ? 0 : -EAGAIN;
+		}
+	}
+}
+
+int ucmd_peek_cqe(struct ucmd_ring *ring, struct io_uring_cqe **cqe_ptr)
+{
+	return ucmd_wait_cqe_nr(ring, cqe_ptr, 0);
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Devices and open files: the engine's equivalent of struct file_operations.
+ * A provider (a "driver") registers a device with a table of operations; an
+ * open file records its open mode and its opener's credentials.
+ */
+#ifndef UCMD_CORE_FILE_H
+#define UCMD_CORE_FILE_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "core/cred.h"
+
+struct ucmd_engine;
+struct ucmd_file;
+struct io_uring_cmd;
+struct ucmd_kiocb_rw;
+struct ucmd_cmd_desc;
+
+/* issue_flags, the kernel's enum io_uring_cmd_flags values */
+#define IO_URING_F_COMPLETE_DEFER	(1u << 0)
+#define IO_URING_F_UNLOCKED		(1u << 1)
+#define IO_URING_F_IOWQ			(1u << 3)
+#define IO_URING_F_NONBLOCK		(1u << 31)
+#define IO_URING_F_SQE128		(1u << 8)
+#define IO_URING_F_CQE32		(1u << 9)
+#define IO_URING_F_IOPOLL		(1u << 10)
+
+/* The provider will complete later (io_uring_cmd_done / ki_complete). */
+#define EIOCBQUEUED 529
+
+struct ucmd_file_ops {
+	const char *name;
+	/* Called at open; may refuse (-EACCES, -EPERM, ...). */
+	int (*open)(struct ucmd_file *f);
+	void (*release)(struct ucmd_file *f);
+	/* IORING_OP_URING_CMD: 0/-errno/positive status, or -EIOCBQUEUED. */
+	int (*uring_cmd)(struct io_uring_cmd *cmd, unsigned issue_flags);
+	/* IOPOLL: reap completions for cmd's queue; returns completions found. */
+	int (*uring_cmd_iopoll)(struct io_uring_cmd *cmd);
+	/* READ/WRITE family: bytes done, -errno, or -EIOCBQUEUED. */
+	long (*read_iter)(struct ucmd_kiocb_rw *kiocb, unsigned issue_flags);
+	long (*write_iter)(struct ucmd_kiocb_rw *kiocb, unsigned issue_flags);
+	int (*iopoll)(struct ucmd_kiocb_rw *kiocb);
+	/* Synchronous ioctl-style entry point (NVME_IOCTL_*). */
+	long (*ioctl)(struct ucmd_file *f, unsigned long cmd, void *arg);
+	/* Describe a URING_CMD for security modules (generic terms). */
+	int (*describe)(const struct io_uring_cmd *cmd, struct ucmd_cmd_desc *desc);
+	/* Describe a READ/WRITE family request. */
+	int (*describe_rw)(const struct ucmd_kiocb_rw *kiocb, struct ucmd_cmd_desc *desc);
+};
+
+struct ucmd_device {
+	char name[32];
+	const struct ucmd_file_ops *ops;
+	void *priv;
+	struct ucmd_device *next;
+};
+
+struct ucmd_file {
+	const struct ucmd_file_ops *ops;
+	struct ucmd_device *dev;
+	struct ucmd_engine *engine;
+	void *private_data;	/* the provider's, set in ->open */
+	int f_flags;		/* O_RDONLY / O_WRONLY / O_RDWR ... */
+	unsigned f_mode;	/* FMODE_READ | FMODE_WRITE */
+	struct ucmd_cred cred;	/* the opener's */
+	atomic_int refs;
+};
+
+#define FMODE_READ  (1u << 0)
+#define FMODE_WRITE (1u << 1)
+
+int ucmd_engine_add_device(struct ucmd_engine *e, const char *name,
+			   const struct ucmd_file_ops *ops, void *priv);
+int ucmd_engine_remove_device(struct ucmd_engine *e, const char *name);
+struct ucmd_device *ucmd_engine_find_device(struct ucmd_engine *e, const char *name);
+
+/* Reference the open file behind fd (NULL if none); drop with ucmd_file_put. */
+struct ucmd_file *ucmd_fget(struct ucmd_engine *e, int fd);
+void ucmd_file_get(struct ucmd_file *f);
+void ucmd_file_put(struct ucmd_file *f);
+
+#endif

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/iov_iter.h"
+
+/* End of the x86-64 / arm64 user address space with 4-level paging. */
+#define UCMD_TASK_SIZE 0x00007ffffffff000ull
+
+int ucmd_access_ok(uint64_t addr, uint64_t len)
+{
+	if (!len)
+		return 0;
+	if (!addr || addr + len < addr || addr + len > UCMD_TASK_SIZE)
+		return -EFAULT;
+	return 0;
+}
+
+int ucmd_import_ubuf(int rw, uint64_t addr, size_t len, struct ucmd_iov_iter *it)
+{
+	(void)rw;
+	if (len > SSIZE_MAX)
+		return -EINVAL;
+	if (ucmd_access_ok(addr, len))
+		return -EFAULT;
+	it->alloc = NULL;
+	it->fast[0].iov_base = (void *)(uintptr_t)addr;
+	it->fast[0].iov_len = len;
+	it->iov = it->fast;
+	it->nr_segs = 1;
+	it->count = len;
+	return 0;
+}
+
+int ucmd_import_iovec(int rw, uint64_t uvec, unsigned nr, struct ucmd_iov_iter *it)
+{
+	struct iovec *dst;
+	size_t total = 0;
+
+	(void)rw;
+	it->alloc = NULL;
+	if (nr > UCMD_UIO_MAXIOV)
+		return -EINVAL;
+	if (ucmd_access_ok(uvec, (uint64_t)nr * sizeof(struct iovec)))
+		return -EFAULT;
+	if (nr <= UCMD_FAST_IOV) {
+		dst = it->fast;
+	} else {
+		dst = malloc(nr * sizeof(*dst));
+		if (!dst)
+			return -ENOMEM;
+		it->alloc = dst;
+	}
+	/* One copy, then only the copy is checked and used. */
+	if (nr)
+		memcpy(dst, (const void *)(uintptr_t)uvec, nr * sizeof(*dst));
+	for (unsigned i = 0; i < nr; i++) {
+		if (dst[i].iov_len > SSIZE_MAX - total) {
+			ucmd_iov_iter_release(it);
+			return -EINVAL;
+		}
+		if (ucmd_access_ok((uint64_t)(uintptr_t)dst[i].iov_base, dst[i].iov_len)) {
+			ucmd_iov_iter_release(it);
+			return -EFAULT;
+		}
+		total += dst[i].iov_len;
+	}
+	it->iov = dst;
+	it->nr_segs = nr;
+	it->count = total;
+	return 0;
+}
+
+void ucmd_iov_iter_release(struct ucmd_iov_iter *it)
+{
+	free(it->alloc);
+	it->alloc = NULL;
+}
+
+size_t ucmd_copy_to_iter(const void *src, size_t len, const struct ucmd_iov_iter *it)
+{
+	size_t done = 0;
+
+	for (unsigned i = 0; i < it->nr_segs && done < len; i++) {
+		size_t n = it->iov[i].iov_len;
+		if (n > len - done)
+			n = len - done;
+		memcpy(it->iov[i].iov_base, (const char *)src + done, n);
+		done += n;
+	}
+	return done;
+}
+
+size_t ucmd_copy_from_iter(void *dst, size_t len, const struct ucmd_iov_iter *it)
+{
+	size_t done = 0;
+
+	for (unsigned i = 0; i < it->nr_segs && done < len; i++) {
+		size_t n = it->iov[i].iov_len;
+		if (n > len - done)
+			n = len - done;
+		memcpy((char *)dst + done, it->iov[i].iov_base, n);
+		done += n;
+	}
+	return done;
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A minimal iov_iter: the data of one request as a list of segments that the
+ * engine has checked and, where it had to, copied (iovec arrays are copied
+ * out of user memory at prep so that a later change cannot affect them).
+ */
+#ifndef UCMD_CORE_IOV_ITER_H
+#define UCMD_CORE_IOV_ITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#define UCMD_READ  0
+#define UCMD_WRITE 1
+#define UCMD_UIO_MAXIOV 1024
+#define UCMD_FAST_IOV 8
+
+struct ucmd_iov_iter {
+	const struct iovec *iov;
+	unsigned nr_segs;
+	size_t count;			/* total bytes */
+	struct iovec *alloc;		/* heap copy when more than UCMD_FAST_IOV */
+	struct iovec fast[UCMD_FAST_IOV];
+};
+
+/*
+ * Checks that [addr, addr + len) is user memory the caller may hand to the
+ * engine: not NULL (unless len is 0), no wrap-around, below the end of the
+ * user address space. Returns 0 or -EFAULT.
+ */
+int ucmd_access_ok(uint64_t addr, uint64_t len);
+
+/* One flat buffer. */
+int ucmd_import_ubuf(int rw, uint64_t addr, size_t len, struct ucmd_iov_iter *it);
+/*
+ * A user iovec array of nr entries at uvec: copied, every segment checked.
+ * nr above UCMD_UIO_MAXIOV → -EINVAL; bad pointers → -EFAULT; total above
+ * SSIZE_MAX → -EINVAL.
+ */
+int ucmd_import_iovec(int rw, uint64_t uvec, unsigned nr, struct ucmd_iov_iter *it);
+void ucmd_iov_iter_release(struct ucmd_iov_iter *it);
+
+/* Copy between a flat buffer and the iterator's segments. */
+size_t ucmd_copy_to_iter(const void *src, size_t len, const struct ucmd_iov_iter *it);
+size_t ucmd_copy_from_iter(void *dst, size_t len, const struct ucmd_iov_iter *it);
+
+#endif

@@ -1,0 +1,398 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * io_uring_setup(2) and io_uring_register(2): creating a ring context on an
+ * engine, mapping the ring memory for the application, registered files,
+ * buffers and personalities.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "core/core.h"
+#include "security/hooks.h"
+
+#define SETUP_FLAGS_SUPPORTED                                                         \
+	(IORING_SETUP_IOPOLL | IORING_SETUP_SQPOLL | IORING_SETUP_SQ_AFF |             \
+	 IORING_SETUP_CQSIZE | IORING_SETUP_CLAMP | IORING_SETUP_SUBMIT_ALL |          \
+	 IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG | IORING_SETUP_SQE128 | \
+	 IORING_SETUP_CQE32 | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN)
+
+static void ctx_free(struct ucmd_ctx *ctx)
+{
+	while (ctx->free_reqs) {
+		struct ucmd_kiocb *r = ctx->free_reqs;
+		ctx->free_reqs = r->next;
+		free(r);
+	}
+	while (ctx->ocq_head) {
+		struct ucmd_ocqe *o = ctx->ocq_head;
+		ctx->ocq_head = o->next;
+		free(o);
+	}
+	for (unsigned i = 0; i < UCMD_MAX_PERSONALITIES; i++)
+		free(ctx->personalities[i]);
+	while (ctx->retired_creds) {
+		struct ucmd_cred *c = ctx->retired_creds;
+		ctx->retired_creds = c->retired_next;
+		free(c);
+	}
+	ucmd_rings_destroy(&ctx->rings);
+	pthread_mutex_destroy(&ctx->uring_lock);
+	free(ctx);
+}
+
+static int validate_params(const struct io_uring_params *p)
+{
+	if (p->flags & ~SETUP_FLAGS_SUPPORTED)
+		return -EINVAL;
+	for (unsigned i = 0; i < 3; i++)
+		if (p->resv[i])
+			return -EINVAL;
+	/* Linux's combination rules */
+	if ((p->flags & IORING_SETUP_SQ_AFF) && !(p->flags & IORING_SETUP_SQPOLL))
+		return -EINVAL;
+	if ((p->flags & IORING_SETUP_COOP_TASKRUN) && (p->flags & IORING_SETUP_TASKRUN_FLAG))
+		return -EINVAL;
+	if ((p->flags & IORING_SETUP_DEFER_TASKRUN) &&
+	    !(p->flags & IORING_SETUP_SINGLE_ISSUER))
+		return -EINVAL;
+	if ((p->flags & IORING_SETUP_DEFER_TASKRUN) && (p->flags & IORING_SETUP_SQPOLL))
+		return -EINVAL;
+	return 0;
+}
+
+/* The application's mapping: its own view of the memfd, found by offsets. */
+static int ring_map_app(struct ucmd_ring *ring, const struct io_uring_params *p, int memfd)
+{
+	size_t total = p->cq_off.resv2;
+	char *b = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, memfd, 0);
+
+	if (b == MAP_FAILED)
+		return -errno;
+	ring->sq.ring_ptr = b;
+	ring->sq.ring_sz = total;
+	ring->cq.ring_ptr = b;
+	ring->cq.ring_sz = total;
+	ring->sq.khead = (unsigned *)(b + p->sq_off.head);
+	ring->sq.ktail = (unsigned *)(b + p->sq_off.tail);
+	ring->sq.kring_mask = (unsigned *)(b + p->sq_off.ring_mask);
+	ring->sq.kring_entries = (unsigned *)(b + p->sq_off.ring_entries);
+	ring->sq.kflags = (unsigned *)(b + p->sq_off.flags);
+	ring->sq.kdropped = (unsigned *)(b + p->sq_off.dropped);
+	ring->sq.array = (unsigned *)(b + p->sq_off.array);
+	ring->sq.sqes = (struct io_uring_sqe *)(b + p->sq_off.resv2);
+	ring->sq.ring_mask = *ring->sq.kring_mask;
+	ring->sq.ring_entries = *ring->sq.kring_entries;
+	ring->cq.khead = (unsigned *)(b + p->cq_off.head);
+	ring->cq.ktail = (unsigned *)(b + p->cq_off.tail);
+	ring->cq.kring_mask = (unsigned *)(b + p->cq_off.ring_mask);
+	ring->cq.kring_entries = (unsigned *)(b + p->cq_off.ring_entries);
+	ring->cq.kflags = (unsigned *)(b + p->cq_off.flags);
+	ring->cq.koverflow = (unsigned *)(b + p->cq_off.overflow);
+	ring->cq.cqes = (struct io_uring_cqe *)(b + p->cq_off.cqes);
+	ring->cq.ring_mask = *ring->cq.kring_mask;
+	ring->cq.ring_entries = *ring->cq.kring_entries;
+	/* liburing keeps the SQ index array as the identity; so do we. */
+	for (unsigned i = 0; i < ring->sq.ring_entries; i++)
+		ring->sq.array[i] = i;
+	ring->sq.sqe_head = ring->sq.sqe_tail = *ring->sq.ktail;
+	return 0;
+}
+
+int ucmd_queue_init_engine(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
+			   struct io_uring_params *p)
+{
+	struct ucmd_ctx *ctx;
+	int ret;
+
+	if (!e || !ring || !p)
+		return -EINVAL;
+	memset(ring, 0, sizeof(*ring));
+	ring->ring_fd = -1;
+	ret = validate_params(p);
+	if (ret)
+		return ret;
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return -ENOMEM;
+	ctx->engine = e;
+	ctx->flags = p->flags;
+	pthread_mutex_init(&ctx->uring_lock, NULL);
+	ctx->local_tw_tail = &ctx->local_tw;
+	ucmd_cred_current(&ctx->creds);
+	ret = ucmd_rings_create(&ctx->rings, entries, p);
+	if (ret) {
+		ctx_free(ctx);
+		return ret;
+	}
+	if (p->flags & IORING_SETUP_SINGLE_ISSUER)
+		ctx->submitter_tid = (pid_t)syscall(SYS_gettid);
+	p->features = IORING_FEAT_SINGLE_MMAP | IORING_FEAT_NODROP | IORING_FEAT_SUBMIT_STABLE |
+		      IORING_FEAT_CUR_PERSONALITY | IORING_FEAT_CQE_SKIP;
+	ret = io_wq_create(ctx);
+	if (ret) {
+		ctx_free(ctx);
+		return ret;
+	}
+	if (p->flags & IORING_SETUP_SQPOLL) {
+		ret = security_uring_sqpoll(e, &ctx->creds);
+		if (!ret)
+			ret = io_sq_thread_create(ctx, p);
+		if (ret) {
+			io_wq_destroy(ctx);
+			ctx_free(ctx);
+			return ret;
+		}
+	}
+	ring->flags = p->flags;
+	ring->features = p->features;
+	ring->engine = e;
+	ring->ctx = ctx;
+	ring->ring_fd = dup(ctx->rings.memfd);
+	if (ring->ring_fd < 0 || (ret = ring_map_app(ring, p, ring->ring_fd)) != 0) {
+		ret = ring->ring_fd < 0 ? -errno : ret;
+		ucmd_queue_exit(ring);
+		return ret;
+	}
+	return 0;
+}
+
+int ucmd_queue_init_params(unsigned entries, struct ucmd_ring *ring, struct io_uring_params *p)
+{
+	struct ucmd_engine *e = ucmd_engine_default();
+
+	return e ? ucmd_queue_init_engine(e, entries, ring, p) : -ENOMEM;
+}
+
+int ucmd_queue_init(unsigned entries, struct ucmd_ring *ring, unsigned flags)
+{
+	struct io_uring_params p;
+
+	memset(&p, 0, sizeof(p));
+	p.flags = flags;
+	return ucmd_queue_init_params(entries, ring, &p);
+}
+
+/* Wait for every request to finish, so that nothing refers to the ctx. */
+static void ctx_quiesce(struct ucmd_ctx *ctx)
+{
+	for (;;) {
+		pthread_mutex_lock(&ctx->uring_lock);
+		ucmd_current_ctx = ctx;
+		io_run_task_work(ctx);
+		if (ctx->nr_iopoll)
+			io_do_iopoll(ctx, true);
+		io_commit_cqring(ctx);
+		bool idle = !ctx->inflight && !ctx->defer_head && !ctx->link_head &&
+			    !atomic_load(&ctx->async_inflight) && !atomic_load(&ctx->tw_list);
+		if (ctx->link_head) {
+			/* an unterminated chain at exit is dropped, as Linux does */
+			struct ucmd_kiocb *r = ctx->link_head;
+			ctx->link_head = NULL;
+			while (r) {
+				struct ucmd_kiocb *n = r->link;
+				r->link = NULL;
+				io_req_set_res(r, -ECANCELED, 0);
+				r->flags |= REQ_F_CQE_SKIP;
+				io_req_complete(r);
+				r = n;
+			}
+		}
+		ucmd_current_ctx = NULL;
+		uint32_t seq = atomic_load(&ctx->wake);
+		pthread_mutex_unlock(&ctx->uring_lock);
+		if (idle)
+			return;
+		atomic_fetch_add(&ctx->nr_waiters, 1);
+		if (!atomic_load(&ctx->tw_list) && !ctx->nr_iopoll)
+			ucmd_futex_wait(&ctx->wake, seq, 10);
+		atomic_fetch_sub(&ctx->nr_waiters, 1);
+	}
+}
+
+void ucmd_queue_exit(struct ucmd_ring *ring)
+{
+	struct ucmd_ctx *ctx = ring->ctx;
+
+	if (ring->sq.ring_ptr)
+		munmap(ring->sq.ring_ptr, ring->sq.ring_sz);
+	if (ring->ring_fd >= 0)
+		close(ring->ring_fd);
+	if (ctx) {
+		io_sq_thread_stop(ctx);
+		ctx_quiesce(ctx);
+		io_wq_destroy(ctx);
+		ucmd_unregister_files(ring);
+		ucmd_unregister_buffers(ring);
+		ctx_free(ctx);
+	}
+	memset(ring, 0, sizeof(*ring));
+	ring->ring_fd = -1;
+}
+
+/* Registration changes the ring's tables: done under uring_lock, quiesced. */
+int ucmd_register_files(struct ucmd_ring *ring, const int *files, unsigned nr_files)
+{
+	struct ucmd_ctx *ctx = ring->ctx;
+	struct ucmd_file **tab;
+	int ret = 0;
+
+	if (!ctx || !files)
+		return -EFAULT;
+	if (!nr_files || nr_files > UCMD_MAX_FIXED_FILES)
+		return -EINVAL;
+	tab = calloc(nr_files, sizeof(*tab));
+	if (!tab)
+		return -ENOMEM;
+	for (unsigned i = 0; i < nr_files; i++) {
+		if (files[i] == -1)
+			continue;	/* a sparse slot */
+		tab[i] = ucmd_fget(ctx->engine, files[i]);
+		if (!tab[i]) {
+			ret = -EBADF;
+			break;
+		}
+	}
+	pthread_mutex_lock(&ctx->uring_lock);
+	if (!ret && ctx->fixed_files)
+		ret = -EBUSY;
+	if (!ret) {
+		ctx->fixed_files = tab;
+		ctx->nr_fixed_files = nr_files;
+	}
+	pthread_mutex_unlock(&ctx->uring_lock);
+	if (ret) {
+		for (unsigned i = 0; i < nr_files; i++)
+			if (tab[i])
+				ucmd_file_put(tab[i]);
+		free(tab);
+	}
+	return ret;
+}
+
+int ucmd_unregister_files(struct ucmd_ring *ring)
+{
+	struct ucmd_ctx *ctx = ring->ctx;
+	struct ucmd_file **tab;
+	unsigned nr;
+
+	if (!ctx)
+		return -EINVAL;
+	pthread_mutex_lock(&ctx->uring_lock);
+	tab = ctx->fixed_files;
+	nr = ctx->nr_fixed_files;
+	ctx->fixed_files = NULL;
+	ctx->nr_fixed_files = 0;
+	pthread_mutex_unlock(&ctx->uring_lock);
+	if (!tab)
+		return -ENXIO;
+	/* Requests in flight hold their own file references. */
+	for (unsigned i = 0; i < nr; i++)
+		if (tab[i])
+			ucmd_file_put(tab[i]);
+	free(tab);
+	return 0;
+}
+
+int ucmd_register_buffers(struct ucmd_ring *ring, const struct iovec *iovecs, unsigned nr)
+{
+	struct ucmd_ctx *ctx = ring->ctx;
+	struct iovec *tab;
+	int ret = 0;
+
+	if (!ctx || !iovecs)
+		return -EFAULT;
+	if (!nr || nr > UCMD_MAX_FIXED_BUFS)
+		return -EINVAL;
+	tab = malloc(nr * sizeof(*tab));
+	if (!tab)
+		return -ENOMEM;
+	memcpy(tab, iovecs, nr * sizeof(*tab));
+	for (unsigned i = 0; i < nr && !ret; i++) {
+		/* Linux: a buffer is non-empty, at most 1 GiB, and real memory */
+		if (!tab[i].iov_base || !tab[i].iov_len || tab[i].iov_len > UCMD_MAX_BUF_LEN)
+			ret = -EFAULT;
+		else if (ucmd_access_ok((uint64_t)(uintptr_t)tab[i].iov_base, tab[i].iov_len))
+			ret = -EFAULT;
+	}
+	pthread_mutex_lock(&ctx->uring_lock);
+	if (!ret && ctx->bufs)
+		ret = -EBUSY;
+	if (!ret) {
+		ctx->bufs = tab;
+		ctx->nr_bufs = nr;
+	}
+	pthread_mutex_unlock(&ctx->uring_lock);
+	if (ret)
+		free(tab);
+	return ret;
+}
+
+int ucmd_unregister_buffers(struct ucmd_ring *ring)
+{
+	struct ucmd_ctx *ctx = ring->ctx;
+	struct iovec *tab;
+
+	if (!ctx)
+		return -EINVAL;
+	pthread_mutex_lock(&ctx->uring_lock);
+	tab = ctx->bufs;
+	ctx->bufs = NULL;
+	ctx->nr_bufs = 0;
+	pthread_mutex_unlock(&ctx->uring_lock);
+	if (!tab)
+		return -ENXIO;
+	free(tab);
+	return 0;
+}
+
+int ucmd_register_personality(struct ucmd_ring *ring)
+{
+	struct ucmd_ctx *ctx = ring->ctx;
+	struct ucmd_cred *c;
+	int id = -ENOSPC;
+
+	if (!ctx)
+		return -EINVAL;
+	c = malloc(sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	ucmd_cred_current(c);
+	pthread_mutex_lock(&ctx->uring_lock);
+	/* id 0 means "no personality" in an SQE */
+	for (int i = 1; i < UCMD_MAX_PERSONALITIES; i++) {
+		if (!ctx->personalities[i]) {
+			ctx->personalities[i] = c;
+			id = i;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&ctx->uring_lock);
+	if (id < 0)
+		free(c);
+	return id;
+}
+
+int ucmd_unregister_personality(struct ucmd_ring *ring, int id)
+{
+	struct ucmd_ctx *ctx = ring->ctx;
+	struct ucmd_cred *c = NULL;
+
+	if (!ctx || id <= 0 || id >= UCMD_MAX_PERSONALITIES)
+		return -EINVAL;
+	pthread_mutex_lock(&ctx->uring_lock);
+	c = ctx->personalities[id];
+	ctx->personalities[id] = NULL;
+	pthread_mutex_unlock(&ctx->uring_lock);
+	if (!c)
+		return -EINVAL;
+	/* Requests in flight may still act as c: free it with the ring. */
+	pthread_mutex_lock(&ctx->uring_lock);
+	c->retired_next = ctx->retired_creds;
+	ctx->retired_creds = c;
+	pthread_mutex_unlock(&ctx->uring_lock);
+	return 0;
+}

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Submission: fetch SQEs from the shared ring, snapshot each one, check the
+ * fields common to all opcodes once (seed 008), build link chains, and issue.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "block/blk.h"
+#include "core/core.h"
+#include "security/hooks.h"
+
+#define SQE_VALID_FLAGS                                                                  \
+	(IOSQE_FIXED_FILE | IOSQE_IO_DRAIN | IOSQE_IO_LINK | IOSQE_IO_HARDLINK |         \
+	 IOSQE_ASYNC | IOSQE_BUFFER_SELECT | IOSQE_CQE_SKIP_SUCCESS)
+
+static struct ucmd_kiocb *io_alloc_req(struct ucmd_ctx *ctx)
+{
+	struct ucmd_kiocb *req = ctx->free_reqs;
+
+	if (req) {
+		ctx->free_reqs = req->next;
+		return req;
+	}
+	return malloc(sizeof(*req));
+}
+
+static int io_assign_file(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, int fd)
+{
+	if (req->flags & REQ_F_FIXED_FILE) {
+		if ((unsigned)fd >= ctx->nr_fixed_files || !ctx->fixed_files[fd])
+			return -EBADF;
+		req->file = ctx->fixed_files[fd];
+		ucmd_file_get(req->file);
+		return 0;
+	}
+	req->file = ucmd_fget(ctx->engine, fd);
+	return req->file ? 0 : -EBADF;
+}
+
+/* Checks every opcode shares, then the opcode's own prep. */
+static int io_init_req(struct ucmd_ctx *ctx, struct ucmd_kiocb *req,
+		       const struct io_uring_sqe *sqe)
+{
+	const struct io_issue_def *def;
+	uint8_t sqe_flags = sqe->flags;
+	int ret;
+
+	req->ctx = ctx;
+	req->opcode = sqe->opcode;
+	req->sqe_flags = sqe_flags;
+	req->ioprio = sqe->ioprio;
+	req->flags = 0;
+	req->user_data = sqe->user_data;
+	req->file = NULL;
+	req->creds = &ctx->creds;
+	req->cqe_res = 0;
+	req->cqe_flags = 0;
+	req->big_cqe[0] = req->big_cqe[1] = 0;
+	req->buf_index = 0;
+	req->link = NULL;
+	req->next = NULL;
+
+	if (sqe->opcode >= IORING_OP_LAST) {
+		req->opcode = IORING_OP_NOP;
+		return -EINVAL;
+	}
+	def = &io_issue_defs[req->opcode];
+	if (sqe_flags & ~SQE_VALID_FLAGS)
+		return -EINVAL;
+	if (!def->implemented)
+		return -EOPNOTSUPP;
+	if (sqe_flags & IOSQE_BUFFER_SELECT)
+		return -EOPNOTSUPP;	/* no ucmd opcode selects buffers */
+	if (sqe_flags & IOSQE_FIXED_FILE)
+		req->flags |= REQ_F_FIXED_FILE;
+	if (sqe_flags & IOSQE_IO_DRAIN)
+		req->flags |= REQ_F_IO_DRAIN;
+	if (sqe_flags & (IOSQE_IO_LINK | IOSQE_IO_HARDLINK))
+		req->flags |= REQ_F_LINK;
+	if (sqe_flags & IOSQE_IO_HARDLINK)
+		req->flags |= REQ_F_HARDLINK;
+	if (sqe_flags & IOSQE_ASYNC)
+		req->flags |= REQ_F_FORCE_ASYNC;
+	if (sqe_flags & IOSQE_CQE_SKIP_SUCCESS)
+		req->flags |= REQ_F_CQE_SKIP;
+
+	if (!def->ioprio && sqe->ioprio)
+		return -EINVAL;
+	if (!def->iopoll && (ctx->flags & IORING_SETUP_IOPOLL))
+		return -EINVAL;
+	if (sqe->personality) {
+		unsigned id = sqe->personality;
+		if (id >= UCMD_MAX_PERSONALITIES || !ctx->personalities[id])
+			return -EINVAL;
+		ret = security_uring_override_creds(ctx->engine, &ctx->creds,
+						    ctx->personalities[id]);
+		if (ret)
+			return ret;
+		req->creds = ctx->personalities[id];
+	}
+	if (def->needs_file) {
+		ret = io_assign_file(ctx, req, sqe->fd);
+		if (ret)
+			return ret;
+	}
+	return def->prep(req, sqe);
+}
+
+/*
+ * A request that failed its checks: it still completes (with its error) and
+ * takes the chain it belongs to down with it, as Linux does. Returns ret
+ * when the chain is finished, which stops this submission.
+ */
+static int io_submit_fail_init(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, int ret)
+{
+	io_req_set_res(req, ret, 0);
+	if (ctx->link_head && !(ctx->link_head->flags & REQ_F_FAIL))
+		io_req_set_res(ctx->link_head, -ECANCELED, 0);
+	if (!(req->flags & REQ_F_LINK)) {
+		struct ucmd_kiocb *head = req;
+		if (ctx->link_head) {
+			ctx->link_last->link = req;
+			head = ctx->link_head;
+			ctx->link_head = NULL;
+		}
+		io_queue_or_defer(head);
+		return ret;
+	}
+	if (ctx->link_head)
+		ctx->link_last->link = req;
+	else
+		ctx->link_head = req;
+	ctx->link_last = req;
+	return 0;
+}
+
+static int io_submit_sqe(struct ucmd_ctx *ctx, struct ucmd_kiocb *req,
+			 const struct io_uring_sqe *sqe)
+{
+	int ret = io_init_req(ctx, req, sqe);
+
+	if (ret)
+		return io_submit_fail_init(ctx, req, ret);
+	if (ctx->link_head) {
+		ctx->link_last->link = req;
+		ctx->link_last = req;
+		if (req->flags & REQ_F_LINK)
+			return 0;
+		req = ctx->link_head;
+		ctx->link_head = NULL;
+	} else if (req->flags & REQ_F_LINK) {
+		ctx->link_head = ctx->link_last = req;
+		return 0;
+	}
+	io_queue_or_defer(req);
+	return 0;
+}
+
+int io_submit_sqes(struct ucmd_ctx *ctx, unsigned nr)
+{
+	struct ucmd_rings *r = &ctx->rings;
+	unsigned head = *r->sq_head;
+	unsigned avail = __atomic_load_n(r->sq_tail, __ATOMIC_ACQUIRE) - head;
+	unsigned submitted = 0;
+	size_t sqe_bytes = sizeof(struct io_uring_sqe) << r->sqe_shift;
+	struct ucmd_blk_plug plug;
+	bool plugged = false;
+
+	/* A tail further ahead than the ring is long is the application's bug. */
+	if (avail > r->sq_entries)
+		avail = r->sq_entries;
+	if (nr > avail)
+		nr = avail;
+
+	while (submitted < nr) {
+		unsigned idx = __atomic_load_n(&r->sq_array[head & r->sq_mask], __ATOMIC_RELAXED);
+		head++;
+		if (idx >= r->sq_entries) {
+			/* An index outside the SQE array: counted and skipped. */
+			__atomic_store_n(r->sq_dropped, *r->sq_dropped + 1, __ATOMIC_RELEASE);
+			break;
+		}
+		struct ucmd_kiocb *req = io_alloc_req(ctx);
+		if (!req) {
+			head--;
+			break;
+		}
+		/* The snapshot: hooks and providers see only this copy. */
+		memcpy(req->sqe, ucmd_rings_sqe(r, idx), sqe_bytes);
+		if (!plugged && nr > 1 && io_issue_defs[req->sqe[0].opcode < IORING_OP_LAST ?
+							req->sqe[0].opcode : 0].plug) {
+			blk_start_plug(&plug);
+			plugged = true;
+		}
+		submitted++;
+		if (io_submit_sqe(ctx, req, req->sqe) &&
+		    !(ctx->flags & IORING_SETUP_SUBMIT_ALL))
+			break;
+	}
+	__atomic_store_n(r->sq_head, head, __ATOMIC_RELEASE);
+	/* A chain still open at the end of a submission goes as it is. */
+	if (ctx->link_head) {
+		struct ucmd_kiocb *h = ctx->link_head;
+		ctx->link_head = NULL;
+		io_queue_or_defer(h);
+	}
+	if (plugged)
+		blk_finish_plug(&plug);
+	return (int)submitted;
+}
+
+static unsigned io_issue_flags(const struct ucmd_ctx *ctx)
+{
+	unsigned f = 0;
+
+	if (ctx->flags & IORING_SETUP_SQE128)
+		f |= IO_URING_F_SQE128;
+	if (ctx->flags & IORING_SETUP_CQE32)
+		f |= IO_URING_F_CQE32;
+	if (ctx->flags & IORING_SETUP_IOPOLL)
+		f |= IO_URING_F_IOPOLL;
+	return f;
+}
+
+static void io_iopoll_req_issued(struct ucmd_kiocb *req)
+{
+	struct ucmd_ctx *ctx = req->ctx;
+
+	req->next = ctx->iopoll_list;
+	ctx->iopoll_list = req;
+	ctx->nr_iopoll++;
+}
+
+/* Issue with NONBLOCK; -EAGAIN goes to the worker, which may block. */
+void io_req_issue(struct ucmd_kiocb *req)
+{
+	const struct io_issue_def *def = &io_issue_defs[req->opcode];
+	struct ucmd_ctx *ctx = req->ctx;
+	int ret;
+
+	if (req->flags & REQ_F_FORCE_ASYNC) {
+		io_queue_iowq(req);
+		return;
+	}
+	ret = def->issue(req, io_issue_flags(ctx) | IO_URING_F_NONBLOCK);
+	if (ret == -EAGAIN) {
+		io_queue_iowq(req);
+		return;
+	}
+	if (ret == -EIOCBQUEUED) {
+		if (ctx->flags & IORING_SETUP_IOPOLL)
+			io_iopoll_req_issued(req);
+		return;
+	}
+	io_req_complete(req);
+}
+
+/* The worker's blocking issue; returns the result to complete with. */
+int io_req_issue_blocking(struct ucmd_kiocb *req)
+{
+	const struct io_issue_def *def = &io_issue_defs[req->opcode];
+
+	return def->issue(req, io_issue_flags(req->ctx) | IO_URING_F_IOWQ | IO_URING_F_UNLOCKED);
+}

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/* IORING_OP_URING_CMD (seed 003): the generic side of command passthrough. */
+#include <errno.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "core/provider_done.h"
+#include "security/hooks.h"
+
+int io_uring_cmd_prep(struct ucmd_kiocb *req, const struct io_uring_sqe *sqe)
+{
+	struct io_uring_cmd *cmd = &req->cmd;
+
+	if (sqe->__pad1)
+		return -EINVAL;
+	cmd->flags = sqe->uring_cmd_flags;
+	if (cmd->flags & ~IORING_URING_CMD_FIXED)
+		return -EINVAL;
+	if (cmd->flags & IORING_URING_CMD_FIXED) {
+		if (sqe->buf_index >= req->ctx->nr_bufs)
+			return -EFAULT;
+		req->buf_index = sqe->buf_index;
+	} else if (sqe->buf_index) {
+		return -EINVAL;
+	}
+	cmd->file = req->file;
+	/* sqe is the request's own snapshot (io_submit_sqes copied it). */
+	cmd->sqe = sqe;
+	cmd->cmd_op = sqe->cmd_op;
+	cmd->task_work_cb = NULL;
+	memset(cmd->pdu, 0, sizeof(cmd->pdu));
+	return 0;
+}
+
+int io_uring_cmd_issue(struct ucmd_kiocb *req, unsigned issue_flags)
+{
+	struct io_uring_cmd *cmd = &req->cmd;
+	const struct ucmd_file_ops *ops = req->file->ops;
+	int ret;
+
+	if (!ops->uring_cmd) {
+		io_req_set_res(req, -EOPNOTSUPP, 0);
+		return 0;
+	}
+	ret = security_uring_cmd(req->ctx->engine, cmd);
+	if (ret) {
+		io_req_set_res(req, ret, 0);
+		return 0;
+	}
+	if ((issue_flags & IO_URING_F_IOPOLL) && !ops->uring_cmd_iopoll) {
+		io_req_set_res(req, -EOPNOTSUPP, 0);
+		return 0;
+	}
+	ret = ops->uring_cmd(cmd, issue_flags);
+	if (ret == -EAGAIN || ret == -EIOCBQUEUED)
+		return ret;
+	io_req_set_res(req, ret, 0);
+	return 0;
+}
+
+int io_uring_cmd_iopoll(struct ucmd_kiocb *req)
+{
+	const struct ucmd_file_ops *ops = req->file->ops;
+
+	return ops->uring_cmd_iopoll ? ops->uring_cmd_iopoll(&req->cmd) : 0;
+}
+
+void io_uring_cmd_done(struct io_uring_cmd *cmd, long ret, uint64_t res2)
+{
+	struct ucmd_kiocb *req = cmd_to_req(cmd);
+
+	/* res2 has a place only in a 32-byte CQE */
+	io_req_set_res(req, (int32_t)ret, (req->ctx->flags & IORING_SETUP_CQE32) ? res2 : 0);
+	io_req_provider_done(req);
+}
+
+static void io_uring_cmd_work(struct ucmd_tw_node *node)
+{
+	struct ucmd_kiocb *req = (struct ucmd_kiocb *)((char *)node - offsetof(struct ucmd_kiocb, tw));
+
+	req->cmd.task_work_cb(&req->cmd, 0);
+}
+
+void io_uring_cmd_complete_in_task(struct io_uring_cmd *cmd,
+				   void (*cb)(struct io_uring_cmd *cmd, unsigned issue_flags))
+{
+	struct ucmd_kiocb *req = cmd_to_req(cmd);
+
+	cmd->task_work_cb = cb;
+	io_req_task_work_add(req, io_uring_cmd_work);
+}
+
+int io_uring_cmd_import_fixed(uint64_t ubuf, size_t len, int rw, struct ucmd_iov_iter *iter,
+			      struct io_uring_cmd *cmd)
+{
+	struct ucmd_kiocb *req = cmd_to_req(cmd);
+
+	return io_import_fixed(req->ctx, rw, req->buf_index, ubuf, len, iter);
+}
+
+const struct ucmd_cred *io_uring_cmd_cred(const struct io_uring_cmd *cmd)
+{
+	return cmd_to_req(cmd)->creds;
+}
+
+unsigned io_uring_cmd_ring_flags(const struct io_uring_cmd *cmd)
+{
+	return cmd_to_req(cmd)->ctx->flags;
+}

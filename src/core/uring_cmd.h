@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The provider-facing side of IORING_OP_URING_CMD (seed 003), with the
+ * kernel's names: a provider's ->uring_cmd() gets a struct io_uring_cmd
+ * whose sqe points at the engine's snapshot of the SQE, never at the shared
+ * ring, and finishes it with io_uring_cmd_done().
+ */
+#ifndef UCMD_CORE_URING_CMD_H
+#define UCMD_CORE_URING_CMD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ucmd/uapi/io_uring.h"
+#include "core/file.h"
+#include "core/iov_iter.h"
+
+struct io_uring_cmd {
+	struct ucmd_file *file;
+	const struct io_uring_sqe *sqe;	/* the snapshot taken at prep */
+	void (*task_work_cb)(struct io_uring_cmd *cmd, unsigned issue_flags);
+	uint32_t cmd_op;
+	uint32_t flags;			/* IORING_URING_CMD_* */
+	uint8_t pdu[32];		/* the provider's own per-command space */
+};
+
+static inline const void *io_uring_sqe_cmd(const struct io_uring_sqe *sqe)
+{
+	return sqe->cmd;
+}
+
+/* Complete cmd: ret into cqe.res, res2 into big_cqe[0] on a CQE32 ring. */
+void io_uring_cmd_done(struct io_uring_cmd *cmd, long ret, uint64_t res2);
+
+/*
+ * Run cb in the ring owner's task context (task work); safe from any thread,
+ * e.g. a device's interrupt thread. cb usually ends with io_uring_cmd_done().
+ */
+void io_uring_cmd_complete_in_task(struct io_uring_cmd *cmd,
+				   void (*cb)(struct io_uring_cmd *cmd, unsigned issue_flags));
+
+/* Map [ubuf, ubuf + len) of registered buffer sqe->buf_index into iter. */
+int io_uring_cmd_import_fixed(uint64_t ubuf, size_t len, int rw, struct ucmd_iov_iter *iter,
+			      struct io_uring_cmd *cmd);
+
+/* Credentials the command acts with (a personality, or the ring's owner). */
+const struct ucmd_cred *io_uring_cmd_cred(const struct io_uring_cmd *cmd);
+/* The ring's setup flags (IORING_SETUP_*), for providers that care. */
+unsigned io_uring_cmd_ring_flags(const struct io_uring_cmd *cmd);
+
+/*
+ * READ/WRITE family requests as a provider sees them (the kernel's kiocb +
+ * iov_iter). ki_complete may be called from any thread.
+ */
+struct ucmd_kiocb_rw {
+	struct ucmd_file *file;
+	uint64_t pos;
+	int rw;				/* UCMD_READ or UCMD_WRITE */
+	unsigned rwf;			/* RWF_* */
+	struct ucmd_iov_iter iter;
+	void (*ki_complete)(struct ucmd_kiocb_rw *kiocb, long res);
+	uint8_t pdu[32];		/* the provider's own per-request space */
+};
+
+#endif

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A command described in generic terms, so that security modules can write
+ * policy against what a command does rather than against a driver's opcode
+ * numbers. Every provider's describe() fills one.
+ */
+#ifndef UCMD_SECURITY_DESC_H
+#define UCMD_SECURITY_DESC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+enum ucmd_verb {
+	UCMD_VERB_READ,
+	UCMD_VERB_WRITE,
+	UCMD_VERB_FLUSH,
+	UCMD_VERB_TRIM,
+	UCMD_VERB_WRITE_ZEROES,
+	UCMD_VERB_WRITE_UNCOR,
+	UCMD_VERB_COMPARE,
+	UCMD_VERB_VERIFY,
+	UCMD_VERB_COPY,
+	UCMD_VERB_IDENTIFY,
+	UCMD_VERB_GET_LOG,
+	UCMD_VERB_GET_FEATURE,
+	UCMD_VERB_SET_FEATURE,
+	UCMD_VERB_FORMAT,
+	UCMD_VERB_SANITIZE,
+	UCMD_VERB_FIRMWARE,
+	UCMD_VERB_NS_MANAGE,
+	UCMD_VERB_NS_ATTACH,
+	UCMD_VERB_QUEUE_MANAGE,
+	UCMD_VERB_ABORT,
+	UCMD_VERB_ASYNC_EVENT,
+	UCMD_VERB_VENDOR,
+	UCMD_VERB_UNKNOWN,
+	UCMD_VERB_NR,
+};
+
+enum ucmd_dir {
+	UCMD_DIR_NONE,
+	UCMD_DIR_TO_DEVICE,	/* the host sends data (write) */
+	UCMD_DIR_FROM_DEVICE,	/* the host receives data (read) */
+	UCMD_DIR_BIDIRECTIONAL,
+};
+
+struct ucmd_cmd_desc {
+	char device[32];
+	uint32_t cmd_op;
+	uint8_t opcode;		/* the raw opcode, for modules that want it */
+	bool admin;
+	enum ucmd_verb verb;
+	enum ucmd_dir dir;
+	uint32_t nsid;
+	bool has_range;
+	uint64_t offset;	/* bytes */
+	uint64_t length;	/* bytes */
+	uint64_t slba, nlb;	/* the same range in logical blocks, if any */
+	bool destructive;	/* changes or destroys data on the media */
+};
+
+const char *ucmd_verb_name(enum ucmd_verb v);
+/* Returns the verb, or -1 for an unknown name. */
+int ucmd_verb_from_name(const char *name);
+const char *ucmd_dir_name(enum ucmd_dir d);
+
+static inline void ucmd_desc_init(struct ucmd_cmd_desc *d, const char *device, uint32_t cmd_op,
+				  uint8_t opcode)
+{
+	memset(d, 0, sizeof(*d));
+	snprintf(d->device, sizeof(d->device), "%s", device);
+	d->cmd_op = cmd_op;
+	d->opcode = opcode;
+	d->verb = UCMD_VERB_UNKNOWN;
+}
+
+#endif
