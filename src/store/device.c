@@ -382,32 +382,35 @@ static int zero_aligned(struct dev_store *ds, uint64_t off, uint64_t len)
  * blocks by writing, hand the aligned middle to `fast`, and write zeros if
  * `fast` is not supported here.
  */
+static int zero_range_locked(struct dev_store *ds, uint64_t off, uint64_t len,
+			     int (*fast)(struct dev_store *, uint64_t, uint64_t))
+{
+	/* 512 even when buffered: block devices reject sub-sector ioctls */
+	uint64_t g = ds->blk > 512 ? ds->blk : 512;
+	uint64_t m0 = round_up(off, g), m1 = round_down(off + len, g);
+	int ret;
+
+	if (m0 >= m1)
+		return write_zero_bytes(ds, off, len);
+	ret = write_zero_bytes(ds, off, m0 - off) ?: write_zero_bytes(ds, m1, off + len - m1);
+	if (ret)
+		return ret;
+	ret = fast(ds, m0, m1 - m0);
+	if (unsupported(ret))
+		ret = write_zero_bytes(ds, m0, m1 - m0);
+	return ret;
+}
+
 static int zero_range(struct ucmd_store *st, uint64_t off, uint64_t len,
 		      int (*fast)(struct dev_store *, uint64_t, uint64_t))
 {
 	struct dev_store *ds = to_dev(st);
-	/* 512 even when buffered: block devices reject sub-sector ioctls */
-	uint64_t g = ds->blk > 512 ? ds->blk : 512;
-	uint64_t m0, m1;
 	int ret;
 
 	pthread_mutex_lock(&ds->lock);
 	ret = ucmd_store_check_range(st->size, off, len);
-	if (ret || !len)
-		goto out;
-	m0 = round_up(off, g);
-	m1 = round_down(off + len, g);
-	if (m0 >= m1) {
-		ret = write_zero_bytes(ds, off, len);
-		goto out;
-	}
-	ret = write_zero_bytes(ds, off, m0 - off) ?: write_zero_bytes(ds, m1, off + len - m1);
-	if (ret)
-		goto out;
-	ret = fast(ds, m0, m1 - m0);
-	if (unsupported(ret))
-		ret = write_zero_bytes(ds, m0, m1 - m0);
-out:
+	if (!ret && len)
+		ret = zero_range_locked(ds, off, len, fast);
 	pthread_mutex_unlock(&ds->lock);
 	return ret;
 }
@@ -478,12 +481,12 @@ static int dev_resize(struct ucmd_store *st, uint64_t size)
 	} else {
 		ret = ensure_file_length(ds, size);
 	}
+	/* New space must read as zeros: the device (or padding) may hold old bytes. */
+	if (!ret && size > old)
+		ret = zero_range_locked(ds, old, size - old, zero_aligned);
 	if (!ret)
 		st->size = size;
 	pthread_mutex_unlock(&ds->lock);
-	/* New space must read as zeros: the device (or padding) may hold old bytes. */
-	if (!ret && size > old)
-		ret = dev_write_zeroes(st, old, size - old);
 	return ret;
 }
 
