@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/* Ring setup: sizes, flags, and the rules Linux applies to them. */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "ringutil.h"
+
+static int init(unsigned entries, struct io_uring_params *p, struct ucmd_ring *ring)
+{
+	return ucmd_queue_init_engine(ucmd_engine_default(), entries, ring, p);
+}
+
+static void test_sizes(void **state)
+{
+	struct ucmd_ring ring;
+	struct io_uring_params p;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	assert_int_equal(init(5, &p, &ring), 0);
+	/* rounded up to a power of two, CQ twice the SQ */
+	assert_int_equal(p.sq_entries, 8);
+	assert_int_equal(p.cq_entries, 16);
+	assert_int_equal(ring.sq.ring_entries, 8);
+	assert_int_equal(ring.cq.ring_entries, 16);
+	assert_true(p.features & IORING_FEAT_NODROP);
+	ucmd_queue_exit(&ring);
+
+	memset(&p, 0, sizeof(p));
+	p.flags = IORING_SETUP_CQSIZE;
+	p.cq_entries = 100;
+	assert_int_equal(init(8, &p, &ring), 0);
+	assert_int_equal(p.cq_entries, 128);
+	ucmd_queue_exit(&ring);
+}
+
+static void test_bad_params(void **state)
+{
+	struct ucmd_ring ring;
+	struct io_uring_params p;
+
+	(void)state;
+	memset(&p, 0, sizeof(p));
+	assert_int_equal(init(0, &p, &ring), -EINVAL);
+	assert_int_equal(init(65536, &p, &ring), -EINVAL);
+	p.flags = IORING_SETUP_CLAMP;
+	assert_int_equal(init(65536, &p, &ring), 0);
+	assert_int_equal(p.sq_entries, 32768);
+	ucmd_queue_exit(&ring);
+
+	memset(&p, 0, sizeof(p));
+	p.flags = 1u << 25;	/* unknown flag */
+	assert_int_equal(init(8, &p, &ring), -EINVAL);
+	memset(&p, 0, sizeof(p));
+	p.flags = IORING_SETUP_CQSIZE;
+	p.cq_entries = 4;	/* smaller than the SQ */
+	assert_int_equal(init(8, &p, &ring), -EINVAL);
+	p.cq_entries = 0;
+	assert_int_equal(init(8, &p, &ring), -EINVAL);
+	memset(&p, 0, sizeof(p));
+	p.resv[1] = 1;
+	assert_int_equal(init(8, &p, &ring), -EINVAL);
+	memset(&p, 0, sizeof(p));
+	p.flags = IORING_SETUP_SQ_AFF;	/* without SQPOLL */
+	assert_int_equal(init(8, &p, &ring), -EINVAL);
+	memset(&p, 0, sizeof(p));
+	p.flags = IORING_SETUP_DEFER_TASKRUN;	/* needs SINGLE_ISSUER */
+	assert_int_equal(init(8, &p, &ring), -EINVAL);
+}
+
+/* The offsets describe one region: a second mapping sees the same ring. */
+static void test_offsets_only(void **state)
+{
+	struct ucmd_ring ring;
+
+	(void)state;
+	ring_setup(ucmd_engine_default(), &ring, 4, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+	assert_true(ring.ring_fd >= 0);
+	assert_int_equal(*ring.sq.kring_entries, 4);
+	assert_int_equal(*ring.cq.kring_entries, 8);
+	/* 128-byte stride on SQE128 */
+	struct io_uring_sqe *a = ucmd_get_sqe(&ring), *b = ucmd_get_sqe(&ring);
+	assert_int_equal((char *)b - (char *)a, 128);
+	ucmd_queue_exit(&ring);
+}
+
+static void *other_thread_submit(void *arg)
+{
+	struct ucmd_ring *ring = arg;
+	static int ret;
+
+	ret = ucmd_enter(ring, 1, 0, 0);
+	return &ret;
+}
+
+static void test_single_issuer(void **state)
+{
+	struct ucmd_ring ring;
+	pthread_t t;
+	void *res;
+
+	(void)state;
+	ring_setup(ucmd_engine_default(), &ring, 4, IORING_SETUP_SINGLE_ISSUER);
+	ucmd_prep_nop(ucmd_get_sqe(&ring));
+	__atomic_store_n(ring.sq.ktail, ring.sq.sqe_tail, __ATOMIC_RELEASE);
+	ring.sq.sqe_head = ring.sq.sqe_tail;
+	assert_int_equal(pthread_create(&t, NULL, other_thread_submit, &ring), 0);
+	pthread_join(t, &res);
+	assert_int_equal(*(int *)res, -EEXIST);
+	assert_int_equal(ucmd_enter(&ring, 1, 1, IORING_ENTER_GETEVENTS), 1);
+	assert_int_equal(ucmd_cq_ready(&ring), 1);
+	ucmd_queue_exit(&ring);
+}
+
+static void test_enter_flags(void **state)
+{
+	struct ucmd_ring ring;
+
+	(void)state;
+	ring_setup(ucmd_engine_default(), &ring, 4, 0);
+	assert_int_equal(ucmd_enter(&ring, 0, 0, 1u << 20), -EINVAL);
+	ucmd_queue_exit(&ring);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_bad_params),
+		cmocka_unit_test(test_offsets_only),
+		cmocka_unit_test(test_single_issuer),
+		cmocka_unit_test(test_enter_flags),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
