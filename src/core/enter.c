@@ -58,7 +58,8 @@ static unsigned flush_sq(struct ucmd_ring *ring)
 
 	if (sq->sqe_head != tail) {
 		sq->sqe_head = tail;
-		__atomic_store_n(sq->ktail, tail, __ATOMIC_RELEASE);
+		/* seq_cst: pairs with the SQPOLL thread's NEED_WAKEUP (Dekker) */
+		__atomic_store_n(sq->ktail, tail, __ATOMIC_SEQ_CST);
 	}
 	return tail - __atomic_load_n(sq->khead, __ATOMIC_ACQUIRE);
 }
@@ -70,8 +71,7 @@ static bool sq_needs_enter(struct ucmd_ring *ring, unsigned submit, unsigned *fl
 	if (!(ring->flags & IORING_SETUP_SQPOLL))
 		return true;
 	/* Pairs with the poller's NEED_WAKEUP-then-recheck. */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (__atomic_load_n(ring->sq.kflags, __ATOMIC_RELAXED) & IORING_SQ_NEED_WAKEUP) {
+	if (__atomic_load_n(ring->sq.kflags, __ATOMIC_SEQ_CST) & IORING_SQ_NEED_WAKEUP) {
 		*flags |= IORING_ENTER_SQ_WAKEUP;
 		return true;
 	}

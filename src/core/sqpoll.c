@@ -29,7 +29,7 @@ static uint64_t now_ms(void)
 
 static unsigned sq_pending(const struct ucmd_ctx *ctx)
 {
-	return __atomic_load_n(ctx->rings.sq_tail, __ATOMIC_ACQUIRE) -
+	return __atomic_load_n(ctx->rings.sq_tail, __ATOMIC_SEQ_CST) -
 	       __atomic_load_n(ctx->rings.sq_head, __ATOMIC_RELAXED);
 }
 
