@@ -152,7 +152,7 @@ void host_ack(struct host *h, uint16_t qid)
 	ucmd_ctrl_write32(h->ctrl, ucmd_nvme_db_offset(qid, 1, 0), h->q[qid].cq_head);
 }
 
-bool host_pop(struct host *h, uint16_t qid, struct ucmd_nvme_cqe *cqe)
+static bool cq_pop(struct host *h, uint16_t qid, struct ucmd_nvme_cqe *cqe)
 {
 	struct host_q *q = &h->q[qid];
 	struct ucmd_nvme_cqe *e = &q->cq[q->cq_head];
@@ -173,6 +173,38 @@ bool host_pop(struct host *h, uint16_t qid, struct ucmd_nvme_cqe *cqe)
 	if (q->auto_ack)
 		host_ack(h, qid);
 	return true;
+}
+
+bool host_pop(struct host *h, uint16_t qid, struct ucmd_nvme_cqe *cqe)
+{
+	struct host_q *q = &h->q[qid];
+
+	if (q->nstash) {
+		*cqe = q->stash[0];
+		memmove(&q->stash[0], &q->stash[1], --q->nstash * sizeof(*cqe));
+		return true;
+	}
+	return cq_pop(h, qid, cqe);
+}
+
+static bool cq_wait(struct host *h, uint16_t qid, struct ucmd_nvme_cqe *cqe)
+{
+	for (int i = 0; i < 20000; i++) {
+		struct timespec ts;
+
+		if (cq_pop(h, qid, cqe))
+			return true;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 1000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_mutex_lock(&h->lock);
+		pthread_cond_timedwait(&h->cond, &h->lock, &ts);
+		pthread_mutex_unlock(&h->lock);
+	}
+	return false;
 }
 
 bool host_wait(struct host *h, uint16_t qid, struct ucmd_nvme_cqe *cqe)
@@ -203,10 +235,14 @@ uint16_t host_cmd(struct host *h, uint16_t qid, struct ucmd_nvme_sqe *sqe, struc
 
 	host_ring(h, qid);
 	for (;;) {
-		if (!host_wait(h, qid, &cqe))
+		struct host_q *q = &h->q[qid];
+
+		if (!cq_wait(h, qid, &cqe))
 			return 0xffff;
 		if (cqe.cid == cid)
 			break;
+		if (q->nstash < 64)
+			q->stash[q->nstash++] = cqe;
 	}
 	if (out)
 		*out = cqe;

@@ -26,6 +26,9 @@ struct host_q {
 	uint8_t phase;
 	uint16_t next_cid;
 	bool auto_ack;		/* write the CQ head doorbell after each pop */
+	/* completions host_cmd saw while waiting for another CID */
+	struct ucmd_nvme_cqe stash[64];
+	unsigned nstash;
 };
 
 struct host {
