@@ -55,12 +55,13 @@ static int ctrl_alloc(const struct ucmd_ctrl_params *p, struct ucmd_ctrl **out)
 	c->cq = calloc(n, sizeof(*c->cq));
 	c->db_val = calloc(2 * n, sizeof(*c->db_val));
 	c->db_dirty = calloc(2 * n, 1);
+	c->cq_waiting = calloc(n, 1);
 	if (p->dir)
 		c->dir = strdup(p->dir);
 	c->serial = dup_or(p->serial, "UCMD0001");
 	c->model = dup_or(p->model, "ucmd emulated NVMe controller");
 	c->firmware = dup_or(p->firmware, "0.1");
-	if (!c->sq || !c->cq || !c->db_val || !c->db_dirty || (p->dir && !c->dir) ||
+	if (!c->sq || !c->cq || !c->db_val || !c->db_dirty || !c->cq_waiting || (p->dir && !c->dir) ||
 	    !c->serial || !c->model || !c->firmware) {
 		ucmd_ctrl_destroy(c);
 		return -ENOMEM;
@@ -161,6 +162,7 @@ void ucmd_ctrl_destroy(struct ucmd_ctrl *c)
 	free(c->cq);
 	free(c->db_val);
 	free(c->db_dirty);
+	free(c->cq_waiting);
 	free(c->dir);
 	free(c->serial);
 	free(c->model);

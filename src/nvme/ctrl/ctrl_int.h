@@ -155,6 +155,12 @@ struct ucmd_ctrl {
 	pthread_cond_t db_cond;
 	uint32_t *db_val;		/* [2 * (qmax + 1)] */
 	uint8_t *db_dirty;
+	/*
+	 * CQs the controller waits on for room (THREAD mode): only a head
+	 * doorbell for one of these needs to wake the thread; other head
+	 * updates are picked up at the next wake-up for free.
+	 */
+	uint8_t *cq_waiting;		/* [qmax + 1] */
 	bool db_any, stop;
 	unsigned db_bad_reg;		/* writes past the last doorbell */
 	uint64_t timer_deadline_ns;	/* earliest delayed command, 0: none */

@@ -116,6 +116,33 @@ static void cq_write(struct ucmd_cq *cq, const struct ucmd_nvme_cqe *src)
 	cq->irq_pending = true;
 }
 
+static void apply_cq_db(struct ucmd_ctrl *c, uint16_t qid, uint32_t val);
+
+/*
+ * The CQ looks full: apply a head doorbell that is already staged, or
+ * mark the CQ so that the next head doorbell wakes the controller.
+ * Returns true when the CQ may have room now.
+ */
+static bool cq_refresh(struct ucmd_ctrl *c, struct ucmd_cq *cq)
+{
+	unsigned idx = 2u * cq->qid + 1u;
+	bool staged;
+	uint32_t val = 0;
+
+	pthread_mutex_lock(&c->db_lock);
+	staged = c->db_dirty[idx];
+	if (staged) {
+		c->db_dirty[idx] = 0;
+		val = c->db_val[idx];
+	} else {
+		c->cq_waiting[cq->qid] = 1;
+	}
+	pthread_mutex_unlock(&c->db_lock);
+	if (staged)
+		apply_cq_db(c, cq->qid, val);
+	return staged;
+}
+
 static void cq_drain_backlog(struct ucmd_cq *cq)
 {
 	struct ucmd_pending_cqe *p;
@@ -163,6 +190,7 @@ void ucmd_post_req(struct ucmd_ctrl *c, struct ucmd_req *req, uint16_t status)
 		} else {
 			ucmd_ctrl_fatal(c);
 		}
+		cq_refresh(c, cq);
 	}
 	free(req);
 }
@@ -181,9 +209,13 @@ static void sq_process(struct ucmd_ctrl *c, struct ucmd_sq *sq, uint64_t now)
 	struct ucmd_cq *cq = &c->cq[sq->cqid];
 
 	/* Never fetch more than the CQ can take: that is the backpressure. */
-	while (sq->valid && sq->head != sq->tail && cq_free(cq) > cq->nr_backlog) {
-		struct ucmd_req *req = calloc(1, sizeof(*req));
+	while (sq->valid && sq->head != sq->tail) {
+		struct ucmd_req *req;
 		unsigned delay;
+
+		if (cq_free(cq) <= cq->nr_backlog && (!cq_refresh(c, cq) || cq_free(cq) <= cq->nr_backlog))
+			break;
+		req = calloc(1, sizeof(*req));
 
 		if (!req) {
 			ucmd_ctrl_fatal(c);
@@ -380,6 +412,13 @@ void ucmd_db_write(struct ucmd_ctrl *c, uint32_t off, uint32_t val)
 	if (idx < 2u * (c->qmax + 1u)) {
 		c->db_val[idx] = val;
 		c->db_dirty[idx] = 1;
+		/* A CQ head nobody waits for is applied at the next wake-up. */
+		if ((idx & 1) && !c->cq_waiting[idx / 2] && c->p.mode == UCMD_CTRL_THREAD) {
+			pthread_mutex_unlock(&c->db_lock);
+			return;
+		}
+		if (idx & 1)
+			c->cq_waiting[idx / 2] = 0;
 	} else {
 		c->db_bad_reg++;
 	}

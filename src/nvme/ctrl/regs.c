@@ -49,6 +49,7 @@ void ucmd_ctrl_reset_locked(struct ucmd_ctrl *c)
 	pthread_mutex_lock(&c->db_lock);
 	memset(c->db_val, 0, 2u * (c->qmax + 1u) * sizeof(*c->db_val));
 	memset(c->db_dirty, 0, 2u * (c->qmax + 1u));
+	memset(c->cq_waiting, 0, c->qmax + 1u);
 	c->db_any = false;
 	c->db_bad_reg = 0;
 	c->timer_deadline_ns = 0;
