@@ -91,7 +91,7 @@ int ucmd_ctrl_create(const struct ucmd_ctrl_params *p, struct ucmd_ctrl **out)
 	bool found = false;
 	int ret;
 
-	if (!p || !out || p->mqes == 1)
+	if (!p || !out)
 		return -EINVAL;
 	ret = ctrl_alloc(p, &c);
 	if (ret)
