@@ -192,23 +192,16 @@ void io_req_complete(struct ucmd_kiocb *req)
 		io_flush_defer(ctx);
 }
 
-static unsigned chain_len(const struct ucmd_kiocb *req)
-{
-	unsigned n = 0;
-
-	for (; req; req = req->link)
-		n++;
-	return n;
-}
-
 /* Start a chain (or single request): counted as in flight, then issued. */
 void io_queue_chain(struct ucmd_kiocb *head)
 {
 	struct ucmd_ctx *ctx = head->ctx;
 
-	for (struct ucmd_kiocb *r = head; r; r = r->link)
+	/* One walk marks and counts: this runs for every request. */
+	for (struct ucmd_kiocb *r = head; r; r = r->link) {
 		r->flags |= REQ_F_INFLIGHT;
-	ctx->inflight += chain_len(head);
+		ctx->inflight++;
+	}
 	if (head->flags & REQ_F_FAIL)
 		io_req_complete(head);
 	else
