@@ -130,7 +130,7 @@ static void io_free_req(struct ucmd_kiocb *req)
 	struct ucmd_ctx *ctx = req->ctx;
 	const struct io_issue_def *def = &io_issue_defs[req->opcode];
 
-	if (def->cleanup)
+	if (req->flags & REQ_F_NEED_CLEANUP)
 		def->cleanup(req);
 	if (req->file)
 		ucmd_file_put(req->file);

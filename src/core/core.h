@@ -52,6 +52,7 @@ enum {
 	REQ_F_IOPOLL_DONE  = 1u << 9,
 	REQ_F_INFLIGHT     = 1u << 10,	/* counted in ctx->inflight */
 	REQ_F_ASYNC_RETRY  = 1u << 11,	/* went to the worker after -EAGAIN */
+	REQ_F_NEED_CLEANUP = 1u << 12,	/* prep succeeded: def->cleanup owes a release */
 };
 
 struct ucmd_kiocb {

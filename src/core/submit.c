@@ -109,7 +109,14 @@ static int io_init_req(struct ucmd_ctx *ctx, struct ucmd_kiocb *req,
 		if (ret)
 			return ret;
 	}
-	return def->prep(req, sqe);
+	ret = def->prep(req, sqe);
+	/*
+	 * Only a prepared request has per-op state to release: one that failed
+	 * before or in prep holds whatever the union had from its last use.
+	 */
+	if (!ret && def->cleanup)
+		req->flags |= REQ_F_NEED_CLEANUP;
+	return ret;
 }
 
 /*
