@@ -202,8 +202,16 @@ void io_queue_chain(struct ucmd_kiocb *head)
 		r->flags |= REQ_F_INFLIGHT;
 		ctx->inflight++;
 	}
-	if (head->flags & REQ_F_FAIL)
+	if (head->flags & REQ_F_FAIL) {
+		/*
+		 * A chain that failed at submission (a member failed its init)
+		 * is cancelled whole, hard link or not, as Linux's
+		 * io_queue_sqe_fallback does: going on would issue the member
+		 * that never passed prep, whose opcode may have no handler.
+		 */
+		head->flags &= ~REQ_F_HARDLINK;
 		io_req_complete(head);
+	}
 	else
 		io_req_issue(head);
 }
