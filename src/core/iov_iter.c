@@ -8,6 +8,11 @@
 
 /* End of the x86-64 / arm64 user address space with 4-level paging. */
 #define UCMD_TASK_SIZE 0x00007ffffffff000ull
+/*
+ * Linux's MAX_RW_COUNT: one read or write moves at most this much, so that a
+ * byte count always fits the CQE's 32-bit res.
+ */
+#define UCMD_MAX_RW_COUNT ((size_t)INT_MAX & ~(size_t)4095)
 
 int ucmd_access_ok(uint64_t addr, uint64_t len)
 {
@@ -23,6 +28,8 @@ int ucmd_import_ubuf(int rw, uint64_t addr, size_t len, struct ucmd_iov_iter *it
 	(void)rw;
 	if (len > SSIZE_MAX)
 		return -EINVAL;
+	if (len > UCMD_MAX_RW_COUNT)
+		len = UCMD_MAX_RW_COUNT;
 	if (ucmd_access_ok(addr, len))
 		return -EFAULT;
 	it->alloc = NULL;
@@ -65,6 +72,9 @@ int ucmd_import_iovec(int rw, uint64_t uvec, unsigned nr, struct ucmd_iov_iter *
 			ucmd_iov_iter_release(it);
 			return -EFAULT;
 		}
+		/* As Linux: checked whole, then cut to what one call moves. */
+		if (dst[i].iov_len > UCMD_MAX_RW_COUNT - total)
+			dst[i].iov_len = UCMD_MAX_RW_COUNT - total;
 		total += dst[i].iov_len;
 	}
 	it->iov = dst;
