@@ -1,0 +1,80 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# Build the libFuzzer targets (clang, libFuzzer + ASan + UBSan) in build-fuzz
+# and run each fuzz_* for a bounded time from a copy of its committed corpus
+# (tests/fuzz/corpus/<name without fuzz_>/). Exits non-zero if any target
+# crashes, leaks, trips UBSan or times out.
+#
+#   FUZZ_SECONDS  seconds per target (default 30)
+#   FUZZ_BUILD    build directory (default build-fuzz)
+set -u
+
+cd "$(dirname "$0")/.." || exit 2
+BUILD=${FUZZ_BUILD:-build-fuzz}
+SECS=${FUZZ_SECONDS:-30}
+
+if [ ! -f "$BUILD/build.ninja" ]; then
+	# fuzzer-no-link instruments the engine's libraries for coverage (only
+	# the targets link libFuzzer's main); UBSan must abort to count as a
+	# crash; b_lundef=false because sanitizer runtimes resolve at link time.
+	# core.h embeds structs ending in a flexible array (struct io_uring_cqe,
+	# the uapi's own layout) in other structs: a GNU extension gcc accepts
+	# silently and clang warns about, and warnings are errors.
+	CLANG_WNO=-Wno-gnu-variable-sized-type-not-at-end
+	CC=clang meson setup "$BUILD" -Dfuzz=true -Db_lundef=false \
+		-Db_sanitize=address,undefined \
+		-Dc_args="-fsanitize=fuzzer-no-link -fno-sanitize-recover=undefined $CLANG_WNO" \
+		-Dc_link_args="-fsanitize=fuzzer-no-link" >"$BUILD.setup.log" 2>&1 || {
+		cat "$BUILD.setup.log"
+		echo "fuzz: meson setup failed"
+		exit 2
+	}
+	rm -f "$BUILD.setup.log"
+fi
+
+# Every fuzz_* executable meson knows of, as "name path" lines.
+targets=$(meson introspect "$BUILD" --targets | python3 -c '
+import json, os, sys
+for t in json.load(sys.stdin):
+    if t["type"] == "executable" and t["name"].startswith("fuzz_"):
+        print(t["name"], os.path.relpath(t["filename"][0], sys.argv[1]))
+' "$(cd "$BUILD" && pwd)") || { echo "fuzz: meson introspect failed"; exit 2; }
+if [ -z "$targets" ]; then
+	echo "fuzz: no fuzz_* targets in $BUILD"
+	exit 2
+fi
+
+# Build only the fuzz targets: the rest of the tree is not ours to break on.
+# shellcheck disable=SC2046
+ninja -C "$BUILD" $(echo "$targets" | awk '{print $2}') >"$BUILD/fuzz-build.log" 2>&1 || {
+	cat "$BUILD/fuzz-build.log"
+	echo "fuzz: build failed"
+	exit 2
+}
+
+status=0
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$BUILD/artifacts"
+# A here-document, not a pipe: the loop must run in this shell to set status.
+while read -r name path; do
+	seeds="tests/fuzz/corpus/${name#fuzz_}"
+	corpus="$work/$name"
+	mkdir -p "$corpus"
+	# A copy: new inputs found in this run must not land in the tree.
+	[ -d "$seeds" ] && cp -r "$seeds"/. "$corpus"/
+	log="$BUILD/artifacts/$name.log"
+	if "$BUILD/$path" -max_total_time="$SECS" -timeout=10 -print_final_stats=1 \
+		-artifact_prefix="$BUILD/artifacts/$name-" "$corpus" </dev/null >"$log" 2>&1; then
+		runs=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$log" | tail -n 1)
+		echo "fuzz $name: ok (${runs:-?} runs)"
+	else
+		tail -n 40 "$log"
+		echo "fuzz $name: FAILED (log: $log)"
+		status=1
+	fi
+done <<EOF
+$targets
+EOF
+exit $status
