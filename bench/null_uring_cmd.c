@@ -7,6 +7,8 @@
  * both. It reports; it never asserts a speed.
  *
  *   bench_null [--time S] [--rounds N] [--warmup S] [--json]
+ *              [--only ucmd|kernel] [--batch N]
+ * --only and --batch narrow the run, for profiling one side under perf.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -27,6 +29,8 @@ struct opts {
 	double seconds, warmup;
 	unsigned rounds;
 	bool json;
+	bool no_ucmd, no_kernel;
+	unsigned batch;			/* 0: all of batches[] */
 };
 
 struct result {
@@ -50,7 +54,9 @@ static const char *op_name(enum bench_op op)
 
 static void usage(const char *argv0)
 {
-	fprintf(stderr, "usage: %s [--time S] [--rounds N] [--warmup S] [--json]\n", argv0);
+	fprintf(stderr,
+		"usage: %s [--time S] [--rounds N] [--warmup S] [--json]\n"
+		"       [--only ucmd|kernel] [--batch 1|32]\n", argv0);
 	exit(2);
 }
 
@@ -61,13 +67,15 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "rounds", required_argument, NULL, 'r' },
 		{ "warmup", required_argument, NULL, 'w' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "only", required_argument, NULL, 'o' },
+		{ "batch", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	*o = (struct opts){ .seconds = 1.0, .warmup = 0.2, .rounds = 3 };
-	while ((c = getopt_long(argc, argv, "t:r:w:jh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:r:w:jo:b:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			o->seconds = atof(optarg);
@@ -80,6 +88,19 @@ static void parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'j':
 			o->json = true;
+			break;
+		case 'o':
+			if (!strcmp(optarg, "ucmd"))
+				o->no_kernel = true;
+			else if (!strcmp(optarg, "kernel"))
+				o->no_ucmd = true;
+			else
+				usage(argv[0]);
+			break;
+		case 'b':
+			o->batch = (unsigned)atoi(optarg);
+			if (o->batch != batches[0] && o->batch != batches[1])
+				usage(argv[0]);
 			break;
 		default:
 			usage(argv[0]);
@@ -132,14 +153,20 @@ static void measure(struct ucmd_peer *u, struct kernel_peer *k, const enum bench
 
 		memset(r, 0, sizeof(*r));
 		r->batch = n;
+		if (o->batch && o->batch != n)
+			continue;
 		/* Warm caches, allocator free lists and the CPU's clock first. */
-		ucmd_peer_run(u, n, BENCH_URING_CMD, o->warmup, &el);
-		for (unsigned j = 0; j < nk; j++)
+		if (!o->no_ucmd)
+			ucmd_peer_run(u, n, BENCH_URING_CMD, o->warmup, &el);
+		for (unsigned j = 0; j < nk && !o->no_kernel; j++)
 			kernel_peer_run(k, n, kops[j], o->warmup, &el);
 		for (unsigned round = 0; round < o->rounds; round++) {
-			int64_t ops = ucmd_peer_run(u, n, BENCH_URING_CMD, o->seconds, &el);
-			r->ucmd = best(r->ucmd, rate(ops, el));
-			for (unsigned j = 0; j < nk; j++) {
+			int64_t ops;
+			if (!o->no_ucmd) {
+				ops = ucmd_peer_run(u, n, BENCH_URING_CMD, o->seconds, &el);
+				r->ucmd = best(r->ucmd, rate(ops, el));
+			}
+			for (unsigned j = 0; j < nk && !o->no_kernel; j++) {
 				ops = kernel_peer_run(k, n, kops[j], o->seconds, &el);
 				r->kernel[j] = best(r->kernel[j], rate(ops, el));
 			}
@@ -165,7 +192,7 @@ static void print_table(const struct opts *o, const enum bench_op *kops, unsigne
 	printf("%-6s %14s  %-24s %14s %12s\n", "batch", "ucmd ops/s", "kernel op", "kernel ops/s",
 	       "ucmd/kernel");
 	for (unsigned b = 0; b < NR_BATCHES; b++)
-		for (unsigned j = 0; j < nk; j++)
+		for (unsigned j = 0; j < nk && (!o->batch || o->batch == res[b].batch); j++)
 			printf("%-6u %14.0f  %-24s %14.0f %11.2fx\n", res[b].batch, res[b].ucmd,
 			       op_name(kops[j]), res[b].kernel[j],
 			       ratio(res[b].ucmd, res[b].kernel[j]));
@@ -182,7 +209,7 @@ static void print_json(const struct opts *o, const enum bench_op *kops, unsigned
 	json_object_object_add(root, "kernel_uring_cmd_supported", json_object_new_boolean(!probe));
 	json_object_object_add(root, "kernel_uring_cmd_probe_res", json_object_new_int(probe));
 	for (unsigned b = 0; b < NR_BATCHES; b++) {
-		for (unsigned j = 0; j < nk; j++) {
+		for (unsigned j = 0; j < nk && (!o->batch || o->batch == res[b].batch); j++) {
 			json_object *e = json_object_new_object();
 			json_object_object_add(e, "batch", json_object_new_int((int)res[b].batch));
 			json_object_object_add(e, "ucmd_ops_per_sec",
