@@ -19,15 +19,26 @@ static unsigned cq_head_acquire(const struct ucmd_ctx *ctx)
 	return __atomic_load_n(ctx->rings.cq_head, __ATOMIC_ACQUIRE);
 }
 
-static bool cq_has_room(const struct ucmd_ctx *ctx)
+/*
+ * The application's head is read once per run of free slots, not once per
+ * CQE: ctx->cq_room counts the slots known free since the last read.
+ */
+static bool cq_has_room(struct ucmd_ctx *ctx)
 {
-	return ctx->cached_cq_tail - cq_head_acquire(ctx) < ctx->rings.cq_entries;
+	if (ctx->cq_room)
+		return true;
+	/* a head the application moved past the tail reads as "full" */
+	unsigned used = ctx->cached_cq_tail - cq_head_acquire(ctx);
+	ctx->cq_room = used < ctx->rings.cq_entries ? ctx->rings.cq_entries - used : 0;
+	return ctx->cq_room != 0;
 }
 
 static void write_cqe(struct ucmd_ctx *ctx, uint64_t user_data, int32_t res, uint32_t flags,
 		      const uint64_t *extra)
 {
 	struct io_uring_cqe *cqe = ucmd_rings_cqe(&ctx->rings, ctx->cached_cq_tail++);
+
+	ctx->cq_room--;
 
 	cqe->user_data = user_data;
 	cqe->res = res;
@@ -132,7 +143,8 @@ static void io_free_req(struct ucmd_kiocb *req)
 
 	if (req->flags & REQ_F_NEED_CLEANUP)
 		def->cleanup(req);
-	if (req->file)
+	/* a fixed file is held by the table, which outlives every request */
+	if (req->file && !(req->flags & REQ_F_FIXED_FILE))
 		ucmd_file_put(req->file);
 	req->file = NULL;
 	if (req->flags & REQ_F_INFLIGHT)

@@ -58,8 +58,6 @@ enum {
 struct ucmd_kiocb {
 	struct ucmd_ctx *ctx;
 	uint8_t opcode;
-	uint8_t sqe_flags;
-	uint16_t ioprio;
 	uint32_t flags;			/* REQ_F_* */
 	uint64_t user_data;
 	struct ucmd_file *file;
@@ -82,6 +80,7 @@ struct ucmd_kiocb {
 struct ucmd_ctx {
 	struct ucmd_engine *engine;
 	unsigned flags;			/* IORING_SETUP_* */
+	unsigned issue_flags;		/* IO_URING_F_* implied by flags */
 	struct ucmd_rings rings;	/* the engine's view of the shared memory */
 	struct ucmd_cred creds;		/* the ring owner's */
 
@@ -90,6 +89,7 @@ struct ucmd_ctx {
 
 	/* Completion side, under uring_lock */
 	unsigned cached_cq_tail;
+	unsigned cq_room;		/* CQ slots known free (see cq_has_room) */
 	struct ucmd_ocqe *ocq_head, *ocq_tail;	/* overflowed CQEs, never lost */
 	unsigned nr_overflow;
 	struct ucmd_tw_node *local_tw;	/* task work queued by the owner itself */
@@ -173,6 +173,7 @@ void io_queue_chain(struct ucmd_kiocb *head);
 void io_queue_or_defer(struct ucmd_kiocb *head);
 void io_req_issue(struct ucmd_kiocb *req);
 int io_req_issue_blocking(struct ucmd_kiocb *req);
+unsigned io_issue_flags(const struct ucmd_ctx *ctx);
 /* Finish req with res (and res2): posts or overflows its CQE, runs links. */
 void io_req_complete(struct ucmd_kiocb *req);
 void io_req_set_res(struct ucmd_kiocb *req, int32_t res, uint64_t res2);

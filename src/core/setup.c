@@ -120,6 +120,7 @@ int ucmd_queue_init_engine(struct ucmd_engine *e, unsigned entries, struct ucmd_
 		return -ENOMEM;
 	ctx->engine = e;
 	ctx->flags = p->flags;
+	ctx->issue_flags = io_issue_flags(ctx);
 	pthread_mutex_init(&ctx->uring_lock, NULL);
 	ctx->local_tw_tail = &ctx->local_tw;
 	ucmd_cred_current(&ctx->creds);
@@ -281,6 +282,8 @@ int ucmd_unregister_files(struct ucmd_ring *ring)
 
 	if (!ctx)
 		return -EINVAL;
+	/* Requests borrow the table's references: let them all finish. */
+	ctx_quiesce(ctx);
 	pthread_mutex_lock(&ctx->uring_lock);
 	tab = ctx->fixed_files;
 	nr = ctx->nr_fixed_files;
@@ -289,7 +292,6 @@ int ucmd_unregister_files(struct ucmd_ring *ring)
 	pthread_mutex_unlock(&ctx->uring_lock);
 	if (!tab)
 		return -ENXIO;
-	/* Requests in flight hold their own file references. */
 	for (unsigned i = 0; i < nr; i++)
 		if (tab[i])
 			ucmd_file_put(tab[i]);

@@ -31,7 +31,12 @@ static struct ucmd_kiocb *io_alloc_req(struct ucmd_ctx *ctx)
 		ctx->free_reqs = req->next;
 		return req;
 	}
-	return malloc(sizeof(*req));
+	req = malloc(sizeof(*req));
+	if (req) {
+		req->cqe_flags = 0;
+		req->big_cqe[1] = 0;
+	}
+	return req;
 }
 
 static int io_assign_file(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, int fd)
@@ -39,8 +44,8 @@ static int io_assign_file(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, int fd)
 	if (req->flags & REQ_F_FIXED_FILE) {
 		if ((unsigned)fd >= ctx->nr_fixed_files || !ctx->fixed_files[fd])
 			return -EBADF;
+		/* No reference: unregistering quiesces the ring first, as Linux does. */
 		req->file = ctx->fixed_files[fd];
-		ucmd_file_get(req->file);
 		return 0;
 	}
 	req->file = ucmd_fget(ctx->engine, fd);
@@ -55,32 +60,31 @@ static int io_init_req(struct ucmd_ctx *ctx, struct ucmd_kiocb *req,
 	uint8_t sqe_flags = sqe->flags;
 	int ret;
 
+	/*
+	 * Only what every path reads is set here: cqe_res and big_cqe[0] are
+	 * always set by io_req_set_res() before completion, and cqe_flags and
+	 * big_cqe[1] never change from the zeros io_alloc_req() gave them.
+	 */
 	req->ctx = ctx;
 	req->opcode = sqe->opcode;
-	req->sqe_flags = sqe_flags;
-	req->ioprio = sqe->ioprio;
 	req->flags = 0;
 	req->user_data = sqe->user_data;
 	req->file = NULL;
 	req->creds = &ctx->creds;
-	req->cqe_res = 0;
-	req->cqe_flags = 0;
-	req->big_cqe[0] = req->big_cqe[1] = 0;
 	req->buf_index = 0;
 	req->link = NULL;
-	req->next = NULL;
 
 	if (sqe->opcode >= IORING_OP_LAST) {
 		req->opcode = IORING_OP_NOP;
 		return -EINVAL;
 	}
 	def = &io_issue_defs[req->opcode];
-	if (sqe_flags & ~SQE_VALID_FLAGS)
-		return -EINVAL;
-	if (!def->implemented)
-		return -EOPNOTSUPP;
-	if (sqe_flags & IOSQE_BUFFER_SELECT)
+	if (__builtin_expect((sqe_flags & (~SQE_VALID_FLAGS | IOSQE_BUFFER_SELECT)) ||
+			     !def->implemented, 0)) {
+		if (sqe_flags & ~SQE_VALID_FLAGS)
+			return -EINVAL;
 		return -EOPNOTSUPP;	/* no ucmd opcode selects buffers */
+	}
 	/*
 	 * The REQ_F_ bits for SQE flags are the IOSQE_ bits themselves (as in
 	 * Linux), so one mask replaces a branch per flag on the hot path; a
@@ -152,8 +156,16 @@ static int io_submit_sqe(struct ucmd_ctx *ctx, struct ucmd_kiocb *req,
 {
 	int ret = io_init_req(ctx, req, sqe);
 
-	if (ret)
+	if (__builtin_expect(ret, 0))
 		return io_submit_fail_init(ctx, req, ret);
+	/* The common case, no chain and no drain anywhere: straight to issue. */
+	if (__builtin_expect(!((req->flags & (REQ_F_LINK | REQ_F_IO_DRAIN)) || ctx->link_head ||
+			       ctx->defer_head), 1)) {
+		req->flags |= REQ_F_INFLIGHT;
+		ctx->inflight++;
+		io_req_issue(req);
+		return 0;
+	}
 	if (ctx->link_head) {
 		ctx->link_last->link = req;
 		ctx->link_last = req;
@@ -228,7 +240,8 @@ int io_submit_sqes(struct ucmd_ctx *ctx, unsigned nr)
 	return (int)submitted;
 }
 
-static unsigned io_issue_flags(const struct ucmd_ctx *ctx)
+/* IO_URING_F_* bits that follow from the ring's setup, computed once. */
+unsigned io_issue_flags(const struct ucmd_ctx *ctx)
 {
 	unsigned f = 0;
 
@@ -261,7 +274,7 @@ void io_req_issue(struct ucmd_kiocb *req)
 		io_queue_iowq(req);
 		return;
 	}
-	ret = def->issue(req, io_issue_flags(ctx) | IO_URING_F_NONBLOCK);
+	ret = def->issue(req, ctx->issue_flags | IO_URING_F_NONBLOCK);
 	if (ret == -EAGAIN) {
 		io_queue_iowq(req);
 		return;
@@ -279,5 +292,5 @@ int io_req_issue_blocking(struct ucmd_kiocb *req)
 {
 	const struct io_issue_def *def = &io_issue_defs[req->opcode];
 
-	return def->issue(req, io_issue_flags(req->ctx) | IO_URING_F_IOWQ | IO_URING_F_UNLOCKED);
+	return def->issue(req, req->ctx->issue_flags | IO_URING_F_IOWQ | IO_URING_F_UNLOCKED);
 }

@@ -28,7 +28,7 @@ int io_uring_cmd_prep(struct ucmd_kiocb *req, const struct io_uring_sqe *sqe)
 	cmd->sqe = sqe;
 	cmd->cmd_op = sqe->cmd_op;
 	cmd->task_work_cb = NULL;
-	memset(cmd->pdu, 0, sizeof(cmd->pdu));
+	/* pdu is the provider's to initialise, as in Linux */
 	return 0;
 }
 
@@ -42,7 +42,9 @@ int io_uring_cmd_issue(struct ucmd_kiocb *req, unsigned issue_flags)
 		io_req_set_res(req, -EOPNOTSUPP, 0);
 		return 0;
 	}
-	ret = security_uring_cmd(req->ctx->engine, cmd);
+	/* an engine with no security module pays one load, not a call */
+	ret = atomic_load_explicit(&req->ctx->engine->security, memory_order_acquire)
+		      ? security_uring_cmd(req->ctx->engine, cmd) : 0;
 	if (ret) {
 		io_req_set_res(req, ret, 0);
 		return 0;
