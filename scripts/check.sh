@@ -54,8 +54,8 @@ suite() {	# build-dir, meson options, suite, label
 }
 
 suite build "" unit "unit"
-suite build-asan "-Db_sanitize=address,undefined -Db_lundef=false" unit "unit (asan+ubsan)"
-suite build-tsan "-Db_sanitize=thread -Db_lundef=false" threaded "threaded (tsan)"
+suite build-asan "-Db_sanitize=address,undefined -Db_lundef=false -Db_lto=false" unit "unit (asan+ubsan)"
+suite build-tsan "-Db_sanitize=thread -Db_lundef=false -Db_lto=false" threaded "threaded (tsan)"
 
 # Fuzz targets: a short, bounded run of each from its committed corpus.
 if [ -x scripts/run-fuzz.sh ] || [ -f scripts/run-fuzz.sh ]; then

@@ -22,7 +22,7 @@ if [ ! -f "$BUILD/build.ninja" ]; then
 	# the uapi's own layout) in other structs: a GNU extension gcc accepts
 	# silently and clang warns about, and warnings are errors.
 	CLANG_WNO=-Wno-gnu-variable-sized-type-not-at-end
-	CC=clang meson setup "$BUILD" -Dfuzz=true -Db_lundef=false \
+	CC=clang meson setup "$BUILD" -Dfuzz=true -Db_lundef=false -Db_lto=false \
 		-Db_sanitize=address,undefined \
 		-Dc_args="-fsanitize=fuzzer-no-link -fno-sanitize-recover=undefined $CLANG_WNO" \
 		-Dc_link_args="-fsanitize=fuzzer-no-link" >"$BUILD.setup.log" 2>&1 || {
