@@ -74,25 +74,26 @@ static int io_init_req(struct ucmd_ctx *ctx, struct ucmd_kiocb *req,
 	req->buf_index = 0;
 	req->link = NULL;
 
+	/*
+	 * The REQ_F_ bits for SQE flags are the IOSQE_ bits themselves (as in
+	 * Linux), so one mask replaces a branch per flag on the hot path; a
+	 * hard link is also a link. Taken before any check, as Linux does: an
+	 * SQE rejected for its opcode or flags still keeps its place in a chain.
+	 */
+	req->flags = sqe_flags & SQE_REQ_FLAGS;
+	if (sqe_flags & IOSQE_IO_HARDLINK)
+		req->flags |= REQ_F_LINK;
+
 	if (sqe->opcode >= IORING_OP_LAST) {
 		req->opcode = IORING_OP_NOP;
 		return -EINVAL;
 	}
 	def = &io_issue_defs[req->opcode];
-	if (__builtin_expect((sqe_flags & (~SQE_VALID_FLAGS | IOSQE_BUFFER_SELECT)) ||
-			     !def->implemented, 0)) {
+	if (__builtin_expect(sqe_flags & (~SQE_VALID_FLAGS | IOSQE_BUFFER_SELECT), 0)) {
 		if (sqe_flags & ~SQE_VALID_FLAGS)
 			return -EINVAL;
 		return -EOPNOTSUPP;	/* no ucmd opcode selects buffers */
 	}
-	/*
-	 * The REQ_F_ bits for SQE flags are the IOSQE_ bits themselves (as in
-	 * Linux), so one mask replaces a branch per flag on the hot path; a
-	 * hard link is also a link.
-	 */
-	req->flags = sqe_flags & SQE_REQ_FLAGS;
-	if (sqe_flags & IOSQE_IO_HARDLINK)
-		req->flags |= REQ_F_LINK;
 
 	if (!def->ioprio && sqe->ioprio)
 		return -EINVAL;
@@ -113,6 +114,9 @@ static int io_init_req(struct ucmd_ctx *ctx, struct ucmd_kiocb *req,
 		if (ret)
 			return ret;
 	}
+	/* Linux fails an unsupported opcode in its prep, after the common checks. */
+	if (__builtin_expect(!def->implemented, 0))
+		return -EOPNOTSUPP;
 	ret = def->prep(req, sqe);
 	/*
 	 * Only a prepared request has per-op state to release: one that failed
