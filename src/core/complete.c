@@ -239,6 +239,18 @@ static void io_flush_defer(struct ucmd_ctx *ctx)
 		if (!ctx->defer_head)
 			ctx->defer_tail = NULL;
 		req->next = NULL;
+		/*
+		 * "New SQEs will not be started before this one completes": what
+		 * follows a drained chain is drained in turn (Linux's drain_next),
+		 * whether it is already deferred or not submitted yet. Only a
+		 * drain the application asked for does this, not one it induced.
+		 */
+		if (req->sqe[0].flags & IOSQE_IO_DRAIN) {
+			if (ctx->defer_head)
+				ctx->defer_head->flags |= REQ_F_IO_DRAIN;
+			else
+				ctx->drain_next = true;
+		}
 		io_queue_chain(req);
 	}
 }
@@ -247,6 +259,10 @@ void io_queue_or_defer(struct ucmd_kiocb *head)
 {
 	struct ucmd_ctx *ctx = head->ctx;
 
+	if (ctx->drain_next) {
+		ctx->drain_next = false;
+		head->flags |= REQ_F_IO_DRAIN;
+	}
 	if (!(head->flags & REQ_F_IO_DRAIN) && !ctx->defer_head) {
 		io_queue_chain(head);
 		return;

@@ -106,6 +106,7 @@ struct ucmd_ctx {
 	struct ucmd_kiocb *free_reqs;
 	unsigned inflight;		/* issued, not yet completed (drain) */
 	struct ucmd_kiocb *defer_head, *defer_tail;	/* IOSQE_IO_DRAIN */
+	bool drain_next;		/* a drained chain runs: hold the next one back */
 	struct ucmd_kiocb *iopoll_list;
 	unsigned nr_iopoll;
 

@@ -164,7 +164,7 @@ static int io_submit_sqe(struct ucmd_ctx *ctx, struct ucmd_kiocb *req,
 		return io_submit_fail_init(ctx, req, ret);
 	/* The common case, no chain and no drain anywhere: straight to issue. */
 	if (__builtin_expect(!((req->flags & (REQ_F_LINK | REQ_F_IO_DRAIN)) || ctx->link_head ||
-			       ctx->defer_head), 1)) {
+			       ctx->defer_head || ctx->drain_next), 1)) {
 		req->flags |= REQ_F_INFLIGHT;
 		ctx->inflight++;
 		io_req_issue(req);
