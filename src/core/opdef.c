@@ -1,11 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The opcode table (the kernel's io_uring/opdef.c). Every opcode Linux
- * defines has an entry so that its number is "known"; the ones ucmd
- * implements carry their prep/issue handlers. The common checks (ioprio,
+ * The opcode table (the kernel's io_uring/opdef.c). Every number below
+ * IORING_OP_LAST is an opcode Linux defines: one ucmd does not implement
+ * fails with -EOPNOTSUPP, a number past the table with -EINVAL. The common checks (ioprio,
  * IOPOLL, file) are done once in io_init_req() from these bits (seed 008).
  */
 #include "core/core.h"
+
+/* The READ/WRITE family differ only in name and direction. */
+#define RW_DEF(nm, fn)						\
+	{							\
+		.name = nm,					\
+		.implemented = 1,				\
+		.needs_file = 1,				\
+		.plug = 1,					\
+		.iopoll = 1,					\
+		.ioprio = 1,					\
+		.async_size = sizeof(struct ucmd_kiocb_rw),	\
+		.prep = io_rw_prep,				\
+		.issue = fn,					\
+		.cleanup = io_rw_cleanup,			\
+		.iopoll_fn = io_rw_iopoll,			\
+	}
 
 const struct io_issue_def io_issue_defs[IORING_OP_LAST] = {
 	[IORING_OP_NOP] = {
@@ -15,84 +31,12 @@ const struct io_issue_def io_issue_defs[IORING_OP_LAST] = {
 		.prep = io_nop_prep,
 		.issue = io_nop,
 	},
-	[IORING_OP_READV] = {
-		.name = "READV",
-		.implemented = 1,
-		.needs_file = 1,
-		.plug = 1,
-		.iopoll = 1,
-		.ioprio = 1,
-		.async_size = sizeof(struct ucmd_kiocb_rw),
-		.prep = io_rw_prep,
-		.issue = io_read,
-		.cleanup = io_rw_cleanup,
-		.iopoll_fn = io_rw_iopoll,
-	},
-	[IORING_OP_WRITEV] = {
-		.name = "WRITEV",
-		.implemented = 1,
-		.needs_file = 1,
-		.plug = 1,
-		.iopoll = 1,
-		.ioprio = 1,
-		.async_size = sizeof(struct ucmd_kiocb_rw),
-		.prep = io_rw_prep,
-		.issue = io_write,
-		.cleanup = io_rw_cleanup,
-		.iopoll_fn = io_rw_iopoll,
-	},
-	[IORING_OP_READ_FIXED] = {
-		.name = "READ_FIXED",
-		.implemented = 1,
-		.needs_file = 1,
-		.plug = 1,
-		.iopoll = 1,
-		.ioprio = 1,
-		.async_size = sizeof(struct ucmd_kiocb_rw),
-		.prep = io_rw_prep,
-		.issue = io_read,
-		.cleanup = io_rw_cleanup,
-		.iopoll_fn = io_rw_iopoll,
-	},
-	[IORING_OP_WRITE_FIXED] = {
-		.name = "WRITE_FIXED",
-		.implemented = 1,
-		.needs_file = 1,
-		.plug = 1,
-		.iopoll = 1,
-		.ioprio = 1,
-		.async_size = sizeof(struct ucmd_kiocb_rw),
-		.prep = io_rw_prep,
-		.issue = io_write,
-		.cleanup = io_rw_cleanup,
-		.iopoll_fn = io_rw_iopoll,
-	},
-	[IORING_OP_READ] = {
-		.name = "READ",
-		.implemented = 1,
-		.needs_file = 1,
-		.plug = 1,
-		.iopoll = 1,
-		.ioprio = 1,
-		.async_size = sizeof(struct ucmd_kiocb_rw),
-		.prep = io_rw_prep,
-		.issue = io_read,
-		.cleanup = io_rw_cleanup,
-		.iopoll_fn = io_rw_iopoll,
-	},
-	[IORING_OP_WRITE] = {
-		.name = "WRITE",
-		.implemented = 1,
-		.needs_file = 1,
-		.plug = 1,
-		.iopoll = 1,
-		.ioprio = 1,
-		.async_size = sizeof(struct ucmd_kiocb_rw),
-		.prep = io_rw_prep,
-		.issue = io_write,
-		.cleanup = io_rw_cleanup,
-		.iopoll_fn = io_rw_iopoll,
-	},
+	[IORING_OP_READV]	= RW_DEF("READV", io_read),
+	[IORING_OP_WRITEV]	= RW_DEF("WRITEV", io_write),
+	[IORING_OP_READ_FIXED]	= RW_DEF("READ_FIXED", io_read),
+	[IORING_OP_WRITE_FIXED]	= RW_DEF("WRITE_FIXED", io_write),
+	[IORING_OP_READ]	= RW_DEF("READ", io_read),
+	[IORING_OP_WRITE]	= RW_DEF("WRITE", io_write),
 	[IORING_OP_URING_CMD] = {
 		.name = "URING_CMD",
 		.implemented = 1,
