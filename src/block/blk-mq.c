@@ -108,17 +108,39 @@ void blk_start_plug(struct ucmd_blk_plug *plug)
 		current_plug = plug;
 }
 
-/* Issue a list one by one with one commit (doorbell) per hardware queue run. */
+/*
+ * Issue a list one by one with one commit (doorbell) per hardware queue:
+ * as Linux's blk_mq_dispatch_plug_list, the requests of one hctx are taken
+ * out together (in their order), so that interleaved submissions to several
+ * queues still ring each doorbell once, not once per request.
+ */
 static void blk_mq_dispatch_list(struct ucmd_request *list)
 {
 	while (list) {
-		struct ucmd_request *rq = list;
-		list = rq->rq_next;
-		rq->rq_next = NULL;
-		bool last = !list || list->hctx != rq->hctx;
-		blk_mq_issue_direct(rq, last);
-		if (last)
-			atomic_fetch_add_explicit(&rq->hctx->nr_batches, 1, memory_order_relaxed);
+		struct ucmd_hw_queue *h = list->hctx;
+		struct ucmd_request *run = NULL, **run_tail = &run;
+		struct ucmd_request *rest = NULL, **rest_tail = &rest;
+
+		while (list) {
+			struct ucmd_request *rq = list;
+			list = rq->rq_next;
+			rq->rq_next = NULL;
+			if (rq->hctx == h) {
+				*run_tail = rq;
+				run_tail = &rq->rq_next;
+			} else {
+				*rest_tail = rq;
+				rest_tail = &rq->rq_next;
+			}
+		}
+		list = rest;
+		while (run) {
+			struct ucmd_request *rq = run;
+			run = rq->rq_next;
+			rq->rq_next = NULL;
+			blk_mq_issue_direct(rq, !run);
+		}
+		atomic_fetch_add_explicit(&h->nr_batches, 1, memory_order_relaxed);
 	}
 }
 
