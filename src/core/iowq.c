@@ -38,6 +38,8 @@ static void iowq_iopoll_issued_tw(struct ucmd_tw_node *node)
 
 static void iowq_run_one(struct ucmd_kiocb *req)
 {
+	/* req may be completed and reused once handed back: keep what we need */
+	struct ucmd_ctx *ctx = req->ctx;
 	int ret;
 
 	for (;;) {
@@ -48,11 +50,19 @@ static void iowq_run_one(struct ucmd_kiocb *req)
 		struct timespec ts = { 0, 50 * 1000 };
 		nanosleep(&ts, NULL);
 	}
-	if (ret != -EIOCBQUEUED)
-		io_req_provider_done(req);
-	else if (req->ctx->flags & IORING_SETUP_IOPOLL)
+	if (ctx->flags & IORING_SETUP_IOPOLL) {
+		/*
+		 * On a polled ring only the poller completes requests, and only
+		 * those on its list: put it there whether it finished here (marked
+		 * done) or is still with the provider.
+		 */
+		if (ret != -EIOCBQUEUED)
+			io_req_provider_done(req);
 		io_req_task_work_add(req, iowq_iopoll_issued_tw);
-	atomic_fetch_sub(&req->ctx->async_inflight, 1);
+	} else if (ret != -EIOCBQUEUED) {
+		io_req_provider_done(req);
+	}
+	atomic_fetch_sub(&ctx->async_inflight, 1);
 }
 
 static void *iowq_worker(void *arg)
