@@ -59,6 +59,16 @@ struct ucmd_cmd_desc {
 	uint64_t length;	/* bytes */
 	uint64_t slba, nlb;	/* the same range in logical blocks, if any */
 	bool destructive;	/* changes or destroys data on the media */
+	/*
+	 * Linux's finer points (nvme_cmd_allowed()), zero when unknown:
+	 * has_select/select: the command's sub-selector (Identify CNS, Get Log
+	 * Page LID, Get/Set Features FID); intrusive: effects beyond changing
+	 * logical block content (the Commands Supported and Effects log marks
+	 * it NCC/NIC/CCC/CSE..., or does not mark it supported).
+	 */
+	bool has_select;
+	uint32_t select;
+	bool intrusive;
 };
 
 const char *ucmd_verb_name(enum ucmd_verb v);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "security/desc.h"
 #include "security/hooks.h"
 
 struct ucmd_security_module {
@@ -112,35 +113,129 @@ void ucmd_security_engine_free(struct ucmd_engine *e)
 	}
 }
 
-/* The kernel's call_int_hook(): every module with the hook, in order. */
-#define call_int_hook(e, HOOK, ...)						\
-	({									\
-		const struct ucmd_security_chain *c_ = chain_get(e);		\
-		int rc_ = 0;							\
-		for (unsigned i_ = 0; c_ && i_ < c_->n && !rc_; i_++)		\
-			if (c_->mod[i_].ops->HOOK)				\
-				rc_ = c_->mod[i_].ops->HOOK(c_->mod[i_].priv, __VA_ARGS__); \
-		rc_;								\
-	})
+/*
+ * The decision in progress on this thread: what modules noted while the
+ * chain ran (the kernel keeps the same in current->audit_context).
+ */
+struct chain_note {
+	unsigned module;		/* the module being called */
+	int rule_module;		/* who wrote rule, -1 for nobody */
+	bool audit;
+	bool has_desc;
+	char rule[UCMD_SECURITY_RULE_MAX];
+	struct ucmd_cmd_desc desc;
+};
+
+static __thread struct chain_note *cur_note;
+
+void ucmd_security_note(const char *rule, bool audit, const struct ucmd_cmd_desc *desc)
+{
+	struct chain_note *n = cur_note;
+
+	if (!n)
+		return;		/* outside a chain (e.g. `ucmd policy explain`) */
+	/* an allowing module that wants a record keeps its rule for it */
+	if (n->rule_module < 0 || audit || n->rule_module == (int)n->module) {
+		snprintf(n->rule, sizeof(n->rule), "%s", rule ? rule : "");
+		n->rule_module = (int)n->module;
+	}
+	n->audit |= audit;
+	if (desc) {
+		n->desc = *desc;
+		n->has_desc = true;
+	}
+}
+
+static int call_one(const struct ucmd_security_module *m, const struct ucmd_security_event *ev)
+{
+	const struct ucmd_security_ops *o = m->ops;
+
+	switch (ev->hook) {
+	case UCMD_HOOK_URING_CMD:
+		return o->uring_cmd ? o->uring_cmd(m->priv, ev->cmd) : 0;
+	case UCMD_HOOK_URING_RW:
+		return o->uring_rw ? o->uring_rw(m->priv, ev->kiocb, ev->cred) : 0;
+	case UCMD_HOOK_URING_SQPOLL:
+		return o->uring_sqpoll ? o->uring_sqpoll(m->priv, ev->cred) : 0;
+	case UCMD_HOOK_URING_OVERRIDE_CREDS:
+		return o->uring_override_creds ?
+			       o->uring_override_creds(m->priv, ev->cred, ev->new_cred) : 0;
+	}
+	return 0;
+}
+
+/*
+ * The kernel's call_int_hook(): every module with the hook, in order, the
+ * first denial wins; then every ->decided learns the outcome.
+ */
+static int call_chain(struct ucmd_engine *e, struct ucmd_security_event *ev)
+{
+	const struct ucmd_security_chain *c = chain_get(e);
+	struct chain_note note, *saved = cur_note;
+	bool notify = false;
+	int rc = 0;
+	unsigned i;
+
+	if (!c)
+		return 0;
+	for (i = 0; i < c->n; i++)
+		notify |= c->mod[i].ops->decided != NULL;
+	note.rule_module = -1;
+	note.audit = false;
+	note.has_desc = false;
+	note.rule[0] = 0;
+	cur_note = &note;
+	for (i = 0; i < c->n && !rc; i++) {
+		note.module = i;
+		rc = call_one(&c->mod[i], ev);
+	}
+	cur_note = saved;
+	if (!notify)
+		return rc;
+	ev->ret = rc;
+	/* i is one past the denier when rc != 0 */
+	if (rc)
+		ev->module = c->mod[i - 1].ops->name;
+	else
+		ev->module = note.rule_module >= 0 ? c->mod[note.rule_module].ops->name : NULL;
+	ev->rule = (!rc || note.rule_module == (int)(i - 1)) ? note.rule : "";
+	ev->audit = note.audit;
+	ev->desc = note.has_desc ? &note.desc : NULL;
+	for (i = 0; i < c->n; i++)
+		if (c->mod[i].ops->decided)
+			c->mod[i].ops->decided(c->mod[i].priv, ev);
+	return rc;
+}
 
 int security_uring_cmd(struct ucmd_engine *e, const struct io_uring_cmd *cmd)
 {
-	return call_int_hook(e, uring_cmd, cmd);
+	struct ucmd_security_event ev = { .hook = UCMD_HOOK_URING_CMD, .cmd = cmd,
+					  .cred = io_uring_cmd_cred(cmd) };
+
+	return call_chain(e, &ev);
 }
 
 int security_uring_rw(struct ucmd_engine *e, const struct ucmd_kiocb_rw *kiocb,
 		      const struct ucmd_cred *cred)
 {
-	return call_int_hook(e, uring_rw, kiocb, cred);
+	struct ucmd_security_event ev = { .hook = UCMD_HOOK_URING_RW, .kiocb = kiocb,
+					  .cred = cred };
+
+	return call_chain(e, &ev);
 }
 
 int security_uring_sqpoll(struct ucmd_engine *e, const struct ucmd_cred *cred)
 {
-	return call_int_hook(e, uring_sqpoll, cred);
+	struct ucmd_security_event ev = { .hook = UCMD_HOOK_URING_SQPOLL, .cred = cred };
+
+	return call_chain(e, &ev);
 }
 
 int security_uring_override_creds(struct ucmd_engine *e, const struct ucmd_cred *cur,
 				  const struct ucmd_cred *new_cred)
 {
-	return call_int_hook(e, uring_override_creds, cur, new_cred);
+	struct ucmd_security_event ev = { .hook = UCMD_HOOK_URING_OVERRIDE_CREDS, .cred = cur,
+					  .new_cred = new_cred };
+
+	return call_chain(e, &ev);
 }

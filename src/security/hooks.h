@@ -8,6 +8,12 @@
  *   uring_override_creds before a request runs with a registered personality
  * A hook returns 0 to allow or a negative errno (normally -EACCES/-EPERM).
  * The chain is replaced atomically, so modules can be added while rings run.
+ *
+ * After the chain has decided, every module with a ->decided op learns the
+ * final decision and which module made it (the audit module), as the
+ * kernel's audit sees an LSM's verdict. A module explains its verdict with
+ * ucmd_security_note() during its hook: like the kernel's per-task audit
+ * context, the note belongs to the thread running the chain.
  */
 #ifndef UCMD_SECURITY_HOOKS_H
 #define UCMD_SECURITY_HOOKS_H
@@ -18,6 +24,29 @@ struct ucmd_engine;
 struct io_uring_cmd;
 struct ucmd_kiocb_rw;
 
+enum ucmd_security_hook {
+	UCMD_HOOK_URING_CMD,
+	UCMD_HOOK_URING_RW,
+	UCMD_HOOK_URING_SQPOLL,
+	UCMD_HOOK_URING_OVERRIDE_CREDS,
+};
+
+#define UCMD_SECURITY_RULE_MAX 96
+
+/* One decision of the chain, as ->decided sees it. */
+struct ucmd_security_event {
+	enum ucmd_security_hook hook;
+	const struct io_uring_cmd *cmd;		/* UCMD_HOOK_URING_CMD */
+	const struct ucmd_kiocb_rw *kiocb;	/* UCMD_HOOK_URING_RW */
+	const struct ucmd_cred *cred;		/* who acts */
+	const struct ucmd_cred *new_cred;	/* UCMD_HOOK_URING_OVERRIDE_CREDS */
+	int ret;				/* 0 or the denial */
+	const char *module;			/* who denied, or whose note explains the allow */
+	const char *rule;			/* the deciding module's note, or "" */
+	bool audit;				/* an allowing module asked for a record */
+	const struct ucmd_cmd_desc *desc;	/* noted description, or NULL */
+};
+
 struct ucmd_security_ops {
 	const char *name;
 	int (*uring_cmd)(void *priv, const struct io_uring_cmd *cmd);
@@ -25,9 +54,20 @@ struct ucmd_security_ops {
 	int (*uring_sqpoll)(void *priv, const struct ucmd_cred *cred);
 	int (*uring_override_creds)(void *priv, const struct ucmd_cred *cur,
 				    const struct ucmd_cred *new_cred);
+	/* After every decision of the chain (allow or deny); must not fail. */
+	void (*decided)(void *priv, const struct ucmd_security_event *ev);
 };
 
 #define UCMD_SECURITY_MAX_MODULES 16
+
+struct ucmd_cmd_desc;
+
+/*
+ * From inside a hook: say which rule decided (rule, e.g. "file:line"),
+ * whether an allowed decision should be recorded (audit), and the
+ * description judged (desc, copied; NULL if none), for ->decided.
+ */
+void ucmd_security_note(const char *rule, bool audit, const struct ucmd_cmd_desc *desc);
 
 int ucmd_security_register(struct ucmd_engine *e, const struct ucmd_security_ops *ops, void *priv);
 int ucmd_security_unregister(struct ucmd_engine *e, const char *name);

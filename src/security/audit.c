@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The "audit" security module: one JSON line per decision worth keeping
+ * (every denial, and allowed decisions a rule asks to record), written with
+ * one write(2) so that lines from several threads never interleave. A record
+ * that cannot be written is counted, and the next record that is written
+ * carries "lost": N, so a gap in the trail is always visible.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/uring_cmd.h"
+#include "security/security.h"
+
+struct ucmd_audit {
+	pthread_mutex_t lock;		/* one record at a time; guards the counts */
+	int fd;
+	bool own_fd;
+	uint64_t written, lost;
+	struct ucmd_security_ops ops;
+};
+
+static const char *const hook_names[] = {
+	[UCMD_HOOK_URING_CMD] = "uring_cmd",
+	[UCMD_HOOK_URING_RW] = "uring_rw",
+	[UCMD_HOOK_URING_SQPOLL] = "uring_sqpoll",
+	[UCMD_HOOK_URING_OVERRIDE_CREDS] = "uring_override_creds",
+};
+
+/* RFC 3339 in UTC with nanoseconds: 2024-05-01T12:00:00.123456789Z */
+static void rfc3339(char *buf, size_t len, const struct timespec *ts)
+{
+	struct tm tm;
+	char base[32];
+
+	gmtime_r(&ts->tv_sec, &tm);
+	strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, len, "%s.%09ldZ", base, ts->tv_nsec);
+}
+
+static void add_str(json_object *o, const char *k, const char *v)
+{
+	json_object_object_add(o, k, json_object_new_string(v));
+}
+
+static void add_u64(json_object *o, const char *k, uint64_t v)
+{
+	json_object_object_add(o, k, json_object_new_uint64(v));
+}
+
+static void add_desc(json_object *o, const struct ucmd_cmd_desc *d)
+{
+	add_str(o, "device", d->device);
+	add_u64(o, "cmd_op", d->cmd_op);
+	add_u64(o, "opcode", d->opcode);
+	add_str(o, "verb", ucmd_verb_name(d->verb));
+	add_str(o, "dir", ucmd_dir_name(d->dir));
+	json_object_object_add(o, "admin_cmd", json_object_new_boolean(d->admin));
+	add_u64(o, "nsid", d->nsid);
+	if (d->has_range || d->length) {
+		json_object *r = json_object_new_object();
+		add_u64(r, "offset", d->offset);
+		add_u64(r, "length", d->length);
+		if (d->has_range) {
+			add_u64(r, "slba", d->slba);
+			add_u64(r, "nlb", d->nlb);
+		}
+		json_object_object_add(o, "range", r);
+	}
+	json_object_object_add(o, "destructive", json_object_new_boolean(d->destructive));
+}
+
+static void add_cred(json_object *o, const struct ucmd_cred *c, const char *prefix)
+{
+	char k[32];
+
+	snprintf(k, sizeof(k), "%suid", prefix);
+	add_u64(o, k, c->euid);
+	snprintf(k, sizeof(k), "%sgid", prefix);
+	add_u64(o, k, c->egid);
+}
+
+/* The description the chain judged, or, if no module noted one, ours. */
+static bool event_desc(const struct ucmd_security_event *ev, struct ucmd_cmd_desc *d)
+{
+	if (ev->desc) {
+		*d = *ev->desc;
+		return true;
+	}
+	if (ev->hook == UCMD_HOOK_URING_CMD) {
+		ucmd_desc_init(d, ev->cmd->file->dev ? ev->cmd->file->dev->name : "",
+			       ev->cmd->cmd_op, 0);
+		if (ev->cmd->file->ops->describe)
+			ev->cmd->file->ops->describe(ev->cmd, d);
+		return true;
+	}
+	if (ev->hook == UCMD_HOOK_URING_RW) {
+		ucmd_desc_init(d, ev->kiocb->file->dev ? ev->kiocb->file->dev->name : "", 0, 0);
+		if (ev->kiocb->file->ops->describe_rw)
+			ev->kiocb->file->ops->describe_rw(ev->kiocb, d);
+		return true;
+	}
+	return false;
+}
+
+static json_object *event_record(const struct ucmd_security_event *ev)
+{
+	json_object *o = json_object_new_object();
+	struct ucmd_cmd_desc d;
+	struct timespec ts;
+	char t[48];
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	rfc3339(t, sizeof(t), &ts);
+	add_str(o, "time", t);
+	add_u64(o, "time_ns", (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
+	add_str(o, "hook", hook_names[ev->hook]);
+	if (ev->cred) {
+		add_u64(o, "pid", (uint64_t)ev->cred->pid);
+		add_cred(o, ev->cred, "");
+		json_object_object_add(o, "cap_sys_admin",
+				       json_object_new_boolean(ev->cred->cap_sys_admin));
+	}
+	if (ev->new_cred)
+		add_cred(o, ev->new_cred, "target_");
+	if (event_desc(ev, &d))
+		add_desc(o, &d);
+	add_str(o, "decision", ev->ret ? "deny" : "allow");
+	if (ev->ret)
+		json_object_object_add(o, "errno", json_object_new_int(-ev->ret));
+	add_str(o, "module", ev->module ? ev->module : "none");
+	add_str(o, "rule", ev->rule ? ev->rule : "");
+	return o;
+}
+
+static bool write_all(int fd, const char *s, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, s, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		s += n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+/* Append o (taking it) as one line, with the count of records lost. */
+static int emit(struct ucmd_audit *a, json_object *o)
+{
+	const char *s;
+	char *line;
+	size_t len;
+	int ret = 0;
+
+	pthread_mutex_lock(&a->lock);
+	if (a->lost)
+		add_u64(o, "lost", a->lost);
+	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	len = strlen(s);
+	line = malloc(len + 2);
+	if (line) {
+		memcpy(line, s, len);
+		line[len] = '\n';
+	}
+	if (line && write_all(a->fd, line, len + 1)) {
+		a->written++;
+		a->lost = 0;
+	} else {
+		a->lost++;
+		ret = line ? -EIO : -ENOMEM;
+	}
+	pthread_mutex_unlock(&a->lock);
+	free(line);
+	json_object_put(o);
+	return ret;
+}
+
+static void audit_decided(void *priv, const struct ucmd_security_event *ev)
+{
+	json_object *o;
+
+	if (!ev->ret && !ev->audit)
+		return;
+	o = event_record(ev);
+	if (!o) {
+		struct ucmd_audit *a = priv;
+		pthread_mutex_lock(&a->lock);
+		a->lost++;
+		pthread_mutex_unlock(&a->lock);
+		return;
+	}
+	emit(priv, o);
+}
+
+int ucmd_audit_flush_lost(struct ucmd_audit *a)
+{
+	json_object *o;
+	struct timespec ts;
+	char t[48];
+	bool any;
+
+	pthread_mutex_lock(&a->lock);
+	any = a->lost != 0;
+	pthread_mutex_unlock(&a->lock);
+	if (!any)
+		return 0;
+	o = json_object_new_object();
+	clock_gettime(CLOCK_REALTIME, &ts);
+	rfc3339(t, sizeof(t), &ts);
+	add_str(o, "time", t);
+	add_u64(o, "time_ns", (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
+	add_str(o, "record", "lost");
+	return emit(a, o);
+}
+
+struct ucmd_audit *ucmd_audit_open_fd(int fd, bool own_fd)
+{
+	struct ucmd_audit *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	pthread_mutex_init(&a->lock, NULL);
+	a->fd = fd;
+	a->own_fd = own_fd;
+	a->ops.name = "audit";
+	a->ops.decided = audit_decided;
+	return a;
+}
+
+struct ucmd_audit *ucmd_audit_open(const char *path, char *err, size_t errlen)
+{
+	struct ucmd_audit *a;
+	int fd;
+
+	if (!strcmp(path, "-"))
+		return ucmd_audit_open_fd(STDERR_FILENO, false);
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	a = ucmd_audit_open_fd(fd, true);
+	if (!a) {
+		close(fd);
+		snprintf(err, errlen, "%s: out of memory", path);
+	}
+	return a;
+}
+
+void ucmd_audit_free(struct ucmd_audit *a)
+{
+	if (!a)
+		return;
+	/* a trail must not end in silence: say what was lost, if we can */
+	ucmd_audit_flush_lost(a);
+	if (a->own_fd)
+		close(a->fd);
+	pthread_mutex_destroy(&a->lock);
+	free(a);
+}
+
+int ucmd_audit_register(struct ucmd_engine *e, struct ucmd_audit *a)
+{
+	return ucmd_security_register(e, &a->ops, a);
+}
+
+uint64_t ucmd_audit_written(struct ucmd_audit *a)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&a->lock);
+	n = a->written;
+	pthread_mutex_unlock(&a->lock);
+	return n;
+}
+
+uint64_t ucmd_audit_lost(struct ucmd_audit *a)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&a->lock);
+	n = a->lost;
+	pthread_mutex_unlock(&a->lock);
+	return n;
+}

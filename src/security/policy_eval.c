@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: MIT */
+/* Judging a subject: rules in file order, the first that matches decides. */
+#include <fnmatch.h>
+#include <stdio.h>
+
+#include "core/file.h"
+#include "security/policy_int.h"
+#include "security/policy_values.h"
+
+static bool tri_ok(enum pol_tri t, bool v)
+{
+	return t == POL_ANY || (t == POL_YES) == v;
+}
+
+static bool gid_ok(const struct pol_set *set, const struct ucmd_cred *c)
+{
+	if (!set->n)
+		return true;
+	if (pv_set_has(set, c->egid))
+		return true;
+	for (int i = 0; i < c->ngroups && i < UCMD_NGROUPS_MAX; i++)
+		if (pv_set_has(set, c->groups[i]))
+			return true;
+	return false;
+}
+
+static bool ids_ok(const struct pol_set *uid, const struct pol_set *gid,
+		   const struct ucmd_cred *c)
+{
+	/* the effective ids, as Linux's permission checks use */
+	return (!uid->n || pv_set_has(uid, c->euid)) && gid_ok(gid, c);
+}
+
+static unsigned mode_bit(unsigned f_mode)
+{
+	if ((f_mode & FMODE_READ) && (f_mode & FMODE_WRITE))
+		return POL_MODE_RW;
+	return (f_mode & FMODE_WRITE) ? POL_MODE_WO : POL_MODE_RO;
+}
+
+/*
+ * [start, end] of the command against the rule's range: an allow rule must
+ * hold the whole command, a deny rule catches any overlap (so neither can
+ * be sidestepped by a command straddling the rule's edge).
+ */
+static bool range_ok(const struct pol_range *r, uint64_t start, uint64_t count, bool allow)
+{
+	uint64_t end = start + (count ? count - 1 : 0);
+
+	if (end < start)
+		end = UINT64_MAX;	/* wraps: treat as reaching the end */
+	if (allow)
+		return start >= r->lo && end <= r->hi;
+	return start <= r->hi && end >= r->lo;
+}
+
+static bool devices_ok(const struct ucmd_policy_rule *r, const char *dev)
+{
+	if (!r->ndevices)
+		return true;
+	for (unsigned i = 0; i < r->ndevices; i++)
+		if (!fnmatch(r->devices[i], dev, 0))
+			return true;
+	return false;
+}
+
+static bool cmd_ok(const struct ucmd_policy_rule *r, const struct ucmd_policy_subject *s)
+{
+	const struct ucmd_cmd_desc *d = s->desc;
+	bool allow = r->action == 1;
+
+	if (!d)
+		return false;
+	if (!devices_ok(r, d->device))
+		return false;
+	if (r->nsid.n && !pv_set_has(&r->nsid, d->nsid))
+		return false;
+	if (r->verbs && !(r->verbs & (1u << d->verb)))
+		return false;
+	if (r->dirs && !(r->dirs & (1u << d->dir)))
+		return false;
+	if (r->modes && !(r->modes & mode_bit(s->f_mode)))
+		return false;
+	if (!tri_ok(r->admin_cmd, d->admin) || !tri_ok(r->destructive, d->destructive) ||
+	    !tri_ok(r->intrusive, d->intrusive))
+		return false;
+	if (r->select.n && (!d->has_select || !pv_set_has(&r->select, d->select)))
+		return false;
+	if (r->opcode.n && !pv_set_has(&r->opcode, d->opcode))
+		return false;
+	/* a rule about a range says nothing about commands without one */
+	if (r->has_bytes &&
+	    (!(d->has_range || d->length) || !range_ok(&r->bytes, d->offset, d->length, allow)))
+		return false;
+	if (r->has_lba && (!d->has_range || !range_ok(&r->lba, d->slba, d->nlb, allow)))
+		return false;
+	return true;
+}
+
+static bool rule_matches(const struct ucmd_policy_rule *r, const struct ucmd_policy_subject *s)
+{
+	if (!(r->hooks & POL_HOOK(s->hook)))
+		return false;
+	if (!s->cred || !ids_ok(&r->uid, &r->gid, s->cred) ||
+	    !tri_ok(r->cap_sys_admin, s->cred->cap_sys_admin))
+		return false;
+	if (s->hook == UCMD_HOOK_URING_OVERRIDE_CREDS)
+		return s->new_cred && ids_ok(&r->target_uid, &r->target_gid, s->new_cred);
+	if (s->hook == UCMD_HOOK_URING_SQPOLL)
+		return true;
+	return cmd_ok(r, s);
+}
+
+void ucmd_policy_eval(const struct ucmd_policy *p, const struct ucmd_policy_subject *s,
+		      struct ucmd_policy_verdict *v)
+{
+	for (unsigned i = 0; i < p->nrules; i++) {
+		const struct ucmd_policy_rule *r = &p->rules[i];
+
+		if (!rule_matches(r, s))
+			continue;
+		v->allow = r->action == 1;
+		v->audit = r->audit;
+		v->line = r->line;
+		snprintf(v->rule, sizeof(v->rule), "%s:%u%s%.40s", r->file, r->line,
+			 r->name ? " " : "", r->name ? r->name : "");
+		return;
+	}
+	v->allow = p->default_allow;
+	v->audit = p->audit_default;
+	v->line = 0;
+	snprintf(v->rule, sizeof(v->rule), "%s: default", p->file);
+}
+
+void ucmd_policy_desc_for_verb(struct ucmd_cmd_desc *d, enum ucmd_verb verb)
+{
+	d->verb = verb;
+	d->dir = UCMD_DIR_NONE;
+	d->destructive = false;
+	d->admin = false;
+	switch (verb) {
+	case UCMD_VERB_READ:
+	case UCMD_VERB_IDENTIFY:
+	case UCMD_VERB_GET_LOG:
+	case UCMD_VERB_GET_FEATURE:
+		d->dir = UCMD_DIR_FROM_DEVICE;
+		break;
+	case UCMD_VERB_WRITE:
+		d->dir = UCMD_DIR_TO_DEVICE;
+		d->destructive = true;
+		break;
+	case UCMD_VERB_TRIM:
+		d->dir = UCMD_DIR_TO_DEVICE;	/* the range list */
+		d->destructive = true;
+		break;
+	case UCMD_VERB_WRITE_ZEROES:
+	case UCMD_VERB_WRITE_UNCOR:
+	case UCMD_VERB_FORMAT:
+	case UCMD_VERB_SANITIZE:
+		d->destructive = true;
+		break;
+	case UCMD_VERB_COMPARE:
+	case UCMD_VERB_FIRMWARE:
+	case UCMD_VERB_SET_FEATURE:
+		d->dir = UCMD_DIR_TO_DEVICE;
+		break;
+	case UCMD_VERB_COPY:
+		d->dir = UCMD_DIR_TO_DEVICE;	/* the source range list */
+		d->destructive = true;
+		break;
+	default:
+		break;
+	}
+	switch (verb) {
+	case UCMD_VERB_IDENTIFY: case UCMD_VERB_GET_LOG: case UCMD_VERB_GET_FEATURE:
+	case UCMD_VERB_SET_FEATURE: case UCMD_VERB_FORMAT: case UCMD_VERB_SANITIZE:
+	case UCMD_VERB_FIRMWARE: case UCMD_VERB_NS_MANAGE: case UCMD_VERB_NS_ATTACH:
+	case UCMD_VERB_QUEUE_MANAGE: case UCMD_VERB_ABORT: case UCMD_VERB_ASYNC_EVENT:
+		d->admin = true;
+		break;
+	default:
+		break;
+	}
+}

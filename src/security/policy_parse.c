@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Policy files: INI read by libinih, one [rule] section per rule, in file
+ * order (docs/security.md has the format). libinih tells the handler the
+ * section's name but neither its line nor where a section starts, so we feed
+ * it lines through our own reader, which counts them and notices headers:
+ * that is how two consecutive "[rule]" sections stay two rules and how every
+ * error names its line.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "security/policy_parse.h"
+#include "security/policy_values.h"
+
+#define POL_MAX_RULES 4096
+#define POL_MAX_FILE (1u << 20)
+
+struct section {
+	unsigned line;
+	bool used;		/* the handler saw a key in it */
+};
+
+struct parser {
+	const char *name;	/* the file name errors give */
+	const char *p, *end;	/* text still to read */
+	unsigned line;		/* the line the reader returned last */
+	struct section *sect;
+	unsigned nsect, cap_sect;
+	unsigned cur_sect;	/* the section the handler is in, 1-based */
+	struct ucmd_policy *pol;
+	struct ucmd_policy_rule *rule;	/* the rule being filled, or NULL */
+	unsigned policy_keys;
+	bool inherit;
+	unsigned err_line;	/* first error found by us, 0: none */
+	char err[160];
+};
+
+static void perr(struct parser *ps, unsigned line, const char *fmt, const char *a,
+		 const char *b)
+{
+	if (ps->err_line && ps->err_line <= line)
+		return;		/* keep the first one */
+	ps->err_line = line;
+	snprintf(ps->err, sizeof(ps->err), fmt, a, b);
+}
+
+/* fgets() over the text, counting lines and noting [section] headers. */
+static char *reader(char *str, int num, void *stream)
+{
+	struct parser *ps = stream;
+	const char *nl, *s;
+	size_t len;
+
+	if (ps->p >= ps->end || ps->err_line)
+		return NULL;	/* our errors stop the parse: they are not inih's */
+	nl = memchr(ps->p, '\n', (size_t)(ps->end - ps->p));
+	len = nl ? (size_t)(nl - ps->p) + 1 : (size_t)(ps->end - ps->p);
+	ps->line++;
+	if (len > (size_t)num - 1) {
+		perr(ps, ps->line, "line longer than %s characters%s", "198", "");
+		return NULL;
+	}
+	if (memchr(ps->p, 0, len)) {
+		perr(ps, ps->line, "NUL byte in line%s%s", "", "");
+		return NULL;
+	}
+	memcpy(str, ps->p, len);
+	str[len] = 0;
+	ps->p += len;
+	for (s = str; *s == ' ' || *s == '\t'; s++)
+		;
+	if (*s == '[') {
+		if (ps->nsect == ps->cap_sect) {
+			unsigned cap = ps->cap_sect ? 2 * ps->cap_sect : 16;
+			struct section *n = realloc(ps->sect, cap * sizeof(*n));
+			if (!n) {
+				perr(ps, ps->line, "out of memory%s%s", "", "");
+				return NULL;
+			}
+			ps->sect = n;
+			ps->cap_sect = cap;
+		}
+		ps->sect[ps->nsect].line = ps->line;
+		ps->sect[ps->nsect].used = false;
+		ps->nsect++;
+	}
+	return str;
+}
+
+/* Finish the rule being filled: the checks that need all of its keys. */
+static void rule_end(struct parser *ps)
+{
+	struct ucmd_policy_rule *r = ps->rule;
+	const char *why;
+
+	if (!r)
+		return;
+	ps->rule = NULL;
+	why = pol_rule_check(r);
+	if (why)
+		perr(ps, r->line, "[rule %s]: %s", r->name ? r->name : "", why);
+}
+
+static int section_start(struct parser *ps, const char *section)
+{
+	struct section *sc = &ps->sect[ps->nsect - 1];
+	struct ucmd_policy *pol = ps->pol;
+
+	rule_end(ps);
+	/* a header the handler never saw a key under was an empty section */
+	for (unsigned i = ps->cur_sect; i + 1 < ps->nsect; i++)
+		if (!ps->sect[i].used)
+			perr(ps, ps->sect[i].line, "empty section%s%s", "", "");
+	ps->cur_sect = ps->nsect;
+	sc->used = true;
+	if (!strcmp(section, "policy")) {
+		if (ps->policy_keys & 0x80000000u) {
+			perr(ps, sc->line, "second [policy] section%s%s", "", "");
+			return 0;
+		}
+		ps->policy_keys = 0x80000000u;
+		return 1;
+	}
+	if (strncmp(section, "rule", 4) || (section[4] && section[4] != ' ')) {
+		perr(ps, sc->line, "unknown section [%s] (expected [policy] or [rule NAME])",
+		     section, "");
+		return 0;
+	}
+	if (pol->nrules == POL_MAX_RULES) {
+		perr(ps, sc->line, "more than %s rules%s", "4096", "");
+		return 0;
+	}
+	if (pol->nrules % 16 == 0) {
+		struct ucmd_policy_rule *n =
+			realloc(pol->rules, (pol->nrules + 16) * sizeof(*n));
+		if (!n) {
+			perr(ps, sc->line, "out of memory%s%s", "", "");
+			return 0;
+		}
+		pol->rules = n;
+	}
+	ps->rule = &pol->rules[pol->nrules++];
+	pol_rule_init(ps->rule, pol->file, sc->line);
+	section += 4;
+	while (*section == ' ')
+		section++;
+	if (*section && !(ps->rule->name = strdup(section))) {
+		perr(ps, sc->line, "out of memory%s%s", "", "");
+		return 0;
+	}
+	return 1;
+}
+
+static int policy_key(struct parser *ps, const char *name, const char *value)
+{
+	static const char *const keys[] = { "default", "audit", "inherit" };
+	unsigned k;
+	bool b;
+
+	for (k = 0; k < 3 && strcmp(keys[k], name); k++)
+		;
+	if (k == 3) {
+		perr(ps, ps->line, "unknown key '%s' in [policy]%s", name, "");
+		return 0;
+	}
+	if (ps->policy_keys & (1u << k)) {
+		perr(ps, ps->line, "key '%s' given twice%s", name, "");
+		return 0;
+	}
+	ps->policy_keys |= 1u << k;
+	if (k == 0 && (!strcmp(value, "allow") || !strcmp(value, "deny"))) {
+		ps->pol->default_allow = !strcmp(value, "allow");
+		return 1;
+	}
+	if (k == 1 && !pv_bool(value, &b)) {
+		ps->pol->audit_default = b;
+		return 1;
+	}
+	if (k == 2 && (!strcmp(value, "default") || !strcmp(value, "none"))) {
+		ps->inherit = !strcmp(value, "default");
+		return 1;
+	}
+	perr(ps, ps->line, "bad value '%s' for '%s'", value, name);
+	return 0;
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct parser *ps = user;
+	char why[96];
+
+	if (ps->err_line)
+		return 0;
+	/* the reader saw a header since the last key: a new section began */
+	if (ps->nsect != ps->cur_sect && !section_start(ps, section))
+		return 0;
+	if (!ps->nsect) {
+		perr(ps, ps->line, "key '%s' outside any section%s", name, "");
+		return 0;
+	}
+	if (!ps->rule)
+		return policy_key(ps, name, value);
+	if (pol_rule_key(ps->rule, name, value, why, sizeof(why))) {
+		perr(ps, ps->line, "%s%s", why, "");
+		return 0;
+	}
+	return 1;
+}
+
+static int inherit_default(struct ucmd_policy *pol, char *err, size_t errlen)
+{
+	struct ucmd_policy *d;
+	struct ucmd_policy_rule *n;
+	int ret = ucmd_policy_load_default(&d, err, errlen);
+
+	if (ret)
+		return ret;
+	n = realloc(pol->rules, (pol->nrules + d->nrules) * sizeof(*n));
+	if (!n) {
+		ucmd_policy_put(d);
+		return -ENOMEM;
+	}
+	pol->rules = n;
+	/* the rules move over; their file names point at static storage */
+	memcpy(&pol->rules[pol->nrules], d->rules, d->nrules * sizeof(*n));
+	pol->nrules += d->nrules;
+	d->nrules = 0;
+	ucmd_policy_put(d);
+	return 0;
+}
+
+int ucmd_policy_load_string(const char *name, const char *text, size_t len,
+			    struct ucmd_policy **out, char *err, size_t errlen)
+{
+	struct parser ps = { .name = name, .p = text, .end = text + len };
+	struct ucmd_policy *pol = calloc(1, sizeof(*pol));
+	int rc, ret = 0;
+
+	if (!pol || !(pol->file = strdup(name))) {
+		free(pol);
+		snprintf(err, errlen, "%s: out of memory", name);
+		return -ENOMEM;
+	}
+	atomic_init(&pol->refs, 1);
+	ps.pol = pol;
+	rc = ini_parse_stream(reader, &ps, handler, &ps);
+	rule_end(&ps);
+	for (unsigned i = ps.cur_sect; i < ps.nsect; i++)
+		if (!ps.sect[i].used)
+			perr(&ps, ps.sect[i].line, "empty section%s%s", "", "");
+	/* inih's own complaints (no '=', no ']') come with their line only */
+	if (rc > 0 && (!ps.err_line || (unsigned)rc < ps.err_line)) {
+		ps.err_line = (unsigned)rc;
+		snprintf(ps.err, sizeof(ps.err), "syntax error (expected [section] or key = value)");
+	} else if (rc < 0 && !ps.err_line) {
+		ps.err_line = ps.line ? ps.line : 1;
+		snprintf(ps.err, sizeof(ps.err), "out of memory");
+	}
+	free(ps.sect);
+	if (ps.err_line) {
+		snprintf(err, errlen, "%s:%u: %s", name, ps.err_line, ps.err);
+		ret = -EINVAL;
+	} else if (ps.inherit) {
+		ret = inherit_default(pol, err, errlen);
+	}
+	if (ret) {
+		ucmd_policy_put(pol);
+		return ret;
+	}
+	*out = pol;
+	return 0;
+}
+
+int ucmd_policy_load_file(const char *path, struct ucmd_policy **out, char *err, size_t errlen)
+{
+	struct stat st;
+	char *buf;
+	ssize_t n;
+	size_t got = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	if (fstat(fd, &st) || st.st_size > POL_MAX_FILE || !S_ISREG(st.st_mode)) {
+		close(fd);
+		snprintf(err, errlen, "%s: not a regular file of at most 1 MiB", path);
+		return -EINVAL;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf) {
+		close(fd);
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	while (got < (size_t)st.st_size &&
+	       (n = read(fd, buf + got, (size_t)st.st_size - got)) > 0)
+		got += (size_t)n;
+	close(fd);
+	ret = ucmd_policy_load_string(path, buf, got, out, err, errlen);
+	free(buf);
+	return ret;
+}
+
+int ucmd_policy_load_default(struct ucmd_policy **out, char *err, size_t errlen)
+{
+	int ret = ucmd_policy_load_string(ucmd_policy_default_name, ucmd_policy_default_text,
+					  strlen(ucmd_policy_default_text), out, err, errlen);
+
+	/* rules keep pointing at a static name instead of a copy */
+	for (unsigned i = 0; !ret && i < (*out)->nrules; i++)
+		(*out)->rules[i].file = ucmd_policy_default_name;
+	return ret;
+}
+
+struct ucmd_policy *ucmd_policy_get(struct ucmd_policy *p)
+{
+	atomic_fetch_add_explicit(&p->refs, 1, memory_order_relaxed);
+	return p;
+}
+
+void ucmd_policy_put(struct ucmd_policy *p)
+{
+	if (!p || atomic_fetch_sub_explicit(&p->refs, 1, memory_order_acq_rel) != 1)
+		return;
+	for (unsigned i = 0; i < p->nrules; i++)
+		pol_rule_free(&p->rules[i]);
+	free(p->rules);
+	free(p->file);
+	free(p);
+}
+
+unsigned ucmd_policy_nr_rules(const struct ucmd_policy *p)
+{
+	return p->nrules;
+}

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ucmd's security modules on top of the hook chain (hooks.h):
+ *   "policy"  rules on who may send which command to which device
+ *             (docs/security.md has the file format; policy/default.ini is
+ *             Linux's nvme_cmd_allowed() written as such rules)
+ *   "audit"   one JSON line per denial, and per allowed decision a rule
+ *             asks to record
+ * Everything is decided behind the ring, inside the engine, so a daemon
+ * holding the engine enforces the same policy unchanged.
+ */
+#ifndef UCMD_SECURITY_SECURITY_H
+#define UCMD_SECURITY_SECURITY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/cred.h"
+#include "security/desc.h"
+#include "security/hooks.h"
+
+struct ucmd_engine;
+struct ucmd_policy;
+struct ucmd_policy_rule;
+
+/* ---- policies: immutable rule sets, reference counted ------------------- */
+
+/*
+ * Parse a policy. On error returns -EINVAL (or -ENOMEM, -errno of reading
+ * the file) and writes "file:line: problem" into err; *out is untouched.
+ */
+int ucmd_policy_load_file(const char *path, struct ucmd_policy **out, char *err, size_t errlen);
+int ucmd_policy_load_string(const char *name, const char *text, size_t len,
+			    struct ucmd_policy **out, char *err, size_t errlen);
+/* The compiled-in copy of policy/default.ini (Linux's rules). */
+int ucmd_policy_load_default(struct ucmd_policy **out, char *err, size_t errlen);
+extern const char ucmd_policy_default_text[];
+extern const char ucmd_policy_default_name[];
+
+struct ucmd_policy *ucmd_policy_get(struct ucmd_policy *p);
+void ucmd_policy_put(struct ucmd_policy *p);
+unsigned ucmd_policy_nr_rules(const struct ucmd_policy *p);
+
+/* What is being judged. */
+struct ucmd_policy_subject {
+	enum ucmd_security_hook hook;
+	const struct ucmd_cred *cred;		/* who acts */
+	const struct ucmd_cred *new_cred;	/* override-creds: whom it becomes */
+	unsigned f_mode;			/* FMODE_READ / FMODE_WRITE of the file */
+	const struct ucmd_cmd_desc *desc;	/* uring_cmd / uring_rw */
+};
+
+struct ucmd_policy_verdict {
+	bool allow;
+	bool audit;				/* the deciding rule asks for a record */
+	unsigned line;				/* the rule's [section] line, 0: default */
+	char rule[UCMD_SECURITY_RULE_MAX];	/* "file:line name" or "file: default" */
+};
+
+void ucmd_policy_eval(const struct ucmd_policy *p, const struct ucmd_policy_subject *s,
+		      struct ucmd_policy_verdict *v);
+
+/* A typical description for a verb (dir, destructive, admin queue). */
+void ucmd_policy_desc_for_verb(struct ucmd_cmd_desc *d, enum ucmd_verb verb);
+
+/* ---- the "policy" module ------------------------------------------------ */
+
+struct ucmd_policy_module;
+
+/* Takes over the caller's reference to p. */
+struct ucmd_policy_module *ucmd_policy_module_new(struct ucmd_policy *p);
+void ucmd_policy_module_free(struct ucmd_policy_module *m);
+int ucmd_policy_module_register(struct ucmd_engine *e, struct ucmd_policy_module *m);
+/* Replace the rule set atomically; takes over the reference to p. */
+void ucmd_policy_module_set(struct ucmd_policy_module *m, struct ucmd_policy *p);
+/* Parse path and install it; on error the old policy stays in force. */
+int ucmd_policy_module_reload(struct ucmd_policy_module *m, const char *path, char *err,
+			      size_t errlen);
+/* The rule set in force now (a reference: drop it with ucmd_policy_put). */
+struct ucmd_policy *ucmd_policy_module_current(struct ucmd_policy_module *m);
+/* Evaluate s against the rule set in force. */
+void ucmd_policy_module_eval(struct ucmd_policy_module *m, const struct ucmd_policy_subject *s,
+			     struct ucmd_policy_verdict *v);
+
+/* ---- the "audit" module ------------------------------------------------- */
+
+struct ucmd_audit;
+
+/* path: a file (appended to) or "-" for stderr. */
+struct ucmd_audit *ucmd_audit_open(const char *path, char *err, size_t errlen);
+/* Write to fd (not closed by ucmd_audit_free unless own_fd). */
+struct ucmd_audit *ucmd_audit_open_fd(int fd, bool own_fd);
+void ucmd_audit_free(struct ucmd_audit *a);
+int ucmd_audit_register(struct ucmd_engine *e, struct ucmd_audit *a);
+/* Records written, and records lost (failed writes not yet reported). */
+uint64_t ucmd_audit_written(struct ucmd_audit *a);
+uint64_t ucmd_audit_lost(struct ucmd_audit *a);
+/* Write a dedicated record reporting lost records, if any; 0 or -errno. */
+int ucmd_audit_flush_lost(struct ucmd_audit *a);
+
+/* ---- one call for tools: both modules on an engine --------------------- */
+
+/*
+ * Register "policy" (policy_path, or the default policy when NULL) and,
+ * when audit_path is not NULL, "audit" ("-" is stderr) on e. On error
+ * nothing is registered and err says why (file:line: problem).
+ */
+int ucmd_security_setup(struct ucmd_engine *e, const char *policy_path, const char *audit_path,
+			char *err, size_t errlen);
+/* Reload e's policy from path (NULL: the default); the old stays on error. */
+int ucmd_security_reload(struct ucmd_engine *e, const char *policy_path, char *err, size_t errlen);
+/* Unregister and free what ucmd_security_setup made for e. */
+void ucmd_security_teardown(struct ucmd_engine *e);
+
+#endif
