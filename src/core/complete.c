@@ -118,8 +118,15 @@ void io_commit_cqring(struct ucmd_ctx *ctx)
 		return;
 	ctx->cq_dirty = false;
 	__atomic_store_n(ctx->rings.cq_tail, ctx->cached_cq_tail, __ATOMIC_RELEASE);
-	/* Only another thread (an SQPOLL ring's application) can be waiting. */
-	if (atomic_load_explicit(&ctx->nr_waiters, memory_order_acquire))
+	/*
+	 * Only another thread (an SQPOLL ring's application) can be waiting.
+	 * It read ctx->wake under uring_lock before this commit but may not
+	 * have counted itself in nr_waiters yet: on such a ring always bump
+	 * wake, so that its futex wait returns at once instead of sleeping
+	 * out its timeout with a CQE already there.
+	 */
+	if ((ctx->flags & IORING_SETUP_SQPOLL) ||
+	    atomic_load_explicit(&ctx->nr_waiters, memory_order_acquire))
 		io_wake_waiters(ctx);
 }
 
