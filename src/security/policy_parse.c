@@ -39,14 +39,15 @@ struct parser {
 	unsigned policy_keys;
 	bool inherit;
 	unsigned err_line;	/* first error found by us, 0: none */
+	unsigned fail_line;	/* the line our handler first refused */
 	char err[160];
 };
 
 static void perr(struct parser *ps, unsigned line, const char *fmt, const char *a,
 		 const char *b)
 {
-	if (ps->err_line && ps->err_line <= line)
-		return;		/* keep the first one */
+	if (ps->err_line)
+		return;		/* the first found; later ones may be its echoes */
 	ps->err_line = line;
 	snprintf(ps->err, sizeof(ps->err), fmt, a, b);
 }
@@ -191,9 +192,21 @@ static int policy_key(struct parser *ps, const char *name, const char *value)
 	return 0;
 }
 
+static int handle(struct parser *ps, const char *section, const char *name, const char *value);
+
+/* inih reports a refusing handler's line as its own error: remember ours */
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct parser *ps = user;
+	int ok = handle(ps, section, name, value);
+
+	if (!ok && !ps->fail_line)
+		ps->fail_line = ps->line;
+	return ok;
+}
+
+static int handle(struct parser *ps, const char *section, const char *name, const char *value)
+{
 	char why[96];
 
 	if (ps->err_line)
@@ -256,7 +269,8 @@ int ucmd_policy_load_string(const char *name, const char *text, size_t len,
 		if (!ps.sect[i].used)
 			perr(&ps, ps.sect[i].line, "empty section%s%s", "", "");
 	/* inih's own complaints (no '=', no ']') come with their line only */
-	if (rc > 0 && (!ps.err_line || (unsigned)rc < ps.err_line)) {
+	if (rc > 0 && (unsigned)rc != ps.fail_line &&
+	    (!ps.err_line || (unsigned)rc <= ps.err_line)) {
 		ps.err_line = (unsigned)rc;
 		snprintf(ps.err, sizeof(ps.err), "syntax error (expected [section] or key = value)");
 	} else if (rc < 0 && !ps.err_line) {

@@ -70,6 +70,7 @@ int pv_range(char *s, bool sizes, struct pol_range *r)
 	char *sep = strpbrk(s, "-+");
 	uint64_t a, b;
 	char op;
+	int rc;
 
 	if (!sep) {
 		if (pv_number(s, sizes, &a))
@@ -79,8 +80,10 @@ int pv_range(char *s, bool sizes, struct pol_range *r)
 	}
 	op = *sep;
 	*sep = 0;
-	if (pv_number(s, sizes, &a) || pv_number(sep + 1, sizes, &b))
-		return -EINVAL;
+	rc = pv_number(s, sizes, &a) || pv_number(sep + 1, sizes, &b) ? -EINVAL : 0;
+	*sep = op;	/* whole again, for the error message */
+	if (rc)
+		return rc;
 	if (op == '+') {
 		if (b == 0 || a + (b - 1) < a)
 			return -ERANGE;
