@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "ucmd/ucmd.h"
+#include "core/backend.h"
 #include "core/cred.h"
 #include "core/file.h"
 #include "core/iov_iter.h"
@@ -32,6 +33,7 @@ struct ucmd_engine {
 	struct ucmd_file *files[UCMD_MAX_FILES];
 	_Atomic(struct ucmd_security_chain *) security;
 	struct ucmd_security_chain *retired;	/* freed with the engine */
+	const struct ucmd_backend *backend;	/* NULL: ucmd's own core */
 };
 
 /* Task work: a callback run by the ring's owner. */
@@ -53,6 +55,7 @@ enum {
 	REQ_F_INFLIGHT     = 1u << 10,	/* counted in ctx->inflight */
 	REQ_F_ASYNC_RETRY  = 1u << 11,	/* went to the worker after -EAGAIN */
 	REQ_F_NEED_CLEANUP = 1u << 12,	/* prep succeeded: def->cleanup owes a release */
+	REQ_F_DRAIN_USER   = 1u << 13,	/* a chain member asked for the drain */
 };
 
 struct ucmd_kiocb {
@@ -106,6 +109,7 @@ struct ucmd_ctx {
 	struct ucmd_kiocb *free_reqs;
 	unsigned inflight;		/* issued, not yet completed (drain) */
 	struct ucmd_kiocb *defer_head, *defer_tail;	/* IOSQE_IO_DRAIN */
+	bool flushing_defer;		/* io_flush_defer is on the stack */
 	bool drain_next;		/* a drained chain runs: hold the next one back */
 	struct ucmd_kiocb *iopoll_list;
 	unsigned nr_iopoll;

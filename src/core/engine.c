@@ -129,6 +129,8 @@ int ucmd_device_names(struct ucmd_engine *e, const char **names, unsigned max)
 {
 	unsigned n = 0;
 
+	if (e->backend)
+		return e->backend->device_names(e, names, max);
 	pthread_mutex_lock(&e->lock);
 	for (struct ucmd_device *d = e->devices; d; d = d->next) {
 		if (n < max)
@@ -147,6 +149,8 @@ int ucmd_open(struct ucmd_engine *e, const char *name, int flags)
 
 	if (!e || !name)
 		return -EINVAL;
+	if (e->backend)
+		return e->backend->open(e, name, flags);
 	if (acc != O_RDONLY && acc != O_WRONLY && acc != O_RDWR)
 		return -EINVAL;
 	d = ucmd_engine_find_device(e, name);
@@ -186,6 +190,8 @@ int ucmd_close(struct ucmd_engine *e, int fd)
 {
 	struct ucmd_file *f;
 
+	if (e && e->backend)
+		return e->backend->close(e, fd);
 	if (!e || fd < 0 || fd >= UCMD_MAX_FILES)
 		return -EBADF;
 	pthread_mutex_lock(&e->lock);

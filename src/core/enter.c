@@ -17,7 +17,8 @@ int ucmd_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete
 	int submitted = 0;
 
 	if (!ctx)
-		return -EBADF;
+		return UCMD_RING_BACKEND(ring) ?
+			UCMD_RING_BACKEND(ring)->enter(ring, to_submit, min_complete, flags) : -EBADF;
 	if (flags & ~(IORING_ENTER_GETEVENTS | IORING_ENTER_SQ_WAKEUP | IORING_ENTER_SQ_WAIT))
 		return -EINVAL;
 	if (ctx->flags & IORING_SETUP_SQPOLL) {

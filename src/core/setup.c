@@ -110,6 +110,8 @@ int ucmd_queue_init_engine(struct ucmd_engine *e, unsigned entries, struct ucmd_
 
 	if (!e || !ring || !p)
 		return -EINVAL;
+	if (e->backend)
+		return e->backend->queue_init(e, entries, ring, p);
 	memset(ring, 0, sizeof(*ring));
 	ring->ring_fd = -1;
 	ret = validate_params(p);
@@ -218,6 +220,10 @@ void ucmd_queue_exit(struct ucmd_ring *ring)
 {
 	struct ucmd_ctx *ctx = ring->ctx;
 
+	if (UCMD_RING_BACKEND(ring)) {
+		UCMD_RING_BACKEND(ring)->queue_exit(ring);
+		return;
+	}
 	if (ring->sq.ring_ptr)
 		munmap(ring->sq.ring_ptr, ring->sq.ring_sz);
 	if (ring->ring_fd >= 0)
@@ -241,6 +247,8 @@ int ucmd_register_files(struct ucmd_ring *ring, const int *files, unsigned nr_fi
 	struct ucmd_file **tab;
 	int ret = 0;
 
+	if (UCMD_RING_BACKEND(ring))
+		return UCMD_RING_BACKEND(ring)->register_files(ring, files, nr_files);
 	if (!ctx || !files)
 		return -EFAULT;
 	if (!nr_files || nr_files > UCMD_MAX_FIXED_FILES)
@@ -280,6 +288,8 @@ int ucmd_unregister_files(struct ucmd_ring *ring)
 	struct ucmd_file **tab;
 	unsigned nr;
 
+	if (UCMD_RING_BACKEND(ring))
+		return UCMD_RING_BACKEND(ring)->unregister_files(ring);
 	if (!ctx)
 		return -EINVAL;
 	/* Requests borrow the table's references: let them all finish. */
@@ -305,6 +315,8 @@ int ucmd_register_buffers(struct ucmd_ring *ring, const struct iovec *iovecs, un
 	struct iovec *tab;
 	int ret = 0;
 
+	if (UCMD_RING_BACKEND(ring))
+		return UCMD_RING_BACKEND(ring)->register_buffers(ring, iovecs, nr);
 	if (!ctx || !iovecs)
 		return -EFAULT;
 	if (!nr || nr > UCMD_MAX_FIXED_BUFS)
@@ -338,6 +350,8 @@ int ucmd_unregister_buffers(struct ucmd_ring *ring)
 	struct ucmd_ctx *ctx = ring->ctx;
 	struct iovec *tab;
 
+	if (UCMD_RING_BACKEND(ring))
+		return UCMD_RING_BACKEND(ring)->unregister_buffers(ring);
 	if (!ctx)
 		return -EINVAL;
 	pthread_mutex_lock(&ctx->uring_lock);
@@ -357,6 +371,8 @@ int ucmd_register_personality(struct ucmd_ring *ring)
 	struct ucmd_cred *c;
 	int id = -ENOSPC;
 
+	if (UCMD_RING_BACKEND(ring))
+		return UCMD_RING_BACKEND(ring)->register_personality(ring);
 	if (!ctx)
 		return -EINVAL;
 	c = malloc(sizeof(*c));
@@ -383,6 +399,8 @@ int ucmd_unregister_personality(struct ucmd_ring *ring, int id)
 	struct ucmd_ctx *ctx = ring->ctx;
 	struct ucmd_cred *c = NULL;
 
+	if (UCMD_RING_BACKEND(ring))
+		return UCMD_RING_BACKEND(ring)->unregister_personality(ring, id);
 	if (!ctx || id <= 0 || id >= UCMD_MAX_PERSONALITIES)
 		return -EINVAL;
 	pthread_mutex_lock(&ctx->uring_lock);

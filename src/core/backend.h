@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * An engine backend other than ucmd's own core: the whole device and ring
+ * API of an engine handed to someone else. The kernel backend (src/kernel)
+ * is one: its rings are real io_urings on real devices. A backend ring has
+ * ring->ctx == NULL, so the core's fast paths only look at the backend
+ * where they would otherwise fail with "no context".
+ */
+#ifndef UCMD_CORE_BACKEND_H
+#define UCMD_CORE_BACKEND_H
+
+#include "ucmd/ucmd.h"
+
+struct ucmd_backend {
+	const char *name;
+	int (*open)(struct ucmd_engine *e, const char *name, int flags);
+	int (*close)(struct ucmd_engine *e, int fd);
+	int (*device_names)(struct ucmd_engine *e, const char **names, unsigned max);
+	int (*queue_init)(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
+			  struct io_uring_params *p);
+	void (*queue_exit)(struct ucmd_ring *ring);
+	int (*enter)(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
+		     unsigned flags);
+	int (*register_files)(struct ucmd_ring *ring, const int *files, unsigned nr);
+	int (*unregister_files)(struct ucmd_ring *ring);
+	int (*register_buffers)(struct ucmd_ring *ring, const struct iovec *iov, unsigned nr);
+	int (*unregister_buffers)(struct ucmd_ring *ring);
+	int (*register_personality)(struct ucmd_ring *ring);
+	int (*unregister_personality)(struct ucmd_ring *ring, int id);
+};
+
+/* The backend of a ring that is not ucmd's own (no ctx), else NULL. */
+#define UCMD_RING_BACKEND(ring) \
+	((ring)->ctx || !(ring)->engine ? NULL : (ring)->engine->backend)
+
+#endif /* UCMD_CORE_BACKEND_H */
