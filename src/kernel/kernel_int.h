@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/* The kernel backend's internals, shared by its files. */
+#ifndef UCMD_KERNEL_INT_H
+#define UCMD_KERNEL_INT_H
+
+#include "ucmd/ucmd.h"
+
+struct ucmd_engine;
+
+/* ring.c: rings and registration, through liburing */
+int kernel_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
+		      struct io_uring_params *p);
+void kernel_queue_exit(struct ucmd_ring *ring);
+int kernel_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
+		 unsigned flags);
+int kernel_register_files(struct ucmd_ring *ring, const int *files, unsigned nr);
+int kernel_unregister_files(struct ucmd_ring *ring);
+int kernel_register_buffers(struct ucmd_ring *ring, const struct iovec *iov, unsigned nr);
+int kernel_unregister_buffers(struct ucmd_ring *ring);
+int kernel_register_personality(struct ucmd_ring *ring);
+int kernel_unregister_personality(struct ucmd_ring *ring, int id);
+
+#endif /* UCMD_KERNEL_INT_H */

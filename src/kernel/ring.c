@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Kernel rings: liburing sets up a real io_uring and maps it; struct
+ * ucmd_ring then points into the kernel's ring memory exactly as
+ * struct io_uring does (the two have the same fields in the same order), so
+ * ucmd's inline SQ/CQ helpers and its submit/wait logic run unchanged and
+ * only the system-call edges land here.
+ */
+#include <liburing.h>	/* first: its <linux/io_uring.h> is the one used */
+#include <errno.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "kernel/kernel_int.h"
+
+#define SQ_FIELDS(X) X(khead) X(ktail) X(kring_mask) X(kring_entries) X(kflags) \
+	X(kdropped) X(array) X(sqes) X(sqe_head) X(sqe_tail) X(ring_sz) X(ring_ptr) \
+	X(ring_mask) X(ring_entries)
+#define CQ_FIELDS(X) X(khead) X(ktail) X(kring_mask) X(kring_entries) X(kflags) \
+	X(koverflow) X(cqes) X(ring_sz) X(ring_ptr) X(ring_mask) X(ring_entries)
+
+static void from_liburing(struct ucmd_ring *r, const struct io_uring *k)
+{
+#define SQ(f) r->sq.f = k->sq.f;
+#define CQ(f) r->cq.f = k->cq.f;
+	SQ_FIELDS(SQ)
+	CQ_FIELDS(CQ)
+#undef SQ
+#undef CQ
+	r->flags = k->flags;
+	r->ring_fd = k->ring_fd;
+	r->features = k->features;
+}
+
+/* liburing's calls want a struct io_uring: a view of the same ring. */
+static void to_liburing(struct io_uring *k, const struct ucmd_ring *r)
+{
+	memset(k, 0, sizeof(*k));
+#define SQ(f) k->sq.f = r->sq.f;
+#define CQ(f) k->cq.f = r->cq.f;
+	SQ_FIELDS(SQ)
+	CQ_FIELDS(CQ)
+#undef SQ
+#undef CQ
+	k->flags = r->flags;
+	k->ring_fd = r->ring_fd;
+	k->enter_ring_fd = r->ring_fd;
+	k->features = r->features;
+}
+
+int kernel_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
+		      struct io_uring_params *p)
+{
+	struct io_uring k;
+	int ret;
+
+	memset(ring, 0, sizeof(*ring));
+	ring->ring_fd = -1;
+	ret = io_uring_queue_init_params(entries, &k, p);
+	if (ret < 0)
+		return ret;
+	from_liburing(ring, &k);
+	/* ucmd publishes only the SQ tail: the index array must be the identity */
+	for (unsigned i = 0; i < ring->sq.ring_entries; i++)
+		ring->sq.array[i] = i;
+	ring->engine = e;
+	ring->ctx = NULL;	/* marks a backend ring for the core */
+	return 0;
+}
+
+void kernel_queue_exit(struct ucmd_ring *ring)
+{
+	struct io_uring k;
+
+	to_liburing(&k, ring);
+	io_uring_queue_exit(&k);
+	memset(ring, 0, sizeof(*ring));
+	ring->ring_fd = -1;
+}
+
+int kernel_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
+		 unsigned flags)
+{
+	/* The raw system call: its return is what ucmd_enter() promises. */
+	long ret = syscall(__NR_io_uring_enter, ring->ring_fd, to_submit, min_complete, flags,
+			   NULL, 0);
+
+	return ret < 0 ? -errno : (int)ret;
+}
+
+int kernel_register_files(struct ucmd_ring *ring, const int *files, unsigned nr)
+{
+	struct io_uring k;
+
+	to_liburing(&k, ring);
+	return io_uring_register_files(&k, files, nr);
+}
+
+int kernel_unregister_files(struct ucmd_ring *ring)
+{
+	struct io_uring k;
+
+	to_liburing(&k, ring);
+	return io_uring_unregister_files(&k);
+}
+
+int kernel_register_buffers(struct ucmd_ring *ring, const struct iovec *iov, unsigned nr)
+{
+	struct io_uring k;
+
+	to_liburing(&k, ring);
+	return io_uring_register_buffers(&k, iov, nr);
+}
+
+int kernel_unregister_buffers(struct ucmd_ring *ring)
+{
+	struct io_uring k;
+
+	to_liburing(&k, ring);
+	return io_uring_unregister_buffers(&k);
+}
+
+int kernel_register_personality(struct ucmd_ring *ring)
+{
+	struct io_uring k;
+
+	to_liburing(&k, ring);
+	return io_uring_register_personality(&k);
+}
+
+int kernel_unregister_personality(struct ucmd_ring *ring, int id)
+{
+	struct io_uring k;
+
+	to_liburing(&k, ring);
+	return io_uring_unregister_personality(&k, id);
+}
