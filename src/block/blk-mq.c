@@ -52,7 +52,7 @@ static void blk_mq_start_request(struct ucmd_request *rq)
 }
 
 /* One request straight to the driver; the driver rings the doorbell on last. */
-static void blk_mq_issue_direct(struct ucmd_request *rq, bool last)
+static blk_status_t blk_mq_issue_direct(struct ucmd_request *rq, bool last)
 {
 	struct ucmd_hw_queue *h = rq->hctx;
 	struct blk_mq_queue_data bd = { .rq = rq, .last = last };
@@ -62,6 +62,7 @@ static void blk_mq_issue_direct(struct ucmd_request *rq, bool last)
 	blk_status_t st = h->set->ops->queue_rq(h, &bd);
 	if (st != BLK_STS_OK && blk_mq_complete_request_claim(rq))
 		blk_mq_end_request(rq, st);
+	return st;
 }
 
 void blk_execute_rq_nowait(struct ucmd_request *rq, bool at_head)
@@ -134,12 +135,21 @@ static void blk_mq_dispatch_list(struct ucmd_request *list)
 			}
 		}
 		list = rest;
+		/*
+		 * Requests queued with last=false wait for a doorbell; if the
+		 * run's last request then fails, ->commit_rqs rings it.
+		 */
+		bool pending = false;
 		while (run) {
 			struct ucmd_request *rq = run;
 			run = rq->rq_next;
 			rq->rq_next = NULL;
-			blk_mq_issue_direct(rq, !run);
+			blk_status_t st = blk_mq_issue_direct(rq, !run);
+			if (st == BLK_STS_OK)
+				pending = run != NULL;
 		}
+		if (pending && h->set->ops->commit_rqs)
+			h->set->ops->commit_rqs(h);
 		atomic_fetch_add_explicit(&h->nr_batches, 1, memory_order_relaxed);
 	}
 }

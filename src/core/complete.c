@@ -238,6 +238,14 @@ void io_queue_chain(struct ucmd_kiocb *head)
 /* IOSQE_IO_DRAIN: a drained chain starts only once nothing else is in flight. */
 static void io_flush_defer(struct ucmd_ctx *ctx)
 {
+	/*
+	 * A deferred request that completes at once would flush again from
+	 * inside io_queue_chain: let the outer loop do it, so that thousands
+	 * of deferred requests do not nest thousands of frames deep.
+	 */
+	if (ctx->flushing_defer)
+		return;
+	ctx->flushing_defer = true;
 	while (ctx->defer_head) {
 		struct ucmd_kiocb *req = ctx->defer_head;
 		if ((req->flags & REQ_F_IO_DRAIN) && ctx->inflight)
@@ -252,7 +260,7 @@ static void io_flush_defer(struct ucmd_ctx *ctx)
 		 * whether it is already deferred or not submitted yet. Only a
 		 * drain the application asked for does this, not one it induced.
 		 */
-		if (req->sqe[0].flags & IOSQE_IO_DRAIN) {
+		if ((req->sqe[0].flags & IOSQE_IO_DRAIN) || (req->flags & REQ_F_DRAIN_USER)) {
 			if (ctx->defer_head)
 				ctx->defer_head->flags |= REQ_F_IO_DRAIN;
 			else
@@ -260,6 +268,7 @@ static void io_flush_defer(struct ucmd_ctx *ctx)
 		}
 		io_queue_chain(req);
 	}
+	ctx->flushing_defer = false;
 }
 
 void io_queue_or_defer(struct ucmd_kiocb *head)

@@ -173,6 +173,9 @@ static int io_submit_sqe(struct ucmd_ctx *ctx, struct ucmd_kiocb *req,
 	if (ctx->link_head) {
 		ctx->link_last->link = req;
 		ctx->link_last = req;
+		/* Linux: a drain anywhere in a chain drains the whole chain */
+		if (req->flags & REQ_F_IO_DRAIN)
+			ctx->link_head->flags |= REQ_F_IO_DRAIN | REQ_F_DRAIN_USER;
 		if (req->flags & REQ_F_LINK)
 			return 0;
 		req = ctx->link_head;
