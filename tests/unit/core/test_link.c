@@ -382,6 +382,52 @@ static void test_user_data_round_trip(void **state)
 	ucmd_cqe_seen(&f->ring, cqe);
 }
 
+
+/* A drain asked for by a later chain member drains the whole chain (Linux). */
+static void test_drain_on_chain_member(void **state)
+{
+	struct fx *f = *state;
+	struct td_cqe c[4];
+
+	td_prep(&f->ring, f->fd, TD_OP_QUEUE, 1, 1);
+	td_prep(&f->ring, f->fd, TD_OP_OK, 2, 2)->flags = IOSQE_IO_LINK;
+	td_prep(&f->ring, f->fd, TD_OP_OK, 3, 3)->flags = IOSQE_IO_DRAIN;
+	assert_int_equal(ucmd_submit(&f->ring), 3);
+	/* the chain 2->3 waits for 1 */
+	assert_log((uint64_t[]){ 1 }, 1);
+	td_complete_queued();
+	td_reap(&f->ring, c, 3);
+	assert_int_equal(c[0].user_data, 1);
+	assert_int_equal(c[1].user_data, 2);
+	assert_int_equal(c[2].user_data, 3);
+	assert_log((uint64_t[]){ 1, 2, 3 }, 3);
+}
+
+/*
+ * Thousands of requests deferred behind a drain, each completing at once
+ * when released: they must not nest one stack frame each.
+ */
+static void test_many_deferred(void **state)
+{
+	struct fx *f = *state;
+	struct ucmd_ring big;
+	enum { N = 30000 };
+	static struct td_cqe c[N + 2];
+
+	td_ring_init(f->e, &big, 32768, 0);
+	td_prep(&big, f->fd, TD_OP_QUEUE, 1, 1);
+	td_prep(&big, f->fd, TD_OP_OK, 2, 2)->flags = IOSQE_IO_DRAIN;
+	for (unsigned i = 0; i < N; i++)
+		ucmd_prep_nop(td_sqe(&big));
+	assert_int_equal(ucmd_submit(&big), N + 2);
+	assert_int_equal(td_nr_issued(), 1);
+	td_complete_queued();
+	td_reap(&big, c, N + 2);
+	assert_int_equal(c[0].user_data, 1);
+	assert_int_equal(c[1].user_data, 2);
+	ucmd_queue_exit(&big);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
 
 int main(void)
@@ -397,6 +443,8 @@ int main(void)
 		T(test_hardlink_prep_failure),
 		T(test_drain_waits),
 		T(test_drain_holds_later),
+		T(test_drain_on_chain_member),
+		T(test_many_deferred),
 		T(test_cqe_skip_success),
 		T(test_user_data_round_trip),
 	};

@@ -36,6 +36,7 @@ static struct rec recs[MAX_RECS];
 static unsigned nrec;
 static unsigned rqs_take = ~0u;		/* queue_rqs takes at most this many */
 static bool complete_in_driver = true;
+static bool fail_last;			/* queue_rq refuses a request with last=true */
 static atomic_int nr_timeouts;
 static struct ucmd_request *timed_out;
 
@@ -44,6 +45,7 @@ static void reset(void)
 	nrec = 0;
 	rqs_take = ~0u;
 	complete_in_driver = true;
+	fail_last = false;
 	atomic_store(&nr_timeouts, 0);
 	timed_out = NULL;
 }
@@ -63,6 +65,8 @@ static void finish(struct ucmd_request *rq)
 static blk_status_t fake_queue_rq(struct ucmd_hw_queue *hctx, const struct blk_mq_queue_data *bd)
 {
 	record(R_QUEUE_RQ, hctx->queue_num, bd->last, 1, bd->rq);
+	if (fail_last && bd->last)
+		return -EIO;
 	finish(bd->rq);
 	return BLK_STS_OK;
 }
@@ -221,6 +225,29 @@ static void test_plug_two_queues(void **state)
 	assert_int_equal(nrec, 65);
 	assert_int_equal(recs[64].kind, R_QUEUE_RQS);
 	assert_int_equal(recs[64].n, 1);
+	fx_free(f);
+}
+
+/*
+ * The run's final request fails in queue_rq: the ones before it went with
+ * last=false and still need their doorbell, which ->commit_rqs rings.
+ */
+static void test_commit_rqs_after_failed_last(void **state)
+{
+	struct fx *f = fx_new(&fake_ops_no_rqs, 1, 64);
+	struct ucmd_blk_plug plug;
+
+	(void)state;
+	fail_last = true;
+	blk_start_plug(&plug);
+	for (unsigned i = 0; i < 4; i++)
+		blk_execute_rq_nowait(rq_on(f, 0, 4096), false);
+	blk_finish_plug(&plug);
+	assert_int_equal(nrec, 5);
+	for (unsigned i = 0; i < 4; i++)
+		assert_int_equal(recs[i].kind, R_QUEUE_RQ);
+	assert_true(recs[3].last);
+	assert_int_equal(recs[4].kind, R_COMMIT);
 	fx_free(f);
 }
 
@@ -505,6 +532,7 @@ int main(void)
 		cmocka_unit_test(test_plug_batches_of_32),
 		cmocka_unit_test(test_plug_two_queues),
 		cmocka_unit_test(test_plug_large_request_flushes),
+		cmocka_unit_test(test_commit_rqs_after_failed_last),
 		cmocka_unit_test(test_no_plug_direct),
 		cmocka_unit_test(test_queue_rqs_leftovers),
 		cmocka_unit_test(test_no_queue_rqs),
