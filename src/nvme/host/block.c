@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The block device nvmeXnY: READ/WRITE family requests become NVMe Read and
+ * Write commands on the same request path as passthrough. Offsets and
+ * lengths must be multiples of the logical block size (O_DIRECT rules).
+ */
+#include <errno.h>
+#include <linux/fs.h>
+#include <string.h>
+
+#include "host.h"
+
+#define NVME_RW_FUA	(1u << 30)
+#define NVME_MAX_NLB	0x10000u
+
+struct nvme_bdev_pdu {
+	struct nvme_queue *nvmeq;	/* for iopoll, valid after issue */
+	size_t count;
+};
+_Static_assert(sizeof(struct nvme_bdev_pdu) <= sizeof(((struct ucmd_kiocb_rw *)0)->pdu),
+	       "pdu fits ucmd_kiocb_rw.pdu");
+
+static enum rq_end_io_ret nvme_bdev_end_io(struct ucmd_request *rq, blk_status_t err)
+{
+	struct ucmd_kiocb_rw *kiocb = rq->end_io_data;
+	struct nvme_bdev_pdu *pdu = (struct nvme_bdev_pdu *)(void *)kiocb->pdu;
+	int st = nvme_end_status(rq, err);
+
+	nvme_rq_release(rq);
+	/* A block device reports device errors as -EIO, cancellation as -EINTR. */
+	kiocb->ki_complete(kiocb, st == 0 ? (long)pdu->count : st > 0 ? -EIO : st);
+	return RQ_END_IO_FREE;
+}
+
+static long nvme_bdev_rw(struct ucmd_kiocb_rw *kiocb, unsigned issue_flags, bool write)
+{
+	struct nvme_ns *ns = kiocb->file->private_data;
+	struct nvme_bdev_pdu *pdu = (struct nvme_bdev_pdu *)(void *)kiocb->pdu;
+	uint64_t lbs = 1ull << ns->lba_shift, nlb;
+	struct ucmd_nvme_sqe c = { .opcode = write ? nvme_cmd_write : nvme_cmd_read };
+	struct ucmd_iov_iter it = { 0 };
+	unsigned rq_flags = write ? REQ_OP_DRV_OUT : REQ_OP_DRV_IN, blk_flags = 0;
+	struct ucmd_request *rq;
+	int ret;
+
+	if ((kiocb->pos & (lbs - 1)) || (kiocb->iter.count & (lbs - 1)))
+		return -EINVAL;
+	if (!kiocb->iter.count)
+		return 0;
+	/* Extended LBAs interleave metadata: the byte view has no meaning. */
+	if (ns->ext)
+		return -EINVAL;
+	nlb = kiocb->iter.count >> ns->lba_shift;
+	if (nlb > NVME_MAX_NLB)
+		return -EINVAL;
+	c.nsid = ns->nsid;
+	c.cdw10 = (uint32_t)(kiocb->pos >> ns->lba_shift);
+	c.cdw11 = (uint32_t)((kiocb->pos >> ns->lba_shift) >> 32);
+	c.cdw12 = (uint32_t)(nlb - 1);
+	if (write && (kiocb->rwf & (RWF_DSYNC | RWF_SYNC)))
+		c.cdw12 |= NVME_RW_FUA;
+	if (issue_flags & IO_URING_F_NONBLOCK) {
+		rq_flags |= REQ_NOWAIT;
+		blk_flags |= BLK_MQ_REQ_NOWAIT;
+	}
+	if (issue_flags & IO_URING_F_IOPOLL)
+		rq_flags |= REQ_POLLED;
+	rq = nvme_alloc_request((rq_flags & REQ_POLLED) ? &ns->pq : &ns->q, &c, rq_flags,
+				blk_flags, &ret);
+	if (!rq)
+		return ret;
+	/* The engine's iterator outlives the request: borrow its segments. */
+	it.iov = kiocb->iter.iov;
+	it.nr_segs = kiocb->iter.nr_segs;
+	it.count = kiocb->iter.count;
+	nvme_rq_set_data(rq, &it);
+	ret = nvme_map_data(ns->host, rq);
+	if (ret) {
+		nvme_rq_release(rq);
+		blk_mq_free_request(rq);
+		return ret;
+	}
+	pdu->nvmeq = nvme_req(rq)->nvmeq;
+	pdu->count = kiocb->iter.count;
+	rq->end_io = nvme_bdev_end_io;
+	rq->end_io_data = kiocb;
+	blk_execute_rq_nowait(rq, false);
+	return -EIOCBQUEUED;
+}
+
+static long nvme_bdev_read_iter(struct ucmd_kiocb_rw *kiocb, unsigned issue_flags)
+{
+	return nvme_bdev_rw(kiocb, issue_flags, false);
+}
+
+static long nvme_bdev_write_iter(struct ucmd_kiocb_rw *kiocb, unsigned issue_flags)
+{
+	return nvme_bdev_rw(kiocb, issue_flags, true);
+}
+
+static int nvme_bdev_iopoll(struct ucmd_kiocb_rw *kiocb)
+{
+	struct nvme_bdev_pdu *pdu = (struct nvme_bdev_pdu *)(void *)kiocb->pdu;
+
+	return pdu->nvmeq ? nvme_poll_queue(pdu->nvmeq) : 0;
+}
+
+const struct ucmd_file_ops nvme_bdev_fops = {
+	.name = "nvme-block",
+	.read_iter = nvme_bdev_read_iter,
+	.write_iter = nvme_bdev_write_iter,
+	.iopoll = nvme_bdev_iopoll,
+	.describe_rw = nvme_bdev_describe_rw,
+};

@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Controller bring-up beyond the registers (Identify, the Commands Supported
+ * and Effects log, I/O queues), namespace scan, and the engine devices:
+ * nvmeX, ngXnY and nvmeXnY. Also the interrupt line joining a controller to
+ * its host.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <endian.h>
+#include "host.h"
+
+void ucmd_nvme_irq_line_init(struct ucmd_nvme_irq_line *line)
+{
+	pthread_rwlock_init(&line->lock, NULL);
+	line->host = NULL;
+}
+
+void ucmd_nvme_irq_line_destroy(struct ucmd_nvme_irq_line *line)
+{
+	pthread_rwlock_destroy(&line->lock);
+}
+
+/* Readers may nest (inline controllers raise interrupts from within doorbells). */
+void ucmd_nvme_irq(void *arg, uint16_t vector)
+{
+	struct ucmd_nvme_irq_line *line = arg;
+
+	pthread_rwlock_rdlock(&line->lock);
+	if (line->host)
+		nvme_irq_host((struct nvme_host *)line->host, vector);
+	pthread_rwlock_unlock(&line->lock);
+}
+
+static void nvme_irq_connect(struct nvme_host *h, bool on)
+{
+	pthread_rwlock_wrlock(&h->opts.irq->lock);
+	h->opts.irq->host = on ? (struct ucmd_nvme_host *)h : NULL;
+	pthread_rwlock_unlock(&h->opts.irq->lock);
+}
+
+uint32_t nvme_command_effects(struct nvme_host *h, struct nvme_ns *ns, uint8_t opcode)
+{
+	if (!h->effects)
+		return 0;
+	return le32toh(ns ? h->effects->iocs[opcode] : h->effects->acs[opcode]);
+}
+
+/*
+ * Effects the driver knows whatever the log says (Linux's
+ * nvme_init_known_nvm_effects): format and sanitize change everything,
+ * the basic NVM data commands are supported, writes change LBA contents.
+ */
+static void nvme_init_known_effects(struct nvme_cmd_effects_log *log)
+{
+	log->acs[nvme_admin_format_nvm] |= htole32(NVME_CMD_EFFECTS_LBCC | NVME_CMD_EFFECTS_NCC |
+						   NVME_CMD_EFFECTS_CSE_MASK);
+	log->acs[nvme_admin_sanitize_nvm] |= htole32(NVME_CMD_EFFECTS_LBCC |
+						     NVME_CMD_EFFECTS_CSE_MASK);
+	log->acs[nvme_admin_security_recv] &= htole32(~(uint32_t)NVME_CMD_EFFECTS_CSE_MASK);
+	log->iocs[nvme_cmd_read] |= htole32(NVME_CMD_EFFECTS_CSUPP);
+	log->iocs[nvme_cmd_write] |= htole32(NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC);
+	log->iocs[nvme_cmd_write_zeroes] |= htole32(NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC);
+	log->iocs[nvme_cmd_write_uncor] |= htole32(NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC);
+}
+
+static void *page_alloc(size_t len)
+{
+	void *p = aligned_alloc(NVME_PAGE_SIZE, (len + NVME_PAGE_SIZE - 1) & ~(size_t)4095);
+
+	if (p)
+		memset(p, 0, len);
+	return p;
+}
+
+static int nvme_identify(struct nvme_host *h, uint8_t cns, uint32_t nsid, void *buf)
+{
+	struct ucmd_nvme_sqe c = { .opcode = nvme_admin_identify, .nsid = nsid };
+	int st;
+
+	c.cdw10 = cns;
+	st = nvme_submit_sync_cmd(h, &c, buf, NVME_IDENTIFY_DATA_SIZE, NULL);
+	return st > 0 ? -EIO : st;
+}
+
+static int nvme_read_effects(struct nvme_host *h)
+{
+	struct ucmd_nvme_sqe c = { .opcode = nvme_admin_get_log_page };
+	uint32_t numd = sizeof(struct nvme_cmd_effects_log) / 4 - 1;
+
+	h->effects = page_alloc(sizeof(*h->effects));
+	if (!h->effects)
+		return -ENOMEM;
+	if (h->id->lpa & NVME_CTRL_LPA_CMD_EFFECTS) {
+		c.cdw10 = NVME_LOG_LID_CMD_EFFECTS | (numd & 0xffff) << 16;
+		c.cdw11 = numd >> 16;
+		/* A controller that fails the log just gets the known effects. */
+		if (nvme_submit_sync_cmd(h, &c, h->effects, sizeof(*h->effects), NULL))
+			memset(h->effects, 0, sizeof(*h->effects));
+	}
+	nvme_init_known_effects(h->effects);
+	return 0;
+}
+
+static int nvme_alloc_ns(struct nvme_host *h, uint32_t nsid, const struct nvme_id_ns *id)
+{
+	struct nvme_ns *ns = calloc(1, sizeof(*ns));
+	uint8_t idx = (uint8_t)((id->flbas & NVME_NS_FLBAS_LOWER_MASK) |
+				((id->flbas & NVME_NS_FLBAS_HIGHER_MASK) >> 5) << 4);
+
+	if (!ns)
+		return -ENOMEM;
+	ns->host = h;
+	ns->nsid = nsid;
+	ns->nsze = le64toh(id->nsze);
+	ns->lba_shift = id->lbaf[idx].ds;
+	ns->ms = le16toh(id->lbaf[idx].ms);
+	ns->ext = ns->ms && (id->flbas & NVME_NS_FLBAS_META_EXT);
+	if (ns->lba_shift < 9 || ns->lba_shift > 16) {
+		free(ns);
+		return -EINVAL;
+	}
+	blk_mq_init_queue(&ns->q, &h->io_set, ns);
+	blk_mq_init_queue(&ns->pq, h->opts.nr_poll_queues ? &h->poll_set : &h->io_set, ns);
+	snprintf(ns->ng_name, sizeof(ns->ng_name), "ng%un%u", h->opts.instance, nsid);
+	snprintf(ns->blk_name, sizeof(ns->blk_name), "nvme%un%u", h->opts.instance, nsid);
+	h->ns[h->nr_ns++] = ns;
+	return 0;
+}
+
+static int nvme_scan_ns(struct nvme_host *h)
+{
+	uint32_t *list = page_alloc(NVME_IDENTIFY_DATA_SIZE);
+	struct nvme_id_ns *id = page_alloc(NVME_IDENTIFY_DATA_SIZE);
+	int ret = -ENOMEM;
+
+	if (!list || !id)
+		goto out;
+	ret = nvme_identify(h, NVME_IDENTIFY_CNS_NS_ACTIVE_LIST, 0, list);
+	if (ret)
+		goto out;
+	h->ns = calloc(NVME_IDENTIFY_DATA_SIZE / 4, sizeof(*h->ns));
+	if (!h->ns) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (unsigned i = 0; i < NVME_IDENTIFY_DATA_SIZE / 4 && list[i]; i++) {
+		uint32_t nsid = le32toh(list[i]);
+
+		memset(id, 0, sizeof(*id));
+		if (nvme_identify(h, NVME_IDENTIFY_CNS_NS, nsid, id) || !id->nsze)
+			continue;	/* a namespace that will not identify is skipped */
+		ret = nvme_alloc_ns(h, nsid, id);
+		if (ret == -ENOMEM)
+			goto out;
+	}
+	ret = 0;
+out:
+	free(list);
+	free(id);
+	return ret;
+}
+
+static int nvme_add_devices(struct nvme_host *h)
+{
+	int ret = ucmd_engine_add_device(h->engine, h->name, &nvme_dev_fops, h);
+
+	if (ret)
+		return ret;
+	h->devices_added = true;
+	for (unsigned i = 0; i < h->nr_ns; i++) {
+		ret = ucmd_engine_add_device(h->engine, h->ns[i]->ng_name, &nvme_ns_chr_fops,
+					     h->ns[i]);
+		if (!ret)
+			ret = ucmd_engine_add_device(h->engine, h->ns[i]->blk_name,
+						     &nvme_bdev_fops, h->ns[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void nvme_remove_devices(struct nvme_host *h)
+{
+	if (!h->devices_added)
+		return;
+	for (unsigned i = 0; i < h->nr_ns; i++) {
+		ucmd_engine_remove_device(h->engine, h->ns[i]->ng_name);
+		ucmd_engine_remove_device(h->engine, h->ns[i]->blk_name);
+	}
+	ucmd_engine_remove_device(h->engine, h->name);
+	h->devices_added = false;
+}
+
+static int nvme_init_admin(struct nvme_host *h)
+{
+	struct ucmd_tag_set *set = &h->admin_set;
+
+	set->ops = &nvme_mq_admin_ops;
+	set->nr_hw_queues = 1;
+	/* One SQ slot stays empty so the SQ never looks empty when full. */
+	set->queue_depth = NVME_ADMIN_DEPTH - 1;
+	set->cmd_size = sizeof(struct nvme_request);
+	set->driver_data = &h->queues[0];
+	blk_mq_init_queue(&h->admin_q, set, NULL);
+	return blk_mq_alloc_tag_set(set);
+}
+
+int ucmd_nvme_attach(struct ucmd_engine *e, struct ucmd_ctrl *ctrl,
+		     const struct ucmd_nvme_host_opts *opts, struct ucmd_nvme_host **out)
+{
+	struct nvme_host *h;
+	int ret;
+
+	if (!e || !ctrl || !opts || !opts->irq || !out)
+		return -EINVAL;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->engine = e;
+	h->ctrl = ctrl;
+	h->opts = *opts;
+	if (!h->opts.nr_io_queues)
+		h->opts.nr_io_queues = 2;
+	if (!h->opts.queue_depth)
+		h->opts.queue_depth = 64;
+	if (h->opts.queue_depth < 2)
+		h->opts.queue_depth = 2;
+	if (h->opts.queue_depth > NVME_TAG_MASK)
+		h->opts.queue_depth = NVME_TAG_MASK;
+	snprintf(h->name, sizeof(h->name), "nvme%u", h->opts.instance);
+	h->queues = calloc(1 + h->opts.nr_io_queues + h->opts.nr_poll_queues, sizeof(*h->queues));
+	h->id = page_alloc(sizeof(*h->id));
+	ret = -ENOMEM;
+	if (!h->queues || !h->id)
+		goto fail;
+	ret = nvme_pci_enable(h);
+	if (ret)
+		goto fail;
+	h->nr_queues = 1;
+	ret = nvme_init_admin(h);
+	if (ret)
+		goto fail;
+	nvme_irq_connect(h, true);
+	ret = nvme_identify(h, NVME_IDENTIFY_CNS_CTRL, 0, h->id);
+	if (ret)
+		goto fail;
+	h->max_hw_bytes = h->id->mdts ? NVME_PAGE_SIZE << h->id->mdts : 0;
+	h->sgl_supported = (le32toh(h->id->sgls) & NVME_CTRL_SGLS_SUPPORTED) != 0;
+	ret = nvme_read_effects(h);
+	if (!ret)
+		ret = nvme_create_io_queues(h);
+	if (!ret)
+		ret = nvme_scan_ns(h);
+	if (!ret)
+		ret = nvme_add_devices(h);
+	if (ret)
+		goto fail;
+	*out = (struct ucmd_nvme_host *)h;
+	return 0;
+fail:
+	ucmd_nvme_detach((struct ucmd_nvme_host *)h);
+	return ret;
+}
+
+void ucmd_nvme_detach(struct ucmd_nvme_host *host)
+{
+	struct nvme_host *h = (struct nvme_host *)host;
+
+	if (!h)
+		return;
+	nvme_remove_devices(h);
+	if (h->opts.irq)
+		nvme_irq_connect(h, false);
+	nvme_pci_disable(h);
+	nvme_cancel_inflight(h);
+	blk_mq_free_tag_set(&h->poll_set);
+	blk_mq_free_tag_set(&h->io_set);
+	blk_mq_free_tag_set(&h->admin_set);
+	for (unsigned i = 0; h->queues && i <= h->opts.nr_io_queues + h->opts.nr_poll_queues; i++) {
+		struct nvme_queue *q = &h->queues[i];
+
+		if (q->sq_cmds || q->cqes) {
+			pthread_mutex_destroy(&q->sq_lock);
+			pthread_mutex_destroy(&q->cq_lock);
+		}
+		free(q->sq_cmds);
+		free(q->cqes);
+	}
+	for (unsigned i = 0; i < h->nr_ns; i++)
+		free(h->ns[i]);
+	free(h->ns);
+	free(h->queues);
+	free(h->effects);
+	free(h->id);
+	free(h);
+}
+
+int ucmd_nvme_queue_stats(struct ucmd_nvme_host *host, unsigned qid, unsigned long *dispatched,
+			  unsigned long *batches)
+{
+	struct nvme_host *h = (struct nvme_host *)host;
+
+	if (!h || qid >= h->nr_queues || !h->queues[qid].hctx)
+		return -EINVAL;
+	*dispatched = atomic_load(&h->queues[qid].hctx->nr_dispatched);
+	*batches = atomic_load(&h->queues[qid].hctx->nr_batches);
+	return 0;
+}

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * NVMe commands in generic terms for security modules. Table driven: an
+ * opcode the tables do not know stays UCMD_VERB_UNKNOWN; nothing is guessed.
+ */
+#include <string.h>
+
+#include "core/core.h"
+#include "host.h"
+#include "security/desc.h"
+
+enum {
+	D_RANGE = 1u << 0,	/* SLBA in CDW10/11, 0-based NLB in CDW12[15:0] */
+	D_DESTRUCTIVE = 1u << 1,
+	D_KNOWN = 1u << 2,
+};
+
+struct nvme_op_desc {
+	uint8_t verb;
+	uint8_t flags;
+};
+
+static const struct nvme_op_desc nvm_ops[256] = {
+	[nvme_cmd_flush]        = { UCMD_VERB_FLUSH, D_KNOWN },
+	[nvme_cmd_write]        = { UCMD_VERB_WRITE, D_KNOWN | D_RANGE | D_DESTRUCTIVE },
+	[nvme_cmd_read]         = { UCMD_VERB_READ, D_KNOWN | D_RANGE },
+	[nvme_cmd_write_uncor]  = { UCMD_VERB_WRITE_UNCOR, D_KNOWN | D_RANGE | D_DESTRUCTIVE },
+	[nvme_cmd_compare]      = { UCMD_VERB_COMPARE, D_KNOWN | D_RANGE },
+	[nvme_cmd_write_zeroes] = { UCMD_VERB_WRITE_ZEROES, D_KNOWN | D_RANGE | D_DESTRUCTIVE },
+	/* DSM: trim only with the Deallocate attribute, handled below */
+	[nvme_cmd_verify]       = { UCMD_VERB_VERIFY, D_KNOWN | D_RANGE },
+	/* Copy: the source ranges are in the data buffer, so no range here */
+	[nvme_cmd_copy]         = { UCMD_VERB_COPY, D_KNOWN | D_DESTRUCTIVE },
+};
+
+static const struct nvme_op_desc admin_ops[256] = {
+	[nvme_admin_delete_sq]      = { UCMD_VERB_QUEUE_MANAGE, D_KNOWN },
+	[nvme_admin_create_sq]      = { UCMD_VERB_QUEUE_MANAGE, D_KNOWN },
+	[nvme_admin_get_log_page]   = { UCMD_VERB_GET_LOG, D_KNOWN },
+	[nvme_admin_delete_cq]      = { UCMD_VERB_QUEUE_MANAGE, D_KNOWN },
+	[nvme_admin_create_cq]      = { UCMD_VERB_QUEUE_MANAGE, D_KNOWN },
+	[nvme_admin_identify]       = { UCMD_VERB_IDENTIFY, D_KNOWN },
+	[nvme_admin_abort_cmd]      = { UCMD_VERB_ABORT, D_KNOWN },
+	[nvme_admin_set_features]   = { UCMD_VERB_SET_FEATURE, D_KNOWN },
+	[nvme_admin_get_features]   = { UCMD_VERB_GET_FEATURE, D_KNOWN },
+	[nvme_admin_async_event]    = { UCMD_VERB_ASYNC_EVENT, D_KNOWN },
+	/* ns-mgmt: destructive only for Delete, handled below */
+	[nvme_admin_ns_mgmt]        = { UCMD_VERB_NS_MANAGE, D_KNOWN },
+	[nvme_admin_fw_commit]      = { UCMD_VERB_FIRMWARE, D_KNOWN },
+	[nvme_admin_fw_download]    = { UCMD_VERB_FIRMWARE, D_KNOWN },
+	[nvme_admin_ns_attach]      = { UCMD_VERB_NS_ATTACH, D_KNOWN },
+	[nvme_admin_format_nvm]     = { UCMD_VERB_FORMAT, D_KNOWN | D_DESTRUCTIVE },
+	[nvme_admin_sanitize_nvm]   = { UCMD_VERB_SANITIZE, D_KNOWN | D_DESTRUCTIVE },
+};
+
+#define NVME_DSM_ATTR_AD	(1u << 2)
+#define NVME_NS_MGMT_SEL_DELETE	1u
+
+/* Data direction is in the opcode's two low bits, in both command sets. */
+static enum ucmd_dir nvme_opcode_dir(uint8_t opcode)
+{
+	static const enum ucmd_dir dirs[4] = { UCMD_DIR_NONE, UCMD_DIR_TO_DEVICE,
+					       UCMD_DIR_FROM_DEVICE, UCMD_DIR_BIDIRECTIONAL };
+
+	return dirs[opcode & 3];
+}
+
+void nvme_describe_cmd(const char *device, uint32_t cmd_op, bool admin,
+		       const struct ucmd_nvme_sqe *c, const struct nvme_ns *ns,
+		       struct ucmd_cmd_desc *d)
+{
+	const struct nvme_op_desc *od = admin ? &admin_ops[c->opcode] : &nvm_ops[c->opcode];
+
+	ucmd_desc_init(d, device, cmd_op, c->opcode);
+	d->admin = admin;
+	d->nsid = c->nsid;
+	d->dir = nvme_opcode_dir(c->opcode);
+	if (od->flags & D_KNOWN) {
+		d->verb = od->verb;
+		d->destructive = (od->flags & D_DESTRUCTIVE) != 0;
+	} else if (!admin && c->opcode == nvme_cmd_dsm && (c->cdw11 & NVME_DSM_ATTR_AD)) {
+		d->verb = UCMD_VERB_TRIM;
+		d->destructive = true;
+	} else if ((admin && c->opcode >= 0xc0) || (!admin && c->opcode >= 0x80)) {
+		d->verb = UCMD_VERB_VENDOR;
+	}
+	if (admin && c->opcode == nvme_admin_ns_mgmt && (c->cdw10 & 0xf) == NVME_NS_MGMT_SEL_DELETE)
+		d->destructive = true;
+	if (!admin && (od->flags & D_RANGE)) {
+		d->has_range = true;
+		d->slba = (uint64_t)c->cdw10 | (uint64_t)c->cdw11 << 32;
+		d->nlb = (uint64_t)(c->cdw12 & 0xffff) + 1;
+		if (ns) {
+			d->offset = d->slba << ns->lba_shift;
+			d->length = d->nlb << ns->lba_shift;
+		}
+	}
+}
+
+/* Decode the 72-byte command, but only where the ring really has 128-byte SQEs. */
+static bool nvme_desc_get_cmd(const struct io_uring_cmd *cmd, struct ucmd_nvme_sqe *c)
+{
+	const struct nvme_uring_cmd *u = io_uring_sqe_cmd(cmd->sqe);
+
+	if (!(io_uring_cmd_ring_flags(cmd) & IORING_SETUP_SQE128))
+		return false;
+	memset(c, 0, sizeof(*c));
+	c->opcode = u->opcode;
+	c->nsid = u->nsid;
+	c->cdw10 = u->cdw10;
+	c->cdw11 = u->cdw11;
+	c->cdw12 = u->cdw12;
+	c->cdw13 = u->cdw13;
+	c->cdw14 = u->cdw14;
+	c->cdw15 = u->cdw15;
+	return true;
+}
+
+int nvme_ns_describe(const struct io_uring_cmd *cmd, struct ucmd_cmd_desc *d)
+{
+	struct nvme_ns *ns = cmd->file->private_data;
+	struct ucmd_nvme_sqe c;
+
+	if ((cmd->cmd_op != NVME_URING_CMD_IO && cmd->cmd_op != NVME_URING_CMD_IO_VEC) ||
+	    !nvme_desc_get_cmd(cmd, &c)) {
+		ucmd_desc_init(d, ns->ng_name, cmd->cmd_op, 0);
+		return 0;
+	}
+	nvme_describe_cmd(ns->ng_name, cmd->cmd_op, false, &c, ns, d);
+	return 0;
+}
+
+int nvme_dev_describe(const struct io_uring_cmd *cmd, struct ucmd_cmd_desc *d)
+{
+	struct nvme_host *h = cmd->file->private_data;
+	struct ucmd_nvme_sqe c;
+
+	if ((cmd->cmd_op != NVME_URING_CMD_ADMIN && cmd->cmd_op != NVME_URING_CMD_ADMIN_VEC) ||
+	    !nvme_desc_get_cmd(cmd, &c)) {
+		ucmd_desc_init(d, h->name, cmd->cmd_op, 0);
+		d->admin = true;
+		return 0;
+	}
+	nvme_describe_cmd(h->name, cmd->cmd_op, true, &c, NULL, d);
+	return 0;
+}
+
+int nvme_bdev_describe_rw(const struct ucmd_kiocb_rw *kiocb, struct ucmd_cmd_desc *d)
+{
+	struct nvme_ns *ns = kiocb->file->private_data;
+	bool write = kiocb->rw == UCMD_WRITE;
+
+	ucmd_desc_init(d, ns->blk_name, 0, write ? nvme_cmd_write : nvme_cmd_read);
+	d->verb = write ? UCMD_VERB_WRITE : UCMD_VERB_READ;
+	d->dir = write ? UCMD_DIR_TO_DEVICE : UCMD_DIR_FROM_DEVICE;
+	d->nsid = ns->nsid;
+	d->has_range = true;
+	d->offset = kiocb->pos;
+	d->length = kiocb->iter.count;
+	d->slba = kiocb->pos >> ns->lba_shift;
+	d->nlb = kiocb->iter.count >> ns->lba_shift;
+	d->destructive = write;
+	return 0;
+}

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internals of the NVMe host driver, shared by its files:
+ *   pci.c      queues, doorbells, interrupts, polling, timeouts (nvme-pci's role)
+ *   dma.c      PRP lists and SGLs for a request's data
+ *   submit.c   request allocation and synchronous execution
+ *   core.c     attach/detach, namespace scan, effects log, devices
+ *   ioctl.c    the passthrough request builder, uring_cmd and ioctl entry points
+ *   perm.c     nvme_cmd_allowed()
+ *   block.c    the block device nvmeXnY
+ *   describe.c describe() / describe_rw() for security modules
+ */
+#ifndef UCMD_NVME_HOST_H
+#define UCMD_NVME_HOST_H
+
+#include <nvme/types.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "block/blk.h"
+#include "core/file.h"
+#include "core/iov_iter.h"
+#include "core/uring_cmd.h"
+#include "nvme/ctrl/ctrl.h"
+#include "ucmd/nvme.h"
+#include "ucmd/uapi/io_uring.h"
+#include "ucmd/uapi/nvme_ioctl.h"
+#include "ucmd/nvme_wire.h"
+
+#define NVME_ADMIN_DEPTH	32
+#define NVME_PAGE_SIZE		4096u
+/* cid = generation << 12 | tag, as Linux does, so a stale CQE is recognised */
+#define NVME_TAG_BITS		12
+#define NVME_TAG_MASK		((1u << NVME_TAG_BITS) - 1)
+#define NVME_GENCTR_MASK	0xfu
+
+struct nvme_host;
+
+struct nvme_queue {
+	struct nvme_host *host;
+	struct ucmd_hw_queue *hctx;
+	uint16_t qid;
+	uint16_t cq_vector;
+	uint32_t q_depth;		/* entries of the SQ and the CQ */
+	bool polled;			/* CQ created without interrupts */
+	bool live;
+	struct ucmd_nvme_sqe *sq_cmds;
+	struct ucmd_nvme_cqe *cqes;
+	uint32_t sq_db, cq_db;		/* doorbell register offsets */
+
+	pthread_mutex_t sq_lock;	/* submitters of this hardware queue */
+	uint32_t sq_tail, last_sq_tail;
+
+	pthread_mutex_t cq_lock;	/* interrupt handler vs pollers */
+	uint32_t cq_head;
+	uint8_t cq_phase;
+	atomic_int cq_pending;		/* someone asked for a CQ run while it was busy */
+	atomic_ulong stale_cqes;	/* CQEs that matched no live request */
+};
+
+/* Per-request driver data (tag_set.cmd_size), Linux's struct nvme_request + iod. */
+enum { NVME_REQ_CANCELLED = 1u << 0 };
+enum { NVME_TO_NONE, NVME_TO_RUNNING, NVME_TO_CQE_SEEN, NVME_TO_ABORT_SENT };
+
+struct nvme_request {
+	struct ucmd_nvme_sqe cmd;
+	struct nvme_queue *nvmeq;
+	uint64_t result;
+	uint16_t status;		/* NVMe status field (CQE status >> 1) */
+	uint8_t genctr;
+	uint8_t flags;			/* NVME_REQ_* */
+	atomic_int tstate;		/* timeout vs completion handshake */
+	void *dma_list;			/* PRP list pages or SGL descriptors */
+	struct ucmd_iov_iter data;	/* the data's segments (user memory) */
+	bool has_data;
+};
+
+static inline struct nvme_request *nvme_req(struct ucmd_request *rq)
+{
+	return blk_mq_rq_to_pdu(rq);
+}
+
+struct nvme_ns {
+	struct nvme_host *host;
+	uint32_t nsid;
+	uint64_t nsze;
+	unsigned lba_shift;
+	uint16_t ms;			/* metadata bytes per LBA */
+	bool ext;			/* extended LBA: metadata inline with data */
+	struct ucmd_request_queue q;	/* interrupt-driven queues */
+	struct ucmd_request_queue pq;	/* polled queues (if any) */
+	char ng_name[32], blk_name[32];
+};
+
+struct nvme_host {
+	struct ucmd_engine *engine;
+	struct ucmd_ctrl *ctrl;
+	struct ucmd_nvme_host_opts opts;
+	char name[32];			/* nvmeX */
+	unsigned dstrd;
+	uint32_t max_hw_bytes;		/* MDTS, 0: no limit */
+	bool sgl_supported;
+
+	struct nvme_queue *queues;	/* [0] admin, then I/O, then polled */
+	unsigned nr_queues;
+	struct ucmd_tag_set admin_set, io_set, poll_set;
+	struct ucmd_request_queue admin_q;
+
+	struct nvme_id_ctrl *id;
+	struct nvme_cmd_effects_log *effects;
+	struct nvme_ns **ns;
+	unsigned nr_ns;
+	bool devices_added;
+};
+
+/* ---- pci.c ---- */
+extern const struct ucmd_mq_ops nvme_mq_admin_ops, nvme_mq_ops;
+int  nvme_pci_enable(struct nvme_host *h);
+void nvme_pci_disable(struct nvme_host *h);
+int  nvme_create_io_queues(struct nvme_host *h);
+int  nvme_poll_queue(struct nvme_queue *nvmeq);
+void nvme_cancel_inflight(struct nvme_host *h);
+void nvme_irq_host(struct nvme_host *h, uint16_t vector);
+
+/* ---- dma.c ---- */
+/* Fill cmd's DPTR (and MPTR) from the request's segments; may allocate a list. */
+int  nvme_map_data(struct nvme_host *h, struct ucmd_request *rq);
+void nvme_unmap_data(struct ucmd_request *rq);
+
+/* ---- submit.c ---- */
+struct ucmd_request *nvme_alloc_request(struct ucmd_request_queue *q,
+					const struct ucmd_nvme_sqe *cmd, unsigned rq_flags,
+					unsigned blk_flags, int *err);
+/* Attach already-checked data (it) to rq; it is moved into the request. */
+void nvme_rq_set_data(struct ucmd_request *rq, struct ucmd_iov_iter *it);
+void nvme_rq_release(struct ucmd_request *rq);
+/* Run rq and wait; returns NVMe status (>0), 0, or -errno (-EINTR: cancelled). */
+int  nvme_execute_rq(struct ucmd_request *rq, uint64_t *result);
+/* Internal admin command with a kernel buffer. */
+int  nvme_submit_sync_cmd(struct nvme_host *h, struct ucmd_nvme_sqe *cmd, void *buf,
+			  uint32_t len, uint64_t *result);
+int  nvme_end_status(struct ucmd_request *rq, blk_status_t err);
+
+/* ---- core.c ---- */
+uint32_t nvme_command_effects(struct nvme_host *h, struct nvme_ns *ns, uint8_t opcode);
+
+/* ---- perm.c ---- */
+bool nvme_cmd_allowed(struct nvme_host *h, struct nvme_ns *ns, const struct ucmd_nvme_sqe *c,
+		      bool open_for_write, const struct ucmd_cred *cred);
+
+/* ---- ioctl.c ---- */
+extern const struct ucmd_file_ops nvme_ns_chr_fops, nvme_dev_fops;
+
+/* ---- block.c ---- */
+extern const struct ucmd_file_ops nvme_bdev_fops;
+
+/* ---- describe.c ---- */
+struct ucmd_cmd_desc;
+void nvme_describe_cmd(const char *device, uint32_t cmd_op, bool admin,
+		       const struct ucmd_nvme_sqe *c, const struct nvme_ns *ns,
+		       struct ucmd_cmd_desc *d);
+int nvme_ns_describe(const struct io_uring_cmd *cmd, struct ucmd_cmd_desc *d);
+int nvme_dev_describe(const struct io_uring_cmd *cmd, struct ucmd_cmd_desc *d);
+int nvme_bdev_describe_rw(const struct ucmd_kiocb_rw *kiocb, struct ucmd_cmd_desc *d);
+
+#endif

@@ -1,0 +1,484 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The nvme-pci role: bring the controller up through its registers, own the
+ * submission and completion queues in host memory, ring doorbells (once per
+ * batch), reap completions from the interrupt or from a poller, and handle
+ * timeouts with an Abort command.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "host.h"
+
+static void nvme_sleep_us(unsigned us)
+{
+	struct timespec ts = { 0, (long)us * 1000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* CSTS.RDY follows CC.EN; the spec bounds the wait by CAP.TO (500 ms units). */
+static int nvme_wait_ready(struct nvme_host *h, bool enabled)
+{
+	uint64_t cap = ucmd_ctrl_read64(h->ctrl, UCMD_NVME_REG_CAP);
+	unsigned to_ms = (unsigned)((cap >> 24) & 0xff) * 500u + 500u;
+
+	for (unsigned waited = 0; waited <= to_ms * 10; waited++) {
+		uint32_t csts = ucmd_ctrl_read32(h->ctrl, UCMD_NVME_REG_CSTS);
+
+		if (csts & UCMD_NVME_CSTS_CFS)
+			return -EIO;
+		if (!!(csts & UCMD_NVME_CSTS_RDY) == enabled)
+			return 0;
+		nvme_sleep_us(100);
+	}
+	return -ETIMEDOUT;
+}
+
+static int nvme_alloc_queue(struct nvme_host *h, uint16_t qid, uint32_t depth, bool polled)
+{
+	struct nvme_queue *q = &h->queues[qid];
+	size_t sq_bytes = (size_t)depth * sizeof(struct ucmd_nvme_sqe);
+	size_t cq_bytes = (size_t)depth * sizeof(struct ucmd_nvme_cqe);
+
+	q->host = h;
+	q->qid = qid;
+	q->q_depth = depth;
+	q->polled = polled;
+	/* The CQ vector is the qid: one interrupt line per interrupt-driven queue. */
+	q->cq_vector = polled ? 0 : qid;
+	q->sq_cmds = aligned_alloc(NVME_PAGE_SIZE, (sq_bytes + NVME_PAGE_SIZE - 1) & ~(size_t)4095);
+	q->cqes = aligned_alloc(NVME_PAGE_SIZE, (cq_bytes + NVME_PAGE_SIZE - 1) & ~(size_t)4095);
+	if (!q->sq_cmds || !q->cqes)
+		return -ENOMEM;
+	memset(q->sq_cmds, 0, sq_bytes);
+	memset(q->cqes, 0, cq_bytes);
+	q->sq_tail = q->last_sq_tail = 0;
+	q->cq_head = 0;
+	q->cq_phase = 1;
+	q->sq_db = ucmd_nvme_db_offset(qid, 0, h->dstrd);
+	q->cq_db = ucmd_nvme_db_offset(qid, 1, h->dstrd);
+	pthread_mutex_init(&q->sq_lock, NULL);
+	pthread_mutex_init(&q->cq_lock, NULL);
+	atomic_init(&q->cq_pending, 0);
+	atomic_init(&q->stale_cqes, 0);
+	return 0;
+}
+
+int nvme_pci_enable(struct nvme_host *h)
+{
+	uint64_t cap;
+	uint32_t mqes;
+	int ret;
+
+	/* Start from a disabled controller, as nvme_disable_ctrl does at probe. */
+	ucmd_ctrl_write32(h->ctrl, UCMD_NVME_REG_CC, 0);
+	ret = nvme_wait_ready(h, false);
+	if (ret)
+		return ret;
+	cap = ucmd_ctrl_read64(h->ctrl, UCMD_NVME_REG_CAP);
+	h->dstrd = (unsigned)((cap >> 32) & 0xf);
+	mqes = (uint32_t)(cap & 0xffff) + 1;
+	if (h->opts.queue_depth + 1 > mqes)
+		h->opts.queue_depth = mqes - 1;
+
+	ret = nvme_alloc_queue(h, 0, NVME_ADMIN_DEPTH, false);
+	if (ret)
+		return ret;
+	struct nvme_queue *aq = &h->queues[0];
+	ucmd_ctrl_write32(h->ctrl, UCMD_NVME_REG_AQA,
+			  (NVME_ADMIN_DEPTH - 1) << 16 | (NVME_ADMIN_DEPTH - 1));
+	ucmd_ctrl_write64(h->ctrl, UCMD_NVME_REG_ASQ, (uint64_t)(uintptr_t)aq->sq_cmds);
+	ucmd_ctrl_write64(h->ctrl, UCMD_NVME_REG_ACQ, (uint64_t)(uintptr_t)aq->cqes);
+	/* IOCQES 16 bytes (4), IOSQES 64 bytes (6), NVM command set, 4 KiB pages */
+	ucmd_ctrl_write32(h->ctrl, UCMD_NVME_REG_CC, 4u << 20 | 6u << 16 | UCMD_NVME_CC_EN);
+	ret = nvme_wait_ready(h, true);
+	if (ret)
+		return ret;
+	aq->live = true;
+	return 0;
+}
+
+void nvme_pci_disable(struct nvme_host *h)
+{
+	/* Normal shutdown notification first, then disable. */
+	ucmd_ctrl_write32(h->ctrl, UCMD_NVME_REG_CC,
+			  ucmd_ctrl_read32(h->ctrl, UCMD_NVME_REG_CC) | 1u << UCMD_NVME_CC_SHN_SHIFT);
+	ucmd_ctrl_write32(h->ctrl, UCMD_NVME_REG_CC, 0);
+	nvme_wait_ready(h, false);
+	for (unsigned i = 0; i < h->nr_queues; i++)
+		h->queues[i].live = false;
+}
+
+/* Set Features, Number of Queues: the controller may grant fewer (0-based counts). */
+static int nvme_set_queue_count(struct nvme_host *h, unsigned *count)
+{
+	struct ucmd_nvme_sqe c = { .opcode = nvme_admin_set_features };
+	uint64_t res = 0;
+	unsigned n = *count;
+	int st;
+
+	c.cdw10 = NVME_FEAT_FID_NUM_QUEUES;
+	c.cdw11 = (n - 1) << 16 | (n - 1);
+	st = nvme_submit_sync_cmd(h, &c, NULL, 0, &res);
+	if (st < 0)
+		return st;
+	if (st > 0)
+		return -EIO;
+	unsigned nsqa = (unsigned)(res & 0xffff) + 1, ncqa = (unsigned)((res >> 16) & 0xffff) + 1;
+	if (nsqa < n)
+		n = nsqa;
+	if (ncqa < n)
+		n = ncqa;
+	*count = n;
+	return 0;
+}
+
+static int nvme_create_queue(struct nvme_host *h, struct nvme_queue *q)
+{
+	struct ucmd_nvme_sqe c = { .opcode = nvme_admin_create_cq };
+	int st;
+
+	c.dptr.prp1 = (uint64_t)(uintptr_t)q->cqes;
+	c.cdw10 = (q->q_depth - 1) << 16 | q->qid;
+	/* PC, and IEN only for interrupt-driven queues */
+	c.cdw11 = (uint32_t)q->cq_vector << 16 | (q->polled ? 0u : 2u) | 1u;
+	st = nvme_submit_sync_cmd(h, &c, NULL, 0, NULL);
+	if (st)
+		return st < 0 ? st : -EIO;
+	memset(&c, 0, sizeof(c));
+	c.opcode = nvme_admin_create_sq;
+	c.dptr.prp1 = (uint64_t)(uintptr_t)q->sq_cmds;
+	c.cdw10 = (q->q_depth - 1) << 16 | q->qid;
+	c.cdw11 = (uint32_t)q->qid << 16 | 1u;
+	st = nvme_submit_sync_cmd(h, &c, NULL, 0, NULL);
+	if (st)
+		return st < 0 ? st : -EIO;
+	q->live = true;
+	return 0;
+}
+
+static int nvme_init_tag_set(struct nvme_host *h, struct ucmd_tag_set *set, unsigned first,
+			     unsigned nr)
+{
+	memset(set, 0, sizeof(*set));
+	set->ops = &nvme_mq_ops;
+	set->nr_hw_queues = nr;
+	set->queue_depth = h->opts.queue_depth;
+	set->cmd_size = sizeof(struct nvme_request);
+	set->driver_data = &h->queues[first];
+	return blk_mq_alloc_tag_set(set);
+}
+
+int nvme_create_io_queues(struct nvme_host *h)
+{
+	unsigned want = h->opts.nr_io_queues + h->opts.nr_poll_queues, got = want;
+	int ret = nvme_set_queue_count(h, &got);
+
+	if (ret)
+		return ret;
+	/* Fewer granted: interrupt-driven queues first, polled ones get the rest. */
+	if (got < want) {
+		if (got <= h->opts.nr_io_queues) {
+			h->opts.nr_io_queues = got;
+			h->opts.nr_poll_queues = 0;
+		} else {
+			h->opts.nr_poll_queues = got - h->opts.nr_io_queues;
+		}
+	}
+	for (unsigned i = 1; i <= got; i++) {
+		bool polled = i > h->opts.nr_io_queues;
+
+		ret = nvme_alloc_queue(h, (uint16_t)i, h->opts.queue_depth + 1, polled);
+		if (ret)
+			return ret;
+		ret = nvme_create_queue(h, &h->queues[i]);
+		if (ret)
+			return ret;
+		h->nr_queues = i + 1;
+	}
+	ret = nvme_init_tag_set(h, &h->io_set, 1, h->opts.nr_io_queues);
+	if (ret)
+		return ret;
+	if (h->opts.nr_poll_queues)
+		ret = nvme_init_tag_set(h, &h->poll_set, 1 + h->opts.nr_io_queues,
+					h->opts.nr_poll_queues);
+	return ret;
+}
+
+/* ---- submission ---------------------------------------------------------- */
+
+static void nvme_sq_copy_cmd(struct nvme_queue *q, const struct ucmd_nvme_sqe *cmd)
+{
+	memcpy(&q->sq_cmds[q->sq_tail], cmd, sizeof(*cmd));
+	if (++q->sq_tail == q->q_depth)
+		q->sq_tail = 0;
+}
+
+static void nvme_write_sq_db(struct nvme_queue *q)
+{
+	if (q->sq_tail == q->last_sq_tail)
+		return;
+	q->last_sq_tail = q->sq_tail;
+	ucmd_ctrl_write32(q->host->ctrl, q->sq_db, q->sq_tail);
+}
+
+static blk_status_t nvme_queue_rq(struct ucmd_hw_queue *hctx, const struct blk_mq_queue_data *bd)
+{
+	struct nvme_queue *q = hctx->driver_data;
+	struct ucmd_request *rq = bd->rq;
+
+	if (!q->live)
+		return -EIO;
+	pthread_mutex_lock(&q->sq_lock);
+	nvme_sq_copy_cmd(q, &nvme_req(rq)->cmd);
+	if (bd->last)
+		nvme_write_sq_db(q);
+	pthread_mutex_unlock(&q->sq_lock);
+	return BLK_STS_OK;
+}
+
+static void nvme_commit_rqs(struct ucmd_hw_queue *hctx)
+{
+	struct nvme_queue *q = hctx->driver_data;
+
+	pthread_mutex_lock(&q->sq_lock);
+	nvme_write_sq_db(q);
+	pthread_mutex_unlock(&q->sq_lock);
+}
+
+/* A whole plug's worth for one queue: copy every command, ring once (seed 004). */
+static void nvme_queue_rqs(struct ucmd_request **rqlist)
+{
+	struct ucmd_request *rq = *rqlist;
+	struct nvme_queue *q;
+
+	if (!rq)
+		return;
+	q = rq->hctx->driver_data;
+	if (!q->live)
+		return;		/* left on the list: the block layer fails them one by one */
+	pthread_mutex_lock(&q->sq_lock);
+	for (; rq; rq = rq->rq_next)
+		nvme_sq_copy_cmd(q, &nvme_req(rq)->cmd);
+	nvme_write_sq_db(q);
+	pthread_mutex_unlock(&q->sq_lock);
+	*rqlist = NULL;
+}
+
+/* ---- completion ------------------------------------------------------------ */
+
+static void nvme_end_req(struct ucmd_request *rq)
+{
+	blk_mq_end_request(rq, BLK_STS_OK);
+}
+
+static void nvme_handle_cqe(struct nvme_queue *q, const struct ucmd_nvme_cqe *cqe)
+{
+	unsigned tag = cqe->cid & NVME_TAG_MASK;
+	struct ucmd_request *rq = q->hctx ? blk_mq_tag_to_rq(q->hctx, tag) : NULL;
+	struct nvme_request *req;
+
+	if (!rq) {
+		atomic_fetch_add(&q->stale_cqes, 1);
+		return;
+	}
+	req = nvme_req(rq);
+	if ((unsigned)(cqe->cid >> NVME_TAG_BITS) !=
+	    __atomic_load_n(&req->genctr, __ATOMIC_RELAXED)) {
+		atomic_fetch_add(&q->stale_cqes, 1);
+		return;
+	}
+	if (blk_mq_complete_request_claim(rq)) {
+		req->status = ucmd_nvme_cqe_status(cqe);
+		req->result = (uint64_t)cqe->dw0 | (uint64_t)cqe->dw1 << 32;
+		nvme_end_req(rq);
+		return;
+	}
+	/*
+	 * The timeout handler owns the request: tell it the command is back, or,
+	 * once it has sent the Abort, finish the request ourselves.
+	 */
+	for (;;) {
+		int s = atomic_load_explicit(&req->tstate, memory_order_acquire);
+
+		if (s == NVME_TO_NONE || s == NVME_TO_RUNNING) {
+			if (atomic_compare_exchange_strong(&req->tstate, &s, NVME_TO_CQE_SEEN))
+				return;
+		} else if (s == NVME_TO_ABORT_SENT) {
+			if (atomic_compare_exchange_strong(&req->tstate, &s, NVME_TO_NONE)) {
+				nvme_end_req(rq);
+				return;
+			}
+		} else {
+			atomic_fetch_add(&q->stale_cqes, 1);
+			return;
+		}
+	}
+}
+
+static bool nvme_cqe_take(struct nvme_queue *q, struct ucmd_nvme_cqe *out)
+{
+	struct ucmd_nvme_cqe *e = &q->cqes[q->cq_head];
+	/* The phase tag publishes the entry: acquire the upper 8 bytes first. */
+	uint64_t hi = __atomic_load_n((uint64_t *)(void *)&e->sq_head, __ATOMIC_ACQUIRE);
+
+	if (((hi >> 48) & 1) != q->cq_phase)
+		return false;
+	out->dw0 = e->dw0;
+	out->dw1 = e->dw1;
+	out->sq_head = (uint16_t)hi;
+	out->sq_id = (uint16_t)(hi >> 16);
+	out->cid = (uint16_t)(hi >> 32);
+	out->status = (uint16_t)(hi >> 48);
+	if (++q->cq_head == q->q_depth) {
+		q->cq_head = 0;
+		q->cq_phase ^= 1;
+	}
+	return true;
+}
+
+/*
+ * Reap the CQ. Interrupts and pollers may race, and in inline controller
+ * mode the CQ head doorbell can raise a nested interrupt on this very
+ * thread: whoever finds the CQ busy leaves a note and the owner runs again.
+ */
+int nvme_poll_queue(struct nvme_queue *q)
+{
+	int found = 0;
+
+	atomic_store(&q->cq_pending, 1);
+	while (atomic_load(&q->cq_pending)) {
+		struct ucmd_nvme_cqe cqe;
+		int n = 0;
+
+		if (pthread_mutex_trylock(&q->cq_lock))
+			return found;
+		atomic_store(&q->cq_pending, 0);
+		while (nvme_cqe_take(q, &cqe)) {
+			nvme_handle_cqe(q, &cqe);
+			n++;
+		}
+		if (n && q->live)
+			ucmd_ctrl_write32(q->host->ctrl, q->cq_db, q->cq_head);
+		pthread_mutex_unlock(&q->cq_lock);
+		found += n;
+	}
+	return found;
+}
+
+void nvme_irq_host(struct nvme_host *h, uint16_t vector)
+{
+	for (unsigned i = 0; i < h->nr_queues; i++) {
+		struct nvme_queue *q = &h->queues[i];
+
+		if (!q->polled && q->cq_vector == vector && q->cqes)
+			nvme_poll_queue(q);
+	}
+}
+
+static int nvme_poll(struct ucmd_hw_queue *hctx)
+{
+	return nvme_poll_queue(hctx->driver_data);
+}
+
+/* ---- timeouts ---------------------------------------------------------------- */
+
+static enum rq_end_io_ret abort_endio(struct ucmd_request *rq, blk_status_t err)
+{
+	(void)rq;
+	(void)err;
+	return RQ_END_IO_FREE;
+}
+
+static void nvme_send_abort(struct nvme_host *h, struct nvme_request *req)
+{
+	struct ucmd_nvme_sqe c = { .opcode = nvme_admin_abort_cmd };
+	struct ucmd_request *abort_rq;
+	int err;
+
+	c.cdw10 = (uint32_t)req->cmd.cid << 16 | req->nvmeq->qid;
+	abort_rq = nvme_alloc_request(&h->admin_q, &c, 0, BLK_MQ_REQ_NOWAIT, &err);
+	if (!abort_rq)
+		return;		/* the command still completes; it is already cancelled */
+	abort_rq->end_io = abort_endio;
+	blk_execute_rq_nowait(abort_rq, false);
+}
+
+/*
+ * The block layer claimed rq for us. Mark it cancelled (it will end with
+ * -EINTR) and ask the controller to abort it; the request ends when its CQE
+ * comes back, so the controller never touches a buffer the caller got back.
+ */
+static enum blk_eh_timer_return nvme_timeout(struct ucmd_request *rq)
+{
+	struct nvme_request *req = nvme_req(rq);
+	struct nvme_host *h = req->nvmeq->host;
+	int s = NVME_TO_NONE;
+
+	req->flags |= NVME_REQ_CANCELLED;
+	if (!atomic_compare_exchange_strong(&req->tstate, &s, NVME_TO_RUNNING)) {
+		nvme_end_req(rq);	/* its CQE arrived meanwhile */
+		return BLK_EH_DONE;
+	}
+	nvme_send_abort(h, req);
+	s = NVME_TO_RUNNING;
+	if (!atomic_compare_exchange_strong(&req->tstate, &s, NVME_TO_ABORT_SENT))
+		nvme_end_req(rq);
+	return BLK_EH_DONE;
+}
+
+/* Detach: the controller is disabled, nothing will complete on its own. */
+void nvme_cancel_inflight(struct nvme_host *h)
+{
+	struct ucmd_tag_set *sets[] = { &h->admin_set, &h->io_set, &h->poll_set };
+
+	for (unsigned s = 0; s < 3; s++) {
+		struct ucmd_tag_set *set = sets[s];
+
+		for (unsigned i = 0; set->hctxs && i < set->nr_hw_queues; i++) {
+			struct ucmd_hw_queue *hctx = &set->hctxs[i];
+
+			for (unsigned t = 0; t < hctx->depth; t++) {
+				struct ucmd_request *rq = hctx->rqs[t];
+				struct nvme_request *req = nvme_req(rq);
+				int st = NVME_TO_ABORT_SENT;
+
+				if (blk_mq_complete_request_claim(rq)) {
+					req->flags |= NVME_REQ_CANCELLED;
+					nvme_end_req(rq);
+				} else if (atomic_compare_exchange_strong(&req->tstate, &st,
+									  NVME_TO_NONE)) {
+					nvme_end_req(rq);
+				}
+			}
+		}
+	}
+}
+
+static int nvme_init_hctx(struct ucmd_hw_queue *hctx, void *driver_data, unsigned idx)
+{
+	struct nvme_queue *qs = driver_data;
+
+	hctx->driver_data = &qs[idx];
+	qs[idx].hctx = hctx;
+	return 0;
+}
+
+const struct ucmd_mq_ops nvme_mq_admin_ops = {
+	.queue_rq = nvme_queue_rq,
+	.commit_rqs = nvme_commit_rqs,
+	.timeout = nvme_timeout,
+	.init_hctx = nvme_init_hctx,
+};
+
+const struct ucmd_mq_ops nvme_mq_ops = {
+	.queue_rq = nvme_queue_rq,
+	.commit_rqs = nvme_commit_rqs,
+	.queue_rqs = nvme_queue_rqs,
+	.poll = nvme_poll,
+	.timeout = nvme_timeout,
+	.init_hctx = nvme_init_hctx,
+};
