@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libFuzzer target: providers' describe(). The input is a cmd_op (4 bytes,
+ * little endian) and an 80-byte command area (short inputs are zero
+ * padded), handed to describe() of every device of a private engine (the
+ * null device; the NVMe driver's devices join once src/nvme/host lands) as
+ * the engine would: through a struct io_uring_cmd whose sqe is a 128-byte
+ * snapshot. The description must be sane (a known verb and direction, a
+ * NUL-terminated device name) and is then judged by the default policy.
+ */
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ucmd/ucmd.h"
+#include "core/null.h"
+#include "core/uring_cmd.h"
+#include "security/security.h"
+
+static struct ucmd_engine *engine;
+static struct ucmd_policy *policy;
+static int fds[4];
+static unsigned nfds;
+
+static void setup(void)
+{
+	static const char *const names[] = { "null" };
+	char err[256];
+
+	engine = ucmd_engine_new();
+	if (!engine || ucmd_policy_load_default(&policy, err, sizeof(err)))
+		abort();
+	/* an engine may come with the null device already (-EEXIST) */
+	ucmd_null_register(engine);
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		int fd = ucmd_open(engine, names[i], O_RDWR);
+		if (fd >= 0)
+			fds[nfds++] = fd;
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct io_uring_sqe sqe[2];
+	struct io_uring_cmd cmd;
+	uint32_t cmd_op = 0;
+
+	if (!engine)
+		setup();
+	memset(sqe, 0, sizeof(sqe));
+	if (size >= 4) {
+		memcpy(&cmd_op, data, 4);
+		data += 4;
+		size -= 4;
+	}
+	memcpy(sqe[0].cmd, data, size < 80 ? size : 80);
+	sqe[0].opcode = IORING_OP_URING_CMD;
+	sqe[0].cmd_op = cmd_op;
+	for (unsigned i = 0; i < nfds; i++) {
+		struct ucmd_file *f = ucmd_fget(engine, fds[i]);
+		struct ucmd_cmd_desc d;
+		struct ucmd_cred c = { .uid = 1000, .euid = 1000 };
+		struct ucmd_policy_subject s = { .hook = UCMD_HOOK_URING_CMD, .cred = &c,
+						 .f_mode = FMODE_READ, .desc = &d };
+		struct ucmd_policy_verdict v;
+
+		if (!f)
+			abort();
+		memset(&cmd, 0, sizeof(cmd));
+		cmd.file = f;
+		cmd.sqe = sqe;
+		cmd.cmd_op = cmd_op;
+		ucmd_desc_init(&d, "", cmd_op, 0);
+		if (f->ops->describe && f->ops->describe(&cmd, &d) == 0) {
+			if ((unsigned)d.verb >= UCMD_VERB_NR || (unsigned)d.dir > UCMD_DIR_BIDIRECTIONAL ||
+			    !memchr(d.device, 0, sizeof(d.device)))
+				abort();
+			ucmd_policy_eval(policy, &s, &v);
+		}
+		ucmd_file_put(f);
+	}
+	return 0;
+}
