@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `ucmd bench`: a workload on the CLI's session (the file-backed embedded
+ * controller, default) or, with --target ram, on a volatile RAM controller
+ * of its own (inline or thread mode) so numbers do not depend on the file
+ * store. The runner itself is tools/bench (job.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "job.h"
+#include "opts.h"
+#include "rig.h"
+
+int cmd_bench(struct cli *cli, int argc, char **argv)
+{
+	struct bench_opts o;
+	struct bench_target t = { 0 };
+	struct bench_rig *rig = NULL;
+	struct bench_result *r = NULL;
+	char err[256];
+	int ret;
+
+	bench_opts_default(&o);
+	o.json = cli->fmt == OUT_JSON;
+	ret = bench_opts_parse(&o, argc, argv, err, sizeof(err));
+	if (ret > 0)
+		return 0;
+	if (ret) {
+		fprintf(stderr, "bench: %s\n", err);
+		return 2;
+	}
+	if (o.target == TARGET_RAM) {
+		struct bench_rig_params rp = {
+			.thread_mode = o.ctrl_mode == CTRL_THREAD,
+			.bytes = o.size,
+			.lba_size = o.lba_size,
+			.nr_io_queues = o.threads,
+			.nr_poll_queues = o.iopoll ? o.threads : 0,
+			.queue_depth = o.iodepth < 64 ? 64 : o.iodepth + 1,
+		};
+		ret = bench_rig_open(&rp, &rig, &t);
+		if (ret) {
+			fprintf(stderr, "bench: RAM controller: %s\n", strerror(-ret));
+			return 1;
+		}
+	} else {
+		struct session *s = &cli->s;
+		if (!s->lba_size) {
+			fprintf(stderr, "bench: namespace %u is not active\n", s->nsid);
+			return 1;
+		}
+		t.engine = s->e;
+		t.nsid = s->nsid;
+		t.lba_size = s->lba_size;
+		t.nsze = s->nsze;
+		snprintf(t.ng, sizeof(t.ng), "ng0n%u", s->nsid);
+		snprintf(t.bdev, sizeof(t.bdev), "nvme0n%u", s->nsid);
+		if (s->meta_size && o.path != PATH_PASSTHRU)
+			fprintf(stderr, "bench: note: namespace has %u metadata bytes per LBA\n",
+				s->meta_size);
+	}
+	ret = bench_run(&o, &t, &r);
+	if (ret) {
+		fprintf(stderr, "bench: %s\n", r && r->errmsg[0] ? r->errmsg : strerror(-ret));
+		ret = 1;
+	} else {
+		if (o.json) {
+			struct json_object *j = bench_report_json(&o, &t, r);
+			json_print(j);	/* puts j */
+		} else {
+			bench_report_text(stdout, &o, &t, r);
+		}
+		/* a wrong answer is a failure, whatever the speed */
+		ret = (r->io_errors || r->verify_errors) ? 1 : 0;
+		if (r->io_errors)
+			fprintf(stderr, "bench: %llu I/Os failed (first res %d)\n",
+				(unsigned long long)r->io_errors, r->first_error);
+		if (r->verify_errors)
+			fprintf(stderr, "bench: %llu reads did not verify\n",
+				(unsigned long long)r->verify_errors);
+	}
+	free(r);
+	bench_rig_close(rig);
+	return ret;
+}
