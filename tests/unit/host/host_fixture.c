@@ -49,7 +49,7 @@ int fx_setup(struct fx *f, const struct fx_opts *o)
 	ret = ucmd_nvme_attach(f->e, f->ctrl, &ho, &f->host);
 	if (ret)
 		return ret;
-	flags = o->open_flags ? o->open_flags : O_RDWR;
+	flags = o->rdonly ? O_RDONLY : o->open_flags ? o->open_flags : O_RDWR;
 	f->ng = ucmd_open(f->e, "ng0n1", flags);
 	f->dev = ucmd_open(f->e, "nvme0", flags);
 	f->bdev = ucmd_open(f->e, "nvme0n1", flags);

@@ -29,6 +29,7 @@ struct fx_opts {
 	unsigned nr_poll_queues;
 	unsigned nr_io_queues;
 	int open_flags;			/* for the devices; 0: O_RDWR */
+	bool rdonly;			/* open the devices O_RDONLY */
 };
 
 struct fx {
