@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The differential test's emulated target: ucmd's controller, set up like
+ * the QEMU device the guest sees (serial, two namespaces of the same sizes
+ * and formats, one polled queue), and ucmd's host driver on top.
+ */
+#include <fcntl.h>
+#include <stdlib.h>
+
+#include "difftest.h"
+#include "nvme/ctrl/ctrl.h"
+#include "ucmd/nvme.h"
+
+struct emu {
+	struct ucmd_ctrl *ctrl;
+	struct ucmd_nvme_host *host;
+	struct ucmd_nvme_irq_line line;
+};
+
+static void eclose(struct dt_target *t)
+{
+	struct emu *m = t->priv;
+
+	for (int i = 0; i < 2; i++)
+		ucmd_close(t->e, t->ns_fd[i]);
+	ucmd_close(t->e, t->ctrl_fd);
+	ucmd_nvme_detach(m->host);
+	ucmd_ctrl_destroy(m->ctrl);
+	ucmd_nvme_irq_line_destroy(&m->line);
+	ucmd_engine_free(t->e);
+	free(m);
+}
+
+int dt_open_emulated(struct dt_target *t)
+{
+	struct emu *m = calloc(1, sizeof(*m));
+	struct ucmd_ctrl_params cp = { .serial = "ucmd0001", .mode = UCMD_CTRL_THREAD,
+				       .irq = ucmd_nvme_irq };
+	struct ucmd_ns_params ns1 = { .nsze = DT_NS1_BLOCKS, .lbaf = 0,
+				      .store = UCMD_NS_STORE_RAM, .attach = true };
+	struct ucmd_ns_params ns2 = { .nsze = DT_NS2_BLOCKS, .lbaf = 5,	/* 4096+8 */
+				      .store = UCMD_NS_STORE_RAM, .attach = true };
+	struct ucmd_nvme_host_opts ho = { .instance = 0, .nr_poll_queues = 1 };
+	int ret;
+
+	if (!m)
+		return -ENOMEM;
+	ucmd_nvme_irq_line_init(&m->line);
+	cp.irq_arg = &m->line;
+	ho.irq = &m->line;
+	t->e = ucmd_engine_new();
+	if (!t->e)
+		return -ENOMEM;
+	if ((ret = ucmd_ctrl_create(&cp, &m->ctrl)) < 0)
+		return ret;
+	if ((ret = ucmd_ctrl_ns_create(m->ctrl, &ns1)) < 0 ||
+	    (ret = ucmd_ctrl_ns_create(m->ctrl, &ns2)) < 0)
+		return ret;
+	if ((ret = ucmd_nvme_attach(t->e, m->ctrl, &ho, &m->host)) < 0)
+		return ret;
+	t->ctrl_fd = ucmd_open(t->e, "nvme0", O_RDWR);
+	t->ns_fd[0] = ucmd_open(t->e, "ng0n1", O_RDWR);
+	t->ns_fd[1] = ucmd_open(t->e, "ng0n2", O_RDWR);
+	if (t->ctrl_fd < 0 || t->ns_fd[0] < 0 || t->ns_fd[1] < 0)
+		return -ENOENT;
+	t->nsid[0] = 1;
+	t->nsid[1] = 2;
+	t->priv = m;
+	t->close = eclose;
+	return 0;
+}

@@ -1,0 +1,28 @@
+#!/bin/busybox sh
+# /init of the test guest: mount the basics, run /test.sh, carry its output
+# and exit status back to the host on the results controller (the NVMe
+# controller whose serial is "ucmdres"), then power off.
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t tmpfs tmp /tmp
+mkdir -p /results
+echo "UCMD-GUEST-UP $(cut -d' ' -f1 /proc/uptime)"
+
+res=""
+for c in /sys/class/nvme/nvme*; do
+	[ "$(cat "$c/serial" 2>/dev/null | tr -d ' ')" = ucmdres ] && res=/dev/$(basename "$c")n1
+done
+export UCMD_GUEST_RESULTS=/results
+sh /test.sh > /results/guest.log 2>&1
+echo $? > /results/status
+cat /results/guest.log
+echo "UCMD-GUEST-STATUS $(cat /results/status)"
+if [ -n "$res" ]; then
+	(cd /results && tar -cf - .) > "$res"
+	sync
+else
+	echo "UCMD-GUEST: no results controller"
+fi
+poweroff -f

@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# Boot a Debian cloud kernel under QEMU (TCG) with an NVMe controller that
+# has two namespaces (512-byte blocks; 4096-byte blocks + 8 bytes of
+# separate metadata), run a test script in the guest, bring back its files
+# and exit status.
+#   run.sh --out DIR --script FILE [--bin FILE]... [--fio]
+# Guest: /test.sh is FILE, each --bin lands in /bin, --fio adds Debian's fio
+# with its shared libraries. /test.sh writes result files to
+# $UCMD_GUEST_RESULTS; they appear in DIR with guest.log (its output),
+# status (its exit status) and console.log (the serial console).
+# Exit status: the guest script's; 2 when the guest did not come up or
+# finish in time (the console tail is printed).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out="" script="" fio=0 bins=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--out) out=$2; shift 2 ;;
+	--script) script=$2; shift 2 ;;
+	--bin) bins+=("$2"); shift 2 ;;
+	--fio) fio=1; shift ;;
+	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+[ -n "$out" ] && [ -n "$script" ] || { echo "usage: run.sh --out DIR --script FILE [--bin FILE]... [--fio]" >&2; exit 2; }
+BOOT_TIMEOUT=${UCMD_QEMU_BOOT_TIMEOUT:-90}	# seconds until the guest's first marker
+RUN_TIMEOUT=${UCMD_QEMU_RUN_TIMEOUT:-420}	# seconds for the whole guest run
+say() { echo "qemu: $*"; }
+
+# --- tools ------------------------------------------------------------------
+if ! command -v qemu-system-x86_64 >/dev/null || [ ! -x /bin/busybox ] || ! command -v cpio >/dev/null ||
+   { [ "$fio" = 1 ] && ! command -v fio >/dev/null; }; then
+	say "installing the system-test packages (scripts/deps.sh)"
+	UCMD_DEPS_SYSTEM=1 bash "$here/../../../scripts/deps.sh"
+fi
+busybox_bin=/bin/busybox
+file -L "$busybox_bin" 2>/dev/null | grep -q dynamically && { echo "qemu: $busybox_bin is not static (busybox-static)" >&2; exit 2; }
+
+# --- kernel: the package linux-image-cloud-amd64 depends on, cached ----------
+if [ -n "${UCMD_QEMU_CACHE:-}" ]; then cache=$UCMD_QEMU_CACHE
+elif [ -w /var/cache ]; then cache=/var/cache/ucmd-qemu
+else cache=${XDG_CACHE_HOME:-$HOME/.cache}/ucmd-qemu; fi
+mkdir -p "$cache"
+kpkg_of() { apt-cache depends linux-image-cloud-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/{print $2; exit}'; }
+kpkg=$(kpkg_of || true)
+if [ -z "$kpkg" ]; then
+	say "apt-get update (no package lists)"
+	apt-get update -qq
+	kpkg=$(kpkg_of)
+fi
+[ -n "$kpkg" ] || { echo "qemu: linux-image-cloud-amd64 has no kernel dependency" >&2; exit 2; }
+kdir=$cache/$kpkg
+if [ ! -f "$kdir/vmlinuz" ]; then
+	say "fetching $kpkg"
+	tmp=$(mktemp -d "$cache/dl.XXXXXX")
+	chmod 777 "$tmp"	# apt's sandbox user writes the download
+	(cd "$tmp" && apt-get download -q "$kpkg" >/dev/null)
+	dpkg-deb -x "$tmp"/*.deb "$tmp/x"
+	mkdir -p "$kdir"
+	cp "$tmp"/x/boot/vmlinuz-* "$kdir/vmlinuz.new"
+	cp "$tmp"/x/boot/config-* "$kdir/config"
+	mv "$kdir/vmlinuz.new" "$kdir/vmlinuz"
+	rm -rf "$tmp"
+fi
+say "kernel $kpkg ($kdir/vmlinuz)"
+
+# --- initramfs -----------------------------------------------------------------
+mkdir -p "$out"
+work=$(mktemp -d /var/tmp/ucmd-qemu.XXXXXX)
+qpid=""
+cleanup() { [ -n "$qpid" ] && kill "$qpid" 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
+root=$work/root
+mkdir -p "$root"/{bin,dev,proc,sys,tmp,lib,lib64,etc}
+cp "$busybox_bin" "$root/bin/busybox"
+cp "$here/init.sh" "$root/init"
+cp "$script" "$root/test.sh"
+chmod +x "$root/init"
+for b in "${bins[@]}"; do
+	if file -L "$b" | grep -q dynamically; then
+		echo "qemu: $b is dynamically linked; guest binaries must be static" >&2; exit 2
+	fi
+	cp "$b" "$root/bin/"
+done
+if [ "$fio" = 1 ]; then
+	# Debian's fio is dynamic: it, every library ldd finds, and the loader
+	cp "$(command -v fio)" "$root/bin/fio"
+	ldd "$(command -v fio)" | awk '/=> \//{print $3} /^\t\/lib/{print $1}' | while read -r lib; do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+fi
+say "initramfs: busybox, ${#bins[@]} test binaries$([ "$fio" = 1 ] && echo ", fio + $(find "$root/lib" "$root/lib64" "$root/usr" -type f 2>/dev/null | wc -l) libraries")"
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1 > "$work/initrd")
+
+# --- disks: the namespaces under test and the results controller -------------
+truncate -s 64M "$work/ns1.img" "$work/ns2.img"
+truncate -s 16M "$work/res.img"
+
+# --- boot -------------------------------------------------------------------------
+qemu=(qemu-system-x86_64 -accel tcg -cpu max -m 1G -smp 2 -nographic -no-reboot -nic none
+	-kernel "$kdir/vmlinuz" -initrd "$work/initrd"
+	-append "console=ttyS0 quiet panic=-1 nvme.poll_queues=1"
+	-drive "file=$work/ns1.img,if=none,id=ns1,format=raw,discard=unmap"
+	-drive "file=$work/ns2.img,if=none,id=ns2,format=raw,discard=unmap"
+	-drive "file=$work/res.img,if=none,id=res,format=raw"
+	-device nvme,serial=ucmd0001,id=nvme0
+	-device nvme-ns,drive=ns1,bus=nvme0,nsid=1,logical_block_size=512,physical_block_size=512
+	-device nvme-ns,drive=ns2,bus=nvme0,nsid=2,logical_block_size=4096,physical_block_size=4096,ms=8
+	-device nvme,serial=ucmdres,id=nvme1,drive=res)
+say "${qemu[*]}"
+log=$out/console.log
+start=$(date +%s)
+"${qemu[@]}" </dev/null >"$log" 2>&1 &
+qpid=$!
+fail() {
+	echo "qemu: FAILED: $*" >&2
+	echo "---- console tail ($log)" >&2
+	tail -40 "$log" | tr -d '\r' | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g' >&2
+	exit 2
+}
+up=0
+while kill -0 "$qpid" 2>/dev/null; do
+	now=$(date +%s)
+	if [ "$up" = 0 ] && grep -q UCMD-GUEST-UP "$log"; then
+		up=1; say "guest up after $((now - start)) s"
+	fi
+	[ "$up" = 0 ] && [ $((now - start)) -ge "$BOOT_TIMEOUT" ] && fail "guest did not come up within $BOOT_TIMEOUT s"
+	[ $((now - start)) -ge "$RUN_TIMEOUT" ] && fail "guest did not finish within $RUN_TIMEOUT s"
+	sleep 0.5
+done
+wait "$qpid" || true
+qpid=""
+say "guest finished after $(( $(date +%s) - start )) s"
+grep -q UCMD-GUEST-UP "$log" || fail "guest never came up"
+tar -xf "$work/res.img" -C "$out" 2>/dev/null || fail "no results from the guest"
+[ -f "$out/status" ] || fail "the guest wrote no status"
+status=$(cat "$out/status")
+say "guest test script exit status $status"
+exit "$status"
