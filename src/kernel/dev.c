@@ -139,8 +139,9 @@ static void ctrl_of(const char *class, const char *nsname, unsigned inst, char *
 	target[n] = 0;
 	const char *base = strrchr(target, '/');
 	base = base ? base + 1 : target;
-	if (sscanf(base, "nvme%u%c", &x, &c) == 1)
-		snprintf(out, len, "/dev/%s", base);
+	/* a controller name is short ("nvme12"); anything longer is not one */
+	if (sscanf(base, "nvme%u%c", &x, &c) == 1 && strlen(base) < 32)
+		snprintf(out, len, "/dev/%.31s", base);
 }
 
 int ucmd_kernel_nvme_open(struct ucmd_engine *e, const char *path, uint32_t nsid, int flags,

@@ -153,7 +153,9 @@ int nvme_map_data(struct nvme_host *h, struct ucmd_request *rq)
 			return -ENOMEM;
 	}
 	n = collect_segs(&req->data, segs, req->data.nr_segs);
-	if (prp_capable(segs, n))
+	if (!n)
+		ret = 0;	/* count > 0 means a non-empty segment; this keeps gcc sure */
+	else if (prp_capable(segs, n))
 		ret = nvme_setup_prps(req, segs, n);
 	else if (h->sgl_supported)
 		ret = nvme_setup_sgls(req, segs, n);
