@@ -102,7 +102,7 @@ static int explain_opts(int argc, char **argv, struct explain_args *a)
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		bool ok = true, b;
+		bool ok = true, b = false;
 		switch (c) {
 		case 'u': ok = !parse_u32(optarg, &v); a->cred.uid = a->cred.euid = v;
 			if (!a->cap_given)

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/* The ucmd command-line tool: shared state and helpers. */
+#ifndef UCMD_CLI_H
+#define UCMD_CLI_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ucmd/ucmd.h"
+
+struct ucmd_ctrl;
+struct ucmd_nvme_host;
+struct ucmd_kernel_nvme;
+
+enum out_fmt { OUT_NORMAL, OUT_JSON };
+
+struct session {
+	const char *dir;
+	struct ucmd_engine *e;
+	struct ucmd_ctrl *ctrl;
+	struct ucmd_nvme_host *host;
+	void *irq_line;
+	struct ucmd_ring ring;
+	int ctrl_fd;		/* nvme0 */
+	int ns_fd;		/* ng0n<nsid> */
+	uint32_t nsid;
+	uint32_t lba_size;
+	uint16_t meta_size;
+	uint64_t nsze;
+	bool kernel;		/* a real device through the kernel backend */
+	bool security;		/* security modules set up on the engine */
+	struct ucmd_kernel_nvme *kn;
+};
+
+struct cli {
+	enum out_fmt fmt;
+	const char *ctrl_dir;
+	const char *device;	/* a /dev path: the kernel backend */
+	const char *policy;	/* NULL: the default policy (Linux's rules) */
+	const char *audit;	/* NULL: no audit trail; "-": stderr */
+	uint32_t nsid;
+	struct session s;
+	bool session_open;
+};
+
+struct cli_cmd {
+	const char *name;
+	const char *help;
+	int (*fn)(struct cli *cli, int argc, char **argv);
+	bool no_session;	/* works without a controller (policy) */
+};
+
+extern const struct cli_cmd cli_cmds[];
+
+/* session.c */
+int session_open(struct session *s, const char *dir, uint32_t nsid, const char *policy,
+		 const char *audit);
+/* The kernel backend: a real /dev/ngXnY, /dev/nvmeXnY or /dev/nvmeX. */
+int session_open_kernel(struct session *s, const char *path, uint32_t nsid);
+void session_close(struct session *s);
+/* Synchronous passthrough through the ring: returns cqe.res, *result = big_cqe[0]. */
+int session_passthru(struct session *s, bool admin, const struct nvme_uring_cmd *cmd,
+		     uint64_t *result);
+int session_namespace_info(struct session *s, uint32_t nsid);
+
+/* output.c */
+void print_status_error(const char *what, int res);
+void json_print(struct json_object *o);
+int parse_u64(const char *s, uint64_t *out);
+int parse_u32(const char *s, uint32_t *out);
+uint64_t le128_lo(const uint8_t v[16]);
+
+/* command implementations */
+int cmd_list(struct cli *cli, int argc, char **argv);
+int cmd_id_ctrl(struct cli *cli, int argc, char **argv);
+int cmd_id_ns(struct cli *cli, int argc, char **argv);
+int cmd_smart_log(struct cli *cli, int argc, char **argv);
+int cmd_read(struct cli *cli, int argc, char **argv);
+int cmd_write(struct cli *cli, int argc, char **argv);
+int cmd_flush(struct cli *cli, int argc, char **argv);
+int cmd_io_passthru(struct cli *cli, int argc, char **argv);
+int cmd_admin_passthru(struct cli *cli, int argc, char **argv);
+int cmd_run(struct cli *cli, int argc, char **argv);
+int cmd_compare(struct cli *cli, int argc, char **argv);
+int cmd_write_zeroes(struct cli *cli, int argc, char **argv);
+int cmd_write_uncor(struct cli *cli, int argc, char **argv);
+int cmd_verify(struct cli *cli, int argc, char **argv);
+int cmd_dsm(struct cli *cli, int argc, char **argv);
+int cmd_copy(struct cli *cli, int argc, char **argv);
+int cmd_ns_descs(struct cli *cli, int argc, char **argv);
+int cmd_error_log(struct cli *cli, int argc, char **argv);
+int cmd_effects_log(struct cli *cli, int argc, char **argv);
+int cmd_get_feature(struct cli *cli, int argc, char **argv);
+int cmd_set_feature(struct cli *cli, int argc, char **argv);
+int cmd_format(struct cli *cli, int argc, char **argv);
+int cmd_create_ns(struct cli *cli, int argc, char **argv);
+int cmd_delete_ns(struct cli *cli, int argc, char **argv);
+int cmd_attach_ns(struct cli *cli, int argc, char **argv);
+int cmd_detach_ns(struct cli *cli, int argc, char **argv);
+int cmd_policy(struct cli *cli, int argc, char **argv);
+int cmd_bench(struct cli *cli, int argc, char **argv);
+
+#endif

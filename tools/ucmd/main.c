@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ucmd: an nvme-cli style tool over ucmd's engine. With no device path it
+ * works on the embedded default: the controller in --ctrl DIR (default
+ * $UCMD_CTRL, else ./ucmd-ctrl), created on first use. Every command goes
+ * through a ring and IORING_OP_URING_CMD.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+const struct cli_cmd cli_cmds[] = {
+	{ "run", "the main job: write, verify, read, identify, SMART log", cmd_run },
+	{ "list", "list the devices of the controller", cmd_list },
+	{ "id-ctrl", "Identify Controller", cmd_id_ctrl },
+	{ "id-ns", "Identify Namespace", cmd_id_ns },
+	{ "smart-log", "SMART / health information log", cmd_smart_log },
+	{ "read", "read blocks to a file or stdout", cmd_read },
+	{ "write", "write blocks from a file or stdin", cmd_write },
+	{ "ns-descs", "namespace identification descriptors", cmd_ns_descs },
+	{ "error-log", "error information log", cmd_error_log },
+	{ "effects-log", "commands supported and effects log", cmd_effects_log },
+	{ "get-feature", "Get Features", cmd_get_feature },
+	{ "set-feature", "Set Features", cmd_set_feature },
+	{ "format", "Format NVM", cmd_format },
+	{ "create-ns", "Namespace Management: create", cmd_create_ns },
+	{ "delete-ns", "Namespace Management: delete", cmd_delete_ns },
+	{ "attach-ns", "Namespace Attachment: attach", cmd_attach_ns },
+	{ "detach-ns", "Namespace Attachment: detach", cmd_detach_ns },
+	{ "compare", "compare blocks with a file", cmd_compare },
+	{ "write-zeroes", "Write Zeroes", cmd_write_zeroes },
+	{ "write-uncor", "Write Uncorrectable", cmd_write_uncor },
+	{ "dsm", "Dataset Management (deallocate)", cmd_dsm },
+	{ "verify", "Verify", cmd_verify },
+	{ "copy", "Copy", cmd_copy },
+	{ "flush", "flush the volatile write cache", cmd_flush },
+	{ "bench", "fio-style workload: IOPS, bandwidth, latency percentiles", cmd_bench },
+	{ "policy", "check or explain a security policy", cmd_policy, true },
+	{ "io-passthru", "any I/O command", cmd_io_passthru },
+	{ "admin-passthru", "any admin command", cmd_admin_passthru },
+	{ NULL, NULL, NULL },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: ucmd [--ctrl DIR] [--namespace-id N] [--output-format normal|json]\n"
+		   "            [--policy FILE] [--audit FILE|-] COMMAND [/dev/DEVICE] [ARGS]\n\n"
+		   "Without a /dev path the command works on the embedded controller in --ctrl DIR\n"
+		   "(default $UCMD_CTRL, else ./ucmd-ctrl); with one, on that real device through\n"
+		   "the kernel's io_uring.\n\ncommands:\n");
+	for (const struct cli_cmd *c = cli_cmds; c->name; c++)
+		fprintf(f, "  %-16s %s\n", c->name, c->help);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "ctrl", required_argument, 0, 'C' },
+		{ "namespace-id", required_argument, 0, 'n' },
+		{ "output-format", required_argument, 0, 'o' },
+		{ "policy", required_argument, 0, 'P' },
+		{ "audit", required_argument, 0, 'A' },
+		{ "help", no_argument, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	struct cli cli = { .fmt = OUT_NORMAL };
+	int c;
+
+	cli.ctrl_dir = getenv("UCMD_CTRL");
+	if (!cli.ctrl_dir || !*cli.ctrl_dir)
+		cli.ctrl_dir = "./ucmd-ctrl";
+	/* global options stop at the command name */
+	while ((c = getopt_long(argc, argv, "+C:n:o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'C': cli.ctrl_dir = optarg; break;
+		case 'P': cli.policy = optarg; break;
+		case 'A': cli.audit = optarg; break;
+		case 'n':
+			if (parse_u32(optarg, &cli.nsid) || !cli.nsid) {
+				fprintf(stderr, "ucmd: bad --namespace-id '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'o':
+			if (!strcmp(optarg, "json"))
+				cli.fmt = OUT_JSON;
+			else if (!strcmp(optarg, "normal"))
+				cli.fmt = OUT_NORMAL;
+			else {
+				fprintf(stderr, "ucmd: --output-format is normal or json\n");
+				return 2;
+			}
+			break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	const char *name = argv[optind];
+	const struct cli_cmd *cmd = NULL;
+	for (const struct cli_cmd *x = cli_cmds; x->name; x++)
+		if (!strcmp(x->name, name))
+			cmd = x;
+	if (!cmd) {
+		fprintf(stderr, "ucmd: unknown command '%s'\n", name);
+		usage(stderr);
+		return 2;
+	}
+	if (cmd->no_session)
+		return cmd->fn(&cli, argc - optind, argv + optind);
+	/* nvme-cli style: a device path right after the command name */
+	if (optind + 1 < argc && !strncmp(argv[optind + 1], "/dev/", 5)) {
+		cli.device = argv[optind + 1];
+		argv[optind + 1] = argv[optind];
+		optind++;
+	}
+	int ret = cli.device ? session_open_kernel(&cli.s, cli.device, cli.nsid)
+			     : session_open(&cli.s, cli.ctrl_dir, cli.nsid, cli.policy, cli.audit);
+	if (ret) {
+		print_status_error(cli.device ? cli.device : cli.ctrl_dir, ret);
+		session_close(&cli.s);
+		return 1;
+	}
+	ret = cmd->fn(&cli, argc - optind, argv + optind);
+	session_close(&cli.s);
+	return ret;
+}

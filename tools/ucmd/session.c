@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The embedded default: a controller living in a directory, created on
+ * first use with one 1 GiB file-backed namespace, attached to an engine
+ * through the host driver. Every command then goes through a ring.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <nvme/types.h>
+
+#include "cli.h"
+#include "nvme/ctrl/ctrl.h"
+#include "security/security.h"
+#include "ucmd/kernel.h"
+#include "ucmd/nvme.h"
+
+#define DEFAULT_NS_BYTES (1ull << 30)
+
+static int mkdir_p(const char *dir)
+{
+	char buf[4096];
+
+	if (snprintf(buf, sizeof(buf), "%s", dir) >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int session_passthru(struct session *s, bool admin, const struct nvme_uring_cmd *cmd,
+		     uint64_t *result)
+{
+	struct io_uring_sqe *sqe = ucmd_get_sqe(&s->ring);
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	if (!sqe)
+		return -EBUSY;
+	ucmd_prep_nvme_cmd(sqe, admin ? s->ctrl_fd : s->ns_fd,
+			   admin ? NVME_URING_CMD_ADMIN : NVME_URING_CMD_IO, cmd);
+	ret = ucmd_submit_and_wait(&s->ring, 1);
+	if (ret < 0)
+		return ret;
+	ret = ucmd_wait_cqe(&s->ring, &cqe);
+	if (ret < 0)
+		return ret;
+	ret = cqe->res;
+	if (result)
+		*result = cqe->big_cqe[0];
+	ucmd_cqe_seen(&s->ring, cqe);
+	return ret;
+}
+
+/* Identify Namespace: LBA data and metadata size of the format in use. */
+int session_namespace_info(struct session *s, uint32_t nsid)
+{
+	struct nvme_id_ns *id = aligned_alloc(4096, sizeof(*id));
+	struct nvme_uring_cmd c = { 0 };
+	int ret;
+
+	if (!id)
+		return -ENOMEM;
+	c.opcode = nvme_admin_identify;
+	c.nsid = nsid;
+	c.addr = (uint64_t)(uintptr_t)id;
+	c.data_len = sizeof(*id);
+	c.cdw10 = NVME_IDENTIFY_CNS_NS;
+	ret = session_passthru(s, true, &c, NULL);
+	if (ret == 0) {
+		unsigned idx = (id->flbas & 0xf) | (((id->flbas >> 5) & 3) << 4);
+		s->lba_size = 1u << id->lbaf[idx].ds;
+		s->meta_size = id->lbaf[idx].ms;
+		s->nsze = id->nsze;
+		if (!s->nsze)
+			ret = -ENXIO;	/* not an active namespace */
+	}
+	free(id);
+	return ret;
+}
+
+int session_open(struct session *s, const char *dir, uint32_t nsid, const char *policy,
+		 const char *audit)
+{
+	struct ucmd_ctrl_params cp = { 0 };
+	struct ucmd_nvme_host_opts ho = { 0 };
+	struct ucmd_nvme_irq_line *line;
+	struct io_uring_params p = { 0 };
+	char name[32];
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->ctrl_fd = s->ns_fd = -1;
+	s->dir = dir;
+	ret = mkdir_p(dir);
+	if (ret)
+		return ret;
+	s->e = ucmd_engine_new();
+	line = calloc(1, sizeof(*line));
+	if (!s->e || !line)
+		return -ENOMEM;
+	ucmd_nvme_irq_line_init(line);
+	s->irq_line = line;
+	/*
+	 * Security first, before any ring exists: with no --policy the
+	 * default policy is Linux's own nvme_cmd_allowed() rules.
+	 */
+	char err[512];
+	ret = ucmd_security_setup(s->e, policy, audit, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "%s\n", err);
+		return ret;
+	}
+	s->security = true;
+	cp.dir = dir;
+	cp.mode = UCMD_CTRL_INLINE;
+	cp.irq = ucmd_nvme_irq;
+	cp.irq_arg = line;
+	ret = ucmd_ctrl_create(&cp, &s->ctrl);
+	if (ret)
+		return ret;
+	if (ucmd_ctrl_ns_count(s->ctrl) == 0) {
+		struct ucmd_ns_params np = {
+			.nsze = DEFAULT_NS_BYTES / 512,
+			.lbaf = 0,
+			.store = UCMD_NS_STORE_FILE,
+			.attach = true,
+		};
+		ret = ucmd_ctrl_ns_create(s->ctrl, &np);
+		if (ret < 0)
+			return ret;
+	}
+	ho.irq = line;
+	ret = ucmd_nvme_attach(s->e, s->ctrl, &ho, &s->host);
+	if (ret)
+		return ret;
+	p.flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32;
+	ret = ucmd_queue_init_engine(s->e, 64, &s->ring, &p);
+	if (ret)
+		return ret;
+	s->ctrl_fd = ucmd_open(s->e, "nvme0", O_RDWR);
+	if (s->ctrl_fd < 0)
+		return s->ctrl_fd;
+	s->nsid = nsid ? nsid : 1;
+	snprintf(name, sizeof(name), "ng0n%u", s->nsid);
+	/*
+	 * A namespace that is not attached has no device: commands that need
+	 * one say so (lba_size stays 0); controller commands still work.
+	 */
+	s->ns_fd = ucmd_open(s->e, name, O_RDWR);
+	if (s->ns_fd >= 0 && session_namespace_info(s, s->nsid))
+		s->lba_size = 0;
+	return 0;
+}
+
+int session_open_kernel(struct session *s, const char *path, uint32_t nsid)
+{
+	struct io_uring_params p = { .flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 };
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->ctrl_fd = s->ns_fd = -1;
+	s->dir = path;
+	s->kernel = true;
+	s->e = ucmd_engine_new_kernel();
+	s->kn = calloc(1, sizeof(*s->kn));
+	if (!s->e || !s->kn)
+		return -ENOMEM;
+	ret = ucmd_kernel_nvme_open(s->e, path, nsid, O_RDWR, s->kn);
+	if (ret) {
+		free(s->kn);
+		s->kn = NULL;
+		return ret;
+	}
+	s->ctrl_fd = s->kn->ctrl_fd;
+	s->nsid = s->kn->nsid ? s->kn->nsid : 1;
+	ret = ucmd_queue_init_engine(s->e, 64, &s->ring, &p);
+	if (ret)
+		return ret;
+	if (s->kn->ns_fd >= 0) {
+		s->ns_fd = s->kn->ns_fd;
+		if (session_namespace_info(s, s->nsid))
+			s->lba_size = 0;
+	}
+	return 0;
+}
+
+void session_close(struct session *s)
+{
+	if (s->ring.ctx || s->ring.ring_fd >= 0)
+		ucmd_queue_exit(&s->ring);
+	if (s->kn) {
+		ucmd_kernel_nvme_close(s->e, s->kn);
+		free(s->kn);
+	} else {
+		if (s->ns_fd >= 0)
+			ucmd_close(s->e, s->ns_fd);
+		if (s->ctrl_fd >= 0)
+			ucmd_close(s->e, s->ctrl_fd);
+	}
+	if (s->host)
+		ucmd_nvme_detach(s->host);
+	if (s->ctrl)
+		ucmd_ctrl_destroy(s->ctrl);
+	if (s->irq_line) {
+		ucmd_nvme_irq_line_destroy(s->irq_line);
+		free(s->irq_line);
+	}
+	if (s->security)
+		ucmd_security_teardown(s->e);
+	if (s->e)
+		ucmd_engine_free(s->e);
+	memset(s, 0, sizeof(*s));
+	s->ctrl_fd = s->ns_fd = -1;
+}
