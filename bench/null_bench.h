@@ -38,6 +38,10 @@ int64_t kernel_peer_run(struct kernel_peer *p, unsigned batch, enum bench_op op,
 			double *elapsed);
 void kernel_peer_free(struct kernel_peer *p);
 
+/* Exactly n batches (for instruction counts under callgrind); returns ops. */
+int64_t ucmd_peer_run_n(struct ucmd_peer *p, unsigned batch, enum bench_op op, uint64_t n);
+int64_t kernel_peer_run_n(struct kernel_peer *p, unsigned batch, enum bench_op op, uint64_t n);
+
 /* Monotonic seconds. */
 double bench_now(void);
 

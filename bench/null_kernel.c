@@ -156,3 +156,10 @@ void kernel_peer_free(struct kernel_peer *p)
 		close(p->fd);
 	free(p);
 }
+
+int64_t kernel_peer_run_n(struct kernel_peer *p, unsigned batch, enum bench_op op, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		one_batch(p, batch, op);
+	return (int64_t)(n * batch);
+}

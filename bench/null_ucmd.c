@@ -106,3 +106,12 @@ void ucmd_peer_free(struct ucmd_peer *p)
 		ucmd_close(ucmd_engine_default(), p->fd);
 	free(p);
 }
+
+int64_t ucmd_peer_run_n(struct ucmd_peer *p, unsigned batch, enum bench_op op, uint64_t n)
+{
+	if (op != BENCH_URING_CMD)
+		return -EINVAL;
+	for (uint64_t i = 0; i < n; i++)
+		one_batch(p, batch);
+	return (int64_t)(n * batch);
+}
