@@ -65,9 +65,8 @@ static enum ucmd_dir nvme_opcode_dir(uint8_t opcode)
 	return dirs[opcode & 3];
 }
 
-void nvme_describe_cmd(const char *device, uint32_t cmd_op, bool admin,
-		       const struct ucmd_nvme_sqe *c, const struct nvme_ns *ns,
-		       struct ucmd_cmd_desc *d)
+void nvme_describe_cmd(struct nvme_host *h, const char *device, uint32_t cmd_op, bool admin,
+		       const struct ucmd_nvme_sqe *c, struct nvme_ns *ns, struct ucmd_cmd_desc *d)
 {
 	const struct nvme_op_desc *od = admin ? &admin_ops[c->opcode] : &nvm_ops[c->opcode];
 
@@ -86,6 +85,25 @@ void nvme_describe_cmd(const char *device, uint32_t cmd_op, bool admin,
 	}
 	if (admin && c->opcode == nvme_admin_ns_mgmt && (c->cdw10 & 0xf) == NVME_NS_MGMT_SEL_DELETE)
 		d->destructive = true;
+	/* The sub-selector policies need: Identify CNS, log page ID, feature ID */
+	if (admin && (c->opcode == nvme_admin_identify || c->opcode == nvme_admin_get_log_page ||
+		      c->opcode == nvme_admin_get_features || c->opcode == nvme_admin_set_features)) {
+		d->has_select = true;
+		d->select = c->cdw10 & 0xff;
+	}
+	if (h) {
+		/*
+		 * What the controller's effects log says, as nvme_cmd_allowed()
+		 * reads it: unsupported or effects beyond changing logical
+		 * blocks make a command intrusive; LBCC makes it destructive.
+		 */
+		uint32_t e = nvme_command_effects(h, admin ? NULL : ns, c->opcode);
+		d->intrusive = !(e & NVME_CMD_EFFECTS_CSUPP) ||
+			       (e & ~(uint32_t)(NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC |
+						NVME_CMD_EFFECTS_UUID_SEL | (0xfffu << 20)));
+		if (e & NVME_CMD_EFFECTS_LBCC)
+			d->destructive = true;
+	}
 	if (!admin && (od->flags & D_RANGE)) {
 		d->has_range = true;
 		d->slba = (uint64_t)c->cdw10 | (uint64_t)c->cdw11 << 32;
@@ -126,7 +144,7 @@ int nvme_ns_describe(const struct io_uring_cmd *cmd, struct ucmd_cmd_desc *d)
 		ucmd_desc_init(d, ns->ng_name, cmd->cmd_op, 0);
 		return 0;
 	}
-	nvme_describe_cmd(ns->ng_name, cmd->cmd_op, false, &c, ns, d);
+	nvme_describe_cmd(ns->host, ns->ng_name, cmd->cmd_op, false, &c, ns, d);
 	return 0;
 }
 
@@ -141,7 +159,7 @@ int nvme_dev_describe(const struct io_uring_cmd *cmd, struct ucmd_cmd_desc *d)
 		d->admin = true;
 		return 0;
 	}
-	nvme_describe_cmd(h->name, cmd->cmd_op, true, &c, NULL, d);
+	nvme_describe_cmd(h, h->name, cmd->cmd_op, true, &c, NULL, d);
 	return 0;
 }
 

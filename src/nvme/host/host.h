@@ -158,9 +158,8 @@ extern const struct ucmd_file_ops nvme_bdev_fops;
 
 /* ---- describe.c ---- */
 struct ucmd_cmd_desc;
-void nvme_describe_cmd(const char *device, uint32_t cmd_op, bool admin,
-		       const struct ucmd_nvme_sqe *c, const struct nvme_ns *ns,
-		       struct ucmd_cmd_desc *d);
+void nvme_describe_cmd(struct nvme_host *h, const char *device, uint32_t cmd_op, bool admin,
+		       const struct ucmd_nvme_sqe *c, struct nvme_ns *ns, struct ucmd_cmd_desc *d);
 int nvme_ns_describe(const struct io_uring_cmd *cmd, struct ucmd_cmd_desc *d);
 int nvme_dev_describe(const struct io_uring_cmd *cmd, struct ucmd_cmd_desc *d);
 int nvme_bdev_describe_rw(const struct ucmd_kiocb_rw *kiocb, struct ucmd_cmd_desc *d);
