@@ -39,7 +39,7 @@ suite() {	# build-dir, meson options, suite, label
 	log=$(mktemp)
 	if [ ! -f "$dir/build.ninja" ]; then
 		# shellcheck disable=SC2086
-		meson setup "$dir" $opts >/dev/null || { echo "meson setup $dir failed"; failed=$((failed + 1)); failures+=("$label setup"); return; }
+		meson setup "$dir" $opts >"$log" 2>&1 || { tail -20 "$log"; echo "meson setup $dir failed"; failed=$((failed + 1)); failures+=("$label setup"); return; }
 	fi
 	if ! ninja -C "$dir" >"$log" 2>&1; then
 		tail -40 "$log"
