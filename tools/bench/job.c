@@ -147,6 +147,11 @@ static int run_async(struct worker *w, struct ucmd_ring *ring, struct io_unit *u
 				n = (unsigned)(g->limit - g->issued);
 			for (unsigned i = 0; i < n; i++) {
 				struct io_uring_sqe *sqe = ucmd_get_sqe(ring);
+				/* SQPOLL: the poller may not have taken the last batch yet */
+				while (!sqe) {
+					sched_yield();
+					sqe = ucmd_get_sqe(ring);
+				}
 				batch[i] = freel[--nfree];
 				next_io(w, g, batch[i]);
 				path_prep(o, w->t, sqe, batch[i]);
@@ -159,7 +164,12 @@ static int run_async(struct worker *w, struct ucmd_ring *ring, struct io_unit *u
 				if (o->noplug && (ret = ucmd_submit(ring)) != 1)
 					goto submit_err;
 			}
-			if (!o->noplug && (ret = ucmd_submit(ring)) != (int)n)
+			/*
+			 * With SQPOLL, like liburing, submit returns the SQEs the
+			 * poller has not taken yet, which need not be n.
+			 */
+			ret = o->noplug ? (int)n : ucmd_submit(ring);
+			if (ret < 0 || (!o->sqpoll && ret != (int)n))
 				goto submit_err;
 			inflight += n;
 			now = now_ns();
@@ -478,8 +488,9 @@ int bench_run(const struct bench_opts *o, const struct bench_target *t,
 		ret = run_phase(&pre, t, pr, false);
 		if (!ret && pr->io_errors) {
 			ret = -EIO;
-			snprintf(r->errmsg, sizeof(r->errmsg), "verify prefill: %llu write errors",
-				 (unsigned long long)pr->io_errors);
+			snprintf(r->errmsg, sizeof(r->errmsg),
+				 "verify prefill: %llu write errors, first res %d",
+				 (unsigned long long)pr->io_errors, pr->first_error);
 		} else if (ret) {
 			memcpy(r->errmsg, pr->errmsg, sizeof(r->errmsg));
 		}

@@ -288,6 +288,9 @@ int bench_opts_parse(struct bench_opts *o, int argc, char **argv, char *err, siz
 	if (o->path == PATH_SYNC && (o->iopoll || o->sqpoll || o->fixedbufs || o->noplug))
 		return fail(err, errlen, "--path sync is a blocking call per I/O: no ring options "
 			    "(--iopoll, --sqpoll, --fixedbufs, --noplug)");
+	if (o->fixedbufs && o->vectored)
+		return fail(err, errlen, "--fixedbufs with --vectored: passthrough has fixed buffers "
+			    "only for non-vectored I/O (as Linux), the block path no READV_FIXED");
 	if (o->sqpoll && o->noplug)
 		return fail(err, errlen, "--sqpoll with --noplug: the polling thread decides how "
 			    "many SQEs one submission takes, the application cannot");

@@ -130,6 +130,7 @@ static void test_bad_input(void **state)
 	BAD("--path", "--path", "nvme");
 	BAD("--path sync", "--path", "sync", "--iopoll");
 	BAD("--sqpoll", "--sqpoll", "--noplug");
+	BAD("--vectored", "--fixedbufs", "--vectored");
 	BAD("--target", "--target", "disk");
 	BAD("--ctrl-mode", "--ctrl-mode", "irq");
 	BAD("--lba-size", "--lba-size", "1024");

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# `ucmd bench` end to end, briefly: each path with --verify, text and JSON
+# output, the JSON fields checked with python3, and bad options rejected.
+# Never asserts a speed: only that the numbers are there and consistent.
+set -euo pipefail
+B=${UCMD_BUILD:-build}
+UCMD="$(pwd)/$B/tools/ucmd"
+dir=$(mktemp -d /var/tmp/ucmd-bench.XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+export UCMD_CTRL="$dir/ctrl"
+
+step() { echo "--- $*"; }
+fail() { echo "FAIL: $*"; exit 1; }
+
+check_json() {	# $1: expected path, stdin: the JSON
+	python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+path = sys.argv[1]
+j = d["job"]
+assert j["path"] == path and j["verify"] is True, j
+assert d["elapsed_s"] > 0, d
+assert d["io_errors"] == 0, d
+assert d["verify"]["enabled"] and d["verify"]["errors"] == 0 and d["verify"]["checked"] > 0, d
+ios = 0
+for k in ("read", "write"):
+    x = d[k]
+    for f in ("ios", "bytes", "iops", "bw_bytes", "slat_ns", "clat_ns"):
+        assert f in x, (k, f)
+    assert x["bytes"] == x["ios"] * j["bs"], x
+    ios += x["ios"]
+    if x["ios"]:
+        c = x["clat_ns"]
+        p = c["percentiles"]
+        assert c["samples"] == x["ios"], c
+        assert c["min"] <= c["mean"] <= c["max"], c
+        seq = [p[n] for n in ("p50", "p90", "p99", "p99.9", "p99.99")]
+        assert seq == sorted(seq) and c["min"] <= seq[0] and seq[-1] <= c["max"], c
+assert ios > 0 and abs(d["iops"] * d["elapsed_s"] - ios) <= 1 + 1e-6 * ios, d
+' "$1"
+}
+
+for path in passthru block sync; do
+	step "bench --path $path --rw randrw --verify, JSON"
+	"$UCMD" --output-format json bench --path "$path" --rw randrw --runtime 1 --size 16M \
+		--verify | check_json "$path"
+done
+
+step "bench on a RAM controller of its own, thread mode: fixed buffers, vectored, iopoll, sqpoll"
+for extra in "--fixedbufs --batch 8" "--vectored --threads 2" "--iopoll" "--sqpoll" "--noplug --batch 8"; do
+	# shellcheck disable=SC2086
+	"$UCMD" bench --target ram --ctrl-mode thread $extra --rw randrw --runtime 0.5 --size 16M \
+		--verify --output-format json | check_json passthru
+done
+
+step "bench text output"
+out=$("$UCMD" bench --rw write --size 16M --bs 64k --verify --batch 4)
+echo "$out"
+echo "$out" | grep -q "write: IOPS=" || fail "no write line"
+echo "$out" | grep -q "p99.99=" || fail "no percentiles"
+echo "$out" | grep -q "verify: .* 0 bad" || fail "verify did not pass"
+
+step "bad options give clear errors"
+for bad in "--rw sideways" "--bs 1000" "--iodepth 0" "--batch 64 --iodepth 8" \
+	   "--path sync --iopoll" "--size 1z" "--fixedbufs --vectored"; do
+	# shellcheck disable=SC2086
+	if err=$("$UCMD" bench $bad 2>&1); then
+		fail "bench $bad succeeded"
+	fi
+	echo "$err" | grep -q "^bench: " || fail "bench $bad: unclear error '$err'"
+done
+echo "bench_cli: OK"
