@@ -19,6 +19,18 @@ struct ucmd_security_chain {
 	struct ucmd_security_module mod[UCMD_SECURITY_MAX_MODULES];
 };
 
+static struct ucmd_security_chain *chain_get(struct ucmd_engine *e);
+
+bool ucmd_security_decides_permission(struct ucmd_engine *e)
+{
+	const struct ucmd_security_chain *c = chain_get(e);
+
+	for (unsigned i = 0; c && i < c->n; i++)
+		if (c->mod[i].ops->decides_permission)
+			return true;
+	return false;
+}
+
 static struct ucmd_security_chain *chain_get(struct ucmd_engine *e)
 {
 	return atomic_load_explicit(&e->security, memory_order_acquire);

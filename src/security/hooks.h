@@ -56,9 +56,18 @@ struct ucmd_security_ops {
 				    const struct ucmd_cred *new_cred);
 	/* After every decision of the chain (allow or deny); must not fail. */
 	void (*decided)(void *priv, const struct ucmd_security_event *ev);
+	/*
+	 * The module decides who may send which command (it carries Linux's
+	 * nvme_cmd_allowed() rules or its administrator's replacement), so
+	 * drivers leave their built-in permission check to it.
+	 */
+	bool decides_permission;
 };
 
 #define UCMD_SECURITY_MAX_MODULES 16
+
+/* Whether a registered module decides permission (see decides_permission). */
+bool ucmd_security_decides_permission(struct ucmd_engine *e);
 
 struct ucmd_cmd_desc;
 

@@ -153,6 +153,7 @@ struct ucmd_policy_module *ucmd_policy_module_new(struct ucmd_policy *p)
 	pthread_rwlockattr_destroy(&attr);
 	m->cur = p;
 	m->ops.name = "policy";
+	m->ops.decides_permission = true;
 	m->ops.uring_cmd = pm_uring_cmd;
 	m->ops.uring_rw = pm_uring_rw;
 	m->ops.uring_sqpoll = pm_uring_sqpoll;
