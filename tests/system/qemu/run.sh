@@ -3,26 +3,28 @@
 # has two namespaces (512-byte blocks; 4096-byte blocks + 8 bytes of
 # separate metadata), run a test script in the guest, bring back its files
 # and exit status.
-#   run.sh --out DIR --script FILE [--bin FILE]... [--fio]
-# Guest: /test.sh is FILE, each --bin lands in /bin, --fio adds Debian's fio
-# with its shared libraries. /test.sh writes result files to
+#   run.sh --out DIR --script FILE [--bin FILE]... [--dyn FILE]... [--fio]
+# Guest: /test.sh is FILE, each --bin (static) lands in /bin, each --dyn
+# (dynamic) too with its shared libraries and the loader; --fio is
+# --dyn $(command -v fio). /test.sh writes result files to
 # $UCMD_GUEST_RESULTS; they appear in DIR with guest.log (its output),
 # status (its exit status) and console.log (the serial console).
-# Exit status: the guest script's; 2 when the guest did not come up or
-# finish in time (the console tail is printed).
+# Exit status: the guest script's; 125 when the guest did not come up or
+# finish in time (the console tail is printed), or the harness failed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out="" script="" fio=0 bins=()
+out="" script="" fio=0 bins=() dyns=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--out) out=$2; shift 2 ;;
 	--script) script=$2; shift 2 ;;
 	--bin) bins+=("$2"); shift 2 ;;
+	--dyn) dyns+=("$2"); shift 2 ;;
 	--fio) fio=1; shift ;;
-	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
+	*) echo "run.sh: unknown argument $1" >&2; exit 125 ;;
 	esac
 done
-[ -n "$out" ] && [ -n "$script" ] || { echo "usage: run.sh --out DIR --script FILE [--bin FILE]... [--fio]" >&2; exit 2; }
+[ -n "$out" ] && [ -n "$script" ] || { echo "usage: run.sh --out DIR --script FILE [--bin FILE]... [--dyn FILE]... [--fio]" >&2; exit 125; }
 BOOT_TIMEOUT=${UCMD_QEMU_BOOT_TIMEOUT:-90}	# seconds until the guest's first marker
 RUN_TIMEOUT=${UCMD_QEMU_RUN_TIMEOUT:-420}	# seconds for the whole guest run
 say() { echo "qemu: $*"; }
@@ -34,7 +36,8 @@ if ! command -v qemu-system-x86_64 >/dev/null || [ ! -x /bin/busybox ] || ! comm
 	UCMD_DEPS_SYSTEM=1 bash "$here/../../../scripts/deps.sh"
 fi
 busybox_bin=/bin/busybox
-file -L "$busybox_bin" 2>/dev/null | grep -q dynamically && { echo "qemu: $busybox_bin is not static (busybox-static)" >&2; exit 2; }
+is_dynamic() { readelf -l "$1" 2>/dev/null | grep -q INTERP; }
+is_dynamic "$busybox_bin" && { echo "qemu: $busybox_bin is not static (busybox-static)" >&2; exit 125; }
 
 # --- kernel: the package linux-image-cloud-amd64 depends on, cached ----------
 if [ -n "${UCMD_QEMU_CACHE:-}" ]; then cache=$UCMD_QEMU_CACHE
@@ -48,7 +51,7 @@ if [ -z "$kpkg" ]; then
 	apt-get update -qq
 	kpkg=$(kpkg_of)
 fi
-[ -n "$kpkg" ] || { echo "qemu: linux-image-cloud-amd64 has no kernel dependency" >&2; exit 2; }
+[ -n "$kpkg" ] || { echo "qemu: linux-image-cloud-amd64 has no kernel dependency" >&2; exit 125; }
 kdir=$cache/$kpkg
 if [ ! -f "$kdir/vmlinuz" ]; then
 	say "fetching $kpkg"
@@ -77,20 +80,21 @@ cp "$here/init.sh" "$root/init"
 cp "$script" "$root/test.sh"
 chmod +x "$root/init"
 for b in "${bins[@]}"; do
-	if file -L "$b" | grep -q dynamically; then
-		echo "qemu: $b is dynamically linked; guest binaries must be static" >&2; exit 2
+	if is_dynamic "$b"; then
+		echo "qemu: $b is dynamically linked; guest binaries must be static" >&2; exit 125
 	fi
 	cp "$b" "$root/bin/"
 done
-if [ "$fio" = 1 ]; then
-	# Debian's fio is dynamic: it, every library ldd finds, and the loader
-	cp "$(command -v fio)" "$root/bin/fio"
-	ldd "$(command -v fio)" | awk '/=> \//{print $3} /^\t\/lib/{print $1}' | while read -r lib; do
+if [ "$fio" = 1 ]; then dyns+=("$(command -v fio)"); fi
+for b in "${dyns[@]}"; do
+	# a dynamic program: it, every library ldd finds, and the loader
+	cp "$b" "$root/bin/"
+	ldd "$b" | awk '/=> \//{print $3} /^\t\/lib/{print $1}' | while read -r lib; do
 		mkdir -p "$root$(dirname "$lib")"
 		cp -L "$lib" "$root$lib"
 	done
-fi
-say "initramfs: busybox, ${#bins[@]} test binaries$([ "$fio" = 1 ] && echo ", fio + $(find "$root/lib" "$root/lib64" "$root/usr" -type f 2>/dev/null | wc -l) libraries")"
+done
+say "initramfs: busybox, ${#bins[@]} static and ${#dyns[@]} dynamic programs, $(find "$root/lib" "$root/lib64" "$root/usr" -type f 2>/dev/null | wc -l) libraries"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1 > "$work/initrd")
 
 # --- disks: the namespaces under test and the results controller -------------
@@ -117,7 +121,7 @@ fail() {
 	echo "qemu: FAILED: $*" >&2
 	echo "---- console tail ($log)" >&2
 	tail -40 "$log" | tr -d '\r' | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g' >&2
-	exit 2
+	exit 125
 }
 up=0
 while kill -0 "$qpid" 2>/dev/null; do

@@ -1,0 +1,74 @@
+# The guest half of tests/system/qemu_kernel.sh, run by /init as /test.sh
+# (busybox sh). Results go to $UCMD_GUEST_RESULTS; the exit status counts
+# the parts that failed here (the differential comparison is the host's).
+R=${UCMD_GUEST_RESULTS:-/tmp}
+failed=0
+part() { echo "=== $*"; }
+ok() { echo "GUEST-PART $1 ok"; }
+bad() { echo "GUEST-PART $1 FAILED"; failed=$((failed + 1)); }
+
+part "devices"
+ls -l /dev/nvme* /dev/ng*
+for n in nvme0n1 nvme0n2; do
+	echo "$n: lba $(cat /sys/block/$n/queue/logical_block_size) size $(cat /sys/block/$n/size)"
+done
+
+part "kernel backend smoke test"
+if kernel_smoke /dev/ng0n1; then ok smoke; else bad smoke; fi
+
+part "differential sequence on /dev/ng0n1 + /dev/ng0n2"
+if difftest_guest --kernel /dev/ng0n1 /dev/ng0n2 > "$R/kernel.out"; then ok difftest; else bad difftest; fi
+echo "$(wc -l < "$R/kernel.out") lines"
+
+if [ -x /bin/ucmd ]; then
+	# the CLI picks the kernel backend for a /dev path
+	part "ucmd CLI on /dev/ng0n1"
+	export UCMD_CTRL=/dev/ng0n1
+	head -c 3584 /dev/urandom > /tmp/in.bin
+	if ucmd write -s 200 -c 6 -d /tmp/in.bin && ucmd flush &&
+	   ucmd read -s 200 -c 6 -d /tmp/out.bin && cmp /tmp/in.bin /tmp/out.bin &&
+	   ucmd io-passthru --opcode=2 --cdw10=200 --cdw12=6 --data-len=3584 --read \
+		--raw-binary > /tmp/pt.bin && cmp /tmp/in.bin /tmp/pt.bin &&
+	   ucmd --output-format json id-ctrl > "$R/cli-id-ctrl.json" &&
+	   ucmd --output-format json id-ns > "$R/cli-id-ns.json" &&
+	   ! ucmd read -s 3000000 -c 0 -d /tmp/x 2> /tmp/err && grep -qi "LBA Out of Range" /tmp/err &&
+	   ! ucmd io-passthru --opcode=0x7e 2> /tmp/err && grep -qi "Invalid Command Opcode" /tmp/err
+	then
+		ok cli
+	else
+		cat /tmp/err 2>/dev/null
+		bad cli
+	fi
+	unset UCMD_CTRL
+else
+	echo "GUEST-PART cli absent (the CLI has no kernel backend yet)"
+fi
+
+if [ -x /bin/fio ]; then
+	part "fio ioengine=io_uring_cmd on /dev/ng0n1: write a pattern, verify it"
+	# engine options (fixedbufs, hipri, ...) must follow --ioengine in $common
+	common="--filename=/dev/ng0n1 --ioengine=io_uring_cmd --cmd_type=nvme --bs=4k --size=8m
+		--offset=16m --iodepth=8 --verify=pattern --verify_pattern=0x5a6b7c8d --output-format=terse"
+	# shellcheck disable=SC2086
+	if fio --name=write --rw=write --do_verify=0 $common > "$R/fio-write.txt" 2>&1 &&
+	   fio --name=verify --rw=read --verify_only=1 $common > "$R/fio-verify.txt" 2>&1 &&
+	   fio --name=sqpoll $common --rw=randread --verify_only=1 --fixedbufs=1 \
+		--registerfiles=1 --sqthread_poll=1 > "$R/fio-sqpoll.txt" 2>&1 &&
+	   fio --name=iopoll $common --rw=randread --verify_only=1 --hipri=1 \
+		> "$R/fio-iopoll.txt" 2>&1; then
+		ok fio
+	else
+		cat "$R"/fio-*.txt
+		bad fio
+	fi
+	# a verify must catch a wrong pattern, or it proves nothing
+	# shellcheck disable=SC2086
+	if fio --name=wrong --rw=read --verify_only=1 $common --verify_pattern=0x01020304 \
+		> "$R/fio-wrong.txt" 2>&1; then
+		bad fio-negative
+	else
+		ok fio-negative
+	fi
+fi
+echo "guest: $failed parts failed"
+exit "$failed"
