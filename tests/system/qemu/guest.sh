@@ -21,25 +21,24 @@ if difftest_guest --kernel /dev/ng0n1 /dev/ng0n2 > "$R/kernel.out"; then ok diff
 echo "$(wc -l < "$R/kernel.out") lines"
 
 if [ -x /bin/ucmd ]; then
-	# the CLI picks the kernel backend for a /dev path
+	# nvme-cli style: a /dev path after the command selects the kernel backend
 	part "ucmd CLI on /dev/ng0n1"
-	export UCMD_CTRL=/dev/ng0n1
+	D=/dev/ng0n1
 	head -c 3584 /dev/urandom > /tmp/in.bin
-	if ucmd write -s 200 -c 6 -d /tmp/in.bin && ucmd flush &&
-	   ucmd read -s 200 -c 6 -d /tmp/out.bin && cmp /tmp/in.bin /tmp/out.bin &&
-	   ucmd io-passthru --opcode=2 --cdw10=200 --cdw12=6 --data-len=3584 --read \
+	if ucmd write $D -s 200 -c 6 -d /tmp/in.bin && ucmd flush $D &&
+	   ucmd read $D -s 200 -c 6 -d /tmp/out.bin && cmp /tmp/in.bin /tmp/out.bin &&
+	   ucmd io-passthru $D --opcode=2 --cdw10=200 --cdw12=6 --data-len=3584 --read \
 		--raw-binary > /tmp/pt.bin && cmp /tmp/in.bin /tmp/pt.bin &&
-	   ucmd --output-format json id-ctrl > "$R/cli-id-ctrl.json" &&
-	   ucmd --output-format json id-ns > "$R/cli-id-ns.json" &&
-	   ! ucmd read -s 3000000 -c 0 -d /tmp/x 2> /tmp/err && grep -qi "LBA Out of Range" /tmp/err &&
-	   ! ucmd io-passthru --opcode=0x7e 2> /tmp/err && grep -qi "Invalid Command Opcode" /tmp/err
+	   ucmd --output-format json id-ctrl /dev/nvme0 > "$R/cli-id-ctrl.json" &&
+	   ucmd --output-format json id-ns $D > "$R/cli-id-ns.json" &&
+	   ! ucmd read $D -s 3000000 -c 0 -d /tmp/x 2> /tmp/err && grep -qi "LBA Out of Range" /tmp/err &&
+	   ! ucmd io-passthru $D --opcode=0x7e 2> /tmp/err && grep -qi "Invalid Command Opcode" /tmp/err
 	then
 		ok cli
 	else
 		cat /tmp/err 2>/dev/null
 		bad cli
 	fi
-	unset UCMD_CTRL
 else
 	echo "GUEST-PART cli absent (the CLI has no kernel backend yet)"
 fi
