@@ -60,7 +60,17 @@ static void id_ctrl(struct ucmd_ctrl *c, struct nvme_id_ctrl *id)
 	/* SGLs without alignment requirement; MPTR may be an SGL. */
 	id->sgls = htole32(1 | NVME_CTRL_SGLS_MPTR_SGL);
 	id->mnan = htole32(UCMD_MAX_NS);
-	snprintf(id->subnqn, sizeof(id->subnqn), "nqn.2019-08.org.qemu:ucmd-%s", c->serial);
+	/*
+	 * ucmd owns no domain name, so the NQN takes the spec's UUID form; the
+	 * UUID is a hash of the serial, stable across restarts.
+	 */
+	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+	for (const char *p = c->serial; *p; p++)
+		h = (h ^ (uint8_t)*p) * 0x100000001b3ull;
+	snprintf(id->subnqn, sizeof(id->subnqn),
+		 "nqn.2014-08.org.nvmexpress:uuid:%08x-%04x-4%03x-8%03x-%012llx",
+		 (unsigned)(h >> 32), (unsigned)(h >> 16) & 0xffff, (unsigned)h & 0xfff,
+		 (unsigned)(h >> 4) & 0xfff, (unsigned long long)(h * 0x9e3779b97f4a7c15ull) & 0xffffffffffffull);
 	id->psd[0].mp = htole16(2500);	/* 25 W, in 0.01 W */
 }
 
