@@ -306,6 +306,8 @@ void io_req_task_work_add(struct ucmd_kiocb *req, void (*func)(struct ucmd_tw_no
 		ctx->local_tw_tail = &node->next;
 		return;
 	}
+	/* ctx may be freed as soon as the owner reaps this: hold it until done. */
+	atomic_fetch_add_explicit(&ctx->tw_remote_adders, 1, memory_order_acq_rel);
 	struct ucmd_tw_node *head = atomic_load_explicit(&ctx->tw_list, memory_order_relaxed);
 	do {
 		node->next = head;
@@ -315,6 +317,7 @@ void io_req_task_work_add(struct ucmd_kiocb *req, void (*func)(struct ucmd_tw_no
 	/* Wake the owner only for the first item: it takes the whole list. */
 	if (!head)
 		io_wake_waiters(ctx);
+	atomic_fetch_sub_explicit(&ctx->tw_remote_adders, 1, memory_order_release);
 }
 
 unsigned io_run_task_work(struct ucmd_ctx *ctx)

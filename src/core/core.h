@@ -104,6 +104,8 @@ struct ucmd_ctx {
 	/* Futex word: bumped whenever a waiter might have something to do */
 	_Atomic uint32_t wake;
 	atomic_int nr_waiters;
+	/* Threads inside io_req_task_work_add's remote path: exit waits for them */
+	atomic_int tw_remote_adders;
 
 	/* Requests */
 	struct ucmd_kiocb *free_reqs;

@@ -5,6 +5,7 @@
  * buffers and personalities.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -234,6 +235,9 @@ void ucmd_queue_exit(struct ucmd_ring *ring)
 		io_wq_destroy(ctx);
 		ucmd_unregister_files(ring);
 		ucmd_unregister_buffers(ring);
+		/* A completing thread may still be waking us after its CQE was reaped. */
+		while (atomic_load_explicit(&ctx->tw_remote_adders, memory_order_acquire))
+			sched_yield();
 		ctx_free(ctx);
 	}
 	memset(ring, 0, sizeof(*ring));
