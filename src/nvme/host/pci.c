@@ -197,7 +197,8 @@ int nvme_create_io_queues(struct nvme_host *h)
 		ret = nvme_create_queue(h, &h->queues[i]);
 		if (ret)
 			return ret;
-		h->nr_queues = i + 1;
+		/* The interrupt handler walks the queues: publish the new one. */
+		__atomic_store_n(&h->nr_queues, i + 1, __ATOMIC_RELEASE);
 	}
 	ret = nvme_init_tag_set(h, &h->io_set, 1, h->opts.nr_io_queues);
 	if (ret)
@@ -371,7 +372,9 @@ int nvme_poll_queue(struct nvme_queue *q)
 
 void nvme_irq_host(struct nvme_host *h, uint16_t vector)
 {
-	for (unsigned i = 0; i < h->nr_queues; i++) {
+	unsigned n = __atomic_load_n(&h->nr_queues, __ATOMIC_ACQUIRE);
+
+	for (unsigned i = 0; i < n; i++) {
 		struct nvme_queue *q = &h->queues[i];
 
 		if (!q->polled && q->cq_vector == vector && q->cqes)
