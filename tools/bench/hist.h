@@ -20,7 +20,7 @@
 struct hist {
 	uint64_t count;
 	uint64_t min, max;
-	long double sum;	/* exact mean even for 2^40 samples of 2^30 ns */
+	uint64_t sum;		/* ns: 2^64 ns is 584 years of summed latency */
 	uint64_t buckets[HIST_BUCKETS];
 };
 
@@ -41,7 +41,7 @@ static inline void hist_add_n(struct hist *h, uint64_t v, uint64_t n)
 	if (v > h->max)
 		h->max = v;
 	h->count += n;
-	h->sum += (long double)v * (long double)n;
+	h->sum += v * n;
 }
 
 static inline void hist_add(struct hist *h, uint64_t v)

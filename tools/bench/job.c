@@ -173,10 +173,14 @@ static int run_async(struct worker *w, struct ucmd_ring *ring, struct io_unit *u
 				goto submit_err;
 			inflight += n;
 			now = now_ns();
+			unsigned nw = 0;
 			for (unsigned i = 0; i < n; i++) {
 				batch[i]->t_sub = now;
-				hist_add(&w->r->dir[batch[i]->write].slat, now - t0);
+				nw += batch[i]->write;
 			}
+			/* one submission time for the whole batch: one histogram update */
+			hist_add_n(&w->r->dir[DIR_READ].slat, now - t0, n - nw);
+			hist_add_n(&w->r->dir[DIR_WRITE].slat, now - t0, nw);
 		}
 		if (!inflight)
 			break;
