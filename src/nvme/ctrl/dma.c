@@ -171,8 +171,8 @@ static uint16_t map_sgl(struct ucmd_ctrl *c, const struct ucmd_nvme_sgl_desc *fi
 	return 0;
 }
 
-uint16_t ucmd_map_data(struct ucmd_ctrl *c, struct ucmd_req *req, uint64_t len,
-		       struct ucmd_iovs *out)
+static uint16_t map_data(struct ucmd_ctrl *c, struct ucmd_req *req, uint64_t len,
+			 struct ucmd_iovs *out)
 {
 	if (!len)
 		return 0;
@@ -186,8 +186,22 @@ uint16_t ucmd_map_data(struct ucmd_ctrl *c, struct ucmd_req *req, uint64_t len,
 	return map_sgl(c, &d, len, out);
 }
 
-uint16_t ucmd_map_meta(struct ucmd_ctrl *c, struct ucmd_req *req, uint64_t len,
+/*
+ * A PRP list or SGL can turn out bad after some entries were mapped: the
+ * partial list is released here, so that no caller has to (and none leaks).
+ */
+uint16_t ucmd_map_data(struct ucmd_ctrl *c, struct ucmd_req *req, uint64_t len,
 		       struct ucmd_iovs *out)
+{
+	uint16_t st = map_data(c, req, len, out);
+
+	if (st)
+		ucmd_iovs_free(out);
+	return st;
+}
+
+static uint16_t map_meta(struct ucmd_ctrl *c, struct ucmd_req *req, uint64_t len,
+			 struct ucmd_iovs *out)
 {
 	uint8_t psdt = req->cmd.flags & UCMD_NVME_PSDT_MASK;
 
@@ -208,6 +222,16 @@ uint16_t ucmd_map_meta(struct ucmd_ctrl *c, struct ucmd_req *req, uint64_t len,
 	}
 	/* PRPs or PSDT 01b: MPTR is one contiguous buffer. */
 	return add_host(c, out, req->cmd.mptr, len);
+}
+
+uint16_t ucmd_map_meta(struct ucmd_ctrl *c, struct ucmd_req *req, uint64_t len,
+		       struct ucmd_iovs *out)
+{
+	uint16_t st = map_meta(c, req, len, out);
+
+	if (st)
+		ucmd_iovs_free(out);
+	return st;
 }
 
 void ucmd_iovs_copy_out(const struct ucmd_iovs *v, const void *buf, uint64_t len)
