@@ -209,6 +209,29 @@ static int nvme_init_admin(struct nvme_host *h)
 	return blk_mq_alloc_tag_set(set);
 }
 
+/*
+ * Linux's nvme_enable_aen(): turn on the asynchronous event notices the
+ * controller supports and the driver understands (namespace attribute,
+ * firmware activation, ANA, discovery log changes). Linux then keeps an
+ * Async Event Request outstanding; this driver does not yet rescan on
+ * events, so it sends none (docs/compat.md).
+ */
+static int nvme_enable_aen(struct nvme_host *h)
+{
+	const uint32_t known = NVME_CTRL_OAES_NA | NVME_CTRL_OAES_FA | NVME_CTRL_OAES_ANA |
+			       NVME_CTRL_OAES_DL;
+	uint32_t aens = le32toh(h->id->oaes) & known;
+	struct ucmd_nvme_sqe c = { .opcode = nvme_admin_set_features };
+
+	if (!aens)
+		return 0;
+	c.cdw10 = NVME_FEAT_FID_ASYNC_EVENT;
+	c.cdw11 = aens;
+	int st = nvme_submit_sync_cmd(h, &c, NULL, 0, NULL);
+	/* a controller that refuses leaves events off; Linux only warns too */
+	return st < 0 ? st : 0;
+}
+
 int ucmd_nvme_attach(struct ucmd_engine *e, struct ucmd_ctrl *ctrl,
 		     const struct ucmd_nvme_host_opts *opts, struct ucmd_nvme_host **out)
 {
@@ -251,6 +274,8 @@ int ucmd_nvme_attach(struct ucmd_engine *e, struct ucmd_ctrl *ctrl,
 	h->max_hw_bytes = h->id->mdts ? NVME_PAGE_SIZE << h->id->mdts : 0;
 	h->sgl_supported = (le32toh(h->id->sgls) & NVME_CTRL_SGLS_SUPPORTED) != 0;
 	ret = nvme_read_effects(h);
+	if (!ret)
+		ret = nvme_enable_aen(h);
 	if (!ret)
 		ret = nvme_create_io_queues(h);
 	if (!ret)
