@@ -525,3 +525,24 @@ int bench_run(const struct bench_opts *o, const struct bench_target *t,
 	}
 	return r->error;
 }
+
+int bench_fill(const struct bench_target *t, uint64_t size)
+{
+	struct bench_result *r;
+	struct bench_opts o;
+	int ret;
+
+	bench_opts_default(&o);
+	o.rw = RW_WRITE;
+	o.bs = 128u << 10;
+	o.size = size / o.bs * o.bs;
+	o.iodepth = 8;
+	o.progress = false;
+	if (o.size < o.bs)
+		return 0;
+	ret = bench_run(&o, t, &r);
+	if (!ret && r->io_errors)
+		ret = r->first_error < 0 ? r->first_error : -EIO;
+	free(r);
+	return ret;
+}

@@ -52,6 +52,13 @@ struct bench_result {
 int bench_run(const struct bench_opts *o, const struct bench_target *t,
 	      struct bench_result **out);
 
+/*
+ * Write every block of [0, size) once (128 KiB passthrough writes): a RAM
+ * namespace's unwritten blocks read as a zero-fill, cheaper than a copy, so
+ * a read benchmark on a fresh RAM namespace would flatter the stack.
+ */
+int bench_fill(const struct bench_target *t, uint64_t size);
+
 /* report.c */
 void bench_report_text(FILE *f, const struct bench_opts *o, const struct bench_target *t,
 		       const struct bench_result *r);

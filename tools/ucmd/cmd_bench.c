@@ -47,6 +47,13 @@ int cmd_bench(struct cli *cli, int argc, char **argv)
 			fprintf(stderr, "bench: RAM controller: %s\n", strerror(-ret));
 			return 1;
 		}
+		/* --verify writes its own pattern first; plain reads need written blocks */
+		if (!o.verify && o.rw != RW_WRITE && o.rw != RW_RANDWRITE &&
+		    (ret = bench_fill(&t, o.size))) {
+			fprintf(stderr, "bench: filling the RAM namespace: %s\n", strerror(-ret));
+			bench_rig_close(rig);
+			return 1;
+		}
 	} else {
 		struct session *s = &cli->s;
 		if (!s->lba_size) {
