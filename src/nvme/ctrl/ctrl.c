@@ -158,6 +158,8 @@ void ucmd_ctrl_destroy(struct ucmd_ctrl *c)
 	pthread_mutex_destroy(&c->lock);
 	pthread_mutex_destroy(&c->db_lock);
 	pthread_cond_destroy(&c->db_cond);
+	free(c->req_spare);
+	free(c->iov_spare);
 	free(c->sq);
 	free(c->cq);
 	free(c->db_val);

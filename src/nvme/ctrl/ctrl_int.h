@@ -193,6 +193,14 @@ struct ucmd_ctrl {
 	/* Fault injection and commands held by it */
 	unsigned delay_ms[2][256];	/* [admin][opcode] */
 	struct ucmd_req *delayed;
+	/*
+	 * One request and one iovec array kept back from the last command
+	 * (under lock): the next command reuses them instead of a calloc and a
+	 * realloc/free pair per command on the I/O path.
+	 */
+	struct ucmd_req *req_spare;
+	struct iovec *iov_spare;
+	int iov_spare_cap;
 
 	uint64_t commands, irqs;
 	bool persist_failed;
@@ -313,6 +321,9 @@ void ucmd_ranges_clear(struct ucmd_ranges *rs);
 void ucmd_iovs_init(struct ucmd_iovs *v);
 void ucmd_iovs_free(struct ucmd_iovs *v);
 int  ucmd_iovs_add(struct ucmd_iovs *v, void *base, size_t len);
+/* init/free that borrow and give back the controller's spare array (under lock) */
+void ucmd_iovs_init_spare(struct ucmd_ctrl *c, struct ucmd_iovs *v);
+void ucmd_iovs_free_spare(struct ucmd_ctrl *c, struct ucmd_iovs *v);
 /* Map the data pointer (PRP or SGL by PSDT) for len bytes */
 uint16_t ucmd_map_data(struct ucmd_ctrl *c, struct ucmd_req *req, uint64_t len,
 		       struct ucmd_iovs *out);

@@ -23,6 +23,27 @@ void ucmd_iovs_free(struct ucmd_iovs *v)
 	ucmd_iovs_init(v);
 }
 
+void ucmd_iovs_init_spare(struct ucmd_ctrl *c, struct ucmd_iovs *v)
+{
+	ucmd_iovs_init(v);
+	if (c->iov_spare) {
+		v->iov = c->iov_spare;
+		v->cap = c->iov_spare_cap;
+		c->iov_spare = NULL;
+	}
+}
+
+void ucmd_iovs_free_spare(struct ucmd_ctrl *c, struct ucmd_iovs *v)
+{
+	if (v->iov && !c->iov_spare) {
+		c->iov_spare = v->iov;
+		c->iov_spare_cap = v->cap;
+		ucmd_iovs_init(v);
+		return;
+	}
+	ucmd_iovs_free(v);
+}
+
 int ucmd_iovs_add(struct ucmd_iovs *v, void *base, size_t len)
 {
 	if (!len)

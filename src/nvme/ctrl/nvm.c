@@ -103,7 +103,7 @@ uint16_t ucmd_nvm_rw(struct ucmd_ctrl *c, struct ucmd_req *req)
 
 	if ((st = rw_decode(c, req, &rw, true)))
 		return st;
-	ucmd_iovs_init(&host);
+	ucmd_iovs_init_spare(c, &host);
 	ucmd_iovs_init(&dv);
 	ucmd_iovs_init(&mv);
 	st = map_blocks(c, req, &rw, &host, &dv, &mv);
@@ -111,7 +111,10 @@ uint16_t ucmd_nvm_rw(struct ucmd_ctrl *c, struct ucmd_req *req)
 		st = read_error(c);
 	if (!st && blocks_xfer(&rw, &dv, &mv, write, fua))
 		st = ST_INTERNAL;
-	free3(&host, &dv, &mv);
+	/* the array moved to dv unless LBAs are extended: each one gives it back */
+	ucmd_iovs_free_spare(c, &host);
+	ucmd_iovs_free_spare(c, &dv);
+	ucmd_iovs_free(&mv);
 	if (st)
 		return st;
 	if (write) {

@@ -157,6 +157,26 @@ static void cq_drain_backlog(struct ucmd_cq *cq)
 	}
 }
 
+/* A zeroed request: the one kept from the last command, or a new one. */
+static struct ucmd_req *ucmd_req_get(struct ucmd_ctrl *c)
+{
+	struct ucmd_req *req = c->req_spare;
+
+	if (!req)
+		return calloc(1, sizeof(*req));
+	c->req_spare = NULL;
+	memset(req, 0, sizeof(*req));
+	return req;
+}
+
+static void ucmd_req_put(struct ucmd_ctrl *c, struct ucmd_req *req)
+{
+	if (!c->req_spare)
+		c->req_spare = req;
+	else
+		free(req);
+}
+
 void ucmd_post_req(struct ucmd_ctrl *c, struct ucmd_req *req, uint16_t status)
 {
 	struct ucmd_sq *sq = &c->sq[req->sqid];
@@ -171,7 +191,7 @@ void ucmd_post_req(struct ucmd_ctrl *c, struct ucmd_req *req, uint16_t status)
 		ucmd_error_record(c, req->sqid, req->cmd.cid, status, req->cmd.nsid, 0);
 	if (!sq->valid) {
 		/* The SQ went away (reset): nobody is waiting for this. */
-		free(req);
+		ucmd_req_put(c, req);
 		return;
 	}
 	cq = &c->cq[sq->cqid];
@@ -192,7 +212,7 @@ void ucmd_post_req(struct ucmd_ctrl *c, struct ucmd_req *req, uint16_t status)
 		}
 		cq_refresh(c, cq);
 	}
-	free(req);
+	ucmd_req_put(c, req);
 }
 
 static void run_req(struct ucmd_ctrl *c, struct ucmd_req *req)
@@ -215,8 +235,7 @@ static void sq_process(struct ucmd_ctrl *c, struct ucmd_sq *sq, uint64_t now)
 
 		if (cq_free(cq) <= cq->nr_backlog && (!cq_refresh(c, cq) || cq_free(cq) <= cq->nr_backlog))
 			break;
-		req = calloc(1, sizeof(*req));
-
+		req = ucmd_req_get(c);
 		if (!req) {
 			ucmd_ctrl_fatal(c);
 			return;
