@@ -40,6 +40,14 @@ int ucmd_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete
 		submitted = io_submit_sqes(ctx, to_submit);
 		io_run_task_work(ctx);
 		io_commit_cqring(ctx);
+		/*
+		 * The CQEs waited for are there already (requests that completed
+		 * inline): Linux's io_cqring_wait returns at once then, so do not
+		 * take the lock again and rerun task work just to find that out.
+		 */
+		if ((flags & IORING_ENTER_GETEVENTS) && !ctx->nr_iopoll && !ctx->ocq_head &&
+		    io_cqring_events(ctx) >= min_complete)
+			flags &= ~IORING_ENTER_GETEVENTS;
 		ucmd_current_ctx = NULL;
 		pthread_mutex_unlock(&ctx->uring_lock);
 	}
