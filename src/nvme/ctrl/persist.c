@@ -19,6 +19,8 @@
 
 #define CONFIG_NAME	"ctrl.json"
 #define CONFIG_VERSION	1
+/* 2^40 blocks: 512 TiB at 512 bytes, far past any store here, no overflow */
+#define UCMD_MAX_NSZE	(1ull << 40)
 
 static const char *const store_names[] = {
 	[UCMD_NS_STORE_FILE] = "file",
@@ -250,7 +252,8 @@ static int ns_load(struct ucmd_ctrl *c, json_object *o)
 	for (unsigned k = 0; store && k < 3; k++)
 		if (!strcmp(store, store_names[k]))
 			ns->kind = (enum ucmd_ns_store)k;
-	if (!ns->nsid || ns->nsid > UCMD_MAX_NS || c->ns[ns->nsid] || !ns->nsze ||
+	if (!json_object_is_type(o, json_type_object) || !ns->nsid || ns->nsid > UCMD_MAX_NS ||
+	    c->ns[ns->nsid] || !ns->nsze || ns->nsze > UCMD_MAX_NSZE ||
 	    ns->lbaf >= UCMD_NR_LBAF || (ns->kind == UCMD_NS_STORE_DEVICE && !path))
 		goto fail;
 	if (!unhex(ns->uuid, get_str(o, "uuid"), sizeof(ns->uuid)))
@@ -260,9 +263,15 @@ static int ns_load(struct ucmd_ctrl *c, json_object *o)
 		goto fail;
 	}
 	if (json_object_object_get_ex(o, "uncorrectable", &u)) {
+		/* a damaged or hand-edited file: every shape is checked */
+		if (!json_object_is_type(u, json_type_array))
+			goto fail;
 		for (size_t i = 0; i < json_object_array_length(u); i++) {
 			json_object *r = json_object_array_get_idx(u, i);
 
+			if (!json_object_is_type(r, json_type_array) ||
+			    json_object_array_length(r) != 2)
+				goto fail;
 			ucmd_ranges_add(&ns->uncor,
 					json_object_get_uint64(json_object_array_get_idx(r, 0)),
 					json_object_get_uint64(json_object_array_get_idx(r, 1)));
@@ -320,7 +329,9 @@ int ucmd_persist_load(struct ucmd_ctrl *c, bool *found)
 	if (json_object_object_get_ex(root, "clean", &o) && !json_object_get_boolean(o))
 		c->smart.unsafe_shutdowns++;
 	if (json_object_object_get_ex(root, "namespaces", &o)) {
-		for (size_t i = 0; i < json_object_array_length(o) && !ret; i++)
+		if (!json_object_is_type(o, json_type_array))
+			ret = -EINVAL;
+		for (size_t i = 0; !ret && i < json_object_array_length(o); i++)
 			ret = ns_load(c, json_object_array_get_idx(o, i));
 	}
 out:
