@@ -9,11 +9,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 
 #include "cli.h"
 #include "job.h"
 #include "opts.h"
 #include "rig.h"
+#include "ucmd/kernel.h"
+
+/* The kernel backend's descriptors are real files: the sync path is ioctl(2). */
+static long sys_ioctl(void *arg, int fd, unsigned long cmd, void *argp)
+{
+	int ret = ioctl(fd, cmd, argp);
+
+	(void)arg;
+	return ret < 0 ? -errno : ret;
+}
 
 int cmd_bench(struct cli *cli, int argc, char **argv)
 {
@@ -66,6 +77,13 @@ int cmd_bench(struct cli *cli, int argc, char **argv)
 		t.nsze = s->nsze;
 		snprintf(t.ng, sizeof(t.ng), "ng0n%u", s->nsid);
 		snprintf(t.bdev, sizeof(t.bdev), "nvme0n%u", s->nsid);
+		if (s->kernel && s->kn) {
+			/* a real /dev/ngXnY; its block twin is /dev/nvmeXnY (buffered, not O_DIRECT) */
+			snprintf(t.ng, sizeof(t.ng), "%s", s->kn->ns_path);
+			if (!strncmp(s->kn->ns_path, "/dev/ng", 7))
+				snprintf(t.bdev, sizeof(t.bdev), "/dev/nvme%s", s->kn->ns_path + 7);
+			t.ioctl = sys_ioctl;
+		}
 		if (s->meta_size && o.path != PATH_PASSTHRU)
 			fprintf(stderr, "bench: note: namespace has %u metadata bytes per LBA\n",
 				s->meta_size);
