@@ -154,7 +154,13 @@ static void test_wait_from_app(void **state)
 			ucmd_prep_uring_cmd(sqe, 0, f->fd);
 			sqe->user_data = i;
 		}
-		assert_int_equal(ucmd_submit_and_wait(&f->ring, 8), 8);
+		/*
+		 * On an SQPOLL ring the count is what was still in the SQ when
+		 * it was published (liburing's too): the poller may already
+		 * have taken some. The CQEs below are what proves submission.
+		 */
+		int n = ucmd_submit_and_wait(&f->ring, 8);
+		assert_true(n >= 0 && n <= 8);
 		assert_int_equal(ucmd_wait_cqe_nr(&f->ring, &cqe, 8), 0);
 		assert_true(ucmd_cq_ready(&f->ring) >= 8);
 		ucmd_cq_advance(&f->ring, 8);

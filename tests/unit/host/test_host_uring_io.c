@@ -44,14 +44,15 @@ static void test_io_vec(void **state)
 {
 	struct fx *f = *state;
 	size_t len = 16 * f->lbs;
-	uint8_t *src = fx_alloc(len + 64), *dst = fx_alloc(len + 64), *flat = fx_alloc(len);
+	/* the write segments reach src + len + 300: room and pattern past that */
+	uint8_t *src = fx_alloc(len + 512), *dst = fx_alloc(len + 64), *flat = fx_alloc(len);
 	struct iovec wv[4] = {
 		{ src + 3, 100 }, { src + 200, 1000 }, { src + 1300, 0 }, { src + 1400, len - 1100 },
 	};
 	struct iovec rv[3] = { { dst + 1, 513 }, { dst + 700, 7 }, { dst + 1000, len - 520 } };
 	struct nvme_uring_cmd c;
 
-	fx_fill(src, len + 64, 2);
+	fx_fill(src, len + 512, 2);
 	fx_rw_cmd(&c, nvme_cmd_write, f->nsid, 100, 16, wv, 4);
 	assert_int_equal(fx_nvme(f, f->ng, NVME_URING_CMD_IO_VEC, &c, NULL), 0);
 	/* read back flat and compare to the concatenation */
