@@ -16,8 +16,8 @@
 
 struct bench_target {
 	struct ucmd_engine *engine;
-	char ng[32];		/* generic namespace device: passthru and sync paths */
-	char bdev[32];		/* block device: block path */
+	char ng[64];		/* generic namespace device: passthru and sync paths */
+	char bdev[72];		/* block device: block path ("/dev/nvme" + ng name) */
 	uint32_t nsid;
 	uint32_t lba_size;
 	uint64_t nsze;		/* logical blocks */
