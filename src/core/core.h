@@ -158,6 +158,8 @@ struct io_issue_def {
 	int (*iopoll_fn)(struct ucmd_kiocb *req);
 };
 const char *io_uring_get_opcode(uint8_t opcode);
+/* Sanity of io_issue_defs, checked once per process; 0 or -EINVAL. */
+int io_uring_optable_init(void);
 extern const struct io_issue_def io_issue_defs[IORING_OP_LAST];
 
 /* ---- per-op handlers ---------------------------------------------------- */

@@ -13,10 +13,22 @@
 #include "core/null.h"
 #include "security/hooks.h"
 
+static pthread_once_t optable_once = PTHREAD_ONCE_INIT;
+static int optable_err;	/* io_issue_defs failed its check */
+
+static void optable_init(void)
+{
+	optable_err = io_uring_optable_init();
+}
+
 struct ucmd_engine *ucmd_engine_new(void)
 {
-	struct ucmd_engine *e = calloc(1, sizeof(*e));
+	struct ucmd_engine *e;
 
+	pthread_once(&optable_once, optable_init);
+	if (optable_err)
+		return NULL;
+	e = calloc(1, sizeof(*e));
 	if (!e)
 		return NULL;
 	pthread_mutex_init(&e->lock, NULL);

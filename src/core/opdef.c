@@ -57,3 +57,28 @@ const char *io_uring_get_opcode(uint8_t opcode)
 		return io_issue_defs[opcode].name;
 	return "INVALID";
 }
+
+/*
+ * The kernel's io_uring_optable_init(): the table is checked once, so a
+ * wrong entry fails loudly at start-up instead of on some request later.
+ * async_size is the state an opcode needs to survive an -EAGAIN punt to
+ * the worker; ucmd keeps it inside the request itself (the SQE snapshot and
+ * the per-op union), so it must fit there.
+ */
+int io_uring_optable_init(void)
+{
+	const size_t inline_state = sizeof(((struct ucmd_kiocb *)0)->sqe) +
+				    sizeof(((struct ucmd_kiocb *)0)->rw);
+
+	for (unsigned op = 0; op < IORING_OP_LAST; op++) {
+		const struct io_issue_def *def = &io_issue_defs[op];
+
+		if (!def->implemented)
+			continue;
+		if (!def->name || !def->prep || !def->issue || def->async_size > inline_state)
+			return -EINVAL;
+		if (def->iopoll && def->needs_file && !def->iopoll_fn)
+			return -EINVAL;
+	}
+	return 0;
+}

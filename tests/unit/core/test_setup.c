@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "core/core.h"
 #include "ringutil.h"
 
 static int init(unsigned entries, struct io_uring_params *p, struct ucmd_ring *ring)
@@ -117,6 +118,17 @@ static void test_single_issuer(void **state)
 	ucmd_queue_exit(&ring);
 }
 
+/* The opcode table is complete where it claims to be (checked at start-up). */
+static void test_optable(void **state)
+{
+	(void)state;
+	assert_int_equal(io_uring_optable_init(), 0);
+	assert_string_equal(io_uring_get_opcode(IORING_OP_URING_CMD), "URING_CMD");
+	assert_string_equal(io_uring_get_opcode(IORING_OP_SENDMSG), "INVALID");
+	assert_string_equal(io_uring_get_opcode(250), "INVALID");
+	assert_true(io_issue_defs[IORING_OP_URING_CMD].async_size >= 128);
+}
+
 static void test_enter_flags(void **state)
 {
 	struct ucmd_ring ring;
@@ -135,6 +147,7 @@ int main(void)
 		cmocka_unit_test(test_offsets_only),
 		cmocka_unit_test(test_single_issuer),
 		cmocka_unit_test(test_enter_flags),
+		cmocka_unit_test(test_optable),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
