@@ -3,9 +3,9 @@
  * libFuzzer target: providers' describe(). The input is a cmd_op (4 bytes,
  * little endian) and an 80-byte command area (short inputs are zero
  * padded), handed to describe() of every device of a private engine (the
- * null device; the NVMe driver's devices join once src/nvme/host lands) as
- * the engine would: through a struct io_uring_cmd whose sqe is a 128-byte
- * snapshot. The description must be sane (a known verb and direction, a
+ * null device, and the NVMe driver's controller and namespace devices over
+ * an emulated controller) as the engine would: through the io_uring_cmd of
+ * a request on an SQE128 ring, whose sqe is a 128-byte snapshot. The description must be sane (a known verb and direction, a
  * NUL-terminated device name) and is then judged by the default policy.
  */
 #include <fcntl.h>
@@ -14,18 +14,31 @@
 #include <string.h>
 
 #include "ucmd/ucmd.h"
+#include "ucmd/nvme.h"
+#include "core/core.h"
 #include "core/null.h"
 #include "core/uring_cmd.h"
+#include "nvme/ctrl/ctrl.h"
 #include "security/security.h"
 
 static struct ucmd_engine *engine;
 static struct ucmd_policy *policy;
 static int fds[4];
 static unsigned nfds;
+static struct ucmd_ctrl *ctrl;
+static struct ucmd_nvme_irq_line line;
+static struct ucmd_nvme_host *host;
+/* describe() reads the ring's flags through the request that holds cmd */
+static struct ucmd_ctx ring_ctx = { .flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 };
+static struct ucmd_kiocb req = { .ctx = &ring_ctx };
 
 static void setup(void)
 {
-	static const char *const names[] = { "null" };
+	static const char *const names[] = { "null", "nvme0", "ng0n1", "nvme0n1" };
+	struct ucmd_ctrl_params cp = { .irq = ucmd_nvme_irq, .irq_arg = &line };
+	struct ucmd_ns_params np = { .nsze = 1024, .lbaf = 5, .store = UCMD_NS_STORE_RAM,
+				     .attach = true };
+	struct ucmd_nvme_host_opts ho = { .irq = &line };
 	char err[256];
 
 	engine = ucmd_engine_new();
@@ -33,6 +46,10 @@ static void setup(void)
 		abort();
 	/* an engine may come with the null device already (-EEXIST) */
 	ucmd_null_register(engine);
+	ucmd_nvme_irq_line_init(&line);
+	if (ucmd_ctrl_create(&cp, &ctrl) || ucmd_ctrl_ns_create(ctrl, &np) < 0 ||
+	    ucmd_nvme_attach(engine, ctrl, &ho, &host))
+		abort();
 	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		int fd = ucmd_open(engine, names[i], O_RDWR);
 		if (fd >= 0)
@@ -43,7 +60,7 @@ static void setup(void)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct io_uring_sqe sqe[2];
-	struct io_uring_cmd cmd;
+	struct io_uring_cmd *cmdp = &req.cmd;
 	uint32_t cmd_op = 0;
 
 	if (!engine)
@@ -67,12 +84,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (!f)
 			abort();
-		memset(&cmd, 0, sizeof(cmd));
-		cmd.file = f;
-		cmd.sqe = sqe;
-		cmd.cmd_op = cmd_op;
+		memset(cmdp, 0, sizeof(*cmdp));
+		cmdp->file = f;
+		cmdp->sqe = sqe;
+		cmdp->cmd_op = cmd_op;
 		ucmd_desc_init(&d, "", cmd_op, 0);
-		if (f->ops->describe && f->ops->describe(&cmd, &d) == 0) {
+		if (f->ops->describe && f->ops->describe(cmdp, &d) == 0) {
 			if ((unsigned)d.verb >= UCMD_VERB_NR || (unsigned)d.dir > UCMD_DIR_BIDIRECTIONAL ||
 			    !memchr(d.device, 0, sizeof(d.device)))
 				abort();
