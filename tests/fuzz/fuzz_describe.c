@@ -5,8 +5,9 @@
  * padded), handed to describe() of every device of a private engine (the
  * null device, and the NVMe driver's controller and namespace devices over
  * an emulated controller) as the engine would: through the io_uring_cmd of
- * a request on an SQE128 ring, whose sqe is a 128-byte snapshot. The description must be sane (a known verb and direction, a
- * NUL-terminated device name) and is then judged by the default policy.
+ * a request on an SQE128 ring, whose sqe is a 128-byte snapshot. The
+ * description must be sane (a known verb and direction, a NUL-terminated
+ * device name) and is then judged by the default policy.
  */
 #include <fcntl.h>
 #include <stdint.h>
