@@ -34,7 +34,7 @@ int main(void)
 
 	/* NVMe Read of LBA 0 through the generic namespace device ng0n1 */
 	int ng = ucmd_open(e, "ng0n1", O_RDWR);
-	void *buf = aligned_alloc(4096, 512);
+	void *buf = aligned_alloc(4096, 4096);	/* C11: size a multiple of the alignment */
 	struct nvme_uring_cmd cmd = {
 		.opcode = 0x02, .nsid = 1, .addr = (unsigned long)buf, .data_len = 512,
 	};
