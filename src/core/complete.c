@@ -58,14 +58,11 @@ static void set_sq_flag(struct ucmd_ctx *ctx, uint32_t flag, bool on)
 		__atomic_fetch_and(ctx->rings.sq_flags, ~flag, __ATOMIC_RELEASE);
 }
 
-/* Post one CQE, or keep it in order behind those already overflowed. */
-static void io_fill_cqe(struct ucmd_ctx *ctx, uint64_t user_data, int32_t res, uint32_t flags,
-			const uint64_t *extra)
+/* The CQ is full or already overflowing: keep the CQE in order in the list. */
+static void __attribute__((noinline)) io_fill_cqe_overflow(struct ucmd_ctx *ctx, uint64_t user_data,
+							   int32_t res, uint32_t flags,
+							   const uint64_t *extra)
 {
-	if (!ctx->ocq_head && cq_has_room(ctx)) {
-		write_cqe(ctx, user_data, res, flags, extra);
-		return;
-	}
 	struct ucmd_ocqe *o = malloc(sizeof(*o));
 	if (!o) {
 		/* Out of memory is the one case Linux also loses a CQE: count it. */
@@ -85,6 +82,18 @@ static void io_fill_cqe(struct ucmd_ctx *ctx, uint64_t user_data, int32_t res, u
 	ctx->ocq_tail = o;
 	ctx->nr_overflow++;
 	set_sq_flag(ctx, IORING_SQ_CQ_OVERFLOW, true);
+}
+
+/* Post one CQE; inline, as it runs once per request. */
+static inline __attribute__((always_inline)) void io_fill_cqe(struct ucmd_ctx *ctx,
+							      uint64_t user_data, int32_t res,
+							      uint32_t flags,
+							      const uint64_t *extra)
+{
+	if (__builtin_expect(!ctx->ocq_head && cq_has_room(ctx), 1))
+		write_cqe(ctx, user_data, res, flags, extra);
+	else
+		io_fill_cqe_overflow(ctx, user_data, res, flags, extra);
 }
 
 bool io_flush_overflow(struct ucmd_ctx *ctx)
@@ -143,7 +152,7 @@ void io_req_set_res(struct ucmd_kiocb *req, int32_t res, uint64_t res2)
 		req->flags |= REQ_F_FAIL;
 }
 
-static void io_free_req(struct ucmd_kiocb *req)
+static inline __attribute__((always_inline)) void io_free_req(struct ucmd_kiocb *req)
 {
 	struct ucmd_ctx *ctx = req->ctx;
 	const struct io_issue_def *def = &io_issue_defs[req->opcode];

@@ -95,11 +95,11 @@ static int io_init_req(struct ucmd_ctx *ctx, struct ucmd_kiocb *req,
 		return -EOPNOTSUPP;	/* no ucmd opcode selects buffers */
 	}
 
-	if (!def->ioprio && sqe->ioprio)
+	/* The rare cases share one branch: the common SQE takes none of them. */
+	if (__builtin_expect((sqe->ioprio && !def->ioprio) ||
+			     (!def->iopoll && (ctx->flags & IORING_SETUP_IOPOLL)), 0))
 		return -EINVAL;
-	if (!def->iopoll && (ctx->flags & IORING_SETUP_IOPOLL))
-		return -EINVAL;
-	if (sqe->personality) {
+	if (__builtin_expect(sqe->personality, 0)) {
 		unsigned id = sqe->personality;
 		if (id >= UCMD_MAX_PERSONALITIES || !ctx->personalities[id])
 			return -EINVAL;

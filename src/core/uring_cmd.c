@@ -11,17 +11,18 @@ int io_uring_cmd_prep(struct ucmd_kiocb *req, const struct io_uring_sqe *sqe)
 {
 	struct io_uring_cmd *cmd = &req->cmd;
 
-	if (sqe->__pad1)
-		return -EINVAL;
 	cmd->flags = sqe->uring_cmd_flags;
-	if (cmd->flags & ~IORING_URING_CMD_FIXED)
-		return -EINVAL;
-	if (cmd->flags & IORING_URING_CMD_FIXED) {
-		if (sqe->buf_index >= req->ctx->nr_bufs)
-			return -EFAULT;
-		req->buf_index = sqe->buf_index;
-	} else if (sqe->buf_index) {
-		return -EINVAL;
+	/* reserved fields and flags: one branch for the common, clean SQE */
+	if (__builtin_expect(sqe->__pad1 | cmd->flags | sqe->buf_index, 0)) {
+		if (sqe->__pad1 || (cmd->flags & ~IORING_URING_CMD_FIXED))
+			return -EINVAL;
+		if (cmd->flags & IORING_URING_CMD_FIXED) {
+			if (sqe->buf_index >= req->ctx->nr_bufs)
+				return -EFAULT;
+			req->buf_index = sqe->buf_index;
+		} else if (sqe->buf_index) {
+			return -EINVAL;
+		}
 	}
 	cmd->file = req->file;
 	/* sqe is the request's own snapshot (io_submit_sqes copied it). */
