@@ -69,6 +69,7 @@ struct ucmd_kiocb {
 	uint32_t cqe_flags;
 	uint64_t big_cqe[2];
 	uint16_t buf_index;
+	bool issuing;			/* ->issue on the owner's stack (provider_done.c) */
 	struct ucmd_kiocb *link;	/* next request of the chain */
 	struct ucmd_kiocb *next;	/* free list, defer list, iopoll list */
 	struct ucmd_tw_node tw;

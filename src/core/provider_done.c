@@ -2,8 +2,7 @@
 /*
  * How a provider's completion reaches the CQ: on an IOPOLL ring the request
  * is only marked, and the poller reaps it; otherwise it is completed by the
- * ring's owner, at once when the provider runs in the owner's context and
- * as task work when it runs on any other thread.
+ * ring's owner: at once from the owner's task work, as task work otherwise.
  */
 #include "core/core.h"
 #include "core/provider_done.h"
@@ -20,8 +19,16 @@ void io_req_provider_done(struct ucmd_kiocb *req)
 		return;
 	}
 	/*
-	 * Even in the owner's context this goes through the (local) task work
-	 * list: the provider may still be inside ->issue for this request.
+	 * The owner completes at once when it is running task work (the usual
+	 * case: a provider's io_uring_cmd_complete_in_task() callback), as
+	 * Linux does with IO_URING_F_COMPLETE_DEFER. While ->issue is still
+	 * on the stack for this request it must not be freed under the
+	 * provider, so that case (and every other thread) goes through task
+	 * work. Another thread never reads req->issuing: the first test fails.
 	 */
+	if (ucmd_current_ctx == req->ctx && !req->issuing) {
+		io_req_complete(req);
+		return;
+	}
 	io_req_task_work_add(req, io_req_complete_tw);
 }

@@ -72,6 +72,7 @@ static int io_init_req(struct ucmd_ctx *ctx, struct ucmd_kiocb *req,
 	req->file = NULL;
 	req->creds = &ctx->creds;
 	req->buf_index = 0;
+	req->issuing = false;
 	req->link = NULL;
 
 	/*
@@ -281,7 +282,10 @@ void io_req_issue(struct ucmd_kiocb *req)
 		io_queue_iowq(req);
 		return;
 	}
+	req->issuing = true;
 	ret = def->issue(req, ctx->issue_flags | IO_URING_F_NONBLOCK);
+	/* still ours: anything the provider finished went to task work */
+	req->issuing = false;
 	if (ret == -EAGAIN) {
 		io_queue_iowq(req);
 		return;
