@@ -230,12 +230,12 @@ void ucmd_thread_stop(struct ucmd_ctrl *c);
 bool ucmd_abort_req(struct ucmd_ctrl *c, uint16_t sqid, uint16_t cid);
 
 /* exec.c: per command set dispatch */
-struct ucmd_cmd_desc {
+struct ucmd_ctrl_opdef {
 	uint16_t (*fn)(struct ucmd_ctrl *c, struct ucmd_req *req);
 	uint32_t effects;	/* Commands Supported and Effects bits */
 };
-extern const struct ucmd_cmd_desc ucmd_admin_cmds[256];
-extern const struct ucmd_cmd_desc ucmd_nvm_cmds[256];
+extern const struct ucmd_ctrl_opdef ucmd_admin_cmds[256];
+extern const struct ucmd_ctrl_opdef ucmd_nvm_cmds[256];
 uint16_t ucmd_exec(struct ucmd_ctrl *c, struct ucmd_req *req);
 
 /* admin.c */

@@ -14,7 +14,7 @@
 /* CSE 001b: no other command to the same namespace may run concurrently */
 #define CSE_NS	(1u << 16)
 
-const struct ucmd_cmd_desc ucmd_admin_cmds[256] = {
+const struct ucmd_ctrl_opdef ucmd_admin_cmds[256] = {
 	[nvme_admin_delete_sq]     = { ucmd_admin_delete_sq, CSUPP },
 	[nvme_admin_create_sq]     = { ucmd_admin_create_sq, CSUPP },
 	[nvme_admin_get_log_page]  = { ucmd_admin_get_log, CSUPP },
@@ -32,7 +32,7 @@ const struct ucmd_cmd_desc ucmd_admin_cmds[256] = {
 	[nvme_admin_format_nvm]    = { ucmd_admin_format, CSUPP | LBCC | NCC | CSE_NS },
 };
 
-const struct ucmd_cmd_desc ucmd_nvm_cmds[256] = {
+const struct ucmd_ctrl_opdef ucmd_nvm_cmds[256] = {
 	[nvme_cmd_flush]        = { ucmd_nvm_flush, CSUPP },
 	[nvme_cmd_write]        = { ucmd_nvm_rw, CSUPP | LBCC },
 	[nvme_cmd_read]         = { ucmd_nvm_rw, CSUPP },
@@ -47,7 +47,7 @@ const struct ucmd_cmd_desc ucmd_nvm_cmds[256] = {
 uint16_t ucmd_exec(struct ucmd_ctrl *c, struct ucmd_req *req)
 {
 	bool admin = req->sqid == 0;
-	const struct ucmd_cmd_desc *d = &(admin ? ucmd_admin_cmds : ucmd_nvm_cmds)[req->cmd.opcode];
+	const struct ucmd_ctrl_opdef *d = &(admin ? ucmd_admin_cmds : ucmd_nvm_cmds)[req->cmd.opcode];
 	uint8_t psdt = req->cmd.flags & UCMD_NVME_PSDT_MASK;
 
 	(void)c;
