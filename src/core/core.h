@@ -73,13 +73,18 @@ struct ucmd_kiocb {
 	struct ucmd_kiocb *link;	/* next request of the chain */
 	struct ucmd_kiocb *next;	/* free list, defer list, iopoll list */
 	struct ucmd_tw_node tw;
+	/*
+	 * The SQE as it was at prep: 64 or 128 bytes. Before the op union so
+	 * that a uring_cmd touches the header, the snapshot and its small
+	 * struct io_uring_cmd on adjacent cache lines, not the far end of
+	 * the READ/WRITE state.
+	 */
+	struct io_uring_sqe sqe[2];
 	union {
 		struct io_uring_cmd cmd;
 		struct ucmd_kiocb_rw rw;
 	};
-	/* The SQE as it was at prep: 64 or 128 bytes. */
-	struct io_uring_sqe sqe[2];
-};
+} __attribute__((aligned(64)));
 
 struct ucmd_ctx {
 	struct ucmd_engine *engine;
