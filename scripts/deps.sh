@@ -6,6 +6,7 @@ set -euo pipefail
 pkgs=(
   build-essential meson ninja-build pkg-config clang
   liburing-dev libnvme-dev libjson-c-dev libcmocka-dev libinih-dev
+  python3 util-linux valgrind
 )
 if [ "${UCMD_DEPS_SYSTEM:-0}" = 1 ]; then
   # the QEMU harness (tests/system): guest kernel, initramfs, real clients
