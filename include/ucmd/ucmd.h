@@ -87,7 +87,7 @@ struct ucmd_engine *ucmd_engine_default(void);
  */
 int ucmd_open(struct ucmd_engine *e, const char *name, int flags);
 int ucmd_close(struct ucmd_engine *e, int fd);
-/* Names of the engine's devices, NULL-terminated list in buf (for `list`). */
+/* The engine's device names: up to max of them into names; returns how many there are. */
 int ucmd_device_names(struct ucmd_engine *e, const char **names, unsigned max);
 
 /* ---- ring setup and teardown ------------------------------------------- */

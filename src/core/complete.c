@@ -80,7 +80,6 @@ static void __attribute__((noinline)) io_fill_cqe_overflow(struct ucmd_ctx *ctx,
 	else
 		ctx->ocq_head = o;
 	ctx->ocq_tail = o;
-	ctx->nr_overflow++;
 	set_sq_flag(ctx, IORING_SQ_CQ_OVERFLOW, true);
 }
 
@@ -102,7 +101,6 @@ bool io_flush_overflow(struct ucmd_ctx *ctx)
 		struct ucmd_ocqe *o = ctx->ocq_head;
 		write_cqe(ctx, o->cqe.user_data, o->cqe.res, o->cqe.flags, o->extra);
 		ctx->ocq_head = o->next;
-		ctx->nr_overflow--;
 		free(o);
 	}
 	if (!ctx->ocq_head) {
@@ -361,12 +359,11 @@ unsigned io_run_task_work(struct ucmd_ctx *ctx)
 
 /* ---- IOPOLL ----------------------------------------------------------------- */
 
-int io_do_iopoll(struct ucmd_ctx *ctx, bool force_nonspin)
+int io_do_iopoll(struct ucmd_ctx *ctx)
 {
 	struct ucmd_kiocb **pp, *req;
 	int found = 0;
 
-	(void)force_nonspin;
 	for (req = ctx->iopoll_list; req; req = req->next) {
 		if (__atomic_load_n(&req->flags, __ATOMIC_ACQUIRE) & REQ_F_IOPOLL_DONE)
 			continue;
@@ -398,7 +395,7 @@ int io_cqring_wait(struct ucmd_ctx *ctx, unsigned min_events)
 		ucmd_current_ctx = ctx;
 		io_run_task_work(ctx);
 		if (ctx->nr_iopoll)
-			io_do_iopoll(ctx, false);
+			io_do_iopoll(ctx);
 		io_run_task_work(ctx);
 		if (ctx->ocq_head)
 			io_flush_overflow(ctx);

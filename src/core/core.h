@@ -53,7 +53,6 @@ enum {
 	REQ_F_FAIL         = 1u << 8,
 	REQ_F_IOPOLL_DONE  = 1u << 9,
 	REQ_F_INFLIGHT     = 1u << 10,	/* counted in ctx->inflight */
-	REQ_F_ASYNC_RETRY  = 1u << 11,	/* went to the worker after -EAGAIN */
 	REQ_F_NEED_CLEANUP = 1u << 12,	/* prep succeeded: def->cleanup owes a release */
 	REQ_F_DRAIN_USER   = 1u << 13,	/* a chain member asked for the drain */
 };
@@ -100,7 +99,6 @@ struct ucmd_ctx {
 	unsigned cached_cq_tail;
 	unsigned cq_room;		/* CQ slots known free (see cq_has_room) */
 	struct ucmd_ocqe *ocq_head, *ocq_tail;	/* overflowed CQEs, never lost */
-	unsigned nr_overflow;
 	struct ucmd_tw_node *local_tw;	/* task work queued by the owner itself */
 	struct ucmd_tw_node **local_tw_tail;
 	bool cq_dirty;
@@ -200,7 +198,7 @@ void io_commit_cqring(struct ucmd_ctx *ctx);
 bool io_flush_overflow(struct ucmd_ctx *ctx);
 unsigned io_cqring_events(struct ucmd_ctx *ctx);
 void io_wake_waiters(struct ucmd_ctx *ctx);
-int io_do_iopoll(struct ucmd_ctx *ctx, bool force_nonspin);
+int io_do_iopoll(struct ucmd_ctx *ctx);
 int io_cqring_wait(struct ucmd_ctx *ctx, unsigned min_events);
 
 /* The ctx whose uring_lock this thread holds (its "task context"). */

@@ -126,7 +126,6 @@ void io_queue_iowq(struct ucmd_kiocb *req)
 	struct ucmd_iowq *wq = req->ctx->iowq;
 
 	atomic_fetch_add(&req->ctx->async_inflight, 1);
-	req->flags |= REQ_F_ASYNC_RETRY;
 	req->next = NULL;
 	pthread_mutex_lock(&wq->lock);
 	if (wq->tail)

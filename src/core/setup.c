@@ -188,7 +188,7 @@ static void ctx_quiesce(struct ucmd_ctx *ctx)
 		ucmd_current_ctx = ctx;
 		io_run_task_work(ctx);
 		if (ctx->nr_iopoll)
-			io_do_iopoll(ctx, true);
+			io_do_iopoll(ctx);
 		io_commit_cqring(ctx);
 		bool idle = !ctx->inflight && !ctx->defer_head && !ctx->link_head &&
 			    !atomic_load(&ctx->async_inflight) && !atomic_load(&ctx->tw_list);

@@ -45,7 +45,7 @@ static bool sqpoll_pass(struct ucmd_ctx *ctx)
 		busy = true;
 	if (io_run_task_work(ctx))
 		busy = true;
-	if (ctx->nr_iopoll && io_do_iopoll(ctx, true))
+	if (ctx->nr_iopoll && io_do_iopoll(ctx))
 		busy = true;
 	io_run_task_work(ctx);
 	if (ctx->ocq_head)
