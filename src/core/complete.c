@@ -386,6 +386,25 @@ int io_do_iopoll(struct ucmd_ctx *ctx)
 	return found;
 }
 
+/*
+ * What the ring's owner does whenever it holds uring_lock outside of
+ * submission: run task work, reap polled completions (and the task work they
+ * queue), move overflowed CQEs into room, publish the CQ tail. Returns how
+ * much it found.
+ */
+unsigned io_owner_reap(struct ucmd_ctx *ctx)
+{
+	unsigned n = io_run_task_work(ctx);
+
+	if (ctx->nr_iopoll)
+		n += (unsigned)io_do_iopoll(ctx);
+	n += io_run_task_work(ctx);
+	if (ctx->ocq_head)
+		io_flush_overflow(ctx);
+	io_commit_cqring(ctx);
+	return n;
+}
+
 /* ---- waiting ---------------------------------------------------------------- */
 
 int io_cqring_wait(struct ucmd_ctx *ctx, unsigned min_events)
@@ -393,13 +412,7 @@ int io_cqring_wait(struct ucmd_ctx *ctx, unsigned min_events)
 	for (;;) {
 		pthread_mutex_lock(&ctx->uring_lock);
 		ucmd_current_ctx = ctx;
-		io_run_task_work(ctx);
-		if (ctx->nr_iopoll)
-			io_do_iopoll(ctx);
-		io_run_task_work(ctx);
-		if (ctx->ocq_head)
-			io_flush_overflow(ctx);
-		io_commit_cqring(ctx);
+		io_owner_reap(ctx);
 		unsigned events = io_cqring_events(ctx);
 		bool polling = ctx->nr_iopoll != 0;
 		uint32_t seq = atomic_load_explicit(&ctx->wake, memory_order_acquire);

@@ -199,6 +199,7 @@ bool io_flush_overflow(struct ucmd_ctx *ctx);
 unsigned io_cqring_events(struct ucmd_ctx *ctx);
 void io_wake_waiters(struct ucmd_ctx *ctx);
 int io_do_iopoll(struct ucmd_ctx *ctx);
+unsigned io_owner_reap(struct ucmd_ctx *ctx);
 int io_cqring_wait(struct ucmd_ctx *ctx, unsigned min_events);
 
 /* The ctx whose uring_lock this thread holds (its "task context"). */

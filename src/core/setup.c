@@ -186,10 +186,7 @@ static void ctx_quiesce(struct ucmd_ctx *ctx)
 	for (;;) {
 		pthread_mutex_lock(&ctx->uring_lock);
 		ucmd_current_ctx = ctx;
-		io_run_task_work(ctx);
-		if (ctx->nr_iopoll)
-			io_do_iopoll(ctx);
-		io_commit_cqring(ctx);
+		io_owner_reap(ctx);
 		bool idle = !ctx->inflight && !ctx->defer_head && !ctx->link_head &&
 			    !atomic_load(&ctx->async_inflight) && !atomic_load(&ctx->tw_list);
 		if (ctx->link_head) {

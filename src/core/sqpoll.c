@@ -43,14 +43,8 @@ static bool sqpoll_pass(struct ucmd_ctx *ctx)
 	unsigned n = sq_pending(ctx);
 	if (n && io_submit_sqes(ctx, n) > 0)
 		busy = true;
-	if (io_run_task_work(ctx))
+	if (io_owner_reap(ctx))
 		busy = true;
-	if (ctx->nr_iopoll && io_do_iopoll(ctx))
-		busy = true;
-	io_run_task_work(ctx);
-	if (ctx->ocq_head)
-		io_flush_overflow(ctx);
-	io_commit_cqring(ctx);
 	if (ctx->nr_iopoll)
 		busy = true;
 	ucmd_current_ctx = NULL;
