@@ -187,12 +187,18 @@ bool host_pop(struct host *h, uint16_t qid, struct ucmd_nvme_cqe *cqe)
 	return cq_pop(h, qid, cqe);
 }
 
-static bool cq_wait(struct host *h, uint16_t qid, struct ucmd_nvme_cqe *cqe)
+/*
+ * Wait until pop() yields a CQE, sleeping on the interrupt's condition
+ * variable in 1 ms steps. Bounded so a broken controller fails the test
+ * instead of hanging it.
+ */
+static bool wait_for(struct host *h, uint16_t qid, struct ucmd_nvme_cqe *cqe,
+		     bool (*pop)(struct host *, uint16_t, struct ucmd_nvme_cqe *))
 {
 	for (int i = 0; i < 20000; i++) {
 		struct timespec ts;
 
-		if (cq_pop(h, qid, cqe))
+		if (pop(h, qid, cqe))
 			return true;
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_nsec += 1000000;
@@ -207,25 +213,14 @@ static bool cq_wait(struct host *h, uint16_t qid, struct ucmd_nvme_cqe *cqe)
 	return false;
 }
 
+static bool cq_wait(struct host *h, uint16_t qid, struct ucmd_nvme_cqe *cqe)
+{
+	return wait_for(h, qid, cqe, cq_pop);
+}
+
 bool host_wait(struct host *h, uint16_t qid, struct ucmd_nvme_cqe *cqe)
 {
-	/* Bounded so a broken controller fails the test instead of hanging it. */
-	for (int i = 0; i < 20000; i++) {
-		struct timespec ts;
-
-		if (host_pop(h, qid, cqe))
-			return true;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 1000000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
-		pthread_mutex_lock(&h->lock);
-		pthread_cond_timedwait(&h->cond, &h->lock, &ts);
-		pthread_mutex_unlock(&h->lock);
-	}
-	return false;
+	return wait_for(h, qid, cqe, host_pop);
 }
 
 uint16_t host_cmd(struct host *h, uint16_t qid, struct ucmd_nvme_sqe *sqe, struct ucmd_nvme_cqe *out)
