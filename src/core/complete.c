@@ -316,14 +316,28 @@ void io_req_task_work_add(struct ucmd_kiocb *req, void (*func)(struct ucmd_tw_no
 	/* ctx may be freed as soon as the owner reaps this: hold it until done. */
 	atomic_fetch_add_explicit(&ctx->tw_remote_adders, 1, memory_order_acq_rel);
 	struct ucmd_tw_node *head = atomic_load_explicit(&ctx->tw_list, memory_order_relaxed);
+	unsigned nr_tw;
 	do {
 		node->next = head;
+		nr_tw = head ? atomic_load_explicit(&head->nr_tw, memory_order_relaxed) + 1 : 1;
+		atomic_store_explicit(&node->nr_tw, nr_tw, memory_order_relaxed);
 	} while (!atomic_compare_exchange_weak_explicit(&ctx->tw_list, &head, node,
-							 memory_order_release,
+							 memory_order_seq_cst,
 							 memory_order_relaxed));
-	/* Wake the owner only for the first item: it takes the whole list. */
-	if (!head)
+	if (ctx->flags & IORING_SETUP_DEFER_TASKRUN) {
+		/*
+		 * Linux's io_req_local_work_add: wake the one waiter when the
+		 * list reaches what it waits for, once. Pairs with the
+		 * seq_cst store of cq_wait_nr before the waiter looks at the list.
+		 */
+		unsigned nr_wait = atomic_load_explicit(&ctx->cq_wait_nr, memory_order_seq_cst);
+
+		if (nr_tw >= nr_wait && nr_tw - 1 < nr_wait)
+			io_wake_waiters(ctx);
+	} else if (!head) {
+		/* Wake the owner only for the first item: it takes the whole list. */
 		io_wake_waiters(ctx);
+	}
 	atomic_fetch_sub_explicit(&ctx->tw_remote_adders, 1, memory_order_release);
 }
 
@@ -426,9 +440,21 @@ int io_cqring_wait(struct ucmd_ctx *ctx, unsigned min_events)
 			sched_yield();
 			continue;
 		}
-		atomic_fetch_add_explicit(&ctx->nr_waiters, 1, memory_order_acq_rel);
-		if (!atomic_load_explicit(&ctx->tw_list, memory_order_acquire))
-			ucmd_futex_wait(&ctx->wake, seq, 1000);
-		atomic_fetch_sub_explicit(&ctx->nr_waiters, 1, memory_order_acq_rel);
+		io_wait_for_tw(ctx, seq, min_events - events, 1000);
 	}
+}
+
+void io_wait_for_tw(struct ucmd_ctx *ctx, uint32_t seq, unsigned nr_wait, int timeout_ms)
+{
+	bool defer = ctx->flags & IORING_SETUP_DEFER_TASKRUN;
+
+	atomic_fetch_add_explicit(&ctx->nr_waiters, 1, memory_order_acq_rel);
+	if (defer)
+		atomic_store_explicit(&ctx->cq_wait_nr, nr_wait ? nr_wait : 1, memory_order_seq_cst);
+	/* Work queued before cq_wait_nr was set woke nobody: run it instead. */
+	if (!atomic_load_explicit(&ctx->tw_list, memory_order_seq_cst))
+		ucmd_futex_wait(&ctx->wake, seq, timeout_ms);
+	if (defer)
+		atomic_store_explicit(&ctx->cq_wait_nr, IO_CQ_WAKE_INIT, memory_order_relaxed);
+	atomic_fetch_sub_explicit(&ctx->nr_waiters, 1, memory_order_acq_rel);
 }

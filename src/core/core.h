@@ -40,6 +40,12 @@ struct ucmd_engine {
 struct ucmd_tw_node {
 	struct ucmd_tw_node *next;
 	void (*func)(struct ucmd_tw_node *node);
+	/*
+	 * Items on the remote list up to and including this one (Linux's
+	 * nr_tw). Atomic because an adder reads the head it saw, which the
+	 * owner may already have run and another adder reused.
+	 */
+	_Atomic unsigned nr_tw;
 };
 
 /* REQ_F_* */
@@ -108,6 +114,13 @@ struct ucmd_ctx {
 	/* Futex word: bumped whenever a waiter might have something to do */
 	_Atomic uint32_t wake;
 	atomic_int nr_waiters;
+	/*
+	 * IORING_SETUP_DEFER_TASKRUN: how many remote task work items the one
+	 * waiter needs before waking it is worth it; IO_CQ_WAKE_INIT while it
+	 * is not waiting. Waking it per item would cost a futex round trip
+	 * for each completion of a batch it waits for whole.
+	 */
+	_Atomic unsigned cq_wait_nr;
 	/* Threads inside io_req_task_work_add's remote path: exit waits for them */
 	atomic_int tw_remote_adders;
 
@@ -198,6 +211,9 @@ void io_commit_cqring(struct ucmd_ctx *ctx);
 bool io_flush_overflow(struct ucmd_ctx *ctx);
 unsigned io_cqring_events(struct ucmd_ctx *ctx);
 void io_wake_waiters(struct ucmd_ctx *ctx);
+#define IO_CQ_WAKE_INIT	(~0u)
+/* Sleep (bounded) until woken, unless remote task work is queued already. */
+void io_wait_for_tw(struct ucmd_ctx *ctx, uint32_t seq, unsigned nr_wait, int timeout_ms);
 int io_do_iopoll(struct ucmd_ctx *ctx);
 unsigned io_owner_reap(struct ucmd_ctx *ctx);
 int io_cqring_wait(struct ucmd_ctx *ctx, unsigned min_events);

@@ -21,6 +21,10 @@ int ucmd_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete
 			UCMD_RING_BACKEND(ring)->enter(ring, to_submit, min_complete, flags) : -EBADF;
 	if (flags & ~(IORING_ENTER_GETEVENTS | IORING_ENTER_SQ_WAKEUP | IORING_ENTER_SQ_WAIT))
 		return -EINVAL;
+	/* DEFER_TASKRUN: only the submitter runs task work, so only it waits. */
+	if ((ctx->flags & IORING_SETUP_DEFER_TASKRUN) && (flags & IORING_ENTER_GETEVENTS) &&
+	    ctx->submitter_tid != (pid_t)syscall(SYS_gettid))
+		return -EEXIST;
 	if (ctx->flags & IORING_SETUP_SQPOLL) {
 		if (flags & IORING_ENTER_SQ_WAKEUP)
 			io_wake_waiters(ctx);

@@ -134,6 +134,7 @@ int ucmd_queue_init_engine(struct ucmd_engine *e, unsigned entries, struct ucmd_
 	}
 	if (p->flags & IORING_SETUP_SINGLE_ISSUER)
 		ctx->submitter_tid = (pid_t)syscall(SYS_gettid);
+	atomic_init(&ctx->cq_wait_nr, IO_CQ_WAKE_INIT);
 	p->features = IORING_FEAT_SINGLE_MMAP | IORING_FEAT_NODROP | IORING_FEAT_SUBMIT_STABLE |
 		      IORING_FEAT_CUR_PERSONALITY | IORING_FEAT_CQE_SKIP;
 	ret = io_wq_create(ctx);
@@ -207,10 +208,8 @@ static void ctx_quiesce(struct ucmd_ctx *ctx)
 		pthread_mutex_unlock(&ctx->uring_lock);
 		if (idle)
 			return;
-		atomic_fetch_add(&ctx->nr_waiters, 1);
-		if (!atomic_load(&ctx->tw_list) && !ctx->nr_iopoll)
-			ucmd_futex_wait(&ctx->wake, seq, 10);
-		atomic_fetch_sub(&ctx->nr_waiters, 1);
+		if (!ctx->nr_iopoll)
+			io_wait_for_tw(ctx, seq, 1, 10);
 	}
 }
 

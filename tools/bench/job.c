@@ -284,10 +284,19 @@ static void *worker_main(void *arg)
 		if (o->sqpoll) {
 			p.flags |= IORING_SETUP_SQPOLL;
 			p.sq_thread_idle = 1000;
+		} else {
+			/* as fio and t/io_uring set them: one thread owns the ring */
+			p.flags |= IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
 		}
 		/* CQ twice the SQ, as io_uring_setup makes it: never overflows at depth */
 		ret = t->ring_init ? t->ring_init(t->ring_arg, entries, &ring, &p)
 				   : ucmd_queue_init_engine(t->engine, entries, &ring, &p);
+		if (ret == -EINVAL && (p.flags & IORING_SETUP_DEFER_TASKRUN)) {
+			/* a kernel before 6.1: without them, as fio falls back */
+			p.flags &= ~(IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN);
+			ret = t->ring_init ? t->ring_init(t->ring_arg, entries, &ring, &p)
+					   : ucmd_queue_init_engine(t->engine, entries, &ring, &p);
+		}
 		if (ret) {
 			set_error(w->r, ret, "ring setup");
 			goto ready;

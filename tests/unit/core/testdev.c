@@ -165,6 +165,22 @@ static void *td_completer(void *arg)
 	return NULL;
 }
 
+unsigned td_complete_some(unsigned max)
+{
+	struct io_uring_cmd *cmds[TD_MAX_QUEUED];
+	unsigned n;
+
+	pthread_mutex_lock(&td_lock);
+	n = td_nqueued < max ? td_nqueued : max;
+	memcpy(cmds, td_queued, n * sizeof(cmds[0]));
+	memmove(td_queued, td_queued + n, (td_nqueued - n) * sizeof(cmds[0]));
+	td_nqueued -= n;
+	pthread_mutex_unlock(&td_lock);
+	for (unsigned i = 0; i < n; i++)
+		io_uring_cmd_complete_in_task(cmds[i], td_done_cb);
+	return n;
+}
+
 void td_complete_queued(void)
 {
 	pthread_t t;

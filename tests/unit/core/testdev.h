@@ -44,6 +44,8 @@ unsigned td_nr_queued(void);	/* TD_OP_QUEUE commands waiting */
 unsigned td_nr_polls(void);	/* calls of ->uring_cmd_iopoll */
 /* From a separate thread, complete every queued TD_OP_QUEUE command (with its value). */
 void td_complete_queued(void);
+/* From the calling thread, complete the oldest max queued commands; returns how many. */
+unsigned td_complete_some(unsigned max);
 
 /* ---- ring helpers ---- */
 struct td_cqe {
