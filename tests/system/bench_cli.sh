@@ -53,6 +53,13 @@ for extra in "--fixedbufs --batch 8" "--vectored --threads 2" "--iopoll" "--sqpo
 		--verify --output-format json | check_json passthru
 done
 
+step "thread mode with trapping doorbells, plugged and not"
+for extra in "--batch 32" "--noplug --batch 32"; do
+	# shellcheck disable=SC2086
+	"$UCMD" bench --target ram --ctrl-mode trap --lba-size 512 --bs 512 $extra --rw randrw \
+		--runtime 0.5 --size 16M --verify --output-format json | check_json passthru
+done
+
 step "bench text output"
 out=$("$UCMD" bench --rw write --size 16M --bs 64k --verify --batch 4)
 echo "$out"

@@ -46,7 +46,7 @@ void bench_usage(FILE *f)
 		"  --threads N          threads, one ring each (1)\n"
 		"  --path passthru|block|sync\n"
 		"  --fixedbufs --vectored --iopoll --sqpoll --noplug --verify\n"
-		"  --target session|ram --ctrl-mode inline|thread --lba-size 512|4096\n"
+		"  --target session|ram --ctrl-mode inline|thread|trap --lba-size 512|4096\n"
 		"  --output-format normal|json  --no-progress  --seed N\n");
 }
 
@@ -165,7 +165,7 @@ int bench_opts_parse(struct bench_opts *o, int argc, char **argv, char *err, siz
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const targets[] = { "session", "ram" };
-	static const char *const modes[] = { "inline", "thread" };
+	static const char *const modes[] = { "inline", "thread", "trap" };
 	unsigned long long v;
 	char *comma;
 	int c, i;
@@ -251,8 +251,8 @@ int bench_opts_parse(struct bench_opts *o, int argc, char **argv, char *err, siz
 			o->target = (enum bench_target_kind)i;
 			break;
 		case O_CMODE:
-			if ((i = pick(a, modes, 2)) < 0)
-				return fail(err, errlen, "--ctrl-mode: '%s' is not inline or thread", a);
+			if ((i = pick(a, modes, 3)) < 0)
+				return fail(err, errlen, "--ctrl-mode: '%s' is not inline, thread or trap", a);
 			o->ctrl_mode = (enum bench_ctrl_mode)i;
 			break;
 		case O_LBA:

@@ -16,7 +16,8 @@ enum bench_path {
 };
 /* Where the device comes from: the CLI's session, or a controller of our own. */
 enum bench_target_kind { TARGET_SESSION, TARGET_RAM };
-enum bench_ctrl_mode { CTRL_INLINE, CTRL_THREAD };
+/* trap: thread mode whose doorbell writes trap (see ucmd_ctrl_params.db_trap) */
+enum bench_ctrl_mode { CTRL_INLINE, CTRL_THREAD, CTRL_TRAP };
 
 struct bench_opts {
 	enum bench_rw rw;

@@ -32,6 +32,7 @@ int bench_rig_open(const struct bench_rig_params *p, struct bench_rig **out,
 	}
 	struct ucmd_ctrl_params cp = {
 		.mode = p->thread_mode ? UCMD_CTRL_THREAD : UCMD_CTRL_INLINE,
+		.db_trap = p->db_trap,
 		.max_io_queues = (uint16_t)(qs > 2 ? qs : 2),
 		/* the queue holds depth commands plus the slot that tells full from empty */
 		.mqes = (uint16_t)(depth < 1023 ? 1023 : depth),

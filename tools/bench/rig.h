@@ -14,6 +14,7 @@
 
 struct bench_rig_params {
 	bool thread_mode;	/* UCMD_CTRL_THREAD: a doorbell wakes the controller thread */
+	bool db_trap;		/* with thread_mode: a doorbell write waits for the pass in progress */
 	uint64_t bytes;		/* namespace size */
 	uint32_t lba_size;	/* 512 or 4096 */
 	unsigned nr_io_queues, nr_poll_queues;

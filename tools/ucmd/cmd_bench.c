@@ -46,7 +46,8 @@ int cmd_bench(struct cli *cli, int argc, char **argv)
 	}
 	if (o.target == TARGET_RAM) {
 		struct bench_rig_params rp = {
-			.thread_mode = o.ctrl_mode == CTRL_THREAD,
+			.thread_mode = o.ctrl_mode != CTRL_INLINE,
+			.db_trap = o.ctrl_mode == CTRL_TRAP,
 			.bytes = o.size,
 			.lba_size = o.lba_size,
 			.nr_io_queues = o.threads,

@@ -56,6 +56,15 @@ struct ucmd_ctrl_params {
 	const char *model;
 	const char *firmware;
 	enum ucmd_ctrl_mode mode;
+	/*
+	 * UCMD_CTRL_THREAD only. false: doorbells are posted (staged, the
+	 * writer never waits), as with QEMU's ioeventfd=on. true: a doorbell
+	 * write is a trap handled under the controller's lock, so it waits for
+	 * a processing pass in progress, as a guest's MMIO exit waits for
+	 * QEMU's big lock with its nvme device's default ioeventfd=off. This is
+	 * the cost queue_rqs saves: one trap per plugged batch.
+	 */
+	bool db_trap;
 	uint16_t cntlid;
 	uint16_t max_io_queues;	/* I/O queue pairs offered (Number of Queues) */
 	uint16_t mqes;		/* CAP.MQES: max queue entries minus one */

@@ -422,7 +422,7 @@ void ucmd_ctrl_run(struct ucmd_ctrl *c)
 		c->p.irq(c->p.irq_arg, vectors[j]);
 }
 
-void ucmd_db_write(struct ucmd_ctrl *c, uint32_t off, uint32_t val)
+static void db_stage(struct ucmd_ctrl *c, uint32_t off, uint32_t val)
 {
 	uint32_t idx = (off - UCMD_NVME_REG_DBS) / 4;
 
@@ -445,6 +445,18 @@ void ucmd_db_write(struct ucmd_ctrl *c, uint32_t off, uint32_t val)
 	if (c->p.mode == UCMD_CTRL_THREAD)
 		pthread_cond_signal(&c->db_cond);
 	pthread_mutex_unlock(&c->db_lock);
+}
+
+void ucmd_db_write(struct ucmd_ctrl *c, uint32_t off, uint32_t val)
+{
+	/* ucmd_ctrl_run holds c->lock for a whole pass: a trap waits for it. */
+	bool trap = c->p.mode == UCMD_CTRL_THREAD && c->p.db_trap;
+
+	if (trap)
+		pthread_mutex_lock(&c->lock);
+	db_stage(c, off, val);
+	if (trap)
+		pthread_mutex_unlock(&c->lock);
 	if (c->p.mode == UCMD_CTRL_INLINE)
 		ucmd_ctrl_run(c);
 }

@@ -66,6 +66,8 @@ static void test_defaults_and_full(void **state)
 	assert_int_equal(PARSE(&o, "--batch", "8"), 0);
 	assert_int_equal(o.batch_submit, 8);
 	assert_int_equal(o.batch_complete, 8);
+	assert_int_equal(PARSE(&o, "--target", "ram", "--ctrl-mode", "trap"), 0);
+	assert_int_equal(o.ctrl_mode, CTRL_TRAP);
 }
 
 static void test_sizes_and_times(void **state)

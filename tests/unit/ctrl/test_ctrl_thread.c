@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include <nvme/types.h>
 
@@ -201,6 +203,146 @@ static void test_cq_full_wakes(void **state)
 	host_close(&h);
 }
 
+/*
+ * A DMA window that holds the controller thread, mid-pass, on one address:
+ * the test can then ring a doorbell while a pass is in progress.
+ */
+static struct gate {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	uint64_t addr;
+	bool entered, open;
+} gate = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, false, false };
+
+static void *gate_map(const struct ucmd_dma *dma, uint64_t addr, uint64_t len)
+{
+	(void)dma;
+	(void)len;
+	pthread_mutex_lock(&gate.lock);
+	if (addr == gate.addr) {
+		gate.entered = true;
+		pthread_cond_broadcast(&gate.cond);
+		while (!gate.open)
+			pthread_cond_wait(&gate.cond, &gate.lock);
+	}
+	pthread_mutex_unlock(&gate.lock);
+	return (void *)(uintptr_t)addr;
+}
+
+static const struct ucmd_dma gate_dma = { .map = gate_map };
+
+/* Wait (bounded) until *flag is true; returns it. */
+static bool gate_wait(bool *flag)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 10;
+	pthread_mutex_lock(&gate.lock);
+	while (!*flag && pthread_cond_timedwait(&gate.cond, &gate.lock, &ts) == 0)
+		;
+	bool v = *flag;
+	pthread_mutex_unlock(&gate.lock);
+	return v;
+}
+
+struct ringer {
+	struct host *h;
+	bool rang;
+};
+
+static void *ringer_fn(void *arg)
+{
+	struct ringer *r = arg;
+
+	host_ring(r->h, 2);
+	pthread_mutex_lock(&gate.lock);
+	r->rang = true;
+	pthread_cond_broadcast(&gate.cond);
+	pthread_mutex_unlock(&gate.lock);
+	return NULL;
+}
+
+/*
+ * db_trap: a doorbell written while the controller is in a pass waits for
+ * the pass to end, as a trapped MMIO write waits for QEMU's big lock.
+ * Posted doorbells (the default) return at once.
+ */
+static void trapped_doorbell(bool trap)
+{
+	struct ucmd_ctrl_params p;
+	struct ucmd_ns_params nsp = { .nsze = 4096, .store = UCMD_NS_STORE_RAM, .attach = true };
+	struct ucmd_nvme_sqe rd = { .opcode = nvme_cmd_read }, fl = { .opcode = nvme_cmd_flush };
+	struct ucmd_nvme_cqe cqe;
+	struct ringer r;
+	struct host h;
+	pthread_t t;
+	uint32_t nsid;
+	uint8_t *buf;
+	bool rang_early;
+
+	host_default_params(&p);
+	p.mode = UCMD_CTRL_THREAD;
+	p.db_trap = trap;
+	p.dma = &gate_dma;
+	nsid = host_open_ns(&h, &p, &nsp);
+	assert_int_not_equal(nsid, 0);
+	assert_int_equal(host_create_io_queue(&h, 2, 16, true, 2), 0);
+	buf = host_alloc(&h, 4096);
+	pthread_mutex_lock(&gate.lock);
+	gate.addr = (uintptr_t)buf;
+	gate.entered = gate.open = false;
+	pthread_mutex_unlock(&gate.lock);
+
+	rd.nsid = fl.nsid = nsid;
+	rd.cdw12 = 7;
+	host_set_prp(&h, &rd, buf, 4096);
+	host_push(&h, 1, &rd);
+	host_ring(&h, 1);
+	assert_true(gate_wait(&gate.entered));	/* the thread is mid-pass, held */
+
+	host_push(&h, 2, &fl);
+	r = (struct ringer){ .h = &h };
+	assert_int_equal(pthread_create(&t, NULL, ringer_fn, &r), 0);
+	if (trap) {
+		/* give a wrong (posting) implementation time to show itself */
+		usleep(50000);
+		pthread_mutex_lock(&gate.lock);
+		rang_early = r.rang;
+		pthread_mutex_unlock(&gate.lock);
+	} else {
+		rang_early = gate_wait(&r.rang);
+	}
+	/* open the gate before any assertion: a failure must not hang */
+	pthread_mutex_lock(&gate.lock);
+	gate.open = true;
+	pthread_cond_broadcast(&gate.cond);
+	pthread_mutex_unlock(&gate.lock);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(rang_early, !trap);
+	assert_true(r.rang);
+	assert_true(host_wait(&h, 1, &cqe));
+	assert_int_equal(ucmd_nvme_cqe_status(&cqe), 0);
+	assert_true(host_wait(&h, 2, &cqe));
+	assert_int_equal(ucmd_nvme_cqe_status(&cqe), 0);
+	pthread_mutex_lock(&gate.lock);
+	gate.addr = 0;
+	pthread_mutex_unlock(&gate.lock);
+	host_close(&h);
+}
+
+static void test_doorbell_trap(void **state)
+{
+	(void)state;
+	trapped_doorbell(true);
+}
+
+static void test_doorbell_posted(void **state)
+{
+	(void)state;
+	trapped_doorbell(false);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -208,6 +350,8 @@ int main(void)
 		cmocka_unit_test(test_concurrent_queues),
 		cmocka_unit_test(test_delay_and_abort),
 		cmocka_unit_test(test_cq_full_wakes),
+		cmocka_unit_test(test_doorbell_trap),
+		cmocka_unit_test(test_doorbell_posted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
