@@ -167,7 +167,7 @@ static inline __attribute__((always_inline)) void io_free_req(struct ucmd_kiocb 
 	ctx->free_reqs = req;
 }
 
-static void io_post_req_cqe(struct ucmd_kiocb *req)
+static inline __attribute__((always_inline)) void io_post_req_cqe(struct ucmd_kiocb *req)
 {
 	if ((req->flags & REQ_F_CQE_SKIP) && !(req->flags & REQ_F_FAIL))
 		return;
@@ -200,11 +200,34 @@ static void io_fail_links(struct ucmd_kiocb *link)
 
 static void io_flush_defer(struct ucmd_ctx *ctx);
 
+void io_submit_flush_completions(struct ucmd_ctx *ctx)
+{
+	while (ctx->compl_head) {
+		struct ucmd_kiocb *req = ctx->compl_head;
+
+		ctx->compl_head = NULL;
+		ctx->compl_tail = &ctx->compl_head;
+		do {
+			struct ucmd_kiocb *next = req->next;
+
+			io_post_req_cqe(req);
+			io_free_req(req);
+			req = next;
+		} while (req);
+		/* drained requests may start now; what they complete comes round again */
+		if (ctx->defer_head)
+			io_flush_defer(ctx);
+	}
+}
+
 void io_req_complete(struct ucmd_kiocb *req)
 {
 	struct ucmd_ctx *ctx = req->ctx;
 	struct ucmd_kiocb *link = req->link;
 
+	/* CQEs go out in completion order: collected ones first */
+	if (__builtin_expect(ctx->compl_head != NULL, 0))
+		io_submit_flush_completions(ctx);
 	req->link = NULL;
 	io_post_req_cqe(req);
 	if (link) {

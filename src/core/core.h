@@ -129,6 +129,14 @@ struct ucmd_ctx {
 	unsigned inflight;		/* issued, not yet completed (drain) */
 	struct ucmd_kiocb *defer_head, *defer_tail;	/* IOSQE_IO_DRAIN */
 	bool flushing_defer;		/* io_flush_defer is on the stack */
+	/*
+	 * Requests that completed inline during io_submit_sqes, posted and
+	 * freed together at its end (Linux's submit_state.compl_reqs and
+	 * io_submit_flush_completions): one pass over a batch instead of a
+	 * full completion per request in the middle of issuing the next.
+	 */
+	struct ucmd_kiocb *compl_head, **compl_tail;
+	bool compl_defer;		/* io_submit_sqes is collecting */
 	bool drain_next;		/* a drained chain runs: hold the next one back */
 	struct ucmd_kiocb *iopoll_list;
 	unsigned nr_iopoll;
@@ -202,6 +210,8 @@ int io_req_issue_blocking(struct ucmd_kiocb *req);
 unsigned io_issue_flags(const struct ucmd_ctx *ctx);
 /* Finish req with res (and res2): posts or overflows its CQE, runs links. */
 void io_req_complete(struct ucmd_kiocb *req);
+/* Post and free what io_req_issue collected (see compl_head). */
+void io_submit_flush_completions(struct ucmd_ctx *ctx);
 void io_req_set_res(struct ucmd_kiocb *req, int32_t res, uint64_t res2);
 /* Hand req's completion to the owner from any thread. */
 void io_req_task_work_add(struct ucmd_kiocb *req, void (*func)(struct ucmd_tw_node *));

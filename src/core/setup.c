@@ -126,6 +126,7 @@ int ucmd_queue_init_engine(struct ucmd_engine *e, unsigned entries, struct ucmd_
 	ctx->issue_flags = io_issue_flags(ctx);
 	pthread_mutex_init(&ctx->uring_lock, NULL);
 	ctx->local_tw_tail = &ctx->local_tw;
+	ctx->compl_tail = &ctx->compl_head;
 	ucmd_cred_current(&ctx->creds);
 	ret = ucmd_rings_create(&ctx->rings, entries, p);
 	if (ret) {

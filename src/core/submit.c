@@ -205,6 +205,7 @@ int io_submit_sqes(struct ucmd_ctx *ctx, unsigned nr)
 	if (nr > avail)
 		nr = avail;
 
+	ctx->compl_defer = true;
 	while (submitted < nr) {
 		unsigned idx = __atomic_load_n(&r->sq_array[head & r->sq_mask], __ATOMIC_RELAXED);
 		head++;
@@ -246,6 +247,8 @@ int io_submit_sqes(struct ucmd_ctx *ctx, unsigned nr)
 	}
 	if (plugged)
 		blk_finish_plug(&plug);
+	ctx->compl_defer = false;
+	io_submit_flush_completions(ctx);
 	return (int)submitted;
 }
 
@@ -294,6 +297,13 @@ void io_req_issue(struct ucmd_kiocb *req)
 	if (ret == -EIOCBQUEUED) {
 		if (ctx->flags & IORING_SETUP_IOPOLL)
 			io_iopoll_req_issued(req);
+		return;
+	}
+	/* a chain's next member must start now, so a link head completes at once */
+	if (ctx->compl_defer && !req->link) {
+		req->next = NULL;
+		*ctx->compl_tail = req;
+		ctx->compl_tail = &req->next;
 		return;
 	}
 	io_req_complete(req);

@@ -88,6 +88,31 @@ static void test_chain_runs_in_order(void **state)
 	assert_log((uint64_t[]){ 1, 2, 3, 4 }, 4);
 }
 
+/*
+ * Inline completions of one submission are posted together at its end, in
+ * completion order; a link head completes at once so that its next member
+ * starts, from task work, after the submission: A B D C, as in Linux
+ * (compl_reqs flushed at the end of io_submit_sqes, the link by task work).
+ */
+static void test_batched_completion_order(void **state)
+{
+	struct fx *f = *state;
+	struct td_cqe c[4];
+	static const uint64_t order[] = { 1, 2, 4, 3 };
+
+	td_prep(&f->ring, f->fd, TD_OP_OK, 1, 11);
+	td_prep(&f->ring, f->fd, TD_OP_OK, 2, 22)->flags = IOSQE_IO_LINK;
+	td_prep(&f->ring, f->fd, TD_OP_OK, 3, 33);
+	td_prep(&f->ring, f->fd, TD_OP_OK, 4, 44);
+	assert_int_equal(ucmd_submit(&f->ring), 4);
+	td_reap(&f->ring, c, 4);
+	for (unsigned i = 0; i < 4; i++) {
+		assert_int_equal(c[i].user_data, order[i]);
+		assert_int_equal(c[i].res, (int)order[i] * 11);
+	}
+	assert_log(order, 4);
+}
+
 static void test_failure_cancels_rest(void **state)
 {
 	struct fx *f = *state;
@@ -434,6 +459,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_chain_runs_in_order),
+		T(test_batched_completion_order),
 		T(test_failure_cancels_rest),
 		T(test_async_failure_cancels_rest),
 		T(test_prep_failure_ends_chain),
