@@ -42,11 +42,11 @@ static void nvme_irq_connect(struct nvme_host *h, bool on)
 	pthread_rwlock_unlock(&h->opts.irq->lock);
 }
 
-uint32_t nvme_command_effects(struct nvme_host *h, struct nvme_ns *ns, uint8_t opcode)
+uint32_t nvme_command_effects(struct nvme_host *h, bool admin, uint8_t opcode)
 {
 	if (!h->effects)
 		return 0;
-	return le32toh(ns ? h->effects->iocs[opcode] : h->effects->acs[opcode]);
+	return le32toh(admin ? h->effects->acs[opcode] : h->effects->iocs[opcode]);
 }
 
 /*
@@ -102,6 +102,7 @@ static int nvme_read_effects(struct nvme_host *h)
 			memset(h->effects, 0, sizeof(*h->effects));
 	}
 	nvme_init_known_effects(h->effects);
+	nvme_init_io_perms(h);
 	return 0;
 }
 

@@ -97,7 +97,7 @@ void nvme_describe_cmd(struct nvme_host *h, const char *device, uint32_t cmd_op,
 		 * reads it: unsupported or effects beyond changing logical
 		 * blocks make a command intrusive; LBCC makes it destructive.
 		 */
-		uint32_t e = nvme_command_effects(h, admin ? NULL : ns, c->opcode);
+		uint32_t e = nvme_command_effects(h, admin, c->opcode);
 		d->intrusive = !(e & NVME_CMD_EFFECTS_CSUPP) ||
 			       (e & ~(uint32_t)(NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC |
 						NVME_CMD_EFFECTS_UUID_SEL | (0xfffu << 20)));

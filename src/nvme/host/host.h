@@ -110,6 +110,12 @@ struct nvme_host {
 
 	struct nvme_id_ctrl *id;
 	struct nvme_cmd_effects_log *effects;
+	/*
+	 * nvme_cmd_allowed()'s answer without CAP_SYS_ADMIN for each I/O
+	 * opcode (bit), on a read-only [0] or writable [1] open: a function
+	 * of the effects log only, which does not change after attach.
+	 */
+	uint64_t io_unpriv[2][4];
 	struct nvme_ns **ns;
 	unsigned nr_ns;
 	bool devices_added;
@@ -133,6 +139,12 @@ void nvme_unmap_data(struct ucmd_request *rq);
 struct ucmd_request *nvme_alloc_request(struct ucmd_request_queue *q,
 					const struct ucmd_nvme_sqe *cmd, unsigned rq_flags,
 					unsigned blk_flags, int *err);
+/*
+ * The same without a command: only req->cmd.cid is set, and the caller
+ * writes every other field of req->cmd before the request is issued.
+ */
+struct ucmd_request *nvme_alloc_request_nocmd(struct ucmd_request_queue *q, unsigned rq_flags,
+					      unsigned blk_flags, int *err);
 /* Attach already-checked data (it) to rq; it is moved into the request. */
 void nvme_rq_set_data(struct ucmd_request *rq, struct ucmd_iov_iter *it);
 void nvme_rq_release(struct ucmd_request *rq);
@@ -144,10 +156,13 @@ int  nvme_submit_sync_cmd(struct nvme_host *h, struct ucmd_nvme_sqe *cmd, void *
 int  nvme_end_status(struct ucmd_request *rq, blk_status_t err);
 
 /* ---- core.c ---- */
-uint32_t nvme_command_effects(struct nvme_host *h, struct nvme_ns *ns, uint8_t opcode);
+uint32_t nvme_command_effects(struct nvme_host *h, bool admin, uint8_t opcode);
 
 /* ---- perm.c ---- */
-bool nvme_cmd_allowed(struct nvme_host *h, struct nvme_ns *ns, const struct ucmd_nvme_sqe *c,
+/* Fill h->io_unpriv from the effects log (read once, at attach). */
+void nvme_init_io_perms(struct nvme_host *h);
+/* ns NULL: an admin command; cdw10 matters only then (Identify's CNS). */
+bool nvme_cmd_allowed(struct nvme_host *h, struct nvme_ns *ns, uint8_t opcode, uint32_t cdw10,
 		      bool open_for_write, const struct ucmd_cred *cred);
 
 /* ---- ioctl.c ---- */

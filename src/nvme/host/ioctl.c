@@ -12,20 +12,38 @@
 #include "host.h"
 #include "security/hooks.h"
 
-/* What both user structures carry besides the command dwords. */
-struct nvme_user_data {
-	uint64_t metadata;
-	uint64_t addr;
-	uint32_t data_len;	/* bytes, or the iovec count for the _VEC variants */
-	uint32_t metadata_len;
-	uint32_t timeout_ms;
-};
+/*
+ * Both user structures start with the same 72 bytes (struct nvme_passthru_cmd64
+ * only adds the result after them), so the builder reads either through
+ * struct nvme_uring_cmd.
+ */
+#define NVME_SAME_FIELD(f) \
+	_Static_assert(offsetof(struct nvme_passthru_cmd64, f) == \
+		       offsetof(struct nvme_uring_cmd, f), #f " at the same offset")
+NVME_SAME_FIELD(opcode);
+NVME_SAME_FIELD(flags);
+NVME_SAME_FIELD(nsid);
+NVME_SAME_FIELD(cdw2);
+NVME_SAME_FIELD(cdw3);
+NVME_SAME_FIELD(metadata);
+NVME_SAME_FIELD(addr);
+NVME_SAME_FIELD(metadata_len);
+NVME_SAME_FIELD(data_len);
+NVME_SAME_FIELD(cdw10);
+NVME_SAME_FIELD(cdw15);
+NVME_SAME_FIELD(timeout_ms);
+_Static_assert(sizeof(struct nvme_uring_cmd) <= sizeof(struct nvme_passthru_cmd64),
+	       "the 72 common bytes");
+/* cdw10..cdw15 sit where the SQE has them: one 24-byte copy. */
+_Static_assert(offsetof(struct nvme_uring_cmd, cdw10) == offsetof(struct ucmd_nvme_sqe, cdw10),
+	       "cdw10 at the SQE's offset");
+_Static_assert(offsetof(struct nvme_uring_cmd, cdw15) == offsetof(struct ucmd_nvme_sqe, cdw15),
+	       "cdw15 at the SQE's offset");
 
+/* Lives in io_uring_cmd.pdu: outlives the request. */
 /* Lives in io_uring_cmd.pdu: outlives the request. */
 struct nvme_uring_cmd_pdu {
 	struct nvme_queue *nvmeq;	/* for IOPOLL */
-	int32_t status;
-	uint64_t result;
 };
 _Static_assert(sizeof(struct nvme_uring_cmd_pdu) <= sizeof(((struct io_uring_cmd *)0)->pdu),
 	       "pdu fits io_uring_cmd.pdu");
@@ -49,24 +67,24 @@ static bool nvme_cmd_has_nlb(uint8_t opcode)
 	}
 }
 
-static int nvme_check_metadata(struct nvme_ns *ns, const struct ucmd_nvme_sqe *c,
-			       const struct nvme_user_data *d, size_t data_bytes)
+static int nvme_check_metadata(struct nvme_ns *ns, const struct nvme_uring_cmd *u,
+			       size_t data_bytes)
 {
 	uint64_t want;
 
 	/* Separate metadata exists only for formats with it, not extended LBAs. */
 	if (!ns || !ns->ms || ns->ext)
 		return -EINVAL;
-	if (ucmd_access_ok(d->metadata, d->metadata_len))
+	if (ucmd_access_ok(u->metadata, u->metadata_len))
 		return -EFAULT;
-	if (nvme_cmd_has_nlb(c->opcode))
-		want = ((uint64_t)(c->cdw12 & 0xffff) + 1) * ns->ms;
+	if (nvme_cmd_has_nlb(u->opcode))
+		want = ((uint64_t)(u->cdw12 & 0xffff) + 1) * ns->ms;
 	else
 		want = (uint64_t)(data_bytes >> ns->lba_shift) * ns->ms;
-	return d->metadata_len == want ? 0 : -EINVAL;
+	return u->metadata_len == want ? 0 : -EINVAL;
 }
 
-static int nvme_import_user_data(struct nvme_host *h, const struct nvme_user_data *d, int rw,
+static int nvme_import_user_data(struct nvme_host *h, const struct nvme_uring_cmd *u, int rw,
 				 bool vec, struct io_uring_cmd *ioucmd, struct ucmd_iov_iter *it)
 {
 	int ret;
@@ -75,11 +93,11 @@ static int nvme_import_user_data(struct nvme_host *h, const struct nvme_user_dat
 		/* Fixed buffers are for flat (non-vectored) I/O only. */
 		if (vec)
 			return -EINVAL;
-		ret = io_uring_cmd_import_fixed(d->addr, d->data_len, rw, it, ioucmd);
+		ret = io_uring_cmd_import_fixed(u->addr, u->data_len, rw, it, ioucmd);
 	} else if (vec) {
-		ret = ucmd_import_iovec(rw, d->addr, d->data_len, it);
+		ret = ucmd_import_iovec(rw, u->addr, u->data_len, it);
 	} else {
-		ret = ucmd_import_ubuf(rw, d->addr, d->data_len, it);
+		ret = ucmd_import_ubuf(rw, u->addr, u->data_len, it);
 	}
 	if (ret)
 		return ret;
@@ -91,49 +109,73 @@ static int nvme_import_user_data(struct nvme_host *h, const struct nvme_user_dat
 }
 
 /*
+ * The request's command, written in place from the user's (whose flags were
+ * checked to be 0): no PSDT, no fused operation, the DPTR and MPTR left to
+ * nvme_map_data, and the command id nvme_alloc_request_nocmd() stamped.
+ */
+static void nvme_fill_cmd(struct ucmd_nvme_sqe *c, const struct nvme_uring_cmd *u)
+{
+	c->opcode = u->opcode;
+	c->flags = 0;
+	c->nsid = u->nsid;
+	c->cdw2 = u->cdw2;
+	c->cdw3 = u->cdw3;
+	c->mptr = 0;
+	c->dptr.prp1 = 0;
+	c->dptr.prp2 = 0;
+	memcpy(&c->cdw10, &u->cdw10, 6 * sizeof(uint32_t));
+}
+
+/*
  * The shared builder (seed 005's nvme_alloc_user_request + nvme_map_user_request):
  * returns a request ready for blk_execute_rq_nowait, or -errno (-EAGAIN
- * when NOWAIT found no tag).
+ * when NOWAIT found no tag). u is the caller's own copy of the command
+ * (the uring path's SQE snapshot, the ioctl path's stack copy), so reading
+ * it more than once sees the same values. Inlined into its two callers:
+ * the uring path is the hot one, and a call here cost it ~20 instructions.
  */
-static int nvme_build_user_request(struct nvme_host *h, struct nvme_ns *ns,
-				   const struct ucmd_nvme_sqe *c, const struct nvme_user_data *d,
-				   unsigned rq_flags, unsigned blk_flags, bool vec,
-				   struct io_uring_cmd *ioucmd, struct ucmd_request **out)
+static inline __attribute__((always_inline)) int nvme_build_user_request(struct nvme_host *h, struct nvme_ns *ns,
+				   const struct nvme_uring_cmd *u, unsigned rq_flags,
+				   unsigned blk_flags, bool vec, struct io_uring_cmd *ioucmd,
+				   struct ucmd_request **out)
 {
 	struct ucmd_request_queue *q = !ns ? &h->admin_q : (rq_flags & REQ_POLLED) ? &ns->pq
 										    : &ns->q;
-	bool write = c->opcode & 1;
+	bool write = u->opcode & 1;
 	int rw = write ? UCMD_WRITE : UCMD_READ;
-	struct ucmd_iov_iter it = { 0 };
-	bool has_data = d->data_len != 0;
+	/* Written by the import below before any use: no need to clear it. */
+	struct ucmd_iov_iter it;
+	bool has_data = u->data_len != 0;
+	bool has_meta = has_data && u->metadata && u->metadata_len;
 	struct ucmd_request *rq;
 	int ret;
 
 	if (has_data) {
-		ret = nvme_import_user_data(h, d, rw, vec, ioucmd, &it);
+		ret = nvme_import_user_data(h, u, rw, vec, ioucmd, &it);
 		if (ret)
 			return ret;
-		if (d->metadata && d->metadata_len) {
-			ret = nvme_check_metadata(ns, c, d, it.count);
+		if (has_meta) {
+			ret = nvme_check_metadata(ns, u, it.count);
 			if (ret) {
 				ucmd_iov_iter_release(&it);
 				return ret;
 			}
 		}
 	}
-	rq = nvme_alloc_request(q, c, rq_flags | (write ? REQ_OP_DRV_OUT : REQ_OP_DRV_IN),
-				blk_flags, &ret);
+	rq = nvme_alloc_request_nocmd(q, rq_flags | (write ? REQ_OP_DRV_OUT : REQ_OP_DRV_IN),
+				      blk_flags, &ret);
 	if (!rq) {
 		if (has_data)
 			ucmd_iov_iter_release(&it);
 		return ret;
 	}
-	rq->timeout_ms = d->timeout_ms;
+	nvme_fill_cmd(&nvme_req(rq)->cmd, u);
+	rq->timeout_ms = u->timeout_ms;
 	if (has_data) {
 		nvme_rq_set_data(rq, &it);
-		if (d->metadata && d->metadata_len) {
-			rq->meta = (void *)(uintptr_t)d->metadata;
-			rq->meta_len = d->metadata_len;
+		if (has_meta) {
+			rq->meta = (void *)(uintptr_t)u->metadata;
+			rq->meta_len = u->metadata_len;
 		}
 		ret = nvme_map_data(h, rq);
 		if (ret) {
@@ -146,59 +188,43 @@ static int nvme_build_user_request(struct nvme_host *h, struct nvme_ns *ns,
 	return 0;
 }
 
-static void nvme_fill_cmd(struct ucmd_nvme_sqe *c, uint8_t opcode, uint32_t nsid, uint32_t cdw2,
-			  uint32_t cdw3, const uint32_t cdw10_15[6])
+/*
+ * Linux's nvme_cmd_allowed(), unless a security module already decided
+ * with its own rules (the policy module ships these same rules as its
+ * default, and lets an administrator change them).
+ */
+static bool nvme_user_cmd_allowed(struct nvme_host *h, struct nvme_ns *ns,
+				  const struct nvme_uring_cmd *u, const struct ucmd_file *f,
+				  const struct ucmd_cred *cred)
 {
-	memset(c, 0, sizeof(*c));
-	c->opcode = opcode;
-	c->nsid = nsid;
-	c->cdw2 = cdw2;
-	c->cdw3 = cdw3;
-	c->cdw10 = cdw10_15[0];
-	c->cdw11 = cdw10_15[1];
-	c->cdw12 = cdw10_15[2];
-	c->cdw13 = cdw10_15[3];
-	c->cdw14 = cdw10_15[4];
-	c->cdw15 = cdw10_15[5];
+	return nvme_cmd_allowed(h, ns, u->opcode, u->cdw10, f->f_mode & FMODE_WRITE, cred);
 }
 
 /* ---- io_uring ------------------------------------------------------------ */
 
-static void nvme_uring_task_cb(struct io_uring_cmd *ioucmd, unsigned issue_flags)
-{
-	struct nvme_uring_cmd_pdu *pdu = nvme_uring_cmd_pdu(ioucmd);
-
-	(void)issue_flags;
-	io_uring_cmd_done(ioucmd, pdu->status, pdu->result);
-}
-
-/* May run on the controller's thread, a poller or the timeout scanner. */
+/*
+ * May run on the controller's thread, a poller or the timeout scanner.
+ * io_uring_cmd_done() hands the completion to the ring's owner itself (as
+ * task work from any other thread, or while the command is still being
+ * issued), so there is no task-work hop of our own to take first.
+ */
 static enum rq_end_io_ret nvme_uring_cmd_end_io(struct ucmd_request *rq, blk_status_t err)
 {
 	struct io_uring_cmd *ioucmd = rq->end_io_data;
-	struct nvme_uring_cmd_pdu *pdu = nvme_uring_cmd_pdu(ioucmd);
-	bool polled = nvme_req(rq)->nvmeq->polled;
+	int status = nvme_end_status(rq, err);
+	uint64_t result = nvme_req(rq)->result;
 
-	pdu->status = nvme_end_status(rq, err);
-	pdu->result = nvme_req(rq)->result;
 	nvme_rq_release(rq);
-	/* A polled completion is found by the ring's own poller: finish it here. */
-	if (polled)
-		nvme_uring_task_cb(ioucmd, 0);
-	else
-		io_uring_cmd_complete_in_task(ioucmd, nvme_uring_task_cb);
+	io_uring_cmd_done(ioucmd, status, result);
 	return RQ_END_IO_FREE;
 }
 
 static int nvme_uring_cmd_io(struct nvme_host *h, struct nvme_ns *ns, struct io_uring_cmd *ioucmd,
 			     unsigned issue_flags, bool vec)
 {
+	/* The request's own SQE snapshot, not the shared ring. */
 	const struct nvme_uring_cmd *cmd = io_uring_sqe_cmd(ioucmd->sqe);
 	struct nvme_uring_cmd_pdu *pdu = nvme_uring_cmd_pdu(ioucmd);
-	const uint32_t cdws[6] = { cmd->cdw10, cmd->cdw11, cmd->cdw12,
-				   cmd->cdw13, cmd->cdw14, cmd->cdw15 };
-	struct nvme_user_data d;
-	struct ucmd_nvme_sqe c;
 	struct ucmd_request *rq;
 	unsigned rq_flags = 0, blk_flags = 0;
 	int ret;
@@ -207,28 +233,16 @@ static int nvme_uring_cmd_io(struct nvme_host *h, struct nvme_ns *ns, struct io_
 		return -EINVAL;
 	if (ns && cmd->nsid != ns->nsid)
 		return -EINVAL;
-	nvme_fill_cmd(&c, cmd->opcode, cmd->nsid, cmd->cdw2, cmd->cdw3, cdws);
-	/*
-	 * Linux's nvme_cmd_allowed(), unless a security module already
-	 * decided with its own rules (the policy module ships these same
-	 * rules as its default, and lets an administrator change them).
-	 */
 	if (!ucmd_security_decides_permission(h->engine) &&
-	    !nvme_cmd_allowed(h, ns, &c, ioucmd->file->f_mode & FMODE_WRITE,
-			      io_uring_cmd_cred(ioucmd)))
+	    !nvme_user_cmd_allowed(h, ns, cmd, ioucmd->file, io_uring_cmd_cred(ioucmd)))
 		return -EACCES;
-	d.metadata = cmd->metadata;
-	d.addr = cmd->addr;
-	d.data_len = cmd->data_len;
-	d.metadata_len = cmd->metadata_len;
-	d.timeout_ms = cmd->timeout_ms;
 	if (issue_flags & IO_URING_F_NONBLOCK) {
 		rq_flags |= REQ_NOWAIT;
 		blk_flags |= BLK_MQ_REQ_NOWAIT;
 	}
 	if (issue_flags & IO_URING_F_IOPOLL)
 		rq_flags |= REQ_POLLED;
-	ret = nvme_build_user_request(h, ns, &c, &d, rq_flags, blk_flags, vec, ioucmd, &rq);
+	ret = nvme_build_user_request(h, ns, cmd, rq_flags, blk_flags, vec, ioucmd, &rq);
 	if (ret)
 		return ret;
 	pdu->nvmeq = nvme_req(rq)->nvmeq;
@@ -297,31 +311,26 @@ static int nvme_dev_uring_cmd(struct io_uring_cmd *ioucmd, unsigned issue_flags)
 static long nvme_user_cmd64(struct nvme_host *h, struct nvme_ns *ns, struct ucmd_file *f,
 			    void *arg, bool vec)
 {
-	struct nvme_passthru_cmd64 *ucmd = arg, cmd;
-	struct nvme_user_data d;
-	struct ucmd_nvme_sqe c;
+	struct nvme_passthru_cmd64 *ucmd = arg;
+	/* One copy of the user's command; the builder reads its common part. */
+	union {
+		struct nvme_passthru_cmd64 p;
+		struct nvme_uring_cmd u;
+	} cmd;
 	struct ucmd_request *rq;
 	uint64_t result = 0;
 	int ret;
 
-	if (ucmd_access_ok((uint64_t)(uintptr_t)arg, sizeof(cmd)))
+	if (ucmd_access_ok((uint64_t)(uintptr_t)arg, sizeof(cmd.p)))
 		return -EFAULT;
-	memcpy(&cmd, ucmd, sizeof(cmd));
-	if (cmd.flags)
+	memcpy(&cmd.p, ucmd, sizeof(cmd.p));
+	if (cmd.p.flags)
 		return -EINVAL;
-	if (ns && cmd.nsid != ns->nsid)
+	if (ns && cmd.p.nsid != ns->nsid)
 		return -EINVAL;
-	const uint32_t cdws[6] = { cmd.cdw10, cmd.cdw11, cmd.cdw12,
-				   cmd.cdw13, cmd.cdw14, cmd.cdw15 };
-	nvme_fill_cmd(&c, cmd.opcode, cmd.nsid, cmd.cdw2, cmd.cdw3, cdws);
-	if (!nvme_cmd_allowed(h, ns, &c, f->f_mode & FMODE_WRITE, &f->cred))
+	if (!nvme_user_cmd_allowed(h, ns, &cmd.u, f, &f->cred))
 		return -EACCES;
-	d.metadata = cmd.metadata;
-	d.addr = cmd.addr;
-	d.data_len = cmd.data_len;
-	d.metadata_len = cmd.metadata_len;
-	d.timeout_ms = cmd.timeout_ms;
-	ret = nvme_build_user_request(h, ns, &c, &d, 0, 0, vec, NULL, &rq);
+	ret = nvme_build_user_request(h, ns, &cmd.u, 0, 0, vec, NULL, &rq);
 	if (ret)
 		return ret;
 	ret = nvme_execute_rq(rq, &result);

@@ -5,6 +5,8 @@
  * controller's Commands Supported and Effects log and the file's open mode.
  * Anything not allowed here needs CAP_SYS_ADMIN.
  */
+#include <string.h>
+
 #include "host.h"
 
 /* Opcodes at or above this are vendor specific in both command sets. */
@@ -26,18 +28,23 @@ static bool nvme_identify_allowed(uint8_t cns)
 	}
 }
 
-static bool nvme_unprivileged_ok(struct nvme_host *h, struct nvme_ns *ns,
-				 const struct ucmd_nvme_sqe *c, bool open_for_write)
+/*
+ * Linux's rule for one command. Only the admin rule needs more than the
+ * opcode (Identify's CNS in CDW10); an I/O command's answer depends on the
+ * opcode, the effects log and the open mode alone.
+ */
+static bool nvme_unprivileged_ok(struct nvme_host *h, bool admin, uint8_t opcode,
+				 uint32_t cdw10, bool open_for_write)
 {
 	uint32_t effects;
 
 	/* Vendor specific and fabrics commands: their effects are unknowable. */
-	if (c->opcode >= NVME_CMD_VENDOR_START || c->opcode == NVME_FABRICS_COMMAND)
+	if (opcode >= NVME_CMD_VENDOR_START || opcode == NVME_FABRICS_COMMAND)
 		return false;
 	/* Admin commands (no namespace): only a subset of Identify. */
-	if (!ns)
-		return c->opcode == nvme_admin_identify && nvme_identify_allowed(c->cdw10 & 0xff);
-	effects = nvme_command_effects(h, ns, c->opcode);
+	if (admin)
+		return opcode == nvme_admin_identify && nvme_identify_allowed(cdw10 & 0xff);
+	effects = nvme_command_effects(h, false, opcode);
 	if (!(effects & NVME_CMD_EFFECTS_CSUPP))
 		return false;
 	/* Intrusive or unknown effects */
@@ -45,15 +52,30 @@ static bool nvme_unprivileged_ok(struct nvme_host *h, struct nvme_ns *ns,
 				  NVME_CMD_EFFECTS_UUID_SEL | (0xfffu << 20)))
 		return false;
 	/* Data to the device or changed LBA contents need a file open for writing. */
-	if (((c->opcode & 1) || (effects & NVME_CMD_EFFECTS_LBCC)) && !open_for_write)
+	if (((opcode & 1) || (effects & NVME_CMD_EFFECTS_LBCC)) && !open_for_write)
 		return false;
 	return true;
 }
 
-bool nvme_cmd_allowed(struct nvme_host *h, struct nvme_ns *ns, const struct ucmd_nvme_sqe *c,
+/*
+ * The effects log is read once, before any namespace exists, and never
+ * changes after: the I/O answers for every opcode and both open modes are
+ * computed here, by the rule above, so a command looks its answer up.
+ */
+void nvme_init_io_perms(struct nvme_host *h)
+{
+	memset(h->io_unpriv, 0, sizeof(h->io_unpriv));
+	for (unsigned wr = 0; wr < 2; wr++)
+		for (unsigned op = 0; op < 256; op++)
+			if (nvme_unprivileged_ok(h, false, (uint8_t)op, 0, wr))
+				h->io_unpriv[wr][op / 64] |= 1ull << (op % 64);
+}
+
+bool nvme_cmd_allowed(struct nvme_host *h, struct nvme_ns *ns, uint8_t opcode, uint32_t cdw10,
 		      bool open_for_write, const struct ucmd_cred *cred)
 {
-	if (nvme_unprivileged_ok(h, ns, c, open_for_write))
+	if (ns ? (h->io_unpriv[open_for_write][opcode / 64] >> (opcode % 64)) & 1
+	       : nvme_unprivileged_ok(h, true, opcode, cdw10, open_for_write))
 		return true;
 	return cred && cred->cap_sys_admin;
 }

@@ -9,9 +9,8 @@
 
 #include "host.h"
 
-struct ucmd_request *nvme_alloc_request(struct ucmd_request_queue *q,
-					const struct ucmd_nvme_sqe *cmd, unsigned rq_flags,
-					unsigned blk_flags, int *err)
+struct ucmd_request *nvme_alloc_request_nocmd(struct ucmd_request_queue *q, unsigned rq_flags,
+					      unsigned blk_flags, int *err)
 {
 	struct ucmd_request *rq = blk_mq_alloc_request(q, rq_flags, blk_flags, err);
 	struct nvme_request *req;
@@ -20,7 +19,6 @@ struct ucmd_request *nvme_alloc_request(struct ucmd_request_queue *q,
 	if (!rq)
 		return NULL;
 	req = nvme_req(rq);
-	req->cmd = *cmd;
 	req->nvmeq = rq->hctx->driver_data;
 	req->result = 0;
 	req->status = 0;
@@ -36,6 +34,23 @@ struct ucmd_request *nvme_alloc_request(struct ucmd_request_queue *q,
 	gen = (uint8_t)((__atomic_load_n(&req->genctr, __ATOMIC_RELAXED) + 1) & NVME_GENCTR_MASK);
 	__atomic_store_n(&req->genctr, gen, __ATOMIC_RELAXED);
 	req->cmd.cid = (uint16_t)((unsigned)gen << NVME_TAG_BITS | (unsigned)rq->tag);
+	return rq;
+}
+
+struct ucmd_request *nvme_alloc_request(struct ucmd_request_queue *q,
+					const struct ucmd_nvme_sqe *cmd, unsigned rq_flags,
+					unsigned blk_flags, int *err)
+{
+	struct ucmd_request *rq = nvme_alloc_request_nocmd(q, rq_flags, blk_flags, err);
+	struct nvme_request *req;
+	uint16_t cid;
+
+	if (!rq)
+		return NULL;
+	req = nvme_req(rq);
+	cid = req->cmd.cid;
+	req->cmd = *cmd;
+	req->cmd.cid = cid;
 	return rq;
 }
 
