@@ -219,8 +219,10 @@ static enum rq_end_io_ret nvme_uring_cmd_end_io(struct ucmd_request *rq, blk_sta
 	return RQ_END_IO_FREE;
 }
 
-static int nvme_uring_cmd_io(struct nvme_host *h, struct nvme_ns *ns, struct io_uring_cmd *ioucmd,
-			     unsigned issue_flags, bool vec)
+/* Inlined into the two ->uring_cmd entry points, one call fewer per command. */
+static inline __attribute__((always_inline)) int
+nvme_uring_cmd_io(struct nvme_host *h, struct nvme_ns *ns, struct io_uring_cmd *ioucmd,
+		  unsigned issue_flags, bool vec)
 {
 	/* The request's own SQE snapshot, not the shared ring. */
 	const struct nvme_uring_cmd *cmd = io_uring_sqe_cmd(ioucmd->sqe);
@@ -265,17 +267,21 @@ static int nvme_ns_chr_uring_cmd(struct io_uring_cmd *ioucmd, unsigned issue_fla
 {
 	struct nvme_ns *ns = ioucmd->file->private_data;
 	int ret = nvme_uring_cmd_checks(issue_flags);
+	bool vec;
 
 	if (ret)
 		return ret;
 	switch (ioucmd->cmd_op) {
 	case NVME_URING_CMD_IO:
-		return nvme_uring_cmd_io(ns->host, ns, ioucmd, issue_flags, false);
+		vec = false;
+		break;
 	case NVME_URING_CMD_IO_VEC:
-		return nvme_uring_cmd_io(ns->host, ns, ioucmd, issue_flags, true);
+		vec = true;
+		break;
 	default:
 		return -ENOTTY;
 	}
+	return nvme_uring_cmd_io(ns->host, ns, ioucmd, issue_flags, vec);
 }
 
 static int nvme_ns_chr_uring_cmd_iopoll(struct io_uring_cmd *ioucmd)
@@ -288,6 +294,7 @@ static int nvme_ns_chr_uring_cmd_iopoll(struct io_uring_cmd *ioucmd)
 static int nvme_dev_uring_cmd(struct io_uring_cmd *ioucmd, unsigned issue_flags)
 {
 	struct nvme_host *h = ioucmd->file->private_data;
+	bool vec;
 	int ret;
 
 	/* Admin commands are never polled. */
@@ -298,12 +305,15 @@ static int nvme_dev_uring_cmd(struct io_uring_cmd *ioucmd, unsigned issue_flags)
 		return ret;
 	switch (ioucmd->cmd_op) {
 	case NVME_URING_CMD_ADMIN:
-		return nvme_uring_cmd_io(h, NULL, ioucmd, issue_flags, false);
+		vec = false;
+		break;
 	case NVME_URING_CMD_ADMIN_VEC:
-		return nvme_uring_cmd_io(h, NULL, ioucmd, issue_flags, true);
+		vec = true;
+		break;
 	default:
 		return -ENOTTY;
 	}
+	return nvme_uring_cmd_io(h, NULL, ioucmd, issue_flags, vec);
 }
 
 /* ---- synchronous ioctls ---------------------------------------------------- */
