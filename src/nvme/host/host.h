@@ -18,6 +18,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "block/blk.h"
 #include "core/file.h"
@@ -145,8 +146,40 @@ struct ucmd_request *nvme_alloc_request(struct ucmd_request_queue *q,
  */
 struct ucmd_request *nvme_alloc_request_nocmd(struct ucmd_request_queue *q, unsigned rq_flags,
 					      unsigned blk_flags, int *err);
-/* Attach already-checked data (it) to rq; it is moved into the request. */
-void nvme_rq_set_data(struct ucmd_request *rq, struct ucmd_iov_iter *it);
+/*
+ * Attach already-checked data (it) to rq; it is moved into the request
+ * (it->alloc is cleared: the request owns any heap copy). Inline: on
+ * both hot paths the caller's iterator then mostly never exists.
+ */
+static inline void nvme_rq_set_data(struct ucmd_request *rq, struct ucmd_iov_iter *it)
+{
+	struct nvme_request *req = nvme_req(rq);
+
+	/*
+	 * Only what the iterator uses (the whole struct is 160 bytes, a flat
+	 * buffer uses 48 of them). A small iterator points into itself: its
+	 * segments move along and the copy points at its own.
+	 */
+	req->data.nr_segs = it->nr_segs;
+	req->data.count = it->count;
+	req->data.alloc = it->alloc;
+	if (it->iov == it->fast) {
+		/* One segment (a flat buffer) without a call to memcpy. */
+		if (it->nr_segs == 1)
+			req->data.fast[0] = it->fast[0];
+		else if (it->nr_segs)
+			memcpy(req->data.fast, it->fast, it->nr_segs * sizeof(it->fast[0]));
+		req->data.iov = req->data.fast;
+	} else {
+		req->data.iov = it->iov;
+	}
+	/* The request owns any heap copy now. */
+	it->alloc = NULL;
+	req->has_data = true;
+	rq->segs = req->data.iov;
+	rq->nr_segs = req->data.nr_segs;
+	rq->data_len = (uint32_t)req->data.count;
+}
 void nvme_rq_release(struct ucmd_request *rq);
 /* Run rq and wait; returns NVMe status (>0), 0, or -errno (-EINTR: cancelled). */
 int  nvme_execute_rq(struct ucmd_request *rq, uint64_t *result);

@@ -84,7 +84,7 @@ static int nvme_check_metadata(struct nvme_ns *ns, const struct nvme_uring_cmd *
 	return u->metadata_len == want ? 0 : -EINVAL;
 }
 
-static int nvme_import_user_data(struct nvme_host *h, const struct nvme_uring_cmd *u, int rw,
+static inline __attribute__((always_inline)) int nvme_import_user_data(struct nvme_host *h, const struct nvme_uring_cmd *u, int rw,
 				 bool vec, struct io_uring_cmd *ioucmd, struct ucmd_iov_iter *it)
 {
 	int ret;

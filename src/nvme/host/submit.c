@@ -24,8 +24,8 @@ struct ucmd_request *nvme_alloc_request_nocmd(struct ucmd_request_queue *q, unsi
 	req->status = 0;
 	req->flags = 0;
 	req->dma_list = NULL;
+	/* req->data is read only while has_data says it holds something. */
 	req->has_data = false;
-	memset(&req->data, 0, sizeof(req->data));
 	atomic_store_explicit(&req->tstate, NVME_TO_NONE, memory_order_relaxed);
 	/*
 	 * The command id is the tag plus a generation bumped on every use, so a
@@ -52,21 +52,6 @@ struct ucmd_request *nvme_alloc_request(struct ucmd_request_queue *q,
 	req->cmd = *cmd;
 	req->cmd.cid = cid;
 	return rq;
-}
-
-void nvme_rq_set_data(struct ucmd_request *rq, struct ucmd_iov_iter *it)
-{
-	struct nvme_request *req = nvme_req(rq);
-
-	req->data = *it;
-	/* A small iterator points into itself: follow the move. */
-	if (it->iov == it->fast)
-		req->data.iov = req->data.fast;
-	memset(it, 0, sizeof(*it));
-	req->has_data = true;
-	rq->segs = req->data.iov;
-	rq->nr_segs = req->data.nr_segs;
-	rq->data_len = (uint32_t)req->data.count;
 }
 
 void nvme_rq_release(struct ucmd_request *rq)
