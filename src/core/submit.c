@@ -205,7 +205,8 @@ int io_submit_sqes(struct ucmd_ctx *ctx, unsigned nr)
 	if (nr > avail)
 		nr = avail;
 
-	ctx->compl_defer = true;
+	/* one request has nothing to batch with: complete it as it goes */
+	ctx->compl_defer = nr > 1;
 	while (submitted < nr) {
 		unsigned idx = __atomic_load_n(&r->sq_array[head & r->sq_mask], __ATOMIC_RELAXED);
 		head++;
@@ -248,7 +249,8 @@ int io_submit_sqes(struct ucmd_ctx *ctx, unsigned nr)
 	if (plugged)
 		blk_finish_plug(&plug);
 	ctx->compl_defer = false;
-	io_submit_flush_completions(ctx);
+	if (ctx->compl_head)
+		io_submit_flush_completions(ctx);
 	return (int)submitted;
 }
 
