@@ -167,7 +167,8 @@ static inline __attribute__((always_inline)) int nvme_build_user_request(struct 
 	if (!rq) {
 		if (has_data)
 			ucmd_iov_iter_release(&it);
-		return ret;
+		/* never 0 here: the callers use *out whenever 0 comes back */
+		return ret < 0 ? ret : -ENOMEM;
 	}
 	nvme_fill_cmd(&nvme_req(rq)->cmd, u);
 	rq->timeout_ms = u->timeout_ms;
@@ -227,7 +228,8 @@ nvme_uring_cmd_io(struct nvme_host *h, struct nvme_ns *ns, struct io_uring_cmd *
 	/* The request's own SQE snapshot, not the shared ring. */
 	const struct nvme_uring_cmd *cmd = io_uring_sqe_cmd(ioucmd->sqe);
 	struct nvme_uring_cmd_pdu *pdu = nvme_uring_cmd_pdu(ioucmd);
-	struct ucmd_request *rq;
+	/* set whenever the builder returns 0; GCC cannot see that through it */
+	struct ucmd_request *rq = NULL;
 	unsigned rq_flags = 0, blk_flags = 0;
 	int ret;
 
@@ -327,7 +329,7 @@ static long nvme_user_cmd64(struct nvme_host *h, struct nvme_ns *ns, struct ucmd
 		struct nvme_passthru_cmd64 p;
 		struct nvme_uring_cmd u;
 	} cmd;
-	struct ucmd_request *rq;
+	struct ucmd_request *rq = NULL;	/* as above */
 	uint64_t result = 0;
 	int ret;
 
