@@ -30,6 +30,11 @@ struct ucmd_store_ops {
 	int (*write_zeroes)(struct ucmd_store *st, uint64_t off, uint64_t len);
 	/* Change the size (namespace format / resize); new space reads as zeros. */
 	int (*resize)(struct ucmd_store *st, uint64_t size);
+	/*
+	 * Optional hint: [off, off + len) will be read soon. Never fails,
+	 * never blocks.
+	 */
+	void (*prefetch)(struct ucmd_store *st, uint64_t off, uint64_t len);
 	/* Bytes actually allocated (for NUSE / capacity reporting). */
 	uint64_t (*allocated)(struct ucmd_store *st);
 	void (*close)(struct ucmd_store *st);

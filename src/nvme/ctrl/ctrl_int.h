@@ -274,6 +274,8 @@ uint16_t ucmd_admin_ns_attach(struct ucmd_ctrl *c, struct ucmd_req *req);
 /* nvm.c */
 uint16_t ucmd_nvm_flush(struct ucmd_ctrl *c, struct ucmd_req *req);
 uint16_t ucmd_nvm_rw(struct ucmd_ctrl *c, struct ucmd_req *req);
+/* Hint the store about a read a doorbell just announced (see store prefetch). */
+void ucmd_nvm_prefetch(struct ucmd_ctrl *c, const struct ucmd_nvme_sqe *sqe);
 uint16_t ucmd_nvm_compare(struct ucmd_ctrl *c, struct ucmd_req *req);
 uint16_t ucmd_nvm_verify(struct ucmd_ctrl *c, struct ucmd_req *req);
 uint16_t ucmd_nvm_write_zeroes(struct ucmd_ctrl *c, struct ucmd_req *req);

@@ -93,6 +93,19 @@ static int blocks_xfer(struct rw *rw, struct ucmd_iovs *dv, struct ucmd_iovs *mv
 	return ret;
 }
 
+void ucmd_nvm_prefetch(struct ucmd_ctrl *c, const struct ucmd_nvme_sqe *sqe)
+{
+	struct ucmd_ns *ns;
+	uint64_t slba;
+
+	if (sqe->opcode != nvme_cmd_read || !(ns = ucmd_ns_active(c, sqe->nsid)) ||
+	    !ns->st->ops->prefetch)
+		return;
+	slba = (uint64_t)sqe->cdw11 << 32 | sqe->cdw10;
+	if (slba < ns->nsze)
+		ns->st->ops->prefetch(ns->st, ucmd_ns_data_off(ns, slba), ucmd_ns_ds(ns));
+}
+
 uint16_t ucmd_nvm_rw(struct ucmd_ctrl *c, struct ucmd_req *req)
 {
 	bool write = req->cmd.opcode == nvme_cmd_write;

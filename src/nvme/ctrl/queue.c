@@ -312,6 +312,9 @@ static void apply_sq_db(struct ucmd_ctrl *c, uint16_t qid, uint32_t val)
 		return db_invalid(c, NVME_AER_ERROR_INVALID_DB_REG);
 	if (val >= sq->size)
 		return db_invalid(c, NVME_AER_ERROR_INVALID_DB_VAL);
+	/* start every announced read's data on its way before running any */
+	for (uint32_t i = sq->tail; qid && i != val; i = (i + 1) % sq->size)
+		ucmd_nvm_prefetch(c, &sq->mem[i]);
 	sq->tail = val;
 }
 

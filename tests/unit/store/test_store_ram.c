@@ -113,6 +113,30 @@ static void test_odd_size(void **state)
 	ucmd_store_close(st);
 }
 
+/* The read-ahead hint is only a hint: nothing it is given changes the store. */
+static void test_prefetch_is_a_hint(void **state)
+{
+	struct ucmd_store *st;
+	unsigned char buf[64], got[64];
+
+	(void)state;
+	assert_int_equal(ucmd_store_ram_open(4 * CHUNK, &st), 0);
+	assert_non_null(st->ops->prefetch);
+	conf_fill(buf, sizeof(buf), 9);
+	assert_int_equal(ucmd_store_write(st, buf, sizeof(buf), CHUNK + 100, false), 0);
+	st->ops->prefetch(st, CHUNK + 100, 4096);	/* written */
+	st->ops->prefetch(st, 3 * CHUNK, 4096);		/* never written: no chunk */
+	st->ops->prefetch(st, 4 * CHUNK, 4096);		/* at the end */
+	st->ops->prefetch(st, UINT64_MAX, UINT64_MAX);	/* far past it */
+	assert_int_equal(st->ops->allocated(st), CHUNK);
+	assert_int_equal(ucmd_store_read(st, got, sizeof(got), CHUNK + 100), 0);
+	assert_memory_equal(got, buf, sizeof(buf));
+	assert_int_equal(st->ops->resize(st, CHUNK), 0);
+	st->ops->prefetch(st, CHUNK + 100, 4096);	/* cut off by the resize */
+	assert_int_equal(st->ops->allocated(st), 0);
+	ucmd_store_close(st);
+}
+
 static void test_open_limits(void **state)
 {
 	struct ucmd_store *st = NULL;
@@ -136,6 +160,7 @@ int main(void)
 		cmocka_unit_test(test_tib_costs_little),
 		cmocka_unit_test(test_partial_chunk_dealloc),
 		cmocka_unit_test(test_odd_size),
+		cmocka_unit_test(test_prefetch_is_a_hint),
 		cmocka_unit_test(test_open_limits),
 	};
 	int failed;
