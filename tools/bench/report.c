@@ -93,7 +93,7 @@ struct json_object *bench_report_json(const struct bench_opts *o, const struct b
 {
 	static const char *const names[NR_DIRS] = { "read", "write" };
 	struct json_object *root = json_object_new_object(), *job = json_object_new_object();
-	uint64_t ios = 0, bytes = 0;
+	uint64_t bytes = 0;
 
 	json_object_object_add(job, "device",
 			       json_object_new_string(o->path == PATH_BLOCK ? t->bdev : t->ng));
@@ -126,7 +126,6 @@ struct json_object *bench_report_json(const struct bench_opts *o, const struct b
 		json_object_object_add(j, "slat_ns", json_lat(&x->slat));
 		json_object_object_add(j, "clat_ns", json_lat(&x->clat));
 		json_object_object_add(root, names[d], j);
-		ios += x->ios;
 		bytes += x->bytes;
 	}
 	json_object_object_add(root, "iops", json_object_new_double(bench_iops(r)));
