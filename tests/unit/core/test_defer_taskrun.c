@@ -50,29 +50,32 @@ static void *completer_fn(void *arg)
 	return NULL;
 }
 
-static void submit_queued(struct ucmd_ring *ring, int fd)
+/* A DEFER_TASKRUN ring on a new engine, with NR commands held by the device. */
+static struct ucmd_engine *start_queued(struct ucmd_ring *ring)
 {
+	struct ucmd_engine *e = ucmd_engine_new();
+	int fd;
+
+	td_register(e);
+	td_ring_init(e, ring, 8, defer_flags);
+	fd = ucmd_open(e, "tdev_nopoll", O_RDWR);
+	assert_true(fd >= 0);
 	for (unsigned i = 0; i < NR; i++)
 		td_prep(ring, fd, TD_OP_QUEUE, i, 100 + i);
 	assert_int_equal(ucmd_submit(ring), NR);
 	assert_int_equal(td_nr_queued(), NR);
+	return e;
 }
 
 static void test_one_wakeup_per_batch(void **state)
 {
-	struct ucmd_engine *e = ucmd_engine_new();
 	struct ucmd_ring ring;
+	struct ucmd_engine *e = start_queued(&ring);
 	struct io_uring_cqe *cqe;
 	struct completer c = { 0 };
 	pthread_t t;
-	int fd;
 
 	(void)state;
-	td_register(e);
-	td_ring_init(e, &ring, 8, defer_flags);
-	fd = ucmd_open(e, "tdev_nopoll", O_RDWR);
-	assert_true(fd >= 0);
-	submit_queued(&ring, fd);
 	c.ctx = ring.ctx;
 	assert_int_equal(pthread_create(&t, NULL, completer_fn, &c), 0);
 	assert_int_equal(ucmd_wait_cqe_nr(&ring, &cqe, NR), 0);
@@ -110,19 +113,13 @@ static void *other_wait_fn(void *arg)
 /* Task work runs only in the submitter: another thread may not wait. */
 static void test_other_thread_may_not_wait(void **state)
 {
-	struct ucmd_engine *e = ucmd_engine_new();
 	struct ucmd_ring ring;
+	struct ucmd_engine *e = start_queued(&ring);
 	struct other_waiter w;
 	struct td_cqe out[NR];
 	pthread_t t;
-	int fd;
 
 	(void)state;
-	td_register(e);
-	td_ring_init(e, &ring, 8, defer_flags);
-	fd = ucmd_open(e, "tdev_nopoll", O_RDWR);
-	assert_true(fd >= 0);
-	submit_queued(&ring, fd);
 	w = (struct other_waiter){ .ring = &ring, .ret = 1 };
 	assert_int_equal(pthread_create(&t, NULL, other_wait_fn, &w), 0);
 	assert_int_equal(pthread_join(t, NULL), 0);
