@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,6 +139,79 @@ static void test_prefetch_is_a_hint(void **state)
 	ucmd_store_close(st);
 }
 
+/*
+ * I/O runs while another thread resizes. The first 4 chunks always exist,
+ * so I/O there must succeed and keep its data; I/O past them may find the
+ * store shorter (-ERANGE) but must never fail otherwise or touch a freed
+ * chunk (ASan and TSan run this too).
+ */
+struct resize_race {
+	struct ucmd_store *st;
+	atomic_bool stop;
+	int id;
+	unsigned errors;
+};
+
+static void *race_io(void *arg)
+{
+	struct resize_race *r = arg;
+	unsigned char buf[4096], got[4096];
+
+	for (unsigned i = 0; i < 3000; i++) {
+		uint64_t low = (uint64_t)r->id * CHUNK + (i % 16) * 4096;
+		uint64_t high = (uint64_t)(5 + r->id) * CHUNK + (i % 16) * 4096;
+		int ret;
+
+		memset(buf, (int)(i + r->id) & 0xff, sizeof(buf));
+		if (ucmd_store_write(r->st, buf, sizeof(buf), low, false) ||
+		    ucmd_store_read(r->st, got, sizeof(got), low) || memcmp(buf, got, sizeof(got)))
+			r->errors++;
+		ret = ucmd_store_read(r->st, got, sizeof(got), high);
+		if (ret && ret != -ERANGE)
+			r->errors++;
+		ret = ucmd_store_write(r->st, buf, sizeof(buf), high, false);
+		if (ret && ret != -ERANGE)
+			r->errors++;
+		r->st->ops->prefetch(r->st, high, 4096);
+	}
+	return NULL;
+}
+
+static void *race_resize(void *arg)
+{
+	struct resize_race *r = arg;
+
+	/* across a leaf boundary too, so the top-level table grows and moves */
+	for (unsigned i = 0; !atomic_load(&r->stop); i++)
+		if (r->st->ops->resize(r->st, i & 1 ? 4 * CHUNK : (512ull << 20)))
+			r->errors++;
+	return NULL;
+}
+
+static void test_io_during_resize(void **state)
+{
+	struct resize_race io[3], rz = { .stop = false };
+	pthread_t tio[3], trz;
+	struct ucmd_store *st = NULL;
+
+	(void)state;
+	assert_int_equal(ucmd_store_ram_open(8 * CHUNK, &st), 0);
+	rz.st = st;
+	assert_int_equal(pthread_create(&trz, NULL, race_resize, &rz), 0);
+	for (int i = 0; i < 3; i++) {
+		io[i] = (struct resize_race){ .st = st, .id = i };
+		assert_int_equal(pthread_create(&tio[i], NULL, race_io, &io[i]), 0);
+	}
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(pthread_join(tio[i], NULL), 0);
+		assert_int_equal(io[i].errors, 0);
+	}
+	atomic_store(&rz.stop, true);
+	assert_int_equal(pthread_join(trz, NULL), 0);
+	assert_int_equal(rz.errors, 0);
+	ucmd_store_close(st);
+}
+
 static void test_open_limits(void **state)
 {
 	struct ucmd_store *st = NULL;
@@ -161,6 +236,7 @@ int main(void)
 		cmocka_unit_test(test_partial_chunk_dealloc),
 		cmocka_unit_test(test_odd_size),
 		cmocka_unit_test(test_prefetch_is_a_hint),
+		cmocka_unit_test(test_io_during_resize),
 		cmocka_unit_test(test_open_limits),
 	};
 	int failed;
