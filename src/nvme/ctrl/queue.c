@@ -417,15 +417,19 @@ void ucmd_ctrl_run(struct ucmd_ctrl *c)
 	deadline = next_deadline(c);
 	pthread_mutex_unlock(&c->lock);
 
-	pthread_mutex_lock(&c->db_lock);
-	c->timer_deadline_ns = deadline;
-	pthread_mutex_unlock(&c->db_lock);
+	/* Only the controller thread sleeps on a deadline: delays need it. */
+	if (c->p.mode == UCMD_CTRL_THREAD) {
+		pthread_mutex_lock(&c->db_lock);
+		c->timer_deadline_ns = deadline;
+		pthread_mutex_unlock(&c->db_lock);
+	}
 	/* Outside the lock: the handler may ring doorbells itself. */
 	for (unsigned j = 0; j < nvec; j++)
 		c->p.irq(c->p.irq_arg, vectors[j]);
 }
 
-static void db_stage(struct ucmd_ctrl *c, uint32_t off, uint32_t val)
+/* Returns whether the write needs a controller pass. */
+static bool db_stage(struct ucmd_ctrl *c, uint32_t off, uint32_t val)
 {
 	uint32_t idx = (off - UCMD_NVME_REG_DBS) / 4;
 
@@ -434,10 +438,15 @@ static void db_stage(struct ucmd_ctrl *c, uint32_t off, uint32_t val)
 	if (idx < 2u * (c->qmax + 1u)) {
 		c->db_val[idx] = val;
 		c->db_dirty[idx] = 1;
-		/* A CQ head nobody waits for is applied at the next wake-up. */
-		if ((idx & 1) && !c->cq_waiting[idx / 2] && c->p.mode == UCMD_CTRL_THREAD) {
+		/*
+		 * A CQ head nobody waits for is applied at the next pass (the
+		 * next SQ doorbell, or a full CQ looking for staged heads), as
+		 * a device reads it when it next needs room: one pass per
+		 * batch instead of two.
+		 */
+		if ((idx & 1) && !c->cq_waiting[idx / 2]) {
 			pthread_mutex_unlock(&c->db_lock);
-			return;
+			return false;
 		}
 		if (idx & 1)
 			c->cq_waiting[idx / 2] = 0;
@@ -448,19 +457,20 @@ static void db_stage(struct ucmd_ctrl *c, uint32_t off, uint32_t val)
 	if (c->p.mode == UCMD_CTRL_THREAD)
 		pthread_cond_signal(&c->db_cond);
 	pthread_mutex_unlock(&c->db_lock);
+	return true;
 }
 
 void ucmd_db_write(struct ucmd_ctrl *c, uint32_t off, uint32_t val)
 {
 	/* ucmd_ctrl_run holds c->lock for a whole pass: a trap waits for it. */
-	bool trap = c->p.mode == UCMD_CTRL_THREAD && c->p.db_trap;
+	bool trap = c->p.mode == UCMD_CTRL_THREAD && c->p.db_trap, run;
 
 	if (trap)
 		pthread_mutex_lock(&c->lock);
-	db_stage(c, off, val);
+	run = db_stage(c, off, val);
 	if (trap)
 		pthread_mutex_unlock(&c->lock);
-	if (c->p.mode == UCMD_CTRL_INLINE)
+	if (run && c->p.mode == UCMD_CTRL_INLINE)
 		ucmd_ctrl_run(c);
 }
 
