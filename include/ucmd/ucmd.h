@@ -90,6 +90,26 @@ int ucmd_close(struct ucmd_engine *e, int fd);
 /* The engine's device names: up to max of them into names; returns how many there are. */
 int ucmd_device_names(struct ucmd_engine *e, const char **names, unsigned max);
 
+/*
+ * A block device's I/O statistics: the fields of Linux's
+ * /sys/block/<dev>/stat that fio's "Disk stats" use; [0] reads, [1] writes.
+ * Passthrough I/O on the generic device is not counted, as in Linux.
+ */
+struct ucmd_disk_stat {
+	uint64_t ios[2];		/* completed I/Os */
+	uint64_t merges[2];		/* merged into another request */
+	uint64_t sectors[2];		/* 512-byte sectors moved */
+	uint64_t ticks_ms[2];		/* summed I/O durations */
+	uint64_t io_ticks_ms;		/* time with I/O in flight */
+	uint64_t time_in_queue_ms;	/* summed durations, reads and writes */
+};
+
+/*
+ * The statistics of block device `name` ("nvme0n1"; on the kernel backend,
+ * from /sys/block). -ENOENT: no such device; -ENOTBLK: not a block device.
+ */
+int ucmd_disk_stat(struct ucmd_engine *e, const char *name, struct ucmd_disk_stat *out);
+
 /* ---- ring setup and teardown ------------------------------------------- */
 
 int ucmd_queue_init(unsigned entries, struct ucmd_ring *ring, unsigned flags);

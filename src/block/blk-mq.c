@@ -70,6 +70,7 @@ void blk_execute_rq_nowait(struct ucmd_request *rq, bool at_head)
 	struct ucmd_blk_plug *plug = current_plug;
 
 	(void)at_head;
+	blk_account_io_start(rq);
 	if (!plug) {
 		blk_mq_issue_direct(rq, true);
 		atomic_fetch_add_explicit(&rq->hctx->nr_batches, 1, memory_order_relaxed);
@@ -104,6 +105,7 @@ void blk_start_plug(struct ucmd_blk_plug *plug)
 	plug->multiple_queues = false;
 	plug->q = NULL;
 	plug->flushes = 0;
+	plug->cur_ktime = 0;
 	/* Nested plugs collapse into the outermost, as in Linux. */
 	if (!current_plug)
 		current_plug = plug;
@@ -199,14 +201,6 @@ bool blk_mq_complete_request_claim(struct ucmd_request *rq)
 	return atomic_compare_exchange_strong_explicit(&rq->state, &expected, MQ_RQ_COMPLETE,
 						       memory_order_acq_rel,
 						       memory_order_acquire);
-}
-
-void blk_mq_end_request(struct ucmd_request *rq, blk_status_t err)
-{
-	rq_end_io_fn *fn = rq->end_io;
-
-	if (!fn || fn(rq, err) == RQ_END_IO_FREE)
-		blk_mq_free_request(rq);
 }
 
 /* Checks in-flight requests against their deadlines, as blk_mq_timeout_work. */

@@ -53,6 +53,7 @@ struct ucmd_mq_ops {
 #define REQ_OP_DRV_OUT		(1u << 1)	/* data to the device */
 #define REQ_POLLED		(1u << 2)
 #define REQ_NOWAIT		(1u << 3)
+#define REQ_IO_STAT		(1u << 4)	/* counted in the disk's stats (blk-stat.c) */
 /* blk_mq_alloc_request flags */
 #define BLK_MQ_REQ_NOWAIT	(1u << 0)
 
@@ -69,6 +70,7 @@ struct ucmd_request {
 	uint32_t meta_len;
 	uint32_t timeout_ms;		/* 0: none */
 	uint64_t deadline_ns;
+	uint64_t start_time_ns;		/* REQ_IO_STAT: when it was issued */
 	atomic_int state;		/* MQ_RQ_IDLE / IN_FLIGHT / COMPLETE */
 	rq_end_io_fn *end_io;
 	void *end_io_data;
@@ -106,9 +108,16 @@ struct ucmd_tag_set {
 	pthread_mutex_t timeout_lock;
 };
 
+/* A block device's counters: reads [0] and writes [1]. See blk-stat.c. */
+struct blk_disk_stats {
+	_Atomic uint64_t ios[2], sectors[2], nsecs[2];
+	_Atomic uint64_t io_ticks_ms, stamp_ms;
+};
+
 struct ucmd_request_queue {
 	struct ucmd_tag_set *set;
 	void *queuedata;
+	struct blk_disk_stats *stats;	/* the disk's; NULL: none */
 };
 
 struct ucmd_blk_plug {
@@ -118,6 +127,7 @@ struct ucmd_blk_plug {
 	bool multiple_queues;
 	struct ucmd_request_queue *q;	/* the queue of the first request */
 	unsigned flushes;		/* statistics: early flushes */
+	uint64_t cur_ktime;		/* blk_time_get_ns() of this plug, 0: unread */
 };
 
 static inline void *blk_mq_rq_to_pdu(struct ucmd_request *rq)
@@ -138,6 +148,56 @@ struct ucmd_request *blk_mq_alloc_request(struct ucmd_request_queue *q, unsigned
 struct ucmd_request *blk_mq_alloc_request_hctx(struct ucmd_request_queue *q, unsigned cmd_flags,
 					       unsigned flags, unsigned hctx_idx, int *err);
 void blk_mq_free_request(struct ucmd_request *rq);
+
+/* Disk statistics (blk-stat.c) */
+struct ucmd_disk_stat;
+uint64_t blk_time_get_ns(void);
+void __blk_account_io_start(struct ucmd_request *rq);
+void __blk_account_io_done(struct ucmd_request *rq);
+/* Inline: a passthrough request pays one flag test for them. */
+static inline void blk_account_io_start(struct ucmd_request *rq)
+{
+	if (rq->cmd_flags & REQ_IO_STAT)
+		__blk_account_io_start(rq);
+}
+
+static inline void blk_account_io_done(struct ucmd_request *rq)
+{
+	if (rq->cmd_flags & REQ_IO_STAT)
+		__blk_account_io_done(rq);
+}
+
+/* Around one pass of completions: they share one clock reading. */
+struct blk_compl_time {
+	unsigned depth;		/* open completion batches on this thread */
+	uint64_t now;		/* 0: not read yet in this batch */
+};
+extern __thread struct blk_compl_time blk_compl_time;
+
+static inline void blk_complete_batch_begin(void)
+{
+	blk_compl_time.depth++;
+}
+
+static inline void blk_complete_batch_end(void)
+{
+	if (!--blk_compl_time.depth)
+		blk_compl_time.now = 0;
+}
+
+/*
+ * Driver: the request is done; counts it, calls rq->end_io, frees it if
+ * asked. Inline: it is on every completion, and out of line it costs a call.
+ */
+static inline void blk_mq_end_request(struct ucmd_request *rq, blk_status_t err)
+{
+	rq_end_io_fn *fn = rq->end_io;
+
+	blk_account_io_done(rq);
+	if (!fn || fn(rq, err) == RQ_END_IO_FREE)
+		blk_mq_free_request(rq);
+}
+void blk_disk_stats_read(struct blk_disk_stats *s, struct ucmd_disk_stat *out);
 struct ucmd_request *blk_mq_tag_to_rq(struct ucmd_hw_queue *hctx, unsigned tag);
 
 /*
@@ -145,8 +205,6 @@ struct ucmd_request *blk_mq_tag_to_rq(struct ucmd_hw_queue *hctx, unsigned tag);
  * it joins the plug's batch; otherwise it goes through ->queue_rq at once.
  */
 void blk_execute_rq_nowait(struct ucmd_request *rq, bool at_head);
-/* Driver: the request is done; calls rq->end_io, frees it if asked. */
-void blk_mq_end_request(struct ucmd_request *rq, blk_status_t err);
 /* For the timeout scanner: claim completion; false if already completed. */
 bool blk_mq_complete_request_claim(struct ucmd_request *rq);
 

@@ -16,6 +16,7 @@ struct ucmd_backend {
 	int (*open)(struct ucmd_engine *e, const char *name, int flags);
 	int (*close)(struct ucmd_engine *e, int fd);
 	int (*device_names)(struct ucmd_engine *e, const char **names, unsigned max);
+	int (*disk_stat)(struct ucmd_engine *e, const char *name, struct ucmd_disk_stat *out);
 	int (*queue_init)(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
 			  struct io_uring_params *p);
 	void (*queue_exit)(struct ucmd_ring *ring);

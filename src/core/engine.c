@@ -153,6 +153,23 @@ int ucmd_device_names(struct ucmd_engine *e, const char **names, unsigned max)
 	return (int)n;
 }
 
+int ucmd_disk_stat(struct ucmd_engine *e, const char *name, struct ucmd_disk_stat *out)
+{
+	struct ucmd_device *d;
+
+	if (!e || !name || !out)
+		return -EINVAL;
+	if (e->backend)
+		return e->backend->disk_stat ? e->backend->disk_stat(e, name, out) : -ENOTBLK;
+	d = ucmd_engine_find_device(e, name);
+	if (!d)
+		return -ENOENT;
+	if (!d->ops->disk_stat)
+		return -ENOTBLK;
+	memset(out, 0, sizeof(*out));
+	return d->ops->disk_stat(d->priv, out);
+}
+
 int ucmd_open(struct ucmd_engine *e, const char *name, int flags)
 {
 	struct ucmd_device *d;

@@ -18,6 +18,7 @@ struct ucmd_file;
 struct io_uring_cmd;
 struct ucmd_kiocb_rw;
 struct ucmd_cmd_desc;
+struct ucmd_disk_stat;
 
 /* issue_flags, the kernel's enum io_uring_cmd_flags values */
 #define IO_URING_F_COMPLETE_DEFER	(1u << 0)
@@ -50,6 +51,8 @@ struct ucmd_file_ops {
 	int (*describe)(const struct io_uring_cmd *cmd, struct ucmd_cmd_desc *desc);
 	/* Describe a READ/WRITE family request. */
 	int (*describe_rw)(const struct ucmd_kiocb_rw *kiocb, struct ucmd_cmd_desc *desc);
+	/* A block device's statistics (the device's priv); NULL: not a disk. */
+	int (*disk_stat)(void *priv, struct ucmd_disk_stat *out);
 };
 
 struct ucmd_device {

@@ -89,11 +89,46 @@ static int kernel_device_names(struct ucmd_engine *e, const char **names, unsign
 	return (int)n;
 }
 
+/* /sys/block/<name>/stat: Documentation/block/stat.rst gives its fields. */
+static int kernel_disk_stat(struct ucmd_engine *e, const char *name, struct ucmd_disk_stat *out)
+{
+	char path[PATH_MAX];
+	unsigned long long v[11];
+	const char *base = strrchr(name, '/');
+	FILE *f;
+	int n;
+
+	(void)e;
+	base = base ? base + 1 : name;
+	if (!*base || strlen(base) + 20 >= sizeof(path))
+		return -EINVAL;
+	snprintf(path, sizeof(path), "/sys/block/%s/stat", base);
+	f = fopen(path, "re");
+	if (!f && errno == ENOENT) {
+		/* no disk of that name: a char device (ngXnY), or nothing */
+		snprintf(path, sizeof(path), "/dev/%s", base);
+		return access(path, F_OK) ? -ENOENT : -ENOTBLK;
+	}
+	if (!f)
+		return -errno;
+	n = fscanf(f, "%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1],
+		   &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10]);
+	fclose(f);
+	if (n != 11)
+		return -EIO;
+	*out = (struct ucmd_disk_stat){
+		.ios = { v[0], v[4] }, .merges = { v[1], v[5] }, .sectors = { v[2], v[6] },
+		.ticks_ms = { v[3], v[7] }, .io_ticks_ms = v[9], .time_in_queue_ms = v[10],
+	};
+	return 0;
+}
+
 static const struct ucmd_backend kernel_backend = {
 	.name = "kernel",
 	.open = kernel_open,
 	.close = kernel_close,
 	.device_names = kernel_device_names,
+	.disk_stat = kernel_disk_stat,
 	.queue_init = kernel_queue_init,
 	.queue_exit = kernel_queue_exit,
 	.enter = kernel_enter,

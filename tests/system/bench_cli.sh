@@ -37,6 +37,16 @@ for k in ("read", "write"):
         seq = [p[n] for n in ("p50", "p90", "p99", "p99.9", "p99.99")]
         assert seq == sorted(seq) and c["min"] <= seq[0] and seq[-1] <= c["max"], c
 assert ios > 0 and abs(d["iops"] * d["elapsed_s"] - ios) <= 1 + 1e-6 * ios, d
+# the block device counts its I/O (the main phase, as fio); passthrough is not counted
+if path == "block":
+    u = d["disk_util"][0]
+    assert u["name"].endswith("n1"), u
+    assert u["read_ios"] == d["read"]["ios"] and u["write_ios"] == d["write"]["ios"], (u, d)
+    assert u["read_sectors"] * 512 == d["read"]["bytes"], u
+    assert u["write_sectors"] * 512 == d["write"]["bytes"], u
+    assert u["in_queue"] >= u["read_ticks"] + u["write_ticks"] and 0 <= u["util"] <= 100, u
+else:
+    assert "disk_util" not in d, d
 ' "$1"
 }
 
@@ -66,6 +76,12 @@ echo "$out"
 echo "$out" | grep -q "write: IOPS=" || fail "no write line"
 echo "$out" | grep -q "p99.99=" || fail "no percentiles"
 echo "$out" | grep -q "verify: .* 0 bad" || fail "verify did not pass"
+
+step "bench --path block text output: fio's Disk stats line"
+out=$("$UCMD" bench --path block --rw randread --size 16M --ops 1000 --batch 4)
+echo "$out"
+echo "$out" | grep -Eq "^  nvme[0-9]+n1: ios=1000/0, merge=0/0, ticks=[0-9]+/0, in_queue=[0-9]+, util=[0-9.]+%$" ||
+	fail "no Disk stats line for the block path"
 
 step "bad options give clear errors"
 for bad in "--rw sideways" "--bs 1000" "--iodepth 0" "--batch 64 --iodepth 8" \

@@ -511,9 +511,22 @@ int bench_run(const struct bench_opts *o, const struct bench_target *t,
 		if (ret)
 			return r->error = ret;
 	}
+	struct ucmd_disk_stat d0, d1;
+	bool disk = o->path == PATH_BLOCK && !ucmd_disk_stat(t->engine, t->bdev, &d0);
 	ret = run_phase(o, t, r, show);
 	if (ret)
 		return ret;
+	if (disk && !ucmd_disk_stat(t->engine, t->bdev, &d1)) {
+		r->have_disk = true;
+		for (int d = 0; d < 2; d++) {
+			r->disk.ios[d] = d1.ios[d] - d0.ios[d];
+			r->disk.merges[d] = d1.merges[d] - d0.merges[d];
+			r->disk.sectors[d] = d1.sectors[d] - d0.sectors[d];
+			r->disk.ticks_ms[d] = d1.ticks_ms[d] - d0.ticks_ms[d];
+		}
+		r->disk.io_ticks_ms = d1.io_ticks_ms - d0.io_ticks_ms;
+		r->disk.time_in_queue_ms = d1.time_in_queue_ms - d0.time_in_queue_ms;
+	}
 	if (o->verify && writes) {
 		struct bench_opts post = *o;
 		struct bench_result *pr = result_new();

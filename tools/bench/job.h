@@ -46,6 +46,9 @@ struct bench_result {
 	int first_error;	/* the first bad res seen (NVMe status or -errno) */
 	int error;		/* setup failure (-errno), with the reason below */
 	char errmsg[160];
+	/* --path block: the disk's statistics over the main phase, as fio's */
+	bool have_disk;
+	struct ucmd_disk_stat disk;
 };
 
 /* Allocates *out (free() it); returns 0 or r->error. */

@@ -40,6 +40,14 @@ static void text_lat(FILE *f, const char *name, const struct hist *h)
 			i + 1 < NR_PCTS ? ", " : "\n");
 }
 
+/* Busy time over run time, as fio's util, at most 100 %. */
+static double disk_util(const struct bench_result *r)
+{
+	double u = r->elapsed > 0 ? (double)r->disk.io_ticks_ms / (r->elapsed * 1000.0) * 100.0 : 0;
+
+	return u > 100.0 ? 100.0 : u;
+}
+
 void bench_report_text(FILE *f, const struct bench_opts *o, const struct bench_target *t,
 		       const struct bench_result *r)
 {
@@ -71,6 +79,17 @@ void bench_report_text(FILE *f, const struct bench_opts *o, const struct bench_t
 	if (r->io_errors)
 		fprintf(f, "  errors: %llu I/Os failed, first res %d\n",
 			(unsigned long long)r->io_errors, r->first_error);
+	if (r->have_disk) {
+		const struct ucmd_disk_stat *s = &r->disk;
+
+		/* fio's line, from the block device's counters */
+		fprintf(f, "\nDisk stats (read/write):\n  %s: ios=%llu/%llu, merge=%llu/%llu, "
+			"ticks=%llu/%llu, in_queue=%llu, util=%.2f%%\n", t->bdev,
+			(unsigned long long)s->ios[0], (unsigned long long)s->ios[1],
+			(unsigned long long)s->merges[0], (unsigned long long)s->merges[1],
+			(unsigned long long)s->ticks_ms[0], (unsigned long long)s->ticks_ms[1],
+			(unsigned long long)s->time_in_queue_ms, disk_util(r));
+	}
 }
 
 static struct json_object *json_lat(const struct hist *h)
@@ -137,5 +156,27 @@ struct json_object *bench_report_json(const struct bench_opts *o, const struct b
 	json_object_object_add(v, "errors", json_object_new_int64((int64_t)r->verify_errors));
 	json_object_object_add(root, "verify", v);
 	json_object_object_add(root, "io_errors", json_object_new_int64((int64_t)r->io_errors));
+	if (r->have_disk) {
+		/* fio's "disk_util" entry, with its field names */
+		struct json_object *a = json_object_new_array(), *u = json_object_new_object();
+		const struct ucmd_disk_stat *s = &r->disk;
+
+		json_object_object_add(u, "name", json_object_new_string(t->bdev));
+		json_object_object_add(u, "read_ios", json_object_new_int64((int64_t)s->ios[0]));
+		json_object_object_add(u, "write_ios", json_object_new_int64((int64_t)s->ios[1]));
+		json_object_object_add(u, "read_merges", json_object_new_int64((int64_t)s->merges[0]));
+		json_object_object_add(u, "write_merges", json_object_new_int64((int64_t)s->merges[1]));
+		json_object_object_add(u, "read_sectors", json_object_new_int64((int64_t)s->sectors[0]));
+		json_object_object_add(u, "write_sectors",
+				       json_object_new_int64((int64_t)s->sectors[1]));
+		json_object_object_add(u, "read_ticks", json_object_new_int64((int64_t)s->ticks_ms[0]));
+		json_object_object_add(u, "write_ticks",
+				       json_object_new_int64((int64_t)s->ticks_ms[1]));
+		json_object_object_add(u, "in_queue",
+				       json_object_new_int64((int64_t)s->time_in_queue_ms));
+		json_object_object_add(u, "util", json_object_new_double(disk_util(r)));
+		json_object_array_add(a, u);
+		json_object_object_add(root, "disk_util", a);
+	}
 	return root;
 }

@@ -39,7 +39,8 @@ static long nvme_bdev_rw(struct ucmd_kiocb_rw *kiocb, unsigned issue_flags, bool
 	uint64_t lbs = 1ull << ns->lba_shift, nlb;
 	struct ucmd_nvme_sqe c = { .opcode = write ? nvme_cmd_write : nvme_cmd_read };
 	struct ucmd_iov_iter it = { 0 };
-	unsigned rq_flags = write ? REQ_OP_DRV_OUT : REQ_OP_DRV_IN, blk_flags = 0;
+	/* the disk counts its own I/O; passthrough on ngXnY is not counted */
+	unsigned rq_flags = (write ? REQ_OP_DRV_OUT : REQ_OP_DRV_IN) | REQ_IO_STAT, blk_flags = 0;
 	struct ucmd_request *rq;
 	int ret;
 
@@ -105,10 +106,19 @@ static int nvme_bdev_iopoll(struct ucmd_kiocb_rw *kiocb)
 	return pdu->nvmeq ? nvme_poll_queue(pdu->nvmeq) : 0;
 }
 
+static int nvme_bdev_disk_stat(void *priv, struct ucmd_disk_stat *out)
+{
+	struct nvme_ns *ns = priv;
+
+	blk_disk_stats_read(&ns->stats, out);
+	return 0;
+}
+
 const struct ucmd_file_ops nvme_bdev_fops = {
 	.name = "nvme-block",
 	.read_iter = nvme_bdev_read_iter,
 	.write_iter = nvme_bdev_write_iter,
 	.iopoll = nvme_bdev_iopoll,
 	.describe_rw = nvme_bdev_describe_rw,
+	.disk_stat = nvme_bdev_disk_stat,
 };

@@ -126,6 +126,7 @@ static int nvme_alloc_ns(struct nvme_host *h, uint32_t nsid, const struct nvme_i
 	}
 	blk_mq_init_queue(&ns->q, &h->io_set, ns);
 	blk_mq_init_queue(&ns->pq, h->opts.nr_poll_queues ? &h->poll_set : &h->io_set, ns);
+	ns->q.stats = ns->pq.stats = &ns->stats;
 	snprintf(ns->ng_name, sizeof(ns->ng_name), "ng%un%u", h->opts.instance, nsid);
 	snprintf(ns->blk_name, sizeof(ns->blk_name), "nvme%un%u", h->opts.instance, nsid);
 	h->ns[h->nr_ns++] = ns;

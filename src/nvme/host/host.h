@@ -92,6 +92,7 @@ struct nvme_ns {
 	bool ext;			/* extended LBA: metadata inline with data */
 	struct ucmd_request_queue q;	/* interrupt-driven queues */
 	struct ucmd_request_queue pq;	/* polled queues (if any) */
+	struct blk_disk_stats stats;	/* the block device's, both queues' */
 	char ng_name[32], blk_name[32];
 };
 

@@ -358,10 +358,12 @@ int nvme_poll_queue(struct nvme_queue *q)
 		if (pthread_mutex_trylock(&q->cq_lock))
 			return found;
 		atomic_store(&q->cq_pending, 0);
+		blk_complete_batch_begin();
 		while (nvme_cqe_take(q, &cqe)) {
 			nvme_handle_cqe(q, &cqe);
 			n++;
 		}
+		blk_complete_batch_end();
 		if (n && q->live)
 			ucmd_ctrl_write32(q->host->ctrl, q->cq_db, q->cq_head);
 		pthread_mutex_unlock(&q->cq_lock);
