@@ -87,9 +87,15 @@ void ucmd_queues_free(struct ucmd_ctrl *c)
 	}
 }
 
+/* Queue sizes need not be powers of two: wrap by comparison, not by division. */
 static uint32_t cq_used(const struct ucmd_cq *cq)
 {
-	return (cq->tail + cq->size - cq->head) % cq->size;
+	return cq->tail >= cq->head ? cq->tail - cq->head : cq->tail + cq->size - cq->head;
+}
+
+static uint32_t sq_next(const struct ucmd_sq *sq, uint32_t i)
+{
+	return i + 1 == sq->size ? 0 : i + 1;
 }
 
 /* Slots we may still fill without overwriting an unconsumed entry */
@@ -242,7 +248,7 @@ static void sq_process(struct ucmd_ctrl *c, struct ucmd_sq *sq, uint64_t now)
 		}
 		memcpy(&req->cmd, &sq->mem[sq->head], sizeof(req->cmd));
 		req->sqid = sq->qid;
-		sq->head = (sq->head + 1) % sq->size;
+		sq->head = sq_next(sq, sq->head);
 		delay = c->delay_ms[sq->qid == 0][req->cmd.opcode];
 		if (delay && c->p.mode == UCMD_CTRL_THREAD) {
 			req->deadline_ns = now + (uint64_t)delay * 1000000ull;
@@ -313,7 +319,7 @@ static void apply_sq_db(struct ucmd_ctrl *c, uint16_t qid, uint32_t val)
 	if (val >= sq->size)
 		return db_invalid(c, NVME_AER_ERROR_INVALID_DB_VAL);
 	/* start every announced read's data on its way before running any */
-	for (uint32_t i = sq->tail; qid && i != val; i = (i + 1) % sq->size)
+	for (uint32_t i = sq->tail; qid && i != val; i = sq_next(sq, i))
 		ucmd_nvm_prefetch(c, &sq->mem[i]);
 	sq->tail = val;
 }

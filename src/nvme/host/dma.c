@@ -170,6 +170,9 @@ void nvme_unmap_data(struct ucmd_request *rq)
 {
 	struct nvme_request *req = nvme_req(rq);
 
-	free(req->dma_list);
-	req->dma_list = NULL;
+	/* one PRP page or none is the rule: skip free(NULL)'s call */
+	if (req->dma_list) {
+		free(req->dma_list);
+		req->dma_list = NULL;
+	}
 }
