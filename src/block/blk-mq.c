@@ -18,14 +18,6 @@ struct ucmd_blk_plug *blk_current_plug(void)
 	return current_plug;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void *timeout_scanner(void *arg);
 
 static void blk_add_timer(struct ucmd_request *rq)
@@ -34,7 +26,7 @@ static void blk_add_timer(struct ucmd_request *rq)
 
 	if (!rq->timeout_ms || !set->ops->timeout)
 		return;
-	__atomic_store_n(&rq->deadline_ns, now_ns() + (uint64_t)rq->timeout_ms * 1000000ull,
+	__atomic_store_n(&rq->deadline_ns, ktime_get_ns() + (uint64_t)rq->timeout_ms * 1000000ull,
 			 __ATOMIC_RELAXED);
 	if (atomic_load_explicit(&set->timeout_started, memory_order_acquire))
 		return;
@@ -210,7 +202,7 @@ static void *timeout_scanner(void *arg)
 	struct timespec tick = { 0, 2 * 1000 * 1000 };
 
 	while (!atomic_load_explicit(&set->timeout_stop, memory_order_acquire)) {
-		uint64_t now = now_ns();
+		uint64_t now = ktime_get_ns();
 		for (unsigned i = 0; i < set->nr_hw_queues; i++) {
 			struct ucmd_hw_queue *h = &set->hctxs[i];
 			for (unsigned t = 0; t < h->depth; t++) {

@@ -18,7 +18,7 @@
 
 __thread struct blk_compl_time blk_compl_time;
 
-static uint64_t ktime_get_ns(void)
+uint64_t ktime_get_ns(void)
 {
 	struct timespec ts;
 

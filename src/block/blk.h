@@ -151,6 +151,7 @@ void blk_mq_free_request(struct ucmd_request *rq);
 
 /* Disk statistics (blk-stat.c) */
 struct ucmd_disk_stat;
+uint64_t ktime_get_ns(void);		/* CLOCK_MONOTONIC, ns */
 uint64_t blk_time_get_ns(void);
 void __blk_account_io_start(struct ucmd_request *rq);
 void __blk_account_io_done(struct ucmd_request *rq);
