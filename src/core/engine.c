@@ -123,16 +123,21 @@ int ucmd_engine_remove_device(struct ucmd_engine *e, const char *name)
 	return -ENOENT;
 }
 
+/* Caller holds e->lock. */
+static struct ucmd_device *find_device_locked(struct ucmd_engine *e, const char *name)
+{
+	for (struct ucmd_device *d = e->devices; d; d = d->next)
+		if (!strcmp(d->name, name))
+			return d;
+	return NULL;
+}
+
 struct ucmd_device *ucmd_engine_find_device(struct ucmd_engine *e, const char *name)
 {
-	struct ucmd_device *found = NULL;
+	struct ucmd_device *found;
 
 	pthread_mutex_lock(&e->lock);
-	for (struct ucmd_device *d = e->devices; d; d = d->next)
-		if (!strcmp(d->name, name)) {
-			found = d;
-			break;
-		}
+	found = find_device_locked(e, name);
 	pthread_mutex_unlock(&e->lock);
 	return found;
 }
@@ -161,13 +166,19 @@ int ucmd_disk_stat(struct ucmd_engine *e, const char *name, struct ucmd_disk_sta
 		return -EINVAL;
 	if (e->backend)
 		return e->backend->disk_stat ? e->backend->disk_stat(e, name, out) : -ENOTBLK;
-	d = ucmd_engine_find_device(e, name);
-	if (!d)
-		return -ENOENT;
-	if (!d->ops->disk_stat)
-		return -ENOTBLK;
-	memset(out, 0, sizeof(*out));
-	return d->ops->disk_stat(d->priv, out);
+	/* Under the lock: the device (and its namespace) cannot go away meanwhile. */
+	int ret = -ENOENT;
+
+	pthread_mutex_lock(&e->lock);
+	d = find_device_locked(e, name);
+	if (d && !d->ops->disk_stat) {
+		ret = -ENOTBLK;
+	} else if (d) {
+		memset(out, 0, sizeof(*out));
+		ret = d->ops->disk_stat(d->priv, out);
+	}
+	pthread_mutex_unlock(&e->lock);
+	return ret;
 }
 
 int ucmd_open(struct ucmd_engine *e, const char *name, int flags)
