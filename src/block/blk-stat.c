@@ -95,12 +95,14 @@ void blk_disk_stats_read(struct blk_disk_stats *s, struct ucmd_disk_stat *out)
 	uint64_t nsecs = 0;
 
 	for (unsigned d = 0; d < 2; d++) {
+		/* one reading serves both the ticks and their sum */
+		uint64_t ns = atomic_load_explicit(&s->nsecs[d], memory_order_relaxed);
+
 		out->ios[d] = atomic_load_explicit(&s->ios[d], memory_order_relaxed);
 		out->merges[d] = 0;	/* requests are never merged */
 		out->sectors[d] = atomic_load_explicit(&s->sectors[d], memory_order_relaxed);
-		out->ticks_ms[d] = atomic_load_explicit(&s->nsecs[d], memory_order_relaxed) /
-				   1000000u;
-		nsecs += atomic_load_explicit(&s->nsecs[d], memory_order_relaxed);
+		out->ticks_ms[d] = ns / 1000000u;
+		nsecs += ns;
 	}
 	out->io_ticks_ms = atomic_load_explicit(&s->io_ticks_ms, memory_order_relaxed);
 	out->time_in_queue_ms = nsecs / 1000000u;

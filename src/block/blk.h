@@ -198,6 +198,7 @@ static inline void blk_mq_end_request(struct ucmd_request *rq, blk_status_t err)
 	if (!fn || fn(rq, err) == RQ_END_IO_FREE)
 		blk_mq_free_request(rq);
 }
+
 void blk_disk_stats_read(struct blk_disk_stats *s, struct ucmd_disk_stat *out);
 struct ucmd_request *blk_mq_tag_to_rq(struct ucmd_hw_queue *hctx, unsigned tag);
 
