@@ -6,8 +6,6 @@
  */
 #include <errno.h>
 #include <sched.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "core/core.h"
 
@@ -23,7 +21,7 @@ int ucmd_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete
 		return -EINVAL;
 	/* DEFER_TASKRUN: only the submitter runs task work, so only it waits. */
 	if ((ctx->flags & IORING_SETUP_DEFER_TASKRUN) && (flags & IORING_ENTER_GETEVENTS) &&
-	    ctx->submitter_tid != (pid_t)syscall(SYS_gettid))
+	    ctx->submitter_tid != ucmd_current_tid())
 		return -EEXIST;
 	if (ctx->flags & IORING_SETUP_SQPOLL) {
 		if (flags & IORING_ENTER_SQ_WAKEUP)
@@ -37,7 +35,7 @@ int ucmd_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete
 		submitted = (int)to_submit;
 	} else if (to_submit) {
 		if ((ctx->flags & IORING_SETUP_SINGLE_ISSUER) &&
-		    ctx->submitter_tid != (pid_t)syscall(SYS_gettid))
+		    ctx->submitter_tid != ucmd_current_tid())
 			return -EEXIST;
 		pthread_mutex_lock(&ctx->uring_lock);
 		ucmd_current_ctx = ctx;

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "core/core.h"
@@ -134,7 +133,7 @@ int ucmd_queue_init_engine(struct ucmd_engine *e, unsigned entries, struct ucmd_
 		return ret;
 	}
 	if (p->flags & IORING_SETUP_SINGLE_ISSUER)
-		ctx->submitter_tid = (pid_t)syscall(SYS_gettid);
+		ctx->submitter_tid = ucmd_current_tid();
 	atomic_init(&ctx->cq_wait_nr, IO_CQ_WAKE_INIT);
 	p->features = IORING_FEAT_SINGLE_MMAP | IORING_FEAT_NODROP | IORING_FEAT_SUBMIT_STABLE |
 		      IORING_FEAT_CUR_PERSONALITY | IORING_FEAT_CQE_SKIP;
