@@ -338,7 +338,13 @@ void io_req_task_work_add(struct ucmd_kiocb *req, void (*func)(struct ucmd_tw_no
 	}
 	/* ctx may be freed as soon as the owner reaps this: hold it until done. */
 	atomic_fetch_add_explicit(&ctx->tw_remote_adders, 1, memory_order_acq_rel);
-	struct ucmd_tw_node *head = atomic_load_explicit(&ctx->tw_list, memory_order_relaxed);
+	/*
+	 * Acquire, also when the CAS fails: the head may be a node another
+	 * thread pushed, and reading its nr_tw must see that thread's writes
+	 * (TSan caught a relaxed load reading a request it had not yet seen
+	 * initialised).
+	 */
+	struct ucmd_tw_node *head = atomic_load_explicit(&ctx->tw_list, memory_order_acquire);
 	unsigned nr_tw;
 	do {
 		node->next = head;
@@ -346,7 +352,7 @@ void io_req_task_work_add(struct ucmd_kiocb *req, void (*func)(struct ucmd_tw_no
 		atomic_store_explicit(&node->nr_tw, nr_tw, memory_order_relaxed);
 	} while (!atomic_compare_exchange_weak_explicit(&ctx->tw_list, &head, node,
 							 memory_order_seq_cst,
-							 memory_order_relaxed));
+							 memory_order_acquire));
 	if (ctx->flags & IORING_SETUP_DEFER_TASKRUN) {
 		/*
 		 * Linux's io_req_local_work_add: wake the one waiter when the
