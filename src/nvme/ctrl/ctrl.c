@@ -50,6 +50,8 @@ static int ctrl_alloc(const struct ucmd_ctrl_params *p, struct ucmd_ctrl **out)
 		c->p.mqes = 1023;
 	if (!c->p.cntlid)
 		c->p.cntlid = UCMD_CNTLID_DEFAULT;
+	if (!c->p.poll_ns)
+		c->p.poll_ns = UCMD_CTRL_POLL_NS_DEFAULT;
 	n = c->qmax + 1u;
 	c->sq = calloc(n, sizeof(*c->sq));
 	c->cq = calloc(n, sizeof(*c->cq));
@@ -206,6 +208,7 @@ void ucmd_ctrl_get_stats(struct ucmd_ctrl *c, struct ucmd_ctrl_stats *st)
 {
 	pthread_mutex_lock(&c->db_lock);
 	st->wakeups = c->wakeups;
+	st->poll_hits = c->poll_hits;
 	st->doorbells = c->doorbells;
 	pthread_mutex_unlock(&c->db_lock);
 	pthread_mutex_lock(&c->lock);

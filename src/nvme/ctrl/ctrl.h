@@ -50,6 +50,9 @@ enum ucmd_ctrl_mode {
 	UCMD_CTRL_THREAD,
 };
 
+#define UCMD_CTRL_POLL_NS_DEFAULT	32768u
+#define UCMD_CTRL_NO_POLL		UINT32_MAX
+
 struct ucmd_ctrl_params {
 	const char *dir;	/* persistent state (config, namespace files); NULL: volatile */
 	const char *serial;	/* defaults derived when NULL */
@@ -65,6 +68,15 @@ struct ucmd_ctrl_params {
 	 * the cost queue_rqs saves: one trap per plugged batch.
 	 */
 	bool db_trap;
+	/*
+	 * UCMD_CTRL_THREAD only: when a pass leaves nothing to do, watch for
+	 * a doorbell this many nanoseconds before sleeping, as a QEMU IOThread
+	 * polls its event sources before it blocks. 0 selects
+	 * UCMD_CTRL_POLL_NS_DEFAULT (QEMU's poll-max-ns default);
+	 * UCMD_CTRL_NO_POLL sleeps at once, so every doorbell that finds the
+	 * thread idle pays a wake-up.
+	 */
+	uint32_t poll_ns;
 	uint16_t cntlid;
 	uint16_t max_io_queues;	/* I/O queue pairs offered (Number of Queues) */
 	uint16_t mqes;		/* CAP.MQES: max queue entries minus one */
@@ -130,12 +142,14 @@ void ucmd_ctrl_inject_delay(struct ucmd_ctrl *ctrl, bool admin, uint8_t opcode,
 			    unsigned delay_ms);
 
 /*
- * Counters for tests and benchmarks: how often the controller thread woke
- * up (one per batch of doorbells, not one per command), doorbell writes,
- * commands executed and interrupts raised.
+ * Counters for tests and benchmarks: how often the controller thread went to
+ * work (one per batch of doorbells, not one per command), how many of those
+ * times it found the doorbell while polling rather than being woken, doorbell
+ * writes, commands executed and interrupts raised.
  */
 struct ucmd_ctrl_stats {
 	uint64_t wakeups;
+	uint64_t poll_hits;
 	uint64_t doorbells;
 	uint64_t commands;
 	uint64_t interrupts;

@@ -164,7 +164,7 @@ struct ucmd_ctrl {
 	bool db_any, stop;
 	unsigned db_bad_reg;		/* writes past the last doorbell */
 	uint64_t timer_deadline_ns;	/* earliest delayed command, 0: none */
-	uint64_t wakeups, doorbells;
+	uint64_t wakeups, poll_hits, doorbells;
 	pthread_t thread;
 	bool thread_started;
 

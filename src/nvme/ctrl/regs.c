@@ -50,7 +50,7 @@ void ucmd_ctrl_reset_locked(struct ucmd_ctrl *c)
 	memset(c->db_val, 0, 2u * (c->qmax + 1u) * sizeof(*c->db_val));
 	memset(c->db_dirty, 0, 2u * (c->qmax + 1u));
 	memset(c->cq_waiting, 0, c->qmax + 1u);
-	c->db_any = false;
+	__atomic_store_n(&c->db_any, false, __ATOMIC_RELAXED);
 	c->db_bad_reg = 0;
 	c->timer_deadline_ns = 0;
 	pthread_mutex_unlock(&c->db_lock);

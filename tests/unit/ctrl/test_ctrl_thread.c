@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* UCMD_CTRL_THREAD: one wake-up per doorbell batch, concurrent submitters,
- * delayed commands (fault injection) and aborting them, reset under load. */
+/* UCMD_CTRL_THREAD: one wake-up per doorbell batch, polling before sleep,
+ * concurrent submitters, delayed commands (fault injection) and aborting
+ * them, reset under load. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,14 +17,84 @@
 #define SC(sct, sc) ((sct) << 8 | (sc))
 #define DNR 0x4000
 
-static uint32_t open_threaded(struct host *h)
+static uint32_t open_polling(struct host *h, uint32_t poll_ns)
 {
 	struct ucmd_ctrl_params p;
 	struct ucmd_ns_params nsp = { .nsze = 4096, .store = UCMD_NS_STORE_RAM, .attach = true };
 
 	host_default_params(&p);
 	p.mode = UCMD_CTRL_THREAD;
+	p.poll_ns = poll_ns;
 	return host_open_ns(h, &p, &nsp);
+}
+
+static uint32_t open_threaded(struct host *h)
+{
+	return open_polling(h, 0);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void flush_cmd(struct host *h, uint32_t nsid)
+{
+	struct ucmd_nvme_sqe s = { .opcode = nvme_cmd_flush, .nsid = nsid };
+
+	assert_int_equal(host_cmd(h, 1, &s, NULL), 0);
+}
+
+/*
+ * A doorbell 10 ms after the last pass: inside a 2 s polling window the
+ * thread is still watching and takes it without being woken; with polling
+ * off it has gone to sleep and must be woken. Either way it is one pass.
+ */
+static void idle_doorbell(uint32_t poll_ns, uint64_t want_wakeups, uint64_t want_hits)
+{
+	struct ucmd_ctrl_stats a, b;
+	struct timespec gap = { 0, 10 * 1000 * 1000 };
+	struct host h;
+	uint32_t nsid;
+
+	nsid = open_polling(&h, poll_ns);
+	assert_int_not_equal(nsid, 0);
+	flush_cmd(&h, nsid);
+	nanosleep(&gap, NULL);
+	ucmd_ctrl_get_stats(h.ctrl, &a);
+	flush_cmd(&h, nsid);
+	ucmd_ctrl_get_stats(h.ctrl, &b);
+	assert_int_equal(b.wakeups - a.wakeups, want_wakeups);
+	assert_int_equal(b.poll_hits - a.poll_hits, want_hits);
+	host_close(&h);
+}
+
+static void test_poll_window(void **state)
+{
+	(void)state;
+	idle_doorbell(2000000000u, 1, 1);
+}
+
+static void test_no_poll(void **state)
+{
+	(void)state;
+	idle_doorbell(UCMD_CTRL_NO_POLL, 1, 0);
+}
+
+/* Stopping the thread does not wait out the polling window. */
+static void test_stop_while_polling(void **state)
+{
+	struct host h;
+	uint64_t t0;
+
+	(void)state;
+	assert_int_not_equal(open_polling(&h, 4000000000u), 0);
+	t0 = now_ns();
+	host_close(&h);
+	assert_true(now_ns() - t0 < 2000000000ull);
 }
 
 static void test_batch_one_wakeup(void **state)
@@ -352,6 +423,9 @@ int main(void)
 		cmocka_unit_test(test_cq_full_wakes),
 		cmocka_unit_test(test_doorbell_trap),
 		cmocka_unit_test(test_doorbell_posted),
+		cmocka_unit_test(test_poll_window),
+		cmocka_unit_test(test_no_poll),
+		cmocka_unit_test(test_stop_while_polling),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
