@@ -453,14 +453,14 @@ unsigned io_owner_reap(struct ucmd_ctx *ctx)
 int io_cqring_wait(struct ucmd_ctx *ctx, unsigned min_events)
 {
 	for (;;) {
-		pthread_mutex_lock(&ctx->uring_lock);
+		ucmd_mutex_lock(&ctx->uring_lock);
 		ucmd_current_ctx = ctx;
 		io_owner_reap(ctx);
 		unsigned events = io_cqring_events(ctx);
 		bool polling = ctx->nr_iopoll != 0;
 		uint32_t seq = atomic_load_explicit(&ctx->wake, memory_order_acquire);
 		ucmd_current_ctx = NULL;
-		pthread_mutex_unlock(&ctx->uring_lock);
+		ucmd_mutex_unlock(&ctx->uring_lock);
 
 		if (events >= min_events)
 			return 0;

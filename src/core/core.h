@@ -16,6 +16,7 @@
 #include "core/cred.h"
 #include "core/file.h"
 #include "core/iov_iter.h"
+#include "core/mutex.h"
 #include "core/uring_cmd.h"
 #include "ring/ring.h"
 
@@ -98,7 +99,7 @@ struct ucmd_ctx {
 	struct ucmd_rings rings;	/* the engine's view of the shared memory */
 	struct ucmd_cred creds;		/* the ring owner's */
 
-	pthread_mutex_t uring_lock;	/* held by whoever submits / runs task work */
+	struct ucmd_mutex uring_lock;	/* held by whoever submits / runs task work */
 	pid_t submitter_tid;		/* IORING_SETUP_SINGLE_ISSUER */
 
 	/* Completion side, under uring_lock */

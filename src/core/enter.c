@@ -37,7 +37,7 @@ int ucmd_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete
 		if ((ctx->flags & IORING_SETUP_SINGLE_ISSUER) &&
 		    ctx->submitter_tid != ucmd_current_tid())
 			return -EEXIST;
-		pthread_mutex_lock(&ctx->uring_lock);
+		ucmd_mutex_lock(&ctx->uring_lock);
 		ucmd_current_ctx = ctx;
 		submitted = io_submit_sqes(ctx, to_submit);
 		io_run_task_work(ctx);
@@ -51,7 +51,7 @@ int ucmd_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete
 		    io_cqring_events(ctx) >= min_complete)
 			flags &= ~IORING_ENTER_GETEVENTS;
 		ucmd_current_ctx = NULL;
-		pthread_mutex_unlock(&ctx->uring_lock);
+		ucmd_mutex_unlock(&ctx->uring_lock);
 	}
 	if (flags & IORING_ENTER_GETEVENTS) {
 		int ret = io_cqring_wait(ctx, min_complete);

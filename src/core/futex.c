@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 #include <linux/futex.h>
+#include <stdatomic.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/core.h"
+#include "cpu.h"
 
 void ucmd_futex_wait(_Atomic uint32_t *addr, uint32_t val, int timeout_ms)
 {
@@ -17,4 +19,33 @@ void ucmd_futex_wait(_Atomic uint32_t *addr, uint32_t val, int timeout_ms)
 void ucmd_futex_wake(_Atomic uint32_t *addr, int nr)
 {
 	syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, nr, NULL, NULL, 0);
+}
+
+/*
+ * ucmd_mutex's contended half. A waiter marks the word 2 before it sleeps,
+ * so the holder's unlock knows to wake someone; whoever takes the lock from
+ * here keeps it marked 2, since others may still be asleep.
+ */
+void ucmd_mutex_lock_slow(struct ucmd_mutex *m)
+{
+	/*
+	 * Spin briefly first: uring_lock is held for one submission or one
+	 * task-work run, usually shorter than a futex sleep and wake-up.
+	 */
+	for (int i = 0; i < 100; i++) {
+		uint32_t free = 0;
+
+		if (atomic_load_explicit(&m->v, memory_order_relaxed) == 0 &&
+		    atomic_compare_exchange_weak_explicit(&m->v, &free, 1, memory_order_acquire,
+							  memory_order_relaxed))
+			return;
+		cpu_relax();
+	}
+	while (atomic_exchange_explicit(&m->v, 2, memory_order_acquire) != 0)
+		ucmd_futex_wait(&m->v, 2, -1);
+}
+
+void ucmd_mutex_wake(struct ucmd_mutex *m)
+{
+	ucmd_futex_wake(&m->v, 1);
 }

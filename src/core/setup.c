@@ -40,7 +40,6 @@ static void ctx_free(struct ucmd_ctx *ctx)
 		free(c);
 	}
 	ucmd_rings_destroy(&ctx->rings);
-	pthread_mutex_destroy(&ctx->uring_lock);
 	free(ctx);
 }
 
@@ -123,7 +122,7 @@ int ucmd_queue_init_engine(struct ucmd_engine *e, unsigned entries, struct ucmd_
 	ctx->engine = e;
 	ctx->flags = p->flags;
 	ctx->issue_flags = io_issue_flags(ctx);
-	pthread_mutex_init(&ctx->uring_lock, NULL);
+	atomic_init(&ctx->uring_lock.v, 0);
 	ctx->local_tw_tail = &ctx->local_tw;
 	ctx->compl_tail = &ctx->compl_head;
 	ucmd_cred_current(&ctx->creds);
@@ -185,7 +184,7 @@ int ucmd_queue_init(unsigned entries, struct ucmd_ring *ring, unsigned flags)
 static void ctx_quiesce(struct ucmd_ctx *ctx)
 {
 	for (;;) {
-		pthread_mutex_lock(&ctx->uring_lock);
+		ucmd_mutex_lock(&ctx->uring_lock);
 		ucmd_current_ctx = ctx;
 		io_owner_reap(ctx);
 		bool idle = !ctx->inflight && !ctx->defer_head && !ctx->link_head &&
@@ -205,7 +204,7 @@ static void ctx_quiesce(struct ucmd_ctx *ctx)
 		}
 		ucmd_current_ctx = NULL;
 		uint32_t seq = atomic_load(&ctx->wake);
-		pthread_mutex_unlock(&ctx->uring_lock);
+		ucmd_mutex_unlock(&ctx->uring_lock);
 		if (idle)
 			return;
 		if (!ctx->nr_iopoll)
@@ -265,14 +264,14 @@ int ucmd_register_files(struct ucmd_ring *ring, const int *files, unsigned nr_fi
 			break;
 		}
 	}
-	pthread_mutex_lock(&ctx->uring_lock);
+	ucmd_mutex_lock(&ctx->uring_lock);
 	if (!ret && ctx->fixed_files)
 		ret = -EBUSY;
 	if (!ret) {
 		ctx->fixed_files = tab;
 		ctx->nr_fixed_files = nr_files;
 	}
-	pthread_mutex_unlock(&ctx->uring_lock);
+	ucmd_mutex_unlock(&ctx->uring_lock);
 	if (ret) {
 		for (unsigned i = 0; i < nr_files; i++)
 			if (tab[i])
@@ -294,12 +293,12 @@ int ucmd_unregister_files(struct ucmd_ring *ring)
 		return -EINVAL;
 	/* Requests borrow the table's references: let them all finish. */
 	ctx_quiesce(ctx);
-	pthread_mutex_lock(&ctx->uring_lock);
+	ucmd_mutex_lock(&ctx->uring_lock);
 	tab = ctx->fixed_files;
 	nr = ctx->nr_fixed_files;
 	ctx->fixed_files = NULL;
 	ctx->nr_fixed_files = 0;
-	pthread_mutex_unlock(&ctx->uring_lock);
+	ucmd_mutex_unlock(&ctx->uring_lock);
 	if (!tab)
 		return -ENXIO;
 	for (unsigned i = 0; i < nr; i++)
@@ -332,14 +331,14 @@ int ucmd_register_buffers(struct ucmd_ring *ring, const struct iovec *iovecs, un
 		else if (ucmd_access_ok((uint64_t)(uintptr_t)tab[i].iov_base, tab[i].iov_len))
 			ret = -EFAULT;
 	}
-	pthread_mutex_lock(&ctx->uring_lock);
+	ucmd_mutex_lock(&ctx->uring_lock);
 	if (!ret && ctx->bufs)
 		ret = -EBUSY;
 	if (!ret) {
 		ctx->bufs = tab;
 		ctx->nr_bufs = nr;
 	}
-	pthread_mutex_unlock(&ctx->uring_lock);
+	ucmd_mutex_unlock(&ctx->uring_lock);
 	if (ret)
 		free(tab);
 	return ret;
@@ -354,11 +353,11 @@ int ucmd_unregister_buffers(struct ucmd_ring *ring)
 		return UCMD_RING_BACKEND(ring)->unregister_buffers(ring);
 	if (!ctx)
 		return -EINVAL;
-	pthread_mutex_lock(&ctx->uring_lock);
+	ucmd_mutex_lock(&ctx->uring_lock);
 	tab = ctx->bufs;
 	ctx->bufs = NULL;
 	ctx->nr_bufs = 0;
-	pthread_mutex_unlock(&ctx->uring_lock);
+	ucmd_mutex_unlock(&ctx->uring_lock);
 	if (!tab)
 		return -ENXIO;
 	free(tab);
@@ -379,7 +378,7 @@ int ucmd_register_personality(struct ucmd_ring *ring)
 	if (!c)
 		return -ENOMEM;
 	ucmd_cred_current(c);
-	pthread_mutex_lock(&ctx->uring_lock);
+	ucmd_mutex_lock(&ctx->uring_lock);
 	/* id 0 means "no personality" in an SQE */
 	for (int i = 1; i < UCMD_MAX_PERSONALITIES; i++) {
 		if (!ctx->personalities[i]) {
@@ -388,7 +387,7 @@ int ucmd_register_personality(struct ucmd_ring *ring)
 			break;
 		}
 	}
-	pthread_mutex_unlock(&ctx->uring_lock);
+	ucmd_mutex_unlock(&ctx->uring_lock);
 	if (id < 0)
 		free(c);
 	return id;
@@ -403,16 +402,16 @@ int ucmd_unregister_personality(struct ucmd_ring *ring, int id)
 		return UCMD_RING_BACKEND(ring)->unregister_personality(ring, id);
 	if (!ctx || id <= 0 || id >= UCMD_MAX_PERSONALITIES)
 		return -EINVAL;
-	pthread_mutex_lock(&ctx->uring_lock);
+	ucmd_mutex_lock(&ctx->uring_lock);
 	c = ctx->personalities[id];
 	ctx->personalities[id] = NULL;
-	pthread_mutex_unlock(&ctx->uring_lock);
+	ucmd_mutex_unlock(&ctx->uring_lock);
 	if (!c)
 		return -EINVAL;
 	/* Requests in flight may still act as c: free it with the ring. */
-	pthread_mutex_lock(&ctx->uring_lock);
+	ucmd_mutex_lock(&ctx->uring_lock);
 	c->retired_next = ctx->retired_creds;
 	ctx->retired_creds = c;
-	pthread_mutex_unlock(&ctx->uring_lock);
+	ucmd_mutex_unlock(&ctx->uring_lock);
 	return 0;
 }

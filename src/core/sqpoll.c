@@ -38,7 +38,7 @@ static bool sqpoll_pass(struct ucmd_ctx *ctx)
 {
 	bool busy = false;
 
-	pthread_mutex_lock(&ctx->uring_lock);
+	ucmd_mutex_lock(&ctx->uring_lock);
 	ucmd_current_ctx = ctx;
 	unsigned n = sq_pending(ctx);
 	if (n && io_submit_sqes(ctx, n) > 0)
@@ -48,7 +48,7 @@ static bool sqpoll_pass(struct ucmd_ctx *ctx)
 	if (ctx->nr_iopoll)
 		busy = true;
 	ucmd_current_ctx = NULL;
-	pthread_mutex_unlock(&ctx->uring_lock);
+	ucmd_mutex_unlock(&ctx->uring_lock);
 	return busy;
 }
 

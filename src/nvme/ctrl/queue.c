@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cpu.h"
 #include "ctrl_int.h"
 
 void ucmd_cq_init(struct ucmd_ctrl *c, struct ucmd_cq *cq, uint16_t qid, uint64_t base,
@@ -478,15 +479,6 @@ void ucmd_db_write(struct ucmd_ctrl *c, uint32_t off, uint32_t val)
 		pthread_mutex_unlock(&c->lock);
 	if (run && c->p.mode == UCMD_CTRL_INLINE)
 		ucmd_ctrl_run(c);
-}
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ volatile("yield");
-#endif
 }
 
 /*
