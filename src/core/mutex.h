@@ -3,12 +3,12 @@
  * The ring's uring_lock. It is taken on every io_uring_enter(), so its
  * uncontended cost is the floor of a small batch: glibc's pthread mutex pair
  * is about 50 instructions (type dispatch, owner and user counts, elision
- * checks), a quarter of a batch-1 null uring_cmd's engine work. This is the
- * classic three-state futex mutex (0 free, 1 held, 2 held with waiters): one
+ * checks), a tenth of a batch-1 null uring_cmd. This is the classic
+ * three-state futex mutex (0 free, 1 held, 2 held with waiters): one
  * compare-and-swap to take it and one exchange to drop it when nobody waits.
  * Acquire and release orderings make it visible to ThreadSanitizer as a lock.
- * It is not recursive and has no owner checks, like the kernel's mutex with
- * lockdep off.
+ * Like a default pthread mutex, it is not recursive and does not check that
+ * the unlocking thread is the owner.
  */
 #ifndef UCMD_CORE_MUTEX_H
 #define UCMD_CORE_MUTEX_H

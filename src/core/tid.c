@@ -17,6 +17,7 @@
 
 static __thread pid_t cached_tid;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+static bool may_cache;		/* the fork hook is in place */
 
 static void forget_tid(void)
 {
@@ -25,20 +26,19 @@ static void forget_tid(void)
 
 static void register_atfork(void)
 {
-	/* Cannot fail in glibc short of ENOMEM; then every call asks the kernel. */
-	if (pthread_atfork(NULL, NULL, forget_tid))
-		cached_tid = -1;
+	/* Fails only for lack of memory; then every call asks the kernel. */
+	may_cache = pthread_atfork(NULL, NULL, forget_tid) == 0;
 }
 
 pid_t ucmd_current_tid(void)
 {
 	pid_t tid = cached_tid;
 
-	if (tid > 0)
+	if (tid)
 		return tid;
 	pthread_once(&atfork_once, register_atfork);
 	tid = (pid_t)syscall(SYS_gettid);
-	if (cached_tid == 0)
+	if (may_cache)
 		cached_tid = tid;
 	return tid;
 }
