@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -150,6 +151,41 @@ static void test_single_issuer_fork(void **state)
 	ucmd_queue_exit(&ring);
 }
 
+/* Mappings of ring memfds ("memfd:ucmd-ring") in this process. */
+static int ring_mappings(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	int n = 0;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "memfd:ucmd-ring"))
+			n++;
+	fclose(f);
+	return n;
+}
+
+/*
+ * The application sees the ring through the engine's own mapping: one
+ * mapping per ring, so no SQE or CQE is stored through one address and
+ * loaded through another, and none is left behind by ucmd_queue_exit.
+ */
+static void test_one_mapping(void **state)
+{
+	struct ucmd_ring ring;
+	int before = ring_mappings();
+
+	(void)state;
+	ring_setup(ucmd_engine_default(), &ring, 4, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+	assert_int_equal(ring_mappings(), before + 1);
+	ucmd_prep_nop(ucmd_get_sqe(&ring));
+	assert_int_equal(ucmd_submit_and_wait(&ring, 1), 1);
+	assert_int_equal(ucmd_cq_ready(&ring), 1);
+	ucmd_queue_exit(&ring);
+	assert_int_equal(ring_mappings(), before);
+}
+
 /* The opcode table is complete where it claims to be (checked at start-up). */
 static void test_optable(void **state)
 {
@@ -179,6 +215,7 @@ int main(void)
 		cmocka_unit_test(test_offsets_only),
 		cmocka_unit_test(test_single_issuer),
 		cmocka_unit_test(test_single_issuer_fork),
+		cmocka_unit_test(test_one_mapping),
 		cmocka_unit_test(test_enter_flags),
 		cmocka_unit_test(test_optable),
 	};
