@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * io_uring_enter(2) and the liburing-style calls built on it. The
- * application side touches only the shared ring memory through its own
- * mapping; everything else goes through ucmd_enter().
+ * application side touches only the shared ring memory (in-process, through
+ * the engine's mapping of it: see ring_map_app); everything else goes through
+ * ucmd_enter().
  */
 #include <errno.h>
 #include <sched.h>
