@@ -11,6 +11,12 @@
  * straight from the caller's iovecs; anything else goes through an aligned
  * bounce buffer, reading the partial first/last block before writing it back
  * (read-modify-write).
+ *
+ * The store never creates, truncates or extends what it is given: a block
+ * device or a regular file has the capacity it has, and a size beyond it is
+ * -ENOSPC. A regular file whose length is not a whole number of direct-I/O
+ * blocks past the store's end is driven buffered, so that a read-modify-write
+ * of the last block never extends it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,6 +47,7 @@ struct dev_store {
 	bool ring_ready;
 	int fd;
 	bool is_blk;
+	bool rdonly;		/* opened O_RDONLY: every change is -EROFS */
 	bool direct;		/* O_DIRECT in effect */
 	uint32_t blk;		/* offset/length granularity (1 when buffered) */
 	uint32_t mem_align;	/* buffer address alignment (1 when buffered) */
@@ -277,6 +284,8 @@ static int dev_writev(struct ucmd_store *st, const struct iovec *iov, int iovcnt
 
 	pthread_mutex_lock(&ds->lock);
 	ret = ucmd_store_check_io(st->size, iov, iovcnt, off, &len);
+	if (!ret && ds->rdonly)
+		ret = -EROFS;
 	if (!ret && len)
 		ret = dev_io(ds, true, iov, iovcnt, off, len, fua);
 	pthread_mutex_unlock(&ds->lock);
@@ -289,6 +298,8 @@ static int dev_flush(struct ucmd_store *st)
 	struct io_uring_sqe *sqe;
 	int ret;
 
+	if (ds->rdonly)
+		return 0;
 	pthread_mutex_lock(&ds->lock);
 	do {
 		sqe = io_uring_get_sqe(&ds->ring);
@@ -409,6 +420,8 @@ static int zero_range(struct ucmd_store *st, uint64_t off, uint64_t len,
 
 	pthread_mutex_lock(&ds->lock);
 	ret = ucmd_store_check_range(st->size, off, len);
+	if (!ret && ds->rdonly)
+		ret = -EROFS;
 	if (!ret && len)
 		ret = zero_range_locked(ds, off, len, fast);
 	pthread_mutex_unlock(&ds->lock);
@@ -425,34 +438,6 @@ static int dev_write_zeroes(struct ucmd_store *st, uint64_t off, uint64_t len)
 	return zero_range(st, off, len, zero_aligned);
 }
 
-static int do_ftruncate(int fd, uint64_t size)
-{
-	int ret;
-
-	if (size > (uint64_t)INT64_MAX)
-		return -EFBIG;
-	while (retry_eintr(ret = ftruncate(fd, (off_t)size)))
-		;
-	return ret < 0 ? -errno : 0;
-}
-
-/*
- * A regular file is padded to a whole number of direct-I/O blocks so that
- * the aligned block holding the store's last byte always exists; otherwise
- * a read-modify-write of that block would extend the file.
- */
-static int ensure_file_length(struct dev_store *ds, uint64_t size)
-{
-	struct stat sb;
-	uint64_t want = round_up(size, ds->blk);
-
-	if (fstat(ds->fd, &sb) < 0)
-		return -errno;
-	if ((uint64_t)sb.st_size >= want)
-		return 0;
-	return do_ftruncate(ds->fd, want);
-}
-
 static int dev_capacity(struct dev_store *ds, uint64_t *cap)
 {
 	struct stat sb;
@@ -465,23 +450,38 @@ static int dev_capacity(struct dev_store *ds, uint64_t *cap)
 	return 0;
 }
 
+/*
+ * Whether a store of `size` bytes fits what we were given, without ever
+ * changing it: -ENOSPC past the device's or the file's end. A regular file
+ * that ends inside the direct-I/O block holding the store's last byte is
+ * driven buffered from then on (a read-modify-write of that block would
+ * extend the file).
+ */
+static int fit(struct dev_store *ds, uint64_t size)
+{
+	uint64_t cap;
+	int ret = dev_capacity(ds, &cap);
+
+	if (ret)
+		return ret;
+	if (size > cap)
+		return -ENOSPC;
+	if (!ds->is_blk && round_up(size, ds->blk) > cap && !drop_direct(ds))
+		return -EINVAL;
+	return 0;
+}
+
 static int dev_resize(struct ucmd_store *st, uint64_t size)
 {
 	struct dev_store *ds = to_dev(st);
-	uint64_t old = st->size, cap;
+	uint64_t old = st->size;
 	int ret;
 
+	if (ds->rdonly)
+		return -EROFS;
 	pthread_mutex_lock(&ds->lock);
-	if (ds->is_blk) {
-		ret = dev_capacity(ds, &cap);
-		if (!ret && size > cap)
-			ret = -ENOSPC;
-	} else if (size < old) {
-		ret = do_ftruncate(ds->fd, round_up(size, ds->blk));
-	} else {
-		ret = ensure_file_length(ds, size);
-	}
-	/* New space must read as zeros: the device (or padding) may hold old bytes. */
+	ret = fit(ds, size);
+	/* New space must read as zeros: the device (or file) may hold old bytes. */
 	if (!ret && size > old)
 		ret = zero_range_locked(ds, old, size - old, zero_aligned);
 	if (!ret)
@@ -528,20 +528,27 @@ static const struct ucmd_store_ops dev_ops = {
 	.close = dev_close,
 };
 
-static int open_fd(struct dev_store *ds, const char *path, bool buffered)
+/*
+ * O_DIRECT is switched on the caller's descriptor (Linux allows it with
+ * F_SETFL); a file system that cannot do it (e.g. tmpfs before Linux 6.6)
+ * says EINVAL and the store stays buffered.
+ */
+static int set_direct(struct dev_store *ds, bool buffered)
 {
-	ds->direct = !buffered;
-	if (ds->direct) {
-		ds->fd = open(path, O_RDWR | O_CLOEXEC | O_DIRECT);
-		if (ds->fd >= 0)
-			return 0;
-		/* e.g. tmpfs before Linux 6.6: no O_DIRECT, so use buffered I/O */
-		if (errno != EINVAL)
-			return -errno;
-		ds->direct = false;
+	int fl = fcntl(ds->fd, F_GETFL);
+
+	if (fl < 0)
+		return -errno;
+	ds->direct = false;
+	if (buffered || (fl & O_DIRECT)) {
+		ds->direct = fl & O_DIRECT;
+		return 0;
 	}
-	ds->fd = open(path, O_RDWR | O_CLOEXEC);
-	return ds->fd < 0 ? -errno : 0;
+	if (fcntl(ds->fd, F_SETFL, fl | O_DIRECT) == 0) {
+		ds->direct = true;
+		return 0;
+	}
+	return errno == EINVAL ? 0 : -errno;
 }
 
 /* Direct-I/O alignment of a regular file, as its file system reports it. */
@@ -598,13 +605,9 @@ static int set_size(struct dev_store *ds, uint64_t size)
 		return ret;
 	if (!size)
 		size = cap;
-	if (ds->is_blk && size > cap)
-		return -ENOSPC;
-	if (!ds->is_blk) {
-		ret = ensure_file_length(ds, size);
-		if (ret)
-			return ret;
-	}
+	ret = fit(ds, size);
+	if (ret)
+		return ret;
 	ds->st.size = size;
 	return 0;
 }
@@ -620,21 +623,18 @@ static int alloc_bounce(struct dev_store *ds)
 	return 0;
 }
 
-int ucmd_store_device_open_flags(const char *path, uint64_t size, unsigned flags,
-				 struct ucmd_store **out)
+static int open_store(int fd, uint64_t size, unsigned flags, struct ucmd_store **out)
 {
-	struct dev_store *ds;
+	struct dev_store *ds = calloc(1, sizeof(*ds));
 	int ret;
 
-	if (!path || !out || (flags & ~UCMD_STORE_DEVICE_BUFFERED))
-		return -EINVAL;
-	ds = calloc(1, sizeof(*ds));
 	if (!ds)
 		return -ENOMEM;
 	ds->st.ops = &dev_ops;
-	ds->fd = -1;
+	ds->fd = fd;
+	ds->rdonly = flags & UCMD_STORE_RDONLY;
 	pthread_mutex_init(&ds->lock, NULL);
-	ret = open_fd(ds, path, flags & UCMD_STORE_DEVICE_BUFFERED);
+	ret = set_direct(ds, flags & UCMD_STORE_DEVICE_BUFFERED);
 	if (!ret)
 		ret = probe(ds);
 	if (!ret)
@@ -645,11 +645,36 @@ int ucmd_store_device_open_flags(const char *path, uint64_t size, unsigned flags
 		ret = io_uring_queue_init(RING_DEPTH, &ds->ring, 0);
 	ds->ring_ready = !ret;
 	if (ret) {
+		ds->fd = -1;	/* the caller keeps its descriptor on failure */
 		dev_close(&ds->st);
 		return ret;
 	}
 	*out = &ds->st;
 	return 0;
+}
+
+int ucmd_store_device_open_fd(int fd, uint64_t size, unsigned flags, struct ucmd_store **out)
+{
+	if (fd < 0 || !out || (flags & ~UCMD_STORE_RDONLY))
+		return -EINVAL;
+	return open_store(fd, size, flags, out);
+}
+
+int ucmd_store_device_open_flags(const char *path, uint64_t size, unsigned flags,
+				 struct ucmd_store **out)
+{
+	int fd, ret;
+
+	if (!path || !out || (flags & ~UCMD_STORE_DEVICE_BUFFERED))
+		return -EINVAL;
+	/* No O_CREAT, no O_TRUNC: the device or file must already be there. */
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = open_store(fd, size, flags, out);
+	if (ret)
+		close(fd);
+	return ret;
 }
 
 int ucmd_store_device_open(const char *path, uint64_t size, struct ucmd_store **out)

@@ -12,7 +12,7 @@
 
 #include "store/store.h"
 
-#define UCMD_STORE_DEVICE_BUFFERED	(1u << 0)	/* never use O_DIRECT */
+#define UCMD_STORE_DEVICE_BUFFERED	(1u << 8)	/* never use O_DIRECT */
 
 int ucmd_store_device_open_flags(const char *path, uint64_t size, unsigned flags,
 				 struct ucmd_store **out);

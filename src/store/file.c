@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Sparse-file store, the default. The file is sized with ftruncate so unused
- * space costs nothing; deallocation punches holes. Durability: FUA writes use
+ * Sparse-file store, the default. A new file is sized with ftruncate so unused
+ * space costs nothing; deallocation punches holes. Only a file the store
+ * created, or a resize (Format NVM), ever changes the file's length. Durability: FUA writes use
  * pwritev2(RWF_DSYNC) (or pwritev + fdatasync where the kernel lacks it) and
  * flush is fdatasync, so an acknowledged write survives the process dying and,
  * on a well-behaved file system, the machine losing power.
@@ -296,11 +297,13 @@ static const struct ucmd_store_ops file_ops = {
 };
 
 /*
- * size 0 means "the file's size". A file shorter than the requested size is
- * extended (sparse); a longer one is left alone and only its first `size`
+ * size 0 means "the file's size". A new file (UCMD_STORE_CREATE) is sized
+ * here, sparse: its creator asked for that size. An existing file is never
+ * extended or truncated on open: one shorter than the requested size is
+ * refused (-EINVAL), a longer one is left alone and only its first `size`
  * bytes belong to the store.
  */
-static int size_file(struct file_store *fs, uint64_t size)
+static int size_file(struct file_store *fs, uint64_t size, bool created)
 {
 	uint64_t flen;
 	int ret = file_length(fs->fd, &flen);
@@ -310,7 +313,7 @@ static int size_file(struct file_store *fs, uint64_t size)
 	if (!size)
 		size = flen;
 	if (flen < size) {
-		if (fs->rdonly)
+		if (!created)
 			return -EINVAL;
 		ret = do_ftruncate(fs->fd, size);
 		if (ret)
@@ -320,34 +323,61 @@ static int size_file(struct file_store *fs, uint64_t size)
 	return 0;
 }
 
-int ucmd_store_file_open(const char *path, uint64_t size, unsigned flags, struct ucmd_store **out)
+static int check_flags(unsigned flags)
 {
-	struct file_store *fs;
-	int oflags = O_CLOEXEC, ret;
-
-	if (!path || !out || (flags & ~(UCMD_STORE_CREATE | UCMD_STORE_RDONLY)))
+	if (flags & ~(UCMD_STORE_CREATE | UCMD_STORE_RDONLY))
 		return -EINVAL;
 	if ((flags & UCMD_STORE_CREATE) && (flags & UCMD_STORE_RDONLY))
 		return -EINVAL;
-	oflags |= (flags & UCMD_STORE_RDONLY) ? O_RDONLY : O_RDWR;
-	if (flags & UCMD_STORE_CREATE)
-		oflags |= O_CREAT;
+	return 0;
+}
+
+int ucmd_store_file_open_fd(int fd, uint64_t size, unsigned flags, struct ucmd_store **out)
+{
+	struct file_store *fs;
+	struct stat sb;
+	int ret;
+
+	if (fd < 0 || !out || check_flags(flags))
+		return -EINVAL;
+	if (fstat(fd, &sb) < 0)
+		return -errno;
+	if (!S_ISREG(sb.st_mode))
+		return -EINVAL;
 	fs = calloc(1, sizeof(*fs));
 	if (!fs)
 		return -ENOMEM;
 	fs->st.ops = &file_ops;
 	fs->rdonly = flags & UCMD_STORE_RDONLY;
-	fs->fd = open(path, oflags, 0644);
-	if (fs->fd < 0) {
-		ret = -errno;
-		free(fs);
-		return ret;
-	}
-	ret = size_file(fs, size);
+	fs->fd = fd;
+	ret = size_file(fs, size, flags & UCMD_STORE_CREATE);
 	if (ret) {
-		file_close(&fs->st);
+		free(fs);
 		return ret;
 	}
 	*out = &fs->st;
 	return 0;
+}
+
+int ucmd_store_file_open(const char *path, uint64_t size, unsigned flags, struct ucmd_store **out)
+{
+	/* A symlink is never followed: the store is the file at this name. */
+	int oflags = O_CLOEXEC | O_NOFOLLOW, fd, ret;
+
+	if (!path || !out || check_flags(flags))
+		return -EINVAL;
+	oflags |= (flags & UCMD_STORE_RDONLY) ? O_RDONLY : O_RDWR;
+	/* Create means a new file: an existing one is never taken over or resized. */
+	if (flags & UCMD_STORE_CREATE)
+		oflags |= O_CREAT | O_EXCL;
+	fd = open(path, oflags, 0600);
+	if (fd < 0)
+		return -errno;
+	ret = ucmd_store_file_open_fd(fd, size, flags, out);
+	if (ret) {
+		close(fd);
+		if (flags & UCMD_STORE_CREATE)
+			unlink(path);	/* ours: created just now with O_EXCL */
+	}
+	return ret;
 }

@@ -46,16 +46,33 @@ struct ucmd_store {
 };
 
 /* Open flags for the file store */
-#define UCMD_STORE_CREATE	(1u << 0)	/* create if missing (sparse) */
-#define UCMD_STORE_RDONLY	(1u << 1)
+#define UCMD_STORE_CREATE	(1u << 0)	/* a new file (O_EXCL), sized sparse */
+#define UCMD_STORE_RDONLY	(1u << 1)	/* writes fail with -EROFS */
 
 /* Sparse in-memory store: costs nothing until written. */
 int ucmd_store_ram_open(uint64_t size, struct ucmd_store **out);
-/* Sparse file; Flush and FUA are durable (fdatasync). */
+/*
+ * Sparse file; Flush and FUA are durable (fdatasync). The path's last
+ * component is never followed if it is a symlink (-ELOOP). With
+ * UCMD_STORE_CREATE the file must not exist (-EEXIST) and is created 0600
+ * with the given size; otherwise it must be at least `size` bytes long
+ * (-EINVAL): an existing file is never extended or truncated on open.
+ */
 int ucmd_store_file_open(const char *path, uint64_t size, unsigned flags, struct ucmd_store **out);
-/* Real block device or file opened O_DIRECT, driven through the kernel's io_uring.
- * size 0 means "the device's size". */
+/* The same over a regular file the caller opened (O_RDWR, or O_RDONLY with
+ * UCMD_STORE_RDONLY); the store owns fd on success only. UCMD_STORE_CREATE
+ * says the file is new and may be sized. */
+int ucmd_store_file_open_fd(int fd, uint64_t size, unsigned flags, struct ucmd_store **out);
+/*
+ * Real block device or regular file opened O_DIRECT, driven through the
+ * kernel's io_uring. size 0 means "the device's size". The store never
+ * creates, truncates or extends anything: a size beyond the device or file
+ * is -ENOSPC.
+ */
 int ucmd_store_device_open(const char *path, uint64_t size, struct ucmd_store **out);
+/* The same over a block device or regular file the caller opened (O_RDWR,
+ * or O_RDONLY with UCMD_STORE_RDONLY, the only flag); owns fd on success. */
+int ucmd_store_device_open_fd(int fd, uint64_t size, unsigned flags, struct ucmd_store **out);
 
 static inline int ucmd_store_read(struct ucmd_store *st, void *buf, uint64_t len, uint64_t off)
 {

@@ -39,6 +39,13 @@ static int make_file(const char *path, uint64_t size)
 	return ret;
 }
 
+static long long file_size(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) ? -1 : (long long)sb.st_size;
+}
+
 static int dev_factory_open(uint64_t size, void **ctx, struct ucmd_store **out)
 {
 	struct dev_ctx *dc = calloc(1, sizeof(*dc));
@@ -71,6 +78,8 @@ static const struct store_factory dev_factory = {
 	.open = dev_factory_open,
 	.cleanup = dev_factory_cleanup,
 	.tracks_allocation = true,
+	/* the store never extends the file it is given (issue 12) */
+	.fixed_capacity = true,
 };
 
 /* Attach a loop device over a fresh file; NULL when not possible (not root). */
@@ -203,10 +212,62 @@ static void test_open_errors(void **state)
 	assert_int_equal(ucmd_store_device_open(NULL, 0, &st), -EINVAL);
 	assert_int_equal(ucmd_store_device_open_flags(*state, 0, 1u << 9, &st), -EINVAL);
 	assert_null(st);
-	/* a size larger than the file extends the file */
+	/* a size larger than the file is refused, and the file is not extended */
 	assert_int_equal(make_file(*state, 4096), 0);
-	assert_int_equal(ucmd_store_device_open(*state, 1 << 20, &st), 0);
-	assert_int_equal(st->size, 1 << 20);
+	assert_int_equal(ucmd_store_device_open(*state, 1 << 20, &st), -ENOSPC);
+	assert_null(st);
+	assert_int_equal(file_size(*state), 4096);
+}
+
+/*
+ * Issue 12: the device store never truncates or extends. Shrinking keeps
+ * the file's bytes past the new end; a size that is not a whole number of
+ * direct-I/O blocks on a file that ends there never pads the file.
+ */
+static void test_never_resizes_file(void **state)
+{
+	const char *path = *state;
+	struct ucmd_store *st;
+	unsigned char buf[512];
+
+	assert_int_equal(make_file(path, 1 << 20), 0);
+	assert_int_equal(ucmd_store_device_open(path, 0, &st), 0);
+	assert_int_equal(st->ops->resize(st, 4096), 0);
+	assert_int_equal(file_size(path), 1 << 20);
+	assert_int_equal(st->ops->resize(st, 2 << 20), -ENOSPC);
+	assert_int_equal(file_size(path), 1 << 20);
+	ucmd_store_close(st);
+	unlink(path);
+
+	assert_int_equal(make_file(path, 10000), 0);
+	assert_int_equal(ucmd_store_device_open(path, 10000, &st), 0);
+	conf_fill(buf, sizeof(buf), 9);
+	assert_int_equal(ucmd_store_write(st, buf, sizeof(buf), 10000 - sizeof(buf), true), 0);
+	assert_int_equal(st->ops->resize(st, 9999), 0);
+	assert_int_equal(st->ops->resize(st, 10000), 0);
+	ucmd_store_close(st);
+	assert_int_equal(file_size(path), 10000);
+}
+
+/* A descriptor opened read-only: every change is -EROFS, reads work. */
+static void test_open_fd_rdonly(void **state)
+{
+	const char *path = *state;
+	struct ucmd_store *st;
+	unsigned char b = 0;
+	int fd;
+
+	assert_int_equal(make_file(path, 1 << 20), 0);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(ucmd_store_device_open_fd(fd, 0, 1u << 0, &st), -EINVAL);
+	assert_int_equal(ucmd_store_device_open_fd(fd, 0, UCMD_STORE_RDONLY, &st), 0);
+	assert_int_equal(ucmd_store_read(st, &b, 1, 4096), 0);
+	assert_int_equal(ucmd_store_write(st, &b, 1, 0, false), -EROFS);
+	assert_int_equal(st->ops->write_zeroes(st, 0, 4096), -EROFS);
+	assert_int_equal(st->ops->deallocate(st, 0, 4096), -EROFS);
+	assert_int_equal(st->ops->resize(st, 4096), -EROFS);
+	assert_int_equal(st->ops->flush(st), 0);
 	ucmd_store_close(st);
 }
 
@@ -216,6 +277,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reports_mode, path_setup, path_teardown),
 		cmocka_unit_test_setup_teardown(test_odd_sized_file, path_setup, path_teardown),
 		cmocka_unit_test_setup_teardown(test_open_errors, path_setup, path_teardown),
+		cmocka_unit_test_setup_teardown(test_never_resizes_file, path_setup, path_teardown),
+		cmocka_unit_test_setup_teardown(test_open_fd_rdonly, path_setup, path_teardown),
 	};
 	const char *loop = getenv("UCMD_TEST_LOOP");
 	int failed;

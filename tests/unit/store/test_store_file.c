@@ -178,6 +178,45 @@ static void test_short_file_reads_zero(void **state)
 	ucmd_store_close(st);
 }
 
+/*
+ * Issue 12: the store never follows a symlink at its path, never takes over
+ * an existing file when asked to create one, never extends an existing file
+ * on open, and creates its file 0600.
+ */
+static void test_no_follow_no_takeover(void **state)
+{
+	const char *path = *state;
+	char target[PATH_MAX];
+	struct ucmd_store *st = NULL;
+	struct stat sb;
+	int fd;
+
+	snprintf(target, sizeof(target), "%s.target", path);
+	fd = open(target, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "precious", 8), 8);
+	close(fd);
+	assert_int_equal(symlink(target, path), 0);
+	assert_int_equal(ucmd_store_file_open(path, 1 << 20, 0, &st), -ELOOP);
+	assert_int_equal(ucmd_store_file_open(path, 1 << 20, UCMD_STORE_CREATE, &st), -EEXIST);
+	assert_int_equal(ucmd_store_file_open(path, 0, UCMD_STORE_RDONLY, &st), -ELOOP);
+	assert_null(st);
+	assert_int_equal(unlink(path), 0);
+
+	/* an existing regular file: CREATE refuses it, a plain open never extends it */
+	assert_int_equal(ucmd_store_file_open(target, 1 << 20, UCMD_STORE_CREATE, &st), -EEXIST);
+	assert_int_equal(ucmd_store_file_open(target, 1 << 20, 0, &st), -EINVAL);
+	assert_null(st);
+	assert_int_equal(stat(target, &sb), 0);
+	assert_int_equal(sb.st_size, 8);
+	unlink(target);
+
+	assert_int_equal(ucmd_store_file_open(path, 1 << 20, UCMD_STORE_CREATE, &st), 0);
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_mode & 077, 0);
+	ucmd_store_close(st);
+}
+
 enum crash_mode { CRASH_FUA, CRASH_FLUSH };
 
 /* Child: write blocks, report each one only once it is durable, until killed. */
@@ -274,6 +313,7 @@ int main(void)
 						path_teardown),
 		cmocka_unit_test_setup_teardown(test_short_file_reads_zero, path_setup,
 						path_teardown),
+		cmocka_unit_test_setup_teardown(test_no_follow_no_takeover, path_setup, path_teardown),
 		cmocka_unit_test_setup_teardown(test_crash_fua, path_setup, path_teardown),
 		cmocka_unit_test_setup_teardown(test_crash_flush, path_setup, path_teardown),
 	};
