@@ -44,6 +44,9 @@ static int ctrl_alloc(const struct ucmd_ctrl_params *p, struct ucmd_ctrl **out)
 	if (!c)
 		return -ENOMEM;
 	c->p = *p;
+	c->dirfd = -1;
+	if (p->errbuf && p->errbuf_len)
+		p->errbuf[0] = 0;
 	c->dma = p->dma ? p->dma : &ucmd_dma_identity;
 	c->qmax = p->max_io_queues ? p->max_io_queues : 64;
 	if (!c->p.mqes)
@@ -87,6 +90,26 @@ static int sync_init(struct ucmd_ctrl *c)
 	return 0;
 }
 
+/*
+ * No ctrl.json. A new directory gets a new controller, but one that holds
+ * namespace images has lost its state: starting afresh would hand those
+ * images to new namespaces, so refuse and say how to recover.
+ */
+static int no_state(struct ucmd_ctrl *c)
+{
+	char img[64];
+
+	if (ucmd_dir_find_image(c, img, sizeof(img)))
+		return ucmd_ctrl_why(c, -EUCLEAN,
+				     "%s has namespace images (%s) but no ctrl.json: nothing was "
+				     "changed; restore ctrl.json from a backup, or remove the images "
+				     "(%s/ns*.img) yourself to start over", c->dir, img, c->dir);
+	if (c->p.read_only)
+		return ucmd_ctrl_why(c, -ENOENT, "%s has no ctrl.json: no controller to open "
+				     "read-only", c->dir);
+	return 0;
+}
+
 int ucmd_ctrl_create(const struct ucmd_ctrl_params *p, struct ucmd_ctrl **out)
 {
 	struct ucmd_ctrl *c;
@@ -111,17 +134,17 @@ int ucmd_ctrl_create(const struct ucmd_ctrl_params *p, struct ucmd_ctrl **out)
 	c->nsqa = c->ncqa = (uint16_t)(c->qmax - 1);
 
 	if (c->dir) {
-		if (mkdir(c->dir, 0755) && errno != EEXIST) {
-			ret = -errno;
-			goto fail;
-		}
-		ret = ucmd_persist_load(c, &found);
+		ret = ucmd_dir_open(c);
+		if (!ret)
+			ret = ucmd_persist_load(c, &found);
+		if (!ret && !found)
+			ret = no_state(c);
 		if (ret)
 			goto fail;
 	}
 	c->cur = c->saved;
 	c->smart.power_cycles++;
-	if (c->dir) {
+	if (c->dir && !c->p.read_only) {
 		/* Marks the state "in use" so that a crash counts as unsafe. */
 		ret = ucmd_persist_save(c, false);
 		if (ret)
@@ -132,6 +155,7 @@ int ucmd_ctrl_create(const struct ucmd_ctrl_params *p, struct ucmd_ctrl **out)
 		if (ret)
 			goto fail;
 	}
+	c->up = true;
 	*out = c;
 	return 0;
 fail:
@@ -150,13 +174,15 @@ void ucmd_ctrl_destroy(struct ucmd_ctrl *c)
 		for (unsigned i = 1; i <= UCMD_MAX_NS; i++)
 			if (c->ns[i] && c->ns[i]->st)
 				c->ns[i]->st->ops->flush(c->ns[i]->st);
-		if (c->dir && !c->persist_failed)
+		/* a controller that failed to come up never writes: it changes nothing */
+		if (c->up && c->dir && !c->persist_failed && !c->p.read_only)
 			ucmd_persist_save(c, true);
 		pthread_mutex_unlock(&c->lock);
 	}
 	for (unsigned i = 1; i <= UCMD_MAX_NS; i++)
 		if (c->ns[i])
 			ucmd_ns_free(c, c->ns[i], false);
+	ucmd_dir_close(c);
 	pthread_mutex_destroy(&c->lock);
 	pthread_mutex_destroy(&c->db_lock);
 	pthread_cond_destroy(&c->db_cond);
@@ -178,6 +204,8 @@ int ucmd_ctrl_ns_create(struct ucmd_ctrl *c, const struct ucmd_ns_params *p)
 {
 	int ret;
 
+	if (c->p.read_only)
+		return -EROFS;
 	pthread_mutex_lock(&c->lock);
 	ret = ucmd_ns_add(c, p, 0);
 	if (ret > 0)

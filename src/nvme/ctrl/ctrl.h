@@ -55,6 +55,19 @@ enum ucmd_ctrl_mode {
 
 struct ucmd_ctrl_params {
 	const char *dir;	/* persistent state (config, namespace files); NULL: volatile */
+	/*
+	 * Open dir read-only: the state is loaded but never written, namespace
+	 * images are opened O_RDONLY, commands that would change data or
+	 * state fail with Namespace Is Write Protected, and the directory
+	 * lock is shared with other readers (docs/store.md).
+	 */
+	bool read_only;
+	/*
+	 * Optional: when ucmd_ctrl_create() fails, a sentence saying why
+	 * (which file, which check) is written here, NUL-terminated.
+	 */
+	char *errbuf;
+	size_t errbuf_len;
 	const char *serial;	/* defaults derived when NULL */
 	const char *model;
 	const char *firmware;
@@ -106,14 +119,27 @@ struct ucmd_ns_params {
 	uint8_t  lbaf;		/* index into the table above */
 	bool     extended;	/* metadata at the end of each LBA (FLBAS bit 4) */
 	enum ucmd_ns_store store;
-	const char *path;	/* for UCMD_NS_STORE_DEVICE */
+	/*
+	 * UCMD_NS_STORE_DEVICE: a block device or regular file that exists.
+	 * It is resolved (realpath) when the namespace is created and must
+	 * then pass the same checks as when it is reopened from the state
+	 * file: no symlink, block device or single-link regular file, owned by
+	 * the directory's owner (or, for a block device, root); never created,
+	 * truncated or extended.
+	 */
+	const char *path;
 	bool     attach;	/* attach to this controller after creating */
 };
 
 /*
  * Create a controller. With params->dir set, state (namespaces, formats,
  * serial, SMART counters) is loaded from there when present and created
- * otherwise, and survives restarts and crashes.
+ * otherwise, and survives restarts and crashes. The directory is refused
+ * (-EPERM) unless it and its files belong to the caller's euid or root and
+ * are not writable by group or others; -EBUSY while another process holds it
+ * for writing (or, for a writer, for reading); -EUCLEAN when it holds
+ * namespace images but no ctrl.json (nothing is deleted: restore the state
+ * file or remove the images). params->errbuf receives the reason.
  */
 int  ucmd_ctrl_create(const struct ucmd_ctrl_params *p, struct ucmd_ctrl **out);
 void ucmd_ctrl_destroy(struct ucmd_ctrl *ctrl);
@@ -127,7 +153,9 @@ void     ucmd_ctrl_write64(struct ucmd_ctrl *ctrl, uint32_t off, uint64_t val);
 /*
  * Out-of-band provisioning, like a QEMU command line: create a namespace
  * without an admin queue (used to bootstrap a new controller directory).
- * Returns the new nsid (> 0) or a negative errno.
+ * Returns the new nsid (> 0) or a negative errno: -EEXIST when the file
+ * store's image nsN.img already exists (it is never reused or deleted),
+ * -EROFS on a read-only controller.
  */
 int  ucmd_ctrl_ns_create(struct ucmd_ctrl *ctrl, const struct ucmd_ns_params *p);
 /* Number of namespaces currently allocated (attached or not). */

@@ -11,6 +11,7 @@
 #include <endian.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <sys/uio.h>
 
 #include <nvme/types.h>
@@ -204,6 +205,16 @@ struct ucmd_ctrl {
 
 	uint64_t commands, irqs;
 	bool persist_failed;
+
+	/*
+	 * The controller directory (dir.c), opened once: every file in it is
+	 * reached relative to dirfd, which also holds the flock (exclusive for
+	 * a writer, shared for a read-only controller). -1 without a dir.
+	 */
+	int dirfd;
+	uid_t dir_uid;			/* the directory's owner: euid or root */
+	bool wrote_pid;			/* ctrl.pid is ours to remove */
+	bool up;			/* created: destroy may save the state */
 };
 
 /* ctrl.c */
@@ -351,6 +362,29 @@ int ucmd_iov_take(struct ucmd_iov_cursor *cur, uint64_t len, struct ucmd_iovs *d
 /* Store transfers in chunks of at most UCMD_IOV_CHUNK iovecs */
 int ucmd_store_xfer(struct ucmd_store *st, const struct ucmd_iovs *v, uint64_t off, bool write,
 		    bool fua);
+
+/* dir.c: the controller directory; see docs/security.md */
+/* Record why ucmd_ctrl_create() is failing (params->errbuf); returns err. */
+int  ucmd_ctrl_why(struct ucmd_ctrl *c, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Open (a writer creates it 0700), check ownership and mode, take the lock. */
+int  ucmd_dir_open(struct ucmd_ctrl *c);
+void ucmd_dir_close(struct ucmd_ctrl *c);
+/* Open an existing state file read-only, checked; -ENOENT when absent. */
+int  ucmd_dir_open_file(struct ucmd_ctrl *c, const char *name, int *fd);
+/* Create a new 0600 temp file for name (.name.tmp.XXXXXXXX), O_EXCL. */
+int  ucmd_dir_temp(struct ucmd_ctrl *c, const char *name, char *tmp, size_t len, int *fd);
+/* A namespace image nsN.img: created (O_EXCL, sized) or opened at exactly size. */
+int  ucmd_dir_image_open(struct ucmd_ctrl *c, uint32_t nsid, uint64_t size, bool create,
+			 struct ucmd_store **st);
+void ucmd_dir_image_remove(struct ucmd_ctrl *c, uint32_t nsid);
+/* First nsN.img in the directory, if any (true), its name in buf. */
+bool ucmd_dir_find_image(struct ucmd_ctrl *c, char *buf, size_t len);
+/* A device namespace's backing device or file, checked (see ctrl.h). */
+int  ucmd_dir_device_open(struct ucmd_ctrl *c, const char *path, uint64_t size,
+			  struct ucmd_store **st);
+/* The NVMe status for a store error: Capacity Exceeded for a full disk. */
+uint16_t ucmd_store_status(int err);
 
 /* persist.c */
 int  ucmd_persist_load(struct ucmd_ctrl *c, bool *found);

@@ -44,15 +44,29 @@ const struct ucmd_ctrl_opdef ucmd_nvm_cmds[256] = {
 	[nvme_cmd_copy]         = { ucmd_nvm_copy, CSUPP | LBCC },
 };
 
+/*
+ * A read-only controller (params.read_only) runs only commands that change
+ * neither data nor saved state: the effects table says which change data or
+ * the namespace inventory, and Set Features changes saved state with SV.
+ */
+static bool changes_state(const struct ucmd_req *req, const struct ucmd_ctrl_opdef *d)
+{
+	if (d->effects & (LBCC | NCC | NIC | CCC))
+		return true;
+	return req->sqid == 0 && req->cmd.opcode == nvme_admin_set_features &&
+	       (req->cmd.cdw10 & (1u << 31));
+}
+
 uint16_t ucmd_exec(struct ucmd_ctrl *c, struct ucmd_req *req)
 {
 	bool admin = req->sqid == 0;
 	const struct ucmd_ctrl_opdef *d = &(admin ? ucmd_admin_cmds : ucmd_nvm_cmds)[req->cmd.opcode];
 	uint8_t psdt = req->cmd.flags & UCMD_NVME_PSDT_MASK;
 
-	(void)c;
 	if (!d->fn)
 		return UCMD_GEN(NVME_SC_INVALID_OPCODE) | UCMD_DNR;
+	if (c->p.read_only && changes_state(req, d))
+		return UCMD_GEN(NVME_SC_NS_WRITE_PROTECTED) | UCMD_DNR;
 	/* Fused operations are not supported (FUSES = 0); bits 5:2 are reserved. */
 	if (req->cmd.flags & 0x3fu)
 		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;

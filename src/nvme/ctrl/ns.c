@@ -40,24 +40,22 @@ struct ucmd_ns *ucmd_ns_active(struct ucmd_ctrl *c, uint32_t nsid)
 	return c->ns[nsid];
 }
 
-static void ns_path(struct ucmd_ctrl *c, uint32_t nsid, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s/ns%u.img", c->dir, nsid);
-}
-
+/*
+ * A file namespace's image is <dir>/nsN.img, opened relative to the
+ * directory (dir.c); create makes a new one and never takes over an existing
+ * file. A device namespace's path passes dir.c's checks every time.
+ */
 int ucmd_ns_open_store(struct ucmd_ctrl *c, struct ucmd_ns *ns, bool create)
 {
 	uint64_t size = ucmd_ns_store_size(ns->nsze, ns->lbaf);
-	char path[PATH_MAX];
 
 	switch (ns->kind) {
 	case UCMD_NS_STORE_FILE:
-		ns_path(c, ns->nsid, path, sizeof(path));
-		return ucmd_store_file_open(path, size, create ? UCMD_STORE_CREATE : 0, &ns->st);
+		return ucmd_dir_image_open(c, ns->nsid, size, create, &ns->st);
 	case UCMD_NS_STORE_RAM:
 		return ucmd_store_ram_open(size, &ns->st);
 	case UCMD_NS_STORE_DEVICE:
-		return ucmd_store_device_open(ns->path, size, &ns->st);
+		return ucmd_dir_device_open(c, ns->path, size, &ns->st);
 	}
 	return -EINVAL;
 }
@@ -104,18 +102,17 @@ int ucmd_ns_add(struct ucmd_ctrl *c, const struct ucmd_ns_params *p, uint32_t ns
 	ns->attached = p->attach;
 	/* Without a directory there is nowhere to put a file: stay volatile. */
 	ns->kind = (p->store == UCMD_NS_STORE_FILE && !c->dir) ? UCMD_NS_STORE_RAM : p->store;
-	if (p->path && !(ns->path = strdup(p->path))) {
+	/*
+	 * The caller names the device: it is resolved once, here, so that the
+	 * state file records a path that reopens without following symlinks.
+	 */
+	if (ns->kind == UCMD_NS_STORE_DEVICE && !(ns->path = realpath(p->path, NULL))) {
+		ret = ucmd_ctrl_why(c, -errno, "device path %s: %s", p->path, strerror(errno));
 		free(ns);
-		return -ENOMEM;
+		return ret;
 	}
 	ucmd_ns_uuid(c, ns);
-	if (ns->kind == UCMD_NS_STORE_FILE) {
-		/* A new namespace must not inherit a stale image. */
-		char path[PATH_MAX];
-
-		ns_path(c, nsid, path, sizeof(path));
-		unlink(path);
-	}
+	/* An existing nsN.img is never reused or deleted here: -EEXIST. */
 	ret = ucmd_ns_open_store(c, ns, true);
 	if (ret) {
 		free(ns->path);
@@ -130,12 +127,8 @@ void ucmd_ns_free(struct ucmd_ctrl *c, struct ucmd_ns *ns, bool remove_file)
 {
 	c->ns[ns->nsid] = NULL;
 	ucmd_store_close(ns->st);
-	if (remove_file && ns->kind == UCMD_NS_STORE_FILE && c->dir) {
-		char path[PATH_MAX];
-
-		ns_path(c, ns->nsid, path, sizeof(path));
-		unlink(path);
-	}
+	if (remove_file && ns->kind == UCMD_NS_STORE_FILE && c->dir)
+		ucmd_dir_image_remove(c, ns->nsid);
 	ucmd_ranges_clear(&ns->uncor);
 	free(ns->path);
 	free(ns);

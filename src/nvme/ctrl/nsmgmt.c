@@ -19,12 +19,15 @@ static uint16_t format_ns(struct ucmd_ctrl *c, struct ucmd_ns *ns, uint8_t lbaf,
 	/* Keep the capacity in bytes; the block count follows the block size. */
 	uint64_t nsze = ns->nsze * ucmd_ns_ds(ns) / ucmd_lbaf_ds(lbaf);
 	struct ucmd_store *st = ns->st;
+	int ret;
 
 	if (!nsze)
 		return ST_FORMAT;
-	if (st->ops->deallocate(st, 0, st->size) ||
-	    st->ops->resize(st, ucmd_ns_store_size(nsze, lbaf)))
-		return UCMD_GEN(NVME_SC_INTERNAL);
+	ret = st->ops->deallocate(st, 0, st->size);
+	if (!ret)
+		ret = st->ops->resize(st, ucmd_ns_store_size(nsze, lbaf));
+	if (ret)
+		return ucmd_store_status(ret);
 	ns->nsze = nsze;
 	ns->lbaf = lbaf;
 	ns->extended = mset && ucmd_lbaf_ms(lbaf);

@@ -122,8 +122,8 @@ uint16_t ucmd_nvm_rw(struct ucmd_ctrl *c, struct ucmd_req *req)
 	st = map_blocks(c, req, &rw, &host, &dv, &mv);
 	if (!st && !write && ucmd_ranges_overlap(&rw.ns->uncor, rw.slba, rw.nlb))
 		st = read_error(c);
-	if (!st && blocks_xfer(&rw, &dv, &mv, write, fua))
-		st = ST_INTERNAL;
+	if (!st)
+		st = ucmd_store_status(blocks_xfer(&rw, &dv, &mv, write, fua));
 	/* the array moved to dv unless LBAs are extended: each one gives it back */
 	ucmd_iovs_free_spare(c, &host);
 	ucmd_iovs_free_spare(c, &dv);
@@ -203,12 +203,14 @@ uint16_t ucmd_nvm_flush(struct ucmd_ctrl *c, struct ucmd_req *req)
 {
 	uint32_t nsid = req->cmd.nsid;
 
+	uint16_t st;
+
 	if (nsid == 0xffffffffu) {
 		for (uint32_t i = 1; i <= UCMD_MAX_NS; i++) {
 			struct ucmd_ns *ns = ucmd_ns_active(c, i);
 
-			if (ns && ns->st->ops->flush(ns->st))
-				return ST_INTERNAL;
+			if (ns && (st = ucmd_store_status(ns->st->ops->flush(ns->st))))
+				return st;
 		}
 		return 0;
 	}
@@ -216,7 +218,7 @@ uint16_t ucmd_nvm_flush(struct ucmd_ctrl *c, struct ucmd_req *req)
 
 	if (!ns)
 		return ST_INVALID_NS;
-	return ns->st->ops->flush(ns->st) ? ST_INTERNAL : 0;
+	return ucmd_store_status(ns->st->ops->flush(ns->st));
 }
 
 uint16_t ucmd_nvm_write_zeroes(struct ucmd_ctrl *c, struct ucmd_req *req)
@@ -226,10 +228,12 @@ uint16_t ucmd_nvm_write_zeroes(struct ucmd_ctrl *c, struct ucmd_req *req)
 
 	if ((st = rw_decode(c, req, &rw, true)))
 		return st;
-	if (ucmd_ns_discard(c, rw.ns, rw.slba, rw.nlb, req->cmd.cdw12 & CDW12_DEAC))
-		return ST_INTERNAL;
-	if (((req->cmd.cdw12 & CDW12_FUA) || !c->cur.vwc) && rw.ns->st->ops->flush(rw.ns->st))
-		return ST_INTERNAL;
+	st = ucmd_store_status(ucmd_ns_discard(c, rw.ns, rw.slba, rw.nlb,
+					       req->cmd.cdw12 & CDW12_DEAC));
+	if (!st && ((req->cmd.cdw12 & CDW12_FUA) || !c->cur.vwc))
+		st = ucmd_store_status(rw.ns->st->ops->flush(rw.ns->st));
+	if (st)
+		return st;
 	c->smart.host_writes++;
 	return 0;
 }
@@ -276,8 +280,8 @@ uint16_t ucmd_nvm_dsm(struct ucmd_ctrl *c, struct ucmd_req *req)
 	for (unsigned i = 0; i < nr; i++) {
 		uint64_t slba = le64toh(r[i].slba), nlb = le32toh(r[i].nlb);
 
-		if (nlb && ucmd_ns_discard(c, ns, slba, nlb, true))
-			return ST_INTERNAL;
+		if (nlb && (st = ucmd_store_status(ucmd_ns_discard(c, ns, slba, nlb, true))))
+			return st;
 	}
 	return 0;
 }
@@ -349,8 +353,7 @@ uint16_t ucmd_nvm_copy(struct ucmd_ctrl *c, struct ucmd_req *req)
 	for (unsigned i = 0; i < nr && !st; i++) {
 		uint64_t nlb = le16toh(r[i].nlb) + 1ull;
 
-		if (copy_blocks(ns, le64toh(r[i].slba), dst, nlb, buf))
-			st = ST_INTERNAL;
+		st = ucmd_store_status(copy_blocks(ns, le64toh(r[i].slba), dst, nlb, buf));
 		dst += nlb;
 	}
 	free(buf);
@@ -358,8 +361,9 @@ uint16_t ucmd_nvm_copy(struct ucmd_ctrl *c, struct ucmd_req *req)
 		return st;
 	if (ucmd_ranges_remove(&ns->uncor, sdlba, total))
 		ucmd_persist(c);
-	if (((req->cmd.cdw12 & CDW12_FUA) || !c->cur.vwc) && ns->st->ops->flush(ns->st))
-		return ST_INTERNAL;
+	if (((req->cmd.cdw12 & CDW12_FUA) || !c->cur.vwc) &&
+	    (st = ucmd_store_status(ns->st->ops->flush(ns->st))))
+		return st;
 	c->smart.host_writes++;
 	return 0;
 }

@@ -143,17 +143,20 @@ static json_object *ns_json(const struct ucmd_ns *ns)
 	return o;
 }
 
-static int write_atomic(const char *dir, const char *name, const char *text)
+/*
+ * A new temp file with a unique name (dir.c: O_EXCL|O_NOFOLLOW, 0600),
+ * renamed over name relative to the directory descriptor: no fixed temp name
+ * for two processes to race on or for anyone to plant a symlink at.
+ */
+static int write_atomic(struct ucmd_ctrl *c, const char *name, const char *text)
 {
-	char tmp[PATH_MAX], dst[PATH_MAX];
+	char tmp[PATH_MAX];
 	size_t len = strlen(text), done = 0;
-	int fd, dfd, ret = 0;
+	int fd, ret;
 
-	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name);
-	snprintf(dst, sizeof(dst), "%s/%s", dir, name);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
+	ret = ucmd_dir_temp(c, name, tmp, sizeof(tmp), &fd);
+	if (ret)
+		return ret;
 	while (done < len) {
 		ssize_t n = write(fd, text + done, len - done);
 
@@ -168,20 +171,14 @@ static int write_atomic(const char *dir, const char *name, const char *text)
 	if (!ret && fdatasync(fd))
 		ret = -errno;
 	close(fd);
-	if (!ret && rename(tmp, dst))
+	if (!ret && renameat(c->dirfd, tmp, c->dirfd, name))
 		ret = -errno;
 	if (ret) {
-		unlink(tmp);
+		unlinkat(c->dirfd, tmp, 0);
 		return ret;
 	}
 	/* The rename itself must reach the disk. */
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return -errno;
-	if (fsync(dfd))
-		ret = -errno;
-	close(dfd);
-	return ret;
+	return fsync(c->dirfd) ? -errno : 0;
 }
 
 int ucmd_persist_save(struct ucmd_ctrl *c, bool clean)
@@ -191,6 +188,8 @@ int ucmd_persist_save(struct ucmd_ctrl *c, bool clean)
 
 	if (!c->dir)
 		return 0;
+	if (c->p.read_only)
+		return -EROFS;	/* never reached: a read-only controller changes no state */
 	root = json_object_new_object();
 	nss = json_object_new_array();
 	add_u64(root, "version", CONFIG_VERSION);
@@ -205,7 +204,7 @@ int ucmd_persist_save(struct ucmd_ctrl *c, bool clean)
 		if (c->ns[i])
 			json_object_array_add(nss, ns_json(c->ns[i]));
 	json_object_object_add(root, "namespaces", nss);
-	ret = write_atomic(c->dir, CONFIG_NAME,
+	ret = write_atomic(c, CONFIG_NAME,
 			   json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY));
 	json_object_put(root);
 	return ret;
@@ -258,7 +257,8 @@ static int ns_load(struct ucmd_ctrl *c, json_object *o)
 		goto fail;
 	if (!unhex(ns->uuid, get_str(o, "uuid"), sizeof(ns->uuid)))
 		ucmd_ns_uuid(c, ns);
-	if (path && !(ns->path = strdup(path))) {
+	/* Only a device namespace has a path; dir.c checks it when it is opened. */
+	if (ns->kind == UCMD_NS_STORE_DEVICE && !(ns->path = strdup(path))) {
 		ret = -ENOMEM;
 		goto fail;
 	}
@@ -277,8 +277,12 @@ static int ns_load(struct ucmd_ctrl *c, json_object *o)
 					json_object_get_uint64(json_object_array_get_idx(r, 1)));
 		}
 	}
-	/* A RAM namespace comes back empty; a file one with its data. */
-	ret = ucmd_ns_open_store(c, ns, true);
+	/*
+	 * A RAM namespace comes back empty; a file one with its data, from an
+	 * existing nsN.img of exactly its size: loading never creates, extends
+	 * or truncates anything.
+	 */
+	ret = ucmd_ns_open_store(c, ns, ns->kind == UCMD_NS_STORE_RAM);
 	if (ret)
 		goto fail;
 	c->ns[ns->nsid] = ns;
@@ -292,19 +296,18 @@ fail:
 
 int ucmd_persist_load(struct ucmd_ctrl *c, bool *found)
 {
-	char path[PATH_MAX];
 	json_object *root, *o;
-	int ret = 0;
+	int fd, ret = 0;
 
-	snprintf(path, sizeof(path), "%s/%s", c->dir, CONFIG_NAME);
-	if (access(path, F_OK)) {
-		*found = false;
-		return errno == ENOENT ? 0 : -errno;
-	}
-	*found = true;
-	root = json_object_from_file(path);
+	/* relative to the directory, never through a symlink, owner-checked */
+	ret = ucmd_dir_open_file(c, CONFIG_NAME, &fd);
+	*found = ret != -ENOENT;
+	if (ret)
+		return ret == -ENOENT ? 0 : ret;
+	root = json_object_from_fd(fd);
+	close(fd);
 	if (!root)
-		return -EINVAL;
+		return ucmd_ctrl_why(c, -EINVAL, "%s/%s is not valid JSON", c->dir, CONFIG_NAME);
 	if (get_u64(root, "version", 0) != CONFIG_VERSION) {
 		json_object_put(root);
 		return -EINVAL;
