@@ -49,13 +49,14 @@ struct cli_cmd {
 	const char *help;
 	int (*fn)(struct cli *cli, int argc, char **argv);
 	bool no_session;	/* works without a controller (policy) */
+	bool only_reads;	/* changes nothing: opens the controller read-only */
 };
 
 extern const struct cli_cmd cli_cmds[];
 
 /* session.c */
 int session_open(struct session *s, const char *dir, uint32_t nsid, const char *policy,
-		 const char *audit);
+		 const char *audit, bool only_reads);
 /* The kernel backend: a real /dev/ngXnY, /dev/nvmeXnY or /dev/nvmeX. */
 int session_open_kernel(struct session *s, const char *path, uint32_t nsid);
 void session_close(struct session *s);

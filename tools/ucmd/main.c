@@ -14,27 +14,27 @@
 
 const struct cli_cmd cli_cmds[] = {
 	{ "run", "the main job: write, verify, read, identify, SMART log", cmd_run },
-	{ "list", "list the devices of the controller", cmd_list },
-	{ "id-ctrl", "Identify Controller", cmd_id_ctrl },
-	{ "id-ns", "Identify Namespace", cmd_id_ns },
-	{ "smart-log", "SMART / health information log", cmd_smart_log },
-	{ "read", "read blocks to a file or stdout", cmd_read },
+	{ "list", "list the devices of the controller", cmd_list, .only_reads = true },
+	{ "id-ctrl", "Identify Controller", cmd_id_ctrl, .only_reads = true },
+	{ "id-ns", "Identify Namespace", cmd_id_ns, .only_reads = true },
+	{ "smart-log", "SMART / health information log", cmd_smart_log, .only_reads = true },
+	{ "read", "read blocks to a file or stdout", cmd_read, .only_reads = true },
 	{ "write", "write blocks from a file or stdin", cmd_write },
-	{ "ns-descs", "namespace identification descriptors", cmd_ns_descs },
-	{ "error-log", "error information log", cmd_error_log },
-	{ "effects-log", "commands supported and effects log", cmd_effects_log },
-	{ "get-feature", "Get Features", cmd_get_feature },
+	{ "ns-descs", "namespace identification descriptors", cmd_ns_descs, .only_reads = true },
+	{ "error-log", "error information log", cmd_error_log, .only_reads = true },
+	{ "effects-log", "commands supported and effects log", cmd_effects_log, .only_reads = true },
+	{ "get-feature", "Get Features", cmd_get_feature, .only_reads = true },
 	{ "set-feature", "Set Features", cmd_set_feature },
 	{ "format", "Format NVM", cmd_format },
 	{ "create-ns", "Namespace Management: create", cmd_create_ns },
 	{ "delete-ns", "Namespace Management: delete", cmd_delete_ns },
 	{ "attach-ns", "Namespace Attachment: attach", cmd_attach_ns },
 	{ "detach-ns", "Namespace Attachment: detach", cmd_detach_ns },
-	{ "compare", "compare blocks with a file", cmd_compare },
+	{ "compare", "compare blocks with a file", cmd_compare, .only_reads = true },
 	{ "write-zeroes", "Write Zeroes", cmd_write_zeroes },
 	{ "write-uncor", "Write Uncorrectable", cmd_write_uncor },
 	{ "dsm", "Dataset Management (deallocate)", cmd_dsm },
-	{ "verify", "Verify", cmd_verify },
+	{ "verify", "Verify", cmd_verify, .only_reads = true },
 	{ "copy", "Copy", cmd_copy },
 	{ "flush", "flush the volatile write cache", cmd_flush },
 	{ "bench", "fio-style workload: IOPS, bandwidth, latency percentiles", cmd_bench },
@@ -121,7 +121,8 @@ int main(int argc, char **argv)
 		optind++;
 	}
 	int ret = cli.device ? session_open_kernel(&cli.s, cli.device, cli.nsid)
-			     : session_open(&cli.s, cli.ctrl_dir, cli.nsid, cli.policy, cli.audit);
+			     : session_open(&cli.s, cli.ctrl_dir, cli.nsid, cli.policy, cli.audit,
+					    cmd->only_reads);
 	if (ret) {
 		print_status_error(cli.device ? cli.device : cli.ctrl_dir, ret);
 		session_close(&cli.s);

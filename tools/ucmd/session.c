@@ -21,6 +21,7 @@
 
 #define DEFAULT_NS_BYTES (1ull << 30)
 
+/* Parents as mkdir -p makes them; the controller directory itself private (0700). */
 static int mkdir_p(const char *dir)
 {
 	char buf[4096];
@@ -35,9 +36,25 @@ static int mkdir_p(const char *dir)
 			return -errno;
 		*p = '/';
 	}
-	if (mkdir(buf, 0755) && errno != EEXIST)
+	if (mkdir(buf, 0700) && errno != EEXIST)
 		return -errno;
 	return 0;
+}
+
+/*
+ * A command that only reads opens an existing controller read-only: a
+ * shared lock, nothing written, so a full or read-only directory still
+ * reads. A directory without ctrl.json is opened read-write, to create the
+ * default controller (or to be refused, when it holds images).
+ */
+static bool use_read_only(const char *dir, bool only_reads)
+{
+	char path[4096];
+	struct stat sb;
+
+	if (!only_reads || snprintf(path, sizeof(path), "%s/ctrl.json", dir) >= (int)sizeof(path))
+		return false;
+	return lstat(path, &sb) == 0;
 }
 
 int session_passthru(struct session *s, bool admin, const struct nvme_uring_cmd *cmd,
@@ -92,7 +109,7 @@ int session_namespace_info(struct session *s, uint32_t nsid)
 }
 
 int session_open(struct session *s, const char *dir, uint32_t nsid, const char *policy,
-		 const char *audit)
+		 const char *audit, bool only_reads)
 {
 	struct ucmd_ctrl_params cp = { 0 };
 	struct ucmd_nvme_host_opts ho = { 0 };
@@ -104,7 +121,8 @@ int session_open(struct session *s, const char *dir, uint32_t nsid, const char *
 	memset(s, 0, sizeof(*s));
 	s->ctrl_fd = s->ns_fd = -1;
 	s->dir = dir;
-	ret = mkdir_p(dir);
+	cp.read_only = use_read_only(dir, only_reads);
+	ret = cp.read_only ? 0 : mkdir_p(dir);
 	if (ret)
 		return ret;
 	s->e = ucmd_engine_new();
@@ -128,10 +146,16 @@ int session_open(struct session *s, const char *dir, uint32_t nsid, const char *
 	cp.mode = UCMD_CTRL_INLINE;
 	cp.irq = ucmd_nvme_irq;
 	cp.irq_arg = line;
+	cp.errbuf = err;
+	cp.errbuf_len = sizeof(err);
+	err[0] = 0;
 	ret = ucmd_ctrl_create(&cp, &s->ctrl);
-	if (ret)
+	if (ret) {
+		if (err[0])
+			fprintf(stderr, "ucmd: %s\n", err);
 		return ret;
-	if (ucmd_ctrl_ns_count(s->ctrl) == 0) {
+	}
+	if (!cp.read_only && ucmd_ctrl_ns_count(s->ctrl) == 0) {
 		struct ucmd_ns_params np = {
 			.nsze = DEFAULT_NS_BYTES / 512,
 			.lbaf = 0,
@@ -139,8 +163,11 @@ int session_open(struct session *s, const char *dir, uint32_t nsid, const char *
 			.attach = true,
 		};
 		ret = ucmd_ctrl_ns_create(s->ctrl, &np);
-		if (ret < 0)
+		if (ret < 0) {
+			if (err[0])
+				fprintf(stderr, "ucmd: %s\n", err);
 			return ret;
+		}
 	}
 	ho.irq = line;
 	ret = ucmd_nvme_attach(s->e, s->ctrl, &ho, &s->host);

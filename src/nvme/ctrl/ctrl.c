@@ -147,8 +147,12 @@ int ucmd_ctrl_create(const struct ucmd_ctrl_params *p, struct ucmd_ctrl **out)
 	if (c->dir && !c->p.read_only) {
 		/* Marks the state "in use" so that a crash counts as unsafe. */
 		ret = ucmd_persist_save(c, false);
-		if (ret)
+		if (ret) {
+			ucmd_ctrl_why(c, ret, "cannot write %s/ctrl.json: %s (open it read-only "
+				      "to read from a full or read-only directory)", c->dir,
+				      strerror(-ret));
 			goto fail;
+		}
 	}
 	if (c->p.mode == UCMD_CTRL_THREAD) {
 		ret = ucmd_thread_start(c);

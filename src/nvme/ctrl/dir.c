@@ -104,8 +104,7 @@ static int busy(struct ucmd_ctrl *c)
 	/* a writer that was killed leaves its pid file: only a live pid is named */
 	if (pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM))
 		return ucmd_ctrl_why(c, -EBUSY, "controller %s in use by pid %ld", c->dir, pid);
-	return ucmd_ctrl_why(c, -EBUSY, "controller %s in use by another process%s", c->dir,
-			     c->p.read_only ? "" : " (a reader)");
+	return ucmd_ctrl_why(c, -EBUSY, "controller %s in use by another process", c->dir);
 }
 
 static bool is_temp_name(const char *n)
