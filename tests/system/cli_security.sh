@@ -34,7 +34,8 @@ step "admin commands other than Identify need CAP_SYS_ADMIN (Linux's rule)"
 if as_nobody "$UCMD" smart-log 2>"$dir/err"; then fail "unprivileged smart-log allowed"; fi
 grep -q "Permission denied" "$dir/err" || { cat "$dir/err"; fail "not -EACCES"; }
 if as_nobody "$UCMD" format 2>/dev/null; then fail "unprivileged format allowed"; fi
-"$UCMD" smart-log >/dev/null	# root may
+# root may, in a directory of its own: root refuses nobody's (issue 12)
+"$UCMD" --ctrl "$dir/root-ctrl" smart-log >/dev/null
 
 step "a site policy grants get-log, audit records the denial of format"
 cat > "$dir/site.ini" <<'INI'
