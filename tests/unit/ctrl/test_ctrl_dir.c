@@ -56,7 +56,7 @@ static int fx_setup(void **state)
 static int fx_teardown(void **state)
 {
 	struct fx *f = *state;
-	char cmd[128];
+	char cmd[256];
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s.target'", f->dir, f->dir);
 	if (system(cmd))
