@@ -78,5 +78,106 @@ def dma_seeds():
     dma("meta_sgl", 1, 64, sqe(flags=0x80, mptr=BUS + PAGE), a)
 
 
+CC_OK = 4 << 20 | 6 << 16 | 6 << 4 | 1   # IOCQES, IOSQES, CSS all, EN
+
+
+def w32(off, val):
+    return struct.pack("<BHI", 0, off, val)
+
+
+def w64(off, val):
+    return struct.pack("<BHQ", 1, off, val)
+
+
+def r32(off):
+    return struct.pack("<BH", 2, off)
+
+
+def enable(asqs=31, acqs=31, asq_page=0, acq_page=1, cc=CC_OK):
+    return struct.pack("<BBBHHI", 3, asqs, acqs, asq_page, acq_page, cc)
+
+
+def admin(cmd):
+    return bytes([4]) + cmd
+
+
+def io(qid, cmd):
+    return bytes([5, qid - 1]) + cmd
+
+
+def poke(off8, val):
+    return struct.pack("<BHQ", 6, off8, val)
+
+
+def create_cq(qid, size, page, flags=3, vector=1):
+    return admin(sqe(opcode=0x05, prp1=BUS + page * PAGE,
+                     cdw=(qid | (size - 1) << 16, flags | vector << 16, 0, 0, 0, 0)))
+
+
+def create_sq(qid, size, page, cqid, flags=1):
+    return admin(sqe(opcode=0x01, prp1=BUS + page * PAGE,
+                     cdw=(qid | (size - 1) << 16, flags | cqid << 16, 0, 0, 0, 0)))
+
+
+def rw(opcode, slba, nlb, page):
+    return sqe(opcode=opcode, nsid=1, prp1=BUS + page * PAGE, cdw=(slba, 0, nlb - 1, 0, 0, 0))
+
+
+def regs_seeds():
+    write("ctrl_regs", "enable_identify",
+          enable() + admin(sqe(opcode=0x06, prp1=BUS + 2 * PAGE, cdw=(1, 0, 0, 0, 0, 0))))
+    write("ctrl_regs", "io_queue_rw",
+          enable() + create_cq(1, 64, 3) + create_sq(1, 64, 4, 1) +
+          io(1, rw(0x01, 0, 8, 8)) + io(1, rw(0x02, 0, 8, 10)) +
+          admin(sqe(opcode=0x00, cdw=(1, 0, 0, 0, 0, 0))) +
+          admin(sqe(opcode=0x04, cdw=(1, 0, 0, 0, 0, 0))))
+    write("ctrl_regs", "hostile_queues",
+          enable() + create_cq(1, 0x10000, 3) + create_cq(2, 64, 0x7fff) +
+          create_cq(9, 64, 3) + create_sq(1, 64, 4, 3) + create_cq(1, 256, 31) +
+          create_sq(2, 256, 28, 1) + admin(sqe(opcode=0x04, cdw=(1, 0, 0, 0, 0, 0))))
+    write("ctrl_regs", "doorbells",
+          enable() + w32(0x1000, 200) + w32(0x1004, 5) + w32(0x1008, 1) + w32(0x1ffc, 1) +
+          w32(0x1002, 1) + r32(0x1000) + enable(1, 1) + w32(0x1000, 1))
+    write("ctrl_regs", "regs_while_enabled",
+          enable() + w64(0x28, BUS + 9 * PAGE) + w32(0x24, 0) + r32(0x1c) + r32(0x00) +
+          w32(0x14, CC_OK | 1 << 14) + r32(0x1c) + w32(0x14, 0) + r32(0x1c) +
+          w32(0x0c, 0xffffffff) + w32(0x10, 1) + enable(cc=CC_OK | 7 << 7))
+    write("ctrl_regs", "queue_memory_changes",
+          enable() + create_cq(1, 4, 3) + create_sq(1, 4, 4, 1) +
+          io(1, rw(0x02, 0, 1, 8)) + poke(4 * PAGE // 8, 0xffffffffffffffff) +
+          w32(0x1008, 3) + poke(3 * PAGE // 8 + 1, 0) + io(1, rw(0x02, 60, 8, 8)))
+
+
+def audit(name, flags, ret, pid, uid, gid, tuid, tgid, cmd_op, opcode, verb, dirn, nsid,
+          select, offset, length, slba, nlb, device, rule):
+    # fuzz_audit.c: flags bits: 0 override_creds hook, 1 audit, 2 with desc,
+    # 3 cap_sys_admin, 4 admin, 5 has_range, 6 destructive, 7 has_select,
+    # 8 intrusive, 9 raw verdict
+    hdr = struct.pack("<HiiIIIIIBiiI", flags, ret, pid, uid, gid, tuid, tgid, cmd_op,
+                      opcode, verb, dirn, nsid)
+    hdr += struct.pack("<I", select)[:3] + struct.pack("<4Q", offset, length, slba, nlb)
+    assert len(hdr) == 78
+    write("audit", name, hdr + device.ljust(32, b"\0")[:32] + rule)
+
+
+def audit_seeds():
+    audit("deny_write", 4 | 32 | 64, -13, 1234, 65534, 65534, 0, 0, 0xC0484E80, 1, 1, 1,
+          1, 0, 51200, 4096, 100, 8, b"ng0n1", b"/etc/ucmd/site.ini:8 no-writes")
+    audit("allow_audited", 2 | 4 | 32, 0, 1, 0, 0, 0, 0, 0xC0484E80, 2, 0, 2, 1, 0, 0,
+          512, 0, 1, b"ng0n1", b"site.ini:1 reads")
+    audit("quiet_allow", 4, 0, 1, 1000, 1000, 0, 0, 0, 0, 2, 0, 1, 0, 0, 0, 0, 0,
+          b"ng0n1", b"")
+    audit("override_creds", 1, -1, 77, 1000, 100, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+          b"", b"personality")
+    audit("hostile_strings", 4 | 8 | 16 | 128 | 256, -13, -1, 0xffffffff, 0xffffffff, 0, 0,
+          0xffffffff, 255, 0x7fffffff, -5, 0xffffffff, 0xffffff, 2**64 - 1, 2**64 - 1,
+          2**64 - 1, 2**64 - 1, b"ng\"\\\n\x01\x7f\xff\xc3\x28nvme0n1abcdefghijklmnop",
+          b"\xe2\x82 \xf0\x9f\x98\x80 \"quoted\" \t\r\n/slash\\ " + b"x" * 120)
+    audit("raw_verdict", 512 | 4, -2**31, 0, 0, 0, 0, 0, 0, 0, -1, 4, 0, 0, 0, 1, 0, 0,
+          b"ng0n1", b"int-min")
+
+
 if __name__ == "__main__":
+    audit_seeds()
     dma_seeds()
+    regs_seeds()
