@@ -103,6 +103,14 @@ static void want_u64(json_object *o, const char *k, uint64_t v)
 		abort();
 }
 
+static void want_i64(json_object *o, const char *k, int64_t v)
+{
+	json_object *f = field(o, k);
+
+	if (!json_object_is_type(f, json_type_int) || json_object_get_int64(f) != v)
+		abort();
+}
+
 static void want_str(json_object *o, const char *k, const char *v)
 {
 	json_object *f = field(o, k);
@@ -169,7 +177,7 @@ static void check_record(const char *line, size_t len, bool override,
 	}
 	want_str(o, "decision", cur.ret ? "deny" : "allow");
 	if (cur.ret)
-		want_u64(o, "errno", (uint64_t)-(int64_t)cur.ret);
+		want_i64(o, "errno", -(int64_t)cur.ret);
 	want_str(o, "module", "fuzz");
 	/* the chain keeps the rule truncated to UCMD_SECURITY_RULE_MAX - 1 bytes */
 	size_t rl = strnlen(cur.rule, UCMD_SECURITY_RULE_MAX - 1);
