@@ -45,9 +45,82 @@ static void rfc3339(char *buf, size_t len, const struct timespec *ts)
 	snprintf(buf, len, "%s.%09ldZ", base, ts->tv_nsec);
 }
 
+/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if none. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+	size_t len;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	/* no overlong forms, no surrogates, nothing past U+10FFFF */
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if (len > n || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return len;
+}
+
+/*
+ * A string value from bytes that may come from anywhere (device names,
+ * policy paths and rule names): JSON text is UTF-8 (RFC 8259), so each byte
+ * that is not part of a valid sequence becomes U+FFFD, and the record stays
+ * readable by any strict parser. json-c escapes the control characters.
+ */
+static json_object *new_text(const char *v, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)v;
+	size_t i = 0, n, out = 0;
+	json_object *j;
+	char *buf;
+
+	while (i < len && (n = utf8_seq(s + i, len - i)))
+		i += n;
+	if (i == len)
+		return json_object_new_string_len(v, (int)len);
+	buf = malloc(3 * len);
+	if (!buf)
+		return NULL;
+	for (i = 0; i < len; i += n ? n : 1) {
+		n = utf8_seq(s + i, len - i);
+		if (n) {
+			memcpy(buf + out, s + i, n);
+			out += n;
+		} else {
+			memcpy(buf + out, "\xef\xbf\xbd", 3);
+			out += 3;
+		}
+	}
+	j = json_object_new_string_len(buf, (int)out);
+	free(buf);
+	return j;
+}
+
+static void add_text(json_object *o, const char *k, const char *v, size_t len)
+{
+	json_object_object_add(o, k, new_text(v, len));
+}
+
 static void add_str(json_object *o, const char *k, const char *v)
 {
-	json_object_object_add(o, k, json_object_new_string(v));
+	add_text(o, k, v, strlen(v));
 }
 
 static void add_u64(json_object *o, const char *k, uint64_t v)
@@ -57,7 +130,8 @@ static void add_u64(json_object *o, const char *k, uint64_t v)
 
 static void add_desc(json_object *o, const struct ucmd_cmd_desc *d)
 {
-	add_str(o, "device", d->device);
+	/* a provider's name need not be terminated within the field */
+	add_text(o, "device", d->device, strnlen(d->device, sizeof(d->device)));
 	add_u64(o, "cmd_op", d->cmd_op);
 	add_u64(o, "opcode", d->opcode);
 	add_str(o, "verb", ucmd_verb_name(d->verb));
@@ -134,7 +208,8 @@ static json_object *event_record(const struct ucmd_security_event *ev)
 		add_desc(o, &d);
 	add_str(o, "decision", ev->ret ? "deny" : "allow");
 	if (ev->ret)
-		json_object_object_add(o, "errno", json_object_new_int(-ev->ret));
+		/* 64 bits: a module returning INT_MIN must not overflow the negation */
+		json_object_object_add(o, "errno", json_object_new_int64(-(int64_t)ev->ret));
 	add_str(o, "module", ev->module ? ev->module : "none");
 	add_str(o, "rule", ev->rule ? ev->rule : "");
 	return o;

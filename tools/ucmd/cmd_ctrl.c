@@ -4,7 +4,6 @@
  * set-feature, format, create-ns, delete-ns, attach-ns, detach-ns.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 #include <nvme/types.h>
 #include <nvme/util.h>
 
+#include "args.h"
 #include "cli.h"
 
 /* One admin command with an optional 4 KiB-aligned data buffer. */
@@ -83,17 +83,11 @@ int cmd_ns_descs(struct cli *cli, int argc, char **argv)
 
 int cmd_error_log(struct cli *cli, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "log-entries", required_argument, 0, 'e' }, { 0, 0, 0, 0 } };
-	uint32_t n = 64;
-	int c;
+	uint32_t n;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "e:", opts, NULL)) != -1) {
-		if (c != 'e' || parse_u32(optarg, &n) || !n || n > 256) {
-			fprintf(stderr, "usage: ucmd error-log [--log-entries 1..256]\n");
-			return 1;
-		}
+	if (error_log_args_parse(&n, argc, argv)) {
+		fprintf(stderr, "usage: ucmd error-log [--log-entries 1..256]\n");
+		return 1;
 	}
 	uint32_t len = n * (uint32_t)sizeof(struct nvme_error_log_page);
 	struct nvme_error_log_page *log = zalloc(len);
@@ -180,32 +174,13 @@ int cmd_effects_log(struct cli *cli, int argc, char **argv)
 /* get-feature -f FID [-s SEL] [--cdw11 V] ; set-feature -f FID -V VALUE [--save] */
 static int feature(struct cli *cli, int argc, char **argv, bool set)
 {
-	static const struct option opts[] = {
-		{ "feature-id", required_argument, 0, 'f' },
-		{ "sel", required_argument, 0, 's' },
-		{ "cdw11", required_argument, 0, 'c' },
-		{ "value", required_argument, 0, 'V' },
-		{ "save", no_argument, 0, 'S' },
-		{ 0, 0, 0, 0 },
-	};
-	uint32_t fid = 0, sel = 0, cdw11 = 0;
-	bool have_fid = false, have_v = false, save = false;
-	int c;
+	struct feature_args a;
 	const char *what = set ? "set-feature" : "get-feature";
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:s:c:V:S", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f': if (parse_u32(optarg, &fid) || fid > 0xff) goto bad; have_fid = true; break;
-		case 's': if (set || parse_u32(optarg, &sel) || sel > 3) goto bad; break;
-		case 'c': if (parse_u32(optarg, &cdw11)) goto bad; break;
-		case 'V': if (!set || parse_u32(optarg, &cdw11)) goto bad; have_v = true; break;
-		case 'S': if (!set) goto bad; save = true; break;
-		default: goto bad;
-		}
-	}
-	if (!have_fid || (set && !have_v))
+	if (feature_args_parse(&a, argc, argv, set))
 		goto bad;
+	uint32_t fid = a.fid, sel = a.sel, cdw11 = a.cdw11;
+	bool save = a.save;
 	uint64_t result = 0;
 	uint32_t cdw10 = set ? fid | (save ? 1u << 31 : 0) : fid | (sel << 8);
 	if (admin(cli, what, set ? nvme_admin_set_features : nvme_admin_get_features,
@@ -241,24 +216,11 @@ int cmd_set_feature(struct cli *cli, int argc, char **argv)
 /* format [--lbaf N] [--ses N] [--ms 0|1] */
 int cmd_format(struct cli *cli, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "lbaf", required_argument, 0, 'l' },
-		{ "ses", required_argument, 0, 's' },
-		{ "ms", required_argument, 0, 'm' },
-		{ 0, 0, 0, 0 },
-	};
-	uint32_t lbaf = 0, ses = 0, ms = 0;
-	int c;
+	struct format_args a;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "l:s:m:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'l': if (parse_u32(optarg, &lbaf) || lbaf > 63) goto bad; break;
-		case 's': if (parse_u32(optarg, &ses) || ses > 7) goto bad; break;
-		case 'm': if (parse_u32(optarg, &ms) || ms > 1) goto bad; break;
-		default: goto bad;
-		}
-	}
+	if (format_args_parse(&a, argc, argv))
+		goto bad;
+	uint32_t lbaf = a.lbaf, ses = a.ses, ms = a.ms;
 	uint32_t cdw10 = (lbaf & 0xf) | (ms << 4) | (ses << 9) | ((lbaf >> 4) << 12);
 	if (admin(cli, "format", nvme_admin_format_nvm, cli->s.nsid, cdw10, 0, NULL, 0, NULL))
 		return 1;
@@ -272,27 +234,12 @@ bad:
 /* create-ns --nsze N [--ncap N] [--flbas F] */
 int cmd_create_ns(struct cli *cli, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "nsze", required_argument, 0, 's' },
-		{ "ncap", required_argument, 0, 'c' },
-		{ "flbas", required_argument, 0, 'f' },
-		{ 0, 0, 0, 0 },
-	};
-	uint64_t nsze = 0, ncap = 0;
-	uint32_t flbas = 0;
-	int c;
+	struct create_ns_args a;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:c:f:", opts, NULL)) != -1) {
-		switch (c) {
-		case 's': if (parse_u64(optarg, &nsze)) goto bad; break;
-		case 'c': if (parse_u64(optarg, &ncap)) goto bad; break;
-		case 'f': if (parse_u32(optarg, &flbas) || flbas > 0xff) goto bad; break;
-		default: goto bad;
-		}
-	}
-	if (!nsze)
+	if (create_ns_args_parse(&a, argc, argv))
 		goto bad;
+	uint64_t nsze = a.nsze, ncap = a.ncap;
+	uint32_t flbas = a.flbas;
 	struct nvme_id_ns *id = zalloc(sizeof(*id));
 	if (!id)
 		return 1;
@@ -330,26 +277,12 @@ int cmd_delete_ns(struct cli *cli, int argc, char **argv)
 /* attach-ns / detach-ns [--controllers=ID,...]: default this controller */
 static int attach(struct cli *cli, int argc, char **argv, bool detach)
 {
-	static const struct option opts[] = {
-		{ "controllers", required_argument, 0, 'c' }, { 0, 0, 0, 0 } };
 	const char *what = detach ? "detach-ns" : "attach-ns";
-	uint32_t ids[32], n = 0;
-	int c;
+	struct attach_args a;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:", opts, NULL)) != -1) {
-		if (c != 'c')
-			goto bad;
-		char buf[512], *save = NULL;
-		snprintf(buf, sizeof(buf), "%s", optarg);
-		for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-			if (n == 32 || parse_u32(t, &ids[n]) || ids[n] > 0xffff)
-				goto bad;
-			n++;
-		}
-	}
-	if (!cli->nsid)
+	if (attach_args_parse(&a, argc, argv) || !cli->nsid)
 		goto bad;
+	uint32_t *ids = a.ids, n = a.n;
 	uint16_t *list = zalloc(4096);
 	if (!list)
 		return 1;

@@ -2,7 +2,6 @@
 /* I/O commands in nvme-cli's shape: read, write, flush, io-/admin-passthru. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 
 #include <nvme/types.h>
 
+#include "args.h"
 #include "cli.h"
 
 static int read_whole(int fd, void *buf, size_t len)
@@ -47,32 +47,16 @@ static int write_whole(int fd, const void *buf, size_t len)
 static int do_rw(struct cli *cli, int argc, char **argv, uint8_t opcode)
 {
 	bool write = opcode != nvme_cmd_read;
-	static const struct option opts[] = {
-		{ "start-block", required_argument, 0, 's' },
-		{ "block-count", required_argument, 0, 'c' },
-		{ "data-size", required_argument, 0, 'z' },
-		{ "data", required_argument, 0, 'd' },
-		{ "force-unit-access", no_argument, 0, 'f' },
-		{ 0, 0, 0, 0 },
-	};
-	uint64_t slba = 0, size = 0;
-	uint32_t nlb = 0;
-	const char *path = NULL;
-	bool fua = false;
-	int c, ret = 1, fd = -1;
+	struct rw_args a;
+	int ret = 1, fd = -1;
 	const char *what = opcode == nvme_cmd_read ? "read" : opcode == nvme_cmd_write ? "write" : "compare";
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:c:z:d:f", opts, NULL)) != -1) {
-		switch (c) {
-		case 's': if (parse_u64(optarg, &slba)) goto bad; break;
-		case 'c': if (parse_u32(optarg, &nlb) || nlb > 0xffff) goto bad; break;
-		case 'z': if (parse_u64(optarg, &size)) goto bad; break;
-		case 'd': path = optarg; break;
-		case 'f': fua = true; break;
-		default: goto bad;
-		}
-	}
+	if (rw_args_parse(&a, argc, argv))
+		goto bad;
+	uint64_t slba = a.slba, size = a.size;
+	uint32_t nlb = a.nlb;
+	const char *path = a.path;
+	bool fua = a.fua;
 	if (!cli->s.lba_size) {
 		fprintf(stderr, "%s: namespace %u is not active\n", what, cli->s.nsid);
 		return 1;
@@ -166,54 +150,17 @@ int cmd_flush(struct cli *cli, int argc, char **argv)
 /* nvme-cli's io-passthru / admin-passthru options */
 static int do_passthru(struct cli *cli, int argc, char **argv, bool admin)
 {
-	static const struct option opts[] = {
-		{ "opcode", required_argument, 0, 'O' },
-		{ "namespace-id", required_argument, 0, 'n' },
-		{ "data-len", required_argument, 0, 'l' },
-		{ "cdw2", required_argument, 0, '2' },
-		{ "cdw3", required_argument, 0, '3' },
-		{ "cdw10", required_argument, 0, '4' },
-		{ "cdw11", required_argument, 0, '5' },
-		{ "cdw12", required_argument, 0, '6' },
-		{ "cdw13", required_argument, 0, '7' },
-		{ "cdw14", required_argument, 0, '8' },
-		{ "cdw15", required_argument, 0, '9' },
-		{ "timeout", required_argument, 0, 't' },
-		{ "read", no_argument, 0, 'r' },
-		{ "write", no_argument, 0, 'w' },
-		{ "input-file", required_argument, 0, 'i' },
-		{ "raw-binary", no_argument, 0, 'b' },
-		{ 0, 0, 0, 0 },
-	};
-	struct nvme_uring_cmd cmd = { 0 };
-	uint32_t v, *dw[] = { &cmd.cdw2, &cmd.cdw3, &cmd.cdw10, &cmd.cdw11, &cmd.cdw12,
-			      &cmd.cdw13, &cmd.cdw14, &cmd.cdw15 };
-	bool rd = false, wr = false, raw = false, have_op = false;
-	const char *in = NULL, *what = admin ? "admin-passthru" : "io-passthru";
-	int c, ret = 1;
+	struct passthru_args a;
+	const char *what = admin ? "admin-passthru" : "io-passthru";
+	int ret = 1;
 
-	cmd.nsid = admin ? 0 : cli->s.nsid;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "O:n:l:2:3:4:5:6:7:8:9:t:rwi:b", opts, NULL)) != -1) {
-		switch (c) {
-		case 'O': if (parse_u32(optarg, &v) || v > 0xff) goto bad;
-			cmd.opcode = (uint8_t)v; have_op = true; break;
-		case 'n': if (parse_u32(optarg, &cmd.nsid)) goto bad; break;
-		case 'l': if (parse_u32(optarg, &cmd.data_len) || cmd.data_len > (64u << 20)) goto bad; break;
-		case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
-			if (parse_u32(optarg, &v)) goto bad;
-			*dw[c == '2' ? 0 : c == '3' ? 1 : c - '4' + 2] = v;
-			break;
-		case 't': if (parse_u32(optarg, &cmd.timeout_ms)) goto bad; break;
-		case 'r': rd = true; break;
-		case 'w': wr = true; break;
-		case 'i': in = optarg; break;
-		case 'b': raw = true; break;
-		default: goto bad;
-		}
-	}
-	if (!have_op || (rd && wr))
+	if (passthru_args_parse(&a, argc, argv))
 		goto bad;
+	struct nvme_uring_cmd cmd = a.cmd;
+	bool rd = a.rd, wr = a.wr, raw = a.raw;
+	const char *in = a.in;
+	if (!a.have_nsid)
+		cmd.nsid = admin ? 0 : cli->s.nsid;
 	void *buf = NULL;
 	if (cmd.data_len) {
 		buf = aligned_alloc(4096, ((size_t)cmd.data_len + 4095) & ~(size_t)4095);

@@ -6,12 +6,12 @@
  *                             running anything
  * Exit status: 0 valid / allowed, 1 invalid / denied, 2 usage error.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "cli.h"
 #include "core/file.h"
 #include "security/security.h"
@@ -47,114 +47,6 @@ static int policy_check(struct cli *cli, int argc, char **argv)
 	return 0;
 }
 
-static int parse_yesno(const char *s, bool *out)
-{
-	if (!strcmp(s, "yes"))
-		*out = true;
-	else if (!strcmp(s, "no"))
-		*out = false;
-	else
-		return -1;
-	return 0;
-}
-
-static int parse_groups(char *s, struct ucmd_cred *c)
-{
-	c->ngroups = 0;
-	for (char *tok = strtok(s, ","); tok; tok = strtok(NULL, ",")) {
-		uint32_t g;
-		if (parse_u32(tok, &g) || c->ngroups == UCMD_NGROUPS_MAX)
-			return -1;
-		c->groups[c->ngroups++] = g;
-	}
-	return 0;
-}
-
-static const char *const hook_names[] = { "cmd", "rw", "sqpoll", "override-creds" };
-
-struct explain_args {
-	struct ucmd_cred cred;
-	struct ucmd_cmd_desc d;
-	const char *policy;
-	unsigned f_mode;
-	int hook;
-	bool cap_given;
-};
-
-static int explain_opts(int argc, char **argv, struct explain_args *a)
-{
-	static const struct option opts[] = {
-		{ "uid", required_argument, 0, 'u' },	{ "gid", required_argument, 0, 'g' },
-		{ "groups", required_argument, 0, 'G' }, { "device", required_argument, 0, 'd' },
-		{ "verb", required_argument, 0, 'v' },	{ "nsid", required_argument, 0, 'n' },
-		{ "slba", required_argument, 0, 's' },	{ "nlb", required_argument, 0, 'c' },
-		{ "offset", required_argument, 0, 'o' }, { "length", required_argument, 0, 'l' },
-		{ "mode", required_argument, 0, 'm' },	{ "policy", required_argument, 0, 'p' },
-		{ "cap-sys-admin", required_argument, 0, 'A' },
-		{ "admin-cmd", required_argument, 0, 'a' },
-		{ "destructive", required_argument, 0, 'D' },
-		{ "select", required_argument, 0, 'S' }, { "opcode", required_argument, 0, 'O' },
-		{ "hook", required_argument, 0, 'H' },	{ 0, 0, 0, 0 },
-	};
-	uint64_t v64;
-	uint32_t v;
-	int c, verb;
-
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		bool ok = true, b = false;
-		switch (c) {
-		case 'u': ok = !parse_u32(optarg, &v); a->cred.uid = a->cred.euid = v;
-			if (!a->cap_given)
-				a->cred.cap_sys_admin = v == 0;
-			break;
-		case 'g': ok = !parse_u32(optarg, &v); a->cred.gid = a->cred.egid = v; break;
-		case 'G': ok = !parse_groups(optarg, &a->cred); break;
-		case 'd': snprintf(a->d.device, sizeof(a->d.device), "%s", optarg); break;
-		case 'v':
-			verb = ucmd_verb_from_name(optarg);
-			ok = verb >= 0;
-			if (ok)
-				ucmd_policy_desc_for_verb(&a->d, (enum ucmd_verb)verb);
-			break;
-		case 'n': ok = !parse_u32(optarg, &a->d.nsid); break;
-		case 's': ok = !parse_u64(optarg, &a->d.slba); a->d.has_range = true; break;
-		case 'c': ok = !parse_u64(optarg, &a->d.nlb); a->d.has_range = true; break;
-		case 'o': ok = !parse_u64(optarg, &a->d.offset); break;
-		case 'l': ok = !parse_u64(optarg, &a->d.length); break;
-		case 'm':
-			a->f_mode = !strcmp(optarg, "rw") ? FMODE_READ | FMODE_WRITE :
-				    !strcmp(optarg, "ro") ? FMODE_READ :
-				    !strcmp(optarg, "wo") ? FMODE_WRITE : 0;
-			ok = a->f_mode != 0;
-			break;
-		case 'p': a->policy = optarg; break;
-		case 'A': ok = !parse_yesno(optarg, &b); a->cred.cap_sys_admin = b;
-			a->cap_given = true;
-			break;
-		case 'a': ok = !parse_yesno(optarg, &b); a->d.admin = b; break;
-		case 'D': ok = !parse_yesno(optarg, &b); a->d.destructive = b; break;
-		case 'S': ok = !parse_u32(optarg, &a->d.select); a->d.has_select = true; break;
-		case 'O': ok = !parse_u64(optarg, &v64) && v64 < 256; a->d.opcode = (uint8_t)v64;
-			break;
-		case 'H':
-			a->hook = -1;
-			for (int i = 0; i < 4; i++)
-				if (!strcmp(optarg, hook_names[i]))
-					a->hook = i;
-			ok = a->hook >= 0;
-			break;
-		default: ok = false; break;
-		}
-		if (!ok) {
-			fprintf(stderr, "ucmd policy explain: bad option or value%s%s\n",
-				optarg ? ": " : "", optarg ? optarg : "");
-			return -1;
-		}
-	}
-	return optind == argc ? 0 : -1;
-}
-
 static int policy_explain(struct cli *cli, int argc, char **argv)
 {
 	struct explain_args a = { .f_mode = FMODE_READ | FMODE_WRITE };
@@ -168,7 +60,10 @@ static int policy_explain(struct cli *cli, int argc, char **argv)
 	ucmd_desc_init(&a.d, "ng0n1", NVME_URING_CMD_IO, 0);
 	ucmd_policy_desc_for_verb(&a.d, UCMD_VERB_READ);
 	a.d.nsid = 1;
-	if (explain_opts(argc, argv, &a)) {
+	if (explain_args_parse(&a, argc, argv)) {
+		if (a.bad)
+			fprintf(stderr, "ucmd policy explain: bad option or value%s%s\n",
+				*a.bad ? ": " : "", a.bad);
 		fprintf(stderr, "usage: ucmd policy explain [--uid U] [--gid G] [--groups a,b] "
 				"[--device ng0n1] [--verb read] [--nsid N]\n"
 				"  [--slba X --nlb Y | --offset B --length B] [--mode rw|ro|wo] "

@@ -5,7 +5,6 @@
  * every byte, then identify the controller and show the SMART log.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 
 #include <nvme/types.h>
 
+#include "args.h"
 #include "cli.h"
 
 #define RUN_CHUNK (128u * 1024)
@@ -132,21 +132,12 @@ static int phase(struct job *j, const char *name, uint8_t opcode)
 
 int cmd_run(struct cli *cli, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "size", required_argument, 0, 's' },
-		{ 0, 0, 0, 0 },
-	};
 	struct job j = { .cli = cli, .bytes = 64u << 20, .tty = isatty(STDOUT_FILENO) };
-	uint64_t v;
-	int c, ret = 1;
+	int ret = 1;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:", opts, NULL)) != -1) {
-		if (c != 's' || parse_u64(optarg, &v) || !v || v % RUN_CHUNK) {
-			fprintf(stderr, "usage: ucmd run [--size BYTES (multiple of 128 KiB)]\n");
-			return 1;
-		}
-		j.bytes = v;
+	if (run_args_parse(&j.bytes, RUN_CHUNK, argc, argv)) {
+		fprintf(stderr, "usage: ucmd run [--size BYTES (multiple of 128 KiB)]\n");
+		return 1;
 	}
 	struct session *s = &cli->s;
 	if (!s->lba_size || RUN_CHUNK % s->lba_size || s->meta_size) {

@@ -5,11 +5,11 @@
  * $UCMD_CTRL, else ./ucmd-ctrl), created on first use. Every command goes
  * through a ring and IORING_OP_URING_CMD.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "cli.h"
 
 const struct cli_cmd cli_cmds[] = {
@@ -57,52 +57,26 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "ctrl", required_argument, 0, 'C' },
-		{ "namespace-id", required_argument, 0, 'n' },
-		{ "output-format", required_argument, 0, 'o' },
-		{ "policy", required_argument, 0, 'P' },
-		{ "audit", required_argument, 0, 'A' },
-		{ "help", no_argument, 0, 'h' },
-		{ 0, 0, 0, 0 },
-	};
 	struct cli cli = { .fmt = OUT_NORMAL };
-	int c;
+	const char *why;
+	int cmdi;
 
 	cli.ctrl_dir = getenv("UCMD_CTRL");
 	if (!cli.ctrl_dir || !*cli.ctrl_dir)
 		cli.ctrl_dir = "./ucmd-ctrl";
-	/* global options stop at the command name */
-	while ((c = getopt_long(argc, argv, "+C:n:o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'C': cli.ctrl_dir = optarg; break;
-		case 'P': cli.policy = optarg; break;
-		case 'A': cli.audit = optarg; break;
-		case 'n':
-			if (parse_u32(optarg, &cli.nsid) || !cli.nsid) {
-				fprintf(stderr, "ucmd: bad --namespace-id '%s'\n", optarg);
-				return 2;
-			}
-			break;
-		case 'o':
-			if (!strcmp(optarg, "json"))
-				cli.fmt = OUT_JSON;
-			else if (!strcmp(optarg, "normal"))
-				cli.fmt = OUT_NORMAL;
-			else {
-				fprintf(stderr, "ucmd: --output-format is normal or json\n");
-				return 2;
-			}
-			break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
-		}
+	cmdi = cli_global_parse(&cli, argc, argv, &why);
+	if (cmdi == 0) {
+		usage(stdout);
+		return 0;
 	}
-	if (optind >= argc) {
-		usage(stderr);
+	if (cmdi < 0) {
+		if (why)
+			fprintf(stderr, "ucmd: %s\n", why);
+		else
+			usage(stderr);
 		return 2;
 	}
-	const char *name = argv[optind];
+	const char *name = argv[cmdi];
 	const struct cli_cmd *cmd = NULL;
 	for (const struct cli_cmd *x = cli_cmds; x->name; x++)
 		if (!strcmp(x->name, name))
@@ -113,12 +87,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (cmd->no_session)
-		return cmd->fn(&cli, argc - optind, argv + optind);
+		return cmd->fn(&cli, argc - cmdi, argv + cmdi);
 	/* nvme-cli style: a device path right after the command name */
-	if (optind + 1 < argc && !strncmp(argv[optind + 1], "/dev/", 5)) {
-		cli.device = argv[optind + 1];
-		argv[optind + 1] = argv[optind];
-		optind++;
+	if (cmdi + 1 < argc && !strncmp(argv[cmdi + 1], "/dev/", 5)) {
+		cli.device = argv[cmdi + 1];
+		argv[cmdi + 1] = argv[cmdi];
+		cmdi++;
 	}
 	int ret = cli.device ? session_open_kernel(&cli.s, cli.device, cli.nsid)
 			     : session_open(&cli.s, cli.ctrl_dir, cli.nsid, cli.policy, cli.audit,
@@ -128,7 +102,7 @@ int main(int argc, char **argv)
 		session_close(&cli.s);
 		return 1;
 	}
-	ret = cmd->fn(&cli, argc - optind, argv + optind);
+	ret = cmd->fn(&cli, argc - cmdi, argv + cmdi);
 	session_close(&cli.s);
 	return ret;
 }

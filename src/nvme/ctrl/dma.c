@@ -118,7 +118,14 @@ static uint16_t map_prp(struct ucmd_ctrl *c, uint64_t prp1, uint64_t prp2, uint6
 			uint64_t e = ent[i];
 
 			if (i == nent - 1 && rem > UCMD_PAGE_SIZE) {
-				if (e & 7)
+				/*
+				 * The next list page starts at offset 0 (QEMU's
+				 * nvme_map_prp checks the same): a list starting
+				 * in its page's last slot could otherwise chain to
+				 * itself and walk forever under the lock; page
+				 * aligned, every list page maps 511 data pages.
+				 */
+				if (e & (UCMD_PAGE_SIZE - 1))
 					return UCMD_GEN(NVME_SC_PRP_INVALID_OFFSET) | UCMD_DNR;
 				list = e;
 				break;

@@ -119,6 +119,33 @@ static void test_prp_invalid_offset(void **state)
 	assert_int_equal(rw_sqe(f, &s, nvme_cmd_read, 0, 24), SC(0, 0x13) | DNR);
 }
 
+/*
+ * PRP2 in the last slot of its page makes that slot the chain pointer at
+ * once; pointing it at itself (or at any list not starting a page) must be
+ * refused, not walked forever with the controller's lock held.
+ */
+static void test_prp_list_chain_offset(void **state)
+{
+	struct fx *f = *state;
+	uint8_t *b = host_alloc(&f->h, 4 * 4096);
+	uint64_t *list = host_alloc(&f->h, 2 * 4096);
+	struct ucmd_nvme_sqe s = { 0 };
+
+	s.dptr.prp1 = (uintptr_t)b;
+	s.dptr.prp2 = (uintptr_t)&list[511];
+	list[511] = (uintptr_t)&list[511];
+	assert_int_equal(rw_sqe(f, &s, nvme_cmd_read, 0, 24), SC(0, 0x13) | DNR);
+	/* two lists chaining to each other's last slot */
+	list[511] = (uintptr_t)&list[1023];
+	list[1023] = (uintptr_t)&list[511];
+	assert_int_equal(rw_sqe(f, &s, nvme_cmd_read, 0, 24), SC(0, 0x13) | DNR);
+	/* a chain pointer to a page-aligned list is the normal case */
+	list[511] = (uintptr_t)&list[512];
+	list[512] = (uintptr_t)b + 4096;
+	list[513] = (uintptr_t)b + 2 * 4096;
+	assert_int_equal(rw_sqe(f, &s, nvme_cmd_read, 0, 24), 0);
+}
+
 static void test_unmappable(void **state)
 {
 	struct fx *f = *state;
@@ -219,6 +246,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_prp_shapes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prp_invalid_offset, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_prp_list_chain_offset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unmappable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mdts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sgl, setup, teardown),

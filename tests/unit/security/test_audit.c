@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -259,6 +260,67 @@ static void test_lost_records(void **state)
 	unlink(apath);
 }
 
+/*
+ * A module may hand the audit writer anything: a device name filling its
+ * field without a terminator, bytes that are not UTF-8, a verdict of
+ * INT_MIN. The record must still be one line of strict JSON (UTF-8, as RFC
+ * 8259 requires of JSON text) holding the device name's 32 bytes and no
+ * more, and the verdict's errno.
+ */
+static struct ucmd_cmd_desc hostile_desc;
+static const char hostile_rule[] = "pol\xff\xc3(icy:1 \xed\xa0\x80 caf\xc3\xa9";
+
+static int hostile_sqpoll(void *priv, const struct ucmd_cred *cred)
+{
+	(void)priv;
+	(void)cred;
+	ucmd_security_note(hostile_rule, false, &hostile_desc);
+	return INT_MIN;
+}
+
+static const struct ucmd_security_ops hostile = { .name = "hostile",
+						  .uring_sqpoll = hostile_sqpoll };
+
+static void test_hostile_description(void **state)
+{
+	const char *apath = sec_tmpfile("");
+	struct ucmd_engine *e = ucmd_engine_new();
+	struct ucmd_audit *a = ucmd_audit_open(apath, NULL, 0);
+	struct ucmd_cred cred = { .pid = 1, .euid = 65534, .egid = 65534 };
+	struct json_tokener *tok = json_tokener_new();
+	char *lines[8];
+
+	(void)state;
+	ucmd_desc_init(&hostile_desc, "", 0, 0);
+	/* the name fills the field; the bytes after it are the next fields */
+	memset(hostile_desc.device, 'n', sizeof(hostile_desc.device));
+	hostile_desc.cmd_op = 0x41414141;
+	hostile_desc.verb = (enum ucmd_verb)1000;
+	assert_non_null(a);
+	assert_int_equal(ucmd_security_register(e, &hostile, NULL), 0);
+	assert_int_equal(ucmd_audit_register(e, a), 0);
+	assert_int_equal(security_uring_sqpoll(e, &cred), INT_MIN);
+	assert_int_equal(sec_read_lines(apath, lines, 8), 1);
+
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	json_object *o = json_tokener_parse_ex(tok, lines[0], (int)strlen(lines[0]));
+	assert_int_equal(json_tokener_get_error(tok), json_tokener_success);
+	assert_non_null(o);
+	assert_int_equal(strlen(str(o, "device")), 32);
+	assert_string_equal(str(o, "verb"), "unknown");
+	assert_string_equal(str(o, "rule"),
+			    "pol\xef\xbf\xbd\xef\xbf\xbd(icy:1 \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd caf\xc3\xa9");
+	assert_int_equal(json_object_get_int64(field(o, "errno")), 2147483648ll);
+	json_object_put(o);
+	json_tokener_free(tok);
+	sec_free_lines(lines, 1);
+	ucmd_security_unregister(e, "audit");
+	ucmd_security_unregister(e, "hostile");
+	ucmd_engine_free(e);
+	ucmd_audit_free(a);
+	unlink(apath);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +328,7 @@ int main(void)
 		cmocka_unit_test(test_allowed_records_where_asked),
 		cmocka_unit_test(test_other_module_denial),
 		cmocka_unit_test(test_lost_records),
+		cmocka_unit_test(test_hostile_description),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

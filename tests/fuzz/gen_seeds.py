@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Write the binary seed corpora of the fuzz targets whose inputs are
+structs (fuzz_ctrl_dma, fuzz_ctrl_regs), so that each seed says what it
+is. Run from the repository root: python3 tests/fuzz/gen_seeds.py"""
+import os
+import struct
+
+BUS = 0x10000          # fuzz_ctrl_dma.c / fuzz_ctrl_regs.c: ARENA_BUS
+PAGE = 4096
+
+
+def write(target, name, data):
+    d = os.path.join("tests/fuzz/corpus", target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+
+def sqe(opcode=0, flags=0, cid=0, nsid=0, mptr=0, prp1=0, prp2=0, sgl1=None,
+        cdw=(0, 0, 0, 0, 0, 0)):
+    dptr = sgl1 if sgl1 is not None else struct.pack("<QQ", prp1, prp2)
+    return (struct.pack("<BBHIIIQ", opcode, flags, cid, nsid, 0, 0, mptr) + dptr +
+            struct.pack("<6I", *cdw))
+
+
+def sgl(addr, length, typ):
+    return struct.pack("<QI3xB", addr, length, typ << 4)
+
+
+class Arena:
+    def __init__(self):
+        self.b = bytearray()
+
+    def put(self, off, data):
+        if len(self.b) < off + len(data):
+            self.b += bytes(off + len(data) - len(self.b))
+        self.b[off:off + len(data)] = data
+
+
+def dma(name, sel, length, cmd, arena=None):
+    write("ctrl_dma", name, bytes([sel]) + struct.pack("<I", length) + cmd +
+          (bytes(arena.b) if arena else b""))
+
+
+def dma_seeds():
+    dma("prp1_only", 0, 512, sqe(prp1=BUS + PAGE))
+    dma("prp1_prp2", 0, 2 * PAGE, sqe(prp1=BUS + 0x200, prp2=BUS + 2 * PAGE))
+    a = Arena()
+    a.put(3 * PAGE, struct.pack("<4Q", *(BUS + (4 + i) * PAGE for i in range(4))))
+    dma("prp_list", 0, 5 * PAGE, sqe(prp1=BUS, prp2=BUS + 3 * PAGE), a)
+    # a list that starts in the last slot of its page chains at once
+    a = Arena()
+    a.put(4 * PAGE - 8, struct.pack("<Q", BUS + 5 * PAGE))
+    a.put(5 * PAGE, struct.pack("<3Q", BUS + 6 * PAGE, BUS + 7 * PAGE, BUS + 8 * PAGE))
+    dma("prp_list_chain", 0, 4 * PAGE, sqe(prp1=BUS, prp2=BUS + 4 * PAGE - 8), a)
+    # a chain pointer to itself: must fail, not spin
+    a = Arena()
+    a.put(4 * PAGE - 8, struct.pack("<Q", BUS + 4 * PAGE - 8))
+    dma("prp_list_self", 0, 4 * PAGE, sqe(prp1=BUS, prp2=BUS + 4 * PAGE - 8), a)
+    dma("prp_outside", 0, 2 * PAGE, sqe(prp1=BUS + 16 * PAGE - 8, prp2=BUS + 16 * PAGE))
+    dma("prp_mdts", 2, 8 * PAGE, sqe(prp1=BUS, prp2=BUS + PAGE))
+    dma("sgl_data", 0, 300, sqe(flags=0x40, sgl1=sgl(BUS + 0x123, 300, 0)))
+    a = Arena()
+    a.put(PAGE, sgl(BUS + 2 * PAGE, 100, 0) + sgl(BUS + 3 * PAGE, 200, 0))
+    dma("sgl_last_seg", 0, 300, sqe(flags=0x40, sgl1=sgl(BUS + PAGE, 32, 3)), a)
+    a = Arena()
+    a.put(PAGE, sgl(BUS + 2 * PAGE, 100, 0) + sgl(BUS + PAGE + 0x100, 32, 2))
+    a.put(PAGE + 0x100, sgl(BUS + 3 * PAGE, 50, 0) + sgl(BUS + PAGE + 0x200, 16, 3))
+    a.put(PAGE + 0x200, sgl(BUS + 4 * PAGE, 150, 0))
+    dma("sgl_seg_chain", 0, 300, sqe(flags=0x40, sgl1=sgl(BUS + PAGE, 32, 2)), a)
+    a = Arena()
+    a.put(PAGE, sgl(BUS + PAGE, 16, 2))
+    dma("sgl_seg_self", 0, 300, sqe(flags=0x40, sgl1=sgl(BUS + PAGE, 16, 2)), a)
+    dma("meta_contig", 1, 64, sqe(mptr=BUS + 0x40))
+    a = Arena()
+    a.put(PAGE, sgl(BUS + 2 * PAGE, 64, 0))
+    dma("meta_sgl", 1, 64, sqe(flags=0x80, mptr=BUS + PAGE), a)
+
+
+CC_OK = 4 << 20 | 6 << 16 | 6 << 4 | 1   # IOCQES, IOSQES, CSS all, EN
+
+
+def w32(off, val):
+    return struct.pack("<BHI", 0, off, val)
+
+
+def w64(off, val):
+    return struct.pack("<BHQ", 1, off, val)
+
+
+def r32(off):
+    return struct.pack("<BH", 2, off)
+
+
+def enable(asqs=31, acqs=31, asq_page=0, acq_page=1, cc=CC_OK):
+    return struct.pack("<BBBHHI", 3, asqs, acqs, asq_page, acq_page, cc)
+
+
+def admin(cmd):
+    return bytes([4]) + cmd
+
+
+def io(qid, cmd):
+    return bytes([5, qid - 1]) + cmd
+
+
+def poke(off8, val):
+    return struct.pack("<BHQ", 6, off8, val)
+
+
+def create_cq(qid, size, page, flags=3, vector=1):
+    return admin(sqe(opcode=0x05, prp1=BUS + page * PAGE,
+                     cdw=(qid | (size - 1) << 16, flags | vector << 16, 0, 0, 0, 0)))
+
+
+def create_sq(qid, size, page, cqid, flags=1):
+    return admin(sqe(opcode=0x01, prp1=BUS + page * PAGE,
+                     cdw=(qid | (size - 1) << 16, flags | cqid << 16, 0, 0, 0, 0)))
+
+
+def rw(opcode, slba, nlb, page):
+    return sqe(opcode=opcode, nsid=1, prp1=BUS + page * PAGE, cdw=(slba, 0, nlb - 1, 0, 0, 0))
+
+
+def regs_seeds():
+    write("ctrl_regs", "enable_identify",
+          enable() + admin(sqe(opcode=0x06, prp1=BUS + 2 * PAGE, cdw=(1, 0, 0, 0, 0, 0))))
+    write("ctrl_regs", "io_queue_rw",
+          enable() + create_cq(1, 64, 3) + create_sq(1, 64, 4, 1) +
+          io(1, rw(0x01, 0, 8, 8)) + io(1, rw(0x02, 0, 8, 10)) +
+          admin(sqe(opcode=0x00, cdw=(1, 0, 0, 0, 0, 0))) +
+          admin(sqe(opcode=0x04, cdw=(1, 0, 0, 0, 0, 0))))
+    write("ctrl_regs", "hostile_queues",
+          enable() + create_cq(1, 0x10000, 3) + create_cq(2, 64, 0x7fff) +
+          create_cq(9, 64, 3) + create_sq(1, 64, 4, 3) + create_cq(1, 256, 31) +
+          create_sq(2, 256, 28, 1) + admin(sqe(opcode=0x04, cdw=(1, 0, 0, 0, 0, 0))))
+    write("ctrl_regs", "doorbells",
+          enable() + w32(0x1000, 200) + w32(0x1004, 5) + w32(0x1008, 1) + w32(0x1ffc, 1) +
+          w32(0x1002, 1) + r32(0x1000) + enable(1, 1) + w32(0x1000, 1))
+    write("ctrl_regs", "regs_while_enabled",
+          enable() + w64(0x28, BUS + 9 * PAGE) + w32(0x24, 0) + r32(0x1c) + r32(0x00) +
+          w32(0x14, CC_OK | 1 << 14) + r32(0x1c) + w32(0x14, 0) + r32(0x1c) +
+          w32(0x0c, 0xffffffff) + w32(0x10, 1) + enable(cc=CC_OK | 7 << 7))
+    write("ctrl_regs", "queue_memory_changes",
+          enable() + create_cq(1, 4, 3) + create_sq(1, 4, 4, 1) +
+          io(1, rw(0x02, 0, 1, 8)) + poke(4 * PAGE // 8, 0xffffffffffffffff) +
+          w32(0x1008, 3) + poke(3 * PAGE // 8 + 1, 0) + io(1, rw(0x02, 60, 8, 8)))
+
+
+def audit(name, flags, ret, pid, uid, gid, tuid, tgid, cmd_op, opcode, verb, dirn, nsid,
+          select, offset, length, slba, nlb, device, rule):
+    # fuzz_audit.c: flags bits: 0 override_creds hook, 1 audit, 2 with desc,
+    # 3 cap_sys_admin, 4 admin, 5 has_range, 6 destructive, 7 has_select,
+    # 8 intrusive, 9 raw verdict
+    hdr = struct.pack("<HiiIIIIIBiiI", flags, ret, pid, uid, gid, tuid, tgid, cmd_op,
+                      opcode, verb, dirn, nsid)
+    hdr += struct.pack("<I", select)[:3] + struct.pack("<4Q", offset, length, slba, nlb)
+    assert len(hdr) == 78
+    write("audit", name, hdr + device.ljust(32, b"\0")[:32] + rule)
+
+
+def audit_seeds():
+    audit("deny_write", 4 | 32 | 64, -13, 1234, 65534, 65534, 0, 0, 0xC0484E80, 1, 1, 1,
+          1, 0, 51200, 4096, 100, 8, b"ng0n1", b"/etc/ucmd/site.ini:8 no-writes")
+    audit("allow_audited", 2 | 4 | 32, 0, 1, 0, 0, 0, 0, 0xC0484E80, 2, 0, 2, 1, 0, 0,
+          512, 0, 1, b"ng0n1", b"site.ini:1 reads")
+    audit("quiet_allow", 4, 0, 1, 1000, 1000, 0, 0, 0, 0, 2, 0, 1, 0, 0, 0, 0, 0,
+          b"ng0n1", b"")
+    audit("override_creds", 1, -1, 77, 1000, 100, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+          b"", b"personality")
+    audit("hostile_strings", 4 | 8 | 16 | 128 | 256, -13, -1, 0xffffffff, 0xffffffff, 0, 0,
+          0xffffffff, 255, 0x7fffffff, -5, 0xffffffff, 0xffffff, 2**64 - 1, 2**64 - 1,
+          2**64 - 1, 2**64 - 1, b"ng\"\\\n\x01\x7f\xff\xc3\x28nvme0n1abcdefghijklmnop",
+          b"\xe2\x82 \xf0\x9f\x98\x80 \"quoted\" \t\r\n/slash\\ " + b"x" * 120)
+    audit("raw_verdict", 512 | 4, -2**31, 0, 0, 0, 0, 0, 0, 0, -1, 4, 0, 0, 0, 1, 0, 0,
+          b"ng0n1", b"int-min")
+
+
+if __name__ == "__main__":
+    audit_seeds()
+    dma_seeds()
+    regs_seeds()
