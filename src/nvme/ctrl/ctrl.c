@@ -5,6 +5,8 @@
  * are not register accesses.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -31,6 +33,17 @@ uint64_t ucmd_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+void ucmd_ctrl_seterr(struct ucmd_ctrl *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!c->p.errbuf || !c->p.errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(c->p.errbuf, c->p.errlen, fmt, ap);
+	va_end(ap);
+}
+
 static char *dup_or(const char *s, const char *dflt)
 {
 	return strdup(s ? s : dflt);
@@ -44,6 +57,9 @@ static int ctrl_alloc(const struct ucmd_ctrl_params *p, struct ucmd_ctrl **out)
 	if (!c)
 		return -ENOMEM;
 	c->p = *p;
+	c->journal_fd = -1;
+	if (p->errbuf && p->errlen)
+		p->errbuf[0] = 0;
 	c->dma = p->dma ? p->dma : &ucmd_dma_identity;
 	c->qmax = p->max_io_queues ? p->max_io_queues : 64;
 	if (!c->p.mqes)
@@ -160,6 +176,7 @@ void ucmd_ctrl_destroy(struct ucmd_ctrl *c)
 	pthread_mutex_destroy(&c->lock);
 	pthread_mutex_destroy(&c->db_lock);
 	pthread_cond_destroy(&c->db_cond);
+	ucmd_journal_close(c);
 	free(c->req_spare);
 	free(c->iov_spare);
 	free(c->sq);

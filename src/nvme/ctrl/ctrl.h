@@ -85,6 +85,14 @@ struct ucmd_ctrl_params {
 	/* Interrupt: called when a completion is posted to a CQ with IEN set. */
 	void (*irq)(void *arg, uint16_t vector);
 	void *irq_arg;
+	/*
+	 * Optional: when ucmd_ctrl_create() fails, why, as one line naming the
+	 * file and the field (e.g. "ctrl.json: namespaces[0].lbaf: 9 is out
+	 * of range 0..7"); an empty string when there is nothing to add to the
+	 * errno.
+	 */
+	char *errbuf;
+	size_t errlen;
 };
 
 /* Store kinds for namespaces */
