@@ -128,9 +128,15 @@ int session_open(struct session *s, const char *dir, uint32_t nsid, const char *
 	cp.mode = UCMD_CTRL_INLINE;
 	cp.irq = ucmd_nvme_irq;
 	cp.irq_arg = line;
+	cp.errbuf = err;
+	cp.errlen = sizeof(err);
 	ret = ucmd_ctrl_create(&cp, &s->ctrl);
-	if (ret)
+	if (ret) {
+		/* which file and field, before main's errno line */
+		if (err[0])
+			fprintf(stderr, "ucmd: %s: %s\n", dir, err);
 		return ret;
+	}
 	if (ucmd_ctrl_ns_count(s->ctrl) == 0) {
 		struct ucmd_ns_params np = {
 			.nsze = DEFAULT_NS_BYTES / 512,

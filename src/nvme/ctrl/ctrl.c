@@ -151,6 +151,8 @@ int ucmd_ctrl_create(const struct ucmd_ctrl_params *p, struct ucmd_ctrl **out)
 	*out = c;
 	return 0;
 fail:
+	/* Never write back a state that was refused or only partly loaded. */
+	c->persist_failed = true;
 	ucmd_ctrl_destroy(c);
 	return ret;
 }
