@@ -431,6 +431,7 @@ static void test_mark_costs_one_record(void **state)
 	/* closing compacts the journal into ctrl.json */
 	assert_int_equal(size_of(f->journal), 0);
 	reopen(f, &h);
+	buf = host_alloc(&h, 512);
 	assert_int_equal(ranges_of(&h, 1), 2 + 199);
 	assert_int_equal(host_io(&h, nvme_cmd_read, 1, 1002, 1, buf, 512, NULL, 0), ST_MEDIA_READ);
 	assert_int_equal(host_io(&h, nvme_cmd_read, 1, 1000, 1, buf, 512, NULL, 0), 0);
@@ -484,6 +485,7 @@ static void test_journal_after_crash(void **state)
 	memset(junk, 0xa5, sizeof(junk));
 	append_bytes(g->journal, junk, 20);
 	reopen(g, &h);
+	buf = host_alloc(&h, 512);
 	assert_int_equal(host_io(&h, nvme_cmd_read, 1, 503, 1, buf, 512, NULL, 0), ST_MEDIA_READ);
 	assert_int_equal(host_io(&h, nvme_cmd_read, 1, 100, 1, buf, 512, NULL, 0), ST_MEDIA_READ);
 	assert_int_equal(host_io(&h, nvme_cmd_read, 1, 101, 1, buf, 512, NULL, 0), 0);
