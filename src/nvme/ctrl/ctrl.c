@@ -115,6 +115,9 @@ int ucmd_ctrl_create(const struct ucmd_ctrl_params *p, struct ucmd_ctrl **out)
 	if (ret)
 		return ret;
 	sync_init(c);
+	ret = ucmd_state_check_identity(c);
+	if (ret)
+		goto fail;
 	c->created_ns = ucmd_now_ns();
 	ucmd_features_defaults(&c->cur);
 	c->saved = c->cur;

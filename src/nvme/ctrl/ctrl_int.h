@@ -393,6 +393,8 @@ void ucmd_ctrl_seterr(struct ucmd_ctrl *c, const char *fmt, ...)
  * reason in the caller's errbuf. Removes the "crc32c" member from root. */
 struct json_object;
 int  ucmd_state_check(struct ucmd_ctrl *c, struct json_object *root);
+/* Serial, model and firmware fit Identify (-EINVAL and errbuf if not) */
+int  ucmd_state_check_identity(struct ucmd_ctrl *c);
 /* The checksum of a state object without its "crc32c" member */
 uint32_t ucmd_state_crc(struct json_object *root);
 

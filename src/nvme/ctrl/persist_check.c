@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -297,6 +298,30 @@ static int check_image(struct ucmd_ctrl *c, const struct ns_img *ns)
 				 ", lbaf %u) needs %" PRIu64, name, (uint64_t)sb.st_size,
 				 ns->nsid, ns->nsze, ns->lbaf, want);
 		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Identity from the caller: what the loader would refuse must not be saved */
+int ucmd_state_check_identity(struct ucmd_ctrl *c)
+{
+	const struct { const char *name, *val; size_t max; } f[] = {
+		{ "serial", c->serial, SN_LEN },
+		{ "model", c->model, MN_LEN },
+		{ "firmware", c->firmware, FR_LEN },
+	};
+
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		size_t len = strlen(f[i].val);
+
+		for (const char *p = f[i].val; *p; p++)
+			if (*p < 0x20 || *p > 0x7e)
+				len = SIZE_MAX;
+		if (len < 1 || len > f[i].max) {
+			ucmd_ctrl_seterr(c, "%s: must be 1..%zu printable ASCII characters "
+					 "(the Identify field)", f[i].name, f[i].max);
+			return -EINVAL;
+		}
 	}
 	return 0;
 }

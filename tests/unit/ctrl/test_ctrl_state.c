@@ -316,6 +316,25 @@ static void test_not_json(void **state)
 	assert_refused(f, -EINVAL, "ctrl.json: not valid JSON");
 }
 
+/* An identity the loader would refuse is refused at creation, not saved */
+static void test_identity_param(void **state)
+{
+	struct fixture *f = *state;
+	struct ucmd_ctrl_params p = { .dir = f->dir, .errbuf = f->err, .errlen = sizeof(f->err),
+				      .serial = "0123456789012345678901234" };
+	struct ucmd_ctrl *c;
+
+	assert_int_equal(ucmd_ctrl_create(&p, &c), -EINVAL);
+	assert_non_null(strstr(f->err, "serial: must be 1..20 printable ASCII characters"));
+	p.serial = NULL;
+	p.firmware = "";
+	assert_int_equal(ucmd_ctrl_create(&p, &c), -EINVAL);
+	assert_non_null(strstr(f->err, "firmware: must be 1..8"));
+	p.firmware = NULL;
+	assert_int_equal(ucmd_ctrl_create(&p, &c), 0);
+	ucmd_ctrl_destroy(c);
+}
+
 /* A ctrl.json of version 1 (no checksum, no journal) still opens, as version 2 after */
 static void test_version1(void **state)
 {
@@ -567,6 +586,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_missing_image, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_json, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_version1, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_identity_param, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mark_costs_one_record, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_journal_after_crash, setup, teardown),
