@@ -59,6 +59,12 @@ static void clean_dir(void)
 	closedir(d);
 }
 
+static void remove_dir(void)
+{
+	clean_dir();
+	rmdir(dir);
+}
+
 static void put_file(const char *name, const uint8_t *data, size_t size)
 {
 	char path[256];
@@ -215,6 +221,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		snprintf(dir, sizeof(dir), "%s/ucmd-fuzz-state.%d", base, (int)getpid());
 		mkdir(dir, 0700);
+		atexit(remove_dir);
 	}
 	clean_dir();
 	text = malloc(jlen + 1);
