@@ -82,6 +82,11 @@ src, target, out = sys.argv[1], sys.argv[2], sys.argv[3]
 d = json.load(open(src))
 d["namespaces"][0]["store"] = "device"
 d["namespaces"][0]["path"] = target
+# the checksum is no secret: an attacker writes a state the loader accepts
+# (version 1 has none), so that the device rule itself is what refuses it
+d["version"] = 1
+d.pop("crc32c", None)
+d.pop("generation", None)
 json.dump(d, open(out, "w"))
 PY
 chmod 0644 "$top/evil.json"

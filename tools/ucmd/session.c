@@ -151,6 +151,7 @@ int session_open(struct session *s, const char *dir, uint32_t nsid, const char *
 	err[0] = 0;
 	ret = ucmd_ctrl_create(&cp, &s->ctrl);
 	if (ret) {
+		/* which file and check or field, before main's errno line */
 		if (err[0])
 			fprintf(stderr, "ucmd: %s\n", err);
 		return ret;

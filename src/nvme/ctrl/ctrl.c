@@ -5,6 +5,8 @@
  * are not register accesses.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -45,6 +47,7 @@ static int ctrl_alloc(const struct ucmd_ctrl_params *p, struct ucmd_ctrl **out)
 		return -ENOMEM;
 	c->p = *p;
 	c->dirfd = -1;
+	c->journal_fd = -1;
 	if (p->errbuf && p->errbuf_len)
 		p->errbuf[0] = 0;
 	c->dma = p->dma ? p->dma : &ucmd_dma_identity;
@@ -122,6 +125,9 @@ int ucmd_ctrl_create(const struct ucmd_ctrl_params *p, struct ucmd_ctrl **out)
 	if (ret)
 		return ret;
 	sync_init(c);
+	ret = ucmd_state_check_identity(c);
+	if (ret)
+		goto fail;
 	c->created_ns = ucmd_now_ns();
 	ucmd_features_defaults(&c->cur);
 	c->saved = c->cur;
@@ -163,6 +169,7 @@ int ucmd_ctrl_create(const struct ucmd_ctrl_params *p, struct ucmd_ctrl **out)
 	*out = c;
 	return 0;
 fail:
+	/* c->up is false: a refused or partly loaded state is never written back */
 	ucmd_ctrl_destroy(c);
 	return ret;
 }
@@ -190,6 +197,7 @@ void ucmd_ctrl_destroy(struct ucmd_ctrl *c)
 	pthread_mutex_destroy(&c->lock);
 	pthread_mutex_destroy(&c->db_lock);
 	pthread_cond_destroy(&c->db_cond);
+	ucmd_journal_close(c);
 	free(c->req_spare);
 	free(c->iov_spare);
 	free(c->sq);

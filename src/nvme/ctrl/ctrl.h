@@ -63,8 +63,10 @@ struct ucmd_ctrl_params {
 	 */
 	bool read_only;
 	/*
-	 * Optional: when ucmd_ctrl_create() fails, a sentence saying why
-	 * (which file, which check) is written here, NUL-terminated.
+	 * Optional: when ucmd_ctrl_create() fails, a sentence saying why,
+	 * naming the file and the check or field (e.g. "DIR/ctrl.json:
+	 * namespaces[0].lbaf: 9 is out of range 0..7"), NUL-terminated; an
+	 * empty string when there is nothing to add to the errno.
 	 */
 	char *errbuf;
 	size_t errbuf_len;

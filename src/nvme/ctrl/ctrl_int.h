@@ -33,6 +33,13 @@
 #define UCMD_CCTEMP		353
 #define UCMD_CNTLID_DEFAULT	1
 #define UCMD_IOV_CHUNK		512	/* iovecs per store call (below IOV_MAX) */
+/*
+ * Write-uncorrectable ranges per namespace. A real device keeps the mark in
+ * its per-block mapping; ours is a table that must stay small enough to load
+ * and save quickly (docs/store.md). When it is full, the command fails with
+ * Capacity Exceeded (below).
+ */
+#define UCMD_MAX_UNCOR_RANGES	4096
 
 /* Status as the CQE status field carries it, shifted right by one */
 #define UCMD_SC(sct, sc)	((uint16_t)(((sct) << NVME_SCT_SHIFT) | (sc)))
@@ -40,6 +47,13 @@
 #define UCMD_CMD(sc)		UCMD_SC(NVME_SCT_CMD_SPECIFIC, sc)
 #define UCMD_MEDIA(sc)		UCMD_SC(NVME_SCT_MEDIA, sc)
 #define UCMD_DNR		((uint16_t)NVME_SC_DNR)
+/*
+ * The range table of a namespace is full: NVMe's Capacity Exceeded, which
+ * Linux turns into BLK_STS_NOSPC (-ENOSPC), what a host should see for a
+ * resource it ran out of. DNR: a retry cannot succeed until ranges are
+ * cleared (written, zeroed, deallocated, formatted).
+ */
+#define UCMD_ST_RANGES_FULL	(UCMD_GEN(NVME_SC_CAP_EXCEEDED) | UCMD_DNR)
 /* A handler that keeps the command (AER, deferred) returns this. */
 #define UCMD_DEFERRED		0xffffu
 
@@ -50,7 +64,8 @@ struct ucmd_iovs {
 	uint64_t len;
 };
 
-/* Sorted, non-overlapping LBA ranges (write-uncorrectable state) */
+/* Sorted, non-overlapping LBA ranges (write-uncorrectable state), at most
+ * UCMD_MAX_UNCOR_RANGES of them */
 struct ucmd_range {
 	uint64_t slba, nlb;
 };
@@ -215,6 +230,14 @@ struct ucmd_ctrl {
 	uid_t dir_uid;			/* the directory's owner: euid or root */
 	bool wrote_pid;			/* ctrl.pid is ours to remove */
 	bool up;			/* created: destroy may save the state */
+
+	/*
+	 * Write-uncorrectable changes since ctrl.json was last written
+	 * (persist_journal.c): journal_gen is the generation of ctrl.json on
+	 * disk, records carry it, journal_off is where the next one goes.
+	 */
+	int journal_fd;
+	uint64_t journal_gen, journal_off;
 };
 
 /* ctrl.c */
@@ -318,16 +341,22 @@ void ucmd_ns_free(struct ucmd_ctrl *c, struct ucmd_ns *ns, bool remove_file);
 /* An active namespace: allocated and attached */
 struct ucmd_ns *ucmd_ns_active(struct ucmd_ctrl *c, uint32_t nsid);
 void ucmd_ns_fill_id(struct ucmd_ctrl *c, const struct ucmd_ns *ns, struct nvme_id_ns *id);
-/* Zero data+metadata of [slba, slba+nlb) and forget write-uncorrectable state */
+/* Zero data+metadata of [slba, slba+nlb) and forget write-uncorrectable state;
+ * -ENOSPC (nothing done) when that would split a mark of a full range table */
 int  ucmd_ns_discard(struct ucmd_ctrl *c, struct ucmd_ns *ns, uint64_t slba, uint64_t nlb,
 		     bool deallocate);
 void ucmd_ns_uuid(struct ucmd_ctrl *c, struct ucmd_ns *ns);
 
 /* ranges.c */
 bool ucmd_ranges_overlap(const struct ucmd_ranges *rs, uint64_t slba, uint64_t nlb);
+/* Mark (merging with neighbours); -ENOSPC when the table is full */
 int  ucmd_ranges_add(struct ucmd_ranges *rs, uint64_t slba, uint64_t nlb);
-/* Returns true when something was removed */
-bool ucmd_ranges_remove(struct ucmd_ranges *rs, uint64_t slba, uint64_t nlb);
+/* Would removing [slba, slba + nlb) fit (no split of a range of a full table)? */
+bool ucmd_ranges_remove_fits(const struct ucmd_ranges *rs, uint64_t slba, uint64_t nlb);
+/* 1 when something was removed, 0 when nothing was marked, -ENOSPC, -ENOMEM */
+int  ucmd_ranges_remove(struct ucmd_ranges *rs, uint64_t slba, uint64_t nlb);
+/* Loading: append a range after every other one (-EINVAL if it is not) */
+int  ucmd_ranges_append(struct ucmd_ranges *rs, uint64_t slba, uint64_t nlb);
 void ucmd_ranges_clear(struct ucmd_ranges *rs);
 
 /* dma.c */
@@ -370,8 +399,10 @@ int  ucmd_ctrl_why(struct ucmd_ctrl *c, int err, const char *fmt, ...)
 /* Open (a writer creates it 0700), check ownership and mode, take the lock. */
 int  ucmd_dir_open(struct ucmd_ctrl *c);
 void ucmd_dir_close(struct ucmd_ctrl *c);
-/* Open an existing state file read-only, checked; -ENOENT when absent. */
-int  ucmd_dir_open_file(struct ucmd_ctrl *c, const char *name, int *fd);
+/* Open a state file of the directory with flags (O_RDONLY, O_RDWR, or
+ * O_RDWR|O_CREAT|O_EXCL: made 0600 and the directory synced), never through
+ * a symlink, then checked (regular, one link, owner); -ENOENT when absent. */
+int  ucmd_dir_open_file(struct ucmd_ctrl *c, const char *name, int flags, int *fd);
 /* Create a new 0600 temp file for name (.name.tmp.XXXXXXXX), O_EXCL. */
 int  ucmd_dir_temp(struct ucmd_ctrl *c, const char *name, char *tmp, size_t len, int *fd);
 /* A namespace image nsN.img: created (O_EXCL, sized) or opened at exactly size. */
@@ -385,6 +416,32 @@ int  ucmd_dir_device_open(struct ucmd_ctrl *c, const char *path, uint64_t size,
 			  struct ucmd_store **st);
 /* The NVMe status for a store error: Capacity Exceeded for a full disk. */
 uint16_t ucmd_store_status(int err);
+/* crc32c.c: CRC-32C (Castagnoli), as iSCSI, ext4 and btrfs use it */
+uint32_t ucmd_crc32c(uint32_t crc, const void *buf, size_t len);
+
+/* persist_check.c: every field of a parsed ctrl.json, its checksum and the
+ * namespace images it names; -EINVAL (-ENOENT: an image is missing) with the
+ * reason in the caller's errbuf. Removes the "crc32c" member from root. */
+struct json_object;
+int  ucmd_state_check(struct ucmd_ctrl *c, struct json_object *root);
+/* Serial, model and firmware fit Identify (-EINVAL and errbuf if not) */
+int  ucmd_state_check_identity(struct ucmd_ctrl *c);
+/* The checksum of a state object without its "crc32c" member */
+uint32_t ucmd_state_crc(struct json_object *root);
+
+/* persist_journal.c */
+#define UCMD_JOURNAL_NAME	"ctrl.journal"
+/* Compact (rewrite ctrl.json, empty the journal) past this many records */
+#define UCMD_JOURNAL_MAX	16384u
+int  ucmd_journal_open(struct ucmd_ctrl *c, bool must_exist);
+/* Apply the journal to the loaded state; after all namespaces are loaded */
+int  ucmd_journal_replay(struct ucmd_ctrl *c);
+/* ctrl.json now holds everything at journal_gen: start an empty journal */
+int  ucmd_journal_reset(struct ucmd_ctrl *c);
+void ucmd_journal_close(struct ucmd_ctrl *c);
+/* Make a mark (or clear) of [slba, slba + nlb) durable; failure is fatal */
+void ucmd_persist_range(struct ucmd_ctrl *c, const struct ucmd_ns *ns, bool mark,
+			uint64_t slba, uint64_t nlb);
 
 /* persist.c */
 int  ucmd_persist_load(struct ucmd_ctrl *c, bool *found);

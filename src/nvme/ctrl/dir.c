@@ -213,13 +213,20 @@ void ucmd_dir_close(struct ucmd_ctrl *c)
 	c->dirfd = -1;
 }
 
-int ucmd_dir_open_file(struct ucmd_ctrl *c, const char *name, int *fd)
+int ucmd_dir_open_file(struct ucmd_ctrl *c, const char *name, int flags, int *fd)
 {
 	int ret;
 
-	*fd = openat(c->dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	*fd = openat(c->dirfd, name, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
 	if (*fd < 0)
 		return errno == ENOENT ? -ENOENT : open_error(c, -errno, name);
+	/* A new name must survive a crash with what is written to it. */
+	if ((flags & O_CREAT) && fsync(c->dirfd)) {
+		ret = -errno;
+		close(*fd);
+		*fd = -1;
+		return ret;
+	}
 	ret = check_file(c, *fd, name);
 	if (ret) {
 		close(*fd);
@@ -284,8 +291,10 @@ int ucmd_dir_image_open(struct ucmd_ctrl *c, uint32_t nsid, uint64_t size, bool 
 					     "or deletes an existing image; restore the ctrl.json that "
 					     "lists it, or remove it yourself", c->dir, name);
 		if (errno == ENOENT)
-			return ucmd_ctrl_why(c, -ENOENT, "%s/%s is missing: namespace %u has no data",
-					     c->dir, name, nsid);
+			return ucmd_ctrl_why(c, -ENOENT, "%s/%s: missing; namespace %u needs an "
+					     "image of %llu bytes (restore it, or remove namespace %u "
+					     "from ctrl.json)", c->dir, name, nsid,
+					     (unsigned long long)size, nsid);
 		return open_error(c, -errno, name);
 	}
 	ret = check_file(c, fd, name);

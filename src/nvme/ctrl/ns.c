@@ -141,6 +141,9 @@ int ucmd_ns_discard(struct ucmd_ctrl *c, struct ucmd_ns *ns, uint64_t slba, uint
 	uint16_t ms = ucmd_ns_ms(ns);
 	int ret;
 
+	/* Nothing changes when the range table could not record the result. */
+	if (!ucmd_ranges_remove_fits(&ns->uncor, slba, nlb))
+		return -ENOSPC;
 	if (deallocate)
 		ret = st->ops->deallocate(st, ucmd_ns_data_off(ns, slba), nlb * ucmd_ns_ds(ns));
 	else
@@ -151,9 +154,11 @@ int ucmd_ns_discard(struct ucmd_ctrl *c, struct ucmd_ns *ns, uint64_t slba, uint
 		else
 			ret = st->ops->write_zeroes(st, ucmd_ns_meta_off(ns, slba), nlb * ms);
 	}
-	if (!ret && ucmd_ranges_remove(&ns->uncor, slba, nlb))
-		ucmd_persist(c);
-	return ret;
+	if (!ret)
+		ret = ucmd_ranges_remove(&ns->uncor, slba, nlb);
+	if (ret > 0)
+		ucmd_persist_range(c, ns, false, slba, nlb);
+	return ret < 0 ? ret : 0;
 }
 
 void ucmd_ns_fill_id(struct ucmd_ctrl *c, const struct ucmd_ns *ns, struct nvme_id_ns *id)

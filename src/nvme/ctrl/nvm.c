@@ -4,6 +4,7 @@
  * Write Uncorrectable, Dataset Management and Copy, on top of the namespace
  * store layout (data area, then metadata area; see ns.c).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,6 +123,9 @@ uint16_t ucmd_nvm_rw(struct ucmd_ctrl *c, struct ucmd_req *req)
 	st = map_blocks(c, req, &rw, &host, &dv, &mv);
 	if (!st && !write && ucmd_ranges_overlap(&rw.ns->uncor, rw.slba, rw.nlb))
 		st = read_error(c);
+	/* A write that would split a mark of a full table fails before it writes. */
+	if (!st && write && !ucmd_ranges_remove_fits(&rw.ns->uncor, rw.slba, rw.nlb))
+		st = UCMD_ST_RANGES_FULL;
 	if (!st)
 		st = ucmd_store_status(blocks_xfer(&rw, &dv, &mv, write, fua));
 	/* the array moved to dv unless LBAs are extended: each one gives it back */
@@ -131,8 +135,12 @@ uint16_t ucmd_nvm_rw(struct ucmd_ctrl *c, struct ucmd_req *req)
 	if (st)
 		return st;
 	if (write) {
-		if (ucmd_ranges_remove(&rw.ns->uncor, rw.slba, rw.nlb))
-			ucmd_persist(c);
+		int r = ucmd_ranges_remove(&rw.ns->uncor, rw.slba, rw.nlb);
+
+		if (r < 0)
+			return ST_INTERNAL;
+		if (r)
+			ucmd_persist_range(c, rw.ns, false, rw.slba, rw.nlb);
 		c->smart.host_writes++;
 		c->smart.units_written_512 += rw.nlb * ucmd_ns_ds(rw.ns) / 512;
 	} else {
@@ -228,6 +236,8 @@ uint16_t ucmd_nvm_write_zeroes(struct ucmd_ctrl *c, struct ucmd_req *req)
 
 	if ((st = rw_decode(c, req, &rw, true)))
 		return st;
+	if (!ucmd_ranges_remove_fits(&rw.ns->uncor, rw.slba, rw.nlb))
+		return UCMD_ST_RANGES_FULL;
 	st = ucmd_store_status(ucmd_ns_discard(c, rw.ns, rw.slba, rw.nlb,
 					       req->cmd.cdw12 & CDW12_DEAC));
 	if (!st && ((req->cmd.cdw12 & CDW12_FUA) || !c->cur.vwc))
@@ -249,10 +259,16 @@ uint16_t ucmd_nvm_write_uncor(struct ucmd_ctrl *c, struct ucmd_req *req)
 		return ST_INVALID;
 	if (rw.slba + rw.nlb < rw.slba || rw.slba + rw.nlb > rw.ns->nsze)
 		return ST_LBA_RANGE;
-	if (ucmd_ranges_add(&rw.ns->uncor, rw.slba, rw.nlb))
+	switch (ucmd_ranges_add(&rw.ns->uncor, rw.slba, rw.nlb)) {
+	case 0:
+		break;
+	case -ENOSPC:
+		return UCMD_ST_RANGES_FULL;
+	default:
 		return ST_INTERNAL;
+	}
 	/* The marking is media state: it must survive a power cycle. */
-	ucmd_persist(c);
+	ucmd_persist_range(c, rw.ns, true, rw.slba, rw.nlb);
 	c->smart.host_writes++;
 	return 0;
 }
@@ -280,6 +296,7 @@ uint16_t ucmd_nvm_dsm(struct ucmd_ctrl *c, struct ucmd_req *req)
 	for (unsigned i = 0; i < nr; i++) {
 		uint64_t slba = le64toh(r[i].slba), nlb = le32toh(r[i].nlb);
 
+		/* -ENOSPC: a full disk, or a mark split in a full table */
 		if (nlb && (st = ucmd_store_status(ucmd_ns_discard(c, ns, slba, nlb, true))))
 			return st;
 	}
@@ -346,6 +363,8 @@ uint16_t ucmd_nvm_copy(struct ucmd_ctrl *c, struct ucmd_req *req)
 		return UCMD_CMD(NVME_SC_CMD_SIZE_LIMIT_EXCEEDED) | UCMD_DNR;
 	if (sdlba + total < sdlba || sdlba + total > ns->nsze)
 		return ST_LBA_RANGE;
+	if (!ucmd_ranges_remove_fits(&ns->uncor, sdlba, total))
+		return UCMD_ST_RANGES_FULL;
 	buf = malloc(COPY_CHUNK);
 	if (!buf)
 		return ST_INTERNAL;
@@ -359,8 +378,15 @@ uint16_t ucmd_nvm_copy(struct ucmd_ctrl *c, struct ucmd_req *req)
 	free(buf);
 	if (st)
 		return st;
-	if (ucmd_ranges_remove(&ns->uncor, sdlba, total))
-		ucmd_persist(c);
+	switch (ucmd_ranges_remove(&ns->uncor, sdlba, total)) {
+	case 0:
+		break;
+	case 1:
+		ucmd_persist_range(c, ns, false, sdlba, total);
+		break;
+	default:
+		return ST_INTERNAL;
+	}
 	if (((req->cmd.cdw12 & CDW12_FUA) || !c->cur.vwc) &&
 	    (st = ucmd_store_status(ns->st->ops->flush(ns->st))))
 		return st;

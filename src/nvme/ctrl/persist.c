@@ -3,7 +3,10 @@
  * Controller state in <dir>/ctrl.json: identity, namespaces (with their
  * write-uncorrectable ranges), saved features and SMART counters. Written
  * atomically (temp file, fdatasync, rename, fsync of the directory) so that
- * a crash leaves either the old or the new state, never a torn one.
+ * a crash leaves either the old or the new state, never a torn one. Version
+ * 2 carries a generation (the write-uncorrectable journal's records name it,
+ * persist_journal.c) and a CRC-32C of its canonical text; a loaded file is
+ * checked in full by persist_check.c before any of it is used.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +21,7 @@
 #include "ctrl_int.h"
 
 #define CONFIG_NAME	"ctrl.json"
-#define CONFIG_VERSION	1
+#define CONFIG_VERSION	2
 /* 2^40 blocks: 512 TiB at 512 bytes, far past any store here, no overflow */
 #define UCMD_MAX_NSZE	(1ull << 40)
 
@@ -181,6 +184,16 @@ static int write_atomic(struct ucmd_ctrl *c, const char *name, const char *text)
 	return fsync(c->dirfd) ? -errno : 0;
 }
 
+/* The checksum covers every other member, in the canonical text the loader
+ * recomputes (persist_check.c). */
+static void crc_add(json_object *root)
+{
+	char hexcrc[9];
+
+	snprintf(hexcrc, sizeof(hexcrc), "%08x", ucmd_state_crc(root));
+	json_object_object_add(root, "crc32c", json_object_new_string(hexcrc));
+}
+
 int ucmd_persist_save(struct ucmd_ctrl *c, bool clean)
 {
 	json_object *root, *nss;
@@ -204,10 +217,21 @@ int ucmd_persist_save(struct ucmd_ctrl *c, bool clean)
 		if (c->ns[i])
 			json_object_array_add(nss, ns_json(c->ns[i]));
 	json_object_object_add(root, "namespaces", nss);
-	ret = write_atomic(c, CONFIG_NAME,
-			   json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY));
+	/* The journal exists before a ctrl.json that expects one. */
+	ret = ucmd_journal_open(c, false);
+	if (!ret) {
+		add_u64(root, "generation", c->journal_gen + 1);
+		crc_add(root);
+		ret = write_atomic(c, CONFIG_NAME,
+				   json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+								  JSON_C_TO_STRING_NOSLASHESCAPE));
+	}
 	json_object_put(root);
-	return ret;
+	if (ret)
+		return ret;
+	/* ctrl.json now holds every record of the journal */
+	c->journal_gen++;
+	return ucmd_journal_reset(c);
 }
 
 void ucmd_persist(struct ucmd_ctrl *c)
@@ -272,10 +296,14 @@ static int ns_load(struct ucmd_ctrl *c, json_object *o)
 			if (!json_object_is_type(r, json_type_array) ||
 			    json_object_array_length(r) != 2)
 				goto fail;
-			ucmd_ranges_add(&ns->uncor,
+			/* sorted and disjoint (checked): each goes at the end, O(1) */
+			ret = ucmd_ranges_append(&ns->uncor,
 					json_object_get_uint64(json_object_array_get_idx(r, 0)),
 					json_object_get_uint64(json_object_array_get_idx(r, 1)));
+			if (ret)
+				goto fail;
 		}
+		ret = -EINVAL;
 	}
 	/*
 	 * A RAM namespace comes back empty; a file one with its data, from an
@@ -300,17 +328,23 @@ int ucmd_persist_load(struct ucmd_ctrl *c, bool *found)
 	int fd, ret = 0;
 
 	/* relative to the directory, never through a symlink, owner-checked */
-	ret = ucmd_dir_open_file(c, CONFIG_NAME, &fd);
+	ret = ucmd_dir_open_file(c, CONFIG_NAME, O_RDONLY, &fd);
 	*found = ret != -ENOENT;
 	if (ret)
 		return ret == -ENOENT ? 0 : ret;
 	root = json_object_from_fd(fd);
 	close(fd);
-	if (!root)
-		return ucmd_ctrl_why(c, -EINVAL, "%s/%s is not valid JSON", c->dir, CONFIG_NAME);
-	if (get_u64(root, "version", 0) != CONFIG_VERSION) {
+	if (!root) {
+		const char *why = json_util_get_last_err();
+
+		return ucmd_ctrl_why(c, -EINVAL, "%s/" CONFIG_NAME ": not valid JSON (%s)", c->dir,
+				     why ? why : "unreadable");
+	}
+	/* Every field and the checksum, before anything is used */
+	ret = ucmd_state_check(c, root);
+	if (ret) {
 		json_object_put(root);
-		return -EINVAL;
+		return ret;
 	}
 	/* The directory's identity wins over parameters: it is the same device. */
 	if ((ret = replace_str(&c->serial, get_str(root, "serial"))) ||
@@ -334,9 +368,18 @@ int ucmd_persist_load(struct ucmd_ctrl *c, bool *found)
 	if (json_object_object_get_ex(root, "namespaces", &o)) {
 		if (!json_object_is_type(o, json_type_array))
 			ret = -EINVAL;
-		for (size_t i = 0; !ret && i < json_object_array_length(o); i++)
+		for (size_t i = 0; !ret && i < json_object_array_length(o); i++) {
 			ret = ns_load(c, json_object_array_get_idx(o, i));
+			if (ret && c->p.errbuf && c->p.errbuf_len && !c->p.errbuf[0])
+				ucmd_ctrl_why(c, 0, "%s/" CONFIG_NAME ": namespaces[%zu]: %s", c->dir, i,
+						 strerror(-ret));
+		}
 	}
+	/* A version 1 file predates the journal; a version 2 one comes with it. */
+	if (!ret)
+		ret = ucmd_journal_open(c, get_u64(root, "version", 0) >= 2);
+	if (!ret)
+		ret = ucmd_journal_replay(c);
 out:
 	json_object_put(root);
 	return ret;

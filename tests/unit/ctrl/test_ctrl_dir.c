@@ -187,12 +187,22 @@ static void test_image_size_mismatch(void **state)
 /* A state file naming one device namespace at path (and nothing else). */
 static void device_state(struct fx *f, const char *path)
 {
-	char json[512];
+	char json[1536];
 
+	/* version 1 (no checksum): a hand-written state the loader checks field by field */
 	snprintf(json, sizeof(json),
 		 "{ \"version\": 1, \"serial\": \"S\", \"model\": \"M\", \"firmware\": \"F\","
-		 " \"clean\": true, \"namespaces\": [ { \"nsid\": 1, \"nsze\": %u, \"lbaf\": 0,"
-		 " \"attached\": true, \"store\": \"device\", \"path\": \"%s\" } ] }", NSZE, path);
+		 " \"clean\": true,"
+		 " \"saved_features\": { \"arbitration\": 0, \"power_mgmt\": 0, \"err_recovery\": 0,"
+		 " \"vwc\": 1, \"irq_coalesce\": 0, \"write_atomic\": 0, \"async_event\": 0,"
+		 " \"tmpth_over\": 0, \"tmpth_under\": 0 },"
+		 " \"smart\": { \"units_read_512\": 0, \"units_written_512\": 0, \"host_reads\": 0,"
+		 " \"host_writes\": 0, \"power_cycles\": 0, \"unsafe_shutdowns\": 0,"
+		 " \"power_on_seconds\": 0, \"media_errors\": 0, \"error_count\": 0 },"
+		 " \"namespaces\": [ { \"nsid\": 1, \"nsze\": %u, \"lbaf\": 0, \"extended\": false,"
+		 " \"attached\": true, \"store\": \"device\", \"path\": \"%s\","
+		 " \"uuid\": \"00112233445566778899aabbccddeeff\", \"uncorrectable\": [] } ] }",
+		 NSZE, path);
 	write_file(at(f, "ctrl.json"), json, 0600);
 }
 

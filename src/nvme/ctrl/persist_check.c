@@ -1,0 +1,375 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A loaded ctrl.json is checked in full before anything of it is used: every
+ * field's type and range (no silent truncation by a cast, no default for a
+ * missing field, no unknown field), the checksum, and the namespace images
+ * it names. The state is then either exactly what was saved or refused with
+ * one line that names the file and the field, so that damage (a crash on a
+ * file system that lost a block, a bad hand edit) never turns into a
+ * different device: a namespace of another size over the same data, another
+ * nsid, or blocks that read as zeros.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <json-c/json.h>
+
+#include "ctrl_int.h"
+
+#define STATE_FILE	"ctrl.json"
+/* 2^40 blocks: 512 TiB at 512 bytes, far past any store here, no overflow */
+#define MAX_NSZE	(1ull << 40)
+/* Identify Controller SN, MN and FR field sizes */
+#define SN_LEN		20
+#define MN_LEN		40
+#define FR_LEN		8
+
+struct chk {
+	struct ucmd_ctrl *c;
+	char where[48];		/* "" or "namespaces[3]." */
+};
+
+
+static int bad(struct chk *k, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int bad(struct chk *k, const char *key, const char *fmt, ...)
+{
+	char msg[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ucmd_ctrl_why(k->c, 0, "%s/" STATE_FILE ": %s%s: %s", k->c->dir, k->where, key, msg);
+	return -EINVAL;
+}
+
+static int only_keys(struct chk *k, json_object *o, const char *const *keys)
+{
+	json_object_object_foreach(o, key, val) {
+		const char *const *p;
+
+		(void)val;
+		for (p = keys; *p && strcmp(*p, key); p++)
+			;
+		if (!*p)
+			return bad(k, key, "unknown field");
+	}
+	return 0;
+}
+
+static int want(struct chk *k, json_object *o, const char *key, json_type t, json_object **v)
+{
+	if (!json_object_object_get_ex(o, key, v))
+		return bad(k, key, "missing");
+	if (!json_object_is_type(*v, t))
+		return bad(k, key, "expected %s, found %s", json_type_to_name(t),
+			   json_type_to_name(json_object_get_type(*v)));
+	return 0;
+}
+
+static int uint_of(struct chk *k, const char *key, json_object *v, uint64_t min, uint64_t max,
+		   uint64_t *out)
+{
+	int64_t s;
+
+	if (!json_object_is_type(v, json_type_int))
+		return bad(k, key, "expected int, found %s",
+			   json_type_to_name(json_object_get_type(v)));
+	/* json-c holds numbers past INT64_MAX as unsigned and clamps the signed view */
+	s = json_object_get_int64(v);
+	if (s < 0)
+		return bad(k, key, "%" PRId64 " is out of range %" PRIu64 "..%" PRIu64, s, min, max);
+	*out = json_object_get_uint64(v);
+	if (*out < min || *out > max)
+		return bad(k, key, "%" PRIu64 " is out of range %" PRIu64 "..%" PRIu64, *out, min,
+			   max);
+	return 0;
+}
+
+static int want_uint(struct chk *k, json_object *o, const char *key, uint64_t min, uint64_t max,
+		     uint64_t *out)
+{
+	json_object *v;
+	int ret = want(k, o, key, json_type_int, &v);
+
+	return ret ? ret : uint_of(k, key, v, min, max, out);
+}
+
+/* A string without NUL; max 0: any length */
+static int want_str(struct chk *k, json_object *o, const char *key, size_t max, const char **out)
+{
+	json_object *v;
+	size_t len;
+	int ret = want(k, o, key, json_type_string, &v);
+
+	if (ret)
+		return ret;
+	*out = json_object_get_string(v);
+	len = (size_t)json_object_get_string_len(v);
+	if (strlen(*out) != len)
+		return bad(k, key, "contains a NUL character");
+	if (!len)
+		return bad(k, key, "is empty");
+	if (max && len > max)
+		return bad(k, key, "%zu characters, more than the %zu of its field", len, max);
+	return 0;
+}
+
+/* Identify's ASCII fields: printable ASCII, at most the field's size */
+static int want_ascii(struct chk *k, json_object *o, const char *key, size_t max)
+{
+	const char *s;
+	int ret = want_str(k, o, key, max, &s);
+
+	for (; !ret && *s; s++)
+		if (*s < 0x20 || *s > 0x7e)
+			ret = bad(k, key, "byte 0x%02x is not printable ASCII", (uint8_t)*s);
+	return ret;
+}
+
+static int want_hex(struct chk *k, json_object *o, const char *key, size_t digits)
+{
+	const char *s;
+	int ret = want_str(k, o, key, 0, &s);
+
+	if (ret)
+		return ret;
+	if (strlen(s) != digits)
+		return bad(k, key, "expected %zu hex digits, found %zu characters", digits,
+			   strlen(s));
+	for (; *s; s++)
+		if (!isxdigit((unsigned char)*s))
+			return bad(k, key, "'%c' is not a hex digit", *s);
+	return 0;
+}
+
+static int check_features(struct chk *k, json_object *o)
+{
+	static const char *const u32s[] = { "arbitration", "power_mgmt", "err_recovery", "vwc",
+		"irq_coalesce", "write_atomic", "async_event", NULL };
+	static const char *const keys[] = { "arbitration", "power_mgmt", "err_recovery", "vwc",
+		"irq_coalesce", "write_atomic", "async_event", "tmpth_over", "tmpth_under", NULL };
+	uint64_t v;
+	int ret = only_keys(k, o, keys);
+
+	for (const char *const *p = u32s; !ret && *p; p++)
+		ret = want_uint(k, o, *p, 0, UINT32_MAX, &v);
+	if (!ret)
+		ret = want_uint(k, o, "tmpth_over", 0, UINT16_MAX, &v);
+	if (!ret)
+		ret = want_uint(k, o, "tmpth_under", 0, UINT16_MAX, &v);
+	return ret;
+}
+
+static int check_smart(struct chk *k, json_object *o)
+{
+	static const char *const keys[] = { "units_read_512", "units_written_512", "host_reads",
+		"host_writes", "power_cycles", "unsafe_shutdowns", "power_on_seconds",
+		"media_errors", "error_count", NULL };
+	uint64_t v;
+	int ret = only_keys(k, o, keys);
+
+	for (const char *const *p = keys; !ret && *p; p++)
+		ret = want_uint(k, o, *p, 0, UINT64_MAX, &v);
+	return ret;
+}
+
+static int check_ranges(struct chk *k, json_object *u, uint64_t nsze)
+{
+	size_t n = json_object_array_length(u);
+	uint64_t prev_end = 0;
+	char key[48];
+
+	if (n > UCMD_MAX_UNCOR_RANGES)
+		return bad(k, "uncorrectable", "%zu ranges, more than the %u a namespace can have",
+			   n, UCMD_MAX_UNCOR_RANGES);
+	for (size_t i = 0; i < n; i++) {
+		json_object *r = json_object_array_get_idx(u, i);
+		uint64_t slba, nlb;
+		int ret;
+
+		snprintf(key, sizeof(key), "uncorrectable[%zu]", i);
+		if (!json_object_is_type(r, json_type_array) || json_object_array_length(r) != 2)
+			return bad(k, key, "expected an array [slba, nlb]");
+		snprintf(key, sizeof(key), "uncorrectable[%zu][0]", i);
+		ret = uint_of(k, key, json_object_array_get_idx(r, 0), 0, nsze - 1, &slba);
+		if (ret)
+			return ret;
+		snprintf(key, sizeof(key), "uncorrectable[%zu][1]", i);
+		ret = uint_of(k, key, json_object_array_get_idx(r, 1), 1, nsze - slba, &nlb);
+		if (ret)
+			return ret;
+		snprintf(key, sizeof(key), "uncorrectable[%zu]", i);
+		if (i && slba < prev_end)
+			return bad(k, key, "starts at %" PRIu64 ", inside or before the range "
+				   "before it (sorted, disjoint ranges expected)", slba);
+		prev_end = slba + nlb;
+	}
+	return 0;
+}
+
+static int check_ns(struct chk *k, json_object *o, uint32_t *nsid_out, const bool *seen)
+{
+	static const char *const keys[] = { "nsid", "nsze", "lbaf", "extended", "attached",
+		"store", "path", "uuid", "uncorrectable", NULL };
+	json_object *v, *u;
+	const char *store, *path;
+	uint64_t nsid, nsze, lbaf;
+	bool ext;
+	int ret;
+
+	if ((ret = only_keys(k, o, keys)) ||
+	    (ret = want_uint(k, o, "nsid", 1, UCMD_MAX_NS, &nsid)))
+		return ret;
+	if (seen[nsid])
+		return bad(k, "nsid", "%" PRIu64 " appears twice", nsid);
+	if ((ret = want_uint(k, o, "nsze", 1, MAX_NSZE, &nsze)) ||
+	    (ret = want_uint(k, o, "lbaf", 0, UCMD_NR_LBAF - 1, &lbaf)) ||
+	    (ret = want(k, o, "extended", json_type_boolean, &v)))
+		return ret;
+	ext = json_object_get_boolean(v);
+	if (ext && !ucmd_lbaf_ms((uint8_t)lbaf))
+		return bad(k, "extended", "true, but lbaf %" PRIu64 " has no metadata", lbaf);
+	if ((ret = want(k, o, "attached", json_type_boolean, &v)) ||
+	    (ret = want_str(k, o, "store", 0, &store)) ||
+	    (ret = want_hex(k, o, "uuid", 32)) ||
+	    (ret = want(k, o, "uncorrectable", json_type_array, &u)) ||
+	    (ret = check_ranges(k, u, nsze)))
+		return ret;
+	if (strcmp(store, "file") && strcmp(store, "ram") && strcmp(store, "device"))
+		return bad(k, "store", "\"%s\" is none of file, ram, device", store);
+	if (json_object_object_get_ex(o, "path", &v) &&
+	    (ret = want_str(k, o, "path", PATH_MAX - 1, &path)))
+		return ret;
+	if (!strcmp(store, "device") && !json_object_object_get_ex(o, "path", &v))
+		return bad(k, "path", "missing (a device namespace needs one)");
+	*nsid_out = (uint32_t)nsid;
+	return 0;
+}
+
+/* Identity from the caller: what the loader would refuse must not be saved */
+int ucmd_state_check_identity(struct ucmd_ctrl *c)
+{
+	const struct { const char *name, *val; size_t max; } f[] = {
+		{ "serial", c->serial, SN_LEN },
+		{ "model", c->model, MN_LEN },
+		{ "firmware", c->firmware, FR_LEN },
+	};
+
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		size_t len = strlen(f[i].val);
+
+		for (const char *p = f[i].val; *p; p++)
+			if (*p < 0x20 || *p > 0x7e)
+				len = SIZE_MAX;
+		if (len < 1 || len > f[i].max) {
+			ucmd_ctrl_why(c, 0, "%s/%s: must be 1..%zu printable ASCII characters "
+					 "(the Identify field)", c->dir, f[i].name, f[i].max);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+uint32_t ucmd_state_crc(json_object *root)
+{
+	const char *s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN |
+						       JSON_C_TO_STRING_NOSLASHESCAPE);
+
+	return ucmd_crc32c(0, s, strlen(s));
+}
+
+/* Version 2 carries a checksum over its canonical text; version 1 has none. */
+static int check_crc(struct chk *k, json_object *root, uint64_t version)
+{
+	json_object *v;
+	uint32_t want, got;
+	int ret;
+
+	if (version < 2)
+		return 0;
+	ret = want_hex(k, root, "crc32c", 8);
+	if (ret)
+		return ret;
+	json_object_object_get_ex(root, "crc32c", &v);
+	want = (uint32_t)strtoul(json_object_get_string(v), NULL, 16);
+	json_object_object_del(root, "crc32c");
+	got = ucmd_state_crc(root);
+	if (got != want)
+		return bad(k, "crc32c", "the file says %08x, its content gives %08x "
+			   "(damaged, or edited by hand)", want, got);
+	return 0;
+}
+
+int ucmd_state_check(struct ucmd_ctrl *c, json_object *root)
+{
+	static const char *const keys_v1[] = { "version", "serial", "model", "firmware", "clean",
+		"saved_features", "smart", "namespaces", NULL };
+	static const char *const keys_v2[] = { "version", "generation", "crc32c", "serial",
+		"model", "firmware", "clean", "saved_features", "smart", "namespaces", NULL };
+	struct chk k = { .c = c };
+	bool seen[UCMD_MAX_NS + 1] = { false };
+	json_object *o;
+	uint64_t version, gen = 0;
+	size_t n = 0;
+	int ret;
+
+	if (!json_object_is_type(root, json_type_object)) {
+		ucmd_ctrl_why(c, 0, "%s/" STATE_FILE ": not a JSON object", c->dir);
+		return -EINVAL;
+	}
+	if ((ret = want_uint(&k, root, "version", 1, 2, &version)) ||
+	    (ret = only_keys(&k, root, version == 1 ? keys_v1 : keys_v2)) ||
+	    (version >= 2 && (ret = want_uint(&k, root, "generation", 0, UINT64_MAX - 1, &gen))) ||
+	    (ret = want_ascii(&k, root, "serial", SN_LEN)) ||
+	    (ret = want_ascii(&k, root, "model", MN_LEN)) ||
+	    (ret = want_ascii(&k, root, "firmware", FR_LEN)) ||
+	    (ret = want(&k, root, "clean", json_type_boolean, &o)) ||
+	    (ret = want(&k, root, "saved_features", json_type_object, &o)))
+		return ret;
+	strcpy(k.where, "saved_features.");
+	if ((ret = check_features(&k, o)))
+		return ret;
+	k.where[0] = 0;
+	if ((ret = want(&k, root, "smart", json_type_object, &o)))
+		return ret;
+	strcpy(k.where, "smart.");
+	if ((ret = check_smart(&k, o)))
+		return ret;
+	k.where[0] = 0;
+	if ((ret = want(&k, root, "namespaces", json_type_array, &o)))
+		return ret;
+	n = json_object_array_length(o);
+	if (n > UCMD_MAX_NS)
+		return bad(&k, "namespaces", "%zu namespaces, more than the %u a controller has",
+			   n, UCMD_MAX_NS);
+	for (size_t i = 0; i < n; i++) {
+		json_object *ns = json_object_array_get_idx(o, i);
+
+		snprintf(k.where, sizeof(k.where), "namespaces[%zu]", i);
+		if (!json_object_is_type(ns, json_type_object))
+			return bad(&k, "", "expected object, found %s",
+				   json_type_to_name(json_object_get_type(ns)));
+		strcat(k.where, ".");
+		uint32_t nsid;
+
+		if ((ret = check_ns(&k, ns, &nsid, seen)))
+			return ret;
+		seen[nsid] = true;
+	}
+	k.where[0] = 0;
+	if ((ret = check_crc(&k, root, version)))
+		return ret;
+	c->journal_gen = gen;
+	return 0;
+}
