@@ -62,6 +62,7 @@ enum {
 	REQ_F_INFLIGHT     = 1u << 10,	/* counted in ctx->inflight */
 	REQ_F_NEED_CLEANUP = 1u << 12,	/* prep succeeded: def->cleanup owes a release */
 	REQ_F_DRAIN_USER   = 1u << 13,	/* a chain member asked for the drain */
+	REQ_F_CMD_SNAP     = 1u << 14,	/* cmd.snap holds a provider's snapshot */
 };
 
 struct ucmd_kiocb {
@@ -241,6 +242,9 @@ static inline struct ucmd_kiocb *rw_to_req(const struct ucmd_kiocb_rw *rw)
 {
 	return (struct ucmd_kiocb *)((const char *)rw - offsetof(struct ucmd_kiocb, rw));
 }
+
+/* Free the provider's snapshot of a uring_cmd request, if it has one. */
+void io_uring_cmd_snap_release(struct ucmd_kiocb *req);
 
 /* ---- iowq.c / sqpoll.c -------------------------------------------------- */
 int io_wq_create(struct ucmd_ctx *ctx);

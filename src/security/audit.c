@@ -74,6 +74,22 @@ static void add_desc(json_object *o, const struct ucmd_cmd_desc *d)
 		}
 		json_object_object_add(o, "range", r);
 	}
+	if (d->nr_ranges && d->ranges) {
+		json_object *a = json_object_new_array();
+
+		for (unsigned i = 0; i < d->nr_ranges; i++) {
+			json_object *r = json_object_new_object();
+
+			add_u64(r, "offset", d->ranges[i].offset);
+			add_u64(r, "length", d->ranges[i].length);
+			add_u64(r, "slba", d->ranges[i].slba);
+			add_u64(r, "nlb", d->ranges[i].nlb);
+			json_object_array_add(a, r);
+		}
+		json_object_object_add(o, "ranges", a);
+	}
+	if (d->range_unknown)
+		json_object_object_add(o, "range_unknown", json_object_new_boolean(true));
 	json_object_object_add(o, "destructive", json_object_new_boolean(d->destructive));
 }
 

@@ -44,6 +44,13 @@ const struct ucmd_ctrl_opdef ucmd_nvm_cmds[256] = {
 	[nvme_cmd_copy]         = { ucmd_nvm_copy, CSUPP | LBCC },
 };
 
+uint32_t ucmd_ctrl_opcode_effects(bool admin, uint8_t opcode)
+{
+	const struct ucmd_ctrl_opdef *d = &(admin ? ucmd_admin_cmds : ucmd_nvm_cmds)[opcode];
+
+	return d->fn ? d->effects : 0;
+}
+
 uint16_t ucmd_exec(struct ucmd_ctrl *c, struct ucmd_req *req)
 {
 	bool admin = req->sqid == 0;
