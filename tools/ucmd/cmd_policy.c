@@ -72,14 +72,51 @@ static int parse_groups(char *s, struct ucmd_cred *c)
 
 static const char *const hook_names[] = { "cmd", "rw", "sqpoll", "override-creds" };
 
+#define EXPLAIN_MAX_RANGES 256
+
 struct explain_args {
 	struct ucmd_cred cred;
 	struct ucmd_cmd_desc d;
+	struct ucmd_desc_range ranges[EXPLAIN_MAX_RANGES];	/* --range */
 	const char *policy;
 	unsigned f_mode;
 	int hook;
 	bool cap_given;
 };
+
+/* --range SLBA+NLB: one more range (a Copy source, a DSM entry) */
+static int parse_range_arg(char *s, struct explain_args *a)
+{
+	struct ucmd_desc_range *r;
+	char *plus = strchr(s, '+');
+
+	if (!plus || a->d.nr_ranges == EXPLAIN_MAX_RANGES)
+		return -1;
+	*plus = 0;
+	r = &a->ranges[a->d.nr_ranges];
+	if (parse_u64(s, &r->slba) || parse_u64(plus + 1, &r->nlb))
+		return -1;
+	/* bytes at 512-byte blocks, as for --slba/--nlb */
+	r->offset = r->slba * 512;
+	r->length = r->nlb * 512;
+	a->d.ranges = a->ranges;
+	a->d.nr_ranges++;
+	return 0;
+}
+
+/* Verbs whose commands read or change logical blocks. */
+static bool verb_touches_lbas(enum ucmd_verb v)
+{
+	switch (v) {
+	case UCMD_VERB_READ: case UCMD_VERB_WRITE: case UCMD_VERB_TRIM:
+	case UCMD_VERB_WRITE_ZEROES: case UCMD_VERB_WRITE_UNCOR: case UCMD_VERB_COMPARE:
+	case UCMD_VERB_VERIFY: case UCMD_VERB_COPY: case UCMD_VERB_FORMAT:
+	case UCMD_VERB_SANITIZE: case UCMD_VERB_VENDOR: case UCMD_VERB_UNKNOWN:
+		return true;
+	default:
+		return false;
+	}
+}
 
 static int explain_opts(int argc, char **argv, struct explain_args *a)
 {
@@ -94,7 +131,8 @@ static int explain_opts(int argc, char **argv, struct explain_args *a)
 		{ "admin-cmd", required_argument, 0, 'a' },
 		{ "destructive", required_argument, 0, 'D' },
 		{ "select", required_argument, 0, 'S' }, { "opcode", required_argument, 0, 'O' },
-		{ "hook", required_argument, 0, 'H' },	{ 0, 0, 0, 0 },
+		{ "hook", required_argument, 0, 'H' },	{ "range", required_argument, 0, 'r' },
+		{ 0, 0, 0, 0 },
 	};
 	uint64_t v64;
 	uint32_t v;
@@ -120,6 +158,7 @@ static int explain_opts(int argc, char **argv, struct explain_args *a)
 		case 'n': ok = !parse_u32(optarg, &a->d.nsid); break;
 		case 's': ok = !parse_u64(optarg, &a->d.slba); a->d.has_range = true; break;
 		case 'c': ok = !parse_u64(optarg, &a->d.nlb); a->d.has_range = true; break;
+		case 'r': ok = !parse_range_arg(optarg, a); break;
 		case 'o': ok = !parse_u64(optarg, &a->d.offset); break;
 		case 'l': ok = !parse_u64(optarg, &a->d.length); break;
 		case 'm':
@@ -174,9 +213,16 @@ static int policy_explain(struct cli *cli, int argc, char **argv)
 				"  [--slba X --nlb Y | --offset B --length B] [--mode rw|ro|wo] "
 				"[--policy FILE]\n  [--cap-sys-admin yes|no] [--admin-cmd yes|no] "
 				"[--destructive yes|no] [--select N] [--opcode N]\n"
-				"  [--hook cmd|rw|sqpoll|override-creds]\n");
+				"  [--hook cmd|rw|sqpoll|override-creds] [--range SLBA+NLB ...]\n"
+				"A command of a verb that touches blocks, given no range, is "
+				"judged as if it could touch any\n(range unknown: a deny rule with "
+				"a range matches it). --slba/--nlb is Copy's destination\nor DSM's "
+				"first range; each --range adds a Copy source or a DSM range.\n");
 		return 2;
 	}
+	/* no range given: as the engine judges a list it cannot read */
+	if (!a.d.has_range && !a.d.length && !a.d.nr_ranges && verb_touches_lbas(a.d.verb))
+		a.d.range_unknown = true;
 	/* a block range also gives the byte range, at 512-byte blocks unless given */
 	if (a.d.has_range && !a.d.length) {
 		a.d.offset = a.d.slba * 512;
@@ -199,10 +245,13 @@ static int policy_explain(struct cli *cli, int argc, char **argv)
 				       json_object_new_string(v.allow ? "allow" : "deny"));
 		json_object_object_add(o, "rule", json_object_new_string(v.rule));
 		json_object_object_add(o, "audit", json_object_new_boolean(v.audit || !v.allow));
+		json_object_object_add(o, "range_unknown",
+				       json_object_new_boolean(a.d.range_unknown));
 		json_print(o);
 	} else {
-		printf("%s (%s)%s\n", v.allow ? "allow" : "deny", v.rule,
-		       v.audit && v.allow ? ", audited" : "");
+		printf("%s (%s)%s%s\n", v.allow ? "allow" : "deny", v.rule,
+		       v.audit && v.allow ? ", audited" : "",
+		       a.d.range_unknown ? ", range unknown: judged as any range" : "");
 	}
 	return v.allow ? 0 : 1;
 }
