@@ -324,7 +324,8 @@ static long nvme_user_cmd64(struct nvme_host *h, struct nvme_ns *ns, struct ucmd
 		return -EINVAL;
 	if (ns && cmd.p.nsid != ns->nsid)
 		return -EINVAL;
-	if (!nvme_user_cmd_allowed(h, ns, &cmd.u, f, &f->cred))
+	/* Linux's capable(): the caller's credentials now, not the opener's */
+	if (!nvme_user_cmd_allowed(h, ns, &cmd.u, f, ucmd_cred_current_cached()))
 		return -EACCES;
 	ret = nvme_build_user_request(h, ns, &cmd.u, 0, 0, vec, NULL, &rq);
 	if (ret)
