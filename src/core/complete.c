@@ -155,8 +155,12 @@ static inline __attribute__((always_inline)) void io_free_req(struct ucmd_kiocb 
 	struct ucmd_ctx *ctx = req->ctx;
 	const struct io_issue_def *def = &io_issue_defs[req->opcode];
 
-	if (req->flags & REQ_F_NEED_CLEANUP)
-		def->cleanup(req);
+	/* one test for both: per-op state, a uring_cmd's snapshot */
+	if (req->flags & (REQ_F_NEED_CLEANUP | REQ_F_CMD_SNAP)) {
+		if (req->flags & REQ_F_NEED_CLEANUP)
+			def->cleanup(req);
+		io_uring_cmd_snap_release(req);
+	}
 	/* a fixed file is held by the table, which outlives every request */
 	if (req->file && !(req->flags & REQ_F_FIXED_FILE))
 		ucmd_file_put(req->file);

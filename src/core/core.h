@@ -62,6 +62,7 @@ enum {
 	REQ_F_INFLIGHT     = 1u << 10,	/* counted in ctx->inflight */
 	REQ_F_NEED_CLEANUP = 1u << 12,	/* prep succeeded: def->cleanup owes a release */
 	REQ_F_DRAIN_USER   = 1u << 13,	/* a chain member asked for the drain */
+	REQ_F_CMD_SNAP     = 1u << 14,	/* cmd.snap holds a provider's snapshot */
 };
 
 struct ucmd_kiocb {
@@ -97,7 +98,15 @@ struct ucmd_ctx {
 	unsigned flags;			/* IORING_SETUP_* */
 	unsigned issue_flags;		/* IO_URING_F_* implied by flags */
 	struct ucmd_rings rings;	/* the engine's view of the shared memory */
-	struct ucmd_cred creds;		/* the ring owner's */
+	struct ucmd_cred creds;		/* the ring creator's (SQPOLL acts as them) */
+	/*
+	 * Who submits (Linux checks the submitting task's credentials on a
+	 * ring without SQPOLL): &creds until the process's credentials
+	 * change, then a fresh read at the next submission; immutable, the
+	 * old ones retired with the ring (requests in flight point at them).
+	 */
+	const struct ucmd_cred *sub_creds;
+	unsigned long creds_gen;	/* ucmd_cred_generation() sub_creds was read at */
 
 	struct ucmd_mutex uring_lock;	/* held by whoever submits / runs task work */
 	pid_t submitter_tid;		/* IORING_SETUP_SINGLE_ISSUER */
@@ -241,6 +250,12 @@ static inline struct ucmd_kiocb *rw_to_req(const struct ucmd_kiocb_rw *rw)
 {
 	return (struct ucmd_kiocb *)((const char *)rw - offsetof(struct ucmd_kiocb, rw));
 }
+
+/* Free the provider's snapshot of a uring_cmd request, if it has one. */
+void io_uring_cmd_snap_release(struct ucmd_kiocb *req);
+
+/* Read the submitter's credentials again (the generation moved); under uring_lock. */
+int io_ring_refresh_creds(struct ucmd_ctx *ctx);
 
 /* ---- iowq.c / sqpoll.c -------------------------------------------------- */
 int io_wq_create(struct ucmd_ctx *ctx);

@@ -20,6 +20,22 @@ struct ucmd_cred {
 
 /* Capture the calling thread's credentials. */
 void ucmd_cred_current(struct ucmd_cred *c);
+
+/*
+ * The credential generation: bumped after every credential change the
+ * process makes through libc (setuid and its family, setgroups, capset,
+ * prctl; src/core/cred_interpose.c defines those symbols, so the
+ * application's calls reach them). A cached credential whose generation
+ * still matches is current, so checking costs a load, not a syscall.
+ */
+unsigned long ucmd_cred_generation(void);
+void ucmd_cred_changed(void);
+/*
+ * The calling thread's credentials through a per-thread cache refreshed
+ * when the generation moved: for paths that act as the current task
+ * (Linux's capable() in the synchronous ioctl path).
+ */
+const struct ucmd_cred *ucmd_cred_current_cached(void);
 bool ucmd_cred_in_group(const struct ucmd_cred *c, gid_t gid);
 
 #endif

@@ -39,6 +39,18 @@ int ucmd_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete
 		    ctx->submitter_tid != ucmd_current_tid())
 			return -EEXIST;
 		ucmd_mutex_lock(&ctx->uring_lock);
+		/*
+		 * Requests act as whoever submits them now: one load tells
+		 * whether the process's credentials changed since last read.
+		 */
+		if (__builtin_expect(ucmd_cred_generation() != ctx->creds_gen, 0)) {
+			int ret = io_ring_refresh_creds(ctx);
+
+			if (ret) {
+				ucmd_mutex_unlock(&ctx->uring_lock);
+				return ret;
+			}
+		}
 		ucmd_current_ctx = ctx;
 		submitted = io_submit_sqes(ctx, to_submit);
 		io_run_task_work(ctx);

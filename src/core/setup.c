@@ -33,6 +33,8 @@ static void ctx_free(struct ucmd_ctx *ctx)
 	}
 	for (unsigned i = 0; i < UCMD_MAX_PERSONALITIES; i++)
 		free(ctx->personalities[i]);
+	if (ctx->sub_creds && ctx->sub_creds != &ctx->creds)
+		free((void *)ctx->sub_creds);
 	while (ctx->retired_creds) {
 		struct ucmd_cred *c = ctx->retired_creds;
 		ctx->retired_creds = c->retired_next;
@@ -130,7 +132,10 @@ int ucmd_queue_init_engine(struct ucmd_engine *e, unsigned entries, struct ucmd_
 	atomic_init(&ctx->uring_lock.v, 0);
 	ctx->local_tw_tail = &ctx->local_tw;
 	ctx->compl_tail = &ctx->compl_head;
+	/* the generation first: a change after it makes the first submission read again */
+	ctx->creds_gen = ucmd_cred_generation();
 	ucmd_cred_current(&ctx->creds);
+	ctx->sub_creds = &ctx->creds;
 	ret = ucmd_rings_create(&ctx->rings, entries, p);
 	if (ret) {
 		ctx_free(ctx);
@@ -366,6 +371,40 @@ int ucmd_unregister_buffers(struct ucmd_ring *ring)
 	if (!tab)
 		return -ENXIO;
 	free(tab);
+	return 0;
+}
+
+/* The identity fields: what decisions read. */
+static bool cred_same(const struct ucmd_cred *a, const struct ucmd_cred *b)
+{
+	return a->uid == b->uid && a->euid == b->euid && a->gid == b->gid &&
+	       a->egid == b->egid && a->cap_sys_admin == b->cap_sys_admin &&
+	       a->ngroups == b->ngroups &&
+	       !memcmp(a->groups, b->groups, (size_t)a->ngroups * sizeof(a->groups[0]));
+}
+
+int io_ring_refresh_creds(struct ucmd_ctx *ctx)
+{
+	unsigned long gen = ucmd_cred_generation();
+	struct ucmd_cred *c = malloc(sizeof(*c));
+
+	/* no stale identity on failure: the submission fails instead */
+	if (!c)
+		return -ENOMEM;
+	ucmd_cred_current(c);
+	if (cred_same(c, ctx->sub_creds)) {
+		free(c);
+	} else {
+		/* requests in flight may act as the old one: freed with the ring */
+		if (ctx->sub_creds != &ctx->creds) {
+			struct ucmd_cred *old = (struct ucmd_cred *)ctx->sub_creds;
+
+			old->retired_next = ctx->retired_creds;
+			ctx->retired_creds = old;
+		}
+		ctx->sub_creds = c;
+	}
+	ctx->creds_gen = gen;
 	return 0;
 }
 

@@ -71,7 +71,7 @@ static int io_init_req(struct ucmd_ctx *ctx, struct ucmd_kiocb *req,
 	req->flags = 0;
 	req->user_data = sqe->user_data;
 	req->file = NULL;
-	req->creds = &ctx->creds;
+	req->creds = ctx->sub_creds;
 	req->buf_index = 0;
 	req->issuing = false;
 	req->link = NULL;
@@ -105,7 +105,7 @@ static int io_init_req(struct ucmd_ctx *ctx, struct ucmd_kiocb *req,
 		unsigned id = sqe->personality;
 		if (id >= UCMD_MAX_PERSONALITIES || !ctx->personalities[id])
 			return -EINVAL;
-		ret = security_uring_override_creds(ctx->engine, &ctx->creds,
+		ret = security_uring_override_creds(ctx->engine, ctx->sub_creds,
 						    ctx->personalities[id]);
 		if (ret)
 			return ret;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* IORING_OP_URING_CMD (seed 003): the generic side of command passthrough. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/core.h"
@@ -94,11 +95,36 @@ void io_uring_cmd_complete_in_task(struct io_uring_cmd *cmd,
 }
 
 int io_uring_cmd_import_fixed(uint64_t ubuf, size_t len, int rw, struct ucmd_iov_iter *iter,
-			      struct io_uring_cmd *cmd)
+			      const struct io_uring_cmd *cmd)
 {
 	struct ucmd_kiocb *req = cmd_to_req(cmd);
 
 	return io_import_fixed(req->ctx, rw, req->buf_index, ubuf, len, iter);
+}
+
+void *io_uring_cmd_snap(const struct io_uring_cmd *cmd)
+{
+	/* the flag, not the pointer, says whether it is this request's */
+	return (cmd_to_req(cmd)->flags & REQ_F_CMD_SNAP) ? cmd->snap : NULL;
+}
+
+void io_uring_cmd_set_snap(const struct io_uring_cmd *cmd, void *snap)
+{
+	struct ucmd_kiocb *req = cmd_to_req(cmd);
+
+	io_uring_cmd_snap_release(req);
+	req->cmd.snap = snap;
+	if (snap)
+		req->flags |= REQ_F_CMD_SNAP;
+}
+
+void io_uring_cmd_snap_release(struct ucmd_kiocb *req)
+{
+	if (!(req->flags & REQ_F_CMD_SNAP))
+		return;
+	free(req->cmd.snap);
+	req->cmd.snap = NULL;
+	req->flags &= ~REQ_F_CMD_SNAP;
 }
 
 const struct ucmd_cred *io_uring_cmd_cred(const struct io_uring_cmd *cmd)

@@ -22,6 +22,7 @@ struct io_uring_cmd {
 	uint32_t cmd_op;
 	uint32_t flags;			/* IORING_URING_CMD_* */
 	uint8_t pdu[32];		/* the provider's own per-command space */
+	void *snap;			/* io_uring_cmd_snap(): the engine's to manage */
 };
 
 static inline const void *io_uring_sqe_cmd(const struct io_uring_sqe *sqe)
@@ -41,7 +42,22 @@ void io_uring_cmd_complete_in_task(struct io_uring_cmd *cmd,
 
 /* Map [ubuf, ubuf + len) of registered buffer sqe->buf_index into iter. */
 int io_uring_cmd_import_fixed(uint64_t ubuf, size_t len, int rw, struct ucmd_iov_iter *iter,
-			      struct io_uring_cmd *cmd);
+			      const struct io_uring_cmd *cmd);
+
+/*
+ * Command data a provider must judge and run from one copy: NVMe Copy's and
+ * Dataset Management's range lists sit in the data buffer, which the
+ * application can change at any time. A provider that reads such data
+ * copies it once into engine memory (malloc) and attaches the copy to the
+ * request with io_uring_cmd_set_snap(); its describe() (the security hook)
+ * and its ->uring_cmd() (the execution) then both use
+ * io_uring_cmd_snap(), whichever runs first making it, so the policy's
+ * decision and what the device executes come from the same bytes. The copy
+ * is freed with the request (free()), after the command completed. Works
+ * on a const cmd: the snapshot is request state, like the SQE snapshot.
+ */
+void *io_uring_cmd_snap(const struct io_uring_cmd *cmd);
+void io_uring_cmd_set_snap(const struct io_uring_cmd *cmd, void *snap);
 
 /* Credentials the command acts with (a personality, or the ring's owner). */
 const struct ucmd_cred *io_uring_cmd_cred(const struct io_uring_cmd *cmd);

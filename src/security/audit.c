@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <json-c/json.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -148,6 +149,22 @@ static void add_desc(json_object *o, const struct ucmd_cmd_desc *d)
 		}
 		json_object_object_add(o, "range", r);
 	}
+	if (d->nr_ranges && d->ranges) {
+		json_object *a = json_object_new_array();
+
+		for (unsigned i = 0; i < d->nr_ranges; i++) {
+			json_object *r = json_object_new_object();
+
+			add_u64(r, "offset", d->ranges[i].offset);
+			add_u64(r, "length", d->ranges[i].length);
+			add_u64(r, "slba", d->ranges[i].slba);
+			add_u64(r, "nlb", d->ranges[i].nlb);
+			json_object_array_add(a, r);
+		}
+		json_object_object_add(o, "ranges", a);
+	}
+	if (d->range_unknown)
+		json_object_object_add(o, "range_unknown", json_object_new_boolean(true));
 	json_object_object_add(o, "destructive", json_object_new_boolean(d->destructive));
 }
 
@@ -319,9 +336,29 @@ struct ucmd_audit *ucmd_audit_open(const char *path, char *err, size_t errlen)
 
 	if (!strcmp(path, "-"))
 		return ucmd_audit_open_fd(STDERR_FILENO, false);
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	/*
+	 * Never through a symbolic link: whoever runs with --audit (root, the
+	 * daemon) would append to wherever the link points. A FIFO is a log
+	 * pipe and is fine, but without a reader its open must fail (ENXIO)
+	 * rather than hang: O_NONBLOCK, cleared once open so records wait for
+	 * a slow reader as they would for a slow disk.
+	 */
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK |
+			O_NOCTTY, 0600);
 	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		int e = errno;
+
+		snprintf(err, errlen, "%s: %s", path,
+			 e == ELOOP ? "a symbolic link; name the audit file itself"
+			 : e == ENXIO ? "a FIFO nobody reads" : strerror(e));
+		return NULL;
+	}
+	struct stat st;
+
+	if (fstat(fd, &st) || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) ||
+	    fcntl(fd, F_SETFL, O_APPEND) < 0) {
+		close(fd);
+		snprintf(err, errlen, "%s: not a regular file, FIFO or character device", path);
 		return NULL;
 	}
 	a = ucmd_audit_open_fd(fd, true);

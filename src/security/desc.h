@@ -46,6 +46,12 @@ enum ucmd_dir {
 	UCMD_DIR_BIDIRECTIONAL,
 };
 
+/* One range of logical blocks a command touches, and the same in bytes. */
+struct ucmd_desc_range {
+	uint64_t slba, nlb;
+	uint64_t offset, length;	/* bytes; 0 when the block size is unknown */
+};
+
 struct ucmd_cmd_desc {
 	char device[32];
 	uint32_t cmd_op;
@@ -58,6 +64,22 @@ struct ucmd_cmd_desc {
 	uint64_t offset;	/* bytes */
 	uint64_t length;	/* bytes */
 	uint64_t slba, nlb;	/* the same range in logical blocks, if any */
+	/*
+	 * Ranges beyond [slba, slba + nlb) that the command also touches: NVMe
+	 * Copy's source ranges (its destination is slba/nlb), Dataset
+	 * Management's list after its first range (which is slba/nlb). The
+	 * array belongs to the request being judged: valid while the hook
+	 * chain runs, never after.
+	 */
+	unsigned nr_ranges;
+	const struct ucmd_desc_range *ranges;
+	/*
+	 * The command touches logical blocks it does not list: its range list
+	 * could not be read or decoded, or it covers the whole namespace
+	 * (Format, Sanitize). Range rules treat it conservatively: a deny rule
+	 * with a range matches it, an allow rule with a range does not.
+	 */
+	bool range_unknown;
 	bool destructive;	/* changes or destroys data on the media */
 	/*
 	 * Linux's finer points (nvme_cmd_allowed()), zero when unknown:

@@ -54,6 +54,36 @@ static bool range_ok(const struct pol_range *r, uint64_t start, uint64_t count, 
 	return start <= r->hi && end >= r->lo;
 }
 
+/*
+ * A rule's range against every range the command touches (its first in
+ * slba/nlb or offset/length, then d->ranges): an allow rule must hold them
+ * all, a deny rule matches if any overlaps. A command that touches blocks it
+ * cannot list (range_unknown) matches every deny rule with a range and no
+ * allow rule with one: what it does is judged as if it could be anything.
+ * A rule about a range says nothing about a command without one.
+ */
+static bool ranges_match(const struct pol_range *r, const struct ucmd_cmd_desc *d, bool allow,
+			 bool bytes)
+{
+	bool any = false;
+
+	if (d->range_unknown)
+		return !allow;
+	if (bytes ? (d->has_range || d->length) : d->has_range) {
+		any = true;
+		if (range_ok(r, bytes ? d->offset : d->slba, bytes ? d->length : d->nlb, allow) != allow)
+			return !allow;
+	}
+	for (unsigned i = 0; d->ranges && i < d->nr_ranges; i++) {
+		const struct ucmd_desc_range *x = &d->ranges[i];
+
+		any = true;
+		if (range_ok(r, bytes ? x->offset : x->slba, bytes ? x->length : x->nlb, allow) != allow)
+			return !allow;
+	}
+	return allow && any;
+}
+
 static bool devices_ok(const struct ucmd_policy_rule *r, const char *dev)
 {
 	if (!r->ndevices)
@@ -88,11 +118,9 @@ static bool cmd_ok(const struct ucmd_policy_rule *r, const struct ucmd_policy_su
 		return false;
 	if (r->opcode.n && !pv_set_has(&r->opcode, d->opcode))
 		return false;
-	/* a rule about a range says nothing about commands without one */
-	if (r->has_bytes &&
-	    (!(d->has_range || d->length) || !range_ok(&r->bytes, d->offset, d->length, allow)))
+	if (r->has_bytes && !ranges_match(&r->bytes, d, allow, true))
 		return false;
-	if (r->has_lba && (!d->has_range || !range_ok(&r->lba, d->slba, d->nlb, allow)))
+	if (r->has_lba && !ranges_match(&r->lba, d, allow, false))
 		return false;
 	return true;
 }

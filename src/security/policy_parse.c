@@ -292,35 +292,101 @@ int ucmd_policy_load_string(const char *name, const char *text, size_t len,
 	return 0;
 }
 
-int ucmd_policy_load_file(const char *path, struct ucmd_policy **out, char *err, size_t errlen)
+static const char *file_kind(mode_t m)
+{
+	return S_ISLNK(m) ? "a symbolic link" : S_ISFIFO(m) ? "a FIFO" : S_ISDIR(m) ? "a directory"
+	     : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device"
+	     : S_ISSOCK(m) ? "a socket" : "not a regular file";
+}
+
+/*
+ * Read a policy file: a regular file of at most POL_MAX_FILE bytes, named
+ * directly. Its type is checked before it is opened (a FIFO would block the
+ * open, /dev/zero never ends a read), and the open itself cannot block or
+ * follow a link (O_NONBLOCK, O_NOFOLLOW) should the path change between
+ * the check and the open; fstat() of what was opened decides.
+ */
+static int read_policy_file(const char *path, char **out, size_t *len, char *err, size_t errlen)
 {
 	struct stat st;
 	char *buf;
-	ssize_t n;
 	size_t got = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
+	int fd, ret;
 
-	if (fd < 0) {
+	if (lstat(path, &st)) {
 		ret = -errno;
 		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
 		return ret;
 	}
-	if (fstat(fd, &st) || st.st_size > POL_MAX_FILE || !S_ISREG(st.st_mode)) {
-		close(fd);
-		snprintf(err, errlen, "%s: not a regular file of at most 1 MiB", path);
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: %s; a policy must be a regular file%s", path,
+			 file_kind(st.st_mode),
+			 S_ISLNK(st.st_mode) ? " (name the file the link points to)" : "");
 		return -EINVAL;
 	}
-	buf = malloc((size_t)st.st_size + 1);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path,
+			 ret == -ELOOP ? "a symbolic link; a policy must be a regular file"
+				       : strerror(-ret));
+		return ret == -ELOOP ? -EINVAL : ret;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		snprintf(err, errlen, "%s: %s; a policy must be a regular file", path,
+			 file_kind(st.st_mode));
+		return -EINVAL;
+	}
+	if (st.st_size > POL_MAX_FILE) {
+		close(fd);
+		snprintf(err, errlen, "%s: %lld bytes; a policy may have at most %u", path,
+			 (long long)st.st_size, POL_MAX_FILE);
+		return -EFBIG;
+	}
+	/* one byte more than allowed: a file that grows after fstat() is caught */
+	buf = malloc(POL_MAX_FILE + 1);
 	if (!buf) {
 		close(fd);
 		snprintf(err, errlen, "%s: out of memory", path);
 		return -ENOMEM;
 	}
-	while (got < (size_t)st.st_size &&
-	       (n = read(fd, buf + got, (size_t)st.st_size - got)) > 0)
-		got += (size_t)n;
+	for (;;) {
+		ssize_t n = read(fd, buf + got, POL_MAX_FILE + 1 - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -errno;
+			close(fd);
+			free(buf);
+			snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+			return ret;
+		}
+		if (n == 0 || (got += (size_t)n) > POL_MAX_FILE)
+			break;
+	}
 	close(fd);
-	ret = ucmd_policy_load_string(path, buf, got, out, err, errlen);
+	if (got > POL_MAX_FILE) {
+		free(buf);
+		snprintf(err, errlen, "%s: more than %u bytes; a policy may have at most that",
+			 path, POL_MAX_FILE);
+		return -EFBIG;
+	}
+	*out = buf;
+	*len = got;
+	return 0;
+}
+
+int ucmd_policy_load_file(const char *path, struct ucmd_policy **out, char *err, size_t errlen)
+{
+	char *buf;
+	size_t len;
+	int ret = read_policy_file(path, &buf, &len, err, errlen);
+
+	if (ret)
+		return ret;
+	ret = ucmd_policy_load_string(path, buf, len, out, err, errlen);
 	free(buf);
 	return ret;
 }

@@ -10,6 +10,7 @@
  * device name) and is then judged by the default policy.
  */
 #include <fcntl.h>
+#include <sys/uio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,33 @@ static void setup(void)
 	}
 }
 
+/*
+ * Copy's and DSM's describe() reads the range list from the data buffer: a
+ * fuzzed address would be a wild pointer into this process (the engine's
+ * user-memory accessor is not this target's subject), so the data pointer
+ * is the input itself, flat or as a one-entry iovec array.
+ */
+static void point_data_at_list(struct nvme_uring_cmd *u, uint32_t cmd_op, const uint8_t *data,
+			       size_t size)
+{
+	static uint8_t buf[16384];
+	static struct iovec iov;
+	size_t n = size < sizeof(buf) ? size : sizeof(buf);
+
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf, data, n);
+	if (u->data_len > sizeof(buf))
+		u->data_len = sizeof(buf);
+	if (cmd_op == NVME_URING_CMD_IO_VEC || cmd_op == NVME_URING_CMD_ADMIN_VEC) {
+		iov.iov_base = buf;
+		iov.iov_len = u->data_len;
+		u->addr = (uint64_t)(uintptr_t)&iov;
+		u->data_len = 1;
+	} else {
+		u->addr = (uint64_t)(uintptr_t)buf;
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct io_uring_sqe sqe[2];
@@ -75,6 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(sqe[0].cmd, data, size < 80 ? size : 80);
 	sqe[0].opcode = IORING_OP_URING_CMD;
 	sqe[0].cmd_op = cmd_op;
+	point_data_at_list((struct nvme_uring_cmd *)(void *)sqe[0].cmd, cmd_op, data, size);
 	for (unsigned i = 0; i < nfds; i++) {
 		struct ucmd_file *f = ucmd_fget(engine, fds[i]);
 		struct ucmd_cmd_desc d;
@@ -94,8 +123,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if ((unsigned)d.verb >= UCMD_VERB_NR || (unsigned)d.dir > UCMD_DIR_BIDIRECTIONAL ||
 			    !memchr(d.device, 0, sizeof(d.device)))
 				abort();
+			/* a range list is described whole, or the range is unknown */
+			if (d.nr_ranges && (!d.ranges || !d.has_range || d.range_unknown))
+				abort();
 			ucmd_policy_eval(policy, &s, &v);
 		}
+		/* what describe() fetched belongs to the request: freed with it */
+		io_uring_cmd_snap_release(&req);
 		ucmd_file_put(f);
 	}
 	return 0;

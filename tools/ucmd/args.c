@@ -394,6 +394,26 @@ static int parse_groups(char *s, struct ucmd_cred *c)
 
 static const char *const hook_names[] = { "cmd", "rw", "sqpoll", "override-creds" };
 
+/* --range SLBA+NLB: one more range (a Copy source, a DSM entry) */
+static int parse_range_arg(char *s, struct explain_args *a)
+{
+	struct ucmd_desc_range *r;
+	char *plus = strchr(s, '+');
+
+	if (!plus || a->d.nr_ranges == EXPLAIN_MAX_RANGES)
+		return -1;
+	*plus = 0;
+	r = &a->ranges[a->d.nr_ranges];
+	if (parse_u64(s, &r->slba) || parse_u64(plus + 1, &r->nlb))
+		return -1;
+	/* bytes at 512-byte blocks, as for --slba/--nlb */
+	r->offset = r->slba * 512;
+	r->length = r->nlb * 512;
+	a->d.ranges = a->ranges;
+	a->d.nr_ranges++;
+	return 0;
+}
+
 int explain_args_parse(struct explain_args *a, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -407,7 +427,8 @@ int explain_args_parse(struct explain_args *a, int argc, char **argv)
 		{ "admin-cmd", required_argument, 0, 'a' },
 		{ "destructive", required_argument, 0, 'D' },
 		{ "select", required_argument, 0, 'S' }, { "opcode", required_argument, 0, 'O' },
-		{ "hook", required_argument, 0, 'H' },	{ 0, 0, 0, 0 },
+		{ "hook", required_argument, 0, 'H' },	{ "range", required_argument, 0, 'r' },
+		{ 0, 0, 0, 0 },
 	};
 	uint64_t v64;
 	uint32_t v;
@@ -434,6 +455,7 @@ int explain_args_parse(struct explain_args *a, int argc, char **argv)
 		case 'n': ok = !parse_u32(optarg, &a->d.nsid); break;
 		case 's': ok = !parse_u64(optarg, &a->d.slba); a->d.has_range = true; break;
 		case 'c': ok = !parse_u64(optarg, &a->d.nlb); a->d.has_range = true; break;
+		case 'r': ok = !parse_range_arg(optarg, a); break;
 		case 'o': ok = !parse_u64(optarg, &a->d.offset); break;
 		case 'l': ok = !parse_u64(optarg, &a->d.length); break;
 		case 'm':

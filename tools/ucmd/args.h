@@ -94,9 +94,12 @@ int attach_args_parse(struct attach_args *a, int argc, char **argv);
 int run_args_parse(uint64_t *bytes, uint64_t chunk, int argc, char **argv);
 
 /* policy explain [...]: a comes filled with the defaults */
+#define EXPLAIN_MAX_RANGES 256
+
 struct explain_args {
 	struct ucmd_cred cred;
 	struct ucmd_cmd_desc d;
+	struct ucmd_desc_range ranges[EXPLAIN_MAX_RANGES];	/* --range */
 	const char *policy;
 	unsigned f_mode;
 	int hook;

@@ -47,6 +47,20 @@ static int policy_check(struct cli *cli, int argc, char **argv)
 	return 0;
 }
 
+/* Verbs whose commands read or change logical blocks. */
+static bool verb_touches_lbas(enum ucmd_verb v)
+{
+	switch (v) {
+	case UCMD_VERB_READ: case UCMD_VERB_WRITE: case UCMD_VERB_TRIM:
+	case UCMD_VERB_WRITE_ZEROES: case UCMD_VERB_WRITE_UNCOR: case UCMD_VERB_COMPARE:
+	case UCMD_VERB_VERIFY: case UCMD_VERB_COPY: case UCMD_VERB_FORMAT:
+	case UCMD_VERB_SANITIZE: case UCMD_VERB_VENDOR: case UCMD_VERB_UNKNOWN:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static int policy_explain(struct cli *cli, int argc, char **argv)
 {
 	struct explain_args a = { .f_mode = FMODE_READ | FMODE_WRITE };
@@ -69,9 +83,16 @@ static int policy_explain(struct cli *cli, int argc, char **argv)
 				"  [--slba X --nlb Y | --offset B --length B] [--mode rw|ro|wo] "
 				"[--policy FILE]\n  [--cap-sys-admin yes|no] [--admin-cmd yes|no] "
 				"[--destructive yes|no] [--select N] [--opcode N]\n"
-				"  [--hook cmd|rw|sqpoll|override-creds]\n");
+				"  [--hook cmd|rw|sqpoll|override-creds] [--range SLBA+NLB ...]\n"
+				"A command of a verb that touches blocks, given no range, is "
+				"judged as if it could touch any\n(range unknown: a deny rule with "
+				"a range matches it). --slba/--nlb is Copy's destination\nor DSM's "
+				"first range; each --range adds a Copy source or a DSM range.\n");
 		return 2;
 	}
+	/* no range given: as the engine judges a list it cannot read */
+	if (!a.d.has_range && !a.d.length && !a.d.nr_ranges && verb_touches_lbas(a.d.verb))
+		a.d.range_unknown = true;
 	/* a block range also gives the byte range, at 512-byte blocks unless given */
 	if (a.d.has_range && !a.d.length) {
 		a.d.offset = a.d.slba * 512;
@@ -94,10 +115,13 @@ static int policy_explain(struct cli *cli, int argc, char **argv)
 				       json_object_new_string(v.allow ? "allow" : "deny"));
 		json_object_object_add(o, "rule", json_object_new_string(v.rule));
 		json_object_object_add(o, "audit", json_object_new_boolean(v.audit || !v.allow));
+		json_object_object_add(o, "range_unknown",
+				       json_object_new_boolean(a.d.range_unknown));
 		json_print(o);
 	} else {
-		printf("%s (%s)%s\n", v.allow ? "allow" : "deny", v.rule,
-		       v.audit && v.allow ? ", audited" : "");
+		printf("%s (%s)%s%s\n", v.allow ? "allow" : "deny", v.rule,
+		       v.audit && v.allow ? ", audited" : "",
+		       a.d.range_unknown ? ", range unknown: judged as any range" : "");
 	}
 	return v.allow ? 0 : 1;
 }

@@ -186,4 +186,10 @@ struct ucmd_ctrl_stats {
 };
 void ucmd_ctrl_get_stats(struct ucmd_ctrl *ctrl, struct ucmd_ctrl_stats *st);
 
+/*
+ * What the dispatch table says of an opcode: its Commands Supported and
+ * Effects bits (CSUPP set), or 0 when the controller does not execute it.
+ */
+uint32_t ucmd_ctrl_opcode_effects(bool admin, uint8_t opcode);
+
 #endif /* UCMD_NVME_CTRL_H */

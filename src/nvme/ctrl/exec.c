@@ -57,6 +57,13 @@ static bool changes_state(const struct ucmd_req *req, const struct ucmd_ctrl_opd
 	       (req->cmd.cdw10 & (1u << 31));
 }
 
+uint32_t ucmd_ctrl_opcode_effects(bool admin, uint8_t opcode)
+{
+	const struct ucmd_ctrl_opdef *d = &(admin ? ucmd_admin_cmds : ucmd_nvm_cmds)[opcode];
+
+	return d->fn ? d->effects : 0;
+}
+
 uint16_t ucmd_exec(struct ucmd_ctrl *c, struct ucmd_req *req)
 {
 	bool admin = req->sqid == 0;

@@ -3,6 +3,7 @@
  * NVMe commands in generic terms for security modules. Table driven: an
  * opcode the tables do not know stays UCMD_VERB_UNKNOWN; nothing is guessed.
  */
+#include <endian.h>
 #include <string.h>
 
 #include "core/core.h"
@@ -29,7 +30,7 @@ static const struct nvme_op_desc nvm_ops[256] = {
 	[nvme_cmd_write_zeroes] = { UCMD_VERB_WRITE_ZEROES, D_KNOWN | D_RANGE | D_DESTRUCTIVE },
 	/* DSM: trim only with the Deallocate attribute, handled below */
 	[nvme_cmd_verify]       = { UCMD_VERB_VERIFY, D_KNOWN | D_RANGE },
-	/* Copy: the source ranges are in the data buffer, so no range here */
+	/* Copy: the source ranges are in the data buffer (describe_range_list) */
 	[nvme_cmd_copy]         = { UCMD_VERB_COPY, D_KNOWN | D_DESTRUCTIVE },
 };
 
@@ -55,6 +56,15 @@ static const struct nvme_op_desc admin_ops[256] = {
 
 #define NVME_DSM_ATTR_AD	(1u << 2)
 #define NVME_NS_MGMT_SEL_DELETE	1u
+
+/*
+ * Blocks to bytes; a count too large to shift saturates, so a byte range
+ * rule still sees it reach the end instead of wrapping to a small offset.
+ */
+static uint64_t lba_bytes(uint64_t n, unsigned shift)
+{
+	return n > (UINT64_MAX >> shift) ? UINT64_MAX : n << shift;
+}
 
 /* Data direction is in the opcode's two low bits, in both command sets. */
 static enum ucmd_dir nvme_opcode_dir(uint8_t opcode)
@@ -109,10 +119,77 @@ void nvme_describe_cmd(struct nvme_host *h, const char *device, uint32_t cmd_op,
 		d->slba = (uint64_t)c->cdw10 | (uint64_t)c->cdw11 << 32;
 		d->nlb = (uint64_t)(c->cdw12 & 0xffff) + 1;
 		if (ns) {
-			d->offset = d->slba << ns->lba_shift;
-			d->length = d->nlb << ns->lba_shift;
+			d->offset = lba_bytes(d->slba, ns->lba_shift);
+			d->length = lba_bytes(d->nlb, ns->lba_shift);
 		}
+	} else if (!admin && (nvme_cmd_has_range_list(c->opcode) || d->verb == UCMD_VERB_UNKNOWN ||
+				d->verb == UCMD_VERB_VENDOR)) {
+		/*
+		 * Copy and DSM: the list is in the data buffer, which only
+		 * nvme_ns_describe() reads (nvme_describe_range_list); an I/O
+		 * command the tables do not know may touch any block.
+		 */
+		d->range_unknown = true;
+	} else if (admin && d->destructive) {
+		/* Format, Sanitize, deleting a namespace: every block of it */
+		d->range_unknown = true;
 	}
+}
+
+/*
+ * Copy's destination and sources, DSM's every range, from the request's own
+ * copy of the list (the controller executes that copy too). Anything that
+ * cannot be read or decoded leaves the range unknown: judged conservatively.
+ */
+static void nvme_describe_range_list(const struct io_uring_cmd *cmd, struct nvme_ns *ns,
+				     const struct ucmd_nvme_sqe *c, struct ucmd_cmd_desc *d)
+{
+	const struct nvme_uring_cmd *u = io_uring_sqe_cmd(cmd->sqe);
+	struct nvme_range_list *l;
+	uint64_t total = 0;
+
+	d->range_unknown = true;
+	/* a Copy entry format other than 0h is refused by the controller unread */
+	if (c->opcode == nvme_cmd_copy && ((c->cdw12 >> 8) & 0xf))
+		return;
+	l = nvme_range_list_get(ns->host, cmd, u, cmd->cmd_op == NVME_URING_CMD_IO_VEC);
+	if (!l || l->err || l->no_data)
+		return;
+	for (unsigned i = 0; i < l->nr; i++) {
+		struct ucmd_desc_range *r = &l->desc[i];
+
+		if (c->opcode == nvme_cmd_dsm) {
+			const struct nvme_dsm_range *e = (const void *)(l->list + i * sizeof(*e));
+
+			r->slba = le64toh(e->slba);
+			r->nlb = le32toh(e->nlb);
+		} else {
+			const struct nvme_copy_range *e = (const void *)(l->list + i * sizeof(*e));
+
+			r->slba = le64toh(e->slba);
+			r->nlb = (uint64_t)le16toh(e->nlb) + 1;
+			total += r->nlb;
+		}
+		r->offset = lba_bytes(r->slba, ns->lba_shift);
+		r->length = lba_bytes(r->nlb, ns->lba_shift);
+	}
+	d->has_range = true;
+	if (c->opcode == nvme_cmd_dsm) {
+		/* the first range where every range command has it, the rest after */
+		d->slba = l->desc[0].slba;
+		d->nlb = l->desc[0].nlb;
+		d->ranges = l->desc + 1;
+		d->nr_ranges = l->nr - 1;
+	} else {
+		/* the destination is what Copy writes; the sources are read */
+		d->slba = (uint64_t)c->cdw10 | (uint64_t)c->cdw11 << 32;
+		d->nlb = total;
+		d->ranges = l->desc;
+		d->nr_ranges = l->nr;
+	}
+	d->offset = lba_bytes(d->slba, ns->lba_shift);
+	d->length = lba_bytes(d->nlb, ns->lba_shift);
+	d->range_unknown = false;
 }
 
 /* Decode the 72-byte command, but only where the ring really has 128-byte SQEs. */
@@ -145,6 +222,8 @@ int nvme_ns_describe(const struct io_uring_cmd *cmd, struct ucmd_cmd_desc *d)
 		return 0;
 	}
 	nvme_describe_cmd(ns->host, ns->ng_name, cmd->cmd_op, false, &c, ns, d);
+	if (nvme_cmd_has_range_list(c.opcode))
+		nvme_describe_range_list(cmd, ns, &c, d);
 	return 0;
 }
 

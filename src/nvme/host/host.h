@@ -13,6 +13,7 @@
 #ifndef UCMD_NVME_HOST_H
 #define UCMD_NVME_HOST_H
 
+#include <errno.h>
 #include <nvme/types.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -122,6 +123,78 @@ struct nvme_host {
 	unsigned nr_ns;
 	bool devices_added;
 };
+
+/*
+ * The user's data for a passthrough command, checked: a registered buffer,
+ * an iovec array (copied) or a flat buffer; MDTS applies. Inline: the
+ * uring path is the hot one.
+ */
+static inline __attribute__((always_inline)) int
+nvme_import_user_data(struct nvme_host *h, const struct nvme_uring_cmd *u, int rw, bool vec,
+		      const struct io_uring_cmd *ioucmd, struct ucmd_iov_iter *it)
+{
+	int ret;
+
+	if (ioucmd && (ioucmd->flags & IORING_URING_CMD_FIXED)) {
+		/* Fixed buffers are for flat (non-vectored) I/O only. */
+		if (vec)
+			return -EINVAL;
+		ret = io_uring_cmd_import_fixed(u->addr, u->data_len, rw, it, ioucmd);
+	} else if (vec) {
+		ret = ucmd_import_iovec(rw, u->addr, u->data_len, it);
+	} else {
+		ret = ucmd_import_ubuf(rw, u->addr, u->data_len, it);
+	}
+	if (ret)
+		return ret;
+	if (h->max_hw_bytes && it->count > h->max_hw_bytes) {
+		ucmd_iov_iter_release(it);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- rangelist.c ---- */
+struct ucmd_desc_range;
+/*
+ * NVMe Copy's source ranges and Dataset Management's ranges are in the
+ * data buffer, not the command. A uring_cmd of either is described and run
+ * from one copy of that list in engine memory (io_uring_cmd_snap), made
+ * once per request by whichever comes first: describe() for the security
+ * hook, or the request builder.
+ */
+static inline bool nvme_cmd_has_range_list(uint8_t opcode)
+{
+	return opcode == nvme_cmd_dsm || opcode == nvme_cmd_copy;
+}
+
+struct nvme_range_list {
+	int err;		/* importing the user's data failed: the command fails with it */
+	bool no_data;		/* data_len 0: no list to read (nor for the controller) */
+	uint32_t bytes;		/* the list as the controller reads it, zero padded */
+	size_t user_count;	/* bytes of the user's data, for the metadata check */
+	unsigned nr;		/* entries in the list (NR field) */
+	struct ucmd_desc_range *desc;	/* nr entries, for describe() to fill */
+	_Alignas(16) unsigned char list[];
+};
+
+/* How many bytes of Copy/DSM's data the controller reads as its range list. */
+uint32_t nvme_range_list_bytes(uint8_t opcode, uint32_t cdw10, uint32_t cdw12);
+/*
+ * The request's range list, fetched now if it is not yet: NULL only when
+ * out of memory. u is the request's SQE snapshot.
+ */
+struct nvme_range_list *nvme_range_list_get(struct nvme_host *h,
+						  const struct io_uring_cmd *ioucmd,
+						  const struct nvme_uring_cmd *u, bool vec);
+/*
+ * For the request builder: it over the request's copy of the list, and
+ * the user's byte count in *user_count; 0 or -errno (the same errno a
+ * direct import of the user's data gives).
+ */
+int nvme_range_list_import(struct nvme_host *h, const struct io_uring_cmd *ioucmd,
+			   const struct nvme_uring_cmd *u, bool vec, struct ucmd_iov_iter *it,
+			   size_t *user_count);
 
 /* ---- pci.c ---- */
 extern const struct ucmd_mq_ops nvme_mq_admin_ops, nvme_mq_ops;

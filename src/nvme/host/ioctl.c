@@ -84,30 +84,6 @@ static int nvme_check_metadata(struct nvme_ns *ns, const struct nvme_uring_cmd *
 	return u->metadata_len == want ? 0 : -EINVAL;
 }
 
-static inline __attribute__((always_inline)) int nvme_import_user_data(struct nvme_host *h, const struct nvme_uring_cmd *u, int rw,
-				 bool vec, struct io_uring_cmd *ioucmd, struct ucmd_iov_iter *it)
-{
-	int ret;
-
-	if (ioucmd && (ioucmd->flags & IORING_URING_CMD_FIXED)) {
-		/* Fixed buffers are for flat (non-vectored) I/O only. */
-		if (vec)
-			return -EINVAL;
-		ret = io_uring_cmd_import_fixed(u->addr, u->data_len, rw, it, ioucmd);
-	} else if (vec) {
-		ret = ucmd_import_iovec(rw, u->addr, u->data_len, it);
-	} else {
-		ret = ucmd_import_ubuf(rw, u->addr, u->data_len, it);
-	}
-	if (ret)
-		return ret;
-	if (h->max_hw_bytes && it->count > h->max_hw_bytes) {
-		ucmd_iov_iter_release(it);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 /*
  * The request's command, written in place from the user's (whose flags were
  * checked to be 0): no PSDT, no fused operation, the DPTR and MPTR left to
@@ -151,11 +127,19 @@ static inline __attribute__((always_inline)) int nvme_build_user_request(struct 
 	int ret;
 
 	if (has_data) {
-		ret = nvme_import_user_data(h, u, rw, vec, ioucmd, &it);
+		size_t user_count;
+
+		/* a uring_cmd's range list: the copy describe() judged, never the user's */
+		if (__builtin_expect(ns && ioucmd && nvme_cmd_has_range_list(u->opcode), 0)) {
+			ret = nvme_range_list_import(h, ioucmd, u, vec, &it, &user_count);
+		} else {
+			ret = nvme_import_user_data(h, u, rw, vec, ioucmd, &it);
+			user_count = it.count;
+		}
 		if (ret)
 			return ret;
 		if (has_meta) {
-			ret = nvme_check_metadata(ns, u, it.count);
+			ret = nvme_check_metadata(ns, u, user_count);
 			if (ret) {
 				ucmd_iov_iter_release(&it);
 				return ret;
@@ -340,7 +324,8 @@ static long nvme_user_cmd64(struct nvme_host *h, struct nvme_ns *ns, struct ucmd
 		return -EINVAL;
 	if (ns && cmd.p.nsid != ns->nsid)
 		return -EINVAL;
-	if (!nvme_user_cmd_allowed(h, ns, &cmd.u, f, &f->cred))
+	/* Linux's capable(): the caller's credentials now, not the opener's */
+	if (!nvme_user_cmd_allowed(h, ns, &cmd.u, f, ucmd_cred_current_cached()))
 		return -EACCES;
 	ret = nvme_build_user_request(h, ns, &cmd.u, 0, 0, vec, NULL, &rq);
 	if (ret)
