@@ -9,6 +9,7 @@
 #define UCMD_NVME_CTRL_INT_H
 
 #include <endian.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <sys/uio.h>
@@ -337,9 +338,10 @@ uint16_t ucmd_data_to_host(struct ucmd_ctrl *c, struct ucmd_req *req, const void
 			   uint64_t len);
 uint16_t ucmd_data_from_host(struct ucmd_ctrl *c, struct ucmd_req *req, void *buf,
 			     uint64_t len);
-void ucmd_iovs_copy_out(const struct ucmd_iovs *v, const void *buf, uint64_t len);
-void ucmd_iovs_zero_from(const struct ucmd_iovs *v, uint64_t start);
-void ucmd_iovs_copy_in(const struct ucmd_iovs *v, void *buf, uint64_t len);
+/* Through the user memory accessor: 0, or Data Transfer Error at a hole. */
+uint16_t ucmd_iovs_copy_out(const struct ucmd_iovs *v, const void *buf, uint64_t len);
+uint16_t ucmd_iovs_zero_from(const struct ucmd_iovs *v, uint64_t start);
+uint16_t ucmd_iovs_copy_in(const struct ucmd_iovs *v, void *buf, uint64_t len);
 
 /* Cursor over an iovec list, to split interleaved (extended LBA) buffers */
 struct ucmd_iov_cursor {
@@ -348,9 +350,21 @@ struct ucmd_iov_cursor {
 	size_t off;
 };
 int ucmd_iov_take(struct ucmd_iov_cursor *cur, uint64_t len, struct ucmd_iovs *dst);
-/* Store transfers in chunks of at most UCMD_IOV_CHUNK iovecs */
+/*
+ * Store transfers in chunks of at most UCMD_IOV_CHUNK iovecs; -EFAULT when
+ * host memory could not be reached (see ucmd_store_xfer_status).
+ */
 int ucmd_store_xfer(struct ucmd_store *st, const struct ucmd_iovs *v, uint64_t off, bool write,
 		    bool fua);
+/* A store error as the command's status: -EFAULT is the DMA's, the rest the media's. */
+static inline uint16_t ucmd_store_xfer_status(int err)
+{
+	if (!err)
+		return 0;
+	if (err == -EFAULT)
+		return UCMD_GEN(NVME_SC_DATA_XFER_ERROR) | UCMD_DNR;
+	return UCMD_GEN(NVME_SC_INTERNAL);
+}
 
 /* persist.c */
 int  ucmd_persist_load(struct ucmd_ctrl *c, bool *found);

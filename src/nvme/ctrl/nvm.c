@@ -122,8 +122,8 @@ uint16_t ucmd_nvm_rw(struct ucmd_ctrl *c, struct ucmd_req *req)
 	st = map_blocks(c, req, &rw, &host, &dv, &mv);
 	if (!st && !write && ucmd_ranges_overlap(&rw.ns->uncor, rw.slba, rw.nlb))
 		st = read_error(c);
-	if (!st && blocks_xfer(&rw, &dv, &mv, write, fua))
-		st = ST_INTERNAL;
+	if (!st)
+		st = ucmd_store_xfer_status(blocks_xfer(&rw, &dv, &mv, write, fua));
 	/* the array moved to dv unless LBAs are extended: each one gives it back */
 	ucmd_iovs_free_spare(c, &host);
 	ucmd_iovs_free_spare(c, &dv);
@@ -147,15 +147,14 @@ static uint16_t compare_iovs(struct ucmd_store *st, const struct ucmd_iovs *v, u
 	char *hb = malloc(v->len ? v->len : 1), *sb = malloc(v->len ? v->len : 1);
 	uint16_t ret = 0;
 
-	if (!hb || !sb) {
+	if (!hb || !sb)
 		ret = ST_INTERNAL;
-	} else {
-		ucmd_iovs_copy_in(v, hb, v->len);
-		if (ucmd_store_read(st, sb, v->len, off))
-			ret = ST_INTERNAL;
-		else if (memcmp(hb, sb, v->len))
-			ret = UCMD_MEDIA(NVME_SC_COMPARE_FAILED) | UCMD_DNR;
-	}
+	else if ((ret = ucmd_iovs_copy_in(v, hb, v->len)))
+		;	/* host memory out of reach: Data Transfer Error */
+	else if (ucmd_store_read(st, sb, v->len, off))
+		ret = ST_INTERNAL;
+	else if (memcmp(hb, sb, v->len))
+		ret = UCMD_MEDIA(NVME_SC_COMPARE_FAILED) | UCMD_DNR;
 	free(hb);
 	free(sb);
 	return ret;

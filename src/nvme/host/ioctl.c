@@ -11,6 +11,7 @@
 
 #include "host.h"
 #include "security/hooks.h"
+#include "uaccess/uaccess.h"
 
 /*
  * Both user structures start with the same 72 bytes (struct nvme_passthru_cmd64
@@ -71,6 +72,7 @@ static int nvme_check_metadata(struct nvme_ns *ns, const struct nvme_uring_cmd *
 			       size_t data_bytes)
 {
 	uint64_t want;
+	void *meta;
 
 	/* Separate metadata exists only for formats with it, not extended LBAs. */
 	if (!ns || !ns->ms || ns->ext)
@@ -81,9 +83,28 @@ static int nvme_check_metadata(struct nvme_ns *ns, const struct nvme_uring_cmd *
 		want = ((uint64_t)(u->cdw12 & 0xffff) + 1) * ns->ms;
 	else
 		want = (uint64_t)(data_bytes >> ns->lba_shift) * ns->ms;
-	return u->metadata_len == want ? 0 : -EINVAL;
+	if (u->metadata_len != want)
+		return -EINVAL;
+	/* Pinned as the data is (see nvme_import_user_data). */
+	meta = (void *)(uintptr_t)u->metadata;
+	return (u->opcode & 1) ? ucmd_fault_in_readable(meta, u->metadata_len)
+			       : ucmd_fault_in_writeable(meta, u->metadata_len);
 }
 
+/*
+ * Where a bad user address is found. Linux pins the user's pages while it
+ * maps them for the device (blk_rq_map_user: get_user_pages, or a bounce
+ * buffer filled by copy_from_user) and fails with -EFAULT before the command
+ * reaches the device. ucmd does the same: after import, every page of the
+ * data (and metadata) buffer is faulted in through the user memory accessor
+ * (ucmd_fault_in_iov_iter), so a wild or unmapped buffer is -EFAULT in
+ * cqe->res or from the ioctl, on the uring and the ioctl paths alike. What
+ * Linux's pinning also gives, that the pages stay until the command ends,
+ * ucmd cannot: the application may unmap them meanwhile. The controller, a
+ * separate device, then meets the hole in its DMA; its copies go through
+ * the same accessor and it completes the command with Data Transfer Error,
+ * as a device whose DMA hit an IOMMU fault would (docs/compat.md).
+ */
 static inline __attribute__((always_inline)) int nvme_import_user_data(struct nvme_host *h, const struct nvme_uring_cmd *u, int rw,
 				 bool vec, struct io_uring_cmd *ioucmd, struct ucmd_iov_iter *it)
 {
@@ -94,10 +115,12 @@ static inline __attribute__((always_inline)) int nvme_import_user_data(struct nv
 		if (vec)
 			return -EINVAL;
 		ret = io_uring_cmd_import_fixed(u->addr, u->data_len, rw, it, ioucmd);
-	} else if (vec) {
-		ret = ucmd_import_iovec(rw, u->addr, u->data_len, it);
 	} else {
-		ret = ucmd_import_ubuf(rw, u->addr, u->data_len, it);
+		ret = vec ? ucmd_import_iovec(rw, u->addr, u->data_len, it)
+			  : ucmd_import_ubuf(rw, u->addr, u->data_len, it);
+		/* Registered buffers were pinned when they were registered. */
+		if (!ret && (ret = ucmd_fault_in_iov_iter(it, rw)))
+			ucmd_iov_iter_release(it);
 	}
 	if (ret)
 		return ret;
@@ -333,9 +356,9 @@ static long nvme_user_cmd64(struct nvme_host *h, struct nvme_ns *ns, struct ucmd
 	uint64_t result = 0;
 	int ret;
 
-	if (ucmd_access_ok((uint64_t)(uintptr_t)arg, sizeof(cmd.p)))
+	if (ucmd_access_ok((uint64_t)(uintptr_t)arg, sizeof(cmd.p)) ||
+	    ucmd_copy_from_user(&cmd.p, ucmd, sizeof(cmd.p)))
 		return -EFAULT;
-	memcpy(&cmd.p, ucmd, sizeof(cmd.p));
 	if (cmd.p.flags)
 		return -EINVAL;
 	if (ns && cmd.p.nsid != ns->nsid)
@@ -346,8 +369,9 @@ static long nvme_user_cmd64(struct nvme_host *h, struct nvme_ns *ns, struct ucmd
 	if (ret)
 		return ret;
 	ret = nvme_execute_rq(rq, &result);
-	if (ret >= 0)
-		ucmd->result = result;
+	/* Linux's put_user(): the command ran, but the caller hears -EFAULT. */
+	if (ret >= 0 && ucmd_copy_to_user(&ucmd->result, &result, sizeof(result)))
+		return -EFAULT;
 	return ret;
 }
 

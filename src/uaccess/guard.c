@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * In-process user memory access that never faults: the kernel's exception
+ * table in user space.
+ *
+ * A guarded access records, in a thread-local slot, a recovery point
+ * (sigsetjmp) and the user range it is about to touch, then runs a plain
+ * memcpy/memset/probe. The SIGSEGV/SIGBUS handler, installed once for the
+ * process, jumps back to the recovery point only when the faulting thread is
+ * inside a guarded access AND the fault address lies inside that access's
+ * user range; any other fault goes to the handler that was there before
+ * (ASan's, the application's, or the default action), so a bug in ucmd or
+ * in the application still crashes where it happened.
+ *
+ * Why this and not process_vm_readv/writev on our own pid: the guard costs a
+ * sigsetjmp without the signal mask (savemask 0: no system call) and three
+ * thread-local stores per copy, a few nanoseconds; process_vm_readv costs a
+ * system call per copy (about 0.4 us for 4 KiB here, see docs/performance.md
+ * "User memory"), a third of the whole per-read budget at the randread
+ * target. The remote backend (remote.c) stays the daemon's way into another
+ * process and the reference the guard is tested against.
+ *
+ * Signal details: SA_NODEFER, so leaving the handler by siglongjmp needs no
+ * mask restore (and sigsetjmp need not save one); SA_ONSTACK, harmless
+ * without an alternate stack; the handler touches only initial-exec TLS and
+ * calls only async-signal-safe functions. A guarded access made from a
+ * signal handler that interrupted another one saves and restores the outer
+ * slot. Under ASan a range that overlaps ASan's shadow memory is refused up
+ * front (its interceptors would report it before any fault could happen);
+ * everything else under ASan keeps ASan's checks on the user buffer.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "uaccess/uaccess.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UCMD_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UCMD_ASAN 1
+#endif
+#endif
+#ifdef UCMD_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
+#define UA_PAGE 4096u
+
+struct uaccess_guard {
+	sigjmp_buf *env;	/* NULL: not inside a guarded access */
+	uintptr_t lo;		/* the user range of that access */
+	size_t len;
+};
+
+static __thread struct uaccess_guard ua_guard __attribute__((tls_model("initial-exec")));
+
+static struct sigaction prev_segv, prev_bus;
+static pthread_once_t ua_once = PTHREAD_ONCE_INIT;
+static atomic_bool ua_installed;
+static int ua_install_err;
+
+static void ua_chain(int sig, siginfo_t *si, void *uc)
+{
+	const struct sigaction *p = sig == SIGBUS ? &prev_bus : &prev_segv;
+	struct sigaction dfl;
+
+	if (p->sa_flags & SA_SIGINFO) {
+		p->sa_sigaction(sig, si, uc);
+		return;
+	}
+	if (p->sa_handler != SIG_DFL && p->sa_handler != SIG_IGN) {
+		p->sa_handler(sig);
+		return;
+	}
+	/* The default action: a fault re-executes and kills with the right core. */
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigaction(sig, &dfl, NULL);
+	if (si->si_code <= 0)	/* sent, not a fault: it will not come back by itself */
+		raise(sig);
+}
+
+static void ua_fault(int sig, siginfo_t *si, void *uc)
+{
+	struct uaccess_guard *g = &ua_guard;
+
+	/* si_code > 0: raised by the kernel for this access, not sent by kill(2). */
+	if (g->env && si->si_code > 0 && (uintptr_t)si->si_addr - g->lo < g->len)
+		siglongjmp(*g->env, 1);
+	ua_chain(sig, si, uc);
+}
+
+static void ua_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = ua_fault;
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGSEGV, &sa, &prev_segv) || sigaction(SIGBUS, &sa, &prev_bus)) {
+		ua_install_err = -errno;
+		return;
+	}
+	atomic_store_explicit(&ua_installed, true, memory_order_release);
+}
+
+int ucmd_uaccess_init(void)
+{
+	pthread_once(&ua_once, ua_install);
+	return ua_install_err;
+}
+
+/*
+ * Ranges no guarded access may even try: empty-length wrap, beyond the user
+ * address space (a non-canonical address faults with no address), and under
+ * ASan its shadow memory.
+ */
+static bool ua_bad_range(uintptr_t lo, size_t n)
+{
+	if (lo + n < lo || lo + n > UCMD_TASK_SIZE)
+		return true;
+#ifdef UCMD_ASAN
+	{
+		size_t scale, off;
+
+		__asan_get_shadow_mapping(&scale, &off);
+		uintptr_t s_lo = off, s_hi = (UCMD_TASK_SIZE >> scale) + off;
+
+		if (lo < s_hi && lo + n > s_lo)
+			return true;
+	}
+#endif
+	return false;
+}
+
+enum ua_op { UA_COPY, UA_CLEAR, UA_PROBE_READ, UA_PROBE_WRITE };
+
+static void ua_probe(uintptr_t lo, size_t n, bool write)
+{
+	uintptr_t end = lo + n;
+
+	for (uintptr_t p = lo; p < end; p = (p & ~(uintptr_t)(UA_PAGE - 1)) + UA_PAGE) {
+		if (write)	/* a locked or of 0: writeable, and no byte changes */
+			__atomic_fetch_or((unsigned char *)p, 0, __ATOMIC_RELAXED);
+		else
+			(void)*(volatile const unsigned char *)p;
+	}
+}
+
+/*
+ * One guarded access. The arguments are not changed after sigsetjmp, so
+ * they keep their values when the handler jumps back.
+ */
+static size_t ua_guarded(enum ua_op op, void *dst, const void *src, size_t n, uintptr_t user)
+{
+	struct uaccess_guard *g = &ua_guard, outer;
+	sigjmp_buf env;
+
+	if (!n)
+		return 0;
+	if (ua_bad_range(user, n))
+		return n;
+	if (__builtin_expect(!atomic_load_explicit(&ua_installed, memory_order_acquire), 0) &&
+	    ucmd_uaccess_init())
+		return n;	/* no handler, no guard: refuse rather than risk a crash */
+	outer = *g;
+	if (sigsetjmp(env, 0)) {
+		atomic_signal_fence(memory_order_seq_cst);
+		*g = outer;
+		return n;
+	}
+	g->lo = user;
+	g->len = n;
+	atomic_signal_fence(memory_order_seq_cst);
+	g->env = &env;
+	atomic_signal_fence(memory_order_seq_cst);
+	switch (op) {
+	case UA_COPY:
+		memcpy(dst, src, n);
+		break;
+	case UA_CLEAR:
+		memset(dst, 0, n);
+		break;
+	case UA_PROBE_READ:
+	case UA_PROBE_WRITE:
+		ua_probe(user, n, op == UA_PROBE_WRITE);
+		break;
+	}
+	atomic_signal_fence(memory_order_seq_cst);
+	*g = outer;
+	return 0;
+}
+
+size_t ucmd_raw_copy_from_user(void *dst, const void *usrc, size_t n)
+{
+	return ua_guarded(UA_COPY, dst, usrc, n, (uintptr_t)usrc);
+}
+
+size_t ucmd_raw_copy_to_user(void *udst, const void *src, size_t n)
+{
+	return ua_guarded(UA_COPY, udst, src, n, (uintptr_t)udst);
+}
+
+size_t ucmd_raw_clear_user(void *udst, size_t n)
+{
+	return ua_guarded(UA_CLEAR, udst, NULL, n, (uintptr_t)udst);
+}
+
+size_t ucmd_raw_fault_in_readable(const void *uaddr, size_t n)
+{
+	return ua_guarded(UA_PROBE_READ, NULL, NULL, n, (uintptr_t)uaddr);
+}
+
+size_t ucmd_raw_fault_in_writeable(void *uaddr, size_t n)
+{
+	return ua_guarded(UA_PROBE_WRITE, NULL, NULL, n, (uintptr_t)uaddr);
+}
+
+/* ---- ucmd_mm_self ---- */
+
+static size_t self_copy_from(const struct ucmd_mm *mm, void *dst, uint64_t usrc, size_t n)
+{
+	(void)mm;
+	return ucmd_raw_copy_from_user(dst, (const void *)(uintptr_t)usrc, n);
+}
+
+static size_t self_copy_to(const struct ucmd_mm *mm, uint64_t udst, const void *src, size_t n)
+{
+	(void)mm;
+	return ucmd_raw_copy_to_user((void *)(uintptr_t)udst, src, n);
+}
+
+static size_t self_clear(const struct ucmd_mm *mm, uint64_t udst, size_t n)
+{
+	(void)mm;
+	return ucmd_raw_clear_user((void *)(uintptr_t)udst, n);
+}
+
+static size_t self_fault_in_readable(const struct ucmd_mm *mm, uint64_t uaddr, size_t n)
+{
+	(void)mm;
+	return ucmd_raw_fault_in_readable((const void *)(uintptr_t)uaddr, n);
+}
+
+static size_t self_fault_in_writeable(const struct ucmd_mm *mm, uint64_t uaddr, size_t n)
+{
+	(void)mm;
+	return ucmd_raw_fault_in_writeable((void *)(uintptr_t)uaddr, n);
+}
+
+static const struct ucmd_mm_ops self_ops = {
+	.name = "guard",
+	.copy_from = self_copy_from,
+	.copy_to = self_copy_to,
+	.clear = self_clear,
+	.fault_in_readable = self_fault_in_readable,
+	.fault_in_writeable = self_fault_in_writeable,
+};
+
+const struct ucmd_mm ucmd_mm_self = { .ops = &self_ops };
