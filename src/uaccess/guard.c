@@ -60,9 +60,7 @@ struct uaccess_guard {
 static __thread struct uaccess_guard ua_guard __attribute__((tls_model("initial-exec")));
 
 static struct sigaction prev_segv, prev_bus;
-static pthread_once_t ua_once = PTHREAD_ONCE_INIT;
 static atomic_bool ua_installed;
-static int ua_install_err;
 
 static void ua_chain(int sig, siginfo_t *si, void *uc)
 {
@@ -95,25 +93,39 @@ static void ua_fault(int sig, siginfo_t *si, void *uc)
 	ua_chain(sig, si, uc);
 }
 
-static void ua_install(void)
-{
-	struct sigaction sa;
+static pthread_mutex_t ua_install_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Put ua_fault in front of whatever handles sig now, unless it already is. */
+static int ua_install_one(int sig, struct sigaction *prev)
+{
+	struct sigaction sa, cur;
+
+	if (sigaction(sig, NULL, &cur))
+		return -errno;
+	if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == ua_fault)
+		return 0;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = ua_fault;
 	sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGSEGV, &sa, &prev_segv) || sigaction(SIGBUS, &sa, &prev_bus)) {
-		ua_install_err = -errno;
-		return;
-	}
-	atomic_store_explicit(&ua_installed, true, memory_order_release);
+	*prev = cur;
+	if (sigaction(sig, &sa, NULL))
+		return -errno;
+	return 0;
 }
 
 int ucmd_uaccess_init(void)
 {
-	pthread_once(&ua_once, ua_install);
-	return ua_install_err;
+	int ret;
+
+	pthread_mutex_lock(&ua_install_lock);
+	ret = ua_install_one(SIGSEGV, &prev_segv);
+	if (!ret)
+		ret = ua_install_one(SIGBUS, &prev_bus);
+	if (!ret)
+		atomic_store_explicit(&ua_installed, true, memory_order_release);
+	pthread_mutex_unlock(&ua_install_lock);
+	return ret;
 }
 
 /*

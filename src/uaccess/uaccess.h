@@ -106,10 +106,13 @@ static inline int ucmd_mm_copy_to(const struct ucmd_mm *mm, uint64_t udst, const
 }
 
 /*
- * Install the fault handler now (it is otherwise installed on first use).
- * Returns 0 or -errno from sigaction. A handler installed later by the
- * application for SIGSEGV/SIGBUS replaces ucmd's: guarded copies then crash
- * as plain ones would.
+ * Install the fault handler now (it is otherwise installed on the first
+ * guarded access), in front of the SIGSEGV/SIGBUS handlers in place, to
+ * which it passes every fault that is not a guarded access's. Returns 0 or
+ * -errno from sigaction. A handler the application installs afterwards
+ * displaces ucmd's, and guarded accesses then fault as plain ones would:
+ * call this again after installing one (a test harness that sets its own
+ * handlers around each test, as cmocka does, is such a case).
  */
 int ucmd_uaccess_init(void);
 

@@ -184,7 +184,7 @@ static inline void nvme_rq_set_data(struct ucmd_request *rq, struct ucmd_iov_ite
 void nvme_rq_release(struct ucmd_request *rq);
 /* Run rq and wait; returns NVMe status (>0), 0, or -errno (-EINTR: cancelled). */
 int  nvme_execute_rq(struct ucmd_request *rq, uint64_t *result);
-/* Internal admin command with a kernel buffer. */
+/* Internal admin command with a driver buffer of whole pages (else -EINVAL). */
 int  nvme_submit_sync_cmd(struct nvme_host *h, struct ucmd_nvme_sqe *cmd, void *buf,
 			  uint32_t len, uint64_t *result);
 int  nvme_end_status(struct ucmd_request *rq, blk_status_t err);
