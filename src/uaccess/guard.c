@@ -129,13 +129,14 @@ int ucmd_uaccess_init(void)
 }
 
 /*
- * Ranges no guarded access may even try: empty-length wrap, beyond the user
- * address space (a non-canonical address faults with no address), and under
- * ASan its shadow memory.
+ * Ranges no guarded access may even try: the NULL page, a wrap, beyond the
+ * user address space (a non-canonical address faults with no address), and
+ * under ASan its shadow memory.
  */
 static bool ua_bad_range(uintptr_t lo, size_t n)
 {
-	if (lo + n < lo || lo + n > UCMD_TASK_SIZE)
+	/* The NULL page is never memory (and memcpy(NULL) is undefined even if it were). */
+	if (lo < UA_PAGE || lo + n < lo || lo + n > UCMD_TASK_SIZE)
 		return true;
 #ifdef UCMD_ASAN
 	{
@@ -153,7 +154,16 @@ static bool ua_bad_range(uintptr_t lo, size_t n)
 
 enum ua_op { UA_COPY, UA_CLEAR, UA_PROBE_READ, UA_PROBE_WRITE };
 
-static void ua_probe(uintptr_t lo, size_t n, bool write)
+struct ua_args {
+	enum ua_op op;
+	void *dst;
+	const void *src;
+	size_t n;
+	uintptr_t user;
+};
+
+/* Out of line: nothing of its frame has to survive the jump back. */
+static __attribute__((noinline)) void ua_probe(uintptr_t lo, size_t n, bool write)
 {
 	uintptr_t end = lo + n;
 
@@ -165,13 +175,31 @@ static void ua_probe(uintptr_t lo, size_t n, bool write)
 	}
 }
 
+static void ua_do(const struct ua_args *a)
+{
+	switch (a->op) {
+	case UA_COPY:
+		memcpy(a->dst, a->src, a->n);
+		break;
+	case UA_CLEAR:
+		memset(a->dst, 0, a->n);
+		break;
+	case UA_PROBE_READ:
+	case UA_PROBE_WRITE:
+		ua_probe(a->user, a->n, a->op == UA_PROBE_WRITE);
+		break;
+	}
+}
+
 /*
- * One guarded access. The arguments are not changed after sigsetjmp, so
- * they keep their values when the handler jumps back.
+ * One guarded access. Whatever is read after the jump back lives in memory
+ * (the arguments in a, the outer slot), so no register copy of it can be
+ * stale there.
  */
 static size_t ua_guarded(enum ua_op op, void *dst, const void *src, size_t n, uintptr_t user)
 {
-	struct uaccess_guard *g = &ua_guard, outer;
+	struct ua_args a = { .op = op, .dst = dst, .src = src, .n = n, .user = user };
+	struct uaccess_guard outer;
 	sigjmp_buf env;
 
 	if (!n)
@@ -181,31 +209,20 @@ static size_t ua_guarded(enum ua_op op, void *dst, const void *src, size_t n, ui
 	if (__builtin_expect(!atomic_load_explicit(&ua_installed, memory_order_acquire), 0) &&
 	    ucmd_uaccess_init())
 		return n;	/* no handler, no guard: refuse rather than risk a crash */
-	outer = *g;
+	outer = ua_guard;
+	ua_guard.lo = user;
+	ua_guard.len = n;
 	if (sigsetjmp(env, 0)) {
 		atomic_signal_fence(memory_order_seq_cst);
-		*g = outer;
-		return n;
-	}
-	g->lo = user;
-	g->len = n;
-	atomic_signal_fence(memory_order_seq_cst);
-	g->env = &env;
-	atomic_signal_fence(memory_order_seq_cst);
-	switch (op) {
-	case UA_COPY:
-		memcpy(dst, src, n);
-		break;
-	case UA_CLEAR:
-		memset(dst, 0, n);
-		break;
-	case UA_PROBE_READ:
-	case UA_PROBE_WRITE:
-		ua_probe(user, n, op == UA_PROBE_WRITE);
-		break;
+		ua_guard = outer;
+		return a.n;
 	}
 	atomic_signal_fence(memory_order_seq_cst);
-	*g = outer;
+	ua_guard.env = &env;
+	atomic_signal_fence(memory_order_seq_cst);
+	ua_do(&a);
+	atomic_signal_fence(memory_order_seq_cst);
+	ua_guard = outer;
 	return 0;
 }
 

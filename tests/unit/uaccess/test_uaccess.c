@@ -93,6 +93,14 @@ static void test_bad_addresses(void **state)
 	backends(&remote, mm);
 	for (int b = 0; b < 2; b++) {
 		for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+#ifdef __SANITIZE_ADDRESS__
+			/*
+			 * Under ASan WILD is ASan's shadow memory, mapped: the
+			 * guard refuses it, process_vm_* would reach it.
+			 */
+			if (b == 1 && bad[i] == WILD)
+				continue;
+#endif
 			assert_int_not_equal(mm[b]->ops->copy_from(mm[b], local, bad[i], 64), 0);
 			assert_int_not_equal(mm[b]->ops->copy_to(mm[b], bad[i], local, 64), 0);
 			assert_int_not_equal(mm[b]->ops->clear(mm[b], bad[i], 64), 0);
