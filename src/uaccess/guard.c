@@ -49,7 +49,137 @@
 #include <sanitizer/asan_interface.h>
 #endif
 
+#if defined(__SANITIZE_THREAD__)
+#define UCMD_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define UCMD_TSAN 1
+#endif
+#endif
+
+/*
+ * x86-64 without a sanitizer: the exception table proper. The accesses are
+ * single instructions (rep movsb, rep stosb, a load, a locked or) at known
+ * addresses; the handler moves a fault at one of them to its fixup, which
+ * returns what is left, so a guarded access costs a call and no setjmp.
+ * Elsewhere, and under ASan/TSan (whose memcpy interceptors must see user
+ * buffers), the portable sigsetjmp guard below.
+ */
+#if defined(__x86_64__) && !defined(UCMD_ASAN) && !defined(UCMD_TSAN)
+#define UA_EXTABLE 1
+#endif
+
 #define UA_PAGE 4096u
+
+#ifdef UA_EXTABLE
+#include <ucontext.h>
+
+/* rdi = dst, rsi = src, rdx = n; returns the bytes not copied (rcx). */
+size_t ucmd_ua_copy(void *dst, const void *src, size_t n);
+/* rdi = dst, rsi = n; returns the bytes not cleared. */
+size_t ucmd_ua_clear(void *dst, size_t n);
+/* rdi = addr, rsi = n (> 0); returns 0, or 1 at a fault. */
+size_t ucmd_ua_probe_read(uintptr_t addr, size_t n);
+size_t ucmd_ua_probe_write(uintptr_t addr, size_t n);
+extern const char ucmd_ua_copy_insn[], ucmd_ua_copy_fixup[];
+extern const char ucmd_ua_clear_insn[], ucmd_ua_clear_fixup[];
+extern const char ucmd_ua_probe_r_insn[], ucmd_ua_probe_w_insn[], ucmd_ua_probe_fixup[];
+
+__asm__(
+	"	.text\n"
+	"	.p2align 4\n"
+	"	.globl ucmd_ua_copy\n"
+	"	.hidden ucmd_ua_copy\n"
+	"	.type ucmd_ua_copy, @function\n"
+	"ucmd_ua_copy:\n"
+	"	mov %rdx, %rcx\n"
+	"	.globl ucmd_ua_copy_insn\n"
+	"	.hidden ucmd_ua_copy_insn\n"
+	"ucmd_ua_copy_insn:\n"
+	"	rep movsb\n"
+	"	.globl ucmd_ua_copy_fixup\n"
+	"	.hidden ucmd_ua_copy_fixup\n"
+	"ucmd_ua_copy_fixup:\n"
+	"	mov %rcx, %rax\n"
+	"	ret\n"
+	"	.size ucmd_ua_copy, .-ucmd_ua_copy\n"
+	"	.p2align 4\n"
+	"	.globl ucmd_ua_clear\n"
+	"	.hidden ucmd_ua_clear\n"
+	"	.type ucmd_ua_clear, @function\n"
+	"ucmd_ua_clear:\n"
+	"	mov %rsi, %rcx\n"
+	"	xor %eax, %eax\n"
+	"	.globl ucmd_ua_clear_insn\n"
+	"	.hidden ucmd_ua_clear_insn\n"
+	"ucmd_ua_clear_insn:\n"
+	"	rep stosb\n"
+	"	.globl ucmd_ua_clear_fixup\n"
+	"	.hidden ucmd_ua_clear_fixup\n"
+	"ucmd_ua_clear_fixup:\n"
+	"	mov %rcx, %rax\n"
+	"	ret\n"
+	"	.size ucmd_ua_clear, .-ucmd_ua_clear\n"
+	"	.p2align 4\n"
+	"	.globl ucmd_ua_probe_read\n"
+	"	.hidden ucmd_ua_probe_read\n"
+	"	.type ucmd_ua_probe_read, @function\n"
+	"ucmd_ua_probe_read:\n"
+	"	lea (%rdi,%rsi), %rdx\n"
+	"1:\n"
+	"	.globl ucmd_ua_probe_r_insn\n"
+	"	.hidden ucmd_ua_probe_r_insn\n"
+	"ucmd_ua_probe_r_insn:\n"
+	"	movzbl (%rdi), %eax\n"
+	"	and $-4096, %rdi\n"
+	"	add $4096, %rdi\n"
+	"	cmp %rdx, %rdi\n"
+	"	jb 1b\n"
+	"	xor %eax, %eax\n"
+	"	ret\n"
+	"	.size ucmd_ua_probe_read, .-ucmd_ua_probe_read\n"
+	"	.p2align 4\n"
+	"	.globl ucmd_ua_probe_write\n"
+	"	.hidden ucmd_ua_probe_write\n"
+	"	.type ucmd_ua_probe_write, @function\n"
+	"ucmd_ua_probe_write:\n"
+	"	lea (%rdi,%rsi), %rdx\n"
+	"2:\n"
+	"	.globl ucmd_ua_probe_w_insn\n"
+	"	.hidden ucmd_ua_probe_w_insn\n"
+	"ucmd_ua_probe_w_insn:\n"
+	"	lock orb $0, (%rdi)\n"
+	"	and $-4096, %rdi\n"
+	"	add $4096, %rdi\n"
+	"	cmp %rdx, %rdi\n"
+	"	jb 2b\n"
+	"	xor %eax, %eax\n"
+	"	ret\n"
+	"	.globl ucmd_ua_probe_fixup\n"
+	"	.hidden ucmd_ua_probe_fixup\n"
+	"ucmd_ua_probe_fixup:\n"
+	"	mov $1, %eax\n"
+	"	ret\n"
+	"	.size ucmd_ua_probe_write, .-ucmd_ua_probe_write\n"
+);
+
+/* The exception table: a fault at insn resumes at fixup. */
+static bool ua_fixup(void *uc)
+{
+	greg_t *ip = &((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+	uintptr_t at = (uintptr_t)*ip;
+
+	if (at == (uintptr_t)ucmd_ua_copy_insn)
+		*ip = (greg_t)(uintptr_t)ucmd_ua_copy_fixup;
+	else if (at == (uintptr_t)ucmd_ua_clear_insn)
+		*ip = (greg_t)(uintptr_t)ucmd_ua_clear_fixup;
+	else if (at == (uintptr_t)ucmd_ua_probe_r_insn || at == (uintptr_t)ucmd_ua_probe_w_insn)
+		*ip = (greg_t)(uintptr_t)ucmd_ua_probe_fixup;
+	else
+		return false;
+	return true;
+}
+#endif
 
 struct uaccess_guard {
 	sigjmp_buf *env;	/* NULL: not inside a guarded access */
@@ -88,6 +218,10 @@ static void ua_fault(int sig, siginfo_t *si, void *uc)
 	struct uaccess_guard *g = &ua_guard;
 
 	/* si_code > 0: raised by the kernel for this access, not sent by kill(2). */
+#ifdef UA_EXTABLE
+	if (si->si_code > 0 && ua_fixup(uc))
+		return;
+#endif
 	if (g->env && si->si_code > 0 && (uintptr_t)si->si_addr - g->lo < g->len)
 		siglongjmp(*g->env, 1);
 	ua_chain(sig, si, uc);
@@ -162,6 +296,7 @@ struct ua_args {
 	uintptr_t user;
 };
 
+#ifndef UA_EXTABLE
 /* Out of line: nothing of its frame has to survive the jump back. */
 static __attribute__((noinline)) void ua_probe(uintptr_t lo, size_t n, bool write)
 {
@@ -190,6 +325,7 @@ static void ua_do(const struct ua_args *a)
 		break;
 	}
 }
+#endif
 
 /*
  * One guarded access. Whatever is read after the jump back lives in memory
@@ -198,9 +334,11 @@ static void ua_do(const struct ua_args *a)
  */
 static size_t ua_guarded(enum ua_op op, void *dst, const void *src, size_t n, uintptr_t user)
 {
+#ifndef UA_EXTABLE
 	struct ua_args a = { .op = op, .dst = dst, .src = src, .n = n, .user = user };
 	struct uaccess_guard outer;
 	sigjmp_buf env;
+#endif
 
 	if (!n)
 		return 0;
@@ -209,6 +347,19 @@ static size_t ua_guarded(enum ua_op op, void *dst, const void *src, size_t n, ui
 	if (__builtin_expect(!atomic_load_explicit(&ua_installed, memory_order_acquire), 0) &&
 	    ucmd_uaccess_init())
 		return n;	/* no handler, no guard: refuse rather than risk a crash */
+#ifdef UA_EXTABLE
+	switch (op) {
+	case UA_COPY:
+		return ucmd_ua_copy(dst, src, n);
+	case UA_CLEAR:
+		return ucmd_ua_clear(dst, n);
+	case UA_PROBE_READ:
+		return ucmd_ua_probe_read(user, n) ? n : 0;
+	case UA_PROBE_WRITE:
+		return ucmd_ua_probe_write(user, n) ? n : 0;
+	}
+	return n;
+#else
 	outer = ua_guard;
 	ua_guard.lo = user;
 	ua_guard.len = n;
@@ -224,6 +375,7 @@ static size_t ua_guarded(enum ua_op op, void *dst, const void *src, size_t n, ui
 	atomic_signal_fence(memory_order_seq_cst);
 	ua_guard = outer;
 	return 0;
+#endif
 }
 
 size_t ucmd_raw_copy_from_user(void *dst, const void *usrc, size_t n)
