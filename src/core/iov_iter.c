@@ -5,9 +5,7 @@
 #include <string.h>
 
 #include "core/iov_iter.h"
-
-/* End of the x86-64 / arm64 user address space with 4-level paging. */
-#define UCMD_TASK_SIZE 0x00007ffffffff000ull
+#include "uaccess/uaccess.h"
 /*
  * Linux's MAX_RW_COUNT: one read or write moves at most this much, so that a
  * byte count always fits the CQE's 32-bit res.
@@ -61,8 +59,10 @@ int ucmd_import_iovec(int rw, uint64_t uvec, unsigned nr, struct ucmd_iov_iter *
 		it->alloc = dst;
 	}
 	/* One copy, then only the copy is checked and used. */
-	if (nr)
-		memcpy(dst, (const void *)(uintptr_t)uvec, nr * sizeof(*dst));
+	if (ucmd_copy_from_user(dst, (const void *)(uintptr_t)uvec, nr * sizeof(*dst))) {
+		ucmd_iov_iter_release(it);
+		return -EFAULT;
+	}
 	for (unsigned i = 0; i < nr; i++) {
 		if (dst[i].iov_len > SSIZE_MAX - total) {
 			ucmd_iov_iter_release(it);
@@ -97,7 +97,8 @@ size_t ucmd_copy_to_iter(const void *src, size_t len, const struct ucmd_iov_iter
 		size_t n = it->iov[i].iov_len;
 		if (n > len - done)
 			n = len - done;
-		memcpy(it->iov[i].iov_base, (const char *)src + done, n);
+		if (ucmd_copy_to_user(it->iov[i].iov_base, (const char *)src + done, n))
+			break;
 		done += n;
 	}
 	return done;
@@ -111,8 +112,23 @@ size_t ucmd_copy_from_iter(void *dst, size_t len, const struct ucmd_iov_iter *it
 		size_t n = it->iov[i].iov_len;
 		if (n > len - done)
 			n = len - done;
-		memcpy((char *)dst + done, it->iov[i].iov_base, n);
+		if (ucmd_copy_from_user((char *)dst + done, it->iov[i].iov_base, n))
+			break;
 		done += n;
 	}
 	return done;
+}
+
+int ucmd_fault_in_iov_iter(const struct ucmd_iov_iter *it, int rw)
+{
+	for (unsigned i = 0; i < it->nr_segs; i++) {
+		void *base = it->iov[i].iov_base;
+		size_t len = it->iov[i].iov_len;
+
+		/* A WRITE reads the user's memory; a READ writes into it. */
+		if (rw == UCMD_WRITE ? ucmd_fault_in_readable(base, len)
+				     : ucmd_fault_in_writeable(base, len))
+			return -EFAULT;
+	}
+	return 0;
 }

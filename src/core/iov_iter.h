@@ -41,7 +41,19 @@ int ucmd_import_ubuf(int rw, uint64_t addr, size_t len, struct ucmd_iov_iter *it
 int ucmd_import_iovec(int rw, uint64_t uvec, unsigned nr, struct ucmd_iov_iter *it);
 void ucmd_iov_iter_release(struct ucmd_iov_iter *it);
 
-/* Copy between a flat buffer and the iterator's segments. */
+/*
+ * "Pin" the segments: fault every page in, readable for a WRITE (the device
+ * reads them), writeable for a READ, through the user memory accessor.
+ * 0 or -EFAULT. Linux pins user pages when it maps them for a device
+ * (blk_rq_map_user, bio_iov_iter_get_pages) and fails there with -EFAULT,
+ * before the command reaches the device; this is that check.
+ */
+int ucmd_fault_in_iov_iter(const struct ucmd_iov_iter *it, int rw);
+
+/*
+ * Copy between a flat buffer and the iterator's segments through the user
+ * memory accessor; returns the bytes copied (short at a fault).
+ */
 size_t ucmd_copy_to_iter(const void *src, size_t len, const struct ucmd_iov_iter *it);
 size_t ucmd_copy_from_iter(void *dst, size_t len, const struct ucmd_iov_iter *it);
 

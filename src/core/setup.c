@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/core.h"
+#include "uaccess/uaccess.h"
 #include "security/hooks.h"
 
 #define SETUP_FLAGS_SUPPORTED                                                         \
@@ -266,9 +267,15 @@ int ucmd_register_files(struct ucmd_ring *ring, const int *files, unsigned nr_fi
 	if (!tab)
 		return -ENOMEM;
 	for (unsigned i = 0; i < nr_files; i++) {
-		if (files[i] == -1)
+		int fd;
+
+		if (ucmd_copy_from_user(&fd, &files[i], sizeof(fd))) {
+			ret = -EFAULT;
+			break;
+		}
+		if (fd == -1)
 			continue;	/* a sparse slot */
-		tab[i] = ucmd_fget(ctx->engine, files[i]);
+		tab[i] = ucmd_fget(ctx->engine, fd);
 		if (!tab[i]) {
 			ret = -EBADF;
 			break;
@@ -333,12 +340,20 @@ int ucmd_register_buffers(struct ucmd_ring *ring, const struct iovec *iovecs, un
 	tab = malloc(nr * sizeof(*tab));
 	if (!tab)
 		return -ENOMEM;
-	memcpy(tab, iovecs, nr * sizeof(*tab));
+	if (ucmd_copy_from_user(tab, iovecs, nr * sizeof(*tab)))
+		ret = -EFAULT;
 	for (unsigned i = 0; i < nr && !ret; i++) {
 		/* Linux: a buffer is non-empty, at most 1 GiB, and real memory */
 		if (!tab[i].iov_base || !tab[i].iov_len || tab[i].iov_len > UCMD_MAX_BUF_LEN)
 			ret = -EFAULT;
 		else if (ucmd_access_ok((uint64_t)(uintptr_t)tab[i].iov_base, tab[i].iov_len))
+			ret = -EFAULT;
+		/*
+		 * Linux pins the pages, writeable, here; a buffer that cannot be
+		 * is -EFAULT now rather than at each use. Pages unmapped later
+		 * fail only the transfer that meets them (the accessor).
+		 */
+		else if (ucmd_fault_in_writeable(tab[i].iov_base, tab[i].iov_len))
 			ret = -EFAULT;
 	}
 	ucmd_mutex_lock(&ctx->uring_lock);

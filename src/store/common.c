@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "store/common.h"
+#include "uaccess/uaccess.h"
 
 const unsigned char ucmd_store_zeros[UCMD_STORE_ZEROS_LEN] __attribute__((aligned(4096)));
 
@@ -89,62 +90,70 @@ int ucmd_store_cursor_fill(const struct ucmd_store_iov_cursor *c, struct iovec *
 	return n;
 }
 
-/* Walk n bytes of the cursor, handing each contiguous piece to fn. */
-static void cursor_walk(struct ucmd_store_iov_cursor *c, uint64_t n,
-			void (*fn)(void *seg, size_t len, void *arg), void *arg)
+/*
+ * Walk n bytes of the cursor, handing each contiguous piece to fn. The
+ * segments are the caller's buffers (for the controller, host memory the
+ * application owns): fn copies through the user memory accessor, and the
+ * first piece it cannot reach ends the walk with -EFAULT.
+ */
+static int cursor_walk(struct ucmd_store_iov_cursor *c, uint64_t n,
+		       int (*fn)(void *seg, size_t len, void *arg), void *arg)
 {
 	while (n && c->cnt > 0) {
 		size_t len = c->iov->iov_len - c->skip;
 
 		if (len > n)
 			len = n;
-		if (len)
-			fn((char *)c->iov->iov_base + c->skip, len, arg);
+		if (len && fn((char *)c->iov->iov_base + c->skip, len, arg))
+			return -EFAULT;
 		/* advance(0) steps over an exhausted entry, so this always progresses */
 		ucmd_store_cursor_advance(c, len);
 		n -= len;
 	}
+	return 0;
 }
 
-static void seg_to_iov(void *seg, size_t len, void *arg)
+static int seg_to_iov(void *seg, size_t len, void *arg)
 {
 	const unsigned char **src = arg;
+	int ret = ucmd_copy_to_user(seg, *src, len);
 
-	memcpy(seg, *src, len);
 	*src += len;
+	return ret;
 }
 
-static void seg_from_iov(void *seg, size_t len, void *arg)
+static int seg_from_iov(void *seg, size_t len, void *arg)
 {
 	unsigned char **dst = arg;
+	int ret = ucmd_copy_from_user(*dst, seg, len);
 
-	memcpy(*dst, seg, len);
 	*dst += len;
+	return ret;
 }
 
-static void seg_zero(void *seg, size_t len, void *arg)
+static int seg_zero(void *seg, size_t len, void *arg)
 {
 	(void)arg;
-	memset(seg, 0, len);
+	return ucmd_clear_user(seg, len);
 }
 
-void ucmd_store_cursor_to_iov(struct ucmd_store_iov_cursor *c, const void *src, size_t n)
+int ucmd_store_cursor_to_iov(struct ucmd_store_iov_cursor *c, const void *src, size_t n)
 {
 	const unsigned char *p = src;
 
-	cursor_walk(c, n, seg_to_iov, &p);
+	return cursor_walk(c, n, seg_to_iov, &p);
 }
 
-void ucmd_store_cursor_from_iov(struct ucmd_store_iov_cursor *c, void *dst, size_t n)
+int ucmd_store_cursor_from_iov(struct ucmd_store_iov_cursor *c, void *dst, size_t n)
 {
 	unsigned char *p = dst;
 
-	cursor_walk(c, n, seg_from_iov, &p);
+	return cursor_walk(c, n, seg_from_iov, &p);
 }
 
-void ucmd_store_cursor_zero(struct ucmd_store_iov_cursor *c, uint64_t n)
+int ucmd_store_cursor_zero(struct ucmd_store_iov_cursor *c, uint64_t n)
 {
-	cursor_walk(c, n, seg_zero, NULL);
+	return cursor_walk(c, n, seg_zero, NULL);
 }
 
 int ucmd_store_zero_iov(struct iovec *out, int max, uint64_t len, uint64_t *bytes)

@@ -49,10 +49,15 @@ void ucmd_store_cursor_advance(struct ucmd_store_iov_cursor *c, uint64_t n);
  */
 int ucmd_store_cursor_fill(const struct ucmd_store_iov_cursor *c, struct iovec *out, int max,
 			   uint64_t limit, uint64_t *bytes);
-/* Copy n bytes between the cursor and a flat buffer, advancing the cursor. */
-void ucmd_store_cursor_to_iov(struct ucmd_store_iov_cursor *c, const void *src, size_t n);
-void ucmd_store_cursor_from_iov(struct ucmd_store_iov_cursor *c, void *dst, size_t n);
-void ucmd_store_cursor_zero(struct ucmd_store_iov_cursor *c, uint64_t n);
+/*
+ * Copy n bytes between the cursor and a flat buffer, advancing the cursor.
+ * The cursor's segments are accessed through the user memory accessor
+ * (they may be an application's memory): 0, or -EFAULT at the first
+ * segment that cannot be reached.
+ */
+int ucmd_store_cursor_to_iov(struct ucmd_store_iov_cursor *c, const void *src, size_t n);
+int ucmd_store_cursor_from_iov(struct ucmd_store_iov_cursor *c, void *dst, size_t n);
+int ucmd_store_cursor_zero(struct ucmd_store_iov_cursor *c, uint64_t n);
 
 /*
  * Fill out[0..max) with entries pointing at ucmd_store_zeros that cover at

@@ -153,8 +153,7 @@ static int xfer(struct dev_store *ds, bool write, struct ucmd_store_iov_cursor *
 			if (write)
 				return -EIO;	/* no progress and no error: do not spin */
 			/* end of a regular file: the rest reads as zeros */
-			ucmd_store_cursor_zero(cur, len - done);
-			return 0;
+			return ucmd_store_cursor_zero(cur, len - done);
 		}
 		ucmd_store_cursor_advance(cur, (uint64_t)r);
 		done += (uint64_t)r;
@@ -206,7 +205,9 @@ static int bounce_read(struct dev_store *ds, struct ucmd_store_iov_cursor *cur, 
 		if (ret)
 			return ret;
 		stop = min_u64(end, a1);
-		ucmd_store_cursor_to_iov(cur, ds->bounce + (pos - a0), stop - pos);
+		ret = ucmd_store_cursor_to_iov(cur, ds->bounce + (pos - a0), stop - pos);
+		if (ret)
+			return ret;
 		pos = stop;
 	}
 	return 0;
@@ -241,7 +242,9 @@ static int bounce_write(struct dev_store *ds, struct ucmd_store_iov_cursor *cur,
 		ret = read_partial_blocks(ds, a0, a1, pos, stop);
 		if (ret)
 			return ret;
-		ucmd_store_cursor_from_iov(cur, ds->bounce + (pos - a0), stop - pos);
+		ret = ucmd_store_cursor_from_iov(cur, ds->bounce + (pos - a0), stop - pos);
+		if (ret)
+			return ret;
 		ret = bounce_io(ds, true, 0, a1 - a0, a0, fua);
 		if (ret)
 			return ret;

@@ -58,8 +58,7 @@ static int file_readv(struct ucmd_store *st, const struct iovec *iov, int iovcnt
 		}
 		if (r == 0) {
 			/* the file ended early (truncated under us): missing bytes read as zeros */
-			ucmd_store_cursor_zero(&cur, len - done);
-			break;
+			return ucmd_store_cursor_zero(&cur, len - done);
 		}
 		ucmd_store_cursor_advance(&cur, (uint64_t)r);
 		done += (uint64_t)r;

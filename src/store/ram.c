@@ -21,6 +21,7 @@
 
 #include "store/common.h"
 #include "store/store.h"
+#include "uaccess/uaccess.h"
 
 #define CHUNK_SHIFT	16u
 #define CHUNK_SIZE	(1ull << CHUNK_SHIFT)
@@ -185,21 +186,22 @@ static int ram_readv(struct ucmd_store *st, const struct iovec *iov, int iovcnt,
 	if (iovcnt == 1 && len && piece_len(off, off + len) == len) {
 		unsigned char *chunk = chunk_lookup(rs, off >> CHUNK_SHIFT);
 
+		/* the caller's buffer may be an application's: the accessor copies */
 		if (chunk)
-			memcpy(iov->iov_base, chunk + (off & (CHUNK_SIZE - 1)), len);
+			ret = ucmd_copy_to_user(iov->iov_base, chunk + (off & (CHUNK_SIZE - 1)), len);
 		else
-			memset(iov->iov_base, 0, len);
+			ret = ucmd_clear_user(iov->iov_base, len);
 		goto out;
 	}
 	ucmd_store_cursor_init(&cur, iov, iovcnt);
-	for (pos = off; pos < off + len;) {
+	for (pos = off; !ret && pos < off + len;) {
 		uint64_t n = piece_len(pos, off + len);
 		unsigned char *chunk = chunk_lookup(rs, pos >> CHUNK_SHIFT);
 
 		if (chunk)
-			ucmd_store_cursor_to_iov(&cur, chunk + (pos & (CHUNK_SIZE - 1)), n);
+			ret = ucmd_store_cursor_to_iov(&cur, chunk + (pos & (CHUNK_SIZE - 1)), n);
 		else
-			ucmd_store_cursor_zero(&cur, n);
+			ret = ucmd_store_cursor_zero(&cur, n);
 		pos += n;
 	}
 out:
@@ -250,7 +252,9 @@ static int ram_writev(struct ucmd_store *st, const struct iovec *iov, int iovcnt
 			ret = -ENOMEM;
 			break;
 		}
-		ucmd_store_cursor_from_iov(&cur, chunk + (pos & (CHUNK_SIZE - 1)), n);
+		ret = ucmd_store_cursor_from_iov(&cur, chunk + (pos & (CHUNK_SIZE - 1)), n);
+		if (ret)
+			break;
 		pos += n;
 	}
 out:

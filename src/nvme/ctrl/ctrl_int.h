@@ -9,6 +9,7 @@
 #define UCMD_NVME_CTRL_INT_H
 
 #include <endian.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -377,9 +378,10 @@ uint16_t ucmd_data_to_host(struct ucmd_ctrl *c, struct ucmd_req *req, const void
 			   uint64_t len);
 uint16_t ucmd_data_from_host(struct ucmd_ctrl *c, struct ucmd_req *req, void *buf,
 			     uint64_t len);
-void ucmd_iovs_copy_out(const struct ucmd_iovs *v, const void *buf, uint64_t len);
-void ucmd_iovs_zero_from(const struct ucmd_iovs *v, uint64_t start);
-void ucmd_iovs_copy_in(const struct ucmd_iovs *v, void *buf, uint64_t len);
+/* Through the user memory accessor: 0, or Data Transfer Error at a hole. */
+uint16_t ucmd_iovs_copy_out(const struct ucmd_iovs *v, const void *buf, uint64_t len);
+uint16_t ucmd_iovs_zero_from(const struct ucmd_iovs *v, uint64_t start);
+uint16_t ucmd_iovs_copy_in(const struct ucmd_iovs *v, void *buf, uint64_t len);
 
 /* Cursor over an iovec list, to split interleaved (extended LBA) buffers */
 struct ucmd_iov_cursor {
@@ -388,7 +390,10 @@ struct ucmd_iov_cursor {
 	size_t off;
 };
 int ucmd_iov_take(struct ucmd_iov_cursor *cur, uint64_t len, struct ucmd_iovs *dst);
-/* Store transfers in chunks of at most UCMD_IOV_CHUNK iovecs */
+/*
+ * Store transfers in chunks of at most UCMD_IOV_CHUNK iovecs; -EFAULT when
+ * host memory could not be reached (ucmd_store_status: Data Transfer Error).
+ */
 int ucmd_store_xfer(struct ucmd_store *st, const struct ucmd_iovs *v, uint64_t off, bool write,
 		    bool fua);
 
@@ -414,7 +419,11 @@ bool ucmd_dir_find_image(struct ucmd_ctrl *c, char *buf, size_t len);
 /* A device namespace's backing device or file, checked (see ctrl.h). */
 int  ucmd_dir_device_open(struct ucmd_ctrl *c, const char *path, uint64_t size,
 			  struct ucmd_store **st);
-/* The NVMe status for a store error: Capacity Exceeded for a full disk. */
+/*
+ * The NVMe status for a store error: Capacity Exceeded for a full disk, Data
+ * Transfer Error when host memory could not be reached (-EFAULT: the DMA's
+ * fault, not the media's), Namespace Is Write Protected for a read-only one.
+ */
 uint16_t ucmd_store_status(int err);
 /* crc32c.c: CRC-32C (Castagnoli), as iSCSI, ext4 and btrfs use it */
 uint32_t ucmd_crc32c(uint32_t crc, const void *buf, size_t len);

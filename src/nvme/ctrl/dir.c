@@ -446,6 +446,8 @@ uint16_t ucmd_store_status(int err)
 	case -EROFS:
 	case -EBADF:
 		return UCMD_GEN(NVME_SC_NS_WRITE_PROTECTED) | UCMD_DNR;
+	case -EFAULT:
+		return UCMD_GEN(NVME_SC_DATA_XFER_ERROR) | UCMD_DNR;
 	default:
 		return UCMD_GEN(NVME_SC_INTERNAL);
 	}

@@ -3,14 +3,24 @@
  * Host memory for data transfers: PRP entries and lists, SGL descriptors and
  * segments, and the metadata pointer, all turned into iovecs that point
  * straight into host memory (through dma->map) so that stores copy once.
+ *
+ * Host memory is the application's: it may be unmapped at any time, and
+ * nothing the host driver checked before submission still holds. Every
+ * access to it, here and in the stores, goes through the user memory
+ * accessor (uaccess/uaccess.h), and one that cannot be made completes the
+ * command with Data Transfer Error, as a device whose DMA met an IOMMU fault
+ * would, instead of crashing the process.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ctrl_int.h"
+#include "uaccess/uaccess.h"
 
 #define MAX_SGL_DESCS	4096	/* bounds a malicious descriptor chain */
+#define ST_XFER		(UCMD_GEN(NVME_SC_DATA_XFER_ERROR) | UCMD_DNR)
+#define PRPS_PER_PAGE	(UCMD_PAGE_SIZE / 8)
 
 void ucmd_iovs_init(struct ucmd_iovs *v)
 {
@@ -111,11 +121,16 @@ static uint16_t map_prp(struct ucmd_ctrl *c, uint64_t prp1, uint64_t prp2, uint6
 	while (rem) {
 		unsigned nent = (UCMD_PAGE_SIZE - (list & (UCMD_PAGE_SIZE - 1))) / 8;
 		const uint64_t *ent = c->dma->map(c->dma, list, (uint64_t)nent * 8);
+		/* The entries this list page can still supply: the data pages left, and a chain. */
+		uint64_t want = (rem + UCMD_PAGE_SIZE - 1) / UCMD_PAGE_SIZE;
+		uint64_t ents[PRPS_PER_PAGE];
 
-		if (!ent)
-			return UCMD_GEN(NVME_SC_DATA_XFER_ERROR) | UCMD_DNR;
+		if (want < nent)
+			nent = (unsigned)want;
+		if (!ent || ucmd_copy_from_user(ents, ent, (size_t)nent * 8))
+			return ST_XFER;
 		for (unsigned i = 0; i < nent && rem; i++) {
-			uint64_t e = ent[i];
+			uint64_t e = ents[i];
 
 			if (i == nent - 1 && rem > UCMD_PAGE_SIZE) {
 				/*
@@ -192,7 +207,8 @@ static uint16_t map_sgl(struct ucmd_ctrl *c, const struct ucmd_nvme_sgl_desc *fi
 		}
 		if (!seg || idx == nseg)
 			break;
-		d = seg[idx++];
+		if (ucmd_copy_from_user(&d, &seg[idx++], sizeof(d)))
+			return ST_XFER;
 	}
 	if (got != len)
 		return UCMD_GEN(NVME_SC_SGL_INVALID_DATA) | UCMD_DNR;
@@ -238,10 +254,10 @@ static uint16_t map_meta(struct ucmd_ctrl *c, struct ucmd_req *req, uint64_t len
 	if (psdt == UCMD_NVME_PSDT_SGL_MPTR_SGL) {
 		/* MPTR addresses one SGL descriptor describing the metadata. */
 		const struct ucmd_nvme_sgl_desc *d = c->dma->map(c->dma, req->cmd.mptr, sizeof(*d));
+		struct ucmd_nvme_sgl_desc copy;
 
-		if (!d)
-			return UCMD_GEN(NVME_SC_DATA_XFER_ERROR) | UCMD_DNR;
-		struct ucmd_nvme_sgl_desc copy = *d;
+		if (!d || ucmd_copy_from_user(&copy, d, sizeof(copy)))
+			return ST_XFER;
 		uint16_t st = map_sgl(c, &copy, len, out);
 
 		if ((st & 0xff) == NVME_SC_SGL_INVALID_DATA && !(st & 0x700))
@@ -262,20 +278,22 @@ uint16_t ucmd_map_meta(struct ucmd_ctrl *c, struct ucmd_req *req, uint64_t len,
 	return st;
 }
 
-void ucmd_iovs_copy_out(const struct ucmd_iovs *v, const void *buf, uint64_t len)
+uint16_t ucmd_iovs_copy_out(const struct ucmd_iovs *v, const void *buf, uint64_t len)
 {
 	const char *s = buf;
 
 	for (int i = 0; i < v->cnt && len; i++) {
 		size_t n = v->iov[i].iov_len < len ? v->iov[i].iov_len : len;
 
-		memcpy(v->iov[i].iov_base, s, n);
+		if (ucmd_copy_to_user(v->iov[i].iov_base, s, n))
+			return ST_XFER;
 		s += n;
 		len -= n;
 	}
+	return 0;
 }
 
-void ucmd_iovs_zero_from(const struct ucmd_iovs *v, uint64_t start)
+uint16_t ucmd_iovs_zero_from(const struct ucmd_iovs *v, uint64_t start)
 {
 	for (int i = 0; i < v->cnt; i++) {
 		size_t l = v->iov[i].iov_len;
@@ -284,22 +302,26 @@ void ucmd_iovs_zero_from(const struct ucmd_iovs *v, uint64_t start)
 			start -= l;
 			continue;
 		}
-		memset((char *)v->iov[i].iov_base + start, 0, l - start);
+		if (ucmd_clear_user((char *)v->iov[i].iov_base + start, l - start))
+			return ST_XFER;
 		start = 0;
 	}
+	return 0;
 }
 
-void ucmd_iovs_copy_in(const struct ucmd_iovs *v, void *buf, uint64_t len)
+uint16_t ucmd_iovs_copy_in(const struct ucmd_iovs *v, void *buf, uint64_t len)
 {
 	char *d = buf;
 
 	for (int i = 0; i < v->cnt && len; i++) {
 		size_t n = v->iov[i].iov_len < len ? v->iov[i].iov_len : len;
 
-		memcpy(d, v->iov[i].iov_base, n);
+		if (ucmd_copy_from_user(d, v->iov[i].iov_base, n))
+			return ST_XFER;
 		d += n;
 		len -= n;
 	}
+	return 0;
 }
 
 uint16_t ucmd_data_to_host(struct ucmd_ctrl *c, struct ucmd_req *req, const void *buf,
@@ -311,7 +333,7 @@ uint16_t ucmd_data_to_host(struct ucmd_ctrl *c, struct ucmd_req *req, const void
 	ucmd_iovs_init(&v);
 	st = ucmd_map_data(c, req, len, &v);
 	if (!st)
-		ucmd_iovs_copy_out(&v, buf, len);
+		st = ucmd_iovs_copy_out(&v, buf, len);
 	ucmd_iovs_free(&v);
 	return st;
 }
@@ -324,7 +346,7 @@ uint16_t ucmd_data_from_host(struct ucmd_ctrl *c, struct ucmd_req *req, void *bu
 	ucmd_iovs_init(&v);
 	st = ucmd_map_data(c, req, len, &v);
 	if (!st)
-		ucmd_iovs_copy_in(&v, buf, len);
+		st = ucmd_iovs_copy_in(&v, buf, len);
 	ucmd_iovs_free(&v);
 	return st;
 }

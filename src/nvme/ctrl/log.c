@@ -132,8 +132,9 @@ uint16_t ucmd_admin_get_log(struct ucmd_ctrl *c, struct ucmd_req *req)
 		/* Bytes past the end of the log read as zero. */
 		uint64_t n = size - off < len ? size - off : len;
 
-		ucmd_iovs_copy_out(&v, buf + off, n);
-		ucmd_iovs_zero_from(&v, n);
+		st = ucmd_iovs_copy_out(&v, buf + off, n);
+		if (!st)
+			st = ucmd_iovs_zero_from(&v, n);
 	}
 	if (!st && !rae)
 		ucmd_event_unmask(c, lid);

@@ -155,15 +155,14 @@ static uint16_t compare_iovs(struct ucmd_store *st, const struct ucmd_iovs *v, u
 	char *hb = malloc(v->len ? v->len : 1), *sb = malloc(v->len ? v->len : 1);
 	uint16_t ret = 0;
 
-	if (!hb || !sb) {
+	if (!hb || !sb)
 		ret = ST_INTERNAL;
-	} else {
-		ucmd_iovs_copy_in(v, hb, v->len);
-		if (ucmd_store_read(st, sb, v->len, off))
-			ret = ST_INTERNAL;
-		else if (memcmp(hb, sb, v->len))
-			ret = UCMD_MEDIA(NVME_SC_COMPARE_FAILED) | UCMD_DNR;
-	}
+	else if ((ret = ucmd_iovs_copy_in(v, hb, v->len)))
+		;	/* host memory out of reach: Data Transfer Error */
+	else if (ucmd_store_read(st, sb, v->len, off))
+		ret = ST_INTERNAL;
+	else if (memcmp(hb, sb, v->len))
+		ret = UCMD_MEDIA(NVME_SC_COMPARE_FAILED) | UCMD_DNR;
 	free(hb);
 	free(sb);
 	return ret;

@@ -54,6 +54,10 @@ static long nvme_bdev_rw(struct ucmd_kiocb_rw *kiocb, unsigned issue_flags, bool
 	nlb = kiocb->iter.count >> ns->lba_shift;
 	if (nlb > NVME_MAX_NLB)
 		return -EINVAL;
+	/* Pinned before the device sees it, as passthrough's (ioctl.c). */
+	ret = ucmd_fault_in_iov_iter(&kiocb->iter, write ? UCMD_WRITE : UCMD_READ);
+	if (ret)
+		return ret;
 	c.nsid = ns->nsid;
 	c.cdw10 = (uint32_t)(kiocb->pos >> ns->lba_shift);
 	c.cdw11 = (uint32_t)((kiocb->pos >> ns->lba_shift) >> 32);

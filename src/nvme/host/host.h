@@ -128,6 +128,18 @@ struct nvme_host {
  * The user's data for a passthrough command, checked: a registered buffer,
  * an iovec array (copied) or a flat buffer; MDTS applies. Inline: the
  * uring path is the hot one.
+ *
+ * Where a bad user address is found: Linux pins the user's pages while it
+ * maps them for the device (blk_rq_map_user) and fails with -EFAULT before
+ * the command reaches the device. ucmd does the same: after import, every
+ * page of the buffer is faulted in through the user memory accessor
+ * (ucmd_fault_in_iov_iter), so a wild or unmapped buffer is -EFAULT in
+ * cqe->res or from the ioctl. What pinning also gives, that the pages stay
+ * until the command ends, ucmd cannot: the application may unmap them
+ * meanwhile. The controller, a separate device, then meets the hole in its
+ * DMA; its copies go through the same accessor and it completes the command
+ * with Data Transfer Error, as a device whose DMA hit an IOMMU fault would
+ * (docs/compat.md).
  */
 static inline __attribute__((always_inline)) int
 nvme_import_user_data(struct nvme_host *h, const struct nvme_uring_cmd *u, int rw, bool vec,
@@ -140,10 +152,12 @@ nvme_import_user_data(struct nvme_host *h, const struct nvme_uring_cmd *u, int r
 		if (vec)
 			return -EINVAL;
 		ret = io_uring_cmd_import_fixed(u->addr, u->data_len, rw, it, ioucmd);
-	} else if (vec) {
-		ret = ucmd_import_iovec(rw, u->addr, u->data_len, it);
 	} else {
-		ret = ucmd_import_ubuf(rw, u->addr, u->data_len, it);
+		ret = vec ? ucmd_import_iovec(rw, u->addr, u->data_len, it)
+			  : ucmd_import_ubuf(rw, u->addr, u->data_len, it);
+		/* Registered buffers were pinned when they were registered. */
+		if (!ret && (ret = ucmd_fault_in_iov_iter(it, rw)))
+			ucmd_iov_iter_release(it);
 	}
 	if (ret)
 		return ret;
@@ -257,7 +271,7 @@ static inline void nvme_rq_set_data(struct ucmd_request *rq, struct ucmd_iov_ite
 void nvme_rq_release(struct ucmd_request *rq);
 /* Run rq and wait; returns NVMe status (>0), 0, or -errno (-EINTR: cancelled). */
 int  nvme_execute_rq(struct ucmd_request *rq, uint64_t *result);
-/* Internal admin command with a kernel buffer. */
+/* Internal admin command with a driver buffer of whole pages (else -EINVAL). */
 int  nvme_submit_sync_cmd(struct nvme_host *h, struct ucmd_nvme_sqe *cmd, void *buf,
 			  uint32_t len, uint64_t *result);
 int  nvme_end_status(struct ucmd_request *rq, blk_status_t err);

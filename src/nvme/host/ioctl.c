@@ -11,6 +11,7 @@
 
 #include "host.h"
 #include "security/hooks.h"
+#include "uaccess/uaccess.h"
 
 /*
  * Both user structures start with the same 72 bytes (struct nvme_passthru_cmd64
@@ -71,6 +72,7 @@ static int nvme_check_metadata(struct nvme_ns *ns, const struct nvme_uring_cmd *
 			       size_t data_bytes)
 {
 	uint64_t want;
+	void *meta;
 
 	/* Separate metadata exists only for formats with it, not extended LBAs. */
 	if (!ns || !ns->ms || ns->ext)
@@ -81,7 +83,12 @@ static int nvme_check_metadata(struct nvme_ns *ns, const struct nvme_uring_cmd *
 		want = ((uint64_t)(u->cdw12 & 0xffff) + 1) * ns->ms;
 	else
 		want = (uint64_t)(data_bytes >> ns->lba_shift) * ns->ms;
-	return u->metadata_len == want ? 0 : -EINVAL;
+	if (u->metadata_len != want)
+		return -EINVAL;
+	/* Pinned as the data is (see nvme_import_user_data). */
+	meta = (void *)(uintptr_t)u->metadata;
+	return (u->opcode & 1) ? ucmd_fault_in_readable(meta, u->metadata_len)
+			       : ucmd_fault_in_writeable(meta, u->metadata_len);
 }
 
 /*
@@ -317,9 +324,9 @@ static long nvme_user_cmd64(struct nvme_host *h, struct nvme_ns *ns, struct ucmd
 	uint64_t result = 0;
 	int ret;
 
-	if (ucmd_access_ok((uint64_t)(uintptr_t)arg, sizeof(cmd.p)))
+	if (ucmd_access_ok((uint64_t)(uintptr_t)arg, sizeof(cmd.p)) ||
+	    ucmd_copy_from_user(&cmd.p, ucmd, sizeof(cmd.p)))
 		return -EFAULT;
-	memcpy(&cmd.p, ucmd, sizeof(cmd.p));
 	if (cmd.p.flags)
 		return -EINVAL;
 	if (ns && cmd.p.nsid != ns->nsid)
@@ -331,8 +338,9 @@ static long nvme_user_cmd64(struct nvme_host *h, struct nvme_ns *ns, struct ucmd
 	if (ret)
 		return ret;
 	ret = nvme_execute_rq(rq, &result);
-	if (ret >= 0)
-		ucmd->result = result;
+	/* Linux's put_user(): the command ran, but the caller hears -EFAULT. */
+	if (ret >= 0 && ucmd_copy_to_user(&ucmd->result, &result, sizeof(result)))
+		return -EFAULT;
 	return ret;
 }
 

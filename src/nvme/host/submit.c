@@ -130,6 +130,14 @@ int nvme_submit_sync_cmd(struct nvme_host *h, struct ucmd_nvme_sqe *cmd, void *b
 	struct ucmd_request *rq;
 	int err;
 
+	/*
+	 * The controller writes what the command transfers, up to the end of
+	 * each page its PRPs name: a buffer of whole pages is the one it can
+	 * never overrun, whatever the command (Identify is 4 KiB whatever len
+	 * says). The driver's buffers come from page_alloc().
+	 */
+	if (buf && len && (((uintptr_t)buf | len) & (NVME_PAGE_SIZE - 1)))
+		return -EINVAL;
 	rq = nvme_alloc_request(&h->admin_q, cmd, write ? REQ_OP_DRV_OUT : REQ_OP_DRV_IN, 0, &err);
 	if (!rq)
 		return err;
