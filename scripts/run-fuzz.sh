@@ -33,6 +33,14 @@ if [ ! -f "$BUILD/build.ninja" ]; then
 	rm -f "$BUILD.setup.log"
 fi
 
+# Regenerate first if meson.build changed since the last run: introspect
+# reads the build directory as it is, and would name removed targets.
+ninja -C "$BUILD" build.ninja >"$BUILD/fuzz-regen.log" 2>&1 || {
+	cat "$BUILD/fuzz-regen.log"
+	echo "fuzz: meson regenerate failed"
+	exit 2
+}
+
 # Every fuzz_* executable meson knows of, as "name path" lines.
 targets=$(meson introspect "$BUILD" --targets | python3 -c '
 import json, os, sys

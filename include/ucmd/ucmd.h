@@ -81,6 +81,16 @@ void ucmd_engine_free(struct ucmd_engine *e);
 struct ucmd_engine *ucmd_engine_default(void);
 
 /*
+ * Bad user addresses are -EFAULT, never a crash: the engine's copies to and
+ * from the application's memory run under a SIGSEGV/SIGBUS handler that
+ * recovers only its own faults and passes every other one to the handler it
+ * replaced. It is installed on first use; a program that installs its own
+ * SIGSEGV or SIGBUS handler afterwards calls this again to put ucmd's in
+ * front. Returns 0 or -errno from sigaction().
+ */
+int ucmd_uaccess_init(void);
+
+/*
  * Open a device of the engine by name ("null", "ng0n1", "nvme0", ...).
  * flags: O_RDONLY, O_WRONLY or O_RDWR. Returns a descriptor (>= 0) valid on
  * the engine's rings, or a negative errno (-ENOENT: no such device).

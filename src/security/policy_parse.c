@@ -380,8 +380,8 @@ static int read_policy_file(const char *path, char **out, size_t *len, char *err
 
 int ucmd_policy_load_file(const char *path, struct ucmd_policy **out, char *err, size_t errlen)
 {
-	char *buf;
-	size_t len;
+	char *buf = NULL;	/* both set when ret is 0; TSan's -O2 cannot tell */
+	size_t len = 0;
 	int ret = read_policy_file(path, &buf, &len, err, errlen);
 
 	if (ret)

@@ -304,7 +304,7 @@ static const struct ucmd_store_ops file_ops = {
  */
 static int size_file(struct file_store *fs, uint64_t size, bool created)
 {
-	uint64_t flen;
+	uint64_t flen = 0;	/* set when ret is 0; TSan's -O2 cannot tell */
 	int ret = file_length(fs->fd, &flen);
 
 	if (ret)

@@ -361,7 +361,7 @@ int ucmd_state_check(struct ucmd_ctrl *c, json_object *root)
 			return bad(&k, "", "expected object, found %s",
 				   json_type_to_name(json_object_get_type(ns)));
 		strcat(k.where, ".");
-		uint32_t nsid;
+		uint32_t nsid = 0;	/* set when check_ns succeeds */
 
 		if ((ret = check_ns(&k, ns, &nsid, seen)))
 			return ret;
