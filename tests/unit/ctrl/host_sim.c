@@ -1,9 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 #include "host_sim.h"
 
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <cmocka.h>
 
 #define PAGE 4096u
 
@@ -360,4 +366,23 @@ void fill_pattern(void *buf, size_t len, unsigned seed)
 
 	for (size_t i = 0; i < len; i++)
 		b[i] = (uint8_t)(seed * 131 + i * 7 + (i >> 9));
+}
+
+char *slurp(const char *path, size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	assert_non_null(fp);
+	fseek(fp, 0, SEEK_END);
+	n = ftell(fp);
+	rewind(fp);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
+	buf[n] = 0;
+	fclose(fp);
+	*len = (size_t)n;
+	return buf;
 }

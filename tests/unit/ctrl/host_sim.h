@@ -90,5 +90,7 @@ uint32_t host_open_ns(struct host *h, const struct ucmd_ctrl_params *p,
 		      const struct ucmd_ns_params *nsp);
 /* Fill a buffer with a pattern derived from seed */
 void fill_pattern(void *buf, size_t len, unsigned seed);
+/* A whole file, NUL-terminated (the caller frees it), its length in *len */
+char *slurp(const char *path, size_t *len);
 
 #endif

@@ -76,24 +76,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *fp = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	assert_non_null(fp);
-	fseek(fp, 0, SEEK_END);
-	n = ftell(fp);
-	rewind(fp);
-	buf = malloc((size_t)n + 1);
-	assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
-	buf[n] = 0;
-	fclose(fp);
-	*len = (size_t)n;
-	return buf;
-}
-
 /* Open the directory: 0 or -errno, the reason in f->err */
 static int try_open(struct fixture *f)
 {
