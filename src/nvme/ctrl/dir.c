@@ -48,21 +48,26 @@ int ucmd_ctrl_why(struct ucmd_ctrl *c, int err, const char *fmt, ...)
 	return err;
 }
 
-/* The owner rule: the caller's euid or root, and no write bit for others. */
+/*
+ * The owner rule: the caller's euid or root, and no write bit for others.
+ * name is a file of the directory, or NULL for the directory itself.
+ */
 static int check_owner(struct ucmd_ctrl *c, const struct stat *sb, const char *name)
 {
 	uid_t me = geteuid();
+	const char *sep = name ? "/" : "";
 
+	name = name ? name : "";
 	if (sb->st_uid != me && sb->st_uid != 0)
 		return ucmd_ctrl_why(c, -EPERM,
-				     "%s/%s is owned by uid %u, not by you (uid %u) or root: "
+				     "%s%s%s is owned by uid %u, not by you (uid %u) or root: "
 				     "refusing to use another user's controller directory",
-				     c->dir, name, (unsigned)sb->st_uid, (unsigned)me);
+				     c->dir, sep, name, (unsigned)sb->st_uid, (unsigned)me);
 	if (sb->st_mode & (S_IWGRP | S_IWOTH))
 		return ucmd_ctrl_why(c, -EPERM,
-				     "%s/%s is writable by group or others (mode %04o): "
+				     "%s%s%s is writable by group or others (mode %04o): "
 				     "refusing it; chmod go-w it if that is safe",
-				     c->dir, name, (unsigned)(sb->st_mode & 07777));
+				     c->dir, sep, name, (unsigned)(sb->st_mode & 07777));
 	return 0;
 }
 
@@ -168,18 +173,8 @@ static int open_dir(struct ucmd_ctrl *c)
 	}
 	if (fstat(c->dirfd, &sb) < 0)
 		return ucmd_ctrl_why(c, -errno, "%s: fstat: %s", c->dir, strerror(errno));
-	if (sb.st_uid != geteuid() && sb.st_uid != 0)
-		return ucmd_ctrl_why(c, -EPERM,
-				     "%s is owned by uid %u, not by you (uid %u) or root: "
-				     "refusing to use another user's controller directory",
-				     c->dir, (unsigned)sb.st_uid, (unsigned)geteuid());
-	if (sb.st_mode & (S_IWGRP | S_IWOTH))
-		return ucmd_ctrl_why(c, -EPERM,
-				     "%s is writable by group or others (mode %04o): refusing it; "
-				     "chmod go-w it if that is safe", c->dir,
-				     (unsigned)(sb.st_mode & 07777));
 	c->dir_uid = sb.st_uid;
-	return 0;
+	return check_owner(c, &sb, NULL);
 }
 
 int ucmd_dir_open(struct ucmd_ctrl *c)
