@@ -86,8 +86,7 @@ size_t ucmd_ua_probe_read(uintptr_t addr, size_t n);
 size_t ucmd_ua_probe_write(uintptr_t addr, size_t n);
 extern const char ucmd_ua_copy_insn[], ucmd_ua_copy_fixup[];
 extern const char ucmd_ua_clear_insn[], ucmd_ua_clear_fixup[];
-extern const char ucmd_ua_probe_r_insn[], ucmd_ua_probe_w_insn[], ucmd_ua_probe_w2_insn[];
-extern const char ucmd_ua_probe_fixup[];
+extern const char ucmd_ua_probe_r_insn[], ucmd_ua_probe_w_insn[], ucmd_ua_probe_fixup[];
 
 __asm__(
 	"	.text\n"
@@ -146,24 +145,13 @@ __asm__(
 	"	.globl ucmd_ua_probe_write\n"
 	"	.hidden ucmd_ua_probe_write\n"
 	"	.type ucmd_ua_probe_write, @function\n"
-	/*
-	 * A byte read and written back, not a locked or: the probe costs a
-	 * cycle or two, not an atomic's twenty, on every 4 KiB read. Only bytes
-	 * of the destination are touched (the start, then page starts inside
-	 * it), which the device is about to overwrite: a thread writing them
-	 * meanwhile races with the transfer itself, whatever the probe does.
-	 */
 	"ucmd_ua_probe_write:\n"
 	"	lea (%rdi,%rsi), %rdx\n"
 	"2:\n"
 	"	.globl ucmd_ua_probe_w_insn\n"
 	"	.hidden ucmd_ua_probe_w_insn\n"
 	"ucmd_ua_probe_w_insn:\n"
-	"	movzbl (%rdi), %eax\n"
-	"	.globl ucmd_ua_probe_w2_insn\n"
-	"	.hidden ucmd_ua_probe_w2_insn\n"
-	"ucmd_ua_probe_w2_insn:\n"
-	"	movb %al, (%rdi)\n"
+	"	lock orb $0, (%rdi)\n"
 	"	and $-4096, %rdi\n"
 	"	add $4096, %rdi\n"
 	"	cmp %rdx, %rdi\n"
@@ -188,8 +176,7 @@ static bool ua_fixup(void *uc)
 		*ip = (greg_t)(uintptr_t)ucmd_ua_copy_fixup;
 	else if (at == (uintptr_t)ucmd_ua_clear_insn)
 		*ip = (greg_t)(uintptr_t)ucmd_ua_clear_fixup;
-	else if (at == (uintptr_t)ucmd_ua_probe_r_insn || at == (uintptr_t)ucmd_ua_probe_w_insn ||
-		 at == (uintptr_t)ucmd_ua_probe_w2_insn)
+	else if (at == (uintptr_t)ucmd_ua_probe_r_insn || at == (uintptr_t)ucmd_ua_probe_w_insn)
 		*ip = (greg_t)(uintptr_t)ucmd_ua_probe_fixup;
 	else
 		return false;
