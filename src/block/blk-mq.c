@@ -5,11 +5,11 @@
  * Also the completion entry and the timeout scanner.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <time.h>
 
 #include "block/blk.h"
-#include "core/core.h"
 
 static __thread struct ucmd_blk_plug *current_plug;
 

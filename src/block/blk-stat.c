@@ -11,20 +11,10 @@
  * submitter's plug, read once per plug (blk_time_get_ns()), and the
  * completions of one CQ pass share one "now", as blk_mq_end_request_batch.
  */
-#include <time.h>
-
 #include "block/blk.h"
 #include "ucmd/ucmd.h"
 
 __thread struct blk_compl_time blk_compl_time;
-
-uint64_t ktime_get_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 uint64_t blk_time_get_ns(void)
 {

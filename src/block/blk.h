@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "lib/clock.h"
+
 #define BLK_MAX_REQUEST_COUNT	32		/* per plug, one queue */
 #define BLK_PLUG_FLUSH_SIZE	(128u * 1024)	/* a request this big flushes */
 #define BLK_MQ_MAX_DEPTH	4096
@@ -151,7 +153,6 @@ void blk_mq_free_request(struct ucmd_request *rq);
 
 /* Disk statistics (blk-stat.c) */
 struct ucmd_disk_stat;
-uint64_t ktime_get_ns(void);		/* CLOCK_MONOTONIC, ns */
 uint64_t blk_time_get_ns(void);
 void __blk_account_io_start(struct ucmd_request *rq);
 void __blk_account_io_done(struct ucmd_request *rq);

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "block/blk.h"
-#include "core/core.h"
+#include "lib/futex.h"
 
 int blk_mq_alloc_tag_set(struct ucmd_tag_set *set)
 {

@@ -16,7 +16,9 @@
 #include "core/cred.h"
 #include "core/file.h"
 #include "core/iov_iter.h"
-#include "core/mutex.h"
+#include "lib/futex.h"
+#include "lib/mutex.h"
+#include "lib/tid.h"
 #include "core/uring_cmd.h"
 #include "ring/ring.h"
 
@@ -263,12 +265,5 @@ void io_wq_destroy(struct ucmd_ctx *ctx);
 void io_queue_iowq(struct ucmd_kiocb *req);
 int io_sq_thread_create(struct ucmd_ctx *ctx, const struct io_uring_params *p);
 void io_sq_thread_stop(struct ucmd_ctx *ctx);
-
-/* ---- thread id (tid.c) ---------------------------------------------------- */
-pid_t ucmd_current_tid(void);
-
-/* ---- futex helpers ------------------------------------------------------ */
-void ucmd_futex_wait(_Atomic uint32_t *addr, uint32_t val, int timeout_ms);
-void ucmd_futex_wake(_Atomic uint32_t *addr, int nr);
 
 #endif

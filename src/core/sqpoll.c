@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "core/core.h"
+#include "lib/clock.h"
 
 struct ucmd_sqpoll {
 	pthread_t thread;
@@ -21,10 +22,7 @@ struct ucmd_sqpoll {
 
 static uint64_t now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return ktime_get_ns() / NSEC_PER_MSEC;
 }
 
 static unsigned sq_pending(const struct ucmd_ctx *ctx)

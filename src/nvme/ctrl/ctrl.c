@@ -25,14 +25,6 @@ static void *identity_map(const struct ucmd_dma *dma, uint64_t addr, uint64_t le
 
 const struct ucmd_dma ucmd_dma_identity = { .map = identity_map };
 
-uint64_t ucmd_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static char *dup_or(const char *s, const char *dflt)
 {
 	return strdup(s ? s : dflt);
@@ -128,7 +120,7 @@ int ucmd_ctrl_create(const struct ucmd_ctrl_params *p, struct ucmd_ctrl **out)
 	ret = ucmd_state_check_identity(c);
 	if (ret)
 		goto fail;
-	c->created_ns = ucmd_now_ns();
+	c->created_ns = ktime_get_ns();
 	ucmd_features_defaults(&c->cur);
 	c->saved = c->cur;
 	c->cap = (uint64_t)c->p.mqes |

@@ -17,6 +17,7 @@
 
 #include <nvme/types.h>
 
+#include "lib/clock.h"
 #include "nvme/ctrl/ctrl.h"
 #include "store/store.h"
 
@@ -240,9 +241,6 @@ struct ucmd_ctrl {
 	int journal_fd;
 	uint64_t journal_gen, journal_off;
 };
-
-/* ctrl.c */
-uint64_t ucmd_now_ns(void);
 
 /* regs.c */
 void ucmd_ctrl_reset_locked(struct ucmd_ctrl *c);

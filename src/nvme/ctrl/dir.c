@@ -239,7 +239,7 @@ int ucmd_dir_temp(struct ucmd_ctrl *c, const char *name, char *tmp, size_t len, 
 		char sfx[TMP_RAND + 1];
 
 		if (getrandom(r, sizeof(r), 0) != sizeof(r)) {
-			uint64_t t = ucmd_now_ns() ^ ((uint64_t)getpid() << 32);
+			uint64_t t = ktime_get_ns() ^ ((uint64_t)getpid() << 32);
 
 			memcpy(r, &t, sizeof(r));
 		}

@@ -55,7 +55,7 @@ static uint64_t timestamp_ms(struct ucmd_ctrl *c)
 {
 	uint64_t since = c->ts_set ? c->ts_set_at_ns : c->created_ns;
 
-	return (c->ts_set ? c->ts_host_ms : 0) + (ucmd_now_ns() - since) / 1000000ull;
+	return (c->ts_set ? c->ts_host_ms : 0) + (ktime_get_ns() - since) / 1000000ull;
 }
 
 static uint16_t get_value(struct ucmd_ctrl *c, const struct ucmd_feat_vals *f, uint8_t fid,
@@ -191,7 +191,7 @@ uint16_t ucmd_admin_set_features(struct ucmd_ctrl *c, struct ucmd_req *req)
 			return st;
 		memcpy(&ms, ts.timestamp, sizeof(ts.timestamp));
 		c->ts_host_ms = ms;
-		c->ts_set_at_ns = ucmd_now_ns();
+		c->ts_set_at_ns = ktime_get_ns();
 		c->ts_set = true;
 		return 0;
 	}

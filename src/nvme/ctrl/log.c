@@ -27,7 +27,7 @@ static void log_error(struct ucmd_ctrl *c, uint8_t *buf)
 
 static void log_smart(struct ucmd_ctrl *c, struct nvme_smart_log *s)
 {
-	uint64_t pos = c->smart.power_on_seconds + (ucmd_now_ns() - c->created_ns) / 1000000000ull;
+	uint64_t pos = c->smart.power_on_seconds + (ktime_get_ns() - c->created_ns) / 1000000000ull;
 
 	s->critical_warning = ucmd_critical_warning(c);
 	s->temperature[0] = UCMD_TEMP_KELVIN & 0xff;

@@ -65,7 +65,7 @@ void ucmd_ns_uuid(struct ucmd_ctrl *c, struct ucmd_ns *ns)
 	(void)c;
 	if (getrandom(ns->uuid, sizeof(ns->uuid), 0) != sizeof(ns->uuid)) {
 		/* Unique enough without entropy: time and nsid. */
-		uint64_t t = ucmd_now_ns();
+		uint64_t t = ktime_get_ns();
 
 		memcpy(ns->uuid, &t, sizeof(t));
 		memcpy(ns->uuid + 8, &ns->nsid, sizeof(ns->nsid));

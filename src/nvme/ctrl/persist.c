@@ -106,7 +106,7 @@ static void features_load(json_object *o, struct ucmd_feat_vals *f)
 static json_object *smart_json(struct ucmd_ctrl *c)
 {
 	json_object *o = json_object_new_object();
-	uint64_t pos = c->smart.power_on_seconds + (ucmd_now_ns() - c->created_ns) / 1000000000ull;
+	uint64_t pos = c->smart.power_on_seconds + (ktime_get_ns() - c->created_ns) / 1000000000ull;
 
 	add_u64(o, "units_read_512", c->smart.units_read_512);
 	add_u64(o, "units_written_512", c->smart.units_written_512);

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cpu.h"
+#include "lib/cpu.h"
 #include "ctrl_int.h"
 
 void ucmd_cq_init(struct ucmd_ctrl *c, struct ucmd_cq *cq, uint16_t qid, uint64_t base,
@@ -395,7 +395,7 @@ void ucmd_ctrl_run(struct ucmd_ctrl *c)
 
 	pthread_mutex_lock(&c->lock);
 	do {
-		uint64_t now = ucmd_now_ns();
+		uint64_t now = ktime_get_ns();
 
 		apply_doorbells(c);
 		if (c->csts & UCMD_NVME_CSTS_RDY) {
@@ -496,9 +496,9 @@ static bool poll_for_doorbell(struct ucmd_ctrl *c)
 	if (c->p.poll_ns == UCMD_CTRL_NO_POLL)
 		return false;
 	pthread_mutex_unlock(&c->db_lock);
-	end = ucmd_now_ns() + c->p.poll_ns;
+	end = ktime_get_ns() + c->p.poll_ns;
 	while (!__atomic_load_n(&c->db_any, __ATOMIC_RELAXED) &&
-	       !__atomic_load_n(&c->stop, __ATOMIC_RELAXED) && ucmd_now_ns() < end)
+	       !__atomic_load_n(&c->stop, __ATOMIC_RELAXED) && ktime_get_ns() < end)
 		cpu_relax();
 	pthread_mutex_lock(&c->db_lock);
 	return c->db_any;
@@ -513,7 +513,7 @@ static void *ctrl_thread(void *arg)
 		if (!c->stop && !c->db_any && poll_for_doorbell(c))
 			c->poll_hits++;
 		while (!c->stop && !c->db_any &&
-		       !(c->timer_deadline_ns && ucmd_now_ns() >= c->timer_deadline_ns)) {
+		       !(c->timer_deadline_ns && ktime_get_ns() >= c->timer_deadline_ns)) {
 			if (c->timer_deadline_ns) {
 				struct timespec ts = {
 					.tv_sec = (time_t)(c->timer_deadline_ns / 1000000000ull),

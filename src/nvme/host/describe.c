@@ -6,7 +6,6 @@
 #include <endian.h>
 #include <string.h>
 
-#include "core/core.h"
 #include "host.h"
 #include "security/desc.h"
 

@@ -8,7 +8,7 @@
 #include <cmocka.h>
 
 #include "core/core.h"
-#include "cpu.h"
+#include "lib/cpu.h"
 
 #define THREADS	4
 #define ROUNDS	5000

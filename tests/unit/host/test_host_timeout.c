@@ -10,12 +10,11 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "lib/clock.h"
+
 static uint64_t now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return ktime_get_ns() / NSEC_PER_MSEC;
 }
 
 static void test_timeout(void **state)

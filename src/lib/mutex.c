@@ -1,25 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-#include <linux/futex.h>
 #include <stdatomic.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "core/core.h"
-#include "cpu.h"
-
-void ucmd_futex_wait(_Atomic uint32_t *addr, uint32_t val, int timeout_ms)
-{
-	struct timespec ts = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L };
-
-	syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, val,
-		timeout_ms >= 0 ? &ts : NULL, NULL, 0);
-}
-
-void ucmd_futex_wake(_Atomic uint32_t *addr, int nr)
-{
-	syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, nr, NULL, NULL, 0);
-}
+#include "lib/cpu.h"
+#include "lib/futex.h"
+#include "lib/mutex.h"
 
 /*
  * ucmd_mutex's contended half. A waiter marks the word 2 before it sleeps,

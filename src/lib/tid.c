@@ -10,10 +10,11 @@
  * inherited refuses it as the kernel's would.
  */
 #include <pthread.h>
+#include <stdbool.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "core/core.h"
+#include "lib/tid.h"
 
 static __thread pid_t cached_tid;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;

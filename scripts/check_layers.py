@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Which layer of src/ may include which (docs/layers.md).
+
+Each directory of src/ may include the headers of the directories listed for
+it (and its own, and the public include/ucmd/). core/core.h, the engine's
+internals, is further limited to the engine itself. Prints each violation as
+file:line and exits 1 if there is one.
+"""
+import os
+import re
+import sys
+
+ALLOWED = {
+    'lib':       set(),
+    'uaccess':   {'lib'},
+    'store':     {'lib', 'uaccess'},
+    'block':     {'lib'},
+    'nvme/ctrl': {'lib', 'uaccess', 'store'},
+    'ring':      {'lib'},
+    # The engine and its security hook chain are one layer: the chain
+    # (hooks.c, desc.c) is built into the engine, the modules sit on top.
+    'core':      {'lib', 'uaccess', 'block', 'ring', 'security'},
+    'security':  {'lib', 'uaccess', 'core'},
+    'nvme/host': {'lib', 'uaccess', 'block', 'core', 'security', 'nvme/ctrl'},
+    'kernel':    {'lib', 'uaccess', 'block', 'core', 'security', 'ring'},
+}
+# Who may include the engine's internals, besides src/core and src/ring.
+CORE_H_USERS = {
+    'src/security/hooks.c',  # the engine's hook chain state (struct ucmd_engine)
+    'src/kernel/dev.c',      # the kernel backend fills the engine's ops
+}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+
+
+def layer_of(rel):
+    d = os.path.dirname(rel)
+    for layer in sorted(ALLOWED, key=len, reverse=True):
+        if d == layer or d.startswith(layer + '/'):
+            return layer
+    return None
+
+
+def main(root):
+    src = os.path.join(root, 'src')
+    bad = 0
+    for dirpath, _, files in os.walk(src):
+        for name in sorted(files):
+            if not name.endswith(('.c', '.h')):
+                continue
+            path = os.path.join(dirpath, name)
+            rel = os.path.relpath(path, src)
+            me = layer_of(rel)
+            if me is None:
+                print(f'src/{rel}: in no layer of scripts/check_layers.py')
+                bad += 1
+                continue
+            with open(path, encoding='utf-8') as f:
+                for n, line in enumerate(f, 1):
+                    m = INCLUDE.match(line)
+                    if not m:
+                        continue
+                    inc = m.group(1)
+                    if '/' not in inc or inc.startswith('ucmd/'):
+                        continue   # own directory, or the public API
+                    them = layer_of(inc)
+                    if them is not None and them != me and them not in ALLOWED[me]:
+                        print(f'src/{rel}:{n}: {me} may not include {inc} ({them})')
+                        bad += 1
+                    if inc == 'core/core.h' and me not in ('core', 'ring') \
+                            and f'src/{rel}' not in CORE_H_USERS:
+                        print(f'src/{rel}:{n}: only the engine includes core/core.h')
+                        bad += 1
+    return 1 if bad else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else '.'))
