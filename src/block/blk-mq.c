@@ -2,12 +2,11 @@
 /*
  * Dispatch: direct (->queue_rq, doorbell on the last) or through the
  * submitter's plug, flushed as one batch through ->queue_rqs (seed 004).
- * Also the completion entry and the timeout scanner.
+ * Also the completion claim; timeouts are in blk-timeout.c.
  */
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "block/blk.h"
 
@@ -18,29 +17,22 @@ struct ucmd_blk_plug *blk_current_plug(void)
 	return current_plug;
 }
 
-static void *timeout_scanner(void *arg);
-
-static void blk_add_timer(struct ucmd_request *rq)
-{
-	struct ucmd_tag_set *set = rq->q->set;
-
-	if (!rq->timeout_ms || !set->ops->timeout)
-		return;
-	__atomic_store_n(&rq->deadline_ns, ktime_get_ns() + (uint64_t)rq->timeout_ms * 1000000ull,
-			 __ATOMIC_RELAXED);
-	if (atomic_load_explicit(&set->timeout_started, memory_order_acquire))
-		return;
-	pthread_mutex_lock(&set->timeout_lock);
-	if (!atomic_load(&set->timeout_started) &&
-	    pthread_create(&set->timeout_thread, NULL, timeout_scanner, set) == 0)
-		atomic_store_explicit(&set->timeout_started, true, memory_order_release);
-	pthread_mutex_unlock(&set->timeout_lock);
-}
-
+/*
+ * The deadline is set before the request is marked in flight, so that the
+ * timer never sees it in flight with a stale one, and the timer is armed
+ * after, so that when it fires for this deadline it finds it in flight.
+ */
 static void blk_mq_start_request(struct ucmd_request *rq)
 {
-	blk_add_timer(rq);
+	uint64_t deadline = 0;
+
+	if (rq->timeout_ms && rq->q->set->ops->timeout) {
+		deadline = ktime_get_ns() + (uint64_t)rq->timeout_ms * NSEC_PER_MSEC;
+		atomic_store_explicit(&rq->deadline_ns, deadline, memory_order_relaxed);
+	}
 	atomic_store_explicit(&rq->state, MQ_RQ_IN_FLIGHT, memory_order_release);
+	if (deadline)
+		blk_add_timer(rq, deadline);
 }
 
 /* One request straight to the driver; the driver rings the doorbell on last. */
@@ -193,35 +185,4 @@ bool blk_mq_complete_request_claim(struct ucmd_request *rq)
 	return atomic_compare_exchange_strong_explicit(&rq->state, &expected, MQ_RQ_COMPLETE,
 						       memory_order_acq_rel,
 						       memory_order_acquire);
-}
-
-/* Checks in-flight requests against their deadlines, as blk_mq_timeout_work. */
-static void *timeout_scanner(void *arg)
-{
-	struct ucmd_tag_set *set = arg;
-	struct timespec tick = { 0, 2 * 1000 * 1000 };
-
-	while (!atomic_load_explicit(&set->timeout_stop, memory_order_acquire)) {
-		uint64_t now = ktime_get_ns();
-		for (unsigned i = 0; i < set->nr_hw_queues; i++) {
-			struct ucmd_hw_queue *h = &set->hctxs[i];
-			for (unsigned t = 0; t < h->depth; t++) {
-				struct ucmd_request *rq = h->rqs[t];
-				if (atomic_load_explicit(&rq->state, memory_order_acquire) !=
-				    MQ_RQ_IN_FLIGHT)
-					continue;
-				uint64_t dl = __atomic_load_n(&rq->deadline_ns, __ATOMIC_RELAXED);
-				if (dl && now >= dl && blk_mq_complete_request_claim(rq)) {
-					if (set->ops->timeout(rq) == BLK_EH_RESET_TIMER) {
-						__atomic_store_n(&rq->deadline_ns,
-								 now + (uint64_t)rq->timeout_ms * 1000000ull,
-								 __ATOMIC_RELAXED);
-						atomic_store(&rq->state, MQ_RQ_IN_FLIGHT);
-					}
-				}
-			}
-		}
-		nanosleep(&tick, NULL);
-	}
-	return NULL;
 }

@@ -71,7 +71,13 @@ struct ucmd_request {
 	void *meta;
 	uint32_t meta_len;
 	uint32_t timeout_ms;		/* 0: none */
-	uint64_t deadline_ns;
+	/*
+	 * ktime_get_ns() when it times out, 0: none. Written by the starter
+	 * and the timer, read by the timer: C11 _Atomic, as state and every
+	 * other shared field of the block layer, so that no access to it can
+	 * be a plain (racy) one; relaxed, as state's release/acquire orders it.
+	 */
+	_Atomic uint64_t deadline_ns;
 	uint64_t start_time_ns;		/* REQ_IO_STAT: when it was issued */
 	atomic_int state;		/* MQ_RQ_IDLE / IN_FLIGHT / COMPLETE */
 	rq_end_io_fn *end_io;
@@ -104,10 +110,14 @@ struct ucmd_tag_set {
 	unsigned cmd_size;
 	void *driver_data;
 	struct ucmd_hw_queue *hctxs;
-	/* timeout scanning */
-	pthread_t timeout_thread;
-	atomic_bool timeout_started, timeout_stop;
-	pthread_mutex_t timeout_lock;
+	/* The request timer (blk-timeout.c), armed for the earliest deadline. */
+	pthread_t timer_thread;
+	atomic_bool timer_started, timer_stop;
+	pthread_mutex_t timer_lock;		/* starting the thread */
+	_Atomic uint64_t timer_expires;		/* armed deadline, 0: disarmed */
+	_Atomic uint32_t timer_seq;		/* futex word: re-armed earlier, or stop */
+	atomic_ulong nr_timer_runs;		/* statistics: times the timer fired */
+	atomic_ulong nr_timer_wakeups;		/* statistics: times its thread woke */
 };
 
 /* A block device's counters: reads [0] and writes [1]. See blk-stat.c. */
@@ -208,8 +218,14 @@ struct ucmd_request *blk_mq_tag_to_rq(struct ucmd_hw_queue *hctx, unsigned tag);
  * it joins the plug's batch; otherwise it goes through ->queue_rq at once.
  */
 void blk_execute_rq_nowait(struct ucmd_request *rq, bool at_head);
-/* For the timeout scanner: claim completion; false if already completed. */
+/* Claim completion (driver or timeout handler); false if already completed. */
 bool blk_mq_complete_request_claim(struct ucmd_request *rq);
+
+/* Timeouts (blk-timeout.c) */
+void blk_timeout_init(struct ucmd_tag_set *set);
+void blk_timeout_exit(struct ucmd_tag_set *set);
+/* rq, already in flight, times out at deadline: arm the timer if earlier. */
+void blk_add_timer(struct ucmd_request *rq, uint64_t deadline);
 
 void blk_start_plug(struct ucmd_blk_plug *plug);
 void blk_finish_plug(struct ucmd_blk_plug *plug);

@@ -20,9 +20,7 @@ int blk_mq_alloc_tag_set(struct ucmd_tag_set *set)
 	set->hctxs = calloc(set->nr_hw_queues, sizeof(*set->hctxs));
 	if (!set->hctxs)
 		return -ENOMEM;
-	pthread_mutex_init(&set->timeout_lock, NULL);
-	atomic_init(&set->timeout_started, false);
-	atomic_init(&set->timeout_stop, false);
+	blk_timeout_init(set);
 	size_t rq_size = (sizeof(struct ucmd_request) + set->cmd_size + 15) & ~(size_t)15;
 	for (unsigned i = 0; i < set->nr_hw_queues; i++) {
 		struct ucmd_hw_queue *h = &set->hctxs[i];
@@ -58,10 +56,7 @@ void blk_mq_free_tag_set(struct ucmd_tag_set *set)
 {
 	if (!set->hctxs)
 		return;
-	if (atomic_load(&set->timeout_started)) {
-		atomic_store(&set->timeout_stop, true);
-		pthread_join(set->timeout_thread, NULL);
-	}
+	blk_timeout_exit(set);
 	for (unsigned i = 0; i < set->nr_hw_queues; i++) {
 		struct ucmd_hw_queue *h = &set->hctxs[i];
 		for (unsigned t = 0; h->rqs && t < h->depth; t++)
@@ -69,7 +64,6 @@ void blk_mq_free_tag_set(struct ucmd_tag_set *set)
 		free(h->rqs);
 		free((void *)h->bitmap);
 	}
-	pthread_mutex_destroy(&set->timeout_lock);
 	free(set->hctxs);
 	set->hctxs = NULL;
 }
@@ -150,7 +144,7 @@ struct ucmd_request *blk_mq_alloc_request_hctx(struct ucmd_request_queue *q, uns
 	rq->meta = NULL;
 	rq->meta_len = 0;
 	rq->timeout_ms = 0;
-	rq->deadline_ns = 0;
+	atomic_store_explicit(&rq->deadline_ns, 0, memory_order_relaxed);
 	rq->end_io = NULL;
 	rq->end_io_data = NULL;
 	rq->rq_next = NULL;

@@ -195,7 +195,7 @@ static bool nvme_user_cmd_allowed(struct nvme_host *h, struct nvme_ns *ns,
 /* ---- io_uring ------------------------------------------------------------ */
 
 /*
- * May run on the controller's thread, a poller or the timeout scanner.
+ * May run on the controller's thread, a poller or the block layer's timer.
  * io_uring_cmd_done() hands the completion to the ring's owner itself (as
  * task work from any other thread, or while the command is still being
  * issued), so there is no task-work hop of our own to take first.

@@ -424,7 +424,7 @@ static void test_timeout(void **state)
 	}
 	assert_int_equal(atomic_load(&nr_timeouts), 1);
 	assert_ptr_equal(timed_out, rq);
-	/* the scanner claimed it: a late completion from the driver loses */
+	/* the timer claimed it: a late completion from the driver loses */
 	assert_false(blk_mq_complete_request_claim(rq));
 	blk_mq_free_request(rq);
 	fx_free(f);
