@@ -35,7 +35,7 @@ uint16_t ucmd_admin_create_cq(struct ucmd_ctrl *c, struct ucmd_req *req)
 	mem = c->dma->map(c->dma, base, (uint64_t)size * sizeof(struct ucmd_nvme_cqe));
 	if (!mem)
 		return UCMD_GEN(NVME_SC_DATA_XFER_ERROR) | UCMD_DNR;
-	ucmd_cq_init(c, &c->cq[qid], qid, base, mem, size, ien, iv);
+	nvmet_cq_init(c, &c->cq[qid], qid, base, mem, size, ien, iv);
 	c->queues_created = true;
 	return 0;
 }
@@ -64,7 +64,7 @@ uint16_t ucmd_admin_create_sq(struct ucmd_ctrl *c, struct ucmd_req *req)
 	mem = c->dma->map(c->dma, base, (uint64_t)size * sizeof(struct ucmd_nvme_sqe));
 	if (!mem)
 		return UCMD_GEN(NVME_SC_DATA_XFER_ERROR) | UCMD_DNR;
-	ucmd_sq_init(c, &c->sq[qid], qid, base, mem, size, cqid);
+	nvmet_sq_init(c, &c->sq[qid], qid, base, mem, size, cqid);
 	c->queues_created = true;
 	return 0;
 }
@@ -75,7 +75,7 @@ uint16_t ucmd_admin_delete_sq(struct ucmd_ctrl *c, struct ucmd_req *req)
 
 	if (!qid || qid > c->qmax || !c->sq[qid].valid)
 		return UCMD_CMD(NVME_SC_QID_INVALID) | UCMD_DNR;
-	ucmd_sq_delete(c, qid);
+	nvmet_sq_delete(c, qid);
 	return 0;
 }
 
@@ -88,7 +88,7 @@ uint16_t ucmd_admin_delete_cq(struct ucmd_ctrl *c, struct ucmd_req *req)
 	/* SQs must go first: their completions would have nowhere to go. */
 	if (c->cq[qid].nr_sqs)
 		return UCMD_CMD(NVME_SC_INVALID_QUEUE) | UCMD_DNR;
-	ucmd_cq_delete(c, qid);
+	nvmet_cq_delete(c, qid);
 	return 0;
 }
 

@@ -103,7 +103,12 @@ struct ucmd_pending_cqe {
 	struct ucmd_pending_cqe *next;
 };
 
-struct ucmd_cq {
+/*
+ * The controller's side of an NVMe completion queue (QEMU's NvmeCQueue,
+ * the kernel target's nvmet_cq): where in host memory, its head, tail and
+ * phase. Not the engine's io_uring CQ (struct ucmd_cq in ucmd/ucmd.h).
+ */
+struct nvmet_cq {
 	bool valid;
 	bool ien;
 	uint16_t qid, vector;
@@ -117,7 +122,8 @@ struct ucmd_cq {
 	unsigned nr_backlog;
 };
 
-struct ucmd_sq {
+/* The controller's side of an NVMe submission queue (QEMU's NvmeSQueue). */
+struct nvmet_sq {
 	bool valid;
 	uint16_t qid, cqid;
 	uint32_t size, head, tail;
@@ -159,8 +165,8 @@ struct ucmd_ctrl {
 	uint64_t asq, acq;
 
 	/* Queues, index = qid, 0 is admin */
-	struct ucmd_sq *sq;
-	struct ucmd_cq *cq;
+	struct nvmet_sq *sq;
+	struct nvmet_cq *cq;
 	uint16_t nsqa, ncqa;		/* granted by Number of Queues (0's based) */
 	bool queues_created;
 
@@ -251,12 +257,12 @@ void ucmd_db_write(struct ucmd_ctrl *c, uint32_t off, uint32_t val);
 void ucmd_ctrl_run(struct ucmd_ctrl *c);
 void ucmd_post_req(struct ucmd_ctrl *c, struct ucmd_req *req, uint16_t status);
 void ucmd_queues_free(struct ucmd_ctrl *c);
-void ucmd_cq_init(struct ucmd_ctrl *c, struct ucmd_cq *cq, uint16_t qid, uint64_t base,
+void nvmet_cq_init(struct ucmd_ctrl *c, struct nvmet_cq *cq, uint16_t qid, uint64_t base,
 		  void *mem, uint32_t size, bool ien, uint16_t vector);
-void ucmd_sq_init(struct ucmd_ctrl *c, struct ucmd_sq *sq, uint16_t qid, uint64_t base,
+void nvmet_sq_init(struct ucmd_ctrl *c, struct nvmet_sq *sq, uint16_t qid, uint64_t base,
 		  void *mem, uint32_t size, uint16_t cqid);
-void ucmd_sq_delete(struct ucmd_ctrl *c, uint16_t qid);
-void ucmd_cq_delete(struct ucmd_ctrl *c, uint16_t qid);
+void nvmet_sq_delete(struct ucmd_ctrl *c, uint16_t qid);
+void nvmet_cq_delete(struct ucmd_ctrl *c, uint16_t qid);
 int  ucmd_thread_start(struct ucmd_ctrl *c);
 void ucmd_thread_stop(struct ucmd_ctrl *c);
 /* Complete a delayed/deferred command with this status; true if found. */

@@ -12,7 +12,7 @@
 #include "lib/cpu.h"
 #include "ctrl_int.h"
 
-void ucmd_cq_init(struct ucmd_ctrl *c, struct ucmd_cq *cq, uint16_t qid, uint64_t base,
+void nvmet_cq_init(struct ucmd_ctrl *c, struct nvmet_cq *cq, uint16_t qid, uint64_t base,
 		  void *mem, uint32_t size, bool ien, uint16_t vector)
 {
 	(void)c;
@@ -28,7 +28,7 @@ void ucmd_cq_init(struct ucmd_ctrl *c, struct ucmd_cq *cq, uint16_t qid, uint64_
 	cq->backlog_tail = &cq->backlog;
 }
 
-void ucmd_sq_init(struct ucmd_ctrl *c, struct ucmd_sq *sq, uint16_t qid, uint64_t base,
+void nvmet_sq_init(struct ucmd_ctrl *c, struct nvmet_sq *sq, uint16_t qid, uint64_t base,
 		  void *mem, uint32_t size, uint16_t cqid)
 {
 	memset(sq, 0, sizeof(*sq));
@@ -41,7 +41,7 @@ void ucmd_sq_init(struct ucmd_ctrl *c, struct ucmd_sq *sq, uint16_t qid, uint64_
 	c->cq[cqid].nr_sqs++;
 }
 
-static void cq_free_backlog(struct ucmd_cq *cq)
+static void cq_free_backlog(struct nvmet_cq *cq)
 {
 	struct ucmd_pending_cqe *p;
 
@@ -53,9 +53,9 @@ static void cq_free_backlog(struct ucmd_cq *cq)
 	cq->nr_backlog = 0;
 }
 
-void ucmd_sq_delete(struct ucmd_ctrl *c, uint16_t qid)
+void nvmet_sq_delete(struct ucmd_ctrl *c, uint16_t qid)
 {
-	struct ucmd_sq *sq = &c->sq[qid];
+	struct nvmet_sq *sq = &c->sq[qid];
 	struct ucmd_req **pp = &c->delayed, *r;
 
 	if (!sq->valid)
@@ -73,7 +73,7 @@ void ucmd_sq_delete(struct ucmd_ctrl *c, uint16_t qid)
 	memset(sq, 0, sizeof(*sq));
 }
 
-void ucmd_cq_delete(struct ucmd_ctrl *c, uint16_t qid)
+void nvmet_cq_delete(struct ucmd_ctrl *c, uint16_t qid)
 {
 	cq_free_backlog(&c->cq[qid]);
 	memset(&c->cq[qid], 0, sizeof(c->cq[qid]));
@@ -89,23 +89,23 @@ void ucmd_queues_free(struct ucmd_ctrl *c)
 }
 
 /* Queue sizes need not be powers of two: wrap by comparison, not by division. */
-static uint32_t cq_used(const struct ucmd_cq *cq)
+static uint32_t cq_used(const struct nvmet_cq *cq)
 {
 	return cq->tail >= cq->head ? cq->tail - cq->head : cq->tail + cq->size - cq->head;
 }
 
-static uint32_t sq_next(const struct ucmd_sq *sq, uint32_t i)
+static uint32_t sq_next(const struct nvmet_sq *sq, uint32_t i)
 {
 	return i + 1 == sq->size ? 0 : i + 1;
 }
 
 /* Slots we may still fill without overwriting an unconsumed entry */
-static uint32_t cq_free(const struct ucmd_cq *cq)
+static uint32_t cq_free(const struct nvmet_cq *cq)
 {
 	return cq->size - 1 - cq_used(cq);
 }
 
-static void cq_write(struct ucmd_cq *cq, const struct ucmd_nvme_cqe *src)
+static void cq_write(struct nvmet_cq *cq, const struct ucmd_nvme_cqe *src)
 {
 	struct ucmd_nvme_cqe *dst = &cq->mem[cq->tail];
 	uint64_t hi;
@@ -130,7 +130,7 @@ static void apply_cq_db(struct ucmd_ctrl *c, uint16_t qid, uint32_t val);
  * mark the CQ so that the next head doorbell wakes the controller.
  * Returns true when the CQ may have room now.
  */
-static bool cq_refresh(struct ucmd_ctrl *c, struct ucmd_cq *cq)
+static bool cq_refresh(struct ucmd_ctrl *c, struct nvmet_cq *cq)
 {
 	unsigned idx = 2u * cq->qid + 1u;
 	bool staged;
@@ -150,7 +150,7 @@ static bool cq_refresh(struct ucmd_ctrl *c, struct ucmd_cq *cq)
 	return staged;
 }
 
-static void cq_drain_backlog(struct ucmd_cq *cq)
+static void cq_drain_backlog(struct nvmet_cq *cq)
 {
 	struct ucmd_pending_cqe *p;
 
@@ -186,8 +186,8 @@ static void ucmd_req_put(struct ucmd_ctrl *c, struct ucmd_req *req)
 
 void ucmd_post_req(struct ucmd_ctrl *c, struct ucmd_req *req, uint16_t status)
 {
-	struct ucmd_sq *sq = &c->sq[req->sqid];
-	struct ucmd_cq *cq;
+	struct nvmet_sq *sq = &c->sq[req->sqid];
+	struct nvmet_cq *cq;
 	struct ucmd_nvme_cqe cqe = {
 		.dw0 = req->dw0, .dw1 = req->dw1, .sq_id = req->sqid, .cid = req->cmd.cid,
 		.status = (uint16_t)(status << 1),
@@ -231,9 +231,9 @@ static void run_req(struct ucmd_ctrl *c, struct ucmd_req *req)
 		ucmd_post_req(c, req, status);
 }
 
-static void sq_process(struct ucmd_ctrl *c, struct ucmd_sq *sq, uint64_t now)
+static void sq_process(struct ucmd_ctrl *c, struct nvmet_sq *sq, uint64_t now)
 {
-	struct ucmd_cq *cq = &c->cq[sq->cqid];
+	struct nvmet_cq *cq = &c->cq[sq->cqid];
 
 	/* Never fetch more than the CQ can take: that is the backpressure. */
 	while (sq->valid && sq->head != sq->tail) {
@@ -313,7 +313,7 @@ static void db_invalid(struct ucmd_ctrl *c, uint8_t info)
 
 static void apply_sq_db(struct ucmd_ctrl *c, uint16_t qid, uint32_t val)
 {
-	struct ucmd_sq *sq = &c->sq[qid];
+	struct nvmet_sq *sq = &c->sq[qid];
 
 	if (!sq->valid)
 		return db_invalid(c, NVME_AER_ERROR_INVALID_DB_REG);
@@ -327,7 +327,7 @@ static void apply_sq_db(struct ucmd_ctrl *c, uint16_t qid, uint32_t val)
 
 static void apply_cq_db(struct ucmd_ctrl *c, uint16_t qid, uint32_t val)
 {
-	struct ucmd_cq *cq = &c->cq[qid];
+	struct nvmet_cq *cq = &c->cq[qid];
 	uint32_t used;
 
 	if (!cq->valid)
@@ -407,7 +407,7 @@ void ucmd_ctrl_run(struct ucmd_ctrl *c)
 	} while (any_db_pending(c) && c->p.mode == UCMD_CTRL_INLINE);
 	/* One interrupt per vector per batch, not one per completion. */
 	for (unsigned q = 0; q <= c->qmax; q++) {
-		struct ucmd_cq *cq = &c->cq[q];
+		struct nvmet_cq *cq = &c->cq[q];
 		bool dup = false;
 
 		if (!cq->valid || !cq->irq_pending)

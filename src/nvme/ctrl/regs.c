@@ -74,8 +74,8 @@ static bool ctrl_start(struct ucmd_ctrl *c)
 		ucmd_ctrl_fatal(c);
 		return false;
 	}
-	ucmd_cq_init(c, &c->cq[0], 0, c->acq, cqmem, acqs, true, 0);
-	ucmd_sq_init(c, &c->sq[0], 0, c->asq, sqmem, asqs, 0);
+	nvmet_cq_init(c, &c->cq[0], 0, c->acq, cqmem, acqs, true, 0);
+	nvmet_sq_init(c, &c->sq[0], 0, c->asq, sqmem, asqs, 0);
 	return true;
 }
 
