@@ -10,9 +10,9 @@
 
 #include "block/blk.h"
 
-static __thread struct ucmd_blk_plug *current_plug;
+static __thread struct blk_plug *current_plug;
 
-struct ucmd_blk_plug *blk_current_plug(void)
+struct blk_plug *blk_current_plug(void)
 {
 	return current_plug;
 }
@@ -22,7 +22,7 @@ struct ucmd_blk_plug *blk_current_plug(void)
  * timer never sees it in flight with a stale one, and the timer is armed
  * after, so that when it fires for this deadline it finds it in flight.
  */
-static void blk_mq_start_request(struct ucmd_request *rq)
+static void blk_mq_start_request(struct request *rq)
 {
 	uint64_t deadline = 0;
 
@@ -36,9 +36,9 @@ static void blk_mq_start_request(struct ucmd_request *rq)
 }
 
 /* One request straight to the driver; the driver rings the doorbell on last. */
-static blk_status_t blk_mq_issue_direct(struct ucmd_request *rq, bool last)
+static blk_status_t blk_mq_issue_direct(struct request *rq, bool last)
 {
-	struct ucmd_hw_queue *h = rq->hctx;
+	struct blk_mq_hw_ctx *h = rq->hctx;
 	struct blk_mq_queue_data bd = { .rq = rq, .last = last };
 
 	blk_mq_start_request(rq);
@@ -49,9 +49,9 @@ static blk_status_t blk_mq_issue_direct(struct ucmd_request *rq, bool last)
 	return st;
 }
 
-void blk_execute_rq_nowait(struct ucmd_request *rq, bool at_head)
+void blk_execute_rq_nowait(struct request *rq, bool at_head)
 {
-	struct ucmd_blk_plug *plug = current_plug;
+	struct blk_plug *plug = current_plug;
 
 	(void)at_head;
 	blk_account_io_start(rq);
@@ -64,8 +64,8 @@ void blk_execute_rq_nowait(struct ucmd_request *rq, bool at_head)
 	if (plug->rq_count) {
 		unsigned max = plug->multiple_queues ? 2 * BLK_MAX_REQUEST_COUNT
 						     : BLK_MAX_REQUEST_COUNT;
-		struct ucmd_request *last = (struct ucmd_request *)
-			((char *)plug->mq_tail - offsetof(struct ucmd_request, rq_next));
+		struct request *last = (struct request *)
+			((char *)plug->mq_tail - offsetof(struct request, rq_next));
 		if (plug->rq_count >= max || last->data_len >= BLK_PLUG_FLUSH_SIZE) {
 			plug->flushes++;
 			blk_mq_flush_plug_list(plug);
@@ -81,7 +81,7 @@ void blk_execute_rq_nowait(struct ucmd_request *rq, bool at_head)
 	plug->rq_count++;
 }
 
-void blk_start_plug(struct ucmd_blk_plug *plug)
+void blk_start_plug(struct blk_plug *plug)
 {
 	plug->mq_list = NULL;
 	plug->mq_tail = &plug->mq_list;
@@ -101,15 +101,15 @@ void blk_start_plug(struct ucmd_blk_plug *plug)
  * out together (in their order), so that interleaved submissions to several
  * queues still ring each doorbell once, not once per request.
  */
-static void blk_mq_dispatch_list(struct ucmd_request *list)
+static void blk_mq_dispatch_list(struct request *list)
 {
 	while (list) {
-		struct ucmd_hw_queue *h = list->hctx;
-		struct ucmd_request *run = NULL, **run_tail = &run;
-		struct ucmd_request *rest = NULL, **rest_tail = &rest;
+		struct blk_mq_hw_ctx *h = list->hctx;
+		struct request *run = NULL, **run_tail = &run;
+		struct request *rest = NULL, **rest_tail = &rest;
 
 		while (list) {
-			struct ucmd_request *rq = list;
+			struct request *rq = list;
 			list = rq->rq_next;
 			rq->rq_next = NULL;
 			if (rq->hctx == h) {
@@ -127,7 +127,7 @@ static void blk_mq_dispatch_list(struct ucmd_request *list)
 		 */
 		bool pending = false;
 		while (run) {
-			struct ucmd_request *rq = run;
+			struct request *rq = run;
 			run = rq->rq_next;
 			rq->rq_next = NULL;
 			blk_status_t st = blk_mq_issue_direct(rq, !run);
@@ -140,20 +140,20 @@ static void blk_mq_dispatch_list(struct ucmd_request *list)
 	}
 }
 
-void blk_mq_flush_plug_list(struct ucmd_blk_plug *plug)
+void blk_mq_flush_plug_list(struct blk_plug *plug)
 {
-	struct ucmd_request *list = plug->mq_list;
+	struct request *list = plug->mq_list;
 
 	if (!list)
 		return;
 	plug->mq_list = NULL;
 	plug->mq_tail = &plug->mq_list;
 	plug->rq_count = 0;
-	const struct ucmd_mq_ops *ops = list->q->set->ops;
+	const struct blk_mq_ops *ops = list->q->set->ops;
 	if (!plug->multiple_queues && ops->queue_rqs) {
-		struct ucmd_hw_queue *h = list->hctx;
+		struct blk_mq_hw_ctx *h = list->hctx;
 		unsigned n = 0;
-		for (struct ucmd_request *rq = list; rq; rq = rq->rq_next) {
+		for (struct request *rq = list; rq; rq = rq->rq_next) {
 			blk_mq_start_request(rq);
 			n++;
 		}
@@ -161,7 +161,7 @@ void blk_mq_flush_plug_list(struct ucmd_blk_plug *plug)
 		atomic_fetch_add_explicit(&h->nr_batches, 1, memory_order_relaxed);
 		ops->queue_rqs(&list);
 		/* What the driver could not take goes the slow way. */
-		for (struct ucmd_request *rq = list; rq; rq = rq->rq_next) {
+		for (struct request *rq = list; rq; rq = rq->rq_next) {
 			atomic_store(&rq->state, MQ_RQ_IDLE);
 			atomic_fetch_sub_explicit(&h->nr_dispatched, 1, memory_order_relaxed);
 		}
@@ -170,7 +170,7 @@ void blk_mq_flush_plug_list(struct ucmd_blk_plug *plug)
 	blk_mq_dispatch_list(list);
 }
 
-void blk_finish_plug(struct ucmd_blk_plug *plug)
+void blk_finish_plug(struct blk_plug *plug)
 {
 	if (plug != current_plug)
 		return;
@@ -178,7 +178,7 @@ void blk_finish_plug(struct ucmd_blk_plug *plug)
 	current_plug = NULL;
 }
 
-bool blk_mq_complete_request_claim(struct ucmd_request *rq)
+bool blk_mq_complete_request_claim(struct request *rq)
 {
 	int expected = MQ_RQ_IN_FLIGHT;
 

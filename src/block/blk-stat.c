@@ -18,7 +18,7 @@ __thread struct blk_compl_time blk_compl_time;
 
 uint64_t blk_time_get_ns(void)
 {
-	struct ucmd_blk_plug *plug = blk_current_plug();
+	struct blk_plug *plug = blk_current_plug();
 
 	if (!plug)
 		return ktime_get_ns();
@@ -52,7 +52,7 @@ static void update_io_ticks(struct blk_disk_stats *s, uint64_t now_ns, bool end)
 		atomic_fetch_add_explicit(&s->io_ticks_ms, ms - stamp, memory_order_relaxed);
 }
 
-void __blk_account_io_start(struct ucmd_request *rq)
+void __blk_account_io_start(struct request *rq)
 {
 	struct blk_disk_stats *s = rq->q->stats;
 
@@ -62,7 +62,7 @@ void __blk_account_io_start(struct ucmd_request *rq)
 	update_io_ticks(s, rq->start_time_ns, false);
 }
 
-void __blk_account_io_done(struct ucmd_request *rq)
+void __blk_account_io_done(struct request *rq)
 {
 	struct blk_disk_stats *s = rq->q->stats;
 	unsigned dir = (rq->cmd_flags & REQ_OP_DRV_OUT) ? 1 : 0;

@@ -26,7 +26,7 @@
  * Make deadline the armed expiry if it is earlier than cur, the armed one
  * (or nothing is armed). Returns true if it moved the timer.
  */
-static bool blk_timer_arm(struct ucmd_tag_set *set, uint64_t cur, uint64_t deadline)
+static bool blk_timer_arm(struct blk_mq_tag_set *set, uint64_t cur, uint64_t deadline)
 {
 	while (!cur || deadline < cur)
 		if (atomic_compare_exchange_weak_explicit(&set->timer_expires, &cur, deadline,
@@ -36,7 +36,7 @@ static bool blk_timer_arm(struct ucmd_tag_set *set, uint64_t cur, uint64_t deadl
 	return false;
 }
 
-static void blk_timer_kick(struct ucmd_tag_set *set)
+static void blk_timer_kick(struct blk_mq_tag_set *set)
 {
 	atomic_fetch_add_explicit(&set->timer_seq, 1, memory_order_release);
 	ucmd_futex_wake(&set->timer_seq, 1);
@@ -53,7 +53,7 @@ static uint64_t earliest(uint64_t next, uint64_t d)
  * Like Linux's, it walks every tag: a timeout is the rare event, the walk
  * is once per expiry, and starting a request stays cheap.
  */
-static void blk_mq_timeout_work(struct ucmd_tag_set *set)
+static void blk_mq_timeout_work(struct blk_mq_tag_set *set)
 {
 	uint64_t next = 0, now;
 
@@ -62,10 +62,10 @@ static void blk_mq_timeout_work(struct ucmd_tag_set *set)
 	atomic_exchange_explicit(&set->timer_expires, 0, memory_order_acq_rel);
 	now = ktime_get_ns();
 	for (unsigned i = 0; i < set->nr_hw_queues; i++) {
-		struct ucmd_hw_queue *h = &set->hctxs[i];
+		struct blk_mq_hw_ctx *h = &set->hctxs[i];
 
 		for (unsigned t = 0; t < h->depth; t++) {
-			struct ucmd_request *rq = h->rqs[t];
+			struct request *rq = h->rqs[t];
 			uint64_t dl;
 
 			if (atomic_load_explicit(&rq->state, memory_order_acquire) != MQ_RQ_IN_FLIGHT)
@@ -95,7 +95,7 @@ static void blk_mq_timeout_work(struct ucmd_tag_set *set)
 
 static void *blk_timer_thread(void *arg)
 {
-	struct ucmd_tag_set *set = arg;
+	struct blk_mq_tag_set *set = arg;
 
 	for (;;) {
 		/* Read before timer_expires: an arm after this changes it. */
@@ -124,7 +124,7 @@ static void *blk_timer_thread(void *arg)
 	return NULL;
 }
 
-static void blk_timer_start(struct ucmd_tag_set *set)
+static void blk_timer_start(struct blk_mq_tag_set *set)
 {
 	pthread_mutex_lock(&set->timer_lock);
 	if (!atomic_load_explicit(&set->timer_started, memory_order_relaxed) &&
@@ -133,9 +133,9 @@ static void blk_timer_start(struct ucmd_tag_set *set)
 	pthread_mutex_unlock(&set->timer_lock);
 }
 
-void blk_add_timer(struct ucmd_request *rq, uint64_t deadline)
+void blk_add_timer(struct request *rq, uint64_t deadline)
 {
-	struct ucmd_tag_set *set = rq->q->set;
+	struct blk_mq_tag_set *set = rq->q->set;
 
 	if (!atomic_load_explicit(&set->timer_started, memory_order_acquire))
 		blk_timer_start(set);
@@ -156,7 +156,7 @@ void blk_add_timer(struct ucmd_request *rq, uint64_t deadline)
 		blk_timer_kick(set);
 }
 
-void blk_timeout_init(struct ucmd_tag_set *set)
+void blk_timeout_init(struct blk_mq_tag_set *set)
 {
 	pthread_mutex_init(&set->timer_lock, NULL);
 	atomic_init(&set->timer_started, false);
@@ -167,7 +167,7 @@ void blk_timeout_init(struct ucmd_tag_set *set)
 	atomic_init(&set->nr_timer_wakeups, 0);
 }
 
-void blk_timeout_exit(struct ucmd_tag_set *set)
+void blk_timeout_exit(struct blk_mq_tag_set *set)
 {
 	if (atomic_load(&set->timer_started)) {
 		atomic_store_explicit(&set->timer_stop, true, memory_order_release);

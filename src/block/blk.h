@@ -25,29 +25,29 @@ typedef int blk_status_t;	/* 0 or a negative errno */
 #define BLK_STS_OK		0
 #define BLK_STS_RESOURCE	(-EAGAIN)
 
-struct ucmd_request;
-struct ucmd_hw_queue;
-struct ucmd_tag_set;
+struct request;
+struct blk_mq_hw_ctx;
+struct blk_mq_tag_set;
 
 enum rq_end_io_ret { RQ_END_IO_NONE, RQ_END_IO_FREE };
-typedef enum rq_end_io_ret (rq_end_io_fn)(struct ucmd_request *rq, blk_status_t err);
+typedef enum rq_end_io_ret (rq_end_io_fn)(struct request *rq, blk_status_t err);
 
 enum blk_eh_timer_return { BLK_EH_DONE, BLK_EH_RESET_TIMER };
 
 struct blk_mq_queue_data {
-	struct ucmd_request *rq;
+	struct request *rq;
 	bool last;		/* no more requests follow: ring the doorbell */
 };
 
-struct ucmd_mq_ops {
-	blk_status_t (*queue_rq)(struct ucmd_hw_queue *hctx, const struct blk_mq_queue_data *bd);
-	void (*commit_rqs)(struct ucmd_hw_queue *hctx);
+struct blk_mq_ops {
+	blk_status_t (*queue_rq)(struct blk_mq_hw_ctx *hctx, const struct blk_mq_queue_data *bd);
+	void (*commit_rqs)(struct blk_mq_hw_ctx *hctx);
 	/* Queue a whole list; requests it could not take stay on *rqlist. */
-	void (*queue_rqs)(struct ucmd_request **rqlist);
+	void (*queue_rqs)(struct request **rqlist);
 	/* IOPOLL: reap completions on hctx; returns how many. */
-	int (*poll)(struct ucmd_hw_queue *hctx);
-	enum blk_eh_timer_return (*timeout)(struct ucmd_request *rq);
-	int (*init_hctx)(struct ucmd_hw_queue *hctx, void *driver_data, unsigned idx);
+	int (*poll)(struct blk_mq_hw_ctx *hctx);
+	enum blk_eh_timer_return (*timeout)(struct request *rq);
+	int (*init_hctx)(struct blk_mq_hw_ctx *hctx, void *driver_data, unsigned idx);
 };
 
 /* cmd_flags */
@@ -59,9 +59,9 @@ struct ucmd_mq_ops {
 /* blk_mq_alloc_request flags */
 #define BLK_MQ_REQ_NOWAIT	(1u << 0)
 
-struct ucmd_request {
-	struct ucmd_request_queue *q;
-	struct ucmd_hw_queue *hctx;
+struct request {
+	struct request_queue *q;
+	struct blk_mq_hw_ctx *hctx;
 	int tag;
 	unsigned cmd_flags;
 	uint32_t data_len;
@@ -82,15 +82,15 @@ struct ucmd_request {
 	atomic_int state;		/* MQ_RQ_IDLE / IN_FLIGHT / COMPLETE */
 	rq_end_io_fn *end_io;
 	void *end_io_data;
-	struct ucmd_request *rq_next;	/* plug and queue_rqs lists */
+	struct request *rq_next;	/* plug and queue_rqs lists */
 	/* the driver's per-request data (tag_set.cmd_size bytes) follows */
 	_Alignas(16) unsigned char pdu[];
 };
 
 enum { MQ_RQ_IDLE, MQ_RQ_IN_FLIGHT, MQ_RQ_COMPLETE };
 
-struct ucmd_hw_queue {
-	struct ucmd_tag_set *set;
+struct blk_mq_hw_ctx {
+	struct blk_mq_tag_set *set;
 	unsigned queue_num;
 	void *driver_data;
 	unsigned depth;
@@ -98,18 +98,18 @@ struct ucmd_hw_queue {
 	_Atomic uint64_t *bitmap;	/* tag allocator: 1 = in use */
 	_Atomic uint32_t tag_wait;	/* futex word for blocking allocation */
 	atomic_int nr_tag_waiters;
-	struct ucmd_request **rqs;	/* preallocated, indexed by tag */
+	struct request **rqs;	/* preallocated, indexed by tag */
 	atomic_ulong nr_dispatched;	/* statistics */
 	atomic_ulong nr_batches;
 };
 
-struct ucmd_tag_set {
-	const struct ucmd_mq_ops *ops;
+struct blk_mq_tag_set {
+	const struct blk_mq_ops *ops;
 	unsigned nr_hw_queues;
 	unsigned queue_depth;
 	unsigned cmd_size;
 	void *driver_data;
-	struct ucmd_hw_queue *hctxs;
+	struct blk_mq_hw_ctx *hctxs;
 	/* The request timer (blk-timeout.c), armed for the earliest deadline. */
 	pthread_t timer_thread;
 	atomic_bool timer_started, timer_stop;
@@ -126,54 +126,54 @@ struct blk_disk_stats {
 	_Atomic uint64_t io_ticks_ms, stamp_ms;
 };
 
-struct ucmd_request_queue {
-	struct ucmd_tag_set *set;
+struct request_queue {
+	struct blk_mq_tag_set *set;
 	void *queuedata;
 	struct blk_disk_stats *stats;	/* the disk's; NULL: none */
 };
 
-struct ucmd_blk_plug {
-	struct ucmd_request *mq_list;	/* in submission order */
-	struct ucmd_request **mq_tail;
+struct blk_plug {
+	struct request *mq_list;	/* in submission order */
+	struct request **mq_tail;
 	unsigned short rq_count;
 	bool multiple_queues;
-	struct ucmd_request_queue *q;	/* the queue of the first request */
+	struct request_queue *q;	/* the queue of the first request */
 	unsigned flushes;		/* statistics: early flushes */
 	uint64_t cur_ktime;		/* blk_time_get_ns() of this plug, 0: unread */
 };
 
-static inline void *blk_mq_rq_to_pdu(struct ucmd_request *rq)
+static inline void *blk_mq_rq_to_pdu(struct request *rq)
 {
 	return rq->pdu;
 }
 
-int  blk_mq_alloc_tag_set(struct ucmd_tag_set *set);
-void blk_mq_free_tag_set(struct ucmd_tag_set *set);
-void blk_mq_init_queue(struct ucmd_request_queue *q, struct ucmd_tag_set *set, void *queuedata);
+int  blk_mq_alloc_tag_set(struct blk_mq_tag_set *set);
+void blk_mq_free_tag_set(struct blk_mq_tag_set *set);
+void blk_mq_init_queue(struct request_queue *q, struct blk_mq_tag_set *set, void *queuedata);
 
 /*
  * A request on the submitter's hardware queue. BLK_MQ_REQ_NOWAIT: -EAGAIN
  * when no tag is free; otherwise wait for one. Returns NULL and sets *err.
  */
-struct ucmd_request *blk_mq_alloc_request(struct ucmd_request_queue *q, unsigned cmd_flags,
-					  unsigned flags, int *err);
-struct ucmd_request *blk_mq_alloc_request_hctx(struct ucmd_request_queue *q, unsigned cmd_flags,
-					       unsigned flags, unsigned hctx_idx, int *err);
-void blk_mq_free_request(struct ucmd_request *rq);
+struct request *blk_mq_alloc_request(struct request_queue *q, unsigned cmd_flags,
+				     unsigned flags, int *err);
+struct request *blk_mq_alloc_request_hctx(struct request_queue *q, unsigned cmd_flags,
+					  unsigned flags, unsigned hctx_idx, int *err);
+void blk_mq_free_request(struct request *rq);
 
 /* Disk statistics (blk-stat.c) */
 struct ucmd_disk_stat;
 uint64_t blk_time_get_ns(void);
-void __blk_account_io_start(struct ucmd_request *rq);
-void __blk_account_io_done(struct ucmd_request *rq);
+void __blk_account_io_start(struct request *rq);
+void __blk_account_io_done(struct request *rq);
 /* Inline: a passthrough request pays one flag test for them. */
-static inline void blk_account_io_start(struct ucmd_request *rq)
+static inline void blk_account_io_start(struct request *rq)
 {
 	if (rq->cmd_flags & REQ_IO_STAT)
 		__blk_account_io_start(rq);
 }
 
-static inline void blk_account_io_done(struct ucmd_request *rq)
+static inline void blk_account_io_done(struct request *rq)
 {
 	if (rq->cmd_flags & REQ_IO_STAT)
 		__blk_account_io_done(rq);
@@ -201,7 +201,7 @@ static inline void blk_complete_batch_end(void)
  * Driver: the request is done; counts it, calls rq->end_io, frees it if
  * asked. Inline: it is on every completion, and out of line it costs a call.
  */
-static inline void blk_mq_end_request(struct ucmd_request *rq, blk_status_t err)
+static inline void blk_mq_end_request(struct request *rq, blk_status_t err)
 {
 	rq_end_io_fn *fn = rq->end_io;
 
@@ -211,29 +211,29 @@ static inline void blk_mq_end_request(struct ucmd_request *rq, blk_status_t err)
 }
 
 void blk_disk_stats_read(struct blk_disk_stats *s, struct ucmd_disk_stat *out);
-struct ucmd_request *blk_mq_tag_to_rq(struct ucmd_hw_queue *hctx, unsigned tag);
+struct request *blk_mq_tag_to_rq(struct blk_mq_hw_ctx *hctx, unsigned tag);
 
 /*
  * Send rq to the driver. Inside a plug (blk_start_plug on this thread)
  * it joins the plug's batch; otherwise it goes through ->queue_rq at once.
  */
-void blk_execute_rq_nowait(struct ucmd_request *rq, bool at_head);
+void blk_execute_rq_nowait(struct request *rq, bool at_head);
 /* Claim completion (driver or timeout handler); false if already completed. */
-bool blk_mq_complete_request_claim(struct ucmd_request *rq);
+bool blk_mq_complete_request_claim(struct request *rq);
 
 /* Timeouts (blk-timeout.c) */
-void blk_timeout_init(struct ucmd_tag_set *set);
-void blk_timeout_exit(struct ucmd_tag_set *set);
+void blk_timeout_init(struct blk_mq_tag_set *set);
+void blk_timeout_exit(struct blk_mq_tag_set *set);
 /* rq, already in flight, times out at deadline: arm the timer if earlier. */
-void blk_add_timer(struct ucmd_request *rq, uint64_t deadline);
+void blk_add_timer(struct request *rq, uint64_t deadline);
 
-void blk_start_plug(struct ucmd_blk_plug *plug);
-void blk_finish_plug(struct ucmd_blk_plug *plug);
-void blk_mq_flush_plug_list(struct ucmd_blk_plug *plug);
+void blk_start_plug(struct blk_plug *plug);
+void blk_finish_plug(struct blk_plug *plug);
+void blk_mq_flush_plug_list(struct blk_plug *plug);
 /* The plug this thread is collecting into, if any. */
-struct ucmd_blk_plug *blk_current_plug(void);
+struct blk_plug *blk_current_plug(void);
 
 /* Hardware queue of the calling thread ("its CPU"). */
-unsigned blk_mq_map_queue_idx(const struct ucmd_tag_set *set);
+unsigned blk_mq_map_queue_idx(const struct blk_mq_tag_set *set);
 
 #endif

@@ -12,7 +12,7 @@
 #include "block/blk.h"
 #include "lib/futex.h"
 
-int blk_mq_alloc_tag_set(struct ucmd_tag_set *set)
+int blk_mq_alloc_tag_set(struct blk_mq_tag_set *set)
 {
 	if (!set->ops || !set->nr_hw_queues || !set->queue_depth ||
 	    set->queue_depth > BLK_MQ_MAX_DEPTH)
@@ -21,9 +21,9 @@ int blk_mq_alloc_tag_set(struct ucmd_tag_set *set)
 	if (!set->hctxs)
 		return -ENOMEM;
 	blk_timeout_init(set);
-	size_t rq_size = (sizeof(struct ucmd_request) + set->cmd_size + 15) & ~(size_t)15;
+	size_t rq_size = (sizeof(struct request) + set->cmd_size + 15) & ~(size_t)15;
 	for (unsigned i = 0; i < set->nr_hw_queues; i++) {
-		struct ucmd_hw_queue *h = &set->hctxs[i];
+		struct blk_mq_hw_ctx *h = &set->hctxs[i];
 		h->set = set;
 		h->queue_num = i;
 		h->depth = set->queue_depth;
@@ -52,13 +52,13 @@ fail:
 	return -ENOMEM;
 }
 
-void blk_mq_free_tag_set(struct ucmd_tag_set *set)
+void blk_mq_free_tag_set(struct blk_mq_tag_set *set)
 {
 	if (!set->hctxs)
 		return;
 	blk_timeout_exit(set);
 	for (unsigned i = 0; i < set->nr_hw_queues; i++) {
-		struct ucmd_hw_queue *h = &set->hctxs[i];
+		struct blk_mq_hw_ctx *h = &set->hctxs[i];
 		for (unsigned t = 0; h->rqs && t < h->depth; t++)
 			free(h->rqs[t]);
 		free(h->rqs);
@@ -68,13 +68,13 @@ void blk_mq_free_tag_set(struct ucmd_tag_set *set)
 	set->hctxs = NULL;
 }
 
-void blk_mq_init_queue(struct ucmd_request_queue *q, struct ucmd_tag_set *set, void *queuedata)
+void blk_mq_init_queue(struct request_queue *q, struct blk_mq_tag_set *set, void *queuedata)
 {
 	q->set = set;
 	q->queuedata = queuedata;
 }
 
-static int tag_get(struct ucmd_hw_queue *h)
+static int tag_get(struct blk_mq_hw_ctx *h)
 {
 	for (unsigned w = 0; w < h->nr_words; w++) {
 		uint64_t v = atomic_load_explicit(&h->bitmap[w], memory_order_relaxed);
@@ -89,7 +89,7 @@ static int tag_get(struct ucmd_hw_queue *h)
 	return -1;
 }
 
-static void tag_put(struct ucmd_hw_queue *h, unsigned tag)
+static void tag_put(struct blk_mq_hw_ctx *h, unsigned tag)
 {
 	atomic_fetch_and_explicit(&h->bitmap[tag / 64], ~(1ull << (tag % 64)),
 				  memory_order_release);
@@ -100,7 +100,7 @@ static void tag_put(struct ucmd_hw_queue *h, unsigned tag)
 }
 
 /* A thread keeps its hardware queue, as a task keeps (mostly) to its CPU. */
-unsigned blk_mq_map_queue_idx(const struct ucmd_tag_set *set)
+unsigned blk_mq_map_queue_idx(const struct blk_mq_tag_set *set)
 {
 	static atomic_uint next_cpu;
 	static __thread int my_cpu = -1;
@@ -110,10 +110,10 @@ unsigned blk_mq_map_queue_idx(const struct ucmd_tag_set *set)
 	return (unsigned)my_cpu % set->nr_hw_queues;
 }
 
-struct ucmd_request *blk_mq_alloc_request_hctx(struct ucmd_request_queue *q, unsigned cmd_flags,
-					       unsigned flags, unsigned hctx_idx, int *err)
+struct request *blk_mq_alloc_request_hctx(struct request_queue *q, unsigned cmd_flags,
+					  unsigned flags, unsigned hctx_idx, int *err)
 {
-	struct ucmd_hw_queue *h;
+	struct blk_mq_hw_ctx *h;
 	int tag;
 
 	if (hctx_idx >= q->set->nr_hw_queues) {
@@ -135,7 +135,7 @@ struct ucmd_request *blk_mq_alloc_request_hctx(struct ucmd_request_queue *q, uns
 		ucmd_futex_wait(&h->tag_wait, seq, 10);
 		atomic_fetch_sub(&h->nr_tag_waiters, 1);
 	}
-	struct ucmd_request *rq = h->rqs[tag];
+	struct request *rq = h->rqs[tag];
 	rq->q = q;
 	rq->cmd_flags = cmd_flags;
 	rq->data_len = 0;
@@ -152,19 +152,19 @@ struct ucmd_request *blk_mq_alloc_request_hctx(struct ucmd_request_queue *q, uns
 	return rq;
 }
 
-struct ucmd_request *blk_mq_alloc_request(struct ucmd_request_queue *q, unsigned cmd_flags,
-					  unsigned flags, int *err)
+struct request *blk_mq_alloc_request(struct request_queue *q, unsigned cmd_flags,
+				     unsigned flags, int *err)
 {
 	return blk_mq_alloc_request_hctx(q, cmd_flags, flags, blk_mq_map_queue_idx(q->set), err);
 }
 
-void blk_mq_free_request(struct ucmd_request *rq)
+void blk_mq_free_request(struct request *rq)
 {
 	atomic_store_explicit(&rq->state, MQ_RQ_IDLE, memory_order_relaxed);
 	tag_put(rq->hctx, (unsigned)rq->tag);
 }
 
-struct ucmd_request *blk_mq_tag_to_rq(struct ucmd_hw_queue *hctx, unsigned tag)
+struct request *blk_mq_tag_to_rq(struct blk_mq_hw_ctx *hctx, unsigned tag)
 {
 	return tag < hctx->depth ? hctx->rqs[tag] : NULL;
 }

@@ -196,7 +196,7 @@ int io_submit_sqes(struct ucmd_ctx *ctx, unsigned nr)
 	unsigned head = *r->sq_head;
 	unsigned avail = __atomic_load_n(r->sq_tail, __ATOMIC_ACQUIRE) - head;
 	unsigned submitted = 0;
-	struct ucmd_blk_plug plug;
+	struct blk_plug plug;
 	bool plugged = false;
 
 	/* A tail further ahead than the ring is long is the application's bug. */

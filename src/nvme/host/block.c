@@ -20,7 +20,7 @@ struct nvme_bdev_pdu {
 _Static_assert(sizeof(struct nvme_bdev_pdu) <= sizeof(((struct ucmd_kiocb_rw *)0)->pdu),
 	       "pdu fits ucmd_kiocb_rw.pdu");
 
-static enum rq_end_io_ret nvme_bdev_end_io(struct ucmd_request *rq, blk_status_t err)
+static enum rq_end_io_ret nvme_bdev_end_io(struct request *rq, blk_status_t err)
 {
 	struct ucmd_kiocb_rw *kiocb = rq->end_io_data;
 	struct nvme_bdev_pdu *pdu = (struct nvme_bdev_pdu *)(void *)kiocb->pdu;
@@ -41,7 +41,7 @@ static long nvme_bdev_rw(struct ucmd_kiocb_rw *kiocb, unsigned issue_flags, bool
 	struct ucmd_iov_iter it = { 0 };
 	/* the disk counts its own I/O; passthrough on ngXnY is not counted */
 	unsigned rq_flags = (write ? REQ_OP_DRV_OUT : REQ_OP_DRV_IN) | REQ_IO_STAT, blk_flags = 0;
-	struct ucmd_request *rq;
+	struct request *rq;
 	int ret;
 
 	if ((kiocb->pos & (lbs - 1)) || (kiocb->iter.count & (lbs - 1)))

@@ -199,7 +199,7 @@ static void nvme_remove_devices(struct nvme_host *h)
 
 static int nvme_init_admin(struct nvme_host *h)
 {
-	struct ucmd_tag_set *set = &h->admin_set;
+	struct blk_mq_tag_set *set = &h->admin_set;
 
 	set->ops = &nvme_mq_admin_ops;
 	set->nr_hw_queues = 1;

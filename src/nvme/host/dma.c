@@ -137,7 +137,7 @@ static int nvme_setup_sgls(struct nvme_request *req, const struct iovec **segs, 
 	return 0;
 }
 
-int nvme_map_data(struct nvme_host *h, struct ucmd_request *rq)
+int nvme_map_data(struct nvme_host *h, struct request *rq)
 {
 	struct nvme_request *req = nvme_req(rq);
 	const struct iovec *stack[UCMD_FAST_IOV], **segs = stack;
@@ -166,7 +166,7 @@ int nvme_map_data(struct nvme_host *h, struct ucmd_request *rq)
 	return ret;
 }
 
-void nvme_unmap_data(struct ucmd_request *rq)
+void nvme_unmap_data(struct request *rq)
 {
 	struct nvme_request *req = nvme_req(rq);
 

@@ -42,7 +42,7 @@ struct nvme_host;
 
 struct nvme_queue {
 	struct nvme_host *host;
-	struct ucmd_hw_queue *hctx;
+	struct blk_mq_hw_ctx *hctx;
 	uint16_t qid;
 	uint16_t cq_vector;
 	uint32_t q_depth;		/* entries of the SQ and the CQ */
@@ -79,7 +79,7 @@ struct nvme_request {
 	bool has_data;
 };
 
-static inline struct nvme_request *nvme_req(struct ucmd_request *rq)
+static inline struct nvme_request *nvme_req(struct request *rq)
 {
 	return blk_mq_rq_to_pdu(rq);
 }
@@ -91,8 +91,8 @@ struct nvme_ns {
 	unsigned lba_shift;
 	uint16_t ms;			/* metadata bytes per LBA */
 	bool ext;			/* extended LBA: metadata inline with data */
-	struct ucmd_request_queue q;	/* interrupt-driven queues */
-	struct ucmd_request_queue pq;	/* polled queues (if any) */
+	struct request_queue q;	/* interrupt-driven queues */
+	struct request_queue pq;	/* polled queues (if any) */
 	struct blk_disk_stats stats;	/* the block device's, both queues' */
 	char ng_name[32], blk_name[32];
 };
@@ -108,8 +108,8 @@ struct nvme_host {
 
 	struct nvme_queue *queues;	/* [0] admin, then I/O, then polled */
 	unsigned nr_queues;
-	struct ucmd_tag_set admin_set, io_set, poll_set;
-	struct ucmd_request_queue admin_q;
+	struct blk_mq_tag_set admin_set, io_set, poll_set;
+	struct request_queue admin_q;
 
 	struct nvme_id_ctrl *id;
 	struct nvme_cmd_effects_log *effects;
@@ -211,7 +211,7 @@ int nvme_range_list_import(struct nvme_host *h, const struct io_uring_cmd *ioucm
 			   size_t *user_count);
 
 /* ---- pci.c ---- */
-extern const struct ucmd_mq_ops nvme_mq_admin_ops, nvme_mq_ops;
+extern const struct blk_mq_ops nvme_mq_admin_ops, nvme_mq_ops;
 int  nvme_pci_enable(struct nvme_host *h);
 void nvme_pci_disable(struct nvme_host *h);
 int  nvme_create_io_queues(struct nvme_host *h);
@@ -221,25 +221,25 @@ void nvme_irq_host(struct nvme_host *h, uint16_t vector);
 
 /* ---- dma.c ---- */
 /* Fill cmd's DPTR (and MPTR) from the request's segments; may allocate a list. */
-int  nvme_map_data(struct nvme_host *h, struct ucmd_request *rq);
-void nvme_unmap_data(struct ucmd_request *rq);
+int  nvme_map_data(struct nvme_host *h, struct request *rq);
+void nvme_unmap_data(struct request *rq);
 
 /* ---- submit.c ---- */
-struct ucmd_request *nvme_alloc_request(struct ucmd_request_queue *q,
-					const struct ucmd_nvme_sqe *cmd, unsigned rq_flags,
-					unsigned blk_flags, int *err);
+struct request *nvme_alloc_request(struct request_queue *q,
+				   const struct ucmd_nvme_sqe *cmd, unsigned rq_flags,
+				   unsigned blk_flags, int *err);
 /*
  * The same without a command: only req->cmd.cid is set, and the caller
  * writes every other field of req->cmd before the request is issued.
  */
-struct ucmd_request *nvme_alloc_request_nocmd(struct ucmd_request_queue *q, unsigned rq_flags,
-					      unsigned blk_flags, int *err);
+struct request *nvme_alloc_request_nocmd(struct request_queue *q, unsigned rq_flags,
+					 unsigned blk_flags, int *err);
 /*
  * Attach already-checked data (it) to rq; it is moved into the request
  * (it->alloc is cleared: the request owns any heap copy). Inline: on
  * both hot paths the caller's iterator then mostly never exists.
  */
-static inline void nvme_rq_set_data(struct ucmd_request *rq, struct ucmd_iov_iter *it)
+static inline void nvme_rq_set_data(struct request *rq, struct ucmd_iov_iter *it)
 {
 	struct nvme_request *req = nvme_req(rq);
 
@@ -268,13 +268,13 @@ static inline void nvme_rq_set_data(struct ucmd_request *rq, struct ucmd_iov_ite
 	rq->nr_segs = req->data.nr_segs;
 	rq->data_len = (uint32_t)req->data.count;
 }
-void nvme_rq_release(struct ucmd_request *rq);
+void nvme_rq_release(struct request *rq);
 /* Run rq and wait; returns NVMe status (>0), 0, or -errno (-EINTR: cancelled). */
-int  nvme_execute_rq(struct ucmd_request *rq, uint64_t *result);
+int  nvme_execute_rq(struct request *rq, uint64_t *result);
 /* Internal admin command with a driver buffer of whole pages (else -EINVAL). */
 int  nvme_submit_sync_cmd(struct nvme_host *h, struct ucmd_nvme_sqe *cmd, void *buf,
 			  uint32_t len, uint64_t *result);
-int  nvme_end_status(struct ucmd_request *rq, blk_status_t err);
+int  nvme_end_status(struct request *rq, blk_status_t err);
 
 /* ---- core.c ---- */
 uint32_t nvme_command_effects(struct nvme_host *h, bool admin, uint8_t opcode);

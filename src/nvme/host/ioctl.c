@@ -120,9 +120,9 @@ static void nvme_fill_cmd(struct ucmd_nvme_sqe *c, const struct nvme_uring_cmd *
 static inline __attribute__((always_inline)) int nvme_build_user_request(struct nvme_host *h, struct nvme_ns *ns,
 				   const struct nvme_uring_cmd *u, unsigned rq_flags,
 				   unsigned blk_flags, bool vec, struct io_uring_cmd *ioucmd,
-				   struct ucmd_request **out)
+				   struct request **out)
 {
-	struct ucmd_request_queue *q = !ns ? &h->admin_q : (rq_flags & REQ_POLLED) ? &ns->pq
+	struct request_queue *q = !ns ? &h->admin_q : (rq_flags & REQ_POLLED) ? &ns->pq
 										    : &ns->q;
 	bool write = u->opcode & 1;
 	int rw = write ? UCMD_WRITE : UCMD_READ;
@@ -130,7 +130,7 @@ static inline __attribute__((always_inline)) int nvme_build_user_request(struct 
 	struct ucmd_iov_iter it;
 	bool has_data = u->data_len != 0;
 	bool has_meta = has_data && u->metadata && u->metadata_len;
-	struct ucmd_request *rq;
+	struct request *rq;
 	int ret;
 
 	if (has_data) {
@@ -200,7 +200,7 @@ static bool nvme_user_cmd_allowed(struct nvme_host *h, struct nvme_ns *ns,
  * task work from any other thread, or while the command is still being
  * issued), so there is no task-work hop of our own to take first.
  */
-static enum rq_end_io_ret nvme_uring_cmd_end_io(struct ucmd_request *rq, blk_status_t err)
+static enum rq_end_io_ret nvme_uring_cmd_end_io(struct request *rq, blk_status_t err)
 {
 	struct io_uring_cmd *ioucmd = rq->end_io_data;
 	int status = nvme_end_status(rq, err);
@@ -220,7 +220,7 @@ nvme_uring_cmd_io(struct nvme_host *h, struct nvme_ns *ns, struct io_uring_cmd *
 	const struct nvme_uring_cmd *cmd = io_uring_sqe_cmd(ioucmd->sqe);
 	struct nvme_uring_cmd_pdu *pdu = nvme_uring_cmd_pdu(ioucmd);
 	/* set whenever the builder returns 0; GCC cannot see that through it */
-	struct ucmd_request *rq = NULL;
+	struct request *rq = NULL;
 	unsigned rq_flags = 0, blk_flags = 0;
 	int ret;
 
@@ -320,7 +320,7 @@ static long nvme_user_cmd64(struct nvme_host *h, struct nvme_ns *ns, struct ucmd
 		struct nvme_passthru_cmd64 p;
 		struct nvme_uring_cmd u;
 	} cmd;
-	struct ucmd_request *rq = NULL;	/* as above */
+	struct request *rq = NULL;	/* as above */
 	uint64_t result = 0;
 	int ret;
 

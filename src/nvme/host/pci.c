@@ -160,7 +160,7 @@ static int nvme_create_queue(struct nvme_host *h, struct nvme_queue *q)
 	return 0;
 }
 
-static int nvme_init_tag_set(struct nvme_host *h, struct ucmd_tag_set *set, unsigned first,
+static int nvme_init_tag_set(struct nvme_host *h, struct blk_mq_tag_set *set, unsigned first,
 			     unsigned nr)
 {
 	memset(set, 0, sizeof(*set));
@@ -226,10 +226,10 @@ static void nvme_write_sq_db(struct nvme_queue *q)
 	ucmd_ctrl_write32(q->host->ctrl, q->sq_db, q->sq_tail);
 }
 
-static blk_status_t nvme_queue_rq(struct ucmd_hw_queue *hctx, const struct blk_mq_queue_data *bd)
+static blk_status_t nvme_queue_rq(struct blk_mq_hw_ctx *hctx, const struct blk_mq_queue_data *bd)
 {
 	struct nvme_queue *q = hctx->driver_data;
-	struct ucmd_request *rq = bd->rq;
+	struct request *rq = bd->rq;
 
 	if (!q->live)
 		return -EIO;
@@ -241,7 +241,7 @@ static blk_status_t nvme_queue_rq(struct ucmd_hw_queue *hctx, const struct blk_m
 	return BLK_STS_OK;
 }
 
-static void nvme_commit_rqs(struct ucmd_hw_queue *hctx)
+static void nvme_commit_rqs(struct blk_mq_hw_ctx *hctx)
 {
 	struct nvme_queue *q = hctx->driver_data;
 
@@ -251,9 +251,9 @@ static void nvme_commit_rqs(struct ucmd_hw_queue *hctx)
 }
 
 /* A whole plug's worth for one queue: copy every command, ring once (seed 004). */
-static void nvme_queue_rqs(struct ucmd_request **rqlist)
+static void nvme_queue_rqs(struct request **rqlist)
 {
-	struct ucmd_request *rq = *rqlist;
+	struct request *rq = *rqlist;
 	struct nvme_queue *q;
 
 	if (!rq)
@@ -271,7 +271,7 @@ static void nvme_queue_rqs(struct ucmd_request **rqlist)
 
 /* ---- completion ------------------------------------------------------------ */
 
-static void nvme_end_req(struct ucmd_request *rq)
+static void nvme_end_req(struct request *rq)
 {
 	blk_mq_end_request(rq, BLK_STS_OK);
 }
@@ -279,7 +279,7 @@ static void nvme_end_req(struct ucmd_request *rq)
 static void nvme_handle_cqe(struct nvme_queue *q, const struct ucmd_nvme_cqe *cqe)
 {
 	unsigned tag = cqe->cid & NVME_TAG_MASK;
-	struct ucmd_request *rq = q->hctx ? blk_mq_tag_to_rq(q->hctx, tag) : NULL;
+	struct request *rq = q->hctx ? blk_mq_tag_to_rq(q->hctx, tag) : NULL;
 	struct nvme_request *req;
 
 	if (!rq) {
@@ -384,14 +384,14 @@ void nvme_irq_host(struct nvme_host *h, uint16_t vector)
 	}
 }
 
-static int nvme_poll(struct ucmd_hw_queue *hctx)
+static int nvme_poll(struct blk_mq_hw_ctx *hctx)
 {
 	return nvme_poll_queue(hctx->driver_data);
 }
 
 /* ---- timeouts ---------------------------------------------------------------- */
 
-static enum rq_end_io_ret abort_endio(struct ucmd_request *rq, blk_status_t err)
+static enum rq_end_io_ret abort_endio(struct request *rq, blk_status_t err)
 {
 	(void)rq;
 	(void)err;
@@ -401,7 +401,7 @@ static enum rq_end_io_ret abort_endio(struct ucmd_request *rq, blk_status_t err)
 static void nvme_send_abort(struct nvme_host *h, struct nvme_request *req)
 {
 	struct ucmd_nvme_sqe c = { .opcode = nvme_admin_abort_cmd };
-	struct ucmd_request *abort_rq;
+	struct request *abort_rq;
 	int err;
 
 	c.cdw10 = (uint32_t)req->cmd.cid << 16 | req->nvmeq->qid;
@@ -417,7 +417,7 @@ static void nvme_send_abort(struct nvme_host *h, struct nvme_request *req)
  * -EINTR) and ask the controller to abort it; the request ends when its CQE
  * comes back, so the controller never touches a buffer the caller got back.
  */
-static enum blk_eh_timer_return nvme_timeout(struct ucmd_request *rq)
+static enum blk_eh_timer_return nvme_timeout(struct request *rq)
 {
 	struct nvme_request *req = nvme_req(rq);
 	struct nvme_host *h = req->nvmeq->host;
@@ -438,16 +438,16 @@ static enum blk_eh_timer_return nvme_timeout(struct ucmd_request *rq)
 /* Detach: the controller is disabled, nothing will complete on its own. */
 void nvme_cancel_inflight(struct nvme_host *h)
 {
-	struct ucmd_tag_set *sets[] = { &h->admin_set, &h->io_set, &h->poll_set };
+	struct blk_mq_tag_set *sets[] = { &h->admin_set, &h->io_set, &h->poll_set };
 
 	for (unsigned s = 0; s < 3; s++) {
-		struct ucmd_tag_set *set = sets[s];
+		struct blk_mq_tag_set *set = sets[s];
 
 		for (unsigned i = 0; set->hctxs && i < set->nr_hw_queues; i++) {
-			struct ucmd_hw_queue *hctx = &set->hctxs[i];
+			struct blk_mq_hw_ctx *hctx = &set->hctxs[i];
 
 			for (unsigned t = 0; t < hctx->depth; t++) {
-				struct ucmd_request *rq = hctx->rqs[t];
+				struct request *rq = hctx->rqs[t];
 				struct nvme_request *req = nvme_req(rq);
 				int st = NVME_TO_ABORT_SENT;
 
@@ -463,7 +463,7 @@ void nvme_cancel_inflight(struct nvme_host *h)
 	}
 }
 
-static int nvme_init_hctx(struct ucmd_hw_queue *hctx, void *driver_data, unsigned idx)
+static int nvme_init_hctx(struct blk_mq_hw_ctx *hctx, void *driver_data, unsigned idx)
 {
 	struct nvme_queue *qs = driver_data;
 
@@ -472,14 +472,14 @@ static int nvme_init_hctx(struct ucmd_hw_queue *hctx, void *driver_data, unsigne
 	return 0;
 }
 
-const struct ucmd_mq_ops nvme_mq_admin_ops = {
+const struct blk_mq_ops nvme_mq_admin_ops = {
 	.queue_rq = nvme_queue_rq,
 	.commit_rqs = nvme_commit_rqs,
 	.timeout = nvme_timeout,
 	.init_hctx = nvme_init_hctx,
 };
 
-const struct ucmd_mq_ops nvme_mq_ops = {
+const struct blk_mq_ops nvme_mq_ops = {
 	.queue_rq = nvme_queue_rq,
 	.commit_rqs = nvme_commit_rqs,
 	.queue_rqs = nvme_queue_rqs,

@@ -9,10 +9,10 @@
 
 #include "host.h"
 
-struct ucmd_request *nvme_alloc_request_nocmd(struct ucmd_request_queue *q, unsigned rq_flags,
-					      unsigned blk_flags, int *err)
+struct request *nvme_alloc_request_nocmd(struct request_queue *q, unsigned rq_flags,
+					 unsigned blk_flags, int *err)
 {
-	struct ucmd_request *rq = blk_mq_alloc_request(q, rq_flags, blk_flags, err);
+	struct request *rq = blk_mq_alloc_request(q, rq_flags, blk_flags, err);
 	struct nvme_request *req;
 	uint8_t gen;
 
@@ -37,11 +37,11 @@ struct ucmd_request *nvme_alloc_request_nocmd(struct ucmd_request_queue *q, unsi
 	return rq;
 }
 
-struct ucmd_request *nvme_alloc_request(struct ucmd_request_queue *q,
-					const struct ucmd_nvme_sqe *cmd, unsigned rq_flags,
-					unsigned blk_flags, int *err)
+struct request *nvme_alloc_request(struct request_queue *q,
+				   const struct ucmd_nvme_sqe *cmd, unsigned rq_flags,
+				   unsigned blk_flags, int *err)
 {
-	struct ucmd_request *rq = nvme_alloc_request_nocmd(q, rq_flags, blk_flags, err);
+	struct request *rq = nvme_alloc_request_nocmd(q, rq_flags, blk_flags, err);
 	struct nvme_request *req;
 	uint16_t cid;
 
@@ -54,7 +54,7 @@ struct ucmd_request *nvme_alloc_request(struct ucmd_request_queue *q,
 	return rq;
 }
 
-void nvme_rq_release(struct ucmd_request *rq)
+void nvme_rq_release(struct request *rq)
 {
 	struct nvme_request *req = nvme_req(rq);
 
@@ -65,7 +65,7 @@ void nvme_rq_release(struct ucmd_request *rq)
 }
 
 /* Linux's rule: cancelled → -EINTR, else the NVMe status, else the block error. */
-int nvme_end_status(struct ucmd_request *rq, blk_status_t err)
+int nvme_end_status(struct request *rq, blk_status_t err)
 {
 	struct nvme_request *req = nvme_req(rq);
 
@@ -84,7 +84,7 @@ struct nvme_sync {
 	uint64_t result;
 };
 
-static enum rq_end_io_ret nvme_sync_end_io(struct ucmd_request *rq, blk_status_t err)
+static enum rq_end_io_ret nvme_sync_end_io(struct request *rq, blk_status_t err)
 {
 	struct nvme_sync *s = rq->end_io_data;
 
@@ -98,10 +98,10 @@ static enum rq_end_io_ret nvme_sync_end_io(struct ucmd_request *rq, blk_status_t
 	return RQ_END_IO_FREE;
 }
 
-int nvme_execute_rq(struct ucmd_request *rq, uint64_t *result)
+int nvme_execute_rq(struct request *rq, uint64_t *result)
 {
 	struct nvme_sync s = { .done = false };
-	struct ucmd_blk_plug *plug;
+	struct blk_plug *plug;
 
 	pthread_mutex_init(&s.lock, NULL);
 	pthread_cond_init(&s.cond, NULL);
@@ -127,7 +127,7 @@ int nvme_submit_sync_cmd(struct nvme_host *h, struct ucmd_nvme_sqe *cmd, void *b
 			 uint32_t len, uint64_t *result)
 {
 	bool write = cmd->opcode & 1;
-	struct ucmd_request *rq;
+	struct request *rq;
 	int err;
 
 	/*

@@ -20,10 +20,10 @@
 
 static bool complete_now;			/* the driver completes in ->queue_rq */
 static atomic_int nr_timeouts;
-static struct ucmd_request *_Atomic timed_out[8];	/* in the order they timed out */
+static struct request *_Atomic timed_out[8];	/* in the order they timed out */
 static atomic_int nr_resets;			/* ->timeout answers RESET_TIMER this often */
 
-static blk_status_t fake_queue_rq(struct ucmd_hw_queue *hctx, const struct blk_mq_queue_data *bd)
+static blk_status_t fake_queue_rq(struct blk_mq_hw_ctx *hctx, const struct blk_mq_queue_data *bd)
 {
 	(void)hctx;
 	if (complete_now && blk_mq_complete_request_claim(bd->rq))
@@ -31,7 +31,7 @@ static blk_status_t fake_queue_rq(struct ucmd_hw_queue *hctx, const struct blk_m
 	return BLK_STS_OK;
 }
 
-static enum blk_eh_timer_return fake_timeout(struct ucmd_request *rq)
+static enum blk_eh_timer_return fake_timeout(struct request *rq)
 {
 	int n = atomic_fetch_add(&nr_timeouts, 1);
 
@@ -44,14 +44,14 @@ static enum blk_eh_timer_return fake_timeout(struct ucmd_request *rq)
 	return BLK_EH_DONE;
 }
 
-static const struct ucmd_mq_ops fake_ops = {
+static const struct blk_mq_ops fake_ops = {
 	.queue_rq = fake_queue_rq,
 	.timeout = fake_timeout,
 };
 
 struct fx {
-	struct ucmd_tag_set set;
-	struct ucmd_request_queue q;
+	struct blk_mq_tag_set set;
+	struct request_queue q;
 };
 
 static struct fx *fx_new(void)
@@ -77,11 +77,11 @@ static void fx_free(struct fx *f)
 	free(f);
 }
 
-static struct ucmd_request *start(struct fx *f, unsigned hctx, uint32_t timeout_ms)
+static struct request *start(struct fx *f, unsigned hctx, uint32_t timeout_ms)
 {
 	int err = 0;
-	struct ucmd_request *rq = blk_mq_alloc_request_hctx(&f->q, REQ_OP_DRV_IN,
-							    BLK_MQ_REQ_NOWAIT, hctx, &err);
+	struct request *rq = blk_mq_alloc_request_hctx(&f->q, REQ_OP_DRV_IN,
+						       BLK_MQ_REQ_NOWAIT, hctx, &err);
 
 	assert_non_null(rq);
 	rq->timeout_ms = timeout_ms;
@@ -116,7 +116,7 @@ static void wait_for_timeouts(int want)
 static void test_stuck_request_times_out(void **state)
 {
 	struct fx *f = fx_new();
-	struct ucmd_request *rq;
+	struct request *rq;
 
 	(void)state;
 	rq = start(f, 0, 20);
@@ -169,7 +169,7 @@ static void test_idle_timer_does_not_run(void **state)
 static void test_later_deadline_does_not_delay_earlier(void **state)
 {
 	struct fx *f = fx_new();
-	struct ucmd_request *slow, *fast;
+	struct request *slow, *fast;
 	uint64_t slow_deadline;
 
 	(void)state;
@@ -194,7 +194,7 @@ static void test_later_deadline_does_not_delay_earlier(void **state)
 static void test_timer_rearms_for_next(void **state)
 {
 	struct fx *f = fx_new();
-	struct ucmd_request *a, *b;
+	struct request *a, *b;
 
 	(void)state;
 	a = start(f, 0, 20);
@@ -212,7 +212,7 @@ static void test_timer_rearms_for_next(void **state)
 static void test_reset_timer(void **state)
 {
 	struct fx *f = fx_new();
-	struct ucmd_request *rq;
+	struct request *rq;
 
 	(void)state;
 	atomic_store(&nr_resets, 2);

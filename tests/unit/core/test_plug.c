@@ -28,7 +28,7 @@ struct rec {
 	unsigned hctx;
 	bool last;
 	unsigned n;		/* R_QUEUE_RQS: requests on the list */
-	struct ucmd_request *rq;
+	struct request *rq;
 };
 
 #define MAX_RECS 4096
@@ -38,7 +38,7 @@ static unsigned rqs_take = ~0u;		/* queue_rqs takes at most this many */
 static bool complete_in_driver = true;
 static bool fail_last;			/* queue_rq refuses a request with last=true */
 static atomic_int nr_timeouts;
-static struct ucmd_request *timed_out;
+static struct request *timed_out;
 
 static void reset(void)
 {
@@ -50,19 +50,19 @@ static void reset(void)
 	timed_out = NULL;
 }
 
-static void record(int kind, unsigned hctx, bool last, unsigned n, struct ucmd_request *rq)
+static void record(int kind, unsigned hctx, bool last, unsigned n, struct request *rq)
 {
 	assert_true(nrec < MAX_RECS);
 	recs[nrec++] = (struct rec){ kind, hctx, last, n, rq };
 }
 
-static void finish(struct ucmd_request *rq)
+static void finish(struct request *rq)
 {
 	if (complete_in_driver && blk_mq_complete_request_claim(rq))
 		blk_mq_end_request(rq, BLK_STS_OK);
 }
 
-static blk_status_t fake_queue_rq(struct ucmd_hw_queue *hctx, const struct blk_mq_queue_data *bd)
+static blk_status_t fake_queue_rq(struct blk_mq_hw_ctx *hctx, const struct blk_mq_queue_data *bd)
 {
 	record(R_QUEUE_RQ, hctx->queue_num, bd->last, 1, bd->rq);
 	if (fail_last && bd->last)
@@ -71,20 +71,20 @@ static blk_status_t fake_queue_rq(struct ucmd_hw_queue *hctx, const struct blk_m
 	return BLK_STS_OK;
 }
 
-static void fake_commit_rqs(struct ucmd_hw_queue *hctx)
+static void fake_commit_rqs(struct blk_mq_hw_ctx *hctx)
 {
 	record(R_COMMIT, hctx->queue_num, true, 0, NULL);
 }
 
-static void fake_queue_rqs(struct ucmd_request **rqlist)
+static void fake_queue_rqs(struct request **rqlist)
 {
 	unsigned n = 0, taken = 0;
 
-	for (struct ucmd_request *rq = *rqlist; rq; rq = rq->rq_next)
+	for (struct request *rq = *rqlist; rq; rq = rq->rq_next)
 		n++;
 	record(R_QUEUE_RQS, (*rqlist)->hctx->queue_num, true, n, NULL);
 	while (*rqlist && taken < rqs_take) {
-		struct ucmd_request *rq = *rqlist;
+		struct request *rq = *rqlist;
 		*rqlist = rq->rq_next;
 		rq->rq_next = NULL;
 		taken++;
@@ -92,31 +92,31 @@ static void fake_queue_rqs(struct ucmd_request **rqlist)
 	}
 }
 
-static enum blk_eh_timer_return fake_timeout(struct ucmd_request *rq)
+static enum blk_eh_timer_return fake_timeout(struct request *rq)
 {
 	timed_out = rq;
 	atomic_fetch_add(&nr_timeouts, 1);
 	return BLK_EH_DONE;
 }
 
-static const struct ucmd_mq_ops fake_ops = {
+static const struct blk_mq_ops fake_ops = {
 	.queue_rq = fake_queue_rq,
 	.commit_rqs = fake_commit_rqs,
 	.queue_rqs = fake_queue_rqs,
 	.timeout = fake_timeout,
 };
 
-static const struct ucmd_mq_ops fake_ops_no_rqs = {
+static const struct blk_mq_ops fake_ops_no_rqs = {
 	.queue_rq = fake_queue_rq,
 	.commit_rqs = fake_commit_rqs,
 };
 
 struct fx {
-	struct ucmd_tag_set set;
-	struct ucmd_request_queue q;
+	struct blk_mq_tag_set set;
+	struct request_queue q;
 };
 
-static struct fx *fx_new(const struct ucmd_mq_ops *ops, unsigned nr_hw, unsigned depth)
+static struct fx *fx_new(const struct blk_mq_ops *ops, unsigned nr_hw, unsigned depth)
 {
 	struct fx *f = calloc(1, sizeof(*f));
 
@@ -136,11 +136,11 @@ static void fx_free(struct fx *f)
 	free(f);
 }
 
-static struct ucmd_request *rq_on(struct fx *f, unsigned hctx, uint32_t len)
+static struct request *rq_on(struct fx *f, unsigned hctx, uint32_t len)
 {
 	int err = 0;
-	struct ucmd_request *rq = blk_mq_alloc_request_hctx(&f->q, REQ_OP_DRV_OUT,
-							    BLK_MQ_REQ_NOWAIT, hctx, &err);
+	struct request *rq = blk_mq_alloc_request_hctx(&f->q, REQ_OP_DRV_OUT,
+						       BLK_MQ_REQ_NOWAIT, hctx, &err);
 
 	assert_non_null(rq);
 	rq->data_len = len;
@@ -168,7 +168,7 @@ static unsigned dispatched(void)
 static void test_plug_batches_of_32(void **state)
 {
 	struct fx *f = fx_new(&fake_ops, 1, 256);
-	struct ucmd_blk_plug plug;
+	struct blk_plug plug;
 
 	(void)state;
 	blk_start_plug(&plug);
@@ -194,7 +194,7 @@ static void test_plug_batches_of_32(void **state)
 static void test_plug_two_queues(void **state)
 {
 	struct fx *f = fx_new(&fake_ops, 2, 256);
-	struct ucmd_blk_plug plug;
+	struct blk_plug plug;
 
 	(void)state;
 	blk_start_plug(&plug);
@@ -235,7 +235,7 @@ static void test_plug_two_queues(void **state)
 static void test_commit_rqs_after_failed_last(void **state)
 {
 	struct fx *f = fx_new(&fake_ops_no_rqs, 1, 64);
-	struct ucmd_blk_plug plug;
+	struct blk_plug plug;
 
 	(void)state;
 	fail_last = true;
@@ -254,7 +254,7 @@ static void test_commit_rqs_after_failed_last(void **state)
 static void test_plug_large_request_flushes(void **state)
 {
 	struct fx *f = fx_new(&fake_ops, 1, 256);
-	struct ucmd_blk_plug plug;
+	struct blk_plug plug;
 
 	(void)state;
 	blk_start_plug(&plug);
@@ -294,7 +294,7 @@ static void test_no_plug_direct(void **state)
 static void test_queue_rqs_leftovers(void **state)
 {
 	struct fx *f = fx_new(&fake_ops, 1, 64);
-	struct ucmd_blk_plug plug;
+	struct blk_plug plug;
 
 	(void)state;
 	rqs_take = 3;
@@ -319,7 +319,7 @@ static void test_queue_rqs_leftovers(void **state)
 static void test_no_queue_rqs(void **state)
 {
 	struct fx *f = fx_new(&fake_ops_no_rqs, 1, 64);
-	struct ucmd_blk_plug plug;
+	struct blk_plug plug;
 
 	(void)state;
 	blk_start_plug(&plug);
@@ -336,7 +336,7 @@ static void test_no_queue_rqs(void **state)
 static void test_tags_nowait(void **state)
 {
 	struct fx *f = fx_new(&fake_ops, 1, 8);
-	struct ucmd_request *rqs[8];
+	struct request *rqs[8];
 	int err = 0;
 
 	(void)state;
@@ -350,7 +350,7 @@ static void test_tags_nowait(void **state)
 	assert_null(blk_mq_alloc_request(&f->q, 0, BLK_MQ_REQ_NOWAIT, &err));
 	assert_int_equal(err, -EAGAIN);
 	blk_mq_free_request(rqs[5]);
-	struct ucmd_request *again = blk_mq_alloc_request(&f->q, 0, BLK_MQ_REQ_NOWAIT, &err);
+	struct request *again = blk_mq_alloc_request(&f->q, 0, BLK_MQ_REQ_NOWAIT, &err);
 	assert_ptr_equal(again, rqs[5]);
 	for (unsigned i = 0; i < 8; i++)
 		blk_mq_free_request(rqs[i]);
@@ -368,7 +368,7 @@ static void test_tags_nowait(void **state)
 
 struct waiter {
 	struct fx *f;
-	struct ucmd_request *rq;
+	struct request *rq;
 	atomic_bool done;
 };
 
@@ -385,7 +385,7 @@ static void *blocking_alloc(void *arg)
 static void test_tags_blocking(void **state)
 {
 	struct fx *f = fx_new(&fake_ops, 1, 4);
-	struct ucmd_request *rqs[4];
+	struct request *rqs[4];
 	struct waiter w = { .f = f };
 	pthread_t t;
 	int err;
@@ -410,7 +410,7 @@ static void test_tags_blocking(void **state)
 static void test_timeout(void **state)
 {
 	struct fx *f = fx_new(&fake_ops, 1, 8);
-	struct ucmd_request *rq = rq_on(f, 0, 512);
+	struct request *rq = rq_on(f, 0, 512);
 
 	(void)state;
 	complete_in_driver = false;
@@ -434,7 +434,7 @@ static void test_timeout(void **state)
 
 static struct fx *eng_fx;
 
-static enum rq_end_io_ret tblk_end_io(struct ucmd_request *rq, blk_status_t err)
+static enum rq_end_io_ret tblk_end_io(struct request *rq, blk_status_t err)
 {
 	io_uring_cmd_done(rq->end_io_data, err, 0);
 	return RQ_END_IO_FREE;
@@ -443,7 +443,7 @@ static enum rq_end_io_ret tblk_end_io(struct ucmd_request *rq, blk_status_t err)
 static int tblk_uring_cmd(struct io_uring_cmd *cmd, unsigned issue_flags)
 {
 	int err = 0;
-	struct ucmd_request *rq = blk_mq_alloc_request(&eng_fx->q, REQ_OP_DRV_IN,
+	struct request *rq = blk_mq_alloc_request(&eng_fx->q, REQ_OP_DRV_IN,
 		(issue_flags & IO_URING_F_NONBLOCK) ? BLK_MQ_REQ_NOWAIT : 0, &err);
 
 	if (!rq)
