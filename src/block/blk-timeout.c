@@ -39,7 +39,7 @@ static bool blk_timer_arm(struct blk_mq_tag_set *set, uint64_t cur, uint64_t dea
 static void blk_timer_kick(struct blk_mq_tag_set *set)
 {
 	atomic_fetch_add_explicit(&set->timer_seq, 1, memory_order_release);
-	ucmd_futex_wake(&set->timer_seq, 1);
+	futex_wake(&set->timer_seq, 1);
 }
 
 /* A deadline d: the earliest of next and d (0 is "none"). */
@@ -106,7 +106,7 @@ static void *blk_timer_thread(void *arg)
 			break;
 		expires = atomic_load_explicit(&set->timer_expires, memory_order_relaxed);
 		if (!expires) {
-			ucmd_futex_wait(&set->timer_seq, seq, -1);	/* disarmed */
+			futex_wait(&set->timer_seq, seq, -1);	/* disarmed */
 			atomic_fetch_add_explicit(&set->nr_timer_wakeups, 1, memory_order_relaxed);
 			continue;
 		}
@@ -115,7 +115,7 @@ static void *blk_timer_thread(void *arg)
 			/* Rounded up, so that it does not wake just before. */
 			uint64_t ms = (expires - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC;
 
-			ucmd_futex_wait(&set->timer_seq, seq, ms > INT_MAX ? INT_MAX : (int)ms);
+			futex_wait(&set->timer_seq, seq, ms > INT_MAX ? INT_MAX : (int)ms);
 			atomic_fetch_add_explicit(&set->nr_timer_wakeups, 1, memory_order_relaxed);
 			continue;
 		}

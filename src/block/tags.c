@@ -95,7 +95,7 @@ static void tag_put(struct blk_mq_hw_ctx *h, unsigned tag)
 				  memory_order_release);
 	if (atomic_load_explicit(&h->nr_tag_waiters, memory_order_acquire)) {
 		atomic_fetch_add(&h->tag_wait, 1);
-		ucmd_futex_wake(&h->tag_wait, 1);
+		futex_wake(&h->tag_wait, 1);
 	}
 }
 
@@ -132,7 +132,7 @@ struct request *blk_mq_alloc_request_hctx(struct request_queue *q, unsigned cmd_
 			atomic_fetch_sub(&h->nr_tag_waiters, 1);
 			break;
 		}
-		ucmd_futex_wait(&h->tag_wait, seq, 10);
+		futex_wait(&h->tag_wait, seq, 10);
 		atomic_fetch_sub(&h->nr_tag_waiters, 1);
 	}
 	struct request *rq = h->rqs[tag];

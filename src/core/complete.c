@@ -116,7 +116,7 @@ void io_wake_waiters(struct ucmd_ctx *ctx)
 {
 	atomic_fetch_add_explicit(&ctx->wake, 1, memory_order_release);
 	if (atomic_load_explicit(&ctx->nr_waiters, memory_order_acquire))
-		ucmd_futex_wake(&ctx->wake, INT_MAX);
+		futex_wake(&ctx->wake, INT_MAX);
 }
 
 void io_commit_cqring(struct ucmd_ctx *ctx)
@@ -457,14 +457,14 @@ unsigned io_owner_reap(struct ucmd_ctx *ctx)
 int io_cqring_wait(struct ucmd_ctx *ctx, unsigned min_events)
 {
 	for (;;) {
-		ucmd_mutex_lock(&ctx->uring_lock);
+		mutex_lock(&ctx->uring_lock);
 		ucmd_current_ctx = ctx;
 		io_owner_reap(ctx);
 		unsigned events = io_cqring_events(ctx);
 		bool polling = ctx->nr_iopoll != 0;
 		uint32_t seq = atomic_load_explicit(&ctx->wake, memory_order_acquire);
 		ucmd_current_ctx = NULL;
-		ucmd_mutex_unlock(&ctx->uring_lock);
+		mutex_unlock(&ctx->uring_lock);
 
 		if (events >= min_events)
 			return 0;
@@ -486,7 +486,7 @@ void io_wait_for_tw(struct ucmd_ctx *ctx, uint32_t seq, unsigned nr_wait, int ti
 		atomic_store_explicit(&ctx->cq_wait_nr, nr_wait ? nr_wait : 1, memory_order_seq_cst);
 	/* Work queued before cq_wait_nr was set woke nobody: run it instead. */
 	if (!atomic_load_explicit(&ctx->tw_list, memory_order_seq_cst))
-		ucmd_futex_wait(&ctx->wake, seq, timeout_ms);
+		futex_wait(&ctx->wake, seq, timeout_ms);
 	if (defer)
 		atomic_store_explicit(&ctx->cq_wait_nr, IO_CQ_WAKE_INIT, memory_order_relaxed);
 	atomic_fetch_sub_explicit(&ctx->nr_waiters, 1, memory_order_acq_rel);

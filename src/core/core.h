@@ -110,7 +110,7 @@ struct ucmd_ctx {
 	const struct ucmd_cred *sub_creds;
 	unsigned long creds_gen;	/* ucmd_cred_generation() sub_creds was read at */
 
-	struct ucmd_mutex uring_lock;	/* held by whoever submits / runs task work */
+	struct mutex uring_lock;	/* held by whoever submits / runs task work */
 	pid_t submitter_tid;		/* IORING_SETUP_SINGLE_ISSUER */
 
 	/* Completion side, under uring_lock */

@@ -22,7 +22,7 @@ int ucmd_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete
 		return -EINVAL;
 	/* DEFER_TASKRUN: only the submitter runs task work, so only it waits. */
 	if ((ctx->flags & IORING_SETUP_DEFER_TASKRUN) && (flags & IORING_ENTER_GETEVENTS) &&
-	    ctx->submitter_tid != ucmd_current_tid())
+	    ctx->submitter_tid != current_tid())
 		return -EEXIST;
 	if (ctx->flags & IORING_SETUP_SQPOLL) {
 		if (flags & IORING_ENTER_SQ_WAKEUP)
@@ -36,9 +36,9 @@ int ucmd_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete
 		submitted = (int)to_submit;
 	} else if (to_submit) {
 		if ((ctx->flags & IORING_SETUP_SINGLE_ISSUER) &&
-		    ctx->submitter_tid != ucmd_current_tid())
+		    ctx->submitter_tid != current_tid())
 			return -EEXIST;
-		ucmd_mutex_lock(&ctx->uring_lock);
+		mutex_lock(&ctx->uring_lock);
 		/*
 		 * Requests act as whoever submits them now: one load tells
 		 * whether the process's credentials changed since last read.
@@ -47,7 +47,7 @@ int ucmd_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete
 			int ret = io_ring_refresh_creds(ctx);
 
 			if (ret) {
-				ucmd_mutex_unlock(&ctx->uring_lock);
+				mutex_unlock(&ctx->uring_lock);
 				return ret;
 			}
 		}
@@ -64,7 +64,7 @@ int ucmd_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete
 		    io_cqring_events(ctx) >= min_complete)
 			flags &= ~IORING_ENTER_GETEVENTS;
 		ucmd_current_ctx = NULL;
-		ucmd_mutex_unlock(&ctx->uring_lock);
+		mutex_unlock(&ctx->uring_lock);
 	}
 	if (flags & IORING_ENTER_GETEVENTS) {
 		int ret = io_cqring_wait(ctx, min_complete);

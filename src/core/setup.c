@@ -143,7 +143,7 @@ int ucmd_queue_init_engine(struct ucmd_engine *e, unsigned entries, struct ucmd_
 		return ret;
 	}
 	if (p->flags & IORING_SETUP_SINGLE_ISSUER)
-		ctx->submitter_tid = ucmd_current_tid();
+		ctx->submitter_tid = current_tid();
 	atomic_init(&ctx->cq_wait_nr, IO_CQ_WAKE_INIT);
 	p->features = IORING_FEAT_SINGLE_MMAP | IORING_FEAT_NODROP | IORING_FEAT_SUBMIT_STABLE |
 		      IORING_FEAT_CUR_PERSONALITY | IORING_FEAT_CQE_SKIP;
@@ -196,7 +196,7 @@ int ucmd_queue_init(unsigned entries, struct ucmd_ring *ring, unsigned flags)
 static void ctx_quiesce(struct ucmd_ctx *ctx)
 {
 	for (;;) {
-		ucmd_mutex_lock(&ctx->uring_lock);
+		mutex_lock(&ctx->uring_lock);
 		ucmd_current_ctx = ctx;
 		io_owner_reap(ctx);
 		bool idle = !ctx->inflight && !ctx->defer_head && !ctx->link_head &&
@@ -216,7 +216,7 @@ static void ctx_quiesce(struct ucmd_ctx *ctx)
 		}
 		ucmd_current_ctx = NULL;
 		uint32_t seq = atomic_load(&ctx->wake);
-		ucmd_mutex_unlock(&ctx->uring_lock);
+		mutex_unlock(&ctx->uring_lock);
 		if (idle)
 			return;
 		if (!ctx->nr_iopoll)
@@ -281,14 +281,14 @@ int ucmd_register_files(struct ucmd_ring *ring, const int *files, unsigned nr_fi
 			break;
 		}
 	}
-	ucmd_mutex_lock(&ctx->uring_lock);
+	mutex_lock(&ctx->uring_lock);
 	if (!ret && ctx->fixed_files)
 		ret = -EBUSY;
 	if (!ret) {
 		ctx->fixed_files = tab;
 		ctx->nr_fixed_files = nr_files;
 	}
-	ucmd_mutex_unlock(&ctx->uring_lock);
+	mutex_unlock(&ctx->uring_lock);
 	if (ret) {
 		for (unsigned i = 0; i < nr_files; i++)
 			if (tab[i])
@@ -310,12 +310,12 @@ int ucmd_unregister_files(struct ucmd_ring *ring)
 		return -EINVAL;
 	/* Requests borrow the table's references: let them all finish. */
 	ctx_quiesce(ctx);
-	ucmd_mutex_lock(&ctx->uring_lock);
+	mutex_lock(&ctx->uring_lock);
 	tab = ctx->fixed_files;
 	nr = ctx->nr_fixed_files;
 	ctx->fixed_files = NULL;
 	ctx->nr_fixed_files = 0;
-	ucmd_mutex_unlock(&ctx->uring_lock);
+	mutex_unlock(&ctx->uring_lock);
 	if (!tab)
 		return -ENXIO;
 	for (unsigned i = 0; i < nr; i++)
@@ -356,14 +356,14 @@ int ucmd_register_buffers(struct ucmd_ring *ring, const struct iovec *iovecs, un
 		else if (ucmd_fault_in_writeable(tab[i].iov_base, tab[i].iov_len))
 			ret = -EFAULT;
 	}
-	ucmd_mutex_lock(&ctx->uring_lock);
+	mutex_lock(&ctx->uring_lock);
 	if (!ret && ctx->bufs)
 		ret = -EBUSY;
 	if (!ret) {
 		ctx->bufs = tab;
 		ctx->nr_bufs = nr;
 	}
-	ucmd_mutex_unlock(&ctx->uring_lock);
+	mutex_unlock(&ctx->uring_lock);
 	if (ret)
 		free(tab);
 	return ret;
@@ -378,11 +378,11 @@ int ucmd_unregister_buffers(struct ucmd_ring *ring)
 		return UCMD_RING_BACKEND(ring)->unregister_buffers(ring);
 	if (!ctx)
 		return -EINVAL;
-	ucmd_mutex_lock(&ctx->uring_lock);
+	mutex_lock(&ctx->uring_lock);
 	tab = ctx->bufs;
 	ctx->bufs = NULL;
 	ctx->nr_bufs = 0;
-	ucmd_mutex_unlock(&ctx->uring_lock);
+	mutex_unlock(&ctx->uring_lock);
 	if (!tab)
 		return -ENXIO;
 	free(tab);
@@ -437,7 +437,7 @@ int ucmd_register_personality(struct ucmd_ring *ring)
 	if (!c)
 		return -ENOMEM;
 	ucmd_cred_current(c);
-	ucmd_mutex_lock(&ctx->uring_lock);
+	mutex_lock(&ctx->uring_lock);
 	/* id 0 means "no personality" in an SQE */
 	for (int i = 1; i < UCMD_MAX_PERSONALITIES; i++) {
 		if (!ctx->personalities[i]) {
@@ -446,7 +446,7 @@ int ucmd_register_personality(struct ucmd_ring *ring)
 			break;
 		}
 	}
-	ucmd_mutex_unlock(&ctx->uring_lock);
+	mutex_unlock(&ctx->uring_lock);
 	if (id < 0)
 		free(c);
 	return id;
@@ -461,16 +461,16 @@ int ucmd_unregister_personality(struct ucmd_ring *ring, int id)
 		return UCMD_RING_BACKEND(ring)->unregister_personality(ring, id);
 	if (!ctx || id <= 0 || id >= UCMD_MAX_PERSONALITIES)
 		return -EINVAL;
-	ucmd_mutex_lock(&ctx->uring_lock);
+	mutex_lock(&ctx->uring_lock);
 	c = ctx->personalities[id];
 	ctx->personalities[id] = NULL;
-	ucmd_mutex_unlock(&ctx->uring_lock);
+	mutex_unlock(&ctx->uring_lock);
 	if (!c)
 		return -EINVAL;
 	/* Requests in flight may still act as c: free it with the ring. */
-	ucmd_mutex_lock(&ctx->uring_lock);
+	mutex_lock(&ctx->uring_lock);
 	c->retired_next = ctx->retired_creds;
 	ctx->retired_creds = c;
-	ucmd_mutex_unlock(&ctx->uring_lock);
+	mutex_unlock(&ctx->uring_lock);
 	return 0;
 }

@@ -36,7 +36,7 @@ static bool sqpoll_pass(struct ucmd_ctx *ctx)
 {
 	bool busy = false;
 
-	ucmd_mutex_lock(&ctx->uring_lock);
+	mutex_lock(&ctx->uring_lock);
 	ucmd_current_ctx = ctx;
 	unsigned n = sq_pending(ctx);
 	if (n && io_submit_sqes(ctx, n) > 0)
@@ -46,7 +46,7 @@ static bool sqpoll_pass(struct ucmd_ctx *ctx)
 	if (ctx->nr_iopoll)
 		busy = true;
 	ucmd_current_ctx = NULL;
-	ucmd_mutex_unlock(&ctx->uring_lock);
+	mutex_unlock(&ctx->uring_lock);
 	return busy;
 }
 
@@ -74,7 +74,7 @@ static void *sqpoll_thread(void *arg)
 		atomic_fetch_add_explicit(&ctx->nr_waiters, 1, memory_order_seq_cst);
 		if (!sq_pending(ctx) && !atomic_load(&ctx->tw_list) &&
 		    !atomic_load_explicit(&sqd->stop, memory_order_acquire))
-			ucmd_futex_wait(&ctx->wake, seq, 1000);
+			futex_wait(&ctx->wake, seq, 1000);
 		atomic_fetch_sub_explicit(&ctx->nr_waiters, 1, memory_order_seq_cst);
 		__atomic_fetch_and(ctx->rings.sq_flags, ~IORING_SQ_NEED_WAKEUP, __ATOMIC_SEQ_CST);
 		last_busy = now_ms();
@@ -114,7 +114,7 @@ void io_sq_thread_stop(struct ucmd_ctx *ctx)
 		return;
 	atomic_store_explicit(&sqd->stop, true, memory_order_release);
 	io_wake_waiters(ctx);
-	ucmd_futex_wake(&ctx->wake, 1 << 30);
+	futex_wake(&ctx->wake, 1 << 30);
 	pthread_join(sqd->thread, NULL);
 	free(sqd);
 	ctx->sqd = NULL;

@@ -7,7 +7,7 @@
 
 #include "lib/futex.h"
 
-void ucmd_futex_wait(_Atomic uint32_t *addr, uint32_t val, int timeout_ms)
+void futex_wait(_Atomic uint32_t *addr, uint32_t val, int timeout_ms)
 {
 	struct timespec ts = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L };
 
@@ -15,7 +15,7 @@ void ucmd_futex_wait(_Atomic uint32_t *addr, uint32_t val, int timeout_ms)
 		timeout_ms >= 0 ? &ts : NULL, NULL, 0);
 }
 
-void ucmd_futex_wake(_Atomic uint32_t *addr, int nr)
+void futex_wake(_Atomic uint32_t *addr, int nr)
 {
 	syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, nr, NULL, NULL, 0);
 }

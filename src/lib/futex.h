@@ -9,8 +9,8 @@
 #include <stdint.h>
 
 /* Sleep while *addr == val, at most timeout_ms (< 0: no limit). */
-void ucmd_futex_wait(_Atomic uint32_t *addr, uint32_t val, int timeout_ms);
+void futex_wait(_Atomic uint32_t *addr, uint32_t val, int timeout_ms);
 /* Wake up to nr sleepers on addr. */
-void ucmd_futex_wake(_Atomic uint32_t *addr, int nr);
+void futex_wake(_Atomic uint32_t *addr, int nr);
 
 #endif /* UCMD_LIB_FUTEX_H */

@@ -6,11 +6,11 @@
 #include "lib/mutex.h"
 
 /*
- * ucmd_mutex's contended half. A waiter marks the word 2 before it sleeps,
+ * the mutex's contended half. A waiter marks the word 2 before it sleeps,
  * so the holder's unlock knows to wake someone; whoever takes the lock from
  * here keeps it marked 2, since others may still be asleep.
  */
-void ucmd_mutex_lock_slow(struct ucmd_mutex *m)
+void mutex_lock_slow(struct mutex *m)
 {
 	/*
 	 * Spin briefly first: uring_lock is held for one submission or one
@@ -26,10 +26,10 @@ void ucmd_mutex_lock_slow(struct ucmd_mutex *m)
 		cpu_relax();
 	}
 	while (atomic_exchange_explicit(&m->v, 2, memory_order_acquire) != 0)
-		ucmd_futex_wait(&m->v, 2, -1);
+		futex_wait(&m->v, 2, -1);
 }
 
-void ucmd_mutex_wake(struct ucmd_mutex *m)
+void mutex_wake(struct mutex *m)
 {
-	ucmd_futex_wake(&m->v, 1);
+	futex_wake(&m->v, 1);
 }

@@ -16,29 +16,29 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-struct ucmd_mutex {
+struct mutex {
 	_Atomic uint32_t v;
 };
 
-#define UCMD_MUTEX_INIT { 0 }
+#define MUTEX_INIT { 0 }
 
-void ucmd_mutex_lock_slow(struct ucmd_mutex *m);
-void ucmd_mutex_wake(struct ucmd_mutex *m);
+void mutex_lock_slow(struct mutex *m);
+void mutex_wake(struct mutex *m);
 
-static inline void ucmd_mutex_lock(struct ucmd_mutex *m)
+static inline void mutex_lock(struct mutex *m)
 {
 	uint32_t free = 0;
 
 	if (__builtin_expect(!atomic_compare_exchange_strong_explicit(&m->v, &free, 1,
 								      memory_order_acquire,
 								      memory_order_relaxed), 0))
-		ucmd_mutex_lock_slow(m);
+		mutex_lock_slow(m);
 }
 
-static inline void ucmd_mutex_unlock(struct ucmd_mutex *m)
+static inline void mutex_unlock(struct mutex *m)
 {
 	if (__builtin_expect(atomic_exchange_explicit(&m->v, 0, memory_order_release) == 2, 0))
-		ucmd_mutex_wake(m);
+		mutex_wake(m);
 }
 
 #endif /* UCMD_CORE_MUTEX_H */

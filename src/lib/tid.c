@@ -31,7 +31,7 @@ static void register_atfork(void)
 	may_cache = pthread_atfork(NULL, NULL, forget_tid) == 0;
 }
 
-pid_t ucmd_current_tid(void)
+pid_t current_tid(void)
 {
 	pid_t tid = cached_tid;
 

@@ -5,6 +5,6 @@
 #include <sys/types.h>
 
 /* The calling thread's id (gettid(2)), asked once per thread. See tid.c. */
-pid_t ucmd_current_tid(void);
+pid_t current_tid(void);
 
 #endif /* UCMD_LIB_TID_H */

@@ -13,21 +13,21 @@
 #define THREADS	4
 #define ROUNDS	5000
 
-static struct ucmd_mutex lock = UCMD_MUTEX_INIT;
+static struct mutex lock = MUTEX_INIT;
 static unsigned long counter;	/* plain on purpose: only the lock protects it */
 
 static void *hammer(void *arg)
 {
 	(void)arg;
 	for (int i = 0; i < ROUNDS; i++) {
-		ucmd_mutex_lock(&lock);
+		mutex_lock(&lock);
 		/* a read-modify-write held open, so a second holder would lose counts */
 		unsigned long v = counter;
 		for (int k = 0; k < 50; k++)
 			cpu_relax();
 		__asm__ volatile("" ::: "memory");
 		counter = v + 1;
-		ucmd_mutex_unlock(&lock);
+		mutex_unlock(&lock);
 	}
 	return NULL;
 }
@@ -50,9 +50,9 @@ static void *take_and_note(void *arg)
 {
 	int *got = arg;
 
-	ucmd_mutex_lock(&lock);
+	mutex_lock(&lock);
 	*got = 1;
-	ucmd_mutex_unlock(&lock);
+	mutex_unlock(&lock);
 	return NULL;
 }
 
@@ -65,14 +65,14 @@ static void test_sleeper_woken(void **state)
 	int got = 0, waited = 0;
 
 	(void)state;
-	ucmd_mutex_lock(&lock);
+	mutex_lock(&lock);
 	assert_int_equal(pthread_create(&t, NULL, take_and_note, &got), 0);
 	while (atomic_load(&lock.v) != 2 && waited++ < 10000)
 		nanosleep(&pause, NULL);
 	assert_int_equal(atomic_load(&lock.v), 2);	/* marked: a waiter sleeps */
 	nanosleep(&pause, NULL);
 	assert_int_equal(got, 0);			/* and it is still waiting */
-	ucmd_mutex_unlock(&lock);
+	mutex_unlock(&lock);
 	pthread_join(t, NULL);
 	assert_int_equal(got, 1);
 	assert_int_equal(atomic_load(&lock.v), 0);
