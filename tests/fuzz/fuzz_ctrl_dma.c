@@ -84,8 +84,8 @@ static bool in_window(const struct iovec *iov)
 
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 {
-	struct ucmd_req req;
-	struct ucmd_iovs v;
+	struct nvmet_req req;
+	struct nvmet_iovs v;
 	uint32_t len = 0;
 	uint64_t sum = 0;
 	uint16_t st;
@@ -106,9 +106,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 	memcpy(arena, in, size < ARENA_SIZE ? size : ARENA_SIZE);
 
 	struct ucmd_ctrl *c = ctrls[(sel >> 1) & 1];
-	ucmd_iovs_init(&v);
+	nvmet_iovs_init(&v);
 	nwindows = 0;
-	st = sel & 1 ? ucmd_map_meta(c, &req, len, &v) : ucmd_map_data(c, &req, len, &v);
+	st = sel & 1 ? nvmet_map_meta(c, &req, len, &v) : nvmet_map_data(c, &req, len, &v);
 	if (st) {
 		/* a failed walk gives back nothing (ucmd_map_* free the partial list) */
 		if (v.iov || v.cnt || v.len)
@@ -122,7 +122,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 		if (sum != len || v.len != len)
 			abort();
 	}
-	ucmd_iovs_free(&v);
+	nvmet_iovs_free(&v);
 	for (unsigned i = 0; i < nwindows; i++)
 		free(windows[i].p);
 	return 0;

@@ -124,7 +124,7 @@ static bool prepare(const char *text)
 		if (!get_uint(ns, "nsid", &nsid) || !get_uint(ns, "nsze", &nsze) ||
 		    !get_uint(ns, "lbaf", &lbaf) || lbaf >= UCMD_NR_LBAF || nsze > MAX_TOTAL)
 			continue;
-		size = ucmd_ns_store_size(nsze, (uint8_t)lbaf);
+		size = nvmet_ns_store_size(nsze, (uint8_t)lbaf);
 		total += size;
 		if (total > MAX_TOTAL) {
 			ok = false;
@@ -159,7 +159,7 @@ static void check_state(struct ucmd_ctrl *c)
 	check(printable(c->serial, 20) && printable(c->model, 40) && printable(c->firmware, 8),
 	      "identity fits Identify");
 	for (unsigned i = 0; i <= UCMD_MAX_NS; i++) {
-		const struct ucmd_ns *ns = c->ns[i];
+		const struct nvmet_ns *ns = c->ns[i];
 		uint64_t end = 0;
 
 		if (!ns)
@@ -167,13 +167,13 @@ static void check_state(struct ucmd_ctrl *c)
 		check(i >= 1 && ns->nsid == i, "nsid in range, at its slot");
 		check(ns->nsze >= 1 && ns->nsze <= (1ull << 40), "nsze in range");
 		check(ns->lbaf < UCMD_NR_LBAF, "lbaf valid");
-		check(!ns->extended || ucmd_ns_ms(ns), "extended only with metadata");
+		check(!ns->extended || nvmet_ns_ms(ns), "extended only with metadata");
 		check(ns->kind == UCMD_NS_STORE_FILE || ns->kind == UCMD_NS_STORE_RAM, "store kind");
-		check(ns->st && ns->st->size == ucmd_ns_store_size(ns->nsze, ns->lbaf),
+		check(ns->st && ns->st->size == nvmet_ns_store_size(ns->nsze, ns->lbaf),
 		      "store size matches the geometry");
 		check(ns->uncor.n <= UCMD_MAX_UNCOR_RANGES, "range count bounded");
 		for (size_t r = 0; r < ns->uncor.n; r++) {
-			const struct ucmd_range *x = &ns->uncor.r[r];
+			const struct nvmet_range *x = &ns->uncor.r[r];
 
 			check(x->nlb > 0 && x->slba >= end, "ranges sorted and disjoint");
 			check(x->slba < ns->nsze && x->nlb <= ns->nsze - x->slba,
@@ -194,7 +194,7 @@ static char *snapshot(struct ucmd_ctrl *c, size_t *len)
 	fprintf(f, "%s|%s|%s|", c->serial, c->model, c->firmware);
 	fwrite(&c->saved, sizeof(c->saved), 1, f);
 	for (unsigned i = 1; i <= UCMD_MAX_NS; i++) {
-		const struct ucmd_ns *ns = c->ns[i];
+		const struct nvmet_ns *ns = c->ns[i];
 
 		if (!ns)
 			continue;

@@ -10,7 +10,7 @@
 #define CC_IOSQES(cc)	(((cc) >> 16) & 0xfu)
 #define CC_IOCQES(cc)	(((cc) >> 20) & 0xfu)
 
-uint16_t ucmd_admin_create_cq(struct ucmd_ctrl *c, struct ucmd_req *req)
+uint16_t nvmet_admin_create_cq(struct ucmd_ctrl *c, struct nvmet_req *req)
 {
 	uint16_t qid = req->cmd.cdw10 & 0xffff;
 	uint32_t size = (req->cmd.cdw10 >> 16) + 1;
@@ -40,7 +40,7 @@ uint16_t ucmd_admin_create_cq(struct ucmd_ctrl *c, struct ucmd_req *req)
 	return 0;
 }
 
-uint16_t ucmd_admin_create_sq(struct ucmd_ctrl *c, struct ucmd_req *req)
+uint16_t nvmet_admin_create_sq(struct ucmd_ctrl *c, struct nvmet_req *req)
 {
 	uint16_t qid = req->cmd.cdw10 & 0xffff;
 	uint32_t size = (req->cmd.cdw10 >> 16) + 1;
@@ -69,7 +69,7 @@ uint16_t ucmd_admin_create_sq(struct ucmd_ctrl *c, struct ucmd_req *req)
 	return 0;
 }
 
-uint16_t ucmd_admin_delete_sq(struct ucmd_ctrl *c, struct ucmd_req *req)
+uint16_t nvmet_admin_delete_sq(struct ucmd_ctrl *c, struct nvmet_req *req)
 {
 	uint16_t qid = req->cmd.cdw10 & 0xffff;
 
@@ -79,7 +79,7 @@ uint16_t ucmd_admin_delete_sq(struct ucmd_ctrl *c, struct ucmd_req *req)
 	return 0;
 }
 
-uint16_t ucmd_admin_delete_cq(struct ucmd_ctrl *c, struct ucmd_req *req)
+uint16_t nvmet_admin_delete_cq(struct ucmd_ctrl *c, struct nvmet_req *req)
 {
 	uint16_t qid = req->cmd.cdw10 & 0xffff;
 
@@ -92,18 +92,18 @@ uint16_t ucmd_admin_delete_cq(struct ucmd_ctrl *c, struct ucmd_req *req)
 	return 0;
 }
 
-uint16_t ucmd_admin_abort(struct ucmd_ctrl *c, struct ucmd_req *req)
+uint16_t nvmet_admin_abort(struct ucmd_ctrl *c, struct nvmet_req *req)
 {
 	uint16_t sqid = req->cmd.cdw10 & 0xffff, cid = req->cmd.cdw10 >> 16;
 
 	/* DW0 bit 0 clear: the command was aborted; set: it was not found. */
-	req->dw0 = ucmd_abort_req(c, sqid, cid) ? 0 : 1;
+	req->dw0 = nvmet_abort_req(c, sqid, cid) ? 0 : 1;
 	return 0;
 }
 
-uint16_t ucmd_admin_aer(struct ucmd_ctrl *c, struct ucmd_req *req)
+uint16_t nvmet_admin_aer(struct ucmd_ctrl *c, struct nvmet_req *req)
 {
-	struct ucmd_req **pp = &c->aer_reqs;
+	struct nvmet_req **pp = &c->aer_reqs;
 
 	if (c->nr_aer_reqs > UCMD_AERL)
 		return UCMD_CMD(NVME_SC_ASYNC_LIMIT) | UCMD_DNR;
@@ -112,6 +112,6 @@ uint16_t ucmd_admin_aer(struct ucmd_ctrl *c, struct ucmd_req *req)
 	req->next = NULL;
 	*pp = req;
 	c->nr_aer_reqs++;
-	ucmd_aer_flush(c);
+	nvmet_aer_flush(c);
 	return UCMD_DEFERRED;
 }

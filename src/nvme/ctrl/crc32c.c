@@ -20,7 +20,7 @@ static void table_init(void)
 	}
 }
 
-uint32_t ucmd_crc32c(uint32_t crc, const void *buf, size_t len)
+uint32_t nvmet_crc32c(uint32_t crc, const void *buf, size_t len)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	const uint8_t *p = buf;

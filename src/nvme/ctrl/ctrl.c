@@ -94,14 +94,14 @@ static int no_state(struct ucmd_ctrl *c)
 {
 	char img[64];
 
-	if (ucmd_dir_find_image(c, img, sizeof(img)))
-		return ucmd_ctrl_why(c, -EUCLEAN,
-				     "%s has namespace images (%s) but no ctrl.json: nothing was "
+	if (nvmet_dir_find_image(c, img, sizeof(img)))
+		return nvmet_ctrl_why(c, -EUCLEAN,
+				      "%s has namespace images (%s) but no ctrl.json: nothing was "
 				     "changed; restore ctrl.json from a backup, or remove the images "
 				     "(%s/ns*.img) yourself to start over", c->dir, img, c->dir);
 	if (c->p.read_only)
-		return ucmd_ctrl_why(c, -ENOENT, "%s has no ctrl.json: no controller to open "
-				     "read-only", c->dir);
+		return nvmet_ctrl_why(c, -ENOENT, "%s has no ctrl.json: no controller to open "
+				      "read-only", c->dir);
 	return 0;
 }
 
@@ -117,11 +117,11 @@ int ucmd_ctrl_create(const struct ucmd_ctrl_params *p, struct ucmd_ctrl **out)
 	if (ret)
 		return ret;
 	sync_init(c);
-	ret = ucmd_state_check_identity(c);
+	ret = nvmet_state_check_identity(c);
 	if (ret)
 		goto fail;
 	c->created_ns = ktime_get_ns();
-	ucmd_features_defaults(&c->cur);
+	nvmet_features_defaults(&c->cur);
 	c->saved = c->cur;
 	c->cap = (uint64_t)c->p.mqes |
 		 (1ull << 16) |			/* CQR: queues physically contiguous */
@@ -132,9 +132,9 @@ int ucmd_ctrl_create(const struct ucmd_ctrl_params *p, struct ucmd_ctrl **out)
 	c->nsqa = c->ncqa = (uint16_t)(c->qmax - 1);
 
 	if (c->dir) {
-		ret = ucmd_dir_open(c);
+		ret = nvmet_dir_open(c);
 		if (!ret)
-			ret = ucmd_persist_load(c, &found);
+			ret = nvmet_persist_load(c, &found);
 		if (!ret && !found)
 			ret = no_state(c);
 		if (ret)
@@ -144,16 +144,16 @@ int ucmd_ctrl_create(const struct ucmd_ctrl_params *p, struct ucmd_ctrl **out)
 	c->smart.power_cycles++;
 	if (c->dir && !c->p.read_only) {
 		/* Marks the state "in use" so that a crash counts as unsafe. */
-		ret = ucmd_persist_save(c, false);
+		ret = nvmet_persist_save(c, false);
 		if (ret) {
-			ucmd_ctrl_why(c, ret, "cannot write %s/ctrl.json: %s (open it read-only "
+			nvmet_ctrl_why(c, ret, "cannot write %s/ctrl.json: %s (open it read-only "
 				      "to read from a full or read-only directory)", c->dir,
 				      strerror(-ret));
 			goto fail;
 		}
 	}
 	if (c->p.mode == UCMD_CTRL_THREAD) {
-		ret = ucmd_thread_start(c);
+		ret = nvmet_thread_start(c);
 		if (ret)
 			goto fail;
 	}
@@ -170,26 +170,26 @@ void ucmd_ctrl_destroy(struct ucmd_ctrl *c)
 {
 	if (!c)
 		return;
-	ucmd_thread_stop(c);
+	nvmet_thread_stop(c);
 	if (c->sq && c->cq) {
 		pthread_mutex_lock(&c->lock);
-		ucmd_ctrl_reset_locked(c);
+		nvmet_ctrl_reset_locked(c);
 		for (unsigned i = 1; i <= UCMD_MAX_NS; i++)
 			if (c->ns[i] && c->ns[i]->st)
 				c->ns[i]->st->ops->flush(c->ns[i]->st);
 		/* a controller that failed to come up never writes: it changes nothing */
 		if (c->up && c->dir && !c->persist_failed && !c->p.read_only)
-			ucmd_persist_save(c, true);
+			nvmet_persist_save(c, true);
 		pthread_mutex_unlock(&c->lock);
 	}
 	for (unsigned i = 1; i <= UCMD_MAX_NS; i++)
 		if (c->ns[i])
-			ucmd_ns_free(c, c->ns[i], false);
-	ucmd_dir_close(c);
+			nvmet_ns_free(c, c->ns[i], false);
+	nvmet_dir_close(c);
 	pthread_mutex_destroy(&c->lock);
 	pthread_mutex_destroy(&c->db_lock);
 	pthread_cond_destroy(&c->db_cond);
-	ucmd_journal_close(c);
+	nvmet_journal_close(c);
 	free(c->req_spare);
 	free(c->iov_spare);
 	free(c->sq);
@@ -211,9 +211,9 @@ int ucmd_ctrl_ns_create(struct ucmd_ctrl *c, const struct ucmd_ns_params *p)
 	if (c->p.read_only)
 		return -EROFS;
 	pthread_mutex_lock(&c->lock);
-	ret = ucmd_ns_add(c, p, 0);
+	ret = nvmet_ns_add(c, p, 0);
 	if (ret > 0)
-		ucmd_persist(c);
+		nvmet_persist(c);
 	pthread_mutex_unlock(&c->lock);
 	return ret;
 }

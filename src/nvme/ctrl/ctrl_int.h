@@ -60,7 +60,7 @@
 #define UCMD_DEFERRED		0xffffu
 
 /* Growable iovec list describing host memory for one transfer */
-struct ucmd_iovs {
+struct nvmet_iovs {
 	struct iovec *iov;
 	int cnt, cap;
 	uint64_t len;
@@ -68,15 +68,15 @@ struct ucmd_iovs {
 
 /* Sorted, non-overlapping LBA ranges (write-uncorrectable state), at most
  * UCMD_MAX_UNCOR_RANGES of them */
-struct ucmd_range {
+struct nvmet_range {
 	uint64_t slba, nlb;
 };
-struct ucmd_ranges {
-	struct ucmd_range *r;
+struct nvmet_ranges {
+	struct nvmet_range *r;
 	size_t n, cap;
 };
 
-struct ucmd_ns {
+struct nvmet_ns {
 	uint32_t nsid;
 	uint64_t nsze;		/* logical blocks */
 	uint8_t lbaf;
@@ -86,21 +86,21 @@ struct ucmd_ns {
 	char *path;		/* device path (DEVICE kind) */
 	uint8_t uuid[16];	/* NGUID and EUI64 derive from it */
 	struct ucmd_store *st;
-	struct ucmd_ranges uncor;
+	struct nvmet_ranges uncor;
 };
 
-struct ucmd_req {
+struct nvmet_req {
 	struct ucmd_nvme_sqe cmd;
 	uint16_t sqid;
 	uint32_t dw0, dw1;
 	uint64_t deadline_ns;	/* delayed (fault injection) commands */
-	struct ucmd_req *next;
+	struct nvmet_req *next;
 };
 
 /* A completion waiting for room in its CQ */
-struct ucmd_pending_cqe {
+struct nvmet_pending_cqe {
 	struct ucmd_nvme_cqe cqe;
-	struct ucmd_pending_cqe *next;
+	struct nvmet_pending_cqe *next;
 };
 
 /*
@@ -118,7 +118,7 @@ struct nvmet_cq {
 	struct ucmd_nvme_cqe *mem;
 	unsigned nr_sqs;	/* SQs bound to this CQ */
 	bool irq_pending;	/* posted since the last interrupt */
-	struct ucmd_pending_cqe *backlog, **backlog_tail;
+	struct nvmet_pending_cqe *backlog, **backlog_tail;
 	unsigned nr_backlog;
 };
 
@@ -131,7 +131,7 @@ struct nvmet_sq {
 	struct ucmd_nvme_sqe *mem;
 };
 
-struct ucmd_smart {
+struct nvmet_smart {
 	uint64_t units_read_512;	/* in 512-byte units */
 	uint64_t units_written_512;
 	uint64_t host_reads, host_writes;
@@ -141,13 +141,13 @@ struct ucmd_smart {
 	uint64_t busy_ns;
 };
 
-struct ucmd_feat_vals {
+struct nvmet_feat_vals {
 	uint32_t arbitration, power_mgmt, err_recovery, vwc, irq_coalesce,
 		 write_atomic, async_event;
 	uint16_t tmpth_over, tmpth_under;
 };
 
-struct ucmd_aer_event {
+struct nvmet_aer_event {
 	uint8_t type, info, lid;
 };
 
@@ -193,36 +193,36 @@ struct ucmd_ctrl {
 	bool thread_started;
 
 	/* Namespaces, index = nsid */
-	struct ucmd_ns *ns[UCMD_MAX_NS + 1];
+	struct nvmet_ns *ns[UCMD_MAX_NS + 1];
 	uint32_t changed_ns[UCMD_MAX_NS];
 	unsigned nr_changed_ns;
 	bool changed_ns_overflow;
 
 	/* Features */
-	struct ucmd_feat_vals cur, saved;
+	struct nvmet_feat_vals cur, saved;
 	uint64_t ts_host_ms, ts_set_at_ns;
 	bool ts_set;
 
 	/* Logs and events */
 	struct nvme_error_log_page errlog[UCMD_ERRLOG_ENTRIES];
 	uint64_t error_count;
-	struct ucmd_smart smart;
+	struct nvmet_smart smart;
 	uint64_t created_ns;		/* monotonic time of power on */
-	struct ucmd_req *aer_reqs;	/* outstanding AER commands */
+	struct nvmet_req *aer_reqs;	/* outstanding AER commands */
 	unsigned nr_aer_reqs;
-	struct ucmd_aer_event aeq[UCMD_AEQ_MAX];
+	struct nvmet_aer_event aeq[UCMD_AEQ_MAX];
 	unsigned nr_aeq;
 	uint8_t aer_masked;		/* bit per event type, until log read */
 
 	/* Fault injection and commands held by it */
 	unsigned delay_ms[2][256];	/* [admin][opcode] */
-	struct ucmd_req *delayed;
+	struct nvmet_req *delayed;
 	/*
 	 * One request and one iovec array kept back from the last command
 	 * (under lock): the next command reuses them instead of a calloc and a
 	 * realloc/free pair per command on the I/O path.
 	 */
-	struct ucmd_req *req_spare;
+	struct nvmet_req *req_spare;
 	struct iovec *iov_spare;
 	int iov_spare_cap;
 
@@ -249,217 +249,217 @@ struct ucmd_ctrl {
 };
 
 /* regs.c */
-void ucmd_ctrl_reset_locked(struct ucmd_ctrl *c);
-void ucmd_ctrl_fatal(struct ucmd_ctrl *c);
+void nvmet_ctrl_reset_locked(struct ucmd_ctrl *c);
+void nvmet_ctrl_fatal(struct ucmd_ctrl *c);
 
 /* queue.c */
-void ucmd_db_write(struct ucmd_ctrl *c, uint32_t off, uint32_t val);
-void ucmd_ctrl_run(struct ucmd_ctrl *c);
-void ucmd_post_req(struct ucmd_ctrl *c, struct ucmd_req *req, uint16_t status);
-void ucmd_queues_free(struct ucmd_ctrl *c);
+void nvmet_db_write(struct ucmd_ctrl *c, uint32_t off, uint32_t val);
+void nvmet_ctrl_run(struct ucmd_ctrl *c);
+void nvmet_post_req(struct ucmd_ctrl *c, struct nvmet_req *req, uint16_t status);
+void nvmet_queues_free(struct ucmd_ctrl *c);
 void nvmet_cq_init(struct ucmd_ctrl *c, struct nvmet_cq *cq, uint16_t qid, uint64_t base,
 		  void *mem, uint32_t size, bool ien, uint16_t vector);
 void nvmet_sq_init(struct ucmd_ctrl *c, struct nvmet_sq *sq, uint16_t qid, uint64_t base,
 		  void *mem, uint32_t size, uint16_t cqid);
 void nvmet_sq_delete(struct ucmd_ctrl *c, uint16_t qid);
 void nvmet_cq_delete(struct ucmd_ctrl *c, uint16_t qid);
-int  ucmd_thread_start(struct ucmd_ctrl *c);
-void ucmd_thread_stop(struct ucmd_ctrl *c);
+int  nvmet_thread_start(struct ucmd_ctrl *c);
+void nvmet_thread_stop(struct ucmd_ctrl *c);
 /* Complete a delayed/deferred command with this status; true if found. */
-bool ucmd_abort_req(struct ucmd_ctrl *c, uint16_t sqid, uint16_t cid);
+bool nvmet_abort_req(struct ucmd_ctrl *c, uint16_t sqid, uint16_t cid);
 
 /* exec.c: per command set dispatch */
-struct ucmd_ctrl_opdef {
-	uint16_t (*fn)(struct ucmd_ctrl *c, struct ucmd_req *req);
+struct nvmet_ctrl_opdef {
+	uint16_t (*fn)(struct ucmd_ctrl *c, struct nvmet_req *req);
 	uint32_t effects;	/* Commands Supported and Effects bits */
 };
-extern const struct ucmd_ctrl_opdef ucmd_admin_cmds[256];
-extern const struct ucmd_ctrl_opdef ucmd_nvm_cmds[256];
-uint16_t ucmd_exec(struct ucmd_ctrl *c, struct ucmd_req *req);
+extern const struct nvmet_ctrl_opdef nvmet_admin_cmds[256];
+extern const struct nvmet_ctrl_opdef nvmet_nvm_cmds[256];
+uint16_t nvmet_exec(struct ucmd_ctrl *c, struct nvmet_req *req);
 
 /* admin.c */
-uint16_t ucmd_admin_create_sq(struct ucmd_ctrl *c, struct ucmd_req *req);
-uint16_t ucmd_admin_create_cq(struct ucmd_ctrl *c, struct ucmd_req *req);
-uint16_t ucmd_admin_delete_sq(struct ucmd_ctrl *c, struct ucmd_req *req);
-uint16_t ucmd_admin_delete_cq(struct ucmd_ctrl *c, struct ucmd_req *req);
-uint16_t ucmd_admin_abort(struct ucmd_ctrl *c, struct ucmd_req *req);
-uint16_t ucmd_admin_aer(struct ucmd_ctrl *c, struct ucmd_req *req);
+uint16_t nvmet_admin_create_sq(struct ucmd_ctrl *c, struct nvmet_req *req);
+uint16_t nvmet_admin_create_cq(struct ucmd_ctrl *c, struct nvmet_req *req);
+uint16_t nvmet_admin_delete_sq(struct ucmd_ctrl *c, struct nvmet_req *req);
+uint16_t nvmet_admin_delete_cq(struct ucmd_ctrl *c, struct nvmet_req *req);
+uint16_t nvmet_admin_abort(struct ucmd_ctrl *c, struct nvmet_req *req);
+uint16_t nvmet_admin_aer(struct ucmd_ctrl *c, struct nvmet_req *req);
 
 /* events.c */
-void ucmd_event(struct ucmd_ctrl *c, uint8_t type, uint8_t info, uint8_t lid);
-void ucmd_event_unmask(struct ucmd_ctrl *c, uint8_t lid);
-void ucmd_aer_flush(struct ucmd_ctrl *c);
-void ucmd_error_record(struct ucmd_ctrl *c, uint16_t sqid, uint16_t cid, uint16_t status,
-		       uint32_t nsid, uint64_t lba);
-void ucmd_ns_changed(struct ucmd_ctrl *c, uint32_t nsid);
+void nvmet_event(struct ucmd_ctrl *c, uint8_t type, uint8_t info, uint8_t lid);
+void nvmet_event_unmask(struct ucmd_ctrl *c, uint8_t lid);
+void nvmet_aer_flush(struct ucmd_ctrl *c);
+void nvmet_error_record(struct ucmd_ctrl *c, uint16_t sqid, uint16_t cid, uint16_t status,
+			uint32_t nsid, uint64_t lba);
+void nvmet_ns_changed(struct ucmd_ctrl *c, uint32_t nsid);
 
 /* identify.c */
-uint16_t ucmd_admin_identify(struct ucmd_ctrl *c, struct ucmd_req *req);
+uint16_t nvmet_admin_identify(struct ucmd_ctrl *c, struct nvmet_req *req);
 
 /* log.c */
-uint16_t ucmd_admin_get_log(struct ucmd_ctrl *c, struct ucmd_req *req);
+uint16_t nvmet_admin_get_log(struct ucmd_ctrl *c, struct nvmet_req *req);
 
 /* features.c */
-void ucmd_features_defaults(struct ucmd_feat_vals *f);
-uint16_t ucmd_admin_get_features(struct ucmd_ctrl *c, struct ucmd_req *req);
-uint16_t ucmd_admin_set_features(struct ucmd_ctrl *c, struct ucmd_req *req);
-uint8_t ucmd_critical_warning(struct ucmd_ctrl *c);
+void nvmet_features_defaults(struct nvmet_feat_vals *f);
+uint16_t nvmet_admin_get_features(struct ucmd_ctrl *c, struct nvmet_req *req);
+uint16_t nvmet_admin_set_features(struct ucmd_ctrl *c, struct nvmet_req *req);
+uint8_t nvmet_critical_warning(struct ucmd_ctrl *c);
 
 /* nsmgmt.c */
-uint16_t ucmd_admin_format(struct ucmd_ctrl *c, struct ucmd_req *req);
-uint16_t ucmd_admin_ns_mgmt(struct ucmd_ctrl *c, struct ucmd_req *req);
-uint16_t ucmd_admin_ns_attach(struct ucmd_ctrl *c, struct ucmd_req *req);
+uint16_t nvmet_admin_format(struct ucmd_ctrl *c, struct nvmet_req *req);
+uint16_t nvmet_admin_ns_mgmt(struct ucmd_ctrl *c, struct nvmet_req *req);
+uint16_t nvmet_admin_ns_attach(struct ucmd_ctrl *c, struct nvmet_req *req);
 
 /* nvm.c */
-uint16_t ucmd_nvm_flush(struct ucmd_ctrl *c, struct ucmd_req *req);
-uint16_t ucmd_nvm_rw(struct ucmd_ctrl *c, struct ucmd_req *req);
+uint16_t nvmet_nvm_flush(struct ucmd_ctrl *c, struct nvmet_req *req);
+uint16_t nvmet_nvm_rw(struct ucmd_ctrl *c, struct nvmet_req *req);
 /* Hint the store about a read a doorbell just announced (see store prefetch). */
-void ucmd_nvm_prefetch(struct ucmd_ctrl *c, const struct ucmd_nvme_sqe *sqe);
-uint16_t ucmd_nvm_compare(struct ucmd_ctrl *c, struct ucmd_req *req);
-uint16_t ucmd_nvm_verify(struct ucmd_ctrl *c, struct ucmd_req *req);
-uint16_t ucmd_nvm_write_zeroes(struct ucmd_ctrl *c, struct ucmd_req *req);
-uint16_t ucmd_nvm_write_uncor(struct ucmd_ctrl *c, struct ucmd_req *req);
-uint16_t ucmd_nvm_dsm(struct ucmd_ctrl *c, struct ucmd_req *req);
-uint16_t ucmd_nvm_copy(struct ucmd_ctrl *c, struct ucmd_req *req);
+void nvmet_nvm_prefetch(struct ucmd_ctrl *c, const struct ucmd_nvme_sqe *sqe);
+uint16_t nvmet_nvm_compare(struct ucmd_ctrl *c, struct nvmet_req *req);
+uint16_t nvmet_nvm_verify(struct ucmd_ctrl *c, struct nvmet_req *req);
+uint16_t nvmet_nvm_write_zeroes(struct ucmd_ctrl *c, struct nvmet_req *req);
+uint16_t nvmet_nvm_write_uncor(struct ucmd_ctrl *c, struct nvmet_req *req);
+uint16_t nvmet_nvm_dsm(struct ucmd_ctrl *c, struct nvmet_req *req);
+uint16_t nvmet_nvm_copy(struct ucmd_ctrl *c, struct nvmet_req *req);
 
 /* ns.c */
-uint32_t ucmd_lbaf_ds(uint8_t lbaf);
-uint16_t ucmd_lbaf_ms(uint8_t lbaf);
-static inline uint32_t ucmd_ns_ds(const struct ucmd_ns *ns) { return ucmd_lbaf_ds(ns->lbaf); }
-static inline uint16_t ucmd_ns_ms(const struct ucmd_ns *ns) { return ucmd_lbaf_ms(ns->lbaf); }
+uint32_t nvmet_lbaf_ds(uint8_t lbaf);
+uint16_t nvmet_lbaf_ms(uint8_t lbaf);
+static inline uint32_t nvmet_ns_ds(const struct nvmet_ns *ns) { return nvmet_lbaf_ds(ns->lbaf); }
+static inline uint16_t nvmet_ns_ms(const struct nvmet_ns *ns) { return nvmet_lbaf_ms(ns->lbaf); }
 /* Store layout: data of every LBA, then the metadata of every LBA. */
-static inline uint64_t ucmd_ns_data_off(const struct ucmd_ns *ns, uint64_t lba)
+static inline uint64_t nvmet_ns_data_off(const struct nvmet_ns *ns, uint64_t lba)
 {
-	return lba * ucmd_ns_ds(ns);
+	return lba * nvmet_ns_ds(ns);
 }
-static inline uint64_t ucmd_ns_meta_off(const struct ucmd_ns *ns, uint64_t lba)
+static inline uint64_t nvmet_ns_meta_off(const struct nvmet_ns *ns, uint64_t lba)
 {
-	return ns->nsze * ucmd_ns_ds(ns) + lba * ucmd_ns_ms(ns);
+	return ns->nsze * nvmet_ns_ds(ns) + lba * nvmet_ns_ms(ns);
 }
-static inline uint64_t ucmd_ns_store_size(uint64_t nsze, uint8_t lbaf)
+static inline uint64_t nvmet_ns_store_size(uint64_t nsze, uint8_t lbaf)
 {
-	return nsze * (ucmd_lbaf_ds(lbaf) + ucmd_lbaf_ms(lbaf));
+	return nsze * (nvmet_lbaf_ds(lbaf) + nvmet_lbaf_ms(lbaf));
 }
-int  ucmd_ns_open_store(struct ucmd_ctrl *c, struct ucmd_ns *ns, bool create);
-int  ucmd_ns_add(struct ucmd_ctrl *c, const struct ucmd_ns_params *p, uint32_t nsid);
-void ucmd_ns_free(struct ucmd_ctrl *c, struct ucmd_ns *ns, bool remove_file);
+int  nvmet_ns_open_store(struct ucmd_ctrl *c, struct nvmet_ns *ns, bool create);
+int  nvmet_ns_add(struct ucmd_ctrl *c, const struct ucmd_ns_params *p, uint32_t nsid);
+void nvmet_ns_free(struct ucmd_ctrl *c, struct nvmet_ns *ns, bool remove_file);
 /* An active namespace: allocated and attached */
-struct ucmd_ns *ucmd_ns_active(struct ucmd_ctrl *c, uint32_t nsid);
-void ucmd_ns_fill_id(struct ucmd_ctrl *c, const struct ucmd_ns *ns, struct nvme_id_ns *id);
+struct nvmet_ns *nvmet_ns_active(struct ucmd_ctrl *c, uint32_t nsid);
+void nvmet_ns_fill_id(struct ucmd_ctrl *c, const struct nvmet_ns *ns, struct nvme_id_ns *id);
 /* Zero data+metadata of [slba, slba+nlb) and forget write-uncorrectable state;
  * -ENOSPC (nothing done) when that would split a mark of a full range table */
-int  ucmd_ns_discard(struct ucmd_ctrl *c, struct ucmd_ns *ns, uint64_t slba, uint64_t nlb,
-		     bool deallocate);
-void ucmd_ns_uuid(struct ucmd_ctrl *c, struct ucmd_ns *ns);
+int  nvmet_ns_discard(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t slba, uint64_t nlb,
+		      bool deallocate);
+void nvmet_ns_uuid(struct ucmd_ctrl *c, struct nvmet_ns *ns);
 
 /* ranges.c */
-bool ucmd_ranges_overlap(const struct ucmd_ranges *rs, uint64_t slba, uint64_t nlb);
+bool nvmet_ranges_overlap(const struct nvmet_ranges *rs, uint64_t slba, uint64_t nlb);
 /* Mark (merging with neighbours); -ENOSPC when the table is full */
-int  ucmd_ranges_add(struct ucmd_ranges *rs, uint64_t slba, uint64_t nlb);
+int  nvmet_ranges_add(struct nvmet_ranges *rs, uint64_t slba, uint64_t nlb);
 /* Would removing [slba, slba + nlb) fit (no split of a range of a full table)? */
-bool ucmd_ranges_remove_fits(const struct ucmd_ranges *rs, uint64_t slba, uint64_t nlb);
+bool nvmet_ranges_remove_fits(const struct nvmet_ranges *rs, uint64_t slba, uint64_t nlb);
 /* 1 when something was removed, 0 when nothing was marked, -ENOSPC, -ENOMEM */
-int  ucmd_ranges_remove(struct ucmd_ranges *rs, uint64_t slba, uint64_t nlb);
+int  nvmet_ranges_remove(struct nvmet_ranges *rs, uint64_t slba, uint64_t nlb);
 /* Loading: append a range after every other one (-EINVAL if it is not) */
-int  ucmd_ranges_append(struct ucmd_ranges *rs, uint64_t slba, uint64_t nlb);
-void ucmd_ranges_clear(struct ucmd_ranges *rs);
+int  nvmet_ranges_append(struct nvmet_ranges *rs, uint64_t slba, uint64_t nlb);
+void nvmet_ranges_clear(struct nvmet_ranges *rs);
 
 /* dma.c */
-void ucmd_iovs_init(struct ucmd_iovs *v);
-void ucmd_iovs_free(struct ucmd_iovs *v);
-int  ucmd_iovs_add(struct ucmd_iovs *v, void *base, size_t len);
+void nvmet_iovs_init(struct nvmet_iovs *v);
+void nvmet_iovs_free(struct nvmet_iovs *v);
+int  nvmet_iovs_add(struct nvmet_iovs *v, void *base, size_t len);
 /* init/free that borrow and give back the controller's spare array (under lock) */
-void ucmd_iovs_init_spare(struct ucmd_ctrl *c, struct ucmd_iovs *v);
-void ucmd_iovs_free_spare(struct ucmd_ctrl *c, struct ucmd_iovs *v);
+void nvmet_iovs_init_spare(struct ucmd_ctrl *c, struct nvmet_iovs *v);
+void nvmet_iovs_free_spare(struct ucmd_ctrl *c, struct nvmet_iovs *v);
 /* Map the data pointer (PRP or SGL by PSDT) for len bytes */
-uint16_t ucmd_map_data(struct ucmd_ctrl *c, struct ucmd_req *req, uint64_t len,
-		       struct ucmd_iovs *out);
+uint16_t nvmet_map_data(struct ucmd_ctrl *c, struct nvmet_req *req, uint64_t len,
+			struct nvmet_iovs *out);
 /* Map the metadata pointer (MPTR) for len bytes */
-uint16_t ucmd_map_meta(struct ucmd_ctrl *c, struct ucmd_req *req, uint64_t len,
-		       struct ucmd_iovs *out);
+uint16_t nvmet_map_meta(struct ucmd_ctrl *c, struct nvmet_req *req, uint64_t len,
+			struct nvmet_iovs *out);
 /* Copy between a flat buffer and the command's data buffer */
-uint16_t ucmd_data_to_host(struct ucmd_ctrl *c, struct ucmd_req *req, const void *buf,
-			   uint64_t len);
-uint16_t ucmd_data_from_host(struct ucmd_ctrl *c, struct ucmd_req *req, void *buf,
-			     uint64_t len);
+uint16_t nvmet_data_to_host(struct ucmd_ctrl *c, struct nvmet_req *req, const void *buf,
+			    uint64_t len);
+uint16_t nvmet_data_from_host(struct ucmd_ctrl *c, struct nvmet_req *req, void *buf,
+			      uint64_t len);
 /* Through the user memory accessor: 0, or Data Transfer Error at a hole. */
-uint16_t ucmd_iovs_copy_out(const struct ucmd_iovs *v, const void *buf, uint64_t len);
-uint16_t ucmd_iovs_zero_from(const struct ucmd_iovs *v, uint64_t start);
-uint16_t ucmd_iovs_copy_in(const struct ucmd_iovs *v, void *buf, uint64_t len);
+uint16_t nvmet_iovs_copy_out(const struct nvmet_iovs *v, const void *buf, uint64_t len);
+uint16_t nvmet_iovs_zero_from(const struct nvmet_iovs *v, uint64_t start);
+uint16_t nvmet_iovs_copy_in(const struct nvmet_iovs *v, void *buf, uint64_t len);
 
 /* Cursor over an iovec list, to split interleaved (extended LBA) buffers */
-struct ucmd_iov_cursor {
-	const struct ucmd_iovs *v;
+struct nvmet_iov_cursor {
+	const struct nvmet_iovs *v;
 	int idx;
 	size_t off;
 };
-int ucmd_iov_take(struct ucmd_iov_cursor *cur, uint64_t len, struct ucmd_iovs *dst);
+int nvmet_iov_take(struct nvmet_iov_cursor *cur, uint64_t len, struct nvmet_iovs *dst);
 /*
  * Store transfers in chunks of at most UCMD_IOV_CHUNK iovecs; -EFAULT when
- * host memory could not be reached (ucmd_store_status: Data Transfer Error).
+ * host memory could not be reached (nvmet_store_status: Data Transfer Error).
  */
-int ucmd_store_xfer(struct ucmd_store *st, const struct ucmd_iovs *v, uint64_t off, bool write,
-		    bool fua);
+int nvmet_store_xfer(struct ucmd_store *st, const struct nvmet_iovs *v, uint64_t off, bool write,
+		     bool fua);
 
 /* dir.c: the controller directory; see docs/security.md */
 /* Record why ucmd_ctrl_create() is failing (params->errbuf); returns err. */
-int  ucmd_ctrl_why(struct ucmd_ctrl *c, int err, const char *fmt, ...)
+int  nvmet_ctrl_why(struct ucmd_ctrl *c, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Open (a writer creates it 0700), check ownership and mode, take the lock. */
-int  ucmd_dir_open(struct ucmd_ctrl *c);
-void ucmd_dir_close(struct ucmd_ctrl *c);
+int  nvmet_dir_open(struct ucmd_ctrl *c);
+void nvmet_dir_close(struct ucmd_ctrl *c);
 /* Open a state file of the directory with flags (O_RDONLY, O_RDWR, or
  * O_RDWR|O_CREAT|O_EXCL: made 0600 and the directory synced), never through
  * a symlink, then checked (regular, one link, owner); -ENOENT when absent. */
-int  ucmd_dir_open_file(struct ucmd_ctrl *c, const char *name, int flags, int *fd);
+int  nvmet_dir_open_file(struct ucmd_ctrl *c, const char *name, int flags, int *fd);
 /* Create a new 0600 temp file for name (.name.tmp.XXXXXXXX), O_EXCL. */
-int  ucmd_dir_temp(struct ucmd_ctrl *c, const char *name, char *tmp, size_t len, int *fd);
+int  nvmet_dir_temp(struct ucmd_ctrl *c, const char *name, char *tmp, size_t len, int *fd);
 /* A namespace image nsN.img: created (O_EXCL, sized) or opened at exactly size. */
-int  ucmd_dir_image_open(struct ucmd_ctrl *c, uint32_t nsid, uint64_t size, bool create,
-			 struct ucmd_store **st);
-void ucmd_dir_image_remove(struct ucmd_ctrl *c, uint32_t nsid);
-/* First nsN.img in the directory, if any (true), its name in buf. */
-bool ucmd_dir_find_image(struct ucmd_ctrl *c, char *buf, size_t len);
-/* A device namespace's backing device or file, checked (see ctrl.h). */
-int  ucmd_dir_device_open(struct ucmd_ctrl *c, const char *path, uint64_t size,
+int  nvmet_dir_image_open(struct ucmd_ctrl *c, uint32_t nsid, uint64_t size, bool create,
 			  struct ucmd_store **st);
+void nvmet_dir_image_remove(struct ucmd_ctrl *c, uint32_t nsid);
+/* First nsN.img in the directory, if any (true), its name in buf. */
+bool nvmet_dir_find_image(struct ucmd_ctrl *c, char *buf, size_t len);
+/* A device namespace's backing device or file, checked (see ctrl.h). */
+int  nvmet_dir_device_open(struct ucmd_ctrl *c, const char *path, uint64_t size,
+			   struct ucmd_store **st);
 /*
  * The NVMe status for a store error: Capacity Exceeded for a full disk, Data
  * Transfer Error when host memory could not be reached (-EFAULT: the DMA's
  * fault, not the media's), Namespace Is Write Protected for a read-only one.
  */
-uint16_t ucmd_store_status(int err);
+uint16_t nvmet_store_status(int err);
 /* crc32c.c: CRC-32C (Castagnoli), as iSCSI, ext4 and btrfs use it */
-uint32_t ucmd_crc32c(uint32_t crc, const void *buf, size_t len);
+uint32_t nvmet_crc32c(uint32_t crc, const void *buf, size_t len);
 
 /* persist_check.c: every field of a parsed ctrl.json, its checksum and the
  * namespace images it names; -EINVAL (-ENOENT: an image is missing) with the
  * reason in the caller's errbuf. Removes the "crc32c" member from root. */
 struct json_object;
-int  ucmd_state_check(struct ucmd_ctrl *c, struct json_object *root);
+int  nvmet_state_check(struct ucmd_ctrl *c, struct json_object *root);
 /* Serial, model and firmware fit Identify (-EINVAL and errbuf if not) */
-int  ucmd_state_check_identity(struct ucmd_ctrl *c);
+int  nvmet_state_check_identity(struct ucmd_ctrl *c);
 /* The checksum of a state object without its "crc32c" member */
-uint32_t ucmd_state_crc(struct json_object *root);
+uint32_t nvmet_state_crc(struct json_object *root);
 
 /* persist_journal.c */
 #define UCMD_JOURNAL_NAME	"ctrl.journal"
 /* Compact (rewrite ctrl.json, empty the journal) past this many records */
 #define UCMD_JOURNAL_MAX	16384u
-int  ucmd_journal_open(struct ucmd_ctrl *c, bool must_exist);
+int  nvmet_journal_open(struct ucmd_ctrl *c, bool must_exist);
 /* Apply the journal to the loaded state; after all namespaces are loaded */
-int  ucmd_journal_replay(struct ucmd_ctrl *c);
+int  nvmet_journal_replay(struct ucmd_ctrl *c);
 /* ctrl.json now holds everything at journal_gen: start an empty journal */
-int  ucmd_journal_reset(struct ucmd_ctrl *c);
-void ucmd_journal_close(struct ucmd_ctrl *c);
+int  nvmet_journal_reset(struct ucmd_ctrl *c);
+void nvmet_journal_close(struct ucmd_ctrl *c);
 /* Make a mark (or clear) of [slba, slba + nlb) durable; failure is fatal */
-void ucmd_persist_range(struct ucmd_ctrl *c, const struct ucmd_ns *ns, bool mark,
-			uint64_t slba, uint64_t nlb);
+void nvmet_persist_range(struct ucmd_ctrl *c, const struct nvmet_ns *ns, bool mark,
+			 uint64_t slba, uint64_t nlb);
 
 /* persist.c */
-int  ucmd_persist_load(struct ucmd_ctrl *c, bool *found);
-int  ucmd_persist_save(struct ucmd_ctrl *c, bool clean);
+int  nvmet_persist_load(struct ucmd_ctrl *c, bool *found);
+int  nvmet_persist_save(struct ucmd_ctrl *c, bool clean);
 /* Save after a state change; failure makes the controller fatal */
-void ucmd_persist(struct ucmd_ctrl *c);
+void nvmet_persist(struct ucmd_ctrl *c);
 
 #endif /* UCMD_NVME_CTRL_INT_H */

@@ -36,7 +36,7 @@
 #define TMP_MARK	".tmp."
 #define TMP_RAND	8
 
-int ucmd_ctrl_why(struct ucmd_ctrl *c, int err, const char *fmt, ...)
+int nvmet_ctrl_why(struct ucmd_ctrl *c, int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -59,13 +59,13 @@ static int check_owner(struct ucmd_ctrl *c, const struct stat *sb, const char *n
 
 	name = name ? name : "";
 	if (sb->st_uid != me && sb->st_uid != 0)
-		return ucmd_ctrl_why(c, -EPERM,
-				     "%s%s%s is owned by uid %u, not by you (uid %u) or root: "
+		return nvmet_ctrl_why(c, -EPERM,
+				      "%s%s%s is owned by uid %u, not by you (uid %u) or root: "
 				     "refusing to use another user's controller directory",
 				     c->dir, sep, name, (unsigned)sb->st_uid, (unsigned)me);
 	if (sb->st_mode & (S_IWGRP | S_IWOTH))
-		return ucmd_ctrl_why(c, -EPERM,
-				     "%s%s%s is writable by group or others (mode %04o): "
+		return nvmet_ctrl_why(c, -EPERM,
+				      "%s%s%s is writable by group or others (mode %04o): "
 				     "refusing it; chmod go-w it if that is safe",
 				     c->dir, sep, name, (unsigned)(sb->st_mode & 07777));
 	return 0;
@@ -77,21 +77,21 @@ static int check_file(struct ucmd_ctrl *c, int fd, const char *name)
 	struct stat sb;
 
 	if (fstat(fd, &sb) < 0)
-		return ucmd_ctrl_why(c, -errno, "%s/%s: fstat: %s", c->dir, name, strerror(errno));
+		return nvmet_ctrl_why(c, -errno, "%s/%s: fstat: %s", c->dir, name, strerror(errno));
 	if (!S_ISREG(sb.st_mode))
-		return ucmd_ctrl_why(c, -EPERM, "%s/%s is not a regular file", c->dir, name);
+		return nvmet_ctrl_why(c, -EPERM, "%s/%s is not a regular file", c->dir, name);
 	if (sb.st_nlink != 1)
-		return ucmd_ctrl_why(c, -EPERM, "%s/%s has %u hard links: refusing it",
-				     c->dir, name, (unsigned)sb.st_nlink);
+		return nvmet_ctrl_why(c, -EPERM, "%s/%s has %u hard links: refusing it",
+				      c->dir, name, (unsigned)sb.st_nlink);
 	return check_owner(c, &sb, name);
 }
 
 static int open_error(struct ucmd_ctrl *c, int err, const char *name)
 {
 	if (err == -ELOOP)
-		return ucmd_ctrl_why(c, err, "%s/%s is a symbolic link: refusing to follow it",
-				     c->dir, name);
-	return ucmd_ctrl_why(c, err, "%s/%s: %s", c->dir, name, strerror(-err));
+		return nvmet_ctrl_why(c, err, "%s/%s is a symbolic link: refusing to follow it",
+				      c->dir, name);
+	return nvmet_ctrl_why(c, err, "%s/%s: %s", c->dir, name, strerror(-err));
 }
 
 /* Who holds the lock, as far as ctrl.pid says. */
@@ -108,8 +108,8 @@ static int busy(struct ucmd_ctrl *c)
 	}
 	/* a writer that was killed leaves its pid file: only a live pid is named */
 	if (pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM))
-		return ucmd_ctrl_why(c, -EBUSY, "controller %s in use by pid %ld", c->dir, pid);
-	return ucmd_ctrl_why(c, -EBUSY, "controller %s in use by another process", c->dir);
+		return nvmet_ctrl_why(c, -EBUSY, "controller %s in use by pid %ld", c->dir, pid);
+	return nvmet_ctrl_why(c, -EBUSY, "controller %s in use by another process", c->dir);
 }
 
 static bool is_temp_name(const char *n)
@@ -146,7 +146,7 @@ static void write_pid(struct ucmd_ctrl *c)
 	char tmp[64], buf[24];
 	int fd, n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
 
-	if (ucmd_dir_temp(c, PID_NAME, tmp, sizeof(tmp), &fd))
+	if (nvmet_dir_temp(c, PID_NAME, tmp, sizeof(tmp), &fd))
 		return;	/* only a courtesy for the in-use message */
 	if (write(fd, buf, (size_t)n) == n && !renameat(c->dirfd, tmp, c->dirfd, PID_NAME))
 		c->wrote_pid = true;
@@ -161,23 +161,23 @@ static int open_dir(struct ucmd_ctrl *c)
 
 	/* A new directory is private: namespace data is the caller's alone. */
 	if (!c->p.read_only && mkdir(c->dir, 0700) && errno != EEXIST)
-		return ucmd_ctrl_why(c, -errno, "%s: mkdir: %s", c->dir, strerror(errno));
+		return nvmet_ctrl_why(c, -errno, "%s: mkdir: %s", c->dir, strerror(errno));
 	c->dirfd = open(c->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (c->dirfd < 0) {
 		int err = -errno;
 
 		if ((err == -ENOTDIR || err == -ELOOP) && !lstat(c->dir, &sb) && S_ISLNK(sb.st_mode))
-			return ucmd_ctrl_why(c, -ELOOP, "%s is a symbolic link: refusing to follow it",
-					     c->dir);
-		return ucmd_ctrl_why(c, err, "%s: %s", c->dir, strerror(-err));
+			return nvmet_ctrl_why(c, -ELOOP, "%s is a symbolic link: refusing to follow it",
+					      c->dir);
+		return nvmet_ctrl_why(c, err, "%s: %s", c->dir, strerror(-err));
 	}
 	if (fstat(c->dirfd, &sb) < 0)
-		return ucmd_ctrl_why(c, -errno, "%s: fstat: %s", c->dir, strerror(errno));
+		return nvmet_ctrl_why(c, -errno, "%s: fstat: %s", c->dir, strerror(errno));
 	c->dir_uid = sb.st_uid;
 	return check_owner(c, &sb, NULL);
 }
 
-int ucmd_dir_open(struct ucmd_ctrl *c)
+int nvmet_dir_open(struct ucmd_ctrl *c)
 {
 	int ret;
 
@@ -189,8 +189,8 @@ int ucmd_dir_open(struct ucmd_ctrl *c)
 		return ret;
 	if (flock(c->dirfd, (c->p.read_only ? LOCK_SH : LOCK_EX) | LOCK_NB) < 0)
 		return errno == EWOULDBLOCK ? busy(c)
-					    : ucmd_ctrl_why(c, -errno, "%s: flock: %s", c->dir,
-							    strerror(errno));
+					    : nvmet_ctrl_why(c, -errno, "%s: flock: %s", c->dir,
+							     strerror(errno));
 	if (!c->p.read_only) {
 		remove_stale_temps(c);
 		write_pid(c);
@@ -198,7 +198,7 @@ int ucmd_dir_open(struct ucmd_ctrl *c)
 	return 0;
 }
 
-void ucmd_dir_close(struct ucmd_ctrl *c)
+void nvmet_dir_close(struct ucmd_ctrl *c)
 {
 	if (c->dirfd < 0)
 		return;
@@ -208,7 +208,7 @@ void ucmd_dir_close(struct ucmd_ctrl *c)
 	c->dirfd = -1;
 }
 
-int ucmd_dir_open_file(struct ucmd_ctrl *c, const char *name, int flags, int *fd)
+int nvmet_dir_open_file(struct ucmd_ctrl *c, const char *name, int flags, int *fd)
 {
 	int ret;
 
@@ -230,7 +230,7 @@ int ucmd_dir_open_file(struct ucmd_ctrl *c, const char *name, int flags, int *fd
 	return ret;
 }
 
-int ucmd_dir_temp(struct ucmd_ctrl *c, const char *name, char *tmp, size_t len, int *fd)
+int nvmet_dir_temp(struct ucmd_ctrl *c, const char *name, char *tmp, size_t len, int *fd)
 {
 	static const char set[] = "abcdefghijklmnopqrstuvwxyz0123456789";
 
@@ -262,8 +262,8 @@ static void image_name(uint32_t nsid, char *buf, size_t len)
 	snprintf(buf, len, "ns%u.img", nsid);
 }
 
-int ucmd_dir_image_open(struct ucmd_ctrl *c, uint32_t nsid, uint64_t size, bool create,
-			struct ucmd_store **st)
+int nvmet_dir_image_open(struct ucmd_ctrl *c, uint32_t nsid, uint64_t size, bool create,
+			 struct ucmd_store **st)
 {
 	int oflags = O_CLOEXEC | O_NOFOLLOW, fd, ret;
 	unsigned sflags = 0;
@@ -271,7 +271,7 @@ int ucmd_dir_image_open(struct ucmd_ctrl *c, uint32_t nsid, uint64_t size, bool 
 
 	image_name(nsid, name, sizeof(name));
 	if (create && c->p.read_only)
-		return ucmd_ctrl_why(c, -EROFS, "%s is open read-only: cannot create %s", c->dir, name);
+		return nvmet_ctrl_why(c, -EROFS, "%s is open read-only: cannot create %s", c->dir, name);
 	oflags |= c->p.read_only ? O_RDONLY : O_RDWR;
 	sflags |= c->p.read_only ? UCMD_STORE_RDONLY : 0;
 	if (create) {
@@ -281,29 +281,29 @@ int ucmd_dir_image_open(struct ucmd_ctrl *c, uint32_t nsid, uint64_t size, bool 
 	fd = openat(c->dirfd, name, oflags, 0600);
 	if (fd < 0) {
 		if (errno == EEXIST)
-			return ucmd_ctrl_why(c, -EEXIST,
-					     "%s/%s already exists: a new namespace never takes over "
+			return nvmet_ctrl_why(c, -EEXIST,
+					      "%s/%s already exists: a new namespace never takes over "
 					     "or deletes an existing image; restore the ctrl.json that "
 					     "lists it, or remove it yourself", c->dir, name);
 		if (errno == ENOENT)
-			return ucmd_ctrl_why(c, -ENOENT, "%s/%s: missing; namespace %u needs an "
-					     "image of %llu bytes (restore it, or remove namespace %u "
-					     "from ctrl.json)", c->dir, name, nsid,
-					     (unsigned long long)size, nsid);
+			return nvmet_ctrl_why(c, -ENOENT, "%s/%s: missing; namespace %u needs an "
+					      "image of %llu bytes (restore it, or remove namespace %u "
+					      "from ctrl.json)", c->dir, name, nsid,
+					      (unsigned long long)size, nsid);
 		return open_error(c, -errno, name);
 	}
 	ret = check_file(c, fd, name);
 	if (!ret) {
 		ret = ucmd_store_file_open_fd(fd, create ? size : 0, sflags, st);
 		if (ret)
-			ucmd_ctrl_why(c, ret, "%s/%s: %s", c->dir, name, strerror(-ret));
+			nvmet_ctrl_why(c, ret, "%s/%s: %s", c->dir, name, strerror(-ret));
 		else
 			fd = -1;	/* the store owns it now */
 	}
 	/* An existing image is used at exactly its size, never resized to fit. */
 	if (!ret && (*st)->size != size) {
-		ret = ucmd_ctrl_why(c, -EUCLEAN,
-				    "%s/%s is %llu bytes, namespace %u needs %llu: refusing to "
+		ret = nvmet_ctrl_why(c, -EUCLEAN,
+				     "%s/%s is %llu bytes, namespace %u needs %llu: refusing to "
 				    "resize it", c->dir, name, (unsigned long long)(*st)->size, nsid,
 				    (unsigned long long)size);
 		ucmd_store_close(*st);
@@ -318,7 +318,7 @@ int ucmd_dir_image_open(struct ucmd_ctrl *c, uint32_t nsid, uint64_t size, bool 
 	return ret;
 }
 
-void ucmd_dir_image_remove(struct ucmd_ctrl *c, uint32_t nsid)
+void nvmet_dir_image_remove(struct ucmd_ctrl *c, uint32_t nsid)
 {
 	char name[32];
 
@@ -338,7 +338,7 @@ static bool is_image_name(const char *n)
 	return !strcmp(p, ".img");
 }
 
-bool ucmd_dir_find_image(struct ucmd_ctrl *c, char *buf, size_t len)
+bool nvmet_dir_find_image(struct ucmd_ctrl *c, char *buf, size_t len)
 {
 	int fd = openat(c->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = fd < 0 ? NULL : fdopendir(fd);
@@ -389,39 +389,39 @@ static int open_nosymlinks(const char *path, int flags)
 	return fd < 0 ? -errno : (int)fd;
 }
 
-int ucmd_dir_device_open(struct ucmd_ctrl *c, const char *path, uint64_t size,
-			 struct ucmd_store **st)
+int nvmet_dir_device_open(struct ucmd_ctrl *c, const char *path, uint64_t size,
+			  struct ucmd_store **st)
 {
 	struct stat sb;
 	int fd, ret;
 
 	if (!canonical(path))
-		return ucmd_ctrl_why(c, -EINVAL, "device path '%s' is not absolute and canonical",
-				     path);
+		return nvmet_ctrl_why(c, -EINVAL, "device path '%s' is not absolute and canonical",
+				      path);
 	fd = open_nosymlinks(path, c->p.read_only ? O_RDONLY : O_RDWR);
 	if (fd < 0) {
 		if (fd == -ELOOP)
-			return ucmd_ctrl_why(c, fd, "device path %s goes through a symbolic link: "
-					     "refusing to follow it", path);
-		return ucmd_ctrl_why(c, fd, "device path %s: %s", path, strerror(-fd));
+			return nvmet_ctrl_why(c, fd, "device path %s goes through a symbolic link: "
+					      "refusing to follow it", path);
+		return nvmet_ctrl_why(c, fd, "device path %s: %s", path, strerror(-fd));
 	}
 	ret = fstat(fd, &sb) < 0 ? -errno : 0;
 	if (!ret && !S_ISBLK(sb.st_mode) && !S_ISREG(sb.st_mode))
-		ret = ucmd_ctrl_why(c, -ENOTBLK, "device path %s is neither a block device nor a "
-				    "regular file", path);
+		ret = nvmet_ctrl_why(c, -ENOTBLK, "device path %s is neither a block device nor a "
+				     "regular file", path);
 	else if (!ret && S_ISREG(sb.st_mode) && sb.st_nlink != 1)
-		ret = ucmd_ctrl_why(c, -EPERM, "device path %s has %u hard links: refusing it",
-				    path, (unsigned)sb.st_nlink);
+		ret = nvmet_ctrl_why(c, -EPERM, "device path %s has %u hard links: refusing it",
+				     path, (unsigned)sb.st_nlink);
 	else if (!ret && sb.st_uid != c->dir_uid && !(S_ISBLK(sb.st_mode) && sb.st_uid == 0))
-		ret = ucmd_ctrl_why(c, -EPERM, "device path %s is owned by uid %u, not by the "
-				    "controller directory's owner (uid %u)%s", path,
-				    (unsigned)sb.st_uid, (unsigned)c->dir_uid,
-				    S_ISREG(sb.st_mode) ? "" : " or root");
+		ret = nvmet_ctrl_why(c, -EPERM, "device path %s is owned by uid %u, not by the "
+				     "controller directory's owner (uid %u)%s", path,
+				     (unsigned)sb.st_uid, (unsigned)c->dir_uid,
+				     S_ISREG(sb.st_mode) ? "" : " or root");
 	if (!ret) {
 		ret = ucmd_store_device_open_fd(fd, size, c->p.read_only ? UCMD_STORE_RDONLY : 0, st);
 		if (ret)
-			ucmd_ctrl_why(c, ret, "device path %s: %s%s", path, strerror(-ret),
-				      ret == -ENOSPC ? " (smaller than the namespace; never extended)"
+			nvmet_ctrl_why(c, ret, "device path %s: %s%s", path, strerror(-ret),
+				       ret == -ENOSPC ? " (smaller than the namespace; never extended)"
 						     : "");
 	}
 	if (ret)
@@ -429,7 +429,7 @@ int ucmd_dir_device_open(struct ucmd_ctrl *c, const char *path, uint64_t size,
 	return ret;
 }
 
-uint16_t ucmd_store_status(int err)
+uint16_t nvmet_store_status(int err)
 {
 	switch (err) {
 	case 0:

@@ -22,20 +22,20 @@
 #define ST_XFER		(UCMD_GEN(NVME_SC_DATA_XFER_ERROR) | UCMD_DNR)
 #define PRPS_PER_PAGE	(UCMD_PAGE_SIZE / 8)
 
-void ucmd_iovs_init(struct ucmd_iovs *v)
+void nvmet_iovs_init(struct nvmet_iovs *v)
 {
 	memset(v, 0, sizeof(*v));
 }
 
-void ucmd_iovs_free(struct ucmd_iovs *v)
+void nvmet_iovs_free(struct nvmet_iovs *v)
 {
 	free(v->iov);
-	ucmd_iovs_init(v);
+	nvmet_iovs_init(v);
 }
 
-void ucmd_iovs_init_spare(struct ucmd_ctrl *c, struct ucmd_iovs *v)
+void nvmet_iovs_init_spare(struct ucmd_ctrl *c, struct nvmet_iovs *v)
 {
-	ucmd_iovs_init(v);
+	nvmet_iovs_init(v);
 	if (c->iov_spare) {
 		v->iov = c->iov_spare;
 		v->cap = c->iov_spare_cap;
@@ -43,18 +43,18 @@ void ucmd_iovs_init_spare(struct ucmd_ctrl *c, struct ucmd_iovs *v)
 	}
 }
 
-void ucmd_iovs_free_spare(struct ucmd_ctrl *c, struct ucmd_iovs *v)
+void nvmet_iovs_free_spare(struct ucmd_ctrl *c, struct nvmet_iovs *v)
 {
 	if (v->iov && !c->iov_spare) {
 		c->iov_spare = v->iov;
 		c->iov_spare_cap = v->cap;
-		ucmd_iovs_init(v);
+		nvmet_iovs_init(v);
 		return;
 	}
-	ucmd_iovs_free(v);
+	nvmet_iovs_free(v);
 }
 
-int ucmd_iovs_add(struct ucmd_iovs *v, void *base, size_t len)
+int nvmet_iovs_add(struct nvmet_iovs *v, void *base, size_t len)
 {
 	if (!len)
 		return 0;
@@ -80,19 +80,19 @@ int ucmd_iovs_add(struct ucmd_iovs *v, void *base, size_t len)
 	return 0;
 }
 
-static uint16_t add_host(struct ucmd_ctrl *c, struct ucmd_iovs *out, uint64_t addr, uint64_t len)
+static uint16_t add_host(struct ucmd_ctrl *c, struct nvmet_iovs *out, uint64_t addr, uint64_t len)
 {
 	void *p = c->dma->map(c->dma, addr, len);
 
 	if (!p)
 		return UCMD_GEN(NVME_SC_DATA_XFER_ERROR) | UCMD_DNR;
-	if (ucmd_iovs_add(out, p, len))
+	if (nvmet_iovs_add(out, p, len))
 		return UCMD_GEN(NVME_SC_INTERNAL);
 	return 0;
 }
 
 static uint16_t map_prp(struct ucmd_ctrl *c, uint64_t prp1, uint64_t prp2, uint64_t len,
-			struct ucmd_iovs *out)
+			struct nvmet_iovs *out)
 {
 	uint64_t chunk, rem = len;
 	uint16_t st;
@@ -161,7 +161,7 @@ static uint16_t map_prp(struct ucmd_ctrl *c, uint64_t prp1, uint64_t prp2, uint6
  * supported (SGLS bit 16 clear), so every data byte lands in host memory.
  */
 static uint16_t map_sgl(struct ucmd_ctrl *c, const struct ucmd_nvme_sgl_desc *first, uint64_t len,
-			struct ucmd_iovs *out)
+			struct nvmet_iovs *out)
 {
 	struct ucmd_nvme_sgl_desc d = *first;
 	const struct ucmd_nvme_sgl_desc *seg = NULL;
@@ -215,8 +215,8 @@ static uint16_t map_sgl(struct ucmd_ctrl *c, const struct ucmd_nvme_sgl_desc *fi
 	return 0;
 }
 
-static uint16_t map_data(struct ucmd_ctrl *c, struct ucmd_req *req, uint64_t len,
-			 struct ucmd_iovs *out)
+static uint16_t map_data(struct ucmd_ctrl *c, struct nvmet_req *req, uint64_t len,
+			 struct nvmet_iovs *out)
 {
 	if (!len)
 		return 0;
@@ -234,18 +234,18 @@ static uint16_t map_data(struct ucmd_ctrl *c, struct ucmd_req *req, uint64_t len
  * A PRP list or SGL can turn out bad after some entries were mapped: the
  * partial list is released here, so that no caller has to (and none leaks).
  */
-uint16_t ucmd_map_data(struct ucmd_ctrl *c, struct ucmd_req *req, uint64_t len,
-		       struct ucmd_iovs *out)
+uint16_t nvmet_map_data(struct ucmd_ctrl *c, struct nvmet_req *req, uint64_t len,
+			struct nvmet_iovs *out)
 {
 	uint16_t st = map_data(c, req, len, out);
 
 	if (st)
-		ucmd_iovs_free(out);
+		nvmet_iovs_free(out);
 	return st;
 }
 
-static uint16_t map_meta(struct ucmd_ctrl *c, struct ucmd_req *req, uint64_t len,
-			 struct ucmd_iovs *out)
+static uint16_t map_meta(struct ucmd_ctrl *c, struct nvmet_req *req, uint64_t len,
+			 struct nvmet_iovs *out)
 {
 	uint8_t psdt = req->cmd.flags & UCMD_NVME_PSDT_MASK;
 
@@ -268,17 +268,17 @@ static uint16_t map_meta(struct ucmd_ctrl *c, struct ucmd_req *req, uint64_t len
 	return add_host(c, out, req->cmd.mptr, len);
 }
 
-uint16_t ucmd_map_meta(struct ucmd_ctrl *c, struct ucmd_req *req, uint64_t len,
-		       struct ucmd_iovs *out)
+uint16_t nvmet_map_meta(struct ucmd_ctrl *c, struct nvmet_req *req, uint64_t len,
+			struct nvmet_iovs *out)
 {
 	uint16_t st = map_meta(c, req, len, out);
 
 	if (st)
-		ucmd_iovs_free(out);
+		nvmet_iovs_free(out);
 	return st;
 }
 
-uint16_t ucmd_iovs_copy_out(const struct ucmd_iovs *v, const void *buf, uint64_t len)
+uint16_t nvmet_iovs_copy_out(const struct nvmet_iovs *v, const void *buf, uint64_t len)
 {
 	const char *s = buf;
 
@@ -293,7 +293,7 @@ uint16_t ucmd_iovs_copy_out(const struct ucmd_iovs *v, const void *buf, uint64_t
 	return 0;
 }
 
-uint16_t ucmd_iovs_zero_from(const struct ucmd_iovs *v, uint64_t start)
+uint16_t nvmet_iovs_zero_from(const struct nvmet_iovs *v, uint64_t start)
 {
 	for (int i = 0; i < v->cnt; i++) {
 		size_t l = v->iov[i].iov_len;
@@ -309,7 +309,7 @@ uint16_t ucmd_iovs_zero_from(const struct ucmd_iovs *v, uint64_t start)
 	return 0;
 }
 
-uint16_t ucmd_iovs_copy_in(const struct ucmd_iovs *v, void *buf, uint64_t len)
+uint16_t nvmet_iovs_copy_in(const struct nvmet_iovs *v, void *buf, uint64_t len)
 {
 	char *d = buf;
 
@@ -324,34 +324,34 @@ uint16_t ucmd_iovs_copy_in(const struct ucmd_iovs *v, void *buf, uint64_t len)
 	return 0;
 }
 
-uint16_t ucmd_data_to_host(struct ucmd_ctrl *c, struct ucmd_req *req, const void *buf,
-			   uint64_t len)
+uint16_t nvmet_data_to_host(struct ucmd_ctrl *c, struct nvmet_req *req, const void *buf,
+			    uint64_t len)
 {
-	struct ucmd_iovs v;
+	struct nvmet_iovs v;
 	uint16_t st;
 
-	ucmd_iovs_init(&v);
-	st = ucmd_map_data(c, req, len, &v);
+	nvmet_iovs_init(&v);
+	st = nvmet_map_data(c, req, len, &v);
 	if (!st)
-		st = ucmd_iovs_copy_out(&v, buf, len);
-	ucmd_iovs_free(&v);
+		st = nvmet_iovs_copy_out(&v, buf, len);
+	nvmet_iovs_free(&v);
 	return st;
 }
 
-uint16_t ucmd_data_from_host(struct ucmd_ctrl *c, struct ucmd_req *req, void *buf, uint64_t len)
+uint16_t nvmet_data_from_host(struct ucmd_ctrl *c, struct nvmet_req *req, void *buf, uint64_t len)
 {
-	struct ucmd_iovs v;
+	struct nvmet_iovs v;
 	uint16_t st;
 
-	ucmd_iovs_init(&v);
-	st = ucmd_map_data(c, req, len, &v);
+	nvmet_iovs_init(&v);
+	st = nvmet_map_data(c, req, len, &v);
 	if (!st)
-		st = ucmd_iovs_copy_in(&v, buf, len);
-	ucmd_iovs_free(&v);
+		st = nvmet_iovs_copy_in(&v, buf, len);
+	nvmet_iovs_free(&v);
 	return st;
 }
 
-int ucmd_iov_take(struct ucmd_iov_cursor *cur, uint64_t len, struct ucmd_iovs *dst)
+int nvmet_iov_take(struct nvmet_iov_cursor *cur, uint64_t len, struct nvmet_iovs *dst)
 {
 	while (len) {
 		const struct iovec *src;
@@ -363,7 +363,7 @@ int ucmd_iov_take(struct ucmd_iov_cursor *cur, uint64_t len, struct ucmd_iovs *d
 		n = src->iov_len - cur->off;
 		if (n > len)
 			n = len;
-		if (ucmd_iovs_add(dst, (char *)src->iov_base + cur->off, n))
+		if (nvmet_iovs_add(dst, (char *)src->iov_base + cur->off, n))
 			return -ENOMEM;
 		cur->off += n;
 		len -= n;
@@ -375,8 +375,8 @@ int ucmd_iov_take(struct ucmd_iov_cursor *cur, uint64_t len, struct ucmd_iovs *d
 	return 0;
 }
 
-int ucmd_store_xfer(struct ucmd_store *st, const struct ucmd_iovs *v, uint64_t off, bool write,
-		    bool fua)
+int nvmet_store_xfer(struct ucmd_store *st, const struct nvmet_iovs *v, uint64_t off, bool write,
+		     bool fua)
 {
 	for (int i = 0; i < v->cnt; i += UCMD_IOV_CHUNK) {
 		int n = v->cnt - i < UCMD_IOV_CHUNK ? v->cnt - i : UCMD_IOV_CHUNK;

@@ -10,8 +10,8 @@
 
 #include "ctrl_int.h"
 
-void ucmd_error_record(struct ucmd_ctrl *c, uint16_t sqid, uint16_t cid, uint16_t status,
-		       uint32_t nsid, uint64_t lba)
+void nvmet_error_record(struct ucmd_ctrl *c, uint16_t sqid, uint16_t cid, uint16_t status,
+			uint32_t nsid, uint64_t lba)
 {
 	struct nvme_error_log_page *e = &c->errlog[c->error_count % UCMD_ERRLOG_ENTRIES];
 
@@ -26,13 +26,13 @@ void ucmd_error_record(struct ucmd_ctrl *c, uint16_t sqid, uint16_t cid, uint16_
 	e->nsid = htole32(nsid);
 }
 
-void ucmd_aer_flush(struct ucmd_ctrl *c)
+void nvmet_aer_flush(struct ucmd_ctrl *c)
 {
 	unsigned i = 0;
 
 	while (c->aer_reqs && i < c->nr_aeq) {
-		struct ucmd_aer_event ev = c->aeq[i];
-		struct ucmd_req *r;
+		struct nvmet_aer_event ev = c->aeq[i];
+		struct nvmet_req *r;
 
 		if (c->aer_masked & (1u << ev.type)) {
 			i++;
@@ -45,22 +45,22 @@ void ucmd_aer_flush(struct ucmd_ctrl *c)
 		c->nr_aer_reqs--;
 		c->aer_masked |= 1u << ev.type;
 		r->dw0 = ev.type | (uint32_t)ev.info << 8 | (uint32_t)ev.lid << 16;
-		ucmd_post_req(c, r, 0);
+		nvmet_post_req(c, r, 0);
 	}
 }
 
-void ucmd_event(struct ucmd_ctrl *c, uint8_t type, uint8_t info, uint8_t lid)
+void nvmet_event(struct ucmd_ctrl *c, uint8_t type, uint8_t info, uint8_t lid)
 {
 	for (unsigned i = 0; i < c->nr_aeq; i++)
 		if (c->aeq[i].type == type && c->aeq[i].info == info)
 			goto flush;	/* already queued: one report is enough */
 	if (c->nr_aeq < UCMD_AEQ_MAX)
-		c->aeq[c->nr_aeq++] = (struct ucmd_aer_event){ type, info, lid };
+		c->aeq[c->nr_aeq++] = (struct nvmet_aer_event){ type, info, lid };
 flush:
-	ucmd_aer_flush(c);
+	nvmet_aer_flush(c);
 }
 
-void ucmd_event_unmask(struct ucmd_ctrl *c, uint8_t lid)
+void nvmet_event_unmask(struct ucmd_ctrl *c, uint8_t lid)
 {
 	switch (lid) {
 	case NVME_LOG_LID_ERROR: c->aer_masked &= ~(1u << NVME_AER_ERROR); break;
@@ -68,10 +68,10 @@ void ucmd_event_unmask(struct ucmd_ctrl *c, uint8_t lid)
 	case NVME_LOG_LID_CHANGED_NS: c->aer_masked &= ~(1u << NVME_AER_NOTICE); break;
 	default: return;
 	}
-	ucmd_aer_flush(c);
+	nvmet_aer_flush(c);
 }
 
-void ucmd_ns_changed(struct ucmd_ctrl *c, uint32_t nsid)
+void nvmet_ns_changed(struct ucmd_ctrl *c, uint32_t nsid)
 {
 	for (unsigned i = 0; i < c->nr_changed_ns; i++)
 		if (c->changed_ns[i] == nsid)
@@ -83,5 +83,5 @@ void ucmd_ns_changed(struct ucmd_ctrl *c, uint32_t nsid)
 event:
 	/* Only when the host asked for Namespace Attribute Notices. */
 	if (c->cur.async_event & NVME_CTRL_OAES_NA)
-		ucmd_event(c, NVME_AER_NOTICE, NVME_AER_NOTICE_NS_CHANGED, NVME_LOG_LID_CHANGED_NS);
+		nvmet_event(c, NVME_AER_NOTICE, NVME_AER_NOTICE_NS_CHANGED, NVME_LOG_LID_CHANGED_NS);
 }

@@ -14,34 +14,34 @@
 /* CSE 001b: no other command to the same namespace may run concurrently */
 #define CSE_NS	(1u << 16)
 
-const struct ucmd_ctrl_opdef ucmd_admin_cmds[256] = {
-	[nvme_admin_delete_sq]     = { ucmd_admin_delete_sq, CSUPP },
-	[nvme_admin_create_sq]     = { ucmd_admin_create_sq, CSUPP },
-	[nvme_admin_get_log_page]  = { ucmd_admin_get_log, CSUPP },
-	[nvme_admin_delete_cq]     = { ucmd_admin_delete_cq, CSUPP },
-	[nvme_admin_create_cq]     = { ucmd_admin_create_cq, CSUPP },
-	[nvme_admin_identify]      = { ucmd_admin_identify, CSUPP },
-	[nvme_admin_abort_cmd]     = { ucmd_admin_abort, CSUPP },
-	[nvme_admin_set_features]  = { ucmd_admin_set_features, CSUPP },
-	[nvme_admin_get_features]  = { ucmd_admin_get_features, CSUPP },
-	[nvme_admin_async_event]   = { ucmd_admin_aer, CSUPP },
+const struct nvmet_ctrl_opdef nvmet_admin_cmds[256] = {
+	[nvme_admin_delete_sq]     = { nvmet_admin_delete_sq, CSUPP },
+	[nvme_admin_create_sq]     = { nvmet_admin_create_sq, CSUPP },
+	[nvme_admin_get_log_page]  = { nvmet_admin_get_log, CSUPP },
+	[nvme_admin_delete_cq]     = { nvmet_admin_delete_cq, CSUPP },
+	[nvme_admin_create_cq]     = { nvmet_admin_create_cq, CSUPP },
+	[nvme_admin_identify]      = { nvmet_admin_identify, CSUPP },
+	[nvme_admin_abort_cmd]     = { nvmet_admin_abort, CSUPP },
+	[nvme_admin_set_features]  = { nvmet_admin_set_features, CSUPP },
+	[nvme_admin_get_features]  = { nvmet_admin_get_features, CSUPP },
+	[nvme_admin_async_event]   = { nvmet_admin_aer, CSUPP },
 	/* Creating/deleting namespaces changes the inventory... */
-	[nvme_admin_ns_mgmt]       = { ucmd_admin_ns_mgmt, CSUPP | NIC },
-	[nvme_admin_ns_attach]     = { ucmd_admin_ns_attach, CSUPP | NIC },
+	[nvme_admin_ns_mgmt]       = { nvmet_admin_ns_mgmt, CSUPP | NIC },
+	[nvme_admin_ns_attach]     = { nvmet_admin_ns_attach, CSUPP | NIC },
 	/* ...formatting changes contents and capacity (LBA size). */
-	[nvme_admin_format_nvm]    = { ucmd_admin_format, CSUPP | LBCC | NCC | CSE_NS },
+	[nvme_admin_format_nvm]    = { nvmet_admin_format, CSUPP | LBCC | NCC | CSE_NS },
 };
 
-const struct ucmd_ctrl_opdef ucmd_nvm_cmds[256] = {
-	[nvme_cmd_flush]        = { ucmd_nvm_flush, CSUPP },
-	[nvme_cmd_write]        = { ucmd_nvm_rw, CSUPP | LBCC },
-	[nvme_cmd_read]         = { ucmd_nvm_rw, CSUPP },
-	[nvme_cmd_write_uncor]  = { ucmd_nvm_write_uncor, CSUPP | LBCC },
-	[nvme_cmd_compare]      = { ucmd_nvm_compare, CSUPP },
-	[nvme_cmd_write_zeroes] = { ucmd_nvm_write_zeroes, CSUPP | LBCC },
-	[nvme_cmd_dsm]          = { ucmd_nvm_dsm, CSUPP | LBCC },
-	[nvme_cmd_verify]       = { ucmd_nvm_verify, CSUPP },
-	[nvme_cmd_copy]         = { ucmd_nvm_copy, CSUPP | LBCC },
+const struct nvmet_ctrl_opdef nvmet_nvm_cmds[256] = {
+	[nvme_cmd_flush]        = { nvmet_nvm_flush, CSUPP },
+	[nvme_cmd_write]        = { nvmet_nvm_rw, CSUPP | LBCC },
+	[nvme_cmd_read]         = { nvmet_nvm_rw, CSUPP },
+	[nvme_cmd_write_uncor]  = { nvmet_nvm_write_uncor, CSUPP | LBCC },
+	[nvme_cmd_compare]      = { nvmet_nvm_compare, CSUPP },
+	[nvme_cmd_write_zeroes] = { nvmet_nvm_write_zeroes, CSUPP | LBCC },
+	[nvme_cmd_dsm]          = { nvmet_nvm_dsm, CSUPP | LBCC },
+	[nvme_cmd_verify]       = { nvmet_nvm_verify, CSUPP },
+	[nvme_cmd_copy]         = { nvmet_nvm_copy, CSUPP | LBCC },
 };
 
 /*
@@ -49,7 +49,7 @@ const struct ucmd_ctrl_opdef ucmd_nvm_cmds[256] = {
  * neither data nor saved state: the effects table says which change data or
  * the namespace inventory, and Set Features changes saved state with SV.
  */
-static bool changes_state(const struct ucmd_req *req, const struct ucmd_ctrl_opdef *d)
+static bool changes_state(const struct nvmet_req *req, const struct nvmet_ctrl_opdef *d)
 {
 	if (d->effects & (LBCC | NCC | NIC | CCC))
 		return true;
@@ -59,15 +59,15 @@ static bool changes_state(const struct ucmd_req *req, const struct ucmd_ctrl_opd
 
 uint32_t ucmd_ctrl_opcode_effects(bool admin, uint8_t opcode)
 {
-	const struct ucmd_ctrl_opdef *d = &(admin ? ucmd_admin_cmds : ucmd_nvm_cmds)[opcode];
+	const struct nvmet_ctrl_opdef *d = &(admin ? nvmet_admin_cmds : nvmet_nvm_cmds)[opcode];
 
 	return d->fn ? d->effects : 0;
 }
 
-uint16_t ucmd_exec(struct ucmd_ctrl *c, struct ucmd_req *req)
+uint16_t nvmet_exec(struct ucmd_ctrl *c, struct nvmet_req *req)
 {
 	bool admin = req->sqid == 0;
-	const struct ucmd_ctrl_opdef *d = &(admin ? ucmd_admin_cmds : ucmd_nvm_cmds)[req->cmd.opcode];
+	const struct nvmet_ctrl_opdef *d = &(admin ? nvmet_admin_cmds : nvmet_nvm_cmds)[req->cmd.opcode];
 	uint8_t psdt = req->cmd.flags & UCMD_NVME_PSDT_MASK;
 
 	if (!d->fn)

@@ -33,7 +33,7 @@ static const struct {
 	[NVME_FEAT_FID_TIMESTAMP]    = { true, false },
 };
 
-void ucmd_features_defaults(struct ucmd_feat_vals *f)
+void nvmet_features_defaults(struct nvmet_feat_vals *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->arbitration = 0;		/* burst 1, round robin */
@@ -42,7 +42,7 @@ void ucmd_features_defaults(struct ucmd_feat_vals *f)
 	f->tmpth_under = 0;
 }
 
-uint8_t ucmd_critical_warning(struct ucmd_ctrl *c)
+uint8_t nvmet_critical_warning(struct ucmd_ctrl *c)
 {
 	uint8_t w = 0;
 
@@ -58,7 +58,7 @@ static uint64_t timestamp_ms(struct ucmd_ctrl *c)
 	return (c->ts_set ? c->ts_host_ms : 0) + (ktime_get_ns() - since) / 1000000ull;
 }
 
-static uint16_t get_value(struct ucmd_ctrl *c, const struct ucmd_feat_vals *f, uint8_t fid,
+static uint16_t get_value(struct ucmd_ctrl *c, const struct nvmet_feat_vals *f, uint8_t fid,
 			  uint32_t cdw11, uint32_t *dw0)
 {
 	switch (fid) {
@@ -83,10 +83,10 @@ static uint16_t get_value(struct ucmd_ctrl *c, const struct ucmd_feat_vals *f, u
 	return 0;
 }
 
-uint16_t ucmd_admin_get_features(struct ucmd_ctrl *c, struct ucmd_req *req)
+uint16_t nvmet_admin_get_features(struct ucmd_ctrl *c, struct nvmet_req *req)
 {
 	uint8_t fid = req->cmd.cdw10 & 0xff, sel = (req->cmd.cdw10 >> 8) & 7;
-	struct ucmd_feat_vals dflt;
+	struct nvmet_feat_vals dflt;
 
 	if (!feats[fid].supported || sel > SEL_SUPPORTED)
 		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
@@ -101,9 +101,9 @@ uint16_t ucmd_admin_get_features(struct ucmd_ctrl *c, struct ucmd_req *req)
 		memcpy(ts.timestamp, &ms, sizeof(ts.timestamp));
 		/* Origin 001b when the host set it; the clock keeps running. */
 		ts.attr = (sel == SEL_CURRENT && c->ts_set) ? (1 << 1) : 0;
-		return ucmd_data_to_host(c, req, &ts, sizeof(ts));
+		return nvmet_data_to_host(c, req, &ts, sizeof(ts));
 	}
-	ucmd_features_defaults(&dflt);
+	nvmet_features_defaults(&dflt);
 	switch (sel) {
 	case SEL_DEFAULT:
 		if (fid == NVME_FEAT_FID_NUM_QUEUES) {
@@ -119,7 +119,7 @@ uint16_t ucmd_admin_get_features(struct ucmd_ctrl *c, struct ucmd_req *req)
 	}
 }
 
-static uint16_t set_value(struct ucmd_ctrl *c, struct ucmd_feat_vals *f, uint8_t fid, uint32_t v)
+static uint16_t set_value(struct ucmd_ctrl *c, struct nvmet_feat_vals *f, uint8_t fid, uint32_t v)
 {
 	switch (fid) {
 	case NVME_FEAT_FID_ARBITRATION: f->arbitration = v; break;
@@ -155,7 +155,7 @@ static uint16_t set_value(struct ucmd_ctrl *c, struct ucmd_feat_vals *f, uint8_t
 	return 0;
 }
 
-static uint16_t set_num_queues(struct ucmd_ctrl *c, struct ucmd_req *req)
+static uint16_t set_num_queues(struct ucmd_ctrl *c, struct nvmet_req *req)
 {
 	uint32_t nsqr = req->cmd.cdw11 & 0xffff, ncqr = req->cmd.cdw11 >> 16;
 
@@ -170,7 +170,7 @@ static uint16_t set_num_queues(struct ucmd_ctrl *c, struct ucmd_req *req)
 	return 0;
 }
 
-uint16_t ucmd_admin_set_features(struct ucmd_ctrl *c, struct ucmd_req *req)
+uint16_t nvmet_admin_set_features(struct ucmd_ctrl *c, struct nvmet_req *req)
 {
 	uint8_t fid = req->cmd.cdw10 & 0xff;
 	bool save = req->cmd.cdw10 & (1u << 31);
@@ -186,7 +186,7 @@ uint16_t ucmd_admin_set_features(struct ucmd_ctrl *c, struct ucmd_req *req)
 		struct nvme_timestamp ts;
 		uint64_t ms = 0;
 
-		st = ucmd_data_from_host(c, req, &ts, sizeof(ts));
+		st = nvmet_data_from_host(c, req, &ts, sizeof(ts));
 		if (st)
 			return st;
 		memcpy(&ms, ts.timestamp, sizeof(ts.timestamp));
@@ -200,11 +200,11 @@ uint16_t ucmd_admin_set_features(struct ucmd_ctrl *c, struct ucmd_req *req)
 		return st;
 	if (save) {
 		set_value(c, &c->saved, fid, req->cmd.cdw11);
-		ucmd_persist(c);
+		nvmet_persist(c);
 	}
-	if (fid == NVME_FEAT_FID_TEMP_THRESH && (ucmd_critical_warning(c) & NVME_SMART_CRIT_TEMPERATURE) &&
+	if (fid == NVME_FEAT_FID_TEMP_THRESH && (nvmet_critical_warning(c) & NVME_SMART_CRIT_TEMPERATURE) &&
 	    (c->cur.async_event & NVME_SMART_CRIT_TEMPERATURE))
-		ucmd_event(c, NVME_AER_SMART, NVME_AER_SMART_TEMPERATURE_THRESHOLD,
-			   NVME_LOG_LID_SMART);
+		nvmet_event(c, NVME_AER_SMART, NVME_AER_SMART_TEMPERATURE_THRESHOLD,
+			    NVME_LOG_LID_SMART);
 	return 0;
 }

@@ -74,7 +74,7 @@ static void id_ctrl(struct ucmd_ctrl *c, struct nvme_id_ctrl *id)
 	id->psd[0].mp = htole16(2500);	/* 25 W, in 0.01 W */
 }
 
-static void id_ns_desc(const struct ucmd_ns *ns, uint8_t *buf)
+static void id_ns_desc(const struct nvmet_ns *ns, uint8_t *buf)
 {
 	struct nvme_ns_id_desc *d = (void *)buf;
 	uint8_t csi = NVME_CSI_NVM;
@@ -109,7 +109,7 @@ static uint16_t ns_list(struct ucmd_ctrl *c, uint32_t nsid, bool allocated, stru
 	return 0;
 }
 
-uint16_t ucmd_admin_identify(struct ucmd_ctrl *c, struct ucmd_req *req)
+uint16_t nvmet_admin_identify(struct ucmd_ctrl *c, struct nvmet_req *req)
 {
 	uint8_t cns = req->cmd.cdw10 & 0xff;
 	uint8_t csi = req->cmd.cdw11 >> 24;
@@ -125,7 +125,7 @@ uint16_t ucmd_admin_identify(struct ucmd_ctrl *c, struct ucmd_req *req)
 		struct nvme_id_independent_id_ns ind;
 		struct nvme_id_iocs iocs;
 	} u;
-	struct ucmd_ns *ns;
+	struct nvmet_ns *ns;
 	uint16_t st = 0;
 
 	_Static_assert(sizeof(u) == 4096, "identify data is 4 KiB");
@@ -137,18 +137,18 @@ uint16_t ucmd_admin_identify(struct ucmd_ctrl *c, struct ucmd_req *req)
 	switch (cns) {
 	case NVME_IDENTIFY_CNS_NS:
 		if (nsid == NSID_ALL)
-			ucmd_ns_fill_id(c, NULL, &u.ns);
+			nvmet_ns_fill_id(c, NULL, &u.ns);
 		else if (!valid_nsid)
 			st = UCMD_GEN(NVME_SC_INVALID_NS) | UCMD_DNR;
 		else if (ns && ns->attached)
-			ucmd_ns_fill_id(c, ns, &u.ns);
+			nvmet_ns_fill_id(c, ns, &u.ns);
 		/* an inactive nsid returns zeros */
 		break;
 	case NVME_IDENTIFY_CNS_ALLOCATED_NS:
 		if (!valid_nsid)
 			st = UCMD_GEN(NVME_SC_INVALID_NS) | UCMD_DNR;
 		else if (ns)
-			ucmd_ns_fill_id(c, ns, &u.ns);
+			nvmet_ns_fill_id(c, ns, &u.ns);
 		break;
 	case NVME_IDENTIFY_CNS_CTRL:
 		id_ctrl(c, &u.ctrl);
@@ -219,5 +219,5 @@ uint16_t ucmd_admin_identify(struct ucmd_ctrl *c, struct ucmd_req *req)
 	}
 	if (st)
 		return st;
-	return ucmd_data_to_host(c, req, &u, sizeof(u));
+	return nvmet_data_to_host(c, req, &u, sizeof(u));
 }

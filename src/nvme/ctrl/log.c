@@ -29,7 +29,7 @@ static void log_smart(struct ucmd_ctrl *c, struct nvme_smart_log *s)
 {
 	uint64_t pos = c->smart.power_on_seconds + (ktime_get_ns() - c->created_ns) / 1000000000ull;
 
-	s->critical_warning = ucmd_critical_warning(c);
+	s->critical_warning = nvmet_critical_warning(c);
 	s->temperature[0] = UCMD_TEMP_KELVIN & 0xff;
 	s->temperature[1] = UCMD_TEMP_KELVIN >> 8;
 	s->avail_spare = 100;
@@ -78,20 +78,20 @@ static uint16_t log_effects(uint8_t csi, struct nvme_cmd_effects_log *e)
 	if (csi != NVME_CSI_NVM)
 		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
 	for (unsigned i = 0; i < 256; i++) {
-		e->acs[i] = htole32(ucmd_admin_cmds[i].fn ? ucmd_admin_cmds[i].effects : 0);
-		e->iocs[i] = htole32(ucmd_nvm_cmds[i].fn ? ucmd_nvm_cmds[i].effects : 0);
+		e->acs[i] = htole32(nvmet_admin_cmds[i].fn ? nvmet_admin_cmds[i].effects : 0);
+		e->iocs[i] = htole32(nvmet_nvm_cmds[i].fn ? nvmet_nvm_cmds[i].effects : 0);
 	}
 	return 0;
 }
 
-uint16_t ucmd_admin_get_log(struct ucmd_ctrl *c, struct ucmd_req *req)
+uint16_t nvmet_admin_get_log(struct ucmd_ctrl *c, struct nvmet_req *req)
 {
 	uint8_t lid = req->cmd.cdw10 & 0xff;
 	bool rae = req->cmd.cdw10 & (1u << 15);
 	uint64_t numd = ((uint64_t)(req->cmd.cdw11 & 0xffff) << 16 | (req->cmd.cdw10 >> 16)) + 1;
 	uint64_t len = numd * 4, off = (uint64_t)req->cmd.cdw13 << 32 | req->cmd.cdw12;
 	uint8_t csi = req->cmd.cdw14 >> 24;
-	struct ucmd_iovs v;
+	struct nvmet_iovs v;
 	uint8_t *buf;
 	size_t size;
 	uint16_t st = 0;
@@ -112,13 +112,13 @@ uint16_t ucmd_admin_get_log(struct ucmd_ctrl *c, struct ucmd_req *req)
 	/* SMART is controller-wide only (LPA bit 0 clear). */
 	if (lid == NVME_LOG_LID_SMART && req->cmd.nsid && req->cmd.nsid != 0xffffffffu)
 		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
-	ucmd_iovs_init(&v);
-	st = ucmd_map_data(c, req, len, &v);
+	nvmet_iovs_init(&v);
+	st = nvmet_map_data(c, req, len, &v);
 	if (st)
 		return st;
 	buf = calloc(1, size);
 	if (!buf) {
-		ucmd_iovs_free(&v);
+		nvmet_iovs_free(&v);
 		return UCMD_GEN(NVME_SC_INTERNAL);
 	}
 	switch (lid) {
@@ -132,13 +132,13 @@ uint16_t ucmd_admin_get_log(struct ucmd_ctrl *c, struct ucmd_req *req)
 		/* Bytes past the end of the log read as zero. */
 		uint64_t n = size - off < len ? size - off : len;
 
-		st = ucmd_iovs_copy_out(&v, buf + off, n);
+		st = nvmet_iovs_copy_out(&v, buf + off, n);
 		if (!st)
-			st = ucmd_iovs_zero_from(&v, n);
+			st = nvmet_iovs_zero_from(&v, n);
 	}
 	if (!st && !rae)
-		ucmd_event_unmask(c, lid);
+		nvmet_event_unmask(c, lid);
 	free(buf);
-	ucmd_iovs_free(&v);
+	nvmet_iovs_free(&v);
 	return st;
 }

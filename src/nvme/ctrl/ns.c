@@ -23,17 +23,17 @@ static const struct { uint8_t ds_shift; uint16_t ms; } lbafs[UCMD_NR_LBAF] = {
 	{ 12, 0 }, { 12, 8 }, { 12, 16 }, { 12, 64 },
 };
 
-uint32_t ucmd_lbaf_ds(uint8_t lbaf)
+uint32_t nvmet_lbaf_ds(uint8_t lbaf)
 {
 	return 1u << lbafs[lbaf % UCMD_NR_LBAF].ds_shift;
 }
 
-uint16_t ucmd_lbaf_ms(uint8_t lbaf)
+uint16_t nvmet_lbaf_ms(uint8_t lbaf)
 {
 	return lbafs[lbaf % UCMD_NR_LBAF].ms;
 }
 
-struct ucmd_ns *ucmd_ns_active(struct ucmd_ctrl *c, uint32_t nsid)
+struct nvmet_ns *nvmet_ns_active(struct ucmd_ctrl *c, uint32_t nsid)
 {
 	if (!nsid || nsid > UCMD_MAX_NS || !c->ns[nsid] || !c->ns[nsid]->attached)
 		return NULL;
@@ -45,22 +45,22 @@ struct ucmd_ns *ucmd_ns_active(struct ucmd_ctrl *c, uint32_t nsid)
  * directory (dir.c); create makes a new one and never takes over an existing
  * file. A device namespace's path passes dir.c's checks every time.
  */
-int ucmd_ns_open_store(struct ucmd_ctrl *c, struct ucmd_ns *ns, bool create)
+int nvmet_ns_open_store(struct ucmd_ctrl *c, struct nvmet_ns *ns, bool create)
 {
-	uint64_t size = ucmd_ns_store_size(ns->nsze, ns->lbaf);
+	uint64_t size = nvmet_ns_store_size(ns->nsze, ns->lbaf);
 
 	switch (ns->kind) {
 	case UCMD_NS_STORE_FILE:
-		return ucmd_dir_image_open(c, ns->nsid, size, create, &ns->st);
+		return nvmet_dir_image_open(c, ns->nsid, size, create, &ns->st);
 	case UCMD_NS_STORE_RAM:
 		return ucmd_store_ram_open(size, &ns->st);
 	case UCMD_NS_STORE_DEVICE:
-		return ucmd_dir_device_open(c, ns->path, size, &ns->st);
+		return nvmet_dir_device_open(c, ns->path, size, &ns->st);
 	}
 	return -EINVAL;
 }
 
-void ucmd_ns_uuid(struct ucmd_ctrl *c, struct ucmd_ns *ns)
+void nvmet_ns_uuid(struct ucmd_ctrl *c, struct nvmet_ns *ns)
 {
 	(void)c;
 	if (getrandom(ns->uuid, sizeof(ns->uuid), 0) != sizeof(ns->uuid)) {
@@ -75,9 +75,9 @@ void ucmd_ns_uuid(struct ucmd_ctrl *c, struct ucmd_ns *ns)
 }
 
 /* Add a namespace; nsid 0 picks the lowest free one. Returns nsid or -errno. */
-int ucmd_ns_add(struct ucmd_ctrl *c, const struct ucmd_ns_params *p, uint32_t nsid)
+int nvmet_ns_add(struct ucmd_ctrl *c, const struct ucmd_ns_params *p, uint32_t nsid)
 {
-	struct ucmd_ns *ns;
+	struct nvmet_ns *ns;
 	int ret;
 
 	if (!p || !p->nsze || p->lbaf >= UCMD_NR_LBAF)
@@ -98,7 +98,7 @@ int ucmd_ns_add(struct ucmd_ctrl *c, const struct ucmd_ns_params *p, uint32_t ns
 	ns->nsid = nsid;
 	ns->nsze = p->nsze;
 	ns->lbaf = p->lbaf;
-	ns->extended = p->extended && ucmd_lbaf_ms(p->lbaf);
+	ns->extended = p->extended && nvmet_lbaf_ms(p->lbaf);
 	ns->attached = p->attach;
 	/* Without a directory there is nowhere to put a file: stay volatile. */
 	ns->kind = (p->store == UCMD_NS_STORE_FILE && !c->dir) ? UCMD_NS_STORE_RAM : p->store;
@@ -107,13 +107,13 @@ int ucmd_ns_add(struct ucmd_ctrl *c, const struct ucmd_ns_params *p, uint32_t ns
 	 * state file records a path that reopens without following symlinks.
 	 */
 	if (ns->kind == UCMD_NS_STORE_DEVICE && !(ns->path = realpath(p->path, NULL))) {
-		ret = ucmd_ctrl_why(c, -errno, "device path %s: %s", p->path, strerror(errno));
+		ret = nvmet_ctrl_why(c, -errno, "device path %s: %s", p->path, strerror(errno));
 		free(ns);
 		return ret;
 	}
-	ucmd_ns_uuid(c, ns);
+	nvmet_ns_uuid(c, ns);
 	/* An existing nsN.img is never reused or deleted here: -EEXIST. */
-	ret = ucmd_ns_open_store(c, ns, true);
+	ret = nvmet_ns_open_store(c, ns, true);
 	if (ret) {
 		free(ns->path);
 		free(ns);
@@ -123,45 +123,45 @@ int ucmd_ns_add(struct ucmd_ctrl *c, const struct ucmd_ns_params *p, uint32_t ns
 	return (int)nsid;
 }
 
-void ucmd_ns_free(struct ucmd_ctrl *c, struct ucmd_ns *ns, bool remove_file)
+void nvmet_ns_free(struct ucmd_ctrl *c, struct nvmet_ns *ns, bool remove_file)
 {
 	c->ns[ns->nsid] = NULL;
 	ucmd_store_close(ns->st);
 	if (remove_file && ns->kind == UCMD_NS_STORE_FILE && c->dir)
-		ucmd_dir_image_remove(c, ns->nsid);
-	ucmd_ranges_clear(&ns->uncor);
+		nvmet_dir_image_remove(c, ns->nsid);
+	nvmet_ranges_clear(&ns->uncor);
 	free(ns->path);
 	free(ns);
 }
 
-int ucmd_ns_discard(struct ucmd_ctrl *c, struct ucmd_ns *ns, uint64_t slba, uint64_t nlb,
-		    bool deallocate)
+int nvmet_ns_discard(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t slba, uint64_t nlb,
+		     bool deallocate)
 {
 	struct ucmd_store *st = ns->st;
-	uint16_t ms = ucmd_ns_ms(ns);
+	uint16_t ms = nvmet_ns_ms(ns);
 	int ret;
 
 	/* Nothing changes when the range table could not record the result. */
-	if (!ucmd_ranges_remove_fits(&ns->uncor, slba, nlb))
+	if (!nvmet_ranges_remove_fits(&ns->uncor, slba, nlb))
 		return -ENOSPC;
 	if (deallocate)
-		ret = st->ops->deallocate(st, ucmd_ns_data_off(ns, slba), nlb * ucmd_ns_ds(ns));
+		ret = st->ops->deallocate(st, nvmet_ns_data_off(ns, slba), nlb * nvmet_ns_ds(ns));
 	else
-		ret = st->ops->write_zeroes(st, ucmd_ns_data_off(ns, slba), nlb * ucmd_ns_ds(ns));
+		ret = st->ops->write_zeroes(st, nvmet_ns_data_off(ns, slba), nlb * nvmet_ns_ds(ns));
 	if (!ret && ms) {
 		if (deallocate)
-			ret = st->ops->deallocate(st, ucmd_ns_meta_off(ns, slba), nlb * ms);
+			ret = st->ops->deallocate(st, nvmet_ns_meta_off(ns, slba), nlb * ms);
 		else
-			ret = st->ops->write_zeroes(st, ucmd_ns_meta_off(ns, slba), nlb * ms);
+			ret = st->ops->write_zeroes(st, nvmet_ns_meta_off(ns, slba), nlb * ms);
 	}
 	if (!ret)
-		ret = ucmd_ranges_remove(&ns->uncor, slba, nlb);
+		ret = nvmet_ranges_remove(&ns->uncor, slba, nlb);
 	if (ret > 0)
-		ucmd_persist_range(c, ns, false, slba, nlb);
+		nvmet_persist_range(c, ns, false, slba, nlb);
 	return ret < 0 ? ret : 0;
 }
 
-void ucmd_ns_fill_id(struct ucmd_ctrl *c, const struct ucmd_ns *ns, struct nvme_id_ns *id)
+void nvmet_ns_fill_id(struct ucmd_ctrl *c, const struct nvmet_ns *ns, struct nvme_id_ns *id)
 {
 	uint64_t alloc;
 	uint32_t ds;
@@ -176,14 +176,14 @@ void ucmd_ns_fill_id(struct ucmd_ctrl *c, const struct ucmd_ns *ns, struct nvme_
 	id->mcl = htole32(UCMD_COPY_MCL);
 	id->msrc = UCMD_COPY_MSRC;
 	for (unsigned i = 0; i < UCMD_NR_LBAF; i++) {
-		id->lbaf[i].ms = htole16(ucmd_lbaf_ms((uint8_t)i));
+		id->lbaf[i].ms = htole16(nvmet_lbaf_ms((uint8_t)i));
 		id->lbaf[i].ds = lbafs[i].ds_shift;
 		id->lbaf[i].rp = 0;
 	}
 	if (!ns)
 		return;	/* common capabilities (NSID FFFFFFFFh) */
 	(void)c;
-	ds = ucmd_ns_ds(ns);
+	ds = nvmet_ns_ds(ns);
 	id->nsze = htole64(ns->nsze);
 	id->ncap = htole64(ns->nsze);
 	alloc = ns->st && ns->st->ops->allocated ? ns->st->ops->allocated(ns->st) : 0;

@@ -14,10 +14,10 @@
 #define ST_INVALID_NS	(UCMD_GEN(NVME_SC_INVALID_NS) | UCMD_DNR)
 #define ST_FORMAT	(UCMD_CMD(NVME_SC_INVALID_FORMAT) | UCMD_DNR)
 
-static uint16_t format_ns(struct ucmd_ctrl *c, struct ucmd_ns *ns, uint8_t lbaf, bool mset)
+static uint16_t format_ns(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint8_t lbaf, bool mset)
 {
 	/* Keep the capacity in bytes; the block count follows the block size. */
-	uint64_t nsze = ns->nsze * ucmd_ns_ds(ns) / ucmd_lbaf_ds(lbaf);
+	uint64_t nsze = ns->nsze * nvmet_ns_ds(ns) / nvmet_lbaf_ds(lbaf);
 	struct ucmd_store *st = ns->st;
 	int ret;
 
@@ -25,18 +25,18 @@ static uint16_t format_ns(struct ucmd_ctrl *c, struct ucmd_ns *ns, uint8_t lbaf,
 		return ST_FORMAT;
 	ret = st->ops->deallocate(st, 0, st->size);
 	if (!ret)
-		ret = st->ops->resize(st, ucmd_ns_store_size(nsze, lbaf));
+		ret = st->ops->resize(st, nvmet_ns_store_size(nsze, lbaf));
 	if (ret)
-		return ucmd_store_status(ret);
+		return nvmet_store_status(ret);
 	ns->nsze = nsze;
 	ns->lbaf = lbaf;
-	ns->extended = mset && ucmd_lbaf_ms(lbaf);
-	ucmd_ranges_clear(&ns->uncor);
-	ucmd_ns_changed(c, ns->nsid);
+	ns->extended = mset && nvmet_lbaf_ms(lbaf);
+	nvmet_ranges_clear(&ns->uncor);
+	nvmet_ns_changed(c, ns->nsid);
 	return 0;
 }
 
-uint16_t ucmd_admin_format(struct ucmd_ctrl *c, struct ucmd_req *req)
+uint16_t nvmet_admin_format(struct ucmd_ctrl *c, struct nvmet_req *req)
 {
 	uint32_t cdw10 = req->cmd.cdw10;
 	uint8_t lbaf = (cdw10 & 0xf) | ((cdw10 >> 12) & 3) << 4;
@@ -51,20 +51,20 @@ uint16_t ucmd_admin_format(struct ucmd_ctrl *c, struct ucmd_req *req)
 		return ST_INVALID;
 	if (req->cmd.nsid == NSID_ALL) {
 		for (uint32_t i = 1; i <= UCMD_MAX_NS && !st; i++)
-			if (ucmd_ns_active(c, i))
+			if (nvmet_ns_active(c, i))
 				st = format_ns(c, c->ns[i], lbaf, mset);
 	} else {
-		struct ucmd_ns *ns = ucmd_ns_active(c, req->cmd.nsid);
+		struct nvmet_ns *ns = nvmet_ns_active(c, req->cmd.nsid);
 
 		if (!ns)
 			return ST_INVALID_NS;
 		st = format_ns(c, ns, lbaf, mset);
 	}
-	ucmd_persist(c);
+	nvmet_persist(c);
 	return st;
 }
 
-static uint16_t ns_create(struct ucmd_ctrl *c, struct ucmd_req *req)
+static uint16_t ns_create(struct ucmd_ctrl *c, struct nvmet_req *req)
 {
 	struct nvme_id_ns *id = malloc(sizeof(*id));
 	struct ucmd_ns_params p = { .store = c->dir ? UCMD_NS_STORE_FILE : UCMD_NS_STORE_RAM };
@@ -78,7 +78,7 @@ static uint16_t ns_create(struct ucmd_ctrl *c, struct ucmd_req *req)
 		st = UCMD_CMD(NVME_SC_IOCS_NOT_SUPPORTED) | UCMD_DNR;
 		goto out;
 	}
-	st = ucmd_data_from_host(c, req, id, sizeof(*id));
+	st = nvmet_data_from_host(c, req, id, sizeof(*id));
 	if (st)
 		goto out;
 	p.nsze = le64toh(id->nsze);
@@ -92,7 +92,7 @@ static uint16_t ns_create(struct ucmd_ctrl *c, struct ucmd_req *req)
 		st = ST_FORMAT;
 		goto out;
 	}
-	nsid = ucmd_ns_add(c, &p, 0);
+	nsid = nvmet_ns_add(c, &p, 0);
 	if (nsid == -ENOSPC)
 		st = UCMD_CMD(NVME_SC_NS_ID_UNAVAILABLE) | UCMD_DNR;
 	else if (nsid < 0)
@@ -104,17 +104,17 @@ out:
 	return st;
 }
 
-static void ns_delete_one(struct ucmd_ctrl *c, struct ucmd_ns *ns)
+static void ns_delete_one(struct ucmd_ctrl *c, struct nvmet_ns *ns)
 {
 	uint32_t nsid = ns->nsid;
 	bool was_attached = ns->attached;
 
-	ucmd_ns_free(c, ns, true);
+	nvmet_ns_free(c, ns, true);
 	if (was_attached)
-		ucmd_ns_changed(c, nsid);
+		nvmet_ns_changed(c, nsid);
 }
 
-uint16_t ucmd_admin_ns_mgmt(struct ucmd_ctrl *c, struct ucmd_req *req)
+uint16_t nvmet_admin_ns_mgmt(struct ucmd_ctrl *c, struct nvmet_req *req)
 {
 	uint8_t sel = req->cmd.cdw10 & 0xf;
 	uint32_t nsid = req->cmd.nsid;
@@ -139,16 +139,16 @@ uint16_t ucmd_admin_ns_mgmt(struct ucmd_ctrl *c, struct ucmd_req *req)
 		return ST_INVALID;
 	}
 	if (!st)
-		ucmd_persist(c);
+		nvmet_persist(c);
 	return st;
 }
 
-uint16_t ucmd_admin_ns_attach(struct ucmd_ctrl *c, struct ucmd_req *req)
+uint16_t nvmet_admin_ns_attach(struct ucmd_ctrl *c, struct nvmet_req *req)
 {
 	uint8_t sel = req->cmd.cdw10 & 0xf;
 	uint32_t nsid = req->cmd.nsid;
 	struct nvme_ctrl_list *list;
-	struct ucmd_ns *ns;
+	struct nvmet_ns *ns;
 	uint16_t st, num;
 
 	if (sel > 1)
@@ -160,7 +160,7 @@ uint16_t ucmd_admin_ns_attach(struct ucmd_ctrl *c, struct ucmd_req *req)
 	list = malloc(sizeof(*list));
 	if (!list)
 		return UCMD_GEN(NVME_SC_INTERNAL);
-	st = ucmd_data_from_host(c, req, list, sizeof(*list));
+	st = nvmet_data_from_host(c, req, list, sizeof(*list));
 	num = le16toh(list->num);
 	/* This subsystem has one controller: the list must name exactly it. */
 	if (!st && (num != 1 || le16toh(list->identifier[0]) != c->p.cntlid))
@@ -173,7 +173,7 @@ uint16_t ucmd_admin_ns_attach(struct ucmd_ctrl *c, struct ucmd_req *req)
 	if (sel == 1 && !ns->attached)
 		return UCMD_CMD(NVME_SC_NS_NOT_ATTACHED) | UCMD_DNR;
 	ns->attached = sel == 0;
-	ucmd_persist(c);
-	ucmd_ns_changed(c, nsid);
+	nvmet_persist(c);
+	nvmet_ns_changed(c, nsid);
 	return 0;
 }

@@ -22,13 +22,13 @@
 #define ST_INTERNAL	UCMD_GEN(NVME_SC_INTERNAL)
 
 struct rw {
-	struct ucmd_ns *ns;
+	struct nvmet_ns *ns;
 	uint64_t slba, nlb;
 };
 
-static uint16_t rw_decode(struct ucmd_ctrl *c, struct ucmd_req *req, struct rw *rw, bool blocks)
+static uint16_t rw_decode(struct ucmd_ctrl *c, struct nvmet_req *req, struct rw *rw, bool blocks)
 {
-	rw->ns = ucmd_ns_active(c, req->cmd.nsid);
+	rw->ns = nvmet_ns_active(c, req->cmd.nsid);
 	if (!rw->ns)
 		return ST_INVALID_NS;
 	rw->slba = (uint64_t)req->cmd.cdw11 << 32 | req->cmd.cdw10;
@@ -54,110 +54,110 @@ static uint16_t read_error(struct ucmd_ctrl *c)
  * areas: dv (data) and mv (metadata). Extended LBAs interleave both in the
  * data buffer; otherwise metadata comes from MPTR.
  */
-static uint16_t map_blocks(struct ucmd_ctrl *c, struct ucmd_req *req, const struct rw *rw,
-			   struct ucmd_iovs *host, struct ucmd_iovs *dv, struct ucmd_iovs *mv)
+static uint16_t map_blocks(struct ucmd_ctrl *c, struct nvmet_req *req, const struct rw *rw,
+			   struct nvmet_iovs *host, struct nvmet_iovs *dv, struct nvmet_iovs *mv)
 {
-	uint32_t ds = ucmd_ns_ds(rw->ns);
-	uint16_t ms = ucmd_ns_ms(rw->ns), st;
+	uint32_t ds = nvmet_ns_ds(rw->ns);
+	uint16_t ms = nvmet_ns_ms(rw->ns), st;
 	bool ext = rw->ns->extended;
 
-	st = ucmd_map_data(c, req, rw->nlb * (ds + (ext ? ms : 0)), host);
+	st = nvmet_map_data(c, req, rw->nlb * (ds + (ext ? ms : 0)), host);
 	if (st)
 		return st;
 	if (!ext) {
 		*dv = *host;
-		ucmd_iovs_init(host);
-		return ms ? ucmd_map_meta(c, req, rw->nlb * ms, mv) : 0;
+		nvmet_iovs_init(host);
+		return ms ? nvmet_map_meta(c, req, rw->nlb * ms, mv) : 0;
 	}
-	struct ucmd_iov_cursor cur = { .v = host };
+	struct nvmet_iov_cursor cur = { .v = host };
 
 	for (uint64_t i = 0; i < rw->nlb; i++)
-		if (ucmd_iov_take(&cur, ds, dv) || ucmd_iov_take(&cur, ms, mv))
+		if (nvmet_iov_take(&cur, ds, dv) || nvmet_iov_take(&cur, ms, mv))
 			return ST_INTERNAL;
 	return 0;
 }
 
-static void free3(struct ucmd_iovs *a, struct ucmd_iovs *b, struct ucmd_iovs *d)
+static void free3(struct nvmet_iovs *a, struct nvmet_iovs *b, struct nvmet_iovs *d)
 {
-	ucmd_iovs_free(a);
-	ucmd_iovs_free(b);
-	ucmd_iovs_free(d);
+	nvmet_iovs_free(a);
+	nvmet_iovs_free(b);
+	nvmet_iovs_free(d);
 }
 
-static int blocks_xfer(struct rw *rw, struct ucmd_iovs *dv, struct ucmd_iovs *mv, bool write,
+static int blocks_xfer(struct rw *rw, struct nvmet_iovs *dv, struct nvmet_iovs *mv, bool write,
 		       bool fua)
 {
-	int ret = ucmd_store_xfer(rw->ns->st, dv, ucmd_ns_data_off(rw->ns, rw->slba), write, fua);
+	int ret = nvmet_store_xfer(rw->ns->st, dv, nvmet_ns_data_off(rw->ns, rw->slba), write, fua);
 
 	if (!ret && mv->cnt)
-		ret = ucmd_store_xfer(rw->ns->st, mv, ucmd_ns_meta_off(rw->ns, rw->slba), write, fua);
+		ret = nvmet_store_xfer(rw->ns->st, mv, nvmet_ns_meta_off(rw->ns, rw->slba), write, fua);
 	return ret;
 }
 
-void ucmd_nvm_prefetch(struct ucmd_ctrl *c, const struct ucmd_nvme_sqe *sqe)
+void nvmet_nvm_prefetch(struct ucmd_ctrl *c, const struct ucmd_nvme_sqe *sqe)
 {
-	struct ucmd_ns *ns;
+	struct nvmet_ns *ns;
 	uint64_t slba;
 
-	if (sqe->opcode != nvme_cmd_read || !(ns = ucmd_ns_active(c, sqe->nsid)) ||
+	if (sqe->opcode != nvme_cmd_read || !(ns = nvmet_ns_active(c, sqe->nsid)) ||
 	    !ns->st->ops->prefetch)
 		return;
 	slba = (uint64_t)sqe->cdw11 << 32 | sqe->cdw10;
 	if (slba < ns->nsze)
-		ns->st->ops->prefetch(ns->st, ucmd_ns_data_off(ns, slba), ucmd_ns_ds(ns));
+		ns->st->ops->prefetch(ns->st, nvmet_ns_data_off(ns, slba), nvmet_ns_ds(ns));
 }
 
-uint16_t ucmd_nvm_rw(struct ucmd_ctrl *c, struct ucmd_req *req)
+uint16_t nvmet_nvm_rw(struct ucmd_ctrl *c, struct nvmet_req *req)
 {
 	bool write = req->cmd.opcode == nvme_cmd_write;
 	bool fua = (req->cmd.cdw12 & CDW12_FUA) || !c->cur.vwc;
-	struct ucmd_iovs host, dv, mv;
+	struct nvmet_iovs host, dv, mv;
 	struct rw rw;
 	uint16_t st;
 
 	if ((st = rw_decode(c, req, &rw, true)))
 		return st;
-	ucmd_iovs_init_spare(c, &host);
-	ucmd_iovs_init(&dv);
-	ucmd_iovs_init(&mv);
+	nvmet_iovs_init_spare(c, &host);
+	nvmet_iovs_init(&dv);
+	nvmet_iovs_init(&mv);
 	st = map_blocks(c, req, &rw, &host, &dv, &mv);
-	if (!st && !write && ucmd_ranges_overlap(&rw.ns->uncor, rw.slba, rw.nlb))
+	if (!st && !write && nvmet_ranges_overlap(&rw.ns->uncor, rw.slba, rw.nlb))
 		st = read_error(c);
 	/* A write that would split a mark of a full table fails before it writes. */
-	if (!st && write && !ucmd_ranges_remove_fits(&rw.ns->uncor, rw.slba, rw.nlb))
+	if (!st && write && !nvmet_ranges_remove_fits(&rw.ns->uncor, rw.slba, rw.nlb))
 		st = UCMD_ST_RANGES_FULL;
 	if (!st)
-		st = ucmd_store_status(blocks_xfer(&rw, &dv, &mv, write, fua));
+		st = nvmet_store_status(blocks_xfer(&rw, &dv, &mv, write, fua));
 	/* the array moved to dv unless LBAs are extended: each one gives it back */
-	ucmd_iovs_free_spare(c, &host);
-	ucmd_iovs_free_spare(c, &dv);
-	ucmd_iovs_free(&mv);
+	nvmet_iovs_free_spare(c, &host);
+	nvmet_iovs_free_spare(c, &dv);
+	nvmet_iovs_free(&mv);
 	if (st)
 		return st;
 	if (write) {
-		int r = ucmd_ranges_remove(&rw.ns->uncor, rw.slba, rw.nlb);
+		int r = nvmet_ranges_remove(&rw.ns->uncor, rw.slba, rw.nlb);
 
 		if (r < 0)
 			return ST_INTERNAL;
 		if (r)
-			ucmd_persist_range(c, rw.ns, false, rw.slba, rw.nlb);
+			nvmet_persist_range(c, rw.ns, false, rw.slba, rw.nlb);
 		c->smart.host_writes++;
-		c->smart.units_written_512 += rw.nlb * ucmd_ns_ds(rw.ns) / 512;
+		c->smart.units_written_512 += rw.nlb * nvmet_ns_ds(rw.ns) / 512;
 	} else {
 		c->smart.host_reads++;
-		c->smart.units_read_512 += rw.nlb * ucmd_ns_ds(rw.ns) / 512;
+		c->smart.units_read_512 += rw.nlb * nvmet_ns_ds(rw.ns) / 512;
 	}
 	return 0;
 }
 
-static uint16_t compare_iovs(struct ucmd_store *st, const struct ucmd_iovs *v, uint64_t off)
+static uint16_t compare_iovs(struct ucmd_store *st, const struct nvmet_iovs *v, uint64_t off)
 {
 	char *hb = malloc(v->len ? v->len : 1), *sb = malloc(v->len ? v->len : 1);
 	uint16_t ret = 0;
 
 	if (!hb || !sb)
 		ret = ST_INTERNAL;
-	else if ((ret = ucmd_iovs_copy_in(v, hb, v->len)))
+	else if ((ret = nvmet_iovs_copy_in(v, hb, v->len)))
 		;	/* host memory out of reach: Data Transfer Error */
 	else if (ucmd_store_read(st, sb, v->len, off))
 		ret = ST_INTERNAL;
@@ -168,31 +168,31 @@ static uint16_t compare_iovs(struct ucmd_store *st, const struct ucmd_iovs *v, u
 	return ret;
 }
 
-uint16_t ucmd_nvm_compare(struct ucmd_ctrl *c, struct ucmd_req *req)
+uint16_t nvmet_nvm_compare(struct ucmd_ctrl *c, struct nvmet_req *req)
 {
-	struct ucmd_iovs host, dv, mv;
+	struct nvmet_iovs host, dv, mv;
 	struct rw rw;
 	uint16_t st;
 
 	if ((st = rw_decode(c, req, &rw, true)))
 		return st;
-	ucmd_iovs_init(&host);
-	ucmd_iovs_init(&dv);
-	ucmd_iovs_init(&mv);
+	nvmet_iovs_init(&host);
+	nvmet_iovs_init(&dv);
+	nvmet_iovs_init(&mv);
 	st = map_blocks(c, req, &rw, &host, &dv, &mv);
-	if (!st && ucmd_ranges_overlap(&rw.ns->uncor, rw.slba, rw.nlb))
+	if (!st && nvmet_ranges_overlap(&rw.ns->uncor, rw.slba, rw.nlb))
 		st = read_error(c);
 	if (!st)
-		st = compare_iovs(rw.ns->st, &dv, ucmd_ns_data_off(rw.ns, rw.slba));
+		st = compare_iovs(rw.ns->st, &dv, nvmet_ns_data_off(rw.ns, rw.slba));
 	if (!st && mv.cnt)
-		st = compare_iovs(rw.ns->st, &mv, ucmd_ns_meta_off(rw.ns, rw.slba));
+		st = compare_iovs(rw.ns->st, &mv, nvmet_ns_meta_off(rw.ns, rw.slba));
 	free3(&host, &dv, &mv);
 	if (!st)
 		c->smart.host_reads++;
 	return st;
 }
 
-uint16_t ucmd_nvm_verify(struct ucmd_ctrl *c, struct ucmd_req *req)
+uint16_t nvmet_nvm_verify(struct ucmd_ctrl *c, struct nvmet_req *req)
 {
 	struct rw rw;
 	uint16_t st;
@@ -200,13 +200,13 @@ uint16_t ucmd_nvm_verify(struct ucmd_ctrl *c, struct ucmd_req *req)
 	if ((st = rw_decode(c, req, &rw, true)))
 		return st;
 	/* The media is what the store holds; only marked blocks fail. */
-	if (ucmd_ranges_overlap(&rw.ns->uncor, rw.slba, rw.nlb))
+	if (nvmet_ranges_overlap(&rw.ns->uncor, rw.slba, rw.nlb))
 		return read_error(c);
 	c->smart.host_reads++;
 	return 0;
 }
 
-uint16_t ucmd_nvm_flush(struct ucmd_ctrl *c, struct ucmd_req *req)
+uint16_t nvmet_nvm_flush(struct ucmd_ctrl *c, struct nvmet_req *req)
 {
 	uint32_t nsid = req->cmd.nsid;
 
@@ -214,40 +214,40 @@ uint16_t ucmd_nvm_flush(struct ucmd_ctrl *c, struct ucmd_req *req)
 
 	if (nsid == 0xffffffffu) {
 		for (uint32_t i = 1; i <= UCMD_MAX_NS; i++) {
-			struct ucmd_ns *ns = ucmd_ns_active(c, i);
+			struct nvmet_ns *ns = nvmet_ns_active(c, i);
 
-			if (ns && (st = ucmd_store_status(ns->st->ops->flush(ns->st))))
+			if (ns && (st = nvmet_store_status(ns->st->ops->flush(ns->st))))
 				return st;
 		}
 		return 0;
 	}
-	struct ucmd_ns *ns = ucmd_ns_active(c, nsid);
+	struct nvmet_ns *ns = nvmet_ns_active(c, nsid);
 
 	if (!ns)
 		return ST_INVALID_NS;
-	return ucmd_store_status(ns->st->ops->flush(ns->st));
+	return nvmet_store_status(ns->st->ops->flush(ns->st));
 }
 
-uint16_t ucmd_nvm_write_zeroes(struct ucmd_ctrl *c, struct ucmd_req *req)
+uint16_t nvmet_nvm_write_zeroes(struct ucmd_ctrl *c, struct nvmet_req *req)
 {
 	struct rw rw;
 	uint16_t st;
 
 	if ((st = rw_decode(c, req, &rw, true)))
 		return st;
-	if (!ucmd_ranges_remove_fits(&rw.ns->uncor, rw.slba, rw.nlb))
+	if (!nvmet_ranges_remove_fits(&rw.ns->uncor, rw.slba, rw.nlb))
 		return UCMD_ST_RANGES_FULL;
-	st = ucmd_store_status(ucmd_ns_discard(c, rw.ns, rw.slba, rw.nlb,
-					       req->cmd.cdw12 & CDW12_DEAC));
+	st = nvmet_store_status(nvmet_ns_discard(c, rw.ns, rw.slba, rw.nlb,
+						 req->cmd.cdw12 & CDW12_DEAC));
 	if (!st && ((req->cmd.cdw12 & CDW12_FUA) || !c->cur.vwc))
-		st = ucmd_store_status(rw.ns->st->ops->flush(rw.ns->st));
+		st = nvmet_store_status(rw.ns->st->ops->flush(rw.ns->st));
 	if (st)
 		return st;
 	c->smart.host_writes++;
 	return 0;
 }
 
-uint16_t ucmd_nvm_write_uncor(struct ucmd_ctrl *c, struct ucmd_req *req)
+uint16_t nvmet_nvm_write_uncor(struct ucmd_ctrl *c, struct nvmet_req *req)
 {
 	struct rw rw;
 	uint16_t st;
@@ -258,7 +258,7 @@ uint16_t ucmd_nvm_write_uncor(struct ucmd_ctrl *c, struct ucmd_req *req)
 		return ST_INVALID;
 	if (rw.slba + rw.nlb < rw.slba || rw.slba + rw.nlb > rw.ns->nsze)
 		return ST_LBA_RANGE;
-	switch (ucmd_ranges_add(&rw.ns->uncor, rw.slba, rw.nlb)) {
+	switch (nvmet_ranges_add(&rw.ns->uncor, rw.slba, rw.nlb)) {
 	case 0:
 		break;
 	case -ENOSPC:
@@ -267,21 +267,21 @@ uint16_t ucmd_nvm_write_uncor(struct ucmd_ctrl *c, struct ucmd_req *req)
 		return ST_INTERNAL;
 	}
 	/* The marking is media state: it must survive a power cycle. */
-	ucmd_persist_range(c, rw.ns, true, rw.slba, rw.nlb);
+	nvmet_persist_range(c, rw.ns, true, rw.slba, rw.nlb);
 	c->smart.host_writes++;
 	return 0;
 }
 
-uint16_t ucmd_nvm_dsm(struct ucmd_ctrl *c, struct ucmd_req *req)
+uint16_t nvmet_nvm_dsm(struct ucmd_ctrl *c, struct nvmet_req *req)
 {
-	struct ucmd_ns *ns = ucmd_ns_active(c, req->cmd.nsid);
+	struct nvmet_ns *ns = nvmet_ns_active(c, req->cmd.nsid);
 	unsigned nr = (req->cmd.cdw10 & 0xff) + 1;
 	struct nvme_dsm_range r[256];
 	uint16_t st;
 
 	if (!ns)
 		return ST_INVALID_NS;
-	st = ucmd_data_from_host(c, req, r, nr * sizeof(r[0]));
+	st = nvmet_data_from_host(c, req, r, nr * sizeof(r[0]));
 	if (st)
 		return st;
 	if (!(req->cmd.cdw11 & NVME_DSMGMT_AD))
@@ -296,31 +296,31 @@ uint16_t ucmd_nvm_dsm(struct ucmd_ctrl *c, struct ucmd_req *req)
 		uint64_t slba = le64toh(r[i].slba), nlb = le32toh(r[i].nlb);
 
 		/* -ENOSPC: a full disk, or a mark split in a full table */
-		if (nlb && (st = ucmd_store_status(ucmd_ns_discard(c, ns, slba, nlb, true))))
+		if (nlb && (st = nvmet_store_status(nvmet_ns_discard(c, ns, slba, nlb, true))))
 			return st;
 	}
 	return 0;
 }
 
 /* Copy blocks through a bounce buffer, data area then metadata area. */
-static int copy_blocks(struct ucmd_ns *ns, uint64_t src, uint64_t dst, uint64_t nlb, char *buf)
+static int copy_blocks(struct nvmet_ns *ns, uint64_t src, uint64_t dst, uint64_t nlb, char *buf)
 {
-	uint32_t ds = ucmd_ns_ds(ns);
-	uint16_t ms = ucmd_ns_ms(ns);
+	uint32_t ds = nvmet_ns_ds(ns);
+	uint16_t ms = nvmet_ns_ms(ns);
 	uint64_t per = COPY_CHUNK / (ds + ms);
 
 	for (uint64_t done = 0; done < nlb; done += per) {
 		uint64_t n = nlb - done < per ? nlb - done : per;
 		int ret;
 
-		ret = ucmd_store_read(ns->st, buf, n * ds, ucmd_ns_data_off(ns, src + done));
+		ret = ucmd_store_read(ns->st, buf, n * ds, nvmet_ns_data_off(ns, src + done));
 		if (!ret)
-			ret = ucmd_store_write(ns->st, buf, n * ds, ucmd_ns_data_off(ns, dst + done), false);
+			ret = ucmd_store_write(ns->st, buf, n * ds, nvmet_ns_data_off(ns, dst + done), false);
 		if (!ret && ms) {
-			ret = ucmd_store_read(ns->st, buf, n * ms, ucmd_ns_meta_off(ns, src + done));
+			ret = ucmd_store_read(ns->st, buf, n * ms, nvmet_ns_meta_off(ns, src + done));
 			if (!ret)
 				ret = ucmd_store_write(ns->st, buf, n * ms,
-						       ucmd_ns_meta_off(ns, dst + done), false);
+						       nvmet_ns_meta_off(ns, dst + done), false);
 		}
 		if (ret)
 			return ret;
@@ -328,9 +328,9 @@ static int copy_blocks(struct ucmd_ns *ns, uint64_t src, uint64_t dst, uint64_t 
 	return 0;
 }
 
-uint16_t ucmd_nvm_copy(struct ucmd_ctrl *c, struct ucmd_req *req)
+uint16_t nvmet_nvm_copy(struct ucmd_ctrl *c, struct nvmet_req *req)
 {
-	struct ucmd_ns *ns = ucmd_ns_active(c, req->cmd.nsid);
+	struct nvmet_ns *ns = nvmet_ns_active(c, req->cmd.nsid);
 	uint64_t sdlba = (uint64_t)req->cmd.cdw11 << 32 | req->cmd.cdw10, total = 0, dst;
 	unsigned nr = (req->cmd.cdw12 & 0xff) + 1, fmt = (req->cmd.cdw12 >> 8) & 0xf;
 	struct nvme_copy_range r[UCMD_COPY_MSRC + 1];
@@ -344,7 +344,7 @@ uint16_t ucmd_nvm_copy(struct ucmd_ctrl *c, struct ucmd_req *req)
 		return ST_INVALID;
 	if (nr > UCMD_COPY_MSRC + 1u)
 		return UCMD_CMD(NVME_SC_CMD_SIZE_LIMIT_EXCEEDED) | UCMD_DNR;
-	st = ucmd_data_from_host(c, req, r, nr * sizeof(r[0]));
+	st = nvmet_data_from_host(c, req, r, nr * sizeof(r[0]));
 	if (st)
 		return st;
 	for (unsigned i = 0; i < nr; i++) {
@@ -354,7 +354,7 @@ uint16_t ucmd_nvm_copy(struct ucmd_ctrl *c, struct ucmd_req *req)
 			return UCMD_CMD(NVME_SC_CMD_SIZE_LIMIT_EXCEEDED) | UCMD_DNR;
 		if (slba + nlb < slba || slba + nlb > ns->nsze)
 			return ST_LBA_RANGE;
-		if (ucmd_ranges_overlap(&ns->uncor, slba, nlb))
+		if (nvmet_ranges_overlap(&ns->uncor, slba, nlb))
 			return read_error(c);
 		total += nlb;
 	}
@@ -362,7 +362,7 @@ uint16_t ucmd_nvm_copy(struct ucmd_ctrl *c, struct ucmd_req *req)
 		return UCMD_CMD(NVME_SC_CMD_SIZE_LIMIT_EXCEEDED) | UCMD_DNR;
 	if (sdlba + total < sdlba || sdlba + total > ns->nsze)
 		return ST_LBA_RANGE;
-	if (!ucmd_ranges_remove_fits(&ns->uncor, sdlba, total))
+	if (!nvmet_ranges_remove_fits(&ns->uncor, sdlba, total))
 		return UCMD_ST_RANGES_FULL;
 	buf = malloc(COPY_CHUNK);
 	if (!buf)
@@ -371,23 +371,23 @@ uint16_t ucmd_nvm_copy(struct ucmd_ctrl *c, struct ucmd_req *req)
 	for (unsigned i = 0; i < nr && !st; i++) {
 		uint64_t nlb = le16toh(r[i].nlb) + 1ull;
 
-		st = ucmd_store_status(copy_blocks(ns, le64toh(r[i].slba), dst, nlb, buf));
+		st = nvmet_store_status(copy_blocks(ns, le64toh(r[i].slba), dst, nlb, buf));
 		dst += nlb;
 	}
 	free(buf);
 	if (st)
 		return st;
-	switch (ucmd_ranges_remove(&ns->uncor, sdlba, total)) {
+	switch (nvmet_ranges_remove(&ns->uncor, sdlba, total)) {
 	case 0:
 		break;
 	case 1:
-		ucmd_persist_range(c, ns, false, sdlba, total);
+		nvmet_persist_range(c, ns, false, sdlba, total);
 		break;
 	default:
 		return ST_INTERNAL;
 	}
 	if (((req->cmd.cdw12 & CDW12_FUA) || !c->cur.vwc) &&
-	    (st = ucmd_store_status(ns->st->ops->flush(ns->st))))
+	    (st = nvmet_store_status(ns->st->ops->flush(ns->st))))
 		return st;
 	c->smart.host_writes++;
 	return 0;

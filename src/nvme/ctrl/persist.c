@@ -74,7 +74,7 @@ static bool unhex(uint8_t *dst, const char *src, size_t n)
 	return true;
 }
 
-static json_object *features_json(const struct ucmd_feat_vals *f)
+static json_object *features_json(const struct nvmet_feat_vals *f)
 {
 	json_object *o = json_object_new_object();
 
@@ -90,7 +90,7 @@ static json_object *features_json(const struct ucmd_feat_vals *f)
 	return o;
 }
 
-static void features_load(json_object *o, struct ucmd_feat_vals *f)
+static void features_load(json_object *o, struct nvmet_feat_vals *f)
 {
 	f->arbitration = (uint32_t)get_u64(o, "arbitration", f->arbitration);
 	f->power_mgmt = (uint32_t)get_u64(o, "power_mgmt", f->power_mgmt);
@@ -120,7 +120,7 @@ static json_object *smart_json(struct ucmd_ctrl *c)
 	return o;
 }
 
-static json_object *ns_json(const struct ucmd_ns *ns)
+static json_object *ns_json(const struct nvmet_ns *ns)
 {
 	json_object *o = json_object_new_object(), *u = json_object_new_array();
 	char uuid[33];
@@ -157,7 +157,7 @@ static int write_atomic(struct ucmd_ctrl *c, const char *name, const char *text)
 	size_t len = strlen(text), done = 0;
 	int fd, ret;
 
-	ret = ucmd_dir_temp(c, name, tmp, sizeof(tmp), &fd);
+	ret = nvmet_dir_temp(c, name, tmp, sizeof(tmp), &fd);
 	if (ret)
 		return ret;
 	while (done < len) {
@@ -190,11 +190,11 @@ static void crc_add(json_object *root)
 {
 	char hexcrc[9];
 
-	snprintf(hexcrc, sizeof(hexcrc), "%08x", ucmd_state_crc(root));
+	snprintf(hexcrc, sizeof(hexcrc), "%08x", nvmet_state_crc(root));
 	json_object_object_add(root, "crc32c", json_object_new_string(hexcrc));
 }
 
-int ucmd_persist_save(struct ucmd_ctrl *c, bool clean)
+int nvmet_persist_save(struct ucmd_ctrl *c, bool clean)
 {
 	json_object *root, *nss;
 	int ret;
@@ -218,7 +218,7 @@ int ucmd_persist_save(struct ucmd_ctrl *c, bool clean)
 			json_object_array_add(nss, ns_json(c->ns[i]));
 	json_object_object_add(root, "namespaces", nss);
 	/* The journal exists before a ctrl.json that expects one. */
-	ret = ucmd_journal_open(c, false);
+	ret = nvmet_journal_open(c, false);
 	if (!ret) {
 		add_u64(root, "generation", c->journal_gen + 1);
 		crc_add(root);
@@ -231,15 +231,15 @@ int ucmd_persist_save(struct ucmd_ctrl *c, bool clean)
 		return ret;
 	/* ctrl.json now holds every record of the journal */
 	c->journal_gen++;
-	return ucmd_journal_reset(c);
+	return nvmet_journal_reset(c);
 }
 
-void ucmd_persist(struct ucmd_ctrl *c)
+void nvmet_persist(struct ucmd_ctrl *c)
 {
-	if (c->dir && ucmd_persist_save(c, false)) {
+	if (c->dir && nvmet_persist_save(c, false)) {
 		/* State the host relies on is no longer durable. */
 		c->persist_failed = true;
-		ucmd_ctrl_fatal(c);
+		nvmet_ctrl_fatal(c);
 	}
 }
 
@@ -259,7 +259,7 @@ static int replace_str(char **dst, const char *src)
 
 static int ns_load(struct ucmd_ctrl *c, json_object *o)
 {
-	struct ucmd_ns *ns = calloc(1, sizeof(*ns));
+	struct nvmet_ns *ns = calloc(1, sizeof(*ns));
 	const char *store = get_str(o, "store"), *path = get_str(o, "path");
 	json_object *u, *v;
 	int ret = -EINVAL;
@@ -280,7 +280,7 @@ static int ns_load(struct ucmd_ctrl *c, json_object *o)
 	    ns->lbaf >= UCMD_NR_LBAF || (ns->kind == UCMD_NS_STORE_DEVICE && !path))
 		goto fail;
 	if (!unhex(ns->uuid, get_str(o, "uuid"), sizeof(ns->uuid)))
-		ucmd_ns_uuid(c, ns);
+		nvmet_ns_uuid(c, ns);
 	/* Only a device namespace has a path; dir.c checks it when it is opened. */
 	if (ns->kind == UCMD_NS_STORE_DEVICE && !(ns->path = strdup(path))) {
 		ret = -ENOMEM;
@@ -297,7 +297,7 @@ static int ns_load(struct ucmd_ctrl *c, json_object *o)
 			    json_object_array_length(r) != 2)
 				goto fail;
 			/* sorted and disjoint (checked): each goes at the end, O(1) */
-			ret = ucmd_ranges_append(&ns->uncor,
+			ret = nvmet_ranges_append(&ns->uncor,
 					json_object_get_uint64(json_object_array_get_idx(r, 0)),
 					json_object_get_uint64(json_object_array_get_idx(r, 1)));
 			if (ret)
@@ -310,25 +310,25 @@ static int ns_load(struct ucmd_ctrl *c, json_object *o)
 	 * existing nsN.img of exactly its size: loading never creates, extends
 	 * or truncates anything.
 	 */
-	ret = ucmd_ns_open_store(c, ns, ns->kind == UCMD_NS_STORE_RAM);
+	ret = nvmet_ns_open_store(c, ns, ns->kind == UCMD_NS_STORE_RAM);
 	if (ret)
 		goto fail;
 	c->ns[ns->nsid] = ns;
 	return 0;
 fail:
-	ucmd_ranges_clear(&ns->uncor);
+	nvmet_ranges_clear(&ns->uncor);
 	free(ns->path);
 	free(ns);
 	return ret;
 }
 
-int ucmd_persist_load(struct ucmd_ctrl *c, bool *found)
+int nvmet_persist_load(struct ucmd_ctrl *c, bool *found)
 {
 	json_object *root, *o;
 	int fd, ret = 0;
 
 	/* relative to the directory, never through a symlink, owner-checked */
-	ret = ucmd_dir_open_file(c, CONFIG_NAME, O_RDONLY, &fd);
+	ret = nvmet_dir_open_file(c, CONFIG_NAME, O_RDONLY, &fd);
 	*found = ret != -ENOENT;
 	if (ret)
 		return ret == -ENOENT ? 0 : ret;
@@ -337,11 +337,11 @@ int ucmd_persist_load(struct ucmd_ctrl *c, bool *found)
 	if (!root) {
 		const char *why = json_util_get_last_err();
 
-		return ucmd_ctrl_why(c, -EINVAL, "%s/" CONFIG_NAME ": not valid JSON (%s)", c->dir,
-				     why ? why : "unreadable");
+		return nvmet_ctrl_why(c, -EINVAL, "%s/" CONFIG_NAME ": not valid JSON (%s)", c->dir,
+				      why ? why : "unreadable");
 	}
 	/* Every field and the checksum, before anything is used */
-	ret = ucmd_state_check(c, root);
+	ret = nvmet_state_check(c, root);
 	if (ret) {
 		json_object_put(root);
 		return ret;
@@ -371,15 +371,15 @@ int ucmd_persist_load(struct ucmd_ctrl *c, bool *found)
 		for (size_t i = 0; !ret && i < json_object_array_length(o); i++) {
 			ret = ns_load(c, json_object_array_get_idx(o, i));
 			if (ret && c->p.errbuf && c->p.errbuf_len && !c->p.errbuf[0])
-				ucmd_ctrl_why(c, 0, "%s/" CONFIG_NAME ": namespaces[%zu]: %s", c->dir, i,
+				nvmet_ctrl_why(c, 0, "%s/" CONFIG_NAME ": namespaces[%zu]: %s", c->dir, i,
 						 strerror(-ret));
 		}
 	}
 	/* A version 1 file predates the journal; a version 2 one comes with it. */
 	if (!ret)
-		ret = ucmd_journal_open(c, get_u64(root, "version", 0) >= 2);
+		ret = nvmet_journal_open(c, get_u64(root, "version", 0) >= 2);
 	if (!ret)
-		ret = ucmd_journal_replay(c);
+		ret = nvmet_journal_replay(c);
 out:
 	json_object_put(root);
 	return ret;

@@ -49,7 +49,7 @@ static int bad(struct chk *k, const char *key, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	ucmd_ctrl_why(k->c, 0, "%s/" STATE_FILE ": %s%s: %s", k->c->dir, k->where, key, msg);
+	nvmet_ctrl_why(k->c, 0, "%s/" STATE_FILE ": %s%s: %s", k->c->dir, k->where, key, msg);
 	return -EINVAL;
 }
 
@@ -238,7 +238,7 @@ static int check_ns(struct chk *k, json_object *o, uint32_t *nsid_out, const boo
 	    (ret = want(k, o, "extended", json_type_boolean, &v)))
 		return ret;
 	ext = json_object_get_boolean(v);
-	if (ext && !ucmd_lbaf_ms((uint8_t)lbaf))
+	if (ext && !nvmet_lbaf_ms((uint8_t)lbaf))
 		return bad(k, "extended", "true, but lbaf %" PRIu64 " has no metadata", lbaf);
 	if ((ret = want(k, o, "attached", json_type_boolean, &v)) ||
 	    (ret = want_str(k, o, "store", 0, &store)) ||
@@ -258,7 +258,7 @@ static int check_ns(struct chk *k, json_object *o, uint32_t *nsid_out, const boo
 }
 
 /* Identity from the caller: what the loader would refuse must not be saved */
-int ucmd_state_check_identity(struct ucmd_ctrl *c)
+int nvmet_state_check_identity(struct ucmd_ctrl *c)
 {
 	const struct { const char *name, *val; size_t max; } f[] = {
 		{ "serial", c->serial, SN_LEN },
@@ -273,7 +273,7 @@ int ucmd_state_check_identity(struct ucmd_ctrl *c)
 			if (*p < 0x20 || *p > 0x7e)
 				len = SIZE_MAX;
 		if (len < 1 || len > f[i].max) {
-			ucmd_ctrl_why(c, 0, "%s/%s: must be 1..%zu printable ASCII characters "
+			nvmet_ctrl_why(c, 0, "%s/%s: must be 1..%zu printable ASCII characters "
 					 "(the Identify field)", c->dir, f[i].name, f[i].max);
 			return -EINVAL;
 		}
@@ -281,12 +281,12 @@ int ucmd_state_check_identity(struct ucmd_ctrl *c)
 	return 0;
 }
 
-uint32_t ucmd_state_crc(json_object *root)
+uint32_t nvmet_state_crc(json_object *root)
 {
 	const char *s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN |
 						       JSON_C_TO_STRING_NOSLASHESCAPE);
 
-	return ucmd_crc32c(0, s, strlen(s));
+	return nvmet_crc32c(0, s, strlen(s));
 }
 
 /* Version 2 carries a checksum over its canonical text; version 1 has none. */
@@ -304,14 +304,14 @@ static int check_crc(struct chk *k, json_object *root, uint64_t version)
 	json_object_object_get_ex(root, "crc32c", &v);
 	want = (uint32_t)strtoul(json_object_get_string(v), NULL, 16);
 	json_object_object_del(root, "crc32c");
-	got = ucmd_state_crc(root);
+	got = nvmet_state_crc(root);
 	if (got != want)
 		return bad(k, "crc32c", "the file says %08x, its content gives %08x "
 			   "(damaged, or edited by hand)", want, got);
 	return 0;
 }
 
-int ucmd_state_check(struct ucmd_ctrl *c, json_object *root)
+int nvmet_state_check(struct ucmd_ctrl *c, json_object *root)
 {
 	static const char *const keys_v1[] = { "version", "serial", "model", "firmware", "clean",
 		"saved_features", "smart", "namespaces", NULL };
@@ -325,7 +325,7 @@ int ucmd_state_check(struct ucmd_ctrl *c, json_object *root)
 	int ret;
 
 	if (!json_object_is_type(root, json_type_object)) {
-		ucmd_ctrl_why(c, 0, "%s/" STATE_FILE ": not a JSON object", c->dir);
+		nvmet_ctrl_why(c, 0, "%s/" STATE_FILE ": not a JSON object", c->dir);
 		return -EINVAL;
 	}
 	if ((ret = want_uint(&k, root, "version", 1, 2, &version)) ||

@@ -43,7 +43,7 @@ void nvmet_sq_init(struct ucmd_ctrl *c, struct nvmet_sq *sq, uint16_t qid, uint6
 
 static void cq_free_backlog(struct nvmet_cq *cq)
 {
-	struct ucmd_pending_cqe *p;
+	struct nvmet_pending_cqe *p;
 
 	while ((p = cq->backlog)) {
 		cq->backlog = p->next;
@@ -56,7 +56,7 @@ static void cq_free_backlog(struct nvmet_cq *cq)
 void nvmet_sq_delete(struct ucmd_ctrl *c, uint16_t qid)
 {
 	struct nvmet_sq *sq = &c->sq[qid];
-	struct ucmd_req **pp = &c->delayed, *r;
+	struct nvmet_req **pp = &c->delayed, *r;
 
 	if (!sq->valid)
 		return;
@@ -64,7 +64,7 @@ void nvmet_sq_delete(struct ucmd_ctrl *c, uint16_t qid)
 	while ((r = *pp)) {
 		if (r->sqid == qid) {
 			*pp = r->next;
-			ucmd_post_req(c, r, UCMD_GEN(NVME_SC_ABORT_QUEUE));
+			nvmet_post_req(c, r, UCMD_GEN(NVME_SC_ABORT_QUEUE));
 		} else {
 			pp = &r->next;
 		}
@@ -79,7 +79,7 @@ void nvmet_cq_delete(struct ucmd_ctrl *c, uint16_t qid)
 	memset(&c->cq[qid], 0, sizeof(c->cq[qid]));
 }
 
-void ucmd_queues_free(struct ucmd_ctrl *c)
+void nvmet_queues_free(struct ucmd_ctrl *c)
 {
 	for (unsigned i = 0; i <= c->qmax; i++) {
 		memset(&c->sq[i], 0, sizeof(c->sq[i]));
@@ -152,7 +152,7 @@ static bool cq_refresh(struct ucmd_ctrl *c, struct nvmet_cq *cq)
 
 static void cq_drain_backlog(struct nvmet_cq *cq)
 {
-	struct ucmd_pending_cqe *p;
+	struct nvmet_pending_cqe *p;
 
 	while ((p = cq->backlog) && cq_free(cq)) {
 		cq->backlog = p->next;
@@ -165,9 +165,9 @@ static void cq_drain_backlog(struct nvmet_cq *cq)
 }
 
 /* A zeroed request: the one kept from the last command, or a new one. */
-static struct ucmd_req *ucmd_req_get(struct ucmd_ctrl *c)
+static struct nvmet_req *nvmet_req_get(struct ucmd_ctrl *c)
 {
-	struct ucmd_req *req = c->req_spare;
+	struct nvmet_req *req = c->req_spare;
 
 	if (!req)
 		return calloc(1, sizeof(*req));
@@ -176,7 +176,7 @@ static struct ucmd_req *ucmd_req_get(struct ucmd_ctrl *c)
 	return req;
 }
 
-static void ucmd_req_put(struct ucmd_ctrl *c, struct ucmd_req *req)
+static void nvmet_req_put(struct ucmd_ctrl *c, struct nvmet_req *req)
 {
 	if (!c->req_spare)
 		c->req_spare = req;
@@ -184,7 +184,7 @@ static void ucmd_req_put(struct ucmd_ctrl *c, struct ucmd_req *req)
 		free(req);
 }
 
-void ucmd_post_req(struct ucmd_ctrl *c, struct ucmd_req *req, uint16_t status)
+void nvmet_post_req(struct ucmd_ctrl *c, struct nvmet_req *req, uint16_t status)
 {
 	struct nvmet_sq *sq = &c->sq[req->sqid];
 	struct nvmet_cq *cq;
@@ -195,10 +195,10 @@ void ucmd_post_req(struct ucmd_ctrl *c, struct ucmd_req *req, uint16_t status)
 
 	if (status && (status & 0x7ff) != UCMD_GEN(NVME_SC_ABORT_REQ) &&
 	    (status & 0x7ff) != UCMD_GEN(NVME_SC_ABORT_QUEUE))
-		ucmd_error_record(c, req->sqid, req->cmd.cid, status, req->cmd.nsid, 0);
+		nvmet_error_record(c, req->sqid, req->cmd.cid, status, req->cmd.nsid, 0);
 	if (!sq->valid) {
 		/* The SQ went away (reset): nobody is waiting for this. */
-		ucmd_req_put(c, req);
+		nvmet_req_put(c, req);
 		return;
 	}
 	cq = &c->cq[sq->cqid];
@@ -207,7 +207,7 @@ void ucmd_post_req(struct ucmd_ctrl *c, struct ucmd_req *req, uint16_t status)
 		cq_write(cq, &cqe);
 	} else {
 		/* CQ full: keep it until the host frees a slot. */
-		struct ucmd_pending_cqe *p = calloc(1, sizeof(*p));
+		struct nvmet_pending_cqe *p = calloc(1, sizeof(*p));
 
 		if (p) {
 			p->cqe = cqe;
@@ -215,20 +215,20 @@ void ucmd_post_req(struct ucmd_ctrl *c, struct ucmd_req *req, uint16_t status)
 			cq->backlog_tail = &p->next;
 			cq->nr_backlog++;
 		} else {
-			ucmd_ctrl_fatal(c);
+			nvmet_ctrl_fatal(c);
 		}
 		cq_refresh(c, cq);
 	}
-	ucmd_req_put(c, req);
+	nvmet_req_put(c, req);
 }
 
-static void run_req(struct ucmd_ctrl *c, struct ucmd_req *req)
+static void run_req(struct ucmd_ctrl *c, struct nvmet_req *req)
 {
-	uint16_t status = ucmd_exec(c, req);
+	uint16_t status = nvmet_exec(c, req);
 
 	c->commands++;
 	if (status != UCMD_DEFERRED)
-		ucmd_post_req(c, req, status);
+		nvmet_post_req(c, req, status);
 }
 
 static void sq_process(struct ucmd_ctrl *c, struct nvmet_sq *sq, uint64_t now)
@@ -237,14 +237,14 @@ static void sq_process(struct ucmd_ctrl *c, struct nvmet_sq *sq, uint64_t now)
 
 	/* Never fetch more than the CQ can take: that is the backpressure. */
 	while (sq->valid && sq->head != sq->tail) {
-		struct ucmd_req *req;
+		struct nvmet_req *req;
 		unsigned delay;
 
 		if (cq_free(cq) <= cq->nr_backlog && (!cq_refresh(c, cq) || cq_free(cq) <= cq->nr_backlog))
 			break;
-		req = ucmd_req_get(c);
+		req = nvmet_req_get(c);
 		if (!req) {
-			ucmd_ctrl_fatal(c);
+			nvmet_ctrl_fatal(c);
 			return;
 		}
 		memcpy(&req->cmd, &sq->mem[sq->head], sizeof(req->cmd));
@@ -261,18 +261,18 @@ static void sq_process(struct ucmd_ctrl *c, struct nvmet_sq *sq, uint64_t now)
 	}
 }
 
-bool ucmd_abort_req(struct ucmd_ctrl *c, uint16_t sqid, uint16_t cid)
+bool nvmet_abort_req(struct ucmd_ctrl *c, uint16_t sqid, uint16_t cid)
 {
-	struct ucmd_req **lists[] = { &c->delayed, &c->aer_reqs };
+	struct nvmet_req **lists[] = { &c->delayed, &c->aer_reqs };
 
 	for (unsigned i = 0; i < 2; i++) {
-		for (struct ucmd_req **pp = lists[i], *r; (r = *pp); pp = &r->next) {
+		for (struct nvmet_req **pp = lists[i], *r; (r = *pp); pp = &r->next) {
 			if (r->sqid != sqid || r->cmd.cid != cid)
 				continue;
 			*pp = r->next;
 			if (i == 1)
 				c->nr_aer_reqs--;
-			ucmd_post_req(c, r, UCMD_GEN(NVME_SC_ABORT_REQ));
+			nvmet_post_req(c, r, UCMD_GEN(NVME_SC_ABORT_REQ));
 			return true;
 		}
 	}
@@ -281,7 +281,7 @@ bool ucmd_abort_req(struct ucmd_ctrl *c, uint16_t sqid, uint16_t cid)
 
 static void run_delayed(struct ucmd_ctrl *c, uint64_t now)
 {
-	struct ucmd_req **pp = &c->delayed, *r;
+	struct nvmet_req **pp = &c->delayed, *r;
 
 	while ((r = *pp)) {
 		if (r->deadline_ns <= now) {
@@ -299,7 +299,7 @@ static uint64_t next_deadline(struct ucmd_ctrl *c)
 {
 	uint64_t d = 0;
 
-	for (struct ucmd_req *r = c->delayed; r; r = r->next)
+	for (struct nvmet_req *r = c->delayed; r; r = r->next)
 		if (!d || r->deadline_ns < d)
 			d = r->deadline_ns;
 	return d;
@@ -307,8 +307,8 @@ static uint64_t next_deadline(struct ucmd_ctrl *c)
 
 static void db_invalid(struct ucmd_ctrl *c, uint8_t info)
 {
-	ucmd_error_record(c, 0xffff, 0xffff, UCMD_GEN(NVME_SC_INVALID_FIELD), 0, 0);
-	ucmd_event(c, NVME_AER_ERROR, info, NVME_LOG_LID_ERROR);
+	nvmet_error_record(c, 0xffff, 0xffff, UCMD_GEN(NVME_SC_INVALID_FIELD), 0, 0);
+	nvmet_event(c, NVME_AER_ERROR, info, NVME_LOG_LID_ERROR);
 }
 
 static void apply_sq_db(struct ucmd_ctrl *c, uint16_t qid, uint32_t val)
@@ -321,7 +321,7 @@ static void apply_sq_db(struct ucmd_ctrl *c, uint16_t qid, uint32_t val)
 		return db_invalid(c, NVME_AER_ERROR_INVALID_DB_VAL);
 	/* start every announced read's data on its way before running any */
 	for (uint32_t i = sq->tail; qid && i != val; i = sq_next(sq, i))
-		ucmd_nvm_prefetch(c, &sq->mem[i]);
+		nvmet_nvm_prefetch(c, &sq->mem[i]);
 	sq->tail = val;
 }
 
@@ -387,7 +387,7 @@ static bool any_db_pending(struct ucmd_ctrl *c)
 	return any;
 }
 
-void ucmd_ctrl_run(struct ucmd_ctrl *c)
+void nvmet_ctrl_run(struct ucmd_ctrl *c)
 {
 	uint16_t vectors[64];
 	unsigned nvec = 0;
@@ -467,9 +467,9 @@ static bool db_stage(struct ucmd_ctrl *c, uint32_t off, uint32_t val)
 	return true;
 }
 
-void ucmd_db_write(struct ucmd_ctrl *c, uint32_t off, uint32_t val)
+void nvmet_db_write(struct ucmd_ctrl *c, uint32_t off, uint32_t val)
 {
-	/* ucmd_ctrl_run holds c->lock for a whole pass: a trap waits for it. */
+	/* nvmet_ctrl_run holds c->lock for a whole pass: a trap waits for it. */
 	bool trap = c->p.mode == UCMD_CTRL_THREAD && c->p.db_trap, run;
 
 	if (trap)
@@ -478,7 +478,7 @@ void ucmd_db_write(struct ucmd_ctrl *c, uint32_t off, uint32_t val)
 	if (trap)
 		pthread_mutex_unlock(&c->lock);
 	if (run && c->p.mode == UCMD_CTRL_INLINE)
-		ucmd_ctrl_run(c);
+		nvmet_ctrl_run(c);
 }
 
 /*
@@ -528,14 +528,14 @@ static void *ctrl_thread(void *arg)
 			break;
 		c->wakeups++;
 		pthread_mutex_unlock(&c->db_lock);
-		ucmd_ctrl_run(c);
+		nvmet_ctrl_run(c);
 		pthread_mutex_lock(&c->db_lock);
 	}
 	pthread_mutex_unlock(&c->db_lock);
 	return NULL;
 }
 
-int ucmd_thread_start(struct ucmd_ctrl *c)
+int nvmet_thread_start(struct ucmd_ctrl *c)
 {
 	int ret = pthread_create(&c->thread, NULL, ctrl_thread, c);
 
@@ -545,7 +545,7 @@ int ucmd_thread_start(struct ucmd_ctrl *c)
 	return 0;
 }
 
-void ucmd_thread_stop(struct ucmd_ctrl *c)
+void nvmet_thread_stop(struct ucmd_ctrl *c)
 {
 	if (!c->thread_started)
 		return;

@@ -19,16 +19,16 @@
 #define SHST_COMPLETE	(2u << UCMD_NVME_CSTS_SHST_SHIFT)
 #define SHST_MASK	(3u << UCMD_NVME_CSTS_SHST_SHIFT)
 
-void ucmd_ctrl_fatal(struct ucmd_ctrl *c)
+void nvmet_ctrl_fatal(struct ucmd_ctrl *c)
 {
 	/* The host's only recourse is a controller reset. */
 	c->csts |= UCMD_NVME_CSTS_CFS;
 }
 
 /* Controller Level Reset: everything the host set up after enabling is gone. */
-void ucmd_ctrl_reset_locked(struct ucmd_ctrl *c)
+void nvmet_ctrl_reset_locked(struct ucmd_ctrl *c)
 {
-	struct ucmd_req *r;
+	struct nvmet_req *r;
 
 	while ((r = c->delayed)) {
 		c->delayed = r->next;
@@ -41,7 +41,7 @@ void ucmd_ctrl_reset_locked(struct ucmd_ctrl *c)
 	c->nr_aer_reqs = 0;
 	c->nr_aeq = 0;
 	c->aer_masked = 0;
-	ucmd_queues_free(c);
+	nvmet_queues_free(c);
 	c->nsqa = c->ncqa = (uint16_t)(c->qmax - 1);
 	c->queues_created = false;
 	c->cur = c->saved;
@@ -71,7 +71,7 @@ static bool ctrl_start(struct ucmd_ctrl *c)
 	sqmem = c->dma->map(c->dma, c->asq, (uint64_t)asqs * sizeof(struct ucmd_nvme_sqe));
 	cqmem = c->dma->map(c->dma, c->acq, (uint64_t)acqs * sizeof(struct ucmd_nvme_cqe));
 	if (!sqmem || !cqmem) {
-		ucmd_ctrl_fatal(c);
+		nvmet_ctrl_fatal(c);
 		return false;
 	}
 	nvmet_cq_init(c, &c->cq[0], 0, c->acq, cqmem, acqs, true, 0);
@@ -84,8 +84,8 @@ static void ctrl_shutdown(struct ucmd_ctrl *c)
 	for (unsigned i = 1; i <= UCMD_MAX_NS; i++)
 		if (c->ns[i] && c->ns[i]->st)
 			c->ns[i]->st->ops->flush(c->ns[i]->st);
-	if (c->dir && ucmd_persist_save(c, true))
-		ucmd_ctrl_fatal(c);
+	if (c->dir && nvmet_persist_save(c, true))
+		nvmet_ctrl_fatal(c);
 	c->csts = (c->csts & ~SHST_MASK) | SHST_COMPLETE;
 }
 
@@ -98,7 +98,7 @@ static void write_cc(struct ucmd_ctrl *c, uint32_t val)
 		if (ctrl_start(c))
 			c->csts |= UCMD_NVME_CSTS_RDY;
 	} else if (!CC_EN(val) && CC_EN(old)) {
-		ucmd_ctrl_reset_locked(c);
+		nvmet_ctrl_reset_locked(c);
 		c->csts = 0;
 	}
 	if (CC_SHN(val) && !CC_SHN(old))
@@ -145,7 +145,7 @@ void ucmd_ctrl_write32(struct ucmd_ctrl *c, uint32_t off, uint32_t val)
 	if (off & 3)
 		return;
 	if (off >= UCMD_NVME_REG_DBS) {
-		ucmd_db_write(c, off, val);
+		nvmet_db_write(c, off, val);
 		return;
 	}
 	pthread_mutex_lock(&c->lock);
