@@ -5,9 +5,9 @@
 #include "store/common.h"
 #include "uaccess/uaccess.h"
 
-const unsigned char ucmd_store_zeros[UCMD_STORE_ZEROS_LEN] __attribute__((aligned(4096)));
+const unsigned char store_zeros[UCMD_STORE_ZEROS_LEN] __attribute__((aligned(4096)));
 
-int ucmd_store_check_range(uint64_t size, uint64_t off, uint64_t len)
+int store_check_range(uint64_t size, uint64_t off, uint64_t len)
 {
 	/* Written so that off + len can never wrap. */
 	if (off > size || len > size - off)
@@ -15,7 +15,7 @@ int ucmd_store_check_range(uint64_t size, uint64_t off, uint64_t len)
 	return 0;
 }
 
-int ucmd_store_iov_total(const struct iovec *iov, int iovcnt, uint64_t *len)
+int store_iov_total(const struct iovec *iov, int iovcnt, uint64_t *len)
 {
 	uint64_t total = 0;
 
@@ -34,24 +34,24 @@ int ucmd_store_iov_total(const struct iovec *iov, int iovcnt, uint64_t *len)
 	return 0;
 }
 
-int ucmd_store_check_io(uint64_t size, const struct iovec *iov, int iovcnt, uint64_t off,
-			uint64_t *len)
+int store_check_io(uint64_t size, const struct iovec *iov, int iovcnt, uint64_t off,
+		   uint64_t *len)
 {
-	int ret = ucmd_store_iov_total(iov, iovcnt, len);
+	int ret = store_iov_total(iov, iovcnt, len);
 
 	if (ret)
 		return ret;
-	return ucmd_store_check_range(size, off, *len);
+	return store_check_range(size, off, *len);
 }
 
-void ucmd_store_cursor_init(struct ucmd_store_iov_cursor *c, const struct iovec *iov, int iovcnt)
+void store_cursor_init(struct store_iov_cursor *c, const struct iovec *iov, int iovcnt)
 {
 	c->iov = iov;
 	c->cnt = iovcnt;
 	c->skip = 0;
 }
 
-void ucmd_store_cursor_advance(struct ucmd_store_iov_cursor *c, uint64_t n)
+void store_cursor_advance(struct store_iov_cursor *c, uint64_t n)
 {
 	while (c->cnt > 0) {
 		size_t left = c->iov->iov_len - c->skip;
@@ -67,8 +67,8 @@ void ucmd_store_cursor_advance(struct ucmd_store_iov_cursor *c, uint64_t n)
 	}
 }
 
-int ucmd_store_cursor_fill(const struct ucmd_store_iov_cursor *c, struct iovec *out, int max,
-			   uint64_t limit, uint64_t *bytes)
+int store_cursor_fill(const struct store_iov_cursor *c, struct iovec *out, int max,
+		      uint64_t limit, uint64_t *bytes)
 {
 	uint64_t total = 0;
 	size_t skip = c->skip;
@@ -96,7 +96,7 @@ int ucmd_store_cursor_fill(const struct ucmd_store_iov_cursor *c, struct iovec *
  * application owns): fn copies through the user memory accessor, and the
  * first piece it cannot reach ends the walk with -EFAULT.
  */
-static int cursor_walk(struct ucmd_store_iov_cursor *c, uint64_t n,
+static int cursor_walk(struct store_iov_cursor *c, uint64_t n,
 		       int (*fn)(void *seg, size_t len, void *arg), void *arg)
 {
 	while (n && c->cnt > 0) {
@@ -107,7 +107,7 @@ static int cursor_walk(struct ucmd_store_iov_cursor *c, uint64_t n,
 		if (len && fn((char *)c->iov->iov_base + c->skip, len, arg))
 			return -EFAULT;
 		/* advance(0) steps over an exhausted entry, so this always progresses */
-		ucmd_store_cursor_advance(c, len);
+		store_cursor_advance(c, len);
 		n -= len;
 	}
 	return 0;
@@ -137,26 +137,26 @@ static int seg_zero(void *seg, size_t len, void *arg)
 	return ucmd_clear_user(seg, len);
 }
 
-int ucmd_store_cursor_to_iov(struct ucmd_store_iov_cursor *c, const void *src, size_t n)
+int store_cursor_to_iov(struct store_iov_cursor *c, const void *src, size_t n)
 {
 	const unsigned char *p = src;
 
 	return cursor_walk(c, n, seg_to_iov, &p);
 }
 
-int ucmd_store_cursor_from_iov(struct ucmd_store_iov_cursor *c, void *dst, size_t n)
+int store_cursor_from_iov(struct store_iov_cursor *c, void *dst, size_t n)
 {
 	unsigned char *p = dst;
 
 	return cursor_walk(c, n, seg_from_iov, &p);
 }
 
-int ucmd_store_cursor_zero(struct ucmd_store_iov_cursor *c, uint64_t n)
+int store_cursor_zero(struct store_iov_cursor *c, uint64_t n)
 {
 	return cursor_walk(c, n, seg_zero, NULL);
 }
 
-int ucmd_store_zero_iov(struct iovec *out, int max, uint64_t len, uint64_t *bytes)
+int store_zero_iov(struct iovec *out, int max, uint64_t len, uint64_t *bytes)
 {
 	uint64_t total = 0;
 	int n = 0;
@@ -166,7 +166,7 @@ int ucmd_store_zero_iov(struct iovec *out, int max, uint64_t len, uint64_t *byte
 
 		if (seg > len - total)
 			seg = len - total;
-		out[n].iov_base = (void *)ucmd_store_zeros;
+		out[n].iov_base = (void *)store_zeros;
 		out[n].iov_len = seg;
 		total += seg;
 		n++;

@@ -41,7 +41,7 @@
 #define FILE_DIO_ALIGN	4096u
 
 struct dev_store {
-	struct ucmd_store st;
+	struct store st;
 	pthread_mutex_t lock;	/* one caller at a time on the ring and bounce buffer */
 	struct io_uring ring;
 	bool ring_ready;
@@ -54,7 +54,7 @@ struct dev_store {
 	unsigned char *bounce;	/* BOUNCE_LEN bytes, page aligned */
 };
 
-static struct dev_store *to_dev(struct ucmd_store *st)
+static struct dev_store *to_dev(struct store *st)
 {
 	return (struct dev_store *)st;
 }
@@ -131,7 +131,7 @@ static bool drop_direct(struct dev_store *ds)
 }
 
 /* Transfer len bytes at off from/to the cursor, looping over short transfers. */
-static int xfer(struct dev_store *ds, bool write, struct ucmd_store_iov_cursor *cur, uint64_t off,
+static int xfer(struct dev_store *ds, bool write, struct store_iov_cursor *cur, uint64_t off,
 		uint64_t len, bool fua)
 {
 	uint64_t done = 0;
@@ -139,8 +139,8 @@ static int xfer(struct dev_store *ds, bool write, struct ucmd_store_iov_cursor *
 	while (done < len) {
 		struct iovec batch[BATCH_IOV];
 		uint64_t bytes;
-		int n = ucmd_store_cursor_fill(cur, batch, BATCH_IOV, min_u64(len - done, INT_MAX),
-					       &bytes);
+		int n = store_cursor_fill(cur, batch, BATCH_IOV, min_u64(len - done, INT_MAX),
+					  &bytes);
 		int r = ring_rw(ds, write, batch, n, off + done, fua);
 
 		if (r == -EINTR || r == -EAGAIN)
@@ -153,9 +153,9 @@ static int xfer(struct dev_store *ds, bool write, struct ucmd_store_iov_cursor *
 			if (write)
 				return -EIO;	/* no progress and no error: do not spin */
 			/* end of a regular file: the rest reads as zeros */
-			return ucmd_store_cursor_zero(cur, len - done);
+			return store_cursor_zero(cur, len - done);
 		}
-		ucmd_store_cursor_advance(cur, (uint64_t)r);
+		store_cursor_advance(cur, (uint64_t)r);
 		done += (uint64_t)r;
 	}
 	return 0;
@@ -166,9 +166,9 @@ static int bounce_io(struct dev_store *ds, bool write, size_t at, uint64_t len, 
 		     bool fua)
 {
 	struct iovec iov = { .iov_base = ds->bounce + at, .iov_len = len };
-	struct ucmd_store_iov_cursor cur;
+	struct store_iov_cursor cur;
 
-	ucmd_store_cursor_init(&cur, &iov, 1);
+	store_cursor_init(&cur, &iov, 1);
 	return xfer(ds, write, &cur, off, len, fua);
 }
 
@@ -193,7 +193,7 @@ static void window(const struct dev_store *ds, uint64_t pos, uint64_t end, uint6
 	*a1 = min_u64(round_up(end, ds->blk), *a0 + round_down(BOUNCE_LEN, ds->blk));
 }
 
-static int bounce_read(struct dev_store *ds, struct ucmd_store_iov_cursor *cur, uint64_t off,
+static int bounce_read(struct dev_store *ds, struct store_iov_cursor *cur, uint64_t off,
 		       uint64_t len)
 {
 	for (uint64_t pos = off, end = off + len; pos < end;) {
@@ -205,7 +205,7 @@ static int bounce_read(struct dev_store *ds, struct ucmd_store_iov_cursor *cur, 
 		if (ret)
 			return ret;
 		stop = min_u64(end, a1);
-		ret = ucmd_store_cursor_to_iov(cur, ds->bounce + (pos - a0), stop - pos);
+		ret = store_cursor_to_iov(cur, ds->bounce + (pos - a0), stop - pos);
 		if (ret)
 			return ret;
 		pos = stop;
@@ -230,7 +230,7 @@ static int read_partial_blocks(struct dev_store *ds, uint64_t a0, uint64_t a1, u
 	return 0;
 }
 
-static int bounce_write(struct dev_store *ds, struct ucmd_store_iov_cursor *cur, uint64_t off,
+static int bounce_write(struct dev_store *ds, struct store_iov_cursor *cur, uint64_t off,
 			uint64_t len, bool fua)
 {
 	for (uint64_t pos = off, end = off + len; pos < end;) {
@@ -242,7 +242,7 @@ static int bounce_write(struct dev_store *ds, struct ucmd_store_iov_cursor *cur,
 		ret = read_partial_blocks(ds, a0, a1, pos, stop);
 		if (ret)
 			return ret;
-		ret = ucmd_store_cursor_from_iov(cur, ds->bounce + (pos - a0), stop - pos);
+		ret = store_cursor_from_iov(cur, ds->bounce + (pos - a0), stop - pos);
 		if (ret)
 			return ret;
 		ret = bounce_io(ds, true, 0, a1 - a0, a0, fua);
@@ -256,29 +256,29 @@ static int bounce_write(struct dev_store *ds, struct ucmd_store_iov_cursor *cur,
 static int dev_io(struct dev_store *ds, bool write, const struct iovec *iov, int iovcnt,
 		  uint64_t off, uint64_t len, bool fua)
 {
-	struct ucmd_store_iov_cursor cur;
+	struct store_iov_cursor cur;
 
-	ucmd_store_cursor_init(&cur, iov, iovcnt);
+	store_cursor_init(&cur, iov, iovcnt);
 	if (is_aligned(ds, iov, iovcnt, off, len))
 		return xfer(ds, write, &cur, off, len, fua);
 	return write ? bounce_write(ds, &cur, off, len, fua) : bounce_read(ds, &cur, off, len);
 }
 
-static int dev_readv(struct ucmd_store *st, const struct iovec *iov, int iovcnt, uint64_t off)
+static int dev_readv(struct store *st, const struct iovec *iov, int iovcnt, uint64_t off)
 {
 	struct dev_store *ds = to_dev(st);
 	uint64_t len;
 	int ret;
 
 	pthread_mutex_lock(&ds->lock);
-	ret = ucmd_store_check_io(st->size, iov, iovcnt, off, &len);
+	ret = store_check_io(st->size, iov, iovcnt, off, &len);
 	if (!ret && len)
 		ret = dev_io(ds, false, iov, iovcnt, off, len, false);
 	pthread_mutex_unlock(&ds->lock);
 	return ret;
 }
 
-static int dev_writev(struct ucmd_store *st, const struct iovec *iov, int iovcnt, uint64_t off,
+static int dev_writev(struct store *st, const struct iovec *iov, int iovcnt, uint64_t off,
 		      bool fua)
 {
 	struct dev_store *ds = to_dev(st);
@@ -286,7 +286,7 @@ static int dev_writev(struct ucmd_store *st, const struct iovec *iov, int iovcnt
 	int ret;
 
 	pthread_mutex_lock(&ds->lock);
-	ret = ucmd_store_check_io(st->size, iov, iovcnt, off, &len);
+	ret = store_check_io(st->size, iov, iovcnt, off, &len);
 	if (!ret && ds->rdonly)
 		ret = -EROFS;
 	if (!ret && len)
@@ -295,7 +295,7 @@ static int dev_writev(struct ucmd_store *st, const struct iovec *iov, int iovcnt
 	return ret;
 }
 
-static int dev_flush(struct ucmd_store *st)
+static int dev_flush(struct store *st)
 {
 	struct dev_store *ds = to_dev(st);
 	struct io_uring_sqe *sqe;
@@ -323,7 +323,7 @@ static int write_zero_bytes(struct dev_store *ds, uint64_t off, uint64_t len)
 	while (len) {
 		struct iovec batch[16];
 		uint64_t bytes;
-		int n = ucmd_store_zero_iov(batch, 16, len, &bytes);
+		int n = store_zero_iov(batch, 16, len, &bytes);
 		int ret = dev_io(ds, true, batch, n, off, bytes, false);
 
 		if (ret)
@@ -415,14 +415,14 @@ static int zero_range_locked(struct dev_store *ds, uint64_t off, uint64_t len,
 	return ret;
 }
 
-static int zero_range(struct ucmd_store *st, uint64_t off, uint64_t len,
+static int zero_range(struct store *st, uint64_t off, uint64_t len,
 		      int (*fast)(struct dev_store *, uint64_t, uint64_t))
 {
 	struct dev_store *ds = to_dev(st);
 	int ret;
 
 	pthread_mutex_lock(&ds->lock);
-	ret = ucmd_store_check_range(st->size, off, len);
+	ret = store_check_range(st->size, off, len);
 	if (!ret && ds->rdonly)
 		ret = -EROFS;
 	if (!ret && len)
@@ -431,12 +431,12 @@ static int zero_range(struct ucmd_store *st, uint64_t off, uint64_t len,
 	return ret;
 }
 
-static int dev_deallocate(struct ucmd_store *st, uint64_t off, uint64_t len)
+static int dev_deallocate(struct store *st, uint64_t off, uint64_t len)
 {
 	return zero_range(st, off, len, dealloc_aligned);
 }
 
-static int dev_write_zeroes(struct ucmd_store *st, uint64_t off, uint64_t len)
+static int dev_write_zeroes(struct store *st, uint64_t off, uint64_t len)
 {
 	return zero_range(st, off, len, zero_aligned);
 }
@@ -474,7 +474,7 @@ static int fit(struct dev_store *ds, uint64_t size)
 	return 0;
 }
 
-static int dev_resize(struct ucmd_store *st, uint64_t size)
+static int dev_resize(struct store *st, uint64_t size)
 {
 	struct dev_store *ds = to_dev(st);
 	uint64_t old = st->size;
@@ -493,7 +493,7 @@ static int dev_resize(struct ucmd_store *st, uint64_t size)
 	return ret;
 }
 
-static uint64_t dev_allocated(struct ucmd_store *st)
+static uint64_t dev_allocated(struct store *st)
 {
 	struct dev_store *ds = to_dev(st);
 	struct stat sb;
@@ -506,7 +506,7 @@ static uint64_t dev_allocated(struct ucmd_store *st)
 	return bytes < st->size ? bytes : st->size;
 }
 
-static void dev_close(struct ucmd_store *st)
+static void dev_close(struct store *st)
 {
 	struct dev_store *ds = to_dev(st);
 
@@ -519,7 +519,7 @@ static void dev_close(struct ucmd_store *st)
 	free(ds);
 }
 
-static const struct ucmd_store_ops dev_ops = {
+static const struct store_ops dev_ops = {
 	.name = "device",
 	.readv = dev_readv,
 	.writev = dev_writev,
@@ -626,7 +626,7 @@ static int alloc_bounce(struct dev_store *ds)
 	return 0;
 }
 
-static int open_store(int fd, uint64_t size, unsigned flags, struct ucmd_store **out)
+static int open_store(int fd, uint64_t size, unsigned flags, struct store **out)
 {
 	struct dev_store *ds = calloc(1, sizeof(*ds));
 	int ret;
@@ -656,15 +656,15 @@ static int open_store(int fd, uint64_t size, unsigned flags, struct ucmd_store *
 	return 0;
 }
 
-int ucmd_store_device_open_fd(int fd, uint64_t size, unsigned flags, struct ucmd_store **out)
+int store_device_open_fd(int fd, uint64_t size, unsigned flags, struct store **out)
 {
 	if (fd < 0 || !out || (flags & ~UCMD_STORE_RDONLY))
 		return -EINVAL;
 	return open_store(fd, size, flags, out);
 }
 
-int ucmd_store_device_open_flags(const char *path, uint64_t size, unsigned flags,
-				 struct ucmd_store **out)
+int store_device_open_flags(const char *path, uint64_t size, unsigned flags,
+			    struct store **out)
 {
 	int fd, ret;
 
@@ -680,17 +680,17 @@ int ucmd_store_device_open_flags(const char *path, uint64_t size, unsigned flags
 	return ret;
 }
 
-int ucmd_store_device_open(const char *path, uint64_t size, struct ucmd_store **out)
+int store_device_open(const char *path, uint64_t size, struct store **out)
 {
-	return ucmd_store_device_open_flags(path, size, 0, out);
+	return store_device_open_flags(path, size, 0, out);
 }
 
-bool ucmd_store_device_is_direct(struct ucmd_store *st)
+bool store_device_is_direct(struct store *st)
 {
 	return to_dev(st)->direct;
 }
 
-uint32_t ucmd_store_device_block(struct ucmd_store *st)
+uint32_t store_device_block(struct store *st)
 {
 	return to_dev(st)->blk;
 }

@@ -14,11 +14,11 @@
 
 #define UCMD_STORE_DEVICE_BUFFERED	(1u << 8)	/* never use O_DIRECT */
 
-int ucmd_store_device_open_flags(const char *path, uint64_t size, unsigned flags,
-				 struct ucmd_store **out);
+int store_device_open_flags(const char *path, uint64_t size, unsigned flags,
+			    struct store **out);
 /* True while the store does O_DIRECT I/O (it may fall back to buffered I/O). */
-bool ucmd_store_device_is_direct(struct ucmd_store *st);
+bool store_device_is_direct(struct store *st);
 /* Offset/length granularity of direct I/O (1 when buffered). */
-uint32_t ucmd_store_device_block(struct ucmd_store *st);
+uint32_t store_device_block(struct store *st);
 
 #endif /* UCMD_STORE_DEVICE_INTERNAL_H */

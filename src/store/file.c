@@ -24,31 +24,31 @@
 #define BATCH_IOV	64
 
 struct file_store {
-	struct ucmd_store st;
+	struct store st;
 	int fd;
 	bool rdonly;
 	bool no_rwf_dsync;	/* kernel refused RWF_DSYNC once: use fdatasync */
 };
 
-static struct file_store *to_file(struct ucmd_store *st)
+static struct file_store *to_file(struct store *st)
 {
 	return (struct file_store *)st;
 }
 
-static int file_readv(struct ucmd_store *st, const struct iovec *iov, int iovcnt, uint64_t off)
+static int file_readv(struct store *st, const struct iovec *iov, int iovcnt, uint64_t off)
 {
 	struct file_store *fs = to_file(st);
-	struct ucmd_store_iov_cursor cur;
+	struct store_iov_cursor cur;
 	uint64_t len, done = 0;
-	int ret = ucmd_store_check_io(st->size, iov, iovcnt, off, &len);
+	int ret = store_check_io(st->size, iov, iovcnt, off, &len);
 
 	if (ret)
 		return ret;
-	ucmd_store_cursor_init(&cur, iov, iovcnt);
+	store_cursor_init(&cur, iov, iovcnt);
 	while (done < len) {
 		struct iovec batch[BATCH_IOV];
 		uint64_t bytes;
-		int n = ucmd_store_cursor_fill(&cur, batch, BATCH_IOV, SSIZE_MAX, &bytes);
+		int n = store_cursor_fill(&cur, batch, BATCH_IOV, SSIZE_MAX, &bytes);
 		ssize_t r = preadv(fs->fd, batch, n, (off_t)(off + done));
 
 		if (r < 0) {
@@ -58,9 +58,9 @@ static int file_readv(struct ucmd_store *st, const struct iovec *iov, int iovcnt
 		}
 		if (r == 0) {
 			/* the file ended early (truncated under us): missing bytes read as zeros */
-			return ucmd_store_cursor_zero(&cur, len - done);
+			return store_cursor_zero(&cur, len - done);
 		}
-		ucmd_store_cursor_advance(&cur, (uint64_t)r);
+		store_cursor_advance(&cur, (uint64_t)r);
 		done += (uint64_t)r;
 	}
 	return 0;
@@ -92,14 +92,14 @@ static ssize_t write_once(struct file_store *fs, const struct iovec *iov, int n,
 static int file_write_iov(struct file_store *fs, const struct iovec *iov, int iovcnt,
 			  uint64_t off, uint64_t len, bool fua)
 {
-	struct ucmd_store_iov_cursor cur;
+	struct store_iov_cursor cur;
 	uint64_t done = 0;
 
-	ucmd_store_cursor_init(&cur, iov, iovcnt);
+	store_cursor_init(&cur, iov, iovcnt);
 	while (done < len) {
 		struct iovec batch[BATCH_IOV];
 		uint64_t bytes;
-		int n = ucmd_store_cursor_fill(&cur, batch, BATCH_IOV, SSIZE_MAX, &bytes);
+		int n = store_cursor_fill(&cur, batch, BATCH_IOV, SSIZE_MAX, &bytes);
 		ssize_t r = write_once(fs, batch, n, off + done, fua);
 
 		if (r == -EINTR)
@@ -108,18 +108,18 @@ static int file_write_iov(struct file_store *fs, const struct iovec *iov, int io
 			return (int)r;
 		if (r == 0)
 			return -EIO;	/* no progress and no error: do not spin */
-		ucmd_store_cursor_advance(&cur, (uint64_t)r);
+		store_cursor_advance(&cur, (uint64_t)r);
 		done += (uint64_t)r;
 	}
 	return 0;
 }
 
-static int file_writev(struct ucmd_store *st, const struct iovec *iov, int iovcnt, uint64_t off,
+static int file_writev(struct store *st, const struct iovec *iov, int iovcnt, uint64_t off,
 		       bool fua)
 {
 	struct file_store *fs = to_file(st);
 	uint64_t len;
-	int ret = ucmd_store_check_io(st->size, iov, iovcnt, off, &len);
+	int ret = store_check_io(st->size, iov, iovcnt, off, &len);
 
 	if (ret)
 		return ret;
@@ -128,7 +128,7 @@ static int file_writev(struct ucmd_store *st, const struct iovec *iov, int iovcn
 	return file_write_iov(fs, iov, iovcnt, off, len, fua);
 }
 
-static int file_flush(struct ucmd_store *st)
+static int file_flush(struct store *st)
 {
 	struct file_store *fs = to_file(st);
 
@@ -147,7 +147,7 @@ static int write_zero_bytes(struct file_store *fs, uint64_t off, uint64_t len)
 	while (len) {
 		struct iovec batch[16];
 		uint64_t bytes;
-		int n = ucmd_store_zero_iov(batch, 16, len, &bytes);
+		int n = store_zero_iov(batch, 16, len, &bytes);
 		int ret = file_write_iov(fs, batch, n, off, bytes, false);
 
 		if (ret)
@@ -176,14 +176,14 @@ static bool unsupported(int err)
 
 static int check_modify(struct file_store *fs, uint64_t off, uint64_t len)
 {
-	int ret = ucmd_store_check_range(fs->st.size, off, len);
+	int ret = store_check_range(fs->st.size, off, len);
 
 	if (ret)
 		return ret;
 	return fs->rdonly ? -EROFS : 0;
 }
 
-static int file_deallocate(struct ucmd_store *st, uint64_t off, uint64_t len)
+static int file_deallocate(struct store *st, uint64_t off, uint64_t len)
 {
 	struct file_store *fs = to_file(st);
 	int ret = check_modify(fs, off, len);
@@ -196,7 +196,7 @@ static int file_deallocate(struct ucmd_store *st, uint64_t off, uint64_t len)
 	return ret;
 }
 
-static int file_write_zeroes(struct ucmd_store *st, uint64_t off, uint64_t len)
+static int file_write_zeroes(struct store *st, uint64_t off, uint64_t len)
 {
 	struct file_store *fs = to_file(st);
 	int ret = check_modify(fs, off, len);
@@ -233,7 +233,7 @@ static int do_ftruncate(int fd, uint64_t size)
 	return 0;
 }
 
-static int file_resize(struct ucmd_store *st, uint64_t size)
+static int file_resize(struct store *st, uint64_t size)
 {
 	struct file_store *fs = to_file(st);
 	uint64_t flen;
@@ -263,7 +263,7 @@ static int file_resize(struct ucmd_store *st, uint64_t size)
 	return 0;
 }
 
-static uint64_t file_allocated(struct ucmd_store *st)
+static uint64_t file_allocated(struct store *st)
 {
 	struct file_store *fs = to_file(st);
 	struct stat sb;
@@ -275,7 +275,7 @@ static uint64_t file_allocated(struct ucmd_store *st)
 	return bytes < st->size ? bytes : st->size;
 }
 
-static void file_close(struct ucmd_store *st)
+static void file_close(struct store *st)
 {
 	struct file_store *fs = to_file(st);
 
@@ -283,7 +283,7 @@ static void file_close(struct ucmd_store *st)
 	free(fs);
 }
 
-static const struct ucmd_store_ops file_ops = {
+static const struct store_ops file_ops = {
 	.name = "file",
 	.readv = file_readv,
 	.writev = file_writev,
@@ -331,7 +331,7 @@ static int check_flags(unsigned flags)
 	return 0;
 }
 
-int ucmd_store_file_open_fd(int fd, uint64_t size, unsigned flags, struct ucmd_store **out)
+int store_file_open_fd(int fd, uint64_t size, unsigned flags, struct store **out)
 {
 	struct file_store *fs;
 	struct stat sb;
@@ -358,7 +358,7 @@ int ucmd_store_file_open_fd(int fd, uint64_t size, unsigned flags, struct ucmd_s
 	return 0;
 }
 
-int ucmd_store_file_open(const char *path, uint64_t size, unsigned flags, struct ucmd_store **out)
+int store_file_open(const char *path, uint64_t size, unsigned flags, struct store **out)
 {
 	/* A symlink is never followed: the store is the file at this name. */
 	int oflags = O_CLOEXEC | O_NOFOLLOW, fd, ret;
@@ -372,7 +372,7 @@ int ucmd_store_file_open(const char *path, uint64_t size, unsigned flags, struct
 	fd = open(path, oflags, 0600);
 	if (fd < 0)
 		return -errno;
-	ret = ucmd_store_file_open_fd(fd, size, flags, out);
+	ret = store_file_open_fd(fd, size, flags, out);
 	if (ret) {
 		close(fd);
 		if (flags & UCMD_STORE_CREATE)

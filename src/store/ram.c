@@ -44,7 +44,7 @@ struct ram_leaf {
 };
 
 struct ram_store {
-	struct ucmd_store st;
+	struct store st;
 	atomic_uint lock;		/* I/O calls inside, | RESIZING */
 	pthread_mutex_t resize_lock;	/* one resize at a time */
 	struct ram_leaf **leaves;
@@ -52,7 +52,7 @@ struct ram_store {
 	uint64_t nchunks;		/* allocated chunks (atomic) */
 };
 
-static struct ram_store *to_ram(struct ucmd_store *st)
+static struct ram_store *to_ram(struct store *st)
 {
 	return (struct ram_store *)st;
 }
@@ -171,15 +171,15 @@ static uint64_t piece_len(uint64_t pos, uint64_t end)
 	return end - pos < room ? end - pos : room;
 }
 
-static int ram_readv(struct ucmd_store *st, const struct iovec *iov, int iovcnt, uint64_t off)
+static int ram_readv(struct store *st, const struct iovec *iov, int iovcnt, uint64_t off)
 {
 	struct ram_store *rs = to_ram(st);
-	struct ucmd_store_iov_cursor cur;
+	struct store_iov_cursor cur;
 	uint64_t len, pos;
 	int ret;
 
 	io_enter(rs);
-	ret = ucmd_store_check_io(st->size, iov, iovcnt, off, &len);
+	ret = store_check_io(st->size, iov, iovcnt, off, &len);
 	if (ret)
 		goto out;
 	/* One buffer, one chunk (a block read, as a rule): copy it directly. */
@@ -193,15 +193,15 @@ static int ram_readv(struct ucmd_store *st, const struct iovec *iov, int iovcnt,
 			ret = ucmd_clear_user(iov->iov_base, len);
 		goto out;
 	}
-	ucmd_store_cursor_init(&cur, iov, iovcnt);
+	store_cursor_init(&cur, iov, iovcnt);
 	for (pos = off; !ret && pos < off + len;) {
 		uint64_t n = piece_len(pos, off + len);
 		unsigned char *chunk = chunk_lookup(rs, pos >> CHUNK_SHIFT);
 
 		if (chunk)
-			ret = ucmd_store_cursor_to_iov(&cur, chunk + (pos & (CHUNK_SIZE - 1)), n);
+			ret = store_cursor_to_iov(&cur, chunk + (pos & (CHUNK_SIZE - 1)), n);
 		else
-			ret = ucmd_store_cursor_zero(&cur, n);
+			ret = store_cursor_zero(&cur, n);
 		pos += n;
 	}
 out:
@@ -214,7 +214,7 @@ out:
  * overlap with whatever runs before the copy, and the hardware prefetcher
  * streams the rest of the page once the copy starts.
  */
-static void ram_prefetch(struct ucmd_store *st, uint64_t off, uint64_t len)
+static void ram_prefetch(struct store *st, uint64_t off, uint64_t len)
 {
 	struct ram_store *rs = to_ram(st);
 
@@ -230,20 +230,20 @@ static void ram_prefetch(struct ucmd_store *st, uint64_t off, uint64_t len)
 	io_exit(rs);
 }
 
-static int ram_writev(struct ucmd_store *st, const struct iovec *iov, int iovcnt, uint64_t off,
+static int ram_writev(struct store *st, const struct iovec *iov, int iovcnt, uint64_t off,
 		      bool fua)
 {
 	struct ram_store *rs = to_ram(st);
-	struct ucmd_store_iov_cursor cur;
+	struct store_iov_cursor cur;
 	uint64_t len, pos;
 	int ret;
 
 	(void)fua;	/* memory is as durable as it gets */
 	io_enter(rs);
-	ret = ucmd_store_check_io(st->size, iov, iovcnt, off, &len);
+	ret = store_check_io(st->size, iov, iovcnt, off, &len);
 	if (ret)
 		goto out;
-	ucmd_store_cursor_init(&cur, iov, iovcnt);
+	store_cursor_init(&cur, iov, iovcnt);
 	for (pos = off; pos < off + len;) {
 		uint64_t n = piece_len(pos, off + len);
 		unsigned char *chunk = chunk_get(rs, pos >> CHUNK_SHIFT);
@@ -252,7 +252,7 @@ static int ram_writev(struct ucmd_store *st, const struct iovec *iov, int iovcnt
 			ret = -ENOMEM;
 			break;
 		}
-		ret = ucmd_store_cursor_from_iov(&cur, chunk + (pos & (CHUNK_SIZE - 1)), n);
+		ret = store_cursor_from_iov(&cur, chunk + (pos & (CHUNK_SIZE - 1)), n);
 		if (ret)
 			break;
 		pos += n;
@@ -262,7 +262,7 @@ out:
 	return ret;
 }
 
-static int ram_flush(struct ucmd_store *st)
+static int ram_flush(struct store *st)
 {
 	(void)st;
 	return 0;
@@ -291,13 +291,13 @@ static void zero_piece(struct ram_store *rs, uint64_t pos, uint64_t n, uint64_t 
 		memset(chunk + in, 0, n);
 }
 
-static int ram_deallocate(struct ucmd_store *st, uint64_t off, uint64_t len)
+static int ram_deallocate(struct store *st, uint64_t off, uint64_t len)
 {
 	struct ram_store *rs = to_ram(st);
 	int ret;
 
 	io_enter(rs);
-	ret = ucmd_store_check_range(st->size, off, len);
+	ret = store_check_range(st->size, off, len);
 	for (uint64_t pos = off; !ret && pos < off + len;) {
 		uint64_t n = piece_len(pos, off + len);
 
@@ -309,7 +309,7 @@ static int ram_deallocate(struct ucmd_store *st, uint64_t off, uint64_t len)
 }
 
 /* Unwritten memory reads as zeros, so writing zeros is deallocating. */
-static int ram_write_zeroes(struct ucmd_store *st, uint64_t off, uint64_t len)
+static int ram_write_zeroes(struct store *st, uint64_t off, uint64_t len)
 {
 	return ram_deallocate(st, off, len);
 }
@@ -364,7 +364,7 @@ static int ram_grow(struct ram_store *rs, uint64_t size)
 	return 0;
 }
 
-static int ram_resize(struct ucmd_store *st, uint64_t size)
+static int ram_resize(struct store *st, uint64_t size)
 {
 	struct ram_store *rs = to_ram(st);
 	int ret;
@@ -379,7 +379,7 @@ static int ram_resize(struct ucmd_store *st, uint64_t size)
 	return ret;
 }
 
-static uint64_t ram_allocated(struct ucmd_store *st)
+static uint64_t ram_allocated(struct store *st)
 {
 	struct ram_store *rs = to_ram(st);
 	uint64_t bytes, size;
@@ -392,7 +392,7 @@ static uint64_t ram_allocated(struct ucmd_store *st)
 	return bytes < size ? bytes : size;
 }
 
-static void ram_close(struct ucmd_store *st)
+static void ram_close(struct store *st)
 {
 	struct ram_store *rs = to_ram(st);
 
@@ -402,7 +402,7 @@ static void ram_close(struct ucmd_store *st)
 	free(rs);
 }
 
-static const struct ucmd_store_ops ram_ops = {
+static const struct store_ops ram_ops = {
 	.name = "ram",
 	.readv = ram_readv,
 	.writev = ram_writev,
@@ -415,7 +415,7 @@ static const struct ucmd_store_ops ram_ops = {
 	.close = ram_close,
 };
 
-int ucmd_store_ram_open(uint64_t size, struct ucmd_store **out)
+int store_ram_open(uint64_t size, struct store **out)
 {
 	struct ram_store *rs;
 	int ret;

@@ -14,34 +14,34 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-struct ucmd_store;
+struct store;
 
-struct ucmd_store_ops {
+struct store_ops {
 	const char *name;	/* "ram", "file", "device" */
 	/* Scatter/gather transfer of the byte range [off, off + total iov len). */
-	int (*readv)(struct ucmd_store *st, const struct iovec *iov, int iovcnt, uint64_t off);
-	int (*writev)(struct ucmd_store *st, const struct iovec *iov, int iovcnt, uint64_t off,
+	int (*readv)(struct store *st, const struct iovec *iov, int iovcnt, uint64_t off);
+	int (*writev)(struct store *st, const struct iovec *iov, int iovcnt, uint64_t off,
 		      bool fua);
 	/* Make every acknowledged write durable (no-op for ram). */
-	int (*flush)(struct ucmd_store *st);
+	int (*flush)(struct store *st);
 	/* Deallocate: the range reads back as zeros and, where possible, frees space. */
-	int (*deallocate)(struct ucmd_store *st, uint64_t off, uint64_t len);
+	int (*deallocate)(struct store *st, uint64_t off, uint64_t len);
 	/* Write zeroes over the range (may deallocate when that reads back as zeros). */
-	int (*write_zeroes)(struct ucmd_store *st, uint64_t off, uint64_t len);
+	int (*write_zeroes)(struct store *st, uint64_t off, uint64_t len);
 	/* Change the size (namespace format / resize); new space reads as zeros. */
-	int (*resize)(struct ucmd_store *st, uint64_t size);
+	int (*resize)(struct store *st, uint64_t size);
 	/*
 	 * Optional hint: [off, off + len) will be read soon. Never fails,
 	 * never blocks.
 	 */
-	void (*prefetch)(struct ucmd_store *st, uint64_t off, uint64_t len);
+	void (*prefetch)(struct store *st, uint64_t off, uint64_t len);
 	/* Bytes actually allocated (for NUSE / capacity reporting). */
-	uint64_t (*allocated)(struct ucmd_store *st);
-	void (*close)(struct ucmd_store *st);
+	uint64_t (*allocated)(struct store *st);
+	void (*close)(struct store *st);
 };
 
-struct ucmd_store {
-	const struct ucmd_store_ops *ops;
+struct store {
+	const struct store_ops *ops;
 	uint64_t size;		/* bytes */
 };
 
@@ -50,7 +50,7 @@ struct ucmd_store {
 #define UCMD_STORE_RDONLY	(1u << 1)	/* writes fail with -EROFS */
 
 /* Sparse in-memory store: costs nothing until written. */
-int ucmd_store_ram_open(uint64_t size, struct ucmd_store **out);
+int store_ram_open(uint64_t size, struct store **out);
 /*
  * Sparse file; Flush and FUA are durable (fdatasync). The path's last
  * component is never followed if it is a symlink (-ELOOP). With
@@ -58,36 +58,36 @@ int ucmd_store_ram_open(uint64_t size, struct ucmd_store **out);
  * with the given size; otherwise it must be at least `size` bytes long
  * (-EINVAL): an existing file is never extended or truncated on open.
  */
-int ucmd_store_file_open(const char *path, uint64_t size, unsigned flags, struct ucmd_store **out);
+int store_file_open(const char *path, uint64_t size, unsigned flags, struct store **out);
 /* The same over a regular file the caller opened (O_RDWR, or O_RDONLY with
  * UCMD_STORE_RDONLY); the store owns fd on success only. UCMD_STORE_CREATE
  * says the file is new and may be sized. */
-int ucmd_store_file_open_fd(int fd, uint64_t size, unsigned flags, struct ucmd_store **out);
+int store_file_open_fd(int fd, uint64_t size, unsigned flags, struct store **out);
 /*
  * Real block device or regular file opened O_DIRECT, driven through the
  * kernel's io_uring. size 0 means "the device's size". The store never
  * creates, truncates or extends anything: a size beyond the device or file
  * is -ENOSPC.
  */
-int ucmd_store_device_open(const char *path, uint64_t size, struct ucmd_store **out);
+int store_device_open(const char *path, uint64_t size, struct store **out);
 /* The same over a block device or regular file the caller opened (O_RDWR,
  * or O_RDONLY with UCMD_STORE_RDONLY, the only flag); owns fd on success. */
-int ucmd_store_device_open_fd(int fd, uint64_t size, unsigned flags, struct ucmd_store **out);
+int store_device_open_fd(int fd, uint64_t size, unsigned flags, struct store **out);
 
-static inline int ucmd_store_read(struct ucmd_store *st, void *buf, uint64_t len, uint64_t off)
+static inline int store_read(struct store *st, void *buf, uint64_t len, uint64_t off)
 {
 	struct iovec iov = { .iov_base = buf, .iov_len = len };
 	return st->ops->readv(st, &iov, 1, off);
 }
 
-static inline int ucmd_store_write(struct ucmd_store *st, const void *buf, uint64_t len,
-				   uint64_t off, bool fua)
+static inline int store_write(struct store *st, const void *buf, uint64_t len,
+			      uint64_t off, bool fua)
 {
 	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
 	return st->ops->writev(st, &iov, 1, off, fua);
 }
 
-static inline void ucmd_store_close(struct ucmd_store *st)
+static inline void store_close(struct store *st)
 {
 	if (st)
 		st->ops->close(st);

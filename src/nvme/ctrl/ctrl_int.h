@@ -85,7 +85,7 @@ struct nvmet_ns {
 	enum ucmd_ns_store kind;
 	char *path;		/* device path (DEVICE kind) */
 	uint8_t uuid[16];	/* NGUID and EUI64 derive from it */
-	struct ucmd_store *st;
+	struct store *st;
 	struct nvmet_ranges uncor;
 };
 
@@ -398,7 +398,7 @@ int nvmet_iov_take(struct nvmet_iov_cursor *cur, uint64_t len, struct nvmet_iovs
  * Store transfers in chunks of at most UCMD_IOV_CHUNK iovecs; -EFAULT when
  * host memory could not be reached (nvmet_store_status: Data Transfer Error).
  */
-int nvmet_store_xfer(struct ucmd_store *st, const struct nvmet_iovs *v, uint64_t off, bool write,
+int nvmet_store_xfer(struct store *st, const struct nvmet_iovs *v, uint64_t off, bool write,
 		     bool fua);
 
 /* dir.c: the controller directory; see docs/security.md */
@@ -416,13 +416,13 @@ int  nvmet_dir_open_file(struct ucmd_ctrl *c, const char *name, int flags, int *
 int  nvmet_dir_temp(struct ucmd_ctrl *c, const char *name, char *tmp, size_t len, int *fd);
 /* A namespace image nsN.img: created (O_EXCL, sized) or opened at exactly size. */
 int  nvmet_dir_image_open(struct ucmd_ctrl *c, uint32_t nsid, uint64_t size, bool create,
-			  struct ucmd_store **st);
+			  struct store **st);
 void nvmet_dir_image_remove(struct ucmd_ctrl *c, uint32_t nsid);
 /* First nsN.img in the directory, if any (true), its name in buf. */
 bool nvmet_dir_find_image(struct ucmd_ctrl *c, char *buf, size_t len);
 /* A device namespace's backing device or file, checked (see ctrl.h). */
 int  nvmet_dir_device_open(struct ucmd_ctrl *c, const char *path, uint64_t size,
-			   struct ucmd_store **st);
+			   struct store **st);
 /*
  * The NVMe status for a store error: Capacity Exceeded for a full disk, Data
  * Transfer Error when host memory could not be reached (-EFAULT: the DMA's

@@ -263,7 +263,7 @@ static void image_name(uint32_t nsid, char *buf, size_t len)
 }
 
 int nvmet_dir_image_open(struct ucmd_ctrl *c, uint32_t nsid, uint64_t size, bool create,
-			 struct ucmd_store **st)
+			 struct store **st)
 {
 	int oflags = O_CLOEXEC | O_NOFOLLOW, fd, ret;
 	unsigned sflags = 0;
@@ -294,7 +294,7 @@ int nvmet_dir_image_open(struct ucmd_ctrl *c, uint32_t nsid, uint64_t size, bool
 	}
 	ret = check_file(c, fd, name);
 	if (!ret) {
-		ret = ucmd_store_file_open_fd(fd, create ? size : 0, sflags, st);
+		ret = store_file_open_fd(fd, create ? size : 0, sflags, st);
 		if (ret)
 			nvmet_ctrl_why(c, ret, "%s/%s: %s", c->dir, name, strerror(-ret));
 		else
@@ -306,7 +306,7 @@ int nvmet_dir_image_open(struct ucmd_ctrl *c, uint32_t nsid, uint64_t size, bool
 				     "%s/%s is %llu bytes, namespace %u needs %llu: refusing to "
 				    "resize it", c->dir, name, (unsigned long long)(*st)->size, nsid,
 				    (unsigned long long)size);
-		ucmd_store_close(*st);
+		store_close(*st);
 		*st = NULL;
 	}
 	if (ret) {
@@ -390,7 +390,7 @@ static int open_nosymlinks(const char *path, int flags)
 }
 
 int nvmet_dir_device_open(struct ucmd_ctrl *c, const char *path, uint64_t size,
-			  struct ucmd_store **st)
+			  struct store **st)
 {
 	struct stat sb;
 	int fd, ret;
@@ -418,7 +418,7 @@ int nvmet_dir_device_open(struct ucmd_ctrl *c, const char *path, uint64_t size,
 				     (unsigned)sb.st_uid, (unsigned)c->dir_uid,
 				     S_ISREG(sb.st_mode) ? "" : " or root");
 	if (!ret) {
-		ret = ucmd_store_device_open_fd(fd, size, c->p.read_only ? UCMD_STORE_RDONLY : 0, st);
+		ret = store_device_open_fd(fd, size, c->p.read_only ? UCMD_STORE_RDONLY : 0, st);
 		if (ret)
 			nvmet_ctrl_why(c, ret, "device path %s: %s%s", path, strerror(-ret),
 				       ret == -ENOSPC ? " (smaller than the namespace; never extended)"

@@ -375,7 +375,7 @@ int nvmet_iov_take(struct nvmet_iov_cursor *cur, uint64_t len, struct nvmet_iovs
 	return 0;
 }
 
-int nvmet_store_xfer(struct ucmd_store *st, const struct nvmet_iovs *v, uint64_t off, bool write,
+int nvmet_store_xfer(struct store *st, const struct nvmet_iovs *v, uint64_t off, bool write,
 		     bool fua)
 {
 	for (int i = 0; i < v->cnt; i += UCMD_IOV_CHUNK) {

@@ -53,7 +53,7 @@ int nvmet_ns_open_store(struct ucmd_ctrl *c, struct nvmet_ns *ns, bool create)
 	case UCMD_NS_STORE_FILE:
 		return nvmet_dir_image_open(c, ns->nsid, size, create, &ns->st);
 	case UCMD_NS_STORE_RAM:
-		return ucmd_store_ram_open(size, &ns->st);
+		return store_ram_open(size, &ns->st);
 	case UCMD_NS_STORE_DEVICE:
 		return nvmet_dir_device_open(c, ns->path, size, &ns->st);
 	}
@@ -126,7 +126,7 @@ int nvmet_ns_add(struct ucmd_ctrl *c, const struct ucmd_ns_params *p, uint32_t n
 void nvmet_ns_free(struct ucmd_ctrl *c, struct nvmet_ns *ns, bool remove_file)
 {
 	c->ns[ns->nsid] = NULL;
-	ucmd_store_close(ns->st);
+	store_close(ns->st);
 	if (remove_file && ns->kind == UCMD_NS_STORE_FILE && c->dir)
 		nvmet_dir_image_remove(c, ns->nsid);
 	nvmet_ranges_clear(&ns->uncor);
@@ -137,7 +137,7 @@ void nvmet_ns_free(struct ucmd_ctrl *c, struct nvmet_ns *ns, bool remove_file)
 int nvmet_ns_discard(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t slba, uint64_t nlb,
 		     bool deallocate)
 {
-	struct ucmd_store *st = ns->st;
+	struct store *st = ns->st;
 	uint16_t ms = nvmet_ns_ms(ns);
 	int ret;
 

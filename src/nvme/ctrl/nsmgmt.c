@@ -18,7 +18,7 @@ static uint16_t format_ns(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint8_t lbaf
 {
 	/* Keep the capacity in bytes; the block count follows the block size. */
 	uint64_t nsze = ns->nsze * nvmet_ns_ds(ns) / nvmet_lbaf_ds(lbaf);
-	struct ucmd_store *st = ns->st;
+	struct store *st = ns->st;
 	int ret;
 
 	if (!nsze)

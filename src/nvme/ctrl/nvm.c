@@ -150,7 +150,7 @@ uint16_t nvmet_nvm_rw(struct ucmd_ctrl *c, struct nvmet_req *req)
 	return 0;
 }
 
-static uint16_t compare_iovs(struct ucmd_store *st, const struct nvmet_iovs *v, uint64_t off)
+static uint16_t compare_iovs(struct store *st, const struct nvmet_iovs *v, uint64_t off)
 {
 	char *hb = malloc(v->len ? v->len : 1), *sb = malloc(v->len ? v->len : 1);
 	uint16_t ret = 0;
@@ -159,7 +159,7 @@ static uint16_t compare_iovs(struct ucmd_store *st, const struct nvmet_iovs *v, 
 		ret = ST_INTERNAL;
 	else if ((ret = nvmet_iovs_copy_in(v, hb, v->len)))
 		;	/* host memory out of reach: Data Transfer Error */
-	else if (ucmd_store_read(st, sb, v->len, off))
+	else if (store_read(st, sb, v->len, off))
 		ret = ST_INTERNAL;
 	else if (memcmp(hb, sb, v->len))
 		ret = UCMD_MEDIA(NVME_SC_COMPARE_FAILED) | UCMD_DNR;
@@ -313,14 +313,14 @@ static int copy_blocks(struct nvmet_ns *ns, uint64_t src, uint64_t dst, uint64_t
 		uint64_t n = nlb - done < per ? nlb - done : per;
 		int ret;
 
-		ret = ucmd_store_read(ns->st, buf, n * ds, nvmet_ns_data_off(ns, src + done));
+		ret = store_read(ns->st, buf, n * ds, nvmet_ns_data_off(ns, src + done));
 		if (!ret)
-			ret = ucmd_store_write(ns->st, buf, n * ds, nvmet_ns_data_off(ns, dst + done), false);
+			ret = store_write(ns->st, buf, n * ds, nvmet_ns_data_off(ns, dst + done), false);
 		if (!ret && ms) {
-			ret = ucmd_store_read(ns->st, buf, n * ms, nvmet_ns_meta_off(ns, src + done));
+			ret = store_read(ns->st, buf, n * ms, nvmet_ns_meta_off(ns, src + done));
 			if (!ret)
-				ret = ucmd_store_write(ns->st, buf, n * ms,
-						       nvmet_ns_meta_off(ns, dst + done), false);
+				ret = store_write(ns->st, buf, n * ms,
+						  nvmet_ns_meta_off(ns, dst + done), false);
 		}
 		if (ret)
 			return ret;

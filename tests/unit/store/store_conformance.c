@@ -78,41 +78,41 @@ int conf_teardown(void **state)
 {
 	struct conf_state *cs = *state;
 
-	ucmd_store_close(cs->st);
+	store_close(cs->st);
 	conf_factory->cleanup(cs->ctx);
 	free(cs);
 	return 0;
 }
 
-static struct ucmd_store *st_of(void **state)
+static struct store *st_of(void **state)
 {
 	return ((struct conf_state *)*state)->st;
 }
 
 /* Write `len` bytes of `val` at off (used to give ranges a known background). */
-static void paint(struct ucmd_store *st, uint64_t off, size_t len, unsigned char val)
+static void paint(struct store *st, uint64_t off, size_t len, unsigned char val)
 {
 	unsigned char *buf = malloc(len);
 
 	assert_non_null(buf);
 	memset(buf, val, len);
-	assert_int_equal(ucmd_store_write(st, buf, len, off, false), 0);
+	assert_int_equal(store_write(st, buf, len, off, false), 0);
 	free(buf);
 }
 
 /* Read [off, off + len) and return a malloc'd copy. */
-static unsigned char *slurp(struct ucmd_store *st, uint64_t off, size_t len)
+static unsigned char *slurp(struct store *st, uint64_t off, size_t len)
 {
 	unsigned char *buf = malloc(len ? len : 1);
 
 	assert_non_null(buf);
 	memset(buf, 0x5a, len);
-	assert_int_equal(ucmd_store_read(st, buf, len, off), 0);
+	assert_int_equal(store_read(st, buf, len, off), 0);
 	return buf;
 }
 
 /* Write through one iovec split, read back through a different one. */
-static void roundtrip_split(struct ucmd_store *st, uint64_t off, const size_t *wl, int wn,
+static void roundtrip_split(struct store *st, uint64_t off, const size_t *wl, int wn,
 			    const size_t *rl, int rn, uint64_t seed)
 {
 	struct iovec wiov[16], riov[16];
@@ -142,7 +142,7 @@ static void roundtrip_split(struct ucmd_store *st, uint64_t off, const size_t *w
 
 static void test_roundtrip_iovecs(void **state)
 {
-	struct ucmd_store *st = st_of(state);
+	struct store *st = st_of(state);
 	/* odd sizes and a zero-length entry, at an unaligned offset */
 	static const size_t w1[] = { 1, 4095, 0, 4096, 7, 70000 };
 	static const size_t r1[] = { 3000, 6000, 68000, 1199 };
@@ -160,7 +160,7 @@ static void test_roundtrip_iovecs(void **state)
 /* More iovec entries than any store hands to one system call. */
 static void test_many_iovecs(void **state)
 {
-	struct ucmd_store *st = st_of(state);
+	struct store *st = st_of(state);
 	enum { N = 300, SEG = 17 };
 	static size_t lens[N];
 	struct iovec wiov[N], riov[N];
@@ -181,7 +181,7 @@ static void test_many_iovecs(void **state)
 
 static void test_unwritten_reads_zero(void **state)
 {
-	struct ucmd_store *st = st_of(state);
+	struct store *st = st_of(state);
 	unsigned char *buf = slurp(st, 0, CONF_SIZE);
 
 	assert_int_equal(conf_check_byte(buf, CONF_SIZE, 0), -1);
@@ -194,10 +194,10 @@ static void test_unwritten_reads_zero(void **state)
 	free(buf);
 }
 
-typedef int (*zero_fn)(struct ucmd_store *, uint64_t, uint64_t);
+typedef int (*zero_fn)(struct store *, uint64_t, uint64_t);
 
 /* Zero [off, off + len) inside a painted area: exactly that range changes. */
-static void zero_exact(struct ucmd_store *st, zero_fn fn, uint64_t off, uint64_t len)
+static void zero_exact(struct store *st, zero_fn fn, uint64_t off, uint64_t len)
 {
 	const uint64_t lo = off > 70000 ? off - 70000 : 0;
 	const uint64_t hi = off + len + 70000 < CONF_SIZE ? off + len + 70000 : CONF_SIZE;
@@ -212,7 +212,7 @@ static void zero_exact(struct ucmd_store *st, zero_fn fn, uint64_t off, uint64_t
 	free(buf);
 }
 
-static void zero_cases(struct ucmd_store *st, zero_fn fn)
+static void zero_cases(struct store *st, zero_fn fn)
 {
 	zero_exact(st, fn, 5000, 200000);		/* unaligned both ends, whole chunks inside */
 	zero_exact(st, fn, 65536, 131072);		/* aligned to 64 KiB */
@@ -222,12 +222,12 @@ static void zero_cases(struct ucmd_store *st, zero_fn fn)
 	zero_exact(st, fn, 2 << 20, 0);			/* nothing */
 }
 
-static int do_dealloc(struct ucmd_store *st, uint64_t off, uint64_t len)
+static int do_dealloc(struct store *st, uint64_t off, uint64_t len)
 {
 	return st->ops->deallocate(st, off, len);
 }
 
-static int do_write_zeroes(struct ucmd_store *st, uint64_t off, uint64_t len)
+static int do_write_zeroes(struct store *st, uint64_t off, uint64_t len)
 {
 	return st->ops->write_zeroes(st, off, len);
 }
@@ -244,7 +244,7 @@ static void test_write_zeroes_exact(void **state)
 
 static void test_allocated_drops(void **state)
 {
-	struct ucmd_store *st = st_of(state);
+	struct store *st = st_of(state);
 	uint64_t before, after;
 
 	if (!conf_factory->tracks_allocation)
@@ -263,7 +263,7 @@ static void test_allocated_drops(void **state)
 
 static void test_out_of_range(void **state)
 {
-	struct ucmd_store *st = st_of(state);
+	struct store *st = st_of(state);
 	const uint64_t size = st->size;
 	unsigned char buf[16] = { 0 };
 	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
@@ -284,7 +284,7 @@ static void test_out_of_range(void **state)
 
 static void test_bad_arguments(void **state)
 {
-	struct ucmd_store *st = st_of(state);
+	struct store *st = st_of(state);
 	struct iovec holes[2] = { { .iov_base = NULL, .iov_len = 0 }, { .iov_base = NULL, .iov_len = 8 } };
 	struct iovec huge[2] = { { .iov_base = holes, .iov_len = SIZE_MAX }, { .iov_base = holes, .iov_len = 2 } };
 
@@ -305,7 +305,7 @@ static void test_bad_arguments(void **state)
 
 static void test_resize(void **state)
 {
-	struct ucmd_store *st = st_of(state);
+	struct store *st = st_of(state);
 	const uint64_t full = st->size, half = full / 2;
 	unsigned char *buf;
 
@@ -315,7 +315,7 @@ static void test_resize(void **state)
 	assert_int_equal(st->size, half + 100);
 	buf = malloc(200);
 	assert_non_null(buf);
-	assert_int_equal(ucmd_store_read(st, buf, 200, half), -ERANGE);
+	assert_int_equal(store_read(st, buf, 200, half), -ERANGE);
 	free(buf);
 	/* grow back: new space reads as zeros */
 	assert_int_equal(st->ops->resize(st, full), 0);
@@ -353,7 +353,7 @@ static uint64_t xorshift(uint64_t *s)
  */
 static void test_random_vs_model(void **state)
 {
-	struct ucmd_store *st = st_of(state);
+	struct store *st = st_of(state);
 	enum { SPAN = 1 << 20, MAXLEN = 20000 };
 	unsigned char *model = calloc(1, SPAN);
 	unsigned char *raw = malloc(MAXLEN + 64);
@@ -397,7 +397,7 @@ static void test_random_vs_model(void **state)
 }
 
 struct disjoint_arg {
-	struct ucmd_store *st;
+	struct store *st;
 	int id, nthreads;
 	int failures;
 };
@@ -414,8 +414,8 @@ static void *disjoint_worker(void *p)
 			uint64_t seed = (uint64_t)k * 16 + round;
 
 			conf_fill(wbuf, sizeof(wbuf), seed);
-			if (ucmd_store_write(a->st, wbuf, sizeof(wbuf), off, round == 3) ||
-			    ucmd_store_read(a->st, rbuf, sizeof(rbuf), off) ||
+			if (store_write(a->st, wbuf, sizeof(wbuf), off, round == 3) ||
+			    store_read(a->st, rbuf, sizeof(rbuf), off) ||
 			    conf_check(rbuf, sizeof(rbuf), seed) != -1)
 				a->failures++;
 		}
@@ -425,7 +425,7 @@ static void *disjoint_worker(void *p)
 
 static void test_threads_disjoint(void **state)
 {
-	struct ucmd_store *st = st_of(state);
+	struct store *st = st_of(state);
 	enum { T = 4 };
 	struct disjoint_arg args[T];
 	pthread_t tids[T];
@@ -440,7 +440,7 @@ static void test_threads_disjoint(void **state)
 		assert_int_equal(args[i].failures, 0);
 	}
 	for (int k = 0; k < 600; k++) {
-		assert_int_equal(ucmd_store_read(st, buf, sizeof(buf), (uint64_t)k * 3000), 0);
+		assert_int_equal(store_read(st, buf, sizeof(buf), (uint64_t)k * 3000), 0);
 		assert_int_equal(conf_check(buf, sizeof(buf), (uint64_t)k * 16 + 3), -1);
 	}
 }

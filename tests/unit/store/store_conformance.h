@@ -16,7 +16,7 @@
 
 struct store_factory {
 	/* Open a fresh, empty store of `size` bytes; *ctx is handed to cleanup. */
-	int (*open)(uint64_t size, void **ctx, struct ucmd_store **out);
+	int (*open)(uint64_t size, void **ctx, struct store **out);
 	void (*cleanup)(void *ctx);
 	/* allocated() tracks writes and deallocation (false: reports the size) */
 	bool tracks_allocation;
@@ -28,7 +28,7 @@ struct store_factory {
 extern const struct store_factory *conf_factory;
 
 struct conf_state {
-	struct ucmd_store *st;
+	struct store *st;
 	void *ctx;
 };
 

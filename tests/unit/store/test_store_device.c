@@ -46,7 +46,7 @@ static long long file_size(const char *path)
 	return stat(path, &sb) ? -1 : (long long)sb.st_size;
 }
 
-static int dev_factory_open(uint64_t size, void **ctx, struct ucmd_store **out)
+static int dev_factory_open(uint64_t size, void **ctx, struct store **out)
 {
 	struct dev_ctx *dc = calloc(1, sizeof(*dc));
 	int ret;
@@ -56,7 +56,7 @@ static int dev_factory_open(uint64_t size, void **ctx, struct ucmd_store **out)
 	conf_temp_path(dc->path, sizeof(dc->path), "dev");
 	ret = make_file(dc->path, size);
 	if (!ret)
-		ret = ucmd_store_device_open_flags(dc->path, 0, open_flags, out);
+		ret = store_device_open_flags(dc->path, 0, open_flags, out);
 	if (ret) {
 		unlink(dc->path);
 		free(dc);
@@ -83,7 +83,7 @@ static const struct store_factory dev_factory = {
 };
 
 /* Attach a loop device over a fresh file; NULL when not possible (not root). */
-static int loop_factory_open(uint64_t size, void **ctx, struct ucmd_store **out)
+static int loop_factory_open(uint64_t size, void **ctx, struct store **out)
 {
 	struct dev_ctx *dc = calloc(1, sizeof(*dc));
 	char cmd[PATH_MAX + 64];
@@ -103,11 +103,11 @@ static int loop_factory_open(uint64_t size, void **ctx, struct ucmd_store **out)
 		return -ENODEV;
 	}
 	dc->loopdev[strcspn(dc->loopdev, "\n")] = 0;
-	ret = ucmd_store_device_open_flags(dc->loopdev, 0, open_flags, out);
+	ret = store_device_open_flags(dc->loopdev, 0, open_flags, out);
 	if (!ret)
 		print_message("loop device %s, block %u, %s\n", dc->loopdev,
-			      ucmd_store_device_block(*out),
-			      ucmd_store_device_is_direct(*out) ? "O_DIRECT" : "buffered");
+			      store_device_block(*out),
+			      store_device_is_direct(*out) ? "O_DIRECT" : "buffered");
 	if (ret) {
 		snprintf(cmd, sizeof(cmd), "losetup -d '%s'", dc->loopdev);
 		if (system(cmd) != 0)
@@ -159,62 +159,62 @@ static int path_teardown(void **state)
 
 static void test_reports_mode(void **state)
 {
-	struct ucmd_store *st;
+	struct store *st;
 
 	assert_int_equal(make_file(*state, 1 << 20), 0);
-	assert_int_equal(ucmd_store_device_open(*state, 0, &st), 0);
+	assert_int_equal(store_device_open(*state, 0, &st), 0);
 	assert_string_equal(st->ops->name, "device");
 	print_message("device store on %s: %s, block %u\n", (const char *)*state,
-		      ucmd_store_device_is_direct(st) ? "O_DIRECT" : "buffered (fallback)",
-		      ucmd_store_device_block(st));
-	assert_true(ucmd_store_device_block(st) >= 1);
-	ucmd_store_close(st);
+		      store_device_is_direct(st) ? "O_DIRECT" : "buffered (fallback)",
+		      store_device_block(st));
+	assert_true(store_device_block(st) >= 1);
+	store_close(st);
 
-	assert_int_equal(ucmd_store_device_open_flags(*state, 0, UCMD_STORE_DEVICE_BUFFERED, &st),
+	assert_int_equal(store_device_open_flags(*state, 0, UCMD_STORE_DEVICE_BUFFERED, &st),
 			 0);
-	assert_false(ucmd_store_device_is_direct(st));
-	assert_int_equal(ucmd_store_device_block(st), 1);
-	ucmd_store_close(st);
+	assert_false(store_device_is_direct(st));
+	assert_int_equal(store_device_block(st), 1);
+	store_close(st);
 }
 
 /* A file whose size is not a multiple of the block size, sized from the file. */
 static void test_odd_sized_file(void **state)
 {
 	const char *path = *state;
-	struct ucmd_store *st;
+	struct store *st;
 	unsigned char buf[300];
 
 	assert_int_equal(make_file(path, 10000), 0);
-	assert_int_equal(ucmd_store_device_open(path, 0, &st), 0);
+	assert_int_equal(store_device_open(path, 0, &st), 0);
 	assert_int_equal(st->size, 10000);
 	conf_fill(buf, sizeof(buf), 7);
-	assert_int_equal(ucmd_store_write(st, buf, sizeof(buf), 10000 - sizeof(buf), true), 0);
-	assert_int_equal(ucmd_store_write(st, buf, 1, 10000, false), -ERANGE);
+	assert_int_equal(store_write(st, buf, sizeof(buf), 10000 - sizeof(buf), true), 0);
+	assert_int_equal(store_write(st, buf, 1, 10000, false), -ERANGE);
 	memset(buf, 0, sizeof(buf));
-	assert_int_equal(ucmd_store_read(st, buf, sizeof(buf), 10000 - sizeof(buf)), 0);
+	assert_int_equal(store_read(st, buf, sizeof(buf), 10000 - sizeof(buf)), 0);
 	assert_int_equal(conf_check(buf, sizeof(buf), 7), -1);
 	assert_int_equal(st->ops->flush(st), 0);
-	ucmd_store_close(st);
+	store_close(st);
 
 	/* reopen: the data is there */
-	assert_int_equal(ucmd_store_device_open(path, 10000, &st), 0);
-	assert_int_equal(ucmd_store_read(st, buf, sizeof(buf), 10000 - sizeof(buf)), 0);
+	assert_int_equal(store_device_open(path, 10000, &st), 0);
+	assert_int_equal(store_read(st, buf, sizeof(buf), 10000 - sizeof(buf)), 0);
 	assert_int_equal(conf_check(buf, sizeof(buf), 7), -1);
-	ucmd_store_close(st);
+	store_close(st);
 }
 
 static void test_open_errors(void **state)
 {
-	struct ucmd_store *st = NULL;
+	struct store *st = NULL;
 
-	assert_int_equal(ucmd_store_device_open(*state, 0, &st), -ENOENT);
-	assert_int_equal(ucmd_store_device_open("/dev/null", 0, &st), -ENOTBLK);
-	assert_int_equal(ucmd_store_device_open(NULL, 0, &st), -EINVAL);
-	assert_int_equal(ucmd_store_device_open_flags(*state, 0, 1u << 9, &st), -EINVAL);
+	assert_int_equal(store_device_open(*state, 0, &st), -ENOENT);
+	assert_int_equal(store_device_open("/dev/null", 0, &st), -ENOTBLK);
+	assert_int_equal(store_device_open(NULL, 0, &st), -EINVAL);
+	assert_int_equal(store_device_open_flags(*state, 0, 1u << 9, &st), -EINVAL);
 	assert_null(st);
 	/* a size larger than the file is refused, and the file is not extended */
 	assert_int_equal(make_file(*state, 4096), 0);
-	assert_int_equal(ucmd_store_device_open(*state, 1 << 20, &st), -ENOSPC);
+	assert_int_equal(store_device_open(*state, 1 << 20, &st), -ENOSPC);
 	assert_null(st);
 	assert_int_equal(file_size(*state), 4096);
 }
@@ -227,25 +227,25 @@ static void test_open_errors(void **state)
 static void test_never_resizes_file(void **state)
 {
 	const char *path = *state;
-	struct ucmd_store *st;
+	struct store *st;
 	unsigned char buf[512];
 
 	assert_int_equal(make_file(path, 1 << 20), 0);
-	assert_int_equal(ucmd_store_device_open(path, 0, &st), 0);
+	assert_int_equal(store_device_open(path, 0, &st), 0);
 	assert_int_equal(st->ops->resize(st, 4096), 0);
 	assert_int_equal(file_size(path), 1 << 20);
 	assert_int_equal(st->ops->resize(st, 2 << 20), -ENOSPC);
 	assert_int_equal(file_size(path), 1 << 20);
-	ucmd_store_close(st);
+	store_close(st);
 	unlink(path);
 
 	assert_int_equal(make_file(path, 10000), 0);
-	assert_int_equal(ucmd_store_device_open(path, 10000, &st), 0);
+	assert_int_equal(store_device_open(path, 10000, &st), 0);
 	conf_fill(buf, sizeof(buf), 9);
-	assert_int_equal(ucmd_store_write(st, buf, sizeof(buf), 10000 - sizeof(buf), true), 0);
+	assert_int_equal(store_write(st, buf, sizeof(buf), 10000 - sizeof(buf), true), 0);
 	assert_int_equal(st->ops->resize(st, 9999), 0);
 	assert_int_equal(st->ops->resize(st, 10000), 0);
-	ucmd_store_close(st);
+	store_close(st);
 	assert_int_equal(file_size(path), 10000);
 }
 
@@ -253,22 +253,22 @@ static void test_never_resizes_file(void **state)
 static void test_open_fd_rdonly(void **state)
 {
 	const char *path = *state;
-	struct ucmd_store *st;
+	struct store *st;
 	unsigned char b = 0;
 	int fd;
 
 	assert_int_equal(make_file(path, 1 << 20), 0);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	assert_true(fd >= 0);
-	assert_int_equal(ucmd_store_device_open_fd(fd, 0, 1u << 0, &st), -EINVAL);
-	assert_int_equal(ucmd_store_device_open_fd(fd, 0, UCMD_STORE_RDONLY, &st), 0);
-	assert_int_equal(ucmd_store_read(st, &b, 1, 4096), 0);
-	assert_int_equal(ucmd_store_write(st, &b, 1, 0, false), -EROFS);
+	assert_int_equal(store_device_open_fd(fd, 0, 1u << 0, &st), -EINVAL);
+	assert_int_equal(store_device_open_fd(fd, 0, UCMD_STORE_RDONLY, &st), 0);
+	assert_int_equal(store_read(st, &b, 1, 4096), 0);
+	assert_int_equal(store_write(st, &b, 1, 0, false), -EROFS);
 	assert_int_equal(st->ops->write_zeroes(st, 0, 4096), -EROFS);
 	assert_int_equal(st->ops->deallocate(st, 0, 4096), -EROFS);
 	assert_int_equal(st->ops->resize(st, 4096), -EROFS);
 	assert_int_equal(st->ops->flush(st), 0);
-	ucmd_store_close(st);
+	store_close(st);
 }
 
 int main(void)

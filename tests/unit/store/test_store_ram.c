@@ -12,10 +12,10 @@
 #define TIB	(1ull << 40)
 #define CHUNK	(64u << 10)
 
-static int ram_factory_open(uint64_t size, void **ctx, struct ucmd_store **out)
+static int ram_factory_open(uint64_t size, void **ctx, struct store **out)
 {
 	*ctx = NULL;
-	return ucmd_store_ram_open(size, out);
+	return store_ram_open(size, out);
 }
 
 static void ram_factory_cleanup(void *ctx)
@@ -43,100 +43,100 @@ static uint64_t rss_bytes(void)
 
 static void test_tib_costs_little(void **state)
 {
-	struct ucmd_store *st;
+	struct store *st;
 	uint64_t before, after;
 	unsigned char buf[512];
 
 	(void)state;
 	before = rss_bytes();
-	assert_int_equal(ucmd_store_ram_open(TIB, &st), 0);
+	assert_int_equal(store_ram_open(TIB, &st), 0);
 	assert_int_equal(st->size, TIB);
 	/* a few writes spread over the whole terabyte, and reads of untouched space */
 	for (int i = 0; i < 16; i++) {
 		uint64_t off = (TIB / 16) * i + 4096 * i;
 
 		conf_fill(buf, sizeof(buf), i);
-		assert_int_equal(ucmd_store_write(st, buf, sizeof(buf), off, false), 0);
+		assert_int_equal(store_write(st, buf, sizeof(buf), off, false), 0);
 	}
-	assert_int_equal(ucmd_store_read(st, buf, sizeof(buf), TIB - sizeof(buf)), 0);
+	assert_int_equal(store_read(st, buf, sizeof(buf), TIB - sizeof(buf)), 0);
 	assert_int_equal(conf_check_byte(buf, sizeof(buf), 0), -1);
 	for (int i = 0; i < 16; i++) {
-		assert_int_equal(ucmd_store_read(st, buf, sizeof(buf), (TIB / 16) * i + 4096 * i), 0);
+		assert_int_equal(store_read(st, buf, sizeof(buf), (TIB / 16) * i + 4096 * i), 0);
 		assert_int_equal(conf_check(buf, sizeof(buf), i), -1);
 	}
 	after = rss_bytes();
 	assert_true(after < before + (4u << 20));
 	assert_int_equal(st->ops->allocated(st), 16 * CHUNK);
-	ucmd_store_close(st);
+	store_close(st);
 }
 
 static void test_partial_chunk_dealloc(void **state)
 {
-	struct ucmd_store *st;
+	struct store *st;
 	unsigned char b = 0x42;
 
 	(void)state;
-	assert_int_equal(ucmd_store_ram_open(1 << 20, &st), 0);
-	assert_int_equal(ucmd_store_write(st, &b, 1, 0, false), 0);
-	assert_int_equal(ucmd_store_write(st, &b, 1, CHUNK - 1, false), 0);
+	assert_int_equal(store_ram_open(1 << 20, &st), 0);
+	assert_int_equal(store_write(st, &b, 1, 0, false), 0);
+	assert_int_equal(store_write(st, &b, 1, CHUNK - 1, false), 0);
 	assert_int_equal(st->ops->allocated(st), CHUNK);
 	/* a partial chunk is zeroed, not freed: byte 0 keeps its value */
 	assert_int_equal(st->ops->deallocate(st, 1, CHUNK - 1), 0);
 	assert_int_equal(st->ops->allocated(st), CHUNK);
 	b = 0;
-	assert_int_equal(ucmd_store_read(st, &b, 1, 0), 0);
+	assert_int_equal(store_read(st, &b, 1, 0), 0);
 	assert_int_equal(b, 0x42);
-	assert_int_equal(ucmd_store_read(st, &b, 1, CHUNK - 1), 0);
+	assert_int_equal(store_read(st, &b, 1, CHUNK - 1), 0);
 	assert_int_equal(b, 0);
 	/* a whole chunk is freed */
 	assert_int_equal(st->ops->deallocate(st, 0, CHUNK), 0);
 	assert_int_equal(st->ops->allocated(st), 0);
-	ucmd_store_close(st);
+	store_close(st);
 }
 
 /* A store whose last chunk sticks out past its end. */
 static void test_odd_size(void **state)
 {
-	struct ucmd_store *st;
+	struct store *st;
 	unsigned char buf[100];
 
 	(void)state;
-	assert_int_equal(ucmd_store_ram_open(CHUNK + 10, &st), 0);
+	assert_int_equal(store_ram_open(CHUNK + 10, &st), 0);
 	conf_fill(buf, 10, 5);
-	assert_int_equal(ucmd_store_write(st, buf, 10, CHUNK, false), 0);
+	assert_int_equal(store_write(st, buf, 10, CHUNK, false), 0);
 	assert_int_equal(st->ops->allocated(st), CHUNK);
-	assert_int_equal(ucmd_store_write(st, buf, 10, 0, false), 0);
+	assert_int_equal(store_write(st, buf, 10, 0, false), 0);
 	assert_int_equal(st->ops->allocated(st), CHUNK + 10);	/* never more than the size */
 	assert_int_equal(st->ops->deallocate(st, 0, CHUNK), 0);
-	assert_int_equal(ucmd_store_write(st, buf, 11, CHUNK, false), -ERANGE);
+	assert_int_equal(store_write(st, buf, 11, CHUNK, false), -ERANGE);
 	/* deallocating to the end frees the sticking-out chunk */
 	assert_int_equal(st->ops->deallocate(st, CHUNK, 10), 0);
 	assert_int_equal(st->ops->allocated(st), 0);
-	ucmd_store_close(st);
+	store_close(st);
 }
 
 /* The read-ahead hint is only a hint: nothing it is given changes the store. */
 static void test_prefetch_is_a_hint(void **state)
 {
-	struct ucmd_store *st;
+	struct store *st;
 	unsigned char buf[64], got[64];
 
 	(void)state;
-	assert_int_equal(ucmd_store_ram_open(4 * CHUNK, &st), 0);
+	assert_int_equal(store_ram_open(4 * CHUNK, &st), 0);
 	assert_non_null(st->ops->prefetch);
 	conf_fill(buf, sizeof(buf), 9);
-	assert_int_equal(ucmd_store_write(st, buf, sizeof(buf), CHUNK + 100, false), 0);
+	assert_int_equal(store_write(st, buf, sizeof(buf), CHUNK + 100, false), 0);
 	st->ops->prefetch(st, CHUNK + 100, 4096);	/* written */
 	st->ops->prefetch(st, 3 * CHUNK, 4096);		/* never written: no chunk */
 	st->ops->prefetch(st, 4 * CHUNK, 4096);		/* at the end */
 	st->ops->prefetch(st, UINT64_MAX, UINT64_MAX);	/* far past it */
 	assert_int_equal(st->ops->allocated(st), CHUNK);
-	assert_int_equal(ucmd_store_read(st, got, sizeof(got), CHUNK + 100), 0);
+	assert_int_equal(store_read(st, got, sizeof(got), CHUNK + 100), 0);
 	assert_memory_equal(got, buf, sizeof(buf));
 	assert_int_equal(st->ops->resize(st, CHUNK), 0);
 	st->ops->prefetch(st, CHUNK + 100, 4096);	/* cut off by the resize */
 	assert_int_equal(st->ops->allocated(st), 0);
-	ucmd_store_close(st);
+	store_close(st);
 }
 
 /*
@@ -146,7 +146,7 @@ static void test_prefetch_is_a_hint(void **state)
  * chunk (ASan and TSan run this too).
  */
 struct resize_race {
-	struct ucmd_store *st;
+	struct store *st;
 	atomic_bool stop;
 	int id;
 	unsigned errors;
@@ -163,13 +163,13 @@ static void *race_io(void *arg)
 		int ret;
 
 		memset(buf, (int)(i + r->id) & 0xff, sizeof(buf));
-		if (ucmd_store_write(r->st, buf, sizeof(buf), low, false) ||
-		    ucmd_store_read(r->st, got, sizeof(got), low) || memcmp(buf, got, sizeof(got)))
+		if (store_write(r->st, buf, sizeof(buf), low, false) ||
+		    store_read(r->st, got, sizeof(got), low) || memcmp(buf, got, sizeof(got)))
 			r->errors++;
-		ret = ucmd_store_read(r->st, got, sizeof(got), high);
+		ret = store_read(r->st, got, sizeof(got), high);
 		if (ret && ret != -ERANGE)
 			r->errors++;
-		ret = ucmd_store_write(r->st, buf, sizeof(buf), high, false);
+		ret = store_write(r->st, buf, sizeof(buf), high, false);
 		if (ret && ret != -ERANGE)
 			r->errors++;
 		r->st->ops->prefetch(r->st, high, 4096);
@@ -192,10 +192,10 @@ static void test_io_during_resize(void **state)
 {
 	struct resize_race io[3], rz = { .stop = false };
 	pthread_t tio[3], trz;
-	struct ucmd_store *st = NULL;
+	struct store *st = NULL;
 
 	(void)state;
-	assert_int_equal(ucmd_store_ram_open(8 * CHUNK, &st), 0);
+	assert_int_equal(store_ram_open(8 * CHUNK, &st), 0);
 	rz.st = st;
 	assert_int_equal(pthread_create(&trz, NULL, race_resize, &rz), 0);
 	for (int i = 0; i < 3; i++) {
@@ -209,24 +209,24 @@ static void test_io_during_resize(void **state)
 	atomic_store(&rz.stop, true);
 	assert_int_equal(pthread_join(trz, NULL), 0);
 	assert_int_equal(rz.errors, 0);
-	ucmd_store_close(st);
+	store_close(st);
 }
 
 static void test_open_limits(void **state)
 {
-	struct ucmd_store *st = NULL;
+	struct store *st = NULL;
 
 	(void)state;
-	assert_int_equal(ucmd_store_ram_open(UINT64_MAX, &st), -EFBIG);
+	assert_int_equal(store_ram_open(UINT64_MAX, &st), -EFBIG);
 	assert_null(st);
-	assert_int_equal(ucmd_store_ram_open(1 << 20, NULL), -EINVAL);
-	assert_int_equal(ucmd_store_ram_open(0, &st), 0);
-	assert_int_equal(ucmd_store_read(st, NULL, 0, 0), 0);
+	assert_int_equal(store_ram_open(1 << 20, NULL), -EINVAL);
+	assert_int_equal(store_ram_open(0, &st), 0);
+	assert_int_equal(store_read(st, NULL, 0, 0), 0);
 	assert_int_equal(st->ops->resize(st, 1 << 20), 0);
 	assert_int_equal(st->ops->resize(st, UINT64_MAX), -EFBIG);
 	assert_int_equal(st->size, 1 << 20);
-	ucmd_store_close(st);
-	ucmd_store_close(NULL);
+	store_close(st);
+	store_close(NULL);
 }
 
 int main(void)
