@@ -25,7 +25,7 @@ int main(int argc, char **argv)
 	size_t len = argc > 1 ? strtoul(argv[1], NULL, 0) : 4096;
 	long iters = argc > 2 ? strtol(argv[2], NULL, 0) : 1000000;
 	unsigned char *src = aligned_alloc(4096, len), *dst = aligned_alloc(4096, len);
-	struct ucmd_mm remote;
+	struct user_mm remote;
 	double t0, t;
 	size_t bad = 0;
 
@@ -33,7 +33,7 @@ int main(int argc, char **argv)
 		return 1;
 	memset(src, 1, len);
 	memset(dst, 0, len);
-	ucmd_mm_init_remote(&remote, getpid());
+	user_mm_init_remote(&remote, getpid());
 	ucmd_uaccess_init();
 	t0 = now();
 	for (long i = 0; i < iters; i++) {
@@ -44,12 +44,12 @@ int main(int argc, char **argv)
 	printf("memcpy        %8.1f ns/copy\n", t / (double)iters * 1e9);
 	t0 = now();
 	for (long i = 0; i < iters; i++)
-		bad += ucmd_raw_copy_to_user(dst, src, len);
+		bad += raw_copy_to_user(dst, src, len);
 	t = now() - t0;
 	printf("guard         %8.1f ns/copy\n", t / (double)iters * 1e9);
 	t0 = now();
 	for (long i = 0; i < iters; i++)
-		bad += ucmd_raw_fault_in_writeable(dst, len);
+		bad += raw_fault_in_writeable(dst, len);
 	t = now() - t0;
 	printf("fault_in (w)  %8.1f ns/probe\n", t / (double)iters * 1e9);
 	t0 = now();

@@ -59,7 +59,7 @@ int ucmd_import_iovec(int rw, uint64_t uvec, unsigned nr, struct ucmd_iov_iter *
 		it->alloc = dst;
 	}
 	/* One copy, then only the copy is checked and used. */
-	if (ucmd_copy_from_user(dst, (const void *)(uintptr_t)uvec, nr * sizeof(*dst))) {
+	if (copy_from_user(dst, (const void *)(uintptr_t)uvec, nr * sizeof(*dst))) {
 		ucmd_iov_iter_release(it);
 		return -EFAULT;
 	}
@@ -97,7 +97,7 @@ size_t ucmd_copy_to_iter(const void *src, size_t len, const struct ucmd_iov_iter
 		size_t n = it->iov[i].iov_len;
 		if (n > len - done)
 			n = len - done;
-		if (ucmd_copy_to_user(it->iov[i].iov_base, (const char *)src + done, n))
+		if (copy_to_user(it->iov[i].iov_base, (const char *)src + done, n))
 			break;
 		done += n;
 	}
@@ -112,7 +112,7 @@ size_t ucmd_copy_from_iter(void *dst, size_t len, const struct ucmd_iov_iter *it
 		size_t n = it->iov[i].iov_len;
 		if (n > len - done)
 			n = len - done;
-		if (ucmd_copy_from_user((char *)dst + done, it->iov[i].iov_base, n))
+		if (copy_from_user((char *)dst + done, it->iov[i].iov_base, n))
 			break;
 		done += n;
 	}
@@ -126,8 +126,8 @@ int ucmd_fault_in_iov_iter(const struct ucmd_iov_iter *it, int rw)
 		size_t len = it->iov[i].iov_len;
 
 		/* A WRITE reads the user's memory; a READ writes into it. */
-		if (rw == UCMD_WRITE ? ucmd_fault_in_readable(base, len)
-				     : ucmd_fault_in_writeable(base, len))
+		if (rw == UCMD_WRITE ? fault_in_readable(base, len)
+				     : fault_in_writeable(base, len))
 			return -EFAULT;
 	}
 	return 0;

@@ -269,7 +269,7 @@ int ucmd_register_files(struct ucmd_ring *ring, const int *files, unsigned nr_fi
 	for (unsigned i = 0; i < nr_files; i++) {
 		int fd;
 
-		if (ucmd_copy_from_user(&fd, &files[i], sizeof(fd))) {
+		if (copy_from_user(&fd, &files[i], sizeof(fd))) {
 			ret = -EFAULT;
 			break;
 		}
@@ -340,7 +340,7 @@ int ucmd_register_buffers(struct ucmd_ring *ring, const struct iovec *iovecs, un
 	tab = malloc(nr * sizeof(*tab));
 	if (!tab)
 		return -ENOMEM;
-	if (ucmd_copy_from_user(tab, iovecs, nr * sizeof(*tab)))
+	if (copy_from_user(tab, iovecs, nr * sizeof(*tab)))
 		ret = -EFAULT;
 	for (unsigned i = 0; i < nr && !ret; i++) {
 		/* Linux: a buffer is non-empty, at most 1 GiB, and real memory */
@@ -353,7 +353,7 @@ int ucmd_register_buffers(struct ucmd_ring *ring, const struct iovec *iovecs, un
 		 * is -EFAULT now rather than at each use. Pages unmapped later
 		 * fail only the transfer that meets them (the accessor).
 		 */
-		else if (ucmd_fault_in_writeable(tab[i].iov_base, tab[i].iov_len))
+		else if (fault_in_writeable(tab[i].iov_base, tab[i].iov_len))
 			ret = -EFAULT;
 	}
 	mutex_lock(&ctx->uring_lock);

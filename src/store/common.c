@@ -116,7 +116,7 @@ static int cursor_walk(struct store_iov_cursor *c, uint64_t n,
 static int seg_to_iov(void *seg, size_t len, void *arg)
 {
 	const unsigned char **src = arg;
-	int ret = ucmd_copy_to_user(seg, *src, len);
+	int ret = copy_to_user(seg, *src, len);
 
 	*src += len;
 	return ret;
@@ -125,7 +125,7 @@ static int seg_to_iov(void *seg, size_t len, void *arg)
 static int seg_from_iov(void *seg, size_t len, void *arg)
 {
 	unsigned char **dst = arg;
-	int ret = ucmd_copy_from_user(*dst, seg, len);
+	int ret = copy_from_user(*dst, seg, len);
 
 	*dst += len;
 	return ret;
@@ -134,7 +134,7 @@ static int seg_from_iov(void *seg, size_t len, void *arg)
 static int seg_zero(void *seg, size_t len, void *arg)
 {
 	(void)arg;
-	return ucmd_clear_user(seg, len);
+	return clear_user(seg, len);
 }
 
 int store_cursor_to_iov(struct store_iov_cursor *c, const void *src, size_t n)

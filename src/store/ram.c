@@ -188,9 +188,9 @@ static int ram_readv(struct store *st, const struct iovec *iov, int iovcnt, uint
 
 		/* the caller's buffer may be an application's: the accessor copies */
 		if (chunk)
-			ret = ucmd_copy_to_user(iov->iov_base, chunk + (off & (CHUNK_SIZE - 1)), len);
+			ret = copy_to_user(iov->iov_base, chunk + (off & (CHUNK_SIZE - 1)), len);
 		else
-			ret = ucmd_clear_user(iov->iov_base, len);
+			ret = clear_user(iov->iov_base, len);
 		goto out;
 	}
 	store_cursor_init(&cur, iov, iovcnt);

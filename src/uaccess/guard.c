@@ -78,61 +78,61 @@
 #include <ucontext.h>
 
 /* rdi = dst, rsi = src, rdx = n; returns the bytes not copied (rcx). */
-size_t ucmd_ua_copy(void *dst, const void *src, size_t n);
+size_t ua_copy(void *dst, const void *src, size_t n);
 /* rdi = dst, rsi = n; returns the bytes not cleared. */
-size_t ucmd_ua_clear(void *dst, size_t n);
+size_t ua_clear(void *dst, size_t n);
 /* rdi = addr, rsi = n (> 0); returns 0, or 1 at a fault. */
-size_t ucmd_ua_probe_read(uintptr_t addr, size_t n);
-size_t ucmd_ua_probe_write(uintptr_t addr, size_t n);
-extern const char ucmd_ua_copy_insn[], ucmd_ua_copy_fixup[];
-extern const char ucmd_ua_clear_insn[], ucmd_ua_clear_fixup[];
-extern const char ucmd_ua_probe_r_insn[], ucmd_ua_probe_w_insn[], ucmd_ua_probe_fixup[];
+size_t ua_probe_read(uintptr_t addr, size_t n);
+size_t ua_probe_write(uintptr_t addr, size_t n);
+extern const char ua_copy_insn[], ua_copy_fixup[];
+extern const char ua_clear_insn[], ua_clear_fixup[];
+extern const char ua_probe_r_insn[], ua_probe_w_insn[], ua_probe_fixup[];
 
 __asm__(
 	"	.text\n"
 	"	.p2align 4\n"
-	"	.globl ucmd_ua_copy\n"
-	"	.hidden ucmd_ua_copy\n"
-	"	.type ucmd_ua_copy, @function\n"
-	"ucmd_ua_copy:\n"
+	"	.globl ua_copy\n"
+	"	.hidden ua_copy\n"
+	"	.type ua_copy, @function\n"
+	"ua_copy:\n"
 	"	mov %rdx, %rcx\n"
-	"	.globl ucmd_ua_copy_insn\n"
-	"	.hidden ucmd_ua_copy_insn\n"
-	"ucmd_ua_copy_insn:\n"
+	"	.globl ua_copy_insn\n"
+	"	.hidden ua_copy_insn\n"
+	"ua_copy_insn:\n"
 	"	rep movsb\n"
-	"	.globl ucmd_ua_copy_fixup\n"
-	"	.hidden ucmd_ua_copy_fixup\n"
-	"ucmd_ua_copy_fixup:\n"
+	"	.globl ua_copy_fixup\n"
+	"	.hidden ua_copy_fixup\n"
+	"ua_copy_fixup:\n"
 	"	mov %rcx, %rax\n"
 	"	ret\n"
-	"	.size ucmd_ua_copy, .-ucmd_ua_copy\n"
+	"	.size ua_copy, .-ua_copy\n"
 	"	.p2align 4\n"
-	"	.globl ucmd_ua_clear\n"
-	"	.hidden ucmd_ua_clear\n"
-	"	.type ucmd_ua_clear, @function\n"
-	"ucmd_ua_clear:\n"
+	"	.globl ua_clear\n"
+	"	.hidden ua_clear\n"
+	"	.type ua_clear, @function\n"
+	"ua_clear:\n"
 	"	mov %rsi, %rcx\n"
 	"	xor %eax, %eax\n"
-	"	.globl ucmd_ua_clear_insn\n"
-	"	.hidden ucmd_ua_clear_insn\n"
-	"ucmd_ua_clear_insn:\n"
+	"	.globl ua_clear_insn\n"
+	"	.hidden ua_clear_insn\n"
+	"ua_clear_insn:\n"
 	"	rep stosb\n"
-	"	.globl ucmd_ua_clear_fixup\n"
-	"	.hidden ucmd_ua_clear_fixup\n"
-	"ucmd_ua_clear_fixup:\n"
+	"	.globl ua_clear_fixup\n"
+	"	.hidden ua_clear_fixup\n"
+	"ua_clear_fixup:\n"
 	"	mov %rcx, %rax\n"
 	"	ret\n"
-	"	.size ucmd_ua_clear, .-ucmd_ua_clear\n"
+	"	.size ua_clear, .-ua_clear\n"
 	"	.p2align 4\n"
-	"	.globl ucmd_ua_probe_read\n"
-	"	.hidden ucmd_ua_probe_read\n"
-	"	.type ucmd_ua_probe_read, @function\n"
-	"ucmd_ua_probe_read:\n"
+	"	.globl ua_probe_read\n"
+	"	.hidden ua_probe_read\n"
+	"	.type ua_probe_read, @function\n"
+	"ua_probe_read:\n"
 	"	lea (%rdi,%rsi), %rdx\n"
 	"1:\n"
-	"	.globl ucmd_ua_probe_r_insn\n"
-	"	.hidden ucmd_ua_probe_r_insn\n"
-	"ucmd_ua_probe_r_insn:\n"
+	"	.globl ua_probe_r_insn\n"
+	"	.hidden ua_probe_r_insn\n"
+	"ua_probe_r_insn:\n"
 	"	movzbl (%rdi), %eax\n"
 	"	and $-4096, %rdi\n"
 	"	add $4096, %rdi\n"
@@ -140,17 +140,17 @@ __asm__(
 	"	jb 1b\n"
 	"	xor %eax, %eax\n"
 	"	ret\n"
-	"	.size ucmd_ua_probe_read, .-ucmd_ua_probe_read\n"
+	"	.size ua_probe_read, .-ua_probe_read\n"
 	"	.p2align 4\n"
-	"	.globl ucmd_ua_probe_write\n"
-	"	.hidden ucmd_ua_probe_write\n"
-	"	.type ucmd_ua_probe_write, @function\n"
-	"ucmd_ua_probe_write:\n"
+	"	.globl ua_probe_write\n"
+	"	.hidden ua_probe_write\n"
+	"	.type ua_probe_write, @function\n"
+	"ua_probe_write:\n"
 	"	lea (%rdi,%rsi), %rdx\n"
 	"2:\n"
-	"	.globl ucmd_ua_probe_w_insn\n"
-	"	.hidden ucmd_ua_probe_w_insn\n"
-	"ucmd_ua_probe_w_insn:\n"
+	"	.globl ua_probe_w_insn\n"
+	"	.hidden ua_probe_w_insn\n"
+	"ua_probe_w_insn:\n"
 	"	lock orb $0, (%rdi)\n"
 	"	and $-4096, %rdi\n"
 	"	add $4096, %rdi\n"
@@ -158,12 +158,12 @@ __asm__(
 	"	jb 2b\n"
 	"	xor %eax, %eax\n"
 	"	ret\n"
-	"	.globl ucmd_ua_probe_fixup\n"
-	"	.hidden ucmd_ua_probe_fixup\n"
-	"ucmd_ua_probe_fixup:\n"
+	"	.globl ua_probe_fixup\n"
+	"	.hidden ua_probe_fixup\n"
+	"ua_probe_fixup:\n"
 	"	mov $1, %eax\n"
 	"	ret\n"
-	"	.size ucmd_ua_probe_write, .-ucmd_ua_probe_write\n"
+	"	.size ua_probe_write, .-ua_probe_write\n"
 );
 
 /* The exception table: a fault at insn resumes at fixup. */
@@ -172,12 +172,12 @@ static bool ua_fixup(void *uc)
 	greg_t *ip = &((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
 	uintptr_t at = (uintptr_t)*ip;
 
-	if (at == (uintptr_t)ucmd_ua_copy_insn)
-		*ip = (greg_t)(uintptr_t)ucmd_ua_copy_fixup;
-	else if (at == (uintptr_t)ucmd_ua_clear_insn)
-		*ip = (greg_t)(uintptr_t)ucmd_ua_clear_fixup;
-	else if (at == (uintptr_t)ucmd_ua_probe_r_insn || at == (uintptr_t)ucmd_ua_probe_w_insn)
-		*ip = (greg_t)(uintptr_t)ucmd_ua_probe_fixup;
+	if (at == (uintptr_t)ua_copy_insn)
+		*ip = (greg_t)(uintptr_t)ua_copy_fixup;
+	else if (at == (uintptr_t)ua_clear_insn)
+		*ip = (greg_t)(uintptr_t)ua_clear_fixup;
+	else if (at == (uintptr_t)ua_probe_r_insn || at == (uintptr_t)ua_probe_w_insn)
+		*ip = (greg_t)(uintptr_t)ua_probe_fixup;
 	else
 		return false;
 	return true;
@@ -353,13 +353,13 @@ static size_t ua_guarded(enum ua_op op, void *dst, const void *src, size_t n, ui
 #ifdef UA_EXTABLE
 	switch (op) {
 	case UA_COPY:
-		return ucmd_ua_copy(dst, src, n);
+		return ua_copy(dst, src, n);
 	case UA_CLEAR:
-		return ucmd_ua_clear(dst, n);
+		return ua_clear(dst, n);
 	case UA_PROBE_READ:
-		return ucmd_ua_probe_read(user, n) ? n : 0;
+		return ua_probe_read(user, n) ? n : 0;
 	case UA_PROBE_WRITE:
-		return ucmd_ua_probe_write(user, n) ? n : 0;
+		return ua_probe_write(user, n) ? n : 0;
 	}
 	return n;
 #else
@@ -381,64 +381,64 @@ static size_t ua_guarded(enum ua_op op, void *dst, const void *src, size_t n, ui
 #endif
 }
 
-size_t ucmd_raw_copy_from_user(void *dst, const void *usrc, size_t n)
+size_t raw_copy_from_user(void *dst, const void *usrc, size_t n)
 {
 	return ua_guarded(UA_COPY, dst, usrc, n, (uintptr_t)usrc);
 }
 
-size_t ucmd_raw_copy_to_user(void *udst, const void *src, size_t n)
+size_t raw_copy_to_user(void *udst, const void *src, size_t n)
 {
 	return ua_guarded(UA_COPY, udst, src, n, (uintptr_t)udst);
 }
 
-size_t ucmd_raw_clear_user(void *udst, size_t n)
+size_t raw_clear_user(void *udst, size_t n)
 {
 	return ua_guarded(UA_CLEAR, udst, NULL, n, (uintptr_t)udst);
 }
 
-size_t ucmd_raw_fault_in_readable(const void *uaddr, size_t n)
+size_t raw_fault_in_readable(const void *uaddr, size_t n)
 {
 	return ua_guarded(UA_PROBE_READ, NULL, NULL, n, (uintptr_t)uaddr);
 }
 
-size_t ucmd_raw_fault_in_writeable(void *uaddr, size_t n)
+size_t raw_fault_in_writeable(void *uaddr, size_t n)
 {
 	return ua_guarded(UA_PROBE_WRITE, NULL, NULL, n, (uintptr_t)uaddr);
 }
 
-/* ---- ucmd_mm_self ---- */
+/* ---- user_mm_self ---- */
 
-static size_t self_copy_from(const struct ucmd_mm *mm, void *dst, uint64_t usrc, size_t n)
+static size_t self_copy_from(const struct user_mm *mm, void *dst, uint64_t usrc, size_t n)
 {
 	(void)mm;
-	return ucmd_raw_copy_from_user(dst, (const void *)(uintptr_t)usrc, n);
+	return raw_copy_from_user(dst, (const void *)(uintptr_t)usrc, n);
 }
 
-static size_t self_copy_to(const struct ucmd_mm *mm, uint64_t udst, const void *src, size_t n)
+static size_t self_copy_to(const struct user_mm *mm, uint64_t udst, const void *src, size_t n)
 {
 	(void)mm;
-	return ucmd_raw_copy_to_user((void *)(uintptr_t)udst, src, n);
+	return raw_copy_to_user((void *)(uintptr_t)udst, src, n);
 }
 
-static size_t self_clear(const struct ucmd_mm *mm, uint64_t udst, size_t n)
+static size_t self_clear(const struct user_mm *mm, uint64_t udst, size_t n)
 {
 	(void)mm;
-	return ucmd_raw_clear_user((void *)(uintptr_t)udst, n);
+	return raw_clear_user((void *)(uintptr_t)udst, n);
 }
 
-static size_t self_fault_in_readable(const struct ucmd_mm *mm, uint64_t uaddr, size_t n)
+static size_t self_fault_in_readable(const struct user_mm *mm, uint64_t uaddr, size_t n)
 {
 	(void)mm;
-	return ucmd_raw_fault_in_readable((const void *)(uintptr_t)uaddr, n);
+	return raw_fault_in_readable((const void *)(uintptr_t)uaddr, n);
 }
 
-static size_t self_fault_in_writeable(const struct ucmd_mm *mm, uint64_t uaddr, size_t n)
+static size_t self_fault_in_writeable(const struct user_mm *mm, uint64_t uaddr, size_t n)
 {
 	(void)mm;
-	return ucmd_raw_fault_in_writeable((void *)(uintptr_t)uaddr, n);
+	return raw_fault_in_writeable((void *)(uintptr_t)uaddr, n);
 }
 
-static const struct ucmd_mm_ops self_ops = {
+static const struct user_mm_ops self_ops = {
 	.name = "guard",
 	.copy_from = self_copy_from,
 	.copy_to = self_copy_to,
@@ -447,4 +447,4 @@ static const struct ucmd_mm_ops self_ops = {
 	.fault_in_writeable = self_fault_in_writeable,
 };
 
-const struct ucmd_mm ucmd_mm_self = { .ops = &self_ops };
+const struct user_mm user_mm_self = { .ops = &self_ops };

@@ -40,17 +40,17 @@ static size_t rm_xfer(pid_t pid, void *local, uint64_t remote, size_t n, bool wr
 	return n - done;
 }
 
-static size_t rm_copy_from(const struct ucmd_mm *mm, void *dst, uint64_t usrc, size_t n)
+static size_t rm_copy_from(const struct user_mm *mm, void *dst, uint64_t usrc, size_t n)
 {
 	return rm_xfer(mm->pid, dst, usrc, n, false);
 }
 
-static size_t rm_copy_to(const struct ucmd_mm *mm, uint64_t udst, const void *src, size_t n)
+static size_t rm_copy_to(const struct user_mm *mm, uint64_t udst, const void *src, size_t n)
 {
 	return rm_xfer(mm->pid, (void *)(uintptr_t)src, udst, n, true);
 }
 
-static size_t rm_clear(const struct ucmd_mm *mm, uint64_t udst, size_t n)
+static size_t rm_clear(const struct user_mm *mm, uint64_t udst, size_t n)
 {
 	for (size_t done = 0; done < n;) {
 		size_t k = n - done < RM_ZEROS ? n - done : RM_ZEROS;
@@ -68,7 +68,7 @@ static size_t rm_clear(const struct ucmd_mm *mm, uint64_t udst, size_t n)
  * which races only with the owner writing that byte of a buffer it has
  * handed over for a read, a race it already has with the read itself.
  */
-static size_t rm_fault_in(const struct ucmd_mm *mm, uint64_t uaddr, size_t n, bool write)
+static size_t rm_fault_in(const struct user_mm *mm, uint64_t uaddr, size_t n, bool write)
 {
 	uint64_t end = uaddr + n;
 
@@ -85,17 +85,17 @@ static size_t rm_fault_in(const struct ucmd_mm *mm, uint64_t uaddr, size_t n, bo
 	return 0;
 }
 
-static size_t rm_fault_in_readable(const struct ucmd_mm *mm, uint64_t uaddr, size_t n)
+static size_t rm_fault_in_readable(const struct user_mm *mm, uint64_t uaddr, size_t n)
 {
 	return rm_fault_in(mm, uaddr, n, false);
 }
 
-static size_t rm_fault_in_writeable(const struct ucmd_mm *mm, uint64_t uaddr, size_t n)
+static size_t rm_fault_in_writeable(const struct user_mm *mm, uint64_t uaddr, size_t n)
 {
 	return rm_fault_in(mm, uaddr, n, true);
 }
 
-static const struct ucmd_mm_ops remote_ops = {
+static const struct user_mm_ops remote_ops = {
 	.name = "process_vm",
 	.copy_from = rm_copy_from,
 	.copy_to = rm_copy_to,
@@ -104,7 +104,7 @@ static const struct ucmd_mm_ops remote_ops = {
 	.fault_in_writeable = rm_fault_in_writeable,
 };
 
-void ucmd_mm_init_remote(struct ucmd_mm *mm, pid_t pid)
+void user_mm_init_remote(struct user_mm *mm, pid_t pid)
 {
 	mm->ops = &remote_ops;
 	mm->pid = pid;

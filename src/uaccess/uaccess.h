@@ -6,10 +6,10 @@
  * registered buffers). Linux's copy_from_user()/copy_to_user() family: a bad
  * address is -EFAULT, never a crash of the process.
  *
- * Two backends sit behind one small ops table (struct ucmd_mm_ops), an
+ * Two backends sit behind one small ops table (struct user_mm_ops), an
  * address space in Linux's terms:
  *
- *   ucmd_mm_self    this process's own memory. A plain memcpy run under a
+ *   user_mm_self    this process's own memory. A plain memcpy run under a
  *                   fault guard: a SIGSEGV/SIGBUS inside the guarded copy,
  *                   at an address inside the user range being copied, jumps
  *                   back to the copy's recovery point (the kernel's exception
@@ -35,71 +35,71 @@
 /* End of the x86-64 / arm64 user address space with 4-level paging. */
 #define UCMD_TASK_SIZE 0x00007ffffffff000ull
 
-struct ucmd_mm;
+struct user_mm;
 
-struct ucmd_mm_ops {
+struct user_mm_ops {
 	const char *name;
-	size_t (*copy_from)(const struct ucmd_mm *mm, void *dst, uint64_t usrc, size_t n);
-	size_t (*copy_to)(const struct ucmd_mm *mm, uint64_t udst, const void *src, size_t n);
-	size_t (*clear)(const struct ucmd_mm *mm, uint64_t udst, size_t n);
+	size_t (*copy_from)(const struct user_mm *mm, void *dst, uint64_t usrc, size_t n);
+	size_t (*copy_to)(const struct user_mm *mm, uint64_t udst, const void *src, size_t n);
+	size_t (*clear)(const struct user_mm *mm, uint64_t udst, size_t n);
 	/*
 	 * Fault the pages of [uaddr, uaddr + n) in, readable or writeable,
 	 * without changing a byte: Linux's fault_in_readable/writeable(),
 	 * what "pinning" a user buffer amounts to here.
 	 */
-	size_t (*fault_in_readable)(const struct ucmd_mm *mm, uint64_t uaddr, size_t n);
-	size_t (*fault_in_writeable)(const struct ucmd_mm *mm, uint64_t uaddr, size_t n);
+	size_t (*fault_in_readable)(const struct user_mm *mm, uint64_t uaddr, size_t n);
+	size_t (*fault_in_writeable)(const struct user_mm *mm, uint64_t uaddr, size_t n);
 };
 
-struct ucmd_mm {
-	const struct ucmd_mm_ops *ops;
+struct user_mm {
+	const struct user_mm_ops *ops;
 	pid_t pid;		/* remote only */
 };
 
 /* This process, through the fault guard. */
-extern const struct ucmd_mm ucmd_mm_self;
+extern const struct user_mm user_mm_self;
 /* Another process (or this one by its pid), through process_vm_readv/writev. */
-void ucmd_mm_init_remote(struct ucmd_mm *mm, pid_t pid);
+void user_mm_init_remote(struct user_mm *mm, pid_t pid);
 
-/* ---- the guarded in-process copies (ucmd_mm_self's ops, callable directly) ---- */
-size_t ucmd_raw_copy_from_user(void *dst, const void *usrc, size_t n);
-size_t ucmd_raw_copy_to_user(void *udst, const void *src, size_t n);
-size_t ucmd_raw_clear_user(void *udst, size_t n);
-size_t ucmd_raw_fault_in_readable(const void *uaddr, size_t n);
-size_t ucmd_raw_fault_in_writeable(void *uaddr, size_t n);
+/* ---- the guarded in-process copies (user_mm_self's ops, callable directly) ---- */
+size_t raw_copy_from_user(void *dst, const void *usrc, size_t n);
+size_t raw_copy_to_user(void *udst, const void *src, size_t n);
+size_t raw_clear_user(void *udst, size_t n);
+size_t raw_fault_in_readable(const void *uaddr, size_t n);
+size_t raw_fault_in_writeable(void *uaddr, size_t n);
 
-static inline int ucmd_copy_from_user(void *dst, const void *usrc, size_t n)
+static inline int copy_from_user(void *dst, const void *usrc, size_t n)
 {
-	return ucmd_raw_copy_from_user(dst, usrc, n) ? -EFAULT : 0;
+	return raw_copy_from_user(dst, usrc, n) ? -EFAULT : 0;
 }
 
-static inline int ucmd_copy_to_user(void *udst, const void *src, size_t n)
+static inline int copy_to_user(void *udst, const void *src, size_t n)
 {
-	return ucmd_raw_copy_to_user(udst, src, n) ? -EFAULT : 0;
+	return raw_copy_to_user(udst, src, n) ? -EFAULT : 0;
 }
 
-static inline int ucmd_clear_user(void *udst, size_t n)
+static inline int clear_user(void *udst, size_t n)
 {
-	return ucmd_raw_clear_user(udst, n) ? -EFAULT : 0;
+	return raw_clear_user(udst, n) ? -EFAULT : 0;
 }
 
-static inline int ucmd_fault_in_readable(const void *uaddr, size_t n)
+static inline int fault_in_readable(const void *uaddr, size_t n)
 {
-	return ucmd_raw_fault_in_readable(uaddr, n) ? -EFAULT : 0;
+	return raw_fault_in_readable(uaddr, n) ? -EFAULT : 0;
 }
 
-static inline int ucmd_fault_in_writeable(void *uaddr, size_t n)
+static inline int fault_in_writeable(void *uaddr, size_t n)
 {
-	return ucmd_raw_fault_in_writeable(uaddr, n) ? -EFAULT : 0;
+	return raw_fault_in_writeable(uaddr, n) ? -EFAULT : 0;
 }
 
 /* The same through any address space's ops: 0 or -EFAULT. */
-static inline int ucmd_mm_copy_from(const struct ucmd_mm *mm, void *dst, uint64_t usrc, size_t n)
+static inline int user_mm_copy_from(const struct user_mm *mm, void *dst, uint64_t usrc, size_t n)
 {
 	return mm->ops->copy_from(mm, dst, usrc, n) ? -EFAULT : 0;
 }
 
-static inline int ucmd_mm_copy_to(const struct ucmd_mm *mm, uint64_t udst, const void *src,
+static inline int user_mm_copy_to(const struct user_mm *mm, uint64_t udst, const void *src,
 				  size_t n)
 {
 	return mm->ops->copy_to(mm, udst, src, n) ? -EFAULT : 0;

@@ -127,7 +127,7 @@ static uint16_t map_prp(struct ucmd_ctrl *c, uint64_t prp1, uint64_t prp2, uint6
 
 		if (want < nent)
 			nent = (unsigned)want;
-		if (!ent || ucmd_copy_from_user(ents, ent, (size_t)nent * 8))
+		if (!ent || copy_from_user(ents, ent, (size_t)nent * 8))
 			return ST_XFER;
 		for (unsigned i = 0; i < nent && rem; i++) {
 			uint64_t e = ents[i];
@@ -207,7 +207,7 @@ static uint16_t map_sgl(struct ucmd_ctrl *c, const struct ucmd_nvme_sgl_desc *fi
 		}
 		if (!seg || idx == nseg)
 			break;
-		if (ucmd_copy_from_user(&d, &seg[idx++], sizeof(d)))
+		if (copy_from_user(&d, &seg[idx++], sizeof(d)))
 			return ST_XFER;
 	}
 	if (got != len)
@@ -256,7 +256,7 @@ static uint16_t map_meta(struct ucmd_ctrl *c, struct nvmet_req *req, uint64_t le
 		const struct ucmd_nvme_sgl_desc *d = c->dma->map(c->dma, req->cmd.mptr, sizeof(*d));
 		struct ucmd_nvme_sgl_desc copy;
 
-		if (!d || ucmd_copy_from_user(&copy, d, sizeof(copy)))
+		if (!d || copy_from_user(&copy, d, sizeof(copy)))
 			return ST_XFER;
 		uint16_t st = map_sgl(c, &copy, len, out);
 
@@ -285,7 +285,7 @@ uint16_t nvmet_iovs_copy_out(const struct nvmet_iovs *v, const void *buf, uint64
 	for (int i = 0; i < v->cnt && len; i++) {
 		size_t n = v->iov[i].iov_len < len ? v->iov[i].iov_len : len;
 
-		if (ucmd_copy_to_user(v->iov[i].iov_base, s, n))
+		if (copy_to_user(v->iov[i].iov_base, s, n))
 			return ST_XFER;
 		s += n;
 		len -= n;
@@ -302,7 +302,7 @@ uint16_t nvmet_iovs_zero_from(const struct nvmet_iovs *v, uint64_t start)
 			start -= l;
 			continue;
 		}
-		if (ucmd_clear_user((char *)v->iov[i].iov_base + start, l - start))
+		if (clear_user((char *)v->iov[i].iov_base + start, l - start))
 			return ST_XFER;
 		start = 0;
 	}
@@ -316,7 +316,7 @@ uint16_t nvmet_iovs_copy_in(const struct nvmet_iovs *v, void *buf, uint64_t len)
 	for (int i = 0; i < v->cnt && len; i++) {
 		size_t n = v->iov[i].iov_len < len ? v->iov[i].iov_len : len;
 
-		if (ucmd_copy_from_user(d, v->iov[i].iov_base, n))
+		if (copy_from_user(d, v->iov[i].iov_base, n))
 			return ST_XFER;
 		d += n;
 		len -= n;

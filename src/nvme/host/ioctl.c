@@ -87,8 +87,8 @@ static int nvme_check_metadata(struct nvme_ns *ns, const struct nvme_uring_cmd *
 		return -EINVAL;
 	/* Pinned as the data is (see nvme_import_user_data). */
 	meta = (void *)(uintptr_t)u->metadata;
-	return (u->opcode & 1) ? ucmd_fault_in_readable(meta, u->metadata_len)
-			       : ucmd_fault_in_writeable(meta, u->metadata_len);
+	return (u->opcode & 1) ? fault_in_readable(meta, u->metadata_len)
+			       : fault_in_writeable(meta, u->metadata_len);
 }
 
 /*
@@ -325,7 +325,7 @@ static long nvme_user_cmd64(struct nvme_host *h, struct nvme_ns *ns, struct ucmd
 	int ret;
 
 	if (ucmd_access_ok((uint64_t)(uintptr_t)arg, sizeof(cmd.p)) ||
-	    ucmd_copy_from_user(&cmd.p, ucmd, sizeof(cmd.p)))
+	    copy_from_user(&cmd.p, ucmd, sizeof(cmd.p)))
 		return -EFAULT;
 	if (cmd.p.flags)
 		return -EINVAL;
@@ -339,7 +339,7 @@ static long nvme_user_cmd64(struct nvme_host *h, struct nvme_ns *ns, struct ucmd
 		return ret;
 	ret = nvme_execute_rq(rq, &result);
 	/* Linux's put_user(): the command ran, but the caller hears -EFAULT. */
-	if (ret >= 0 && ucmd_copy_to_user(&ucmd->result, &result, sizeof(result)))
+	if (ret >= 0 && copy_to_user(&ucmd->result, &result, sizeof(result)))
 		return -EFAULT;
 	return ret;
 }

@@ -35,17 +35,17 @@ static uint8_t *map(size_t pages, int prot)
 	return m;
 }
 
-static void backends(struct ucmd_mm *remote, const struct ucmd_mm **out)
+static void backends(struct user_mm *remote, const struct user_mm **out)
 {
-	ucmd_mm_init_remote(remote, getpid());
-	out[0] = &ucmd_mm_self;
+	user_mm_init_remote(remote, getpid());
+	out[0] = &user_mm_self;
 	out[1] = remote;
 }
 
 static void test_good_copies(void **state)
 {
-	struct ucmd_mm remote;
-	const struct ucmd_mm *mm[2];
+	struct user_mm remote;
+	const struct user_mm *mm[2];
 	uint8_t *src = map(3, PROT_READ | PROT_WRITE), *dst = map(3, PROT_READ | PROT_WRITE);
 
 	(void)state;
@@ -79,8 +79,8 @@ static void test_good_copies(void **state)
 
 static void test_bad_addresses(void **state)
 {
-	struct ucmd_mm remote;
-	const struct ucmd_mm *mm[2];
+	struct user_mm remote;
+	const struct user_mm *mm[2];
 	uint8_t *none = map(1, PROT_NONE), *ro = map(1, PROT_READ);
 	uint8_t *half = map(2, PROT_READ | PROT_WRITE);
 	uint8_t local[2 * PG];
@@ -114,12 +114,12 @@ static void test_bad_addresses(void **state)
 		assert_int_not_equal(mm[b]->ops->fault_in_writeable(mm[b], (uintptr_t)ro, PG), 0);
 	}
 	/* the convenience forms */
-	assert_int_equal(ucmd_copy_from_user(local, (void *)(uintptr_t)WILD, 8), -EFAULT);
-	assert_int_equal(ucmd_copy_to_user(none, local, 8), -EFAULT);
-	assert_int_equal(ucmd_clear_user(ro, 8), -EFAULT);
-	assert_int_equal(ucmd_fault_in_writeable(ro, 8), -EFAULT);
-	assert_int_equal(ucmd_fault_in_readable(none, 1), -EFAULT);
-	assert_int_equal(ucmd_copy_from_user(local, half, 64), 0);
+	assert_int_equal(copy_from_user(local, (void *)(uintptr_t)WILD, 8), -EFAULT);
+	assert_int_equal(copy_to_user(none, local, 8), -EFAULT);
+	assert_int_equal(clear_user(ro, 8), -EFAULT);
+	assert_int_equal(fault_in_writeable(ro, 8), -EFAULT);
+	assert_int_equal(fault_in_readable(none, 1), -EFAULT);
+	assert_int_equal(copy_from_user(local, half, 64), 0);
 	munmap(none, PG);
 	munmap(ro, PG);
 	munmap(half, 2 * PG);
@@ -138,8 +138,8 @@ static void test_sigbus(void **state)
 	unlink(path);
 	m = mmap(NULL, PG, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	assert_true(m != MAP_FAILED);
-	assert_int_equal(ucmd_copy_from_user(local, m, sizeof(local)), -EFAULT);
-	assert_int_equal(ucmd_copy_to_user(m, local, sizeof(local)), -EFAULT);
+	assert_int_equal(copy_from_user(local, m, sizeof(local)), -EFAULT);
+	assert_int_equal(copy_to_user(m, local, sizeof(local)), -EFAULT);
 	munmap(m, PG);
 	close(fd);
 }
@@ -159,7 +159,7 @@ static void test_other_faults_still_crash(void **state)
 
 		/* the child's previous handler is the default action, not cmocka's */
 		sigaction(SIGSEGV, &dfl, NULL);
-		if (ucmd_uaccess_init() || ucmd_copy_from_user(local, none, 8) != -EFAULT)
+		if (ucmd_uaccess_init() || copy_from_user(local, none, 8) != -EFAULT)
 			_exit(1);
 		*(volatile uint8_t *)none = 1;	/* ucmd's handler must not swallow this */
 		_exit(0);
@@ -177,9 +177,9 @@ static void *faulter(void *arg)
 	uint8_t *none = arg, good[64] = { 1 }, local[64];
 
 	for (int i = 0; i < 2000; i++) {
-		if (ucmd_copy_from_user(local, none + (i % 64), 8) != -EFAULT)
+		if (copy_from_user(local, none + (i % 64), 8) != -EFAULT)
 			return (void *)1;
-		if (ucmd_copy_from_user(local, good, sizeof(good)) || local[0] != 1)
+		if (copy_from_user(local, good, sizeof(good)) || local[0] != 1)
 			return (void *)1;
 	}
 	return NULL;
