@@ -12,7 +12,7 @@
  */
 #define UCMD_MAX_RW_COUNT ((size_t)INT_MAX & ~(size_t)4095)
 
-int ucmd_access_ok(uint64_t addr, uint64_t len)
+int access_ok(uint64_t addr, uint64_t len)
 {
 	if (!len)
 		return 0;
@@ -21,14 +21,14 @@ int ucmd_access_ok(uint64_t addr, uint64_t len)
 	return 0;
 }
 
-int ucmd_import_ubuf(int rw, uint64_t addr, size_t len, struct ucmd_iov_iter *it)
+int import_ubuf(int rw, uint64_t addr, size_t len, struct iov_iter *it)
 {
 	(void)rw;
 	if (len > SSIZE_MAX)
 		return -EINVAL;
 	if (len > UCMD_MAX_RW_COUNT)
 		len = UCMD_MAX_RW_COUNT;
-	if (ucmd_access_ok(addr, len))
+	if (access_ok(addr, len))
 		return -EFAULT;
 	it->alloc = NULL;
 	it->fast[0].iov_base = (void *)(uintptr_t)addr;
@@ -39,7 +39,7 @@ int ucmd_import_ubuf(int rw, uint64_t addr, size_t len, struct ucmd_iov_iter *it
 	return 0;
 }
 
-int ucmd_import_iovec(int rw, uint64_t uvec, unsigned nr, struct ucmd_iov_iter *it)
+int import_iovec(int rw, uint64_t uvec, unsigned nr, struct iov_iter *it)
 {
 	struct iovec *dst;
 	size_t total = 0;
@@ -48,7 +48,7 @@ int ucmd_import_iovec(int rw, uint64_t uvec, unsigned nr, struct ucmd_iov_iter *
 	it->alloc = NULL;
 	if (nr > UCMD_UIO_MAXIOV)
 		return -EINVAL;
-	if (ucmd_access_ok(uvec, (uint64_t)nr * sizeof(struct iovec)))
+	if (access_ok(uvec, (uint64_t)nr * sizeof(struct iovec)))
 		return -EFAULT;
 	if (nr <= UCMD_FAST_IOV) {
 		dst = it->fast;
@@ -60,16 +60,16 @@ int ucmd_import_iovec(int rw, uint64_t uvec, unsigned nr, struct ucmd_iov_iter *
 	}
 	/* One copy, then only the copy is checked and used. */
 	if (copy_from_user(dst, (const void *)(uintptr_t)uvec, nr * sizeof(*dst))) {
-		ucmd_iov_iter_release(it);
+		iov_iter_release(it);
 		return -EFAULT;
 	}
 	for (unsigned i = 0; i < nr; i++) {
 		if (dst[i].iov_len > SSIZE_MAX - total) {
-			ucmd_iov_iter_release(it);
+			iov_iter_release(it);
 			return -EINVAL;
 		}
-		if (ucmd_access_ok((uint64_t)(uintptr_t)dst[i].iov_base, dst[i].iov_len)) {
-			ucmd_iov_iter_release(it);
+		if (access_ok((uint64_t)(uintptr_t)dst[i].iov_base, dst[i].iov_len)) {
+			iov_iter_release(it);
 			return -EFAULT;
 		}
 		/* As Linux: checked whole, then cut to what one call moves. */
@@ -83,13 +83,13 @@ int ucmd_import_iovec(int rw, uint64_t uvec, unsigned nr, struct ucmd_iov_iter *
 	return 0;
 }
 
-void ucmd_iov_iter_release(struct ucmd_iov_iter *it)
+void iov_iter_release(struct iov_iter *it)
 {
 	free(it->alloc);
 	it->alloc = NULL;
 }
 
-size_t ucmd_copy_to_iter(const void *src, size_t len, const struct ucmd_iov_iter *it)
+size_t copy_to_iter(const void *src, size_t len, const struct iov_iter *it)
 {
 	size_t done = 0;
 
@@ -104,7 +104,7 @@ size_t ucmd_copy_to_iter(const void *src, size_t len, const struct ucmd_iov_iter
 	return done;
 }
 
-size_t ucmd_copy_from_iter(void *dst, size_t len, const struct ucmd_iov_iter *it)
+size_t copy_from_iter(void *dst, size_t len, const struct iov_iter *it)
 {
 	size_t done = 0;
 
@@ -119,7 +119,7 @@ size_t ucmd_copy_from_iter(void *dst, size_t len, const struct ucmd_iov_iter *it
 	return done;
 }
 
-int ucmd_fault_in_iov_iter(const struct ucmd_iov_iter *it, int rw)
+int fault_in_iov_iter(const struct iov_iter *it, int rw)
 {
 	for (unsigned i = 0; i < it->nr_segs; i++) {
 		void *base = it->iov[i].iov_base;

@@ -16,7 +16,7 @@
 #define UCMD_UIO_MAXIOV 1024
 #define UCMD_FAST_IOV 8
 
-struct ucmd_iov_iter {
+struct iov_iter {
 	const struct iovec *iov;
 	unsigned nr_segs;
 	size_t count;			/* total bytes */
@@ -29,17 +29,17 @@ struct ucmd_iov_iter {
  * engine: not NULL (unless len is 0), no wrap-around, below the end of the
  * user address space. Returns 0 or -EFAULT.
  */
-int ucmd_access_ok(uint64_t addr, uint64_t len);
+int access_ok(uint64_t addr, uint64_t len);
 
 /* One flat buffer. */
-int ucmd_import_ubuf(int rw, uint64_t addr, size_t len, struct ucmd_iov_iter *it);
+int import_ubuf(int rw, uint64_t addr, size_t len, struct iov_iter *it);
 /*
  * A user iovec array of nr entries at uvec: copied, every segment checked.
  * nr above UCMD_UIO_MAXIOV → -EINVAL; bad pointers → -EFAULT; total above
  * SSIZE_MAX → -EINVAL.
  */
-int ucmd_import_iovec(int rw, uint64_t uvec, unsigned nr, struct ucmd_iov_iter *it);
-void ucmd_iov_iter_release(struct ucmd_iov_iter *it);
+int import_iovec(int rw, uint64_t uvec, unsigned nr, struct iov_iter *it);
+void iov_iter_release(struct iov_iter *it);
 
 /*
  * "Pin" the segments: fault every page in, readable for a WRITE (the device
@@ -48,13 +48,13 @@ void ucmd_iov_iter_release(struct ucmd_iov_iter *it);
  * (blk_rq_map_user, bio_iov_iter_get_pages) and fails there with -EFAULT,
  * before the command reaches the device; this is that check.
  */
-int ucmd_fault_in_iov_iter(const struct ucmd_iov_iter *it, int rw);
+int fault_in_iov_iter(const struct iov_iter *it, int rw);
 
 /*
  * Copy between a flat buffer and the iterator's segments through the user
  * memory accessor; returns the bytes copied (short at a fault).
  */
-size_t ucmd_copy_to_iter(const void *src, size_t len, const struct ucmd_iov_iter *it);
-size_t ucmd_copy_from_iter(void *dst, size_t len, const struct ucmd_iov_iter *it);
+size_t copy_to_iter(const void *src, size_t len, const struct iov_iter *it);
+size_t copy_from_iter(void *dst, size_t len, const struct iov_iter *it);
 
 #endif

@@ -16,7 +16,7 @@ static bool op_is_write(uint8_t op)
 
 /* Import [addr, addr + len) from registered buffer index into iter. */
 int io_import_fixed(struct ucmd_ctx *ctx, int rw, unsigned index, uint64_t addr,
-			   size_t len, struct ucmd_iov_iter *iter)
+			   size_t len, struct iov_iter *iter)
 {
 	const struct iovec *buf;
 	uint64_t base;
@@ -27,7 +27,7 @@ int io_import_fixed(struct ucmd_ctx *ctx, int rw, unsigned index, uint64_t addr,
 	base = (uint64_t)(uintptr_t)buf->iov_base;
 	if (addr < base || addr + len < addr || addr + len > base + buf->iov_len)
 		return -EFAULT;
-	return ucmd_import_ubuf(rw, addr, len, iter);
+	return import_ubuf(rw, addr, len, iter);
 }
 
 int io_rw_prep(struct ucmd_kiocb *req, const struct io_uring_sqe *sqe)
@@ -57,12 +57,12 @@ int io_rw_prep(struct ucmd_kiocb *req, const struct io_uring_sqe *sqe)
 	case IORING_OP_WRITEV:
 		if (sqe->buf_index)
 			return -EINVAL;
-		ret = ucmd_import_iovec(dir, sqe->addr, sqe->len, &rw->iter);
+		ret = import_iovec(dir, sqe->addr, sqe->len, &rw->iter);
 		break;
 	default:
 		if (sqe->buf_index)
 			return -EINVAL;
-		ret = ucmd_import_ubuf(dir, sqe->addr, sqe->len, &rw->iter);
+		ret = import_ubuf(dir, sqe->addr, sqe->len, &rw->iter);
 		break;
 	}
 	return ret;
@@ -70,7 +70,7 @@ int io_rw_prep(struct ucmd_kiocb *req, const struct io_uring_sqe *sqe)
 
 void io_rw_cleanup(struct ucmd_kiocb *req)
 {
-	ucmd_iov_iter_release(&req->rw.iter);
+	iov_iter_release(&req->rw.iter);
 }
 
 static void io_rw_complete(struct ucmd_kiocb_rw *kiocb, long res)

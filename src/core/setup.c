@@ -346,7 +346,7 @@ int ucmd_register_buffers(struct ucmd_ring *ring, const struct iovec *iovecs, un
 		/* Linux: a buffer is non-empty, at most 1 GiB, and real memory */
 		if (!tab[i].iov_base || !tab[i].iov_len || tab[i].iov_len > UCMD_MAX_BUF_LEN)
 			ret = -EFAULT;
-		else if (ucmd_access_ok((uint64_t)(uintptr_t)tab[i].iov_base, tab[i].iov_len))
+		else if (access_ok((uint64_t)(uintptr_t)tab[i].iov_base, tab[i].iov_len))
 			ret = -EFAULT;
 		/*
 		 * Linux pins the pages, writeable, here; a buffer that cannot be

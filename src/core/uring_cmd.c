@@ -94,7 +94,7 @@ void io_uring_cmd_complete_in_task(struct io_uring_cmd *cmd,
 	io_req_task_work_add(req, io_uring_cmd_work);
 }
 
-int io_uring_cmd_import_fixed(uint64_t ubuf, size_t len, int rw, struct ucmd_iov_iter *iter,
+int io_uring_cmd_import_fixed(uint64_t ubuf, size_t len, int rw, struct iov_iter *iter,
 			      const struct io_uring_cmd *cmd)
 {
 	struct ucmd_kiocb *req = cmd_to_req(cmd);

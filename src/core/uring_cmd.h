@@ -41,7 +41,7 @@ void io_uring_cmd_complete_in_task(struct io_uring_cmd *cmd,
 				   void (*cb)(struct io_uring_cmd *cmd, unsigned issue_flags));
 
 /* Map [ubuf, ubuf + len) of registered buffer sqe->buf_index into iter. */
-int io_uring_cmd_import_fixed(uint64_t ubuf, size_t len, int rw, struct ucmd_iov_iter *iter,
+int io_uring_cmd_import_fixed(uint64_t ubuf, size_t len, int rw, struct iov_iter *iter,
 			      const struct io_uring_cmd *cmd);
 
 /*
@@ -73,7 +73,7 @@ struct ucmd_kiocb_rw {
 	uint64_t pos;
 	int rw;				/* UCMD_READ or UCMD_WRITE */
 	unsigned rwf;			/* RWF_* */
-	struct ucmd_iov_iter iter;
+	struct iov_iter iter;
 	void (*ki_complete)(struct ucmd_kiocb_rw *kiocb, long res);
 	uint8_t pdu[32];		/* the provider's own per-request space */
 };

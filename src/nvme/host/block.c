@@ -38,7 +38,7 @@ static long nvme_bdev_rw(struct ucmd_kiocb_rw *kiocb, unsigned issue_flags, bool
 	struct nvme_bdev_pdu *pdu = (struct nvme_bdev_pdu *)(void *)kiocb->pdu;
 	uint64_t lbs = 1ull << ns->lba_shift, nlb;
 	struct ucmd_nvme_sqe c = { .opcode = write ? nvme_cmd_write : nvme_cmd_read };
-	struct ucmd_iov_iter it = { 0 };
+	struct iov_iter it = { 0 };
 	/* the disk counts its own I/O; passthrough on ngXnY is not counted */
 	unsigned rq_flags = (write ? REQ_OP_DRV_OUT : REQ_OP_DRV_IN) | REQ_IO_STAT, blk_flags = 0;
 	struct request *rq;
@@ -55,7 +55,7 @@ static long nvme_bdev_rw(struct ucmd_kiocb_rw *kiocb, unsigned issue_flags, bool
 	if (nlb > NVME_MAX_NLB)
 		return -EINVAL;
 	/* Pinned before the device sees it, as passthrough's (ioctl.c). */
-	ret = ucmd_fault_in_iov_iter(&kiocb->iter, write ? UCMD_WRITE : UCMD_READ);
+	ret = fault_in_iov_iter(&kiocb->iter, write ? UCMD_WRITE : UCMD_READ);
 	if (ret)
 		return ret;
 	c.nsid = ns->nsid;

@@ -19,7 +19,7 @@ static uint64_t seg_addr(const struct iovec *v)
 }
 
 /* Non-empty segments only; zero-length iovecs carry nothing. */
-static unsigned collect_segs(const struct ucmd_iov_iter *it, const struct iovec **out,
+static unsigned collect_segs(const struct iov_iter *it, const struct iovec **out,
 			     unsigned max)
 {
 	unsigned n = 0;

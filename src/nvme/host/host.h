@@ -75,7 +75,7 @@ struct nvme_request {
 	uint8_t flags;			/* NVME_REQ_* */
 	atomic_int tstate;		/* timeout vs completion handshake */
 	void *dma_list;			/* PRP list pages or SGL descriptors */
-	struct ucmd_iov_iter data;	/* the data's segments (user memory) */
+	struct iov_iter data;	/* the data's segments (user memory) */
 	bool has_data;
 };
 
@@ -133,7 +133,7 @@ struct nvme_host {
  * maps them for the device (blk_rq_map_user) and fails with -EFAULT before
  * the command reaches the device. ucmd does the same: after import, every
  * page of the buffer is faulted in through the user memory accessor
- * (ucmd_fault_in_iov_iter), so a wild or unmapped buffer is -EFAULT in
+ * (fault_in_iov_iter), so a wild or unmapped buffer is -EFAULT in
  * cqe->res or from the ioctl. What pinning also gives, that the pages stay
  * until the command ends, ucmd cannot: the application may unmap them
  * meanwhile. The controller, a separate device, then meets the hole in its
@@ -143,7 +143,7 @@ struct nvme_host {
  */
 static inline __attribute__((always_inline)) int
 nvme_import_user_data(struct nvme_host *h, const struct nvme_uring_cmd *u, int rw, bool vec,
-		      const struct io_uring_cmd *ioucmd, struct ucmd_iov_iter *it)
+		      const struct io_uring_cmd *ioucmd, struct iov_iter *it)
 {
 	int ret;
 
@@ -153,16 +153,16 @@ nvme_import_user_data(struct nvme_host *h, const struct nvme_uring_cmd *u, int r
 			return -EINVAL;
 		ret = io_uring_cmd_import_fixed(u->addr, u->data_len, rw, it, ioucmd);
 	} else {
-		ret = vec ? ucmd_import_iovec(rw, u->addr, u->data_len, it)
-			  : ucmd_import_ubuf(rw, u->addr, u->data_len, it);
+		ret = vec ? import_iovec(rw, u->addr, u->data_len, it)
+			  : import_ubuf(rw, u->addr, u->data_len, it);
 		/* Registered buffers were pinned when they were registered. */
-		if (!ret && (ret = ucmd_fault_in_iov_iter(it, rw)))
-			ucmd_iov_iter_release(it);
+		if (!ret && (ret = fault_in_iov_iter(it, rw)))
+			iov_iter_release(it);
 	}
 	if (ret)
 		return ret;
 	if (h->max_hw_bytes && it->count > h->max_hw_bytes) {
-		ucmd_iov_iter_release(it);
+		iov_iter_release(it);
 		return -EINVAL;
 	}
 	return 0;
@@ -207,7 +207,7 @@ struct nvme_range_list *nvme_range_list_get(struct nvme_host *h,
  * direct import of the user's data gives).
  */
 int nvme_range_list_import(struct nvme_host *h, const struct io_uring_cmd *ioucmd,
-			   const struct nvme_uring_cmd *u, bool vec, struct ucmd_iov_iter *it,
+			   const struct nvme_uring_cmd *u, bool vec, struct iov_iter *it,
 			   size_t *user_count);
 
 /* ---- pci.c ---- */
@@ -239,7 +239,7 @@ struct request *nvme_alloc_request_nocmd(struct request_queue *q, unsigned rq_fl
  * (it->alloc is cleared: the request owns any heap copy). Inline: on
  * both hot paths the caller's iterator then mostly never exists.
  */
-static inline void nvme_rq_set_data(struct request *rq, struct ucmd_iov_iter *it)
+static inline void nvme_rq_set_data(struct request *rq, struct iov_iter *it)
 {
 	struct nvme_request *req = nvme_req(rq);
 

@@ -77,7 +77,7 @@ static int nvme_check_metadata(struct nvme_ns *ns, const struct nvme_uring_cmd *
 	/* Separate metadata exists only for formats with it, not extended LBAs. */
 	if (!ns || !ns->ms || ns->ext)
 		return -EINVAL;
-	if (ucmd_access_ok(u->metadata, u->metadata_len))
+	if (access_ok(u->metadata, u->metadata_len))
 		return -EFAULT;
 	if (nvme_cmd_has_nlb(u->opcode))
 		want = ((uint64_t)(u->cdw12 & 0xffff) + 1) * ns->ms;
@@ -127,7 +127,7 @@ static inline __attribute__((always_inline)) int nvme_build_user_request(struct 
 	bool write = u->opcode & 1;
 	int rw = write ? UCMD_WRITE : UCMD_READ;
 	/* Written by the import below before any use: no need to clear it. */
-	struct ucmd_iov_iter it;
+	struct iov_iter it;
 	bool has_data = u->data_len != 0;
 	bool has_meta = has_data && u->metadata && u->metadata_len;
 	struct request *rq;
@@ -148,7 +148,7 @@ static inline __attribute__((always_inline)) int nvme_build_user_request(struct 
 		if (has_meta) {
 			ret = nvme_check_metadata(ns, u, user_count);
 			if (ret) {
-				ucmd_iov_iter_release(&it);
+				iov_iter_release(&it);
 				return ret;
 			}
 		}
@@ -157,7 +157,7 @@ static inline __attribute__((always_inline)) int nvme_build_user_request(struct 
 				      blk_flags, &ret);
 	if (!rq) {
 		if (has_data)
-			ucmd_iov_iter_release(&it);
+			iov_iter_release(&it);
 		/* never 0 here: the callers use *out whenever 0 comes back */
 		return ret < 0 ? ret : -ENOMEM;
 	}
@@ -324,7 +324,7 @@ static long nvme_user_cmd64(struct nvme_host *h, struct nvme_ns *ns, struct ucmd
 	uint64_t result = 0;
 	int ret;
 
-	if (ucmd_access_ok((uint64_t)(uintptr_t)arg, sizeof(cmd.p)) ||
+	if (access_ok((uint64_t)(uintptr_t)arg, sizeof(cmd.p)) ||
 	    copy_from_user(&cmd.p, ucmd, sizeof(cmd.p)))
 		return -EFAULT;
 	if (cmd.p.flags)

@@ -40,7 +40,7 @@ static struct nvme_range_list *range_list_fetch(struct nvme_host *h,
 	size_t desc_off = sizeof(struct nvme_range_list) + bytes;
 	/* zeroed: a list longer than the user's data reads as zeros past it */
 	struct nvme_range_list *l = calloc(1, desc_off + nr * sizeof(struct ucmd_desc_range));
-	struct ucmd_iov_iter it;
+	struct iov_iter it;
 	size_t n;
 
 	if (!l)
@@ -58,9 +58,9 @@ static struct nvme_range_list *range_list_fetch(struct nvme_host *h,
 		return l;
 	l->user_count = it.count;
 	n = it.count < bytes ? it.count : bytes;
-	if (ucmd_copy_from_iter(l->list, n, &it) != n)
+	if (copy_from_iter(l->list, n, &it) != n)
 		l->err = -EFAULT;
-	ucmd_iov_iter_release(&it);
+	iov_iter_release(&it);
 	return l;
 }
 
@@ -79,7 +79,7 @@ struct nvme_range_list *nvme_range_list_get(struct nvme_host *h,
 }
 
 int nvme_range_list_import(struct nvme_host *h, const struct io_uring_cmd *ioucmd,
-			   const struct nvme_uring_cmd *u, bool vec, struct ucmd_iov_iter *it,
+			   const struct nvme_uring_cmd *u, bool vec, struct iov_iter *it,
 			   size_t *user_count)
 {
 	const struct nvme_range_list *l = nvme_range_list_get(h, ioucmd, u, vec);
@@ -90,5 +90,5 @@ int nvme_range_list_import(struct nvme_host *h, const struct io_uring_cmd *ioucm
 		return l->err;
 	*user_count = l->user_count;
 	/* the controller reads exactly the list: bytes, from engine memory */
-	return ucmd_import_ubuf(UCMD_WRITE, (uint64_t)(uintptr_t)l->list, l->bytes, it);
+	return import_ubuf(UCMD_WRITE, (uint64_t)(uintptr_t)l->list, l->bytes, it);
 }

@@ -60,7 +60,7 @@ void nvme_rq_release(struct request *rq)
 
 	nvme_unmap_data(rq);
 	if (req->has_data)
-		ucmd_iov_iter_release(&req->data);
+		iov_iter_release(&req->data);
 	req->has_data = false;
 }
 
@@ -142,10 +142,10 @@ int nvme_submit_sync_cmd(struct nvme_host *h, struct ucmd_nvme_sqe *cmd, void *b
 	if (!rq)
 		return err;
 	if (buf && len) {
-		struct ucmd_iov_iter it;
+		struct iov_iter it;
 
-		err = ucmd_import_ubuf(write ? UCMD_WRITE : UCMD_READ, (uint64_t)(uintptr_t)buf,
-				       len, &it);
+		err = import_ubuf(write ? UCMD_WRITE : UCMD_READ, (uint64_t)(uintptr_t)buf,
+				  len, &it);
 		if (!err) {
 			nvme_rq_set_data(rq, &it);
 			err = nvme_map_data(h, rq);
