@@ -36,7 +36,7 @@ static bool cq_has_room(struct ucmd_ctx *ctx)
 static void write_cqe(struct ucmd_ctx *ctx, uint64_t user_data, int32_t res, uint32_t flags,
 		      const uint64_t *extra)
 {
-	struct io_uring_cqe *cqe = ucmd_rings_cqe(&ctx->rings, ctx->cached_cq_tail++);
+	struct io_uring_cqe *cqe = io_rings_cqe(&ctx->rings, ctx->cached_cq_tail++);
 
 	ctx->cq_room--;
 

@@ -99,7 +99,7 @@ struct ucmd_ctx {
 	struct ucmd_engine *engine;
 	unsigned flags;			/* IORING_SETUP_* */
 	unsigned issue_flags;		/* IO_URING_F_* implied by flags */
-	struct ucmd_rings rings;	/* the engine's view of the shared memory */
+	struct io_rings rings;	/* the engine's view of the shared memory */
 	struct ucmd_cred creds;		/* the ring creator's (SQPOLL acts as them) */
 	/*
 	 * Who submits (Linux checks the submitting task's credentials on a

@@ -41,7 +41,7 @@ static void ctx_free(struct ucmd_ctx *ctx)
 		ctx->retired_creds = c->retired_next;
 		free(c);
 	}
-	ucmd_rings_destroy(&ctx->rings);
+	io_rings_destroy(&ctx->rings);
 	free(ctx);
 }
 
@@ -76,7 +76,7 @@ static int validate_params(const struct io_uring_params *p)
  * about 25% faster. ring_fd still lets an application map the memory itself.
  */
 static void ring_map_app(struct ucmd_ring *ring, const struct io_uring_params *p,
-			 const struct ucmd_rings *r)
+			 const struct io_rings *r)
 {
 	char *b = r->mem;
 
@@ -137,7 +137,7 @@ int ucmd_queue_init_engine(struct ucmd_engine *e, unsigned entries, struct ucmd_
 	ctx->creds_gen = ucmd_cred_generation();
 	ucmd_cred_current(&ctx->creds);
 	ctx->sub_creds = &ctx->creds;
-	ret = ucmd_rings_create(&ctx->rings, entries, p);
+	ret = io_rings_create(&ctx->rings, entries, p);
 	if (ret) {
 		ctx_free(ctx);
 		return ret;

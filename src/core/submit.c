@@ -192,7 +192,7 @@ static int io_submit_sqe(struct ucmd_ctx *ctx, struct ucmd_kiocb *req,
 
 int io_submit_sqes(struct ucmd_ctx *ctx, unsigned nr)
 {
-	struct ucmd_rings *r = &ctx->rings;
+	struct io_rings *r = &ctx->rings;
 	unsigned head = *r->sq_head;
 	unsigned avail = __atomic_load_n(r->sq_tail, __ATOMIC_ACQUIRE) - head;
 	unsigned submitted = 0;
@@ -226,9 +226,9 @@ int io_submit_sqes(struct ucmd_ctx *ctx, unsigned nr)
 		 * memcpy for every SQE.
 		 */
 		if (r->sqe_shift)
-			memcpy(req->sqe, ucmd_rings_sqe(r, idx), 2 * sizeof(struct io_uring_sqe));
+			memcpy(req->sqe, io_rings_sqe(r, idx), 2 * sizeof(struct io_uring_sqe));
 		else
-			memcpy(req->sqe, ucmd_rings_sqe(r, idx), sizeof(struct io_uring_sqe));
+			memcpy(req->sqe, io_rings_sqe(r, idx), sizeof(struct io_uring_sqe));
 		if (!plugged && nr > 1 && io_issue_defs[req->sqe[0].opcode < IORING_OP_LAST ?
 							req->sqe[0].opcode : 0].plug) {
 			blk_start_plug(&plug);

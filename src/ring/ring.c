@@ -52,7 +52,7 @@ static void compute_layout(struct layout *l, unsigned sq, unsigned cq, size_t sq
 	l->total = align_up(o, (size_t)sysconf(_SC_PAGESIZE));
 }
 
-int ucmd_rings_create(struct ucmd_rings *r, unsigned entries, struct io_uring_params *p)
+int io_rings_create(struct io_rings *r, unsigned entries, struct io_uring_params *p)
 {
 	unsigned sq, cq;
 	size_t sqe_sz = (p->flags & IORING_SETUP_SQE128) ? 128 : 64;
@@ -151,7 +151,7 @@ int ucmd_rings_create(struct ucmd_rings *r, unsigned entries, struct io_uring_pa
 	return 0;
 }
 
-void ucmd_rings_destroy(struct ucmd_rings *r)
+void io_rings_destroy(struct io_rings *r)
 {
 	if (r->mem)
 		munmap(r->mem, r->size);

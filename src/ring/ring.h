@@ -18,7 +18,7 @@
 #define UCMD_MAX_ENTRIES	32768u
 #define UCMD_MAX_CQ_ENTRIES	(2u * UCMD_MAX_ENTRIES)
 
-struct ucmd_rings {
+struct io_rings {
 	void *mem;
 	size_t size;
 	int memfd;
@@ -39,15 +39,15 @@ struct ucmd_rings {
  * CQE32), create the region and fill p->sq_entries, cq_entries, sq_off and
  * cq_off. Returns 0 or -EINVAL / -ENOMEM.
  */
-int ucmd_rings_create(struct ucmd_rings *r, unsigned entries, struct io_uring_params *p);
-void ucmd_rings_destroy(struct ucmd_rings *r);
+int io_rings_create(struct io_rings *r, unsigned entries, struct io_uring_params *p);
+void io_rings_destroy(struct io_rings *r);
 
-static inline struct io_uring_sqe *ucmd_rings_sqe(const struct ucmd_rings *r, unsigned idx)
+static inline struct io_uring_sqe *io_rings_sqe(const struct io_rings *r, unsigned idx)
 {
 	return &r->sqes[(size_t)idx << r->sqe_shift];
 }
 
-static inline struct io_uring_cqe *ucmd_rings_cqe(const struct ucmd_rings *r, unsigned idx)
+static inline struct io_uring_cqe *io_rings_cqe(const struct io_rings *r, unsigned idx)
 {
 	return &r->cqes[(size_t)(idx & r->cq_mask) << r->cqe_shift];
 }
