@@ -11,6 +11,8 @@
 
 #include <stdint.h>
 
+#pragma GCC visibility push(default)
+
 struct ucmd_nvme_sqe {
 	uint8_t  opcode;
 	uint8_t  flags;		/* FUSE bits 1:0, PSDT bits 7:6 */
@@ -98,5 +100,7 @@ static inline uint16_t ucmd_nvme_cqe_status(const struct ucmd_nvme_cqe *cqe)
 {
 	return (uint16_t)(cqe->status >> 1);
 }
+
+#pragma GCC visibility pop
 
 #endif /* UCMD_NVME_WIRE_H */
