@@ -39,7 +39,7 @@ headers=$(cd include && find ucmd -name '*.h' | sort)
 for h in $headers; do
 	[ -f "$P/include/$h" ] || fail "header not installed: $h"
 done
-"$P/bin/ucmd" --help | grep -q "commands:" || fail "installed ucmd --help"
+grep -q "commands:" <<<"$("$P/bin/ucmd" --help)" || fail "installed ucmd --help"
 
 export PKG_CONFIG_PATH=$(dirname "$pc")
 cflags=$(pkg-config --cflags ucmd) libs=$(pkg-config --libs ucmd) \
@@ -113,8 +113,10 @@ for c in "$src"/examples/*.c readme_example.c; do
 	fi
 	out=$(LD_LIBRARY_PATH=$libdir "./$name" 2>&1) || { fail "$name exited $?: $out"; continue; }
 	expect "$name" "$out" || fail "$name output: $out"
-	LD_LIBRARY_PATH=$libdir ldd "./$name" | grep -q "libucmd.so.0 => $libdir" ||
-		fail "$name does not use the installed libucmd.so.0"
+	# not "ldd | grep -q": with pipefail, ldd dying of SIGPIPE would fail it
+	deps=$(LD_LIBRARY_PATH=$libdir ldd "./$name")
+	grep -q "libucmd.so.0 => $libdir" <<<"$deps" ||
+		fail "$name does not use the installed libucmd.so.0: $deps"
 	echo "$name (shared): ok"
 done
 
@@ -124,7 +126,7 @@ if cc -std=gnu11 -static -o null_cmd_static "$src/examples/null_cmd.c" $cflags \
 	$(pkg-config --static --libs ucmd) 2>static.log; then
 	out=$(./null_cmd_static 2>&1) || fail "null_cmd_static exited: $out"
 	expect null_cmd "$out" || fail "null_cmd_static output: $out"
-	file null_cmd_static | grep -q 'statically linked' || fail "null_cmd_static is not static"
+	grep -q 'statically linked' <<<"$(file null_cmd_static)" || fail "null_cmd_static is not static"
 	echo "null_cmd (static): ok"
 else
 	grep -v 'statically linked applications requires at runtime' static.log
