@@ -1,11 +1,17 @@
 # ucmd: the two commands the README promises.
 #   make run    build, then run the main job on the embedded default controller
 #   make check  every test: unit (plain, ASan+UBSan, TSan), fuzz, system
-# Both install the Debian packages they need first (scripts/deps.sh).
+#   make install PREFIX=/usr/local [DESTDIR=/staging]
+#               libucmd (shared and static), headers, ucmd.pc, the ucmd CLI,
+#               man pages and the default policy (docs/install.md)
+# All of them install the Debian packages they need first (scripts/deps.sh).
 
 BUILD ?= build
+PREFIX ?= /usr/local
+# install builds apart from $(BUILD): its prefix is baked into ucmd.pc
+INSTALL_BUILD ?= build-install
 
-.PHONY: all deps build run check bench clean
+.PHONY: all deps build run check bench install clean
 
 all: build
 
@@ -27,5 +33,14 @@ check: deps
 bench: build
 	./$(BUILD)/bench/bench_null
 
+install: deps
+	@if [ -f $(INSTALL_BUILD)/build.ninja ]; then \
+		meson configure $(INSTALL_BUILD) --prefix=$(abspath $(PREFIX)) >/dev/null; \
+	else \
+		meson setup $(INSTALL_BUILD) --prefix=$(abspath $(PREFIX)) -Dtests=false >/dev/null; \
+	fi
+	ninja -C $(INSTALL_BUILD)
+	meson install -C $(INSTALL_BUILD) --no-rebuild $(if $(DESTDIR),--destdir $(abspath $(DESTDIR)))
+
 clean:
-	rm -rf build build-asan build-tsan build-fuzz
+	rm -rf build build-asan build-tsan build-fuzz build-install

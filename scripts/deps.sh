@@ -7,6 +7,7 @@ pkgs=(
   build-essential meson ninja-build pkg-config clang
   liburing-dev libnvme-dev libjson-c-dev libcmocka-dev libinih-dev
   python3 util-linux valgrind
+  man-db groff-base file
 )
 if [ "${UCMD_DEPS_SYSTEM:-0}" = 1 ]; then
   # the QEMU harness (tests/system): guest kernel, initramfs, real clients

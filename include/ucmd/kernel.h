@@ -22,6 +22,8 @@
 extern "C" {
 #endif
 
+#pragma GCC visibility push(default)
+
 struct ucmd_engine *ucmd_engine_new_kernel(void);
 bool ucmd_engine_is_kernel(const struct ucmd_engine *e);
 
@@ -44,6 +46,8 @@ struct ucmd_kernel_nvme {
 int ucmd_kernel_nvme_open(struct ucmd_engine *e, const char *path, uint32_t nsid, int flags,
 			  struct ucmd_kernel_nvme *out);
 void ucmd_kernel_nvme_close(struct ucmd_engine *e, struct ucmd_kernel_nvme *kn);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

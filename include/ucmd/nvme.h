@@ -24,6 +24,8 @@
 extern "C" {
 #endif
 
+#pragma GCC visibility push(default)
+
 struct ucmd_engine;
 struct ucmd_ctrl;
 struct ucmd_nvme_host;
@@ -55,6 +57,8 @@ void ucmd_nvme_detach(struct ucmd_nvme_host *host);
 /* Statistics of I/O queue qid (1-based) for tests: dispatched requests and batches. */
 int ucmd_nvme_queue_stats(struct ucmd_nvme_host *host, unsigned qid, unsigned long *dispatched,
 			  unsigned long *batches);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,15 @@
 
 #include <stdint.h>
 
+#pragma GCC visibility push(default)
+
+/* C11 and C++11 spell the layout checks differently; C++ includes this too. */
+#ifdef __cplusplus
+#define UCMD_WIRE_ASSERT static_assert
+#else
+#define UCMD_WIRE_ASSERT _Static_assert
+#endif
+
 struct ucmd_nvme_sqe {
 	uint8_t  opcode;
 	uint8_t  flags;		/* FUSE bits 1:0, PSDT bits 7:6 */
@@ -33,7 +42,7 @@ struct ucmd_nvme_sqe {
 	uint32_t cdw14;
 	uint32_t cdw15;
 };
-_Static_assert(sizeof(struct ucmd_nvme_sqe) == 64, "NVMe SQE is 64 bytes");
+UCMD_WIRE_ASSERT(sizeof(struct ucmd_nvme_sqe) == 64, "NVMe SQE is 64 bytes");
 
 struct ucmd_nvme_cqe {
 	uint32_t dw0;		/* command specific result */
@@ -43,7 +52,7 @@ struct ucmd_nvme_cqe {
 	uint16_t cid;
 	uint16_t status;	/* bit 0: phase tag; bits 15:1: status field */
 };
-_Static_assert(sizeof(struct ucmd_nvme_cqe) == 16, "NVMe CQE is 16 bytes");
+UCMD_WIRE_ASSERT(sizeof(struct ucmd_nvme_cqe) == 16, "NVMe CQE is 16 bytes");
 
 /* SQE flags: PSDT selects PRPs or SGLs for the data pointer */
 #define UCMD_NVME_PSDT_SHIFT	6
@@ -59,7 +68,7 @@ struct ucmd_nvme_sgl_desc {
 	uint8_t  rsvd[3];
 	uint8_t  type;		/* (descriptor type << 4) | subtype */
 };
-_Static_assert(sizeof(struct ucmd_nvme_sgl_desc) == 16, "SGL descriptor is 16 bytes");
+UCMD_WIRE_ASSERT(sizeof(struct ucmd_nvme_sgl_desc) == 16, "SGL descriptor is 16 bytes");
 
 #define UCMD_NVME_SGL_DATA_BLOCK	0x0
 #define UCMD_NVME_SGL_BIT_BUCKET	0x1
@@ -98,5 +107,9 @@ static inline uint16_t ucmd_nvme_cqe_status(const struct ucmd_nvme_cqe *cqe)
 {
 	return (uint16_t)(cqe->status >> 1);
 }
+
+#undef UCMD_WIRE_ASSERT
+
+#pragma GCC visibility pop
 
 #endif /* UCMD_NVME_WIRE_H */

@@ -28,6 +28,8 @@
 extern "C" {
 #endif
 
+#pragma GCC visibility push(default)
+
 struct ucmd_engine;
 struct ucmd_ctx;
 
@@ -330,6 +332,8 @@ static inline void ucmd_prep_nvme_cmd(struct io_uring_sqe *sqe, int fd, uint32_t
 	memset(sqe->cmd, 0, 80);
 	memcpy(sqe->cmd, cmd, sizeof(*cmd));
 }
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -42,6 +42,13 @@ void ucmd_cred_changed(void)
 	atomic_fetch_add_explicit(&cred_gen, 1, memory_order_release);
 }
 
+/*
+ * The library builds with -fvisibility=hidden; these definitions must stay
+ * visible so that the application's (and other libraries') calls reach
+ * them in libucmd.so and libucmd.a too (src/libucmd.map).
+ */
+#define INTERPOSER __attribute__((visibility("default")))
+
 /* The next definition of name after this library's: libc's. */
 static void *real(const char *name)
 {
@@ -53,7 +60,7 @@ static void *real(const char *name)
  * (a partial setgroups, say): a spurious refresh is only a few syscalls.
  */
 #define INTERPOSE(ret_t, name, params, args)                                   \
-	ret_t name params                                                      \
+	INTERPOSER ret_t name params                                           \
 	{                                                                      \
 		static ret_t (*cached) params;                                 \
 		ret_t (*fn) params = __atomic_load_n(&cached, __ATOMIC_RELAXED); \
@@ -86,7 +93,7 @@ INTERPOSE(int, setfsuid, (uid_t uid), (uid))
 INTERPOSE(int, setfsgid, (gid_t gid), (gid))
 
 /* capset(2) has no glibc prototype in a public header */
-int capset(void *hdrp, const void *datap);
+INTERPOSER int capset(void *hdrp, const void *datap);
 INTERPOSE(int, capset, (void *hdrp, const void *datap), (hdrp, datap))
 
 /*
@@ -94,7 +101,7 @@ INTERPOSE(int, capset, (void *hdrp, const void *datap), (hdrp, datap))
  * PR_CAP_AMBIENT) or what a later setuid leaves of them (PR_SET_SECUREBITS,
  * PR_SET_KEEPCAPS) bump the generation; the others are passed through.
  */
-int prctl(int option, ...)
+INTERPOSER int prctl(int option, ...)
 {
 	static int (*cached)(int, ...);
 	int (*fn)(int, ...) = __atomic_load_n(&cached, __ATOMIC_RELAXED);

@@ -39,6 +39,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "ucmd/ucmd.h"		/* ucmd_uaccess_init() is public: exported */
 #include "uaccess/uaccess.h"
 
 #if defined(__SANITIZE_ADDRESS__)

@@ -16,6 +16,8 @@
 extern "C" {
 #endif
 
+#pragma GCC visibility push(default)
+
 struct io_uring_sqe {
 	uint8_t  opcode;
 	uint8_t  flags;
@@ -215,6 +217,8 @@ struct io_uring_params {
 #define IORING_FEAT_RW_CUR_POS		(1U << 3)
 #define IORING_FEAT_CUR_PERSONALITY	(1U << 4)
 #define IORING_FEAT_CQE_SKIP		(1U << 11)
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <sys/ioctl.h>
 
+#pragma GCC visibility push(default)
+
 struct nvme_passthru_cmd64 {
 	uint8_t  opcode;
 	uint8_t  flags;
@@ -67,5 +69,7 @@ struct nvme_uring_cmd {
 #define NVME_URING_CMD_IO_VEC	_IOWR('N', 0x81, struct nvme_uring_cmd)
 #define NVME_URING_CMD_ADMIN	_IOWR('N', 0x82, struct nvme_uring_cmd)
 #define NVME_URING_CMD_ADMIN_VEC _IOWR('N', 0x83, struct nvme_uring_cmd)
+
+#pragma GCC visibility pop
 
 #endif /* _LINUX_NVME_IOCTL_H */

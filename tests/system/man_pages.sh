@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The installed man pages render without a warning, and they keep up with
+# the tools: every command `ucmd --help` lists has an entry in ucmd(1),
+# every option `ucmd bench --help` lists is in ucmd-bench(1), and every
+# option of `ucmd policy explain` is in ucmd-policy(5).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+B=${UCMD_BUILD:-build}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+meson install -C "$B" --no-rebuild --destdir "$tmp/d" >"$tmp/install.log" 2>&1 ||
+	{ tail -20 "$tmp/install.log"; echo "FAIL: meson install"; exit 1; }
+mapfile -t pages < <(find "$tmp/d" -path '*/share/man/man*' -type f | sort)
+for want in man1/ucmd.1 man1/ucmd-bench.1 man5/ucmd-policy.5 man3/libucmd.3; do
+	printf '%s\n' "${pages[@]}" | grep -q "/$want\$" || fail "not installed: $want"
+done
+for p in "${pages[@]}"; do
+	name=$(basename "$p")
+	err=$(MANROFFSEQ='' MANWIDTH=80 man --warnings -l "$p" 2>&1 >/dev/null)
+	[ -z "$err" ] || fail "man -l $name: $err"
+	err=$(groff -man -ww -z "$p" 2>&1)
+	[ -z "$err" ] || fail "groff -ww $name: $err"
+	echo "$name: renders"
+done
+
+man1=$(printf '%s\n' "${pages[@]}" | grep '/man1/ucmd\.1$')
+bench1=$(printf '%s\n' "${pages[@]}" | grep '/man1/ucmd-bench\.1$')
+policy5=$(printf '%s\n' "${pages[@]}" | grep '/man5/ucmd-policy\.5$')
+
+# Commands: each has an item of its own in ucmd(1), ".B NAME" at a line start.
+cmds=$("$B/tools/ucmd" --help | sed -n '/^commands:/,$p' | awk 'NR > 1 { print $1 }')
+[ -n "$cmds" ] || fail "ucmd --help lists no commands"
+for c in $cmds; do
+	grep -qE "^\.B ${c//-/\\\\-}( |$)" "$man1" || fail "ucmd(1) has no entry for '$c'"
+done
+echo "ucmd(1): $(wc -w <<<"$cmds") commands"
+
+# Options: the long options the tools print, as roff spells them (\-\-name).
+opts_in() {	# page, text with --options
+	local n=0
+	for o in $(grep -oE -- '--[a-z][a-z0-9-]*' <<<"$2" | sort -u); do
+		grep -qF -- "$(sed 's/-/\\-/g' <<<"$o")" "$1" || fail "$(basename "$1") lacks $o"
+		n=$((n + 1))
+	done
+	echo "$(basename "$1"): $n options"
+}
+opts_in "$bench1" "$("$B/tools/ucmd" bench --help)"
+opts_in "$policy5" "$("$B/tools/ucmd" policy explain --help 2>&1 | sed -n "/^usage/,\$p")"
+opts_in "$man1" "$("$B/tools/ucmd" --help | sed '/^commands:/,$d')"
+
+[ "$fails" -eq 0 ] || { echo "$fails failed"; exit 1; }
+echo "man pages: ok"
