@@ -77,13 +77,14 @@ struct ucmd_ring {
 
 /*
  * Errors. Calls return a negative errno (or NULL where a pointer is
- * returned). The calls that set up things -- engines, controllers
- * (<ucmd/ctrl.h>), driver attach (<ucmd/nvme.h>), security
- * (<ucmd/security.h>), ucmd_open() and ucmd_ioctl() -- also leave a
- * sentence saying why in ucmd_last_error() when they fail: a per-thread
- * string, like errno, valid until the thread's next failing call; a
- * successful call does not clear it. The ring fast path (prep, submit,
- * wait) reports through return values and CQEs only.
+ * returned). The calls that set things up -- ucmd_engine_create[_kernel]()
+ * and ucmd_engine_new[_kernel](), ucmd_ctrl_create() (<ucmd/ctrl.h>),
+ * ucmd_nvme_attach() (<ucmd/nvme.h>) and those of <ucmd/security.h> --
+ * also leave a sentence saying why in ucmd_last_error() when they fail: a
+ * per-thread string, like errno, valid until the thread's next failing
+ * call; a successful call does not clear it. Device and ring calls
+ * (ucmd_open, ucmd_ioctl, prep, submit, wait) report through return values
+ * and CQEs only.
  */
 const char *ucmd_last_error(void);
 
