@@ -225,6 +225,20 @@ int ucmd_nvme_attach(struct ucmd_engine *e, struct ucmd_ctrl *ctrl,
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return last_error_set(-ENOMEM, "ucmd_nvme_attach: out of memory");
+	/*
+	 * Before anything can touch the controller (even the failure path's
+	 * disable): it has one host at a time, and enabling or disabling it
+	 * would reset the queues of one already attached. nvme_irq_host()
+	 * looks only at queues already counted, so an interrupt now finds
+	 * nothing to do.
+	 */
+	ret = ctrl_set_irq(ctrl, nvme_irq, h);
+	if (ret) {
+		free(h);
+		return last_error_set(ret, "ucmd_nvme_attach: the controller already has a "
+				      "host attached (detach it first)");
+	}
+	h->irq_connected = true;
 	h->engine = e;
 	h->ctrl = ctrl;
 	if (opts)
@@ -243,21 +257,6 @@ int ucmd_nvme_attach(struct ucmd_engine *e, struct ucmd_ctrl *ctrl,
 	ret = -ENOMEM;
 	if (!h->queues || !h->id)
 		goto fail;
-	/*
-	 * Before the controller is touched: it has one host at a time, and
-	 * enabling it would reset the queues of one already attached.
-	 * nvme_irq_host() looks only at queues already counted, so an
-	 * interrupt now finds nothing to do.
-	 */
-	ret = ctrl_set_irq(ctrl, nvme_irq, h);
-	if (ret) {
-		free(h->queues);
-		free(h->id);
-		free(h);
-		return last_error_set(ret, "ucmd_nvme_attach: the controller already has a "
-				      "host attached (detach it first)");
-	}
-	h->irq_connected = true;
 	ret = nvme_pci_enable(h);
 	if (ret)
 		goto fail;
