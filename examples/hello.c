@@ -1,14 +1,13 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "ucmd/ucmd.h"
-#include "ucmd/nvme.h"
-#include "nvme/ctrl/ctrl.h"
+#include <ucmd/ctrl.h>
+#include <ucmd/nvme.h>
+#include <ucmd/ucmd.h>
 
 int main(void)
 {
-	struct ucmd_engine *e = ucmd_engine_new();
-	struct ucmd_nvme_irq_line line;
+	struct ucmd_engine *e;
 	struct ucmd_ctrl *ctrl;
 	struct ucmd_nvme_host *host;
 	struct ucmd_ring ring;
@@ -16,13 +15,14 @@ int main(void)
 	struct io_uring_cqe *cqe;
 
 	/* an emulated controller with a 64 MiB RAM namespace, and its driver */
-	ucmd_nvme_irq_line_init(&line);
-	struct ucmd_ctrl_params cp = { .irq = ucmd_nvme_irq, .irq_arg = &line };
+	struct ucmd_ctrl_params cp = { .mode = UCMD_CTRL_INLINE };
 	struct ucmd_ns_params np = { .nsze = 131072, .store = UCMD_NS_STORE_RAM, .attach = true };
-	struct ucmd_nvme_host_opts ho = { .irq = &line };
-	if (ucmd_ctrl_create(&cp, &ctrl) || ucmd_ctrl_ns_create(ctrl, &np) < 0 ||
-	    ucmd_nvme_attach(e, ctrl, &ho, &host) || ucmd_queue_init_engine(e, 8, &ring, &p))
+	if (ucmd_engine_create(&e) || ucmd_ctrl_create(&cp, &ctrl) ||
+	    ucmd_ctrl_ns_create(ctrl, &np) < 0 || ucmd_nvme_attach(e, ctrl, NULL, &host) ||
+	    ucmd_queue_init_engine(e, 8, &ring, &p)) {
+		fprintf(stderr, "setup: %s\n", ucmd_last_error());
 		return 1;
+	}
 
 	/* the framework's own cost: uring_cmd on the null device */
 	int null_fd = ucmd_open(e, "null", O_RDWR);
@@ -45,12 +45,17 @@ int main(void)
 	       (unsigned long long)cqe->big_cqe[0]);
 	ucmd_cqe_seen(&ring, cqe);
 
+	/* the same read, synchronously: ioctl(2)'s NVME_IOCTL_IO64_CMD */
+	struct nvme_passthru_cmd64 sync = {
+		.opcode = 0x02, .nsid = 1, .addr = (unsigned long)buf, .data_len = 512,
+	};
+	printf("nvme ioctl read: %d\n", ucmd_ioctl(e, ng, NVME_IOCTL_IO64_CMD, &sync));
+
 	ucmd_queue_exit(&ring);
 	ucmd_close(e, ng);
 	ucmd_close(e, null_fd);
 	ucmd_nvme_detach(host);
 	ucmd_ctrl_destroy(ctrl);
-	ucmd_nvme_irq_line_destroy(&line);
 	ucmd_engine_free(e);
 	free(buf);
 	return 0;

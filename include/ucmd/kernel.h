@@ -24,6 +24,11 @@ extern "C" {
 
 #pragma GCC visibility push(default)
 
+/*
+ * A kernel engine into *out: 0 or -errno, the reason in ucmd_last_error().
+ * ucmd_engine_new_kernel() is the same returning NULL on failure.
+ */
+int ucmd_engine_create_kernel(struct ucmd_engine **out);
 struct ucmd_engine *ucmd_engine_new_kernel(void);
 bool ucmd_engine_is_kernel(const struct ucmd_engine *e);
 

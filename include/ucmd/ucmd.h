@@ -77,6 +77,26 @@ struct ucmd_ring {
 
 /* ---- engines and devices ------------------------------------------------ */
 
+/*
+ * Errors. Calls return a negative errno (or NULL where a pointer is
+ * returned). The calls that set things up -- ucmd_engine_create[_kernel]()
+ * and ucmd_engine_new[_kernel](), ucmd_ctrl_create() (<ucmd/ctrl.h>),
+ * ucmd_nvme_attach() (<ucmd/nvme.h>) and those of <ucmd/security.h> --
+ * also leave a sentence saying why in ucmd_last_error() when they fail: a
+ * per-thread string, like errno, valid until the thread's next failing
+ * call; a successful call does not clear it. Device and ring calls
+ * (ucmd_open, ucmd_ioctl, prep, submit, wait) report through return values
+ * and CQEs only.
+ */
+const char *ucmd_last_error(void);
+
+/*
+ * Create an engine with its null device into *out; 0 or -errno (-ENOMEM,
+ * -EINVAL for a NULL out), with the reason in ucmd_last_error(). Release it
+ * with ucmd_engine_free().
+ */
+int ucmd_engine_create(struct ucmd_engine **out);
+/* The same, returning NULL on failure (the reason in ucmd_last_error()). */
 struct ucmd_engine *ucmd_engine_new(void);
 void ucmd_engine_free(struct ucmd_engine *e);
 /* The process's default engine, created on first use. */
@@ -99,6 +119,19 @@ int ucmd_uaccess_init(void);
  */
 int ucmd_open(struct ucmd_engine *e, const char *name, int flags);
 int ucmd_close(struct ucmd_engine *e, int fd);
+
+/*
+ * The synchronous ioctl path, ioctl(2) on a descriptor from ucmd_open():
+ * what the device's driver supports, as Linux's NVMe driver does --
+ * NVME_IOCTL_ID on a namespace (returns the nsid), NVME_IOCTL_ADMIN64_CMD
+ * on a controller or namespace, NVME_IOCTL_IO64_CMD and
+ * NVME_IOCTL_IO64_CMD_VEC on a namespace (arg: struct nvme_passthru_cmd64;
+ * returns 0, a positive NVMe status, or -errno). On a kernel engine
+ * (<ucmd/kernel.h>) it is ioctl(2) on the real descriptor. Errors: -EBADF
+ * for a descriptor that is not open, -ENOTTY for a command the device does
+ * not know, -EFAULT for a bad arg, -EACCES/-EPERM as Linux decides.
+ */
+int ucmd_ioctl(struct ucmd_engine *e, int fd, unsigned long cmd, void *arg);
 /* The engine's device names: up to max of them into names; returns how many there are. */
 int ucmd_device_names(struct ucmd_engine *e, const char **names, unsigned max);
 

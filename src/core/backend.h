@@ -15,6 +15,8 @@ struct ucmd_backend {
 	const char *name;
 	int (*open)(struct ucmd_engine *e, const char *name, int flags);
 	int (*close)(struct ucmd_engine *e, int fd);
+	/* ucmd_ioctl(): 0, a positive status or -errno; NULL: -ENOTTY. */
+	int (*ioctl)(struct ucmd_engine *e, int fd, unsigned long cmd, void *arg);
 	int (*device_names)(struct ucmd_engine *e, const char **names, unsigned max);
 	int (*disk_stat)(struct ucmd_engine *e, const char *name, struct ucmd_disk_stat *out);
 	int (*queue_init)(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,

@@ -11,6 +11,7 @@
 
 #include "core/core.h"
 #include "core/null.h"
+#include "error/error.h"
 #include "security/hooks.h"
 
 static pthread_once_t optable_once = PTHREAD_ONCE_INIT;
@@ -21,23 +22,37 @@ static void optable_init(void)
 	optable_err = io_uring_optable_init();
 }
 
+int ucmd_engine_create(struct ucmd_engine **out)
+{
+	struct ucmd_engine *e;
+	int ret;
+
+	if (!out)
+		return last_error_set(-EINVAL, "ucmd_engine_create: out is NULL");
+	pthread_once(&optable_once, optable_init);
+	if (optable_err)
+		return last_error_set(optable_err, "ucmd_engine_create: the opcode table "
+				      "failed its self-check");
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return last_error_set(-ENOMEM, "ucmd_engine_create: out of memory");
+	pthread_mutex_init(&e->lock, NULL);
+	/* Every engine has a null device, as every Linux system has /dev/null. */
+	ret = ucmd_null_register(e);
+	if (ret < 0) {
+		ucmd_engine_free(e);
+		return last_error_set(ret, "ucmd_engine_create: registering the null device: %s",
+				      strerror(-ret));
+	}
+	*out = e;
+	return 0;
+}
+
 struct ucmd_engine *ucmd_engine_new(void)
 {
 	struct ucmd_engine *e;
 
-	pthread_once(&optable_once, optable_init);
-	if (optable_err)
-		return NULL;
-	e = calloc(1, sizeof(*e));
-	if (!e)
-		return NULL;
-	pthread_mutex_init(&e->lock, NULL);
-	/* Every engine has a null device, as every Linux system has /dev/null. */
-	if (ucmd_null_register(e) < 0) {
-		ucmd_engine_free(e);
-		return NULL;
-	}
-	return e;
+	return ucmd_engine_create(&e) ? NULL : e;
 }
 
 void ucmd_engine_free(struct ucmd_engine *e)
@@ -242,6 +257,27 @@ int ucmd_close(struct ucmd_engine *e, int fd)
 		return -EBADF;
 	ucmd_file_put(f);
 	return 0;
+}
+
+/*
+ * Linux's vfs_ioctl(): the open file's ->ioctl with a reference held, so a
+ * concurrent close cannot free the file under the call.
+ */
+int ucmd_ioctl(struct ucmd_engine *e, int fd, unsigned long cmd, void *arg)
+{
+	struct ucmd_file *f;
+	long ret;
+
+	if (!e)
+		return -EINVAL;
+	if (e->backend)
+		return e->backend->ioctl ? e->backend->ioctl(e, fd, cmd, arg) : -ENOTTY;
+	f = ucmd_fget(e, fd);
+	if (!f)
+		return -EBADF;
+	ret = f->ops->ioctl ? f->ops->ioctl(f, cmd, arg) : -ENOTTY;
+	ucmd_file_put(f);
+	return (int)ret;
 }
 
 struct ucmd_file *ucmd_fget(struct ucmd_engine *e, int fd)

@@ -37,6 +37,16 @@ static int kernel_close(struct ucmd_engine *e, int fd)
 	return close(fd) < 0 ? -errno : 0;
 }
 
+/* The kernel's own ioctl(2): NVMe statuses come back positive, errors as -errno. */
+static int kernel_ioctl(struct ucmd_engine *e, int fd, unsigned long cmd, void *arg)
+{
+	int ret;
+
+	(void)e;
+	ret = ioctl(fd, cmd, arg);
+	return ret < 0 ? -errno : ret;
+}
+
 static bool nvme_dev_name(const char *n)
 {
 	unsigned a, b;
@@ -127,6 +137,7 @@ static const struct ucmd_backend kernel_backend = {
 	.name = "kernel",
 	.open = kernel_open,
 	.close = kernel_close,
+	.ioctl = kernel_ioctl,
 	.device_names = kernel_device_names,
 	.disk_stat = kernel_disk_stat,
 	.queue_init = kernel_queue_init,
@@ -140,13 +151,20 @@ static const struct ucmd_backend kernel_backend = {
 	.unregister_personality = kernel_unregister_personality,
 };
 
+int ucmd_engine_create_kernel(struct ucmd_engine **out)
+{
+	int ret = ucmd_engine_create(out);
+
+	if (!ret)
+		(*out)->backend = &kernel_backend;
+	return ret;
+}
+
 struct ucmd_engine *ucmd_engine_new_kernel(void)
 {
-	struct ucmd_engine *e = ucmd_engine_new();
+	struct ucmd_engine *e;
 
-	if (e)
-		e->backend = &kernel_backend;
-	return e;
+	return ucmd_engine_create_kernel(&e) ? NULL : e;
 }
 
 bool ucmd_engine_is_kernel(const struct ucmd_engine *e)

@@ -329,13 +329,18 @@ struct ucmd_audit *ucmd_audit_open_fd(int fd, bool own_fd)
 	return a;
 }
 
-struct ucmd_audit *ucmd_audit_open(const char *path, char *err, size_t errlen)
+int audit_open(const char *path, struct ucmd_audit **out, char *err, size_t errlen)
 {
 	struct ucmd_audit *a;
 	int fd;
 
-	if (!strcmp(path, "-"))
-		return ucmd_audit_open_fd(STDERR_FILENO, false);
+	if (!strcmp(path, "-")) {
+		a = ucmd_audit_open_fd(STDERR_FILENO, false);
+		if (!a)
+			snprintf(err, errlen, "%s: out of memory", path);
+		*out = a;
+		return a ? 0 : -ENOMEM;
+	}
 	/*
 	 * Never through a symbolic link: whoever runs with --audit (root, the
 	 * daemon) would append to wherever the link points. A FIFO is a log
@@ -351,7 +356,7 @@ struct ucmd_audit *ucmd_audit_open(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", path,
 			 e == ELOOP ? "a symbolic link; name the audit file itself"
 			 : e == ENXIO ? "a FIFO nobody reads" : strerror(e));
-		return NULL;
+		return -e;
 	}
 	struct stat st;
 
@@ -359,14 +364,16 @@ struct ucmd_audit *ucmd_audit_open(const char *path, char *err, size_t errlen)
 	    fcntl(fd, F_SETFL, O_APPEND) < 0) {
 		close(fd);
 		snprintf(err, errlen, "%s: not a regular file, FIFO or character device", path);
-		return NULL;
+		return -EINVAL;
 	}
 	a = ucmd_audit_open_fd(fd, true);
 	if (!a) {
 		close(fd);
 		snprintf(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
 	}
-	return a;
+	*out = a;
+	return 0;
 }
 
 void ucmd_audit_free(struct ucmd_audit *a)

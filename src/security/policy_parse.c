@@ -249,8 +249,8 @@ static int inherit_default(struct ucmd_policy *pol, char *err, size_t errlen)
 	return 0;
 }
 
-int ucmd_policy_load_string(const char *name, const char *text, size_t len,
-			    struct ucmd_policy **out, char *err, size_t errlen)
+int policy_load_string(const char *name, const char *text, size_t len,
+		       struct ucmd_policy **out, char *err, size_t errlen)
 {
 	struct parser ps = { .name = name, .p = text, .end = text + len };
 	struct ucmd_policy *pol = calloc(1, sizeof(*pol));
@@ -378,7 +378,7 @@ static int read_policy_file(const char *path, char **out, size_t *len, char *err
 	return 0;
 }
 
-int ucmd_policy_load_file(const char *path, struct ucmd_policy **out, char *err, size_t errlen)
+int policy_load_file(const char *path, struct ucmd_policy **out, char *err, size_t errlen)
 {
 	char *buf = NULL;	/* both set when ret is 0; TSan's -O2 cannot tell */
 	size_t len = 0;
@@ -391,7 +391,7 @@ int ucmd_policy_load_file(const char *path, struct ucmd_policy **out, char *err,
 	return ret;
 }
 
-int ucmd_policy_load_default(struct ucmd_policy **out, char *err, size_t errlen)
+int policy_load_default(struct ucmd_policy **out, char *err, size_t errlen)
 {
 	int ret = ucmd_policy_load_string(ucmd_policy_default_name, ucmd_policy_default_text,
 					  strlen(ucmd_policy_default_text), out, err, errlen);

@@ -28,8 +28,8 @@ static struct setup **find(struct ucmd_engine *e)
 	return s;
 }
 
-int ucmd_security_setup(struct ucmd_engine *e, const char *policy_path, const char *audit_path,
-			char *err, size_t errlen)
+int security_setup(struct ucmd_engine *e, const char *policy_path, const char *audit_path,
+		   char *err, size_t errlen)
 {
 	struct ucmd_policy *p;
 	struct setup *s;
@@ -47,10 +47,8 @@ int ucmd_security_setup(struct ucmd_engine *e, const char *policy_path, const ch
 		return -ENOMEM;
 	}
 	s->e = e;
-	if (audit_path && !(s->audit = ucmd_audit_open(audit_path, err, errlen))) {
-		ret = -EINVAL;
+	if (audit_path && (ret = audit_open(audit_path, &s->audit, err, errlen)) != 0)
 		goto fail;
-	}
 	/* audit first: it must be in the chain before any decision it records */
 	if (s->audit && (ret = ucmd_audit_register(e, s->audit)) != 0) {
 		snprintf(err, errlen, "registering the audit module: %s", strerror(-ret));
@@ -75,7 +73,7 @@ fail:
 	return ret;
 }
 
-int ucmd_security_reload(struct ucmd_engine *e, const char *policy_path, char *err, size_t errlen)
+int security_reload(struct ucmd_engine *e, const char *policy_path, char *err, size_t errlen)
 {
 	struct setup *s;
 	int ret = -ENOENT;

@@ -7,7 +7,8 @@
  *   "audit"   one JSON line per denial, and per allowed decision a rule
  *             asks to record
  * Everything is decided behind the ring, inside the engine, so a daemon
- * holding the engine enforces the same policy unchanged.
+ * holding the engine enforces the same policy unchanged. What users call is
+ * in include/ucmd/security.h; this adds the modules' internals.
  */
 #ifndef UCMD_SECURITY_SECURITY_H
 #define UCMD_SECURITY_SECURITY_H
@@ -17,6 +18,7 @@
 #include <stdint.h>
 
 #include "core/cred.h"
+#include "ucmd/security.h"
 #include "security/desc.h"
 #include "security/hooks.h"
 
@@ -26,21 +28,8 @@ struct ucmd_policy_rule;
 
 /* ---- policies: immutable rule sets, reference counted ------------------- */
 
-/*
- * Parse a policy. On error returns -EINVAL (or -ENOMEM, -errno of reading
- * the file) and writes "file:line: problem" into err; *out is untouched.
- */
-int ucmd_policy_load_file(const char *path, struct ucmd_policy **out, char *err, size_t errlen);
-int ucmd_policy_load_string(const char *name, const char *text, size_t len,
-			    struct ucmd_policy **out, char *err, size_t errlen);
-/* The compiled-in copy of policy/default.ini (Linux's rules). */
-int ucmd_policy_load_default(struct ucmd_policy **out, char *err, size_t errlen);
 extern const char ucmd_policy_default_text[];
 extern const char ucmd_policy_default_name[];
-
-struct ucmd_policy *ucmd_policy_get(struct ucmd_policy *p);
-void ucmd_policy_put(struct ucmd_policy *p);
-unsigned ucmd_policy_nr_rules(const struct ucmd_policy *p);
 
 /* What is being judged. */
 struct ucmd_policy_subject {
@@ -85,32 +74,21 @@ void ucmd_policy_module_eval(struct ucmd_policy_module *m, const struct ucmd_pol
 
 /* ---- the "audit" module ------------------------------------------------- */
 
-struct ucmd_audit;
+/* ucmd_audit_open(), with -errno and the reason in err. */
+int audit_open(const char *path, struct ucmd_audit **out, char *err, size_t errlen);
 
-/* path: a file (appended to) or "-" for stderr. */
-struct ucmd_audit *ucmd_audit_open(const char *path, char *err, size_t errlen);
-/* Write to fd (not closed by ucmd_audit_free unless own_fd). */
-struct ucmd_audit *ucmd_audit_open_fd(int fd, bool own_fd);
-void ucmd_audit_free(struct ucmd_audit *a);
-int ucmd_audit_register(struct ucmd_engine *e, struct ucmd_audit *a);
-/* Records written, and records lost (failed writes not yet reported). */
-uint64_t ucmd_audit_written(struct ucmd_audit *a);
-uint64_t ucmd_audit_lost(struct ucmd_audit *a);
-/* Write a dedicated record reporting lost records, if any; 0 or -errno. */
-int ucmd_audit_flush_lost(struct ucmd_audit *a);
-
-/* ---- one call for tools: both modules on an engine --------------------- */
+/* ---- ucmd_last_error() for the calls that take err/errlen --------------- */
 
 /*
- * Register "policy" (policy_path, or the default policy when NULL) and,
- * when audit_path is not NULL, "audit" ("-" is stderr) on e. On error
- * nothing is registered and err says why (file:line: problem).
+ * The public entries of policy_parse.c and security.c are wrappers (api.c)
+ * around these, which write their reason into err only.
  */
-int ucmd_security_setup(struct ucmd_engine *e, const char *policy_path, const char *audit_path,
-			char *err, size_t errlen);
-/* Reload e's policy from path (NULL: the default); the old stays on error. */
-int ucmd_security_reload(struct ucmd_engine *e, const char *policy_path, char *err, size_t errlen);
-/* Unregister and free what ucmd_security_setup made for e. */
-void ucmd_security_teardown(struct ucmd_engine *e);
+int policy_load_file(const char *path, struct ucmd_policy **out, char *err, size_t errlen);
+int policy_load_string(const char *name, const char *text, size_t len,
+		       struct ucmd_policy **out, char *err, size_t errlen);
+int policy_load_default(struct ucmd_policy **out, char *err, size_t errlen);
+int security_setup(struct ucmd_engine *e, const char *policy_path, const char *audit_path,
+		   char *err, size_t errlen);
+int security_reload(struct ucmd_engine *e, const char *policy_path, char *err, size_t errlen);
 
 #endif

@@ -83,10 +83,12 @@ static void parse_command(const char *name, int argc, char **argv)
 		struct explain_args ex;
 
 		memset(&ex, 0, sizeof(ex));
-		ucmd_desc_init(&ex.d, "ng0n1", 0, 0);
+		ucmd_explain_init(&ex.x);
 		if (!explain_args_parse(&ex, argc - 1, argv + 1))
-			check(ex.hook >= 0 && ex.hook < 4 && ex.cred.ngroups <= UCMD_NGROUPS_MAX &&
-			      strnlen(ex.d.device, sizeof(ex.d.device)) < sizeof(ex.d.device));
+			check(ex.x.hook <= UCMD_EXPLAIN_OVERRIDE_CREDS &&
+			      ex.x.ngroups <= UCMD_EXPLAIN_GROUPS_MAX && ex.x.device && ex.x.verb &&
+			      ex.x.nr_ranges <= UCMD_EXPLAIN_RANGES_MAX &&
+			      ex.x.opcode >= 0 && ex.x.opcode < 256);
 	} else if (!strcmp(name, "bench")) {
 		struct bench_opts o;
 		char err[256];

@@ -62,12 +62,12 @@ static const struct ucmd_dma arena_dma = { .map = arena_map };
 
 static void setup(void)
 {
-	struct ucmd_ctrl_params p = { .mode = UCMD_CTRL_INLINE, .dma = &arena_dma };
+	struct ucmd_ctrl_params p = { .mode = UCMD_CTRL_INLINE };
 
-	if (ucmd_ctrl_create(&p, &ctrls[0]))
+	if (ctrl_create_dma(&p, &arena_dma, &ctrls[0]))
 		abort();
 	p.mdts = 2;
-	if (ucmd_ctrl_create(&p, &ctrls[1]))
+	if (ctrl_create_dma(&p, &arena_dma, &ctrls[1]))
 		abort();
 }
 

@@ -207,9 +207,8 @@ static void op_admin(struct fz *f)
 
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 {
-	struct ucmd_ctrl_params p = { .mode = UCMD_CTRL_INLINE, .dma = &arena_dma,
-				      .max_io_queues = MAX_Q - 1, .mqes = 255, .mdts = 4,
-				      .irq = on_irq };
+	struct ucmd_ctrl_params p = { .mode = UCMD_CTRL_INLINE,
+				      .max_io_queues = MAX_Q - 1, .mqes = 255, .mdts = 4 };
 	struct ucmd_ns_params np = { .nsze = 64, .store = UCMD_NS_STORE_RAM, .attach = true };
 	struct fz f = { .in = in, .left = size };
 	struct ucmd_nvme_sqe s;
@@ -217,7 +216,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 	if (!arena && !(arena = malloc(ARENA_SIZE)))
 		abort();
 	memset(arena, 0, ARENA_SIZE);
-	if (ucmd_ctrl_create(&p, &f.c) || ucmd_ctrl_ns_create(f.c, &np) != 1)
+	if (ctrl_create_dma(&p, &arena_dma, &f.c) || ctrl_set_irq(f.c, on_irq, NULL) ||
+	    ucmd_ctrl_ns_create(f.c, &np) != 1)
 		abort();
 	for (unsigned n = 0; n < MAX_OPS && f.left; n++) {
 		uint8_t op = (uint8_t)take(&f, 1);

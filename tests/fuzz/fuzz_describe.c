@@ -28,7 +28,6 @@ static struct ucmd_policy *policy;
 static int fds[4];
 static unsigned nfds;
 static struct ucmd_ctrl *ctrl;
-static struct ucmd_nvme_irq_line line;
 static struct ucmd_nvme_host *host;
 /* describe() reads the ring's flags through the request that holds cmd */
 static struct ucmd_ctx ring_ctx = { .flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 };
@@ -37,10 +36,10 @@ static struct ucmd_kiocb req = { .ctx = &ring_ctx };
 static void setup(void)
 {
 	static const char *const names[] = { "null", "nvme0", "ng0n1", "nvme0n1" };
-	struct ucmd_ctrl_params cp = { .irq = ucmd_nvme_irq, .irq_arg = &line };
+	struct ucmd_ctrl_params cp = { 0 };
 	struct ucmd_ns_params np = { .nsze = 1024, .lbaf = 5, .store = UCMD_NS_STORE_RAM,
 				     .attach = true };
-	struct ucmd_nvme_host_opts ho = { .irq = &line };
+	struct ucmd_nvme_host_opts ho = { 0 };
 	char err[256];
 
 	engine = ucmd_engine_new();
@@ -48,7 +47,6 @@ static void setup(void)
 		abort();
 	/* an engine may come with the null device already (-EEXIST) */
 	ucmd_null_register(engine);
-	ucmd_nvme_irq_line_init(&line);
 	if (ucmd_ctrl_create(&cp, &ctrl) || ucmd_ctrl_ns_create(ctrl, &np) < 0 ||
 	    ucmd_nvme_attach(engine, ctrl, &ho, &host))
 		abort();

@@ -31,7 +31,6 @@
 
 static struct ucmd_engine *engine;
 static struct ucmd_ctrl *ctrl;
-static struct ucmd_nvme_irq_line line;
 static struct ucmd_nvme_host *host;
 static struct ucmd_ring ring;
 static int ng_fd, ctrl_fd;
@@ -40,14 +39,13 @@ static struct iovec iovs[64];
 
 static void setup(void)
 {
-	struct ucmd_ctrl_params cp = { .irq = ucmd_nvme_irq, .irq_arg = &line, .mdts = 5 };
+	struct ucmd_ctrl_params cp = { .mdts = 5 };
 	struct ucmd_ns_params np = { .nsze = 2048, .lbaf = 1, .store = UCMD_NS_STORE_RAM,
 				     .attach = true };
-	struct ucmd_nvme_host_opts ho = { .irq = &line };
+	struct ucmd_nvme_host_opts ho = { 0 };
 	struct io_uring_params p = { .flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 };
 
 	engine = ucmd_engine_new();
-	ucmd_nvme_irq_line_init(&line);
 	data_buf = aligned_alloc(4096, BUF_SIZE);
 	meta_buf = aligned_alloc(4096, BUF_SIZE);
 	if (!engine || !data_buf || !meta_buf || ucmd_ctrl_create(&cp, &ctrl) ||

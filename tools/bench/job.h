@@ -25,9 +25,6 @@ struct bench_target {
 	int (*ring_init)(void *arg, unsigned entries, struct ucmd_ring *ring,
 			 struct io_uring_params *p);
 	void *ring_arg;
-	/* Synchronous ioctl on an open descriptor; NULL: the file's ->ioctl. */
-	long (*ioctl)(void *arg, int fd, unsigned long cmd, void *argp);
-	void *ioctl_arg;
 };
 
 enum { DIR_READ, DIR_WRITE, NR_DIRS };

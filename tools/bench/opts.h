@@ -12,7 +12,7 @@ enum bench_rw { RW_READ, RW_WRITE, RW_RANDREAD, RW_RANDWRITE, RW_RANDRW };
 enum bench_path {
 	PATH_PASSTHRU,	/* NVME_URING_CMD_IO uring_cmd on ngXnY */
 	PATH_BLOCK,	/* IORING_OP_READ/WRITE on nvmeXnY */
-	PATH_SYNC,	/* NVME_IOCTL_IO64_CMD through the file's ->ioctl, QD1 per thread */
+	PATH_SYNC,	/* NVME_IOCTL_IO64_CMD through ucmd_ioctl(), QD1 per thread */
 };
 /* Where the device comes from: the CLI's session, or a controller of our own. */
 enum bench_target_kind { TARGET_SESSION, TARGET_RAM };

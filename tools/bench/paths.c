@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <string.h>
 
-#include "core/file.h"
 #include "paths.h"
 
 enum { NVME_OP_WRITE = 0x01, NVME_OP_READ = 0x02 };
@@ -64,22 +63,6 @@ int path_expected_res(const struct bench_opts *o, const struct io_unit *u)
 	return o->path == PATH_BLOCK ? (int)u->len : 0;
 }
 
-long path_default_ioctl(void *engine, int fd, unsigned long cmd, void *argp)
-{
-	/*
-	 * There is no public ucmd_ioctl() yet: call the open file's ->ioctl
-	 * the way the kernel's vfs_ioctl() does, holding a file reference.
-	 */
-	struct ucmd_file *f = ucmd_fget(engine, fd);
-	long ret;
-
-	if (!f)
-		return -EBADF;
-	ret = f->ops->ioctl ? f->ops->ioctl(f, cmd, argp) : -ENOTTY;
-	ucmd_file_put(f);
-	return ret;
-}
-
 long path_sync(const struct bench_opts *o, const struct bench_target *t, int fd,
 	       struct io_unit *u)
 {
@@ -94,9 +77,8 @@ long path_sync(const struct bench_opts *o, const struct bench_target *t, int fd,
 		c.data_len = u->len;
 	}
 	unsigned long cmd = o->vectored ? NVME_IOCTL_IO64_CMD_VEC : NVME_IOCTL_IO64_CMD;
-	if (t->ioctl)
-		return t->ioctl(t->ioctl_arg, fd, cmd, &c);
-	return path_default_ioctl(t->engine, fd, cmd, &c);
+	/* ioctl(2) on a kernel engine, the device's ->ioctl on ucmd's own */
+	return ucmd_ioctl(t->engine, fd, cmd, &c);
 }
 
 /* splitmix64: cheap, and every bit depends on every input bit */

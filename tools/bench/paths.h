@@ -27,8 +27,6 @@ int path_expected_res(const struct bench_opts *o, const struct io_unit *u);
 /* NVME_IOCTL_IO64_CMD[_VEC] on fd, blocking: 0, NVMe status (> 0) or -errno. */
 long path_sync(const struct bench_opts *o, const struct bench_target *t, int fd,
 	       struct io_unit *u);
-/* The file's ->ioctl (the default for bench_target.ioctl). */
-long path_default_ioctl(void *engine, int fd, unsigned long cmd, void *argp);
 
 /* The data written at a byte offset depends only on (seed, offset): any
  * read anywhere can be checked, however writes and threads interleave. */

@@ -3,15 +3,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "nvme/ctrl/ctrl.h"
 #include "rig.h"
+#include "ucmd/ctrl.h"
 #include "ucmd/nvme.h"
 
 struct bench_rig {
 	struct ucmd_engine *e;
 	struct ucmd_ctrl *ctrl;
 	struct ucmd_nvme_host *host;
-	struct ucmd_nvme_irq_line line;
 };
 
 int bench_rig_open(const struct bench_rig_params *p, struct bench_rig **out,
@@ -24,20 +23,15 @@ int bench_rig_open(const struct bench_rig_params *p, struct bench_rig **out,
 
 	if (!r)
 		return -ENOMEM;
-	ucmd_nvme_irq_line_init(&r->line);
-	r->e = ucmd_engine_new();
-	if (!r->e) {
-		ret = -ENOMEM;
+	ret = ucmd_engine_create(&r->e);
+	if (ret)
 		goto fail;
-	}
 	struct ucmd_ctrl_params cp = {
 		.mode = p->thread_mode ? UCMD_CTRL_THREAD : UCMD_CTRL_INLINE,
 		.db_trap = p->db_trap,
 		.max_io_queues = (uint16_t)(qs > 2 ? qs : 2),
 		/* the queue holds depth commands plus the slot that tells full from empty */
 		.mqes = (uint16_t)(depth < 1023 ? 1023 : depth),
-		.irq = ucmd_nvme_irq,
-		.irq_arg = &r->line,
 	};
 	ret = ucmd_ctrl_create(&cp, &r->ctrl);
 	if (ret)
@@ -58,7 +52,6 @@ int bench_rig_open(const struct bench_rig_params *p, struct bench_rig **out,
 		.nr_io_queues = p->nr_io_queues ? p->nr_io_queues : 1,
 		.nr_poll_queues = p->nr_poll_queues,
 		.queue_depth = depth,
-		.irq = &r->line,
 	};
 	ret = ucmd_nvme_attach(r->e, r->ctrl, &ho, &r->host);
 	if (ret)
@@ -86,7 +79,6 @@ void bench_rig_close(struct bench_rig *r)
 		ucmd_ctrl_destroy(r->ctrl);
 	if (r->e)
 		ucmd_engine_free(r->e);
-	ucmd_nvme_irq_line_destroy(&r->line);
 	free(r);
 }
 

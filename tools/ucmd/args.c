@@ -7,8 +7,6 @@
 
 #include "args.h"
 #include "cli.h"
-#include "core/file.h"
-#include "security/security.h"
 
 /*
  * glibc keeps its position inside a cluster of short options ("-fd")
@@ -378,16 +376,16 @@ static int parse_yesno(const char *s, bool *out)
 }
 
 /* splits s in place, as strtok does */
-static int parse_groups(char *s, struct ucmd_cred *c)
+static int parse_groups(char *s, struct ucmd_explain *x)
 {
 	char *save = NULL;
 
-	c->ngroups = 0;
+	x->ngroups = 0;
 	for (char *tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		uint32_t g;
-		if (parse_u32(tok, &g) || c->ngroups == UCMD_NGROUPS_MAX)
+		if (parse_u32(tok, &g) || x->ngroups == UCMD_EXPLAIN_GROUPS_MAX)
 			return -1;
-		c->groups[c->ngroups++] = g;
+		x->groups[x->ngroups++] = g;
 	}
 	return 0;
 }
@@ -397,20 +395,17 @@ static const char *const hook_names[] = { "cmd", "rw", "sqpoll", "override-creds
 /* --range SLBA+NLB: one more range (a Copy source, a DSM entry) */
 static int parse_range_arg(char *s, struct explain_args *a)
 {
-	struct ucmd_desc_range *r;
+	struct ucmd_lba_range *r;
 	char *plus = strchr(s, '+');
 
-	if (!plus || a->d.nr_ranges == EXPLAIN_MAX_RANGES)
+	if (!plus || a->x.nr_ranges == UCMD_EXPLAIN_RANGES_MAX)
 		return -1;
 	*plus = 0;
-	r = &a->ranges[a->d.nr_ranges];
+	r = &a->ranges[a->x.nr_ranges];
 	if (parse_u64(s, &r->slba) || parse_u64(plus + 1, &r->nlb))
 		return -1;
-	/* bytes at 512-byte blocks, as for --slba/--nlb */
-	r->offset = r->slba * 512;
-	r->length = r->nlb * 512;
-	a->d.ranges = a->ranges;
-	a->d.nr_ranges++;
+	a->x.ranges = a->ranges;
+	a->x.nr_ranges++;
 	return 0;
 }
 
@@ -430,55 +425,53 @@ int explain_args_parse(struct explain_args *a, int argc, char **argv)
 		{ "hook", required_argument, 0, 'H' },	{ "range", required_argument, 0, 'r' },
 		{ 0, 0, 0, 0 },
 	};
+	struct ucmd_explain *x = &a->x;
 	uint64_t v64;
 	uint32_t v;
-	int c, verb;
+	int c;
 
 	a->bad = NULL;
 	getopt_reset();
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		bool ok = true, b = false;
 		switch (c) {
-		case 'u': ok = !parse_u32(optarg, &v); a->cred.uid = a->cred.euid = v;
+		case 'u': ok = !parse_u32(optarg, &x->uid);
+			/* root has CAP_SYS_ADMIN unless --cap-sys-admin says otherwise */
 			if (!a->cap_given)
-				a->cred.cap_sys_admin = v == 0;
+				x->caps = x->uid == 0 ? 1ull << UCMD_CAP_SYS_ADMIN : 0;
 			break;
-		case 'g': ok = !parse_u32(optarg, &v); a->cred.gid = a->cred.egid = v; break;
-		case 'G': ok = !parse_groups(optarg, &a->cred); break;
-		case 'd': snprintf(a->d.device, sizeof(a->d.device), "%s", optarg); break;
-		case 'v':
-			verb = ucmd_verb_from_name(optarg);
-			ok = verb >= 0;
-			if (ok)
-				ucmd_policy_desc_for_verb(&a->d, (enum ucmd_verb)verb);
-			break;
-		case 'n': ok = !parse_u32(optarg, &a->d.nsid); break;
-		case 's': ok = !parse_u64(optarg, &a->d.slba); a->d.has_range = true; break;
-		case 'c': ok = !parse_u64(optarg, &a->d.nlb); a->d.has_range = true; break;
+		case 'g': ok = !parse_u32(optarg, &x->gid); break;
+		case 'G': ok = !parse_groups(optarg, x); break;
+		case 'd': x->device = optarg; break;
+		case 'v': x->verb = optarg; break;
+		case 'n': ok = !parse_u32(optarg, &x->nsid); break;
+		case 's': ok = !parse_u64(optarg, &x->slba); x->has_lba_range = true; break;
+		case 'c': ok = !parse_u64(optarg, &x->nlb); x->has_lba_range = true; break;
 		case 'r': ok = !parse_range_arg(optarg, a); break;
-		case 'o': ok = !parse_u64(optarg, &a->d.offset); break;
-		case 'l': ok = !parse_u64(optarg, &a->d.length); break;
+		case 'o': ok = !parse_u64(optarg, &x->offset); break;
+		case 'l': ok = !parse_u64(optarg, &x->length); break;
 		case 'm':
-			a->f_mode = !strcmp(optarg, "rw") ? FMODE_READ | FMODE_WRITE :
-				    !strcmp(optarg, "ro") ? FMODE_READ :
-				    !strcmp(optarg, "wo") ? FMODE_WRITE : 0;
-			ok = a->f_mode != 0;
+			x->may_read = !strcmp(optarg, "rw") || !strcmp(optarg, "ro");
+			x->may_write = !strcmp(optarg, "rw") || !strcmp(optarg, "wo");
+			ok = x->may_read || x->may_write;
 			break;
 		case 'p': a->policy = optarg; break;
-		case 'A': ok = !parse_yesno(optarg, &b); a->cred.cap_sys_admin = b;
+		case 'A': ok = !parse_yesno(optarg, &b);
+			x->caps = b ? 1ull << UCMD_CAP_SYS_ADMIN : 0;
 			a->cap_given = true;
 			break;
-		case 'a': ok = !parse_yesno(optarg, &b); a->d.admin = b; break;
-		case 'D': ok = !parse_yesno(optarg, &b); a->d.destructive = b; break;
-		case 'S': ok = !parse_u32(optarg, &a->d.select); a->d.has_select = true; break;
-		case 'O': ok = !parse_u64(optarg, &v64) && v64 < 256; a->d.opcode = (uint8_t)v64;
+		case 'a': ok = !parse_yesno(optarg, &b); x->admin = b; break;
+		case 'D': ok = !parse_yesno(optarg, &b); x->destructive = b; break;
+		case 'S': ok = !parse_u32(optarg, &v); x->select = v; break;
+		case 'O': ok = !parse_u64(optarg, &v64) && v64 < 256; x->opcode = (int)(v64 & 0xff);
 			break;
 		case 'H':
-			a->hook = -1;
+			ok = false;
 			for (int i = 0; i < 4; i++)
-				if (!strcmp(optarg, hook_names[i]))
-					a->hook = i;
-			ok = a->hook >= 0;
+				if (!strcmp(optarg, hook_names[i])) {
+					x->hook = (enum ucmd_explain_hook)i;
+					ok = true;
+				}
 			break;
 		default: ok = false; break;
 		}

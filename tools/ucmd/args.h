@@ -13,8 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core/cred.h"
-#include "security/desc.h"
+#include "ucmd/security.h"
 #include "ucmd/uapi/nvme_ioctl.h"
 
 struct cli;
@@ -93,16 +92,14 @@ int attach_args_parse(struct attach_args *a, int argc, char **argv);
 /* run [--size BYTES]: a non-zero multiple of chunk */
 int run_args_parse(uint64_t *bytes, uint64_t chunk, int argc, char **argv);
 
-/* policy explain [...]: a comes filled with the defaults */
-#define EXPLAIN_MAX_RANGES 256
-
+/*
+ * policy explain [...]: a.x comes filled with the defaults
+ * (ucmd_explain_init); the verb is checked by ucmd_policy_explain().
+ */
 struct explain_args {
-	struct ucmd_cred cred;
-	struct ucmd_cmd_desc d;
-	struct ucmd_desc_range ranges[EXPLAIN_MAX_RANGES];	/* --range */
+	struct ucmd_explain x;
+	struct ucmd_lba_range ranges[UCMD_EXPLAIN_RANGES_MAX];	/* --range */
 	const char *policy;
-	unsigned f_mode;
-	int hook;
 	bool cap_given;
 	const char *bad;	/* an option refused: its value, or "" */
 };

@@ -20,7 +20,6 @@ struct session {
 	struct ucmd_engine *e;
 	struct ucmd_ctrl *ctrl;
 	struct ucmd_nvme_host *host;
-	void *irq_line;
 	struct ucmd_ring ring;
 	int ctrl_fd;		/* nvme0 */
 	int ns_fd;		/* ng0n<nsid> */

@@ -17,15 +17,6 @@
 #include "rig.h"
 #include "ucmd/kernel.h"
 
-/* The kernel backend's descriptors are real files: the sync path is ioctl(2). */
-static long sys_ioctl(void *arg, int fd, unsigned long cmd, void *argp)
-{
-	int ret = ioctl(fd, cmd, argp);
-
-	(void)arg;
-	return ret < 0 ? -errno : ret;
-}
-
 int cmd_bench(struct cli *cli, int argc, char **argv)
 {
 	struct bench_opts o;
@@ -83,7 +74,6 @@ int cmd_bench(struct cli *cli, int argc, char **argv)
 			snprintf(t.ng, sizeof(t.ng), "%s", s->kn->ns_path);
 			if (!strncmp(s->kn->ns_path, "/dev/ng", 7))
 				snprintf(t.bdev, sizeof(t.bdev), "/dev/nvme%s", s->kn->ns_path + 7);
-			t.ioctl = sys_ioctl;
 		}
 		if (s->meta_size && o.path != PATH_PASSTHRU)
 			fprintf(stderr, "bench: note: namespace has %u metadata bytes per LBA\n",

@@ -13,8 +13,8 @@
 
 #include "args.h"
 #include "cli.h"
-#include "core/file.h"
-#include "security/security.h"
+#include "ucmd/security.h"
+#include "ucmd/ucmd.h"
 
 static int policy_check(struct cli *cli, int argc, char **argv)
 {
@@ -47,68 +47,49 @@ static int policy_check(struct cli *cli, int argc, char **argv)
 	return 0;
 }
 
-/* Verbs whose commands read or change logical blocks. */
-static bool verb_touches_lbas(enum ucmd_verb v)
+static void explain_usage(void)
 {
-	switch (v) {
-	case UCMD_VERB_READ: case UCMD_VERB_WRITE: case UCMD_VERB_TRIM:
-	case UCMD_VERB_WRITE_ZEROES: case UCMD_VERB_WRITE_UNCOR: case UCMD_VERB_COMPARE:
-	case UCMD_VERB_VERIFY: case UCMD_VERB_COPY: case UCMD_VERB_FORMAT:
-	case UCMD_VERB_SANITIZE: case UCMD_VERB_VENDOR: case UCMD_VERB_UNKNOWN:
-		return true;
-	default:
-		return false;
-	}
+	fprintf(stderr, "usage: ucmd policy explain [--uid U] [--gid G] [--groups a,b] "
+			"[--device ng0n1] [--verb read] [--nsid N]\n"
+			"  [--slba X --nlb Y | --offset B --length B] [--mode rw|ro|wo] "
+			"[--policy FILE]\n  [--cap-sys-admin yes|no] [--admin-cmd yes|no] "
+			"[--destructive yes|no] [--select N] [--opcode N]\n"
+			"  [--hook cmd|rw|sqpoll|override-creds] [--range SLBA+NLB ...]\n"
+			"A command of a verb that touches blocks, given no range, is "
+			"judged as if it could touch any\n(range unknown: a deny rule with "
+			"a range matches it). --slba/--nlb is Copy's destination\nor DSM's "
+			"first range; each --range adds a Copy source or a DSM range.\n");
 }
 
 static int policy_explain(struct cli *cli, int argc, char **argv)
 {
-	struct explain_args a = { .f_mode = FMODE_READ | FMODE_WRITE };
-	struct ucmd_policy_subject s;
-	struct ucmd_policy_verdict v;
+	struct explain_args a = { 0 };
+	struct ucmd_explain_result v;
 	struct ucmd_policy *p;
-	char err[512];
 	int ret;
 
-	ucmd_cred_current(&a.cred);
-	ucmd_desc_init(&a.d, "ng0n1", NVME_URING_CMD_IO, 0);
-	ucmd_policy_desc_for_verb(&a.d, UCMD_VERB_READ);
-	a.d.nsid = 1;
+	ucmd_explain_init(&a.x);
 	if (explain_args_parse(&a, argc, argv)) {
 		if (a.bad)
 			fprintf(stderr, "ucmd policy explain: bad option or value%s%s\n",
 				*a.bad ? ": " : "", a.bad);
-		fprintf(stderr, "usage: ucmd policy explain [--uid U] [--gid G] [--groups a,b] "
-				"[--device ng0n1] [--verb read] [--nsid N]\n"
-				"  [--slba X --nlb Y | --offset B --length B] [--mode rw|ro|wo] "
-				"[--policy FILE]\n  [--cap-sys-admin yes|no] [--admin-cmd yes|no] "
-				"[--destructive yes|no] [--select N] [--opcode N]\n"
-				"  [--hook cmd|rw|sqpoll|override-creds] [--range SLBA+NLB ...]\n"
-				"A command of a verb that touches blocks, given no range, is "
-				"judged as if it could touch any\n(range unknown: a deny rule with "
-				"a range matches it). --slba/--nlb is Copy's destination\nor DSM's "
-				"first range; each --range adds a Copy source or a DSM range.\n");
+		explain_usage();
 		return 2;
 	}
-	/* no range given: as the engine judges a list it cannot read */
-	if (!a.d.has_range && !a.d.length && !a.d.nr_ranges && verb_touches_lbas(a.d.verb))
-		a.d.range_unknown = true;
-	/* a block range also gives the byte range, at 512-byte blocks unless given */
-	if (a.d.has_range && !a.d.length) {
-		a.d.offset = a.d.slba * 512;
-		a.d.length = (a.d.nlb ? a.d.nlb : 1) * 512;
-	}
-	ret = a.policy ? ucmd_policy_load_file(a.policy, &p, err, sizeof(err))
-		       : ucmd_policy_load_default(&p, err, sizeof(err));
+	ret = a.policy ? ucmd_policy_load_file(a.policy, &p, NULL, 0)
+		       : ucmd_policy_load_default(&p, NULL, 0);
 	if (ret) {
-		fprintf(stderr, "%s\n", err);
+		fprintf(stderr, "%s\n", ucmd_last_error());
 		return 1;
 	}
-	s = (struct ucmd_policy_subject){ .hook = (enum ucmd_security_hook)a.hook,
-					  .cred = &a.cred, .new_cred = &a.cred,
-					  .f_mode = a.f_mode, .desc = &a.d };
-	ucmd_policy_eval(p, &s, &v);
+	ret = ucmd_policy_explain(p, &a.x, &v);
 	ucmd_policy_put(p);
+	if (ret) {
+		/* an unknown verb: a usage error, as any bad value */
+		fprintf(stderr, "ucmd policy explain: %s\n", ucmd_last_error());
+		explain_usage();
+		return 2;
+	}
 	if (cli->fmt == OUT_JSON) {
 		json_object *o = json_object_new_object();
 		json_object_object_add(o, "decision",
@@ -116,12 +97,12 @@ static int policy_explain(struct cli *cli, int argc, char **argv)
 		json_object_object_add(o, "rule", json_object_new_string(v.rule));
 		json_object_object_add(o, "audit", json_object_new_boolean(v.audit || !v.allow));
 		json_object_object_add(o, "range_unknown",
-				       json_object_new_boolean(a.d.range_unknown));
+				       json_object_new_boolean(v.range_unknown));
 		json_print(o);
 	} else {
 		printf("%s (%s)%s%s\n", v.allow ? "allow" : "deny", v.rule,
 		       v.audit && v.allow ? ", audited" : "",
-		       a.d.range_unknown ? ", range unknown: judged as any range" : "");
+		       v.range_unknown ? ", range unknown: judged as any range" : "");
 	}
 	return v.allow ? 0 : 1;
 }

@@ -14,10 +14,10 @@
 #include <nvme/types.h>
 
 #include "cli.h"
-#include "nvme/ctrl/ctrl.h"
-#include "security/security.h"
+#include "ucmd/ctrl.h"
 #include "ucmd/kernel.h"
 #include "ucmd/nvme.h"
+#include "ucmd/security.h"
 
 #define DEFAULT_NS_BYTES (1ull << 30)
 
@@ -113,7 +113,6 @@ int session_open(struct session *s, const char *dir, uint32_t nsid, const char *
 {
 	struct ucmd_ctrl_params cp = { 0 };
 	struct ucmd_nvme_host_opts ho = { 0 };
-	struct ucmd_nvme_irq_line *line;
 	struct io_uring_params p = { 0 };
 	char name[32];
 	int ret;
@@ -125,12 +124,9 @@ int session_open(struct session *s, const char *dir, uint32_t nsid, const char *
 	ret = cp.read_only ? 0 : mkdir_p(dir);
 	if (ret)
 		return ret;
-	s->e = ucmd_engine_new();
-	line = calloc(1, sizeof(*line));
-	if (!s->e || !line)
-		return -ENOMEM;
-	ucmd_nvme_irq_line_init(line);
-	s->irq_line = line;
+	ret = ucmd_engine_create(&s->e);
+	if (ret)
+		return ret;
 	/*
 	 * Security first, before any ring exists: with no --policy the
 	 * default policy is Linux's own nvme_cmd_allowed() rules.
@@ -144,8 +140,6 @@ int session_open(struct session *s, const char *dir, uint32_t nsid, const char *
 	s->security = true;
 	cp.dir = dir;
 	cp.mode = UCMD_CTRL_INLINE;
-	cp.irq = ucmd_nvme_irq;
-	cp.irq_arg = line;
 	cp.errbuf = err;
 	cp.errbuf_len = sizeof(err);
 	err[0] = 0;
@@ -170,7 +164,6 @@ int session_open(struct session *s, const char *dir, uint32_t nsid, const char *
 			return ret;
 		}
 	}
-	ho.irq = line;
 	ret = ucmd_nvme_attach(s->e, s->ctrl, &ho, &s->host);
 	if (ret)
 		return ret;
@@ -202,9 +195,11 @@ int session_open_kernel(struct session *s, const char *path, uint32_t nsid)
 	s->ctrl_fd = s->ns_fd = -1;
 	s->dir = path;
 	s->kernel = true;
-	s->e = ucmd_engine_new_kernel();
+	ret = ucmd_engine_create_kernel(&s->e);
+	if (ret)
+		return ret;
 	s->kn = calloc(1, sizeof(*s->kn));
-	if (!s->e || !s->kn)
+	if (!s->kn)
 		return -ENOMEM;
 	ret = ucmd_kernel_nvme_open(s->e, path, nsid, O_RDWR, s->kn);
 	if (ret) {
@@ -242,10 +237,6 @@ void session_close(struct session *s)
 		ucmd_nvme_detach(s->host);
 	if (s->ctrl)
 		ucmd_ctrl_destroy(s->ctrl);
-	if (s->irq_line) {
-		ucmd_nvme_irq_line_destroy(s->irq_line);
-		free(s->irq_line);
-	}
 	if (s->security)
 		ucmd_security_teardown(s->e);
 	if (s->e)

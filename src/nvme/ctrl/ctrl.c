@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "ctrl_int.h"
+#include "error/error.h"
 
 static void *identity_map(const struct ucmd_dma *dma, uint64_t addr, uint64_t len)
 {
@@ -30,7 +31,8 @@ static char *dup_or(const char *s, const char *dflt)
 	return strdup(s ? s : dflt);
 }
 
-static int ctrl_alloc(const struct ucmd_ctrl_params *p, struct ucmd_ctrl **out)
+static int ctrl_alloc(const struct ucmd_ctrl_params *p, const struct ucmd_dma *dma,
+		      struct ucmd_ctrl **out)
 {
 	struct ucmd_ctrl *c = calloc(1, sizeof(*c));
 	unsigned n;
@@ -42,7 +44,7 @@ static int ctrl_alloc(const struct ucmd_ctrl_params *p, struct ucmd_ctrl **out)
 	c->journal_fd = -1;
 	if (p->errbuf && p->errbuf_len)
 		p->errbuf[0] = 0;
-	c->dma = p->dma ? p->dma : &ucmd_dma_identity;
+	c->dma = dma ? dma : &ucmd_dma_identity;
 	c->qmax = p->max_io_queues ? p->max_io_queues : 64;
 	if (!c->p.mqes)
 		c->p.mqes = 1023;
@@ -77,6 +79,7 @@ static int sync_init(struct ucmd_ctrl *c)
 
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_mutex_init(&c->db_lock, NULL);
+	pthread_rwlock_init(&c->irq_lock, NULL);
 	pthread_condattr_init(&ca);
 	/* Delayed commands have monotonic deadlines. */
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -105,17 +108,20 @@ static int no_state(struct ucmd_ctrl *c)
 	return 0;
 }
 
-int ucmd_ctrl_create(const struct ucmd_ctrl_params *p, struct ucmd_ctrl **out)
+int ctrl_create_dma(const struct ucmd_ctrl_params *p, const struct ucmd_dma *dma,
+		    struct ucmd_ctrl **out)
 {
 	struct ucmd_ctrl *c;
 	bool found = false;
 	int ret;
 
+	last_error_clear();
 	if (!p || !out)
-		return -EINVAL;
-	ret = ctrl_alloc(p, &c);
+		return last_error_set(-EINVAL, "ucmd_ctrl_create: %s is NULL",
+				      p ? "out" : "params");
+	ret = ctrl_alloc(p, dma, &c);
 	if (ret)
-		return ret;
+		return last_error_default(ret, "ucmd_ctrl_create");
 	sync_init(c);
 	ret = nvmet_state_check_identity(c);
 	if (ret)
@@ -163,6 +169,26 @@ int ucmd_ctrl_create(const struct ucmd_ctrl_params *p, struct ucmd_ctrl **out)
 fail:
 	/* c->up is false: a refused or partly loaded state is never written back */
 	ucmd_ctrl_destroy(c);
+	return last_error_default(ret, "ucmd_ctrl_create");
+}
+
+int ucmd_ctrl_create(const struct ucmd_ctrl_params *p, struct ucmd_ctrl **out)
+{
+	return ctrl_create_dma(p, NULL, out);
+}
+
+int ctrl_set_irq(struct ucmd_ctrl *c, void (*irq)(void *arg, uint16_t vector), void *arg)
+{
+	int ret = 0;
+
+	pthread_rwlock_wrlock(&c->irq_lock);
+	if (irq && c->irq) {
+		ret = -EBUSY;
+	} else {
+		c->irq = irq;
+		c->irq_arg = irq ? arg : NULL;
+	}
+	pthread_rwlock_unlock(&c->irq_lock);
 	return ret;
 }
 
@@ -188,6 +214,7 @@ void ucmd_ctrl_destroy(struct ucmd_ctrl *c)
 	nvmet_dir_close(c);
 	pthread_mutex_destroy(&c->lock);
 	pthread_mutex_destroy(&c->db_lock);
+	pthread_rwlock_destroy(&c->irq_lock);
 	pthread_cond_destroy(&c->db_cond);
 	nvmet_journal_close(c);
 	free(c->req_spare);

@@ -155,6 +155,15 @@ struct ucmd_ctrl {
 	struct ucmd_ctrl_params p;	/* strings below are owned copies */
 	char *dir, *serial, *model, *firmware;
 	const struct ucmd_dma *dma;
+	/*
+	 * The interrupt target (ctrl_set_irq): raised under a read lock, so
+	 * that a writer replacing it knows no call of the old one is in
+	 * flight. Readers may nest: an inline controller raises interrupts
+	 * from within a doorbell written by an interrupt handler.
+	 */
+	pthread_rwlock_t irq_lock;
+	void (*irq)(void *arg, uint16_t vector);
+	void *irq_arg;
 	uint16_t qmax;			/* highest I/O qid the controller has */
 
 	pthread_mutex_t lock;

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "ctrl_int.h"
+#include "error/error.h"
 
 #define PID_NAME	"ctrl.pid"
 #define TMP_MARK	".tmp."
@@ -38,13 +39,15 @@
 
 int nvmet_ctrl_why(struct ucmd_ctrl *c, int err, const char *fmt, ...)
 {
+	char why[LAST_ERROR_MAX];
 	va_list ap;
 
-	if (!c->p.errbuf || !c->p.errbuf_len)
-		return err;
 	va_start(ap, fmt);
-	vsnprintf(c->p.errbuf, c->p.errbuf_len, fmt, ap);
+	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
+	last_error_set(err, "%s", why);
+	if (c->p.errbuf && c->p.errbuf_len)
+		snprintf(c->p.errbuf, c->p.errbuf_len, "%s", why);
 	return err;
 }
 

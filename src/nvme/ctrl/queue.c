@@ -413,7 +413,7 @@ void nvmet_ctrl_run(struct ucmd_ctrl *c)
 		if (!cq->valid || !cq->irq_pending)
 			continue;
 		cq->irq_pending = false;
-		if (!cq->ien || !c->p.irq)
+		if (!cq->ien)
 			continue;
 		for (unsigned j = 0; j < nvec; j++)
 			dup |= vectors[j] == cq->vector;
@@ -431,8 +431,12 @@ void nvmet_ctrl_run(struct ucmd_ctrl *c)
 		pthread_mutex_unlock(&c->db_lock);
 	}
 	/* Outside the lock: the handler may ring doorbells itself. */
-	for (unsigned j = 0; j < nvec; j++)
-		c->p.irq(c->p.irq_arg, vectors[j]);
+	if (!nvec)
+		return;
+	pthread_rwlock_rdlock(&c->irq_lock);
+	for (unsigned j = 0; c->irq && j < nvec; j++)
+		c->irq(c->irq_arg, vectors[j]);
+	pthread_rwlock_unlock(&c->irq_lock);
 }
 
 /* Returns whether the write needs a controller pass. */

@@ -2,8 +2,8 @@
 /*
  * Controller bring-up beyond the registers (Identify, the Commands Supported
  * and Effects log, I/O queues), namespace scan, and the engine devices:
- * nvmeX, ngXnY and nvmeXnY. Also the interrupt line joining a controller to
- * its host.
+ * nvmeX, ngXnY and nvmeXnY. Also the interrupt wiring: attach makes the host
+ * the controller's interrupt target, detach disconnects it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,35 +11,13 @@
 #include <string.h>
 
 #include <endian.h>
+#include "error/error.h"
 #include "host.h"
 
-void ucmd_nvme_irq_line_init(struct ucmd_nvme_irq_line *line)
+/* The controller's interrupt target: this host, until detach disconnects it. */
+static void nvme_irq(void *arg, uint16_t vector)
 {
-	pthread_rwlock_init(&line->lock, NULL);
-	line->host = NULL;
-}
-
-void ucmd_nvme_irq_line_destroy(struct ucmd_nvme_irq_line *line)
-{
-	pthread_rwlock_destroy(&line->lock);
-}
-
-/* Readers may nest (inline controllers raise interrupts from within doorbells). */
-void ucmd_nvme_irq(void *arg, uint16_t vector)
-{
-	struct ucmd_nvme_irq_line *line = arg;
-
-	pthread_rwlock_rdlock(&line->lock);
-	if (line->host)
-		nvme_irq_host((struct nvme_host *)line->host, vector);
-	pthread_rwlock_unlock(&line->lock);
-}
-
-static void nvme_irq_connect(struct nvme_host *h, bool on)
-{
-	pthread_rwlock_wrlock(&h->opts.irq->lock);
-	h->opts.irq->host = on ? (struct ucmd_nvme_host *)h : NULL;
-	pthread_rwlock_unlock(&h->opts.irq->lock);
+	nvme_irq_host(arg, vector);
 }
 
 uint32_t nvme_command_effects(struct nvme_host *h, bool admin, uint8_t opcode)
@@ -240,14 +218,31 @@ int ucmd_nvme_attach(struct ucmd_engine *e, struct ucmd_ctrl *ctrl,
 	struct nvme_host *h;
 	int ret;
 
-	if (!e || !ctrl || !opts || !opts->irq || !out)
-		return -EINVAL;
+	last_error_clear();
+	if (!e || !ctrl || !out)
+		return last_error_set(-EINVAL, "ucmd_nvme_attach: %s is NULL",
+				      !e ? "the engine" : !ctrl ? "the controller" : "out");
 	h = calloc(1, sizeof(*h));
 	if (!h)
-		return -ENOMEM;
+		return last_error_set(-ENOMEM, "ucmd_nvme_attach: out of memory");
+	/*
+	 * Before anything can touch the controller (even the failure path's
+	 * disable): it has one host at a time, and enabling or disabling it
+	 * would reset the queues of one already attached. nvme_irq_host()
+	 * looks only at queues already counted, so an interrupt now finds
+	 * nothing to do.
+	 */
+	ret = ctrl_set_irq(ctrl, nvme_irq, h);
+	if (ret) {
+		free(h);
+		return last_error_set(ret, "ucmd_nvme_attach: the controller already has a "
+				      "host attached (detach it first)");
+	}
+	h->irq_connected = true;
 	h->engine = e;
 	h->ctrl = ctrl;
-	h->opts = *opts;
+	if (opts)
+		h->opts = *opts;
 	if (!h->opts.nr_io_queues)
 		h->opts.nr_io_queues = 2;
 	if (!h->opts.queue_depth)
@@ -269,7 +264,6 @@ int ucmd_nvme_attach(struct ucmd_engine *e, struct ucmd_ctrl *ctrl,
 	ret = nvme_init_admin(h);
 	if (ret)
 		goto fail;
-	nvme_irq_connect(h, true);
 	ret = nvme_identify(h, NVME_IDENTIFY_CNS_CTRL, 0, h->id);
 	if (ret)
 		goto fail;
@@ -290,7 +284,7 @@ int ucmd_nvme_attach(struct ucmd_engine *e, struct ucmd_ctrl *ctrl,
 	return 0;
 fail:
 	ucmd_nvme_detach((struct ucmd_nvme_host *)h);
-	return ret;
+	return last_error_default(ret, "ucmd_nvme_attach: bringing up the controller");
 }
 
 void ucmd_nvme_detach(struct ucmd_nvme_host *host)
@@ -300,8 +294,9 @@ void ucmd_nvme_detach(struct ucmd_nvme_host *host)
 	if (!h)
 		return;
 	nvme_remove_devices(h);
-	if (h->opts.irq)
-		nvme_irq_connect(h, false);
+	/* No interrupt reaches a detached host: none is in flight after this. */
+	if (h->irq_connected)
+		ctrl_set_irq(h->ctrl, NULL, NULL);
 	nvme_pci_disable(h);
 	nvme_cancel_inflight(h);
 	blk_mq_free_tag_set(&h->poll_set);

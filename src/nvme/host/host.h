@@ -101,6 +101,7 @@ struct nvme_host {
 	struct ucmd_engine *engine;
 	struct ucmd_ctrl *ctrl;
 	struct ucmd_nvme_host_opts opts;
+	bool irq_connected;		/* the controller's interrupt target */
 	char name[32];			/* nvmeX */
 	unsigned dstrd;
 	uint32_t max_hw_bytes;		/* MDTS, 0: no limit */

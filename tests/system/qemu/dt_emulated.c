@@ -8,13 +8,12 @@
 #include <stdlib.h>
 
 #include "difftest.h"
-#include "nvme/ctrl/ctrl.h"
+#include "ucmd/ctrl.h"
 #include "ucmd/nvme.h"
 
 struct emu {
 	struct ucmd_ctrl *ctrl;
 	struct ucmd_nvme_host *host;
-	struct ucmd_nvme_irq_line line;
 };
 
 static void eclose(struct dt_target *t)
@@ -26,7 +25,6 @@ static void eclose(struct dt_target *t)
 	ucmd_close(t->e, t->ctrl_fd);
 	ucmd_nvme_detach(m->host);
 	ucmd_ctrl_destroy(m->ctrl);
-	ucmd_nvme_irq_line_destroy(&m->line);
 	ucmd_engine_free(t->e);
 	free(m);
 }
@@ -34,8 +32,7 @@ static void eclose(struct dt_target *t)
 int dt_open_emulated(struct dt_target *t)
 {
 	struct emu *m = calloc(1, sizeof(*m));
-	struct ucmd_ctrl_params cp = { .serial = "ucmd0001", .mode = UCMD_CTRL_THREAD,
-				       .irq = ucmd_nvme_irq };
+	struct ucmd_ctrl_params cp = { .serial = "ucmd0001", .mode = UCMD_CTRL_THREAD };
 	struct ucmd_ns_params ns1 = { .nsze = DT_NS1_BLOCKS, .lbaf = 0,
 				      .store = UCMD_NS_STORE_RAM, .attach = true };
 	struct ucmd_ns_params ns2 = { .nsze = DT_NS2_BLOCKS, .lbaf = 5,	/* 4096+8 */
@@ -45,9 +42,6 @@ int dt_open_emulated(struct dt_target *t)
 
 	if (!m)
 		return -ENOMEM;
-	ucmd_nvme_irq_line_init(&m->line);
-	cp.irq_arg = &m->line;
-	ho.irq = &m->line;
 	t->e = ucmd_engine_new();
 	if (!t->e)
 		return -ENOMEM;

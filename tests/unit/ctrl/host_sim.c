@@ -51,15 +51,22 @@ void *host_alloc(struct host *h, size_t len)
 	return p;
 }
 
+const struct ucmd_dma *host_next_dma;
+
 int host_create(struct host *h, const struct ucmd_ctrl_params *p)
 {
+	int ret;
+
 	memset(h, 0, sizeof(*h));
 	pthread_mutex_init(&h->lock, NULL);
 	pthread_cond_init(&h->cond, NULL);
 	h->params = *p;
-	h->params.irq = on_irq;
-	h->params.irq_arg = h;
-	return ucmd_ctrl_create(&h->params, &h->ctrl);
+	ret = ctrl_create_dma(&h->params, host_next_dma, &h->ctrl);
+	host_next_dma = NULL;
+	if (ret)
+		return ret;
+	/* the host is the interrupt target, as a driver sets it after creation */
+	return ctrl_set_irq(h->ctrl, on_irq, h);
 }
 
 int host_enable(struct host *h, uint32_t qd)

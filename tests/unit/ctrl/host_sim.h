@@ -31,6 +31,9 @@ struct host_q {
 	unsigned nstash;
 };
 
+/* The DMA interface of the next host_create() (then reset); NULL: identity. */
+extern const struct ucmd_dma *host_next_dma;
+
 struct host {
 	struct ucmd_ctrl *ctrl;
 	struct ucmd_ctrl_params params;

@@ -39,7 +39,7 @@ static int setup(void **state)
 	struct ucmd_ns_params nsp = { .nsze = NSZE, .store = UCMD_NS_STORE_RAM, .attach = true };
 
 	host_default_params(&p);
-	p.dma = &test_dma;
+	host_next_dma = &test_dma;
 	p.mdts = 9;		/* 2 MiB */
 	bad_lo = bad_hi = 0;
 	f->nsid = host_open_ns(&f->h, &p, &nsp);

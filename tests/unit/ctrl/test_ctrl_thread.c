@@ -348,7 +348,7 @@ static void trapped_doorbell(bool trap)
 	host_default_params(&p);
 	p.mode = UCMD_CTRL_THREAD;
 	p.db_trap = trap;
-	p.dma = &gate_dma;
+	host_next_dma = &gate_dma;
 	nsid = host_open_ns(&h, &p, &nsp);
 	assert_int_not_equal(nsid, 0);
 	assert_int_equal(host_create_io_queue(&h, 2, 16, true, 2), 0);

@@ -21,13 +21,10 @@ int fx_setup(struct fx *f, const struct fx_opts *o)
 	f->e = ucmd_engine_new();
 	if (!f->e)
 		return -ENOMEM;
-	ucmd_nvme_irq_line_init(&f->line);
 	p.mode = o->mode;
 	p.max_io_queues = 8;
 	p.mqes = 1023;
 	p.serial = "HOSTTEST01";
-	p.irq = ucmd_nvme_irq;
-	p.irq_arg = &f->line;
 	ret = ucmd_ctrl_create(&p, &f->ctrl);
 	if (ret)
 		return ret;
@@ -45,7 +42,6 @@ int fx_setup(struct fx *f, const struct fx_opts *o)
 	ho.nr_io_queues = o->nr_io_queues ? o->nr_io_queues : 2;
 	ho.nr_poll_queues = o->nr_poll_queues;
 	ho.queue_depth = 64;
-	ho.irq = &f->line;
 	ret = ucmd_nvme_attach(f->e, f->ctrl, &ho, &f->host);
 	if (ret)
 		return ret;
@@ -73,7 +69,6 @@ void fx_teardown(struct fx *f)
 	ucmd_nvme_detach(f->host);
 	if (f->ctrl)
 		ucmd_ctrl_destroy(f->ctrl);
-	ucmd_nvme_irq_line_destroy(&f->line);
 	if (f->e)
 		ucmd_engine_free(f->e);
 	memset(f, 0, sizeof(*f));

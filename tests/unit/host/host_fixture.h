@@ -35,7 +35,6 @@ struct fx_opts {
 struct fx {
 	struct ucmd_engine *e;
 	struct ucmd_ctrl *ctrl;
-	struct ucmd_nvme_irq_line line;
 	struct ucmd_nvme_host *host;
 	struct ucmd_ring ring;
 	int ng, dev, bdev;

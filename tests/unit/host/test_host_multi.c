@@ -18,7 +18,6 @@
 struct multi {
 	struct ucmd_engine *e;
 	struct ucmd_ctrl *ctrl[NCTRL];
-	struct ucmd_nvme_irq_line line[NCTRL];
 	struct ucmd_nvme_host *host[NCTRL];
 	struct ucmd_ring ring;
 };
@@ -55,10 +54,8 @@ static void test_two_controllers_two_namespaces(void **state)
 	m.e = ucmd_engine_new();
 	assert_non_null(m.e);
 	for (unsigned x = 0; x < NCTRL; x++) {
-		struct ucmd_ctrl_params cp = { .irq = ucmd_nvme_irq, .irq_arg = &m.line[x],
-					       .cntlid = (uint16_t)(x + 1) };
-		struct ucmd_nvme_host_opts ho = { .instance = x, .irq = &m.line[x] };
-		ucmd_nvme_irq_line_init(&m.line[x]);
+		struct ucmd_ctrl_params cp = { .cntlid = (uint16_t)(x + 1) };
+		struct ucmd_nvme_host_opts ho = { .instance = x };
 		assert_int_equal(ucmd_ctrl_create(&cp, &m.ctrl[x]), 0);
 		for (unsigned y = 0; y < 2; y++)
 			assert_int_equal(ucmd_ctrl_ns_create(m.ctrl[x], &ns[y]), (int)y + 1);
@@ -108,7 +105,6 @@ static void test_two_controllers_two_namespaces(void **state)
 	for (unsigned x = 0; x < NCTRL; x++) {
 		ucmd_nvme_detach(m.host[x]);
 		ucmd_ctrl_destroy(m.ctrl[x]);
-		ucmd_nvme_irq_line_destroy(&m.line[x]);
 	}
 	ucmd_engine_free(m.e);
 }

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The emulated NVMe controller, as a user creates, configures and destroys
+ * it: a controller (struct ucmd_ctrl, opaque) with its namespaces, kept in
+ * a directory or in memory. A host driver attaches to it with
+ * ucmd_nvme_attach() (<ucmd/nvme.h>), which also wires its interrupts; the
+ * register map and the DMA interface the driver uses are not part of this
+ * API.
+ *
+ * Errors are negative errno values. ucmd_ctrl_create() also says why in a
+ * sentence: in params.errbuf when given, and always in ucmd_last_error().
+ */
+#ifndef UCMD_CTRL_PUBLIC_H
+#define UCMD_CTRL_PUBLIC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+#pragma GCC visibility push(default)
+
+struct ucmd_ctrl;
+
+enum ucmd_ctrl_mode {
+	/* A doorbell write processes the new commands in the caller's thread. */
+	UCMD_CTRL_INLINE,
+	/* A doorbell write wakes the controller's own thread, which processes
+	 * them; interrupts are raised from that thread. */
+	UCMD_CTRL_THREAD,
+};
+
+#define UCMD_CTRL_POLL_NS_DEFAULT	32768u
+#define UCMD_CTRL_NO_POLL		UINT32_MAX
+
+/* A plain configuration struct: zero-initialise it and set what you need. */
+struct ucmd_ctrl_params {
+	const char *dir;	/* persistent state (config, namespace files); NULL: volatile */
+	/*
+	 * Open dir read-only: the state is loaded but never written, namespace
+	 * images are opened O_RDONLY, commands that would change data or
+	 * state fail with Namespace Is Write Protected, and the directory
+	 * lock is shared with other readers (docs/store.md).
+	 */
+	bool read_only;
+	/*
+	 * Optional: when ucmd_ctrl_create() fails, a sentence saying why,
+	 * naming the file and the check or field (e.g. "DIR/ctrl.json:
+	 * namespaces[0].lbaf: 9 is out of range 0..7"), NUL-terminated; an
+	 * empty string when there is nothing to add to the errno. The same
+	 * sentence is in ucmd_last_error().
+	 */
+	char *errbuf;
+	size_t errbuf_len;
+	const char *serial;	/* defaults derived when NULL */
+	const char *model;
+	const char *firmware;
+	enum ucmd_ctrl_mode mode;
+	/*
+	 * UCMD_CTRL_THREAD only. false: doorbells are posted (staged, the
+	 * writer never waits), as with QEMU's ioeventfd=on. true: a doorbell
+	 * write is a trap handled under the controller's lock, so it waits for
+	 * a processing pass in progress, as a guest's MMIO exit waits for
+	 * QEMU's big lock with its nvme device's default ioeventfd=off. This is
+	 * the cost queue_rqs saves: one trap per plugged batch.
+	 */
+	bool db_trap;
+	/*
+	 * UCMD_CTRL_THREAD only: when a pass leaves nothing to do, watch for
+	 * a doorbell this many nanoseconds before sleeping, as a QEMU IOThread
+	 * polls its event sources before it blocks. 0 selects
+	 * UCMD_CTRL_POLL_NS_DEFAULT (QEMU's poll-max-ns default);
+	 * UCMD_CTRL_NO_POLL sleeps at once, so every doorbell that finds the
+	 * thread idle pays a wake-up.
+	 */
+	uint32_t poll_ns;
+	uint16_t cntlid;
+	uint16_t max_io_queues;	/* I/O queue pairs offered (Number of Queues) */
+	uint16_t mqes;		/* CAP.MQES: max queue entries minus one */
+	uint8_t  mdts;		/* max transfer = 2^mdts * 4 KiB; 0 = no limit */
+};
+
+/* Store kinds for namespaces */
+enum ucmd_ns_store {
+	UCMD_NS_STORE_FILE,	/* <dir>/ns<nsid>.img (default) */
+	UCMD_NS_STORE_RAM,
+	UCMD_NS_STORE_DEVICE,	/* path given */
+};
+
+/*
+ * LBA formats every ucmd namespace offers (Identify Namespace LBAF table):
+ *   0: 512+0   1: 512+8   2: 512+16   3: 512+64
+ *   4: 4096+0  5: 4096+8  6: 4096+16  7: 4096+64
+ */
+#define UCMD_NR_LBAF 8
+
+struct ucmd_ns_params {
+	uint64_t nsze;		/* size in logical blocks */
+	uint8_t  lbaf;		/* index into the table above */
+	bool     extended;	/* metadata at the end of each LBA (FLBAS bit 4) */
+	enum ucmd_ns_store store;
+	/*
+	 * UCMD_NS_STORE_DEVICE: a block device or regular file that exists.
+	 * It is resolved (realpath) when the namespace is created and must
+	 * then pass the same checks as when it is reopened from the state
+	 * file: no symlink, block device or single-link regular file, owned by
+	 * the directory's owner (or, for a block device, root); never created,
+	 * truncated or extended.
+	 */
+	const char *path;
+	bool     attach;	/* attach to this controller after creating */
+};
+
+/*
+ * Create a controller into *out (release it with ucmd_ctrl_destroy(), after
+ * ucmd_nvme_detach() of any host attached to it). With params->dir set,
+ * state (namespaces, formats, serial, SMART counters) is loaded from there
+ * when present and created otherwise, and survives restarts and crashes.
+ * The directory is refused (-EPERM) unless it and its files belong to the
+ * caller's euid or root and are not writable by group or others; -EBUSY
+ * while another process holds it for writing (or, for a writer, for
+ * reading); -EUCLEAN when it holds namespace images but no ctrl.json
+ * (nothing is deleted: restore the state file or remove the images).
+ * -EINVAL for a NULL p or out. The reason is in params->errbuf and in
+ * ucmd_last_error().
+ */
+int  ucmd_ctrl_create(const struct ucmd_ctrl_params *p, struct ucmd_ctrl **out);
+/* Stop and free a controller (NULL is ignored); its state is saved first. */
+void ucmd_ctrl_destroy(struct ucmd_ctrl *ctrl);
+
+/*
+ * Out-of-band provisioning, like a QEMU command line: create a namespace
+ * without an admin queue (used to bootstrap a new controller directory).
+ * Returns the new nsid (> 0) or a negative errno: -EEXIST when the file
+ * store's image nsN.img already exists (it is never reused or deleted),
+ * -EROFS on a read-only controller.
+ */
+int  ucmd_ctrl_ns_create(struct ucmd_ctrl *ctrl, const struct ucmd_ns_params *p);
+/* Number of namespaces currently allocated (attached or not). */
+unsigned ucmd_ctrl_ns_count(struct ucmd_ctrl *ctrl);
+
+/*
+ * Counters for tests and benchmarks: how often the controller thread went to
+ * work (one per batch of doorbells, not one per command), how many of those
+ * times it found the doorbell while polling rather than being woken, doorbell
+ * writes, commands executed and interrupts raised.
+ */
+struct ucmd_ctrl_stats {
+	uint64_t wakeups;
+	uint64_t poll_hits;
+	uint64_t doorbells;
+	uint64_t commands;
+	uint64_t interrupts;
+};
+void ucmd_ctrl_get_stats(struct ucmd_ctrl *ctrl, struct ucmd_ctrl_stats *st);
+
+#pragma GCC visibility pop
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UCMD_CTRL_PUBLIC_H */
