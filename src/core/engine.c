@@ -11,7 +11,7 @@
 
 #include "core/core.h"
 #include "core/null.h"
-#include "error/error.h"
+#include "lib/error.h"
 #include "security/hooks.h"
 
 static pthread_once_t optable_once = PTHREAD_ONCE_INIT;

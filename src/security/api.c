@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "error/error.h"
+#include "lib/error.h"
 #include "security/security.h"
 #include "ucmd/ucmd.h"
 

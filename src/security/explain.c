@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "core/file.h"
-#include "error/error.h"
+#include "lib/error.h"
 #include "security/security.h"
 #include "ucmd/uapi/nvme_ioctl.h"
 

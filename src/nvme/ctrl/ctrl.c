@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "ctrl_int.h"
-#include "error/error.h"
+#include "lib/error.h"
 
 static void *identity_map(const struct ucmd_dma *dma, uint64_t addr, uint64_t len)
 {

@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #include "ctrl_int.h"
-#include "error/error.h"
+#include "lib/error.h"
 
 #define PID_NAME	"ctrl.pid"
 #define TMP_MARK	".tmp."

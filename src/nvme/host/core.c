@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include <endian.h>
-#include "error/error.h"
+#include "lib/error.h"
 #include "host.h"
 
 /* The controller's interrupt target: this host, until detach disconnects it. */

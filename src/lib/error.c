@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "error/error.h"
+#include "lib/error.h"
 #include "ucmd/ucmd.h"
 
 static __thread char last_error[LAST_ERROR_MAX];
