@@ -31,6 +31,7 @@ static void from_liburing(struct ucmd_ring *r, const struct io_uring *k)
 	r->flags = k->flags;
 	r->ring_fd = k->ring_fd;
 	r->features = k->features;
+	r->enter_ring_fd = k->enter_ring_fd;
 }
 
 /* liburing's calls want a struct io_uring: a view of the same ring. */
