@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <nvme/types.h>
+
 #include "host_fixture.h"
 
 static int fsync_one(struct fx *f, int fd, unsigned flags)
@@ -50,10 +52,53 @@ static void test_fsync(void **state)
 	fx_teardown(&f);
 }
 
+/*
+ * An FSYNC a worker is running (its Flush held by the controller) cannot be
+ * cancelled: -EALREADY, and it still completes with 0.
+ */
+static void test_cancel_running(void **state)
+{
+	struct fx f;
+	struct fx_opts o = { .mode = UCMD_CTRL_THREAD, .ring_flags = 0, .ring_flags_set = true };
+	struct ucmd_ctrl_stats st;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	uint64_t doorbells;
+	int res[2] = { 1, 1 };
+
+	(void)state;
+	assert_int_equal(fx_setup(&f, &o), 0);
+	ucmd_ctrl_inject_delay(f.ctrl, false, nvme_cmd_flush, 300);
+	ucmd_ctrl_get_stats(f.ctrl, &st);
+	doorbells = st.doorbells;
+	sqe = ucmd_get_sqe(&f.ring);
+	ucmd_prep_fsync(sqe, f.bdev, 0);
+	sqe->user_data = 1;
+	assert_int_equal(ucmd_submit(&f.ring), 1);
+	/* the worker has rung the doorbell: it is inside the fsync now */
+	do {
+		ucmd_ctrl_get_stats(f.ctrl, &st);
+	} while (st.doorbells == doorbells);
+	sqe = ucmd_get_sqe(&f.ring);
+	ucmd_prep_cancel64(sqe, 1, 0);
+	sqe->user_data = 2;
+	assert_int_equal(ucmd_submit(&f.ring), 1);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(ucmd_wait_cqe(&f.ring, &cqe), 0);
+		res[cqe->user_data - 1] = cqe->res;
+		ucmd_cqe_seen(&f.ring, cqe);
+	}
+	assert_int_equal(res[1], -EALREADY);
+	assert_int_equal(res[0], 0);
+	ucmd_ctrl_inject_delay(f.ctrl, false, nvme_cmd_flush, 0);
+	fx_teardown(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fsync),
+		cmocka_unit_test(test_cancel_running),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
