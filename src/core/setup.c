@@ -173,6 +173,7 @@ int ucmd_queue_init_engine(struct ucmd_engine *e, unsigned entries, struct ucmd_
 		ucmd_queue_exit(ring);
 		return ret;
 	}
+	ring->enter_ring_fd = ring->ring_fd;
 	ring_map_app(ring, p, &ctx->rings);
 	return 0;
 }
