@@ -16,6 +16,7 @@
 #define UCMD_UCMD_H
 
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -73,7 +74,12 @@ struct ucmd_ring {
 	unsigned features;
 	struct ucmd_engine *engine;
 	struct ucmd_ctx *ctx;	/* the engine side of this ring */
+	int enter_ring_fd;	/* kernel rings: the registered index, else ring_fd */
+	unsigned int_flags;	/* UCMD_INT_FLAG_* */
 };
+
+/* ring->int_flags */
+#define UCMD_INT_FLAG_REG_RING	(1U << 0)	/* ucmd_register_ring_fd() done */
 
 /* ---- engines and devices ------------------------------------------------ */
 
@@ -173,12 +179,70 @@ int ucmd_unregister_buffers(struct ucmd_ring *ring);
 int ucmd_register_personality(struct ucmd_ring *ring);
 int ucmd_unregister_personality(struct ucmd_ring *ring, int id);
 
+/*
+ * liburing 2.3's other registration calls, same arguments and returns
+ * (docs/liburing-parity.md lists the differences):
+ * - register_ring_fd: 1 when registered, -EEXIST if it already is;
+ *   unregister: 1, -EINVAL if it is not.
+ * - register_files_update: replace nr_files slots from off (-1 empties a
+ *   slot, IORING_REGISTER_FILES_SKIP keeps it); returns how many were
+ *   updated, -ENXIO without a table, -EINVAL past its end, -EBADF for an
+ *   fd that is not open.
+ * - register_files_sparse / register_buffers_sparse: a table of nr empty
+ *   slots; a request on an empty slot fails with -EBADF (files) or -EFAULT
+ *   (buffers).
+ * - register_eventfd: the eventfd (a real one, from eventfd(2)) is
+ *   signalled whenever CQEs are posted, unless IORING_CQ_EVENTFD_DISABLED
+ *   is set in *ring->cq.kflags; -EBUSY if one is registered, -EINVAL if fd
+ *   is not an eventfd; unregister: -ENXIO if none.
+ */
+int ucmd_register_ring_fd(struct ucmd_ring *ring);
+int ucmd_unregister_ring_fd(struct ucmd_ring *ring);
+int ucmd_register_files_update(struct ucmd_ring *ring, unsigned off, const int *files,
+			       unsigned nr_files);
+int ucmd_register_files_sparse(struct ucmd_ring *ring, unsigned nr);
+int ucmd_register_buffers_sparse(struct ucmd_ring *ring, unsigned nr);
+int ucmd_register_eventfd(struct ucmd_ring *ring, int fd);
+int ucmd_unregister_eventfd(struct ucmd_ring *ring);
+
+/*
+ * Which opcodes the ring (or the default engine) implements: liburing's
+ * io_uring_get_probe_ring / io_uring_get_probe. NULL on failure (errno
+ * set); free with ucmd_free_probe().
+ */
+struct io_uring_probe *ucmd_get_probe_ring(struct ucmd_ring *ring);
+struct io_uring_probe *ucmd_get_probe(void);
+void ucmd_free_probe(struct io_uring_probe *probe);
+
+static inline int ucmd_opcode_supported(const struct io_uring_probe *p, int op)
+{
+	if (op < 0 || op > p->last_op)
+		return 0;
+	return (p->ops[op].flags & IO_URING_OP_SUPPORTED) != 0;
+}
+
 /* ---- submission and completion ----------------------------------------- */
 
 int ucmd_submit(struct ucmd_ring *ring);
 int ucmd_submit_and_wait(struct ucmd_ring *ring, unsigned wait_nr);
 int ucmd_wait_cqe_nr(struct ucmd_ring *ring, struct io_uring_cqe **cqe_ptr, unsigned wait_nr);
 int ucmd_peek_cqe(struct ucmd_ring *ring, struct io_uring_cqe **cqe_ptr);
+/*
+ * Waiting with a timeout (liburing's semantics): ts is relative; -ETIME when
+ * it passes first. wait_cqes and wait_cqe_timeout submit nothing;
+ * submit_and_wait_timeout submits what is queued first and returns how
+ * many it submitted (or -ETIME/-errno). sigmask, when given, is the signal
+ * mask while waiting, as with io_uring_enter(2).
+ */
+int ucmd_wait_cqes(struct ucmd_ring *ring, struct io_uring_cqe **cqe_ptr, unsigned wait_nr,
+		   struct __kernel_timespec *ts, sigset_t *sigmask);
+int ucmd_wait_cqe_timeout(struct ucmd_ring *ring, struct io_uring_cqe **cqe_ptr,
+			  struct __kernel_timespec *ts);
+int ucmd_submit_and_wait_timeout(struct ucmd_ring *ring, struct io_uring_cqe **cqe_ptr,
+				 unsigned wait_nr, struct __kernel_timespec *ts,
+				 sigset_t *sigmask);
+/* Up to count CQEs that are ready, without waiting; returns how many. */
+unsigned ucmd_peek_batch_cqe(struct ucmd_ring *ring, struct io_uring_cqe **cqes, unsigned count);
 /* The raw io_uring_enter(2) twin. */
 int ucmd_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete, unsigned flags);
 
@@ -222,6 +286,12 @@ static inline unsigned ucmd_sq_ready(const struct ucmd_ring *ring)
 static inline unsigned ucmd_sq_space_left(const struct ucmd_ring *ring)
 {
 	return ring->sq.ring_entries - ucmd_sq_ready(ring);
+}
+
+/* CQEs are waiting in the overflow list for room in the CQ. */
+static inline bool ucmd_cq_has_overflow(const struct ucmd_ring *ring)
+{
+	return __atomic_load_n(ring->sq.kflags, __ATOMIC_ACQUIRE) & IORING_SQ_CQ_OVERFLOW;
 }
 
 static inline unsigned ucmd_cq_ready(const struct ucmd_ring *ring)
@@ -313,15 +383,109 @@ static inline void ucmd_prep_write_fixed(struct io_uring_sqe *sqe, int fd, const
 }
 
 /*
- * IORING_OP_URING_CMD with cmd_op for fd. The command itself goes into
- * ucmd_sqe_cmd(sqe): 16 bytes, or 80 on an SQE128 ring (where this also
- * clears the second half of the SQE).
+ * IORING_OP_URING_CMD with cmd_op for fd, as liburing's
+ * io_uring_prep_uring_cmd: every field of the 64-byte SQE but user_data is
+ * set, and its 16 command bytes are cleared. An SQE cannot tell whether its
+ * ring is SQE128, so the 64 command bytes of the second half are not
+ * touched: on an SQE128 ring use ucmd_prep_uring_cmd128() or
+ * ucmd_prep_cmd(), which clear all 80.
  */
 static inline void ucmd_prep_uring_cmd(struct io_uring_sqe *sqe, int cmd_op, int fd)
 {
 	ucmd_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
 	sqe->cmd_op = (uint32_t)cmd_op;
 	sqe->__pad1 = 0;
+}
+
+/*
+ * The same for an SQE of an IORING_SETUP_SQE128 ring (only there: the
+ * second 64 bytes belong to the next SQE on a 64-byte ring): the 80-byte
+ * command area is cleared whole.
+ */
+static inline void ucmd_prep_uring_cmd128(struct io_uring_sqe *sqe, int cmd_op, int fd)
+{
+	ucmd_prep_uring_cmd(sqe, cmd_op, fd);
+	memset(sqe->cmd, 0, 80);
+}
+
+/* Bytes of command an SQE of this ring carries: 16, or 80 on SQE128. */
+static inline unsigned ucmd_sqe_cmd_size(const struct ucmd_ring *ring)
+{
+	return (ring->flags & IORING_SETUP_SQE128) ? 80 : 16;
+}
+
+/*
+ * A URING_CMD carrying len bytes of cmd, for an SQE of ring: the command
+ * area the ring has is cleared, then cmd copied in. -EINVAL (and sqe left
+ * alone) when len is more than ucmd_sqe_cmd_size(ring).
+ */
+static inline int ucmd_prep_cmd(const struct ucmd_ring *ring, struct io_uring_sqe *sqe,
+				int cmd_op, int fd, const void *cmd, size_t len)
+{
+	if (len > ucmd_sqe_cmd_size(ring))
+		return -EINVAL;
+	ucmd_prep_uring_cmd(sqe, cmd_op, fd);
+	memset(sqe->cmd, 0, ucmd_sqe_cmd_size(ring));
+	if (len)
+		memcpy(sqe->cmd, cmd, len);
+	return 0;
+}
+
+/* IORING_OP_FSYNC; fsync_flags 0 or IORING_FSYNC_DATASYNC. */
+static inline void ucmd_prep_fsync(struct io_uring_sqe *sqe, int fd, unsigned fsync_flags)
+{
+	ucmd_prep_rw(IORING_OP_FSYNC, sqe, fd, NULL, 0, 0);
+	sqe->fsync_flags = fsync_flags;
+}
+
+/*
+ * IORING_OP_TIMEOUT: completes with -ETIME when ts passes (relative, or
+ * absolute with IORING_TIMEOUT_ABS), or with 0 once count other CQEs were
+ * posted (count 0: the time only). ts must stay valid until submission.
+ */
+static inline void ucmd_prep_timeout(struct io_uring_sqe *sqe, const struct __kernel_timespec *ts,
+				     unsigned count, unsigned flags)
+{
+	ucmd_prep_rw(IORING_OP_TIMEOUT, sqe, -1, ts, 1, count);
+	sqe->timeout_flags = flags;
+}
+
+/*
+ * IORING_OP_LINK_TIMEOUT, linked after the request it bounds (that one has
+ * IOSQE_IO_LINK): when ts passes first the request is cancelled if it can be
+ * (it completes with -ECANCELED) and this completes with -ETIME, or with
+ * the cancel's error (-EALREADY, -ENOENT) if it cannot; when the request
+ * finishes first this completes with -ECANCELED.
+ */
+static inline void ucmd_prep_link_timeout(struct io_uring_sqe *sqe,
+					  const struct __kernel_timespec *ts, unsigned flags)
+{
+	ucmd_prep_rw(IORING_OP_LINK_TIMEOUT, sqe, -1, ts, 1, 0);
+	sqe->timeout_flags = flags;
+}
+
+/*
+ * IORING_OP_ASYNC_CANCEL of the request(s) with user_data (flags
+ * IORING_ASYNC_CANCEL_ALL/_ANY/_FD/_FD_FIXED): 0 (or how many with _ALL),
+ * -ENOENT when none was found, -EALREADY when it is already running.
+ */
+static inline void ucmd_prep_cancel64(struct io_uring_sqe *sqe, uint64_t user_data, int flags)
+{
+	ucmd_prep_rw(IORING_OP_ASYNC_CANCEL, sqe, -1, NULL, 0, 0);
+	sqe->addr = user_data;
+	sqe->cancel_flags = (uint32_t)flags;
+}
+
+static inline void ucmd_prep_cancel(struct io_uring_sqe *sqe, const void *user_data, int flags)
+{
+	ucmd_prep_cancel64(sqe, (uint64_t)(uintptr_t)user_data, flags);
+}
+
+/* Cancel by file: every request on fd with IORING_ASYNC_CANCEL_ALL. */
+static inline void ucmd_prep_cancel_fd(struct io_uring_sqe *sqe, int fd, unsigned flags)
+{
+	ucmd_prep_rw(IORING_OP_ASYNC_CANCEL, sqe, fd, NULL, 0, 0);
+	sqe->cancel_flags = flags | IORING_ASYNC_CANCEL_FD;
 }
 
 static inline void *ucmd_sqe_cmd(struct io_uring_sqe *sqe)
@@ -361,8 +525,7 @@ static inline void ucmd_sqe_set_flags(struct io_uring_sqe *sqe, unsigned flags)
 static inline void ucmd_prep_nvme_cmd(struct io_uring_sqe *sqe, int fd, uint32_t cmd_op,
 				      const struct nvme_uring_cmd *cmd)
 {
-	ucmd_prep_uring_cmd(sqe, (int)cmd_op, fd);
-	memset(sqe->cmd, 0, 80);
+	ucmd_prep_uring_cmd128(sqe, (int)cmd_op, fd);
 	memcpy(sqe->cmd, cmd, sizeof(*cmd));
 }
 

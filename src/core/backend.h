@@ -30,7 +30,25 @@ struct ucmd_backend {
 	int (*unregister_buffers)(struct ucmd_ring *ring);
 	int (*register_personality)(struct ucmd_ring *ring);
 	int (*unregister_personality)(struct ucmd_ring *ring, int id);
+	/* register.c / wait.c: liburing 2.3's other calls */
+	int (*register_ring_fd)(struct ucmd_ring *ring);
+	int (*unregister_ring_fd)(struct ucmd_ring *ring);
+	int (*register_files_update)(struct ucmd_ring *ring, unsigned off, const int *files,
+				     unsigned nr);
+	int (*register_files_sparse)(struct ucmd_ring *ring, unsigned nr);
+	int (*register_buffers_sparse)(struct ucmd_ring *ring, unsigned nr);
+	int (*register_eventfd)(struct ucmd_ring *ring, int fd);
+	int (*unregister_eventfd)(struct ucmd_ring *ring);
+	/* a probe from io_probe_alloc(), or NULL with errno set */
+	struct io_uring_probe *(*get_probe_ring)(struct ucmd_ring *ring);
+	/* io_uring_enter(2) with IORING_ENTER_EXT_ARG: ts relative, -ETIME when it passes */
+	int (*enter_timeout)(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
+			     unsigned flags, const struct __kernel_timespec *ts,
+			     const sigset_t *sigmask);
 };
+
+/* A zeroed probe with room for 256 opcodes, freed by ucmd_free_probe(). */
+struct io_uring_probe *io_probe_alloc(void);
 
 /* The backend of a ring that is not ucmd's own (no ctx), else NULL. */
 #define UCMD_RING_BACKEND(ring) \

@@ -123,8 +123,13 @@ void io_commit_cqring(struct ucmd_ctx *ctx)
 {
 	if (!ctx->cq_dirty)
 		return;
+	/* TIMEOUTs waiting for a number of CQEs: posted with the ones that reached it */
+	if (__builtin_expect(ctx->off_timeout_used, 0))
+		io_flush_timeouts(ctx);
 	ctx->cq_dirty = false;
 	__atomic_store_n(ctx->rings.cq_tail, ctx->cached_cq_tail, __ATOMIC_RELEASE);
+	if (__builtin_expect(ctx->evfd >= 0, 0))
+		io_eventfd_signal(ctx);
 	/*
 	 * Only another thread (an SQPOLL ring's application) can be waiting.
 	 * It read ctx->wake under uring_lock before this commit but may not
@@ -227,13 +232,21 @@ void io_submit_flush_completions(struct ucmd_ctx *ctx)
 void io_req_complete(struct ucmd_kiocb *req)
 {
 	struct ucmd_ctx *ctx = req->ctx;
-	struct ucmd_kiocb *link = req->link;
+	struct ucmd_kiocb *link, *ltimeout = NULL;
 
 	/* CQEs go out in completion order: collected ones first */
 	if (__builtin_expect(ctx->compl_head != NULL, 0))
 		io_submit_flush_completions(ctx);
+	/* it finished before its LINK_TIMEOUT: that one is cancelled and leaves the chain */
+	if (__builtin_expect(req->flags & REQ_F_LTIMEOUT_ACTIVE, 0))
+		ltimeout = io_disarm_ltimeout(req);
+	link = req->link;
 	req->link = NULL;
 	io_post_req_cqe(req);
+	if (ltimeout) {
+		io_post_req_cqe(ltimeout);
+		io_free_req(ltimeout);
+	}
 	if (link) {
 		if ((req->flags & REQ_F_FAIL) && !(req->flags & REQ_F_HARDLINK))
 			io_fail_links(link);

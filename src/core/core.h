@@ -65,6 +65,37 @@ enum {
 	REQ_F_NEED_CLEANUP = 1u << 12,	/* prep succeeded: def->cleanup owes a release */
 	REQ_F_DRAIN_USER   = 1u << 13,	/* a chain member asked for the drain */
 	REQ_F_CMD_SNAP     = 1u << 14,	/* cmd.snap holds a provider's snapshot */
+	REQ_F_ARM_LTIMEOUT = 1u << 15,	/* link is a LINK_TIMEOUT to arm at issue */
+	REQ_F_LTIMEOUT_ACTIVE = 1u << 16, /* that LINK_TIMEOUT is armed: disarm at completion */
+};
+
+/*
+ * IORING_OP_TIMEOUT and IORING_OP_LINK_TIMEOUT (timeout.c). An armed one is
+ * on its ring's timer list (struct io_timer, under its lock) until the timer
+ * fires it or the owner takes it off; whoever takes it off completes it.
+ */
+struct io_timeout {
+	struct ucmd_kiocb *tnext, **tpprev;	/* timer list, under io_timer.lock */
+	uint64_t deadline_ns;		/* CLOCK_MONOTONIC */
+	uint32_t off;			/* TIMEOUT: CQEs to wait for (0: none) */
+	uint32_t target_seq;		/* TIMEOUT: the CQ sequence that completes it */
+	unsigned flags;			/* IORING_TIMEOUT_* */
+	struct __kernel_timespec ts;	/* as read at prep */
+	bool queued;			/* on the timer list */
+	bool fired;			/* the timer took it off */
+	struct ucmd_kiocb *head;	/* LINK_TIMEOUT: the request it bounds, until severed */
+};
+
+/* IORING_OP_ASYNC_CANCEL (cancel.c) */
+struct io_cancel {
+	uint64_t addr;			/* user_data to match */
+	unsigned flags;			/* IORING_ASYNC_CANCEL_* */
+	int fd;
+};
+
+/* IORING_OP_FSYNC (fsync.c) */
+struct io_fsync {
+	unsigned flags;			/* IORING_FSYNC_DATASYNC */
 };
 
 struct ucmd_kiocb {
@@ -92,6 +123,9 @@ struct ucmd_kiocb {
 	union {
 		struct io_uring_cmd cmd;
 		struct ucmd_kiocb_rw rw;
+		struct io_timeout timeout;
+		struct io_cancel cancel;
+		struct io_fsync fsync;
 	};
 } __attribute__((aligned(64)));
 
@@ -170,6 +204,18 @@ struct ucmd_ctx {
 
 	/* SQPOLL */
 	struct ucmd_sqpoll *sqd;
+
+	/* Timeouts (timeout.c); the counters are the owner's, under uring_lock */
+	_Atomic(struct io_timer *) timer;	/* created by the first timeout's prep */
+	unsigned cq_timeouts;		/* timeout CQEs posted: not counted as events */
+	unsigned cq_last_tm_flush;	/* sequence at the last count check */
+	bool off_timeout_used;		/* a TIMEOUT with a count was armed */
+
+	/* register.c */
+	int evfd;			/* registered eventfd (our dup), -1: none; under uring_lock */
+	bool ring_fd_registered;
+	struct ucmd_file **retired_files;	/* replaced by files_update, dropped when idle */
+	unsigned nr_retired_files;
 };
 
 /* Overflowed CQE, kept in order until the CQ has room. */
@@ -212,6 +258,54 @@ int io_import_fixed(struct ucmd_ctx *ctx, int rw, unsigned index, uint64_t addr,
 int io_uring_cmd_prep(struct ucmd_kiocb *req, const struct io_uring_sqe *sqe);
 int io_uring_cmd_issue(struct ucmd_kiocb *req, unsigned issue_flags);
 int io_uring_cmd_iopoll(struct ucmd_kiocb *req);
+int io_fsync_prep(struct ucmd_kiocb *req, const struct io_uring_sqe *sqe);
+int io_fsync(struct ucmd_kiocb *req, unsigned issue_flags);
+int io_timeout_prep(struct ucmd_kiocb *req, const struct io_uring_sqe *sqe);
+int io_timeout(struct ucmd_kiocb *req, unsigned issue_flags);
+int io_link_timeout_prep(struct ucmd_kiocb *req, const struct io_uring_sqe *sqe);
+int io_link_timeout(struct ucmd_kiocb *req, unsigned issue_flags);
+int io_async_cancel_prep(struct ucmd_kiocb *req, const struct io_uring_sqe *sqe);
+int io_async_cancel(struct ucmd_kiocb *req, unsigned issue_flags);
+
+/* ---- timeout.c: the engine side ------------------------------------------ */
+struct io_timer;
+/* req (its link is a LINK_TIMEOUT) is being issued: start that timer. */
+void io_arm_ltimeout(struct ucmd_kiocb *req);
+/* req completes: the LINK_TIMEOUT to complete with -ECANCELED, or NULL. */
+struct ucmd_kiocb *io_disarm_ltimeout(struct ucmd_kiocb *req);
+/* Owner, CQEs were posted: complete TIMEOUTs whose count is reached. */
+void io_flush_timeouts(struct ucmd_ctx *ctx);
+/* Cancel matching TIMEOUTs (-ECANCELED); returns how many. */
+int io_timeout_cancel(struct ucmd_ctx *ctx, bool (*match)(struct ucmd_kiocb *, void *),
+		      void *data, bool all);
+/* Ring exit: TIMEOUTs complete with -ECANCELED; later the timer thread goes. */
+void io_timeouts_kill(struct ucmd_ctx *ctx);
+void io_timer_destroy(struct ucmd_ctx *ctx);
+
+/* ---- register.c -------------------------------------------------------- */
+/* CQEs were posted: signal the registered eventfd unless the CQ flags disable it. */
+void io_eventfd_signal(struct ucmd_ctx *ctx);
+/* Ring exit: drop the eventfd and the files update retired. */
+void io_register_exit(struct ucmd_ctx *ctx);
+
+/* ---- cancel.c ------------------------------------------------------------ */
+/* Complete req (not ours, found on a list) with res from the owner. */
+void io_req_complete_cancelled(struct ucmd_kiocb *req, int res);
+/*
+ * Cancel what matches: 0 (or the count with all), -EALREADY (running),
+ * -ENOENT (none). skip_timeouts: do not look at TIMEOUTs (cancel by fd).
+ */
+int io_try_cancel(struct ucmd_ctx *ctx, bool (*match)(struct ucmd_kiocb *, void *), void *data,
+		  bool all, bool skip_timeouts);
+
+/* ---- iowq.c: cancel ------------------------------------------------------ */
+/*
+ * Take queued requests that match off the worker queue (they are then the
+ * caller's to complete); *running tells whether one that matches is being
+ * issued by a worker. Returns how many were taken (at most one unless all).
+ */
+int io_wq_cancel(struct ucmd_ctx *ctx, bool (*match)(struct ucmd_kiocb *, void *), void *data,
+		 bool all, struct ucmd_kiocb **taken, bool *running);
 
 /* ---- submit.c / complete.c ---------------------------------------------- */
 int io_submit_sqes(struct ucmd_ctx *ctx, unsigned nr);

@@ -45,6 +45,8 @@ struct ucmd_file_ops {
 	long (*read_iter)(struct ucmd_kiocb_rw *kiocb, unsigned issue_flags);
 	long (*write_iter)(struct ucmd_kiocb_rw *kiocb, unsigned issue_flags);
 	int (*iopoll)(struct ucmd_kiocb_rw *kiocb);
+	/* IORING_OP_FSYNC, from a worker (may block): 0 or -errno. NULL: -EINVAL. */
+	int (*fsync)(struct ucmd_file *f, int datasync);
 	/* Synchronous ioctl-style entry point (NVME_IOCTL_*). */
 	long (*ioctl)(struct ucmd_file *f, unsigned long cmd, void *arg);
 	/* Describe a URING_CMD for security modules (generic terms). */

@@ -20,6 +20,8 @@ struct ucmd_iowq {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	struct ucmd_kiocb *head, *tail;
+	/* what each worker issues now, for cancel's -EALREADY; under lock */
+	struct ucmd_kiocb *running[IOWQ_MAX_WORKERS];
 	pthread_t threads[IOWQ_MAX_WORKERS];
 	unsigned nr_workers, nr_idle;
 	bool stop;
@@ -36,7 +38,7 @@ static void iowq_iopoll_issued_tw(struct ucmd_tw_node *node)
 	ctx->nr_iopoll++;
 }
 
-static void iowq_run_one(struct ucmd_kiocb *req)
+static void iowq_run_one(struct ucmd_iowq *wq, struct ucmd_kiocb *req, int slot)
 {
 	/* req may be completed and reused once handed back: keep what we need */
 	struct ucmd_ctx *ctx = req->ctx;
@@ -49,6 +51,12 @@ static void iowq_run_one(struct ucmd_kiocb *req)
 		/* Blocking mode never leaks -EAGAIN: wait for resources to free. */
 		struct timespec ts = { 0, 50 * 1000 };
 		nanosleep(&ts, NULL);
+	}
+	/* no longer ours to be found by a cancel before it is handed back */
+	if (slot >= 0) {
+		pthread_mutex_lock(&wq->lock);
+		wq->running[slot] = NULL;
+		pthread_mutex_unlock(&wq->lock);
 	}
 	if (ctx->flags & IORING_SETUP_IOPOLL) {
 		/*
@@ -68,8 +76,12 @@ static void iowq_run_one(struct ucmd_kiocb *req)
 static void *iowq_worker(void *arg)
 {
 	struct ucmd_iowq *wq = arg;
+	int slot = -1;
 
 	pthread_mutex_lock(&wq->lock);
+	for (int i = 0; i < IOWQ_MAX_WORKERS && slot < 0; i++)
+		if (i < (int)wq->nr_workers && pthread_equal(wq->threads[i], pthread_self()))
+			slot = i;
 	for (;;) {
 		while (!wq->head && !wq->stop) {
 			wq->nr_idle++;
@@ -83,8 +95,10 @@ static void *iowq_worker(void *arg)
 		if (!wq->head)
 			wq->tail = NULL;
 		req->next = NULL;
+		if (slot >= 0)
+			wq->running[slot] = req;
 		pthread_mutex_unlock(&wq->lock);
-		iowq_run_one(req);
+		iowq_run_one(wq, req, slot);
 		pthread_mutex_lock(&wq->lock);
 	}
 	pthread_mutex_unlock(&wq->lock);
@@ -145,5 +159,46 @@ void io_queue_iowq(struct ucmd_kiocb *req)
 	pthread_cond_signal(&wq->cond);
 	pthread_mutex_unlock(&wq->lock);
 	if (no_worker)
-		iowq_run_one(req);
+		iowq_run_one(wq, req, -1);
+}
+
+int io_wq_cancel(struct ucmd_ctx *ctx, bool (*match)(struct ucmd_kiocb *, void *), void *data,
+		 bool all, struct ucmd_kiocb **taken, bool *running)
+{
+	struct ucmd_iowq *wq = ctx->iowq;
+	struct ucmd_kiocb **pp, **tail = taken;
+	int nr = 0;
+
+	*taken = NULL;
+	*running = false;
+	if (!wq)
+		return 0;
+	pthread_mutex_lock(&wq->lock);
+	wq->tail = NULL;
+	for (pp = &wq->head; *pp && (all || !nr);) {
+		struct ucmd_kiocb *req = *pp;
+
+		if (!match(req, data)) {
+			wq->tail = req;
+			pp = &req->next;
+			continue;
+		}
+		*pp = req->next;
+		req->next = NULL;
+		*tail = req;
+		tail = &req->next;
+		nr++;
+	}
+	/* the queue's tail is the last one left */
+	while (*pp) {
+		wq->tail = *pp;
+		pp = &(*pp)->next;
+	}
+	for (int i = 0; i < IOWQ_MAX_WORKERS && (all || !nr); i++)
+		if (wq->running[i] && match(wq->running[i], data))
+			*running = true;
+	pthread_mutex_unlock(&wq->lock);
+	for (struct ucmd_kiocb *r = *taken; r; r = r->next)
+		atomic_fetch_sub(&ctx->async_inflight, 1);
+	return nr;
 }

@@ -37,6 +37,33 @@ const struct io_issue_def io_issue_defs[IORING_OP_LAST] = {
 	[IORING_OP_WRITE_FIXED]	= RW_DEF("WRITE_FIXED", io_write),
 	[IORING_OP_READ]	= RW_DEF("READ", io_read),
 	[IORING_OP_WRITE]	= RW_DEF("WRITE", io_write),
+	[IORING_OP_FSYNC] = {
+		.name = "FSYNC",
+		.implemented = 1,
+		.needs_file = 1,
+		.prep = io_fsync_prep,
+		.issue = io_fsync,
+	},
+	[IORING_OP_TIMEOUT] = {
+		.name = "TIMEOUT",
+		.implemented = 1,
+		.async_size = sizeof(struct io_timeout),
+		.prep = io_timeout_prep,
+		.issue = io_timeout,
+	},
+	[IORING_OP_LINK_TIMEOUT] = {
+		.name = "LINK_TIMEOUT",
+		.implemented = 1,
+		.async_size = sizeof(struct io_timeout),
+		.prep = io_link_timeout_prep,
+		.issue = io_link_timeout,
+	},
+	[IORING_OP_ASYNC_CANCEL] = {
+		.name = "ASYNC_CANCEL",
+		.implemented = 1,
+		.prep = io_async_cancel_prep,
+		.issue = io_async_cancel,
+	},
 	[IORING_OP_URING_CMD] = {
 		.name = "URING_CMD",
 		.implemented = 1,

@@ -24,6 +24,9 @@ int io_import_fixed(struct ucmd_ctx *ctx, int rw, unsigned index, uint64_t addr,
 	if (index >= ctx->nr_bufs)
 		return -EFAULT;
 	buf = &ctx->bufs[index];
+	/* an empty slot of a sparse table */
+	if (!buf->iov_base)
+		return -EFAULT;
 	base = (uint64_t)(uintptr_t)buf->iov_base;
 	if (addr < base || addr + len < addr || addr + len > base + buf->iov_len)
 		return -EFAULT;

@@ -128,6 +128,7 @@ int ucmd_queue_init_engine(struct ucmd_engine *e, unsigned entries, struct ucmd_
 	if (!ctx)
 		return -ENOMEM;
 	ctx->engine = e;
+	ctx->evfd = -1;
 	ctx->flags = p->flags;
 	ctx->issue_flags = io_issue_flags(ctx);
 	atomic_init(&ctx->uring_lock.v, 0);
@@ -172,6 +173,7 @@ int ucmd_queue_init_engine(struct ucmd_engine *e, unsigned entries, struct ucmd_
 		ucmd_queue_exit(ring);
 		return ret;
 	}
+	ring->enter_ring_fd = ring->ring_fd;
 	ring_map_app(ring, p, &ctx->rings);
 	return 0;
 }
@@ -237,10 +239,19 @@ void ucmd_queue_exit(struct ucmd_ring *ring)
 		close(ring->ring_fd);
 	if (ctx) {
 		io_sq_thread_stop(ctx);
+		/* pending TIMEOUTs end with -ECANCELED, as at Linux's ring exit */
+		ucmd_mutex_lock(&ctx->uring_lock);
+		ucmd_current_ctx = ctx;
+		io_timeouts_kill(ctx);
+		io_commit_cqring(ctx);
+		ucmd_current_ctx = NULL;
+		ucmd_mutex_unlock(&ctx->uring_lock);
 		ctx_quiesce(ctx);
+		io_timer_destroy(ctx);
 		io_wq_destroy(ctx);
 		ucmd_unregister_files(ring);
 		ucmd_unregister_buffers(ring);
+		io_register_exit(ctx);
 		/* A completing thread may still be waking us after its CQE was reaped. */
 		while (atomic_load_explicit(&ctx->tw_remote_adders, memory_order_acquire))
 			sched_yield();

@@ -284,9 +284,14 @@ void io_req_issue(struct ucmd_kiocb *req)
 	struct ucmd_ctx *ctx = req->ctx;
 	int ret;
 
-	if (req->flags & REQ_F_FORCE_ASYNC) {
-		io_queue_iowq(req);
-		return;
+	if (__builtin_expect(req->flags & (REQ_F_FORCE_ASYNC | REQ_F_ARM_LTIMEOUT), 0)) {
+		/* a LINK_TIMEOUT behind it runs from the moment it is issued */
+		if (req->flags & REQ_F_ARM_LTIMEOUT)
+			io_arm_ltimeout(req);
+		if (req->flags & REQ_F_FORCE_ASYNC) {
+			io_queue_iowq(req);
+			return;
+		}
 	}
 	req->issuing = true;
 	ret = def->issue(req, ctx->issue_flags | IO_URING_F_NONBLOCK);

@@ -149,6 +149,15 @@ static const struct ucmd_backend kernel_backend = {
 	.unregister_buffers = kernel_unregister_buffers,
 	.register_personality = kernel_register_personality,
 	.unregister_personality = kernel_unregister_personality,
+	.register_ring_fd = kernel_register_ring_fd,
+	.unregister_ring_fd = kernel_unregister_ring_fd,
+	.register_files_update = kernel_register_files_update,
+	.register_files_sparse = kernel_register_files_sparse,
+	.register_buffers_sparse = kernel_register_buffers_sparse,
+	.register_eventfd = kernel_register_eventfd,
+	.unregister_eventfd = kernel_unregister_eventfd,
+	.get_probe_ring = kernel_get_probe_ring,
+	.enter_timeout = kernel_enter_timeout,
 };
 
 int ucmd_engine_create_kernel(struct ucmd_engine **out)

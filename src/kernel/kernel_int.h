@@ -19,5 +19,16 @@ int kernel_register_buffers(struct ucmd_ring *ring, const struct iovec *iov, uns
 int kernel_unregister_buffers(struct ucmd_ring *ring);
 int kernel_register_personality(struct ucmd_ring *ring);
 int kernel_unregister_personality(struct ucmd_ring *ring, int id);
+int kernel_register_ring_fd(struct ucmd_ring *ring);
+int kernel_unregister_ring_fd(struct ucmd_ring *ring);
+int kernel_register_files_update(struct ucmd_ring *ring, unsigned off, const int *files,
+				 unsigned nr);
+int kernel_register_files_sparse(struct ucmd_ring *ring, unsigned nr);
+int kernel_register_buffers_sparse(struct ucmd_ring *ring, unsigned nr);
+int kernel_register_eventfd(struct ucmd_ring *ring, int fd);
+int kernel_unregister_eventfd(struct ucmd_ring *ring);
+struct io_uring_probe *kernel_get_probe_ring(struct ucmd_ring *ring);
+int kernel_enter_timeout(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
+			 unsigned flags, const struct __kernel_timespec *ts, const sigset_t *sigmask);
 
 #endif /* UCMD_KERNEL_INT_H */

@@ -8,10 +8,12 @@
  */
 #include <liburing.h>	/* first: its <linux/io_uring.h> is the one used */
 #include <errno.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/backend.h"
 #include "kernel/kernel_int.h"
 
 #define SQ_FIELDS(X) X(khead) X(ktail) X(kring_mask) X(kring_entries) X(kflags) \
@@ -31,6 +33,7 @@ static void from_liburing(struct ucmd_ring *r, const struct io_uring *k)
 	r->flags = k->flags;
 	r->ring_fd = k->ring_fd;
 	r->features = k->features;
+	r->enter_ring_fd = k->enter_ring_fd;
 }
 
 /* liburing's calls want a struct io_uring: a view of the same ring. */
@@ -82,9 +85,14 @@ void kernel_queue_exit(struct ucmd_ring *ring)
 int kernel_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
 		 unsigned flags)
 {
+	int fd = ring->ring_fd;
+
+	if (ring->int_flags & UCMD_INT_FLAG_REG_RING) {
+		fd = ring->enter_ring_fd;
+		flags |= IORING_ENTER_REGISTERED_RING;
+	}
 	/* The raw system call: its return is what ucmd_enter() promises. */
-	long ret = syscall(__NR_io_uring_enter, ring->ring_fd, to_submit, min_complete, flags,
-			   NULL, 0);
+	long ret = syscall(__NR_io_uring_enter, fd, to_submit, min_complete, flags, NULL, 0);
 
 	return ret < 0 ? -errno : (int)ret;
 }
@@ -135,4 +143,130 @@ int kernel_unregister_personality(struct ucmd_ring *ring, int id)
 
 	to_liburing(&k, ring);
 	return io_uring_unregister_personality(&k, id);
+}
+
+/* ---- liburing 2.3's other registration calls ------------------------------- */
+
+static long sys_register(int fd, unsigned op, void *arg, unsigned nr)
+{
+	long ret = syscall(__NR_io_uring_register, fd, op, arg, nr);
+
+	return ret < 0 ? -errno : ret;
+}
+
+/*
+ * The registered ring index lives in ring->enter_ring_fd, as liburing keeps
+ * it in struct io_uring; the system calls are made directly so that no
+ * liburing-private flag has to be mirrored.
+ */
+int kernel_register_ring_fd(struct ucmd_ring *ring)
+{
+	struct io_uring_rsrc_update up = { .offset = -1U, .data = (__u64)ring->ring_fd };
+	long ret;
+
+	if (ring->int_flags & UCMD_INT_FLAG_REG_RING)
+		return -EEXIST;
+	ret = sys_register(ring->ring_fd, IORING_REGISTER_RING_FDS, &up, 1);
+	if (ret == 1) {
+		ring->enter_ring_fd = (int)up.offset;
+		ring->int_flags |= UCMD_INT_FLAG_REG_RING;
+	}
+	return (int)ret;
+}
+
+int kernel_unregister_ring_fd(struct ucmd_ring *ring)
+{
+	struct io_uring_rsrc_update up = { .offset = (__u32)ring->enter_ring_fd };
+	long ret;
+
+	if (!(ring->int_flags & UCMD_INT_FLAG_REG_RING))
+		return -EINVAL;
+	ret = sys_register(ring->ring_fd, IORING_UNREGISTER_RING_FDS, &up, 1);
+	if (ret == 1) {
+		ring->enter_ring_fd = ring->ring_fd;
+		ring->int_flags &= ~UCMD_INT_FLAG_REG_RING;
+	}
+	return (int)ret;
+}
+
+int kernel_register_files_update(struct ucmd_ring *ring, unsigned off, const int *files,
+				 unsigned nr)
+{
+	struct io_uring k;
+
+	to_liburing(&k, ring);
+	return io_uring_register_files_update(&k, off, (int *)files, nr);
+}
+
+int kernel_register_files_sparse(struct ucmd_ring *ring, unsigned nr)
+{
+	struct io_uring k;
+
+	to_liburing(&k, ring);
+	return io_uring_register_files_sparse(&k, nr);
+}
+
+int kernel_register_buffers_sparse(struct ucmd_ring *ring, unsigned nr)
+{
+	struct io_uring k;
+
+	to_liburing(&k, ring);
+	return io_uring_register_buffers_sparse(&k, nr);
+}
+
+int kernel_register_eventfd(struct ucmd_ring *ring, int fd)
+{
+	struct io_uring k;
+
+	to_liburing(&k, ring);
+	return io_uring_register_eventfd(&k, fd);
+}
+
+int kernel_unregister_eventfd(struct ucmd_ring *ring)
+{
+	struct io_uring k;
+
+	to_liburing(&k, ring);
+	return io_uring_unregister_eventfd(&k);
+}
+
+struct io_uring_probe *kernel_get_probe_ring(struct ucmd_ring *ring)
+{
+	struct io_uring k;
+	struct io_uring_probe *lp, *p;
+
+	to_liburing(&k, ring);
+	lp = io_uring_get_probe_ring(&k);
+	if (!lp)
+		return NULL;
+	/* ucmd_free_probe() frees ucmd's allocation, not liburing's */
+	p = io_probe_alloc();
+	if (p) {
+		/* ops_len is a byte: it always fits the 256 slots */
+		memcpy(p, lp, sizeof(*p) + lp->ops_len * sizeof(p->ops[0]));
+	} else {
+		errno = ENOMEM;
+	}
+	io_uring_free_probe(lp);
+	return p;
+}
+
+int kernel_enter_timeout(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
+			 unsigned flags, const struct __kernel_timespec *ts, const sigset_t *sigmask)
+{
+	struct io_uring_getevents_arg arg = {
+		.sigmask = (__u64)(uintptr_t)sigmask,
+		.sigmask_sz = _NSIG / 8,
+		.ts = (__u64)(uintptr_t)ts,
+	};
+	int fd = ring->ring_fd;
+	long ret;
+
+	if (ring->int_flags & UCMD_INT_FLAG_REG_RING) {
+		fd = ring->enter_ring_fd;
+		flags |= IORING_ENTER_REGISTERED_RING;
+	}
+	ret = syscall(__NR_io_uring_enter, fd, to_submit, min_complete,
+		      flags | IORING_ENTER_EXT_ARG, &arg, sizeof(arg));
+	return ret < 0 ? -errno : (int)ret;
 }

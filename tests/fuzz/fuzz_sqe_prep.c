@@ -68,17 +68,34 @@ static void die(const char *what, unsigned long a, unsigned long b)
  * our array so a bad address is the input's choice only where the engine
  * can reject it without touching memory (0, or beyond the user range).
  */
+static struct __kernel_timespec timeout_ts;
+
 static void sanitize(struct io_uring_sqe *sqe)
 {
+	/*
+	 * A timeout's timespec: a plausible address gets a short one (under
+	 * a quarter millisecond, from the input), so that every round ends;
+	 * 0 and non-user addresses stay, for prep to refuse.
+	 */
+	if (sqe->opcode == IORING_OP_TIMEOUT || sqe->opcode == IORING_OP_LINK_TIMEOUT) {
+		if (sqe->addr && sqe->addr < (1ull << 47)) {
+			timeout_ts.tv_sec = 0;
+			timeout_ts.tv_nsec = (long long)(sqe->addr & 0xff) * 1000;
+			sqe->addr = (uint64_t)(uintptr_t)&timeout_ts;
+		}
+		return;
+	}
 	if (sqe->opcode != IORING_OP_READV && sqe->opcode != IORING_OP_WRITEV)
 		return;
 	if (sqe->addr && sqe->addr < (1ull << 47))
 		sqe->addr = (uint64_t)(uintptr_t)iovs;
 }
 
+/* Ops whose res may be positive: bytes written, or how many a cancel took. */
 static bool is_write(uint8_t op)
 {
-	return op == IORING_OP_WRITE || op == IORING_OP_WRITEV || op == IORING_OP_WRITE_FIXED;
+	return op == IORING_OP_WRITE || op == IORING_OP_WRITEV || op == IORING_OP_WRITE_FIXED ||
+	       op == IORING_OP_ASYNC_CANCEL;
 }
 
 static void reap(struct state *s)

@@ -1,16 +1,42 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The io_uring user ABI that ucmd speaks: the same bytes as Linux's
- * <linux/io_uring.h> (whose uapi header is itself available under MIT).
- * Only the subset ucmd implements is here. The include guard is the kernel's
- * own, so a program that also includes liburing.h or <linux/io_uring.h> gets
- * exactly one definition; tests/unit/test_abi.c checks every offset and value
- * against the system header.
+ * The io_uring user ABI that ucmd speaks: Linux's <linux/io_uring.h>.
+ *
+ * Where the system has that header (linux-libc-dev, 5.19 or newer: ucmd
+ * needs SQE128/CQE32 and IORING_OP_URING_CMD), it is the one used, so that
+ * <liburing.h> (whose own copy has the same include guard) can come before
+ * or after <ucmd/ucmd.h>, and the types are the kernel's __u64 & co. Without
+ * it, or with UCMD_UAPI_OWN defined, ucmd's own copy below is used: the same
+ * bytes with <stdint.h> types, only what ucmd implements, under the
+ * kernel's include guard. tests/unit/core/test_abi.c compiles that copy and
+ * checks every offset and value against the system header.
  */
-#ifndef LINUX_IO_URING_H
+#ifndef UCMD_UAPI_IO_URING_H
+#define UCMD_UAPI_IO_URING_H
+
+#if !defined(UCMD_UAPI_OWN) && defined(__has_include)
+#if __has_include(<linux/io_uring.h>)
+#include <linux/io_uring.h>
+#define UCMD_UAPI_SYSTEM 1
+#ifndef IORING_SETUP_SQE128
+#error "ucmd needs <linux/io_uring.h> from Linux 5.19 or newer (IORING_SETUP_SQE128)"
+#endif
+#endif
+#endif
+
+#if !defined(UCMD_UAPI_SYSTEM) && !defined(LINUX_IO_URING_H)
 #define LINUX_IO_URING_H
 
 #include <stdint.h>
+
+/* <linux/time_types.h>, under its own guard */
+#ifndef _LINUX_TIME_TYPES_H
+#define _LINUX_TIME_TYPES_H
+struct __kernel_timespec {
+	int64_t   tv_sec;
+	long long tv_nsec;
+};
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -39,6 +65,8 @@ struct io_uring_sqe {
 	union {
 		uint32_t rw_flags;
 		uint32_t fsync_flags;
+		uint32_t timeout_flags;
+		uint32_t cancel_flags;
 		uint32_t uring_cmd_flags;
 	};
 	uint64_t user_data;
@@ -153,6 +181,22 @@ enum io_uring_op {
 
 #define IORING_URING_CMD_FIXED	(1U << 0)
 
+#define IORING_FSYNC_DATASYNC	(1U << 0)
+
+#define IORING_TIMEOUT_ABS		(1U << 0)
+#define IORING_TIMEOUT_UPDATE		(1U << 1)
+#define IORING_TIMEOUT_BOOTTIME		(1U << 2)
+#define IORING_TIMEOUT_REALTIME		(1U << 3)
+#define IORING_LINK_TIMEOUT_UPDATE	(1U << 4)
+#define IORING_TIMEOUT_ETIME_SUCCESS	(1U << 5)
+#define IORING_TIMEOUT_CLOCK_MASK	(IORING_TIMEOUT_BOOTTIME | IORING_TIMEOUT_REALTIME)
+#define IORING_TIMEOUT_UPDATE_MASK	(IORING_TIMEOUT_UPDATE | IORING_LINK_TIMEOUT_UPDATE)
+
+#define IORING_ASYNC_CANCEL_ALL		(1U << 0)
+#define IORING_ASYNC_CANCEL_FD		(1U << 1)
+#define IORING_ASYNC_CANCEL_ANY		(1U << 2)
+#define IORING_ASYNC_CANCEL_FD_FIXED	(1U << 3)
+
 struct io_uring_cqe {
 	uint64_t user_data;
 	int32_t  res;
@@ -197,6 +241,8 @@ struct io_cqring_offsets {
 #define IORING_ENTER_GETEVENTS		(1U << 0)
 #define IORING_ENTER_SQ_WAKEUP		(1U << 1)
 #define IORING_ENTER_SQ_WAIT		(1U << 2)
+#define IORING_ENTER_EXT_ARG		(1U << 3)
+#define IORING_ENTER_REGISTERED_RING	(1U << 4)
 
 struct io_uring_params {
 	uint32_t sq_entries;
@@ -216,7 +262,43 @@ struct io_uring_params {
 #define IORING_FEAT_SUBMIT_STABLE	(1U << 2)
 #define IORING_FEAT_RW_CUR_POS		(1U << 3)
 #define IORING_FEAT_CUR_PERSONALITY	(1U << 4)
+#define IORING_FEAT_EXT_ARG		(1U << 8)
 #define IORING_FEAT_CQE_SKIP		(1U << 11)
+
+#define IORING_CQ_EVENTFD_DISABLED	(1U << 0)
+
+struct io_uring_rsrc_update {
+	uint32_t offset;
+	uint32_t resv;
+	uint64_t data;
+};
+
+/* Skip updating fd indexes set to this value in the fd table */
+#define IORING_REGISTER_FILES_SKIP	(-2)
+
+#define IO_URING_OP_SUPPORTED	(1U << 0)
+
+struct io_uring_probe_op {
+	uint8_t  op;
+	uint8_t  resv;
+	uint16_t flags;
+	uint32_t resv2;
+};
+
+struct io_uring_probe {
+	uint8_t  last_op;
+	uint8_t  ops_len;
+	uint16_t resv;
+	uint32_t resv2[3];
+	struct io_uring_probe_op ops[];
+};
+
+struct io_uring_getevents_arg {
+	uint64_t sigmask;
+	uint32_t sigmask_sz;
+	uint32_t pad;
+	uint64_t ts;
+};
 
 #pragma GCC visibility pop
 
@@ -224,4 +306,6 @@ struct io_uring_params {
 }
 #endif
 
-#endif /* LINUX_IO_URING_H */
+#endif /* LINUX_IO_URING_H (ucmd's own copy) */
+
+#endif /* UCMD_UAPI_IO_URING_H */

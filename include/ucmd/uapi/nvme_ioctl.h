@@ -1,11 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * NVMe passthrough structures and command numbers with Linux's exact layout
- * and values (<linux/nvme_ioctl.h>). The guard is the kernel's own so that a
- * program including both gets one definition; tests/unit/test_abi.c checks
- * them against the system header.
+ * NVMe passthrough structures and command numbers: Linux's
+ * <linux/nvme_ioctl.h>. As with uapi/io_uring.h, the system header is used
+ * where there is one (5.19 or newer, for NVME_URING_CMD_*), so that a
+ * program including both, in either order, gets one definition with the
+ * kernel's types. Without it, or with UCMD_UAPI_OWN, ucmd's own copy below
+ * (same layout, <stdint.h> types, the kernel's include guard) is used;
+ * tests/unit/core/test_abi.c checks it against the system header.
  */
-#ifndef _LINUX_NVME_IOCTL_H
+#ifndef UCMD_UAPI_NVME_IOCTL_H
+#define UCMD_UAPI_NVME_IOCTL_H
+
+#if !defined(UCMD_UAPI_OWN) && defined(__has_include)
+#if __has_include(<linux/nvme_ioctl.h>)
+#include <linux/nvme_ioctl.h>
+#define UCMD_UAPI_NVME_SYSTEM 1
+#ifndef NVME_URING_CMD_IO
+#error "ucmd needs <linux/nvme_ioctl.h> from Linux 5.19 or newer (NVME_URING_CMD_IO)"
+#endif
+#endif
+#endif
+
+#if !defined(UCMD_UAPI_NVME_SYSTEM) && !defined(_LINUX_NVME_IOCTL_H)
 #define _LINUX_NVME_IOCTL_H
 
 #include <stdint.h>
@@ -73,3 +89,5 @@ struct nvme_uring_cmd {
 #pragma GCC visibility pop
 
 #endif /* _LINUX_NVME_IOCTL_H */
+
+#endif /* UCMD_UAPI_NVME_IOCTL_H */

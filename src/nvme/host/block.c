@@ -110,6 +110,26 @@ static int nvme_bdev_iopoll(struct ucmd_kiocb_rw *kiocb)
 	return pdu->nvmeq ? nvme_poll_queue(pdu->nvmeq) : 0;
 }
 
+/*
+ * blkdev_fsync(): the namespace's volatile write cache goes to media, an
+ * NVMe Flush, waited for (IORING_OP_FSYNC runs it from a worker). datasync
+ * changes nothing on a block device. Device errors are -EIO.
+ */
+static int nvme_bdev_fsync(struct ucmd_file *f, int datasync)
+{
+	struct nvme_ns *ns = f->private_data;
+	struct ucmd_nvme_sqe c = { .opcode = nvme_cmd_flush, .nsid = ns->nsid };
+	struct ucmd_request *rq;
+	int ret;
+
+	(void)datasync;
+	rq = nvme_alloc_request(&ns->q, &c, REQ_OP_DRV_OUT, 0, &ret);
+	if (!rq)
+		return ret;
+	ret = nvme_execute_rq(rq, NULL);
+	return ret > 0 ? -EIO : ret;
+}
+
 static int nvme_bdev_disk_stat(void *priv, struct ucmd_disk_stat *out)
 {
 	struct nvme_ns *ns = priv;
@@ -123,6 +143,7 @@ const struct ucmd_file_ops nvme_bdev_fops = {
 	.read_iter = nvme_bdev_read_iter,
 	.write_iter = nvme_bdev_write_iter,
 	.iopoll = nvme_bdev_iopoll,
+	.fsync = nvme_bdev_fsync,
 	.describe_rw = nvme_bdev_describe_rw,
 	.disk_stat = nvme_bdev_disk_stat,
 };

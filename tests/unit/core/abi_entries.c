@@ -12,6 +12,8 @@
 #define ABI_TABLE abi_sys
 #define ABI_TABLE_N abi_sys_n
 #else
+/* ucmd's own copy, not the system header it would otherwise use */
+#define UCMD_UAPI_OWN 1
 #include "ucmd/uapi/io_uring.h"
 #include "ucmd/uapi/nvme_ioctl.h"
 #define ABI_TABLE abi_ucmd
@@ -57,7 +59,23 @@
 	V(IORING_ENTER_SQ_WAKEUP), V(IORING_FEAT_NODROP), V(IORING_FEAT_CQE_SKIP),             \
 	V(NVME_URING_CMD_IO), V(NVME_URING_CMD_IO_VEC), V(NVME_URING_CMD_ADMIN),               \
 	V(NVME_URING_CMD_ADMIN_VEC), V(NVME_IOCTL_IO64_CMD), V(NVME_IOCTL_ADMIN64_CMD),        \
-	V(NVME_IOCTL_IO64_CMD_VEC), V(NVME_IOCTL_ID)
+	V(NVME_IOCTL_IO64_CMD_VEC), V(NVME_IOCTL_ID),                                          \
+	F(io_uring_sqe, fsync_flags), F(io_uring_sqe, timeout_flags),                          \
+	F(io_uring_sqe, cancel_flags), V(IORING_OP_FSYNC), V(IORING_OP_TIMEOUT),               \
+	V(IORING_OP_LINK_TIMEOUT), V(IORING_OP_ASYNC_CANCEL), V(IORING_FSYNC_DATASYNC),        \
+	V(IORING_TIMEOUT_ABS), V(IORING_TIMEOUT_UPDATE), V(IORING_TIMEOUT_BOOTTIME),           \
+	V(IORING_TIMEOUT_REALTIME), V(IORING_LINK_TIMEOUT_UPDATE),                             \
+	V(IORING_TIMEOUT_ETIME_SUCCESS), V(IORING_TIMEOUT_CLOCK_MASK),                         \
+	V(IORING_ASYNC_CANCEL_ALL), V(IORING_ASYNC_CANCEL_FD), V(IORING_ASYNC_CANCEL_ANY),     \
+	V(IORING_ASYNC_CANCEL_FD_FIXED), V(IORING_ENTER_EXT_ARG),                              \
+	V(IORING_ENTER_REGISTERED_RING), V(IORING_FEAT_EXT_ARG), V(IORING_CQ_EVENTFD_DISABLED),\
+	V(IORING_REGISTER_FILES_SKIP), V(IO_URING_OP_SUPPORTED),                               \
+	S(io_uring_rsrc_update), F(io_uring_rsrc_update, offset), F(io_uring_rsrc_update, data),\
+	S(io_uring_probe_op), F(io_uring_probe_op, op), F(io_uring_probe_op, flags),           \
+	S(io_uring_probe), F(io_uring_probe, last_op), F(io_uring_probe, ops_len),             \
+	O(io_uring_probe, ops), S(io_uring_getevents_arg), F(io_uring_getevents_arg, sigmask), \
+	F(io_uring_getevents_arg, sigmask_sz), F(io_uring_getevents_arg, ts),                  \
+	S(__kernel_timespec), F(__kernel_timespec, tv_sec), F(__kernel_timespec, tv_nsec)
 
 const struct abi_entry ABI_TABLE[] = { ABI_ENTRIES };
 const unsigned ABI_TABLE_N = sizeof(ABI_TABLE) / sizeof(ABI_TABLE[0]);

@@ -94,14 +94,14 @@ static void test_opcode_without_iopoll(void **state)
 	struct fx *f = *state;
 	struct ucmd_ring plain;
 
-	/* every implemented opcode has .iopoll; FSYNC (Linux has no IOPOLL FSYNC) has not */
+	/* FSYNC is implemented but, as in Linux, not on an IOPOLL ring */
 	ucmd_prep_rw(IORING_OP_FSYNC, td_sqe(&f->ring), f->null_fd, NULL, 0, 0);
 	assert_int_equal(one(f), -EINVAL);
 	ucmd_prep_rw(IORING_OP_POLL_ADD, td_sqe(&f->ring), f->null_fd, NULL, 0, 0);
 	assert_int_equal(one(f), -EINVAL);
-	/* on an ordinary ring the same SQE is only unsupported */
+	/* on an ordinary ring POLL_ADD (not implemented) is only unsupported */
 	td_ring_init(f->e, &plain, 4, 0);
-	ucmd_prep_rw(IORING_OP_FSYNC, td_sqe(&plain), f->null_fd, NULL, 0, 0);
+	ucmd_prep_rw(IORING_OP_POLL_ADD, td_sqe(&plain), f->null_fd, NULL, 0, 0);
 	assert_int_equal(ucmd_submit(&plain), 1);
 	struct td_cqe c;
 	td_reap(&plain, &c, 1);

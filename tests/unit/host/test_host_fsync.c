@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * IORING_OP_FSYNC on the NVMe devices: on the block device nvmeXnY it is
+ * blkdev_fsync(), one NVMe Flush to the controller (counted by it), 0; on
+ * the generic character device ngXnY and the controller device there is no
+ * ->fsync, -EINVAL, and nothing reaches the controller (Linux's vfs_fsync).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <nvme/types.h>
+
+#include "host_fixture.h"
+
+static int fsync_one(struct fx *f, int fd, unsigned flags)
+{
+	struct io_uring_cqe *cqe;
+	int res;
+
+	ucmd_prep_fsync(ucmd_get_sqe(&f->ring), fd, flags);
+	assert_int_equal(ucmd_submit(&f->ring), 1);
+	assert_int_equal(ucmd_wait_cqe(&f->ring, &cqe), 0);
+	res = cqe->res;
+	ucmd_cqe_seen(&f->ring, cqe);
+	return res;
+}
+
+static uint64_t commands(struct fx *f)
+{
+	struct ucmd_ctrl_stats st;
+
+	ucmd_ctrl_get_stats(f->ctrl, &st);
+	return st.commands;
+}
+
+static void test_fsync(void **state)
+{
+	struct fx f;
+	struct fx_opts o = { .ring_flags = 0, .ring_flags_set = true };
+	uint64_t before;
+
+	(void)state;
+	assert_int_equal(fx_setup(&f, &o), 0);
+	before = commands(&f);
+	assert_int_equal(fsync_one(&f, f.bdev, 0), 0);
+	assert_int_equal(commands(&f), before + 1);
+	assert_int_equal(fsync_one(&f, f.bdev, IORING_FSYNC_DATASYNC), 0);
+	assert_int_equal(commands(&f), before + 2);
+	assert_int_equal(fsync_one(&f, f.ng, 0), -EINVAL);
+	assert_int_equal(fsync_one(&f, f.dev, 0), -EINVAL);
+	assert_int_equal(commands(&f), before + 2);
+	fx_teardown(&f);
+}
+
+/*
+ * An FSYNC a worker is running (its Flush held by the controller) cannot be
+ * cancelled: -EALREADY, and it still completes with 0.
+ */
+static void test_cancel_running(void **state)
+{
+	struct fx f;
+	struct fx_opts o = { .mode = UCMD_CTRL_THREAD, .ring_flags = 0, .ring_flags_set = true };
+	struct ucmd_ctrl_stats st;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	uint64_t doorbells;
+	int res[2] = { 1, 1 };
+
+	(void)state;
+	assert_int_equal(fx_setup(&f, &o), 0);
+	ucmd_ctrl_inject_delay(f.ctrl, false, nvme_cmd_flush, 300);
+	ucmd_ctrl_get_stats(f.ctrl, &st);
+	doorbells = st.doorbells;
+	sqe = ucmd_get_sqe(&f.ring);
+	ucmd_prep_fsync(sqe, f.bdev, 0);
+	sqe->user_data = 1;
+	assert_int_equal(ucmd_submit(&f.ring), 1);
+	/* the worker has rung the doorbell: it is inside the fsync now */
+	do {
+		ucmd_ctrl_get_stats(f.ctrl, &st);
+	} while (st.doorbells == doorbells);
+	sqe = ucmd_get_sqe(&f.ring);
+	ucmd_prep_cancel64(sqe, 1, 0);
+	sqe->user_data = 2;
+	assert_int_equal(ucmd_submit(&f.ring), 1);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(ucmd_wait_cqe(&f.ring, &cqe), 0);
+		res[cqe->user_data - 1] = cqe->res;
+		ucmd_cqe_seen(&f.ring, cqe);
+	}
+	assert_int_equal(res[1], -EALREADY);
+	assert_int_equal(res[0], 0);
+	ucmd_ctrl_inject_delay(f.ctrl, false, nvme_cmd_flush, 0);
+	fx_teardown(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fsync),
+		cmocka_unit_test(test_cancel_running),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
