@@ -86,13 +86,13 @@ int ucmd_register_files_update(struct ucmd_ring *ring, unsigned off, const int *
 		return -EINVAL;
 	if (!nr_files)
 		return -EINVAL;
-	ucmd_mutex_lock(&ctx->uring_lock);
+	mutex_lock(&ctx->uring_lock);
 	if (!ctx->fixed_files) {
-		ucmd_mutex_unlock(&ctx->uring_lock);
+		mutex_unlock(&ctx->uring_lock);
 		return -ENXIO;
 	}
 	if (off > ctx->nr_fixed_files || nr_files > ctx->nr_fixed_files - off) {
-		ucmd_mutex_unlock(&ctx->uring_lock);
+		mutex_unlock(&ctx->uring_lock);
 		return -EINVAL;
 	}
 	drop_retired_files_if_idle(ctx);
@@ -101,7 +101,7 @@ int ucmd_register_files_update(struct ucmd_ring *ring, unsigned off, const int *
 		struct ucmd_file *f = NULL;
 		int fd;
 
-		if (ucmd_copy_from_user(&fd, &files[done], sizeof(fd))) {
+		if (copy_from_user(&fd, &files[done], sizeof(fd))) {
 			err = -EFAULT;
 			break;
 		}
@@ -122,7 +122,7 @@ int ucmd_register_files_update(struct ucmd_ring *ring, unsigned off, const int *
 		}
 		ctx->fixed_files[off + done] = f;
 	}
-	ucmd_mutex_unlock(&ctx->uring_lock);
+	mutex_unlock(&ctx->uring_lock);
 	return done ? (int)done : err;
 }
 
@@ -141,14 +141,14 @@ int ucmd_register_files_sparse(struct ucmd_ring *ring, unsigned nr)
 	tab = calloc(nr, sizeof(*tab));
 	if (!tab)
 		return -ENOMEM;
-	ucmd_mutex_lock(&ctx->uring_lock);
+	mutex_lock(&ctx->uring_lock);
 	if (ctx->fixed_files) {
 		ret = -EBUSY;
 	} else {
 		ctx->fixed_files = tab;
 		ctx->nr_fixed_files = nr;
 	}
-	ucmd_mutex_unlock(&ctx->uring_lock);
+	mutex_unlock(&ctx->uring_lock);
 	if (ret)
 		free(tab);
 	return ret;
@@ -170,14 +170,14 @@ int ucmd_register_buffers_sparse(struct ucmd_ring *ring, unsigned nr)
 	tab = calloc(nr, sizeof(*tab));
 	if (!tab)
 		return -ENOMEM;
-	ucmd_mutex_lock(&ctx->uring_lock);
+	mutex_lock(&ctx->uring_lock);
 	if (ctx->bufs) {
 		ret = -EBUSY;
 	} else {
 		ctx->bufs = tab;
 		ctx->nr_bufs = nr;
 	}
-	ucmd_mutex_unlock(&ctx->uring_lock);
+	mutex_unlock(&ctx->uring_lock);
 	if (ret)
 		free(tab);
 	return ret;
@@ -215,12 +215,12 @@ int ucmd_register_eventfd(struct ucmd_ring *ring, int fd)
 	dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (dup_fd < 0)
 		return -errno;
-	ucmd_mutex_lock(&ctx->uring_lock);
+	mutex_lock(&ctx->uring_lock);
 	if (ctx->evfd >= 0)
 		ret = -EBUSY;
 	else
 		ctx->evfd = dup_fd;
-	ucmd_mutex_unlock(&ctx->uring_lock);
+	mutex_unlock(&ctx->uring_lock);
 	if (ret)
 		close(dup_fd);
 	return ret;
@@ -235,10 +235,10 @@ int ucmd_unregister_eventfd(struct ucmd_ring *ring)
 		return UCMD_RING_BACKEND(ring)->unregister_eventfd(ring);
 	if (!ctx)
 		return -EINVAL;
-	ucmd_mutex_lock(&ctx->uring_lock);
+	mutex_lock(&ctx->uring_lock);
 	fd = ctx->evfd;
 	ctx->evfd = -1;
-	ucmd_mutex_unlock(&ctx->uring_lock);
+	mutex_unlock(&ctx->uring_lock);
 	if (fd < 0)
 		return -ENXIO;
 	close(fd);

@@ -240,12 +240,12 @@ void ucmd_queue_exit(struct ucmd_ring *ring)
 	if (ctx) {
 		io_sq_thread_stop(ctx);
 		/* pending TIMEOUTs end with -ECANCELED, as at Linux's ring exit */
-		ucmd_mutex_lock(&ctx->uring_lock);
+		mutex_lock(&ctx->uring_lock);
 		ucmd_current_ctx = ctx;
 		io_timeouts_kill(ctx);
 		io_commit_cqring(ctx);
 		ucmd_current_ctx = NULL;
-		ucmd_mutex_unlock(&ctx->uring_lock);
+		mutex_unlock(&ctx->uring_lock);
 		ctx_quiesce(ctx);
 		io_timer_destroy(ctx);
 		io_wq_destroy(ctx);

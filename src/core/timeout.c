@@ -223,7 +223,7 @@ static int __io_timeout_prep(struct ucmd_kiocb *req, const struct io_uring_sqe *
 	clocks = to->flags & IORING_TIMEOUT_CLOCK_MASK;
 	if (clocks & (clocks - 1))
 		return -EINVAL;	/* more than one clock */
-	if (ucmd_copy_from_user(&to->ts, (const void *)(uintptr_t)sqe->addr, sizeof(to->ts)))
+	if (copy_from_user(&to->ts, (const void *)(uintptr_t)sqe->addr, sizeof(to->ts)))
 		return -EFAULT;
 	if (to->ts.tv_sec < 0 || to->ts.tv_nsec < 0)
 		return -EINVAL;

@@ -25,14 +25,14 @@ static uint64_t mono_ns(void)
 static int io_cqring_wait_deadline(struct ucmd_ctx *ctx, unsigned min_events, uint64_t deadline)
 {
 	for (;;) {
-		ucmd_mutex_lock(&ctx->uring_lock);
+		mutex_lock(&ctx->uring_lock);
 		ucmd_current_ctx = ctx;
 		io_owner_reap(ctx);
 		unsigned events = io_cqring_events(ctx);
 		bool polling = ctx->nr_iopoll != 0;
 		uint32_t seq = atomic_load_explicit(&ctx->wake, memory_order_acquire);
 		ucmd_current_ctx = NULL;
-		ucmd_mutex_unlock(&ctx->uring_lock);
+		mutex_unlock(&ctx->uring_lock);
 
 		if (events >= min_events)
 			return 0;
@@ -61,7 +61,7 @@ static int native_enter_timeout(struct ucmd_ring *ring, unsigned to_submit, unsi
 		return -EINVAL;
 	deadline = mono_ns() + (uint64_t)ts->tv_sec * 1000000000ull + (uint64_t)ts->tv_nsec;
 	if ((ctx->flags & IORING_SETUP_DEFER_TASKRUN) && (flags & IORING_ENTER_GETEVENTS) &&
-	    ctx->submitter_tid != ucmd_current_tid())
+	    ctx->submitter_tid != current_tid())
 		return -EEXIST;
 	if (to_submit || (flags & ~IORING_ENTER_GETEVENTS)) {
 		submitted = ucmd_enter(ring, to_submit, 0, flags & ~IORING_ENTER_GETEVENTS);

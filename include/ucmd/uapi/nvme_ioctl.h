@@ -13,6 +13,7 @@
 
 #if !defined(UCMD_UAPI_OWN) && defined(__has_include)
 #if __has_include(<linux/nvme_ioctl.h>)
+#include <sys/ioctl.h>	/* the kernel's header uses _IOWR() without including it */
 #include <linux/nvme_ioctl.h>
 #define UCMD_UAPI_NVME_SYSTEM 1
 #ifndef NVME_URING_CMD_IO

@@ -119,7 +119,7 @@ static int nvme_bdev_fsync(struct ucmd_file *f, int datasync)
 {
 	struct nvme_ns *ns = f->private_data;
 	struct ucmd_nvme_sqe c = { .opcode = nvme_cmd_flush, .nsid = ns->nsid };
-	struct ucmd_request *rq;
+	struct request *rq;
 	int ret;
 
 	(void)datasync;
