@@ -2,7 +2,8 @@
 # The installed man pages render without a warning, and they keep up with
 # the tools: every command `ucmd --help` lists has an entry in ucmd(1),
 # every option `ucmd bench --help` lists is in ucmd-bench(1), and every
-# option of `ucmd policy explain` is in ucmd-policy(5).
+# option of `ucmd policy explain` is in ucmd-policy(5), and every option
+# any command accepts is in one of them.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 B=${UCMD_BUILD:-build}
@@ -50,6 +51,19 @@ opts_in() {	# page, text with --options
 opts_in "$bench1" "$("$B/tools/ucmd" bench --help)"
 opts_in "$policy5" "$("$B/tools/ucmd" policy explain --help 2>&1 | sed -n "/^usage/,\$p")"
 opts_in "$man1" "$("$B/tools/ucmd" --help | sed '/^commands:/,$d')"
+
+# Every command's options: each long option of an option table in
+# tools/ucmd/*.c is in one of the CLI's pages (a command's --help may not
+# list them all; the table is what getopt accepts).
+n=0
+for o in $(grep -ohE '\{ *"[a-z][a-z0-9-]*", *(required|no|optional)_argument' tools/ucmd/*.c |
+	   grep -oE '"[^"]+"' | tr -d '"' | sort -u); do
+	grep -qF -- "$(sed 's/-/\\-/g' <<<"--$o")" "$man1" "$bench1" "$policy5" ||
+		fail "no page documents ucmd's option --$o"
+	n=$((n + 1))
+done
+[ "$n" -gt 0 ] || fail "no option table found in tools/ucmd/*.c"
+echo "tools/ucmd: $n options, each in a page"
 
 [ "$fails" -eq 0 ] || { echo "$fails failed"; exit 1; }
 echo "man pages: ok"
