@@ -14,7 +14,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "core/core.h"
+#include "core/backend.h"
 #include "kernel/kernel_int.h"
 #include "ucmd/kernel.h"
 
@@ -123,12 +123,29 @@ static int kernel_disk_stat(struct ucmd_engine *e, const char *name, struct ucmd
 	return 0;
 }
 
-static const struct ucmd_backend kernel_backend = {
+static void kernel_engine_free(struct ucmd_engine *e)
+{
+	backend_engine_release(e);
+}
+
+/* The kernel checks the caller (capable(), LSMs' security_file_ioctl). */
+static int kernel_ioctl(struct ucmd_engine *e, int fd, unsigned long cmd, void *arg)
+{
+	int ret;
+
+	(void)e;
+	ret = ioctl(fd, cmd, arg);
+	return ret < 0 ? -errno : ret;
+}
+
+const struct ucmd_backend kernel_backend = {
 	.name = "kernel",
+	.engine_free = kernel_engine_free,
 	.open = kernel_open,
 	.close = kernel_close,
 	.device_names = kernel_device_names,
 	.disk_stat = kernel_disk_stat,
+	.ioctl = kernel_ioctl,
 	.queue_init = kernel_queue_init,
 	.queue_exit = kernel_queue_exit,
 	.enter = kernel_enter,
@@ -142,16 +159,13 @@ static const struct ucmd_backend kernel_backend = {
 
 struct ucmd_engine *ucmd_engine_new_kernel(void)
 {
-	struct ucmd_engine *e = ucmd_engine_new();
-
-	if (e)
-		e->backend = &kernel_backend;
-	return e;
+	/* the kernel keeps the fd table and the devices: no state of our own */
+	return backend_engine_alloc(&kernel_backend, NULL);
 }
 
 bool ucmd_engine_is_kernel(const struct ucmd_engine *e)
 {
-	return e && e->backend == &kernel_backend;
+	return e && backend_engine_ops(e) == &kernel_backend;
 }
 
 /*

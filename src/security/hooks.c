@@ -19,21 +19,55 @@ struct ucmd_security_chain {
 	struct ucmd_security_module mod[UCMD_SECURITY_MAX_MODULES];
 };
 
-static struct ucmd_security_chain *chain_get(struct ucmd_engine *e);
-
-bool ucmd_security_decides_permission(struct ucmd_engine *e)
-{
-	const struct ucmd_security_chain *c = chain_get(e);
-
-	for (unsigned i = 0; c && i < c->n; i++)
-		if (c->mod[i].ops->decides_permission)
-			return true;
-	return false;
-}
-
 static struct ucmd_security_chain *chain_get(struct ucmd_engine *e)
 {
 	return atomic_load_explicit(&e->security, memory_order_acquire);
+}
+
+/* Never 0: a new file's zeroed cache matches no generation. */
+atomic_uint security_gen = 1;
+
+void security_changed(void)
+{
+	unsigned g = atomic_fetch_add_explicit(&security_gen, 1, memory_order_acq_rel) + 1;
+
+	/* the cache keeps 31 bits of it; skip the value a zeroed cache holds */
+	if (!(g & 0x7fffffffu))
+		atomic_fetch_add_explicit(&security_gen, 1, memory_order_acq_rel);
+}
+
+static bool chain_constant_allow(const struct ucmd_security_chain *c, const struct ucmd_file *f,
+				 enum ucmd_security_hook hook)
+{
+	for (unsigned i = 0; c && i < c->n; i++) {
+		const struct ucmd_security_ops *o = c->mod[i].ops;
+		bool runs = o->decided ||
+			    (hook == UCMD_HOOK_URING_CMD ? o->uring_cmd != NULL : o->uring_rw != NULL);
+
+		if (runs && (!o->file_constant_allow ||
+			     !o->file_constant_allow(c->mod[i].priv, f, hook)))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Compute f's answer for hook and cache it. The generation is read before
+ * the chain and the modules' state: a change racing with this stores an
+ * answer for a generation that is already past, which nobody matches.
+ */
+static bool file_allowed_slow(struct ucmd_engine *e, struct ucmd_file *f,
+			      enum ucmd_security_hook hook)
+{
+	unsigned gen = atomic_load_explicit(&security_gen, memory_order_acquire);
+	unsigned c = atomic_load_explicit(&f->sec_allow[hook], memory_order_relaxed);
+	bool ok;
+
+	if (c >> 1 == (gen & 0x7fffffffu))
+		return c & 1;
+	ok = chain_constant_allow(chain_get(e), f, hook);
+	atomic_store_explicit(&f->sec_allow[hook], gen << 1 | ok, memory_order_relaxed);
+	return ok;
 }
 
 /*
@@ -49,6 +83,7 @@ static void chain_publish(struct ucmd_engine *e, struct ucmd_security_chain *nex
 		old->retired_next = e->retired;
 		e->retired = old;
 	}
+	security_changed();
 }
 
 int ucmd_security_register(struct ucmd_engine *e, const struct ucmd_security_ops *ops, void *priv)
@@ -134,7 +169,9 @@ struct chain_note {
 	int rule_module;		/* who wrote rule, -1 for nobody */
 	bool audit;
 	bool has_desc;
+	bool cur_noted;			/* the module being called wrote cur_rule */
 	char rule[UCMD_SECURITY_RULE_MAX];
+	char cur_rule[UCMD_SECURITY_RULE_MAX];
 	struct ucmd_cmd_desc desc;
 };
 
@@ -146,6 +183,9 @@ void ucmd_security_note(const char *rule, bool audit, const struct ucmd_cmd_desc
 
 	if (!n)
 		return;		/* outside a chain (e.g. `ucmd policy explain`) */
+	/* a denial is explained by its own module's note, whoever noted before */
+	snprintf(n->cur_rule, sizeof(n->cur_rule), "%s", rule ? rule : "");
+	n->cur_noted = true;
 	/* an allowing module that wants a record keeps its rule for it */
 	if (n->rule_module < 0 || audit || n->rule_module == (int)n->module) {
 		snprintf(n->rule, sizeof(n->rule), "%s", rule ? rule : "");
@@ -172,6 +212,8 @@ static int call_one(const struct ucmd_security_module *m, const struct ucmd_secu
 	case UCMD_HOOK_URING_OVERRIDE_CREDS:
 		return o->uring_override_creds ?
 			       o->uring_override_creds(m->priv, ev->cred, ev->new_cred) : 0;
+	case UCMD_HOOK_FILE_IOCTL:
+		return o->file_ioctl ? o->file_ioctl(m->priv, ev->ioctl, ev->cred) : 0;
 	}
 	return 0;
 }
@@ -199,6 +241,7 @@ static int call_chain(struct ucmd_engine *e, struct ucmd_security_event *ev)
 	cur_note = &note;
 	for (i = 0; i < c->n && !rc; i++) {
 		note.module = i;
+		note.cur_noted = false;
 		rc = call_one(&c->mod[i], ev);
 	}
 	cur_note = saved;
@@ -210,7 +253,7 @@ static int call_chain(struct ucmd_engine *e, struct ucmd_security_event *ev)
 		ev->module = c->mod[i - 1].ops->name;
 	else
 		ev->module = note.rule_module >= 0 ? c->mod[note.rule_module].ops->name : NULL;
-	ev->rule = (!rc || note.rule_module == (int)(i - 1)) ? note.rule : "";
+	ev->rule = !rc ? note.rule : note.cur_noted ? note.cur_rule : "";
 	ev->audit = note.audit;
 	ev->desc = note.has_desc ? &note.desc : NULL;
 	for (i = 0; i < c->n; i++)
@@ -224,6 +267,8 @@ int security_uring_cmd(struct ucmd_engine *e, const struct io_uring_cmd *cmd)
 	struct ucmd_security_event ev = { .hook = UCMD_HOOK_URING_CMD, .cmd = cmd,
 					  .cred = io_uring_cmd_cred(cmd) };
 
+	if (file_allowed_slow(e, cmd->file, UCMD_HOOK_URING_CMD))
+		return 0;
 	return call_chain(e, &ev);
 }
 
@@ -233,6 +278,8 @@ int security_uring_rw(struct ucmd_engine *e, const struct ucmd_kiocb_rw *kiocb,
 	struct ucmd_security_event ev = { .hook = UCMD_HOOK_URING_RW, .kiocb = kiocb,
 					  .cred = cred };
 
+	if (file_allowed_slow(e, kiocb->file, UCMD_HOOK_URING_RW))
+		return 0;
 	return call_chain(e, &ev);
 }
 
@@ -248,6 +295,15 @@ int security_uring_override_creds(struct ucmd_engine *e, const struct ucmd_cred 
 {
 	struct ucmd_security_event ev = { .hook = UCMD_HOOK_URING_OVERRIDE_CREDS, .cred = cur,
 					  .new_cred = new_cred };
+
+	return call_chain(e, &ev);
+}
+
+int security_file_ioctl(struct ucmd_engine *e, const struct ucmd_ioctl_call *call,
+			const struct ucmd_cred *cred)
+{
+	struct ucmd_security_event ev = { .hook = UCMD_HOOK_FILE_IOCTL, .ioctl = call,
+					  .cred = cred };
 
 	return call_chain(e, &ev);
 }

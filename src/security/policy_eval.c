@@ -160,6 +160,33 @@ void ucmd_policy_eval(const struct ucmd_policy *p, const struct ucmd_policy_subj
 	snprintf(v->rule, sizeof(v->rule), "%s: default", p->file);
 }
 
+/* A rule that looks at who calls or at the command, beyond its device and mode. */
+static bool rule_conditional(const struct ucmd_policy_rule *r)
+{
+	return r->uid.n || r->gid.n || r->cap_sys_admin != POL_ANY || r->nsid.n || r->verbs ||
+	       r->dirs || r->admin_cmd != POL_ANY || r->destructive != POL_ANY ||
+	       r->intrusive != POL_ANY || r->select.n || r->opcode.n || r->has_bytes ||
+	       r->has_lba;
+}
+
+bool ucmd_policy_constant_allow(const struct ucmd_policy *p, enum ucmd_security_hook hook,
+				const char *device, unsigned f_mode)
+{
+	for (unsigned i = 0; i < p->nrules; i++) {
+		const struct ucmd_policy_rule *r = &p->rules[i];
+
+		if (!(r->hooks & POL_HOOK(hook)) || !devices_ok(r, device) ||
+		    (r->modes && !(r->modes & mode_bit(f_mode))))
+			continue;	/* matches nothing on this file */
+		if (!rule_conditional(r))
+			return r->action == 1 && !r->audit;	/* decides every call */
+		/* may match some calls: only an allow without a record keeps it constant */
+		if (r->action != 1 || r->audit)
+			return false;
+	}
+	return p->default_allow && !p->audit_default;
+}
+
 void ucmd_policy_desc_for_verb(struct ucmd_cmd_desc *d, enum ucmd_verb verb)
 {
 	d->verb = verb;

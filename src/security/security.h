@@ -61,6 +61,13 @@ struct ucmd_policy_verdict {
 void ucmd_policy_eval(const struct ucmd_policy *p, const struct ucmd_policy_subject *s,
 		      struct ucmd_policy_verdict *v);
 
+/*
+ * Whether p allows every call of hook (cmd or rw) on a file named device
+ * opened with f_mode, for any caller and command, with no record asked.
+ */
+bool ucmd_policy_constant_allow(const struct ucmd_policy *p, enum ucmd_security_hook hook,
+				const char *device, unsigned f_mode);
+
 /* A typical description for a verb (dir, destructive, admin queue). */
 void ucmd_policy_desc_for_verb(struct ucmd_cmd_desc *d, enum ucmd_verb verb);
 
@@ -99,18 +106,30 @@ uint64_t ucmd_audit_lost(struct ucmd_audit *a);
 /* Write a dedicated record reporting lost records, if any; 0 or -errno. */
 int ucmd_audit_flush_lost(struct ucmd_audit *a);
 
-/* ---- one call for tools: both modules on an engine --------------------- */
+/* ---- the engine's modules (security.c) ----------------------------------- */
 
 /*
- * Register "policy" (policy_path, or the default policy when NULL) and,
- * when audit_path is not NULL, "audit" ("-" is stderr) on e. On error
- * nothing is registered and err says why (file:line: problem).
+ * Every native engine's "policy" module, with the default policy, from its
+ * creation (the capability rules live nowhere else): 0 or -errno, and an
+ * engine that cannot have it is not created. security_engine_exit()
+ * releases the engine's modules when it is freed.
+ */
+int security_engine_init(struct ucmd_engine *e);
+void security_engine_exit(struct ucmd_engine *e);
+/* The engine's policy module (NULL on a kernel engine). */
+struct ucmd_policy_module *security_engine_policy(struct ucmd_engine *e);
+
+/*
+ * Put the site's policy (policy_path, or the default policy when NULL) in
+ * force on e and, when audit_path is not NULL, register "audit" ("-" is
+ * stderr). On error nothing changes and err says why (file:line: problem);
+ * -EEXIST if set up already, -EOPNOTSUPP on a kernel engine.
  */
 int ucmd_security_setup(struct ucmd_engine *e, const char *policy_path, const char *audit_path,
 			char *err, size_t errlen);
 /* Reload e's policy from path (NULL: the default); the old stays on error. */
 int ucmd_security_reload(struct ucmd_engine *e, const char *policy_path, char *err, size_t errlen);
-/* Unregister and free what ucmd_security_setup made for e. */
+/* Undo ucmd_security_setup(): the trail goes, the default policy is back. */
 void ucmd_security_teardown(struct ucmd_engine *e);
 
 #endif

@@ -66,18 +66,7 @@ int path_expected_res(const struct bench_opts *o, const struct io_unit *u)
 
 long path_default_ioctl(void *engine, int fd, unsigned long cmd, void *argp)
 {
-	/*
-	 * There is no public ucmd_ioctl() yet: call the open file's ->ioctl
-	 * the way the kernel's vfs_ioctl() does, holding a file reference.
-	 */
-	struct ucmd_file *f = ucmd_fget(engine, fd);
-	long ret;
-
-	if (!f)
-		return -EBADF;
-	ret = f->ops->ioctl ? f->ops->ioctl(f, cmd, argp) : -ENOTTY;
-	ucmd_file_put(f);
-	return ret;
+	return ucmd_ioctl(engine, fd, cmd, argp);
 }
 
 long path_sync(const struct bench_opts *o, const struct bench_target *t, int fd,

@@ -67,7 +67,7 @@ static void child(int open_flags)
 	/* the ioctl path applies the same rule */
 	struct nvme_passthru_cmd64 p = { .opcode = nvme_admin_get_features, .cdw10 = 7 };
 	struct ucmd_file *file = ucmd_fget(f.e, f.dev);
-	CHECK(file && file->ops->ioctl(file, NVME_IOCTL_ADMIN64_CMD, &p) == -EACCES);
+	CHECK(file && vfs_ioctl(file, NVME_IOCTL_ADMIN64_CMD, &p) == -EACCES);
 	ucmd_file_put(file);
 	fx_teardown(&f);
 	free(buf);
