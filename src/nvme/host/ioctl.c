@@ -140,7 +140,8 @@ static inline __attribute__((always_inline)) int nvme_build_user_request(struct 
 			ret = nvme_range_list_import(h, ioucmd, u, vec, &it, &user_count);
 		} else {
 			ret = nvme_import_user_data(h, u, rw, vec, ioucmd, &it);
-			user_count = it.count;
+			/* it is written only when the import succeeds */
+			user_count = ret ? 0 : it.count;
 		}
 		if (ret)
 			return ret;
