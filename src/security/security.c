@@ -24,16 +24,37 @@ struct security_setup {
 	bool site;			/* ucmd_security_setup() ran, no teardown since */
 };
 
+/*
+ * The default policy, parsed once and shared: a policy is immutable and
+ * reference counted, and every engine starts with it, so creating one
+ * costs no parse. A failed parse (out of memory) is retried next time.
+ */
+static pthread_mutex_t default_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ucmd_policy *default_policy;
+
+static int default_policy_get(struct ucmd_policy **out)
+{
+	char err[128];
+	int ret = 0;
+
+	pthread_mutex_lock(&default_lock);
+	if (!default_policy)
+		ret = ucmd_policy_load_default(&default_policy, err, sizeof(err));
+	if (!ret)
+		*out = ucmd_policy_get(default_policy);
+	pthread_mutex_unlock(&default_lock);
+	return ret;
+}
+
 int security_engine_init(struct ucmd_engine *e)
 {
 	struct security_setup *s = calloc(1, sizeof(*s));
 	struct ucmd_policy *p = NULL;
-	char err[128];
 	int ret;
 
 	if (!s)
 		return -ENOMEM;
-	ret = ucmd_policy_load_default(&p, err, sizeof(err));
+	ret = default_policy_get(&p);
 	if (ret)
 		goto fail;
 	s->policy = ucmd_policy_module_new(p);
@@ -87,9 +108,12 @@ int ucmd_security_setup(struct ucmd_engine *e, const char *policy_path, const ch
 	if (!s)
 		return -EOPNOTSUPP;
 	ret = policy_path ? ucmd_policy_load_file(policy_path, &p, err, errlen)
-			  : ucmd_policy_load_default(&p, err, errlen);
-	if (ret)
+			  : default_policy_get(&p);
+	if (ret) {
+		if (!policy_path)
+			snprintf(err, errlen, "the default policy: %s", strerror(-ret));
 		return ret;
+	}
 	pthread_mutex_lock(&s->lock);
 	if (s->site) {
 		snprintf(err, errlen, "security is set up on this engine already");
@@ -136,7 +160,6 @@ void ucmd_security_teardown(struct ucmd_engine *e)
 	struct security_setup *s = e->setup;
 	struct ucmd_policy *p;
 	struct ucmd_audit *a;
-	char err[128];
 
 	if (!s)
 		return;
@@ -145,7 +168,7 @@ void ucmd_security_teardown(struct ucmd_engine *e)
 	s->audit = NULL;
 	if (a)
 		ucmd_security_unregister(e, "audit");
-	if (s->site && ucmd_policy_load_default(&p, err, sizeof(err)) == 0)
+	if (s->site && default_policy_get(&p) == 0)
 		ucmd_policy_module_set(s->policy, p);
 	s->site = false;
 	pthread_mutex_unlock(&s->lock);
