@@ -84,11 +84,12 @@ struct ucmd_file {
 	struct ucmd_cred cred;	/* the opener's */
 	atomic_int refs;
 	/*
-	 * Per hook (UCMD_HOOK_URING_CMD, _URING_RW): security_gen << 1 | 1
+	 * Per hook (uring_cmd, uring_rw, file_ioctl): security_gen << 2, |1
 	 * when every module allows every such call on this file at that
-	 * generation, | 0 when not (security/hooks.c).
+	 * generation, |2 when it does for callers with CAP_SYS_ADMIN
+	 * (security/hooks.h, SEC_ALLOW_*).
 	 */
-	atomic_uint sec_allow[2];
+	atomic_uint sec_allow[3];
 };
 
 #define FMODE_READ  (1u << 0)

@@ -22,6 +22,7 @@ long vfs_ioctl(struct ucmd_file *f, unsigned long cmd, void *arg)
 	uint64_t karg[IOCTL_KARG_MAX / sizeof(uint64_t)];
 	struct ucmd_ioctl_call call = { .file = f, .cmd = cmd };
 	size_t size = _IOC_SIZE(cmd);
+	const struct ucmd_cred *cred;
 	int ret;
 
 	if (!f->ops->ioctl)
@@ -36,7 +37,9 @@ long vfs_ioctl(struct ucmd_file *f, unsigned long cmd, void *arg)
 		call.karg = karg;
 	}
 	/* Linux's capable(): the caller's credentials now, not the opener's */
-	ret = security_file_ioctl(f->engine, &call, ucmd_cred_current_cached());
+	cred = ucmd_cred_current_cached();
+	ret = security_file_allowed(f, UCMD_HOOK_FILE_IOCTL, cred)
+		      ? 0 : security_file_ioctl(f->engine, &call, cred);
 	if (ret)
 		return ret;
 	return f->ops->ioctl(f, cmd, arg, call.karg);

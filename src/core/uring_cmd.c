@@ -45,7 +45,7 @@ int io_uring_cmd_issue(struct ucmd_kiocb *req, unsigned issue_flags)
 		return 0;
 	}
 	/* a file every module allows anything on pays two loads, not a call */
-	ret = security_file_allowed(req->file, UCMD_HOOK_URING_CMD)
+	ret = security_file_allowed(req->file, UCMD_HOOK_URING_CMD, req->creds)
 		      ? 0 : security_uring_cmd(req->ctx->engine, cmd);
 	if (ret) {
 		io_req_set_res(req, ret, 0);

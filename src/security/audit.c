@@ -305,11 +305,12 @@ static void audit_decided(void *priv, const struct ucmd_security_event *ev)
 
 /* The trail holds denials and asked-for records: a constant allow has neither. */
 static bool audit_constant_allow(void *priv, const struct ucmd_file *f,
-				 enum ucmd_security_hook hook)
+				 enum ucmd_security_hook hook, bool cap)
 {
 	(void)priv;
 	(void)f;
 	(void)hook;
+	(void)cap;
 	return true;
 }
 

@@ -31,43 +31,52 @@ void security_changed(void)
 {
 	unsigned g = atomic_fetch_add_explicit(&security_gen, 1, memory_order_acq_rel) + 1;
 
-	/* the cache keeps 31 bits of it; skip the value a zeroed cache holds */
-	if (!(g & 0x7fffffffu))
+	/* the cache keeps 30 bits of it; skip the value a zeroed cache holds */
+	if (!(g << SEC_ALLOW_SHIFT))
 		atomic_fetch_add_explicit(&security_gen, 1, memory_order_acq_rel);
 }
 
 static bool chain_constant_allow(const struct ucmd_security_chain *c, const struct ucmd_file *f,
-				 enum ucmd_security_hook hook)
+				 enum ucmd_security_hook hook, bool cap)
 {
 	for (unsigned i = 0; c && i < c->n; i++) {
 		const struct ucmd_security_ops *o = c->mod[i].ops;
 		bool runs = o->decided ||
-			    (hook == UCMD_HOOK_URING_CMD ? o->uring_cmd != NULL : o->uring_rw != NULL);
+			    (hook == UCMD_HOOK_URING_CMD ? o->uring_cmd != NULL :
+			     hook == UCMD_HOOK_URING_RW ? o->uring_rw != NULL : o->file_ioctl != NULL);
 
 		if (runs && (!o->file_constant_allow ||
-			     !o->file_constant_allow(c->mod[i].priv, f, hook)))
+			     !o->file_constant_allow(c->mod[i].priv, f, hook, cap)))
 			return false;
 	}
 	return true;
 }
 
 /*
- * Compute f's answer for hook and cache it. The generation is read before
- * the chain and the modules' state: a change racing with this stores an
- * answer for a generation that is already past, which nobody matches.
+ * Compute f's answer for hook if stale, cache it, and apply it to cred. The
+ * generation is read before the chain and the modules' state: a change
+ * racing with this stores an answer for a generation already past, which
+ * nobody matches.
  */
 static bool file_allowed_slow(struct ucmd_engine *e, struct ucmd_file *f,
-			      enum ucmd_security_hook hook)
+			      enum ucmd_security_hook hook, const struct ucmd_cred *cred)
 {
-	unsigned gen = atomic_load_explicit(&security_gen, memory_order_acquire);
-	unsigned c = atomic_load_explicit(&f->sec_allow[hook], memory_order_relaxed);
-	bool ok;
+	unsigned gen = atomic_load_explicit(&security_gen, memory_order_acquire) << SEC_ALLOW_SHIFT;
+	atomic_uint *slot = &f->sec_allow[SEC_SLOT(hook)];
+	unsigned c = atomic_load_explicit(slot, memory_order_relaxed);
 
-	if (c >> 1 == (gen & 0x7fffffffu))
-		return c & 1;
-	ok = chain_constant_allow(chain_get(e), f, hook);
-	atomic_store_explicit(&f->sec_allow[hook], gen << 1 | ok, memory_order_relaxed);
-	return ok;
+	if ((c & ~(SEC_ALLOW_ANY | SEC_ALLOW_CAP)) != gen) {
+		const struct ucmd_security_chain *chain = chain_get(e);
+
+		c = gen;
+		if (chain_constant_allow(chain, f, hook, true)) {
+			c |= SEC_ALLOW_CAP;
+			if (chain_constant_allow(chain, f, hook, false))
+				c |= SEC_ALLOW_ANY;
+		}
+		atomic_store_explicit(slot, c, memory_order_relaxed);
+	}
+	return (c & SEC_ALLOW_ANY) || ((c & SEC_ALLOW_CAP) && cred && cred->cap_sys_admin);
 }
 
 /*
@@ -177,6 +186,19 @@ struct chain_note {
 
 static __thread struct chain_note *cur_note;
 
+static void copy_rule(char dst[UCMD_SECURITY_RULE_MAX], const char *rule)
+{
+	size_t n = rule ? strnlen(rule, UCMD_SECURITY_RULE_MAX - 1) : 0;
+
+	memcpy(dst, rule ? rule : "", n);
+	dst[n] = 0;
+}
+
+bool ucmd_security_noting(void)
+{
+	return cur_note != NULL;
+}
+
 void ucmd_security_note(const char *rule, bool audit, const struct ucmd_cmd_desc *desc)
 {
 	struct chain_note *n = cur_note;
@@ -184,11 +206,11 @@ void ucmd_security_note(const char *rule, bool audit, const struct ucmd_cmd_desc
 	if (!n)
 		return;		/* outside a chain (e.g. `ucmd policy explain`) */
 	/* a denial is explained by its own module's note, whoever noted before */
-	snprintf(n->cur_rule, sizeof(n->cur_rule), "%s", rule ? rule : "");
+	copy_rule(n->cur_rule, rule);
 	n->cur_noted = true;
 	/* an allowing module that wants a record keeps its rule for it */
 	if (n->rule_module < 0 || audit || n->rule_module == (int)n->module) {
-		snprintf(n->rule, sizeof(n->rule), "%s", rule ? rule : "");
+		copy_rule(n->rule, rule);
 		n->rule_module = (int)n->module;
 	}
 	n->audit |= audit;
@@ -234,6 +256,14 @@ static int call_chain(struct ucmd_engine *e, struct ucmd_security_event *ev)
 		return 0;
 	for (i = 0; i < c->n; i++)
 		notify |= c->mod[i].ops->decided != NULL;
+	if (!notify) {
+		/* nobody reads the notes: modules' ucmd_security_note() returns at once */
+		cur_note = NULL;
+		for (i = 0; i < c->n && !rc; i++)
+			rc = call_one(&c->mod[i], ev);
+		cur_note = saved;
+		return rc;
+	}
 	note.rule_module = -1;
 	note.audit = false;
 	note.has_desc = false;
@@ -245,8 +275,6 @@ static int call_chain(struct ucmd_engine *e, struct ucmd_security_event *ev)
 		rc = call_one(&c->mod[i], ev);
 	}
 	cur_note = saved;
-	if (!notify)
-		return rc;
 	ev->ret = rc;
 	/* i is one past the denier when rc != 0 */
 	if (rc)
@@ -267,7 +295,7 @@ int security_uring_cmd(struct ucmd_engine *e, const struct io_uring_cmd *cmd)
 	struct ucmd_security_event ev = { .hook = UCMD_HOOK_URING_CMD, .cmd = cmd,
 					  .cred = io_uring_cmd_cred(cmd) };
 
-	if (file_allowed_slow(e, cmd->file, UCMD_HOOK_URING_CMD))
+	if (file_allowed_slow(e, cmd->file, UCMD_HOOK_URING_CMD, ev.cred))
 		return 0;
 	return call_chain(e, &ev);
 }
@@ -278,7 +306,7 @@ int security_uring_rw(struct ucmd_engine *e, const struct ucmd_kiocb_rw *kiocb,
 	struct ucmd_security_event ev = { .hook = UCMD_HOOK_URING_RW, .kiocb = kiocb,
 					  .cred = cred };
 
-	if (file_allowed_slow(e, kiocb->file, UCMD_HOOK_URING_RW))
+	if (file_allowed_slow(e, kiocb->file, UCMD_HOOK_URING_RW, cred))
 		return 0;
 	return call_chain(e, &ev);
 }
@@ -305,5 +333,8 @@ int security_file_ioctl(struct ucmd_engine *e, const struct ucmd_ioctl_call *cal
 	struct ucmd_security_event ev = { .hook = UCMD_HOOK_FILE_IOCTL, .ioctl = call,
 					  .cred = cred };
 
+	/* the file is the engine's: a const view of it for the modules */
+	if (file_allowed_slow(e, (struct ucmd_file *)call->file, UCMD_HOOK_FILE_IOCTL, cred))
+		return 0;
 	return call_chain(e, &ev);
 }

@@ -76,15 +76,17 @@ struct ucmd_security_ops {
 	void (*decided)(void *priv, const struct ucmd_security_event *ev);
 	/*
 	 * Whether the module, as it stands, allows every call of hook
-	 * (UCMD_HOOK_URING_CMD or _URING_RW) on f, whoever calls and whatever
-	 * the command, and asks no record of it; its ->decided would have
+	 * (UCMD_HOOK_URING_CMD, _URING_RW or _FILE_IOCTL) on f by any caller
+	 * whose CAP_SYS_ADMIN is cap, whatever the caller's ids and the
+	 * command, and asks no record of it; its ->decided would have
 	 * nothing to write. When every module with the hook or ->decided says
-	 * so, the chain is not run for f (a per-file answer, kept until
-	 * security_changed()): the null device's uring_cmds pay one compare.
+	 * so, the chain is not run for such calls on f (a per-file answer,
+	 * kept until security_changed()): the null device's uring_cmds, and
+	 * a privileged caller's under the default policy, pay one compare.
 	 * A module without this op is always run.
 	 */
 	bool (*file_constant_allow)(void *priv, const struct ucmd_file *f,
-				    enum ucmd_security_hook hook);
+				    enum ucmd_security_hook hook, bool cap);
 };
 
 /*
@@ -104,6 +106,8 @@ struct ucmd_cmd_desc;
  * description judged (desc, copied; NULL if none), for ->decided.
  */
 void ucmd_security_note(const char *rule, bool audit, const struct ucmd_cmd_desc *desc);
+/* Whether a note written now would be read (a module with ->decided listens). */
+bool ucmd_security_noting(void);
 
 int ucmd_security_register(struct ucmd_engine *e, const struct ucmd_security_ops *ops, void *priv);
 int ucmd_security_unregister(struct ucmd_engine *e, const char *name);
@@ -114,12 +118,27 @@ int security_uring_cmd(struct ucmd_engine *e, const struct io_uring_cmd *cmd);
 int security_uring_rw(struct ucmd_engine *e, const struct ucmd_kiocb_rw *kiocb,
 		      const struct ucmd_cred *cred);
 
-/* f's cached answer for hook (file.h's sec_allow): allowed whatever comes. */
-static inline bool security_file_allowed(struct ucmd_file *f, enum ucmd_security_hook hook)
-{
-	unsigned gen = atomic_load_explicit(&security_gen, memory_order_acquire);
+/*
+ * f's cached answer for hook (file.h's sec_allow): every call by cred is
+ * allowed, whatever the command. One compare when anyone is allowed
+ * anything (the null device); a load of cred too when only the privileged
+ * are.
+ */
+#define SEC_ALLOW_ANY	1u	/* every caller */
+#define SEC_ALLOW_CAP	2u	/* every caller with CAP_SYS_ADMIN */
+#define SEC_ALLOW_SHIFT	2
+/* file.h's sec_allow[] slot of a hook: uring_cmd, uring_rw, file_ioctl */
+#define SEC_SLOT(hook)	((hook) == UCMD_HOOK_FILE_IOCTL ? 2 : (hook))
 
-	return atomic_load_explicit(&f->sec_allow[hook], memory_order_relaxed) == (gen << 1 | 1u);
+static inline bool security_file_allowed(struct ucmd_file *f, enum ucmd_security_hook hook,
+					 const struct ucmd_cred *cred)
+{
+	unsigned gen = atomic_load_explicit(&security_gen, memory_order_acquire) << SEC_ALLOW_SHIFT;
+	unsigned c = atomic_load_explicit(&f->sec_allow[SEC_SLOT(hook)], memory_order_relaxed);
+
+	if (c == (gen | SEC_ALLOW_ANY | SEC_ALLOW_CAP))
+		return true;
+	return c == (gen | SEC_ALLOW_CAP) && cred->cap_sys_admin;
 }
 int security_uring_sqpoll(struct ucmd_engine *e, const struct ucmd_cred *cred);
 int security_uring_override_creds(struct ucmd_engine *e, const struct ucmd_cred *cur,

@@ -60,13 +60,16 @@ struct ucmd_policy_verdict {
 
 void ucmd_policy_eval(const struct ucmd_policy *p, const struct ucmd_policy_subject *s,
 		      struct ucmd_policy_verdict *v);
+/* The decision alone, for a chain nobody audits (no rule label to write). */
+bool ucmd_policy_allows(const struct ucmd_policy *p, const struct ucmd_policy_subject *s);
 
 /*
  * Whether p allows every call of hook (cmd or rw) on a file named device
- * opened with f_mode, for any caller and command, with no record asked.
+ * opened with f_mode, by any caller whose CAP_SYS_ADMIN is cap, for any
+ * command, with no record asked.
  */
 bool ucmd_policy_constant_allow(const struct ucmd_policy *p, enum ucmd_security_hook hook,
-				const char *device, unsigned f_mode);
+				const char *device, unsigned f_mode, bool cap);
 
 /* A typical description for a verb (dir, destructive, admin queue). */
 void ucmd_policy_desc_for_verb(struct ucmd_cmd_desc *d, enum ucmd_verb verb);

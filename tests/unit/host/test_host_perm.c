@@ -131,12 +131,48 @@ static void test_privileged(void **state)
 	free(buf);
 }
 
+/*
+ * The engine remembers per file that a privileged caller may do anything
+ * there (the policy's answer, cached): a caller that drops CAP_SYS_ADMIN
+ * on the same ring and file must be judged again, and refused.
+ */
+static void test_privilege_dropped_on_a_warm_file(void **state)
+{
+	struct fx f;
+	struct fx_opts o = { .mode = UCMD_CTRL_INLINE };
+	int status;
+	pid_t pid;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	assert_int_equal(fx_setup(&f, &o), 0);
+	assert_int_equal(admin(&f, nvme_admin_get_features, NVME_FEAT_FID_NUM_QUEUES, NULL), 0);
+	struct nvme_passthru_cmd64 p = { .opcode = nvme_admin_get_features, .cdw10 = 7 };
+	assert_int_equal(ucmd_ioctl(f.e, f.dev, NVME_IOCTL_ADMIN64_CMD, &p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		CHECK(setresgid(65534, 65534, 65534) == 0);
+		CHECK(setresuid(65534, 65534, 65534) == 0);
+		CHECK(admin(&f, nvme_admin_get_features, NVME_FEAT_FID_NUM_QUEUES, NULL) ==
+		      -EACCES);
+		CHECK(ucmd_ioctl(f.e, f.dev, NVME_IOCTL_ADMIN64_CMD, &p) == -EACCES);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	fx_teardown(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_unprivileged_rdonly),
 		cmocka_unit_test(test_unprivileged_rdwr),
 		cmocka_unit_test(test_privileged),
+		cmocka_unit_test(test_privilege_dropped_on_a_warm_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
