@@ -81,15 +81,16 @@ struct ucmd_file {
 	void *private_data;	/* the provider's, set in ->open */
 	int f_flags;		/* O_RDONLY / O_WRONLY / O_RDWR ... */
 	unsigned f_mode;	/* FMODE_READ | FMODE_WRITE */
-	struct ucmd_cred cred;	/* the opener's */
-	atomic_int refs;
 	/*
-	 * Per hook (uring_cmd, uring_rw, file_ioctl): security_gen << 2, |1
-	 * when every module allows every such call on this file at that
+	 * Per hook (uring_cmd, uring_rw, file_ioctl): the generation << 2,
+	 * |1 when every module allows every such call on this file at that
 	 * generation, |2 when it does for callers with CAP_SYS_ADMIN
-	 * (security/hooks.h, SEC_ALLOW_*).
+	 * (security/hooks.h, SEC_ALLOW_*). On ops' cache line, which every
+	 * command reads anyway.
 	 */
 	atomic_uint sec_allow[3];
+	struct ucmd_cred cred;	/* the opener's */
+	atomic_int refs;
 };
 
 #define FMODE_READ  (1u << 0)

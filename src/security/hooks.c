@@ -24,16 +24,20 @@ static struct ucmd_security_chain *chain_get(struct ucmd_engine *e)
 	return atomic_load_explicit(&e->security, memory_order_acquire);
 }
 
-/* Never 0: a new file's zeroed cache matches no generation. */
-atomic_uint security_gen = 1;
+/*
+ * Generation 1: a new file's zeroed cache (generation 0) is stale. Read by
+ * every command, written only when a policy or a chain changes.
+ */
+_Alignas(64) atomic_uint security_gen = 1u << SEC_ALLOW_SHIFT | SEC_ALLOW_ANY | SEC_ALLOW_CAP;
 
 void security_changed(void)
 {
-	unsigned g = atomic_fetch_add_explicit(&security_gen, 1, memory_order_acq_rel) + 1;
+	const unsigned step = 1u << SEC_ALLOW_SHIFT;
+	unsigned g = atomic_fetch_add_explicit(&security_gen, step, memory_order_acq_rel) + step;
 
-	/* the cache keeps 30 bits of it; skip the value a zeroed cache holds */
-	if (!(g << SEC_ALLOW_SHIFT))
-		atomic_fetch_add_explicit(&security_gen, 1, memory_order_acq_rel);
+	/* wrapped to generation 0, which a zeroed cache holds: one more */
+	if (!(g >> SEC_ALLOW_SHIFT))
+		atomic_fetch_add_explicit(&security_gen, step, memory_order_acq_rel);
 }
 
 static bool chain_constant_allow(const struct ucmd_security_chain *c, const struct ucmd_file *f,
@@ -61,7 +65,8 @@ static bool chain_constant_allow(const struct ucmd_security_chain *c, const stru
 static bool file_allowed_slow(struct ucmd_engine *e, struct ucmd_file *f,
 			      enum ucmd_security_hook hook, const struct ucmd_cred *cred)
 {
-	unsigned gen = atomic_load_explicit(&security_gen, memory_order_acquire) << SEC_ALLOW_SHIFT;
+	unsigned gen = atomic_load_explicit(&security_gen, memory_order_acquire) &
+		       ~(SEC_ALLOW_ANY | SEC_ALLOW_CAP);
 	atomic_uint *slot = &f->sec_allow[SEC_SLOT(hook)];
 	unsigned c = atomic_load_explicit(slot, memory_order_relaxed);
 

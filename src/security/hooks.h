@@ -94,6 +94,11 @@ struct ucmd_security_ops {
  * every cached per-file answer is stale. Call after the change is visible.
  */
 void security_changed(void);
+/*
+ * The generation of what modules decide, kept as a file's sec_allow word
+ * would read if every call were allowed at it: gen << SEC_ALLOW_SHIFT |
+ * SEC_ALLOW_ANY | SEC_ALLOW_CAP, so the common check is one compare.
+ */
 extern atomic_uint security_gen;
 
 #define UCMD_SECURITY_MAX_MODULES 16
@@ -113,10 +118,16 @@ int ucmd_security_register(struct ucmd_engine *e, const struct ucmd_security_ops
 int ucmd_security_unregister(struct ucmd_engine *e, const char *name);
 void ucmd_security_engine_free(struct ucmd_engine *e);
 
-/* Called by the engine. Return 0 or the first module's denial. */
-int security_uring_cmd(struct ucmd_engine *e, const struct io_uring_cmd *cmd);
-int security_uring_rw(struct ucmd_engine *e, const struct ucmd_kiocb_rw *kiocb,
-		      const struct ucmd_cred *cred);
+/*
+ * Called by the engine. Return 0 or the first module's denial. Never
+ * inlined: behind security_file_allowed() they are the slow path, and
+ * inlined they gave the issue path a frame it does not otherwise need.
+ */
+__attribute__((noinline)) int security_uring_cmd(struct ucmd_engine *e,
+						 const struct io_uring_cmd *cmd);
+__attribute__((noinline)) int security_uring_rw(struct ucmd_engine *e,
+						const struct ucmd_kiocb_rw *kiocb,
+						const struct ucmd_cred *cred);
 
 /*
  * f's cached answer for hook (file.h's sec_allow): every call by cred is
@@ -133,17 +144,18 @@ int security_uring_rw(struct ucmd_engine *e, const struct ucmd_kiocb_rw *kiocb,
 static inline bool security_file_allowed(struct ucmd_file *f, enum ucmd_security_hook hook,
 					 const struct ucmd_cred *cred)
 {
-	unsigned gen = atomic_load_explicit(&security_gen, memory_order_acquire) << SEC_ALLOW_SHIFT;
+	unsigned all = atomic_load_explicit(&security_gen, memory_order_acquire);
 	unsigned c = atomic_load_explicit(&f->sec_allow[SEC_SLOT(hook)], memory_order_relaxed);
 
-	if (c == (gen | SEC_ALLOW_ANY | SEC_ALLOW_CAP))
+	if (c == all)
 		return true;
-	return c == (gen | SEC_ALLOW_CAP) && cred->cap_sys_admin;
+	return c == (all & ~SEC_ALLOW_ANY) && cred->cap_sys_admin;
 }
 int security_uring_sqpoll(struct ucmd_engine *e, const struct ucmd_cred *cred);
 int security_uring_override_creds(struct ucmd_engine *e, const struct ucmd_cred *cur,
 				  const struct ucmd_cred *new_cred);
-int security_file_ioctl(struct ucmd_engine *e, const struct ucmd_ioctl_call *call,
-			const struct ucmd_cred *cred);
+__attribute__((noinline)) int security_file_ioctl(struct ucmd_engine *e,
+						  const struct ucmd_ioctl_call *call,
+						  const struct ucmd_cred *cred);
 
 #endif
