@@ -32,7 +32,7 @@ extern "C" {
 #pragma GCC visibility push(default)
 
 struct ucmd_engine;
-struct ucmd_ctx;
+struct ucmd_backend;
 
 /* Application view of the SQ ring: pointers into the shared ring memory. */
 struct ucmd_sq {
@@ -73,7 +73,13 @@ struct ucmd_ring {
 	int ring_fd;		/* the memfd holding the rings and SQEs */
 	unsigned features;
 	struct ucmd_engine *engine;
-	struct ucmd_ctx *ctx;	/* the engine side of this ring */
+	/*
+	 * The backend behind the ring (ucmd's own engine, the kernel, ...),
+	 * which every call that is not one of the inline helpers below goes
+	 * through, and its own state for the ring. Both opaque.
+	 */
+	const struct ucmd_backend *ops;
+	void *backend;
 	int enter_ring_fd;	/* kernel rings: the registered index, else ring_fd */
 	unsigned int_flags;	/* UCMD_INT_FLAG_* */
 };
@@ -160,6 +166,14 @@ struct ucmd_disk_stat {
  * from /sys/block). -ENOENT: no such device; -ENOTBLK: not a block device.
  */
 int ucmd_disk_stat(struct ucmd_engine *e, const char *name, struct ucmd_disk_stat *out);
+
+/*
+ * ioctl(2) on a device descriptor of the engine (NVME_IOCTL_ID,
+ * NVME_IOCTL_ADMIN64_CMD, NVME_IOCTL_IO64_CMD, ..._VEC): the driver's result,
+ * or -EBADF, -ENOTTY (no such ioctl), -EFAULT, -EACCES (the engine's
+ * security policy refused it, as it would the same command as a uring_cmd).
+ */
+int ucmd_ioctl(struct ucmd_engine *e, int fd, unsigned long cmd, void *arg);
 
 /* ---- ring setup and teardown ------------------------------------------- */
 

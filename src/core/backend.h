@@ -1,10 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * An engine backend other than ucmd's own core: the whole device and ring
- * API of an engine handed to someone else. The kernel backend (src/kernel)
- * is one: its rings are real io_urings on real devices. A backend ring has
- * ring->ctx == NULL, so the core's fast paths only look at the backend
- * where they would otherwise fail with "no context".
+ * What is behind an engine and its rings: one table of operations, as SPDK's
+ * struct spdk_nvme_transport_ops is behind its controllers. Every public
+ * entry of include/ucmd/ucmd.h that is not an inline helper reads the
+ * engine's or the ring's ops once and calls through it (src/core/api.c);
+ * core holds no other knowledge of which backend it runs.
+ *
+ *   native   ucmd's own engine: devices, rings, the security chain
+ *            (src/backend/native.c over src/core)
+ *   kernel   real devices and real io_urings, through liburing (src/kernel)
+ *
+ * A backend fills every member: a call it cannot make returns its errno
+ * (the kernel's disk_stat answers -ENOTBLK for what is no disk), so the
+ * dispatcher never tests for a hole. The ring memory every backend hands
+ * out has Linux's layout, which is what lets ucmd.h's inline SQ/CQ helpers
+ * and ucmd_submit/ucmd_wait_cqe's ring logic run unchanged over all of them;
+ * only ->enter crosses into the backend on the fast path.
+ *
+ * Adding a backend: fill a struct ucmd_backend, create engines with
+ * backend_engine_alloc(&ops, state) and set ring->ops/ring->backend in
+ * ->queue_init. Nothing in core changes.
  */
 #ifndef UCMD_CORE_BACKEND_H
 #define UCMD_CORE_BACKEND_H
@@ -13,17 +28,27 @@
 
 struct ucmd_backend {
 	const char *name;
+
+	/* ---- engine: the devices it holds (ucmd_engine_free, ucmd_open, ...) ---- */
+	/* Release the backend's state, then the engine (ucmd_engine_release). */
+	void (*engine_free)(struct ucmd_engine *e);
 	int (*open)(struct ucmd_engine *e, const char *name, int flags);
 	int (*close)(struct ucmd_engine *e, int fd);
-	/* ucmd_ioctl(): 0, a positive status or -errno; NULL: -ENOTTY. */
-	int (*ioctl)(struct ucmd_engine *e, int fd, unsigned long cmd, void *arg);
 	int (*device_names)(struct ucmd_engine *e, const char **names, unsigned max);
 	int (*disk_stat)(struct ucmd_engine *e, const char *name, struct ucmd_disk_stat *out);
+	/* The synchronous path: ioctl(2) on an open device. */
+	int (*ioctl)(struct ucmd_engine *e, int fd, unsigned long cmd, void *arg);
+
+	/* ---- rings (ucmd_queue_init*, ucmd_queue_exit, ucmd_enter) ---- */
+	/* Sets ring->ops and ring->backend on success. */
 	int (*queue_init)(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
 			  struct io_uring_params *p);
 	void (*queue_exit)(struct ucmd_ring *ring);
+	/* io_uring_enter(2): SQEs published up to the SQ tail, then wait. */
 	int (*enter)(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
 		     unsigned flags);
+
+	/* ---- io_uring_register(2) (ucmd_register_*, ucmd_unregister_*) ---- */
 	int (*register_files)(struct ucmd_ring *ring, const int *files, unsigned nr);
 	int (*unregister_files)(struct ucmd_ring *ring);
 	int (*register_buffers)(struct ucmd_ring *ring, const struct iovec *iov, unsigned nr);
@@ -50,8 +75,16 @@ struct ucmd_backend {
 /* A zeroed probe with room for 256 opcodes, freed by ucmd_free_probe(). */
 struct io_uring_probe *io_probe_alloc(void);
 
-/* The backend of a ring that is not ucmd's own (no ctx), else NULL. */
-#define UCMD_RING_BACKEND(ring) \
-	((ring)->ctx || !(ring)->engine ? NULL : (ring)->engine->backend)
+/*
+ * A new engine run by ops, with priv as the backend's state (NULL when the
+ * backend keeps none); NULL if out of memory. The native fields (devices,
+ * files, security chain) start empty and other backends leave them so.
+ */
+struct ucmd_engine *backend_engine_alloc(const struct ucmd_backend *ops, void *priv);
+/* Free what backend_engine_alloc made: the last step of ->engine_free. */
+void backend_engine_release(struct ucmd_engine *e);
+/* The backend's state given to backend_engine_alloc, and its ops. */
+void *backend_engine_priv(const struct ucmd_engine *e);
+const struct ucmd_backend *backend_engine_ops(const struct ucmd_engine *e);
 
 #endif /* UCMD_CORE_BACKEND_H */

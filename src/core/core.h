@@ -23,6 +23,7 @@
 #include "ring/ring.h"
 
 struct ucmd_security_chain;
+struct security_setup;
 
 #define UCMD_MAX_FILES		4096
 #define UCMD_MAX_FIXED_FILES	32768
@@ -31,12 +32,16 @@ struct ucmd_security_chain;
 #define UCMD_MAX_BUF_LEN	(1ull << 30)
 
 struct ucmd_engine {
+	const struct ucmd_backend *ops;	/* what runs it (core/backend.h) */
+	void *priv;			/* the backend's own state */
+	/* The rest is the native backend's; other backends leave it empty. */
 	pthread_mutex_t lock;		/* devices and the fd table */
 	struct ucmd_device *devices;
 	struct ucmd_file *files[UCMD_MAX_FILES];
 	_Atomic(struct ucmd_security_chain *) security;
 	struct ucmd_security_chain *retired;	/* freed with the engine */
-	const struct ucmd_backend *backend;	/* NULL: ucmd's own core */
+	/* What ucmd_security_setup() installed (security/security.c) */
+	struct security_setup *setup;
 };
 
 /* Task work: a callback run by the ring's owner. */
@@ -359,5 +364,48 @@ void io_wq_destroy(struct ucmd_ctx *ctx);
 void io_queue_iowq(struct ucmd_kiocb *req);
 int io_sq_thread_create(struct ucmd_ctx *ctx, const struct io_uring_params *p);
 void io_sq_thread_stop(struct ucmd_ctx *ctx);
+
+/*
+ * ---- the native backend's operations (src/backend/native.c) -------------
+ * Called only through struct ucmd_backend, which checked nothing: each
+ * checks its own arguments, as the kernel's system calls do.
+ */
+int native_engine_init(struct ucmd_engine *e);
+void native_engine_fini(struct ucmd_engine *e);
+int native_open(struct ucmd_engine *e, const char *name, int flags);
+int native_close(struct ucmd_engine *e, int fd);
+int native_device_names(struct ucmd_engine *e, const char **names, unsigned max);
+int native_disk_stat(struct ucmd_engine *e, const char *name, struct ucmd_disk_stat *out);
+int native_ioctl(struct ucmd_engine *e, int fd, unsigned long cmd, void *arg);
+int native_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
+		      struct io_uring_params *p);
+void native_queue_exit(struct ucmd_ring *ring);
+int native_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
+		 unsigned flags);
+int native_register_files(struct ucmd_ring *ring, const int *files, unsigned nr);
+int native_unregister_files(struct ucmd_ring *ring);
+int native_register_buffers(struct ucmd_ring *ring, const struct iovec *iov, unsigned nr);
+int native_unregister_buffers(struct ucmd_ring *ring);
+int native_register_personality(struct ucmd_ring *ring);
+int native_unregister_personality(struct ucmd_ring *ring, int id);
+int native_register_ring_fd(struct ucmd_ring *ring);
+int native_unregister_ring_fd(struct ucmd_ring *ring);
+int native_register_files_update(struct ucmd_ring *ring, unsigned off, const int *files,
+				 unsigned nr);
+int native_register_files_sparse(struct ucmd_ring *ring, unsigned nr);
+int native_register_buffers_sparse(struct ucmd_ring *ring, unsigned nr);
+int native_register_eventfd(struct ucmd_ring *ring, int fd);
+int native_unregister_eventfd(struct ucmd_ring *ring);
+struct io_uring_probe *native_get_probe_ring(struct ucmd_ring *ring);
+int native_enter_timeout(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
+			 unsigned flags, const struct __kernel_timespec *ts,
+			 const sigset_t *sigmask);
+extern const struct ucmd_backend native_backend;
+
+/* The native ring's context. */
+static inline struct ucmd_ctx *ring_to_ctx(const struct ucmd_ring *ring)
+{
+	return (struct ucmd_ctx *)ring->backend;
+}
 
 #endif

@@ -22,54 +22,56 @@ static void optable_init(void)
 	optable_err = io_uring_optable_init();
 }
 
-int ucmd_engine_create(struct ucmd_engine **out)
+struct ucmd_engine *backend_engine_alloc(const struct ucmd_backend *ops, void *priv)
 {
-	struct ucmd_engine *e;
-	int ret;
+	struct ucmd_engine *e = calloc(1, sizeof(*e));
 
-	if (!out)
-		return last_error_set(-EINVAL, "ucmd_engine_create: out is NULL");
+	if (!e)
+		return NULL;
+	e->ops = ops;
+	e->priv = priv;
+	pthread_mutex_init(&e->lock, NULL);
+	return e;
+}
+
+void backend_engine_release(struct ucmd_engine *e)
+{
+	pthread_mutex_destroy(&e->lock);
+	free(e);
+}
+
+void *backend_engine_priv(const struct ucmd_engine *e)
+{
+	return e->priv;
+}
+
+const struct ucmd_backend *backend_engine_ops(const struct ucmd_engine *e)
+{
+	return e->ops;
+}
+
+/* The engine's own devices; the security modules are installed after. */
+int native_engine_init(struct ucmd_engine *e)
+{
 	pthread_once(&optable_once, optable_init);
 	if (optable_err)
-		return last_error_set(optable_err, "ucmd_engine_create: the opcode table "
-				      "failed its self-check");
-	e = calloc(1, sizeof(*e));
-	if (!e)
-		return last_error_set(-ENOMEM, "ucmd_engine_create: out of memory");
-	pthread_mutex_init(&e->lock, NULL);
+		return optable_err;
 	/* Every engine has a null device, as every Linux system has /dev/null. */
-	ret = ucmd_null_register(e);
-	if (ret < 0) {
-		ucmd_engine_free(e);
-		return last_error_set(ret, "ucmd_engine_create: registering the null device: %s",
-				      strerror(-ret));
-	}
-	*out = e;
-	return 0;
+	return ucmd_null_register(e);
 }
 
-struct ucmd_engine *ucmd_engine_new(void)
+/* Close the engine's files, drop its devices and its chain (not the modules). */
+void native_engine_fini(struct ucmd_engine *e)
 {
-	struct ucmd_engine *e;
-
-	return ucmd_engine_create(&e) ? NULL : e;
-}
-
-void ucmd_engine_free(struct ucmd_engine *e)
-{
-	if (!e)
-		return;
 	for (int fd = 0; fd < UCMD_MAX_FILES; fd++)
 		if (e->files[fd])
-			ucmd_close(e, fd);
+			native_close(e, fd);
 	while (e->devices) {
 		struct ucmd_device *d = e->devices;
 		e->devices = d->next;
 		free(d);
 	}
 	ucmd_security_engine_free(e);
-	pthread_mutex_destroy(&e->lock);
-	free(e);
 }
 
 static struct ucmd_engine *default_engine;
@@ -157,12 +159,10 @@ struct ucmd_device *ucmd_engine_find_device(struct ucmd_engine *e, const char *n
 	return found;
 }
 
-int ucmd_device_names(struct ucmd_engine *e, const char **names, unsigned max)
+int native_device_names(struct ucmd_engine *e, const char **names, unsigned max)
 {
 	unsigned n = 0;
 
-	if (e->backend)
-		return e->backend->device_names(e, names, max);
 	pthread_mutex_lock(&e->lock);
 	for (struct ucmd_device *d = e->devices; d; d = d->next) {
 		if (n < max)
@@ -173,14 +173,10 @@ int ucmd_device_names(struct ucmd_engine *e, const char **names, unsigned max)
 	return (int)n;
 }
 
-int ucmd_disk_stat(struct ucmd_engine *e, const char *name, struct ucmd_disk_stat *out)
+int native_disk_stat(struct ucmd_engine *e, const char *name, struct ucmd_disk_stat *out)
 {
 	struct ucmd_device *d;
 
-	if (!e || !name || !out)
-		return -EINVAL;
-	if (e->backend)
-		return e->backend->disk_stat ? e->backend->disk_stat(e, name, out) : -ENOTBLK;
 	/* Under the lock: the device (and its namespace) cannot go away meanwhile. */
 	int ret = -ENOENT;
 
@@ -196,16 +192,12 @@ int ucmd_disk_stat(struct ucmd_engine *e, const char *name, struct ucmd_disk_sta
 	return ret;
 }
 
-int ucmd_open(struct ucmd_engine *e, const char *name, int flags)
+int native_open(struct ucmd_engine *e, const char *name, int flags)
 {
 	struct ucmd_device *d;
 	struct ucmd_file *f;
 	int acc = flags & O_ACCMODE, fd, ret;
 
-	if (!e || !name)
-		return -EINVAL;
-	if (e->backend)
-		return e->backend->open(e, name, flags);
 	if (acc != O_RDONLY && acc != O_WRONLY && acc != O_RDWR)
 		return -EINVAL;
 	d = ucmd_engine_find_device(e, name);
@@ -241,13 +233,11 @@ int ucmd_open(struct ucmd_engine *e, const char *name, int flags)
 	return fd;
 }
 
-int ucmd_close(struct ucmd_engine *e, int fd)
+int native_close(struct ucmd_engine *e, int fd)
 {
 	struct ucmd_file *f;
 
-	if (e && e->backend)
-		return e->backend->close(e, fd);
-	if (!e || fd < 0 || fd >= UCMD_MAX_FILES)
+	if (fd < 0 || fd >= UCMD_MAX_FILES)
 		return -EBADF;
 	pthread_mutex_lock(&e->lock);
 	f = e->files[fd];
@@ -259,23 +249,14 @@ int ucmd_close(struct ucmd_engine *e, int fd)
 	return 0;
 }
 
-/*
- * Linux's vfs_ioctl(): the open file's ->ioctl with a reference held, so a
- * concurrent close cannot free the file under the call.
- */
-int ucmd_ioctl(struct ucmd_engine *e, int fd, unsigned long cmd, void *arg)
+int native_ioctl(struct ucmd_engine *e, int fd, unsigned long cmd, void *arg)
 {
-	struct ucmd_file *f;
+	struct ucmd_file *f = ucmd_fget(e, fd);
 	long ret;
 
-	if (!e)
-		return -EINVAL;
-	if (e->backend)
-		return e->backend->ioctl ? e->backend->ioctl(e, fd, cmd, arg) : -ENOTTY;
-	f = ucmd_fget(e, fd);
 	if (!f)
 		return -EBADF;
-	ret = f->ops->ioctl ? f->ops->ioctl(f, cmd, arg) : -ENOTTY;
+	ret = vfs_ioctl(f, cmd, arg);
 	ucmd_file_put(f);
 	return (int)ret;
 }

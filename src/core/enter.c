@@ -3,21 +3,21 @@
  * io_uring_enter(2) and the liburing-style calls built on it. The
  * application side touches only the shared ring memory (in-process, through
  * the engine's mapping of it: see ring_map_app); everything else goes through
- * ucmd_enter().
+ * the ring's backend (ring->ops->enter: native_enter below for ucmd's own
+ * engine). The SQ/CQ logic here works on any backend's ring memory, which
+ * all have Linux's layout.
  */
 #include <errno.h>
 #include <sched.h>
 
 #include "core/core.h"
 
-int ucmd_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete, unsigned flags)
+int native_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
+		 unsigned flags)
 {
-	struct ucmd_ctx *ctx = ring->ctx;
+	struct ucmd_ctx *ctx = ring_to_ctx(ring);
 	int submitted = 0;
 
-	if (!ctx)
-		return UCMD_RING_BACKEND(ring) ?
-			UCMD_RING_BACKEND(ring)->enter(ring, to_submit, min_complete, flags) : -EBADF;
 	if (flags & ~(IORING_ENTER_GETEVENTS | IORING_ENTER_SQ_WAKEUP | IORING_ENTER_SQ_WAIT))
 		return -EINVAL;
 	/* DEFER_TASKRUN: only the submitter runs task work, so only it waits. */
@@ -115,7 +115,7 @@ int ucmd_submit_and_wait(struct ucmd_ring *ring, unsigned wait_nr)
 	if (sq_needs_enter(ring, submitted, &flags) || wait_nr || cq_needs_flush(ring)) {
 		if (wait_nr || (ring->flags & IORING_SETUP_IOPOLL) || cq_needs_flush(ring))
 			flags |= IORING_ENTER_GETEVENTS;
-		return ucmd_enter(ring, submitted, wait_nr, flags);
+		return ring->ops->enter(ring, submitted, wait_nr, flags);
 	}
 	return (int)submitted;
 }
@@ -152,7 +152,7 @@ int ucmd_wait_cqe_nr(struct ucmd_ring *ring, struct io_uring_cqe **cqe_ptr, unsi
 		 * work (completions found on other threads) and overflowed CQEs
 		 * are brought into the ring.
 		 */
-		ret = ucmd_enter(ring, 0, wait_nr, IORING_ENTER_GETEVENTS);
+		ret = ring->ops->enter(ring, 0, wait_nr, IORING_ENTER_GETEVENTS);
 		if (ret < 0)
 			return ret;
 		if (!wait_nr) {

@@ -47,10 +47,22 @@ struct ucmd_file_ops {
 	int (*iopoll)(struct ucmd_kiocb_rw *kiocb);
 	/* IORING_OP_FSYNC, from a worker (may block): 0 or -errno. NULL: -EINVAL. */
 	int (*fsync)(struct ucmd_file *f, int datasync);
-	/* Synchronous ioctl-style entry point (NVME_IOCTL_*). */
-	long (*ioctl)(struct ucmd_file *f, unsigned long cmd, void *arg);
+	/*
+	 * Synchronous ioctl (NVME_IOCTL_*), called by vfs_ioctl only. karg
+	 * is the engine's copy of what cmd carries in (_IOC_WRITE, _IOC_SIZE
+	 * bytes of arg; NULL if nothing): the copy security judged, so the
+	 * provider reads its input there, never again from arg, and writes
+	 * its output to arg.
+	 */
+	long (*ioctl)(struct ucmd_file *f, unsigned long cmd, void *arg, const void *karg);
 	/* Describe a URING_CMD for security modules (generic terms). */
 	int (*describe)(const struct io_uring_cmd *cmd, struct ucmd_cmd_desc *desc);
+	/*
+	 * Describe an ioctl from karg as describe() does the same command
+	 * sent as a uring_cmd; 1: cmd carries no device command (NVME_IOCTL_ID).
+	 */
+	int (*describe_ioctl)(const struct ucmd_file *f, unsigned long cmd, const void *karg,
+			      struct ucmd_cmd_desc *desc);
 	/* Describe a READ/WRITE family request. */
 	int (*describe_rw)(const struct ucmd_kiocb_rw *kiocb, struct ucmd_cmd_desc *desc);
 	/* A block device's statistics (the device's priv); NULL: not a disk. */
@@ -71,6 +83,14 @@ struct ucmd_file {
 	void *private_data;	/* the provider's, set in ->open */
 	int f_flags;		/* O_RDONLY / O_WRONLY / O_RDWR ... */
 	unsigned f_mode;	/* FMODE_READ | FMODE_WRITE */
+	/*
+	 * Per hook (uring_cmd, uring_rw, file_ioctl): the generation << 2,
+	 * |1 when every module allows every such call on this file at that
+	 * generation, |2 when it does for callers with CAP_SYS_ADMIN
+	 * (security/hooks.h, SEC_ALLOW_*). On ops' cache line, which every
+	 * command reads anyway.
+	 */
+	atomic_uint sec_allow[3];
 	struct ucmd_cred cred;	/* the opener's */
 	atomic_int refs;
 };
@@ -87,5 +107,12 @@ struct ucmd_device *ucmd_engine_find_device(struct ucmd_engine *e, const char *n
 struct ucmd_file *ucmd_fget(struct ucmd_engine *e, int fd);
 void ucmd_file_get(struct ucmd_file *f);
 void ucmd_file_put(struct ucmd_file *f);
+
+/*
+ * ioctl(2) on an open file, as the caller now (Linux's vfs_ioctl with
+ * security_file_ioctl in front): the provider's result or -errno (-ENOTTY:
+ * no such ioctl; -EFAULT: arg unreadable; -EACCES: security denied).
+ */
+long vfs_ioctl(struct ucmd_file *f, unsigned long cmd, void *arg);
 
 #endif

@@ -3,7 +3,7 @@
  * io_uring_register(2)'s other operations, as liburing 2.3 calls them:
  * ring fd registration, file table updates and sparse tables, sparse buffer
  * tables, the CQ eventfd and the opcode probe. A ring of another backend
- * (ring->ctx == NULL) hands each call to that backend, as setup.c's
+ * (ring_to_ctx(ring) == NULL) hands each call to that backend, as setup.c's
  * registration calls do.
  */
 #include <errno.h>
@@ -17,11 +17,9 @@
 #include "core/core.h"
 #include "uaccess/uaccess.h"
 
-int ucmd_register_ring_fd(struct ucmd_ring *ring)
+int native_register_ring_fd(struct ucmd_ring *ring)
 {
-	if (UCMD_RING_BACKEND(ring))
-		return UCMD_RING_BACKEND(ring)->register_ring_fd(ring);
-	if (!ring->ctx)
+	if (!ring_to_ctx(ring))
 		return -EINVAL;
 	/* liburing: registering twice is -EEXIST */
 	if (ring->int_flags & UCMD_INT_FLAG_REG_RING)
@@ -34,11 +32,9 @@ int ucmd_register_ring_fd(struct ucmd_ring *ring)
 	return 1;
 }
 
-int ucmd_unregister_ring_fd(struct ucmd_ring *ring)
+int native_unregister_ring_fd(struct ucmd_ring *ring)
 {
-	if (UCMD_RING_BACKEND(ring))
-		return UCMD_RING_BACKEND(ring)->unregister_ring_fd(ring);
-	if (!ring->ctx || !(ring->int_flags & UCMD_INT_FLAG_REG_RING))
+	if (!ring_to_ctx(ring) || !(ring->int_flags & UCMD_INT_FLAG_REG_RING))
 		return -EINVAL;
 	ring->int_flags &= ~UCMD_INT_FLAG_REG_RING;
 	return 1;
@@ -73,15 +69,13 @@ static int retire_file(struct ucmd_ctx *ctx, struct ucmd_file *f)
 	return 0;
 }
 
-int ucmd_register_files_update(struct ucmd_ring *ring, unsigned off, const int *files,
+int native_register_files_update(struct ucmd_ring *ring, unsigned off, const int *files,
 			       unsigned nr_files)
 {
-	struct ucmd_ctx *ctx = ring->ctx;
+	struct ucmd_ctx *ctx = ring_to_ctx(ring);
 	unsigned done;
 	int err = 0;
 
-	if (UCMD_RING_BACKEND(ring))
-		return UCMD_RING_BACKEND(ring)->register_files_update(ring, off, files, nr_files);
 	if (!ctx)
 		return -EINVAL;
 	if (!nr_files)
@@ -126,14 +120,12 @@ int ucmd_register_files_update(struct ucmd_ring *ring, unsigned off, const int *
 	return done ? (int)done : err;
 }
 
-int ucmd_register_files_sparse(struct ucmd_ring *ring, unsigned nr)
+int native_register_files_sparse(struct ucmd_ring *ring, unsigned nr)
 {
-	struct ucmd_ctx *ctx = ring->ctx;
+	struct ucmd_ctx *ctx = ring_to_ctx(ring);
 	struct ucmd_file **tab;
 	int ret = 0;
 
-	if (UCMD_RING_BACKEND(ring))
-		return UCMD_RING_BACKEND(ring)->register_files_sparse(ring, nr);
 	if (!ctx)
 		return -EINVAL;
 	if (!nr || nr > UCMD_MAX_FIXED_FILES)
@@ -154,14 +146,12 @@ int ucmd_register_files_sparse(struct ucmd_ring *ring, unsigned nr)
 	return ret;
 }
 
-int ucmd_register_buffers_sparse(struct ucmd_ring *ring, unsigned nr)
+int native_register_buffers_sparse(struct ucmd_ring *ring, unsigned nr)
 {
-	struct ucmd_ctx *ctx = ring->ctx;
+	struct ucmd_ctx *ctx = ring_to_ctx(ring);
 	struct iovec *tab;
 	int ret = 0;
 
-	if (UCMD_RING_BACKEND(ring))
-		return UCMD_RING_BACKEND(ring)->register_buffers_sparse(ring, nr);
 	if (!ctx)
 		return -EINVAL;
 	if (!nr || nr > UCMD_MAX_FIXED_BUFS)
@@ -199,13 +189,11 @@ static int check_eventfd(int fd)
 	return strcmp(target, "anon_inode:[eventfd]") ? -EINVAL : 0;
 }
 
-int ucmd_register_eventfd(struct ucmd_ring *ring, int fd)
+int native_register_eventfd(struct ucmd_ring *ring, int fd)
 {
-	struct ucmd_ctx *ctx = ring->ctx;
+	struct ucmd_ctx *ctx = ring_to_ctx(ring);
 	int ret, dup_fd;
 
-	if (UCMD_RING_BACKEND(ring))
-		return UCMD_RING_BACKEND(ring)->register_eventfd(ring, fd);
 	if (!ctx)
 		return -EINVAL;
 	ret = check_eventfd(fd);
@@ -226,13 +214,11 @@ int ucmd_register_eventfd(struct ucmd_ring *ring, int fd)
 	return ret;
 }
 
-int ucmd_unregister_eventfd(struct ucmd_ring *ring)
+int native_unregister_eventfd(struct ucmd_ring *ring)
 {
-	struct ucmd_ctx *ctx = ring->ctx;
+	struct ucmd_ctx *ctx = ring_to_ctx(ring);
 	int fd;
 
-	if (UCMD_RING_BACKEND(ring))
-		return UCMD_RING_BACKEND(ring)->unregister_eventfd(ring);
 	if (!ctx)
 		return -EINVAL;
 	mutex_lock(&ctx->uring_lock);
@@ -295,11 +281,9 @@ static struct io_uring_probe *native_probe(void)
 	return p;
 }
 
-struct io_uring_probe *ucmd_get_probe_ring(struct ucmd_ring *ring)
+struct io_uring_probe *native_get_probe_ring(struct ucmd_ring *ring)
 {
-	if (UCMD_RING_BACKEND(ring))
-		return UCMD_RING_BACKEND(ring)->get_probe_ring(ring);
-	if (!ring->ctx) {
+	if (!ring_to_ctx(ring)) {
 		errno = EINVAL;
 		return NULL;
 	}

@@ -99,7 +99,8 @@ static int io_rw_issue(struct ucmd_kiocb *req, unsigned issue_flags, bool write)
 		io_req_set_res(req, -EOPNOTSUPP, 0);
 		return 0;
 	}
-	ret = security_uring_rw(req->ctx->engine, rw, req->creds);
+	ret = security_file_allowed(req->file, UCMD_HOOK_URING_RW, req->creds)
+		      ? 0 : security_uring_rw(req->ctx->engine, rw, req->creds);
 	if (ret) {
 		io_req_set_res(req, (int32_t)ret, 0);
 		return 0;

@@ -109,16 +109,12 @@ static void ring_map_app(struct ucmd_ring *ring, const struct io_uring_params *p
 	ring->sq.sqe_head = ring->sq.sqe_tail = *ring->sq.ktail;
 }
 
-int ucmd_queue_init_engine(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
-			   struct io_uring_params *p)
+int native_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
+		      struct io_uring_params *p)
 {
 	struct ucmd_ctx *ctx;
 	int ret;
 
-	if (!e || !ring || !p)
-		return -EINVAL;
-	if (e->backend)
-		return e->backend->queue_init(e, entries, ring, p);
 	memset(ring, 0, sizeof(*ring));
 	ring->ring_fd = -1;
 	ret = validate_params(p);
@@ -166,32 +162,17 @@ int ucmd_queue_init_engine(struct ucmd_engine *e, unsigned entries, struct ucmd_
 	ring->flags = p->flags;
 	ring->features = p->features;
 	ring->engine = e;
-	ring->ctx = ctx;
+	ring->ops = &native_backend;
+	ring->backend = ctx;
 	ring->ring_fd = dup(ctx->rings.memfd);
 	if (ring->ring_fd < 0) {
 		ret = -errno;
-		ucmd_queue_exit(ring);
+		native_queue_exit(ring);
 		return ret;
 	}
 	ring->enter_ring_fd = ring->ring_fd;
 	ring_map_app(ring, p, &ctx->rings);
 	return 0;
-}
-
-int ucmd_queue_init_params(unsigned entries, struct ucmd_ring *ring, struct io_uring_params *p)
-{
-	struct ucmd_engine *e = ucmd_engine_default();
-
-	return e ? ucmd_queue_init_engine(e, entries, ring, p) : -ENOMEM;
-}
-
-int ucmd_queue_init(unsigned entries, struct ucmd_ring *ring, unsigned flags)
-{
-	struct io_uring_params p;
-
-	memset(&p, 0, sizeof(p));
-	p.flags = flags;
-	return ucmd_queue_init_params(entries, ring, &p);
 }
 
 /* Wait for every request to finish, so that nothing refers to the ctx. */
@@ -226,14 +207,10 @@ static void ctx_quiesce(struct ucmd_ctx *ctx)
 	}
 }
 
-void ucmd_queue_exit(struct ucmd_ring *ring)
+void native_queue_exit(struct ucmd_ring *ring)
 {
-	struct ucmd_ctx *ctx = ring->ctx;
+	struct ucmd_ctx *ctx = ring_to_ctx(ring);
 
-	if (UCMD_RING_BACKEND(ring)) {
-		UCMD_RING_BACKEND(ring)->queue_exit(ring);
-		return;
-	}
 	/* ring->sq.ring_ptr is the engine's mapping: ctx_free unmaps it */
 	if (ring->ring_fd >= 0)
 		close(ring->ring_fd);
@@ -249,8 +226,8 @@ void ucmd_queue_exit(struct ucmd_ring *ring)
 		ctx_quiesce(ctx);
 		io_timer_destroy(ctx);
 		io_wq_destroy(ctx);
-		ucmd_unregister_files(ring);
-		ucmd_unregister_buffers(ring);
+		native_unregister_files(ring);
+		native_unregister_buffers(ring);
 		io_register_exit(ctx);
 		/* A completing thread may still be waking us after its CQE was reaped. */
 		while (atomic_load_explicit(&ctx->tw_remote_adders, memory_order_acquire))
@@ -262,15 +239,13 @@ void ucmd_queue_exit(struct ucmd_ring *ring)
 }
 
 /* Registration changes the ring's tables: done under uring_lock, quiesced. */
-int ucmd_register_files(struct ucmd_ring *ring, const int *files, unsigned nr_files)
+int native_register_files(struct ucmd_ring *ring, const int *files, unsigned nr_files)
 {
-	struct ucmd_ctx *ctx = ring->ctx;
+	struct ucmd_ctx *ctx = ring_to_ctx(ring);
 	struct ucmd_file **tab;
 	int ret = 0;
 
-	if (UCMD_RING_BACKEND(ring))
-		return UCMD_RING_BACKEND(ring)->register_files(ring, files, nr_files);
-	if (!ctx || !files)
+	if (!files)
 		return -EFAULT;
 	if (!nr_files || nr_files > UCMD_MAX_FIXED_FILES)
 		return -EINVAL;
@@ -309,16 +284,12 @@ int ucmd_register_files(struct ucmd_ring *ring, const int *files, unsigned nr_fi
 	return ret;
 }
 
-int ucmd_unregister_files(struct ucmd_ring *ring)
+int native_unregister_files(struct ucmd_ring *ring)
 {
-	struct ucmd_ctx *ctx = ring->ctx;
+	struct ucmd_ctx *ctx = ring_to_ctx(ring);
 	struct ucmd_file **tab;
 	unsigned nr;
 
-	if (UCMD_RING_BACKEND(ring))
-		return UCMD_RING_BACKEND(ring)->unregister_files(ring);
-	if (!ctx)
-		return -EINVAL;
 	/* Requests borrow the table's references: let them all finish. */
 	ctx_quiesce(ctx);
 	mutex_lock(&ctx->uring_lock);
@@ -336,15 +307,13 @@ int ucmd_unregister_files(struct ucmd_ring *ring)
 	return 0;
 }
 
-int ucmd_register_buffers(struct ucmd_ring *ring, const struct iovec *iovecs, unsigned nr)
+int native_register_buffers(struct ucmd_ring *ring, const struct iovec *iovecs, unsigned nr)
 {
-	struct ucmd_ctx *ctx = ring->ctx;
+	struct ucmd_ctx *ctx = ring_to_ctx(ring);
 	struct iovec *tab;
 	int ret = 0;
 
-	if (UCMD_RING_BACKEND(ring))
-		return UCMD_RING_BACKEND(ring)->register_buffers(ring, iovecs, nr);
-	if (!ctx || !iovecs)
+	if (!iovecs)
 		return -EFAULT;
 	if (!nr || nr > UCMD_MAX_FIXED_BUFS)
 		return -EINVAL;
@@ -380,15 +349,11 @@ int ucmd_register_buffers(struct ucmd_ring *ring, const struct iovec *iovecs, un
 	return ret;
 }
 
-int ucmd_unregister_buffers(struct ucmd_ring *ring)
+int native_unregister_buffers(struct ucmd_ring *ring)
 {
-	struct ucmd_ctx *ctx = ring->ctx;
+	struct ucmd_ctx *ctx = ring_to_ctx(ring);
 	struct iovec *tab;
 
-	if (UCMD_RING_BACKEND(ring))
-		return UCMD_RING_BACKEND(ring)->unregister_buffers(ring);
-	if (!ctx)
-		return -EINVAL;
 	mutex_lock(&ctx->uring_lock);
 	tab = ctx->bufs;
 	ctx->bufs = NULL;
@@ -434,16 +399,12 @@ int io_ring_refresh_creds(struct ucmd_ctx *ctx)
 	return 0;
 }
 
-int ucmd_register_personality(struct ucmd_ring *ring)
+int native_register_personality(struct ucmd_ring *ring)
 {
-	struct ucmd_ctx *ctx = ring->ctx;
+	struct ucmd_ctx *ctx = ring_to_ctx(ring);
 	struct ucmd_cred *c;
 	int id = -ENOSPC;
 
-	if (UCMD_RING_BACKEND(ring))
-		return UCMD_RING_BACKEND(ring)->register_personality(ring);
-	if (!ctx)
-		return -EINVAL;
 	c = malloc(sizeof(*c));
 	if (!c)
 		return -ENOMEM;
@@ -463,14 +424,12 @@ int ucmd_register_personality(struct ucmd_ring *ring)
 	return id;
 }
 
-int ucmd_unregister_personality(struct ucmd_ring *ring, int id)
+int native_unregister_personality(struct ucmd_ring *ring, int id)
 {
-	struct ucmd_ctx *ctx = ring->ctx;
+	struct ucmd_ctx *ctx = ring_to_ctx(ring);
 	struct ucmd_cred *c = NULL;
 
-	if (UCMD_RING_BACKEND(ring))
-		return UCMD_RING_BACKEND(ring)->unregister_personality(ring, id);
-	if (!ctx || id <= 0 || id >= UCMD_MAX_PERSONALITIES)
+	if (id <= 0 || id >= UCMD_MAX_PERSONALITIES)
 		return -EINVAL;
 	mutex_lock(&ctx->uring_lock);
 	c = ctx->personalities[id];

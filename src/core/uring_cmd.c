@@ -44,9 +44,9 @@ int io_uring_cmd_issue(struct ucmd_kiocb *req, unsigned issue_flags)
 		io_req_set_res(req, -EOPNOTSUPP, 0);
 		return 0;
 	}
-	/* an engine with no security module pays one load, not a call */
-	ret = atomic_load_explicit(&req->ctx->engine->security, memory_order_acquire)
-		      ? security_uring_cmd(req->ctx->engine, cmd) : 0;
+	/* a file every module allows anything on pays two loads, not a call */
+	ret = security_file_allowed(req->file, UCMD_HOOK_URING_CMD, req->creds)
+		      ? 0 : security_uring_cmd(req->ctx->engine, cmd);
 	if (ret) {
 		io_req_set_res(req, ret, 0);
 		return 0;

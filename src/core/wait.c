@@ -48,11 +48,11 @@ static int io_cqring_wait_deadline(struct ucmd_ctx *ctx, unsigned min_events, ui
 	}
 }
 
-static int native_enter_timeout(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
+int native_enter_timeout(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
 				unsigned flags, const struct __kernel_timespec *ts,
 				const sigset_t *sigmask)
 {
-	struct ucmd_ctx *ctx = ring->ctx;
+	struct ucmd_ctx *ctx = ring_to_ctx(ring);
 	uint64_t deadline;
 	sigset_t old;
 	int submitted = 0, ret = 0;
@@ -82,12 +82,9 @@ static int native_enter_timeout(struct ucmd_ring *ring, unsigned to_submit, unsi
 static int enter_timeout(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
 			 unsigned flags, const struct __kernel_timespec *ts, const sigset_t *sigmask)
 {
-	if (UCMD_RING_BACKEND(ring))
-		return UCMD_RING_BACKEND(ring)->enter_timeout(ring, to_submit, min_complete, flags,
-							      ts, sigmask);
-	if (!ring->ctx)
-		return -EBADF;
-	return native_enter_timeout(ring, to_submit, min_complete, flags, ts, sigmask);
+	const struct ucmd_backend *ops = ring->ops;
+
+	return ops ? ops->enter_timeout(ring, to_submit, min_complete, flags, ts, sigmask) : -EBADF;
 }
 
 static struct io_uring_cqe *peek(struct ucmd_ring *ring, unsigned *avail)

@@ -14,8 +14,9 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "core/core.h"
+#include "core/backend.h"
 #include "kernel/kernel_int.h"
+#include "lib/error.h"
 #include "ucmd/kernel.h"
 
 static int kernel_open(struct ucmd_engine *e, const char *name, int flags)
@@ -133,13 +134,19 @@ static int kernel_disk_stat(struct ucmd_engine *e, const char *name, struct ucmd
 	return 0;
 }
 
-static const struct ucmd_backend kernel_backend = {
+static void kernel_engine_free(struct ucmd_engine *e)
+{
+	backend_engine_release(e);
+}
+
+const struct ucmd_backend kernel_backend = {
 	.name = "kernel",
+	.engine_free = kernel_engine_free,
 	.open = kernel_open,
 	.close = kernel_close,
-	.ioctl = kernel_ioctl,
 	.device_names = kernel_device_names,
 	.disk_stat = kernel_disk_stat,
+	.ioctl = kernel_ioctl,
 	.queue_init = kernel_queue_init,
 	.queue_exit = kernel_queue_exit,
 	.enter = kernel_enter,
@@ -162,11 +169,11 @@ static const struct ucmd_backend kernel_backend = {
 
 int ucmd_engine_create_kernel(struct ucmd_engine **out)
 {
-	int ret = ucmd_engine_create(out);
-
-	if (!ret)
-		(*out)->backend = &kernel_backend;
-	return ret;
+	if (!out)
+		return last_error_set(-EINVAL, "ucmd_engine_create_kernel: out is NULL");
+	/* the kernel keeps the fd table and the devices: no state of our own */
+	*out = backend_engine_alloc(&kernel_backend, NULL);
+	return *out ? 0 : last_error_set(-ENOMEM, "ucmd_engine_create_kernel: out of memory");
 }
 
 struct ucmd_engine *ucmd_engine_new_kernel(void)
@@ -178,7 +185,7 @@ struct ucmd_engine *ucmd_engine_new_kernel(void)
 
 bool ucmd_engine_is_kernel(const struct ucmd_engine *e)
 {
-	return e && e->backend == &kernel_backend;
+	return e && backend_engine_ops(e) == &kernel_backend;
 }
 
 /*

@@ -6,6 +6,10 @@
 #include "ucmd/ucmd.h"
 
 struct ucmd_engine;
+struct ucmd_backend;
+
+/* dev.c: the table every kernel engine and ring goes through */
+extern const struct ucmd_backend kernel_backend;
 
 /* ring.c: rings and registration, through liburing */
 int kernel_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,

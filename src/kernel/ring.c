@@ -68,7 +68,8 @@ int kernel_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring 
 	for (unsigned i = 0; i < ring->sq.ring_entries; i++)
 		ring->sq.array[i] = i;
 	ring->engine = e;
-	ring->ctx = NULL;	/* marks a backend ring for the core */
+	ring->ops = &kernel_backend;
+	ring->backend = NULL;	/* the kernel holds the ring's state */
 	return 0;
 }
 

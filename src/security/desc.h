@@ -101,8 +101,11 @@ const char *ucmd_dir_name(enum ucmd_dir d);
 static inline void ucmd_desc_init(struct ucmd_cmd_desc *d, const char *device, uint32_t cmd_op,
 				  uint8_t opcode)
 {
+	size_t n = strnlen(device, sizeof(d->device) - 1);
+
 	memset(d, 0, sizeof(*d));
-	snprintf(d->device, sizeof(d->device), "%s", device);
+	/* a copy, not snprintf(): every judged command describes itself */
+	memcpy(d->device, device, n);
 	d->cmd_op = cmd_op;
 	d->opcode = opcode;
 	d->verb = UCMD_VERB_UNKNOWN;

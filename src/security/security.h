@@ -49,6 +49,16 @@ struct ucmd_policy_verdict {
 
 void ucmd_policy_eval(const struct ucmd_policy *p, const struct ucmd_policy_subject *s,
 		      struct ucmd_policy_verdict *v);
+/* The decision alone, for a chain nobody audits (no rule label to write). */
+bool ucmd_policy_allows(const struct ucmd_policy *p, const struct ucmd_policy_subject *s);
+
+/*
+ * Whether p allows every call of hook (cmd or rw) on a file named device
+ * opened with f_mode, by any caller whose CAP_SYS_ADMIN is cap, for any
+ * command, with no record asked.
+ */
+bool ucmd_policy_constant_allow(const struct ucmd_policy *p, enum ucmd_security_hook hook,
+				const char *device, unsigned f_mode, bool cap);
 
 /* A typical description for a verb (dir, destructive, admin queue). */
 void ucmd_policy_desc_for_verb(struct ucmd_cmd_desc *d, enum ucmd_verb verb);
@@ -90,5 +100,19 @@ int policy_load_default(struct ucmd_policy **out, char *err, size_t errlen);
 int security_setup(struct ucmd_engine *e, const char *policy_path, const char *audit_path,
 		   char *err, size_t errlen);
 int security_reload(struct ucmd_engine *e, const char *policy_path, char *err, size_t errlen);
+
+/* ---- the engine's modules (security.c) ----------------------------------- */
+
+/*
+ * Every native engine's "policy" module, with the default policy, from its
+ * creation (the capability rules live nowhere else): 0 or -errno, and an
+ * engine that cannot have it is not created. security_engine_exit()
+ * releases the engine's modules when it is freed.
+ */
+int security_engine_init(struct ucmd_engine *e);
+void security_engine_exit(struct ucmd_engine *e);
+/* The engine's policy module (NULL on a kernel engine). */
+struct ucmd_policy_module *security_engine_policy(struct ucmd_engine *e);
+
 
 #endif

@@ -222,7 +222,7 @@ int session_open_kernel(struct session *s, const char *path, uint32_t nsid)
 
 void session_close(struct session *s)
 {
-	if (s->ring.ctx || s->ring.ring_fd >= 0)
+	if (s->ring.ops || s->ring.ring_fd >= 0)
 		ucmd_queue_exit(&s->ring);
 	if (s->kn) {
 		ucmd_kernel_nvme_close(s->e, s->kn);

@@ -80,7 +80,6 @@ static int nvme_read_effects(struct nvme_host *h)
 			memset(h->effects, 0, sizeof(*h->effects));
 	}
 	nvme_init_known_effects(h->effects);
-	nvme_init_io_perms(h);
 	return 0;
 }
 

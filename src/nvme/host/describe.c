@@ -241,6 +241,63 @@ int nvme_dev_describe(const struct io_uring_cmd *cmd, struct ucmd_cmd_desc *d)
 	return 0;
 }
 
+/* The command an NVME_IOCTL_*64_CMD carries, as nvme_desc_get_cmd decodes a uring_cmd. */
+static void nvme_desc_get_ioctl_cmd(const struct nvme_passthru_cmd64 *p, struct ucmd_nvme_sqe *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->opcode = p->opcode;
+	c->nsid = p->nsid;
+	c->cdw10 = p->cdw10;
+	c->cdw11 = p->cdw11;
+	c->cdw12 = p->cdw12;
+	c->cdw13 = p->cdw13;
+	c->cdw14 = p->cdw14;
+	c->cdw15 = p->cdw15;
+}
+
+/*
+ * A Copy or DSM range list sent by ioctl stays unknown (judged as touching
+ * any block): only the uring path keeps the one copy of the list that it
+ * describes and executes.
+ */
+int nvme_ns_describe_ioctl(const struct ucmd_file *f, unsigned long cmd, const void *karg,
+			   struct ucmd_cmd_desc *d)
+{
+	struct nvme_ns *ns = f->private_data;
+	struct ucmd_nvme_sqe c;
+
+	switch (cmd) {
+	case NVME_IOCTL_ADMIN64_CMD:
+	case NVME_IOCTL_IO64_CMD:
+	case NVME_IOCTL_IO64_CMD_VEC:
+		if (karg)
+			break;
+		/* without its command the driver refuses it */
+		__attribute__((fallthrough));
+	default:
+		return 1;	/* NVME_IOCTL_ID, or nothing the driver knows */
+	}
+	nvme_desc_get_ioctl_cmd(karg, &c);
+	if (cmd == NVME_IOCTL_ADMIN64_CMD)
+		nvme_describe_cmd(ns->host, ns->ng_name, (uint32_t)cmd, true, &c, NULL, d);
+	else
+		nvme_describe_cmd(ns->host, ns->ng_name, (uint32_t)cmd, false, &c, ns, d);
+	return 0;
+}
+
+int nvme_dev_describe_ioctl(const struct ucmd_file *f, unsigned long cmd, const void *karg,
+			    struct ucmd_cmd_desc *d)
+{
+	struct nvme_host *h = f->private_data;
+	struct ucmd_nvme_sqe c;
+
+	if (cmd != NVME_IOCTL_ADMIN64_CMD || !karg)
+		return 1;
+	nvme_desc_get_ioctl_cmd(karg, &c);
+	nvme_describe_cmd(h, h->name, (uint32_t)cmd, true, &c, NULL, d);
+	return 0;
+}
+
 int nvme_bdev_describe_rw(const struct ucmd_kiocb_rw *kiocb, struct ucmd_cmd_desc *d)
 {
 	struct nvme_ns *ns = kiocb->file->private_data;

@@ -6,7 +6,6 @@
  *   submit.c   request allocation and synchronous execution
  *   core.c     attach/detach, namespace scan, effects log, devices
  *   ioctl.c    the passthrough request builder, uring_cmd and ioctl entry points
- *   perm.c     nvme_cmd_allowed()
  *   block.c    the block device nvmeXnY
  *   describe.c describe() / describe_rw() for security modules
  */
@@ -114,12 +113,6 @@ struct nvme_host {
 
 	struct nvme_id_ctrl *id;
 	struct nvme_cmd_effects_log *effects;
-	/*
-	 * nvme_cmd_allowed()'s answer without CAP_SYS_ADMIN for each I/O
-	 * opcode (bit), on a read-only [0] or writable [1] open: a function
-	 * of the effects log only, which does not change after attach.
-	 */
-	uint64_t io_unpriv[2][4];
 	struct nvme_ns **ns;
 	unsigned nr_ns;
 	bool devices_added;
@@ -280,13 +273,6 @@ int  nvme_end_status(struct request *rq, blk_status_t err);
 /* ---- core.c ---- */
 uint32_t nvme_command_effects(struct nvme_host *h, bool admin, uint8_t opcode);
 
-/* ---- perm.c ---- */
-/* Fill h->io_unpriv from the effects log (read once, at attach). */
-void nvme_init_io_perms(struct nvme_host *h);
-/* ns NULL: an admin command; cdw10 matters only then (Identify's CNS). */
-bool nvme_cmd_allowed(struct nvme_host *h, struct nvme_ns *ns, uint8_t opcode, uint32_t cdw10,
-		      bool open_for_write, const struct ucmd_cred *cred);
-
 /* ---- ioctl.c ---- */
 extern const struct ucmd_file_ops nvme_ns_chr_fops, nvme_dev_fops;
 
@@ -299,6 +285,11 @@ void nvme_describe_cmd(struct nvme_host *h, const char *device, uint32_t cmd_op,
 		       const struct ucmd_nvme_sqe *c, struct nvme_ns *ns, struct ucmd_cmd_desc *d);
 int nvme_ns_describe(const struct io_uring_cmd *cmd, struct ucmd_cmd_desc *d);
 int nvme_dev_describe(const struct io_uring_cmd *cmd, struct ucmd_cmd_desc *d);
+/* The NVME_IOCTL_*64_CMD twins: the same description from the ioctl's copy. */
+int nvme_ns_describe_ioctl(const struct ucmd_file *f, unsigned long cmd, const void *karg,
+			   struct ucmd_cmd_desc *d);
+int nvme_dev_describe_ioctl(const struct ucmd_file *f, unsigned long cmd, const void *karg,
+			    struct ucmd_cmd_desc *d);
 int nvme_bdev_describe_rw(const struct ucmd_kiocb_rw *kiocb, struct ucmd_cmd_desc *d);
 
 #endif

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "host.h"
-#include "security/hooks.h"
 #include "uaccess/uaccess.h"
 
 /*
@@ -141,7 +140,8 @@ static inline __attribute__((always_inline)) int nvme_build_user_request(struct 
 			ret = nvme_range_list_import(h, ioucmd, u, vec, &it, &user_count);
 		} else {
 			ret = nvme_import_user_data(h, u, rw, vec, ioucmd, &it);
-			user_count = it.count;
+			/* it is written only when the import succeeds */
+			user_count = ret ? 0 : it.count;
 		}
 		if (ret)
 			return ret;
@@ -180,18 +180,6 @@ static inline __attribute__((always_inline)) int nvme_build_user_request(struct 
 	return 0;
 }
 
-/*
- * Linux's nvme_cmd_allowed(), unless a security module already decided
- * with its own rules (the policy module ships these same rules as its
- * default, and lets an administrator change them).
- */
-static bool nvme_user_cmd_allowed(struct nvme_host *h, struct nvme_ns *ns,
-				  const struct nvme_uring_cmd *u, const struct ucmd_file *f,
-				  const struct ucmd_cred *cred)
-{
-	return nvme_cmd_allowed(h, ns, u->opcode, u->cdw10, f->f_mode & FMODE_WRITE, cred);
-}
-
 /* ---- io_uring ------------------------------------------------------------ */
 
 /*
@@ -226,11 +214,12 @@ nvme_uring_cmd_io(struct nvme_host *h, struct nvme_ns *ns, struct io_uring_cmd *
 
 	if (cmd->flags)
 		return -EINVAL;
+	/*
+	 * Who may send it was decided before the call, by the engine's policy
+	 * module (Linux's nvme_cmd_allowed() rules are its default policy).
+	 */
 	if (ns && cmd->nsid != ns->nsid)
 		return -EINVAL;
-	if (!ucmd_security_decides_permission(h->engine) &&
-	    !nvme_user_cmd_allowed(h, ns, cmd, ioucmd->file, io_uring_cmd_cred(ioucmd)))
-		return -EACCES;
 	if (issue_flags & IO_URING_F_NONBLOCK) {
 		rq_flags |= REQ_NOWAIT;
 		blk_flags |= BLK_MQ_REQ_NOWAIT;
@@ -311,11 +300,15 @@ static int nvme_dev_uring_cmd(struct io_uring_cmd *ioucmd, unsigned issue_flags)
 
 /* ---- synchronous ioctls ---------------------------------------------------- */
 
-static long nvme_user_cmd64(struct nvme_host *h, struct nvme_ns *ns, struct ucmd_file *f,
-			    void *arg, bool vec)
+/*
+ * karg is the engine's copy of the user's command (vfs_ioctl), which the
+ * security chain judged: executed as it is, never read again from arg.
+ */
+static long nvme_user_cmd64(struct nvme_host *h, struct nvme_ns *ns, void *arg,
+			    const void *karg, bool vec)
 {
 	struct nvme_passthru_cmd64 *ucmd = arg;
-	/* One copy of the user's command; the builder reads its common part. */
+	/* the builder reads the common part */
 	union {
 		struct nvme_passthru_cmd64 p;
 		struct nvme_uring_cmd u;
@@ -324,16 +317,13 @@ static long nvme_user_cmd64(struct nvme_host *h, struct nvme_ns *ns, struct ucmd
 	uint64_t result = 0;
 	int ret;
 
-	if (access_ok((uint64_t)(uintptr_t)arg, sizeof(cmd.p)) ||
-	    copy_from_user(&cmd.p, ucmd, sizeof(cmd.p)))
+	if (!karg)
 		return -EFAULT;
+	memcpy(&cmd.p, karg, sizeof(cmd.p));
 	if (cmd.p.flags)
 		return -EINVAL;
 	if (ns && cmd.p.nsid != ns->nsid)
 		return -EINVAL;
-	/* Linux's capable(): the caller's credentials now, not the opener's */
-	if (!nvme_user_cmd_allowed(h, ns, &cmd.u, f, ucmd_cred_current_cached()))
-		return -EACCES;
 	ret = nvme_build_user_request(h, ns, &cmd.u, 0, 0, vec, NULL, &rq);
 	if (ret)
 		return ret;
@@ -344,7 +334,8 @@ static long nvme_user_cmd64(struct nvme_host *h, struct nvme_ns *ns, struct ucmd
 	return ret;
 }
 
-static long nvme_ns_chr_ioctl(struct ucmd_file *f, unsigned long cmd, void *arg)
+static long nvme_ns_chr_ioctl(struct ucmd_file *f, unsigned long cmd, void *arg,
+			      const void *karg)
 {
 	struct nvme_ns *ns = f->private_data;
 
@@ -353,23 +344,23 @@ static long nvme_ns_chr_ioctl(struct ucmd_file *f, unsigned long cmd, void *arg)
 		return ns->nsid;
 	case NVME_IOCTL_ADMIN64_CMD:
 		/* Controller ioctls work on a namespace's device too, as in Linux. */
-		return nvme_user_cmd64(ns->host, NULL, f, arg, false);
+		return nvme_user_cmd64(ns->host, NULL, arg, karg, false);
 	case NVME_IOCTL_IO64_CMD:
-		return nvme_user_cmd64(ns->host, ns, f, arg, false);
+		return nvme_user_cmd64(ns->host, ns, arg, karg, false);
 	case NVME_IOCTL_IO64_CMD_VEC:
-		return nvme_user_cmd64(ns->host, ns, f, arg, true);
+		return nvme_user_cmd64(ns->host, ns, arg, karg, true);
 	default:
 		return -ENOTTY;
 	}
 }
 
-static long nvme_dev_ioctl(struct ucmd_file *f, unsigned long cmd, void *arg)
+static long nvme_dev_ioctl(struct ucmd_file *f, unsigned long cmd, void *arg, const void *karg)
 {
 	struct nvme_host *h = f->private_data;
 
 	switch (cmd) {
 	case NVME_IOCTL_ADMIN64_CMD:
-		return nvme_user_cmd64(h, NULL, f, arg, false);
+		return nvme_user_cmd64(h, NULL, arg, karg, false);
 	default:
 		return -ENOTTY;
 	}
@@ -381,6 +372,7 @@ const struct ucmd_file_ops nvme_ns_chr_fops = {
 	.uring_cmd_iopoll = nvme_ns_chr_uring_cmd_iopoll,
 	.ioctl = nvme_ns_chr_ioctl,
 	.describe = nvme_ns_describe,
+	.describe_ioctl = nvme_ns_describe_ioctl,
 };
 
 const struct ucmd_file_ops nvme_dev_fops = {
@@ -388,4 +380,5 @@ const struct ucmd_file_ops nvme_dev_fops = {
 	.uring_cmd = nvme_dev_uring_cmd,
 	.ioctl = nvme_dev_ioctl,
 	.describe = nvme_dev_describe,
+	.describe_ioctl = nvme_dev_describe_ioctl,
 };

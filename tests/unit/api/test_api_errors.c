@@ -99,7 +99,7 @@ static void test_policy_and_security(void **state)
 {
 	static const char bad[] = "[rule x]\nverb = frobnicate\naction = allow\n";
 	struct ucmd_policy *p = NULL;
-	struct ucmd_engine *e;
+	struct ucmd_engine *e, *k;
 	char err[256] = "";
 
 	(void)state;
@@ -118,8 +118,13 @@ static void test_policy_and_security(void **state)
 	assert_int_equal(ucmd_engine_create(&e), 0);
 	assert_int_equal(ucmd_security_setup(e, at("missing.ini"), NULL, NULL, 0), -ENOENT);
 	assert_non_null(strstr(ucmd_last_error(), "missing.ini"));
-	assert_int_equal(ucmd_security_reload(e, NULL, NULL, 0), -ENOENT);
-	assert_non_null(strstr(ucmd_last_error(), "no security setup"));
+	/* every engine carries the default policy: reloading it needs no setup */
+	assert_int_equal(ucmd_security_reload(e, NULL, NULL, 0), 0);
+	/* a kernel engine runs none of ucmd's modules: the kernel judges there */
+	assert_int_equal(ucmd_engine_create_kernel(&k), 0);
+	assert_int_equal(ucmd_security_reload(k, NULL, NULL, 0), -EOPNOTSUPP);
+	assert_non_null(strstr(ucmd_last_error(), "kernel backend"));
+	ucmd_engine_free(k);
 	assert_int_equal(ucmd_security_setup(e, NULL, at("audit.jsonl"), NULL, 0), 0);
 	assert_int_equal(ucmd_security_reload(e, at("missing.ini"), NULL, 0), -ENOENT);
 	ucmd_security_teardown(e);

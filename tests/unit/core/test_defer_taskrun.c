@@ -76,7 +76,7 @@ static void test_one_wakeup_per_batch(void **state)
 	pthread_t t;
 
 	(void)state;
-	c.ctx = ring.ctx;
+	c.ctx = ring_to_ctx(&ring);
 	assert_int_equal(pthread_create(&t, NULL, completer_fn, &c), 0);
 	assert_int_equal(ucmd_wait_cqe_nr(&ring, &cqe, NR), 0);
 	assert_int_equal(pthread_join(t, NULL), 0);
@@ -85,7 +85,7 @@ static void test_one_wakeup_per_batch(void **state)
 	assert_int_equal(c.done_last, 1);
 	assert_int_equal(c.wake_partial, c.wake0);
 	/* exactly one wake-up: the item that completed the batch */
-	assert_int_equal(wake_count(ring.ctx) - c.wake0, 1);
+	assert_int_equal(wake_count(ring_to_ctx(&ring)) - c.wake0, 1);
 	for (unsigned i = 0; i < NR; i++) {
 		assert_int_equal(ucmd_peek_cqe(&ring, &cqe), 0);
 		assert_int_equal(cqe->user_data, i);

@@ -58,7 +58,7 @@ int fx_setup(struct fx *f, const struct fx_opts *o)
 
 void fx_teardown(struct fx *f)
 {
-	if (f->ring.ctx)
+	if (f->ring.ops)
 		ucmd_queue_exit(&f->ring);
 	if (f->ng >= 0)
 		ucmd_close(f->e, f->ng);

@@ -37,7 +37,7 @@ static int format_ioctl(struct fx *f)
 {
 	struct ucmd_file *file = ucmd_fget(f->e, f->dev);
 	struct nvme_passthru_cmd64 p = { .opcode = nvme_admin_format_nvm, .nsid = f->nsid };
-	long ret = file->ops->ioctl(file, NVME_IOCTL_ADMIN64_CMD, &p);
+	long ret = vfs_ioctl(file, NVME_IOCTL_ADMIN64_CMD, &p);
 
 	ucmd_file_put(file);
 	return (int)ret;

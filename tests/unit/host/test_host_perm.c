@@ -3,7 +3,10 @@
  * nvme_cmd_allowed(): an unprivileged caller (a child that gave up root and
  * with it CAP_SYS_ADMIN) gets only the Identify data needed to build I/O,
  * reads on a read-only open, writes on a writable one; everything else is
- * -EACCES. Plain checks in the child, which reports the failing line.
+ * -EACCES. Plain checks in the child, which reports the failing line. The
+ * engine has had no ucmd_security_setup(): the driver checks nothing
+ * itself, so these refusals prove the default policy is installed with
+ * every engine (nothing fails open).
  */
 #include "host_fixture.h"
 
@@ -64,11 +67,17 @@ static void child(int open_flags)
 	/* vendor specific: never unprivileged */
 	fx_rw_cmd(&c, 0x81, f.nsid, 0, 1, NULL, 0);
 	CHECK(fx_nvme(&f, f.ng, NVME_URING_CMD_IO, &c, NULL) == -EACCES);
-	/* the ioctl path applies the same rule */
+	/* the ioctl path applies the same rules (the file_ioctl hook) */
 	struct nvme_passthru_cmd64 p = { .opcode = nvme_admin_get_features, .cdw10 = 7 };
-	struct ucmd_file *file = ucmd_fget(f.e, f.dev);
-	CHECK(file && file->ops->ioctl(file, NVME_IOCTL_ADMIN64_CMD, &p) == -EACCES);
-	ucmd_file_put(file);
+	CHECK(ucmd_ioctl(f.e, f.dev, NVME_IOCTL_ADMIN64_CMD, &p) == -EACCES);
+	struct nvme_passthru_cmd64 fmt = { .opcode = nvme_admin_format_nvm };
+	CHECK(ucmd_ioctl(f.e, f.dev, NVME_IOCTL_ADMIN64_CMD, &fmt) == -EACCES);
+	CHECK(ucmd_ioctl(f.e, f.ng, NVME_IOCTL_ADMIN64_CMD, &fmt) == -EACCES);
+	struct nvme_passthru_cmd64 idc = { .opcode = nvme_admin_identify,
+					   .cdw10 = NVME_IDENTIFY_CNS_CTRL,
+					   .addr = (uint64_t)(uintptr_t)buf, .data_len = 4096 };
+	CHECK(ucmd_ioctl(f.e, f.dev, NVME_IOCTL_ADMIN64_CMD, &idc) == 0);
+	CHECK(ucmd_ioctl(f.e, f.ng, NVME_IOCTL_ID, NULL) == (int)f.nsid);
 	fx_teardown(&f);
 	free(buf);
 	_exit(0);
@@ -122,12 +131,48 @@ static void test_privileged(void **state)
 	free(buf);
 }
 
+/*
+ * The engine remembers per file that a privileged caller may do anything
+ * there (the policy's answer, cached): a caller that drops CAP_SYS_ADMIN
+ * on the same ring and file must be judged again, and refused.
+ */
+static void test_privilege_dropped_on_a_warm_file(void **state)
+{
+	struct fx f;
+	struct fx_opts o = { .mode = UCMD_CTRL_INLINE };
+	int status;
+	pid_t pid;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	assert_int_equal(fx_setup(&f, &o), 0);
+	assert_int_equal(admin(&f, nvme_admin_get_features, NVME_FEAT_FID_NUM_QUEUES, NULL), 0);
+	struct nvme_passthru_cmd64 p = { .opcode = nvme_admin_get_features, .cdw10 = 7 };
+	assert_int_equal(ucmd_ioctl(f.e, f.dev, NVME_IOCTL_ADMIN64_CMD, &p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		CHECK(setresgid(65534, 65534, 65534) == 0);
+		CHECK(setresuid(65534, 65534, 65534) == 0);
+		CHECK(admin(&f, nvme_admin_get_features, NVME_FEAT_FID_NUM_QUEUES, NULL) ==
+		      -EACCES);
+		CHECK(ucmd_ioctl(f.e, f.dev, NVME_IOCTL_ADMIN64_CMD, &p) == -EACCES);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	fx_teardown(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_unprivileged_rdonly),
 		cmocka_unit_test(test_unprivileged_rdwr),
 		cmocka_unit_test(test_privileged),
+		cmocka_unit_test(test_privilege_dropped_on_a_warm_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -62,9 +62,9 @@ static void test_timeout(void **state)
 	struct nvme_passthru_cmd64 p = { .opcode = nvme_admin_get_features, .cdw10 = 7,
 					 .timeout_ms = 50 };
 	struct ucmd_file *file = ucmd_fget(f.e, f.dev);
-	assert_int_equal(file->ops->ioctl(file, NVME_IOCTL_ADMIN64_CMD, &p), -EINTR);
+	assert_int_equal(vfs_ioctl(file, NVME_IOCTL_ADMIN64_CMD, &p), -EINTR);
 	ucmd_ctrl_inject_delay(f.ctrl, true, nvme_admin_get_features, 0);
-	assert_int_equal(file->ops->ioctl(file, NVME_IOCTL_ADMIN64_CMD, &p), 0);
+	assert_int_equal(vfs_ioctl(file, NVME_IOCTL_ADMIN64_CMD, &p), 0);
 	ucmd_file_put(file);
 	fx_teardown(&f);
 	free(buf);

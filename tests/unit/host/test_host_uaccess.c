@@ -70,7 +70,7 @@ static long ioctl_on(struct fx *f, int fd, unsigned long cmd, void *arg)
 	long ret;
 
 	assert_non_null(file);
-	ret = file->ops->ioctl(file, cmd, arg);
+	ret = vfs_ioctl(file, cmd, arg);
 	ucmd_file_put(file);
 	return ret;
 }

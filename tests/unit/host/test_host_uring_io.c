@@ -177,7 +177,7 @@ static void test_sync_ioctl(void **state)
 	p.cdw12 = 4096 / f->lbs - 1;
 	file = ucmd_fget(f->e, f->ng);
 	assert_non_null(file);
-	assert_int_equal(file->ops->ioctl(file, NVME_IOCTL_IO64_CMD, &p), 0);
+	assert_int_equal(vfs_ioctl(file, NVME_IOCTL_IO64_CMD, &p), 0);
 	struct nvme_uring_cmd c;
 	fx_rw_cmd(&c, nvme_cmd_read, f->nsid, 200, 4096 / f->lbs, r, 4096);
 	assert_int_equal(fx_nvme(f, f->ng, NVME_URING_CMD_IO, &c, NULL), 0);
@@ -186,30 +186,30 @@ static void test_sync_ioctl(void **state)
 	p.opcode = nvme_cmd_read;
 	p.cdw10 = 5000;
 	p.addr = (uint64_t)(uintptr_t)r;
-	ret = file->ops->ioctl(file, NVME_IOCTL_IO64_CMD, &p);
+	ret = vfs_ioctl(file, NVME_IOCTL_IO64_CMD, &p);
 	fx_rw_cmd(&c, nvme_cmd_read, f->nsid, 5000, 4096 / f->lbs, r, 4096);
 	assert_int_equal(ret, fx_nvme(f, f->ng, NVME_URING_CMD_IO, &c, NULL));
-	assert_int_equal(file->ops->ioctl(file, NVME_IOCTL_ID, NULL), f->nsid);
+	assert_int_equal(vfs_ioctl(file, NVME_IOCTL_ID, NULL), f->nsid);
 	/* same validation: wrong nsid, flags */
 	p.nsid = f->nsid + 1;
-	assert_int_equal(file->ops->ioctl(file, NVME_IOCTL_IO64_CMD, &p), -EINVAL);
+	assert_int_equal(vfs_ioctl(file, NVME_IOCTL_IO64_CMD, &p), -EINVAL);
 	p.nsid = f->nsid;
 	p.flags = 1;
-	assert_int_equal(file->ops->ioctl(file, NVME_IOCTL_IO64_CMD, &p), -EINVAL);
-	assert_int_equal(file->ops->ioctl(file, 0x1234, &p), -ENOTTY);
+	assert_int_equal(vfs_ioctl(file, NVME_IOCTL_IO64_CMD, &p), -EINVAL);
+	assert_int_equal(vfs_ioctl(file, 0x1234, &p), -ENOTTY);
 	ucmd_file_put(file);
 
 	/* admin through the controller device: result written back */
 	struct nvme_passthru_cmd64 a = { .opcode = nvme_admin_get_features };
 	a.cdw10 = NVME_FEAT_FID_NUM_QUEUES;
 	file = ucmd_fget(f->e, f->dev);
-	assert_int_equal(file->ops->ioctl(file, NVME_IOCTL_ADMIN64_CMD, &a), 0);
+	assert_int_equal(vfs_ioctl(file, NVME_IOCTL_ADMIN64_CMD, &a), 0);
 	uint64_t res2;
 	struct nvme_uring_cmd ac = { .opcode = nvme_admin_get_features,
 				     .cdw10 = NVME_FEAT_FID_NUM_QUEUES };
 	assert_int_equal(fx_nvme(f, f->dev, NVME_URING_CMD_ADMIN, &ac, &res2), 0);
 	assert_int_equal(a.result, res2);
-	assert_int_equal(file->ops->ioctl(file, NVME_IOCTL_IO64_CMD, &p), -ENOTTY);
+	assert_int_equal(vfs_ioctl(file, NVME_IOCTL_IO64_CMD, &p), -ENOTTY);
 	ucmd_file_put(file);
 	free(w);
 	free(r);
