@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "lib/clock.h"
 
 __thread struct ucmd_ctx *ucmd_current_ctx;
 
@@ -467,7 +468,12 @@ unsigned io_owner_reap(struct ucmd_ctx *ctx)
 
 /* ---- waiting ---------------------------------------------------------------- */
 
-int io_cqring_wait(struct ucmd_ctx *ctx, unsigned min_events)
+/*
+ * Wait until min_events CQEs are there (0) or, with a deadline other than
+ * UINT64_MAX (ktime_get_ns() time), until it passes (-ETIME): Linux's
+ * io_cqring_wait with and without IORING_ENTER_EXT_ARG's timeout.
+ */
+int io_cqring_wait_deadline(struct ucmd_ctx *ctx, unsigned min_events, uint64_t deadline)
 {
 	for (;;) {
 		mutex_lock(&ctx->uring_lock);
@@ -481,13 +487,28 @@ int io_cqring_wait(struct ucmd_ctx *ctx, unsigned min_events)
 
 		if (events >= min_events)
 			return 0;
+		int wait_ms = 1000;
+		if (deadline != UINT64_MAX) {
+			uint64_t now = ktime_get_ns();
+
+			if (now >= deadline)
+				return -ETIME;
+			uint64_t left_ms = (deadline - now + 999999) / 1000000;
+			if (left_ms < 1000)
+				wait_ms = (int)left_ms;
+		}
 		if (polling) {
 			/* IOPOLL: completions are found by polling, not by sleeping */
 			sched_yield();
 			continue;
 		}
-		io_wait_for_tw(ctx, seq, min_events - events, 1000);
+		io_wait_for_tw(ctx, seq, min_events - events, wait_ms);
 	}
+}
+
+int io_cqring_wait(struct ucmd_ctx *ctx, unsigned min_events)
+{
+	return io_cqring_wait_deadline(ctx, min_events, UINT64_MAX);
 }
 
 void io_wait_for_tw(struct ucmd_ctx *ctx, uint32_t seq, unsigned nr_wait, int timeout_ms)

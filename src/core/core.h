@@ -338,6 +338,9 @@ void io_wait_for_tw(struct ucmd_ctx *ctx, uint32_t seq, unsigned nr_wait, int ti
 int io_do_iopoll(struct ucmd_ctx *ctx);
 unsigned io_owner_reap(struct ucmd_ctx *ctx);
 int io_cqring_wait(struct ucmd_ctx *ctx, unsigned min_events);
+/* The application side of ucmd_submit (enter.c): publish the SQ tail. */
+unsigned app_flush_sq(struct ucmd_ring *ring);
+int io_cqring_wait_deadline(struct ucmd_ctx *ctx, unsigned min_events, uint64_t deadline);
 
 /* The ctx whose uring_lock this thread holds (its "task context"). */
 extern __thread struct ucmd_ctx *ucmd_current_ctx;

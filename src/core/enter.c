@@ -75,7 +75,7 @@ int native_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_comple
 }
 
 /* Publish the SQEs handed out by ucmd_get_sqe(); returns how many wait. */
-static unsigned flush_sq(struct ucmd_ring *ring)
+unsigned app_flush_sq(struct ucmd_ring *ring)
 {
 	struct ucmd_sq *sq = &ring->sq;
 	unsigned tail = sq->sqe_tail;
@@ -109,7 +109,7 @@ static bool cq_needs_flush(struct ucmd_ring *ring)
 
 int ucmd_submit_and_wait(struct ucmd_ring *ring, unsigned wait_nr)
 {
-	unsigned submitted = flush_sq(ring);
+	unsigned submitted = app_flush_sq(ring);
 	unsigned flags = 0;
 
 	if (sq_needs_enter(ring, submitted, &flags) || wait_nr || cq_needs_flush(ring)) {

@@ -12,41 +12,7 @@
 #include <time.h>
 
 #include "core/core.h"
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* io_cqring_wait with a deadline: 0 once min_events CQEs are there, else -ETIME. */
-static int io_cqring_wait_deadline(struct ucmd_ctx *ctx, unsigned min_events, uint64_t deadline)
-{
-	for (;;) {
-		mutex_lock(&ctx->uring_lock);
-		ucmd_current_ctx = ctx;
-		io_owner_reap(ctx);
-		unsigned events = io_cqring_events(ctx);
-		bool polling = ctx->nr_iopoll != 0;
-		uint32_t seq = atomic_load_explicit(&ctx->wake, memory_order_acquire);
-		ucmd_current_ctx = NULL;
-		mutex_unlock(&ctx->uring_lock);
-
-		if (events >= min_events)
-			return 0;
-		uint64_t now = mono_ns();
-		if (now >= deadline)
-			return -ETIME;
-		if (polling) {
-			sched_yield();
-			continue;
-		}
-		uint64_t left_ms = (deadline - now + 999999) / 1000000;
-		io_wait_for_tw(ctx, seq, min_events - events, left_ms > 1000 ? 1000 : (int)left_ms);
-	}
-}
+#include "lib/clock.h"
 
 int native_enter_timeout(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
 				unsigned flags, const struct __kernel_timespec *ts,
@@ -59,7 +25,7 @@ int native_enter_timeout(struct ucmd_ring *ring, unsigned to_submit, unsigned mi
 
 	if (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000)
 		return -EINVAL;
-	deadline = mono_ns() + (uint64_t)ts->tv_sec * 1000000000ull + (uint64_t)ts->tv_nsec;
+	deadline = ktime_get_ns() + (uint64_t)ts->tv_sec * 1000000000ull + (uint64_t)ts->tv_nsec;
 	if ((ctx->flags & IORING_SETUP_DEFER_TASKRUN) && (flags & IORING_ENTER_GETEVENTS) &&
 	    ctx->submitter_tid != current_tid())
 		return -EEXIST;
@@ -95,19 +61,6 @@ static struct io_uring_cqe *peek(struct ucmd_ring *ring, unsigned *avail)
 	*avail = tail - head;
 	return head == tail ? NULL
 			    : &ring->cq.cqes[(head & ring->cq.ring_mask) << ucmd_cqe_shift(ring)];
-}
-
-/* The SQEs handed out by ucmd_get_sqe(), published; how many wait. */
-static unsigned flush_sq(struct ucmd_ring *ring)
-{
-	struct ucmd_sq *sq = &ring->sq;
-	unsigned tail = sq->sqe_tail;
-
-	if (sq->sqe_head != tail) {
-		sq->sqe_head = tail;
-		__atomic_store_n(sq->ktail, tail, __ATOMIC_SEQ_CST);
-	}
-	return tail - __atomic_load_n(sq->khead, __ATOMIC_ACQUIRE);
 }
 
 /*
@@ -179,7 +132,7 @@ int ucmd_submit_and_wait_timeout(struct ucmd_ring *ring, struct io_uring_cqe **c
 		int w = ucmd_wait_cqes(ring, cqe_ptr, wait_nr, NULL, sigmask);
 		return w < 0 ? w : ret;
 	}
-	return get_cqe_timeout(ring, cqe_ptr, flush_sq(ring), wait_nr, ts, sigmask);
+	return get_cqe_timeout(ring, cqe_ptr, app_flush_sq(ring), wait_nr, ts, sigmask);
 }
 
 unsigned ucmd_peek_batch_cqe(struct ucmd_ring *ring, struct io_uring_cqe **cqes, unsigned count)
