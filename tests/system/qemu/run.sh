@@ -90,8 +90,14 @@ for b in "${dyns[@]}"; do
 	# a dynamic program: it, every library ldd finds, and the loader
 	cp "$b" "$root/bin/"
 	ldd "$b" | awk '/=> \//{print $3} /^\t\/lib/{print $1}' | while read -r lib; do
-		mkdir -p "$root$(dirname "$lib")"
-		cp -L "$lib" "$root$lib"
+		case "$lib" in
+		/lib*|/usr/*) dest=$lib ;;
+		# the build tree's own (libucmd.so.0, found through the build
+		# rpath): the guest's loader finds it in /lib
+		*) dest=/lib/$(basename "$lib") ;;
+		esac
+		mkdir -p "$root$(dirname "$dest")"
+		cp -L "$lib" "$root$dest"
 	done
 done
 say "initramfs: busybox, ${#bins[@]} static and ${#dyns[@]} dynamic programs, $(find "$root/lib" "$root/lib64" "$root/usr" -type f 2>/dev/null | wc -l) libraries"
