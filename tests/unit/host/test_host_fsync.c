@@ -56,40 +56,64 @@ static void test_fsync(void **state)
  * An FSYNC a worker is running (its Flush held by the controller) cannot be
  * cancelled: -EALREADY, and it still completes with 0.
  */
-static void test_cancel_running(void **state)
+/*
+ * One FSYNC, then a cancel once the worker has rung the flush's doorbell.
+ * The doorbell count cannot tell the flush's SQ doorbell from a CQ head
+ * doorbell the host writes just after an earlier completion (attach's
+ * last admin command): then the cancel finds the FSYNC still queued and
+ * takes it, which is right too (0, and -ECANCELED for the FSYNC). Returns
+ * whether the cancel met the FSYNC running.
+ */
+static bool cancel_fsync_once(struct fx *f)
 {
-	struct fx f;
-	struct fx_opts o = { .mode = UCMD_CTRL_THREAD, .ring_flags = 0, .ring_flags_set = true };
 	struct ucmd_ctrl_stats st;
 	struct io_uring_sqe *sqe;
 	struct io_uring_cqe *cqe;
 	uint64_t doorbells;
 	int res[2] = { 1, 1 };
 
+	ucmd_ctrl_get_stats(f->ctrl, &st);
+	doorbells = st.doorbells;
+	sqe = ucmd_get_sqe(&f->ring);
+	ucmd_prep_fsync(sqe, f->bdev, 0);
+	sqe->user_data = 1;
+	assert_int_equal(ucmd_submit(&f->ring), 1);
+	do {
+		ucmd_ctrl_get_stats(f->ctrl, &st);
+	} while (st.doorbells == doorbells);
+	sqe = ucmd_get_sqe(&f->ring);
+	ucmd_prep_cancel64(sqe, 1, 0);
+	sqe->user_data = 2;
+	assert_int_equal(ucmd_submit(&f->ring), 1);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(ucmd_wait_cqe(&f->ring, &cqe), 0);
+		res[cqe->user_data - 1] = cqe->res;
+		ucmd_cqe_seen(&f->ring, cqe);
+	}
+	if (res[1] == 0) {
+		/* taken from the queue before a worker ran it */
+		assert_int_equal(res[0], -ECANCELED);
+		return false;
+	}
+	/* running: the cancel cannot stop it, and the fsync completes */
+	assert_int_equal(res[1], -EALREADY);
+	assert_int_equal(res[0], 0);
+	return true;
+}
+
+static void test_cancel_running(void **state)
+{
+	struct fx f;
+	struct fx_opts o = { .mode = UCMD_CTRL_THREAD, .ring_flags = 0, .ring_flags_set = true };
+	bool seen_running = false;
+
 	(void)state;
 	assert_int_equal(fx_setup(&f, &o), 0);
 	ucmd_ctrl_inject_delay(f.ctrl, false, nvme_cmd_flush, 300);
-	ucmd_ctrl_get_stats(f.ctrl, &st);
-	doorbells = st.doorbells;
-	sqe = ucmd_get_sqe(&f.ring);
-	ucmd_prep_fsync(sqe, f.bdev, 0);
-	sqe->user_data = 1;
-	assert_int_equal(ucmd_submit(&f.ring), 1);
-	/* the worker has rung the doorbell: it is inside the fsync now */
-	do {
-		ucmd_ctrl_get_stats(f.ctrl, &st);
-	} while (st.doorbells == doorbells);
-	sqe = ucmd_get_sqe(&f.ring);
-	ucmd_prep_cancel64(sqe, 1, 0);
-	sqe->user_data = 2;
-	assert_int_equal(ucmd_submit(&f.ring), 1);
-	for (int i = 0; i < 2; i++) {
-		assert_int_equal(ucmd_wait_cqe(&f.ring, &cqe), 0);
-		res[cqe->user_data - 1] = cqe->res;
-		ucmd_cqe_seen(&f.ring, cqe);
-	}
-	assert_int_equal(res[1], -EALREADY);
-	assert_int_equal(res[0], 0);
+	/* a late doorbell is a one-off of set-up: the next tries meet it running */
+	for (int i = 0; i < 20 && !seen_running; i++)
+		seen_running = cancel_fsync_once(&f);
+	assert_true(seen_running);
 	ucmd_ctrl_inject_delay(f.ctrl, false, nvme_cmd_flush, 0);
 	fx_teardown(&f);
 }
