@@ -38,4 +38,13 @@ void ucmd_cred_changed(void);
 const struct ucmd_cred *ucmd_cred_current_cached(void);
 bool ucmd_cred_in_group(const struct ucmd_cred *c, gid_t gid);
 
+/*
+ * Act as c on the calling thread (Linux's override_creds()): until reverted
+ * with NULL, ucmd_cred_current() and ucmd_cred_current_cached() answer c,
+ * which the caller keeps alive. ucmdd's threads act as their client this
+ * way, so that open, ring set-up, the security chain and the audit trail
+ * see the peer, never the daemon.
+ */
+void cred_override_set(const struct ucmd_cred *c);
+
 #endif

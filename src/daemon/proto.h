@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The ucmdd wire protocol: what libucmd's daemon backend (src/client) and the
+ * daemon (src/server) say to each other over a Unix SOCK_SEQPACKET socket.
+ *
+ * Control travels as messages, one request and exactly one reply each (the
+ * reply echoes seq); a message is one struct ucmdd_hdr and len payload
+ * bytes, at most UCMDD_MSG_MAX in all. File descriptors (ring memory,
+ * eventfds, shared buffer memfds) travel as SCM_RIGHTS beside the message
+ * that names them. I/O does not travel here: it goes through rings in a
+ * memfd the daemon creates and both sides map, laid out as Linux lays out
+ * an io_uring (io_uring_params' sq_off/cq_off), plus one control page
+ * (struct ucmdd_ring_ctl) after the SQEs.
+ *
+ * Nothing here is trusted by the daemon: every length, index, fd number and
+ * address from a client is checked; a client's identity is SO_PEERCRED and
+ * SO_PEERGROUPS, never a field. Addresses are the client's own (its address
+ * space), read and written by the daemon with process_vm_readv/writev, or
+ * inside a region the client shared (UCMDD_REGION_ADD).
+ *
+ * All integers are the host's byte order: the socket never leaves the host.
+ */
+#ifndef UCMD_DAEMON_PROTO_H
+#define UCMD_DAEMON_PROTO_H
+
+#include <stdint.h>
+#include <linux/io_uring.h>
+
+#define UCMDD_MAGIC	0x444d4355u	/* "UCMD" */
+#define UCMDD_VERSION	1u
+#define UCMDD_MSG_MAX	65536u		/* header + payload */
+#define UCMDD_NAME_MAX	64u		/* device names, NUL included */
+#define UCMDD_MAX_FDS_PER_MSG 4u
+
+enum ucmdd_op {
+	/* -> ucmdd_hello; <- ucmdd_hello (the daemon's limits) */
+	UCMDD_HELLO = 1,
+	/* -> nothing; <- result = count, payload = NUL-terminated names back to back */
+	UCMDD_DEVICE_NAMES,
+	/* -> ucmdd_name; <- struct ucmd_disk_stat (include/ucmd/ucmd.h) */
+	UCMDD_DISK_STAT,
+	/* -> ucmdd_open; <- result = the client's fd number (its own table) */
+	UCMDD_OPEN,
+	/* -> ucmdd_fd; <- result */
+	UCMDD_CLOSE,
+	/*
+	 * -> ucmdd_ioctl; <- result. The daemon reads *arg from the client,
+	 * bounces every buffer the command names, runs it, writes back what
+	 * Linux writes back (the result field, read data).
+	 */
+	UCMDD_IOCTL,
+	/*
+	 * -> ucmdd_queue_init; <- ucmdd_queue_init_rep and SCM_RIGHTS
+	 * [ring memfd, sq eventfd, cq eventfd]. result = ring id.
+	 */
+	UCMDD_QUEUE_INIT,
+	/* -> ucmdd_ring_id; <- result (after the ring's requests are done or cancelled) */
+	UCMDD_QUEUE_EXIT,
+	/*
+	 * -> ucmdd_register, and for IORING_REGISTER_EVENTFD one SCM_RIGHTS
+	 * eventfd; <- result as io_uring_register(2) returns it, and for
+	 * IORING_REGISTER_PROBE the probe as payload.
+	 */
+	UCMDD_REGISTER,
+	/* -> ucmdd_region and SCM_RIGHTS [memfd sealed F_SEAL_SHRINK]; <- result */
+	UCMDD_REGION_ADD,
+	/* -> ucmdd_region (len ignored); <- result */
+	UCMDD_REGION_DEL,
+	UCMDD_OP_MAX
+};
+
+struct ucmdd_hdr {
+	uint32_t magic;		/* UCMDD_MAGIC */
+	uint16_t op;		/* enum ucmdd_op */
+	uint16_t flags;		/* 0 */
+	uint32_t seq;		/* the requester's; echoed */
+	int32_t result;		/* replies: >= 0 or -errno; requests: 0 */
+	uint32_t len;		/* payload bytes after the header */
+	uint32_t pad;		/* 0 */
+};
+
+struct ucmdd_hello {
+	uint32_t version;	/* UCMDD_VERSION */
+	uint32_t max_rings;	/* per client */
+	uint32_t max_fds;	/* per client */
+	uint32_t max_entries;	/* SQ entries per ring */
+};
+
+struct ucmdd_name {
+	char name[UCMDD_NAME_MAX];	/* NUL-terminated */
+};
+
+struct ucmdd_open {
+	int32_t flags;		/* O_RDONLY/O_WRONLY/O_RDWR (others refused, -EINVAL) */
+	uint32_t pad;
+	char name[UCMDD_NAME_MAX];
+};
+
+struct ucmdd_fd {
+	int32_t fd;
+	uint32_t pad;
+};
+
+struct ucmdd_ioctl {
+	int32_t fd;
+	uint32_t pad;
+	uint64_t cmd;
+	uint64_t arg;		/* client address */
+};
+
+struct ucmdd_queue_init {
+	uint32_t entries;
+	uint32_t pad;
+	struct io_uring_params p;	/* flags, sq_thread_idle, cq_entries as for io_uring_setup(2) */
+};
+
+struct ucmdd_queue_init_rep {
+	uint32_t ring_id;
+	uint32_t pad;
+	uint64_t mmap_size;	/* bytes of the ring memfd to map (MAP_SHARED) */
+	uint64_t ctl_off;	/* struct ucmdd_ring_ctl's offset in it */
+	uint64_t sqes_off;	/* the SQE array's offset in it */
+	struct io_uring_params p;	/* as io_uring_setup(2) fills it: sq_off, cq_off */
+};
+
+struct ucmdd_ring_id {
+	uint32_t ring_id;
+	uint32_t pad;
+};
+
+struct ucmdd_register {
+	uint32_t ring_id;
+	uint32_t opcode;	/* IORING_REGISTER_* */
+	uint64_t arg;		/* client address, as io_uring_register(2)'s arg */
+	uint32_t nr;		/* as io_uring_register(2)'s nr_args */
+	uint32_t pad;
+};
+
+struct ucmdd_region {
+	uint64_t addr;		/* where the client mapped the memfd (MAP_SHARED, offset 0) */
+	uint64_t len;		/* bytes mapped; at most the memfd's size */
+};
+
+/*
+ * The ring memfd's control page (at ctl_off). The SQ's IORING_SQ_NEED_WAKEUP
+ * (sq flags) says the daemon sleeps: the client then writes 1 to the sq
+ * eventfd after publishing SQEs, as a SQPOLL ring's owner calls
+ * io_uring_enter(IORING_ENTER_SQ_WAKEUP). A client about to sleep for CQEs
+ * sets cq_waiting, re-checks the CQ, and sleeps on the cq eventfd (and on
+ * the socket, whose hang-up means the daemon is gone); the daemon writes
+ * the cq eventfd after posting CQEs only while cq_waiting is set.
+ */
+struct ucmdd_ring_ctl {
+	uint32_t cq_waiting;	/* client writes; daemon reads */
+	uint32_t state;		/* daemon writes: UCMDD_RING_* */
+	uint32_t wakeups;	/* daemon: times it slept and was woken (statistics) */
+	uint32_t pad;
+};
+
+#define UCMDD_RING_LIVE	0u
+#define UCMDD_RING_DEAD	1u	/* the daemon is stopping or gone: -ENOTCONN from now on */
+
+#endif /* UCMD_DAEMON_PROTO_H */

@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The client's memory, as the kernel reaches a process's: copies through
+ * process_vm_readv/writev (uaccess/remote.c: a bad address is -EFAULT, never
+ * a fault of the daemon), or, inside a memfd region the client shared, the
+ * daemon's own mapping of the same pages (zero copy).
+ *
+ * A bounce keeps the client's offset within its page (buf + caddr % 4096),
+ * so that a buffer's alignment -- which the driver checks -- is the same on
+ * both sides.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/core.h"
+#include "server/server.h"
+
+#define PAGE 4096u
+
+static size_t page_span(uint64_t caddr, size_t len)
+{
+	return ((caddr & (PAGE - 1)) + len + PAGE - 1) & ~(size_t)(PAGE - 1);
+}
+
+/* ---- regions ---- */
+
+int srv_region_add(struct srv_client *c, int memfd, uint64_t caddr, uint64_t len)
+{
+	struct stat st;
+	int seals, ret = 0;
+	void *p;
+
+	if (!len || (caddr & (PAGE - 1)) || caddr + len < caddr || caddr + len > UCMD_TASK_SIZE)
+		return -EINVAL;
+	seals = fcntl(memfd, F_GET_SEALS);
+	/* not a memfd (EINVAL), or one the client may still shrink under us */
+	if (seals < 0 || !(seals & F_SEAL_SHRINK))
+		return -EINVAL;
+	if (fstat(memfd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size < len)
+		return -EINVAL;
+	pthread_mutex_lock(&c->lock);
+	if (c->nr_regions == SRV_MAX_REGIONS) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	for (unsigned i = 0; i < c->nr_regions; i++) {
+		const struct srv_region *r = &c->regions[i];
+
+		if (!r->retired && caddr < r->caddr + r->len && r->caddr < caddr + len) {
+			ret = -EEXIST;
+			goto out;
+		}
+	}
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+	if (p == MAP_FAILED) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	c->regions[c->nr_regions++] = (struct srv_region){ .caddr = caddr, .len = len, .daddr = p };
+out:
+	pthread_mutex_unlock(&c->lock);
+	return ret;
+}
+
+int srv_region_del(struct srv_client *c, uint64_t caddr)
+{
+	int ret = -ENOENT;
+
+	pthread_mutex_lock(&c->lock);
+	for (unsigned i = 0; i < c->nr_regions; i++) {
+		if (!c->regions[i].retired && c->regions[i].caddr == caddr) {
+			c->regions[i].retired = true;
+			ret = 0;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&c->lock);
+	return ret;
+}
+
+void srv_regions_free(struct srv_client *c)
+{
+	for (unsigned i = 0; i < c->nr_regions; i++)
+		munmap(c->regions[i].daddr, c->regions[i].len);
+	c->nr_regions = 0;
+}
+
+void *srv_region_lookup(struct srv_client *c, uint64_t caddr, uint64_t len)
+{
+	void *ret = NULL;
+
+	if (caddr + len < caddr)
+		return NULL;
+	pthread_mutex_lock(&c->lock);
+	for (unsigned i = 0; i < c->nr_regions; i++) {
+		const struct srv_region *r = &c->regions[i];
+
+		if (!r->retired && caddr >= r->caddr && caddr + len <= r->caddr + r->len) {
+			ret = (char *)r->daddr + (caddr - r->caddr);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&c->lock);
+	return ret;
+}
+
+/* ---- copies ---- */
+
+int srv_copy_from(struct srv_client *c, void *dst, uint64_t csrc, size_t len)
+{
+	void *r;
+
+	if (!len)
+		return 0;
+	r = srv_region_lookup(c, csrc, len);
+	if (r) {
+		memcpy(dst, r, len);
+		return 0;
+	}
+	return user_mm_copy_from(&c->mm, dst, csrc, len);
+}
+
+int srv_copy_to(struct srv_client *c, uint64_t cdst, const void *src, size_t len)
+{
+	void *r;
+
+	if (!len)
+		return 0;
+	r = srv_region_lookup(c, cdst, len);
+	if (r) {
+		memcpy(r, src, len);
+		return 0;
+	}
+	return user_mm_copy_to(&c->mm, cdst, src, len);
+}
+
+/* ---- bounces ---- */
+
+static void *bounce_alloc(struct srv_client *c, size_t len)
+{
+	void *p;
+
+	if (atomic_fetch_add(&c->bounce_bytes, len) + len > SRV_MAX_BOUNCE) {
+		atomic_fetch_sub(&c->bounce_bytes, len);
+		return NULL;
+	}
+	/* zeroed: what the device does not write must not be the daemon's old heap */
+	p = aligned_alloc(PAGE, len);
+	if (!p)
+		atomic_fetch_sub(&c->bounce_bytes, len);
+	else
+		memset(p, 0, len);
+	return p;
+}
+
+static void bounce_free(struct srv_client *c, void *p, size_t len)
+{
+	if (!p)
+		return;
+	free(p);
+	atomic_fetch_sub(&c->bounce_bytes, len);
+}
+
+int srv_bounce_get(struct srv_client *c, struct srv_bounce *b, uint64_t caddr, size_t len,
+		   bool in)
+{
+	memset(b, 0, sizeof(*b));
+	b->caddr = caddr;
+	b->len = len;
+	if (!len)
+		return 0;
+	if (len > UCMD_MAX_BUF_LEN || caddr + len < caddr || caddr + len > UCMD_TASK_SIZE)
+		return len > UCMD_MAX_BUF_LEN ? -EINVAL : -EFAULT;
+	b->daddr = srv_region_lookup(c, caddr, len);
+	if (b->daddr)
+		return 0;
+	b->buf_len = page_span(caddr, len);
+	b->buf = bounce_alloc(c, b->buf_len);
+	if (!b->buf)
+		return -ENOMEM;
+	b->daddr = (char *)b->buf + (caddr & (PAGE - 1));
+	if (in && user_mm_copy_from(&c->mm, b->daddr, caddr, len)) {
+		bounce_free(c, b->buf, b->buf_len);
+		b->buf = NULL;
+		return -EFAULT;
+	}
+	return 0;
+}
+
+int srv_bounce_put(struct srv_client *c, struct srv_bounce *b, size_t out_len)
+{
+	int ret = 0;
+
+	if (b->buf) {
+		if (out_len > b->len)
+			out_len = b->len;
+		if (out_len && user_mm_copy_to(&c->mm, b->caddr, b->daddr, out_len))
+			ret = -EFAULT;
+		bounce_free(c, b->buf, b->buf_len);
+	}
+	memset(b, 0, sizeof(*b));
+	return ret;
+}
+
+int srv_bounce_vec_get(struct srv_client *c, struct srv_bounce_vec *v, uint64_t cvec,
+		       unsigned nr, bool in)
+{
+	size_t total = 0, off = 0;
+	int ret;
+
+	memset(v, 0, sizeof(*v));
+	if (nr > UCMD_UIO_MAXIOV)
+		return -EINVAL;
+	if (!nr)
+		return 0;
+	v->civ = calloc(nr, sizeof(*v->civ));
+	v->div = calloc(nr, sizeof(*v->div));
+	if (!v->civ || !v->div) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	v->nr = nr;
+	ret = srv_copy_from(c, v->civ, cvec, (size_t)nr * sizeof(*v->civ));
+	if (ret)
+		goto fail;
+	/* what lies outside every region goes into one buffer, page-spanned per segment */
+	for (unsigned i = 0; i < nr; i++) {
+		uint64_t a = (uint64_t)(uintptr_t)v->civ[i].iov_base;
+		size_t l = v->civ[i].iov_len;
+
+		if (l > UCMD_MAX_BUF_LEN || a + l < a || a + l > UCMD_TASK_SIZE) {
+			ret = l > UCMD_MAX_BUF_LEN ? -EINVAL : -EFAULT;
+			goto fail;
+		}
+		v->div[i].iov_len = l;
+		if (!l)
+			continue;
+		v->div[i].iov_base = srv_region_lookup(c, a, l);
+		if (!v->div[i].iov_base)
+			total += page_span(a, l);
+		if (total > UCMD_MAX_BUF_LEN) {
+			ret = -EINVAL;
+			goto fail;
+		}
+	}
+	if (total) {
+		v->buf = bounce_alloc(c, total);
+		if (!v->buf) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+		v->buf_len = total;
+	}
+	for (unsigned i = 0; i < nr; i++) {
+		uint64_t a = (uint64_t)(uintptr_t)v->civ[i].iov_base;
+		size_t l = v->civ[i].iov_len;
+
+		if (!l || v->div[i].iov_base)
+			continue;
+		v->div[i].iov_base = (char *)v->buf + off + (a & (PAGE - 1));
+		off += page_span(a, l);
+		if (in && user_mm_copy_from(&c->mm, v->div[i].iov_base, a, l)) {
+			ret = -EFAULT;
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	srv_bounce_vec_put(c, v, 0);
+	return ret;
+}
+
+int srv_bounce_vec_put(struct srv_client *c, struct srv_bounce_vec *v, size_t out_len)
+{
+	int ret = 0;
+
+	if (v->buf) {
+		for (unsigned i = 0; i < v->nr && out_len; i++) {
+			char *d = v->div[i].iov_base;
+			size_t l = v->civ[i].iov_len < out_len ? v->civ[i].iov_len : out_len;
+
+			out_len -= l;
+			/* a region's segment is already where the client sees it */
+			if (!l || d < (char *)v->buf || d >= (char *)v->buf + v->buf_len)
+				continue;
+			if (user_mm_copy_to(&c->mm, (uint64_t)(uintptr_t)v->civ[i].iov_base, d, l))
+				ret = -EFAULT;
+		}
+		bounce_free(c, v->buf, v->buf_len);
+	}
+	free(v->civ);
+	free(v->div);
+	memset(v, 0, sizeof(*v));
+	return ret;
+}

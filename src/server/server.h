@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ucmdd's insides: one engine holding every controller the daemon owns,
+ * the security chain judging every command, and per client a connection
+ * (control thread), a table of the devices it opened, the memory regions it
+ * shared, and its rings (a proxy thread each).
+ *
+ *   ucmdd.c      options, controllers, engine and security set-up, signals
+ *   listen.c     the socket, accept, the peer's identity
+ *   client.c     one connection: its control thread, the request table
+ *   fdtab.c      the client's fd numbers -> the engine's
+ *   ioctl.c      the synchronous path: the ioctl's arguments bounced
+ *   mem.c        the client's memory: regions it shared, copies, bounces
+ *   ring.c       a client ring: the shared memfd, its proxy thread
+ *   xlate.c      one client SQE -> one engine SQE with daemon addresses
+ *
+ * Threads act as their client (cred_override_set with the peer's
+ * credentials), so everything the engine does for them -- open, ring
+ * set-up, the security chain, audit -- sees that client, never the daemon.
+ */
+#ifndef UCMD_SERVER_H
+#define UCMD_SERVER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include "core/cred.h"
+#include "daemon/proto.h"
+#include "uaccess/uaccess.h"
+#include "ucmd/ucmd.h"
+
+/* Per-client bounds: what one client may hold, whatever it asks. */
+#define SRV_MAX_FDS		64u
+#define SRV_MAX_RINGS		16u
+#define SRV_MAX_ENTRIES		4096u	/* SQ entries per ring */
+#define SRV_MAX_REGIONS		64u
+#define SRV_MAX_BOUNCE		(256u << 20)	/* bounce bytes in flight per client */
+#define SRV_MAX_REG_SHADOW	(1u << 30)	/* registered-buffer shadows per client */
+#define SRV_MAX_OVERFLOW	4096u	/* CQEs held for a client whose CQ is full */
+
+struct srv_daemon;
+struct srv_ring;
+
+/* A memfd region a client shared (UCMDD_REGION_ADD): zero-copy I/O. */
+struct srv_region {
+	uint64_t caddr;		/* where the client mapped it */
+	uint64_t len;
+	void *daddr;		/* where the daemon mapped it */
+	/*
+	 * Removed by UCMDD_REGION_DEL: no longer looked up, but mapped until
+	 * the client is freed, because a command or a registered buffer may
+	 * still point into it (unmapping it would fault the daemon).
+	 */
+	bool retired;
+};
+
+struct srv_client {
+	struct srv_daemon *d;
+	int sock;
+	pid_t pid;			/* SO_PEERCRED */
+	struct ucmd_cred cred;		/* SO_PEERCRED + SO_PEERGROUPS + CapEff */
+	struct user_mm mm;		/* the client's address space */
+	int pidfd;			/* pidfd_open(pid): is it still the same process */
+	pthread_t thread;		/* control thread (client.c) */
+	atomic_bool dead;		/* connection gone: rings stop and clean up */
+
+	pthread_mutex_t lock;		/* fds, regions, rings */
+	int fds[SRV_MAX_FDS];		/* client fd -> engine fd, -1 free */
+	struct srv_region regions[SRV_MAX_REGIONS];
+	unsigned nr_regions;
+	struct srv_ring *rings[SRV_MAX_RINGS];
+
+	atomic_size_t bounce_bytes;	/* mem.c: bounce in flight */
+	atomic_size_t shadow_bytes;	/* registered-buffer shadows */
+	struct srv_client *next;	/* the daemon's list */
+};
+
+struct srv_daemon {
+	struct ucmd_engine *e;
+	atomic_bool stopping;		/* SIGTERM: drain, then exit */
+	pthread_mutex_t lock;		/* clients */
+	struct srv_client *clients;
+	unsigned nr_clients;
+};
+
+/* ---- fdtab.c ---- */
+/* The engine fd behind the client's fd, or -EBADF. */
+int srv_fd_get(struct srv_client *c, int cfd);
+/* A new client fd for an engine fd, or -EMFILE (the engine fd is then the caller's). */
+int srv_fd_install(struct srv_client *c, int efd);
+/* Forget a client fd; its engine fd, or -EBADF. */
+int srv_fd_remove(struct srv_client *c, int cfd);
+
+/* ---- mem.c: the client's memory ---- */
+/*
+ * Regions: the client's memfd mapped in the daemon. The memfd must be a
+ * memfd sealed against shrinking (F_SEAL_SHRINK), so that the client cannot
+ * make the daemon's mapping fault (SIGBUS) by truncating it; len at most its
+ * size; caddr page-aligned. 0 or -EINVAL, -ENOSPC (too many), -EEXIST
+ * (overlaps one), -ENOMEM.
+ */
+int srv_region_add(struct srv_client *c, int memfd, uint64_t caddr, uint64_t len);
+int srv_region_del(struct srv_client *c, uint64_t caddr);
+void srv_regions_free(struct srv_client *c);
+/* The daemon's address for [caddr, caddr + len) when one region holds it whole, else NULL. */
+void *srv_region_lookup(struct srv_client *c, uint64_t caddr, uint64_t len);
+
+/* Copies with the client: 0 or -EFAULT (regions first, else process_vm_*). */
+int srv_copy_from(struct srv_client *c, void *dst, uint64_t csrc, size_t len);
+int srv_copy_to(struct srv_client *c, uint64_t cdst, const void *src, size_t len);
+
+/*
+ * A bounce: a daemon buffer standing for a client buffer for the time of one
+ * command. Inside a region it is the region's own memory (no copy); else a
+ * fresh buffer, filled from the client when the device will read it (in),
+ * written back when the device wrote it (out). Counted against
+ * SRV_MAX_BOUNCE: -ENOMEM beyond it, -EFAULT when the client's memory is not
+ * there, -EINVAL for a length over UCMD_MAX_BUF_LEN.
+ */
+struct srv_bounce {
+	uint64_t caddr;
+	size_t len;
+	void *daddr;		/* what the engine is given */
+	void *buf;		/* our allocation (NULL inside a region) */
+	size_t buf_len;		/* counted in bounce_bytes */
+};
+int srv_bounce_get(struct srv_client *c, struct srv_bounce *b, uint64_t caddr, size_t len,
+		   bool in);
+/*
+ * Copy the first out_len bytes back to the client (0: nothing, as for a
+ * command the device only read; a fresh buffer starts zeroed, so nothing of
+ * the daemon's can reach the client) and release; 0 or -EFAULT.
+ */
+int srv_bounce_put(struct srv_client *c, struct srv_bounce *b, size_t out_len);
+
+/*
+ * A vector: the client's iovec array at cvec (nr entries, at most
+ * UCMD_UIO_MAXIOV) read once, each segment bounced; *out is a daemon iovec array
+ * (freed by srv_bounce_vec_put) describing the daemon's buffers.
+ */
+struct srv_bounce_vec {
+	unsigned nr;
+	struct iovec *civ;	/* the client's segments as read */
+	struct iovec *div;	/* the daemon's */
+	void *buf;		/* one allocation for the non-region segments, or NULL */
+	size_t buf_len;
+};
+int srv_bounce_vec_get(struct srv_client *c, struct srv_bounce_vec *v, uint64_t cvec,
+		       unsigned nr, bool in);
+int srv_bounce_vec_put(struct srv_client *c, struct srv_bounce_vec *v, size_t out_len);
+
+/* ---- ioctl.c ---- */
+/* UCMDD_IOCTL: the engine's ioctl on the client's fd with its arguments bounced. */
+int srv_ioctl(struct srv_client *c, int cfd, unsigned long cmd, uint64_t carg);
+
+/* ---- ring.c ---- */
+/*
+ * UCMDD_QUEUE_INIT: a ring for the client; fills rep and fds[3] (ring memfd,
+ * sq eventfd, cq eventfd: the caller sends and then closes them). The ring
+ * id is the result.
+ */
+int srv_ring_create(struct srv_client *c, const struct ucmdd_queue_init *req,
+		    struct ucmdd_queue_init_rep *rep, int fds[3]);
+/* UCMDD_REGISTER; a probe goes to *payload (malloc'd, *payload_len bytes). */
+int srv_ring_register(struct srv_client *c, const struct ucmdd_register *req, int fd_in,
+		      void **payload, size_t *payload_len);
+/* UCMDD_QUEUE_EXIT: stop the ring, complete or cancel what it holds, free it. */
+int srv_ring_destroy(struct srv_client *c, uint32_t ring_id);
+/* The client is gone, or the daemon stops: every ring of c, as srv_ring_destroy. */
+void srv_rings_destroy_all(struct srv_client *c);
+
+/* ---- client.c ---- */
+/*
+ * Decode and check one request message (header and payload sizes for its
+ * op). 0, or the -errno its reply carries. The fuzz target's entry.
+ */
+int srv_msg_check(const void *buf, size_t len);
+
+#endif /* UCMD_SERVER_H */
