@@ -83,7 +83,9 @@ struct srv_client {
 struct srv_daemon {
 	struct ucmd_engine *e;
 	atomic_bool stopping;		/* SIGTERM: drain, then exit */
+	int stop_fd;			/* eventfd, readable once stopping: wakes control threads */
 	pthread_mutex_t lock;		/* clients */
+	pthread_cond_t gone;		/* a client left: nr_clients went down */
 	struct srv_client *clients;
 	unsigned nr_clients;
 };

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ucmdd's control side, between its own files: the daemon's main
+ * (ucmdd.c), the socket and the peer's identity (listen.c), one
+ * connection's control thread (client.c). The rings (ring.c) do not need
+ * any of it; server.h is the contract between the two sides.
+ */
+#ifndef UCMD_SERVER_CTL_H
+#define UCMD_SERVER_CTL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "server/server.h"
+
+/*
+ * Connections served at once. Beyond it a new connection is closed at once
+ * (the client reads end of file): every connection is a thread and up to
+ * SRV_MAX_FDS engine files, and the engine's file table is shared by all.
+ */
+#define SRV_MAX_CLIENTS 256u
+
+/* ---- fdtab.c ---- */
+/* UCMDD_CLOSE: forget the client fd and close its engine fd, under c->lock; 0 or -EBADF. */
+int srv_fd_close(struct srv_client *c, int cfd);
+/* The connection is gone: close every engine fd the client holds. */
+void srv_fds_close_all(struct srv_client *c);
+
+/* ---- listen.c ---- */
+/*
+ * A SOCK_SEQPACKET socket listening at path, mode 0666 (the policy, not
+ * the socket's mode, decides what a client may do). A stale socket left by
+ * a daemon that died is replaced; a live one (a daemon answers) is
+ * -EADDRINUSE, and a path that is not a socket -EEXIST. fd or -errno.
+ */
+int srv_listen_path(const char *path);
+/*
+ * systemd's socket activation (sd_listen_fds(3)): LISTEN_PID is this
+ * process and LISTEN_FDS 1, the socket at fd 3, which must be a listening
+ * SOCK_SEQPACKET Unix socket. fd; -ENOENT when not socket-activated;
+ * -EINVAL when the passed fds are not what the unit promises.
+ */
+int srv_listen_systemd(void);
+/*
+ * The peer's identity, from the kernel alone: SO_PEERCRED (pid, uid,
+ * gid), SO_PEERGROUPS, and CAP_SYS_ADMIN from the effective set in
+ * /proc/PID/status, counted only when the peer shares the daemon's user
+ * namespace. *pidfd: the peer process (SO_PEERPIDFD, else pidfd_open).
+ * 0, or -ESRCH (the peer's pid is not visible to the daemon or it is gone),
+ * -E2BIG (more supplementary groups than UCMD_NGROUPS_MAX: kept, a
+ * policy rule could not see the others), -errno.
+ */
+int srv_peer_cred(int sock, struct ucmd_cred *cred, int *pidfd);
+/* Accept one connection on lfd and start its control thread; 0 or -errno. */
+int srv_accept(struct srv_daemon *d, int lfd);
+
+/* ---- client.c ---- */
+/* A connection's client, its thread started; it frees itself when the connection ends. */
+int srv_client_start(struct srv_daemon *d, int sock, const struct ucmd_cred *cred, int pidfd);
+/*
+ * SIGTERM: wake every control thread (d->stop_fd), which then drains its
+ * rings and closes its connection; returns when every client is gone.
+ */
+void srv_clients_stop(struct srv_daemon *d);
+/* How many SCM_RIGHTS fds a request of op may carry: [*min, *max]. */
+void srv_msg_fds(const void *buf, size_t len, unsigned *min, unsigned *max);
+
+/* ---- ucmdd.c ---- */
+void srv_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* UCMD_SERVER_CTL_H */

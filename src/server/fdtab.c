@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The client's descriptors: its fd numbers are indexes into its own table,
+ * as a process's are into its files_struct, so a client can only name what
+ * it opened itself; the engine's fd numbers (one table for every client)
+ * never reach it.
+ *
+ * An engine fd stays the client's while c->lock is held: UCMDD_CLOSE
+ * removes it from the table and closes it in the engine under the lock, so
+ * a ring that translates a client fd and hands the engine fd to the engine
+ * under c->lock cannot meet a number that was meanwhile closed and handed
+ * to another client.
+ */
+#include <errno.h>
+
+#include "server/ctl.h"
+
+static int fd_get_locked(struct srv_client *c, int cfd)
+{
+	if (cfd < 0 || (unsigned)cfd >= SRV_MAX_FDS || c->fds[cfd] < 0)
+		return -EBADF;
+	return c->fds[cfd];
+}
+
+int srv_fd_get(struct srv_client *c, int cfd)
+{
+	int efd;
+
+	pthread_mutex_lock(&c->lock);
+	efd = fd_get_locked(c, cfd);
+	pthread_mutex_unlock(&c->lock);
+	return efd;
+}
+
+int srv_fd_install(struct srv_client *c, int efd)
+{
+	int ret = -EMFILE;
+
+	if (efd < 0)
+		return -EBADF;
+	pthread_mutex_lock(&c->lock);
+	/* the lowest free number, as open(2) gives */
+	for (unsigned i = 0; i < SRV_MAX_FDS; i++) {
+		if (c->fds[i] < 0) {
+			c->fds[i] = efd;
+			ret = (int)i;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&c->lock);
+	return ret;
+}
+
+int srv_fd_remove(struct srv_client *c, int cfd)
+{
+	int efd;
+
+	pthread_mutex_lock(&c->lock);
+	efd = fd_get_locked(c, cfd);
+	if (efd >= 0)
+		c->fds[cfd] = -1;
+	pthread_mutex_unlock(&c->lock);
+	return efd;
+}
+
+int srv_fd_close(struct srv_client *c, int cfd)
+{
+	int efd;
+
+	pthread_mutex_lock(&c->lock);
+	efd = fd_get_locked(c, cfd);
+	if (efd >= 0) {
+		c->fds[cfd] = -1;
+		/* under the lock: see the top of the file */
+		ucmd_close(c->d->e, efd);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return efd < 0 ? efd : 0;
+}
+
+void srv_fds_close_all(struct srv_client *c)
+{
+	pthread_mutex_lock(&c->lock);
+	for (unsigned i = 0; i < SRV_MAX_FDS; i++) {
+		if (c->fds[i] >= 0)
+			ucmd_close(c->d->e, c->fds[i]);
+		c->fds[i] = -1;
+	}
+	pthread_mutex_unlock(&c->lock);
+}

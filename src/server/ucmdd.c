@@ -1,0 +1,486 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ucmdd: the engine as a process of its own, which owns the controller
+ * directories (private to its user) and serves clients over a Unix socket.
+ * One engine holds every controller; one security chain judges every
+ * client's commands, from the daemon's own copies, by the client's
+ * credentials as the kernel reports them (docs/daemon.md).
+ *
+ *   SIGTERM, SIGINT  stop accepting; every client's rings finish what they
+ *                    hold; the connections close; the controllers save
+ *                    their state; exit 0
+ *   SIGHUP           reload the policy (the old one stays if the new fails)
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "server/ctl.h"
+#include "ucmd/ctrl.h"
+#include "ucmd/nvme.h"
+#include "ucmd/security.h"
+
+#ifndef UCMDD_VERSION_STRING
+#define UCMDD_VERSION_STRING "unknown"
+#endif
+
+#define MAX_CTRLS 32
+#define DEFAULT_NS_BYTES (1ull << 30)
+
+struct opts {
+	char *ctrl[MAX_CTRLS];
+	unsigned nr_ctrl;
+	char *socket;
+	char *policy;
+	char *audit;
+	bool foreground;
+};
+
+static bool use_syslog;
+
+void srv_log(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (use_syslog) {
+		vsyslog(LOG_NOTICE, fmt, ap);
+	} else {
+		fputs("ucmdd: ", stderr);
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+	}
+	va_end(ap);
+}
+
+static const char usage[] =
+	"usage: ucmdd --ctrl DIR [--ctrl DIR...] --socket PATH [--policy FILE]\n"
+	"             [--audit FILE] [--foreground]\n"
+	"       ucmdd --help | --version\n"
+	"\n"
+	"Own the NVMe controllers kept in each DIR and serve them to clients\n"
+	"over the Unix socket PATH. Clients are told apart by their credentials\n"
+	"as the kernel reports them; the policy decides what each may do.\n"
+	"\n"
+	"options:\n"
+	"  --ctrl DIR      a controller directory (repeatable, up to 32): nvme0 is\n"
+	"                  the first, nvme1 the next, ... A missing DIR is created\n"
+	"                  (mode 0700) with one 1 GiB namespace; an existing one\n"
+	"                  must be owned by ucmdd's user and mode 0700\n"
+	"  --socket PATH   where clients connect (mode 0666; a stale socket is\n"
+	"                  replaced). Not needed when systemd passes a socket\n"
+	"                  (LISTEN_FDS=1)\n"
+	"  --policy FILE   the policy (ucmd-policy(5)); default: Linux's rules.\n"
+	"                  SIGHUP reloads it\n"
+	"  --audit FILE    append audit records (JSON lines) to FILE, or - for stderr\n"
+	"  --foreground    do not detach; log to stderr, not syslog\n"
+	"  --help          this text\n"
+	"  --version       the version\n"
+	"\n"
+	"signals: SIGTERM or SIGINT finishes in-flight commands, saves the\n"
+	"controllers and exits 0; SIGHUP reloads the policy.\n";
+
+/* Relative paths made absolute now: the daemon changes directory to /. */
+static char *absolute(const char *path)
+{
+	char cwd[PATH_MAX], *out;
+
+	if (path[0] == '/' || !strcmp(path, "-"))
+		return strdup(path);
+	if (!getcwd(cwd, sizeof(cwd)))
+		return NULL;
+	if (asprintf(&out, "%s/%s", cwd, path) < 0)
+		return NULL;
+	return out;
+}
+
+static int parse(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "ctrl", required_argument, NULL, 'c' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "policy", required_argument, NULL, 'p' },
+		{ "audit", required_argument, NULL, 'a' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 },
+	};
+	int ch;
+
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		char **slot = NULL;
+
+		switch (ch) {
+		case 'c':
+			if (o->nr_ctrl == MAX_CTRLS) {
+				fprintf(stderr, "ucmdd: at most %d --ctrl directories\n", MAX_CTRLS);
+				return 2;
+			}
+			slot = &o->ctrl[o->nr_ctrl++];
+			break;
+		case 's':
+			slot = &o->socket;
+			break;
+		case 'p':
+			slot = &o->policy;
+			break;
+		case 'a':
+			slot = &o->audit;
+			break;
+		case 'f':
+			o->foreground = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		case 'V':
+			printf("ucmdd %s\n", UCMDD_VERSION_STRING);
+			return 0;
+		case ':':
+			fprintf(stderr, "ucmdd: %s needs an argument\n", argv[optind - 1]);
+			return 2;
+		default:
+			fprintf(stderr, "ucmdd: unknown option %s (ucmdd --help lists them)\n",
+				argv[optind - 1]);
+			return 2;
+		}
+		if (slot) {
+			if (!optarg[0]) {
+				fprintf(stderr, "ucmdd: %s: empty argument\n", argv[optind - 1]);
+				return 2;
+			}
+			free(*slot);
+			*slot = absolute(optarg);
+			if (!*slot) {
+				fprintf(stderr, "ucmdd: %s: %s\n", optarg, strerror(errno));
+				return 1;
+			}
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "ucmdd: unexpected argument '%s' (ucmdd --help)\n", argv[optind]);
+		return 2;
+	}
+	if (!o->nr_ctrl) {
+		fprintf(stderr, "ucmdd: no --ctrl DIR: nothing to serve (ucmdd --help)\n");
+		return 2;
+	}
+	return -1;
+}
+
+/* Parents as mkdir -p makes them; the controller directory itself private. */
+static int ctrl_dir_prepare(const char *dir)
+{
+	char buf[PATH_MAX];
+	struct stat sb;
+
+	if (snprintf(buf, sizeof(buf), "%s", dir) >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0700) && errno != EEXIST)
+		return -errno;
+	if (lstat(dir, &sb))
+		return -errno;
+	if (!S_ISDIR(sb.st_mode)) {
+		srv_log("%s is not a directory%s", dir,
+			S_ISLNK(sb.st_mode) ? " (a symbolic link: name the directory itself)" : "");
+		return -ENOTDIR;
+	}
+	/*
+	 * The images are the raw data of every namespace: only the daemon's
+	 * user may reach them, or the policy would bind nobody.
+	 */
+	if (sb.st_uid != geteuid() || (sb.st_mode & 077)) {
+		srv_log("%s is owned by uid %u with mode %04o: it must be ucmdd's (uid %u), "
+			"mode 0700", dir, (unsigned)sb.st_uid, (unsigned)(sb.st_mode & 07777),
+			(unsigned)geteuid());
+		return -EPERM;
+	}
+	return 0;
+}
+
+struct daemon_state {
+	struct srv_daemon d;
+	struct ucmd_ctrl *ctrl[MAX_CTRLS];
+	struct ucmd_nvme_host *host[MAX_CTRLS];
+	bool security;
+	int lfd, sfd;
+	bool own_socket;
+};
+
+static int ctrl_up(struct daemon_state *s, const char *dir, unsigned i)
+{
+	struct ucmd_ctrl_params cp = { 0 };
+	struct ucmd_nvme_host_opts ho = { .instance = i };
+	char err[512] = "";
+	int ret;
+
+	ret = ctrl_dir_prepare(dir);
+	if (ret) {
+		if (ret != -EPERM && ret != -ENOTDIR)
+			srv_log("%s: %s", dir, strerror(-ret));
+		return ret;
+	}
+	cp.dir = dir;
+	cp.mode = UCMD_CTRL_INLINE;
+	cp.errbuf = err;
+	cp.errbuf_len = sizeof(err);
+	ret = ucmd_ctrl_create(&cp, &s->ctrl[i]);
+	if (ret) {
+		srv_log("%s: %s", dir, err[0] ? err : strerror(-ret));
+		return ret;
+	}
+	if (ucmd_ctrl_ns_count(s->ctrl[i]) == 0) {
+		struct ucmd_ns_params np = {
+			.nsze = DEFAULT_NS_BYTES / 512,
+			.store = UCMD_NS_STORE_FILE,
+			.attach = true,
+		};
+
+		ret = ucmd_ctrl_ns_create(s->ctrl[i], &np);
+		if (ret < 0) {
+			srv_log("%s: the default namespace: %s", dir, strerror(-ret));
+			return ret;
+		}
+	}
+	ret = ucmd_nvme_attach(s->d.e, s->ctrl[i], &ho, &s->host[i]);
+	if (ret)
+		srv_log("%s: attaching nvme%u: %s", dir, i, ucmd_last_error());
+	return ret;
+}
+
+static void daemon_down(struct daemon_state *s, const struct opts *o)
+{
+	if (s->lfd >= 0)
+		close(s->lfd);
+	if (s->own_socket)
+		unlink(o->socket);
+	/* every client's rings drain and its connection closes */
+	if (s->d.stop_fd >= 0)
+		srv_clients_stop(&s->d);
+	for (unsigned i = o->nr_ctrl; i-- > 0;) {
+		if (s->host[i])
+			ucmd_nvme_detach(s->host[i]);
+		/* saves the controller's state, flushes the images */
+		ucmd_ctrl_destroy(s->ctrl[i]);
+	}
+	if (s->security)
+		ucmd_security_teardown(s->d.e);
+	if (s->d.e)
+		ucmd_engine_free(s->d.e);
+	if (s->sfd >= 0)
+		close(s->sfd);
+}
+
+static int daemon_up(struct daemon_state *s, const struct opts *o, int lfd)
+{
+	char err[512];
+	int ret;
+
+	s->lfd = lfd;
+	s->d.stop_fd = eventfd(0, EFD_CLOEXEC);
+	if (s->d.stop_fd < 0)
+		return -errno;
+	ret = ucmd_engine_create(&s->d.e);
+	if (ret) {
+		srv_log("%s", ucmd_last_error());
+		return ret;
+	}
+	/* the policy before any controller: no device exists unjudged */
+	ret = ucmd_security_setup(s->d.e, o->policy, o->audit, err, sizeof(err));
+	if (ret) {
+		srv_log("%s", err);
+		return ret;
+	}
+	s->security = true;
+	for (unsigned i = 0; i < o->nr_ctrl; i++) {
+		ret = ctrl_up(s, o->ctrl[i], i);
+		if (ret)
+			return ret;
+	}
+	if (s->lfd < 0) {
+		s->lfd = srv_listen_path(o->socket);
+		if (s->lfd < 0) {
+			ret = s->lfd;
+			srv_log("%s: %s%s", o->socket, strerror(-ret),
+				ret == -EADDRINUSE ? " (another ucmdd answers there)"
+				: ret == -EEXIST ? " (not a socket: not replacing it)" : "");
+			return ret;
+		}
+		s->own_socket = true;
+	}
+	return 0;
+}
+
+static void serve(struct daemon_state *s, const struct opts *o)
+{
+	bool accepting = true;
+
+	for (;;) {
+		struct pollfd pf[2] = {
+			{ .fd = s->sfd, .events = POLLIN },
+			{ .fd = accepting ? s->lfd : -1, .events = POLLIN },
+		};
+		struct signalfd_siginfo si;
+
+		if (poll(pf, 2, accepting ? -1 : 100) < 0) {
+			if (errno == EINTR)
+				continue;
+			srv_log("poll: %s", strerror(errno));
+			return;
+		}
+		accepting = true;
+		if (pf[1].revents) {
+			int ret = srv_accept(&s->d, s->lfd);
+
+			/*
+			 * Out of descriptors or memory: the connection waits in
+			 * the backlog; stop polling the socket for a moment
+			 * rather than spin on it.
+			 */
+			if (ret == -EMFILE || ret == -ENFILE || ret == -ENOMEM || ret == -ENOBUFS)
+				accepting = false;
+		}
+		if (!pf[0].revents)
+			continue;
+		if (read(s->sfd, &si, sizeof(si)) != sizeof(si))
+			continue;
+		if (si.ssi_signo == SIGHUP) {
+			char err[512];
+			int ret = ucmd_security_reload(s->d.e, o->policy, err, sizeof(err));
+
+			if (ret)
+				srv_log("SIGHUP: the policy stays as it was: %s", err);
+			else
+				srv_log("SIGHUP: policy reloaded from %s",
+					o->policy ? o->policy : "the default");
+			continue;
+		}
+		srv_log("signal %d: stopping", (int)si.ssi_signo);
+		return;
+	}
+}
+
+/*
+ * Detach before anything starts a thread (the engine's and the
+ * controllers' do not survive fork). The parent waits for the child to
+ * report its set-up, so that `ucmdd` returns only once clients can
+ * connect, with the set-up's error as its exit status.
+ */
+static int detach(int *report)
+{
+	int p[2], status = 1;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid > 0) {
+		close(p[1]);
+		if (read(p[0], &status, sizeof(status)) != sizeof(status))
+			status = 1;
+		_exit(status);
+	}
+	close(p[0]);
+	setsid();
+	*report = p[1];
+	return 0;
+}
+
+static void report_up(int report, int status)
+{
+	int null;
+
+	if (report < 0)
+		return;
+	if (!status) {
+		/* from now on messages go to syslog */
+		null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 1);
+			dup2(null, 2);
+			close(null);
+		}
+		use_syslog = true;
+		openlog("ucmdd", LOG_PID, LOG_DAEMON);
+	}
+	if (write(report, &status, sizeof(status)) != sizeof(status))
+		srv_log("reporting to the parent: %s", strerror(errno));
+	close(report);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { 0 };
+	struct daemon_state s = { .lfd = -1, .sfd = -1, .d.stop_fd = -1 };
+	sigset_t set;
+	int ret, lfd, report = -1;
+
+	ret = parse(argc, argv, &o);
+	if (ret >= 0)
+		return ret;
+	lfd = srv_listen_systemd();
+	if (lfd == -EINVAL) {
+		fprintf(stderr, "ucmdd: systemd passed sockets other than one listening "
+			"SOCK_SEQPACKET Unix socket (check ucmdd.socket)\n");
+		return 1;
+	}
+	if (lfd < 0 && !o.socket) {
+		fprintf(stderr, "ucmdd: no --socket PATH, and no socket from systemd (ucmdd --help)\n");
+		return 2;
+	}
+	if (!o.foreground && (ret = detach(&report))) {
+		fprintf(stderr, "ucmdd: detaching: %s\n", strerror(-ret));
+		return 1;
+	}
+	/* signals arrive through signalfd; every thread inherits the mask */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	s.sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	pthread_mutex_init(&s.d.lock, NULL);
+	pthread_cond_init(&s.d.gone, NULL);
+	atomic_init(&s.d.stopping, false);
+	ret = s.sfd < 0 ? -errno : daemon_up(&s, &o, lfd);
+	if (ret) {
+		report_up(report, 1);
+		daemon_down(&s, &o);
+		return 1;
+	}
+	if (chdir("/"))
+		srv_log("chdir /: %s", strerror(errno));
+	srv_log("serving %u controller%s on %s", o.nr_ctrl, o.nr_ctrl == 1 ? "" : "s",
+		o.socket ? o.socket : "the socket systemd passed");
+	report_up(report, 0);
+	serve(&s, &o);
+	daemon_down(&s, &o);
+	srv_log("stopped");
+	return 0;
+}
