@@ -1,0 +1,242 @@
+#!/usr/bin/env bash
+# ucmdd's control protocol from a raw client (tests/system/ucmdd_proto.py,
+# Python's AF_UNIX SOCK_SEQPACKET with SCM_RIGHTS): the real daemon runs as
+# root on a temporary directory; HELLO, DEVICE_NAMES, DISK_STAT, OPEN and
+# CLOSE answer as documented; malformed messages (bad magic, op, sizes,
+# flags, fds, names) get an error reply and the daemon stays up for this
+# client and the next; the synchronous ioctl path bounces the caller's
+# memory (NVME_IOCTL_ID, Identify through NVME_IOCTL_ADMIN64_CMD into a
+# ctypes buffer, a bad address is -EFAULT); the client's identity is the
+# kernel's (root may read the SMART log, nobody may not, nor nobody as
+# "root" of a user namespace of its own); SIGHUP reloads the policy;
+# SIGTERM exits 0 and connected clients see the connection close.
+set -euo pipefail
+B=${UCMD_BUILD:-build}
+UCMDD="$(pwd)/$B/src/server/ucmdd"
+dir=$(mktemp -d /tmp/ucmdd-proto.XXXXXX)
+chmod 0755 "$dir"
+pid=
+cleanup() {
+	[ -z "$pid" ] || kill -KILL "$pid" 2>/dev/null || true
+	rm -rf "$dir"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+step() { echo "--- $*"; }
+as_nobody() { setpriv --reuid 65534 --regid 65534 --clear-groups --inh-caps=-all -- "$@"; }
+# the system's interpreter: a user's own (pyenv under /root) is not nobody's to run
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=$(command -v python3)
+cp tests/system/ucmdd_proto.py "$dir/"
+chmod 0644 "$dir/ucmdd_proto.py"
+sock=$dir/ucmdd.sock
+
+start() {	# ucmdd arguments: runs it in the foreground, in the background
+	"$UCMDD" --foreground --ctrl "$dir/ctrl" --socket "$sock" "$@" 2>>"$dir/ucmdd.log" &
+	pid=$!
+	for _ in $(seq 200); do
+		[ -S "$sock" ] && break
+		kill -0 "$pid" 2>/dev/null || { cat "$dir/ucmdd.log"; fail "ucmdd exited"; }
+		sleep 0.05
+	done
+	[ -S "$sock" ] || fail "no socket"
+}
+alive() { kill -0 "$pid" 2>/dev/null || { cat "$dir/ucmdd.log"; fail "ucmdd died: $*"; }; }
+
+step "options: bad ones are refused with a message, --help and --version answer"
+"$UCMDD" --help | grep -q -- "--ctrl DIR" || fail "--help"
+"$UCMDD" --version | grep -q "^ucmdd " || fail "--version"
+rc=0; "$UCMDD" --bogus 2>"$dir/err" || rc=$?
+[ "$rc" = 2 ] && grep -q "unknown option --bogus" "$dir/err" || fail "--bogus: rc $rc $(cat "$dir/err")"
+rc=0; "$UCMDD" --socket "$sock" 2>"$dir/err" || rc=$?
+[ "$rc" = 2 ] && grep -q "no --ctrl" "$dir/err" || fail "no --ctrl: rc $rc"
+rc=0; "$UCMDD" --ctrl "$dir/x" 2>"$dir/err" || rc=$?
+[ "$rc" = 2 ] && grep -q "no --socket" "$dir/err" || fail "no --socket: rc $rc"
+mkdir -m 0755 "$dir/open-ctrl"
+rc=0; "$UCMDD" --foreground --ctrl "$dir/open-ctrl" --socket "$sock" 2>"$dir/err" || rc=$?
+[ "$rc" = 1 ] && grep -q "mode 0700" "$dir/err" || fail "a 0755 directory: rc $rc $(cat "$dir/err")"
+[ ! -e "$sock" ] || fail "socket left by a failed start"
+
+step "start: a missing directory is created 0700 with a namespace; the socket is 0666"
+cat >"$dir/policy.ini" <<'INI'
+[policy]
+inherit = default
+INI
+start --policy "$dir/policy.ini"
+[ "$(stat -c %a "$dir/ctrl")" = 700 ] || fail "ctrl dir mode $(stat -c %a "$dir/ctrl")"
+[ -f "$dir/ctrl/ns1.img" ] || fail "no default namespace"
+[ "$(stat -c %a "$sock")" = 666 ] || fail "socket mode $(stat -c %a "$sock")"
+
+step "requests and malformed messages"
+"$PY" - "$sock" <<'PY'
+import ctypes, errno, os, struct, sys
+sys.path.insert(0, os.path.dirname(sys.argv[1]))
+from ucmdd_proto import *
+
+c = Client(sys.argv[1])
+res, body, _ = c.hello()
+check(res == 0, "hello: %d" % res)
+ver, rings, fds, entries = struct.unpack("<IIII", body)
+check(ver == 1 and rings > 0 and fds > 0 and entries > 0, "hello limits %r" % ((ver, rings, fds, entries),))
+check(c.hello(version=99)[0] == -errno.EPROTONOSUPPORT, "hello of another version")
+
+n, names = c.device_names()
+check(n == len(names) and {"null", "nvme0", "ng0n1", "nvme0n1"} <= set(names), "names %d %r" % (n, names))
+
+res, st = c.disk_stat("nvme0n1")
+check(res == 0 and len(st) == 80, "disk_stat nvme0n1: %d, %d bytes" % (res, len(st)))
+check(c.disk_stat("ng0n1")[0] == -errno.ENOTBLK, "disk_stat of a char device")
+check(c.disk_stat("nope")[0] == -errno.ENOENT, "disk_stat of nothing")
+
+fd0 = c.open("ng0n1")
+fd1 = c.open("nvme0", os.O_RDONLY | os.O_CLOEXEC)
+check((fd0, fd1) == (0, 1), "fds %r" % ((fd0, fd1),))
+check(c.open("nope") == -errno.ENOENT, "open of nothing")
+check(c.open("ng0n1", os.O_RDWR | os.O_CREAT) == -errno.EINVAL, "open O_CREAT")
+check(c.open("ng0n1", 3) == -errno.EINVAL, "open access mode 3")
+check(c.close_fd(fd0) == 0, "close")
+check(c.close_fd(fd0) == -errno.EBADF, "close twice")
+check(c.close_fd(12345) == -errno.EBADF, "close of a number never opened")
+check(c.close_fd(-1) == -errno.EBADF, "close -1")
+fd0 = c.open("ng0n1")
+check(fd0 == 0, "the lowest free number again: %d" % fd0)
+print("hello, device_names, disk_stat, open, close: ok")
+
+# ---- ioctls: the daemon reads and writes this process's memory ----
+check(c.ioctl(fd0, NVME_IOCTL_ID, 0) == 1, "NVME_IOCTL_ID")
+res, data = identify_ctrl(c, fd1)
+check(res == 0, "identify: %d" % res)
+vid, ssvid = struct.unpack_from("<HH", data)
+model = data[24:64].decode(errors="replace").strip()
+check(any(data[4:24]) and model and data[4:64].isascii(), "identify data: %r" % data[:64])
+print("identify through ADMIN64 into a ctypes buffer: model %r" % model)
+res, _ = identify_ctrl(c, fd1, addr=0x1000)
+check(res == -errno.EFAULT, "identify into an unmapped address: %d" % res)
+res, _ = identify_ctrl(c, fd1, addr=0x7ffffffff000 - 100)
+check(res == -errno.EFAULT, "identify across the end of user space: %d" % res)
+check(c.ioctl(fd1, NVME_IOCTL_ADMIN64_CMD, 0x1000) == -errno.EFAULT, "argument at a bad address")
+check(c.ioctl(fd1, 0x5401, 0) == -errno.ENOTTY, "TCGETS")
+check(c.ioctl(fd1, NVME_IOCTL_ADMIN64_CMD | (1 << 40), 0) == -errno.ENOTTY, "a 64-bit cmd")
+check(c.ioctl(fd1, ioc(3, "N", 0x41, 72), 0x1000) == -errno.ENOTTY, "32-bit NVME_IOCTL_ADMIN_CMD")
+check(c.ioctl(55, NVME_IOCTL_ID, 0) == -errno.EBADF, "ioctl on a number never opened")
+print("ioctls: ok")
+
+# ---- malformed messages: an error back, the connection goes on ----
+def hdr(op=HELLO, magic=MAGIC, flags=0, seq=7, result=0, length=16, pad=0):
+    return HDR.pack(magic, op, flags, seq, result, length, pad)
+
+hello_payload = struct.pack("<IIII", 1, 0, 0, 0)
+cases = [
+    ("4 bytes", b"\x55\x43\x4d\x44", -errno.EPROTO),
+    ("bad magic", hdr(magic=0xdeadbeef) + hello_payload, -errno.EPROTO),
+    ("op 0", hdr(op=0, length=0), -errno.EINVAL),
+    ("op past the end", hdr(op=99, length=0), -errno.EINVAL),
+    ("op 65535", hdr(op=65535, length=0), -errno.EINVAL),
+    ("flags", hdr(flags=1) + hello_payload, -errno.EINVAL),
+    ("pad", hdr(pad=1) + hello_payload, -errno.EINVAL),
+    ("result in a request", hdr(result=-1) + hello_payload, -errno.EINVAL),
+    ("len larger than sent", hdr(length=32) + hello_payload, -errno.EPROTO),
+    ("len smaller than sent", hdr(length=8) + hello_payload, -errno.EPROTO),
+    ("hello payload short", hdr(length=8) + hello_payload[:8], -errno.EINVAL),
+    ("hello payload long", hdr(length=20) + hello_payload + b"\0" * 4, -errno.EINVAL),
+    ("device_names with a payload", hdr(op=DEVICE_NAMES, length=4) + b"\0" * 4, -errno.EINVAL),
+    ("open: name without a NUL", hdr(op=OPEN, length=72) + struct.pack("<iI", 2, 0) + b"n" * 64, -errno.EINVAL),
+    ("open: pad", hdr(op=OPEN, length=72) + struct.pack("<iI64s", 2, 1, b"ng0n1"), -errno.EINVAL),
+    ("close: pad", hdr(op=CLOSE, length=8) + struct.pack("<iI", 0, 1), -errno.EINVAL),
+    ("ioctl: pad", hdr(op=IOCTL, length=24) + struct.pack("<iIQQ", 0, 9, NVME_IOCTL_ID, 0), -errno.EINVAL),
+    ("region_add without its memfd", hdr(op=REGION_ADD, length=16) + struct.pack("<QQ", 0, 4096), -errno.EINVAL),
+    ("oversized", hdr(length=70000 - 24) + b"\0" * (70000 - 24), -errno.EMSGSIZE),
+]
+for what, data, want in cases:
+    h, body, _ = c.raw(data)
+    check(h[0] == MAGIC and h[4] == want, "%s: result %d, want %d" % (what, h[4], want))
+    if len(data) >= HDR.size:
+        check(h[3] == 7, "%s: seq %d not echoed" % (what, h[3]))
+    check(c.hello()[0] == 0, "hello after %s" % what)
+
+# an fd where none belongs is refused, and closed by the daemon
+r, w = os.pipe()
+seq = c.seq = c.seq + 1
+h, _, _ = c.raw(HDR.pack(MAGIC, CLOSE, 0, seq, 0, 8, 0) + struct.pack("<iI", 0, 0), fds=[r])
+check(h[4] == -errno.EINVAL, "close with an fd attached: %d" % h[4])
+os.close(r)
+try:
+    os.write(w, b"x")
+    check(False, "the daemon kept the read end of our pipe")
+except BrokenPipeError:
+    pass
+check(c.close_fd(fd0) == 0, "fd 0 survived the refused CLOSE")
+# a region must be a sealed memfd
+p = os.pipe()
+h, _, _ = c.raw(HDR.pack(MAGIC, REGION_ADD, 0, 8, 0, 16, 0) + struct.pack("<QQ", 0x10000, 4096), fds=[p[0]])
+check(h[4] == -errno.EINVAL, "region_add of a pipe: %d" % h[4])
+print("%d malformed messages answered, the connection goes on" % (len(cases) + 2))
+
+# another client meanwhile
+d = Client(sys.argv[1])
+check(d.hello()[0] == 0 and d.open("ng0n1") == 0, "a second client")
+check(c.close_fd(fd1) == 0 and d.close_fd(0) == 0, "both clients close")
+d.close()
+# a client that hangs up with fds open: nothing of it stays
+e = Client(sys.argv[1])
+check(e.open("ng0n1") == 0, "third client")
+e.close()
+print("other clients: ok")
+PY
+alive "after malformed messages"
+
+step "identity is the kernel's: root may read the SMART log, nobody may not"
+"$PY" "$dir/ucmdd_proto.py" "$sock" smartlog-allowed
+as_nobody "$PY" "$dir/ucmdd_proto.py" "$sock" smartlog-denied
+if as_nobody unshare --user --map-root-user true 2>/dev/null; then
+	# "root" with every capability, in a user namespace of its own
+	as_nobody unshare --user --map-root-user "$PY" "$dir/ucmdd_proto.py" "$sock" smartlog-denied
+else
+	echo "(no unprivileged user namespaces here: that case is not run)"
+fi
+alive "after the identity checks"
+
+step "SIGHUP reloads the policy"
+cat >"$dir/policy.ini" <<'INI'
+[policy]
+inherit = default
+
+[rule health-for-everyone]
+verb = get-log
+select = 0x02
+action = allow
+INI
+kill -HUP "$pid"
+for _ in $(seq 100); do grep -q "policy reloaded" "$dir/ucmdd.log" && break; sleep 0.05; done
+grep -q "policy reloaded" "$dir/ucmdd.log" || { cat "$dir/ucmdd.log"; fail "no reload"; }
+as_nobody "$PY" "$dir/ucmdd_proto.py" "$sock" smartlog-allowed
+printf '[rule]\nverb = bogus\n' >"$dir/policy.ini"
+kill -HUP "$pid"
+for _ in $(seq 100); do grep -q "stays as it was" "$dir/ucmdd.log" && break; sleep 0.05; done
+grep -q "stays as it was" "$dir/ucmdd.log" || { cat "$dir/ucmdd.log"; fail "bad policy not reported"; }
+as_nobody "$PY" "$dir/ucmdd_proto.py" "$sock" smartlog-allowed
+alive "after SIGHUP"
+
+step "SIGTERM: connected clients see the connection close, ucmdd exits 0"
+coproc EOF { "$PY" "$dir/ucmdd_proto.py" "$sock" eof; }
+read -r line <&"${EOF[0]}"
+[ "$line" = connected ] || fail "eof client: $line"
+kill -TERM "$pid"
+rc=0; wait "$pid" || rc=$?
+pid=
+[ "$rc" = 0 ] || { cat "$dir/ucmdd.log"; fail "ucmdd exited $rc on SIGTERM"; }
+echo >&"${EOF[1]}"
+read -r line <&"${EOF[0]}" || true
+[ "$line" = "after SIGTERM: the connection is closed" ] || fail "eof client: '$line'"
+[ ! -e "$sock" ] || fail "socket left after SIGTERM"
+
+step "detached: ucmdd returns once the socket is up, and reopens the saved controller"
+"$UCMDD" --ctrl "$dir/ctrl" --socket "$sock"
+[ -S "$sock" ] || fail "no socket when ucmdd returned"
+"$PY" "$dir/ucmdd_proto.py" "$sock" smartlog-allowed
+pid=$(cat "$dir/ctrl/ctrl.pid")
+kill -TERM "$pid"
+for _ in $(seq 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+kill -0 "$pid" 2>/dev/null && fail "detached ucmdd still runs after SIGTERM"
+pid=
+echo "daemon protocol: ok"
