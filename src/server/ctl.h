@@ -65,7 +65,9 @@ void srv_clients_stop(struct srv_daemon *d);
 /* How many SCM_RIGHTS fds a request of op may carry: [*min, *max]. */
 void srv_msg_fds(const void *buf, size_t len, unsigned *min, unsigned *max);
 
-/* ---- ucmdd.c ---- */
+/* ---- log.c ---- */
 void srv_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* From now on (detached): syslog, facility daemon. */
+void srv_log_to_syslog(void);
 
 #endif /* UCMD_SERVER_CTL_H */

@@ -17,14 +17,12 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
-#include <syslog.h>
 #include <unistd.h>
 
 #include "server/ctl.h"
@@ -47,23 +45,6 @@ struct opts {
 	char *audit;
 	bool foreground;
 };
-
-static bool use_syslog;
-
-void srv_log(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (use_syslog) {
-		vsyslog(LOG_NOTICE, fmt, ap);
-	} else {
-		fputs("ucmdd: ", stderr);
-		vfprintf(stderr, fmt, ap);
-		fputc('\n', stderr);
-	}
-	va_end(ap);
-}
 
 static const char usage[] =
 	"usage: ucmdd --ctrl DIR [--ctrl DIR...] --socket PATH [--policy FILE]\n"
@@ -425,8 +406,7 @@ static void report_up(int report, int status)
 			dup2(null, 2);
 			close(null);
 		}
-		use_syslog = true;
-		openlog("ucmdd", LOG_PID, LOG_DAEMON);
+		srv_log_to_syslog();
 	}
 	if (write(report, &status, sizeof(status)) != sizeof(status))
 		srv_log("reporting to the parent: %s", strerror(errno));
