@@ -27,8 +27,9 @@ so=$(find "$P" -name libucmd.so)
 ar=$(find "$P" -name libucmd.a)
 [ -n "$pc" ] && [ -n "$so" ] && [ -n "$ar" ] || { fail "ucmd.pc, libucmd.so, libucmd.a: '$pc' '$so' '$ar'"; exit 1; }
 libdir=$(dirname "$so")
-for f in bin/ucmd share/man/man1/ucmd.1 share/man/man1/ucmd-bench.1 \
-	 share/man/man5/ucmd-policy.5 share/man/man3/libucmd.3 share/ucmd/default.ini; do
+for f in bin/ucmd sbin/ucmdd share/man/man1/ucmd.1 share/man/man1/ucmd-bench.1 \
+	 share/man/man5/ucmd-policy.5 share/man/man3/libucmd.3 share/man/man8/ucmdd.8 \
+	 share/ucmd/default.ini; do
 	[ -f "$P/$f" ] || fail "not installed: $f"
 done
 cmp -s policy/default.ini "$P/share/ucmd/default.ini" || fail "default.ini differs"
@@ -40,6 +41,7 @@ for h in $headers; do
 	[ -f "$P/include/$h" ] || fail "header not installed: $h"
 done
 grep -q "commands:" <<<"$("$P/bin/ucmd" --help)" || fail "installed ucmd --help"
+grep -q -- "--ctrl DIR" <<<"$("$P/sbin/ucmdd" --help)" || fail "installed ucmdd --help"
 
 export PKG_CONFIG_PATH=$(dirname "$pc")
 cflags=$(pkg-config --cflags ucmd) libs=$(pkg-config --libs ucmd) \

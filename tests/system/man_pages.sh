@@ -3,7 +3,8 @@
 # the tools: every command `ucmd --help` lists has an entry in ucmd(1),
 # every option `ucmd bench --help` lists is in ucmd-bench(1), and every
 # option of `ucmd policy explain` is in ucmd-policy(5), and every option
-# any command accepts is in one of them.
+# any command accepts is in one of them; every option of ucmdd is in
+# ucmdd(8).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 B=${UCMD_BUILD:-build}
@@ -15,7 +16,7 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 meson install -C "$B" --no-rebuild --destdir "$tmp/d" >"$tmp/install.log" 2>&1 ||
 	{ tail -20 "$tmp/install.log"; echo "FAIL: meson install"; exit 1; }
 mapfile -t pages < <(find "$tmp/d" -path '*/share/man/man*' -type f | sort)
-for want in man1/ucmd.1 man1/ucmd-bench.1 man5/ucmd-policy.5 man3/libucmd.3; do
+for want in man1/ucmd.1 man1/ucmd-bench.1 man5/ucmd-policy.5 man3/libucmd.3 man8/ucmdd.8; do
 	printf '%s\n' "${pages[@]}" | grep -q "/$want\$" || fail "not installed: $want"
 done
 for p in "${pages[@]}"; do
@@ -64,6 +65,17 @@ for o in $(grep -ohE '\{ *"[a-z][a-z0-9-]*", *(required|no|optional)_argument' t
 done
 [ "$n" -gt 0 ] || fail "no option table found in tools/ucmd/*.c"
 echo "tools/ucmd: $n options, each in a page"
+
+# ucmdd: what --help lists and what its option table accepts, in ucmdd(8)
+ucmdd8=$(printf '%s\n' "${pages[@]}" | grep '/man8/ucmdd\.8$')
+opts_in "$ucmdd8" "$("$B/src/server/ucmdd" --help)"
+n=0
+for o in $(grep -ohE '\{ *"[a-z][a-z0-9-]*", *(required|no|optional)_argument' src/server/ucmdd.c |
+	   grep -oE '"[^"]+"' | tr -d '"' | sort -u); do
+	grep -qF -- "$(sed 's/-/\\-/g' <<<"--$o")" "$ucmdd8" || fail "ucmdd(8) lacks ucmdd's option --$o"
+	n=$((n + 1))
+done
+[ "$n" -gt 0 ] || fail "no option table found in src/server/ucmdd.c"
 
 [ "$fails" -eq 0 ] || { echo "$fails failed"; exit 1; }
 echo "man pages: ok"
