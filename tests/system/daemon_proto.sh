@@ -62,7 +62,7 @@ cat >"$dir/policy.ini" <<'INI'
 [policy]
 inherit = default
 INI
-start --policy "$dir/policy.ini"
+start --policy "$dir/policy.ini" --audit "$dir/audit.jsonl"
 [ "$(stat -c %a "$dir/ctrl")" = 700 ] || fail "ctrl dir mode $(stat -c %a "$dir/ctrl")"
 [ -f "$dir/ctrl/ns1.img" ] || fail "no default namespace"
 [ "$(stat -c %a "$sock")" = 666 ] || fail "socket mode $(stat -c %a "$sock")"
@@ -188,13 +188,23 @@ alive "after malformed messages"
 step "identity is the kernel's: root may read the SMART log, nobody may not"
 "$PY" "$dir/ucmdd_proto.py" "$sock" smartlog-allowed
 as_nobody "$PY" "$dir/ucmdd_proto.py" "$sock" smartlog-denied
+denials=1
 if as_nobody unshare --user --map-root-user true 2>/dev/null; then
 	# "root" with every capability, in a user namespace of its own
 	as_nobody unshare --user --map-root-user "$PY" "$dir/ucmdd_proto.py" "$sock" smartlog-denied
+	denials=2
 else
 	echo "(no unprivileged user namespaces here: that case is not run)"
 fi
 alive "after the identity checks"
+# the audit trail names the client, not the daemon: one denial per refused command
+"$PY" - "$dir/audit.jsonl" "$denials" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+deny = [r for r in recs if r["decision"] == "deny"]
+assert len(deny) == int(sys.argv[2]) and all(r["uid"] == 65534 and r["verb"] == "get-log" for r in deny), recs
+print("audit: %d denial(s), all of uid 65534" % len(deny))
+PY
 
 step "SIGHUP reloads the policy"
 cat >"$dir/policy.ini" <<'INI'
@@ -239,4 +249,23 @@ kill -TERM "$pid"
 for _ in $(seq 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
 kill -0 "$pid" 2>/dev/null && fail "detached ucmdd still runs after SIGTERM"
 pid=
+
+step "socket activation: the socket systemd passes (LISTEN_FDS=1), no --socket"
+if command -v systemd-socket-activate >/dev/null; then
+	rm -f "$sock"
+	systemd-socket-activate --seqpacket -l "$sock" "$UCMDD" --foreground --ctrl "$dir/ctrl" \
+		2>>"$dir/ucmdd.log" &
+	pid=$!
+	for _ in $(seq 200); do [ -S "$sock" ] && break; sleep 0.05; done
+	# the first connection starts ucmdd in place of the activator (same pid)
+	"$PY" "$dir/ucmdd_proto.py" "$sock" smartlog-allowed
+	grep -q "serving 1 controller on the socket systemd passed" "$dir/ucmdd.log" ||
+		{ cat "$dir/ucmdd.log"; fail "not socket-activated"; }
+	kill -TERM "$pid"
+	rc=0; wait "$pid" || rc=$?
+	pid=
+	[ "$rc" = 0 ] || fail "socket-activated ucmdd exited $rc"
+else
+	echo "(no systemd-socket-activate here: not run)"
+fi
 echo "daemon protocol: ok"
