@@ -115,6 +115,22 @@ check(res == -errno.EFAULT, "identify into an unmapped address: %d" % res)
 res, _ = identify_ctrl(c, fd1, addr=0x7ffffffff000 - 100)
 check(res == -errno.EFAULT, "identify across the end of user space: %d" % res)
 check(c.ioctl(fd1, NVME_IOCTL_ADMIN64_CMD, 0x1000) == -errno.EFAULT, "argument at a bad address")
+# I/O: a write from one buffer, read back through an iovec array of two
+wbuf = ctypes.create_string_buffer(os.urandom(4096), 4096)
+cmd = passthru(0x01, nsid=1, addr=ctypes.addressof(wbuf), data_len=4096, cdw10=100, cdw12=7)
+check(c.ioctl(fd0, NVME_IOCTL_IO64_CMD, ctypes.addressof(cmd)) == 0, "write through IO64")
+class Iovec(ctypes.Structure):
+    _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
+halves = [ctypes.create_string_buffer(2048) for _ in range(2)]
+iov = (Iovec * 2)(*[Iovec(ctypes.addressof(h), 2048) for h in halves])
+cmd = passthru(0x02, nsid=1, addr=ctypes.addressof(iov), data_len=2, cdw10=100, cdw12=7)
+check(c.ioctl(fd0, NVME_IOCTL_IO64_CMD_VEC, ctypes.addressof(cmd)) == 0, "read through IO64_CMD_VEC")
+check(halves[0].raw + halves[1].raw == wbuf.raw, "read back through two segments differs")
+iov[1].base = 0x1000
+check(c.ioctl(fd0, NVME_IOCTL_IO64_CMD_VEC, ctypes.addressof(cmd)) == -errno.EFAULT, "a bad segment")
+cmd = passthru(0x02, nsid=1, addr=0x1000, data_len=2, cdw10=100, cdw12=7)
+check(c.ioctl(fd0, NVME_IOCTL_IO64_CMD_VEC, ctypes.addressof(cmd)) == -errno.EFAULT, "a bad iovec array")
+print("write through IO64, read back through IO64_CMD_VEC: ok")
 check(c.ioctl(fd1, 0x5401, 0) == -errno.ENOTTY, "TCGETS")
 check(c.ioctl(fd1, NVME_IOCTL_ADMIN64_CMD | (1 << 40), 0) == -errno.ENOTTY, "a 64-bit cmd")
 check(c.ioctl(fd1, ioc(3, "N", 0x41, 72), 0x1000) == -errno.ENOTTY, "32-bit NVME_IOCTL_ADMIN_CMD")

@@ -27,6 +27,7 @@ def ioc(d, t, nr, size):
 NVME_IOCTL_ID = ioc(0, "N", 0x40, 0)
 NVME_IOCTL_ADMIN64_CMD = ioc(3, "N", 0x47, 80)
 NVME_IOCTL_IO64_CMD = ioc(3, "N", 0x48, 80)
+NVME_IOCTL_IO64_CMD_VEC = ioc(3, "N", 0x49, 80)
 CMD64 = struct.Struct("<BBHIIIQQII6IIIQ")
 assert CMD64.size == 80
 
