@@ -163,6 +163,15 @@ static int parse(int argc, char **argv, struct opts *o)
 	return -1;
 }
 
+static void opts_free(struct opts *o)
+{
+	for (unsigned i = 0; i < o->nr_ctrl; i++)
+		free(o->ctrl[i]);
+	free(o->socket);
+	free(o->policy);
+	free(o->audit);
+}
+
 /* Parents as mkdir -p makes them; the controller directory itself private. */
 static int ctrl_dir_prepare(const char *dir)
 {
@@ -413,14 +422,24 @@ static void report_up(int report, int status)
 	close(report);
 }
 
+static int run(int argc, char **argv, struct opts *o);
+
 int main(int argc, char **argv)
 {
 	struct opts o = { 0 };
+	int ret = run(argc, argv, &o);
+
+	opts_free(&o);
+	return ret;
+}
+
+static int run(int argc, char **argv, struct opts *op)
+{
 	struct daemon_state s = { .lfd = -1, .sfd = -1, .d.stop_fd = -1 };
 	sigset_t set;
 	int ret, lfd, report = -1;
 
-	ret = parse(argc, argv, &o);
+	ret = parse(argc, argv, op);
 	if (ret >= 0)
 		return ret;
 	lfd = srv_listen_systemd();
@@ -429,11 +448,11 @@ int main(int argc, char **argv)
 			"SOCK_SEQPACKET Unix socket (check ucmdd.socket)\n");
 		return 1;
 	}
-	if (lfd < 0 && !o.socket) {
+	if (lfd < 0 && !op->socket) {
 		fprintf(stderr, "ucmdd: no --socket PATH, and no socket from systemd (ucmdd --help)\n");
 		return 2;
 	}
-	if (!o.foreground && (ret = detach(&report))) {
+	if (!op->foreground && (ret = detach(&report))) {
 		fprintf(stderr, "ucmdd: detaching: %s\n", strerror(-ret));
 		return 1;
 	}
@@ -448,19 +467,19 @@ int main(int argc, char **argv)
 	pthread_mutex_init(&s.d.lock, NULL);
 	pthread_cond_init(&s.d.gone, NULL);
 	atomic_init(&s.d.stopping, false);
-	ret = s.sfd < 0 ? -errno : daemon_up(&s, &o, lfd);
+	ret = s.sfd < 0 ? -errno : daemon_up(&s, op, lfd);
 	if (ret) {
 		report_up(report, 1);
-		daemon_down(&s, &o);
+		daemon_down(&s, op);
 		return 1;
 	}
 	if (chdir("/"))
 		srv_log("chdir /: %s", strerror(errno));
-	srv_log("serving %u controller%s on %s", o.nr_ctrl, o.nr_ctrl == 1 ? "" : "s",
-		o.socket ? o.socket : "the socket systemd passed");
+	srv_log("serving %u controller%s on %s", op->nr_ctrl, op->nr_ctrl == 1 ? "" : "s",
+		op->socket ? op->socket : "the socket systemd passed");
 	report_up(report, 0);
-	serve(&s, &o);
-	daemon_down(&s, &o);
+	serve(&s, op);
+	daemon_down(&s, op);
 	srv_log("stopped");
 	return 0;
 }
