@@ -213,6 +213,16 @@ else
 	echo "(no unprivileged user namespaces here: that case is not run)"
 fi
 alive "after the identity checks"
+
+step "eight clients at once, root and nobody: each gets its own answer"
+jobs=()
+for i in 1 2 3 4; do
+	"$PY" "$dir/ucmdd_proto.py" "$sock" smartlog-allowed >/dev/null & jobs+=($!)
+	as_nobody "$PY" "$dir/ucmdd_proto.py" "$sock" smartlog-denied >/dev/null & jobs+=($!)
+done
+for j in "${jobs[@]}"; do wait "$j" || fail "a concurrent client failed"; done
+denials=$((denials + 4))
+alive "after concurrent clients"
 # the audit trail names the client, not the daemon: one denial per refused command
 "$PY" - "$dir/audit.jsonl" "$denials" <<'PY'
 import json, sys
