@@ -26,6 +26,13 @@ ALLOWED = {
     'kernel':    {'lib', 'uaccess', 'block', 'core', 'security', 'ring'},
     # the backends behind the public entries' ops table (core/backend.h)
     'backend':   {'lib', 'uaccess', 'block', 'core', 'security', 'ring'},
+    # ucmdd's wire protocol: the contract between client and server, alone
+    'daemon':    set(),
+    # the daemon backend (libucmd's client of ucmdd): core/backend.h only
+    'client':    {'lib', 'core', 'daemon'},
+    # ucmdd itself: the engine's internals, the protocol, remote user memory
+    'server':    {'lib', 'uaccess', 'block', 'core', 'security', 'ring', 'daemon',
+                  'nvme/ctrl', 'nvme/host'},
 }
 # Who may include the engine's internals, besides src/core and src/ring.
 CORE_H_USERS = {
@@ -33,6 +40,7 @@ CORE_H_USERS = {
     'src/kernel/dev.c',      # the kernel backend fills the engine's ops
     'src/backend/native.c',  # the native backend is the engine's own ops
     'src/security/security.c',  # the engine's modules live on the engine (e->setup)
+    'src/server/mem.c',      # the daemon: UCMD_TASK_SIZE, the engine's bounds
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
