@@ -272,8 +272,8 @@ static void *fake_main(void *arg)
 			close(fds[0]);
 	}
 out:
+	/* f->sock stays as it was: the poster may still be reading it */
 	close(f->sock);
-	f->sock = -1;
 	return NULL;
 }
 
