@@ -7,8 +7,9 @@
  * the peer the socket says the caller is. Its rings are memfds the daemon
  * shares, with Linux's layout, so ucmd_get_sqe(), ucmd_submit(),
  * ucmd_wait_cqe() and the rest work unchanged; a thread of the daemon
- * consumes each SQ as a SQPOLL thread does (ring->flags has
- * IORING_SETUP_SQPOLL). Buffers from ucmd_buf_alloc() are shared with the
+ * consumes each SQ as a SQPOLL thread does, so SQEs are taken after
+ * ucmd_submit() returns and ucmd_get_sqe() can find the SQ full until then
+ * (wait for a CQE, or ucmd_enter() with IORING_ENTER_SQ_WAIT). Buffers from ucmd_buf_alloc() are shared with the
  * daemon and need no copy; any other memory is copied by the daemon.
  *
  * Once the daemon is gone (stopped, killed), every call on the engine and

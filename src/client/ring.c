@@ -5,9 +5,13 @@
  * ucmd_ring exactly as the native backend fills it from its own memfd
  * (core/setup.c), so ucmd.h's inline helpers and ucmd_submit/ucmd_wait_cqe
  * run unchanged. Behind the ring a proxy thread of the daemon consumes the
- * SQ, as a SQPOLL thread does: ring->flags carries IORING_SETUP_SQPOLL, so
- * the SQ head is read with acquire and ucmd_submit() enters only when the
- * proxy sleeps.
+ * SQ, as a SQPOLL thread does, but ring->flags says only what the caller
+ * asked for: without IORING_SETUP_SQPOLL there, ucmd_submit() calls ->enter
+ * every time, which costs two loads and no system call while the proxy is
+ * awake, and lets a submission to a daemon that is gone answer -ENOTCONN
+ * instead of queueing SQEs nobody will read. As with SQPOLL, SQEs are
+ * consumed after ucmd_submit() returns, so ucmd_get_sqe() may find the SQ
+ * full until the proxy took them.
  *
  * ->enter is then: the doorbell (write the sq eventfd when the proxy said
  * IORING_SQ_NEED_WAKEUP, or holds overflowed CQEs), and the completion
@@ -166,7 +170,7 @@ int dc_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *rin
 	}
 	dr->ctl = (struct ucmdd_ring_ctl *)((char *)dr->mem + rep.ctl_off);
 	*p = rep.p;
-	ring->flags = rep.p.flags | IORING_SETUP_SQPOLL;
+	ring->flags = rep.p.flags;
 	ring->features = rep.p.features;
 	ring->engine = e;
 	ring->ops = &daemon_backend;
@@ -336,7 +340,9 @@ int dc_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete, 
 
 	if (flags & ~(IORING_ENTER_GETEVENTS | IORING_ENTER_SQ_WAKEUP | IORING_ENTER_SQ_WAIT))
 		return -EINVAL;
-	if (ring_dead(dr) && !((flags & IORING_ENTER_GETEVENTS) && cq_ready(ring) >= min_complete))
+	/* a daemon that is gone: only CQEs it posted before are still there to reap */
+	if (ring_dead(dr) && (to_submit || !(flags & IORING_ENTER_GETEVENTS) || !cq_ready(ring) ||
+			      cq_ready(ring) < min_complete))
 		return -ENOTCONN;
 	kick(ring, to_submit, flags);
 	/* SQPOLL's SQ_WAIT: until the proxy made room in the SQ */

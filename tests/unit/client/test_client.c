@@ -455,8 +455,7 @@ static void test_ring_mapping(void **state)
 
 	(void)state;
 	assert_int_equal(ucmd_queue_init_engine(e, 4, &ring, &p), 0);
-	assert_true(ring.flags & IORING_SETUP_SQPOLL);
-	assert_true(ring.flags & IORING_SETUP_SQE128);
+	assert_int_equal(ring.flags, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
 	assert_int_equal(ring.sq.ring_entries, 4);
 	assert_int_equal(ring.cq.ring_entries, 8);
 	assert_int_equal(p.sq_off.array, f.rep.p.sq_off.array);
@@ -549,9 +548,11 @@ static void wait_with(struct poster ps, int expect)
 	/* the waiter said it no longer sleeps */
 	assert_int_equal(ctl_of(&f)->cq_waiting, 0);
 	if (expect == -ENOTCONN) {
-		/* and nothing after it hangs either */
+		/* and nothing after it hangs or pretends to work */
 		ucmd_prep_nop(ucmd_get_sqe(&ring));
+		assert_int_equal(ucmd_submit(&ring), -ENOTCONN);
 		assert_int_equal(ucmd_submit_and_wait(&ring, 1), -ENOTCONN);
+		assert_int_equal(ucmd_peek_cqe(&ring, &cqe), -ENOTCONN);
 	}
 	ucmd_queue_exit(&ring);
 	fake_stop(&f, e);
