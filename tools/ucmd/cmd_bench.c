@@ -36,8 +36,9 @@ int cmd_bench(struct cli *cli, int argc, char **argv)
 		return 2;
 	}
 	if (o.target == TARGET_RAM && cli->s.daemon) {
-		fprintf(stderr, "bench: --target ram makes a controller in this process; through "
-			"ucmdd, leave --target out to run on the daemon's namespace\n");
+		fprintf(stderr, "bench: --target ram makes a controller in this process: run it "
+			"with --ctrl DIR instead of --daemon, or leave --target out to run on the "
+			"daemon's namespace\n");
 		return 2;
 	}
 	if (o.target == TARGET_RAM) {
