@@ -26,10 +26,13 @@ ALLOWED = {
     'kernel':    {'lib', 'uaccess', 'block', 'core', 'security', 'ring'},
     # the backends behind the public entries' ops table (core/backend.h)
     'backend':   {'lib', 'uaccess', 'block', 'core', 'security', 'ring'},
-    # ucmdd's wire protocol (shared with the client backend) and the daemon,
-    # which runs the engine for other processes
+    # ucmdd's wire protocol: the contract between client and server, alone
     'daemon':    set(),
-    'server':    {'lib', 'uaccess', 'core', 'daemon'},
+    # the daemon backend (libucmd's client of ucmdd): core/backend.h only
+    'client':    {'lib', 'core', 'daemon'},
+    # ucmdd itself: the engine's internals, the protocol, remote user memory
+    'server':    {'lib', 'uaccess', 'block', 'core', 'security', 'ring', 'daemon',
+                  'nvme/ctrl', 'nvme/host'},
 }
 # Who may include the engine's internals, besides src/core and src/ring.
 CORE_H_USERS = {
@@ -37,7 +40,7 @@ CORE_H_USERS = {
     'src/kernel/dev.c',      # the kernel backend fills the engine's ops
     'src/backend/native.c',  # the native backend is the engine's own ops
     'src/security/security.c',  # the engine's modules live on the engine (e->setup)
-    'src/server/mem.c',      # the engine's limits (UCMD_MAX_BUF_LEN, UCMD_UIO_MAXIOV)
+    'src/server/mem.c',      # the daemon: UCMD_TASK_SIZE, the engine's bounds
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 

@@ -175,6 +175,21 @@ int ucmd_disk_stat(struct ucmd_engine *e, const char *name, struct ucmd_disk_sta
  */
 int ucmd_ioctl(struct ucmd_engine *e, int fd, unsigned long cmd, void *arg);
 
+/*
+ * Memory for I/O: len bytes (rounded up to whole pages), zeroed and
+ * page-aligned, that the engine's backend reaches without a copy. On a
+ * daemon engine (<ucmd/daemon.h>) it is a sealed memfd shared with the
+ * daemon, so commands on it are zero-copy there; on the native and kernel
+ * backends, plain page-aligned memory. Any memory works for I/O on every
+ * backend: this is the fast one. NULL on failure with errno set (EINVAL
+ * for len 0 or no engine, ENOMEM, ENOTCONN when the daemon is gone).
+ * Release with ucmd_buf_free() on the same engine, before the engine:
+ * ucmd_engine_free() unmaps a daemon engine's buffers.
+ */
+void *ucmd_buf_alloc(struct ucmd_engine *e, size_t len);
+/* Give back a buffer from ucmd_buf_alloc(e, ...); NULL and unknown pointers are ignored. */
+void ucmd_buf_free(struct ucmd_engine *e, void *p);
+
 /* ---- ring setup and teardown ------------------------------------------- */
 
 int ucmd_queue_init(unsigned entries, struct ucmd_ring *ring, unsigned flags);

@@ -52,6 +52,21 @@ int ucmd_ioctl(struct ucmd_engine *e, int fd, unsigned long cmd, void *arg)
 	return e->ops->ioctl(e, fd, cmd, arg);
 }
 
+void *ucmd_buf_alloc(struct ucmd_engine *e, size_t len)
+{
+	if (!e || !len) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return e->ops->buf_alloc(e, len);
+}
+
+void ucmd_buf_free(struct ucmd_engine *e, void *p)
+{
+	if (e && p)
+		e->ops->buf_free(e, p);
+}
+
 int ucmd_queue_init_engine(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
 			   struct io_uring_params *p)
 {

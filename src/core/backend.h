@@ -9,6 +9,8 @@
  *   native   ucmd's own engine: devices, rings, the security chain
  *            (src/backend/native.c over src/core)
  *   kernel   real devices and real io_urings, through liburing (src/kernel)
+ *   daemon   a connection to ucmdd: control messages and shared rings
+ *            (src/client, src/daemon/proto.h)
  *
  * A backend fills every member: a call it cannot make returns its errno
  * (the kernel's disk_stat answers -ENOTBLK for what is no disk), so the
@@ -38,6 +40,13 @@ struct ucmd_backend {
 	int (*disk_stat)(struct ucmd_engine *e, const char *name, struct ucmd_disk_stat *out);
 	/* The synchronous path: ioctl(2) on an open device. */
 	int (*ioctl)(struct ucmd_engine *e, int fd, unsigned long cmd, void *arg);
+	/*
+	 * ucmd_buf_alloc/ucmd_buf_free: len bytes (len > 0) of zeroed,
+	 * page-aligned memory the backend does I/O on without a copy; NULL
+	 * with errno set. buf_free ignores a pointer it did not hand out.
+	 */
+	void *(*buf_alloc)(struct ucmd_engine *e, size_t len);
+	void (*buf_free)(struct ucmd_engine *e, void *p);
 
 	/* ---- rings (ucmd_queue_init*, ucmd_queue_exit, ucmd_enter) ---- */
 	/* Sets ring->ops and ring->backend on success. */
@@ -71,6 +80,14 @@ struct ucmd_backend {
 			     unsigned flags, const struct __kernel_timespec *ts,
 			     const sigset_t *sigmask);
 };
+
+/*
+ * Page-aligned zeroed memory from the heap, for backends whose devices
+ * reach the process's memory directly (native, kernel): their buf_alloc
+ * and buf_free.
+ */
+void *backend_buf_alloc_pages(struct ucmd_engine *e, size_t len);
+void backend_buf_free_pages(struct ucmd_engine *e, void *p);
 
 /* A zeroed probe with room for 256 opcodes, freed by ucmd_free_probe(). */
 struct io_uring_probe *io_probe_alloc(void);

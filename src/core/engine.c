@@ -50,6 +50,28 @@ const struct ucmd_backend *backend_engine_ops(const struct ucmd_engine *e)
 	return e->ops;
 }
 
+void *backend_buf_alloc_pages(struct ucmd_engine *e, size_t len)
+{
+	size_t plen = (len + 4095) & ~(size_t)4095;
+	void *p;
+
+	(void)e;
+	if (!len || plen < len) {
+		errno = EINVAL;
+		return NULL;
+	}
+	p = aligned_alloc(4096, plen);
+	if (p)
+		memset(p, 0, plen);
+	return p;
+}
+
+void backend_buf_free_pages(struct ucmd_engine *e, void *p)
+{
+	(void)e;
+	free(p);
+}
+
 /* The engine's own devices; the security modules are installed after. */
 int native_engine_init(struct ucmd_engine *e)
 {

@@ -23,6 +23,7 @@ int cli_global_parse(struct cli *cli, int argc, char **argv, const char **why)
 {
 	static const struct option opts[] = {
 		{ "ctrl", required_argument, 0, 'C' },
+		{ "daemon", required_argument, 0, 'D' },
 		{ "namespace-id", required_argument, 0, 'n' },
 		{ "output-format", required_argument, 0, 'o' },
 		{ "policy", required_argument, 0, 'P' },
@@ -37,7 +38,17 @@ int cli_global_parse(struct cli *cli, int argc, char **argv, const char **why)
 	/* global options stop at the command name */
 	while ((c = getopt_long(argc, argv, "+C:n:o:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'C': cli->ctrl_dir = optarg; break;
+		case 'C':
+			cli->ctrl_dir = optarg;
+			cli->ctrl_given = true;
+			break;
+		case 'D':
+			if (!*optarg) {
+				*why = "--daemon needs the daemon's socket path";
+				return -EINVAL;
+			}
+			cli->daemon = optarg;
+			break;
 		case 'P': cli->policy = optarg; break;
 		case 'A': cli->audit = optarg; break;
 		case 'n':

@@ -28,6 +28,7 @@ struct session {
 	uint16_t meta_size;
 	uint64_t nsze;
 	bool kernel;		/* a real device through the kernel backend */
+	bool daemon;		/* the controllers of ucmdd, through its socket (dir) */
 	bool security;		/* security modules set up on the engine */
 	struct ucmd_kernel_nvme *kn;
 };
@@ -35,6 +36,8 @@ struct session {
 struct cli {
 	enum out_fmt fmt;
 	const char *ctrl_dir;
+	bool ctrl_given;	/* --ctrl on the command line */
+	const char *daemon;	/* --daemon SOCKET, or $UCMD_DAEMON (main.c) */
 	const char *device;	/* a /dev path: the kernel backend */
 	const char *policy;	/* NULL: the default policy (Linux's rules) */
 	const char *audit;	/* NULL: no audit trail; "-": stderr */
@@ -58,6 +61,8 @@ int session_open(struct session *s, const char *dir, uint32_t nsid, const char *
 		 const char *audit, bool only_reads);
 /* The kernel backend: a real /dev/ngXnY, /dev/nvmeXnY or /dev/nvmeX. */
 int session_open_kernel(struct session *s, const char *path, uint32_t nsid);
+/* ucmdd's controllers through its socket (<ucmd/daemon.h>). */
+int session_open_daemon(struct session *s, const char *sock, uint32_t nsid, bool only_reads);
 void session_close(struct session *s);
 /* Synchronous passthrough through the ring: returns cqe.res, *result = big_cqe[0]. */
 int session_passthru(struct session *s, bool admin, const struct nvme_uring_cmd *cmd,

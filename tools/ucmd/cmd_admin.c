@@ -206,7 +206,8 @@ int cmd_list(struct cli *cli, int argc, char **argv)
 		struct json_object *o = json_object_new_object(), *devs = json_object_new_array();
 		for (int i = 0; i < n && i < 64; i++)
 			json_object_array_add(devs, json_object_new_string(names[i]));
-		json_object_object_add(o, "ctrl_dir", json_object_new_string(cli->s.dir));
+		json_object_object_add(o, cli->s.daemon ? "daemon" : "ctrl_dir",
+				       json_object_new_string(cli->s.dir));
 		json_object_object_add(o, "devices", devs);
 		json_object_object_add(o, "nsid", json_object_new_int64(cli->s.nsid));
 		json_object_object_add(o, "lba_size", json_object_new_int64(cli->s.lba_size));
@@ -214,7 +215,7 @@ int cmd_list(struct cli *cli, int argc, char **argv)
 		json_print(o);
 		return 0;
 	}
-	printf("controller directory: %s\n", cli->s.dir);
+	printf("%s: %s\n", cli->s.daemon ? "daemon" : "controller directory", cli->s.dir);
 	for (int i = 0; i < n && i < 64; i++)
 		printf("  %s\n", names[i]);
 	if (cli->s.lba_size)

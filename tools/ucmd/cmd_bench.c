@@ -35,6 +35,12 @@ int cmd_bench(struct cli *cli, int argc, char **argv)
 		fprintf(stderr, "bench: %s\n", err);
 		return 2;
 	}
+	if (o.target == TARGET_RAM && cli->s.daemon) {
+		fprintf(stderr, "bench: --target ram makes a controller in this process: run it "
+			"with --ctrl DIR instead of --daemon, or leave --target out to run on the "
+			"daemon's namespace\n");
+		return 2;
+	}
 	if (o.target == TARGET_RAM) {
 		struct bench_rig_params rp = {
 			.thread_mode = o.ctrl_mode != CTRL_INLINE,

@@ -70,10 +70,12 @@ static int do_rw(struct cli *cli, int argc, char **argv, uint8_t opcode)
 			cli->s.lba_size, need);
 		return 1;
 	}
-	void *buf = aligned_alloc(4096, (size + 4095) & ~4095ull);
-	if (!buf)
+	/* the engine's own I/O memory: shared with the daemon, so no copy there */
+	void *buf = ucmd_buf_alloc(cli->s.e, size);
+	if (!buf) {
+		print_status_error(what, -errno);
 		return 1;
-	memset(buf, 0, size);
+	}
 	if (write) {
 		fd = path ? open(path, O_RDONLY) : STDIN_FILENO;
 		if (fd < 0 || read_whole(fd, buf, need)) {
@@ -110,7 +112,7 @@ static int do_rw(struct cli *cli, int argc, char **argv, uint8_t opcode)
 out:
 	if (fd > STDERR_FILENO)
 		close(fd);
-	free(buf);
+	ucmd_buf_free(cli->s.e, buf);
 	return ret;
 bad:
 	fprintf(stderr, "usage: ucmd %s -s SLBA -c NLB(0-based) [-z SIZE] [-d FILE] [-f]\n", what);

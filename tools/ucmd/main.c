@@ -2,8 +2,9 @@
 /*
  * ucmd: an nvme-cli style tool over ucmd's engine. With no device path it
  * works on the embedded default: the controller in --ctrl DIR (default
- * $UCMD_CTRL, else ./ucmd-ctrl), created on first use. Every command goes
- * through a ring and IORING_OP_URING_CMD.
+ * $UCMD_CTRL, else ./ucmd-ctrl), created on first use; with --daemon
+ * SOCKET (or $UCMD_DAEMON), on the controllers of ucmdd through its socket.
+ * Every command goes through a ring and IORING_OP_URING_CMD.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,11 +47,14 @@ const struct cli_cmd cli_cmds[] = {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: ucmd [--ctrl DIR] [--namespace-id N] [--output-format normal|json]\n"
-		   "            [--policy FILE] [--audit FILE|-] COMMAND [/dev/DEVICE] [ARGS]\n\n"
+	fprintf(f, "usage: ucmd [--ctrl DIR | --daemon SOCKET] [--namespace-id N]\n"
+		   "            [--output-format normal|json] [--policy FILE] [--audit FILE|-]\n"
+		   "            COMMAND [/dev/DEVICE] [ARGS]\n\n"
 		   "Without a /dev path the command works on the embedded controller in --ctrl DIR\n"
 		   "(default $UCMD_CTRL, else ./ucmd-ctrl); with one, on that real device through\n"
-		   "the kernel's io_uring.\n\ncommands:\n");
+		   "the kernel's io_uring. --daemon SOCKET sends it to ucmdd's controllers instead,\n"
+		   "as the user you are, under the daemon's policy; $UCMD_DAEMON does the same when\n"
+		   "neither --ctrl nor a /dev path is given.\n\ncommands:\n");
 	for (const struct cli_cmd *c = cli_cmds; c->name; c++)
 		fprintf(f, "  %-16s %s\n", c->name, c->help);
 }
@@ -94,11 +98,34 @@ int main(int argc, char **argv)
 		argv[cmdi + 1] = argv[cmdi];
 		cmdi++;
 	}
+	/*
+	 * Where the command goes: --daemon; else --ctrl or a /dev path; else
+	 * $UCMD_DAEMON when set; else $UCMD_CTRL or ./ucmd-ctrl.
+	 */
+	if (cli.daemon && (cli.ctrl_given || cli.device)) {
+		fprintf(stderr, "ucmd: --daemon and %s exclude each other\n",
+			cli.device ? "a /dev path" : "--ctrl");
+		return 2;
+	}
+	if (!cli.daemon && !cli.ctrl_given && !cli.device) {
+		const char *env = getenv("UCMD_DAEMON");
+
+		if (env && *env)
+			cli.daemon = env;
+	}
+	if (cli.daemon && (cli.policy || cli.audit)) {
+		fprintf(stderr, "ucmd: --policy and --audit are for a controller in this process "
+			"(--ctrl DIR); through ucmdd (%s) the daemon's policy and audit apply\n",
+			cli.daemon);
+		return 2;
+	}
 	int ret = cli.device ? session_open_kernel(&cli.s, cli.device, cli.nsid)
-			     : session_open(&cli.s, cli.ctrl_dir, cli.nsid, cli.policy, cli.audit,
-					    cmd->only_reads);
+		  : cli.daemon ? session_open_daemon(&cli.s, cli.daemon, cli.nsid, cmd->only_reads)
+			       : session_open(&cli.s, cli.ctrl_dir, cli.nsid, cli.policy, cli.audit,
+					      cmd->only_reads);
 	if (ret) {
-		print_status_error(cli.device ? cli.device : cli.ctrl_dir, ret);
+		print_status_error(cli.device ? cli.device : cli.daemon ? cli.daemon : cli.ctrl_dir,
+				   ret);
 		session_close(&cli.s);
 		return 1;
 	}

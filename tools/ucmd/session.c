@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "ucmd/ctrl.h"
+#include "ucmd/daemon.h"
 #include "ucmd/kernel.h"
 #include "ucmd/nvme.h"
 #include "ucmd/security.h"
@@ -217,6 +218,42 @@ int session_open_kernel(struct session *s, const char *path, uint32_t nsid)
 		if (session_namespace_info(s, s->nsid))
 			s->lba_size = 0;
 	}
+	return 0;
+}
+
+/*
+ * The daemon's controllers: it owns the directory, the policy and the
+ * audit trail; we are whoever the socket says we are. Commands that only
+ * read open the devices read-only, as Linux's nvme_cmd_allowed() lets a
+ * read-only descriptor do only what reads.
+ */
+int session_open_daemon(struct session *s, const char *sock, uint32_t nsid, bool only_reads)
+{
+	struct io_uring_params p = { .flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 };
+	int flags = only_reads ? O_RDONLY : O_RDWR;
+	char name[32];
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->ctrl_fd = s->ns_fd = -1;
+	s->dir = sock;
+	s->daemon = true;
+	ret = ucmd_engine_connect(sock, &s->e);
+	if (ret) {
+		fprintf(stderr, "ucmd: %s\n", ucmd_last_error());
+		return ret;
+	}
+	ret = ucmd_queue_init_engine(s->e, 64, &s->ring, &p);
+	if (ret)
+		return ret;
+	s->ctrl_fd = ucmd_open(s->e, "nvme0", flags);
+	if (s->ctrl_fd < 0)
+		return s->ctrl_fd;
+	s->nsid = nsid ? nsid : 1;
+	snprintf(name, sizeof(name), "ng0n%u", s->nsid);
+	s->ns_fd = ucmd_open(s->e, name, flags);
+	if (s->ns_fd >= 0 && session_namespace_info(s, s->nsid))
+		s->lba_size = 0;
 	return 0;
 }
 

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The daemon backend's internals: libucmd as a client of ucmdd
+ * (src/daemon/proto.h). An engine is one connection; its rings are memfds
+ * the daemon created and both sides map.
+ *
+ *   conn.c    the control channel: one request, one reply, under a mutex
+ *   engine.c  ucmd_engine_connect, the engine ops, shared buffers
+ *   ring.c    queue_init/exit, enter (doorbell and completion wait), register
+ */
+#ifndef UCMD_CLIENT_H
+#define UCMD_CLIENT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "daemon/proto.h"
+#include "ucmd/ucmd.h"
+
+/* A buffer from ucmd_buf_alloc(): a sealed memfd shared as a region. */
+struct dc_buf {
+	void *addr;
+	size_t len;
+	struct dc_buf *next;
+};
+
+/* The engine's state (backend_engine_priv): the connection. */
+struct dclient {
+	int sock;			/* SOCK_SEQPACKET to ucmdd */
+	pthread_mutex_t lock;		/* one request/reply at a time; seq */
+	uint32_t seq;
+	atomic_bool dead;		/* the daemon hung up or broke the protocol */
+	struct ucmdd_hello hello;	/* the daemon's limits */
+
+	pthread_mutex_t names_lock;	/* device_names' buffer */
+	char *names;
+
+	pthread_mutex_t bufs_lock;
+	struct dc_buf *bufs;
+};
+
+/* A ring's state (ring->backend). */
+struct dring {
+	struct dclient *dc;
+	uint32_t ring_id;
+	void *mem;			/* the ring memfd, mapped */
+	size_t mem_len;
+	struct ucmdd_ring_ctl *ctl;
+	int sq_efd;			/* doorbell: the proxy sleeps (IORING_SQ_NEED_WAKEUP) */
+	int cq_efd;			/* the daemon posted CQEs while cq_waiting */
+	atomic_uint waiters;		/* threads of ours waiting for CQEs */
+};
+
+/*
+ * One request and its reply. fds (nfds, at most UCMDD_MAX_FDS_PER_MSG) go
+ * with the request; the reply's payload goes to rep (at most rep_max bytes,
+ * its length in *rep_len when not NULL), its fds to rfds (exactly nrfds
+ * expected when the result is >= 0, else -EPROTO). Returns the reply's
+ * result, or -ENOTCONN once the daemon is gone, -EPROTO for a reply that
+ * breaks the protocol (the connection is then dropped: nothing after it
+ * could be trusted to pair with its request).
+ */
+int dc_call(struct dclient *dc, uint16_t op, const void *req, size_t req_len, const int *fds,
+	    unsigned nfds, void *rep, size_t rep_max, size_t *rep_len, int *rfds,
+	    unsigned nrfds);
+/* Mark the connection gone: every later call is -ENOTCONN. */
+void dc_kill(struct dclient *dc);
+
+extern const struct ucmd_backend daemon_backend;
+
+/* ring.c */
+int dc_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
+		  struct io_uring_params *p);
+void dc_queue_exit(struct ucmd_ring *ring);
+int dc_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete, unsigned flags);
+int dc_enter_timeout(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
+		     unsigned flags, const struct __kernel_timespec *ts, const sigset_t *sigmask);
+int dc_register_files(struct ucmd_ring *ring, const int *files, unsigned nr);
+int dc_unregister_files(struct ucmd_ring *ring);
+int dc_register_buffers(struct ucmd_ring *ring, const struct iovec *iov, unsigned nr);
+int dc_unregister_buffers(struct ucmd_ring *ring);
+int dc_register_personality(struct ucmd_ring *ring);
+int dc_unregister_personality(struct ucmd_ring *ring, int id);
+int dc_register_ring_fd(struct ucmd_ring *ring);
+int dc_unregister_ring_fd(struct ucmd_ring *ring);
+int dc_register_files_update(struct ucmd_ring *ring, unsigned off, const int *files, unsigned nr);
+int dc_register_files_sparse(struct ucmd_ring *ring, unsigned nr);
+int dc_register_buffers_sparse(struct ucmd_ring *ring, unsigned nr);
+int dc_register_eventfd(struct ucmd_ring *ring, int fd);
+int dc_unregister_eventfd(struct ucmd_ring *ring);
+struct io_uring_probe *dc_get_probe_ring(struct ucmd_ring *ring);
+
+#endif /* UCMD_CLIENT_H */

@@ -1,0 +1,510 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The daemon backend's rings. The daemon creates the ring in a memfd with
+ * Linux's layout and sends it with two eventfds; we map it and fill struct
+ * ucmd_ring exactly as the native backend fills it from its own memfd
+ * (core/setup.c), so ucmd.h's inline helpers and ucmd_submit/ucmd_wait_cqe
+ * run unchanged. Behind the ring a proxy thread of the daemon consumes the
+ * SQ, as a SQPOLL thread does, but ring->flags says only what the caller
+ * asked for: without IORING_SETUP_SQPOLL there, ucmd_submit() calls ->enter
+ * every time, which costs two loads and no system call while the proxy is
+ * awake, and lets a submission to a daemon that is gone answer -ENOTCONN
+ * instead of queueing SQEs nobody will read. As with SQPOLL, SQEs are
+ * consumed after ucmd_submit() returns, so ucmd_get_sqe() may find the SQ
+ * full until the proxy took them.
+ *
+ * ->enter is then: the doorbell (write the sq eventfd when the proxy said
+ * IORING_SQ_NEED_WAKEUP, or holds overflowed CQEs), and the completion
+ * wait: spin up to DC_SPIN_NS on the CQ, then tell the daemon we sleep
+ * (ctl->cq_waiting), check again, and sleep in ppoll() on the cq eventfd
+ * and on the socket, whose hang-up means the daemon is gone (-ENOTCONN, as
+ * is ctl->state == UCMDD_RING_DEAD, set by a daemon that stops).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "client/client.h"
+#include "core/backend.h"
+#include "lib/clock.h"
+#include "lib/cpu.h"
+
+/*
+ * How long a waiter polls the CQ before it sleeps: about the daemon's
+ * wake-up cost (an eventfd write and a futex wake, a few microseconds), so
+ * a completion that is that close costs no sleep and no system call on
+ * either side; anything longer sleeps.
+ */
+#define DC_SPIN_NS 20000ull
+/*
+ * A sleep is cut at this length and the CQ looked at again. Only a second
+ * thread waiting on the same ring can need it: it may have drained the cq
+ * eventfd for a wake-up that was ours. One waiter never loses a wake-up.
+ */
+#define DC_SLEEP_MAX_MS 100
+
+static struct dring *to_dr(const struct ucmd_ring *ring)
+{
+	return ring->backend;
+}
+
+static bool ring_dead(const struct dring *dr)
+{
+	return atomic_load(&dr->dc->dead) ||
+	       __atomic_load_n(&dr->ctl->state, __ATOMIC_ACQUIRE) == UCMDD_RING_DEAD;
+}
+
+/* Does the mapped layout fit the memfd? The daemon's word is checked, not trusted. */
+static bool layout_ok(const struct ucmdd_queue_init_rep *rep, size_t size)
+{
+	const struct io_sqring_offsets *so = &rep->p.sq_off;
+	const struct io_cqring_offsets *co = &rep->p.cq_off;
+	uint64_t sqe_sz = (rep->p.flags & IORING_SETUP_SQE128) ? 128 : 64;
+	uint64_t cqe_sz = (rep->p.flags & IORING_SETUP_CQE32) ? 32 : 16;
+	uint64_t sq_n = rep->p.sq_entries, cq_n = rep->p.cq_entries;
+	const uint32_t words[] = { so->head, so->tail, so->ring_mask, so->ring_entries, so->flags,
+				   so->dropped, co->head, co->tail, co->ring_mask,
+				   co->ring_entries, co->overflow, co->flags };
+
+	if (!sq_n || !cq_n || (sq_n & (sq_n - 1)) || (cq_n & (cq_n - 1)))
+		return false;
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if ((words[i] & 3) || (uint64_t)words[i] + 4 > size)
+			return false;
+	return !(so->array & 3) && so->array + sq_n * 4 <= size && !(co->cqes & 15) &&
+	       co->cqes + cq_n * cqe_sz <= size && !(rep->sqes_off & 63) &&
+	       rep->sqes_off + sq_n * sqe_sz <= size && !(rep->ctl_off & 7) &&
+	       rep->ctl_off + sizeof(struct ucmdd_ring_ctl) <= size;
+}
+
+/* What native_queue_init's ring_map_app sets, from the daemon's offsets. */
+static void ring_map(struct ucmd_ring *ring, const struct ucmdd_queue_init_rep *rep, char *b,
+		     size_t size)
+{
+	const struct io_uring_params *p = &rep->p;
+
+	ring->sq.ring_ptr = b;
+	ring->sq.ring_sz = size;
+	ring->cq.ring_ptr = b;
+	ring->cq.ring_sz = size;
+	ring->sq.khead = (unsigned *)(b + p->sq_off.head);
+	ring->sq.ktail = (unsigned *)(b + p->sq_off.tail);
+	ring->sq.kring_mask = (unsigned *)(b + p->sq_off.ring_mask);
+	ring->sq.kring_entries = (unsigned *)(b + p->sq_off.ring_entries);
+	ring->sq.kflags = (unsigned *)(b + p->sq_off.flags);
+	ring->sq.kdropped = (unsigned *)(b + p->sq_off.dropped);
+	ring->sq.array = (unsigned *)(b + p->sq_off.array);
+	ring->sq.sqes = (struct io_uring_sqe *)(b + rep->sqes_off);
+	/* the sizes the layout was checked against, not a re-read of shared memory */
+	ring->sq.ring_entries = p->sq_entries;
+	ring->sq.ring_mask = p->sq_entries - 1;
+	ring->cq.khead = (unsigned *)(b + p->cq_off.head);
+	ring->cq.ktail = (unsigned *)(b + p->cq_off.tail);
+	ring->cq.kring_mask = (unsigned *)(b + p->cq_off.ring_mask);
+	ring->cq.kring_entries = (unsigned *)(b + p->cq_off.ring_entries);
+	ring->cq.kflags = (unsigned *)(b + p->cq_off.flags);
+	ring->cq.koverflow = (unsigned *)(b + p->cq_off.overflow);
+	ring->cq.cqes = (struct io_uring_cqe *)(b + p->cq_off.cqes);
+	ring->cq.ring_entries = p->cq_entries;
+	ring->cq.ring_mask = p->cq_entries - 1;
+	/* liburing keeps the SQ index array as the identity; so do we. */
+	for (unsigned i = 0; i < ring->sq.ring_entries; i++)
+		ring->sq.array[i] = i;
+	ring->sq.sqe_head = ring->sq.sqe_tail = __atomic_load_n(ring->sq.ktail, __ATOMIC_ACQUIRE);
+}
+
+int dc_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
+		  struct io_uring_params *p)
+{
+	struct dclient *dc = backend_engine_priv(e);
+	struct ucmdd_queue_init req = { .entries = entries, .p = *p };
+	struct ucmdd_queue_init_rep rep;
+	struct dring *dr = NULL;
+	struct stat st;
+	size_t len = 0;
+	int fds[3] = { -1, -1, -1 };
+	int ret;
+
+	memset(ring, 0, sizeof(*ring));
+	ring->ring_fd = -1;
+	memset(&rep, 0, sizeof(rep));
+	ret = dc_call(dc, UCMDD_QUEUE_INIT, &req, sizeof(req), NULL, 0, &rep, sizeof(rep), &len,
+		      fds, 3);
+	if (ret < 0)
+		return ret;
+	dr = calloc(1, sizeof(*dr));
+	if (!dr) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	dr->dc = dc;
+	dr->ring_id = rep.ring_id;
+	dr->sq_efd = fds[1];
+	dr->cq_efd = fds[2];
+	dr->mem = MAP_FAILED;
+	atomic_init(&dr->waiters, 0);
+	/* a short memfd would fault (SIGBUS) where the layout says there is memory */
+	if (len != sizeof(rep) || rep.mmap_size > SIZE_MAX || fstat(fds[0], &st) ||
+	    (uint64_t)st.st_size < rep.mmap_size || !layout_ok(&rep, (size_t)rep.mmap_size)) {
+		ret = -EPROTO;
+		goto fail;
+	}
+	dr->mem_len = (size_t)rep.mmap_size;
+	dr->mem = mmap(NULL, dr->mem_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+		       fds[0], 0);
+	if (dr->mem == MAP_FAILED) {
+		ret = -errno;
+		goto fail;
+	}
+	/* several of our threads may read the cq eventfd: none may block in read() */
+	if (fcntl(dr->cq_efd, F_SETFL, fcntl(dr->cq_efd, F_GETFL) | O_NONBLOCK)) {
+		ret = -errno;
+		goto fail;
+	}
+	dr->ctl = (struct ucmdd_ring_ctl *)((char *)dr->mem + rep.ctl_off);
+	*p = rep.p;
+	ring->flags = rep.p.flags;
+	ring->features = rep.p.features;
+	ring->engine = e;
+	ring->ops = &daemon_backend;
+	ring->backend = dr;
+	ring->ring_fd = fds[0];
+	ring->enter_ring_fd = ring->ring_fd;
+	ring_map(ring, &rep, dr->mem, dr->mem_len);
+	return 0;
+fail:
+	if (dr && dr->mem != MAP_FAILED)
+		munmap(dr->mem, dr->mem_len);
+	free(dr);
+	for (int i = 0; i < 3; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	{
+		struct ucmdd_ring_id id = { .ring_id = rep.ring_id };
+
+		/* the daemon made the ring: give it back */
+		dc_call(dc, UCMDD_QUEUE_EXIT, &id, sizeof(id), NULL, 0, NULL, 0, NULL, NULL, 0);
+	}
+	memset(ring, 0, sizeof(*ring));
+	ring->ring_fd = -1;
+	return ret;
+}
+
+void dc_queue_exit(struct ucmd_ring *ring)
+{
+	struct dring *dr = to_dr(ring);
+	struct ucmdd_ring_id id = { .ring_id = dr->ring_id };
+
+	/* the daemon completes or cancels what the ring holds, then answers */
+	dc_call(dr->dc, UCMDD_QUEUE_EXIT, &id, sizeof(id), NULL, 0, NULL, 0, NULL, NULL, 0);
+	munmap(dr->mem, dr->mem_len);
+	close(dr->sq_efd);
+	close(dr->cq_efd);
+	close(ring->ring_fd);
+	free(dr);
+	memset(ring, 0, sizeof(*ring));
+	ring->ring_fd = -1;
+}
+
+static void doorbell(struct dring *dr)
+{
+	uint64_t one = 1;
+
+	/* an eventfd write fails only at a counter of 2^64-2: the proxy is awake then */
+	if (write(dr->sq_efd, &one, sizeof(one)) < 0)
+		return;
+}
+
+/*
+ * Wake the proxy when it sleeps and has something to do: SQEs we published
+ * (the caller's seq_cst tail store pairs with its NEED_WAKEUP-then-recheck),
+ * or overflowed CQEs that only it can move into the CQ we just reaped.
+ */
+static void kick(struct ucmd_ring *ring, unsigned to_submit, unsigned flags)
+{
+	unsigned sqf = __atomic_load_n(ring->sq.kflags, __ATOMIC_SEQ_CST);
+
+	if ((flags & IORING_ENTER_SQ_WAKEUP) ||
+	    ((to_submit || (sqf & IORING_SQ_CQ_OVERFLOW)) && (sqf & IORING_SQ_NEED_WAKEUP)))
+		doorbell(to_dr(ring));
+}
+
+static unsigned cq_ready(const struct ucmd_ring *ring)
+{
+	return __atomic_load_n(ring->cq.ktail, __ATOMIC_ACQUIRE) -
+	       __atomic_load_n(ring->cq.khead, __ATOMIC_RELAXED);
+}
+
+static bool sq_full(const struct ucmd_ring *ring)
+{
+	return *ring->sq.ktail - __atomic_load_n(ring->sq.khead, __ATOMIC_ACQUIRE) >=
+	       ring->sq.ring_entries;
+}
+
+/* Sleep until woken, the deadline (0: none) or the daemon's hang-up. */
+static int sleep_once(struct dring *dr, uint64_t deadline, const sigset_t *sigmask)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = dr->cq_efd, .events = POLLIN },
+		/* only the hang-up: a reply to another thread's request is not ours */
+		{ .fd = dr->dc->sock, .events = POLLRDHUP },
+	};
+	uint64_t ns = (uint64_t)DC_SLEEP_MAX_MS * 1000000ull;
+	struct timespec ts;
+	int n;
+
+	if (deadline) {
+		uint64_t now = ktime_get_ns();
+
+		if (now >= deadline)
+			return -ETIME;
+		if (deadline - now < ns)
+			ns = deadline - now;
+	}
+	ts.tv_sec = (time_t)(ns / 1000000000ull);
+	ts.tv_nsec = (long)(ns % 1000000000ull);
+	n = ppoll(pfd, 2, &ts, sigmask);
+	if (n < 0)
+		return errno == EINTR ? -EINTR : -errno;
+	if (pfd[1].revents & (POLLHUP | POLLRDHUP | POLLERR | POLLNVAL)) {
+		dc_kill(dr->dc);
+		return -ENOTCONN;
+	}
+	return 0;
+}
+
+/*
+ * Wait for min_complete CQEs. CQEs that are there are returned even from a
+ * daemon that is gone: it posts what was in flight before it marks the ring
+ * dead.
+ */
+static int cq_wait(struct ucmd_ring *ring, unsigned min_complete, uint64_t deadline,
+		   const sigset_t *sigmask)
+{
+	struct dring *dr = to_dr(ring);
+	uint64_t spin_end = ktime_get_ns() + DC_SPIN_NS;
+	uint64_t cnt;
+	int ret = 0;
+
+	while (cq_ready(ring) < min_complete) {
+		if (ring_dead(dr))
+			return -ENOTCONN;
+		if (ktime_get_ns() >= spin_end)
+			break;
+		cpu_relax();
+	}
+	if (cq_ready(ring) >= min_complete)
+		return 0;
+	atomic_fetch_add(&dr->waiters, 1);
+	/* seq_cst: pairs with the daemon's CQ tail store, then its cq_waiting load */
+	__atomic_fetch_add(&dr->ctl->cq_waiting, 1, __ATOMIC_SEQ_CST);
+	for (;;) {
+		/* drain first, then look: a wake-up after the look stays counted */
+		while (read(dr->cq_efd, &cnt, sizeof(cnt)) > 0)
+			;
+		if (cq_ready(ring) >= min_complete)
+			break;
+		if (ring_dead(dr)) {
+			ret = -ENOTCONN;
+			break;
+		}
+		/* overflowed CQEs: the proxy moves them in once there is room */
+		kick(ring, 0, 0);
+		ret = sleep_once(dr, deadline, sigmask);
+		if (ret)
+			break;
+	}
+	__atomic_fetch_sub(&dr->ctl->cq_waiting, 1, __ATOMIC_SEQ_CST);
+	/* a wake-up this thread drained may have been another waiter's: pass it on */
+	if (atomic_fetch_sub(&dr->waiters, 1) > 1) {
+		uint64_t one = 1;
+
+		if (write(dr->cq_efd, &one, sizeof(one)) < 0)
+			cnt = 0;	/* the counter is full: they are awake */
+	}
+	if (ret && cq_ready(ring) >= min_complete)
+		ret = 0;
+	return ret;
+}
+
+int dc_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete, unsigned flags)
+{
+	struct dring *dr = to_dr(ring);
+
+	if (flags & ~(IORING_ENTER_GETEVENTS | IORING_ENTER_SQ_WAKEUP | IORING_ENTER_SQ_WAIT))
+		return -EINVAL;
+	/* a daemon that is gone: only CQEs it posted before are still there to reap */
+	if (ring_dead(dr) && (to_submit || !(flags & IORING_ENTER_GETEVENTS) || !cq_ready(ring) ||
+			      cq_ready(ring) < min_complete))
+		return -ENOTCONN;
+	kick(ring, to_submit, flags);
+	/* SQPOLL's SQ_WAIT: until the proxy made room in the SQ */
+	while ((flags & IORING_ENTER_SQ_WAIT) && sq_full(ring)) {
+		int ret;
+
+		if (ring_dead(dr))
+			return -ENOTCONN;
+		kick(ring, 1, 0);
+		ret = sleep_once(dr, ktime_get_ns() + 1000000ull, NULL);
+		if (ret && ret != -ETIME && ret != -EINTR)
+			return ret;
+	}
+	if (flags & IORING_ENTER_GETEVENTS) {
+		int ret = cq_wait(ring, min_complete, 0, NULL);
+
+		if (ret < 0 && !to_submit)
+			return ret;
+	}
+	return (int)to_submit;
+}
+
+int dc_enter_timeout(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
+		     unsigned flags, const struct __kernel_timespec *ts, const sigset_t *sigmask)
+{
+	uint64_t deadline;
+	int submitted = 0, ret = 0;
+
+	if (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000)
+		return -EINVAL;
+	deadline = ktime_get_ns() + (uint64_t)ts->tv_sec * 1000000000ull + (uint64_t)ts->tv_nsec;
+	if (to_submit || (flags & ~IORING_ENTER_GETEVENTS)) {
+		submitted = dc_enter(ring, to_submit, 0, flags & ~IORING_ENTER_GETEVENTS);
+		if (submitted < 0)
+			return submitted;
+	}
+	if (flags & IORING_ENTER_GETEVENTS) {
+		/* a deadline of "now" still looks once */
+		ret = cq_wait(ring, min_complete, deadline ? deadline : 1, sigmask);
+	}
+	/* as io_uring_enter(2): what was submitted wins over the wait's result */
+	return submitted ? submitted : ret;
+}
+
+/* ---- io_uring_register(2): UCMDD_REGISTER, the daemon reads arg from us ---- */
+
+static int reg(struct ucmd_ring *ring, unsigned opcode, const void *arg, unsigned nr, int fd,
+	       void *rep, size_t rep_max, size_t *rep_len)
+{
+	struct dring *dr = to_dr(ring);
+	struct ucmdd_register req = { .ring_id = dr->ring_id, .opcode = opcode,
+				      .arg = (uint64_t)(uintptr_t)arg, .nr = nr };
+
+	return dc_call(dr->dc, UCMDD_REGISTER, &req, sizeof(req), fd >= 0 ? &fd : NULL,
+		       fd >= 0 ? 1 : 0, rep, rep_max, rep_len, NULL, 0);
+}
+
+int dc_register_files(struct ucmd_ring *ring, const int *files, unsigned nr)
+{
+	return reg(ring, IORING_REGISTER_FILES, files, nr, -1, NULL, 0, NULL);
+}
+
+int dc_unregister_files(struct ucmd_ring *ring)
+{
+	return reg(ring, IORING_UNREGISTER_FILES, NULL, 0, -1, NULL, 0, NULL);
+}
+
+int dc_register_buffers(struct ucmd_ring *ring, const struct iovec *iov, unsigned nr)
+{
+	return reg(ring, IORING_REGISTER_BUFFERS, iov, nr, -1, NULL, 0, NULL);
+}
+
+int dc_unregister_buffers(struct ucmd_ring *ring)
+{
+	return reg(ring, IORING_UNREGISTER_BUFFERS, NULL, 0, -1, NULL, 0, NULL);
+}
+
+/* The daemon registers the identity it knows us by (the socket's), not ours to claim. */
+int dc_register_personality(struct ucmd_ring *ring)
+{
+	return reg(ring, IORING_REGISTER_PERSONALITY, NULL, 0, -1, NULL, 0, NULL);
+}
+
+int dc_unregister_personality(struct ucmd_ring *ring, int id)
+{
+	if (id < 0)
+		return -EINVAL;
+	return reg(ring, IORING_UNREGISTER_PERSONALITY, NULL, (unsigned)id, -1, NULL, 0, NULL);
+}
+
+/*
+ * A registered ring fd saves Linux an fdget per io_uring_enter(2); a daemon
+ * ring has no enter to save it on. Kept here as liburing keeps it, so the
+ * calls answer as they do on the other backends.
+ */
+int dc_register_ring_fd(struct ucmd_ring *ring)
+{
+	if (ring->int_flags & UCMD_INT_FLAG_REG_RING)
+		return -EEXIST;
+	ring->int_flags |= UCMD_INT_FLAG_REG_RING;
+	return 1;
+}
+
+int dc_unregister_ring_fd(struct ucmd_ring *ring)
+{
+	if (!(ring->int_flags & UCMD_INT_FLAG_REG_RING))
+		return -EINVAL;
+	ring->int_flags &= ~UCMD_INT_FLAG_REG_RING;
+	return 1;
+}
+
+int dc_register_files_update(struct ucmd_ring *ring, unsigned off, const int *files, unsigned nr)
+{
+	struct io_uring_files_update up = { .offset = off, .fds = (uint64_t)(uintptr_t)files };
+
+	return reg(ring, IORING_REGISTER_FILES_UPDATE, &up, nr, -1, NULL, 0, NULL);
+}
+
+int dc_register_files_sparse(struct ucmd_ring *ring, unsigned nr)
+{
+	struct io_uring_rsrc_register rr = { .nr = nr, .flags = IORING_RSRC_REGISTER_SPARSE };
+
+	return reg(ring, IORING_REGISTER_FILES2, &rr, sizeof(rr), -1, NULL, 0, NULL);
+}
+
+int dc_register_buffers_sparse(struct ucmd_ring *ring, unsigned nr)
+{
+	struct io_uring_rsrc_register rr = { .nr = nr, .flags = IORING_RSRC_REGISTER_SPARSE };
+
+	return reg(ring, IORING_REGISTER_BUFFERS2, &rr, sizeof(rr), -1, NULL, 0, NULL);
+}
+
+/* The eventfd itself travels (SCM_RIGHTS): the daemon signals its own copy. */
+int dc_register_eventfd(struct ucmd_ring *ring, int fd)
+{
+	if (fd < 0)
+		return -EBADF;
+	return reg(ring, IORING_REGISTER_EVENTFD, &fd, 1, fd, NULL, 0, NULL);
+}
+
+int dc_unregister_eventfd(struct ucmd_ring *ring)
+{
+	return reg(ring, IORING_UNREGISTER_EVENTFD, NULL, 0, -1, NULL, 0, NULL);
+}
+
+struct io_uring_probe *dc_get_probe_ring(struct ucmd_ring *ring)
+{
+	struct io_uring_probe *p = io_probe_alloc();
+	size_t max = sizeof(*p) + 256 * sizeof(p->ops[0]), len = 0;
+	int ret;
+
+	if (!p) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = reg(ring, IORING_REGISTER_PROBE, NULL, 256, -1, p, max, &len);
+	if (ret >= 0 && (len < sizeof(*p) || len < sizeof(*p) + p->ops_len * sizeof(p->ops[0])))
+		ret = -EPROTO;
+	if (ret < 0) {
+		ucmd_free_probe(p);
+		errno = -ret;
+		return NULL;
+	}
+	return p;
+}

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# The CLI through ucmdd (--daemon, $UCMD_DAEMON): root starts the daemon on
+# a controller directory of its own; root and an unprivileged user (uid
+# 1234, no groups, no capabilities) run ucmd against its socket. The
+# daemon's policy lets uid 1234 identify and read, nothing else: its read
+# returns what root wrote, its write is -EACCES (and audited once), and it
+# cannot reach the images themselves, neither directly nor with --ctrl.
+set -euo pipefail
+B=${UCMD_BUILD:-build}
+UCMD="$(pwd)/$B/tools/ucmd"
+UCMDD="$(pwd)/$B/src/server/ucmdd"
+dir=$(mktemp -d /tmp/ucmd-dcli.XXXXXX)
+chmod 0755 "$dir"	# the socket's directory: others may reach the socket
+sock="$dir/ucmdd.sock"
+pid=
+cleanup() {
+	[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
+	rm -rf "$dir"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+step() { echo "--- $*"; }
+READER=(setpriv --reuid 1234 --regid 1234 --clear-groups --inh-caps=-all --)
+[ -x "$UCMDD" ] || fail "no $UCMDD: build ucmdd first"
+[ "$(id -u)" = 0 ] || fail "run as root: the daemon serves other users"
+
+cat > "$dir/policy.ini" <<'INI'
+[policy]
+default = deny
+
+[rule root]
+uid = 0
+action = allow
+
+[rule reader-identify]
+uid = 1234
+verb = identify
+action = allow
+
+[rule reader-reads]
+uid = 1234
+verb = read
+action = allow
+INI
+
+step "ucmdd owns the controller directory"
+"$UCMDD" --ctrl "$dir/ctrl" --socket "$sock" --policy "$dir/policy.ini" \
+	--audit "$dir/audit.jsonl" --foreground 2>"$dir/ucmdd.log" &
+pid=$!
+for _ in $(seq 200); do
+	[ -S "$sock" ] && break
+	kill -0 "$pid" 2>/dev/null || { cat "$dir/ucmdd.log"; fail "ucmdd exited"; }
+	sleep 0.05
+done
+[ -S "$sock" ] || fail "no socket at $sock"
+chmod 0666 "$sock"	# who may connect is the socket's mode; what they may do, the policy's
+
+step "root: list, id-ctrl, write, read"
+timeout 60 "$UCMD" --daemon "$sock" list | tee "$dir/list.txt"
+grep -q "ng0n1" "$dir/list.txt" || fail "list does not show ng0n1"
+timeout 60 "$UCMD" --daemon "$sock" --output-format json id-ctrl >"$dir/id.json"
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert "sn" in j or "vid" in j, j' \
+	"$dir/id.json" || fail "id-ctrl through the daemon"
+head -c 4096 /dev/urandom > "$dir/in.bin"
+timeout 60 "$UCMD" --daemon "$sock" write -s 16 -c 7 -d "$dir/in.bin" 2>/dev/null
+timeout 60 "$UCMD" --daemon "$sock" read -s 16 -c 7 > "$dir/root-out.bin"
+cmp "$dir/in.bin" "$dir/root-out.bin" || fail "root's read back differs"
+
+step "uid 1234: reads what the policy allows"
+# $UCMD_DAEMON is the default when neither --ctrl nor a /dev path is given
+UCMD_DAEMON="$sock" timeout 60 "${READER[@]}" "$UCMD" id-ctrl >/dev/null
+timeout 60 "${READER[@]}" "$UCMD" --daemon "$sock" read -s 16 -c 7 > "$dir/user-out.bin"
+cmp "$dir/in.bin" "$dir/user-out.bin" || fail "uid 1234's read differs from what root wrote"
+
+step "uid 1234: a write is refused with EACCES, audited once"
+if timeout 60 "${READER[@]}" "$UCMD" --daemon "$sock" write -s 16 -c 7 -d /dev/zero 2>"$dir/err"; then
+	fail "uid 1234 wrote"
+fi
+grep -q "Permission denied" "$dir/err" || { cat "$dir/err"; fail "the write's error is not EACCES"; }
+timeout 60 "$UCMD" --daemon "$sock" read -s 16 -c 7 > "$dir/root-out2.bin"
+cmp "$dir/in.bin" "$dir/root-out2.bin" || fail "the refused write changed the data"
+python3 - "$dir/audit.jsonl" <<'PY'
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+deny = [r for r in recs if r.get("decision") == "deny" and r.get("uid") == 1234]
+assert len(deny) == 1 and deny[0].get("verb") == "write", recs
+PY
+
+step "uid 1234 cannot reach the images"
+imgs=$(find "$dir/ctrl" -type f)
+[ -n "$imgs" ] || fail "no files in the controller directory"
+for f in $imgs; do
+	if "${READER[@]}" cat "$f" >/dev/null 2>&1; then fail "uid 1234 read $f"; fi
+done
+if timeout 60 "${READER[@]}" "$UCMD" --ctrl "$dir/ctrl" read -s 16 -c 7 >/dev/null 2>&1; then
+	fail "uid 1234 opened the daemon's directory in process"
+fi
+
+step "SIGTERM: ucmdd exits 0, then clients get a clear error, not a hang"
+kill -TERM "$pid"
+rc=0
+wait "$pid" || rc=$?
+pid=
+[ "$rc" = 0 ] || { cat "$dir/ucmdd.log"; fail "ucmdd exited $rc on SIGTERM"; }
+if timeout 20 "$UCMD" --daemon "$sock" list >/dev/null 2>"$dir/err"; then
+	fail "list worked with no daemon"
+fi
+grep -qi "ucmdd\|refused\|No such file" "$dir/err" || { cat "$dir/err"; fail "unclear error"; }
+echo "daemon_cli: all checks passed"

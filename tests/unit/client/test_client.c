@@ -1,0 +1,698 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The daemon backend (src/client) against a fake ucmdd: a thread on the
+ * other end of a SOCK_SEQPACKET socketpair that speaks src/daemon/proto.h,
+ * records what it was sent, and lays a ring out in a memfd as the daemon
+ * does. It checks the framing (magic, op, seq, one reply per request),
+ * fds in both directions, error mapping, the ring mapping and its
+ * doorbells, and that a daemon that goes away is -ENOTCONN, never a hang
+ * or SIGPIPE.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "daemon/proto.h"
+#include "ucmd/daemon.h"
+#include "ucmd/ucmd.h"
+
+enum fake_mode {
+	FAKE_OK,
+	FAKE_OLD_VERSION,	/* HELLO answers version 2 */
+	FAKE_BAD_SEQ,		/* the OPEN reply carries another seq */
+	FAKE_CLOSE_ON_OPEN,	/* hang up instead of answering OPEN */
+};
+
+struct fake {
+	int sock;
+	enum fake_mode mode;
+	pthread_t thread;
+	/* what it saw */
+	unsigned nreq;
+	uint32_t seqs[64];
+	uint16_t ops[64];
+	char open_name[UCMDD_NAME_MAX];
+	int open_flags;
+	uint32_t reg_opcode, reg_nr;
+	bool reg_fd_is_eventfd;
+	bool region_sealed;
+	uint64_t region_addr, region_len;
+	void *region_map;
+	bool region_del;
+	bool exited;
+	/* the ring it laid out */
+	char *mem;
+	size_t mem_len;
+	struct ucmdd_queue_init_rep rep;
+	int sq_efd, cq_efd;
+};
+
+static size_t up(size_t v, size_t a)
+{
+	return (v + a - 1) & ~(a - 1);
+}
+
+/* Linux's layout, as the daemon makes it: SQ ring, CQ ring, SQEs, control page. */
+static int fake_ring(struct fake *f, const struct ucmdd_queue_init *req, int fds[3])
+{
+	struct io_uring_params *p = &f->rep.p;
+	unsigned n = req->entries, sqe = (req->p.flags & IORING_SETUP_SQE128) ? 128 : 64;
+	unsigned cqe = (req->p.flags & IORING_SETUP_CQE32) ? 32 : 16;
+	size_t off;
+
+	memset(&f->rep, 0, sizeof(f->rep));
+	p->flags = req->p.flags;
+	p->sq_entries = n;
+	p->cq_entries = 2 * n;
+	p->features = IORING_FEAT_NODROP;
+	p->sq_off = (struct io_sqring_offsets){ .head = 0, .tail = 4, .ring_mask = 8,
+						.ring_entries = 12, .flags = 16, .dropped = 20,
+						.array = 64 };
+	off = up(64 + 4 * n, 64);
+	p->cq_off = (struct io_cqring_offsets){ .head = (uint32_t)off, .tail = (uint32_t)off + 4,
+						.ring_mask = (uint32_t)off + 8,
+						.ring_entries = (uint32_t)off + 12,
+						.overflow = (uint32_t)off + 16,
+						.flags = (uint32_t)off + 20,
+						.cqes = (uint32_t)off + 64 };
+	off = up(off + 64 + (size_t)2 * n * cqe, 64);
+	f->rep.sqes_off = off;
+	off = up(off + (size_t)n * sqe, 4096);
+	f->rep.ctl_off = off;
+	f->mem_len = off + 4096;
+	f->rep.mmap_size = f->mem_len;
+	f->rep.ring_id = 5;
+	fds[0] = memfd_create("fake-ring", MFD_CLOEXEC);
+	if (fds[0] < 0 || ftruncate(fds[0], (off_t)f->mem_len))
+		return -errno;
+	f->mem = mmap(NULL, f->mem_len, PROT_READ | PROT_WRITE, MAP_SHARED, fds[0], 0);
+	if (f->mem == MAP_FAILED)
+		return -errno;
+	*(unsigned *)(f->mem + p->sq_off.ring_mask) = n - 1;
+	*(unsigned *)(f->mem + p->sq_off.ring_entries) = n;
+	*(unsigned *)(f->mem + p->cq_off.ring_mask) = 2 * n - 1;
+	*(unsigned *)(f->mem + p->cq_off.ring_entries) = 2 * n;
+	fds[1] = f->sq_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	fds[2] = f->cq_efd = eventfd(0, EFD_CLOEXEC);
+	return 5;
+}
+
+static bool is_eventfd(int fd)
+{
+	char path[64], target[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n <= 0)
+		return false;
+	target[n] = 0;
+	return strstr(target, "eventfd") != NULL;
+}
+
+static void *fake_main(void *arg)
+{
+	struct fake *f = arg;
+	char buf[UCMDD_MSG_MAX];
+	union {
+		struct cmsghdr a;
+		char b[CMSG_SPACE(sizeof(int) * UCMDD_MAX_FDS_PER_MSG)];
+	} cin, cout;
+
+	for (;;) {
+		struct iovec iov = { buf, sizeof(buf) };
+		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cin.b,
+				    .msg_controllen = sizeof(cin.b) };
+		ssize_t n = recvmsg(f->sock, &m, MSG_CMSG_CLOEXEC);
+		struct ucmdd_hdr *h = (struct ucmdd_hdr *)buf;
+		int fd_in = -1, fds[3] = { -1, -1, -1 }, nfds = 0;
+		char payload[4096];
+		uint32_t plen = 0;
+		int32_t result = 0;
+
+		if (n <= 0)
+			break;
+		struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+		if (c && c->cmsg_type == SCM_RIGHTS)
+			memcpy(&fd_in, CMSG_DATA(c), sizeof(int));
+		/* framing: what every request must look like */
+		if ((size_t)n < sizeof(*h) || h->magic != UCMDD_MAGIC || h->flags || h->pad ||
+		    h->result || h->len != (size_t)n - sizeof(*h))
+			break;
+		if (f->nreq < 64) {
+			f->seqs[f->nreq] = h->seq;
+			f->ops[f->nreq] = h->op;
+		}
+		f->nreq++;
+		void *req = buf + sizeof(*h);
+		switch (h->op) {
+		case UCMDD_HELLO: {
+			struct ucmdd_hello hello = { .version = f->mode == FAKE_OLD_VERSION ? 2 : 1,
+						     .max_rings = 16, .max_fds = 64,
+						     .max_entries = 4096 };
+			memcpy(payload, &hello, sizeof(hello));
+			plen = sizeof(hello);
+			break;
+		}
+		case UCMDD_OPEN: {
+			const struct ucmdd_open *o = req;
+			if (f->mode == FAKE_CLOSE_ON_OPEN)
+				goto out;
+			memcpy(f->open_name, o->name, sizeof(f->open_name));
+			f->open_flags = o->flags;
+			result = strcmp(o->name, "ng0n1") ? -ENOENT : 3;
+			if (f->mode == FAKE_BAD_SEQ)
+				h->seq++;
+			break;
+		}
+		case UCMDD_IOCTL: {
+			const struct ucmdd_ioctl *io = req;
+			/* same address space: the arg is ours to look at */
+			result = io->cmd == NVME_IOCTL_ID ? 1 : -EACCES;
+			(void)io;
+			break;
+		}
+		case UCMDD_DEVICE_NAMES:
+			memcpy(payload, "nvme0\0ng0n1\0", 12);
+			plen = 12;
+			result = 2;
+			break;
+		case UCMDD_DISK_STAT: {
+			struct ucmd_disk_stat st = { .ios = { 7, 9 } };
+			const struct ucmdd_name *nm = req;
+			if (strcmp(nm->name, "nvme0n1")) {
+				result = -ENOTBLK;
+				break;
+			}
+			memcpy(payload, &st, sizeof(st));
+			plen = sizeof(st);
+			break;
+		}
+		case UCMDD_QUEUE_INIT:
+			result = fake_ring(f, req, fds);
+			memcpy(payload, &f->rep, sizeof(f->rep));
+			plen = sizeof(f->rep);
+			nfds = 3;
+			break;
+		case UCMDD_QUEUE_EXIT:
+			f->exited = true;
+			break;
+		case UCMDD_REGISTER: {
+			const struct ucmdd_register *r = req;
+			f->reg_opcode = r->opcode;
+			f->reg_nr = r->nr;
+			f->reg_fd_is_eventfd = fd_in >= 0 && is_eventfd(fd_in);
+			if (r->opcode == IORING_REGISTER_PROBE) {
+				struct io_uring_probe *p = (struct io_uring_probe *)payload;
+				memset(p, 0, sizeof(*p) + 3 * sizeof(p->ops[0]));
+				p->last_op = 2;
+				p->ops_len = 3;
+				for (int i = 0; i < 3; i++) {
+					p->ops[i].op = (uint8_t)i;
+					p->ops[i].flags = i == 1 ? 0 : IO_URING_OP_SUPPORTED;
+				}
+				plen = sizeof(*p) + 3 * sizeof(p->ops[0]);
+			} else if (r->opcode == IORING_REGISTER_FILES) {
+				result = -EBADF;
+			}
+			break;
+		}
+		case UCMDD_REGION_ADD: {
+			const struct ucmdd_region *r = req;
+			int seals = fd_in >= 0 ? fcntl(fd_in, F_GET_SEALS) : -1;
+			f->region_sealed = seals >= 0 && (seals & F_SEAL_SHRINK) &&
+					   (seals & F_SEAL_GROW);
+			f->region_addr = r->addr;
+			f->region_len = r->len;
+			f->region_map = mmap(NULL, r->len, PROT_READ | PROT_WRITE, MAP_SHARED,
+					     fd_in, 0);
+			if (f->region_map != MAP_FAILED)
+				memset(f->region_map, 0xa5, r->len);
+			break;
+		}
+		case UCMDD_REGION_DEL:
+			f->region_del = true;
+			break;
+		default:
+			result = -EINVAL;
+		}
+		if (fd_in >= 0)
+			close(fd_in);
+		struct ucmdd_hdr rh = { .magic = UCMDD_MAGIC, .op = h->op, .seq = h->seq,
+					.result = result, .len = result < 0 ? 0 : plen };
+		struct iovec riov[2] = { { &rh, sizeof(rh) }, { payload, rh.len } };
+		struct msghdr rm = { .msg_iov = riov, .msg_iovlen = 2 };
+		if (nfds && result >= 0) {
+			rm.msg_control = cout.b;
+			rm.msg_controllen = CMSG_SPACE(sizeof(int) * 3);
+			struct cmsghdr *oc = CMSG_FIRSTHDR(&rm);
+			oc->cmsg_level = SOL_SOCKET;
+			oc->cmsg_type = SCM_RIGHTS;
+			oc->cmsg_len = CMSG_LEN(sizeof(int) * 3);
+			memcpy(CMSG_DATA(oc), fds, sizeof(int) * 3);
+		}
+		if (sendmsg(f->sock, &rm, MSG_NOSIGNAL) < 0)
+			break;
+		/* the client has its copies; ours of the ring memfd can go */
+		if (nfds && fds[0] >= 0)
+			close(fds[0]);
+	}
+out:
+	/* f->sock stays as it was: the poster may still be reading it */
+	close(f->sock);
+	return NULL;
+}
+
+/* A fake daemon and an engine connected to it. */
+static struct ucmd_engine *fake_start(struct fake *f, enum fake_mode mode)
+{
+	struct ucmd_engine *e = NULL;
+	int sv[2];
+
+	memset(f, 0, sizeof(*f));
+	f->mode = mode;
+	f->sq_efd = f->cq_efd = -1;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	f->sock = sv[1];
+	assert_int_equal(pthread_create(&f->thread, NULL, fake_main, f), 0);
+	int ret = ucmd_engine_connect_fd(sv[0], &e);
+	if (mode == FAKE_OLD_VERSION) {
+		assert_int_equal(ret, -EPROTO);
+		return NULL;
+	}
+	assert_int_equal(ret, 0);
+	assert_true(ucmd_engine_is_daemon(e));
+	return e;
+}
+
+static void fake_stop(struct fake *f, struct ucmd_engine *e)
+{
+	ucmd_engine_free(e);	/* closes the socket: the fake sees EOF */
+	pthread_join(f->thread, NULL);
+	if (f->mem && f->mem != MAP_FAILED)
+		munmap(f->mem, f->mem_len);
+	if (f->region_map && f->region_map != MAP_FAILED)
+		munmap(f->region_map, f->region_len);
+	if (f->sq_efd >= 0)
+		close(f->sq_efd);
+	if (f->cq_efd >= 0)
+		close(f->cq_efd);
+}
+
+static void test_framing_and_errors(void **state)
+{
+	struct fake f;
+	struct ucmd_engine *e = fake_start(&f, FAKE_OK);
+	const char *names[4];
+	struct ucmd_disk_stat st;
+	struct nvme_passthru_cmd64 cmd = { 0 };
+
+	(void)state;
+	assert_int_equal(ucmd_open(e, "ng0n1", O_RDONLY), 3);
+	assert_string_equal(f.open_name, "ng0n1");
+	assert_int_equal(f.open_flags, O_RDONLY);
+	/* the daemon's errno comes back as it is */
+	assert_int_equal(ucmd_open(e, "ng9n9", O_RDWR), -ENOENT);
+	char long_name[100];
+	memset(long_name, 'x', sizeof(long_name) - 1);
+	long_name[sizeof(long_name) - 1] = 0;
+	assert_int_equal(ucmd_open(e, long_name, O_RDWR), -ENAMETOOLONG);
+	assert_int_equal(ucmd_ioctl(e, 3, NVME_IOCTL_ID, NULL), 1);
+	assert_int_equal(ucmd_ioctl(e, 3, NVME_IOCTL_ADMIN64_CMD, &cmd), -EACCES);
+	assert_int_equal(ucmd_device_names(e, names, 4), 2);
+	assert_string_equal(names[0], "nvme0");
+	assert_string_equal(names[1], "ng0n1");
+	assert_int_equal(ucmd_disk_stat(e, "nvme0n1", &st), 0);
+	assert_int_equal(st.ios[1], 9);
+	assert_int_equal(ucmd_disk_stat(e, "ng0n1", &st), -ENOTBLK);
+	/* one request per call (the long name never left), seq counting up from HELLO's */
+	assert_int_equal(f.nreq, 8);
+	assert_int_equal(f.ops[0], UCMDD_HELLO);
+	for (unsigned i = 0; i < f.nreq; i++)
+		assert_int_equal(f.seqs[i], i + 1);
+	fake_stop(&f, e);
+}
+
+static void test_old_version(void **state)
+{
+	struct fake f;
+
+	(void)state;
+	assert_null(fake_start(&f, FAKE_OLD_VERSION));
+	assert_non_null(strstr(ucmd_last_error(), "version"));
+	pthread_join(f.thread, NULL);
+}
+
+/* A reply that is not the request's: -EPROTO, and nothing is asked after it. */
+static void test_bad_seq(void **state)
+{
+	struct fake f;
+	struct ucmd_engine *e = fake_start(&f, FAKE_BAD_SEQ);
+
+	(void)state;
+	assert_int_equal(ucmd_open(e, "ng0n1", O_RDWR), -EPROTO);
+	assert_int_equal(ucmd_open(e, "ng0n1", O_RDWR), -ENOTCONN);
+	assert_int_equal(f.nreq, 2);
+	fake_stop(&f, e);
+}
+
+static volatile sig_atomic_t sigpipes;
+
+static void on_sigpipe(int sig)
+{
+	(void)sig;
+	sigpipes++;
+}
+
+/* The daemon hangs up: -ENOTCONN for this call and every later one, no SIGPIPE. */
+static void test_peer_gone(void **state)
+{
+	struct sigaction sa = { .sa_handler = on_sigpipe }, old;
+	struct fake f;
+	struct ucmd_engine *e = fake_start(&f, FAKE_CLOSE_ON_OPEN);
+	struct ucmd_ring ring;
+	struct io_uring_params p = { 0 };
+
+	(void)state;
+	sigaction(SIGPIPE, &sa, &old);
+	sigpipes = 0;
+	assert_int_equal(ucmd_open(e, "ng0n1", O_RDWR), -ENOTCONN);
+	pthread_join(f.thread, NULL);	/* the peer is closed for sure now */
+	assert_int_equal(ucmd_close(e, 3), -ENOTCONN);
+	assert_int_equal(ucmd_queue_init_engine(e, 4, &ring, &p), -ENOTCONN);
+	assert_null(ucmd_buf_alloc(e, 4096));
+	assert_int_equal(errno, ENOTCONN);
+	assert_int_equal(sigpipes, 0);
+	sigaction(SIGPIPE, &old, NULL);
+	ucmd_engine_free(e);
+}
+
+/* Sends after the peer closed, bypassing the dead flag: MSG_NOSIGNAL itself. */
+static void test_no_sigpipe_on_send(void **state)
+{
+	struct sigaction sa = { .sa_handler = on_sigpipe }, old;
+	struct ucmd_engine *e = NULL;
+	int sv[2];
+
+	(void)state;
+	sigaction(SIGPIPE, &sa, &old);
+	sigpipes = 0;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	close(sv[1]);
+	assert_int_equal(ucmd_engine_connect_fd(sv[0], &e), -ENOTCONN);
+	assert_int_equal(sigpipes, 0);
+	sigaction(SIGPIPE, &old, NULL);
+}
+
+static unsigned *word(struct fake *f, uint32_t off)
+{
+	return (unsigned *)(f->mem + off);
+}
+
+static void post_cqe(struct fake *f, uint64_t user_data, int32_t res)
+{
+	const struct io_uring_params *p = &f->rep.p;
+	unsigned tail = *word(f, p->cq_off.tail);
+	unsigned shift = (p->flags & IORING_SETUP_CQE32) ? 1 : 0;
+	struct io_uring_cqe *cqe = (struct io_uring_cqe *)(f->mem + p->cq_off.cqes) +
+				   ((tail & (p->cq_entries - 1)) << shift);
+
+	cqe->user_data = user_data;
+	cqe->res = res;
+	cqe->flags = 0;
+	__atomic_store_n(word(f, p->cq_off.tail), tail + 1, __ATOMIC_SEQ_CST);
+}
+
+static struct ucmdd_ring_ctl *ctl_of(struct fake *f)
+{
+	return (struct ucmdd_ring_ctl *)(f->mem + f->rep.ctl_off);
+}
+
+/* The ring memfd the fake laid out, seen through struct ucmd_ring. */
+static void test_ring_mapping(void **state)
+{
+	struct fake f;
+	struct ucmd_engine *e = fake_start(&f, FAKE_OK);
+	struct io_uring_params p = { .flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 };
+	struct ucmd_ring ring;
+	struct io_uring_cqe *cqe;
+	struct io_uring_sqe *sqe;
+	uint64_t cnt;
+
+	(void)state;
+	assert_int_equal(ucmd_queue_init_engine(e, 4, &ring, &p), 0);
+	assert_int_equal(ring.flags, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+	assert_int_equal(ring.sq.ring_entries, 4);
+	assert_int_equal(ring.cq.ring_entries, 8);
+	assert_int_equal(p.sq_off.array, f.rep.p.sq_off.array);
+	/* the fields point at the fake's offsets, into the same memory */
+	assert_ptr_equal((char *)ring.sq.khead - (char *)ring.sq.ring_ptr, f.rep.p.sq_off.head);
+	assert_ptr_equal((char *)ring.cq.cqes - (char *)ring.cq.ring_ptr, f.rep.p.cq_off.cqes);
+	assert_ptr_equal((char *)ring.sq.sqes - (char *)ring.sq.ring_ptr, f.rep.sqes_off);
+	for (unsigned i = 0; i < 4; i++)
+		assert_int_equal(word(&f, f.rep.p.sq_off.array)[i], i);
+
+	/* the proxy is awake: publishing is a store, no doorbell */
+	sqe = ucmd_get_sqe(&ring);
+	ucmd_prep_nop(sqe);
+	sqe->user_data = 42;
+	assert_int_equal(ucmd_submit(&ring), 1);
+	assert_int_equal(*word(&f, f.rep.p.sq_off.tail), 1);
+	assert_int_equal(((struct io_uring_sqe *)(f.mem + f.rep.sqes_off))->user_data, 42);
+	assert_true(read(f.sq_efd, &cnt, sizeof(cnt)) < 0 && errno == EAGAIN);
+	/* the proxy took it, and sleeps: the next submission rings */
+	__atomic_store_n(word(&f, f.rep.p.sq_off.head), 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(word(&f, f.rep.p.sq_off.flags), IORING_SQ_NEED_WAKEUP, __ATOMIC_SEQ_CST);
+	ucmd_prep_nop(ucmd_get_sqe(&ring));
+	assert_int_equal(ucmd_submit(&ring), 1);
+	assert_int_equal(read(f.sq_efd, &cnt, sizeof(cnt)), sizeof(cnt));
+	assert_int_equal(cnt, 1);
+
+	/* a CQE the fake posts is the application's, big_cqe and all */
+	post_cqe(&f, 42, 0);
+	assert_int_equal(ucmd_wait_cqe(&ring, &cqe), 0);
+	assert_int_equal(cqe->user_data, 42);
+	ucmd_cqe_seen(&ring, cqe);
+	assert_int_equal(*word(&f, f.rep.p.cq_off.head), 1);
+
+	/* nothing comes: a timed wait ends with -ETIME */
+	struct __kernel_timespec ts = { .tv_nsec = 5000000 };
+	assert_int_equal(ucmd_wait_cqe_timeout(&ring, &cqe, &ts), -ETIME);
+
+	ucmd_queue_exit(&ring);
+	assert_true(f.exited);
+	fake_stop(&f, e);
+}
+
+struct poster {
+	struct fake *f;
+	bool hang_up;		/* instead of posting, close the socket */
+	bool mark_dead;		/* instead of posting, ctl->state = DEAD */
+};
+
+/* The daemon's side of a sleeping waiter: post once it says it sleeps, and wake it. */
+static void *poster_main(void *arg)
+{
+	struct poster *ps = arg;
+	struct fake *f = ps->f;
+	uint64_t one = 1;
+
+	while (!__atomic_load_n(&ctl_of(f)->cq_waiting, __ATOMIC_SEQ_CST))
+		usleep(1000);
+	if (ps->hang_up) {
+		shutdown(f->sock, SHUT_RDWR);
+		return NULL;
+	}
+	if (ps->mark_dead)
+		__atomic_store_n(&ctl_of(f)->state, UCMDD_RING_DEAD, __ATOMIC_SEQ_CST);
+	else
+		post_cqe(f, 7, 512);
+	if (write(f->cq_efd, &one, sizeof(one)) != sizeof(one))
+		return NULL;
+	return NULL;
+}
+
+static void wait_with(struct poster ps, int expect)
+{
+	struct fake f;
+	struct ucmd_engine *e = fake_start(&f, FAKE_OK);
+	struct io_uring_params p = { 0 };
+	struct ucmd_ring ring;
+	struct io_uring_cqe *cqe = NULL;
+	pthread_t t;
+
+	assert_int_equal(ucmd_queue_init_engine(e, 4, &ring, &p), 0);
+	ps.f = &f;
+	assert_int_equal(pthread_create(&t, NULL, poster_main, &ps), 0);
+	assert_int_equal(ucmd_wait_cqe(&ring, &cqe), expect);
+	if (!expect) {
+		assert_int_equal(cqe->user_data, 7);
+		assert_int_equal(cqe->res, 512);
+		ucmd_cqe_seen(&ring, cqe);
+	}
+	pthread_join(t, NULL);
+	/* the waiter said it no longer sleeps */
+	assert_int_equal(ctl_of(&f)->cq_waiting, 0);
+	if (expect == -ENOTCONN) {
+		/* and nothing after it hangs or pretends to work */
+		ucmd_prep_nop(ucmd_get_sqe(&ring));
+		assert_int_equal(ucmd_submit(&ring), -ENOTCONN);
+		assert_int_equal(ucmd_submit_and_wait(&ring, 1), -ENOTCONN);
+		assert_int_equal(ucmd_peek_cqe(&ring, &cqe), -ENOTCONN);
+	}
+	ucmd_queue_exit(&ring);
+	fake_stop(&f, e);
+}
+
+static void test_wait_wakes(void **state)
+{
+	(void)state;
+	wait_with((struct poster){ 0 }, 0);
+}
+
+static void test_wait_daemon_hangs_up(void **state)
+{
+	(void)state;
+	wait_with((struct poster){ .hang_up = true }, -ENOTCONN);
+}
+
+static void test_wait_ring_dead(void **state)
+{
+	(void)state;
+	wait_with((struct poster){ .mark_dead = true }, -ENOTCONN);
+}
+
+static void test_register(void **state)
+{
+	struct fake f;
+	struct ucmd_engine *e = fake_start(&f, FAKE_OK);
+	struct io_uring_params p = { 0 };
+	struct ucmd_ring ring;
+	struct io_uring_probe *probe;
+	int files[2] = { 3, 4 };
+	int efd = eventfd(0, EFD_CLOEXEC);
+
+	(void)state;
+	assert_int_equal(ucmd_queue_init_engine(e, 4, &ring, &p), 0);
+	/* the eventfd itself travels, as SCM_RIGHTS */
+	assert_int_equal(ucmd_register_eventfd(&ring, efd), 0);
+	assert_int_equal(f.reg_opcode, IORING_REGISTER_EVENTFD);
+	assert_true(f.reg_fd_is_eventfd);
+	/* the daemon's errno */
+	assert_int_equal(ucmd_register_files(&ring, files, 2), -EBADF);
+	assert_int_equal(f.reg_opcode, IORING_REGISTER_FILES);
+	assert_int_equal(f.reg_nr, 2);
+	assert_int_equal(ucmd_unregister_personality(&ring, 3), 0);
+	assert_int_equal(f.reg_opcode, IORING_UNREGISTER_PERSONALITY);
+	assert_int_equal(f.reg_nr, 3);
+	/* the probe is the reply's payload */
+	probe = ucmd_get_probe_ring(&ring);
+	assert_non_null(probe);
+	assert_true(ucmd_opcode_supported(probe, 0));
+	assert_false(ucmd_opcode_supported(probe, 1));
+	assert_true(ucmd_opcode_supported(probe, 2));
+	assert_false(ucmd_opcode_supported(probe, 3));
+	ucmd_free_probe(probe);
+	/* ring fds are kept here, as liburing keeps them */
+	unsigned before = f.nreq;
+	assert_int_equal(ucmd_register_ring_fd(&ring), 1);
+	assert_int_equal(ucmd_register_ring_fd(&ring), -EEXIST);
+	assert_int_equal(ucmd_unregister_ring_fd(&ring), 1);
+	assert_int_equal(ucmd_unregister_ring_fd(&ring), -EINVAL);
+	assert_int_equal(f.nreq, before);
+	ucmd_queue_exit(&ring);
+	close(efd);
+	fake_stop(&f, e);
+}
+
+/* A shared buffer is the same pages on both sides, and cannot be shrunk under the daemon. */
+static void test_buf_shared(void **state)
+{
+	struct fake f;
+	struct ucmd_engine *e = fake_start(&f, FAKE_OK);
+	unsigned char *b;
+
+	(void)state;
+	b = ucmd_buf_alloc(e, 5000);
+	assert_non_null(b);
+	assert_true(f.region_sealed);
+	assert_int_equal(f.region_addr, (uint64_t)(uintptr_t)b);
+	assert_int_equal(f.region_len, 8192);
+	assert_int_equal((uintptr_t)b & 4095, 0);
+	/* the fake wrote 0xa5 through its own mapping */
+	assert_int_equal(b[0], 0xa5);
+	assert_int_equal(b[8191], 0xa5);
+	ucmd_buf_free(e, b);
+	assert_true(f.region_del);
+	ucmd_buf_free(e, NULL);
+	assert_null(ucmd_buf_alloc(e, 0));
+	assert_int_equal(errno, EINVAL);
+	fake_stop(&f, e);
+}
+
+/* The in-process engine's buffers: page-aligned and zeroed. */
+static void test_buf_native(void **state)
+{
+	struct ucmd_engine *e = ucmd_engine_new();
+	unsigned char *b;
+
+	(void)state;
+	assert_non_null(e);
+	b = ucmd_buf_alloc(e, 100);
+	assert_non_null(b);
+	assert_int_equal((uintptr_t)b & 4095, 0);
+	for (unsigned i = 0; i < 4096; i++)
+		assert_int_equal(b[i], 0);
+	ucmd_buf_free(e, b);
+	ucmd_engine_free(e);
+}
+
+static void test_connect_path(void **state)
+{
+	struct ucmd_engine *e = NULL;
+
+	(void)state;
+	unsetenv("UCMD_DAEMON");
+	assert_int_equal(ucmd_engine_connect(NULL, &e), -EINVAL);
+	assert_non_null(strstr(ucmd_last_error(), "UCMD_DAEMON"));
+	assert_int_equal(ucmd_engine_connect("/nonexistent/ucmdd.sock", &e), -ENOENT);
+	setenv("UCMD_DAEMON", "/nonexistent/other.sock", 1);
+	assert_int_equal(ucmd_engine_connect(NULL, &e), -ENOENT);
+	assert_non_null(strstr(ucmd_last_error(), "/nonexistent/other.sock"));
+	unsetenv("UCMD_DAEMON");
+	assert_null(e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_framing_and_errors),
+		cmocka_unit_test(test_old_version),
+		cmocka_unit_test(test_bad_seq),
+		cmocka_unit_test(test_peer_gone),
+		cmocka_unit_test(test_no_sigpipe_on_send),
+		cmocka_unit_test(test_ring_mapping),
+		cmocka_unit_test(test_wait_wakes),
+		cmocka_unit_test(test_wait_daemon_hangs_up),
+		cmocka_unit_test(test_wait_ring_dead),
+		cmocka_unit_test(test_register),
+		cmocka_unit_test(test_buf_shared),
+		cmocka_unit_test(test_buf_native),
+		cmocka_unit_test(test_connect_path),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
