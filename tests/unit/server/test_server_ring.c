@@ -284,7 +284,7 @@ static void test_garbage(void **state)
 	ucmd_prep_nop(sqe);
 	sqe->user_data = 5;
 	/* and the daemon's own SQ head scribbled over */
-	*r->sq_head = 777;
+	__atomic_store_n(r->sq_head, 777, __ATOMIC_RELAXED);
 	publish(r);
 	struct io_uring_cqe c = wait_cqe(r, NULL);
 	assert_int_equal(c.user_data, 5);
