@@ -22,12 +22,12 @@ int srv_fd_get(struct srv_client *c, int cfd)
 	return efd < 0 ? -EBADF : efd;
 }
 
-void sfx_setup(struct sfx *s)
+void sfx_setup(struct sfx *s, const struct fx_opts *o)
 {
 	struct srv_client *c = &s->c;
 
 	memset(s, 0, sizeof(*s));
-	assert_int_equal(fx_setup(&s->fx, NULL), 0);
+	assert_int_equal(fx_setup(&s->fx, o), 0);
 	s->d.e = s->fx.e;
 	pthread_mutex_init(&s->d.lock, NULL);
 	c->d = &s->d;

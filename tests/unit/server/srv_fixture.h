@@ -19,7 +19,8 @@ struct sfx {
 	int ng, dev, bdev, null;
 };
 
-void sfx_setup(struct sfx *s);
+/* o: the host fixture's options (NULL: an inline controller) */
+void sfx_setup(struct sfx *s, const struct fx_opts *o);
 void sfx_teardown(struct sfx *s);
 /* Open fds of this process: the daemon's leak check. */
 int sfx_nr_fds(void);

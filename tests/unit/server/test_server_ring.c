@@ -38,7 +38,18 @@ static int setup(void **state)
 {
 	struct rt *t = calloc(1, sizeof(*t));
 
-	sfx_setup(&t->s);
+	sfx_setup(&t->s, NULL);
+	*state = t;
+	return 0;
+}
+
+/* The controller on its own thread: completions reach the proxy from another thread. */
+static int setup_thread(void **state)
+{
+	struct rt *t = calloc(1, sizeof(*t));
+	struct fx_opts o = { .mode = UCMD_CTRL_THREAD };
+
+	sfx_setup(&t->s, &o);
 	*state = t;
 	return 0;
 }
@@ -555,6 +566,48 @@ static void test_destroy_posts(void **state)
 	assert_int_equal(c.res, -ECANCELED);
 }
 
+/*
+ * A sleeping proxy learns of completions found on other threads (the
+ * controller's, the timer's): the engine ring's owner wake-up.
+ */
+static void test_remote_completion(void **state)
+{
+	struct rt *t = *state;
+	struct cring *r = &t->r;
+	struct __kernel_timespec ts = { .tv_nsec = 5 * 1000 * 1000 };
+	unsigned len = t->s.fx.lbs;
+	char *w = fx_alloc(8 * len), *rd = fx_alloc(8 * len);
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe c;
+
+	assert_int_equal(cring_open(&t->s, r, 16, IORING_SETUP_SQE128 | IORING_SETUP_CQE32), 0);
+	sqe = get_sqe(r);
+	ucmd_prep_timeout(sqe, &ts, 0, 0);
+	sqe->user_data = 1;
+	publish(r);
+	c = wait_cqe(r, NULL);
+	assert_int_equal(c.res, -ETIME);
+	for (int round = 0; round < 20; round++) {
+		fx_fill(w, 8 * len, (unsigned)round);
+		for (unsigned i = 0; i < 8; i++)
+			prep_nvme(r, t->s.ng, 0x01, &t->s, i, w + i * len, len, i);
+		publish(r);
+		for (unsigned i = 0; i < 8; i++)
+			assert_int_equal(wait_cqe(r, NULL).res, 0);
+		for (unsigned i = 0; i < 8; i++)
+			prep_nvme(r, t->s.ng, 0x02, &t->s, i, rd + i * len, len, i);
+		publish(r);
+		for (unsigned i = 0; i < 8; i++)
+			assert_int_equal(wait_cqe(r, NULL).res, 0);
+		assert_memory_equal(rd, w, 8 * len);
+		/* let the proxy fall asleep now and then */
+		if (round % 4 == 0)
+			usleep(5000);
+	}
+	free(w);
+	free(rd);
+}
+
 static void test_setup_errors(void **state)
 {
 	struct rt *t = *state;
@@ -582,6 +635,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_register, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exit_inflight, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_destroy_posts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_remote_completion, setup_thread, teardown),
 		cmocka_unit_test_setup_teardown(test_setup_errors, setup, teardown),
 	};
 

@@ -25,7 +25,7 @@ static int setup(void **state)
 {
 	struct xt *t = calloc(1, sizeof(*t));
 
-	sfx_setup(&t->s);
+	sfx_setup(&t->s, NULL);
 	t->x.c = &t->s.c;
 	t->x.sqe128 = true;
 	t->x.slots = t->slots;
