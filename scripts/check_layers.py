@@ -26,12 +26,18 @@ ALLOWED = {
     'kernel':    {'lib', 'uaccess', 'block', 'core', 'security', 'ring'},
     # the backends behind the public entries' ops table (core/backend.h)
     'backend':   {'lib', 'uaccess', 'block', 'core', 'security', 'ring'},
+    # ucmdd: the wire protocol, and the daemon built from the layers' insides
+    'daemon':    set(),
+    'server':    {'lib', 'uaccess', 'block', 'core', 'security', 'ring', 'daemon',
+                  'nvme/host', 'nvme/ctrl', 'store'},
 }
 # Who may include the engine's internals, besides src/core and src/ring.
 CORE_H_USERS = {
     'src/security/hooks.c',  # the engine's hook chain state (struct ucmd_engine)
     'src/kernel/dev.c',      # the kernel backend fills the engine's ops
     'src/backend/native.c',  # the native backend is the engine's own ops
+    # ucmdd's rings: a client ring has the engine's layout and owns an engine ring
+    'src/server/mem.c', 'src/server/ring.h', 'src/server/ring.c', 'src/server/xlate.c',
     'src/security/security.c',  # the engine's modules live on the engine (e->setup)
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
