@@ -249,7 +249,11 @@ static int xlate_cancel(struct srv_xl *x, const struct io_uring_sqe *csqe,
 			break;
 		}
 	}
-	/* none found: the engine finds none either (-ENOENT), with Linux's chain rule */
+	/*
+	 * None found: the engine finds none either (-ENOENT), with Linux's
+	 * chain rule. With IORING_ASYNC_CANCEL_ALL only the first match is
+	 * cancelled (a known gap: the engine matches one user_data).
+	 */
 	return 0;
 }
 

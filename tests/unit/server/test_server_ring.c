@@ -608,6 +608,119 @@ static void test_remote_completion(void **state)
 	free(rd);
 }
 
+static uint64_t rnd(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/*
+ * Random SQEs, SQ indexes and tails. The client is this process, so the
+ * addresses stay inside a scratch area (or are plainly invalid) and the
+ * iovecs in it point back into it; the NVMe opcodes are ones that cannot
+ * take the namespace away. The daemon must neither crash nor leak
+ * (sfx_teardown checks the bounce and shadow counts), and stop cleanly.
+ */
+static void test_random_garbage(void **state)
+{
+	struct rt *t = *state;
+	struct cring *r = &t->r;
+	const size_t scratch_len = 1 << 20;
+	char *scratch = fx_alloc(scratch_len);
+	struct iovec *cells = (struct iovec *)(void *)scratch;
+	const uint8_t nvme_ops[] = { 0x00, 0x01, 0x02, 0x06, 0x02, 0x0a };
+	const uint8_t ops[] = { IORING_OP_NOP, IORING_OP_READ, IORING_OP_WRITE, IORING_OP_READV,
+				IORING_OP_WRITEV, IORING_OP_READ_FIXED, IORING_OP_FSYNC,
+				IORING_OP_TIMEOUT, IORING_OP_LINK_TIMEOUT, IORING_OP_ASYNC_CANCEL,
+				IORING_OP_URING_CMD, IORING_OP_URING_CMD, IORING_OP_URING_CMD,
+				IORING_OP_SEND, 0xee };
+	int fds[] = { t->s.ng, t->s.dev, t->s.bdev, t->s.null, 17, -1 };
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	int fds0 = sfx_nr_fds();
+	static const struct __kernel_timespec short_ts = { .tv_nsec = 1000 * 1000 };
+
+	for (size_t i = 0; i < scratch_len / sizeof(*cells); i++) {
+		cells[i].iov_base = scratch + (i * 4096 + 512) % scratch_len;
+		cells[i].iov_len = 512;
+	}
+	assert_int_equal(cring_open(&t->s, r, 32, IORING_SETUP_SQE128 | IORING_SETUP_CQE32), 0);
+	for (int round = 0; round < 300; round++) {
+		unsigned n = (unsigned)(rnd(&x) % 8) + 1;
+
+		for (unsigned i = 0; i < n; i++) {
+			struct io_uring_sqe *sqe;
+			struct nvme_uring_cmd *u;
+
+			/* a full SQ waits on a backed-up CQ: reap it all then */
+			publish(r);
+			while (r->tail - __atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE) >= r->sq_entries) {
+				__atomic_store_n(r->cq_head, __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE),
+						 __ATOMIC_RELEASE);
+				usleep(100);
+			}
+			sqe = get_sqe(r);
+			u = (struct nvme_uring_cmd *)(void *)sqe->cmd;
+			uint64_t v = rnd(&x);
+			uint64_t addr = (v & 7) == 0 ? 0x1000 : (v & 7) == 1 ? UCMD_TASK_SIZE - 64
+				     : (uint64_t)(uintptr_t)(scratch + (rnd(&x) % (scratch_len / 2)));
+
+			sqe->opcode = ops[rnd(&x) % sizeof(ops)];
+			sqe->flags = (uint8_t)(rnd(&x) % 4 == 0 ? rnd(&x) & 0x7f : 0);
+			sqe->fd = fds[rnd(&x) % 6];
+			sqe->addr = addr;
+			sqe->len = (uint32_t)(rnd(&x) % 3 == 0 ? rnd(&x) % 8 : rnd(&x) % 65536);
+			sqe->off = rnd(&x) % (1 << 20);
+			sqe->user_data = rnd(&x);
+			/*
+			 * Timeouts short: a ring holds at most 2 x entries requests,
+			 * and endless ones would (rightly) keep it full for good.
+			 */
+			if ((sqe->opcode == IORING_OP_TIMEOUT ||
+			     sqe->opcode == IORING_OP_LINK_TIMEOUT) && addr > 0x1000 &&
+			    addr < UCMD_TASK_SIZE - 64)
+				sqe->addr = (uint64_t)(uintptr_t)&short_ts;
+			if (sqe->opcode == IORING_OP_URING_CMD) {
+				sqe->cmd_op = (uint32_t)(rnd(&x) % 5 == 0 ? rnd(&x)
+					      : 0xC0484E80u + (rnd(&x) % 4));
+				sqe->cmd_op = (uint32_t)(rnd(&x) % 2 ? NVME_URING_CMD_IO
+					      : rnd(&x) % 2 ? NVME_URING_CMD_IO_VEC
+					      : rnd(&x) % 2 ? NVME_URING_CMD_ADMIN : sqe->cmd_op);
+				u->opcode = nvme_ops[rnd(&x) % sizeof(nvme_ops)];
+				u->nsid = rnd(&x) % 4 ? t->s.fx.nsid : (uint32_t)rnd(&x);
+				u->addr = addr;
+				u->data_len = (uint32_t)(rnd(&x) % 2 ? rnd(&x) % 8 : rnd(&x) % 65536);
+				u->metadata = rnd(&x) % 4 ? 0 : addr + 4096;
+				u->metadata_len = (uint32_t)(rnd(&x) % 64);
+				u->cdw10 = (uint32_t)(rnd(&x) % 64);
+				u->cdw12 = (uint32_t)(rnd(&x) % 8);
+				sqe->uring_cmd_flags = rnd(&x) % 8 == 0 ? 1 : 0;
+			}
+			if (rnd(&x) % 16 == 0)
+				r->sq_array[(r->tail - 1) & r->sq_mask] = (unsigned)rnd(&x);
+		}
+		publish(r);
+		/* reap what is there, never waiting: a client that does not keep up */
+		while (cq_ready(r) && rnd(&x) % 4)
+			__atomic_store_n(r->cq_head, *r->cq_head + 1, __ATOMIC_RELEASE);
+		if (round % 50 == 49) {
+			/* the tail moved by the client to anywhere */
+			r->tail += (unsigned)rnd(&x) % (4 * r->sq_entries);
+			publish(r);
+		}
+	}
+	assert_int_equal(srv_ring_destroy(&t->s.c, (uint32_t)r->id), 0);
+	assert_int_equal(r->ctl->state, UCMDD_RING_DEAD);
+	munmap(r->mem, r->rep.mmap_size);
+	close(r->memfd);
+	close(r->sq_efd);
+	close(r->cq_efd);
+	r->mem = NULL;
+	assert_int_equal(sfx_nr_fds(), fds0);
+	free(scratch);
+}
+
 static void test_setup_errors(void **state)
 {
 	struct rt *t = *state;
@@ -636,6 +749,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_exit_inflight, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_destroy_posts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_remote_completion, setup_thread, teardown),
+		cmocka_unit_test_setup_teardown(test_random_garbage, setup_thread, teardown),
 		cmocka_unit_test_setup_teardown(test_setup_errors, setup, teardown),
 	};
 
