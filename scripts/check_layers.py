@@ -32,15 +32,16 @@ ALLOWED = {
     'client':    {'lib', 'core', 'daemon'},
     # ucmdd itself: the engine's internals, the protocol, remote user memory
     'server':    {'lib', 'uaccess', 'block', 'core', 'security', 'ring', 'daemon',
-                  'nvme/ctrl', 'nvme/host'},
+                  'nvme/host', 'nvme/ctrl', 'store'},
 }
 # Who may include the engine's internals, besides src/core and src/ring.
 CORE_H_USERS = {
     'src/security/hooks.c',  # the engine's hook chain state (struct ucmd_engine)
     'src/kernel/dev.c',      # the kernel backend fills the engine's ops
     'src/backend/native.c',  # the native backend is the engine's own ops
+    # ucmdd's rings: a client ring has the engine's layout and owns an engine ring
+    'src/server/mem.c', 'src/server/ring.h', 'src/server/ring.c', 'src/server/xlate.c',
     'src/security/security.c',  # the engine's modules live on the engine (e->setup)
-    'src/server/mem.c',      # the daemon: UCMD_TASK_SIZE, the engine's bounds
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 

@@ -9,6 +9,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/core.h"
 #include "lib/clock.h"
@@ -118,6 +119,18 @@ void io_wake_waiters(struct ucmd_ctx *ctx)
 	atomic_fetch_add_explicit(&ctx->wake, 1, memory_order_release);
 	if (atomic_load_explicit(&ctx->nr_waiters, memory_order_acquire))
 		futex_wake(&ctx->wake, INT_MAX);
+	if (__builtin_expect(ctx->owner_efd >= 0, 0)) {
+		uint64_t one = 1;
+
+		/* a full counter (-EAGAIN) is already a wake-up */
+		if (write(ctx->owner_efd, &one, sizeof(one)) < 0)
+			return;
+	}
+}
+
+void io_ring_set_owner_wake(struct ucmd_ring *ring, int efd)
+{
+	ring_to_ctx(ring)->owner_efd = efd;
 }
 
 void io_commit_cqring(struct ucmd_ctx *ctx)

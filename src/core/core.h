@@ -218,6 +218,12 @@ struct ucmd_ctx {
 
 	/* register.c */
 	int evfd;			/* registered eventfd (our dup), -1: none; under uring_lock */
+	/*
+	 * ucmdd's proxy thread owns this ring and sleeps in poll(): written
+	 * whenever the owner is woken (io_wake_waiters), as Linux's
+	 * TWA_SIGNAL task work interrupts its owner's poll. -1: none.
+	 */
+	int owner_efd;
 	bool ring_fd_registered;
 	struct ucmd_file **retired_files;	/* replaced by files_update, dropped when idle */
 	unsigned nr_retired_files;
@@ -332,6 +338,10 @@ void io_commit_cqring(struct ucmd_ctx *ctx);
 bool io_flush_overflow(struct ucmd_ctx *ctx);
 unsigned io_cqring_events(struct ucmd_ctx *ctx);
 void io_wake_waiters(struct ucmd_ctx *ctx);
+/* Set ctx->owner_efd (an eventfd, the caller's) before the ring's first request. */
+void io_ring_set_owner_wake(struct ucmd_ring *ring, int efd);
+/* io_uring_setup(2)'s flag checks: 0 or -EINVAL. */
+int io_validate_params(const struct io_uring_params *p);
 #define IO_CQ_WAKE_INIT	(~0u)
 /* Sleep (bounded) until woken, unless remote task work is queued already. */
 void io_wait_for_tw(struct ucmd_ctx *ctx, uint32_t seq, unsigned nr_wait, int timeout_ms);

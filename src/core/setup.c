@@ -45,7 +45,7 @@ static void ctx_free(struct ucmd_ctx *ctx)
 	free(ctx);
 }
 
-static int validate_params(const struct io_uring_params *p)
+int io_validate_params(const struct io_uring_params *p)
 {
 	if (p->flags & ~SETUP_FLAGS_SUPPORTED)
 		return -EINVAL;
@@ -117,7 +117,7 @@ int native_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring 
 
 	memset(ring, 0, sizeof(*ring));
 	ring->ring_fd = -1;
-	ret = validate_params(p);
+	ret = io_validate_params(p);
 	if (ret)
 		return ret;
 	ctx = calloc(1, sizeof(*ctx));
@@ -125,6 +125,7 @@ int native_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring 
 		return -ENOMEM;
 	ctx->engine = e;
 	ctx->evfd = -1;
+	ctx->owner_efd = -1;
 	ctx->flags = p->flags;
 	ctx->issue_flags = io_issue_flags(ctx);
 	atomic_init(&ctx->uring_lock.v, 0);

@@ -54,6 +54,12 @@ static void compute_layout(struct layout *l, unsigned sq, unsigned cq, size_t sq
 
 int io_rings_create(struct io_rings *r, unsigned entries, struct io_uring_params *p)
 {
+	return io_rings_create_ext(r, entries, p, 0);
+}
+
+int io_rings_create_ext(struct io_rings *r, unsigned entries, struct io_uring_params *p,
+			size_t tail)
+{
 	unsigned sq, cq;
 	size_t sqe_sz = (p->flags & IORING_SETUP_SQE128) ? 128 : 64;
 	size_t cqe_sz = (p->flags & IORING_SETUP_CQE32) ? 32 : 16;
@@ -87,7 +93,10 @@ int io_rings_create(struct io_rings *r, unsigned entries, struct io_uring_params
 	}
 
 	compute_layout(&l, sq, cq, sqe_sz, cqe_sz);
-	int fd = memfd_create("ucmd-ring", MFD_CLOEXEC);
+	r->tail_off = l.total;
+	l.total += align_up(tail, (size_t)sysconf(_SC_PAGESIZE));
+	/* sealable: a ring another process maps must not be shrunk under it */
+	int fd = memfd_create("ucmd-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -errno;
 	if (ftruncate(fd, (off_t)l.total) < 0) {

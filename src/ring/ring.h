@@ -22,6 +22,7 @@ struct io_rings {
 	void *mem;
 	size_t size;
 	int memfd;
+	size_t tail_off;		/* io_rings_create_ext's extra bytes start here */
 	/* SQ ring */
 	uint32_t *sq_head, *sq_tail, *sq_flags, *sq_dropped, *sq_array;
 	unsigned sq_entries, sq_mask;
@@ -40,6 +41,13 @@ struct io_rings {
  * cq_off. Returns 0 or -EINVAL / -ENOMEM.
  */
 int io_rings_create(struct io_rings *r, unsigned entries, struct io_uring_params *p);
+/*
+ * The same with tail more bytes (page-aligned) after the SQEs, at
+ * r->tail_off: ucmdd's control page beside the rings it shares with a
+ * client. The memfd allows sealing.
+ */
+int io_rings_create_ext(struct io_rings *r, unsigned entries, struct io_uring_params *p,
+			size_t tail);
 void io_rings_destroy(struct io_rings *r);
 
 static inline struct io_uring_sqe *io_rings_sqe(const struct io_rings *r, unsigned idx)

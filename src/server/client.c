@@ -19,10 +19,6 @@
 
 #include "server/ctl.h"
 
-#ifndef SRV_HAVE_RINGS
-#define SRV_HAVE_RINGS 1
-#endif
-
 #define HDR sizeof(struct ucmdd_hdr)
 
 struct srv_req {
@@ -151,7 +147,6 @@ static void op_ioctl(struct srv_client *c, struct srv_req *q, struct srv_rep *r)
 	r->result = io.cmd >> 32 ? -ENOTTY : srv_ioctl(c, io.fd, (unsigned long)io.cmd, io.arg);
 }
 
-#if SRV_HAVE_RINGS
 static void op_queue_init(struct srv_client *c, struct srv_req *q, struct srv_rep *r)
 {
 	struct ucmdd_queue_init qi;
@@ -189,21 +184,6 @@ static void op_register(struct srv_client *c, struct srv_req *q, struct srv_rep 
 	r->payload = r->to_free = payload;
 	r->len = payload && len <= UCMDD_MSG_MAX - HDR ? len : 0;
 }
-#else
-/*
- * This tree has no ring proxy (src/server/ring.c): the daemon serves the
- * control requests only, and says so to a ring request.
- */
-static void op_no_rings(struct srv_client *c, struct srv_req *q, struct srv_rep *r)
-{
-	(void)c;
-	(void)q;
-	r->result = -EOPNOTSUPP;
-}
-#define op_queue_init op_no_rings
-#define op_queue_exit op_no_rings
-#define op_register op_no_rings
-#endif
 
 static void op_region_add(struct srv_client *c, struct srv_req *q, struct srv_rep *r)
 {
@@ -508,9 +488,7 @@ static void client_free(struct srv_client *c)
 	 */
 	if (!atomic_load(&d->stopping))
 		atomic_store(&c->dead, true);
-#if SRV_HAVE_RINGS
 	srv_rings_destroy_all(c);
-#endif
 	atomic_store(&c->dead, true);
 	srv_fds_close_all(c);
 	srv_regions_free(c);

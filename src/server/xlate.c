@@ -1,0 +1,359 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One client SQE -> one engine SQE whose every address is the daemon's.
+ *
+ * The translation reads only the daemon's snapshot of the SQE, so what is
+ * judged and executed is what was copied once. Per opcode it knows where
+ * the SQE names memory, which is the whole reason this file exists: an
+ * opcode, a uring_cmd cmd_op or a device whose memory it does not know
+ * never reaches the engine (the engine would read the client's address as
+ * one of the daemon's). The order of the common checks is the engine's
+ * (io_init_req), so a client sees the errno it would see in-process.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "server/ring.h"
+
+#define SQE_VALID_FLAGS                                                                  \
+	(IOSQE_FIXED_FILE | IOSQE_IO_DRAIN | IOSQE_IO_LINK | IOSQE_IO_HARDLINK |         \
+	 IOSQE_ASYNC | IOSQE_BUFFER_SELECT | IOSQE_CQE_SKIP_SUCCESS)
+
+/* How a device's uring_cmd uses memory. */
+enum dev_kind {
+	DEV_NONE,		/* no uring_cmd at all: the engine answers -EOPNOTSUPP */
+	DEV_NULL,		/* takes no memory (core/null.c) */
+	DEV_NVME_NS,		/* ngXnY: NVME_URING_CMD_IO / _IO_VEC */
+	DEV_NVME_CTRL,		/* nvmeX: NVME_URING_CMD_ADMIN / _ADMIN_VEC */
+	DEV_OTHER,		/* a uring_cmd the daemon cannot translate */
+};
+
+static enum dev_kind dev_kind(struct srv_client *c, int efd)
+{
+	struct ucmd_file *f = ucmd_fget(c->d->e, efd);
+	enum dev_kind k = DEV_OTHER;
+
+	if (!f)
+		return DEV_OTHER;
+	if (!f->ops->uring_cmd)
+		k = DEV_NONE;
+	else if (!strcmp(f->ops->name, "null"))
+		k = DEV_NULL;
+	else if (!strcmp(f->ops->name, "nvme-generic"))
+		k = DEV_NVME_NS;
+	else if (!strcmp(f->ops->name, "nvme-ctrl"))
+		k = DEV_NVME_CTRL;
+	ucmd_file_put(f);
+	return k;
+}
+
+/* The SQE's file: fixed index (kept: the engine's table has the same slots) or fd. */
+static int xlate_fd(struct srv_xl *x, const struct io_uring_sqe *csqe, struct io_uring_sqe *esqe,
+		    struct srv_slot *s, int *efd)
+{
+	if (csqe->flags & IOSQE_FIXED_FILE) {
+		unsigned i = (unsigned)csqe->fd;
+
+		if (i >= x->nr_ftab || x->ftab[i] < 0)
+			return -EBADF;
+		*efd = x->ftab[i];
+		return 0;
+	}
+	*efd = srv_fd_get(x->c, csqe->fd);
+	if (*efd < 0)
+		return -EBADF;
+	s->cfd = csqe->fd;
+	s->efd = *efd;
+	esqe->fd = *efd;
+	return 0;
+}
+
+/* [caddr, caddr + len) inside registered buffer idx: the daemon's address, or NULL. */
+static struct srv_rbuf *fixed_buf(struct srv_xl *x, unsigned idx, uint64_t caddr, size_t len,
+				  void **daddr)
+{
+	struct srv_rbuf *b;
+
+	if (idx >= x->nr_btab)
+		return NULL;
+	b = &x->btab[idx];
+	if (!b->daddr || caddr < b->caddr || caddr + len < caddr || caddr + len > b->caddr + b->len)
+		return NULL;
+	*daddr = (char *)b->daddr + (caddr - b->caddr);
+	return b;
+}
+
+/*
+ * A registered buffer's range: the engine gets the daemon's address; a
+ * shadow is filled from the client before the device reads it, and the
+ * range remembered to copy back after the device wrote it.
+ */
+static int xlate_fixed(struct srv_xl *x, struct srv_slot *s, unsigned idx, uint64_t caddr,
+		       size_t len, bool to_device, uint64_t *eaddr)
+{
+	void *d;
+	struct srv_rbuf *b = fixed_buf(x, idx, caddr, len, &d);
+
+	if (!b)
+		return -EFAULT;
+	s->fixed = true;
+	*eaddr = (uint64_t)(uintptr_t)d;
+	if (!b->shadow)
+		return 0;
+	if (to_device)
+		return srv_copy_from(x->c, d, caddr, len);
+	s->fix_caddr = caddr;
+	s->fix_daddr = d;
+	s->fix_len = len;
+	return 0;
+}
+
+static int xlate_rw(struct srv_xl *x, const struct io_uring_sqe *csqe, struct io_uring_sqe *esqe,
+		    struct srv_slot *s)
+{
+	bool to_device = csqe->opcode == IORING_OP_WRITE || csqe->opcode == IORING_OP_WRITEV ||
+			 csqe->opcode == IORING_OP_WRITE_FIXED;
+	int ret;
+
+	s->out = to_device ? SRV_OUT_NONE : SRV_OUT_RES;
+	switch (csqe->opcode) {
+	case IORING_OP_READV:
+	case IORING_OP_WRITEV:
+		ret = srv_bounce_vec_get(x->c, &s->vec, csqe->addr, csqe->len, to_device);
+		esqe->addr = (uint64_t)(uintptr_t)s->vec.div;
+		return ret;
+	case IORING_OP_READ_FIXED:
+	case IORING_OP_WRITE_FIXED: {
+		uint64_t eaddr = 0;
+
+		ret = xlate_fixed(x, s, csqe->buf_index, csqe->addr, csqe->len, to_device, &eaddr);
+		esqe->addr = eaddr;
+		return ret;
+	}
+	default:
+		ret = srv_bounce_get(x->c, &s->data, csqe->addr, csqe->len, to_device);
+		esqe->addr = (uint64_t)(uintptr_t)s->data.daddr;
+		return ret;
+	}
+}
+
+/* struct nvme_uring_cmd: the data (flat, vector or fixed) and the metadata. */
+static int xlate_nvme(struct srv_xl *x, const struct io_uring_sqe *csqe, struct io_uring_sqe *esqe,
+		      struct srv_slot *s, bool vec)
+{
+	struct nvme_uring_cmd u;
+	bool fixed = csqe->uring_cmd_flags & IORING_URING_CMD_FIXED;
+	/* the driver's direction: the opcode's low bit means host to device */
+	bool to_device;
+	uint64_t eaddr = 0;
+	int ret = 0;
+
+	memcpy(&u, csqe->cmd, sizeof(u));
+	to_device = u.opcode & 1;
+	s->out = to_device ? SRV_OUT_NONE : SRV_OUT_NVME;
+	if (u.data_len) {
+		if (fixed && vec)
+			return -EINVAL;	/* the driver's answer: fixed buffers are flat */
+		if (fixed) {
+			ret = xlate_fixed(x, s, csqe->buf_index, u.addr, u.data_len, to_device,
+					  &eaddr);
+		} else if (vec) {
+			ret = srv_bounce_vec_get(x->c, &s->vec, u.addr, u.data_len, to_device);
+			eaddr = (uint64_t)(uintptr_t)s->vec.div;
+		} else {
+			ret = srv_bounce_get(x->c, &s->data, u.addr, u.data_len, to_device);
+			eaddr = (uint64_t)(uintptr_t)s->data.daddr;
+		}
+		if (ret)
+			return ret;
+	}
+	u.addr = eaddr;
+	/* metadata exists for the driver only beside data (nvme_build_user_request) */
+	if (u.data_len && u.metadata && u.metadata_len) {
+		ret = srv_bounce_get(x->c, &s->meta, u.metadata, u.metadata_len, to_device);
+		u.metadata = (uint64_t)(uintptr_t)s->meta.daddr;
+	} else {
+		u.metadata = 0;
+	}
+	memcpy(esqe->cmd, &u, sizeof(u));
+	return ret;
+}
+
+static int xlate_uring_cmd(struct srv_xl *x, const struct io_uring_sqe *csqe,
+			   struct io_uring_sqe *esqe, struct srv_slot *s, int efd)
+{
+	/* the engine's prep: only the FIXED flag exists; buf_index only with it */
+	if (csqe->uring_cmd_flags & ~IORING_URING_CMD_FIXED)
+		return -EINVAL;
+	if (!(csqe->uring_cmd_flags & IORING_URING_CMD_FIXED) && csqe->buf_index)
+		return -EINVAL;
+	if ((csqe->uring_cmd_flags & IORING_URING_CMD_FIXED) && csqe->buf_index >= x->nr_btab)
+		return -EFAULT;
+	switch (dev_kind(x->c, efd)) {
+	case DEV_NONE:
+		/* -EOPNOTSUPP from the engine, before it reads a command byte */
+		memset(esqe->cmd, 0, x->sqe128 ? 80 : 16);
+		return 0;
+	case DEV_NULL:
+		return 0;
+	case DEV_NVME_NS:
+		/* a 64-byte SQE carries no address: the driver refuses it (-EOPNOTSUPP) */
+		if (!x->sqe128)
+			return 0;
+		if (csqe->cmd_op == NVME_URING_CMD_IO || csqe->cmd_op == NVME_URING_CMD_IO_VEC)
+			return xlate_nvme(x, csqe, esqe, s, csqe->cmd_op == NVME_URING_CMD_IO_VEC);
+		return -ENOTTY;
+	case DEV_NVME_CTRL:
+		if (!x->sqe128)
+			return 0;
+		if (csqe->cmd_op == NVME_URING_CMD_ADMIN ||
+		    csqe->cmd_op == NVME_URING_CMD_ADMIN_VEC)
+			return xlate_nvme(x, csqe, esqe, s,
+					  csqe->cmd_op == NVME_URING_CMD_ADMIN_VEC);
+		return -ENOTTY;
+	default:
+		return -ENOTTY;
+	}
+}
+
+/* Cancel by the client's user_data: the engine knows its request by the slot's index. */
+static int xlate_cancel(struct srv_xl *x, const struct io_uring_sqe *csqe,
+			struct io_uring_sqe *esqe, struct srv_slot *s)
+{
+	unsigned flags = csqe->cancel_flags;
+
+	esqe->fd = -1;
+	if (flags & IORING_ASYNC_CANCEL_FD) {
+		if (flags & IORING_ASYNC_CANCEL_FD_FIXED) {
+			/* the engine's table has the client's indexes */
+			esqe->fd = csqe->fd;
+		} else {
+			int efd = srv_fd_get(x->c, csqe->fd);
+
+			if (efd < 0)
+				return -EBADF;
+			s->cfd = csqe->fd;
+			s->efd = efd;
+			esqe->fd = efd;
+		}
+	}
+	if (flags & (IORING_ASYNC_CANCEL_ANY | IORING_ASYNC_CANCEL_FD))
+		return 0;	/* the engine ring holds this client's requests only */
+	esqe->addr = SRV_UD_NONE;
+	for (unsigned i = 0; i < x->nr_slots; i++) {
+		const struct srv_slot *p = &x->slots[i];
+
+		if (p != s && p->busy && !p->internal && p->user_data == csqe->addr) {
+			esqe->addr = i;
+			break;
+		}
+	}
+	/*
+	 * None found: the engine finds none either (-ENOENT), with Linux's
+	 * chain rule. With IORING_ASYNC_CANCEL_ALL only the first match is
+	 * cancelled (a known gap: the engine matches one user_data).
+	 */
+	return 0;
+}
+
+int srv_xlate(struct srv_xl *x, const struct io_uring_sqe *csqe, struct io_uring_sqe *esqe,
+	      struct srv_slot *s)
+{
+	uint8_t op = csqe->opcode;
+	int efd = -1;
+	int ret = 0;
+
+	memcpy(esqe, csqe, x->sqe128 ? 2 * sizeof(*esqe) : sizeof(*esqe));
+	/* the proxy applies it: the engine must post every CQE to free the slot */
+	esqe->flags &= (uint8_t)~IOSQE_CQE_SKIP_SUCCESS;
+	s->skip_success = csqe->flags & IOSQE_CQE_SKIP_SUCCESS;
+	s->out = SRV_OUT_NONE;
+	s->fixed = false;
+	s->cfd = s->efd = -1;
+	memset(&s->data, 0, sizeof(s->data));
+	memset(&s->meta, 0, sizeof(s->meta));
+	memset(&s->vec, 0, sizeof(s->vec));
+	s->fix_caddr = 0;
+	s->fix_daddr = NULL;
+	s->fix_len = 0;
+
+	if (op >= IORING_OP_LAST)
+		return -EINVAL;
+	if (csqe->flags & ~SQE_VALID_FLAGS)
+		return -EINVAL;
+	if (csqe->flags & IOSQE_BUFFER_SELECT)
+		return -EOPNOTSUPP;
+	switch (op) {
+	case IORING_OP_NOP:
+		esqe->fd = -1;
+		return 0;
+	case IORING_OP_READ:
+	case IORING_OP_WRITE:
+	case IORING_OP_READV:
+	case IORING_OP_WRITEV:
+	case IORING_OP_READ_FIXED:
+	case IORING_OP_WRITE_FIXED:
+		ret = xlate_fd(x, csqe, esqe, s, &efd);
+		if (!ret)
+			ret = xlate_rw(x, csqe, esqe, s);
+		break;
+	case IORING_OP_FSYNC:
+		return xlate_fd(x, csqe, esqe, s, &efd);
+	case IORING_OP_URING_CMD:
+		ret = xlate_fd(x, csqe, esqe, s, &efd);
+		if (!ret)
+			ret = xlate_uring_cmd(x, csqe, esqe, s, efd);
+		break;
+	case IORING_OP_TIMEOUT:
+	case IORING_OP_LINK_TIMEOUT:
+		esqe->fd = -1;
+		/* the engine's prep: one timespec */
+		if (csqe->len != 1)
+			return -EINVAL;
+		if (srv_copy_from(x->c, &s->ts, csqe->addr, sizeof(s->ts)))
+			return -EFAULT;
+		esqe->addr = (uint64_t)(uintptr_t)&s->ts;
+		return 0;
+	case IORING_OP_ASYNC_CANCEL:
+		return xlate_cancel(x, csqe, esqe, s);
+	default:
+		/* Linux has it, ucmd's engine does not (io_init_req's answer) */
+		return -EOPNOTSUPP;
+	}
+	if (ret)
+		srv_xlate_release(x, s);
+	return ret;
+}
+
+int32_t srv_xlate_complete(struct srv_xl *x, struct srv_slot *s, int32_t res)
+{
+	size_t out = 0;
+	int err = 0;
+
+	/* a dead client's pid may be another process's by now: write nothing there */
+	if (!atomic_load(&x->c->dead)) {
+		if (s->out == SRV_OUT_RES && res > 0)
+			out = (size_t)res;
+		else if (s->out == SRV_OUT_NVME && res == 0)
+			out = SIZE_MAX;		/* data_len, each segment, the metadata */
+	}
+	if (s->fix_len && out)
+		err |= srv_copy_to(x->c, s->fix_caddr, s->fix_daddr,
+				   out < s->fix_len ? out : s->fix_len);
+	err |= srv_bounce_put(x->c, &s->data, out);
+	err |= srv_bounce_put(x->c, &s->meta, s->out == SRV_OUT_NVME ? out : 0);
+	if (s->vec.civ)
+		err |= srv_bounce_vec_put(x->c, &s->vec, out);
+	s->fix_len = 0;
+	return err ? -EFAULT : res;
+}
+
+void srv_xlate_release(struct srv_xl *x, struct srv_slot *s)
+{
+	(void)srv_bounce_put(x->c, &s->data, 0);
+	(void)srv_bounce_put(x->c, &s->meta, 0);
+	if (s->vec.civ)
+		(void)srv_bounce_vec_put(x->c, &s->vec, 0);
+	s->fix_len = 0;
+}

@@ -1,0 +1,757 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ring.c end to end in one process: srv_ring_create, the test maps the
+ * memfd as a client would and drives the shared ring by hand (Linux's
+ * layout, the control page, the two eventfds): NVMe I/O, link chains,
+ * garbage in the ring, a CQ that is not reaped, registration, teardown
+ * with requests in flight.
+ */
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "srv_fixture.h"
+
+struct cring {
+	struct ucmdd_queue_init_rep rep;
+	int id, memfd, sq_efd, cq_efd;
+	char *mem;
+	unsigned *sq_head, *sq_tail, *sq_flags, *sq_dropped, *sq_array, sq_mask, sq_entries;
+	unsigned *cq_head, *cq_tail, *cq_overflow, cq_mask, cq_entries;
+	struct io_uring_sqe *sqes;
+	struct io_uring_cqe *cqes;
+	struct ucmdd_ring_ctl *ctl;
+	unsigned tail;		/* ours */
+	bool big;
+};
+
+struct rt {
+	struct sfx s;
+	struct cring r;
+};
+
+static int setup(void **state)
+{
+	struct rt *t = calloc(1, sizeof(*t));
+
+	sfx_setup(&t->s, NULL);
+	*state = t;
+	return 0;
+}
+
+/* The controller on its own thread: completions reach the proxy from another thread. */
+static int setup_thread(void **state)
+{
+	struct rt *t = calloc(1, sizeof(*t));
+	struct fx_opts o = { .mode = UCMD_CTRL_THREAD };
+
+	sfx_setup(&t->s, &o);
+	*state = t;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct rt *t = *state;
+
+	if (t->r.mem) {
+		munmap(t->r.mem, t->r.rep.mmap_size);
+		close(t->r.memfd);
+		close(t->r.sq_efd);
+		close(t->r.cq_efd);
+	}
+	sfx_teardown(&t->s);
+	free(t);
+	return 0;
+}
+
+static int cring_open(struct sfx *s, struct cring *r, unsigned entries, unsigned flags)
+{
+	struct ucmdd_queue_init req = { .entries = entries };
+	int fds[3];
+	const struct io_uring_params *p;
+
+	memset(r, 0, sizeof(*r));
+	req.p.flags = flags;
+	r->id = srv_ring_create(&s->c, &req, &r->rep, fds);
+	if (r->id < 0)
+		return r->id;
+	r->memfd = fds[0];
+	r->sq_efd = fds[1];
+	r->cq_efd = fds[2];
+	r->mem = mmap(NULL, r->rep.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, r->memfd, 0);
+	assert_true(r->mem != MAP_FAILED);
+	p = &r->rep.p;
+	r->sq_head = (unsigned *)(r->mem + p->sq_off.head);
+	r->sq_tail = (unsigned *)(r->mem + p->sq_off.tail);
+	r->sq_flags = (unsigned *)(r->mem + p->sq_off.flags);
+	r->sq_dropped = (unsigned *)(r->mem + p->sq_off.dropped);
+	r->sq_array = (unsigned *)(r->mem + p->sq_off.array);
+	r->sq_mask = *(unsigned *)(r->mem + p->sq_off.ring_mask);
+	r->sq_entries = *(unsigned *)(r->mem + p->sq_off.ring_entries);
+	r->cq_head = (unsigned *)(r->mem + p->cq_off.head);
+	r->cq_tail = (unsigned *)(r->mem + p->cq_off.tail);
+	r->cq_overflow = (unsigned *)(r->mem + p->cq_off.overflow);
+	r->cq_mask = *(unsigned *)(r->mem + p->cq_off.ring_mask);
+	r->cq_entries = *(unsigned *)(r->mem + p->cq_off.ring_entries);
+	r->cqes = (struct io_uring_cqe *)(r->mem + p->cq_off.cqes);
+	r->sqes = (struct io_uring_sqe *)(r->mem + r->rep.sqes_off);
+	r->ctl = (struct ucmdd_ring_ctl *)(r->mem + r->rep.ctl_off);
+	r->big = flags & IORING_SETUP_SQE128;
+	r->tail = *r->sq_tail;
+	return 0;
+}
+
+static struct io_uring_sqe *sqe_at(struct cring *r, unsigned i)
+{
+	return &r->sqes[(size_t)(i & r->sq_mask) << (r->big ? 1 : 0)];
+}
+
+/* The next SQE, cleared; published by publish(). */
+static struct io_uring_sqe *get_sqe(struct cring *r)
+{
+	struct io_uring_sqe *sqe;
+
+	while (r->tail - __atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE) >= r->sq_entries)
+		usleep(100);
+	sqe = sqe_at(r, r->tail);
+	memset(sqe, 0, r->big ? 128 : 64);
+	r->sq_array[r->tail & r->sq_mask] = r->tail & r->sq_mask;
+	r->tail++;
+	return sqe;
+}
+
+static void publish(struct cring *r)
+{
+	uint64_t one = 1;
+
+	__atomic_store_n(r->sq_tail, r->tail, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(r->sq_flags, __ATOMIC_SEQ_CST) & IORING_SQ_NEED_WAKEUP)
+		assert_int_equal(write(r->sq_efd, &one, sizeof(one)), sizeof(one));
+}
+
+static unsigned cq_ready(struct cring *r)
+{
+	return __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE) - *r->cq_head;
+}
+
+/* Wait for a CQE as a client sleeping on the cq eventfd does; a copy of it. */
+static struct io_uring_cqe wait_cqe(struct cring *r, uint64_t *big0)
+{
+	struct pollfd pfd = { .fd = r->cq_efd, .events = POLLIN };
+	struct io_uring_cqe c;
+	uint64_t v;
+
+	while (!cq_ready(r)) {
+		__atomic_store_n(&r->ctl->cq_waiting, 1, __ATOMIC_SEQ_CST);
+		if (!cq_ready(r))
+			assert_true(poll(&pfd, 1, 10000) == 1);
+		__atomic_store_n(&r->ctl->cq_waiting, 0, __ATOMIC_SEQ_CST);
+		if (read(r->cq_efd, &v, sizeof(v)) < 0)
+			v = 0;
+	}
+	struct io_uring_cqe *cqe = &r->cqes[(size_t)(*r->cq_head & r->cq_mask) << (r->big ? 1 : 0)];
+	c = *cqe;
+	if (big0)
+		*big0 = r->big ? cqe->big_cqe[0] : 0;
+	__atomic_store_n(r->cq_head, *r->cq_head + 1, __ATOMIC_RELEASE);
+	return c;
+}
+
+static void prep_nvme(struct cring *r, int fd, uint8_t opc, struct sfx *s, uint64_t slba,
+		      void *buf, unsigned len, uint64_t ud)
+{
+	struct io_uring_sqe *sqe = get_sqe(r);
+	struct nvme_uring_cmd u;
+
+	fx_rw_cmd(&u, opc, s->fx.nsid, slba, len / s->fx.lbs, buf, len);
+	ucmd_prep_nvme_cmd(sqe, fd, NVME_URING_CMD_IO, &u);
+	sqe->user_data = ud;
+}
+
+static void test_nvme_io(void **state)
+{
+	struct rt *t = *state;
+	struct cring *r = &t->r;
+	unsigned len = 4 * t->s.fx.lbs;
+	char *w[4], *rd[4];
+	int fds0 = sfx_nr_fds();
+
+	assert_int_equal(cring_open(&t->s, r, 16, IORING_SETUP_SQE128 | IORING_SETUP_CQE32), 0);
+	assert_int_equal(r->sq_entries, 16);
+	assert_int_equal(r->ctl->state, UCMDD_RING_LIVE);
+	/* sealed: the client cannot shrink the daemon's mapping */
+	assert_true(ftruncate(r->memfd, 4096) < 0);
+	for (int i = 0; i < 4; i++) {
+		w[i] = fx_alloc(len);
+		rd[i] = fx_alloc(len);
+		fx_fill(w[i], len, 20 + (unsigned)i);
+		prep_nvme(r, t->s.ng, 0x01, &t->s, (uint64_t)i * 4, w[i], len, 100 + (unsigned)i);
+	}
+	publish(r);
+	for (int i = 0; i < 4; i++) {
+		struct io_uring_cqe c = wait_cqe(r, NULL);
+
+		assert_int_equal(c.res, 0);
+		assert_true(c.user_data >= 100 && c.user_data < 104);
+	}
+	for (int i = 0; i < 4; i++)
+		prep_nvme(r, t->s.ng, 0x02, &t->s, (uint64_t)i * 4, rd[i], len, 200 + (unsigned)i);
+	publish(r);
+	for (int i = 0; i < 4; i++) {
+		uint64_t big = 1;
+		struct io_uring_cqe c = wait_cqe(r, &big);
+
+		assert_int_equal(c.res, 0);
+		assert_int_equal(big, 0);	/* the NVMe result: DW0 of a read */
+	}
+	for (int i = 0; i < 4; i++) {
+		assert_memory_equal(rd[i], w[i], len);
+		free(w[i]);
+		free(rd[i]);
+	}
+	/* CQE_SKIP_SUCCESS: only the failure is posted */
+	struct io_uring_sqe *sqe = get_sqe(r);
+	ucmd_prep_nop(sqe);
+	sqe->flags = IOSQE_CQE_SKIP_SUCCESS;
+	sqe->user_data = 1;
+	sqe = get_sqe(r);
+	ucmd_prep_fsync(sqe, 50, 0);
+	sqe->flags = IOSQE_CQE_SKIP_SUCCESS;
+	sqe->user_data = 2;
+	publish(r);
+	struct io_uring_cqe c = wait_cqe(r, NULL);
+	assert_int_equal(c.user_data, 2);
+	assert_int_equal(c.res, -EBADF);
+
+	assert_int_equal(srv_ring_destroy(&t->s.c, (uint32_t)r->id), 0);
+	assert_int_equal(r->ctl->state, UCMDD_RING_DEAD);
+	assert_int_equal(srv_ring_destroy(&t->s.c, (uint32_t)r->id), -EBADF);
+	munmap(r->mem, r->rep.mmap_size);
+	close(r->memfd);
+	close(r->sq_efd);
+	close(r->cq_efd);
+	r->mem = NULL;
+	/* no fd of the ring is left in the daemon */
+	assert_int_equal(sfx_nr_fds(), fds0);
+}
+
+static void test_chain_failure(void **state)
+{
+	struct rt *t = *state;
+	struct cring *r = &t->r;
+	struct io_uring_sqe *sqe;
+	int want[3] = { -ECANCELED, -EBADF, -ECANCELED };
+
+	assert_int_equal(cring_open(&t->s, r, 8, IORING_SETUP_SQE128 | IORING_SETUP_CQE32), 0);
+	sqe = get_sqe(r);
+	ucmd_prep_nop(sqe);
+	sqe->flags = IOSQE_IO_LINK;
+	sqe->user_data = 0;
+	sqe = get_sqe(r);
+	ucmd_prep_fsync(sqe, 33, 0);		/* not the client's */
+	sqe->flags = IOSQE_IO_LINK;
+	sqe->user_data = 1;
+	sqe = get_sqe(r);
+	ucmd_prep_nop(sqe);
+	sqe->user_data = 2;
+	/* and a chain that works after it */
+	sqe = get_sqe(r);
+	ucmd_prep_nop(sqe);
+	sqe->flags = IOSQE_IO_LINK;
+	sqe->user_data = 3;
+	sqe = get_sqe(r);
+	ucmd_prep_fsync(sqe, t->s.bdev, 0);
+	sqe->user_data = 4;
+	publish(r);
+	for (int i = 0; i < 5; i++) {
+		struct io_uring_cqe c = wait_cqe(r, NULL);
+
+		if (c.user_data < 3)
+			assert_int_equal(c.res, want[c.user_data]);
+		else
+			assert_int_equal(c.res, 0);
+	}
+}
+
+/* Garbage in the shared ring costs the client only: dropped SQEs, no crash. */
+static void test_garbage(void **state)
+{
+	struct rt *t = *state;
+	struct cring *r = &t->r, r2;
+	struct io_uring_sqe *sqe;
+	unsigned n = 0;
+
+	assert_int_equal(cring_open(&t->s, r, 8, 0), 0);
+	/* an SQ array entry outside the SQE array */
+	sqe = get_sqe(r);
+	ucmd_prep_nop(sqe);
+	r->sq_array[(r->tail - 1) & r->sq_mask] = 9999;
+	sqe = get_sqe(r);
+	ucmd_prep_nop(sqe);
+	sqe->user_data = 5;
+	/* and the daemon's own SQ head scribbled over */
+	__atomic_store_n(r->sq_head, 777, __ATOMIC_RELAXED);
+	publish(r);
+	struct io_uring_cqe c = wait_cqe(r, NULL);
+	assert_int_equal(c.user_data, 5);
+	assert_int_equal(__atomic_load_n(r->sq_dropped, __ATOMIC_ACQUIRE), 1);
+	/* the daemon keeps its own head and tail: they are back */
+	while (__atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE) != r->tail)
+		usleep(100);
+
+	/* a tail three rings ahead: zeroed SQEs are NOPs, taken a ring's worth at a time */
+	for (unsigned i = 0; i < r->sq_entries; i++) {
+		memset(sqe_at(r, i), 0, 64);
+		r->sq_array[i] = i;
+	}
+	r->tail += 3 * r->sq_entries;
+	publish(r);
+	while (n < 3 * r->sq_entries) {
+		c = wait_cqe(r, NULL);
+		assert_int_equal(c.res, 0);
+		n++;
+	}
+	/* a tail that went backwards: 4 billion SQEs ahead; the ring is the client's to wreck */
+	r->tail -= 2;
+	publish(r);
+	/* other rings of the client go on */
+	assert_int_equal(cring_open(&t->s, &r2, 4, 0), 0);
+	sqe = get_sqe(&r2);
+	ucmd_prep_nop(sqe);
+	sqe->user_data = 9;
+	publish(&r2);
+	c = wait_cqe(&r2, NULL);
+	assert_int_equal(c.user_data, 9);
+	/* and the wrecked one stops when told */
+	assert_int_equal(srv_ring_destroy(&t->s.c, (uint32_t)r->id), 0);
+	assert_int_equal(r->ctl->state, UCMDD_RING_DEAD);
+	assert_int_equal(srv_ring_destroy(&t->s.c, (uint32_t)r2.id), 0);
+	munmap(r2.mem, r2.rep.mmap_size);
+	close(r2.memfd);
+	close(r2.sq_efd);
+	close(r2.cq_efd);
+}
+
+/* A CQ nobody reaps: overflow, then no more SQEs taken; all delivered once reaped. */
+static void test_overflow_backpressure(void **state)
+{
+	struct rt *t = *state;
+	struct cring *r = &t->r;
+	unsigned total, head;
+
+	assert_int_equal(cring_open(&t->s, r, 4, 0), 0);
+	assert_int_equal(r->cq_entries, 8);
+	/* one at a time until a CQE finds the CQ full */
+	for (total = 0; !(__atomic_load_n(r->sq_flags, __ATOMIC_ACQUIRE) & IORING_SQ_CQ_OVERFLOW);
+	     total++) {
+		struct io_uring_sqe *sqe = get_sqe(r);
+
+		ucmd_prep_nop(sqe);
+		sqe->user_data = total;
+		publish(r);
+		while (__atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE) != r->tail ||
+		       (cq_ready(r) < r->cq_entries && cq_ready(r) != total + 1))
+			usleep(100);
+		if (total + 1 > r->cq_entries)
+			while (!(__atomic_load_n(r->sq_flags, __ATOMIC_ACQUIRE) &
+				 IORING_SQ_CQ_OVERFLOW))
+				usleep(100);
+	}
+	assert_int_equal(total, r->cq_entries + 1);
+	/* backpressure: what comes now waits in the SQ */
+	for (unsigned i = 0; i < 4; i++) {
+		struct io_uring_sqe *sqe = get_sqe(r);
+
+		ucmd_prep_nop(sqe);
+		sqe->user_data = total + i;
+	}
+	publish(r);
+	usleep(20000);
+	head = __atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE);
+	assert_int_equal(r->tail - head, 4);
+	assert_int_equal(cq_ready(r), 8);
+	total += 4;
+	/* reaping brings everything, in order, nothing lost */
+	for (unsigned i = 0; i < total; i++) {
+		struct io_uring_cqe c = wait_cqe(r, NULL);
+
+		assert_int_equal(c.user_data, i);
+		assert_int_equal(c.res, 0);
+	}
+	assert_int_equal(*r->cq_overflow, 0);
+	assert_false(__atomic_load_n(r->sq_flags, __ATOMIC_ACQUIRE) & IORING_SQ_CQ_OVERFLOW);
+}
+
+static int reg(struct sfx *s, struct cring *r, uint32_t op, const void *arg, unsigned nr,
+	       int fd_in, void **payload, size_t *plen)
+{
+	struct ucmdd_register req = { .ring_id = (uint32_t)r->id, .opcode = op,
+				      .arg = (uint64_t)(uintptr_t)arg, .nr = nr };
+	void *p = NULL;
+	size_t l = 0;
+	int ret = srv_ring_register(&s->c, &req, fd_in, payload ? payload : &p,
+				    plen ? plen : &l);
+
+	if (!payload)
+		free(p);
+	return ret;
+}
+
+static void test_register(void **state)
+{
+	struct rt *t = *state;
+	struct sfx *s = &t->s;
+	struct cring *r = &t->r;
+	unsigned lbs = s->fx.lbs;
+	char *buf = fx_alloc(8 * lbs), *rd = fx_alloc(lbs);
+	struct iovec iov = { buf, 8 * lbs };
+	int files[3] = { -1, s->ng, s->null };
+	int bad[1] = { 40 };
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe c;
+	struct nvme_uring_cmd u;
+	void *payload = NULL;
+	size_t plen = 0;
+	int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	uint64_t v = 0;
+
+	assert_int_equal(cring_open(s, r, 8, IORING_SETUP_SQE128 | IORING_SETUP_CQE32), 0);
+	assert_int_equal(reg(s, r, IORING_REGISTER_FILES, bad, 1, -1, NULL, NULL), -EBADF);
+	assert_int_equal(reg(s, r, IORING_REGISTER_FILES, (void *)0x1000, 1, -1, NULL, NULL),
+			 -EFAULT);
+	assert_int_equal(reg(s, r, IORING_REGISTER_FILES, files, 3, -1, NULL, NULL), 0);
+	assert_int_equal(reg(s, r, IORING_REGISTER_FILES, files, 3, -1, NULL, NULL), -EBUSY);
+	assert_int_equal(reg(s, r, IORING_REGISTER_BUFFERS, &iov, 1, -1, NULL, NULL), 0);
+	assert_int_equal(atomic_load(&s->c.shadow_bytes), 8 * lbs);
+	assert_int_equal(reg(s, r, IORING_REGISTER_EVENTFD, NULL, 1, s->c.sock, NULL, NULL),
+			 -EBADF);
+	assert_int_equal(reg(s, r, IORING_REGISTER_EVENTFD, NULL, 1, r->memfd, NULL, NULL),
+			 -EINVAL);
+	assert_int_equal(reg(s, r, IORING_REGISTER_EVENTFD, NULL, 1, efd, NULL, NULL), 0);
+
+	/* fixed file 1, fixed buffer 0: a write from the buffer, a read into rd */
+	fx_fill(buf, 8 * lbs, 4);
+	fx_rw_cmd(&u, 0x01, s->fx.nsid, 300, 1, buf + 2 * lbs, lbs);
+	sqe = get_sqe(r);
+	ucmd_prep_nvme_cmd(sqe, 1, NVME_URING_CMD_IO, &u);
+	sqe->flags = IOSQE_FIXED_FILE;
+	sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
+	sqe->user_data = 1;
+	publish(r);
+	c = wait_cqe(r, NULL);
+	assert_int_equal(c.res, 0);
+	/* signalled right after the CQ tail moved */
+	assert_int_equal(poll(&(struct pollfd){ .fd = efd, .events = POLLIN }, 1, 10000), 1);
+	assert_true(read(efd, &v, sizeof(v)) == sizeof(v) && v >= 1);
+	fx_rw_cmd(&u, 0x02, s->fx.nsid, 300, 1, rd, lbs);
+	sqe = get_sqe(r);
+	ucmd_prep_nvme_cmd(sqe, 1, NVME_URING_CMD_IO, &u);
+	sqe->flags = IOSQE_FIXED_FILE;
+	sqe->user_data = 2;
+	publish(r);
+	c = wait_cqe(r, NULL);
+	assert_int_equal(c.res, 0);
+	assert_memory_equal(rd, buf + 2 * lbs, lbs);
+	/* an empty fixed slot */
+	sqe = get_sqe(r);
+	ucmd_prep_fsync(sqe, 0, 0);
+	sqe->flags = IOSQE_FIXED_FILE;
+	sqe->user_data = 3;
+	publish(r);
+	c = wait_cqe(r, NULL);
+	assert_int_equal(c.res, -EBADF);
+	/* update slot 0 to nvme0n1 */
+	struct io_uring_files_update up = { .offset = 0, .fds = (uint64_t)(uintptr_t)&s->bdev };
+	assert_int_equal(reg(s, r, IORING_REGISTER_FILES_UPDATE, &up, 1, -1, NULL, NULL), 1);
+	sqe = get_sqe(r);
+	ucmd_prep_fsync(sqe, 0, 0);
+	sqe->flags = IOSQE_FIXED_FILE;
+	sqe->user_data = 4;
+	publish(r);
+	c = wait_cqe(r, NULL);
+	assert_int_equal(c.res, 0);
+
+	/* probe: what the engine runs */
+	assert_int_equal(reg(s, r, IORING_REGISTER_PROBE, NULL, 256, -1, &payload, &plen), 0);
+	assert_int_equal(plen, sizeof(struct io_uring_probe) + 256 * sizeof(struct io_uring_probe_op));
+	assert_true(ucmd_opcode_supported(payload, IORING_OP_URING_CMD));
+	assert_false(ucmd_opcode_supported(payload, IORING_OP_SENDMSG));
+	free(payload);
+	int id = reg(s, r, IORING_REGISTER_PERSONALITY, NULL, 0, -1, NULL, NULL);
+	assert_true(id > 0);
+	assert_int_equal(reg(s, r, IORING_UNREGISTER_PERSONALITY, NULL, (unsigned)id, -1, NULL,
+			     NULL), 0);
+	assert_int_equal(reg(s, r, IORING_REGISTER_RING_FDS, NULL, 1, -1, NULL, NULL), -EINVAL);
+	assert_int_equal(reg(s, r, 200, NULL, 0, -1, NULL, NULL), -EINVAL);
+	assert_int_equal(reg(s, r, IORING_UNREGISTER_BUFFERS, NULL, 0, -1, NULL, NULL), 0);
+	assert_int_equal(atomic_load(&s->c.shadow_bytes), 0);
+	assert_int_equal(reg(s, r, IORING_UNREGISTER_BUFFERS, NULL, 0, -1, NULL, NULL), -ENXIO);
+	assert_int_equal(reg(s, r, IORING_UNREGISTER_FILES, NULL, 0, -1, NULL, NULL), 0);
+	assert_int_equal(reg(s, r, IORING_UNREGISTER_EVENTFD, NULL, 0, -1, NULL, NULL), 0);
+	assert_int_equal(reg(s, r, IORING_UNREGISTER_EVENTFD, NULL, 0, -1, NULL, NULL), -ENXIO);
+	struct ucmdd_register bogus = { .ring_id = 9 };
+	void *p;
+	size_t l;
+	assert_int_equal(srv_ring_register(&s->c, &bogus, -1, &p, &l), -EBADF);
+	close(efd);
+	free(buf);
+	free(rd);
+}
+
+/* Teardown with requests in flight: cancelled or waited for, posted, ring dead. */
+static void test_exit_inflight(void **state)
+{
+	struct rt *t = *state;
+	struct cring *r = &t->r;
+	struct __kernel_timespec ts = { .tv_sec = 30 };
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe c;
+
+	assert_int_equal(cring_open(&t->s, r, 8, 0), 0);
+	sqe = get_sqe(r);
+	ucmd_prep_timeout(sqe, &ts, 0, 0);
+	sqe->user_data = 77;
+	/* a cancel by the client's user_data that finds nothing */
+	sqe = get_sqe(r);
+	ucmd_prep_cancel64(sqe, 12345, 0);
+	sqe->user_data = 78;
+	publish(r);
+	c = wait_cqe(r, NULL);
+	assert_int_equal(c.user_data, 78);
+	assert_int_equal(c.res, -ENOENT);
+	/* a cancel by user_data that finds the TIMEOUT */
+	sqe = get_sqe(r);
+	ucmd_prep_timeout(sqe, &ts, 0, 0);
+	sqe->user_data = 79;
+	sqe = get_sqe(r);
+	ucmd_prep_cancel64(sqe, 79, 0);
+	sqe->user_data = 80;
+	publish(r);
+	for (int i = 0; i < 2; i++) {
+		c = wait_cqe(r, NULL);
+		assert_int_equal(c.res, c.user_data == 79 ? -ECANCELED : 0);
+	}
+	/* the client goes away with the 30 s TIMEOUT in flight */
+	atomic_store(&t->s.c.dead, true);
+	srv_rings_destroy_all(&t->s.c);
+	assert_int_equal(r->ctl->state, UCMDD_RING_DEAD);
+	atomic_store(&t->s.c.dead, false);
+}
+
+/* A live client's ring destroyed: what was in flight is posted first. */
+static void test_destroy_posts(void **state)
+{
+	struct rt *t = *state;
+	struct cring *r = &t->r;
+	struct __kernel_timespec ts = { .tv_sec = 30 };
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe c;
+
+	assert_int_equal(cring_open(&t->s, r, 8, 0), 0);
+	sqe = get_sqe(r);
+	ucmd_prep_timeout(sqe, &ts, 0, 0);
+	sqe->user_data = 5;
+	publish(r);
+	while (__atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE) != r->tail)
+		usleep(100);
+	assert_int_equal(srv_ring_destroy(&t->s.c, (uint32_t)r->id), 0);
+	assert_int_equal(cq_ready(r), 1);
+	c = wait_cqe(r, NULL);
+	assert_int_equal(c.user_data, 5);
+	assert_int_equal(c.res, -ECANCELED);
+}
+
+/*
+ * A sleeping proxy learns of completions found on other threads (the
+ * controller's, the timer's): the engine ring's owner wake-up.
+ */
+static void test_remote_completion(void **state)
+{
+	struct rt *t = *state;
+	struct cring *r = &t->r;
+	struct __kernel_timespec ts = { .tv_nsec = 5 * 1000 * 1000 };
+	unsigned len = t->s.fx.lbs;
+	char *w = fx_alloc(8 * len), *rd = fx_alloc(8 * len);
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe c;
+
+	assert_int_equal(cring_open(&t->s, r, 16, IORING_SETUP_SQE128 | IORING_SETUP_CQE32), 0);
+	sqe = get_sqe(r);
+	ucmd_prep_timeout(sqe, &ts, 0, 0);
+	sqe->user_data = 1;
+	publish(r);
+	c = wait_cqe(r, NULL);
+	assert_int_equal(c.res, -ETIME);
+	for (int round = 0; round < 20; round++) {
+		fx_fill(w, 8 * len, (unsigned)round);
+		for (unsigned i = 0; i < 8; i++)
+			prep_nvme(r, t->s.ng, 0x01, &t->s, i, w + i * len, len, i);
+		publish(r);
+		for (unsigned i = 0; i < 8; i++)
+			assert_int_equal(wait_cqe(r, NULL).res, 0);
+		for (unsigned i = 0; i < 8; i++)
+			prep_nvme(r, t->s.ng, 0x02, &t->s, i, rd + i * len, len, i);
+		publish(r);
+		for (unsigned i = 0; i < 8; i++)
+			assert_int_equal(wait_cqe(r, NULL).res, 0);
+		assert_memory_equal(rd, w, 8 * len);
+		/* let the proxy fall asleep now and then */
+		if (round % 4 == 0)
+			usleep(5000);
+	}
+	free(w);
+	free(rd);
+}
+
+static uint64_t rnd(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/*
+ * Random SQEs, SQ indexes and tails. The client is this process, so the
+ * addresses stay inside a scratch area (or are plainly invalid) and the
+ * iovecs in it point back into it; the NVMe opcodes are ones that cannot
+ * take the namespace away. The daemon must neither crash nor leak
+ * (sfx_teardown checks the bounce and shadow counts), and stop cleanly.
+ */
+static void test_random_garbage(void **state)
+{
+	struct rt *t = *state;
+	struct cring *r = &t->r;
+	const size_t scratch_len = 1 << 20;
+	char *scratch = fx_alloc(scratch_len);
+	struct iovec *cells = (struct iovec *)(void *)scratch;
+	const uint8_t nvme_ops[] = { 0x00, 0x01, 0x02, 0x06, 0x02, 0x0a };
+	const uint8_t ops[] = { IORING_OP_NOP, IORING_OP_READ, IORING_OP_WRITE, IORING_OP_READV,
+				IORING_OP_WRITEV, IORING_OP_READ_FIXED, IORING_OP_FSYNC,
+				IORING_OP_TIMEOUT, IORING_OP_LINK_TIMEOUT, IORING_OP_ASYNC_CANCEL,
+				IORING_OP_URING_CMD, IORING_OP_URING_CMD, IORING_OP_URING_CMD,
+				IORING_OP_SEND, 0xee };
+	int fds[] = { t->s.ng, t->s.dev, t->s.bdev, t->s.null, 17, -1 };
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	int fds0 = sfx_nr_fds();
+	static const struct __kernel_timespec short_ts = { .tv_nsec = 1000 * 1000 };
+
+	for (size_t i = 0; i < scratch_len / sizeof(*cells); i++) {
+		cells[i].iov_base = scratch + (i * 4096 + 512) % scratch_len;
+		cells[i].iov_len = 512;
+	}
+	assert_int_equal(cring_open(&t->s, r, 32, IORING_SETUP_SQE128 | IORING_SETUP_CQE32), 0);
+	for (int round = 0; round < 300; round++) {
+		unsigned n = (unsigned)(rnd(&x) % 8) + 1;
+
+		for (unsigned i = 0; i < n; i++) {
+			struct io_uring_sqe *sqe;
+			struct nvme_uring_cmd *u;
+
+			/* a full SQ waits on a backed-up CQ: reap it all then */
+			publish(r);
+			while (r->tail - __atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE) >= r->sq_entries) {
+				__atomic_store_n(r->cq_head, __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE),
+						 __ATOMIC_RELEASE);
+				usleep(100);
+			}
+			sqe = get_sqe(r);
+			u = (struct nvme_uring_cmd *)(void *)sqe->cmd;
+			uint64_t v = rnd(&x);
+			uint64_t addr = (v & 7) == 0 ? 0x1000 : (v & 7) == 1 ? UCMD_TASK_SIZE - 64
+				     : (uint64_t)(uintptr_t)(scratch + (rnd(&x) % (scratch_len / 2)));
+
+			sqe->opcode = ops[rnd(&x) % sizeof(ops)];
+			sqe->flags = (uint8_t)(rnd(&x) % 4 == 0 ? rnd(&x) & 0x7f : 0);
+			sqe->fd = fds[rnd(&x) % 6];
+			sqe->addr = addr;
+			sqe->len = (uint32_t)(rnd(&x) % 3 == 0 ? rnd(&x) % 8 : rnd(&x) % 65536);
+			sqe->off = rnd(&x) % (1 << 20);
+			sqe->user_data = rnd(&x);
+			/*
+			 * Timeouts short: a ring holds at most 2 x entries requests,
+			 * and endless ones would (rightly) keep it full for good.
+			 */
+			if ((sqe->opcode == IORING_OP_TIMEOUT ||
+			     sqe->opcode == IORING_OP_LINK_TIMEOUT) && addr > 0x1000 &&
+			    addr < UCMD_TASK_SIZE - 64)
+				sqe->addr = (uint64_t)(uintptr_t)&short_ts;
+			if (sqe->opcode == IORING_OP_URING_CMD) {
+				sqe->cmd_op = (uint32_t)(rnd(&x) % 5 == 0 ? rnd(&x)
+					      : 0xC0484E80u + (rnd(&x) % 4));
+				sqe->cmd_op = (uint32_t)(rnd(&x) % 2 ? NVME_URING_CMD_IO
+					      : rnd(&x) % 2 ? NVME_URING_CMD_IO_VEC
+					      : rnd(&x) % 2 ? NVME_URING_CMD_ADMIN : sqe->cmd_op);
+				u->opcode = nvme_ops[rnd(&x) % sizeof(nvme_ops)];
+				u->nsid = rnd(&x) % 4 ? t->s.fx.nsid : (uint32_t)rnd(&x);
+				u->addr = addr;
+				u->data_len = (uint32_t)(rnd(&x) % 2 ? rnd(&x) % 8 : rnd(&x) % 65536);
+				u->metadata = rnd(&x) % 4 ? 0 : addr + 4096;
+				u->metadata_len = (uint32_t)(rnd(&x) % 64);
+				u->cdw10 = (uint32_t)(rnd(&x) % 64);
+				u->cdw12 = (uint32_t)(rnd(&x) % 8);
+				sqe->uring_cmd_flags = rnd(&x) % 8 == 0 ? 1 : 0;
+			}
+			if (rnd(&x) % 16 == 0)
+				r->sq_array[(r->tail - 1) & r->sq_mask] = (unsigned)rnd(&x);
+		}
+		publish(r);
+		/* reap what is there, never waiting: a client that does not keep up */
+		while (cq_ready(r) && rnd(&x) % 4)
+			__atomic_store_n(r->cq_head, *r->cq_head + 1, __ATOMIC_RELEASE);
+		if (round % 50 == 49) {
+			/* the tail moved by the client to anywhere */
+			r->tail += (unsigned)rnd(&x) % (4 * r->sq_entries);
+			publish(r);
+		}
+	}
+	assert_int_equal(srv_ring_destroy(&t->s.c, (uint32_t)r->id), 0);
+	assert_int_equal(r->ctl->state, UCMDD_RING_DEAD);
+	munmap(r->mem, r->rep.mmap_size);
+	close(r->memfd);
+	close(r->sq_efd);
+	close(r->cq_efd);
+	r->mem = NULL;
+	assert_int_equal(sfx_nr_fds(), fds0);
+	free(scratch);
+}
+
+static void test_setup_errors(void **state)
+{
+	struct rt *t = *state;
+	struct cring r;
+
+	assert_int_equal(cring_open(&t->s, &r, 0, 0), -EINVAL);
+	assert_int_equal(cring_open(&t->s, &r, SRV_MAX_ENTRIES + 1, 0), -EINVAL);
+	assert_int_equal(cring_open(&t->s, &r, 8, 1u << 30), -EINVAL);
+	assert_int_equal(cring_open(&t->s, &r, 8, IORING_SETUP_SQ_AFF), -EINVAL);
+	assert_int_equal(cring_open(&t->s, &r, SRV_MAX_ENTRIES + 1, IORING_SETUP_CLAMP), 0);
+	assert_int_equal(r.sq_entries, SRV_MAX_ENTRIES);
+	munmap(r.mem, r.rep.mmap_size);
+	close(r.memfd);
+	close(r.sq_efd);
+	close(r.cq_efd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_nvme_io, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_chain_failure, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_garbage, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_overflow_backpressure, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_register, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exit_inflight, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_destroy_posts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_remote_completion, setup_thread, teardown),
+		cmocka_unit_test_setup_teardown(test_random_garbage, setup_thread, teardown),
+		cmocka_unit_test_setup_teardown(test_setup_errors, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,406 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * xlate.c: every opcode class becomes an engine SQE with daemon addresses
+ * only, or fails with the errno the client's CQE carries. The engine SQEs
+ * are run on the fixture's own engine ring to see the data arrive.
+ */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "srv_fixture.h"
+
+struct xt {
+	struct sfx s;
+	struct srv_xl x;
+	struct srv_slot slots[8];
+	int ftab[2];
+	struct srv_rbuf btab[1];
+	/* 128-byte SQEs, as bytes: the compiler sees their real size */
+	_Alignas(64) unsigned char cb[128], eb[128];
+	struct io_uring_sqe *c, *e;
+};
+
+static int setup(void **state)
+{
+	struct xt *t = calloc(1, sizeof(*t));
+
+	sfx_setup(&t->s, NULL);
+	t->x.c = &t->s.c;
+	t->x.sqe128 = true;
+	t->x.slots = t->slots;
+	t->x.nr_slots = 8;
+	t->ftab[0] = t->s.fx.ng;
+	t->ftab[1] = -1;
+	t->x.ftab = t->ftab;
+	t->x.nr_ftab = 2;
+	t->c = (struct io_uring_sqe *)(void *)t->cb;
+	t->e = (struct io_uring_sqe *)(void *)t->eb;
+	*state = t;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct xt *t = *state;
+
+	sfx_teardown(&t->s);
+	free(t);
+	return 0;
+}
+
+/* Run the translated SQE on the fixture's engine ring; its CQE's res. */
+static int run(struct xt *t)
+{
+	struct io_uring_sqe *sqe = ucmd_get_sqe(&t->s.fx.ring);
+	struct io_uring_cqe *cqe;
+	int res;
+
+	assert_non_null(sqe);
+	memcpy(sqe, t->eb, sizeof(t->eb));
+	sqe->user_data = 42;
+	assert_int_equal(ucmd_submit_and_wait(&t->s.fx.ring, 1), 1);
+	assert_int_equal(ucmd_wait_cqe(&t->s.fx.ring, &cqe), 0);
+	assert_int_equal(cqe->user_data, 42);
+	res = cqe->res;
+	ucmd_cqe_seen(&t->s.fx.ring, cqe);
+	return res;
+}
+
+static int xl(struct xt *t, struct srv_slot *s)
+{
+	memset(t->eb, 0xa5, sizeof(t->eb));
+	return srv_xlate(&t->x, t->c, t->e, s);
+}
+
+static void nvme_sqe(struct xt *t, int fd, uint32_t op, const struct nvme_uring_cmd *u)
+{
+	memset(t->cb, 0, sizeof(t->cb));
+	ucmd_prep_nvme_cmd(t->c, fd, op, u);
+	t->c->user_data = 7;
+}
+
+static void test_nvme_rw(void **state)
+{
+	struct xt *t = *state;
+	struct srv_slot *s = &t->slots[0];
+	size_t len = 8 * t->s.fx.lbs;
+	char *w = fx_alloc(len), *r = fx_alloc(len);
+	struct nvme_uring_cmd u;
+
+	fx_fill(w, len, 5);
+	fx_rw_cmd(&u, 0x01, t->s.fx.nsid, 16, 8, w, (uint32_t)len);
+	nvme_sqe(t, t->s.ng, NVME_URING_CMD_IO, &u);
+	assert_int_equal(xl(t, s), 0);
+	/* the engine sees the engine's fd and the daemon's buffer, a copy of the client's */
+	assert_int_equal(t->e->fd, t->s.fx.ng);
+	const struct nvme_uring_cmd *eu = (const void *)t->e->cmd;
+	assert_true(eu->addr != (uint64_t)(uintptr_t)w);
+	assert_memory_equal((void *)(uintptr_t)eu->addr, w, len);
+	assert_int_equal(atomic_load(&t->s.c.bounce_bytes), len);
+	assert_int_equal(srv_xlate_complete(&t->x, s, run(t)), 0);
+	assert_int_equal(atomic_load(&t->s.c.bounce_bytes), 0);
+
+	fx_rw_cmd(&u, 0x02, t->s.fx.nsid, 16, 8, r, (uint32_t)len);
+	nvme_sqe(t, t->s.ng, NVME_URING_CMD_IO, &u);
+	assert_int_equal(xl(t, s), 0);
+	assert_int_equal(srv_xlate_complete(&t->x, s, run(t)), 0);
+	assert_memory_equal(r, w, len);
+
+	/* a failed read copies nothing back: a wrong nsid is the driver's -EINVAL */
+	memset(r, 0x33, len);
+	fx_rw_cmd(&u, 0x02, t->s.fx.nsid + 7, 16, 8, r, (uint32_t)len);
+	nvme_sqe(t, t->s.ng, NVME_URING_CMD_IO, &u);
+	assert_int_equal(xl(t, s), 0);
+	assert_int_equal(srv_xlate_complete(&t->x, s, run(t)), -EINVAL);
+	for (size_t i = 0; i < len; i++)
+		assert_int_equal((uint8_t)r[i], 0x33);
+	free(w);
+	free(r);
+}
+
+static void test_nvme_vec_and_admin(void **state)
+{
+	struct xt *t = *state;
+	struct srv_slot *s = &t->slots[1];
+	unsigned lbs = t->s.fx.lbs;
+	char *w = fx_alloc(2 * lbs), *a = fx_alloc(lbs), *b = fx_alloc(lbs), *id = fx_alloc(4096);
+	struct iovec iov[2] = { { a, lbs }, { b, lbs } };
+	struct nvme_uring_cmd u;
+
+	fx_fill(w, 2 * lbs, 9);
+	fx_rw_cmd(&u, 0x01, t->s.fx.nsid, 40, 2, w, 2 * lbs);
+	nvme_sqe(t, t->s.ng, NVME_URING_CMD_IO, &u);
+	assert_int_equal(xl(t, s), 0);
+	assert_int_equal(srv_xlate_complete(&t->x, s, run(t)), 0);
+	/* _VEC: addr is the iovec array, data_len the count */
+	fx_rw_cmd(&u, 0x02, t->s.fx.nsid, 40, 2, iov, 2);
+	nvme_sqe(t, t->s.ng, NVME_URING_CMD_IO_VEC, &u);
+	assert_int_equal(xl(t, s), 0);
+	assert_true(((const struct nvme_uring_cmd *)t->e->cmd)->addr != (uint64_t)(uintptr_t)iov);
+	assert_int_equal(srv_xlate_complete(&t->x, s, run(t)), 0);
+	assert_memory_equal(a, w, lbs);
+	assert_memory_equal(b, w + lbs, lbs);
+
+	/* admin on the controller: Identify Controller carries the serial */
+	memset(&u, 0, sizeof(u));
+	u.opcode = 0x06;
+	u.addr = (uint64_t)(uintptr_t)id;
+	u.data_len = 4096;
+	u.cdw10 = 1;
+	nvme_sqe(t, t->s.dev, NVME_URING_CMD_ADMIN, &u);
+	assert_int_equal(xl(t, s), 0);
+	assert_int_equal(srv_xlate_complete(&t->x, s, run(t)), 0);
+	assert_memory_equal(id + 4, "HOSTTEST01", 10);
+	free(w);
+	free(a);
+	free(b);
+	free(id);
+}
+
+static void test_unknown_cmd_op(void **state)
+{
+	struct xt *t = *state;
+	struct nvme_uring_cmd u = { .opcode = 0x02 };
+
+	/* the driver's -ENOTTY, without the engine seeing the command */
+	nvme_sqe(t, t->s.ng, 0x12345, &u);
+	assert_int_equal(xl(t, &t->slots[0]), -ENOTTY);
+	nvme_sqe(t, t->s.ng, NVME_URING_CMD_ADMIN, &u);
+	assert_int_equal(xl(t, &t->slots[0]), -ENOTTY);
+	nvme_sqe(t, t->s.dev, NVME_URING_CMD_IO, &u);
+	assert_int_equal(xl(t, &t->slots[0]), -ENOTTY);
+	/* the null device takes any command and no memory: passed as it is */
+	u.addr = 0xdead000;
+	u.data_len = 4096;
+	nvme_sqe(t, t->s.null, 77, &u);
+	assert_int_equal(xl(t, &t->slots[0]), 0);
+	assert_memory_equal(t->e->cmd, t->c->cmd, 80);
+	assert_int_equal(srv_xlate_complete(&t->x, &t->slots[0], run(t)), 0);
+	/* uring_cmd flags other than FIXED, and buf_index without it */
+	nvme_sqe(t, t->s.ng, NVME_URING_CMD_IO, &u);
+	t->c->uring_cmd_flags = 2;
+	assert_int_equal(xl(t, &t->slots[0]), -EINVAL);
+	t->c->uring_cmd_flags = 0;
+	t->c->buf_index = 1;
+	assert_int_equal(xl(t, &t->slots[0]), -EINVAL);
+}
+
+static void test_bad_address(void **state)
+{
+	struct xt *t = *state;
+	struct srv_slot *s = &t->slots[2];
+	struct nvme_uring_cmd u;
+	char *buf = fx_alloc(4096);
+	int ret;
+
+	/* a write reads the client's memory now: -EFAULT, nothing reaches the engine */
+	fx_rw_cmd(&u, 0x01, t->s.fx.nsid, 0, 1, (void *)0x1000, t->s.fx.lbs);
+	nvme_sqe(t, t->s.ng, NVME_URING_CMD_IO, &u);
+	assert_int_equal(xl(t, s), -EFAULT);
+	assert_int_equal(atomic_load(&t->s.c.bounce_bytes), 0);
+	/* past the user address space */
+	fx_rw_cmd(&u, 0x01, t->s.fx.nsid, 0, 1, (void *)(uintptr_t)(UCMD_TASK_SIZE - 8),
+		  t->s.fx.lbs);
+	nvme_sqe(t, t->s.ng, NVME_URING_CMD_IO, &u);
+	assert_int_equal(xl(t, s), -EFAULT);
+	/* metadata at a bad address */
+	fx_rw_cmd(&u, 0x01, t->s.fx.nsid, 0, 1, buf, t->s.fx.lbs);
+	u.metadata = 0x2000;
+	u.metadata_len = 8;
+	nvme_sqe(t, t->s.ng, NVME_URING_CMD_IO, &u);
+	assert_int_equal(xl(t, s), -EFAULT);
+	assert_int_equal(atomic_load(&t->s.c.bounce_bytes), 0);
+	/* a read into a bad address: the device read, the copy back fails */
+	fx_rw_cmd(&u, 0x02, t->s.fx.nsid, 0, 1, (void *)0x1000, t->s.fx.lbs);
+	nvme_sqe(t, t->s.ng, NVME_URING_CMD_IO, &u);
+	assert_int_equal(xl(t, s), 0);
+	ret = run(t);
+	assert_int_equal(ret, 0);
+	assert_int_equal(srv_xlate_complete(&t->x, s, ret), -EFAULT);
+	assert_int_equal(atomic_load(&t->s.c.bounce_bytes), 0);
+	/* an iovec array that is not there */
+	memset(t->cb, 0, sizeof(t->cb));
+	ucmd_prep_readv(t->c, t->s.bdev, (void *)0x3000, 2, 0);
+	assert_int_equal(xl(t, s), -EFAULT);
+	free(buf);
+}
+
+static void test_rw_family_and_fds(void **state)
+{
+	struct xt *t = *state;
+	struct srv_slot *s = &t->slots[3];
+	char *w = fx_alloc(4096), *a = fx_alloc(2048), *b = fx_alloc(2048);
+	struct iovec iov[2] = { { a, 2048 }, { b, 2048 } };
+
+	fx_fill(w, 4096, 3);
+	memset(t->cb, 0, sizeof(t->cb));
+	ucmd_prep_write(t->c, t->s.bdev, w, 4096, 8192);
+	assert_int_equal(xl(t, s), 0);
+	assert_int_equal(t->e->fd, t->s.fx.bdev);
+	assert_int_equal(srv_xlate_complete(&t->x, s, run(t)), 4096);
+	memset(t->cb, 0, sizeof(t->cb));
+	ucmd_prep_readv(t->c, t->s.bdev, iov, 2, 8192);
+	assert_int_equal(xl(t, s), 0);
+	assert_int_equal(srv_xlate_complete(&t->x, s, run(t)), 4096);
+	assert_memory_equal(a, w, 2048);
+	assert_memory_equal(b, w + 2048, 2048);
+	/* a read copies back only what the device returned: null reads nothing */
+	memset(a, 0x44, 2048);
+	memset(t->cb, 0, sizeof(t->cb));
+	ucmd_prep_read(t->c, t->s.null, a, 2048, 0);
+	assert_int_equal(xl(t, s), 0);
+	assert_int_equal(srv_xlate_complete(&t->x, s, run(t)), 0);
+	assert_int_equal((uint8_t)a[0], 0x44);
+	/* fds: the client's own only */
+	memset(t->cb, 0, sizeof(t->cb));
+	ucmd_prep_fsync(t->c, 40, 0);
+	assert_int_equal(xl(t, s), -EBADF);
+	ucmd_prep_fsync(t->c, t->s.fx.ng + 100, 0);
+	assert_int_equal(xl(t, s), -EBADF);
+	ucmd_prep_fsync(t->c, -1, 0);
+	assert_int_equal(xl(t, s), -EBADF);
+	ucmd_prep_fsync(t->c, t->s.bdev, 0);
+	assert_int_equal(xl(t, s), 0);
+	assert_int_equal(t->e->fd, t->s.fx.bdev);
+	/* fixed files: the index is kept (the engine's table has the same slots) */
+	ucmd_prep_fsync(t->c, 1, 0);
+	t->c->flags = IOSQE_FIXED_FILE;
+	assert_int_equal(xl(t, s), -EBADF);	/* an empty slot */
+	ucmd_prep_fsync(t->c, 2, 0);
+	t->c->flags = IOSQE_FIXED_FILE;
+	assert_int_equal(xl(t, s), -EBADF);	/* past the table */
+	ucmd_prep_fsync(t->c, 0, 0);
+	t->c->flags = IOSQE_FIXED_FILE;
+	assert_int_equal(xl(t, s), 0);
+	assert_int_equal(t->e->fd, 0);
+	free(w);
+	free(a);
+	free(b);
+}
+
+static void test_fixed_buffers(void **state)
+{
+	struct xt *t = *state;
+	struct srv_slot *s = &t->slots[4];
+	unsigned lbs = t->s.fx.lbs;
+	char *cbuf = fx_alloc(4 * lbs), *shadow = fx_alloc(4 * lbs);
+	struct nvme_uring_cmd u;
+
+	/* a registered buffer behind a shadow, as ring_reg.c makes one */
+	t->btab[0] = (struct srv_rbuf){ .caddr = (uint64_t)(uintptr_t)cbuf, .len = 4 * lbs,
+					.daddr = shadow, .shadow = shadow };
+	t->x.btab = t->btab;
+	t->x.nr_btab = 1;
+	fx_fill(cbuf, 4 * lbs, 11);
+	memset(t->cb, 0, sizeof(t->cb));
+	ucmd_prep_write_fixed(t->c, t->s.bdev, cbuf + lbs, lbs, 0, 0);
+	assert_int_equal(xl(t, s), 0);
+	/* the range was copied into the shadow, and the engine got the shadow's address */
+	assert_int_equal(t->e->addr, (uint64_t)(uintptr_t)(shadow + lbs));
+	assert_memory_equal(shadow + lbs, cbuf + lbs, lbs);
+	/* outside the buffer, or another index */
+	ucmd_prep_write_fixed(t->c, t->s.bdev, cbuf + 3 * lbs, 2 * lbs, 0, 0);
+	assert_int_equal(xl(t, s), -EFAULT);
+	ucmd_prep_write_fixed(t->c, t->s.bdev, cbuf, lbs, 0, 1);
+	assert_int_equal(xl(t, s), -EFAULT);
+	/* a fixed uring_cmd read: the shadow range goes back to the client */
+	assert_int_equal(ucmd_register_buffers(&t->s.fx.ring,
+					       &(struct iovec){ shadow, 4 * lbs }, 1), 0);
+	fx_rw_cmd(&u, 0x01, t->s.fx.nsid, 100, 1, cbuf + lbs, lbs);
+	nvme_sqe(t, t->s.ng, NVME_URING_CMD_IO, &u);
+	t->c->uring_cmd_flags = IORING_URING_CMD_FIXED;
+	assert_int_equal(xl(t, s), 0);
+	assert_true(s->fixed);
+	assert_int_equal(srv_xlate_complete(&t->x, s, run(t)), 0);
+	memset(cbuf + 2 * lbs, 0, lbs);
+	fx_rw_cmd(&u, 0x02, t->s.fx.nsid, 100, 1, cbuf + 2 * lbs, lbs);
+	nvme_sqe(t, t->s.ng, NVME_URING_CMD_IO, &u);
+	t->c->uring_cmd_flags = IORING_URING_CMD_FIXED;
+	assert_int_equal(xl(t, s), 0);
+	assert_int_equal(srv_xlate_complete(&t->x, s, run(t)), 0);
+	assert_memory_equal(cbuf + 2 * lbs, cbuf + lbs, lbs);
+	/* fixed and vectored: the driver's -EINVAL */
+	nvme_sqe(t, t->s.ng, NVME_URING_CMD_IO_VEC, &u);
+	t->c->uring_cmd_flags = IORING_URING_CMD_FIXED;
+	assert_int_equal(xl(t, s), -EINVAL);
+	assert_int_equal(ucmd_unregister_buffers(&t->s.fx.ring), 0);
+	t->x.nr_btab = 0;
+	free(cbuf);
+	free(shadow);
+}
+
+static void test_timeout_cancel_nop_unknown(void **state)
+{
+	struct xt *t = *state;
+	struct srv_slot *s = &t->slots[5];
+	struct __kernel_timespec ts = { .tv_sec = 0, .tv_nsec = 1000000 };
+
+	memset(t->cb, 0, sizeof(t->cb));
+	ucmd_prep_timeout(t->c, &ts, 0, 0);
+	assert_int_equal(xl(t, s), 0);
+	/* the timespec is the daemon's copy */
+	assert_int_equal(t->e->addr, (uint64_t)(uintptr_t)&s->ts);
+	assert_int_equal(s->ts.tv_nsec, 1000000);
+	assert_int_equal(run(t), -ETIME);
+	ucmd_prep_timeout(t->c, (void *)0x1000, 0, 0);
+	assert_int_equal(xl(t, s), -EFAULT);
+	ucmd_prep_link_timeout(t->c, &ts, 0);
+	t->c->len = 2;
+	assert_int_equal(xl(t, s), -EINVAL);
+
+	/* cancel by the client's user_data: the slot's index is the engine's */
+	t->slots[6].busy = true;
+	t->slots[6].user_data = 0xabc;
+	ucmd_prep_cancel64(t->c, 0xabc, 0);
+	assert_int_equal(xl(t, s), 0);
+	assert_int_equal(t->e->addr, 6);
+	ucmd_prep_cancel64(t->c, 0xabd, 0);
+	assert_int_equal(xl(t, s), 0);
+	assert_int_equal(t->e->addr, SRV_UD_NONE);
+	assert_int_equal(run(t), -ENOENT);
+	t->slots[6].busy = false;
+	ucmd_prep_cancel_fd(t->c, 40, 0);
+	assert_int_equal(xl(t, s), -EBADF);
+
+	ucmd_prep_nop(t->c);
+	t->c->fd = t->s.ng;
+	assert_int_equal(xl(t, s), 0);
+	assert_int_equal(t->e->fd, -1);
+	assert_int_equal(run(t), 0);
+	/* opcodes: past Linux's table, known to Linux only, buffer select, bad flags */
+	t->c->opcode = IORING_OP_LAST;
+	assert_int_equal(xl(t, s), -EINVAL);
+	t->c->opcode = 0xff;
+	assert_int_equal(xl(t, s), -EINVAL);
+	t->c->opcode = IORING_OP_SENDMSG;
+	assert_int_equal(xl(t, s), -EOPNOTSUPP);
+	t->c->opcode = IORING_OP_OPENAT;
+	assert_int_equal(xl(t, s), -EOPNOTSUPP);
+	t->c->opcode = IORING_OP_READ;
+	t->c->flags = IOSQE_BUFFER_SELECT;
+	assert_int_equal(xl(t, s), -EOPNOTSUPP);
+	t->c->flags = 0x80;
+	assert_int_equal(xl(t, s), -EINVAL);
+	/* CQE_SKIP_SUCCESS is the proxy's: the engine posts every CQE */
+	ucmd_prep_nop(t->c);
+	t->c->flags = IOSQE_CQE_SKIP_SUCCESS | IOSQE_IO_LINK;
+	assert_int_equal(xl(t, s), 0);
+	assert_true(s->skip_success);
+	assert_int_equal(t->e->flags, IOSQE_IO_LINK);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_nvme_rw, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nvme_vec_and_admin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_cmd_op, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_address, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rw_family_and_fds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fixed_buffers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_timeout_cancel_nop_unknown, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
