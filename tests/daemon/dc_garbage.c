@@ -26,7 +26,7 @@
  * Addresses are chosen so that what the daemon may legitimately write (we
  * named it) never lands in memory this process lives on: inside a scratch
  * mapping followed by a PROT_NONE guard page, or inside a ucmd_buf_alloc()
- * region, or where nothing is mapped.
+ * region, or on pages that are mapped inaccessible (PROT_NONE).
  */
 #include <fcntl.h>
 #include <poll.h>
@@ -53,7 +53,7 @@ struct gctx {
 	bool connected;
 	uint8_t *scratch;	/* SCRATCH bytes, then a PROT_NONE page */
 	uint8_t *region;	/* ucmd_buf_alloc(REGION) of the connection */
-	uintptr_t hole;		/* an address with nothing mapped */
+	uintptr_t hole;		/* a page mapped PROT_NONE */
 	int sock;		/* raw protocol connection, -1 none */
 	uint32_t seq;
 	/* statistics */
@@ -626,10 +626,15 @@ int dc_garbage(const struct dc_opts *o)
 	m = mmap(NULL, SCRATCH + 2 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		dc_die("garbage: mmap");
-	/* [scratch][guard]  [hole]: the hole unmapped, the guard inaccessible */
+	/*
+	 * [scratch][guard][hole], both inaccessible: a page that is merely
+	 * unmapped would be reused by the next mmap (a ring, a buffer of the
+	 * library, a large malloc), and the daemon would then rightly write
+	 * where we named.
+	 */
 	g.scratch = m;
-	mprotect(m + SCRATCH, 4096, PROT_NONE);
-	munmap(m + SCRATCH + 4096, 4096);
+	if (mprotect(m + SCRATCH, 2 * 4096, PROT_NONE))
+		dc_die("garbage: mprotect");
 	g.hole = (uintptr_t)(m + SCRATCH + 4096);
 	for (uint64_t it = 0; it < o->iters; it++) {
 		switch (below(&g, 10)) {
