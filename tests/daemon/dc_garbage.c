@@ -153,6 +153,12 @@ static int g_connect(struct gctx *g)
 		return ret;
 	}
 	g->connected = true;
+	/*
+	 * Garbage moves the tail over stale slots too, and the daemon then
+	 * rightly runs what they say: the set-up's Identify named a heap
+	 * buffer freed since. Only NOPs (all zero) stay behind.
+	 */
+	memset(g->c.ring.sq.sqes, 0, (size_t)g->c.ring.sq.ring_entries * 128);
 	g->region = ucmd_buf_alloc(g->c.e, REGION);
 	if (g->region)
 		memset(g->region, 0, REGION);
