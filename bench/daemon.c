@@ -85,6 +85,24 @@ static void die(const char *what, int err)
 	exit(1);
 }
 
+/* Whatever way the bench ends, its ucmdd stops and its directory goes. */
+static struct daemon_proc *the_daemon;
+
+static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb; (void)flag; (void)ftw;
+	return remove(p);
+}
+
+static void cleanup(void)
+{
+	if (!the_daemon)
+		return;
+	if (the_daemon->pid > 0)
+		daemon_proc_stop(the_daemon);
+	nftw(the_daemon->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 /* ---- controllers ---------------------------------------------------------- */
 
 /* A controller in dir with one file namespace of size bytes (4 KiB LBAs), every block written. */
@@ -319,12 +337,6 @@ static void parse(int argc, char **argv, struct cfg *c)
 		usage();
 }
 
-static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb; (void)flag; (void)ftw;
-	return remove(p);
-}
-
 static double rate(const struct run *r)
 {
 	return r->ops > 0 && r->elapsed > 0 ? (double)r->ops / r->elapsed : 0;
@@ -341,7 +353,7 @@ int main(int argc, char **argv)
 
 	parse(argc, argv, &cfg);
 	c.cfg = &cfg;
-	if (!ucmd_engine_connect || !ucmd_buf_alloc)
+	if (!UCMD_DAEMON_API_LINKED())
 		die("this libucmd has no daemon backend (ucmd_engine_connect)", ENOSYS);
 	if (access(cfg.ucmdd, X_OK))
 		die(cfg.ucmdd, errno);
@@ -350,6 +362,8 @@ int main(int argc, char **argv)
 	snprintf(c.d.dir, sizeof(c.d.dir), "/dev/shm/ucmd-bench-daemon.XXXXXX");
 	if (!mkdtemp(c.d.dir))
 		die("mkdtemp /dev/shm", errno);
+	the_daemon = &c.d;
+	atexit(cleanup);
 	snprintf(ddir, sizeof(ddir), "%s/ctrl-daemon", c.d.dir);
 	snprintf(fdir, sizeof(fdir), "%s/ctrl-inproc", c.d.dir);
 	struct dirctrl prep = { 0 };
@@ -463,6 +477,5 @@ int main(int argc, char **argv)
 	dirctrl_close(&c.file);
 	bench_rig_close(c.rig);
 	kread_free(c.kr);
-	nftw(c.d.dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	return stop_status == 0 ? 0 : 1;
+	return stop_status == 0 ? 0 : 1;	/* cleanup() removes the directory */
 }

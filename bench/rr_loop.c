@@ -16,6 +16,7 @@ struct rr {
 	enum rr_buf buf;
 	uint64_t blocks;	/* 4 KiB blocks in the range read */
 	uint32_t nlb;		/* LBAs per 4 KiB */
+	uint8_t *mem;		/* qd * 4 KiB, one allocation: a daemon client has few regions */
 	void **bufs;
 	unsigned *freel, nfree;
 	uint64_t rng;
@@ -39,13 +40,13 @@ static uint64_t xrnd(uint64_t *s)
 	return x * 0x2545f4914f6cdd1dull;
 }
 
-static void *buf_get(struct rr *r)
+static void *buf_get(struct rr *r, size_t len)
 {
 	void *p;
 
 	if (r->buf != RR_MALLOC)
-		return ucmd_buf_alloc(r->e, 4096);
-	return posix_memalign(&p, 4096, 4096) ? NULL : p;
+		return ucmd_buf_alloc(r->e, len);
+	return posix_memalign(&p, 4096, len) ? NULL : p;
 }
 
 static void buf_put(struct rr *r, void *p)
@@ -59,7 +60,7 @@ static void buf_put(struct rr *r, void *p)
 /* Identify Namespace through the controller device: the LBA size. */
 static int lba_size(struct rr *r, uint32_t *lba)
 {
-	uint8_t *id = buf_get(r);
+	uint8_t *id = buf_get(r, 4096);
 	int cfd = ucmd_open(r->e, "nvme0", O_RDONLY), ret;
 	struct io_uring_cqe *cqe;
 
@@ -114,10 +115,12 @@ struct rr *rr_new(struct ucmd_engine *e, const char *ng, uint64_t size, unsigned
 	r->freel = calloc(qd, sizeof(*r->freel));
 	if (!r->bufs || !r->freel)
 		die("buffers", -ENOMEM);
+	r->mem = buf_get(r, (size_t)qd * 4096);
+	if (!r->mem)
+		die("buffers", -ENOMEM);
+	memset(r->mem, 0, (size_t)qd * 4096);
 	for (unsigned i = 0; i < qd; i++) {
-		if (!(r->bufs[i] = buf_get(r)))
-			die("buffers", -ENOMEM);
-		memset(r->bufs[i], 0, 4096);
+		r->bufs[i] = r->mem + (size_t)i * 4096;
 		r->freel[r->nfree++] = i;
 	}
 	if (buf == RR_ALLOC_FIXED) {
@@ -197,9 +200,7 @@ void rr_free(struct rr *r)
 		return;
 	if (r->buf == RR_ALLOC_FIXED)
 		ucmd_unregister_buffers(&r->ring);
-	for (unsigned i = 0; i < r->qd; i++)
-		if (r->bufs[i])
-			buf_put(r, r->bufs[i]);
+	buf_put(r, r->mem);
 	ucmd_close(r->e, r->fd);
 	ucmd_queue_exit(&r->ring);
 	free(r->bufs);

@@ -214,7 +214,7 @@ int dc_open(struct dc *c, const struct dc_opts *o, unsigned entries)
 	c->o = o;
 	c->ns_fd = c->ctrl_fd = -1;
 	c->nsid = 1;
-	if (!ucmd_engine_connect || !ucmd_buf_alloc || !ucmd_buf_free)
+	if (!UCMD_DAEMON_API_LINKED())
 		dc_die("this libucmd has no daemon backend (ucmd_engine_connect)");
 	ret = ucmd_engine_connect(o->daemon, &c->e);
 	if (ret)
@@ -425,12 +425,14 @@ static int cmd_hold(const struct dc_opts *o)
 	ret = ucmd_queue_init_engine(c.e, 64, &r2, &p);
 	if (ret)
 		dc_die("hold: second ring: %s", dc_res_name(ret, nb, sizeof(nb)));
+	/* one shared buffer sliced: the daemon bounds the regions a client has */
+	uint8_t *shared = ucmd_buf_alloc(c.e, (size_t)qd * c.lba);
+	if (!shared)
+		dc_die("hold: ucmd_buf_alloc failed");
 	for (unsigned i = 0; i < qd; i++) {
 		if (posix_memalign(&b1[i], 4096, c.lba))
 			dc_die("hold: out of memory");
-		b2[i] = ucmd_buf_alloc(c.e, c.lba);
-		if (!b2[i])
-			dc_die("hold: ucmd_buf_alloc failed");
+		b2[i] = shared + (size_t)i * c.lba;
 		iov[i] = (struct iovec){ b2[i], c.lba };
 	}
 	ret = ucmd_register_buffers(&r2, iov, qd);
@@ -500,9 +502,11 @@ static int cmd_rr(const struct dc_opts *o)
 	freel = calloc(qd, sizeof(*freel));
 	if (!bufs || !freel)
 		dc_die("rr: out of memory");
+	uint8_t *mem = dc_buf(&c, (size_t)qd * bs);	/* one region, sliced */
+	if (!mem)
+		dc_die("rr: out of memory");
 	for (unsigned i = 0; i < qd; i++) {
-		if (!(bufs[i] = dc_buf(&c, bs)))
-			dc_die("rr: out of memory");
+		bufs[i] = mem + (size_t)i * bs;
 		freel[nfree++] = i;
 	}
 	if (o->fixed) {
@@ -554,8 +558,7 @@ static int cmd_rr(const struct dc_opts *o)
 	}
 	double el = dc_now() - start;
 	printf("iops %.0f\n", el > 0 ? (double)done / el : 0);
-	for (unsigned i = 0; i < qd; i++)
-		dc_buf_free(&c, bufs[i]);
+	dc_buf_free(&c, mem);
 	dc_close(&c);
 	free(bufs);
 	free(freel);
