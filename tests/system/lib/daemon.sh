@@ -9,7 +9,6 @@
 #                    built here when missing, with scripts/check.sh's options)
 set -euo pipefail
 B=${UCMD_BUILD:-build}
-ROOT=$(pwd)
 fail() { echo "FAIL: $*"; daemon_log_tail; exit 1; }
 step() { echo "--- $*"; }
 
@@ -27,6 +26,7 @@ for t in json.load(sys.stdin):
 
 UCMDD=$(find_exe "$B" ucmdd)
 CLIENT=$(find_exe "$B" daemon_client)
+# shellcheck disable=SC2034  # the CLI, for the tests that use it
 UCMD=$(find_exe "$B" ucmd)
 [ -n "$UCMDD" ] && [ -x "$UCMDD" ] || { echo "FAIL: no ucmdd in $B"; exit 1; }
 [ -n "$CLIENT" ] && [ -x "$CLIENT" ] || { echo "FAIL: no daemon_client in $B"; exit 1; }
