@@ -1,6 +1,7 @@
 # ucmd: the two commands the README promises.
 #   make run    build, then run the main job on the embedded default controller
 #   make check  every test: unit (plain, ASan+UBSan, TSan), fuzz, system
+#   make bench / make bench-daemon   the benchmarks (docs/performance.md)
 #   make install PREFIX=/usr/local [DESTDIR=/staging]
 #               libucmd (shared and static), headers, ucmd.pc, the ucmd CLI,
 #               man pages and the default policy (docs/install.md)
@@ -11,7 +12,7 @@ PREFIX ?= /usr/local
 # install builds apart from $(BUILD): its prefix is baked into ucmd.pc
 INSTALL_BUILD ?= build-install
 
-.PHONY: all deps build run check bench install clean
+.PHONY: all deps build run check bench bench-daemon install clean
 
 all: build
 
@@ -32,6 +33,10 @@ check: deps
 
 bench: build
 	./$(BUILD)/bench/bench_null
+
+# ucmd through ucmdd against in-process ucmd and the kernel (docs/performance.md)
+bench-daemon: build
+	./$(BUILD)/bench/bench_daemon
 
 install: deps
 	@if [ -f $(INSTALL_BUILD)/build.ninja ]; then \

@@ -18,6 +18,7 @@ enum bench_op {
 
 struct ucmd_peer;
 struct kernel_peer;
+struct ucmd_engine;
 
 /*
  * *_peer_run: run batches of `batch` requests of op for at least `seconds`
@@ -27,6 +28,8 @@ struct kernel_peer;
  */
 
 struct ucmd_peer *ucmd_peer_new(unsigned entries);
+/* The same on engine e (which must outlive the peer). */
+struct ucmd_peer *ucmd_peer_new_engine(struct ucmd_engine *e, unsigned entries);
 int64_t ucmd_peer_run(struct ucmd_peer *p, unsigned batch, enum bench_op op, double seconds,
 		      double *elapsed);
 void ucmd_peer_free(struct ucmd_peer *p);

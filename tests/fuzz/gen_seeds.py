@@ -177,7 +177,47 @@ def audit_seeds():
           b"ng0n1", b"int-min")
 
 
+# ---- fuzz_daemon_msg: ucmdd requests (src/daemon/proto.h) ----
+UCMDD_MAGIC = 0x444d4355
+
+
+def ucmdd_msg(name, op, payload, seq=1, magic=UCMDD_MAGIC, flags=0, length=None):
+    if length is None:
+        length = len(payload)
+    hdr = struct.pack("<IHHIiII", magic, op, flags, seq, 0, length, 0)
+    write("daemon_msg", name, hdr + payload)
+
+
+def io_uring_params(flags=0, cq_entries=0, sq_thread_idle=0):
+    # struct io_uring_params: 120 bytes, sq_off and cq_off left zero
+    return struct.pack("<IIIII3I", 0, cq_entries, flags, 0, sq_thread_idle, 0, 0, 0) + bytes(88)
+
+
+def daemon_seeds():
+    name = lambda s: s.encode().ljust(64, b"\0")
+    ucmdd_msg("hello", 1, struct.pack("<4I", 1, 0, 0, 0))
+    ucmdd_msg("device_names", 2, b"")
+    ucmdd_msg("disk_stat", 3, name("nvme0n1"))
+    ucmdd_msg("open_ng", 4, struct.pack("<iI", 2, 0) + name("ng0n1"))
+    ucmdd_msg("close", 5, struct.pack("<iI", 0, 0))
+    ucmdd_msg("ioctl_admin64", 6, struct.pack("<iIQQ", 0, 0, 0xC0484E47, 0x7f0000001000))
+    # SQE128 | CQE32
+    ucmdd_msg("queue_init", 7, struct.pack("<II", 64, 0) + io_uring_params(flags=(1 << 10) | (1 << 11)))
+    ucmdd_msg("queue_exit", 8, struct.pack("<II", 0, 0))
+    ucmdd_msg("register_buffers", 9, struct.pack("<IIQII", 0, 0, 0x7f0000002000, 2, 0))
+    ucmdd_msg("region_add", 10, struct.pack("<QQ", 0x7f0000100000, 1 << 20))
+    ucmdd_msg("region_del", 11, struct.pack("<QQ", 0x7f0000100000, 0))
+    # broken: the length lies, the name fills its field, an unknown op, bad magic
+    ucmdd_msg("bad_len", 4, struct.pack("<iI", 2, 0) + name("ng0n1"), length=0xffffffff)
+    ucmdd_msg("unterminated_name", 4, struct.pack("<iI", 2, 0) + b"n" * 64)
+    ucmdd_msg("unknown_op", 0xffff, b"\x01" * 16)
+    ucmdd_msg("bad_magic", 1, struct.pack("<4I", 1, 0, 0, 0), magic=0x55434d44)
+    ucmdd_msg("short_payload", 7, struct.pack("<II", 64, 0))
+    write("daemon_msg", "short_header", struct.pack("<IH", UCMDD_MAGIC, 1))
+
+
 if __name__ == "__main__":
     audit_seeds()
+    daemon_seeds()
     dma_seeds()
     regs_seeds()

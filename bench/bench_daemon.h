@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/* bench_daemon's pieces: the randread loop every ucmd peer shares, ucmdd's process. */
+#ifndef BENCH_DAEMON_H
+#define BENCH_DAEMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "ucmd/ucmd.h"
+
+/*
+ * ---- private declarations: h-cli's daemon backend (issue 14) ----
+ * Until include/ucmd/ declares them (the lead removes this block at merge).
+ * Weak, so that the bench builds on a libucmd without them and says so.
+ * At merge the whole block becomes:
+ *   #include "ucmd/daemon.h"
+ *   #define UCMD_DAEMON_API_LINKED() 1
+ */
+int ucmd_engine_connect(const char *path, struct ucmd_engine **out) __attribute__((weak));
+void *ucmd_buf_alloc(struct ucmd_engine *e, size_t len) __attribute__((weak));
+void ucmd_buf_free(struct ucmd_engine *e, void *p) __attribute__((weak));
+#define UCMD_DAEMON_API_LINKED() (ucmd_engine_connect && ucmd_buf_alloc && ucmd_buf_free)
+/* ---- end of private declarations ---- */
+
+enum rr_buf {
+	RR_MALLOC,	/* page-aligned malloc: the daemon bounces (copies) them */
+	RR_ALLOC,	/* ucmd_buf_alloc(): memory the daemon maps, no copy */
+	RR_ALLOC_FIXED,	/* the same, registered (IORING_URING_CMD_FIXED) */
+};
+
+/*
+ * 4 KiB random reads at queue depth qd, submitted and reaped in batches of
+ * batch, on the generic namespace device ng of engine e (NVMe Read through
+ * NVME_URING_CMD_IO), over the first `size` bytes. One loop for every ucmd
+ * peer, in-process or through the daemon, so that only the path differs.
+ */
+struct rr;
+struct rr *rr_new(struct ucmd_engine *e, const char *ng, uint64_t size, unsigned qd,
+		  unsigned batch, enum rr_buf buf);
+/* Ops done in about `seconds` (or exactly ops when ops != 0); exits on a bad CQE. */
+int64_t rr_run(struct rr *r, double seconds, uint64_t ops, double *elapsed);
+void rr_free(struct rr *r);
+
+/* ucmdd, started by the bench: a directory on tmpfs, its socket, its pid. */
+struct daemon_proc {
+	char dir[64];
+	char sock[96];
+	pid_t pid;
+};
+/* fork/exec ucmdd --ctrl ctrl_dir --socket dir/ucmdd.sock --foreground; wait for the socket. */
+int daemon_proc_start(struct daemon_proc *d, const char *ucmdd, const char *ctrl_dir);
+/* CPU time (user + system, seconds) the daemon has used so far. */
+double daemon_proc_cpu(const struct daemon_proc *d);
+/* SIGTERM and wait: its exit status (0 is a clean stop), or -1. */
+int daemon_proc_stop(struct daemon_proc *d);
+
+#endif

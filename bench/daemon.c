@@ -1,0 +1,481 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_daemon: ucmd through ucmdd against its references, side by side, in
+ * one run (issue 14's figures; docs/performance.md "Through the daemon").
+ *   null      null uring_cmd, batch 32: through the daemon, in-process, and
+ *             the kernel's io_uring on /dev/null
+ *   randread  4 KiB random reads, QD32: through the daemon with plain
+ *             buffers (bounced), ucmd_buf_alloc() buffers (mapped by the
+ *             daemon, no copy) and the same registered (fixed); in-process on
+ *             an identical controller; in-process on a RAM namespace; the
+ *             kernel's io_uring reading a tmpfs file
+ *   idle      the daemon's CPU time over --idle seconds with no client
+ * The bench starts the built ucmdd itself (fork/exec; --ucmdd PATH, else
+ * $UCMDD, else ../src/server/ucmdd next to this binary). ucmdd has no RAM
+ * namespace option, so its namespace is a file on tmpfs (/dev/shm), filled
+ * before the run; the in-process "file" case reads an identical controller
+ * made the same way, which isolates what the daemon costs, and the RAM case
+ * is the in-process path the issue names. Cases alternate round by round,
+ * best of N. It reports; it never asserts a speed.
+ *
+ *   bench_daemon [--time S] [--rounds N] [--size BYTES] [--idle S] [--ucmdd PATH] [--json]
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bench_daemon.h"
+#include "compare.h"
+#include "job.h"
+#include "opts.h"
+#include "rig.h"
+#include "ucmd/ctrl.h"
+#include "ucmd/nvme.h"
+
+#define RR_QD		32
+#define RR_BATCH	8
+#define NULL_BATCH	32
+
+struct cfg {
+	double seconds, idle;
+	unsigned rounds;
+	uint64_t size;
+	bool json;
+	char ucmdd[PATH_MAX];
+};
+
+/* An in-process controller in a directory (the daemon's twin) on an engine. */
+struct dirctrl {
+	struct ucmd_engine *e;
+	struct ucmd_ctrl *ctrl;
+	struct ucmd_nvme_host *host;
+};
+
+struct ctx {
+	const struct cfg *cfg;
+	struct daemon_proc d;
+	struct ucmd_engine *de;		/* connected to ucmdd */
+	struct ucmd_peer *n_daemon, *n_inproc;
+	struct kernel_peer *n_kernel;
+	int nk_probe;
+	struct rr *rr_dm, *rr_da, *rr_df, *rr_file, *rr_ram;
+	struct dirctrl file;
+	struct bench_rig *rig;
+	struct bench_target rig_t;
+	struct kread *kr;
+};
+
+struct run {
+	int64_t ops;
+	double elapsed;
+};
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "bench_daemon: %s: %s\n", what, strerror(err < 0 ? -err : err));
+	exit(1);
+}
+
+/* Whatever way the bench ends, its ucmdd stops and its directory goes. */
+static struct daemon_proc *the_daemon;
+
+static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb; (void)flag; (void)ftw;
+	return remove(p);
+}
+
+static void cleanup(void)
+{
+	if (!the_daemon)
+		return;
+	if (the_daemon->pid > 0)
+		daemon_proc_stop(the_daemon);
+	nftw(the_daemon->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* ---- controllers ---------------------------------------------------------- */
+
+/* A controller in dir with one file namespace of size bytes (4 KiB LBAs), every block written. */
+static void dirctrl_open(struct dirctrl *c, const char *dir, uint64_t size, bool create)
+{
+	struct ucmd_ctrl_params cp = { .dir = dir };
+	int ret;
+
+	if (create && mkdir(dir, 0700))
+		die(dir, errno);
+	ret = ucmd_engine_create(&c->e);
+	if (ret)
+		die("engine", ret);
+	ret = ucmd_ctrl_create(&cp, &c->ctrl);
+	if (ret)
+		die(ucmd_last_error(), ret);
+	if (create) {
+		struct ucmd_ns_params np = {
+			.nsze = size / 4096, .lbaf = 4, .store = UCMD_NS_STORE_FILE, .attach = true,
+		};
+		ret = ucmd_ctrl_ns_create(c->ctrl, &np);
+		if (ret < 0)
+			die("namespace", ret);
+	}
+	ret = ucmd_nvme_attach(c->e, c->ctrl, NULL, &c->host);
+	if (ret)
+		die("attach", ret);
+	if (create) {
+		struct bench_target t = { .engine = c->e, .ng = "ng0n1", .bdev = "/dev/nvme0n1",
+					  .nsid = 1, .lba_size = 4096, .nsze = size / 4096 };
+		/* reads must copy data: unwritten blocks of a sparse file are holes */
+		ret = bench_fill(&t, size);
+		if (ret)
+			die("filling the namespace", ret);
+	}
+}
+
+static void dirctrl_close(struct dirctrl *c)
+{
+	if (c->host)
+		ucmd_nvme_detach(c->host);
+	if (c->ctrl)
+		ucmd_ctrl_destroy(c->ctrl);
+	if (c->e)
+		ucmd_engine_free(c->e);
+	memset(c, 0, sizeof(*c));
+}
+
+/* ---- cases ---------------------------------------------------------------- */
+
+typedef void (*case_fn)(struct ctx *c, const void *arg, double s, struct run *r);
+
+static void null_daemon(struct ctx *c, const void *arg, double s, struct run *r)
+{
+	(void)arg;
+	if (!c->n_daemon && !(c->n_daemon = ucmd_peer_new_engine(c->de, NULL_BATCH)))
+		die("null peer through the daemon", EIO);
+	r->ops = ucmd_peer_run(c->n_daemon, NULL_BATCH, BENCH_URING_CMD, s, &r->elapsed);
+}
+
+static void null_inproc(struct ctx *c, const void *arg, double s, struct run *r)
+{
+	(void)arg;
+	if (!c->n_inproc && !(c->n_inproc = ucmd_peer_new(NULL_BATCH)))
+		die("in-process null peer", EIO);
+	r->ops = ucmd_peer_run(c->n_inproc, NULL_BATCH, BENCH_URING_CMD, s, &r->elapsed);
+}
+
+static void null_kernel(struct ctx *c, const void *arg, double s, struct run *r)
+{
+	enum bench_op op;
+
+	(void)arg;
+	if (!c->n_kernel) {
+		if (!(c->n_kernel = kernel_peer_new(NULL_BATCH)))
+			die("kernel null peer", EIO);
+		c->nk_probe = kernel_peer_probe(c->n_kernel, BENCH_URING_CMD);
+	}
+	/* like-for-like when /dev/null has uring_cmd (Linux 6.0+); else the failing cmd */
+	op = c->nk_probe == 0 ? BENCH_URING_CMD : c->nk_probe == -EOPNOTSUPP ?
+	     BENCH_URING_CMD_FAIL : BENCH_NOP;
+	r->ops = kernel_peer_run(c->n_kernel, NULL_BATCH, op, s, &r->elapsed);
+}
+
+static void rr_case(struct ctx *c, const void *arg, double s, struct run *r)
+{
+	const char *which = arg;
+	struct rr **rp;
+
+	if (!strcmp(which, "dm")) {
+		rp = &c->rr_dm;
+		if (!*rp)
+			*rp = rr_new(c->de, "ng0n1", c->cfg->size, RR_QD, RR_BATCH, RR_MALLOC);
+	} else if (!strcmp(which, "da")) {
+		rp = &c->rr_da;
+		if (!*rp)
+			*rp = rr_new(c->de, "ng0n1", c->cfg->size, RR_QD, RR_BATCH, RR_ALLOC);
+	} else if (!strcmp(which, "df")) {
+		rp = &c->rr_df;
+		if (!*rp)
+			*rp = rr_new(c->de, "ng0n1", c->cfg->size, RR_QD, RR_BATCH, RR_ALLOC_FIXED);
+	} else if (!strcmp(which, "file")) {
+		rp = &c->rr_file;
+		if (!*rp)
+			*rp = rr_new(c->file.e, "ng0n1", c->cfg->size, RR_QD, RR_BATCH, RR_MALLOC);
+	} else {
+		rp = &c->rr_ram;
+		if (!*rp) {
+			struct bench_rig_params p = { .bytes = c->cfg->size, .lba_size = 4096,
+						      .nr_io_queues = 1, .queue_depth = 256 };
+			int ret = bench_rig_open(&p, &c->rig, &c->rig_t);
+			if (ret)
+				die("RAM controller", ret);
+			ret = bench_fill(&c->rig_t, c->cfg->size);
+			if (ret)
+				die("filling the RAM namespace", ret);
+			*rp = rr_new(c->rig_t.engine, c->rig_t.ng, c->cfg->size, RR_QD, RR_BATCH,
+				     RR_MALLOC);
+		}
+	}
+	if (!*rp)
+		die("randread peer", ENOMEM);
+	r->ops = rr_run(*rp, s, 0, &r->elapsed);
+}
+
+static void rr_kernel(struct ctx *c, const void *arg, double s, struct run *r)
+{
+	(void)arg;
+	if (!c->kr && !(c->kr = kread_new(c->cfg->size, RR_QD)))
+		die("kernel tmpfs peer", EIO);
+	r->ops = kread_run(c->kr, RR_BATCH, s, 0, &r->elapsed);
+	if (r->ops < 0)
+		die("kernel tmpfs read", (int)r->ops);
+}
+
+struct bcase {
+	const char *name, *group, *label;
+	case_fn fn;
+	const void *arg;
+};
+
+static const struct bcase cases[] = {
+	{ "null-daemon-b32", "null", "null uring_cmd b32, through ucmdd", null_daemon, NULL },
+	{ "null-inproc-b32", "null", "null uring_cmd b32, in-process", null_inproc, NULL },
+	{ "null-kernel-b32", "null", "kernel /dev/null uring_cmd b32", null_kernel, NULL },
+	{ "rr-daemon", "randread", "ucmdd, plain buffers (bounced)", rr_case, "dm" },
+	{ "rr-daemon-alloc", "randread", "ucmdd, ucmd_buf_alloc buffers", rr_case, "da" },
+	{ "rr-daemon-fixed", "randread", "ucmdd, ucmd_buf_alloc, registered", rr_case, "df" },
+	{ "rr-inproc-file", "randread", "in-process, same tmpfs file ns", rr_case, "file" },
+	{ "rr-inproc-ram", "randread", "in-process, RAM namespace", rr_case, "ram" },
+	{ "rr-kernel-tmpfs", "randread", "kernel io_uring read, tmpfs file", rr_kernel, NULL },
+};
+#define NR_CASES (sizeof(cases) / sizeof(cases[0]))
+
+static const struct { const char *a, *b, *what; double target; } ratios[] = {
+	{ "null-daemon-b32", "null-kernel-b32", "null b32: ucmdd / kernel", 1 },
+	{ "null-daemon-b32", "null-inproc-b32", "null b32: ucmdd / in-process", 0 },
+	{ "rr-daemon", "rr-inproc-ram", "randread: ucmdd bounced / in-process RAM", 0.5 },
+	{ "rr-daemon-alloc", "rr-inproc-ram", "randread: ucmdd buf_alloc / in-process RAM", 0.5 },
+	{ "rr-daemon-fixed", "rr-inproc-ram", "randread: ucmdd fixed / in-process RAM", 0.5 },
+	{ "rr-daemon-alloc", "rr-inproc-file", "randread: ucmdd buf_alloc / in-process same ns", 0.5 },
+	{ "rr-daemon", "rr-kernel-tmpfs", "randread: ucmdd bounced / kernel tmpfs", 1 },
+	{ "rr-daemon-alloc", "rr-kernel-tmpfs", "randread: ucmdd buf_alloc / kernel tmpfs", 1 },
+	{ "rr-daemon-fixed", "rr-kernel-tmpfs", "randread: ucmdd fixed / kernel tmpfs", 1 },
+};
+#define NR_RATIOS (sizeof(ratios) / sizeof(ratios[0]))
+
+static int find_case(const char *name)
+{
+	for (unsigned i = 0; i < NR_CASES; i++)
+		if (!strcmp(cases[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+/* ---- main ----------------------------------------------------------------- */
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: bench_daemon [--time S] [--rounds N] [--size BYTES] [--idle S] "
+			"[--ucmdd PATH] [--json]\n");
+	exit(2);
+}
+
+static void parse(int argc, char **argv, struct cfg *c)
+{
+	static const struct option lo[] = {
+		{ "time", required_argument, NULL, 't' },
+		{ "rounds", required_argument, NULL, 'r' },
+		{ "size", required_argument, NULL, 's' },
+		{ "idle", required_argument, NULL, 'i' },
+		{ "ucmdd", required_argument, NULL, 'u' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *env = getenv("UCMDD");
+	int ch;
+
+	*c = (struct cfg){ .seconds = 1.0, .idle = 3.0, .rounds = 3, .size = 128ull << 20 };
+	if (env) {
+		snprintf(c->ucmdd, sizeof(c->ucmdd), "%s", env);
+	} else {
+		/* build/bench/bench_daemon -> build/src/server/ucmdd */
+		char self[PATH_MAX];
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		if (n > 0) {
+			self[n] = 0;
+			snprintf(c->ucmdd, sizeof(c->ucmdd), "%s/../src/server/ucmdd", dirname(self));
+		}
+	}
+	while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (ch) {
+		case 't':
+			if (bench_parse_time(optarg, &c->seconds) || c->seconds <= 0)
+				usage();
+			break;
+		case 'r': c->rounds = (unsigned)atoi(optarg); break;
+		case 's':
+			if (bench_parse_size(optarg, &c->size) || c->size < (1u << 20))
+				usage();
+			break;
+		case 'i':
+			if (bench_parse_time(optarg, &c->idle) || c->idle <= 0)
+				usage();
+			break;
+		case 'u': snprintf(c->ucmdd, sizeof(c->ucmdd), "%s", optarg); break;
+		case 'j': c->json = true; break;
+		default: usage();
+		}
+	}
+	if (!c->rounds || optind != argc)
+		usage();
+}
+
+static double rate(const struct run *r)
+{
+	return r->ops > 0 && r->elapsed > 0 ? (double)r->ops / r->elapsed : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct cfg cfg;
+	struct ctx c = { 0 };
+	struct run best[NR_CASES];
+	char ddir[PATH_MAX], fdir[PATH_MAX];
+	double idle_cpu, idle0, idle1;
+	int ret, stop_status;
+
+	parse(argc, argv, &cfg);
+	c.cfg = &cfg;
+	if (!UCMD_DAEMON_API_LINKED())
+		die("this libucmd has no daemon backend (ucmd_engine_connect)", ENOSYS);
+	if (access(cfg.ucmdd, X_OK))
+		die(cfg.ucmdd, errno);
+
+	/* two identical controllers on tmpfs: the daemon's and the in-process twin */
+	snprintf(c.d.dir, sizeof(c.d.dir), "/dev/shm/ucmd-bench-daemon.XXXXXX");
+	if (!mkdtemp(c.d.dir))
+		die("mkdtemp /dev/shm", errno);
+	the_daemon = &c.d;
+	atexit(cleanup);
+	snprintf(ddir, sizeof(ddir), "%s/ctrl-daemon", c.d.dir);
+	snprintf(fdir, sizeof(fdir), "%s/ctrl-inproc", c.d.dir);
+	struct dirctrl prep = { 0 };
+	dirctrl_open(&prep, ddir, cfg.size, true);
+	dirctrl_close(&prep);
+	dirctrl_open(&c.file, fdir, cfg.size, true);
+
+	ret = daemon_proc_start(&c.d, cfg.ucmdd, ddir);
+	if (ret)
+		die("starting ucmdd", ret);
+	ret = ucmd_engine_connect(c.d.sock, &c.de);
+	if (ret)
+		die("ucmd_engine_connect", ret);
+
+	memset(best, 0, sizeof(best));
+	for (unsigned i = 0; i < NR_CASES; i++) {	/* warm-up, fixtures built */
+		struct run r = { 0 };
+		cases[i].fn(&c, cases[i].arg, cfg.seconds / 5, &r);
+	}
+	for (unsigned round = 0; round < cfg.rounds; round++)
+		for (unsigned i = 0; i < NR_CASES; i++) {
+			struct run r = { 0 };
+			cases[i].fn(&c, cases[i].arg, cfg.seconds, &r);
+			if (rate(&r) > rate(&best[i]))
+				best[i] = r;
+		}
+
+	/* every client of the daemon gone; then its CPU time over the idle window */
+	ucmd_peer_free(c.n_daemon);
+	rr_free(c.rr_dm);
+	rr_free(c.rr_da);
+	rr_free(c.rr_df);
+	ucmd_engine_free(c.de);
+	sleep(1);
+	idle0 = daemon_proc_cpu(&c.d);
+	usleep((useconds_t)(cfg.idle * 1e6));
+	idle1 = daemon_proc_cpu(&c.d);
+	idle_cpu = idle0 < 0 || idle1 < 0 ? -1 : 100.0 * (idle1 - idle0) / cfg.idle;
+	stop_status = daemon_proc_stop(&c.d);
+
+	double v[NR_CASES];
+	for (unsigned i = 0; i < NR_CASES; i++)
+		v[i] = rate(&best[i]);
+	const char *kop = c.nk_probe == 0 ? "uring_cmd" : c.nk_probe == -EOPNOTSUPP ?
+			  "uring_cmd(-EOPNOTSUPP)" : "nop";
+	if (cfg.json) {
+		json_object *root = json_object_new_object(), *cs = json_object_new_object();
+		json_object *rs = json_object_new_array();
+		json_object_object_add(root, "seconds", json_object_new_double(cfg.seconds));
+		json_object_object_add(root, "rounds", json_object_new_int((int)cfg.rounds));
+		json_object_object_add(root, "size", json_object_new_int64((int64_t)cfg.size));
+		json_object_object_add(root, "kernel_null_op", json_object_new_string(kop));
+		json_object_object_add(root, "daemon_store", json_object_new_string("file on tmpfs"));
+		for (unsigned i = 0; i < NR_CASES; i++) {
+			json_object *e = json_object_new_object();
+			json_object_object_add(e, "group", json_object_new_string(cases[i].group));
+			json_object_object_add(e, "what", json_object_new_string(cases[i].label));
+			json_object_object_add(e, "ops_per_sec", json_object_new_double(v[i]));
+			json_object_object_add(cs, cases[i].name, e);
+		}
+		json_object_object_add(root, "cases", cs);
+		for (unsigned i = 0; i < NR_RATIOS; i++) {
+			double va = v[find_case(ratios[i].a)], vb = v[find_case(ratios[i].b)];
+			json_object *e;
+			if (!va || !vb)
+				continue;
+			e = json_object_new_object();
+			json_object_object_add(e, "what", json_object_new_string(ratios[i].what));
+			json_object_object_add(e, "ratio", json_object_new_double(va / vb));
+			if (ratios[i].target > 0)
+				json_object_object_add(e, "target",
+						       json_object_new_double(ratios[i].target));
+			json_object_array_add(rs, e);
+		}
+		json_object_object_add(root, "ratios", rs);
+		json_object_object_add(root, "idle_cpu_percent", json_object_new_double(idle_cpu));
+		json_object_object_add(root, "idle_seconds", json_object_new_double(cfg.idle));
+		json_object_object_add(root, "sigterm_exit", json_object_new_int(stop_status));
+		printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY));
+		json_object_put(root);
+	} else {
+		printf("bench_daemon: %.2f s per case, best of %u rounds, namespaces %llu MiB "
+		       "(ucmdd's: a file on tmpfs)\nkernel null op: %s\n\n", cfg.seconds,
+		       cfg.rounds, (unsigned long long)(cfg.size >> 20), kop);
+		printf("%-16s %-40s %14s\n", "case", "what", "ops/s");
+		for (unsigned i = 0; i < NR_CASES; i++) {
+			if (i > 0 && strcmp(cases[i].group, cases[i - 1].group))
+				printf("\n");
+			printf("%-16s %-40s %14.0f\n", cases[i].name, cases[i].label, v[i]);
+		}
+		printf("\n%-48s %9s %8s\n", "ratio", "measured", "target");
+		for (unsigned i = 0; i < NR_RATIOS; i++) {
+			double va = v[find_case(ratios[i].a)], vb = v[find_case(ratios[i].b)];
+			if (!va || !vb)
+				continue;
+			if (ratios[i].target > 0)
+				printf("%-48s %8.2fx %7.2fx%s\n", ratios[i].what, va / vb,
+				       ratios[i].target, va / vb >= ratios[i].target ? "" : "  MISSED");
+			else
+				printf("%-48s %8.2fx %8s\n", ratios[i].what, va / vb, "-");
+		}
+		printf("\nucmdd idle, no clients, %.1f s: %.2f%% of one CPU (target ~0)\n",
+		       cfg.idle, idle_cpu);
+		printf("ucmdd SIGTERM exit status: %d\n", stop_status);
+	}
+
+	ucmd_peer_free(c.n_inproc);
+	kernel_peer_free(c.n_kernel);
+	rr_free(c.rr_file);
+	rr_free(c.rr_ram);
+	dirctrl_close(&c.file);
+	bench_rig_close(c.rig);
+	kread_free(c.kr);
+	return stop_status == 0 ? 0 : 1;	/* cleanup() removes the directory */
+}

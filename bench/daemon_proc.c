@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/* ucmdd as the benchmark runs it: started, watched through /proc, stopped. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench_daemon.h"
+
+int daemon_proc_start(struct daemon_proc *d, const char *ucmdd, const char *ctrl_dir)
+{
+	struct stat st;
+
+	snprintf(d->sock, sizeof(d->sock), "%s/ucmdd.sock", d->dir);
+	d->pid = fork();
+	if (d->pid < 0)
+		return -errno;
+	if (d->pid == 0) {
+		execl(ucmdd, ucmdd, "--ctrl", ctrl_dir, "--socket", d->sock, "--foreground",
+		      (char *)NULL);
+		fprintf(stderr, "bench_daemon: exec %s: %s\n", ucmdd, strerror(errno));
+		_exit(127);
+	}
+	/* up to 30 s for the socket: a start-up bound, not a measurement */
+	for (int i = 0; i < 3000; i++) {
+		int status;
+		if (stat(d->sock, &st) == 0 && S_ISSOCK(st.st_mode))
+			return 0;
+		if (waitpid(d->pid, &status, WNOHANG) == d->pid) {
+			d->pid = 0;
+			return -ECHILD;
+		}
+		usleep(10000);
+	}
+	return -ETIMEDOUT;
+}
+
+double daemon_proc_cpu(const struct daemon_proc *d)
+{
+	char path[64], buf[1024];
+	unsigned long ut = 0, st = 0;
+	FILE *f;
+	char *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)d->pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	/* fields after "(comm)": state is field 3; utime and stime are 14 and 15 */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+		return -1;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+int daemon_proc_stop(struct daemon_proc *d)
+{
+	int status;
+
+	if (d->pid <= 0)
+		return -1;
+	kill(d->pid, SIGTERM);
+	for (int i = 0; i < 3000; i++) {
+		if (waitpid(d->pid, &status, WNOHANG) == d->pid) {
+			d->pid = 0;
+			return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+		}
+		usleep(10000);
+	}
+	kill(d->pid, SIGKILL);
+	waitpid(d->pid, &status, 0);
+	d->pid = 0;
+	return -1;
+}

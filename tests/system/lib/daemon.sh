@@ -1,0 +1,115 @@
+# shellcheck shell=bash
+# Shared by tests/system/daemon_*.sh (sourced, not run: scripts/check.sh runs
+# tests/system/*.sh only). They run as root: a root ucmdd owning its
+# controller directories, and clients as unprivileged users through setpriv
+# with numeric ids that need no passwd entry.
+#
+#   UCMD_BUILD       the build whose ucmdd and daemon_client are used (build)
+#   UCMD_ASAN_BUILD  the AddressSanitizer build (build-asan; configured and
+#                    built here when missing, with scripts/check.sh's options)
+set -euo pipefail
+B=${UCMD_BUILD:-build}
+fail() { echo "FAIL: $*"; daemon_log_tail; exit 1; }
+step() { echo "--- $*"; }
+
+[ "$(id -u)" = 0 ] || { echo "FAIL: the daemon tests run as root (setpriv, a root daemon)"; exit 1; }
+
+# The executable meson built for target NAME in build BUILD (absolute path).
+find_exe() {	# build name
+	meson introspect "$1" --targets | python3 -c '
+import json, sys
+for t in json.load(sys.stdin):
+    if t["type"] == "executable" and t["name"] == sys.argv[1]:
+        print(t["filename"][0]); break
+' "$2"
+}
+
+UCMDD=$(find_exe "$B" ucmdd)
+CLIENT=$(find_exe "$B" daemon_client)
+# shellcheck disable=SC2034  # the CLI, for the tests that use it
+UCMD=$(find_exe "$B" ucmd)
+[ -n "$UCMDD" ] && [ -x "$UCMDD" ] || { echo "FAIL: no ucmdd in $B"; exit 1; }
+[ -n "$CLIENT" ] && [ -x "$CLIENT" ] || { echo "FAIL: no daemon_client in $B"; exit 1; }
+
+# A temporary directory everyone may enter (the socket lives there), and
+# clean-up of every daemon and client this test started.
+T=$(mktemp -d /tmp/ucmdd-test.XXXXXX)
+chmod 0755 "$T"
+SOCK=$T/ucmdd.sock
+DPID=
+DLOG=$T/ucmdd.log
+STARTED_PIDS=()
+cleanup() {
+	for p in "${STARTED_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
+	[ -n "$DPID" ] && kill -KILL "$DPID" 2>/dev/null || true
+	wait 2>/dev/null || true
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+daemon_log_tail() { [ -f "$DLOG" ] && { echo "--- ucmdd log (last lines)"; tail -30 "$DLOG"; } || true; }
+
+# Clients: an unprivileged user, no groups, no capabilities.
+as_user() {	# uid cmd...
+	local u=$1; shift
+	setpriv --reuid "$u" --regid "$u" --clear-groups --inh-caps=-all -- "$@"
+}
+# The client as uid, bounded: a hang is a failure, never a stuck run.
+client() {	# uid subcommand args...
+	local u=$1; shift
+	timeout -k 5 "${CLIENT_TIMEOUT:-120}" setpriv --reuid "$u" --regid "$u" --clear-groups \
+		--inh-caps=-all -- "$CLIENT" "$@" --daemon "$SOCK"
+}
+
+# Start ucmdd in the foreground, in the background of this shell; wait for
+# its socket. Extra arguments go to ucmdd (--ctrl, --policy, --audit).
+# UCMDD_BIN overrides the binary (the ASan one).
+daemon_start() {
+	local bin=${UCMDD_BIN:-$UCMDD}
+	rm -f "$SOCK"
+	"$bin" --socket "$SOCK" --foreground "$@" >>"$DLOG" 2>&1 &
+	DPID=$!
+	for _ in $(seq 600); do
+		[ -S "$SOCK" ] && break
+		kill -0 "$DPID" 2>/dev/null || { wait "$DPID" || true; fail "ucmdd exited at start"; }
+		sleep 0.1
+	done
+	[ -S "$SOCK" ] || fail "ucmdd made no socket at $SOCK"
+	# who may connect is the site's choice; what they may do is the policy's
+	chmod 0666 "$SOCK"
+}
+
+# SIGTERM, and the exit status must be 0 (bounded wait).
+daemon_stop() {
+	local rc=0
+	kill -TERM "$DPID"
+	for _ in $(seq 600); do
+		kill -0 "$DPID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$DPID" 2>/dev/null && fail "ucmdd still running 60 s after SIGTERM"
+	wait "$DPID" || rc=$?
+	DPID=
+	[ "$rc" = 0 ] || fail "ucmdd exited $rc after SIGTERM"
+}
+
+daemon_alive() { kill -0 "$DPID" 2>/dev/null || fail "ucmdd (pid $DPID) is gone"; }
+
+# The daemon's resources, from /proc.
+proc_fds() { find "/proc/$1/fd" -mindepth 1 -maxdepth 1 | wc -l; }
+proc_status() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }	# pid field
+proc_maps() { wc -l < "/proc/$1/maps"; }
+
+# Audit records (JSON lines) matching a Python condition on r, counted.
+audit_count() {	# file condition
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+n = 0
+for line in open(sys.argv[1]):
+    if line.strip():
+        r = json.loads(line)
+        if eval(sys.argv[2]):
+            n += 1
+print(n)
+PY
+}
