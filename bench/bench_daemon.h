@@ -10,19 +10,7 @@
 
 #include "ucmd/ucmd.h"
 
-/*
- * ---- private declarations: h-cli's daemon backend (issue 14) ----
- * Until include/ucmd/ declares them (the lead removes this block at merge).
- * Weak, so that the bench builds on a libucmd without them and says so.
- * At merge the whole block becomes:
- *   #include "ucmd/daemon.h"
- *   #define UCMD_DAEMON_API_LINKED() 1
- */
-int ucmd_engine_connect(const char *path, struct ucmd_engine **out) __attribute__((weak));
-void *ucmd_buf_alloc(struct ucmd_engine *e, size_t len) __attribute__((weak));
-void ucmd_buf_free(struct ucmd_engine *e, void *p) __attribute__((weak));
-#define UCMD_DAEMON_API_LINKED() (ucmd_engine_connect && ucmd_buf_alloc && ucmd_buf_free)
-/* ---- end of private declarations ---- */
+#include "ucmd/daemon.h"
 
 enum rr_buf {
 	RR_MALLOC,	/* page-aligned malloc: the daemon bounces (copies) them */

@@ -353,8 +353,6 @@ int main(int argc, char **argv)
 
 	parse(argc, argv, &cfg);
 	c.cfg = &cfg;
-	if (!UCMD_DAEMON_API_LINKED())
-		die("this libucmd has no daemon backend (ucmd_engine_connect)", ENOSYS);
 	if (access(cfg.ucmdd, X_OK))
 		die(cfg.ucmdd, errno);
 

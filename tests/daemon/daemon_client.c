@@ -214,8 +214,6 @@ int dc_open(struct dc *c, const struct dc_opts *o, unsigned entries)
 	c->o = o;
 	c->ns_fd = c->ctrl_fd = -1;
 	c->nsid = 1;
-	if (!UCMD_DAEMON_API_LINKED())
-		dc_die("this libucmd has no daemon backend (ucmd_engine_connect)");
 	ret = ucmd_engine_connect(o->daemon, &c->e);
 	if (ret)
 		return ret;

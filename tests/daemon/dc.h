@@ -15,20 +15,7 @@
 
 #include "ucmd/ucmd.h"
 
-/*
- * ---- private declarations: h-cli's daemon backend (issue 14) ----
- * Until include/ucmd/ declares them (the lead removes this block at merge).
- * Weak, so that this client links against a libucmd without the daemon
- * backend and says so at run time instead of failing to build. At merge
- * the whole block becomes:
- *   #include "ucmd/daemon.h"
- *   #define UCMD_DAEMON_API_LINKED() 1
- */
-int ucmd_engine_connect(const char *path, struct ucmd_engine **out) __attribute__((weak));
-void *ucmd_buf_alloc(struct ucmd_engine *e, size_t len) __attribute__((weak));
-void ucmd_buf_free(struct ucmd_engine *e, void *p) __attribute__((weak));
-#define UCMD_DAEMON_API_LINKED() (ucmd_engine_connect && ucmd_buf_alloc && ucmd_buf_free)
-/* ---- end of private declarations ---- */
+#include "ucmd/daemon.h"
 
 /* NVMe opcodes the client sends (NVM command set, admin) */
 #define NVME_OP_FLUSH	0x00

@@ -23,15 +23,6 @@
 #include "daemon/proto.h"
 #include "server/server.h"
 
-/*
- * ---- private declaration: h-srv's srv_msg_check (issue 14) ----
- * server.h declares it; src/server/client.c defines it. Weak until then, so
- * that this target builds on a tree without client.c; the lead removes this
- * block at merge.
- */
-#pragma weak srv_msg_check
-/* ---- end of private declaration ---- */
-
 static size_t min_payload(uint16_t op)
 {
 	switch (op) {
