@@ -38,7 +38,9 @@ struct daemon_proc {
 	pid_t pid;
 };
 /* fork/exec ucmdd --ctrl ctrl_dir --socket dir/ucmdd.sock --foreground; wait for the socket. */
-int daemon_proc_start(struct daemon_proc *d, const char *ucmdd, const char *ctrl_dir);
+/* ucmdd serving ctrl_dir as nvme0 and a RAM controller of ram_bytes as nvme1. */
+int daemon_proc_start(struct daemon_proc *d, const char *ucmdd, const char *ctrl_dir,
+		      uint64_t ram_bytes);
 /* CPU time (user + system, seconds) the daemon has used so far. */
 double daemon_proc_cpu(const struct daemon_proc *d);
 /* SIGTERM and wait: its exit status (0 is a clean stop), or -1. */

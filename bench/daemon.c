@@ -11,11 +11,12 @@
  *             kernel's io_uring reading a tmpfs file
  *   idle      the daemon's CPU time over --idle seconds with no client
  * The bench starts the built ucmdd itself (fork/exec; --ucmdd PATH, else
- * $UCMDD, else ../src/server/ucmdd next to this binary). ucmdd has no RAM
- * namespace option, so its namespace is a file on tmpfs (/dev/shm), filled
- * before the run; the in-process "file" case reads an identical controller
- * made the same way, which isolates what the daemon costs, and the RAM case
- * is the in-process path the issue names. Cases alternate round by round,
+ * $UCMDD, else ../src/server/ucmdd next to this binary), serving two
+ * controllers: nvme0 in a directory on tmpfs (/dev/shm) and nvme1 in memory
+ * (ucmdd --ram), both filled before the run. The daemon's RAM cases are
+ * compared with the in-process RAM namespace (the issue's figure); the
+ * daemon's file case with an identical in-process controller made the same
+ * way, which isolates what the daemon costs. Cases alternate round by round,
  * best of N. It reports; it never asserts a speed.
  *
  *   bench_daemon [--time S] [--rounds N] [--size BYTES] [--idle S] [--ucmdd PATH] [--json]
@@ -67,7 +68,7 @@ struct ctx {
 	struct ucmd_peer *n_daemon, *n_inproc;
 	struct kernel_peer *n_kernel;
 	int nk_probe;
-	struct rr *rr_dm, *rr_da, *rr_df, *rr_file, *rr_ram;
+	struct rr *rr_dm, *rr_da, *rr_df, *rr_dfile, *rr_file, *rr_ram;
 	struct dirctrl file;
 	struct bench_rig *rig;
 	struct bench_target rig_t;
@@ -195,15 +196,19 @@ static void rr_case(struct ctx *c, const void *arg, double s, struct run *r)
 	if (!strcmp(which, "dm")) {
 		rp = &c->rr_dm;
 		if (!*rp)
-			*rp = rr_new(c->de, "ng0n1", c->cfg->size, RR_QD, RR_BATCH, RR_MALLOC);
+			*rp = rr_new(c->de, "ng1n1", c->cfg->size, RR_QD, RR_BATCH, RR_MALLOC);
 	} else if (!strcmp(which, "da")) {
 		rp = &c->rr_da;
 		if (!*rp)
-			*rp = rr_new(c->de, "ng0n1", c->cfg->size, RR_QD, RR_BATCH, RR_ALLOC);
+			*rp = rr_new(c->de, "ng1n1", c->cfg->size, RR_QD, RR_BATCH, RR_ALLOC);
 	} else if (!strcmp(which, "df")) {
 		rp = &c->rr_df;
 		if (!*rp)
-			*rp = rr_new(c->de, "ng0n1", c->cfg->size, RR_QD, RR_BATCH, RR_ALLOC_FIXED);
+			*rp = rr_new(c->de, "ng1n1", c->cfg->size, RR_QD, RR_BATCH, RR_ALLOC_FIXED);
+	} else if (!strcmp(which, "dfile")) {
+		rp = &c->rr_dfile;
+		if (!*rp)
+			*rp = rr_new(c->de, "ng0n1", c->cfg->size, RR_QD, RR_BATCH, RR_ALLOC);
 	} else if (!strcmp(which, "file")) {
 		rp = &c->rr_file;
 		if (!*rp)
@@ -248,9 +253,10 @@ static const struct bcase cases[] = {
 	{ "null-daemon-b32", "null", "null uring_cmd b32, through ucmdd", null_daemon, NULL },
 	{ "null-inproc-b32", "null", "null uring_cmd b32, in-process", null_inproc, NULL },
 	{ "null-kernel-b32", "null", "kernel /dev/null uring_cmd b32", null_kernel, NULL },
-	{ "rr-daemon", "randread", "ucmdd, plain buffers (bounced)", rr_case, "dm" },
-	{ "rr-daemon-alloc", "randread", "ucmdd, ucmd_buf_alloc buffers", rr_case, "da" },
-	{ "rr-daemon-fixed", "randread", "ucmdd, ucmd_buf_alloc, registered", rr_case, "df" },
+	{ "rr-daemon", "randread", "ucmdd RAM ns, plain buffers (bounced)", rr_case, "dm" },
+	{ "rr-daemon-alloc", "randread", "ucmdd RAM ns, ucmd_buf_alloc buffers", rr_case, "da" },
+	{ "rr-daemon-fixed", "randread", "ucmdd RAM ns, buf_alloc, registered", rr_case, "df" },
+	{ "rr-daemon-file", "randread", "ucmdd tmpfs file ns, buf_alloc", rr_case, "dfile" },
 	{ "rr-inproc-file", "randread", "in-process, same tmpfs file ns", rr_case, "file" },
 	{ "rr-inproc-ram", "randread", "in-process, RAM namespace", rr_case, "ram" },
 	{ "rr-kernel-tmpfs", "randread", "kernel io_uring read, tmpfs file", rr_kernel, NULL },
@@ -263,7 +269,7 @@ static const struct { const char *a, *b, *what; double target; } ratios[] = {
 	{ "rr-daemon", "rr-inproc-ram", "randread: ucmdd bounced / in-process RAM", 0.5 },
 	{ "rr-daemon-alloc", "rr-inproc-ram", "randread: ucmdd buf_alloc / in-process RAM", 0.5 },
 	{ "rr-daemon-fixed", "rr-inproc-ram", "randread: ucmdd fixed / in-process RAM", 0.5 },
-	{ "rr-daemon-alloc", "rr-inproc-file", "randread: ucmdd buf_alloc / in-process same ns", 0.5 },
+	{ "rr-daemon-file", "rr-inproc-file", "randread: ucmdd file / in-process same file ns", 0.5 },
 	{ "rr-daemon", "rr-kernel-tmpfs", "randread: ucmdd bounced / kernel tmpfs", 1 },
 	{ "rr-daemon-alloc", "rr-kernel-tmpfs", "randread: ucmdd buf_alloc / kernel tmpfs", 1 },
 	{ "rr-daemon-fixed", "rr-kernel-tmpfs", "randread: ucmdd fixed / kernel tmpfs", 1 },
@@ -369,12 +375,21 @@ int main(int argc, char **argv)
 	dirctrl_close(&prep);
 	dirctrl_open(&c.file, fdir, cfg.size, true);
 
-	ret = daemon_proc_start(&c.d, cfg.ucmdd, ddir);
+	ret = daemon_proc_start(&c.d, cfg.ucmdd, ddir, cfg.size);
 	if (ret)
 		die("starting ucmdd", ret);
 	ret = ucmd_engine_connect(c.d.sock, &c.de);
 	if (ret)
 		die("ucmd_engine_connect", ret);
+	{
+		/* as the in-process RAM namespace is: every block written once */
+		struct bench_target t = { .engine = c.de, .ng = "ng1n1", .bdev = "/dev/nvme1n1",
+					  .nsid = 1, .lba_size = 4096, .nsze = cfg.size / 4096 };
+
+		ret = bench_fill(&t, cfg.size);
+		if (ret)
+			die("filling ucmdd's RAM namespace", ret);
+	}
 
 	memset(best, 0, sizeof(best));
 	for (unsigned i = 0; i < NR_CASES; i++) {	/* warm-up, fixtures built */
@@ -394,6 +409,7 @@ int main(int argc, char **argv)
 	rr_free(c.rr_dm);
 	rr_free(c.rr_da);
 	rr_free(c.rr_df);
+	rr_free(c.rr_dfile);
 	ucmd_engine_free(c.de);
 	sleep(1);
 	idle0 = daemon_proc_cpu(&c.d);

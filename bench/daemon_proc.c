@@ -12,17 +12,21 @@
 
 #include "bench_daemon.h"
 
-int daemon_proc_start(struct daemon_proc *d, const char *ucmdd, const char *ctrl_dir)
+int daemon_proc_start(struct daemon_proc *d, const char *ucmdd, const char *ctrl_dir,
+		      uint64_t ram_bytes)
 {
 	struct stat st;
+	char ram[32];
+
+	snprintf(ram, sizeof(ram), "%llu", (unsigned long long)ram_bytes);
 
 	snprintf(d->sock, sizeof(d->sock), "%s/ucmdd.sock", d->dir);
 	d->pid = fork();
 	if (d->pid < 0)
 		return -errno;
 	if (d->pid == 0) {
-		execl(ucmdd, ucmdd, "--ctrl", ctrl_dir, "--socket", d->sock, "--foreground",
-		      (char *)NULL);
+		execl(ucmdd, ucmdd, "--ctrl", ctrl_dir, "--ram", ram, "--socket", d->sock,
+		      "--foreground", (char *)NULL);
 		fprintf(stderr, "bench_daemon: exec %s: %s\n", ucmdd, strerror(errno));
 		_exit(127);
 	}

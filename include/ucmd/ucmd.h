@@ -86,6 +86,13 @@ struct ucmd_ring {
 
 /* ring->int_flags */
 #define UCMD_INT_FLAG_REG_RING	(1U << 0)	/* ucmd_register_ring_fd() done */
+/*
+ * A poller consumes the SQ on its own (a ucmdd ring's proxy) although the
+ * ring is no SQPOLL ring: ucmd_submit() then counts the SQEs it published,
+ * which are submitted, as a ring without SQPOLL counts them, not the ones
+ * the poller has yet to take (set by the backend).
+ */
+#define UCMD_INT_FLAG_SQ_POLLED	(1U << 1)
 
 /* ---- engines and devices ------------------------------------------------ */
 

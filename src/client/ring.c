@@ -11,7 +11,8 @@
  * awake, and lets a submission to a daemon that is gone answer -ENOTCONN
  * instead of queueing SQEs nobody will read. As with SQPOLL, SQEs are
  * consumed after ucmd_submit() returns, so ucmd_get_sqe() may find the SQ
- * full until the proxy took them.
+ * full until the proxy took them; but ucmd_submit() returns what it
+ * published (UCMD_INT_FLAG_SQ_POLLED), as on a ring without SQPOLL.
  *
  * ->enter is then: the doorbell (write the sq eventfd when the proxy said
  * IORING_SQ_NEED_WAKEUP, or holds overflowed CQEs), and the completion
@@ -171,6 +172,8 @@ int dc_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *rin
 	dr->ctl = (struct ucmdd_ring_ctl *)((char *)dr->mem + rep.ctl_off);
 	*p = rep.p;
 	ring->flags = rep.p.flags;
+	/* the proxy takes what is published: ucmd_submit() counts that */
+	ring->int_flags = UCMD_INT_FLAG_SQ_POLLED;
 	ring->features = rep.p.features;
 	ring->engine = e;
 	ring->ops = &daemon_backend;

@@ -74,17 +74,23 @@ int native_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_comple
 	return submitted;
 }
 
-/* Publish the SQEs handed out by ucmd_get_sqe(); returns how many wait. */
+/*
+ * Publish the SQEs handed out by ucmd_get_sqe(); returns how many wait (on a
+ * UCMD_INT_FLAG_SQ_POLLED ring: how many this call published).
+ */
 unsigned app_flush_sq(struct ucmd_ring *ring)
 {
 	struct ucmd_sq *sq = &ring->sq;
 	unsigned tail = sq->sqe_tail;
+	unsigned published = tail - sq->sqe_head;
 
-	if (sq->sqe_head != tail) {
+	if (published) {
 		sq->sqe_head = tail;
 		/* seq_cst: pairs with the SQPOLL thread's NEED_WAKEUP (Dekker) */
 		__atomic_store_n(sq->ktail, tail, __ATOMIC_SEQ_CST);
 	}
+	if (ring->int_flags & UCMD_INT_FLAG_SQ_POLLED)
+		return published;
 	return tail - __atomic_load_n(sq->khead, __ATOMIC_ACQUIRE);
 }
 

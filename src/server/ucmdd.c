@@ -11,6 +11,7 @@
  *                    their state; exit 0
  *   SIGHUP           reload the policy (the old one stays if the new fails)
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -38,7 +39,8 @@
 #define DEFAULT_NS_BYTES (1ull << 30)
 
 struct opts {
-	char *ctrl[MAX_CTRLS];
+	char *ctrl[MAX_CTRLS];		/* NULL: a RAM controller of ram[i] bytes */
+	uint64_t ram[MAX_CTRLS];
 	unsigned nr_ctrl;
 	char *socket;
 	char *policy;
@@ -47,7 +49,7 @@ struct opts {
 };
 
 static const char usage[] =
-	"usage: ucmdd --ctrl DIR [--ctrl DIR...] --socket PATH [--policy FILE]\n"
+	"usage: ucmdd --ctrl DIR [--ctrl DIR...] [--ram SIZE...] --socket PATH [--policy FILE]\n"
 	"             [--audit FILE] [--foreground]\n"
 	"       ucmdd --help | --version\n"
 	"\n"
@@ -60,6 +62,10 @@ static const char usage[] =
 	"                  the first, nvme1 the next, ... A missing DIR is created\n"
 	"                  (mode 0700) with one 1 GiB namespace; an existing one\n"
 	"                  must be owned by ucmdd's user and mode 0700\n"
+	"  --ram SIZE      a controller kept in memory only, numbered in command-\n"
+	"                  line order with the --ctrl ones: one namespace of SIZE\n"
+	"                  bytes (suffix K, M or G; a multiple of 4096), gone when\n"
+	"                  the daemon stops. For tests and benchmarks\n"
 	"  --socket PATH   where clients connect (mode 0666; a stale socket is\n"
 	"                  replaced). Not needed when systemd passes a socket\n"
 	"                  (LISTEN_FDS=1)\n"
@@ -72,6 +78,34 @@ static const char usage[] =
 	"\n"
 	"signals: SIGTERM or SIGINT finishes in-flight commands, saves the\n"
 	"controllers and exits 0; SIGHUP reloads the policy.\n";
+
+/* SIZE[K|M|G]: nonzero, a multiple of 4096, at most 1 TiB; 0 or -1. */
+static int parse_size(const char *arg, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	unsigned shift = 0;
+
+	if (!isdigit((unsigned char)arg[0]))
+		return -1;
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno)
+		return -1;
+	switch (*end) {
+	case 'K': shift = 10; end++; break;
+	case 'M': shift = 20; end++; break;
+	case 'G': shift = 30; end++; break;
+	default: break;
+	}
+	if (*end || !v || v > (1ull << 40) >> shift)
+		return -1;
+	v <<= shift;
+	if (v % 4096)
+		return -1;
+	*out = v;
+	return 0;
+}
 
 /* Relative paths made absolute now: the daemon changes directory to /. */
 static char *absolute(const char *path)
@@ -91,6 +125,7 @@ static int parse(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
 		{ "ctrl", required_argument, NULL, 'c' },
+		{ "ram", required_argument, NULL, 'r' },
 		{ "socket", required_argument, NULL, 's' },
 		{ "policy", required_argument, NULL, 'p' },
 		{ "audit", required_argument, NULL, 'a' },
@@ -112,6 +147,18 @@ static int parse(int argc, char **argv, struct opts *o)
 				return 2;
 			}
 			slot = &o->ctrl[o->nr_ctrl++];
+			break;
+		case 'r':
+			if (o->nr_ctrl == MAX_CTRLS) {
+				fprintf(stderr, "ucmdd: at most %d controllers\n", MAX_CTRLS);
+				return 2;
+			}
+			if (parse_size(optarg, &o->ram[o->nr_ctrl])) {
+				fprintf(stderr, "ucmdd: --ram %s: a size in bytes (K, M, G), a "
+					"multiple of 4096, is expected\n", optarg);
+				return 2;
+			}
+			o->nr_ctrl++;
 			break;
 		case 's':
 			slot = &o->socket;
@@ -157,7 +204,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		return 2;
 	}
 	if (!o->nr_ctrl) {
-		fprintf(stderr, "ucmdd: no --ctrl DIR: nothing to serve (ucmdd --help)\n");
+		fprintf(stderr, "ucmdd: no --ctrl DIR or --ram SIZE: nothing to serve (ucmdd --help)\n");
 		return 2;
 	}
 	return -1;
@@ -219,13 +266,44 @@ struct daemon_state {
 	bool own_socket;
 };
 
-static int ctrl_up(struct daemon_state *s, const char *dir, unsigned i)
+/* --ram: a controller without a directory, one RAM namespace of 4 KiB blocks. */
+static int ram_ctrl_up(struct daemon_state *s, uint64_t bytes, unsigned i,
+		       const struct ucmd_nvme_host_opts *ho)
+{
+	struct ucmd_ctrl_params cp = { .mode = UCMD_CTRL_INLINE };
+	struct ucmd_ns_params np = {
+		.nsze = bytes / 4096,
+		.lbaf = 4,	/* 4096+0 */
+		.store = UCMD_NS_STORE_RAM,
+		.attach = true,
+	};
+	int ret;
+
+	ret = ucmd_ctrl_create(&cp, &s->ctrl[i]);
+	if (ret) {
+		srv_log("--ram: %s", ucmd_last_error());
+		return ret;
+	}
+	ret = ucmd_ctrl_ns_create(s->ctrl[i], &np);
+	if (ret < 0) {
+		srv_log("--ram: the namespace: %s", strerror(-ret));
+		return ret;
+	}
+	ret = ucmd_nvme_attach(s->d.e, s->ctrl[i], ho, &s->host[i]);
+	if (ret)
+		srv_log("--ram: attaching nvme%u: %s", i, ucmd_last_error());
+	return ret;
+}
+
+static int ctrl_up(struct daemon_state *s, const char *dir, uint64_t ram, unsigned i)
 {
 	struct ucmd_ctrl_params cp = { 0 };
 	struct ucmd_nvme_host_opts ho = { .instance = i };
 	char err[512] = "";
 	int ret;
 
+	if (!dir)
+		return ram_ctrl_up(s, ram, i, &ho);
 	ret = ctrl_dir_prepare(dir);
 	if (ret) {
 		if (ret != -EPERM && ret != -ENOTDIR)
@@ -305,7 +383,7 @@ static int daemon_up(struct daemon_state *s, const struct opts *o, int lfd)
 	}
 	s->security = true;
 	for (unsigned i = 0; i < o->nr_ctrl; i++) {
-		ret = ctrl_up(s, o->ctrl[i], i);
+		ret = ctrl_up(s, o->ctrl[i], o->ram[i], i);
 		if (ret)
 			return ret;
 	}
