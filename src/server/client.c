@@ -491,7 +491,7 @@ static void client_free(struct srv_client *c)
 	srv_rings_destroy_all(c);
 	atomic_store(&c->dead, true);
 	srv_fds_close_all(c);
-	srv_regions_free(c);
+	srv_mem_free(c);
 	close(c->pidfd);
 	close(c->sock);
 	pthread_mutex_destroy(&c->lock);
@@ -550,6 +550,7 @@ int srv_client_start(struct srv_daemon *d, int sock, const struct ucmd_cred *cre
 	for (unsigned i = 0; i < SRV_MAX_FDS; i++)
 		c->fds[i] = -1;
 	pthread_mutex_init(&c->lock, NULL);
+	srv_mem_init(c);
 
 	pthread_mutex_lock(&d->lock);
 	c->next = d->clients;
@@ -571,6 +572,7 @@ int srv_client_start(struct srv_daemon *d, int sock, const struct ucmd_cred *cre
 		}
 		d->nr_clients--;
 		pthread_mutex_unlock(&d->lock);
+		srv_mem_free(c);
 		pthread_mutex_destroy(&c->lock);
 		free(c);
 	}

@@ -83,11 +83,23 @@ int srv_region_del(struct srv_client *c, uint64_t caddr)
 	return ret;
 }
 
-void srv_regions_free(struct srv_client *c)
+void srv_mem_init(struct srv_client *c)
+{
+	pthread_mutex_init(&c->bcache_lock, NULL);
+}
+
+void srv_mem_free(struct srv_client *c)
 {
 	for (unsigned i = 0; i < c->nr_regions; i++)
 		munmap(c->regions[i].daddr, c->regions[i].len);
 	c->nr_regions = 0;
+	for (unsigned k = 0; k < SRV_BCACHE_CLASSES; k++) {
+		for (unsigned i = 0; i < c->bcache_nr[k]; i++)
+			free(c->bcache[k][i]);
+		c->bcache_nr[k] = 0;
+	}
+	c->bcache_bytes = 0;
+	pthread_mutex_destroy(&c->bcache_lock);
 }
 
 void *srv_region_lookup(struct srv_client *c, uint64_t caddr, uint64_t len)
@@ -141,13 +153,41 @@ int srv_copy_to(struct srv_client *c, uint64_t cdst, const void *src, size_t len
 
 /* ---- bounces ---- */
 
+/* The cache class of a page-spanned length: 4 KiB << class, or -1. */
+static int bcache_class(size_t len)
+{
+	for (unsigned k = 0; k < SRV_BCACHE_CLASSES; k++)
+		if (len == (size_t)PAGE << k)
+			return (int)k;
+	return -1;
+}
+
+/*
+ * Bounce memory comes from the client's cache when it holds one of the
+ * size: a malloc'd page-aligned buffer freed per command made glibc trim
+ * and grow its heap around it, a munmap (and a TLB shootdown across the
+ * daemon's threads) and fresh page faults per I/O, which cost more than
+ * the copy itself.
+ */
 static void *bounce_alloc(struct srv_client *c, size_t len)
 {
-	void *p;
+	int k = bcache_class(len);
+	void *p = NULL;
 
 	if (atomic_fetch_add(&c->bounce_bytes, len) + len > SRV_MAX_BOUNCE) {
 		atomic_fetch_sub(&c->bounce_bytes, len);
 		return NULL;
+	}
+	if (k >= 0) {
+		pthread_mutex_lock(&c->bcache_lock);
+		if (c->bcache_nr[k]) {
+			p = c->bcache[k][--c->bcache_nr[k]];
+			c->bcache_bytes -= len;
+		}
+		pthread_mutex_unlock(&c->bcache_lock);
+		/* a reused buffer holds only this client's own earlier data */
+		if (p)
+			return p;
 	}
 	/* zeroed: what the device does not write must not be the daemon's old heap */
 	p = aligned_alloc(PAGE, len);
@@ -160,10 +200,22 @@ static void *bounce_alloc(struct srv_client *c, size_t len)
 
 static void bounce_free(struct srv_client *c, void *p, size_t len)
 {
+	int k = bcache_class(len);
+
 	if (!p)
 		return;
-	free(p);
 	atomic_fetch_sub(&c->bounce_bytes, len);
+	if (k >= 0) {
+		pthread_mutex_lock(&c->bcache_lock);
+		if (c->bcache_nr[k] < SRV_BCACHE_DEPTH &&
+		    c->bcache_bytes + len <= SRV_BCACHE_BYTES) {
+			c->bcache[k][c->bcache_nr[k]++] = p;
+			c->bcache_bytes += len;
+			p = NULL;
+		}
+		pthread_mutex_unlock(&c->bcache_lock);
+	}
+	free(p);
 }
 
 int srv_bounce_get(struct srv_client *c, struct srv_bounce *b, uint64_t caddr, size_t len,

@@ -42,6 +42,9 @@
 #define SRV_MAX_BOUNCE		(256u << 20)	/* bounce bytes in flight per client */
 #define SRV_MAX_REG_SHADOW	(1u << 30)	/* registered-buffer shadows per client */
 #define SRV_MAX_OVERFLOW	4096u	/* CQEs held for a client whose CQ is full */
+#define SRV_BCACHE_CLASSES	7u	/* bounce sizes 4 KiB << 0..6 kept for reuse */
+#define SRV_BCACHE_DEPTH	64u
+#define SRV_BCACHE_BYTES	(4u << 20)	/* idle bounce memory kept per client */
 
 struct srv_daemon;
 struct srv_ring;
@@ -76,6 +79,15 @@ struct srv_client {
 	struct srv_ring *rings[SRV_MAX_RINGS];
 
 	atomic_size_t bounce_bytes;	/* mem.c: bounce in flight */
+	/*
+	 * mem.c: bounce buffers of 4 KiB .. 256 KiB kept for reuse, at most
+	 * SRV_BCACHE_BYTES. Per client, so a reused buffer holds only what
+	 * this client's own I/O left there.
+	 */
+	pthread_mutex_t bcache_lock;
+	void *bcache[SRV_BCACHE_CLASSES][SRV_BCACHE_DEPTH];
+	unsigned bcache_nr[SRV_BCACHE_CLASSES];
+	size_t bcache_bytes;
 	atomic_size_t shadow_bytes;	/* registered-buffer shadows */
 	struct srv_client *next;	/* the daemon's list */
 };
@@ -108,7 +120,9 @@ int srv_fd_remove(struct srv_client *c, int cfd);
  */
 int srv_region_add(struct srv_client *c, int memfd, uint64_t caddr, uint64_t len);
 int srv_region_del(struct srv_client *c, uint64_t caddr);
-void srv_regions_free(struct srv_client *c);
+/* A new client's memory state; and its end: regions unmapped, bounce cache freed. */
+void srv_mem_init(struct srv_client *c);
+void srv_mem_free(struct srv_client *c);
 /* The daemon's address for [caddr, caddr + len) when one region holds it whole, else NULL. */
 void *srv_region_lookup(struct srv_client *c, uint64_t caddr, uint64_t len);
 

@@ -37,6 +37,7 @@ void sfx_setup(struct sfx *s, const struct fx_opts *o)
 	ucmd_cred_current(&c->cred);
 	user_mm_init_remote(&c->mm, getpid());
 	pthread_mutex_init(&c->lock, NULL);
+	srv_mem_init(c);
 	for (unsigned i = 0; i < SRV_MAX_FDS; i++)
 		c->fds[i] = -1;
 	/* client fd numbers other than the engine's, as a real table gives */
@@ -52,7 +53,7 @@ void sfx_teardown(struct sfx *s)
 {
 	srv_rings_destroy_all(&s->c);
 	ucmd_close(s->fx.e, s->c.fds[s->null]);
-	srv_regions_free(&s->c);
+	srv_mem_free(&s->c);
 	assert_int_equal(atomic_load(&s->c.bounce_bytes), 0);
 	assert_int_equal(atomic_load(&s->c.shadow_bytes), 0);
 	pthread_mutex_destroy(&s->c.lock);
