@@ -85,42 +85,6 @@ static bool layout_ok(const struct ucmdd_queue_init_rep *rep, size_t size)
 	       rep->ctl_off + sizeof(struct ucmdd_ring_ctl) <= size;
 }
 
-/* What native_queue_init's ring_map_app sets, from the daemon's offsets. */
-static void ring_map(struct ucmd_ring *ring, const struct ucmdd_queue_init_rep *rep, char *b,
-		     size_t size)
-{
-	const struct io_uring_params *p = &rep->p;
-
-	ring->sq.ring_ptr = b;
-	ring->sq.ring_sz = size;
-	ring->cq.ring_ptr = b;
-	ring->cq.ring_sz = size;
-	ring->sq.khead = (unsigned *)(b + p->sq_off.head);
-	ring->sq.ktail = (unsigned *)(b + p->sq_off.tail);
-	ring->sq.kring_mask = (unsigned *)(b + p->sq_off.ring_mask);
-	ring->sq.kring_entries = (unsigned *)(b + p->sq_off.ring_entries);
-	ring->sq.kflags = (unsigned *)(b + p->sq_off.flags);
-	ring->sq.kdropped = (unsigned *)(b + p->sq_off.dropped);
-	ring->sq.array = (unsigned *)(b + p->sq_off.array);
-	ring->sq.sqes = (struct io_uring_sqe *)(b + rep->sqes_off);
-	/* the sizes the layout was checked against, not a re-read of shared memory */
-	ring->sq.ring_entries = p->sq_entries;
-	ring->sq.ring_mask = p->sq_entries - 1;
-	ring->cq.khead = (unsigned *)(b + p->cq_off.head);
-	ring->cq.ktail = (unsigned *)(b + p->cq_off.tail);
-	ring->cq.kring_mask = (unsigned *)(b + p->cq_off.ring_mask);
-	ring->cq.kring_entries = (unsigned *)(b + p->cq_off.ring_entries);
-	ring->cq.kflags = (unsigned *)(b + p->cq_off.flags);
-	ring->cq.koverflow = (unsigned *)(b + p->cq_off.overflow);
-	ring->cq.cqes = (struct io_uring_cqe *)(b + p->cq_off.cqes);
-	ring->cq.ring_entries = p->cq_entries;
-	ring->cq.ring_mask = p->cq_entries - 1;
-	/* liburing keeps the SQ index array as the identity; so do we. */
-	for (unsigned i = 0; i < ring->sq.ring_entries; i++)
-		ring->sq.array[i] = i;
-	ring->sq.sqe_head = ring->sq.sqe_tail = __atomic_load_n(ring->sq.ktail, __ATOMIC_ACQUIRE);
-}
-
 int dc_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
 		  struct io_uring_params *p)
 {
@@ -180,7 +144,7 @@ int dc_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *rin
 	ring->backend = dr;
 	ring->ring_fd = fds[0];
 	ring->enter_ring_fd = ring->ring_fd;
-	ring_map(ring, &rep, dr->mem, dr->mem_len);
+	backend_ring_map(ring, &rep.p, dr->mem, dr->mem_len, rep.sqes_off);
 	return 0;
 fail:
 	if (dr && dr->mem != MAP_FAILED)

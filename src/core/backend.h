@@ -89,6 +89,17 @@ struct ucmd_backend {
 void *backend_buf_alloc_pages(struct ucmd_engine *e, size_t len);
 void backend_buf_free_pages(struct ucmd_engine *e, void *p);
 
+/*
+ * Point ring's SQ and CQ at ring memory with Linux's layout, as
+ * io_uring_setup(2) describes it in p (liburing's
+ * io_uring_setup_ring_pointers): b is its mapping, size bytes, the SQEs at
+ * sqes_off. The SQ and CQ sizes are p's, which the backend made or checked
+ * the layout for, never re-read from memory another party writes. The SQ
+ * index array becomes the identity, as liburing keeps it.
+ */
+void backend_ring_map(struct ucmd_ring *ring, const struct io_uring_params *p, char *b,
+		      size_t size, size_t sqes_off);
+
 /* A zeroed probe with room for 256 opcodes, freed by ucmd_free_probe(). */
 struct io_uring_probe *io_probe_alloc(void);
 

@@ -75,15 +75,13 @@ int io_validate_params(const struct io_uring_params *p)
  * CPU had to catch and replay. One mapping made a batch-1 null uring_cmd
  * about 25% faster. ring_fd still lets an application map the memory itself.
  */
-static void ring_map_app(struct ucmd_ring *ring, const struct io_uring_params *p,
-			 const struct io_rings *r)
+void backend_ring_map(struct ucmd_ring *ring, const struct io_uring_params *p, char *b,
+		      size_t size, size_t sqes_off)
 {
-	char *b = r->mem;
-
 	ring->sq.ring_ptr = b;
-	ring->sq.ring_sz = r->size;
+	ring->sq.ring_sz = size;
 	ring->cq.ring_ptr = b;
-	ring->cq.ring_sz = r->size;
+	ring->cq.ring_sz = size;
 	ring->sq.khead = (unsigned *)(b + p->sq_off.head);
 	ring->sq.ktail = (unsigned *)(b + p->sq_off.tail);
 	ring->sq.kring_mask = (unsigned *)(b + p->sq_off.ring_mask);
@@ -91,9 +89,10 @@ static void ring_map_app(struct ucmd_ring *ring, const struct io_uring_params *p
 	ring->sq.kflags = (unsigned *)(b + p->sq_off.flags);
 	ring->sq.kdropped = (unsigned *)(b + p->sq_off.dropped);
 	ring->sq.array = (unsigned *)(b + p->sq_off.array);
-	ring->sq.sqes = (struct io_uring_sqe *)(b + p->sq_off.resv2);
-	ring->sq.ring_mask = *ring->sq.kring_mask;
-	ring->sq.ring_entries = *ring->sq.kring_entries;
+	ring->sq.sqes = (struct io_uring_sqe *)(b + sqes_off);
+	/* the sizes the layout was made or checked for, not a re-read of shared memory */
+	ring->sq.ring_entries = p->sq_entries;
+	ring->sq.ring_mask = p->sq_entries - 1;
 	ring->cq.khead = (unsigned *)(b + p->cq_off.head);
 	ring->cq.ktail = (unsigned *)(b + p->cq_off.tail);
 	ring->cq.kring_mask = (unsigned *)(b + p->cq_off.ring_mask);
@@ -101,12 +100,12 @@ static void ring_map_app(struct ucmd_ring *ring, const struct io_uring_params *p
 	ring->cq.kflags = (unsigned *)(b + p->cq_off.flags);
 	ring->cq.koverflow = (unsigned *)(b + p->cq_off.overflow);
 	ring->cq.cqes = (struct io_uring_cqe *)(b + p->cq_off.cqes);
-	ring->cq.ring_mask = *ring->cq.kring_mask;
-	ring->cq.ring_entries = *ring->cq.kring_entries;
+	ring->cq.ring_entries = p->cq_entries;
+	ring->cq.ring_mask = p->cq_entries - 1;
 	/* liburing keeps the SQ index array as the identity; so do we. */
 	for (unsigned i = 0; i < ring->sq.ring_entries; i++)
 		ring->sq.array[i] = i;
-	ring->sq.sqe_head = ring->sq.sqe_tail = *ring->sq.ktail;
+	ring->sq.sqe_head = ring->sq.sqe_tail = __atomic_load_n(ring->sq.ktail, __ATOMIC_ACQUIRE);
 }
 
 int native_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
@@ -172,7 +171,7 @@ int native_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring 
 		return ret;
 	}
 	ring->enter_ring_fd = ring->ring_fd;
-	ring_map_app(ring, p, &ctx->rings);
+	backend_ring_map(ring, p, ctx->rings.mem, ctx->rings.size, p->sq_off.resv2);
 	return 0;
 }
 
