@@ -120,11 +120,11 @@ int srv_listen_systemd(void)
  * /proc shows; that must not count, so the peer's namespace is compared
  * with the daemon's first.
  */
-static bool peer_cap_sys_admin(pid_t pid)
+static bool peer_cap_sys_admin(pid_t pid, uid_t uid)
 {
 	char path[64], line[256];
 	struct stat mine, theirs;
-	bool cap = false;
+	bool cap = false, same_uid = false;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
@@ -137,9 +137,19 @@ static bool peer_cap_sys_admin(pid_t pid)
 		return false;
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long eff;
+		unsigned ruid, euid;
 
+		/*
+		 * Uid: comes before CapEff:. The capabilities are read now, the
+		 * identity at connect(): they describe the same credentials only
+		 * while the effective uid is still the one SO_PEERCRED gave (a
+		 * process that connected and then exec'd a set-user-ID program
+		 * has that program's capabilities, not its own).
+		 */
+		if (sscanf(line, "Uid: %u %u", &ruid, &euid) == 2)
+			same_uid = euid == uid;
 		if (sscanf(line, "CapEff: %llx", &eff) == 1) {
-			cap = eff & (1ull << 21);	/* CAP_SYS_ADMIN */
+			cap = same_uid && (eff & (1ull << 21));	/* CAP_SYS_ADMIN */
 			break;
 		}
 	}
@@ -189,7 +199,7 @@ int srv_peer_cred(int sock, struct ucmd_cred *cred, int *pidfd)
 	fd = peer_pidfd(sock, uc.pid);
 	if (fd < 0)
 		return fd == -ESRCH ? -ESRCH : fd;
-	c.cap_sys_admin = peer_cap_sys_admin(uc.pid);
+	c.cap_sys_admin = peer_cap_sys_admin(uc.pid, uc.uid);
 	/* the capabilities read above were the connecting process's only if it still lives */
 	if (syscall(SYS_pidfd_send_signal, fd, 0, NULL, 0)) {
 		close(fd);
