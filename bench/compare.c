@@ -78,7 +78,6 @@ static void null_kernel(struct ctx *c, const void *arg, double s, struct table_r
 {
 	unsigned batch = (unsigned)(uintptr_t)arg;
 	uint64_t ops = c->cfg->ops;
-	/* like-for-like when /dev/null has uring_cmd (Linux 6.0+); else the failing cmd */
 	enum bench_op op;
 
 	if (!c->nk) {
@@ -86,8 +85,7 @@ static void null_kernel(struct ctx *c, const void *arg, double s, struct table_r
 			die("kernel null peer", EIO);
 		c->nk_probe = kernel_peer_probe(c->nk, BENCH_URING_CMD);
 	}
-	op = c->nk_probe == 0 ? BENCH_URING_CMD : c->nk_probe == -EOPNOTSUPP ?
-	     BENCH_URING_CMD_FAIL : BENCH_NOP;
+	op = kernel_null_op(c->nk_probe);
 	if (ops) {
 		r->ops = kernel_peer_run_n(c->nk, batch, op, (ops + batch - 1) / batch);
 		return;
@@ -401,8 +399,7 @@ int main(int argc, char **argv)
 	if (cfg.callgrind)
 		measure_instr(&cfg, instr);
 
-	const char *kop = c.nk_probe == 0 ? "uring_cmd" : c.nk_probe == -EOPNOTSUPP ?
-			  "uring_cmd(-EOPNOTSUPP)" : "nop";
+	const char *kop = bench_op_name(kernel_null_op(c.nk_probe));
 	if (cfg.o.json) {
 		json_object *root = json_object_new_object();
 

@@ -174,9 +174,7 @@ static void null_kernel(struct ctx *c, const void *arg, double s, struct table_r
 			die("kernel null peer", EIO);
 		c->nk_probe = kernel_peer_probe(c->n_kernel, BENCH_URING_CMD);
 	}
-	/* like-for-like when /dev/null has uring_cmd (Linux 6.0+); else the failing cmd */
-	op = c->nk_probe == 0 ? BENCH_URING_CMD : c->nk_probe == -EOPNOTSUPP ?
-	     BENCH_URING_CMD_FAIL : BENCH_NOP;
+	op = kernel_null_op(c->nk_probe);
 	r->ops = kernel_peer_run(c->n_kernel, NULL_BATCH, op, s, &r->elapsed);
 }
 
@@ -379,8 +377,7 @@ int main(int argc, char **argv)
 	idle_cpu = idle0 < 0 || idle1 < 0 ? -1 : 100.0 * (idle1 - idle0) / cfg.idle;
 	stop_status = daemon_proc_stop(&c.d);
 
-	const char *kop = c.nk_probe == 0 ? "uring_cmd" : c.nk_probe == -EOPNOTSUPP ?
-			  "uring_cmd(-EOPNOTSUPP)" : "nop";
+	const char *kop = bench_op_name(kernel_null_op(c.nk_probe));
 	if (cfg.o.json) {
 		json_object *root = json_object_new_object();
 
