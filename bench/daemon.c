@@ -321,7 +321,8 @@ static void parse(int argc, char **argv, struct cfg *c)
 int main(int argc, char **argv)
 {
 	struct cfg cfg;
-	struct ctx c = { 0 };
+	/* static: cleanup() reads c.d from atexit, after main's frame is gone */
+	static struct ctx c;
 	struct table_run best[NR_CASES];
 	char ddir[PATH_MAX], fdir[PATH_MAX];
 	double idle_cpu, idle0, idle1;
