@@ -27,14 +27,13 @@
 #include "job.h"
 #include "opts.h"
 #include "rig.h"
+#include "table.h"
 
 struct cfg {
-	double seconds;
-	unsigned rounds;
-	uint64_t size;
-	bool json, callgrind;
+	struct table_opts o;	/* --time, --rounds, --size, --json */
+	bool callgrind;
 	const char *only;
-	uint64_t ops;
+	uint64_t ops;		/* --only CASE --ops N: a fixed count for every case; else 0 */
 	const char *self;
 };
 
@@ -50,23 +49,6 @@ struct ctx {
 	uint8_t *copy_src, *copy_dst;
 };
 
-struct run {
-	int64_t ops;
-	double elapsed;
-	uint64_t doorbells, wakeups;	/* thread-mode controller counters */
-};
-
-typedef int (*case_fn)(struct ctx *c, const void *arg, double seconds, uint64_t ops,
-		       struct run *r);
-
-struct bcase {
-	const char *name;
-	const char *group;
-	const char *label;
-	case_fn fn;
-	const void *arg;
-};
-
 #define RR_QD		32
 #define RR_BATCH	8
 
@@ -78,24 +60,24 @@ static void die(const char *what, int err)
 
 /* ---- null uring_cmd ------------------------------------------------------- */
 
-static int null_ucmd(struct ctx *c, const void *arg, double s, uint64_t ops, struct run *r)
+static void null_ucmd(struct ctx *c, const void *arg, double s, struct table_run *r)
 {
 	unsigned batch = (unsigned)(uintptr_t)arg;
+	uint64_t ops = c->cfg->ops;
 
 	if (!c->nu && !(c->nu = ucmd_peer_new(32)))
 		die("ucmd null peer", EIO);
 	if (ops) {
 		r->ops = ucmd_peer_run_n(c->nu, batch, BENCH_URING_CMD, (ops + batch - 1) / batch);
-		return 0;
+		return;
 	}
 	r->ops = ucmd_peer_run(c->nu, batch, BENCH_URING_CMD, s, &r->elapsed);
-	return 0;
 }
 
-static int null_kernel(struct ctx *c, const void *arg, double s, uint64_t ops, struct run *r)
+static void null_kernel(struct ctx *c, const void *arg, double s, struct table_run *r)
 {
 	unsigned batch = (unsigned)(uintptr_t)arg;
-	/* like-for-like when /dev/null has uring_cmd (Linux 6.0+); else the failing cmd */
+	uint64_t ops = c->cfg->ops;
 	enum bench_op op;
 
 	if (!c->nk) {
@@ -103,14 +85,12 @@ static int null_kernel(struct ctx *c, const void *arg, double s, uint64_t ops, s
 			die("kernel null peer", EIO);
 		c->nk_probe = kernel_peer_probe(c->nk, BENCH_URING_CMD);
 	}
-	op = c->nk_probe == 0 ? BENCH_URING_CMD : c->nk_probe == -EOPNOTSUPP ?
-	     BENCH_URING_CMD_FAIL : BENCH_NOP;
+	op = kernel_null_op(c->nk_probe);
 	if (ops) {
 		r->ops = kernel_peer_run_n(c->nk, batch, op, (ops + batch - 1) / batch);
-		return 0;
+		return;
 	}
 	r->ops = kernel_peer_run(c->nk, batch, op, s, &r->elapsed);
-	return 0;
 }
 
 /* ---- ucmd bench jobs ------------------------------------------------------- */
@@ -133,21 +113,21 @@ static struct bench_target *rig(struct ctx *c, bool thread)
 		 * bytes, so what plugging saves is not hidden behind data copies.
 		 */
 		struct bench_rig_params p = {
-			.thread_mode = thread, .db_trap = thread, .bytes = c->cfg->size,
+			.thread_mode = thread, .db_trap = thread, .bytes = c->cfg->o.size,
 			.lba_size = thread ? 512 : 4096, .nr_io_queues = 1, .queue_depth = 256,
 		};
 		int ret = bench_rig_open(&p, rp, t);
 		if (ret)
 			die("RAM controller", ret);
 		/* reads must copy real data, as from the tmpfs file and the memcpy source */
-		ret = bench_fill(t, c->cfg->size);
+		ret = bench_fill(t, c->cfg->o.size);
 		if (ret)
 			die("filling the RAM namespace", ret);
 	}
 	return t;
 }
 
-static int job(struct ctx *c, const void *arg, double s, uint64_t ops, struct run *r)
+static void job(struct ctx *c, const void *arg, double s, struct table_run *r)
 {
 	const struct jobdef *j = arg;
 	struct bench_target *t = rig(c, j->thread_ctrl);
@@ -159,7 +139,7 @@ static int job(struct ctx *c, const void *arg, double s, uint64_t ops, struct ru
 	bench_opts_default(&o);
 	o.rw = RW_RANDREAD;
 	o.bs = t->lba_size;
-	o.size = c->cfg->size;
+	o.size = c->cfg->o.size;
 	o.path = j->path;
 	o.iodepth = j->qd;
 	o.batch_submit = j->bs_submit;
@@ -167,7 +147,7 @@ static int job(struct ctx *c, const void *arg, double s, uint64_t ops, struct ru
 	o.noplug = j->noplug;
 	o.progress = false;
 	o.runtime = s;
-	o.ops = ops;
+	o.ops = c->cfg->ops;
 	bench_rig_stats(rg, &db0, &wk0, &cmd0);
 	int ret = bench_run(&o, t, &res);
 	bench_rig_stats(rg, &db1, &wk1, &cmd1);
@@ -182,16 +162,15 @@ static int job(struct ctx *c, const void *arg, double s, uint64_t ops, struct ru
 	r->doorbells = db1 - db0;
 	r->wakeups = wk1 - wk0;
 	free(res);
-	return 0;
 }
 
-static int kernel_tmpfs(struct ctx *c, const void *arg, double s, uint64_t ops, struct run *r)
+static void kernel_tmpfs(struct ctx *c, const void *arg, double s, struct table_run *r)
 {
 	(void)arg;
-	if (!c->kr && !(c->kr = kread_new(c->cfg->size, RR_QD)))
+	if (!c->kr && !(c->kr = kread_new(c->cfg->o.size, RR_QD)))
 		die("kernel tmpfs peer", EIO);
-	r->ops = kread_run(c->kr, RR_BATCH, s, ops, &r->elapsed);
-	return r->ops < 0 ? (int)r->ops : 0;
+	/* a failed read leaves r->ops < 0: a rate of 0, reported as such */
+	r->ops = kread_run(c->kr, RR_BATCH, s, c->cfg->ops, &r->elapsed);
 }
 
 static inline uint64_t xrnd(uint64_t *s)
@@ -206,18 +185,18 @@ static inline uint64_t xrnd(uint64_t *s)
 }
 
 /* The bound: what moving the data costs with no I/O stack at all. */
-static int copy_bound(struct ctx *c, const void *arg, double s, uint64_t ops, struct run *r)
+static void copy_bound(struct ctx *c, const void *arg, double s, struct table_run *r)
 {
-	uint64_t blocks = c->cfg->size / 4096, rng = 0x5eed, n = 0;
+	uint64_t ops = c->cfg->ops, blocks = c->cfg->o.size / 4096, rng = 0x5eed, n = 0;
 	double start = bench_now(), now;
 
 	(void)arg;
 	if (!c->copy_src) {
-		c->copy_src = aligned_alloc(4096, c->cfg->size);
+		c->copy_src = aligned_alloc(4096, c->cfg->o.size);
 		c->copy_dst = aligned_alloc(4096, RR_QD * 4096);
 		if (!c->copy_src || !c->copy_dst)
 			die("copy buffers", ENOMEM);
-		memset(c->copy_src, 0x5a, c->cfg->size);
+		memset(c->copy_src, 0x5a, c->cfg->o.size);
 		memset(c->copy_dst, 0, RR_QD * 4096);
 	}
 	do {
@@ -230,7 +209,6 @@ static int copy_bound(struct ctx *c, const void *arg, double s, uint64_t ops, st
 	} while (ops ? n < ops : now - start < s);
 	r->ops = (int64_t)n;
 	r->elapsed = now - start;
-	return 0;
 }
 
 static const struct jobdef j_rr_pt = { PATH_PASSTHRU, RR_QD, RR_BATCH, RR_BATCH, false, false };
@@ -241,7 +219,7 @@ static const struct jobdef j_sync1 = { PATH_SYNC, 1, 1, 1, false, false };
 static const struct jobdef j_pt1 = { PATH_PASSTHRU, 1, 1, 1, false, false };
 static const struct jobdef j_pt128 = { PATH_PASSTHRU, 128, 32, 32, false, false };
 
-static const struct bcase cases[] = {
+static const struct table_case cases[] = {
 	{ "null-ucmd-b1", "null", "ucmd null uring_cmd, batch 1", null_ucmd, (void *)1 },
 	{ "null-kernel-b1", "null", "kernel /dev/null uring_cmd, batch 1", null_kernel, (void *)1 },
 	{ "null-ucmd-b32", "null", "ucmd null uring_cmd, batch 32", null_ucmd, (void *)32 },
@@ -260,7 +238,7 @@ static const struct bcase cases[] = {
 #define NR_CASES (sizeof(cases) / sizeof(cases[0]))
 
 /* The ratios the issue asks for: case a over case b. */
-static const struct { const char *a, *b, *what; double target; } ratios[] = {
+static const struct table_ratio ratios[] = {
 	{ "null-ucmd-b1", "null-kernel-b1", "null uring_cmd batch 1: ucmd / kernel", 10 },
 	{ "null-ucmd-b32", "null-kernel-b32", "null uring_cmd batch 32: ucmd / kernel", 5 },
 	{ "rr-passthru", "rr-kernel-tmpfs", "randread QD32: passthru / kernel tmpfs", 2 },
@@ -272,13 +250,10 @@ static const struct { const char *a, *b, *what; double target; } ratios[] = {
 };
 #define NR_RATIOS (sizeof(ratios) / sizeof(ratios[0]))
 
-static const struct bcase *find_case(const char *name)
-{
-	for (unsigned i = 0; i < NR_CASES; i++)
-		if (!strcmp(cases[i].name, name))
-			return &cases[i];
-	return NULL;
-}
+static const struct table table = {
+	.cases = cases, .nr_cases = NR_CASES, .ratios = ratios, .nr_ratios = NR_RATIOS,
+	.label_width = 42, .ratio_width = 44, .counters = true,
+};
 
 static void usage(void)
 {
@@ -294,10 +269,7 @@ static void usage(void)
 static void parse(int argc, char **argv, struct cfg *c)
 {
 	static const struct option lo[] = {
-		{ "time", required_argument, NULL, 't' },
-		{ "rounds", required_argument, NULL, 'r' },
-		{ "size", required_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'j' },
+		TABLE_LONGOPTS,
 		{ "callgrind", no_argument, NULL, 'c' },
 		{ "only", required_argument, NULL, 'o' },
 		{ "ops", required_argument, NULL, 'n' },
@@ -306,24 +278,19 @@ static void parse(int argc, char **argv, struct cfg *c)
 	};
 	int ch;
 
-	*c = (struct cfg){ .seconds = 1.0, .rounds = 3, .size = 128ull << 20, .self = argv[0] };
+	*c = (struct cfg){ .self = argv[0] };
+	table_opts_default(&c->o);
 	while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		int t = table_opt(&c->o, ch, optarg);
+
+		if (t < 0)
+			usage();
+		if (t > 0)
+			continue;
 		switch (ch) {
-		case 't':
-			if (bench_parse_time(optarg, &c->seconds) || c->seconds <= 0)
-				usage();
-			break;
-		case 'r':
-			c->rounds = (unsigned)atoi(optarg);
-			break;
-		case 's':
-			if (bench_parse_size(optarg, &c->size) || c->size < (1u << 20))
-				usage();
-			break;
-		case 'j': c->json = true; break;
 		case 'c': c->callgrind = true; break;
 		case 'o':
-			if (!find_case(optarg))
+			if (table_find(&table, optarg) < 0)
 				usage();
 			c->only = optarg;
 			break;
@@ -335,7 +302,7 @@ static void parse(int argc, char **argv, struct cfg *c)
 			usage();
 		}
 	}
-	if (!c->rounds || optind != argc || (c->ops && !c->only))
+	if (!c->o.rounds || optind != argc || (c->ops && !c->only))
 		usage();
 }
 
@@ -401,7 +368,7 @@ static void measure_instr(const struct cfg *cfg, struct instr *out)
 		out[i].name = instr_cases[i];
 		out[i].kernel = strstr(instr_cases[i], "kernel") != NULL;
 		out[i].per_op = a > 0 && b > a ? (double)(b - a) / (double)n : -1;
-		if (!cfg->json)
+		if (!cfg->o.json)
 			fprintf(stderr, "callgrind %-16s %.0f instructions/op\n", instr_cases[i],
 				out[i].per_op);
 	}
@@ -409,92 +376,36 @@ static void measure_instr(const struct cfg *cfg, struct instr *out)
 
 /* ---- main ------------------------------------------------------------------ */
 
-static double rate(const struct run *r)
-{
-	return r->ops > 0 && r->elapsed > 0 ? (double)r->ops / r->elapsed : 0;
-}
-
 int main(int argc, char **argv)
 {
 	struct cfg cfg;
 	struct ctx c = { 0 };
-	struct run best[NR_CASES];
+	struct table_run best[NR_CASES];
 	struct instr instr[NR_INSTR];
 
 	parse(argc, argv, &cfg);
 	c.cfg = &cfg;
 	if (cfg.only && cfg.ops) {
-		/* one case, a fixed count: what callgrind measures */
-		struct run r = { 0 };
-		find_case(cfg.only)->fn(&c, find_case(cfg.only)->arg, 0, cfg.ops, &r);
+		/* one case, a fixed count (cfg.ops): what callgrind measures */
+		const struct table_case *k = &cases[table_find(&table, cfg.only)];
+		struct table_run r = { 0 };
+
+		k->fn(&c, k->arg, 0, &r);
 		printf("%s %lld ops\n", cfg.only, (long long)r.ops);
 		ctx_free(&c);
 		return 0;
 	}
-	memset(best, 0, sizeof(best));
-	/* warm-up: fixtures built, caches and allocator free lists filled */
-	for (unsigned i = 0; i < NR_CASES; i++) {
-		struct run r = { 0 };
-		if (cfg.only && strcmp(cfg.only, cases[i].name))
-			continue;
-		cases[i].fn(&c, cases[i].arg, cfg.seconds / 5, 0, &r);
-	}
-	for (unsigned round = 0; round < cfg.rounds; round++)
-		for (unsigned i = 0; i < NR_CASES; i++) {
-			struct run r = { 0 };
-			if (cfg.only && strcmp(cfg.only, cases[i].name))
-				continue;
-			cases[i].fn(&c, cases[i].arg, cfg.seconds, 0, &r);
-			if (rate(&r) > rate(&best[i]))
-				best[i] = r;
-		}
+	table_run(&table, &c, cfg.o.seconds, cfg.o.rounds, cfg.only, best);
 	if (cfg.callgrind)
 		measure_instr(&cfg, instr);
 
-	double v[NR_CASES];
-	for (unsigned i = 0; i < NR_CASES; i++)
-		v[i] = rate(&best[i]);
-	const char *kop = c.nk_probe == 0 ? "uring_cmd" : c.nk_probe == -EOPNOTSUPP ?
-			  "uring_cmd(-EOPNOTSUPP)" : "nop";
-	if (cfg.json) {
-		json_object *root = json_object_new_object(), *cs = json_object_new_object();
-		json_object *rs = json_object_new_array();
-		json_object_object_add(root, "seconds", json_object_new_double(cfg.seconds));
-		json_object_object_add(root, "rounds", json_object_new_int((int)cfg.rounds));
-		json_object_object_add(root, "size", json_object_new_int64((int64_t)cfg.size));
+	const char *kop = bench_op_name(kernel_null_op(c.nk_probe));
+	if (cfg.o.json) {
+		json_object *root = json_object_new_object();
+
+		table_json_opts(root, &cfg.o);
 		json_object_object_add(root, "kernel_null_op", json_object_new_string(kop));
-		for (unsigned i = 0; i < NR_CASES; i++) {
-			json_object *e = json_object_new_object();
-			if (cfg.only && strcmp(cfg.only, cases[i].name))
-				continue;
-			json_object_object_add(e, "group", json_object_new_string(cases[i].group));
-			json_object_object_add(e, "what", json_object_new_string(cases[i].label));
-			json_object_object_add(e, "ops_per_sec", json_object_new_double(v[i]));
-			if (best[i].doorbells)
-				json_object_object_add(e, "doorbells_per_op",
-						       json_object_new_double((double)best[i].doorbells /
-									      (double)best[i].ops));
-			if (best[i].wakeups)
-				json_object_object_add(e, "ctrl_wakeups_per_op",
-						       json_object_new_double((double)best[i].wakeups /
-									      (double)best[i].ops));
-			json_object_object_add(cs, cases[i].name, e);
-		}
-		json_object_object_add(root, "cases", cs);
-		for (unsigned i = 0; i < NR_RATIOS; i++) {
-			const struct bcase *a = find_case(ratios[i].a), *b = find_case(ratios[i].b);
-			double va = v[a - cases], vb = v[b - cases];
-			if (!va || !vb)
-				continue;
-			json_object *e = json_object_new_object();
-			json_object_object_add(e, "what", json_object_new_string(ratios[i].what));
-			json_object_object_add(e, "ratio", json_object_new_double(va / vb));
-			if (ratios[i].target > 0)
-				json_object_object_add(e, "target",
-						       json_object_new_double(ratios[i].target));
-			json_object_array_add(rs, e);
-		}
-		json_object_object_add(root, "ratios", rs);
+		table_json(root, &table, best, cfg.only);
 		if (cfg.callgrind) {
 			json_object *in = json_object_new_object();
 			for (unsigned i = 0; i < NR_INSTR; i++)
@@ -502,37 +413,12 @@ int main(int argc, char **argv)
 						       json_object_new_double(instr[i].per_op));
 			json_object_object_add(root, "instructions_per_op_user_space", in);
 		}
-		printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY));
-		json_object_put(root);
+		table_json_emit(root);
 	} else {
 		printf("bench_compare: %.2f s per case, best of %u rounds, namespace/file %llu MiB\n",
-		       cfg.seconds, cfg.rounds, (unsigned long long)(cfg.size >> 20));
+		       cfg.o.seconds, cfg.o.rounds, (unsigned long long)(cfg.o.size >> 20));
 		printf("kernel null op: %s\n\n", kop);
-		printf("%-16s %-42s %14s %10s\n", "case", "what", "ops/s", "extra");
-		for (unsigned i = 0; i < NR_CASES; i++) {
-			char extra[48] = "";
-			if (cfg.only && strcmp(cfg.only, cases[i].name))
-				continue;
-			if (i > 0 && strcmp(cases[i].group, cases[i - 1].group))
-				printf("\n");
-			if (best[i].doorbells)
-				snprintf(extra, sizeof(extra), "%.3f db/op %.3f wk/op",
-					 (double)best[i].doorbells / (double)best[i].ops,
-					 (double)best[i].wakeups / (double)best[i].ops);
-			printf("%-16s %-42s %14.0f %s\n", cases[i].name, cases[i].label, v[i], extra);
-		}
-		printf("\n%-44s %9s %8s\n", "ratio", "measured", "target");
-		for (unsigned i = 0; i < NR_RATIOS; i++) {
-			const struct bcase *a = find_case(ratios[i].a), *b = find_case(ratios[i].b);
-			double va = v[a - cases], vb = v[b - cases];
-			if (!va || !vb)
-				continue;
-			if (ratios[i].target > 0)
-				printf("%-44s %8.2fx %7.2fx%s\n", ratios[i].what, va / vb,
-				       ratios[i].target, va / vb >= ratios[i].target ? "" : "  MISSED");
-			else
-				printf("%-44s %8.2fx %8s\n", ratios[i].what, va / vb, "-");
-		}
+		table_print(&table, best, cfg.only);
 		if (cfg.callgrind) {
 			printf("\ninstructions per op (callgrind, user space only: a kernel case's\n"
 			       "syscall work is invisible to valgrind)\n");

@@ -39,6 +39,7 @@
 #include "job.h"
 #include "opts.h"
 #include "rig.h"
+#include "table.h"
 #include "ucmd/ctrl.h"
 #include "ucmd/nvme.h"
 
@@ -47,10 +48,8 @@
 #define NULL_BATCH	32
 
 struct cfg {
-	double seconds, idle;
-	unsigned rounds;
-	uint64_t size;
-	bool json;
+	struct table_opts o;	/* --time, --rounds, --size, --json */
+	double idle;
 	char ucmdd[PATH_MAX];
 };
 
@@ -73,11 +72,6 @@ struct ctx {
 	struct bench_rig *rig;
 	struct bench_target rig_t;
 	struct kread *kr;
-};
-
-struct run {
-	int64_t ops;
-	double elapsed;
 };
 
 static void die(const char *what, int err)
@@ -154,9 +148,7 @@ static void dirctrl_close(struct dirctrl *c)
 
 /* ---- cases ---------------------------------------------------------------- */
 
-typedef void (*case_fn)(struct ctx *c, const void *arg, double s, struct run *r);
-
-static void null_daemon(struct ctx *c, const void *arg, double s, struct run *r)
+static void null_daemon(struct ctx *c, const void *arg, double s, struct table_run *r)
 {
 	(void)arg;
 	if (!c->n_daemon && !(c->n_daemon = ucmd_peer_new_engine(c->de, NULL_BATCH)))
@@ -164,7 +156,7 @@ static void null_daemon(struct ctx *c, const void *arg, double s, struct run *r)
 	r->ops = ucmd_peer_run(c->n_daemon, NULL_BATCH, BENCH_URING_CMD, s, &r->elapsed);
 }
 
-static void null_inproc(struct ctx *c, const void *arg, double s, struct run *r)
+static void null_inproc(struct ctx *c, const void *arg, double s, struct table_run *r)
 {
 	(void)arg;
 	if (!c->n_inproc && !(c->n_inproc = ucmd_peer_new(NULL_BATCH)))
@@ -172,7 +164,7 @@ static void null_inproc(struct ctx *c, const void *arg, double s, struct run *r)
 	r->ops = ucmd_peer_run(c->n_inproc, NULL_BATCH, BENCH_URING_CMD, s, &r->elapsed);
 }
 
-static void null_kernel(struct ctx *c, const void *arg, double s, struct run *r)
+static void null_kernel(struct ctx *c, const void *arg, double s, struct table_run *r)
 {
 	enum bench_op op;
 
@@ -182,13 +174,11 @@ static void null_kernel(struct ctx *c, const void *arg, double s, struct run *r)
 			die("kernel null peer", EIO);
 		c->nk_probe = kernel_peer_probe(c->n_kernel, BENCH_URING_CMD);
 	}
-	/* like-for-like when /dev/null has uring_cmd (Linux 6.0+); else the failing cmd */
-	op = c->nk_probe == 0 ? BENCH_URING_CMD : c->nk_probe == -EOPNOTSUPP ?
-	     BENCH_URING_CMD_FAIL : BENCH_NOP;
+	op = kernel_null_op(c->nk_probe);
 	r->ops = kernel_peer_run(c->n_kernel, NULL_BATCH, op, s, &r->elapsed);
 }
 
-static void rr_case(struct ctx *c, const void *arg, double s, struct run *r)
+static void rr_case(struct ctx *c, const void *arg, double s, struct table_run *r)
 {
 	const char *which = arg;
 	struct rr **rp;
@@ -196,35 +186,35 @@ static void rr_case(struct ctx *c, const void *arg, double s, struct run *r)
 	if (!strcmp(which, "dm")) {
 		rp = &c->rr_dm;
 		if (!*rp)
-			*rp = rr_new(c->de, "ng1n1", c->cfg->size, RR_QD, RR_BATCH, RR_MALLOC);
+			*rp = rr_new(c->de, "ng1n1", c->cfg->o.size, RR_QD, RR_BATCH, RR_MALLOC);
 	} else if (!strcmp(which, "da")) {
 		rp = &c->rr_da;
 		if (!*rp)
-			*rp = rr_new(c->de, "ng1n1", c->cfg->size, RR_QD, RR_BATCH, RR_ALLOC);
+			*rp = rr_new(c->de, "ng1n1", c->cfg->o.size, RR_QD, RR_BATCH, RR_ALLOC);
 	} else if (!strcmp(which, "df")) {
 		rp = &c->rr_df;
 		if (!*rp)
-			*rp = rr_new(c->de, "ng1n1", c->cfg->size, RR_QD, RR_BATCH, RR_ALLOC_FIXED);
+			*rp = rr_new(c->de, "ng1n1", c->cfg->o.size, RR_QD, RR_BATCH, RR_ALLOC_FIXED);
 	} else if (!strcmp(which, "dfile")) {
 		rp = &c->rr_dfile;
 		if (!*rp)
-			*rp = rr_new(c->de, "ng0n1", c->cfg->size, RR_QD, RR_BATCH, RR_ALLOC);
+			*rp = rr_new(c->de, "ng0n1", c->cfg->o.size, RR_QD, RR_BATCH, RR_ALLOC);
 	} else if (!strcmp(which, "file")) {
 		rp = &c->rr_file;
 		if (!*rp)
-			*rp = rr_new(c->file.e, "ng0n1", c->cfg->size, RR_QD, RR_BATCH, RR_MALLOC);
+			*rp = rr_new(c->file.e, "ng0n1", c->cfg->o.size, RR_QD, RR_BATCH, RR_MALLOC);
 	} else {
 		rp = &c->rr_ram;
 		if (!*rp) {
-			struct bench_rig_params p = { .bytes = c->cfg->size, .lba_size = 4096,
+			struct bench_rig_params p = { .bytes = c->cfg->o.size, .lba_size = 4096,
 						      .nr_io_queues = 1, .queue_depth = 256 };
 			int ret = bench_rig_open(&p, &c->rig, &c->rig_t);
 			if (ret)
 				die("RAM controller", ret);
-			ret = bench_fill(&c->rig_t, c->cfg->size);
+			ret = bench_fill(&c->rig_t, c->cfg->o.size);
 			if (ret)
 				die("filling the RAM namespace", ret);
-			*rp = rr_new(c->rig_t.engine, c->rig_t.ng, c->cfg->size, RR_QD, RR_BATCH,
+			*rp = rr_new(c->rig_t.engine, c->rig_t.ng, c->cfg->o.size, RR_QD, RR_BATCH,
 				     RR_MALLOC);
 		}
 	}
@@ -233,23 +223,17 @@ static void rr_case(struct ctx *c, const void *arg, double s, struct run *r)
 	r->ops = rr_run(*rp, s, 0, &r->elapsed);
 }
 
-static void rr_kernel(struct ctx *c, const void *arg, double s, struct run *r)
+static void rr_kernel(struct ctx *c, const void *arg, double s, struct table_run *r)
 {
 	(void)arg;
-	if (!c->kr && !(c->kr = kread_new(c->cfg->size, RR_QD)))
+	if (!c->kr && !(c->kr = kread_new(c->cfg->o.size, RR_QD)))
 		die("kernel tmpfs peer", EIO);
 	r->ops = kread_run(c->kr, RR_BATCH, s, 0, &r->elapsed);
 	if (r->ops < 0)
 		die("kernel tmpfs read", (int)r->ops);
 }
 
-struct bcase {
-	const char *name, *group, *label;
-	case_fn fn;
-	const void *arg;
-};
-
-static const struct bcase cases[] = {
+static const struct table_case cases[] = {
 	{ "null-daemon-b32", "null", "null uring_cmd b32, through ucmdd", null_daemon, NULL },
 	{ "null-inproc-b32", "null", "null uring_cmd b32, in-process", null_inproc, NULL },
 	{ "null-kernel-b32", "null", "kernel /dev/null uring_cmd b32", null_kernel, NULL },
@@ -263,7 +247,7 @@ static const struct bcase cases[] = {
 };
 #define NR_CASES (sizeof(cases) / sizeof(cases[0]))
 
-static const struct { const char *a, *b, *what; double target; } ratios[] = {
+static const struct table_ratio ratios[] = {
 	{ "null-daemon-b32", "null-kernel-b32", "null b32: ucmdd / kernel", 1 },
 	{ "null-daemon-b32", "null-inproc-b32", "null b32: ucmdd / in-process", 0 },
 	{ "rr-daemon", "rr-inproc-ram", "randread: ucmdd bounced / in-process RAM", 0.5 },
@@ -276,13 +260,10 @@ static const struct { const char *a, *b, *what; double target; } ratios[] = {
 };
 #define NR_RATIOS (sizeof(ratios) / sizeof(ratios[0]))
 
-static int find_case(const char *name)
-{
-	for (unsigned i = 0; i < NR_CASES; i++)
-		if (!strcmp(cases[i].name, name))
-			return (int)i;
-	return -1;
-}
+static const struct table table = {
+	.cases = cases, .nr_cases = NR_CASES, .ratios = ratios, .nr_ratios = NR_RATIOS,
+	.label_width = 40, .ratio_width = 48,
+};
 
 /* ---- main ----------------------------------------------------------------- */
 
@@ -296,18 +277,16 @@ static void usage(void)
 static void parse(int argc, char **argv, struct cfg *c)
 {
 	static const struct option lo[] = {
-		{ "time", required_argument, NULL, 't' },
-		{ "rounds", required_argument, NULL, 'r' },
-		{ "size", required_argument, NULL, 's' },
+		TABLE_LONGOPTS,
 		{ "idle", required_argument, NULL, 'i' },
 		{ "ucmdd", required_argument, NULL, 'u' },
-		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *env = getenv("UCMDD");
 	int ch;
 
-	*c = (struct cfg){ .seconds = 1.0, .idle = 3.0, .rounds = 3, .size = 128ull << 20 };
+	*c = (struct cfg){ .idle = 3.0 };
+	table_opts_default(&c->o);
 	if (env) {
 		snprintf(c->ucmdd, sizeof(c->ucmdd), "%s", env);
 	} else {
@@ -320,39 +299,31 @@ static void parse(int argc, char **argv, struct cfg *c)
 		}
 	}
 	while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		int t = table_opt(&c->o, ch, optarg);
+
+		if (t < 0)
+			usage();
+		if (t > 0)
+			continue;
 		switch (ch) {
-		case 't':
-			if (bench_parse_time(optarg, &c->seconds) || c->seconds <= 0)
-				usage();
-			break;
-		case 'r': c->rounds = (unsigned)atoi(optarg); break;
-		case 's':
-			if (bench_parse_size(optarg, &c->size) || c->size < (1u << 20))
-				usage();
-			break;
 		case 'i':
 			if (bench_parse_time(optarg, &c->idle) || c->idle <= 0)
 				usage();
 			break;
 		case 'u': snprintf(c->ucmdd, sizeof(c->ucmdd), "%s", optarg); break;
-		case 'j': c->json = true; break;
 		default: usage();
 		}
 	}
-	if (!c->rounds || optind != argc)
+	if (!c->o.rounds || optind != argc)
 		usage();
-}
-
-static double rate(const struct run *r)
-{
-	return r->ops > 0 && r->elapsed > 0 ? (double)r->ops / r->elapsed : 0;
 }
 
 int main(int argc, char **argv)
 {
 	struct cfg cfg;
-	struct ctx c = { 0 };
-	struct run best[NR_CASES];
+	/* static: cleanup() reads c.d from atexit, after main's frame is gone */
+	static struct ctx c;
+	struct table_run best[NR_CASES];
 	char ddir[PATH_MAX], fdir[PATH_MAX];
 	double idle_cpu, idle0, idle1;
 	int ret, stop_status;
@@ -371,11 +342,11 @@ int main(int argc, char **argv)
 	snprintf(ddir, sizeof(ddir), "%s/ctrl-daemon", c.d.dir);
 	snprintf(fdir, sizeof(fdir), "%s/ctrl-inproc", c.d.dir);
 	struct dirctrl prep = { 0 };
-	dirctrl_open(&prep, ddir, cfg.size, true);
+	dirctrl_open(&prep, ddir, cfg.o.size, true);
 	dirctrl_close(&prep);
-	dirctrl_open(&c.file, fdir, cfg.size, true);
+	dirctrl_open(&c.file, fdir, cfg.o.size, true);
 
-	ret = daemon_proc_start(&c.d, cfg.ucmdd, ddir, cfg.size);
+	ret = daemon_proc_start(&c.d, cfg.ucmdd, ddir, cfg.o.size);
 	if (ret)
 		die("starting ucmdd", ret);
 	ret = ucmd_engine_connect(c.d.sock, &c.de);
@@ -384,25 +355,14 @@ int main(int argc, char **argv)
 	{
 		/* as the in-process RAM namespace is: every block written once */
 		struct bench_target t = { .engine = c.de, .ng = "ng1n1", .bdev = "/dev/nvme1n1",
-					  .nsid = 1, .lba_size = 4096, .nsze = cfg.size / 4096 };
+					  .nsid = 1, .lba_size = 4096, .nsze = cfg.o.size / 4096 };
 
-		ret = bench_fill(&t, cfg.size);
+		ret = bench_fill(&t, cfg.o.size);
 		if (ret)
 			die("filling ucmdd's RAM namespace", ret);
 	}
 
-	memset(best, 0, sizeof(best));
-	for (unsigned i = 0; i < NR_CASES; i++) {	/* warm-up, fixtures built */
-		struct run r = { 0 };
-		cases[i].fn(&c, cases[i].arg, cfg.seconds / 5, &r);
-	}
-	for (unsigned round = 0; round < cfg.rounds; round++)
-		for (unsigned i = 0; i < NR_CASES; i++) {
-			struct run r = { 0 };
-			cases[i].fn(&c, cases[i].arg, cfg.seconds, &r);
-			if (rate(&r) > rate(&best[i]))
-				best[i] = r;
-		}
+	table_run(&table, &c, cfg.o.seconds, cfg.o.rounds, NULL, best);
 
 	/* every client of the daemon gone; then its CPU time over the idle window */
 	ucmd_peer_free(c.n_daemon);
@@ -418,67 +378,23 @@ int main(int argc, char **argv)
 	idle_cpu = idle0 < 0 || idle1 < 0 ? -1 : 100.0 * (idle1 - idle0) / cfg.idle;
 	stop_status = daemon_proc_stop(&c.d);
 
-	double v[NR_CASES];
-	for (unsigned i = 0; i < NR_CASES; i++)
-		v[i] = rate(&best[i]);
-	const char *kop = c.nk_probe == 0 ? "uring_cmd" : c.nk_probe == -EOPNOTSUPP ?
-			  "uring_cmd(-EOPNOTSUPP)" : "nop";
-	if (cfg.json) {
-		json_object *root = json_object_new_object(), *cs = json_object_new_object();
-		json_object *rs = json_object_new_array();
-		json_object_object_add(root, "seconds", json_object_new_double(cfg.seconds));
-		json_object_object_add(root, "rounds", json_object_new_int((int)cfg.rounds));
-		json_object_object_add(root, "size", json_object_new_int64((int64_t)cfg.size));
+	const char *kop = bench_op_name(kernel_null_op(c.nk_probe));
+	if (cfg.o.json) {
+		json_object *root = json_object_new_object();
+
+		table_json_opts(root, &cfg.o);
 		json_object_object_add(root, "kernel_null_op", json_object_new_string(kop));
 		json_object_object_add(root, "daemon_store", json_object_new_string("file on tmpfs"));
-		for (unsigned i = 0; i < NR_CASES; i++) {
-			json_object *e = json_object_new_object();
-			json_object_object_add(e, "group", json_object_new_string(cases[i].group));
-			json_object_object_add(e, "what", json_object_new_string(cases[i].label));
-			json_object_object_add(e, "ops_per_sec", json_object_new_double(v[i]));
-			json_object_object_add(cs, cases[i].name, e);
-		}
-		json_object_object_add(root, "cases", cs);
-		for (unsigned i = 0; i < NR_RATIOS; i++) {
-			double va = v[find_case(ratios[i].a)], vb = v[find_case(ratios[i].b)];
-			json_object *e;
-			if (!va || !vb)
-				continue;
-			e = json_object_new_object();
-			json_object_object_add(e, "what", json_object_new_string(ratios[i].what));
-			json_object_object_add(e, "ratio", json_object_new_double(va / vb));
-			if (ratios[i].target > 0)
-				json_object_object_add(e, "target",
-						       json_object_new_double(ratios[i].target));
-			json_object_array_add(rs, e);
-		}
-		json_object_object_add(root, "ratios", rs);
+		table_json(root, &table, best, NULL);
 		json_object_object_add(root, "idle_cpu_percent", json_object_new_double(idle_cpu));
 		json_object_object_add(root, "idle_seconds", json_object_new_double(cfg.idle));
 		json_object_object_add(root, "sigterm_exit", json_object_new_int(stop_status));
-		printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY));
-		json_object_put(root);
+		table_json_emit(root);
 	} else {
 		printf("bench_daemon: %.2f s per case, best of %u rounds, namespaces %llu MiB "
-		       "(ucmdd's: a file on tmpfs)\nkernel null op: %s\n\n", cfg.seconds,
-		       cfg.rounds, (unsigned long long)(cfg.size >> 20), kop);
-		printf("%-16s %-40s %14s\n", "case", "what", "ops/s");
-		for (unsigned i = 0; i < NR_CASES; i++) {
-			if (i > 0 && strcmp(cases[i].group, cases[i - 1].group))
-				printf("\n");
-			printf("%-16s %-40s %14.0f\n", cases[i].name, cases[i].label, v[i]);
-		}
-		printf("\n%-48s %9s %8s\n", "ratio", "measured", "target");
-		for (unsigned i = 0; i < NR_RATIOS; i++) {
-			double va = v[find_case(ratios[i].a)], vb = v[find_case(ratios[i].b)];
-			if (!va || !vb)
-				continue;
-			if (ratios[i].target > 0)
-				printf("%-48s %8.2fx %7.2fx%s\n", ratios[i].what, va / vb,
-				       ratios[i].target, va / vb >= ratios[i].target ? "" : "  MISSED");
-			else
-				printf("%-48s %8.2fx %8s\n", ratios[i].what, va / vb, "-");
-		}
+		       "(ucmdd's: a file on tmpfs)\nkernel null op: %s\n\n", cfg.o.seconds,
+		       cfg.o.rounds, (unsigned long long)(cfg.o.size >> 20), kop);
+		table_print(&table, best, NULL);
 		printf("\nucmdd idle, no clients, %.1f s: %.2f%% of one CPU (target ~0)\n",
 		       cfg.idle, idle_cpu);
 		printf("ucmdd SIGTERM exit status: %d\n", stop_status);

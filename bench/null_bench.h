@@ -37,6 +37,14 @@ void ucmd_peer_free(struct ucmd_peer *p);
 struct kernel_peer *kernel_peer_new(unsigned entries);
 /* Submit one request of op and return its CQE res (or a setup errno). */
 int kernel_peer_probe(struct kernel_peer *p, enum bench_op op);
+/*
+ * The kernel's like-for-like of a null uring_cmd, given what probing
+ * BENCH_URING_CMD returned: the uring_cmd itself where /dev/null has it
+ * (Linux 6.0+), else the failing uring_cmd, else a nop.
+ */
+enum bench_op kernel_null_op(int probe);
+/* "uring_cmd", "uring_cmd(-EOPNOTSUPP)" or "nop" */
+const char *bench_op_name(enum bench_op op);
 int64_t kernel_peer_run(struct kernel_peer *p, unsigned batch, enum bench_op op, double seconds,
 			double *elapsed);
 void kernel_peer_free(struct kernel_peer *p);

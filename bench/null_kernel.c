@@ -85,6 +85,25 @@ static int expected_res(enum bench_op op)
 	return op == BENCH_URING_CMD_FAIL ? -EOPNOTSUPP : 0;
 }
 
+enum bench_op kernel_null_op(int probe)
+{
+	return probe == 0 ? BENCH_URING_CMD : probe == -EOPNOTSUPP ? BENCH_URING_CMD_FAIL :
+	       BENCH_NOP;
+}
+
+const char *bench_op_name(enum bench_op op)
+{
+	switch (op) {
+	case BENCH_URING_CMD:
+		return "uring_cmd";
+	case BENCH_URING_CMD_FAIL:
+		return "uring_cmd(-EOPNOTSUPP)";
+	case BENCH_NOP:
+		return "nop";
+	}
+	return "?";
+}
+
 int kernel_peer_probe(struct kernel_peer *p, enum bench_op op)
 {
 	struct io_uring_cqe *cqe;

@@ -39,19 +39,6 @@ struct result {
 	double kernel[MAX_KOPS];	/* best ops/s per kernel op */
 };
 
-static const char *op_name(enum bench_op op)
-{
-	switch (op) {
-	case BENCH_URING_CMD:
-		return "uring_cmd";
-	case BENCH_URING_CMD_FAIL:
-		return "uring_cmd(-EOPNOTSUPP)";
-	case BENCH_NOP:
-		return "nop";
-	}
-	return "?";
-}
-
 static void usage(const char *argv0)
 {
 	fprintf(stderr,
@@ -194,7 +181,7 @@ static void print_table(const struct opts *o, const enum bench_op *kops, unsigne
 	for (unsigned b = 0; b < NR_BATCHES; b++)
 		for (unsigned j = 0; j < nk && (!o->batch || o->batch == res[b].batch); j++)
 			printf("%-6u %14.0f  %-24s %14.0f %11.2fx\n", res[b].batch, res[b].ucmd,
-			       op_name(kops[j]), res[b].kernel[j],
+			       bench_op_name(kops[j]), res[b].kernel[j],
 			       ratio(res[b].ucmd, res[b].kernel[j]));
 }
 
@@ -215,7 +202,7 @@ static void print_json(const struct opts *o, const enum bench_op *kops, unsigned
 			json_object_object_add(e, "ucmd_ops_per_sec",
 					       json_object_new_double(res[b].ucmd));
 			json_object_object_add(e, "kernel_op",
-					       json_object_new_string(op_name(kops[j])));
+					       json_object_new_string(bench_op_name(kops[j])));
 			json_object_object_add(e, "kernel_ops_per_sec",
 					       json_object_new_double(res[b].kernel[j]));
 			json_object_object_add(e, "ratio",
