@@ -216,8 +216,134 @@ def daemon_seeds():
     write("daemon_msg", "short_header", struct.pack("<IH", UCMDD_MAGIC, 1))
 
 
+# fuzz_daemon_xlate.c: byte 0 the mode (1: 128-byte SQEs, 2: raw, 4: the
+# client is dead at completion), a 128-byte SQE, then iovecs (base, len) and
+# the same bytes raw at the arena's 1 KiB.
+# An address is mapped by its top 3 bits: 0 the plain part (+ offset), 2
+# region A.., 3 the hole, 4 low, 5 the plain part's end, 6 the top of user
+# space, 7 as it is. Client fds: 3 ng0n1, 4 nvme0, 5 nvme0n1, 6 null, 7
+# closed; fixed files: 0 ng0n1, 1 empty, 2 null, 3 nvme0n1, 4 nvme0; fixed
+# buffers: 0 plain+8K (16K), 1 region A+4K (16K), 2 retired region (8K),
+# 3 plain+32K+100 (5000).
+XL_PLAIN, XL_REGION, XL_HOLE, XL_TOP = 0, 2 << 61, 3 << 61, 6 << 61
+XL_DATA = 1024
+NVME_IO, NVME_IO_VEC, NVME_ADMIN, NVME_ADMIN_VEC = (0xC0484E80, 0xC0484E81,
+                                                    0xC0484E82, 0xC0484E83)
+
+
+def io_sqe(opcode, fd=-1, flags=0, off=0, addr=0, length=0, op_flags=0, user_data=0x1234,
+           buf_index=0, cmd=b""):
+    head = struct.pack("<BBHiQQIIQHHiQQ", opcode, flags, 0, fd, off, addr, length,
+                       op_flags, user_data, buf_index, 0, 0, 0, 0)
+    return head[:48] + cmd.ljust(80, b"\0")
+
+
+def nvme_ucmd(opcode, nsid=1, addr=0, data_len=0, metadata=0, metadata_len=0,
+              cdw10=0, cdw11=0, cdw12=0):
+    return struct.pack("<BBHIIIQQII6III", opcode, 0, 0, nsid, 0, 0, metadata, addr,
+                       metadata_len, data_len, cdw10, cdw11, cdw12, 0, 0, 0, 0, 0)
+
+
+def uring_cmd(fd, cmd_op, ucmd, flags=0, op_flags=0, buf_index=0):
+    return io_sqe(46, fd=fd, flags=flags, off=cmd_op, op_flags=op_flags,
+                  buf_index=buf_index, cmd=ucmd)
+
+
+def iovs(*pairs):
+    return b"".join(struct.pack("<QQ", a, n) for a, n in pairs)
+
+
+def xl(name, sqe_bytes, tail=b"", mode=1):
+    write("daemon_xlate", name, bytes([mode]) + sqe_bytes + tail)
+
+
+def xlate_seeds():
+    two = iovs((XL_PLAIN + 4096, 2048), (XL_REGION + 8192, 2048))
+    xl("nop", io_sqe(0))
+    xl("nop_skip_success_link", io_sqe(0, flags=0x40 | 0x04))
+    xl("read_bdev", io_sqe(22, fd=5, addr=XL_PLAIN + 4096, length=4096))
+    xl("write_bdev_region", io_sqe(23, fd=5, off=8192, addr=XL_REGION + 4096, length=4096))
+    xl("write_two_regions", io_sqe(23, fd=5, addr=XL_REGION + 30 * 1024, length=4096))
+    xl("read_null_64", io_sqe(22, fd=6, addr=XL_PLAIN + 100, length=300), mode=0)
+    xl("readv_bdev", io_sqe(1, fd=5, addr=XL_PLAIN, length=2), two)
+    xl("writev_bdev_table_in_region", io_sqe(2, fd=5, addr=XL_REGION, length=2), two)
+    xl("readv_fixed_file", io_sqe(1, fd=3, flags=0x01, addr=XL_PLAIN, length=2), two)
+    xl("read_fixed_shadow", io_sqe(4, fd=5, addr=XL_PLAIN + 8192, length=4096, buf_index=0))
+    xl("write_fixed_region", io_sqe(5, fd=5, addr=XL_REGION + 4096, length=8192, buf_index=1))
+    xl("read_fixed_retired", io_sqe(4, fd=5, addr=XL_REGION + 64 * 1024, length=4096,
+                                    buf_index=2))
+    xl("read_fixed_odd", io_sqe(4, fd=5, addr=XL_PLAIN + 32 * 1024 + 100, length=5000,
+                                buf_index=3))
+    xl("write_fixed_outside", io_sqe(5, fd=5, addr=XL_PLAIN, length=4096, buf_index=0))
+    xl("fsync", io_sqe(3, fd=5))
+    xl("fsync_fixed_empty", io_sqe(3, fd=1, flags=0x01))
+    xl("timeout", io_sqe(11, addr=XL_PLAIN + XL_DATA, length=1),
+       struct.pack("<qq", 0, 200000))
+    xl("timeout_abs_far", io_sqe(11, addr=XL_PLAIN + XL_DATA, length=1, op_flags=1),
+       struct.pack("<qq", 1 << 40, 0))
+    xl("timeout_count", io_sqe(11, off=1, addr=XL_PLAIN + XL_DATA, length=1),
+       struct.pack("<qq", 5, 0))
+    xl("link_timeout_alone", io_sqe(15, addr=XL_PLAIN + XL_DATA, length=1),
+       struct.pack("<qq", 0, 1000))
+    xl("timeout_in_hole", io_sqe(11, addr=XL_HOLE + 16, length=1))
+    xl("cancel_held", io_sqe(14, addr=0xc0ffee))
+    xl("cancel_any", io_sqe(14, op_flags=4))
+    xl("cancel_fd", io_sqe(14, fd=5, op_flags=2))
+    xl("cancel_fd_fixed", io_sqe(14, fd=3, op_flags=2 | 8))
+    rd = nvme_ucmd(0x02, addr=XL_PLAIN + 4096, data_len=4096, cdw12=7)
+    xl("nvme_read", uring_cmd(3, NVME_IO, rd))
+    xl("nvme_write_region", uring_cmd(3, NVME_IO, nvme_ucmd(0x01, addr=XL_REGION, data_len=4096,
+                                                             cdw10=16, cdw12=7)))
+    xl("nvme_write_meta", uring_cmd(3, NVME_IO, nvme_ucmd(0x01, addr=XL_PLAIN, data_len=512,
+                                                           metadata=XL_PLAIN + 8192,
+                                                           metadata_len=8)))
+    xl("nvme_read_vec", uring_cmd(3, NVME_IO_VEC, nvme_ucmd(0x02, addr=XL_PLAIN, data_len=2,
+                                                             cdw12=7)),
+       two)
+    xl("nvme_read_fixed", uring_cmd(3, NVME_IO, nvme_ucmd(0x02, addr=XL_PLAIN + 8192,
+                                                           data_len=4096, cdw12=7),
+                                    op_flags=1, buf_index=0))
+    xl("nvme_write_fixed_region", uring_cmd(3, NVME_IO,
+                                            nvme_ucmd(0x01, addr=XL_REGION + 4096,
+                                                      data_len=4096, cdw12=7),
+                                            op_flags=1, buf_index=1))
+    xl("nvme_read_fixed_file", uring_cmd(0, NVME_IO, rd, flags=0x01))
+    xl("nvme_identify", uring_cmd(4, NVME_ADMIN, nvme_ucmd(0x06, nsid=0, addr=XL_PLAIN + 4096,
+                                                            data_len=4096, cdw10=1)))
+    xl("nvme_identify_vec", uring_cmd(4, NVME_ADMIN_VEC, nvme_ucmd(0x06, nsid=0, addr=XL_PLAIN,
+                                                                    data_len=1, cdw10=1)),
+       iovs((XL_PLAIN + 4096, 4096)))
+    xl("nvme_get_log", uring_cmd(4, NVME_ADMIN, nvme_ucmd(0x02, nsid=0xffffffff,
+                                                           addr=XL_REGION + 4096,
+                                                           data_len=512,
+                                                           cdw10=0x02 | (127 << 16))))
+    xl("nvme_async_event_skipped", uring_cmd(4, NVME_ADMIN, nvme_ucmd(0x0c, nsid=0)))
+    xl("nvme_read_64", uring_cmd(3, NVME_IO, rd), mode=0)
+    xl("nvme_unknown_cmd_op", uring_cmd(3, 0x12345, rd))
+    xl("null_uring_cmd", uring_cmd(6, 77, nvme_ucmd(0x02, addr=0xdead000, data_len=4096)))
+    xl("bdev_uring_cmd", uring_cmd(5, NVME_IO, rd))
+    # bad client memory, lengths and descriptors
+    xl("read_hole", io_sqe(22, fd=5, addr=XL_HOLE, length=4096))
+    xl("write_past_plain", io_sqe(23, fd=5, addr=(5 << 61) | 100, length=4096))
+    xl("write_top", io_sqe(23, fd=6, addr=XL_TOP | (0x10 << 1), length=64))
+    xl("read_wraps", io_sqe(22, fd=6, addr=XL_TOP | 1 | (0x20 << 1), length=64))
+    xl("readv_too_many", io_sqe(1, fd=6, addr=XL_PLAIN, length=0xf0000400))
+    xl("readv_bad_segment", io_sqe(1, fd=6, addr=XL_PLAIN, length=2),
+       iovs((XL_PLAIN, 64), (XL_HOLE, 64)))
+    xl("writev_raw_table", io_sqe(2, fd=6, addr=XL_PLAIN + XL_DATA, length=2),
+       iovs((0x1000, 64), (0x7fff00000000, 64)))
+    xl("read_raw", io_sqe(22, fd=6, addr=0x7f0000001000, length=4096), mode=3)
+    xl("read_stale_fd", io_sqe(22, fd=7, addr=XL_PLAIN, length=512))
+    xl("read_huge", io_sqe(22, fd=6, addr=XL_PLAIN, length=0xf0000000))
+    xl("buffer_select", io_sqe(22, fd=5, flags=0x20, addr=XL_PLAIN, length=8))
+    xl("read_dead_client", io_sqe(22, fd=5, addr=XL_PLAIN + 4096, length=4096), mode=5)
+    xl("unknown_opcode", io_sqe(200))
+    xl("openat_unsupported", io_sqe(18, fd=5))
+
+
 if __name__ == "__main__":
     audit_seeds()
     daemon_seeds()
+    xlate_seeds()
     dma_seeds()
     regs_seeds()

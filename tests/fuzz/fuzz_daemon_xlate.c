@@ -1,0 +1,580 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libFuzzer target: ucmdd's SQE translation, srv_xlate() /
+ * srv_xlate_complete() / srv_xlate_release() (src/server/xlate.c, mem.c),
+ * on any SQE a client may put in its ring, run on a real engine ring.
+ *
+ * The client is a child process that only sleeps: it shares (MAP_SHARED)
+ * the "client arena" with this process, so the fuzzer writes what the
+ * client's memory holds, while the daemon reaches it only as ucmdd does,
+ * by pid (process_vm_readv/writev) or through a region's own mapping. A
+ * raw address from the input thus lands in the child, never in the fuzzer:
+ * addresses may be anything, and a translation that let one through to
+ * the engine (which runs in this process and trusts its pointers) is found
+ * by the invariant check before the engine sees it.
+ *
+ * Client arena (ARENA_SPAN bytes, the same address in both processes):
+ *   [0, 64K)      plain memory (reached by pid); iovecs at 0, raw bytes at 1K
+ *   [64K, 128K)   a hole (PROT_NONE): bad addresses, and the plain part's end
+ *   [128K, 160K)  region A (memfd shared with srv_region_add), laid out alike
+ *   [160K, 192K)  region B, adjacent: a range over both is in no region
+ *   [192K, 208K)  region C, retired (srv_region_del): reached by pid again
+ *   [208K, 256K)  a hole
+ * Registered files: ng0n1, empty, null, nvme0n1, nvme0. Registered buffers:
+ * a shadowed range of the plain part, a range of region A (zero copy), a
+ * shadowed range of the retired region, and a shadow at an odd page offset
+ * (the engine has no empty slot but in a table registered all empty).
+ *
+ * Input: byte 0 is the mode (bit 0: 128-byte SQEs; bit 1: every address
+ * and length as the input has it, else mapped by fuzz_addr/fuzz_len into
+ * the arena's parts and edges; bit 2: the client is dead at completion); bytes 1..128 the client's SQE (a 64-byte
+ * ring uses the first 64); then up to 32 iovecs (16 bytes each) written to
+ * both iovec tables, their bases and lengths mapped the same way, and the
+ * same bytes unmapped at offset 1K (up to 1 KiB: a timespec, raw iovecs).
+ *
+ * Invariants: srv_xlate answers 0 or a -errno; on an error nothing is held
+ * (bounce_bytes 0). On 0, every address the engine will dereference --
+ * addr for the rw family and timeouts, the iovec array and each segment,
+ * nvme_uring_cmd's addr and metadata -- lies in daemon memory (a bounce, a
+ * region's daemon mapping, a registered buffer's daemon side, the slot's
+ * timespec), never in the client arena; a non-fixed fd is the engine fd of
+ * the client's; CQE_SKIP_SUCCESS is not passed on. The engine then runs
+ * it: exactly one CQE, srv_xlate_complete answers its res or -EFAULT, and
+ * bounce_bytes is back to 0. Timeouts are capped to 1 ms after translation
+ * (the engine reads the daemon's copy at prep), and admin commands that
+ * never complete or take the driver's queues or namespace away are
+ * translated and released, not run (fuzz_nvme_cmd.c skips the same).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nvme/types.h>
+
+#include "nvme/ctrl/ctrl.h"
+#include "server/ring.h"
+#include "ucmd/nvme.h"
+#include "ucmd/ucmd.h"
+
+#define KIB 1024u
+#define ARENA_SPAN (256 * KIB)
+#define PLAIN_OFF 0u
+#define PLAIN_LEN (64 * KIB)
+#define HOLE_OFF (64 * KIB)
+#define RA_OFF (128 * KIB)
+#define RA_LEN (32 * KIB)
+#define RB_OFF (160 * KIB)
+#define RB_LEN (32 * KIB)
+#define RC_OFF (192 * KIB)
+#define RC_LEN (16 * KIB)
+#define NR_IOV 32u
+#define DATA_OFF 1024u
+#define DATA_LEN 1024u
+#define NR_FTAB 5u
+#define NR_BTAB 4u
+#define NR_SLOTS 4u
+
+static struct srv_daemon daemon_;
+static struct srv_client client;
+static struct srv_xl xl128, xl64;
+static struct srv_slot slots[NR_SLOTS];
+static int ftab[NR_FTAB];
+static struct srv_rbuf btab[NR_BTAB];
+static struct ucmd_ring ring128, ring64;
+static struct ucmd_ctrl *ctrl;
+static struct ucmd_nvme_host *host;
+static uint8_t *arena;		/* the client's addresses, mapped here too */
+static pid_t child;
+static int ng_efd, ctrl_efd, bdev_efd, null_efd;
+
+static _Noreturn void die(const char *what)
+{
+	fprintf(stderr, "fuzz_daemon_xlate: %s\n", what);
+	abort();
+}
+
+static uint64_t caddr(size_t off)
+{
+	return (uint64_t)(uintptr_t)(arena + off);
+}
+
+/* A memfd sealed against shrinking, mapped at the client's address, made a region. */
+static void region(size_t off, size_t len, bool retire)
+{
+	int fd = memfd_create("fuzz-region", MFD_ALLOW_SEALING);
+
+	if (fd < 0 || ftruncate(fd, (off_t)len) || fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK) ||
+	    mmap(arena + off, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) ==
+		    MAP_FAILED ||
+	    srv_region_add(&client, fd, caddr(off), len) ||
+	    (retire && srv_region_del(&client, caddr(off))))
+		die("region set-up");
+	close(fd);
+}
+
+/* A registered buffer behind a shadow, as ring_reg.c makes one. */
+static void shadow_buf(struct srv_rbuf *b, size_t off, size_t len)
+{
+	size_t span = ((off & 4095) + len + 4095) & ~(size_t)4095;
+
+	b->caddr = caddr(off);
+	b->len = len;
+	b->shadow = aligned_alloc(4096, span);
+	if (!b->shadow)
+		die("shadow");
+	memset(b->shadow, 0, span);
+	b->shadow_len = span;
+	b->daddr = (char *)b->shadow + (off & 4095);
+}
+
+static void engine_ring(struct ucmd_ring *r, unsigned flags)
+{
+	struct io_uring_params p = { .flags = flags };
+	struct iovec iov[NR_BTAB];
+
+	if (ucmd_queue_init_engine(daemon_.e, 8, r, &p))
+		die("engine ring");
+	for (unsigned i = 0; i < NR_BTAB; i++)
+		iov[i] = (struct iovec){ btab[i].daddr, btab[i].len };
+	if (ucmd_register_files(r, ftab, NR_FTAB) || ucmd_register_buffers(r, iov, NR_BTAB))
+		die("engine ring registration");
+}
+
+static void setup(void)
+{
+	struct ucmd_ctrl_params cp = { .mdts = 5 };
+	struct ucmd_ns_params np = { .nsze = 2048, .store = UCMD_NS_STORE_RAM, .attach = true };
+	struct ucmd_nvme_host_opts ho = { .nr_io_queues = 1, .queue_depth = 16 };
+	struct srv_client *c = &client;
+	pid_t parent = getpid();
+	int stale;
+
+	/* the client's memory: shared with the child, so both see one content */
+	arena = mmap(NULL, ARENA_SPAN, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (arena == MAP_FAILED ||
+	    mmap(arena + PLAIN_OFF, PLAIN_LEN, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+		die("arena");
+	c->d = &daemon_;
+	c->sock = -1;
+	c->pidfd = -1;
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_mutex_init(&daemon_.lock, NULL);
+	srv_mem_init(c);
+	for (unsigned i = 0; i < SRV_MAX_FDS; i++)
+		c->fds[i] = -1;
+	region(RA_OFF, RA_LEN, false);
+	region(RB_OFF, RB_LEN, false);
+	region(RC_OFF, RC_LEN, true);
+
+	/* before any thread: the child only sleeps, and dies with us */
+	child = fork();
+	if (child < 0)
+		die("fork");
+	if (child == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(0);
+		for (;;)
+			pause();
+	}
+	c->pid = child;
+	ucmd_cred_current(&c->cred);
+	user_mm_init_remote(&c->mm, child);
+
+	daemon_.e = ucmd_engine_new();
+	if (!daemon_.e || ucmd_ctrl_create(&cp, &ctrl) || ucmd_ctrl_ns_create(ctrl, &np) <= 0 ||
+	    ucmd_nvme_attach(daemon_.e, ctrl, &ho, &host))
+		die("engine and controller");
+	ng_efd = ucmd_open(daemon_.e, "ng0n1", O_RDWR);
+	ctrl_efd = ucmd_open(daemon_.e, "nvme0", O_RDWR);
+	bdev_efd = ucmd_open(daemon_.e, "nvme0n1", O_RDWR);
+	null_efd = ucmd_open(daemon_.e, "null", O_RDWR);
+	/* an engine fd the client's table still names after the engine closed it */
+	stale = ucmd_open(daemon_.e, "null", O_RDWR);
+	if (ng_efd < 0 || ctrl_efd < 0 || bdev_efd < 0 || null_efd < 0 || stale < 0)
+		die("open");
+	ucmd_close(daemon_.e, stale);
+	/* client fd numbers other than the engine's, as a real table gives */
+	c->fds[3] = ng_efd;
+	c->fds[4] = ctrl_efd;
+	c->fds[5] = bdev_efd;
+	c->fds[6] = null_efd;
+	c->fds[7] = stale;
+
+	ftab[0] = ng_efd;
+	ftab[1] = -1;
+	ftab[2] = null_efd;
+	ftab[3] = bdev_efd;
+	ftab[4] = ctrl_efd;
+	shadow_buf(&btab[0], PLAIN_OFF + 8 * KIB, 16 * KIB);
+	btab[1].caddr = caddr(RA_OFF + 4 * KIB);
+	btab[1].len = 16 * KIB;
+	btab[1].daddr = srv_region_lookup(c, btab[1].caddr, btab[1].len);
+	if (!btab[1].daddr)
+		die("region lookup");
+	/* a retired region's range is the client's plain memory again */
+	shadow_buf(&btab[2], RC_OFF, 8 * KIB);
+	shadow_buf(&btab[3], PLAIN_OFF + 32 * KIB + 100, 5000);
+
+	engine_ring(&ring128, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+	engine_ring(&ring64, 0);
+	for (int i = 0; i < 2; i++) {
+		struct srv_xl *x = i ? &xl64 : &xl128;
+
+		*x = (struct srv_xl){ .c = c, .sqe128 = !i, .ftab = ftab, .nr_ftab = NR_FTAB,
+				      .btab = btab, .nr_btab = NR_BTAB, .slots = slots,
+				      .nr_slots = NR_SLOTS };
+	}
+	/* a request the proxy holds that the engine does not: a cancel's -ENOENT */
+	slots[2].busy = true;
+	slots[2].user_data = 0xc0ffee;
+}
+
+/* An address field: the arena's parts and edges, or impossible ones, by its top bits. */
+static uint64_t fuzz_addr(uint64_t v)
+{
+	uint64_t off = v & ((1ull << 61) - 1);
+
+	switch (v >> 61) {
+	case 0:
+	case 1:
+		return caddr(PLAIN_OFF + off % PLAIN_LEN);
+	case 2:
+		return caddr(RA_OFF + off % (RA_LEN + RB_LEN + RC_LEN));
+	case 3:
+		return caddr(HOLE_OFF + off % (64 * KIB));
+	case 4:
+		return off & 0xffff;				/* NULL and the zero page */
+	case 5:
+		return caddr(PLAIN_OFF + PLAIN_LEN - off % (8 * KIB));	/* runs into the hole */
+	case 6:
+		if (off & 1)
+			return UINT64_MAX - ((off >> 1) & 0xffff);	/* wraps */
+		return UCMD_TASK_SIZE - ((off >> 1) & 0xfffff);
+	default:
+		return off;	/* anywhere: the child's memory, or none */
+	}
+}
+
+static uint32_t fuzz_len(uint32_t v)
+{
+	return (v >> 28) == 0xf ? v : v % (96 * KIB);
+}
+
+static uint32_t fuzz_nr(uint32_t v)
+{
+	return (v >> 28) == 0xf ? v : v % (NR_IOV + 8);
+}
+
+static bool nvme_cmd_op(uint32_t op)
+{
+	return op == NVME_URING_CMD_IO || op == NVME_URING_CMD_IO_VEC ||
+	       op == NVME_URING_CMD_ADMIN || op == NVME_URING_CMD_ADMIN_VEC;
+}
+
+static bool vec_op(uint32_t op)
+{
+	return op == NVME_URING_CMD_IO_VEC || op == NVME_URING_CMD_ADMIN_VEC;
+}
+
+/* The client's SQE from the input, its addresses and lengths mapped unless raw. */
+static void client_sqe(struct io_uring_sqe *sqe, bool sqe128, bool raw)
+{
+	struct nvme_uring_cmd u;
+
+	if (sqe128 && sqe->opcode == IORING_OP_URING_CMD) {
+		memcpy(&u, sqe->cmd, sizeof(u));
+		/* the driver's own timeout would abort and reset: not translation */
+		u.timeout_ms = 0;
+		if (!raw) {
+			u.addr = fuzz_addr(u.addr);
+			u.data_len = vec_op(sqe->cmd_op) ? fuzz_nr(u.data_len) : fuzz_len(u.data_len);
+			u.metadata = fuzz_addr(u.metadata);
+			u.metadata_len = fuzz_len(u.metadata_len);
+		}
+		memcpy(sqe->cmd, &u, sizeof(u));
+		return;
+	}
+	if (raw)
+		return;
+	switch (sqe->opcode) {
+	case IORING_OP_READV:
+	case IORING_OP_WRITEV:
+		sqe->addr = fuzz_addr(sqe->addr);
+		sqe->len = fuzz_nr(sqe->len);
+		break;
+	case IORING_OP_READ:
+	case IORING_OP_WRITE:
+	case IORING_OP_READ_FIXED:
+	case IORING_OP_WRITE_FIXED:
+		sqe->addr = fuzz_addr(sqe->addr);
+		sqe->len = fuzz_len(sqe->len);
+		break;
+	case IORING_OP_TIMEOUT:
+	case IORING_OP_LINK_TIMEOUT:
+		sqe->addr = fuzz_addr(sqe->addr);
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * What the client's memory holds: an iovec table at the start of the plain
+ * part and of region A, built from the input's entries, and the same bytes
+ * as they are at DATA_OFF in both (a timespec, a table of raw iovecs).
+ */
+static void client_mem(const uint8_t *in, size_t size, bool raw)
+{
+	struct iovec iov[NR_IOV];
+	size_t n = size < DATA_LEN ? size : DATA_LEN;
+
+	memset(iov, 0, sizeof(iov));
+	for (unsigned i = 0; i < NR_IOV && 16 * (i + 1) <= size; i++) {
+		uint64_t base, len;
+
+		memcpy(&base, in + 16 * i, 8);
+		memcpy(&len, in + 16 * i + 8, 8);
+		if (!raw) {
+			base = fuzz_addr(base);
+			len = (len >> 60) == 0xf ? len : len % (96 * KIB);
+		}
+		iov[i].iov_base = (void *)(uintptr_t)base;
+		iov[i].iov_len = len;
+	}
+	for (int k = 0; k < 2; k++) {
+		uint8_t *p = arena + (k ? RA_OFF : PLAIN_OFF);
+
+		memcpy(p, iov, sizeof(iov));
+		memset(p + DATA_OFF, 0, DATA_LEN);
+		memcpy(p + DATA_OFF, in, n);
+	}
+}
+
+/* ---- the invariant: the engine gets daemon memory only ---- */
+
+static bool within(uint64_t a, uint64_t len, const void *base, size_t blen)
+{
+	uint64_t b = (uint64_t)(uintptr_t)base;
+
+	return base && a >= b && a + len >= a && a + len <= b + blen;
+}
+
+/* [a, a + len) is memory the daemon owns for this request, not the client's. */
+static bool daemon_mem(const struct srv_slot *s, uint64_t a, uint64_t len)
+{
+	const struct srv_client *c = &client;
+
+	/* the client arena, even an empty range at one of its addresses */
+	if (a < caddr(ARENA_SPAN) && a + (len ? len : 1) > caddr(0))
+		return false;
+	for (unsigned i = 0; i < c->nr_regions; i++)
+		if (within(a, len, c->regions[i].daddr, c->regions[i].len))
+			return true;
+	for (unsigned i = 0; i < NR_BTAB; i++)
+		if (within(a, len, btab[i].daddr, btab[i].len))
+			return true;
+	return within(a, len, s->data.buf, s->data.buf_len) ||
+	       within(a, len, s->meta.buf, s->meta.buf_len) ||
+	       within(a, len, s->vec.buf, s->vec.buf_len);
+}
+
+/* A flat buffer: daemon memory (NULL too when empty: nothing is dereferenced). */
+static void check_flat(const struct srv_slot *s, uint64_t a, uint64_t len, const char *what)
+{
+	if ((len || a) && !daemon_mem(s, a, len))
+		die(what);
+}
+
+/* An iovec array: the slot's own copy, every segment daemon memory. */
+static void check_vec(const struct srv_slot *s, uint64_t a, uint32_t nr)
+{
+	const struct iovec *iov = (const struct iovec *)(uintptr_t)a;
+
+	if (!nr) {
+		if (a)
+			die("an empty vector has an address");
+		return;
+	}
+	if (iov != s->vec.div || s->vec.nr != nr)
+		die("the engine's iovec array is not the daemon's");
+	for (unsigned i = 0; i < nr; i++)
+		check_flat(s, (uint64_t)(uintptr_t)iov[i].iov_base, iov[i].iov_len,
+			   "a segment is not daemon memory");
+}
+
+/* The engine fd the SQE names, or -1. */
+static int target_efd(const struct io_uring_sqe *csqe, const struct io_uring_sqe *esqe)
+{
+	if (csqe->flags & IOSQE_FIXED_FILE)
+		return (unsigned)csqe->fd < NR_FTAB ? ftab[csqe->fd] : -1;
+	return esqe->fd;
+}
+
+/* What the engine must not run here (see the top of the file). */
+static bool skipped(struct srv_xl *x, const struct io_uring_sqe *csqe,
+		    const struct io_uring_sqe *esqe)
+{
+	const struct nvme_uring_cmd *u = (const void *)esqe->cmd;
+
+	if (csqe->opcode != IORING_OP_URING_CMD || !x->sqe128 ||
+	    target_efd(csqe, esqe) != ctrl_efd || !nvme_cmd_op(csqe->cmd_op))
+		return false;
+	return u->opcode == nvme_admin_async_event || u->opcode == nvme_admin_create_sq ||
+	       u->opcode == nvme_admin_create_cq || u->opcode == nvme_admin_delete_sq ||
+	       u->opcode == nvme_admin_delete_cq || u->opcode == nvme_admin_ns_mgmt ||
+	       u->opcode == nvme_admin_ns_attach;
+}
+
+static void check_translated(struct srv_xl *x, const struct io_uring_sqe *csqe,
+			     const struct io_uring_sqe *esqe, const struct srv_slot *s)
+{
+	int efd = target_efd(csqe, esqe);
+
+	if (esqe->flags & IOSQE_CQE_SKIP_SUCCESS)
+		die("CQE_SKIP_SUCCESS reached the engine");
+	/* a fixed index is kept: the engine's table has the client's slots */
+	bool fixed_fd = (csqe->flags & IOSQE_FIXED_FILE) ||
+			(csqe->opcode == IORING_OP_ASYNC_CANCEL &&
+			 (csqe->cancel_flags & IORING_ASYNC_CANCEL_FD_FIXED));
+
+	if (!fixed_fd && esqe->fd != -1 && esqe->fd != srv_fd_get(&client, csqe->fd))
+		die("the engine fd is not the client's");
+	switch (csqe->opcode) {
+	case IORING_OP_READ:
+	case IORING_OP_WRITE:
+	case IORING_OP_READ_FIXED:
+	case IORING_OP_WRITE_FIXED:
+		check_flat(s, esqe->addr, csqe->len, "a buffer is not daemon memory");
+		break;
+	case IORING_OP_READV:
+	case IORING_OP_WRITEV:
+		check_vec(s, esqe->addr, csqe->len);
+		break;
+	case IORING_OP_TIMEOUT:
+	case IORING_OP_LINK_TIMEOUT:
+		if (esqe->addr != (uint64_t)(uintptr_t)&s->ts)
+			die("a timespec is not the slot's");
+		break;
+	case IORING_OP_URING_CMD: {
+		const struct nvme_uring_cmd *u = (const void *)esqe->cmd;
+		bool nvme = efd >= 0 && (efd == ng_efd || efd == ctrl_efd);
+
+		if (!nvme || !x->sqe128)
+			break;	/* null takes no memory; a 64-byte SQE carries none */
+		if (!nvme_cmd_op(csqe->cmd_op))
+			die("an unknown NVMe cmd_op was translated");
+		if (vec_op(csqe->cmd_op))
+			check_vec(s, u->addr, u->data_len);
+		else
+			check_flat(s, u->addr, u->data_len, "NVMe data is not daemon memory");
+		if (u->metadata &&
+		    (!u->data_len || !daemon_mem(s, u->metadata, u->metadata_len)))
+			die("NVMe metadata is not daemon memory");
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* TIMEOUT / LINK_TIMEOUT: at most 1 ms, so that a run never waits for the client's. */
+static void cap_timeout(struct srv_slot *s)
+{
+	if (s->ts.tv_sec < 0 || s->ts.tv_nsec < 0)
+		return;		/* the engine's -EINVAL */
+	if (s->ts.tv_sec || s->ts.tv_nsec > 1000000)
+		s->ts = (struct __kernel_timespec){ .tv_sec = 0, .tv_nsec = 1000000 };
+}
+
+static int32_t run(struct ucmd_ring *r, const struct io_uring_sqe *esqe, size_t size)
+{
+	struct io_uring_sqe *sqe = ucmd_get_sqe(r);
+	struct io_uring_cqe *cqe;
+	int32_t res;
+
+	if (!sqe)
+		die("engine ring full");
+	memcpy(sqe, esqe, size);
+	sqe->user_data = 0;	/* the slot's index, as ring.c gives */
+	if (ucmd_submit_and_wait(r, 1) != 1 || ucmd_wait_cqe(r, &cqe))
+		die("engine submit");
+	if (cqe->user_data != 0)
+		die("a CQE for no request");
+	res = cqe->res;
+	ucmd_cqe_seen(r, cqe);
+	if (ucmd_peek_cqe(r, &cqe) != -EAGAIN)
+		die("a second CQE");
+	return res;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
+{
+	_Alignas(64) unsigned char cb[128], eb[128];
+	struct io_uring_sqe *csqe = (struct io_uring_sqe *)(void *)cb;
+	struct io_uring_sqe *esqe = (struct io_uring_sqe *)(void *)eb;
+	struct srv_slot *s = &slots[0];
+	struct srv_xl *x;
+	bool raw;
+	int ret;
+
+	if (!daemon_.e)
+		setup();
+	if (size < 1)
+		return 0;
+	x = in[0] & 1 ? &xl128 : &xl64;
+	raw = in[0] & 2;
+	/* a client gone while its request ran: the completion writes it nothing */
+	atomic_store(&client.dead, (in[0] & 4) != 0);
+	in++;
+	size--;
+	memset(cb, 0, sizeof(cb));
+	memcpy(cb, in, size < sizeof(cb) ? size : sizeof(cb));
+	if (!x->sqe128)
+		memset(cb + 64, 0, 64);
+	in += size < sizeof(cb) ? size : sizeof(cb);
+	size -= size < sizeof(cb) ? size : sizeof(cb);
+	client_sqe(csqe, x->sqe128, raw);
+	client_mem(in, size, raw);
+	if (waitpid(child, NULL, WNOHANG) != 0)
+		die("the client process died");
+
+	memset(eb, 0xa5, sizeof(eb));
+	s->busy = true;
+	s->user_data = csqe->user_data;
+	ret = srv_xlate(x, csqe, esqe, s);
+	if (ret) {
+		if (ret > 0 || ret < -4095)
+			die("not 0 or -errno");
+		if (atomic_load(&client.bounce_bytes) || s->data.buf || s->meta.buf || s->vec.civ)
+			die("a failed translation holds memory");
+		s->busy = false;
+		return 0;
+	}
+	check_translated(x, csqe, esqe, s);
+	if (skipped(x, csqe, esqe)) {
+		srv_xlate_release(x, s);
+	} else {
+		int32_t res, out;
+
+		if (csqe->opcode == IORING_OP_TIMEOUT || csqe->opcode == IORING_OP_LINK_TIMEOUT)
+			cap_timeout(s);
+		res = run(x->sqe128 ? &ring128 : &ring64, esqe, x->sqe128 ? 128 : 64);
+		out = srv_xlate_complete(x, s, res);
+		if (out != res && out != -EFAULT)
+			die("srv_xlate_complete answered neither res nor -EFAULT");
+	}
+	if (atomic_load(&client.bounce_bytes))
+		die("bounce bytes held after the request");
+	s->busy = false;
+	return 0;
+}
