@@ -44,6 +44,8 @@
  * either side; anything longer sleeps.
  */
 #define DC_SPIN_NS 20000ull
+/* pure spins before each further one yields the CPU */
+#define DC_SPIN_PAUSES 256u
 /*
  * A sleep is cut at this length and the CQ looked at again. Only a second
  * thread waiting on the same ring can need it: it may have drained the cq
@@ -209,6 +211,22 @@ static unsigned cq_ready(const struct ucmd_ring *ring)
 	       __atomic_load_n(ring->cq.khead, __ATOMIC_RELAXED);
 }
 
+/*
+ * The proxy wrote the CQEs on another CPU: ask for all of their lines at
+ * once, so that the caller's walk over them overlaps the misses instead of
+ * paying them one after the other.
+ */
+static void cqes_prefetch(const struct ucmd_ring *ring)
+{
+	unsigned head = __atomic_load_n(ring->cq.khead, __ATOMIC_RELAXED);
+	unsigned n = cq_ready(ring), shift = ucmd_cqe_shift(ring);
+
+	if (n > ring->cq.ring_entries)
+		n = ring->cq.ring_entries;
+	for (unsigned i = 0; i < n; i += 4u >> shift)
+		__builtin_prefetch(&ring->cq.cqes[((head + i) & ring->cq.ring_mask) << shift]);
+}
+
 static bool sq_full(const struct ucmd_ring *ring)
 {
 	return *ring->sq.ktail - __atomic_load_n(ring->sq.khead, __ATOMIC_ACQUIRE) >=
@@ -260,22 +278,27 @@ static int cq_wait(struct ucmd_ring *ring, unsigned min_complete, uint64_t deadl
 	uint64_t cnt;
 	int ret = 0;
 
-	while (cq_ready(ring) < min_complete) {
+	for (unsigned spins = 0; cq_ready(ring) < min_complete; spins++) {
 		if (ring_dead(dr))
 			return -ENOTCONN;
 		if (ktime_get_ns() >= spin_end)
 			break;
 		/*
-		 * Yield, not just pause: with more runnable threads than CPUs
-		 * (a busy machine), the proxy that would post our CQEs may be
-		 * waiting for this very CPU, and a pure spin would hold it off
-		 * for a whole time slice per batch. Alone on the CPU, the
-		 * yield returns at once.
+		 * A short pure spin catches a proxy that is running; then
+		 * yield: with more runnable threads than CPUs (a busy
+		 * machine), the proxy that would post our CQEs may be waiting
+		 * for this very CPU, and spinning on would hold it off for a
+		 * whole time slice per batch.
 		 */
-		sched_yield();
+		if (spins < DC_SPIN_PAUSES)
+			cpu_relax();
+		else
+			sched_yield();
 	}
-	if (cq_ready(ring) >= min_complete)
+	if (cq_ready(ring) >= min_complete) {
+		cqes_prefetch(ring);
 		return 0;
+	}
 	atomic_fetch_add(&dr->waiters, 1);
 	/* seq_cst: pairs with the daemon's CQ tail store, then its cq_waiting load */
 	__atomic_fetch_add(&dr->ctl->cq_waiting, 1, __ATOMIC_SEQ_CST);
