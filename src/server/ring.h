@@ -47,6 +47,21 @@ struct srv_slot {
 	size_t fix_len;
 	struct __kernel_timespec ts;	/* TIMEOUT / LINK_TIMEOUT, read from the client */
 	unsigned next_free;
+	/* srv_xlate_gather_out(): the data's copy back is done, and how it went */
+	bool out_done;
+	int out_err;
+};
+
+/*
+ * Copies back gathered from many completions, written with one
+ * process_vm_writev(2) instead of one each (a system call and a walk of the
+ * client's page tables per 4 KiB read was most of a bounced read).
+ */
+#define SRV_OUT_BATCH 64u
+struct srv_out_batch {
+	unsigned n;
+	struct iovec local[SRV_OUT_BATCH], remote[SRV_OUT_BATCH];
+	struct srv_slot *slot[SRV_OUT_BATCH];
 };
 
 /* What translation needs: the client, the ring's tables, the pending slots. */
@@ -82,6 +97,14 @@ int srv_xlate(struct srv_xl *x, const struct io_uring_sqe *csqe, struct io_uring
  * before the I/O; the daemon learns it at the copy back).
  */
 int32_t srv_xlate_complete(struct srv_xl *x, struct srv_slot *s, int32_t res);
+/*
+ * Before srv_xlate_complete: when s's only copy back is its data bounce,
+ * add it to b (whose room the caller guarantees) and mark s; the caller then
+ * writes b with srv_out_batch_flush() and completes s as usual.
+ */
+void srv_xlate_gather_out(struct srv_xl *x, struct srv_slot *s, int32_t res,
+			  struct srv_out_batch *b);
+void srv_out_batch_flush(struct srv_client *c, struct srv_out_batch *b);
 /* The request never reached the engine: release s's memory, copying nothing. */
 void srv_xlate_release(struct srv_xl *x, struct srv_slot *s);
 
@@ -127,6 +150,7 @@ struct srv_ring {
 	unsigned ocq_first, ocq_nr;
 	struct stage *stage;		/* sq entries */
 	struct io_uring_sqe *stage_sqe;	/* sq entries, 128 bytes each */
+	struct srv_out_batch outb;	/* reap_engine's copies back */
 };
 
 /*

@@ -326,6 +326,47 @@ int srv_xlate(struct srv_xl *x, const struct io_uring_sqe *csqe, struct io_uring
 	return ret;
 }
 
+void srv_xlate_gather_out(struct srv_xl *x, struct srv_slot *s, int32_t res,
+			  struct srv_out_batch *b)
+{
+	size_t out;
+
+	if (atomic_load(&x->c->dead) || !s->data.buf || s->vec.civ || s->fix_len ||
+	    (s->meta.buf && s->out == SRV_OUT_NVME))
+		return;
+	if (s->out == SRV_OUT_RES && res > 0)
+		out = (size_t)res < s->data.len ? (size_t)res : s->data.len;
+	else if (s->out == SRV_OUT_NVME && res == 0)
+		out = s->data.len;
+	else
+		return;
+	b->local[b->n] = (struct iovec){ s->data.daddr, out };
+	b->remote[b->n] = (struct iovec){ (void *)(uintptr_t)s->data.caddr, out };
+	b->slot[b->n++] = s;
+	s->out_done = true;
+	s->out_err = 0;
+}
+
+void srv_out_batch_flush(struct srv_client *c, struct srv_out_batch *b)
+{
+	size_t total = 0;
+	ssize_t got;
+
+	if (!b->n)
+		return;
+	for (unsigned i = 0; i < b->n; i++)
+		total += b->local[i].iov_len;
+	got = process_vm_writev(c->mm.pid, b->local, b->n, b->remote, b->n, 0);
+	if (got < 0 || (size_t)got != total) {
+		/* one of them is a bad address: find which, one copy each */
+		for (unsigned i = 0; i < b->n; i++)
+			b->slot[i]->out_err = user_mm_copy_to(&c->mm,
+				(uint64_t)(uintptr_t)b->remote[i].iov_base,
+				b->local[i].iov_base, b->local[i].iov_len);
+	}
+	b->n = 0;
+}
+
 int32_t srv_xlate_complete(struct srv_xl *x, struct srv_slot *s, int32_t res)
 {
 	size_t out = 0;
@@ -341,7 +382,14 @@ int32_t srv_xlate_complete(struct srv_xl *x, struct srv_slot *s, int32_t res)
 	if (s->fix_len && out)
 		err |= srv_copy_to(x->c, s->fix_caddr, s->fix_daddr,
 				   out < s->fix_len ? out : s->fix_len);
-	err |= srv_bounce_put(x->c, &s->data, out);
+	if (s->out_done) {
+		/* written by srv_out_batch_flush() */
+		err |= s->out_err;
+		err |= srv_bounce_put(x->c, &s->data, 0);
+		s->out_done = false;
+	} else {
+		err |= srv_bounce_put(x->c, &s->data, out);
+	}
 	err |= srv_bounce_put(x->c, &s->meta, s->out == SRV_OUT_NVME ? out : 0);
 	if (s->vec.civ)
 		err |= srv_bounce_vec_put(x->c, &s->vec, out);
@@ -351,6 +399,7 @@ int32_t srv_xlate_complete(struct srv_xl *x, struct srv_slot *s, int32_t res)
 
 void srv_xlate_release(struct srv_xl *x, struct srv_slot *s)
 {
+	s->out_done = false;
 	(void)srv_bounce_put(x->c, &s->data, 0);
 	(void)srv_bounce_put(x->c, &s->meta, 0);
 	if (s->vec.civ)
