@@ -52,6 +52,11 @@ rc=0; "$UCMDD" --socket "$sock" 2>"$dir/err" || rc=$?
 [ "$rc" = 2 ] && grep -q "no --ctrl" "$dir/err" || fail "no --ctrl: rc $rc"
 rc=0; "$UCMDD" --ctrl "$dir/x" 2>"$dir/err" || rc=$?
 [ "$rc" = 2 ] && grep -q "no --socket" "$dir/err" || fail "no --socket: rc $rc"
+for bad in 0 12x 1000 K 99999999999999G -4096; do
+	rc=0; "$UCMDD" --ram "$bad" --socket "$sock" 2>"$dir/err" || rc=$?
+	[ "$rc" = 2 ] && grep -q -- "--ram $bad: a size" "$dir/err" || fail "--ram $bad: rc $rc $(cat "$dir/err")"
+done
+[ ! -e "$sock" ] || fail "socket left by a refused --ram"
 mkdir -m 0755 "$dir/open-ctrl"
 rc=0; "$UCMDD" --foreground --ctrl "$dir/open-ctrl" --socket "$sock" 2>"$dir/err" || rc=$?
 [ "$rc" = 1 ] && grep -q "mode 0700" "$dir/err" || fail "a 0755 directory: rc $rc $(cat "$dir/err")"
