@@ -69,6 +69,14 @@ int dc_call(struct dclient *dc, uint16_t op, const void *req, size_t req_len, co
 /* Mark the connection gone: every later call is -ENOTCONN. */
 void dc_kill(struct dclient *dc);
 
+/*
+ * Open device `name` on daemon engine e as the client's fd number `fd`
+ * (UCMDD_OPEN_FIXED), replacing what that number held: libucmd-preload
+ * mirrors the program's own descriptor numbers, which SQEs name. fd or
+ * -errno; -EOPNOTSUPP on an engine that is not a daemon's.
+ */
+int dc_open_fixed(struct ucmd_engine *e, const char *name, int flags, int fd);
+
 extern const struct ucmd_backend daemon_backend;
 
 /* ring.c */

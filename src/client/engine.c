@@ -51,6 +51,21 @@ static int dc_open(struct ucmd_engine *e, const char *name, int flags)
 	return dc_call(to_dc(e), UCMDD_OPEN, &req, sizeof(req), NULL, 0, NULL, 0, NULL, NULL, 0);
 }
 
+int dc_open_fixed(struct ucmd_engine *e, const char *name, int flags, int fd)
+{
+	struct ucmdd_open req = { .flags = (flags & O_ACCMODE) | UCMDD_OPEN_FIXED, .fd = fd };
+	size_t len = strlen(name);
+
+	if (!ucmd_engine_is_daemon(e))
+		return -EOPNOTSUPP;
+	if (!len)
+		return -EINVAL;
+	if (len >= sizeof(req.name))
+		return -ENAMETOOLONG;
+	memcpy(req.name, name, len);
+	return dc_call(to_dc(e), UCMDD_OPEN, &req, sizeof(req), NULL, 0, NULL, 0, NULL, NULL, 0);
+}
+
 static int dc_close(struct ucmd_engine *e, int fd)
 {
 	struct ucmdd_fd req = { .fd = fd };

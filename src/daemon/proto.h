@@ -39,7 +39,12 @@ enum ucmdd_op {
 	UCMDD_DEVICE_NAMES,
 	/* -> ucmdd_name; <- struct ucmd_disk_stat (include/ucmd/ucmd.h) */
 	UCMDD_DISK_STAT,
-	/* -> ucmdd_open; <- result = the client's fd number (its own table) */
+	/*
+	 * -> ucmdd_open; <- result = the client's fd number (its own table):
+	 * the lowest free one, or with UCMDD_OPEN_FIXED in flags the number in
+	 * fd (what was there is closed first, as dup2(2) does), so that a
+	 * client can mirror its own descriptor numbers (libucmd-preload).
+	 */
 	UCMDD_OPEN,
 	/* -> ucmdd_fd; <- result */
 	UCMDD_CLOSE,
@@ -90,9 +95,11 @@ struct ucmdd_name {
 	char name[UCMDD_NAME_MAX];	/* NUL-terminated */
 };
 
+#define UCMDD_OPEN_FIXED 0x40000000	/* in ucmdd_open.flags: install at .fd */
+
 struct ucmdd_open {
-	int32_t flags;		/* O_RDONLY/O_WRONLY/O_RDWR (others refused, -EINVAL) */
-	uint32_t pad;
+	int32_t flags;		/* O_RDONLY/O_WRONLY/O_RDWR, UCMDD_OPEN_FIXED (others refused, -EINVAL) */
+	int32_t fd;		/* with UCMDD_OPEN_FIXED, the number wanted; else 0 */
 	char name[UCMDD_NAME_MAX];
 };
 

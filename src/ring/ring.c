@@ -48,7 +48,9 @@ static void compute_layout(struct layout *l, unsigned sq, unsigned cq, size_t sq
 	l->cq_overflow = o + 8;
 	l->cq_flags = o + 12;		o += LINE;
 	l->cq_cqes = o;			o = align_up(o + (size_t)cq * cqe_sz, LINE);
-	l->sqes = o;			o += (size_t)sq * sqe_sz;
+	/* page-aligned, as Linux's separate SQE array: IORING_OFF_SQES maps it alone */
+	l->sqes = align_up(o, (size_t)sysconf(_SC_PAGESIZE));
+	o = l->sqes + (size_t)sq * sqe_sz;
 	l->total = align_up(o, (size_t)sysconf(_SC_PAGESIZE));
 }
 

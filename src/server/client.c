@@ -124,7 +124,7 @@ static void op_open(struct srv_client *c, struct srv_req *q, struct srv_rep *r)
 		r->result = efd;
 		return;
 	}
-	cfd = srv_fd_install(c, efd);
+	cfd = o.flags & UCMDD_OPEN_FIXED ? srv_fd_install_at(c, efd, o.fd) : srv_fd_install(c, efd);
 	if (cfd < 0)
 		ucmd_close(c->d->e, efd);
 	r->result = cfd;
@@ -244,8 +244,10 @@ static int payload_check(unsigned op, const void *p)
 		memcpy(&o, p, sizeof(o));
 		acc = o.flags & O_ACCMODE;
 		/* O_CLOEXEC means nothing here and is tolerated; any other flag is refused */
-		if (o.pad || (o.flags & ~(O_ACCMODE | O_CLOEXEC)) ||
+		if ((o.flags & ~(O_ACCMODE | O_CLOEXEC | UCMDD_OPEN_FIXED)) ||
 		    (acc != O_RDONLY && acc != O_WRONLY && acc != O_RDWR))
+			return -EINVAL;
+		if (o.flags & UCMDD_OPEN_FIXED ? o.fd < 0 || (unsigned)o.fd >= SRV_FD_SPACE : o.fd)
 			return -EINVAL;
 		return name_ok(o.name) ? 0 : -EINVAL;
 	}
@@ -547,8 +549,9 @@ int srv_client_start(struct srv_daemon *d, int sock, const struct ucmd_cred *cre
 	atomic_init(&c->dead, false);
 	atomic_init(&c->bounce_bytes, 0);
 	atomic_init(&c->shadow_bytes, 0);
-	for (unsigned i = 0; i < SRV_MAX_FDS; i++)
+	for (unsigned i = 0; i < SRV_FD_SPACE; i++)
 		c->fds[i] = -1;
+	c->nr_fds = 0;
 	pthread_mutex_init(&c->lock, NULL);
 	srv_mem_init(c);
 

@@ -17,7 +17,7 @@
 
 static int fd_get_locked(struct srv_client *c, int cfd)
 {
-	if (cfd < 0 || (unsigned)cfd >= SRV_MAX_FDS || c->fds[cfd] < 0)
+	if (cfd < 0 || (unsigned)cfd >= SRV_FD_SPACE || c->fds[cfd] < 0)
 		return -EBADF;
 	return c->fds[cfd];
 }
@@ -40,12 +40,37 @@ int srv_fd_install(struct srv_client *c, int efd)
 		return -EBADF;
 	pthread_mutex_lock(&c->lock);
 	/* the lowest free number, as open(2) gives */
-	for (unsigned i = 0; i < SRV_MAX_FDS; i++) {
+	for (unsigned i = 0; i < SRV_FD_SPACE && c->nr_fds < SRV_MAX_FDS; i++) {
 		if (c->fds[i] < 0) {
 			c->fds[i] = efd;
+			c->nr_fds++;
 			ret = (int)i;
 			break;
 		}
+	}
+	pthread_mutex_unlock(&c->lock);
+	return ret;
+}
+
+int srv_fd_install_at(struct srv_client *c, int efd, int cfd)
+{
+	int old = -1, ret = cfd;
+
+	if (efd < 0)
+		return -EBADF;
+	if (cfd < 0 || (unsigned)cfd >= SRV_FD_SPACE)
+		return -EBADF;
+	pthread_mutex_lock(&c->lock);
+	if (c->fds[cfd] >= 0) {
+		/* dup2(2): the number's old file goes, under the lock (top of the file) */
+		old = c->fds[cfd];
+		c->fds[cfd] = efd;
+		ucmd_close(c->d->e, old);
+	} else if (c->nr_fds < SRV_MAX_FDS) {
+		c->fds[cfd] = efd;
+		c->nr_fds++;
+	} else {
+		ret = -EMFILE;
 	}
 	pthread_mutex_unlock(&c->lock);
 	return ret;
@@ -57,8 +82,10 @@ int srv_fd_remove(struct srv_client *c, int cfd)
 
 	pthread_mutex_lock(&c->lock);
 	efd = fd_get_locked(c, cfd);
-	if (efd >= 0)
+	if (efd >= 0) {
 		c->fds[cfd] = -1;
+		c->nr_fds--;
+	}
 	pthread_mutex_unlock(&c->lock);
 	return efd;
 }
@@ -71,6 +98,7 @@ int srv_fd_close(struct srv_client *c, int cfd)
 	efd = fd_get_locked(c, cfd);
 	if (efd >= 0) {
 		c->fds[cfd] = -1;
+		c->nr_fds--;
 		/* under the lock: see the top of the file */
 		ucmd_close(c->d->e, efd);
 	}
@@ -81,10 +109,11 @@ int srv_fd_close(struct srv_client *c, int cfd)
 void srv_fds_close_all(struct srv_client *c)
 {
 	pthread_mutex_lock(&c->lock);
-	for (unsigned i = 0; i < SRV_MAX_FDS; i++) {
+	for (unsigned i = 0; i < SRV_FD_SPACE; i++) {
 		if (c->fds[i] >= 0)
 			ucmd_close(c->d->e, c->fds[i]);
 		c->fds[i] = -1;
 	}
+	c->nr_fds = 0;
 	pthread_mutex_unlock(&c->lock);
 }

@@ -260,7 +260,7 @@ static void recheck_fds(struct srv_ring *r, unsigned n)
 
 		if (r->stage[k].err || s->cfd < 0)
 			continue;
-		if ((unsigned)s->cfd >= SRV_MAX_FDS || c->fds[s->cfd] != s->efd) {
+		if ((unsigned)s->cfd >= SRV_FD_SPACE || c->fds[s->cfd] != s->efd) {
 			srv_xlate_release(&r->x, s);
 			r->stage[k].err = -EBADF;
 		}

@@ -38,7 +38,7 @@ static int files_xlate(struct srv_client *c, const int *cfds, int *efds, unsigne
 			efds[*done] = cfd;
 			continue;
 		}
-		if (cfd < 0 || (unsigned)cfd >= SRV_MAX_FDS || c->fds[cfd] < 0)
+		if (cfd < 0 || (unsigned)cfd >= SRV_FD_SPACE || c->fds[cfd] < 0)
 			return -EBADF;
 		efds[*done] = c->fds[cfd];
 	}

@@ -35,7 +35,13 @@
 #include "ucmd/ucmd.h"
 
 /* Per-client bounds: what one client may hold, whatever it asks. */
-#define SRV_MAX_FDS		64u
+#define SRV_MAX_FDS		64u	/* engine files open at once */
+/*
+ * The numbers a client may name (0..SRV_FD_SPACE-1): wider than SRV_MAX_FDS
+ * because a client mirroring its own descriptor numbers (UCMDD_OPEN_FIXED,
+ * libucmd-preload) does not choose them small.
+ */
+#define SRV_FD_SPACE		1024u
 #define SRV_MAX_RINGS		16u
 #define SRV_MAX_ENTRIES		4096u	/* SQ entries per ring */
 #define SRV_MAX_REGIONS		64u
@@ -73,7 +79,8 @@ struct srv_client {
 	atomic_bool dead;		/* connection gone: rings stop and clean up */
 
 	pthread_mutex_t lock;		/* fds, regions, rings */
-	int fds[SRV_MAX_FDS];		/* client fd -> engine fd, -1 free */
+	int fds[SRV_FD_SPACE];		/* client fd -> engine fd, -1 free */
+	unsigned nr_fds;		/* entries not -1: at most SRV_MAX_FDS */
 	struct srv_region regions[SRV_MAX_REGIONS];
 	unsigned nr_regions;
 	struct srv_ring *rings[SRV_MAX_RINGS];
@@ -107,6 +114,8 @@ struct srv_daemon {
 int srv_fd_get(struct srv_client *c, int cfd);
 /* A new client fd for an engine fd, or -EMFILE (the engine fd is then the caller's). */
 int srv_fd_install(struct srv_client *c, int efd);
+/* UCMDD_OPEN_FIXED: at number cfd, replacing what was there; cfd or -EBADF/-EMFILE. */
+int srv_fd_install_at(struct srv_client *c, int efd, int cfd);
 /* Forget a client fd; its engine fd, or -EBADF. */
 int srv_fd_remove(struct srv_client *c, int cfd);
 

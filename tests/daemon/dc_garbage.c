@@ -428,7 +428,10 @@ static void msg_round(struct gctx *g)
 		struct ucmdd_open *m = (void *)pl;
 		static const char *names[] = { "nvme0", "ng0n1", "nvme0n1", "null", "../x", "" };
 		m->flags = below(g, 2) ? (int32_t)below(g, 3) : (int32_t)rnd(g);
-		m->pad = below(g, 4) ? 0 : (uint32_t)rnd(g);
+		if (below(g, 3) == 0)
+			m->flags = (m->flags & O_ACCMODE) | UCMDD_OPEN_FIXED;
+		/* fixed numbers anywhere, in range or not */
+		m->fd = below(g, 4) ? (int32_t)below(g, 1100) : (int32_t)rnd(g);
 		if (below(g, 4))
 			snprintf(m->name, sizeof(m->name), "%s", names[below(g, 6)]);
 		else

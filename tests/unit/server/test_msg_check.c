@@ -142,7 +142,16 @@ static void test_payload_fields(void **state)
 	assert_int_equal(srv_msg_check(buf, n), -EINVAL);
 	o->name[63] = 0;
 	assert_int_equal(srv_msg_check(buf, n), 0);
-	o->pad = 1;
+	/* without UCMDD_OPEN_FIXED the number must be 0; with it, in 0..SRV_FD_SPACE-1 */
+	o->fd = 1;
+	assert_int_equal(srv_msg_check(buf, n), -EINVAL);
+	o->flags = O_RDWR | UCMDD_OPEN_FIXED;
+	assert_int_equal(srv_msg_check(buf, n), 0);
+	o->fd = (int32_t)SRV_FD_SPACE - 1;
+	assert_int_equal(srv_msg_check(buf, n), 0);
+	o->fd = (int32_t)SRV_FD_SPACE;
+	assert_int_equal(srv_msg_check(buf, n), -EINVAL);
+	o->fd = -1;
 	assert_int_equal(srv_msg_check(buf, n), -EINVAL);
 
 	n = msg(UCMDD_DISK_STAT, sizeof(struct ucmdd_name));
