@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libucmd-preload: the interposition library behind `ucmd exec`. Loaded
+ * with LD_PRELOAD into an unmodified program (fio, nvme-cli, a liburing
+ * program), it makes ucmd's devices appear as Linux's would:
+ *
+ *   /dev/nvme0    controller (char): admin ioctls, NVME_URING_CMD_ADMIN
+ *   /dev/ng0n1    namespace (char): NVMe ioctls, IORING_OP_URING_CMD
+ *   /dev/nvme0n1  namespace (block): read/write family, BLK* ioctls,
+ *                 io_uring READ/WRITE/READV/WRITEV/*_FIXED
+ *   /sys/...      what libnvme's scan reads, generated (sysfs.c)
+ *
+ * Every device is the daemon's (ucmdd, src/server): one connection per
+ * process (session.c), so fork, exec, threads and fio's job processes all
+ * share one controller under the daemon's policy and audit.
+ *
+ * A device fd is a real descriptor of the program's: an open placeholder
+ * file, <root>/dev/<name>, so that numbers, O_CLOEXEC, dup/dup2/fcntl,
+ * fork, exec and close behave as the kernel makes them, and the file
+ * offset is the kernel's (shared by dups and forks as a device's is). The
+ * daemon knows the device under the same number (UCMDD_OPEN_FIXED),
+ * because the program's SQEs name it and the daemon reads SQEs straight
+ * from the shared ring. Modules:
+ *
+ *   session.c  the daemon connection; fork; the root; tracing; pl_next()
+ *   devinfo.c  which devices exist, their kinds, numbers and geometry
+ *   fdmap.c    device fds: open, close, dup*, fcntl, fstat; exec recovery
+ *   ioctl.c    ioctl(2) on device fds (NVMe and BLK* requests)
+ *   rw.c       read/write/pread/pwrite/readv/writev/preadv/pwritev/lseek,
+ *              BLK* ioctls
+ *   paths.c    path interposers: /dev/<ucmd device>, /sys -> <root>/sys
+ *   sysfs.c    the generated tree under <root>
+ *   uring.c    io_uring_setup/enter/register on the daemon's rings
+ *   seccomp.c  catching the io_uring system calls libc does not make
+ *
+ * Rules for every interposer: errors are returned as the libc function
+ * returns them (-1 and errno); a call on something that is not ucmd's goes
+ * to the next definition (pl_next) untouched; no lock is held across a call
+ * into libucmd (which may itself call interposed functions).
+ */
+#ifndef UCMD_PRELOAD_H
+#define UCMD_PRELOAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <linux/nvme_ioctl.h>
+
+#include "ucmd/ucmd.h"
+
+/* Environment, set by `ucmd exec` or by hand with LD_PRELOAD. */
+#define PL_ENV_DAEMON	"UCMD_DAEMON"		/* the daemon's socket (required) */
+#define PL_ENV_ROOT	"UCMD_EXEC_ROOT"	/* the generated tree; made if unset */
+#define PL_ENV_TRACE	"UCMD_EXEC_TRACE"	/* "1": unhandled calls to stderr; else a file */
+
+#define PL_EXPORT __attribute__((visibility("default")))
+
+/* ---- session.c ---- */
+
+/*
+ * This process's engine on the daemon, connected on first use (and anew in
+ * a forked child, which must not speak on its parent's connection). NULL
+ * with errno set (ENOTCONN: no daemon, UCMD_DAEMON unset or unreachable).
+ */
+struct ucmd_engine *pl_engine(void);
+/* The next definition of a libc symbol (dlsym RTLD_NEXT); aborts if none. */
+void *pl_next(const char *sym);
+/* The tree's root directory (no trailing slash), built on first use. NULL if it cannot be. */
+const char *pl_root(void);
+/* `ucmd exec --trace`: one line per intercepted call that was not handled. */
+void pl_trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+bool pl_tracing(void);
+
+/* ---- devinfo.c ---- */
+
+enum pl_dev_kind {
+	PL_DEV_CTRL,		/* nvmeX: char */
+	PL_DEV_NS_CHR,		/* ngXnY: char, the generic (passthrough) node */
+	PL_DEV_NS_BLK,		/* nvmeXnY: block */
+};
+
+/* Device numbers, fixed so that sysfs's dev files and fstat's st_rdev agree. */
+#define PL_MAJOR_CTRL	240u	/* minor = controller instance */
+#define PL_MAJOR_NG	241u	/* minor = namespace ordinal (devinfo order) */
+#define PL_MAJOR_BLK	259u	/* BLOCK_EXT_MAJOR, minor = namespace ordinal */
+
+struct pl_devinfo {
+	char name[32];		/* "nvme0", "ng0n1", "nvme0n1" */
+	enum pl_dev_kind kind;
+	unsigned instance;	/* X */
+	unsigned nsid;		/* Y; 0 for a controller */
+	unsigned major, minor;
+	/* namespaces: from Identify Namespace (the formatted LBA format) */
+	uint32_t lba_size;	/* bytes */
+	uint64_t nlba;		/* NSZE */
+	uint16_t ms;		/* metadata bytes per LBA */
+	bool ext;		/* metadata interleaved (extended LBA) */
+};
+
+/*
+ * The device called name (a bare name: "ng0n1"), or NULL (errno ENOENT) if
+ * the daemon has no such device. The list is read once per process (the
+ * first call) and again by pl_devinfo_reload() (after namespace management).
+ */
+const struct pl_devinfo *pl_devinfo(const char *name);
+/* All devices, controllers first; the count (at most max stored). */
+unsigned pl_devinfo_list(const struct pl_devinfo **out, unsigned max);
+int pl_devinfo_reload(void);
+/*
+ * An admin command (struct nvme_passthru_cmd64, as NVME_IOCTL_ADMIN64_CMD)
+ * on device d through a private daemon fd, for what the preload itself
+ * needs to know (identify data for sysfs, geometry). 0, an NVMe status > 0,
+ * or -errno.
+ */
+int pl_admin(const struct pl_devinfo *d, struct nvme_passthru_cmd64 *cmd);
+
+/* ---- fdmap.c ---- */
+
+struct pl_file {
+	const struct pl_devinfo *dev;
+	int oflags;		/* as the program opened it (O_DIRECT, O_NONBLOCK kept here) */
+};
+
+/* The ucmd device behind the program's fd, or NULL if it is not one. Lock-free. */
+struct pl_file *pl_fd(int fd);
+/*
+ * open(2) of a ucmd device: the placeholder opened with the program's
+ * flags (less what a regular file would take otherwise: O_DIRECT, O_CREAT,
+ * O_TRUNC, O_EXCL), then the daemon's open at the same number. fd or -1
+ * with errno (the daemon's answer: EACCES by policy, ENOENT...).
+ */
+int pl_dev_open(const struct pl_devinfo *d, int flags);
+/* Overwrite what a stat of the placeholder says with the device's: mode, st_rdev, sizes. */
+void pl_stat_fix(const struct pl_devinfo *d, struct stat *st);
+void pl_statx_fix(const struct pl_devinfo *d, struct statx *stx);
+/* Is this path (as the kernel resolved it) a placeholder? Its device, or NULL. */
+const struct pl_devinfo *pl_placeholder_dev(const char *path);
+
+/* ---- rw.c ---- */
+
+/*
+ * ioctl(2) requests of a block device (BLKGETSIZE64, BLKSSZGET, BLKPBSZGET,
+ * BLKGETSIZE, BLKIOMIN, BLKIOOPT, BLKFLSBUF, BLKDISCARD...) on f, a
+ * PL_DEV_NS_BLK file (ioctl.c calls it first for those): the ioctl's result
+ * (-1 and errno set as ioctl(2) sets it), or -2 with errno untouched if req
+ * is not a block request (ioctl.c then tries the NVMe ones).
+ */
+int pl_blk_ioctl(struct pl_file *f, int fd, unsigned long req, void *arg);
+
+/* ---- sysfs.c ---- */
+
+/*
+ * Build the tree under root: dev/<name> placeholders (empty regular files,
+ * 0600) for every device, and sys/ as Linux's sysfs shows the controllers
+ * and namespaces (sys/class/nvme, sys/class/nvme-generic, sys/block,
+ * sys/class/nvme-subsystem, sys/devices/...). 0 or -errno.
+ */
+int pl_sysfs_build(const char *root);
+
+/* ---- paths.c ---- */
+/* The path interposers (open*, stat*, access, opendir, readlink...): no API of their own. */
+
+/* ---- uring.c ---- */
+
+/* The io_uring system calls, emulated on the daemon's rings: the kernel's return conventions (-errno). */
+long pl_io_uring_setup(unsigned entries, struct io_uring_params *p);
+long pl_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete, unsigned flags,
+		       const void *arg, size_t argsz);
+long pl_io_uring_register(int fd, unsigned opcode, void *arg, unsigned nr_args);
+/* mmap(2) of a ring fd at IORING_OFF_SQ_RING/CQ_RING/SQES; MAP_FAILED with errno for a fd not a ring's. */
+bool pl_uring_is_ring(int fd);
+long pl_uring_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
+
+/* ---- seccomp.c ---- */
+
+/* Install the filter and the SIGSYS handler once per process image. 0 or -errno. */
+int pl_seccomp_install(void);
+/* A system call that the filter lets through (the trampoline's address is allowed). */
+long pl_raw_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
+
+#endif /* UCMD_PRELOAD_H */
