@@ -20,6 +20,13 @@
  * "//" and "/./" are folded; ".." is not (a path that climbs out of /dev
  * or /sys to come back is left to the kernel).
  */
+/*
+ * The build sets _FILE_OFFSET_BITS=64, with which glibc's headers rename
+ * open to open64, stat to stat64...: the interposers define both names
+ * themselves, so this file sees the functions under their own names.
+ */
+#undef _FILE_OFFSET_BITS
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

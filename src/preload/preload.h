@@ -7,7 +7,7 @@
  *   /dev/nvme0    controller (char): admin ioctls, NVME_URING_CMD_ADMIN
  *   /dev/ng0n1    namespace (char): NVMe ioctls, IORING_OP_URING_CMD
  *   /dev/nvme0n1  namespace (block): read/write family, BLK* ioctls,
- *                 io_uring READ/WRITE/READV/WRITEV/*_FIXED
+ *                 io_uring READ/WRITE/READV/WRITEV and their _FIXED forms
  *   /sys/...      what libnvme's scan reads, generated (sysfs.c)
  *
  * Every device is the daemon's (ucmdd, src/server): one connection per

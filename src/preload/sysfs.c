@@ -311,7 +311,7 @@ static int build_ns(const char *root, const struct pl_devinfo *c, const struct c
 		    const struct pl_devinfo *d)
 {
 	static struct nvme_id_ns ns;
-	char dir[PATH_MAX], t[PATH_MAX], l[PATH_MAX], id[128];
+	char dir[PATH_MAX], t[PATH_MAX], l[PATH_MAX], id[256];
 	unsigned x = d->instance;
 	uint64_t bytes = d->nlba * d->lba_size;
 	bool blk = d->kind == PL_DEV_NS_BLK;
