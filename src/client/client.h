@@ -86,6 +86,13 @@ void dc_queue_exit(struct ucmd_ring *ring);
 int dc_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete, unsigned flags);
 int dc_enter_timeout(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
 		     unsigned flags, const struct __kernel_timespec *ts, const sigset_t *sigmask);
+/*
+ * io_uring_register(2) as a program makes it (libucmd-preload): opcode,
+ * arg (our address, read by the daemon), nr, an fd to pass along (eventfd)
+ * or -1, and room for the daemon's payload (the probe).
+ */
+int dc_register_raw(struct ucmd_ring *ring, unsigned opcode, const void *arg, unsigned nr, int fd,
+		    void *rep, size_t rep_max, size_t *rep_len);
 int dc_register_files(struct ucmd_ring *ring, const int *files, unsigned nr);
 int dc_unregister_files(struct ucmd_ring *ring);
 int dc_register_buffers(struct ucmd_ring *ring, const struct iovec *iov, unsigned nr);

@@ -397,6 +397,12 @@ static int reg(struct ucmd_ring *ring, unsigned opcode, const void *arg, unsigne
 		       fd >= 0 ? 1 : 0, rep, rep_max, rep_len, NULL, 0);
 }
 
+int dc_register_raw(struct ucmd_ring *ring, unsigned opcode, const void *arg, unsigned nr, int fd,
+		    void *rep, size_t rep_max, size_t *rep_len)
+{
+	return reg(ring, opcode, arg, nr, fd, rep, rep_max, rep_len);
+}
+
 int dc_register_files(struct ucmd_ring *ring, const int *files, unsigned nr)
 {
 	return reg(ring, IORING_REGISTER_FILES, files, nr, -1, NULL, 0, NULL);

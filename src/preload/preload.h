@@ -7,7 +7,7 @@
  *   /dev/nvme0    controller (char): admin ioctls, NVME_URING_CMD_ADMIN
  *   /dev/ng0n1    namespace (char): NVMe ioctls, IORING_OP_URING_CMD
  *   /dev/nvme0n1  namespace (block): read/write family, BLK* ioctls,
- *                 io_uring READ/WRITE/READV/WRITEV and their _FIXED forms
+ *                 io_uring READ/WRITE/READV/WRITEV and their FIXED forms
  *   /sys/...      what libnvme's scan reads, generated (sysfs.c)
  *
  * Every device is the daemon's (ucmdd, src/server): one connection per
@@ -135,6 +135,10 @@ int pl_dev_open(const struct pl_devinfo *d, int flags);
 /* Overwrite what a stat of the placeholder says with the device's: mode, st_rdev, sizes. */
 void pl_stat_fix(const struct pl_devinfo *d, struct stat *st);
 void pl_statx_fix(const struct pl_devinfo *d, struct statx *stx);
+/* At load: the device fds this image inherited through exec, found by their placeholders. */
+void pl_fdmap_recover(void);
+/* A new connection (first use, after fork): the daemon opens every known device fd again. */
+void pl_fdmap_reopen(struct ucmd_engine *e);
 /* Is this path (as the kernel resolved it) a placeholder? Its device, or NULL. */
 const struct pl_devinfo *pl_placeholder_dev(const char *path);
 
@@ -178,6 +182,8 @@ long pl_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete, unsign
 long pl_io_uring_register(int fd, unsigned opcode, void *arg, unsigned nr_args);
 /* mmap(2) of a ring fd at IORING_OFF_SQ_RING/CQ_RING/SQES; MAP_FAILED with errno for a fd not a ring's. */
 bool pl_uring_is_ring(int fd);
+/* The program closed fd through libc: if it was a ring's, forget it. */
+void pl_uring_close(int fd);
 long pl_uring_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
 
 /* ---- seccomp.c ---- */

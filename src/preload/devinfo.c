@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Which devices the daemon has, what kind each is, its device numbers and
+ * its geometry. Entries are never freed or moved (struct pl_file points at
+ * them from any thread): a reload updates them in place and appends new
+ * names; a device the daemon no longer has is marked gone and no longer
+ * found by name.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <nvme/types.h>
+
+#include "client/client.h"
+#include "preload/preload.h"
+
+#define PL_MAX_DEVS 256u
+
+struct dev_slot {
+	struct pl_devinfo info;
+	bool gone;
+};
+
+static pthread_mutex_t devs_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct dev_slot devs[PL_MAX_DEVS];
+static unsigned nr_devs;
+static bool loaded;
+
+static bool classify(const char *name, struct pl_devinfo *d)
+{
+	unsigned x, y;
+	char c;
+
+	memset(d, 0, sizeof(*d));
+	if (strlen(name) >= sizeof(d->name))
+		return false;
+	if (sscanf(name, "ng%un%u%c", &x, &y, &c) == 2)
+		d->kind = PL_DEV_NS_CHR;
+	else if (sscanf(name, "nvme%un%u%c", &x, &y, &c) == 2)
+		d->kind = PL_DEV_NS_BLK;
+	else if (sscanf(name, "nvme%u%c", &x, &c) == 1)
+		d->kind = PL_DEV_CTRL, y = 0;
+	else
+		return false;	/* "null" and the like: not an NVMe device */
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	d->instance = x;
+	d->nsid = y;
+	return true;
+}
+
+/*
+ * The daemon opens d as this process under a number nobody else can hold
+ * meanwhile: one of our own descriptors (an eventfd), so the program's
+ * device numbers, which the daemon mirrors, are never touched.
+ */
+int pl_admin(const struct pl_devinfo *d, struct nvme_passthru_cmd64 *cmd)
+{
+	struct ucmd_engine *e = pl_engine();
+	int fd, ret;
+
+	if (!e)
+		return -errno;
+	fd = eventfd(0, EFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = dc_open_fixed(e, d->name, O_RDONLY, fd);
+	if (ret >= 0) {
+		ret = ucmd_ioctl(e, fd, NVME_IOCTL_ADMIN64_CMD, cmd);
+		ucmd_close(e, fd);
+	}
+	close(fd);
+	return ret;
+}
+
+/* The formatted LBA size, metadata size and NSZE, from Identify Namespace on the controller. */
+static void geometry(struct pl_devinfo *d, const struct pl_devinfo *ctrl)
+{
+	struct nvme_id_ns *id = aligned_alloc(4096, sizeof(*id));
+	struct nvme_passthru_cmd64 cmd = {
+		.opcode = nvme_admin_identify,
+		.nsid = d->nsid,
+		.data_len = sizeof(*id),
+		.cdw10 = NVME_IDENTIFY_CNS_NS,
+	};
+	unsigned f;
+
+	if (!id)
+		return;
+	cmd.addr = (uint64_t)(uintptr_t)id;
+	if (ctrl && pl_admin(ctrl, &cmd) == 0) {
+		/* FLBAS: bits 3:0, and 6:5 above them for formats past 16 */
+		f = (id->flbas & 0xf) | ((id->flbas >> 5 & 3u) << 4);
+		if (f < 64 && id->lbaf[f].ds >= 9 && id->lbaf[f].ds < 32) {
+			d->lba_size = 1u << id->lbaf[f].ds;
+			d->ms = le16toh(id->lbaf[f].ms);
+		}
+		d->ext = id->flbas & 0x10;
+		d->nlba = le64toh(id->nsze);
+	}
+	free(id);
+}
+
+static struct dev_slot *find_locked(const char *name)
+{
+	for (unsigned i = 0; i < nr_devs; i++)
+		if (!strcmp(devs[i].info.name, name))
+			return &devs[i];
+	return NULL;
+}
+
+static const struct pl_devinfo *ctrl_of(unsigned instance)
+{
+	for (unsigned i = 0; i < nr_devs; i++)
+		if (!devs[i].gone && devs[i].info.kind == PL_DEV_CTRL &&
+		    devs[i].info.instance == instance)
+			return &devs[i].info;
+	return NULL;
+}
+
+static int load_locked(void)
+{
+	struct ucmd_engine *e = pl_engine();
+	const char **names;
+	unsigned ns_ordinal = 0;
+	int n;
+
+	if (!e)
+		return -errno;
+	names = calloc(PL_MAX_DEVS, sizeof(*names));
+	if (!names)
+		return -ENOMEM;
+	n = ucmd_device_names(e, names, PL_MAX_DEVS);
+	if (n < 0) {
+		free(names);
+		return n;
+	}
+	if ((unsigned)n > PL_MAX_DEVS)
+		n = PL_MAX_DEVS;
+	for (unsigned i = 0; i < nr_devs; i++)
+		devs[i].gone = true;
+	for (int i = 0; i < n; i++) {
+		struct pl_devinfo d;
+		struct dev_slot *s;
+
+		if (!classify(names[i], &d))
+			continue;
+		s = find_locked(d.name);
+		if (!s) {
+			if (nr_devs == PL_MAX_DEVS)
+				break;
+			s = &devs[nr_devs++];
+			s->info = d;
+		}
+		s->gone = false;
+	}
+	free(names);
+	/* controllers first, so that namespaces find theirs */
+	for (unsigned i = 0; i < nr_devs; i++) {
+		struct pl_devinfo *d = &devs[i].info;
+
+		if (!devs[i].gone && d->kind == PL_DEV_CTRL) {
+			d->major = PL_MAJOR_CTRL;
+			d->minor = d->instance;
+		}
+	}
+	/* namespace ordinals: by (controller, nsid), the char and block nodes alike */
+	for (unsigned x = 0; x < 256; x++) {
+		for (unsigned i = 0; i < nr_devs; i++) {
+			struct pl_devinfo *d = &devs[i].info;
+
+			if (devs[i].gone || d->kind != PL_DEV_NS_CHR || d->instance != x)
+				continue;
+			d->major = PL_MAJOR_NG;
+			d->minor = ns_ordinal++;
+			geometry(d, ctrl_of(x));
+			/* its block sibling has the same ordinal and geometry */
+			char blk[32];
+			struct dev_slot *b;
+
+			snprintf(blk, sizeof(blk), "nvme%un%u", d->instance, d->nsid);
+			b = find_locked(blk);
+			if (b && !b->gone) {
+				b->info.major = PL_MAJOR_BLK;
+				b->info.minor = d->minor;
+				b->info.lba_size = d->lba_size;
+				b->info.nlba = d->nlba;
+				b->info.ms = d->ms;
+				b->info.ext = d->ext;
+			}
+		}
+	}
+	/* a block node without a char sibling (not made by ucmd, but be safe) */
+	for (unsigned i = 0; i < nr_devs; i++) {
+		struct pl_devinfo *d = &devs[i].info;
+
+		if (!devs[i].gone && d->kind == PL_DEV_NS_BLK && !d->major) {
+			d->major = PL_MAJOR_BLK;
+			d->minor = ns_ordinal++;
+			geometry(d, ctrl_of(d->instance));
+		}
+	}
+	loaded = true;
+	return 0;
+}
+
+int pl_devinfo_reload(void)
+{
+	int ret;
+
+	pthread_mutex_lock(&devs_lock);
+	ret = load_locked();
+	pthread_mutex_unlock(&devs_lock);
+	return ret;
+}
+
+const struct pl_devinfo *pl_devinfo(const char *name)
+{
+	const struct pl_devinfo *d = NULL;
+	struct dev_slot *s;
+	int ret = 0;
+
+	pthread_mutex_lock(&devs_lock);
+	if (!loaded)
+		ret = load_locked();
+	s = ret ? NULL : find_locked(name);
+	if (s && !s->gone)
+		d = &s->info;
+	pthread_mutex_unlock(&devs_lock);
+	if (!d)
+		errno = ret ? -ret : ENOENT;
+	return d;
+}
+
+unsigned pl_devinfo_list(const struct pl_devinfo **out, unsigned max)
+{
+	unsigned n = 0;
+
+	pthread_mutex_lock(&devs_lock);
+	if (!loaded && load_locked()) {
+		pthread_mutex_unlock(&devs_lock);
+		return 0;
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		for (unsigned i = 0; i < nr_devs; i++) {
+			bool ctrl = devs[i].info.kind == PL_DEV_CTRL;
+
+			if (devs[i].gone || ctrl != (pass == 0))
+				continue;
+			if (n < max)
+				out[n] = &devs[i].info;
+			n++;
+		}
+	}
+	pthread_mutex_unlock(&devs_lock);
+	return n;
+}

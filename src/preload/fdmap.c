@@ -1,0 +1,464 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The interposers define libc's own names (fstat and fstat64, fcntl and
+ * fcntl64 as two symbols): without this, glibc's headers would rename the
+ * first of each pair to the second. On 64-bit Linux both are one ABI.
+ */
+#undef _FILE_OFFSET_BITS
+/*
+ * Device fds. A program's device fd is a real descriptor on a placeholder
+ * file (<root>/dev/<name>), so the kernel keeps its number, flags, offset,
+ * dups and fork/exec inheritance exactly as it keeps a device's; this table
+ * only says which numbers are ucmd's and what they are, and the daemon
+ * holds the device under the same number (UCMDD_OPEN_FIXED).
+ *
+ * The table is read without a lock (one atomic load per call on any fd);
+ * its entries point at interned, never-freed struct pl_file (device, open
+ * flags), so a racing close cannot free what another thread just read.
+ * Descriptors closed behind libc's back (a raw close system call) stay in
+ * the table until the number is reused by an interposed open or dup; a
+ * number reused meanwhile by something we do not see (socket(), a raw
+ * open) is taken for the device until then (docs/compat.md): checking the
+ * placeholder's inode on every call would cost a system call per read.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "client/client.h"
+#include "preload/preload.h"
+
+#define PL_MAX_FD 1024	/* the daemon's SRV_FD_SPACE: numbers past it cannot be mirrored */
+#define PL_MAX_FILES 512u
+
+static struct pl_file *_Atomic fd_table[PL_MAX_FD];
+
+static pthread_mutex_t intern_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct pl_file files[PL_MAX_FILES];
+static unsigned nr_files;
+
+/* What a placeholder keeps of the program's flags: the rest is the device's business. */
+#define PL_KEPT_FLAGS (O_DIRECT | O_NONBLOCK | O_SYNC | O_DSYNC | O_ACCMODE)
+
+static struct pl_file *intern(const struct pl_devinfo *d, int oflags)
+{
+	struct pl_file *f = NULL;
+
+	oflags &= PL_KEPT_FLAGS;
+	pthread_mutex_lock(&intern_lock);
+	for (unsigned i = 0; i < nr_files; i++) {
+		if (files[i].dev == d && files[i].oflags == oflags) {
+			f = &files[i];
+			break;
+		}
+	}
+	if (!f && nr_files < PL_MAX_FILES) {
+		f = &files[nr_files++];
+		f->dev = d;
+		f->oflags = oflags;
+	}
+	pthread_mutex_unlock(&intern_lock);
+	return f;
+}
+
+struct pl_file *pl_fd(int fd)
+{
+	if (fd < 0 || fd >= PL_MAX_FD)
+		return NULL;
+	return atomic_load_explicit(&fd_table[fd], memory_order_acquire);
+}
+
+static void set_fd(int fd, struct pl_file *f)
+{
+	if (fd >= 0 && fd < PL_MAX_FD)
+		atomic_store_explicit(&fd_table[fd], f, memory_order_release);
+}
+
+static int placeholder_path(const struct pl_devinfo *d, char *buf, size_t len)
+{
+	const char *root = pl_root();
+	int n;
+
+	if (!root)
+		return -errno;
+	n = snprintf(buf, len, "%s/dev/%s", root, d->name);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+const struct pl_devinfo *pl_placeholder_dev(const char *path)
+{
+	const char *root = pl_root();
+	size_t n;
+
+	if (!root)
+		return NULL;
+	n = strlen(root);
+	if (strncmp(path, root, n) || strncmp(path + n, "/dev/", 5))
+		return NULL;
+	return pl_devinfo(path + n + 5);
+}
+
+int pl_dev_open(const struct pl_devinfo *d, int flags)
+{
+	static int (*next_open)(const char *, int, ...);
+	struct ucmd_engine *e;
+	struct pl_file *f;
+	char path[PATH_MAX];
+	int fd, ret;
+
+	if (!next_open)
+		next_open = pl_next("open");
+	ret = placeholder_path(d, path, sizeof(path));
+	if (ret) {
+		errno = -ret;
+		return -1;
+	}
+	e = pl_engine();
+	if (!e)
+		return -1;
+	/* O_DIRECT would fail on tmpfs, O_CREAT/O_TRUNC/O_EXCL mean nothing for a device */
+	flags &= ~(O_CREAT | O_TRUNC | O_EXCL | O_TMPFILE | O_PATH | O_DIRECTORY | O_NOFOLLOW);
+	fd = next_open(path, (flags & ~O_DIRECT) | O_CREAT, 0600);
+	if (fd < 0 && errno == ENOENT) {
+		/* a tree not built yet (or pruned): the placeholder's directory is all we need */
+		char *slash = strrchr(path, '/');
+
+		*slash = 0;
+		mkdir(path, 0700);
+		*slash = '/';
+		fd = next_open(path, (flags & ~O_DIRECT) | O_CREAT, 0600);
+	}
+	if (fd < 0)
+		return -1;
+	if (fd >= PL_MAX_FD) {
+		close(fd);
+		errno = EMFILE;
+		return -1;
+	}
+	f = intern(d, flags);
+	ret = f ? dc_open_fixed(e, d->name, flags & O_ACCMODE, fd) : -ENFILE;
+	if (ret < 0) {
+		close(fd);
+		errno = -ret;
+		return -1;
+	}
+	set_fd(fd, f);
+	return fd;
+}
+
+void pl_stat_fix(const struct pl_devinfo *d, struct stat *st)
+{
+	st->st_mode = (d->kind == PL_DEV_NS_BLK ? S_IFBLK : S_IFCHR) | (st->st_mode & 07777);
+	st->st_rdev = makedev(d->major, d->minor);
+	st->st_size = 0;
+	st->st_blocks = 0;
+	st->st_blksize = 4096;
+}
+
+void pl_statx_fix(const struct pl_devinfo *d, struct statx *stx)
+{
+	stx->stx_mode = (uint16_t)((d->kind == PL_DEV_NS_BLK ? S_IFBLK : S_IFCHR) |
+				   (stx->stx_mode & 07777));
+	stx->stx_rdev_major = d->major;
+	stx->stx_rdev_minor = d->minor;
+	stx->stx_size = 0;
+	stx->stx_blocks = 0;
+	stx->stx_blksize = 4096;
+}
+
+/* ---- the daemon's side of inherited descriptors ---- */
+
+void pl_fdmap_reopen(struct ucmd_engine *e)
+{
+	for (int fd = 0; fd < PL_MAX_FD; fd++) {
+		struct pl_file *f = pl_fd(fd);
+		int ret;
+
+		if (!f)
+			continue;
+		ret = dc_open_fixed(e, f->dev->name, f->oflags & O_ACCMODE, fd);
+		if (ret < 0) {
+			/* the policy may judge this process otherwise: the fd is then unusable */
+			pl_trace("fd %d (%s) inherited but not reopened: %s", fd, f->dev->name,
+				 strerror(-ret));
+			set_fd(fd, NULL);
+		}
+	}
+}
+
+void pl_fdmap_recover(void)
+{
+	char link[64], target[PATH_MAX];
+	struct dirent *de;
+	bool found = false;
+	DIR *dir;
+
+	if (!getenv(PL_ENV_ROOT))
+		return;		/* no tree yet: nothing can have been inherited */
+	dir = opendir("/proc/self/fd");
+	if (!dir)
+		return;
+	while ((de = readdir(dir))) {
+		const struct pl_devinfo *d;
+		int fd = atoi(de->d_name), fl;
+		ssize_t n;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9' || fd >= PL_MAX_FD || fd == dirfd(dir))
+			continue;
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = 0;
+		d = pl_placeholder_dev(target);
+		fl = d ? fcntl(fd, F_GETFL) : -1;
+		if (fl < 0)
+			continue;
+		set_fd(fd, intern(d, fl));
+		found = true;
+	}
+	closedir(dir);
+	if (found) {
+		struct ucmd_engine *e = pl_engine();
+
+		/* pl_engine() may have connected while the table was half filled */
+		if (e)
+			pl_fdmap_reopen(e);
+	}
+}
+
+/* ---- interposers ---- */
+
+/* The daemon forgets fd: it was closed or replaced. */
+static void forget(int fd)
+{
+	struct pl_file *f = pl_fd(fd);
+	struct ucmd_engine *e;
+
+	if (!f)
+		return;
+	set_fd(fd, NULL);
+	e = pl_engine();
+	if (e)
+		ucmd_close(e, fd);
+}
+
+/* newfd now refers to what oldfd refers to: mirror it in the daemon. */
+static int mirror(int oldfd, int newfd)
+{
+	struct pl_file *f = pl_fd(oldfd);
+	struct ucmd_engine *e;
+	int ret;
+
+	if (!f) {
+		forget(newfd);
+		return 0;
+	}
+	e = pl_engine();
+	if (!e)
+		return -errno;
+	if (newfd >= PL_MAX_FD)
+		return -EMFILE;
+	ret = dc_open_fixed(e, f->dev->name, f->oflags & O_ACCMODE, newfd);
+	if (ret < 0)
+		return ret;
+	set_fd(newfd, f);
+	return 0;
+}
+
+/* After a dup that made newfd: mirror, or undo the dup and fail as the dup would. */
+static int dup_done(int oldfd, int newfd)
+{
+	static int (*next_close)(int);
+	int ret;
+
+	if (newfd < 0 || !pl_fd(oldfd))
+		return newfd;
+	ret = mirror(oldfd, newfd);
+	if (ret) {
+		if (!next_close)
+			next_close = pl_next("close");
+		next_close(newfd);
+		errno = -ret;
+		return -1;
+	}
+	return newfd;
+}
+
+PL_EXPORT int close(int fd)
+{
+	static int (*next)(int);
+
+	if (!next)
+		next = pl_next("close");
+	forget(fd);
+	pl_uring_close(fd);
+	return next(fd);
+}
+
+PL_EXPORT int dup(int fd)
+{
+	static int (*next)(int);
+
+	if (!next)
+		next = pl_next("dup");
+	return dup_done(fd, next(fd));
+}
+
+PL_EXPORT int dup2(int oldfd, int newfd)
+{
+	static int (*next)(int, int);
+	int ret;
+
+	if (!next)
+		next = pl_next("dup2");
+	ret = next(oldfd, newfd);
+	if (ret < 0 || oldfd == newfd)
+		return ret;
+	if (!pl_fd(oldfd)) {
+		forget(newfd);	/* dup2 closed what newfd was */
+		return ret;
+	}
+	return dup_done(oldfd, ret);
+}
+
+PL_EXPORT int dup3(int oldfd, int newfd, int flags)
+{
+	static int (*next)(int, int, int);
+	int ret;
+
+	if (!next)
+		next = pl_next("dup3");
+	ret = next(oldfd, newfd, flags);
+	if (ret < 0)
+		return ret;
+	if (!pl_fd(oldfd)) {
+		forget(newfd);
+		return ret;
+	}
+	return dup_done(oldfd, ret);
+}
+
+static int fcntl_common(int (*next)(int, int, ...), int fd, int cmd, void *arg)
+{
+	struct pl_file *f = pl_fd(fd);
+	int ret = next(fd, cmd, arg);
+
+	switch (cmd) {
+	case F_DUPFD:
+	case F_DUPFD_CLOEXEC:
+		return dup_done(fd, ret);
+	case F_GETFL:
+		/* the placeholder was opened without O_DIRECT; the device was not */
+		if (ret >= 0 && f)
+			ret |= f->oflags & O_DIRECT;
+		return ret;
+	default:
+		return ret;
+	}
+}
+
+/*
+ * fcntl's third argument is an int, a long or a pointer by command: read as
+ * a pointer, every kind passes through unchanged (the ABI passes all three
+ * in one register).
+ */
+PL_EXPORT int fcntl(int fd, int cmd, ...)
+{
+	static int (*next)(int, int, ...);
+	va_list ap;
+	void *arg;
+
+	if (!next)
+		next = pl_next("fcntl");
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	return fcntl_common(next, fd, cmd, arg);
+}
+
+PL_EXPORT int fcntl64(int fd, int cmd, ...)
+{
+	static int (*next)(int, int, ...);
+	va_list ap;
+	void *arg;
+
+	if (!next)
+		next = pl_next("fcntl64");
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	return fcntl_common(next, fd, cmd, arg);
+}
+
+PL_EXPORT int fstat(int fd, struct stat *st)
+{
+	static int (*next)(int, struct stat *);
+	struct pl_file *f;
+	int ret;
+
+	if (!next)
+		next = pl_next("fstat");
+	ret = next(fd, st);
+	f = ret ? NULL : pl_fd(fd);
+	if (f)
+		pl_stat_fix(f->dev, st);
+	return ret;
+}
+
+PL_EXPORT int fstat64(int fd, struct stat64 *st)
+{
+	static int (*next)(int, struct stat64 *);
+	struct pl_file *f;
+	int ret;
+
+	if (!next)
+		next = pl_next("fstat64");
+	ret = next(fd, st);
+	f = ret ? NULL : pl_fd(fd);
+	/* struct stat and stat64 are one layout on 64-bit Linux */
+	if (f)
+		pl_stat_fix(f->dev, (struct stat *)(void *)st);
+	return ret;
+}
+
+/* Binaries built against glibc before 2.33 call these. */
+PL_EXPORT int __fxstat(int ver, int fd, struct stat *st)
+{
+	static int (*next)(int, int, struct stat *);
+	struct pl_file *f;
+	int ret;
+
+	if (!next)
+		next = pl_next("__fxstat");
+	ret = next(ver, fd, st);
+	f = ret ? NULL : pl_fd(fd);
+	if (f)
+		pl_stat_fix(f->dev, st);
+	return ret;
+}
+
+PL_EXPORT int __fxstat64(int ver, int fd, struct stat64 *st)
+{
+	static int (*next)(int, int, struct stat64 *);
+	struct pl_file *f;
+	int ret;
+
+	if (!next)
+		next = pl_next("__fxstat64");
+	ret = next(ver, fd, st);
+	f = ret ? NULL : pl_fd(fd);
+	if (f)
+		pl_stat_fix(f->dev, (struct stat *)(void *)st);
+	return ret;
+}

@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The interposers define libc's own names (fstat and fstat64, fcntl and
+ * fcntl64 as two symbols): without this, glibc's headers would rename the
+ * first of each pair to the second. On 64-bit Linux both are one ABI.
+ */
+#undef _FILE_OFFSET_BITS
+/*
+ * Catching the io_uring system calls that do not go through a libc symbol.
+ * Debian's liburing.so.2 is built without libc (its own inline syscall
+ * instructions for io_uring_setup/enter/register and mmap), and fio calls
+ * libc's syscall(): an LD_PRELOAD symbol catches the second, nothing but
+ * the kernel catches the first. So a seccomp filter returns
+ * SECCOMP_RET_TRAP for:
+ *
+ *   io_uring_setup, io_uring_enter, io_uring_register    (every call)
+ *   mmap with offset IORING_OFF_CQ_RING or IORING_OFF_SQES (uring.c)
+ *
+ * and the SIGSYS handler runs the call (uring.c) and puts its result where
+ * the system call's would be. A call that is not ours (a ring fd the
+ * preload did not make, an mmap of another file at those offsets) is made
+ * for real through a trampoline the filter lets through: a page of code at
+ * a fixed address, mapped again at the same address by every image after
+ * exec, because a filter outlives exec (and the pages it names) and cannot
+ * be removed.
+ *
+ * libc's syscall() is interposed too, so that programs calling it (fio's
+ * io_uring engines) pay a function call instead of a signal.
+ *
+ * What this does not cover (docs/compat.md): a program that installs its
+ * own SIGSYS handler over ours; an exec'd program without the preload
+ * (LD_PRELOAD dropped) that uses io_uring (it gets SIGSYS); architectures
+ * other than x86-64.
+ */
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <linux/io_uring.h>
+
+#include "preload/preload.h"
+
+#ifndef SYS_SECCOMP
+#define SYS_SECCOMP 1	/* si_code of a SECCOMP_RET_TRAP SIGSYS (siginfo.h) */
+#endif
+
+#if defined(__x86_64__)
+
+/* Far below the mmap area and above any PIE or heap: free in every image we have seen. */
+#define TRAMP_ADDR 0x10000000000ul
+#define TRAMP_LEN 4096ul
+
+/* Marks an image whose ancestors installed the filter (it survives exec). */
+#define PL_ENV_SECCOMP "UCMD_PRELOAD_SECCOMP"
+
+typedef long (*tramp_fn)(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
+static tramp_fn tramp;
+
+/*
+ * long tramp(nr, a0..a5): the System V call's registers moved to the
+ * system call's (rax, rdi, rsi, rdx, r10, r8, r9; a5 from the stack).
+ */
+static const unsigned char tramp_code[] = {
+	0x48, 0x89, 0xf8,		/* mov %rdi,%rax */
+	0x48, 0x89, 0xf7,		/* mov %rsi,%rdi */
+	0x48, 0x89, 0xd6,		/* mov %rdx,%rsi */
+	0x48, 0x89, 0xca,		/* mov %rcx,%rdx */
+	0x4d, 0x89, 0xc2,		/* mov %r8,%r10 */
+	0x4d, 0x89, 0xc8,		/* mov %r9,%r8 */
+	0x4c, 0x8b, 0x4c, 0x24, 0x08,	/* mov 0x8(%rsp),%r9 */
+	0x0f, 0x05,			/* syscall */
+	0xc3,				/* ret */
+};
+
+static int tramp_map(void)
+{
+	void *p = mmap((void *)TRAMP_ADDR, TRAMP_LEN, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	if (p != (void *)TRAMP_ADDR) {
+		/* a kernel without MAP_FIXED_NOREPLACE treats it as a hint */
+		munmap(p, TRAMP_LEN);
+		return -EEXIST;
+	}
+	memcpy(p, tramp_code, sizeof(tramp_code));
+	if (mprotect(p, TRAMP_LEN, PROT_READ | PROT_EXEC)) {
+		munmap(p, TRAMP_LEN);
+		return -errno;
+	}
+	tramp = (tramp_fn)p;
+	return 0;
+}
+
+long pl_raw_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a5)
+{
+	if (tramp)
+		return tramp(nr, a0, a1, a2, a3, a4, a5);
+	/* no filter, no trampoline: the kernel's answer is the plain one */
+	long ret = syscall(nr, a0, a1, a2, a3, a4, a5);
+
+	return ret < 0 ? -errno : ret;
+}
+
+static bool is_uring_off(long off)
+{
+	return off == (long)IORING_OFF_CQ_RING || off == (long)IORING_OFF_SQES;
+}
+
+/*
+ * One intercepted call: *handled says whether it was ours; the result is
+ * the raw system call's (-errno on failure).
+ */
+static long dispatch(long nr, const long a[6], bool *handled)
+{
+	*handled = true;
+	switch (nr) {
+	case __NR_io_uring_setup:
+		return pl_io_uring_setup((unsigned)a[0], (struct io_uring_params *)a[1]);
+	case __NR_io_uring_enter:
+		if (!pl_uring_is_ring((int)a[0]) && !(a[3] & IORING_ENTER_REGISTERED_RING))
+			break;
+		return pl_io_uring_enter((int)a[0], (unsigned)a[1], (unsigned)a[2], (unsigned)a[3],
+					 (const void *)a[4], (size_t)a[5]);
+	case __NR_io_uring_register:
+		if (!pl_uring_is_ring((int)a[0]))
+			break;
+		return pl_io_uring_register((int)a[0], (unsigned)a[1], (void *)a[2],
+					    (unsigned)a[3]);
+	case __NR_mmap:
+		if (!is_uring_off(a[5]) || !pl_uring_is_ring((int)a[4]))
+			break;
+		return pl_uring_mmap((void *)a[0], (size_t)a[1], (int)a[2], (int)a[3], (int)a[4],
+				     (off_t)a[5]);
+	default:
+		break;
+	}
+	*handled = false;
+	return pl_raw_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+static void sigsys(int sig, siginfo_t *si, void *ctx)
+{
+	ucontext_t *uc = ctx;
+	greg_t *g = uc->uc_mcontext.gregs;
+	long a[6] = { g[REG_RDI], g[REG_RSI], g[REG_RDX], g[REG_R10], g[REG_R8], g[REG_R9] };
+	int saved = errno;
+	bool handled;
+
+	(void)sig;
+	if (si->si_code != SYS_SECCOMP) {
+		errno = saved;
+		return;
+	}
+	g[REG_RAX] = dispatch(si->si_syscall, a, &handled);
+	if (!handled && si->si_syscall != __NR_mmap)
+		pl_trace("system call %d on fd %ld: not a ucmd ring, made for real",
+			 si->si_syscall, a[0]);
+	errno = saved;
+}
+
+PL_EXPORT long syscall(long nr, ...)
+{
+	long a[6], ret;
+	bool handled;
+	va_list ap;
+
+	va_start(ap, nr);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (nr == __NR_io_uring_setup || nr == __NR_io_uring_enter ||
+	    nr == __NR_io_uring_register || (nr == __NR_mmap && is_uring_off(a[5]))) {
+		ret = dispatch(nr, a, &handled);
+	} else {
+		static long (*next)(long, ...);
+
+		if (!next)
+			next = pl_next("syscall");
+		return next(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	}
+	if (ret < 0 && ret > -4096) {
+		errno = (int)-ret;
+		return -1;
+	}
+	return ret;
+}
+
+#define LD(off) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (off))
+#define JEQ(k, t, f) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (k), (t), (f))
+#define JGE(k, t, f) BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, (k), (t), (f))
+#define RET(k) BPF_STMT(BPF_RET | BPF_K, (k))
+#define ARG_LO(n) (offsetof(struct seccomp_data, args) + 8 * (n))
+#define ARG_HI(n) (ARG_LO(n) + 4)
+#define IP_LO offsetof(struct seccomp_data, instruction_pointer)
+#define IP_HI (IP_LO + 4)
+
+static int filter_install(void)
+{
+	struct sock_filter f[] = {
+		/* 0 */ LD(offsetof(struct seccomp_data, arch)),
+		/* 1 */ JEQ(AUDIT_ARCH_X86_64, 0, 16),
+		/* the trampoline's own calls go through */
+		/* 2 */ LD(IP_HI),
+		/* 3 */ JEQ((uint32_t)(TRAMP_ADDR >> 32), 0, 3),
+		/* 4 */ LD(IP_LO),
+		/* 5 */ JGE((uint32_t)TRAMP_ADDR + (uint32_t)TRAMP_LEN, 1, 0),
+		/* 6 */ JGE((uint32_t)TRAMP_ADDR, 11, 0),
+		/* 7 */ LD(offsetof(struct seccomp_data, nr)),
+		/* 8 */ JEQ(__NR_io_uring_setup, 8, 0),
+		/* 9 */ JEQ(__NR_io_uring_enter, 7, 0),
+		/* 10 */ JEQ(__NR_io_uring_register, 6, 0),
+		/* 11 */ JEQ(__NR_mmap, 0, 6),
+		/* mmap: only at the two offsets no file of a real program has */
+		/* 12 */ LD(ARG_LO(5)),
+		/* 13 */ JEQ(IORING_OFF_CQ_RING, 1, 0),
+		/* 14 */ JEQ(IORING_OFF_SQES, 0, 3),
+		/* 15 */ LD(ARG_HI(5)),
+		/* 16 */ JEQ(0, 0, 1),
+		/* 17 */ RET(SECCOMP_RET_TRAP),
+		/* 18 */ RET(SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	/* an unprivileged filter needs no_new_privs: setuid programs lose their power (compat.md) */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -errno;
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0))
+		return -errno;
+	return 0;
+}
+
+int pl_seccomp_install(void)
+{
+	struct sigaction sa;
+	int ret;
+
+	ret = tramp_map();
+	if (ret) {
+		pl_trace("no trampoline at %#lx: %s", TRAMP_ADDR, strerror(-ret));
+		return ret;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = sigsys;
+	/* SA_NODEFER: a handler's own trapped call (a nested ring op) must not be blocked */
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGSYS, &sa, NULL))
+		return -errno;
+	/* the filter of an ancestor image is still there after exec: one is enough */
+	if (getenv(PL_ENV_SECCOMP) && prctl(PR_GET_SECCOMP, 0, 0, 0, 0) == 2)
+		return 0;
+	ret = filter_install();
+	if (ret)
+		return ret;
+	setenv(PL_ENV_SECCOMP, "1", 1);
+	return 0;
+}
+
+#else /* !__x86_64__ */
+
+long pl_raw_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a5)
+{
+	long ret = syscall(nr, a0, a1, a2, a3, a4, a5);
+
+	return ret < 0 ? -errno : ret;
+}
+
+int pl_seccomp_install(void)
+{
+	return -EOPNOTSUPP;
+}
+
+#endif

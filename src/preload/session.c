@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The preload's session: one connection to ucmdd per process. The daemon
+ * knows a client by its socket's peer (SO_PEERCRED: pid, uid, groups) and
+ * reads and writes its memory by that pid, so a forked child must never
+ * speak on its parent's connection: after fork the child drops it (closes
+ * its copy of the socket, leaves the parent's objects alone) and connects
+ * anew on first use, then re-opens every device fd it inherited at the same
+ * numbers (fdmap.c). An exec'd image finds its inherited device fds by
+ * their placeholder paths (fdmap.c) the same way.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "client/client.h"
+#include "core/backend.h"
+#include "preload/preload.h"
+#include "ucmd/daemon.h"
+
+static pthread_mutex_t session_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ucmd_engine *_Atomic session_engine;
+static pid_t session_pid;
+static char root_path[4096];
+static int trace_fd = -1;
+
+void *pl_next(const char *sym)
+{
+	void *p = dlsym(RTLD_NEXT, sym);
+
+	if (!p) {
+		static const char msg[] = "libucmd-preload: a libc symbol is missing\n";
+
+		/* nothing to fall back on: an interposer with no next definition cannot work */
+		if (write(2, msg, sizeof(msg) - 1) < 0) {
+		}
+		abort();
+	}
+	return p;
+}
+
+bool pl_tracing(void)
+{
+	return trace_fd >= 0;
+}
+
+void pl_trace(const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int n;
+
+	if (trace_fd < 0)
+		return;
+	n = snprintf(line, sizeof(line), "ucmd exec[%d]: ", (int)getpid());
+	va_start(ap, fmt);
+	n += vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof(line) - 2)
+		n = (int)sizeof(line) - 2;
+	line[n++] = '\n';
+	/* one write: lines of several processes do not interleave */
+	if (write(trace_fd, line, (size_t)n) < 0) {
+	}
+}
+
+static void trace_open(void)
+{
+	const char *t = getenv(PL_ENV_TRACE);
+
+	if (!t || !*t || !strcmp(t, "0"))
+		return;
+	if (!strcmp(t, "1")) {
+		trace_fd = fcntl(2, F_DUPFD_CLOEXEC, 100);
+		return;
+	}
+	trace_fd = open(t, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+}
+
+/* In the child of fork(): the parent's connection stays the parent's. */
+static void session_atfork_child(void)
+{
+	struct ucmd_engine *e = atomic_load(&session_engine);
+
+	pthread_mutex_init(&session_lock, NULL);
+	if (e && ucmd_engine_is_daemon(e)) {
+		struct dclient *dc = backend_engine_priv(e);
+
+		/*
+		 * Only our copy of the socket goes; the engine object is left
+		 * as it is (freeing it would tell the daemon to tear down the
+		 * parent's rings on the parent's behalf).
+		 */
+		close(dc->sock);
+		dc->sock = -1;
+	}
+	atomic_store(&session_engine, NULL);
+	session_pid = 0;
+}
+
+struct ucmd_engine *pl_engine(void)
+{
+	struct ucmd_engine *e = atomic_load_explicit(&session_engine, memory_order_acquire);
+	const char *path;
+	int ret;
+
+	if (e)
+		return e;
+	pthread_mutex_lock(&session_lock);
+	e = atomic_load(&session_engine);
+	if (e)
+		goto out;
+	path = getenv(PL_ENV_DAEMON);
+	if (!path || !*path) {
+		pthread_mutex_unlock(&session_lock);
+		errno = ENOTCONN;
+		return NULL;
+	}
+	ret = ucmd_engine_connect(path, &e);
+	if (ret) {
+		pthread_mutex_unlock(&session_lock);
+		pl_trace("cannot connect to ucmdd at %s: %s", path, strerror(-ret));
+		errno = ret == -ENOENT || ret == -ECONNREFUSED ? ENOTCONN : -ret;
+		return NULL;
+	}
+	session_pid = getpid();
+	/* the descriptors this image inherited (fork, exec) become the daemon's too */
+	pl_fdmap_reopen(e);
+	atomic_store_explicit(&session_engine, e, memory_order_release);
+out:
+	pthread_mutex_unlock(&session_lock);
+	return e;
+}
+
+const char *pl_root(void)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static _Atomic bool ready;
+	const char *r;
+	char ready_path[4200];
+	int ret = 0;
+
+	if (atomic_load_explicit(&ready, memory_order_acquire))
+		return root_path;
+	pthread_mutex_lock(&lock);
+	if (atomic_load(&ready))
+		goto out;
+	r = getenv(PL_ENV_ROOT);
+	if (r && *r) {
+		snprintf(root_path, sizeof(root_path), "%s", r);
+	} else {
+		/* LD_PRELOAD by hand: a private tree, and children inherit its name */
+		char tmpl[] = "/tmp/ucmd-exec.XXXXXX";
+
+		if (!mkdtemp(tmpl)) {
+			pthread_mutex_unlock(&lock);
+			return NULL;
+		}
+		snprintf(root_path, sizeof(root_path), "%s", tmpl);
+		setenv(PL_ENV_ROOT, root_path, 1);
+	}
+	snprintf(ready_path, sizeof(ready_path), "%s/.ready", root_path);
+	if (access(ready_path, F_OK))
+		ret = pl_sysfs_build(root_path);
+	if (ret) {
+		pl_trace("cannot build the device tree in %s: %s", root_path, strerror(-ret));
+		pthread_mutex_unlock(&lock);
+		errno = -ret;
+		return NULL;
+	}
+	atomic_store_explicit(&ready, true, memory_order_release);
+out:
+	pthread_mutex_unlock(&lock);
+	return root_path;
+}
+
+__attribute__((constructor)) static void session_init(void)
+{
+	trace_open();
+	pthread_atfork(NULL, NULL, session_atfork_child);
+	if (!getenv(PL_ENV_DAEMON))
+		return;
+	pl_fdmap_recover();
+	if (pl_seccomp_install())
+		pl_trace("io_uring system calls made without libc are not caught");
+}

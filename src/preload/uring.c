@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The interposers define libc's own names (fstat and fstat64, fcntl and
+ * fcntl64 as two symbols): without this, glibc's headers would rename the
+ * first of each pair to the second. On 64-bit Linux both are one ABI.
+ */
+#undef _FILE_OFFSET_BITS
+/*
+ * io_uring_setup/enter/register for the program, on the daemon's rings.
+ *
+ * io_uring_setup makes a ring in ucmdd (the daemon backend's
+ * dc_queue_init) and gives the program a descriptor of its own on the
+ * ring's memfd. The memfd holds the rings at offset 0 (SQ and CQ in one
+ * region, IORING_FEAT_SINGLE_MMAP) and the SQEs on a page of their own:
+ * the program's mmap(IORING_OFF_SQ_RING) is a plain mmap of offset 0 and
+ * needs nothing of ours; mmap(IORING_OFF_CQ_RING) and mmap(IORING_OFF_SQES)
+ * name offsets the memfd does not have, so they are caught (seccomp.c) and
+ * mapped here at where the CQ and the SQEs really are. The program then
+ * fills SQEs and moves the SQ tail itself, in memory the daemon's proxy
+ * polls, exactly as on Linux.
+ *
+ * Every ring made here is ucmd's: its requests reach ucmd's devices only
+ * (the fds in its SQEs are the program's numbers, which the daemon mirrors
+ * for device fds); a request on another file completes with -EBADF
+ * (docs/compat.md).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <linux/io_uring.h>
+
+#include "client/client.h"
+#include "preload/preload.h"
+
+#define PL_MAX_RING_FD 1024
+#define PL_MAX_REG_RINGS 16u	/* IORING_REGISTER_RING_FDS slots, as Linux's */
+
+struct pl_ring {
+	struct ucmd_ring ring;	/* the daemon backend's view: its own mapping */
+	int fd;			/* the program's descriptor */
+	pid_t pid;		/* the process that made it: a forked child's copy is not usable */
+	size_t rings_len;	/* offset 0..rings_len: SQ and CQ rings */
+	size_t sqes_off, sqes_len;
+};
+
+static struct pl_ring *_Atomic rings[PL_MAX_RING_FD];
+static struct pl_ring *_Atomic reg_rings[PL_MAX_REG_RINGS];
+
+static int copy_in(void *dst, const void *src, size_t len)
+{
+	struct iovec l = { dst, len }, r = { (void *)src, len };
+
+	return process_vm_readv(getpid(), &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : -EFAULT;
+}
+
+static int copy_out(void *dst, const void *src, size_t len)
+{
+	struct iovec l = { (void *)src, len }, r = { dst, len };
+
+	return process_vm_writev(getpid(), &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : -EFAULT;
+}
+
+static struct pl_ring *ring_get(int fd)
+{
+	if (fd < 0 || fd >= PL_MAX_RING_FD)
+		return NULL;
+	return atomic_load_explicit(&rings[fd], memory_order_acquire);
+}
+
+bool pl_uring_is_ring(int fd)
+{
+	return ring_get(fd) != NULL;
+}
+
+long pl_io_uring_setup(unsigned entries, struct io_uring_params *up)
+{
+	struct io_uring_params p;
+	struct ucmd_engine *e;
+	struct pl_ring *r;
+	unsigned cqe_sz;
+	int ret, fd;
+
+	ret = copy_in(&p, up, sizeof(p));
+	if (ret)
+		return ret;
+	/* what the kernel refuses before it looks further */
+	for (unsigned i = 0; i < sizeof(p.resv) / sizeof(p.resv[0]); i++)
+		if (p.resv[i])
+			return -EINVAL;
+	e = pl_engine();
+	if (!e)
+		return -errno;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	ret = ucmd_queue_init_engine(e, entries, &r->ring, &p);
+	if (ret) {
+		free(r);
+		return ret;
+	}
+	/* Linux's ring descriptors are close-on-exec */
+	fd = fcntl(r->ring.ring_fd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0 || fd >= PL_MAX_RING_FD) {
+		ret = fd < 0 ? -errno : -EMFILE;
+		goto fail;
+	}
+	r->fd = fd;
+	r->pid = getpid();
+	cqe_sz = (p.flags & IORING_SETUP_CQE32) ? 32 : 16;
+	r->rings_len = p.cq_off.cqes + (size_t)p.cq_entries * cqe_sz;
+	if (p.sq_off.array + (size_t)p.sq_entries * 4 > r->rings_len)
+		r->rings_len = p.sq_off.array + (size_t)p.sq_entries * 4;
+	r->sqes_off = p.sq_off.resv2;
+	r->sqes_len = (size_t)p.sq_entries * ((p.flags & IORING_SETUP_SQE128) ? 128 : 64);
+	/* the layout's private fields are the daemon backend's, not Linux's ABI */
+	p.sq_off.resv2 = 0;
+	p.cq_off.resv2 = 0;
+	ret = copy_out(up, &p, sizeof(p));
+	if (ret)
+		goto fail;
+	atomic_store_explicit(&rings[fd], r, memory_order_release);
+	return fd;
+fail:
+	if (fd >= 0)
+		close(fd);
+	ucmd_queue_exit(&r->ring);
+	free(r);
+	return ret;
+}
+
+/* The program closed its ring fd (through libc; fdmap.c's close). */
+void pl_uring_close(int fd)
+{
+	struct pl_ring *r;
+
+	if (fd < 0 || fd >= PL_MAX_RING_FD)
+		return;
+	r = atomic_exchange(&rings[fd], NULL);
+	if (!r)
+		return;
+	for (unsigned i = 0; i < PL_MAX_REG_RINGS; i++) {
+		struct pl_ring *expect = r;
+
+		atomic_compare_exchange_strong(&reg_rings[i], &expect, NULL);
+	}
+	/*
+	 * The ring itself stays until the process ends (the daemon frees it
+	 * then): another thread may be inside enter on it, and the program's
+	 * mappings of it stay valid after close as on Linux.
+	 */
+	if (r->pid == getpid())
+		pl_trace("ring fd %d closed; the daemon keeps its ring until exit", fd);
+}
+
+long pl_uring_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	struct pl_ring *r = ring_get(fd);
+	off_t real;
+	void *p;
+
+	if (!r)
+		return -EBADF;
+	if (!len)
+		return -EINVAL;
+	switch (off) {
+	case IORING_OFF_SQ_RING:
+	case IORING_OFF_CQ_RING:
+		if (len > ((r->rings_len + 4095) & ~(size_t)4095))
+			return -EINVAL;
+		real = 0;
+		break;
+	case IORING_OFF_SQES:
+		if (len > ((r->sqes_len + 4095) & ~(size_t)4095))
+			return -EINVAL;
+		real = (off_t)r->sqes_off;
+		break;
+	default:
+		return -EINVAL;
+	}
+	p = mmap(addr, len, prot, flags, fd, real);
+	return p == MAP_FAILED ? -errno : (long)(uintptr_t)p;
+}
+
+static struct pl_ring *enter_ring(int fd, unsigned flags)
+{
+	if (flags & IORING_ENTER_REGISTERED_RING) {
+		if (fd < 0 || (unsigned)fd >= PL_MAX_REG_RINGS)
+			return NULL;
+		return atomic_load(&reg_rings[fd]);
+	}
+	return ring_get(fd);
+}
+
+long pl_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete, unsigned flags,
+		       const void *arg, size_t argsz)
+{
+	struct pl_ring *r = enter_ring(fd, flags);
+	struct io_uring_getevents_arg ga;
+	sigset_t mask;
+	int ret;
+
+	if (!r)
+		return -EBADF;
+	if (r->pid != getpid())
+		return -EBADF;	/* a parent's ring: its requests would run in the parent's memory */
+	flags &= ~IORING_ENTER_REGISTERED_RING;
+	if (flags & IORING_ENTER_EXT_ARG) {
+		struct __kernel_timespec ts;
+
+		if (argsz != sizeof(ga))
+			return -EINVAL;
+		ret = copy_in(&ga, arg, sizeof(ga));
+		if (ret)
+			return ret;
+		if (ga.sigmask) {
+			ret = copy_in(&mask, (void *)(uintptr_t)ga.sigmask,
+				      ga.sigmask_sz < sizeof(mask) ? ga.sigmask_sz : sizeof(mask));
+			if (ret)
+				return ret;
+		}
+		flags &= ~IORING_ENTER_EXT_ARG;
+		if (!ga.ts)
+			return dc_enter(&r->ring, to_submit, min_complete, flags);
+		ret = copy_in(&ts, (void *)(uintptr_t)ga.ts, sizeof(ts));
+		if (ret)
+			return ret;
+		return dc_enter_timeout(&r->ring, to_submit, min_complete, flags, &ts,
+					ga.sigmask ? &mask : NULL);
+	}
+	/* the sigmask form without a timeout: the wait is ours, not interruptible by it */
+	return dc_enter(&r->ring, to_submit, min_complete, flags);
+}
+
+static long register_ring_fds(struct pl_ring *r, void *arg, unsigned nr, bool reg)
+{
+	struct io_uring_rsrc_update up;
+	unsigned done = 0;
+
+	(void)r;
+	for (; done < nr; done++) {
+		struct io_uring_rsrc_update *u = (struct io_uring_rsrc_update *)arg + done;
+		int ret = copy_in(&up, u, sizeof(up));
+
+		if (ret)
+			return done ? (long)done : ret;
+		if (reg) {
+			struct pl_ring *t = ring_get((int)up.data);
+			unsigned slot = up.offset;
+
+			if (!t)
+				return done ? (long)done : -EBADF;
+			if (slot == -1U) {
+				for (slot = 0; slot < PL_MAX_REG_RINGS; slot++)
+					if (!atomic_load(&reg_rings[slot]))
+						break;
+				if (slot == PL_MAX_REG_RINGS)
+					return done ? (long)done : -EBUSY;
+			} else if (slot >= PL_MAX_REG_RINGS) {
+				return done ? (long)done : -EINVAL;
+			}
+			atomic_store(&reg_rings[slot], t);
+			up.offset = slot;
+			if (copy_out(u, &up, sizeof(up)))
+				return done ? (long)done : -EFAULT;
+		} else {
+			if (up.offset >= PL_MAX_REG_RINGS)
+				return done ? (long)done : -EINVAL;
+			atomic_store(&reg_rings[up.offset], NULL);
+		}
+	}
+	return (long)done;
+}
+
+long pl_io_uring_register(int fd, unsigned opcode, void *arg, unsigned nr_args)
+{
+	struct pl_ring *r;
+	size_t len = 0;
+	int efd = -1, ret;
+
+	/* IORING_REGISTER_USE_REGISTERED_RING (6.3) is not in 6.1's ABI: plain fds only */
+	r = ring_get(fd);
+	if (!r || r->pid != getpid())
+		return -EBADF;
+	switch (opcode) {
+	case IORING_REGISTER_RING_FDS:
+		return register_ring_fds(r, arg, nr_args, true);
+	case IORING_UNREGISTER_RING_FDS:
+		return register_ring_fds(r, arg, nr_args, false);
+	case IORING_REGISTER_EVENTFD:
+	case IORING_REGISTER_EVENTFD_ASYNC:
+		if (nr_args != 1)
+			return -EINVAL;
+		ret = copy_in(&efd, arg, sizeof(efd));
+		if (ret)
+			return ret;
+		return dc_register_raw(&r->ring, opcode, NULL, 1, efd, NULL, 0, NULL);
+	case IORING_REGISTER_PROBE: {
+		size_t max = sizeof(struct io_uring_probe) + 256 * sizeof(struct io_uring_probe_op);
+		struct io_uring_probe *p;
+
+		if (!nr_args || nr_args > 256)
+			return -EINVAL;
+		p = calloc(1, max);
+		if (!p)
+			return -ENOMEM;
+		ret = dc_register_raw(&r->ring, opcode, NULL, nr_args, -1, p, max, &len);
+		if (ret >= 0) {
+			size_t want = sizeof(*p) + (size_t)nr_args * sizeof(p->ops[0]);
+
+			/* the program's buffer holds nr_args ops; the daemon's answer fits it */
+			if (len > want)
+				len = want;
+			if (copy_out(arg, p, len))
+				ret = -EFAULT;
+		}
+		free(p);
+		return ret;
+	}
+	default:
+		return dc_register_raw(&r->ring, opcode, arg, nr_args, -1, NULL, 0, NULL);
+	}
+}
