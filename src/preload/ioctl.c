@@ -29,20 +29,6 @@
 
 #include "preload/preload.h"
 
-static int copy_in(void *dst, const void *src, size_t len)
-{
-	struct iovec l = { dst, len }, r = { (void *)src, len };
-
-	return process_vm_readv(getpid(), &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : -EFAULT;
-}
-
-static int copy_out(void *dst, const void *src, size_t len)
-{
-	struct iovec l = { (void *)src, len }, r = { dst, len };
-
-	return process_vm_writev(getpid(), &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : -EFAULT;
-}
-
 /* The devices and the tree as the daemon now has them. */
 static int rescan(void)
 {
@@ -76,7 +62,7 @@ static int passthru32(int fd, unsigned long req, void *arg)
 {
 	struct nvme_passthru_cmd c;
 	struct nvme_passthru_cmd64 c64;
-	int ret = copy_in(&c, arg, sizeof(c));
+	int ret = pl_copy_in(&c, arg, sizeof(c));
 
 	if (ret)
 		return ret;
@@ -104,7 +90,7 @@ static int passthru32(int fd, unsigned long req, void *arg)
 	if (ret >= 0) {
 		uint32_t res = (uint32_t)c64.result;
 
-		if (copy_out((char *)arg + offsetof(struct nvme_passthru_cmd, result), &res,
+		if (pl_copy_out((char *)arg + offsetof(struct nvme_passthru_cmd, result), &res,
 			     sizeof(res)))
 			return -EFAULT;
 	}
@@ -118,7 +104,7 @@ static int submit_io(struct pl_file *f, int fd, void *arg)
 	struct nvme_user_io io;
 	struct nvme_passthru_cmd64 c;
 	uint64_t len;
-	int ret = copy_in(&io, arg, sizeof(io));
+	int ret = pl_copy_in(&io, arg, sizeof(io));
 
 	if (ret)
 		return ret;
@@ -160,7 +146,7 @@ static int nvme_ioctl(struct pl_file *f, int fd, unsigned long req, void *arg)
 		int ret = ucmd_ioctl(pl_engine(), fd, req, arg);
 		struct nvme_passthru_cmd64 c;
 
-		if (ret == 0 && !copy_in(&c, arg, sizeof(c)))
+		if (ret == 0 && !pl_copy_in(&c, arg, sizeof(c)))
 			after_admin(&c, ret);
 		return ret;
 	}

@@ -72,6 +72,15 @@ const char *pl_root(void);
 /* `ucmd exec --trace`: one line per intercepted call that was not handled. */
 void pl_trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool pl_tracing(void);
+/* getpid() without a system call: kept by session.c across fork. */
+pid_t pl_pid(void);
+/*
+ * Copy from or to the program's memory as the kernel's copy_from_user and
+ * copy_to_user would: a bad address is -EFAULT, never a crash here
+ * (process_vm_readv/writev on ourselves).
+ */
+int pl_copy_in(void *dst, const void *src, size_t len);
+int pl_copy_out(void *dst, const void *src, size_t len);
 
 /* ---- devinfo.c ---- */
 

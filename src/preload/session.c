@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "client/client.h"
@@ -27,6 +28,7 @@
 #include "ucmd/daemon.h"
 
 static pthread_mutex_t session_lock = PTHREAD_MUTEX_INITIALIZER;
+static pid_t self_pid;
 static struct ucmd_engine *_Atomic session_engine;
 static pid_t session_pid;
 static char root_path[4096];
@@ -45,6 +47,31 @@ void *pl_next(const char *sym)
 		abort();
 	}
 	return p;
+}
+
+pid_t pl_pid(void)
+{
+	pid_t p = __atomic_load_n(&self_pid, __ATOMIC_RELAXED);
+
+	if (!p) {
+		p = getpid();
+		__atomic_store_n(&self_pid, p, __ATOMIC_RELAXED);
+	}
+	return p;
+}
+
+int pl_copy_in(void *dst, const void *src, size_t len)
+{
+	struct iovec l = { dst, len }, r = { (void *)src, len };
+
+	return process_vm_readv(pl_pid(), &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : -EFAULT;
+}
+
+int pl_copy_out(void *dst, const void *src, size_t len)
+{
+	struct iovec l = { (void *)src, len }, r = { dst, len };
+
+	return process_vm_writev(pl_pid(), &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : -EFAULT;
 }
 
 bool pl_tracing(void)
@@ -91,6 +118,7 @@ static void session_atfork_child(void)
 	struct ucmd_engine *e = atomic_load(&session_engine);
 
 	pthread_mutex_init(&session_lock, NULL);
+	__atomic_store_n(&self_pid, 0, __ATOMIC_RELAXED);
 	if (e && ucmd_engine_is_daemon(e)) {
 		struct dclient *dc = backend_engine_priv(e);
 

@@ -54,20 +54,6 @@ struct pl_ring {
 static struct pl_ring *_Atomic rings[PL_MAX_RING_FD];
 static struct pl_ring *_Atomic reg_rings[PL_MAX_REG_RINGS];
 
-static int copy_in(void *dst, const void *src, size_t len)
-{
-	struct iovec l = { dst, len }, r = { (void *)src, len };
-
-	return process_vm_readv(getpid(), &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : -EFAULT;
-}
-
-static int copy_out(void *dst, const void *src, size_t len)
-{
-	struct iovec l = { (void *)src, len }, r = { dst, len };
-
-	return process_vm_writev(getpid(), &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : -EFAULT;
-}
-
 static struct pl_ring *ring_get(int fd)
 {
 	if (fd < 0 || fd >= PL_MAX_RING_FD)
@@ -88,7 +74,7 @@ long pl_io_uring_setup(unsigned entries, struct io_uring_params *up)
 	unsigned cqe_sz;
 	int ret, fd;
 
-	ret = copy_in(&p, up, sizeof(p));
+	ret = pl_copy_in(&p, up, sizeof(p));
 	if (ret)
 		return ret;
 	/* what the kernel refuses before it looks further */
@@ -113,7 +99,7 @@ long pl_io_uring_setup(unsigned entries, struct io_uring_params *up)
 		goto fail;
 	}
 	r->fd = fd;
-	r->pid = getpid();
+	r->pid = pl_pid();
 	cqe_sz = (p.flags & IORING_SETUP_CQE32) ? 32 : 16;
 	r->rings_len = p.cq_off.cqes + (size_t)p.cq_entries * cqe_sz;
 	if (p.sq_off.array + (size_t)p.sq_entries * 4 > r->rings_len)
@@ -123,7 +109,7 @@ long pl_io_uring_setup(unsigned entries, struct io_uring_params *up)
 	/* the layout's private fields are the daemon backend's, not Linux's ABI */
 	p.sq_off.resv2 = 0;
 	p.cq_off.resv2 = 0;
-	ret = copy_out(up, &p, sizeof(p));
+	ret = pl_copy_out(up, &p, sizeof(p));
 	if (ret)
 		goto fail;
 	atomic_store_explicit(&rings[fd], r, memory_order_release);
@@ -156,7 +142,7 @@ void pl_uring_close(int fd)
 	 * then): another thread may be inside enter on it, and the program's
 	 * mappings of it stay valid after close as on Linux.
 	 */
-	if (r->pid == getpid())
+	if (r->pid == pl_pid())
 		pl_trace("ring fd %d closed; the daemon keeps its ring until exit", fd);
 }
 
@@ -209,7 +195,7 @@ long pl_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete, unsign
 
 	if (!r)
 		return -EBADF;
-	if (r->pid != getpid())
+	if (r->pid != pl_pid())
 		return -EBADF;	/* a parent's ring: its requests would run in the parent's memory */
 	flags &= ~IORING_ENTER_REGISTERED_RING;
 	if (flags & IORING_ENTER_EXT_ARG) {
@@ -217,11 +203,11 @@ long pl_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete, unsign
 
 		if (argsz != sizeof(ga))
 			return -EINVAL;
-		ret = copy_in(&ga, arg, sizeof(ga));
+		ret = pl_copy_in(&ga, arg, sizeof(ga));
 		if (ret)
 			return ret;
 		if (ga.sigmask) {
-			ret = copy_in(&mask, (void *)(uintptr_t)ga.sigmask,
+			ret = pl_copy_in(&mask, (void *)(uintptr_t)ga.sigmask,
 				      ga.sigmask_sz < sizeof(mask) ? ga.sigmask_sz : sizeof(mask));
 			if (ret)
 				return ret;
@@ -229,7 +215,7 @@ long pl_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete, unsign
 		flags &= ~IORING_ENTER_EXT_ARG;
 		if (!ga.ts)
 			return dc_enter(&r->ring, to_submit, min_complete, flags);
-		ret = copy_in(&ts, (void *)(uintptr_t)ga.ts, sizeof(ts));
+		ret = pl_copy_in(&ts, (void *)(uintptr_t)ga.ts, sizeof(ts));
 		if (ret)
 			return ret;
 		return dc_enter_timeout(&r->ring, to_submit, min_complete, flags, &ts,
@@ -247,7 +233,7 @@ static long register_ring_fds(struct pl_ring *r, void *arg, unsigned nr, bool re
 	(void)r;
 	for (; done < nr; done++) {
 		struct io_uring_rsrc_update *u = (struct io_uring_rsrc_update *)arg + done;
-		int ret = copy_in(&up, u, sizeof(up));
+		int ret = pl_copy_in(&up, u, sizeof(up));
 
 		if (ret)
 			return done ? (long)done : ret;
@@ -268,7 +254,7 @@ static long register_ring_fds(struct pl_ring *r, void *arg, unsigned nr, bool re
 			}
 			atomic_store(&reg_rings[slot], t);
 			up.offset = slot;
-			if (copy_out(u, &up, sizeof(up)))
+			if (pl_copy_out(u, &up, sizeof(up)))
 				return done ? (long)done : -EFAULT;
 		} else {
 			if (up.offset >= PL_MAX_REG_RINGS)
@@ -287,7 +273,7 @@ long pl_io_uring_register(int fd, unsigned opcode, void *arg, unsigned nr_args)
 
 	/* IORING_REGISTER_USE_REGISTERED_RING (6.3) is not in 6.1's ABI: plain fds only */
 	r = ring_get(fd);
-	if (!r || r->pid != getpid())
+	if (!r || r->pid != pl_pid())
 		return -EBADF;
 	switch (opcode) {
 	case IORING_REGISTER_RING_FDS:
@@ -298,7 +284,7 @@ long pl_io_uring_register(int fd, unsigned opcode, void *arg, unsigned nr_args)
 	case IORING_REGISTER_EVENTFD_ASYNC:
 		if (nr_args != 1)
 			return -EINVAL;
-		ret = copy_in(&efd, arg, sizeof(efd));
+		ret = pl_copy_in(&efd, arg, sizeof(efd));
 		if (ret)
 			return ret;
 		return dc_register_raw(&r->ring, opcode, NULL, 1, efd, NULL, 0, NULL);
@@ -318,7 +304,7 @@ long pl_io_uring_register(int fd, unsigned opcode, void *arg, unsigned nr_args)
 			/* the program's buffer holds nr_args ops; the daemon's answer fits it */
 			if (len > want)
 				len = want;
-			if (copy_out(arg, p, len))
+			if (pl_copy_out(arg, p, len))
 				ret = -EFAULT;
 		}
 		free(p);
