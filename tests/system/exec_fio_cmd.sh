@@ -14,7 +14,8 @@ fail() { echo "FAIL: $*"; exit 1; }
 step() { echo "--- $*"; }
 command -v fio >/dev/null || fail "fio is not installed (scripts/deps.sh installs it)"
 ctrl="$dir/ctrl"
-X() { timeout 300 "$UCMD" exec --ctrl "$ctrl" -- "$@"; }
+# fio leaves its verify state files in the current directory: ours
+X() { (cd "$dir" && timeout 300 "$UCMD" exec --ctrl "$ctrl" -- "$@"); }
 # fio's JSON (after the warnings fio prints into the same file): total
 # errors and I/O of every job
 io_of() { python3 -c '
@@ -44,10 +45,10 @@ read -r err ios < <(io_of "$dir/v.json" read)
 
 step "a verify against the wrong pattern fails"
 X fio --name=p --ioengine=io_uring_cmd --cmd_type=nvme --filename=/dev/ng0n1 --bs=4k \
-	--size=1M --rw=write --verify=pattern --verify_pattern=0xaa --do_verify=0 \
+	--offset=32M --size=1M --rw=write --verify=pattern --verify_pattern=0xaa --do_verify=0 \
 	--output="$dir/p.txt" || fail "pattern write failed"
 if X fio --name=p --ioengine=io_uring_cmd --cmd_type=nvme --filename=/dev/ng0n1 --bs=4k \
-	--size=1M --rw=write --verify=pattern --verify_pattern=0x55 --verify_only=1 \
+	--offset=32M --size=1M --rw=write --verify=pattern --verify_pattern=0x55 --verify_only=1 \
 	--output="$dir/p2.txt" 2>"$dir/p2.err"; then
 	fail "a wrong-pattern verify passed"
 fi
