@@ -55,12 +55,13 @@
  * write are EINVAL (EBADF if not opened for it), lseek ESPIPE, fsync
  * EINVAL, fallocate ENODEV.
  *
- * Not done: discard (BLKDISCARD, fallocate PUNCH_HOLE) is EOPNOTSUPP, as
- * Linux says for a device without discard, because the block node takes
- * no passthrough for Dataset Management; BLKZEROOUT and
- * FALLOC_FL_ZERO_RANGE write zeroes (Linux's fallback too). splice,
- * sendfile and copy_file_range on device fds are not interposed. x86-64
- * only (64-bit off_t, so foo64 and foo are one function).
+ * Discard (BLKDISCARD, fallocate PUNCH_HOLE|KEEP_SIZE|NO_HIDE_STALE) is
+ * NVMe Dataset Management through the namespace's generic node, opened by
+ * the daemon at a private number (the block node takes no passthrough);
+ * EOPNOTSUPP when ONCS has no DSM, as Linux. BLKZEROOUT and
+ * FALLOC_FL_ZERO_RANGE write zeroes (Linux's fallback too). Not done:
+ * splice, sendfile and copy_file_range on device fds are not interposed.
+ * x86-64 only (64-bit off_t, so foo64 and foo are one function).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -69,6 +70,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <endian.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -77,6 +80,7 @@
 #include <linux/falloc.h>
 #include <linux/fs.h>
 
+#include "client/client.h"
 #include "preload.h"
 #include "uaccess/uaccess.h"
 
@@ -138,41 +142,55 @@ struct rw_geo {
 	uint32_t chunk;		/* bytes per command, a multiple of lbs */
 };
 
-/* Max transfer of controller X in bytes (0: unknown yet), from Identify's MDTS. */
-#define RW_MAX_CTRL 64
-static uint32_t rw_mdts_bytes[RW_MAX_CTRL];
+/* What rw.c needs of controller X's Identify: max transfer (MDTS) and ONCS. */
+struct rw_ctrl {
+	uint32_t max_bytes;	/* 0: not asked yet */
+	uint16_t oncs;
+};
 
-static uint32_t ctrl_max_bytes(unsigned instance)
+#define RW_MAX_CTRL	64
+#define RW_ONCS_DSM	(1u << 2)
+static struct rw_ctrl rw_ctrls[RW_MAX_CTRL];
+static pthread_mutex_t rw_ctrls_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct rw_ctrl ctrl_caps(unsigned instance)
 {
 	struct nvme_passthru_cmd64 cmd = { .opcode = 0x06, .cdw10 = 1, .data_len = 4096 };
+	struct rw_ctrl v = { .max_bytes = RW_CHUNK_MAX };
 	const struct pl_devinfo *c;
 	char name[32];
 	uint8_t *id;
-	uint32_t v;
 
 	if (instance >= RW_MAX_CTRL)
-		return RW_CHUNK_MAX;
-	v = __atomic_load_n(&rw_mdts_bytes[instance], __ATOMIC_RELAXED);
-	if (v)
 		return v;
-	v = RW_CHUNK_MAX;
+	pthread_mutex_lock(&rw_ctrls_lock);
+	v = rw_ctrls[instance];
+	pthread_mutex_unlock(&rw_ctrls_lock);
+	if (v.max_bytes)
+		return v;
+	v.max_bytes = RW_CHUNK_MAX;
 	snprintf(name, sizeof(name), "nvme%u", instance);
 	c = pl_devinfo(name);
 	id = aligned_alloc(4096, 4096);
 	if (c && id) {
 		cmd.addr = (uint64_t)(uintptr_t)id;
-		/* MDTS, byte 77: 2^n minimum pages (4 KiB here, as the host's NVME_PAGE_SIZE) */
-		if (pl_admin(c, &cmd) == 0 && id[77] && id[77] < 20 && (4096u << id[77]) < v)
-			v = 4096u << id[77];
+		if (pl_admin(c, &cmd) == 0) {
+			/* MDTS, byte 77: 2^n minimum pages (4 KiB, the host's NVME_PAGE_SIZE) */
+			if (id[77] && id[77] < 20 && (4096u << id[77]) < v.max_bytes)
+				v.max_bytes = 4096u << id[77];
+			v.oncs = (uint16_t)(id[520] | id[521] << 8);
+		}
 	}
 	free(id);
-	__atomic_store_n(&rw_mdts_bytes[instance], v, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&rw_ctrls_lock);
+	rw_ctrls[instance] = v;
+	pthread_mutex_unlock(&rw_ctrls_lock);
 	return v;
 }
 
 static void rw_geo(const struct pl_devinfo *d, struct rw_geo *g)
 {
-	uint32_t max = ctrl_max_bytes(d->instance);
+	uint32_t max = ctrl_caps(d->instance).max_bytes;
 
 	g->lbs = d->lba_size ? d->lba_size : 512;
 	/*
@@ -850,6 +868,65 @@ static int blk_zeroout(struct pl_file *f, int fd, uint64_t start, uint64_t len)
 	return 0;
 }
 
+/*
+ * Deallocate [start, start + len) (LBA-aligned, inside the device): NVMe
+ * Dataset Management with AD, as Linux's discard. The block node takes no
+ * passthrough, so the namespace's generic node ngXnY is opened by the
+ * daemon under one of our own numbers (an eventfd's, as pl_admin does),
+ * never one the program could hold. 0 or -errno: -EOPNOTSUPP if the
+ * controller has no DSM (ONCS), -EIO for an NVMe error.
+ */
+static int blk_discard(struct pl_file *f, uint64_t start, uint64_t len)
+{
+	const struct pl_devinfo *d = f->dev;
+	struct nvme_passthru_cmd64 cmd = { .opcode = 0x09, .nsid = d->nsid, .data_len = 16,
+					   .cdw11 = 1u << 2 /* AD */ };
+	struct ucmd_engine *e;
+	struct rw_geo g;
+	uint64_t *range;
+	char name[32];
+	int fd, ret;
+
+	if (!(ctrl_caps(d->instance).oncs & RW_ONCS_DSM))
+		return -EOPNOTSUPP;
+	if (!len)
+		return 0;
+	e = pl_engine();
+	if (!e)
+		return -EIO;
+	rw_geo(d, &g);
+	snprintf(name, sizeof(name), "ng%un%u", d->instance, d->nsid);
+	range = aligned_alloc(4096, 4096);
+	if (!range)
+		return -ENOMEM;
+	fd = eventfd(0, EFD_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		goto out;
+	}
+	ret = dc_open_fixed(e, name, O_RDWR, fd);
+	while (ret >= 0 && len) {
+		/* one range of at most 2^32 - 1 blocks: context attributes, NLB, SLBA */
+		uint64_t nlb = len / g.lbs < 0xffffffffu ? len / g.lbs : 0xffffffffu;
+
+		range[0] = htole64(nlb << 32);
+		range[1] = htole64(start / g.lbs);
+		cmd.addr = (uint64_t)(uintptr_t)range;
+		ret = ucmd_ioctl(e, fd, NVME_IOCTL_IO64_CMD, &cmd);
+		if (ret > 0)
+			ret = -EIO;
+		start += nlb * g.lbs;
+		len -= nlb * g.lbs;
+	}
+	if (ret > 0 || ret == -ENOTCONN)
+		ret = -EIO;
+	ucmd_close(e, fd);
+	close(fd);
+out:
+	free(range);
+	return ret < 0 ? ret : 0;
+}
+
 #define RW_FALLOC_BLK (FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE | \
 		       FALLOC_FL_NO_HIDE_STALE)
 
@@ -883,8 +960,13 @@ static int dev_fallocate(struct pl_file *f, int fd, int mode, off_t off, off_t l
 	case FALLOC_FL_ZERO_RANGE:
 	case FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE:
 		return blk_zeroout(f, fd, (uint64_t)off, (uint64_t)len);
+	case FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE | FALLOC_FL_NO_HIDE_STALE:
+		return blk_discard(f, (uint64_t)off, (uint64_t)len);
 	default:
-		/* hole punching and discard: not offered (head comment) */
+		/*
+		 * PUNCH_HOLE | KEEP_SIZE: zeroes without fallback, which Linux
+		 * does only with Write Zeroes' deallocate: not offered here.
+		 */
 		return -EOPNOTSUPP;
 	}
 }
@@ -1041,12 +1123,23 @@ int pl_blk_ioctl(struct pl_file *f, int fd, unsigned long req, void *arg)
 	case BLKFLSBUF:
 		/* no buffers: nothing is cached on this side */
 		return 0;
-	case BLKDISCARD:
 	case BLKSECDISCARD:
-		/* blk_ioctl_discard: a device without discard says so before reading the range */
+		/* no secure erase through the block node: Linux's answer for that */
 		if (!acc_ok(f, true))
 			return (int)fail(EBADF);
 		return (int)fail(EOPNOTSUPP);
+	case BLKDISCARD:
+		/* blk_ioctl_discard: a device without discard says so before reading the range */
+		if (!acc_ok(f, true))
+			return (int)fail(EBADF);
+		if (!(ctrl_caps(f->dev->instance).oncs & RW_ONCS_DSM))
+			return (int)fail(EOPNOTSUPP);
+		if (blk_range(f, arg, &g, r))
+			return -1;
+		if ((r[0] | r[1]) & (g.lbs - 1))
+			return (int)fail(EINVAL);
+		ret = blk_discard(f, r[0], r[1]);
+		return ret < 0 ? (int)fail(-ret) : 0;
 	case BLKZEROOUT:
 		if (blk_range(f, arg, &g, r))
 			return -1;
