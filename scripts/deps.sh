@@ -8,6 +8,7 @@ pkgs=(
   liburing-dev libnvme-dev libjson-c-dev libcmocka-dev libinih-dev
   python3 util-linux valgrind
   man-db groff-base file
+  fio	# real clients under libucmd-preload (tests/system/exec_*.sh)
 )
 if [ "${UCMD_DEPS_SYSTEM:-0}" = 1 ]; then
   # the QEMU harness (tests/system): guest kernel, initramfs, real clients
