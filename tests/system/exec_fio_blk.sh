@@ -32,10 +32,11 @@ EXEC_ROOT=$T/exec-root
 mkdir -p "$EXEC_ROOT"
 DEV=/dev/nvme0n1
 
-# A program with ucmd's devices (bounded: a hang is a failure).
+# A program with ucmd's devices (bounded: a hang is a failure), run in $T
+# so that what fio leaves behind (verify state) goes with it.
 px() {
-	UCMD_DAEMON=$SOCK UCMD_EXEC_ROOT=$EXEC_ROOT LD_PRELOAD=$PRELOAD \
-		timeout -k 5 300 "$@"
+	(cd "$T" && UCMD_DAEMON=$SOCK UCMD_EXEC_ROOT=$EXEC_ROOT LD_PRELOAD=$PRELOAD \
+		timeout -k 5 300 "$@")
 }
 # ucmd's CLI on the daemon: bytes [off, off + len) of namespace 1, to stdout.
 ns_bytes() {	# off len
@@ -157,6 +158,12 @@ if px fio "${fio_common[@]}" --ioengine=psync --direct=1 --rw=randwrite --verify
 	fail "fio verified crc32c data as md5"
 fi
 grep -q "verify" "$T/fio3.txt" || { cat "$T/fio3.txt"; fail "fio failed, but not in verify"; }
+
+step "fio psync, threads: two jobs in one process, each on its own daemon ring"
+px fio --name=thr --filename="$DEV" --ioengine=psync --direct=1 --rw=randwrite --bs=8k \
+	--size=4M --offset=40M --offset_increment=4M --numjobs=2 --thread --verify=crc32c \
+	--do_verify=1 --verify_fatal=1 >"$T/fio6.txt" 2>&1 || { cat "$T/fio6.txt"; fail "fio threads"; }
+[ "$(grep -c "err= 0" "$T/fio6.txt")" = 2 ] || { cat "$T/fio6.txt"; fail "fio threads: errors"; }
 
 step "fio sync, buffered, unaligned 1000-byte blocks: write + verify"
 px fio --name=sync --filename="$DEV" --ioengine=sync --direct=0 --rw=write --bs=1000 \
