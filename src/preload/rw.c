@@ -1109,7 +1109,8 @@ int pl_blk_ioctl(struct pl_file *f, int fd, unsigned long req, void *arg)
 	case BLKZEROOUT:
 		if (blk_range(f, arg, &g, r))
 			return -1;
-		if ((r[0] | r[1]) & (g.lbs - 1))
+		/* an empty range is EINVAL here (its end would come before its start) */
+		if (!r[1] || ((r[0] | r[1]) & (g.lbs - 1)))
 			return (int)fail(EINVAL);
 		ret = blk_zeroout(f, fd, r[0], r[1]);
 		return ret < 0 ? (int)fail(-ret) : 0;
