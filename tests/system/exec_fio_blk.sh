@@ -27,7 +27,8 @@ for t in json.load(sys.stdin):
 ')
 [ -n "$PRELOAD" ] && [ -f "$PRELOAD" ] || fail "no libucmd-preload.so in $B"
 
-daemon_start --ctrl "$T/ctrl"
+# nvme0: a controller directory (512-byte LBAs); nvme1: RAM, 4 KiB LBAs
+daemon_start --ctrl "$T/ctrl" --ram 64M
 EXEC_ROOT=$T/exec-root
 mkdir -p "$EXEC_ROOT"
 DEV=/dev/nvme0n1
@@ -79,8 +80,8 @@ px fio --name=guard --filename="$DEV" --readonly --rw=read --bs=4k --size=4k \
 	--ioengine=psync --verify=pattern --verify_pattern=0xc0ffee15 --verify_only=1 \
 	>"$T/guard.txt" 2>&1 || { cat "$T/guard.txt"; fail "fio does not read ucmd's nvme0n1"; }
 
-step "edge cases through Python's os module (pread/pwrite/lseek, errno)"
-px python3 - "$DEV" "$LBS" "$SIZE" <<'PY' || fail "edge cases"
+# The edge cases, by Python's os module (libc's pread/pwrite/lseek...).
+cat >"$T/edge.py" <<'PY'
 import errno, mmap, os, sys
 dev, lbs, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 
@@ -141,6 +142,18 @@ fd = os.open(dev, os.O_RDONLY)
 err(errno.EBADF, os.pwrite, fd, b"x", 0)
 os.close(fd)
 PY
+step "edge cases through Python's os module (pread/pwrite/lseek, errno), 512 B LBAs"
+px python3 "$T/edge.py" "$DEV" "$LBS" "$SIZE" || fail "edge cases on $DEV"
+step "the same on nvme1n1, 4 KiB LBAs"
+geo1=$(px blockdev --getss --getsize64 /dev/nvme1n1 | tr '\n' ' ')
+read -r LBS1 SIZE1 <<<"$geo1"
+[ "$LBS1" = 4096 ] && [ "$SIZE1" = $((64 << 20)) ] || fail "nvme1n1: $LBS1 $SIZE1"
+px python3 "$T/edge.py" /dev/nvme1n1 "$LBS1" "$SIZE1" || fail "edge cases on nvme1n1"
+head -c 5000 /dev/urandom >"$T/in1.bin"
+px dd if="$T/in1.bin" of=/dev/nvme1n1 bs=1000 seek=3 count=5 conv=notrunc,nocreat \
+	status=none || fail "dd write to nvme1n1"
+px dd if=/dev/nvme1n1 bs=1000 skip=3 count=5 status=none | cmp - "$T/in1.bin" ||
+	fail "nvme1n1: dd read back differs"
 
 step "fio psync, O_DIRECT: randwrite with verify=crc32c, then a verify-only pass"
 fio_common=(--name=blk --filename="$DEV" --size=16M --offset=1M --bs=4k --verify_fatal=1
