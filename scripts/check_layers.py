@@ -33,6 +33,8 @@ ALLOWED = {
     # ucmdd itself: the engine's internals, the protocol, remote user memory
     'server':    {'lib', 'uaccess', 'block', 'core', 'security', 'ring', 'daemon',
                   'nvme/host', 'nvme/ctrl', 'store'},
+    # libucmd-preload (ucmd exec): a client of ucmdd inside someone else's program
+    'preload':   {'lib', 'core', 'client', 'daemon'},
 }
 # Who may include the engine's internals, besides src/core and src/ring.
 CORE_H_USERS = {

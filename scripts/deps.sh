@@ -8,11 +8,12 @@ pkgs=(
   liburing-dev libnvme-dev libjson-c-dev libcmocka-dev libinih-dev
   python3 util-linux valgrind
   man-db groff-base file
+  nvme-cli	# a real client for ucmd exec's tests (tests/system/exec_nvme_cli.sh)
   fio	# real clients under libucmd-preload (tests/system/exec_*.sh)
 )
 if [ "${UCMD_DEPS_SYSTEM:-0}" = 1 ]; then
   # the QEMU harness (tests/system): guest kernel, initramfs, real clients
-  pkgs+=(qemu-system-x86 busybox-static cpio fio nvme-cli)
+  pkgs+=(qemu-system-x86 busybox-static cpio fio)
 fi
 
 missing=()

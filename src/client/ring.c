@@ -331,6 +331,54 @@ static int cq_wait(struct ucmd_ring *ring, unsigned min_complete, uint64_t deadl
 	return ret;
 }
 
+/*
+ * A ring without SQPOLL: submit as io_uring_enter(2) does, to_submit SQEs
+ * at most and no more than were published, and return once the proxy has
+ * taken them (the SQ head is where Linux leaves it after enter). How many
+ * were submitted, or -ENOTCONN.
+ */
+static int submit_limit(struct ucmd_ring *ring, unsigned to_submit)
+{
+	struct dring *dr = to_dr(ring);
+	unsigned lim, n, want;
+
+	/* CAS: two threads of ours may enter one ring, as Linux's uring_lock allows */
+	lim = __atomic_load_n(&dr->ctl->sq_limit, __ATOMIC_RELAXED);
+	do {
+		n = __atomic_load_n(ring->sq.ktail, __ATOMIC_RELAXED) - lim;
+		if (n > ring->sq.ring_entries)
+			n = 0;	/* our own tail behind the limit: nothing new */
+		if (n > to_submit)
+			n = to_submit;
+		if (!n)
+			return 0;
+		want = lim + n;
+	} while (!__atomic_compare_exchange_n(&dr->ctl->sq_limit, &lim, want, false,
+					      __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+	kick(ring, n, 0);
+	/*
+	 * Wait for the proxy to take them, unless it says it takes nothing
+	 * until we reap (sq_blocked): they stay submitted and go in as room
+	 * comes (Linux would have taken them and overflowed the CQ).
+	 */
+	for (unsigned spins = 0;
+	     (int)(want - __atomic_load_n(ring->sq.khead, __ATOMIC_ACQUIRE)) > 0; spins++) {
+		if (ring_dead(dr))
+			return -ENOTCONN;
+		if (__atomic_load_n(&dr->ctl->sq_blocked, __ATOMIC_ACQUIRE))
+			break;
+		if (spins < DC_SPIN_PAUSES) {
+			cpu_relax();
+			continue;
+		}
+		/* the proxy may have gone to sleep between our kick and its look */
+		if (!(spins & 255))
+			kick(ring, n, 0);
+		sched_yield();
+	}
+	return (int)n;
+}
+
 int dc_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete, unsigned flags)
 {
 	struct dring *dr = to_dr(ring);
@@ -341,7 +389,17 @@ int dc_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete, 
 	if (ring_dead(dr) && (to_submit || !(flags & IORING_ENTER_GETEVENTS) || !cq_ready(ring) ||
 			      cq_ready(ring) < min_complete))
 		return -ENOTCONN;
-	kick(ring, to_submit, flags);
+	if (!(ring->flags & IORING_SETUP_SQPOLL)) {
+		int ret = submit_limit(ring, to_submit);
+
+		if (ret < 0)
+			return ret;
+		to_submit = (unsigned)ret;
+		if (flags & IORING_ENTER_SQ_WAKEUP)
+			kick(ring, 0, flags);
+	} else {
+		kick(ring, to_submit, flags);
+	}
 	/* SQPOLL's SQ_WAIT: until the proxy made room in the SQ */
 	while ((flags & IORING_ENTER_SQ_WAIT) && sq_full(ring)) {
 		int ret;

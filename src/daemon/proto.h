@@ -156,12 +156,22 @@ struct ucmdd_region {
  * sets cq_waiting, re-checks the CQ, and sleeps on the cq eventfd (and on
  * the socket, whose hang-up means the daemon is gone); the daemon writes
  * the cq eventfd after posting CQEs only while cq_waiting is set.
+ *
+ * A ring without IORING_SETUP_SQPOLL is consumed as Linux consumes one:
+ * only what io_uring_enter(2) submitted. sq_limit is the SQ index the
+ * client submitted up to (its enter moves it by to_submit, at most to the
+ * tail); the proxy takes no SQE at or past it, and the client's enter
+ * returns once the SQ head has reached it (programs such as fio read the
+ * SQ head before io_uring_enter and count on it not moving meanwhile) --
+ * unless sq_blocked says that the proxy takes nothing until the client
+ * reaps (its CQ backed up, or as many requests in flight as it may have).
  */
 struct ucmdd_ring_ctl {
 	uint32_t cq_waiting;	/* client writes; daemon reads */
 	uint32_t state;		/* daemon writes: UCMDD_RING_* */
 	uint32_t wakeups;	/* daemon: times it slept and was woken (statistics) */
-	uint32_t pad;
+	uint32_t sq_limit;	/* client writes (rings without SQPOLL); daemon reads, bounds */
+	uint32_t sq_blocked;	/* daemon writes: 1 while it takes no SQE until the client reaps */
 };
 
 #define UCMDD_RING_LIVE	0u

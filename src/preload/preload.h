@@ -162,6 +162,13 @@ int pl_blk_ioctl(struct pl_file *f, int fd, unsigned long req, void *arg);
  * sys/class/nvme-subsystem, sys/devices/...). 0 or -errno.
  */
 int pl_sysfs_build(const char *root);
+/*
+ * Bring a built tree up to date with pl_devinfo_list() (call it after
+ * pl_devinfo_reload(), when namespace management changed the devices):
+ * new namespaces get placeholders and sysfs entries, gone ones lose theirs.
+ * 0 or -errno.
+ */
+int pl_sysfs_sync(const char *root);
 
 /* ---- paths.c ---- */
 /* The path interposers (open*, stat*, access, opendir, readlink...): no API of their own. */

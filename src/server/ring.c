@@ -268,6 +268,27 @@ static void recheck_fds(struct srv_ring *r, unsigned n)
 }
 
 /*
+ * SQEs the client published and (without SQPOLL) submitted. A tail or a
+ * limit further ahead than the ring is long is the client's bug: at most
+ * a ring's worth, and only the client's own requests are affected.
+ */
+static unsigned sq_avail(struct srv_ring *r)
+{
+	struct io_rings *m = &r->mem;
+	unsigned avail = __atomic_load_n(m->sq_tail, __ATOMIC_ACQUIRE) - r->sq_head;
+
+	if (avail > m->sq_entries)
+		avail = m->sq_entries;
+	if (!(r->flags & IORING_SETUP_SQPOLL)) {
+		unsigned lim = __atomic_load_n(&r->ctl->sq_limit, __ATOMIC_ACQUIRE) - r->sq_head;
+
+		if (lim < avail)
+			avail = lim;
+	}
+	return avail;
+}
+
+/*
  * Take what the client published: snapshot, translate, and hand each link
  * chain to the engine whole, or fail it whole as Linux fails a chain whose
  * member fails its checks (that member its errno, the others -ECANCELED).
@@ -276,14 +297,10 @@ static unsigned take_sqes(struct srv_ring *r)
 {
 	struct io_rings *m = &r->mem;
 	unsigned sqe_sz = m->sqe_shift ? 128 : 64;
-	unsigned tail = __atomic_load_n(m->sq_tail, __ATOMIC_ACQUIRE);
-	unsigned avail = tail - r->sq_head, head = r->sq_head, n = 0, taken;
+	unsigned avail = sq_avail(r), head = r->sq_head, n = 0, taken;
 	unsigned space = ucmd_sq_space_left(&r->er);
 	_Alignas(64) struct io_uring_sqe snap[2];
 
-	/* a tail further ahead than the ring is long is the client's bug: a ring's worth */
-	if (avail > m->sq_entries)
-		avail = m->sq_entries;
 	if (avail > r->nr_slots - r->nr_pending)
 		avail = r->nr_slots - r->nr_pending;
 	if (avail > space)
@@ -370,6 +387,20 @@ static unsigned take_sqes(struct srv_ring *r)
 	return taken;
 }
 
+/*
+ * Tell a client's submit (ctl->sq_blocked) not to wait for SQEs we cannot
+ * take until it reaps: a backed-up CQ, or every slot in flight.
+ */
+static void sq_blocked_update(struct srv_ring *r, bool take)
+{
+	uint32_t blocked = take && (r->ocq_nr || r->nr_pending >= r->nr_slots) && sq_avail(r);
+
+	if (blocked != r->sq_blocked) {
+		r->sq_blocked = blocked;
+		__atomic_store_n(&r->ctl->sq_blocked, blocked, __ATOMIC_RELEASE);
+	}
+}
+
 /* One round: completions in, overflow out, new SQEs unless the CQ is backed up. */
 static unsigned pass(struct srv_ring *r, bool take)
 {
@@ -382,6 +413,7 @@ static unsigned pass(struct srv_ring *r, bool take)
 	/* inline completions of what was just submitted */
 	did += reap_engine(r);
 	cq_commit(r);
+	sq_blocked_update(r, take);
 	return did;
 }
 
@@ -404,8 +436,9 @@ void srv_ring_quiesce_bufs(struct srv_ring *r)
 
 static bool sq_pending(struct srv_ring *r)
 {
-	return !r->ocq_nr && r->nr_pending < r->nr_slots &&
-	       __atomic_load_n(r->mem.sq_tail, __ATOMIC_SEQ_CST) != r->sq_head;
+	/* seq_cst: pairs with the client's tail (or limit) store, then NEED_WAKEUP load */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return !r->ocq_nr && r->nr_pending < r->nr_slots && sq_avail(r);
 }
 
 /* SQPOLL's sleep: say so, look once more, then wait for the doorbell or the engine. */

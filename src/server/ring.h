@@ -142,6 +142,7 @@ struct srv_ring {
 	struct srv_xl x;
 	unsigned nr_slots;		/* usable; slot nr_slots is the exit cancel's */
 	unsigned free_head, nr_pending;
+	uint32_t sq_blocked;		/* what ctl->sq_blocked last said */
 	/* ours, stored to the shared memory, never read back */
 	unsigned sq_head, cq_tail, dropped;
 	unsigned cq_room;		/* CQ slots known free */

@@ -169,7 +169,7 @@ static void setup(void)
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_mutex_init(&daemon_.lock, NULL);
 	srv_mem_init(c);
-	for (unsigned i = 0; i < SRV_MAX_FDS; i++)
+	for (unsigned i = 0; i < SRV_FD_SPACE; i++)
 		c->fds[i] = -1;
 	region(RA_OFF, RA_LEN, false);
 	region(RB_OFF, RB_LEN, false);

@@ -105,5 +105,6 @@ int cmd_attach_ns(struct cli *cli, int argc, char **argv);
 int cmd_detach_ns(struct cli *cli, int argc, char **argv);
 int cmd_policy(struct cli *cli, int argc, char **argv);
 int cmd_bench(struct cli *cli, int argc, char **argv);
+int cmd_exec(struct cli *cli, int argc, char **argv);
 
 #endif

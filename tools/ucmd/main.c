@@ -42,6 +42,8 @@ const struct cli_cmd cli_cmds[] = {
 	{ "policy", "check or explain a security policy", cmd_policy, true },
 	{ "io-passthru", "any I/O command", cmd_io_passthru },
 	{ "admin-passthru", "any admin command", cmd_admin_passthru },
+	{ "exec", "run a program with the controller's devices (LD_PRELOAD)", cmd_exec,
+	  .no_session = true },
 	{ NULL, NULL, NULL },
 };
 

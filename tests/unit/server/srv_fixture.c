@@ -14,7 +14,7 @@ int srv_fd_get(struct srv_client *c, int cfd)
 {
 	int efd;
 
-	if (cfd < 0 || (unsigned)cfd >= SRV_MAX_FDS)
+	if (cfd < 0 || (unsigned)cfd >= SRV_FD_SPACE)
 		return -EBADF;
 	pthread_mutex_lock(&c->lock);
 	efd = c->fds[cfd];
@@ -38,7 +38,7 @@ void sfx_setup(struct sfx *s, const struct fx_opts *o)
 	user_mm_init_remote(&c->mm, getpid());
 	pthread_mutex_init(&c->lock, NULL);
 	srv_mem_init(c);
-	for (unsigned i = 0; i < SRV_MAX_FDS; i++)
+	for (unsigned i = 0; i < SRV_FD_SPACE; i++)
 		c->fds[i] = -1;
 	/* client fd numbers other than the engine's, as a real table gives */
 	s->ng = 3, s->dev = 4, s->bdev = 5, s->null = 6;

@@ -1,0 +1,623 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The path interposers (preload.h, paths.c). A path that names one of
+ * ucmd's devices, /dev/nvme0, /dev/ng0n1, /dev/nvme0n1, opens the device
+ * (fdmap.c) and stats as the device; a path into the parts of /sys that
+ * describe NVMe devices is the same path in the generated tree (sysfs.c).
+ * Every other path goes to libc untouched.
+ *
+ * Which functions: those Debian 12's nvme-cli 2.3, libnvme 1.3 and fio 3.33
+ * import (nm -D): open64, __open64_2, fopen64, stat64, lstat64, statx,
+ * access, opendir, scandir64, readlink, realpath, __realpath_chk, and their
+ * other spellings for programs built otherwise (open, openat*, fstatat*,
+ * fopen, stat, lstat, faccessat, scandir, readlinkat,
+ * canonicalize_file_name). glibc's own calls inside those (fopen's open,
+ * scandir's opendir) do not come through here, hence the outer ones. glibc
+ * 2.33+ programs call stat64 and friends, not __xstat: the old entry points
+ * are left alone (docs/compat.md).
+ *
+ * Relative paths are resolved against the working directory or dirfd, and
+ * "//" and "/./" are folded; ".." is not (a path that climbs out of /dev
+ * or /sys to come back is left to the kernel).
+ */
+/*
+ * The build sets _FILE_OFFSET_BITS=64, with which glibc's headers rename
+ * open to open64, stat to stat64...: the interposers define both names
+ * themselves, so this file sees the functions under their own names.
+ */
+#undef _FILE_OFFSET_BITS
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "preload.h"
+
+enum kind { P_NONE, P_DEV, P_SYS };
+
+struct where {
+	enum kind kind;
+	const struct pl_devinfo *dev;	/* P_DEV */
+	char path[PATH_MAX];		/* P_DEV: the placeholder; P_SYS: in the tree */
+	char norm[PATH_MAX];		/* the path as the program meant it, absolute */
+};
+
+/* Only these names are worth asking devinfo about: /dev/null must cost nothing. */
+static bool dev_name(const char *s)
+{
+	if (!strncmp(s, "nvme", 4))
+		s += 4;
+	else if (!strncmp(s, "ng", 2))
+		s += 2;
+	else
+		return false;
+	return *s >= '0' && *s <= '9' && !strchr(s, '/');
+}
+
+/* The parts of /sys that are wholly the tree's: the host's NVMe devices are not shown. */
+static const char *const sys_own[] = {
+	"/sys/class/nvme", "/sys/class/nvme-generic", "/sys/class/nvme-subsystem",
+	"/sys/devices/ucmd", "/sys/devices/virtual/nvme-subsystem",
+};
+/* Directories shared with the host's devices: only the tree's entries are redirected. */
+static const char *const sys_shared[] = {
+	"/sys/block/", "/sys/class/block/", "/sys/dev/block/", "/sys/dev/char/",
+};
+
+static bool under(const char *p, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return !strncmp(p, dir, n) && (p[n] == '\0' || p[n] == '/');
+}
+
+/* p absolute, folded into out: "//" and "/./" go. */
+static void fold(char *out, const char *p)
+{
+	char *o = out;
+
+	while (*p) {
+		if (p[0] == '/' && p[1] == '/') {
+			p++;
+			continue;
+		}
+		if (p[0] == '/' && p[1] == '.' && (p[2] == '/' || p[2] == '\0')) {
+			p += 2;
+			continue;
+		}
+		*o++ = *p++;
+	}
+	if (o == out)
+		*o++ = '/';
+	*o = '\0';
+}
+
+/* Is entry (the first component after a shared directory's prefix) in the tree? */
+static bool in_tree(const char *root, const char *norm, size_t prefix)
+{
+	char path[PATH_MAX];
+	const char *name = norm + prefix, *end = strchr(name, '/');
+	int len = end ? (int)(end - name) : (int)strlen(name);
+	struct stat st;
+	int (*real_lstat)(const char *, struct stat *) = pl_next("lstat");
+
+	if (!len || snprintf(path, sizeof(path), "%s%.*s%.*s", root, (int)prefix, norm, len,
+			     name) >= (int)sizeof(path))
+		return false;
+	return !real_lstat(path, &st);
+}
+
+/*
+ * Where does the program's path lead: one of ucmd's devices, the tree, or
+ * not ucmd's business (P_NONE, also when there is no daemon or no tree).
+ */
+static void classify(int dirfd, const char *path, struct where *w)
+{
+	char abs[PATH_MAX];
+	const char *root;
+
+	w->kind = P_NONE;
+	if (!path || !*path)
+		return;
+	if (path[0] == '/') {
+		if (strncmp(path, "/dev/", 5) && strncmp(path, "/sys/", 5) &&
+		    strncmp(path, "//", 2))
+			return; /* the common case, decided without a system call */
+		if (strlen(path) >= sizeof(abs))
+			return;
+		strcpy(abs, path);
+	} else {
+		char base[PATH_MAX];
+		ssize_t n;
+
+		if (dirfd == AT_FDCWD) {
+			if (!getcwd(base, sizeof(base)))
+				return;
+			n = (ssize_t)strlen(base);
+		} else {
+			char proc[64];
+			ssize_t (*real_readlink)(const char *, char *, size_t) =
+				pl_next("readlink");
+
+			snprintf(proc, sizeof(proc), "/proc/self/fd/%d", dirfd);
+			n = real_readlink(proc, base, sizeof(base) - 1);
+			if (n <= 0)
+				return;
+			base[n] = '\0';
+		}
+		if (strncmp(base, "/dev", 4) && strncmp(base, "/sys", 4))
+			return;
+		if (snprintf(abs, sizeof(abs), "%s/%s", base, path) >= (int)sizeof(abs))
+			return;
+	}
+	fold(w->norm, abs);
+
+	if (!strncmp(w->norm, "/dev/", 5)) {
+		const char *name = w->norm + 5;
+
+		if (!dev_name(name))
+			return;
+		w->dev = pl_devinfo(name);
+		if (!w->dev)
+			return;
+		root = pl_root();
+		if (!root || snprintf(w->path, sizeof(w->path), "%s/dev/%s", root, name) >=
+				     (int)sizeof(w->path))
+			return;
+		w->kind = P_DEV;
+		return;
+	}
+	bool own = false;
+	size_t shared = 0;
+
+	for (size_t i = 0; i < sizeof(sys_own) / sizeof(sys_own[0]); i++)
+		own |= under(w->norm, sys_own[i]);
+	for (size_t i = 0; !own && i < sizeof(sys_shared) / sizeof(sys_shared[0]); i++)
+		if (!strncmp(w->norm, sys_shared[i], strlen(sys_shared[i])))
+			shared = strlen(sys_shared[i]);
+	if (!own && !shared)
+		return;
+	root = pl_root();
+	if (!root)
+		return;
+	if (shared && !in_tree(root, w->norm, shared))
+		return;
+	if (snprintf(w->path, sizeof(w->path), "%s%s", root, w->norm) >= (int)sizeof(w->path))
+		return;
+	w->kind = P_SYS;
+}
+
+static bool needs_mode(int flags)
+{
+	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
+}
+
+static int do_openat(const char *sym, int dirfd, const char *path, int flags, mode_t mode)
+{
+	struct where w;
+
+	classify(dirfd, path, &w);
+	if (w.kind == P_DEV)
+		return pl_dev_open(w.dev, flags);
+	int (*real)(int, const char *, int, ...) = pl_next(sym);
+
+	return real(dirfd, w.kind == P_SYS ? w.path : path, flags, mode);
+}
+
+static int do_open(const char *sym, const char *path, int flags, mode_t mode)
+{
+	struct where w;
+
+	classify(AT_FDCWD, path, &w);
+	if (w.kind == P_DEV)
+		return pl_dev_open(w.dev, flags);
+	int (*real)(const char *, int, ...) = pl_next(sym);
+
+	return real(w.kind == P_SYS ? w.path : path, flags, mode);
+}
+
+#define OPEN_MODE(flags, mode) do {			\
+	if (needs_mode(flags)) {			\
+		va_list ap;				\
+		va_start(ap, flags);			\
+		mode = va_arg(ap, mode_t);		\
+		va_end(ap);				\
+	}						\
+} while (0)
+
+PL_EXPORT int open(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+
+	OPEN_MODE(flags, mode);
+	return do_open("open", path, flags, mode);
+}
+
+PL_EXPORT int open64(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+
+	OPEN_MODE(flags, mode);
+	return do_open("open64", path, flags, mode);
+}
+
+PL_EXPORT int openat(int dirfd, const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+
+	OPEN_MODE(flags, mode);
+	return do_openat("openat", dirfd, path, flags, mode);
+}
+
+PL_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+
+	OPEN_MODE(flags, mode);
+	return do_openat("openat64", dirfd, path, flags, mode);
+}
+
+/* _FORTIFY_SOURCE's open without a mode: O_CREAT is refused by glibc itself. */
+PL_EXPORT int __open_2(const char *path, int flags)
+{
+	struct where w;
+
+	classify(AT_FDCWD, path, &w);
+	if (w.kind == P_DEV)
+		return pl_dev_open(w.dev, flags);
+	int (*real)(const char *, int) = pl_next("__open_2");
+
+	return real(w.kind == P_SYS ? w.path : path, flags);
+}
+
+PL_EXPORT int __open64_2(const char *path, int flags)
+{
+	struct where w;
+
+	classify(AT_FDCWD, path, &w);
+	if (w.kind == P_DEV)
+		return pl_dev_open(w.dev, flags);
+	int (*real)(const char *, int) = pl_next("__open64_2");
+
+	return real(w.kind == P_SYS ? w.path : path, flags);
+}
+
+PL_EXPORT int __openat_2(int dirfd, const char *path, int flags)
+{
+	struct where w;
+
+	classify(dirfd, path, &w);
+	if (w.kind == P_DEV)
+		return pl_dev_open(w.dev, flags);
+	int (*real)(int, const char *, int) = pl_next("__openat_2");
+
+	return real(dirfd, w.kind == P_SYS ? w.path : path, flags);
+}
+
+PL_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
+{
+	struct where w;
+
+	classify(dirfd, path, &w);
+	if (w.kind == P_DEV)
+		return pl_dev_open(w.dev, flags);
+	int (*real)(int, const char *, int) = pl_next("__openat64_2");
+
+	return real(dirfd, w.kind == P_SYS ? w.path : path, flags);
+}
+
+/* fopen(3)'s mode string as open(2) flags (glibc's letters: r w a + e x). */
+static int fopen_flags(const char *mode)
+{
+	int flags;
+
+	switch (mode[0]) {
+	case 'r': flags = O_RDONLY; break;
+	case 'w': flags = O_WRONLY | O_CREAT | O_TRUNC; break;
+	case 'a': flags = O_WRONLY | O_CREAT | O_APPEND; break;
+	default: return -1;
+	}
+	for (const char *m = mode + 1; *m && *m != ','; m++) {
+		if (*m == '+')
+			flags = (flags & ~O_ACCMODE) | O_RDWR;
+		else if (*m == 'e')
+			flags |= O_CLOEXEC;
+		else if (*m == 'x')
+			flags |= O_EXCL;
+	}
+	return flags;
+}
+
+static FILE *do_fopen(const char *sym, const char *path, const char *mode)
+{
+	struct where w;
+
+	classify(AT_FDCWD, path, &w);
+	if (w.kind == P_DEV) {
+		int flags = fopen_flags(mode), fd;
+		FILE *f;
+
+		if (flags < 0) {
+			errno = EINVAL;
+			return NULL;
+		}
+		fd = pl_dev_open(w.dev, flags);
+		if (fd < 0)
+			return NULL;
+		f = fdopen(fd, mode);
+		if (!f) {
+			int e = errno;
+
+			close(fd);
+			errno = e;
+		}
+		return f;
+	}
+	FILE *(*real)(const char *, const char *) = pl_next(sym);
+
+	return real(w.kind == P_SYS ? w.path : path, mode);
+}
+
+PL_EXPORT FILE *fopen(const char *path, const char *mode)
+{
+	return do_fopen("fopen", path, mode);
+}
+
+PL_EXPORT FILE *fopen64(const char *path, const char *mode)
+{
+	return do_fopen("fopen64", path, mode);
+}
+
+/* ---- the stat family: a device stats as the device (its placeholder, fixed) ---- */
+
+/* An AT_EMPTY_PATH path: "" (or NULL, which Linux 6.11 takes too). */
+static bool empty(const char *path)
+{
+	return !path || !*path;
+}
+
+static int do_fstatat(const char *sym, int dirfd, const char *path, struct stat *st, int flags)
+{
+	int (*real)(int, const char *, struct stat *, int) = pl_next(sym);
+	struct pl_file *f;
+	struct where w;
+	int ret;
+
+	if ((flags & AT_EMPTY_PATH) && empty(path) && (f = pl_fd(dirfd))) {
+		ret = real(dirfd, path, st, flags);
+		if (!ret)
+			pl_stat_fix(f->dev, st);
+		return ret;
+	}
+	classify(dirfd, path, &w);
+	if (w.kind == P_NONE)
+		return real(dirfd, path, st, flags);
+	ret = real(AT_FDCWD, w.path, st, flags);
+	if (!ret && w.kind == P_DEV)
+		pl_stat_fix(w.dev, st);
+	return ret;
+}
+
+PL_EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags)
+{
+	return do_fstatat("fstatat", dirfd, path, st, flags);
+}
+
+PL_EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
+{
+	/* one layout on 64-bit Linux: struct stat64 is struct stat */
+	_Static_assert(sizeof(struct stat64) == sizeof(struct stat), "stat64 is stat");
+	return do_fstatat("fstatat64", dirfd, path, (struct stat *)st, flags);
+}
+
+static int do_stat(const char *sym, const char *path, struct stat *st)
+{
+	int (*real)(const char *, struct stat *) = pl_next(sym);
+	struct where w;
+	int ret;
+
+	classify(AT_FDCWD, path, &w);
+	if (w.kind == P_NONE)
+		return real(path, st);
+	ret = real(w.path, st);
+	if (!ret && w.kind == P_DEV)
+		pl_stat_fix(w.dev, st);
+	return ret;
+}
+
+PL_EXPORT int stat(const char *path, struct stat *st)
+{
+	return do_stat("stat", path, st);
+}
+
+PL_EXPORT int stat64(const char *path, struct stat64 *st)
+{
+	return do_stat("stat64", path, (struct stat *)st);
+}
+
+PL_EXPORT int lstat(const char *path, struct stat *st)
+{
+	return do_stat("lstat", path, st);
+}
+
+PL_EXPORT int lstat64(const char *path, struct stat64 *st)
+{
+	return do_stat("lstat64", path, (struct stat *)st);
+}
+
+PL_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *stx)
+{
+	int (*real)(int, const char *, int, unsigned, struct statx *) = pl_next("statx");
+	struct pl_file *f;
+	struct where w;
+	int ret;
+
+	if ((flags & AT_EMPTY_PATH) && empty(path) && (f = pl_fd(dirfd))) {
+		ret = real(dirfd, path, flags, mask, stx);
+		if (!ret)
+			pl_statx_fix(f->dev, stx);
+		return ret;
+	}
+	classify(dirfd, path, &w);
+	if (w.kind == P_NONE)
+		return real(dirfd, path, flags, mask, stx);
+	ret = real(AT_FDCWD, w.path, flags, mask, stx);
+	if (!ret && w.kind == P_DEV)
+		pl_statx_fix(w.dev, stx);
+	return ret;
+}
+
+/* ---- access: the placeholder's mode is the device node's (0600, the user's) ---- */
+
+PL_EXPORT int access(const char *path, int amode)
+{
+	int (*real)(const char *, int) = pl_next("access");
+	struct where w;
+
+	classify(AT_FDCWD, path, &w);
+	return real(w.kind == P_NONE ? path : w.path, amode);
+}
+
+PL_EXPORT int faccessat(int dirfd, const char *path, int amode, int flags)
+{
+	int (*real)(int, const char *, int, int) = pl_next("faccessat");
+	struct where w;
+
+	classify(dirfd, path, &w);
+	if (w.kind == P_NONE)
+		return real(dirfd, path, amode, flags);
+	return real(AT_FDCWD, w.path, amode, flags);
+}
+
+/* ---- directories and links of the tree ---- */
+
+PL_EXPORT DIR *opendir(const char *path)
+{
+	DIR *(*real)(const char *) = pl_next("opendir");
+	struct where w;
+
+	classify(AT_FDCWD, path, &w);
+	if (w.kind == P_DEV) {
+		errno = ENOTDIR;
+		return NULL;
+	}
+	return real(w.kind == P_SYS ? w.path : path);
+}
+
+typedef int (*filter_fn)(const struct dirent *);
+typedef int (*compar_fn)(const struct dirent **, const struct dirent **);
+
+PL_EXPORT int scandir(const char *path, struct dirent ***list, filter_fn filter, compar_fn compar)
+{
+	int (*real)(const char *, struct dirent ***, filter_fn, compar_fn) = pl_next("scandir");
+	struct where w;
+
+	classify(AT_FDCWD, path, &w);
+	if (w.kind == P_DEV) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return real(w.kind == P_SYS ? w.path : path, list, filter, compar);
+}
+
+typedef int (*filter64_fn)(const struct dirent64 *);
+typedef int (*compar64_fn)(const struct dirent64 **, const struct dirent64 **);
+
+PL_EXPORT int scandir64(const char *path, struct dirent64 ***list, filter64_fn filter,
+			compar64_fn compar)
+{
+	int (*real)(const char *, struct dirent64 ***, filter64_fn, compar64_fn) =
+		pl_next("scandir64");
+	struct where w;
+
+	classify(AT_FDCWD, path, &w);
+	if (w.kind == P_DEV) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return real(w.kind == P_SYS ? w.path : path, list, filter, compar);
+}
+
+/* The tree's links are relative, as sysfs's: what they say is right as /sys's. */
+PL_EXPORT ssize_t readlink(const char *path, char *buf, size_t size)
+{
+	ssize_t (*real)(const char *, char *, size_t) = pl_next("readlink");
+	struct where w;
+
+	classify(AT_FDCWD, path, &w);
+	return real(w.kind == P_NONE ? path : w.path, buf, size);
+}
+
+PL_EXPORT ssize_t readlinkat(int dirfd, const char *path, char *buf, size_t size)
+{
+	ssize_t (*real)(int, const char *, char *, size_t) = pl_next("readlinkat");
+	struct where w;
+
+	classify(dirfd, path, &w);
+	if (w.kind == P_NONE)
+		return real(dirfd, path, buf, size);
+	return real(AT_FDCWD, w.path, buf, size);
+}
+
+/*
+ * A device's canonical name is its /dev path (the node is not a link); a
+ * path in the tree resolves there and is given back as /sys's.
+ */
+static char *do_realpath(const char *path, char *resolved)
+{
+	char *(*real)(const char *, char *) = pl_next("realpath");
+	char tmp[PATH_MAX], *r;
+	const char *root;
+	struct where w;
+	size_t n;
+
+	classify(AT_FDCWD, path, &w);
+	if (w.kind == P_NONE)
+		return real(path, resolved);
+	if (w.kind == P_DEV) {
+		if (resolved) {
+			strcpy(resolved, w.norm);
+			return resolved;
+		}
+		return strdup(w.norm);
+	}
+	r = real(w.path, tmp);
+	if (!r)
+		return NULL;
+	root = pl_root();
+	n = root ? strlen(root) : 0;
+	if (n && !strncmp(tmp, root, n) && tmp[n] == '/')
+		memmove(tmp, tmp + n, strlen(tmp + n) + 1);
+	if (resolved) {
+		strcpy(resolved, tmp);
+		return resolved;
+	}
+	return strdup(tmp);
+}
+
+PL_EXPORT char *realpath(const char *path, char *resolved)
+{
+	return do_realpath(path, resolved);
+}
+
+/* _FORTIFY_SOURCE's realpath: the buffer must hold PATH_MAX, as glibc checks. */
+PL_EXPORT char *__realpath_chk(const char *path, char *resolved, size_t len)
+{
+	if (resolved && len < PATH_MAX) {
+		fputs("*** buffer overflow detected ***: terminated\n", stderr);
+		abort();
+	}
+	return do_realpath(path, resolved);
+}
+
+PL_EXPORT char *canonicalize_file_name(const char *path)
+{
+	return do_realpath(path, NULL);
+}

@@ -1,0 +1,604 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The generated tree under the exec root (preload.h, sysfs.c): device
+ * placeholders in <root>/dev and, in <root>/sys, what Linux's sysfs shows
+ * for NVMe controllers and namespaces, so that libnvme's scan (nvme list,
+ * nvme list-subsys) and the programs that look up a device's queue limits
+ * find ucmd's devices where they find a kernel's.
+ *
+ * The layout is Linux's with native multipath off (nvme_core.multipath=N):
+ * a namespace's block device is a child of its controller, and each
+ * controller has a subsystem of its own. libnvme 1.3 finds namespaces by
+ * scanning the controller directory for "nvme%dn%d" (and a subsystem
+ * directory for the same; multipath's head disks would be found twice if
+ * both were present, so only one place has them).
+ *
+ *   sys/devices/ucmd/ucmdX/nvme/nvmeX/           controller (dev 240:X)
+ *   sys/devices/ucmd/ucmdX/nvme/nvmeX/nvmeXnY/   block namespace (259:M)
+ *   sys/devices/ucmd/ucmdX/nvme/nvmeX/ngXnY/     generic namespace (241:M)
+ *   sys/devices/virtual/nvme-subsystem/nvme-subsysX/
+ *   sys/class/{nvme,nvme-generic,nvme-subsystem,block}/..., sys/block/...,
+ *   sys/dev/{char,block}/MAJ:MIN   relative links into sys/devices, as Linux
+ *
+ * Several processes of one `ucmd exec` share a root: the tree is built
+ * under an flock on <root>/.lock, and <root>/.ready, written last, says
+ * that it is complete. Every file and link appears by rename(2), so a
+ * reader never sees a half-written attribute.
+ */
+#include <dirent.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <nvme/types.h>
+
+#include "preload.h"
+
+#define MAX_DEVS 256
+
+/* Linux's NVMe transport address for ucmd's controllers: what libnvme prints. */
+#define ADDR_FMT "ucmd.%u"
+
+static int mkdirs(const char *path)
+{
+	char p[PATH_MAX];
+	size_t n = strlen(path);
+
+	if (n >= sizeof(p))
+		return -ENAMETOOLONG;
+	memcpy(p, path, n + 1);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0700) && errno != EEXIST)
+			return -errno;
+		*s = '/';
+	}
+	if (mkdir(p, 0700) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static int vpath(char *out, const char *fmt, va_list ap)
+{
+	int n = vsnprintf(out, PATH_MAX, fmt, ap);
+
+	return n < 0 || n >= PATH_MAX ? -ENAMETOOLONG : 0;
+}
+
+/* Write an attribute: file path (printf-style, already formatted) gets text. */
+static int put_text(const char *path, const char *text)
+{
+	char tmp[PATH_MAX];
+	size_t len = strlen(text);
+	int fd, ret = 0;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, (int)getpid()) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0444);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, len) != (ssize_t)len)
+		ret = errno ? -errno : -EIO;
+	close(fd);
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+	return ret;
+}
+
+/* put(dir, name, fmt, ...): <dir>/<name> holds the formatted value and a newline. */
+static int put(const char *dir, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int put(const char *dir, const char *name, const char *fmt, ...)
+{
+	char path[PATH_MAX], val[1024];
+	va_list ap;
+	int n;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	va_start(ap, fmt);
+	n = vsnprintf(val, sizeof(val) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0 || n >= (int)sizeof(val) - 1)
+		return -EINVAL;
+	val[n] = '\n';
+	val[n + 1] = '\0';
+	return put_text(path, val);
+}
+
+/* A symbolic link at path pointing at target (relative, as sysfs's links are). */
+static int link_at(const char *target, const char *path)
+{
+	char tmp[PATH_MAX];
+	int ret;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, (int)getpid()) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	unlink(tmp);
+	if (symlink(target, tmp))
+		return -errno;
+	if (rename(tmp, path)) {
+		ret = -errno;
+		unlink(tmp);
+		return ret;
+	}
+	return 0;
+}
+
+/* A path formatted into out (PATH_MAX bytes). */
+static int fmt(char *out, const char *f, ...) __attribute__((format(printf, 2, 3)));
+static int fmt(char *out, const char *f, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, f);
+	ret = vpath(out, f, ap);
+	va_end(ap);
+	return ret;
+}
+
+static int dir_at(char *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int dir_at(char *out, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vpath(out, fmt, ap);
+	va_end(ap);
+	return ret ? ret : mkdirs(out);
+}
+
+/* The placeholder a device fd is opened on: an empty regular file, 0600. */
+static int placeholder(const char *root, const char *name)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (snprintf(path, sizeof(path), "%s/dev/%s", root, name) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+static int identify(const struct pl_devinfo *ctrl, uint32_t nsid, uint32_t cns, void *buf)
+{
+	struct nvme_passthru_cmd64 cmd = {
+		.opcode = nvme_admin_identify,
+		.nsid = nsid,
+		.addr = (uintptr_t)buf,
+		.data_len = NVME_IDENTIFY_DATA_SIZE,
+		.cdw10 = cns,
+	};
+
+	memset(buf, 0, NVME_IDENTIFY_DATA_SIZE);
+	return pl_admin(ctrl, &cmd);
+}
+
+static bool all_zero(const uint8_t *p, size_t n)
+{
+	while (n--)
+		if (*p++)
+			return false;
+	return true;
+}
+
+static void hex(char *out, const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", p[i]);
+	out[2 * n] = '\0';
+}
+
+/* Identify Controller's text fields as Linux shows them (space-padded, as the controller sent). */
+struct ctrl_facts {
+	char mn[41], sn[21], fr[9], nqn[NVME_NQN_LENGTH + 1];
+	uint16_t vid, cntlid;
+};
+
+static void ctrl_facts(const struct pl_devinfo *c, struct ctrl_facts *f)
+{
+	static struct nvme_id_ctrl id; /* 4 KiB: not on an interposer's stack */
+
+	memset(f, 0, sizeof(*f));
+	if (identify(c, 0, NVME_IDENTIFY_CNS_CTRL, &id) != 0) {
+		/* still a controller libnvme can list; empty fields say what is missing */
+		pl_trace("sysfs: Identify Controller of %s failed", c->name);
+		memset(&id, 0, sizeof(id));
+	}
+	memcpy(f->mn, id.mn, sizeof(id.mn));
+	memcpy(f->sn, id.sn, sizeof(id.sn));
+	memcpy(f->fr, id.fr, sizeof(id.fr));
+	memcpy(f->nqn, id.subnqn, NVME_NQN_LENGTH);
+	f->vid = le16toh(id.vid);
+	f->cntlid = le16toh(id.cntlid);
+	if (!f->nqn[0]) /* Linux makes one up from the PCI ids, serial and model */
+		snprintf(f->nqn, sizeof(f->nqn), "nqn.2014.08.org.nvmexpress:%04x%04x%s%s",
+			 f->vid, le16toh(id.ssvid), f->sn, f->mn);
+}
+
+/* What Linux's sysfs shows for a controller and its subsystem (drivers/nvme/host's names). */
+static int build_ctrl(const char *root, const struct pl_devinfo *c, const struct ctrl_facts *f)
+{
+	char dir[PATH_MAX], t[PATH_MAX], l[PATH_MAX];
+	unsigned x = c->instance;
+	int ret;
+
+	ret = dir_at(dir, "%s/sys/devices/ucmd/ucmd%u/nvme/nvme%u", root, x, x);
+	ret = ret ?: put(dir, "dev", "%u:%u", c->major, c->minor);
+	ret = ret ?: put(dir, "uevent", "MAJOR=%u\nMINOR=%u\nDEVNAME=%s", c->major, c->minor,
+			 c->name);
+	ret = ret ?: put(dir, "model", "%s", f->mn);
+	ret = ret ?: put(dir, "serial", "%s", f->sn);
+	ret = ret ?: put(dir, "firmware_rev", "%s", f->fr);
+	ret = ret ?: put(dir, "subsysnqn", "%s", f->nqn);
+	ret = ret ?: put(dir, "transport", "pcie");
+	ret = ret ?: put(dir, "address", ADDR_FMT, x);
+	ret = ret ?: put(dir, "state", "live");
+	ret = ret ?: put(dir, "cntlid", "%u", f->cntlid);
+	ret = ret ?: put(dir, "numa_node", "-1");
+	ret = ret ?: put(dir, "queue_count", "2");
+	ret = ret ?: put(dir, "sqsize", "1023");
+	ret = ret ?: put(dir, "kato", "0");
+	ret = ret ?: put(dir, "cntrltype", "io");
+	ret = ret ?: put(dir, "dctype", "none");
+	ret = ret ?: fmt(l, "%s/device", dir);
+	ret = ret ?: link_at("../..", l);
+	ret = ret ?: fmt(t, "../../devices/ucmd/ucmd%u/nvme/nvme%u", x, x);
+	ret = ret ?: fmt(l, "%s/sys/class/nvme/nvme%u", root, x);
+	ret = ret ?: link_at(t, l);
+	ret = ret ?: fmt(l, "%s/sys/dev/char/%u:%u", root, c->major, c->minor);
+	ret = ret ?: link_at(t, l);
+
+	ret = ret ?: dir_at(dir, "%s/sys/devices/virtual/nvme-subsystem/nvme-subsys%u", root, x);
+	ret = ret ?: put(dir, "subsysnqn", "%s", f->nqn);
+	ret = ret ?: put(dir, "model", "%s", f->mn);
+	ret = ret ?: put(dir, "serial", "%s", f->sn);
+	ret = ret ?: put(dir, "firmware_rev", "%s", f->fr);
+	ret = ret ?: put(dir, "subsystype", "nvm");
+	ret = ret ?: put(dir, "iopolicy", "numa");
+	ret = ret ?: fmt(t, "../../../ucmd/ucmd%u/nvme/nvme%u", x, x);
+	ret = ret ?: fmt(l, "%s/nvme%u", dir, x);
+	ret = ret ?: link_at(t, l);
+	ret = ret ?: fmt(t, "../../devices/virtual/nvme-subsystem/nvme-subsys%u", x);
+	ret = ret ?: fmt(l, "%s/sys/class/nvme-subsystem/nvme-subsys%u", root, x);
+	ret = ret ?: link_at(t, l);
+	return ret;
+}
+
+/*
+ * The World Wide ID Linux shows (wwid_show's order): the NGUID, else the
+ * EUI-64, else one made of the vendor id, serial, model and nsid.
+ */
+static void wwid(char *out, size_t n, const struct nvme_id_ns *ns, const struct ctrl_facts *f,
+		 unsigned nsid)
+{
+	char h[64];
+
+	if (!all_zero(ns->nguid, sizeof(ns->nguid))) {
+		hex(h, ns->nguid, sizeof(ns->nguid));
+		snprintf(out, n, "eui.%s", h);
+	} else if (!all_zero(ns->eui64, sizeof(ns->eui64))) {
+		hex(h, ns->eui64, sizeof(ns->eui64));
+		snprintf(out, n, "eui.%s", h);
+	} else {
+		char sn[41], mn[81];
+
+		hex(sn, (const uint8_t *)f->sn, strlen(f->sn));
+		hex(mn, (const uint8_t *)f->mn, strlen(f->mn));
+		snprintf(out, n, "nvme.%04x-%s-%s-%08x", f->vid, sn, mn, nsid);
+	}
+}
+
+/* A namespace's block device (nvmeXnY) or generic device (ngXnY), a child of its controller. */
+static int build_ns(const char *root, const struct pl_devinfo *c, const struct ctrl_facts *f,
+		    const struct pl_devinfo *d)
+{
+	static struct nvme_id_ns ns;
+	char dir[PATH_MAX], t[PATH_MAX], l[PATH_MAX], id[256];
+	unsigned x = d->instance;
+	uint64_t bytes = d->nlba * d->lba_size;
+	bool blk = d->kind == PL_DEV_NS_BLK;
+	int ret;
+
+	if (identify(c, d->nsid, NVME_IDENTIFY_CNS_NS, &ns) != 0) {
+		pl_trace("sysfs: Identify Namespace %u of %s failed", d->nsid, c->name);
+		memset(&ns, 0, sizeof(ns));
+	}
+	ret = dir_at(dir, "%s/sys/devices/ucmd/ucmd%u/nvme/nvme%u/%s", root, x, x, d->name);
+	ret = ret ?: put(dir, "dev", "%u:%u", d->major, d->minor);
+	ret = ret ?: put(dir, "uevent", "MAJOR=%u\nMINOR=%u\nDEVNAME=%s%s", d->major, d->minor,
+			 d->name, blk ? "\nDEVTYPE=disk" : "");
+	ret = ret ?: fmt(l, "%s/device", dir);
+	ret = ret ?: fmt(t, "../../nvme%u", x);
+	ret = ret ?: link_at(t, l);
+	ret = ret ?: fmt(t, "../../devices/ucmd/ucmd%u/nvme/nvme%u/%s", x, x, d->name);
+	if (!blk) {
+		ret = ret ?: fmt(l, "%s/sys/class/nvme-generic/%s", root, d->name);
+		ret = ret ?: link_at(t, l);
+		ret = ret ?: fmt(l, "%s/sys/dev/char/%u:%u", root, d->major, d->minor);
+		return ret ?: link_at(t, l);
+	}
+	ret = ret ?: fmt(l, "%s/sys/class/block/%s", root, d->name);
+	ret = ret ?: link_at(t, l);
+	ret = ret ?: fmt(l, "%s/sys/dev/block/%u:%u", root, d->major, d->minor);
+	ret = ret ?: link_at(t, l);
+	ret = ret ?: fmt(t, "../devices/ucmd/ucmd%u/nvme/nvme%u/%s", x, x, d->name);
+	ret = ret ?: fmt(l, "%s/sys/block/%s", root, d->name);
+	ret = ret ?: link_at(t, l);
+
+	ret = ret ?: put(dir, "size", "%llu", (unsigned long long)(bytes >> 9));
+	ret = ret ?: put(dir, "nsid", "%u", d->nsid);
+	wwid(id, sizeof(id), &ns, f, d->nsid);
+	ret = ret ?: put(dir, "wwid", "%s", id);
+	if (!all_zero(ns.nguid, sizeof(ns.nguid))) {
+		const uint8_t *g = ns.nguid;
+
+		ret = ret ?: put(dir, "nguid",
+				 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+				 g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], g[9], g[10],
+				 g[11], g[12], g[13], g[14], g[15]);
+	}
+	if (!all_zero(ns.eui64, sizeof(ns.eui64))) {
+		const uint8_t *e = ns.eui64;
+
+		ret = ret ?: put(dir, "eui", "%02x %02x %02x %02x %02x %02x %02x %02x",
+				 e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7]);
+	}
+	ret = ret ?: put(dir, "ro", "0");
+	ret = ret ?: put(dir, "removable", "0");
+	ret = ret ?: put(dir, "hidden", "0");
+	ret = ret ?: put(dir, "range", "0");
+	ret = ret ?: put(dir, "ext_range", "256");
+	ret = ret ?: put(dir, "capability", "50");
+	ret = ret ?: dir_at(dir, "%s/sys/devices/ucmd/ucmd%u/nvme/nvme%u/%s/queue", root, x, x,
+			    d->name);
+	ret = ret ?: put(dir, "logical_block_size", "%u", d->lba_size);
+	ret = ret ?: put(dir, "physical_block_size", "%u", d->lba_size);
+	ret = ret ?: put(dir, "hw_sector_size", "%u", d->lba_size);
+	ret = ret ?: put(dir, "minimum_io_size", "%u", d->lba_size);
+	ret = ret ?: put(dir, "optimal_io_size", "0");
+	ret = ret ?: put(dir, "max_hw_sectors_kb", "2048");
+	ret = ret ?: put(dir, "max_sectors_kb", "1280");
+	ret = ret ?: put(dir, "max_segments", "128");
+	ret = ret ?: put(dir, "nr_requests", "1023");
+	ret = ret ?: put(dir, "rotational", "0");
+	ret = ret ?: put(dir, "zoned", "none");
+	ret = ret ?: put(dir, "scheduler", "[none]");
+	ret = ret ?: put(dir, "discard_granularity", "%u", d->lba_size);
+	ret = ret ?: put(dir, "discard_max_bytes", "2199023255040");
+	ret = ret ?: put(dir, "write_cache", "write back");
+	return ret;
+}
+
+static const struct pl_devinfo *ctrl_of(const struct pl_devinfo **v, unsigned n, unsigned x)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (v[i]->kind == PL_DEV_CTRL && v[i]->instance == x)
+			return v[i];
+	return NULL;
+}
+
+/* Is name (an entry of a directory of the tree) one of the devices in v? */
+static bool listed(const struct pl_devinfo **v, unsigned n, const char *name)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (!strcmp(v[i]->name, name))
+			return true;
+	return false;
+}
+
+static void rm_tree(const char *path)
+{
+	char cmd[PATH_MAX];
+	struct stat st;
+
+	if (lstat(path, &st))
+		return;
+	if (!S_ISDIR(st.st_mode)) {
+		unlink(path);
+		return;
+	}
+	/* a namespace directory: attribute files and one level of queue/ */
+	if (snprintf(cmd, sizeof(cmd), "%s/queue", path) < (int)sizeof(cmd)) {
+		static const char *const q[] = {
+			"logical_block_size", "physical_block_size", "hw_sector_size",
+			"minimum_io_size", "optimal_io_size", "max_hw_sectors_kb",
+			"max_sectors_kb", "max_segments", "nr_requests", "rotational", "zoned",
+			"scheduler", "discard_granularity", "discard_max_bytes", "write_cache",
+		};
+		char f[PATH_MAX];
+
+		for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++)
+			if (snprintf(f, sizeof(f), "%s/%s", cmd, q[i]) < (int)sizeof(f))
+				unlink(f);
+		rmdir(cmd);
+	}
+	static const char *const a[] = {
+		"dev", "uevent", "device", "size", "nsid", "wwid", "nguid", "eui", "ro",
+		"removable", "hidden", "range", "ext_range", "capability",
+	};
+	char f[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(a) / sizeof(a[0]); i++)
+		if (snprintf(f, sizeof(f), "%s/%s", path, a[i]) < (int)sizeof(f))
+			unlink(f);
+	rmdir(path);
+}
+
+/*
+ * Namespaces deleted or detached since the tree was made (nvme delete-ns,
+ * detach-ns): their placeholders, links and directories go, as Linux
+ * removes the devices.
+ */
+static void prune(const char *root, const struct pl_devinfo **v, unsigned n)
+{
+	static const char *const dirs[] = { "dev", "sys/block", "sys/class/block",
+					    "sys/class/nvme-generic" };
+	char path[PATH_MAX], ent[PATH_MAX];
+
+	for (size_t k = 0; k < sizeof(dirs) / sizeof(dirs[0]); k++) {
+		DIR *dp;
+		struct dirent *e;
+
+		if (fmt(path, "%s/%s", root, dirs[k]))
+			continue;
+		dp = opendir(path);
+		if (!dp)
+			continue;
+		while ((e = readdir(dp))) {
+			unsigned x, y;
+			char tail;
+
+			if (e->d_name[0] == '.' || listed(v, n, e->d_name))
+				continue;
+			if (sscanf(e->d_name, "nvme%un%u%c", &x, &y, &tail) != 2 &&
+			    sscanf(e->d_name, "ng%un%u%c", &x, &y, &tail) != 2)
+				continue;
+			if (fmt(ent, "%s/%s", path, e->d_name))
+				continue;
+			unlink(ent);
+			if (!fmt(ent, "%s/sys/devices/ucmd/ucmd%u/nvme/nvme%u/%s", root, x, x,
+				 e->d_name))
+				rm_tree(ent);
+		}
+		closedir(dp);
+	}
+	/* sys/dev links of removed devices dangle now: drop them */
+	for (int k = 0; k < 2; k++) {
+		DIR *dp;
+		struct dirent *e;
+
+		if (fmt(path, "%s/sys/dev/%s", root, k ? "block" : "char"))
+			continue;
+		dp = opendir(path);
+		if (!dp)
+			continue;
+		while ((e = readdir(dp))) {
+			struct stat st;
+
+			if (e->d_name[0] == '.' || fmt(ent, "%s/%s", path, e->d_name))
+				continue;
+			if (stat(ent, &st) && errno == ENOENT)
+				unlink(ent);
+		}
+		closedir(dp);
+	}
+}
+
+/* Make the tree say what pl_devinfo_list() says now. Under the lock. */
+static int sync_locked(const char *root)
+{
+	static const char *const top[] = {
+		"dev", "sys/class/nvme", "sys/class/nvme-generic", "sys/class/nvme-subsystem",
+		"sys/class/block", "sys/block", "sys/dev/char", "sys/dev/block",
+		"sys/devices/virtual/nvme-subsystem", "sys/devices/ucmd",
+	};
+	static const struct pl_devinfo *v[MAX_DEVS];
+	static struct ctrl_facts facts;
+	char path[PATH_MAX];
+	unsigned n;
+	int ret;
+
+	for (size_t i = 0; i < sizeof(top) / sizeof(top[0]); i++) {
+		ret = dir_at(path, "%s/%s", root, top[i]);
+		if (ret)
+			return ret;
+	}
+	n = pl_devinfo_list(v, MAX_DEVS);
+	for (unsigned i = 0; i < n; i++) {
+		ret = placeholder(root, v[i]->name);
+		if (ret)
+			return ret;
+	}
+	/* controllers first (devinfo's order), each followed by its namespaces */
+	for (unsigned i = 0; i < n; i++) {
+		const struct pl_devinfo *c = v[i];
+
+		if (c->kind != PL_DEV_CTRL)
+			continue;
+		ctrl_facts(c, &facts);
+		ret = build_ctrl(root, c, &facts);
+		for (unsigned j = 0; !ret && j < n; j++)
+			if (v[j]->kind != PL_DEV_CTRL && v[j]->instance == c->instance)
+				ret = build_ns(root, c, &facts, v[j]);
+		if (ret)
+			return ret;
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (v[i]->kind != PL_DEV_CTRL && !ctrl_of(v, n, v[i]->instance))
+			pl_trace("sysfs: %s has no controller in the device list", v[i]->name);
+	prune(root, v, n);
+	return 0;
+}
+
+static int lock_root(const char *root)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (fmt(path, "%s/.lock", root))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	while (flock(fd, LOCK_EX)) {
+		if (errno != EINTR) {
+			int ret = -errno;
+
+			close(fd);
+			return ret;
+		}
+	}
+	return fd;
+}
+
+int pl_sysfs_build(const char *root)
+{
+	char ready[PATH_MAX];
+	int lk, ret;
+
+	if (fmt(ready, "%s/.ready", root))
+		return -ENAMETOOLONG;
+	if (!access(ready, F_OK)) /* the common case: another process made it */
+		return 0;
+	if (mkdir(root, 0700) && errno != EEXIST)
+		return -errno;
+	lk = lock_root(root);
+	if (lk < 0)
+		return lk;
+	ret = 0;
+	if (access(ready, F_OK)) {
+		ret = sync_locked(root);
+		ret = ret ?: put_text(ready, "");
+	}
+	close(lk); /* drops the flock */
+	return ret;
+}
+
+int pl_sysfs_sync(const char *root)
+{
+	int lk = lock_root(root), ret;
+
+	if (lk < 0)
+		return lk;
+	ret = sync_locked(root);
+	close(lk);
+	return ret;
+}
