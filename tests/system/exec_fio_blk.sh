@@ -10,8 +10,8 @@
 # What the programs wrote is then read back with ucmd's own CLI through the
 # daemon, from the namespace itself.
 #
-# The programs run as `LD_PRELOAD=... UCMD_DAEMON=...`; `ucmd exec --daemon
-# SOCK -- PROGRAM` does the same and can replace px() once it exists.
+# The programs run under `ucmd exec --daemon SOCK`, some with LD_PRELOAD and
+# UCMD_DAEMON set by hand instead (the library must work without ucmd exec).
 set -euo pipefail
 # shellcheck source=tests/system/lib/daemon.sh
 . "$(dirname "$0")/lib/daemon.sh"
@@ -34,8 +34,12 @@ mkdir -p "$EXEC_ROOT"
 DEV=/dev/nvme0n1
 
 # A program with ucmd's devices (bounded: a hang is a failure), run in $T
-# so that what fio leaves behind (verify state) goes with it.
+# so that what fio leaves behind (verify state) goes with it: through
+# `ucmd exec`, and (pxl) with LD_PRELOAD by hand, which must work as well.
 px() {
+	(cd "$T" && timeout -k 5 300 "$UCMD" exec --daemon "$SOCK" -- "$@")
+}
+pxl() {
 	(cd "$T" && UCMD_DAEMON=$SOCK UCMD_EXEC_ROOT=$EXEC_ROOT LD_PRELOAD=$PRELOAD \
 		timeout -k 5 300 "$@")
 }
@@ -145,14 +149,14 @@ PY
 step "edge cases through Python's os module (pread/pwrite/lseek, errno), 512 B LBAs"
 px python3 "$T/edge.py" "$DEV" "$LBS" "$SIZE" || fail "edge cases on $DEV"
 step "the same on nvme1n1, 4 KiB LBAs"
-geo1=$(px blockdev --getss --getsize64 /dev/nvme1n1 | tr '\n' ' ')
+geo1=$(pxl blockdev --getss --getsize64 /dev/nvme1n1 | tr '\n' ' ')
 read -r LBS1 SIZE1 <<<"$geo1"
 [ "$LBS1" = 4096 ] && [ "$SIZE1" = $((64 << 20)) ] || fail "nvme1n1: $LBS1 $SIZE1"
-px python3 "$T/edge.py" /dev/nvme1n1 "$LBS1" "$SIZE1" || fail "edge cases on nvme1n1"
+pxl python3 "$T/edge.py" /dev/nvme1n1 "$LBS1" "$SIZE1" || fail "edge cases on nvme1n1"
 head -c 5000 /dev/urandom >"$T/in1.bin"
-px dd if="$T/in1.bin" of=/dev/nvme1n1 bs=1000 seek=3 count=5 conv=notrunc,nocreat \
+pxl dd if="$T/in1.bin" of=/dev/nvme1n1 bs=1000 seek=3 count=5 conv=notrunc,nocreat \
 	status=none || fail "dd write to nvme1n1"
-px dd if=/dev/nvme1n1 bs=1000 skip=3 count=5 status=none | cmp - "$T/in1.bin" ||
+pxl dd if=/dev/nvme1n1 bs=1000 skip=3 count=5 status=none | cmp - "$T/in1.bin" ||
 	fail "nvme1n1: dd read back differs"
 
 step "fio psync, O_DIRECT: randwrite with verify=crc32c, then a verify-only pass"
@@ -198,9 +202,9 @@ assert len(d) == 4096 and d == bytes.fromhex("55aa33cc") * 1024, d[:16]' "$T/pat
 step "dd: unaligned bs=1000 seek=3 count=5, read back by dd and by ucmd"
 head -c 5000 /dev/urandom >"$T/in.bin"
 ns_bytes 0 16384 >"$T/before.bin"
-px dd if="$T/in.bin" of="$DEV" bs=1000 seek=3 count=5 conv=notrunc,nocreat status=none ||
+pxl dd if="$T/in.bin" of="$DEV" bs=1000 seek=3 count=5 conv=notrunc,nocreat status=none ||
 	fail "dd write"
-px dd if="$DEV" of="$T/out.bin" bs=1000 skip=3 count=5 status=none || fail "dd read"
+pxl dd if="$DEV" of="$T/out.bin" bs=1000 skip=3 count=5 status=none || fail "dd read"
 cmp "$T/in.bin" "$T/out.bin" || fail "dd read back differs"
 ns_bytes 0 16384 >"$T/after.bin"
 ns_bytes 3000 5000 | cmp - "$T/in.bin" || fail "ucmd read differs from dd's write"
