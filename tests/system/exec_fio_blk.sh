@@ -6,7 +6,8 @@
 # fail; dd with an unaligned block size and seek (read-modify-write of
 # partial LBAs), an O_DIRECT misaligned write that must fail with EINVAL,
 # and conv=fsync; blockdev's BLK* ioctls; Python's os.pread/pwrite/lseek
-# for the edge cases (end of device, O_DIRECT alignment, errno values).
+# for the edge cases (end of device, O_DIRECT alignment, errno values);
+# mkfs.ext4 and a read-only e2fsck.
 # What the programs wrote is then read back with ucmd's own CLI through the
 # daemon, from the namespace itself.
 #
@@ -16,7 +17,7 @@ set -euo pipefail
 # shellcheck source=tests/system/lib/daemon.sh
 . "$(dirname "$0")/lib/daemon.sh"
 
-for t in fio dd blockdev cmp python3; do
+for t in fio dd blockdev cmp python3 mkfs.ext4 e2fsck; do
 	command -v "$t" >/dev/null || fail "$t is missing (scripts/deps.sh installs it)"
 done
 PRELOAD=$(meson introspect "$B" --targets | python3 -c '
@@ -220,6 +221,13 @@ head -c 65536 /dev/urandom >"$T/in64.bin"
 px dd if="$T/in64.bin" of="$DEV" bs=16k seek=100 oflag=direct conv=fsync,notrunc,nocreat status=none ||
 	fail "dd O_DIRECT conv=fsync"
 ns_bytes $((100 * 16384)) 65536 | cmp - "$T/in64.bin" || fail "dd's O_DIRECT write is not there"
+
+step "mkfs.ext4 (BLK* ioctls, discard, FALLOC_FL_ZERO_RANGE, fsync), then e2fsck -fn"
+px mkfs.ext4 -F -q "$DEV" >"$T/mkfs.txt" 2>&1 || { cat "$T/mkfs.txt"; fail "mkfs.ext4"; }
+px e2fsck -fn "$DEV" >"$T/fsck.txt" 2>&1 || { cat "$T/fsck.txt"; fail "e2fsck after mkfs"; }
+# the superblock's magic, 0xEF53 at byte 1024 + 56, is on the namespace
+[ "$(ns_bytes $((1024 + 56)) 2 | od -An -tx1 | tr -d ' ')" = 53ef ] ||
+	fail "no ext4 superblock on the namespace"
 
 [ -e "$DEV" ] && [ ! -b "$DEV" ] && [ ! -c "$DEV" ] && fail "a program made $DEV on the host"
 daemon_alive
