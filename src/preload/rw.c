@@ -40,7 +40,9 @@
  *   page cache would not.
  * - either way the bytes go through a bounce buffer shared with the daemon
  *   (ucmd_buf_alloc), copied here with the fault-safe copy_{to,from}_user
- *   (a bad address is EFAULT): a local copy costs less than the daemon's
+ *   (a bad address is EFAULT; uaccess's SIGSEGV/SIGBUS handler goes in on
+ *   the first copy, and a program that replaces it afterwards gets its
+ *   own fault instead of EFAULT): a local copy costs less than the daemon's
  *   process_vm copy of the program's pages (fio psync 4 KiB randread,
  *   O_DIRECT, one job, here: about 100 K/s, against 60 K/s when the
  *   daemon was handed the program's memory as it is).
