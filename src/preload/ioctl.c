@@ -43,12 +43,23 @@ static int copy_out(void *dst, const void *src, size_t len)
 	return process_vm_writev(getpid(), &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : -EFAULT;
 }
 
+/* The devices and the tree as the daemon now has them. */
+static int rescan(void)
+{
+	const char *root;
+	int ret = pl_devinfo_reload();
+
+	if (!ret && (root = pl_root()))
+		ret = pl_sysfs_sync(root);
+	return ret;
+}
+
 /* After namespace management succeeds, the device list changes as Linux's does after its rescan. */
 static void after_admin(const struct nvme_passthru_cmd64 *c, int ret)
 {
 	if (ret == 0 && (c->opcode == nvme_admin_ns_mgmt || c->opcode == nvme_admin_ns_attach ||
 			 c->opcode == nvme_admin_format_nvm))
-		pl_devinfo_reload();
+		rescan();
 }
 
 static int passthru64(int fd, unsigned long req, struct nvme_passthru_cmd64 *c)
@@ -160,6 +171,14 @@ static int nvme_ioctl(struct pl_file *f, int fd, unsigned long req, void *arg)
 		if (f->dev->kind == PL_DEV_CTRL)
 			return -ENOTTY;
 		return submit_io(f, fd, arg);
+	case NVME_IOCTL_RESCAN:
+		/*
+		 * Linux rescans the controller's namespaces; the daemon's
+		 * devices are always current, so it is our view that catches up.
+		 */
+		if (f->dev->kind != PL_DEV_CTRL)
+			return -ENOTTY;
+		return rescan();
 	default:
 		return -ENOTTY;
 	}

@@ -146,4 +146,7 @@ const struct ucmd_file_ops nvme_bdev_fops = {
 	.fsync = nvme_bdev_fsync,
 	.describe_rw = nvme_bdev_describe_rw,
 	.disk_stat = nvme_bdev_disk_stat,
+	/* the NVMe ioctls of the namespace work on its block device too, as in Linux */
+	.ioctl = nvme_ns_ioctl,
+	.describe_ioctl = nvme_ns_describe_ioctl,
 };

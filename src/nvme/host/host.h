@@ -278,6 +278,8 @@ extern const struct ucmd_file_ops nvme_ns_chr_fops, nvme_dev_fops;
 
 /* ---- block.c ---- */
 extern const struct ucmd_file_ops nvme_bdev_fops;
+/* A namespace's ioctls, on its generic char device and on its block device alike (Linux's nvme_ioctl). */
+long nvme_ns_ioctl(struct ucmd_file *f, unsigned long cmd, void *arg, const void *karg);
 
 /* ---- describe.c ---- */
 struct ucmd_cmd_desc;

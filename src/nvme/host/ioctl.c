@@ -334,8 +334,7 @@ static long nvme_user_cmd64(struct nvme_host *h, struct nvme_ns *ns, void *arg,
 	return ret;
 }
 
-static long nvme_ns_chr_ioctl(struct ucmd_file *f, unsigned long cmd, void *arg,
-			      const void *karg)
+long nvme_ns_ioctl(struct ucmd_file *f, unsigned long cmd, void *arg, const void *karg)
 {
 	struct nvme_ns *ns = f->private_data;
 
@@ -370,7 +369,7 @@ const struct ucmd_file_ops nvme_ns_chr_fops = {
 	.name = "nvme-generic",
 	.uring_cmd = nvme_ns_chr_uring_cmd,
 	.uring_cmd_iopoll = nvme_ns_chr_uring_cmd_iopoll,
-	.ioctl = nvme_ns_chr_ioctl,
+	.ioctl = nvme_ns_ioctl,
 	.describe = nvme_ns_describe,
 	.describe_ioctl = nvme_ns_describe_ioctl,
 };
