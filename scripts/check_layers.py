@@ -33,8 +33,10 @@ ALLOWED = {
     # ucmdd itself: the engine's internals, the protocol, remote user memory
     'server':    {'lib', 'uaccess', 'block', 'core', 'security', 'ring', 'daemon',
                   'nvme/host', 'nvme/ctrl', 'store'},
-    # libucmd-preload (ucmd exec): a client of ucmdd inside someone else's program
-    'preload':   {'lib', 'core', 'client', 'daemon'},
+    # libucmd-preload (ucmd exec): a client of ucmdd inside someone else's
+    # program; uaccess for rw.c's fault-safe copies of the program's buffers
+    # (a guarded memcpy, not a process_vm system call per read or write)
+    'preload':   {'lib', 'uaccess', 'core', 'client', 'daemon'},
 }
 # Who may include the engine's internals, besides src/core and src/ring.
 CORE_H_USERS = {

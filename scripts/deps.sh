@@ -9,6 +9,7 @@ pkgs=(
   python3 util-linux valgrind
   man-db groff-base file
   nvme-cli	# a real client for ucmd exec's tests (tests/system/exec_nvme_cli.sh)
+  fio e2fsprogs	# real clients under libucmd-preload (tests/system/exec_fio_blk.sh)
 )
 if [ "${UCMD_DEPS_SYSTEM:-0}" = 1 ]; then
   # the QEMU harness (tests/system): guest kernel, initramfs, real clients
