@@ -1,7 +1,8 @@
 # ucmd: the two commands the README promises.
 #   make run    build, then run the main job on the embedded default controller
 #   make check  every test: unit (plain, ASan+UBSan, TSan), fuzz, system
-#   make bench / make bench-daemon   the benchmarks (docs/performance.md)
+#   make bench / make bench-daemon / make bench-exec   the benchmarks
+#               (docs/performance.md)
 #   make install PREFIX=/usr/local [DESTDIR=/staging]
 #               libucmd (shared and static), headers, ucmd.pc, the ucmd CLI,
 #               man pages and the default policy (docs/install.md)
@@ -12,7 +13,7 @@ PREFIX ?= /usr/local
 # install builds apart from $(BUILD): its prefix is baked into ucmd.pc
 INSTALL_BUILD ?= build-install
 
-.PHONY: all deps build run check bench bench-daemon install clean
+.PHONY: all deps build run check bench bench-daemon bench-exec install clean
 
 all: build
 
@@ -37,6 +38,10 @@ bench: build
 # ucmd through ucmdd against in-process ucmd and the kernel (docs/performance.md)
 bench-daemon: build
 	./$(BUILD)/bench/bench_daemon
+
+# fio under `ucmd exec` against the kernel's io_uring and ucmd's own API (docs/performance.md)
+bench-exec: build
+	UCMD_BUILD=$(BUILD) bash bench/bench_exec.sh
 
 install: deps
 	@if [ -f $(INSTALL_BUILD)/build.ninja ]; then \
