@@ -12,6 +12,7 @@ cd "$(dirname "$0")/.."
 passed=0
 failed=0
 failures=()
+details=()	# a line or two per failure, printed again last
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
@@ -69,7 +70,11 @@ if [ -x scripts/run-fuzz.sh ] || [ -f scripts/run-fuzz.sh ]; then
 		tail -30 "$flog"; ffail=1
 	fi
 	passed=$((passed + fok)); failed=$((failed + ffail))
-	[ "$ffail" -ne 0 ] && failures+=("fuzz")
+	if [ "$ffail" -ne 0 ]; then
+		failures+=("fuzz")
+		# again at the very end, where a log cut to its tail still shows it
+		details+=("$(grep -E '^fuzz .*FAILED|^fuzz: |SUMMARY|ERROR: |deadly signal|invariant|timeout|out-of-memory' "$flog" | head -20)")
+	fi
 	echo "== fuzz: $fok passed, $ffail failed"
 	rm -f "$flog"
 fi
@@ -83,9 +88,11 @@ for t in tests/system/*.sh; do
 	else
 		echo "system $name: FAILED"; tail -40 "/tmp/ucmd-sys-$name.log"
 		failed=$((failed + 1)); failures+=("system $name")
+		details+=("system $name: $(grep -E 'FAIL' "/tmp/ucmd-sys-$name.log" | head -5)")
 	fi
 done
 
+for d in "${details[@]}"; do echo "$d"; done
 [ ${#failures[@]} -eq 0 ] || echo "failing: ${failures[*]}"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -49,18 +49,6 @@ struct where {
 	char norm[PATH_MAX];		/* the path as the program meant it, absolute */
 };
 
-/* Only these names are worth asking devinfo about: /dev/null must cost nothing. */
-static bool dev_name(const char *s)
-{
-	if (!strncmp(s, "nvme", 4))
-		s += 4;
-	else if (!strncmp(s, "ng", 2))
-		s += 2;
-	else
-		return false;
-	return *s >= '0' && *s <= '9' && !strchr(s, '/');
-}
-
 /* The parts of /sys that are wholly the tree's: the host's NVMe devices are not shown. */
 static const char *const sys_own[] = {
 	"/sys/class/nvme", "/sys/class/nvme-generic", "/sys/class/nvme-subsystem",
@@ -70,34 +58,6 @@ static const char *const sys_own[] = {
 static const char *const sys_shared[] = {
 	"/sys/block/", "/sys/class/block/", "/sys/dev/block/", "/sys/dev/char/",
 };
-
-static bool under(const char *p, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	return !strncmp(p, dir, n) && (p[n] == '\0' || p[n] == '/');
-}
-
-/* p absolute, folded into out: "//" and "/./" go. */
-static void fold(char *out, const char *p)
-{
-	char *o = out;
-
-	while (*p) {
-		if (p[0] == '/' && p[1] == '/') {
-			p++;
-			continue;
-		}
-		if (p[0] == '/' && p[1] == '.' && (p[2] == '/' || p[2] == '\0')) {
-			p += 2;
-			continue;
-		}
-		*o++ = *p++;
-	}
-	if (o == out)
-		*o++ = '/';
-	*o = '\0';
-}
 
 /* Is entry (the first component after a shared directory's prefix) in the tree? */
 static bool in_tree(const char *root, const char *norm, size_t prefix)
@@ -157,12 +117,12 @@ static void classify(int dirfd, const char *path, struct where *w)
 		if (snprintf(abs, sizeof(abs), "%s/%s", base, path) >= (int)sizeof(abs))
 			return;
 	}
-	fold(w->norm, abs);
+	pl_path_fold(w->norm, abs);
 
 	if (!strncmp(w->norm, "/dev/", 5)) {
 		const char *name = w->norm + 5;
 
-		if (!dev_name(name))
+		if (!pl_path_dev_name(name))
 			return;
 		w->dev = pl_devinfo(name);
 		if (!w->dev)
@@ -178,7 +138,7 @@ static void classify(int dirfd, const char *path, struct where *w)
 	size_t shared = 0;
 
 	for (size_t i = 0; i < sizeof(sys_own) / sizeof(sys_own[0]); i++)
-		own |= under(w->norm, sys_own[i]);
+		own |= pl_path_under(w->norm, sys_own[i]);
 	for (size_t i = 0; !own && i < sizeof(sys_shared) / sizeof(sys_shared[0]); i++)
 		if (!strncmp(w->norm, sys_shared[i], strlen(sys_shared[i])))
 			shared = strlen(sys_shared[i]);

@@ -182,6 +182,19 @@ int pl_sysfs_sync(const char *root);
 /* ---- paths.c ---- */
 /* The path interposers (open*, stat*, access, opendir, readlink...): no API of their own. */
 
+/* ---- pathname.c: the string side of paths.c, pure ---- */
+
+/* "nvme..." or "ng..." then a digit, one component: a name devinfo may know. */
+bool pl_path_dev_name(const char *s);
+/* Is p dir itself or below it (dir without a trailing slash)? */
+bool pl_path_under(const char *p, const char *dir);
+/*
+ * An absolute path p folded into out ("//" and "/./" dropped, "/" for
+ * nothing left); out has room for strlen(p) + 2 bytes. ".." is kept: the
+ * kernel resolves it, and a folded ".." could cross a symbolic link.
+ */
+void pl_path_fold(char *out, const char *p);
+
 /* ---- uring.c ---- */
 
 /* The io_uring system calls, emulated on the daemon's rings: the kernel's return conventions (-errno). */

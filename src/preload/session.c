@@ -178,6 +178,11 @@ const char *pl_root(void)
 
 	if (atomic_load_explicit(&ready, memory_order_acquire))
 		return root_path;
+	/* no daemon, no devices: nothing to build, and no directory left behind */
+	if (!getenv(PL_ENV_DAEMON)) {
+		errno = ENOTCONN;
+		return NULL;
+	}
 	pthread_mutex_lock(&lock);
 	if (atomic_load(&ready))
 		goto out;
