@@ -61,4 +61,75 @@ except OSError as e:
 ' >"$dir/trace.out" 2>"$dir/trace.err"
 grep -qx "errno ENOTTY" "$dir/trace.out" || fail "unknown ioctl: $(cat "$dir/trace.out")"
 grep -q "ioctl(.*0x1268) on ng0n1: not handled" "$dir/trace.err" || fail "no trace line: $(cat "$dir/trace.err")"
+step "descriptor semantics: dup2, fcntl(F_DUPFD_CLOEXEC), close, O_CLOEXEC across exec, O_DIRECT in F_GETFL"
+cat > "$dir/fds.py" <<'PY'
+import fcntl, os, subprocess, sys
+ID = 0x4e40                                 # NVME_IOCTL_ID
+a = os.open("/dev/ng0n1", os.O_RDWR)
+os.dup2(a, 9)
+b = fcntl.fcntl(a, fcntl.F_DUPFD_CLOEXEC, 20)
+assert b >= 20, b
+os.close(a)
+assert fcntl.ioctl(9, ID) == 1, "the dup2 copy outlives the original"
+assert fcntl.ioctl(b, ID) == 1, "the F_DUPFD copy too"
+try:
+    fcntl.ioctl(a, ID)
+    sys.exit("a closed fd still answers")
+except OSError as e:
+    assert e.errno == 9, e                  # EBADF
+c = os.open("/dev/nvme0n1", os.O_RDONLY | os.O_DIRECT | os.O_CLOEXEC)
+assert fcntl.fcntl(c, fcntl.F_GETFL) & os.O_DIRECT, "O_DIRECT lost"
+assert fcntl.fcntl(c, fcntl.F_GETFD) & fcntl.FD_CLOEXEC, "O_CLOEXEC lost"
+os.set_inheritable(9, True)
+# the child sees fd 9 (inheritable) and not c or b (close-on-exec): what its
+# numbers c and b lead to, looked at before the child opens anything itself
+out = subprocess.run(["python3", "-c", """
+import fcntl, os, sys
+def what(n):
+    try:
+        return os.readlink('/proc/self/fd/%d' % n)
+    except OSError:
+        return '-'
+links = [what(int(x)) for x in sys.argv[1:]]
+print(fcntl.ioctl(9, 0x4e40), *links)
+""", str(c), str(b)], close_fds=False, capture_output=True, text=True, check=True).stdout.split()
+assert out[0] == "1", out
+assert not out[1].endswith("/dev/nvme0n1") and not out[2].endswith("/dev/ng0n1"), out
+# a file that is not ucmd's keeps its own answers
+n = os.open("/dev/null", os.O_RDWR)
+assert os.write(n, b"x") == 1 and not os.fstat(n).st_rdev == os.stat("/dev/ng0n1").st_rdev
+print("fds ok")
+PY
+timeout 60 "$UCMD" exec --ctrl "$dir/ctrl" -- python3 "$dir/fds.py" | tee "$dir/fds.txt"
+grep -qx "fds ok" "$dir/fds.txt" || fail "descriptor semantics"
+
+step "the daemon's policy and audit bind the program: writes denied, reads allowed"
+cat > "$dir/policy.ini" <<'INI'
+[policy]
+inherit = default
+
+[rule no-writes]
+verb = write, write-zeroes, trim, write-uncor, copy, format
+action = deny
+audit = yes
+INI
+timeout 60 "$UCMD" exec --ctrl "$dir/ctrl" --policy "$dir/policy.ini" --audit "$dir/audit.jsonl" -- python3 -c '
+import fcntl, os, struct, ctypes
+fd = os.open("/dev/ng0n1", os.O_RDWR)
+buf = ctypes.create_string_buffer(4096)
+def io(op):
+    # struct nvme_passthru_cmd64 (80 bytes): opcode, nsid, addr, data_len, cdw12 = 7 (8 LBAs of 512)
+    cmd = bytearray(80)
+    struct.pack_into("<BBHI", cmd, 0, op, 0, 0, 1)
+    struct.pack_into("<Q", cmd, 24, ctypes.addressof(buf))
+    struct.pack_into("<I", cmd, 36, 4096)
+    struct.pack_into("<I", cmd, 48, 7)
+    try:
+        return fcntl.ioctl(fd, 0xc0504e48, cmd)      # NVME_IOCTL_IO64_CMD
+    except OSError as e:
+        return -e.errno
+print("read", io(2), "write", io(1))
+' | tee "$dir/pol.txt"
+grep -qx "read 0 write -13" "$dir/pol.txt" || fail "policy under ucmd exec: $(cat "$dir/pol.txt")"
+grep -q '"deny"' "$dir/audit.jsonl" || fail "the denied write is not in the audit trail"
 echo "ok"
