@@ -52,6 +52,8 @@
  * eventfd for a wake-up that was ours. One waiter never loses a wake-up.
  */
 #define DC_SLEEP_MAX_MS 100
+/* submit's wait for the proxy to take what it submitted: a head stuck this long ends it */
+#define DC_SUBMIT_STUCK_NS 1000000000ull
 
 static struct dring *to_dr(const struct ucmd_ring *ring)
 {
@@ -359,10 +361,15 @@ static int submit_limit(struct ucmd_ring *ring, unsigned to_submit)
 	/*
 	 * Wait for the proxy to take them, unless it says it takes nothing
 	 * until we reap (sq_blocked): they stay submitted and go in as room
-	 * comes (Linux would have taken them and overflowed the CQ).
+	 * comes (Linux would have taken them and overflowed the CQ). They are
+	 * submitted either way: a head that does not move for a second (a
+	 * ring our program damaged) ends the wait, not the call.
 	 */
+	unsigned head, last = 0;
+	uint64_t since = 0;
+
 	for (unsigned spins = 0;
-	     (int)(want - __atomic_load_n(ring->sq.khead, __ATOMIC_ACQUIRE)) > 0; spins++) {
+	     (int)(want - (head = __atomic_load_n(ring->sq.khead, __ATOMIC_ACQUIRE))) > 0; spins++) {
 		if (ring_dead(dr))
 			return -ENOTCONN;
 		if (__atomic_load_n(&dr->ctl->sq_blocked, __ATOMIC_ACQUIRE))
@@ -370,6 +377,12 @@ static int submit_limit(struct ucmd_ring *ring, unsigned to_submit)
 		if (spins < DC_SPIN_PAUSES) {
 			cpu_relax();
 			continue;
+		}
+		if (!since || head != last) {
+			last = head;
+			since = ktime_get_ns();
+		} else if (ktime_get_ns() - since > DC_SUBMIT_STUCK_NS) {
+			break;
 		}
 		/* the proxy may have gone to sleep between our kick and its look */
 		if (!(spins & 255))

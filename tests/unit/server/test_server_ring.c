@@ -125,11 +125,13 @@ static struct io_uring_sqe *get_sqe(struct cring *r)
 	return sqe;
 }
 
+/* Publish and submit everything, as a client's io_uring_enter(to_submit = all) does. */
 static void publish(struct cring *r)
 {
 	uint64_t one = 1;
 
 	__atomic_store_n(r->sq_tail, r->tail, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&r->ctl->sq_limit, r->tail, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(r->sq_flags, __ATOMIC_SEQ_CST) & IORING_SQ_NEED_WAKEUP)
 		assert_int_equal(write(r->sq_efd, &one, sizeof(one)), sizeof(one));
 }
@@ -245,6 +247,42 @@ static void test_nvme_io(void **state)
  * in one process_vm_writev. One buffer the client made read-only fails
  * that copy; only its CQE says -EFAULT, the others' data is there.
  */
+/*
+ * A ring without SQPOLL: what is published but not submitted (sq_limit)
+ * stays in the SQ, as Linux leaves it until io_uring_enter; submitting it
+ * takes it, and a limit past the tail takes no more than was published.
+ */
+static void test_submit_limit(void **state)
+{
+	struct rt *t = *state;
+	struct cring *r = &t->r;
+	uint64_t one = 1;
+
+	assert_int_equal(cring_open(&t->s, r, 8, IORING_SETUP_SQE128 | IORING_SETUP_CQE32), 0);
+	get_sqe(r)->user_data = 1;	/* a NOP each */
+	get_sqe(r)->user_data = 2;
+	__atomic_store_n(r->sq_tail, r->tail, __ATOMIC_SEQ_CST);
+	/* published only: a pass or a wake-up takes nothing */
+	assert_int_equal(write(r->sq_efd, &one, sizeof(one)), sizeof(one));
+	usleep(20000);
+	assert_int_equal(__atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE), 0);
+	assert_int_equal(cq_ready(r), 0);
+	/* submit one of the two */
+	__atomic_store_n(&r->ctl->sq_limit, 1, __ATOMIC_SEQ_CST);
+	assert_int_equal(write(r->sq_efd, &one, sizeof(one)), sizeof(one));
+	assert_int_equal(wait_cqe(r, NULL).user_data, 1);
+	usleep(20000);
+	assert_int_equal(__atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE), 1);
+	assert_int_equal(cq_ready(r), 0);
+	/* a limit far past the tail: the second, and nothing invented */
+	__atomic_store_n(&r->ctl->sq_limit, 1000, __ATOMIC_SEQ_CST);
+	assert_int_equal(write(r->sq_efd, &one, sizeof(one)), sizeof(one));
+	assert_int_equal(wait_cqe(r, NULL).user_data, 2);
+	usleep(20000);
+	assert_int_equal(__atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE), 2);
+	assert_int_equal(cq_ready(r), 0);
+}
+
 static void test_read_copyback_batch(void **state)
 {
 	struct rt *t = *state;
@@ -783,6 +821,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_nvme_io, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_submit_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_copyback_batch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chain_failure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_garbage, setup, teardown),
