@@ -275,12 +275,13 @@ static void recheck_fds(struct srv_ring *r, unsigned n)
 static unsigned sq_avail(struct srv_ring *r)
 {
 	struct io_rings *m = &r->mem;
-	unsigned avail = __atomic_load_n(m->sq_tail, __ATOMIC_ACQUIRE) - r->sq_head;
+	/* seq_cst (a plain load on x86): pairs with the client's store, then NEED_WAKEUP load */
+	unsigned avail = __atomic_load_n(m->sq_tail, __ATOMIC_SEQ_CST) - r->sq_head;
 
 	if (avail > m->sq_entries)
 		avail = m->sq_entries;
 	if (!(r->flags & IORING_SETUP_SQPOLL)) {
-		unsigned lim = __atomic_load_n(&r->ctl->sq_limit, __ATOMIC_ACQUIRE) - r->sq_head;
+		unsigned lim = __atomic_load_n(&r->ctl->sq_limit, __ATOMIC_SEQ_CST) - r->sq_head;
 
 		if (lim < avail)
 			avail = lim;
@@ -436,8 +437,6 @@ void srv_ring_quiesce_bufs(struct srv_ring *r)
 
 static bool sq_pending(struct srv_ring *r)
 {
-	/* seq_cst: pairs with the client's tail (or limit) store, then NEED_WAKEUP load */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	return !r->ocq_nr && r->nr_pending < r->nr_slots && sq_avail(r);
 }
 
