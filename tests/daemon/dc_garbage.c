@@ -514,8 +514,8 @@ static void msg_round(struct gctx *g)
 		h->len = below(g, 2) ? (uint32_t)rnd(g) : (uint32_t)(plen + 1 + below(g, 8));
 		must_refuse = true;
 		break;
-	case 1:	/* a truncated payload */
-		if (plen) {
+	case 1:	/* a truncated payload (DEVICE_NAMES carries none: any length is whole) */
+		if (plen && op != UCMDD_DEVICE_NAMES) {
 			plen = below(g, plen);
 			h->len = (uint32_t)plen;
 			must_refuse = true;
