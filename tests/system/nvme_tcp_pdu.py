@@ -128,13 +128,13 @@ class Conn:
             else:
                 fail(f"unexpected PDU type {typ}")
 
-    def connect(self, nqn, qid=0, cntlid=0xFFFF, sqsize=31):
+    def connect(self, nqn, qid=0, cntlid=0xFFFF, sqsize=31, kato=0):
         data = bytes(16) + struct.pack("<H", cntlid) + bytes(238)
         data += nqn.encode().ljust(256, b"\0") + HOSTNQN.encode().ljust(256, b"\0") + bytes(256)
 
         def sqe(cid, sgl):
             return struct.pack("<BBHB19x", 0x7F, 0x40, cid, 1) + sgl + \
-                struct.pack("<HHHBxI12x", 0, qid, sqsize, 0, 0)
+                struct.pack("<HHHBxI12x", 0, qid, sqsize, 0, kato)
         st, dw0, _, _ = self.cmd(sqe, data)
         if st:
             fail(f"Connect to {nqn} qid {qid}: status {st:#x}")
@@ -224,7 +224,7 @@ st, _, _, idc = a.admin(0x06, cdw10=1, data_in_len=4096)
 ioccsz = struct.unpack("<I", idc[1792:1796])[0]
 if st or idc[78:80] != struct.pack("<H", cntlid) or idc[111] != 1 or ioccsz * 16 < 64 + 4096:
     fail(f"Identify Controller over fabrics: status {st:#x}, ioccsz {ioccsz}")
-st, dw0, _, _ = a.admin(0x09, cdw10=0x07, cdw11=0)  # Number of Queues: 1
+st, dw0, _, _ = a.admin(0x09, cdw10=0x07, cdw11=1 | 1 << 16)  # Number of Queues: 2
 if st:
     fail("Set Features Number of Queues")
 io = Conn(hdgst=True, ddgst=True)
@@ -263,4 +263,37 @@ print("ok: data digest error: connection closed")
 st, _, _, _ = a.admin(0x18)
 if st:
     fail("Keep Alive on the admin queue")
+
+# --- a host that stops reading stalls only its own connection --------------
+io2 = Conn()
+io2.connect(subnqn, qid=1, cntlid=cntlid, sqsize=31)
+x = Conn()
+x.connect(subnqn, qid=2, cntlid=cntlid, sqsize=31)
+for cid in range(100, 132):   # 32 reads of 1 MiB, none of it read back
+    sqe = struct.pack("<BBHI16x", 0x02, 0x40, cid, 1) + struct.pack("<QI3xB", 0, 1 << 20, 0x5A) + \
+        struct.pack("<IIIIII", 0, 0, 255, 0, 0, 0)
+    x.pdu(4, sqe)
+for i in range(4):
+    st, _, _, got = rw(io2, 0x02, 100, 64)
+    if st or got != big:
+        fail("I/O on another connection while one peer does not read")
+if a.admin(0x18)[0]:
+    fail("Keep Alive while one peer does not read")
+x.s.close()
+print("ok: a peer that stops reading harms no other connection")
+
+# --- keep-alive timeout: an admin queue that goes silent is closed ---------
+k = Conn()
+k.connect(subnqn, kato=300)
+k.s.settimeout(30)
+try:
+    while k.s.recv(4096):
+        pass
+except ConnectionResetError:
+    pass
+except socket.timeout:
+    fail("an admin queue silent past its keep-alive timeout was not closed")
+print("ok: keep-alive timeout closes the association")
+if a.admin(0x18)[0]:
+    fail("Keep Alive on the first association")
 print("nvme_tcp_pdu: all checks passed")
