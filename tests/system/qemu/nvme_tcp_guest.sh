@@ -152,6 +152,53 @@ else
 fi
 disconnect || bad final-disconnect
 
+part "ucmdd killed mid-I/O and restarted: the host reconnects, acknowledged writes intact"
+# a second ucmdd whose controller lives in a directory (tmpfs), so a
+# restart finds the data; every write it acknowledged was written through
+# (RWF_DSYNC), whatever it was doing when killed
+start2() {
+	ucmdd --ctrl /tmp/ctrl2 --socket /tmp/ucmdd2.sock --nvme-tcp 127.0.0.1:4421 \
+		--policy /tmp/policy.ini --audit /tmp/audit2.log
+}
+common="--ioengine=io_uring_cmd --cmd_type=nvme --bs=16k --iodepth=8 --verify=crc32c --output-format=terse"
+if start2 && nvme discover -t tcp -a 127.0.0.1 -s 4421 $H > /tmp/disc2.txt &&
+   SUB2=$(sed -n 's/^subnqn: *//p' /tmp/disc2.txt | head -1) &&
+   nvme connect -t tcp -a 127.0.0.1 -s 4421 -n "$SUB2" $H --reconnect-delay=1 --ctrl-loss-tmo=120 &&
+   SUBNQN=$SUB2 && wait_for '[ -n "$(tcp_ctrl)" ]' && CTRL=$(tcp_ctrl) && NG=/dev/ng${CTRL#nvme}n1 &&
+   wait_for '[ -c $NG ]' &&
+   fio --name=flushed --filename=$NG --rw=write --offset=0 --size=16m $common > "$R/fio-kill.txt" 2>&1; then
+	# the next writes are in flight when ucmdd dies: they may fail or be
+	# retried after the reconnect; only the acknowledged ones are checked
+	fio --name=inflight --filename=$NG --rw=randwrite --offset=64m --size=256m \
+		--ioengine=io_uring_cmd --cmd_type=nvme --bs=16k --iodepth=16 --time_based --runtime=8 \
+		> /tmp/fio-inflight.txt 2>&1 &
+	fpid=$!
+	# its job has the device open: I/O is under way
+	wait_for "ls -l /proc/[0-9]*/fd/ 2>/dev/null | grep -q '${NG#/dev/}\$'"
+	for p in /proc/[0-9]*; do	# busybox has no pgrep
+		tr '\0' ' ' 2>/dev/null < "$p/cmdline" | grep -q 'ucmdd2.sock' && kill -9 "${p#/proc/}"
+	done
+	# the host notices (the state leaves live) before anything can answer it
+	wait_for "[ \"\$(cat /sys/class/nvme/$CTRL/state)\" != live ]" || bad kill-noticed
+	echo "ucmdd killed; state $(cat /sys/class/nvme/$CTRL/state)"
+	if start2 && wait_for "[ \"\$(cat /sys/class/nvme/$CTRL/state)\" = live ]"; then
+		wait "$fpid"; echo "in-flight fio: status $?"
+		echo "after restart: $CTRL $(cat /sys/class/nvme/$CTRL/state)"
+		if fio --name=flushed --filename=$NG --rw=write --offset=0 --size=16m --verify_only=1 $common \
+			>> "$R/fio-kill.txt" 2>&1; then
+			ok kill-restart
+		else
+			cat "$R/fio-kill.txt"; bad kill-restart
+		fi
+	else
+		wait "$fpid"
+		cat /sys/class/nvme/$CTRL/state; bad kill-restart
+	fi
+	nvme disconnect -n "$SUB2" || bad disconnect2
+else
+	cat /tmp/disc2.txt "$R/fio-kill.txt"; bad kill-restart
+fi
+
 cp /tmp/syslog "$R/syslog.txt" 2>/dev/null
 cp /tmp/audit.log "$R/audit.log" 2>/dev/null
 echo "guest: $failed parts failed"
