@@ -59,7 +59,7 @@ cp "$(command -v e2fsck)" "$T/deb-e2fsck"
 out=${UCMD_QEMU_OUT:-$T/qemu}
 grc=0
 bash tests/system/qemu/run.sh --out "$out" --script tests/system/qemu/nvme_tcp_guest.sh \
-	--mod nvme-tcp --dyn "$UCMDD" --dyn "$UCMD" --dyn "$(command -v nvme)" \
+	--mod nvme-tcp --mod nvmet-tcp --dyn "$UCMDD" --dyn "$UCMD" --dyn "$(command -v nvme)" \
 	--dyn "$T/deb-mke2fs" --dyn "$T/deb-e2fsck" --fio || grc=$?
 [ -f "$out/guest.log" ] && sed 's/^/guest| /' "$out/guest.log" | grep -E 'GUEST-PART|guest:|FAIL|ucmdd:' || true
 [ "$grc" -eq 125 ] && fail "the guest did not run"
@@ -93,4 +93,9 @@ for k in ("nsze", "ncap", "nuse", "flbas", "nlbaf", "lbafs"):
 print("\n".join(bad) or "identify: the fabrics view agrees")
 sys.exit(1 if bad else 0)
 EOF
+if [ -f "$out/perf.txt" ]; then
+	awk '{v[$1] = $2} END {
+		printf "performance (4K randread QD32, kernel host, guest loopback, TCG): ucmdd %d IOPS, nvmet-tcp %d IOPS, ratio %.2f\n",
+			v["ucmdd"], v["nvmet"], v["nvmet"] ? v["ucmdd"] / v["nvmet"] : 0 }' "$out/perf.txt"
+fi
 echo "nvme_tcp: all checks passed"

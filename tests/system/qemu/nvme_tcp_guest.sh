@@ -57,6 +57,7 @@ else
 	cat "$R/discover.txt"; bad discover
 fi
 SUBNQN=$(sed -n 's/^subnqn: *//p' "$R/discover.txt" | head -1)
+SUB1=$SUBNQN
 echo "subnqn $SUBNQN"
 
 tcp_ctrl() {	# the controller nvme-tcp made: its name, or nothing
@@ -197,6 +198,38 @@ if start2 && nvme discover -t tcp -a 127.0.0.1 -s 4421 $H > /tmp/disc2.txt &&
 	nvme disconnect -n "$SUB2" || bad disconnect2
 else
 	cat /tmp/disc2.txt "$R/fio-kill.txt"; bad kill-restart
+fi
+
+part "performance: 4K randread QD32 through the kernel host, ucmdd against nvmet-tcp"
+# measured, not judged (TCG makes absolute figures meaningless; the ratio is
+# the note's): both targets on loopback, namespaces of 128 MiB in memory
+# (ucmdd --ram; nvmet a file on tmpfs, buffered as tmpfs has no O_DIRECT)
+perf() {	# device, name: IOPS into $R/perf.txt
+	fio --name="$2" --filename="$1" --ioengine=io_uring --direct=1 --rw=randread --bs=4k \
+		--iodepth=32 --size=128m --time_based --runtime=10 --output-format=terse \
+		> "/tmp/perf-$2.txt" 2>&1 || return 1
+	# terse v3: field 8 is the read IOPS
+	echo "$2 $(cut -d';' -f8 "/tmp/perf-$2.txt")" >> "$R/perf.txt"
+}
+N=/sys/kernel/config/nvmet
+SUBNQN=$SUB1
+if connect && perf "$DEV" ucmdd && disconnect &&
+   mount -t configfs none /sys/kernel/config && truncate -s 128M /tmp/nvmet.img &&
+   mkdir $N/subsystems/perf && echo 1 > $N/subsystems/perf/attr_allow_any_host &&
+   mkdir $N/subsystems/perf/namespaces/1 &&
+   echo -n /tmp/nvmet.img > $N/subsystems/perf/namespaces/1/device_path &&
+   echo 1 > $N/subsystems/perf/namespaces/1/buffered_io &&
+   echo 1 > $N/subsystems/perf/namespaces/1/enable &&
+   mkdir $N/ports/1 && echo tcp > $N/ports/1/addr_trtype && echo ipv4 > $N/ports/1/addr_adrfam &&
+   echo 127.0.0.1 > $N/ports/1/addr_traddr && echo 4430 > $N/ports/1/addr_trsvcid &&
+   ln -s $N/subsystems/perf $N/ports/1/subsystems/perf &&
+   nvme connect -t tcp -a 127.0.0.1 -s 4430 -n perf $H &&
+   SUBNQN=perf && wait_for '[ -n "$(tcp_ctrl)" ]' && CTRL=$(tcp_ctrl) && DEV=/dev/${CTRL}n1 &&
+   wait_for '[ -b $DEV ]' && perf "$DEV" nvmet && nvme disconnect -n perf; then
+	cat "$R/perf.txt"
+	ok perf
+else
+	cat /tmp/perf-*.txt; bad perf
 fi
 
 cp /tmp/syslog "$R/syslog.txt" 2>/dev/null
