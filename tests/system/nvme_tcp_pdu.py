@@ -249,6 +249,34 @@ st2, _, _, got2 = rw(io, 0x02, 100, 64)
 if st or st2 or got != small or got2 != big:
     fail("read back differs")
 print("ok: in-capsule, R2T/H2CData and C2HData transfers with digests")
+
+
+def raw_sgl(c, sgl, data=b""):
+    def sqe(cid, _):
+        return struct.pack("<BBHI16x", 0x01, 0x40, cid, 1) + sgl + struct.pack("<IIIIII", 0, 0, 0, 0, 0, 0)
+    c.cid += 1
+    cid = c.cid
+    c.pdu(4, sqe(cid, None), data)
+    typ, _, hdr, _ = c.recv_pdu()
+    dw0, dw1, sqhd, sqid, rcid, st = struct.unpack("<IIHHHH", hdr[8:24])
+    if typ != 5 or rcid != cid:
+        fail(f"no response to an SGL the target refuses (type {typ})")
+    return st >> 1
+
+
+# SGL descriptors the target does not take get the NVMe status that says so
+cases = [
+    (struct.pack("<QI3xB", 0, 4096, 0x40), b"", 0x4011, "keyed (RDMA) data block"),
+    (struct.pack("<QI3xB", 8192, 16, 0x01), bytes(4096), 0x4016, "in-capsule offset past the data"),
+    (struct.pack("<QI3xB", 0, 8192, 0x01), bytes(4096), 0x400F, "in-capsule length past the data"),
+    (struct.pack("<QI3xB", 0, 4096, 0x5A), bytes(4096), 0x4011, "in-capsule data a transport SGL does not describe"),
+    (struct.pack("<QI3xB", 0, 64 << 20, 0x5A), b"", 0x4002, "a transfer over the MDTS"),
+]
+for sgl, data, want, what in cases:
+    st = raw_sgl(io, sgl, data)
+    if st != want:
+        fail(f"{what}: status {st:#x}, want {want:#x}")
+print("ok: SGL descriptors the target refuses")
 # a bad data digest on the I/O queue ends that connection, not the admin queue
 bad = struct.pack("<BBBBI", 4, 3, 72, 76, 76 + 4096 + 4) + \
     struct.pack("<BBHI16x", 0x01, 0x40, 99, 1) + struct.pack("<QI3xB", 0, 4096, 0x01) + \
