@@ -128,9 +128,9 @@ class Conn:
             else:
                 fail(f"unexpected PDU type {typ}")
 
-    def connect(self, nqn, qid=0, cntlid=0xFFFF, sqsize=31, kato=0):
+    def connect(self, nqn, qid=0, cntlid=0xFFFF, sqsize=31, kato=0, hostnqn=HOSTNQN):
         data = bytes(16) + struct.pack("<H", cntlid) + bytes(238)
-        data += nqn.encode().ljust(256, b"\0") + HOSTNQN.encode().ljust(256, b"\0") + bytes(256)
+        data += nqn.encode().ljust(256, b"\0") + hostnqn.encode().ljust(256, b"\0") + bytes(256)
 
         def sqe(cid, sgl):
             return struct.pack("<BBHB19x", 0x7F, 0x40, cid, 1) + sgl + \
@@ -309,6 +309,23 @@ if a.admin(0x18)[0]:
     fail("Keep Alive while one peer does not read")
 x.s.close()
 print("ok: a peer that stops reading harms no other connection")
+
+# --- a host the policy does not name: the default policy's unprivileged user
+s1 = Conn()
+c1 = s1.connect(subnqn, hostnqn="nqn.2014-08.org.example:stranger")
+if s1.admin(0x06, cdw10=1, data_in_len=4096)[0]:
+    fail("Identify Controller for a host the policy does not name")
+st = s1.admin(0x02, cdw10=0x02 | (127 << 16), nsid=0xFFFFFFFF, data_in_len=512)[0]
+if st != 0x4286:
+    fail(f"Get Log Page for a host the policy does not name: status {st:#x}, want Access Denied")
+s1.admin(0x09, cdw10=0x07, cdw11=0)
+s2 = Conn()
+s2.connect(subnqn, qid=1, cntlid=c1, hostnqn="nqn.2014-08.org.example:stranger")
+st = rw(s2, 0x01, 300, 1, small, incapsule=True)[0]
+st |= rw(s2, 0x02, 300, 1)[0]
+if st:
+    fail(f"I/O for a host the policy does not name: status {st:#x}")
+print("ok: an unnamed host: I/O and Identify, no other admin command (Access Denied)")
 
 # --- keep-alive timeout: an admin queue that goes silent is closed ---------
 k = Conn()
