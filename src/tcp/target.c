@@ -261,6 +261,24 @@ int tcpt_start(struct ucmd_engine *e, const char *addr, const unsigned *instance
 				 instances[i], strerror(-ret));
 			goto fail;
 		}
+		/*
+		 * Controllers that report the same NQN (the same serial: every
+		 * --ram controller has UCMD0001) would be one subsystem to a host,
+		 * their namespaces paths of the same ones: the later ones get the
+		 * controller's number appended, and Identify says so too.
+		 */
+		for (unsigned j = 0; j < i; j++) {
+			if (strcmp(t->subsys[j].nqn, t->subsys[i].nqn))
+				continue;
+			size_t l = strnlen(t->subsys[i].nqn, NVMF_NQN_SIZE - 12);
+
+			snprintf(t->subsys[i].nqn + l, sizeof(t->subsys[i].nqn) - l, ":nvme%u",
+				 instances[i]);
+			if (log)
+				log("nvme-tcp: nvme%u reports nvme%u's subsystem NQN: exported as %s",
+				    instances[i], instances[j], t->subsys[i].nqn);
+			break;
+		}
 		t->nr_subsys++;
 	}
 	if (ss.ss_family == AF_INET) {

@@ -278,8 +278,8 @@ static uint16_t passthru(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_n
  * Identify Controller over fabrics: the device's answer with what a
  * fabrics host needs told differently (NVMe-oF 1.1 section 4.1): this
  * association's controller ID, SGL support with offsets (in-capsule data),
- * the capsule sizes, keep-alive support, the command limit, and a transfer
- * size this target bounds.
+ * the capsule sizes, keep-alive support, the command limit, a transfer
+ * size this target bounds, and the subsystem NQN it exports.
  */
 static void fabrics_id_ctrl(struct tcpt_conn *c, struct nvme_id_ctrl *id)
 {
@@ -295,6 +295,9 @@ static void fabrics_id_ctrl(struct tcpt_conn *c, struct nvme_id_ctrl *id)
 	id->fcatt = 0;	/* dynamic controller model */
 	id->msdbd = 1;
 	id->ofcs = 0;
+	/* the NQN the host connected to (target.c makes duplicates unique) */
+	memset(id->subnqn, 0, sizeof(id->subnqn));
+	snprintf(id->subnqn, sizeof(id->subnqn), "%s", c->t->subsys[c->ctrl->subsys].nqn);
 }
 
 static uint16_t admin(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme_cqe *cqe,

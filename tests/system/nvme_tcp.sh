@@ -45,7 +45,8 @@ EOF
 # a free port: the kernel picks one, we release it for ucmdd
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 # detached: ucmdd returns once it listens (its pid from the socket's owner)
-"$UCMDD" --ram 64M --socket "$T/ucmdd.sock" --nvme-tcp "127.0.0.1:$PORT" \
+# two controllers: both report the serial UCMD0001, and so one subsystem NQN
+"$UCMDD" --ram 64M --ram 32M --socket "$T/ucmdd.sock" --nvme-tcp "127.0.0.1:$PORT" \
 	--policy "$T/policy.ini" --audit "$T/audit.log" || fail "ucmdd did not start"
 DPID=$(pgrep -f -- "--socket $T/ucmdd.sock" | head -1)
 python3 tests/system/nvme_tcp_pdu.py "$PORT" "$HOSTNQN" || fail "nvme_tcp_pdu.py"

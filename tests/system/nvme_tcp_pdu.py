@@ -188,7 +188,10 @@ subnqn = e[256:512].rstrip(b"\0").decode()
 if e[0] != 3 or e[1] != 1 or e[2] != 2 or e[32:64].rstrip(b"\0").decode() != str(PORT) or \
         e[512:768].rstrip(b"\0").decode() != "127.0.0.1":
     fail(f"discovery entry {e[:64].hex()}")
-print(f"ok: discovery: {numrec} subsystem(s), {subnqn}")
+nqns = [log[1024 * (i + 1) + 256:1024 * (i + 2)].split(b"\0")[0].decode() for i in range(numrec)]
+if len(set(nqns)) != numrec:
+    fail(f"subsystem NQNs not distinct: {nqns}")
+print(f"ok: discovery: {numrec} subsystem(s), {nqns}")
 
 # --- malformed PDUs: each ends its own connection only ----------------------
 b = Conn(icreq=False)
@@ -222,8 +225,17 @@ a = Conn()
 cntlid = a.connect(subnqn)
 st, _, _, idc = a.admin(0x06, cdw10=1, data_in_len=4096)
 ioccsz = struct.unpack("<I", idc[1792:1796])[0]
-if st or idc[78:80] != struct.pack("<H", cntlid) or idc[111] != 1 or ioccsz * 16 < 64 + 4096:
+if st or idc[78:80] != struct.pack("<H", cntlid) or idc[111] != 1 or ioccsz * 16 < 64 + 4096 or \
+        idc[768:1024].split(b"\0")[0].decode() != subnqn:
     fail(f"Identify Controller over fabrics: status {st:#x}, ioccsz {ioccsz}")
+# every subsystem answers with its own NQN
+for n in nqns[1:]:
+    o = Conn()
+    o.connect(n)
+    st, _, _, idn = o.admin(0x06, cdw10=1, data_in_len=4096)
+    if st or idn[768:1024].split(b"\0")[0].decode() != n:
+        fail(f"Identify Controller of {n}: {idn[768:800]}")
+    o.s.close()
 st, dw0, _, _ = a.admin(0x09, cdw10=0x07, cdw11=1 | 1 << 16)  # Number of Queues: 2
 if st:
     fail("Set Features Number of Queues")
