@@ -4,16 +4,19 @@
 # separate metadata), run a test script in the guest, bring back its files
 # and exit status.
 #   run.sh --out DIR --script FILE [--bin FILE]... [--dyn FILE]... [--fio]
+#          [--mod NAME]...
 # Guest: /test.sh is FILE, each --bin (static) lands in /bin, each --dyn
 # (dynamic) too with its shared libraries and the loader; --fio is
-# --dyn $(command -v fio). /test.sh writes result files to
+# --dyn $(command -v fio). Each --mod is a kernel module of the same kernel
+# package (nvme-tcp, ...), with the modules it depends on: /init loads
+# them, dependencies first, before /test.sh runs. /test.sh writes result files to
 # $UCMD_GUEST_RESULTS; they appear in DIR with guest.log (its output),
 # status (its exit status) and console.log (the serial console).
 # Exit status: the guest script's; 125 when the guest did not come up or
 # finish in time (the console tail is printed), or the harness failed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out="" script="" fio=0 bins=() dyns=()
+out="" script="" fio=0 bins=() dyns=() mods=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--out) out=$2; shift 2 ;;
@@ -21,6 +24,7 @@ while [ $# -gt 0 ]; do
 	--bin) bins+=("$2"); shift 2 ;;
 	--dyn) dyns+=("$2"); shift 2 ;;
 	--fio) fio=1; shift ;;
+	--mod) mods+=("$2"); shift 2 ;;
 	*) echo "run.sh: unknown argument $1" >&2; exit 125 ;;
 	esac
 done
@@ -66,6 +70,18 @@ if [ ! -f "$kdir/vmlinuz" ]; then
 	rm -rf "$tmp"
 fi
 say "kernel $kpkg ($kdir/vmlinuz)"
+# its modules, kept once something asks for one (the kernel was cached without them)
+if [ ${#mods[@]} -gt 0 ] && [ ! -d "$kdir/modules" ]; then
+	say "fetching $kpkg's modules"
+	tmp=$(mktemp -d "$cache/dl.XXXXXX")
+	chmod 777 "$tmp"
+	(cd "$tmp" && apt-get download -q "$kpkg" >/dev/null)
+	dpkg-deb -x "$tmp"/*.deb "$tmp/x"
+	mkdir -p "$kdir/modules.new"
+	cp -a "$tmp"/x/lib/modules/*/kernel/. "$kdir/modules.new/"
+	mv "$kdir/modules.new" "$kdir/modules"
+	rm -rf "$tmp"
+fi
 
 # --- initramfs -----------------------------------------------------------------
 mkdir -p "$out"
@@ -100,6 +116,25 @@ for b in "${dyns[@]}"; do
 		cp -L "$lib" "$root$dest"
 	done
 done
+# modules: the .ko files (the package's are not compressed) and the order to
+# load them in, dependencies first, from each module's own "depends=" field
+mod_file() {
+	local a=${1//_/-} b=${1//-/_}
+	find "$kdir/modules" \( -name "$a.ko" -o -name "$b.ko" \) | head -1
+}
+add_mod() {
+	local f dep
+	f=$(mod_file "$1")
+	[ -n "$f" ] || { echo "qemu: no module $1 in $kpkg" >&2; exit 125; }
+	grep -qx "$(basename "$f")" "$root/modules.list" 2>/dev/null && return 0
+	for dep in $(tr '\0' '\n' < "$f" | sed -n 's/^depends=//p' | tr , ' '); do
+		add_mod "$dep"
+	done
+	mkdir -p "$root/lib/modules"
+	cp "$f" "$root/lib/modules/"
+	basename "$f" >> "$root/modules.list"
+}
+for m in "${mods[@]}"; do add_mod "$m"; done
 say "initramfs: busybox, ${#bins[@]} static and ${#dyns[@]} dynamic programs, $(find "$root/lib" "$root/lib64" "$root/usr" -type f 2>/dev/null | wc -l) libraries"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1 > "$work/initrd")
 
