@@ -10,6 +10,7 @@ pkgs=(
   man-db groff-base file
   nvme-cli	# a real client for ucmd exec's tests (tests/system/exec_nvme_cli.sh)
   fio e2fsprogs	# real clients under libucmd-preload (tests/system/exec_fio_blk.sh)
+  libisal-dev	# CRC32C of the NVMe/TCP digests (src/tcp/pdu.c)
 )
 if [ "${UCMD_DEPS_SYSTEM:-0}" = 1 ]; then
   # the QEMU harness (tests/system): guest kernel, initramfs, real clients
