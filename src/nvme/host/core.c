@@ -316,8 +316,10 @@ int nvme_host_start(struct nvme_host *h)
 		return ret;
 	h->nr_queues = 1;
 	ret = nvme_init_admin(h);
-	if (!ret)
-		ret = nvme_enable_ctrl(h);
+	if (ret)
+		return ret;
+	h->regs_ok = true;
+	ret = nvme_enable_ctrl(h);
 	if (!ret)
 		ret = nvme_identify(h, NVME_IDENTIFY_CNS_CTRL, 0, h->id);
 	if (ret)
@@ -366,6 +368,7 @@ int ucmd_nvme_attach(struct ucmd_engine *e, struct ucmd_ctrl *ctrl,
 	h->engine = e;
 	h->ops = &nvme_pci_ctrl_ops;
 	h->ctrl = ctrl;
+	h->regs_ok = true;	/* MMIO: even a failed bring-up is undone by a disable */
 	if (opts)
 		h->opts = *opts;
 	ret = nvme_host_start(h);
@@ -385,7 +388,7 @@ void nvme_host_free(struct nvme_host *h)
 	if (h->irq_connected)
 		ctrl_set_irq(h->ctrl, NULL, NULL);
 	/* A transport whose admin queue is gone fails the accesses at once. */
-	if (h->queues && h->queues[0].host)
+	if (h->regs_ok)
 		nvme_shutdown_ctrl(h);
 	if (h->queues && h->ops->stop_queues)
 		h->ops->stop_queues(h);

@@ -67,7 +67,10 @@ struct nvme_queue {
 };
 
 /* Per-request driver data (tag_set.cmd_size), Linux's struct nvme_request + iod. */
-enum { NVME_REQ_CANCELLED = 1u << 0 };
+enum {
+	NVME_REQ_CANCELLED = 1u << 0,
+	NVME_REQ_XFER_ERR = 1u << 1,	/* TCP: the user's buffer faulted, or a data digest failed */
+};
 enum { NVME_TO_NONE, NVME_TO_RUNNING, NVME_TO_CQE_SEEN, NVME_TO_ABORT_SENT };
 
 struct nvme_request {
@@ -135,6 +138,7 @@ struct nvme_host {
 	struct ucmd_ctrl *ctrl;		/* the emulated controller (PCI) */
 	struct ucmd_nvme_host_opts opts;
 	bool irq_connected;		/* the controller's interrupt target */
+	bool regs_ok;			/* register access works (PCI: always; fabrics: admin up) */
 	char name[32];			/* nvmeX */
 	unsigned dstrd;
 	uint32_t max_hw_bytes;		/* MDTS, 0: no limit */
