@@ -14,7 +14,8 @@ pkgs=(
 )
 if [ "${UCMD_DEPS_SYSTEM:-0}" = 1 ]; then
   # the QEMU harness (tests/system): guest kernel, initramfs, real clients
-  pkgs+=(qemu-system-x86 busybox-static cpio fio)
+  pkgs+=(qemu-system-x86 busybox-static cpio fio
+        kmod)	# depmod: modules.dep for the guest kernel's modules (run.sh --module)
 fi
 
 missing=()
