@@ -186,33 +186,51 @@ static int tcp_skip(struct nvme_tcp_queue *tq, uint32_t n)
 
 /*
  * The H2CData PDUs an R2T asks for: [off, off + len) of the command's data
- * from it, in pieces of at most MAXH2CDATA. A user buffer that faults is
- * sent as zeros (the controller is owed the bytes) and *xfer_err is set.
+ * from it, in PDUs of at most MAXH2CDATA, as Linux sends them (one PDU
+ * per R2T below that size: some targets check a data digest per command,
+ * not per PDU). The data streams through the bounce buffer with the digest
+ * computed as it goes. A user buffer that faults is sent as zeros (the
+ * controller is owed the bytes) and *xfer_err is set.
  */
 static int tcp_send_h2c(struct nvme_tcp_queue *tq, uint16_t cid, uint16_t ttag,
 			const struct iov_iter *it, uint32_t off, uint32_t len, bool *xfer_err)
 {
-	uint32_t chunk_max = tq->maxh2cdata < NVME_TCP_BUF ? tq->maxh2cdata : NVME_TCP_BUF;
 	int ret = 0;
 
 	pthread_mutex_lock(&tq->send_lock);
 	while (len && !ret) {
 		uint8_t hdr[NVME_TCP_HDR_BUF] = { 0 };
 		struct nvme_tcp_data *d = (struct nvme_tcp_data *)hdr;
-		uint32_t n = len < chunk_max ? len : chunk_max;
+		uint32_t n = len < tq->maxh2cdata ? len : tq->maxh2cdata;
 		uint32_t pre = nvme_tcp_build_ch(&d->hdr, NVME_TCP_H2C_DATA,
 						 n == len ? NVME_TCP_F_DATA_LAST : 0, n, tq->hdgst,
 						 tq->ddgst, tq->cpda);
+		uint32_t crc = 0;
 
 		d->cccid = htole16(cid);
 		d->ttag = htole16(ttag);
 		d->datao = htole32(off);
 		d->datal = htole32(n);
-		if (iter_copy(it, off, tq->tx_buf, n, false)) {
-			memset(tq->tx_buf, 0, n);
-			*xfer_err = true;
+		ret = tcp_send_pdu(tq, hdr, pre, NULL, 0);
+		for (uint32_t done = 0; !ret && done < n;) {
+			uint32_t c = n - done < NVME_TCP_BUF ? n - done : NVME_TCP_BUF;
+			struct iovec v = { tq->tx_buf, c };
+
+			if (iter_copy(it, off + done, tq->tx_buf, c, false)) {
+				memset(tq->tx_buf, 0, c);
+				*xfer_err = true;
+			}
+			if (tq->ddgst)
+				crc = nvme_tcp_crc32c_update(crc, tq->tx_buf, c);
+			ret = send_iov(tq->fd, &v, 1);
+			done += c;
 		}
-		ret = tcp_send_pdu(tq, hdr, pre, tq->tx_buf, n);
+		if (!ret && tq->ddgst) {
+			uint32_t le = htole32(crc);
+			struct iovec v = { &le, sizeof(le) };
+
+			ret = send_iov(tq->fd, &v, 1);
+		}
 		off += n;
 		len -= n;
 	}
