@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #define UCMD_NGROUPS_MAX 32
+#define UCMD_HOSTNQN_MAX 224	/* an NQN is at most 223 bytes */
 
 struct ucmd_cred {
 	pid_t pid;
@@ -15,6 +16,12 @@ struct ucmd_cred {
 	int ngroups;		/* supplementary groups kept, at most UCMD_NGROUPS_MAX */
 	gid_t groups[UCMD_NGROUPS_MAX];
 	bool cap_sys_admin;	/* CAP_SYS_ADMIN in the effective set */
+	/*
+	 * The NVMe over Fabrics host NQN of an NVMe/TCP connection to ucmdd's
+	 * target (src/tcp), empty for everyone else: the policy's hostnqn key
+	 * and the audit see it.
+	 */
+	char hostnqn[UCMD_HOSTNQN_MAX];
 	struct ucmd_cred *retired_next;	/* engine bookkeeping */
 };
 

@@ -227,6 +227,10 @@ static json_object *event_record(const struct ucmd_security_event *ev)
 		add_cred(o, ev->cred, "");
 		json_object_object_add(o, "cap_sys_admin",
 				       json_object_new_boolean(ev->cred->cap_sys_admin));
+		/* an NVMe/TCP host: the NQN it gave in Connect (any bytes: add_text cleans) */
+		if (ev->cred->hostnqn[0])
+			add_text(o, "hostnqn", ev->cred->hostnqn,
+				 strnlen(ev->cred->hostnqn, sizeof(ev->cred->hostnqn)));
 	}
 	if (ev->new_cred)
 		add_cred(o, ev->new_cred, "target_");

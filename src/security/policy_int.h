@@ -39,6 +39,8 @@ struct ucmd_policy_rule {
 	struct pol_set uid, gid, nsid, select, opcode, target_uid, target_gid;
 	unsigned ndevices;
 	char **devices;			/* fnmatch() globs */
+	unsigned nhostnqns;
+	char **hostnqns;		/* fnmatch() globs on the NVMe/TCP host NQN */
 	uint32_t verbs;			/* bit per enum ucmd_verb; 0: any */
 	unsigned dirs;			/* bit per enum ucmd_dir; 0: any */
 	unsigned modes;			/* POL_MODE_*; 0: any */

@@ -12,14 +12,14 @@ enum {
 	K_NAME, K_HOOK, K_UID, K_GID, K_TUID, K_TGID, K_CAP,
 	K_DEVICE, K_NSID, K_VERB, K_DIR, K_MODE, K_ADMIN_CMD, K_DESTRUCTIVE, K_INTRUSIVE,
 	K_SELECT, K_OPCODE, K_BYTES, K_LBA,
-	K_ACTION, K_AUDIT, K_NR
+	K_ACTION, K_AUDIT, K_HOSTNQN, K_NR
 };
 
 static const char *const key_names[K_NR] = {
 	"name", "hook", "uid", "gid", "target-uid", "target-gid", "cap-sys-admin",
 	"device", "nsid", "verb", "dir", "mode", "admin-cmd", "destructive", "intrusive",
 	"select", "opcode", "bytes", "lba",
-	"action", "audit",
+	"action", "audit", "hostnqn",
 };
 
 /* keys that look at a command: only for hooks cmd and rw */
@@ -56,6 +56,9 @@ void pol_rule_free(struct ucmd_policy_rule *r)
 	for (unsigned i = 0; i < r->ndevices; i++)
 		free(r->devices[i]);
 	free(r->devices);
+	for (unsigned i = 0; i < r->nhostnqns; i++)
+		free(r->hostnqns[i]);
+	free(r->hostnqns);
 	free(r->name);
 }
 
@@ -87,6 +90,29 @@ static int set_devices(struct ucmd_policy_rule *r, char *v, const char **bad)
 		if (!(r->devices[r->ndevices] = strdup(items[i])))
 			return -ENOMEM;
 		r->ndevices++;
+	}
+	return 0;
+}
+
+/* hostnqn: globs on the host NQN of an NVMe/TCP connection (at most 223 bytes) */
+static int set_hostnqns(struct ucmd_policy_rule *r, char *v, const char **bad)
+{
+	char *items[64];
+	int n = pv_split(v, items, 64);
+
+	*bad = v;
+	if (n < 0)
+		return n;
+	r->hostnqns = calloc((size_t)n, sizeof(char *));
+	if (!r->hostnqns)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		*bad = items[i];
+		if (strlen(items[i]) >= UCMD_HOSTNQN_MAX)
+			return -EINVAL;
+		if (!(r->hostnqns[r->nhostnqns] = strdup(items[i])))
+			return -ENOMEM;
+		r->nhostnqns++;
 	}
 	return 0;
 }
@@ -154,6 +180,8 @@ static int apply(struct ucmd_policy_rule *r, unsigned k, char *v, const char **b
 		return 0;
 	case K_AUDIT:
 		return pv_bool(v, &r->audit);
+	case K_HOSTNQN:
+		return set_hostnqns(r, v, bad);
 	}
 	return -EINVAL;
 }

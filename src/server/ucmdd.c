@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "server/ctl.h"
+#include "tcp/target.h"
 #include "ucmd/ctrl.h"
 #include "ucmd/nvme.h"
 #include "ucmd/security.h"
@@ -45,12 +46,13 @@ struct opts {
 	char *socket;
 	char *policy;
 	char *audit;
+	char *nvme_tcp;			/* ADDR[:PORT] of the NVMe/TCP target, or NULL */
 	bool foreground;
 };
 
 static const char usage[] =
 	"usage: ucmdd --ctrl DIR [--ctrl DIR...] [--ram SIZE...] --socket PATH [--policy FILE]\n"
-	"             [--audit FILE] [--foreground]\n"
+	"             [--audit FILE] [--nvme-tcp ADDR[:PORT]] [--foreground]\n"
 	"       ucmdd --help | --version\n"
 	"\n"
 	"Own the NVMe controllers kept in each DIR and serve them to clients\n"
@@ -72,6 +74,13 @@ static const char usage[] =
 	"  --policy FILE   the policy (ucmd-policy(5)); default: Linux's rules.\n"
 	"                  SIGHUP reloads it\n"
 	"  --audit FILE    append audit records (JSON lines) to FILE, or - for stderr\n"
+	"  --nvme-tcp ADDR[:PORT]\n"
+	"                  also export the controllers over NVMe/TCP (NVMe over\n"
+	"                  Fabrics) at ADDR, port 4420 by default (IPv6 in\n"
+	"                  brackets): a discovery controller and one subsystem per\n"
+	"                  controller, named by its subsystem NQN. Commands go\n"
+	"                  through the policy as a remote identity (no uid, no\n"
+	"                  capability) with the Connect's host NQN (key hostnqn)\n"
 	"  --foreground    do not detach; log to stderr, not syslog\n"
 	"  --help          this text\n"
 	"  --version       the version\n"
@@ -129,6 +138,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "socket", required_argument, NULL, 's' },
 		{ "policy", required_argument, NULL, 'p' },
 		{ "audit", required_argument, NULL, 'a' },
+		{ "nvme-tcp", required_argument, NULL, 't' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -169,6 +179,21 @@ static int parse(int argc, char **argv, struct opts *o)
 		case 'a':
 			slot = &o->audit;
 			break;
+		case 't': {
+			struct sockaddr_storage ss;
+			socklen_t sl;
+
+			if (tcpt_parse_addr(optarg, &ss, &sl)) {
+				fprintf(stderr, "ucmdd: --nvme-tcp %s: ADDR[:PORT] expected (an IP "
+					"address; IPv6 in brackets)\n", optarg);
+				return 2;
+			}
+			free(o->nvme_tcp);
+			o->nvme_tcp = strdup(optarg);
+			if (!o->nvme_tcp)
+				return 1;
+			break;
+		}
 		case 'f':
 			o->foreground = true;
 			break;
@@ -217,6 +242,7 @@ static void opts_free(struct opts *o)
 	free(o->socket);
 	free(o->policy);
 	free(o->audit);
+	free(o->nvme_tcp);
 }
 
 /* Parents as mkdir -p makes them; the controller directory itself private. */
@@ -261,6 +287,7 @@ struct daemon_state {
 	struct srv_daemon d;
 	struct ucmd_ctrl *ctrl[MAX_CTRLS];
 	struct ucmd_nvme_host *host[MAX_CTRLS];
+	struct tcpt *tcp;		/* --nvme-tcp */
 	bool security;
 	int lfd, sfd;
 	bool own_socket;
@@ -344,6 +371,8 @@ static void daemon_down(struct daemon_state *s, const struct opts *o)
 		close(s->lfd);
 	if (s->own_socket)
 		unlink(o->socket);
+	/* NVMe/TCP connections end first: their commands finish in the engine */
+	tcpt_stop(s->tcp);
 	/* every client's rings drain and its connection closes */
 	if (s->d.stop_fd >= 0)
 		srv_clients_stop(&s->d);
@@ -386,6 +415,18 @@ static int daemon_up(struct daemon_state *s, const struct opts *o, int lfd)
 		ret = ctrl_up(s, o->ctrl[i], o->ram[i], i);
 		if (ret)
 			return ret;
+	}
+	if (o->nvme_tcp) {
+		unsigned inst[MAX_CTRLS];
+
+		for (unsigned i = 0; i < o->nr_ctrl; i++)
+			inst[i] = i;
+		ret = tcpt_start(s->d.e, o->nvme_tcp, inst, o->nr_ctrl, srv_log, &s->tcp, err,
+				 sizeof(err));
+		if (ret) {
+			srv_log("%s", err);
+			return ret;
+		}
 	}
 	if (s->lfd < 0) {
 		s->lfd = srv_listen_path(o->socket);
@@ -553,8 +594,9 @@ static int run(int argc, char **argv, struct opts *op)
 	}
 	if (chdir("/"))
 		srv_log("chdir /: %s", strerror(errno));
-	srv_log("serving %u controller%s on %s", op->nr_ctrl, op->nr_ctrl == 1 ? "" : "s",
-		op->socket ? op->socket : "the socket systemd passed");
+	srv_log("serving %u controller%s on %s%s%s", op->nr_ctrl, op->nr_ctrl == 1 ? "" : "s",
+		op->socket ? op->socket : "the socket systemd passed",
+		op->nvme_tcp ? " and NVMe/TCP at " : "", op->nvme_tcp ? op->nvme_tcp : "");
 	report_up(report, 0);
 	serve(&s, op);
 	daemon_down(&s, op);

@@ -125,6 +125,38 @@ static void test_valid(void **state)
 	ucmd_policy_put(p);
 }
 
+/* hostnqn: an NVMe/TCP host by the NQN of its Connect, nobody else */
+static void test_hostnqn(void **state)
+{
+	struct ucmd_policy_verdict v;
+	struct ucmd_cred tcp = cred_of((uid_t)-1, (gid_t)-1, false);
+	struct ucmd_cred other = tcp, local = cred_of(1000, 1000, false);
+	struct ucmd_policy *p = parse_ok(
+		"[policy]\n"
+		"default = deny\n"
+		"[rule test-hosts]\n"			/* line 3 */
+		"hostnqn = nqn.2014-08.org.example:host-*, nqn.x:y\n"
+		"action = allow\n");
+
+	(void)state;
+	snprintf(tcp.hostnqn, sizeof(tcp.hostnqn), "nqn.2014-08.org.example:host-1");
+	snprintf(other.hostnqn, sizeof(other.hostnqn), "nqn.2014-08.org.example:other");
+	assert_true(judge(p, &tcp, "nvme0", UCMD_VERB_FORMAT, 0, 0, FMODE_READ, &v));
+	assert_string_equal(v.rule, "t.ini:3 test-hosts");
+	snprintf(tcp.hostnqn, sizeof(tcp.hostnqn), "nqn.x:y");
+	assert_true(judge(p, &tcp, "ng0n1", UCMD_VERB_READ, 0, 8, FMODE_READ, &v));
+	assert_false(judge(p, &other, "ng0n1", UCMD_VERB_READ, 0, 8, FMODE_READ, &v));
+	/* a local client has no host NQN: the rule is not for it */
+	assert_false(judge(p, &local, "ng0n1", UCMD_VERB_READ, 0, 8, FMODE_READ, &v));
+	assert_string_equal(v.rule, "t.ini: default");
+	/* who the caller is matters: never a constant answer for a file */
+	assert_false(ucmd_policy_constant_allow(p, UCMD_HOOK_URING_CMD, "ng0n1", FMODE_READ, false));
+	ucmd_policy_put(p);
+
+	parse_err("[rule]\nhostnqn =\naction = allow\n", "t.ini:2: ");
+	parse_err("[rule]\nhostnqn = a,,b\naction = allow\n", "t.ini:2: ");
+}
+
 static void test_sqpoll_override_rules(void **state)
 {
 	struct ucmd_policy_verdict v;
@@ -342,6 +374,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_valid),
+		cmocka_unit_test(test_hostnqn),
 		cmocka_unit_test(test_sqpoll_override_rules),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_default_policy),

@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The NVMe/TCP target's listener, its subsystems (one per ucmdd controller,
+ * named by the controller's own subsystem NQN) and its fabrics controllers:
+ * Connect on an admin queue makes one, with a controller ID, and the I/O
+ * queues' Connects name it again (NVMe-oF 1.1 section 3.3).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/nvme_ioctl.h>
+
+#include "tcp/target.h"
+#include "ucmd/ucmd.h"
+
+uint64_t tcpt_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int tcpt_parse_addr(const char *s, struct sockaddr_storage *ss, socklen_t *len)
+{
+	char host[64];
+	const char *port = NULL, *end;
+	unsigned long p = NVME_TCP_DEFAULT_PORT;
+	size_t hl;
+
+	memset(ss, 0, sizeof(*ss));
+	if (s[0] == '[') {	/* [v6]:port */
+		end = strchr(s, ']');
+		if (!end)
+			return -EINVAL;
+		hl = (size_t)(end - s - 1);
+		s++;
+		if (end[1] == ':')
+			port = end + 2;
+		else if (end[1])
+			return -EINVAL;
+	} else {
+		end = strrchr(s, ':');
+		hl = end ? (size_t)(end - s) : strlen(s);
+		if (end)
+			port = end + 1;
+	}
+	if (!hl || hl >= sizeof(host))
+		return -EINVAL;
+	memcpy(host, s, hl);
+	host[hl] = 0;
+	if (port) {
+		char *e;
+
+		errno = 0;
+		p = strtoul(port, &e, 10);
+		if (errno || *e || !*port || !p || p > 65535)
+			return -EINVAL;
+	}
+	if (inet_pton(AF_INET, host, &((struct sockaddr_in *)ss)->sin_addr) == 1) {
+		struct sockaddr_in *in = (struct sockaddr_in *)ss;
+
+		in->sin_family = AF_INET;
+		in->sin_port = htons((uint16_t)p);
+		*len = sizeof(*in);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, host, &((struct sockaddr_in6 *)ss)->sin6_addr) == 1) {
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((uint16_t)p);
+		*len = sizeof(*in6);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int tcpt_subsys_find(struct tcpt *t, const char *nqn)
+{
+	if (!strcmp(nqn, NVME_DISC_SUBSYS_NAME))
+		return -1;
+	for (unsigned i = 0; i < t->nr_subsys; i++)
+		if (!strcmp(nqn, t->subsys[i].nqn))
+			return (int)i;
+	return -2;
+}
+
+struct tcpt_ctrl *tcpt_ctrl_new(struct tcpt *t, int subsys, const char *hostnqn,
+				const uint8_t hostid[16], uint32_t kato_ms)
+{
+	struct tcpt_ctrl *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->t = t;
+	c->subsys = subsys;
+	snprintf(c->hostnqn, sizeof(c->hostnqn), "%s", hostnqn);
+	memcpy(c->hostid, hostid, 16);
+	c->kato_ms = kato_ms;
+	c->refs = 1;
+	atomic_init(&c->dead, false);
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_mutex_lock(&t->lock);
+	for (unsigned i = 0; i < TCPT_MAX_CTRLS; i++) {
+		if (!t->ctrls[i]) {
+			t->ctrls[i] = c;
+			c->cntlid = (uint16_t)(i + 1);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+	if (!c->cntlid) {
+		pthread_mutex_destroy(&c->lock);
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+struct tcpt_ctrl *tcpt_ctrl_get(struct tcpt *t, uint16_t cntlid, int subsys, const char *hostnqn)
+{
+	struct tcpt_ctrl *c = NULL;
+
+	if (!cntlid || cntlid > TCPT_MAX_CTRLS)
+		return NULL;
+	pthread_mutex_lock(&t->lock);
+	c = t->ctrls[cntlid - 1];
+	if (c && (c->subsys != subsys || strcmp(c->hostnqn, hostnqn) || atomic_load(&c->dead)))
+		c = NULL;
+	if (c)
+		c->refs++;
+	pthread_mutex_unlock(&t->lock);
+	return c;
+}
+
+void tcpt_ctrl_put(struct tcpt_ctrl *c)
+{
+	struct tcpt *t = c->t;
+	bool last;
+
+	pthread_mutex_lock(&t->lock);
+	last = --c->refs == 0;
+	if (last && t->ctrls[c->cntlid - 1] == c)
+		t->ctrls[c->cntlid - 1] = NULL;
+	pthread_mutex_unlock(&t->lock);
+	if (last) {
+		pthread_mutex_destroy(&c->lock);
+		free(c);
+	}
+}
+
+static void *listener_main(void *arg)
+{
+	struct tcpt *t = arg;
+
+	for (;;) {
+		struct pollfd pf[2] = {
+			{ .fd = t->lfd, .events = POLLIN },
+			{ .fd = t->stop_fd, .events = POLLIN },
+		};
+		int s;
+
+		if (poll(pf, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pf[1].revents || atomic_load(&t->stopping))
+			break;
+		if (!pf[0].revents)
+			continue;
+		s = accept4(t->lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (s < 0) {
+			/* out of descriptors: let the backlog wait rather than spin */
+			if (errno == EMFILE || errno == ENFILE || errno == ENOMEM || errno == ENOBUFS)
+				poll(NULL, 0, 100);
+			continue;
+		}
+		if (tcpt_conn_start(t, s))
+			close(s);
+	}
+	return NULL;
+}
+
+/* The subsystem NQN of nvme<instance>, from its Identify Controller. */
+static int subsys_nqn(struct ucmd_engine *e, unsigned instance, char *nqn, size_t len)
+{
+	struct nvme_passthru_cmd64 cmd = { 0 };
+	char name[32];
+	uint8_t *id;
+	int fd, ret;
+
+	snprintf(name, sizeof(name), "nvme%u", instance);
+	fd = ucmd_open(e, name, O_RDONLY);
+	if (fd < 0)
+		return fd;
+	id = calloc(1, 4096);
+	if (!id) {
+		ucmd_close(e, fd);
+		return -ENOMEM;
+	}
+	cmd.opcode = 0x06;	/* Identify */
+	cmd.cdw10 = 1;		/* CNS 01h: the controller */
+	cmd.addr = (uint64_t)(uintptr_t)id;
+	cmd.data_len = 4096;
+	ret = ucmd_ioctl(e, fd, NVME_IOCTL_ADMIN64_CMD, &cmd);
+	if (ret > 0)
+		ret = -EIO;
+	if (!ret) {
+		const struct nvme_id_ctrl *ic = (const void *)id;
+
+		snprintf(nqn, len, "%.*s", (int)sizeof(ic->subnqn), ic->subnqn);
+		if (!nqn[0])	/* before NVMe 1.2.1 it may be empty: make one */
+			snprintf(nqn, len, "nqn.2024-01.io.ucmd:nvme%u", instance);
+	}
+	free(id);
+	ucmd_close(e, fd);
+	return ret;
+}
+
+int tcpt_start(struct ucmd_engine *e, const char *addr, const unsigned *instances, unsigned nr,
+	       void (*log)(const char *fmt, ...), struct tcpt **out, char *err, size_t errlen)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	struct tcpt *t;
+	int one = 1, ret;
+
+	if (tcpt_parse_addr(addr, &ss, &sl)) {
+		snprintf(err, errlen, "--nvme-tcp %s: ADDR[:PORT] expected (IPv6 in brackets)", addr);
+		return -EINVAL;
+	}
+	if (nr > TCPT_MAX_SUBSYS)
+		nr = TCPT_MAX_SUBSYS;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->e = e;
+	t->log = log;
+	t->lfd = -1;
+	t->genctr = 1;
+	atomic_init(&t->stopping, false);
+	pthread_mutex_init(&t->lock, NULL);
+	pthread_cond_init(&t->gone, NULL);
+	for (unsigned i = 0; i < nr; i++) {
+		t->subsys[i].instance = instances[i];
+		ret = subsys_nqn(e, instances[i], t->subsys[i].nqn, sizeof(t->subsys[i].nqn));
+		if (ret) {
+			snprintf(err, errlen, "--nvme-tcp: the subsystem NQN of nvme%u: %s",
+				 instances[i], strerror(-ret));
+			goto fail;
+		}
+		t->nr_subsys++;
+	}
+	if (ss.ss_family == AF_INET) {
+		inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, t->traddr,
+			  sizeof(t->traddr));
+		snprintf(t->trsvcid, sizeof(t->trsvcid), "%u",
+			 ntohs(((struct sockaddr_in *)&ss)->sin_port));
+		t->adrfam = NVMF_ADDR_FAMILY_IP4;
+	} else {
+		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, t->traddr,
+			  sizeof(t->traddr));
+		snprintf(t->trsvcid, sizeof(t->trsvcid), "%u",
+			 ntohs(((struct sockaddr_in6 *)&ss)->sin6_port));
+		t->adrfam = NVMF_ADDR_FAMILY_IP6;
+	}
+	t->stop_fd = eventfd(0, EFD_CLOEXEC);
+	t->lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (t->stop_fd < 0 || t->lfd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "--nvme-tcp: socket: %s", strerror(errno));
+		goto fail;
+	}
+	setsockopt(t->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(t->lfd, (struct sockaddr *)&ss, sl) || listen(t->lfd, 64)) {
+		ret = -errno;
+		snprintf(err, errlen, "--nvme-tcp %s: %s", addr, strerror(errno));
+		goto fail;
+	}
+	ret = -pthread_create(&t->listener, NULL, listener_main, t);
+	if (ret) {
+		snprintf(err, errlen, "--nvme-tcp: a thread: %s", strerror(-ret));
+		goto fail;
+	}
+	*out = t;
+	return 0;
+fail:
+	if (t->lfd >= 0)
+		close(t->lfd);
+	if (t->stop_fd >= 0)
+		close(t->stop_fd);
+	free(t);
+	return ret;
+}
+
+void tcpt_stop(struct tcpt *t)
+{
+	uint64_t one = 1;
+
+	if (!t)
+		return;
+	atomic_store(&t->stopping, true);
+	if (write(t->stop_fd, &one, sizeof(one)) != sizeof(one))
+		abort();	/* an eventfd write of 1 cannot fail */
+	pthread_join(t->listener, NULL);
+	close(t->lfd);
+	/* every connection sees stop_fd, fails its sends and ends */
+	pthread_mutex_lock(&t->lock);
+	for (struct tcpt_conn *c = t->conns; c; c = c->next)
+		shutdown(c->sock, SHUT_RDWR);
+	while (t->nr_conns)
+		pthread_cond_wait(&t->gone, &t->lock);
+	pthread_mutex_unlock(&t->lock);
+	close(t->stop_fd);
+	pthread_mutex_destroy(&t->lock);
+	pthread_cond_destroy(&t->gone);
+	free(t);
+}

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ucmdd's NVMe/TCP target (issue 16): the daemon's controllers exported as
+ * NVMe over Fabrics subsystems, so that Linux's nvme-tcp host driver (or
+ * any NVMe/TCP host) reaches them. Commands go through the daemon's engine
+ * by the same passthrough ioctls a local client's do, on threads acting as
+ * the connection (cred_override_set), so the policy and the audit judge
+ * them; the host NQN from Connect is part of that identity.
+ *
+ *   target.c        the listener, the subsystems, the fabrics controllers
+ *                   (associations) shared by a host's queues
+ *   target_conn.c   one connection: ICReq/ICResp, the PDU receive loop,
+ *                   H2CData into the command's buffer, sends, TermReq
+ *   target_cmd.c    one command: fabrics (Connect, Property Get/Set,
+ *                   Disconnect), the admin commands a fabrics controller
+ *                   answers itself, passthrough to the engine, discovery
+ *
+ * Threads: one listener; per connection a receiver and TCPT_WORKERS
+ * workers that execute commands (the engine's ioctl path is synchronous).
+ * Everything a connection holds is bounded (slots = its queue size, data
+ * = workers x TCPT_MAX_XFER), and a connection whose peer stops reading
+ * stalls only its own threads until the send timeout closes it.
+ */
+#ifndef UCMD_TCP_TARGET_H
+#define UCMD_TCP_TARGET_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "core/cred.h"
+#include "tcp/pdu.h"
+
+struct ucmd_engine;
+
+#define TCPT_MAX_SUBSYS		32
+#define TCPT_MAX_CTRLS		128	/* fabrics controllers (associations) at once */
+#define TCPT_MAX_CONNS		256
+#define TCPT_WORKERS		4	/* commands executing at once per connection */
+#define TCPT_QUEUE_SIZE		128	/* CAP.MQES + 1: slots per connection */
+#define TCPT_ICD_LEN		8192	/* in-capsule data we accept (admin and I/O) */
+#define TCPT_MAXH2CDATA		(128u << 10)
+#define TCPT_MDTS		8	/* 2^8 x 4 KiB = 1 MiB per command */
+#define TCPT_MAX_XFER		(4096u << TCPT_MDTS)
+#define TCPT_MAX_IO_QUEUES	64
+#define TCPT_SEND_TIMEOUT_S	30	/* a peer not reading for so long is closed */
+
+/* One exported controller: ucmdd's nvme<instance>, named by its subnqn. */
+struct tcpt_subsys {
+	unsigned instance;
+	char nqn[NVME_NQN_LENGTH];
+};
+
+struct tcpt;
+
+/* A fabrics controller: what Connect on the admin queue creates. */
+struct tcpt_ctrl {
+	struct tcpt *t;
+	uint16_t cntlid;
+	int subsys;		/* index in t->subsys, -1: the discovery controller */
+	char hostnqn[NVME_NQN_LENGTH];
+	uint8_t hostid[16];
+	uint32_t kato_ms;	/* 0: no keep-alive timeout */
+	uint32_t cc, csts;
+	uint16_t nr_io_queues;	/* Set Features Number of Queues granted */
+	atomic_bool dead;	/* admin queue gone or KATO expired: I/O queues end */
+	unsigned refs;		/* under t->lock */
+	pthread_mutex_t lock;	/* cc/csts */
+};
+
+enum tcpt_slot_state { SLOT_FREE, SLOT_QUEUED, SLOT_WAIT_DATA, SLOT_RUNNING, SLOT_PARKED };
+
+/* One command on a connection, from its capsule to its response. */
+struct tcpt_slot {
+	enum tcpt_slot_state state;
+	struct ucmd_nvme_sqe sqe;
+	uint8_t *buf;		/* the command's data, len bytes */
+	uint32_t len;
+	uint32_t received;	/* H2CData bytes in buf so far */
+	bool h2c;		/* data flows host -> controller */
+	bool icd;		/* data came in the capsule */
+	uint8_t icd_data[TCPT_ICD_LEN];
+	struct tcpt_slot *next;	/* the exec queue */
+};
+
+struct tcpt_conn {
+	struct tcpt *t;
+	int sock;
+	struct ucmd_cred cred;	/* the peer, then + host NQN once connected */
+	bool local;		/* SO_PEERCRED gave a uid */
+	char peer[64];
+	/* negotiated by ICReq/ICResp */
+	bool hdgst, ddgst;
+	uint8_t hpda;		/* the alignment the host asked of our data */
+	/* set by Connect */
+	struct tcpt_ctrl *ctrl;
+	uint16_t qid, sqsize;	/* sqsize 0's based */
+	uint32_t sqhd;
+	int efd;		/* engine fd: nvme<i> on the admin queue */
+	int ns_fd[8];		/* engine fds of ng<i>n<nsid> on an I/O queue, by nsid-1 */
+
+	pthread_mutex_t lock;	/* slots, exec queue */
+	pthread_cond_t cond;
+	struct tcpt_slot *slots;	/* TCPT_QUEUE_SIZE */
+	struct tcpt_slot *q_head, *q_tail;
+	atomic_bool dead;
+	pthread_mutex_t send_lock;
+	pthread_t rx, workers[TCPT_WORKERS];
+	unsigned nr_workers;
+	uint64_t last_ka;	/* CLOCK_MONOTONIC ms of the last admin command */
+	bool disconnecting;	/* Disconnect answered: close after its response */
+	struct tcpt_conn *next;	/* t->conns */
+};
+
+struct tcpt {
+	struct ucmd_engine *e;
+	int lfd;
+	int stop_fd;		/* eventfd: readable once stopping */
+	atomic_bool stopping;
+	pthread_t listener;
+	char traddr[64];	/* the address the discovery log gives */
+	char trsvcid[8];
+	int adrfam;		/* NVMF_ADDR_FAMILY_IP4/IP6 */
+	struct tcpt_subsys subsys[TCPT_MAX_SUBSYS];
+	unsigned nr_subsys;
+	uint64_t genctr;	/* discovery log generation */
+	void (*log)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+	pthread_mutex_t lock;	/* ctrls, conns */
+	pthread_cond_t gone;
+	struct tcpt_ctrl *ctrls[TCPT_MAX_CTRLS];	/* by cntlid - 1 */
+	struct tcpt_conn *conns;
+	unsigned nr_conns;
+};
+
+/* ---- target.c: what ucmdd calls ---- */
+/*
+ * Listen on addr ("ADDR[:PORT]") and export nvme<instances[i]> of e: their
+ * subsystem NQNs come from Identify Controller, asked now with the
+ * daemon's credentials. 0 or -errno with the reason in err.
+ */
+int tcpt_start(struct ucmd_engine *e, const char *addr, const unsigned *instances, unsigned nr,
+	       void (*log)(const char *fmt, ...), struct tcpt **out, char *err, size_t errlen);
+/* Stop listening, end every connection, wait for their threads, free. */
+void tcpt_stop(struct tcpt *t);
+
+/* Parse "ADDR[:PORT]" (IPv6 in brackets), port 4420 by default; 0 or -EINVAL. */
+int tcpt_parse_addr(const char *s, struct sockaddr_storage *ss, socklen_t *len);
+/* A new fabrics controller for a connection's admin Connect; NULL: none free. */
+struct tcpt_ctrl *tcpt_ctrl_new(struct tcpt *t, int subsys, const char *hostnqn,
+				const uint8_t hostid[16], uint32_t kato_ms);
+/* The controller cntlid, with a reference, when hostnqn and subsys match. */
+struct tcpt_ctrl *tcpt_ctrl_get(struct tcpt *t, uint16_t cntlid, int subsys, const char *hostnqn);
+void tcpt_ctrl_put(struct tcpt_ctrl *c);
+/* The subsystem index of nqn, -1 for the discovery NQN, -2 for none. */
+int tcpt_subsys_find(struct tcpt *t, const char *nqn);
+uint64_t tcpt_now_ms(void);
+
+/* ---- target_conn.c ---- */
+int tcpt_conn_start(struct tcpt *t, int sock);
+/* Send a PDU: header (hlen bytes built by the caller), then data; 0 or -errno. */
+int tcpt_send_pdu(struct tcpt_conn *c, void *hdr, const void *data, uint32_t data_len);
+/* Send the CapsuleResp of a command */
+int tcpt_send_rsp(struct tcpt_conn *c, const struct ucmd_nvme_cqe *cqe);
+/* Fatal: C2HTermReq (when fes) and close; the connection's threads end. */
+void tcpt_conn_fail(struct tcpt_conn *c, uint16_t fes, uint32_t fei, const void *hdr,
+		    size_t hdr_len);
+
+/* ---- target_cmd.c ---- */
+/*
+ * Execute a command whose data is in slot->buf (host to controller) or to
+ * be filled there (controller to host): fills cqe, *out_len (bytes of
+ * buf to send back). Runs on a worker acting as the connection.
+ */
+void tcpt_cmd_exec(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme_cqe *cqe,
+		   uint32_t *out_len);
+/* Whether a command is one the fabrics controller parks (AER): no response. */
+bool tcpt_cmd_parks(const struct tcpt_conn *c, const struct ucmd_nvme_sqe *sqe);
+/* Close the engine fds a connection opened. */
+void tcpt_cmd_conn_close(struct tcpt_conn *c);
+
+/* NVMe status field values: SC | SCT << 8 | DNR */
+#define TCPT_SC(sct, sc, dnr) ((uint16_t)((sc) | ((sct) << 8) | ((dnr) ? 0x4000 : 0)))
+
+#endif

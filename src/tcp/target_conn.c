@@ -1,0 +1,732 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One NVMe/TCP connection of the target: the receive thread reads PDUs
+ * (ICReq, CapsuleCmd with in-capsule data, H2CData, H2CTermReq), checks
+ * each header with pdu.c before trusting a byte of it, and hands commands
+ * to the connection's workers; the workers send R2T, C2HData and
+ * CapsuleResp. A PDU that breaks the rules gets a C2HTermReq and the
+ * connection is closed; nothing of it reaches another connection.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "tcp/target.h"
+
+/* ---- sending ---------------------------------------------------------- */
+
+static int send_all(struct tcpt_conn *c, struct iovec *iov, int n)
+{
+	while (n) {
+		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)n };
+		ssize_t w = sendmsg(c->sock, &mh, MSG_NOSIGNAL);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			/* EAGAIN: SO_SNDTIMEO passed, the peer stopped reading */
+			return -errno;
+		}
+		while (n && (size_t)w >= iov->iov_len) {
+			w -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n) {
+			iov->iov_base = (uint8_t *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
+	}
+	return 0;
+}
+
+int tcpt_send_pdu(struct tcpt_conn *c, void *hdr, const void *data, uint32_t data_len)
+{
+	struct nvme_tcp_hdr *ch = hdr;
+	struct iovec iov[3];
+	uint32_t pre, ddgst = 0;
+	int n = 0, ret;
+
+	if (ch->flags & NVME_TCP_F_HDGST)
+		nvme_tcp_put_hdgst(hdr);
+	pre = data_len ? ch->pdo : ch->hlen + (ch->flags & NVME_TCP_F_HDGST ? NVME_TCP_DIGEST_LEN : 0);
+	iov[n++] = (struct iovec){ hdr, pre };
+	if (data_len) {
+		iov[n++] = (struct iovec){ (void *)data, data_len };
+		if (ch->flags & NVME_TCP_F_DDGST) {
+			ddgst = htole32(nvme_tcp_crc32c(data, data_len));
+			iov[n++] = (struct iovec){ &ddgst, sizeof(ddgst) };
+		}
+	}
+	if (atomic_load(&c->dead))
+		return -EPIPE;
+	pthread_mutex_lock(&c->send_lock);
+	ret = send_all(c, iov, n);
+	pthread_mutex_unlock(&c->send_lock);
+	if (ret)
+		tcpt_conn_fail(c, 0, 0, NULL, 0);
+	return ret;
+}
+
+int tcpt_send_rsp(struct tcpt_conn *c, const struct ucmd_nvme_cqe *cqe)
+{
+	uint8_t buf[NVME_TCP_HDR_BUF] = { 0 };
+	struct nvme_tcp_rsp *r = (void *)buf;
+
+	nvme_tcp_build_ch(&r->hdr, NVME_TCP_RSP, 0, 0, c->hdgst, c->ddgst, c->hpda);
+	r->cqe = *cqe;
+	return tcpt_send_pdu(c, buf, NULL, 0);
+}
+
+static int send_c2h(struct tcpt_conn *c, uint16_t cid, const void *data, uint32_t len)
+{
+	uint8_t buf[NVME_TCP_HDR_BUF] = { 0 };
+	struct nvme_tcp_data *d = (void *)buf;
+
+	nvme_tcp_build_ch(&d->hdr, NVME_TCP_C2H_DATA, NVME_TCP_F_DATA_LAST, len, c->hdgst,
+			  c->ddgst, c->hpda);
+	d->cccid = cid;
+	d->datao = 0;
+	d->datal = htole32(len);
+	return tcpt_send_pdu(c, buf, data, len);
+}
+
+static int send_r2t(struct tcpt_conn *c, uint16_t cid, uint16_t ttag, uint32_t len)
+{
+	uint8_t buf[NVME_TCP_HDR_BUF] = { 0 };
+	struct nvme_tcp_r2t *r = (void *)buf;
+
+	nvme_tcp_build_ch(&r->hdr, NVME_TCP_R2T, 0, 0, c->hdgst, c->ddgst, c->hpda);
+	r->cccid = cid;
+	r->ttag = htole16(ttag);
+	r->r2to = 0;
+	r->r2tl = htole32(len);
+	return tcpt_send_pdu(c, buf, NULL, 0);
+}
+
+void tcpt_conn_fail(struct tcpt_conn *c, uint16_t fes, uint32_t fei, const void *hdr,
+		    size_t hdr_len)
+{
+	if (fes && !atomic_load(&c->dead)) {
+		uint8_t buf[sizeof(struct nvme_tcp_term) + NVME_TCP_TERM_MAX_DATA];
+		struct iovec iov;
+		uint32_t n = nvme_tcp_build_term((void *)buf, sizeof(buf), NVME_TCP_C2H_TERM, fes,
+						 fei, hdr, hdr_len);
+
+		iov = (struct iovec){ buf, n };
+		pthread_mutex_lock(&c->send_lock);
+		send_all(c, &iov, 1);	/* best effort: the connection ends anyway */
+		pthread_mutex_unlock(&c->send_lock);
+	}
+	atomic_store(&c->dead, true);
+	shutdown(c->sock, SHUT_RDWR);
+	pthread_mutex_lock(&c->lock);
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* ---- receiving -------------------------------------------------------- */
+
+/* Whether the connection must end now: stopping, failed, its controller gone or silent. */
+static bool must_end(struct tcpt_conn *c)
+{
+	struct tcpt_ctrl *ctrl = c->ctrl;
+
+	if (atomic_load(&c->dead) || atomic_load(&c->t->stopping))
+		return true;
+	if (!ctrl)
+		return false;
+	if (atomic_load(&ctrl->dead))
+		return true;
+	/*
+	 * Keep Alive Timeout: the admin queue owns the timer; any command on
+	 * it counts, as with Traffic Based Keep Alive. Twice KATO before
+	 * giving up, as Linux's target allows a grace on top of it.
+	 */
+	if (c->qid == 0 && ctrl->kato_ms && tcpt_now_ms() - c->last_ka > 2ull * ctrl->kato_ms) {
+		atomic_store(&ctrl->dead, true);
+		return true;
+	}
+	return false;
+}
+
+/* Read exactly len bytes; 0, or -errno when the connection must end. */
+static int recv_full(struct tcpt_conn *c, void *buf, size_t len)
+{
+	uint8_t *p = buf;
+
+	while (len) {
+		struct pollfd pf[2] = {
+			{ .fd = c->sock, .events = POLLIN },
+			{ .fd = c->t->stop_fd, .events = POLLIN },
+		};
+		ssize_t r;
+
+		if (must_end(c))
+			return -ECONNABORTED;
+		if (poll(pf, 2, 1000) < 0 && errno != EINTR)
+			return -errno;
+		if (pf[1].revents)
+			return -ECONNABORTED;
+		if (!pf[0].revents)
+			continue;
+		r = recv(c->sock, p, len, MSG_DONTWAIT);
+		if (r == 0)
+			return -ECONNRESET;
+		if (r < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += r;
+		len -= (size_t)r;
+	}
+	return 0;
+}
+
+static int skip(struct tcpt_conn *c, size_t len)
+{
+	uint8_t junk[256];
+
+	while (len) {
+		size_t n = len < sizeof(junk) ? len : sizeof(junk);
+		int ret = recv_full(c, junk, n);
+
+		if (ret)
+			return ret;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Read a PDU's data (after the header and its padding up to pdo) and check its digest. */
+static int recv_data(struct tcpt_conn *c, const struct nvme_tcp_hdr *ch, uint32_t hdr_len,
+		     void *dst, uint32_t len)
+{
+	uint32_t dd, want;
+	int ret;
+
+	ret = skip(c, ch->pdo - hdr_len);
+	if (!ret)
+		ret = recv_full(c, dst, len);
+	if (ret || !(ch->flags & NVME_TCP_F_DDGST))
+		return ret;
+	ret = recv_full(c, &dd, sizeof(dd));
+	if (ret)
+		return ret;
+	want = nvme_tcp_crc32c(dst, len);
+	/*
+	 * NVMe/TCP has no TermReq status for a data digest error: the
+	 * connection is closed (the host reconnects and retries).
+	 */
+	return le32toh(dd) == want ? 0 : -EBADMSG;
+}
+
+static int icreq(struct tcpt_conn *c)
+{
+	struct nvme_tcp_rx_limits lim = { .from_host = true, .max_data = 0 };
+	uint8_t buf[NVME_TCP_HDR_BUF] = { 0 };
+	struct nvme_tcp_icreq *req = (void *)buf;
+	struct nvme_tcp_icresp *rsp;
+	uint32_t hdr_len, fei;
+	int ret;
+
+	ret = recv_full(c, buf, sizeof(struct nvme_tcp_hdr));
+	if (ret)
+		return ret;
+	ret = nvme_tcp_check_ch(&req->hdr, &lim, &hdr_len, &fei);
+	if (!ret)
+		ret = recv_full(c, buf + sizeof(struct nvme_tcp_hdr),
+				hdr_len - sizeof(struct nvme_tcp_hdr));
+	if (ret == -ECONNRESET || ret == -ECONNABORTED)
+		return ret;
+	if (!ret)
+		ret = nvme_tcp_check_header(buf, hdr_len, &lim, &fei);
+	if (ret) {
+		tcpt_conn_fail(c, (uint16_t)-ret, fei, buf, sizeof(*req));
+		return ret;
+	}
+	c->hdgst = req->digest & NVME_TCP_HDR_DIGEST_ENABLE;
+	c->ddgst = req->digest & NVME_TCP_DATA_DIGEST_ENABLE;
+	c->hpda = req->hpda;
+	rsp = calloc(1, NVME_TCP_HDR_BUF);
+	if (!rsp)
+		return -ENOMEM;
+	nvme_tcp_build_ch(&rsp->hdr, NVME_TCP_ICRESP, 0, 0, false, false, 0);
+	rsp->pfv = htole16(NVME_TCP_PFV_1_0);
+	rsp->cpda = 0;	/* the host's data may start right after its header */
+	rsp->digest = req->digest;	/* we do both digests: accept what is asked */
+	rsp->maxh2cdata = htole32(TCPT_MAXH2CDATA);
+	ret = tcpt_send_pdu(c, rsp, NULL, 0);
+	free(rsp);
+	return ret;
+}
+
+static unsigned nr_slots(const struct tcpt_conn *c)
+{
+	unsigned n = c->ctrl ? c->sqsize + 1u : 1u;
+
+	return n > TCPT_QUEUE_SIZE ? TCPT_QUEUE_SIZE : n;
+}
+
+/* A command refused before it runs: its response now, from this thread. */
+static int reject(struct tcpt_conn *c, struct tcpt_slot *s, uint16_t status)
+{
+	struct ucmd_nvme_cqe cqe = { 0 };
+	int ret;
+
+	cqe.cid = s->sqe.cid;
+	cqe.sq_id = htole16(c->qid);
+	cqe.status = htole16((uint16_t)(status << 1));
+	pthread_mutex_lock(&c->lock);
+	cqe.sq_head = htole16((uint16_t)(++c->sqhd % (c->sqsize + 1u)));
+	s->state = SLOT_FREE;
+	pthread_mutex_unlock(&c->lock);
+	ret = tcpt_send_rsp(c, &cqe);
+	return ret;
+}
+
+/* Data direction of a command: opcode bits 1:0, or fctype's for fabrics (NVMe-oF 3.1) */
+static unsigned xfer_dir(const struct ucmd_nvme_sqe *sqe)
+{
+	const struct nvmf_common_sqe *f = (const void *)sqe;
+
+	return (sqe->opcode == NVMF_OPC_FABRICS ? f->fctype : sqe->opcode) & 3;
+}
+
+static int on_cmd(struct tcpt_conn *c, const uint8_t *hdr, uint32_t hdr_len)
+{
+	const struct nvme_tcp_cmd *pdu = (const void *)hdr;
+	const struct nvme_tcp_hdr *ch = &pdu->hdr;
+	uint32_t icd = nvme_tcp_data_len(ch, c->ddgst);
+	struct tcpt_slot *s = NULL;
+	struct nvme_tcp_sgl sgl;
+	uint32_t off, len;
+	unsigned dir, n = nr_slots(c);
+	int ret;
+
+	if (icd > TCPT_ICD_LEN) {
+		tcpt_conn_fail(c, NVME_TCP_FES_DATA_LIMIT_EXCEEDED, 4, hdr, hdr_len);
+		return -EPROTO;
+	}
+	pthread_mutex_lock(&c->lock);
+	for (unsigned i = 0; i < n; i++) {
+		if (c->slots[i].state == SLOT_FREE) {
+			s = &c->slots[i];
+			s->state = SLOT_RUNNING;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (!s) {	/* more commands than the queue holds */
+		tcpt_conn_fail(c, NVME_TCP_FES_PDU_SEQ_ERR, 0, hdr, hdr_len);
+		return -EPROTO;
+	}
+	s->sqe = pdu->cmd;
+	s->buf = NULL;
+	s->len = 0;
+	s->received = 0;
+	s->icd = false;
+	s->h2c = false;
+	if (icd) {
+		ret = recv_data(c, ch, hdr_len, s->icd_data, icd);
+		if (ret) {
+			tcpt_conn_fail(c, 0, 0, NULL, 0);
+			return ret;
+		}
+	}
+	if (c->qid == 0 && c->ctrl)
+		c->last_ka = tcpt_now_ms();
+
+	/* SGL descriptor 1: in-capsule (offset) or transport data block */
+	memcpy(&sgl, pdu->cmd.dptr.sgl1, sizeof(sgl));
+	len = le32toh(sgl.length);
+	dir = xfer_dir(&s->sqe);
+	if (sgl.type == NVME_TCP_SGL_INCAPSULE) {
+		off = (uint32_t)le64toh(sgl.addr);
+		if (off > icd)
+			return reject(c, s, TCPT_SC(0, NVME_SC_SGL_INVALID_OFFSET, 1));
+		if (len > icd - off)
+			return reject(c, s, TCPT_SC(0, NVME_SC_SGL_INVALID_DATA, 1));
+		if (dir != 1 && len)	/* in-capsule data only goes to the controller */
+			return reject(c, s, TCPT_SC(0, NVME_SC_INVALID_FIELD, 1));
+		s->buf = s->icd_data + off;
+		s->len = len;
+		s->icd = true;
+		s->h2c = true;
+	} else if (sgl.type == NVME_TCP_SGL_TRANSPORT) {
+		if (icd)	/* data in the capsule the SGL does not describe */
+			return reject(c, s, TCPT_SC(0, NVME_SC_SGL_INVALID_TYPE, 1));
+		if (len > TCPT_MAX_XFER)
+			return reject(c, s, TCPT_SC(0, NVME_SC_INVALID_FIELD, 1));
+		if (len && dir != 1 && dir != 2)
+			return reject(c, s, TCPT_SC(0, NVME_SC_INVALID_FIELD, 1));
+		s->len = len;
+		s->h2c = dir == 1;
+	} else {
+		return reject(c, s, TCPT_SC(0, NVME_SC_SGL_INVALID_TYPE, 1));
+	}
+	if (!c->ctrl && !(s->sqe.opcode == NVMF_OPC_FABRICS &&
+			  ((const struct nvmf_common_sqe *)&s->sqe)->fctype == NVMF_FCTYPE_CONNECT))
+		return reject(c, s, TCPT_SC(0, NVME_SC_CMD_SEQ_ERROR, 1));
+
+	pthread_mutex_lock(&c->lock);
+	if (c->ctrl && tcpt_cmd_parks(c, &s->sqe)) {
+		s->state = SLOT_PARKED;	/* an AER: answered only by events */
+	} else {
+		s->state = SLOT_QUEUED;
+		s->next = NULL;
+		if (c->q_tail)
+			c->q_tail->next = s;
+		else
+			c->q_head = s;
+		c->q_tail = s;
+		pthread_cond_signal(&c->cond);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
+static int on_h2c(struct tcpt_conn *c, const uint8_t *hdr, uint32_t hdr_len)
+{
+	const struct nvme_tcp_data *d = (const void *)hdr;
+	uint32_t datao = le32toh(d->datao), datal = le32toh(d->datal);
+	uint16_t ttag = le16toh(d->ttag);
+	struct tcpt_slot *s;
+	bool done;
+	int ret;
+
+	if (ttag >= nr_slots(c)) {
+		tcpt_conn_fail(c, NVME_TCP_FES_INVALID_PDU_HDR, offsetof(struct nvme_tcp_data, ttag),
+			       hdr, hdr_len);
+		return -EPROTO;
+	}
+	s = &c->slots[ttag];
+	pthread_mutex_lock(&c->lock);
+	ret = s->state == SLOT_WAIT_DATA && s->sqe.cid == d->cccid ? 0 : -EPROTO;
+	pthread_mutex_unlock(&c->lock);
+	if (ret) {
+		tcpt_conn_fail(c, NVME_TCP_FES_PDU_SEQ_ERR, 0, hdr, hdr_len);
+		return ret;
+	}
+	/* in order, within what the R2T asked, at most MAXH2CDATA at a time */
+	if (datao != s->received || datal > s->len - s->received) {
+		tcpt_conn_fail(c, NVME_TCP_FES_DATA_OUT_OF_RANGE, offsetof(struct nvme_tcp_data, datao),
+			       hdr, hdr_len);
+		return -EPROTO;
+	}
+	if (datal > TCPT_MAXH2CDATA) {
+		tcpt_conn_fail(c, NVME_TCP_FES_DATA_LIMIT_EXCEEDED,
+			       offsetof(struct nvme_tcp_data, datal), hdr, hdr_len);
+		return -EPROTO;
+	}
+	done = s->received + datal == s->len;
+	if (done != !!(d->hdr.flags & NVME_TCP_F_DATA_LAST)) {
+		tcpt_conn_fail(c, NVME_TCP_FES_INVALID_PDU_HDR, 1, hdr, hdr_len);
+		return -EPROTO;
+	}
+	ret = recv_data(c, &d->hdr, hdr_len, s->buf + datao, datal);
+	if (ret) {
+		tcpt_conn_fail(c, 0, 0, NULL, 0);
+		return ret;
+	}
+	pthread_mutex_lock(&c->lock);
+	s->received += datal;
+	if (done)
+		pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
+/* One PDU after ICReq/ICResp: 0, or negative when the connection ends. */
+static int recv_pdu(struct tcpt_conn *c)
+{
+	struct nvme_tcp_rx_limits lim = {
+		.hdgst = c->hdgst, .ddgst = c->ddgst, .ic_done = true, .from_host = true,
+		.pda = 0, .max_data = TCPT_MAXH2CDATA,
+	};
+	uint8_t buf[NVME_TCP_HDR_BUF];
+	struct nvme_tcp_hdr *ch = (void *)buf;
+	uint32_t hdr_len, fei;
+	int ret;
+
+	ret = recv_full(c, buf, sizeof(*ch));
+	if (ret)
+		return ret;
+	ret = nvme_tcp_check_ch(ch, &lim, &hdr_len, &fei);
+	if (ret) {
+		tcpt_conn_fail(c, (uint16_t)-ret, fei, buf, sizeof(*ch));
+		return ret;
+	}
+	ret = recv_full(c, buf + sizeof(*ch), hdr_len - sizeof(*ch));
+	if (ret)
+		return ret;
+	ret = nvme_tcp_check_header(buf, hdr_len, &lim, &fei);
+	if (ret) {
+		tcpt_conn_fail(c, (uint16_t)-ret, fei, buf, ch->hlen);
+		return ret;
+	}
+	switch (ch->type) {
+	case NVME_TCP_CMD:
+		return on_cmd(c, buf, hdr_len);
+	case NVME_TCP_H2C_DATA:
+		return on_h2c(c, buf, hdr_len);
+	case NVME_TCP_H2C_TERM:
+		/* the host gives up on the connection: nothing to answer */
+		return -ECONNRESET;
+	}
+	tcpt_conn_fail(c, NVME_TCP_FES_INVALID_PDU_HDR, 0, buf, ch->hlen);
+	return -EPROTO;
+}
+
+/* ---- the workers -------------------------------------------------------- */
+
+static void run_one(struct tcpt_conn *c, struct tcpt_slot *s)
+{
+	struct ucmd_nvme_cqe cqe = { 0 };
+	uint32_t out_len = 0;
+	uint16_t ttag = (uint16_t)(s - c->slots);
+
+	if (s->len && !s->icd) {
+		/* the command's own buffer, freed when it completes (or by the teardown) */
+		if (posix_memalign((void **)&s->buf, 4096, s->len))
+			s->buf = NULL;
+		else if (!s->h2c)
+			memset(s->buf, 0, s->len);
+	}
+	if (s->len && !s->buf) {
+		cqe.status = htole16(TCPT_SC(0, NVME_SC_INTERNAL, 0) << 1);
+		goto respond;
+	}
+	if (s->h2c && !s->icd && s->len) {
+		pthread_mutex_lock(&c->lock);
+		s->state = SLOT_WAIT_DATA;
+		s->received = 0;
+		pthread_mutex_unlock(&c->lock);
+		if (send_r2t(c, s->sqe.cid, ttag, s->len))
+			return;
+		pthread_mutex_lock(&c->lock);
+		while (s->received < s->len && !atomic_load(&c->dead))
+			pthread_cond_wait(&c->cond, &c->lock);
+		s->state = SLOT_RUNNING;
+		pthread_mutex_unlock(&c->lock);
+		if (atomic_load(&c->dead))
+			return;	/* the teardown frees s->buf */
+	}
+	tcpt_cmd_exec(c, s, &cqe, &out_len);
+respond:
+	cqe.cid = s->sqe.cid;
+	cqe.sq_id = htole16(c->qid);
+	pthread_mutex_lock(&c->lock);
+	cqe.sq_head = htole16((uint16_t)(++c->sqhd % (c->sqsize + 1u)));
+	pthread_mutex_unlock(&c->lock);
+	if (out_len && !cqe.status && send_c2h(c, s->sqe.cid, s->buf, out_len))
+		return;
+	if (tcpt_send_rsp(c, &cqe))
+		return;
+	if (c->disconnecting) {	/* the host ends this queue: its response went first */
+		tcpt_conn_fail(c, 0, 0, NULL, 0);
+		return;
+	}
+	if (!s->icd)
+		free(s->buf);
+	s->buf = NULL;
+	pthread_mutex_lock(&c->lock);
+	s->state = SLOT_FREE;
+	pthread_mutex_unlock(&c->lock);
+}
+
+static void *worker_main(void *arg)
+{
+	struct tcpt_conn *c = arg;
+
+	/* the engine sees the connection's identity in everything it does here */
+	cred_override_set(&c->cred);
+	for (;;) {
+		struct tcpt_slot *s;
+
+		pthread_mutex_lock(&c->lock);
+		while (!c->q_head && !atomic_load(&c->dead))
+			pthread_cond_wait(&c->cond, &c->lock);
+		if (atomic_load(&c->dead)) {
+			pthread_mutex_unlock(&c->lock);
+			break;
+		}
+		s = c->q_head;
+		c->q_head = s->next;
+		if (!c->q_head)
+			c->q_tail = NULL;
+		s->state = SLOT_RUNNING;
+		pthread_mutex_unlock(&c->lock);
+		run_one(c, s);
+	}
+	cred_override_set(NULL);
+	return NULL;
+}
+
+/* ---- the connection's life -------------------------------------------- */
+
+static void conn_free(struct tcpt_conn *c)
+{
+	struct tcpt *t = c->t;
+
+	pthread_mutex_lock(&t->lock);
+	for (struct tcpt_conn **pp = &t->conns; *pp; pp = &(*pp)->next) {
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	}
+	t->nr_conns--;
+	pthread_cond_broadcast(&t->gone);
+	pthread_mutex_unlock(&t->lock);
+	close(c->sock);
+	for (unsigned i = 0; i < TCPT_QUEUE_SIZE; i++)
+		if (c->slots[i].buf && !c->slots[i].icd)
+			free(c->slots[i].buf);
+	free(c->slots);
+	pthread_mutex_destroy(&c->lock);
+	pthread_mutex_destroy(&c->send_lock);
+	pthread_cond_destroy(&c->cond);
+	free(c);
+}
+
+static void *rx_main(void *arg)
+{
+	struct tcpt_conn *c = arg;
+	int ret;
+
+	ret = icreq(c);
+	while (!ret)
+		ret = recv_pdu(c);
+	tcpt_conn_fail(c, 0, 0, NULL, 0);
+	for (unsigned i = 0; i < c->nr_workers; i++)
+		pthread_join(c->workers[i], NULL);
+	/* the admin queue going away ends its controller, and so its I/O queues */
+	cred_override_set(&c->cred);
+	tcpt_cmd_conn_close(c);
+	cred_override_set(NULL);
+	if (c->ctrl) {
+		if (c->qid == 0)
+			atomic_store(&c->ctrl->dead, true);
+		tcpt_ctrl_put(c->ctrl);
+	}
+	conn_free(c);
+	return NULL;
+}
+
+/*
+ * Who is at the other end. SO_PEERCRED answers for a Unix socket only: for
+ * TCP Linux reports uid -1, and the kernel's own nvme-tcp host has no
+ * process at all. Such a peer is a remote identity: no uid or gid anyone
+ * holds (-1), no groups, no CAP_SYS_ADMIN, pid 0; the host NQN from
+ * Connect is what tells it apart (policy key hostnqn).
+ */
+static void peer_identity(struct tcpt_conn *c)
+{
+	struct ucred uc = { 0 };
+	socklen_t len = sizeof(uc);
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+
+	memset(&c->cred, 0, sizeof(c->cred));
+	c->cred.uid = c->cred.euid = (uid_t)-1;
+	c->cred.gid = c->cred.egid = (gid_t)-1;
+	if (!getsockopt(c->sock, SOL_SOCKET, SO_PEERCRED, &uc, &len) && uc.uid != (uid_t)-1) {
+		c->local = true;
+		c->cred.pid = uc.pid;
+		c->cred.uid = c->cred.euid = uc.uid;
+		c->cred.gid = c->cred.egid = uc.gid;
+	}
+	snprintf(c->peer, sizeof(c->peer), "?");
+	if (!getpeername(c->sock, (struct sockaddr *)&ss, &sl)) {
+		char a[INET6_ADDRSTRLEN] = "";
+
+		if (ss.ss_family == AF_INET)
+			inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, a, sizeof(a));
+		else if (ss.ss_family == AF_INET6)
+			inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, a, sizeof(a));
+		snprintf(c->peer, sizeof(c->peer), "%s", a);
+	}
+}
+
+int tcpt_conn_start(struct tcpt *t, int sock)
+{
+	struct timeval tv = { .tv_sec = TCPT_SEND_TIMEOUT_S };
+	struct tcpt_conn *c;
+	pthread_attr_t attr;
+	int one = 1, ret;
+
+	pthread_mutex_lock(&t->lock);
+	if (t->nr_conns >= TCPT_MAX_CONNS) {
+		pthread_mutex_unlock(&t->lock);
+		return -EMFILE;
+	}
+	t->nr_conns++;
+	pthread_mutex_unlock(&t->lock);
+	c = calloc(1, sizeof(*c));
+	if (c)
+		c->slots = calloc(TCPT_QUEUE_SIZE, sizeof(*c->slots));
+	if (!c || !c->slots) {
+		if (c)
+			free(c);
+		ret = -ENOMEM;
+		goto undo;
+	}
+	c->t = t;
+	c->sock = sock;
+	c->efd = -1;
+	for (unsigned i = 0; i < sizeof(c->ns_fd) / sizeof(c->ns_fd[0]); i++)
+		c->ns_fd[i] = -1;
+	atomic_init(&c->dead, false);
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_mutex_init(&c->send_lock, NULL);
+	pthread_cond_init(&c->cond, NULL);
+	setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	/* a peer that stops reading blocks our sends this long, then is closed */
+	setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	peer_identity(c);
+
+	for (unsigned i = 0; i < TCPT_WORKERS; i++) {
+		if (pthread_create(&c->workers[i], NULL, worker_main, c))
+			break;
+		c->nr_workers++;
+	}
+	pthread_mutex_lock(&t->lock);
+	c->next = t->conns;
+	t->conns = c;
+	pthread_mutex_unlock(&t->lock);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	ret = c->nr_workers ? -pthread_create(&c->rx, &attr, rx_main, c) : -EAGAIN;
+	pthread_attr_destroy(&attr);
+	if (ret) {
+		atomic_store(&c->dead, true);
+		pthread_mutex_lock(&c->lock);
+		pthread_cond_broadcast(&c->cond);
+		pthread_mutex_unlock(&c->lock);
+		for (unsigned i = 0; i < c->nr_workers; i++)
+			pthread_join(c->workers[i], NULL);
+		c->sock = -1;
+		pthread_mutex_lock(&t->lock);
+		t->nr_conns++;	/* conn_free takes it back */
+		pthread_mutex_unlock(&t->lock);
+		conn_free(c);
+		goto undo;
+	}
+	return 0;
+undo:
+	pthread_mutex_lock(&t->lock);
+	t->nr_conns--;
+	pthread_cond_broadcast(&t->gone);
+	pthread_mutex_unlock(&t->lock);
+	return ret;
+}
