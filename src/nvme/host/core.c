@@ -201,6 +201,22 @@ static int nvme_scan_ns(struct nvme_host *h)
 	if (!list || !id)
 		goto out;
 	ret = nvme_identify(h, NVME_IDENTIFY_CNS_NS_ACTIVE_LIST, 0, list);
+	if (ret == -EIO) {
+		/*
+		 * Linux's nvme_scan_ns_sequential: a controller that will not
+		 * list its namespaces (a fabrics target whose policy refuses
+		 * the list to this host, as Linux's own rules refuse it to
+		 * the unprivileged) is asked about each of 1..NN instead.
+		 */
+		uint32_t nn = le32toh(h->id->nn);
+
+		if (nn > NVME_IDENTIFY_DATA_SIZE / 4)
+			nn = NVME_IDENTIFY_DATA_SIZE / 4;
+		memset(list, 0, NVME_IDENTIFY_DATA_SIZE);
+		for (uint32_t i = 0; i < nn; i++)
+			list[i] = htole32(i + 1);
+		ret = 0;
+	}
 	if (ret)
 		goto out;
 	h->ns = calloc(NVME_IDENTIFY_DATA_SIZE / 4, sizeof(*h->ns));
