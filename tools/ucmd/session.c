@@ -22,6 +22,8 @@
 
 #define DEFAULT_NS_BYTES (1ull << 30)
 
+const char *session_hostnqn;
+
 /* Parents as mkdir -p makes them; the controller directory itself private (0700). */
 static int mkdir_p(const char *dir)
 {
@@ -143,7 +145,9 @@ int session_open(struct session *s, const char *dir, uint32_t nsid, const char *
 	}
 	s->security = true;
 	if (tcp) {
-		ret = ucmd_nvme_attach_tcp(s->e, dir, &ho, NULL, &s->host);
+		struct ucmd_nvme_tcp_opts to = { .hostnqn = session_hostnqn };
+
+		ret = ucmd_nvme_attach_tcp(s->e, dir, &ho, &to, &s->host);
 		if (ret) {
 			fprintf(stderr, "ucmd: %s\n", ucmd_last_error());
 			return ret;
