@@ -22,8 +22,10 @@ ALLOWED = {
     # (hooks.c, desc.c) is built into the engine, the modules sit on top.
     'core':      {'lib', 'uaccess', 'block', 'ring', 'security'},
     'security':  {'lib', 'uaccess', 'core'},
-    # NVMe/TCP's PDUs and their checks, shared by the host transport and ucmdd's target
-    'tcp':       set(),
+    # NVMe/TCP: the PDUs and their checks (pdu.c), shared by the host
+    # transport and ucmdd's target (target*.c), which acts as its
+    # connections through the engine's credentials (core/cred.h)
+    'tcp':       {'core'},
     'nvme/host': {'lib', 'uaccess', 'block', 'core', 'security', 'nvme/ctrl', 'tcp'},
     'kernel':    {'lib', 'uaccess', 'block', 'core', 'security', 'ring'},
     # the backends behind the public entries' ops table (core/backend.h)
