@@ -34,9 +34,18 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <isa-l/crc.h>
+
 #include "lib/error.h"
 #include "tcp.h"
 #include "uaccess/uaccess.h"
+
+/*
+ * The digests' CRC32C is ISA-L's (src/tcp/pdu.c). Debian ships it shared
+ * only, so a program linked with the static libucmd.a has none: the
+ * reference is weak there, and digests are refused instead of crashing.
+ */
+#pragma weak crc32_iscsi
 
 #define NVME_SC_XFER_ERR	(NVME_SC_DATA_XFER_ERROR)
 
@@ -768,6 +777,11 @@ int ucmd_nvme_attach_tcp(struct ucmd_engine *e, const char *url,
 		c->hdgst = true;
 	if (topts && topts->data_digest)
 		c->ddgst = true;
+	if ((c->hdgst || c->ddgst) && !crc32_iscsi) {
+		ret = last_error_set(-EOPNOTSUPP, "ucmd_nvme_attach_tcp: digests need ISA-L's "
+				     "CRC32C, which this static program lacks");
+		goto fail;
+	}
 	c->kato_ms = topts && topts->kato_ms ? topts->kato_ms : NVME_TCP_DEFAULT_KATO_MS;
 	ret = nvmf_host_identity(c, topts ? topts->hostnqn : NULL, topts ? topts->hostid : NULL);
 	if (ret) {
