@@ -381,10 +381,41 @@ static void tcp_fail_queue(struct nvme_tcp_queue *tq)
 	hctx = tq->nq->hctx;
 	for (unsigned t = 0; hctx && t < hctx->depth; t++) {
 		struct request *rq = hctx->rqs[t];
+		int st = NVME_TO_ABORT_SENT;
 
 		if (blk_mq_complete_request_claim(rq))
 			blk_mq_end_request(rq, -EIO);
+		/* one the timeout handler gave up on: it waits for us (tcp_timeout) */
+		else if (atomic_compare_exchange_strong(&nvme_req(rq)->tstate, &st, NVME_TO_NONE))
+			blk_mq_end_request(rq, -EIO);
 	}
+}
+
+/*
+ * A command the controller does not answer in time. An Abort (PCI's way)
+ * may never be answered over a fabric, and the command would hold its
+ * buffer forever: Linux's nvme-tcp tears the connection down instead
+ * (and reconnects, which ucmd does not yet). The request is marked
+ * cancelled (it ends with -EINTR) and ends once the receiver is done with
+ * it: when its CapsuleResp comes after all, or when the closed connection
+ * fails it; never while the receiver may still be copying its data.
+ */
+static enum blk_eh_timer_return tcp_timeout(struct request *rq)
+{
+	struct nvme_request *req = nvme_req(rq);
+	struct nvme_tcp_queue *tq = req->nvmeq->priv;
+	int s = NVME_TO_NONE;
+
+	req->flags |= NVME_REQ_CANCELLED;
+	if (!atomic_compare_exchange_strong(&req->tstate, &s, NVME_TO_RUNNING)) {
+		blk_mq_end_request(rq, 0);	/* its CapsuleResp arrived meanwhile */
+		return BLK_EH_DONE;
+	}
+	shutdown(tq->fd, SHUT_RDWR);
+	s = NVME_TO_RUNNING;
+	if (!atomic_compare_exchange_strong(&req->tstate, &s, NVME_TO_ABORT_SENT))
+		blk_mq_end_request(rq, 0);
+	return BLK_EH_DONE;
 }
 
 static void *tcp_rx_thread(void *arg)
@@ -723,7 +754,7 @@ static void tcp_free_ctrl(struct nvme_host *h)
 
 static const struct blk_mq_ops nvme_tcp_mq_ops = {
 	.queue_rq = tcp_queue_rq,
-	.timeout = nvme_timeout,
+	.timeout = tcp_timeout,
 	.init_hctx = nvme_init_hctx,
 };
 

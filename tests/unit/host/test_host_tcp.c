@@ -36,6 +36,7 @@
 #define MAXH2C		8192
 #define SUBNQN		"nqn.2026-12.test:fake"
 #define CNTLID		7
+#define SILENT_LBA	200
 
 struct fake {
 	int lfd;
@@ -357,6 +358,8 @@ static void io_cmd(struct conn *c, struct ucmd_nvme_sqe *s, uint8_t *data, uint3
 		return;
 	}
 	case nvme_cmd_read:
+		if (slba == SILENT_LBA)
+			break;	/* scripted: a command the target never answers */
 		send_c2h(c, s->cid, f->ram + slba * 512, nlb * 512);
 		break;
 	case nvme_cmd_flush:
@@ -508,11 +511,12 @@ static void rig_down(struct rig *r)
 	fake_stop(r->f);
 }
 
-static int pt(struct rig *r, bool admin, uint8_t opcode, void *buf, uint32_t len, uint32_t cdw10,
-	      uint32_t cdw12)
+static int pt_to(struct rig *r, bool admin, uint8_t opcode, void *buf, uint32_t len,
+		 uint32_t cdw10, uint32_t cdw12, uint32_t timeout_ms)
 {
 	struct nvme_uring_cmd c = { .opcode = opcode, .nsid = 1, .addr = (uintptr_t)buf,
-				    .data_len = len, .cdw10 = cdw10, .cdw12 = cdw12 };
+				    .data_len = len, .cdw10 = cdw10, .cdw12 = cdw12,
+				    .timeout_ms = timeout_ms };
 	struct io_uring_sqe *sqe = ucmd_get_sqe(&r->ring);
 	struct io_uring_cqe *cqe;
 	int ret;
@@ -524,6 +528,12 @@ static int pt(struct rig *r, bool admin, uint8_t opcode, void *buf, uint32_t len
 	ret = cqe->res;
 	ucmd_cqe_seen(&r->ring, cqe);
 	return ret;
+}
+
+static int pt(struct rig *r, bool admin, uint8_t opcode, void *buf, uint32_t len, uint32_t cdw10,
+	      uint32_t cdw12)
+{
+	return pt_to(r, admin, opcode, buf, len, cdw10, cdw12, 0);
 }
 
 static void write_read_compare(struct rig *r, uint32_t blocks, uint32_t slba, uint8_t seed)
@@ -641,6 +651,22 @@ static void test_keep_alive(void **state)
 	rig_down(&r);
 }
 
+/* A command never answered: cancelled (-EINTR) by its timeout, not left hanging. */
+static void test_timeout(void **state)
+{
+	struct rig r;
+	uint8_t b[512];
+
+	(void)state;
+	assert_int_equal(rig_up(&r, "", NULL), 0);
+	assert_int_equal(pt_to(&r, false, nvme_cmd_read, b, 512, SILENT_LBA, 0, 50), -EINTR);
+	/* the admin queue is another connection: it still works */
+	struct nvme_id_ctrl *id = aligned_alloc(4096, 4096);
+	assert_int_equal(pt(&r, true, nvme_admin_identify, id, 4096, NVME_IDENTIFY_CNS_CTRL, 0), 0);
+	free(id);
+	rig_down(&r);
+}
+
 static void test_refused(void **state)
 {
 	struct fake *f = fake_start();
@@ -671,6 +697,7 @@ int main(void)
 		cmocka_unit_test(test_io_paths),
 		cmocka_unit_test(test_digests),
 		cmocka_unit_test(test_keep_alive),
+		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_refused),
 	};
 
