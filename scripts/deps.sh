@@ -14,8 +14,7 @@ pkgs=(
 )
 if [ "${UCMD_DEPS_SYSTEM:-0}" = 1 ]; then
   # the QEMU harness (tests/system): guest kernel, initramfs, real clients
-  pkgs+=(qemu-system-x86 busybox-static cpio fio
-        kmod)	# depmod: modules.dep for the guest kernel's modules (run.sh --module)
+  pkgs+=(qemu-system-x86 busybox-static cpio fio)
 fi
 
 missing=()

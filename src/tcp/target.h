@@ -95,7 +95,8 @@ struct tcpt_conn {
 	bool hdgst, ddgst;
 	uint8_t hpda;		/* the alignment the host asked of our data */
 	/* set by Connect */
-	struct tcpt_ctrl *ctrl;
+	/* set by a worker's Connect, read by the receive thread: atomic */
+	struct tcpt_ctrl *_Atomic ctrl;
 	uint16_t qid, sqsize;	/* sqsize 0's based */
 	uint32_t sqhd;
 	int efd;		/* engine fd: nvme<i> on the admin queue */

@@ -371,6 +371,8 @@ static int on_cmd(struct tcpt_conn *c, const uint8_t *hdr, uint32_t hdr_len)
 			return reject(c, s, TCPT_SC(0, NVME_SC_INVALID_FIELD, 1));
 		s->len = len;
 		s->h2c = dir == 1;
+	} else if (sgl.type == 0 && !len && !icd) {
+		/* a zeroed descriptor: no data, as a null transport SGL says it */
 	} else {
 		return reject(c, s, TCPT_SC(0, NVME_SC_SGL_INVALID_TYPE, 1));
 	}

@@ -341,7 +341,49 @@ def xlate_seeds():
     xl("openat_unsupported", io_sqe(18, fd=5))
 
 
+def crc32c(data):
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return crc ^ 0xFFFFFFFF
+
+
+def tcp_pdu_seeds():
+    """fuzz_tcp_pdu: one byte of receiver state (bit 0 hdgst, 1 ddgst, 2
+    ICReq done, 3 receiver is the target, 4-7 pda), then a PDU."""
+    def ch(typ, flags, hlen, pdo, plen):
+        return struct.pack("<BBBBI", typ, flags, hlen, pdo, plen)
+
+    def seed(name, state, pdu):
+        write("tcp_pdu", name, bytes([state]) + pdu)
+
+    tgt, tgt_ic = 8, 8 | 4
+    seed("icreq", tgt, ch(0, 0, 128, 0, 128) + struct.pack("<HBBI", 0, 0, 3, 0) + bytes(112))
+    seed("icresp", 0, ch(1, 0, 128, 0, 128) + struct.pack("<HBBI", 0, 0, 0, 131072) + bytes(112))
+    seed("icreq_bad_pfv", tgt, ch(0, 0, 128, 0, 128) + struct.pack("<HBBI", 1, 0, 0, 0) + bytes(112))
+    cmd = sqe(opcode=1, cid=1, nsid=1, sgl1=struct.pack("<QI3xB", 0, 512, 0x01))
+    seed("cmd_nodata", tgt_ic, ch(4, 0, 72, 0, 72) + cmd)
+    seed("cmd_incapsule", tgt_ic, ch(4, 0, 72, 72, 72 + 512) + cmd + bytes(512))
+    h = ch(4, 1, 72, 0, 76) + cmd
+    seed("cmd_hdgst", tgt_ic | 1, h + struct.pack("<I", crc32c(h)))
+    seed("cmd_hdgst_bad", tgt_ic | 1, h + b"\xde\xad\xbe\xef")
+    h = ch(4, 3, 72, 76, 76 + 512 + 4) + cmd
+    seed("cmd_both_digests", tgt_ic | 3, h + struct.pack("<I", crc32c(h)) + bytes(516))
+    seed("cmd_pda", tgt_ic | 0x30, ch(4, 0, 72, 80, 80 + 512) + cmd)
+    seed("h2c_data", tgt_ic, ch(6, 4, 24, 24, 24 + 4096) + struct.pack("<HHII4x", 1, 0, 0, 4096))
+    seed("h2c_datal_wrong", tgt_ic, ch(6, 4, 24, 24, 24 + 4096) + struct.pack("<HHII4x", 1, 0, 0, 4095))
+    seed("h2c_term", tgt_ic, ch(2, 0, 24, 0, 24 + 8) + struct.pack("<HI10x", 1, 2) + bytes(8))
+    seed("c2h_data_success", 4, ch(7, 12, 24, 24, 24 + 64) + struct.pack("<HHII4x", 1, 0, 0, 64))
+    seed("r2t", 4, ch(9, 0, 24, 0, 24) + struct.pack("<HHII4x", 1, 3, 0, 65536))
+    seed("rsp", 4, ch(5, 0, 24, 0, 24) + bytes(16))
+    seed("c2h_term", 0, ch(3, 0, 24, 0, 24 + 128) + struct.pack("<HI10x", 3, 0) + bytes(128))
+    seed("reserved_type", tgt_ic, ch(8, 0, 24, 0, 24) + bytes(16))
+
+
 if __name__ == "__main__":
+    tcp_pdu_seeds()
     audit_seeds()
     daemon_seeds()
     xlate_seeds()

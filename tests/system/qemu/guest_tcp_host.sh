@@ -12,7 +12,8 @@ URL=nvme-tcp://127.0.0.1:4420/$NQN
 
 echo "guest: kernel $(uname -r)"
 ip link set lo up || fail "loopback"
-modprobe nvmet-tcp || fail "modprobe nvmet-tcp"
+# run.sh --mod nvmet-tcp: /init loaded it and what it needs (nvmet, configfs)
+[ -d /sys/module/nvmet_tcp ] || fail "nvmet-tcp is not loaded"
 grep -q configfs /proc/mounts || mount -t configfs none /sys/kernel/config || fail "configfs"
 [ -d $CFG ] || fail "no $CFG after loading nvmet"
 

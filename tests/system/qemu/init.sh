@@ -9,6 +9,12 @@ mount -t devtmpfs dev /dev
 mount -t tmpfs tmp /tmp
 mkdir -p /results
 echo "UCMD-GUEST-UP $(cut -d' ' -f1 /proc/uptime)"
+# run.sh --mod: kernel modules, in dependency order
+if [ -f /modules.list ]; then
+	while read -r m; do
+		insmod "/lib/modules/$m" || echo "UCMD-GUEST: insmod $m failed"
+	done < /modules.list
+fi
 
 res=""
 for c in /sys/class/nvme/nvme*; do

@@ -4,12 +4,12 @@
 # separate metadata), run a test script in the guest, bring back its files
 # and exit status.
 #   run.sh --out DIR --script FILE [--bin FILE]... [--dyn FILE]... [--fio]
-#          [--module NAME]...
+#          [--mod NAME]...
 # Guest: /test.sh is FILE, each --bin (static) lands in /bin, each --dyn
 # (dynamic) too with its shared libraries and the loader; --fio is
-# --dyn $(command -v fio); each --module is a module of the guest's kernel
-# package (nvmet-tcp, nvme-tcp...), copied with what it depends on into
-# /lib/modules/VERSION for the guest's `modprobe NAME`. /test.sh writes result files to
+# --dyn $(command -v fio). Each --mod is a kernel module of the same kernel
+# package (nvme-tcp, ...), with the modules it depends on: /init loads
+# them, dependencies first, before /test.sh runs. /test.sh writes result files to
 # $UCMD_GUEST_RESULTS; they appear in DIR with guest.log (its output),
 # status (its exit status) and console.log (the serial console).
 # Exit status: the guest script's; 125 when the guest did not come up or
@@ -24,19 +24,18 @@ while [ $# -gt 0 ]; do
 	--bin) bins+=("$2"); shift 2 ;;
 	--dyn) dyns+=("$2"); shift 2 ;;
 	--fio) fio=1; shift ;;
-	--module) mods+=("$2"); shift 2 ;;
+	--mod) mods+=("$2"); shift 2 ;;
 	*) echo "run.sh: unknown argument $1" >&2; exit 125 ;;
 	esac
 done
-[ -n "$out" ] && [ -n "$script" ] || { echo "usage: run.sh --out DIR --script FILE [--bin FILE]... [--dyn FILE]... [--fio] [--module NAME]..." >&2; exit 125; }
+[ -n "$out" ] && [ -n "$script" ] || { echo "usage: run.sh --out DIR --script FILE [--bin FILE]... [--dyn FILE]... [--fio]" >&2; exit 125; }
 BOOT_TIMEOUT=${UCMD_QEMU_BOOT_TIMEOUT:-90}	# seconds until the guest's first marker
 RUN_TIMEOUT=${UCMD_QEMU_RUN_TIMEOUT:-420}	# seconds for the whole guest run
 say() { echo "qemu: $*"; }
 
 # --- tools ------------------------------------------------------------------
 if ! command -v qemu-system-x86_64 >/dev/null || [ ! -x /bin/busybox ] || ! command -v cpio >/dev/null ||
-   { [ "$fio" = 1 ] && ! command -v fio >/dev/null; } ||
-   { [ ${#mods[@]} -gt 0 ] && ! command -v depmod >/dev/null; }; then
+   { [ "$fio" = 1 ] && ! command -v fio >/dev/null; }; then
 	say "installing the system-test packages (scripts/deps.sh)"
 	UCMD_DEPS_SYSTEM=1 bash "$here/../../../scripts/deps.sh"
 fi
@@ -58,8 +57,7 @@ if [ -z "$kpkg" ]; then
 fi
 [ -n "$kpkg" ] || { echo "qemu: linux-image-cloud-amd64 has no kernel dependency" >&2; exit 125; }
 kdir=$cache/$kpkg
-# the modules too (lib/modules/VERSION), once a run asks for one
-if [ ! -f "$kdir/vmlinuz" ] || { [ ${#mods[@]} -gt 0 ] && [ ! -d "$kdir/modroot" ]; }; then
+if [ ! -f "$kdir/vmlinuz" ]; then
 	say "fetching $kpkg"
 	tmp=$(mktemp -d "$cache/dl.XXXXXX")
 	chmod 777 "$tmp"	# apt's sandbox user writes the download
@@ -68,16 +66,22 @@ if [ ! -f "$kdir/vmlinuz" ] || { [ ${#mods[@]} -gt 0 ] && [ ! -d "$kdir/modroot"
 	mkdir -p "$kdir"
 	cp "$tmp"/x/boot/vmlinuz-* "$kdir/vmlinuz.new"
 	cp "$tmp"/x/boot/config-* "$kdir/config"
-	# the package leaves modules.dep to its postinst: depmod makes it here
-	rm -rf "$kdir/modroot"
-	mkdir -p "$kdir/modroot.new/lib"
-	mv "$tmp"/x/lib/modules "$kdir/modroot.new/lib/modules"
-	depmod -b "$kdir/modroot.new" "$(ls "$kdir/modroot.new/lib/modules")"
-	mv "$kdir/modroot.new" "$kdir/modroot"
 	mv "$kdir/vmlinuz.new" "$kdir/vmlinuz"
 	rm -rf "$tmp"
 fi
 say "kernel $kpkg ($kdir/vmlinuz)"
+# its modules, kept once something asks for one (the kernel was cached without them)
+if [ ${#mods[@]} -gt 0 ] && [ ! -d "$kdir/modules" ]; then
+	say "fetching $kpkg's modules"
+	tmp=$(mktemp -d "$cache/dl.XXXXXX")
+	chmod 777 "$tmp"
+	(cd "$tmp" && apt-get download -q "$kpkg" >/dev/null)
+	dpkg-deb -x "$tmp"/*.deb "$tmp/x"
+	mkdir -p "$kdir/modules.new"
+	cp -a "$tmp"/x/lib/modules/*/kernel/. "$kdir/modules.new/"
+	mv "$kdir/modules.new" "$kdir/modules"
+	rm -rf "$tmp"
+fi
 
 # --- initramfs -----------------------------------------------------------------
 mkdir -p "$out"
@@ -112,23 +116,26 @@ for b in "${dyns[@]}"; do
 		cp -L "$lib" "$root$dest"
 	done
 done
-if [ ${#mods[@]} -gt 0 ]; then
-	kver=$(ls "$kdir/modroot/lib/modules")
-	mdir=$kdir/modroot/lib/modules/$kver
-	mkdir -p "$root/lib/modules/$kver"
-	cp "$mdir/modules.dep" "$root/lib/modules/$kver/"
-	for m in "${mods[@]}"; do
-		# modules.dep names a module by path; - and _ are the same in names
-		pat=$(echo "$m" | sed 's/[-_]/[-_]/g')
-		line=$(grep -E "(^|/)$pat\.ko:" "$mdir/modules.dep") ||
-			{ echo "qemu: module $m is not in $kpkg" >&2; exit 125; }
-		for f in $(echo "$line" | tr -d ':'); do
-			mkdir -p "$root/lib/modules/$kver/$(dirname "$f")"
-			cp "$mdir/$f" "$root/lib/modules/$kver/$f"
-		done
+# modules: the .ko files (the package's are not compressed) and the order to
+# load them in, dependencies first, from each module's own "depends=" field
+mod_file() {
+	local a=${1//_/-} b=${1//-/_}
+	find "$kdir/modules" \( -name "$a.ko" -o -name "$b.ko" \) | head -1
+}
+add_mod() {
+	local f dep
+	f=$(mod_file "$1")
+	[ -n "$f" ] || { echo "qemu: no module $1 in $kpkg" >&2; exit 125; }
+	grep -qx "$(basename "$f")" "$root/modules.list" 2>/dev/null && return 0
+	for dep in $(tr '\0' '\n' < "$f" | sed -n 's/^depends=//p' | tr , ' '); do
+		add_mod "$dep"
 	done
-fi
-say "initramfs: busybox, ${#bins[@]} static and ${#dyns[@]} dynamic programs, ${#mods[@]} modules, $(find "$root/lib" "$root/lib64" "$root/usr" -type f 2>/dev/null | wc -l) libraries"
+	mkdir -p "$root/lib/modules"
+	cp "$f" "$root/lib/modules/"
+	basename "$f" >> "$root/modules.list"
+}
+for m in "${mods[@]}"; do add_mod "$m"; done
+say "initramfs: busybox, ${#bins[@]} static and ${#dyns[@]} dynamic programs, $(find "$root/lib" "$root/lib64" "$root/usr" -type f 2>/dev/null | wc -l) libraries"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1 > "$work/initrd")
 
 # --- disks: the namespaces under test and the results controller -------------

@@ -293,6 +293,8 @@ static void test_hostile_description(void **state)
 	memset(hostile_desc.device, 'n', sizeof(hostile_desc.device));
 	hostile_desc.cmd_op = 0x41414141;
 	hostile_desc.verb = (enum ucmd_verb)1000;
+	/* an NVMe/TCP host's NQN is any bytes it sent, unterminated here */
+	memset(cred.hostnqn, 0xff, sizeof(cred.hostnqn));
 	assert_non_null(a);
 	assert_int_equal(ucmd_security_register(e, &hostile, NULL), 0);
 	assert_int_equal(ucmd_audit_register(e, a), 0);
@@ -308,6 +310,9 @@ static void test_hostile_description(void **state)
 	assert_string_equal(str(o, "rule"),
 			    "pol\xef\xbf\xbd\xef\xbf\xbd(icy:1 \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd caf\xc3\xa9");
 	assert_int_equal(json_object_get_int64(field(o, "errno")), 2147483648ll);
+	/* every byte of the field, none past it, each a replacement character */
+	assert_int_equal(strlen(str(o, "hostnqn")), 3 * sizeof(cred.hostnqn));
+	assert_memory_equal(str(o, "hostnqn"), "\xef\xbf\xbd", 3);
 	json_object_put(o);
 	json_tokener_free(tok);
 	sec_free_lines(lines, 1);

@@ -1,0 +1,299 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""ucmdd's NVMe/TCP target spoken to byte by byte (tests/system/nvme_tcp.sh):
+the discovery controller, an admin and an I/O queue doing in-capsule, R2T
++ H2CData and C2HData transfers with both digests, and malformed PDUs that
+must get a C2HTermReq and a closed connection without harming the others.
+Layouts from the NVMe/TCP 1.0 and NVMe-oF 1.1 specifications.
+  nvme_tcp_pdu.py PORT HOSTNQN
+"""
+import socket
+import struct
+import sys
+
+PORT, HOSTNQN = int(sys.argv[1]), sys.argv[2]
+DISC = "nqn.2014-08.org.nvmexpress.discovery"
+
+
+def crc32c(data):
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+    return crc ^ 0xFFFFFFFF
+
+
+def fail(msg):
+    print("FAIL:", msg)
+    sys.exit(1)
+
+
+class Conn:
+    def __init__(self, hdgst=False, ddgst=False, icreq=True):
+        self.s = socket.create_connection(("127.0.0.1", PORT), timeout=30)
+        self.hd, self.dd = hdgst, ddgst
+        self.cid = 0
+        if icreq:
+            self.icreq()
+
+    def recvn(self, n):
+        b = b""
+        while len(b) < n:
+            r = self.s.recv(n - len(b))
+            if not r:
+                raise EOFError
+            b += r
+        return b
+
+    def icreq(self, pfv=0, hlen=128):
+        dig = (1 if self.hd else 0) | (2 if self.dd else 0)
+        pdu = struct.pack("<BBBBIHBBI", 0, 0, hlen, 0, 128, pfv, 0, dig, 0) + bytes(112)
+        self.s.sendall(pdu)
+        if pfv or hlen != 128:
+            return
+        r = self.recvn(128)
+        typ, _, hl, _, plen, rpfv, cpda, rdig, maxd = struct.unpack("<BBBBIHBBI", r[:16])
+        if (typ, hl, plen, rpfv, rdig) != (1, 128, 128, 0, dig) or maxd < 4096 or maxd % 4:
+            fail(f"ICResp {r[:16].hex()}")
+
+    def pdu(self, typ, hdr, data=b"", flags=0):
+        hlen = 8 + len(hdr)
+        hd = 4 if self.hd else 0
+        pdo = (hlen + hd) if data else 0
+        dd = 4 if (self.dd and data) else 0
+        flags |= (1 if hd else 0) | (2 if dd else 0)
+        ch = struct.pack("<BBBBI", typ, flags, hlen, pdo, hlen + hd + len(data) + dd)
+        out = ch + hdr
+        if hd:
+            out += struct.pack("<I", crc32c(out))
+        if data:
+            out += data
+            if dd:
+                out += struct.pack("<I", crc32c(data))
+        self.s.sendall(out)
+
+    def recv_pdu(self):
+        ch = self.recvn(8)
+        typ, flags, hlen, pdo, plen = struct.unpack("<BBBBI", ch)
+        rest = self.recvn(plen - 8)
+        pdu = ch + rest
+        hdr = pdu[:hlen]
+        if typ == 3:  # C2HTermReq: no digests
+            return typ, flags, hdr, pdu[hlen:]
+        if flags & 1:
+            if struct.unpack("<I", pdu[hlen:hlen + 4])[0] != crc32c(hdr):
+                fail("bad header digest from the target")
+        data = b""
+        if pdo:
+            end = plen - (4 if flags & 2 else 0)
+            data = pdu[pdo:end]
+            if flags & 2 and struct.unpack("<I", pdu[end:end + 4])[0] != crc32c(data):
+                fail("bad data digest from the target")
+        return typ, flags, hdr, data
+
+    def cmd(self, sqe_fn, data_out=b"", data_in_len=0, incapsule=True):
+        """sqe_fn(cid, sgl) -> 64-byte SQE; returns (status, dw0, dw1, data)."""
+        self.cid += 1
+        cid = self.cid
+        if data_out and incapsule:
+            sgl = struct.pack("<QI3xB", 0, len(data_out), 0x01)
+        else:
+            sgl = struct.pack("<QI3xB", 0, len(data_out) or data_in_len, 0x5A)
+        sqe = sqe_fn(cid, sgl)
+        assert len(sqe) == 64
+        self.pdu(4, sqe, data_out if incapsule else b"")
+        got = b""
+        while True:
+            typ, flags, hdr, data = self.recv_pdu()
+            if typ == 9:  # R2T
+                rcid, ttag, off, ln = struct.unpack("<HHII", hdr[8:20])
+                if rcid != cid or off != 0 or ln != len(data_out):
+                    fail(f"R2T {hdr.hex()}")
+                step = 16384
+                for o in range(0, ln, step):
+                    chunk = data_out[o:o + step]
+                    last = 4 if o + step >= ln else 0
+                    self.pdu(6, struct.pack("<HHII4x", cid, ttag, o, len(chunk)), chunk, last)
+            elif typ == 7:  # C2HData
+                rcid, _, off, ln = struct.unpack("<HHII", hdr[8:20])
+                if rcid != cid or off != len(got) or ln != len(data):
+                    fail(f"C2HData {hdr.hex()}")
+                got += data
+            elif typ == 5:  # CapsuleResp
+                dw0, dw1, sqhd, sqid, rcid, st = struct.unpack("<IIHHHH", hdr[8:24])
+                if rcid != cid:
+                    fail(f"response for cid {rcid}, want {cid}")
+                return st >> 1, dw0, dw1, got
+            else:
+                fail(f"unexpected PDU type {typ}")
+
+    def connect(self, nqn, qid=0, cntlid=0xFFFF, sqsize=31, kato=0):
+        data = bytes(16) + struct.pack("<H", cntlid) + bytes(238)
+        data += nqn.encode().ljust(256, b"\0") + HOSTNQN.encode().ljust(256, b"\0") + bytes(256)
+
+        def sqe(cid, sgl):
+            return struct.pack("<BBHB19x", 0x7F, 0x40, cid, 1) + sgl + \
+                struct.pack("<HHHBxI12x", 0, qid, sqsize, 0, kato)
+        st, dw0, _, _ = self.cmd(sqe, data)
+        if st:
+            fail(f"Connect to {nqn} qid {qid}: status {st:#x}")
+        return dw0 & 0xFFFF
+
+    def admin(self, opc, cdw10=0, cdw11=0, nsid=0, cdw12=0, data_in_len=0):
+        def sqe(cid, sgl):
+            return struct.pack("<BBHI16x", opc, 0x40, cid, nsid) + sgl + \
+                struct.pack("<IIIIII", cdw10, cdw11, cdw12, 0, 0, 0)
+        return self.cmd(sqe, data_in_len=data_in_len)
+
+    def expect_term(self, fes, fei=None):
+        try:
+            typ, _, hdr, _ = self.recv_pdu()
+        except EOFError:
+            fail(f"connection closed without a TermReq (want FES {fes})")
+        rfes, rfei = struct.unpack("<HI", hdr[8:14])
+        if typ != 3 or rfes != fes or (fei is not None and rfei != fei):
+            fail(f"want C2HTermReq FES {fes} FEI {fei}, got type {typ} FES {rfes} FEI {rfei}")
+        try:
+            if self.s.recv(1):
+                fail("data after a TermReq")
+        except (ConnectionResetError, socket.timeout):
+            pass
+        print(f"ok: TermReq FES {fes}")
+
+
+# --- the discovery controller ---------------------------------------------
+d = Conn()
+cntlid = d.connect(DISC)
+# Property Get CAP (8 bytes), then Identify and the Discovery Log
+def prop_get(c, off, size8):
+    def sqe(cid, sgl):
+        return struct.pack("<BBHB19x", 0x7F, 0x40, cid, 4) + sgl + \
+            struct.pack("<B3xI16x", 1 if size8 else 0, off)
+    return c.cmd(sqe)
+st, lo, hi, _ = prop_get(d, 0, True)
+if st or (lo & 0xFFFF) < 1 or not (hi >> 5) & 1:
+    fail(f"CAP {st:#x} {hi:#x}{lo:08x}")
+st, _, _, idc = d.admin(0x06, cdw10=1, data_in_len=4096)
+if st or idc[78:80] != struct.pack("<H", cntlid) or idc[111] != 2 or \
+        idc[768:768 + len(DISC)].decode() != DISC:
+    fail(f"discovery Identify: status {st:#x}")
+numd = 4096 // 4 - 1
+st, _, _, log = d.admin(0x02, cdw10=0x70 | (numd << 16), data_in_len=4096)
+genctr, numrec, recfmt = struct.unpack("<QQH", log[:18])
+if st or numrec < 1:
+    fail(f"discovery log: status {st:#x}, {numrec} records")
+e = log[1024:2048]
+subnqn = e[256:512].rstrip(b"\0").decode()
+if e[0] != 3 or e[1] != 1 or e[2] != 2 or e[32:64].rstrip(b"\0").decode() != str(PORT) or \
+        e[512:768].rstrip(b"\0").decode() != "127.0.0.1":
+    fail(f"discovery entry {e[:64].hex()}")
+print(f"ok: discovery: {numrec} subsystem(s), {subnqn}")
+
+# --- malformed PDUs: each ends its own connection only ----------------------
+b = Conn(icreq=False)
+b.icreq(pfv=1)
+b.expect_term(6, 8)          # unsupported PFV, at byte 8
+b = Conn(icreq=False)
+b.icreq(hlen=100)
+b.expect_term(1, 2)          # wrong hlen, at byte 2
+b = Conn(icreq=False)
+b.pdu(4, bytes(64))          # a command before ICReq
+b.expect_term(2)
+b = Conn(hdgst=True)
+b.s.sendall(struct.pack("<BBBBI", 4, 1, 72, 0, 76) + bytes(64) + b"\xde\xad\xbe\xef")
+b.expect_term(3)             # header digest mismatch
+b = Conn()
+b.s.sendall(struct.pack("<BBBBI", 4, 0, 72, 72, 72 + 0x100000) + bytes(64))
+b.expect_term(5)             # more in-capsule data than the target takes
+b = Conn()
+b.pdu(6, struct.pack("<HHII4x", 1, 77, 0, 4), b"abcd", 4)
+b.expect_term(1, 10)         # H2CData for a transfer tag that does not exist
+b = Conn()
+b.s.sendall(struct.pack("<BBBBI", 0x42, 0, 24, 0, 24) + bytes(16))
+b.expect_term(1, 0)          # unknown PDU type
+st, _, _, _ = d.admin(0x18)  # the discovery connection still answers
+if st:
+    fail("Keep Alive after the malformed connections")
+print("ok: the other connections are unharmed")
+
+# --- a subsystem: admin queue, one I/O queue with digests -------------------
+a = Conn()
+cntlid = a.connect(subnqn)
+st, _, _, idc = a.admin(0x06, cdw10=1, data_in_len=4096)
+ioccsz = struct.unpack("<I", idc[1792:1796])[0]
+if st or idc[78:80] != struct.pack("<H", cntlid) or idc[111] != 1 or ioccsz * 16 < 64 + 4096:
+    fail(f"Identify Controller over fabrics: status {st:#x}, ioccsz {ioccsz}")
+st, dw0, _, _ = a.admin(0x09, cdw10=0x07, cdw11=1 | 1 << 16)  # Number of Queues: 2
+if st:
+    fail("Set Features Number of Queues")
+io = Conn(hdgst=True, ddgst=True)
+io.connect(subnqn, qid=1, cntlid=cntlid, sqsize=31)
+
+
+def rw(c, opc, slba, nblocks, data=b"", incapsule=False, bs=4096):
+    def sqe(cid, sgl):
+        return struct.pack("<BBHI16x", opc, 0x40, cid, 1) + sgl + \
+            struct.pack("<IIIIII", slba & 0xFFFFFFFF, slba >> 32, nblocks - 1, 0, 0, 0)
+    return c.cmd(sqe, data, 0 if data else nblocks * bs, incapsule)
+
+
+small = bytes(range(256)) * 16
+big = bytes((i * 7 + 3) & 0xFF for i in range(256 * 1024))
+st = rw(io, 0x01, 10, 1, small, incapsule=True)[0]          # in-capsule write
+st |= rw(io, 0x01, 100, 64, big)[0]                           # R2T + H2CData
+if st:
+    fail(f"writes: status {st:#x}")
+st, _, _, got = rw(io, 0x02, 10, 1)
+st2, _, _, got2 = rw(io, 0x02, 100, 64)
+if st or st2 or got != small or got2 != big:
+    fail("read back differs")
+print("ok: in-capsule, R2T/H2CData and C2HData transfers with digests")
+# a bad data digest on the I/O queue ends that connection, not the admin queue
+bad = struct.pack("<BBBBI", 4, 3, 72, 76, 76 + 4096 + 4) + \
+    struct.pack("<BBHI16x", 0x01, 0x40, 99, 1) + struct.pack("<QI3xB", 0, 4096, 0x01) + \
+    struct.pack("<IIIIII", 10, 0, 0, 0, 0, 0)
+io.s.sendall(bad + struct.pack("<I", crc32c(bad)) + bytes(4096) + b"bad!")
+try:
+    while io.s.recv(4096):
+        pass
+except (ConnectionResetError, socket.timeout):
+    pass
+print("ok: data digest error: connection closed")
+st, _, _, _ = a.admin(0x18)
+if st:
+    fail("Keep Alive on the admin queue")
+
+# --- a host that stops reading stalls only its own connection --------------
+io2 = Conn()
+io2.connect(subnqn, qid=1, cntlid=cntlid, sqsize=31)
+x = Conn()
+x.connect(subnqn, qid=2, cntlid=cntlid, sqsize=31)
+for cid in range(100, 132):   # 32 reads of 1 MiB, none of it read back
+    sqe = struct.pack("<BBHI16x", 0x02, 0x40, cid, 1) + struct.pack("<QI3xB", 0, 1 << 20, 0x5A) + \
+        struct.pack("<IIIIII", 0, 0, 255, 0, 0, 0)
+    x.pdu(4, sqe)
+for i in range(4):
+    st, _, _, got = rw(io2, 0x02, 100, 64)
+    if st or got != big:
+        fail("I/O on another connection while one peer does not read")
+if a.admin(0x18)[0]:
+    fail("Keep Alive while one peer does not read")
+x.s.close()
+print("ok: a peer that stops reading harms no other connection")
+
+# --- keep-alive timeout: an admin queue that goes silent is closed ---------
+k = Conn()
+k.connect(subnqn, kato=300)
+k.s.settimeout(30)
+try:
+    while k.s.recv(4096):
+        pass
+except ConnectionResetError:
+    pass
+except socket.timeout:
+    fail("an admin queue silent past its keep-alive timeout was not closed")
+print("ok: keep-alive timeout closes the association")
+if a.admin(0x18)[0]:
+    fail("Keep Alive on the first association")
+print("nvme_tcp_pdu: all checks passed")
