@@ -132,7 +132,7 @@ kill "$DPID"; wait "$DPID" 2>/dev/null || true; DPID=
 echo "--- guest (results in $out)"
 grc=0
 bash tests/system/qemu/run.sh --out "$out" --script tests/system/qemu/guest_tcp_host.sh \
-	--dyn "$B/tools/ucmd" --mod nvmet-tcp || grc=$?
+	--dyn "$B/tools/ucmd" --dyn "$B/tests/system/qemu/difftest" --mod nvmet-tcp || grc=$?
 [ -f "$out/guest.log" ] && sed 's/^/guest| /' "$out/guest.log"
 [ "$grc" -eq 125 ] && fail "the guest did not run (see above)"
 [ "$grc" -eq 0 ] || fail "guest tests failed (status $grc; $out/guest.log)"

@@ -26,6 +26,12 @@ mkdir $S/namespaces/1
 echo -n /tmp/ns1.img > $S/namespaces/1/device_path
 echo 1 > $S/namespaces/1/buffered_io	# tmpfs has no O_DIRECT on 6.1
 echo 1 > $S/namespaces/1/enable || fail "namespace enable"
+# a second one, as the differential sequence wants two namespaces
+truncate -s 64M /tmp/ns2.img
+mkdir $S/namespaces/2
+echo -n /tmp/ns2.img > $S/namespaces/2/device_path
+echo 1 > $S/namespaces/2/buffered_io
+echo 1 > $S/namespaces/2/enable || fail "namespace 2 enable"
 P=$CFG/ports/1
 mkdir $P
 echo tcp > $P/addr_trtype
@@ -92,4 +98,13 @@ if ucmd --ctrl nvme-tcp://127.0.0.1:4420/nqn.2026-12.io.ucmd:nobody id-ctrl > $R
 fi
 grep -qi "refused" $R/refused.txt || { cat $R/refused.txt; fail "no reason for the refusal"; }
 echo "GUEST-PART an unknown subsystem is refused"
+# the differential sequence through ucmd's host transport: every step must
+# run (difftest exits 0); its output is kept (nvmet-tcp.out), not compared:
+# nvmet's file namespaces have 4 KiB blocks where the sequence assumes the
+# emulated controller's 512-byte namespace 1, and nvmet differs in identity
+# and optional features (docs/nvme-tcp-host.md)
+if command -v difftest >/dev/null; then
+	difftest --tcp "$URL" > $R/nvmet-tcp.out 2> $R/difftest.err || { cat $R/difftest.err; fail "difftest --tcp"; }
+	echo "GUEST-PART difftest --tcp against nvmet ($(wc -l < $R/nvmet-tcp.out) steps)"
+fi
 echo "guest: all parts passed"
