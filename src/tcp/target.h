@@ -62,9 +62,9 @@ struct tcpt_ctrl {
 	int subsys;		/* index in t->subsys, -1: the discovery controller */
 	char hostnqn[NVME_NQN_LENGTH];
 	uint8_t hostid[16];
-	uint32_t kato_ms;	/* 0: no keep-alive timeout */
+	_Atomic uint32_t kato_ms;	/* 0: no keep-alive timeout (Set Features may change it) */
 	uint32_t cc, csts;
-	uint16_t nr_io_queues;	/* Set Features Number of Queues granted */
+	_Atomic uint16_t nr_io_queues;	/* Set Features Number of Queues granted */
 	atomic_bool dead;	/* admin queue gone or KATO expired: I/O queues end */
 	unsigned refs;		/* under t->lock */
 	pthread_mutex_t lock;	/* cc/csts */
@@ -110,8 +110,8 @@ struct tcpt_conn {
 	pthread_mutex_t send_lock;
 	pthread_t rx, workers[TCPT_WORKERS];
 	unsigned nr_workers;
-	uint64_t last_ka;	/* CLOCK_MONOTONIC ms of the last admin command */
-	bool disconnecting;	/* Disconnect answered: close after its response */
+	_Atomic uint64_t last_ka;	/* CLOCK_MONOTONIC ms of the last admin command */
+	atomic_bool disconnecting;	/* Disconnect answered: close after its response */
 	struct tcpt_conn *next;	/* t->conns */
 };
 

@@ -48,12 +48,13 @@ static int send_all(struct tcpt_conn *c, struct iovec *iov, int n)
 	return 0;
 }
 
-int tcpt_send_pdu(struct tcpt_conn *c, void *hdr, const void *data, uint32_t data_len)
+/* The iovecs of one PDU (header + padding, data, data digest) at iov; their count. */
+static int pdu_iov(void *hdr, const void *data, uint32_t data_len, uint32_t *ddgst,
+		   struct iovec *iov)
 {
 	struct nvme_tcp_hdr *ch = hdr;
-	struct iovec iov[3];
-	uint32_t pre, ddgst = 0;
-	int n = 0, ret;
+	uint32_t pre;
+	int n = 0;
 
 	if (ch->flags & NVME_TCP_F_HDGST)
 		nvme_tcp_put_hdgst(hdr);
@@ -62,10 +63,24 @@ int tcpt_send_pdu(struct tcpt_conn *c, void *hdr, const void *data, uint32_t dat
 	if (data_len) {
 		iov[n++] = (struct iovec){ (void *)data, data_len };
 		if (ch->flags & NVME_TCP_F_DDGST) {
-			ddgst = htole32(nvme_tcp_crc32c(data, data_len));
-			iov[n++] = (struct iovec){ &ddgst, sizeof(ddgst) };
+			*ddgst = htole32(nvme_tcp_crc32c(data, data_len));
+			iov[n++] = (struct iovec){ ddgst, sizeof(*ddgst) };
 		}
 	}
+	return n;
+}
+
+/* One or two PDUs in one sendmsg: a read's C2HData and its CapsuleResp go together. */
+static int send_pdus(struct tcpt_conn *c, void *hdr, const void *data, uint32_t data_len,
+		     void *hdr2)
+{
+	struct iovec iov[6];
+	uint32_t ddgst = 0;
+	int n, ret;
+
+	n = pdu_iov(hdr, data, data_len, &ddgst, iov);
+	if (hdr2)
+		n += pdu_iov(hdr2, NULL, 0, NULL, iov + n);
 	if (atomic_load(&c->dead))
 		return -EPIPE;
 	pthread_mutex_lock(&c->send_lock);
@@ -76,19 +91,32 @@ int tcpt_send_pdu(struct tcpt_conn *c, void *hdr, const void *data, uint32_t dat
 	return ret;
 }
 
-int tcpt_send_rsp(struct tcpt_conn *c, const struct ucmd_nvme_cqe *cqe)
+int tcpt_send_pdu(struct tcpt_conn *c, void *hdr, const void *data, uint32_t data_len)
 {
-	uint8_t buf[NVME_TCP_HDR_BUF] = { 0 };
+	return send_pdus(c, hdr, data, data_len, NULL);
+}
+
+static void build_rsp(struct tcpt_conn *c, uint8_t *buf, const struct ucmd_nvme_cqe *cqe)
+{
 	struct nvme_tcp_rsp *r = (void *)buf;
 
 	nvme_tcp_build_ch(&r->hdr, NVME_TCP_RSP, 0, 0, c->hdgst, c->ddgst, c->hpda);
 	r->cqe = *cqe;
+}
+
+int tcpt_send_rsp(struct tcpt_conn *c, const struct ucmd_nvme_cqe *cqe)
+{
+	uint8_t buf[NVME_TCP_HDR_BUF] = { 0 };
+
+	build_rsp(c, buf, cqe);
 	return tcpt_send_pdu(c, buf, NULL, 0);
 }
 
-static int send_c2h(struct tcpt_conn *c, uint16_t cid, const void *data, uint32_t len)
+/* A read's data (one C2HData, the last) and its CapsuleResp. */
+static int send_c2h_rsp(struct tcpt_conn *c, uint16_t cid, const void *data, uint32_t len,
+			const struct ucmd_nvme_cqe *cqe)
 {
-	uint8_t buf[NVME_TCP_HDR_BUF] = { 0 };
+	uint8_t buf[NVME_TCP_HDR_BUF] = { 0 }, rbuf[NVME_TCP_HDR_BUF] = { 0 };
 	struct nvme_tcp_data *d = (void *)buf;
 
 	nvme_tcp_build_ch(&d->hdr, NVME_TCP_C2H_DATA, NVME_TCP_F_DATA_LAST, len, c->hdgst,
@@ -96,7 +124,8 @@ static int send_c2h(struct tcpt_conn *c, uint16_t cid, const void *data, uint32_
 	d->cccid = cid;
 	d->datao = 0;
 	d->datal = htole32(len);
-	return tcpt_send_pdu(c, buf, data, len);
+	build_rsp(c, rbuf, cqe);
+	return send_pdus(c, buf, data, len, rbuf);
 }
 
 static int send_r2t(struct tcpt_conn *c, uint16_t cid, uint16_t ttag, uint32_t len)
@@ -530,10 +559,12 @@ respond:
 	pthread_mutex_lock(&c->lock);
 	cqe.sq_head = htole16((uint16_t)(++c->sqhd % (c->sqsize + 1u)));
 	pthread_mutex_unlock(&c->lock);
-	if (out_len && !cqe.status && send_c2h(c, s->sqe.cid, s->buf, out_len))
+	if (out_len && !cqe.status) {
+		if (send_c2h_rsp(c, s->sqe.cid, s->buf, out_len, &cqe))
+			return;
+	} else if (tcpt_send_rsp(c, &cqe)) {
 		return;
-	if (tcpt_send_rsp(c, &cqe))
-		return;
+	}
 	if (c->disconnecting) {	/* the host ends this queue: its response went first */
 		tcpt_conn_fail(c, 0, 0, NULL, 0);
 		return;

@@ -128,9 +128,9 @@ class Conn:
             else:
                 fail(f"unexpected PDU type {typ}")
 
-    def connect(self, nqn, qid=0, cntlid=0xFFFF, sqsize=31, kato=0):
+    def connect(self, nqn, qid=0, cntlid=0xFFFF, sqsize=31, kato=0, hostnqn=HOSTNQN):
         data = bytes(16) + struct.pack("<H", cntlid) + bytes(238)
-        data += nqn.encode().ljust(256, b"\0") + HOSTNQN.encode().ljust(256, b"\0") + bytes(256)
+        data += nqn.encode().ljust(256, b"\0") + hostnqn.encode().ljust(256, b"\0") + bytes(256)
 
         def sqe(cid, sgl):
             return struct.pack("<BBHB19x", 0x7F, 0x40, cid, 1) + sgl + \
@@ -249,6 +249,34 @@ st2, _, _, got2 = rw(io, 0x02, 100, 64)
 if st or st2 or got != small or got2 != big:
     fail("read back differs")
 print("ok: in-capsule, R2T/H2CData and C2HData transfers with digests")
+
+
+def raw_sgl(c, sgl, data=b""):
+    def sqe(cid, _):
+        return struct.pack("<BBHI16x", 0x01, 0x40, cid, 1) + sgl + struct.pack("<IIIIII", 0, 0, 0, 0, 0, 0)
+    c.cid += 1
+    cid = c.cid
+    c.pdu(4, sqe(cid, None), data)
+    typ, _, hdr, _ = c.recv_pdu()
+    dw0, dw1, sqhd, sqid, rcid, st = struct.unpack("<IIHHHH", hdr[8:24])
+    if typ != 5 or rcid != cid:
+        fail(f"no response to an SGL the target refuses (type {typ})")
+    return st >> 1
+
+
+# SGL descriptors the target does not take get the NVMe status that says so
+cases = [
+    (struct.pack("<QI3xB", 0, 4096, 0x40), b"", 0x4011, "keyed (RDMA) data block"),
+    (struct.pack("<QI3xB", 8192, 16, 0x01), bytes(4096), 0x4016, "in-capsule offset past the data"),
+    (struct.pack("<QI3xB", 0, 8192, 0x01), bytes(4096), 0x400F, "in-capsule length past the data"),
+    (struct.pack("<QI3xB", 0, 4096, 0x5A), bytes(4096), 0x4011, "in-capsule data a transport SGL does not describe"),
+    (struct.pack("<QI3xB", 0, 64 << 20, 0x5A), b"", 0x4002, "a transfer over the MDTS"),
+]
+for sgl, data, want, what in cases:
+    st = raw_sgl(io, sgl, data)
+    if st != want:
+        fail(f"{what}: status {st:#x}, want {want:#x}")
+print("ok: SGL descriptors the target refuses")
 # a bad data digest on the I/O queue ends that connection, not the admin queue
 bad = struct.pack("<BBBBI", 4, 3, 72, 76, 76 + 4096 + 4) + \
     struct.pack("<BBHI16x", 0x01, 0x40, 99, 1) + struct.pack("<QI3xB", 0, 4096, 0x01) + \
@@ -281,6 +309,23 @@ if a.admin(0x18)[0]:
     fail("Keep Alive while one peer does not read")
 x.s.close()
 print("ok: a peer that stops reading harms no other connection")
+
+# --- a host the policy does not name: the default policy's unprivileged user
+s1 = Conn()
+c1 = s1.connect(subnqn, hostnqn="nqn.2014-08.org.example:stranger")
+if s1.admin(0x06, cdw10=1, data_in_len=4096)[0]:
+    fail("Identify Controller for a host the policy does not name")
+st = s1.admin(0x02, cdw10=0x02 | (127 << 16), nsid=0xFFFFFFFF, data_in_len=512)[0]
+if st != 0x4286:
+    fail(f"Get Log Page for a host the policy does not name: status {st:#x}, want Access Denied")
+s1.admin(0x09, cdw10=0x07, cdw11=0)
+s2 = Conn()
+s2.connect(subnqn, qid=1, cntlid=c1, hostnqn="nqn.2014-08.org.example:stranger")
+st = rw(s2, 0x01, 300, 1, small, incapsule=True)[0]
+st |= rw(s2, 0x02, 300, 1)[0]
+if st:
+    fail(f"I/O for a host the policy does not name: status {st:#x}")
+print("ok: an unnamed host: I/O and Identify, no other admin command (Access Denied)")
 
 # --- keep-alive timeout: an admin queue that goes silent is closed ---------
 k = Conn()
