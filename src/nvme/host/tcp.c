@@ -413,7 +413,18 @@ static enum blk_eh_timer_return tcp_timeout(struct request *rq)
 	}
 	shutdown(tq->fd, SHUT_RDWR);
 	s = NVME_TO_RUNNING;
-	if (!atomic_compare_exchange_strong(&req->tstate, &s, NVME_TO_ABORT_SENT))
+	if (!atomic_compare_exchange_strong(&req->tstate, &s, NVME_TO_ABORT_SENT)) {
+		blk_mq_end_request(rq, 0);	/* its CapsuleResp came meanwhile */
+		return BLK_EH_DONE;
+	}
+	/*
+	 * The receiver marks the connection dead before it looks for requests
+	 * to fail: if it is dead now, its look may have come before ours was
+	 * marked. Both try to take it back; one of us ends it.
+	 */
+	s = NVME_TO_ABORT_SENT;
+	if (atomic_load(&tq->dead) &&
+	    atomic_compare_exchange_strong(&req->tstate, &s, NVME_TO_NONE))
 		blk_mq_end_request(rq, 0);
 	return BLK_EH_DONE;
 }
