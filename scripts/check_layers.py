@@ -22,7 +22,11 @@ ALLOWED = {
     # (hooks.c, desc.c) is built into the engine, the modules sit on top.
     'core':      {'lib', 'uaccess', 'block', 'ring', 'security'},
     'security':  {'lib', 'uaccess', 'core'},
-    'nvme/host': {'lib', 'uaccess', 'block', 'core', 'security', 'nvme/ctrl'},
+    # NVMe/TCP: the PDUs and their checks (pdu.c), shared by the host
+    # transport and ucmdd's target (target*.c), which acts as its
+    # connections through the engine's credentials (core/cred.h)
+    'tcp':       {'core'},
+    'nvme/host': {'lib', 'uaccess', 'block', 'core', 'security', 'nvme/ctrl', 'tcp'},
     'kernel':    {'lib', 'uaccess', 'block', 'core', 'security', 'ring'},
     # the backends behind the public entries' ops table (core/backend.h)
     'backend':   {'lib', 'uaccess', 'block', 'core', 'security', 'ring'},
@@ -32,7 +36,7 @@ ALLOWED = {
     'client':    {'lib', 'core', 'daemon'},
     # ucmdd itself: the engine's internals, the protocol, remote user memory
     'server':    {'lib', 'uaccess', 'block', 'core', 'security', 'ring', 'daemon',
-                  'nvme/host', 'nvme/ctrl', 'store'},
+                  'nvme/host', 'nvme/ctrl', 'store', 'tcp'},
     # libucmd-preload (ucmd exec): a client of ucmdd inside someone else's
     # program; uaccess for rw.c's fault-safe copies of the program's buffers
     # (a guarded memcpy, not a process_vm system call per read or write)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The NVMe host driver: attaches to an emulated controller (struct
- * ucmd_ctrl) the way nvme-pci attaches to a PCIe function, and registers
+ * ucmd_ctrl) the way nvme-pci attaches to a PCIe function, or to a remote
+ * controller over NVMe/TCP the way nvme-tcp does, and registers
  * the devices Linux would create for it on an engine:
  *   nvme<X>     controller character device (NVME_URING_CMD_ADMIN[_VEC])
  *   ng<X>n<Y>   generic namespace character device (NVME_URING_CMD_IO[_VEC])
@@ -48,6 +49,48 @@ int  ucmd_nvme_attach(struct ucmd_engine *e, struct ucmd_ctrl *ctrl,
 		      const struct ucmd_nvme_host_opts *opts, struct ucmd_nvme_host **out);
 /* Remove the devices, cancel what is in flight, disable the controller. */
 void ucmd_nvme_detach(struct ucmd_nvme_host *host);
+
+/*
+ * NVMe/TCP: the host's side of a fabrics connection. A zeroed struct (or
+ * NULL) takes every default.
+ */
+struct ucmd_nvme_tcp_opts {
+	const char *hostnqn;	/* NULL: /etc/nvme/hostnqn, else a generated
+				 * nqn.2014-08.org.nvmexpress:uuid:<uuid> */
+	const char *hostid;	/* a UUID; NULL: /etc/nvme/hostid, else the host NQN's UUID */
+	bool hdr_digest;	/* ask for header digests (CRC32C) */
+	bool data_digest;	/* ask for data digests */
+	unsigned kato_ms;	/* keep-alive timeout; 0: 5000. Keep Alive every KATO/2 */
+};
+
+/*
+ * Attach to the NVMe/TCP controller of url, "nvme-tcp://HOST[:PORT]/SUBNQN"
+ * (PORT 4420 by default, HOST a name, an IPv4 or a [IPv6] address; the
+ * options "?hdgst", "&ddgst" ask for the digests too): one connection per
+ * queue, Connect, the controller enabled through Property Set, then the
+ * same devices as ucmd_nvme_attach() makes, on e. ucmd_nvme_detach()
+ * shuts the controller down and closes the connections. -EINVAL for a
+ * NULL argument or a bad URL, -ECONNREFUSED when the target refuses the
+ * connection or the Connect, -EPROTO for a malformed answer; the reason is
+ * in ucmd_last_error(). Separate metadata buffers are refused (-EINVAL),
+ * as NVMe over Fabrics has none.
+ */
+int  ucmd_nvme_attach_tcp(struct ucmd_engine *e, const char *url,
+			  const struct ucmd_nvme_host_opts *opts,
+			  const struct ucmd_nvme_tcp_opts *topts, struct ucmd_nvme_host **out);
+
+/* What an NVMe/TCP attach negotiated (for tools and tests). */
+struct ucmd_nvme_tcp_info {
+	char hostnqn[224];
+	char subnqn[224];
+	uint16_t cntlid;
+	unsigned nr_queues;		/* connections: admin + I/O */
+	bool hdr_digest, data_digest;	/* in use on the admin connection */
+	uint32_t io_inline_max;		/* in-capsule data bytes on I/O queues */
+	unsigned long keep_alives;	/* Keep Alive commands sent so far */
+};
+/* -EINVAL unless host came from ucmd_nvme_attach_tcp(). */
+int ucmd_nvme_tcp_info(struct ucmd_nvme_host *host, struct ucmd_nvme_tcp_info *info);
 
 /* Statistics of I/O queue qid (1-based) for tests: dispatched requests and batches. */
 int ucmd_nvme_queue_stats(struct ucmd_nvme_host *host, unsigned qid, unsigned long *dispatched,

@@ -28,6 +28,7 @@ int cli_global_parse(struct cli *cli, int argc, char **argv, const char **why)
 		{ "output-format", required_argument, 0, 'o' },
 		{ "policy", required_argument, 0, 'P' },
 		{ "audit", required_argument, 0, 'A' },
+		{ "hostnqn", required_argument, 0, 'H' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
@@ -51,6 +52,7 @@ int cli_global_parse(struct cli *cli, int argc, char **argv, const char **why)
 			break;
 		case 'P': cli->policy = optarg; break;
 		case 'A': cli->audit = optarg; break;
+		case 'H': session_hostnqn = optarg; break;
 		case 'n':
 			if (parse_u32(optarg, &cli->nsid) || !cli->nsid) {
 				*why = "bad --namespace-id";

@@ -57,6 +57,8 @@ struct cli_cmd {
 extern const struct cli_cmd cli_cmds[];
 
 /* session.c */
+/* --hostnqn: the host NQN of an nvme-tcp:// controller (NULL: /etc/nvme/hostnqn or generated) */
+extern const char *session_hostnqn;
 int session_open(struct session *s, const char *dir, uint32_t nsid, const char *policy,
 		 const char *audit, bool only_reads);
 /* The kernel backend: a real /dev/ngXnY, /dev/nvmeXnY or /dev/nvmeX. */

@@ -215,7 +215,9 @@ int cmd_list(struct cli *cli, int argc, char **argv)
 		json_print(o);
 		return 0;
 	}
-	printf("%s: %s\n", cli->s.daemon ? "daemon" : "controller directory", cli->s.dir);
+	printf("%s: %s\n", cli->s.daemon ? "daemon" :
+	       !strncmp(cli->s.dir, "nvme-tcp://", 11) ? "controller" : "controller directory",
+	       cli->s.dir);
 	for (int i = 0; i < n && i < 64; i++)
 		printf("  %s\n", names[i]);
 	if (cli->s.lba_size)

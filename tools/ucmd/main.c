@@ -49,14 +49,18 @@ const struct cli_cmd cli_cmds[] = {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: ucmd [--ctrl DIR | --daemon SOCKET] [--namespace-id N]\n"
+	fprintf(f, "usage: ucmd [--ctrl DIR | --ctrl nvme-tcp://HOST[:PORT]/SUBNQN [--hostnqn NQN]\n"
+		   "            | --daemon SOCKET] [--namespace-id N]\n"
 		   "            [--output-format normal|json] [--policy FILE] [--audit FILE|-]\n"
 		   "            COMMAND [/dev/DEVICE] [ARGS]\n\n"
 		   "Without a /dev path the command works on the embedded controller in --ctrl DIR\n"
 		   "(default $UCMD_CTRL, else ./ucmd-ctrl); with one, on that real device through\n"
 		   "the kernel's io_uring. --daemon SOCKET sends it to ucmdd's controllers instead,\n"
 		   "as the user you are, under the daemon's policy; $UCMD_DAEMON does the same when\n"
-		   "neither --ctrl nor a /dev path is given.\n\ncommands:\n");
+		   "neither --ctrl nor a /dev path is given. --ctrl nvme-tcp://HOST:PORT/SUBNQN\n"
+		   "attaches ucmd's driver to that remote NVMe/TCP controller instead (options\n"
+		   "?hdgst&ddgst for digests; --hostnqn, else /etc/nvme/hostnqn, else generated).\n"
+		   "\ncommands:\n");
 	for (const struct cli_cmd *c = cli_cmds; c->name; c++)
 		fprintf(f, "  %-16s %s\n", c->name, c->help);
 }

@@ -22,6 +22,8 @@
 
 #define DEFAULT_NS_BYTES (1ull << 30)
 
+const char *session_hostnqn;
+
 /* Parents as mkdir -p makes them; the controller directory itself private (0700). */
 static int mkdir_p(const char *dir)
 {
@@ -118,11 +120,14 @@ int session_open(struct session *s, const char *dir, uint32_t nsid, const char *
 	char name[32];
 	int ret;
 
+	bool tcp = !strncmp(dir, "nvme-tcp://", 11);
+
 	memset(s, 0, sizeof(*s));
 	s->ctrl_fd = s->ns_fd = -1;
 	s->dir = dir;
-	cp.read_only = use_read_only(dir, only_reads);
-	ret = cp.read_only ? 0 : mkdir_p(dir);
+	/* --ctrl nvme-tcp://HOST:PORT/SUBNQN: a remote controller, no directory */
+	cp.read_only = !tcp && use_read_only(dir, only_reads);
+	ret = cp.read_only || tcp ? 0 : mkdir_p(dir);
 	if (ret)
 		return ret;
 	ret = ucmd_engine_create(&s->e);
@@ -139,6 +144,16 @@ int session_open(struct session *s, const char *dir, uint32_t nsid, const char *
 		return ret;
 	}
 	s->security = true;
+	if (tcp) {
+		struct ucmd_nvme_tcp_opts to = { .hostnqn = session_hostnqn };
+
+		ret = ucmd_nvme_attach_tcp(s->e, dir, &ho, &to, &s->host);
+		if (ret) {
+			fprintf(stderr, "ucmd: %s\n", ucmd_last_error());
+			return ret;
+		}
+		goto attached;
+	}
 	cp.dir = dir;
 	cp.mode = UCMD_CTRL_INLINE;
 	cp.errbuf = err;
@@ -168,6 +183,7 @@ int session_open(struct session *s, const char *dir, uint32_t nsid, const char *
 	ret = ucmd_nvme_attach(s->e, s->ctrl, &ho, &s->host);
 	if (ret)
 		return ret;
+attached:
 	p.flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32;
 	ret = ucmd_queue_init_engine(s->e, 64, &s->ring, &p);
 	if (ret)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <endian.h>
 #include "lib/error.h"
@@ -18,6 +19,87 @@
 static void nvme_irq(void *arg, uint16_t vector)
 {
 	nvme_irq_host(arg, vector);
+}
+
+int nvme_reg_read32(struct nvme_host *h, uint32_t off, uint32_t *val)
+{
+	return h->ops->reg_read32(h, off, val);
+}
+
+int nvme_reg_read64(struct nvme_host *h, uint32_t off, uint64_t *val)
+{
+	return h->ops->reg_read64(h, off, val);
+}
+
+int nvme_reg_write32(struct nvme_host *h, uint32_t off, uint32_t val)
+{
+	return h->ops->reg_write32(h, off, val);
+}
+
+static void nvme_sleep_us(unsigned us)
+{
+	struct timespec ts = { 0, (long)us * 1000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* CSTS.RDY follows CC.EN; the spec bounds the wait by CAP.TO (500 ms units). */
+int nvme_wait_ready(struct nvme_host *h, bool enabled)
+{
+	uint64_t cap;
+	unsigned to_ms;
+	int ret = nvme_reg_read64(h, UCMD_NVME_REG_CAP, &cap);
+
+	if (ret)
+		return ret;
+	to_ms = (unsigned)((cap >> 24) & 0xff) * 500u + 500u;
+	for (unsigned waited = 0; waited <= to_ms * 10; waited++) {
+		uint32_t csts;
+
+		ret = nvme_reg_read32(h, UCMD_NVME_REG_CSTS, &csts);
+		if (ret)
+			return ret;
+		if (csts & UCMD_NVME_CSTS_CFS)
+			return -EIO;
+		if (!!(csts & UCMD_NVME_CSTS_RDY) == enabled)
+			return 0;
+		nvme_sleep_us(100);
+	}
+	return -ETIMEDOUT;
+}
+
+/* Linux's nvme_enable_ctrl: queue entry sizes, NVM command set, 4 KiB pages, EN. */
+static int nvme_enable_ctrl(struct nvme_host *h)
+{
+	uint64_t cap;
+	uint32_t mqes;
+	int ret = nvme_reg_read64(h, UCMD_NVME_REG_CAP, &cap);
+
+	if (ret)
+		return ret;
+	mqes = (uint32_t)(cap & 0xffff) + 1;
+	if (h->opts.queue_depth + 1 > mqes)
+		h->opts.queue_depth = mqes - 1;
+	/* IOCQES 16 bytes (4), IOSQES 64 bytes (6), NVM command set, 4 KiB pages */
+	ret = nvme_reg_write32(h, UCMD_NVME_REG_CC, 4u << 20 | 6u << 16 | UCMD_NVME_CC_EN);
+	if (!ret)
+		ret = nvme_wait_ready(h, true);
+	if (!ret)
+		h->queues[0].live = true;
+	return ret;
+}
+
+/* Normal shutdown notification first, then disable (a gone controller: nothing to do). */
+static void nvme_shutdown_ctrl(struct nvme_host *h)
+{
+	uint32_t cc;
+
+	if (nvme_reg_read32(h, UCMD_NVME_REG_CC, &cc))
+		return;
+	if (nvme_reg_write32(h, UCMD_NVME_REG_CC, cc | 1u << UCMD_NVME_CC_SHN_SHIFT) ||
+	    nvme_reg_write32(h, UCMD_NVME_REG_CC, 0))
+		return;
+	nvme_wait_ready(h, false);
 }
 
 uint32_t nvme_command_effects(struct nvme_host *h, bool admin, uint8_t opcode)
@@ -119,6 +201,22 @@ static int nvme_scan_ns(struct nvme_host *h)
 	if (!list || !id)
 		goto out;
 	ret = nvme_identify(h, NVME_IDENTIFY_CNS_NS_ACTIVE_LIST, 0, list);
+	if (ret == -EIO) {
+		/*
+		 * Linux's nvme_scan_ns_sequential: a controller that will not
+		 * list its namespaces (a fabrics target whose policy refuses
+		 * the list to this host, as Linux's own rules refuse it to
+		 * the unprivileged) is asked about each of 1..NN instead.
+		 */
+		uint32_t nn = le32toh(h->id->nn);
+
+		if (nn > NVME_IDENTIFY_DATA_SIZE / 4)
+			nn = NVME_IDENTIFY_DATA_SIZE / 4;
+		memset(list, 0, NVME_IDENTIFY_DATA_SIZE);
+		for (uint32_t i = 0; i < nn; i++)
+			list[i] = htole32(i + 1);
+		ret = 0;
+	}
 	if (ret)
 		goto out;
 	h->ns = calloc(NVME_IDENTIFY_DATA_SIZE / 4, sizeof(*h->ns));
@@ -178,7 +276,7 @@ static int nvme_init_admin(struct nvme_host *h)
 {
 	struct blk_mq_tag_set *set = &h->admin_set;
 
-	set->ops = &nvme_mq_admin_ops;
+	set->ops = h->ops->admin_mq_ops;
 	set->nr_hw_queues = 1;
 	/* One SQ slot stays empty so the SQ never looks empty when full. */
 	set->queue_depth = NVME_ADMIN_DEPTH - 1;
@@ -211,6 +309,51 @@ static int nvme_enable_aen(struct nvme_host *h)
 	return st < 0 ? st : 0;
 }
 
+int nvme_host_start(struct nvme_host *h)
+{
+	int ret;
+
+	if (!h->opts.nr_io_queues)
+		h->opts.nr_io_queues = 2;
+	if (!h->opts.queue_depth)
+		h->opts.queue_depth = 64;
+	if (h->opts.queue_depth < 2)
+		h->opts.queue_depth = 2;
+	if (h->opts.queue_depth > NVME_TAG_MASK)
+		h->opts.queue_depth = NVME_TAG_MASK;
+	snprintf(h->name, sizeof(h->name), "nvme%u", h->opts.instance);
+	h->queues = calloc(1 + h->opts.nr_io_queues + h->opts.nr_poll_queues, sizeof(*h->queues));
+	h->id = page_alloc(sizeof(*h->id));
+	if (!h->queues || !h->id)
+		return -ENOMEM;
+	/* The admin tag set first: fabrics carry register accesses as commands. */
+	ret = h->ops->setup_admin_queue(h);
+	if (ret)
+		return ret;
+	h->nr_queues = 1;
+	ret = nvme_init_admin(h);
+	if (ret)
+		return ret;
+	h->regs_ok = true;
+	ret = nvme_enable_ctrl(h);
+	if (!ret)
+		ret = nvme_identify(h, NVME_IDENTIFY_CNS_CTRL, 0, h->id);
+	if (ret)
+		return ret;
+	h->max_hw_bytes = h->id->mdts ? NVME_PAGE_SIZE << h->id->mdts : 0;
+	h->sgl_supported = (le32toh(h->id->sgls) & NVME_CTRL_SGLS_SUPPORTED) != 0;
+	ret = nvme_read_effects(h);
+	if (!ret)
+		ret = nvme_enable_aen(h);
+	if (!ret)
+		ret = nvme_create_io_queues(h);
+	if (!ret)
+		ret = nvme_scan_ns(h);
+	if (!ret)
+		ret = nvme_add_devices(h);
+	return ret;
+}
+
 int ucmd_nvme_attach(struct ucmd_engine *e, struct ucmd_ctrl *ctrl,
 		     const struct ucmd_nvme_host_opts *opts, struct ucmd_nvme_host **out)
 {
@@ -239,44 +382,12 @@ int ucmd_nvme_attach(struct ucmd_engine *e, struct ucmd_ctrl *ctrl,
 	}
 	h->irq_connected = true;
 	h->engine = e;
+	h->ops = &nvme_pci_ctrl_ops;
 	h->ctrl = ctrl;
+	h->regs_ok = true;	/* MMIO: even a failed bring-up is undone by a disable */
 	if (opts)
 		h->opts = *opts;
-	if (!h->opts.nr_io_queues)
-		h->opts.nr_io_queues = 2;
-	if (!h->opts.queue_depth)
-		h->opts.queue_depth = 64;
-	if (h->opts.queue_depth < 2)
-		h->opts.queue_depth = 2;
-	if (h->opts.queue_depth > NVME_TAG_MASK)
-		h->opts.queue_depth = NVME_TAG_MASK;
-	snprintf(h->name, sizeof(h->name), "nvme%u", h->opts.instance);
-	h->queues = calloc(1 + h->opts.nr_io_queues + h->opts.nr_poll_queues, sizeof(*h->queues));
-	h->id = page_alloc(sizeof(*h->id));
-	ret = -ENOMEM;
-	if (!h->queues || !h->id)
-		goto fail;
-	ret = nvme_pci_enable(h);
-	if (ret)
-		goto fail;
-	h->nr_queues = 1;
-	ret = nvme_init_admin(h);
-	if (ret)
-		goto fail;
-	ret = nvme_identify(h, NVME_IDENTIFY_CNS_CTRL, 0, h->id);
-	if (ret)
-		goto fail;
-	h->max_hw_bytes = h->id->mdts ? NVME_PAGE_SIZE << h->id->mdts : 0;
-	h->sgl_supported = (le32toh(h->id->sgls) & NVME_CTRL_SGLS_SUPPORTED) != 0;
-	ret = nvme_read_effects(h);
-	if (!ret)
-		ret = nvme_enable_aen(h);
-	if (!ret)
-		ret = nvme_create_io_queues(h);
-	if (!ret)
-		ret = nvme_scan_ns(h);
-	if (!ret)
-		ret = nvme_add_devices(h);
+	ret = nvme_host_start(h);
 	if (ret)
 		goto fail;
 	*out = (struct ucmd_nvme_host *)h;
@@ -286,17 +397,17 @@ fail:
 	return last_error_default(ret, "ucmd_nvme_attach: bringing up the controller");
 }
 
-void ucmd_nvme_detach(struct ucmd_nvme_host *host)
+void nvme_host_free(struct nvme_host *h)
 {
-	struct nvme_host *h = (struct nvme_host *)host;
-
-	if (!h)
-		return;
 	nvme_remove_devices(h);
 	/* No interrupt reaches a detached host: none is in flight after this. */
 	if (h->irq_connected)
 		ctrl_set_irq(h->ctrl, NULL, NULL);
-	nvme_pci_disable(h);
+	/* A transport whose admin queue is gone fails the accesses at once. */
+	if (h->regs_ok)
+		nvme_shutdown_ctrl(h);
+	if (h->queues && h->ops->stop_queues)
+		h->ops->stop_queues(h);
 	nvme_cancel_inflight(h);
 	blk_mq_free_tag_set(&h->poll_set);
 	blk_mq_free_tag_set(&h->io_set);
@@ -304,13 +415,14 @@ void ucmd_nvme_detach(struct ucmd_nvme_host *host)
 	for (unsigned i = 0; h->queues && i <= h->opts.nr_io_queues + h->opts.nr_poll_queues; i++) {
 		struct nvme_queue *q = &h->queues[i];
 
-		if (q->sq_cmds || q->cqes) {
-			pthread_mutex_destroy(&q->sq_lock);
-			pthread_mutex_destroy(&q->cq_lock);
-		}
-		free(q->sq_cmds);
-		free(q->cqes);
+		if (!q->host)
+			continue;	/* never set up */
+		h->ops->free_queue(q);
+		pthread_mutex_destroy(&q->sq_lock);
+		pthread_mutex_destroy(&q->cq_lock);
 	}
+	if (h->ops->free_ctrl)
+		h->ops->free_ctrl(h);
 	for (unsigned i = 0; i < h->nr_ns; i++)
 		free(h->ns[i]);
 	free(h->ns);
@@ -318,6 +430,12 @@ void ucmd_nvme_detach(struct ucmd_nvme_host *host)
 	free(h->effects);
 	free(h->id);
 	free(h);
+}
+
+void ucmd_nvme_detach(struct ucmd_nvme_host *host)
+{
+	if (host)
+		nvme_host_free((struct nvme_host *)host);
 }
 
 int ucmd_nvme_queue_stats(struct ucmd_nvme_host *host, unsigned qid, unsigned long *dispatched,

@@ -137,7 +137,7 @@ static int nvme_setup_sgls(struct nvme_request *req, const struct iovec **segs, 
 	return 0;
 }
 
-int nvme_map_data(struct nvme_host *h, struct request *rq)
+int nvme_pci_map_data(struct nvme_host *h, struct request *rq)
 {
 	struct nvme_request *req = nvme_req(rq);
 	const struct iovec *stack[UCMD_FAST_IOV], **segs = stack;

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Internals of the NVMe host driver, shared by its files:
- *   pci.c      queues, doorbells, interrupts, polling, timeouts (nvme-pci's role)
+ *   pci.c      queues, doorbells, interrupts, polling, timeouts (nvme-pci's role);
+ *              also the completion and timeout handling every transport shares
+ *   tcp.c      the NVMe/TCP transport (nvme-tcp's role): PDUs on one socket per queue
+ *   fabrics.c  Connect, Property Get/Set, host NQN, URL parsing (nvme-fabrics' role)
  *   dma.c      PRP lists and SGLs for a request's data
  *   submit.c   request allocation and synchronous execution
  *   core.c     attach/detach, namespace scan, effects log, devices
@@ -38,9 +41,11 @@
 #define NVME_GENCTR_MASK	0xfu
 
 struct nvme_host;
+struct request;
 
 struct nvme_queue {
 	struct nvme_host *host;
+	void *priv;			/* the transport's queue (TCP: struct nvme_tcp_queue) */
 	struct blk_mq_hw_ctx *hctx;
 	uint16_t qid;
 	uint16_t cq_vector;
@@ -62,7 +67,10 @@ struct nvme_queue {
 };
 
 /* Per-request driver data (tag_set.cmd_size), Linux's struct nvme_request + iod. */
-enum { NVME_REQ_CANCELLED = 1u << 0 };
+enum {
+	NVME_REQ_CANCELLED = 1u << 0,
+	NVME_REQ_XFER_ERR = 1u << 1,	/* TCP: the user's buffer faulted, or a data digest failed */
+};
 enum { NVME_TO_NONE, NVME_TO_RUNNING, NVME_TO_CQE_SEEN, NVME_TO_ABORT_SENT };
 
 struct nvme_request {
@@ -96,11 +104,41 @@ struct nvme_ns {
 	char ng_name[32], blk_name[32];
 };
 
+/*
+ * What differs between transports, Linux's struct nvme_ctrl_ops plus the
+ * queue setup its transports do in their own create_ctrl: registers are
+ * MMIO on PCI and Property Get/Set commands on fabrics; queues are memory
+ * rings created by admin commands on PCI and connections on TCP.
+ */
+struct nvme_ctrl_ops {
+	const char *name;
+	int  (*reg_read32)(struct nvme_host *h, uint32_t off, uint32_t *val);
+	int  (*reg_read64)(struct nvme_host *h, uint32_t off, uint64_t *val);
+	int  (*reg_write32)(struct nvme_host *h, uint32_t off, uint32_t val);
+	/* Queue 0 ready to carry commands (on a disabled controller). */
+	int  (*setup_admin_queue)(struct nvme_host *h);
+	/* I/O queue q (qid, q_depth, polled set by the caller) ready and live. */
+	int  (*setup_io_queue)(struct nvme_host *h, struct nvme_queue *q);
+	/* The controller is disabled or gone: stop every queue (may be NULL). */
+	void (*stop_queues)(struct nvme_host *h);
+	/* Free what the transport holds for queue q and the controller. */
+	void (*free_queue)(struct nvme_queue *q);
+	void (*free_ctrl)(struct nvme_host *h);
+	/* Describe the request's data to the controller (DPTR). */
+	int  (*map_data)(struct nvme_host *h, struct request *rq);
+	/* Reap completions (iopoll); 0 when another thread completes them. */
+	int  (*poll)(struct nvme_queue *q);
+	const struct blk_mq_ops *admin_mq_ops, *mq_ops;
+};
+
 struct nvme_host {
 	struct ucmd_engine *engine;
-	struct ucmd_ctrl *ctrl;
+	const struct nvme_ctrl_ops *ops;
+	void *tctrl;			/* the transport's controller (TCP) */
+	struct ucmd_ctrl *ctrl;		/* the emulated controller (PCI) */
 	struct ucmd_nvme_host_opts opts;
 	bool irq_connected;		/* the controller's interrupt target */
+	bool regs_ok;			/* register access works (PCI: always; fabrics: admin up) */
 	char name[32];			/* nvmeX */
 	unsigned dstrd;
 	uint32_t max_hw_bytes;		/* MDTS, 0: no limit */
@@ -205,17 +243,43 @@ int nvme_range_list_import(struct nvme_host *h, const struct io_uring_cmd *ioucm
 			   size_t *user_count);
 
 /* ---- pci.c ---- */
-extern const struct blk_mq_ops nvme_mq_admin_ops, nvme_mq_ops;
-int  nvme_pci_enable(struct nvme_host *h);
-void nvme_pci_disable(struct nvme_host *h);
+extern const struct nvme_ctrl_ops nvme_pci_ctrl_ops;
 int  nvme_create_io_queues(struct nvme_host *h);
-int  nvme_poll_queue(struct nvme_queue *nvmeq);
 void nvme_cancel_inflight(struct nvme_host *h);
 void nvme_irq_host(struct nvme_host *h, uint16_t vector);
+/* Shared by the transports: a completion, a timeout, a hardware context. */
+void nvme_handle_cqe(struct nvme_queue *q, const struct ucmd_nvme_cqe *cqe);
+enum blk_eh_timer_return nvme_timeout(struct request *rq);
+int  nvme_init_hctx(struct blk_mq_hw_ctx *hctx, void *driver_data, unsigned idx);
+void nvme_queue_init_common(struct nvme_host *h, struct nvme_queue *q, uint16_t qid,
+			    uint32_t depth, bool polled);
+
+static inline int nvme_poll_queue(struct nvme_queue *q)
+{
+	return q->host->ops->poll(q);
+}
+
+/* ---- core.c ---- registers through the transport */
+int nvme_reg_read32(struct nvme_host *h, uint32_t off, uint32_t *val);
+int nvme_reg_read64(struct nvme_host *h, uint32_t off, uint64_t *val);
+int nvme_reg_write32(struct nvme_host *h, uint32_t off, uint32_t val);
+/* CSTS.RDY == enabled within CAP.TO. */
+int nvme_wait_ready(struct nvme_host *h, bool enabled);
+/*
+ * The common bring-up and teardown of a host whose ops and transport are
+ * set: admin queue, CC.EN, Identify, effects, I/O queues, namespaces,
+ * devices; detach undoes any prefix of it.
+ */
+int  nvme_host_start(struct nvme_host *h);
+void nvme_host_free(struct nvme_host *h);
 
 /* ---- dma.c ---- */
 /* Fill cmd's DPTR (and MPTR) from the request's segments; may allocate a list. */
-int  nvme_map_data(struct nvme_host *h, struct request *rq);
+int  nvme_pci_map_data(struct nvme_host *h, struct request *rq);
+static inline int nvme_map_data(struct nvme_host *h, struct request *rq)
+{
+	return h->ops->map_data(h, rq);
+}
 void nvme_unmap_data(struct request *rq);
 
 /* ---- submit.c ---- */

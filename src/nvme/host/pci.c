@@ -8,108 +8,102 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "host.h"
 
-static void nvme_sleep_us(unsigned us)
+static int pci_reg_read32(struct nvme_host *h, uint32_t off, uint32_t *val)
 {
-	struct timespec ts = { 0, (long)us * 1000 };
-
-	nanosleep(&ts, NULL);
+	*val = ucmd_ctrl_read32(h->ctrl, off);
+	return 0;
 }
 
-/* CSTS.RDY follows CC.EN; the spec bounds the wait by CAP.TO (500 ms units). */
-static int nvme_wait_ready(struct nvme_host *h, bool enabled)
+static int pci_reg_read64(struct nvme_host *h, uint32_t off, uint64_t *val)
 {
-	uint64_t cap = ucmd_ctrl_read64(h->ctrl, UCMD_NVME_REG_CAP);
-	unsigned to_ms = (unsigned)((cap >> 24) & 0xff) * 500u + 500u;
-
-	for (unsigned waited = 0; waited <= to_ms * 10; waited++) {
-		uint32_t csts = ucmd_ctrl_read32(h->ctrl, UCMD_NVME_REG_CSTS);
-
-		if (csts & UCMD_NVME_CSTS_CFS)
-			return -EIO;
-		if (!!(csts & UCMD_NVME_CSTS_RDY) == enabled)
-			return 0;
-		nvme_sleep_us(100);
-	}
-	return -ETIMEDOUT;
+	*val = ucmd_ctrl_read64(h->ctrl, off);
+	return 0;
 }
 
-static int nvme_alloc_queue(struct nvme_host *h, uint16_t qid, uint32_t depth, bool polled)
+static int pci_reg_write32(struct nvme_host *h, uint32_t off, uint32_t val)
 {
-	struct nvme_queue *q = &h->queues[qid];
-	size_t sq_bytes = (size_t)depth * sizeof(struct ucmd_nvme_sqe);
-	size_t cq_bytes = (size_t)depth * sizeof(struct ucmd_nvme_cqe);
+	ucmd_ctrl_write32(h->ctrl, off, val);
+	return 0;
+}
 
+/* What every transport's queue has; the rings or the socket come on top. */
+void nvme_queue_init_common(struct nvme_host *h, struct nvme_queue *q, uint16_t qid,
+			    uint32_t depth, bool polled)
+{
 	q->host = h;
 	q->qid = qid;
 	q->q_depth = depth;
 	q->polled = polled;
 	/* The CQ vector is the qid: one interrupt line per interrupt-driven queue. */
 	q->cq_vector = polled ? 0 : qid;
+	q->sq_tail = q->last_sq_tail = 0;
+	q->cq_head = 0;
+	q->cq_phase = 1;
+	pthread_mutex_init(&q->sq_lock, NULL);
+	pthread_mutex_init(&q->cq_lock, NULL);
+	atomic_init(&q->cq_pending, 0);
+	atomic_init(&q->stale_cqes, 0);
+}
+
+static int nvme_alloc_queue(struct nvme_host *h, struct nvme_queue *q)
+{
+	size_t sq_bytes = (size_t)q->q_depth * sizeof(struct ucmd_nvme_sqe);
+	size_t cq_bytes = (size_t)q->q_depth * sizeof(struct ucmd_nvme_cqe);
+
 	q->sq_cmds = aligned_alloc(NVME_PAGE_SIZE, (sq_bytes + NVME_PAGE_SIZE - 1) & ~(size_t)4095);
 	q->cqes = aligned_alloc(NVME_PAGE_SIZE, (cq_bytes + NVME_PAGE_SIZE - 1) & ~(size_t)4095);
 	if (!q->sq_cmds || !q->cqes)
 		return -ENOMEM;
 	memset(q->sq_cmds, 0, sq_bytes);
 	memset(q->cqes, 0, cq_bytes);
-	q->sq_tail = q->last_sq_tail = 0;
-	q->cq_head = 0;
-	q->cq_phase = 1;
-	q->sq_db = ucmd_nvme_db_offset(qid, 0, h->dstrd);
-	q->cq_db = ucmd_nvme_db_offset(qid, 1, h->dstrd);
-	pthread_mutex_init(&q->sq_lock, NULL);
-	pthread_mutex_init(&q->cq_lock, NULL);
-	atomic_init(&q->cq_pending, 0);
-	atomic_init(&q->stale_cqes, 0);
+	q->sq_db = ucmd_nvme_db_offset(q->qid, 0, h->dstrd);
+	q->cq_db = ucmd_nvme_db_offset(q->qid, 1, h->dstrd);
 	return 0;
 }
 
-int nvme_pci_enable(struct nvme_host *h)
+/*
+ * nvme_pci_configure_admin_queue: from a disabled controller (as
+ * nvme_disable_ctrl leaves it at probe), the admin rings in host memory
+ * and their registers. The core sets CC.EN afterwards.
+ */
+static int pci_setup_admin_queue(struct nvme_host *h)
 {
+	struct nvme_queue *aq = &h->queues[0];
 	uint64_t cap;
-	uint32_t mqes;
 	int ret;
 
-	/* Start from a disabled controller, as nvme_disable_ctrl does at probe. */
 	ucmd_ctrl_write32(h->ctrl, UCMD_NVME_REG_CC, 0);
 	ret = nvme_wait_ready(h, false);
 	if (ret)
 		return ret;
 	cap = ucmd_ctrl_read64(h->ctrl, UCMD_NVME_REG_CAP);
 	h->dstrd = (unsigned)((cap >> 32) & 0xf);
-	mqes = (uint32_t)(cap & 0xffff) + 1;
-	if (h->opts.queue_depth + 1 > mqes)
-		h->opts.queue_depth = mqes - 1;
-
-	ret = nvme_alloc_queue(h, 0, NVME_ADMIN_DEPTH, false);
+	nvme_queue_init_common(h, aq, 0, NVME_ADMIN_DEPTH, false);
+	ret = nvme_alloc_queue(h, aq);
 	if (ret)
 		return ret;
-	struct nvme_queue *aq = &h->queues[0];
 	ucmd_ctrl_write32(h->ctrl, UCMD_NVME_REG_AQA,
 			  (NVME_ADMIN_DEPTH - 1) << 16 | (NVME_ADMIN_DEPTH - 1));
 	ucmd_ctrl_write64(h->ctrl, UCMD_NVME_REG_ASQ, (uint64_t)(uintptr_t)aq->sq_cmds);
 	ucmd_ctrl_write64(h->ctrl, UCMD_NVME_REG_ACQ, (uint64_t)(uintptr_t)aq->cqes);
-	/* IOCQES 16 bytes (4), IOSQES 64 bytes (6), NVM command set, 4 KiB pages */
-	ucmd_ctrl_write32(h->ctrl, UCMD_NVME_REG_CC, 4u << 20 | 6u << 16 | UCMD_NVME_CC_EN);
-	ret = nvme_wait_ready(h, true);
-	if (ret)
-		return ret;
-	aq->live = true;
 	return 0;
 }
 
-void nvme_pci_disable(struct nvme_host *h)
+static void pci_stop_queues(struct nvme_host *h)
 {
-	/* Normal shutdown notification first, then disable. */
-	ucmd_ctrl_write32(h->ctrl, UCMD_NVME_REG_CC,
-			  ucmd_ctrl_read32(h->ctrl, UCMD_NVME_REG_CC) | 1u << UCMD_NVME_CC_SHN_SHIFT);
-	ucmd_ctrl_write32(h->ctrl, UCMD_NVME_REG_CC, 0);
-	nvme_wait_ready(h, false);
 	for (unsigned i = 0; i < h->nr_queues; i++)
 		h->queues[i].live = false;
+}
+
+static void pci_free_queue(struct nvme_queue *q)
+{
+	free(q->sq_cmds);
+	free(q->cqes);
+	q->sq_cmds = NULL;
+	q->cqes = NULL;
 }
 
 /* Set Features, Number of Queues: the controller may grant fewer (0-based counts). */
@@ -136,10 +130,13 @@ static int nvme_set_queue_count(struct nvme_host *h, unsigned *count)
 	return 0;
 }
 
-static int nvme_create_queue(struct nvme_host *h, struct nvme_queue *q)
+static int pci_setup_io_queue(struct nvme_host *h, struct nvme_queue *q)
 {
 	struct ucmd_nvme_sqe c = { .opcode = nvme_admin_create_cq };
-	int st;
+	int st = nvme_alloc_queue(h, q);
+
+	if (st)
+		return st;
 
 	c.dptr.prp1 = (uint64_t)(uintptr_t)q->cqes;
 	c.cdw10 = (q->q_depth - 1) << 16 | q->qid;
@@ -164,7 +161,7 @@ static int nvme_init_tag_set(struct nvme_host *h, struct blk_mq_tag_set *set, un
 			     unsigned nr)
 {
 	memset(set, 0, sizeof(*set));
-	set->ops = &nvme_mq_ops;
+	set->ops = h->ops->mq_ops;
 	set->nr_hw_queues = nr;
 	set->queue_depth = h->opts.queue_depth;
 	set->cmd_size = sizeof(struct nvme_request);
@@ -191,10 +188,9 @@ int nvme_create_io_queues(struct nvme_host *h)
 	for (unsigned i = 1; i <= got; i++) {
 		bool polled = i > h->opts.nr_io_queues;
 
-		ret = nvme_alloc_queue(h, (uint16_t)i, h->opts.queue_depth + 1, polled);
-		if (ret)
-			return ret;
-		ret = nvme_create_queue(h, &h->queues[i]);
+		nvme_queue_init_common(h, &h->queues[i], (uint16_t)i, h->opts.queue_depth + 1,
+				       polled);
+		ret = h->ops->setup_io_queue(h, &h->queues[i]);
 		if (ret)
 			return ret;
 		/* The interrupt handler walks the queues: publish the new one. */
@@ -276,7 +272,7 @@ static void nvme_end_req(struct request *rq)
 	blk_mq_end_request(rq, BLK_STS_OK);
 }
 
-static void nvme_handle_cqe(struct nvme_queue *q, const struct ucmd_nvme_cqe *cqe)
+void nvme_handle_cqe(struct nvme_queue *q, const struct ucmd_nvme_cqe *cqe)
 {
 	unsigned tag = cqe->cid & NVME_TAG_MASK;
 	struct request *rq = q->hctx ? blk_mq_tag_to_rq(q->hctx, tag) : NULL;
@@ -346,7 +342,7 @@ static bool nvme_cqe_take(struct nvme_queue *q, struct ucmd_nvme_cqe *out)
  * mode the CQ head doorbell can raise a nested interrupt on this very
  * thread: whoever finds the CQ busy leaves a note and the owner runs again.
  */
-int nvme_poll_queue(struct nvme_queue *q)
+static int pci_poll_queue(struct nvme_queue *q)
 {
 	int found = 0;
 
@@ -380,13 +376,13 @@ void nvme_irq_host(struct nvme_host *h, uint16_t vector)
 		struct nvme_queue *q = &h->queues[i];
 
 		if (!q->polled && q->cq_vector == vector && q->cqes)
-			nvme_poll_queue(q);
+			pci_poll_queue(q);
 	}
 }
 
 static int nvme_poll(struct blk_mq_hw_ctx *hctx)
 {
-	return nvme_poll_queue(hctx->driver_data);
+	return pci_poll_queue(hctx->driver_data);
 }
 
 /* ---- timeouts ---------------------------------------------------------------- */
@@ -417,7 +413,7 @@ static void nvme_send_abort(struct nvme_host *h, struct nvme_request *req)
  * -EINTR) and ask the controller to abort it; the request ends when its CQE
  * comes back, so the controller never touches a buffer the caller got back.
  */
-static enum blk_eh_timer_return nvme_timeout(struct request *rq)
+enum blk_eh_timer_return nvme_timeout(struct request *rq)
 {
 	struct nvme_request *req = nvme_req(rq);
 	struct nvme_host *h = req->nvmeq->host;
@@ -463,7 +459,7 @@ void nvme_cancel_inflight(struct nvme_host *h)
 	}
 }
 
-static int nvme_init_hctx(struct blk_mq_hw_ctx *hctx, void *driver_data, unsigned idx)
+int nvme_init_hctx(struct blk_mq_hw_ctx *hctx, void *driver_data, unsigned idx)
 {
 	struct nvme_queue *qs = driver_data;
 
@@ -472,18 +468,33 @@ static int nvme_init_hctx(struct blk_mq_hw_ctx *hctx, void *driver_data, unsigne
 	return 0;
 }
 
-const struct blk_mq_ops nvme_mq_admin_ops = {
+static const struct blk_mq_ops nvme_mq_admin_ops = {
 	.queue_rq = nvme_queue_rq,
 	.commit_rqs = nvme_commit_rqs,
 	.timeout = nvme_timeout,
 	.init_hctx = nvme_init_hctx,
 };
 
-const struct blk_mq_ops nvme_mq_ops = {
+static const struct blk_mq_ops nvme_mq_ops = {
 	.queue_rq = nvme_queue_rq,
 	.commit_rqs = nvme_commit_rqs,
 	.queue_rqs = nvme_queue_rqs,
 	.poll = nvme_poll,
 	.timeout = nvme_timeout,
 	.init_hctx = nvme_init_hctx,
+};
+
+const struct nvme_ctrl_ops nvme_pci_ctrl_ops = {
+	.name = "pci",
+	.reg_read32 = pci_reg_read32,
+	.reg_read64 = pci_reg_read64,
+	.reg_write32 = pci_reg_write32,
+	.setup_admin_queue = pci_setup_admin_queue,
+	.setup_io_queue = pci_setup_io_queue,
+	.stop_queues = pci_stop_queues,
+	.free_queue = pci_free_queue,
+	.map_data = nvme_pci_map_data,
+	.poll = pci_poll_queue,
+	.admin_mq_ops = &nvme_mq_admin_ops,
+	.mq_ops = &nvme_mq_ops,
 };

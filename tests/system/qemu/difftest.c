@@ -2,6 +2,8 @@
 /*
  * difftest --kernel /dev/ngXn1 /dev/ngXn2    QEMU's (or any) NVMe device, kernel backend
  * difftest --emulated                        ucmd's emulated controller (full build only)
+ * difftest --tcp nvme-tcp://HOST:PORT/NQN     a remote controller of the same shape, through
+ *                                             ucmd's NVMe/TCP host transport (full build only)
  * Prints the sequence's lines on stdout; exit 0 when every step ran (their
  * results are for the comparison to judge, not this program).
  */
@@ -21,11 +23,13 @@ int main(int argc, char **argv)
 #ifdef DT_EMULATED
 	else if (argc == 2 && !strcmp(argv[1], "--emulated"))
 		ret = dt_open_emulated(&t);
+	else if (argc == 3 && !strcmp(argv[1], "--tcp"))
+		ret = dt_open_tcp(&t, argv[2]);
 #endif
 	else {
 		fprintf(stderr, "usage: difftest --kernel NS1 NS2%s\n",
 #ifdef DT_EMULATED
-			" | --emulated"
+			" | --emulated | --tcp URL"
 #else
 			""
 #endif

@@ -27,6 +27,8 @@ struct dt_target {
 int dt_open_kernel(struct dt_target *t, const char *ns1, const char *ns2);
 /* Only in the full build (emulated controller and host driver). */
 int dt_open_emulated(struct dt_target *t);
+/* ucmd's host driver over NVMe/TCP: url is nvme-tcp://HOST:PORT/SUBNQN. */
+int dt_open_tcp(struct dt_target *t, const char *url);
 
 /* Run the sequence; returns the number of steps that could not run at all. */
 int dt_run(struct dt_target *t);

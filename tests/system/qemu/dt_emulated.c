@@ -2,9 +2,12 @@
 /*
  * The differential test's emulated target: ucmd's controller, set up like
  * the QEMU device the guest sees (serial, two namespaces of the same sizes
- * and formats, one polled queue), and ucmd's host driver on top.
+ * and formats, one polled queue), and ucmd's host driver on top. Also the
+ * remote one: ucmd's host driver over NVMe/TCP to a controller of that
+ * shape exported by a target (ucmdd --nvme-tcp, or Linux's nvmet-tcp).
  */
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "difftest.h"
@@ -61,5 +64,44 @@ int dt_open_emulated(struct dt_target *t)
 	t->nsid[1] = 2;
 	t->priv = m;
 	t->close = eclose;
+	return 0;
+}
+
+static void tclose(struct dt_target *t)
+{
+	struct emu *m = t->priv;
+
+	for (int i = 0; i < 2; i++)
+		ucmd_close(t->e, t->ns_fd[i]);
+	ucmd_close(t->e, t->ctrl_fd);
+	ucmd_nvme_detach(m->host);
+	ucmd_engine_free(t->e);
+	free(m);
+}
+
+int dt_open_tcp(struct dt_target *t, const char *url)
+{
+	struct emu *m = calloc(1, sizeof(*m));
+	struct ucmd_nvme_host_opts ho = { .instance = 0, .nr_poll_queues = 1 };
+	int ret;
+
+	if (!m)
+		return -ENOMEM;
+	t->e = ucmd_engine_new();
+	if (!t->e)
+		return -ENOMEM;
+	if ((ret = ucmd_nvme_attach_tcp(t->e, url, &ho, NULL, &m->host)) < 0) {
+		fprintf(stderr, "difftest: %s\n", ucmd_last_error());
+		return ret;
+	}
+	t->ctrl_fd = ucmd_open(t->e, "nvme0", O_RDWR);
+	t->ns_fd[0] = ucmd_open(t->e, "ng0n1", O_RDWR);
+	t->ns_fd[1] = ucmd_open(t->e, "ng0n2", O_RDWR);
+	if (t->ctrl_fd < 0 || t->ns_fd[0] < 0 || t->ns_fd[1] < 0)
+		return -ENOENT;
+	t->nsid[0] = 1;
+	t->nsid[1] = 2;
+	t->priv = m;
+	t->close = tclose;
 	return 0;
 }

@@ -1,0 +1,863 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The nvme-tcp role: one connection per queue, ICReq/ICResp on each, a
+ * synchronous Connect before the queue carries anything else, then
+ * CapsuleCmds from the submitters and a receiver thread per connection for
+ * what the controller sends (CapsuleResp, C2HData, R2T, C2HTermReq).
+ *
+ * Data: a write small enough for the queue's in-capsule size (IOCCSZ on
+ * I/O queues, 8 KiB on the admin queue) travels in the capsule; larger
+ * writes wait for the controller's R2Ts and go as H2CData PDUs of at most
+ * MAXH2CDATA bytes; reads come back as C2HData, the last one possibly with
+ * the SUCCESS flag instead of a CapsuleResp. DPTR is one SGL descriptor:
+ * Data Block/Offset for in-capsule data, Transport Data Block otherwise.
+ *
+ * The user's buffers are reached through the user memory accessor, via a
+ * bounce buffer per direction and connection: a buffer unmapped while the
+ * command runs fails the command with Data Transfer Error instead of
+ * crashing, and the digests are computed over what is actually sent.
+ *
+ * A connection that fails (EOF, a malformed PDU, a digest mismatch in a
+ * header, a TermReq) is closed and every request in flight on it ends with
+ * -EIO; other connections are unaffected, as with Linux before its error
+ * recovery reconnects (ucmd does not reconnect: docs/nvme-tcp.md).
+ */
+#include <endian.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <isa-l/crc.h>
+
+#include "lib/error.h"
+#include "tcp.h"
+#include "uaccess/uaccess.h"
+
+/*
+ * The digests' CRC32C is ISA-L's (src/tcp/pdu.c). Debian ships it shared
+ * only, so a program linked with the static libucmd.a has none: the
+ * reference is weak there, and digests are refused instead of crashing.
+ */
+#pragma weak crc32_iscsi
+
+#define NVME_SC_XFER_ERR	(NVME_SC_DATA_XFER_ERROR)
+
+/* ---- socket I/O ------------------------------------------------------------- */
+
+static int send_iov(int fd, struct iovec *iov, int n)
+{
+	while (n) {
+		struct msghdr m = { .msg_iov = iov, .msg_iovlen = (size_t)n };
+		ssize_t r = sendmsg(fd, &m, MSG_NOSIGNAL);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		while (n && (size_t)r >= iov->iov_len) {
+			r -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n) {
+			iov->iov_base = (uint8_t *)iov->iov_base + r;
+			iov->iov_len -= (size_t)r;
+		}
+	}
+	return 0;
+}
+
+static int recv_all(int fd, void *buf, size_t len)
+{
+	uint8_t *p = buf;
+
+	while (len) {
+		ssize_t r = recv(fd, p, len, MSG_WAITALL);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (r == 0)
+			return -ECONNRESET;
+		p += r;
+		len -= (size_t)r;
+	}
+	return 0;
+}
+
+/* Copy between a bounce buffer and the request's data at byte offset off. */
+static int iter_copy(const struct iov_iter *it, size_t off, void *buf, size_t len, bool to_user)
+{
+	uint8_t *b = buf;
+
+	for (unsigned i = 0; i < it->nr_segs && len; i++) {
+		size_t seg = it->iov[i].iov_len;
+
+		if (off >= seg) {
+			off -= seg;
+			continue;
+		}
+		size_t n = seg - off < len ? seg - off : len;
+		uint8_t *u = (uint8_t *)it->iov[i].iov_base + off;
+		int ret = to_user ? copy_to_user(u, b, n) : copy_from_user(b, u, n);
+
+		if (ret)
+			return ret;
+		b += n;
+		len -= n;
+		off = 0;
+	}
+	return len ? -EFAULT : 0;
+}
+
+/* ---- PDUs --------------------------------------------------------------------- */
+
+/* Send a header (pre bytes in hdr) and optional data with its digest. Send lock held. */
+static int tcp_send_pdu(struct nvme_tcp_queue *tq, void *hdr, uint32_t pre, void *data,
+			uint32_t len)
+{
+	struct iovec iov[3];
+	uint32_t ddgst = 0;
+	int n = 0;
+
+	if (tq->hdgst && ((struct nvme_tcp_hdr *)hdr)->flags & NVME_TCP_F_HDGST)
+		nvme_tcp_put_hdgst(hdr);
+	iov[n++] = (struct iovec){ hdr, pre };
+	if (len) {
+		iov[n++] = (struct iovec){ data, len };
+		if (tq->ddgst) {
+			ddgst = htole32(nvme_tcp_crc32c(data, len));
+			iov[n++] = (struct iovec){ &ddgst, sizeof(ddgst) };
+		}
+	}
+	return send_iov(tq->fd, iov, n);
+}
+
+/*
+ * Read one PDU header (common header, specific header, header digest) into
+ * buf and check it. 0, -errno for the socket, or -EPROTO after sending an
+ * H2CTermReq for what was wrong.
+ */
+static int tcp_recv_header(struct nvme_tcp_queue *tq, uint8_t *buf, uint32_t *hdr_len)
+{
+	uint32_t fei = 0;
+	int fes, ret = recv_all(tq->fd, buf, sizeof(struct nvme_tcp_hdr));
+
+	if (ret)
+		return ret;
+	fes = nvme_tcp_check_ch((struct nvme_tcp_hdr *)buf, &tq->lim, hdr_len, &fei);
+	if (!fes && *hdr_len > NVME_TCP_HDR_BUF)
+		fes = -NVME_TCP_FES_INVALID_PDU_HDR;
+	if (!fes) {
+		ret = recv_all(tq->fd, buf + sizeof(struct nvme_tcp_hdr),
+			       *hdr_len - sizeof(struct nvme_tcp_hdr));
+		if (ret)
+			return ret;
+		fes = nvme_tcp_check_header(buf, *hdr_len, &tq->lim, &fei);
+		if (!fes)
+			return 0;
+	}
+	/* Tell the controller why, as the specification asks, then give up. */
+	uint8_t t[sizeof(struct nvme_tcp_term) + NVME_TCP_TERM_MAX_DATA];
+	uint32_t tl = nvme_tcp_build_term((struct nvme_tcp_term *)t, sizeof(t), NVME_TCP_H2C_TERM,
+					  (uint16_t)-fes, fei, buf, sizeof(struct nvme_tcp_hdr));
+	struct iovec v = { t, tl };
+
+	pthread_mutex_lock(&tq->send_lock);
+	send_iov(tq->fd, &v, 1);
+	pthread_mutex_unlock(&tq->send_lock);
+	return -EPROTO;
+}
+
+/* Read and drop n bytes (padding, or data nobody can take). */
+static int tcp_skip(struct nvme_tcp_queue *tq, uint32_t n)
+{
+	while (n) {
+		uint32_t c = n < NVME_TCP_BUF ? n : NVME_TCP_BUF;
+		int ret = recv_all(tq->fd, tq->rx_buf, c);
+
+		if (ret)
+			return ret;
+		n -= c;
+	}
+	return 0;
+}
+
+/*
+ * The H2CData PDUs an R2T asks for: [off, off + len) of the command's data
+ * from it, in PDUs of at most MAXH2CDATA, as Linux sends them (one PDU
+ * per R2T below that size: some targets check a data digest per command,
+ * not per PDU). The data streams through the bounce buffer with the digest
+ * computed as it goes. A user buffer that faults is sent as zeros (the
+ * controller is owed the bytes) and *xfer_err is set.
+ */
+static int tcp_send_h2c(struct nvme_tcp_queue *tq, uint16_t cid, uint16_t ttag,
+			const struct iov_iter *it, uint32_t off, uint32_t len, bool *xfer_err)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&tq->send_lock);
+	while (len && !ret) {
+		uint8_t hdr[NVME_TCP_HDR_BUF] = { 0 };
+		struct nvme_tcp_data *d = (struct nvme_tcp_data *)hdr;
+		uint32_t n = len < tq->maxh2cdata ? len : tq->maxh2cdata;
+		uint32_t pre = nvme_tcp_build_ch(&d->hdr, NVME_TCP_H2C_DATA,
+						 n == len ? NVME_TCP_F_DATA_LAST : 0, n, tq->hdgst,
+						 tq->ddgst, tq->cpda);
+		uint32_t crc = 0;
+
+		d->cccid = htole16(cid);
+		d->ttag = htole16(ttag);
+		d->datao = htole32(off);
+		d->datal = htole32(n);
+		ret = tcp_send_pdu(tq, hdr, pre, NULL, 0);
+		for (uint32_t done = 0; !ret && done < n;) {
+			uint32_t c = n - done < NVME_TCP_BUF ? n - done : NVME_TCP_BUF;
+			struct iovec v = { tq->tx_buf, c };
+
+			if (iter_copy(it, off + done, tq->tx_buf, c, false)) {
+				memset(tq->tx_buf, 0, c);
+				*xfer_err = true;
+			}
+			if (tq->ddgst)
+				crc = nvme_tcp_crc32c_update(crc, tq->tx_buf, c);
+			ret = send_iov(tq->fd, &v, 1);
+			done += c;
+		}
+		if (!ret && tq->ddgst) {
+			uint32_t le = htole32(crc);
+			struct iovec v = { &le, sizeof(le) };
+
+			ret = send_iov(tq->fd, &v, 1);
+		}
+		off += n;
+		len -= n;
+	}
+	pthread_mutex_unlock(&tq->send_lock);
+	return ret;
+}
+
+/* Read a data PDU's payload (after its header) into it at off; digest checked. */
+static int tcp_recv_data(struct nvme_tcp_queue *tq, const struct nvme_tcp_hdr *ch,
+			 uint32_t hdr_len, const struct iov_iter *it, uint32_t off, uint32_t len,
+			 bool *xfer_err)
+{
+	uint32_t crc = 0, got;
+	int ret = tcp_skip(tq, ch->pdo - hdr_len);	/* padding up to pdo */
+
+	while (!ret && len) {
+		uint32_t n = len < NVME_TCP_BUF ? len : NVME_TCP_BUF;
+
+		ret = recv_all(tq->fd, tq->rx_buf, n);
+		if (ret)
+			break;
+		if (tq->ddgst)
+			crc = nvme_tcp_crc32c_update(crc, tq->rx_buf, n);
+		if (!it || iter_copy(it, off, tq->rx_buf, n, true))
+			*xfer_err = true;
+		off += n;
+		len -= n;
+	}
+	if (!ret && tq->ddgst) {
+		ret = recv_all(tq->fd, &got, sizeof(got));
+		/* Linux: a data digest error fails the command, not the connection */
+		if (!ret && le32toh(got) != crc)
+			*xfer_err = true;
+	}
+	return ret;
+}
+
+/* ---- the receiver --------------------------------------------------------------- */
+
+/* The request a PDU names by command id, or NULL (stale, unknown, not yet a queue). */
+static struct request *tcp_find_rq(struct nvme_tcp_queue *tq, uint16_t cid)
+{
+	struct blk_mq_hw_ctx *hctx = tq->nq->hctx;
+	struct request *rq;
+
+	if (!hctx || (cid & NVME_TAG_MASK) >= hctx->depth)
+		return NULL;
+	rq = blk_mq_tag_to_rq(hctx, cid & NVME_TAG_MASK);
+	if (!rq || (unsigned)(cid >> NVME_TAG_BITS) !=
+		   __atomic_load_n(&nvme_req(rq)->genctr, __ATOMIC_RELAXED))
+		return NULL;
+	return rq;
+}
+
+static void tcp_complete(struct nvme_tcp_queue *tq, struct ucmd_nvme_cqe *cqe)
+{
+	struct request *rq = tcp_find_rq(tq, cqe->cid);
+
+	if (rq && (nvme_req(rq)->flags & NVME_REQ_XFER_ERR) && !(cqe->status >> 1))
+		cqe->status = (uint16_t)(NVME_SC_XFER_ERR << 1 | (cqe->status & 1));
+	nvme_handle_cqe(tq->nq, cqe);
+}
+
+/* One PDU from the controller. 0, or an error that ends the connection. */
+static int tcp_rx_one(struct nvme_tcp_queue *tq)
+{
+	uint8_t buf[NVME_TCP_HDR_BUF];
+	struct nvme_tcp_hdr *ch = (struct nvme_tcp_hdr *)buf;
+	uint32_t hdr_len;
+	int ret = tcp_recv_header(tq, buf, &hdr_len);
+
+	if (ret)
+		return ret;
+	switch (ch->type) {
+	case NVME_TCP_RSP: {
+		struct ucmd_nvme_cqe cqe = ((struct nvme_tcp_rsp *)buf)->cqe;
+
+		tcp_complete(tq, &cqe);
+		return 0;
+	}
+	case NVME_TCP_C2H_DATA: {
+		struct nvme_tcp_data *d = (struct nvme_tcp_data *)buf;
+		uint32_t off = le32toh(d->datao), len = le32toh(d->datal);
+		struct request *rq = tcp_find_rq(tq, le16toh(d->cccid));
+		struct nvme_request *req = rq ? nvme_req(rq) : NULL;
+		bool xfer_err = false;
+
+		/* Data for no request, or out of its buffer: the stream cannot be trusted. */
+		if (!req || !req->has_data || off > req->data.count ||
+		    len > req->data.count - off)
+			return -EPROTO;
+		ret = tcp_recv_data(tq, ch, hdr_len, &req->data, off, len, &xfer_err);
+		if (ret)
+			return ret;
+		if (xfer_err)
+			req->flags |= NVME_REQ_XFER_ERR;
+		if ((ch->flags & NVME_TCP_F_DATA_SUCCESS) && (ch->flags & NVME_TCP_F_DATA_LAST)) {
+			/* No CapsuleResp follows: the command succeeded (NVMe/TCP 3.6.2.7) */
+			struct ucmd_nvme_cqe cqe = { .cid = d->cccid };
+
+			tcp_complete(tq, &cqe);
+		}
+		return 0;
+	}
+	case NVME_TCP_R2T: {
+		struct nvme_tcp_r2t *r = (struct nvme_tcp_r2t *)buf;
+		uint32_t off = le32toh(r->r2to), len = le32toh(r->r2tl);
+		struct request *rq = tcp_find_rq(tq, le16toh(r->cccid));
+		struct nvme_request *req = rq ? nvme_req(rq) : NULL;
+		bool xfer_err = false;
+
+		if (!req || !req->has_data || off > req->data.count ||
+		    len > req->data.count - off)
+			return -EPROTO;
+		ret = tcp_send_h2c(tq, req->cmd.cid, r->ttag, &req->data, off, len, &xfer_err);
+		if (xfer_err)
+			req->flags |= NVME_REQ_XFER_ERR;
+		return ret;
+	}
+	case NVME_TCP_C2H_TERM:
+		return -ECONNABORTED;
+	}
+	return -EPROTO;		/* an ICResp now: the check lets none through */
+}
+
+/*
+ * The connection is gone: no more sends, and every request in flight on
+ * it ends with -EIO (the claim keeps a request that a CapsuleResp or the
+ * timeout handler completed from ending twice).
+ */
+static void tcp_fail_queue(struct nvme_tcp_queue *tq)
+{
+	struct blk_mq_hw_ctx *hctx;
+
+	pthread_mutex_lock(&tq->send_lock);
+	atomic_store(&tq->dead, true);
+	pthread_mutex_unlock(&tq->send_lock);
+	shutdown(tq->fd, SHUT_RDWR);
+	hctx = tq->nq->hctx;
+	for (unsigned t = 0; hctx && t < hctx->depth; t++) {
+		struct request *rq = hctx->rqs[t];
+		int st = NVME_TO_ABORT_SENT;
+
+		if (blk_mq_complete_request_claim(rq))
+			blk_mq_end_request(rq, -EIO);
+		/* one the timeout handler gave up on: it waits for us (tcp_timeout) */
+		else if (atomic_compare_exchange_strong(&nvme_req(rq)->tstate, &st, NVME_TO_NONE))
+			blk_mq_end_request(rq, -EIO);
+	}
+}
+
+/*
+ * A command the controller does not answer in time. An Abort (PCI's way)
+ * may never be answered over a fabric, and the command would hold its
+ * buffer forever: Linux's nvme-tcp tears the connection down instead
+ * (and reconnects, which ucmd does not yet). The request is marked
+ * cancelled (it ends with -EINTR) and ends once the receiver is done with
+ * it: when its CapsuleResp comes after all, or when the closed connection
+ * fails it; never while the receiver may still be copying its data.
+ */
+static enum blk_eh_timer_return tcp_timeout(struct request *rq)
+{
+	struct nvme_request *req = nvme_req(rq);
+	struct nvme_tcp_queue *tq = req->nvmeq->priv;
+	int s = NVME_TO_NONE;
+
+	req->flags |= NVME_REQ_CANCELLED;
+	if (!atomic_compare_exchange_strong(&req->tstate, &s, NVME_TO_RUNNING)) {
+		blk_mq_end_request(rq, 0);	/* its CapsuleResp arrived meanwhile */
+		return BLK_EH_DONE;
+	}
+	shutdown(tq->fd, SHUT_RDWR);
+	s = NVME_TO_RUNNING;
+	if (!atomic_compare_exchange_strong(&req->tstate, &s, NVME_TO_ABORT_SENT)) {
+		blk_mq_end_request(rq, 0);	/* its CapsuleResp came meanwhile */
+		return BLK_EH_DONE;
+	}
+	/*
+	 * The receiver marks the connection dead before it looks for requests
+	 * to fail: if it is dead now, its look may have come before ours was
+	 * marked. Both try to take it back; one of us ends it.
+	 */
+	s = NVME_TO_ABORT_SENT;
+	if (atomic_load(&tq->dead) &&
+	    atomic_compare_exchange_strong(&req->tstate, &s, NVME_TO_NONE))
+		blk_mq_end_request(rq, 0);
+	return BLK_EH_DONE;
+}
+
+static void *tcp_rx_thread(void *arg)
+{
+	struct nvme_tcp_queue *tq = arg;
+
+	while (!atomic_load(&tq->dead) && !tcp_rx_one(tq))
+		;
+	tcp_fail_queue(tq);
+	return NULL;
+}
+
+/* ---- submission ---------------------------------------------------------------- */
+
+static blk_status_t tcp_queue_rq(struct blk_mq_hw_ctx *hctx, const struct blk_mq_queue_data *bd)
+{
+	struct nvme_queue *q = hctx->driver_data;
+	struct nvme_tcp_queue *tq = q->priv;
+	struct nvme_request *req = nvme_req(bd->rq);
+	const struct nvme_tcp_sgl *sgl = (const void *)&req->cmd.dptr;
+	uint8_t hdr[NVME_TCP_HDR_BUF] = { 0 };
+	struct nvme_tcp_cmd *c = (struct nvme_tcp_cmd *)hdr;
+	uint32_t inline_len = sgl->type == NVME_TCP_SGL_INCAPSULE ? le32toh(sgl->length) : 0;
+	uint32_t pre;
+	int ret;
+
+	pthread_mutex_lock(&tq->send_lock);
+	if (atomic_load(&tq->dead) || !q->live) {
+		pthread_mutex_unlock(&tq->send_lock);
+		return -EIO;
+	}
+	pre = nvme_tcp_build_ch(&c->hdr, NVME_TCP_CMD, 0, inline_len, tq->hdgst, tq->ddgst,
+				tq->cpda);
+	c->cmd = req->cmd;
+	if (!req->has_data || !req->data.count) {
+		/* Fabrics want SGLs on every command: a null Transport Data Block. */
+		struct nvme_tcp_sgl *null = (struct nvme_tcp_sgl *)(void *)&c->cmd.dptr;
+
+		c->cmd.flags = (uint8_t)((c->cmd.flags & ~UCMD_NVME_PSDT_MASK) | NVME_CMD_PSDT_SGL);
+		memset(null, 0, sizeof(*null));
+		null->type = NVME_TCP_SGL_TRANSPORT;
+	}
+	if (inline_len && iter_copy(&req->data, 0, tq->tx_buf, inline_len, false)) {
+		pthread_mutex_unlock(&tq->send_lock);
+		return -EFAULT;
+	}
+	ret = tcp_send_pdu(tq, hdr, pre, tq->tx_buf, inline_len);
+	pthread_mutex_unlock(&tq->send_lock);
+	/* The receiver sees the closed socket and fails this request with the rest. */
+	if (ret)
+		shutdown(tq->fd, SHUT_RDWR);
+	return BLK_STS_OK;
+}
+
+/* DPTR: one SGL descriptor, in-capsule data or data the transport moves. */
+static int tcp_map_data(struct nvme_host *h, struct request *rq)
+{
+	struct nvme_request *req = nvme_req(rq);
+	struct nvme_tcp_sgl *sgl = (struct nvme_tcp_sgl *)(void *)&req->cmd.dptr;
+	struct nvme_tcp_queue *tq = req->nvmeq->priv;
+	uint32_t len = req->has_data ? (uint32_t)req->data.count : 0;
+
+	(void)h;
+	/* Fabrics have no separate metadata buffer (NVMe-oF: MPTR is reserved). */
+	if (rq->meta_len)
+		return -EINVAL;
+	req->cmd.mptr = 0;
+	req->cmd.flags = (uint8_t)((req->cmd.flags & ~UCMD_NVME_PSDT_MASK) | NVME_CMD_PSDT_SGL);
+	memset(sgl, 0, sizeof(*sgl));
+	sgl->length = htole32(len);
+	if (len && (req->cmd.opcode & 1) && len <= tq->inline_max)
+		sgl->type = NVME_TCP_SGL_INCAPSULE;	/* addr: offset 0 in the capsule */
+	else
+		sgl->type = NVME_TCP_SGL_TRANSPORT;
+	return 0;
+}
+
+/* Completions come from the receiver threads: nothing to reap here. */
+static int tcp_poll(struct nvme_queue *q)
+{
+	(void)q;
+	return 0;
+}
+
+/* ---- connections ------------------------------------------------------------------ */
+
+static int tcp_connect_socket(struct nvme_tcp_ctrl *c, int *fdp)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+	struct addrinfo *res, *ai;
+	int ret = getaddrinfo(c->host, c->port, &hints, &res), fd = -1;
+
+	if (ret)
+		return last_error_set(-EHOSTUNREACH, "nvme-tcp: %s:%s: %s", c->host, c->port,
+				      gai_strerror(ret));
+	ret = -ECONNREFUSED;
+	for (ai = res; ai; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+		if (fd < 0) {
+			ret = -errno;
+			continue;
+		}
+		if (!connect(fd, ai->ai_addr, ai->ai_addrlen))
+			break;
+		ret = -errno;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	if (fd < 0)
+		return last_error_set(ret, "nvme-tcp: connecting to %s:%s: %s", c->host, c->port,
+				      strerror(-ret));
+	/* Capsules are small and latency-bound: no Nagle (Linux sets it too). */
+	int one = 1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	*fdp = fd;
+	return 0;
+}
+
+/* ICReq/ICResp: PDU format version, digests, alignment, MAXH2CDATA. */
+static int tcp_init_connection(struct nvme_tcp_ctrl *c, struct nvme_tcp_queue *tq)
+{
+	uint8_t buf[NVME_TCP_HDR_BUF] = { 0 };
+	struct nvme_tcp_icreq *req = (struct nvme_tcp_icreq *)buf;
+	const struct nvme_tcp_icresp *rsp = (const struct nvme_tcp_icresp *)buf;
+	uint32_t pre, hdr_len;
+	int ret;
+
+	pre = nvme_tcp_build_ch(&req->hdr, NVME_TCP_ICREQ, 0, 0, false, false, 0);
+	req->pfv = htole16(NVME_TCP_PFV_1_0);
+	req->hpda = 0;		/* the controller may place data anywhere */
+	req->digest = (uint8_t)((c->hdgst ? NVME_TCP_HDR_DIGEST_ENABLE : 0) |
+				(c->ddgst ? NVME_TCP_DATA_DIGEST_ENABLE : 0));
+	req->maxr2t = 0;	/* one R2T outstanding per command (0's based) */
+	ret = tcp_send_pdu(tq, buf, pre, NULL, 0);
+	if (ret)
+		return last_error_set(ret, "nvme-tcp: sending ICReq: %s", strerror(-ret));
+	memset(buf, 0, sizeof(buf));
+	ret = tcp_recv_header(tq, buf, &hdr_len);
+	if (ret)
+		return last_error_set(ret == -EPROTO ? -EPROTO : ret,
+				      "nvme-tcp: no valid ICResp from %s:%s", c->host, c->port);
+	if (rsp->hdr.type != NVME_TCP_ICRESP)
+		return last_error_set(-EPROTO, "nvme-tcp: PDU type %u instead of ICResp",
+				      rsp->hdr.type);
+	/* A controller may refuse a digest we asked for, never add one. */
+	if ((rsp->digest & NVME_TCP_HDR_DIGEST_ENABLE && !c->hdgst) ||
+	    (rsp->digest & NVME_TCP_DATA_DIGEST_ENABLE && !c->ddgst))
+		return last_error_set(-EPROTO, "nvme-tcp: ICResp enables a digest not asked for");
+	tq->hdgst = rsp->digest & NVME_TCP_HDR_DIGEST_ENABLE;
+	tq->ddgst = rsp->digest & NVME_TCP_DATA_DIGEST_ENABLE;
+	tq->cpda = rsp->cpda;
+	tq->maxh2cdata = le32toh(rsp->maxh2cdata);
+	tq->lim.ic_done = true;
+	tq->lim.hdgst = tq->hdgst;
+	tq->lim.ddgst = tq->ddgst;
+	return 0;
+}
+
+/*
+ * Connect, before the receiver runs: the capsule, its 1024 bytes in the
+ * capsule when they fit (else by R2T/H2CData), and the CapsuleResp. The
+ * result's dw0 holds the controller ID on the admin queue.
+ */
+static int tcp_connect_cmd(struct nvme_tcp_ctrl *c, struct nvme_tcp_queue *tq, uint16_t qid,
+			   uint16_t sqsize)
+{
+	struct nvmf_connect_data *data = aligned_alloc(4096, 4096);
+	uint8_t hdr[NVME_TCP_HDR_BUF] = { 0 };
+	struct nvme_tcp_cmd *cmd = (struct nvme_tcp_cmd *)hdr;
+	struct nvme_tcp_sgl *sgl = (struct nvme_tcp_sgl *)(void *)&cmd->cmd.dptr;
+	bool incap = tq->inline_max >= sizeof(*data), xfer_err = false;
+	struct iov_iter it;
+	uint32_t pre, hdr_len;
+	int ret;
+
+	if (!data)
+		return -ENOMEM;
+	nvmf_build_connect(c, qid, sqsize, &cmd->cmd, data);
+	cmd->cmd.flags = NVME_CMD_PSDT_SGL;
+	sgl->length = htole32(sizeof(*data));
+	sgl->type = incap ? NVME_TCP_SGL_INCAPSULE : NVME_TCP_SGL_TRANSPORT;
+	pre = nvme_tcp_build_ch(&cmd->hdr, NVME_TCP_CMD, 0, incap ? sizeof(*data) : 0, tq->hdgst,
+				tq->ddgst, tq->cpda);
+	ret = tcp_send_pdu(tq, hdr, pre, data, incap ? sizeof(*data) : 0);
+	import_ubuf(UCMD_WRITE, (uint64_t)(uintptr_t)data, sizeof(*data), &it);
+	for (; !ret;) {
+		uint8_t rbuf[NVME_TCP_HDR_BUF];
+		const struct nvme_tcp_hdr *ch = (const void *)rbuf;
+
+		ret = tcp_recv_header(tq, rbuf, &hdr_len);
+		if (ret)
+			break;
+		if (ch->type == NVME_TCP_R2T && !incap) {
+			const struct nvme_tcp_r2t *r = (const void *)rbuf;
+			uint32_t off = le32toh(r->r2to), len = le32toh(r->r2tl);
+
+			if (off > sizeof(*data) || len > sizeof(*data) - off) {
+				ret = -EPROTO;
+				break;
+			}
+			ret = tcp_send_h2c(tq, cmd->cmd.cid, r->ttag, &it, off, len, &xfer_err);
+			continue;
+		}
+		if (ch->type != NVME_TCP_RSP) {
+			ret = -EPROTO;
+			break;
+		}
+		const struct ucmd_nvme_cqe *cqe = &((const struct nvme_tcp_rsp *)rbuf)->cqe;
+		uint16_t st = ucmd_nvme_cqe_status(cqe);
+
+		if (st) {
+			ret = last_error_set(-ECONNREFUSED, "nvme-tcp: Connect (queue %u) to %s "
+					     "refused: status %#x (dw0 %#x)", qid, c->subnqn, st,
+					     le32toh(cqe->dw0));
+		} else if (!qid) {
+			c->cntlid = (uint16_t)le32toh(cqe->dw0);
+		}
+		break;
+	}
+	iov_iter_release(&it);
+	free(data);
+	if (ret == -EPROTO)
+		last_error_set(ret, "nvme-tcp: a malformed answer to Connect (queue %u)", qid);
+	return ret;
+}
+
+static int tcp_start_queue(struct nvme_host *h, struct nvme_queue *q, uint32_t inline_max)
+{
+	struct nvme_tcp_ctrl *c = nvme_tcp_ctrl(h);
+	struct nvme_tcp_queue *tq = calloc(1, sizeof(*tq));
+	int ret;
+
+	if (!tq)
+		return -ENOMEM;
+	q->priv = tq;
+	tq->nq = q;
+	tq->fd = -1;
+	pthread_mutex_init(&tq->send_lock, NULL);
+	tq->rx_buf = malloc(NVME_TCP_BUF);
+	tq->tx_buf = malloc(NVME_TCP_BUF);
+	if (!tq->rx_buf || !tq->tx_buf)
+		return -ENOMEM;
+	tq->inline_max = inline_max < NVME_TCP_BUF ? inline_max : NVME_TCP_BUF;
+	tq->lim.from_host = false;
+	tq->lim.pda = 0;
+	tq->lim.max_data = UINT32_MAX;
+	ret = tcp_connect_socket(c, &tq->fd);
+	if (!ret)
+		ret = tcp_init_connection(c, tq);
+	if (!ret)
+		ret = tcp_connect_cmd(c, tq, q->qid, (uint16_t)(q->q_depth - 1));
+	if (ret)
+		return ret;
+	ret = pthread_create(&tq->rx_thread, NULL, tcp_rx_thread, tq);
+	if (ret)
+		return -ret;
+	tq->rx_started = true;
+	q->live = true;
+	return 0;
+}
+
+static int tcp_setup_admin_queue(struct nvme_host *h)
+{
+	int ret;
+
+	nvme_queue_init_common(h, &h->queues[0], 0, NVME_ADMIN_DEPTH, false);
+	ret = tcp_start_queue(h, &h->queues[0], NVME_TCP_ADMIN_CCSZ);
+	if (!ret)
+		ret = nvmf_start_keep_alive(h);
+	return ret;
+}
+
+static int tcp_setup_io_queue(struct nvme_host *h, struct nvme_queue *q)
+{
+	struct nvme_tcp_ctrl *c = nvme_tcp_ctrl(h);
+
+	/* IOCCSZ counts 16-byte units of the whole capsule, the SQE included. */
+	if (!c->io_inline_max && h->id->ioccsz) {
+		uint32_t ccsz = le32toh(h->id->ioccsz) * 16u;
+
+		c->io_inline_max = ccsz > sizeof(struct ucmd_nvme_sqe) ?
+				   ccsz - (uint32_t)sizeof(struct ucmd_nvme_sqe) : 0;
+	}
+	return tcp_start_queue(h, q, c->io_inline_max);
+}
+
+static void tcp_stop_queues(struct nvme_host *h)
+{
+	unsigned n = h->opts.nr_io_queues + h->opts.nr_poll_queues + 1;
+
+	/* Closing every connection first fails whatever the keep-alive waits for. */
+	for (unsigned i = 0; i < n; i++) {
+		struct nvme_tcp_queue *tq = h->queues[i].priv;
+
+		h->queues[i].live = false;
+		if (tq && tq->fd >= 0)
+			shutdown(tq->fd, SHUT_RDWR);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		struct nvme_tcp_queue *tq = h->queues[i].priv;
+
+		if (tq && tq->rx_started) {
+			pthread_join(tq->rx_thread, NULL);
+			tq->rx_started = false;
+		}
+	}
+	nvmf_stop_keep_alive(h);
+}
+
+static void tcp_free_queue(struct nvme_queue *q)
+{
+	struct nvme_tcp_queue *tq = q->priv;
+
+	if (!tq)
+		return;
+	if (tq->rx_started) {
+		shutdown(tq->fd, SHUT_RDWR);
+		pthread_join(tq->rx_thread, NULL);
+	}
+	if (tq->fd >= 0)
+		close(tq->fd);
+	pthread_mutex_destroy(&tq->send_lock);
+	free(tq->rx_buf);
+	free(tq->tx_buf);
+	free(tq);
+	q->priv = NULL;
+}
+
+static void tcp_free_ctrl(struct nvme_host *h)
+{
+	nvmf_stop_keep_alive(h);
+	free(h->tctrl);
+	h->tctrl = NULL;
+}
+
+static const struct blk_mq_ops nvme_tcp_mq_ops = {
+	.queue_rq = tcp_queue_rq,
+	.timeout = tcp_timeout,
+	.init_hctx = nvme_init_hctx,
+};
+
+const struct nvme_ctrl_ops nvme_tcp_ctrl_ops = {
+	.name = "tcp",
+	.reg_read32 = nvmf_reg_read32,
+	.reg_read64 = nvmf_reg_read64,
+	.reg_write32 = nvmf_reg_write32,
+	.setup_admin_queue = tcp_setup_admin_queue,
+	.setup_io_queue = tcp_setup_io_queue,
+	.stop_queues = tcp_stop_queues,
+	.free_queue = tcp_free_queue,
+	.free_ctrl = tcp_free_ctrl,
+	.map_data = tcp_map_data,
+	.poll = tcp_poll,
+	.admin_mq_ops = &nvme_tcp_mq_ops,
+	.mq_ops = &nvme_tcp_mq_ops,
+};
+
+int ucmd_nvme_attach_tcp(struct ucmd_engine *e, const char *url,
+			 const struct ucmd_nvme_host_opts *opts,
+			 const struct ucmd_nvme_tcp_opts *topts, struct ucmd_nvme_host **out)
+{
+	struct nvme_tcp_ctrl *c;
+	struct nvme_host *h;
+	const char *why = NULL;
+	int ret;
+
+	last_error_clear();
+	if (!e || !url || !out)
+		return last_error_set(-EINVAL, "ucmd_nvme_attach_tcp: %s is NULL",
+				      !e ? "the engine" : !url ? "the URL" : "out");
+	h = calloc(1, sizeof(*h));
+	c = calloc(1, sizeof(*c));
+	if (!h || !c) {
+		free(h);
+		free(c);
+		return last_error_set(-ENOMEM, "ucmd_nvme_attach_tcp: out of memory");
+	}
+	h->engine = e;
+	h->ops = &nvme_tcp_ctrl_ops;
+	h->tctrl = c;
+	if (opts)
+		h->opts = *opts;
+	ret = nvmf_parse_url(c, url, &why);
+	if (ret) {
+		last_error_set(ret, "ucmd_nvme_attach_tcp: %s: %s", url, why);
+		goto fail;
+	}
+	if (topts && topts->hdr_digest)
+		c->hdgst = true;
+	if (topts && topts->data_digest)
+		c->ddgst = true;
+	if ((c->hdgst || c->ddgst) && !crc32_iscsi) {
+		ret = last_error_set(-EOPNOTSUPP, "ucmd_nvme_attach_tcp: digests need ISA-L's "
+				     "CRC32C, which this static program lacks");
+		goto fail;
+	}
+	c->kato_ms = topts && topts->kato_ms ? topts->kato_ms : NVME_TCP_DEFAULT_KATO_MS;
+	ret = nvmf_host_identity(c, topts ? topts->hostnqn : NULL, topts ? topts->hostid : NULL);
+	if (ret) {
+		last_error_set(ret, "ucmd_nvme_attach_tcp: the host NQN or host ID is invalid");
+		goto fail;
+	}
+	ret = nvme_host_start(h);
+	if (ret)
+		goto fail;
+	*out = (struct ucmd_nvme_host *)h;
+	return 0;
+fail:
+	nvme_host_free(h);
+	return last_error_default(ret, "ucmd_nvme_attach_tcp: bringing up the controller");
+}
+
+int ucmd_nvme_tcp_info(struct ucmd_nvme_host *host, struct ucmd_nvme_tcp_info *info)
+{
+	struct nvme_host *h = (struct nvme_host *)host;
+	struct nvme_tcp_ctrl *c;
+	struct nvme_tcp_queue *tq;
+
+	if (!h || !info || h->ops != &nvme_tcp_ctrl_ops)
+		return -EINVAL;
+	c = h->tctrl;
+	tq = h->queues[0].priv;
+	memset(info, 0, sizeof(*info));
+	snprintf(info->hostnqn, sizeof(info->hostnqn), "%s", c->hostnqn);
+	snprintf(info->subnqn, sizeof(info->subnqn), "%s", c->subnqn);
+	info->cntlid = c->cntlid;
+	info->nr_queues = h->nr_queues;
+	info->hdr_digest = tq && tq->hdgst;
+	info->data_digest = tq && tq->ddgst;
+	info->io_inline_max = c->io_inline_max;
+	info->keep_alives = atomic_load(&c->ka_sent);
+	return 0;
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The NVMe/TCP host transport, shared by tcp.c (connections, PDUs, the
+ * ops table) and fabrics.c (the fabrics commands, identity, URL): Linux's
+ * nvme-tcp and nvme-fabrics split.
+ *
+ * One TCP connection per queue (admin and each I/O queue), each with a
+ * receiver thread that reads every PDU the controller sends: C2HData into
+ * the request's buffer, R2T answered with H2CData, CapsuleResp completing
+ * the request through the same path as a PCI completion (nvme_handle_cqe).
+ * Submitters write CapsuleCmds under the queue's send lock.
+ */
+#ifndef UCMD_NVME_HOST_TCP_H
+#define UCMD_NVME_HOST_TCP_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "host.h"
+#include "tcp/pdu.h"
+
+#define NVME_TCP_DEFAULT_KATO_MS	5000u	/* Linux's NVME_DEFAULT_KATO, 5 s */
+#define NVME_TCP_NQN_MAX		(NVMF_NQN_SIZE + 1)
+
+struct nvme_tcp_ctrl {
+	char host[256];
+	char port[16];
+	char subnqn[NVME_TCP_NQN_MAX];
+	char hostnqn[NVME_TCP_NQN_MAX];
+	uint8_t hostid[16];
+	bool hdgst, ddgst;		/* asked for in ICReq */
+	uint32_t kato_ms;
+	uint16_t cntlid;		/* from the admin queue's Connect */
+	uint32_t io_inline_max;		/* in-capsule data bytes on I/O queues (IOCCSZ) */
+
+	/* keep-alive: a thread sending Keep Alive every KATO/2 */
+	pthread_t ka_thread;
+	bool ka_started, ka_stop;
+	pthread_mutex_t ka_lock;
+	pthread_cond_t ka_cond;
+	atomic_ulong ka_sent;
+};
+
+struct nvme_tcp_queue {
+	struct nvme_queue *nq;
+	int fd;
+	pthread_t rx_thread;
+	bool rx_started;
+	atomic_bool dead;		/* the connection failed or was closed */
+	pthread_mutex_t send_lock;	/* one PDU at a time on the socket */
+	bool hdgst, ddgst;		/* negotiated */
+	uint8_t cpda;			/* the controller's data alignment */
+	uint32_t maxh2cdata;
+	uint32_t inline_max;		/* in-capsule data bytes this queue sends */
+	struct nvme_tcp_rx_limits lim;
+	uint8_t *rx_buf, *tx_buf;	/* bounce buffers for data (NVME_TCP_BUF) */
+};
+
+#define NVME_TCP_BUF	(128u * 1024)
+
+static inline struct nvme_tcp_ctrl *nvme_tcp_ctrl(struct nvme_host *h)
+{
+	return h->tctrl;
+}
+
+/* ---- fabrics.c ---- */
+/*
+ * "nvme-tcp://HOST[:PORT]/SUBNQN[?hdgst][&ddgst]": host ([v6] allowed),
+ * port (default 4420), subsystem NQN. 0 or -EINVAL (with the reason in
+ * *why).
+ */
+int nvmf_parse_url(struct nvme_tcp_ctrl *c, const char *url, const char **why);
+/* The host NQN and host ID: given, else /etc/nvme/hostnqn|hostid, else generated. */
+int nvmf_host_identity(struct nvme_tcp_ctrl *c, const char *hostnqn, const char *hostid);
+/* The Connect SQE and its data for queue qid (cntlid 0xffff for the admin queue). */
+void nvmf_build_connect(const struct nvme_tcp_ctrl *c, uint16_t qid, uint16_t sqsize,
+			struct ucmd_nvme_sqe *sqe, struct nvmf_connect_data *data);
+int  nvmf_reg_read32(struct nvme_host *h, uint32_t off, uint32_t *val);
+int  nvmf_reg_read64(struct nvme_host *h, uint32_t off, uint64_t *val);
+int  nvmf_reg_write32(struct nvme_host *h, uint32_t off, uint32_t val);
+int  nvmf_start_keep_alive(struct nvme_host *h);
+void nvmf_stop_keep_alive(struct nvme_host *h);
+
+/* ---- tcp.c ---- */
+extern const struct nvme_ctrl_ops nvme_tcp_ctrl_ops;
+
+#endif

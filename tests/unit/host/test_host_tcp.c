@@ -1,0 +1,705 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The NVMe/TCP host transport against a scripted fake target on loopback:
+ * a RAM namespace behind ICReq/ICResp, Connect, Property Get/Set, Identify,
+ * Get Log Page, Set Features, Keep Alive, Read (C2HData, with and without
+ * the SUCCESS flag) and Write (in-capsule, or R2T + H2CData split at
+ * MAXH2CDATA). The fake checks every PDU the host sends with the shared
+ * validator (src/tcp/pdu.c, the target's side), so a header, flag, length,
+ * alignment or digest the host gets wrong fails the test. Scripted faults:
+ * a corrupt header digest, a refused Connect.
+ */
+#include <arpa/inet.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <nvme/types.h>
+#include "tcp/pdu.h"
+#include "ucmd/nvme.h"
+#include "ucmd/ucmd.h"
+
+#define NS_BLOCKS	256
+#define MAXH2C		8192
+#define SUBNQN		"nqn.2026-12.test:fake"
+#define CNTLID		7
+#define SILENT_LBA	200
+
+struct fake {
+	int lfd;
+	uint16_t port;
+	pthread_t thr;
+	uint8_t ram[NS_BLOCKS * 512];
+	pthread_mutex_t lock;
+	uint32_t cc;
+	unsigned connects, io_connects, keep_alives, r2ts, h2c_pdus, incapsule_writes;
+	bool success_flag;		/* reads end with C2HData SUCCESS, no CapsuleResp */
+	bool refuse_connect;
+	bool corrupt_rsp_hdgst;		/* the next CapsuleResp on an I/O queue has a bad digest */
+	bool bad_pdu_seen;		/* the validator rejected a PDU from the host */
+	char hostnqn[256];
+	atomic_int live_conns;		/* fake_stop waits for them to see EOF */
+	uint16_t io_cntlid;
+	uint8_t hostid[16];
+};
+
+struct conn {
+	struct fake *f;
+	int fd;
+	bool hdgst, ddgst;
+	uint16_t qid;
+	struct nvme_tcp_rx_limits lim;
+};
+
+/* Cmocka's asserts belong to the main thread: the fake only records what is wrong. */
+#define FCHECK(cond) do { if (!(cond)) c->f->bad_pdu_seen = true; } while (0)
+
+static int rd(int fd, void *b, size_t n)
+{
+	uint8_t *p = b;
+
+	while (n) {
+		ssize_t r = recv(fd, p, n, 0);
+
+		if (r <= 0)
+			return -1;
+		p += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+static int wr(int fd, const void *b, size_t n)
+{
+	return send(fd, b, n, MSG_NOSIGNAL) == (ssize_t)n ? 0 : -1;
+}
+
+/* One PDU from the host, checked as the target checks it; data (if any) in *data. */
+static int rd_pdu(struct conn *c, uint8_t *hdr, uint8_t **data, uint32_t *dlen)
+{
+	uint32_t hl, fei;
+	struct nvme_tcp_hdr *ch = (void *)hdr;
+
+	*data = NULL;
+	*dlen = 0;
+	if (rd(c->fd, hdr, 8))
+		return -1;
+	if (nvme_tcp_check_ch(ch, &c->lim, &hl, &fei) || rd(c->fd, hdr + 8, hl - 8) ||
+	    nvme_tcp_check_header(hdr, hl, &c->lim, &fei)) {
+		c->f->bad_pdu_seen = true;
+		return -1;
+	}
+	*dlen = nvme_tcp_data_len(ch, c->lim.ddgst);
+	if (*dlen) {
+		uint8_t pad[256];
+		uint32_t crc;
+
+		if (rd(c->fd, pad, ch->pdo - hl))
+			return -1;
+		*data = malloc(*dlen);
+		if (rd(c->fd, *data, *dlen))
+			return -1;
+		if (c->lim.ddgst) {
+			if (rd(c->fd, &crc, 4))
+				return -1;
+			if (le32toh(crc) != nvme_tcp_crc32c(*data, *dlen)) {
+				c->f->bad_pdu_seen = true;
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+static int wr_pdu(struct conn *c, uint8_t *hdr, uint8_t type, uint8_t flags, const void *data,
+		  uint32_t len)
+{
+	uint32_t pre = nvme_tcp_build_ch((void *)hdr, type, flags, len, c->hdgst, c->ddgst, 0);
+	uint32_t crc = htole32(len ? nvme_tcp_crc32c(data, len) : 0);
+
+	if (c->hdgst)
+		nvme_tcp_put_hdgst(hdr);
+	if (wr(c->fd, hdr, pre) || (len && wr(c->fd, data, len)) ||
+	    (len && c->ddgst && wr(c->fd, &crc, 4)))
+		return -1;
+	return 0;
+}
+
+static int send_rsp(struct conn *c, uint16_t cid, uint16_t status, uint64_t result)
+{
+	uint8_t h[256] = { 0 };
+	struct nvme_tcp_rsp *r = (void *)h;
+
+	r->cqe.cid = cid;
+	r->cqe.status = (uint16_t)(status << 1);
+	r->cqe.dw0 = (uint32_t)result;
+	r->cqe.dw1 = (uint32_t)(result >> 32);
+	if (c->qid && c->f->corrupt_rsp_hdgst && c->hdgst) {
+		uint32_t pre = nvme_tcp_build_ch((void *)h, NVME_TCP_RSP, 0, 0, true, false, 0);
+
+		c->f->corrupt_rsp_hdgst = false;
+		nvme_tcp_put_hdgst(h);
+		h[24] ^= 0xff;	/* the header digest no longer matches */
+		return wr(c->fd, h, pre);
+	}
+	return wr_pdu(c, h, NVME_TCP_RSP, 0, NULL, 0);
+}
+
+/* C2HData in 4 KiB pieces; the SUCCESS flag ends the command when scripted. */
+static int send_c2h(struct conn *c, uint16_t cid, const uint8_t *buf, uint32_t len)
+{
+	for (uint32_t off = 0; off < len; off += 4096) {
+		uint8_t h[256] = { 0 };
+		struct nvme_tcp_data *d = (void *)h;
+		uint32_t n = len - off < 4096 ? len - off : 4096;
+		bool last = off + n == len;
+
+		d->cccid = cid;
+		d->datao = htole32(off);
+		d->datal = htole32(n);
+		if (wr_pdu(c, h, NVME_TCP_C2H_DATA,
+			   last ? (uint8_t)(NVME_TCP_F_DATA_LAST |
+					    (c->f->success_flag ? NVME_TCP_F_DATA_SUCCESS : 0)) : 0,
+			   buf + off, n))
+			return -1;
+	}
+	return c->f->success_flag ? 0 : send_rsp(c, cid, 0, 0);
+}
+
+/* The host's data for a command: in the capsule, or asked for with one R2T. */
+static uint8_t *get_data(struct conn *c, const struct ucmd_nvme_sqe *sqe, uint8_t *incap,
+			 uint32_t inlen)
+{
+	const struct nvme_tcp_sgl *sgl = (const void *)&sqe->dptr;
+	uint32_t len = le32toh(sgl->length), got = 0;
+	uint8_t *buf;
+
+	if (sgl->type == NVME_TCP_SGL_INCAPSULE) {
+		FCHECK((inlen) == (len));
+		if (c->qid)
+			c->f->incapsule_writes++;
+		return incap;
+	}
+	FCHECK((sgl->type) == (NVME_TCP_SGL_TRANSPORT));
+	buf = malloc(len);
+	uint8_t h[256] = { 0 };
+	struct nvme_tcp_r2t *r = (void *)h;
+	r->cccid = sqe->cid;
+	r->ttag = 0x55;
+	r->r2tl = htole32(len);
+	wr_pdu(c, h, NVME_TCP_R2T, 0, NULL, 0);
+	c->f->r2ts++;
+	while (got < len) {
+		uint8_t ph[256];
+		uint8_t *d;
+		uint32_t dl;
+
+		if (rd_pdu(c, ph, &d, &dl))
+			break;
+		struct nvme_tcp_data *hd = (void *)ph;
+		FCHECK((hd->hdr.type) == (NVME_TCP_H2C_DATA));
+		FCHECK((hd->ttag) == (0x55));
+		FCHECK((le32toh(hd->datao)) == (got));
+		FCHECK(dl <= MAXH2C);
+		if (got + dl > len) {
+			c->f->bad_pdu_seen = true;
+			free(d);
+			break;
+		}
+		memcpy(buf + got, d, dl);
+		got += dl;
+		FCHECK((!!(hd->hdr.flags & NVME_TCP_F_DATA_LAST)) == (got == len));
+		c->f->h2c_pdus++;
+		free(d);
+	}
+	free(incap);
+	return buf;
+}
+
+static void admin_cmd(struct conn *c, struct ucmd_nvme_sqe *s, uint8_t *data, uint32_t dlen)
+{
+	struct fake *f = c->f;
+	uint8_t buf[4096] = { 0 };
+
+	switch (s->opcode) {
+	case nvme_admin_identify:
+		if ((s->cdw10 & 0xff) == NVME_IDENTIFY_CNS_CTRL) {
+			struct nvme_id_ctrl *id = (void *)buf;
+
+			memcpy(id->sn, "FAKE0001            ", 20);
+			id->mdts = 5;
+			id->cntlid = htole16(CNTLID);
+			id->sgls = htole32(1);
+			id->ioccsz = htole32((64 + 4096) / 16);
+			id->iorcsz = htole32(1);
+			id->nn = htole32(1);
+			snprintf(id->subnqn, sizeof(id->subnqn), "%s", SUBNQN);
+		} else if ((s->cdw10 & 0xff) == NVME_IDENTIFY_CNS_NS_ACTIVE_LIST) {
+			buf[0] = 1;
+		} else if ((s->cdw10 & 0xff) == NVME_IDENTIFY_CNS_NS && s->nsid == 1) {
+			struct nvme_id_ns *ns = (void *)buf;
+
+			ns->nsze = ns->ncap = ns->nuse = htole64(NS_BLOCKS);
+			ns->lbaf[0].ds = 9;
+		}
+		send_c2h(c, s->cid, buf, 4096);
+		break;
+	case nvme_admin_get_log_page: {
+		uint32_t numd = ((s->cdw10 >> 16) | (s->cdw11 & 0xffff) << 16) + 1;
+		uint8_t *log = calloc(1, numd * 4);
+
+		send_c2h(c, s->cid, log, numd * 4);
+		free(log);
+		break;
+	}
+	case nvme_admin_set_features:
+		send_rsp(c, s->cid, 0, (s->cdw10 & 0xff) == NVME_FEAT_FID_NUM_QUEUES ? s->cdw11 : 0);
+		break;
+	case nvme_admin_keep_alive:
+		f->keep_alives++;
+		send_rsp(c, s->cid, 0, 0);
+		break;
+	default:
+		send_rsp(c, s->cid, NVME_SC_INVALID_OPCODE, 0);
+	}
+	free(data);
+	(void)dlen;
+}
+
+static void fabrics_cmd(struct conn *c, struct ucmd_nvme_sqe *s, uint8_t *data, uint32_t dlen)
+{
+	struct fake *f = c->f;
+	struct nvmf_prop_sqe *p = (void *)s;
+	uint64_t r = 0;
+
+	switch (p->fctype) {
+	case NVMF_FCTYPE_CONNECT: {
+		struct nvmf_connect_sqe *cs = (void *)s;
+		struct nvmf_connect_data *cd = (void *)get_data(c, s, data, dlen);
+
+		c->qid = le16toh(cs->qid);
+		pthread_mutex_lock(&f->lock);
+		f->connects++;
+		if (c->qid) {
+			f->io_connects++;
+			f->io_cntlid = le16toh(cd->cntlid);
+		} else {
+			FCHECK((le16toh(cd->cntlid)) == (0xffff));
+			FCHECK(le32toh(cs->kato) > 0);
+			snprintf(f->hostnqn, sizeof(f->hostnqn), "%s", cd->hostnqn);
+			memcpy(f->hostid, cd->hostid, 16);
+		}
+		pthread_mutex_unlock(&f->lock);
+		FCHECK(!strcmp(cd->subsysnqn, SUBNQN));
+		send_rsp(c, s->cid, f->refuse_connect ? (1 << 8 | NVMF_SC_CONNECT_INVALID_HOST) : 0,
+			 c->qid ? 0 : CNTLID);
+		free(cd);
+		return;
+	}
+	case NVMF_FCTYPE_PROP_GET:
+		switch (le32toh(p->offset)) {
+		case NVMF_PROP_CAP:
+			r = 127 | 1ull << 24 | 1ull << 37;	/* MQES, TO 500 ms, NVM set */
+			break;
+		case NVMF_PROP_VS:
+			r = 0x20000;
+			break;
+		case NVMF_PROP_CC:
+			r = f->cc;
+			break;
+		case NVMF_PROP_CSTS:
+			r = (f->cc & 1) | ((f->cc >> 14) & 3 ? 2u << 2 : 0);
+			break;
+		}
+		break;
+	case NVMF_FCTYPE_PROP_SET:
+		if (le32toh(p->offset) == NVMF_PROP_CC)
+			f->cc = (uint32_t)le64toh(p->value);
+		break;
+	}
+	free(data);
+	send_rsp(c, s->cid, 0, r);
+}
+
+static void io_cmd(struct conn *c, struct ucmd_nvme_sqe *s, uint8_t *data, uint32_t dlen)
+{
+	struct fake *f = c->f;
+	uint64_t slba = s->cdw10 | (uint64_t)s->cdw11 << 32;
+	uint32_t nlb = (s->cdw12 & 0xffff) + 1;
+	const struct nvme_tcp_sgl *sgl = (const void *)&s->dptr;
+
+	FCHECK((s->flags & 0xc0) == (NVME_CMD_PSDT_SGL));
+	if ((s->opcode == nvme_cmd_read || s->opcode == nvme_cmd_write) &&
+	    (slba + nlb > NS_BLOCKS || le32toh(sgl->length) != nlb * 512)) {
+		free(data);
+		send_rsp(c, s->cid, NVME_SC_LBA_RANGE, 0);
+		return;
+	}
+	switch (s->opcode) {
+	case nvme_cmd_write: {
+		uint8_t *b = get_data(c, s, data, dlen);
+
+		memcpy(f->ram + slba * 512, b, nlb * 512);
+		free(b);
+		send_rsp(c, s->cid, 0, 0);
+		return;
+	}
+	case nvme_cmd_read:
+		if (slba == SILENT_LBA)
+			break;	/* scripted: a command the target never answers */
+		send_c2h(c, s->cid, f->ram + slba * 512, nlb * 512);
+		break;
+	case nvme_cmd_flush:
+		send_rsp(c, s->cid, 0, 0);
+		break;
+	default:
+		send_rsp(c, s->cid, NVME_SC_INVALID_OPCODE, 0);
+	}
+	free(data);
+}
+
+static void *conn_thread(void *arg)
+{
+	struct conn *c = arg;
+	uint8_t h[256] = { 0 };
+	struct nvme_tcp_icreq *req = (void *)h;
+	struct nvme_tcp_icresp *rsp = (void *)h;
+	uint8_t *data;
+	uint32_t dlen;
+
+	c->lim.from_host = true;
+	c->lim.max_data = 1 << 20;
+	if (rd_pdu(c, h, &data, &dlen) || req->hdr.type != NVME_TCP_ICREQ)
+		goto out;
+	c->hdgst = req->digest & NVME_TCP_HDR_DIGEST_ENABLE;
+	c->ddgst = req->digest & NVME_TCP_DATA_DIGEST_ENABLE;
+	memset(h, 0, sizeof(h));
+	nvme_tcp_build_ch(&rsp->hdr, NVME_TCP_ICRESP, 0, 0, false, false, 0);
+	rsp->digest = (uint8_t)((c->hdgst ? 1 : 0) | (c->ddgst ? 2 : 0));
+	rsp->maxh2cdata = htole32(MAXH2C);
+	if (wr(c->fd, h, 128))
+		goto out;
+	c->lim.ic_done = true;
+	c->lim.hdgst = c->hdgst;
+	c->lim.ddgst = c->ddgst;
+	for (;;) {
+		struct nvme_tcp_cmd *cmd = (void *)h;
+
+		if (rd_pdu(c, h, &data, &dlen))
+			break;
+		FCHECK((cmd->hdr.type) == (NVME_TCP_CMD));
+		if (cmd->cmd.opcode == NVMF_OPC_FABRICS)
+			fabrics_cmd(c, &cmd->cmd, data, dlen);
+		else if (c->qid == 0)
+			admin_cmd(c, &cmd->cmd, data, dlen);
+		else
+			io_cmd(c, &cmd->cmd, data, dlen);
+	}
+out:
+	close(c->fd);
+	atomic_fetch_sub(&c->f->live_conns, 1);
+	free(c);
+	return NULL;
+}
+
+static void *accept_thread(void *arg)
+{
+	struct fake *f = arg;
+
+	for (;;) {
+		int fd = accept(f->lfd, NULL, NULL);
+		pthread_t t;
+
+		if (fd < 0)
+			return NULL;
+		struct conn *c = calloc(1, sizeof(*c));
+		c->f = f;
+		c->fd = fd;
+		atomic_fetch_add(&f->live_conns, 1);
+		pthread_create(&t, NULL, conn_thread, c);
+		pthread_detach(t);
+	}
+}
+
+static struct fake *fake_start(void)
+{
+	struct fake *f = calloc(1, sizeof(*f));
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t al = sizeof(a);
+
+	pthread_mutex_init(&f->lock, NULL);
+	f->lfd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_int_equal(bind(f->lfd, (void *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(f->lfd, 16), 0);
+	getsockname(f->lfd, (void *)&a, &al);
+	f->port = ntohs(a.sin_port);
+	pthread_create(&f->thr, NULL, accept_thread, f);
+	return f;
+}
+
+static void fake_stop(struct fake *f)
+{
+	shutdown(f->lfd, SHUT_RDWR);
+	pthread_join(f->thr, NULL);
+	close(f->lfd);
+	/* connection threads end when the host has closed its sockets (detach) */
+	while (atomic_load(&f->live_conns))
+		usleep(1000);
+	pthread_mutex_destroy(&f->lock);
+	free(f);
+}
+
+/* ---- the host side ---- */
+
+struct rig {
+	struct fake *f;
+	struct ucmd_engine *e;
+	struct ucmd_nvme_host *host;
+	struct ucmd_ring ring;
+	int ng, ctrl;
+};
+
+static int rig_up(struct rig *r, const char *opts, const struct ucmd_nvme_tcp_opts *to)
+{
+	struct io_uring_params p = { .flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 };
+	struct ucmd_nvme_host_opts ho = { .nr_io_queues = 2, .queue_depth = 16 };
+	char url[256];
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	r->f = fake_start();
+	snprintf(url, sizeof(url), "nvme-tcp://127.0.0.1:%u/%s%s", r->f->port, SUBNQN, opts);
+	assert_int_equal(ucmd_engine_create(&r->e), 0);
+	ret = ucmd_nvme_attach_tcp(r->e, url, &ho, to, &r->host);
+	if (ret)
+		return ret;
+	assert_int_equal(ucmd_queue_init_engine(r->e, 64, &r->ring, &p), 0);
+	r->ng = ucmd_open(r->e, "ng0n1", O_RDWR);
+	r->ctrl = ucmd_open(r->e, "nvme0", O_RDWR);
+	assert_true(r->ng >= 0 && r->ctrl >= 0);
+	return 0;
+}
+
+static void rig_detach(struct rig *r)
+{
+	if (r->host) {
+		ucmd_queue_exit(&r->ring);
+		ucmd_close(r->e, r->ng);
+		ucmd_close(r->e, r->ctrl);
+		ucmd_nvme_detach(r->host);
+		r->host = NULL;
+	}
+}
+
+static void rig_down(struct rig *r)
+{
+	rig_detach(r);
+	ucmd_engine_free(r->e);
+	fake_stop(r->f);
+}
+
+static int pt_to(struct rig *r, bool admin, uint8_t opcode, void *buf, uint32_t len,
+		 uint32_t cdw10, uint32_t cdw12, uint32_t timeout_ms)
+{
+	struct nvme_uring_cmd c = { .opcode = opcode, .nsid = 1, .addr = (uintptr_t)buf,
+				    .data_len = len, .cdw10 = cdw10, .cdw12 = cdw12,
+				    .timeout_ms = timeout_ms };
+	struct io_uring_sqe *sqe = ucmd_get_sqe(&r->ring);
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	ucmd_prep_nvme_cmd(sqe, admin ? r->ctrl : r->ng,
+			   admin ? NVME_URING_CMD_ADMIN : NVME_URING_CMD_IO, &c);
+	assert_int_equal(ucmd_submit_and_wait(&r->ring, 1), 1);
+	assert_int_equal(ucmd_wait_cqe(&r->ring, &cqe), 0);
+	ret = cqe->res;
+	ucmd_cqe_seen(&r->ring, cqe);
+	return ret;
+}
+
+static int pt(struct rig *r, bool admin, uint8_t opcode, void *buf, uint32_t len, uint32_t cdw10,
+	      uint32_t cdw12)
+{
+	return pt_to(r, admin, opcode, buf, len, cdw10, cdw12, 0);
+}
+
+static void write_read_compare(struct rig *r, uint32_t blocks, uint32_t slba, uint8_t seed)
+{
+	uint32_t len = blocks * 512;
+	uint8_t *w = malloc(len), *rb = calloc(1, len);
+
+	for (uint32_t i = 0; i < len; i++)
+		w[i] = (uint8_t)(i * 7 + seed);
+	assert_int_equal(pt(r, false, nvme_cmd_write, w, len, slba, blocks - 1), 0);
+	assert_memory_equal(r->f->ram + slba * 512, w, len);
+	assert_int_equal(pt(r, false, nvme_cmd_read, rb, len, slba, blocks - 1), 0);
+	assert_memory_equal(rb, w, len);
+	free(w);
+	free(rb);
+}
+
+static void test_attach_identify(void **state)
+{
+	struct rig r;
+	struct ucmd_nvme_tcp_info info;
+	struct nvme_id_ctrl *id = aligned_alloc(4096, 4096);
+	struct ucmd_nvme_tcp_opts to = { .hostnqn = "nqn.2014-08.org.nvmexpress:uuid:"
+						    "0f0e0d0c-0b0a-0908-0706-050403020100" };
+
+	(void)state;
+	assert_int_equal(rig_up(&r, "", &to), 0);
+	/* admin Connect + 2 I/O Connects, each with the admin queue's cntlid */
+	assert_int_equal(r.f->connects, 3);
+	assert_int_equal(r.f->io_connects, 2);
+	assert_int_equal(r.f->io_cntlid, CNTLID);
+	assert_string_equal(r.f->hostnqn, to.hostnqn);
+	/* the host ID is the NQN's UUID, as nvme-cli derives it */
+	assert_int_equal(r.f->hostid[0], 0x0f);
+	assert_int_equal(r.f->hostid[15], 0x00);
+	assert_int_equal(r.f->cc & 1, 1);	/* enabled by Property Set */
+	assert_int_equal(ucmd_nvme_tcp_info(r.host, &info), 0);
+	assert_int_equal(info.cntlid, CNTLID);
+	assert_int_equal(info.nr_queues, 3);
+	assert_int_equal(info.io_inline_max, 4096);
+	assert_false(info.hdr_digest);
+	assert_string_equal(info.subnqn, SUBNQN);
+	assert_int_equal(pt(&r, true, nvme_admin_identify, id, 4096, NVME_IDENTIFY_CNS_CTRL, 0), 0);
+	assert_memory_equal(id->sn, "FAKE0001", 8);
+	assert_string_equal(id->subnqn, SUBNQN);
+	/* an opcode the target does not know: its NVMe status, positive */
+	assert_int_equal(pt(&r, false, 0x7e, NULL, 0, 0, 0), NVME_SC_INVALID_OPCODE);
+	assert_false(r.f->bad_pdu_seen);
+	rig_detach(&r);
+	/* detach shut the controller down: CC.SHN normal, then disabled */
+	assert_int_equal(r.f->cc & 1, 0);
+	rig_down(&r);
+	free(id);
+}
+
+static void test_io_paths(void **state)
+{
+	struct rig r;
+
+	(void)state;
+	assert_int_equal(rig_up(&r, "", NULL), 0);
+	write_read_compare(&r, 1, 0, 1);	/* in-capsule */
+	assert_int_equal(r.f->incapsule_writes, 1);
+	assert_int_equal(r.f->r2ts, 0);
+	write_read_compare(&r, 8, 8, 2);	/* 4 KiB: still in-capsule (IOCCSZ) */
+	assert_int_equal(r.f->incapsule_writes, 2);
+	write_read_compare(&r, 64, 32, 3);	/* 32 KiB: R2T, 4 H2CData of 8 KiB */
+	assert_int_equal(r.f->r2ts, 1);
+	assert_int_equal(r.f->h2c_pdus, 4);
+	r.f->success_flag = true;		/* reads without a CapsuleResp */
+	write_read_compare(&r, 17, 100, 4);
+	r.f->success_flag = false;
+	/* out of range: the target's status comes back */
+	uint8_t b[512];
+	assert_int_equal(pt(&r, false, nvme_cmd_read, b, 512, NS_BLOCKS, 0), NVME_SC_LBA_RANGE);
+	assert_int_equal(pt(&r, false, nvme_cmd_flush, NULL, 0, 0, 0), 0);
+	assert_false(r.f->bad_pdu_seen);
+	rig_down(&r);
+}
+
+static void test_digests(void **state)
+{
+	struct rig r;
+	struct ucmd_nvme_tcp_info info;
+
+	(void)state;
+	assert_int_equal(rig_up(&r, "?hdgst&ddgst", NULL), 0);
+	assert_int_equal(ucmd_nvme_tcp_info(r.host, &info), 0);
+	assert_true(info.hdr_digest);
+	assert_true(info.data_digest);
+	write_read_compare(&r, 1, 0, 5);
+	write_read_compare(&r, 40, 60, 6);
+	assert_false(r.f->bad_pdu_seen);
+	/* a CapsuleResp whose header digest is wrong: the connection ends, the command fails */
+	uint8_t b[512] = { 0 };
+	r.f->corrupt_rsp_hdgst = true;
+	assert_int_equal(pt(&r, false, nvme_cmd_write, b, 512, 0, 0), -EIO);
+	rig_down(&r);
+}
+
+static void test_keep_alive(void **state)
+{
+	struct rig r;
+	struct ucmd_nvme_tcp_opts to = { .kato_ms = 20 };
+	struct ucmd_nvme_tcp_info info;
+
+	(void)state;
+	assert_int_equal(rig_up(&r, "", &to), 0);
+	/* KATO/2 = 10 ms: wait for three, whatever the scheduling */
+	for (int i = 0; i < 10000 && r.f->keep_alives < 3; i++)
+		usleep(1000);
+	assert_true(r.f->keep_alives >= 3);
+	assert_int_equal(ucmd_nvme_tcp_info(r.host, &info), 0);
+	assert_true(info.keep_alives >= 3);
+	rig_down(&r);
+}
+
+/* A command never answered: cancelled (-EINTR) by its timeout, not left hanging. */
+static void test_timeout(void **state)
+{
+	struct rig r;
+	uint8_t b[512];
+
+	(void)state;
+	assert_int_equal(rig_up(&r, "", NULL), 0);
+	assert_int_equal(pt_to(&r, false, nvme_cmd_read, b, 512, SILENT_LBA, 0, 50), -EINTR);
+	/* the admin queue is another connection: it still works */
+	struct nvme_id_ctrl *id = aligned_alloc(4096, 4096);
+	assert_int_equal(pt(&r, true, nvme_admin_identify, id, 4096, NVME_IDENTIFY_CNS_CTRL, 0), 0);
+	free(id);
+	rig_down(&r);
+}
+
+static void test_refused(void **state)
+{
+	struct fake *f = fake_start();
+	struct ucmd_engine *e;
+	struct ucmd_nvme_host *h = NULL;
+	char url[128];
+
+	(void)state;
+	f->refuse_connect = true;
+	snprintf(url, sizeof(url), "nvme-tcp://127.0.0.1:%u/%s", f->port, SUBNQN);
+	assert_int_equal(ucmd_engine_create(&e), 0);
+	assert_int_equal(ucmd_nvme_attach_tcp(e, url, NULL, NULL, &h), -ECONNREFUSED);
+	assert_non_null(strstr(ucmd_last_error(), "refused"));
+	assert_int_equal(ucmd_nvme_attach_tcp(e, "nvme-tcp://127.0.0.1:1", NULL, NULL, &h),
+			 -EINVAL);
+	assert_int_equal(ucmd_nvme_attach_tcp(e, "tcp://x/y", NULL, NULL, &h), -EINVAL);
+	assert_int_equal(ucmd_nvme_attach_tcp(e, "nvme-tcp://127.0.0.1:1/q?bogus", NULL, NULL,
+					      &h), -EINVAL);
+	assert_null(h);
+	ucmd_engine_free(e);
+	fake_stop(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_attach_identify),
+		cmocka_unit_test(test_io_paths),
+		cmocka_unit_test(test_digests),
+		cmocka_unit_test(test_keep_alive),
+		cmocka_unit_test(test_timeout),
+		cmocka_unit_test(test_refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
