@@ -38,9 +38,10 @@ static int name_req(struct ucmdd_name *n, const char *name)
 	return 0;
 }
 
-static int dc_open(struct ucmd_engine *e, const char *name, int flags)
+/* UCMDD_OPEN: flags as the daemon takes them (UCMDD_OPEN_FIXED with fd, or 0). */
+static int open_req(struct ucmd_engine *e, const char *name, int flags, int fd)
 {
-	struct ucmdd_open req = { .flags = flags };
+	struct ucmdd_open req = { .flags = flags, .fd = fd };
 	size_t len = strlen(name);
 
 	if (!len)
@@ -51,19 +52,16 @@ static int dc_open(struct ucmd_engine *e, const char *name, int flags)
 	return dc_call(to_dc(e), UCMDD_OPEN, &req, sizeof(req), NULL, 0, NULL, 0, NULL, NULL, 0);
 }
 
+static int dc_open(struct ucmd_engine *e, const char *name, int flags)
+{
+	return open_req(e, name, flags, 0);
+}
+
 int dc_open_fixed(struct ucmd_engine *e, const char *name, int flags, int fd)
 {
-	struct ucmdd_open req = { .flags = (flags & O_ACCMODE) | UCMDD_OPEN_FIXED, .fd = fd };
-	size_t len = strlen(name);
-
 	if (!ucmd_engine_is_daemon(e))
 		return -EOPNOTSUPP;
-	if (!len)
-		return -EINVAL;
-	if (len >= sizeof(req.name))
-		return -ENAMETOOLONG;
-	memcpy(req.name, name, len);
-	return dc_call(to_dc(e), UCMDD_OPEN, &req, sizeof(req), NULL, 0, NULL, 0, NULL, NULL, 0);
+	return open_req(e, name, (flags & O_ACCMODE) | UCMDD_OPEN_FIXED, fd);
 }
 
 static int dc_close(struct ucmd_engine *e, int fd)
