@@ -52,7 +52,7 @@ int cli_global_parse(struct cli *cli, int argc, char **argv, const char **why)
 			break;
 		case 'P': cli->policy = optarg; break;
 		case 'A': cli->audit = optarg; break;
-		case 'H': session_hostnqn = optarg; break;
+		case 'H': cli->hostnqn = optarg; break;
 		case 'n':
 			if (parse_u32(optarg, &cli->nsid) || !cli->nsid) {
 				*why = "bad --namespace-id";

@@ -41,6 +41,7 @@ struct cli {
 	const char *device;	/* a /dev path: the kernel backend */
 	const char *policy;	/* NULL: the default policy (Linux's rules) */
 	const char *audit;	/* NULL: no audit trail; "-": stderr */
+	const char *hostnqn;	/* --hostnqn: nvme-tcp:// controllers; NULL: the system's */
 	uint32_t nsid;
 	struct session s;
 	bool session_open;

@@ -125,6 +125,8 @@ int main(int argc, char **argv)
 			cli.daemon);
 		return 2;
 	}
+	/* the option parser stays apart from sessions (fuzz_cli_args links it alone) */
+	session_hostnqn = cli.hostnqn;
 	int ret = cli.device ? session_open_kernel(&cli.s, cli.device, cli.nsid)
 		  : cli.daemon ? session_open_daemon(&cli.s, cli.daemon, cli.nsid, cmd->only_reads)
 			       : session_open(&cli.s, cli.ctrl_dir, cli.nsid, cli.policy, cli.audit,

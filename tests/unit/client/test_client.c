@@ -499,9 +499,9 @@ static void test_ring_mapping(void **state)
 	ucmd_prep_nop(sqe);
 	sqe->user_data = 42;
 	assert_int_equal(ucmd_submit(&ring), 1);
-	assert_int_equal(*word(&f, f.rep.p.sq_off.tail), 1);
-	assert_int_equal(ctl_of(&f)->sq_limit, 1);
-	assert_int_equal(*word(&f, f.rep.p.sq_off.head), 1);
+	assert_int_equal(__atomic_load_n(word(&f, f.rep.p.sq_off.tail), __ATOMIC_SEQ_CST), 1);
+	assert_int_equal(__atomic_load_n(&ctl_of(&f)->sq_limit, __ATOMIC_SEQ_CST), 1);
+	assert_int_equal(__atomic_load_n(word(&f, f.rep.p.sq_off.head), __ATOMIC_SEQ_CST), 1);
 	assert_int_equal(((struct io_uring_sqe *)(f.mem + f.rep.sqes_off))->user_data, 42);
 	assert_true(read(f.sq_efd, &cnt, sizeof(cnt)) < 0 && errno == EAGAIN);
 	/* the proxy sleeps: the next submission rings */
@@ -516,8 +516,8 @@ static void test_ring_mapping(void **state)
 	__atomic_store_n(&ctl_of(&f)->sq_blocked, 1, __ATOMIC_SEQ_CST);
 	ucmd_prep_nop(ucmd_get_sqe(&ring));
 	assert_int_equal(ucmd_submit(&ring), 1);
-	assert_int_equal(ctl_of(&f)->sq_limit, 3);
-	assert_int_equal(*word(&f, f.rep.p.sq_off.head), 2);
+	assert_int_equal(__atomic_load_n(&ctl_of(&f)->sq_limit, __ATOMIC_SEQ_CST), 3);
+	assert_int_equal(__atomic_load_n(word(&f, f.rep.p.sq_off.head), __ATOMIC_SEQ_CST), 2);
 	__atomic_store_n(word(&f, f.rep.p.sq_off.head), 3, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&ctl_of(&f)->sq_blocked, 0, __ATOMIC_SEQ_CST);
 
