@@ -55,10 +55,30 @@ static bool classify(const char *name, struct pl_devinfo *d)
 }
 
 /*
- * The daemon opens d as this process under a number nobody else can hold
- * meanwhile: one of our own descriptors (an eventfd), so the program's
- * device numbers, which the daemon mirrors, are never touched.
+ * The daemon opens the device as this process under a number nobody else
+ * can hold meanwhile: one of our own descriptors (an eventfd), so the
+ * program's device numbers, which the daemon mirrors, are never touched.
  */
+int pl_private_open(struct ucmd_engine *e, const char *name, int flags)
+{
+	int fd = eventfd(0, EFD_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = dc_open_fixed(e, name, flags, fd);
+	if (ret < 0) {
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+void pl_private_close(struct ucmd_engine *e, int fd)
+{
+	ucmd_close(e, fd);
+	close(fd);
+}
+
 int pl_admin(const struct pl_devinfo *d, struct nvme_passthru_cmd64 *cmd)
 {
 	struct ucmd_engine *e = pl_engine();
@@ -66,15 +86,11 @@ int pl_admin(const struct pl_devinfo *d, struct nvme_passthru_cmd64 *cmd)
 
 	if (!e)
 		return -errno;
-	fd = eventfd(0, EFD_CLOEXEC);
+	fd = pl_private_open(e, d->name, O_RDONLY);
 	if (fd < 0)
-		return -errno;
-	ret = dc_open_fixed(e, d->name, O_RDONLY, fd);
-	if (ret >= 0) {
-		ret = ucmd_ioctl(e, fd, NVME_IOCTL_ADMIN64_CMD, cmd);
-		ucmd_close(e, fd);
-	}
-	close(fd);
+		return fd;
+	ret = ucmd_ioctl(e, fd, NVME_IOCTL_ADMIN64_CMD, cmd);
+	pl_private_close(e, fd);
 	return ret;
 }
 

@@ -124,6 +124,13 @@ int pl_devinfo_reload(void);
  * or -errno.
  */
 int pl_admin(const struct pl_devinfo *d, struct nvme_passthru_cmd64 *cmd);
+/*
+ * A private daemon fd on device `name` for the preload's own commands: the
+ * number is one of our descriptors (an eventfd), never one the program can
+ * hold. The fd, or -errno; give it back with pl_private_close().
+ */
+int pl_private_open(struct ucmd_engine *e, const char *name, int flags);
+void pl_private_close(struct ucmd_engine *e, int fd);
 
 /* ---- fdmap.c ---- */
 

@@ -77,7 +77,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <endian.h>
-#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -838,10 +837,10 @@ static int blk_zeroout(struct pl_file *f, int fd, uint64_t start, uint64_t len)
 
 /*
  * Deallocate [start, start + len) (LBA-aligned, inside the device): NVMe
- * Dataset Management with AD, as Linux's discard. The block node takes no
- * passthrough, so the namespace's generic node ngXnY is opened by the
- * daemon under one of our own numbers (an eventfd's, as pl_admin does),
- * never one the program could hold. 0 or -errno: -EOPNOTSUPP if the
+ * Dataset Management with AD, as Linux's discard, on the namespace's
+ * generic node ngXnY opened read-write on a private number
+ * (pl_private_open), never one the program could hold. 0 or -errno:
+ * -EOPNOTSUPP if the
  * controller has no DSM (ONCS), -EIO for an NVMe error.
  */
 static int blk_discard(struct pl_file *f, uint64_t start, uint64_t len)
@@ -867,12 +866,9 @@ static int blk_discard(struct pl_file *f, uint64_t start, uint64_t len)
 	range = aligned_alloc(4096, 4096);
 	if (!range)
 		return -ENOMEM;
-	fd = eventfd(0, EFD_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
+	ret = fd = pl_private_open(e, name, O_RDWR);
+	if (fd < 0)
 		goto out;
-	}
-	ret = dc_open_fixed(e, name, O_RDWR, fd);
 	while (ret >= 0 && len) {
 		/* one range of at most 2^32 - 1 blocks: context attributes, NLB, SLBA */
 		uint64_t nlb = len / g.lbs < 0xffffffffu ? len / g.lbs : 0xffffffffu;
@@ -886,11 +882,10 @@ static int blk_discard(struct pl_file *f, uint64_t start, uint64_t len)
 		start += nlb * g.lbs;
 		len -= nlb * g.lbs;
 	}
+	pl_private_close(e, fd);
+out:
 	if (ret > 0 || ret == -ENOTCONN)
 		ret = -EIO;
-	ucmd_close(e, fd);
-	close(fd);
-out:
 	free(range);
 	return ret < 0 ? ret : 0;
 }
