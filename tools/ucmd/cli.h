@@ -8,12 +8,11 @@
 #include <stdint.h>
 
 #include "ucmd/ucmd.h"
+#include "print.h"
 
 struct ucmd_ctrl;
 struct ucmd_nvme_host;
 struct ucmd_kernel_nvme;
-
-enum out_fmt { OUT_NORMAL, OUT_JSON };
 
 struct session {
 	const char *dir;
