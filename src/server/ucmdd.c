@@ -297,7 +297,7 @@ struct daemon_state {
 static int ram_ctrl_up(struct daemon_state *s, uint64_t bytes, unsigned i,
 		       const struct ucmd_nvme_host_opts *ho)
 {
-	struct ucmd_ctrl_params cp = { .mode = UCMD_CTRL_INLINE };
+	struct ucmd_ctrl_params cp = { .mode = UCMD_CTRL_INLINE, .power_on = true };
 	struct ucmd_ns_params np = {
 		.nsze = bytes / 4096,
 		.lbaf = 4,	/* 4096+0 */
@@ -341,12 +341,15 @@ static int ctrl_up(struct daemon_state *s, const char *dir, uint64_t ram, unsign
 	cp.mode = UCMD_CTRL_INLINE;
 	cp.errbuf = err;
 	cp.errbuf_len = sizeof(err);
+	/* the daemon's start is the device's power on: one power cycle per start */
+	cp.power_on = true;
 	ret = ucmd_ctrl_create(&cp, &s->ctrl[i]);
 	if (ret) {
 		srv_log("%s: %s", dir, err[0] ? err : strerror(-ret));
 		return ret;
 	}
-	if (ucmd_ctrl_ns_count(s->ctrl[i]) == 0) {
+	/* a new directory gets a first namespace; one whose were all deleted keeps none */
+	if (ucmd_ctrl_is_new(s->ctrl[i])) {
 		struct ucmd_ns_params np = {
 			.nsze = DEFAULT_NS_BYTES / 512,
 			.store = UCMD_NS_STORE_FILE,

@@ -77,6 +77,10 @@ static int teardown(void **state)
 }
 
 /* Open the directory: 0 or -errno, the reason in f->err */
+/* What version 3 added to the state file */
+static const char *const v3_members[] = { "subnqn", "boot_id", "current_features", "error_log",
+	"sanitize", "self_test", "fw_slots", NULL };
+
 static int try_open(struct fixture *f)
 {
 	struct ucmd_ctrl_params p = { .dir = f->dir, .errbuf = f->err, .errbuf_len = sizeof(f->err) };
@@ -194,9 +198,9 @@ static void test_wrong_type(void **state)
 	edit(f, true, "serial", json_object_new_string("SN\x01"), true);
 	assert_refused(f, -EINVAL, "ctrl.json: serial: byte 0x01 is not printable ASCII");
 	edit(f, true, "serial", json_object_new_string("SN"), true);
+	edit(f, true, "version", json_object_new_int(4), true);
+	assert_refused(f, -EINVAL, "ctrl.json: version: 4 is out of range 1..3");
 	edit(f, true, "version", json_object_new_int(3), true);
-	assert_refused(f, -EINVAL, "ctrl.json: version: 3 is out of range 1..2");
-	edit(f, true, "version", json_object_new_int(2), true);
 	edit(f, true, "nszee", json_object_new_int(2), true);
 	assert_refused(f, -EINVAL, "ctrl.json: nszee: unknown field");
 }
@@ -317,7 +321,7 @@ static void test_identity_param(void **state)
 	ucmd_ctrl_destroy(c);
 }
 
-/* A ctrl.json of version 1 (no checksum, no journal) still opens, as version 2 after */
+/* A ctrl.json of version 1 (no checksum, no journal) still opens, as version 3 after */
 static void test_version1(void **state)
 {
 	struct fixture *f = *state;
@@ -327,6 +331,8 @@ static void test_version1(void **state)
 
 	json_object_object_del(root, "crc32c");
 	json_object_object_del(root, "generation");
+	for (const char *const *k = v3_members; *k; k++)
+		json_object_object_del(root, *k);
 	json_object_object_add(root, "version", json_object_new_int(1));
 	save(f, root, false);
 	assert_int_equal(unlink(f->journal), 0);
