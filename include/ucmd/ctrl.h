@@ -158,6 +158,14 @@ unsigned ucmd_ctrl_ns_count(struct ucmd_ctrl *ctrl);
 bool ucmd_ctrl_is_new(struct ucmd_ctrl *ctrl);
 /* Whether ucmd_ctrl_create() was a cold start (see params.power_on). */
 bool ucmd_ctrl_power_cycled(struct ucmd_ctrl *ctrl);
+/*
+ * The controller's registers as a host reads them from BAR0 (CAP at 0, VS
+ * at 8, ... ACQ at 30h; little-endian, reserved space as zeros), for a
+ * show-regs: len bytes from off, both multiples of 4, within the first
+ * 1000h bytes (the doorbells after them read as zeros in any case).
+ * Reading has no side effect. -EINVAL otherwise.
+ */
+int  ucmd_ctrl_regs_read(struct ucmd_ctrl *ctrl, uint32_t off, void *buf, size_t len);
 
 /*
  * Counters for tests and benchmarks: how often the controller thread went to

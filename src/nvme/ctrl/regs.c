@@ -4,6 +4,7 @@
  * CSTS reports them, AQA/ASQ/ACQ describe the admin queue and may only be
  * changed while the controller is disabled.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -184,4 +185,19 @@ void ucmd_ctrl_write64(struct ucmd_ctrl *c, uint32_t off, uint64_t val)
 {
 	ucmd_ctrl_write32(c, off, (uint32_t)val);
 	ucmd_ctrl_write32(c, off + 4, (uint32_t)(val >> 32));
+}
+
+int ucmd_ctrl_regs_read(struct ucmd_ctrl *c, uint32_t off, void *buf, size_t len)
+{
+	uint8_t *out = buf;
+
+	if (!c || !buf || (off | len) & 3 || off > UCMD_NVME_REG_DBS ||
+	    len > UCMD_NVME_REG_DBS - off)
+		return -EINVAL;
+	for (size_t i = 0; i < len; i += 4) {
+		uint32_t v = htole32(ucmd_ctrl_read32(c, off + (uint32_t)i));
+
+		memcpy(out + i, &v, 4);
+	}
+	return 0;
 }
