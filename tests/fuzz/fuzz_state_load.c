@@ -166,7 +166,8 @@ static void check_state(struct ucmd_ctrl *c)
 	      "the next slot holds an image");
 	check((c->san.sstat & 7) <= NVME_SANITIZE_SSTAT_STATUS_COMPLETED_FAILED,
 	      "sanitize status valid");
-	check(c->dst.nres <= UCMD_DST_RESULTS && !c->dst.op, "self-test results bounded, none running");
+	check(c->dst.nres <= UCMD_DST_RESULTS && c->dst.op <= NVME_ST_CODE_EXTENDED,
+	      "self-test results bounded, a short or extended one running");
 	for (unsigned i = 0; i < UCMD_ERRLOG_ENTRIES; i++) {
 		uint64_t n = le64toh(c->errlog[i].error_count);
 
@@ -213,6 +214,7 @@ static char *snapshot(struct ucmd_ctrl *c, size_t *len)
 	fprintf(f, "%llu|%u|%u|%u|%d|%d|", (unsigned long long)c->error_count, c->san.sstat,
 		c->san.scdw10, c->san.ovrpat, c->san.ause_fail, c->san.exited);
 	fwrite(c->dst.res, sizeof(c->dst.res[0]), c->dst.nres, f);
+	fprintf(f, "|%u|%u|%llu", c->dst.op, c->dst.nsid, (unsigned long long)c->dst.dur_ns);
 	fprintf(f, "|%u|%u|%d|", c->fw.active, c->fw.next, c->fw.next_conv);
 	for (unsigned s = 1; s <= UCMD_FW_SLOTS; s++)
 		fprintf(f, "%s,%u|", c->fw.rev[s], c->fw.flags[s]);

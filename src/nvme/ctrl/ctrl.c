@@ -214,6 +214,8 @@ static void power_on(struct ucmd_ctrl *c, bool found)
 		c->smart.unsafe_shutdowns++;
 	/* a pending activation waits for a reset, and a cold start is one */
 	nvmet_fw_reset(c, true);
+	/* a self-test the power interrupted ends as a reset ends one */
+	nvmet_selftest_abort(c, NVME_ST_RESULT_CLR);
 }
 
 int ctrl_create_dma(const struct ucmd_ctrl_params *p, const struct ucmd_dma *dma,
@@ -310,9 +312,6 @@ void ucmd_ctrl_destroy(struct ucmd_ctrl *c)
 	nvmet_thread_stop(c);
 	if (c->sq && c->cq) {
 		pthread_mutex_lock(&c->lock);
-		/* the power goes: a running self-test ends as a reset ends it */
-		if (c->up && !c->p.read_only)
-			nvmet_selftest_abort(c, NVME_ST_RESULT_CLR);
 		/* the device stays powered for the next user: its current values stay */
 		if (!c->shn_valid) {
 			c->shn_cur = c->cur;

@@ -179,6 +179,8 @@ struct nvmet_selftest {
 	uint8_t op;		/* 0: none, 1: short, 2: extended */
 	uint32_t nsid;
 	uint64_t start_ns, dur_ns;
+	uint64_t start_rt_ms;		/* wall clock at the start: the test runs on
+					 * between two users of a powered device */
 	uint64_t short_ms, ext_ms;	/* how long each kind runs */
 	struct nvmet_dst_result res[UCMD_DST_RESULTS];	/* [0] newest */
 	unsigned nres;
@@ -341,6 +343,9 @@ uint16_t nvmet_admin_selftest(struct ucmd_ctrl *c, struct nvmet_req *req);
 bool nvmet_selftest_step(struct ucmd_ctrl *c);
 void nvmet_selftest_abort(struct ucmd_ctrl *c, uint8_t result);
 void nvmet_log_selftest(struct ucmd_ctrl *c, uint32_t nsid, struct nvme_self_test_log *l);
+void nvmet_selftest_resume(struct ucmd_ctrl *c, uint8_t op, uint32_t nsid, uint64_t start_rt_ms,
+			   uint64_t dur_ms);
+uint64_t realtime_ms(void);
 uint64_t nvmet_power_on_hours(struct ucmd_ctrl *c);
 
 /* firmware.c */

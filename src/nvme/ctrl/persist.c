@@ -291,6 +291,15 @@ int nvmet_persist_save(struct ucmd_ctrl *c, bool clean)
 	json_object_object_add(root, "error_log", errlog_json(c));
 	json_object_object_add(root, "sanitize", sanitize_json(c));
 	json_object_object_add(root, "self_test", selftest_json(c));
+	{
+		/* a test in progress: [op, nsid, wall-clock start ms, duration ms] */
+		uint64_t run[4] = { c->dst.op, c->dst.nsid, c->dst.start_rt_ms,
+				    c->dst.dur_ns / 1000000ull };
+
+		if (!c->dst.op)
+			memset(run, 0, sizeof(run));
+		json_object_object_add(root, "self_test_run", uarr(run, 4));
+	}
 	json_object_object_add(root, "fw_slots", fw_json(c));
 	for (unsigned i = 1; i <= UCMD_MAX_NS; i++)
 		if (c->ns[i])
@@ -453,6 +462,10 @@ static int load_v3(struct ucmd_ctrl *c, json_object *root)
 		r->poh = idx_u64(e, 3);
 		r->nsid = (uint32_t)idx_u64(e, 4);
 	}
+	json_object_object_get_ex(root, "self_test_run", &a);
+	if (idx_u64(a, 0))
+		nvmet_selftest_resume(c, (uint8_t)idx_u64(a, 0), (uint32_t)idx_u64(a, 1),
+				      idx_u64(a, 2), idx_u64(a, 3));
 	json_object_object_get_ex(root, "fw_slots", &o);
 	c->fw.active = (uint8_t)get_u64(o, "active", 1);
 	c->fw.next = (uint8_t)get_u64(o, "next", 0);

@@ -333,6 +333,9 @@ static int check_fw(struct chk *k, json_object *o, const char *firmware)
 /* The members version 3 added */
 static int check_v3(struct chk *k, json_object *root)
 {
+	/* op (0: none, 1 short, 2 extended), nsid, wall-clock start ms, duration (a day) */
+	static const uint64_t run_max[4] = { 2, UINT32_MAX, UINT64_MAX, 86400000 };
+	uint64_t run[4];
 	json_object *o, *smart, *cnt;
 	const char *s, *fw;
 	uint64_t count;
@@ -363,7 +366,12 @@ static int check_v3(struct chk *k, json_object *root)
 	k->where[0] = 0;
 	if ((ret = want(k, root, "self_test", json_type_array, &o)) ||
 	    (ret = check_selftest(k, o)) ||
-	    (ret = want(k, root, "fw_slots", json_type_object, &o)))
+	    (ret = want(k, root, "self_test_run", json_type_array, &o)) ||
+	    (ret = want_uints(k, "self_test_run", o, 4, run_max, run)))
+		return ret;
+	if (!run[0] && (run[1] || run[2] || run[3]))
+		return bad(k, "self_test_run", "no test running, but the other fields are set");
+	if ((ret = want(k, root, "fw_slots", json_type_object, &o)))
 		return ret;
 	json_object_object_get_ex(root, "firmware", &cnt);
 	fw = json_object_get_string(cnt);
@@ -508,8 +516,8 @@ int nvmet_state_check(struct ucmd_ctrl *c, json_object *root)
 		"model", "firmware", "clean", "saved_features", "smart", "namespaces", NULL };
 	static const char *const keys_v3[] = { "version", "generation", "crc32c", "serial",
 		"model", "firmware", "clean", "saved_features", "smart", "namespaces", "subnqn",
-		"boot_id", "current_features", "error_log", "sanitize", "self_test", "fw_slots",
-		NULL };
+		"boot_id", "current_features", "error_log", "sanitize", "self_test", "self_test_run",
+		"fw_slots", NULL };
 	struct chk k = { .c = c };
 	bool seen[UCMD_MAX_NS + 1] = { false };
 	json_object *o;

@@ -2,8 +2,8 @@
 /*
  * Sanitize (admin 84h) and the Sanitize Status log (81h). The command only
  * starts the operation, as the spec requires; the erase itself runs in the
- * background, UCMD_SANITIZE_CHUNK bytes of namespace store per controller
- * pass (nvmet_ctrl_run), so that a host sees it in progress, and commands
+ * background, UCMD_SANITIZE_CHUNK bytes of namespace store written per
+ * controller pass (64 times that deallocated) (nvmet_ctrl_run), so that a host sees it in progress, and commands
  * other than the few the spec allows complete with Sanitize In Progress
  * until it is done. The state (SSTAT, SCDW10, the pattern) is in ctrl.json:
  * an operation interrupted by a restart starts over at the next power on,
@@ -180,7 +180,10 @@ static void finish(struct ucmd_ctrl *c, bool ok)
 
 bool nvmet_sanitize_step(struct ucmd_ctrl *c)
 {
-	uint64_t budget = UCMD_SANITIZE_CHUNK, key;
+	uint32_t act = SANACT(c->san.scdw10);
+	/* deallocating is a metadata update: more of it per pass than of writing */
+	uint64_t budget = (act != NVME_SANITIZE_SANACT_START_OVERWRITE && !NDAS(c->san.scdw10)) ?
+			  64ull * UCMD_SANITIZE_CHUNK : UCMD_SANITIZE_CHUNK, key;
 	uint8_t *buf;
 
 	if (!nvmet_sanitize_busy(c))
@@ -221,6 +224,9 @@ bool nvmet_sanitize_step(struct ucmd_ctrl *c)
 		n = ns_bytes(ns) - c->san.off;
 		if (n > budget)
 			n = budget;
+		if (n > UCMD_SANITIZE_CHUNK && (act == NVME_SANITIZE_SANACT_START_OVERWRITE ||
+						NDAS(c->san.scdw10)))
+			n = UCMD_SANITIZE_CHUNK;	/* what buf holds */
 		if (erase_chunk(c, ns, c->san.off, n, buf, key)) {
 			free(buf);
 			finish(c, false);

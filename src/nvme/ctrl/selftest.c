@@ -11,6 +11,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ctrl_int.h"
 
@@ -18,6 +19,35 @@
 #define STC(dw10)	((dw10) & 0xfu)
 #define SEG_READ	2	/* the segment our one check belongs to */
 #define VDI_NSIDV	(1u << 0)
+
+uint64_t realtime_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/*
+ * A test loaded from ctrl.json (the device stayed powered, another user
+ * started it): it has been running since its wall-clock start, on this
+ * process's monotonic clock from now on.
+ */
+void nvmet_selftest_resume(struct ucmd_ctrl *c, uint8_t op, uint32_t nsid, uint64_t start_rt_ms,
+			   uint64_t dur_ms)
+{
+	uint64_t now = realtime_ms(), el = now > start_rt_ms ? now - start_rt_ms : 0;
+	uint64_t mono = ktime_get_ns();
+
+	c->dst.op = op;
+	c->dst.nsid = nsid;
+	c->dst.start_rt_ms = start_rt_ms;
+	c->dst.dur_ns = dur_ms * 1000000ull;
+	el *= 1000000ull;
+	c->dst.start_ns = el < mono ? mono - el : 0;
+	if (el >= c->dst.dur_ns)
+		c->dst.start_ns = mono >= c->dst.dur_ns ? mono - c->dst.dur_ns : 0;
+}
 
 uint64_t nvmet_power_on_hours(struct ucmd_ctrl *c)
 {
@@ -38,6 +68,9 @@ static void record(struct ucmd_ctrl *c, uint8_t result, uint8_t seg)
 	if (c->dst.nres < UCMD_DST_RESULTS)
 		c->dst.nres++;
 	c->dst.op = 0;
+	c->dst.nsid = 0;
+	c->dst.dur_ns = 0;
+	c->dst.start_rt_ms = 0;
 	nvmet_persist(c);
 }
 
@@ -100,6 +133,7 @@ uint16_t nvmet_admin_selftest(struct ucmd_ctrl *c, struct nvmet_req *req)
 	c->dst.op = stc;
 	c->dst.nsid = nsid;
 	c->dst.start_ns = ktime_get_ns();
+	c->dst.start_rt_ms = realtime_ms();
 	c->dst.dur_ns = (stc == NVME_DST_STC_SHORT ? c->dst.short_ms : c->dst.ext_ms) * 1000000ull;
 	return 0;
 }

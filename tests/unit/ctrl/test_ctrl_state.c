@@ -79,7 +79,8 @@ static int teardown(void **state)
 /* Open the directory: 0 or -errno, the reason in f->err */
 /* What version 3 added to the state file */
 static const char *const v3_members[] = { "subnqn", "boot_id", "current_features", "error_log",
-	"sanitize", "self_test", "fw_slots", NULL };
+	"sanitize", "self_test", "self_test_run", "fw_slots", NULL };
+#define NR_V3	8
 
 static int try_open(struct fixture *f)
 {
@@ -234,6 +235,9 @@ static void test_v3_members(void **state)
 		  "sanitize.ause_fail: expected boolean" },
 		{ "self_test", "[[48,0,0,0,0]]", "self_test[0][0]: 48 is out of range 0..47" },
 		{ "self_test", "[[0,0,0,0,0]]", "self_test[0]: status 00h is no short or extended" },
+		{ "self_test_run", "[3,0,0,0]", "self_test_run[0]: 3 is out of range 0..2" },
+		{ "self_test_run", "[1,0,0,86400001]", "self_test_run[3]: 86400001 is out of range" },
+		{ "self_test_run", "[0,1,0,0]", "self_test_run: no test running, but the other" },
 		{ "fw_slots", "{\"active\":2,\"next\":0,\"next_conv\":false,\"revisions\":[\"0.1\",\"\",\"\"],\"flags\":[0,0,0]}",
 		  "fw_slots.active: slot 2 holds \"\", not the firmware" },
 		{ "fw_slots", "{\"active\":1,\"next\":3,\"next_conv\":false,\"revisions\":[\"0.1\",\"\",\"\"],\"flags\":[0,0,0]}",
@@ -245,9 +249,9 @@ static void test_v3_members(void **state)
 		{ "fw_slots", "{\"active\":4,\"next\":0,\"next_conv\":false,\"revisions\":[\"0.1\",\"\",\"\"],\"flags\":[0,0,0]}",
 		  "fw_slots.active: 4 is out of range 1..3" },
 	};
-	json_object *root = json_object_from_file(f->json), *good[7];
+	json_object *root = json_object_from_file(f->json), *good[NR_V3];
 
-	for (size_t i = 0; i < 7; i++) {
+	for (size_t i = 0; i < NR_V3; i++) {
 		json_object *v;
 
 		assert_true(json_object_object_get_ex(root, v3_members[i], &v));
@@ -257,7 +261,7 @@ static void test_v3_members(void **state)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		edit(f, true, bad[i].key, J(bad[i].val), true);
 		assert_refused(f, -EINVAL, bad[i].why);
-		for (size_t k = 0; k < 7; k++)
+		for (size_t k = 0; k < NR_V3; k++)
 			if (!strcmp(v3_members[k], bad[i].key))
 				edit(f, true, bad[i].key, json_object_get(good[k]), true);
 		assert_int_equal(try_open(f), 0);
@@ -267,7 +271,7 @@ static void test_v3_members(void **state)
 	json_object_object_del(root, "fw_slots");
 	save(f, root, true);
 	assert_refused(f, -EINVAL, "ctrl.json: fw_slots: missing");
-	for (size_t k = 0; k < 7; k++)
+	for (size_t k = 0; k < NR_V3; k++)
 		json_object_put(good[k]);
 }
 
