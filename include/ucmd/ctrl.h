@@ -80,6 +80,16 @@ struct ucmd_ctrl_params {
 	uint16_t max_io_queues;	/* I/O queue pairs offered (Number of Queues) */
 	uint16_t mqes;		/* CAP.MQES: max queue entries minus one */
 	uint8_t  mdts;		/* max transfer = 2^mdts * 4 KiB; 0 = no limit */
+	/*
+	 * The device was just powered on: count a power cycle (SMART) and
+	 * drop the volatile state even when the host did not reboot. Without
+	 * it, creating the controller of a directory is a cold start only
+	 * when the state is new, the host booted since the state was saved,
+	 * or the last run did not shut down cleanly (an unsafe shutdown);
+	 * otherwise the device "stayed powered" between two users of the
+	 * directory. ucmdd sets it once per daemon start (docs/store.md).
+	 */
+	bool     power_on;
 };
 
 /* Store kinds for namespaces */
@@ -140,6 +150,22 @@ void ucmd_ctrl_destroy(struct ucmd_ctrl *ctrl);
 int  ucmd_ctrl_ns_create(struct ucmd_ctrl *ctrl, const struct ucmd_ns_params *p);
 /* Number of namespaces currently allocated (attached or not). */
 unsigned ucmd_ctrl_ns_count(struct ucmd_ctrl *ctrl);
+/*
+ * Whether ucmd_ctrl_create() made a new state (no ctrl.json was there, or
+ * no directory): only then may a caller provision a first namespace. A
+ * controller whose namespaces were all deleted stays without any.
+ */
+bool ucmd_ctrl_is_new(struct ucmd_ctrl *ctrl);
+/* Whether ucmd_ctrl_create() was a cold start (see params.power_on). */
+bool ucmd_ctrl_power_cycled(struct ucmd_ctrl *ctrl);
+/*
+ * The controller's registers as a host reads them from BAR0 (CAP at 0, VS
+ * at 8, ... ACQ at 30h; little-endian, reserved space as zeros), for a
+ * show-regs: len bytes from off, both multiples of 4, within the first
+ * 1000h bytes (the doorbells after them read as zeros in any case).
+ * Reading has no side effect. -EINVAL otherwise.
+ */
+int  ucmd_ctrl_regs_read(struct ucmd_ctrl *ctrl, uint32_t off, void *buf, size_t len);
 
 /*
  * Counters for tests and benchmarks: how often the controller thread went to

@@ -49,6 +49,17 @@ int  ucmd_nvme_attach(struct ucmd_engine *e, struct ucmd_ctrl *ctrl,
 		      const struct ucmd_nvme_host_opts *opts, struct ucmd_nvme_host **out);
 /* Remove the devices, cancel what is in flight, disable the controller. */
 void ucmd_nvme_detach(struct ucmd_nvme_host *host);
+/*
+ * A controller reset, as NVME_IOCTL_RESET on the controller's device
+ * (nvme-cli's "nvme reset"): queues stopped, CC.EN cleared and CSTS.RDY
+ * awaited, commands in flight ended (a passthrough command returns
+ * -EINTR, as in Linux), then the controller enabled again with the same
+ * queues. Firmware committed for activation at the next reset becomes
+ * active. -EBUSY while another reset runs, -ENOTTY on a transport without
+ * one (NVMe/TCP), -EIO when the controller does not come back (the host
+ * is then stopped: detach it).
+ */
+int  ucmd_nvme_reset(struct ucmd_nvme_host *host);
 
 /*
  * NVMe/TCP: the host's side of a fabrics connection. A zeroed struct (or

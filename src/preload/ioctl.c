@@ -157,6 +157,11 @@ static int nvme_ioctl(struct pl_file *f, int fd, unsigned long req, void *arg)
 		if (f->dev->kind == PL_DEV_CTRL)
 			return -ENOTTY;
 		return submit_io(f, fd, arg);
+	case NVME_IOCTL_RESET:
+		/* the controller's device only, as in Linux; the daemon resets it */
+		if (f->dev->kind != PL_DEV_CTRL)
+			return -ENOTTY;
+		return ucmd_ioctl(pl_engine(), fd, req, NULL);
 	case NVME_IOCTL_RESCAN:
 		/*
 		 * Linux rescans the controller's namespaces; the daemon's

@@ -95,6 +95,7 @@ int srv_ioctl(struct srv_client *c, int cfd, unsigned long cmd, uint64_t carg)
 		return efd;
 	switch (cmd) {
 	case NVME_IOCTL_ID:
+	case NVME_IOCTL_RESET:
 		/* no argument: nothing of the client's reaches the engine */
 		return ucmd_ioctl(c->d->e, efd, cmd, NULL);
 	case NVME_IOCTL_ADMIN64_CMD:

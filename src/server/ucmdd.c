@@ -48,6 +48,7 @@ struct opts {
 	char *audit;
 	char *nvme_tcp;			/* ADDR[:PORT] of the NVMe/TCP target, or NULL */
 	bool foreground;
+	bool power_on;
 };
 
 static const char usage[] =
@@ -81,6 +82,11 @@ static const char usage[] =
 	"                  controller, named by its subsystem NQN. Commands go\n"
 	"                  through the policy as a remote identity (no uid, no\n"
 	"                  capability) with the Connect's host NQN (key hostnqn)\n"
+	"  --power-on      this start is the devices' power on: each --ctrl counts a\n"
+	"                  power cycle and loses its volatile state (the service\n"
+	"                  unit passes it). Without it a controller is powered on\n"
+	"                  only when the host booted since its last run or that run\n"
+	"                  did not shut down (ucmd exec's private daemon)\n"
 	"  --foreground    do not detach; log to stderr, not syslog\n"
 	"  --help          this text\n"
 	"  --version       the version\n"
@@ -140,6 +146,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "audit", required_argument, NULL, 'a' },
 		{ "nvme-tcp", required_argument, NULL, 't' },
 		{ "foreground", no_argument, NULL, 'f' },
+		{ "power-on", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -196,6 +203,9 @@ static int parse(int argc, char **argv, struct opts *o)
 		}
 		case 'f':
 			o->foreground = true;
+			break;
+		case 'P':
+			o->power_on = true;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -284,6 +294,7 @@ static int ctrl_dir_prepare(const char *dir)
 }
 
 struct daemon_state {
+	bool power_on;		/* --power-on: this start powers the devices on */
 	struct srv_daemon d;
 	struct ucmd_ctrl *ctrl[MAX_CTRLS];
 	struct ucmd_nvme_host *host[MAX_CTRLS];
@@ -341,12 +352,15 @@ static int ctrl_up(struct daemon_state *s, const char *dir, uint64_t ram, unsign
 	cp.mode = UCMD_CTRL_INLINE;
 	cp.errbuf = err;
 	cp.errbuf_len = sizeof(err);
+	/* with --power-on the daemon's start is the device's power on (docs/store.md) */
+	cp.power_on = s->power_on;
 	ret = ucmd_ctrl_create(&cp, &s->ctrl[i]);
 	if (ret) {
 		srv_log("%s: %s", dir, err[0] ? err : strerror(-ret));
 		return ret;
 	}
-	if (ucmd_ctrl_ns_count(s->ctrl[i]) == 0) {
+	/* a new directory gets a first namespace; one whose were all deleted keeps none */
+	if (ucmd_ctrl_is_new(s->ctrl[i])) {
 		struct ucmd_ns_params np = {
 			.nsze = DEFAULT_NS_BYTES / 512,
 			.store = UCMD_NS_STORE_FILE,
@@ -412,6 +426,7 @@ static int daemon_up(struct daemon_state *s, const struct opts *o, int lfd)
 	}
 	s->security = true;
 	for (unsigned i = 0; i < o->nr_ctrl; i++) {
+		s->power_on = o->power_on;
 		ret = ctrl_up(s, o->ctrl[i], o->ram[i], i);
 		if (ret)
 			return ret;

@@ -158,6 +158,22 @@ static void check_state(struct ucmd_ctrl *c)
 {
 	check(printable(c->serial, 20) && printable(c->model, 40) && printable(c->firmware, 8),
 	      "identity fits Identify");
+	check(printable(c->subnqn, 223), "subsystem NQN fits Identify");
+	/* version 3: firmware slots, sanitize status, self-test results, error log */
+	check(c->fw.active >= 1 && c->fw.active <= UCMD_FW_SLOTS &&
+	      !strcmp(c->fw.rev[c->fw.active], c->firmware), "the active slot holds FR");
+	check(c->fw.next <= UCMD_FW_SLOTS && (!c->fw.next || c->fw.rev[c->fw.next][0]),
+	      "the next slot holds an image");
+	check((c->san.sstat & 7) <= NVME_SANITIZE_SSTAT_STATUS_COMPLETED_FAILED,
+	      "sanitize status valid");
+	check(c->dst.nres <= UCMD_DST_RESULTS && c->dst.op <= NVME_ST_CODE_EXTENDED,
+	      "self-test results bounded, a short or extended one running");
+	for (unsigned i = 0; i < UCMD_ERRLOG_ENTRIES; i++) {
+		uint64_t n = le64toh(c->errlog[i].error_count);
+
+		check(!n || (n <= c->error_count && (n - 1) % UCMD_ERRLOG_ENTRIES == i),
+		      "error log entries at their slot, within the count");
+	}
 	for (unsigned i = 0; i <= UCMD_MAX_NS; i++) {
 		const struct nvmet_ns *ns = c->ns[i];
 		uint64_t end = 0;
@@ -191,8 +207,17 @@ static char *snapshot(struct ucmd_ctrl *c, size_t *len)
 
 	if (!f)
 		abort();
-	fprintf(f, "%s|%s|%s|", c->serial, c->model, c->firmware);
+	fprintf(f, "%s|%s|%s|%s|", c->serial, c->model, c->firmware, c->subnqn);
 	fwrite(&c->saved, sizeof(c->saved), 1, f);
+	fwrite(&c->cur, sizeof(c->cur), 1, f);
+	fwrite(c->errlog, sizeof(c->errlog), 1, f);
+	fprintf(f, "%llu|%u|%u|%u|%d|%d|", (unsigned long long)c->error_count, c->san.sstat,
+		c->san.scdw10, c->san.ovrpat, c->san.ause_fail, c->san.exited);
+	fwrite(c->dst.res, sizeof(c->dst.res[0]), c->dst.nres, f);
+	fprintf(f, "|%u|%u|%llu", c->dst.op, c->dst.nsid, (unsigned long long)c->dst.dur_ns);
+	fprintf(f, "|%u|%u|%d|", c->fw.active, c->fw.next, c->fw.next_conv);
+	for (unsigned s = 1; s <= UCMD_FW_SLOTS; s++)
+		fprintf(f, "%s,%u|", c->fw.rev[s], c->fw.flags[s]);
 	for (unsigned i = 1; i <= UCMD_MAX_NS; i++) {
 		const struct nvmet_ns *ns = c->ns[i];
 

@@ -78,6 +78,7 @@ struct nvme_uring_cmd {
 };
 
 #define NVME_IOCTL_ID		_IO('N', 0x40)
+#define NVME_IOCTL_RESET	_IO('N', 0x44)
 #define NVME_IOCTL_ADMIN64_CMD	_IOWR('N', 0x47, struct nvme_passthru_cmd64)
 #define NVME_IOCTL_IO64_CMD	_IOWR('N', 0x48, struct nvme_passthru_cmd64)
 #define NVME_IOCTL_IO64_CMD_VEC	_IOWR('N', 0x49, struct nvme_passthru_cmd64)

@@ -9,8 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ctrl_int.h"
 #include "lib/error.h"
@@ -29,6 +32,76 @@ const struct ucmd_dma ucmd_dma_identity = { .map = identity_map };
 static char *dup_or(const char *s, const char *dflt)
 {
 	return strdup(s ? s : dflt);
+}
+
+/* A UUID-form NQN (ucmd owns no domain name) from 16 bytes */
+static char *nqn_of(const uint8_t u[16])
+{
+	char buf[80];
+
+	snprintf(buf, sizeof(buf), "nqn.2014-08.org.nvmexpress:uuid:%02x%02x%02x%02x-%02x%02x-"
+		 "%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2], u[3], u[4], u[5],
+		 (u[6] & 0x0f) | 0x40, u[7], (u[8] & 0x3f) | 0x80, u[9], u[10], u[11], u[12], u[13],
+		 u[14], u[15]);
+	return strdup(buf);
+}
+
+/*
+ * The NQN of a controller without a directory, and of a state file from
+ * before ctrl.json kept one: a hash of the serial, as it always was, so that
+ * an existing directory keeps the subsystem NQN hosts know it by.
+ */
+char *nvmet_subnqn_legacy(const char *serial)
+{
+	uint64_t h = 0xcbf29ce484222325ull, h2;	/* FNV-1a */
+	char buf[80];
+
+	for (const char *p = serial; *p; p++)
+		h = (h ^ (uint8_t)*p) * 0x100000001b3ull;
+	h2 = h * 0x9e3779b97f4a7c15ull;
+	snprintf(buf, sizeof(buf), "nqn.2014-08.org.nvmexpress:uuid:%08x-%04x-4%03x-8%03x-%012llx",
+		 (unsigned)(h >> 32), (unsigned)(h >> 16) & 0xffff, (unsigned)h & 0xfff,
+		 (unsigned)(h >> 4) & 0xfff, (unsigned long long)h2 & 0xffffffffffffull);
+	return strdup(buf);
+}
+
+/*
+ * A new controller directory is a new device: its own serial ("UCMD" and
+ * 16 hex digits, Identify's 20 characters) and subsystem NQN, from random
+ * bytes, unless the caller named a serial.
+ */
+static int new_identity(struct ucmd_ctrl *c)
+{
+	uint8_t r[24];
+	char sn[21];
+
+	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		return -EIO;
+	if (!c->p.serial) {
+		snprintf(sn, sizeof(sn), "UCMD%02X%02X%02X%02X%02X%02X%02X%02X", r[16], r[17], r[18],
+			 r[19], r[20], r[21], r[22], r[23]);
+		free(c->serial);
+		if (!(c->serial = strdup(sn)))
+			return -ENOMEM;
+	}
+	free(c->subnqn);
+	c->subnqn = nqn_of(r);
+	return c->subnqn ? 0 : -ENOMEM;
+}
+
+/* This boot of the host (empty when unknown: every start is then a cold one) */
+static void read_boot_id(char *buf, size_t len)
+{
+	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, len - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	for (char *p = buf; *p; p++)
+		if (*p < 0x20 || *p > 0x7e)
+			*p = '?';
 }
 
 static int ctrl_alloc(const struct ucmd_ctrl_params *p, const struct ucmd_dma *dma,
@@ -63,8 +136,16 @@ static int ctrl_alloc(const struct ucmd_ctrl_params *p, const struct ucmd_dma *d
 	c->serial = dup_or(p->serial, "UCMD0001");
 	c->model = dup_or(p->model, "ucmd emulated NVMe controller");
 	c->firmware = dup_or(p->firmware, "0.1");
+	c->subnqn = c->serial ? nvmet_subnqn_legacy(c->serial) : NULL;
+	if (c->firmware)	/* slot 1: the factory image; ctrl.json may say more */
+		snprintf(c->fw.rev[1], sizeof(c->fw.rev[1]), "%.8s", c->firmware);
+	c->fw.active = 1;
+	/* nothing written since manufacture */
+	c->san.sstat = NVME_SANITIZE_SSTAT_GLOBAL_DATA_ERASED;
+	c->dst.short_ms = UCMD_DST_SHORT_MS;
+	c->dst.ext_ms = UCMD_DST_EXT_MS;
 	if (!c->sq || !c->cq || !c->db_val || !c->db_dirty || !c->cq_waiting || (p->dir && !c->dir) ||
-	    !c->serial || !c->model || !c->firmware) {
+	    !c->serial || !c->model || !c->firmware || !c->subnqn) {
 		ucmd_ctrl_destroy(c);
 		return -ENOMEM;
 	}
@@ -108,6 +189,35 @@ static int no_state(struct ucmd_ctrl *c)
 	return 0;
 }
 
+/*
+ * Is this a cold start (docs/store.md, "power cycles")? A new state, a caller
+ * that says the device was powered on (ucmdd, once per daemon start), a host
+ * that booted since the state was last saved, or a last run that never shut
+ * down cleanly (the power went: an unsafe shutdown). Otherwise the device
+ * stayed powered between two users of the directory (two CLI calls): its
+ * volatile state, the current feature values, carries over.
+ */
+static void power_on(struct ucmd_ctrl *c, bool found)
+{
+	bool cold = !found || c->p.power_on || !c->last_clean ||
+		    !c->cur_boot_id[0] || strcmp(c->boot_id, c->cur_boot_id);
+
+	/* the volatile values are the device's only while it stays powered */
+	if (!cold && c->cur_valid)
+		return;
+	c->cur = c->saved;
+	if (!cold)
+		return;
+	c->power_cycled = true;
+	c->smart.power_cycles++;
+	if (found && !c->last_clean)
+		c->smart.unsafe_shutdowns++;
+	/* a pending activation waits for a reset, and a cold start is one */
+	nvmet_fw_reset(c, true);
+	/* a self-test the power interrupted ends as a reset ends one */
+	nvmet_selftest_abort(c, NVME_ST_RESULT_CLR);
+}
+
 int ctrl_create_dma(const struct ucmd_ctrl_params *p, const struct ucmd_dma *dma,
 		    struct ucmd_ctrl **out)
 {
@@ -126,6 +236,7 @@ int ctrl_create_dma(const struct ucmd_ctrl_params *p, const struct ucmd_dma *dma
 	ret = nvmet_state_check_identity(c);
 	if (ret)
 		goto fail;
+	read_boot_id(c->cur_boot_id, sizeof(c->cur_boot_id));
 	c->created_ns = ktime_get_ns();
 	nvmet_features_defaults(&c->cur);
 	c->saved = c->cur;
@@ -143,11 +254,12 @@ int ctrl_create_dma(const struct ucmd_ctrl_params *p, const struct ucmd_dma *dma
 			ret = nvmet_persist_load(c, &found);
 		if (!ret && !found)
 			ret = no_state(c);
+		if (!ret && !found)
+			ret = new_identity(c);
 		if (ret)
 			goto fail;
 	}
-	c->cur = c->saved;
-	c->smart.power_cycles++;
+	power_on(c, found);
 	if (c->dir && !c->p.read_only) {
 		/* Marks the state "in use" so that a crash counts as unsafe. */
 		ret = nvmet_persist_save(c, false);
@@ -164,6 +276,7 @@ int ctrl_create_dma(const struct ucmd_ctrl_params *p, const struct ucmd_dma *dma
 			goto fail;
 	}
 	c->up = true;
+	c->fresh = !found;
 	*out = c;
 	return 0;
 fail:
@@ -199,6 +312,11 @@ void ucmd_ctrl_destroy(struct ucmd_ctrl *c)
 	nvmet_thread_stop(c);
 	if (c->sq && c->cq) {
 		pthread_mutex_lock(&c->lock);
+		/* the device stays powered for the next user: its current values stay */
+		if (!c->shn_valid) {
+			c->shn_cur = c->cur;
+			c->shn_valid = true;
+		}
 		nvmet_ctrl_reset_locked(c);
 		for (unsigned i = 1; i <= UCMD_MAX_NS; i++)
 			if (c->ns[i] && c->ns[i]->st)
@@ -228,7 +346,29 @@ void ucmd_ctrl_destroy(struct ucmd_ctrl *c)
 	free(c->serial);
 	free(c->model);
 	free(c->firmware);
+	free(c->subnqn);
+	nvmet_fw_free(c);
 	free(c);
+}
+
+bool ucmd_ctrl_power_cycled(struct ucmd_ctrl *c)
+{
+	return c->power_cycled;
+}
+
+bool ucmd_ctrl_is_new(struct ucmd_ctrl *c)
+{
+	return c->fresh;
+}
+
+void ctrl_test_knobs(struct ucmd_ctrl *c, uint64_t dst_short_ms, uint64_t dst_ext_ms,
+		     bool sanitize_fail)
+{
+	pthread_mutex_lock(&c->lock);
+	c->dst.short_ms = dst_short_ms;
+	c->dst.ext_ms = dst_ext_ms;
+	c->san.fail_next = sanitize_fail;
+	pthread_mutex_unlock(&c->lock);
 }
 
 int ucmd_ctrl_ns_create(struct ucmd_ctrl *c, const struct ucmd_ns_params *p)

@@ -76,4 +76,11 @@ void ucmd_ctrl_inject_delay(struct ucmd_ctrl *ctrl, bool admin, uint8_t opcode,
  */
 uint32_t ucmd_ctrl_opcode_effects(bool admin, uint8_t opcode);
 
+/*
+ * Test knobs: how long the two device self-tests run, and whether the next
+ * sanitize operation fails (a media failure the tests cannot cause).
+ */
+void ctrl_test_knobs(struct ucmd_ctrl *ctrl, uint64_t dst_short_ms, uint64_t dst_ext_ms,
+		     bool sanitize_fail);
+
 #endif /* UCMD_NVME_CTRL_H */

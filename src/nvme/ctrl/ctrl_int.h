@@ -151,6 +151,58 @@ struct nvmet_aer_event {
 	uint8_t type, info, lid;
 };
 
+/* Sanitize (sanitize.c): the Sanitize Status log and the operation under way */
+#define UCMD_SANITIZE_CHUNK	(4u << 20)	/* bytes erased per controller pass */
+struct nvmet_sanitize {
+	uint16_t sstat;		/* the log's SSTAT: status, passes, GDE */
+	uint32_t scdw10;	/* CDW10 of the command that started the last one */
+	uint32_t ovrpat;	/* its CDW11 (overwrite pattern) */
+	bool ause_fail;		/* failed with AUSE set: Exit Failure Mode allowed */
+	bool exited;		/* ...and the host left the failure mode */
+	/* progress of the running operation (not persisted: it restarts) */
+	uint32_t ns_idx, pass;
+	uint64_t done, total, off;
+	bool fail_next;		/* test knob: the next operation fails */
+};
+
+/* Device Self-test (selftest.c) */
+#define UCMD_DST_RESULTS	20
+#define UCMD_DST_SHORT_MS	2000
+#define UCMD_DST_EXT_MS		10000
+struct nvmet_dst_result {
+	uint8_t status;		/* code (bits 7:4) and result (bits 3:0) */
+	uint8_t segment, valid;
+	uint64_t poh;
+	uint32_t nsid;
+};
+struct nvmet_selftest {
+	uint8_t op;		/* 0: none, 1: short, 2: extended */
+	uint32_t nsid;
+	uint64_t start_ns, dur_ns;
+	uint64_t start_rt_ms;		/* wall clock at the start: the test runs on
+					 * between two users of a powered device */
+	uint64_t short_ms, ext_ms;	/* how long each kind runs */
+	struct nvmet_dst_result res[UCMD_DST_RESULTS];	/* [0] newest */
+	unsigned nres;
+};
+
+/* Firmware slots (firmware.c): slot 1 holds the factory image, read-only */
+#define UCMD_FW_SLOTS		3
+#define UCMD_FW_MAX_IMAGE	(1u << 20)
+#define UCMD_FW_HDR_LEN		20	/* magic, revision, flags */
+#define UCMD_FW_MAGIC		"UCMDFW01"
+#define UCMD_FW_NEEDS_CONV	(1u << 0)	/* image flag: conventional reset only */
+struct nvmet_firmware {
+	char rev[UCMD_FW_SLOTS + 1][9];	/* [slot], "" when empty */
+	uint32_t flags[UCMD_FW_SLOTS + 1];
+	uint8_t active, next;		/* next: 0 when nothing is pending */
+	bool next_conv;			/* next waits for a conventional reset */
+	uint8_t *img;			/* the image being downloaded */
+	uint32_t img_len;		/* bytes from 0 received contiguously */
+	uint8_t *mem[UCMD_FW_SLOTS + 1];	/* images of a controller without dir */
+	uint32_t mem_len[UCMD_FW_SLOTS + 1];
+};
+
 struct ucmd_ctrl {
 	struct ucmd_ctrl_params p;	/* strings below are owned copies */
 	char *dir, *serial, *model, *firmware;
@@ -213,6 +265,19 @@ struct ucmd_ctrl {
 	bool ts_set;
 
 	/* Logs and events */
+	struct nvmet_sanitize san;
+	struct nvmet_selftest dst;
+	struct nvmet_firmware fw;
+	char *subnqn;			/* per directory (ctrl.json) */
+	char boot_id[40];		/* the host boot the state was last saved in */
+	char cur_boot_id[40];		/* this one */
+	bool last_clean;		/* the loaded state was shut down cleanly */
+	bool cur_valid;			/* current_features were loaded */
+	/* the current values when the host last shut the controller down (SHN) */
+	struct nvmet_feat_vals shn_cur;
+	bool shn_valid;
+	bool power_cycled;		/* this create was a cold start */
+	bool fresh;			/* this create made a new state */
 	struct nvme_error_log_page errlog[UCMD_ERRLOG_ENTRIES];
 	uint64_t error_count;
 	struct nvmet_smart smart;
@@ -256,6 +321,42 @@ struct ucmd_ctrl {
 	int journal_fd;
 	uint64_t journal_gen, journal_off;
 };
+
+/* ctrl.c */
+char *nvmet_subnqn_legacy(const char *serial);
+
+/* sanitize.c */
+uint16_t nvmet_admin_sanitize(struct ucmd_ctrl *c, struct nvmet_req *req);
+/* Status when req may not run now (sanitize in progress/failed), else 0 */
+uint16_t nvmet_sanitize_check(struct ucmd_ctrl *c, const struct nvmet_req *req);
+bool nvmet_sanitize_busy(const struct ucmd_ctrl *c);
+bool nvmet_sanitize_step(struct ucmd_ctrl *c);
+void nvmet_log_sanitize(struct ucmd_ctrl *c, struct nvme_sanitize_log_page *l);
+/* A user data write happened: the Global Data Erased bit goes */
+static inline void nvmet_sanitize_written(struct ucmd_ctrl *c)
+{
+	c->san.sstat &= (uint16_t)~NVME_SANITIZE_SSTAT_GLOBAL_DATA_ERASED;
+}
+
+/* selftest.c */
+uint16_t nvmet_admin_selftest(struct ucmd_ctrl *c, struct nvmet_req *req);
+bool nvmet_selftest_step(struct ucmd_ctrl *c);
+void nvmet_selftest_abort(struct ucmd_ctrl *c, uint8_t result);
+void nvmet_log_selftest(struct ucmd_ctrl *c, uint32_t nsid, struct nvme_self_test_log *l);
+void nvmet_selftest_resume(struct ucmd_ctrl *c, uint8_t op, uint32_t nsid, uint64_t start_rt_ms,
+			   uint64_t dur_ms);
+uint64_t realtime_ms(void);
+uint64_t nvmet_power_on_hours(struct ucmd_ctrl *c);
+
+/* firmware.c */
+uint16_t nvmet_admin_fw_download(struct ucmd_ctrl *c, struct nvmet_req *req);
+uint16_t nvmet_admin_fw_commit(struct ucmd_ctrl *c, struct nvmet_req *req);
+void nvmet_log_fw(struct ucmd_ctrl *c, struct nvme_firmware_slot *f);
+/* Activate the pending slot: conventional is true at a cold start */
+void nvmet_fw_reset(struct ucmd_ctrl *c, bool conventional);
+void nvmet_fw_free(struct ucmd_ctrl *c);
+/* Write a whole file of the directory atomically (persist.c) */
+int  nvmet_write_atomic(struct ucmd_ctrl *c, const char *name, const void *buf, size_t len);
 
 /* regs.c */
 void nvmet_ctrl_reset_locked(struct ucmd_ctrl *c);

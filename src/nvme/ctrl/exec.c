@@ -30,6 +30,12 @@ const struct nvmet_ctrl_opdef nvmet_admin_cmds[256] = {
 	[nvme_admin_ns_attach]     = { nvmet_admin_ns_attach, CSUPP | NIC },
 	/* ...formatting changes contents and capacity (LBA size). */
 	[nvme_admin_format_nvm]    = { nvmet_admin_format, CSUPP | LBCC | NCC | CSE_NS },
+	/* Committing changes the firmware revision Identify reports */
+	[nvme_admin_fw_commit]     = { nvmet_admin_fw_commit, CSUPP | CCC },
+	[nvme_admin_fw_download]   = { nvmet_admin_fw_download, CSUPP },
+	[nvme_admin_dev_self_test] = { nvmet_admin_selftest, CSUPP },
+	/* Every namespace's contents (and what it has allocated) change */
+	[nvme_admin_sanitize_nvm]  = { nvmet_admin_sanitize, CSUPP | LBCC | NCC },
 };
 
 const struct nvmet_ctrl_opdef nvmet_nvm_cmds[256] = {
@@ -69,6 +75,7 @@ uint16_t nvmet_exec(struct ucmd_ctrl *c, struct nvmet_req *req)
 	bool admin = req->sqid == 0;
 	const struct nvmet_ctrl_opdef *d = &(admin ? nvmet_admin_cmds : nvmet_nvm_cmds)[req->cmd.opcode];
 	uint8_t psdt = req->cmd.flags & UCMD_NVME_PSDT_MASK;
+	uint16_t st;
 
 	if (!d->fn)
 		return UCMD_GEN(NVME_SC_INVALID_OPCODE) | UCMD_DNR;
@@ -80,5 +87,12 @@ uint16_t nvmet_exec(struct ucmd_ctrl *c, struct nvmet_req *req)
 	/* PCIe admin commands use PRPs only; PSDT 11b is reserved. */
 	if ((admin && psdt != UCMD_NVME_PSDT_PRP) || psdt == UCMD_NVME_PSDT_MASK)
 		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
-	return d->fn(c, req);
+	st = nvmet_sanitize_check(c, req);
+	if (st)
+		return st;
+	st = d->fn(c, req);
+	/* user data written since the last sanitize: Global Data Erased goes */
+	if (!admin && !st && (d->effects & LBCC))
+		nvmet_sanitize_written(c);
+	return st;
 }

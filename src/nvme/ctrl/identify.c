@@ -35,13 +35,22 @@ static void id_ctrl(struct ucmd_ctrl *c, struct nvme_id_ctrl *id)
 	id->oaes = htole32(NVME_CTRL_OAES_NA);
 	id->ctratt = htole32(NVME_CTRL_CTRATT_128_ID);
 	id->cntrltype = 1;	/* I/O controller */
-	id->oacs = htole16(NVME_CTRL_OACS_FORMAT | NVME_CTRL_OACS_NS_MGMT);
+	id->oacs = htole16(NVME_CTRL_OACS_FORMAT | NVME_CTRL_OACS_FW | NVME_CTRL_OACS_NS_MGMT |
+			   NVME_CTRL_OACS_SELF_TEST);
 	id->acl = 3;
 	id->aerl = UCMD_AERL;
-	id->frmw = NVME_CTRL_FRMW_1ST_RO | (1 << 1) | NVME_CTRL_FRMW_FW_ACT_NO_RESET;
+	/* Slot 1 read-only, UCMD_FW_SLOTS slots, activation without a reset */
+	id->frmw = NVME_CTRL_FRMW_1ST_RO | (UCMD_FW_SLOTS << 1) | NVME_CTRL_FRMW_FW_ACT_NO_RESET;
+	id->fwug = 1;		/* 4 KiB (firmware.c) */
 	id->lpa = NVME_CTRL_LPA_CMD_EFFECTS | NVME_CTRL_LPA_EXTENDED;
 	id->elpe = UCMD_ERRLOG_ENTRIES - 1;
 	id->npss = 0;
+	/* an extended self-test takes c->dst.ext_ms: in minutes, rounded up */
+	id->edstt = htole16((uint16_t)((c->dst.ext_ms + 59999) / 60000));
+	id->dsto = 1;		/* one self-test at a time */
+	/* all three actions; No-Deallocate leaves the media as the action left it */
+	id->sanicap = htole32(NVME_CTRL_SANICAP_CES | NVME_CTRL_SANICAP_BES |
+			      NVME_CTRL_SANICAP_OWS | (1u << 30));
 	id->wctemp = htole16(UCMD_WCTEMP);
 	id->cctemp = htole16(UCMD_CCTEMP);
 	id->sqes = (6 << 4) | 6;
@@ -60,17 +69,8 @@ static void id_ctrl(struct ucmd_ctrl *c, struct nvme_id_ctrl *id)
 	/* SGLs without alignment requirement; MPTR may be an SGL. */
 	id->sgls = htole32(1 | NVME_CTRL_SGLS_MPTR_SGL);
 	id->mnan = htole32(UCMD_MAX_NS);
-	/*
-	 * ucmd owns no domain name, so the NQN takes the spec's UUID form; the
-	 * UUID is a hash of the serial, stable across restarts.
-	 */
-	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
-	for (const char *p = c->serial; *p; p++)
-		h = (h ^ (uint8_t)*p) * 0x100000001b3ull;
-	snprintf(id->subnqn, sizeof(id->subnqn),
-		 "nqn.2014-08.org.nvmexpress:uuid:%08x-%04x-4%03x-8%03x-%012llx",
-		 (unsigned)(h >> 32), (unsigned)(h >> 16) & 0xffff, (unsigned)h & 0xfff,
-		 (unsigned)(h >> 4) & 0xfff, (unsigned long long)(h * 0x9e3779b97f4a7c15ull) & 0xffffffffffffull);
+	/* Per directory, made at creation (ctrl.c) and kept in ctrl.json */
+	snprintf(id->subnqn, sizeof(id->subnqn), "%s", c->subnqn);
 	id->psd[0].mp = htole16(2500);	/* 25 W, in 0.01 W */
 }
 

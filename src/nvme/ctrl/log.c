@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Get Log Page: error information, SMART / health, firmware slot, changed
- * namespace list and commands supported and effects. Each log is built
+ * namespace list, commands supported and effects, device self-test and
+ * sanitize status. Each log is built
  * whole and then the requested window (offset, length) is transferred.
  */
 #include <stdlib.h>
@@ -21,8 +22,14 @@ static void log_error(struct ucmd_ctrl *c, uint8_t *buf)
 	uint64_t n = c->error_count < UCMD_ERRLOG_ENTRIES ? c->error_count : UCMD_ERRLOG_ENTRIES;
 
 	/* Newest first, as hosts expect */
-	for (uint64_t i = 0; i < n; i++)
-		e[i] = c->errlog[(c->error_count - 1 - i) % UCMD_ERRLOG_ENTRIES];
+	for (uint64_t i = 0, k = 0; i < n; i++) {
+		const struct nvme_error_log_page *src =
+			&c->errlog[(c->error_count - 1 - i) % UCMD_ERRLOG_ENTRIES];
+
+		/* an entry a version 2 state file did not keep stays out */
+		if (src->error_count)
+			e[k++] = *src;
+	}
 }
 
 static void log_smart(struct ucmd_ctrl *c, struct nvme_smart_log *s)
@@ -47,15 +54,6 @@ static void log_smart(struct ucmd_ctrl *c, struct nvme_smart_log *s)
 	put128(s->media_errors, c->smart.media_errors);
 	put128(s->num_err_log_entries, c->error_count);
 	s->temp_sensor[0] = htole16(UCMD_TEMP_KELVIN);
-}
-
-static void log_fw(struct ucmd_ctrl *c, struct nvme_firmware_slot *f)
-{
-	size_t n = strlen(c->firmware);
-
-	f->afi = 1;	/* running from slot 1 */
-	memset(f->frs[0], ' ', sizeof(f->frs[0]));
-	memcpy(f->frs[0], c->firmware, n < 8 ? n : 8);
 }
 
 static void log_changed_ns(struct ucmd_ctrl *c, struct nvme_ns_list *l, bool rae)
@@ -104,6 +102,8 @@ uint16_t nvmet_admin_get_log(struct ucmd_ctrl *c, struct nvmet_req *req)
 	case NVME_LOG_LID_FW_SLOT: size = sizeof(struct nvme_firmware_slot); break;
 	case NVME_LOG_LID_CHANGED_NS: size = sizeof(struct nvme_ns_list); break;
 	case NVME_LOG_LID_CMD_EFFECTS: size = sizeof(struct nvme_cmd_effects_log); break;
+	case NVME_LOG_LID_DEVICE_SELF_TEST: size = sizeof(struct nvme_self_test_log); break;
+	case NVME_LOG_LID_SANITIZE: size = sizeof(struct nvme_sanitize_log_page); break;
 	default:
 		return UCMD_CMD(NVME_SC_INVALID_LOG_PAGE) | UCMD_DNR;
 	}
@@ -124,7 +124,9 @@ uint16_t nvmet_admin_get_log(struct ucmd_ctrl *c, struct nvmet_req *req)
 	switch (lid) {
 	case NVME_LOG_LID_ERROR: log_error(c, buf); break;
 	case NVME_LOG_LID_SMART: log_smart(c, (void *)buf); break;
-	case NVME_LOG_LID_FW_SLOT: log_fw(c, (void *)buf); break;
+	case NVME_LOG_LID_FW_SLOT: nvmet_log_fw(c, (void *)buf); break;
+	case NVME_LOG_LID_DEVICE_SELF_TEST: nvmet_log_selftest(c, req->cmd.nsid, (void *)buf); break;
+	case NVME_LOG_LID_SANITIZE: nvmet_log_sanitize(c, (void *)buf); break;
 	case NVME_LOG_LID_CHANGED_NS: log_changed_ns(c, (void *)buf, rae); break;
 	case NVME_LOG_LID_CMD_EFFECTS: st = log_effects(csi, (void *)buf); break;
 	}

@@ -60,6 +60,10 @@ uint16_t nvmet_admin_format(struct ucmd_ctrl *c, struct nvmet_req *req)
 			return ST_INVALID_NS;
 		st = format_ns(c, ns, lbaf, mset);
 	}
+	/* a format ends a self-test running on what it erased (result 4h) */
+	if (!st && c->dst.op && (c->dst.nsid == 0xffffffffu || c->dst.nsid == req->cmd.nsid ||
+				 req->cmd.nsid == 0xffffffffu))
+		nvmet_selftest_abort(c, NVME_ST_RESULT_ABORTED_FORMAT);
 	nvmet_persist(c);
 	return st;
 }

@@ -21,7 +21,7 @@
 #include "ctrl_int.h"
 
 #define CONFIG_NAME	"ctrl.json"
-#define CONFIG_VERSION	2
+#define CONFIG_VERSION	3
 /* 2^40 blocks: 512 TiB at 512 bytes, far past any store here, no overflow */
 #define UCMD_MAX_NSZE	(1ull << 40)
 
@@ -120,6 +120,76 @@ static json_object *smart_json(struct ucmd_ctrl *c)
 	return o;
 }
 
+static json_object *uarr(const uint64_t *v, size_t n)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(a, json_object_new_uint64(v[i]));
+	return a;
+}
+
+/* The error log's entries, oldest first: [error_count, sqid, cmdid, status, nsid, lba] */
+static json_object *errlog_json(struct ucmd_ctrl *c)
+{
+	json_object *a = json_object_new_array();
+	uint64_t n = c->error_count < UCMD_ERRLOG_ENTRIES ? c->error_count : UCMD_ERRLOG_ENTRIES;
+
+	for (uint64_t i = n; i > 0; i--) {
+		const struct nvme_error_log_page *e =
+			&c->errlog[(c->error_count - i) % UCMD_ERRLOG_ENTRIES];
+		uint64_t v[6] = { le64toh(e->error_count), le16toh(e->sqid), le16toh(e->cmdid),
+				  le16toh(e->status_field), le32toh(e->nsid), le64toh(e->lba) };
+
+		if (v[0])
+			json_object_array_add(a, uarr(v, 6));
+	}
+	return a;
+}
+
+static json_object *sanitize_json(struct ucmd_ctrl *c)
+{
+	json_object *o = json_object_new_object();
+
+	add_u64(o, "sstat", c->san.sstat);
+	add_u64(o, "scdw10", c->san.scdw10);
+	add_u64(o, "ovrpat", c->san.ovrpat);
+	json_object_object_add(o, "ause_fail", json_object_new_boolean(c->san.ause_fail));
+	json_object_object_add(o, "exited", json_object_new_boolean(c->san.exited));
+	return o;
+}
+
+/* Newest first: [status, segment, valid, poh, nsid] */
+static json_object *selftest_json(struct ucmd_ctrl *c)
+{
+	json_object *a = json_object_new_array();
+
+	for (unsigned i = 0; i < c->dst.nres; i++) {
+		const struct nvmet_dst_result *r = &c->dst.res[i];
+		uint64_t v[5] = { r->status, r->segment, r->valid, r->poh, r->nsid };
+
+		json_object_array_add(a, uarr(v, 5));
+	}
+	return a;
+}
+
+static json_object *fw_json(struct ucmd_ctrl *c)
+{
+	json_object *o = json_object_new_object(), *revs = json_object_new_array();
+	uint64_t flags[UCMD_FW_SLOTS];
+
+	add_u64(o, "active", c->fw.active);
+	add_u64(o, "next", c->fw.next);
+	json_object_object_add(o, "next_conv", json_object_new_boolean(c->fw.next_conv));
+	for (unsigned s = 1; s <= UCMD_FW_SLOTS; s++) {
+		json_object_array_add(revs, json_object_new_string(c->fw.rev[s]));
+		flags[s - 1] = c->fw.flags[s];
+	}
+	json_object_object_add(o, "revisions", revs);
+	json_object_object_add(o, "flags", uarr(flags, UCMD_FW_SLOTS));
+	return o;
+}
+
 static json_object *ns_json(const struct nvmet_ns *ns)
 {
 	json_object *o = json_object_new_object(), *u = json_object_new_array();
@@ -151,10 +221,11 @@ static json_object *ns_json(const struct nvmet_ns *ns)
  * renamed over name relative to the directory descriptor: no fixed temp name
  * for two processes to race on or for anyone to plant a symlink at.
  */
-static int write_atomic(struct ucmd_ctrl *c, const char *name, const char *text)
+int nvmet_write_atomic(struct ucmd_ctrl *c, const char *name, const void *buf, size_t len)
 {
+	const char *text = buf;
 	char tmp[PATH_MAX];
-	size_t len = strlen(text), done = 0;
+	size_t done = 0;
 	int fd, ret;
 
 	ret = nvmet_dir_temp(c, name, tmp, sizeof(tmp), &fd);
@@ -213,6 +284,23 @@ int nvmet_persist_save(struct ucmd_ctrl *c, bool clean)
 	json_object_object_add(root, "clean", json_object_new_boolean(clean));
 	json_object_object_add(root, "saved_features", features_json(&c->saved));
 	json_object_object_add(root, "smart", smart_json(c));
+	json_object_object_add(root, "subnqn", json_object_new_string(c->subnqn));
+	json_object_object_add(root, "boot_id", json_object_new_string(c->cur_boot_id));
+	json_object_object_add(root, "current_features",
+			       features_json(c->shn_valid ? &c->shn_cur : &c->cur));
+	json_object_object_add(root, "error_log", errlog_json(c));
+	json_object_object_add(root, "sanitize", sanitize_json(c));
+	json_object_object_add(root, "self_test", selftest_json(c));
+	{
+		/* a test in progress: [op, nsid, wall-clock start ms, duration ms] */
+		uint64_t run[4] = { c->dst.op, c->dst.nsid, c->dst.start_rt_ms,
+				    c->dst.dur_ns / 1000000ull };
+
+		if (!c->dst.op)
+			memset(run, 0, sizeof(run));
+		json_object_object_add(root, "self_test_run", uarr(run, 4));
+	}
+	json_object_object_add(root, "fw_slots", fw_json(c));
 	for (unsigned i = 1; i <= UCMD_MAX_NS; i++)
 		if (c->ns[i])
 			json_object_array_add(nss, ns_json(c->ns[i]));
@@ -222,9 +310,10 @@ int nvmet_persist_save(struct ucmd_ctrl *c, bool clean)
 	if (!ret) {
 		add_u64(root, "generation", c->journal_gen + 1);
 		crc_add(root);
-		ret = write_atomic(c, CONFIG_NAME,
-				   json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-								  JSON_C_TO_STRING_NOSLASHESCAPE));
+		const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+								   JSON_C_TO_STRING_NOSLASHESCAPE);
+
+		ret = nvmet_write_atomic(c, CONFIG_NAME, text, strlen(text));
 	}
 	json_object_put(root);
 	if (ret)
@@ -236,7 +325,8 @@ int nvmet_persist_save(struct ucmd_ctrl *c, bool clean)
 
 void nvmet_persist(struct ucmd_ctrl *c)
 {
-	if (c->dir && nvmet_persist_save(c, false)) {
+	/* a read-only controller keeps its changes (counters, logs) in memory */
+	if (c->dir && !c->p.read_only && nvmet_persist_save(c, false)) {
 		/* State the host relies on is no longer durable. */
 		c->persist_failed = true;
 		nvmet_ctrl_fatal(c);
@@ -322,6 +412,74 @@ fail:
 	return ret;
 }
 
+static uint64_t idx_u64(json_object *a, size_t i)
+{
+	return json_object_get_uint64(json_object_array_get_idx(a, i));
+}
+
+/* The members version 3 added; persist_check.c checked every one */
+static int load_v3(struct ucmd_ctrl *c, json_object *root)
+{
+	json_object *o, *a;
+	int ret;
+
+	if ((ret = replace_str(&c->subnqn, get_str(root, "subnqn"))))
+		return ret;
+	snprintf(c->boot_id, sizeof(c->boot_id), "%s", get_str(root, "boot_id"));
+	json_object_object_get_ex(root, "current_features", &o);
+	c->cur = c->saved;
+	features_load(o, &c->cur);
+	c->cur_valid = true;
+	json_object_object_get_ex(root, "error_log", &a);
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		json_object *e = json_object_array_get_idx(a, i);
+		uint64_t cnt = idx_u64(e, 0);
+		struct nvme_error_log_page *p = &c->errlog[(cnt - 1) % UCMD_ERRLOG_ENTRIES];
+
+		p->error_count = htole64(cnt);
+		p->sqid = htole16((uint16_t)idx_u64(e, 1));
+		p->cmdid = htole16((uint16_t)idx_u64(e, 2));
+		p->status_field = htole16((uint16_t)idx_u64(e, 3));
+		p->parm_error_location = htole16(0xffff);
+		p->nsid = htole32((uint32_t)idx_u64(e, 4));
+		p->lba = htole64(idx_u64(e, 5));
+	}
+	json_object_object_get_ex(root, "sanitize", &o);
+	c->san.sstat = (uint16_t)get_u64(o, "sstat", 0);
+	c->san.scdw10 = (uint32_t)get_u64(o, "scdw10", 0);
+	c->san.ovrpat = (uint32_t)get_u64(o, "ovrpat", 0);
+	c->san.ause_fail = json_object_object_get_ex(o, "ause_fail", &a) && json_object_get_boolean(a);
+	c->san.exited = json_object_object_get_ex(o, "exited", &a) && json_object_get_boolean(a);
+	json_object_object_get_ex(root, "self_test", &a);
+	c->dst.nres = (unsigned)json_object_array_length(a);
+	for (unsigned i = 0; i < c->dst.nres; i++) {
+		json_object *e = json_object_array_get_idx(a, i);
+		struct nvmet_dst_result *r = &c->dst.res[i];
+
+		r->status = (uint8_t)idx_u64(e, 0);
+		r->segment = (uint8_t)idx_u64(e, 1);
+		r->valid = (uint8_t)idx_u64(e, 2);
+		r->poh = idx_u64(e, 3);
+		r->nsid = (uint32_t)idx_u64(e, 4);
+	}
+	json_object_object_get_ex(root, "self_test_run", &a);
+	if (idx_u64(a, 0))
+		nvmet_selftest_resume(c, (uint8_t)idx_u64(a, 0), (uint32_t)idx_u64(a, 1),
+				      idx_u64(a, 2), idx_u64(a, 3));
+	json_object_object_get_ex(root, "fw_slots", &o);
+	c->fw.active = (uint8_t)get_u64(o, "active", 1);
+	c->fw.next = (uint8_t)get_u64(o, "next", 0);
+	c->fw.next_conv = json_object_object_get_ex(o, "next_conv", &a) && json_object_get_boolean(a);
+	json_object_object_get_ex(o, "revisions", &a);
+	for (unsigned s = 1; s <= UCMD_FW_SLOTS; s++)
+		snprintf(c->fw.rev[s], sizeof(c->fw.rev[s]), "%s",
+			 json_object_get_string(json_object_array_get_idx(a, s - 1)));
+	json_object_object_get_ex(o, "flags", &a);
+	for (unsigned s = 1; s <= UCMD_FW_SLOTS; s++)
+		c->fw.flags[s] = (uint32_t)idx_u64(a, s - 1);
+	return 0;
+}
+
 int nvmet_persist_load(struct ucmd_ctrl *c, bool *found)
 {
 	json_object *root, *o;
@@ -362,9 +520,22 @@ int nvmet_persist_load(struct ucmd_ctrl *c, bool *found)
 		c->smart.unsafe_shutdowns = get_u64(o, "unsafe_shutdowns", 0);
 		c->smart.power_on_seconds = get_u64(o, "power_on_seconds", 0);
 		c->smart.media_errors = get_u64(o, "media_errors", 0);
+		c->error_count = get_u64(o, "error_count", 0);
 	}
-	if (json_object_object_get_ex(root, "clean", &o) && !json_object_get_boolean(o))
-		c->smart.unsafe_shutdowns++;
+	/* power_on() (ctrl.c) counts the unsafe shutdown if this is false */
+	c->last_clean = !json_object_object_get_ex(root, "clean", &o) || json_object_get_boolean(o);
+	if (get_u64(root, "version", 0) >= 3) {
+		ret = load_v3(c, root);
+	} else {
+		/* before version 3 the NQN was derived from the serial: it stays */
+		free(c->subnqn);
+		c->subnqn = nvmet_subnqn_legacy(c->serial);
+		snprintf(c->fw.rev[1], sizeof(c->fw.rev[1]), "%.8s", c->firmware);
+		c->san.sstat = 0;	/* never sanitized; data may have been written */
+		ret = c->subnqn ? 0 : -ENOMEM;
+	}
+	if (ret)
+		goto out;
 	if (json_object_object_get_ex(root, "namespaces", &o)) {
 		if (!json_object_is_type(o, json_type_array))
 			ret = -EINVAL;

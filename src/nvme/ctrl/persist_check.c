@@ -184,6 +184,203 @@ static int check_smart(struct chk *k, json_object *o)
 	return ret;
 }
 
+/* A boolean member */
+static int want_bool(struct chk *k, json_object *o, const char *key)
+{
+	json_object *v;
+
+	return want(k, o, key, json_type_boolean, &v);
+}
+
+/* An array of n unsigned integers, each within its max */
+static int want_uints(struct chk *k, const char *key, json_object *a, size_t n,
+		      const uint64_t *max, uint64_t *out)
+{
+	char sub[64];
+
+	if (!json_object_is_type(a, json_type_array) || json_object_array_length(a) != n)
+		return bad(k, key, "expected an array of %zu integers", n);
+	for (size_t i = 0; i < n; i++) {
+		int ret;
+
+		snprintf(sub, sizeof(sub), "%s[%zu]", key, i);
+		ret = uint_of(k, sub, json_object_array_get_idx(a, i), 0, max[i], &out[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Entries oldest first, counts increasing, the last one the SMART count */
+static int check_errlog(struct chk *k, json_object *a, uint64_t count)
+{
+	static const uint64_t max[6] = { UINT64_MAX, UINT16_MAX, UINT16_MAX, UINT16_MAX,
+					 UINT32_MAX, UINT64_MAX };
+	size_t n = json_object_array_length(a);
+	uint64_t prev = 0, v[6];
+	char key[32];
+
+	if (n > UCMD_ERRLOG_ENTRIES)
+		return bad(k, "error_log", "%zu entries, more than the %u the log has", n,
+			   UCMD_ERRLOG_ENTRIES);
+	for (size_t i = 0; i < n; i++) {
+		int ret;
+
+		snprintf(key, sizeof(key), "error_log[%zu]", i);
+		ret = want_uints(k, key, json_object_array_get_idx(a, i), 6, max, v);
+		if (ret)
+			return ret;
+		if (!v[0] || v[0] <= prev || v[0] > count || count - v[0] >= UCMD_ERRLOG_ENTRIES)
+			return bad(k, key, "error count %" PRIu64 " is not one of the %u newest of "
+				   "%" PRIu64 ", after %" PRIu64, v[0], UCMD_ERRLOG_ENTRIES, count,
+				   prev);
+		prev = v[0];
+	}
+	return 0;
+}
+
+static int check_sanitize(struct chk *k, json_object *o)
+{
+	static const char *const keys[] = { "sstat", "scdw10", "ovrpat", "ause_fail", "exited",
+		NULL };
+	uint64_t sstat, dw10, v;
+	int ret;
+
+	if ((ret = only_keys(k, o, keys)) ||
+	    (ret = want_uint(k, o, "sstat", 0, 0x1ff, &sstat)) ||
+	    (ret = want_uint(k, o, "scdw10", 0, 0x3ff, &dw10)) ||
+	    (ret = want_uint(k, o, "ovrpat", 0, UINT32_MAX, &v)) ||
+	    (ret = want_bool(k, o, "ause_fail")) || (ret = want_bool(k, o, "exited")))
+		return ret;
+	if ((sstat & 7) > NVME_SANITIZE_SSTAT_STATUS_COMPLETED_FAILED)
+		return bad(k, "sstat", "status %" PRIu64 " is none of 0..3", sstat & 7);
+	if ((sstat & 7) && ((dw10 & 7) < NVME_SANITIZE_SANACT_START_BLOCK_ERASE ||
+			    (dw10 & 7) > NVME_SANITIZE_SANACT_START_CRYPTO_ERASE))
+		return bad(k, "scdw10", "action %" PRIu64 " starts no sanitize", dw10 & 7);
+	return 0;
+}
+
+static int check_selftest(struct chk *k, json_object *a)
+{
+	/* status: code 1 or 2 and a result 0..9; segment; VDI bits; hours; nsid */
+	static const uint64_t max[5] = { 0x2f, 7, 0xf, UINT64_MAX, UINT32_MAX };
+	size_t n = json_object_array_length(a);
+	uint64_t v[5];
+	char key[32];
+
+	if (n > UCMD_DST_RESULTS)
+		return bad(k, "self_test", "%zu results, more than the %u the log has", n,
+			   UCMD_DST_RESULTS);
+	for (size_t i = 0; i < n; i++) {
+		int ret;
+
+		snprintf(key, sizeof(key), "self_test[%zu]", i);
+		ret = want_uints(k, key, json_object_array_get_idx(a, i), 5, max, v);
+		if (ret)
+			return ret;
+		if ((v[0] >> 4) < NVME_ST_CODE_SHORT || (v[0] & 0xf) > NVME_ST_RESULT_ABORTED_SANITIZE)
+			return bad(k, key, "status %02" PRIx64 "h is no short or extended test's "
+				   "result", v[0]);
+	}
+	return 0;
+}
+
+static int check_fw(struct chk *k, json_object *o, const char *firmware)
+{
+	static const char *const keys[] = { "active", "next", "next_conv", "revisions", "flags",
+		NULL };
+	static const uint64_t fmax[UCMD_FW_SLOTS] = { UCMD_FW_NEEDS_CONV, UCMD_FW_NEEDS_CONV,
+						      UCMD_FW_NEEDS_CONV };
+	json_object *revs, *flags;
+	const char *rev[UCMD_FW_SLOTS + 1] = { NULL };
+	uint64_t active, next, f[UCMD_FW_SLOTS];
+	int ret;
+
+	if ((ret = only_keys(k, o, keys)) ||
+	    (ret = want_uint(k, o, "active", 1, UCMD_FW_SLOTS, &active)) ||
+	    (ret = want_uint(k, o, "next", 0, UCMD_FW_SLOTS, &next)) ||
+	    (ret = want_bool(k, o, "next_conv")) ||
+	    (ret = want(k, o, "revisions", json_type_array, &revs)) ||
+	    (ret = want(k, o, "flags", json_type_array, &flags)) ||
+	    (ret = want_uints(k, "flags", flags, UCMD_FW_SLOTS, fmax, f)))
+		return ret;
+	if (json_object_array_length(revs) != UCMD_FW_SLOTS)
+		return bad(k, "revisions", "expected %u strings", UCMD_FW_SLOTS);
+	for (unsigned s = 1; s <= UCMD_FW_SLOTS; s++) {
+		json_object *v = json_object_array_get_idx(revs, s - 1);
+		size_t len;
+
+		if (!json_object_is_type(v, json_type_string))
+			return bad(k, "revisions", "slot %u: expected a string", s);
+		rev[s] = json_object_get_string(v);
+		len = (size_t)json_object_get_string_len(v);
+		if (strlen(rev[s]) != len || len > FR_LEN || (s == 1 && !len))
+			return bad(k, "revisions", "slot %u: \"%s\" is not 1..8 characters%s", s,
+				   rev[s], s == 1 ? "" : " or empty");
+		for (const char *p = rev[s]; *p; p++)
+			if (*p < 0x21 || *p > 0x7e)
+				return bad(k, "revisions", "slot %u: byte 0x%02x is not printable "
+					   "ASCII", s, (uint8_t)*p);
+	}
+	if (!rev[active][0] || strcmp(rev[active], firmware))
+		return bad(k, "active", "slot %" PRIu64 " holds \"%s\", not the firmware \"%s\"",
+			   active, rev[active], firmware);
+	if (next && !rev[next][0])
+		return bad(k, "next", "slot %" PRIu64 " is empty", next);
+	return 0;
+}
+
+/* The members version 3 added */
+static int check_v3(struct chk *k, json_object *root)
+{
+	/* op (0: none, 1 short, 2 extended), nsid, wall-clock start ms, duration (a day) */
+	static const uint64_t run_max[4] = { 2, UINT32_MAX, UINT64_MAX, 86400000 };
+	uint64_t run[4];
+	json_object *o, *smart, *cnt;
+	const char *s, *fw;
+	uint64_t count;
+	int ret;
+
+	if ((ret = want_ascii(k, root, "subnqn", 223)) ||
+	    (ret = want(k, root, "boot_id", json_type_string, &o)))
+		return ret;
+	s = json_object_get_string(o);
+	if (strlen(s) != (size_t)json_object_get_string_len(o) || strlen(s) > 36)
+		return bad(k, "boot_id", "not a boot id (at most 36 characters)");
+	if ((ret = want(k, root, "current_features", json_type_object, &o)))
+		return ret;
+	strcpy(k->where, "current_features.");
+	if ((ret = check_features(k, o)))
+		return ret;
+	k->where[0] = 0;
+	json_object_object_get_ex(root, "smart", &smart);
+	json_object_object_get_ex(smart, "error_count", &cnt);
+	count = json_object_get_uint64(cnt);
+	if ((ret = want(k, root, "error_log", json_type_array, &o)) ||
+	    (ret = check_errlog(k, o, count)) ||
+	    (ret = want(k, root, "sanitize", json_type_object, &o)))
+		return ret;
+	strcpy(k->where, "sanitize.");
+	if ((ret = check_sanitize(k, o)))
+		return ret;
+	k->where[0] = 0;
+	if ((ret = want(k, root, "self_test", json_type_array, &o)) ||
+	    (ret = check_selftest(k, o)) ||
+	    (ret = want(k, root, "self_test_run", json_type_array, &o)) ||
+	    (ret = want_uints(k, "self_test_run", o, 4, run_max, run)))
+		return ret;
+	if (!run[0] && (run[1] || run[2] || run[3]))
+		return bad(k, "self_test_run", "no test running, but the other fields are set");
+	if ((ret = want(k, root, "fw_slots", json_type_object, &o)))
+		return ret;
+	json_object_object_get_ex(root, "firmware", &cnt);
+	fw = json_object_get_string(cnt);
+	strcpy(k->where, "fw_slots.");
+	ret = check_fw(k, o, fw);
+	k->where[0] = 0;
+	return ret;
+}
+
 static int check_ranges(struct chk *k, json_object *u, uint64_t nsze)
 {
 	size_t n = json_object_array_length(u);
@@ -317,6 +514,10 @@ int nvmet_state_check(struct ucmd_ctrl *c, json_object *root)
 		"saved_features", "smart", "namespaces", NULL };
 	static const char *const keys_v2[] = { "version", "generation", "crc32c", "serial",
 		"model", "firmware", "clean", "saved_features", "smart", "namespaces", NULL };
+	static const char *const keys_v3[] = { "version", "generation", "crc32c", "serial",
+		"model", "firmware", "clean", "saved_features", "smart", "namespaces", "subnqn",
+		"boot_id", "current_features", "error_log", "sanitize", "self_test", "self_test_run",
+		"fw_slots", NULL };
 	struct chk k = { .c = c };
 	bool seen[UCMD_MAX_NS + 1] = { false };
 	json_object *o;
@@ -328,8 +529,8 @@ int nvmet_state_check(struct ucmd_ctrl *c, json_object *root)
 		nvmet_ctrl_why(c, 0, "%s/" STATE_FILE ": not a JSON object", c->dir);
 		return -EINVAL;
 	}
-	if ((ret = want_uint(&k, root, "version", 1, 2, &version)) ||
-	    (ret = only_keys(&k, root, version == 1 ? keys_v1 : keys_v2)) ||
+	if ((ret = want_uint(&k, root, "version", 1, 3, &version)) ||
+	    (ret = only_keys(&k, root, version == 1 ? keys_v1 : version == 2 ? keys_v2 : keys_v3)) ||
 	    (version >= 2 && (ret = want_uint(&k, root, "generation", 0, UINT64_MAX - 1, &gen))) ||
 	    (ret = want_ascii(&k, root, "serial", SN_LEN)) ||
 	    (ret = want_ascii(&k, root, "model", MN_LEN)) ||
@@ -368,6 +569,8 @@ int nvmet_state_check(struct ucmd_ctrl *c, json_object *root)
 		seen[nsid] = true;
 	}
 	k.where[0] = 0;
+	if (version >= 3 && (ret = check_v3(&k, root)))
+		return ret;
 	if ((ret = check_crc(&k, root, version)))
 		return ret;
 	c->journal_gen = gen;

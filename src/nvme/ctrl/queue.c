@@ -387,6 +387,18 @@ static bool any_db_pending(struct ucmd_ctrl *c)
 	return any;
 }
 
+/* The earliest of d (0: none) and when a background operation needs a pass */
+static uint64_t bg_deadline(struct ucmd_ctrl *c, uint64_t d)
+{
+	uint64_t b = 0;
+
+	if (nvmet_sanitize_busy(c))
+		b = ktime_get_ns();	/* at once: the next chunk */
+	else if (c->dst.op)
+		b = c->dst.start_ns + c->dst.dur_ns;
+	return b && (!d || b < d) ? b : d;
+}
+
 void nvmet_ctrl_run(struct ucmd_ctrl *c)
 {
 	uint16_t vectors[64];
@@ -405,6 +417,13 @@ void nvmet_ctrl_run(struct ucmd_ctrl *c)
 					sq_process(c, &c->sq[q], now);
 		}
 	} while (any_db_pending(c) && c->p.mode == UCMD_CTRL_INLINE);
+	/*
+	 * Background operations advance once per pass (the next doorbell, or
+	 * the thread's own timer): a sanitize by a chunk, a self-test by
+	 * the clock. They go on while the controller is disabled.
+	 */
+	nvmet_sanitize_step(c);
+	nvmet_selftest_step(c);
 	/* One interrupt per vector per batch, not one per completion. */
 	for (unsigned q = 0; q <= c->qmax; q++) {
 		struct nvmet_cq *cq = &c->cq[q];
@@ -421,7 +440,7 @@ void nvmet_ctrl_run(struct ucmd_ctrl *c)
 			vectors[nvec++] = cq->vector;
 	}
 	c->irqs += nvec;
-	deadline = next_deadline(c);
+	deadline = bg_deadline(c, next_deadline(c));
 	pthread_mutex_unlock(&c->lock);
 
 	/* Only the controller thread sleeps on a deadline: delays need it. */

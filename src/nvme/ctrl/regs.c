@@ -4,6 +4,7 @@
  * CSTS reports them, AQA/ASQ/ACQ describe the admin queue and may only be
  * changed while the controller is disabled.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,6 +82,14 @@ static bool ctrl_start(struct ucmd_ctrl *c)
 
 static void ctrl_shutdown(struct ucmd_ctrl *c)
 {
+	/*
+	 * A host lets go of the device (a CLI call ends, ucmdd stops): the
+	 * current feature values stay the device's until its power goes, so
+	 * they are what ctrl.json keeps, not the saved ones the disable that
+	 * follows brings back (docs/store.md).
+	 */
+	c->shn_cur = c->cur;
+	c->shn_valid = true;
 	for (unsigned i = 1; i <= UCMD_MAX_NS; i++)
 		if (c->ns[i] && c->ns[i]->st)
 			c->ns[i]->st->ops->flush(c->ns[i]->st);
@@ -98,9 +107,16 @@ static void write_cc(struct ucmd_ctrl *c, uint32_t val)
 		if (ctrl_start(c))
 			c->csts |= UCMD_NVME_CSTS_RDY;
 	} else if (!CC_EN(val) && CC_EN(old)) {
+		/* a short self-test ends at a Controller Level Reset; an extended one goes on */
+		if (c->dst.op == NVME_ST_CODE_SHORT)
+			nvmet_selftest_abort(c, NVME_ST_RESULT_CLR);
 		nvmet_ctrl_reset_locked(c);
+		/* firmware committed for activation "at the next reset" */
+		nvmet_fw_reset(c, false);
 		c->csts = 0;
 	}
+	if (CC_EN(val) && !CC_EN(old))
+		c->shn_valid = false;	/* enabled again: its values are live */
 	if (CC_SHN(val) && !CC_SHN(old))
 		ctrl_shutdown(c);
 	else if (!CC_SHN(val))
@@ -169,4 +185,19 @@ void ucmd_ctrl_write64(struct ucmd_ctrl *c, uint32_t off, uint64_t val)
 {
 	ucmd_ctrl_write32(c, off, (uint32_t)val);
 	ucmd_ctrl_write32(c, off + 4, (uint32_t)(val >> 32));
+}
+
+int ucmd_ctrl_regs_read(struct ucmd_ctrl *c, uint32_t off, void *buf, size_t len)
+{
+	uint8_t *out = buf;
+
+	if (!c || !buf || (off | len) & 3 || off > UCMD_NVME_REG_DBS ||
+	    len > UCMD_NVME_REG_DBS - off)
+		return -EINVAL;
+	for (size_t i = 0; i < len; i += 4) {
+		uint32_t v = htole32(ucmd_ctrl_read32(c, off + (uint32_t)i));
+
+		memcpy(out + i, &v, 4);
+	}
+	return 0;
 }

@@ -69,7 +69,7 @@ int nvme_wait_ready(struct nvme_host *h, bool enabled)
 }
 
 /* Linux's nvme_enable_ctrl: queue entry sizes, NVM command set, 4 KiB pages, EN. */
-static int nvme_enable_ctrl(struct nvme_host *h)
+int nvme_enable_ctrl(struct nvme_host *h)
 {
 	uint64_t cap;
 	uint32_t mqes;
@@ -293,7 +293,7 @@ static int nvme_init_admin(struct nvme_host *h)
  * Async Event Request outstanding; this driver does not yet rescan on
  * events, so it sends none (docs/compat.md).
  */
-static int nvme_enable_aen(struct nvme_host *h)
+int nvme_enable_aen(struct nvme_host *h)
 {
 	const uint32_t known = NVME_CTRL_OAES_NA | NVME_CTRL_OAES_FA | NVME_CTRL_OAES_ANA |
 			       NVME_CTRL_OAES_DL;
@@ -430,6 +430,27 @@ void nvme_host_free(struct nvme_host *h)
 	free(h->effects);
 	free(h->id);
 	free(h);
+}
+
+int nvme_reset_ctrl(struct nvme_host *h)
+{
+	bool idle = false;
+	int ret;
+
+	if (!h->ops->reset)
+		return -ENOTTY;
+	if (!atomic_compare_exchange_strong(&h->resetting, &idle, true))
+		return -EBUSY;
+	ret = h->ops->reset(h);
+	atomic_store(&h->resetting, false);
+	return ret;
+}
+
+int ucmd_nvme_reset(struct ucmd_nvme_host *host)
+{
+	if (!host)
+		return -EINVAL;
+	return nvme_reset_ctrl((struct nvme_host *)host);
 }
 
 void ucmd_nvme_detach(struct ucmd_nvme_host *host)

@@ -291,6 +291,13 @@ int nvme_dev_describe_ioctl(const struct ucmd_file *f, unsigned long cmd, const 
 	struct nvme_host *h = f->private_data;
 	struct ucmd_nvme_sqe c;
 
+	if (cmd == NVME_IOCTL_RESET) {
+		/* no command of its own, but intrusive: Linux wants CAP_SYS_ADMIN */
+		ucmd_desc_init(d, h->name, (uint32_t)cmd, 0);
+		d->admin = true;
+		d->intrusive = true;
+		return 0;
+	}
 	if (cmd != NVME_IOCTL_ADMIN64_CMD || !karg)
 		return 1;
 	nvme_desc_get_ioctl_cmd(karg, &c);

@@ -121,6 +121,8 @@ struct nvme_ctrl_ops {
 	int  (*setup_io_queue)(struct nvme_host *h, struct nvme_queue *q);
 	/* The controller is disabled or gone: stop every queue (may be NULL). */
 	void (*stop_queues)(struct nvme_host *h);
+	/* Controller reset, queues brought back (NULL: the transport has none). */
+	int  (*reset)(struct nvme_host *h);
 	/* Free what the transport holds for queue q and the controller. */
 	void (*free_queue)(struct nvme_queue *q);
 	void (*free_ctrl)(struct nvme_host *h);
@@ -154,6 +156,7 @@ struct nvme_host {
 	struct nvme_ns **ns;
 	unsigned nr_ns;
 	bool devices_added;
+	atomic_bool resetting;		/* one reset at a time (Linux: -EBUSY) */
 };
 
 /*
@@ -336,6 +339,12 @@ int  nvme_end_status(struct request *rq, blk_status_t err);
 
 /* ---- core.c ---- */
 uint32_t nvme_command_effects(struct nvme_host *h, bool admin, uint8_t opcode);
+/* CC with the host's queue entry sizes and EN, then CSTS.RDY (the admin queue goes live) */
+int nvme_enable_ctrl(struct nvme_host *h);
+/* Set Features, Asynchronous Event Configuration: the notices the host handles */
+int nvme_enable_aen(struct nvme_host *h);
+/* NVME_IOCTL_RESET: -EBUSY while another runs, -ENOTTY without transport support */
+int nvme_reset_ctrl(struct nvme_host *h);
 
 /* ---- ioctl.c ---- */
 extern const struct ucmd_file_ops nvme_ns_chr_fops, nvme_dev_fops;

@@ -360,6 +360,9 @@ static long nvme_dev_ioctl(struct ucmd_file *f, unsigned long cmd, void *arg, co
 	switch (cmd) {
 	case NVME_IOCTL_ADMIN64_CMD:
 		return nvme_user_cmd64(h, NULL, arg, karg, false);
+	case NVME_IOCTL_RESET:
+		/* on the controller's device only, as in Linux */
+		return nvme_reset_ctrl(h);
 	default:
 		return -ENOTTY;
 	}

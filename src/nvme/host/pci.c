@@ -94,8 +94,12 @@ static int pci_setup_admin_queue(struct nvme_host *h)
 
 static void pci_stop_queues(struct nvme_host *h)
 {
-	for (unsigned i = 0; i < h->nr_queues; i++)
+	/* under the SQ lock: a submitter either copied its command or sees !live */
+	for (unsigned i = 0; i < h->nr_queues; i++) {
+		pthread_mutex_lock(&h->queues[i].sq_lock);
 		h->queues[i].live = false;
+		pthread_mutex_unlock(&h->queues[i].sq_lock);
+	}
 }
 
 static void pci_free_queue(struct nvme_queue *q)
@@ -130,13 +134,11 @@ static int nvme_set_queue_count(struct nvme_host *h, unsigned *count)
 	return 0;
 }
 
-static int pci_setup_io_queue(struct nvme_host *h, struct nvme_queue *q)
+/* Create Completion Queue, then Submission Queue, on the queue's memory */
+static int pci_create_io_queue(struct nvme_host *h, struct nvme_queue *q)
 {
 	struct ucmd_nvme_sqe c = { .opcode = nvme_admin_create_cq };
-	int st = nvme_alloc_queue(h, q);
-
-	if (st)
-		return st;
+	int st;
 
 	c.dptr.prp1 = (uint64_t)(uintptr_t)q->cqes;
 	c.cdw10 = (q->q_depth - 1) << 16 | q->qid;
@@ -153,8 +155,17 @@ static int pci_setup_io_queue(struct nvme_host *h, struct nvme_queue *q)
 	st = nvme_submit_sync_cmd(h, &c, NULL, 0, NULL);
 	if (st)
 		return st < 0 ? st : -EIO;
+	pthread_mutex_lock(&q->sq_lock);
 	q->live = true;
+	pthread_mutex_unlock(&q->sq_lock);
 	return 0;
+}
+
+static int pci_setup_io_queue(struct nvme_host *h, struct nvme_queue *q)
+{
+	int st = nvme_alloc_queue(h, q);
+
+	return st ? st : pci_create_io_queue(h, q);
 }
 
 static int nvme_init_tag_set(struct nvme_host *h, struct blk_mq_tag_set *set, unsigned first,
@@ -227,9 +238,11 @@ static blk_status_t nvme_queue_rq(struct blk_mq_hw_ctx *hctx, const struct blk_m
 	struct nvme_queue *q = hctx->driver_data;
 	struct request *rq = bd->rq;
 
-	if (!q->live)
-		return -EIO;
 	pthread_mutex_lock(&q->sq_lock);
+	if (!q->live) {
+		pthread_mutex_unlock(&q->sq_lock);
+		return -EIO;
+	}
 	nvme_sq_copy_cmd(q, &nvme_req(rq)->cmd);
 	if (bd->last)
 		nvme_write_sq_db(q);
@@ -255,9 +268,11 @@ static void nvme_queue_rqs(struct request **rqlist)
 	if (!rq)
 		return;
 	q = rq->hctx->driver_data;
-	if (!q->live)
-		return;		/* left on the list: the block layer fails them one by one */
 	pthread_mutex_lock(&q->sq_lock);
+	if (!q->live) {
+		pthread_mutex_unlock(&q->sq_lock);
+		return;		/* left on the list: the block layer fails them one by one */
+	}
 	for (; rq; rq = rq->rq_next)
 		nvme_sq_copy_cmd(q, &nvme_req(rq)->cmd);
 	nvme_write_sq_db(q);
@@ -484,6 +499,58 @@ static const struct blk_mq_ops nvme_mq_ops = {
 	.init_hctx = nvme_init_hctx,
 };
 
+/*
+ * NVME_IOCTL_RESET (Linux's nvme_reset_ctrl_sync, nvme_reset_work): stop
+ * the queues, disable the controller (CC.EN 0, no shutdown notification)
+ * and wait for CSTS.RDY 0, end what was in flight as Linux's
+ * nvme_cancel_request does (a passthrough command returns -EINTR), then
+ * bring the same queues back: admin queue registers, CC.EN 1, the same
+ * number of I/O queues, Create CQ/SQ for each, asynchronous events on.
+ * A controller that comes back with fewer queues, or not at all, is left
+ * stopped (-EIO), as Linux marks it dead.
+ */
+static int pci_reset(struct nvme_host *h)
+{
+	struct nvme_queue *aq = &h->queues[0];
+	unsigned want = h->nr_queues - 1, got = want;
+	int ret;
+
+	pci_stop_queues(h);
+	ret = nvme_reg_write32(h, UCMD_NVME_REG_CC, 0);
+	if (!ret)
+		ret = nvme_wait_ready(h, false);
+	nvme_cancel_inflight(h);
+	if (ret)
+		return ret;
+	for (unsigned i = 0; i < h->nr_queues; i++) {
+		struct nvme_queue *q = &h->queues[i];
+
+		pthread_mutex_lock(&q->cq_lock);
+		pthread_mutex_lock(&q->sq_lock);
+		q->sq_tail = q->last_sq_tail = 0;
+		q->cq_head = 0;
+		q->cq_phase = 1;
+		memset(q->cqes, 0, (size_t)q->q_depth * sizeof(*q->cqes));
+		pthread_mutex_unlock(&q->sq_lock);
+		pthread_mutex_unlock(&q->cq_lock);
+	}
+	ucmd_ctrl_write32(h->ctrl, UCMD_NVME_REG_AQA, (aq->q_depth - 1) << 16 | (aq->q_depth - 1));
+	ucmd_ctrl_write64(h->ctrl, UCMD_NVME_REG_ASQ, (uint64_t)(uintptr_t)aq->sq_cmds);
+	ucmd_ctrl_write64(h->ctrl, UCMD_NVME_REG_ACQ, (uint64_t)(uintptr_t)aq->cqes);
+	ret = nvme_enable_ctrl(h);
+	if (!ret && want)
+		ret = nvme_set_queue_count(h, &got);
+	if (!ret && got < want)
+		ret = -EIO;
+	for (unsigned i = 1; !ret && i <= want; i++)
+		ret = pci_create_io_queue(h, &h->queues[i]);
+	if (!ret)
+		ret = nvme_enable_aen(h);
+	if (ret)
+		pci_stop_queues(h);
+	return ret;
+}
+
 const struct nvme_ctrl_ops nvme_pci_ctrl_ops = {
 	.name = "pci",
 	.reg_read32 = pci_reg_read32,
@@ -492,6 +559,7 @@ const struct nvme_ctrl_ops nvme_pci_ctrl_ops = {
 	.setup_admin_queue = pci_setup_admin_queue,
 	.setup_io_queue = pci_setup_io_queue,
 	.stop_queues = pci_stop_queues,
+	.reset = pci_reset,
 	.free_queue = pci_free_queue,
 	.map_data = nvme_pci_map_data,
 	.poll = pci_poll_queue,

@@ -79,7 +79,11 @@ static void test_logs(void **state)
 	assert_int_equal(ef->acs[nvme_admin_identify], NVME_CMD_EFFECTS_CSUPP);
 	assert_true(ef->acs[nvme_admin_format_nvm] & NVME_CMD_EFFECTS_LBCC);
 	assert_true(ef->acs[nvme_admin_ns_mgmt] & NVME_CMD_EFFECTS_NIC);
-	assert_int_equal(ef->acs[nvme_admin_fw_commit], 0);
+	assert_int_equal(ef->acs[nvme_admin_fw_commit], NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_CCC);
+	assert_int_equal(ef->acs[nvme_admin_sanitize_nvm],
+			 NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC | NVME_CMD_EFFECTS_NCC);
+	assert_int_equal(ef->acs[nvme_admin_dev_self_test], NVME_CMD_EFFECTS_CSUPP);
+	assert_int_equal(ef->acs[nvme_admin_security_send], 0);
 	assert_int_equal(ef->iocs[nvme_cmd_read], NVME_CMD_EFFECTS_CSUPP);
 	assert_int_equal(ef->iocs[nvme_cmd_write], NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC);
 	assert_int_equal(ef->iocs[nvme_cmd_flush], NVME_CMD_EFFECTS_CSUPP);

@@ -77,6 +77,11 @@ static int teardown(void **state)
 }
 
 /* Open the directory: 0 or -errno, the reason in f->err */
+/* What version 3 added to the state file */
+static const char *const v3_members[] = { "subnqn", "boot_id", "current_features", "error_log",
+	"sanitize", "self_test", "self_test_run", "fw_slots", NULL };
+#define NR_V3	8
+
 static int try_open(struct fixture *f)
 {
 	struct ucmd_ctrl_params p = { .dir = f->dir, .errbuf = f->err, .errbuf_len = sizeof(f->err) };
@@ -194,11 +199,80 @@ static void test_wrong_type(void **state)
 	edit(f, true, "serial", json_object_new_string("SN\x01"), true);
 	assert_refused(f, -EINVAL, "ctrl.json: serial: byte 0x01 is not printable ASCII");
 	edit(f, true, "serial", json_object_new_string("SN"), true);
+	edit(f, true, "version", json_object_new_int(4), true);
+	assert_refused(f, -EINVAL, "ctrl.json: version: 4 is out of range 1..3");
 	edit(f, true, "version", json_object_new_int(3), true);
-	assert_refused(f, -EINVAL, "ctrl.json: version: 3 is out of range 1..2");
-	edit(f, true, "version", json_object_new_int(2), true);
 	edit(f, true, "nszee", json_object_new_int(2), true);
 	assert_refused(f, -EINVAL, "ctrl.json: nszee: unknown field");
+}
+
+/* json_tokener_parse of a literal, for the version 3 members */
+static json_object *J(const char *text)
+{
+	json_object *o = json_tokener_parse(text);
+
+	assert_non_null(o);
+	return o;
+}
+
+/* What version 3 added: each member's type, range and consistency */
+static void test_v3_members(void **state)
+{
+	struct fixture *f = *state;
+	static const struct { const char *key, *val, *why; } bad[] = {
+		{ "subnqn", "\"\"", "subnqn: is empty" },
+		{ "subnqn", "7", "subnqn: expected string, found int" },
+		{ "boot_id", "\"0123456789012345678901234567890123456789\"", "boot_id: not a boot id" },
+		{ "current_features", "{\"arbitration\":0}", "current_features.power_mgmt: missing" },
+		{ "error_log", "[[1,0,0,0,0,0]]", "error_log[0]: error count 1 is not one of the 64 newest of 0" },
+		{ "error_log", "[[1,0,0,0,0]]", "error_log[0]: expected an array of 6 integers" },
+		{ "error_log", "[[1,65536,0,0,0,0]]", "error_log[0][1]: 65536 is out of range 0..65535" },
+		{ "sanitize", "{\"sstat\":4,\"scdw10\":2,\"ovrpat\":0,\"ause_fail\":false,\"exited\":false}",
+		  "sanitize.sstat: status 4 is none of 0..3" },
+		{ "sanitize", "{\"sstat\":1,\"scdw10\":1,\"ovrpat\":0,\"ause_fail\":false,\"exited\":false}",
+		  "sanitize.scdw10: action 1 starts no sanitize" },
+		{ "sanitize", "{\"sstat\":1,\"scdw10\":2,\"ovrpat\":0,\"ause_fail\":0,\"exited\":false}",
+		  "sanitize.ause_fail: expected boolean" },
+		{ "self_test", "[[48,0,0,0,0]]", "self_test[0][0]: 48 is out of range 0..47" },
+		{ "self_test", "[[0,0,0,0,0]]", "self_test[0]: status 00h is no short or extended" },
+		{ "self_test_run", "[3,0,0,0]", "self_test_run[0]: 3 is out of range 0..2" },
+		{ "self_test_run", "[1,0,0,86400001]", "self_test_run[3]: 86400001 is out of range" },
+		{ "self_test_run", "[0,1,0,0]", "self_test_run: no test running, but the other" },
+		{ "fw_slots", "{\"active\":2,\"next\":0,\"next_conv\":false,\"revisions\":[\"0.1\",\"\",\"\"],\"flags\":[0,0,0]}",
+		  "fw_slots.active: slot 2 holds \"\", not the firmware" },
+		{ "fw_slots", "{\"active\":1,\"next\":3,\"next_conv\":false,\"revisions\":[\"0.1\",\"\",\"\"],\"flags\":[0,0,0]}",
+		  "fw_slots.next: slot 3 is empty" },
+		{ "fw_slots", "{\"active\":1,\"next\":0,\"next_conv\":false,\"revisions\":[\"0.1\",\"a b\",\"\"],\"flags\":[0,0,0]}",
+		  "fw_slots.revisions: slot 2: byte 0x20 is not printable" },
+		{ "fw_slots", "{\"active\":1,\"next\":0,\"next_conv\":false,\"revisions\":[\"0.1\",\"\",\"\"],\"flags\":[0,2,0]}",
+		  "fw_slots.flags[1]: 2 is out of range 0..1" },
+		{ "fw_slots", "{\"active\":4,\"next\":0,\"next_conv\":false,\"revisions\":[\"0.1\",\"\",\"\"],\"flags\":[0,0,0]}",
+		  "fw_slots.active: 4 is out of range 1..3" },
+	};
+	json_object *root = json_object_from_file(f->json), *good[NR_V3];
+
+	for (size_t i = 0; i < NR_V3; i++) {
+		json_object *v;
+
+		assert_true(json_object_object_get_ex(root, v3_members[i], &v));
+		good[i] = json_object_get(v);
+	}
+	json_object_put(root);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		edit(f, true, bad[i].key, J(bad[i].val), true);
+		assert_refused(f, -EINVAL, bad[i].why);
+		for (size_t k = 0; k < NR_V3; k++)
+			if (!strcmp(v3_members[k], bad[i].key))
+				edit(f, true, bad[i].key, json_object_get(good[k]), true);
+		assert_int_equal(try_open(f), 0);
+	}
+	/* a member missing */
+	root = json_object_from_file(f->json);
+	json_object_object_del(root, "fw_slots");
+	save(f, root, true);
+	assert_refused(f, -EINVAL, "ctrl.json: fw_slots: missing");
+	for (size_t k = 0; k < NR_V3; k++)
+		json_object_put(good[k]);
 }
 
 static void test_features_smart_range(void **state)
@@ -317,7 +391,7 @@ static void test_identity_param(void **state)
 	ucmd_ctrl_destroy(c);
 }
 
-/* A ctrl.json of version 1 (no checksum, no journal) still opens, as version 2 after */
+/* A ctrl.json of version 1 (no checksum, no journal) still opens, as version 3 after */
 static void test_version1(void **state)
 {
 	struct fixture *f = *state;
@@ -327,6 +401,8 @@ static void test_version1(void **state)
 
 	json_object_object_del(root, "crc32c");
 	json_object_object_del(root, "generation");
+	for (const char *const *k = v3_members; *k; k++)
+		json_object_object_del(root, *k);
 	json_object_object_add(root, "version", json_object_new_int(1));
 	save(f, root, false);
 	assert_int_equal(unlink(f->journal), 0);
@@ -590,6 +666,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_missing_image, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_json, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_version1, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_v3_members, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_identity_param, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mark_costs_one_record, setup, teardown),
