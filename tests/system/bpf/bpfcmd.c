@@ -17,13 +17,13 @@
  *       (ioctl reads) prints how many of the N blocks hold a race marker:
  *       each is a flipped Write that the driver executed.
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/nvme_ioctl.h>
 #include <liburing.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -6,7 +6,6 @@
  * CAP_SYS_ADMIN kept across the exec (ambient), so the BPF LSM tests can
  * act as the callers of a policy table.
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <grp.h>
 #include <linux/capability.h>
