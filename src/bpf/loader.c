@@ -210,6 +210,25 @@ static int pinned_maps(struct map_fds *m)
 	return 0;
 }
 
+/* The pinned maps are this build's layout (another ucmd's program may be loaded). */
+static bool same_layout(const struct map_fds *m)
+{
+	static const struct { unsigned idx; __u32 size; } want[] = {
+		{ M_CONF, sizeof(struct ul_conf) }, { M_RULES, sizeof(struct ul_rule) },
+		{ M_DEVS, sizeof(struct ul_dev) }, { M_LABELS, UL_LABEL_LEN },
+	};
+
+	for (unsigned i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct bpf_map_info info = { 0 };
+		__u32 len = sizeof(info);
+
+		if (bpf_obj_get_info_by_fd(m->fd[want[i].idx], &info, &len) ||
+		    info.value_size != want[i].size)
+			return false;
+	}
+	return true;
+}
+
 static void close_maps(struct map_fds *m)
 {
 	for (unsigned i = 0; i < sizeof(map_names) / sizeof(map_names[0]); i++)
@@ -352,6 +371,11 @@ int ucmd_bpf_load(const char *path, char *err, size_t errlen)
 	if (!loaded) {
 		hdr.gen = 1;
 		ret = first_load(&img, devs, ndevs, eff, &hdr, err, errlen);
+	} else if (!same_layout(&m)) {
+		close_maps(&m);
+		ret = -EPROTO;
+		snprintf(err, errlen, "the BPF program pinned in %s is another ucmd build's "
+			 "(different map layout): ucmd policy unload --bpf first", UCMD_BPF_PIN_DIR);
 	} else {
 		__u32 zero = 0, set, k;
 
@@ -387,6 +411,32 @@ int ucmd_bpf_unload(char *err, size_t errlen)
 	}
 	unpin_all();
 	return 0;
+}
+
+/* A pinned link's program's run count and time (kernel.bpf_stats_enabled). */
+static void prog_stats(const char *link, uint64_t *runs, uint64_t *ns)
+{
+	struct bpf_link_info li = { 0 };
+	struct bpf_prog_info pi = { 0 };
+	__u32 len = sizeof(li);
+	char path[256];
+	int lfd, pfd;
+
+	pin_path(path, sizeof(path), link);
+	lfd = bpf_obj_get(path);
+	if (lfd < 0)
+		return;
+	if (!bpf_obj_get_info_by_fd(lfd, &li, &len)) {
+		pfd = bpf_prog_get_fd_by_id(li.prog_id);
+		len = sizeof(pi);
+		if (pfd >= 0 && !bpf_obj_get_info_by_fd(pfd, &pi, &len)) {
+			*runs = pi.run_cnt;
+			*ns = pi.run_time_ns;
+		}
+		if (pfd >= 0)
+			close(pfd);
+	}
+	close(lfd);
 }
 
 int ucmd_bpf_status(struct ucmd_bpf_status *st, char *err, size_t errlen)
@@ -427,5 +477,7 @@ int ucmd_bpf_status(struct ucmd_bpf_status *st, char *err, size_t errlen)
 	if (!bpf_map_lookup_elem(m.fd[M_STATS], &key, &v))
 		st->lost = v;
 	close_maps(&m);
+	prog_stats(link_names[0], &st->uring_runs, &st->uring_ns);
+	prog_stats(link_names[1], &st->ioctl_runs, &st->ioctl_ns);
 	return 0;
 }

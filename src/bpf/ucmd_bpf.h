@@ -31,6 +31,8 @@ struct ucmd_bpf_status {
 	unsigned nrules, ndevices;
 	uint32_t gen;
 	uint64_t allowed, denied, lost;
+	/* with kernel.bpf_stats_enabled=1: runs and ns in each program */
+	uint64_t uring_runs, uring_ns, ioctl_runs, ioctl_ns;
 };
 int ucmd_bpf_status(struct ucmd_bpf_status *st, char *err, size_t errlen);
 

@@ -459,10 +459,16 @@ static __always_inline int judge_file(struct file *f, const struct nvme_fields *
 	dv = bpf_map_lookup_elem(&devs, &dk);
 	if (!dv) {
 		major = dk.dev >> 20;
-		/* an NVMe device the loader did not see: judged as no rule can name it */
+		/*
+		 * An NVMe device the loader did not see (it appeared since): fail
+		 * closed. That is a char device of the NVMe majors, or a block
+		 * device sent an NVMe command (an ioctl or uring_cmd op of type
+		 * 'N'); anything else is no NVMe device and not judged.
+		 */
 		if (mode == S_IFCHR_ && major != hdr->ng_major && major != hdr->ctrl_major)
 			return 0;
-		/* a block device reaches here only with an NVMe ioctl number */
+		if (mode == S_IFBLK_ && !c)
+			return 0;
 		unknown_dev = true;
 	}
 	j.d = &d;

@@ -99,8 +99,22 @@ bash tests/system/qemu/run.sh --out "$out" --script "$script" --fio \
 	--dyn "$U" --dyn "$(command -v nvme)" --bin "$B/tests/system/bpf/bpfcmd" \
 	--bin "$B/tests/system/bpf/runas" \
 	--append "lsm=lockdown,capability,yama,bpf" || grc=$?
-[ -f "$out/guest.log" ] && grep -E 'GUEST-PART|^race:|^marks:|^(none|bpf50) ' "$out/guest.log" || true
+[ -f "$out/guest.log" ] && grep -E 'GUEST-PART|^race:|^marks:|^(none|bpf50) |^lsm/' "$out/guest.log" || true
 [ "$grc" -eq 125 ] && fail "the guest did not run (see above)"
+
+echo "--- kernels that cannot run the program: the load says why"
+rrc=0
+while IFS='|' read -r append expect; do
+	rs=$out/refuse.sh
+	{ echo "EXPECT='$expect'"; cat "$T/guest_refuse.sh"; } > "$rs"
+	bash tests/system/qemu/run.sh --out "$out/refuse" --script "$rs" --dyn "$U" \
+		--append "$append" > "$out/refuse.log" 2>&1 || rrc=1
+	grep -E 'GUEST-PART|^lsm:|ucmd policy load' "$out/refuse/guest.log" 2>/dev/null || true
+	[ "$rrc" = 0 ] || tail -20 "$out/refuse.log"
+done <<'CASES'
+lsm=lockdown,capability,yama|the BPF LSM is not active (lsm=lockdown,capability,yama)
+lsm=lockdown,capability,yama,bpf lockdown=confidentiality|kernel lockdown is in confidentiality mode
+CASES
 
 echo "--- the kernel's decisions against the engine's (docs/security.md lists the differences)"
 [ -f "$out/table.out" ] || fail "the guest wrote no table"
@@ -124,6 +138,7 @@ if [ -f "$out/perf.out" ]; then
 	awk '$1 == "none" {n += $2; nn++} $1 == "bpf50" {b += $2; bn++}
 	     END {if (nn && bn && n) printf "perf: no program %.0f IOPS, 50-rule policy %.0f IOPS: %.3fx\n", n/nn, b/bn, (b/bn)/(n/nn)}' "$out/perf.out"
 fi
+[ "$rrc" -eq 0 ] || fail "a kernel that cannot run the program was not reported clearly"
 [ "$grc" -eq 0 ] || fail "guest checks failed (status $grc; $out/guest.log)"
 [ "$diffs" -eq 0 ] || fail "unexplained differences between ucmd's engine and the BPF program"
 [ "$rows" -gt 0 ] || fail "no decisions compared"

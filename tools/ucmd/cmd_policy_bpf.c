@@ -82,6 +82,10 @@ static int bpf_status(struct cli *cli, int argc, char **argv)
 			json_object_object_add(o, "allowed", json_object_new_uint64(st.allowed));
 			json_object_object_add(o, "denied", json_object_new_uint64(st.denied));
 			json_object_object_add(o, "audit_lost", json_object_new_uint64(st.lost));
+			json_object_object_add(o, "uring_cmd_runs", json_object_new_uint64(st.uring_runs));
+			json_object_object_add(o, "uring_cmd_ns", json_object_new_uint64(st.uring_ns));
+			json_object_object_add(o, "file_ioctl_runs", json_object_new_uint64(st.ioctl_runs));
+			json_object_object_add(o, "file_ioctl_ns", json_object_new_uint64(st.ioctl_ns));
 		}
 		json_print(o);
 	} else if (!st.loaded) {
@@ -91,6 +95,15 @@ static int bpf_status(struct cli *cli, int argc, char **argv)
 		       "%llu denied, %llu audit records lost\n", st.file, st.gen, st.nrules,
 		       st.ndevices, (unsigned long long)st.allowed, (unsigned long long)st.denied,
 		       (unsigned long long)st.lost);
+		/* only counted while kernel.bpf_stats_enabled is 1 */
+		if (st.uring_runs)
+			printf("lsm/uring_cmd: %llu runs, %llu ns each\n",
+			       (unsigned long long)st.uring_runs,
+			       (unsigned long long)(st.uring_ns / st.uring_runs));
+		if (st.ioctl_runs)
+			printf("lsm/file_ioctl: %llu runs, %llu ns each\n",
+			       (unsigned long long)st.ioctl_runs,
+			       (unsigned long long)(st.ioctl_ns / st.ioctl_runs));
 	}
 	return 0;
 }

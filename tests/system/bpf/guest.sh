@@ -144,17 +144,20 @@ bpfcmd marks /dev/ng0n1 5000 20000 | tee -a $R/race.out
 grep -q "^race: 5000 submitted" $R/race.out && grep -q "^marks:" $R/race.out && ok race || bad race
 
 part "performance: 4K randread QD32 io_uring_cmd, 50 rules (the last matches) vs none"
-PF="--name=perf --filename=/dev/ng0n1 --ioengine=io_uring_cmd --cmd_type=nvme --rw=randread --bs=4k --iodepth=32 --size=32M --runtime=6 --time_based --norandommap --output-format=terse"
+PF="--name=perf --filename=/dev/ng0n1 --ioengine=io_uring_cmd --cmd_type=nvme --rw=randread --bs=4k --iodepth=32 --size=32M --runtime=5 --time_based --norandommap --output-format=terse"
 : > $R/perf.out
-for round in 1 2; do
+# the program's own run time too (kernel.bpf_stats_enabled), in the last round
+for round in 1 2 3 4; do
 	ucmd policy unload --bpf > /dev/null 2>&1
 	echo "none $(fio $PF | cut -d';' -f8)" >> $R/perf.out
 	ucmd policy load --bpf $P/perf50.ini > /dev/null
+	[ $round = 4 ] && echo 1 > /proc/sys/kernel/bpf_stats_enabled
 	echo "bpf50 $(fio $PF | cut -d';' -f8)" >> $R/perf.out
 done
 cat $R/perf.out
-ucmd policy status --bpf
-[ "$(wc -l < $R/perf.out)" = 4 ] && ok perf || bad perf
+ucmd policy status --bpf | tee $R/perf-status.txt
+echo 0 > /proc/sys/kernel/bpf_stats_enabled
+[ "$(wc -l < $R/perf.out)" = 8 ] && grep -q "lsm/uring_cmd: .* runs" $R/perf-status.txt && ok perf || bad perf
 
 part "unload: Linux's own behaviour again"
 if ucmd policy unload --bpf && ucmd policy status --bpf | grep -q 'no BPF policy loaded' &&
