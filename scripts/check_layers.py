@@ -41,6 +41,8 @@ ALLOWED = {
     # program; uaccess for rw.c's fault-safe copies of the program's buffers
     # (a guarded memcpy, not a process_vm system call per read or write)
     'preload':   {'lib', 'uaccess', 'core', 'client', 'daemon'},
+    # the BPF LSM enforcer: libucmd's public API (include/ucmd/) only
+    'bpf':       set(),
 }
 # Who may include the engine's internals, besides src/core and src/ring.
 CORE_H_USERS = {

@@ -11,6 +11,9 @@ pkgs=(
   nvme-cli	# a real client for ucmd exec's tests (tests/system/exec_nvme_cli.sh)
   fio e2fsprogs	# real clients under libucmd-preload (tests/system/exec_fio_blk.sh)
   libisal-dev	# CRC32C of the NVMe/TCP digests (src/tcp/pdu.c)
+  # the BPF LSM enforcer (src/bpf/, meson -Dbpf): clang targets bpf; vmlinux.h
+  # is dumped by bpftool from the QEMU kernel package's BTF (lz4 unpacks it)
+  libbpf-dev bpftool lz4
 )
 if [ "${UCMD_DEPS_SYSTEM:-0}" = 1 ]; then
   # the QEMU harness (tests/system): guest kernel, initramfs, real clients

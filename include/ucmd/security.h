@@ -64,6 +64,59 @@ struct ucmd_policy *ucmd_policy_get(struct ucmd_policy *p);
 void ucmd_policy_put(struct ucmd_policy *p);
 unsigned ucmd_policy_nr_rules(const struct ucmd_policy *p);
 
+/*
+ * A policy's rules as parsed, for enforcers outside the engine (the BPF LSM
+ * program of src/bpf/ compiles them into maps). Every pointer points into
+ * the policy and lives as long as the reference the caller holds.
+ */
+#define UCMD_RULE_HOOK_CMD		(1u << 0)	/* uring_cmd and passthrough ioctls */
+#define UCMD_RULE_HOOK_RW		(1u << 1)
+#define UCMD_RULE_HOOK_SQPOLL		(1u << 2)
+#define UCMD_RULE_HOOK_OVERRIDE_CREDS	(1u << 3)
+
+/* The verbs of policy files, bit n of verbs is verb n (ucmd_policy_verb_name()). */
+#define UCMD_POLICY_VERBS_NR	23
+/* dirs: bit 0 none, 1 to-device, 2 from-device, 3 bidirectional */
+/* modes: bit 0 ro, 1 wo, 2 rw */
+
+struct ucmd_policy_range {
+	uint64_t lo, hi;		/* inclusive */
+};
+
+struct ucmd_policy_set {
+	unsigned n;			/* 0: the key is absent (matches all) */
+	const struct ucmd_policy_range *r;
+};
+
+struct ucmd_policy_rule_info {
+	const char *file;
+	unsigned line;			/* of the [rule] header */
+	const char *name;		/* NULL or "" when unnamed */
+	char label[128];		/* "file:line name", as audit records and explain write it */
+	unsigned hooks;			/* UCMD_RULE_HOOK_* */
+	struct ucmd_policy_set uid, gid, nsid, select, opcode, target_uid, target_gid;
+	unsigned ndevices;
+	const char *const *devices;	/* fnmatch() globs */
+	unsigned nhostnqns;
+	uint32_t verbs;			/* 0: any */
+	unsigned dirs;			/* 0: any */
+	unsigned modes;			/* 0: any */
+	/* -1: any, 0: must be false, 1: must be true */
+	int cap_sys_admin, destructive, intrusive, admin_cmd;
+	bool has_bytes, has_lba;
+	struct ucmd_policy_range bytes, lba;
+	bool allow;
+	bool audit;
+};
+
+/* Rule i (0 <= i < ucmd_policy_nr_rules()): 0, or -ERANGE. */
+int ucmd_policy_rule_info(const struct ucmd_policy *p, unsigned i, struct ucmd_policy_rule_info *out);
+/* What applies when no rule matches; label is "file: default". */
+void ucmd_policy_default_info(const struct ucmd_policy *p, bool *allow, bool *audit,
+			      char *label, size_t len);
+/* A verb's name in policy files, or NULL past the last. */
+const char *ucmd_policy_verb_name(unsigned verb);
+
 /* ---- explain: what a policy decides for a described command -------------- */
 
 #define UCMD_EXPLAIN_GROUPS_MAX	32
@@ -154,6 +207,35 @@ int ucmd_audit_register(struct ucmd_engine *e, struct ucmd_audit *a);
 /* Records written, and records lost (failed writes not yet reported). */
 uint64_t ucmd_audit_written(struct ucmd_audit *a);
 uint64_t ucmd_audit_lost(struct ucmd_audit *a);
+
+/*
+ * A decision made outside the engine (the BPF LSM program, src/bpf/), to
+ * write as the same JSON line the engine's decisions get (docs/security.md).
+ */
+struct ucmd_audit_record {
+	uint64_t time_ns;		/* CLOCK_REALTIME; 0: now */
+	bool ioctl;			/* hook file_ioctl, else uring_cmd */
+	int32_t pid;
+	uint32_t uid, gid;		/* effective */
+	bool cap_sys_admin;
+	const char *device;
+	uint32_t cmd_op;
+	uint8_t opcode;
+	unsigned verb;			/* ucmd_policy_verb_name() */
+	unsigned dir;			/* 0 none, 1 to-device, 2 from-device, 3 bidirectional */
+	bool admin;
+	uint32_t nsid;
+	bool has_range, range_unknown, destructive;
+	uint64_t offset, length, slba, nlb;
+	bool allow;
+	int err;			/* positive errno of a denial */
+	const char *module;
+	const char *rule;
+};
+/* One record: 0 or -errno (it is then counted as lost). */
+int ucmd_audit_write_record(struct ucmd_audit *a, const struct ucmd_audit_record *r);
+/* Records lost before they reached the trail: the next record carries them. */
+void ucmd_audit_add_lost(struct ucmd_audit *a, uint64_t n);
 /* Write a dedicated record reporting lost records, if any; 0 or -errno. */
 int ucmd_audit_flush_lost(struct ucmd_audit *a);
 

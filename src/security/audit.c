@@ -307,6 +307,59 @@ static void audit_decided(void *priv, const struct ucmd_security_event *ev)
 	emit(priv, o);
 }
 
+int ucmd_audit_write_record(struct ucmd_audit *a, const struct ucmd_audit_record *r)
+{
+	json_object *o = json_object_new_object();
+	struct ucmd_cmd_desc d;
+	struct timespec ts;
+	char t[48];
+
+	if (!o) {
+		ucmd_audit_add_lost(a, 1);
+		return -ENOMEM;
+	}
+	if (r->time_ns) {
+		ts.tv_sec = (time_t)(r->time_ns / 1000000000u);
+		ts.tv_nsec = (long)(r->time_ns % 1000000000u);
+	} else {
+		clock_gettime(CLOCK_REALTIME, &ts);
+	}
+	rfc3339(t, sizeof(t), &ts);
+	add_str(o, "time", t);
+	add_u64(o, "time_ns", (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
+	add_str(o, "hook", hook_names[r->ioctl ? UCMD_HOOK_FILE_IOCTL : UCMD_HOOK_URING_CMD]);
+	add_u64(o, "pid", (uint64_t)(int64_t)r->pid);
+	add_u64(o, "uid", r->uid);
+	add_u64(o, "gid", r->gid);
+	json_object_object_add(o, "cap_sys_admin", json_object_new_boolean(r->cap_sys_admin));
+	ucmd_desc_init(&d, r->device ? r->device : "", r->cmd_op, r->opcode);
+	d.verb = r->verb < UCMD_VERB_NR ? (enum ucmd_verb)r->verb : UCMD_VERB_UNKNOWN;
+	d.dir = (enum ucmd_dir)(r->dir & 3);
+	d.admin = r->admin;
+	d.nsid = r->nsid;
+	d.has_range = r->has_range;
+	d.range_unknown = r->range_unknown;
+	d.destructive = r->destructive;
+	d.offset = r->offset;
+	d.length = r->length;
+	d.slba = r->slba;
+	d.nlb = r->nlb;
+	add_desc(o, &d);
+	add_str(o, "decision", r->allow ? "allow" : "deny");
+	if (!r->allow)
+		json_object_object_add(o, "errno", json_object_new_int64(r->err));
+	add_str(o, "module", r->module ? r->module : "none");
+	add_str(o, "rule", r->rule ? r->rule : "");
+	return emit(a, o);
+}
+
+void ucmd_audit_add_lost(struct ucmd_audit *a, uint64_t n)
+{
+	pthread_mutex_lock(&a->lock);
+	a->lost += n;
+	pthread_mutex_unlock(&a->lock);
+}
+
 /* The trail holds denials and asked-for records: a constant allow has neither. */
 static bool audit_constant_allow(void *priv, const struct ucmd_file *f,
 				 enum ucmd_security_hook hook, bool cap)

@@ -182,7 +182,7 @@ static void put(char *out, size_t len, size_t *pos, const char *t, size_t max)
  * by hand: this runs for every judged command, and snprintf() cost ten
  * times the rest of the evaluation.
  */
-static void rule_label(char *out, size_t len, const char *file, unsigned line, const char *name)
+void policy_rule_label(char *out, size_t len, const char *file, unsigned line, const char *name)
 {
 	char num[16];
 	size_t pos = 0, n = sizeof(num) - 1;
@@ -227,13 +227,13 @@ void ucmd_policy_eval(const struct ucmd_policy *p, const struct ucmd_policy_subj
 		v->allow = r->action == 1;
 		v->audit = r->audit;
 		v->line = r->line;
-		rule_label(v->rule, sizeof(v->rule), r->file, r->line, r->name ? r->name : "");
+		policy_rule_label(v->rule, sizeof(v->rule), r->file, r->line, r->name ? r->name : "");
 		return;
 	}
 	v->allow = p->default_allow;
 	v->audit = p->audit_default;
 	v->line = 0;
-	rule_label(v->rule, sizeof(v->rule), p->file, 0, NULL);
+	policy_rule_label(v->rule, sizeof(v->rule), p->file, 0, NULL);
 }
 
 /* A rule that looks at who calls or at the command, beyond device, mode, capability. */

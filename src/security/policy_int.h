@@ -5,6 +5,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "security/security.h"
@@ -61,5 +62,7 @@ struct ucmd_policy {
 };
 
 void pol_rule_free(struct ucmd_policy_rule *r);
+/* "file:line name" (name NULL: "file: default"), as verdicts carry it. */
+void policy_rule_label(char *out, size_t len, const char *file, unsigned line, const char *name);
 
 #endif

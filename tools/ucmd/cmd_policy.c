@@ -107,14 +107,21 @@ static int policy_explain(struct cli *cli, int argc, char **argv)
 	return v.allow ? 0 : 1;
 }
 
+/* load|unload|status|audit --bpf: the BPF LSM enforcer (cmd_policy_bpf.c) */
+int cmd_policy_bpf(struct cli *cli, int argc, char **argv);
+
 int cmd_policy(struct cli *cli, int argc, char **argv)
 {
 	/* argv[0] is "policy" */
+	for (int i = 2; i < argc; i++)
+		if (!strcmp(argv[i], "--bpf"))
+			return cmd_policy_bpf(cli, argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "check"))
 		return policy_check(cli, argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "explain"))
 		return policy_explain(cli, argc - 1, argv + 1);
 	fprintf(stderr, "usage: ucmd policy check FILE\n"
-			"       ucmd policy explain [OPTIONS]   (see ucmd policy explain --help)\n");
+			"       ucmd policy explain [OPTIONS]   (see ucmd policy explain --help)\n"
+			"       ucmd policy load|unload|status|audit --bpf ...   (Linux's devices)\n");
 	return 2;
 }

@@ -4,7 +4,7 @@
 # separate metadata), run a test script in the guest, bring back its files
 # and exit status.
 #   run.sh --out DIR --script FILE [--bin FILE]... [--dyn FILE]... [--fio]
-#          [--mod NAME]...
+#          [--mod NAME]... [--append ARGS]
 # Guest: /test.sh is FILE, each --bin (static) lands in /bin, each --dyn
 # (dynamic) too with its shared libraries and the loader; --fio is
 # --dyn $(command -v fio). Each --mod is a kernel module of the same kernel
@@ -12,11 +12,13 @@
 # them, dependencies first, before /test.sh runs. /test.sh writes result files to
 # $UCMD_GUEST_RESULTS; they appear in DIR with guest.log (its output),
 # status (its exit status) and console.log (the serial console).
+# --append adds ARGS to the guest kernel's command line (tests/system/
+# bpf_lsm.sh: lsm=...,bpf); other tests keep theirs unchanged.
 # Exit status: the guest script's; 125 when the guest did not come up or
 # finish in time (the console tail is printed), or the harness failed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out="" script="" fio=0 bins=() dyns=() mods=()
+out="" script="" fio=0 bins=() dyns=() mods=() append=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--out) out=$2; shift 2 ;;
@@ -25,6 +27,7 @@ while [ $# -gt 0 ]; do
 	--dyn) dyns+=("$2"); shift 2 ;;
 	--fio) fio=1; shift ;;
 	--mod) mods+=("$2"); shift 2 ;;
+	--append) append=" $2"; shift 2 ;;
 	*) echo "run.sh: unknown argument $1" >&2; exit 125 ;;
 	esac
 done
@@ -145,7 +148,7 @@ truncate -s 16M "$work/res.img"
 # --- boot -------------------------------------------------------------------------
 qemu=(qemu-system-x86_64 -accel tcg -cpu max -m 1G -smp 2 -nographic -no-reboot -nic none
 	-kernel "$kdir/vmlinuz" -initrd "$work/initrd"
-	-append "console=ttyS0 quiet panic=-1 nvme.poll_queues=1"
+	-append "console=ttyS0 quiet panic=-1 nvme.poll_queues=1$append"
 	-drive "file=$work/ns1.img,if=none,id=ns1,format=raw,discard=unmap"
 	-drive "file=$work/ns2.img,if=none,id=ns2,format=raw,discard=unmap"
 	-drive "file=$work/res.img,if=none,id=res,format=raw"
