@@ -3,22 +3,28 @@
  * ucmdd's NVMe/TCP target (issue 16): the daemon's controllers exported as
  * NVMe over Fabrics subsystems, so that Linux's nvme-tcp host driver (or
  * any NVMe/TCP host) reaches them. Commands go through the daemon's engine
- * by the same passthrough ioctls a local client's do, on threads acting as
- * the connection (cred_override_set), so the policy and the audit judge
- * them; the host NQN from Connect is part of that identity.
+ * as io_uring passthrough commands (IORING_OP_URING_CMD) on a ring of the
+ * daemon's engine that the connection owns, created acting as the
+ * connection (cred_override_set): the policy and the audit judge every
+ * command as that identity, of which the host NQN and host ID from Connect
+ * are part.
  *
  *   target.c        the listener, the subsystems, the fabrics controllers
  *                   (associations) shared by a host's queues
  *   target_conn.c   one connection: ICReq/ICResp, the PDU receive loop,
- *                   H2CData into the command's buffer, sends, TermReq
+ *                   H2CData into the command's buffer, sends, TermReq,
+ *                   the command's way from its capsule to its response
+ *   target_io.c     the connection's engine ring: submission, completion
  *   target_cmd.c    one command: fabrics (Connect, Property Get/Set,
  *                   Disconnect), the admin commands a fabrics controller
  *                   answers itself, passthrough to the engine, discovery
  *
- * Threads: one listener; per connection a receiver and TCPT_WORKERS
- * workers that execute commands (the engine's ioctl path is synchronous).
- * Everything a connection holds is bounded (slots = its queue size, data
- * = workers x TCPT_MAX_XFER), and a connection whose peer stops reading
+ * Threads: one listener; per connection a receiver, which also submits,
+ * and a completer that reaps the ring and sends the responses. As many
+ * commands run at once as the host's queue holds (as Linux's nvmet does),
+ * and everything a connection holds is bounded: slots = its queue size,
+ * command data = TCPT_CONN_MEM (a command that does not fit waits for
+ * others to complete, in order). A connection whose peer stops reading
  * stalls only its own threads until the send timeout closes it.
  */
 #ifndef UCMD_TCP_TARGET_H
@@ -32,13 +38,13 @@
 
 #include "core/cred.h"
 #include "tcp/pdu.h"
+#include "ucmd/ucmd.h"
 
 struct ucmd_engine;
 
 #define TCPT_MAX_SUBSYS		32
 #define TCPT_MAX_CTRLS		128	/* fabrics controllers (associations) at once */
 #define TCPT_MAX_CONNS		256
-#define TCPT_WORKERS		4	/* commands executing at once per connection */
 #define TCPT_QUEUE_SIZE		128	/* CAP.MQES + 1: slots per connection */
 #define TCPT_ICD_LEN		8192	/* in-capsule data we accept (admin and I/O) */
 #define TCPT_MAXH2CDATA		(128u << 10)
@@ -46,6 +52,10 @@ struct ucmd_engine;
 #define TCPT_MAX_XFER		(4096u << TCPT_MDTS)
 #define TCPT_MAX_IO_QUEUES	64
 #define TCPT_SEND_TIMEOUT_S	30	/* a peer not reading for so long is closed */
+/* command data a connection holds at once: 8 commands of the largest size */
+#define TCPT_CONN_MEM		(8u * TCPT_MAX_XFER)
+/* SQ entries of a connection's ring: every slot, and a wake-up NOP */
+#define TCPT_RING_ENTRIES	(2 * TCPT_QUEUE_SIZE)
 
 /* One exported controller: ucmdd's nvme<instance>, named by its subnqn. */
 struct tcpt_subsys {
@@ -70,7 +80,12 @@ struct tcpt_ctrl {
 	pthread_mutex_t lock;	/* cc/csts */
 };
 
-enum tcpt_slot_state { SLOT_FREE, SLOT_QUEUED, SLOT_WAIT_DATA, SLOT_RUNNING, SLOT_PARKED };
+/*
+ * FREE -> WAIT_MEM (its data does not fit TCPT_CONN_MEM yet) -> WAIT_DATA
+ * (R2T sent) -> RUNNING (executing, or submitted to the engine) -> FREE;
+ * PARKED: an AER, answered only by an event.
+ */
+enum tcpt_slot_state { SLOT_FREE, SLOT_WAIT_MEM, SLOT_WAIT_DATA, SLOT_RUNNING, SLOT_PARKED };
 
 /* One command on a connection, from its capsule to its response. */
 struct tcpt_slot {
@@ -81,8 +96,9 @@ struct tcpt_slot {
 	uint32_t received;	/* H2CData bytes in buf so far */
 	bool h2c;		/* data flows host -> controller */
 	bool icd;		/* data came in the capsule */
+	uint32_t mem;		/* bytes of TCPT_CONN_MEM it holds */
 	uint8_t icd_data[TCPT_ICD_LEN];
-	struct tcpt_slot *next;	/* the exec queue */
+	struct tcpt_slot *next;	/* the queue of slots waiting for memory */
 };
 
 struct tcpt_conn {
@@ -102,14 +118,19 @@ struct tcpt_conn {
 	int efd;		/* engine fd: nvme<i> on the admin queue */
 	int ns_fd[8];		/* engine fds of ng<i>n<nsid> on an I/O queue, by nsid-1 */
 
-	pthread_mutex_t lock;	/* slots, exec queue */
-	pthread_cond_t cond;
+	pthread_mutex_t lock;	/* slots, the memory queue, mem_used, inflight */
 	struct tcpt_slot *slots;	/* TCPT_QUEUE_SIZE */
-	struct tcpt_slot *q_head, *q_tail;
+	struct tcpt_slot *q_head, *q_tail;	/* waiting for memory, in arrival order */
+	uint32_t mem_used;	/* of TCPT_CONN_MEM */
+	bool dispatching;	/* a thread is starting queued slots */
+	unsigned inflight;	/* submitted to the engine, not yet reaped */
 	atomic_bool dead;
 	pthread_mutex_t send_lock;
-	pthread_t rx, workers[TCPT_WORKERS];
-	unsigned nr_workers;
+	/* the engine ring (target_io.c): an I/O or subsystem admin queue has one */
+	struct ucmd_ring ring;
+	bool has_ring;
+	pthread_mutex_t sq_lock;	/* the ring's SQ: the receiver and the completer submit */
+	pthread_t rx, cq;
 	_Atomic uint64_t last_ka;	/* CLOCK_MONOTONIC ms of the last admin command */
 	atomic_bool disconnecting;	/* Disconnect answered: close after its response */
 	struct tcpt_conn *next;	/* t->conns */
@@ -169,14 +190,35 @@ int tcpt_send_rsp(struct tcpt_conn *c, const struct ucmd_nvme_cqe *cqe);
 void tcpt_conn_fail(struct tcpt_conn *c, uint16_t fes, uint32_t fei, const void *hdr,
 		    size_t hdr_len);
 
+/*
+ * A command's end: its response (C2HData and CapsuleResp as allowed, on
+ * failure a CapsuleResp alone), then the slot and its memory go back and
+ * the commands waiting for memory may start. Any thread of the connection.
+ */
+void tcpt_conn_respond(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme_cqe *cqe,
+		       uint32_t out_len);
+
+/* ---- target_io.c ---- */
+/* The ring of a connection that Connect bound to a subsystem, and its completer. */
+int tcpt_io_start(struct tcpt_conn *c);
+/* Wait for every submitted command to complete, end the completer, exit the ring. */
+void tcpt_io_stop(struct tcpt_conn *c);
+/* Submit s as a passthrough uring_cmd on engine file fd; -errno if it could not be. */
+int tcpt_io_submit(struct tcpt_conn *c, struct tcpt_slot *s, int fd, bool admin);
+
 /* ---- target_cmd.c ---- */
 /*
  * Execute a command whose data is in slot->buf (host to controller) or to
- * be filled there (controller to host): fills cqe, *out_len (bytes of
- * buf to send back). Runs on a worker acting as the connection.
+ * be filled there (controller to host). The commands the target answers
+ * itself fill cqe and *out_len (bytes of buf to send back) and return 0;
+ * a passthrough is submitted to the engine and returns -EINPROGRESS: its
+ * completion calls tcpt_cmd_done.
  */
-void tcpt_cmd_exec(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme_cqe *cqe,
-		   uint32_t *out_len);
+int tcpt_cmd_exec(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme_cqe *cqe,
+		  uint32_t *out_len);
+/* A passthrough's completion (res: NVMe status or -errno, result: DW0/DW1). */
+void tcpt_cmd_done(struct tcpt_conn *c, struct tcpt_slot *s, int res, uint64_t result,
+		   struct ucmd_nvme_cqe *cqe, uint32_t *out_len);
 /* Whether a command is one the fabrics controller parks (AER): no response. */
 bool tcpt_cmd_parks(const struct tcpt_conn *c, const struct ucmd_nvme_sqe *sqe);
 /* Close the engine fds a connection opened. */

@@ -263,6 +263,61 @@ if st or st2 or got != small or got2 != big:
 print("ok: in-capsule, R2T/H2CData and C2HData transfers with digests")
 
 
+def pipelined(c, cmds):
+    """cmds: [(opc, slba, nblocks, data)] all sent before any response is
+    read, as a host with that many in flight does; {cid: (status, data)}."""
+    want, out, got, st = {}, {}, {}, {}
+    for opc, slba, nb, data in cmds:
+        c.cid += 1
+        cid = c.cid
+        ln = len(data) if data else nb * 4096
+        sqe = struct.pack("<BBHI16x", opc, 0x40, cid, 1) + struct.pack("<QI3xB", 0, ln, 0x5A) + \
+            struct.pack("<IIIIII", slba & 0xFFFFFFFF, slba >> 32, nb - 1, 0, 0, 0)
+        c.pdu(4, sqe)
+        want[cid], out[cid], got[cid] = ln, data, b""
+    while len(st) < len(cmds):
+        typ, flags, hdr, data = c.recv_pdu()
+        if typ == 9:
+            cid, ttag, off, ln = struct.unpack("<HHII", hdr[8:20])
+            if cid not in out or off != 0 or ln != want[cid] or not out[cid]:
+                fail(f"R2T {hdr.hex()}")
+            for o in range(0, ln, 65536):
+                chunk = out[cid][o:o + 65536]
+                c.pdu(6, struct.pack("<HHII4x", cid, ttag, o, len(chunk)), chunk,
+                      4 if o + 65536 >= ln else 0)
+        elif typ == 7:
+            cid, _, off, ln = struct.unpack("<HHII", hdr[8:20])
+            if cid not in got or off != len(got[cid]):
+                fail(f"C2HData {hdr.hex()}")
+            got[cid] += data
+        elif typ == 5:
+            cid, status = struct.unpack("<HH", hdr[20:24])
+            if cid not in want or cid in st:
+                fail(f"CapsuleResp for cid {cid}")
+            st[cid] = (status >> 1, got[cid])
+        else:
+            fail(f"unexpected PDU type {typ}")
+    return st
+
+
+# a full queue at once (32 = sqsize + 1): writes through R2T, then reads of
+# 1 MiB each, 32 MiB in all: more than the target holds per connection
+# (TCPT_CONN_MEM), so commands wait for others' memory, in order
+blobs = [bytes(((i * 31 + j) * 13) & 0xFF for j in range(4096)) * 64 for i in range(32)]
+res = pipelined(io, [(0x01, 1000 + 64 * i, 64, blobs[i]) for i in range(32)])
+if any(v[0] for v in res.values()):
+    fail(f"pipelined writes: {res}")
+res = pipelined(io, [(0x02, 1000 + 256 * i, 256, b"") for i in range(8)] +
+                [(0x02, 1000 + 64 * i, 64, b"") for i in range(24)])
+back = b"".join(v[1] for k, v in sorted(res.items())[:8])
+if any(v[0] for v in res.values()) or back != b"".join(blobs):
+    fail("pipelined reads differ from the pipelined writes")
+for i, (k, v) in enumerate(sorted(res.items())[8:]):
+    if v[1] != blobs[i]:
+        fail(f"pipelined read {i} differs")
+print("ok: a full queue of commands in flight, over the connection's memory bound")
+
+
 def raw_sgl(c, sgl, data=b""):
     def sqe(cid, _):
         return struct.pack("<BBHI16x", 0x01, 0x40, cid, 1) + sgl + struct.pack("<IIIIII", 0, 0, 0, 0, 0, 0)
