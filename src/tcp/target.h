@@ -51,6 +51,8 @@ struct ucmd_engine;
 #define TCPT_MDTS		8	/* 2^8 x 4 KiB = 1 MiB per command */
 #define TCPT_MAX_XFER		(4096u << TCPT_MDTS)
 #define TCPT_MAX_IO_QUEUES	64
+/* Connect's CATTR bit 2 (NVMe-oF 1.1 section 3.3): the host needs no SQHD */
+#define TCPT_CATTR_DISABLE_SQFLOW	(1u << 2)
 #define TCPT_SEND_TIMEOUT_S	30	/* a peer not reading for so long is closed */
 /* command data a connection holds at once: 8 commands of the largest size */
 #define TCPT_CONN_MEM		(8u * TCPT_MAX_XFER)
@@ -114,6 +116,12 @@ struct tcpt_conn {
 	/* set by a worker's Connect, read by the receive thread: atomic */
 	struct tcpt_ctrl *_Atomic ctrl;
 	uint16_t qid, sqsize;	/* sqsize 0's based */
+	/*
+	 * SQ flow control disabled by Connect: SQHD is reserved (0) and a
+	 * read that succeeds with a zero result ends with a C2HData that has
+	 * SUCCESS set, and no CapsuleResp (NVMe/TCP 1.0 section 3.6.2.7)
+	 */
+	bool sqflow_off;
 	uint32_t sqhd;
 	int efd;		/* engine fd: nvme<i> on the admin queue */
 	int ns_fd[8];		/* engine fds of ng<i>n<nsid> on an I/O queue, by nsid-1 */

@@ -132,6 +132,7 @@ static uint16_t fab_connect(struct tcpt_conn *c, struct tcpt_slot *s, struct ucm
 	}
 	c->qid = qid;
 	c->sqsize = sqsize;
+	c->sqflow_off = cs->cattr & TCPT_CATTR_DISABLE_SQFLOW;
 	c->last_ka = tcpt_now_ms();
 	c->ctrl = ctrl;
 	if (c->t->log && qid == 0)
@@ -382,7 +383,8 @@ static uint16_t disc_log(struct tcpt_conn *c, struct tcpt_slot *s, uint32_t *out
 		e->trtype = NVMF_TRTYPE_TCP;
 		e->adrfam = (uint8_t)t->adrfam;
 		e->subtype = NVME_NQN_NVME;
-		e->treq = NVMF_TREQ_NOT_SPECIFIED;
+		/* a host may disable SQ flow control (C2HData SUCCESS then ends reads) */
+		e->treq = NVMF_TREQ_NOT_SPECIFIED | NVMF_TREQ_DISABLE_SQFLOW;
 		e->portid = htole16(1);
 		e->cntlid = htole16(NVMF_CNTLID_DYNAMIC);
 		e->asqsz = htole16(32);

@@ -114,18 +114,28 @@ int tcpt_send_rsp(struct tcpt_conn *c, const struct ucmd_nvme_cqe *cqe)
 	return tcpt_send_pdu(c, buf, NULL, 0);
 }
 
-/* A read's data (one C2HData, the last) and its CapsuleResp. */
+/*
+ * A read's data (one C2HData, the last) and its CapsuleResp; or, when the
+ * host disabled SQ flow control and the completion says nothing but
+ * success (status and result 0: what the host assumes), the C2HData alone
+ * with SUCCESS set, which completes the command (NVMe/TCP 1.0 section
+ * 3.6.2.7; Linux's nvmet-tcp does the same).
+ */
 static int send_c2h_rsp(struct tcpt_conn *c, uint16_t cid, const void *data, uint32_t len,
 			const struct ucmd_nvme_cqe *cqe)
 {
 	uint8_t buf[NVME_TCP_HDR_BUF] = { 0 }, rbuf[NVME_TCP_HDR_BUF] = { 0 };
 	struct nvme_tcp_data *d = (void *)buf;
+	bool success = c->sqflow_off && !cqe->status && !cqe->dw0 && !cqe->dw1;
 
-	nvme_tcp_build_ch(&d->hdr, NVME_TCP_C2H_DATA, NVME_TCP_F_DATA_LAST, len, c->hdgst,
-			  c->ddgst, c->hpda);
+	nvme_tcp_build_ch(&d->hdr, NVME_TCP_C2H_DATA,
+			  NVME_TCP_F_DATA_LAST | (success ? NVME_TCP_F_DATA_SUCCESS : 0), len,
+			  c->hdgst, c->ddgst, c->hpda);
 	d->cccid = cid;
 	d->datao = 0;
 	d->datal = htole32(len);
+	if (success)
+		return send_pdus(c, buf, data, len, NULL);
 	build_rsp(c, rbuf, cqe);
 	return send_pdus(c, buf, data, len, rbuf);
 }
@@ -316,7 +326,7 @@ static int reject(struct tcpt_conn *c, struct tcpt_slot *s, uint16_t status)
 	cqe.sq_id = htole16(c->qid);
 	cqe.status = htole16((uint16_t)(status << 1));
 	pthread_mutex_lock(&c->lock);
-	cqe.sq_head = htole16((uint16_t)(++c->sqhd % (c->sqsize + 1u)));
+	cqe.sq_head = c->sqflow_off ? 0 : htole16((uint16_t)(++c->sqhd % (c->sqsize + 1u)));
 	s->state = SLOT_FREE;
 	pthread_mutex_unlock(&c->lock);
 	ret = tcpt_send_rsp(c, &cqe);
@@ -341,7 +351,8 @@ void tcpt_conn_respond(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvm
 	cqe->cid = s->sqe.cid;
 	cqe->sq_id = htole16(c->qid);
 	pthread_mutex_lock(&c->lock);
-	cqe->sq_head = htole16((uint16_t)(++c->sqhd % (c->sqsize + 1u)));
+	/* without SQ flow control SQHD is reserved */
+	cqe->sq_head = c->sqflow_off ? 0 : htole16((uint16_t)(++c->sqhd % (c->sqsize + 1u)));
 	pthread_mutex_unlock(&c->lock);
 	/* a failed send has failed the connection: the slot goes back all the same */
 	if (out_len && !cqe->status)

@@ -128,13 +128,13 @@ class Conn:
             else:
                 fail(f"unexpected PDU type {typ}")
 
-    def connect(self, nqn, qid=0, cntlid=0xFFFF, sqsize=31, kato=0, hostnqn=HOSTNQN):
+    def connect(self, nqn, qid=0, cntlid=0xFFFF, sqsize=31, kato=0, hostnqn=HOSTNQN, cattr=0):
         data = bytes(16) + struct.pack("<H", cntlid) + bytes(238)
         data += nqn.encode().ljust(256, b"\0") + hostnqn.encode().ljust(256, b"\0") + bytes(256)
 
         def sqe(cid, sgl):
             return struct.pack("<BBHB19x", 0x7F, 0x40, cid, 1) + sgl + \
-                struct.pack("<HHHBxI12x", 0, qid, sqsize, 0, kato)
+                struct.pack("<HHHBxI12x", 0, qid, sqsize, cattr, kato)
         st, dw0, _, _ = self.cmd(sqe, data)
         if st:
             fail(f"Connect to {nqn} qid {qid}: status {st:#x}")
@@ -185,7 +185,7 @@ if st or numrec < 1:
     fail(f"discovery log: status {st:#x}, {numrec} records")
 e = log[1024:2048]
 subnqn = e[256:512].rstrip(b"\0").decode()
-if e[0] != 3 or e[1] != 1 or e[2] != 2 or e[32:64].rstrip(b"\0").decode() != str(PORT) or \
+if e[0] != 3 or e[1] != 1 or e[2] != 2 or e[3] != 0x04 or e[32:64].rstrip(b"\0").decode() != str(PORT) or \
         e[512:768].rstrip(b"\0").decode() != "127.0.0.1":
     fail(f"discovery entry {e[:64].hex()}")
 nqns = [log[1024 * (i + 1) + 256:1024 * (i + 2)].split(b"\0")[0].decode() for i in range(numrec)]
@@ -290,6 +290,10 @@ def pipelined(c, cmds):
             if cid not in got or off != len(got[cid]):
                 fail(f"C2HData {hdr.hex()}")
             got[cid] += data
+            if flags & 0x08:   # SUCCESS: completed, no CapsuleResp follows
+                if not flags & 0x04 or cid in st:
+                    fail(f"C2HData SUCCESS {hdr.hex()}")
+                st[cid] = (0, got[cid])
         elif typ == 5:
             cid, status = struct.unpack("<HH", hdr[20:24])
             if cid not in want or cid in st:
@@ -316,6 +320,56 @@ for i, (k, v) in enumerate(sorted(res.items())[8:]):
     if v[1] != blobs[i]:
         fail(f"pipelined read {i} differs")
 print("ok: a full queue of commands in flight, over the connection's memory bound")
+
+
+def raw_read(c, slba):
+    """A one-block read sent raw; its cid."""
+    c.cid += 1
+    sqe = struct.pack("<BBHI16x", 0x02, 0x40, c.cid, 1) + struct.pack("<QI3xB", 0, 4096, 0x5A) + \
+        struct.pack("<IIIIII", slba & 0xFFFFFFFF, slba >> 32, 0, 0, 0, 0)
+    c.pdu(4, sqe)
+    return c.cid
+
+
+def expect_rsp(c, cid, status):
+    typ, flags, hdr, _ = c.recv_pdu()
+    if typ != 5:
+        fail(f"PDU type {typ} where the CapsuleResp of cid {cid} belongs")
+    dw0, dw1, sqhd, sqid, rcid, st = struct.unpack("<IIHHHH", hdr[8:24])
+    if rcid != cid or st >> 1 != status:
+        fail(f"CapsuleResp cid {rcid} status {st >> 1:#x}, want cid {cid} status {status:#x}")
+    return sqhd
+
+
+# SQ flow control on (the default): the read's C2HData has LAST_PDU (and the
+# digest flags) but not SUCCESS, and its CapsuleResp follows with an SQHD
+rc = raw_read(io, 10)
+typ, flags, hdr, data = io.recv_pdu()
+if typ != 7 or flags != 0x04 | 0x03 or data != small:
+    fail(f"C2HData with SQ flow control: type {typ} flags {flags:#x}")
+expect_rsp(io, rc, 0)
+# SQ flow control disabled (Connect CATTR bit 2, offered by the discovery
+# log's TREQ): a successful read is completed by its one C2HData with
+# LAST_PDU and SUCCESS, and no CapsuleResp; SQHD is reserved (0)
+sf = Conn(hdgst=True, ddgst=True)
+sf.connect(subnqn, qid=1, cntlid=cntlid, sqsize=31, cattr=0x04)
+rc = raw_read(sf, 10)
+typ, flags, hdr, data = sf.recv_pdu()
+ccid, _, datao, datal = struct.unpack("<HHII", hdr[8:20])
+if (typ, flags, ccid, datao, datal) != (7, 0x0C | 0x03, rc, 0, 4096) or data != small:
+    fail(f"C2HData without SQ flow control: {hdr.hex()}")
+# the next PDU is the next command's response: none came for the read
+if rw(sf, 0x01, 11, 1, small, incapsule=True)[0]:
+    fail("write after a SUCCESS read")
+# a read that fails gets its CapsuleResp and no data; SQHD 0
+rc = raw_read(sf, 1 << 40)
+if expect_rsp(sf, rc, 0x4080) != 0:  # LBA Out of Range, DNR
+    fail("SQHD without SQ flow control is not 0")
+# the same read many times over, pipelined: every one ends by its C2HData
+res = pipelined(sf, [(0x02, 10, 1, b"")] * 32)
+if any(v != (0, small) for v in res.values()):
+    fail("pipelined SUCCESS reads")
+print("ok: C2HData SUCCESS when the host disabled SQ flow control, CapsuleResp otherwise")
 
 
 def raw_sgl(c, sgl, data=b""):
