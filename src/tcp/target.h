@@ -181,8 +181,9 @@ int tcpt_parse_addr(const char *s, struct sockaddr_storage *ss, socklen_t *len);
 /* A new fabrics controller for a connection's admin Connect; NULL: none free. */
 struct tcpt_ctrl *tcpt_ctrl_new(struct tcpt *t, int subsys, const char *hostnqn,
 				const uint8_t hostid[16], uint32_t kato_ms);
-/* The controller cntlid, with a reference, when hostnqn and subsys match. */
-struct tcpt_ctrl *tcpt_ctrl_get(struct tcpt *t, uint16_t cntlid, int subsys, const char *hostnqn);
+/* The controller cntlid, with a reference, when subsys, hostnqn and hostid match. */
+struct tcpt_ctrl *tcpt_ctrl_get(struct tcpt *t, uint16_t cntlid, int subsys, const char *hostnqn,
+				const uint8_t hostid[16]);
 void tcpt_ctrl_put(struct tcpt_ctrl *c);
 /* The subsystem index of nqn, -1 for the discovery NQN, -2 for none. */
 int tcpt_subsys_find(struct tcpt *t, const char *nqn);

@@ -70,6 +70,21 @@ static uint16_t connect_invalid(struct ucmd_nvme_cqe *cqe, bool in_data, unsigne
 	return TCPT_SC(1, NVMF_SC_CONNECT_INVALID_PARAM, 1);
 }
 
+/* The 16 bytes of a host ID as the credentials carry it: UUID text, in byte order. */
+static void hostid_text(const uint8_t id[16], char out[UCMD_HOSTID_LEN])
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned o = 0;
+
+	for (unsigned i = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			out[o++] = '-';
+		out[o++] = hex[id[i] >> 4];
+		out[o++] = hex[id[i] & 15];
+	}
+	out[o] = 0;
+}
+
 static uint16_t fab_connect(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme_cqe *cqe)
 {
 	const struct nvmf_connect_sqe *cs = (const void *)&s->sqe;
@@ -99,7 +114,8 @@ static uint16_t fab_connect(struct tcpt_conn *c, struct tcpt_slot *s, struct ucm
 		if (!ctrl)
 			return TCPT_SC(1, NVMF_SC_CONNECT_CTRL_BUSY, 1);
 	} else {
-		ctrl = tcpt_ctrl_get(c->t, le16toh(d.cntlid), subsys, d.hostnqn);
+		/* the association's host: the same NQN and host ID as its admin queue's */
+		ctrl = tcpt_ctrl_get(c->t, le16toh(d.cntlid), subsys, d.hostnqn, d.hostid);
 		if (!ctrl)
 			return connect_invalid(cqe, true, offsetof(struct nvmf_connect_data, cntlid));
 		if (subsys < 0 || qid > ctrl->nr_io_queues) {
@@ -107,8 +123,9 @@ static uint16_t fab_connect(struct tcpt_conn *c, struct tcpt_slot *s, struct ucm
 			return connect_invalid(cqe, false, offsetof(struct nvmf_connect_sqe, qid));
 		}
 	}
-	/* from now on the engine sees this host NQN in the connection's identity */
+	/* from now on the engine sees this host NQN and host ID in the connection's identity */
 	snprintf(c->cred.hostnqn, sizeof(c->cred.hostnqn), "%s", d.hostnqn);
+	hostid_text(d.hostid, c->cred.hostid);
 	if (qid == 0 && subsys >= 0) {
 		char name[32];
 
@@ -116,6 +133,7 @@ static uint16_t fab_connect(struct tcpt_conn *c, struct tcpt_slot *s, struct ucm
 		c->efd = ucmd_open(c->t->e, name, O_RDWR);
 		if (c->efd < 0) {
 			c->cred.hostnqn[0] = 0;
+			c->cred.hostid[0] = 0;
 			atomic_store(&ctrl->dead, true);
 			tcpt_ctrl_put(ctrl);
 			return TCPT_SC(1, NVMF_SC_CONNECT_INVALID_HOST, 1);
@@ -125,6 +143,7 @@ static uint16_t fab_connect(struct tcpt_conn *c, struct tcpt_slot *s, struct ucm
 	if (subsys >= 0 && tcpt_io_start(c)) {
 		tcpt_cmd_conn_close(c);
 		c->cred.hostnqn[0] = 0;
+		c->cred.hostid[0] = 0;
 		if (qid == 0)
 			atomic_store(&ctrl->dead, true);
 		tcpt_ctrl_put(ctrl);

@@ -5,13 +5,16 @@ the discovery controller, an admin and an I/O queue doing in-capsule, R2T
 + H2CData and C2HData transfers with both digests, and malformed PDUs that
 must get a C2HTermReq and a closed connection without harming the others.
 Layouts from the NVMe/TCP 1.0 and NVMe-oF 1.1 specifications.
-  nvme_tcp_pdu.py PORT HOSTNQN
+  nvme_tcp_pdu.py PORT HOSTNQN AUDIT_LOG
+The policy (tests/system/nvme_tcp.sh) denies writes to host ID RO_HOSTID
+and allows HOSTNQN everything else; the audit log is ucmdd's --audit.
 """
 import socket
 import struct
 import sys
 
-PORT, HOSTNQN = int(sys.argv[1]), sys.argv[2]
+PORT, HOSTNQN, AUDIT = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+RO_HOSTID = "5d0a1f3e-0000-4000-8000-00000000dead"
 DISC = "nqn.2014-08.org.nvmexpress.discovery"
 
 
@@ -128,16 +131,17 @@ class Conn:
             else:
                 fail(f"unexpected PDU type {typ}")
 
-    def connect(self, nqn, qid=0, cntlid=0xFFFF, sqsize=31, kato=0, hostnqn=HOSTNQN, cattr=0):
-        data = bytes(16) + struct.pack("<H", cntlid) + bytes(238)
+    def connect(self, nqn, qid=0, cntlid=0xFFFF, sqsize=31, kato=0, hostnqn=HOSTNQN, cattr=0,
+                hostid=bytes(16), status=0):
+        data = hostid + struct.pack("<H", cntlid) + bytes(238)
         data += nqn.encode().ljust(256, b"\0") + hostnqn.encode().ljust(256, b"\0") + bytes(256)
 
         def sqe(cid, sgl):
             return struct.pack("<BBHB19x", 0x7F, 0x40, cid, 1) + sgl + \
                 struct.pack("<HHHBxI12x", 0, qid, sqsize, cattr, kato)
         st, dw0, _, _ = self.cmd(sqe, data)
-        if st:
-            fail(f"Connect to {nqn} qid {qid}: status {st:#x}")
+        if st != status:
+            fail(f"Connect to {nqn} qid {qid}: status {st:#x}, want {status:#x}")
         return dw0 & 0xFFFF
 
     def admin(self, opc, cdw10=0, cdw11=0, nsid=0, cdw12=0, data_in_len=0):
@@ -447,6 +451,31 @@ st |= rw(s2, 0x02, 300, 1)[0]
 if st:
     fail(f"I/O for a host the policy does not name: status {st:#x}")
 print("ok: an unnamed host: I/O and Identify, no other admin command (Access Denied)")
+
+# --- the host ID is part of the identity: the policy denies writes to one
+# host ID (whatever its NQN), and the audit records it ------------------------
+import json
+rid = bytes.fromhex(RO_HOSTID.replace("-", ""))
+h1 = Conn()
+hc = h1.connect(subnqn, hostid=rid)
+h1.admin(0x09, cdw10=0x07, cdw11=0)
+h2 = Conn()
+# an I/O queue of the association must give the admin queue's host ID
+h2.connect(subnqn, qid=1, cntlid=hc, hostid=bytes(16), status=0x4182)
+h2 = Conn()
+h2.connect(subnqn, qid=1, cntlid=hc, hostid=rid)
+if rw(h2, 0x02, 10, 1)[0]:
+    fail("a read from the read-only host ID")
+st = rw(h2, 0x01, 10, 1, small, incapsule=True)[0]
+if st != 0x4286:
+    fail(f"a write from the read-only host ID: status {st:#x}, want Access Denied")
+if rw(io2, 0x01, 10, 1, small, incapsule=True)[0]:
+    fail("a write from the same host NQN with another host ID")
+recs = [json.loads(line) for line in open(AUDIT)]
+if not any(r.get("hostid") == RO_HOSTID and r.get("hostnqn") == HOSTNQN and
+           r.get("decision") == "deny" and r.get("verb") == "write" for r in recs):
+    fail(f"no audit record of the denied write with hostid {RO_HOSTID}")
+print("ok: the host ID in the policy (hostid) and in the audit")
 
 # --- keep-alive timeout: an admin queue that goes silent is closed ---------
 k = Conn()
