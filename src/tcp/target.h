@@ -107,7 +107,7 @@ struct tcpt_conn {
 	struct tcpt *t;
 	int sock;
 	struct ucmd_cred cred;	/* the peer, then + host NQN once connected */
-	bool local;		/* SO_PEERCRED gave a uid */
+	bool local;		/* a process on this host's loopback (target_peer.c) */
 	char peer[64];
 	/* negotiated by ICReq/ICResp */
 	bool hdgst, ddgst;
@@ -214,6 +214,14 @@ int tcpt_io_start(struct tcpt_conn *c);
 void tcpt_io_stop(struct tcpt_conn *c);
 /* Submit s as a passthrough uring_cmd on engine file fd; -errno if it could not be. */
 int tcpt_io_submit(struct tcpt_conn *c, struct tcpt_slot *s, int fd, bool admin);
+
+/* ---- target_peer.c ---- */
+/*
+ * A peer on this host's loopback whose socket a process of ours to see
+ * holds: its uid, gid and groups into c (no capability), true. Otherwise
+ * false and c untouched: the peer is remote.
+ */
+bool tcpt_peer_local(int sock, struct ucmd_cred *c);
 
 /* ---- target_cmd.c ---- */
 /*

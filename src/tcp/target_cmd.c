@@ -154,9 +154,15 @@ static uint16_t fab_connect(struct tcpt_conn *c, struct tcpt_slot *s, struct ucm
 	c->sqflow_off = cs->cattr & TCPT_CATTR_DISABLE_SQFLOW;
 	c->last_ka = tcpt_now_ms();
 	c->ctrl = ctrl;
-	if (c->t->log && qid == 0)
-		c->t->log("nvme-tcp: %s connected to %s as controller %u (kato %u ms)", d.hostnqn,
-			  d.subsysnqn, ctrl->cntlid, ctrl->kato_ms);
+	if (c->t->log && qid == 0 && c->local)
+		c->t->log("nvme-tcp: %s (host ID %s) connected to %s as controller %u (kato %u ms) "
+			  "from %s, local uid %u pid %d", d.hostnqn, c->cred.hostid, d.subsysnqn,
+			  ctrl->cntlid, ctrl->kato_ms, c->peer, (unsigned)c->cred.euid,
+			  (int)c->cred.pid);
+	else if (c->t->log && qid == 0)
+		c->t->log("nvme-tcp: %s (host ID %s) connected to %s as controller %u (kato %u ms) "
+			  "from %s, remote", d.hostnqn, c->cred.hostid, d.subsysnqn, ctrl->cntlid,
+			  ctrl->kato_ms, c->peer);
 	set_result(cqe, ctrl->cntlid);
 	return 0;
 }

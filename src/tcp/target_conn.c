@@ -691,28 +691,22 @@ static void *rx_main(void *arg)
 }
 
 /*
- * Who is at the other end. SO_PEERCRED answers for a Unix socket only: for
- * TCP Linux reports uid -1, and the kernel's own nvme-tcp host has no
- * process at all. Such a peer is a remote identity: no uid or gid anyone
- * holds (-1), no groups, no CAP_SYS_ADMIN, pid 0; the host NQN from
- * Connect is what tells it apart (policy key hostnqn).
+ * Who is at the other end: a process on this host's loopback is judged by
+ * its uid, gid and groups (target_peer.c says what is and is not known);
+ * anyone else, and Linux's own nvme-tcp host (a kernel socket, no
+ * process), is a remote identity: no uid or gid anyone holds (-1), no
+ * groups, no CAP_SYS_ADMIN, pid 0. The host NQN and host ID from Connect
+ * are added to either.
  */
 static void peer_identity(struct tcpt_conn *c)
 {
-	struct ucred uc = { 0 };
-	socklen_t len = sizeof(uc);
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
 
 	memset(&c->cred, 0, sizeof(c->cred));
 	c->cred.uid = c->cred.euid = (uid_t)-1;
 	c->cred.gid = c->cred.egid = (gid_t)-1;
-	if (!getsockopt(c->sock, SOL_SOCKET, SO_PEERCRED, &uc, &len) && uc.uid != (uid_t)-1) {
-		c->local = true;
-		c->cred.pid = uc.pid;
-		c->cred.uid = c->cred.euid = uc.uid;
-		c->cred.gid = c->cred.egid = uc.gid;
-	}
+	c->local = tcpt_peer_local(c->sock, &c->cred);
 	snprintf(c->peer, sizeof(c->peer), "?");
 	if (!getpeername(c->sock, (struct sockaddr *)&ss, &sl)) {
 		char a[INET6_ADDRSTRLEN] = "";

@@ -38,6 +38,10 @@ trap '[ -n "$DPID" ] && kill "$DPID" 2>/dev/null; rm -rf "$T"' EXIT
 cat > "$T/policy.ini" <<EOF
 [policy]
 inherit = default
+[rule tcp-local-nobody]
+uid = nobody
+verb = write, write-zeroes
+action = deny
 [rule tcp-readonly-hostid]
 hostid = 5d0a1f3e-0000-4000-8000-00000000dead
 verb = write, write-zeroes
@@ -54,6 +58,16 @@ PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); p
 	--policy "$T/policy.ini" --audit "$T/audit.log" || fail "ucmdd did not start"
 DPID=$(pgrep -f -- "--socket $T/ucmdd.sock" | head -1)
 python3 tests/system/nvme_tcp_pdu.py "$PORT" "$HOSTNQN" "$T/audit.log" || fail "nvme_tcp_pdu.py"
+
+step "a local peer is judged by its process's uid: nvme_tcp_pdu.py as nobody"
+[ "$(id -u)" = 0 ] || fail "needs root to run a part as nobody"
+command -v setpriv >/dev/null || fail "setpriv is missing (util-linux)"
+# Debian's interpreter: one under root's home (pyenv) is not nobody's to run
+[ -x /usr/bin/python3 ] || fail "/usr/bin/python3 is missing"
+setpriv --reuid=nobody --regid=nogroup --clear-groups /usr/bin/python3 tests/system/nvme_tcp_pdu.py \
+	"$PORT" "$HOSTNQN" "$T/audit.log" local-user || fail "nvme_tcp_pdu.py as nobody"
+grep '"decision":"deny"' "$T/audit.log" | grep '"verb":"write"' | grep -q '"uid":65534' ||
+	fail "no audit record of nobody's denied write"
 kill "$DPID"
 DPID=
 

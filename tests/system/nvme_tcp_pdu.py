@@ -5,15 +5,19 @@ the discovery controller, an admin and an I/O queue doing in-capsule, R2T
 + H2CData and C2HData transfers with both digests, and malformed PDUs that
 must get a C2HTermReq and a closed connection without harming the others.
 Layouts from the NVMe/TCP 1.0 and NVMe-oF 1.1 specifications.
-  nvme_tcp_pdu.py PORT HOSTNQN AUDIT_LOG
+  nvme_tcp_pdu.py PORT HOSTNQN AUDIT_LOG [local-user]
 The policy (tests/system/nvme_tcp.sh) denies writes to host ID RO_HOSTID
-and allows HOSTNQN everything else; the audit log is ucmdd's --audit.
+and to the local user nobody, and allows HOSTNQN everything else; the
+audit log is ucmdd's --audit. With local-user (run as nobody) only the
+check that a local peer is judged by its uid runs.
 """
 import socket
 import struct
 import sys
 
+import os
 PORT, HOSTNQN, AUDIT = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+LOCAL_USER = sys.argv[4:] == ["local-user"]
 RO_HOSTID = "5d0a1f3e-0000-4000-8000-00000000dead"
 DISC = "nqn.2014-08.org.nvmexpress.discovery"
 
@@ -166,6 +170,13 @@ class Conn:
         print(f"ok: TermReq FES {fes}")
 
 
+def rw(c, opc, slba, nblocks, data=b"", incapsule=False, bs=4096):
+    def sqe(cid, sgl):
+        return struct.pack("<BBHI16x", opc, 0x40, cid, 1) + sgl + \
+            struct.pack("<IIIIII", slba & 0xFFFFFFFF, slba >> 32, nblocks - 1, 0, 0, 0)
+    return c.cmd(sqe, data, 0 if data else nblocks * bs, incapsule)
+
+
 # --- the discovery controller ---------------------------------------------
 d = Conn()
 cntlid = d.connect(DISC)
@@ -196,6 +207,24 @@ nqns = [log[1024 * (i + 1) + 256:1024 * (i + 2)].split(b"\0")[0].decode() for i 
 if len(set(nqns)) != numrec:
     fail(f"subsystem NQNs not distinct: {nqns}")
 print(f"ok: discovery: {numrec} subsystem(s), {nqns}")
+
+# --- run as nobody: a peer on loopback is judged by its process's uid -------
+if LOCAL_USER:
+    if os.geteuid() != 65534:
+        fail(f"local-user runs as nobody (uid 65534), not {os.geteuid()}")
+    la = Conn()
+    lc = la.connect(subnqn)
+    la.admin(0x09, cdw10=0x07, cdw11=0)
+    lio = Conn()
+    lio.connect(subnqn, qid=1, cntlid=lc)
+    blk = bytes(range(256)) * 16
+    if rw(lio, 0x02, 20, 1)[0]:
+        fail("a read by the local user nobody")
+    st = rw(lio, 0x01, 20, 1, blk, incapsule=True)[0]
+    if st != 0x4286:
+        fail(f"a write by the local user nobody: status {st:#x}, want Access Denied (rule uid = nobody)")
+    print("ok: a local peer as nobody: its uid meets the uid rule (write denied, read allowed)")
+    sys.exit(0)
 
 # --- malformed PDUs: each ends its own connection only ----------------------
 b = Conn(icreq=False)
@@ -245,13 +274,6 @@ if st:
     fail("Set Features Number of Queues")
 io = Conn(hdgst=True, ddgst=True)
 io.connect(subnqn, qid=1, cntlid=cntlid, sqsize=31)
-
-
-def rw(c, opc, slba, nblocks, data=b"", incapsule=False, bs=4096):
-    def sqe(cid, sgl):
-        return struct.pack("<BBHI16x", opc, 0x40, cid, 1) + sgl + \
-            struct.pack("<IIIIII", slba & 0xFFFFFFFF, slba >> 32, nblocks - 1, 0, 0, 0)
-    return c.cmd(sqe, data, 0 if data else nblocks * bs, incapsule)
 
 
 small = bytes(range(256)) * 16
@@ -476,6 +498,13 @@ if not any(r.get("hostid") == RO_HOSTID and r.get("hostnqn") == HOSTNQN and
            r.get("decision") == "deny" and r.get("verb") == "write" for r in recs):
     fail(f"no audit record of the denied write with hostid {RO_HOSTID}")
 print("ok: the host ID in the policy (hostid) and in the audit")
+# this process is on loopback: the record carries its uid, gid and pid
+# (a remote peer's would be uid -1, pid 0)
+if not any(r.get("hostid") == RO_HOSTID and r.get("uid") == os.geteuid() and
+           r.get("gid") == os.getegid() and r.get("pid") == os.getpid() for r in recs):
+    fail(f"the audit does not show this local peer as uid {os.geteuid()} pid {os.getpid()}: "
+         f"{[(r.get('uid'), r.get('pid')) for r in recs if r.get('hostid') == RO_HOSTID]}")
+print(f"ok: a local peer is judged as its process (uid {os.geteuid()}, pid {os.getpid()})")
 
 # --- keep-alive timeout: an admin queue that goes silent is closed ---------
 k = Conn()
