@@ -169,6 +169,12 @@ struct ucmd_explain {
 	int destructive;		/* changes or destroys data */
 	int64_t select;			/* sub-selector (CNS, LID, FID); -1: none */
 	int opcode;			/* 0..255 */
+	/*
+	 * an NVMe/TCP host (ucmdd --nvme-tcp): the host NQN and host ID
+	 * (UUID text) of its Connect; NULL for a local caller
+	 */
+	const char *hostnqn;
+	const char *hostid;
 };
 
 struct ucmd_explain_result {

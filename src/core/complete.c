@@ -486,6 +486,9 @@ unsigned io_owner_reap(struct ucmd_ctx *ctx)
  * UINT64_MAX (ktime_get_ns() time), until it passes (-ETIME): Linux's
  * io_cqring_wait with and without IORING_ENTER_EXT_ARG's timeout.
  */
+static void io_wait_tw_counted(struct ucmd_ctx *ctx, uint32_t seq, unsigned nr_wait,
+			       int timeout_ms);
+
 int io_cqring_wait_deadline(struct ucmd_ctx *ctx, unsigned min_events, uint64_t deadline)
 {
 	for (;;) {
@@ -494,28 +497,45 @@ int io_cqring_wait_deadline(struct ucmd_ctx *ctx, unsigned min_events, uint64_t 
 		io_owner_reap(ctx);
 		unsigned events = io_cqring_events(ctx);
 		bool polling = ctx->nr_iopoll != 0;
+		/*
+		 * Counted as a waiter before reading the wake sequence, under
+		 * uring_lock: another thread that submits (and posts CQEs in its
+		 * io_commit_cqring) once we unlock sees us and bumps it, so the
+		 * futex wait below cannot sleep through those CQEs (Linux's
+		 * prepare_to_wait before the check). A DEFER_TASKRUN ring's
+		 * waiter is its only submitter: no other thread posts its CQEs.
+		 */
+		bool early = !(ctx->flags & IORING_SETUP_DEFER_TASKRUN);
+		if (early)
+			atomic_fetch_add_explicit(&ctx->nr_waiters, 1, memory_order_seq_cst);
 		uint32_t seq = atomic_load_explicit(&ctx->wake, memory_order_acquire);
 		ucmd_current_ctx = NULL;
 		mutex_unlock(&ctx->uring_lock);
 
-		if (events >= min_events)
-			return 0;
-		int wait_ms = 1000;
-		if (deadline != UINT64_MAX) {
+		int ret = 1, wait_ms = 1000;
+		if (events >= min_events) {
+			ret = 0;
+		} else if (deadline != UINT64_MAX) {
 			uint64_t now = ktime_get_ns();
 
-			if (now >= deadline)
-				return -ETIME;
-			uint64_t left_ms = (deadline - now + 999999) / 1000000;
-			if (left_ms < 1000)
-				wait_ms = (int)left_ms;
+			if (now >= deadline) {
+				ret = -ETIME;
+			} else {
+				uint64_t left_ms = (deadline - now + 999999) / 1000000;
+				if (left_ms < 1000)
+					wait_ms = (int)left_ms;
+			}
 		}
-		if (polling) {
-			/* IOPOLL: completions are found by polling, not by sleeping */
-			sched_yield();
-			continue;
-		}
-		io_wait_for_tw(ctx, seq, min_events - events, wait_ms);
+		if (ret > 0 && polling)
+			sched_yield();	/* IOPOLL: completions are found by polling, not by sleeping */
+		else if (ret > 0 && early)
+			io_wait_tw_counted(ctx, seq, min_events - events, wait_ms);
+		else if (ret > 0)
+			io_wait_for_tw(ctx, seq, min_events - events, wait_ms);
+		if (early)
+			atomic_fetch_sub_explicit(&ctx->nr_waiters, 1, memory_order_seq_cst);
+		if (ret <= 0)
+			return ret;
 	}
 }
 
@@ -524,11 +544,12 @@ int io_cqring_wait(struct ucmd_ctx *ctx, unsigned min_events)
 	return io_cqring_wait_deadline(ctx, min_events, UINT64_MAX);
 }
 
-void io_wait_for_tw(struct ucmd_ctx *ctx, uint32_t seq, unsigned nr_wait, int timeout_ms)
+/* io_wait_for_tw for a caller already counted in nr_waiters */
+static void io_wait_tw_counted(struct ucmd_ctx *ctx, uint32_t seq, unsigned nr_wait,
+			       int timeout_ms)
 {
 	bool defer = ctx->flags & IORING_SETUP_DEFER_TASKRUN;
 
-	atomic_fetch_add_explicit(&ctx->nr_waiters, 1, memory_order_acq_rel);
 	if (defer)
 		atomic_store_explicit(&ctx->cq_wait_nr, nr_wait ? nr_wait : 1, memory_order_seq_cst);
 	/* Work queued before cq_wait_nr was set woke nobody: run it instead. */
@@ -536,5 +557,11 @@ void io_wait_for_tw(struct ucmd_ctx *ctx, uint32_t seq, unsigned nr_wait, int ti
 		futex_wait(&ctx->wake, seq, timeout_ms);
 	if (defer)
 		atomic_store_explicit(&ctx->cq_wait_nr, IO_CQ_WAKE_INIT, memory_order_relaxed);
+}
+
+void io_wait_for_tw(struct ucmd_ctx *ctx, uint32_t seq, unsigned nr_wait, int timeout_ms)
+{
+	atomic_fetch_add_explicit(&ctx->nr_waiters, 1, memory_order_acq_rel);
+	io_wait_tw_counted(ctx, seq, nr_wait, timeout_ms);
 	atomic_fetch_sub_explicit(&ctx->nr_waiters, 1, memory_order_acq_rel);
 }

@@ -8,6 +8,7 @@
 
 #define UCMD_NGROUPS_MAX 32
 #define UCMD_HOSTNQN_MAX 224	/* an NQN is at most 223 bytes */
+#define UCMD_HOSTID_LEN 37	/* a UUID as text, 8-4-4-4-12 lowercase hex, and its NUL */
 
 struct ucmd_cred {
 	pid_t pid;
@@ -22,6 +23,12 @@ struct ucmd_cred {
 	 * and the audit see it.
 	 */
 	char hostnqn[UCMD_HOSTNQN_MAX];
+	/*
+	 * And its host ID (Connect data HOSTID, 16 bytes) as text, e.g.
+	 * "5d0a1f3e-0000-4000-8000-0000c0ffee01", empty for everyone else:
+	 * the policy's hostid key and the audit see it.
+	 */
+	char hostid[UCMD_HOSTID_LEN];
 	struct ucmd_cred *retired_next;	/* engine bookkeeping */
 };
 

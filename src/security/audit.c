@@ -231,6 +231,9 @@ static json_object *event_record(const struct ucmd_security_event *ev)
 		if (ev->cred->hostnqn[0])
 			add_text(o, "hostnqn", ev->cred->hostnqn,
 				 strnlen(ev->cred->hostnqn, sizeof(ev->cred->hostnqn)));
+		if (ev->cred->hostid[0])
+			add_text(o, "hostid", ev->cred->hostid,
+				 strnlen(ev->cred->hostid, sizeof(ev->cred->hostid)));
 	}
 	if (ev->new_cred)
 		add_cred(o, ev->new_cred, "target_");

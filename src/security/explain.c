@@ -5,12 +5,14 @@
  * the policy module judges, so that users never see those internal types.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "core/file.h"
 #include "lib/error.h"
+#include "security/policy_values.h"
 #include "security/security.h"
 #include "ucmd/uapi/nvme_ioctl.h"
 
@@ -92,6 +94,13 @@ int ucmd_policy_explain(const struct ucmd_policy *p, const struct ucmd_explain *
 	for (unsigned i = 0; i < x->ngroups; i++)
 		c.groups[i] = (gid_t)x->groups[i];
 	c.cap_sys_admin = (x->caps >> UCMD_CAP_SYS_ADMIN) & 1;
+	if (x->hostnqn) {
+		if (!*x->hostnqn || strlen(x->hostnqn) >= sizeof(c.hostnqn))
+			return bad("hostnqn empty or longer than 223 bytes");
+		snprintf(c.hostnqn, sizeof(c.hostnqn), "%s", x->hostnqn);
+	}
+	if (x->hostid && pv_uuid(x->hostid, c.hostid))
+		return bad("hostid is not a UUID (8-4-4-4-12 hex digits)");
 
 	ucmd_desc_init(&d, x->device, NVME_URING_CMD_IO, (uint8_t)x->opcode);
 	ucmd_policy_desc_for_verb(&d, (enum ucmd_verb)verb);

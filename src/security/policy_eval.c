@@ -155,12 +155,24 @@ static bool hostnqn_ok(const struct ucmd_policy_rule *r, const struct ucmd_cred 
 	return false;
 }
 
+/* A rule naming host IDs matches only NVMe/TCP connections with one of them. */
+static bool hostid_ok(const struct ucmd_policy_rule *r, const struct ucmd_cred *c)
+{
+	if (!r->nhostids)
+		return true;
+	for (unsigned i = 0; i < r->nhostids && c->hostid[0]; i++)
+		if (!strcmp(r->hostids[i], c->hostid))
+			return true;
+	return false;
+}
+
 static bool rule_matches(const struct ucmd_policy_rule *r, const struct ucmd_policy_subject *s)
 {
 	if (!(r->hooks & POL_HOOK(s->hook)))
 		return false;
 	if (!s->cred || !ids_ok(&r->uid, &r->gid, s->cred) ||
-	    !tri_ok(r->cap_sys_admin, s->cred->cap_sys_admin) || !hostnqn_ok(r, s->cred))
+	    !tri_ok(r->cap_sys_admin, s->cred->cap_sys_admin) || !hostnqn_ok(r, s->cred) ||
+	    !hostid_ok(r, s->cred))
 		return false;
 	if (s->hook == UCMD_HOOK_URING_OVERRIDE_CREDS)
 		return s->new_cred && ids_ok(&r->target_uid, &r->target_gid, s->new_cred);
@@ -239,7 +251,7 @@ void ucmd_policy_eval(const struct ucmd_policy *p, const struct ucmd_policy_subj
 /* A rule that looks at who calls or at the command, beyond device, mode, capability. */
 static bool rule_conditional(const struct ucmd_policy_rule *r)
 {
-	return r->uid.n || r->gid.n || r->nhostnqns || r->nsid.n || r->verbs ||
+	return r->uid.n || r->gid.n || r->nhostnqns || r->nhostids || r->nsid.n || r->verbs ||
 	       r->dirs || r->admin_cmd != POL_ANY || r->destructive != POL_ANY ||
 	       r->intrusive != POL_ANY || r->select.n || r->opcode.n || r->has_bytes ||
 	       r->has_lba;

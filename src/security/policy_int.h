@@ -42,6 +42,8 @@ struct ucmd_policy_rule {
 	char **devices;			/* fnmatch() globs */
 	unsigned nhostnqns;
 	char **hostnqns;		/* fnmatch() globs on the NVMe/TCP host NQN */
+	unsigned nhostids;
+	char (*hostids)[UCMD_HOSTID_LEN];	/* NVMe/TCP host IDs, canonical UUID text */
 	uint32_t verbs;			/* bit per enum ucmd_verb; 0: any */
 	unsigned dirs;			/* bit per enum ucmd_dir; 0: any */
 	unsigned modes;			/* POL_MODE_*; 0: any */

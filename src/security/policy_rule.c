@@ -12,14 +12,14 @@ enum {
 	K_NAME, K_HOOK, K_UID, K_GID, K_TUID, K_TGID, K_CAP,
 	K_DEVICE, K_NSID, K_VERB, K_DIR, K_MODE, K_ADMIN_CMD, K_DESTRUCTIVE, K_INTRUSIVE,
 	K_SELECT, K_OPCODE, K_BYTES, K_LBA,
-	K_ACTION, K_AUDIT, K_HOSTNQN, K_NR
+	K_ACTION, K_AUDIT, K_HOSTNQN, K_HOSTID, K_NR
 };
 
 static const char *const key_names[K_NR] = {
 	"name", "hook", "uid", "gid", "target-uid", "target-gid", "cap-sys-admin",
 	"device", "nsid", "verb", "dir", "mode", "admin-cmd", "destructive", "intrusive",
 	"select", "opcode", "bytes", "lba",
-	"action", "audit", "hostnqn",
+	"action", "audit", "hostnqn", "hostid",
 };
 
 /* keys that look at a command: only for hooks cmd and rw */
@@ -59,6 +59,7 @@ void pol_rule_free(struct ucmd_policy_rule *r)
 	for (unsigned i = 0; i < r->nhostnqns; i++)
 		free(r->hostnqns[i]);
 	free(r->hostnqns);
+	free(r->hostids);
 	free(r->name);
 }
 
@@ -113,6 +114,30 @@ static int set_hostnqns(struct ucmd_policy_rule *r, char *v, const char **bad)
 		if (!(r->hostnqns[r->nhostnqns] = strdup(items[i])))
 			return -ENOMEM;
 		r->nhostnqns++;
+	}
+	return 0;
+}
+
+/*
+ * hostid: host IDs of NVMe/TCP connections, as UUIDs (8-4-4-4-12 hex
+ * digits, either case); kept lowercase, the form the credentials carry.
+ */
+static int set_hostids(struct ucmd_policy_rule *r, char *v, const char **bad)
+{
+	char *items[64];
+	int n = pv_split(v, items, 64);
+
+	*bad = v;
+	if (n < 0)
+		return n;
+	r->hostids = calloc((size_t)n, sizeof(*r->hostids));
+	if (!r->hostids)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		*bad = items[i];
+		if (pv_uuid(items[i], r->hostids[r->nhostids]))
+			return -EINVAL;
+		r->nhostids++;
 	}
 	return 0;
 }
@@ -182,6 +207,8 @@ static int apply(struct ucmd_policy_rule *r, unsigned k, char *v, const char **b
 		return pv_bool(v, &r->audit);
 	case K_HOSTNQN:
 		return set_hostnqns(r, v, bad);
+	case K_HOSTID:
+		return set_hostids(r, v, bad);
 	}
 	return -EINVAL;
 }

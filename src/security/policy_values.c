@@ -156,6 +156,21 @@ int pv_set(char *s, enum pv_kind kind, uint64_t max, struct pol_set *set, const 
 	return 0;
 }
 
+int pv_uuid(const char *s, char out[UCMD_HOSTID_LEN])
+{
+	if (strlen(s) != UCMD_HOSTID_LEN - 1)
+		return -EINVAL;
+	for (unsigned i = 0; i < UCMD_HOSTID_LEN - 1; i++) {
+		bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+
+		if (dash ? s[i] != '-' : !isxdigit((unsigned char)s[i]))
+			return -EINVAL;
+		out[i] = (char)tolower((unsigned char)s[i]);
+	}
+	out[UCMD_HOSTID_LEN - 1] = 0;
+	return 0;
+}
+
 int pv_bool(const char *s, bool *out)
 {
 	if (!strcmp(s, "yes") || !strcmp(s, "true") || !strcmp(s, "1")) {

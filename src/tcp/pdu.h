@@ -201,7 +201,7 @@ struct nvmf_connect_sqe {
 	__le16		recfmt;	/* record format, 0 */
 	__le16		qid;	/* 0: admin queue */
 	__le16		sqsize;	/* 0's based */
-	uint8_t		cattr;	/* bit 2: incapsule data supported (I/O) */
+	uint8_t		cattr;	/* bit 2: the host disables SQ flow control */
 	uint8_t		rsvd47;
 	__le32		kato;	/* keep alive timeout, ms, admin queue only */
 	uint8_t		rsvd52[12];

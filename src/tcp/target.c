@@ -128,7 +128,8 @@ struct tcpt_ctrl *tcpt_ctrl_new(struct tcpt *t, int subsys, const char *hostnqn,
 	return c;
 }
 
-struct tcpt_ctrl *tcpt_ctrl_get(struct tcpt *t, uint16_t cntlid, int subsys, const char *hostnqn)
+struct tcpt_ctrl *tcpt_ctrl_get(struct tcpt *t, uint16_t cntlid, int subsys, const char *hostnqn,
+				const uint8_t hostid[16])
 {
 	struct tcpt_ctrl *c = NULL;
 
@@ -136,7 +137,8 @@ struct tcpt_ctrl *tcpt_ctrl_get(struct tcpt *t, uint16_t cntlid, int subsys, con
 		return NULL;
 	pthread_mutex_lock(&t->lock);
 	c = t->ctrls[cntlid - 1];
-	if (c && (c->subsys != subsys || strcmp(c->hostnqn, hostnqn) || atomic_load(&c->dead)))
+	if (c && (c->subsys != subsys || strcmp(c->hostnqn, hostnqn) ||
+		  memcmp(c->hostid, hostid, 16) || atomic_load(&c->dead)))
 		c = NULL;
 	if (c)
 		c->refs++;

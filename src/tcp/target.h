@@ -3,22 +3,28 @@
  * ucmdd's NVMe/TCP target (issue 16): the daemon's controllers exported as
  * NVMe over Fabrics subsystems, so that Linux's nvme-tcp host driver (or
  * any NVMe/TCP host) reaches them. Commands go through the daemon's engine
- * by the same passthrough ioctls a local client's do, on threads acting as
- * the connection (cred_override_set), so the policy and the audit judge
- * them; the host NQN from Connect is part of that identity.
+ * as io_uring passthrough commands (IORING_OP_URING_CMD) on a ring of the
+ * daemon's engine that the connection owns, created acting as the
+ * connection (cred_override_set): the policy and the audit judge every
+ * command as that identity, of which the host NQN and host ID from Connect
+ * are part.
  *
  *   target.c        the listener, the subsystems, the fabrics controllers
  *                   (associations) shared by a host's queues
  *   target_conn.c   one connection: ICReq/ICResp, the PDU receive loop,
- *                   H2CData into the command's buffer, sends, TermReq
+ *                   H2CData into the command's buffer, sends, TermReq,
+ *                   the command's way from its capsule to its response
+ *   target_io.c     the connection's engine ring: submission, completion
  *   target_cmd.c    one command: fabrics (Connect, Property Get/Set,
  *                   Disconnect), the admin commands a fabrics controller
  *                   answers itself, passthrough to the engine, discovery
  *
- * Threads: one listener; per connection a receiver and TCPT_WORKERS
- * workers that execute commands (the engine's ioctl path is synchronous).
- * Everything a connection holds is bounded (slots = its queue size, data
- * = workers x TCPT_MAX_XFER), and a connection whose peer stops reading
+ * Threads: one listener; per connection a receiver, which also submits,
+ * and a completer that reaps the ring and sends the responses. As many
+ * commands run at once as the host's queue holds (as Linux's nvmet does),
+ * and everything a connection holds is bounded: slots = its queue size,
+ * command data = TCPT_CONN_MEM (a command that does not fit waits for
+ * others to complete, in order). A connection whose peer stops reading
  * stalls only its own threads until the send timeout closes it.
  */
 #ifndef UCMD_TCP_TARGET_H
@@ -32,20 +38,26 @@
 
 #include "core/cred.h"
 #include "tcp/pdu.h"
+#include "ucmd/ucmd.h"
 
 struct ucmd_engine;
 
 #define TCPT_MAX_SUBSYS		32
 #define TCPT_MAX_CTRLS		128	/* fabrics controllers (associations) at once */
 #define TCPT_MAX_CONNS		256
-#define TCPT_WORKERS		4	/* commands executing at once per connection */
 #define TCPT_QUEUE_SIZE		128	/* CAP.MQES + 1: slots per connection */
 #define TCPT_ICD_LEN		8192	/* in-capsule data we accept (admin and I/O) */
 #define TCPT_MAXH2CDATA		(128u << 10)
 #define TCPT_MDTS		8	/* 2^8 x 4 KiB = 1 MiB per command */
 #define TCPT_MAX_XFER		(4096u << TCPT_MDTS)
 #define TCPT_MAX_IO_QUEUES	64
+/* Connect's CATTR bit 2 (NVMe-oF 1.1 section 3.3): the host needs no SQHD */
+#define TCPT_CATTR_DISABLE_SQFLOW	(1u << 2)
 #define TCPT_SEND_TIMEOUT_S	30	/* a peer not reading for so long is closed */
+/* command data a connection holds at once: 8 commands of the largest size */
+#define TCPT_CONN_MEM		(8u * TCPT_MAX_XFER)
+/* SQ entries of a connection's ring: every slot, and a wake-up NOP */
+#define TCPT_RING_ENTRIES	(2 * TCPT_QUEUE_SIZE)
 
 /* One exported controller: ucmdd's nvme<instance>, named by its subnqn. */
 struct tcpt_subsys {
@@ -70,7 +82,12 @@ struct tcpt_ctrl {
 	pthread_mutex_t lock;	/* cc/csts */
 };
 
-enum tcpt_slot_state { SLOT_FREE, SLOT_QUEUED, SLOT_WAIT_DATA, SLOT_RUNNING, SLOT_PARKED };
+/*
+ * FREE -> WAIT_MEM (its data does not fit TCPT_CONN_MEM yet) -> WAIT_DATA
+ * (R2T sent) -> RUNNING (executing, or submitted to the engine) -> FREE;
+ * PARKED: an AER, answered only by an event.
+ */
+enum tcpt_slot_state { SLOT_FREE, SLOT_WAIT_MEM, SLOT_WAIT_DATA, SLOT_RUNNING, SLOT_PARKED };
 
 /* One command on a connection, from its capsule to its response. */
 struct tcpt_slot {
@@ -81,15 +98,16 @@ struct tcpt_slot {
 	uint32_t received;	/* H2CData bytes in buf so far */
 	bool h2c;		/* data flows host -> controller */
 	bool icd;		/* data came in the capsule */
+	uint32_t mem;		/* bytes of TCPT_CONN_MEM it holds */
 	uint8_t icd_data[TCPT_ICD_LEN];
-	struct tcpt_slot *next;	/* the exec queue */
+	struct tcpt_slot *next;	/* the queue of slots waiting for memory */
 };
 
 struct tcpt_conn {
 	struct tcpt *t;
 	int sock;
 	struct ucmd_cred cred;	/* the peer, then + host NQN once connected */
-	bool local;		/* SO_PEERCRED gave a uid */
+	bool local;		/* a process on this host's loopback (target_peer.c) */
 	char peer[64];
 	/* negotiated by ICReq/ICResp */
 	bool hdgst, ddgst;
@@ -98,18 +116,29 @@ struct tcpt_conn {
 	/* set by a worker's Connect, read by the receive thread: atomic */
 	struct tcpt_ctrl *_Atomic ctrl;
 	uint16_t qid, sqsize;	/* sqsize 0's based */
+	/*
+	 * SQ flow control disabled by Connect: SQHD is reserved (0) and a
+	 * read that succeeds with a zero result ends with a C2HData that has
+	 * SUCCESS set, and no CapsuleResp (NVMe/TCP 1.0 section 3.6.2.7)
+	 */
+	bool sqflow_off;
 	uint32_t sqhd;
 	int efd;		/* engine fd: nvme<i> on the admin queue */
 	int ns_fd[8];		/* engine fds of ng<i>n<nsid> on an I/O queue, by nsid-1 */
 
-	pthread_mutex_t lock;	/* slots, exec queue */
-	pthread_cond_t cond;
+	pthread_mutex_t lock;	/* slots, the memory queue, mem_used, inflight */
 	struct tcpt_slot *slots;	/* TCPT_QUEUE_SIZE */
-	struct tcpt_slot *q_head, *q_tail;
+	struct tcpt_slot *q_head, *q_tail;	/* waiting for memory, in arrival order */
+	uint32_t mem_used;	/* of TCPT_CONN_MEM */
+	bool dispatching;	/* a thread is starting queued slots */
+	unsigned inflight;	/* submitted to the engine, not yet reaped */
 	atomic_bool dead;
 	pthread_mutex_t send_lock;
-	pthread_t rx, workers[TCPT_WORKERS];
-	unsigned nr_workers;
+	/* the engine ring (target_io.c): an I/O or subsystem admin queue has one */
+	struct ucmd_ring ring;
+	bool has_ring;
+	pthread_mutex_t sq_lock;	/* the ring's SQ: the receiver and the completer submit */
+	pthread_t rx, cq;
 	_Atomic uint64_t last_ka;	/* CLOCK_MONOTONIC ms of the last admin command */
 	atomic_bool disconnecting;	/* Disconnect answered: close after its response */
 	struct tcpt_conn *next;	/* t->conns */
@@ -152,8 +181,9 @@ int tcpt_parse_addr(const char *s, struct sockaddr_storage *ss, socklen_t *len);
 /* A new fabrics controller for a connection's admin Connect; NULL: none free. */
 struct tcpt_ctrl *tcpt_ctrl_new(struct tcpt *t, int subsys, const char *hostnqn,
 				const uint8_t hostid[16], uint32_t kato_ms);
-/* The controller cntlid, with a reference, when hostnqn and subsys match. */
-struct tcpt_ctrl *tcpt_ctrl_get(struct tcpt *t, uint16_t cntlid, int subsys, const char *hostnqn);
+/* The controller cntlid, with a reference, when subsys, hostnqn and hostid match. */
+struct tcpt_ctrl *tcpt_ctrl_get(struct tcpt *t, uint16_t cntlid, int subsys, const char *hostnqn,
+				const uint8_t hostid[16]);
 void tcpt_ctrl_put(struct tcpt_ctrl *c);
 /* The subsystem index of nqn, -1 for the discovery NQN, -2 for none. */
 int tcpt_subsys_find(struct tcpt *t, const char *nqn);
@@ -169,14 +199,43 @@ int tcpt_send_rsp(struct tcpt_conn *c, const struct ucmd_nvme_cqe *cqe);
 void tcpt_conn_fail(struct tcpt_conn *c, uint16_t fes, uint32_t fei, const void *hdr,
 		    size_t hdr_len);
 
+/*
+ * A command's end: its response (C2HData and CapsuleResp as allowed, on
+ * failure a CapsuleResp alone), then the slot and its memory go back and
+ * the commands waiting for memory may start. Any thread of the connection.
+ */
+void tcpt_conn_respond(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme_cqe *cqe,
+		       uint32_t out_len);
+
+/* ---- target_io.c ---- */
+/* The ring of a connection that Connect bound to a subsystem, and its completer. */
+int tcpt_io_start(struct tcpt_conn *c);
+/* Wait for every submitted command to complete, end the completer, exit the ring. */
+void tcpt_io_stop(struct tcpt_conn *c);
+/* Submit s as a passthrough uring_cmd on engine file fd; -errno if it could not be. */
+int tcpt_io_submit(struct tcpt_conn *c, struct tcpt_slot *s, int fd, bool admin);
+
+/* ---- target_peer.c ---- */
+/*
+ * A peer on this host's loopback whose socket a process of ours to see
+ * holds: its uid, gid and groups into c (no capability), true. Otherwise
+ * false and c untouched: the peer is remote.
+ */
+bool tcpt_peer_local(int sock, struct ucmd_cred *c);
+
 /* ---- target_cmd.c ---- */
 /*
  * Execute a command whose data is in slot->buf (host to controller) or to
- * be filled there (controller to host): fills cqe, *out_len (bytes of
- * buf to send back). Runs on a worker acting as the connection.
+ * be filled there (controller to host). The commands the target answers
+ * itself fill cqe and *out_len (bytes of buf to send back) and return 0;
+ * a passthrough is submitted to the engine and returns -EINPROGRESS: its
+ * completion calls tcpt_cmd_done.
  */
-void tcpt_cmd_exec(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme_cqe *cqe,
-		   uint32_t *out_len);
+int tcpt_cmd_exec(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme_cqe *cqe,
+		  uint32_t *out_len);
+/* A passthrough's completion (res: NVMe status or -errno, result: DW0/DW1). */
+void tcpt_cmd_done(struct tcpt_conn *c, struct tcpt_slot *s, int res, uint64_t result,
+		   struct ucmd_nvme_cqe *cqe, uint32_t *out_len);
 /* Whether a command is one the fabrics controller parks (AER): no response. */
 bool tcpt_cmd_parks(const struct tcpt_conn *c, const struct ucmd_nvme_sqe *sqe);
 /* Close the engine fds a connection opened. */

@@ -70,6 +70,21 @@ static uint16_t connect_invalid(struct ucmd_nvme_cqe *cqe, bool in_data, unsigne
 	return TCPT_SC(1, NVMF_SC_CONNECT_INVALID_PARAM, 1);
 }
 
+/* The 16 bytes of a host ID as the credentials carry it: UUID text, in byte order. */
+static void hostid_text(const uint8_t id[16], char out[UCMD_HOSTID_LEN])
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned o = 0;
+
+	for (unsigned i = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			out[o++] = '-';
+		out[o++] = hex[id[i] >> 4];
+		out[o++] = hex[id[i] & 15];
+	}
+	out[o] = 0;
+}
+
 static uint16_t fab_connect(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme_cqe *cqe)
 {
 	const struct nvmf_connect_sqe *cs = (const void *)&s->sqe;
@@ -99,7 +114,8 @@ static uint16_t fab_connect(struct tcpt_conn *c, struct tcpt_slot *s, struct ucm
 		if (!ctrl)
 			return TCPT_SC(1, NVMF_SC_CONNECT_CTRL_BUSY, 1);
 	} else {
-		ctrl = tcpt_ctrl_get(c->t, le16toh(d.cntlid), subsys, d.hostnqn);
+		/* the association's host: the same NQN and host ID as its admin queue's */
+		ctrl = tcpt_ctrl_get(c->t, le16toh(d.cntlid), subsys, d.hostnqn, d.hostid);
 		if (!ctrl)
 			return connect_invalid(cqe, true, offsetof(struct nvmf_connect_data, cntlid));
 		if (subsys < 0 || qid > ctrl->nr_io_queues) {
@@ -107,8 +123,9 @@ static uint16_t fab_connect(struct tcpt_conn *c, struct tcpt_slot *s, struct ucm
 			return connect_invalid(cqe, false, offsetof(struct nvmf_connect_sqe, qid));
 		}
 	}
-	/* from now on the engine sees this host NQN in the connection's identity */
+	/* from now on the engine sees this host NQN and host ID in the connection's identity */
 	snprintf(c->cred.hostnqn, sizeof(c->cred.hostnqn), "%s", d.hostnqn);
+	hostid_text(d.hostid, c->cred.hostid);
 	if (qid == 0 && subsys >= 0) {
 		char name[32];
 
@@ -116,18 +133,36 @@ static uint16_t fab_connect(struct tcpt_conn *c, struct tcpt_slot *s, struct ucm
 		c->efd = ucmd_open(c->t->e, name, O_RDWR);
 		if (c->efd < 0) {
 			c->cred.hostnqn[0] = 0;
+			c->cred.hostid[0] = 0;
 			atomic_store(&ctrl->dead, true);
 			tcpt_ctrl_put(ctrl);
 			return TCPT_SC(1, NVMF_SC_CONNECT_INVALID_HOST, 1);
 		}
 	}
+	/* the ring is the connection's identity from now on: made after the NQN is in it */
+	if (subsys >= 0 && tcpt_io_start(c)) {
+		tcpt_cmd_conn_close(c);
+		c->cred.hostnqn[0] = 0;
+		c->cred.hostid[0] = 0;
+		if (qid == 0)
+			atomic_store(&ctrl->dead, true);
+		tcpt_ctrl_put(ctrl);
+		return TCPT_SC(0, NVME_SC_INTERNAL, 0);
+	}
 	c->qid = qid;
 	c->sqsize = sqsize;
+	c->sqflow_off = cs->cattr & TCPT_CATTR_DISABLE_SQFLOW;
 	c->last_ka = tcpt_now_ms();
 	c->ctrl = ctrl;
-	if (c->t->log && qid == 0)
-		c->t->log("nvme-tcp: %s connected to %s as controller %u (kato %u ms)", d.hostnqn,
-			  d.subsysnqn, ctrl->cntlid, ctrl->kato_ms);
+	if (c->t->log && qid == 0 && c->local)
+		c->t->log("nvme-tcp: %s (host ID %s) connected to %s as controller %u (kato %u ms) "
+			  "from %s, local uid %u pid %d", d.hostnqn, c->cred.hostid, d.subsysnqn,
+			  ctrl->cntlid, ctrl->kato_ms, c->peer, (unsigned)c->cred.euid,
+			  (int)c->cred.pid);
+	else if (c->t->log && qid == 0)
+		c->t->log("nvme-tcp: %s (host ID %s) connected to %s as controller %u (kato %u ms) "
+			  "from %s, remote", d.hostnqn, c->cred.hostid, d.subsysnqn, ctrl->cntlid,
+			  ctrl->kato_ms, c->peer);
 	set_result(cqe, ctrl->cntlid);
 	return 0;
 }
@@ -239,39 +274,19 @@ static int ns_fd(struct tcpt_conn *c, uint32_t nsid)
 	return fd;
 }
 
-static uint16_t passthru(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme_cqe *cqe,
-			 uint32_t *out_len)
+/* Marks a passthrough submitted to the engine: its completion answers it. */
+#define ST_SUBMITTED	0xffffu
+
+static uint16_t passthru(struct tcpt_conn *c, struct tcpt_slot *s)
 {
-	const struct ucmd_nvme_sqe *q = &s->sqe;
-	struct nvme_passthru_cmd64 pc = { 0 };
 	bool admin = c->qid == 0;
 	int fd, ret;
 
-	pc.opcode = q->opcode;
-	pc.nsid = le32toh(q->nsid);
-	pc.cdw2 = le32toh(q->cdw2);
-	pc.cdw3 = le32toh(q->cdw3);
-	pc.cdw10 = le32toh(q->cdw10);
-	pc.cdw11 = le32toh(q->cdw11);
-	pc.cdw12 = le32toh(q->cdw12);
-	pc.cdw13 = le32toh(q->cdw13);
-	pc.cdw14 = le32toh(q->cdw14);
-	pc.cdw15 = le32toh(q->cdw15);
-	pc.addr = (uint64_t)(uintptr_t)s->buf;
-	pc.data_len = s->len;
-	fd = admin ? c->efd : ns_fd(c, pc.nsid);
+	fd = admin ? c->efd : ns_fd(c, le32toh(s->sqe.nsid));
 	if (fd < 0)
 		return TCPT_SC(0, NVME_SC_INVALID_NS, 1);
-	ret = ucmd_ioctl(c->t->e, fd, admin ? NVME_IOCTL_ADMIN64_CMD : NVME_IOCTL_IO64_CMD, &pc);
-	if (ret < 0)
-		return errno_status(ret);
-	if (ret > 0)
-		return (uint16_t)(ret & 0x7fff);
-	set_result(cqe, pc.result);
-	/* what the device filled goes back: a read, or both ways */
-	if (s->len && (q->opcode & 2))
-		*out_len = s->len;
-	return 0;
+	ret = tcpt_io_submit(c, s, fd, admin);
+	return ret ? errno_status(ret) : ST_SUBMITTED;
 }
 
 /*
@@ -300,13 +315,11 @@ static void fabrics_id_ctrl(struct tcpt_conn *c, struct nvme_id_ctrl *id)
 	snprintf(id->subnqn, sizeof(id->subnqn), "%s", c->t->subsys[c->ctrl->subsys].nqn);
 }
 
-static uint16_t admin(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme_cqe *cqe,
-		      uint32_t *out_len)
+static uint16_t admin(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme_cqe *cqe)
 {
 	const struct ucmd_nvme_sqe *q = &s->sqe;
 	struct tcpt_ctrl *ctrl = c->ctrl;
 	uint32_t cdw10 = le32toh(q->cdw10), cdw11 = le32toh(q->cdw11);
-	uint16_t st;
 
 	switch (q->opcode) {
 	case OPC_KEEP_ALIVE:
@@ -346,10 +359,7 @@ static uint16_t admin(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme
 		}
 		break;
 	}
-	st = passthru(c, s, cqe, out_len);
-	if (!st && q->opcode == OPC_IDENTIFY && (cdw10 & 0xff) == 1 && s->len >= 4096)
-		fabrics_id_ctrl(c, (struct nvme_id_ctrl *)(void *)s->buf);
-	return st;
+	return passthru(c, s);
 }
 
 /* ---- the discovery controller ---------------------------------------------- */
@@ -398,7 +408,8 @@ static uint16_t disc_log(struct tcpt_conn *c, struct tcpt_slot *s, uint32_t *out
 		e->trtype = NVMF_TRTYPE_TCP;
 		e->adrfam = (uint8_t)t->adrfam;
 		e->subtype = NVME_NQN_NVME;
-		e->treq = NVMF_TREQ_NOT_SPECIFIED;
+		/* a host may disable SQ flow control (C2HData SUCCESS then ends reads) */
+		e->treq = NVMF_TREQ_NOT_SPECIFIED | NVMF_TREQ_DISABLE_SQFLOW;
 		e->portid = htole16(1);
 		e->cntlid = htole16(NVMF_CNTLID_DYNAMIC);
 		e->asqsz = htole16(32);
@@ -444,8 +455,8 @@ static uint16_t discovery(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_
 	return TCPT_SC(0, NVME_SC_INVALID_OPCODE, 1);
 }
 
-void tcpt_cmd_exec(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme_cqe *cqe,
-		   uint32_t *out_len)
+int tcpt_cmd_exec(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme_cqe *cqe,
+		  uint32_t *out_len)
 {
 	uint16_t st;
 
@@ -455,10 +466,32 @@ void tcpt_cmd_exec(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme_cq
 	else if (c->ctrl->subsys < 0)
 		st = discovery(c, s, cqe, out_len);
 	else if (c->qid == 0)
-		st = admin(c, s, cqe, out_len);
+		st = admin(c, s, cqe);
 	else
-		st = passthru(c, s, cqe, out_len);
+		st = passthru(c, s);
+	if (st == ST_SUBMITTED)
+		return -EINPROGRESS;
 	if (st)
 		*out_len = 0;
 	set_status(cqe, st);
+	return 0;
+}
+
+void tcpt_cmd_done(struct tcpt_conn *c, struct tcpt_slot *s, int res, uint64_t result,
+		   struct ucmd_nvme_cqe *cqe, uint32_t *out_len)
+{
+	const struct ucmd_nvme_sqe *q = &s->sqe;
+	uint16_t st = res < 0 ? errno_status(res) : (uint16_t)(res & 0x7fff);
+
+	*out_len = 0;
+	set_status(cqe, st);
+	if (st)
+		return;
+	set_result(cqe, result);
+	/* what the device filled goes back: a read, or both ways */
+	if (s->len && (q->opcode & 2))
+		*out_len = s->len;
+	if (c->qid == 0 && q->opcode == OPC_IDENTIFY && (le32toh(q->cdw10) & 0xff) == 1 &&
+	    s->len >= 4096)
+		fabrics_id_ctrl(c, (struct nvme_id_ctrl *)(void *)s->buf);
 }

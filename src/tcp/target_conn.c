@@ -2,10 +2,12 @@
 /*
  * One NVMe/TCP connection of the target: the receive thread reads PDUs
  * (ICReq, CapsuleCmd with in-capsule data, H2CData, H2CTermReq), checks
- * each header with pdu.c before trusting a byte of it, and hands commands
- * to the connection's workers; the workers send R2T, C2HData and
- * CapsuleResp. A PDU that breaks the rules gets a C2HTermReq and the
- * connection is closed; nothing of it reaches another connection.
+ * each header with pdu.c before trusting a byte of it, and starts each
+ * command once its data fits the connection's memory bound: R2T for what
+ * the host is to send, then the target's own answer or a submission to
+ * the engine (target_io.c), whose completer sends C2HData and CapsuleResp.
+ * A PDU that breaks the rules gets a C2HTermReq and the connection is
+ * closed; nothing of it reaches another connection.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -112,18 +114,28 @@ int tcpt_send_rsp(struct tcpt_conn *c, const struct ucmd_nvme_cqe *cqe)
 	return tcpt_send_pdu(c, buf, NULL, 0);
 }
 
-/* A read's data (one C2HData, the last) and its CapsuleResp. */
+/*
+ * A read's data (one C2HData, the last) and its CapsuleResp; or, when the
+ * host disabled SQ flow control and the completion says nothing but
+ * success (status and result 0: what the host assumes), the C2HData alone
+ * with SUCCESS set, which completes the command (NVMe/TCP 1.0 section
+ * 3.6.2.7; Linux's nvmet-tcp does the same).
+ */
 static int send_c2h_rsp(struct tcpt_conn *c, uint16_t cid, const void *data, uint32_t len,
 			const struct ucmd_nvme_cqe *cqe)
 {
 	uint8_t buf[NVME_TCP_HDR_BUF] = { 0 }, rbuf[NVME_TCP_HDR_BUF] = { 0 };
 	struct nvme_tcp_data *d = (void *)buf;
+	bool success = c->sqflow_off && !cqe->status && !cqe->dw0 && !cqe->dw1;
 
-	nvme_tcp_build_ch(&d->hdr, NVME_TCP_C2H_DATA, NVME_TCP_F_DATA_LAST, len, c->hdgst,
-			  c->ddgst, c->hpda);
+	nvme_tcp_build_ch(&d->hdr, NVME_TCP_C2H_DATA,
+			  NVME_TCP_F_DATA_LAST | (success ? NVME_TCP_F_DATA_SUCCESS : 0), len,
+			  c->hdgst, c->ddgst, c->hpda);
 	d->cccid = cid;
 	d->datao = 0;
 	d->datal = htole32(len);
+	if (success)
+		return send_pdus(c, buf, data, len, NULL);
 	build_rsp(c, rbuf, cqe);
 	return send_pdus(c, buf, data, len, rbuf);
 }
@@ -156,10 +168,8 @@ void tcpt_conn_fail(struct tcpt_conn *c, uint16_t fes, uint32_t fei, const void 
 		pthread_mutex_unlock(&c->send_lock);
 	}
 	atomic_store(&c->dead, true);
+	/* the receiver sees its socket end, the completer its next wake-up */
 	shutdown(c->sock, SHUT_RDWR);
-	pthread_mutex_lock(&c->lock);
-	pthread_cond_broadcast(&c->cond);
-	pthread_mutex_unlock(&c->lock);
 }
 
 /* ---- receiving -------------------------------------------------------- */
@@ -316,7 +326,7 @@ static int reject(struct tcpt_conn *c, struct tcpt_slot *s, uint16_t status)
 	cqe.sq_id = htole16(c->qid);
 	cqe.status = htole16((uint16_t)(status << 1));
 	pthread_mutex_lock(&c->lock);
-	cqe.sq_head = htole16((uint16_t)(++c->sqhd % (c->sqsize + 1u)));
+	cqe.sq_head = c->sqflow_off ? 0 : htole16((uint16_t)(++c->sqhd % (c->sqsize + 1u)));
 	s->state = SLOT_FREE;
 	pthread_mutex_unlock(&c->lock);
 	ret = tcpt_send_rsp(c, &cqe);
@@ -329,6 +339,110 @@ static unsigned xfer_dir(const struct ucmd_nvme_sqe *sqe)
 	const struct nvmf_common_sqe *f = (const void *)sqe;
 
 	return (sqe->opcode == NVMF_OPC_FABRICS ? f->fctype : sqe->opcode) & 3;
+}
+
+/* ---- a command's way: memory, data, execution, response ------------------ */
+
+static void dispatch(struct tcpt_conn *c);
+
+void tcpt_conn_respond(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme_cqe *cqe,
+		       uint32_t out_len)
+{
+	cqe->cid = s->sqe.cid;
+	cqe->sq_id = htole16(c->qid);
+	pthread_mutex_lock(&c->lock);
+	/* without SQ flow control SQHD is reserved */
+	cqe->sq_head = c->sqflow_off ? 0 : htole16((uint16_t)(++c->sqhd % (c->sqsize + 1u)));
+	pthread_mutex_unlock(&c->lock);
+	/* a failed send has failed the connection: the slot goes back all the same */
+	if (out_len && !cqe->status)
+		send_c2h_rsp(c, s->sqe.cid, s->buf, out_len, cqe);
+	else
+		tcpt_send_rsp(c, cqe);
+	if (c->disconnecting)	/* the host ends this queue: its response went first */
+		tcpt_conn_fail(c, 0, 0, NULL, 0);
+	pthread_mutex_lock(&c->lock);
+	if (!s->icd)
+		free(s->buf);
+	s->buf = NULL;
+	c->mem_used -= s->mem;
+	s->mem = 0;
+	s->state = SLOT_FREE;
+	pthread_mutex_unlock(&c->lock);
+	dispatch(c);	/* the memory it held may start the next waiting command */
+}
+
+/* Execute a command whose data is all there: answered now or by its completion. */
+static void exec_slot(struct tcpt_conn *c, struct tcpt_slot *s)
+{
+	struct ucmd_nvme_cqe cqe = { 0 };
+	uint32_t out_len = 0;
+
+	if (tcpt_cmd_exec(c, s, &cqe, &out_len) == -EINPROGRESS)
+		return;
+	tcpt_conn_respond(c, s, &cqe, out_len);
+}
+
+/* Memory granted: the command's buffer, then an R2T for its data or its execution. */
+static void start_slot(struct tcpt_conn *c, struct tcpt_slot *s)
+{
+	if (s->mem) {
+		/* the command's own buffer, freed when it completes (or by the teardown) */
+		if (posix_memalign((void **)&s->buf, 4096, s->len))
+			s->buf = NULL;
+		else if (!s->h2c)
+			memset(s->buf, 0, s->len);
+		if (!s->buf) {
+			struct ucmd_nvme_cqe cqe = { 0 };
+
+			cqe.status = htole16(TCPT_SC(0, NVME_SC_INTERNAL, 0) << 1);
+			tcpt_conn_respond(c, s, &cqe, 0);
+			return;
+		}
+	}
+	pthread_mutex_lock(&c->lock);
+	if (s->h2c && !s->icd && s->len) {
+		s->state = SLOT_WAIT_DATA;	/* on_h2c executes it once all is there */
+		s->received = 0;
+		pthread_mutex_unlock(&c->lock);
+		/* a failed send failed the connection: the teardown frees s->buf */
+		send_r2t(c, s->sqe.cid, (uint16_t)(s - c->slots), s->len);
+		return;
+	}
+	s->state = SLOT_RUNNING;
+	pthread_mutex_unlock(&c->lock);
+	exec_slot(c, s);
+}
+
+/*
+ * Start the commands waiting for memory, in arrival order, while their
+ * data fits TCPT_CONN_MEM. One thread at a time: a caller that finds
+ * another dispatching leaves it to that one, which looks again after each
+ * command it starts (the check and the flag are under one lock).
+ */
+static void dispatch(struct tcpt_conn *c)
+{
+	struct tcpt_slot *s;
+
+	pthread_mutex_lock(&c->lock);
+	if (c->dispatching) {
+		pthread_mutex_unlock(&c->lock);
+		return;
+	}
+	c->dispatching = true;
+	while ((s = c->q_head) && !atomic_load(&c->dead) &&
+	       s->mem <= TCPT_CONN_MEM - c->mem_used) {
+		c->q_head = s->next;
+		if (!c->q_head)
+			c->q_tail = NULL;
+		c->mem_used += s->mem;
+		s->state = SLOT_RUNNING;
+		pthread_mutex_unlock(&c->lock);
+		start_slot(c, s);
+		pthread_mutex_lock(&c->lock);
+	}
+	c->dispatching = false;
+	pthread_mutex_unlock(&c->lock);
 }
 
 static int on_cmd(struct tcpt_conn *c, const uint8_t *hdr, uint32_t hdr_len)
@@ -365,6 +479,7 @@ static int on_cmd(struct tcpt_conn *c, const uint8_t *hdr, uint32_t hdr_len)
 	s->received = 0;
 	s->icd = false;
 	s->h2c = false;
+	s->mem = 0;
 	if (icd) {
 		ret = recv_data(c, ch, hdr_len, s->icd_data, icd);
 		if (ret) {
@@ -409,20 +524,23 @@ static int on_cmd(struct tcpt_conn *c, const uint8_t *hdr, uint32_t hdr_len)
 			  ((const struct nvmf_common_sqe *)&s->sqe)->fctype == NVMF_FCTYPE_CONNECT))
 		return reject(c, s, TCPT_SC(0, NVME_SC_CMD_SEQ_ERROR, 1));
 
+	/* its data, unless it came in the capsule, counts against TCPT_CONN_MEM */
+	s->mem = s->len && !s->icd ? s->len : 0;
 	pthread_mutex_lock(&c->lock);
 	if (c->ctrl && tcpt_cmd_parks(c, &s->sqe)) {
 		s->state = SLOT_PARKED;	/* an AER: answered only by events */
-	} else {
-		s->state = SLOT_QUEUED;
-		s->next = NULL;
-		if (c->q_tail)
-			c->q_tail->next = s;
-		else
-			c->q_head = s;
-		c->q_tail = s;
-		pthread_cond_signal(&c->cond);
+		pthread_mutex_unlock(&c->lock);
+		return 0;
 	}
+	s->state = SLOT_WAIT_MEM;
+	s->next = NULL;
+	if (c->q_tail)
+		c->q_tail->next = s;
+	else
+		c->q_head = s;
+	c->q_tail = s;
 	pthread_mutex_unlock(&c->lock);
+	dispatch(c);
 	return 0;
 }
 
@@ -472,8 +590,10 @@ static int on_h2c(struct tcpt_conn *c, const uint8_t *hdr, uint32_t hdr_len)
 	pthread_mutex_lock(&c->lock);
 	s->received += datal;
 	if (done)
-		pthread_cond_broadcast(&c->cond);
+		s->state = SLOT_RUNNING;
 	pthread_mutex_unlock(&c->lock);
+	if (done)
+		exec_slot(c, s);
 	return 0;
 }
 
@@ -518,93 +638,6 @@ static int recv_pdu(struct tcpt_conn *c)
 	return -EPROTO;
 }
 
-/* ---- the workers -------------------------------------------------------- */
-
-static void run_one(struct tcpt_conn *c, struct tcpt_slot *s)
-{
-	struct ucmd_nvme_cqe cqe = { 0 };
-	uint32_t out_len = 0;
-	uint16_t ttag = (uint16_t)(s - c->slots);
-
-	if (s->len && !s->icd) {
-		/* the command's own buffer, freed when it completes (or by the teardown) */
-		if (posix_memalign((void **)&s->buf, 4096, s->len))
-			s->buf = NULL;
-		else if (!s->h2c)
-			memset(s->buf, 0, s->len);
-	}
-	if (s->len && !s->buf) {
-		cqe.status = htole16(TCPT_SC(0, NVME_SC_INTERNAL, 0) << 1);
-		goto respond;
-	}
-	if (s->h2c && !s->icd && s->len) {
-		pthread_mutex_lock(&c->lock);
-		s->state = SLOT_WAIT_DATA;
-		s->received = 0;
-		pthread_mutex_unlock(&c->lock);
-		if (send_r2t(c, s->sqe.cid, ttag, s->len))
-			return;
-		pthread_mutex_lock(&c->lock);
-		while (s->received < s->len && !atomic_load(&c->dead))
-			pthread_cond_wait(&c->cond, &c->lock);
-		s->state = SLOT_RUNNING;
-		pthread_mutex_unlock(&c->lock);
-		if (atomic_load(&c->dead))
-			return;	/* the teardown frees s->buf */
-	}
-	tcpt_cmd_exec(c, s, &cqe, &out_len);
-respond:
-	cqe.cid = s->sqe.cid;
-	cqe.sq_id = htole16(c->qid);
-	pthread_mutex_lock(&c->lock);
-	cqe.sq_head = htole16((uint16_t)(++c->sqhd % (c->sqsize + 1u)));
-	pthread_mutex_unlock(&c->lock);
-	if (out_len && !cqe.status) {
-		if (send_c2h_rsp(c, s->sqe.cid, s->buf, out_len, &cqe))
-			return;
-	} else if (tcpt_send_rsp(c, &cqe)) {
-		return;
-	}
-	if (c->disconnecting) {	/* the host ends this queue: its response went first */
-		tcpt_conn_fail(c, 0, 0, NULL, 0);
-		return;
-	}
-	if (!s->icd)
-		free(s->buf);
-	s->buf = NULL;
-	pthread_mutex_lock(&c->lock);
-	s->state = SLOT_FREE;
-	pthread_mutex_unlock(&c->lock);
-}
-
-static void *worker_main(void *arg)
-{
-	struct tcpt_conn *c = arg;
-
-	/* the engine sees the connection's identity in everything it does here */
-	cred_override_set(&c->cred);
-	for (;;) {
-		struct tcpt_slot *s;
-
-		pthread_mutex_lock(&c->lock);
-		while (!c->q_head && !atomic_load(&c->dead))
-			pthread_cond_wait(&c->cond, &c->lock);
-		if (atomic_load(&c->dead)) {
-			pthread_mutex_unlock(&c->lock);
-			break;
-		}
-		s = c->q_head;
-		c->q_head = s->next;
-		if (!c->q_head)
-			c->q_tail = NULL;
-		s->state = SLOT_RUNNING;
-		pthread_mutex_unlock(&c->lock);
-		run_one(c, s);
-	}
-	cred_override_set(NULL);
-	return NULL;
-}
-
 /* ---- the connection's life -------------------------------------------- */
 
 static void conn_free(struct tcpt_conn *c)
@@ -628,7 +661,7 @@ static void conn_free(struct tcpt_conn *c)
 	free(c->slots);
 	pthread_mutex_destroy(&c->lock);
 	pthread_mutex_destroy(&c->send_lock);
-	pthread_cond_destroy(&c->cond);
+	pthread_mutex_destroy(&c->sq_lock);
 	free(c);
 }
 
@@ -637,14 +670,15 @@ static void *rx_main(void *arg)
 	struct tcpt_conn *c = arg;
 	int ret;
 
+	/* it acts as the connection: Connect's opens and ring are the connection's */
+	cred_override_set(&c->cred);
 	ret = icreq(c);
 	while (!ret)
 		ret = recv_pdu(c);
 	tcpt_conn_fail(c, 0, 0, NULL, 0);
-	for (unsigned i = 0; i < c->nr_workers; i++)
-		pthread_join(c->workers[i], NULL);
+	/* every command submitted completes before the buffers go */
+	tcpt_io_stop(c);
 	/* the admin queue going away ends its controller, and so its I/O queues */
-	cred_override_set(&c->cred);
 	tcpt_cmd_conn_close(c);
 	cred_override_set(NULL);
 	if (c->ctrl) {
@@ -657,28 +691,22 @@ static void *rx_main(void *arg)
 }
 
 /*
- * Who is at the other end. SO_PEERCRED answers for a Unix socket only: for
- * TCP Linux reports uid -1, and the kernel's own nvme-tcp host has no
- * process at all. Such a peer is a remote identity: no uid or gid anyone
- * holds (-1), no groups, no CAP_SYS_ADMIN, pid 0; the host NQN from
- * Connect is what tells it apart (policy key hostnqn).
+ * Who is at the other end: a process on this host's loopback is judged by
+ * its uid, gid and groups (target_peer.c says what is and is not known);
+ * anyone else, and Linux's own nvme-tcp host (a kernel socket, no
+ * process), is a remote identity: no uid or gid anyone holds (-1), no
+ * groups, no CAP_SYS_ADMIN, pid 0. The host NQN and host ID from Connect
+ * are added to either.
  */
 static void peer_identity(struct tcpt_conn *c)
 {
-	struct ucred uc = { 0 };
-	socklen_t len = sizeof(uc);
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
 
 	memset(&c->cred, 0, sizeof(c->cred));
 	c->cred.uid = c->cred.euid = (uid_t)-1;
 	c->cred.gid = c->cred.egid = (gid_t)-1;
-	if (!getsockopt(c->sock, SOL_SOCKET, SO_PEERCRED, &uc, &len) && uc.uid != (uid_t)-1) {
-		c->local = true;
-		c->cred.pid = uc.pid;
-		c->cred.uid = c->cred.euid = uc.uid;
-		c->cred.gid = c->cred.egid = uc.gid;
-	}
+	c->local = tcpt_peer_local(c->sock, &c->cred);
 	snprintf(c->peer, sizeof(c->peer), "?");
 	if (!getpeername(c->sock, (struct sockaddr *)&ss, &sl)) {
 		char a[INET6_ADDRSTRLEN] = "";
@@ -722,32 +750,21 @@ int tcpt_conn_start(struct tcpt *t, int sock)
 	atomic_init(&c->dead, false);
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_mutex_init(&c->send_lock, NULL);
-	pthread_cond_init(&c->cond, NULL);
+	pthread_mutex_init(&c->sq_lock, NULL);
 	setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	/* a peer that stops reading blocks our sends this long, then is closed */
 	setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	peer_identity(c);
 
-	for (unsigned i = 0; i < TCPT_WORKERS; i++) {
-		if (pthread_create(&c->workers[i], NULL, worker_main, c))
-			break;
-		c->nr_workers++;
-	}
 	pthread_mutex_lock(&t->lock);
 	c->next = t->conns;
 	t->conns = c;
 	pthread_mutex_unlock(&t->lock);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	ret = c->nr_workers ? -pthread_create(&c->rx, &attr, rx_main, c) : -EAGAIN;
+	ret = -pthread_create(&c->rx, &attr, rx_main, c);
 	pthread_attr_destroy(&attr);
 	if (ret) {
-		atomic_store(&c->dead, true);
-		pthread_mutex_lock(&c->lock);
-		pthread_cond_broadcast(&c->cond);
-		pthread_mutex_unlock(&c->lock);
-		for (unsigned i = 0; i < c->nr_workers; i++)
-			pthread_join(c->workers[i], NULL);
 		c->sock = -1;
 		pthread_mutex_lock(&t->lock);
 		t->nr_conns++;	/* conn_free takes it back */

@@ -38,6 +38,14 @@ trap '[ -n "$DPID" ] && kill "$DPID" 2>/dev/null; rm -rf "$T"' EXIT
 cat > "$T/policy.ini" <<EOF
 [policy]
 inherit = default
+[rule tcp-local-nobody]
+uid = nobody
+verb = write, write-zeroes
+action = deny
+[rule tcp-readonly-hostid]
+hostid = 5d0a1f3e-0000-4000-8000-00000000dead
+verb = write, write-zeroes
+action = deny
 [rule tcp-test-host]
 hostnqn = $HOSTNQN
 action = allow
@@ -49,9 +57,32 @@ PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); p
 "$UCMDD" --ram 64M --ram 32M --socket "$T/ucmdd.sock" --nvme-tcp "127.0.0.1:$PORT" \
 	--policy "$T/policy.ini" --audit "$T/audit.log" || fail "ucmdd did not start"
 DPID=$(pgrep -f -- "--socket $T/ucmdd.sock" | head -1)
-python3 tests/system/nvme_tcp_pdu.py "$PORT" "$HOSTNQN" || fail "nvme_tcp_pdu.py"
+python3 tests/system/nvme_tcp_pdu.py "$PORT" "$HOSTNQN" "$T/audit.log" || fail "nvme_tcp_pdu.py"
+
+step "a local peer is judged by its process's uid: nvme_tcp_pdu.py as nobody"
+[ "$(id -u)" = 0 ] || fail "needs root to run a part as nobody"
+command -v setpriv >/dev/null || fail "setpriv is missing (util-linux)"
+# Debian's interpreter: one under root's home (pyenv) is not nobody's to run
+[ -x /usr/bin/python3 ] || fail "/usr/bin/python3 is missing"
+setpriv --reuid=nobody --regid=nogroup --clear-groups /usr/bin/python3 tests/system/nvme_tcp_pdu.py \
+	"$PORT" "$HOSTNQN" "$T/audit.log" local-user || fail "nvme_tcp_pdu.py as nobody"
+grep '"decision":"deny"' "$T/audit.log" | grep '"verb":"write"' | grep -q '"uid":65534' ||
+	fail "no audit record of nobody's denied write"
 kill "$DPID"
 DPID=
+
+step "ucmd policy explain judges an NVMe/TCP host by its host NQN and host ID"
+RO=5d0a1f3e-0000-4000-8000-00000000dead
+ex() { "$UCMD" policy explain --policy "$T/policy.ini" --uid 4294967295 --gid 4294967295 "$@"; }
+eo=$(ex --verb write --hostnqn "$HOSTNQN" --hostid "${RO^^}") && fail "explain: the read-only host ID may write"
+grep -q "tcp-readonly-hostid" <<<"$eo" || fail "explain: not the hostid rule: $eo"
+ex --verb read --hostnqn "$HOSTNQN" --hostid "$RO" >/dev/null || fail "explain: the read-only host ID may not read"
+ex --verb format --hostnqn "$HOSTNQN" --hostid 00000000-0000-0000-0000-000000000001 | grep -q "tcp-test-host" ||
+	fail "explain: another host ID of the allowed NQN"
+set +e
+ex --verb read --hostid not-a-uuid 2>/dev/null; rc=$?
+set -e
+[ "$rc" = 2 ] || fail "explain: a bad host ID: status $rc, want 2"
 
 step "Linux's nvme-tcp host against ucmdd in a QEMU guest"
 # Debian's mke2fs and e2fsck under names busybox's applets do not take

@@ -5,13 +5,20 @@ the discovery controller, an admin and an I/O queue doing in-capsule, R2T
 + H2CData and C2HData transfers with both digests, and malformed PDUs that
 must get a C2HTermReq and a closed connection without harming the others.
 Layouts from the NVMe/TCP 1.0 and NVMe-oF 1.1 specifications.
-  nvme_tcp_pdu.py PORT HOSTNQN
+  nvme_tcp_pdu.py PORT HOSTNQN AUDIT_LOG [local-user]
+The policy (tests/system/nvme_tcp.sh) denies writes to host ID RO_HOSTID
+and to the local user nobody, and allows HOSTNQN everything else; the
+audit log is ucmdd's --audit. With local-user (run as nobody) only the
+check that a local peer is judged by its uid runs.
 """
 import socket
 import struct
 import sys
 
-PORT, HOSTNQN = int(sys.argv[1]), sys.argv[2]
+import os
+PORT, HOSTNQN, AUDIT = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+LOCAL_USER = sys.argv[4:] == ["local-user"]
+RO_HOSTID = "5d0a1f3e-0000-4000-8000-00000000dead"
 DISC = "nqn.2014-08.org.nvmexpress.discovery"
 
 
@@ -128,16 +135,17 @@ class Conn:
             else:
                 fail(f"unexpected PDU type {typ}")
 
-    def connect(self, nqn, qid=0, cntlid=0xFFFF, sqsize=31, kato=0, hostnqn=HOSTNQN):
-        data = bytes(16) + struct.pack("<H", cntlid) + bytes(238)
+    def connect(self, nqn, qid=0, cntlid=0xFFFF, sqsize=31, kato=0, hostnqn=HOSTNQN, cattr=0,
+                hostid=bytes(16), status=0):
+        data = hostid + struct.pack("<H", cntlid) + bytes(238)
         data += nqn.encode().ljust(256, b"\0") + hostnqn.encode().ljust(256, b"\0") + bytes(256)
 
         def sqe(cid, sgl):
             return struct.pack("<BBHB19x", 0x7F, 0x40, cid, 1) + sgl + \
-                struct.pack("<HHHBxI12x", 0, qid, sqsize, 0, kato)
+                struct.pack("<HHHBxI12x", 0, qid, sqsize, cattr, kato)
         st, dw0, _, _ = self.cmd(sqe, data)
-        if st:
-            fail(f"Connect to {nqn} qid {qid}: status {st:#x}")
+        if st != status:
+            fail(f"Connect to {nqn} qid {qid}: status {st:#x}, want {status:#x}")
         return dw0 & 0xFFFF
 
     def admin(self, opc, cdw10=0, cdw11=0, nsid=0, cdw12=0, data_in_len=0):
@@ -160,6 +168,13 @@ class Conn:
         except (ConnectionResetError, socket.timeout):
             pass
         print(f"ok: TermReq FES {fes}")
+
+
+def rw(c, opc, slba, nblocks, data=b"", incapsule=False, bs=4096):
+    def sqe(cid, sgl):
+        return struct.pack("<BBHI16x", opc, 0x40, cid, 1) + sgl + \
+            struct.pack("<IIIIII", slba & 0xFFFFFFFF, slba >> 32, nblocks - 1, 0, 0, 0)
+    return c.cmd(sqe, data, 0 if data else nblocks * bs, incapsule)
 
 
 # --- the discovery controller ---------------------------------------------
@@ -185,13 +200,31 @@ if st or numrec < 1:
     fail(f"discovery log: status {st:#x}, {numrec} records")
 e = log[1024:2048]
 subnqn = e[256:512].rstrip(b"\0").decode()
-if e[0] != 3 or e[1] != 1 or e[2] != 2 or e[32:64].rstrip(b"\0").decode() != str(PORT) or \
+if e[0] != 3 or e[1] != 1 or e[2] != 2 or e[3] != 0x04 or e[32:64].rstrip(b"\0").decode() != str(PORT) or \
         e[512:768].rstrip(b"\0").decode() != "127.0.0.1":
     fail(f"discovery entry {e[:64].hex()}")
 nqns = [log[1024 * (i + 1) + 256:1024 * (i + 2)].split(b"\0")[0].decode() for i in range(numrec)]
 if len(set(nqns)) != numrec:
     fail(f"subsystem NQNs not distinct: {nqns}")
 print(f"ok: discovery: {numrec} subsystem(s), {nqns}")
+
+# --- run as nobody: a peer on loopback is judged by its process's uid -------
+if LOCAL_USER:
+    if os.geteuid() != 65534:
+        fail(f"local-user runs as nobody (uid 65534), not {os.geteuid()}")
+    la = Conn()
+    lc = la.connect(subnqn)
+    la.admin(0x09, cdw10=0x07, cdw11=0)
+    lio = Conn()
+    lio.connect(subnqn, qid=1, cntlid=lc)
+    blk = bytes(range(256)) * 16
+    if rw(lio, 0x02, 20, 1)[0]:
+        fail("a read by the local user nobody")
+    st = rw(lio, 0x01, 20, 1, blk, incapsule=True)[0]
+    if st != 0x4286:
+        fail(f"a write by the local user nobody: status {st:#x}, want Access Denied (rule uid = nobody)")
+    print("ok: a local peer as nobody: its uid meets the uid rule (write denied, read allowed)")
+    sys.exit(0)
 
 # --- malformed PDUs: each ends its own connection only ----------------------
 b = Conn(icreq=False)
@@ -243,13 +276,6 @@ io = Conn(hdgst=True, ddgst=True)
 io.connect(subnqn, qid=1, cntlid=cntlid, sqsize=31)
 
 
-def rw(c, opc, slba, nblocks, data=b"", incapsule=False, bs=4096):
-    def sqe(cid, sgl):
-        return struct.pack("<BBHI16x", opc, 0x40, cid, 1) + sgl + \
-            struct.pack("<IIIIII", slba & 0xFFFFFFFF, slba >> 32, nblocks - 1, 0, 0, 0)
-    return c.cmd(sqe, data, 0 if data else nblocks * bs, incapsule)
-
-
 small = bytes(range(256)) * 16
 big = bytes((i * 7 + 3) & 0xFF for i in range(256 * 1024))
 st = rw(io, 0x01, 10, 1, small, incapsule=True)[0]          # in-capsule write
@@ -261,6 +287,115 @@ st2, _, _, got2 = rw(io, 0x02, 100, 64)
 if st or st2 or got != small or got2 != big:
     fail("read back differs")
 print("ok: in-capsule, R2T/H2CData and C2HData transfers with digests")
+
+
+def pipelined(c, cmds):
+    """cmds: [(opc, slba, nblocks, data)] all sent before any response is
+    read, as a host with that many in flight does; {cid: (status, data)}."""
+    want, out, got, st = {}, {}, {}, {}
+    for opc, slba, nb, data in cmds:
+        c.cid += 1
+        cid = c.cid
+        ln = len(data) if data else nb * 4096
+        sqe = struct.pack("<BBHI16x", opc, 0x40, cid, 1) + struct.pack("<QI3xB", 0, ln, 0x5A) + \
+            struct.pack("<IIIIII", slba & 0xFFFFFFFF, slba >> 32, nb - 1, 0, 0, 0)
+        c.pdu(4, sqe)
+        want[cid], out[cid], got[cid] = ln, data, b""
+    while len(st) < len(cmds):
+        typ, flags, hdr, data = c.recv_pdu()
+        if typ == 9:
+            cid, ttag, off, ln = struct.unpack("<HHII", hdr[8:20])
+            if cid not in out or off != 0 or ln != want[cid] or not out[cid]:
+                fail(f"R2T {hdr.hex()}")
+            for o in range(0, ln, 65536):
+                chunk = out[cid][o:o + 65536]
+                c.pdu(6, struct.pack("<HHII4x", cid, ttag, o, len(chunk)), chunk,
+                      4 if o + 65536 >= ln else 0)
+        elif typ == 7:
+            cid, _, off, ln = struct.unpack("<HHII", hdr[8:20])
+            if cid not in got or off != len(got[cid]):
+                fail(f"C2HData {hdr.hex()}")
+            got[cid] += data
+            if flags & 0x08:   # SUCCESS: completed, no CapsuleResp follows
+                if not flags & 0x04 or cid in st:
+                    fail(f"C2HData SUCCESS {hdr.hex()}")
+                st[cid] = (0, got[cid])
+        elif typ == 5:
+            cid, status = struct.unpack("<HH", hdr[20:24])
+            if cid not in want or cid in st:
+                fail(f"CapsuleResp for cid {cid}")
+            st[cid] = (status >> 1, got[cid])
+        else:
+            fail(f"unexpected PDU type {typ}")
+    return st
+
+
+# a full queue at once (32 = sqsize + 1): writes through R2T, then reads of
+# 1 MiB each, 32 MiB in all: more than the target holds per connection
+# (TCPT_CONN_MEM), so commands wait for others' memory, in order
+blobs = [bytes(((i * 31 + j) * 13) & 0xFF for j in range(4096)) * 64 for i in range(32)]
+res = pipelined(io, [(0x01, 1000 + 64 * i, 64, blobs[i]) for i in range(32)])
+if any(v[0] for v in res.values()):
+    fail(f"pipelined writes: {res}")
+res = pipelined(io, [(0x02, 1000 + 256 * i, 256, b"") for i in range(8)] +
+                [(0x02, 1000 + 64 * i, 64, b"") for i in range(24)])
+back = b"".join(v[1] for k, v in sorted(res.items())[:8])
+if any(v[0] for v in res.values()) or back != b"".join(blobs):
+    fail("pipelined reads differ from the pipelined writes")
+for i, (k, v) in enumerate(sorted(res.items())[8:]):
+    if v[1] != blobs[i]:
+        fail(f"pipelined read {i} differs")
+print("ok: a full queue of commands in flight, over the connection's memory bound")
+
+
+def raw_read(c, slba):
+    """A one-block read sent raw; its cid."""
+    c.cid += 1
+    sqe = struct.pack("<BBHI16x", 0x02, 0x40, c.cid, 1) + struct.pack("<QI3xB", 0, 4096, 0x5A) + \
+        struct.pack("<IIIIII", slba & 0xFFFFFFFF, slba >> 32, 0, 0, 0, 0)
+    c.pdu(4, sqe)
+    return c.cid
+
+
+def expect_rsp(c, cid, status):
+    typ, flags, hdr, _ = c.recv_pdu()
+    if typ != 5:
+        fail(f"PDU type {typ} where the CapsuleResp of cid {cid} belongs")
+    dw0, dw1, sqhd, sqid, rcid, st = struct.unpack("<IIHHHH", hdr[8:24])
+    if rcid != cid or st >> 1 != status:
+        fail(f"CapsuleResp cid {rcid} status {st >> 1:#x}, want cid {cid} status {status:#x}")
+    return sqhd
+
+
+# SQ flow control on (the default): the read's C2HData has LAST_PDU (and the
+# digest flags) but not SUCCESS, and its CapsuleResp follows with an SQHD
+rc = raw_read(io, 10)
+typ, flags, hdr, data = io.recv_pdu()
+if typ != 7 or flags != 0x04 | 0x03 or data != small:
+    fail(f"C2HData with SQ flow control: type {typ} flags {flags:#x}")
+expect_rsp(io, rc, 0)
+# SQ flow control disabled (Connect CATTR bit 2, offered by the discovery
+# log's TREQ): a successful read is completed by its one C2HData with
+# LAST_PDU and SUCCESS, and no CapsuleResp; SQHD is reserved (0)
+sf = Conn(hdgst=True, ddgst=True)
+sf.connect(subnqn, qid=1, cntlid=cntlid, sqsize=31, cattr=0x04)
+rc = raw_read(sf, 10)
+typ, flags, hdr, data = sf.recv_pdu()
+ccid, _, datao, datal = struct.unpack("<HHII", hdr[8:20])
+if (typ, flags, ccid, datao, datal) != (7, 0x0C | 0x03, rc, 0, 4096) or data != small:
+    fail(f"C2HData without SQ flow control: {hdr.hex()}")
+# the next PDU is the next command's response: none came for the read
+if rw(sf, 0x01, 11, 1, small, incapsule=True)[0]:
+    fail("write after a SUCCESS read")
+# a read that fails gets its CapsuleResp and no data; SQHD 0
+rc = raw_read(sf, 1 << 40)
+if expect_rsp(sf, rc, 0x4080) != 0:  # LBA Out of Range, DNR
+    fail("SQHD without SQ flow control is not 0")
+# the same read many times over, pipelined: every one ends by its C2HData
+res = pipelined(sf, [(0x02, 10, 1, b"")] * 32)
+if any(v != (0, small) for v in res.values()):
+    fail("pipelined SUCCESS reads")
+print("ok: C2HData SUCCESS when the host disabled SQ flow control, CapsuleResp otherwise")
 
 
 def raw_sgl(c, sgl, data=b""):
@@ -338,6 +473,38 @@ st |= rw(s2, 0x02, 300, 1)[0]
 if st:
     fail(f"I/O for a host the policy does not name: status {st:#x}")
 print("ok: an unnamed host: I/O and Identify, no other admin command (Access Denied)")
+
+# --- the host ID is part of the identity: the policy denies writes to one
+# host ID (whatever its NQN), and the audit records it ------------------------
+import json
+rid = bytes.fromhex(RO_HOSTID.replace("-", ""))
+h1 = Conn()
+hc = h1.connect(subnqn, hostid=rid)
+h1.admin(0x09, cdw10=0x07, cdw11=0)
+h2 = Conn()
+# an I/O queue of the association must give the admin queue's host ID
+h2.connect(subnqn, qid=1, cntlid=hc, hostid=bytes(16), status=0x4182)
+h2 = Conn()
+h2.connect(subnqn, qid=1, cntlid=hc, hostid=rid)
+if rw(h2, 0x02, 10, 1)[0]:
+    fail("a read from the read-only host ID")
+st = rw(h2, 0x01, 10, 1, small, incapsule=True)[0]
+if st != 0x4286:
+    fail(f"a write from the read-only host ID: status {st:#x}, want Access Denied")
+if rw(io2, 0x01, 10, 1, small, incapsule=True)[0]:
+    fail("a write from the same host NQN with another host ID")
+recs = [json.loads(line) for line in open(AUDIT)]
+if not any(r.get("hostid") == RO_HOSTID and r.get("hostnqn") == HOSTNQN and
+           r.get("decision") == "deny" and r.get("verb") == "write" for r in recs):
+    fail(f"no audit record of the denied write with hostid {RO_HOSTID}")
+print("ok: the host ID in the policy (hostid) and in the audit")
+# this process is on loopback: the record carries its uid, gid and pid
+# (a remote peer's would be uid -1, pid 0)
+if not any(r.get("hostid") == RO_HOSTID and r.get("uid") == os.geteuid() and
+           r.get("gid") == os.getegid() and r.get("pid") == os.getpid() for r in recs):
+    fail(f"the audit does not show this local peer as uid {os.geteuid()} pid {os.getpid()}: "
+         f"{[(r.get('uid'), r.get('pid')) for r in recs if r.get('hostid') == RO_HOSTID]}")
+print(f"ok: a local peer is judged as its process (uid {os.geteuid()}, pid {os.getpid()})")
 
 # --- keep-alive timeout: an admin queue that goes silent is closed ---------
 k = Conn()

@@ -436,6 +436,7 @@ int explain_args_parse(struct explain_args *a, int argc, char **argv)
 		{ "destructive", required_argument, 0, 'D' },
 		{ "select", required_argument, 0, 'S' }, { "opcode", required_argument, 0, 'O' },
 		{ "hook", required_argument, 0, 'H' },	{ "range", required_argument, 0, 'r' },
+		{ "hostnqn", required_argument, 0, 'N' }, { "hostid", required_argument, 0, 'I' },
 		{ 0, 0, 0, 0 },
 	};
 	struct ucmd_explain *x = &a->x;
@@ -469,6 +470,8 @@ int explain_args_parse(struct explain_args *a, int argc, char **argv)
 			ok = x->may_read || x->may_write;
 			break;
 		case 'p': a->policy = optarg; break;
+		case 'N': x->hostnqn = optarg; break;	/* checked by ucmd_policy_explain */
+		case 'I': x->hostid = optarg; break;
 		case 'A': ok = !parse_yesno(optarg, &b);
 			x->caps = b ? 1ull << UCMD_CAP_SYS_ADMIN : 0;
 			a->cap_given = true;

@@ -55,6 +55,7 @@ static void explain_usage(void)
 			"[--policy FILE]\n  [--cap-sys-admin yes|no] [--admin-cmd yes|no] "
 			"[--destructive yes|no] [--select N] [--opcode N]\n"
 			"  [--hook cmd|rw|sqpoll|override-creds] [--range SLBA+NLB ...]\n"
+			"  [--hostnqn NQN] [--hostid UUID]   (an NVMe/TCP host of ucmdd --nvme-tcp)\n"
 			"A command of a verb that touches blocks, given no range, is "
 			"judged as if it could touch any\n(range unknown: a deny rule with "
 			"a range matches it). --slba/--nlb is Copy's destination\nor DSM's "

@@ -140,10 +140,13 @@ else
 	cat /tmp/fmt.txt /tmp/audit.log; bad policy
 fi
 
-part "header and data digests (nvme connect -g -G): the files, then fio"
+# with SQ flow control disabled too (--disable-sqflow): ucmdd ends each
+# successful read with a C2HData that has SUCCESS set and no CapsuleResp,
+# which Linux's host completes after checking the data digest
+part "header and data digests, no SQ flow control (nvme connect -g -G --disable-sqflow): the files, then fio"
 common="--ioengine=io_uring_cmd --cmd_type=nvme --bs=4k --size=16m --offset=64m --iodepth=8 --verify=crc32c --output-format=terse"
 # shellcheck disable=SC2086
-if disconnect && connect -g -G && deb-e2fsck -n -f $DEV && mount -t ext4 -o ro $DEV /mnt &&
+if disconnect && connect -g -G --disable-sqflow && deb-e2fsck -n -f $DEV && mount -t ext4 -o ro $DEV /mnt &&
    (cd /mnt && md5sum -c /tmp/sums) && umount /mnt &&
    fio --name=dgw --filename=$NG --rw=write $common > "$R/fio-dg.txt" 2>&1 &&
    fio --name=dgv --filename=$NG --rw=write --verify_only=1 $common >> "$R/fio-dg.txt" 2>&1; then

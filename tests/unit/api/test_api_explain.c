@@ -105,6 +105,59 @@ static void test_ranges(void **state)
 	ucmd_policy_put(p);
 }
 
+/* an NVMe/TCP host: its host NQN and host ID are keys of the policy */
+static void test_tcp_host(void **state)
+{
+	static const char text[] =
+		"[policy]\ndefault = allow\n"
+		"[rule lab-host]\nhostid = 5D0A1F3E-0000-4000-8000-0000C0FFEE01\nverb = write\n"
+		"action = deny\n"
+		"[rule strangers]\nhostnqn = nqn.2014-08.org.example:*\naction = deny\n";
+	struct ucmd_explain_result r;
+	struct ucmd_policy *p;
+	struct ucmd_explain x;
+
+	(void)state;
+	assert_int_equal(ucmd_policy_load_string("t.ini", text, sizeof(text) - 1, &p, NULL, 0), 0);
+	user(&x, (uint32_t)-1, "write");
+	x.hostnqn = "nqn.2024-01.io.ucmd:lab";
+	x.hostid = "5d0a1f3e-0000-4000-8000-0000c0ffee01";
+	assert_int_equal(ucmd_policy_explain(p, &x, &r), 0);
+	assert_false(r.allow);
+	assert_string_equal(r.rule, "t.ini:3 lab-host");
+	/* the same host reads; another host ID writes; any case names it */
+	x.verb = "read";
+	assert_int_equal(ucmd_policy_explain(p, &x, &r), 0);
+	assert_true(r.allow);
+	x.verb = "write";
+	x.hostid = "5d0a1f3e-0000-4000-8000-0000c0ffee02";
+	assert_int_equal(ucmd_policy_explain(p, &x, &r), 0);
+	assert_true(r.allow);
+	x.hostid = "5D0A1F3E-0000-4000-8000-0000C0FFEE01";
+	assert_int_equal(ucmd_policy_explain(p, &x, &r), 0);
+	assert_false(r.allow);
+	/* a local caller has no host ID: the rule is not for it */
+	x.hostid = NULL;
+	x.hostnqn = NULL;
+	assert_int_equal(ucmd_policy_explain(p, &x, &r), 0);
+	assert_true(r.allow);
+	x.hostnqn = "nqn.2014-08.org.example:h1";
+	assert_int_equal(ucmd_policy_explain(p, &x, &r), 0);
+	assert_false(r.allow);
+	assert_string_equal(r.rule, "t.ini:7 strangers");
+	/* bad identities are refused, not judged */
+	x.hostid = "5d0a1f3e-0000-4000-8000-0000c0ffee0";
+	assert_int_equal(ucmd_policy_explain(p, &x, &r), -EINVAL);
+	assert_non_null(strstr(ucmd_last_error(), "hostid"));
+	x.hostid = "5d0a1f3e+0000-4000-8000-0000c0ffee01";
+	assert_int_equal(ucmd_policy_explain(p, &x, &r), -EINVAL);
+	x.hostid = NULL;
+	x.hostnqn = "";
+	assert_int_equal(ucmd_policy_explain(p, &x, &r), -EINVAL);
+	assert_non_null(strstr(ucmd_last_error(), "hostnqn"));
+	ucmd_policy_put(p);
+}
+
 static void test_bad_subject(void **state)
 {
 	struct ucmd_explain_result r;
@@ -143,6 +196,7 @@ int main(void)
 		cmocka_unit_test(test_default_policy),
 		cmocka_unit_test(test_ranges),
 		cmocka_unit_test(test_bad_subject),
+		cmocka_unit_test(test_tcp_host),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

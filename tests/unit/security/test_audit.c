@@ -295,6 +295,7 @@ static void test_hostile_description(void **state)
 	hostile_desc.verb = (enum ucmd_verb)1000;
 	/* an NVMe/TCP host's NQN is any bytes it sent, unterminated here */
 	memset(cred.hostnqn, 0xff, sizeof(cred.hostnqn));
+	snprintf(cred.hostid, sizeof(cred.hostid), "5d0a1f3e-0000-4000-8000-0000c0ffee01");
 	assert_non_null(a);
 	assert_int_equal(ucmd_security_register(e, &hostile, NULL), 0);
 	assert_int_equal(ucmd_audit_register(e, a), 0);
@@ -313,6 +314,7 @@ static void test_hostile_description(void **state)
 	/* every byte of the field, none past it, each a replacement character */
 	assert_int_equal(strlen(str(o, "hostnqn")), 3 * sizeof(cred.hostnqn));
 	assert_memory_equal(str(o, "hostnqn"), "\xef\xbf\xbd", 3);
+	assert_string_equal(str(o, "hostid"), "5d0a1f3e-0000-4000-8000-0000c0ffee01");
 	json_object_put(o);
 	json_tokener_free(tok);
 	sec_free_lines(lines, 1);

@@ -157,6 +157,46 @@ static void test_hostnqn(void **state)
 	parse_err("[rule]\nhostnqn = a,,b\naction = allow\n", "t.ini:2: ");
 }
 
+/* hostid: an NVMe/TCP host by the host ID of its Connect, nobody else */
+static void test_hostid(void **state)
+{
+	struct ucmd_policy_verdict v;
+	struct ucmd_cred tcp = cred_of((uid_t)-1, (gid_t)-1, false);
+	struct ucmd_cred local = cred_of(1000, 1000, false);
+	struct ucmd_policy *p = parse_ok(
+		"[policy]\n"
+		"default = allow\n"
+		"[rule lab]\n"				/* line 3 */
+		"hostid = 5d0a1f3e-0000-4000-8000-0000c0ffee01, 00000000-0000-0000-0000-0000000000AB\n"
+		"hostnqn = nqn.x:*\n"
+		"verb = write\n"
+		"action = deny\n");
+
+	(void)state;
+	snprintf(tcp.hostnqn, sizeof(tcp.hostnqn), "nqn.x:y");
+	snprintf(tcp.hostid, sizeof(tcp.hostid), "00000000-0000-0000-0000-0000000000ab");
+	assert_false(judge(p, &tcp, "ng0n1", UCMD_VERB_WRITE, 0, 8, FMODE_WRITE, &v));
+	assert_string_equal(v.rule, "t.ini:3 lab");
+	assert_true(judge(p, &tcp, "ng0n1", UCMD_VERB_READ, 0, 8, FMODE_READ, &v));
+	/* both keys must match: the host ID alone, or the NQN alone, is not the host */
+	snprintf(tcp.hostid, sizeof(tcp.hostid), "00000000-0000-0000-0000-0000000000ac");
+	assert_true(judge(p, &tcp, "ng0n1", UCMD_VERB_WRITE, 0, 8, FMODE_WRITE, &v));
+	snprintf(tcp.hostid, sizeof(tcp.hostid), "5d0a1f3e-0000-4000-8000-0000c0ffee01");
+	snprintf(tcp.hostnqn, sizeof(tcp.hostnqn), "nqn.other:y");
+	assert_true(judge(p, &tcp, "ng0n1", UCMD_VERB_WRITE, 0, 8, FMODE_WRITE, &v));
+	/* a local client has no host ID */
+	assert_true(judge(p, &local, "ng0n1", UCMD_VERB_WRITE, 0, 8, FMODE_WRITE, &v));
+	assert_string_equal(v.rule, "t.ini: default");
+	assert_false(ucmd_policy_constant_allow(p, UCMD_HOOK_URING_CMD, "ng0n1", FMODE_WRITE, false));
+	ucmd_policy_put(p);
+
+	parse_err("[rule]\nhostid =\naction = allow\n", "t.ini:2: ");
+	parse_err("[rule]\nhostid = 5d0a1f3e-0000-4000-8000-0000c0ffee0\naction = allow\n", "t.ini:2: ");
+	parse_err("[rule]\nhostid = 5d0a1f3e00000-4000-8000-0000c0ffee01\naction = allow\n", "t.ini:2: ");
+	parse_err("[rule]\nhostid = 5d0a1f3e-0000-4000-8000-0000c0ffee0g\naction = allow\n", "t.ini:2: ");
+	parse_err("[rule]\nhostid = nqn.x:y\naction = allow\n", "t.ini:2: ");
+}
+
 static void test_sqpoll_override_rules(void **state)
 {
 	struct ucmd_policy_verdict v;
@@ -375,6 +415,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_valid),
 		cmocka_unit_test(test_hostnqn),
+		cmocka_unit_test(test_hostid),
 		cmocka_unit_test(test_sqpoll_override_rules),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_default_policy),
