@@ -30,6 +30,35 @@ U=$B/tools/ucmd
 "$U" policy status --bpf 2>&1 | grep -q "built without" &&
 	fail "ucmd was built without the BPF enforcer (meson -Dbpf=enabled; clang, libbpf-dev, bpftool)"
 
+# --- bad input on the host, where nothing is loaded: usage (2) or a reason (1)
+echo "--- bad input"
+expect() {	# status, text in stderr, command...
+	local want=$1 text=$2 rc=0
+	shift 2
+	"$@" > "$out/cli.out" 2> "$out/cli.err" || rc=$?
+	[ "$rc" = "$want" ] && grep -qF -- "$text" "$out/cli.err" ||
+		fail "'$*': status $rc (want $want), stderr: $(cat "$out/cli.err")"
+}
+mkdir -p "$out"
+if [ ! -e /sys/fs/bpf/ucmd ]; then
+	expect 2 "usage: ucmd policy load --bpf FILE" "$U" policy load --bpf
+	expect 2 "usage:" "$U" policy load --bpf a.ini b.ini
+	expect 2 "usage:" "$U" policy unload --bpf extra
+	expect 2 "usage:" "$U" policy audit --bpf
+	expect 2 "usage:" "$U" policy audit --bpf /tmp/x --count
+	expect 2 "usage:" "$U" policy audit --bpf /tmp/x --count many
+	expect 2 "usage:" "$U" policy audit --bpf /tmp/x --idle-ms -5
+	expect 2 "usage:" "$U" policy frobnicate --bpf
+	expect 1 "bad.ini:6: bad value 'writ' for 'verb'" "$U" policy load --bpf "$T/policies/bad.ini"
+	expect 1 "/nonexistent.ini" "$U" policy load --bpf /nonexistent.ini
+	expect 1 "no ucmd BPF policy is loaded" "$U" policy unload --bpf
+	expect 1 "no ucmd BPF policy is loaded" "$U" policy audit --bpf "$out/none.jsonl"
+	"$U" policy status --bpf | grep -q "no BPF policy loaded" || fail "status without a program"
+	"$U" --output-format json policy status --bpf | grep -q '"loaded": *false' ||
+		fail "status --output-format json without a program"
+	echo "bad input: ok"
+fi
+
 # --- the table: callers x commands x policies ------------------------------
 # caller: name|runas ids|explain options
 callers=(
