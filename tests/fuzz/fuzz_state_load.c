@@ -211,8 +211,9 @@ static char *snapshot(struct ucmd_ctrl *c, size_t *len)
 	fwrite(&c->saved, sizeof(c->saved), 1, f);
 	fwrite(&c->cur, sizeof(c->cur), 1, f);
 	fwrite(c->errlog, sizeof(c->errlog), 1, f);
-	fprintf(f, "%llu|%u|%u|%u|%d|%d|", (unsigned long long)c->error_count, c->san.sstat,
-		c->san.scdw10, c->san.ovrpat, c->san.ause_fail, c->san.exited);
+	fprintf(f, "%llu|%u|%u|%u|%d|%d|%u|%u|%llu|", (unsigned long long)c->error_count,
+		c->san.sstat, c->san.scdw10, c->san.ovrpat, c->san.ause_fail, c->san.exited,
+		c->san.pass, c->san.ns_idx, (unsigned long long)c->san.off);
 	fwrite(c->dst.res, sizeof(c->dst.res[0]), c->dst.nres, f);
 	fprintf(f, "|%u|%u|%llu", c->dst.op, c->dst.nsid, (unsigned long long)c->dst.dur_ns);
 	fprintf(f, "|%u|%u|%d|", c->fw.active, c->fw.next, c->fw.next_conv);

@@ -87,6 +87,10 @@ d["namespaces"][0]["path"] = target
 d["version"] = 1
 d.pop("crc32c", None)
 d.pop("generation", None)
+# and none of what version 3 added
+for k in ("subnqn", "boot_id", "current_features", "error_log", "sanitize", "self_test",
+          "self_test_run", "fw_slots"):
+    d.pop(k, None)
 json.dump(d, open(out, "w"))
 PY
 chmod 0644 "$top/evil.json"

@@ -203,16 +203,20 @@ static void power_on(struct ucmd_ctrl *c, bool found)
 		    !c->cur_boot_id[0] || strcmp(c->boot_id, c->cur_boot_id);
 
 	/* the volatile values are the device's only while it stays powered */
-	if (!cold && c->cur_valid)
+	if (!cold) {
+		if (c->cur_valid)
+			return;
+		c->cur = c->saved;
 		return;
+	}
 	c->cur = c->saved;
-	if (!cold)
-		return;
 	c->power_cycled = true;
 	c->smart.power_cycles++;
 	if (found && !c->last_clean)
 		c->smart.unsafe_shutdowns++;
-	/* a pending activation waits for a reset, and a cold start is one */
+	/* a pending activation waits for a reset, and a cold start is one; a
+	 * download not committed is gone with the power */
+	nvmet_fw_discard(c);
 	nvmet_fw_reset(c, true);
 	/* a self-test the power interrupted ends as a reset ends one */
 	nvmet_selftest_abort(c, NVME_ST_RESULT_CLR);
@@ -260,6 +264,11 @@ int ctrl_create_dma(const struct ucmd_ctrl_params *p, const struct ucmd_dma *dma
 			goto fail;
 	}
 	power_on(c, found);
+	/* an image being downloaded survives only while the device stays powered */
+	if (c->dir && !c->power_cycled)
+		ret = nvmet_fw_load_download(c);
+	if (ret)
+		goto fail;
 	if (c->dir && !c->p.read_only) {
 		/* Marks the state "in use" so that a crash counts as unsafe. */
 		ret = nvmet_persist_save(c, false);
@@ -365,6 +374,7 @@ void ctrl_test_knobs(struct ucmd_ctrl *c, uint64_t dst_short_ms, uint64_t dst_ex
 		     bool sanitize_fail)
 {
 	pthread_mutex_lock(&c->lock);
+	c->san.chunk = 4u << 20;	/* small namespaces take several passes */
 	c->dst.short_ms = dst_short_ms;
 	c->dst.ext_ms = dst_ext_ms;
 	c->san.fail_next = sanitize_fail;

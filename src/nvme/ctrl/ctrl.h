@@ -78,7 +78,8 @@ uint32_t ucmd_ctrl_opcode_effects(bool admin, uint8_t opcode);
 
 /*
  * Test knobs: how long the two device self-tests run, and whether the next
- * sanitize operation fails (a media failure the tests cannot cause).
+ * sanitize operation fails (a media failure the tests cannot cause); also
+ * makes a sanitize write 4 MiB per pass instead of UCMD_SANITIZE_CHUNK.
  */
 void ctrl_test_knobs(struct ucmd_ctrl *ctrl, uint64_t dst_short_ms, uint64_t dst_ext_ms,
 		     bool sanitize_fail);

@@ -152,7 +152,8 @@ struct nvmet_aer_event {
 };
 
 /* Sanitize (sanitize.c): the Sanitize Status log and the operation under way */
-#define UCMD_SANITIZE_CHUNK	(4u << 20)	/* bytes erased per controller pass */
+/* bytes written per controller pass (deallocated: 64 times that); a test knob lowers it */
+#define UCMD_SANITIZE_CHUNK	(64u << 20)
 struct nvmet_sanitize {
 	uint16_t sstat;		/* the log's SSTAT: status, passes, GDE */
 	uint32_t scdw10;	/* CDW10 of the command that started the last one */
@@ -163,12 +164,13 @@ struct nvmet_sanitize {
 	uint32_t ns_idx, pass;
 	uint64_t done, total, off;
 	bool fail_next;		/* test knob: the next operation fails */
+	uint32_t chunk;		/* bytes written per pass (UCMD_SANITIZE_CHUNK) */
 };
 
 /* Device Self-test (selftest.c) */
 #define UCMD_DST_RESULTS	20
 #define UCMD_DST_SHORT_MS	2000
-#define UCMD_DST_EXT_MS		10000
+#define UCMD_DST_EXT_MS		60000
 struct nvmet_dst_result {
 	uint8_t status;		/* code (bits 7:4) and result (bits 3:0) */
 	uint8_t segment, valid;
@@ -355,6 +357,9 @@ void nvmet_log_fw(struct ucmd_ctrl *c, struct nvme_firmware_slot *f);
 /* Activate the pending slot: conventional is true at a cold start */
 void nvmet_fw_reset(struct ucmd_ctrl *c, bool conventional);
 void nvmet_fw_free(struct ucmd_ctrl *c);
+void nvmet_fw_discard(struct ucmd_ctrl *c);
+/* The pieces an earlier user of the powered device downloaded */
+int  nvmet_fw_load_download(struct ucmd_ctrl *c);
 /* Write a whole file of the directory atomically (persist.c) */
 int  nvmet_write_atomic(struct ucmd_ctrl *c, const char *name, const void *buf, size_t len);
 

@@ -17,13 +17,59 @@
  * Conventional Reset. Activation "at the next reset" happens at a
  * Controller Level Reset (CC.EN 1 to 0) or the next cold start.
  */
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ctrl_int.h"
 
 #define FWUG_BYTES	4096u
+/*
+ * The pieces received so far, in the controller directory: a device keeps
+ * them while it stays powered, and so across CLI calls (nvme fw-download,
+ * then nvme fw-commit, each its own process); a reset or power cycle
+ * discards them, as the spec says.
+ */
+#define DOWNLOAD_NAME	"fw.download"
+
+static int download_save(struct ucmd_ctrl *c)
+{
+	if (!c->dir || c->p.read_only)
+		return 0;
+	return nvmet_write_atomic(c, DOWNLOAD_NAME, c->fw.img, c->fw.img_len);
+}
+
+void nvmet_fw_discard(struct ucmd_ctrl *c)
+{
+	c->fw.img_len = 0;
+	if (c->dir && !c->p.read_only)
+		unlinkat(c->dirfd, DOWNLOAD_NAME, 0);
+}
+
+int nvmet_fw_load_download(struct ucmd_ctrl *c)
+{
+	struct stat st;
+	ssize_t n;
+	int fd, ret = nvmet_dir_open_file(c, DOWNLOAD_NAME, O_RDONLY, &fd);
+
+	if (ret == -ENOENT)
+		return 0;
+	if (ret)
+		return ret;
+	/* an unusable leftover is dropped, as a device drops a torn download */
+	if (fstat(fd, &st) || st.st_size > UCMD_FW_MAX_IMAGE ||
+	    (!c->fw.img && !(c->fw.img = malloc(UCMD_FW_MAX_IMAGE)))) {
+		close(fd);
+		return 0;
+	}
+	n = pread(fd, c->fw.img, (size_t)st.st_size, 0);
+	close(fd);
+	c->fw.img_len = n == st.st_size ? (uint32_t)n : 0;
+	return 0;
+}
 #define FS(dw10)	((dw10) & 7u)
 #define CA(dw10)	(((dw10) >> 3) & 7u)
 #define ST_SLOT		(UCMD_CMD(NVME_SC_FIRMWARE_SLOT) | UCMD_DNR)
@@ -46,6 +92,10 @@ uint16_t nvmet_admin_fw_download(struct ucmd_ctrl *c, struct nvmet_req *req)
 	if (st)
 		return st;
 	c->fw.img_len = (uint32_t)(off + len);
+	if (download_save(c)) {
+		nvmet_fw_discard(c);
+		return UCMD_GEN(NVME_SC_INTERNAL);
+	}
 	return 0;
 }
 
@@ -138,7 +188,7 @@ uint16_t nvmet_admin_fw_commit(struct ucmd_ctrl *c, struct nvmet_req *req)
 		memcpy(c->fw.rev[slot], rev, sizeof(rev));
 		c->fw.flags[slot] = flags;
 		/* the download buffer is consumed: the next image starts afresh */
-		c->fw.img_len = 0;
+		nvmet_fw_discard(c);
 		if (c->fw.next == slot)
 			c->fw.next = 0;	/* the image it named is gone */
 		if (ca == NVME_FW_COMMIT_CA_REPLACE) {
@@ -171,6 +221,9 @@ uint16_t nvmet_admin_fw_commit(struct ucmd_ctrl *c, struct nvmet_req *req)
 
 void nvmet_fw_reset(struct ucmd_ctrl *c, bool conventional)
 {
+	/* a reset discards a download that was not committed */
+	if (c->fw.img_len)
+		nvmet_fw_discard(c);
 	if (!c->fw.next || (c->fw.next_conv && !conventional))
 		return;
 	activate(c, c->fw.next);

@@ -156,6 +156,14 @@ static json_object *sanitize_json(struct ucmd_ctrl *c)
 	add_u64(o, "ovrpat", c->san.ovrpat);
 	json_object_object_add(o, "ause_fail", json_object_new_boolean(c->san.ause_fail));
 	json_object_object_add(o, "exited", json_object_new_boolean(c->san.exited));
+	{
+		/* how far a running one got: [pass, nsid, byte offset, bytes done] */
+		uint64_t pr[4] = { c->san.pass, c->san.ns_idx, c->san.off, c->san.done };
+
+		if (!nvmet_sanitize_busy(c))
+			memset(pr, 0, sizeof(pr));
+		json_object_object_add(o, "progress", uarr(pr, 4));
+	}
 	return o;
 }
 
@@ -450,6 +458,11 @@ static int load_v3(struct ucmd_ctrl *c, json_object *root)
 	c->san.ovrpat = (uint32_t)get_u64(o, "ovrpat", 0);
 	c->san.ause_fail = json_object_object_get_ex(o, "ause_fail", &a) && json_object_get_boolean(a);
 	c->san.exited = json_object_object_get_ex(o, "exited", &a) && json_object_get_boolean(a);
+	json_object_object_get_ex(o, "progress", &a);
+	c->san.pass = (uint32_t)idx_u64(a, 0);
+	c->san.ns_idx = (uint32_t)idx_u64(a, 1);
+	c->san.off = idx_u64(a, 2);
+	c->san.done = idx_u64(a, 3);
 	json_object_object_get_ex(root, "self_test", &a);
 	c->dst.nres = (unsigned)json_object_array_length(a);
 	for (unsigned i = 0; i < c->dst.nres; i++) {

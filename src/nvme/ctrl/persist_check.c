@@ -242,16 +242,23 @@ static int check_errlog(struct chk *k, json_object *a, uint64_t count)
 static int check_sanitize(struct chk *k, json_object *o)
 {
 	static const char *const keys[] = { "sstat", "scdw10", "ovrpat", "ause_fail", "exited",
-		NULL };
-	uint64_t sstat, dw10, v;
+		"progress", NULL };
+	/* pass (OWPASS at most 16), namespace slot, byte offset, bytes done */
+	static const uint64_t pmax[4] = { 15, UCMD_MAX_NS + 1, UINT64_MAX, UINT64_MAX };
+	uint64_t sstat, dw10, v, pr[4];
+	json_object *a;
 	int ret;
 
 	if ((ret = only_keys(k, o, keys)) ||
 	    (ret = want_uint(k, o, "sstat", 0, 0x1ff, &sstat)) ||
 	    (ret = want_uint(k, o, "scdw10", 0, 0x3ff, &dw10)) ||
 	    (ret = want_uint(k, o, "ovrpat", 0, UINT32_MAX, &v)) ||
-	    (ret = want_bool(k, o, "ause_fail")) || (ret = want_bool(k, o, "exited")))
+	    (ret = want_bool(k, o, "ause_fail")) || (ret = want_bool(k, o, "exited")) ||
+	    (ret = want(k, o, "progress", json_type_array, &a)) ||
+	    (ret = want_uints(k, "progress", a, 4, pmax, pr)))
 		return ret;
+	if ((sstat & 7) != NVME_SANITIZE_SSTAT_STATUS_IN_PROGESS && (pr[0] | pr[1] | pr[2] | pr[3]))
+		return bad(k, "progress", "set, but no sanitize is in progress");
 	if ((sstat & 7) > NVME_SANITIZE_SSTAT_STATUS_COMPLETED_FAILED)
 		return bad(k, "sstat", "status %" PRIu64 " is none of 0..3", sstat & 7);
 	if ((sstat & 7) && ((dw10 & 7) < NVME_SANITIZE_SANACT_START_BLOCK_ERASE ||

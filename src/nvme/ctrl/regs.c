@@ -107,12 +107,20 @@ static void write_cc(struct ucmd_ctrl *c, uint32_t val)
 		if (ctrl_start(c))
 			c->csts |= UCMD_NVME_CSTS_RDY;
 	} else if (!CC_EN(val) && CC_EN(old)) {
-		/* a short self-test ends at a Controller Level Reset; an extended one goes on */
-		if (c->dst.op == NVME_ST_CODE_SHORT)
+		/*
+		 * After a shutdown notification the host is letting go (a CLI
+		 * call ends, a daemon stops): the device stays powered for the
+		 * next one, so this is not the reset that ends a short
+		 * self-test, discards a download or activates firmware. A
+		 * disable without one is (Linux's nvme reset: NVME_IOCTL_RESET).
+		 */
+		bool host_left = c->shn_valid;
+
+		if (!host_left && c->dst.op == NVME_ST_CODE_SHORT)
 			nvmet_selftest_abort(c, NVME_ST_RESULT_CLR);
 		nvmet_ctrl_reset_locked(c);
-		/* firmware committed for activation "at the next reset" */
-		nvmet_fw_reset(c, false);
+		if (!host_left)
+			nvmet_fw_reset(c, false);
 		c->csts = 0;
 	}
 	if (CC_EN(val) && !CC_EN(old))

@@ -3,7 +3,7 @@
  * Sanitize (admin 84h) and the Sanitize Status log (81h). The command only
  * starts the operation, as the spec requires; the erase itself runs in the
  * background, UCMD_SANITIZE_CHUNK bytes of namespace store written per
- * controller pass (64 times that deallocated) (nvmet_ctrl_run), so that a host sees it in progress, and commands
+ * controller pass (nvmet_ctrl_run; 64 times that deallocated), so that a host sees it in progress, and commands
  * other than the few the spec allows complete with Sanitize In Progress
  * until it is done. The state (SSTAT, SCDW10, the pattern) is in ctrl.json:
  * an operation interrupted by a restart starts over at the next power on,
@@ -96,8 +96,8 @@ static uint32_t nr_passes(const struct ucmd_ctrl *c)
 	       OWPASS(c->san.scdw10) : 1;
 }
 
-/* (Re)start the background work from the beginning */
-static void progress_reset(struct ucmd_ctrl *c)
+/* What the whole operation writes or deallocates (the SPROG denominator) */
+static void progress_total(struct ucmd_ctrl *c)
 {
 	uint64_t sum = 0;
 
@@ -105,11 +105,21 @@ static void progress_reset(struct ucmd_ctrl *c)
 		if (c->ns[i])
 			sum += ns_bytes(c->ns[i]);
 	c->san.total = sum * nr_passes(c);
+	if (c->san.done > c->san.total)
+		c->san.done = c->san.total;
+	if (!c->san.ns_idx)
+		c->san.ns_idx = 1;
+}
+
+/* Start the background work from the beginning */
+static void progress_reset(struct ucmd_ctrl *c)
+{
 	c->san.done = 0;
 	c->san.pass = 0;
 	c->san.ns_idx = 1;
 	c->san.off = 0;
 	c->san.sstat = NVME_SANITIZE_SSTAT_STATUS_IN_PROGESS;
+	progress_total(c);
 }
 
 static void fill_pattern32(uint8_t *buf, size_t len, uint32_t pat)
@@ -182,21 +192,22 @@ bool nvmet_sanitize_step(struct ucmd_ctrl *c)
 {
 	uint32_t act = SANACT(c->san.scdw10);
 	/* deallocating is a metadata update: more of it per pass than of writing */
+	uint32_t chunk = c->san.chunk ? c->san.chunk : UCMD_SANITIZE_CHUNK;
 	uint64_t budget = (act != NVME_SANITIZE_SANACT_START_OVERWRITE && !NDAS(c->san.scdw10)) ?
-			  64ull * UCMD_SANITIZE_CHUNK : UCMD_SANITIZE_CHUNK, key;
+			  64ull * chunk : chunk, key;
 	uint8_t *buf;
 
 	if (!nvmet_sanitize_busy(c))
 		return false;
-	/* a restart interrupted it: it starts over (once started, it cannot stop) */
-	if (!c->san.total && !c->san.done && c->san.ns_idx == 0)
-		progress_reset(c);
+	/* loaded in progress: it goes on from where the last user left it */
+	if (!c->san.total)
+		progress_total(c);
 	if (c->san.fail_next) {
 		c->san.fail_next = false;
 		finish(c, false);
 		return false;
 	}
-	buf = malloc(UCMD_SANITIZE_CHUNK);
+	buf = malloc(chunk);
 	if (!buf || getrandom(&key, sizeof(key), 0) != sizeof(key)) {
 		free(buf);
 		return true;	/* try again at the next pass */
@@ -224,9 +235,8 @@ bool nvmet_sanitize_step(struct ucmd_ctrl *c)
 		n = ns_bytes(ns) - c->san.off;
 		if (n > budget)
 			n = budget;
-		if (n > UCMD_SANITIZE_CHUNK && (act == NVME_SANITIZE_SANACT_START_OVERWRITE ||
-						NDAS(c->san.scdw10)))
-			n = UCMD_SANITIZE_CHUNK;	/* what buf holds */
+		if (n > chunk && (act == NVME_SANITIZE_SANACT_START_OVERWRITE || NDAS(c->san.scdw10)))
+			n = chunk;	/* what buf holds */
 		if (erase_chunk(c, ns, c->san.off, n, buf, key)) {
 			free(buf);
 			finish(c, false);
@@ -289,6 +299,8 @@ void nvmet_log_sanitize(struct ucmd_ctrl *c, struct nvme_sanitize_log_page *l)
 		if (c->ns[i])
 			sum += ns_bytes(c->ns[i]);
 	/* SPROG: fraction done of 65536; FFFFh when none is in progress */
+	if (nvmet_sanitize_busy(c) && !c->san.total)
+		progress_total(c);	/* loaded in progress, no pass yet */
 	if (nvmet_sanitize_busy(c))
 		l->sprog = htole16((uint16_t)(c->san.total ? c->san.done * 65536 / c->san.total : 0));
 	else

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Device Self-test (admin 14h) and its log (06h). A test runs in the
- * background for a fixed time (short 2 s, extended 10 s; EDSTT says one
- * minute, the unit it has), its progress observable in the log's completion
+ * background for a fixed time (short 2 s, extended 60 s, the one minute
+ * EDSTT says), its progress observable in the log's completion
  * field; at the end it reads the first and last block of every namespace
  * under test (segment 2, the read test): a store that cannot be read fails
  * it. The 20 newest results are kept in ctrl.json, newest first, with the

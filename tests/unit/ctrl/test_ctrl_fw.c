@@ -222,12 +222,64 @@ static void test_actions(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* A host that shuts down (SHN) and disables is letting go, not resetting */
+static void host_shutdown(struct host *h)
+{
+	ucmd_ctrl_write32(h->ctrl, UCMD_NVME_REG_CC, ucmd_ctrl_read32(h->ctrl, UCMD_NVME_REG_CC) |
+			  1u << UCMD_NVME_CC_SHN_SHIFT);
+	host_disable(h);
+	assert_int_equal(host_enable(h, HOST_ADMIN_QD), 0);
+}
+
+/* The pieces are kept while the device stays powered, across users */
+static void test_download_kept(void **state)
+{
+	char dir[] = "/tmp/ucmd-ctrl-fw-XXXXXX", cmd[96], path[128];
+	struct host h;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/fw.download", dir);
+	open_dir(&h, dir, false);
+	assert_int_equal(download_all(&h, image(&h, "5.0", 0)), 0);
+	assert_int_equal(access(path, F_OK), 0);
+	host_close(&h);
+	/* the next CLI call commits what the last one downloaded */
+	open_dir(&h, dir, false);
+	assert_int_equal(commit(&h, 2, NVME_FW_COMMIT_CA_REPLACE), 0);
+	assert_memory_equal(fw_log(&h)->frs[1], "5.0     ", 8);
+	assert_int_not_equal(access(path, F_OK), 0);
+	/* a reset discards a download */
+	assert_int_equal(download_all(&h, image(&h, "6.0", 0)), 0);
+	reset(&h);
+	assert_int_equal(commit(&h, 3, NVME_FW_COMMIT_CA_REPLACE), ST_IMAGE);
+	assert_int_not_equal(access(path, F_OK), 0);
+	/* a host letting go does not, nor does it activate a pending image */
+	assert_int_equal(download_all(&h, image(&h, "6.0", 0)), 0);
+	assert_int_equal(commit(&h, 2, NVME_FW_COMMIT_CA_SET_ACTIVE), 0);
+	host_shutdown(&h);
+	assert_int_equal(fw_log(&h)->afi, 1 | 2 << 4);
+	assert_int_equal(commit(&h, 3, NVME_FW_COMMIT_CA_REPLACE), 0);
+	reset(&h);
+	assert_int_equal(fw_log(&h)->afi, 2);
+	/* a power cycle discards one too */
+	assert_int_equal(download_all(&h, image(&h, "7.0", 0)), 0);
+	host_close(&h);
+	open_dir(&h, dir, true);
+	assert_int_equal(commit(&h, 3, NVME_FW_COMMIT_CA_REPLACE), ST_IMAGE);
+	assert_int_not_equal(access(path, F_OK), 0);
+	host_close(&h);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_identify),
 		cmocka_unit_test(test_download_errors),
 		cmocka_unit_test(test_actions),
+		cmocka_unit_test(test_download_kept),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -69,8 +69,13 @@ static uint32_t open_ram(struct host *h)
 	struct ucmd_ns_params nsp = { .nsze = NSZE, .lbaf = 0, .store = UCMD_NS_STORE_RAM,
 				      .attach = true };
 
+	uint32_t nsid;
+
 	host_default_params(&p);
-	return host_open_ns(h, &p, &nsp);
+	nsid = host_open_ns(h, &p, &nsp);
+	/* 4 MiB written per pass: the 64 MiB namespace takes sixteen */
+	ctrl_test_knobs(h->ctrl, 2000, 60000, false);
+	return nsid;
 }
 
 static void write_pattern(struct host *h, uint64_t slba, unsigned seed)
@@ -237,7 +242,7 @@ static void test_failure(void **state)
 	open_ram(&h);
 	buf = host_alloc(&h, 4096);
 	/* AUSE clear: restricted; only a new sanitize that succeeds gets out */
-	ctrl_test_knobs(h.ctrl, 2000, 10000, true);
+	ctrl_test_knobs(h.ctrl, 2000, 60000, true);
 	assert_int_equal(sanitize(&h, BE, 0), 0);
 	assert_int_equal(san_log(&h)->sstat & 7, NVME_SANITIZE_SSTAT_STATUS_COMPLETED_FAILED);
 	assert_int_equal(host_io(&h, nvme_cmd_read, 1, 0, 8, buf, 4096, NULL, 0), ST_FAILED);
@@ -246,7 +251,7 @@ static void test_failure(void **state)
 	assert_int_equal(wait_done(&h)->sstat & 7, NVME_SANITIZE_SSTAT_STATUS_COMPLETE_SUCCESS);
 	assert_int_equal(host_io(&h, nvme_cmd_read, 1, 0, 8, buf, 4096, NULL, 0), 0);
 	/* AUSE set: Exit Failure Mode leaves it */
-	ctrl_test_knobs(h.ctrl, 2000, 10000, true);
+	ctrl_test_knobs(h.ctrl, 2000, 60000, true);
 	assert_int_equal(sanitize(&h, OW | AUSE, 0), 0);
 	assert_int_equal(san_log(&h)->sstat & 7, NVME_SANITIZE_SSTAT_STATUS_COMPLETED_FAILED);
 	assert_int_equal(host_io(&h, nvme_cmd_write, 1, 0, 8, buf, 4096, NULL, 0), ST_FAILED);
@@ -257,7 +262,7 @@ static void test_failure(void **state)
 	host_close(&h);
 }
 
-/* Interrupted by a restart, it resumes at the next power on and completes */
+/* Interrupted by a restart, it resumes at the next start and completes */
 static void test_restart(void **state)
 {
 	char dir[] = "/tmp/ucmd-ctrl-sanitize-XXXXXX", cmd[96];
@@ -265,6 +270,8 @@ static void test_restart(void **state)
 	struct ucmd_ns_params nsp = { .nsze = NSZE, .lbaf = 0, .store = UCMD_NS_STORE_FILE,
 				      .attach = true };
 	uint8_t zero[8 * 512] = { 0 }, *buf;
+	struct nvme_sanitize_log_page *l;
+	uint16_t sprog;
 	struct host h;
 
 	(void)state;
@@ -272,16 +279,24 @@ static void test_restart(void **state)
 	host_default_params(&p);
 	p.dir = dir;
 	assert_int_equal(host_open_ns(&h, &p, &nsp), 1);
+	ctrl_test_knobs(h.ctrl, 2000, 60000, false);
 	write_pattern(&h, 0, 11);
 	assert_int_equal(sanitize(&h, BE | NDAS, 0), 0);
-	assert_int_equal(san_log(&h)->sstat & 7, NVME_SANITIZE_SSTAT_STATUS_IN_PROGESS);
+	l = san_log(&h);
+	assert_int_equal(l->sstat & 7, NVME_SANITIZE_SSTAT_STATUS_IN_PROGESS);
+	sprog = l->sprog;
+	assert_true(sprog > 0);
 	host_close(&h);
 
+	/* powered off and on: it goes on from where it got */
 	p.power_on = true;
 	assert_int_equal(host_open(&h, &p), 0);
+	ctrl_test_knobs(h.ctrl, 2000, 60000, false);
+	l = san_log(&h);
+	assert_int_equal(l->sstat & 7, NVME_SANITIZE_SSTAT_STATUS_IN_PROGESS);
+	assert_true(l->sprog > sprog);
 	assert_int_equal(host_create_io_queue(&h, 1, 64, true, 1), 0);
 	buf = host_alloc(&h, 4096);
-	assert_int_equal(san_log(&h)->sstat & 7, NVME_SANITIZE_SSTAT_STATUS_IN_PROGESS);
 	assert_int_equal(host_io(&h, nvme_cmd_read, 1, 0, 8, buf, 4096, NULL, 0), ST_IN_PROGRESS);
 	assert_int_equal(wait_done(&h)->sstat & 7, NVME_SANITIZE_SSTAT_STATUS_COMPLETE_SUCCESS);
 	assert_memory_equal(read_blocks(&h, 0), zero, sizeof(zero));

@@ -71,7 +71,7 @@ static void test_identify(void **state)
 	id = host_alloc(&h, 4096);
 	assert_int_equal(host_identify(&h, NVME_IDENTIFY_CNS_CTRL, 0, 0, id), 0);
 	assert_true(id->oacs & NVME_CTRL_OACS_SELF_TEST);
-	assert_int_equal(id->edstt, 1);		/* 10 s: one minute, rounded up */
+	assert_int_equal(id->edstt, 1);		/* 60 s: one minute */
 	assert_int_equal(id->dsto & 1, 1);
 	host_close(&h);
 }
