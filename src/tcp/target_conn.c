@@ -351,8 +351,17 @@ void tcpt_conn_respond(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvm
 	cqe->cid = s->sqe.cid;
 	cqe->sq_id = htole16(c->qid);
 	pthread_mutex_lock(&c->lock);
-	/* without SQ flow control SQHD is reserved */
-	cqe->sq_head = c->sqflow_off ? 0 : htole16((uint16_t)(++c->sqhd % (c->sqsize + 1u)));
+	/*
+	 * Without SQ flow control SQHD is reserved (0), except in the Connect
+	 * response that agrees to it: FFFFh says so (TP 8005, as nvmet does).
+	 */
+	if (!c->sqflow_off)
+		cqe->sq_head = htole16((uint16_t)(++c->sqhd % (c->sqsize + 1u)));
+	else if (s->sqe.opcode == NVMF_OPC_FABRICS && !cqe->status &&
+		 ((const struct nvmf_common_sqe *)&s->sqe)->fctype == NVMF_FCTYPE_CONNECT)
+		cqe->sq_head = htole16(0xffff);
+	else
+		cqe->sq_head = 0;
 	pthread_mutex_unlock(&c->lock);
 	/* a failed send has failed the connection: the slot goes back all the same */
 	if (out_len && !cqe->status)

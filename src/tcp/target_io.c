@@ -22,6 +22,25 @@
 
 #define WAKE_UD		UINT64_MAX	/* the NOP that wakes the completer to end */
 
+#define CQE_BATCH	32
+
+/* One completion: its response, then its slot goes back. */
+static void reap_one(struct tcpt_conn *c, uint64_t ud, int res, uint64_t result)
+{
+	struct tcpt_slot *s;
+	struct ucmd_nvme_cqe rsp = { 0 };
+	uint32_t out_len;
+
+	if (ud >= TCPT_QUEUE_SIZE)
+		return;	/* the wake-up NOP */
+	s = &c->slots[ud];
+	pthread_mutex_lock(&c->lock);
+	c->inflight--;
+	pthread_mutex_unlock(&c->lock);
+	tcpt_cmd_done(c, s, res, result, &rsp, &out_len);
+	tcpt_conn_respond(c, s, &rsp, out_len);
+}
+
 static void *cq_main(void *arg)
 {
 	struct tcpt_conn *c = arg;
@@ -29,9 +48,10 @@ static void *cq_main(void *arg)
 	cred_override_set(&c->cred);
 	for (;;) {
 		struct __kernel_timespec ts = { .tv_sec = 1 };
-		struct io_uring_cqe *cqe;
+		struct io_uring_cqe *cqe, *batch[CQE_BATCH];
+		struct { uint64_t ud, result; int res; } done[CQE_BATCH];
+		unsigned n;
 		bool end;
-		int ret;
 
 		pthread_mutex_lock(&c->lock);
 		end = atomic_load(&c->dead) && !c->inflight;
@@ -39,29 +59,16 @@ static void *cq_main(void *arg)
 		if (end)
 			break;
 		/* the timeout only bounds how late an ending connection is noticed */
-		ret = ucmd_wait_cqe_timeout(&c->ring, &cqe, &ts);
-		if (ret)
+		if (ucmd_wait_cqe_timeout(&c->ring, &cqe, &ts))
 			continue;
-		if (cqe->user_data == WAKE_UD) {
-			ucmd_cqe_seen(&c->ring, cqe);
-			continue;
-		}
-		if (cqe->user_data < TCPT_QUEUE_SIZE) {
-			struct tcpt_slot *s = &c->slots[cqe->user_data];
-			struct ucmd_nvme_cqe rsp = { 0 };
-			uint64_t result = cqe->big_cqe[0];
-			int res = cqe->res;
-			uint32_t out_len;
-
-			ucmd_cqe_seen(&c->ring, cqe);
-			pthread_mutex_lock(&c->lock);
-			c->inflight--;
-			pthread_mutex_unlock(&c->lock);
-			tcpt_cmd_done(c, s, res, result, &rsp, &out_len);
-			tcpt_conn_respond(c, s, &rsp, out_len);
-		} else {
-			ucmd_cqe_seen(&c->ring, cqe);
-		}
+		/* all that is there, copied out and the CQ freed before the sends */
+		n = ucmd_peek_batch_cqe(&c->ring, batch, CQE_BATCH);
+		for (unsigned i = 0; i < n; i++)
+			done[i] = (typeof(done[0])){ batch[i]->user_data, batch[i]->big_cqe[0],
+						     batch[i]->res };
+		ucmd_cq_advance(&c->ring, n);
+		for (unsigned i = 0; i < n; i++)
+			reap_one(c, done[i].ud, done[i].res, done[i].result);
 	}
 	cred_override_set(NULL);
 	return NULL;

@@ -131,6 +131,7 @@ class Conn:
                 dw0, dw1, sqhd, sqid, rcid, st = struct.unpack("<IIHHHH", hdr[8:24])
                 if rcid != cid:
                     fail(f"response for cid {rcid}, want {cid}")
+                self.last_sqhd = sqhd
                 return st >> 1, dw0, dw1, got
             else:
                 fail(f"unexpected PDU type {typ}")
@@ -379,6 +380,8 @@ expect_rsp(io, rc, 0)
 # LAST_PDU and SUCCESS, and no CapsuleResp; SQHD is reserved (0)
 sf = Conn(hdgst=True, ddgst=True)
 sf.connect(subnqn, qid=1, cntlid=cntlid, sqsize=31, cattr=0x04)
+if sf.last_sqhd != 0xFFFF:   # the Connect response agrees: SQHD FFFFh (TP 8005)
+    fail(f"Connect without SQ flow control: SQHD {sf.last_sqhd:#x}, want 0xffff")
 rc = raw_read(sf, 10)
 typ, flags, hdr, data = sf.recv_pdu()
 ccid, _, datao, datal = struct.unpack("<HHII", hdr[8:20])
