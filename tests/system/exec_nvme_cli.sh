@@ -19,7 +19,7 @@ command -v nvme >/dev/null || fail "nvme-cli is not installed (scripts/deps.sh, 
 command -v python3 >/dev/null || fail "python3 is not installed"
 
 # nvme-cli under ucmd exec; its stderr is kept for the failure message
-X() { timeout 120 "$UCMD" exec --ctrl "$ctrl" --trace -- "$@" 2>"$dir/err"; }
+X() { timeout 120 "$UCMD" exec --ctrl "$ctrl" --create --trace -- "$@" 2>"$dir/err"; }
 ucmd_json() { timeout 60 "$UCMD" --ctrl "$ctrl" -o json "$@"; }
 # py 'expression over a (nvme-cli's JSON) and u (ucmd's)' -> exit 0 if true
 py() {
@@ -42,7 +42,7 @@ PY
 errtail() { sed 's/^/    stderr: /' "$dir/err" | tail -5; }
 
 step "a fresh controller (ucmd makes it), and what it holds"
-ucmd_json list >"$dir/u-list.json" || fail "ucmd list on $ctrl"
+timeout 60 "$UCMD" --ctrl "$ctrl" --create -o json list >"$dir/u-list.json" || fail "ucmd list on $ctrl"
 ucmd_json id-ctrl >"$dir/u-ctrl.json" || fail "ucmd id-ctrl"
 ucmd_json id-ns >"$dir/u-ns.json" || fail "ucmd id-ns"
 ucmd_json smart-log >"$dir/u-smart.json" || fail "ucmd smart-log"
