@@ -76,12 +76,24 @@ void print_id_ctrl(const struct nvme_id_ctrl *id, enum out_fmt f, unsigned flags
 	if (f == OUT_BINARY)
 		return raw(id, sizeof(*id));
 	struct json_object *o = json_object_new_object();
+	char sn[21], mn[41], fr[9];
+
+	snprintf(sn, sizeof(sn), "%.20s", id->sn);
+	snprintf(mn, sizeof(mn), "%.40s", id->mn);
+	snprintf(fr, sizeof(fr), "%.8s", id->fr);
+	json_object_object_add(o, "vid", json_object_new_int(id->vid));
+	json_object_object_add(o, "sn", json_object_new_string(sn));
+	json_object_object_add(o, "mn", json_object_new_string(mn));
+	json_object_object_add(o, "fr", json_object_new_string(fr));
 	json_object_object_add(o, "nn", json_object_new_int64(id->nn));
 	json_object_object_add(o, "ver", json_object_new_int64(id->ver));
 	json_object_object_add(o, "cntlid", json_object_new_int(id->cntlid));
+	json_object_object_add(o, "oncs", json_object_new_int(id->oncs));
 	if (f == OUT_JSON)
 		return jput(o);
-	printf("NVME Identify Controller:\nsn        : %-.20s\nnn        : %u\n", id->sn, id->nn);
+	printf("NVME Identify Controller:\nsn        : %s\nmn        : %s\nfr        : %s\n"
+	       "nn        : %u\noncs      : %#x\nsubnqn    : %.256s\n", sn, mn, fr, id->nn,
+	       id->oncs, id->subnqn);
 	json_object_put(o);
 }
 
