@@ -61,7 +61,7 @@ static void check_bounds(const struct cmd_spec *c, const struct cmd_args *a)
 			check(*(const uint32_t *)p >= 1 && *(const uint32_t *)p <= 4);
 			break;
 		case OPT_FMT:
-			check(a->fmt <= OUT_BINARY);
+			check(a->fmt <= (enum out_fmt)max);
 			break;
 		case OPT_STR:
 			check(*(const char *const *)p && **(const char *const *)p);

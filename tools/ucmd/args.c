@@ -182,9 +182,10 @@ static int set_value(const struct opt *o, struct cmd_args *a, const char *v, cha
 		*(const char **)p = v;
 		return 0;
 	case OPT_FMT:
-		if (parse_fmt(v, p))
-			return fail(err, errlen, "invalid value '%s' for %s (normal, json or binary)",
-				    v, opt_name(o, n, sizeof(n)));
+		if (parse_fmt(v, p) || *(enum out_fmt *)p > (enum out_fmt)o->max)
+			return fail(err, errlen, "invalid value '%s' for %s (%s)", v,
+				    opt_name(o, n, sizeof(n)), o->max == OUT_BINARY ?
+				    "normal, json or binary" : "normal or json");
 		return 0;
 	case OPT_SANACT:
 		if (parse_sanact(v, p))

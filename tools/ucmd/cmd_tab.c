@@ -15,9 +15,10 @@
 #define END { NULL, 0, OPT_FLAG, 0, 0, 0, 0, NULL, NULL }
 
 #define NSID(h) { "namespace-id", 'n', OPT_U32, F(nsid), 0, 0, OPT_NONZERO, "NUM", h }
-#define FMT(h) { "output-format", 'o', OPT_FMT, F(fmt), 0, 0, 0, "FMT", h }
-#define FMT3 FMT("Output format: normal|json|binary")
-#define FMT2 FMT("Output format: normal|json")
+/* max: the last out_fmt accepted (list and list-subsys have no binary form) */
+#define FMT(m, h) { "output-format", 'o', OPT_FMT, F(fmt), m, 0, 0, "FMT", h }
+#define FMT3 FMT(OUT_BINARY, "Output format: normal|json|binary")
+#define FMT2 FMT(OUT_JSON, "Output format: normal|json")
 #define BIN(h) { "raw-binary", 'b', OPT_FLAG, F(raw), 0, 0, 0, NULL, h }
 #define HUMAN(h) { "human-readable", 'H', OPT_FLAG, F(human), 0, 0, 0, NULL, h }
 #define FLAG(l, s, field, h) { l, s, OPT_FLAG, F(field), 0, 0, 0, NULL, h }
