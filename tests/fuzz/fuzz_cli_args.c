@@ -38,7 +38,7 @@ static void check_bounds(const struct cmd_spec *c, const struct cmd_args *a)
 		uint64_t max = o->max ? o->max : o->type == OPT_U32 ? UINT32_MAX : UINT64_MAX;
 
 		if ((o->flags & OPT_REQUIRED))
-			check(a->seen[i]);
+			check(a->seen[i]);	/* no global -n is given here */
 		if (!a->seen[i])
 			continue;
 		switch (o->type) {

@@ -77,6 +77,9 @@ python3 -c 'import json,sys; json.loads(sys.argv[1])' "$a"
 	fail "io-passthru -o (opcode)"
 "$UCMD" set-feature -f 4 -v 343 >/dev/null || fail "set-feature -v"
 "$UCMD" get-log -i 2 -l 512 -b | wc -c | grep -qx 512 || fail "get-log -i 2 -l 512 -b"
+# the old global -n still names the namespace a command requires
+nsid=$("$UCMD" create-ns --nsze 64 | sed -n 's/.*nsid:\([0-9]*\).*/\1/p')
+"$UCMD" -n "$nsid" delete-ns | grep -q "deleted nsid:$nsid" || fail "ucmd -n N delete-ns"
 
 step "did you mean, version"
 rc=0; "$UCMD" id-ctl 2>"$dir/err" || rc=$?

@@ -305,9 +305,13 @@ int cli_args_parse(const struct cmd_spec *c, struct cmd_args *a, int argc, char 
 		}
 		return fail(err, errlen, "unexpected argument '%s'", argv[i]);
 	}
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		/* the old global -n before the command still names the namespace */
+		if (t[i].off == offsetof(struct cmd_args, nsid) && gnsid)
+			continue;
 		if ((t[i].flags & OPT_REQUIRED) && !a->seen[i])
 			return fail(err, errlen, "--%s is required", t[i].lname);
+	}
 	return 0;
 }
 
