@@ -60,6 +60,15 @@ for args in "id-ctrl --bogus" "delete-ns -n 1 --bogus" "flush -Z" "format --forc
 	grep -q -- "'$w'" "$dir/err" || { cat "$dir/err"; fail "'$args': does not name $w"; }
 done
 [ "$(snap)" = "$before" ] || fail "a refused command changed the controller"
+for bad in "read -s xyz:--start-block" "error-log -e 300:--log-entries" \
+	   "delete-ns -n 0:--namespace-id" "list -o yaml:--output-format" \
+	   "dsm --slbs=1,x --blocks=1,2:--slbs" "sanitize -a 9:--sanact" "copy -s 1 -b 1:--sdlba"; do
+	args=${bad%%:*} opt=${bad##*:}
+	rc=0
+	# shellcheck disable=SC2086
+	"$UCMD" $args >/dev/null 2>"$dir/err" || rc=$?
+	[ "$rc" = 2 ] && grep -q -- "$opt" "$dir/err" || { cat "$dir/err"; fail "'$args': exit $rc"; }
+done
 rc=0; "$UCMD" id-ns extra >/dev/null 2>"$dir/err" || rc=$?
 [ "$rc" = 2 ] && grep -q "unexpected argument 'extra'" "$dir/err" || fail "stray argument"
 

@@ -323,6 +323,15 @@ bool cli_args_given(const struct cmd_spec *c, const struct cmd_args *a, const ch
 	return false;
 }
 
+/* nvme-cli's layout: "  [  --name=<NUM>, -n <NUM> ]" padded, then "--- help" */
+static void print_opt_line(FILE *f, const char *left, const char *help)
+{
+	char box[128];
+
+	snprintf(box, sizeof(box), "[  %s ]", left);
+	fprintf(f, "  %-36s --- %s\n", box, help);
+}
+
 void cli_args_help(FILE *f, const struct cmd_spec *c)
 {
 	fprintf(f, "Usage: ucmd %s%s [OPTIONS]\n\n%s\n", c->name,
@@ -341,9 +350,9 @@ void cli_args_help(FILE *f, const struct cmd_spec *c)
 		if (o->sname && k > 0 && (size_t)k < sizeof(left))
 			snprintf(left + k, sizeof(left) - (size_t)k, o->type == OPT_FLAG ?
 				 ", -%c" : ", -%c <%s>", o->sname, o->meta);
-		fprintf(f, "  [  %-32s ] --- %s\n", left, o->help);
+		print_opt_line(f, left, o->help);
 	}
-	fprintf(f, "  [  %-32s ] --- %s\n", "--help, -h", "show this help (runs nothing)");
+	print_opt_line(f, "--help, -h", "show this help (runs nothing)");
 }
 
 static const char *type_name(enum opt_type t)
