@@ -8,7 +8,7 @@ pkgs=(
   liburing-dev libnvme-dev libjson-c-dev libcmocka-dev libinih-dev
   python3 util-linux valgrind
   man-db groff-base file
-  nvme-cli	# a real client for ucmd exec's tests (tests/system/exec_nvme_cli.sh)
+  nvme-cli	# a real client for ucmd exec's tests (exec_nvme_cli.sh); cli_docs.sh checks docs/cli.md against its help
   fio e2fsprogs	# real clients under libucmd-preload (tests/system/exec_fio_blk.sh)
   libisal-dev	# CRC32C of the NVMe/TCP digests (src/tcp/pdu.c)
   # the BPF LSM enforcer (src/bpf/, meson -Dbpf): clang targets bpf; vmlinux.h

@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: the ucmd CLI's option parsing (tools/ucmd/args.c and
- * tools/bench/opts.c) on arbitrary argv, without running any command. The
- * input split on NUL bytes is argv after "ucmd" (at most MAX_ARGS words):
- * the global options are parsed, then the named command's options, as
- * main() would before opening a session. Whatever a parser accepts must be
- * within the bounds the commands rely on (block counts, list lengths,
- * feature ids...); nothing may crash or leak, and parsers run back to back
- * in one process, as getopt's state must allow.
+ * libFuzzer target: the ucmd CLI's option parsing (tools/ucmd/args.c with
+ * every command's table, cmd_tab.c, and tools/bench/opts.c) on arbitrary
+ * argv, without running any command. The input split on NUL bytes is argv
+ * after "ucmd" (at most MAX_ARGS words): the global options are parsed,
+ * then the named command's options with its table, as main() does before
+ * opening a session. Whatever the parser accepts must be within the
+ * bounds the table declares (every number at most its max, non-zero where
+ * it says so, required options present, lists within their capacity);
+ * nothing may crash or leak, and parsers run back to back in one process,
+ * as getopt's state must allow. Help, completion and the option dump run
+ * on the same words too.
  */
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,60 +29,68 @@ static void check(bool ok)
 		abort();
 }
 
+/* every accepted value within what its table entry allows */
+static void check_bounds(const struct cmd_spec *c, const struct cmd_args *a)
+{
+	for (int i = 0; c->opts[i].lname; i++) {
+		const struct opt *o = &c->opts[i];
+		const void *p = (const char *)a + o->off;
+		uint64_t max = o->max ? o->max : o->type == OPT_U32 ? UINT32_MAX : UINT64_MAX;
+
+		if ((o->flags & OPT_REQUIRED))
+			check(a->seen[i]);	/* no global -n is given here */
+		if (!a->seen[i])
+			continue;
+		switch (o->type) {
+		case OPT_U32:
+			check(*(const uint32_t *)p <= max);
+			check(!(o->flags & OPT_NONZERO) || *(const uint32_t *)p);
+			break;
+		case OPT_U64:
+			check(*(const uint64_t *)p <= max);
+			break;
+		case OPT_LIST: {
+			const struct u64_list *l = p;
+
+			check(l->n >= 1 && l->n <= CLI_MAX_RANGES);
+			for (int k = 0; k < l->n; k++)
+				check(l->v[k] <= max);
+			break;
+		}
+		case OPT_SANACT:
+			check(*(const uint32_t *)p >= 1 && *(const uint32_t *)p <= 4);
+			break;
+		case OPT_FMT:
+			check(a->fmt <= (enum out_fmt)max);
+			break;
+		case OPT_STR:
+			check(*(const char *const *)p && **(const char *const *)p);
+			break;
+		case OPT_FLAG:
+			check(*(const bool *)p);
+			break;
+		}
+	}
+	check(!a->dev || !strncmp(a->dev, "/dev/", 5));
+}
+
 static void parse_command(const char *name, int argc, char **argv)
 {
-	struct rw_args rw;
-	struct passthru_args pt;
-	struct range_args rg;
-	struct ranges_args rs;
-	struct feature_args ft;
-	struct format_args fm;
-	struct create_ns_args cn;
-	struct attach_args at;
-	uint64_t bytes = 64u << 20;	/* cmd_run's default */
-	uint32_t n;
+	const struct cmd_spec *c = cli_spec_find(name);
+	struct cmd_args a;
+	char err[256];
+	FILE *null = fopen("/dev/null", "w");
 
-	if (!strcmp(name, "read") || !strcmp(name, "write") || !strcmp(name, "compare")) {
-		if (!rw_args_parse(&rw, argc, argv))
-			check(rw.nlb <= 0xffff);
-	} else if (!strcmp(name, "io-passthru") || !strcmp(name, "admin-passthru")) {
-		if (!passthru_args_parse(&pt, argc, argv))
-			check(!(pt.rd && pt.wr) && pt.cmd.data_len <= (64u << 20));
-	} else if (!strcmp(name, "write-zeroes") || !strcmp(name, "write-uncor") ||
-		   !strcmp(name, "verify")) {
-		bool deac = !strcmp(name, "write-zeroes");
+	if (!null)
+		abort();
+	if (c && c->opts) {
+		memset(&a, 0, sizeof(a));
+		int ret = cli_args_parse(c, &a, argc, argv, err, sizeof(err));
 
-		if (!range_args_parse(&rg, argc, argv, deac))
-			check(rg.nlb <= 0xffff && (deac || !rg.deac));
-	} else if (!strcmp(name, "dsm")) {
-		if (!dsm_args_parse(&rs, argc, argv))
-			check(rs.n >= 1 && rs.n <= CLI_MAX_RANGES);
-	} else if (!strcmp(name, "copy")) {
-		if (!copy_args_parse(&rs, argc, argv))
-			check(rs.n >= 1 && rs.n <= CLI_MAX_RANGES);
-	} else if (!strcmp(name, "error-log")) {
-		if (!error_log_args_parse(&n, argc, argv))
-			check(n >= 1 && n <= 256);
-	} else if (!strcmp(name, "get-feature") || !strcmp(name, "set-feature")) {
-		bool set = name[0] == 's';
-
-		if (!feature_args_parse(&ft, argc, argv, set))
-			check(ft.fid <= 0xff && ft.sel <= 3 && (set || !ft.save));
-	} else if (!strcmp(name, "format")) {
-		if (!format_args_parse(&fm, argc, argv))
-			check(fm.lbaf <= 63 && fm.ses <= 7 && fm.ms <= 1);
-	} else if (!strcmp(name, "create-ns")) {
-		if (!create_ns_args_parse(&cn, argc, argv))
-			check(cn.nsze && cn.flbas <= 0xff);
-	} else if (!strcmp(name, "attach-ns") || !strcmp(name, "detach-ns")) {
-		if (!attach_args_parse(&at, argc, argv)) {
-			check(at.n <= 32);
-			for (uint32_t i = 0; i < at.n; i++)
-				check(at.ids[i] <= 0xffff);
-		}
-	} else if (!strcmp(name, "run")) {
-		if (!run_args_parse(&bytes, 128 * 1024, argc, argv))
-			check(bytes && bytes % (128 * 1024) == 0);
+		check(ret == 0 || ret == 1 || (ret < 0 && err[0]));
+		if (ret == 0)
+			check_bounds(c, &a);
+		cli_args_help(null, c);
 	} else if (!strcmp(name, "policy") && argc >= 2 && !strcmp(argv[1], "explain")) {
 		struct explain_args ex;
 
@@ -91,11 +103,16 @@ static void parse_command(const char *name, int argc, char **argv)
 			      ex.x.opcode >= 0 && ex.x.opcode < 256);
 	} else if (!strcmp(name, "bench")) {
 		struct bench_opts o;
-		char err[256];
 
 		bench_opts_default(&o);
 		(void)bench_opts_parse(&o, argc, argv, err, sizeof(err));
+	} else if (!c) {
+		(void)cli_spec_suggest(name);
 	}
+	/* completion of these very words, at each position */
+	for (int cw = 0; cw <= argc; cw++)
+		cli_args_complete(null, cw, argc, argv);
+	fclose(null);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
@@ -103,11 +120,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 	struct cli cli = { .fmt = OUT_NORMAL, .ctrl_dir = "./ucmd-ctrl" };
 	char *argv[MAX_ARGS + 2], *buf = malloc(size + 1);
 	const char *why;
+	bool version;
 	int argc = 0, k;
 
 	if (!buf)
 		abort();
-	opterr = 0;	/* getopt's complaints are the commands' business */
 	memcpy(buf, in, size);
 	buf[size] = 0;
 	argv[argc++] = "ucmd";
@@ -117,10 +134,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 	}
 	argv[argc] = NULL;
 
-	k = cli_global_parse(&cli, argc, argv, &why);
+	k = cli_global_parse(&cli, argc, argv, &why, &version);
 	if (k > 0) {
-		check(k < argc && (cli.fmt == OUT_NORMAL || cli.fmt == OUT_JSON));
+		check(k < argc && cli.fmt <= OUT_BINARY);
 		parse_command(argv[k], argc - k, argv + k);
+	} else if (k < 0) {
+		check(why != NULL);
 	}
 	free(buf);
 	return 0;

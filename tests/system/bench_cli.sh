@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `ucmd bench` end to end, briefly: each path with --verify, text and JSON
-# output, the JSON fields checked with python3, and bad options rejected.
+# output, the JSON fields checked with python3, the default target leaving
+# the persistent namespace alone, and bad options rejected.
 # Never asserts a speed: only that the numbers are there and consistent.
 set -euo pipefail
 B=${UCMD_BUILD:-build}
@@ -82,6 +83,17 @@ out=$("$UCMD" bench --path block --rw randread --size 16M --ops 1000 --batch 4)
 echo "$out"
 echo "$out" | grep -Eq "^  nvme[0-9]+n1: ios=1000/0, merge=0/0, ticks=[0-9]+/0, in_queue=[0-9]+, util=[0-9.]+%$" ||
 	fail "no Disk stats line for the block path"
+
+step "the default target is bench's own RAM namespace: the persistent one keeps its data"
+head -c 65536 /dev/urandom > "$dir/data.bin"
+"$UCMD" write -s 0 -c 127 -d "$dir/data.bin" 2>/dev/null
+"$UCMD" bench --rw write --size 1M --bs 64k --ops 64 >/dev/null
+"$UCMD" read -s 0 -c 127 -d "$dir/back.bin"
+cmp "$dir/data.bin" "$dir/back.bin" || fail "bench's default target wrote over the namespace"
+# only when told to: --target session writes the controller's namespace
+"$UCMD" bench --target session --rw write --size 1M --bs 64k --ops 64 >/dev/null
+"$UCMD" read -s 0 -c 127 -d "$dir/back.bin"
+if cmp -s "$dir/data.bin" "$dir/back.bin"; then fail "--target session did not write the namespace"; fi
 
 step "bad options give clear errors"
 for bad in "--rw sideways" "--bs 1000" "--iodepth 0" "--batch 64 --iodepth 8" \

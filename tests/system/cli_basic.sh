@@ -18,16 +18,17 @@ echo "$out" | tail -5
 echo "$out" | grep -q "all 4 MiB written, verified and read back" || fail "run did not verify"
 [ -f "$UCMD_CTRL/ctrl.json" ] || fail "no controller config in $UCMD_CTRL"
 
-step "list / id-ctrl / id-ns / smart-log as JSON"
-"$UCMD" --output-format json list | python3 -c '
-import json,sys; d=json.load(sys.stdin)
-assert "ng0n1" in d["devices"] and "nvme0" in d["devices"], d
-assert d["lba_size"] == 512 and d["nsze"] == 2097152, d'
-"$UCMD" --output-format json id-ctrl | python3 -c '
+step "list / id-ctrl / id-ns / smart-log as JSON (-o after the command, as nvme-cli)"
+"$UCMD" list -o json | python3 -c '
+import json,sys; t=json.dumps(json.load(sys.stdin)); assert "/dev/nvme0n1" in t and "/dev/ng0n1" in t, t'
+"$UCMD" id-ctrl -o json | python3 -c '
 import json,sys; d=json.load(sys.stdin); assert d["nn"] >= 1 and d["ver"] >= 0x10400, d'
-"$UCMD" --output-format json id-ns | python3 -c '
+"$UCMD" id-ns -o json | python3 -c '
 import json,sys; d=json.load(sys.stdin); assert d["nsze"] == 2097152 and len(d["lbafs"]) == d["nlbaf"] + 1, d'
-"$UCMD" --output-format json smart-log | python3 -c '
+# the old global position still sets the default
+"$UCMD" --output-format json id-ctrl | python3 -c 'import json,sys; json.load(sys.stdin)'
+[ "$("$UCMD" id-ctrl -b | wc -c)" = 4096 ] || fail "id-ctrl -b is not the 4096-byte structure"
+"$UCMD" smart-log --output-format=json | python3 -c '
 import json,sys; d=json.load(sys.stdin)
 # the 4 MiB job wrote 8192 sectors: 8.192 thousand-sector data units, rounded up
 assert d["data_units_written"] >= 9 and d["host_write_commands"] >= 32, d'
@@ -40,7 +41,7 @@ head -c 4096 /dev/urandom > "$dir/in.bin"
 cmp "$dir/in.bin" "$dir/out.bin" || fail "read back differs"
 
 step "passthru: Identify through admin-passthru, Read through io-passthru"
-"$UCMD" admin-passthru --opcode=6 --cdw10=1 --data-len=4096 --read --raw-binary > "$dir/id.bin"
+"$UCMD" admin-passthru -o 6 --cdw10=1 --data-len=4096 --read --raw-binary > "$dir/id.bin"
 [ "$(stat -c %s "$dir/id.bin")" = 4096 ] || fail "identify size"
 "$UCMD" io-passthru --opcode=2 --cdw10=100 --cdw12=7 --data-len=4096 --read --raw-binary > "$dir/pt.bin"
 cmp "$dir/in.bin" "$dir/pt.bin" || fail "io-passthru read differs"
@@ -54,4 +55,5 @@ if "$UCMD" read -s xyz 2>/dev/null; then fail "bad number accepted"; fi
 if "$UCMD" nosuchcmd 2>/dev/null; then fail "unknown command accepted"; fi
 if "$UCMD" --output-format yaml list 2>/dev/null; then fail "bad format accepted"; fi
 if "$UCMD" --namespace-id 9 id-ns 2>"$dir/err"; then fail "missing namespace accepted"; fi
+if "$UCMD" id-ns -n 9 2>"$dir/err"; then fail "missing namespace accepted (-n after)"; fi
 echo "cli_basic: all checks passed"

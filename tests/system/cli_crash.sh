@@ -39,7 +39,7 @@ n=$(wc -l < "$dir/acked")
 echo "killed after $n acknowledged writes"
 
 # a new process: the controller and its namespace are there, data intact
-"$UCMD" --output-format json list | python3 -c '
+"$UCMD" id-ns -o json | python3 -c '
 import json,sys; d=json.load(sys.stdin); assert d["nsze"] == 2097152, d'
 while read -r i; do
 	block "$i" > "$dir/want.bin"

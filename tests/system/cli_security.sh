@@ -33,9 +33,9 @@ as_nobody "$UCMD" id-ctrl >/dev/null
 step "admin commands other than Identify need CAP_SYS_ADMIN (Linux's rule)"
 if as_nobody "$UCMD" smart-log 2>"$dir/err"; then fail "unprivileged smart-log allowed"; fi
 grep -q "Permission denied" "$dir/err" || { cat "$dir/err"; fail "not -EACCES"; }
-if as_nobody "$UCMD" format 2>/dev/null; then fail "unprivileged format allowed"; fi
+if as_nobody "$UCMD" format --force 2>/dev/null; then fail "unprivileged format allowed"; fi
 # root may, in a directory of its own: root refuses nobody's (issue 12)
-"$UCMD" --ctrl "$dir/root-ctrl" smart-log >/dev/null
+"$UCMD" --ctrl "$dir/root-ctrl" --create smart-log >/dev/null
 
 step "a site policy grants get-log, audit records the denial of format"
 cat > "$dir/site.ini" <<'INI'
@@ -50,7 +50,7 @@ audit = yes
 INI
 "$UCMD" policy check "$dir/site.ini" >/dev/null
 as_nobody "$UCMD" --policy "$dir/site.ini" --audit "$dir/audit.jsonl" smart-log >/dev/null
-if as_nobody "$UCMD" --policy "$dir/site.ini" --audit "$dir/audit.jsonl" format 2>/dev/null; then
+if as_nobody "$UCMD" --policy "$dir/site.ini" --audit "$dir/audit.jsonl" format --force 2>/dev/null; then
 	fail "format allowed by the site policy"
 fi
 python3 - "$dir/audit.jsonl" <<'PY'

@@ -66,7 +66,7 @@ rm "$UCMD_CTRL/ns1.img"
 mv "$udir/ns1.saved" "$UCMD_CTRL/ns1.img"
 # root's own directory with a planted symlink: refused too
 rdir="$top/root-ctrl"
-"$UCMD" --ctrl "$rdir" list >/dev/null
+"$UCMD" --ctrl "$rdir" create-ctrl >/dev/null
 rm "$rdir/ns1.img"
 ln -s "$scratch" "$rdir/ns1.img"
 if "$UCMD" --ctrl "$rdir" list >/dev/null 2>&1; then fail "root followed its own symlink"; fi
@@ -188,11 +188,11 @@ mnt="$top/small"
 mkdir "$mnt"
 if mount -t tmpfs -o size=2m,mode=0700 tmpfs "$mnt" 2>/dev/null; then
 	full() { "$UCMD" --ctrl "$mnt/ctrl" "$@"; }
-	full list >/dev/null
+	"$UCMD" --ctrl "$mnt/ctrl" create-ctrl >/dev/null
 else
 	# no mount here: a 2 MiB file size limit (EFBIG) stands in for the full disk
 	mnt=""
-	"$UCMD" --ctrl "$top/limited" list >/dev/null
+	"$UCMD" --ctrl "$top/limited" create-ctrl >/dev/null
 	full() { ( trap '' XFSZ; ulimit -f 2048; "$UCMD" --ctrl "$top/limited" "$@" ); }
 fi
 head -c 1048576 /dev/urandom > "$top/big.bin"

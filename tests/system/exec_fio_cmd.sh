@@ -15,7 +15,7 @@ step() { echo "--- $*"; }
 command -v fio >/dev/null || fail "fio is not installed (scripts/deps.sh installs it)"
 ctrl="$dir/ctrl"
 # fio leaves its verify state files in the current directory: ours
-X() { (cd "$dir" && timeout 300 "$UCMD" exec --ctrl "$ctrl" -- "$@"); }
+X() { (cd "$dir" && timeout 300 "$UCMD" exec --ctrl "$ctrl" --create -- "$@"); }
 # fio's JSON (after the warnings fio prints into the same file): total
 # errors and I/O of every job
 io_of() { python3 -c '

@@ -21,7 +21,7 @@ if ldd "$PROG" | grep -q ucmd; then fail "uring_passthru links ucmd"; fi
 ldd "$PROG" | grep -q 'liburing.so.2' || fail "uring_passthru does not use the system liburing"
 
 step "uring_passthru under ucmd exec"
-timeout 300 "$UCMD" exec --ctrl "$dir/ctrl" -- "$PROG" /dev/ng0n1 /dev/nvme0 /dev/nvme0n1 \
+timeout 300 "$UCMD" exec --ctrl "$dir/ctrl" --create -- "$PROG" /dev/ng0n1 /dev/nvme0 /dev/nvme0n1 \
 	| tee "$dir/out.txt"
 [ "$(grep -c ': ok$' "$dir/out.txt")" -eq 10 ] || fail "not every case passed"
 

@@ -29,7 +29,7 @@ ar=$(find "$P" -name libucmd.a)
 libdir=$(dirname "$so")
 for f in bin/ucmd sbin/ucmdd share/man/man1/ucmd.1 share/man/man1/ucmd-bench.1 \
 	 share/man/man5/ucmd-policy.5 share/man/man3/libucmd.3 share/man/man8/ucmdd.8 \
-	 share/ucmd/default.ini; do
+	 share/ucmd/default.ini share/bash-completion/completions/ucmd; do
 	[ -f "$P/$f" ] || fail "not installed: $f"
 done
 cmp -s policy/default.ini "$P/share/ucmd/default.ini" || fail "default.ini differs"

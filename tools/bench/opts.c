@@ -26,7 +26,7 @@ void bench_opts_default(struct bench_opts *o)
 		.rw = RW_RANDREAD, .rwmixread = 50, .bs = 4096, .iodepth = 32,
 		.batch_submit = 1, .batch_complete = 1, .size = 64ull << 20,
 		.threads = 1, .path = PATH_PASSTHRU, .progress = true,
-		.target = TARGET_SESSION, .ctrl_mode = CTRL_INLINE, .lba_size = 4096,
+		.target = TARGET_RAM, .ctrl_mode = CTRL_INLINE, .lba_size = 4096,
 		.seed = 0x5eed,
 	};
 }
@@ -46,7 +46,9 @@ void bench_usage(FILE *f)
 		"  --threads N          threads, one ring each (1)\n"
 		"  --path passthru|block|sync\n"
 		"  --fixedbufs --vectored --iopoll --sqpoll --noplug --verify\n"
-		"  --target session|ram --ctrl-mode inline|thread|trap --lba-size 512|4096\n"
+		"  --target ram|session (ram: a RAM namespace of bench's own, the default;\n"
+		"                        session: the controller's namespace, data overwritten)\n"
+		"  --ctrl-mode inline|thread|trap --lba-size 512|4096   (ram target)\n"
 		"  --output-format normal|json  --no-progress  --seed N\n");
 }
 

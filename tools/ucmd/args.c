@@ -1,9 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* The CLI's option parsers (args.h): argv to structs, nothing else. */
+/*
+ * The CLI's option parsers (args.h): argv to structs, nothing else. One
+ * generic parser reads every command's arguments with the command's table
+ * (cmd_tab.c); the policy explainer keeps its own (its options are not
+ * nvme-cli's).
+ */
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "args.h"
 #include "cli.h"
@@ -17,12 +25,27 @@
 static void getopt_reset(void)
 {
 	optind = 0;
+	opterr = 0;	/* the parsers say what was wrong, naming the option */
 }
 
-int cli_global_parse(struct cli *cli, int argc, char **argv, const char **why)
+static int parse_fmt(const char *s, enum out_fmt *f)
+{
+	if (!strcmp(s, "normal"))
+		*f = OUT_NORMAL;
+	else if (!strcmp(s, "json"))
+		*f = OUT_JSON;
+	else if (!strcmp(s, "binary"))
+		*f = OUT_BINARY;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+int cli_global_parse(struct cli *cli, int argc, char **argv, const char **why, bool *version)
 {
 	static const struct option opts[] = {
 		{ "ctrl", required_argument, 0, 'C' },
+		{ "create", no_argument, 0, 'c' },
 		{ "daemon", required_argument, 0, 'D' },
 		{ "namespace-id", required_argument, 0, 'n' },
 		{ "output-format", required_argument, 0, 'o' },
@@ -30,19 +53,22 @@ int cli_global_parse(struct cli *cli, int argc, char **argv, const char **why)
 		{ "audit", required_argument, 0, 'A' },
 		{ "hostnqn", required_argument, 0, 'H' },
 		{ "help", no_argument, 0, 'h' },
+		{ "version", no_argument, 0, 'V' },
 		{ 0, 0, 0, 0 },
 	};
 	int c;
 
 	*why = NULL;
+	*version = false;
 	getopt_reset();
 	/* global options stop at the command name */
-	while ((c = getopt_long(argc, argv, "+C:n:o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:C:n:o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'C':
 			cli->ctrl_dir = optarg;
 			cli->ctrl_given = true;
 			break;
+		case 'c': cli->create = true; break;
 		case 'D':
 			if (!*optarg) {
 				*why = "--daemon needs the daemon's socket path";
@@ -60,321 +86,379 @@ int cli_global_parse(struct cli *cli, int argc, char **argv, const char **why)
 			}
 			break;
 		case 'o':
-			if (!strcmp(optarg, "json"))
-				cli->fmt = OUT_JSON;
-			else if (!strcmp(optarg, "normal"))
-				cli->fmt = OUT_NORMAL;
-			else {
-				*why = "--output-format is normal or json";
+			if (parse_fmt(optarg, &cli->fmt)) {
+				*why = "--output-format is normal, json or binary";
 				return -EINVAL;
 			}
 			break;
+		case 'V':
+			*version = true;
+			return 0;
 		case 'h': return 0;
-		default: return -EINVAL;
+		case ':':
+			*why = "a global option lacks its argument";
+			return -EINVAL;
+		default:
+			*why = "unrecognized global option (command options go after the command)";
+			return -EINVAL;
 		}
 	}
-	return optind < argc ? optind : -EINVAL;
-}
-
-int rw_args_parse(struct rw_args *a, int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "start-block", required_argument, 0, 's' },
-		{ "block-count", required_argument, 0, 'c' },
-		{ "data-size", required_argument, 0, 'z' },
-		{ "data", required_argument, 0, 'd' },
-		{ "force-unit-access", no_argument, 0, 'f' },
-		{ 0, 0, 0, 0 },
-	};
-	int c;
-
-	memset(a, 0, sizeof(*a));
-	getopt_reset();
-	while ((c = getopt_long(argc, argv, "s:c:z:d:f", opts, NULL)) != -1) {
-		switch (c) {
-		case 's': if (parse_u64(optarg, &a->slba)) return -EINVAL; break;
-		case 'c': if (parse_u32(optarg, &a->nlb) || a->nlb > 0xffff) return -EINVAL; break;
-		case 'z': if (parse_u64(optarg, &a->size)) return -EINVAL; break;
-		case 'd': a->path = optarg; break;
-		case 'f': a->fua = true; break;
-		default: return -EINVAL;
-		}
+	if (optind >= argc) {
+		*why = "no command given (ucmd help lists them)";
+		return -EINVAL;
 	}
-	return 0;
+	return optind;
 }
 
-int passthru_args_parse(struct passthru_args *a, int argc, char **argv)
+static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
-	static const struct option opts[] = {
-		{ "opcode", required_argument, 0, 'O' },
-		{ "namespace-id", required_argument, 0, 'n' },
-		{ "data-len", required_argument, 0, 'l' },
-		{ "cdw2", required_argument, 0, '2' },
-		{ "cdw3", required_argument, 0, '3' },
-		{ "cdw10", required_argument, 0, '4' },
-		{ "cdw11", required_argument, 0, '5' },
-		{ "cdw12", required_argument, 0, '6' },
-		{ "cdw13", required_argument, 0, '7' },
-		{ "cdw14", required_argument, 0, '8' },
-		{ "cdw15", required_argument, 0, '9' },
-		{ "timeout", required_argument, 0, 't' },
-		{ "read", no_argument, 0, 'r' },
-		{ "write", no_argument, 0, 'w' },
-		{ "input-file", required_argument, 0, 'i' },
-		{ "raw-binary", no_argument, 0, 'b' },
-		{ 0, 0, 0, 0 },
-	};
-	struct nvme_uring_cmd *cmd = &a->cmd;
-	uint32_t v, *dw[] = { &cmd->cdw2, &cmd->cdw3, &cmd->cdw10, &cmd->cdw11, &cmd->cdw12,
-			      &cmd->cdw13, &cmd->cdw14, &cmd->cdw15 };
-	bool have_op = false;
-	int c;
+	va_list ap;
 
-	memset(a, 0, sizeof(*a));
-	getopt_reset();
-	while ((c = getopt_long(argc, argv, "O:n:l:2:3:4:5:6:7:8:9:t:rwi:b", opts, NULL)) != -1) {
-		switch (c) {
-		case 'O': if (parse_u32(optarg, &v) || v > 0xff) return -EINVAL;
-			cmd->opcode = (uint8_t)v; have_op = true; break;
-		case 'n': if (parse_u32(optarg, &cmd->nsid)) return -EINVAL;
-			a->have_nsid = true; break;
-		case 'l': if (parse_u32(optarg, &cmd->data_len) || cmd->data_len > (64u << 20))
-				return -EINVAL;
-			break;
-		case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
-			if (parse_u32(optarg, &v)) return -EINVAL;
-			*dw[c == '2' ? 0 : c == '3' ? 1 : c - '4' + 2] = v;
-			break;
-		case 't': if (parse_u32(optarg, &cmd->timeout_ms)) return -EINVAL; break;
-		case 'r': a->rd = true; break;
-		case 'w': a->wr = true; break;
-		case 'i': a->in = optarg; break;
-		case 'b': a->raw = true; break;
-		default: return -EINVAL;
-		}
-	}
-	return !have_op || (a->rd && a->wr) ? -EINVAL : 0;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
 }
 
-int range_args_parse(struct range_args *a, int argc, char **argv, bool allow_deac)
+/* Comma-separated list of numbers ("0,8,64"), each at most max. */
+static int parse_list(const char *s, struct u64_list *l, uint64_t max)
 {
-	static const struct option opts[] = {
-		{ "start-block", required_argument, 0, 's' },
-		{ "block-count", required_argument, 0, 'c' },
-		{ "deac", no_argument, 0, 'd' },
-		{ 0, 0, 0, 0 },
-	};
-	int c;
+	char buf[8192], *save = NULL;
 
-	memset(a, 0, sizeof(*a));
-	getopt_reset();
-	while ((c = getopt_long(argc, argv, "s:c:d", opts, NULL)) != -1) {
-		switch (c) {
-		case 's': if (parse_u64(optarg, &a->slba)) return -EINVAL; break;
-		case 'c': if (parse_u32(optarg, &a->nlb) || a->nlb > 0xffff) return -EINVAL; break;
-		case 'd': if (!allow_deac) return -EINVAL; a->deac = true; break;
-		default: return -EINVAL;
-		}
-	}
-	return 0;
-}
-
-/* Comma-separated list of numbers ("0,8,64"); returns the count or -EINVAL. */
-static int parse_list(const char *s, uint64_t *out, int max)
-{
-	char buf[4096], *save = NULL;
-	int n = 0;
-
-	if (!s || snprintf(buf, sizeof(buf), "%s", s) >= (int)sizeof(buf))
+	l->n = 0;
+	if (snprintf(buf, sizeof(buf), "%s", s) >= (int)sizeof(buf))
 		return -EINVAL;
 	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (n == max || parse_u64(tok, &out[n]))
+		if (l->n == CLI_MAX_RANGES || parse_u64(tok, &l->v[l->n]) || l->v[l->n] > max)
 			return -EINVAL;
-		n++;
+		l->n++;
 	}
-	return n ? n : -EINVAL;
+	return l->n ? 0 : -EINVAL;
 }
 
-/* --slbs and --blocks of equal, non-zero length; copy also wants --sdlba */
-static int ranges_parse(struct ranges_args *a, int argc, char **argv, bool copy)
+/* nvme-cli's sanitize action names, or the numbers 1..4 */
+static int parse_sanact(const char *s, uint32_t *v)
 {
-	static const struct option dsm_opts[] = {
-		{ "slbs", required_argument, 0, 's' },
-		{ "blocks", required_argument, 0, 'b' },
-		{ "ad", no_argument, 0, 'd' },
-		{ 0, 0, 0, 0 },
-	};
-	static const struct option copy_opts[] = {
-		{ "sdlba", required_argument, 0, 'd' },
-		{ "slbs", required_argument, 0, 's' },
-		{ "blocks", required_argument, 0, 'b' },
-		{ 0, 0, 0, 0 },
-	};
-	int ns = -1, nb = -1, c;
-	bool have_d = false;
+	static const char *const names[] = { "exit-failure", "start-block-erase",
+					     "start-overwrite", "start-crypto-erase" };
+
+	for (unsigned i = 0; i < 4; i++)
+		if (!strcasecmp(s, names[i])) {
+			*v = i + 1;
+			return 0;
+		}
+	return parse_u32(s, v) || *v < 1 || *v > 4 ? -EINVAL : 0;
+}
+
+static uint64_t opt_max(const struct opt *o)
+{
+	if (o->max)
+		return o->max;
+	return o->type == OPT_U32 ? UINT32_MAX : UINT64_MAX;
+}
+
+/* "--long" or "-s": how the user may have spelled it, for messages */
+static const char *opt_name(const struct opt *o, char *buf, size_t len)
+{
+	snprintf(buf, len, "--%s", o->lname);
+	return buf;
+}
+
+static int set_value(const struct opt *o, struct cmd_args *a, const char *v, char *err,
+		     size_t errlen)
+{
+	void *p = (char *)a + o->off;
+	uint64_t max = opt_max(o), x;
+	char n[64];
+
+	switch (o->type) {
+	case OPT_FLAG:
+		*(bool *)p = true;
+		return 0;
+	case OPT_STR:
+		if (!*v)
+			return fail(err, errlen, "%s needs a non-empty value",
+				    opt_name(o, n, sizeof(n)));
+		*(const char **)p = v;
+		return 0;
+	case OPT_FMT:
+		if (parse_fmt(v, p) || *(enum out_fmt *)p > (enum out_fmt)o->max)
+			return fail(err, errlen, "invalid value '%s' for %s (%s)", v,
+				    opt_name(o, n, sizeof(n)), o->max == OUT_BINARY ?
+				    "normal, json or binary" : "normal or json");
+		return 0;
+	case OPT_SANACT:
+		if (parse_sanact(v, p))
+			return fail(err, errlen, "invalid value '%s' for %s (1..4 or exit-failure, "
+				    "start-block-erase, start-overwrite, start-crypto-erase)",
+				    v, opt_name(o, n, sizeof(n)));
+		return 0;
+	case OPT_LIST:
+		if (parse_list(v, p, max))
+			return fail(err, errlen, "invalid list '%s' for %s (1..%d numbers, "
+				    "comma-separated, each at most %llu)", v,
+				    opt_name(o, n, sizeof(n)), CLI_MAX_RANGES,
+				    (unsigned long long)max);
+		return 0;
+	case OPT_U32:
+	case OPT_U64:
+		if (parse_u64(v, &x) || x > max || (!x && (o->flags & OPT_NONZERO)))
+			return fail(err, errlen, "invalid value '%s' for %s (a number %s..%llu)", v,
+				    opt_name(o, n, sizeof(n)), o->flags & OPT_NONZERO ? "1" : "0",
+				    (unsigned long long)max);
+		if (o->type == OPT_U32)
+			*(uint32_t *)p = (uint32_t)x;
+		else
+			*(uint64_t *)p = x;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static void set_default(const struct opt *o, struct cmd_args *a)
+{
+	void *p = (char *)a + o->off;
+
+	if (!o->def)
+		return;
+	if (o->type == OPT_U32)
+		*(uint32_t *)p = (uint32_t)o->def;
+	else if (o->type == OPT_U64)
+		*(uint64_t *)p = o->def;
+}
+
+int cli_args_parse(const struct cmd_spec *c, struct cmd_args *a, int argc, char **argv,
+		   char *err, size_t errlen)
+{
+	struct option lopts[CLI_MAX_OPTS + 2];
+	char sopts[3 * CLI_MAX_OPTS + 8], *sp = sopts;
+	uint32_t gnsid = a->nsid;
+	enum out_fmt gfmt = a->fmt;
+	const struct opt *t = c->opts;
+	int n = 0, ch, idx;
 
 	memset(a, 0, sizeof(*a));
-	getopt_reset();
-	while ((c = getopt_long(argc, argv, copy ? "d:s:b:" : "s:b:d",
-				copy ? copy_opts : dsm_opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			/* copy: -d is --sdlba; dsm: -d is --ad */
-			if (copy)
-				have_d = !parse_u64(optarg, &a->sdlba);
-			else
-				a->ad = true;
-			break;
-		case 's': ns = parse_list(optarg, a->slbs, CLI_MAX_RANGES); break;
-		case 'b': nb = parse_list(optarg, a->blocks, CLI_MAX_RANGES); break;
-		default: return -EINVAL;
+	a->nsid = gnsid;
+	a->fmt = gfmt;
+	*err = 0;
+	if (!t)
+		return fail(err, errlen, "%s parses its own options", c->name);
+	*sp++ = ':';	/* a missing argument is ':', not '?' */
+	for (; t[n].lname; n++) {
+		if (n == CLI_MAX_OPTS)
+			return fail(err, errlen, "%s: option table too long", c->name);
+		set_default(&t[n], a);
+		lopts[n] = (struct option){ t[n].lname,
+					    t[n].type == OPT_FLAG ? no_argument : required_argument,
+					    NULL, 256 + n };
+		if (t[n].sname) {
+			*sp++ = t[n].sname;
+			if (t[n].type != OPT_FLAG)
+				*sp++ = ':';
 		}
 	}
-	if ((copy && !have_d) || ns < 1 || ns != nb)
-		return -EINVAL;
-	a->n = ns;
-	return 0;
-}
+	lopts[n] = (struct option){ "help", no_argument, NULL, 'h' };
+	lopts[n + 1] = (struct option){ 0, 0, 0, 0 };
+	*sp++ = 'h';
+	*sp = 0;
 
-int dsm_args_parse(struct ranges_args *a, int argc, char **argv)
-{
-	return ranges_parse(a, argc, argv, false);
-}
-
-int copy_args_parse(struct ranges_args *a, int argc, char **argv)
-{
-	return ranges_parse(a, argc, argv, true);
-}
-
-int error_log_args_parse(uint32_t *entries, int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "log-entries", required_argument, 0, 'e' }, { 0, 0, 0, 0 } };
-	int c;
-
-	*entries = 64;
+	/*
+	 * -h/--help anywhere wins over everything else on the line, even an
+	 * option this command does not know or a bad value: help is asked
+	 * for precisely when the user is unsure of the rest.
+	 */
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return 1;
 	getopt_reset();
-	while ((c = getopt_long(argc, argv, "e:", opts, NULL)) != -1)
-		if (c != 'e' || parse_u32(optarg, entries) || !*entries || *entries > 256)
+	while ((ch = getopt_long(argc, argv, sopts, lopts, NULL)) != -1) {
+		if (ch == 'h')
+			return 1;	/* help asked: nothing else is checked or run */
+		if (ch == '?') {
+			if (optopt)
+				return fail(err, errlen, "unrecognized option '-%c'", optopt);
+			return fail(err, errlen, "unrecognized option '%s'", argv[optind - 1]);
+		}
+		if (ch == ':')
+			return fail(err, errlen, "option '%s' requires an argument",
+				    argv[optind - 1]);
+		idx = -1;
+		if (ch >= 256)
+			idx = ch - 256;
+		else
+			for (int i = 0; i < n; i++)
+				if (t[i].sname == ch)
+					idx = i;
+		if (idx < 0)
+			return fail(err, errlen, "unrecognized option '-%c'", ch);
+		if (set_value(&t[idx], a, optarg, err, errlen))
 			return -EINVAL;
-	return 0;
-}
-
-int feature_args_parse(struct feature_args *a, int argc, char **argv, bool set)
-{
-	static const struct option opts[] = {
-		{ "feature-id", required_argument, 0, 'f' },
-		{ "sel", required_argument, 0, 's' },
-		{ "cdw11", required_argument, 0, 'c' },
-		{ "value", required_argument, 0, 'V' },
-		{ "save", no_argument, 0, 'S' },
-		{ 0, 0, 0, 0 },
-	};
-	bool have_fid = false, have_v = false;
-	int c;
-
-	memset(a, 0, sizeof(*a));
-	getopt_reset();
-	while ((c = getopt_long(argc, argv, "f:s:c:V:S", opts, NULL)) != -1) {
-		switch (c) {
-		case 'f': if (parse_u32(optarg, &a->fid) || a->fid > 0xff) return -EINVAL;
-			have_fid = true; break;
-		case 's': if (set || parse_u32(optarg, &a->sel) || a->sel > 3) return -EINVAL; break;
-		case 'c': if (parse_u32(optarg, &a->cdw11)) return -EINVAL; break;
-		case 'V': if (!set || parse_u32(optarg, &a->cdw11)) return -EINVAL;
-			have_v = true; break;
-		case 'S': if (!set) return -EINVAL; a->save = true; break;
-		default: return -EINVAL;
-		}
+		a->seen[idx] = true;
+		if (t[idx].off == offsetof(struct cmd_args, nsid))
+			a->nsid_given = true;
 	}
-	return !have_fid || (set && !have_v) ? -EINVAL : 0;
-}
-
-int format_args_parse(struct format_args *a, int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "lbaf", required_argument, 0, 'l' },
-		{ "ses", required_argument, 0, 's' },
-		{ "ms", required_argument, 0, 'm' },
-		{ 0, 0, 0, 0 },
-	};
-	int c;
-
-	memset(a, 0, sizeof(*a));
-	getopt_reset();
-	while ((c = getopt_long(argc, argv, "l:s:m:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'l': if (parse_u32(optarg, &a->lbaf) || a->lbaf > 63) return -EINVAL; break;
-		case 's': if (parse_u32(optarg, &a->ses) || a->ses > 7) return -EINVAL; break;
-		case 'm': if (parse_u32(optarg, &a->ms) || a->ms > 1) return -EINVAL; break;
-		default: return -EINVAL;
+	/* what is left: at most one device path, as nvme-cli's <device> */
+	for (int i = optind; i < argc; i++) {
+		if (!strncmp(argv[i], "/dev/", 5) && !a->dev && !c->no_device) {
+			a->dev = argv[i];
+			continue;
 		}
+		return fail(err, errlen, "unexpected argument '%s'", argv[i]);
+	}
+	for (int i = 0; i < n; i++) {
+		/* the old global -n before the command still names the namespace */
+		if (t[i].off == offsetof(struct cmd_args, nsid) && gnsid)
+			continue;
+		if ((t[i].flags & OPT_REQUIRED) && !a->seen[i])
+			return fail(err, errlen, "--%s is required", t[i].lname);
 	}
 	return 0;
 }
 
-int create_ns_args_parse(struct create_ns_args *a, int argc, char **argv)
+bool cli_args_given(const struct cmd_spec *c, const struct cmd_args *a, const char *lname)
 {
-	static const struct option opts[] = {
-		{ "nsze", required_argument, 0, 's' },
-		{ "ncap", required_argument, 0, 'c' },
-		{ "flbas", required_argument, 0, 'f' },
-		{ 0, 0, 0, 0 },
-	};
-	int c;
-
-	memset(a, 0, sizeof(*a));
-	getopt_reset();
-	while ((c = getopt_long(argc, argv, "s:c:f:", opts, NULL)) != -1) {
-		switch (c) {
-		case 's': if (parse_u64(optarg, &a->nsze)) return -EINVAL; break;
-		case 'c': if (parse_u64(optarg, &a->ncap)) return -EINVAL; break;
-		case 'f': if (parse_u32(optarg, &a->flbas) || a->flbas > 0xff) return -EINVAL; break;
-		default: return -EINVAL;
-		}
-	}
-	return a->nsze ? 0 : -EINVAL;
+	for (int i = 0; c->opts && c->opts[i].lname && i < CLI_MAX_OPTS; i++)
+		if (!strcmp(c->opts[i].lname, lname))
+			return a->seen[i];
+	return false;
 }
 
-int attach_args_parse(struct attach_args *a, int argc, char **argv)
+/* nvme-cli's layout: "  [  --name=<NUM>, -n <NUM> ]" padded, then "--- help" */
+static void print_opt_line(FILE *f, const char *left, const char *help)
 {
-	static const struct option opts[] = {
-		{ "controllers", required_argument, 0, 'c' }, { 0, 0, 0, 0 } };
-	int c;
+	char box[128];
 
-	memset(a, 0, sizeof(*a));
-	getopt_reset();
-	while ((c = getopt_long(argc, argv, "c:", opts, NULL)) != -1) {
-		char buf[512], *save = NULL;
-
-		if (c != 'c')
-			return -EINVAL;
-		snprintf(buf, sizeof(buf), "%s", optarg);
-		for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-			if (a->n == 32 || parse_u32(t, &a->ids[a->n]) || a->ids[a->n] > 0xffff)
-				return -EINVAL;
-			a->n++;
-		}
-	}
-	return 0;
+	snprintf(box, sizeof(box), "[  %s ]", left);
+	fprintf(f, "  %-36s --- %s\n", box, help);
 }
 
-int run_args_parse(uint64_t *bytes, uint64_t chunk, int argc, char **argv)
+void cli_args_help(FILE *f, const struct cmd_spec *c)
 {
-	static const struct option opts[] = {
-		{ "size", required_argument, 0, 's' },
-		{ 0, 0, 0, 0 },
-	};
-	uint64_t v;
-	int c;
+	fprintf(f, "Usage: ucmd %s%s [OPTIONS]\n\n%s\n", c->name,
+		c->no_device ? "" : " [<device>]", c->desc ? c->desc : c->summary);
+	if (!c->opts)
+		return;
+	fprintf(f, "\nOptions:\n");
+	for (const struct opt *o = c->opts; o->lname; o++) {
+		char left[96];
+		int k;
 
-	getopt_reset();
-	while ((c = getopt_long(argc, argv, "s:", opts, NULL)) != -1) {
-		if (c != 's' || parse_u64(optarg, &v) || !v || v % chunk)
-			return -EINVAL;
-		*bytes = v;
+		if (o->type == OPT_FLAG)
+			k = snprintf(left, sizeof(left), "--%s", o->lname);
+		else
+			k = snprintf(left, sizeof(left), "--%s=<%s>", o->lname, o->meta);
+		if (o->sname && k > 0 && (size_t)k < sizeof(left))
+			snprintf(left + k, sizeof(left) - (size_t)k, o->type == OPT_FLAG ?
+				 ", -%c" : ", -%c <%s>", o->sname, o->meta);
+		print_opt_line(f, left, o->help);
 	}
-	return 0;
+	print_opt_line(f, "--help, -h", "show this help (runs nothing)");
+}
+
+static const char *type_name(enum opt_type t)
+{
+	static const char *const names[] = { "flag", "num", "num", "string", "fmt", "list",
+					     "string" };
+
+	return names[t];
+}
+
+void cli_args_dump(FILE *f)
+{
+	for (const struct cmd_spec *c = cli_specs; c->name; c++) {
+		if (!c->opts) {
+			fprintf(f, "%s\t*\t-\town\n", c->name);
+			continue;
+		}
+		fprintf(f, "%s\t-\t-\tcommand\n", c->name);
+		for (const struct opt *o = c->opts; o->lname; o++) {
+			char s[3] = "-";
+
+			if (o->sname)
+				snprintf(s, sizeof(s), "-%c", o->sname);
+			fprintf(f, "%s\t--%s\t%s\t%s\n", c->name, o->lname, s, type_name(o->type));
+		}
+	}
+}
+
+/* global options that take a value: their next word is not the command */
+static bool global_takes_arg(const char *w)
+{
+	static const char *const g[] = { "--ctrl", "--daemon", "--namespace-id", "-n",
+					 "--output-format", "-o", "--policy", "--audit",
+					 "--hostnqn", "-C", NULL };
+
+	for (int i = 0; g[i]; i++)
+		if (!strcmp(w, g[i]))
+			return true;
+	return false;
+}
+
+void cli_args_complete(FILE *f, int cword, int nwords, char **words)
+{
+	static const char *const globals[] = { "--ctrl", "--create", "--daemon", "--namespace-id",
+					       "--output-format", "--policy", "--audit",
+					       "--hostnqn", "--help", "--version", NULL };
+	const char *cur = cword < nwords ? words[cword] : "";
+	size_t lc = strlen(cur);
+	const struct cmd_spec *c = NULL;
+	int ci = -1;
+
+	for (int i = 1; i < nwords && i < cword; i++) {
+		if (words[i][0] == '-') {
+			i += global_takes_arg(words[i]) && !strchr(words[i], '=');
+			continue;
+		}
+		ci = i;
+		c = cli_spec_find(words[i]);
+		break;
+	}
+	if (cword > 0 && cword - 1 < nwords && cword - 1 > 0) {
+		const char *prev = words[cword - 1];
+
+		if (!strcmp(prev, "--output-format") || !strcmp(prev, "-o")) {
+			/* -o is opcode for the passthrus and lpo for get-log */
+			if (!c || (strcmp(c->name, "io-passthru") && strcmp(c->name, "admin-passthru") &&
+				   strcmp(c->name, "get-log") && strcmp(c->name, "fw-download"))) {
+				for (const char *const *v = (const char *const[]){ "normal", "json",
+					"binary", NULL }; *v; v++)
+					if (!strncmp(*v, cur, lc))
+						fprintf(f, "%s\n", *v);
+				return;
+			}
+		}
+	}
+	if (ci < 0) {
+		if (cur[0] == '-') {
+			for (int i = 0; globals[i]; i++)
+				if (!strncmp(globals[i], cur, lc))
+					fprintf(f, "%s\n", globals[i]);
+			return;
+		}
+		for (const struct cmd_spec *s = cli_specs; s->name; s++)
+			if (!strncmp(s->name, cur, lc))
+				fprintf(f, "%s\n", s->name);
+		return;
+	}
+	if (!c)
+		return;
+	if (!strcmp(c->name, "help")) {
+		for (const struct cmd_spec *s = cli_specs; s->name; s++)
+			if (!strncmp(s->name, cur, lc))
+				fprintf(f, "%s\n", s->name);
+		return;
+	}
+	if (cur[0] == '-' && c->opts) {
+		for (const struct opt *o = c->opts; o->lname; o++) {
+			char l[64];
+
+			snprintf(l, sizeof(l), "--%s", o->lname);
+			if (!strncmp(l, cur, lc))
+				fprintf(f, "%s\n", l);
+		}
+		if (!strncmp("--help", cur, lc))
+			fprintf(f, "--help\n");
+	}
 }
 
 static int parse_yesno(const char *s, bool *out)

@@ -2,95 +2,139 @@
 /*
  * The CLI's option parsing: argv to plain structs, with no device, file or
  * session touched, so that it can be tested and fuzzed on its own
- * (tests/fuzz/fuzz_cli_args.c). Each parser takes argv as the command sees
- * it (argv[0] is the command name), resets getopt fully (it may be called
- * more than once in a process) and returns 0 or -EINVAL; the command prints
- * its usage. Strings in the structs point into argv.
+ * (tests/fuzz/fuzz_cli_args.c). Every command declares its options in a
+ * table (nvme-cli's long and short names and defaults, cmd_tab.c); ONE
+ * generic parser reads any command's argv with its table, before any
+ * session is opened, so that --help and a bad option never reach a device.
+ * Strings in the structs point into argv.
  */
 #ifndef UCMD_CLI_ARGS_H
 #define UCMD_CLI_ARGS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "ucmd/security.h"
 #include "ucmd/uapi/nvme_ioctl.h"
+#include "print.h"
 
 struct cli;
 
 /*
  * Global options, up to the command name. Returns the index of the command
- * name in argv, 0 when --help was asked, or -EINVAL with a reason in *why.
+ * name in argv, 0 when --help (or --version: *version set) was asked, or
+ * -EINVAL with a reason in *why.
  */
-int cli_global_parse(struct cli *cli, int argc, char **argv, const char **why);
+int cli_global_parse(struct cli *cli, int argc, char **argv, const char **why, bool *version);
 
-/* read, write, compare: -s SLBA -c NLB(0-based) [-z SIZE] [-d FILE] [-f] */
-struct rw_args {
-	uint64_t slba, size;
-	uint32_t nlb;
-	const char *path;
-	bool fua;
-};
-int rw_args_parse(struct rw_args *a, int argc, char **argv);
-
-/* io-passthru, admin-passthru: nvme-cli's options, into cmd */
-struct passthru_args {
-	struct nvme_uring_cmd cmd;
-	bool have_nsid, rd, wr, raw;
-	const char *in;
-};
-int passthru_args_parse(struct passthru_args *a, int argc, char **argv);
-
-/* write-zeroes, write-uncor, verify: -s SLBA -c NLB(0-based) [--deac] */
-struct range_args {
-	uint64_t slba;
-	uint32_t nlb;
-	bool deac;
-};
-int range_args_parse(struct range_args *a, int argc, char **argv, bool allow_deac);
-
-/* dsm --slbs=A,B --blocks=N,M [--ad]; copy --sdlba=D --slbs=... --blocks=... */
 #define CLI_MAX_RANGES 256
-struct ranges_args {
+#define CLI_MAX_OPTS 40
+
+/* A comma-separated list of numbers (--slbs, --blocks, --controllers). */
+struct u64_list {
 	int n;
-	uint64_t slbs[CLI_MAX_RANGES], blocks[CLI_MAX_RANGES];
-	uint64_t sdlba;
-	bool ad;
+	uint64_t v[CLI_MAX_RANGES];
 };
-int dsm_args_parse(struct ranges_args *a, int argc, char **argv);
-int copy_args_parse(struct ranges_args *a, int argc, char **argv);
 
-/* error-log [--log-entries 1..256] */
-int error_log_args_parse(uint32_t *entries, int argc, char **argv);
+enum opt_type {
+	OPT_FLAG,	/* no argument: bool */
+	OPT_U32,	/* uint32_t, 0..max */
+	OPT_U64,	/* uint64_t, 0..max */
+	OPT_STR,	/* const char * */
+	OPT_FMT,	/* enum out_fmt: normal|json|binary */
+	OPT_LIST,	/* struct u64_list, each 0..max */
+	OPT_SANACT,	/* uint32_t: 1..4 or nvme-cli's action names */
+};
 
-/* get-feature -f FID [-s SEL] [--cdw11 V]; set-feature -f FID -V VALUE [--save] */
-struct feature_args {
-	uint32_t fid, sel, cdw11;
+/* flags of an option */
+#define OPT_REQUIRED	(1u << 0)
+#define OPT_NONZERO	(1u << 1)	/* 0 is refused (a namespace id) */
+
+/*
+ * Everything any command takes, one field per option meaning; a command's
+ * table says which it accepts, under which names and defaults.
+ */
+struct cmd_args {
+	const char *dev;		/* a /dev path among the arguments */
+	uint32_t nsid;			/* -n: 0 = the session's (global -n or 1) */
+	bool nsid_given;		/* -n after the command */
+	enum out_fmt fmt;		/* -o: default the global -o */
+	bool human, verbose, raw, vs, force, show_cmd;
+	/* read/write/compare, ranges */
+	uint64_t slba, data_size, sdlba, lpo, nsze, ncap, size;
+	uint32_t nlb, timeout;
+	const char *data;
+	bool fua, deac, ad, idw, idr;
+	struct u64_list slbs, blocks, ctrls;
+	/* passthru */
+	uint32_t opcode, flags, data_len, cdw[16];	/* cdw[2..15] */
+	bool rd, wr;
+	/* logs */
+	uint32_t log_entries, dst_entries, log_id, log_len, lsp, lsi, csi;
+	bool rae;
+	/* features */
+	uint32_t fid, sel, value, cdw11, cdw12;
 	bool save;
+	/* format, create-ns */
+	uint32_t lbaf, ses, pi, pil, ms, flbas;
+	bool reset;
+	/* sanitize, self-test, firmware */
+	uint32_t sanact, owpass, ovrpat, stc, xfer, fw_offset, slot, action, bpid;
+	bool ause, oipbp, no_dealloc, wait;
+	const char *fw;
+	/* create-ctrl */
+	bool create;
+	/* which options the command line gave, by table index */
+	bool seen[CLI_MAX_OPTS];
 };
-int feature_args_parse(struct feature_args *a, int argc, char **argv, bool set);
 
-/* format [--lbaf 0..63] [--ses 0..7] [--ms 0|1] */
-struct format_args {
-	uint32_t lbaf, ses, ms;
+struct opt {
+	const char *lname;	/* long name, without -- */
+	char sname;		/* short name, 0 if none */
+	enum opt_type type;
+	size_t off;		/* offsetof(struct cmd_args, field) */
+	uint64_t max;		/* largest accepted value; 0: the type's */
+	uint64_t def;		/* default (numbers, flags) */
+	unsigned flags;
+	const char *meta;	/* NUM, FILE, LIST... */
+	const char *help;
 };
-int format_args_parse(struct format_args *a, int argc, char **argv);
 
-/* create-ns --nsze N [--ncap N] [--flbas F] */
-struct create_ns_args {
-	uint64_t nsze, ncap;
-	uint32_t flbas;
+struct cmd_spec {
+	const char *name;
+	const char *summary;	/* one line for `ucmd help` */
+	const char *desc;	/* a paragraph for `ucmd CMD --help`; NULL: summary */
+	const struct opt *opts;	/* NULL-terminated; NULL: the command parses its own */
+	bool no_session;	/* works without a controller */
+	bool only_reads;	/* changes nothing: opens the controller read-only */
+	bool no_device;		/* takes no /dev path (run, bench, exec, policy) */
 };
-int create_ns_args_parse(struct create_ns_args *a, int argc, char **argv);
 
-/* attach-ns, detach-ns [--controllers=ID,...] */
-struct attach_args {
-	uint32_t ids[32], n;
-};
-int attach_args_parse(struct attach_args *a, int argc, char **argv);
+/* The command table, in `ucmd help` order; NULL name ends it. */
+extern const struct cmd_spec cli_specs[];
+const struct cmd_spec *cli_spec_find(const char *name);
+/* The closest command name within 2 edits (a typo), or NULL. */
+const char *cli_spec_suggest(const char *name);
 
-/* run [--size BYTES]: a non-zero multiple of chunk */
-int run_args_parse(uint64_t *bytes, uint64_t chunk, int argc, char **argv);
+/*
+ * Parse a command's argv (argv[0] is its name) with its table: a fills
+ * with the table's defaults (nsid and fmt from the global options given
+ * in a on entry), then the arguments. Returns 0, 1 when -h/--help was
+ * given (nothing else checked), or -EINVAL with a one-line reason in err
+ * naming the option.
+ */
+int cli_args_parse(const struct cmd_spec *c, struct cmd_args *a, int argc, char **argv,
+		   char *err, size_t errlen);
+/* Whether the command line gave the option of that long name. */
+bool cli_args_given(const struct cmd_spec *c, const struct cmd_args *a, const char *lname);
+/* The command's help, from its table, in nvme-cli's layout. */
+void cli_args_help(FILE *f, const struct cmd_spec *c);
+/* `ucmd help --dump-options`: every table as "CMD --long -s TYPE" lines. */
+void cli_args_dump(FILE *f);
+/* `ucmd help --complete CWORD WORDS...`: the candidates for WORDS[CWORD]. */
+void cli_args_complete(FILE *f, int cword, int nwords, char **words);
 
 /*
  * policy explain [...]: a.x comes filled with the defaults

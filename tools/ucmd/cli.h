@@ -7,8 +7,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ucmd/ucmd.h"
+#include "args.h"
 #include "print.h"
+#include "ucmd/ucmd.h"
 
 struct ucmd_ctrl;
 struct ucmd_nvme_host;
@@ -41,26 +42,33 @@ struct cli {
 	const char *policy;	/* NULL: the default policy (Linux's rules) */
 	const char *audit;	/* NULL: no audit trail; "-": stderr */
 	const char *hostnqn;	/* --hostnqn: nvme-tcp:// controllers; NULL: the system's */
-	uint32_t nsid;
+	bool create;		/* --create: make --ctrl DIR if it does not exist */
+	uint32_t nsid;		/* global -n (before the command) */
+	const struct cmd_spec *spec;	/* the command's table */
+	struct cmd_args a;	/* the command's options, parsed before any session */
 	struct session s;
 	bool session_open;
 };
 
-struct cli_cmd {
-	const char *name;
-	const char *help;
-	int (*fn)(struct cli *cli, int argc, char **argv);
-	bool no_session;	/* works without a controller (policy) */
-	bool only_reads;	/* changes nothing: opens the controller read-only */
-};
-
-extern const struct cli_cmd cli_cmds[];
+/*
+ * A command's implementation; its options are in cli->a (parsed with its
+ * table in cmd_tab.c), argv is the command's own (argv[0] its name) for
+ * the commands that parse their own (bench, policy, exec, help).
+ */
+typedef int (*cli_fn)(struct cli *cli, int argc, char **argv);
 
 /* session.c */
 /* --hostnqn: the host NQN of an nvme-tcp:// controller (NULL: /etc/nvme/hostnqn or generated) */
 extern const char *session_hostnqn;
+/*
+ * The controller in dir. bootstrap_blocks 0: it must exist (-ENOENT
+ * otherwise, said on stderr); else a directory without a controller is
+ * created with one namespace of that many 512-byte blocks.
+ */
 int session_open(struct session *s, const char *dir, uint32_t nsid, const char *policy,
-		 const char *audit, bool only_reads);
+		 const char *audit, bool only_reads, uint64_t bootstrap_blocks);
+/* The device names as `ucmd exec` shows them: nvme0, nvme0n<nsid>, ng0n<nsid>. */
+const char *session_devname(const struct session *s, char *buf, size_t len);
 /* The kernel backend: a real /dev/ngXnY, /dev/nvmeXnY or /dev/nvmeX. */
 int session_open_kernel(struct session *s, const char *path, uint32_t nsid);
 /* ucmdd's controllers through its socket (<ucmd/daemon.h>). */
@@ -71,11 +79,32 @@ int session_passthru(struct session *s, bool admin, const struct nvme_uring_cmd 
 		     uint64_t *result);
 int session_namespace_info(struct session *s, uint32_t nsid);
 
+/* The output a command's options ask for: -b is binary whatever -o says. */
+static inline enum out_fmt cli_fmt(const struct cli *cli)
+{
+	return cli->a.raw ? OUT_BINARY : cli->a.fmt;
+}
+
+static inline unsigned cli_pflags(const struct cli *cli)
+{
+	return (cli->a.human ? PRINT_HUMAN : 0) | (cli->a.verbose ? PRINT_VERBOSE : 0) |
+	       (cli->a.vs ? PRINT_VS : 0);
+}
+
 /* output.c */
 void print_status_error(const char *what, int res);
 void json_print(struct json_object *o);
 int parse_u64(const char *s, uint64_t *out);
 int parse_u32(const char *s, uint32_t *out);
+/* a 4 KiB-aligned zeroed buffer of len bytes (rounded up), free() it */
+void *cli_zalloc(size_t len);
+/* one admin command; prints the status as what on failure */
+int cli_admin(struct cli *cli, const char *what, struct nvme_uring_cmd *c, uint64_t *result);
+/* Get Log Page of len bytes into buf */
+int cli_get_log(struct cli *cli, const char *what, uint8_t lid, uint32_t nsid, void *buf,
+		uint32_t len);
+/* Identify into a 4 KiB buffer (NULL on failure, status printed) */
+void *cli_identify(struct cli *cli, const char *what, uint32_t cns, uint32_t nsid);
 uint64_t le128_lo(const uint8_t v[16]);
 
 /* command implementations */
@@ -108,5 +137,21 @@ int cmd_detach_ns(struct cli *cli, int argc, char **argv);
 int cmd_policy(struct cli *cli, int argc, char **argv);
 int cmd_bench(struct cli *cli, int argc, char **argv);
 int cmd_exec(struct cli *cli, int argc, char **argv);
+int cmd_list_subsys(struct cli *cli, int argc, char **argv);
+int cmd_fw_log(struct cli *cli, int argc, char **argv);
+int cmd_sanitize_log(struct cli *cli, int argc, char **argv);
+int cmd_self_test_log(struct cli *cli, int argc, char **argv);
+int cmd_get_log(struct cli *cli, int argc, char **argv);
+int cmd_show_regs(struct cli *cli, int argc, char **argv);
+int cmd_reset(struct cli *cli, int argc, char **argv);
+int cmd_sanitize(struct cli *cli, int argc, char **argv);
+int cmd_device_self_test(struct cli *cli, int argc, char **argv);
+int cmd_fw_download(struct cli *cli, int argc, char **argv);
+int cmd_fw_commit(struct cli *cli, int argc, char **argv);
+int cmd_create_ctrl(struct cli *cli, int argc, char **argv);
+int cmd_version(struct cli *cli, int argc, char **argv);
+int cmd_help(struct cli *cli, int argc, char **argv);
+/* bench: its options before any session; returns 1 after --help, <0 on error */
+int bench_pre(struct cli *cli, int argc, char **argv, bool *needs_session);
 
 #endif

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `ucmd bench`: a workload on the CLI's session (the file-backed embedded
- * controller, default) or, with --target ram, on a volatile RAM controller
- * of its own (inline or thread mode) so numbers do not depend on the file
- * store. The runner itself is tools/bench (job.h).
+ * `ucmd bench`: a workload on a volatile RAM controller of its own (the
+ * default, --target ram: inline or thread mode) or, only when asked with
+ * --target session, on the CLI's session (the persistent namespace, whose
+ * data a write job overwrites), as fio writes only where a filename points
+ * it. Options are parsed before any session is opened (bench_pre), so the
+ * RAM target opens none. The runner itself is tools/bench (job.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,24 +19,49 @@
 #include "rig.h"
 #include "ucmd/kernel.h"
 
-int cmd_bench(struct cli *cli, int argc, char **argv)
+static struct bench_opts bench_o;
+
+int bench_pre(struct cli *cli, int argc, char **argv, bool *needs_session)
 {
-	struct bench_opts o;
-	struct bench_target t = { 0 };
-	struct bench_rig *rig = NULL;
-	struct bench_result *r = NULL;
+	struct bench_opts *o = &bench_o;
 	char err[256];
 	int ret;
 
-	bench_opts_default(&o);
-	o.json = cli->fmt == OUT_JSON;
-	ret = bench_opts_parse(&o, argc, argv, err, sizeof(err));
+	/* -h or --help anywhere: the usage only, as every command */
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			bench_usage(stdout);
+			return 1;
+		}
+	bench_opts_default(o);
+	o->json = cli->fmt == OUT_JSON;
+	ret = bench_opts_parse(o, argc, argv, err, sizeof(err));
 	if (ret > 0)
-		return 0;
+		return 1;
 	if (ret) {
 		fprintf(stderr, "bench: %s\n", err);
-		return 2;
+		return -EINVAL;
 	}
+	if (o->target == TARGET_RAM && (cli->daemon || cli->device)) {
+		fprintf(stderr, "bench: %s: add --target session to run on its namespace (a write "
+			"job overwrites its data); the default target is a RAM namespace of "
+			"bench's own\n", cli->daemon ? "--daemon" : cli->device);
+		return -EINVAL;
+	}
+	*needs_session = o->target == TARGET_SESSION;
+	return 0;
+}
+
+int cmd_bench(struct cli *cli, int argc, char **argv)
+{
+	struct bench_opts o = bench_o;
+	struct bench_target t = { 0 };
+	struct bench_rig *rig = NULL;
+	struct bench_result *r = NULL;
+	int ret;
+
+	(void)argc;
+	(void)argv;
 	if (o.target == TARGET_RAM && cli->s.daemon) {
 		fprintf(stderr, "bench: --target ram makes a controller in this process: run it "
 			"with --ctrl DIR instead of --daemon, or leave --target out to run on the "

@@ -38,12 +38,13 @@
 
 static void exec_usage(FILE *f)
 {
-	fprintf(f, "usage: ucmd exec [--ctrl DIR | --daemon SOCKET] [--policy FILE] [--audit FILE|-]\n"
-		   "                 [--trace] -- PROGRAM [ARGS...]\n\n"
+	fprintf(f, "usage: ucmd exec [--ctrl DIR [--create] | --daemon SOCKET] [--policy FILE]\n"
+		   "                 [--audit FILE|-] [--trace] -- PROGRAM [ARGS...]\n\n"
 		   "Runs PROGRAM with the controller's devices (/dev/nvme0, /dev/ng0n1,\n"
 		   "/dev/nvme0n1...) and their /sys entries, through libucmd-preload.so.\n"
 		   "--daemon (or $UCMD_DAEMON): the devices of that ucmdd. Otherwise a private\n"
-		   "ucmdd serves --ctrl DIR (default $UCMD_CTRL, else ./ucmd-ctrl) while the\n"
+		   "ucmdd serves --ctrl DIR (which must exist unless --create; default\n"
+		   "$UCMD_CTRL, else ./ucmd-ctrl, made on first use) while the\n"
 		   "program runs. --trace logs the calls ucmd intercepted but did not handle.\n"
 		   "The exit status is PROGRAM's (128+N if signal N killed it).\n");
 }
@@ -292,6 +293,7 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 		{ "policy", required_argument, 0, 'P' },
 		{ "audit", required_argument, 0, 'A' },
 		{ "trace", no_argument, 0, 't' },
+		{ "create", no_argument, 0, 'c' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
@@ -299,15 +301,22 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 	const char *policy = cli->policy, *audit = cli->audit;
 	char tmpl[PATH_MAX], *dir = NULL, *root = NULL, *sock = NULL, *log = NULL;
 	char *preload = NULL, *ucmdd = NULL, *ctrl_abs = NULL;
-	bool trace = false;
+	bool trace = false, create = cli->create, named = cli->ctrl_given;
 	pid_t dpid = -1;
 	int c, ret = 1;
 
+	/* -h/--help among exec's own arguments (before --) wins, as every command */
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			exec_usage(stdout);
+			return 0;
+		}
 	optind = 0; /* a fresh getopt over exec's own arguments */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'C': ctrl = optarg; break;
+		case 'C': ctrl = optarg; named = true; break;
+		case 'c': create = true; break;
 		case 'D': daemon = optarg; break;
 		case 'P': policy = optarg; break;
 		case 'A': audit = optarg; break;
@@ -342,6 +351,16 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 			daemon = env;
 		else
 			ctrl = cli->ctrl_dir;
+	}
+	/* as every command: a named --ctrl must exist, a typo must not make a controller */
+	if (ctrl && named && !create) {
+		char p[PATH_MAX];
+
+		if (snprintf(p, sizeof(p), "%s/ctrl.json", ctrl) >= (int)sizeof(p) || access(p, F_OK)) {
+			fprintf(stderr, "ucmd exec: %s: no controller there; --create or `ucmd --ctrl "
+				"%s create-ctrl` makes one\n", ctrl, ctrl);
+			return 2;
+		}
 	}
 	if (daemon && (policy || audit)) {
 		fprintf(stderr, "ucmd exec: --policy and --audit are for the private daemon "

@@ -10,7 +10,6 @@
 
 #include <nvme/types.h>
 
-#include "args.h"
 #include "cli.h"
 
 static int read_whole(int fd, void *buf, size_t len)
@@ -43,20 +42,29 @@ static int write_whole(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+/* -v / -s: the command as nvme-cli's --show-command prints it */
+static void show_command(const struct nvme_uring_cmd *c)
+{
+	fprintf(stderr, "opcode       : %02x\nflags        : %02x\nnsid         : %08x\n"
+		"addr         : %" PRIx64 "\ndata_len     : %08x\ncdw2         : %08x\n"
+		"cdw3         : %08x\ncdw10        : %08x\ncdw11        : %08x\n"
+		"cdw12        : %08x\ncdw13        : %08x\ncdw14        : %08x\n"
+		"cdw15        : %08x\ntimeout_ms   : %08x\n", c->opcode, c->flags, c->nsid,
+		(uint64_t)c->addr, c->data_len, c->cdw2, c->cdw3, c->cdw10, c->cdw11, c->cdw12,
+		c->cdw13, c->cdw14, c->cdw15, c->timeout_ms);
+}
+
 /* read/write: -s SLBA -c NLB(0-based) -z SIZE -d FILE [-f] */
-static int do_rw(struct cli *cli, int argc, char **argv, uint8_t opcode)
+static int do_rw(struct cli *cli, uint8_t opcode)
 {
 	bool write = opcode != nvme_cmd_read;
-	struct rw_args a;
+	const struct cmd_args *a = &cli->a;
 	int ret = 1, fd = -1;
 	const char *what = opcode == nvme_cmd_read ? "read" : opcode == nvme_cmd_write ? "write" : "compare";
-
-	if (rw_args_parse(&a, argc, argv))
-		goto bad;
-	uint64_t slba = a.slba, size = a.size;
-	uint32_t nlb = a.nlb;
-	const char *path = a.path;
-	bool fua = a.fua;
+	uint64_t slba = a->slba, size = a->data_size;
+	uint32_t nlb = a->nlb;
+	const char *path = a->data;
+	bool fua = a->fua;
 	if (!cli->s.lba_size) {
 		fprintf(stderr, "%s: namespace %u is not active\n", what, cli->s.nsid);
 		return 1;
@@ -92,6 +100,8 @@ static int do_rw(struct cli *cli, int argc, char **argv, uint8_t opcode)
 	cmd.cdw10 = (uint32_t)slba;
 	cmd.cdw11 = (uint32_t)(slba >> 32);
 	cmd.cdw12 = nlb | (fua ? 1u << 30 : 0);
+	if (a->show_cmd)
+		show_command(&cmd);
 	int res = session_passthru(&cli->s, false, &cmd, NULL);
 	if (res) {
 		print_status_error(what, res);
@@ -114,24 +124,27 @@ out:
 		close(fd);
 	ucmd_buf_free(cli->s.e, buf);
 	return ret;
-bad:
-	fprintf(stderr, "usage: ucmd %s -s SLBA -c NLB(0-based) [-z SIZE] [-d FILE] [-f]\n", what);
-	return 1;
 }
 
 int cmd_read(struct cli *cli, int argc, char **argv)
 {
-	return do_rw(cli, argc, argv, nvme_cmd_read);
+	(void)argc;
+	(void)argv;
+	return do_rw(cli, nvme_cmd_read);
 }
 
 int cmd_write(struct cli *cli, int argc, char **argv)
 {
-	return do_rw(cli, argc, argv, nvme_cmd_write);
+	(void)argc;
+	(void)argv;
+	return do_rw(cli, nvme_cmd_write);
 }
 
 int cmd_compare(struct cli *cli, int argc, char **argv)
 {
-	return do_rw(cli, argc, argv, nvme_cmd_compare);
+	(void)argc;
+	(void)argv;
+	return do_rw(cli, nvme_cmd_compare);
 }
 
 int cmd_flush(struct cli *cli, int argc, char **argv)
@@ -150,53 +163,61 @@ int cmd_flush(struct cli *cli, int argc, char **argv)
 }
 
 /* nvme-cli's io-passthru / admin-passthru options */
-static int do_passthru(struct cli *cli, int argc, char **argv, bool admin)
+static int do_passthru(struct cli *cli, bool admin)
 {
-	struct passthru_args a;
+	const struct cmd_args *a = &cli->a;
 	const char *what = admin ? "admin-passthru" : "io-passthru";
+	struct nvme_uring_cmd cmd = { 0 };
+	void *buf = NULL;
 	int ret = 1;
 
-	if (passthru_args_parse(&a, argc, argv))
-		goto bad;
-	struct nvme_uring_cmd cmd = a.cmd;
-	bool rd = a.rd, wr = a.wr, raw = a.raw;
-	const char *in = a.in;
-	if (!a.have_nsid)
-		cmd.nsid = admin ? 0 : cli->s.nsid;
-	void *buf = NULL;
+	if (a->rd && a->wr) {
+		fprintf(stderr, "%s: --read and --write exclude each other\n", what);
+		return 2;
+	}
+	cmd.opcode = (uint8_t)a->opcode;
+	cmd.flags = (uint8_t)a->flags;
+	cmd.nsid = a->nsid_given ? a->nsid : admin ? 0 : cli->s.nsid;
+	cmd.data_len = a->data_len;
+	cmd.timeout_ms = a->timeout;
+	cmd.cdw2 = a->cdw[2];
+	cmd.cdw3 = a->cdw[3];
+	cmd.cdw10 = a->cdw[10];
+	cmd.cdw11 = a->cdw[11];
+	cmd.cdw12 = a->cdw[12];
+	cmd.cdw13 = a->cdw[13];
+	cmd.cdw14 = a->cdw[14];
+	cmd.cdw15 = a->cdw[15];
 	if (cmd.data_len) {
-		buf = aligned_alloc(4096, ((size_t)cmd.data_len + 4095) & ~(size_t)4095);
+		buf = cli_zalloc(cmd.data_len);
 		if (!buf)
 			return 1;
-		memset(buf, 0, cmd.data_len);
 		cmd.addr = (uint64_t)(uintptr_t)buf;
 	}
-	if (wr && buf) {
-		int fd = in ? open(in, O_RDONLY) : STDIN_FILENO;
+	if (a->wr && buf) {
+		int fd = a->data ? open(a->data, O_RDONLY) : STDIN_FILENO;
 		if (fd < 0 || read_whole(fd, buf, cmd.data_len)) {
 			fprintf(stderr, "%s: cannot read %u bytes of input\n", what, cmd.data_len);
+			if (fd > STDERR_FILENO)
+				close(fd);
 			free(buf);
 			return 1;
 		}
 		if (fd != STDIN_FILENO)
 			close(fd);
 	}
+	if (a->show_cmd)
+		show_command(&cmd);
 	uint64_t result = 0;
 	int res = session_passthru(&cli->s, admin, &cmd, &result);
 	if (res) {
 		print_status_error(what, res);
 		goto out;
 	}
-	if (cli->fmt == OUT_JSON) {
-		struct json_object *o = json_object_new_object();
-		json_object_object_add(o, "opcode", json_object_new_int(cmd.opcode));
-		json_object_object_add(o, "result", json_object_new_int64((int64_t)result));
-		json_print(o);
-	} else {
-		fprintf(stderr, "NVMe command result:%08" PRIx64 "\n", result);
-	}
-	if (rd && buf) {
-		if (raw) {
+	fprintf(stderr, "NVMe command result:%08" PRIx64 "\n", result);
+	if (a->rd && buf) {
+		/* the data read: raw with -b, else nvme-cli's hex dump */
+		if (a->raw) {
 			write_whole(STDOUT_FILENO, buf, cmd.data_len);
 		} else {
 			const uint8_t *b = buf;
@@ -212,19 +233,18 @@ static int do_passthru(struct cli *cli, int argc, char **argv, bool admin)
 out:
 	free(buf);
 	return ret;
-bad:
-	fprintf(stderr, "usage: ucmd %s --opcode=OP [--namespace-id=N] [--data-len=L] "
-		"[--cdw2..--cdw15=V] [--timeout=MS] [--read|--write [--input-file=F]] [--raw-binary]\n",
-		what);
-	return 1;
 }
 
 int cmd_io_passthru(struct cli *cli, int argc, char **argv)
 {
-	return do_passthru(cli, argc, argv, false);
+	(void)argc;
+	(void)argv;
+	return do_passthru(cli, false);
 }
 
 int cmd_admin_passthru(struct cli *cli, int argc, char **argv)
 {
-	return do_passthru(cli, argc, argv, true);
+	(void)argc;
+	(void)argv;
+	return do_passthru(cli, true);
 }

@@ -11,7 +11,6 @@
 
 #include <nvme/types.h>
 
-#include "args.h"
 #include "cli.h"
 
 static int run_io(struct cli *cli, const char *what, struct nvme_uring_cmd *c)
@@ -26,69 +25,73 @@ static int run_io(struct cli *cli, const char *what, struct nvme_uring_cmd *c)
 	return 0;
 }
 
-/* -s SLBA -c NLB(0-based) [--deac] : one LBA range, no data */
-static int range_cmd(struct cli *cli, int argc, char **argv, uint8_t opcode, const char *what,
-		     bool allow_deac)
+/* -s SLBA -c NLB(0-based) [--deac] [--fua]: one LBA range, no data */
+static int range_cmd(struct cli *cli, uint8_t opcode, const char *what)
 {
-	struct range_args a;
+	const struct cmd_args *a = &cli->a;
+	struct nvme_uring_cmd cmd = { .opcode = opcode };
 
-	if (!range_args_parse(&a, argc, argv, allow_deac)) {
-		struct nvme_uring_cmd cmd = { .opcode = opcode };
-		cmd.cdw10 = (uint32_t)a.slba;
-		cmd.cdw11 = (uint32_t)(a.slba >> 32);
-		cmd.cdw12 = a.nlb | (a.deac ? 1u << 25 : 0);
-		return run_io(cli, what, &cmd);
-	}
-	fprintf(stderr, "usage: ucmd %s -s SLBA -c NLB(0-based)%s\n", what,
-		allow_deac ? " [--deac]" : "");
-	return 1;
+	cmd.cdw10 = (uint32_t)a->slba;
+	cmd.cdw11 = (uint32_t)(a->slba >> 32);
+	cmd.cdw12 = a->nlb | (a->deac ? 1u << 25 : 0) | (a->fua ? 1u << 30 : 0);
+	return run_io(cli, what, &cmd);
 }
 
 int cmd_write_zeroes(struct cli *cli, int argc, char **argv)
 {
-	return range_cmd(cli, argc, argv, nvme_cmd_write_zeroes, "write-zeroes", true);
+	(void)argc;
+	(void)argv;
+	return range_cmd(cli, nvme_cmd_write_zeroes, "write-zeroes");
 }
 
 int cmd_write_uncor(struct cli *cli, int argc, char **argv)
 {
-	return range_cmd(cli, argc, argv, nvme_cmd_write_uncor, "write-uncor", false);
+	(void)argc;
+	(void)argv;
+	return range_cmd(cli, nvme_cmd_write_uncor, "write-uncor");
 }
 
 int cmd_verify(struct cli *cli, int argc, char **argv)
 {
-	return range_cmd(cli, argc, argv, nvme_cmd_verify, "verify", false);
+	(void)argc;
+	(void)argv;
+	return range_cmd(cli, nvme_cmd_verify, "verify");
 }
 
-/* dsm --slbs=a,b --blocks=x,y --ad : Dataset Management with Deallocate */
+/* --slbs and --blocks of equal length */
+static int ranges(const char *what, const struct cmd_args *a)
+{
+	if (a->slbs.n < 1 || a->slbs.n != a->blocks.n) {
+		fprintf(stderr, "%s: --slbs and --blocks need the same number of entries, "
+			"at least one\n", what);
+		return -EINVAL;
+	}
+	return a->slbs.n;
+}
+
+/* dsm --slbs=a,b --blocks=x,y [--ad] [--idw] [--idr] */
 int cmd_dsm(struct cli *cli, int argc, char **argv)
 {
-	struct ranges_args a;
-	const uint64_t *slbs = a.slbs, *blocks = a.blocks;
-	int ns;
+	const struct cmd_args *a = &cli->a;
+	int ns = ranges("dsm", a);
 
-	if (dsm_args_parse(&a, argc, argv)) {
-		fprintf(stderr, "usage: ucmd dsm --slbs=A,B,... --blocks=N,M,... [--ad]\n");
-		return 1;
-	}
-	ns = a.n;
-	struct nvme_dsm_range *r = aligned_alloc(4096, 4096);
+	(void)argc;
+	(void)argv;
+	if (ns < 0)
+		return 2;
+	struct nvme_dsm_range *r = cli_zalloc(4096);
 	if (!r)
 		return 1;
-	memset(r, 0, 4096);
 	for (int i = 0; i < ns; i++) {
-		if (blocks[i] > UINT32_MAX) {
-			fprintf(stderr, "dsm: a range holds at most 2^32-1 blocks\n");
-			free(r);
-			return 1;
-		}
-		r[i].slba = slbs[i];
-		r[i].nlb = (uint32_t)blocks[i];
+		r[i].slba = a->slbs.v[i];
+		r[i].nlb = (uint32_t)a->blocks.v[i];
 	}
 	struct nvme_uring_cmd cmd = { .opcode = nvme_cmd_dsm };
 	cmd.addr = (uint64_t)(uintptr_t)r;
 	cmd.data_len = (uint32_t)(ns * sizeof(*r));
 	cmd.cdw10 = (uint32_t)ns - 1;
-	cmd.cdw11 = a.ad ? NVME_DSMGMT_AD : 0;
+	cmd.cdw11 = (a->ad ? NVME_DSMGMT_AD : 0) | (a->idw ? NVME_DSMGMT_IDW : 0) |
+		    (a->idr ? NVME_DSMGMT_IDR : 0);
 	int ret = run_io(cli, "dsm", &cmd);
 	free(r);
 	return ret;
@@ -97,35 +100,26 @@ int cmd_dsm(struct cli *cli, int argc, char **argv)
 /* copy --sdlba=D --slbs=a,b --blocks=x,y (0-based counts), source format 0 */
 int cmd_copy(struct cli *cli, int argc, char **argv)
 {
-	struct ranges_args a;
-	const uint64_t *slbs = a.slbs, *blocks = a.blocks;
-	int ns;
+	const struct cmd_args *a = &cli->a;
+	int ns = ranges("copy", a);
 
-	if (copy_args_parse(&a, argc, argv)) {
-		fprintf(stderr, "usage: ucmd copy --sdlba=DEST --slbs=A,B,... --blocks=N,M,... "
-				"(0-based counts)\n");
-		return 1;
-	}
-	ns = a.n;
-	struct nvme_copy_range *r = aligned_alloc(4096, 8192);
+	(void)argc;
+	(void)argv;
+	if (ns < 0)
+		return 2;
+	struct nvme_copy_range *r = cli_zalloc(8192);
 	if (!r)
 		return 1;
-	memset(r, 0, 8192);
 	for (int i = 0; i < ns; i++) {
-		if (blocks[i] > 0xffff) {
-			fprintf(stderr, "copy: a range holds at most 65536 blocks\n");
-			free(r);
-			return 1;
-		}
-		r[i].slba = slbs[i];
-		r[i].nlb = (uint16_t)blocks[i];
+		r[i].slba = a->slbs.v[i];
+		r[i].nlb = (uint16_t)a->blocks.v[i];
 	}
 	struct nvme_uring_cmd cmd = { .opcode = nvme_cmd_copy };
 	cmd.addr = (uint64_t)(uintptr_t)r;
 	cmd.data_len = (uint32_t)(ns * sizeof(*r));
-	cmd.cdw10 = (uint32_t)a.sdlba;
-	cmd.cdw11 = (uint32_t)(a.sdlba >> 32);
-	cmd.cdw12 = (uint32_t)ns - 1;	/* NR, 0-based; descriptor format 0 */
+	cmd.cdw10 = (uint32_t)a->sdlba;
+	cmd.cdw11 = (uint32_t)(a->sdlba >> 32);
+	cmd.cdw12 = ((uint32_t)ns - 1) | (a->fua ? 1u << 30 : 0);	/* NR, 0-based; format 0 */
 	int ret = run_io(cli, "copy", &cmd);
 	free(r);
 	return ret;

@@ -11,7 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "args.h"
 #include "cli.h"
 #include "ucmd/security.h"
 #include "ucmd/ucmd.h"
@@ -47,9 +46,9 @@ static int policy_check(struct cli *cli, int argc, char **argv)
 	return 0;
 }
 
-static void explain_usage(void)
+static void explain_usage_to(FILE *f)
 {
-	fprintf(stderr, "usage: ucmd policy explain [--uid U] [--gid G] [--groups a,b] "
+	fprintf(f, "usage: ucmd policy explain [--uid U] [--gid G] [--groups a,b] "
 			"[--device ng0n1] [--verb read] [--nsid N]\n"
 			"  [--slba X --nlb Y | --offset B --length B] [--mode rw|ro|wo] "
 			"[--policy FILE]\n  [--cap-sys-admin yes|no] [--admin-cmd yes|no] "
@@ -60,6 +59,11 @@ static void explain_usage(void)
 			"judged as if it could touch any\n(range unknown: a deny rule with "
 			"a range matches it). --slba/--nlb is Copy's destination\nor DSM's "
 			"first range; each --range adds a Copy source or a DSM range.\n");
+}
+
+static void explain_usage(void)
+{
+	explain_usage_to(stderr);
 }
 
 static int policy_explain(struct cli *cli, int argc, char **argv)
@@ -111,9 +115,30 @@ static int policy_explain(struct cli *cli, int argc, char **argv)
 /* load|unload|status|audit --bpf: the BPF LSM enforcer (cmd_policy_bpf.c) */
 int cmd_policy_bpf(struct cli *cli, int argc, char **argv);
 
+static void policy_usage(FILE *f)
+{
+	fprintf(f, "usage: ucmd policy check FILE\n"
+		   "       ucmd policy explain [OPTIONS]   (see ucmd policy explain --help)\n"
+		   "       ucmd policy load|unload|status|audit --bpf ...   (Linux's devices)\n");
+}
+
+static bool is_help(const char *a)
+{
+	return !strcmp(a, "--help") || !strcmp(a, "-h");
+}
+
 int cmd_policy(struct cli *cli, int argc, char **argv)
 {
-	/* argv[0] is "policy" */
+	/* argv[0] is "policy"; --help anywhere only prints the usage, and succeeds */
+	for (int i = 1; i < argc; i++) {
+		if (!is_help(argv[i]))
+			continue;
+		if (!strcmp(argv[1], "explain"))
+			explain_usage_to(stdout);
+		else
+			policy_usage(stdout);
+		return 0;
+	}
 	for (int i = 2; i < argc; i++)
 		if (!strcmp(argv[i], "--bpf"))
 			return cmd_policy_bpf(cli, argc - 1, argv + 1);
@@ -121,8 +146,6 @@ int cmd_policy(struct cli *cli, int argc, char **argv)
 		return policy_check(cli, argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "explain"))
 		return policy_explain(cli, argc - 1, argv + 1);
-	fprintf(stderr, "usage: ucmd policy check FILE\n"
-			"       ucmd policy explain [OPTIONS]   (see ucmd policy explain --help)\n"
-			"       ucmd policy load|unload|status|audit --bpf ...   (Linux's devices)\n");
+	policy_usage(stderr);
 	return 2;
 }

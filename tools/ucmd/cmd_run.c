@@ -14,7 +14,6 @@
 
 #include <nvme/types.h>
 
-#include "args.h"
 #include "cli.h"
 
 #define RUN_CHUNK (128u * 1024)
@@ -135,9 +134,13 @@ int cmd_run(struct cli *cli, int argc, char **argv)
 	struct job j = { .cli = cli, .bytes = 64u << 20, .tty = isatty(STDOUT_FILENO) };
 	int ret = 1;
 
-	if (run_args_parse(&j.bytes, RUN_CHUNK, argc, argv)) {
-		fprintf(stderr, "usage: ucmd run [--size BYTES (multiple of 128 KiB)]\n");
-		return 1;
+	(void)argc;
+	(void)argv;
+	if (cli->a.size)
+		j.bytes = cli->a.size;
+	if (j.bytes % RUN_CHUNK) {
+		fprintf(stderr, "run: --size must be a multiple of 128 KiB\n");
+		return 2;
 	}
 	struct session *s = &cli->s;
 	if (!s->lba_size || RUN_CHUNK % s->lba_size || s->meta_size) {

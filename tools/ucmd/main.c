@@ -1,10 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ucmd: an nvme-cli style tool over ucmd's engine. With no device path it
- * works on the embedded default: the controller in --ctrl DIR (default
- * $UCMD_CTRL, else ./ucmd-ctrl), created on first use; with --daemon
- * SOCKET (or $UCMD_DAEMON), on the controllers of ucmdd through its socket.
- * Every command goes through a ring and IORING_OP_URING_CMD.
+ * works on the embedded default: the controller in --ctrl DIR (which must
+ * exist unless --create), else $UCMD_CTRL, else ./ucmd-ctrl (these two are
+ * created on first use); with --daemon SOCKET (or $UCMD_DAEMON), on the
+ * controllers of ucmdd through its socket. Every command goes through a
+ * ring and IORING_OP_URING_CMD.
+ *
+ * Order matters for safety: the command's options are parsed with its
+ * table (cmd_tab.c) BEFORE any session is opened, so that --help, an
+ * unknown option or a bad value never reach a device.
+ *
+ * Exit status: 0 success, 1 the command failed (an errno or NVMe status,
+ * printed), 2 a usage error (unknown command or option, bad value).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,131 +21,254 @@
 #include "args.h"
 #include "cli.h"
 
-const struct cli_cmd cli_cmds[] = {
-	{ "run", "the main job: write, verify, read, identify, SMART log", cmd_run },
-	{ "list", "list the devices of the controller", cmd_list, .only_reads = true },
-	{ "id-ctrl", "Identify Controller", cmd_id_ctrl, .only_reads = true },
-	{ "id-ns", "Identify Namespace", cmd_id_ns, .only_reads = true },
-	{ "smart-log", "SMART / health information log", cmd_smart_log, .only_reads = true },
-	{ "read", "read blocks to a file or stdout", cmd_read, .only_reads = true },
-	{ "write", "write blocks from a file or stdin", cmd_write },
-	{ "ns-descs", "namespace identification descriptors", cmd_ns_descs, .only_reads = true },
-	{ "error-log", "error information log", cmd_error_log, .only_reads = true },
-	{ "effects-log", "commands supported and effects log", cmd_effects_log, .only_reads = true },
-	{ "get-feature", "Get Features", cmd_get_feature, .only_reads = true },
-	{ "set-feature", "Set Features", cmd_set_feature },
-	{ "format", "Format NVM", cmd_format },
-	{ "create-ns", "Namespace Management: create", cmd_create_ns },
-	{ "delete-ns", "Namespace Management: delete", cmd_delete_ns },
-	{ "attach-ns", "Namespace Attachment: attach", cmd_attach_ns },
-	{ "detach-ns", "Namespace Attachment: detach", cmd_detach_ns },
-	{ "compare", "compare blocks with a file", cmd_compare, .only_reads = true },
-	{ "write-zeroes", "Write Zeroes", cmd_write_zeroes },
-	{ "write-uncor", "Write Uncorrectable", cmd_write_uncor },
-	{ "dsm", "Dataset Management (deallocate)", cmd_dsm },
-	{ "verify", "Verify", cmd_verify, .only_reads = true },
-	{ "copy", "Copy", cmd_copy },
-	{ "flush", "flush the volatile write cache", cmd_flush },
-	{ "bench", "fio-style workload: IOPS, bandwidth, latency percentiles", cmd_bench },
-	{ "policy", "check or explain a security policy", cmd_policy, true },
-	{ "io-passthru", "any I/O command", cmd_io_passthru },
-	{ "admin-passthru", "any admin command", cmd_admin_passthru },
-	{ "exec", "run a program with the controller's devices (LD_PRELOAD)", cmd_exec,
-	  .no_session = true },
-	{ NULL, NULL, NULL },
+#define DEFAULT_NS_BLOCKS ((1ull << 30) / 512)
+
+static const struct {
+	const char *name;
+	cli_fn fn;
+} impls[] = {
+	{ "run", cmd_run },
+	{ "list", cmd_list },
+	{ "list-subsys", cmd_list_subsys },
+	{ "id-ctrl", cmd_id_ctrl },
+	{ "id-ns", cmd_id_ns },
+	{ "ns-descs", cmd_ns_descs },
+	{ "smart-log", cmd_smart_log },
+	{ "error-log", cmd_error_log },
+	{ "effects-log", cmd_effects_log },
+	{ "fw-log", cmd_fw_log },
+	{ "sanitize-log", cmd_sanitize_log },
+	{ "self-test-log", cmd_self_test_log },
+	{ "get-log", cmd_get_log },
+	{ "get-feature", cmd_get_feature },
+	{ "set-feature", cmd_set_feature },
+	{ "format", cmd_format },
+	{ "create-ns", cmd_create_ns },
+	{ "delete-ns", cmd_delete_ns },
+	{ "attach-ns", cmd_attach_ns },
+	{ "detach-ns", cmd_detach_ns },
+	{ "read", cmd_read },
+	{ "write", cmd_write },
+	{ "compare", cmd_compare },
+	{ "write-zeroes", cmd_write_zeroes },
+	{ "write-uncor", cmd_write_uncor },
+	{ "verify", cmd_verify },
+	{ "dsm", cmd_dsm },
+	{ "copy", cmd_copy },
+	{ "flush", cmd_flush },
+	{ "sanitize", cmd_sanitize },
+	{ "device-self-test", cmd_device_self_test },
+	{ "fw-download", cmd_fw_download },
+	{ "fw-commit", cmd_fw_commit },
+	{ "reset", cmd_reset },
+	{ "show-regs", cmd_show_regs },
+	{ "io-passthru", cmd_io_passthru },
+	{ "admin-passthru", cmd_admin_passthru },
+	{ "bench", cmd_bench },
+	{ "policy", cmd_policy },
+	{ "exec", cmd_exec },
+	{ "create-ctrl", cmd_create_ctrl },
+	{ "version", cmd_version },
+	{ "help", cmd_help },
 };
+
+static cli_fn impl_of(const char *name)
+{
+	for (size_t i = 0; i < sizeof(impls) / sizeof(impls[0]); i++)
+		if (!strcmp(impls[i].name, name))
+			return impls[i].fn;
+	return NULL;
+}
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: ucmd [--ctrl DIR | --ctrl nvme-tcp://HOST[:PORT]/SUBNQN [--hostnqn NQN]\n"
-		   "            | --daemon SOCKET] [--namespace-id N]\n"
-		   "            [--output-format normal|json] [--policy FILE] [--audit FILE|-]\n"
-		   "            COMMAND [/dev/DEVICE] [ARGS]\n\n"
+	fprintf(f, "usage: ucmd [--ctrl DIR [--create] | --ctrl nvme-tcp://HOST[:PORT]/SUBNQN\n"
+		   "            [--hostnqn NQN] | --daemon SOCKET] [--namespace-id N]\n"
+		   "            [--output-format normal|json|binary] [--policy FILE] [--audit FILE|-]\n"
+		   "            COMMAND [/dev/DEVICE] [OPTIONS]\n"
+		   "       ucmd --version | ucmd help [COMMAND] | ucmd COMMAND --help\n\n"
 		   "Without a /dev path the command works on the embedded controller in --ctrl DIR\n"
-		   "(default $UCMD_CTRL, else ./ucmd-ctrl); with one, on that real device through\n"
-		   "the kernel's io_uring. --daemon SOCKET sends it to ucmdd's controllers instead,\n"
-		   "as the user you are, under the daemon's policy; $UCMD_DAEMON does the same when\n"
-		   "neither --ctrl nor a /dev path is given. --ctrl nvme-tcp://HOST:PORT/SUBNQN\n"
-		   "attaches ucmd's driver to that remote NVMe/TCP controller instead (options\n"
-		   "?hdgst&ddgst for digests; --hostnqn, else /etc/nvme/hostnqn, else generated).\n"
+		   "(it must exist: --create or `ucmd --ctrl DIR create-ctrl` makes it), else in\n"
+		   "$UCMD_CTRL, else in ./ucmd-ctrl (these two are created on first use). With a\n"
+		   "/dev path, on that real device through the kernel's io_uring. --daemon SOCKET\n"
+		   "sends it to ucmdd's controllers instead, as the user you are, under the daemon's\n"
+		   "policy; $UCMD_DAEMON does the same when neither --ctrl nor a /dev path is given.\n"
+		   "--ctrl nvme-tcp://HOST:PORT/SUBNQN attaches ucmd's driver to that remote\n"
+		   "NVMe/TCP controller instead (options ?hdgst&ddgst for digests; --hostnqn, else\n"
+		   "/etc/nvme/hostnqn, else generated). Command options (nvme-cli's, e.g. -n, -o,\n"
+		   "-H, -b) go after the command; -n and -o before it still set the defaults.\n"
+		   "Exit status: 0 success, 1 the command failed, 2 usage error.\n"
 		   "\ncommands:\n");
-	for (const struct cli_cmd *c = cli_cmds; c->name; c++)
-		fprintf(f, "  %-16s %s\n", c->name, c->help);
+	for (const struct cmd_spec *c = cli_specs; c->name; c++)
+		fprintf(f, "  %-18s %s\n", c->name, c->summary);
+}
+
+int cmd_version(struct cli *cli, int argc, char **argv)
+{
+	(void)cli;
+	(void)argc;
+	(void)argv;
+	printf("ucmd version %s\n", UCMD_VERSION);
+	return 0;
+}
+
+/*
+ * help [COMMAND]; hidden: --dump-options (every table, for docs/cli.md's
+ * test) and --complete CWORD WORDS... (bash completion, ucmd.bash).
+ */
+int cmd_help(struct cli *cli, int argc, char **argv)
+{
+	(void)cli;
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			argc = 1;	/* help about help: the general usage */
+	if (argc == 1) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--dump-options") && argc == 2) {
+		cli_args_dump(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--complete") && argc >= 3) {
+		uint32_t cword;
+
+		if (parse_u32(argv[2], &cword))
+			return 2;
+		cli_args_complete(stdout, (int)cword, argc - 3, argv + 3);
+		return 0;
+	}
+	const struct cmd_spec *c = argc == 2 ? cli_spec_find(argv[1]) : NULL;
+	if (!c) {
+		const char *s = argc == 2 ? cli_spec_suggest(argv[1]) : NULL;
+
+		fprintf(stderr, "ucmd help: unknown command '%s'%s%s%s\n", argv[1],
+			s ? "; did you mean '" : "", s ? s : "", s ? "'?" : "");
+		return 2;
+	}
+	if (!c->opts && strcmp(c->name, "help")) {
+		/* the commands that parse their own print their own help */
+		char *av[] = { (char *)c->name, (char *)"--help", NULL };
+		return impl_of(c->name)(cli, 2, av);
+	}
+	cli_args_help(stdout, c);
+	return 0;
+}
+
+/* Where the command goes and the session it needs; 0 or an exit status. */
+static int open_session(struct cli *cli, const struct cmd_spec *spec)
+{
+	if (cli->daemon && (cli->ctrl_given || cli->device)) {
+		fprintf(stderr, "ucmd: --daemon and %s exclude each other\n",
+			cli->device ? "a /dev path" : "--ctrl");
+		return 2;
+	}
+	/*
+	 * Where the command goes: --daemon; else --ctrl or a /dev path; else
+	 * $UCMD_DAEMON when set; else $UCMD_CTRL or ./ucmd-ctrl.
+	 */
+	if (!cli->daemon && !cli->ctrl_given && !cli->device) {
+		const char *env = getenv("UCMD_DAEMON");
+
+		if (env && *env)
+			cli->daemon = env;
+	}
+	if (cli->daemon && (cli->policy || cli->audit)) {
+		fprintf(stderr, "ucmd: --policy and --audit are for a controller in this process "
+			"(--ctrl DIR); through ucmdd (%s) the daemon's policy and audit apply\n",
+			cli->daemon);
+		return 2;
+	}
+	/* the option parser stays apart from sessions (fuzz_cli_args links it alone) */
+	session_hostnqn = cli->hostnqn;
+	uint32_t nsid = cli->a.nsid ? cli->a.nsid : cli->nsid;
+	/* a named --ctrl must exist: a typo must not make a new controller */
+	uint64_t boot = !cli->ctrl_given || cli->create ? DEFAULT_NS_BLOCKS : 0;
+	int ret = cli->device ? session_open_kernel(&cli->s, cli->device, nsid)
+		  : cli->daemon ? session_open_daemon(&cli->s, cli->daemon, nsid, spec->only_reads)
+				: session_open(&cli->s, cli->ctrl_dir, nsid, cli->policy, cli->audit,
+					       spec->only_reads, boot);
+	if (ret) {
+		print_status_error(cli->device ? cli->device : cli->daemon ? cli->daemon
+									   : cli->ctrl_dir, ret);
+		session_close(&cli->s);
+		return 1;
+	}
+	cli->session_open = true;
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	struct cli cli = { .fmt = OUT_NORMAL };
 	const char *why;
-	int cmdi;
+	bool version;
+	int cmdi, ret;
 
 	cli.ctrl_dir = getenv("UCMD_CTRL");
 	if (!cli.ctrl_dir || !*cli.ctrl_dir)
 		cli.ctrl_dir = "./ucmd-ctrl";
-	cmdi = cli_global_parse(&cli, argc, argv, &why);
+	cmdi = cli_global_parse(&cli, argc, argv, &why, &version);
 	if (cmdi == 0) {
+		if (version)
+			return cmd_version(&cli, 0, NULL);
 		usage(stdout);
 		return 0;
 	}
 	if (cmdi < 0) {
-		if (why)
-			fprintf(stderr, "ucmd: %s\n", why);
-		else
-			usage(stderr);
+		fprintf(stderr, "ucmd: %s\n", why ? why : "bad arguments");
+		fprintf(stderr, "See 'ucmd help'.\n");
 		return 2;
 	}
 	const char *name = argv[cmdi];
-	const struct cli_cmd *cmd = NULL;
-	for (const struct cli_cmd *x = cli_cmds; x->name; x++)
-		if (!strcmp(x->name, name))
-			cmd = x;
-	if (!cmd) {
-		fprintf(stderr, "ucmd: unknown command '%s'\n", name);
-		usage(stderr);
-		return 2;
-	}
-	if (cmd->no_session)
-		return cmd->fn(&cli, argc - cmdi, argv + cmdi);
-	/* nvme-cli style: a device path right after the command name */
-	if (cmdi + 1 < argc && !strncmp(argv[cmdi + 1], "/dev/", 5)) {
-		cli.device = argv[cmdi + 1];
-		argv[cmdi + 1] = argv[cmdi];
-		cmdi++;
-	}
-	/*
-	 * Where the command goes: --daemon; else --ctrl or a /dev path; else
-	 * $UCMD_DAEMON when set; else $UCMD_CTRL or ./ucmd-ctrl.
-	 */
-	if (cli.daemon && (cli.ctrl_given || cli.device)) {
-		fprintf(stderr, "ucmd: --daemon and %s exclude each other\n",
-			cli.device ? "a /dev path" : "--ctrl");
-		return 2;
-	}
-	if (!cli.daemon && !cli.ctrl_given && !cli.device) {
-		const char *env = getenv("UCMD_DAEMON");
+	const struct cmd_spec *spec = cli_spec_find(name);
+	cli_fn fn = spec ? impl_of(name) : NULL;
+	if (!fn) {
+		const char *s = cli_spec_suggest(name);
 
-		if (env && *env)
-			cli.daemon = env;
-	}
-	if (cli.daemon && (cli.policy || cli.audit)) {
-		fprintf(stderr, "ucmd: --policy and --audit are for a controller in this process "
-			"(--ctrl DIR); through ucmdd (%s) the daemon's policy and audit apply\n",
-			cli.daemon);
+		fprintf(stderr, "ucmd: unknown command '%s'\n", name);
+		if (s)
+			fprintf(stderr, "Did you mean '%s'?\n", s);
+		fprintf(stderr, "See 'ucmd help' for the commands.\n");
 		return 2;
 	}
-	/* the option parser stays apart from sessions (fuzz_cli_args links it alone) */
-	session_hostnqn = cli.hostnqn;
-	int ret = cli.device ? session_open_kernel(&cli.s, cli.device, cli.nsid)
-		  : cli.daemon ? session_open_daemon(&cli.s, cli.daemon, cli.nsid, cmd->only_reads)
-			       : session_open(&cli.s, cli.ctrl_dir, cli.nsid, cli.policy, cli.audit,
-					      cmd->only_reads);
-	if (ret) {
-		print_status_error(cli.device ? cli.device : cli.daemon ? cli.daemon : cli.ctrl_dir,
-				   ret);
-		session_close(&cli.s);
-		return 1;
+	int cargc = argc - cmdi;
+	char **cargv = argv + cmdi;
+	bool needs_session = !spec->no_session;
+
+	cli.spec = spec;
+	cli.a.nsid = cli.nsid;
+	cli.a.fmt = cli.fmt;
+	if (spec->opts) {
+		char err[256];
+
+		ret = cli_args_parse(spec, &cli.a, cargc, cargv, err, sizeof(err));
+		if (ret == 1) {
+			cli_args_help(stdout, spec);
+			return 0;
+		}
+		if (ret) {
+			fprintf(stderr, "ucmd %s: %s\n", name, err);
+			fprintf(stderr, "See 'ucmd %s --help'.\n", name);
+			return 2;
+		}
+		cli.device = cli.a.dev;
+	} else if (!strcmp(name, "bench")) {
+		/* bench: a /dev path right after the name is the kernel backend's device */
+		if (cargc > 1 && !strncmp(cargv[1], "/dev/", 5)) {
+			cli.device = cargv[1];
+			cargv[1] = cargv[0];
+			cargc--;
+			cargv++;
+		}
+		ret = bench_pre(&cli, cargc, cargv, &needs_session);
+		if (ret)
+			return ret > 0 ? 0 : 2;
 	}
-	ret = cmd->fn(&cli, argc - cmdi, argv + cmdi);
-	session_close(&cli.s);
+	if (needs_session && (ret = open_session(&cli, spec)))
+		return ret;
+	ret = fn(&cli, cargc, cargv);
+	if (cli.session_open)
+		session_close(&cli.s);
 	return ret;
 }

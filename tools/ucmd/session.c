@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The embedded default: a controller living in a directory, created on
- * first use with one 1 GiB file-backed namespace, attached to an engine
- * through the host driver. Every command then goes through a ring.
+ * The embedded default: a controller living in a directory, attached to an
+ * engine through the host driver. A directory is made (with one
+ * file-backed namespace) only when the caller asks: the default directory
+ * on first use, --create, create-ctrl; a controller whose namespaces were
+ * all deleted keeps none. Every command then goes through a ring.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,8 +21,6 @@
 #include "ucmd/kernel.h"
 #include "ucmd/nvme.h"
 #include "ucmd/security.h"
-
-#define DEFAULT_NS_BYTES (1ull << 30)
 
 const char *session_hostnqn;
 
@@ -111,9 +111,25 @@ int session_namespace_info(struct session *s, uint32_t nsid)
 	return ret;
 }
 
-int session_open(struct session *s, const char *dir, uint32_t nsid, const char *policy,
-		 const char *audit, bool only_reads)
+static bool has_ctrl(const char *dir)
 {
+	char path[4096];
+	struct stat sb;
+
+	return snprintf(path, sizeof(path), "%s/ctrl.json", dir) < (int)sizeof(path) &&
+	       lstat(path, &sb) == 0;
+}
+
+const char *session_devname(const struct session *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "nvme0n%u", s->nsid);
+	return buf;
+}
+
+int session_open(struct session *s, const char *dir, uint32_t nsid, const char *policy,
+		 const char *audit, bool only_reads, uint64_t bootstrap_blocks)
+{
+	bool created = false;
 	struct ucmd_ctrl_params cp = { 0 };
 	struct ucmd_nvme_host_opts ho = { 0 };
 	struct io_uring_params p = { 0 };
@@ -126,6 +142,17 @@ int session_open(struct session *s, const char *dir, uint32_t nsid, const char *
 	s->ctrl_fd = s->ns_fd = -1;
 	s->dir = dir;
 	/* --ctrl nvme-tcp://HOST:PORT/SUBNQN: a remote controller, no directory */
+	if (!tcp && !has_ctrl(dir)) {
+		struct stat sb;
+
+		if (!bootstrap_blocks) {
+			fprintf(stderr, "ucmd: %s: no controller there (%s); --create or "
+				"`ucmd --ctrl %s create-ctrl` makes one\n", dir,
+				stat(dir, &sb) ? "no such directory" : "no ctrl.json", dir);
+			return -ENOENT;
+		}
+		created = true;
+	}
 	cp.read_only = !tcp && use_read_only(dir, only_reads);
 	ret = cp.read_only || tcp ? 0 : mkdir_p(dir);
 	if (ret)
@@ -166,9 +193,10 @@ int session_open(struct session *s, const char *dir, uint32_t nsid, const char *
 			fprintf(stderr, "ucmd: %s\n", err);
 		return ret;
 	}
-	if (!cp.read_only && ucmd_ctrl_ns_count(s->ctrl) == 0) {
+	/* only a controller made now gets its first namespace */
+	if (created && ucmd_ctrl_ns_count(s->ctrl) == 0) {
 		struct ucmd_ns_params np = {
-			.nsze = DEFAULT_NS_BYTES / 512,
+			.nsze = bootstrap_blocks,
 			.lbaf = 0,
 			.store = UCMD_NS_STORE_FILE,
 			.attach = true,

@@ -42,7 +42,7 @@ if [ -x /bin/ucmd ]; then
 	part "ucmd bench --path block on /dev/ng0n1: disk stats from /sys/block/nvme0n1/stat"
 	# buffered reads of a cold range: the disk sees at least one read
 	echo 3 > /proc/sys/vm/drop_caches
-	if ucmd --output-format json bench $D --path block --rw read --size 1M --bs 4k \
+	if ucmd --output-format json bench $D --target session --path block --rw read --size 1M --bs 4k \
 		--ops 64 --no-progress > "$R/bench-block.json" &&
 	   grep -q '"disk_util"' "$R/bench-block.json" &&
 	   grep -Eq '"read_ios": *[1-9]' "$R/bench-block.json" &&

@@ -50,8 +50,12 @@ echo "GUEST-PART id-ctrl and id-ns through nvme-tcp"
 
 # nvmet's file namespace takes the file's block size (4 KiB on tmpfs)
 ucmd --ctrl "$URL" list > $R/list.txt 2>&1 || { cat $R/list.txt; fail "list"; }
-LBS=$(sed -n 's/.* blocks of \([0-9]*\) bytes.*/\1/p' $R/list.txt)
-[ -n "$LBS" ] || { cat $R/list.txt; fail "no block size in list"; }
+# the LBA size from the raw Identify Namespace (FLBAS at byte 26, LBAF[i].DS at 128+4i+2)
+ucmd --ctrl "$URL" id-ns -b > $R/id-ns.bin || fail "id-ns -b"
+LBS=$(od -An -tu1 -v $R/id-ns.bin | awk '{ for (i = 1; i <= NF; i++) b[n++] = $i }
+	END { if (n != 4096) exit 1; f = b[26]; x = f % 16 + int(f / 32) % 4 * 16
+	      v = 1; for (k = 0; k < b[128 + 4 * x + 2]; k++) v *= 2; printf "%d\n", v }') ||
+	fail "id-ns -b: not 4096 bytes"
 echo "guest: namespace 1 has $LBS-byte blocks"
 # rw OP BYTE-OFFSET BYTES FILE [URL]: one command of BYTES at BYTE-OFFSET
 rw() {

@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Every command's options, as nvme-cli 2.3 names them (long and short, in
+ * the same position: after the command name) with nvme-cli's defaults. The
+ * generic parser (args.c), the help, the completion and docs/cli.md's check
+ * (tests/system/cli_docs.sh, through `ucmd help --dump-options`) all read
+ * these tables, so a command cannot accept what its help does not show.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "args.h"
+
+#define F(field) offsetof(struct cmd_args, field)
+#define END { NULL, 0, OPT_FLAG, 0, 0, 0, 0, NULL, NULL }
+
+#define NSID(h) { "namespace-id", 'n', OPT_U32, F(nsid), 0, 0, OPT_NONZERO, "NUM", h }
+/* max: the last out_fmt accepted (list and list-subsys have no binary form) */
+#define FMT(m, h) { "output-format", 'o', OPT_FMT, F(fmt), m, 0, 0, "FMT", h }
+#define FMT3 FMT(OUT_BINARY, "Output format: normal|json|binary")
+#define FMT2 FMT(OUT_JSON, "Output format: normal|json")
+#define BIN(h) { "raw-binary", 'b', OPT_FLAG, F(raw), 0, 0, 0, NULL, h }
+#define HUMAN(h) { "human-readable", 'H', OPT_FLAG, F(human), 0, 0, 0, NULL, h }
+#define FLAG(l, s, field, h) { l, s, OPT_FLAG, F(field), 0, 0, 0, NULL, h }
+#define U32(l, s, field, max, def, h) { l, s, OPT_U32, F(field), max, def, 0, "NUM", h }
+#define U64(l, s, field, h) { l, s, OPT_U64, F(field), 0, 0, 0, "IONUM", h }
+#define REQ32(l, s, field, max, h) { l, s, OPT_U32, F(field), max, 0, OPT_REQUIRED, "NUM", h }
+#define LIST(l, s, field, max, h) { l, s, OPT_LIST, F(field), max, 0, 0, "LIST", h }
+#define STR(l, s, field, meta, h) { l, s, OPT_STR, F(field), 0, 0, 0, meta, h }
+
+static const struct opt none[] = { END };
+
+static const struct opt list_opts[] = {
+	FMT2, FLAG("verbose", 'v', verbose, "Increase output verbosity"), END };
+
+static const struct opt id_ctrl_opts[] = {
+	FLAG("vendor-specific", 'v', vs, "dump binary vendor field"),
+	FMT3, BIN("show identify in binary format"),
+	HUMAN("show identify in readable format"), END };
+
+static const struct opt id_ns_opts[] = {
+	NSID("identifier of desired namespace"),
+	FLAG("force", 0, force, "Return this namespace, even if not attached"),
+	FLAG("vendor-specific", 'v', vs, "dump binary vendor fields"),
+	BIN("show identify in binary format"), FMT3,
+	HUMAN("show identify in readable format"), END };
+
+static const struct opt ns_descs_opts[] = {
+	NSID("identifier of desired namespace"), FMT3,
+	BIN("show descriptors in binary format"), END };
+
+static const struct opt smart_opts[] = {
+	NSID("(optional) desired namespace"), FMT3, BIN("output in binary format"),
+	HUMAN("show info in readable format"), END };
+
+static const struct opt error_log_opts[] = {
+	{ "log-entries", 'e', OPT_U32, F(log_entries), 256, 64, OPT_NONZERO, "NUM",
+	  "number of entries to retrieve (1..256)" },
+	FMT3, BIN("dump in binary format"), END };
+
+static const struct opt effects_opts[] = {
+	FMT3, HUMAN("show log in readable format"), BIN("show log in binary format"), END };
+
+static const struct opt fw_log_opts[] = { FMT3, BIN("use binary output"), END };
+
+static const struct opt sanitize_log_opts[] = {
+	FLAG("rae", 'r', rae, "Retain an Asynchronous Event"), FMT3,
+	HUMAN("show log in readable format"), BIN("show log in binary format"), END };
+
+static const struct opt self_test_log_opts[] = {
+	U32("dst-entries", 'e', dst_entries, 20, 20,
+	    "how many DST log entries to retrieve (default all 20)"),
+	FMT3, FLAG("verbose", 'v', verbose, "Increase output verbosity"), END };
+
+static const struct opt get_log_opts[] = {
+	NSID("desired namespace"),
+	REQ32("log-id", 'i', log_id, 0xff, "identifier of log to retrieve (required)"),
+	REQ32("log-len", 'l', log_len, 1u << 24, "how many bytes to retrieve (required)"),
+	U64("lpo", 'o', lpo, "log page offset, in bytes"),
+	U32("lsp", 's', lsp, 0x7f, 0, "log specific field"),
+	U32("lsi", 'S', lsi, 0xffff, 0, "log specific identifier"),
+	FLAG("rae", 'r', rae, "Retain an Asynchronous Event"),
+	BIN("output in raw format"),
+	U32("csi", 'y', csi, 0xff, 0, "command set identifier"), END };
+
+static const struct opt get_feature_opts[] = {
+	REQ32("feature-id", 'f', fid, 0xff, "feature identifier (required)"),
+	NSID("identifier of desired namespace"),
+	U32("sel", 's', sel, 3, 0, "[0-3]: current/default/saved/supported"),
+	U32("data-len", 'l', data_len, 4096, 0, "buffer len if data is returned"),
+	BIN("show feature in binary format"),
+	U32("cdw11", 'c', cdw11, 0, 0, "feature specific dword 11"),
+	HUMAN("show feature in readable format"), END };
+
+static const struct opt set_feature_opts[] = {
+	NSID("desired namespace"),
+	REQ32("feature-id", 'f', fid, 0xff, "feature identifier (required)"),
+	{ "value", 'v', OPT_U32, F(value), 0, 0, OPT_REQUIRED, "IONUM",
+	  "new value of feature (required)" },
+	U32("cdw12", 'c', cdw12, 0, 0, "feature cdw12, if used"),
+	FLAG("save", 's', save, "specifies that the controller shall save the attribute"),
+	END };
+
+static const struct opt format_opts[] = {
+	NSID("identifier of desired namespace"),
+	U32("timeout", 't', timeout, 0, 0, "timeout value, in milliseconds"),
+	U32("lbaf", 'l', lbaf, 63, 0, "LBA format to apply (default: the current one)"),
+	U32("ses", 's', ses, 7, 0, "[0-2]: secure erase"),
+	U32("pi", 'i', pi, 3, 0, "[0-3]: protection info off/Type 1/Type 2/Type 3"),
+	U32("pil", 'p', pil, 1, 0, "[0-1]: protection info location last/first 8 bytes"),
+	U32("ms", 'm', ms, 1, 0, "[0-1]: extended format off/on"),
+	FLAG("reset", 'r', reset, "Automatically reset the controller after the format"),
+	FLAG("force", 0, force, "The \"I know what I'm doing\" flag: no 10 s delay"),
+	END };
+
+static const struct opt create_ns_opts[] = {
+	{ "nsze", 's', OPT_U64, F(nsze), 0, 0, OPT_REQUIRED | OPT_NONZERO, "IONUM",
+	  "size of ns (NSZE), in blocks (required)" },
+	U64("ncap", 'c', ncap, "capacity of ns (NCAP), default NSZE"),
+	U32("flbas", 'f', flbas, 0xff, 0, "Formatted LBA size (FLBAS)"),
+	U32("timeout", 't', timeout, 0, 0, "timeout value, in milliseconds"), END };
+
+static const struct opt delete_ns_opts[] = {
+	{ "namespace-id", 'n', OPT_U32, F(nsid), 0, 0, OPT_REQUIRED | OPT_NONZERO, "NUM",
+	  "namespace to delete (required)" },
+	U32("timeout", 't', timeout, 0, 0, "timeout value, in milliseconds"), END };
+
+static const struct opt attach_opts[] = {
+	{ "namespace-id", 'n', OPT_U32, F(nsid), 0, 0, OPT_REQUIRED | OPT_NONZERO, "NUM",
+	  "namespace to attach or detach (required)" },
+	LIST("controllers", 'c', ctrls, 0xffff, "comma-sep controller list (default this one)"),
+	END };
+
+static const struct opt rw_opts[] = {
+	NSID("identifier of desired namespace"),
+	U64("start-block", 's', slba, "64-bit addr of first block to access"),
+	U32("block-count", 'c', nlb, 0xffff, 0, "number of blocks (zeroes based)"),
+	U64("data-size", 'z', data_size, "size of data in bytes"),
+	STR("data", 'd', data, "FILE", "data file (default stdin/stdout)"),
+	FLAG("force-unit-access", 'f', fua, "force device to commit data before command completes"),
+	FLAG("show-command", 'v', show_cmd, "show command before sending"), END };
+
+static const struct opt flush_opts[] = { NSID("identifier of desired namespace"), END };
+
+static const struct opt dsm_opts[] = {
+	NSID("identifier of desired namespace"),
+	LIST("blocks", 'b', blocks, 0xffffffffu, "Comma separated list of the number of blocks"),
+	LIST("slbs", 's', slbs, 0, "Comma separated list of the starting blocks"),
+	FLAG("ad", 'd', ad, "Attribute Deallocate"),
+	FLAG("idw", 'w', idw, "Attribute Integral Dataset for Write"),
+	FLAG("idr", 'r', idr, "Attribute Integral Dataset for Read"), END };
+
+static const struct opt copy_opts[] = {
+	NSID("identifier of desired namespace"),
+	{ "sdlba", 'd', OPT_U64, F(sdlba), 0, 0, OPT_REQUIRED, "IONUM",
+	  "64-bit addr of first destination block (required)" },
+	LIST("slbs", 's', slbs, 0, "64-bit addr of first block per range"),
+	LIST("blocks", 'b', blocks, 0xffff, "number of blocks per range (zeroes based)"),
+	FLAG("force-unit-access", 'f', fua, "force unit access"), END };
+
+static const struct opt wz_opts[] = {
+	NSID("desired namespace"),
+	U64("start-block", 's', slba, "64-bit LBA of first block to access"),
+	U32("block-count", 'c', nlb, 0xffff, 0, "number of blocks (zeroes based)"),
+	FLAG("deac", 'd', deac, "Set DEAC bit, requesting the controller to deallocate"),
+	FLAG("force-unit-access", 'f', fua, "force device to commit data"), END };
+
+static const struct opt range_opts[] = {
+	NSID("desired namespace"),
+	U64("start-block", 's', slba, "64-bit LBA of first block to access"),
+	U32("block-count", 'c', nlb, 0xffff, 0, "number of blocks (zeroes based)"), END };
+
+#define CDW(n, s) U32("cdw" #n, s, cdw[n], 0, 0, "command dword " #n " value")
+static const struct opt passthru_opts[] = {
+	REQ32("opcode", 'o', opcode, 0xff, "opcode (required)"),
+	U32("flags", 'f', flags, 0xff, 0, "command flags"),
+	{ "namespace-id", 'n', OPT_U32, F(nsid), 0, 0, 0, "NUM", "desired namespace" },
+	U32("data-len", 'l', data_len, 64u << 20, 0, "data I/O length (bytes)"),
+	U32("timeout", 't', timeout, 0, 0, "timeout value, in milliseconds"),
+	CDW(2, '2'), CDW(3, '3'), CDW(10, '4'), CDW(11, '5'), CDW(12, '6'), CDW(13, '7'),
+	CDW(14, '8'), CDW(15, '9'),
+	STR("input-file", 'i', data, "FILE", "data input file (default stdin)"),
+	BIN("dump output in binary format"),
+	FLAG("show-command", 's', show_cmd, "print command before sending"),
+	FLAG("read", 'r', rd, "set dataflow direction to receive"),
+	FLAG("write", 'w', wr, "set dataflow direction to send"), END };
+
+static const struct opt sanitize_opts[] = {
+	FLAG("no-dealloc", 'd', no_dealloc, "No deallocate after sanitize"),
+	FLAG("oipbp", 'i', oipbp, "Overwrite invert pattern between passes"),
+	U32("owpass", 'n', owpass, 15, 0, "Overwrite pass count (0 means 16)"),
+	FLAG("ause", 'u', ause, "Allow unrestricted sanitize exit"),
+	{ "sanact", 'a', OPT_SANACT, F(sanact), 4, 0, OPT_REQUIRED, "STRING",
+	  "Sanitize action: 1|exit-failure, 2|start-block-erase, 3|start-overwrite, "
+	  "4|start-crypto-erase (required)" },
+	U32("ovrpat", 'p', ovrpat, 0, 0, "Overwrite pattern"), END };
+
+static const struct opt dst_opts[] = {
+	{ "namespace-id", 'n', OPT_U32, F(nsid), 0, 0, 0, "NUM",
+	  "namespace to test (default all: 0xffffffff)" },
+	REQ32("self-test-code", 's', stc, 0xf,
+	      "1h short, 2h extended, eh vendor specific, fh abort (required)"),
+	END };
+
+static const struct opt fw_download_opts[] = {
+	{ "fw", 'f', OPT_STR, F(fw), 0, 0, OPT_REQUIRED, "FILE", "firmware file (required)" },
+	U32("xfer", 'x', xfer, 1u << 20, 4096, "transfer chunksize limit (bytes, multiple of 4)"),
+	U32("offset", 'o', fw_offset, 0, 0, "starting dword offset, default 0"), END };
+
+static const struct opt fw_commit_opts[] = {
+	U32("slot", 's', slot, 7, 0, "[0-7]: firmware slot for commit action"),
+	U32("action", 'a', action, 7, 0, "[0-7]: commit action"),
+	U32("bpid", 'b', bpid, 1, 0, "[0,1]: boot partition identifier, if applicable"), END };
+
+static const struct opt show_regs_opts[] = {
+	FMT3, HUMAN("show info in readable format"), END };
+
+static const struct opt run_opts[] = {
+	U64("size", 's', size, "bytes to write, verify and read (multiple of 128 KiB)"), END };
+
+static const struct opt create_ctrl_opts[] = {
+	U64("nsze", 's', nsze, "blocks of 512 bytes of the first namespace (default 1 GiB)"),
+	END };
+
+const struct cmd_spec cli_specs[] = {
+	{ "run", "the main job: write, verify, read, identify, SMART log", NULL, run_opts,
+	  .no_device = true },
+	{ "list", "List all NVMe devices and namespaces of the controller", NULL, list_opts,
+	  .only_reads = true },
+	{ "list-subsys", "List nvme subsystems", NULL, list_opts, .only_reads = true },
+	{ "id-ctrl", "Send NVMe Identify Controller", NULL, id_ctrl_opts, .only_reads = true },
+	{ "id-ns", "Send NVMe Identify Namespace, display structure", NULL, id_ns_opts,
+	  .only_reads = true },
+	{ "ns-descs", "Send NVMe Namespace Descriptor List, display structure", NULL,
+	  ns_descs_opts, .only_reads = true },
+	{ "smart-log", "Retrieve SMART Log, show it", NULL, smart_opts, .only_reads = true },
+	{ "error-log", "Retrieve Error Log, show it", NULL, error_log_opts, .only_reads = true },
+	{ "effects-log", "Retrieve Command Effects Log, show it", NULL, effects_opts,
+	  .only_reads = true },
+	{ "fw-log", "Retrieve FW Log, show it", NULL, fw_log_opts, .only_reads = true },
+	{ "sanitize-log", "Retrieve sanitize log, show it", NULL, sanitize_log_opts,
+	  .only_reads = true },
+	{ "self-test-log", "Retrieve the SELF-TEST Log, show it", NULL, self_test_log_opts,
+	  .only_reads = true },
+	{ "get-log", "Generic NVMe get log, returns log in raw format", NULL, get_log_opts,
+	  .only_reads = true },
+	{ "get-feature", "Get feature and show the resulting value", NULL, get_feature_opts,
+	  .only_reads = true },
+	{ "set-feature", "Set a feature and show the resulting value", NULL, set_feature_opts },
+	{ "format", "Format namespace with new block format",
+	  "Re-format a namespace: all its data is erased. Unless --force is given, ucmd\n"
+	  "names the device and waits 10 seconds first (Ctrl-C cancels).", format_opts },
+	{ "create-ns", "Creates a namespace with the provided parameters", NULL, create_ns_opts },
+	{ "delete-ns", "Deletes a namespace from the controller", NULL, delete_ns_opts },
+	{ "attach-ns", "Attaches a namespace to requested controller(s)", NULL, attach_opts },
+	{ "detach-ns", "Detaches a namespace from requested controller(s)", NULL, attach_opts },
+	{ "read", "Submit a read command, return results", NULL, rw_opts, .only_reads = true },
+	{ "write", "Submit a write command, return results", NULL, rw_opts },
+	{ "compare", "Submit a Compare command, return results", NULL, rw_opts,
+	  .only_reads = true },
+	{ "write-zeroes", "Submit a write zeroes command, return results", NULL, wz_opts },
+	{ "write-uncor", "Submit a write uncorrectable command, return results", NULL,
+	  range_opts },
+	{ "verify", "Submit a verify command, return results", NULL, range_opts,
+	  .only_reads = true },
+	{ "dsm", "Submit a Data Set Management command, return results", NULL, dsm_opts },
+	{ "copy", "Submit a Simple Copy command, return results", NULL, copy_opts },
+	{ "flush", "Submit a Flush command, return results", NULL, flush_opts },
+	{ "sanitize", "Submit a sanitize command", NULL, sanitize_opts },
+	{ "device-self-test", "Start or abort a device self-test", NULL, dst_opts },
+	{ "fw-download", "Download new firmware", NULL, fw_download_opts },
+	{ "fw-commit", "Verify and commit firmware to a specific slot", NULL, fw_commit_opts },
+	{ "reset", "Resets the controller", NULL, none },
+	{ "show-regs", "Shows the controller registers", NULL, show_regs_opts,
+	  .only_reads = true },
+	{ "io-passthru", "Submit an arbitrary IO command, return results", NULL, passthru_opts },
+	{ "admin-passthru", "Submit an arbitrary admin command, return results", NULL,
+	  passthru_opts },
+	{ "bench", "fio-style workload: IOPS, bandwidth, latency percentiles (own RAM namespace)",
+	  NULL, NULL, .no_device = true },
+	{ "policy", "check or explain a security policy", NULL, NULL, .no_session = true,
+	  .no_device = true },
+	{ "exec", "run a program with the controller's devices (LD_PRELOAD)", NULL, NULL,
+	  .no_session = true, .no_device = true },
+	{ "create-ctrl", "create the controller directory (--ctrl DIR) with one namespace",
+	  NULL, create_ctrl_opts, .no_session = true, .no_device = true },
+	{ "version", "Shows the program version", NULL, none, .no_session = true,
+	  .no_device = true },
+	{ "help", "Display this help, or a command's", NULL, NULL, .no_session = true,
+	  .no_device = true },
+	{ NULL },
+};
+
+const struct cmd_spec *cli_spec_find(const char *name)
+{
+	for (const struct cmd_spec *c = cli_specs; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+/* Levenshtein distance, two rows; names are short */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), prev[64], cur[64];
+
+	if (la >= 64 || lb >= 64)
+		return 64;
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+			size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+
+			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+		}
+		memcpy(prev, cur, sizeof(prev));
+	}
+	return prev[lb];
+}
+
+const char *cli_spec_suggest(const char *name)
+{
+	const char *best = NULL;
+	size_t bd = 3;
+
+	for (const struct cmd_spec *c = cli_specs; c->name; c++) {
+		size_t d = edit_distance(name, c->name);
+
+		if (d < bd) {
+			bd = d;
+			best = c->name;
+		}
+	}
+	return best;
+}
