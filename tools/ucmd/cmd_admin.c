@@ -11,15 +11,6 @@
 
 #include "cli.h"
 
-/* Fixed-width, space-padded spec strings (SN, MN, FR) as C strings. */
-static void spec_str(char *dst, const char *src, size_t n)
-{
-	memcpy(dst, src, n);
-	dst[n] = 0;
-	for (size_t i = n; i > 0 && (dst[i - 1] == ' ' || dst[i - 1] == 0); i--)
-		dst[i - 1] = 0;
-}
-
 static void *identify(struct cli *cli, uint32_t cns, uint32_t nsid, int *res)
 {
 	void *buf = aligned_alloc(4096, 4096);
@@ -46,7 +37,6 @@ static void *identify(struct cli *cli, uint32_t cns, uint32_t nsid, int *res)
 int cmd_id_ctrl(struct cli *cli, int argc, char **argv)
 {
 	int res;
-	char sn[21], mn[41], fr[9];
 
 	(void)argc;
 	(void)argv;
@@ -55,34 +45,7 @@ int cmd_id_ctrl(struct cli *cli, int argc, char **argv)
 		print_status_error("id-ctrl", res);
 		return 1;
 	}
-	spec_str(sn, id->sn, 20);
-	spec_str(mn, id->mn, 40);
-	spec_str(fr, id->fr, 8);
-	if (cli->fmt == OUT_JSON) {
-		struct json_object *o = json_object_new_object();
-		json_object_object_add(o, "vid", json_object_new_int(id->vid));
-		json_object_object_add(o, "ssvid", json_object_new_int(id->ssvid));
-		json_object_object_add(o, "sn", json_object_new_string(sn));
-		json_object_object_add(o, "mn", json_object_new_string(mn));
-		json_object_object_add(o, "fr", json_object_new_string(fr));
-		json_object_object_add(o, "mdts", json_object_new_int(id->mdts));
-		json_object_object_add(o, "cntlid", json_object_new_int(id->cntlid));
-		json_object_object_add(o, "ver", json_object_new_int64(id->ver));
-		json_object_object_add(o, "oacs", json_object_new_int(id->oacs));
-		json_object_object_add(o, "oncs", json_object_new_int(id->oncs));
-		json_object_object_add(o, "sgls", json_object_new_int64(id->sgls));
-		json_object_object_add(o, "nn", json_object_new_int64(id->nn));
-		json_object_object_add(o, "subnqn", json_object_new_string(id->subnqn));
-		json_print(o);
-	} else {
-		printf("NVME Identify Controller:\n");
-		printf("vid       : %#x\nssvid     : %#x\nsn        : %s\nmn        : %s\n"
-		       "fr        : %s\nmdts      : %u\ncntlid    : %#x\nver       : %#x\n"
-		       "oacs      : %#x\noncs      : %#x\nsgls      : %#x\nnn        : %u\n"
-		       "subnqn    : %.256s\n",
-		       id->vid, id->ssvid, sn, mn, fr, id->mdts, id->cntlid, id->ver, id->oacs,
-		       id->oncs, id->sgls, id->nn, id->subnqn);
-	}
+	print_id_ctrl(id, cli->fmt, 0);
 	free(id);
 	return 0;
 }
@@ -103,35 +66,7 @@ int cmd_id_ns(struct cli *cli, int argc, char **argv)
 		free(id);
 		return 1;
 	}
-	unsigned nlbaf = id->nlbaf + 1u;
-	if (cli->fmt == OUT_JSON) {
-		struct json_object *o = json_object_new_object(), *lbafs = json_object_new_array();
-		json_object_object_add(o, "nsid", json_object_new_int64(cli->s.nsid));
-		json_object_object_add(o, "nsze", json_object_new_int64((int64_t)id->nsze));
-		json_object_object_add(o, "ncap", json_object_new_int64((int64_t)id->ncap));
-		json_object_object_add(o, "nuse", json_object_new_int64((int64_t)id->nuse));
-		json_object_object_add(o, "nlbaf", json_object_new_int(id->nlbaf));
-		json_object_object_add(o, "flbas", json_object_new_int(id->flbas));
-		for (unsigned i = 0; i < nlbaf && i < 64; i++) {
-			struct json_object *l = json_object_new_object();
-			json_object_object_add(l, "ms", json_object_new_int(id->lbaf[i].ms));
-			json_object_object_add(l, "ds", json_object_new_int(id->lbaf[i].ds));
-			json_object_object_add(l, "rp", json_object_new_int(id->lbaf[i].rp));
-			json_object_array_add(lbafs, l);
-		}
-		json_object_object_add(o, "lbafs", lbafs);
-		json_print(o);
-	} else {
-		printf("NVME Identify Namespace %u:\n", cli->s.nsid);
-		printf("nsze    : %#" PRIx64 "\nncap    : %#" PRIx64 "\nnuse    : %#" PRIx64
-		       "\nnlbaf   : %u\nflbas   : %#x\n",
-		       (uint64_t)id->nsze, (uint64_t)id->ncap, (uint64_t)id->nuse, id->nlbaf,
-		       id->flbas);
-		unsigned cur = (id->flbas & 0xf) | (((id->flbas >> 5) & 3) << 4);
-		for (unsigned i = 0; i < nlbaf && i < 64; i++)
-			printf("lbaf %2u : ms:%-3u lbads:%-2u rp:%#x %s\n", i, id->lbaf[i].ms,
-			       id->lbaf[i].ds, id->lbaf[i].rp, i == cur ? "(in use)" : "");
-	}
+	print_id_ns(id, cli->s.nsid, cli->fmt, 0);
 	free(id);
 	return 0;
 }
@@ -158,39 +93,7 @@ int cmd_smart_log(struct cli *cli, int argc, char **argv)
 		free(log);
 		return 1;
 	}
-	unsigned temp = log->temperature[0] | (log->temperature[1] << 8);
-	struct { const char *name; uint64_t v; } f[] = {
-		{ "critical_warning", log->critical_warning },
-		{ "temperature", temp },
-		{ "avail_spare", log->avail_spare },
-		{ "spare_thresh", log->spare_thresh },
-		{ "percent_used", log->percent_used },
-		{ "data_units_read", le128_lo(log->data_units_read) },
-		{ "data_units_written", le128_lo(log->data_units_written) },
-		{ "host_read_commands", le128_lo(log->host_reads) },
-		{ "host_write_commands", le128_lo(log->host_writes) },
-		{ "controller_busy_time", le128_lo(log->ctrl_busy_time) },
-		{ "power_cycles", le128_lo(log->power_cycles) },
-		{ "power_on_hours", le128_lo(log->power_on_hours) },
-		{ "unsafe_shutdowns", le128_lo(log->unsafe_shutdowns) },
-		{ "media_errors", le128_lo(log->media_errors) },
-		{ "num_err_log_entries", le128_lo(log->num_err_log_entries) },
-	};
-	if (cli->fmt == OUT_JSON) {
-		struct json_object *o = json_object_new_object();
-		for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
-			json_object_object_add(o, f[i].name, json_object_new_int64((int64_t)f[i].v));
-		json_print(o);
-	} else {
-		printf("Smart Log for NVME device:nvme0 namespace-id:%x\n", NVME_NSID_ALL);
-		for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
-			if (!strcmp(f[i].name, "temperature"))
-				printf("%-36s: %" PRIu64 " K (%d C)\n", f[i].name, f[i].v,
-				       (int)f[i].v - 273);
-			else
-				printf("%-36s: %" PRIu64 "\n", f[i].name, f[i].v);
-		}
-	}
+	print_smart_log(log, NVME_NSID_ALL, "nvme0", cli->fmt, 0);
 	free(log);
 	return 0;
 }
@@ -198,31 +101,36 @@ int cmd_smart_log(struct cli *cli, int argc, char **argv)
 int cmd_list(struct cli *cli, int argc, char **argv)
 {
 	const char *names[64];
-	int n = ucmd_device_names(cli->s.e, names, 64);
+	int n = ucmd_device_names(cli->s.e, names, 64), res, nr = 0;
+	struct print_ns ns[64];
+	struct nvme_id_ns *ids[64];
+	char blk[64][32], gen[64][32];
 
 	(void)argc;
 	(void)argv;
-	if (cli->fmt == OUT_JSON) {
-		struct json_object *o = json_object_new_object(), *devs = json_object_new_array();
-		for (int i = 0; i < n && i < 64; i++)
-			json_object_array_add(devs, json_object_new_string(names[i]));
-		json_object_object_add(o, cli->s.daemon ? "daemon" : "ctrl_dir",
-				       json_object_new_string(cli->s.dir));
-		json_object_object_add(o, "devices", devs);
-		json_object_object_add(o, "nsid", json_object_new_int64(cli->s.nsid));
-		json_object_object_add(o, "lba_size", json_object_new_int64(cli->s.lba_size));
-		json_object_object_add(o, "nsze", json_object_new_int64((int64_t)cli->s.nsze));
-		json_print(o);
-		return 0;
+	struct nvme_id_ctrl *id = identify(cli, NVME_IDENTIFY_CNS_CTRL, 0, &res);
+	if (!id) {
+		print_status_error("list", res);
+		return 1;
 	}
-	printf("%s: %s\n", cli->s.daemon ? "daemon" :
-	       !strncmp(cli->s.dir, "nvme-tcp://", 11) ? "controller" : "controller directory",
-	       cli->s.dir);
-	for (int i = 0; i < n && i < 64; i++)
-		printf("  %s\n", names[i]);
-	if (cli->s.lba_size)
-		printf("namespace %u: %" PRIu64 " blocks of %u bytes (%.2f GiB)\n", cli->s.nsid,
-		       cli->s.nsze, cli->s.lba_size,
-		       (double)cli->s.nsze * cli->s.lba_size / (1u << 30));
+	for (int i = 0; i < n && i < 64; i++) {
+		unsigned nsid;
+
+		if (sscanf(names[i], "ng0n%u", &nsid) != 1)
+			continue;
+		ids[nr] = identify(cli, NVME_IDENTIFY_CNS_NS, nsid, &res);
+		if (!ids[nr])
+			continue;
+		snprintf(blk[nr], sizeof(blk[nr]), "/dev/nvme0n%u", nsid);
+		snprintf(gen[nr], sizeof(gen[nr]), "/dev/ng0n%u", nsid);
+		ns[nr] = (struct print_ns){ nsid, ids[nr], blk[nr], gen[nr] };
+		nr++;
+	}
+	struct print_ctrl c = { "nvme0", "nvme-subsys0", "pcie", "ucmd.0", "live", NULL, NULL,
+				id, nr, ns };
+	print_list(&c, 1, cli->fmt, 0);
+	for (int i = 0; i < nr; i++)
+		free(ids[i]);
+	free(id);
 	return 0;
 }

@@ -47,7 +47,6 @@ static uint32_t get_log_cdw10(uint8_t lid, uint32_t bytes)
 int cmd_ns_descs(struct cli *cli, int argc, char **argv)
 {
 	uint8_t *buf = zalloc(4096);
-	static const char *const names[] = { "?", "eui64", "nguid", "uuid", "csi" };
 
 	(void)argc;
 	(void)argv;
@@ -56,27 +55,7 @@ int cmd_ns_descs(struct cli *cli, int argc, char **argv)
 		free(buf);
 		return 1;
 	}
-	struct json_object *o = json_object_new_object();
-	if (cli->fmt == OUT_NORMAL)
-		printf("NVME Namespace Identification Descriptors NS %u:\n", cli->s.nsid);
-	for (unsigned off = 0; off + 4 <= 4096;) {
-		struct nvme_ns_id_desc *d = (struct nvme_ns_id_desc *)(buf + off);
-		if (!d->nidt || off + 4 + d->nidl > 4096)
-			break;
-		char hex[2 * 255 + 1] = "";
-		for (unsigned i = 0; i < d->nidl; i++)
-			sprintf(hex + 2 * i, "%02x", d->nid[i]);
-		const char *name = d->nidt <= 4 ? names[d->nidt] : "unknown";
-		if (cli->fmt == OUT_JSON)
-			json_object_object_add(o, name, json_object_new_string(hex));
-		else
-			printf("%-6s: %s\n", name, hex);
-		off += 4 + d->nidl;
-	}
-	if (cli->fmt == OUT_JSON)
-		json_print(o);
-	else
-		json_object_put(o);
+	print_ns_descs(buf, cli->s.nsid, cli->fmt);
 	free(buf);
 	return 0;
 }
@@ -96,34 +75,7 @@ int cmd_error_log(struct cli *cli, int argc, char **argv)
 		free(log);
 		return 1;
 	}
-	struct json_object *arr = json_object_new_array();
-	for (uint32_t i = 0; i < n; i++) {
-		if (!log[i].error_count)
-			continue;
-		if (cli->fmt == OUT_JSON) {
-			struct json_object *e = json_object_new_object();
-			json_object_object_add(e, "error_count", json_object_new_int64((int64_t)log[i].error_count));
-			json_object_object_add(e, "sqid", json_object_new_int(log[i].sqid));
-			json_object_object_add(e, "cmdid", json_object_new_int(log[i].cmdid));
-			json_object_object_add(e, "status_field", json_object_new_int(log[i].status_field >> 1));
-			json_object_object_add(e, "lba", json_object_new_int64((int64_t)log[i].lba));
-			json_object_object_add(e, "nsid", json_object_new_int64(log[i].nsid));
-			json_object_array_add(arr, e);
-		} else {
-			printf("entry %u: error_count %" PRIu64 " sqid %u cmdid %#x status %#x (%s) "
-			       "lba %" PRIu64 " nsid %u\n", i, (uint64_t)log[i].error_count,
-			       log[i].sqid, log[i].cmdid, log[i].status_field >> 1,
-			       nvme_status_to_string(log[i].status_field >> 1, false),
-			       (uint64_t)log[i].lba, log[i].nsid);
-		}
-	}
-	if (cli->fmt == OUT_JSON) {
-		struct json_object *o = json_object_new_object();
-		json_object_object_add(o, "errors", arr);
-		json_print(o);
-	} else {
-		json_object_put(arr);
-	}
+	print_error_log(log, (int)n, "nvme0", cli->fmt);
 	free(log);
 	return 0;
 }
@@ -140,33 +92,7 @@ int cmd_effects_log(struct cli *cli, int argc, char **argv)
 		free(log);
 		return 1;
 	}
-	struct json_object *o = json_object_new_object();
-	struct { const char *name; const uint32_t *tab; } sets[] = {
-		{ "admin", log->acs }, { "io", log->iocs } };
-	for (int s = 0; s < 2; s++) {
-		struct json_object *set = json_object_new_object();
-		if (cli->fmt == OUT_NORMAL)
-			printf("%s command set\n", sets[s].name);
-		for (int op = 0; op < 256; op++) {
-			uint32_t e = sets[s].tab[op];
-			if (!(e & 1))	/* CSUPP */
-				continue;
-			char key[8];
-			snprintf(key, sizeof(key), "%#04x", op);
-			if (cli->fmt == OUT_JSON) {
-				json_object_object_add(set, key, json_object_new_int64(e));
-			} else {
-				printf("  opcode %#04x: %08x  CSUPP%s%s%s%s CSE:%u\n", op, e,
-				       e & 2 ? " LBCC" : "", e & 4 ? " NCC" : "", e & 8 ? " NIC" : "",
-				       e & 16 ? " CCC" : "", (e >> 16) & 7);
-			}
-		}
-		json_object_object_add(o, sets[s].name, set);
-	}
-	if (cli->fmt == OUT_JSON)
-		json_print(o);
-	else
-		json_object_put(o);
+	print_effects_log(log, cli->fmt, 0);
 	free(log);
 	return 0;
 }
@@ -186,16 +112,10 @@ static int feature(struct cli *cli, int argc, char **argv, bool set)
 	if (admin(cli, what, set ? nvme_admin_set_features : nvme_admin_get_features,
 		  cli->s.nsid, cdw10, cdw11, NULL, 0, &result))
 		return 1;
-	if (cli->fmt == OUT_JSON) {
-		struct json_object *o = json_object_new_object();
-		json_object_object_add(o, "feature_id", json_object_new_int((int)fid));
-		json_object_object_add(o, "result", json_object_new_int64((int64_t)(uint32_t)result));
-		json_print(o);
-	} else {
-		printf("%s: feature id %#04x, %s value: %#010x\n", what, fid,
-		       set ? "new" : sel == 1 ? "default" : sel == 2 ? "saved" :
-		       sel == 3 ? "capabilities" : "current", (uint32_t)result);
-	}
+	if (!set)
+		print_feature((uint8_t)fid, (uint8_t)sel, (uint32_t)result, NULL, 0, cli->fmt, 0);
+	else
+		printf("%s: feature id %#04x, new value: %#010x\n", what, fid, (uint32_t)result);
 	return 0;
 bad:
 	fprintf(stderr, set ? "usage: ucmd set-feature -f FID -V VALUE [--save]\n"
