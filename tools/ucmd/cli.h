@@ -108,5 +108,11 @@ int cmd_detach_ns(struct cli *cli, int argc, char **argv);
 int cmd_policy(struct cli *cli, int argc, char **argv);
 int cmd_bench(struct cli *cli, int argc, char **argv);
 int cmd_exec(struct cli *cli, int argc, char **argv);
+/* cmd_wire.c (WIRE: temporary) */
+int cmd_fw_log(struct cli *cli, int argc, char **argv);
+int cmd_get_log(struct cli *cli, int argc, char **argv);
+int cmd_sanitize_log(struct cli *cli, int argc, char **argv);
+int cmd_self_test_log(struct cli *cli, int argc, char **argv);
+int cmd_list_subsys(struct cli *cli, int argc, char **argv);
 
 #endif

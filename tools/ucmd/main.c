@@ -44,6 +44,13 @@ const struct cli_cmd cli_cmds[] = {
 	{ "admin-passthru", "any admin command", cmd_admin_passthru },
 	{ "exec", "run a program with the controller's devices (LD_PRELOAD)", cmd_exec,
 	  .no_session = true },
+	/* WIRE: temporary, until h-cli's commands land */
+	{ "fw-log", "firmware slot log", cmd_fw_log, .only_reads = true },
+	{ "get-log", "any log page", cmd_get_log, .only_reads = true },
+	{ "sanitize-log", "sanitize status log", cmd_sanitize_log, .only_reads = true },
+	{ "self-test-log", "device self-test log", cmd_self_test_log, .only_reads = true },
+	{ "list-subsys", "the NVM subsystem and its controllers", cmd_list_subsys,
+	  .only_reads = true },
 	{ NULL, NULL, NULL },
 };
 
