@@ -114,7 +114,12 @@ static int feature(struct cli *cli, int argc, char **argv, bool set)
 		return 1;
 	if (!set)
 		print_feature((uint8_t)fid, (uint8_t)sel, (uint32_t)result, NULL, 0, cli->fmt, 0);
-	else
+	else if (cli->fmt == OUT_JSON) {
+		struct json_object *o = json_object_new_object();
+		json_object_object_add(o, "feature_id", json_object_new_int((int)fid));
+		json_object_object_add(o, "result", json_object_new_int64((int64_t)(uint32_t)result));
+		json_print(o);
+	} else
 		printf("%s: feature id %#04x, new value: %#010x\n", what, fid, (uint32_t)result);
 	return 0;
 bad:
