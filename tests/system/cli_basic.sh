@@ -21,8 +21,10 @@ echo "$out" | grep -q "all 4 MiB written, verified and read back" || fail "run d
 step "list / id-ctrl / id-ns / smart-log as JSON"
 "$UCMD" --output-format json list | python3 -c '
 import json,sys; d=json.load(sys.stdin)
-assert "ng0n1" in d["devices"] and "nvme0" in d["devices"], d
-assert d["lba_size"] == 512 and d["nsze"] == 2097152, d'
+# nvme-cli list layout: one entry per namespace
+n = d["Devices"][0]
+assert n["DevicePath"] == "/dev/nvme0n1" and n["NameSpace"] == 1, d
+assert n["SectorSize"] == 512 and n["MaximumLBA"] == 2097152, d'
 "$UCMD" --output-format json id-ctrl | python3 -c '
 import json,sys; d=json.load(sys.stdin); assert d["nn"] >= 1 and d["ver"] >= 0x10400, d'
 "$UCMD" --output-format json id-ns | python3 -c '
@@ -30,7 +32,8 @@ import json,sys; d=json.load(sys.stdin); assert d["nsze"] == 2097152 and len(d["
 "$UCMD" --output-format json smart-log | python3 -c '
 import json,sys; d=json.load(sys.stdin)
 # the 4 MiB job wrote 8192 sectors: 8.192 thousand-sector data units, rounded up
-assert d["data_units_written"] >= 9 and d["host_write_commands"] >= 32, d'
+# (128-bit counters are decimal strings, as nvme-cli prints them)
+assert int(d["data_units_written"]) >= 9 and int(d["host_write_commands"]) >= 32, d'
 
 step "write then read back in a new process"
 head -c 4096 /dev/urandom > "$dir/in.bin"

@@ -21,21 +21,22 @@ head -c 4096 /dev/zero > "$dir/zero.bin"
 "$UCMD" write -s 0 -c 7 -d "$dir/a.bin" 2>/dev/null
 
 step "ns-descs, effects-log, error-log"
-J ns-descs | python3 -c 'import json,sys; d=json.load(sys.stdin); assert "nguid" in d or "eui64" in d or "uuid" in d, d'
+J ns-descs | python3 -c 'import json,sys; d=json.load(sys.stdin); assert {"nguid", "eui64", "uuid"} & {x["type"] for x in d["ns-descs"]}, d'
 J effects-log | python3 -c '
 import json,sys; d=json.load(sys.stdin)
-assert d["io"]["0x01"] & 0x3 == 0x3, d["io"]   # write: CSUPP | LBCC
-assert d["io"]["0x02"] & 0x1, d["io"]          # read supported
-assert d["admin"]["0x06"] & 0x1, d["admin"]    # identify supported'
+io, adm = d[0]["io_cmd_set"], d[0]["admin_cmd_set"]   # nvme-cli: a list of pages
+assert io["IOCS_1 (Write)"] & 0x3 == 0x3, io   # write: CSUPP | LBCC
+assert io["IOCS_2 (Read)"] & 0x1, io           # read supported
+assert adm["ACS_6 (Identify)"] & 0x1, adm      # identify supported'
 J error-log | python3 -c 'import json,sys; json.load(sys.stdin)'
 
 step "get-feature / set-feature (temperature threshold)"
 # each CLI run is a power cycle: only a saved value outlives it
 J set-feature -f 4 -V 350 | python3 -c 'import json,sys; json.load(sys.stdin)'
-J get-feature -f 4 | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["result"] & 0xffff == 343, d'
+J get-feature -f 4 | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["value"] & 0xffff == 343, d'
 J set-feature -f 4 -V 350 --save | python3 -c 'import json,sys; json.load(sys.stdin)'
-J get-feature -f 4 | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["result"] & 0xffff == 350, d'
-J get-feature -f 4 -s 2 | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["result"] & 0xffff == 350, d'
+J get-feature -f 4 | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["value"] & 0xffff == 350, d'
+J get-feature -f 4 -s 2 | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["value"] & 0xffff == 350, d'
 expect_status "Invalid Field" "$UCMD" get-feature -f 0xf0
 
 step "compare: match and mismatch"

@@ -49,8 +49,8 @@ ucmd --ctrl "$URL" id-ns > $R/id-ns.txt 2>&1 || { cat $R/id-ns.txt; fail "id-ns"
 echo "GUEST-PART id-ctrl and id-ns through nvme-tcp"
 
 # nvmet's file namespace takes the file's block size (4 KiB on tmpfs)
-ucmd --ctrl "$URL" list > $R/list.txt 2>&1 || { cat $R/list.txt; fail "list"; }
-LBS=$(sed -n 's/.* blocks of \([0-9]*\) bytes.*/\1/p' $R/list.txt)
+ucmd --ctrl "$URL" --output-format json list > $R/list.txt 2>&1 || { cat $R/list.txt; fail "list"; }
+LBS=$(sed -n 's/.*"SectorSize":\([0-9]*\).*/\1/p' $R/list.txt | head -1)
 [ -n "$LBS" ] || { cat $R/list.txt; fail "no block size in list"; }
 echo "guest: namespace 1 has $LBS-byte blocks"
 # rw OP BYTE-OFFSET BYTES FILE [URL]: one command of BYTES at BYTE-OFFSET
