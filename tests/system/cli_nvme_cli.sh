@@ -164,6 +164,12 @@ both_text smart-log "smart-log" "smart-log /dev/nvme0" "^(power_on_hours|control
 both_text error-log "error-log" "error-log /dev/nvme0"
 both_text fw-log "fw-log" "fw-log /dev/nvme0"
 both_text list "list" "list"
+# -H: the decoded fields, line for line
+both_text "id-ctrl -H" "id-ctrl -H" "id-ctrl /dev/nvme0 -H"
+both_text "id-ns -H" "id-ns -n 1 -H" "id-ns /dev/nvme0 -n 1 -H"
+both_text "smart-log -H" "smart-log -H" "smart-log /dev/nvme0 -H" "^(power_on_hours|controller_busy_time)"
+both_text "effects-log -H" "effects-log -H" "effects-log /dev/nvme0 --csi=0 -H"
+both_text effects-log "effects-log" "effects-log /dev/nvme0 --csi=0"
 both_text list-subsys "list-subsys" "list-subsys"
 for fid in 1 2 4 5 6 7 8 0xa 0xb; do
 	both_text "get-feature $fid" "get-feature -f $fid" "get-feature /dev/nvme0 -f $fid"

@@ -206,6 +206,14 @@ static void test_id_ctrl_normal(void **state)
 	has_line(s, "  [3:3] : 0x1\tNS Management and Attachment Supported");
 	has_line(s, "  [0:0] : 0\tSecurity Send and Receive Not Supported");
 	has_line(s, "  [2:2] : 0\tPCI");
+	has_line(s, "  [1:0] : 0\tController type not reported");
+	has_line(s, " [1:0]  : 0\tScatter-Gather Lists Not Supported");
+	has_line(s, "    [0:0] : 0\tCrypto Erase Sanitize Operation Not Supported");
+	has_line(s, "[127:0] : 1180591620717411303424");
+	has_line(s, "\tTotal NVM Capacity (TNVMCAP)");
+	has_line(s, "  [31:31] : 0x1\tDiscovery Log Change Notice Supported");
+	has_line(s, " [15:0] : -273°C (0 Kelvin)\tWarning Composite Temperature Threshold (WCTEMP)");
+	assert_null(strstr(s, "Keyed SGL"));	/* SGLs not supported: only the set bits */
 	s = CAPTURE(print_id_ctrl(&id, OUT_BINARY, 0));
 	assert_int_equal(out_len, sizeof(id));
 	assert_memory_equal(s, &id, sizeof(id));
