@@ -304,7 +304,7 @@ void print_id_ns(const struct nvme_id_ns *ns, uint32_t nsid, enum out_fmt f, uns
 
 		if (human)
 			printf("LBA Format %2zu : Metadata Size: %-3d bytes - Data Size: %-2d bytes - "
-			       "Relative Performance: %#x %s %s\n", i, pl16(&l->ms), 1 << l->ds,
+			       "Relative Performance: %#x %s %s\n", i, pl16(&l->ms), l->ds < 31 ? 1 << l->ds : 0,
 			       l->rp, rp[l->rp & 3], i == inuse ? "(in use)" : "");
 		else
 			printf("lbaf %2zu : ms:%-3d lbads:%-2d rp:%#x %s\n", i, pl16(&l->ms),

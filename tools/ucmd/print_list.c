@@ -41,7 +41,8 @@ static struct ns_sizes ns_sizes(const struct print_ns *n)
 	if (!n->id)
 		return z;
 	nvme_id_ns_flbas_to_lbaf_inuse(n->id->flbas, &idx);
-	z.lba_size = 1ull << n->id->lbaf[idx].ds;
+	/* an LBADS the spec does not allow (< 9 or >= 64) is shown as 0 bytes */
+	z.lba_size = n->id->lbaf[idx].ds < 64 ? 1ull << n->id->lbaf[idx].ds : 0;
 	z.meta = pl16(&n->id->lbaf[idx].ms);
 	z.nsze = pl64(&n->id->nsze);
 	z.nuse = pl64(&n->id->nuse);

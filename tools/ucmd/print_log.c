@@ -311,7 +311,7 @@ static void fw_string(const char *frs, char out[9])
 void print_fw_log(const struct nvme_firmware_slot *fw, const char *devname, enum out_fmt f)
 {
 	struct json_object *root = NULL, *slots = NULL;
-	char rev[9], key[24], val[48];
+	char rev[9], key[32], val[48];
 
 	if (f == OUT_BINARY)
 		return p_raw(fw, sizeof(*fw));
