@@ -127,6 +127,7 @@ python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["errors"]; sys.exit(
 	"$dir/errlog.json" || bad "the error log has no entry for the failed get-log"
 
 both_json list "list -o json" "list -o json"
+both_json "list -v" "list -v -o json" "list -v -o json"
 both_json list-subsys "list-subsys -o json" "list-subsys -o json"
 both_json id-ctrl "id-ctrl -o json" "id-ctrl /dev/nvme0 -o json"
 both_json id-ns "id-ns -n 1 -o json" "id-ns /dev/nvme0 -n 1 -o json"
@@ -164,6 +165,7 @@ both_text smart-log "smart-log" "smart-log /dev/nvme0" "^(power_on_hours|control
 both_text error-log "error-log" "error-log /dev/nvme0"
 both_text fw-log "fw-log" "fw-log /dev/nvme0"
 both_text list "list" "list"
+both_text "list -v" "list -v" "list -v"
 # -H: the decoded fields, line for line
 both_text "id-ctrl -H" "id-ctrl -H" "id-ctrl /dev/nvme0 -H"
 both_text "id-ns -H" "id-ns -n 1 -H" "id-ns /dev/nvme0 -n 1 -H"

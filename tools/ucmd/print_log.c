@@ -508,6 +508,12 @@ static struct json_object *self_test_entry_json(const struct nvme_st_result *r)
 void print_self_test_log(const struct nvme_self_test_log *l, uint32_t nr_entries,
 			 const char *devname, enum out_fmt f)
 {
+	print_self_test_log_flags(l, nr_entries, devname, f, 0);
+}
+
+void print_self_test_log_flags(const struct nvme_self_test_log *l, uint32_t nr_entries,
+			       const char *devname, enum out_fmt f, unsigned flags)
+{
 	uint32_t n = nr_entries < NVME_LOG_ST_MAX_RESULTS ? nr_entries : NVME_LOG_ST_MAX_RESULTS;
 
 	if (f == OUT_BINARY)
@@ -528,7 +534,7 @@ void print_self_test_log(const struct nvme_self_test_log *l, uint32_t nr_entries
 	printf("Current Completion : %u%%\n", l->completion);
 	for (uint32_t i = 0; i < n; i++) {
 		printf("Self Test Result[%u]:\n", i);
-		self_test_entry_normal(&l->result[i], false);
+		self_test_entry_normal(&l->result[i], flags & PRINT_VERBOSE);
 	}
 }
 

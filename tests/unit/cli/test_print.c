@@ -522,6 +522,12 @@ static void test_self_test_log(void **state)
 	has_line(t, "  Namespace Identifier         : 0x1");
 	has_line(t, "Self Test Result[1]:");
 	has_line(t, "  Operation Result             : 0xf");
+	t = CAPTURE(print_self_test_log_flags(&l, 2, "nvme0", OUT_NORMAL, PRINT_VERBOSE));
+	has_line(t, "  Operation Result             : 0x7 Operation completed with one or more "
+		    "failed segments and the first segment that failed is indicated in the "
+		    "SegmentNumber field");
+	has_line(t, "  Self Test Code               : 1 Short device self-test operation");
+	has_line(t, "  Operation Result             : 0xf Entry not used (does not contain a result)");
 }
 
 /* ---- get-feature, get-log ---- */
