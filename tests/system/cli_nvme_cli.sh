@@ -103,7 +103,7 @@ both_text() {
 	[ -s "$dir/n.txt" ] || { bad "$name: nvme-cli printed nothing"; return; }
 	if ! diff <(grep -Ev "$skip" "$dir/u.txt") <(grep -Ev "$skip" "$dir/n.txt") >"$dir/diff"; then
 		bad "$name: output differs"
-		sed 's/^/    /' "$dir/diff" | head -10
+		head -10 "$dir/diff" | sed 's/^/    /'	# (sed | head: SIGPIPE under pipefail)
 	fi
 }
 
