@@ -20,7 +20,11 @@ echo "$out" | grep -q "all 4 MiB written, verified and read back" || fail "run d
 
 step "list / id-ctrl / id-ns / smart-log as JSON (-o after the command, as nvme-cli)"
 "$UCMD" list -o json | python3 -c '
-import json,sys; t=json.dumps(json.load(sys.stdin)); assert "/dev/nvme0n1" in t and "/dev/ng0n1" in t, t'
+import json,sys; d=json.load(sys.stdin)
+# nvme-cli list layout: one entry per namespace
+n = d["Devices"][0]
+assert n["DevicePath"] == "/dev/nvme0n1" and n["GenericPath"] == "/dev/ng0n1" and n["NameSpace"] == 1, d
+assert n["SectorSize"] == 512 and n["MaximumLBA"] == 2097152, d'
 "$UCMD" id-ctrl -o json | python3 -c '
 import json,sys; d=json.load(sys.stdin); assert d["nn"] >= 1 and d["ver"] >= 0x10400, d'
 "$UCMD" id-ns -o json | python3 -c '
@@ -31,7 +35,8 @@ import json,sys; d=json.load(sys.stdin); assert d["nsze"] == 2097152 and len(d["
 "$UCMD" smart-log --output-format=json | python3 -c '
 import json,sys; d=json.load(sys.stdin)
 # the 4 MiB job wrote 8192 sectors: 8.192 thousand-sector data units, rounded up
-assert d["data_units_written"] >= 9 and d["host_write_commands"] >= 32, d'
+# (128-bit counters are decimal strings, as nvme-cli prints them)
+assert int(d["data_units_written"]) >= 9 and int(d["host_write_commands"]) >= 32, d'
 
 step "write then read back in a new process"
 head -c 4096 /dev/urandom > "$dir/in.bin"

@@ -20,8 +20,17 @@ head -c 4096 /dev/urandom > "$dir/a.bin"
 head -c 4096 /dev/zero > "$dir/zero.bin"
 "$UCMD" write -s 0 -c 7 -d "$dir/a.bin" 2>/dev/null
 
-# the raw structures (-b), so these checks do not depend on a printer's layout
+# nvme-cli's JSON layouts, then the raw structures (-b) apart from any printer
 step "ns-descs, effects-log, error-log"
+"$UCMD" ns-descs -o json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert {"nguid", "eui64", "uuid"} & {x["type"] for x in d["ns-descs"]}, d'
+"$UCMD" effects-log -o json | python3 -c '
+import json,sys; d=json.load(sys.stdin)
+io, adm = d[0]["io_cmd_set"], d[0]["admin_cmd_set"]   # nvme-cli: a list of pages
+assert io["IOCS_1 (Write)"] & 0x3 == 0x3, io   # write: CSUPP | LBCC
+assert io["IOCS_2 (Read)"] & 0x1, io           # read supported
+assert adm["ACS_6 (Identify)"] & 0x1, adm      # identify supported'
+"$UCMD" error-log -o json | python3 -c 'import json,sys; json.load(sys.stdin)'
+
 "$UCMD" ns-descs -b | python3 -c '
 import sys; b=sys.stdin.buffer.read(); assert len(b) == 4096 and b[0] in (1, 2, 3), b[:8]'
 "$UCMD" effects-log -b > "$dir/effects.bin"
@@ -34,7 +43,6 @@ acs = struct.unpack_from("<256I", b, 0); iocs = struct.unpack_from("<256I", b, 1
 assert iocs[1] & 3 == 3, hex(iocs[1])   # write: CSUPP | LBCC
 assert iocs[2] & 1 and acs[6] & 1       # read, identify supported
 PY
-"$UCMD" error-log -o json | python3 -c 'import json,sys; json.load(sys.stdin)'
 [ "$("$UCMD" error-log -e 4 -b | wc -c)" = 256 ] || fail "error-log -e 4 -b: not 4 entries"
 
 step "get-feature / set-feature (temperature threshold)"

@@ -39,8 +39,8 @@ n=$(wc -l < "$dir/acked")
 echo "killed after $n acknowledged writes"
 
 # a new process: the controller and its namespace are there, data intact
-"$UCMD" id-ns -o json | python3 -c '
-import json,sys; d=json.load(sys.stdin); assert d["nsze"] == 2097152, d'
+"$UCMD" list -o json | python3 -c '
+import json,sys; d=json.load(sys.stdin); assert d["Devices"][0]["MaximumLBA"] == 2097152, d'
 while read -r i; do
 	block "$i" > "$dir/want.bin"
 	"$UCMD" read -s "$((i * 7))" -c 0 -d "$dir/got.bin"

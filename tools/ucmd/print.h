@@ -63,6 +63,9 @@ void print_sanitize_log(const struct nvme_sanitize_log_page *s, const char *devn
 			enum out_fmt f, unsigned flags);
 void print_self_test_log(const struct nvme_self_test_log *l, uint32_t nr_entries,
 			 const char *devname, enum out_fmt f);
+/* the same with flags: PRINT_VERBOSE is self-test-log -v (results and codes named) */
+void print_self_test_log_flags(const struct nvme_self_test_log *l, uint32_t nr_entries,
+			       const char *devname, enum out_fmt f, unsigned flags);
 /*
  * get-feature: result is CQE dword 0; data (may be NULL, len 0) the
  * feature's data buffer for the features that have one; sel the select
