@@ -9,7 +9,6 @@ trap 'rm -rf "$dir"' EXIT
 export UCMD_CTRL="$dir/ctrl"
 fail() { echo "FAIL: $*"; exit 1; }
 step() { echo "--- $*"; }
-J() { "$UCMD" --output-format json "$@"; }
 expect_status() {	# NAME-PATTERN COMMAND...
 	local pat=$1; shift
 	if "$@" 2>"$dir/err" >/dev/null; then fail "$* succeeded, expected $pat"; fi
