@@ -392,7 +392,7 @@ static uint64_t bg_deadline(struct ucmd_ctrl *c, uint64_t d)
 {
 	uint64_t b = 0;
 
-	if (nvmet_sanitize_busy(c))
+	if (nvmet_sanitize_busy(c) && !c->p.read_only)
 		b = ktime_get_ns();	/* at once: the next chunk */
 	else if (c->dst.op)
 		b = c->dst.start_ns + c->dst.dur_ns;

@@ -197,7 +197,8 @@ bool nvmet_sanitize_step(struct ucmd_ctrl *c)
 			  64ull * chunk : chunk, key;
 	uint8_t *buf;
 
-	if (!nvmet_sanitize_busy(c))
+	/* a read-only controller cannot erase: it stays in progress for a writer */
+	if (!nvmet_sanitize_busy(c) || c->p.read_only)
 		return false;
 	/* loaded in progress: it goes on from where the last user left it */
 	if (!c->san.total)

@@ -288,6 +288,16 @@ static void test_restart(void **state)
 	assert_true(sprog > 0);
 	host_close(&h);
 
+	/* a read-only user sees it in progress and cannot move it */
+	p.read_only = true;
+	assert_int_equal(host_open(&h, &p), 0);
+	ctrl_test_knobs(h.ctrl, 2000, 60000, false);
+	l = san_log(&h);
+	assert_int_equal(l->sstat & 7, NVME_SANITIZE_SSTAT_STATUS_IN_PROGESS);
+	assert_int_equal(san_log(&h)->sprog, l->sprog);
+	host_close(&h);
+	p.read_only = false;
+
 	/* powered off and on: it goes on from where it got */
 	p.power_on = true;
 	assert_int_equal(host_open(&h, &p), 0);
