@@ -23,7 +23,7 @@ step "list / id-ctrl / id-ns / smart-log as JSON (-o after the command, as nvme-
 import json,sys; d=json.load(sys.stdin)
 # nvme-cli list layout: one entry per namespace
 n = d["Devices"][0]
-assert n["DevicePath"] == "/dev/nvme0n1" and n["GenericPath"] == "/dev/ng0n1" and n["NameSpace"] == 1, d
+assert n["DevicePath"] == "/dev/nvme0n1" and n["NameSpace"] == 1, d
 assert n["SectorSize"] == 512 and n["MaximumLBA"] == 2097152, d'
 "$UCMD" id-ctrl -o json | python3 -c '
 import json,sys; d=json.load(sys.stdin); assert d["nn"] >= 1 and d["ver"] >= 0x10400, d'
