@@ -22,7 +22,7 @@ X() { timeout 120 "$UCMD" exec --ctrl "$ctrl" -- "$@" 2>"$dir/err"; }
 J() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 
 step "a fresh controller"
-"$UCMD" --ctrl "$ctrl" list >/dev/null || fail "ucmd list on $ctrl"
+"$UCMD" --ctrl "$ctrl" create-ctrl >/dev/null || fail "ucmd create-ctrl $ctrl"
 pc0=$(X nvme smart-log /dev/nvme0 -o json | J 'int(d["power_cycles"])')
 
 step "firmware: download, commit to slot 2 for the next reset, nvme reset"

@@ -3,6 +3,7 @@
  * Maintenance: sanitize, device-self-test, fw-download, fw-commit, reset,
  * show-regs, with nvme-cli's options and messages.
  */
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,6 +20,37 @@
 #ifndef NVME_IOCTL_RESET
 #define NVME_IOCTL_RESET _IO('N', 0x44)
 #endif
+
+/*
+ * The embedded controller runs only while a ucmd command has it open, so a
+ * sanitize started in this process would stand still between CLI calls
+ * (and a read-only sanitize-log cannot move it on). The command that
+ * started it therefore stays until the Sanitize Status log says it ended.
+ * Ctrl-C leaves it in progress, persisted: the next command that opens the
+ * controller read-write goes on with it. Through ucmdd or on a real device
+ * the device works on alone and the command returns at once, as nvme-cli's.
+ */
+static int sanitize_wait(struct cli *cli)
+{
+	struct nvme_sanitize_log_page *log = cli_zalloc(sizeof(*log));
+	int ret = 1;
+
+	if (!log)
+		return 1;
+	for (;;) {
+		if (cli_get_log(cli, "sanitize-log", NVME_LOG_LID_SANITIZE, NVME_NSID_ALL, log,
+				sizeof(*log)))
+			break;
+		if ((le16toh(log->sstat) & NVME_SANITIZE_SSTAT_STATUS_MASK) !=
+		    NVME_SANITIZE_SSTAT_STATUS_IN_PROGESS) {
+			ret = 0;
+			break;
+		}
+		usleep(20000);
+	}
+	free(log);
+	return ret;
+}
 
 int cmd_sanitize(struct cli *cli, int argc, char **argv)
 {
@@ -39,7 +71,9 @@ int cmd_sanitize(struct cli *cli, int argc, char **argv)
 	c.cdw11 = a->ovrpat;
 	if (cli_admin(cli, "sanitize", &c, NULL))
 		return 1;
-	return 0;
+	if (a->sanact == NVME_SANITIZE_SANACT_EXIT_FAILURE || cli->s.daemon || cli->s.kernel)
+		return 0;
+	return sanitize_wait(cli);
 }
 
 int cmd_device_self_test(struct cli *cli, int argc, char **argv)
