@@ -81,6 +81,13 @@ assert len(b) == 512 and b[0] & 7 == 2, b[:1]   # AFI: slot 2 active
 assert b[16:24] == b"2.0     ", b[8:24]          # FRS2: the revision in the image' || fail "fw-log after reset"
 "$UCMD" fw-log -b | cmp - <("$UCMD" get-log -i 3 -l 512 -b) || fail "get-log 03h differs"
 
+step "show-regs: the register file of the embedded controller"
+"$UCMD" show-regs -o json | python3 -c '
+import json,sys; d=json.load(sys.stdin)
+assert d["vs"] == 0x10400 and d["csts"] & 1 and d["cc"] & 1, d   # NVMe 1.4, enabled and ready
+assert d["cap"] & 0xffff == 0x3ff, hex(d["cap"])                 # CAP.MQES: 1024 entries'
+"$UCMD" show-regs | grep -q "^version : 10400" || fail "show-regs text"
+
 step "bad input: clear errors"
 printf 'abc' > "$dir/odd.bin"
 rc=0; "$UCMD" fw-download -f "$dir/odd.bin" 2>"$dir/err" || rc=$?

@@ -15,6 +15,7 @@
 #include <nvme/types.h>
 
 #include "cli.h"
+#include "ucmd/ctrl.h"
 
 /* Linux's controller reset ioctl (include/uapi/linux/nvme_ioctl.h) */
 #ifndef NVME_IOCTL_RESET
@@ -195,9 +196,10 @@ int cmd_reset(struct cli *cli, int argc, char **argv)
 }
 
 /*
- * show-regs: the register file through Property Get (fabrics command
- * 7Fh, type 04h), the one way ucmd's public API offers to read it; a
- * controller that does not take it says so with its status.
+ * show-regs: the embedded controller's register file through
+ * ucmd_ctrl_regs_read() (as Linux's nvme-cli maps BAR0); any other
+ * controller (ucmdd's, NVMe/TCP) through Property Get (fabrics command
+ * 7Fh, type 04h); one that does not take it says so with its status.
  */
 static int prop_get(struct cli *cli, uint32_t off, bool eight, uint64_t *v)
 {
@@ -221,6 +223,16 @@ int cmd_show_regs(struct cli *cli, int argc, char **argv)
 	(void)argv;
 	if (!bar)
 		return 1;
+	if (cli->s.ctrl) {
+		int res = ucmd_ctrl_regs_read(cli->s.ctrl, 0, bar, 0x1000);
+
+		if (res) {
+			print_status_error("show-regs", res);
+			free(bar);
+			return 1;
+		}
+		goto print;
+	}
 	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
 		uint64_t v = 0;
 		int res = prop_get(cli, regs[i].off, regs[i].eight, &v);
@@ -232,6 +244,7 @@ int cmd_show_regs(struct cli *cli, int argc, char **argv)
 		}
 		memcpy(bar + regs[i].off, &v, regs[i].eight ? 8 : 4);	/* little endian */
 	}
+print:
 	print_show_regs(bar, cli_fmt(cli), cli_pflags(cli));
 	free(bar);
 	return 0;
