@@ -90,6 +90,14 @@ struct ucmd_ctrl_params {
 	 * directory. ucmdd sets it once per daemon start (docs/store.md).
 	 */
 	bool     power_on;
+	/*
+	 * RAM namespaces hold in memory every block written to them, so their
+	 * sizes together are the memory a user may make this process use:
+	 * at most this many bytes (0: no bound but the store's 1 PiB). A
+	 * namespace past it is refused, by Namespace Management with Namespace
+	 * Insufficient Capacity (-EDQUOT from ucmd_ctrl_ns_create()).
+	 */
+	uint64_t ram_capacity;
 };
 
 /* Store kinds for namespaces */

@@ -39,7 +39,8 @@ static struct iovec iovs[64];
 
 static void setup(void)
 {
-	struct ucmd_ctrl_params cp = { .mdts = 5 };
+	/* RAM namespaces that Namespace Management makes stay within the fuzzer's memory */
+	struct ucmd_ctrl_params cp = { .mdts = 5, .ram_capacity = 64u << 20 };
 	struct ucmd_ns_params np = { .nsze = 2048, .lbaf = 1, .store = UCMD_NS_STORE_RAM,
 				     .attach = true };
 	struct ucmd_nvme_host_opts ho = { 0 };

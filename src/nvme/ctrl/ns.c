@@ -92,6 +92,21 @@ int nvmet_ns_add(struct ucmd_ctrl *c, const struct ucmd_ns_params *p, uint32_t n
 		return -ENOSPC;
 	if (nsid > UCMD_MAX_NS || c->ns[nsid])
 		return -EEXIST;
+	if (c->p.ram_capacity && (p->store == UCMD_NS_STORE_RAM || !c->dir) &&
+	    p->store != UCMD_NS_STORE_DEVICE) {
+		uint64_t used;
+		bool over = __builtin_mul_overflow(p->nsze, (uint64_t)nvmet_lbaf_ds(p->lbaf) +
+						   nvmet_lbaf_ms(p->lbaf), &used);
+
+		for (uint32_t i = 1; i <= UCMD_MAX_NS && !over; i++)
+			if (c->ns[i] && c->ns[i]->kind == UCMD_NS_STORE_RAM)
+				over = __builtin_add_overflow(used, nvmet_ns_store_size(
+						c->ns[i]->nsze, c->ns[i]->lbaf), &used);
+		if (over || used > c->p.ram_capacity)
+			return nvmet_ctrl_why(c, -EDQUOT, "RAM namespaces would hold more than "
+					      "the controller's ram_capacity of %llu bytes",
+					      (unsigned long long)c->p.ram_capacity);
+	}
 	ns = calloc(1, sizeof(*ns));
 	if (!ns)
 		return -ENOMEM;

@@ -2,7 +2,9 @@
 /* Namespace management and attachment, Format NVM, namespace change events. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -134,11 +136,42 @@ static void test_oob_create(void **state)
 	host_close(&h);
 }
 
+/*
+ * RAM namespaces keep every block written in memory: ram_capacity bounds
+ * them together (a sanitize overwrite of a 1 PiB namespace made by
+ * Namespace Management took the fuzzer's process past 2 GiB).
+ */
+static void test_ram_capacity(void **state)
+{
+	struct ucmd_ctrl_params p;
+	struct host h;
+	struct ucmd_ns_params nsp = { .nsze = 4096, .store = UCMD_NS_STORE_RAM };	/* 2 MiB */
+	uint32_t nsid;
+
+	(void)state;
+	host_default_params(&p);
+	p.ram_capacity = 4u << 20;
+	assert_int_equal(host_open(&h, &p), 0);
+	assert_int_equal(ucmd_ctrl_ns_create(h.ctrl, &nsp), 1);
+	nsp.nsze = 4097;	/* 2 MiB + 512 B more: past 4 MiB */
+	assert_int_equal(ucmd_ctrl_ns_create(h.ctrl, &nsp), -EDQUOT);
+	/* through Namespace Management: Namespace Insufficient Capacity, nothing made */
+	assert_int_equal(ns_create(&h, 4097, 0, &nsid), SC(1, 0x15) | DNR);
+	assert_int_equal(ns_create(&h, UINT64_MAX / 512, 0, &nsid), SC(1, 0x15) | DNR);
+	assert_int_equal(ucmd_ctrl_ns_count(h.ctrl), 1);
+	/* exactly the rest fits: 4096 more blocks of 512 bytes */
+	assert_int_equal(ns_create(&h, 4096, 0, &nsid), 0);
+	assert_int_equal(nsid, 2);
+	assert_int_equal(ns_create(&h, 1, 0, &nsid), SC(1, 0x15) | DNR);
+	host_close(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ns_lifecycle),
 		cmocka_unit_test(test_oob_create),
+		cmocka_unit_test(test_ram_capacity),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
