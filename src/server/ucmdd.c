@@ -68,7 +68,8 @@ static const char usage[] =
 	"  --ram SIZE      a controller kept in memory only, numbered in command-\n"
 	"                  line order with the --ctrl ones: one namespace of SIZE\n"
 	"                  bytes (suffix K, M or G; a multiple of 4096), gone when\n"
-	"                  the daemon stops. For tests and benchmarks\n"
+	"                  the daemon stops; namespaces made later by clients\n"
+	"                  stay within SIZE in all. For tests and benchmarks\n"
 	"  --socket PATH   where clients connect (mode 0666; a stale socket is\n"
 	"                  replaced). Not needed when systemd passes a socket\n"
 	"                  (LISTEN_FDS=1)\n"
@@ -311,7 +312,12 @@ struct daemon_state {
 static int ram_ctrl_up(struct daemon_state *s, uint64_t bytes, unsigned i,
 		       const struct ucmd_nvme_host_opts *ho)
 {
-	struct ucmd_ctrl_params cp = { .mode = UCMD_CTRL_INLINE };
+	/*
+	 * SIZE is the controller's capacity too: a client that may manage
+	 * namespaces can remake them within it, never make the daemon hold
+	 * more memory than its command line said.
+	 */
+	struct ucmd_ctrl_params cp = { .mode = UCMD_CTRL_INLINE, .ram_capacity = bytes };
 	struct ucmd_ns_params np = {
 		.nsze = bytes / 4096,
 		.lbaf = 4,	/* 4096+0 */
