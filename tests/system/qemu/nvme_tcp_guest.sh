@@ -88,8 +88,8 @@ cat /sys/class/nvme/$CTRL/address /sys/class/nvme/$CTRL/state
 part "id-ctrl / id-ns: the kernel's view through NVMe/TCP and ucmd's own"
 nvme id-ctrl /dev/$CTRL -o json > "$R/tcp-id-ctrl.json" || bad id-ctrl
 nvme id-ns $DEV -o json > "$R/tcp-id-ns.json" || bad id-ns
-ucmd --daemon /tmp/ucmdd.sock --output-format json id-ctrl nvme0 > "$R/ucmd-id-ctrl.json" || bad ucmd-id-ctrl
-ucmd --daemon /tmp/ucmdd.sock --output-format json id-ns ng0n1 > "$R/ucmd-id-ns.json" || bad ucmd-id-ns
+ucmd --daemon /tmp/ucmdd.sock --output-format json id-ctrl > "$R/ucmd-id-ctrl.json" || bad ucmd-id-ctrl
+ucmd --daemon /tmp/ucmdd.sock --output-format json id-ns -n 1 > "$R/ucmd-id-ns.json" || bad ucmd-id-ns
 echo "size $(cat /sys/block/${DEV#/dev/}/size) lba $(cat /sys/block/${DEV#/dev/}/queue/logical_block_size)"
 
 part "fio ioengine=io_uring_cmd on $NG: write and verify"
