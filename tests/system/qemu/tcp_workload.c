@@ -8,7 +8,8 @@
  * kill and restart the target while writes run). Then it reads every
  * block back on the same association and checks it holds the last write
  * acknowledged for it. A write that fails ends the run: "write N: ERROR",
- * exit 3. Exit 0 when every block reads back intact, 4 when one does not.
+ * exit 3 (after the detach, which must not hang either). Exit 0 when every
+ * block reads back intact, 4 when one does not.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -75,24 +76,27 @@ int main(int argc, char **argv)
 		if (ret) {
 			printf("write %llu: %s (%d)\n", (unsigned long long)seq,
 			       ret < 0 ? strerror(-ret) : "NVMe status", ret);
-			return 3;
+			bad = 3;
+			break;
 		}
 		last[seq % NBLK] = seq;
 		printf("acked %llu\n", (unsigned long long)seq);
 	}
-	for (uint32_t b = 0; b < NBLK && b < seq; b++) {
+	for (uint32_t b = 0; !bad && b < NBLK && b < seq; b++) {
 		pattern(want, last[b]);
 		ret = rw(e, fd, 0x02, b, buf);
 		if (ret || memcmp(buf, want, BS)) {
 			printf("block %u: %s\n", b, ret ? "read failed" : "not the last acked write");
-			bad = 1;
+			bad = 4;
 		}
 	}
 	ucmd_nvme_tcp_info(h, &info);
-	printf("verified %u blocks after %llu writes, %lu reconnects\n",
+	if (!bad)
+		printf("verified %u blocks after %llu writes, %lu reconnects\n",
 	       NBLK < seq ? NBLK : (unsigned)seq, (unsigned long long)seq, info.reconnects);
 	ucmd_close(e, fd);
 	ucmd_nvme_detach(h);
 	ucmd_engine_free(e);
-	return bad ? 4 : 0;
+	printf("detached\n");
+	return bad;
 }
