@@ -18,9 +18,10 @@
  * crashing, and the digests are computed over what is actually sent.
  *
  * A connection that fails (EOF, a malformed PDU, a digest mismatch in a
- * header, a TermReq) is closed and every request in flight on it ends with
- * -EIO; other connections are unaffected, as with Linux before its error
- * recovery reconnects (ucmd does not reconnect: docs/nvme-tcp.md).
+ * header, a TermReq) is closed; tcp_recovery.c then re-establishes the
+ * association and the requests in flight are sent again, as Linux's error
+ * recovery does (docs/nvme-tcp-host.md). With ctrl_loss_tmo=0 every request
+ * in flight on it ends with -EIO instead.
  */
 #include <endian.h>
 #include <errno.h>

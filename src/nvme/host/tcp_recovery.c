@@ -269,6 +269,13 @@ void nvme_tcp_recovery_stop(struct nvme_host *h)
 	c->state = NVME_TCP_STOPPING;
 	pthread_cond_broadcast(&c->state_cond);
 	pthread_mutex_unlock(&c->state_lock);
+	/* An attempt waiting for ICResp or Connect's answer gives up now. */
+	for (unsigned i = 0; c->rec_started && h->queues && i < nr_queues(h); i++) {
+		struct nvme_tcp_queue *tq = h->queues[i].priv;
+
+		if (tq && tq->fd >= 0)
+			shutdown(tq->fd, SHUT_RDWR);
+	}
 	if (c->rec_started) {
 		pthread_join(c->rec_thread, NULL);
 		c->rec_started = false;
