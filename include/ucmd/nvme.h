@@ -72,12 +72,25 @@ struct ucmd_nvme_tcp_opts {
 	bool hdr_digest;	/* ask for header digests (CRC32C) */
 	bool data_digest;	/* ask for data digests */
 	unsigned kato_ms;	/* keep-alive timeout; 0: 5000. Keep Alive every KATO/2 */
+	/*
+	 * A lost connection (target restarted, TCP reset): the association is
+	 * re-established every reconnect_delay_ms (0: 10000) until
+	 * ctrl_loss_tmo_ms (0: 600000; -1: forever) has passed, Linux's
+	 * defaults. Commands in flight are sent again, new ones wait; after
+	 * ctrl_loss_tmo_ms they fail with -ENOTCONN. no_reconnect: fail the
+	 * commands of a lost connection with -EIO at once (ctrl_loss_tmo=0).
+	 */
+	unsigned reconnect_delay_ms;
+	int ctrl_loss_tmo_ms;
+	bool no_reconnect;
 };
 
 /*
  * Attach to the NVMe/TCP controller of url, "nvme-tcp://HOST[:PORT]/SUBNQN"
  * (PORT 4420 by default, HOST a name, an IPv4 or a [IPv6] address; the
- * options "?hdgst", "&ddgst" ask for the digests too): one connection per
+ * options "?hdgst", "&ddgst" ask for the digests too, "reconnect_delay=S"
+ * and "ctrl_loss_tmo=S" (seconds; -1 forever, 0 no reconnect) override
+ * topts' reconnect settings): one connection per
  * queue, Connect, the controller enabled through Property Set, then the
  * same devices as ucmd_nvme_attach() makes, on e. ucmd_nvme_detach()
  * shuts the controller down and closes the connections. -EINVAL for a
@@ -99,6 +112,7 @@ struct ucmd_nvme_tcp_info {
 	bool hdr_digest, data_digest;	/* in use on the admin connection */
 	uint32_t io_inline_max;		/* in-capsule data bytes on I/O queues */
 	unsigned long keep_alives;	/* Keep Alive commands sent so far */
+	unsigned long reconnects;	/* associations re-established after a loss */
 };
 /* -EINVAL unless host came from ucmd_nvme_attach_tcp(). */
 int ucmd_nvme_tcp_info(struct ucmd_nvme_host *host, struct ucmd_nvme_tcp_info *info);

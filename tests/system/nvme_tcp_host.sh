@@ -5,7 +5,10 @@
 #     target's policy and audit keyed by the host NQN, ucmd's own policy
 #     and audit in front of the remote controller, and the differential
 #     sequence through NVMe/TCP compared with the in-process path
-#     (docs/nvme-tcp-host.md lists the differences);
+#     (docs/nvme-tcp-host.md lists the differences); reconnection: a host
+#     writing while ucmdd is killed -9 and restarted goes on and reads back
+#     every acknowledged write; with no restart, its writes fail after
+#     ctrl_loss_tmo with "Transport endpoint is not connected";
 #  2. in a QEMU guest (tests/system/qemu/run.sh), against Linux's nvmet-tcp
 #     loaded from the guest kernel's package and configured through configfs
 #     with a file-backed namespace (tests/system/qemu/guest_tcp_host.sh).
@@ -20,14 +23,19 @@ fail() { echo "FAIL: $*"; [ -f "${T:-/nonexistent}/ucmdd.log" ] && tail -5 "$T/u
 	fail "not root and no qemu-system-x86_64: cannot install the harness's packages"
 [ -f "$B/build.ninja" ] || meson setup "$B"
 ninja -C "$B" tools/ucmd src/server/ucmdd tests/system/qemu/difftest \
-	tests/system/qemu/dt_mkctrl >/dev/null || fail "build failed (ucmd, ucmdd, difftest, dt_mkctrl)"
+	tests/system/qemu/dt_mkctrl tests/system/qemu/tcp_workload >/dev/null ||
+	fail "build failed (ucmd, ucmdd, difftest, dt_mkctrl, tcp_workload)"
 UCMD=$B/tools/ucmd
 
 # --- 1. loopback: ucmd's host against ucmdd's target ---------------------------
 echo "--- loopback: ucmd --ctrl nvme-tcp:// against ucmdd --nvme-tcp"
 T=$(mktemp -d /tmp/ucmd-tcp-host.XXXXXX)
-DPID=
-cleanup() { [ -n "$DPID" ] && kill "$DPID" 2>/dev/null; wait 2>/dev/null; rm -rf "$T"; }
+DPID= WPID=
+cleanup() {
+	[ -n "$DPID" ] && kill "$DPID" 2>/dev/null
+	[ -n "$WPID" ] && kill "$WPID" 2>/dev/null
+	wait 2>/dev/null; rm -rf "$T"
+}
 trap cleanup EXIT
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 "$B/tests/system/qemu/dt_mkctrl" "$T/ctrl" || fail "dt_mkctrl"
@@ -126,7 +134,59 @@ python3 tests/system/qemu/compare.py "$out/inprocess.out" "$out/tcp.out" docs/nv
 	> "$out/compare.txt" || { grep -v '^known ' "$out/compare.txt"; fail "unexplained differences"; }
 tail -1 "$out/compare.txt"
 echo "ok: the differential sequence through NVMe/TCP matches the in-process path"
-kill "$DPID"; wait "$DPID" 2>/dev/null || true; DPID=
+
+# reconnection: one host (tcp_workload) writes blocks 0..255 of namespace 1
+# over and over while ucmdd is killed -9 and restarted on the same port and
+# directory; it must go on and read back every acknowledged write. Waits
+# are bounded generously (a hang fails), never asserted as durations.
+acked() { grep -c '^acked' "$1" 2>/dev/null || true; }
+wait_acked() {	# FILE N: until N writes are acknowledged or the workload ended
+	for _ in $(seq 1200); do
+		[ "$(acked "$1")" -ge "$2" ] && return 0
+		kill -0 "$WPID" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+start_target() {	# the same directory and port, after a kill -9
+	"$B/src/server/ucmdd" --ctrl "$T/ctrl" --socket "$T/sock" --policy "$T/allow.ini" \
+		--nvme-tcp "127.0.0.1:$PORT" --foreground > "$T/ucmdd.log" 2>&1 &
+	DPID=$!
+	for _ in $(seq 300); do grep -q "NVMe/TCP at" "$T/ucmdd.log" 2>/dev/null && break; sleep 0.1; done
+	grep -q "NVMe/TCP at" "$T/ucmdd.log" || fail "ucmdd did not restart its target"
+}
+W="$B/tests/system/qemu/tcp_workload"
+rm -f "$T/stop"
+timeout 300 "$W" "nvme-tcp://127.0.0.1:$PORT/$NQN?reconnect_delay=1&ctrl_loss_tmo=120" \
+	"$T/stop" > "$T/wl.out" 2>&1 &
+WPID=$!
+wait_acked "$T/wl.out" 300 || { tail -3 "$T/wl.out"; fail "the workload did not start writing"; }
+kill -9 "$DPID"; wait "$DPID" 2>/dev/null || true; DPID=
+n0=$(acked "$T/wl.out")
+rm -f "$T/sock"
+start_target
+wait_acked "$T/wl.out" $((n0 + 600)) ||
+	{ tail -3 "$T/wl.out"; fail "the workload did not go on after the target's restart"; }
+touch "$T/stop"
+wrc=0; wait "$WPID" || wrc=$?; WPID=
+[ "$wrc" -eq 0 ] || { grep -v '^acked' "$T/wl.out"; fail "workload across a restart: exit $wrc"; }
+grep -q "^verified 256 blocks after .* writes, 1 reconnects$" "$T/wl.out" ||
+	{ tail -2 "$T/wl.out"; fail "no verified read-back after one reconnect"; }
+echo "ok: kill -9 and restart of the target: writes go on (killed after $n0), $(tail -2 "$T/wl.out" | head -1)"
+
+# no restart: with ctrl_loss_tmo=2 the writes fail with a clear error, no hang
+rm -f "$T/stop"
+timeout 120 "$W" "nvme-tcp://127.0.0.1:$PORT/$NQN?reconnect_delay=1&ctrl_loss_tmo=2" \
+	"$T/stop" > "$T/wl2.out" 2>&1 &
+WPID=$!
+wait_acked "$T/wl2.out" 100 || { tail -3 "$T/wl2.out"; fail "the second workload did not start"; }
+kill -9 "$DPID"; wait "$DPID" 2>/dev/null || true; DPID=
+wrc=0; wait "$WPID" || wrc=$?; WPID=
+[ "$wrc" -eq 3 ] || { grep -v '^acked' "$T/wl2.out"; fail "workload without a target: exit $wrc, not 3"; }
+grep -q "^write [0-9]*: Transport endpoint is not connected (-107)$" "$T/wl2.out" &&
+	grep -q '^detached$' "$T/wl2.out" ||
+	{ grep -v '^acked' "$T/wl2.out"; fail "not -ENOTCONN after ctrl_loss_tmo, or no detach"; }
+echo "ok: no target after ctrl_loss_tmo: $(grep '^write' "$T/wl2.out")"
 
 # --- 2. the guest: ucmd's host against Linux's nvmet-tcp -----------------------
 echo "--- guest (results in $out)"

@@ -17,12 +17,42 @@
 
 #include "tcp.h"
 
+/*
+ * "NAME=SECONDS" in opt[0, len): 0 and the value (min..86400) in *v,
+ * -ENOENT when opt is another option, -EINVAL (and *why) when the value is
+ * not a number in range.
+ */
+static int url_seconds(const char *opt, size_t len, const char *name, long min, long *v,
+		       const char **why)
+{
+	size_t n = strlen(name);
+	char num[16], *end;
+
+	if (len < n || strncmp(opt, name, n))
+		return -ENOENT;
+	if (len - n == 0 || len - n >= sizeof(num)) {
+		*why = "reconnect_delay= and ctrl_loss_tmo= need a number of seconds";
+		return -EINVAL;
+	}
+	memcpy(num, opt + n, len - n);
+	num[len - n] = 0;
+	errno = 0;
+	*v = strtol(num, &end, 10);
+	if (*end || errno || *v < min || *v > 86400) {
+		*why = min > 0 ? "reconnect_delay= must be 1..86400 seconds" :
+			"ctrl_loss_tmo= must be -1 (forever) or 0..86400 seconds";
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int nvmf_parse_url(struct nvme_tcp_ctrl *c, const char *url, const char **why)
 {
 	static const char scheme[] = "nvme-tcp://";
 	const char *p, *slash, *colon, *host_end, *q;
 	size_t n;
 
+	*why = NULL;
 	if (strncmp(url, scheme, sizeof(scheme) - 1)) {
 		*why = "the URL does not start with nvme-tcp://";
 		return -EINVAL;
@@ -77,17 +107,27 @@ int nvmf_parse_url(struct nvme_tcp_ctrl *c, const char *url, const char **why)
 	}
 	memcpy(c->subnqn, p, n);
 	c->subnqn[n] = 0;
-	/* Options after '?', '&'-separated: hdgst, ddgst (the digests to ask for). */
+	/*
+	 * Options after '?', '&'-separated: hdgst, ddgst (the digests to ask
+	 * for), reconnect_delay=S and ctrl_loss_tmo=S (nvme-cli's names).
+	 */
 	while (q && *q) {
 		const char *opt = q + 1, *end = strchr(opt, '&');
 		size_t len = end ? (size_t)(end - opt) : strlen(opt);
+		long v;
 
 		if (len == 5 && !strncmp(opt, "hdgst", 5))
 			c->hdgst = true;
 		else if (len == 5 && !strncmp(opt, "ddgst", 5))
 			c->ddgst = true;
+		else if (!url_seconds(opt, len, "reconnect_delay=", 1, &v, why))
+			c->reconnect_delay_ms = (uint32_t)v * 1000u;
+		else if (!url_seconds(opt, len, "ctrl_loss_tmo=", -1, &v, why))
+			c->ctrl_loss_tmo_ms = v < 0 ? -1 : (int64_t)v * 1000;
 		else {
-			*why = "an unknown URL option (hdgst and ddgst are known)";
+			if (!*why)
+				*why = "an unknown URL option (hdgst, ddgst, reconnect_delay=S and "
+				       "ctrl_loss_tmo=S are known)";
 			return -EINVAL;
 		}
 		q = end;
@@ -198,8 +238,19 @@ static int nvmf_prop(struct nvme_host *h, uint8_t fctype, uint32_t off, bool siz
 {
 	struct ucmd_nvme_sqe sqe;
 	struct nvmf_prop_sqe *p = (struct nvmf_prop_sqe *)(void *)&sqe;
+	struct nvme_tcp_ctrl *c = nvme_tcp_ctrl(h);
+	enum nvme_tcp_state state;
 	int st;
 
+	/*
+	 * No register access while the association is being re-established
+	 * or lost: a detach must not wait ctrl_loss_tmo for its shutdown.
+	 */
+	pthread_mutex_lock(&c->state_lock);
+	state = c->state;
+	pthread_mutex_unlock(&c->state_lock);
+	if (state == NVME_TCP_RECONNECTING || state == NVME_TCP_DEAD)
+		return -ENOTCONN;
 	memset(&sqe, 0, sizeof(sqe));
 	p->opcode = NVMF_OPC_FABRICS;
 	p->fctype = fctype;
@@ -226,6 +277,9 @@ int nvmf_reg_read64(struct nvme_host *h, uint32_t off, uint64_t *val)
 
 int nvmf_reg_write32(struct nvme_host *h, uint32_t off, uint32_t val)
 {
+	/* The value a reconnect enables the new association with */
+	if (off == UCMD_NVME_REG_CC)
+		nvme_tcp_ctrl(h)->cc = val;
 	return nvmf_prop(h, NVMF_FCTYPE_PROP_SET, off, false, val, NULL);
 }
 

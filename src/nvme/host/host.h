@@ -70,6 +70,7 @@ struct nvme_queue {
 enum {
 	NVME_REQ_CANCELLED = 1u << 0,
 	NVME_REQ_XFER_ERR = 1u << 1,	/* TCP: the user's buffer faulted, or a data digest failed */
+	NVME_REQ_TCP_SENT = 1u << 2,	/* TCP: on a connection (sent again after a reconnect) */
 };
 enum { NVME_TO_NONE, NVME_TO_RUNNING, NVME_TO_CQE_SEEN, NVME_TO_ABORT_SENT };
 

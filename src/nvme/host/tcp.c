@@ -18,9 +18,10 @@
  * crashing, and the digests are computed over what is actually sent.
  *
  * A connection that fails (EOF, a malformed PDU, a digest mismatch in a
- * header, a TermReq) is closed and every request in flight on it ends with
- * -EIO; other connections are unaffected, as with Linux before its error
- * recovery reconnects (ucmd does not reconnect: docs/nvme-tcp.md).
+ * header, a TermReq) is closed; tcp_recovery.c then re-establishes the
+ * association and the requests in flight are sent again, as Linux's error
+ * recovery does (docs/nvme-tcp-host.md). With ctrl_loss_tmo=0 every request
+ * in flight on it ends with -EIO instead.
  */
 #include <endian.h>
 #include <errno.h>
@@ -366,28 +367,56 @@ static int tcp_rx_one(struct nvme_tcp_queue *tq)
 }
 
 /*
- * The connection is gone: no more sends, and every request in flight on
- * it ends with -EIO (the claim keeps a request that a CapsuleResp or the
- * timeout handler completed from ending twice).
+ * End the requests of tq with err: those sent (all: sent is NULL) and not
+ * completed (the claim keeps a request that a CapsuleResp or the timeout
+ * handler completed from ending twice), and those the timeout handler gave
+ * up on, which wait for us (tcp_timeout).
+ */
+static void tcp_end_requests(struct nvme_tcp_queue *tq, bool sent_only, int err)
+{
+	struct blk_mq_hw_ctx *hctx = tq->nq->hctx;
+
+	for (unsigned t = 0; hctx && t < hctx->depth; t++) {
+		struct request *rq = hctx->rqs[t];
+		int st = NVME_TO_ABORT_SENT;
+
+		if ((!sent_only || (nvme_req(rq)->flags & NVME_REQ_TCP_SENT)) &&
+		    blk_mq_complete_request_claim(rq))
+			blk_mq_end_request(rq, err);
+		else if (atomic_compare_exchange_strong(&nvme_req(rq)->tstate, &st, NVME_TO_NONE))
+			blk_mq_end_request(rq, err);
+	}
+}
+
+void nvme_tcp_end_sent(struct nvme_tcp_queue *tq, int err)
+{
+	tcp_end_requests(tq, true, err);
+}
+
+/*
+ * The connection is gone: no more sends. When the association will be
+ * re-established (tcp_recovery.c), the requests in flight stay to be sent
+ * again, except those the timeout handler gave up on (they end, -EINTR);
+ * otherwise every request in flight on it ends with -EIO.
  */
 static void tcp_fail_queue(struct nvme_tcp_queue *tq)
 {
-	struct blk_mq_hw_ctx *hctx;
+	struct blk_mq_hw_ctx *hctx = tq->nq->hctx;
 
 	pthread_mutex_lock(&tq->send_lock);
 	atomic_store(&tq->dead, true);
 	pthread_mutex_unlock(&tq->send_lock);
 	shutdown(tq->fd, SHUT_RDWR);
-	hctx = tq->nq->hctx;
+	if (!nvme_tcp_error_recovery(tq->nq->host)) {
+		tcp_end_requests(tq, false, -EIO);
+		return;
+	}
 	for (unsigned t = 0; hctx && t < hctx->depth; t++) {
-		struct request *rq = hctx->rqs[t];
 		int st = NVME_TO_ABORT_SENT;
 
-		if (blk_mq_complete_request_claim(rq))
-			blk_mq_end_request(rq, -EIO);
-		/* one the timeout handler gave up on: it waits for us (tcp_timeout) */
-		else if (atomic_compare_exchange_strong(&nvme_req(rq)->tstate, &st, NVME_TO_NONE))
-			blk_mq_end_request(rq, -EIO);
+		if (atomic_compare_exchange_strong(&nvme_req(hctx->rqs[t])->tstate, &st,
+						   NVME_TO_NONE))
+			blk_mq_end_request(hctx->rqs[t], -EIO);
 	}
 }
 
@@ -395,7 +424,7 @@ static void tcp_fail_queue(struct nvme_tcp_queue *tq)
  * A command the controller does not answer in time. An Abort (PCI's way)
  * may never be answered over a fabric, and the command would hold its
  * buffer forever: Linux's nvme-tcp tears the connection down instead
- * (and reconnects, which ucmd does not yet). The request is marked
+ * and reconnects (tcp_recovery.c). The request is marked
  * cancelled (it ends with -EINTR) and ends once the receiver is done with
  * it: when its CapsuleResp comes after all, or when the closed connection
  * fails it; never while the receiver may still be copying its data.
@@ -441,23 +470,15 @@ static void *tcp_rx_thread(void *arg)
 
 /* ---- submission ---------------------------------------------------------------- */
 
-static blk_status_t tcp_queue_rq(struct blk_mq_hw_ctx *hctx, const struct blk_mq_queue_data *bd)
+/* One CapsuleCmd for req, in-capsule data included. Send lock held. */
+static int tcp_send_cmd(struct nvme_tcp_queue *tq, struct nvme_request *req)
 {
-	struct nvme_queue *q = hctx->driver_data;
-	struct nvme_tcp_queue *tq = q->priv;
-	struct nvme_request *req = nvme_req(bd->rq);
 	const struct nvme_tcp_sgl *sgl = (const void *)&req->cmd.dptr;
 	uint8_t hdr[NVME_TCP_HDR_BUF] = { 0 };
 	struct nvme_tcp_cmd *c = (struct nvme_tcp_cmd *)hdr;
 	uint32_t inline_len = sgl->type == NVME_TCP_SGL_INCAPSULE ? le32toh(sgl->length) : 0;
 	uint32_t pre;
-	int ret;
 
-	pthread_mutex_lock(&tq->send_lock);
-	if (atomic_load(&tq->dead) || !q->live) {
-		pthread_mutex_unlock(&tq->send_lock);
-		return -EIO;
-	}
 	pre = nvme_tcp_build_ch(&c->hdr, NVME_TCP_CMD, 0, inline_len, tq->hdgst, tq->ddgst,
 				tq->cpda);
 	c->cmd = req->cmd;
@@ -469,16 +490,57 @@ static blk_status_t tcp_queue_rq(struct blk_mq_hw_ctx *hctx, const struct blk_mq
 		memset(null, 0, sizeof(*null));
 		null->type = NVME_TCP_SGL_TRANSPORT;
 	}
-	if (inline_len && iter_copy(&req->data, 0, tq->tx_buf, inline_len, false)) {
-		pthread_mutex_unlock(&tq->send_lock);
+	if (inline_len && iter_copy(&req->data, 0, tq->tx_buf, inline_len, false))
 		return -EFAULT;
-	}
-	ret = tcp_send_pdu(tq, hdr, pre, tq->tx_buf, inline_len);
+	req->flags |= NVME_REQ_TCP_SENT;
+	return tcp_send_pdu(tq, hdr, pre, tq->tx_buf, inline_len);
+}
+
+static blk_status_t tcp_queue_rq(struct blk_mq_hw_ctx *hctx, const struct blk_mq_queue_data *bd)
+{
+	struct nvme_queue *q = hctx->driver_data;
+	struct nvme_tcp_queue *tq = q->priv;
+	struct nvme_request *req = nvme_req(bd->rq);
+	int ret = nvme_tcp_wait_live(tq);	/* the send lock, once the queue is up */
+
+	if (ret)
+		return ret;
+	ret = tcp_send_cmd(tq, req);
 	pthread_mutex_unlock(&tq->send_lock);
-	/* The receiver sees the closed socket and fails this request with the rest. */
+	if (ret == -EFAULT && !(req->flags & NVME_REQ_TCP_SENT))
+		return -EFAULT;
+	/* The receiver sees the closed socket; the request is sent again or fails. */
 	if (ret)
 		shutdown(tq->fd, SHUT_RDWR);
 	return BLK_STS_OK;
+}
+
+/*
+ * After a reconnect: every request that went out on the lost connection
+ * and has neither completed nor timed out goes out again, as Linux
+ * requeues them. Send lock held, the receiver not yet running.
+ */
+void nvme_tcp_resend(struct nvme_tcp_queue *tq)
+{
+	struct blk_mq_hw_ctx *hctx = tq->nq->hctx;
+
+	for (unsigned t = 0; hctx && t < hctx->depth; t++) {
+		struct request *rq = hctx->rqs[t];
+		struct nvme_request *req = nvme_req(rq);
+
+		if (atomic_load(&rq->state) != MQ_RQ_IN_FLIGHT ||
+		    !(req->flags & NVME_REQ_TCP_SENT) || atomic_load(&req->tstate) != NVME_TO_NONE)
+			continue;
+		req->flags &= (uint8_t)~NVME_REQ_XFER_ERR;
+		int ret = tcp_send_cmd(tq, req);
+
+		if (ret == -EFAULT && blk_mq_complete_request_claim(rq)) {
+			blk_mq_end_request(rq, -EFAULT);	/* unmapped meanwhile */
+		} else if (ret) {
+			shutdown(tq->fd, SHUT_RDWR);
+			return;
+		}
+	}
 }
 
 /* DPTR: one SGL descriptor, in-capsule data or data the transport moves. */
@@ -681,12 +743,85 @@ static int tcp_start_queue(struct nvme_host *h, struct nvme_queue *q, uint32_t i
 		ret = tcp_connect_cmd(c, tq, q->qid, (uint16_t)(q->q_depth - 1));
 	if (ret)
 		return ret;
-	ret = pthread_create(&tq->rx_thread, NULL, tcp_rx_thread, tq);
+	ret = nvme_tcp_start_rx(tq);
+	if (!ret)
+		q->live = true;
+	return ret;
+}
+
+int nvme_tcp_start_rx(struct nvme_tcp_queue *tq)
+{
+	int ret = pthread_create(&tq->rx_thread, NULL, tcp_rx_thread, tq);
+
 	if (ret)
 		return -ret;
 	tq->rx_started = true;
-	q->live = true;
 	return 0;
+}
+
+void nvme_tcp_join_rx(struct nvme_tcp_queue *tq)
+{
+	if (tq->rx_started) {
+		pthread_join(tq->rx_thread, NULL);
+		tq->rx_started = false;
+	}
+}
+
+/*
+ * A new connection for a queue whose receiver is joined. It takes the old
+ * socket's descriptor number (dup2), so a timeout handler's shutdown()
+ * never reaches another socket that reused the number.
+ */
+int nvme_tcp_reconnect_queue(struct nvme_host *h, struct nvme_queue *q)
+{
+	struct nvme_tcp_ctrl *c = nvme_tcp_ctrl(h);
+	struct nvme_tcp_queue *tq = q->priv;
+	int fd, ret = tcp_connect_socket(c, &fd);
+
+	if (ret)
+		return ret;
+	if (dup2(fd, tq->fd) < 0) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	close(fd);
+	memset(&tq->lim, 0, sizeof(tq->lim));
+	tq->lim.max_data = UINT32_MAX;
+	tq->hdgst = tq->ddgst = false;
+	tq->cpda = 0;
+	ret = tcp_init_connection(c, tq);
+	if (!ret)
+		ret = tcp_connect_cmd(c, tq, q->qid, (uint16_t)(q->q_depth - 1));
+	return ret;
+}
+
+/* A command without data and its CapsuleResp, before the receiver runs. */
+int nvme_tcp_raw_cmd(struct nvme_tcp_queue *tq, struct ucmd_nvme_sqe *sqe, uint64_t *result)
+{
+	uint8_t hdr[NVME_TCP_HDR_BUF] = { 0 };
+	struct nvme_tcp_cmd *cmd = (struct nvme_tcp_cmd *)hdr;
+	struct nvme_tcp_sgl *sgl = (struct nvme_tcp_sgl *)(void *)&cmd->cmd.dptr;
+	uint32_t pre, hdr_len;
+	int ret;
+
+	cmd->cmd = *sqe;
+	cmd->cmd.flags = NVME_CMD_PSDT_SGL;
+	memset(sgl, 0, sizeof(*sgl));
+	sgl->type = NVME_TCP_SGL_TRANSPORT;
+	pre = nvme_tcp_build_ch(&cmd->hdr, NVME_TCP_CMD, 0, 0, tq->hdgst, tq->ddgst, tq->cpda);
+	ret = tcp_send_pdu(tq, hdr, pre, NULL, 0);
+	if (!ret)
+		ret = tcp_recv_header(tq, hdr, &hdr_len);
+	if (ret)
+		return ret;
+	if (cmd->hdr.type != NVME_TCP_RSP)
+		return -EPROTO;
+	const struct ucmd_nvme_cqe *cqe = &((const struct nvme_tcp_rsp *)hdr)->cqe;
+
+	if (result)
+		*result = le32toh(cqe->dw0) | (uint64_t)le32toh(cqe->dw1) << 32;
+	return ucmd_nvme_cqe_status(cqe) ? -EIO : 0;
 }
 
 static int tcp_setup_admin_queue(struct nvme_host *h)
@@ -697,6 +832,8 @@ static int tcp_setup_admin_queue(struct nvme_host *h)
 	ret = tcp_start_queue(h, &h->queues[0], NVME_TCP_ADMIN_CCSZ);
 	if (!ret)
 		ret = nvmf_start_keep_alive(h);
+	if (!ret)
+		ret = nvme_tcp_recovery_start(h);
 	return ret;
 }
 
@@ -718,6 +855,8 @@ static void tcp_stop_queues(struct nvme_host *h)
 {
 	unsigned n = h->opts.nr_io_queues + h->opts.nr_poll_queues + 1;
 
+	/* No reconnect from here on: waiting submitters fail, -EIO. */
+	nvme_tcp_recovery_stop(h);
 	/* Closing every connection first fails whatever the keep-alive waits for. */
 	for (unsigned i = 0; i < n; i++) {
 		struct nvme_tcp_queue *tq = h->queues[i].priv;
@@ -759,6 +898,8 @@ static void tcp_free_queue(struct nvme_queue *q)
 static void tcp_free_ctrl(struct nvme_host *h)
 {
 	nvmf_stop_keep_alive(h);
+	nvme_tcp_recovery_stop(h);
+	nvme_tcp_state_destroy(h->tctrl);
 	free(h->tctrl);
 	h->tctrl = NULL;
 }
@@ -808,6 +949,15 @@ int ucmd_nvme_attach_tcp(struct ucmd_engine *e, const char *url,
 	h->engine = e;
 	h->ops = &nvme_tcp_ctrl_ops;
 	h->tctrl = c;
+	nvme_tcp_state_init(c);
+	c->reconnect_delay_ms = NVME_TCP_DEFAULT_RECONNECT_MS;
+	c->ctrl_loss_tmo_ms = NVME_TCP_DEFAULT_CTRL_LOSS_MS;
+	if (topts && topts->reconnect_delay_ms)
+		c->reconnect_delay_ms = topts->reconnect_delay_ms;
+	if (topts && topts->ctrl_loss_tmo_ms)
+		c->ctrl_loss_tmo_ms = topts->ctrl_loss_tmo_ms < 0 ? -1 : topts->ctrl_loss_tmo_ms;
+	if (topts && topts->no_reconnect)
+		c->ctrl_loss_tmo_ms = 0;
 	if (opts)
 		h->opts = *opts;
 	ret = nvmf_parse_url(c, url, &why);
@@ -833,6 +983,11 @@ int ucmd_nvme_attach_tcp(struct ucmd_engine *e, const char *url,
 	ret = nvme_host_start(h);
 	if (ret)
 		goto fail;
+	/* From here a lost connection is reconnected instead of failing the attach. */
+	pthread_mutex_lock(&c->state_lock);
+	if (c->state == NVME_TCP_NEW)
+		c->state = NVME_TCP_LIVE;
+	pthread_mutex_unlock(&c->state_lock);
 	*out = (struct ucmd_nvme_host *)h;
 	return 0;
 fail:
@@ -859,5 +1014,6 @@ int ucmd_nvme_tcp_info(struct ucmd_nvme_host *host, struct ucmd_nvme_tcp_info *i
 	info->data_digest = tq && tq->ddgst;
 	info->io_inline_max = c->io_inline_max;
 	info->keep_alives = atomic_load(&c->ka_sent);
+	info->reconnects = atomic_load(&c->reconnects);
 	return 0;
 }

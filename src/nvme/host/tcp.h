@@ -23,6 +23,24 @@
 
 #define NVME_TCP_DEFAULT_KATO_MS	5000u	/* Linux's NVME_DEFAULT_KATO, 5 s */
 #define NVME_TCP_NQN_MAX		(NVMF_NQN_SIZE + 1)
+/* Linux's nvme-fabrics defaults: reconnect every 10 s, give up after 600 s */
+#define NVME_TCP_DEFAULT_RECONNECT_MS	10000u
+#define NVME_TCP_DEFAULT_CTRL_LOSS_MS	600000
+
+/*
+ * The association's state, as Linux's nvme_ctrl_state reduced to what the
+ * TCP host needs: NEW while nvme_host_start() runs (a drop fails the
+ * attach), LIVE, RECONNECTING after a connection failed (submitters wait),
+ * DEAD once ctrl_loss_tmo passed (everything fails with -ENOTCONN),
+ * STOPPING while the host is detached.
+ */
+enum nvme_tcp_state {
+	NVME_TCP_NEW,
+	NVME_TCP_LIVE,
+	NVME_TCP_RECONNECTING,
+	NVME_TCP_DEAD,
+	NVME_TCP_STOPPING,
+};
 
 struct nvme_tcp_ctrl {
 	char host[256];
@@ -41,6 +59,17 @@ struct nvme_tcp_ctrl {
 	pthread_mutex_t ka_lock;
 	pthread_cond_t ka_cond;
 	atomic_ulong ka_sent;
+
+	/* error recovery (tcp_recovery.c): one thread, woken when a connection fails */
+	uint32_t reconnect_delay_ms;
+	int64_t ctrl_loss_tmo_ms;	/* -1: forever; 0: never reconnect */
+	uint32_t cc;			/* the last CC written: re-enabled after a reconnect */
+	pthread_mutex_t state_lock;
+	pthread_cond_t state_cond;	/* CLOCK_MONOTONIC */
+	enum nvme_tcp_state state;
+	pthread_t rec_thread;
+	bool rec_started;
+	atomic_ulong reconnects;	/* associations re-established */
 };
 
 struct nvme_tcp_queue {
@@ -85,5 +114,30 @@ void nvmf_stop_keep_alive(struct nvme_host *h);
 
 /* ---- tcp.c ---- */
 extern const struct nvme_ctrl_ops nvme_tcp_ctrl_ops;
+/* A new connection for q's existing queue: socket, ICReq, Connect (no receiver yet). */
+int  nvme_tcp_reconnect_queue(struct nvme_host *h, struct nvme_queue *q);
+/* A command on a queue whose receiver is not running; its result in *result. */
+int  nvme_tcp_raw_cmd(struct nvme_tcp_queue *tq, struct ucmd_nvme_sqe *sqe, uint64_t *result);
+int  nvme_tcp_start_rx(struct nvme_tcp_queue *tq);
+void nvme_tcp_join_rx(struct nvme_tcp_queue *tq);
+/* Send again every request sent on the lost connection and not completed. */
+void nvme_tcp_resend(struct nvme_tcp_queue *tq);
+/* End every request sent on tq and not completed with err. */
+void nvme_tcp_end_sent(struct nvme_tcp_queue *tq, int err);
+
+/* ---- tcp_recovery.c ---- */
+void nvme_tcp_state_init(struct nvme_tcp_ctrl *c);
+void nvme_tcp_state_destroy(struct nvme_tcp_ctrl *c);
+int  nvme_tcp_recovery_start(struct nvme_host *h);
+/* Stop recovering (state STOPPING, submitters woken) and join the thread. */
+void nvme_tcp_recovery_stop(struct nvme_host *h);
+/* A connection failed: true if the association will be re-established. */
+bool nvme_tcp_error_recovery(struct nvme_host *h);
+/*
+ * A submitter on tq: wait while the association is being re-established.
+ * 0 when tq can carry commands (send lock held on return), else -ENOTCONN
+ * or -EIO (send lock not held).
+ */
+int  nvme_tcp_wait_live(struct nvme_tcp_queue *tq);
 
 #endif

@@ -627,10 +627,25 @@ static void test_digests(void **state)
 	write_read_compare(&r, 1, 0, 5);
 	write_read_compare(&r, 40, 60, 6);
 	assert_false(r.f->bad_pdu_seen);
-	/* a CapsuleResp whose header digest is wrong: the connection ends, the command fails */
+	/*
+	 * A CapsuleResp whose header digest is wrong: the connection ends,
+	 * and with reconnection off (ctrl_loss_tmo=0) the command fails.
+	 */
 	uint8_t b[512] = { 0 };
+	rig_down(&r);
+	assert_int_equal(rig_up(&r, "?hdgst&ddgst&ctrl_loss_tmo=0", NULL), 0);
 	r.f->corrupt_rsp_hdgst = true;
 	assert_int_equal(pt(&r, false, nvme_cmd_write, b, 512, 0, 0), -EIO);
+	rig_down(&r);
+	/* With it on, as Linux: a new association, the command sent again there. */
+	assert_int_equal(rig_up(&r, "?hdgst&ddgst&reconnect_delay=1", NULL), 0);
+	r.f->corrupt_rsp_hdgst = true;
+	memset(b, 0x5a, sizeof(b));
+	assert_int_equal(pt(&r, false, nvme_cmd_write, b, 512, 0, 0), 0);
+	assert_memory_equal(r.f->ram, b, sizeof(b));
+	assert_int_equal(ucmd_nvme_tcp_info(r.host, &info), 0);
+	assert_int_equal(info.reconnects, 1);
+	write_read_compare(&r, 40, 60, 7);
 	rig_down(&r);
 }
 
@@ -658,9 +673,10 @@ static void test_timeout(void **state)
 	uint8_t b[512];
 
 	(void)state;
-	assert_int_equal(rig_up(&r, "", NULL), 0);
+	assert_int_equal(rig_up(&r, "?reconnect_delay=1", NULL), 0);
 	assert_int_equal(pt_to(&r, false, nvme_cmd_read, b, 512, SILENT_LBA, 0, 50), -EINTR);
-	/* the admin queue is another connection: it still works */
+	/* the closed connection is made again (Linux's error recovery): the queues work */
+	write_read_compare(&r, 1, 3, 9);
 	struct nvme_id_ctrl *id = aligned_alloc(4096, 4096);
 	assert_int_equal(pt(&r, true, nvme_admin_identify, id, 4096, NVME_IDENTIFY_CNS_CTRL, 0), 0);
 	free(id);
@@ -685,6 +701,18 @@ static void test_refused(void **state)
 	assert_int_equal(ucmd_nvme_attach_tcp(e, "tcp://x/y", NULL, NULL, &h), -EINVAL);
 	assert_int_equal(ucmd_nvme_attach_tcp(e, "nvme-tcp://127.0.0.1:1/q?bogus", NULL, NULL,
 					      &h), -EINVAL);
+	/* the reconnect options: seconds in range, else a clear refusal */
+	static const char *const bad[] = {
+		"reconnect_delay=0", "reconnect_delay=", "reconnect_delay=1x",
+		"reconnect_delay=86401", "ctrl_loss_tmo=-2", "ctrl_loss_tmo=abc",
+		"ctrl_loss_tmo=99999999999999999999", "reconnect_delay",
+	};
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(url, sizeof(url), "nvme-tcp://127.0.0.1:%u/%s?%s", f->port, SUBNQN, bad[i]);
+		assert_int_equal(ucmd_nvme_attach_tcp(e, url, NULL, NULL, &h), -EINVAL);
+		assert_true(strstr(ucmd_last_error(), "seconds") ||
+			    strstr(ucmd_last_error(), "unknown URL option"));
+	}
 	assert_null(h);
 	ucmd_engine_free(e);
 	fake_stop(f);
