@@ -94,9 +94,11 @@ static void usage(FILE *f)
 		   "sends it to ucmdd's controllers instead, as the user you are, under the daemon's\n"
 		   "policy; $UCMD_DAEMON does the same when neither --ctrl nor a /dev path is given.\n"
 		   "--ctrl nvme-tcp://HOST:PORT/SUBNQN attaches ucmd's driver to that remote\n"
-		   "NVMe/TCP controller instead (options ?hdgst&ddgst for digests; --hostnqn, else\n"
-		   "/etc/nvme/hostnqn, else generated). Command options (nvme-cli's, e.g. -n, -o,\n"
-		   "-H, -b) go after the command; -n and -o before it still set the defaults.\n"
+		   "NVMe/TCP controller instead (options ?hdgst&ddgst for digests,\n"
+		   "&reconnect_delay=S&ctrl_loss_tmo=S after a lost connection, Linux's 10 and\n"
+		   "600 by default; --hostnqn, else /etc/nvme/hostnqn, else generated). Command\n"
+		   "options (nvme-cli's, e.g. -n, -o, -H, -b) go after the command; -n and -o\n"
+		   "before it still set the defaults.\n"
 		   "Exit status: 0 success, 1 the command failed, 2 usage error.\n"
 		   "\ncommands:\n");
 	for (const struct cmd_spec *c = cli_specs; c->name; c++)
