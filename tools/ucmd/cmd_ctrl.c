@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <nvme/fabrics.h>
 #include <nvme/types.h>
 
 #include "cli.h"
@@ -66,35 +67,13 @@ int cmd_smart_log(struct cli *cli, int argc, char **argv)
 
 #define LIST_MAX_NS 64
 
-/*
- * The host's NQN or ID as libnvme takes them for a PCIe controller: the
- * first line of /etc/nvme/hostnqn or /etc/nvme/hostid; NULL when there is
- * no such file (nvme-cli then prints an empty HostNQN and no HostID).
- */
-static const char *etc_nvme(const char *name, char *buf, size_t len)
-{
-	char path[64];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/etc/nvme/%s", name);
-	f = fopen(path, "re");
-	if (!f)
-		return NULL;
-	if (!fgets(buf, (int)len, f)) {
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	buf[strcspn(buf, " \t\r\n")] = 0;
-	return *buf ? buf : NULL;
-}
-
 /* The one controller of the session, as nvme-cli sees it through ucmd exec's sysfs. */
 static int list_common(struct cli *cli, bool subsys)
 {
 	struct print_ns ns[LIST_MAX_NS];
 	char blk[LIST_MAX_NS][32], gen[LIST_MAX_NS][32];
-	char hostnqn[256], hostid[64];
+	/* as nvme-cli shows them for a PCIe controller: libnvme's /etc/nvme files, or none */
+	char *hostnqn = nvmf_hostnqn_from_file(), *hostid = nvmf_hostid_from_file();
 	const char *names[256];
 	struct nvme_id_ctrl *id;
 	int n = ucmd_device_names(cli->s.e, names, 256), nr = 0, ret = 1;
@@ -102,7 +81,7 @@ static int list_common(struct cli *cli, bool subsys)
 	memset(ns, 0, sizeof(ns));
 	id = cli_identify(cli, subsys ? "list-subsys" : "list", NVME_IDENTIFY_CNS_CTRL, 0);
 	if (!id)
-		return 1;
+		goto out;
 	for (int i = 0; i < n && i < 256 && nr < LIST_MAX_NS; i++) {
 		uint32_t nsid;
 		char tail;
@@ -125,8 +104,8 @@ static int list_common(struct cli *cli, bool subsys)
 		.transport = "pcie",
 		.address = "ucmd.0",	/* what src/preload/sysfs.c shows */
 		.state = "live",
-		.hostnqn = etc_nvme("hostnqn", hostnqn, sizeof(hostnqn)),
-		.hostid = etc_nvme("hostid", hostid, sizeof(hostid)),
+		.hostnqn = hostnqn,
+		.hostid = hostid,
 		.id = id,
 		.nr_ns = nr,
 		.ns = ns,
@@ -140,6 +119,8 @@ out:
 	for (int i = 0; i < LIST_MAX_NS; i++)
 		free((void *)ns[i].id);
 	free(id);
+	free(hostnqn);
+	free(hostid);
 	return ret;
 }
 
