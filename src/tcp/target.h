@@ -19,8 +19,8 @@
  *                   Disconnect), the admin commands a fabrics controller
  *                   answers itself, passthrough to the engine, discovery
  *
- * Threads: one listener; per connection a receiver, which also submits,
- * and a completer that reaps the ring and sends the responses. As many
+ * Threads: one listener; per connection one thread that receives,
+ * submits, reaps and sends (target_io.c says why). As many
  * commands run at once as the host's queue holds (as Linux's nvmet does),
  * and everything a connection holds is bounded: slots = its queue size,
  * command data = TCPT_CONN_MEM (a command that does not fit waits for
@@ -58,6 +58,11 @@ struct ucmd_engine;
 #define TCPT_CONN_MEM		(8u * TCPT_MAX_XFER)
 /* SQ entries of a connection's ring: every slot, and a wake-up NOP */
 #define TCPT_RING_ENTRIES	(2 * TCPT_QUEUE_SIZE)
+/* what one receive may bring: many capsules, parsed before one submission */
+#define TCPT_RXBUF		(64u << 10)
+/* PDUs queued for one sendmsg (a read's response is up to 4 iovecs) */
+#define TCPT_OUT_MAX		32
+#define TCPT_OUT_IOV		(4 * TCPT_OUT_MAX)
 
 /* One exported controller: ucmdd's nvme<instance>, named by its subnqn. */
 struct tcpt_subsys {
@@ -100,6 +105,9 @@ struct tcpt_slot {
 	bool icd;		/* data came in the capsule */
 	uint32_t mem;		/* bytes of TCPT_CONN_MEM it holds */
 	uint8_t icd_data[TCPT_ICD_LEN];
+	/* its queued PDUs' headers (R2T or C2HData; CapsuleResp), until sent */
+	uint8_t hdr[2][NVME_TCP_HDR_BUF];
+	uint32_t ddgst;		/* the C2HData's data digest */
 	struct tcpt_slot *next;	/* the queue of slots waiting for memory */
 };
 
@@ -133,12 +141,22 @@ struct tcpt_conn {
 	bool dispatching;	/* a thread is starting queued slots */
 	unsigned inflight;	/* submitted to the engine, not yet reaped */
 	atomic_bool dead;
-	pthread_mutex_t send_lock;
+	pthread_mutex_t send_lock;	/* the socket's sending side and the out queue */
+	/* PDUs waiting for one sendmsg; a slot whose response it is goes back after */
+	struct iovec out_iov[TCPT_OUT_IOV];
+	unsigned out_niov, out_nslot;
+	struct tcpt_slot *out_slot[TCPT_OUT_MAX];
+	bool out_release[TCPT_OUT_MAX];
+	/* received and not yet parsed: rxbuf[rx_off, rx_len) */
+	uint8_t *rxbuf;
+	uint32_t rx_off, rx_len;
 	/* the engine ring (target_io.c): an I/O or subsystem admin queue has one */
 	struct ucmd_ring ring;
 	bool has_ring;
-	pthread_mutex_t sq_lock;	/* the ring's SQ: the receiver and the completer submit */
-	pthread_t rx, cq;
+	int ring_efd;		/* eventfd registered on the ring: late completions */
+	unsigned sq_pending;	/* SQEs queued, submitted at the next flush */
+	pthread_mutex_t sq_lock;	/* the ring's SQ */
+	pthread_t rx;
 	_Atomic uint64_t last_ka;	/* CLOCK_MONOTONIC ms of the last admin command */
 	atomic_bool disconnecting;	/* Disconnect answered: close after its response */
 	struct tcpt_conn *next;	/* t->conns */
@@ -201,19 +219,38 @@ void tcpt_conn_fail(struct tcpt_conn *c, uint16_t fes, uint32_t fei, const void 
 
 /*
  * A command's end: its response (C2HData and CapsuleResp as allowed, on
- * failure a CapsuleResp alone), then the slot and its memory go back and
- * the commands waiting for memory may start. Any thread of the connection.
+ * failure a CapsuleResp alone) is queued; once it is sent
+ * (tcpt_conn_flush_out), the slot and its memory go back and the commands
+ * waiting for memory may start. The receiver's thread only.
  */
 void tcpt_conn_respond(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme_cqe *cqe,
 		       uint32_t out_len);
+/* Send the queued PDUs in one sendmsg, then free the slots they answered. */
+void tcpt_conn_flush_out(struct tcpt_conn *c);
 
 /* ---- target_io.c ---- */
-/* The ring of a connection that Connect bound to a subsystem, and its completer. */
+/* The ring of a connection that Connect bound to a subsystem, and its eventfd. */
 int tcpt_io_start(struct tcpt_conn *c);
-/* Wait for every submitted command to complete, end the completer, exit the ring. */
+/* Wait for every submitted command to complete, exit the ring. */
 void tcpt_io_stop(struct tcpt_conn *c);
-/* Submit s as a passthrough uring_cmd on engine file fd; -errno if it could not be. */
+/*
+ * Queue s as a passthrough uring_cmd on engine file fd, submitted at the
+ * next tcpt_io_flush; -errno if it could not be queued.
+ */
 int tcpt_io_submit(struct tcpt_conn *c, struct tcpt_slot *s, int fd, bool admin);
+/*
+ * Before the receiver makes a system call: submit what is queued, reap
+ * what completed, send the responses (all of them in one sendmsg).
+ */
+void tcpt_io_flush(struct tcpt_conn *c);
+/*
+ * Around the receiver's poll: *pf becomes the ring's eventfd to poll
+ * (fd -1: no ring; -2: CQEs are there already, do not sleep), and the
+ * eventfd is enabled between the two calls only.
+ */
+struct pollfd;
+void tcpt_io_wait_begin(struct tcpt_conn *c, struct pollfd *pf);
+void tcpt_io_wait_end(struct tcpt_conn *c, const struct pollfd *pf);
 
 /* ---- target_peer.c ---- */
 /*

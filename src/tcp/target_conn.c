@@ -5,7 +5,8 @@
  * each header with pdu.c before trusting a byte of it, and starts each
  * command once its data fits the connection's memory bound: R2T for what
  * the host is to send, then the target's own answer or a submission to
- * the engine (target_io.c), whose completer sends C2HData and CapsuleResp.
+ * the engine (target_io.c). Responses are queued and go out together in
+ * one sendmsg whenever the receiver has parsed all it received.
  * A PDU that breaks the rules gets a C2HTermReq and the connection is
  * closed; nothing of it reaches another connection.
  */
@@ -72,17 +73,15 @@ static int pdu_iov(void *hdr, const void *data, uint32_t data_len, uint32_t *ddg
 	return n;
 }
 
-/* One or two PDUs in one sendmsg: a read's C2HData and its CapsuleResp go together. */
-static int send_pdus(struct tcpt_conn *c, void *hdr, const void *data, uint32_t data_len,
-		     void *hdr2)
+/* A PDU now, after the queued ones (so that PDUs leave in the order they were made). */
+int tcpt_send_pdu(struct tcpt_conn *c, void *hdr, const void *data, uint32_t data_len)
 {
-	struct iovec iov[6];
+	struct iovec iov[3];
 	uint32_t ddgst = 0;
 	int n, ret;
 
+	tcpt_conn_flush_out(c);
 	n = pdu_iov(hdr, data, data_len, &ddgst, iov);
-	if (hdr2)
-		n += pdu_iov(hdr2, NULL, 0, NULL, iov + n);
 	if (atomic_load(&c->dead))
 		return -EPIPE;
 	pthread_mutex_lock(&c->send_lock);
@@ -93,22 +92,82 @@ static int send_pdus(struct tcpt_conn *c, void *hdr, const void *data, uint32_t 
 	return ret;
 }
 
-int tcpt_send_pdu(struct tcpt_conn *c, void *hdr, const void *data, uint32_t data_len)
+/*
+ * Queue one or two PDUs of slot s (headers in s->hdr) for the next flush;
+ * release: the slot goes back once they are sent (its response).
+ */
+static void queue_pdus(struct tcpt_conn *c, struct tcpt_slot *s, void *hdr, const void *data,
+		       uint32_t data_len, void *hdr2, bool release)
 {
-	return send_pdus(c, hdr, data, data_len, NULL);
+	unsigned n;
+
+	if (c->out_nslot == TCPT_OUT_MAX)
+		tcpt_conn_flush_out(c);
+	pthread_mutex_lock(&c->send_lock);
+	n = c->out_niov;
+	n += (unsigned)pdu_iov(hdr, data, data_len, &s->ddgst, c->out_iov + n);
+	if (hdr2)
+		n += (unsigned)pdu_iov(hdr2, NULL, 0, NULL, c->out_iov + n);
+	c->out_niov = n;
+	c->out_release[c->out_nslot] = release;
+	c->out_slot[c->out_nslot++] = s;
+	pthread_mutex_unlock(&c->send_lock);
+}
+
+/* A slot whose response is sent (or never will be): its memory and itself go back. */
+static void slot_release(struct tcpt_conn *c, struct tcpt_slot *s)
+{
+	pthread_mutex_lock(&c->lock);
+	if (!s->icd)
+		free(s->buf);
+	s->buf = NULL;
+	c->mem_used -= s->mem;
+	s->mem = 0;
+	s->state = SLOT_FREE;
+	pthread_mutex_unlock(&c->lock);
+}
+
+static void dispatch(struct tcpt_conn *c);
+
+void tcpt_conn_flush_out(struct tcpt_conn *c)
+{
+	struct tcpt_slot *done[TCPT_OUT_MAX];
+	bool release[TCPT_OUT_MAX];
+	unsigned n;
+	int ret = 0;
+
+	pthread_mutex_lock(&c->send_lock);
+	n = c->out_nslot;
+	if (n && !atomic_load(&c->dead))
+		ret = send_all(c, c->out_iov, (int)c->out_niov);
+	memcpy(done, c->out_slot, n * sizeof(done[0]));
+	memcpy(release, c->out_release, n * sizeof(release[0]));
+	c->out_nslot = 0;
+	c->out_niov = 0;
+	pthread_mutex_unlock(&c->send_lock);
+	if (!n)
+		return;
+	/* a failed send has failed the connection: the slots go back all the same */
+	if (ret)
+		tcpt_conn_fail(c, 0, 0, NULL, 0);
+	for (unsigned i = 0; i < n; i++)
+		if (release[i])
+			slot_release(c, done[i]);
+	dispatch(c);	/* the memory they held may start the next waiting commands */
 }
 
 static void build_rsp(struct tcpt_conn *c, uint8_t *buf, const struct ucmd_nvme_cqe *cqe)
 {
 	struct nvme_tcp_rsp *r = (void *)buf;
 
+	memset(buf, 0, NVME_TCP_HDR_BUF);
 	nvme_tcp_build_ch(&r->hdr, NVME_TCP_RSP, 0, 0, c->hdgst, c->ddgst, c->hpda);
 	r->cqe = *cqe;
 }
 
 int tcpt_send_rsp(struct tcpt_conn *c, const struct ucmd_nvme_cqe *cqe)
 {
-	uint8_t buf[NVME_TCP_HDR_BUF] = { 0 };
+	uint8_t buf[NVME_TCP_HDR_BUF];
 
 	build_rsp(c, buf, cqe);
 	return tcpt_send_pdu(c, buf, NULL, 0);
@@ -121,36 +180,42 @@ int tcpt_send_rsp(struct tcpt_conn *c, const struct ucmd_nvme_cqe *cqe)
  * with SUCCESS set, which completes the command (NVMe/TCP 1.0 section
  * 3.6.2.7; Linux's nvmet-tcp does the same).
  */
-static int send_c2h_rsp(struct tcpt_conn *c, uint16_t cid, const void *data, uint32_t len,
-			const struct ucmd_nvme_cqe *cqe)
+static void queue_c2h_rsp(struct tcpt_conn *c, struct tcpt_slot *s, uint32_t len,
+			  const struct ucmd_nvme_cqe *cqe)
 {
-	uint8_t buf[NVME_TCP_HDR_BUF] = { 0 }, rbuf[NVME_TCP_HDR_BUF] = { 0 };
-	struct nvme_tcp_data *d = (void *)buf;
+	struct nvme_tcp_data *d = (void *)s->hdr[0];
 	bool success = c->sqflow_off && !cqe->status && !cqe->dw0 && !cqe->dw1;
 
+	memset(s->hdr[0], 0, sizeof(s->hdr[0]));
 	nvme_tcp_build_ch(&d->hdr, NVME_TCP_C2H_DATA,
 			  NVME_TCP_F_DATA_LAST | (success ? NVME_TCP_F_DATA_SUCCESS : 0), len,
 			  c->hdgst, c->ddgst, c->hpda);
-	d->cccid = cid;
+	d->cccid = s->sqe.cid;
 	d->datao = 0;
 	d->datal = htole32(len);
-	if (success)
-		return send_pdus(c, buf, data, len, NULL);
-	build_rsp(c, rbuf, cqe);
-	return send_pdus(c, buf, data, len, rbuf);
+	if (success) {
+		queue_pdus(c, s, s->hdr[0], s->buf, len, NULL, true);
+		return;
+	}
+	build_rsp(c, s->hdr[1], cqe);
+	queue_pdus(c, s, s->hdr[0], s->buf, len, s->hdr[1], true);
 }
 
-static int send_r2t(struct tcpt_conn *c, uint16_t cid, uint16_t ttag, uint32_t len)
+/*
+ * R2T for all of a write's data, queued: the host sends nothing before it
+ * has it, so s->hdr[0] is free again by the time the response needs it.
+ */
+static void queue_r2t(struct tcpt_conn *c, struct tcpt_slot *s, uint16_t ttag, uint32_t len)
 {
-	uint8_t buf[NVME_TCP_HDR_BUF] = { 0 };
-	struct nvme_tcp_r2t *r = (void *)buf;
+	struct nvme_tcp_r2t *r = (void *)s->hdr[0];
 
+	memset(s->hdr[0], 0, sizeof(s->hdr[0]));
 	nvme_tcp_build_ch(&r->hdr, NVME_TCP_R2T, 0, 0, c->hdgst, c->ddgst, c->hpda);
-	r->cccid = cid;
+	r->cccid = s->sqe.cid;
 	r->ttag = htole16(ttag);
 	r->r2to = 0;
 	r->r2tl = htole32(len);
-	return tcpt_send_pdu(c, buf, NULL, 0);
+	queue_pdus(c, s, s->hdr[0], NULL, 0, NULL, false);
 }
 
 void tcpt_conn_fail(struct tcpt_conn *c, uint16_t fes, uint32_t fei, const void *hdr,
@@ -168,7 +233,7 @@ void tcpt_conn_fail(struct tcpt_conn *c, uint16_t fes, uint32_t fei, const void 
 		pthread_mutex_unlock(&c->send_lock);
 	}
 	atomic_store(&c->dead, true);
-	/* the receiver sees its socket end, the completer its next wake-up */
+	/* the receiver sees its socket end */
 	shutdown(c->sock, SHUT_RDWR);
 }
 
@@ -197,36 +262,80 @@ static bool must_end(struct tcpt_conn *c)
 	return false;
 }
 
-/* Read exactly len bytes; 0, or -errno when the connection must end. */
+/*
+ * Nothing to read: sleep until the socket, the ring (a late completion)
+ * or the target's stop says something, or a second passes (keep-alive).
+ */
+static int rx_wait(struct tcpt_conn *c)
+{
+	struct pollfd pf[3] = {
+		{ .fd = c->sock, .events = POLLIN },
+		{ .fd = c->t->stop_fd, .events = POLLIN },
+	};
+	int ret = 0;
+
+	tcpt_io_wait_begin(c, &pf[2]);
+	if (pf[2].fd != -2 && poll(pf, 3, 1000) < 0 && errno != EINTR)
+		ret = -errno;
+	tcpt_io_wait_end(c, &pf[2]);
+	if (!ret && pf[1].revents)
+		ret = -ECONNABORTED;
+	return ret;
+}
+
+/*
+ * Read exactly len bytes; 0, or -errno when the connection must end. They
+ * come from the receive buffer, which one recv fills with as much as there
+ * is; before each recv, the commands parsed so far are submitted and what
+ * completed is answered (tcpt_io_flush), so one system call each way
+ * serves all the capsules one receive brought.
+ */
 static int recv_full(struct tcpt_conn *c, void *buf, size_t len)
 {
 	uint8_t *p = buf;
 
 	while (len) {
-		struct pollfd pf[2] = {
-			{ .fd = c->sock, .events = POLLIN },
-			{ .fd = c->t->stop_fd, .events = POLLIN },
-		};
 		ssize_t r;
 
+		if (c->rx_off < c->rx_len) {
+			size_t n = c->rx_len - c->rx_off;
+
+			if (n > len)
+				n = len;
+			memcpy(p, c->rxbuf + c->rx_off, n);
+			c->rx_off += (uint32_t)n;
+			p += n;
+			len -= n;
+			continue;
+		}
+		tcpt_io_flush(c);
 		if (must_end(c))
 			return -ECONNABORTED;
-		if (poll(pf, 2, 1000) < 0 && errno != EINTR)
-			return -errno;
-		if (pf[1].revents)
-			return -ECONNABORTED;
-		if (!pf[0].revents)
-			continue;
-		r = recv(c->sock, p, len, MSG_DONTWAIT);
+		if (len >= TCPT_RXBUF / 2) {
+			/* a large remainder of data goes straight to its place */
+			r = recv(c->sock, p, len, MSG_DONTWAIT);
+			if (r > 0) {
+				p += r;
+				len -= (size_t)r;
+				continue;
+			}
+		} else {
+			r = recv(c->sock, c->rxbuf, TCPT_RXBUF, MSG_DONTWAIT);
+			if (r > 0) {
+				c->rx_off = 0;
+				c->rx_len = (uint32_t)r;
+				continue;
+			}
+		}
 		if (r == 0)
 			return -ECONNRESET;
-		if (r < 0) {
-			if (errno == EAGAIN || errno == EINTR)
-				continue;
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN)
 			return -errno;
-		}
-		p += r;
-		len -= (size_t)r;
+		r = rx_wait(c);
+		if (r)
+			return (int)r;
 	}
 	return 0;
 }
@@ -316,21 +425,18 @@ static unsigned nr_slots(const struct tcpt_conn *c)
 	return n > TCPT_QUEUE_SIZE ? TCPT_QUEUE_SIZE : n;
 }
 
-/* A command refused before it runs: its response now, from this thread. */
+/* A command refused before it runs: its response, queued as any other. */
 static int reject(struct tcpt_conn *c, struct tcpt_slot *s, uint16_t status)
 {
 	struct ucmd_nvme_cqe cqe = { 0 };
-	int ret;
 
-	cqe.cid = s->sqe.cid;
-	cqe.sq_id = htole16(c->qid);
 	cqe.status = htole16((uint16_t)(status << 1));
-	pthread_mutex_lock(&c->lock);
-	cqe.sq_head = c->sqflow_off ? 0 : htole16((uint16_t)(++c->sqhd % (c->sqsize + 1u)));
-	s->state = SLOT_FREE;
-	pthread_mutex_unlock(&c->lock);
-	ret = tcpt_send_rsp(c, &cqe);
-	return ret;
+	/* nothing is held yet: no buffer of its own, no memory */
+	if (!s->icd)
+		s->buf = NULL;
+	s->mem = 0;
+	tcpt_conn_respond(c, s, &cqe, 0);
+	return 0;
 }
 
 /* Data direction of a command: opcode bits 1:0, or fctype's for fabrics (NVMe-oF 3.1) */
@@ -342,8 +448,6 @@ static unsigned xfer_dir(const struct ucmd_nvme_sqe *sqe)
 }
 
 /* ---- a command's way: memory, data, execution, response ------------------ */
-
-static void dispatch(struct tcpt_conn *c);
 
 void tcpt_conn_respond(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme_cqe *cqe,
 		       uint32_t out_len)
@@ -363,22 +467,17 @@ void tcpt_conn_respond(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvm
 	else
 		cqe->sq_head = 0;
 	pthread_mutex_unlock(&c->lock);
-	/* a failed send has failed the connection: the slot goes back all the same */
-	if (out_len && !cqe->status)
-		send_c2h_rsp(c, s->sqe.cid, s->buf, out_len, cqe);
-	else
-		tcpt_send_rsp(c, cqe);
-	if (c->disconnecting)	/* the host ends this queue: its response went first */
+	if (out_len && !cqe->status) {
+		queue_c2h_rsp(c, s, out_len, cqe);
+	} else {
+		build_rsp(c, s->hdr[1], cqe);
+		queue_pdus(c, s, s->hdr[1], NULL, 0, NULL, true);
+	}
+	if (c->disconnecting) {
+		/* the host ends this queue: its response goes first */
+		tcpt_conn_flush_out(c);
 		tcpt_conn_fail(c, 0, 0, NULL, 0);
-	pthread_mutex_lock(&c->lock);
-	if (!s->icd)
-		free(s->buf);
-	s->buf = NULL;
-	c->mem_used -= s->mem;
-	s->mem = 0;
-	s->state = SLOT_FREE;
-	pthread_mutex_unlock(&c->lock);
-	dispatch(c);	/* the memory it held may start the next waiting command */
+	}
 }
 
 /* Execute a command whose data is all there: answered now or by its completion. */
@@ -414,8 +513,8 @@ static void start_slot(struct tcpt_conn *c, struct tcpt_slot *s)
 		s->state = SLOT_WAIT_DATA;	/* on_h2c executes it once all is there */
 		s->received = 0;
 		pthread_mutex_unlock(&c->lock);
-		/* a failed send failed the connection: the teardown frees s->buf */
-		send_r2t(c, s->sqe.cid, (uint16_t)(s - c->slots), s->len);
+		/* a failed send fails the connection: the teardown frees s->buf */
+		queue_r2t(c, s, (uint16_t)(s - c->slots), s->len);
 		return;
 	}
 	s->state = SLOT_RUNNING;
@@ -668,6 +767,7 @@ static void conn_free(struct tcpt_conn *c)
 		if (c->slots[i].buf && !c->slots[i].icd)
 			free(c->slots[i].buf);
 	free(c->slots);
+	free(c->rxbuf);
 	pthread_mutex_destroy(&c->lock);
 	pthread_mutex_destroy(&c->send_lock);
 	pthread_mutex_destroy(&c->sq_lock);
@@ -687,6 +787,7 @@ static void *rx_main(void *arg)
 	tcpt_conn_fail(c, 0, 0, NULL, 0);
 	/* every command submitted completes before the buffers go */
 	tcpt_io_stop(c);
+	tcpt_conn_flush_out(c);	/* dead: sends nothing, gives the slots back */
 	/* the admin queue going away ends its controller, and so its I/O queues */
 	tcpt_cmd_conn_close(c);
 	cred_override_set(NULL);
@@ -743,17 +844,23 @@ int tcpt_conn_start(struct tcpt *t, int sock)
 	t->nr_conns++;
 	pthread_mutex_unlock(&t->lock);
 	c = calloc(1, sizeof(*c));
-	if (c)
+	if (c) {
 		c->slots = calloc(TCPT_QUEUE_SIZE, sizeof(*c->slots));
-	if (!c || !c->slots) {
-		if (c)
+		c->rxbuf = malloc(TCPT_RXBUF);
+	}
+	if (!c || !c->slots || !c->rxbuf) {
+		if (c) {
+			free(c->slots);
+			free(c->rxbuf);
 			free(c);
+		}
 		ret = -ENOMEM;
 		goto undo;
 	}
 	c->t = t;
 	c->sock = sock;
 	c->efd = -1;
+	c->ring_efd = -1;
 	for (unsigned i = 0; i < sizeof(c->ns_fd) / sizeof(c->ns_fd[0]); i++)
 		c->ns_fd[i] = -1;
 	atomic_init(&c->dead, false);

@@ -8,23 +8,30 @@
  * its credentials, with the host NQN and host ID, are what the engine's
  * policy and audit judge each command by.
  *
- * The receive thread submits (and the completer, when completions free
- * memory for commands waiting for it): sq_lock keeps the SQ one
- * producer's. The completer alone reaps the CQ, and it sends responses:
- * a peer that stops reading stalls it, never another connection.
+ * One thread, the connection's receiver, does it all, as Linux's nvmet-tcp
+ * does its io_work: the commands of everything one receive brought are
+ * queued on the SQ and submitted together when the receive buffer runs
+ * dry (tcpt_io_flush); what completed is reaped at once and its responses
+ * go out in one send. ucmdd's controllers run inline, so a command
+ * usually completes inside the submission and never crosses a thread. A
+ * completion that comes later (another engine thread posting it) wakes
+ * the receiver through an eventfd registered on the ring, which it polls
+ * beside its socket; while the receiver is awake the eventfd is disabled
+ * (IORING_CQ_EVENTFD_DISABLED), so that busy periods cost no write(2).
  */
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <linux/nvme_ioctl.h>
 
 #include "tcp/target.h"
 
-#define WAKE_UD		UINT64_MAX	/* the NOP that wakes the completer to end */
-
 #define CQE_BATCH	32
 
-/* One completion: its response, then its slot goes back. */
+/* One completion: its response (queued), then its slot goes back. */
 static void reap_one(struct tcpt_conn *c, uint64_t ud, int res, uint64_t result)
 {
 	struct tcpt_slot *s;
@@ -32,7 +39,7 @@ static void reap_one(struct tcpt_conn *c, uint64_t ud, int res, uint64_t result)
 	uint32_t out_len;
 
 	if (ud >= TCPT_QUEUE_SIZE)
-		return;	/* the wake-up NOP */
+		return;
 	s = &c->slots[ud];
 	pthread_mutex_lock(&c->lock);
 	c->inflight--;
@@ -41,27 +48,38 @@ static void reap_one(struct tcpt_conn *c, uint64_t ud, int res, uint64_t result)
 	tcpt_conn_respond(c, s, &rsp, out_len);
 }
 
-static void *cq_main(void *arg)
+/* Submit what is queued on the SQ; false when the ring failed (the connection ends). */
+static bool submit_pending(struct tcpt_conn *c)
 {
-	struct tcpt_conn *c = arg;
+	int ret;
 
-	cred_override_set(&c->cred);
-	for (;;) {
-		struct __kernel_timespec ts = { .tv_sec = 1 };
-		struct io_uring_cqe *cqe, *batch[CQE_BATCH];
+	pthread_mutex_lock(&c->sq_lock);
+	if (!c->sq_pending) {
+		pthread_mutex_unlock(&c->sq_lock);
+		return true;
+	}
+	ret = ucmd_submit(&c->ring);
+	if (ret >= 0)
+		c->sq_pending -= (unsigned)ret < c->sq_pending ? (unsigned)ret : c->sq_pending;
+	pthread_mutex_unlock(&c->sq_lock);
+	/*
+	 * An SQE the ring did not take stays on the SQ and goes with the next
+	 * submission: it is in flight, its completion answers it. A ring that
+	 * cannot submit at all ends the connection.
+	 */
+	return ret >= 0;
+}
+
+/* Reap every CQE there is; how many. */
+static unsigned reap_all(struct tcpt_conn *c)
+{
+	unsigned total = 0, n;
+
+	do {
+		struct io_uring_cqe *batch[CQE_BATCH];
 		struct { uint64_t ud, result; int res; } done[CQE_BATCH];
-		unsigned n;
-		bool end;
 
-		pthread_mutex_lock(&c->lock);
-		end = atomic_load(&c->dead) && !c->inflight;
-		pthread_mutex_unlock(&c->lock);
-		if (end)
-			break;
-		/* the timeout only bounds how late an ending connection is noticed */
-		if (ucmd_wait_cqe_timeout(&c->ring, &cqe, &ts))
-			continue;
-		/* all that is there, copied out and the CQ freed before the sends */
+		/* copied out and the CQ freed before the responses */
 		n = ucmd_peek_batch_cqe(&c->ring, batch, CQE_BATCH);
 		for (unsigned i = 0; i < n; i++)
 			done[i] = (typeof(done[0])){ batch[i]->user_data, batch[i]->big_cqe[0],
@@ -69,9 +87,59 @@ static void *cq_main(void *arg)
 		ucmd_cq_advance(&c->ring, n);
 		for (unsigned i = 0; i < n; i++)
 			reap_one(c, done[i].ud, done[i].res, done[i].result);
+		total += n;
+	} while (n == CQE_BATCH);
+	return total;
+}
+
+void tcpt_io_flush(struct tcpt_conn *c)
+{
+	/*
+	 * Responses free memory that may start commands waiting for it, whose
+	 * submissions may complete at once: round until nothing moves (each
+	 * round answers at least one command, so this ends).
+	 */
+	for (;;) {
+		bool moved = false;
+
+		if (c->has_ring) {
+			if (!submit_pending(c)) {
+				tcpt_conn_fail(c, 0, 0, NULL, 0);
+				reap_all(c);
+				tcpt_conn_flush_out(c);
+				return;
+			}
+			moved = reap_all(c) > 0;
+		}
+		tcpt_conn_flush_out(c);
+		if (!moved || !c->sq_pending)
+			break;
 	}
-	cred_override_set(NULL);
-	return NULL;
+}
+
+void tcpt_io_wait_begin(struct tcpt_conn *c, struct pollfd *pf)
+{
+	pf->fd = -1;
+	pf->events = POLLIN;
+	pf->revents = 0;
+	if (!c->has_ring)
+		return;
+	/* enable the wake-up, then look once more: a CQE posted before it woke nobody */
+	__atomic_and_fetch(c->ring.cq.kflags, ~IORING_CQ_EVENTFD_DISABLED, __ATOMIC_SEQ_CST);
+	pf->fd = c->ring_efd;
+	if (ucmd_cq_ready(&c->ring))
+		pf->fd = -2;	/* tells the caller not to sleep */
+}
+
+void tcpt_io_wait_end(struct tcpt_conn *c, const struct pollfd *pf)
+{
+	uint64_t v;
+
+	if (!c->has_ring)
+		return;
+	__atomic_or_fetch(c->ring.cq.kflags, IORING_CQ_EVENTFD_DISABLED, __ATOMIC_SEQ_CST);
+	if (pf->fd >= 0 && (pf->revents & POLLIN) && read(c->ring_efd, &v, sizeof(v)) < 0)
+		return;	/* EAGAIN: nothing was counted; the reap looks anyway */
 }
 
 int tcpt_io_start(struct tcpt_conn *c)
@@ -79,37 +147,51 @@ int tcpt_io_start(struct tcpt_conn *c)
 	struct io_uring_params p = { .flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 };
 	int ret;
 
+	c->ring_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (c->ring_efd < 0)
+		return -errno;
 	/* the calling thread acts as the connection: the ring takes its identity */
 	ret = ucmd_queue_init_engine(c->t->e, TCPT_RING_ENTRIES, &c->ring, &p);
 	if (ret)
-		return ret;
-	ret = -pthread_create(&c->cq, NULL, cq_main, c);
+		goto close_efd;
+	ret = ucmd_register_eventfd(&c->ring, c->ring_efd);
 	if (ret) {
 		ucmd_queue_exit(&c->ring);
-		return ret;
+		goto close_efd;
 	}
+	/* the receiver is awake: it looks at the CQ itself until it sleeps */
+	__atomic_or_fetch(c->ring.cq.kflags, IORING_CQ_EVENTFD_DISABLED, __ATOMIC_SEQ_CST);
 	c->has_ring = true;
 	return 0;
+close_efd:
+	close(c->ring_efd);
+	c->ring_efd = -1;
+	return ret;
 }
 
 void tcpt_io_stop(struct tcpt_conn *c)
 {
-	struct io_uring_sqe *sqe;
-
 	if (!c->has_ring)
 		return;
-	/* c->dead is set: wake the completer now rather than at its timeout */
-	pthread_mutex_lock(&c->sq_lock);
-	sqe = ucmd_get_sqe(&c->ring);
-	if (sqe) {
-		memset(sqe, 0, 2 * sizeof(*sqe));
-		ucmd_prep_nop(sqe);
-		sqe->user_data = WAKE_UD;
-		(void)ucmd_submit(&c->ring);
+	/* c->dead is set: every command submitted completes before its buffer goes */
+	for (;;) {
+		struct pollfd pf;
+		unsigned inflight;
+
+		tcpt_io_flush(c);
+		pthread_mutex_lock(&c->lock);
+		inflight = c->inflight;
+		pthread_mutex_unlock(&c->lock);
+		if (!inflight)
+			break;
+		tcpt_io_wait_begin(c, &pf);
+		if (pf.fd >= 0 && poll(&pf, 1, 1000) < 0 && errno != EINTR)
+			pf.revents = 0;
+		tcpt_io_wait_end(c, &pf);
 	}
-	pthread_mutex_unlock(&c->sq_lock);
-	pthread_join(c->cq, NULL);
 	ucmd_queue_exit(&c->ring);
+	close(c->ring_efd);
+	c->ring_efd = -1;
 	c->has_ring = false;
 }
 
@@ -118,18 +200,14 @@ int tcpt_io_submit(struct tcpt_conn *c, struct tcpt_slot *s, int fd, bool admin)
 	const struct ucmd_nvme_sqe *q = &s->sqe;
 	struct io_uring_sqe *sqe;
 	struct nvme_uring_cmd *uc;
-	int ret;
 
 	if (!c->has_ring)
 		return -ENXIO;
-	pthread_mutex_lock(&c->lock);
-	c->inflight++;
-	pthread_mutex_unlock(&c->lock);
 	pthread_mutex_lock(&c->sq_lock);
-	sqe = ucmd_get_sqe(&c->ring);	/* never full: entries > slots, submitted at once */
+	sqe = ucmd_get_sqe(&c->ring);	/* never full: entries > slots */
 	if (!sqe) {
-		ret = -EBUSY;
-		goto out;
+		pthread_mutex_unlock(&c->sq_lock);
+		return -EBUSY;
 	}
 	memset(sqe, 0, 2 * sizeof(*sqe));	/* SQE128 */
 	sqe->opcode = IORING_OP_URING_CMD;
@@ -149,22 +227,11 @@ int tcpt_io_submit(struct tcpt_conn *c, struct tcpt_slot *s, int fd, bool admin)
 	uc->cdw15 = le32toh(q->cdw15);
 	uc->addr = (uint64_t)(uintptr_t)s->buf;
 	uc->data_len = s->len;
-	ret = ucmd_submit(&c->ring);
-	if (ret != 1) {
-		/*
-		 * The SQE stays in the SQ and goes with the next submission (the
-		 * teardown's NOP): it is in flight, its completion answers it.
-		 * A ring that cannot submit ends the connection.
-		 */
-		tcpt_conn_fail(c, 0, 0, NULL, 0);
-	}
-	ret = 0;
-out:
+	c->sq_pending++;
 	pthread_mutex_unlock(&c->sq_lock);
-	if (ret) {
-		pthread_mutex_lock(&c->lock);
-		c->inflight--;
-		pthread_mutex_unlock(&c->lock);
-	}
-	return ret;
+	pthread_mutex_lock(&c->lock);
+	c->inflight++;
+	pthread_mutex_unlock(&c->lock);
+	/* submitted with the others at the next flush, when the receive buffer is empty */
+	return 0;
 }
