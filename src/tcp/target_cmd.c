@@ -124,7 +124,7 @@ static uint16_t fab_connect(struct tcpt_conn *c, struct tcpt_slot *s, struct ucm
 		}
 	}
 	/* from now on the engine sees this host NQN and host ID in the connection's identity */
-	snprintf(c->cred.hostnqn, sizeof(c->cred.hostnqn), "%s", d.hostnqn);
+	snprintf(c->cred.hostnqn, sizeof(c->cred.hostnqn), "%.*s", NVMF_NQN_SIZE, d.hostnqn);	/* checked above */
 	hostid_text(d.hostid, c->cred.hostid);
 	if (qid == 0 && subsys >= 0) {
 		char name[32];
