@@ -19,7 +19,7 @@
  * way, which isolates what the daemon costs. Cases alternate round by round,
  * best of N. It reports; it never asserts a speed.
  *
- *   bench_daemon [--time S] [--rounds N] [--size BYTES] [--idle S] [--ucmdd PATH] [--json]
+ *   bench_daemon [--time S] [--rounds N] [--size BYTES] [--idle S] [--ucmdd PATH] [--only CASE] [--json]
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -51,6 +51,7 @@ struct cfg {
 	struct table_opts o;	/* --time, --rounds, --size, --json */
 	double idle;
 	char ucmdd[PATH_MAX];
+	const char *only;	/* --only CASE: that case alone (to profile it) */
 };
 
 /* An in-process controller in a directory (the daemon's twin) on an engine. */
@@ -270,7 +271,7 @@ static const struct table table = {
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench_daemon [--time S] [--rounds N] [--size BYTES] [--idle S] "
-			"[--ucmdd PATH] [--json]\n");
+			"[--ucmdd PATH] [--only CASE] [--json]\n");
 	exit(2);
 }
 
@@ -280,6 +281,7 @@ static void parse(int argc, char **argv, struct cfg *c)
 		TABLE_LONGOPTS,
 		{ "idle", required_argument, NULL, 'i' },
 		{ "ucmdd", required_argument, NULL, 'u' },
+		{ "only", required_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *env = getenv("UCMDD");
@@ -311,10 +313,11 @@ static void parse(int argc, char **argv, struct cfg *c)
 				usage();
 			break;
 		case 'u': snprintf(c->ucmdd, sizeof(c->ucmdd), "%s", optarg); break;
+		case 'o': c->only = optarg; break;
 		default: usage();
 		}
 	}
-	if (!c->o.rounds || optind != argc)
+	if (!c->o.rounds || optind != argc || (c->only && table_find(&table, c->only) < 0))
 		usage();
 }
 
@@ -362,7 +365,7 @@ int main(int argc, char **argv)
 			die("filling ucmdd's RAM namespace", ret);
 	}
 
-	table_run(&table, &c, cfg.o.seconds, cfg.o.rounds, NULL, best);
+	table_run(&table, &c, cfg.o.seconds, cfg.o.rounds, cfg.only, best);
 
 	/* every client of the daemon gone; then its CPU time over the idle window */
 	ucmd_peer_free(c.n_daemon);
@@ -385,7 +388,7 @@ int main(int argc, char **argv)
 		table_json_opts(root, &cfg.o);
 		json_object_object_add(root, "kernel_null_op", json_object_new_string(kop));
 		json_object_object_add(root, "daemon_store", json_object_new_string("file on tmpfs"));
-		table_json(root, &table, best, NULL);
+		table_json(root, &table, best, cfg.only);
 		json_object_object_add(root, "idle_cpu_percent", json_object_new_double(idle_cpu));
 		json_object_object_add(root, "idle_seconds", json_object_new_double(cfg.idle));
 		json_object_object_add(root, "sigterm_exit", json_object_new_int(stop_status));
@@ -394,7 +397,7 @@ int main(int argc, char **argv)
 		printf("bench_daemon: %.2f s per case, best of %u rounds, namespaces %llu MiB "
 		       "(ucmdd's: a file on tmpfs)\nkernel null op: %s\n\n", cfg.o.seconds,
 		       cfg.o.rounds, (unsigned long long)(cfg.o.size >> 20), kop);
-		table_print(&table, best, NULL);
+		table_print(&table, best, cfg.only);
 		printf("\nucmdd idle, no clients, %.1f s: %.2f%% of one CPU (target ~0)\n",
 		       cfg.idle, idle_cpu);
 		printf("ucmdd SIGTERM exit status: %d\n", stop_status);

@@ -12,8 +12,37 @@
  * to another client.
  */
 #include <errno.h>
+#include <string.h>
 
+#include "core/core.h"
 #include "server/ctl.h"
+
+uint8_t srv_dev_kind(struct ucmd_engine *e, int efd)
+{
+	struct ucmd_file *f = ucmd_fget(e, efd);
+	uint8_t k = SRV_DEV_OTHER;
+
+	if (!f)
+		return SRV_DEV_OTHER;
+	if (!f->ops->uring_cmd)
+		k = SRV_DEV_NONE;
+	else if (!strcmp(f->ops->name, "null"))
+		k = SRV_DEV_NULL;
+	else if (!strcmp(f->ops->name, "nvme-generic"))
+		k = SRV_DEV_NVME_NS;
+	else if (!strcmp(f->ops->name, "nvme-ctrl"))
+		k = SRV_DEV_NVME_CTRL;
+	ucmd_file_put(f);
+	return k;
+}
+
+/* Under c->lock: number cfd now names engine fd efd, a file of that kind. */
+static void fd_set_locked(struct srv_client *c, int cfd, int efd, uint8_t kind)
+{
+	c->fds[cfd] = efd;
+	c->fd_kind[cfd] = kind;
+	c->fd_gen[cfd]++;
+}
 
 static int fd_get_locked(struct srv_client *c, int cfd)
 {
@@ -32,17 +61,34 @@ int srv_fd_get(struct srv_client *c, int cfd)
 	return efd;
 }
 
+int srv_fd_get_kind(struct srv_client *c, int cfd, uint8_t *kind, uint32_t *gen)
+{
+	int efd;
+
+	pthread_mutex_lock(&c->lock);
+	efd = fd_get_locked(c, cfd);
+	if (efd >= 0) {
+		*kind = c->fd_kind[cfd];
+		*gen = c->fd_gen[cfd];
+	}
+	pthread_mutex_unlock(&c->lock);
+	return efd;
+}
+
 int srv_fd_install(struct srv_client *c, int efd)
 {
 	int ret = -EMFILE;
+	uint8_t kind;
 
 	if (efd < 0)
 		return -EBADF;
+	/* the new file is the caller's alone until installed: nobody can close it meanwhile */
+	kind = srv_dev_kind(c->d->e, efd);
 	pthread_mutex_lock(&c->lock);
 	/* the lowest free number, as open(2) gives */
 	for (unsigned i = 0; i < SRV_FD_SPACE && c->nr_fds < SRV_MAX_FDS; i++) {
 		if (c->fds[i] < 0) {
-			c->fds[i] = efd;
+			fd_set_locked(c, (int)i, efd, kind);
 			c->nr_fds++;
 			ret = (int)i;
 			break;
@@ -55,19 +101,21 @@ int srv_fd_install(struct srv_client *c, int efd)
 int srv_fd_install_at(struct srv_client *c, int efd, int cfd)
 {
 	int old = -1, ret = cfd;
+	uint8_t kind;
 
 	if (efd < 0)
 		return -EBADF;
 	if (cfd < 0 || (unsigned)cfd >= SRV_FD_SPACE)
 		return -EBADF;
+	kind = srv_dev_kind(c->d->e, efd);
 	pthread_mutex_lock(&c->lock);
 	if (c->fds[cfd] >= 0) {
 		/* dup2(2): the number's old file goes, under the lock (top of the file) */
 		old = c->fds[cfd];
-		c->fds[cfd] = efd;
+		fd_set_locked(c, cfd, efd, kind);
 		ucmd_close(c->d->e, old);
 	} else if (c->nr_fds < SRV_MAX_FDS) {
-		c->fds[cfd] = efd;
+		fd_set_locked(c, cfd, efd, kind);
 		c->nr_fds++;
 	} else {
 		ret = -EMFILE;

@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "core/core.h"
+#include "lib/cpu.h"
 #include "security/hooks.h"
 #include "server/ring.h"
 
@@ -260,7 +261,8 @@ static void recheck_fds(struct srv_ring *r, unsigned n)
 
 		if (r->stage[k].err || s->cfd < 0)
 			continue;
-		if ((unsigned)s->cfd >= SRV_FD_SPACE || c->fds[s->cfd] != s->efd) {
+		if ((unsigned)s->cfd >= SRV_FD_SPACE || c->fds[s->cfd] != s->efd ||
+		    c->fd_gen[s->cfd] != s->cgen) {
 			srv_xlate_release(&r->x, s);
 			r->stage[k].err = -EBADF;
 		}
@@ -294,6 +296,19 @@ static unsigned sq_avail(struct srv_ring *r)
  * chain to the engine whole, or fail it whole as Linux fails a chain whose
  * member fails its checks (that member its errno, the others -ECANCELED).
  */
+/*
+ * An SQE copy of a size known at compile time: a few vector moves, where
+ * memcpy of a variable size becomes rep movs, whose start-up costs more
+ * than the copy (perf: the two copies per SQE were a third of a pass).
+ */
+static inline void sqe_copy(void *dst, const void *src, unsigned sz)
+{
+	if (sz > 64)
+		memcpy(dst, src, 128);
+	else
+		memcpy(dst, src, 64);
+}
+
 static unsigned take_sqes(struct srv_ring *r)
 {
 	struct io_rings *m = &r->mem;
@@ -325,6 +340,14 @@ static unsigned take_sqes(struct srv_ring *r)
 				__builtin_prefetch(p + 64);
 		}
 	}
+	/*
+	 * Their CQEs go to lines the client last read on its CPU: ask for
+	 * them for writing now, so that the ownership transfers overlap the
+	 * snapshot and the execution rather than stall cq_write one by one
+	 * (perf: a quarter of the proxy's time in cq_write's stores).
+	 */
+	for (unsigned k = 0; k < avail && k < m->cq_entries; k += 4u >> m->cqe_shift)
+		prefetchw(io_rings_cqe(m, r->cq_tail + k));
 	for (taken = 0; taken < avail; taken++) {
 		unsigned idx = __atomic_load_n(&m->sq_array[head & m->sq_mask], __ATOMIC_RELAXED);
 		struct io_uring_sqe *esqe = (struct io_uring_sqe *)((char *)r->stage_sqe +
@@ -338,7 +361,7 @@ static unsigned take_sqes(struct srv_ring *r)
 			continue;
 		}
 		/* the snapshot: nothing below reads the shared SQE again */
-		memcpy(snap, io_rings_sqe(m, idx), sqe_sz);
+		sqe_copy(snap, io_rings_sqe(m, idx), sqe_sz);
 		si = slot_alloc(r);
 		r->x.slots[si].user_data = snap[0].user_data;
 		r->stage[n].slot = si;
@@ -375,7 +398,7 @@ static unsigned take_sqes(struct srv_ring *r)
 			}
 			/* space was counted above */
 			e = ucmd_get_sqe(&r->er);
-			memcpy(e, (char *)r->stage_sqe + (size_t)j * 128, sqe_sz);
+			sqe_copy(e, (char *)r->stage_sqe + (size_t)j * 128, sqe_sz);
 			e->user_data = si;
 		}
 	}
@@ -585,6 +608,7 @@ static void ring_free(struct srv_ring *r)
 		close(r->user_efd);
 	rbufs_free(r);
 	free(r->x.ftab);
+	free(r->x.fkind);
 	io_rings_destroy(&r->mem);
 	free(r->x.slots);
 	free(r->ocq);

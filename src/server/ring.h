@@ -39,6 +39,7 @@ struct srv_slot {
 	bool fixed;		/* uses a registered buffer: unregistering waits for it */
 	uint8_t out;		/* enum srv_out */
 	int cfd, efd;		/* a non-fixed fd as translated (cfd -1: none), re-checked at submit */
+	uint32_t cgen;		/* c->fd_gen[cfd] then: the number still names that file */
 	struct srv_bounce data, meta;
 	struct srv_bounce_vec vec;
 	/* a registered buffer's shadow range that a read fills */
@@ -69,6 +70,7 @@ struct srv_xl {
 	struct srv_client *c;
 	bool sqe128;
 	int *ftab;		/* registered files: engine fds (-1 empty), at the client's indexes */
+	uint8_t *fkind;		/* their kinds (enum srv_dev_kind), taken at registration */
 	unsigned nr_ftab;
 	struct srv_rbuf *btab;	/* registered buffers, at the client's indexes */
 	unsigned nr_btab;

@@ -27,13 +27,18 @@
 
 #define PAGE 4096u
 
-/* The engine fds for the client's fds at cfds (-1 and, with skip, the SKIP value kept). */
-static int files_xlate(struct srv_client *c, const int *cfds, int *efds, unsigned nr, bool skip,
-		       unsigned *done)
+/*
+ * The engine fds for the client's fds at cfds (-1 and, with skip, the SKIP
+ * value kept), and their files' kinds. Under c->lock, so that the kind is
+ * that of the file the engine registers from the same number.
+ */
+static int files_xlate(struct srv_client *c, const int *cfds, int *efds, uint8_t *kinds,
+		       unsigned nr, bool skip, unsigned *done)
 {
 	for (*done = 0; *done < nr; (*done)++) {
 		int cfd = cfds[*done];
 
+		kinds[*done] = SRV_DEV_OTHER;
 		if (cfd == -1 || (skip && cfd == IORING_REGISTER_FILES_SKIP)) {
 			efds[*done] = cfd;
 			continue;
@@ -41,6 +46,7 @@ static int files_xlate(struct srv_client *c, const int *cfds, int *efds, unsigne
 		if (cfd < 0 || (unsigned)cfd >= SRV_FD_SPACE || c->fds[cfd] < 0)
 			return -EBADF;
 		efds[*done] = c->fds[cfd];
+		kinds[*done] = c->fd_kind[cfd];
 	}
 	return 0;
 }
@@ -49,6 +55,7 @@ static int files_register(struct srv_ring *r, uint64_t arg, unsigned nr, bool sp
 {
 	struct srv_client *c = r->c;
 	int *cfds = NULL, *efds = NULL;
+	uint8_t *kinds;
 	unsigned done;
 	int ret;
 
@@ -60,7 +67,8 @@ static int files_register(struct srv_ring *r, uint64_t arg, unsigned nr, bool sp
 		return -EFAULT;
 	cfds = malloc(nr * sizeof(int));
 	efds = malloc(nr * sizeof(int));
-	ret = cfds && efds ? 0 : -ENOMEM;
+	kinds = malloc(nr);
+	ret = cfds && efds && kinds ? 0 : -ENOMEM;
 	if (!ret && sparse)
 		memset(cfds, 0xff, nr * sizeof(int));	/* -1: an empty slot */
 	else if (!ret)
@@ -68,18 +76,21 @@ static int files_register(struct srv_ring *r, uint64_t arg, unsigned nr, bool sp
 	if (!ret) {
 		/* under the client's lock: an fd cannot be closed between lookup and reference */
 		pthread_mutex_lock(&c->lock);
-		ret = files_xlate(c, cfds, efds, nr, false, &done);
+		ret = files_xlate(c, cfds, efds, kinds, nr, false, &done);
 		if (!ret)
 			ret = ucmd_register_files(&r->er, efds, nr);
 		pthread_mutex_unlock(&c->lock);
 	}
 	if (!ret) {
 		r->x.ftab = efds;
+		r->x.fkind = kinds;
 		r->x.nr_ftab = nr;
 		efds = NULL;
+		kinds = NULL;
 	}
 	free(cfds);
 	free(efds);
+	free(kinds);
 	return ret;
 }
 
@@ -88,6 +99,7 @@ static int files_update(struct srv_ring *r, uint64_t arg, unsigned nr)
 	struct srv_client *c = r->c;
 	struct io_uring_files_update up;
 	int *cfds = NULL, *efds = NULL;
+	uint8_t *kinds = NULL;
 	unsigned done = 0;
 	int ret, err;
 
@@ -101,21 +113,26 @@ static int files_update(struct srv_ring *r, uint64_t arg, unsigned nr)
 		return -EINVAL;
 	cfds = malloc(nr * sizeof(int));
 	efds = malloc(nr * sizeof(int));
-	ret = cfds && efds ? 0 : -ENOMEM;
+	kinds = malloc(nr);
+	ret = cfds && efds && kinds ? 0 : -ENOMEM;
 	if (!ret)
 		ret = srv_copy_from(c, cfds, up.fds, nr * sizeof(int));
 	if (!ret) {
 		pthread_mutex_lock(&c->lock);
 		/* Linux updates up to a bad fd and says how many, or its error if none */
-		err = files_xlate(c, cfds, efds, nr, true, &done);
+		err = files_xlate(c, cfds, efds, kinds, nr, true, &done);
 		ret = done ? ucmd_register_files_update(&r->er, up.offset, efds, done) : err;
 		pthread_mutex_unlock(&c->lock);
 	}
-	for (int i = 0; i < ret; i++)
-		if (efds[i] != IORING_REGISTER_FILES_SKIP)
+	for (int i = 0; i < ret; i++) {
+		if (efds[i] != IORING_REGISTER_FILES_SKIP) {
 			r->x.ftab[up.offset + (unsigned)i] = efds[i];
+			r->x.fkind[up.offset + (unsigned)i] = kinds[i];
+		}
+	}
 	free(cfds);
 	free(efds);
+	free(kinds);
 	return ret;
 }
 
@@ -129,7 +146,9 @@ static int files_unregister(struct srv_ring *r)
 	if (ret)
 		return ret;
 	free(r->x.ftab);
+	free(r->x.fkind);
 	r->x.ftab = NULL;
+	r->x.fkind = NULL;
 	r->x.nr_ftab = 0;
 	return 0;
 }

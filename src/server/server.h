@@ -80,6 +80,15 @@ struct srv_client {
 
 	pthread_mutex_t lock;		/* fds, regions, rings */
 	int fds[SRV_FD_SPACE];		/* client fd -> engine fd, -1 free */
+	/*
+	 * What each is (enum srv_dev_kind, from the file itself when it was
+	 * installed), and how many times its number was given a file: a
+	 * translation made without the lock is good only if both still match
+	 * at submission, since a close and an open can give the same client
+	 * number and the same engine number to another file.
+	 */
+	uint8_t fd_kind[SRV_FD_SPACE];
+	uint32_t fd_gen[SRV_FD_SPACE];
 	unsigned nr_fds;		/* entries not -1: at most SRV_MAX_FDS */
 	struct srv_region regions[SRV_MAX_REGIONS];
 	unsigned nr_regions;
@@ -110,8 +119,20 @@ struct srv_daemon {
 };
 
 /* ---- fdtab.c ---- */
+/* How a device's uring_cmd uses memory: what the proxy must translate. */
+enum srv_dev_kind {
+	SRV_DEV_OTHER,		/* a uring_cmd the daemon cannot translate (or no file) */
+	SRV_DEV_NONE,		/* no uring_cmd at all: the engine answers -EOPNOTSUPP */
+	SRV_DEV_NULL,		/* takes no memory (core/null.c) */
+	SRV_DEV_NVME_NS,	/* ngXnY: NVME_URING_CMD_IO / _IO_VEC */
+	SRV_DEV_NVME_CTRL,	/* nvmeX: NVME_URING_CMD_ADMIN / _ADMIN_VEC */
+};
+/* The kind of the file at engine fd efd now. */
+uint8_t srv_dev_kind(struct ucmd_engine *e, int efd);
 /* The engine fd behind the client's fd, or -EBADF. */
 int srv_fd_get(struct srv_client *c, int cfd);
+/* The same, with the file's kind and the number's generation (c->fd_kind, c->fd_gen). */
+int srv_fd_get_kind(struct srv_client *c, int cfd, uint8_t *kind, uint32_t *gen);
 /* A new client fd for an engine fd, or -EMFILE (the engine fd is then the caller's). */
 int srv_fd_install(struct srv_client *c, int efd);
 /* UCMDD_OPEN_FIXED: at number cfd, replacing what was there; cfd or -EBADF/-EMFILE. */

@@ -20,52 +20,33 @@
 	(IOSQE_FIXED_FILE | IOSQE_IO_DRAIN | IOSQE_IO_LINK | IOSQE_IO_HARDLINK |         \
 	 IOSQE_ASYNC | IOSQE_BUFFER_SELECT | IOSQE_CQE_SKIP_SUCCESS)
 
-/* How a device's uring_cmd uses memory. */
-enum dev_kind {
-	DEV_NONE,		/* no uring_cmd at all: the engine answers -EOPNOTSUPP */
-	DEV_NULL,		/* takes no memory (core/null.c) */
-	DEV_NVME_NS,		/* ngXnY: NVME_URING_CMD_IO / _IO_VEC */
-	DEV_NVME_CTRL,		/* nvmeX: NVME_URING_CMD_ADMIN / _ADMIN_VEC */
-	DEV_OTHER,		/* a uring_cmd the daemon cannot translate */
-};
-
-static enum dev_kind dev_kind(struct srv_client *c, int efd)
-{
-	struct ucmd_file *f = ucmd_fget(c->d->e, efd);
-	enum dev_kind k = DEV_OTHER;
-
-	if (!f)
-		return DEV_OTHER;
-	if (!f->ops->uring_cmd)
-		k = DEV_NONE;
-	else if (!strcmp(f->ops->name, "null"))
-		k = DEV_NULL;
-	else if (!strcmp(f->ops->name, "nvme-generic"))
-		k = DEV_NVME_NS;
-	else if (!strcmp(f->ops->name, "nvme-ctrl"))
-		k = DEV_NVME_CTRL;
-	ucmd_file_put(f);
-	return k;
-}
-
-/* The SQE's file: fixed index (kept: the engine's table has the same slots) or fd. */
+/*
+ * The SQE's file: fixed index (kept: the engine's table has the same
+ * slots) or fd; and what kind of file it is. A fixed file's kind was taken
+ * from the very file registered (ring_reg.c), never from the engine fd
+ * number, which the client may have closed and reopened as another device
+ * since; an fd's, with its generation, which recheck_fds() compares at
+ * submission.
+ */
 static int xlate_fd(struct srv_xl *x, const struct io_uring_sqe *csqe, struct io_uring_sqe *esqe,
-		    struct srv_slot *s, int *efd)
+		    struct srv_slot *s, uint8_t *kind)
 {
+	int efd;
+
 	if (csqe->flags & IOSQE_FIXED_FILE) {
 		unsigned i = (unsigned)csqe->fd;
 
 		if (i >= x->nr_ftab || x->ftab[i] < 0)
 			return -EBADF;
-		*efd = x->ftab[i];
+		*kind = x->fkind[i];
 		return 0;
 	}
-	*efd = srv_fd_get(x->c, csqe->fd);
-	if (*efd < 0)
+	efd = srv_fd_get_kind(x->c, csqe->fd, kind, &s->cgen);
+	if (efd < 0)
 		return -EBADF;
 	s->cfd = csqe->fd;
-	s->efd = *efd;
-	esqe->fd = *efd;
+	s->efd = efd;
+	esqe->fd = efd;
 	return 0;
 }
 
@@ -181,7 +162,7 @@ static int xlate_nvme(struct srv_xl *x, const struct io_uring_sqe *csqe, struct 
 }
 
 static int xlate_uring_cmd(struct srv_xl *x, const struct io_uring_sqe *csqe,
-			   struct io_uring_sqe *esqe, struct srv_slot *s, int efd)
+			   struct io_uring_sqe *esqe, struct srv_slot *s, uint8_t kind)
 {
 	/* the engine's prep: only the FIXED flag exists; buf_index only with it */
 	if (csqe->uring_cmd_flags & ~IORING_URING_CMD_FIXED)
@@ -190,21 +171,21 @@ static int xlate_uring_cmd(struct srv_xl *x, const struct io_uring_sqe *csqe,
 		return -EINVAL;
 	if ((csqe->uring_cmd_flags & IORING_URING_CMD_FIXED) && csqe->buf_index >= x->nr_btab)
 		return -EFAULT;
-	switch (dev_kind(x->c, efd)) {
-	case DEV_NONE:
+	switch (kind) {
+	case SRV_DEV_NONE:
 		/* -EOPNOTSUPP from the engine, before it reads a command byte */
 		memset(esqe->cmd, 0, x->sqe128 ? 80 : 16);
 		return 0;
-	case DEV_NULL:
+	case SRV_DEV_NULL:
 		return 0;
-	case DEV_NVME_NS:
+	case SRV_DEV_NVME_NS:
 		/* a 64-byte SQE carries no address: the driver refuses it (-EOPNOTSUPP) */
 		if (!x->sqe128)
 			return 0;
 		if (csqe->cmd_op == NVME_URING_CMD_IO || csqe->cmd_op == NVME_URING_CMD_IO_VEC)
 			return xlate_nvme(x, csqe, esqe, s, csqe->cmd_op == NVME_URING_CMD_IO_VEC);
 		return -ENOTTY;
-	case DEV_NVME_CTRL:
+	case SRV_DEV_NVME_CTRL:
 		if (!x->sqe128)
 			return 0;
 		if (csqe->cmd_op == NVME_URING_CMD_ADMIN ||
@@ -229,7 +210,8 @@ static int xlate_cancel(struct srv_xl *x, const struct io_uring_sqe *csqe,
 			/* the engine's table has the client's indexes */
 			esqe->fd = csqe->fd;
 		} else {
-			int efd = srv_fd_get(x->c, csqe->fd);
+			uint8_t kind;
+			int efd = srv_fd_get_kind(x->c, csqe->fd, &kind, &s->cgen);
 
 			if (efd < 0)
 				return -EBADF;
@@ -260,11 +242,14 @@ static int xlate_cancel(struct srv_xl *x, const struct io_uring_sqe *csqe,
 int srv_xlate(struct srv_xl *x, const struct io_uring_sqe *csqe, struct io_uring_sqe *esqe,
 	      struct srv_slot *s)
 {
-	uint8_t op = csqe->opcode;
-	int efd = -1;
+	uint8_t op = csqe->opcode, kind = SRV_DEV_OTHER;
 	int ret = 0;
 
-	memcpy(esqe, csqe, x->sqe128 ? 2 * sizeof(*esqe) : sizeof(*esqe));
+	/* constant sizes: vector moves, not rep movs (see ring.c's sqe_copy) */
+	if (x->sqe128)
+		memcpy(esqe, csqe, 2 * sizeof(*esqe));
+	else
+		memcpy(esqe, csqe, sizeof(*esqe));
 	/* the proxy applies it: the engine must post every CQE to free the slot */
 	esqe->flags &= (uint8_t)~IOSQE_CQE_SKIP_SUCCESS;
 	s->skip_success = csqe->flags & IOSQE_CQE_SKIP_SUCCESS;
@@ -294,16 +279,16 @@ int srv_xlate(struct srv_xl *x, const struct io_uring_sqe *csqe, struct io_uring
 	case IORING_OP_WRITEV:
 	case IORING_OP_READ_FIXED:
 	case IORING_OP_WRITE_FIXED:
-		ret = xlate_fd(x, csqe, esqe, s, &efd);
+		ret = xlate_fd(x, csqe, esqe, s, &kind);
 		if (!ret)
 			ret = xlate_rw(x, csqe, esqe, s);
 		break;
 	case IORING_OP_FSYNC:
-		return xlate_fd(x, csqe, esqe, s, &efd);
+		return xlate_fd(x, csqe, esqe, s, &kind);
 	case IORING_OP_URING_CMD:
-		ret = xlate_fd(x, csqe, esqe, s, &efd);
+		ret = xlate_fd(x, csqe, esqe, s, &kind);
 		if (!ret)
-			ret = xlate_uring_cmd(x, csqe, esqe, s, efd);
+			ret = xlate_uring_cmd(x, csqe, esqe, s, kind);
 		break;
 	case IORING_OP_TIMEOUT:
 	case IORING_OP_LINK_TIMEOUT:

@@ -6,22 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/*
- * The client fd table as server.h defines it (c->fds[] under c->lock):
- * fdtab.c is the control side's, and these tests need only the lookup.
- */
-int srv_fd_get(struct srv_client *c, int cfd)
-{
-	int efd;
-
-	if (cfd < 0 || (unsigned)cfd >= SRV_FD_SPACE)
-		return -EBADF;
-	pthread_mutex_lock(&c->lock);
-	efd = c->fds[cfd];
-	pthread_mutex_unlock(&c->lock);
-	return efd < 0 ? -EBADF : efd;
-}
-
 void sfx_setup(struct sfx *s, const struct fx_opts *o)
 {
 	struct srv_client *c = &s->c;
@@ -40,13 +24,12 @@ void sfx_setup(struct sfx *s, const struct fx_opts *o)
 	srv_mem_init(c);
 	for (unsigned i = 0; i < SRV_FD_SPACE; i++)
 		c->fds[i] = -1;
-	/* client fd numbers other than the engine's, as a real table gives */
+	/* client fd numbers other than the engine's, as a real table gives (fdtab.c's) */
 	s->ng = 3, s->dev = 4, s->bdev = 5, s->null = 6;
-	c->fds[s->ng] = s->fx.ng;
-	c->fds[s->dev] = s->fx.dev;
-	c->fds[s->bdev] = s->fx.bdev;
-	c->fds[s->null] = ucmd_open(s->fx.e, "null", O_RDWR);
-	assert_true(c->fds[s->null] >= 0);
+	assert_int_equal(srv_fd_install_at(c, s->fx.ng, s->ng), s->ng);
+	assert_int_equal(srv_fd_install_at(c, s->fx.dev, s->dev), s->dev);
+	assert_int_equal(srv_fd_install_at(c, s->fx.bdev, s->bdev), s->bdev);
+	assert_int_equal(srv_fd_install_at(c, ucmd_open(s->fx.e, "null", O_RDWR), s->null), s->null);
 }
 
 void sfx_teardown(struct sfx *s)

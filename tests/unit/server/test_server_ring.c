@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "server/ctl.h"
 #include "srv_fixture.h"
 
 struct cring {
@@ -582,6 +583,46 @@ static void test_register(void **state)
 	free(rd);
 }
 
+/*
+ * A registered file's kind is its own, never that of whatever its engine fd
+ * number names later: a client that registers a namespace, closes the fd
+ * and opens the null device (which gets the same numbers) must not have
+ * its NVMe commands on the registered namespace passed through untranslated
+ * (client addresses given to the engine as the daemon's). The same for a
+ * plain fd translated before such a close and open: its generation moved.
+ */
+static void test_fixed_file_number_reused(void **state)
+{
+	struct rt *t = *state;
+	struct sfx *s = &t->s;
+	struct cring *r = &t->r;
+	struct srv_ring *sr;
+	int cfd = 10, efd, efd2, files[1] = { 10 };
+	uint8_t kind;
+	uint32_t gen, gen2;
+
+	assert_int_equal(cring_open(s, r, 8, IORING_SETUP_SQE128 | IORING_SETUP_CQE32), 0);
+	efd = ucmd_open(s->fx.e, "ng0n1", O_RDWR);
+	assert_true(efd >= 0);
+	assert_int_equal(srv_fd_install_at(&s->c, efd, cfd), cfd);
+	assert_int_equal(srv_fd_get_kind(&s->c, cfd, &kind, &gen), efd);
+	assert_int_equal(kind, SRV_DEV_NVME_NS);
+	assert_int_equal(reg(s, r, IORING_REGISTER_FILES, files, 1, -1, NULL, NULL), 0);
+	assert_int_equal(srv_fd_close(&s->c, cfd), 0);
+	efd2 = ucmd_open(s->fx.e, "null", O_RDWR);
+	/* the engine gives the lowest free number: the namespace's old one */
+	assert_int_equal(efd2, efd);
+	assert_int_equal(srv_fd_install_at(&s->c, efd2, cfd), cfd);
+	assert_int_equal(srv_fd_get_kind(&s->c, cfd, &kind, &gen2), efd);
+	assert_int_equal(kind, SRV_DEV_NULL);
+	assert_int_not_equal(gen2, gen);	/* same numbers, another file */
+	sr = srv_ring_get(&s->c, (uint32_t)r->id);
+	assert_non_null(sr);
+	assert_int_equal(sr->x.fkind[0], SRV_DEV_NVME_NS);
+	assert_int_equal(reg(s, r, IORING_UNREGISTER_FILES, NULL, 0, -1, NULL, NULL), 0);
+	assert_int_equal(srv_fd_close(&s->c, cfd), 0);
+}
+
 /* Teardown with requests in flight: cancelled or waited for, posted, ring dead. */
 static void test_exit_inflight(void **state)
 {
@@ -827,6 +868,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_garbage, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_overflow_backpressure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_register, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fixed_file_number_reused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exit_inflight, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_destroy_posts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_remote_completion, setup_thread, teardown),

@@ -15,6 +15,7 @@ struct xt {
 	struct srv_xl x;
 	struct srv_slot slots[8];
 	int ftab[2];
+	uint8_t fkind[2];
 	struct srv_rbuf btab[1];
 	/* 128-byte SQEs, as bytes: the compiler sees their real size */
 	_Alignas(64) unsigned char cb[128], eb[128];
@@ -32,7 +33,10 @@ static int setup(void **state)
 	t->x.nr_slots = 8;
 	t->ftab[0] = t->s.fx.ng;
 	t->ftab[1] = -1;
+	t->fkind[0] = SRV_DEV_NVME_NS;
+	t->fkind[1] = SRV_DEV_OTHER;
 	t->x.ftab = t->ftab;
+	t->x.fkind = t->fkind;
 	t->x.nr_ftab = 2;
 	t->c = (struct io_uring_sqe *)(void *)t->cb;
 	t->e = (struct io_uring_sqe *)(void *)t->eb;
