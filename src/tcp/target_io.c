@@ -95,12 +95,13 @@ static unsigned reap_all(struct tcpt_conn *c)
 void tcpt_io_flush(struct tcpt_conn *c)
 {
 	/*
-	 * Responses free memory that may start commands waiting for it, whose
-	 * submissions may complete at once: round until nothing moves (each
-	 * round answers at least one command, so this ends).
+	 * Sent responses free memory that may start commands waiting for it
+	 * (tcpt_conn_flush_out's dispatch), whose SQEs are then queued: round
+	 * until none is. Each round submits at least one SQE or stops, and
+	 * the commands that can wait are bounded, so this ends.
 	 */
 	for (;;) {
-		bool moved = false;
+		unsigned before = c->sq_pending, left = 0;
 
 		if (c->has_ring) {
 			if (!submit_pending(c)) {
@@ -109,11 +110,14 @@ void tcpt_io_flush(struct tcpt_conn *c)
 				tcpt_conn_flush_out(c);
 				return;
 			}
-			moved = reap_all(c) > 0;
+			left = c->sq_pending;
+			reap_all(c);
 		}
 		tcpt_conn_flush_out(c);
-		if (!moved || !c->sq_pending)
+		if (!c->sq_pending)
 			break;
+		if (left && left == before)
+			break;	/* the ring took none: the next flush tries again */
 	}
 }
 
