@@ -12,29 +12,7 @@
  * to another client.
  */
 #include <errno.h>
-#include <string.h>
-
-#include "core/core.h"
 #include "server/ctl.h"
-
-uint8_t srv_dev_kind(struct ucmd_engine *e, int efd)
-{
-	struct ucmd_file *f = ucmd_fget(e, efd);
-	uint8_t k = SRV_DEV_OTHER;
-
-	if (!f)
-		return SRV_DEV_OTHER;
-	if (!f->ops->uring_cmd)
-		k = SRV_DEV_NONE;
-	else if (!strcmp(f->ops->name, "null"))
-		k = SRV_DEV_NULL;
-	else if (!strcmp(f->ops->name, "nvme-generic"))
-		k = SRV_DEV_NVME_NS;
-	else if (!strcmp(f->ops->name, "nvme-ctrl"))
-		k = SRV_DEV_NVME_CTRL;
-	ucmd_file_put(f);
-	return k;
-}
 
 /* Under c->lock: number cfd now names engine fd efd, a file of that kind. */
 static void fd_set_locked(struct srv_client *c, int cfd, int efd, uint8_t kind)

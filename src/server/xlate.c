@@ -20,6 +20,25 @@
 	(IOSQE_FIXED_FILE | IOSQE_IO_DRAIN | IOSQE_IO_LINK | IOSQE_IO_HARDLINK |         \
 	 IOSQE_ASYNC | IOSQE_BUFFER_SELECT | IOSQE_CQE_SKIP_SUCCESS)
 
+uint8_t srv_dev_kind(struct ucmd_engine *e, int efd)
+{
+	struct ucmd_file *f = ucmd_fget(e, efd);
+	uint8_t k = SRV_DEV_OTHER;
+
+	if (!f)
+		return SRV_DEV_OTHER;
+	if (!f->ops->uring_cmd)
+		k = SRV_DEV_NONE;
+	else if (!strcmp(f->ops->name, "null"))
+		k = SRV_DEV_NULL;
+	else if (!strcmp(f->ops->name, "nvme-generic"))
+		k = SRV_DEV_NVME_NS;
+	else if (!strcmp(f->ops->name, "nvme-ctrl"))
+		k = SRV_DEV_NVME_CTRL;
+	ucmd_file_put(f);
+	return k;
+}
+
 /*
  * The SQE's file: fixed index (kept: the engine's table has the same
  * slots) or fd; and what kind of file it is. A fixed file's kind was taken

@@ -87,6 +87,7 @@ static struct srv_client client;
 static struct srv_xl xl128, xl64;
 static struct srv_slot slots[NR_SLOTS];
 static int ftab[NR_FTAB];
+static uint8_t fkind[NR_FTAB];
 static struct srv_rbuf btab[NR_BTAB];
 static struct ucmd_ring ring128, ring64;
 static struct ucmd_ctrl *ctrl;
@@ -209,12 +210,18 @@ static void setup(void)
 	c->fds[5] = bdev_efd;
 	c->fds[6] = null_efd;
 	c->fds[7] = stale;
+	/* what fdtab.c records when it installs them */
+	for (int i = 3; i <= 7; i++)
+		c->fd_kind[i] = srv_dev_kind(daemon_.e, c->fds[i]);
 
 	ftab[0] = ng_efd;
 	ftab[1] = -1;
 	ftab[2] = null_efd;
 	ftab[3] = bdev_efd;
 	ftab[4] = ctrl_efd;
+	/* what ring_reg.c records when it registers them */
+	for (unsigned i = 0; i < NR_FTAB; i++)
+		fkind[i] = ftab[i] < 0 ? SRV_DEV_OTHER : srv_dev_kind(daemon_.e, ftab[i]);
 	shadow_buf(&btab[0], PLAIN_OFF + 8 * KIB, 16 * KIB);
 	btab[1].caddr = caddr(RA_OFF + 4 * KIB);
 	btab[1].len = 16 * KIB;
@@ -230,7 +237,8 @@ static void setup(void)
 	for (int i = 0; i < 2; i++) {
 		struct srv_xl *x = i ? &xl64 : &xl128;
 
-		*x = (struct srv_xl){ .c = c, .sqe128 = !i, .ftab = ftab, .nr_ftab = NR_FTAB,
+		*x = (struct srv_xl){ .c = c, .sqe128 = !i, .ftab = ftab, .fkind = fkind,
+				      .nr_ftab = NR_FTAB,
 				      .btab = btab, .nr_btab = NR_BTAB, .slots = slots,
 				      .nr_slots = NR_SLOTS };
 	}
