@@ -12,6 +12,7 @@
  * to another client.
  */
 #include <errno.h>
+
 #include "server/ctl.h"
 
 /* Under c->lock: number cfd now names engine fd efd, a file of that kind. */

@@ -292,11 +292,6 @@ static unsigned sq_avail(struct srv_ring *r)
 }
 
 /*
- * Take what the client published: snapshot, translate, and hand each link
- * chain to the engine whole, or fail it whole as Linux fails a chain whose
- * member fails its checks (that member its errno, the others -ECANCELED).
- */
-/*
  * An SQE copy of a size known at compile time: a few vector moves, where
  * memcpy of a variable size becomes rep movs, whose start-up costs more
  * than the copy (perf: the two copies per SQE were a third of a pass).
@@ -309,6 +304,11 @@ static inline void sqe_copy(void *dst, const void *src, unsigned sz)
 		memcpy(dst, src, 64);
 }
 
+/*
+ * Take what the client published: snapshot, translate, and hand each link
+ * chain to the engine whole, or fail it whole as Linux fails a chain whose
+ * member fails its checks (that member its errno, the others -ECANCELED).
+ */
 static unsigned take_sqes(struct srv_ring *r)
 {
 	struct io_rings *m = &r->mem;

@@ -118,7 +118,7 @@ struct srv_daemon {
 	unsigned nr_clients;
 };
 
-/* ---- fdtab.c ---- */
+/* ---- fdtab.c (the kinds: xlate.c, which alone looks at engine files) ---- */
 /* How a device's uring_cmd uses memory: what the proxy must translate. */
 enum srv_dev_kind {
 	SRV_DEV_OTHER,		/* a uring_cmd the daemon cannot translate (or no file) */
