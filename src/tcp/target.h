@@ -209,10 +209,6 @@ uint64_t tcpt_now_ms(void);
 
 /* ---- target_conn.c ---- */
 int tcpt_conn_start(struct tcpt *t, int sock);
-/* Send a PDU: header (hlen bytes built by the caller), then data; 0 or -errno. */
-int tcpt_send_pdu(struct tcpt_conn *c, void *hdr, const void *data, uint32_t data_len);
-/* Send the CapsuleResp of a command */
-int tcpt_send_rsp(struct tcpt_conn *c, const struct ucmd_nvme_cqe *cqe);
 /* Fatal: C2HTermReq (when fes) and close; the connection's threads end. */
 void tcpt_conn_fail(struct tcpt_conn *c, uint16_t fes, uint32_t fei, const void *hdr,
 		    size_t hdr_len);

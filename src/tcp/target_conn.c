@@ -73,8 +73,11 @@ static int pdu_iov(void *hdr, const void *data, uint32_t data_len, uint32_t *ddg
 	return n;
 }
 
-/* A PDU now, after the queued ones (so that PDUs leave in the order they were made). */
-int tcpt_send_pdu(struct tcpt_conn *c, void *hdr, const void *data, uint32_t data_len)
+/*
+ * A PDU now (ICResp), after any queued ones (so that PDUs leave in the
+ * order they were made); 0 or -errno.
+ */
+static int send_pdu(struct tcpt_conn *c, void *hdr, const void *data, uint32_t data_len)
 {
 	struct iovec iov[3];
 	uint32_t ddgst = 0;
@@ -165,13 +168,6 @@ static void build_rsp(struct tcpt_conn *c, uint8_t *buf, const struct ucmd_nvme_
 	r->cqe = *cqe;
 }
 
-int tcpt_send_rsp(struct tcpt_conn *c, const struct ucmd_nvme_cqe *cqe)
-{
-	uint8_t buf[NVME_TCP_HDR_BUF];
-
-	build_rsp(c, buf, cqe);
-	return tcpt_send_pdu(c, buf, NULL, 0);
-}
 
 /*
  * A read's data (one C2HData, the last) and its CapsuleResp; or, when the
@@ -413,7 +409,7 @@ static int icreq(struct tcpt_conn *c)
 	rsp->cpda = 0;	/* the host's data may start right after its header */
 	rsp->digest = req->digest;	/* we do both digests: accept what is asked */
 	rsp->maxh2cdata = htole32(TCPT_MAXH2CDATA);
-	ret = tcpt_send_pdu(c, rsp, NULL, 0);
+	ret = send_pdu(c, rsp, NULL, 0);
 	free(rsp);
 	return ret;
 }
