@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <ftw.h>
 
 #include <cmocka.h>
 
@@ -392,4 +393,18 @@ char *slurp(const char *path, size_t *len)
 	fclose(fp);
 	*len = (size_t)n;
 	return buf;
+}
+
+static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+int host_rmdir(const char *dir)
+{
+	/* depth first, links not followed: only what is inside dir goes */
+	return nftw(dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
 }

@@ -95,5 +95,7 @@ uint32_t host_open_ns(struct host *h, const struct ucmd_ctrl_params *p,
 void fill_pattern(void *buf, size_t len, unsigned seed);
 /* A whole file, NUL-terminated (the caller frees it), its length in *len */
 char *slurp(const char *path, size_t *len);
+/* Remove a controller directory and everything in it (a test's own, made by mkdtemp) */
+int host_rmdir(const char *dir);
 
 #endif

@@ -42,10 +42,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	char cmd[96];
 
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(host_rmdir(f->dir), 0);
 	free(f);
 	return 0;
 }
@@ -218,7 +216,7 @@ static void test_error_log(void **state)
 static void test_identity(void **state)
 {
 	struct fixture *f = *state;
-	char dir2[] = "/tmp/ucmd-ctrl-device-XXXXXX", cmd[96];
+	char dir2[] = "/tmp/ucmd-ctrl-device-XXXXXX";
 	struct nvme_id_ctrl *id, id1, id2;
 	struct host h;
 
@@ -244,8 +242,7 @@ static void test_identity(void **state)
 	assert_memory_equal(id->sn, id1.sn, sizeof(id1.sn));
 	assert_string_equal(id->subnqn, id1.subnqn);
 	host_close(&h);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir2);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(host_rmdir(dir2), 0);
 }
 
 int main(void)

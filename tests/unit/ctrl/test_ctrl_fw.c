@@ -113,7 +113,7 @@ static void test_identify(void **state)
 
 static void test_download_errors(void **state)
 {
-	char dir[] = "/tmp/ucmd-ctrl-fw-XXXXXX", cmd[96];
+	char dir[] = "/tmp/ucmd-ctrl-fw-XXXXXX";
 	struct host h;
 	uint8_t *img;
 
@@ -147,13 +147,12 @@ static void test_download_errors(void **state)
 	assert_int_equal(download_all(&h, img), 0);
 	assert_int_equal(commit(&h, 2, NVME_FW_COMMIT_CA_REPLACE), ST_IMAGE);
 	host_close(&h);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(host_rmdir(dir), 0);
 }
 
 static void test_actions(void **state)
 {
-	char dir[] = "/tmp/ucmd-ctrl-fw-XXXXXX", cmd[96], path[128];
+	char dir[] = "/tmp/ucmd-ctrl-fw-XXXXXX", path[128];
 	struct nvme_firmware_slot *l;
 	struct stat sb;
 	struct host h;
@@ -218,8 +217,7 @@ static void test_actions(void **state)
 	assert_memory_equal(l->frs[2], "3.0     ", 8);
 	assert_fr(&h, "4.0     ");
 	host_close(&h);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(host_rmdir(dir), 0);
 }
 
 /* A host that shuts down (SHN) and disables is letting go, not resetting */
@@ -234,7 +232,7 @@ static void host_shutdown(struct host *h)
 /* The pieces are kept while the device stays powered, across users */
 static void test_download_kept(void **state)
 {
-	char dir[] = "/tmp/ucmd-ctrl-fw-XXXXXX", cmd[96], path[128];
+	char dir[] = "/tmp/ucmd-ctrl-fw-XXXXXX", path[128];
 	struct host h;
 
 	(void)state;
@@ -269,8 +267,7 @@ static void test_download_kept(void **state)
 	assert_int_equal(commit(&h, 3, NVME_FW_COMMIT_CA_REPLACE), ST_IMAGE);
 	assert_int_not_equal(access(path, F_OK), 0);
 	host_close(&h);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(host_rmdir(dir), 0);
 }
 
 int main(void)

@@ -115,9 +115,7 @@ static void test_persist(void **state)
 	assert_int_equal(host_io(&h, nvme_cmd_read, 1, 200, 3, r, 3 * 512, rm, 0), 0);
 	host_close(&h);
 
-	char cmd[256];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(host_rmdir(dir), 0);
 }
 
 static void test_volatile(void **state)

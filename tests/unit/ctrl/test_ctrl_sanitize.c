@@ -265,7 +265,7 @@ static void test_failure(void **state)
 /* Interrupted by a restart, it resumes at the next start and completes */
 static void test_restart(void **state)
 {
-	char dir[] = "/tmp/ucmd-ctrl-sanitize-XXXXXX", cmd[96];
+	char dir[] = "/tmp/ucmd-ctrl-sanitize-XXXXXX";
 	struct ucmd_ctrl_params p;
 	struct ucmd_ns_params nsp = { .nsze = NSZE, .lbaf = 0, .store = UCMD_NS_STORE_FILE,
 				      .attach = true };
@@ -317,8 +317,7 @@ static void test_restart(void **state)
 			 NVME_SANITIZE_SSTAT_GLOBAL_DATA_ERASED);
 	assert_int_equal(san_log(&h)->scdw10, BE | NDAS);
 	host_close(&h);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(host_rmdir(dir), 0);
 }
 
 int main(void)

@@ -187,7 +187,7 @@ static void test_ended_by(void **state)
 
 static void test_persist(void **state)
 {
-	char dir[] = "/tmp/ucmd-ctrl-dst-XXXXXX", cmd[96];
+	char dir[] = "/tmp/ucmd-ctrl-dst-XXXXXX";
 	struct host h;
 	struct nvme_self_test_log *l;
 
@@ -215,8 +215,7 @@ static void test_persist(void **state)
 	assert_int_equal(l->result[1].nsid, 1);
 	assert_int_equal(l->result[2].dsts, NVME_ST_RESULT_NOT_USED);
 	host_close(&h);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(host_rmdir(dir), 0);
 }
 
 int main(void)

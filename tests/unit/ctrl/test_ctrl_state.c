@@ -68,10 +68,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	char cmd[128];
 
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(host_rmdir(f->dir), 0);
 	free(f);
 	return 0;
 }

@@ -8,7 +8,6 @@
  * the file store (preadv/pwritev report EFAULT themselves).
  */
 #define _XOPEN_SOURCE 700
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -63,14 +62,6 @@ static int setup_file(void **state)
 	return setup_store(state, UCMD_NS_STORE_FILE);
 }
 
-static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static int teardown(void **state)
 {
 	struct fx *f = *state;
@@ -78,7 +69,7 @@ static int teardown(void **state)
 	host_close(&f->h);
 	munmap(f->hole, 2 * PG);
 	if (f->dir[0])
-		nftw(f->dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+		host_rmdir(f->dir);
 	free(f);
 	return 0;
 }
