@@ -12,8 +12,10 @@ BUILD ?= build
 PREFIX ?= /usr/local
 # install builds apart from $(BUILD): its prefix is baked into ucmd.pc
 INSTALL_BUILD ?= build-install
+# the benchmarks measure what ships: an LTO build of its own
+PERF_BUILD ?= build-perf
 
-.PHONY: all deps build run check bench bench-daemon bench-exec install clean
+.PHONY: all deps build build-perf run check bench bench-daemon bench-exec install clean
 
 all: build
 
@@ -32,25 +34,31 @@ run: build
 check: deps
 	@bash scripts/check.sh
 
-bench: build
-	./$(BUILD)/bench/bench_null
+$(PERF_BUILD)/build.ninja:
+	meson setup $(PERF_BUILD) -Db_lto=true -Dtests=false >/dev/null
+
+build-perf: deps $(PERF_BUILD)/build.ninja
+	ninja -C $(PERF_BUILD)
+
+bench: build-perf
+	./$(PERF_BUILD)/bench/bench_null
 
 # ucmd through ucmdd against in-process ucmd and the kernel (docs/performance.md)
-bench-daemon: build
-	./$(BUILD)/bench/bench_daemon
+bench-daemon: build-perf
+	./$(PERF_BUILD)/bench/bench_daemon
 
 # fio under `ucmd exec` against the kernel's io_uring and ucmd's own API (docs/performance.md)
-bench-exec: build
-	UCMD_BUILD=$(BUILD) bash bench/bench_exec.sh
+bench-exec: build-perf
+	UCMD_BUILD=$(PERF_BUILD) bash bench/bench_exec.sh
 
 install: deps
 	@if [ -f $(INSTALL_BUILD)/build.ninja ]; then \
 		meson configure $(INSTALL_BUILD) --prefix=$(abspath $(PREFIX)) >/dev/null; \
 	else \
-		meson setup $(INSTALL_BUILD) --prefix=$(abspath $(PREFIX)) -Dtests=false >/dev/null; \
+		meson setup $(INSTALL_BUILD) --prefix=$(abspath $(PREFIX)) -Dtests=false -Db_lto=true >/dev/null; \
 	fi
 	ninja -C $(INSTALL_BUILD)
 	meson install -C $(INSTALL_BUILD) --no-rebuild $(if $(DESTDIR),--destdir $(abspath $(DESTDIR)))
 
 clean:
-	rm -rf build build-asan build-tsan build-fuzz build-install
+	rm -rf build build-asan build-tsan build-fuzz build-install build-perf
