@@ -120,12 +120,12 @@ struct ucmd_ns_params {
 	bool     extended;	/* metadata at the end of each LBA (FLBAS bit 4) */
 	enum ucmd_ns_store store;
 	/*
-	 * UCMD_NS_STORE_DEVICE: a block device or regular file that exists.
-	 * It is resolved (realpath) when the namespace is created and must
-	 * then pass the same checks as when it is reopened from the state
-	 * file: no symlink, block device or single-link regular file, owned by
-	 * the directory's owner (or, for a block device, root); never created,
-	 * truncated or extended.
+	 * UCMD_NS_STORE_DEVICE: a block device that exists (a regular file is
+	 * -ENOTBLK: a file-backed namespace is UCMD_NS_STORE_FILE, the
+	 * controller's own nsN.img). It is resolved (realpath) when the
+	 * namespace is created and must then pass the same checks as when it
+	 * is reopened from the state file: no symlink, a block device owned by
+	 * the directory's owner or root; never created, truncated or extended.
 	 */
 	const char *path;
 	bool     attach;	/* attach to this controller after creating */

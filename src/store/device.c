@@ -542,6 +542,13 @@ static int set_direct(struct dev_store *ds, bool buffered)
 
 	if (fl < 0)
 		return -errno;
+	/*
+	 * The caller may have opened with O_NONBLOCK so that a FIFO in the
+	 * device's place could not block the open; I/O must wait, not EAGAIN.
+	 */
+	if ((fl & O_NONBLOCK) && fcntl(ds->fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+		return -errno;
+	fl &= ~O_NONBLOCK;
 	ds->direct = false;
 	if (buffered || (fl & O_DIRECT)) {
 		ds->direct = fl & O_DIRECT;

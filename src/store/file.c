@@ -331,6 +331,22 @@ static int check_flags(unsigned flags)
 	return 0;
 }
 
+/*
+ * Callers open with O_NONBLOCK so that a FIFO in the file's place is refused
+ * here instead of blocking the open; the store's I/O must wait, not EAGAIN
+ * (io_uring honours O_NONBLOCK on regular files too).
+ */
+static int clear_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0)
+		return -errno;
+	if ((fl & O_NONBLOCK) && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+		return -errno;
+	return 0;
+}
+
 int store_file_open_fd(int fd, uint64_t size, unsigned flags, struct store **out)
 {
 	struct file_store *fs;
@@ -343,6 +359,9 @@ int store_file_open_fd(int fd, uint64_t size, unsigned flags, struct store **out
 		return -errno;
 	if (!S_ISREG(sb.st_mode))
 		return -EINVAL;
+	ret = clear_nonblock(fd);
+	if (ret)
+		return ret;
 	fs = calloc(1, sizeof(*fs));
 	if (!fs)
 		return -ENOMEM;
@@ -361,7 +380,7 @@ int store_file_open_fd(int fd, uint64_t size, unsigned flags, struct store **out
 int store_file_open(const char *path, uint64_t size, unsigned flags, struct store **out)
 {
 	/* A symlink is never followed: the store is the file at this name. */
-	int oflags = O_CLOEXEC | O_NOFOLLOW, fd, ret;
+	int oflags = O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, fd, ret;
 
 	if (!path || !out || check_flags(flags))
 		return -EINVAL;

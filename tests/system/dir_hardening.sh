@@ -103,9 +103,41 @@ if as_nobody "$UCMD" write -s 0 -c 7 -d "$top/data.bin" 2>"$top/err" >/dev/null;
 	fail "nobody's ctrl.json reached a root-owned file"
 fi
 chmod 0644 "$scratch"
-grep -q "not by the controller directory's owner" "$top/err" || { cat "$top/err"; fail "no reason"; }
+grep -q "not a block device" "$top/err" || { cat "$top/err"; fail "no reason"; }
 scratch_ok
 as_nobody cp "$udir/ctrl.saved" "$UCMD_CTRL/ctrl.json"
+
+step "class 1: root's own directory naming a root file as a device (ucmdd's deployment)"
+# the directory and the file are root's: "owned like the directory" would
+# serve any root file (/etc/shadow) to the namespace's readers
+rdir2="$top/root-ctrl2"
+"$UCMD" --ctrl "$rdir2" create-ctrl >/dev/null
+"$UCMD" --ctrl "$rdir2" write -s 0 -c 7 -d "$top/data.bin" >/dev/null
+big="$top/root-big"
+head -c "$(stat -c %s "$rdir2/ns1.img")" /dev/urandom > "$big"
+chmod 0600 "$big"
+big_sum=$(sum "$big")
+python3 - "$rdir2/ctrl.json" "$big" <<'PY'
+import json, sys
+path, target = sys.argv[1], sys.argv[2]
+d = json.load(open(path))
+d["namespaces"][0]["store"] = "device"
+d["namespaces"][0]["path"] = target
+d["version"] = 1
+for k in ("crc32c", "generation", "subnqn", "boot_id", "current_features", "error_log",
+          "sanitize", "self_test", "self_test_run", "fw_slots"):
+    d.pop(k, None)
+json.dump(d, open(path, "w"))
+PY
+# read opens the controller read-only (O_RDONLY), write read-write
+if "$UCMD" --ctrl "$rdir2" read -s 0 -c 7 >"$top/out.bin" 2>"$top/err"; then
+	fail "root's controller served a root file as a device namespace"
+fi
+grep -q "not a block device" "$top/err" || { cat "$top/err"; fail "no reason for the file"; }
+if "$UCMD" --ctrl "$rdir2" write -s 0 -c 7 -d "$top/data.bin" >/dev/null 2>&1; then
+	fail "root's controller wrote a root file as a device namespace"
+fi
+[ "$(sum "$big")" = "$big_sum" ] || fail "the root file named as a device changed"
 as_nobody "$UCMD" read -s 0 -c 7 > "$top/out.bin"
 cmp -s "$top/data.bin" "$top/out.bin" || fail "data changed by the refused attempts"
 

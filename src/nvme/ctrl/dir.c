@@ -268,7 +268,8 @@ static void image_name(uint32_t nsid, char *buf, size_t len)
 int nvmet_dir_image_open(struct ucmd_ctrl *c, uint32_t nsid, uint64_t size, bool create,
 			 struct store **st)
 {
-	int oflags = O_CLOEXEC | O_NOFOLLOW, fd, ret;
+	/* O_NONBLOCK: a FIFO named nsN.img is refused below, never waited on */
+	int oflags = O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, fd, ret;
 	unsigned sflags = 0;
 	char name[32];
 
@@ -392,43 +393,68 @@ static int open_nosymlinks(const char *path, int flags)
 	return fd < 0 ? -errno : (int)fd;
 }
 
+/*
+ * A device namespace is a block device: owned by the directory's owner or
+ * root. Never a regular file, whoever owns it: with root's directory (ucmdd)
+ * a path in ctrl.json could otherwise serve any root file (/etc/shadow) to
+ * the namespace's readers; a file-backed namespace is nsN.img, created by
+ * the controller in its own directory.
+ */
+static int check_device(struct ucmd_ctrl *c, const char *path, int fd)
+{
+	struct stat sb;
+
+	if (fstat(fd, &sb) < 0)
+		return nvmet_ctrl_why(c, -errno, "device path %s: fstat: %s", path, strerror(errno));
+	/* O_PATH|O_NOFOLLOW opens a trailing symlink itself */
+	if (S_ISLNK(sb.st_mode))
+		return nvmet_ctrl_why(c, -ELOOP, "device path %s is a symbolic link: refusing to "
+				      "follow it", path);
+	if (!S_ISBLK(sb.st_mode))
+		return nvmet_ctrl_why(c, -ENOTBLK, "device path %s is not a block device: a device "
+				      "namespace must be one (a file-backed namespace is the "
+				      "controller's own nsN.img)", path);
+	if (sb.st_uid != c->dir_uid && sb.st_uid != 0)
+		return nvmet_ctrl_why(c, -EPERM, "device path %s is owned by uid %u, not by the "
+				      "controller directory's owner (uid %u) or root", path,
+				      (unsigned)sb.st_uid, (unsigned)c->dir_uid);
+	return 0;
+}
+
 int nvmet_dir_device_open(struct ucmd_ctrl *c, const char *path, uint64_t size,
 			  struct store **st)
 {
-	struct stat sb;
 	int fd, ret;
 
 	if (!canonical(path))
 		return nvmet_ctrl_why(c, -EINVAL, "device path '%s' is not absolute and canonical",
 				      path);
-	fd = open_nosymlinks(path, c->p.read_only ? O_RDONLY : O_RDWR);
-	if (fd < 0) {
-		if (fd == -ELOOP)
-			return nvmet_ctrl_why(c, fd, "device path %s goes through a symbolic link: "
-					      "refusing to follow it", path);
-		return nvmet_ctrl_why(c, fd, "device path %s: %s", path, strerror(-fd));
-	}
-	ret = fstat(fd, &sb) < 0 ? -errno : 0;
-	if (!ret && !S_ISBLK(sb.st_mode) && !S_ISREG(sb.st_mode))
-		ret = nvmet_ctrl_why(c, -ENOTBLK, "device path %s is neither a block device nor a "
-				     "regular file", path);
-	else if (!ret && S_ISREG(sb.st_mode) && sb.st_nlink != 1)
-		ret = nvmet_ctrl_why(c, -EPERM, "device path %s has %u hard links: refusing it",
-				     path, (unsigned)sb.st_nlink);
-	else if (!ret && sb.st_uid != c->dir_uid && !(S_ISBLK(sb.st_mode) && sb.st_uid == 0))
-		ret = nvmet_ctrl_why(c, -EPERM, "device path %s is owned by uid %u, not by the "
-				     "controller directory's owner (uid %u)%s", path,
-				     (unsigned)sb.st_uid, (unsigned)c->dir_uid,
-				     S_ISREG(sb.st_mode) ? "" : " or root");
-	if (!ret) {
-		ret = store_device_open_fd(fd, size, c->p.read_only ? UCMD_STORE_RDONLY : 0, st);
+	/*
+	 * The type is judged before anything is opened for I/O (opening some
+	 * character devices does something), and again on the descriptor used,
+	 * opened O_NONBLOCK so that a FIFO swapped in between cannot block.
+	 */
+	for (int pass = 0; pass < 2; pass++) {
+		fd = open_nosymlinks(path, pass ? (c->p.read_only ? O_RDONLY : O_RDWR) | O_NONBLOCK
+						: O_PATH);
+		if (fd < 0) {
+			if (fd == -ELOOP)
+				return nvmet_ctrl_why(c, fd, "device path %s goes through a symbolic "
+						      "link: refusing to follow it", path);
+			return nvmet_ctrl_why(c, fd, "device path %s: %s", path, strerror(-fd));
+		}
+		ret = check_device(c, path, fd);
+		if (ret || !pass)
+			close(fd);
 		if (ret)
-			nvmet_ctrl_why(c, ret, "device path %s: %s%s", path, strerror(-ret),
-				       ret == -ENOSPC ? " (smaller than the namespace; never extended)"
-						     : "");
+			return ret;
 	}
-	if (ret)
+	ret = store_device_open_fd(fd, size, c->p.read_only ? UCMD_STORE_RDONLY : 0, st);
+	if (ret) {
+		nvmet_ctrl_why(c, ret, "device path %s: %s%s", path, strerror(-ret),
+			       ret == -ENOSPC ? " (smaller than the namespace; never extended)" : "");
 		close(fd);
+	}
 	return ret;
 }
 

@@ -166,8 +166,8 @@ static void test_image_size_mismatch(void **state)
 	assert_int_equal(size_of(at(f, "ns1.img")), 2 * IMG_BYTES);
 }
 
-/* A state file naming one device namespace at path (and nothing else). */
-static void device_state(struct fx *f, const char *path)
+/* A state file naming one device namespace of nsze blocks at path (and nothing else). */
+static void device_state_n(struct fx *f, const char *path, unsigned nsze)
 {
 	char json[1536];
 
@@ -184,72 +184,181 @@ static void device_state(struct fx *f, const char *path)
 		 " \"namespaces\": [ { \"nsid\": 1, \"nsze\": %u, \"lbaf\": 0, \"extended\": false,"
 		 " \"attached\": true, \"store\": \"device\", \"path\": \"%s\","
 		 " \"uuid\": \"00112233445566778899aabbccddeeff\", \"uncorrectable\": [] } ] }",
-		 NSZE, path);
+		 nsze, path);
 	write_file(at(f, "ctrl.json"), json, 0600);
 }
 
-/* Class 1: a device path in ctrl.json is checked on every open. */
+static void device_state(struct fx *f, const char *path)
+{
+	device_state_n(f, path, NSZE);
+}
+
+/* Both ways: a writer and a read-only controller (which opens O_RDONLY). */
+static void expect_device_refused(struct fx *f, int err, const char *why)
+{
+	expect_refused(f, false, err, why);
+	expect_refused(f, true, err, why);
+}
+
+/*
+ * Class 1: a device path in ctrl.json is checked on every open, and names a
+ * block device: never a regular file, even one owned like the directory
+ * (root's, as ucmdd's are), which could be any root file.
+ */
 static void test_device_path_from_state(void **state)
 {
 	struct fx *f = *state;
-	char target[96], sym[160], rel[160], hard[160];
+	char target[96], sym[160], rel[160];
+	struct stat sb;
 
 	snprintf(target, sizeof(target), "%s.target", f->dir);
 	write_file(target, "precious", 0600);
-	/* too short for the namespace: never extended */
+	assert_int_equal(truncate(target, IMG_BYTES), 0);
+	/* owned by the directory's owner and big enough: still not a device */
 	device_state(f, target);
-	expect_refused(f, false, -ENOSPC, "never extended");
-	expect_file(target, "precious");
+	expect_device_refused(f, -ENOTBLK, "not a block device");
+	assert_int_equal(size_of(target), IMG_BYTES);
+	/* the probe's case: root's directory, root's /etc/shadow, a namespace it fits */
+	if (!stat("/etc/shadow", &sb) && sb.st_size >= 512) {
+		device_state_n(f, "/etc/shadow", 1);
+		expect_device_refused(f, -ENOTBLK, "not a block device");
+	}
 
 	snprintf(sym, sizeof(sym), "%s/sym", f->dir);
 	assert_int_equal(symlink(target, sym), 0);
 	device_state(f, sym);
-	expect_refused(f, false, -ELOOP, "symbolic link");
+	expect_device_refused(f, -ELOOP, "symbolic link");
+	assert_int_equal(unlink(sym), 0);
+	assert_int_equal(symlink("/etc/shadow", sym), 0);
+	device_state_n(f, sym, 1);
+	expect_device_refused(f, -ELOOP, "symbolic link");
 	snprintf(rel, sizeof(rel), "%s/../%s", f->dir, strrchr(target, '/') + 1);
 	device_state(f, rel);
 	expect_refused(f, false, -EINVAL, "not absolute and canonical");
 	device_state(f, "ns1.img");
 	expect_refused(f, false, -EINVAL, "not absolute and canonical");
 	device_state(f, "/dev/null");
-	expect_refused(f, false, -ENOTBLK, "neither a block device");
-	snprintf(hard, sizeof(hard), "%s/hard", f->dir);
-	assert_int_equal(link(target, hard), 0);
-	device_state(f, target);
-	expect_refused(f, false, -EPERM, "hard links");
-	assert_int_equal(unlink(hard), 0);
-	if (geteuid() == 0) {
-		/* another user's regular file: refused even though root could write it */
-		assert_int_equal(truncate(target, IMG_BYTES), 0);
-		assert_int_equal(chown(target, 65534, 65534), 0);
-		expect_refused(f, false, -EPERM, "not by the controller directory's owner");
-		assert_int_equal(size_of(target), IMG_BYTES);
-	}
+	expect_device_refused(f, -ENOTBLK, "not a block device");
 }
 
-/* Class 1: a device namespace the caller names is honoured, and reopens. */
+/*
+ * A FIFO in an image's or a device's place is refused at once, never waited
+ * on: a read-only open of a FIFO blocks until a writer comes. The alarm
+ * kills the test if anything blocks.
+ */
+static void test_fifo_never_blocks(void **state)
+{
+	struct fx *f = *state;
+	char fifo[96];
+
+	alarm(10);
+	make_ctrl(f);
+	assert_int_equal(unlink(at(f, "ns1.img")), 0);
+	assert_int_equal(mkfifo(at(f, "ns1.img"), 0600), 0);
+	expect_refused(f, true, -EPERM, "ns1.img is not a regular file");
+	expect_refused(f, false, -EPERM, "ns1.img is not a regular file");
+
+	snprintf(fifo, sizeof(fifo), "%s.target", f->dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	device_state(f, fifo);
+	expect_device_refused(f, -ENOTBLK, "not a block device");
+	alarm(0);
+}
+
+/* A loop device over a fresh file of len bytes (root only); 0 or -errno. */
+static int loop_attach(const char *file, size_t len, char *dev, size_t dev_len)
+{
+	char cmd[256];
+	FILE *p;
+	int fd;
+
+	if (geteuid() != 0)
+		return -EPERM;
+	fd = open(file, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)len) < 0) {
+		close(fd);
+		return -errno;
+	}
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "losetup --find --show '%s' 2>/dev/null", file);
+	p = popen(cmd, "r");
+	if (!p)
+		return -errno;
+	if (!fgets(dev, (int)dev_len, p)) {
+		pclose(p);
+		return -ENODEV;
+	}
+	if (pclose(p) != 0)
+		return -ENODEV;
+	dev[strcspn(dev, "\n")] = 0;
+	return 0;
+}
+
+static void loop_detach(const char *dev)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "losetup -d '%s'", dev);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not detach %s\n", dev);
+}
+
+/*
+ * Class 1: a device namespace the caller names is honoured, and reopens; a
+ * regular file is refused at creation as on reopening.
+ */
 static void test_device_namespace_roundtrip(void **state)
 {
 	struct fx *f = *state;
 	struct ucmd_ns_params nsp = { .nsze = NSZE, .store = UCMD_NS_STORE_DEVICE, .attach = true };
 	struct ucmd_ctrl_params p;
-	char target[96], link[160];
+	char target[96], link[160], dev[64];
+	int created = -1, rw = -1, ro = -1, rw_count = -1, ro_count = -1;
 	struct ucmd_ctrl *c;
 	struct host h;
 
 	snprintf(target, sizeof(target), "%s.target", f->dir);
 	write_file(target, "", 0600);
 	assert_int_equal(truncate(target, IMG_BYTES), 0);
+	nsp.path = target;
+	params(f, &p, false);
+	assert_int_equal(ucmd_ctrl_create(&p, &c), 0);
+	assert_int_equal(ucmd_ctrl_ns_create(c, &nsp), -ENOTBLK);
+	assert_non_null(strstr(f->err, "not a block device"));
+	assert_int_equal(ucmd_ctrl_ns_count(c), 0);
+	ucmd_ctrl_destroy(c);
+	assert_int_equal(unlink(target), 0);
+
+	if (loop_attach(target, IMG_BYTES, dev, sizeof(dev)))
+		skip();	/* a block device of its own needs root and loop devices */
 	/* the caller's path may go through a symlink: it is resolved at creation */
 	snprintf(link, sizeof(link), "%s.link", f->dir);
-	assert_int_equal(symlink(target, link), 0);
-	nsp.path = link;
-	params(f, &p, false);
-	assert_int_equal(host_open_ns(&h, &p, &nsp), 1);
-	host_close(&h);
-	unlink(link);
-	assert_int_equal(try_open(f, false, &c), 0);
-	assert_int_equal(ucmd_ctrl_ns_count(c), 1);
-	ucmd_ctrl_destroy(c);
+	rw = symlink(dev, link);
+	if (!rw) {
+		nsp.path = link;
+		created = host_open_ns(&h, &p, &nsp);
+		if (created == 1)
+			host_close(&h);
+		unlink(link);
+		rw = try_open(f, false, &c);
+		if (!rw) {
+			rw_count = ucmd_ctrl_ns_count(c);
+			ucmd_ctrl_destroy(c);
+		}
+		ro = try_open(f, true, &c);
+		if (!ro) {
+			ro_count = ucmd_ctrl_ns_count(c);
+			ucmd_ctrl_destroy(c);
+		}
+	}
+	loop_detach(dev);	/* first: a failed assertion must not leave it attached */
+	assert_int_equal(created, 1);
+	assert_int_equal(rw, 0);
+	assert_int_equal(rw_count, 1);
+	assert_int_equal(ro, 0);
+	assert_int_equal(ro_count, 1);
 	assert_int_equal(size_of(target), IMG_BYTES);
 }
 
@@ -445,6 +554,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_symlinked_image, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_image_size_mismatch, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_device_path_from_state, fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(test_fifo_never_blocks, fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(test_device_namespace_roundtrip, fx_setup,
 						fx_teardown),
 		cmocka_unit_test_setup_teardown(test_missing_state_keeps_images, fx_setup,

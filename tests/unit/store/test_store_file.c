@@ -293,6 +293,21 @@ static void crash_run(const char *path, enum crash_mode m)
 	store_close(st);
 }
 
+/* A FIFO in the file's place is refused at once: a read-only open of one would wait for a writer. */
+static void test_fifo_refused(void **state)
+{
+	const char *path = *state;
+	struct store *st = NULL;
+
+	assert_int_equal(mkfifo(path, 0600), 0);
+	alarm(10);	/* a blocked open kills the test */
+	assert_int_equal(store_file_open(path, 0, UCMD_STORE_RDONLY, &st), -EINVAL);
+	assert_int_equal(store_file_open(path, 1 << 20, 0, &st), -EINVAL);
+	alarm(0);
+	assert_null(st);
+	assert_int_equal(unlink(path), 0);
+}
+
 static void test_crash_fua(void **state)
 {
 	crash_run(*state, CRASH_FUA);
@@ -314,6 +329,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_short_file_reads_zero, path_setup,
 						path_teardown),
 		cmocka_unit_test_setup_teardown(test_no_follow_no_takeover, path_setup, path_teardown),
+		cmocka_unit_test_setup_teardown(test_fifo_refused, path_setup, path_teardown),
 		cmocka_unit_test_setup_teardown(test_crash_fua, path_setup, path_teardown),
 		cmocka_unit_test_setup_teardown(test_crash_flush, path_setup, path_teardown),
 	};
