@@ -99,9 +99,80 @@ void pl_trace(const char *fmt, ...)
 	}
 }
 
+/*
+ * UCMD_EXEC_TRACE=PATH is opened by whatever program runs preloaded, root's
+ * included, so a name another user could plant must not redirect root's
+ * lines into root's files: the last component is never followed
+ * (O_NOFOLLOW, relative to its directory), and in a directory others may
+ * write (/tmp) an existing file must be ours or the directory owner's, with
+ * one link. That is what fs.protected_symlinks, protected_regular and
+ * protected_hardlinks enforce when they are set; here it holds whatever the
+ * sysctls say. Symlinks above the last component are the kernel's walk.
+ * Returns the descriptor or -errno, and in *why what was refused.
+ */
+static int trace_open_path(const char *path, const char **why)
+{
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	char dir[4096];
+	struct stat ds, sb;
+	int dfd, fd, fl;
+	bool shared;
+
+	*why = NULL;
+	if (!*base)
+		return -EISDIR;
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else if ((size_t)(slash - path) >= sizeof(dir))
+		return -ENAMETOOLONG;
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	if (fstat(dfd, &ds) < 0) {
+		fd = -errno;
+		close(dfd);
+		return fd;
+	}
+	/* O_NONBLOCK: a FIFO without a reader is ENXIO, not a program stuck in its constructor */
+	fd = openat(dfd, base, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+		    0600);
+	if (fd < 0) {
+		fd = -errno;
+		/* O_CREAT on a symlink can be EACCES rather than ELOOP (in a sticky directory) */
+		if (fd == -ELOOP || (!fstatat(dfd, base, &sb, AT_SYMLINK_NOFOLLOW) &&
+				     S_ISLNK(sb.st_mode)))
+			*why = "a symbolic link: not followed";
+		close(dfd);
+		return fd;
+	}
+	close(dfd);
+	shared = ds.st_mode & (S_IWGRP | S_IWOTH);
+	if (fstat(fd, &sb) < 0)
+		*why = "cannot fstat it";
+	else if (!S_ISREG(sb.st_mode) && !S_ISFIFO(sb.st_mode) && !S_ISCHR(sb.st_mode))
+		*why = "not a regular file, FIFO or character device";
+	else if (shared && sb.st_uid != geteuid() && sb.st_uid != ds.st_uid)
+		*why = "another user's file in a directory others may write: not written to";
+	else if (shared && S_ISREG(sb.st_mode) && sb.st_nlink != 1)
+		*why = "a file with several links in a directory others may write: not written to";
+	else if ((fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+		*why = "cannot make it blocking";
+	if (*why) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
 static void trace_open(void)
 {
-	const char *t = getenv(PL_ENV_TRACE);
+	const char *t = getenv(PL_ENV_TRACE), *why;
+	char msg[4400];
+	int fd, n;
 
 	if (!t || !*t || !strcmp(t, "0"))
 		return;
@@ -109,7 +180,16 @@ static void trace_open(void)
 		trace_fd = fcntl(2, F_DUPFD_CLOEXEC, 100);
 		return;
 	}
-	trace_fd = open(t, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	fd = trace_open_path(t, &why);
+	if (fd >= 0) {
+		trace_fd = fd;
+		return;
+	}
+	/* the program runs on; the one who asked for a trace learns why there is none */
+	n = snprintf(msg, sizeof(msg), "libucmd-preload: %s=%s: %s; not tracing\n", PL_ENV_TRACE,
+		     t, why ? why : strerror(-fd));
+	if (n > 0 && write(2, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1) < 0) {
+	}
 }
 
 /* In the child of fork(): the parent's connection stays the parent's. */
