@@ -145,8 +145,14 @@ struct ucmd_ns_params {
  * ucmd_last_error().
  */
 int  ucmd_ctrl_create(const struct ucmd_ctrl_params *p, struct ucmd_ctrl **out);
-/* Stop and free a controller (NULL is ignored); its state is saved first. */
-void ucmd_ctrl_destroy(struct ucmd_ctrl *ctrl);
+/*
+ * Stop and free a controller (NULL is ignored); its state is saved first.
+ * Returns 0, or the -errno of a failed save or image flush (also one that
+ * failed earlier while running, e.g. -ENOSPC): the controller is freed
+ * either way, and what the next create finds is the last state saved
+ * (ucmd_last_error() says which file and why).
+ */
+int  ucmd_ctrl_destroy(struct ucmd_ctrl *ctrl);
 
 /*
  * Out-of-band provisioning, like a QEMU command line: create a namespace

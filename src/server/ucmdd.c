@@ -388,8 +388,11 @@ static int ctrl_up(struct daemon_state *s, const char *dir, uint64_t ram, unsign
 	return ret;
 }
 
-static void daemon_down(struct daemon_state *s, const struct opts *o)
+/* 0, or -errno when a controller's state could not be saved (said in the log) */
+static int daemon_down(struct daemon_state *s, const struct opts *o)
 {
+	int ret = 0;
+
 	if (s->lfd >= 0)
 		close(s->lfd);
 	if (s->own_socket)
@@ -403,7 +406,10 @@ static void daemon_down(struct daemon_state *s, const struct opts *o)
 		if (s->host[i])
 			ucmd_nvme_detach(s->host[i]);
 		/* saves the controller's state, flushes the images */
-		ucmd_ctrl_destroy(s->ctrl[i]);
+		if (s->ctrl[i] && ucmd_ctrl_destroy(s->ctrl[i])) {
+			srv_log("nvme%u: %s", i, ucmd_last_error());
+			ret = -EIO;
+		}
 	}
 	if (s->security)
 		ucmd_security_teardown(s->d.e);
@@ -411,6 +417,7 @@ static void daemon_down(struct daemon_state *s, const struct opts *o)
 		ucmd_engine_free(s->d.e);
 	if (s->sfd >= 0)
 		close(s->sfd);
+	return ret;
 }
 
 static int daemon_up(struct daemon_state *s, const struct opts *o, int lfd)
@@ -623,7 +630,11 @@ static int run(int argc, char **argv, struct opts *op)
 		op->nvme_tcp ? " and NVMe/TCP at " : "", op->nvme_tcp ? op->nvme_tcp : "");
 	report_up(report, 0);
 	serve(&s, op);
-	daemon_down(&s, op);
+	if (daemon_down(&s, op)) {
+		/* a service manager must see it: a restart recovers from what is on disk */
+		srv_log("stopped; controller state not saved");
+		return 1;
+	}
 	srv_log("stopped");
 	return 0;
 }

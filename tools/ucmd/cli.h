@@ -73,7 +73,8 @@ const char *session_devname(const struct session *s, char *buf, size_t len);
 int session_open_kernel(struct session *s, const char *path, uint32_t nsid);
 /* ucmdd's controllers through its socket (<ucmd/daemon.h>). */
 int session_open_daemon(struct session *s, const char *sock, uint32_t nsid, bool only_reads);
-void session_close(struct session *s);
+/* 0, or -errno when the controller's state could not be saved (ucmd_last_error() says why) */
+int  session_close(struct session *s);
 /* Synchronous passthrough through the ring: returns cqe.res, *result = big_cqe[0]. */
 int session_passthru(struct session *s, bool admin, const struct nvme_uring_cmd *cmd,
 		     uint64_t *result);

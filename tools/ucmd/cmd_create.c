@@ -37,8 +37,11 @@ int cmd_create_ctrl(struct cli *cli, int argc, char **argv)
 		session_close(&cli->s);
 		return 1;
 	}
+	if (session_close(&cli->s)) {
+		fprintf(stderr, "create-ctrl: %s\n", ucmd_last_error());
+		return 1;
+	}
 	printf("create-ctrl: %s: controller with namespace 1 of %llu blocks of 512 bytes\n",
 	       cli->ctrl_dir, (unsigned long long)blocks);
-	session_close(&cli->s);
 	return 0;
 }

@@ -270,7 +270,10 @@ int main(int argc, char **argv)
 	if (needs_session && (ret = open_session(&cli, spec)))
 		return ret;
 	ret = fn(&cli, cargc, cargv);
-	if (cli.session_open)
-		session_close(&cli.s);
+	/* the command's own result stands, but a state left unsaved is a failure too */
+	if (cli.session_open && session_close(&cli.s)) {
+		fprintf(stderr, "ucmd: %s\n", ucmd_last_error());
+		ret = ret ? ret : 1;
+	}
 	return ret;
 }

@@ -301,8 +301,10 @@ int session_open_daemon(struct session *s, const char *sock, uint32_t nsid, bool
 	return 0;
 }
 
-void session_close(struct session *s)
+int session_close(struct session *s)
 {
+	int ret = 0;
+
 	if (s->ring.ops || s->ring.ring_fd >= 0)
 		ucmd_queue_exit(&s->ring);
 	if (s->kn) {
@@ -317,11 +319,12 @@ void session_close(struct session *s)
 	if (s->host)
 		ucmd_nvme_detach(s->host);
 	if (s->ctrl)
-		ucmd_ctrl_destroy(s->ctrl);
+		ret = ucmd_ctrl_destroy(s->ctrl);
 	if (s->security)
 		ucmd_security_teardown(s->e);
 	if (s->e)
 		ucmd_engine_free(s->e);
 	memset(s, 0, sizeof(*s));
 	s->ctrl_fd = s->ns_fd = -1;
+	return ret;
 }

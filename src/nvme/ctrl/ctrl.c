@@ -314,10 +314,25 @@ int ctrl_set_irq(struct ucmd_ctrl *c, void (*irq)(void *arg, uint16_t vector), v
 	return ret;
 }
 
-void ucmd_ctrl_destroy(struct ucmd_ctrl *c)
+/*
+ * The state on disk after a failed final save is the last ctrl.json plus
+ * the journal, consistent but older: the caller must hear of it (ucmdd
+ * exits non-zero), not find it at the next start.
+ */
+static int unsaved(struct ucmd_ctrl *c, int err, const char *what)
 {
+	/* not nvmet_ctrl_why(): the caller's errbuf may be gone by now */
+	return last_error_set(err, "%s: %s: %s; the controller state was not saved (the next "
+			      "start finds the last saved ctrl.json and ctrl.journal)", c->dir, what,
+			      strerror(-err));
+}
+
+int ucmd_ctrl_destroy(struct ucmd_ctrl *c)
+{
+	int ret = 0, r;
+
 	if (!c)
-		return;
+		return 0;
 	nvmet_thread_stop(c);
 	if (c->sq && c->cq) {
 		pthread_mutex_lock(&c->lock);
@@ -327,12 +342,21 @@ void ucmd_ctrl_destroy(struct ucmd_ctrl *c)
 			c->shn_valid = true;
 		}
 		nvmet_ctrl_reset_locked(c);
-		for (unsigned i = 1; i <= UCMD_MAX_NS; i++)
-			if (c->ns[i] && c->ns[i]->st)
-				c->ns[i]->st->ops->flush(c->ns[i]->st);
+		for (unsigned i = 1; i <= UCMD_MAX_NS; i++) {
+			if (!c->ns[i] || !c->ns[i]->st)
+				continue;
+			r = c->ns[i]->st->ops->flush(c->ns[i]->st);
+			if (r && !ret && c->up && c->dir && !c->p.read_only)
+				ret = unsaved(c, r, "flushing a namespace image");
+		}
 		/* a controller that failed to come up never writes: it changes nothing */
-		if (c->up && c->dir && !c->persist_failed && !c->p.read_only)
-			nvmet_persist_save(c, true);
+		if (c->up && c->dir && !c->p.read_only) {
+			if (c->persist_failed)
+				r = unsaved(c, c->persist_err, "an earlier save failed");
+			else if ((r = nvmet_persist_save(c, true)))
+				r = unsaved(c, r, "writing ctrl.json");
+			ret = ret ? ret : r;
+		}
 		pthread_mutex_unlock(&c->lock);
 	}
 	for (unsigned i = 1; i <= UCMD_MAX_NS; i++)
@@ -358,6 +382,7 @@ void ucmd_ctrl_destroy(struct ucmd_ctrl *c)
 	free(c->subnqn);
 	nvmet_fw_free(c);
 	free(c);
+	return ret;
 }
 
 bool ucmd_ctrl_power_cycled(struct ucmd_ctrl *c)

@@ -303,7 +303,14 @@ struct ucmd_ctrl {
 	int iov_spare_cap;
 
 	uint64_t commands, irqs;
+	/*
+	 * A save or journal append failed while running: nothing is saved
+	 * after it (what is on disk stays consistent: the last ctrl.json and
+	 * the journal), and persist_err, the first error, is what destroy
+	 * returns.
+	 */
 	bool persist_failed;
+	int persist_err;
 
 	/*
 	 * The controller directory (dir.c), opened once: every file in it is
@@ -366,6 +373,8 @@ int  nvmet_write_atomic(struct ucmd_ctrl *c, const char *name, const void *buf, 
 /* regs.c */
 void nvmet_ctrl_reset_locked(struct ucmd_ctrl *c);
 void nvmet_ctrl_fatal(struct ucmd_ctrl *c);
+/* A save the host relied on failed with err: no more saves, the controller is fatal. */
+void nvmet_persist_failed(struct ucmd_ctrl *c, int err);
 
 /* queue.c */
 void nvmet_db_write(struct ucmd_ctrl *c, uint32_t off, uint32_t val);

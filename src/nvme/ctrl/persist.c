@@ -333,12 +333,20 @@ int nvmet_persist_save(struct ucmd_ctrl *c, bool clean)
 
 void nvmet_persist(struct ucmd_ctrl *c)
 {
+	int ret;
+
 	/* a read-only controller keeps its changes (counters, logs) in memory */
-	if (c->dir && !c->p.read_only && nvmet_persist_save(c, false)) {
-		/* State the host relies on is no longer durable. */
-		c->persist_failed = true;
-		nvmet_ctrl_fatal(c);
-	}
+	if (c->dir && !c->p.read_only && (ret = nvmet_persist_save(c, false)))
+		nvmet_persist_failed(c, ret);
+}
+
+void nvmet_persist_failed(struct ucmd_ctrl *c, int err)
+{
+	/* State the host relies on is no longer durable. */
+	if (!c->persist_failed)
+		c->persist_err = err;
+	c->persist_failed = true;
+	nvmet_ctrl_fatal(c);
 }
 
 static int replace_str(char **dst, const char *src)

@@ -279,9 +279,6 @@ void nvmet_persist_range(struct ucmd_ctrl *c, const struct nvmet_ns *ns, bool ma
 	ret = journal_append(c, &r);
 	if (!ret && c->journal_off >= (uint64_t)UCMD_JOURNAL_MAX * REC_SIZE)
 		ret = nvmet_persist_save(c, false);
-	if (ret) {
-		/* State the host relies on is no longer durable. */
-		c->persist_failed = true;
-		nvmet_ctrl_fatal(c);
-	}
+	if (ret)
+		nvmet_persist_failed(c, ret);
 }
