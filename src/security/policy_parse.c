@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Policy files: INI read by libinih, one [rule] section per rule, in file
- * order (docs/security.md has the format). libinih tells the handler the
- * section's name but neither its line nor where a section starts, so we feed
- * it lines through our own reader, which counts them and notices headers:
- * that is how two consecutive "[rule]" sections stay two rules and how every
- * error names its line.
+ * Policy files: INI, one [rule] section per rule, in file order
+ * (docs/security.md has the format). The syntax is libinih's with its
+ * default options (a UTF-8 BOM, ';' and '#' comment lines, ';' inline
+ * comments after whitespace, '=' or ':'), read here line by line: the
+ * system libinih is built with 200-byte lines and 50-byte section names,
+ * too short for a 223-byte host NQN or a long rule name, and a library's
+ * compile-time limits cannot be raised by its user. Lines are limited only
+ * by POL_MAX_LINE, a clear error. Knowing each line and where each section
+ * starts is also how two consecutive "[rule]" sections stay two rules and
+ * how every error names its line.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ini.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +25,7 @@
 
 #define POL_MAX_RULES 4096
 #define POL_MAX_FILE (1u << 20)
+#define POL_MAX_LINE 65536	/* bytes of one line, its newline not counted */
 
 struct section {
 	unsigned line;
@@ -39,7 +44,6 @@ struct parser {
 	unsigned policy_keys;
 	bool inherit;
 	unsigned err_line;	/* first error found by us, 0: none */
-	unsigned fail_line;	/* the line our handler first refused */
 	char err[160];
 };
 
@@ -52,47 +56,24 @@ static void perr(struct parser *ps, unsigned line, const char *fmt, const char *
 	snprintf(ps->err, sizeof(ps->err), fmt, a, b);
 }
 
-/* fgets() over the text, counting lines and noting [section] headers. */
-static char *reader(char *str, int num, void *stream)
+/* A [section] header begins at this line: section_start() takes it from here. */
+static bool note_section(struct parser *ps)
 {
-	struct parser *ps = stream;
-	const char *nl, *s;
-	size_t len;
+	if (ps->nsect == ps->cap_sect) {
+		unsigned cap = ps->cap_sect ? 2 * ps->cap_sect : 16;
+		struct section *n = realloc(ps->sect, cap * sizeof(*n));
 
-	if (ps->p >= ps->end || ps->err_line)
-		return NULL;	/* our errors stop the parse: they are not inih's */
-	nl = memchr(ps->p, '\n', (size_t)(ps->end - ps->p));
-	len = nl ? (size_t)(nl - ps->p) + 1 : (size_t)(ps->end - ps->p);
-	ps->line++;
-	if (len > (size_t)num - 1) {
-		perr(ps, ps->line, "line longer than %s characters%s", "198", "");
-		return NULL;
-	}
-	if (memchr(ps->p, 0, len)) {
-		perr(ps, ps->line, "NUL byte in line%s%s", "", "");
-		return NULL;
-	}
-	memcpy(str, ps->p, len);
-	str[len] = 0;
-	ps->p += len;
-	for (s = str; *s == ' ' || *s == '\t'; s++)
-		;
-	if (*s == '[') {
-		if (ps->nsect == ps->cap_sect) {
-			unsigned cap = ps->cap_sect ? 2 * ps->cap_sect : 16;
-			struct section *n = realloc(ps->sect, cap * sizeof(*n));
-			if (!n) {
-				perr(ps, ps->line, "out of memory%s%s", "", "");
-				return NULL;
-			}
-			ps->sect = n;
-			ps->cap_sect = cap;
+		if (!n) {
+			perr(ps, ps->line, "out of memory%s%s", "", "");
+			return false;
 		}
-		ps->sect[ps->nsect].line = ps->line;
-		ps->sect[ps->nsect].used = false;
-		ps->nsect++;
+		ps->sect = n;
+		ps->cap_sect = cap;
 	}
-	return str;
+	ps->sect[ps->nsect].line = ps->line;
+	ps->sect[ps->nsect].used = false;
+	ps->nsect++;
+	return true;
 }
 
 /* Finish the rule being filled: the checks that need all of its keys. */
@@ -192,19 +173,6 @@ static int policy_key(struct parser *ps, const char *name, const char *value)
 	return 0;
 }
 
-static int handle(struct parser *ps, const char *section, const char *name, const char *value);
-
-/* inih reports a refusing handler's line as its own error: remember ours */
-static int handler(void *user, const char *section, const char *name, const char *value)
-{
-	struct parser *ps = user;
-	int ok = handle(ps, section, name, value);
-
-	if (!ok && !ps->fail_line)
-		ps->fail_line = ps->line;
-	return ok;
-}
-
 static int handle(struct parser *ps, const char *section, const char *name, const char *value)
 {
 	char why[96];
@@ -225,6 +193,116 @@ static int handle(struct parser *ps, const char *section, const char *name, cons
 		return 0;
 	}
 	return 1;
+}
+
+static bool is_space(char c)
+{
+	return isspace((unsigned char)c);
+}
+
+static char *lskip(char *s)
+{
+	while (*s && is_space(*s))
+		s++;
+	return s;
+}
+
+/* Cut the blanks before end (the string's NUL); returns s. */
+static char *rstrip(char *s, char *end)
+{
+	while (end > s && is_space(end[-1]))
+		*--end = 0;
+	return s;
+}
+
+/* The first of chars, or a ';' comment after a blank, or the end of s. */
+static char *find_chars_or_comment(char *s, const char *chars)
+{
+	bool was_space = false;
+
+	while (*s && !(chars && strchr(chars, *s)) && !(was_space && *s == ';')) {
+		was_space = is_space(*s);
+		s++;
+	}
+	return s;
+}
+
+/* One line, NUL-terminated and without its newline: false stops the parse. */
+static bool parse_line(struct parser *ps, char *line, char **section)
+{
+	char *start = line, *end, *value;
+
+	if (ps->line == 1 && !memcmp(start, "\xEF\xBB\xBF", 3))
+		start += 3;
+	start = lskip(start);
+	rstrip(start, start + strlen(start));
+	if (!*start || *start == ';' || *start == '#')
+		return true;
+	if (*start == '[') {
+		end = find_chars_or_comment(start + 1, "]");
+		if (*end != ']')
+			goto syntax;
+		*end = 0;
+		free(*section);
+		if (!(*section = strdup(start + 1))) {
+			perr(ps, ps->line, "out of memory%s%s", "", "");
+			return false;
+		}
+		return note_section(ps);
+	}
+	end = find_chars_or_comment(start, "=:");
+	if (*end != '=' && *end != ':')
+		goto syntax;
+	*end = 0;
+	rstrip(start, end);
+	value = end + 1;
+	end = find_chars_or_comment(value, NULL);
+	*end = 0;
+	value = lskip(value);
+	rstrip(value, end);
+	return handle(ps, *section ? *section : "", start, value);
+syntax:
+	perr(ps, ps->line, "syntax error (expected [section] or key = value)%s%s", "", "");
+	return false;
+}
+
+/* Every line of the text, in order, until the first error. */
+static void parse_text(struct parser *ps)
+{
+	char *line = NULL, *section = NULL;
+	size_t cap = 0;
+
+	while (ps->p < ps->end && !ps->err_line) {
+		const char *nl = memchr(ps->p, '\n', (size_t)(ps->end - ps->p));
+		size_t len = nl ? (size_t)(nl - ps->p) : (size_t)(ps->end - ps->p);
+
+		ps->line++;
+		if (len > POL_MAX_LINE) {
+			perr(ps, ps->line, "line longer than %s bytes%s", "65536", "");
+			break;
+		}
+		if (memchr(ps->p, 0, len)) {
+			perr(ps, ps->line, "NUL byte in line%s%s", "", "");
+			break;
+		}
+		if (len + 1 > cap) {
+			char *n = realloc(line, len + 1);
+
+			if (!n) {
+				perr(ps, ps->line, "out of memory%s%s", "", "");
+				break;
+			}
+			line = n;
+			cap = len + 1;
+		}
+		memcpy(line, ps->p, len);
+		line[len] = 0;
+		ps->p += len + (nl != NULL);
+		if (!parse_line(ps, line, &section))
+			break;
+	}
+	free(line);
+	free(section);
 }
 
 static int inherit_default(struct ucmd_policy *pol, char *err, size_t errlen)
@@ -254,7 +332,7 @@ int policy_load_string(const char *name, const char *text, size_t len,
 {
 	struct parser ps = { .name = name, .p = text, .end = text + len };
 	struct ucmd_policy *pol = calloc(1, sizeof(*pol));
-	int rc, ret = 0;
+	int ret = 0;
 
 	if (!pol || !(pol->file = strdup(name))) {
 		free(pol);
@@ -263,20 +341,11 @@ int policy_load_string(const char *name, const char *text, size_t len,
 	}
 	atomic_init(&pol->refs, 1);
 	ps.pol = pol;
-	rc = ini_parse_stream(reader, &ps, handler, &ps);
+	parse_text(&ps);
 	rule_end(&ps);
 	for (unsigned i = ps.cur_sect; i < ps.nsect; i++)
 		if (!ps.sect[i].used)
 			perr(&ps, ps.sect[i].line, "empty section%s%s", "", "");
-	/* inih's own complaints (no '=', no ']') come with their line only */
-	if (rc > 0 && (unsigned)rc != ps.fail_line &&
-	    (!ps.err_line || (unsigned)rc <= ps.err_line)) {
-		ps.err_line = (unsigned)rc;
-		snprintf(ps.err, sizeof(ps.err), "syntax error (expected [section] or key = value)");
-	} else if (rc < 0 && !ps.err_line) {
-		ps.err_line = ps.line ? ps.line : 1;
-		snprintf(ps.err, sizeof(ps.err), "out of memory");
-	}
 	free(ps.sect);
 	if (ps.err_line) {
 		snprintf(err, errlen, "%s:%u: %s", name, ps.err_line, ps.err);

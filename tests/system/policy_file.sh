@@ -53,4 +53,14 @@ refused "$dir/audit.link" "a symbolic link" --audit "$dir/audit.link" id-ctrl
 [ ! -e "$dir/elsewhere" ] || fail "the audit link's target was created"
 mkfifo "$dir/audit.fifo"
 refused "$dir/audit.fifo" "a FIFO nobody reads" --audit "$dir/audit.fifo" id-ctrl
+step "policy check: a 223-byte host NQN (longer than libinih's lines) is valid"
+nqn="nqn.2014-08.org.example:$(head -c 199 /dev/zero | tr '\0' h)"
+[ "${#nqn}" = 223 ] || fail "the NQN is ${#nqn} bytes"
+printf '[rule tcp]\nhostnqn = %s\naction = allow\n' "$nqn" > "$dir/nqn.ini"
+timeout 10 "$UCMD" policy check "$dir/nqn.ini" >/dev/null 2>"$dir/err" ||
+	{ cat "$dir/err"; fail "a 223-byte NQN refused"; }
+step "policy check: an absurdly long line is refused, naming its line"
+{ printf '[rule]\nverb = '; head -c 100000 /dev/zero | tr '\0' r; printf '\naction = allow\n'; } \
+	> "$dir/long.ini"
+refused "$dir/long.ini" "long.ini:2: line longer than 65536 bytes" policy check "$dir/long.ini"
 echo "policy_file: all checks passed"

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -153,6 +154,27 @@ static void test_hostnqn(void **state)
 	assert_false(ucmd_policy_constant_allow(p, UCMD_HOOK_URING_CMD, "ng0n1", FMODE_READ, false));
 	ucmd_policy_put(p);
 
+	/* the longest NQN there is (223 bytes): longer than libinih's 200-byte lines */
+	char nqn[224], text[512];
+
+	memset(nqn, 'h', sizeof(nqn) - 1);
+	nqn[sizeof(nqn) - 1] = 0;
+	memcpy(nqn, "nqn.2014-08.org.example:", 24);
+	snprintf(text, sizeof(text), "[policy]\ndefault = deny\n[rule %s]\nhostnqn = %s\n"
+		 "action = allow\n", "a-rule-name-longer-than-the-fifty-bytes-of-libinih-sections", nqn);
+	p = parse_ok(text);
+	snprintf(tcp.hostnqn, sizeof(tcp.hostnqn), "%s", nqn);
+	assert_int_equal(strlen(tcp.hostnqn), 223);
+	assert_true(judge(p, &tcp, "ng0n1", UCMD_VERB_READ, 0, 8, FMODE_READ, &v));
+	/* a verdict names at most 40 bytes of a rule's name (policy_rule_label()) */
+	assert_string_equal(v.rule, "t.ini:3 a-rule-name-longer-than-the-fifty-bytes-");
+	tcp.hostnqn[222] = 'x';
+	assert_false(judge(p, &tcp, "ng0n1", UCMD_VERB_READ, 0, 8, FMODE_READ, &v));
+	ucmd_policy_put(p);
+	/* one byte more is no NQN */
+	snprintf(text, sizeof(text), "[rule]\nhostnqn = %sh\naction = allow\n", nqn);
+	parse_err(text, "t.ini:2: ");
+
 	parse_err("[rule]\nhostnqn =\naction = allow\n", "t.ini:2: ");
 	parse_err("[rule]\nhostnqn = a,,b\naction = allow\n", "t.ini:2: ");
 }
@@ -260,11 +282,37 @@ static void test_errors(void **state)
 		  "t.ini:3: syntax error");
 	parse_err("[rule\naction = allow\n", "t.ini:1: syntax error");
 
-	char longline[400];
-	memset(longline, 'a', sizeof(longline));
+	/* lines have no fixed limit but an absurd one, refused with the line named */
+	size_t huge = 8u << 20;
+	char *longline = malloc(huge + 32);
+	assert_non_null(longline);
+	memset(longline, 'a', huge);
 	memcpy(longline, "[rule]\nname = ", 14);
-	strcpy(longline + 300, "\naction = allow\n");
-	parse_err(longline, "t.ini:2: line longer than");
+	strcpy(longline + huge, "\naction = allow\n");
+	parse_err(longline, "t.ini:2: line longer than 65536 bytes");
+	strcpy(longline + 14 + 65536 - 7, "\naction = allow\n");	/* exactly the limit */
+	struct ucmd_policy *lp = parse_ok(longline);
+	struct ucmd_cred c = cred_of(1000, 1000, false);
+	struct ucmd_policy_verdict v;
+
+	assert_true(judge(lp, &c, "ng0n1", UCMD_VERB_READ, 0, 8, FMODE_READ, &v));
+	assert_int_equal(strncmp(v.rule, "t.ini:1 aaaa", 12), 0);
+	ucmd_policy_put(lp);
+	free(longline);
+
+	/* indented keys are keys (libinih read them as the previous key's continuation) */
+	lp = parse_ok("[rule]\n  verb = read\n\taction = allow\n");
+	assert_true(judge(lp, &c, "ng0n1", UCMD_VERB_READ, 0, 8, FMODE_READ, &v));
+	assert_false(judge(lp, &c, "ng0n1", UCMD_VERB_WRITE, 0, 8, FMODE_READ, &v));
+	ucmd_policy_put(lp);
+	/* libinih's syntax otherwise: a BOM, ':' for '=', ';' comments after a blank */
+	lp = parse_ok("\xEF\xBB\xBF[rule x] ; why\n# c\n; c\nverb: write ; read is a comment\n"
+		      "action = allow\n");
+	assert_false(judge(lp, &c, "ng0n1", UCMD_VERB_READ, 0, 8, FMODE_READ, &v));
+	assert_true(judge(lp, &c, "ng0n1", UCMD_VERB_WRITE, 0, 8, FMODE_WRITE, &v));
+	assert_string_equal(v.rule, "t.ini:1 x");
+	ucmd_policy_put(lp);
+	parse_err("[rule]\nverb = read\n[rule y ; no bracket\naction = allow\n", "t.ini:3: syntax");
 	const char nul[] = "[rule]\nact\0ion = allow\n";
 	struct ucmd_policy *p = NULL;
 	char err[128];
