@@ -232,7 +232,7 @@ static bool parse_line(struct parser *ps, char *line, char **section)
 {
 	char *start = line, *end, *value;
 
-	if (ps->line == 1 && !memcmp(start, "\xEF\xBB\xBF", 3))
+	if (ps->line == 1 && !strncmp(start, "\xEF\xBB\xBF", 3))
 		start += 3;
 	start = lskip(start);
 	rstrip(start, start + strlen(start));
