@@ -45,18 +45,34 @@ int srv_listen_systemd(void);
  * The peer's identity, from the kernel alone: SO_PEERCRED (pid, uid,
  * gid), SO_PEERGROUPS, and CAP_SYS_ADMIN from the effective set in
  * /proc/PID/status, counted only when the peer shares the daemon's user
- * namespace. *pidfd: the peer process (SO_PEERPIDFD, else pidfd_open).
- * 0, or -ESRCH (the peer's pid is not visible to the daemon or it is gone),
- * -E2BIG (more supplementary groups than UCMD_NGROUPS_MAX: kept, a
- * policy rule could not see the others), -errno.
+ * namespace and only when its memory could be opened as it (listen.c's
+ * peer_bind: the capabilities are never an exec'd image's). *pidfd: the
+ * peer process (SO_PEERPIDFD, else pidfd_open); *mm: its address space,
+ * opened as the peer (srv_peer_mm_open). 0, or -ESRCH (the peer's pid is
+ * not visible to the daemon or it is gone), -EPERM/-EACCES (its memory is
+ * not its own identity's to reach), -E2BIG (more supplementary groups than
+ * UCMD_NGROUPS_MAX: *pidfd and *mm are open, a policy rule could not see
+ * the others), -errno.
  */
-int srv_peer_cred(int sock, struct ucmd_cred *cred, int *pidfd);
+int srv_peer_cred(int sock, struct ucmd_cred *cred, int *pidfd, struct user_mm *mm);
+/*
+ * peer_mm.c: open pid's address space (user_mm_init_remote) acting as
+ * effective uid and gid with effective capabilities caps (a mask of
+ * CAP_* bits, never more than the daemon's), on the calling thread only.
+ * 0, or -errno: -EACCES/-EPERM when the kernel would not let that identity
+ * reach it (another user's, a set-user-ID or file-capability image's).
+ */
+int srv_peer_mm_open(struct user_mm *mm, pid_t pid, uid_t uid, gid_t gid, uint64_t caps);
 /* Accept one connection on lfd and start its control thread; 0 or -errno. */
 int srv_accept(struct srv_daemon *d, int lfd);
 
 /* ---- client.c ---- */
-/* A connection's client, its thread started; it frees itself when the connection ends. */
-int srv_client_start(struct srv_daemon *d, int sock, const struct ucmd_cred *cred, int pidfd);
+/*
+ * A connection's client, its thread started; it frees itself when the
+ * connection ends. On success sock, pidfd and mm are the client's.
+ */
+int srv_client_start(struct srv_daemon *d, int sock, const struct ucmd_cred *cred, int pidfd,
+		     const struct user_mm *mm);
 /*
  * SIGTERM: wake every control thread (d->stop_fd), which then drains its
  * rings and closes its connection; returns when every client is gone.

@@ -33,7 +33,8 @@ int main(int argc, char **argv)
 		return 1;
 	memset(src, 1, len);
 	memset(dst, 0, len);
-	user_mm_init_remote(&remote, getpid());
+	if (user_mm_init_remote(&remote, getpid()))
+		return 1;
 	ucmd_uaccess_init();
 	t0 = now();
 	for (long i = 0; i < iters; i++) {
