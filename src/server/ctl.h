@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "server/server.h"
 
@@ -28,12 +29,13 @@ void srv_fds_close_all(struct srv_client *c);
 
 /* ---- listen.c ---- */
 /*
- * A SOCK_SEQPACKET socket listening at path, mode 0666 (the policy, not
- * the socket's mode, decides what a client may do). A stale socket left by
- * a daemon that died is replaced; a live one (a daemon answers) is
- * -EADDRINUSE, and a path that is not a socket -EEXIST. fd or -errno.
+ * A SOCK_SEQPACKET socket listening at path, of group gid ((gid_t)-1: the
+ * daemon's) and mode (permission bits): who may connect at all, as a
+ * device node's mode says who may open it. A stale socket left by a daemon
+ * that died is replaced; a live one (a daemon answers) is -EADDRINUSE, and
+ * a path that is not a socket -EEXIST. fd or -errno.
  */
-int srv_listen_path(const char *path);
+int srv_listen_path(const char *path, mode_t mode, gid_t gid);
 /*
  * systemd's socket activation (sd_listen_fds(3)): LISTEN_PID is this
  * process and LISTEN_FDS 1, the socket at fd 3, which must be a listening

@@ -53,7 +53,7 @@ static int stale_socket(const char *path, const struct sockaddr_un *sun)
 	return ret;
 }
 
-int srv_listen_path(const char *path)
+int srv_listen_path(const char *path, mode_t mode, gid_t gid)
 {
 	struct sockaddr_un sun;
 	mode_t old;
@@ -69,14 +69,20 @@ int srv_listen_path(const char *path)
 	if (fd < 0)
 		return -errno;
 	/*
-	 * 0666: anyone may connect. What a client may then do is the
-	 * policy's decision, from its credentials; the socket's mode is not
-	 * the boundary (docs/daemon.md). A site that wants fewer users at
-	 * the door puts the socket in a directory they cannot search.
+	 * Connecting needs write permission on the socket: made 0600 (only
+	 * the daemon's user) by the bind itself, then given the group and
+	 * mode asked, as a device node's owner, group and mode say who may
+	 * open it before nvme_cmd_allowed() judges a command.
 	 */
-	old = umask(0111);
+	old = umask(0177);
 	ret = bind(fd, (const struct sockaddr *)&sun, sizeof(sun)) ? -errno : 0;
 	umask(old);
+	if (!ret && gid != (gid_t)-1 && chown(path, (uid_t)-1, gid))
+		ret = -errno;
+	if (!ret && chmod(path, mode & 0777))
+		ret = -errno;
+	if (ret && ret != -EADDRINUSE)
+		unlink(path);
 	if (!ret && listen(fd, 128))
 		ret = -errno;
 	if (ret) {
