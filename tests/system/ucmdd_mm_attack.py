@@ -184,7 +184,8 @@ def pidreuse_attack(sock, state):
             print("the victim did not take the pid")
             return 2
     out = steal(c, r, ng, lbs, int(vaddr, 16))
-    open(os.path.join(state, "done"), "w").close()
+    with open(os.path.join(state, "done"), "w") as f:
+        f.write("done\n")
     # the test reads the victim's own account of its memory
     for _ in range(600):
         if os.path.exists(os.path.join(state, "verdict")):
