@@ -11,6 +11,7 @@ pkgs=(
   nvme-cli	# a real client for ucmd exec's tests (exec_nvme_cli.sh); cli_docs.sh checks docs/cli.md against its help
   fio e2fsprogs	# real clients under libucmd-preload (tests/system/exec_fio_blk.sh)
   libisal-dev	# CRC32C of the NVMe/TCP digests (src/tcp/pdu.c)
+  libcap2-bin	# setcap: the file-capability client of tests/system/daemon_client_mm.sh
   # the BPF LSM enforcer (src/bpf/, meson -Dbpf): clang targets bpf; vmlinux.h
   # is dumped by bpftool from the QEMU kernel package's BTF (lz4 unpacks it)
   libbpf-dev bpftool lz4

@@ -15,8 +15,9 @@
  * Nothing here is trusted by the daemon: every length, index, fd number and
  * address from a client is checked; a client's identity is SO_PEERCRED and
  * SO_PEERGROUPS, never a field. Addresses are the client's own (its address
- * space), read and written by the daemon with process_vm_readv/writev, or
- * inside a region the client shared (UCMDD_REGION_ADD).
+ * space), read and written by the daemon through its /proc/PID/mem, opened
+ * as the client at connect, or inside a region the client shared
+ * (UCMDD_REGION_ADD).
  *
  * All integers are the host's byte order: the socket never leaves the host.
  */

@@ -397,19 +397,23 @@ static void rep_release(struct srv_rep *r)
  */
 static int wait_request(struct srv_client *c)
 {
-	struct pollfd pf[2] = {
+	struct pollfd pf[3] = {
 		{ .fd = c->sock, .events = POLLIN },
 		{ .fd = c->d->stop_fd, .events = POLLIN },
+		/* the connecting process exited: its memory, and so the client, is gone */
+		{ .fd = c->pidfd, .events = POLLIN },
 	};
 
 	for (;;) {
-		if (poll(pf, 2, -1) < 0) {
+		if (poll(pf, 3, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
 		}
 		if (pf[1].revents)
 			return 0;
+		if (pf[2].revents || user_mm_gone(&c->mm))
+			return -ESRCH;
 		return 1;
 	}
 }
@@ -494,6 +498,7 @@ static void client_free(struct srv_client *c)
 	atomic_store(&c->dead, true);
 	srv_fds_close_all(c);
 	srv_mem_free(c);
+	user_mm_release(&c->mm);
 	close(c->pidfd);
 	close(c->sock);
 	pthread_mutex_destroy(&c->lock);
@@ -531,7 +536,8 @@ static void *client_main(void *arg)
 	return NULL;
 }
 
-int srv_client_start(struct srv_daemon *d, int sock, const struct ucmd_cred *cred, int pidfd)
+int srv_client_start(struct srv_daemon *d, int sock, const struct ucmd_cred *cred, int pidfd,
+		     const struct user_mm *mm)
 {
 	struct srv_client *c = calloc(1, sizeof(*c));
 	pthread_attr_t attr;
@@ -545,7 +551,7 @@ int srv_client_start(struct srv_daemon *d, int sock, const struct ucmd_cred *cre
 	c->cred = *cred;
 	c->cred.retired_next = NULL;
 	c->pidfd = pidfd;
-	user_mm_init_remote(&c->mm, cred->pid);
+	c->mm = *mm;
 	atomic_init(&c->dead, false);
 	atomic_init(&c->bounce_bytes, 0);
 	atomic_init(&c->shadow_bytes, 0);

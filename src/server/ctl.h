@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "server/server.h"
 
@@ -28,12 +29,13 @@ void srv_fds_close_all(struct srv_client *c);
 
 /* ---- listen.c ---- */
 /*
- * A SOCK_SEQPACKET socket listening at path, mode 0666 (the policy, not
- * the socket's mode, decides what a client may do). A stale socket left by
- * a daemon that died is replaced; a live one (a daemon answers) is
- * -EADDRINUSE, and a path that is not a socket -EEXIST. fd or -errno.
+ * A SOCK_SEQPACKET socket listening at path, of group gid ((gid_t)-1: the
+ * daemon's) and mode (permission bits): who may connect at all, as a
+ * device node's mode says who may open it. A stale socket left by a daemon
+ * that died is replaced; a live one (a daemon answers) is -EADDRINUSE, and
+ * a path that is not a socket -EEXIST. fd or -errno.
  */
-int srv_listen_path(const char *path);
+int srv_listen_path(const char *path, mode_t mode, gid_t gid);
 /*
  * systemd's socket activation (sd_listen_fds(3)): LISTEN_PID is this
  * process and LISTEN_FDS 1, the socket at fd 3, which must be a listening
@@ -45,18 +47,34 @@ int srv_listen_systemd(void);
  * The peer's identity, from the kernel alone: SO_PEERCRED (pid, uid,
  * gid), SO_PEERGROUPS, and CAP_SYS_ADMIN from the effective set in
  * /proc/PID/status, counted only when the peer shares the daemon's user
- * namespace. *pidfd: the peer process (SO_PEERPIDFD, else pidfd_open).
- * 0, or -ESRCH (the peer's pid is not visible to the daemon or it is gone),
- * -E2BIG (more supplementary groups than UCMD_NGROUPS_MAX: kept, a
- * policy rule could not see the others), -errno.
+ * namespace and only when its memory could be opened as it (listen.c's
+ * peer_bind: the capabilities are never an exec'd image's). *pidfd: the
+ * peer process (SO_PEERPIDFD, else pidfd_open); *mm: its address space,
+ * opened as the peer (srv_peer_mm_open). 0, or -ESRCH (the peer's pid is
+ * not visible to the daemon or it is gone), -EPERM/-EACCES (its memory is
+ * not its own identity's to reach), -E2BIG (more supplementary groups than
+ * UCMD_NGROUPS_MAX: *pidfd and *mm are open, a policy rule could not see
+ * the others), -errno.
  */
-int srv_peer_cred(int sock, struct ucmd_cred *cred, int *pidfd);
+int srv_peer_cred(int sock, struct ucmd_cred *cred, int *pidfd, struct user_mm *mm);
+/*
+ * peer_mm.c: open pid's address space (user_mm_init_remote) acting as
+ * effective uid and gid with effective capabilities caps (a mask of
+ * CAP_* bits, never more than the daemon's), on the calling thread only.
+ * 0, or -errno: -EACCES/-EPERM when the kernel would not let that identity
+ * reach it (another user's, a set-user-ID or file-capability image's).
+ */
+int srv_peer_mm_open(struct user_mm *mm, pid_t pid, uid_t uid, gid_t gid, uint64_t caps);
 /* Accept one connection on lfd and start its control thread; 0 or -errno. */
 int srv_accept(struct srv_daemon *d, int lfd);
 
 /* ---- client.c ---- */
-/* A connection's client, its thread started; it frees itself when the connection ends. */
-int srv_client_start(struct srv_daemon *d, int sock, const struct ucmd_cred *cred, int pidfd);
+/*
+ * A connection's client, its thread started; it frees itself when the
+ * connection ends. On success sock, pidfd and mm are the client's.
+ */
+int srv_client_start(struct srv_daemon *d, int sock, const struct ucmd_cred *cred, int pidfd,
+		     const struct user_mm *mm);
 /*
  * SIGTERM: wake every control thread (d->stop_fd), which then drains its
  * rings and closes its connection; returns when every client is gone.

@@ -2,7 +2,8 @@
 /*
  * The daemon's socket, and who is on the other end of a connection. A
  * client's identity is what the kernel says about the peer -- SO_PEERCRED,
- * SO_PEERGROUPS, its effective capabilities -- never anything it sends.
+ * SO_PEERGROUPS, its effective capabilities -- never anything it sends; its
+ * memory is opened once, here, as that identity (peer_bind).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -52,7 +53,7 @@ static int stale_socket(const char *path, const struct sockaddr_un *sun)
 	return ret;
 }
 
-int srv_listen_path(const char *path)
+int srv_listen_path(const char *path, mode_t mode, gid_t gid)
 {
 	struct sockaddr_un sun;
 	mode_t old;
@@ -68,14 +69,20 @@ int srv_listen_path(const char *path)
 	if (fd < 0)
 		return -errno;
 	/*
-	 * 0666: anyone may connect. What a client may then do is the
-	 * policy's decision, from its credentials; the socket's mode is not
-	 * the boundary (docs/daemon.md). A site that wants fewer users at
-	 * the door puts the socket in a directory they cannot search.
+	 * Connecting needs write permission on the socket: made 0600 (only
+	 * the daemon's user) by the bind itself, then given the group and
+	 * mode asked, as a device node's owner, group and mode say who may
+	 * open it before nvme_cmd_allowed() judges a command.
 	 */
-	old = umask(0111);
+	old = umask(0177);
 	ret = bind(fd, (const struct sockaddr *)&sun, sizeof(sun)) ? -errno : 0;
 	umask(old);
+	if (!ret && gid != (gid_t)-1 && chown(path, (uid_t)-1, gid))
+		ret = -errno;
+	if (!ret && chmod(path, mode & 0777))
+		ret = -errno;
+	if (ret && ret != -EADDRINUSE)
+		unlink(path);
 	if (!ret && listen(fd, 128))
 		ret = -errno;
 	if (ret) {
@@ -113,48 +120,50 @@ int srv_listen_systemd(void)
 	return 3;
 }
 
+/* The peer's capabilities and effective uid, as /proc/PID/status shows them now. */
+struct peer_status {
+	bool same_ns;		/* the daemon's user namespace */
+	bool have_euid;
+	uid_t euid;
+	uint64_t cap_prm, cap_eff;
+};
+
 /*
- * CAP_SYS_ADMIN in the peer's effective set, as Linux's capable() asks it:
- * in the initial user namespace, here the daemon's. A process that made a
- * user namespace of its own (unshare -r) has every capability there, which
- * /proc shows; that must not count, so the peer's namespace is compared
- * with the daemon's first.
+ * Capabilities count as Linux's capable() asks: in the initial user
+ * namespace, here the daemon's. A process that made a user namespace of
+ * its own (unshare -r) has every capability there, which /proc shows; that
+ * must not count, so the peer's namespace is compared with the daemon's.
  */
-static bool peer_cap_sys_admin(pid_t pid, uid_t uid)
+static int peer_status(pid_t pid, struct peer_status *ps)
 {
 	char path[64], line[256];
 	struct stat mine, theirs;
-	bool cap = false, same_uid = false;
 	FILE *f;
 
+	memset(ps, 0, sizeof(*ps));
 	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
-	if (stat("/proc/self/ns/user", &mine) || stat(path, &theirs) ||
-	    mine.st_dev != theirs.st_dev || mine.st_ino != theirs.st_ino)
-		return false;
+	if (stat("/proc/self/ns/user", &mine) || stat(path, &theirs))
+		return -ESRCH;
+	ps->same_ns = mine.st_dev == theirs.st_dev && mine.st_ino == theirs.st_ino;
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	f = fopen(path, "re");
 	if (!f)
-		return false;
+		return -ESRCH;
 	while (fgets(line, sizeof(line), f)) {
-		unsigned long long eff;
+		unsigned long long v;
 		unsigned ruid, euid;
 
-		/*
-		 * Uid: comes before CapEff:. The capabilities are read now, the
-		 * identity at connect(): they describe the same credentials only
-		 * while the effective uid is still the one SO_PEERCRED gave (a
-		 * process that connected and then exec'd a set-user-ID program
-		 * has that program's capabilities, not its own).
-		 */
-		if (sscanf(line, "Uid: %u %u", &ruid, &euid) == 2)
-			same_uid = euid == uid;
-		if (sscanf(line, "CapEff: %llx", &eff) == 1) {
-			cap = same_uid && (eff & (1ull << 21));	/* CAP_SYS_ADMIN */
-			break;
+		if (sscanf(line, "Uid: %u %u", &ruid, &euid) == 2) {
+			ps->euid = euid;
+			ps->have_euid = true;
+		} else if (sscanf(line, "CapPrm: %llx", &v) == 1) {
+			ps->cap_prm = v;
+		} else if (sscanf(line, "CapEff: %llx", &v) == 1) {
+			ps->cap_eff = v;
 		}
 	}
 	fclose(f);
-	return cap;
+	return ps->have_euid ? 0 : -ESRCH;
 }
 
 static int peer_pidfd(int sock, pid_t pid)
@@ -169,13 +178,49 @@ static int peer_pidfd(int sock, pid_t pid)
 	return fd < 0 ? -errno : fd;
 }
 
-int srv_peer_cred(int sock, struct ucmd_cred *cred, int *pidfd)
+/*
+ * The client's memory and capabilities, both tied to the image that
+ * connected. The capabilities are read first and the memory opened after,
+ * with those capabilities and the connecting euid/egid (peer_mm.c): a
+ * process that exec'd a set-user-ID or file-capability program before the
+ * read is non-dumpable to that identity, or holds capabilities it lacks,
+ * and the open fails; one that exec'd after the read had its own
+ * capabilities read, and the mm opened is then either the old one (gone at
+ * once) or one the open judged. CAP_SYS_PTRACE, which would let the open
+ * past every check, is used only for a client that connected as root.
+ * The pidfd still alive after the open proves the pid named the
+ * connecting process throughout (a pid is not reused while it lives).
+ */
+static int peer_bind(int pidfd, const struct ucmd_cred *c, struct user_mm *mm, bool *cap_admin)
+{
+	struct peer_status ps;
+	uint64_t act;
+	int ret;
+
+	ret = peer_status(c->pid, &ps);
+	if (ret)
+		return ret;
+	act = ps.same_ns ? ps.cap_prm : 0;
+	if (c->euid != 0)
+		act &= ~(1ull << 19);	/* CAP_SYS_PTRACE */
+	ret = srv_peer_mm_open(mm, c->pid, c->euid, c->egid, act);
+	if (ret)
+		return ret;
+	if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0)) {
+		user_mm_release(mm);
+		return -ESRCH;
+	}
+	*cap_admin = ps.same_ns && ps.euid == c->euid && (ps.cap_eff & (1ull << 21));
+	return 0;
+}
+
+int srv_peer_cred(int sock, struct ucmd_cred *cred, int *pidfd, struct user_mm *mm)
 {
 	struct ucmd_cred c;
 	struct ucred uc;
 	gid_t groups[UCMD_NGROUPS_MAX];
 	socklen_t len = sizeof(uc);
-	int fd, ret = 0;
+	int fd, ret = 0, err;
 
 	memset(&c, 0, sizeof(c));
 	if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &uc, &len))
@@ -199,11 +244,10 @@ int srv_peer_cred(int sock, struct ucmd_cred *cred, int *pidfd)
 	fd = peer_pidfd(sock, uc.pid);
 	if (fd < 0)
 		return fd == -ESRCH ? -ESRCH : fd;
-	c.cap_sys_admin = peer_cap_sys_admin(uc.pid, uc.uid);
-	/* the capabilities read above were the connecting process's only if it still lives */
-	if (syscall(SYS_pidfd_send_signal, fd, 0, NULL, 0)) {
+	err = peer_bind(fd, &c, mm, &c.cap_sys_admin);
+	if (err) {
 		close(fd);
-		return -ESRCH;
+		return err;
 	}
 	*cred = c;
 	*pidfd = fd;
@@ -213,6 +257,7 @@ int srv_peer_cred(int sock, struct ucmd_cred *cred, int *pidfd)
 int srv_accept(struct srv_daemon *d, int lfd)
 {
 	struct ucmd_cred cred;
+	struct user_mm mm;
 	int sock, pidfd = -1, ret;
 	bool full;
 
@@ -227,18 +272,25 @@ int srv_accept(struct srv_daemon *d, int lfd)
 		close(sock);
 		return -EMFILE;
 	}
-	ret = srv_peer_cred(sock, &cred, &pidfd);
+	ret = srv_peer_cred(sock, &cred, &pidfd, &mm);
 	if (ret == -E2BIG) {
 		srv_log("refusing pid %d (uid %u): more than %d supplementary groups", (int)cred.pid,
 			(unsigned)cred.uid, UCMD_NGROUPS_MAX);
+		user_mm_release(&mm);
 		close(pidfd);
+	} else if (ret == -EPERM || ret == -EACCES) {
+		/* an exec'd privileged image, or Yama's ptrace_scope: say which may apply */
+		srv_log("refusing a client: its memory is not its own uid's to reach (%s): a "
+			"set-user-ID or file-capability program, or ptrace restricted (Yama)",
+			strerror(-ret));
 	}
 	if (ret) {
 		close(sock);
 		return ret;
 	}
-	ret = srv_client_start(d, sock, &cred, pidfd);
+	ret = srv_client_start(d, sock, &cred, pidfd, &mm);
 	if (ret) {
+		user_mm_release(&mm);
 		close(pidfd);
 		close(sock);
 	}

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The client's memory, as the kernel reaches a process's: copies through
- * process_vm_readv/writev (uaccess/remote.c: a bad address is -EFAULT, never
- * a fault of the daemon), or, inside a memfd region the client shared, the
- * daemon's own mapping of the same pages (zero copy).
+ * its /proc/PID/mem, opened as the client at connect (listen.c, peer_mm.c;
+ * uaccess/remote.c: a bad address is -EFAULT, never a fault of the daemon),
+ * or, inside a memfd region the client shared, the daemon's own mapping of
+ * the same pages (zero copy). Once that address space is found gone (the
+ * connecting process exec'd or exited) every copy fails and the client is
+ * cut off: its socket is shut down, which ends the connection.
  *
  * A bounce keeps the client's offset within its page (buf + caddr % 4096),
  * so that a buffer's alignment -- which the driver checks -- is the same on
@@ -14,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -123,6 +127,24 @@ void *srv_region_lookup(struct srv_client *c, uint64_t caddr, uint64_t len)
 
 /* ---- copies ---- */
 
+/* A copy's result; a gone address space also cuts the client off. */
+static int mm_result(struct srv_client *c, int ret)
+{
+	if (ret && user_mm_gone(&c->mm) && c->sock >= 0)
+		shutdown(c->sock, SHUT_RD);
+	return ret;
+}
+
+int srv_mm_copy_from(struct srv_client *c, void *dst, uint64_t csrc, size_t len)
+{
+	return mm_result(c, user_mm_copy_from(&c->mm, dst, csrc, len));
+}
+
+int srv_mm_copy_to(struct srv_client *c, uint64_t cdst, const void *src, size_t len)
+{
+	return mm_result(c, user_mm_copy_to(&c->mm, cdst, src, len));
+}
+
 int srv_copy_from(struct srv_client *c, void *dst, uint64_t csrc, size_t len)
 {
 	void *r;
@@ -134,7 +156,7 @@ int srv_copy_from(struct srv_client *c, void *dst, uint64_t csrc, size_t len)
 		memcpy(dst, r, len);
 		return 0;
 	}
-	return user_mm_copy_from(&c->mm, dst, csrc, len);
+	return srv_mm_copy_from(c, dst, csrc, len);
 }
 
 int srv_copy_to(struct srv_client *c, uint64_t cdst, const void *src, size_t len)
@@ -148,7 +170,7 @@ int srv_copy_to(struct srv_client *c, uint64_t cdst, const void *src, size_t len
 		memcpy(r, src, len);
 		return 0;
 	}
-	return user_mm_copy_to(&c->mm, cdst, src, len);
+	return srv_mm_copy_to(c, cdst, src, len);
 }
 
 /* ---- bounces ---- */
@@ -236,7 +258,7 @@ int srv_bounce_get(struct srv_client *c, struct srv_bounce *b, uint64_t caddr, s
 	if (!b->buf)
 		return -ENOMEM;
 	b->daddr = (char *)b->buf + (caddr & (PAGE - 1));
-	if (in && user_mm_copy_from(&c->mm, b->daddr, caddr, len)) {
+	if (in && srv_mm_copy_from(c, b->daddr, caddr, len)) {
 		bounce_free(c, b->buf, b->buf_len);
 		b->buf = NULL;
 		return -EFAULT;
@@ -251,7 +273,7 @@ int srv_bounce_put(struct srv_client *c, struct srv_bounce *b, size_t out_len)
 	if (b->buf) {
 		if (out_len > b->len)
 			out_len = b->len;
-		if (out_len && user_mm_copy_to(&c->mm, b->caddr, b->daddr, out_len))
+		if (out_len && srv_mm_copy_to(c, b->caddr, b->daddr, out_len))
 			ret = -EFAULT;
 		bounce_free(c, b->buf, b->buf_len);
 	}
@@ -316,7 +338,7 @@ int srv_bounce_vec_get(struct srv_client *c, struct srv_bounce_vec *v, uint64_t 
 			continue;
 		v->div[i].iov_base = (char *)v->buf + off + (a & (PAGE - 1));
 		off += page_span(a, l);
-		if (in && user_mm_copy_from(&c->mm, v->div[i].iov_base, a, l)) {
+		if (in && srv_mm_copy_from(c, v->div[i].iov_base, a, l)) {
 			ret = -EFAULT;
 			goto fail;
 		}
@@ -340,7 +362,7 @@ int srv_bounce_vec_put(struct srv_client *c, struct srv_bounce_vec *v, size_t ou
 			/* a region's segment is already where the client sees it */
 			if (!l || d < (char *)v->buf || d >= (char *)v->buf + v->buf_len)
 				continue;
-			if (user_mm_copy_to(&c->mm, (uint64_t)(uintptr_t)v->civ[i].iov_base, d, l))
+			if (srv_mm_copy_to(c, (uint64_t)(uintptr_t)v->civ[i].iov_base, d, l))
 				ret = -EFAULT;
 		}
 		bounce_free(c, v->buf, v->buf_len);

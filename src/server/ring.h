@@ -54,9 +54,9 @@ struct srv_slot {
 };
 
 /*
- * Copies back gathered from many completions, written with one
- * process_vm_writev(2) instead of one each (a system call and a walk of the
- * client's page tables per 4 KiB read was most of a bounced read).
+ * Copies back gathered from many completions and written together, after
+ * the engine's completions are reaped (one copy each: the client's
+ * /proc/PID/mem takes one range per call).
  */
 #define SRV_OUT_BATCH 64u
 struct srv_out_batch {

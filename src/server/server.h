@@ -73,8 +73,8 @@ struct srv_client {
 	int sock;
 	pid_t pid;			/* SO_PEERCRED */
 	struct ucmd_cred cred;		/* SO_PEERCRED + SO_PEERGROUPS + CapEff */
-	struct user_mm mm;		/* the client's address space */
-	int pidfd;			/* pidfd_open(pid): is it still the same process */
+	struct user_mm mm;		/* the client's address space, opened as it at connect */
+	int pidfd;			/* the connecting process (SO_PEERPIDFD): exit ends the client */
 	pthread_t thread;		/* control thread (client.c) */
 	atomic_bool dead;		/* connection gone: rings stop and clean up */
 
@@ -156,9 +156,16 @@ void srv_mem_free(struct srv_client *c);
 /* The daemon's address for [caddr, caddr + len) when one region holds it whole, else NULL. */
 void *srv_region_lookup(struct srv_client *c, uint64_t caddr, uint64_t len);
 
-/* Copies with the client: 0 or -EFAULT (regions first, else process_vm_*). */
+/* Copies with the client: 0 or -EFAULT (regions first, else its /proc/PID/mem). */
 int srv_copy_from(struct srv_client *c, void *dst, uint64_t csrc, size_t len);
 int srv_copy_to(struct srv_client *c, uint64_t cdst, const void *src, size_t len);
+/*
+ * The same through the client's address space alone (no region lookup).
+ * An address space found gone (exec, exit) cuts the client off: its socket
+ * is shut down for reading, so that its control thread ends the connection.
+ */
+int srv_mm_copy_from(struct srv_client *c, void *dst, uint64_t csrc, size_t len);
+int srv_mm_copy_to(struct srv_client *c, uint64_t cdst, const void *src, size_t len);
 
 /*
  * A bounce: a daemon buffer standing for a client buffer for the time of one

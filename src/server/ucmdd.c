@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -47,12 +48,15 @@ struct opts {
 	char *policy;
 	char *audit;
 	char *nvme_tcp;			/* ADDR[:PORT] of the NVMe/TCP target, or NULL */
+	gid_t socket_gid;		/* --socket-group, or -1 */
+	int socket_mode;		/* --socket-mode, or -1: 0600, 0660 with a group */
 	bool foreground;
 	bool power_on;
 };
 
 static const char usage[] =
 	"usage: ucmdd --ctrl DIR [--ctrl DIR...] [--ram SIZE...] --socket PATH [--policy FILE]\n"
+	"             [--socket-group GROUP] [--socket-mode MODE]\n"
 	"             [--audit FILE] [--nvme-tcp ADDR[:PORT]] [--foreground]\n"
 	"       ucmdd --help | --version\n"
 	"\n"
@@ -70,9 +74,20 @@ static const char usage[] =
 	"                  bytes (suffix K, M or G; a multiple of 4096), gone when\n"
 	"                  the daemon stops; namespaces made later by clients\n"
 	"                  stay within SIZE in all. For tests and benchmarks\n"
-	"  --socket PATH   where clients connect (mode 0666; a stale socket is\n"
-	"                  replaced). Not needed when systemd passes a socket\n"
-	"                  (LISTEN_FDS=1)\n"
+	"  --socket PATH   where clients connect (a stale socket is replaced).\n"
+	"                  Owned by ucmdd's user, mode 0600: only that user (and\n"
+	"                  root) may connect, as only root may open /dev/ng0n1.\n"
+	"                  Not needed when systemd passes a socket (LISTEN_FDS=1;\n"
+	"                  ucmdd.socket's SocketMode and SocketGroup then decide)\n"
+	"  --socket-group GROUP\n"
+	"                  the socket's group (a name or a number), mode 0660:\n"
+	"                  its members may connect too, as the disk group may\n"
+	"                  open /dev/nvme0n1\n"
+	"  --socket-mode MODE\n"
+	"                  the socket's mode in octal instead (at most 0777).\n"
+	"                  A mode that lets other users connect (o+w) needs a\n"
+	"                  --policy: the default rules would let every local\n"
+	"                  user write every namespace\n"
 	"  --policy FILE   the policy (ucmd-policy(5)); default: Linux's rules.\n"
 	"                  SIGHUP reloads it\n"
 	"  --audit FILE    append audit records (JSON lines) to FILE, or - for stderr\n"
@@ -140,6 +155,27 @@ static char *absolute(const char *path)
 	return out;
 }
 
+/* A group name or number: 0 or -1. */
+static int parse_group(const char *arg, gid_t *out)
+{
+	char buf[4096], *end;
+	struct group gr, *res = NULL;
+	unsigned long v;
+
+	if (isdigit((unsigned char)arg[0])) {
+		errno = 0;
+		v = strtoul(arg, &end, 10);
+		if (errno || *end || v >= (gid_t)-1)
+			return -1;
+		*out = (gid_t)v;
+		return 0;
+	}
+	if (getgrnam_r(arg, &gr, buf, sizeof(buf), &res) || !res)
+		return -1;
+	*out = res->gr_gid;
+	return 0;
+}
+
 static int parse(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
@@ -149,6 +185,8 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "policy", required_argument, NULL, 'p' },
 		{ "audit", required_argument, NULL, 'a' },
 		{ "nvme-tcp", required_argument, NULL, 't' },
+		{ "socket-group", required_argument, NULL, 'g' },
+		{ "socket-mode", required_argument, NULL, 'm' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "power-on", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
@@ -205,6 +243,24 @@ static int parse(int argc, char **argv, struct opts *o)
 				return 1;
 			break;
 		}
+		case 'g':
+			if (parse_group(optarg, &o->socket_gid)) {
+				fprintf(stderr, "ucmdd: --socket-group %s: no such group\n", optarg);
+				return 2;
+			}
+			break;
+		case 'm': {
+			char *end;
+			long m = strtol(optarg, &end, 8);
+
+			if (!isdigit((unsigned char)optarg[0]) || *end || m < 0 || m > 0777) {
+				fprintf(stderr, "ucmdd: --socket-mode %s: an octal mode, at most "
+					"0777, is expected\n", optarg);
+				return 2;
+			}
+			o->socket_mode = (int)m;
+			break;
+		}
 		case 'f':
 			o->foreground = true;
 			break;
@@ -244,6 +300,13 @@ static int parse(int argc, char **argv, struct opts *o)
 	}
 	if (!o->nr_ctrl) {
 		fprintf(stderr, "ucmdd: no --ctrl DIR or --ram SIZE: nothing to serve (ucmdd --help)\n");
+		return 2;
+	}
+	if (o->socket_mode < 0)
+		o->socket_mode = o->socket_gid == (gid_t)-1 ? 0600 : 0660;
+	if ((o->socket_mode & 0002) && !o->policy) {
+		fprintf(stderr, "ucmdd: --socket-mode %04o lets every user connect: that needs "
+			"a --policy (ucmd-policy(5))\n", (unsigned)o->socket_mode);
 		return 2;
 	}
 	return -1;
@@ -460,7 +523,7 @@ static int daemon_up(struct daemon_state *s, const struct opts *o, int lfd)
 		}
 	}
 	if (s->lfd < 0) {
-		s->lfd = srv_listen_path(o->socket);
+		s->lfd = srv_listen_path(o->socket, (mode_t)o->socket_mode, o->socket_gid);
 		if (s->lfd < 0) {
 			ret = s->lfd;
 			srv_log("%s: %s%s", o->socket, strerror(-ret),
@@ -576,7 +639,7 @@ static int run(int argc, char **argv, struct opts *o);
 
 int main(int argc, char **argv)
 {
-	struct opts o = { 0 };
+	struct opts o = { .socket_gid = (gid_t)-1, .socket_mode = -1 };
 	int ret = run(argc, argv, &o);
 
 	opts_free(&o);

@@ -353,21 +353,10 @@ void srv_xlate_gather_out(struct srv_xl *x, struct srv_slot *s, int32_t res,
 
 void srv_out_batch_flush(struct srv_client *c, struct srv_out_batch *b)
 {
-	size_t total = 0;
-	ssize_t got;
-
-	if (!b->n)
-		return;
+	/* /proc/PID/mem writes one range per call: one copy each */
 	for (unsigned i = 0; i < b->n; i++)
-		total += b->local[i].iov_len;
-	got = process_vm_writev(c->mm.pid, b->local, b->n, b->remote, b->n, 0);
-	if (got < 0 || (size_t)got != total) {
-		/* one of them is a bad address: find which, one copy each */
-		for (unsigned i = 0; i < b->n; i++)
-			b->slot[i]->out_err = user_mm_copy_to(&c->mm,
-				(uint64_t)(uintptr_t)b->remote[i].iov_base,
-				b->local[i].iov_base, b->local[i].iov_len);
-	}
+		b->slot[i]->out_err = srv_mm_copy_to(c, (uint64_t)(uintptr_t)b->remote[i].iov_base,
+						     b->local[i].iov_base, b->local[i].iov_len);
 	b->n = 0;
 }
 

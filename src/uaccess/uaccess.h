@@ -16,8 +16,11 @@
  *                   table, done in user space with sigsetjmp/siglongjmp).
  *                   No system call per copy.
  *   remote          another process's memory (the daemon's case), through
- *                   process_vm_readv/writev(2), which fail with EFAULT by
- *                   themselves. A system call per copy.
+ *                   its /proc/PID/mem, opened once and bound to that
+ *                   address space: it never reaches the image an exec
+ *                   loads, and reads 0 bytes once the space is gone
+ *                   (user_mm_gone). Two system calls per copy (the
+ *                   mapping's protection, then the copy).
  *
  * The raw entry points return the number of bytes NOT copied (0 on
  * success), as the kernel's raw_copy_*_user do; on a fault the destination's
@@ -28,6 +31,8 @@
 #define UCMD_UACCESS_H
 
 #include <errno.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -53,13 +58,29 @@ struct user_mm_ops {
 
 struct user_mm {
 	const struct user_mm_ops *ops;
-	pid_t pid;		/* remote only */
+	/* remote only: */
+	pid_t pid;		/* the process it was opened on (for messages) */
+	int mem_fd;		/* /proc/PID/mem */
+	int maps_fd;		/* /proc/PID/maps (PROCMAP_QUERY), or -1 */
+	atomic_bool gone;	/* the address space was found gone: exec or exit */
 };
 
 /* This process, through the fault guard. */
 extern const struct user_mm user_mm_self;
-/* Another process (or this one by its pid), through process_vm_readv/writev. */
-void user_mm_init_remote(struct user_mm *mm, pid_t pid);
+/*
+ * Another process (or this one by its pid), through /proc/PID/mem opened now
+ * with the calling thread's credentials: the kernel's ptrace access check
+ * (PTRACE_MODE_ATTACH_FSCREDS) decides. 0, or -errno from the open
+ * (-EACCES/-EPERM: not this caller's to reach; -ENOENT: no such process).
+ */
+int user_mm_init_remote(struct user_mm *mm, pid_t pid);
+/* Close what user_mm_init_remote opened (nothing for user_mm_self). */
+void user_mm_release(struct user_mm *mm);
+/* The address space behind a remote mm ended (exec, exit): every copy now fails. */
+static inline bool user_mm_gone(const struct user_mm *mm)
+{
+	return atomic_load(&mm->gone);
+}
 
 /* ---- the guarded in-process copies (user_mm_self's ops, callable directly) ---- */
 size_t raw_copy_from_user(void *dst, const void *usrc, size_t n);

@@ -189,7 +189,8 @@ static void setup(void)
 	}
 	c->pid = child;
 	ucmd_cred_current(&c->cred);
-	user_mm_init_remote(&c->mm, child);
+	if (user_mm_init_remote(&c->mm, child))
+		die("the child's /proc/PID/mem");
 
 	daemon_.e = ucmd_engine_new();
 	if (!daemon_.e || ucmd_ctrl_create(&cp, &ctrl) || ucmd_ctrl_ns_create(ctrl, &np) <= 0 ||

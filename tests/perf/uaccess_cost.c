@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The cost of one user memory copy by each backend of src/uaccess: plain
- * memcpy, the in-process fault guard, and process_vm_writev on our own pid
+ * memcpy, the in-process fault guard, and the remote backend (the mapping's
+ * protection asked, then a pwrite to /proc/PID/mem) on our own pid
  * (docs/performance.md, "User memory"). Usage: uaccess_cost [bytes] [iters]
  */
 #include <stdio.h>
@@ -33,7 +34,8 @@ int main(int argc, char **argv)
 		return 1;
 	memset(src, 1, len);
 	memset(dst, 0, len);
-	user_mm_init_remote(&remote, getpid());
+	if (user_mm_init_remote(&remote, getpid()))
+		return 1;
 	ucmd_uaccess_init();
 	t0 = now();
 	for (long i = 0; i < iters; i++) {
@@ -56,7 +58,7 @@ int main(int argc, char **argv)
 	for (long i = 0; i < iters; i++)
 		bad += remote.ops->copy_to(&remote, (uintptr_t)dst, src, len);
 	t = now() - t0;
-	printf("process_vm    %8.1f ns/copy\n", t / (double)iters * 1e9);
+	printf("remote        %8.1f ns/copy\n", t / (double)iters * 1e9);
 	free(src);
 	free(dst);
 	return bad != 0;

@@ -44,7 +44,7 @@ action = allow
 INI
 
 step "ucmdd owns the controller directory"
-"$UCMDD" --ctrl "$dir/ctrl" --socket "$sock" --policy "$dir/policy.ini" \
+"$UCMDD" --ctrl "$dir/ctrl" --socket "$sock" --policy "$dir/policy.ini" --socket-mode 0666 \
 	--audit "$dir/audit.jsonl" --foreground 2>"$dir/ucmdd.log" &
 pid=$!
 for _ in $(seq 200); do
@@ -53,7 +53,8 @@ for _ in $(seq 200); do
 	sleep 0.05
 done
 [ -S "$sock" ] || fail "no socket at $sock"
-chmod 0666 "$sock"	# who may connect is the socket's mode; what they may do, the policy's
+# who may connect is the socket's mode (--socket-mode, with the policy); what they may do, the policy's
+[ "$(stat -c %a "$sock")" = 666 ] || fail "socket mode $(stat -c %a "$sock")"
 
 step "root: list, id-ctrl, write, read"
 timeout 60 "$UCMD" --daemon "$sock" list | tee "$dir/list.txt"

@@ -9,7 +9,7 @@ source "$(dirname "$0")/lib/daemon.sh"
 
 N=64
 U=64100
-daemon_start --ctrl "$T/ctrl"
+daemon_start --ctrl "$T/ctrl" "${ANY_USER[@]}"
 
 step "$N concurrent clients and a flooder"
 client 64099 flood --entries 64 --stall-ms 1000 >"$T/flood.out" 2>&1 &

@@ -6,7 +6,7 @@ source "$(dirname "$0")/lib/daemon.sh"
 
 U=64041
 CTRL=$T/ctrl
-daemon_start --ctrl "$CTRL"
+daemon_start --ctrl "$CTRL" "${ANY_USER[@]}"
 : >"$T/acked"
 
 writer() {
@@ -42,7 +42,7 @@ n=$(wc -l <"$T/acked")
 echo "killed after $n acknowledged, flushed writes"
 
 step "restart on the same directory: every acknowledged write is there"
-daemon_start --ctrl "$CTRL"
+daemon_start --ctrl "$CTRL" "${ANY_USER[@]}"
 while read -r i; do
 	client "$U" rw --verify-only --slba $((i * 64)) --nlb 8 --count 8 --seed "$((i + 100))" \
 		>/dev/null || fail "acknowledged write $i lost"

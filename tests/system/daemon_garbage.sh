@@ -25,7 +25,7 @@ ninja -C "$AB" "$(realpath --relative-to="$AB" "$ASAN_UCMDD")" >/dev/null || fai
 
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:log_path=$T/asan"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$T/ubsan"
-UCMDD_BIN=$ASAN_UCMDD daemon_start --ctrl "$T/ctrl" --audit "$T/audit.jsonl"
+UCMDD_BIN=$ASAN_UCMDD daemon_start --ctrl "$T/ctrl" --audit "$T/audit.jsonl" "${ANY_USER[@]}"
 G=64031
 OK=64032
 export CLIENT_TIMEOUT=600

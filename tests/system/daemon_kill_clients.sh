@@ -29,7 +29,7 @@ ROUNDS=${ROUNDS:-30}
 WARM=5
 U=64021
 export MALLOC_ARENA_MAX=1
-daemon_start --ctrl "$T/ctrl"
+daemon_start --ctrl "$T/ctrl" "${ANY_USER[@]}"
 client "$U" rw --slba 0 --nlb 8 --count 8 >/dev/null || fail "first client"
 
 one_round() {	# i

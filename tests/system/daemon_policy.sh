@@ -34,7 +34,7 @@ action = allow
 INI
 
 step "ucmdd owns $CTRL (created 0700), policy and audit in force"
-daemon_start --ctrl "$CTRL" --policy "$T/policy.ini" --audit "$AUDIT"
+daemon_start --ctrl "$CTRL" --policy "$T/policy.ini" --socket-mode 0666 --audit "$AUDIT"
 [ "$(stat -c %a "$CTRL")" = 700 ] || fail "controller directory is $(stat -c %a "$CTRL"), not 0700"
 
 step "B writes while A reads and is refused, at the same time"

@@ -62,12 +62,12 @@ rc=0; "$UCMDD" --foreground --ctrl "$dir/open-ctrl" --socket "$sock" 2>"$dir/err
 [ "$rc" = 1 ] && grep -q "mode 0700" "$dir/err" || fail "a 0755 directory: rc $rc $(cat "$dir/err")"
 [ ! -e "$sock" ] || fail "socket left by a failed start"
 
-step "start: a missing directory is created 0700 with a namespace; the socket is 0666"
+step "start: a missing directory is created 0700 with a namespace; the socket is 0666 as asked"
 cat >"$dir/policy.ini" <<'INI'
 [policy]
 inherit = default
 INI
-start --policy "$dir/policy.ini" --audit "$dir/audit.jsonl"
+start --policy "$dir/policy.ini" --socket-mode 0666 --audit "$dir/audit.jsonl"
 [ "$(stat -c %a "$dir/ctrl")" = 700 ] || fail "ctrl dir mode $(stat -c %a "$dir/ctrl")"
 [ -f "$dir/ctrl/ns1.img" ] || fail "no default namespace"
 [ "$(stat -c %a "$sock")" = 666 ] || fail "socket mode $(stat -c %a "$sock")"

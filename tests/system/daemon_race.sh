@@ -26,7 +26,7 @@ uid = $A
 verb = write, write-zeroes, trim, write-uncor, copy, format
 action = deny
 INI
-daemon_start --ctrl "$T/ctrl" --policy "$T/policy.ini" --audit "$AUDIT"
+daemon_start --ctrl "$T/ctrl" --policy "$T/policy.ini" --socket-mode 0666 --audit "$AUDIT"
 
 step "the region, written by a user who may"
 client "$W" rw --slba 0 --nlb 8 --count 8 --seed 11 >/dev/null || fail "writing the region"

@@ -7,7 +7,7 @@ source "$(dirname "$0")/lib/daemon.sh"
 
 U=64051
 CTRL=$T/ctrl
-daemon_start --ctrl "$CTRL"
+daemon_start --ctrl "$CTRL" "${ANY_USER[@]}"
 client "$U" rw --slba 0 --nlb 8 --count 32 --seed 5 >/dev/null || fail "writing before SIGTERM"
 
 step "three clients doing I/O; SIGTERM"
@@ -39,7 +39,7 @@ client "$U" rw --slba 0 --nlb 8 --count 1 >/dev/null 2>&1 || rc=$?
 [ "$rc" != 0 ] && [ "$rc" != 124 ] && [ "$rc" != 137 ] || fail "connecting to a stopped daemon: exit $rc"
 
 step "restart: the data written before SIGTERM is there"
-daemon_start --ctrl "$CTRL"
+daemon_start --ctrl "$CTRL" "${ANY_USER[@]}"
 client "$U" rw --verify-only --slba 0 --nlb 8 --count 32 --seed 5 >/dev/null || fail "data lost across SIGTERM"
 daemon_stop
 echo "daemon_sigterm: exit 0, clients got ENOTCONN"

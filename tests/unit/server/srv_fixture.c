@@ -19,7 +19,7 @@ void sfx_setup(struct sfx *s, const struct fx_opts *o)
 	c->pidfd = -1;
 	c->pid = getpid();
 	ucmd_cred_current(&c->cred);
-	user_mm_init_remote(&c->mm, getpid());
+	assert_int_equal(user_mm_init_remote(&c->mm, getpid()), 0);
 	pthread_mutex_init(&c->lock, NULL);
 	srv_mem_init(c);
 	for (unsigned i = 0; i < SRV_FD_SPACE; i++)
@@ -37,6 +37,7 @@ void sfx_teardown(struct sfx *s)
 	srv_rings_destroy_all(&s->c);
 	ucmd_close(s->fx.e, s->c.fds[s->null]);
 	srv_mem_free(&s->c);
+	user_mm_release(&s->c.mm);
 	assert_int_equal(atomic_load(&s->c.bounce_bytes), 0);
 	assert_int_equal(atomic_load(&s->c.shadow_bytes), 0);
 	pthread_mutex_destroy(&s->c.lock);

@@ -37,7 +37,7 @@ static uint8_t *map(size_t pages, int prot)
 
 static void backends(struct user_mm *remote, const struct user_mm **out)
 {
-	user_mm_init_remote(remote, getpid());
+	assert_int_equal(user_mm_init_remote(remote, getpid()), 0);
 	out[0] = &user_mm_self;
 	out[1] = remote;
 }
@@ -73,6 +73,7 @@ static void test_good_copies(void **state)
 		/* nothing to do is not a fault */
 		assert_int_equal(mm[b]->ops->copy_from(mm[b], dst, 0, 0), 0);
 	}
+	user_mm_release(&remote);
 	munmap(src, 3 * PG);
 	munmap(dst, 3 * PG);
 }
@@ -120,6 +121,7 @@ static void test_bad_addresses(void **state)
 	assert_int_equal(fault_in_writeable(ro, 8), -EFAULT);
 	assert_int_equal(fault_in_readable(none, 1), -EFAULT);
 	assert_int_equal(copy_from_user(local, half, 64), 0);
+	user_mm_release(&remote);
 	munmap(none, PG);
 	munmap(ro, PG);
 	munmap(half, 2 * PG);
