@@ -435,14 +435,6 @@ static int reject(struct tcpt_conn *c, struct tcpt_slot *s, uint16_t status)
 	return 0;
 }
 
-/* Data direction of a command: opcode bits 1:0, or fctype's for fabrics (NVMe-oF 3.1) */
-static unsigned xfer_dir(const struct ucmd_nvme_sqe *sqe)
-{
-	const struct nvmf_common_sqe *f = (const void *)sqe;
-
-	return (sqe->opcode == NVMF_OPC_FABRICS ? f->fctype : sqe->opcode) & 3;
-}
-
 /* ---- a command's way: memory, data, execution, response ------------------ */
 
 void tcpt_conn_respond(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme_cqe *cqe,
@@ -597,7 +589,7 @@ static int on_cmd(struct tcpt_conn *c, const uint8_t *hdr, uint32_t hdr_len)
 	/* SGL descriptor 1: in-capsule (offset) or transport data block */
 	memcpy(&sgl, pdu->cmd.dptr.sgl1, sizeof(sgl));
 	len = le32toh(sgl.length);
-	dir = xfer_dir(&s->sqe);
+	dir = nvme_xfer_dir(&s->sqe);
 	if (sgl.type == NVME_TCP_SGL_INCAPSULE) {
 		off = (uint32_t)le64toh(sgl.addr);
 		if (off > icd)
