@@ -48,8 +48,16 @@ static int send_all(struct tcpt_conn *c, struct iovec *iov, int n)
 				continue;
 			if (errno != EAGAIN)
 				return -errno;
-			if (now >= end)
+			if (now >= end) {
+				/*
+				 * what is queued would still trickle out after the
+				 * close: a reset ends it now
+				 */
+				struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+				setsockopt(c->sock, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 				return -ETIMEDOUT;
+			}
 			if (poll(&pf, 1, (int)(end - now)) < 0 && errno != EINTR)
 				return -errno;
 			continue;
