@@ -174,7 +174,7 @@ struct tcpt_ctrl *tcpt_ctrl_new(struct tcpt_conn *conn, int subsys, const char *
 {
 	struct tcpt *t = conn->t;
 	struct tcpt_ctrl *c = calloc(1, sizeof(*c));
-	unsigned all = 0, mine = 0, slots;
+	unsigned all = 0, mine = 0;
 
 	if (!c)
 		return NULL;
@@ -198,9 +198,12 @@ struct tcpt_ctrl *tcpt_ctrl_new(struct tcpt_conn *conn, int subsys, const char *
 		all++;
 		mine += !strcmp(o->owner, c->owner);
 	}
-	slots = c->root ? TCPT_MAX_CTRLS + TCPT_ROOT_CTRLS : t->lim.max_ctrls;
+	/*
+	 * any free slot: the others' count stays within max_ctrls, so root
+	 * always finds TCPT_ROOT_CTRLS of them
+	 */
 	if (c->root || (all < t->lim.max_ctrls && mine < t->lim.peer_ctrls)) {
-		for (unsigned i = 0; i < slots; i++) {
+		for (unsigned i = 0; i < TCPT_MAX_CTRLS + TCPT_ROOT_CTRLS; i++) {
 			if (!t->ctrls[i]) {
 				t->ctrls[i] = c;
 				c->cntlid = (uint16_t)(i + 1);
