@@ -5,7 +5,8 @@
   idle PORT BOUND_MS              a connection that never sends ICReq is closed
   noconnect PORT BOUND_MS         one that sends ICReq and never Connect is closed
   kato0 PORT SUBNQN BOUND_MS      an association with KATO 0 that goes silent ends
-  conns PORT N DIR                N connections, the next refused; held until DIR/done
+  conns PORT SUBNQN N DIR         N connections (an association, N-1 I/O queues), the
+                                  next refused; held until DIR/done
   assocs PORT SUBNQN N DIR        N associations, the next Connect refused (busy);
                                   held until DIR/done
   one PORT SUBNQN                 one association with an I/O queue: a 4 KiB read
@@ -203,8 +204,19 @@ elif part == "kato0":
         fail(f"Connect with KATO 0: status {st:#x}")
     c.wait_closed(int(sys.argv[4]), "an association with KATO 0, silent")
 elif part == "conns":
-    n, d = int(sys.argv[3]), sys.argv[4]
-    held = [Conn(port) for _ in range(n)]
+    # connected (an association and its I/O queues), so that no deadline closes them
+    subnqn, n, d = sys.argv[3], int(sys.argv[4]), sys.argv[5]
+    adm = Conn(port)
+    st, cntlid = adm.connect(subnqn, kato=120000)
+    if st or adm.admin(0x09, cdw10=0x07, cdw11=(n - 2) | (n - 2) << 16):
+        fail(f"admin Connect: status {st:#x}")
+    held = [adm]
+    for q in range(1, n):
+        io = Conn(port)
+        st, _ = io.connect(subnqn, qid=q, cntlid=cntlid)
+        if st:
+            fail(f"I/O queue {q} Connect: status {st:#x}")
+        held.append(io)
     if not refused(port):
         fail(f"connection {n + 1} of one user was not refused")
     print(f"ok: {n} connections, the next refused", flush=True)
@@ -214,7 +226,7 @@ elif part == "assocs":
     held = []
     for i in range(n):
         c = Conn(port)
-        st, _ = c.connect(subnqn, kato=0)
+        st, _ = c.connect(subnqn, kato=120000)   # held, whatever kato0 is
         if st:
             fail(f"association {i + 1}: status {st:#x}")
         held.append(c)
@@ -222,8 +234,7 @@ elif part == "assocs":
     st, _ = c.connect(subnqn)
     if st != 0x4181:
         fail(f"association {n + 1} of one user: status {st:#x}, want Controller Busy (0x4181)")
-    print(f"ok: {n} associations with KATO 0, the next Connect refused (Controller Busy)",
-          flush=True)
+    print(f"ok: {n} associations, the next Connect refused (Controller Busy)", flush=True)
     hold(d)
 elif part == "one":
     a, io, _ = association(port, sys.argv[3])

@@ -6,8 +6,8 @@
 #  - a connection without ICReq, or without Connect, is closed after its
 #    deadline; an association with KATO 0 that goes silent ends (kato0);
 #  - nobody holds conns_per_peer connections, the next is refused, root
-#    still connects and works; the same for assocs_per_peer associations
-#    (KATO 0), refused with Controller Busy; two users together reach
+#    still connects and works; the same for assocs_per_peer and max_assocs
+#    associations, refused with Controller Busy; two users together reach
 #    max_conns, root still gets in;
 #  - a peer that reads its data a little at a time is closed once one send
 #    has taken send_timeout in all;
@@ -28,10 +28,11 @@ UCMD=$B/tools/ucmd
 
 T=$(mktemp -d /tmp/ucmd-tcp-limits.XXXXXX)
 chmod 755 "$T"
-DPID=
+DPID= HP= HP2= HP3=
 cleanup() {
 	[ -n "$DPID" ] && kill -CONT "$DPID" 2>/dev/null && kill "$DPID" 2>/dev/null
-	touch "$T"/*/done 2>/dev/null || true
+	for d in "$T"/*/; do touch "$d/done"; done
+	for p in $HP $HP2 $HP3; do kill "$p" 2>/dev/null || true; done
 	wait 2>/dev/null; rm -rf "$T"
 }
 trap cleanup EXIT
@@ -57,9 +58,10 @@ grep -q "NVMe/TCP at" "$T/ucmdd.log" || fail "ucmdd did not start its target"
 NQN=$("$UCMD" --daemon "$T/ucmdd.sock" id-ctrl | sed -n 's/^subnqn *: //p')
 [ -n "$NQN" ] || fail "no subsystem NQN"
 P=tests/system/nvme_tcp_limits.py
-as() {	# nobody|daemon PART ARGS...
+as() {	# nobody|daemon|UID PART ARGS...
 	local u=65534 g=65534
 	[ "$1" = daemon ] && u=$(id -u daemon) g=$(id -g daemon)
+	[[ "$1" =~ ^[0-9]+$ ]] && u=$1 g=$1
 	shift
 	setpriv --reuid="$u" --regid="$g" --clear-groups /usr/bin/python3 "$P" "$@"
 }
@@ -76,11 +78,11 @@ done
 echo "ok: bad settings refused, the limits in --help"
 
 echo "--- deadlines"
-as nobody idle "$PORT" 3000 || fail "ICReq deadline"
+as nobody idle "$PORT" 4000 || fail "ICReq deadline"
 grep -q "no ICReq within 1000 ms: closed" "$T/ucmdd.log" || fail "no log of the ICReq deadline"
-as nobody noconnect "$PORT" 4000 || fail "Connect deadline"
+as nobody noconnect "$PORT" 5000 || fail "Connect deadline"
 grep -q "no Connect within 2000 ms: closed" "$T/ucmdd.log" || fail "no log of the Connect deadline"
-as nobody kato0 "$PORT" "$NQN" 4000 || fail "KATO 0"
+as nobody kato0 "$PORT" "$NQN" 6000 || fail "KATO 0"
 
 echo "--- quotas"
 held() {	# DIR: wait until the part holding its connections says so
@@ -88,18 +90,25 @@ held() {	# DIR: wait until the part holding its connections says so
 	return 1
 }
 mkdir -m 777 "$T/c1"
-as nobody conns "$PORT" 4 "$T/c1" & HP=$!
+as nobody conns "$PORT" "$NQN" 4 "$T/c1" & HP=$!
 held "$T/c1" || fail "nobody's connections"
 grep -q "(uid 65534): conns_per_peer reached" "$T/ucmdd.log" || fail "no log of conns_per_peer"
 /usr/bin/python3 "$P" one "$PORT" "$NQN" || fail "root while nobody holds conns_per_peer connections"
 mkdir -m 777 "$T/c2"
-as daemon conns "$PORT" 4 "$T/c2" 2>&1 | tee "$T/c2.out" & HP2=$!
+as daemon conns "$PORT" "$NQN" 4 "$T/c2" > "$T/c2.out" 2>&1 & HP2=$!
 # daemon's fifth connection is refused by max_conns (8 with nobody's 4) or its own quota
 for _ in $(seq 300); do [ -f "$T/c2/held" ] && break; sleep 0.1; done
-[ -f "$T/c2/held" ] || fail "daemon's connections"
+[ -f "$T/c2/held" ] || { cat "$T/c2.out"; fail "daemon's connections"; }
+cat "$T/c2.out"
 /usr/bin/python3 "$P" one "$PORT" "$NQN" || fail "root while max_conns are held"
-if as nobody one "$PORT" "$NQN" 2>/dev/null; then fail "nobody got a connection past max_conns"; fi
-touch "$T/c1/done" "$T/c2/done"; wait "$HP" || fail "nobody's conns part"; wait "$HP2" || fail "daemon's"
+# a third user, who holds nothing, meets max_conns (nobody's 4 and daemon's 4)
+if as 4242 one "$PORT" "$NQN" > "$T/4242.out" 2>&1; then fail "uid 4242 got a connection past max_conns"; fi
+grep -q "(uid 4242): max_conns reached" "$T/ucmdd.log" || fail "no log of max_conns"
+as nobody one "$PORT" "$NQN" > "$T/nobody-one.out" 2>&1 && fail "nobody got a connection past its conns_per_peer"
+touch "$T/c1/done" "$T/c2/done"
+wait "$HP" || fail "nobody's conns part"
+wait "$HP2" || fail "daemon's conns part"
+HP= HP2=
 echo "ok: conns_per_peer and max_conns reached, root still connects and reads"
 
 mkdir -m 777 "$T/a1"
@@ -108,8 +117,22 @@ held "$T/a1" || fail "nobody's associations"
 grep -q "(uid 65534): no association: assocs_per_peer reached" "$T/ucmdd.log" ||
 	fail "no log of assocs_per_peer"
 /usr/bin/python3 "$P" one "$PORT" "$NQN" || fail "root while nobody holds assocs_per_peer associations"
-touch "$T/a1/done"; wait "$HP" || fail "nobody's assocs part"
-echo "ok: assocs_per_peer reached, root still gets an association"
+# two more users hold theirs: max_assocs (6) reached, a fourth user refused, root not
+mkdir -m 777 "$T/a2" "$T/a3"
+as daemon assocs "$PORT" "$NQN" 2 "$T/a2" > "$T/a2.out" 2>&1 & HP2=$!
+for _ in $(seq 300); do [ -f "$T/a2/held" ] && break; sleep 0.1; done
+as 4242 assocs "$PORT" "$NQN" 2 "$T/a3" > "$T/a3.out" 2>&1 & HP3=$!
+for _ in $(seq 300); do [ -f "$T/a3/held" ] && break; sleep 0.1; done
+[ -f "$T/a2/held" ] && [ -f "$T/a3/held" ] || { cat "$T/a2.out" "$T/a3.out"; fail "more associations"; }
+if as 4243 one "$PORT" "$NQN" > "$T/4243.out" 2>&1; then fail "uid 4243 got an association past max_assocs"; fi
+grep -q "(uid 4243): no association: max_assocs reached" "$T/ucmdd.log" || fail "no log of max_assocs"
+/usr/bin/python3 "$P" one "$PORT" "$NQN" || fail "root while max_assocs are held"
+touch "$T/a1/done" "$T/a2/done" "$T/a3/done"
+wait "$HP" || fail "nobody's assocs part"
+wait "$HP2" || fail "daemon's assocs part"
+wait "$HP3" || fail "uid 4242's assocs part"
+HP= HP2= HP3=
+echo "ok: assocs_per_peer and max_assocs reached, root still gets an association"
 
 echo "--- send deadline"
 as nobody trickle "$PORT" "$NQN" 6000 || fail "a slow reader"
@@ -126,6 +149,7 @@ for _ in $(seq 300); do [ -f "$T/f/inflight" ] && break; sleep 0.1; done
 kill -CONT "$DPID"
 [ -f "$T/f/inflight" ] || { cat "$T/inflight.out"; fail "the socket never went in flight"; }
 wait "$HP" || { cat "$T/inflight.out"; fail "the in-flight part"; }
+HP=
 cat "$T/inflight.out"
 grep -q "^refused" "$T/inflight.out" || fail "a connection whose socket was in flight was not refused"
 grep -q "refused 127.0.0.1: its socket (made by uid 65534) is held by no process" "$T/ucmdd.log" ||
