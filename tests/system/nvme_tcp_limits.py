@@ -234,6 +234,7 @@ elif part == "assocs":
     st, _ = c.connect(subnqn)
     if st != 0x4181:
         fail(f"association {n + 1} of one user: status {st:#x}, want Controller Busy (0x4181)")
+    c.s.close()     # only the associations stay held
     print(f"ok: {n} associations, the next Connect refused (Controller Busy)", flush=True)
     hold(d)
 elif part == "one":
