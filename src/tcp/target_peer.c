@@ -24,7 +24,8 @@
  *   socket, made by root): a socket root made that no root process holds
  *   is judged as remote (TCPT_PEER_KERNEL);
  * - any other socket of this host whose holder cannot be told is
- *   unknown, and refused (TCPT_PEER_UNKNOWN): no process of its maker's
+ *   unknown, and refused (TCPT_PEER_UNKNOWN): no file holds it any more
+ *   (closed, what it sent still queued), no process of its maker's
  *   uid holds it (it is in flight in an SCM_RIGHTS message at the accept,
  *   or was passed to another user, or lives in a process ucmdd may not
  *   inspect: another user's, when ucmdd is not root), or the processes
@@ -73,7 +74,11 @@ static int plain_addr(const struct sockaddr_storage *ss, uint32_t out[4], uint16
 	return -1;
 }
 
-/* The peer socket's owner uid and inode through inet_diag; 0 or -errno. */
+/*
+ * The peer socket's owner uid and inode through inet_diag; 0, -ENOENT when
+ * this network namespace has no such socket, -ESRCH when it has one no file
+ * holds, or -errno.
+ */
 static int diag_peer(int family, const uint32_t peer[4], uint16_t pport, const uint32_t local[4],
 		     uint16_t lport, uid_t *uid, ino_t *ino)
 {
@@ -126,7 +131,11 @@ static int diag_peer(int family, const uint32_t peer[4], uint16_t pport, const u
 
 			*uid = m->idiag_uid;
 			*ino = m->idiag_inode;
-			ret = m->idiag_inode ? 0 : -ENOENT;
+			/*
+			 * no inode: no file holds it (closed by its process,
+			 * what it sent still queued to us): nobody to judge
+			 */
+			ret = m->idiag_inode ? 0 : -ESRCH;
 			break;
 		}
 	}
@@ -260,7 +269,7 @@ enum tcpt_peer tcpt_peer_identify(int sock, struct ucmd_cred *c, uid_t *maker)
 	uint32_t pa[4], la[4];
 	uint16_t pport, lport;
 	struct ucmd_cred h;
-	uid_t uid;
+	uid_t uid = (uid_t)-1;
 	ino_t ino;
 	int fam, n;
 
@@ -271,10 +280,17 @@ enum tcpt_peer tcpt_peer_identify(int sock, struct ucmd_cred *c, uid_t *maker)
 	fam = plain_addr(&ps, pa, &pport);
 	if (fam < 0 || plain_addr(&ls, la, &lport) != fam)
 		return TCPT_PEER_REMOTE;
-	/* not found in this network namespace: another machine's (or namespace's) socket */
-	if (diag_peer(fam, pa, pport, la, lport, &uid, &ino))
+	/*
+	 * not found in this network namespace: another machine's (or
+	 * namespace's) socket; a lookup that failed otherwise says nothing
+	 */
+	n = diag_peer(fam, pa, pport, la, lport, &uid, &ino);
+	if (n == -ENOENT)
 		return TCPT_PEER_REMOTE;
-	*maker = uid;
+	if (!n || n == -ESRCH)
+		*maker = uid;
+	if (n)
+		return TCPT_PEER_UNKNOWN;
 	n = holders(ino, uid, &h);
 	if (n == 0 && uid == 0)
 		return TCPT_PEER_KERNEL;

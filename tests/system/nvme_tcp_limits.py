@@ -16,6 +16,8 @@
                                   SCM_RIGHTS message when the target accepts it
                                   (DIR/stop-me, DIR/stopped: the harness holds
                                   ucmdd stopped meanwhile); then a write
+  closed PORT DIR                 ICReq, then the socket closed before the accept
+                                  (same handshake): no file holds it any more
 Layouts from NVMe/TCP 1.0 and NVMe-oF 1.1; no digests.
 """
 import array
@@ -302,5 +304,17 @@ elif part == "inflight":
               flush=True)
         sys.exit(0)
     print(f"write status {st:#x}", flush=True)
+elif part == "closed":
+    # ICReq sent, then the socket closed by its process before the accept:
+    # the kernel still holds it (no file does), what it sent is queued
+    d = sys.argv[3]
+    open(os.path.join(d, "stop-me"), "w").close()
+    while not os.path.exists(os.path.join(d, "stopped")):
+        time.sleep(0.02)
+    s = socket.create_connection(("127.0.0.1", port), timeout=30)
+    s.sendall(struct.pack("<BBBBIHBBI", 0, 0, 128, 0, 128, 0, 0, 0, 0) + bytes(112))
+    s.close()
+    open(os.path.join(d, "inflight"), "w").close()
+    print("ok: ICReq sent, socket closed before the accept", flush=True)
 else:
     fail(f"unknown part {part}")

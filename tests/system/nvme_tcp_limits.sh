@@ -13,7 +13,8 @@
 #    has taken send_timeout in all;
 #  - a connection whose socket is in flight in an SCM_RIGHTS message when
 #    ucmdd accepts it (ucmdd held stopped meanwhile: deterministic) does not
-#    escape the rule that denies nobody's writes: it is refused.
+#    escape the rule that denies nobody's writes: it is refused; so is one
+#    that its process closed before the accept, what it sent still queued.
 # Needs root (to run parts as nobody and daemon, and to stop ucmdd).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -157,4 +158,20 @@ grep -q "refused 127.0.0.1: its socket (made by uid 65534) is held by no process
 "$UCMD" --daemon "$T/ucmdd.sock" read -s 30 -c 0 -z 4096 -d "$T/lba30" >/dev/null || fail "read back"
 if grep -q "ucmd-inflight-write" "$T/lba30"; then fail "nobody's write went through"; fi
 echo "ok: a socket in flight at the accept is refused; nobody's write did not happen"
+mkdir -m 777 "$T/g"
+as nobody closed "$PORT" "$T/g" > "$T/closed.out" 2>&1 & HP=$!
+for _ in $(seq 300); do [ -f "$T/g/stop-me" ] && break; sleep 0.1; done
+kill -STOP "$DPID"
+touch "$T/g/stopped"
+for _ in $(seq 300); do [ -f "$T/g/inflight" ] && break; sleep 0.1; done
+kill -CONT "$DPID"
+wait "$HP" || { cat "$T/closed.out"; fail "the closed-socket part"; }
+HP=
+for _ in $(seq 100); do
+	[ "$(grep -c "refused 127.0.0.1: its socket (made by uid 65534)" "$T/ucmdd.log")" -ge 2 ] && break
+	sleep 0.1
+done
+[ "$(grep -c "refused 127.0.0.1: its socket (made by uid 65534)" "$T/ucmdd.log")" -ge 2 ] ||
+	fail "a socket its process closed before the accept was not refused"
+echo "ok: a socket its process closed before the accept (no file holds it) is refused"
 echo "nvme_tcp_limits: all checks passed"
