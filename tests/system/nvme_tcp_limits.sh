@@ -167,11 +167,13 @@ for _ in $(seq 300); do [ -f "$T/g/inflight" ] && break; sleep 0.1; done
 kill -CONT "$DPID"
 wait "$HP" || { cat "$T/closed.out"; fail "the closed-socket part"; }
 HP=
+# (the maker's uid may be gone by then: a closed socket in FIN_WAIT2 is a
+# kernel minisock that inet_diag reports as uid 0, inode 0)
 for _ in $(seq 100); do
-	[ "$(grep -c "refused 127.0.0.1: its socket (made by uid 65534)" "$T/ucmdd.log")" -ge 2 ] && break
+	[ "$(grep -c "refused 127.0.0.1: its socket (made by uid" "$T/ucmdd.log")" -ge 2 ] && break
 	sleep 0.1
 done
-[ "$(grep -c "refused 127.0.0.1: its socket (made by uid 65534)" "$T/ucmdd.log")" -ge 2 ] ||
+[ "$(grep -c "refused 127.0.0.1: its socket (made by uid" "$T/ucmdd.log")" -ge 2 ] ||
 	fail "a socket its process closed before the accept was not refused"
 echo "ok: a socket its process closed before the accept (no file holds it) is refused"
 echo "nvme_tcp_limits: all checks passed"
