@@ -88,7 +88,7 @@ static const char usage[] =
 	"                  host ID (policy keys hostnqn, hostid). KEYs (seconds,\n"
 	"                  counts): icreq_timeout=10, connect_timeout=10,\n"
 	"                  send_timeout=30, kato0=120, max_conns=256,\n"
-	"                  max_assocs=128, conns_per_peer=64, assocs_per_peer=16\n"
+	"                  max_assocs=128, conns_per_peer=130, assocs_per_peer=16\n"
 	"                  (a peer: a uid, or a remote address; root is past\n"
 	"                  them; docs/daemon.md)\n"
 	"  --power-on      this start is the devices' power on: each --ctrl counts a\n"

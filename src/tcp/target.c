@@ -40,7 +40,8 @@ static const struct tcpt_limits default_limits = {
 	.kato0_ms = 120000,
 	.max_conns = TCPT_MAX_CONNS,
 	.max_ctrls = TCPT_MAX_CTRLS,
-	.peer_conns = 64,
+	/* two associations of a host using every I/O queue (TCPT_MAX_IO_QUEUES + 1 each) */
+	.peer_conns = 2 * (TCPT_MAX_IO_QUEUES + 1),
 	.peer_ctrls = 16,
 };
 

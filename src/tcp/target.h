@@ -71,7 +71,7 @@ struct tcpt_limits {
 	uint32_t kato0_ms;	/* the KATO of a host that asks for none (120 s, nvmet's discovery one) */
 	unsigned max_conns;	/* connections of everyone but root (TCPT_MAX_CONNS) */
 	unsigned max_ctrls;	/* associations of everyone but root (TCPT_MAX_CTRLS) */
-	unsigned peer_conns;	/* connections of one uid (local) or address (remote): 64 */
+	unsigned peer_conns;	/* connections of one uid (local) or address (remote): 130 */
 	unsigned peer_ctrls;	/* associations of one uid or address: 16 */
 };
 /* command data a connection holds at once: 8 commands of the largest size */

@@ -75,7 +75,7 @@ for bad in bogus=1 max_conns=0 max_conns=257 icreq_timeout=x icreq_timeout= kato
 	[ "$rc" = 2 ] && grep -q "KEY=VALUE settings" "$T/bad.out" ||
 		{ cat "$T/bad.out"; fail "--nvme-tcp ...,$bad: status $rc, want 2 and the reason"; }
 done
-"$B/src/server/ucmdd" --help | grep -q "conns_per_peer=64" || fail "--help does not list the limits"
+"$B/src/server/ucmdd" --help | grep -q "conns_per_peer=130" || fail "--help does not list the limits"
 echo "ok: bad settings refused, the limits in --help"
 
 echo "--- deadlines"
