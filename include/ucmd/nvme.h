@@ -90,7 +90,10 @@ struct ucmd_nvme_tcp_opts {
  * (PORT 4420 by default, HOST a name, an IPv4 or a [IPv6] address; the
  * options "?hdgst", "&ddgst" ask for the digests too, "reconnect_delay=S"
  * and "ctrl_loss_tmo=S" (seconds; -1 forever, 0 no reconnect) override
- * topts' reconnect settings): one connection per
+ * topts' reconnect settings, "icresp_timeout=S", "admin_timeout=S" and
+ * "io_timeout=S" bound the waits for a silent controller: Linux's 10, 60
+ * and 30 s; a command without timeout_ms gets the admin or I/O one,
+ * -ETIMEDOUT for an attach that meets one): one connection per
  * queue, Connect, the controller enabled through Property Set, then the
  * same devices as ucmd_nvme_attach() makes, on e. ucmd_nvme_detach()
  * shuts the controller down and closes the connections. -EINVAL for a

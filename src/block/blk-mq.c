@@ -26,6 +26,8 @@ static void blk_mq_start_request(struct request *rq)
 {
 	uint64_t deadline = 0;
 
+	if (!rq->timeout_ms)
+		rq->timeout_ms = rq->q->set->timeout_ms;
 	if (rq->timeout_ms && rq->q->set->ops->timeout) {
 		deadline = ktime_get_ns() + (uint64_t)rq->timeout_ms * NSEC_PER_MSEC;
 		atomic_store_explicit(&rq->deadline_ns, deadline, memory_order_relaxed);

@@ -109,6 +109,8 @@ struct blk_mq_tag_set {
 	unsigned queue_depth;
 	unsigned cmd_size;
 	void *driver_data;
+	/* a request started without a timeout gets this one (Linux's set->timeout); 0: none */
+	uint32_t timeout_ms;
 	struct blk_mq_hw_ctx *hctxs;
 	/* The request timer (blk-timeout.c), armed for the earliest deadline. */
 	pthread_t timer_thread;

@@ -57,7 +57,7 @@ struct opts {
 static const char usage[] =
 	"usage: ucmdd --ctrl DIR [--ctrl DIR...] [--ram SIZE...] --socket PATH [--policy FILE]\n"
 	"             [--socket-group GROUP] [--socket-mode MODE]\n"
-	"             [--audit FILE] [--nvme-tcp ADDR[:PORT]] [--foreground]\n"
+	"             [--audit FILE] [--nvme-tcp ADDR[:PORT][,KEY=VALUE...]] [--foreground]\n"
 	"       ucmdd --help | --version\n"
 	"\n"
 	"Own the NVMe controllers kept in each DIR and serve them to clients\n"
@@ -91,16 +91,21 @@ static const char usage[] =
 	"  --policy FILE   the policy (ucmd-policy(5)); default: Linux's rules.\n"
 	"                  SIGHUP reloads it\n"
 	"  --audit FILE    append audit records (JSON lines) to FILE, or - for stderr\n"
-	"  --nvme-tcp ADDR[:PORT]\n"
+	"  --nvme-tcp ADDR[:PORT][,KEY=VALUE...]\n"
 	"                  also export the controllers over NVMe/TCP (NVMe over\n"
 	"                  Fabrics) at ADDR, port 4420 by default (IPv6 in\n"
 	"                  brackets): a discovery controller and one subsystem per\n"
 	"                  controller, named by its subsystem NQN. Commands go\n"
 	"                  through the policy as a remote identity (no uid, no\n"
-	"                  capability), or a process on loopback as its uid, gid\n"
-	"                  and groups (no capability), with the Connect's host\n"
-	"                  NQN and host ID\n"
-	"                  (policy keys hostnqn, hostid)\n"
+	"                  capability), or a process of this host as its uid, gid\n"
+	"                  and groups (no capability; one whose holder cannot be\n"
+	"                  told is refused), with the Connect's host NQN and\n"
+	"                  host ID (policy keys hostnqn, hostid). KEYs (seconds,\n"
+	"                  counts): icreq_timeout=10, connect_timeout=10,\n"
+	"                  send_timeout=30, kato0=120, max_conns=256,\n"
+	"                  max_assocs=128, conns_per_peer=130, assocs_per_peer=16\n"
+	"                  (a peer: a uid, or a remote address; root is past\n"
+	"                  them; docs/daemon.md)\n"
 	"  --power-on      this start is the devices' power on: each --ctrl counts a\n"
 	"                  power cycle and loses its volatile state (the service\n"
 	"                  unit passes it). Without it a controller is powered on\n"
@@ -234,7 +239,8 @@ static int parse(int argc, char **argv, struct opts *o)
 
 			if (tcpt_parse_addr(optarg, &ss, &sl)) {
 				fprintf(stderr, "ucmdd: --nvme-tcp %s: ADDR[:PORT] expected (an IP "
-					"address; IPv6 in brackets)\n", optarg);
+					"address; IPv6 in brackets), then ,KEY=VALUE settings "
+					"(see --help)\n", optarg);
 				return 2;
 			}
 			free(o->nvme_tcp);

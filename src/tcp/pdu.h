@@ -221,6 +221,20 @@ struct nvmf_prop_sqe {	/* Property Get and Property Set */
 };
 
 _Static_assert(sizeof(struct nvmf_common_sqe) == 64, "fabrics SQE");
+
+/*
+ * A command's data direction: opcode bits 1:0, or the fabrics command
+ * type's (NVMe-oF 1.1 section 3.1): bit 0 host to controller (R2T and
+ * H2CData may move it), bit 1 controller to host (C2HData may)
+ */
+#define NVME_XFER_H2C	1u
+#define NVME_XFER_C2H	2u
+static inline unsigned nvme_xfer_dir(const void *sqe)
+{
+	const struct nvmf_common_sqe *f = sqe;
+
+	return (f->opcode == NVMF_OPC_FABRICS ? f->fctype : f->opcode) & 3u;
+}
 _Static_assert(sizeof(struct nvmf_connect_sqe) == 64, "Connect SQE");
 _Static_assert(sizeof(struct nvmf_prop_sqe) == 64, "Property SQE");
 _Static_assert(sizeof(struct nvmf_connect_data) == NVMF_CONNECT_DATA_LEN, "Connect data");

@@ -6,6 +6,8 @@
  * queues' Connects name it again (NVMe-oF 1.1 section 3.3).
  */
 #include <arpa/inet.h>
+#include <ctype.h>
+#include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -31,14 +33,86 @@ uint64_t tcpt_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+static const struct tcpt_limits default_limits = {
+	.icreq_ms = 10000,
+	.connect_ms = 10000,
+	.send_ms = 30000,
+	.kato0_ms = 120000,
+	.max_conns = TCPT_MAX_CONNS,
+	.max_ctrls = TCPT_MAX_CTRLS,
+	/* two associations of a host using every I/O queue (TCPT_MAX_IO_QUEUES + 1 each) */
+	.peer_conns = 2 * (TCPT_MAX_IO_QUEUES + 1),
+	.peer_ctrls = 16,
+};
+
+/* ",KEY=VALUE" settings after the address: 0 or -EINVAL. */
+static int parse_limits(const char *s, struct tcpt_limits *lim)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+		bool seconds;
+		unsigned long max;
+	} keys[] = {
+		{ "icreq_timeout", offsetof(struct tcpt_limits, icreq_ms), true, 3600 },
+		{ "connect_timeout", offsetof(struct tcpt_limits, connect_ms), true, 3600 },
+		{ "send_timeout", offsetof(struct tcpt_limits, send_ms), true, 3600 },
+		{ "kato0", offsetof(struct tcpt_limits, kato0_ms), true, 3600 },
+		{ "max_conns", offsetof(struct tcpt_limits, max_conns), false, TCPT_MAX_CONNS },
+		{ "max_assocs", offsetof(struct tcpt_limits, max_ctrls), false, TCPT_MAX_CTRLS },
+		{ "conns_per_peer", offsetof(struct tcpt_limits, peer_conns), false, TCPT_MAX_CONNS },
+		{ "assocs_per_peer", offsetof(struct tcpt_limits, peer_ctrls), false, TCPT_MAX_CTRLS },
+	};
+
+	*lim = default_limits;
+	while (s && *s == ',') {
+		const char *eq = strchr(++s, '='), *end = strchr(s, ',');
+		size_t klen = eq ? (size_t)(eq - s) : 0;
+		unsigned long v;
+		unsigned i;
+		char *e;
+
+		if (!end)
+			end = s + strlen(s);
+		if (!eq || eq > end)
+			return -EINVAL;
+		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			if (strlen(keys[i].key) == klen && !strncmp(s, keys[i].key, klen))
+				break;
+		if (i == sizeof(keys) / sizeof(keys[0]) || !isdigit((unsigned char)eq[1]))
+			return -EINVAL;
+		errno = 0;
+		v = strtoul(eq + 1, &e, 10);
+		if (errno || e != end || !v || v > keys[i].max)
+			return -EINVAL;
+		*(uint32_t *)(void *)((char *)lim + keys[i].off) =
+			(uint32_t)(keys[i].seconds ? v * 1000 : v);
+		s = end;
+	}
+	return s && *s ? -EINVAL : 0;
+}
+
 int tcpt_parse_addr(const char *s, struct sockaddr_storage *ss, socklen_t *len)
 {
-	char host[64];
+	return tcpt_parse(s, ss, len, NULL);
+}
+
+int tcpt_parse(const char *arg, struct sockaddr_storage *ss, socklen_t *len,
+	       struct tcpt_limits *lim)
+{
+	struct tcpt_limits scratch;
+	char host[64], addr[128];
+	const char *s = addr, *comma = strchr(arg, ',');
+	size_t al = comma ? (size_t)(comma - arg) : strlen(arg);
 	const char *port = NULL, *end;
 	unsigned long p = NVME_TCP_DEFAULT_PORT;
 	size_t hl;
 
 	memset(ss, 0, sizeof(*ss));
+	if (al >= sizeof(addr) || parse_limits(comma, lim ? lim : &scratch))
+		return -EINVAL;
+	memcpy(addr, arg, al);
+	addr[al] = 0;
 	if (s[0] == '[') {	/* [v6]:port */
 		end = strchr(s, ']');
 		if (!end)
@@ -96,10 +170,12 @@ int tcpt_subsys_find(struct tcpt *t, const char *nqn)
 	return -2;
 }
 
-struct tcpt_ctrl *tcpt_ctrl_new(struct tcpt *t, int subsys, const char *hostnqn,
+struct tcpt_ctrl *tcpt_ctrl_new(struct tcpt_conn *conn, int subsys, const char *hostnqn,
 				const uint8_t hostid[16], uint32_t kato_ms)
 {
+	struct tcpt *t = conn->t;
 	struct tcpt_ctrl *c = calloc(1, sizeof(*c));
+	unsigned all = 0, mine = 0;
 
 	if (!c)
 		return NULL;
@@ -107,20 +183,41 @@ struct tcpt_ctrl *tcpt_ctrl_new(struct tcpt *t, int subsys, const char *hostnqn,
 	c->subsys = subsys;
 	snprintf(c->hostnqn, sizeof(c->hostnqn), "%s", hostnqn);
 	memcpy(c->hostid, hostid, 16);
+	snprintf(c->owner, sizeof(c->owner), "%s", conn->owner);
+	c->root = conn->root;
 	c->kato_ms = kato_ms;
 	c->refs = 1;
 	atomic_init(&c->dead, false);
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_mutex_lock(&t->lock);
-	for (unsigned i = 0; i < TCPT_MAX_CTRLS; i++) {
-		if (!t->ctrls[i]) {
-			t->ctrls[i] = c;
-			c->cntlid = (uint16_t)(i + 1);
-			break;
+	/* everyone's but root's count against max_ctrls; root has TCPT_ROOT_CTRLS more */
+	for (unsigned i = 0; i < TCPT_MAX_CTRLS + TCPT_ROOT_CTRLS; i++) {
+		const struct tcpt_ctrl *o = t->ctrls[i];
+
+		if (!o || o->root)
+			continue;
+		all++;
+		mine += !strcmp(o->owner, c->owner);
+	}
+	/*
+	 * any free slot: the others' count stays within max_ctrls, so root
+	 * always finds TCPT_ROOT_CTRLS of them
+	 */
+	if (c->root || (all < t->lim.max_ctrls && mine < t->lim.peer_ctrls)) {
+		for (unsigned i = 0; i < TCPT_MAX_CTRLS + TCPT_ROOT_CTRLS; i++) {
+			if (!t->ctrls[i]) {
+				t->ctrls[i] = c;
+				c->cntlid = (uint16_t)(i + 1);
+				break;
+			}
 		}
 	}
 	pthread_mutex_unlock(&t->lock);
 	if (!c->cntlid) {
+		if (t->log)
+			t->log("nvme-tcp: %s from %s (%s): no association: %s", hostnqn, conn->peer,
+			       c->owner, mine >= t->lim.peer_ctrls ? "assocs_per_peer reached" :
+			       "max_assocs reached");
 		pthread_mutex_destroy(&c->lock);
 		free(c);
 		return NULL;
@@ -133,7 +230,7 @@ struct tcpt_ctrl *tcpt_ctrl_get(struct tcpt *t, uint16_t cntlid, int subsys, con
 {
 	struct tcpt_ctrl *c = NULL;
 
-	if (!cntlid || cntlid > TCPT_MAX_CTRLS)
+	if (!cntlid || cntlid > TCPT_MAX_CTRLS + TCPT_ROOT_CTRLS)
 		return NULL;
 	pthread_mutex_lock(&t->lock);
 	c = t->ctrls[cntlid - 1];
@@ -239,8 +336,11 @@ int tcpt_start(struct ucmd_engine *e, const char *addr, const unsigned *instance
 	struct tcpt *t;
 	int one = 1, ret;
 
-	if (tcpt_parse_addr(addr, &ss, &sl)) {
-		snprintf(err, errlen, "--nvme-tcp %s: ADDR[:PORT] expected (IPv6 in brackets)", addr);
+	struct tcpt_limits lim;
+
+	if (tcpt_parse(addr, &ss, &sl, &lim)) {
+		snprintf(err, errlen, "--nvme-tcp %s: ADDR[:PORT][,KEY=VALUE...] expected (IPv6 in "
+			 "brackets)", addr);
 		return -EINVAL;
 	}
 	if (nr > TCPT_MAX_SUBSYS)
@@ -248,6 +348,7 @@ int tcpt_start(struct ucmd_engine *e, const char *addr, const unsigned *instance
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
+	t->lim = lim;
 	t->e = e;
 	t->log = log;
 	t->lfd = -1;

@@ -25,7 +25,10 @@
  * and everything a connection holds is bounded: slots = its queue size,
  * command data = TCPT_CONN_MEM (a command that does not fit waits for
  * others to complete, in order). A connection whose peer stops reading
- * stalls only its own threads until the send timeout closes it.
+ * stalls only its own threads until the send timeout closes it. What one
+ * user may hold is bounded too (struct tcpt_limits): connections and
+ * associations per uid or address, deadlines for ICReq and Connect, a KATO
+ * for every association; root always gets in.
  */
 #ifndef UCMD_TCP_TARGET_H
 #define UCMD_TCP_TARGET_H
@@ -45,6 +48,9 @@ struct ucmd_engine;
 #define TCPT_MAX_SUBSYS		32
 #define TCPT_MAX_CTRLS		128	/* fabrics controllers (associations) at once */
 #define TCPT_MAX_CONNS		256
+/* beyond the limits above, kept for root so that no user can lock it out */
+#define TCPT_ROOT_CONNS		16
+#define TCPT_ROOT_CTRLS		8
 #define TCPT_QUEUE_SIZE		128	/* CAP.MQES + 1: slots per connection */
 #define TCPT_ICD_LEN		8192	/* in-capsule data we accept (admin and I/O) */
 #define TCPT_MAXH2CDATA		(128u << 10)
@@ -53,7 +59,21 @@ struct ucmd_engine;
 #define TCPT_MAX_IO_QUEUES	64
 /* Connect's CATTR bit 2 (NVMe-oF 1.1 section 3.3): the host needs no SQHD */
 #define TCPT_CATTR_DISABLE_SQFLOW	(1u << 2)
-#define TCPT_SEND_TIMEOUT_S	30	/* a peer not reading for so long is closed */
+/*
+ * The limits of a target (the --nvme-tcp option's ",key=value" settings,
+ * docs/nvme-tcp.md): every one bounds what a peer that does not follow
+ * the protocol, or one user, can hold.
+ */
+struct tcpt_limits {
+	uint32_t icreq_ms;	/* ICReq within this of the accept, else closed (10 s) */
+	uint32_t connect_ms;	/* a successful Connect within this of the accept (10 s) */
+	uint32_t send_ms;	/* one send of queued PDUs done within this, else closed (30 s) */
+	uint32_t kato0_ms;	/* the KATO of a host that asks for none (120 s, nvmet's discovery one) */
+	unsigned max_conns;	/* connections of everyone but root (TCPT_MAX_CONNS) */
+	unsigned max_ctrls;	/* associations of everyone but root (TCPT_MAX_CTRLS) */
+	unsigned peer_conns;	/* connections of one uid (local) or address (remote): 130 */
+	unsigned peer_ctrls;	/* associations of one uid or address: 16 */
+};
 /* command data a connection holds at once: 8 commands of the largest size */
 #define TCPT_CONN_MEM		(8u * TCPT_MAX_XFER)
 /* SQ entries of a connection's ring: every slot, and a wake-up NOP */
@@ -79,6 +99,8 @@ struct tcpt_ctrl {
 	int subsys;		/* index in t->subsys, -1: the discovery controller */
 	char hostnqn[NVME_NQN_LENGTH];
 	uint8_t hostid[16];
+	char owner[80];		/* the quota's key: its admin queue's peer (tcpt_conn.owner) */
+	bool root;		/* ... is root: beyond the limits */
 	_Atomic uint32_t kato_ms;	/* 0: no keep-alive timeout (Set Features may change it) */
 	uint32_t cc, csts;
 	_Atomic uint16_t nr_io_queues;	/* Set Features Number of Queues granted */
@@ -115,8 +137,12 @@ struct tcpt_conn {
 	struct tcpt *t;
 	int sock;
 	struct ucmd_cred cred;	/* the peer, then + host NQN once connected */
-	bool local;		/* a process on this host's loopback (target_peer.c) */
+	bool local;		/* a process on this host (target_peer.c) */
+	bool root;		/* uid 0's, or a socket root made: past the limits */
 	char peer[64];
+	char owner[80];		/* whose quota it counts against: "uid N" or "address A" */
+	uint64_t accepted_ms;	/* for the ICReq and Connect deadlines */
+	bool ic_done;		/* ICResp sent */
 	/* negotiated by ICReq/ICResp */
 	bool hdgst, ddgst;
 	uint8_t hpda;		/* the alignment the host asked of our data */
@@ -171,6 +197,7 @@ struct tcpt {
 	char traddr[64];	/* the address the discovery log gives */
 	char trsvcid[8];
 	int adrfam;		/* NVMF_ADDR_FAMILY_IP4/IP6 */
+	struct tcpt_limits lim;
 	struct tcpt_subsys subsys[TCPT_MAX_SUBSYS];
 	unsigned nr_subsys;
 	uint64_t genctr;	/* discovery log generation */
@@ -178,14 +205,14 @@ struct tcpt {
 
 	pthread_mutex_t lock;	/* ctrls, conns */
 	pthread_cond_t gone;
-	struct tcpt_ctrl *ctrls[TCPT_MAX_CTRLS];	/* by cntlid - 1 */
+	struct tcpt_ctrl *ctrls[TCPT_MAX_CTRLS + TCPT_ROOT_CTRLS];	/* by cntlid - 1 */
 	struct tcpt_conn *conns;
 	unsigned nr_conns;
 };
 
 /* ---- target.c: what ucmdd calls ---- */
 /*
- * Listen on addr ("ADDR[:PORT]") and export nvme<instances[i]> of e: their
+ * Listen on addr ("ADDR[:PORT][,KEY=VALUE...]", tcpt_parse) and export nvme<instances[i]> of e: their
  * subsystem NQNs come from Identify Controller, asked now with the
  * daemon's credentials. 0 or -errno with the reason in err.
  */
@@ -194,10 +221,22 @@ int tcpt_start(struct ucmd_engine *e, const char *addr, const unsigned *instance
 /* Stop listening, end every connection, wait for their threads, free. */
 void tcpt_stop(struct tcpt *t);
 
-/* Parse "ADDR[:PORT]" (IPv6 in brackets), port 4420 by default; 0 or -EINVAL. */
+/*
+ * Parse "ADDR[:PORT]" (IPv6 in brackets), port 4420 by default, then
+ * ",KEY=VALUE" settings of the limits (icreq_timeout, connect_timeout,
+ * send_timeout, kato0 in seconds; max_conns, max_assocs, conns_per_peer,
+ * assocs_per_peer), defaults for those not given; 0 or -EINVAL (lim may
+ * be NULL: only checked).
+ */
+int tcpt_parse(const char *s, struct sockaddr_storage *ss, socklen_t *len,
+	       struct tcpt_limits *lim);
+/* tcpt_parse without the limits, as ucmdd checks its option. */
 int tcpt_parse_addr(const char *s, struct sockaddr_storage *ss, socklen_t *len);
-/* A new fabrics controller for a connection's admin Connect; NULL: none free. */
-struct tcpt_ctrl *tcpt_ctrl_new(struct tcpt *t, int subsys, const char *hostnqn,
+/*
+ * A new fabrics controller for connection c's admin Connect; NULL: none
+ * free, or c's owner holds its share of them (errno EDQUOT then).
+ */
+struct tcpt_ctrl *tcpt_ctrl_new(struct tcpt_conn *c, int subsys, const char *hostnqn,
 				const uint8_t hostid[16], uint32_t kato_ms);
 /* The controller cntlid, with a reference, when subsys, hostnqn and hostid match. */
 struct tcpt_ctrl *tcpt_ctrl_get(struct tcpt *t, uint16_t cntlid, int subsys, const char *hostnqn,
@@ -249,12 +288,30 @@ void tcpt_io_wait_begin(struct tcpt_conn *c, struct pollfd *pf);
 void tcpt_io_wait_end(struct tcpt_conn *c, const struct pollfd *pf);
 
 /* ---- target_peer.c ---- */
+enum tcpt_peer {
+	TCPT_PEER_REMOTE,	/* not a socket of this host: judged by host NQN and ID */
+	TCPT_PEER_LOCAL,	/* a process of this host: its uid, gid and groups in c */
+	/*
+	 * a socket of this host that root made and no root process holds:
+	 * Linux's own nvme-tcp host (a kernel socket). Judged as remote; past
+	 * the limits, as root's
+	 */
+	TCPT_PEER_KERNEL,
+	/*
+	 * a socket of this host whose holder cannot be told: no process of
+	 * its maker's uid holds it (in flight in an SCM_RIGHTS message,
+	 * passed to another user, or in a process ucmdd may not inspect), or
+	 * its holders differ. Refused: what is not known is not granted
+	 */
+	TCPT_PEER_UNKNOWN,
+};
 /*
- * A peer on this host's loopback whose socket a process of ours to see
- * holds: its uid, gid and groups into c (no capability), true. Otherwise
- * false and c untouched: the peer is remote.
+ * Who is at the other end of sock (target_peer.c says how): for
+ * TCPT_PEER_LOCAL its uid, gid and groups into c (no capability), c
+ * untouched otherwise; *maker the uid that made the peer's socket (-1 when
+ * remote).
  */
-bool tcpt_peer_local(int sock, struct ucmd_cred *c);
+enum tcpt_peer tcpt_peer_identify(int sock, struct ucmd_cred *c, uid_t *maker);
 
 /* ---- target_cmd.c ---- */
 /*

@@ -110,7 +110,14 @@ static uint16_t fab_connect(struct tcpt_conn *c, struct tcpt_slot *s, struct ucm
 	if (subsys == -2)
 		return connect_invalid(cqe, true, offsetof(struct nvmf_connect_data, subsysnqn));
 	if (qid == 0) {
-		ctrl = tcpt_ctrl_new(c->t, subsys, d.hostnqn, d.hostid, le32toh(cs->kato));
+		uint32_t kato = le32toh(cs->kato);
+
+		/*
+		 * A host that asks for no keep-alive timeout gets kato0: an
+		 * association nobody uses ends (nvmet does so for discovery
+		 * controllers; here for every one, so that none is held forever)
+		 */
+		ctrl = tcpt_ctrl_new(c, subsys, d.hostnqn, d.hostid, kato ? kato : c->t->lim.kato0_ms);
 		if (!ctrl)
 			return TCPT_SC(1, NVMF_SC_CONNECT_CTRL_BUSY, 1);
 	} else {
@@ -341,7 +348,7 @@ static uint16_t admin(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme
 		case FID_AEC:
 			return 0;	/* no events come from the association: nothing to mask */
 		case FID_KATO:
-			ctrl->kato_ms = cdw11;
+			ctrl->kato_ms = cdw11 ? cdw11 : c->t->lim.kato0_ms;
 			return 0;
 		}
 		break;
@@ -447,7 +454,7 @@ static uint16_t discovery(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_
 		return disc_log(c, s, out_len);
 	case OPC_SET_FEAT:
 		if ((cdw10 & 0xff) == FID_KATO) {
-			c->ctrl->kato_ms = le32toh(q->cdw11);
+			c->ctrl->kato_ms = q->cdw11 ? le32toh(q->cdw11) : c->t->lim.kato0_ms;
 			return 0;
 		}
 		return (cdw10 & 0xff) == FID_AEC ? 0 : TCPT_SC(0, NVME_SC_INVALID_FIELD, 1);

@@ -26,17 +26,41 @@
 
 /* ---- sending ---------------------------------------------------------- */
 
+/*
+ * Send all of iov, within the send timeout counted from the start: a peer
+ * that reads a little now and then cannot make each partial send restart
+ * it. -ETIMEDOUT when it passes (the peer stopped reading, or reads too
+ * slowly to take what it asked for), else 0 or -errno.
+ */
 static int send_all(struct tcpt_conn *c, struct iovec *iov, int n)
 {
+	uint64_t end = tcpt_now_ms() + c->t->lim.send_ms;
+
 	while (n) {
 		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)n };
-		ssize_t w = sendmsg(c->sock, &mh, MSG_NOSIGNAL);
+		ssize_t w = sendmsg(c->sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 
 		if (w < 0) {
+			struct pollfd pf = { .fd = c->sock, .events = POLLOUT };
+			uint64_t now = tcpt_now_ms();
+
 			if (errno == EINTR)
 				continue;
-			/* EAGAIN: SO_SNDTIMEO passed, the peer stopped reading */
-			return -errno;
+			if (errno != EAGAIN)
+				return -errno;
+			if (now >= end) {
+				/*
+				 * what is queued would still trickle out after the
+				 * close: a reset ends it now
+				 */
+				struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+				setsockopt(c->sock, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+				return -ETIMEDOUT;
+			}
+			if (poll(&pf, 1, (int)(end - now)) < 0 && errno != EINTR)
+				return -errno;
+			continue;
 		}
 		while (n && (size_t)w >= iov->iov_len) {
 			w -= (ssize_t)iov->iov_len;
@@ -151,6 +175,9 @@ void tcpt_conn_flush_out(struct tcpt_conn *c)
 	if (!n)
 		return;
 	/* a failed send has failed the connection: the slots go back all the same */
+	if (ret == -ETIMEDOUT && c->t->log)
+		c->t->log("nvme-tcp: %s (%s) took not what was sent in %u ms: closed", c->peer,
+			  c->owner, c->t->lim.send_ms);
 	if (ret)
 		tcpt_conn_fail(c, 0, 0, NULL, 0);
 	for (unsigned i = 0; i < n; i++)
@@ -242,8 +269,17 @@ static bool must_end(struct tcpt_conn *c)
 
 	if (atomic_load(&c->dead) || atomic_load(&c->t->stopping))
 		return true;
-	if (!ctrl)
-		return false;
+	if (!ctrl) {
+		/* a peer that holds a connection without using it: ICReq, then Connect, in time */
+		uint64_t age = tcpt_now_ms() - c->accepted_ms;
+		const char *what = !c->ic_done && age > c->t->lim.icreq_ms ? "ICReq" :
+				   age > c->t->lim.connect_ms ? "Connect" : NULL;
+
+		if (what && c->t->log)
+			c->t->log("nvme-tcp: %s (%s): no %s within %u ms: closed", c->peer, c->owner,
+				  what, what[0] == 'I' ? c->t->lim.icreq_ms : c->t->lim.connect_ms);
+		return what != NULL;
+	}
 	if (atomic_load(&ctrl->dead))
 		return true;
 	/*
@@ -260,7 +296,8 @@ static bool must_end(struct tcpt_conn *c)
 
 /*
  * Nothing to read: sleep until the socket, the ring (a late completion)
- * or the target's stop says something, or a second passes (keep-alive).
+ * or the target's stop says something, or a second passes (keep-alive,
+ * the ICReq and Connect deadlines).
  */
 static int rx_wait(struct tcpt_conn *c)
 {
@@ -411,6 +448,7 @@ static int icreq(struct tcpt_conn *c)
 	rsp->maxh2cdata = htole32(TCPT_MAXH2CDATA);
 	ret = send_pdu(c, rsp, NULL, 0);
 	free(rsp);
+	c->ic_done = true;
 	return ret;
 }
 
@@ -433,14 +471,6 @@ static int reject(struct tcpt_conn *c, struct tcpt_slot *s, uint16_t status)
 	s->mem = 0;
 	tcpt_conn_respond(c, s, &cqe, 0);
 	return 0;
-}
-
-/* Data direction of a command: opcode bits 1:0, or fctype's for fabrics (NVMe-oF 3.1) */
-static unsigned xfer_dir(const struct ucmd_nvme_sqe *sqe)
-{
-	const struct nvmf_common_sqe *f = (const void *)sqe;
-
-	return (sqe->opcode == NVMF_OPC_FABRICS ? f->fctype : sqe->opcode) & 3;
 }
 
 /* ---- a command's way: memory, data, execution, response ------------------ */
@@ -597,7 +627,7 @@ static int on_cmd(struct tcpt_conn *c, const uint8_t *hdr, uint32_t hdr_len)
 	/* SGL descriptor 1: in-capsule (offset) or transport data block */
 	memcpy(&sgl, pdu->cmd.dptr.sgl1, sizeof(sgl));
 	len = le32toh(sgl.length);
-	dir = xfer_dir(&s->sqe);
+	dir = nvme_xfer_dir(&s->sqe);
 	if (sgl.type == NVME_TCP_SGL_INCAPSULE) {
 		off = (uint32_t)le64toh(sgl.addr);
 		if (off > icd)
@@ -797,22 +827,24 @@ static void *rx_main(void *arg)
 }
 
 /*
- * Who is at the other end: a process on this host's loopback is judged by
- * its uid, gid and groups (target_peer.c says what is and is not known);
- * anyone else, and Linux's own nvme-tcp host (a kernel socket, no
- * process), is a remote identity: no uid or gid anyone holds (-1), no
- * groups, no CAP_SYS_ADMIN, pid 0. The host NQN and host ID from Connect
- * are added to either.
+ * Who is at the other end: a process on this host is judged by its uid,
+ * gid and groups (target_peer.c says what is and is not known); anyone
+ * else, and Linux's own nvme-tcp host (a kernel socket, no process), is a
+ * remote identity: no uid or gid anyone holds (-1), no groups, no
+ * CAP_SYS_ADMIN, pid 0. The host NQN and host ID from Connect are added to
+ * either. A socket of this host whose holder cannot be told is refused
+ * (-EACCES). The quota's key: the uid of a local peer, else the address.
  */
-static void peer_identity(struct tcpt_conn *c)
+static int peer_identity(struct tcpt_conn *c)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
+	enum tcpt_peer kind;
+	uid_t maker = (uid_t)-1;
 
 	memset(&c->cred, 0, sizeof(c->cred));
 	c->cred.uid = c->cred.euid = (uid_t)-1;
 	c->cred.gid = c->cred.egid = (gid_t)-1;
-	c->local = tcpt_peer_local(c->sock, &c->cred);
 	snprintf(c->peer, sizeof(c->peer), "?");
 	if (!getpeername(c->sock, (struct sockaddr *)&ss, &sl)) {
 		char a[INET6_ADDRSTRLEN] = "";
@@ -823,22 +855,53 @@ static void peer_identity(struct tcpt_conn *c)
 			inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, a, sizeof(a));
 		snprintf(c->peer, sizeof(c->peer), "%s", a);
 	}
+	kind = tcpt_peer_identify(c->sock, &c->cred, &maker);
+	c->local = kind == TCPT_PEER_LOCAL;
+	c->root = (c->local && c->cred.euid == 0) || kind == TCPT_PEER_KERNEL;
+	if (c->local)
+		snprintf(c->owner, sizeof(c->owner), "uid %u", (unsigned)c->cred.euid);
+	else
+		snprintf(c->owner, sizeof(c->owner), "address %s", c->peer);
+	if (kind != TCPT_PEER_UNKNOWN)
+		return 0;
+	if (c->t->log)
+		c->t->log("nvme-tcp: refused %s: its socket (made by uid %u) is held by no process "
+			  "of that uid that ucmdd can see, or by several that differ",
+			  c->peer, (unsigned)maker);
+	return -EACCES;
+}
+
+/*
+ * Whether c may join t's connections: everyone but root within max_conns,
+ * each uid or address within conns_per_peer; root within TCPT_ROOT_CONNS
+ * more. Under t->lock.
+ */
+static bool conn_quota_ok(struct tcpt *t, const struct tcpt_conn *c)
+{
+	unsigned all = 0, mine = 0;
+
+	for (const struct tcpt_conn *o = t->conns; o; o = o->next) {
+		if (o->root)
+			continue;
+		all++;
+		mine += !strcmp(o->owner, c->owner);
+	}
+	if (c->root)
+		return t->nr_conns < TCPT_MAX_CONNS + TCPT_ROOT_CONNS;
+	if (all < t->lim.max_conns && mine < t->lim.peer_conns)
+		return true;
+	if (t->log)
+		t->log("nvme-tcp: refused %s (%s): %s reached", c->peer, c->owner,
+		       mine >= t->lim.peer_conns ? "conns_per_peer" : "max_conns");
+	return false;
 }
 
 int tcpt_conn_start(struct tcpt *t, int sock)
 {
-	struct timeval tv = { .tv_sec = TCPT_SEND_TIMEOUT_S };
 	struct tcpt_conn *c;
 	pthread_attr_t attr;
 	int one = 1, ret;
 
-	pthread_mutex_lock(&t->lock);
-	if (t->nr_conns >= TCPT_MAX_CONNS) {
-		pthread_mutex_unlock(&t->lock);
-		return -EMFILE;
-	}
-	t->nr_conns++;
-	pthread_mutex_unlock(&t->lock);
 	c = calloc(1, sizeof(*c));
 	if (c) {
 		c->slots = calloc(TCPT_QUEUE_SIZE, sizeof(*c->slots));
@@ -850,13 +913,13 @@ int tcpt_conn_start(struct tcpt *t, int sock)
 			free(c->rxbuf);
 			free(c);
 		}
-		ret = -ENOMEM;
-		goto undo;
+		return -ENOMEM;
 	}
 	c->t = t;
 	c->sock = sock;
 	c->efd = -1;
 	c->ring_efd = -1;
+	c->accepted_ms = tcpt_now_ms();
 	for (unsigned i = 0; i < sizeof(c->ns_fd) / sizeof(c->ns_fd[0]); i++)
 		c->ns_fd[i] = -1;
 	atomic_init(&c->dead, false);
@@ -864,31 +927,34 @@ int tcpt_conn_start(struct tcpt *t, int sock)
 	pthread_mutex_init(&c->send_lock, NULL);
 	pthread_mutex_init(&c->sq_lock, NULL);
 	setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	/* a peer that stops reading blocks our sends this long, then is closed */
-	setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	peer_identity(c);
+	ret = peer_identity(c);
 
 	pthread_mutex_lock(&t->lock);
-	c->next = t->conns;
-	t->conns = c;
+	if (!ret && !conn_quota_ok(t, c))
+		ret = -EDQUOT;
+	if (!ret) {
+		t->nr_conns++;
+		c->next = t->conns;
+		t->conns = c;
+	}
 	pthread_mutex_unlock(&t->lock);
+	if (ret) {
+		c->sock = -1;	/* the caller closes it */
+		pthread_mutex_destroy(&c->lock);
+		pthread_mutex_destroy(&c->send_lock);
+		pthread_mutex_destroy(&c->sq_lock);
+		free(c->slots);
+		free(c->rxbuf);
+		free(c);
+		return ret;
+	}
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	ret = -pthread_create(&c->rx, &attr, rx_main, c);
 	pthread_attr_destroy(&attr);
 	if (ret) {
 		c->sock = -1;
-		pthread_mutex_lock(&t->lock);
-		t->nr_conns++;	/* conn_free takes it back */
-		pthread_mutex_unlock(&t->lock);
-		conn_free(c);
-		goto undo;
+		conn_free(c);	/* takes it off the list and back from nr_conns */
 	}
-	return 0;
-undo:
-	pthread_mutex_lock(&t->lock);
-	t->nr_conns--;
-	pthread_cond_broadcast(&t->gone);
-	pthread_mutex_unlock(&t->lock);
 	return ret;
 }

@@ -2,11 +2,12 @@
 /*
  * Who is at the other end of a TCP connection to the target.
  *
- * SO_PEERCRED answers only for Unix sockets. A peer on this host's
- * loopback is a socket of this network namespace, and the kernel tells
- * who owns it: NETLINK_SOCK_DIAG's inet_diag finds the peer's socket by
- * its four-tuple and gives its owner uid (the creator's fsuid, Linux's
- * sock_i_uid) and inode. The process holding that inode is found in
+ * SO_PEERCRED answers only for Unix sockets. A peer on this host (on
+ * loopback or on any of the host's own addresses) is a socket of this
+ * network namespace, and the kernel tells who owns it: NETLINK_SOCK_DIAG's
+ * inet_diag finds the peer's socket by its four-tuple and gives its owner
+ * uid (the creator's fsuid, Linux's sock_i_uid) and inode. A remote peer's
+ * socket is not found there. The process holding that inode is found in
  * /proc/PID/fd, and its /proc/PID/status gives its gid and supplementary
  * groups.
  *
@@ -15,16 +16,23 @@
  *   and travels: a process may have changed uid since, or received it
  *   over a Unix socket. The uid is taken only when a process holding the
  *   socket runs with that effective uid now;
- * - the gid and groups are that process's now; when several processes
- *   hold the socket (a fork) and differ, neither is taken (gid -1, no
- *   groups);
+ * - the gid and groups are that process's now;
  * - capabilities are never granted: a TCP peer is not a process the kernel
  *   vouches for as it does with SO_PEERCRED, so a root peer is uid 0
  *   without CAP_SYS_ADMIN;
  * - no process holds the socket of Linux's own nvme-tcp host (a kernel
- *   socket), nor one in a process ucmdd may not inspect (another user's,
- *   when ucmdd is not root): such a peer stays remote, as does any peer
- *   not on loopback: uid and gid -1, no groups, pid 0.
+ *   socket, made by root): a socket root made that no root process holds
+ *   is judged as remote (TCPT_PEER_KERNEL);
+ * - any other socket of this host whose holder cannot be told is
+ *   unknown, and refused (TCPT_PEER_UNKNOWN): no file holds it any more
+ *   (closed, what it sent still queued), no process of its maker's
+ *   uid holds it (it is in flight in an SCM_RIGHTS message at the accept,
+ *   or was passed to another user, or lives in a process ucmdd may not
+ *   inspect: another user's, when ucmdd is not root), or the processes
+ *   holding it differ in gid or groups. Judging it as remote instead
+ *   would let a user hide from the rules that name its uid;
+ * - a peer whose socket is not of this host is remote: uid and gid -1,
+ *   no groups, pid 0.
  */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -66,16 +74,11 @@ static int plain_addr(const struct sockaddr_storage *ss, uint32_t out[4], uint16
 	return -1;
 }
 
-static bool is_loopback(int family, const uint32_t a[4])
-{
-	static const struct in6_addr lo6 = IN6ADDR_LOOPBACK_INIT;
-
-	if (family == AF_INET)
-		return (ntohl(a[0]) >> 24) == 127;
-	return family == AF_INET6 && !memcmp(a, &lo6, 16);
-}
-
-/* The peer socket's owner uid and inode through inet_diag; 0 or -errno. */
+/*
+ * The peer socket's owner uid and inode through inet_diag; 0, -ENOENT when
+ * this network namespace has no such socket, -ESRCH when it has one no file
+ * holds, or -errno.
+ */
 static int diag_peer(int family, const uint32_t peer[4], uint16_t pport, const uint32_t local[4],
 		     uint16_t lport, uid_t *uid, ino_t *ino)
 {
@@ -128,7 +131,11 @@ static int diag_peer(int family, const uint32_t peer[4], uint16_t pport, const u
 
 			*uid = m->idiag_uid;
 			*ino = m->idiag_inode;
-			ret = m->idiag_inode ? 0 : -ENOENT;
+			/*
+			 * no inode: no file holds it (closed by its process,
+			 * what it sent still queued to us): nobody to judge
+			 */
+			ret = m->idiag_inode ? 0 : -ESRCH;
 			break;
 		}
 	}
@@ -255,37 +262,47 @@ static int holders(ino_t ino, uid_t uid, struct ucmd_cred *c)
 	return found;
 }
 
-bool tcpt_peer_local(int sock, struct ucmd_cred *c)
+enum tcpt_peer tcpt_peer_identify(int sock, struct ucmd_cred *c, uid_t *maker)
 {
 	struct sockaddr_storage ps, ls;
 	socklen_t pl = sizeof(ps), ll = sizeof(ls);
 	uint32_t pa[4], la[4];
 	uint16_t pport, lport;
 	struct ucmd_cred h;
-	uid_t uid;
+	uid_t uid = (uid_t)-1;
 	ino_t ino;
 	int fam, n;
 
+	*maker = (uid_t)-1;
 	if (getpeername(sock, (struct sockaddr *)&ps, &pl) ||
 	    getsockname(sock, (struct sockaddr *)&ls, &ll))
-		return false;
+		return TCPT_PEER_REMOTE;
 	fam = plain_addr(&ps, pa, &pport);
-	if (fam < 0 || plain_addr(&ls, la, &lport) != fam || !is_loopback(fam, pa))
-		return false;
-	if (diag_peer(fam, pa, pport, la, lport, &uid, &ino))
-		return false;
+	if (fam < 0 || plain_addr(&ls, la, &lport) != fam)
+		return TCPT_PEER_REMOTE;
+	/*
+	 * not found in this network namespace: another machine's (or
+	 * namespace's) socket; a lookup that failed otherwise says nothing
+	 */
+	n = diag_peer(fam, pa, pport, la, lport, &uid, &ino);
+	if (n == -ENOENT)
+		return TCPT_PEER_REMOTE;
+	if (!n || n == -ESRCH)
+		*maker = uid;
+	if (n)
+		return TCPT_PEER_UNKNOWN;
 	n = holders(ino, uid, &h);
-	if (n == 0)
-		return false;	/* a kernel socket, or a process we may not see */
+	if (n == 0 && uid == 0)
+		return TCPT_PEER_KERNEL;
+	if (n <= 0)
+		return TCPT_PEER_UNKNOWN;
 	c->uid = c->euid = uid;
-	if (n > 0) {
-		c->pid = h.pid;
-		c->uid = h.uid;
-		c->gid = h.gid;
-		c->egid = h.egid;
-		c->ngroups = h.ngroups;
-		memcpy(c->groups, h.groups, sizeof(c->groups));
-	}
+	c->pid = h.pid;
+	c->uid = h.uid;
+	c->gid = h.gid;
+	c->egid = h.egid;
+	c->ngroups = h.ngroups;
+	memcpy(c->groups, h.groups, sizeof(c->groups));
 	c->cap_sys_admin = false;
-	return true;
+	return TCPT_PEER_LOCAL;
 }

@@ -282,6 +282,7 @@ static int nvme_init_admin(struct nvme_host *h)
 	set->queue_depth = NVME_ADMIN_DEPTH - 1;
 	set->cmd_size = sizeof(struct nvme_request);
 	set->driver_data = &h->queues[0];
+	set->timeout_ms = h->admin_timeout_ms;
 	blk_mq_init_queue(&h->admin_q, set, NULL);
 	return blk_mq_alloc_tag_set(set);
 }

@@ -31,7 +31,8 @@ static int url_seconds(const char *opt, size_t len, const char *name, long min, 
 	if (len < n || strncmp(opt, name, n))
 		return -ENOENT;
 	if (len - n == 0 || len - n >= sizeof(num)) {
-		*why = "reconnect_delay= and ctrl_loss_tmo= need a number of seconds";
+		*why = "reconnect_delay=, ctrl_loss_tmo=, icresp_timeout=, admin_timeout= and "
+		       "io_timeout= need a number of seconds";
 		return -EINVAL;
 	}
 	memcpy(num, opt + n, len - n);
@@ -39,8 +40,9 @@ static int url_seconds(const char *opt, size_t len, const char *name, long min, 
 	errno = 0;
 	*v = strtol(num, &end, 10);
 	if (*end || errno || *v < min || *v > 86400) {
-		*why = min > 0 ? "reconnect_delay= must be 1..86400 seconds" :
-			"ctrl_loss_tmo= must be -1 (forever) or 0..86400 seconds";
+		*why = min < 0 ? "ctrl_loss_tmo= must be -1 (forever) or 0..86400 seconds" :
+		       "reconnect_delay=, icresp_timeout=, admin_timeout= and io_timeout= must be "
+		       "1..86400 seconds";
 		return -EINVAL;
 	}
 	return 0;
@@ -109,7 +111,9 @@ int nvmf_parse_url(struct nvme_tcp_ctrl *c, const char *url, const char **why)
 	c->subnqn[n] = 0;
 	/*
 	 * Options after '?', '&'-separated: hdgst, ddgst (the digests to ask
-	 * for), reconnect_delay=S and ctrl_loss_tmo=S (nvme-cli's names).
+	 * for), reconnect_delay=S and ctrl_loss_tmo=S (nvme-cli's names),
+	 * icresp_timeout=S, admin_timeout=S and io_timeout=S (the deadlines,
+	 * Linux's defaults 10, 60 and 30 s; the last two nvme_core's names).
 	 */
 	while (q && *q) {
 		const char *opt = q + 1, *end = strchr(opt, '&');
@@ -124,10 +128,17 @@ int nvmf_parse_url(struct nvme_tcp_ctrl *c, const char *url, const char **why)
 			c->reconnect_delay_ms = (uint32_t)v * 1000u;
 		else if (!url_seconds(opt, len, "ctrl_loss_tmo=", -1, &v, why))
 			c->ctrl_loss_tmo_ms = v < 0 ? -1 : (int64_t)v * 1000;
+		else if (!url_seconds(opt, len, "icresp_timeout=", 1, &v, why))
+			c->icresp_tmo_ms = (uint32_t)v * 1000u;
+		else if (!url_seconds(opt, len, "admin_timeout=", 1, &v, why))
+			c->admin_tmo_ms = (uint32_t)v * 1000u;
+		else if (!url_seconds(opt, len, "io_timeout=", 1, &v, why))
+			c->io_tmo_ms = (uint32_t)v * 1000u;
 		else {
 			if (!*why)
-				*why = "an unknown URL option (hdgst, ddgst, reconnect_delay=S and "
-				       "ctrl_loss_tmo=S are known)";
+				*why = "an unknown URL option (hdgst, ddgst, reconnect_delay=S, "
+				       "ctrl_loss_tmo=S, icresp_timeout=S, admin_timeout=S and "
+				       "io_timeout=S are known)";
 			return -EINVAL;
 		}
 		q = end;

@@ -144,6 +144,12 @@ struct nvme_host {
 	bool regs_ok;			/* register access works (PCI: always; fabrics: admin up) */
 	char name[32];			/* nvmeX */
 	unsigned dstrd;
+	/*
+	 * The timeout of a command that names none (the driver's own, and a
+	 * user's with timeout_ms 0), admin and I/O, as Linux's admin_timeout
+	 * and io_timeout; 0: none (PCI, whose timeouts are the user's only)
+	 */
+	uint32_t admin_timeout_ms, io_timeout_ms;
 	uint32_t max_hw_bytes;		/* MDTS, 0: no limit */
 	bool sgl_supported;
 

@@ -177,6 +177,7 @@ static int nvme_init_tag_set(struct nvme_host *h, struct blk_mq_tag_set *set, un
 	set->queue_depth = h->opts.queue_depth;
 	set->cmd_size = sizeof(struct nvme_request);
 	set->driver_data = &h->queues[first];
+	set->timeout_ms = h->io_timeout_ms;
 	return blk_mq_alloc_tag_set(set);
 }
 

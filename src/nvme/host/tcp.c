@@ -28,11 +28,13 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <isa-l/crc.h>
@@ -76,13 +78,44 @@ static int send_iov(int fd, struct iovec *iov, int n)
 	return 0;
 }
 
-static int recv_all(int fd, void *buf, size_t len)
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/*
+ * Read len bytes of tq's connection: -ECONNRESET at EOF, -ETIMEDOUT when
+ * tq->rx_deadline_ms passes first (the whole read, however the peer
+ * trickles it).
+ */
+static int recv_all(struct nvme_tcp_queue *tq, void *buf, size_t len)
 {
 	uint8_t *p = buf;
 
 	while (len) {
-		ssize_t r = recv(fd, p, len, MSG_WAITALL);
+		ssize_t r;
 
+		if (tq->rx_deadline_ms) {
+			struct pollfd pf = { .fd = tq->fd, .events = POLLIN };
+			uint64_t now = mono_ms();
+
+			if (now >= tq->rx_deadline_ms)
+				return -ETIMEDOUT;
+			r = poll(&pf, 1, (int)(tq->rx_deadline_ms - now < INT32_MAX ?
+					       tq->rx_deadline_ms - now : INT32_MAX));
+			if (r < 0 && errno != EINTR)
+				return -errno;
+			if (r <= 0)
+				continue;
+			r = recv(tq->fd, p, len, MSG_DONTWAIT);
+			if (r < 0 && errno == EAGAIN)
+				continue;
+		} else {
+			r = recv(tq->fd, p, len, MSG_WAITALL);
+		}
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -152,7 +185,7 @@ static int tcp_send_pdu(struct nvme_tcp_queue *tq, void *hdr, uint32_t pre, void
 static int tcp_recv_header(struct nvme_tcp_queue *tq, uint8_t *buf, uint32_t *hdr_len)
 {
 	uint32_t fei = 0;
-	int fes, ret = recv_all(tq->fd, buf, sizeof(struct nvme_tcp_hdr));
+	int fes, ret = recv_all(tq, buf, sizeof(struct nvme_tcp_hdr));
 
 	if (ret)
 		return ret;
@@ -160,7 +193,7 @@ static int tcp_recv_header(struct nvme_tcp_queue *tq, uint8_t *buf, uint32_t *hd
 	if (!fes && *hdr_len > NVME_TCP_HDR_BUF)
 		fes = -NVME_TCP_FES_INVALID_PDU_HDR;
 	if (!fes) {
-		ret = recv_all(tq->fd, buf + sizeof(struct nvme_tcp_hdr),
+		ret = recv_all(tq, buf + sizeof(struct nvme_tcp_hdr),
 			       *hdr_len - sizeof(struct nvme_tcp_hdr));
 		if (ret)
 			return ret;
@@ -185,7 +218,7 @@ static int tcp_skip(struct nvme_tcp_queue *tq, uint32_t n)
 {
 	while (n) {
 		uint32_t c = n < NVME_TCP_BUF ? n : NVME_TCP_BUF;
-		int ret = recv_all(tq->fd, tq->rx_buf, c);
+		int ret = recv_all(tq, tq->rx_buf, c);
 
 		if (ret)
 			return ret;
@@ -259,7 +292,7 @@ static int tcp_recv_data(struct nvme_tcp_queue *tq, const struct nvme_tcp_hdr *c
 	while (!ret && len) {
 		uint32_t n = len < NVME_TCP_BUF ? len : NVME_TCP_BUF;
 
-		ret = recv_all(tq->fd, tq->rx_buf, n);
+		ret = recv_all(tq, tq->rx_buf, n);
 		if (ret)
 			break;
 		if (tq->ddgst)
@@ -270,7 +303,7 @@ static int tcp_recv_data(struct nvme_tcp_queue *tq, const struct nvme_tcp_hdr *c
 		len -= n;
 	}
 	if (!ret && tq->ddgst) {
-		ret = recv_all(tq->fd, &got, sizeof(got));
+		ret = recv_all(tq, &got, sizeof(got));
 		/* Linux: a data digest error fails the command, not the connection */
 		if (!ret && le32toh(got) != crc)
 			*xfer_err = true;
@@ -304,6 +337,19 @@ static void tcp_complete(struct nvme_tcp_queue *tq, struct ucmd_nvme_cqe *cqe)
 	nvme_handle_cqe(tq->nq, cqe);
 }
 
+/*
+ * A data PDU against its command's direction: a fatal protocol error for
+ * the connection, which is torn down and recovered as after any other
+ * (Linux's nvme-tcp does the same), never data moved the wrong way.
+ */
+static int tcp_wrong_dir(struct nvme_tcp_queue *tq, const char *pdu, struct nvme_request *req)
+{
+	nvme_tcp_set_why(nvme_tcp_ctrl(tq->nq->host), -EPROTO,
+			 "nvme-tcp: the controller sent %s for command %#x (opcode %#x), whose data "
+			 "goes the other way: connection closed", pdu, req->cmd.cid, req->cmd.opcode);
+	return -EPROTO;
+}
+
 /* One PDU from the controller. 0, or an error that ends the connection. */
 static int tcp_rx_one(struct nvme_tcp_queue *tq)
 {
@@ -332,6 +378,9 @@ static int tcp_rx_one(struct nvme_tcp_queue *tq)
 		if (!req || !req->has_data || off > req->data.count ||
 		    len > req->data.count - off)
 			return -EPROTO;
+		/* nor data for a command whose buffer holds what goes out (a write) */
+		if (!(nvme_xfer_dir(&req->cmd) & NVME_XFER_C2H))
+			return tcp_wrong_dir(tq, "C2HData", req);
 		ret = tcp_recv_data(tq, ch, hdr_len, &req->data, off, len, &xfer_err);
 		if (ret)
 			return ret;
@@ -355,6 +404,9 @@ static int tcp_rx_one(struct nvme_tcp_queue *tq)
 		if (!req || !req->has_data || off > req->data.count ||
 		    len > req->data.count - off)
 			return -EPROTO;
+		/* a read's buffer is the user's to fill, never the controller's to take */
+		if (!(nvme_xfer_dir(&req->cmd) & NVME_XFER_H2C))
+			return tcp_wrong_dir(tq, "R2T", req);
 		ret = tcp_send_h2c(tq, req->cmd.cid, r->ttag, &req->data, off, len, &xfer_err);
 		if (xfer_err)
 			req->flags |= NVME_REQ_XFER_ERR;
@@ -440,6 +492,10 @@ static enum blk_eh_timer_return tcp_timeout(struct request *rq)
 		blk_mq_end_request(rq, 0);	/* its CapsuleResp arrived meanwhile */
 		return BLK_EH_DONE;
 	}
+	nvme_tcp_set_why(nvme_tcp_ctrl(req->nvmeq->host), -ETIMEDOUT,
+			 "nvme-tcp: command %#x (opcode %#x) on queue %u not answered within %u ms: "
+			 "connection closed", req->cmd.cid, req->cmd.opcode, req->nvmeq->qid,
+			 rq->timeout_ms);
 	shutdown(tq->fd, SHUT_RDWR);
 	s = NVME_TO_RUNNING;
 	if (!atomic_compare_exchange_strong(&req->tstate, &s, NVME_TO_ABORT_SENT)) {
@@ -627,7 +683,12 @@ static int tcp_init_connection(struct nvme_tcp_ctrl *c, struct nvme_tcp_queue *t
 	if (ret)
 		return last_error_set(ret, "nvme-tcp: sending ICReq: %s", strerror(-ret));
 	memset(buf, 0, sizeof(buf));
+	tq->rx_deadline_ms = mono_ms() + c->icresp_tmo_ms;
 	ret = tcp_recv_header(tq, buf, &hdr_len);
+	tq->rx_deadline_ms = 0;
+	if (ret == -ETIMEDOUT)
+		return last_error_set(ret, "nvme-tcp: no ICResp from %s:%s within %u ms "
+				      "(icresp_timeout)", c->host, c->port, c->icresp_tmo_ms);
 	if (ret)
 		return last_error_set(ret == -EPROTO ? -EPROTO : ret,
 				      "nvme-tcp: no valid ICResp from %s:%s", c->host, c->port);
@@ -662,7 +723,7 @@ static int tcp_connect_cmd(struct nvme_tcp_ctrl *c, struct nvme_tcp_queue *tq, u
 	struct nvme_tcp_sgl *sgl = (struct nvme_tcp_sgl *)(void *)&cmd->cmd.dptr;
 	bool incap = tq->inline_max >= sizeof(*data), xfer_err = false;
 	struct iov_iter it;
-	uint32_t pre, hdr_len;
+	uint32_t pre, hdr_len, tmo;
 	int ret;
 
 	if (!data)
@@ -675,6 +736,9 @@ static int tcp_connect_cmd(struct nvme_tcp_ctrl *c, struct nvme_tcp_queue *tq, u
 				tq->ddgst, tq->cpda);
 	ret = tcp_send_pdu(tq, hdr, pre, data, incap ? sizeof(*data) : 0);
 	import_ubuf(UCMD_WRITE, (uint64_t)(uintptr_t)data, sizeof(*data), &it);
+	/* Linux's Connect is an admin (or I/O) command with that queue's timeout */
+	tmo = qid ? c->io_tmo_ms : c->admin_tmo_ms;
+	tq->rx_deadline_ms = mono_ms() + tmo;
 	for (; !ret;) {
 		uint8_t rbuf[NVME_TCP_HDR_BUF];
 		const struct nvme_tcp_hdr *ch = (const void *)rbuf;
@@ -709,10 +773,15 @@ static int tcp_connect_cmd(struct nvme_tcp_ctrl *c, struct nvme_tcp_queue *tq, u
 		}
 		break;
 	}
+	tq->rx_deadline_ms = 0;
 	iov_iter_release(&it);
 	free(data);
 	if (ret == -EPROTO)
 		last_error_set(ret, "nvme-tcp: a malformed answer to Connect (queue %u)", qid);
+	else if (ret == -ETIMEDOUT)
+		last_error_set(ret, "nvme-tcp: no answer to Connect (queue %u) from %s:%s within "
+			       "%u ms (%s)", qid, c->host, c->port, tmo,
+			       qid ? "io_timeout" : "admin_timeout");
 	return ret;
 }
 
@@ -811,8 +880,10 @@ int nvme_tcp_raw_cmd(struct nvme_tcp_queue *tq, struct ucmd_nvme_sqe *sqe, uint6
 	sgl->type = NVME_TCP_SGL_TRANSPORT;
 	pre = nvme_tcp_build_ch(&cmd->hdr, NVME_TCP_CMD, 0, 0, tq->hdgst, tq->ddgst, tq->cpda);
 	ret = tcp_send_pdu(tq, hdr, pre, NULL, 0);
+	tq->rx_deadline_ms = mono_ms() + nvme_tcp_ctrl(tq->nq->host)->admin_tmo_ms;
 	if (!ret)
 		ret = tcp_recv_header(tq, hdr, &hdr_len);
+	tq->rx_deadline_ms = 0;
 	if (ret)
 		return ret;
 	if (cmd->hdr.type != NVME_TCP_RSP)
@@ -952,6 +1023,9 @@ int ucmd_nvme_attach_tcp(struct ucmd_engine *e, const char *url,
 	nvme_tcp_state_init(c);
 	c->reconnect_delay_ms = NVME_TCP_DEFAULT_RECONNECT_MS;
 	c->ctrl_loss_tmo_ms = NVME_TCP_DEFAULT_CTRL_LOSS_MS;
+	c->icresp_tmo_ms = NVME_TCP_DEFAULT_ICRESP_MS;
+	c->admin_tmo_ms = NVME_TCP_DEFAULT_ADMIN_MS;
+	c->io_tmo_ms = NVME_TCP_DEFAULT_IO_MS;
 	if (topts && topts->reconnect_delay_ms)
 		c->reconnect_delay_ms = topts->reconnect_delay_ms;
 	if (topts && topts->ctrl_loss_tmo_ms)
@@ -975,14 +1049,22 @@ int ucmd_nvme_attach_tcp(struct ucmd_engine *e, const char *url,
 		goto fail;
 	}
 	c->kato_ms = topts && topts->kato_ms ? topts->kato_ms : NVME_TCP_DEFAULT_KATO_MS;
+	h->admin_timeout_ms = c->admin_tmo_ms;
+	h->io_timeout_ms = c->io_tmo_ms;
 	ret = nvmf_host_identity(c, topts ? topts->hostnqn : NULL, topts ? topts->hostid : NULL);
 	if (ret) {
 		last_error_set(ret, "ucmd_nvme_attach_tcp: the host NQN or host ID is invalid");
 		goto fail;
 	}
 	ret = nvme_host_start(h);
-	if (ret)
+	if (ret) {
+		/* a connection that failed under the attach: its receiver or timer said why */
+		pthread_mutex_lock(&c->state_lock);
+		if (c->why[0])
+			ret = last_error_set(c->why_err, "%s", c->why);
+		pthread_mutex_unlock(&c->state_lock);
 		goto fail;
+	}
 	/* From here a lost connection is reconnected instead of failing the attach. */
 	pthread_mutex_lock(&c->state_lock);
 	if (c->state == NVME_TCP_NEW)

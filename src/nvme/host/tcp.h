@@ -26,6 +26,15 @@
 /* Linux's nvme-fabrics defaults: reconnect every 10 s, give up after 600 s */
 #define NVME_TCP_DEFAULT_RECONNECT_MS	10000u
 #define NVME_TCP_DEFAULT_CTRL_LOSS_MS	600000
+/*
+ * Linux's deadlines: ICResp within 10 s (nvme-tcp's icresp receive
+ * timeout), admin commands (Connect on the admin queue included) within
+ * 60 s (nvme_core.admin_timeout), I/O commands and an I/O queue's Connect
+ * within 30 s (nvme_core.io_timeout)
+ */
+#define NVME_TCP_DEFAULT_ICRESP_MS	10000u
+#define NVME_TCP_DEFAULT_ADMIN_MS	60000u
+#define NVME_TCP_DEFAULT_IO_MS		30000u
 
 /*
  * The association's state, as Linux's nvme_ctrl_state reduced to what the
@@ -50,6 +59,7 @@ struct nvme_tcp_ctrl {
 	uint8_t hostid[16];
 	bool hdgst, ddgst;		/* asked for in ICReq */
 	uint32_t kato_ms;
+	uint32_t icresp_tmo_ms, admin_tmo_ms, io_tmo_ms;	/* the deadlines above */
 	uint16_t cntlid;		/* from the admin queue's Connect */
 	uint32_t io_inline_max;		/* in-capsule data bytes on I/O queues (IOCCSZ) */
 
@@ -70,7 +80,18 @@ struct nvme_tcp_ctrl {
 	pthread_t rec_thread;
 	bool rec_started;
 	atomic_ulong reconnects;	/* associations re-established */
+	/*
+	 * Why a connection failed, said by the thread that saw it (the
+	 * receiver, the timeout handler): an attach that fails for it
+	 * reports this sentence and err. Under state_lock.
+	 */
+	char why[192];
+	int why_err;
 };
+
+/* Record why a connection of c failed (the first reason is kept until an attach reads it). */
+void nvme_tcp_set_why(struct nvme_tcp_ctrl *c, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 struct nvme_tcp_queue {
 	struct nvme_queue *nq;
@@ -83,6 +104,13 @@ struct nvme_tcp_queue {
 	uint8_t cpda;			/* the controller's data alignment */
 	uint32_t maxh2cdata;
 	uint32_t inline_max;		/* in-capsule data bytes this queue sends */
+	/*
+	 * CLOCK_MONOTONIC ms by which what is being read must have come, for
+	 * the exchanges before the receiver runs (ICResp, Connect, the
+	 * recovery's commands); 0: none (the receiver's reads wait, the
+	 * commands' own timeouts bound them)
+	 */
+	uint64_t rx_deadline_ms;
 	struct nvme_tcp_rx_limits lim;
 	uint8_t *rx_buf, *tx_buf;	/* bounce buffers for data (NVME_TCP_BUF) */
 };

@@ -12,6 +12,8 @@
  * fail with -ENOTCONN, and so does every later command.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -50,6 +52,20 @@ void nvme_tcp_state_init(struct nvme_tcp_ctrl *c)
 	pthread_condattr_destroy(&ca);
 	pthread_mutex_init(&c->state_lock, NULL);
 	c->state = NVME_TCP_NEW;
+}
+
+void nvme_tcp_set_why(struct nvme_tcp_ctrl *c, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&c->state_lock);
+	if (!c->why[0]) {
+		va_start(ap, fmt);
+		vsnprintf(c->why, sizeof(c->why), fmt, ap);
+		va_end(ap);
+		c->why_err = err;
+	}
+	pthread_mutex_unlock(&c->state_lock);
 }
 
 void nvme_tcp_state_destroy(struct nvme_tcp_ctrl *c)

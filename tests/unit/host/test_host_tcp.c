@@ -37,6 +37,7 @@
 #define SUBNQN		"nqn.2026-12.test:fake"
 #define CNTLID		7
 #define SILENT_LBA	200
+#define WRONG_DIR_LBA	210	/* scripted: a write gets C2HData, a read an R2T */
 
 struct fake {
 	int lfd;
@@ -50,6 +51,8 @@ struct fake {
 	bool refuse_connect;
 	bool corrupt_rsp_hdgst;		/* the next CapsuleResp on an I/O queue has a bad digest */
 	bool bad_pdu_seen;		/* the validator rejected a PDU from the host */
+	unsigned wrong_dir_pdus;	/* scripted C2HData for a write, R2T for a read, sent */
+	unsigned wrong_dir_h2c;		/* H2CData the host sent for a read's R2T */
 	char hostnqn[256];
 	atomic_int live_conns;		/* fake_stop waits for them to see EOF */
 	uint16_t io_cntlid;
@@ -346,6 +349,32 @@ static void io_cmd(struct conn *c, struct ucmd_nvme_sqe *s, uint8_t *data, uint3
 	    (slba + nlb > NS_BLOCKS || le32toh(sgl->length) != nlb * 512)) {
 		free(data);
 		send_rsp(c, s->cid, NVME_SC_LBA_RANGE, 0);
+		return;
+	}
+	if (slba == WRONG_DIR_LBA && s->opcode == nvme_cmd_write) {
+		/* data for the host's write buffer: it must not land there */
+		uint8_t junk[512];
+
+		memset(junk, 0xee, sizeof(junk));
+		c->f->wrong_dir_pdus++;
+		send_c2h(c, s->cid, junk, sizeof(junk));
+		free(data);
+		return;
+	}
+	if (slba == WRONG_DIR_LBA && s->opcode == nvme_cmd_read) {
+		/* an R2T for a read: the host must not send its buffer */
+		uint8_t h[256] = { 0 }, *d;
+		struct nvme_tcp_r2t *r = (void *)h;
+		uint32_t dl;
+
+		r->cccid = s->cid;
+		r->r2tl = htole32(nlb * 512);
+		wr_pdu(c, h, NVME_TCP_R2T, 0, NULL, 0);
+		c->f->wrong_dir_pdus++;
+		if (!rd_pdu(c, h, &d, &dl) && ((struct nvme_tcp_hdr *)h)->type == NVME_TCP_H2C_DATA)
+			c->f->wrong_dir_h2c++;
+		free(d);
+		free(data);
 		return;
 	}
 	switch (s->opcode) {
@@ -683,6 +712,35 @@ static void test_timeout(void **state)
 	rig_down(&r);
 }
 
+/*
+ * Data PDUs against their command's direction: C2HData for a write (it
+ * would overwrite the caller's data) and an R2T for a read (the caller's
+ * buffer would go to the target) fail the connection, and so the command,
+ * with nothing moved.
+ */
+static void test_wrong_direction(void **state)
+{
+	struct rig r;
+	uint8_t w[512], rb[512];
+
+	(void)state;
+	assert_int_equal(rig_up(&r, "?ctrl_loss_tmo=0&io_timeout=5", NULL), 0);
+	memset(w, 0x5a, sizeof(w));
+	assert_int_equal(pt(&r, false, nvme_cmd_write, w, 512, WRONG_DIR_LBA, 0), -EIO);
+	assert_int_equal(r.f->wrong_dir_pdus, 1);
+	for (unsigned i = 0; i < sizeof(w); i++)
+		assert_int_equal(w[i], 0x5a);
+	rig_down(&r);
+	/* a new association: the read reaches the target on a live connection */
+	assert_int_equal(rig_up(&r, "?ctrl_loss_tmo=0&io_timeout=5", NULL), 0);
+	memset(rb, 0x77, sizeof(rb));
+	assert_int_equal(pt(&r, false, nvme_cmd_read, rb, 512, WRONG_DIR_LBA, 0), -EIO);
+	assert_int_equal(r.f->wrong_dir_pdus, 1);
+	assert_int_equal(r.f->wrong_dir_h2c, 0);
+	assert_false(r.f->bad_pdu_seen);
+	rig_down(&r);
+}
+
 static void test_refused(void **state)
 {
 	struct fake *f = fake_start();
@@ -701,11 +759,12 @@ static void test_refused(void **state)
 	assert_int_equal(ucmd_nvme_attach_tcp(e, "tcp://x/y", NULL, NULL, &h), -EINVAL);
 	assert_int_equal(ucmd_nvme_attach_tcp(e, "nvme-tcp://127.0.0.1:1/q?bogus", NULL, NULL,
 					      &h), -EINVAL);
-	/* the reconnect options: seconds in range, else a clear refusal */
+	/* the reconnect and deadline options: seconds in range, else a clear refusal */
 	static const char *const bad[] = {
 		"reconnect_delay=0", "reconnect_delay=", "reconnect_delay=1x",
 		"reconnect_delay=86401", "ctrl_loss_tmo=-2", "ctrl_loss_tmo=abc",
 		"ctrl_loss_tmo=99999999999999999999", "reconnect_delay",
+		"icresp_timeout=0", "admin_timeout=86401", "io_timeout=x", "io_timeout=",
 	};
 	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		snprintf(url, sizeof(url), "nvme-tcp://127.0.0.1:%u/%s?%s", f->port, SUBNQN, bad[i]);
@@ -726,6 +785,7 @@ int main(void)
 		cmocka_unit_test(test_digests),
 		cmocka_unit_test(test_keep_alive),
 		cmocka_unit_test(test_timeout),
+		cmocka_unit_test(test_wrong_direction),
 		cmocka_unit_test(test_refused),
 	};
 
