@@ -34,6 +34,7 @@
  *   seccomp.c  catching the io_uring and aio system calls libc does not make
  *   aio.c      Linux's native aio (libaio) on device fds
  *   nodata.c   mmap, sendfile, splice, copy_file_range, readahead on device fds
+ *   stdio.c    FILE streams on device fds (glibc's own read/write bypass ours)
  *
  * Rules for every interposer: errors are returned as the libc function
  * returns them (-1 and errno); a call on something that is not ucmd's goes

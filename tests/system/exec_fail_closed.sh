@@ -9,7 +9,7 @@
 #   fallocate, posix_fallocate, an unknown ioctl, ftruncate, readahead,
 #   libc's syscall() with pwrite64/pread64, native aio (io_setup, io_submit
 #   with IOCB_FLAG_RESFD, io_getevents, FSYNC, a char device's EINVAL,
-#   io_cancel, io_destroy). Each is served (the namespace has the bytes) or
+#   io_cancel, io_destroy), stdio (fopen, fwrite, fread, fileno). Each is served (the namespace has the bytes) or
 #   fails with Linux's errno; afterwards every placeholder is still empty.
 # - refused before anything runs: a --daemon socket nobody listens on (and
 #   $UCMD_DAEMON likewise), a statically linked program (ldconfig), a
@@ -170,6 +170,21 @@ out["io_submit_ng"] = sc(209, ctx.value, 1, ctypes.addressof(cbs3))
 out["io_cancel"] = sc(210, ctx.value, ctypes.addressof(cb), ctypes.addressof(ev))
 out["io_destroy"] = sc(207, ctx.value)
 out["io_submit_destroyed"] = sc(209, ctx.value, 1, ctypes.addressof(cbs))
+# stdio: fopen of the device, fseek, fwrite, fflush, fread back, fileno, fclose (LBA 9032)
+libc.fopen.restype = ctypes.c_void_p
+for fn in ("fseek", "fwrite", "fflush", "fread", "fileno", "fclose"):
+    getattr(libc, fn).argtypes = None
+fp = ctypes.c_void_p(libc.fopen(b"/dev/nvme0n1", b"r+"))
+sbuf = ctypes.create_string_buffer(pat(0xe5), 4096)
+out["fseek"] = libc.fseek(fp, ctypes.c_long(9032 * 512), 0)
+out["fwrite"] = libc.fwrite(sbuf, 1, 4096, fp)
+out["fflush"] = libc.fflush(fp)
+libc.fseek(fp, ctypes.c_long(9032 * 512), 0)
+sback = ctypes.create_string_buffer(4096)
+out["fread"] = libc.fread(sback, 1, 4096, fp)
+out["fread_same"] = sback.raw == pat(0xe5)
+out["fileno_is_dev"] = os.fstat(libc.fileno(fp)).st_rdev == os.fstat(dev).st_rdev
+out["fclose"] = libc.fclose(fp)
 for k, v in out.items():
     print(k, v)
 PY
@@ -207,14 +222,22 @@ io_submit_ng -22
 io_cancel -22
 io_destroy 0
 io_submit_destroyed -22
+fseek 0
+fwrite 4096
+fflush 0
+fread 4096
+fread_same True
+fileno_is_dev True
+fclose 0
 EOF
 diff "$T/calls.want" "$T/calls.txt" || fail "a call did not behave as Linux on a device"
 placeholders_empty
-ns_read 9000 32 "$T/calls-ns.bin"
+ns_read 9000 40 "$T/calls-ns.bin"
 python3 - "$T/calls-ns.bin" <<'PY' || fail "the namespace does not hold what the calls wrote"
 import sys
 d = open(sys.argv[1], 'rb').read()
-want = bytes([0xa1]) * 4096 + bytes([0xb2]) * 4096 + bytes([0xc3]) * 4096 + bytes([0xd4]) * 4096
+want = bytes([0xa1]) * 4096 + bytes([0xb2]) * 4096 + bytes([0xc3]) * 4096 + bytes([0xd4]) * 4096 + \
+    bytes([0xe5]) * 4096
 sys.exit(0 if d == want else 1)
 PY
 
