@@ -9,7 +9,8 @@
 #   fallocate, posix_fallocate, an unknown ioctl, ftruncate, readahead,
 #   libc's syscall() with pwrite64/pread64, native aio (io_setup, io_submit
 #   with IOCB_FLAG_RESFD, io_getevents, FSYNC, a char device's EINVAL,
-#   io_cancel, io_destroy), stdio (fopen, fwrite, fread, fileno). Each is served (the namespace has the bytes) or
+#   io_cancel, io_destroy), stdio (fopen, fwrite, fread, fileno), and
+#   io_uring requests ucmd does not serve (tests/exec/uring_unserved.c). Each is served (the namespace has the bytes) or
 #   fails with Linux's errno; afterwards every placeholder is still empty.
 # - refused before anything runs: a --daemon socket nobody listens on (and
 #   $UCMD_DAEMON likewise), a statically linked program (ldconfig), a
@@ -240,6 +241,27 @@ want = bytes([0xa1]) * 4096 + bytes([0xb2]) * 4096 + bytes([0xc3]) * 4096 + byte
     bytes([0xe5]) * 4096
 sys.exit(0 if d == want else 1)
 PY
+
+step "io_uring requests ucmd does not serve complete with an error, never on the placeholder"
+URING_UNSERVED="$(pwd)/$B/tests/exec/uring_unserved"
+[ -x "$URING_UNSERVED" ] || fail "no $URING_UNSERVED"
+pxl "$URING_UNSERVED" /dev/nvme0n1 /dev/ng0n1 /dev/nvme0 | tee "$T/uring.txt"
+cat >"$T/uring.want" <<'EOF'
+fallocate_blk EOPNOTSUPP
+splice_blk EOPNOTSUPP
+write_ng EINVAL
+write_ctrl EINVAL
+read_ng EINVAL
+write_fixed_unregistered EFAULT
+sync_file_range_blk EOPNOTSUPP
+madvise EOPNOTSUPP
+write_blk positive
+EOF
+diff "$T/uring.want" "$T/uring.txt" || fail "an io_uring request on a device was not refused"
+placeholders_empty
+ns_read 9040 8 "$T/uring-ns.bin"
+python3 -c 'import sys; sys.exit(open(sys.argv[1], "rb").read() != bytes([0xf6]) * 4096)' \
+	"$T/uring-ns.bin" || fail "io_uring's WRITE is not on the namespace"
 
 step "a --daemon socket nobody listens on: refused, the program never runs"
 set +e
