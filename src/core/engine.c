@@ -162,6 +162,28 @@ int ucmd_engine_remove_device(struct ucmd_engine *e, const char *name)
 	return -ENOENT;
 }
 
+int ucmd_engine_unlink_device(struct ucmd_engine *e, const char *name)
+{
+	pthread_mutex_lock(&e->lock);
+	for (struct ucmd_device **pp = &e->devices; *pp; pp = &(*pp)->next) {
+		struct ucmd_device *d = *pp;
+		bool busy = false;
+
+		if (strcmp(d->name, name))
+			continue;
+		for (int fd = 0; fd < UCMD_MAX_FILES && !busy; fd++)
+			busy = e->files[fd] && e->files[fd]->dev == d;
+		*pp = d->next;
+		pthread_mutex_unlock(&e->lock);
+		/* an open file still points at it: it stays, as an unlinked inode does */
+		if (!busy)
+			free(d);
+		return 0;
+	}
+	pthread_mutex_unlock(&e->lock);
+	return -ENOENT;
+}
+
 /* Caller holds e->lock. */
 static struct ucmd_device *find_device_locked(struct ucmd_engine *e, const char *name)
 {
