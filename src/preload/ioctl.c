@@ -146,8 +146,14 @@ static int dev_user_cmd(struct pl_file *f, void *arg)
 {
 	const struct pl_devinfo *list[256], *ns = NULL;
 	struct ucmd_engine *e = pl_engine();
-	unsigned n = pl_devinfo_list(list, 256), count = 0;
+	unsigned n, count = 0;
 	int acc = f->oflags & O_ACCMODE, pfd, ret;
+
+	/* the controller's namespaces now, not when this process last looked */
+	ret = pl_devinfo_reload();
+	if (ret)
+		return ret;
+	n = pl_devinfo_list(list, 256);
 
 	for (unsigned i = 0; i < n; i++)
 		if (list[i]->kind == PL_DEV_NS_CHR && list[i]->instance == f->dev->instance) {
