@@ -6,7 +6,8 @@
 # after delete-ns they are gone. NVME_IOCTL_IO_CMD on /dev/nvme0 (nvme-cli's
 # flush, read and write on the controller's device) is served on the
 # controller's only namespace, EINVAL with two, ENOTTY with none, as
-# Linux's nvme_dev_user_cmd.
+# Linux's nvme_dev_user_cmd. Get Features 09h per vector, and UNVMCAP
+# following the namespaces created.
 set -euo pipefail
 # shellcheck source=tests/system/lib/daemon.sh
 . "$(dirname "$0")/lib/daemon.sh"
@@ -39,6 +40,25 @@ python3 -c 'import sys; sys.stdout.buffer.write(b"hotplug!" * 64)' >"$T/w.bin"
 timeout 60 "$UCMD" --daemon "$SOCK" read -s 5 -c 0 -z 512 -d "$T/r.bin" >/dev/null
 cmp "$T/w.bin" "$T/r.bin" || fail "nvme write through /dev/nvme0 is not on namespace 1"
 
+unvmcap() {
+	px nvme id-ctrl /dev/nvme0 -o json | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+print(int(j["tnvmcap"]) - int(j["unvmcap"]), j["unvmcap"])'
+}
+step "Get Features 09h for every vector nvme-cli may ask; TNVMCAP less UNVMCAP is the namespaces"
+for iv in 0 1 2; do
+	px nvme get-feature /dev/nvme0 -f 9 --cdw11=$iv -H >"$T/out.txt" 2>&1 ||
+		{ cat "$T/out.txt"; fail "get-feature 9 vector $iv"; }
+	grep -q "Interrupt Vector   (IV): $iv\$" "$T/out.txt" || { cat "$T/out.txt"; fail "vector $iv"; }
+done
+NS1_BYTES=$(px nvme id-ns /dev/nvme0n1 -o json | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+print(j["nsze"] * (1 << j["lbafs"][j["flbas"] & 0xf]["ds"]))')
+read -r used before < <(unvmcap)
+[ "$used" = "$NS1_BYTES" ] || fail "TNVMCAP - UNVMCAP is $used, namespace 1 has $NS1_BYTES bytes"
+
 step "create-ns + attach-ns in one process; another process and a new exec see nvme0n2"
 px sh -c "nvme create-ns /dev/nvme0 --nsze=4096 --ncap=4096 --flbas=0 &&
 	nvme attach-ns /dev/nvme0 -n 2 -c $CNTLID && nvme list -o json >'$T/same.json' &&
@@ -52,6 +72,9 @@ px dd if="$T/n2.bin" of=/dev/nvme0n2 bs=4096 seek=1 oflag=direct status=none ||
 	fail "dd to nvme0n2"
 timeout 60 "$UCMD" --daemon "$SOCK" read -n 2 -s 8 -c 7 -z 4096 -d "$T/n2r.bin" >/dev/null
 cmp "$T/n2.bin" "$T/n2r.bin" || fail "what dd wrote is not on namespace 2"
+
+read -r used after < <(unvmcap)
+[ "$((before - after))" = $((4096 * 512)) ] || fail "UNVMCAP went from $before to $after"
 
 step "two namespaces: NVME_IOCTL_IO_CMD on /dev/nvme0 is EINVAL"
 [ "$(rc_of nvme flush /dev/nvme0 -n 1)" != rc=0 ] || fail "flush on nvme0 with two namespaces"
