@@ -457,9 +457,11 @@ int io_do_iopoll(struct ucmd_ctx *ctx)
 		ctx->nr_iopoll--;
 		if (ctx->flags & IORING_SETUP_HYBRID_IOPOLL) {
 			uint64_t took = ktime_get_ns() - req->iopoll_start;
+			uint64_t was = __atomic_load_n(&ctx->hybrid_poll_time, __ATOMIC_RELAXED);
 
-			ctx->hybrid_poll_time = ctx->hybrid_poll_time ?
-						(ctx->hybrid_poll_time + took) / 2 : took;
+			/* read by waiters without the lock */
+			__atomic_store_n(&ctx->hybrid_poll_time, was ? (was + took) / 2 : took,
+					 __ATOMIC_RELAXED);
 		}
 		io_req_complete(req);
 		found++;
@@ -507,7 +509,7 @@ static void io_wait_tw_counted(struct ucmd_ctx *ctx, uint32_t seq, unsigned nr_w
 
 static void io_hybrid_sleep(struct ucmd_ctx *ctx)
 {
-	uint64_t ns = ctx->hybrid_poll_time / 2;
+	uint64_t ns = __atomic_load_n(&ctx->hybrid_poll_time, __ATOMIC_RELAXED) / 2;
 	struct timespec ts;
 
 	if (!ns)

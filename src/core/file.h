@@ -74,6 +74,9 @@ struct ucmd_device {
 	const struct ucmd_file_ops *ops;
 	void *priv;
 	struct ucmd_device *next;
+	/* an unlinked device (ucmd_engine_unlink_device) is freed with its last file */
+	atomic_int opens;
+	atomic_bool unlinked, freed;
 };
 
 struct ucmd_file {
