@@ -108,6 +108,7 @@ struct ucmd_kiocb {
 	uint8_t opcode;
 	uint32_t flags;			/* REQ_F_* */
 	uint64_t user_data;
+	uint64_t iopoll_start;		/* HYBRID_IOPOLL: when it went on iopoll_list */
 	struct ucmd_file *file;
 	const struct ucmd_cred *creds;
 	int32_t cqe_res;
@@ -191,6 +192,12 @@ struct ucmd_ctx {
 	bool drain_next;		/* a drained chain runs: hold the next one back */
 	struct ucmd_kiocb *iopoll_list;
 	unsigned nr_iopoll;
+	/*
+	 * IORING_SETUP_HYBRID_IOPOLL: the running mean of how long a polled
+	 * request took (ns, 0 before the first), half of which a waiter
+	 * sleeps before it starts polling (Linux's hybrid_poll_time).
+	 */
+	uint64_t hybrid_poll_time;
 
 	/* Submission-time link state */
 	struct ucmd_kiocb *link_head, *link_last;

@@ -162,6 +162,36 @@ int ucmd_engine_remove_device(struct ucmd_engine *e, const char *name)
 	return -ENOENT;
 }
 
+/*
+ * Free an unlinked device once no file has it open: whichever of the
+ * unlink and the last file's release sees both conditions frees it, once.
+ */
+static void device_maybe_free(struct ucmd_device *d)
+{
+	if (atomic_load(&d->unlinked) && atomic_load(&d->opens) == 0 &&
+	    !atomic_exchange(&d->freed, true))
+		free(d);
+}
+
+int ucmd_engine_unlink_device(struct ucmd_engine *e, const char *name)
+{
+	pthread_mutex_lock(&e->lock);
+	for (struct ucmd_device **pp = &e->devices; *pp; pp = &(*pp)->next) {
+		struct ucmd_device *d = *pp;
+
+		if (strcmp(d->name, name))
+			continue;
+		*pp = d->next;
+		pthread_mutex_unlock(&e->lock);
+		/* an open file still points at it: it stays, as an unlinked inode does */
+		atomic_store(&d->unlinked, true);
+		device_maybe_free(d);
+		return 0;
+	}
+	pthread_mutex_unlock(&e->lock);
+	return -ENOENT;
+}
+
 /* Caller holds e->lock. */
 static struct ucmd_device *find_device_locked(struct ucmd_engine *e, const char *name)
 {
@@ -230,6 +260,7 @@ int native_open(struct ucmd_engine *e, const char *name, int flags)
 		return -ENOMEM;
 	f->ops = d->ops;
 	f->dev = d;
+	atomic_fetch_add(&d->opens, 1);
 	f->engine = e;
 	f->private_data = d->priv;
 	f->f_flags = flags;
@@ -238,6 +269,7 @@ int native_open(struct ucmd_engine *e, const char *name, int flags)
 	ucmd_cred_current(&f->cred);
 	atomic_init(&f->refs, 1);
 	if (f->ops->open && (ret = f->ops->open(f)) < 0) {
+		atomic_fetch_sub(&d->opens, 1);
 		free(f);
 		return ret;
 	}
@@ -308,5 +340,9 @@ void ucmd_file_put(struct ucmd_file *f)
 		return;
 	if (f->ops->release)
 		f->ops->release(f);
+	if (f->dev) {
+		atomic_fetch_sub(&f->dev->opens, 1);
+		device_maybe_free(f->dev);
+	}
 	free(f);
 }

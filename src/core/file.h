@@ -74,6 +74,9 @@ struct ucmd_device {
 	const struct ucmd_file_ops *ops;
 	void *priv;
 	struct ucmd_device *next;
+	/* an unlinked device (ucmd_engine_unlink_device) is freed with its last file */
+	atomic_int opens;
+	atomic_bool unlinked, freed;
 };
 
 struct ucmd_file {
@@ -101,6 +104,12 @@ struct ucmd_file {
 int ucmd_engine_add_device(struct ucmd_engine *e, const char *name,
 			   const struct ucmd_file_ops *ops, void *priv);
 int ucmd_engine_remove_device(struct ucmd_engine *e, const char *name);
+/*
+ * Take name out of the device list even while files are open on it (a
+ * namespace that is gone): they keep working on what they opened, no new
+ * open finds it. 0 or -ENOENT.
+ */
+int ucmd_engine_unlink_device(struct ucmd_engine *e, const char *name);
 struct ucmd_device *ucmd_engine_find_device(struct ucmd_engine *e, const char *name);
 
 /* Reference the open file behind fd (NULL if none); drop with ucmd_file_put. */

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "core/core.h"
+#include "lib/clock.h"
 #include "core/provider_done.h"
 
 #define IOWQ_MAX_WORKERS 4
@@ -36,6 +37,8 @@ static void iowq_iopoll_issued_tw(struct ucmd_tw_node *node)
 	req->next = ctx->iopoll_list;
 	ctx->iopoll_list = req;
 	ctx->nr_iopoll++;
+	if (ctx->flags & IORING_SETUP_HYBRID_IOPOLL)
+		req->iopoll_start = ktime_get_ns();
 }
 
 static void iowq_run_one(struct ucmd_iowq *wq, struct ucmd_kiocb *req, int slot)

@@ -18,7 +18,8 @@
 	(IORING_SETUP_IOPOLL | IORING_SETUP_SQPOLL | IORING_SETUP_SQ_AFF |             \
 	 IORING_SETUP_CQSIZE | IORING_SETUP_CLAMP | IORING_SETUP_SUBMIT_ALL |          \
 	 IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG | IORING_SETUP_SQE128 | \
-	 IORING_SETUP_CQE32 | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN)
+	 IORING_SETUP_CQE32 | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN |   \
+	 IORING_SETUP_NO_SQARRAY | IORING_SETUP_HYBRID_IOPOLL)
 
 static void ctx_free(struct ucmd_ctx *ctx)
 {
@@ -62,6 +63,9 @@ int io_validate_params(const struct io_uring_params *p)
 		return -EINVAL;
 	if ((p->flags & IORING_SETUP_DEFER_TASKRUN) && (p->flags & IORING_SETUP_SQPOLL))
 		return -EINVAL;
+	/* hybrid polling is a way of polling: IOPOLL's only */
+	if ((p->flags & IORING_SETUP_HYBRID_IOPOLL) && !(p->flags & IORING_SETUP_IOPOLL))
+		return -EINVAL;
 	return 0;
 }
 
@@ -88,7 +92,9 @@ void backend_ring_map(struct ucmd_ring *ring, const struct io_uring_params *p, c
 	ring->sq.kring_entries = (unsigned *)(b + p->sq_off.ring_entries);
 	ring->sq.kflags = (unsigned *)(b + p->sq_off.flags);
 	ring->sq.kdropped = (unsigned *)(b + p->sq_off.dropped);
-	ring->sq.array = (unsigned *)(b + p->sq_off.array);
+	/* IORING_SETUP_NO_SQARRAY: no array to find; the ring's own stays the identity */
+	ring->sq.array = (p->flags & IORING_SETUP_NO_SQARRAY) ? NULL :
+			 (unsigned *)(b + p->sq_off.array);
 	ring->sq.sqes = (struct io_uring_sqe *)(b + sqes_off);
 	/* the sizes the layout was made or checked for, not a re-read of shared memory */
 	ring->sq.ring_entries = p->sq_entries;
@@ -103,7 +109,7 @@ void backend_ring_map(struct ucmd_ring *ring, const struct io_uring_params *p, c
 	ring->cq.ring_entries = p->cq_entries;
 	ring->cq.ring_mask = p->cq_entries - 1;
 	/* liburing keeps the SQ index array as the identity; so do we. */
-	for (unsigned i = 0; i < ring->sq.ring_entries; i++)
+	for (unsigned i = 0; ring->sq.array && i < ring->sq.ring_entries; i++)
 		ring->sq.array[i] = i;
 	ring->sq.sqe_head = ring->sq.sqe_tail = __atomic_load_n(ring->sq.ktail, __ATOMIC_ACQUIRE);
 }

@@ -9,6 +9,7 @@
 
 #include "block/blk.h"
 #include "core/core.h"
+#include "lib/clock.h"
 #include "security/hooks.h"
 
 #define SQE_VALID_FLAGS                                                                  \
@@ -275,6 +276,8 @@ static void io_iopoll_req_issued(struct ucmd_kiocb *req)
 	req->next = ctx->iopoll_list;
 	ctx->iopoll_list = req;
 	ctx->nr_iopoll++;
+	if (ctx->flags & IORING_SETUP_HYBRID_IOPOLL)
+		req->iopoll_start = ktime_get_ns();
 }
 
 /* Issue with NONBLOCK; -EAGAIN goes to the worker, which may block. */

@@ -17,12 +17,11 @@ int io_uring_cmd_prep(struct ucmd_kiocb *req, const struct io_uring_sqe *sqe)
 	if (__builtin_expect(sqe->__pad1 | cmd->flags | sqe->buf_index, 0)) {
 		if (sqe->__pad1 || (cmd->flags & ~IORING_URING_CMD_FIXED))
 			return -EINVAL;
+		/* buf_index is read with FIXED only: Linux ignores it otherwise */
 		if (cmd->flags & IORING_URING_CMD_FIXED) {
 			if (sqe->buf_index >= req->ctx->nr_bufs)
 				return -EFAULT;
 			req->buf_index = sqe->buf_index;
-		} else if (sqe->buf_index) {
-			return -EINVAL;
 		}
 	}
 	cmd->file = req->file;

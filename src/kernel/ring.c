@@ -65,7 +65,7 @@ int kernel_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring 
 		return ret;
 	from_liburing(ring, &k);
 	/* ucmd publishes only the SQ tail: the index array must be the identity */
-	for (unsigned i = 0; i < ring->sq.ring_entries; i++)
+	for (unsigned i = 0; !(p->flags & IORING_SETUP_NO_SQARRAY) && i < ring->sq.ring_entries; i++)
 		ring->sq.array[i] = i;
 	ring->engine = e;
 	ring->ops = &kernel_backend;

@@ -235,21 +235,41 @@ int pl_devinfo_reload(void)
 	return ret;
 }
 
+/*
+ * A name this process's list does not have may be a namespace attached
+ * since (by another process, or a client outside exec): as Linux's device
+ * nodes appear for every process at once, the list is read again before
+ * the answer is ENOENT, and the shared tree brought up to date.
+ */
 const struct pl_devinfo *pl_devinfo(const char *name)
 {
 	const struct pl_devinfo *d = NULL;
 	struct dev_slot *s;
+	bool first = !loaded, reloaded = false;
 	int ret = 0;
 
 	pthread_mutex_lock(&devs_lock);
-	if (!loaded)
+	if (first)
 		ret = load_locked();
 	s = ret ? NULL : find_locked(name);
+	if (!ret && (!s || s->gone) && !first) {
+		ret = load_locked();
+		reloaded = true;
+		s = ret ? NULL : find_locked(name);
+	}
 	if (s && !s->gone)
 		d = &s->info;
 	pthread_mutex_unlock(&devs_lock);
-	if (!d)
+	if (!d) {
 		errno = ret ? -ret : ENOENT;
+		return NULL;
+	}
+	if (reloaded) {
+		const char *root = pl_root();
+
+		if (root)
+			pl_sysfs_sync(root);
+	}
 	return d;
 }
 

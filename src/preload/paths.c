@@ -75,6 +75,20 @@ static bool in_tree(const char *root, const char *norm, size_t prefix)
 }
 
 /*
+ * Under ucmd exec (UCMD_DAEMON set) an NVMe name is ucmd's or nothing: one
+ * the daemon does not have, or any while the daemon cannot be reached,
+ * leads to a path that does not exist (ENOENT), never to the host's
+ * /dev/nvme* or its NVMe entries in /sys.
+ */
+static void deny(struct where *w)
+{
+	if (!getenv(PL_ENV_DAEMON))
+		return;
+	snprintf(w->path, sizeof(w->path), "/proc/self/ucmd-exec-no-such-device");
+	w->kind = P_SYS;
+}
+
+/*
  * Where does the program's path lead: one of ucmd's devices, the tree, or
  * not ucmd's business (P_NONE, also when there is no daemon or no tree).
  */
@@ -125,12 +139,12 @@ static void classify(int dirfd, const char *path, struct where *w)
 		if (!pl_path_dev_name(name))
 			return;
 		w->dev = pl_devinfo(name);
-		if (!w->dev)
-			return;
-		root = pl_root();
+		root = w->dev ? pl_root() : NULL;
 		if (!root || snprintf(w->path, sizeof(w->path), "%s/dev/%s", root, name) >=
-				     (int)sizeof(w->path))
+				     (int)sizeof(w->path)) {
+			deny(w);
 			return;
+		}
 		w->kind = P_DEV;
 		return;
 	}
@@ -145,8 +159,12 @@ static void classify(int dirfd, const char *path, struct where *w)
 	if (!own && !shared)
 		return;
 	root = pl_root();
-	if (!root)
+	if (!root) {
+		if (own || !strncmp(w->norm + shared, "nvme", 4) ||
+		    !strncmp(w->norm + shared, "ng", 2))
+			deny(w);
 		return;
+	}
 	if (shared && !in_tree(root, w->norm, shared))
 		return;
 	if (snprintf(w->path, sizeof(w->path), "%s%s", root, w->norm) >= (int)sizeof(w->path))

@@ -31,7 +31,10 @@
  *   paths.c    path interposers: /dev/<ucmd device>, /sys -> <root>/sys
  *   sysfs.c    the generated tree under <root>
  *   uring.c    io_uring_setup/enter/register on the daemon's rings
- *   seccomp.c  catching the io_uring system calls libc does not make
+ *   seccomp.c  catching the io_uring and aio system calls libc does not make
+ *   aio.c      Linux's native aio (libaio) on device fds
+ *   nodata.c   mmap, sendfile, splice, copy_file_range, readahead on device fds
+ *   stdio.c    FILE streams on device fds (glibc's own read/write bypass ours)
  *
  * Rules for every interposer: errors are returned as the libc function
  * returns them (-1 and errno); a call on something that is not ucmd's goes
@@ -45,6 +48,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include <linux/nvme_ioctl.h>
 
@@ -168,6 +172,43 @@ const struct pl_devinfo *pl_placeholder_dev(const char *path);
  * is not a block request (ioctl.c then tries the NVMe ones).
  */
 int pl_blk_ioctl(struct pl_file *f, int fd, unsigned long req, void *arg);
+
+/*
+ * The read/write family on device f as the other modules need it (aio.c,
+ * nodata.c): bytes moved or -errno, never -1. iov is the program's array
+ * (user_iov: copied with EFAULT) or one of ours; use_pos: the file offset
+ * is read and advanced, off ignored. rwf: RWF_* flags.
+ */
+ssize_t pl_dev_rw(struct pl_file *f, int fd, const struct iovec *iov, int cnt, bool user_iov,
+		  off_t off, bool use_pos, bool write, int rwf);
+/* fsync/fdatasync on device f: 0 or -errno (EINVAL on the char devices). */
+int pl_dev_fsync(struct pl_file *f, int fd, bool datasync);
+
+/* ---- aio.c ---- */
+
+/*
+ * Linux's native aio (io_setup, io_submit...) as the system calls take
+ * their arguments: the kernel's return (-errno). Every context is made
+ * here, with a kernel context behind it for the files that are not ucmd's;
+ * pl_aio_is_ctx() says whether a context number is one of ours.
+ */
+bool pl_aio_is_ctx(unsigned long ctx);
+long pl_io_setup(unsigned nr_events, unsigned long *ctxp);
+long pl_io_destroy(unsigned long ctx);
+long pl_io_submit(unsigned long ctx, long nr, void *iocbpp);
+long pl_io_cancel(unsigned long ctx, void *iocb, void *result);
+long pl_io_getevents(unsigned long ctx, long min_nr, long nr, void *events, void *timeout,
+		     const void *usig, bool pgetevents);
+
+/* ---- nodata.c ---- */
+
+/*
+ * libc's syscall(nr, a...) when it names a device fd in a call that moves
+ * data (read/write family, sendfile, splice, mmap, fallocate, ioctl...):
+ * true and *ret as syscall() returns (-1 and errno), through the
+ * interposer of that call; false if not a device's call.
+ */
+bool pl_syscall_fd(long nr, const long a[6], long *ret);
 
 /* ---- sysfs.c ---- */
 

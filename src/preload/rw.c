@@ -65,8 +65,8 @@
  * NVMe Dataset Management through the namespace's generic node, opened by
  * the daemon at a private number (the block node takes no passthrough);
  * EOPNOTSUPP when ONCS has no DSM, as Linux. BLKZEROOUT and
- * FALLOC_FL_ZERO_RANGE write zeroes (Linux's fallback too). Not done:
- * splice, sendfile and copy_file_range on device fds are not interposed.
+ * FALLOC_FL_ZERO_RANGE write zeroes (Linux's fallback too). sendfile,
+ * splice, copy_file_range and mmap are nodata.c's, libaio's calls aio.c's.
  * x86-64 only (64-bit off_t, so foo64 and foo are one function).
  */
 #include <errno.h>
@@ -544,6 +544,14 @@ static ssize_t dev_rw1(struct pl_file *f, int fd, const void *buf, size_t n, off
 	return dev_rw(f, fd, &one, 1, false, off, use_pos, write, 0);
 }
 
+ssize_t pl_dev_rw(struct pl_file *f, int fd, const struct iovec *iov, int cnt, bool user_iov,
+		  off_t off, bool use_pos, bool write, int rwf)
+{
+	ssize_t ret = dev_rw(f, fd, iov, cnt, user_iov, off, use_pos, write, rwf);
+
+	return ret < 0 ? -errno : ret;
+}
+
 /* ---- interposers: read/write family ----------------------------------------- */
 
 PL_EXPORT ssize_t rw_read(int fd, void *buf, size_t n) __asm__("read");
@@ -772,6 +780,11 @@ static int dev_fsync(struct pl_file *f, int fd, bool datasync)
 		return fail(err);
 	res = rw_cmd(c, IORING_OP_FSYNC, fd, NULL, 0, 0, datasync ? IORING_FSYNC_DATASYNC : 0);
 	return res < 0 ? fail((int)-res) : 0;
+}
+
+int pl_dev_fsync(struct pl_file *f, int fd, bool datasync)
+{
+	return dev_fsync(f, fd, datasync) < 0 ? -errno : 0;
 }
 
 PL_EXPORT int rw_fsync(int fd) __asm__("fsync");

@@ -14,9 +14,11 @@
  * SECCOMP_RET_TRAP for:
  *
  *   io_uring_setup, io_uring_enter, io_uring_register    (every call)
+ *   io_setup, io_destroy, io_submit, io_cancel,
+ *   io_getevents, io_pgetevents                         (every call, aio.c)
  *   mmap with offset IORING_OFF_CQ_RING or IORING_OFF_SQES (uring.c)
  *
- * and the SIGSYS handler runs the call (uring.c) and puts its result where
+ * and the SIGSYS handler runs the call (uring.c, aio.c) and puts its result where
  * the system call's would be. A call that is not ours (a ring fd the
  * preload did not make, an mmap of another file at those offsets) is made
  * for real through a trampoline the filter lets through: a page of code at
@@ -114,6 +116,22 @@ long pl_raw_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a
 	return ret < 0 ? -errno : ret;
 }
 
+/* The system calls the filter always traps: io_uring's and native aio's. */
+static const int trapped[] = {
+	__NR_io_uring_setup, __NR_io_uring_enter, __NR_io_uring_register,
+	__NR_io_setup, __NR_io_destroy, __NR_io_submit, __NR_io_cancel,
+	__NR_io_getevents, __NR_io_pgetevents,
+};
+#define NR_TRAPPED (sizeof(trapped) / sizeof(trapped[0]))
+
+static bool is_trapped(long nr)
+{
+	for (unsigned i = 0; i < NR_TRAPPED; i++)
+		if (nr == trapped[i])
+			return true;
+	return false;
+}
+
 static bool is_uring_off(long off)
 {
 	return off == (long)IORING_OFF_CQ_RING || off == (long)IORING_OFF_SQES;
@@ -139,6 +157,26 @@ static long dispatch(long nr, const long a[6], bool *handled)
 			break;
 		return pl_io_uring_register((int)a[0], (unsigned)a[1], (void *)a[2],
 					    (unsigned)a[3]);
+	case __NR_io_setup:
+		return pl_io_setup((unsigned)a[0], (unsigned long *)a[1]);
+	case __NR_io_destroy:
+		if (!pl_aio_is_ctx((unsigned long)a[0]))
+			break;
+		return pl_io_destroy((unsigned long)a[0]);
+	case __NR_io_submit:
+		if (!pl_aio_is_ctx((unsigned long)a[0]))
+			break;
+		return pl_io_submit((unsigned long)a[0], a[1], (void *)a[2]);
+	case __NR_io_cancel:
+		if (!pl_aio_is_ctx((unsigned long)a[0]))
+			break;
+		return pl_io_cancel((unsigned long)a[0], (void *)a[1], (void *)a[2]);
+	case __NR_io_getevents:
+	case __NR_io_pgetevents:
+		if (!pl_aio_is_ctx((unsigned long)a[0]))
+			break;
+		return pl_io_getevents((unsigned long)a[0], a[1], a[2], (void *)a[3], (void *)a[4],
+				       (const void *)a[5], nr == __NR_io_pgetevents);
 	case __NR_mmap:
 		if (!is_uring_off(a[5]) || !pl_uring_is_ring((int)a[4]))
 			break;
@@ -181,9 +219,10 @@ PL_EXPORT long syscall(long nr, ...)
 	for (int i = 0; i < 6; i++)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
-	if (nr == __NR_io_uring_setup || nr == __NR_io_uring_enter ||
-	    nr == __NR_io_uring_register || (nr == __NR_mmap && is_uring_off(a[5]))) {
+	if (is_trapped(nr) || (nr == __NR_mmap && is_uring_off(a[5]))) {
 		ret = dispatch(nr, a, &handled);
+	} else if (pl_syscall_fd(nr, a, &ret)) {
+		return ret;
 	} else {
 		static long (*next)(long, ...);
 
@@ -209,29 +248,39 @@ PL_EXPORT long syscall(long nr, ...)
 
 static int filter_install(void)
 {
-	struct sock_filter f[] = {
+	/* labels: where the jumps go (offsets are counted from the next instruction) */
+	enum {
+		L_NR = 7,				/* load the call's number */
+		L_TRAPS = L_NR + 1,			/* one JEQ per trapped call */
+		L_MMAP = L_TRAPS + NR_TRAPPED,
+		L_TRAP = L_MMAP + 6,
+		L_ALLOW = L_TRAP + 1,
+		L_LEN = L_ALLOW + 1,
+	};
+	struct sock_filter f[L_LEN] = {
 		/* 0 */ LD(offsetof(struct seccomp_data, arch)),
-		/* 1 */ JEQ(AUDIT_ARCH_X86_64, 0, 16),
+		/* 1 */ JEQ(AUDIT_ARCH_X86_64, 0, L_ALLOW - 2),
 		/* the trampoline's own calls go through */
 		/* 2 */ LD(IP_HI),
-		/* 3 */ JEQ((uint32_t)(TRAMP_ADDR >> 32), 0, 3),
+		/* 3 */ JEQ((uint32_t)(TRAMP_ADDR >> 32), 0, L_NR - 4),
 		/* 4 */ LD(IP_LO),
-		/* 5 */ JGE((uint32_t)TRAMP_ADDR + (uint32_t)TRAMP_LEN, 1, 0),
-		/* 6 */ JGE((uint32_t)TRAMP_ADDR, 11, 0),
+		/* 5 */ JGE((uint32_t)TRAMP_ADDR + (uint32_t)TRAMP_LEN, L_NR - 6, 0),
+		/* 6 */ JGE((uint32_t)TRAMP_ADDR, L_ALLOW - 7, 0),
 		/* 7 */ LD(offsetof(struct seccomp_data, nr)),
-		/* 8 */ JEQ(__NR_io_uring_setup, 8, 0),
-		/* 9 */ JEQ(__NR_io_uring_enter, 7, 0),
-		/* 10 */ JEQ(__NR_io_uring_register, 6, 0),
-		/* 11 */ JEQ(__NR_mmap, 0, 6),
-		/* mmap: only at the two offsets no file of a real program has */
-		/* 12 */ LD(ARG_LO(5)),
-		/* 13 */ JEQ(IORING_OFF_CQ_RING, 1, 0),
-		/* 14 */ JEQ(IORING_OFF_SQES, 0, 3),
-		/* 15 */ LD(ARG_HI(5)),
-		/* 16 */ JEQ(0, 0, 1),
-		/* 17 */ RET(SECCOMP_RET_TRAP),
-		/* 18 */ RET(SECCOMP_RET_ALLOW),
 	};
+
+	for (unsigned i = 0; i < NR_TRAPPED; i++)
+		f[L_TRAPS + i] = (struct sock_filter)JEQ((uint32_t)trapped[i],
+							 L_TRAP - (L_TRAPS + i + 1), 0);
+	/* mmap: only at the two offsets no file of a real program has */
+	f[L_MMAP] = (struct sock_filter)JEQ(__NR_mmap, 0, L_ALLOW - (L_MMAP + 1));
+	f[L_MMAP + 1] = (struct sock_filter)LD(ARG_LO(5));
+	f[L_MMAP + 2] = (struct sock_filter)JEQ(IORING_OFF_CQ_RING, 1, 0);
+	f[L_MMAP + 3] = (struct sock_filter)JEQ(IORING_OFF_SQES, 0, L_ALLOW - (L_MMAP + 4));
+	f[L_MMAP + 4] = (struct sock_filter)LD(ARG_HI(5));
+	f[L_MMAP + 5] = (struct sock_filter)JEQ(0, 0, 1);
+	f[L_TRAP] = (struct sock_filter)RET(SECCOMP_RET_TRAP);
+	f[L_ALLOW] = (struct sock_filter)RET(SECCOMP_RET_ALLOW);
 	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
 
 	/* an unprivileged filter needs no_new_privs: setuid programs lose their power (compat.md) */

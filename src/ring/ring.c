@@ -148,7 +148,18 @@ int io_rings_create_ext(struct io_rings *r, unsigned entries, struct io_uring_pa
 	p->sq_off.ring_entries = (uint32_t)l.sq_entries;
 	p->sq_off.flags = (uint32_t)l.sq_flags;
 	p->sq_off.dropped = (uint32_t)l.sq_dropped;
-	p->sq_off.array = (uint32_t)l.sq_array;
+	/*
+	 * IORING_SETUP_NO_SQARRAY: SQE i is the one at head & mask. The array
+	 * stays, the identity, where only the engine reads it; the
+	 * application is told of none (offset 0, as Linux leaves it).
+	 */
+	if (p->flags & IORING_SETUP_NO_SQARRAY) {
+		for (unsigned i = 0; i < sq; i++)
+			r->sq_array[i] = i;
+		p->sq_off.array = 0;
+	} else {
+		p->sq_off.array = (uint32_t)l.sq_array;
+	}
 	/* resv2 carries where the SQEs start: one region, not three mmaps */
 	p->sq_off.resv2 = l.sqes;
 	p->cq_off.head = (uint32_t)l.cq_head;

@@ -183,10 +183,8 @@ static int xlate_nvme(struct srv_xl *x, const struct io_uring_sqe *csqe, struct 
 static int xlate_uring_cmd(struct srv_xl *x, const struct io_uring_sqe *csqe,
 			   struct io_uring_sqe *esqe, struct srv_slot *s, uint8_t kind)
 {
-	/* the engine's prep: only the FIXED flag exists; buf_index only with it */
+	/* the engine's prep: only the FIXED flag exists; buf_index means nothing without it */
 	if (csqe->uring_cmd_flags & ~IORING_URING_CMD_FIXED)
-		return -EINVAL;
-	if (!(csqe->uring_cmd_flags & IORING_URING_CMD_FIXED) && csqe->buf_index)
 		return -EINVAL;
 	if ((csqe->uring_cmd_flags & IORING_URING_CMD_FIXED) && csqe->buf_index >= x->nr_btab)
 		return -EFAULT;

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "exec_check.h"
 
 #ifndef UCMD_INSTALL_SBINDIR
 #define UCMD_INSTALL_SBINDIR "/usr/local/sbin"
@@ -368,6 +369,8 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 		return 2;
 	}
 
+	if (exec_check_program(argv[optind]))
+		return 126;
 	preload = locate("UCMD_PRELOAD", "src/preload/libucmd-preload.so",
 			 UCMD_INSTALL_LIBDIR "/libucmd-preload.so");
 	if (!preload || access(preload, R_OK)) {
@@ -401,7 +404,7 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 		if (start_daemon(&dpid, ucmdd, ctrl_abs, sock, log, policy, audit))
 			goto out;
 	}
-	if (!sock)
+	if (!sock || exec_check_daemon(sock))
 		goto out;
 	ret = run_program(argv + optind, preload, sock, root, trace);
 out:

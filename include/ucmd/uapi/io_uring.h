@@ -308,4 +308,15 @@ struct io_uring_getevents_arg {
 
 #endif /* LINUX_IO_URING_H (ucmd's own copy) */
 
+/*
+ * Setup flags newer than the 5.19 header ucmd needs (Linux 6.6 and 6.13),
+ * with the kernel's values: defined here when the header in use lacks them.
+ */
+#ifndef IORING_SETUP_NO_SQARRAY
+#define IORING_SETUP_NO_SQARRAY		(1U << 16)
+#endif
+#ifndef IORING_SETUP_HYBRID_IOPOLL
+#define IORING_SETUP_HYBRID_IOPOLL	(1U << 17)
+#endif
+
 #endif /* UCMD_UAPI_IO_URING_H */

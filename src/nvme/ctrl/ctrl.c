@@ -131,6 +131,7 @@ static int ctrl_alloc(const struct ucmd_ctrl_params *p, const struct ucmd_dma *d
 	c->db_val = calloc(2 * n, sizeof(*c->db_val));
 	c->db_dirty = calloc(2 * n, 1);
 	c->cq_waiting = calloc(n, 1);
+	c->iv_cd = calloc(n, 1);
 	if (p->dir)
 		c->dir = strdup(p->dir);
 	c->serial = dup_or(p->serial, "UCMD0001");
@@ -144,7 +145,7 @@ static int ctrl_alloc(const struct ucmd_ctrl_params *p, const struct ucmd_dma *d
 	c->san.sstat = NVME_SANITIZE_SSTAT_GLOBAL_DATA_ERASED;
 	c->dst.short_ms = UCMD_DST_SHORT_MS;
 	c->dst.ext_ms = UCMD_DST_EXT_MS;
-	if (!c->sq || !c->cq || !c->db_val || !c->db_dirty || !c->cq_waiting || (p->dir && !c->dir) ||
+	if (!c->sq || !c->cq || !c->db_val || !c->db_dirty || !c->cq_waiting || !c->iv_cd || (p->dir && !c->dir) ||
 	    !c->serial || !c->model || !c->firmware || !c->subnqn) {
 		ucmd_ctrl_destroy(c);
 		return -ENOMEM;
@@ -375,6 +376,7 @@ int ucmd_ctrl_destroy(struct ucmd_ctrl *c)
 	free(c->db_val);
 	free(c->db_dirty);
 	free(c->cq_waiting);
+	free(c->iv_cd);
 	free(c->dir);
 	free(c->serial);
 	free(c->model);

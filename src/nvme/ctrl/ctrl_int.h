@@ -248,6 +248,7 @@ struct ucmd_ctrl {
 	 * updates are picked up at the next wake-up for free.
 	 */
 	uint8_t *cq_waiting;		/* [qmax + 1] */
+	uint8_t *iv_cd;			/* [qmax + 1]: Interrupt Vector Configuration's CD */
 	bool db_any, stop;
 	unsigned db_bad_reg;		/* writes past the last doorbell */
 	uint64_t timer_deadline_ns;	/* earliest delayed command, 0: none */
@@ -464,6 +465,11 @@ static inline uint64_t nvmet_ns_store_size(uint64_t nsze, uint8_t lbaf)
 {
 	return nsze * (nvmet_lbaf_ds(lbaf) + nvmet_lbaf_ms(lbaf));
 }
+/* capacity.c: TNVMCAP, UNVMCAP (bytes), whether a new namespace fits, Identify's fields */
+uint64_t nvmet_tnvmcap(const struct ucmd_ctrl *c);
+uint64_t nvmet_unvmcap(const struct ucmd_ctrl *c);
+bool nvmet_capacity_fits(const struct ucmd_ctrl *c, uint64_t nsze, uint8_t lbaf);
+void nvmet_id_ctrl_capacity(const struct ucmd_ctrl *c, struct nvme_id_ctrl *id);
 int  nvmet_ns_open_store(struct ucmd_ctrl *c, struct nvmet_ns *ns, bool create);
 int  nvmet_ns_add(struct ucmd_ctrl *c, const struct ucmd_ns_params *p, uint32_t nsid);
 void nvmet_ns_free(struct ucmd_ctrl *c, struct nvmet_ns *ns, bool remove_file);

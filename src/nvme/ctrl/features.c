@@ -28,6 +28,7 @@ static const struct {
 	[NVME_FEAT_FID_VOLATILE_WC]  = { true, true },
 	[NVME_FEAT_FID_NUM_QUEUES]   = { true, false },
 	[NVME_FEAT_FID_IRQ_COALESCE] = { true, true },
+	[NVME_FEAT_FID_IRQ_CONFIG]   = { true, false },
 	[NVME_FEAT_FID_WRITE_ATOMIC] = { true, true },
 	[NVME_FEAT_FID_ASYNC_EVENT]  = { true, true },
 	[NVME_FEAT_FID_TIMESTAMP]    = { true, false },
@@ -83,6 +84,23 @@ static uint16_t get_value(struct ucmd_ctrl *c, const struct nvmet_feat_vals *f, 
 	return 0;
 }
 
+/*
+ * Interrupt Vector Configuration (09h), one per vector: CDW11 bits 15:0
+ * name the vector (every queue's, 0 to qmax, Invalid Field past them),
+ * bit 16 its Coalescing Disable. Not saveable; the default is 0.
+ */
+static uint16_t irq_config(struct ucmd_ctrl *c, struct nvmet_req *req, bool set, uint8_t sel)
+{
+	uint32_t iv = req->cmd.cdw11 & 0xffff;
+
+	if (iv > c->qmax)
+		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
+	if (set)
+		c->iv_cd[iv] = (req->cmd.cdw11 >> 16) & 1;
+	req->dw0 = iv | (uint32_t)(sel == SEL_CURRENT && c->iv_cd[iv]) << 16;
+	return 0;
+}
+
 uint16_t nvmet_admin_get_features(struct ucmd_ctrl *c, struct nvmet_req *req)
 {
 	uint8_t fid = req->cmd.cdw10 & 0xff, sel = (req->cmd.cdw10 >> 8) & 7;
@@ -94,6 +112,8 @@ uint16_t nvmet_admin_get_features(struct ucmd_ctrl *c, struct nvmet_req *req)
 		req->dw0 = CAP_CHANGEABLE | (feats[fid].saveable ? CAP_SAVEABLE : 0);
 		return 0;
 	}
+	if (fid == NVME_FEAT_FID_IRQ_CONFIG)
+		return irq_config(c, req, false, sel);
 	if (fid == NVME_FEAT_FID_TIMESTAMP) {
 		struct nvme_timestamp ts = { 0 };
 		uint64_t ms = sel == SEL_CURRENT ? timestamp_ms(c) : 0;
@@ -182,6 +202,8 @@ uint16_t nvmet_admin_set_features(struct ucmd_ctrl *c, struct nvmet_req *req)
 		return UCMD_CMD(NVME_SC_FEATURE_NOT_SAVEABLE) | UCMD_DNR;
 	if (fid == NVME_FEAT_FID_NUM_QUEUES)
 		return set_num_queues(c, req);
+	if (fid == NVME_FEAT_FID_IRQ_CONFIG)
+		return irq_config(c, req, true, SEL_CURRENT);
 	if (fid == NVME_FEAT_FID_TIMESTAMP) {
 		struct nvme_timestamp ts;
 		uint64_t ms = 0;

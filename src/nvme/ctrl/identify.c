@@ -69,6 +69,7 @@ static void id_ctrl(struct ucmd_ctrl *c, struct nvme_id_ctrl *id)
 	/* SGLs without alignment requirement; MPTR may be an SGL. */
 	id->sgls = htole32(1 | NVME_CTRL_SGLS_MPTR_SGL);
 	id->mnan = htole32(UCMD_MAX_NS);
+	nvmet_id_ctrl_capacity(c, id);
 	/* Per directory, made at creation (ctrl.c) and kept in ctrl.json */
 	snprintf(id->subnqn, sizeof(id->subnqn), "%s", c->subnqn);
 	id->psd[0].mp = htole16(2500);	/* 25 W, in 0.01 W */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Get Log Page: error information, SMART / health, firmware slot, changed
+ * Get Log Page: supported log pages, error information, SMART / health, firmware slot, changed
  * namespace list, commands supported and effects, device self-test and
  * sanitize status. Each log is built
  * whole and then the requested window (offset, length) is transferred.
@@ -82,6 +82,34 @@ static uint16_t log_effects(uint8_t csi, struct nvme_cmd_effects_log *e)
 	return 0;
 }
 
+/* The logs this controller has, and each one's size: false for another LID. */
+static bool log_size(uint8_t lid, size_t *size)
+{
+	switch (lid) {
+	case NVME_LOG_LID_SUPPORTED_LOG_PAGES: *size = 256 * sizeof(uint32_t); break;
+	case NVME_LOG_LID_ERROR: *size = UCMD_ERRLOG_ENTRIES * sizeof(struct nvme_error_log_page); break;
+	case NVME_LOG_LID_SMART: *size = sizeof(struct nvme_smart_log); break;
+	case NVME_LOG_LID_FW_SLOT: *size = sizeof(struct nvme_firmware_slot); break;
+	case NVME_LOG_LID_CHANGED_NS: *size = sizeof(struct nvme_ns_list); break;
+	case NVME_LOG_LID_CMD_EFFECTS: *size = sizeof(struct nvme_cmd_effects_log); break;
+	case NVME_LOG_LID_DEVICE_SELF_TEST: *size = sizeof(struct nvme_self_test_log); break;
+	case NVME_LOG_LID_SANITIZE: *size = sizeof(struct nvme_sanitize_log_page); break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/* Supported Log Pages (00h): LSUPP for every LID log_size() knows, from the same table. */
+static void log_supported(uint32_t *lids)
+{
+	size_t size;
+
+	for (unsigned lid = 0; lid < 256; lid++)
+		if (log_size((uint8_t)lid, &size))
+			lids[lid] = htole32(1);
+}
+
 uint16_t nvmet_admin_get_log(struct ucmd_ctrl *c, struct nvmet_req *req)
 {
 	uint8_t lid = req->cmd.cdw10 & 0xff;
@@ -96,17 +124,8 @@ uint16_t nvmet_admin_get_log(struct ucmd_ctrl *c, struct nvmet_req *req)
 
 	if (off & 3)
 		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
-	switch (lid) {
-	case NVME_LOG_LID_ERROR: size = UCMD_ERRLOG_ENTRIES * sizeof(struct nvme_error_log_page); break;
-	case NVME_LOG_LID_SMART: size = sizeof(struct nvme_smart_log); break;
-	case NVME_LOG_LID_FW_SLOT: size = sizeof(struct nvme_firmware_slot); break;
-	case NVME_LOG_LID_CHANGED_NS: size = sizeof(struct nvme_ns_list); break;
-	case NVME_LOG_LID_CMD_EFFECTS: size = sizeof(struct nvme_cmd_effects_log); break;
-	case NVME_LOG_LID_DEVICE_SELF_TEST: size = sizeof(struct nvme_self_test_log); break;
-	case NVME_LOG_LID_SANITIZE: size = sizeof(struct nvme_sanitize_log_page); break;
-	default:
+	if (!log_size(lid, &size))
 		return UCMD_CMD(NVME_SC_INVALID_LOG_PAGE) | UCMD_DNR;
-	}
 	if (off > size)
 		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
 	/* SMART is controller-wide only (LPA bit 0 clear). */
@@ -122,6 +141,7 @@ uint16_t nvmet_admin_get_log(struct ucmd_ctrl *c, struct nvmet_req *req)
 		return UCMD_GEN(NVME_SC_INTERNAL);
 	}
 	switch (lid) {
+	case NVME_LOG_LID_SUPPORTED_LOG_PAGES: log_supported((void *)buf); break;
 	case NVME_LOG_LID_ERROR: log_error(c, buf); break;
 	case NVME_LOG_LID_SMART: log_smart(c, (void *)buf); break;
 	case NVME_LOG_LID_FW_SLOT: nvmet_log_fw(c, (void *)buf); break;

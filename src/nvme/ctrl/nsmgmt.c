@@ -96,6 +96,10 @@ static uint16_t ns_create(struct ucmd_ctrl *c, struct nvmet_req *req)
 		st = ST_FORMAT;
 		goto out;
 	}
+	if (!nvmet_capacity_fits(c, p.nsze, p.lbaf)) {
+		st = UCMD_CMD(NVME_SC_NS_INSUFFICIENT_CAP) | UCMD_DNR;
+		goto out;
+	}
 	nsid = nvmet_ns_add(c, &p, 0);
 	if (nsid == -ENOSPC)
 		st = UCMD_CMD(NVME_SC_NS_ID_UNAVAILABLE) | UCMD_DNR;

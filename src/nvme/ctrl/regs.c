@@ -51,6 +51,7 @@ void nvmet_ctrl_reset_locked(struct ucmd_ctrl *c)
 	memset(c->db_val, 0, 2u * (c->qmax + 1u) * sizeof(*c->db_val));
 	memset(c->db_dirty, 0, 2u * (c->qmax + 1u));
 	memset(c->cq_waiting, 0, c->qmax + 1u);
+	memset(c->iv_cd, 0, c->qmax + 1u);	/* a feature's current value: the default again */
 	__atomic_store_n(&c->db_any, false, __ATOMIC_RELAXED);
 	c->db_bad_reg = 0;
 	c->timer_deadline_ns = 0;

@@ -241,6 +241,99 @@ out:
 	return ret;
 }
 
+/* Identify Namespace's geometry into ns; false if it does not describe one we can use. */
+static bool nvme_ns_geometry(struct nvme_ns *ns, const struct nvme_id_ns *id)
+{
+	uint8_t idx = (uint8_t)((id->flbas & NVME_NS_FLBAS_LOWER_MASK) |
+				((id->flbas & NVME_NS_FLBAS_HIGHER_MASK) >> 5) << 4);
+
+	if (!id->nsze || id->lbaf[idx].ds < 9 || id->lbaf[idx].ds > 16)
+		return false;
+	ns->nsze = le64toh(id->nsze);
+	ns->lba_shift = id->lbaf[idx].ds;
+	ns->ms = le16toh(id->lbaf[idx].ms);
+	ns->ext = ns->ms && (id->flbas & NVME_NS_FLBAS_META_EXT);
+	return true;
+}
+
+static struct nvme_ns *nvme_find_ns(struct nvme_host *h, uint32_t nsid)
+{
+	for (unsigned i = 0; i < h->nr_ns; i++)
+		if (!h->ns[i]->gone && h->ns[i]->nsid == nsid)
+			return h->ns[i];
+	return NULL;
+}
+
+static bool in_list(const uint32_t *list, uint32_t nsid)
+{
+	for (unsigned i = 0; i < NVME_IDENTIFY_DATA_SIZE / 4 && list[i]; i++)
+		if (le32toh(list[i]) == nsid)
+			return true;
+	return false;
+}
+
+static void nvme_ns_unlink(struct nvme_host *h, struct nvme_ns *ns)
+{
+	ns->gone = true;
+	ucmd_engine_unlink_device(h->engine, ns->ng_name);
+	ucmd_engine_unlink_device(h->engine, ns->blk_name);
+}
+
+int nvme_rescan(struct nvme_host *h)
+{
+	uint32_t *list = page_alloc(NVME_IDENTIFY_DATA_SIZE);
+	struct nvme_id_ns *id = page_alloc(NVME_IDENTIFY_DATA_SIZE);
+	int ret = -ENOMEM;
+
+	if (!list || !id)
+		goto out;
+	pthread_mutex_lock(&h->scan_lock);
+	ret = nvme_identify(h, NVME_IDENTIFY_CNS_NS_ACTIVE_LIST, 0, list);
+	if (ret)
+		goto unlock;
+	for (unsigned i = 0; i < h->nr_ns; i++) {
+		struct nvme_ns *ns = h->ns[i];
+
+		if (ns->gone)
+			continue;
+		memset(id, 0, sizeof(*id));
+		if (in_list(list, ns->nsid) && !nvme_identify(h, NVME_IDENTIFY_CNS_NS, ns->nsid, id) &&
+		    nvme_ns_geometry(ns, id))
+			continue;
+		nvme_ns_unlink(h, ns);
+	}
+	for (unsigned i = 0; i < NVME_IDENTIFY_DATA_SIZE / 4 && list[i]; i++) {
+		uint32_t nsid = le32toh(list[i]);
+		struct nvme_ns *ns;
+
+		if (nvme_find_ns(h, nsid) || h->nr_ns == NVME_IDENTIFY_DATA_SIZE / 4)
+			continue;
+		memset(id, 0, sizeof(*id));
+		if (nvme_identify(h, NVME_IDENTIFY_CNS_NS, nsid, id) || !id->nsze ||
+		    nvme_alloc_ns(h, nsid, id))
+			continue;
+		ns = h->ns[h->nr_ns - 1];
+		if (!h->devices_added)
+			continue;
+		if (ucmd_engine_add_device(h->engine, ns->ng_name, &nvme_ns_chr_fops, ns) ||
+		    ucmd_engine_add_device(h->engine, ns->blk_name, &nvme_bdev_fops, ns))
+			nvme_ns_unlink(h, ns);
+	}
+	ret = 0;
+unlock:
+	pthread_mutex_unlock(&h->scan_lock);
+out:
+	free(list);
+	free(id);
+	return ret;
+}
+
+void nvme_passthru_end(struct nvme_host *h, uint8_t opcode)
+{
+	if (nvme_command_effects(h, true, opcode) & (NVME_CMD_EFFECTS_NIC | NVME_CMD_EFFECTS_NCC))
+		nvme_rescan(h);
+}
+
 static int nvme_add_devices(struct nvme_host *h)
 {
 	int ret = ucmd_engine_add_device(h->engine, h->name, &nvme_dev_fops, h);
@@ -314,6 +407,7 @@ int nvme_host_start(struct nvme_host *h)
 {
 	int ret;
 
+	pthread_mutex_init(&h->scan_lock, NULL);
 	if (!h->opts.nr_io_queues)
 		h->opts.nr_io_queues = 2;
 	if (!h->opts.queue_depth)

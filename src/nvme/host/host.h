@@ -103,6 +103,7 @@ struct nvme_ns {
 	struct request_queue pq;	/* polled queues (if any) */
 	struct blk_disk_stats stats;	/* the block device's, both queues' */
 	char ng_name[32], blk_name[32];
+	bool gone;			/* no longer in the controller's active list: unlinked */
 };
 
 /*
@@ -163,6 +164,7 @@ struct nvme_host {
 	struct nvme_ns **ns;
 	unsigned nr_ns;
 	bool devices_added;
+	pthread_mutex_t scan_lock;	/* one namespace scan at a time */
 	atomic_bool resetting;		/* one reset at a time (Linux: -EBUSY) */
 };
 
@@ -352,6 +354,18 @@ int nvme_enable_ctrl(struct nvme_host *h);
 int nvme_enable_aen(struct nvme_host *h);
 /* NVME_IOCTL_RESET: -EBUSY while another runs, -ENOTTY without transport support */
 int nvme_reset_ctrl(struct nvme_host *h);
+/*
+ * nvme_passthru_end: after a user's admin command whose effects change the
+ * namespace inventory or capabilities (NIC, NCC: namespace management,
+ * attachment, format), the namespaces are scanned again (nvme_rescan).
+ */
+void nvme_passthru_end(struct nvme_host *h, uint8_t opcode);
+/*
+ * Linux's nvme_scan_work: new active namespaces get their devices, gone
+ * ones are unlinked (open files keep them), the others' geometry is read
+ * again. 0 or -errno.
+ */
+int nvme_rescan(struct nvme_host *h);
 
 /* ---- ioctl.c ---- */
 extern const struct ucmd_file_ops nvme_ns_chr_fops, nvme_dev_fops;

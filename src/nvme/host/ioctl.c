@@ -328,6 +328,8 @@ static long nvme_user_cmd64(struct nvme_host *h, struct nvme_ns *ns, void *arg,
 	if (ret)
 		return ret;
 	ret = nvme_execute_rq(rq, &result);
+	if (!ns && ret >= 0)
+		nvme_passthru_end(h, cmd.p.opcode);
 	/* Linux's put_user(): the command ran, but the caller hears -EFAULT. */
 	if (ret >= 0 && copy_to_user(&ucmd->result, &result, sizeof(result)))
 		return -EFAULT;

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Namespaces come and go under `ucmd exec` as on Linux, with Debian's
+# nvme-cli: after create-ns + attach-ns, another process of the same exec
+# (nvme list) and a new exec see /dev/nvme0n2, /dev/ng0n2 and
+# /sys/block/nvme0n2, and data written there is on the new namespace;
+# after delete-ns they are gone. NVME_IOCTL_IO_CMD on /dev/nvme0 (nvme-cli's
+# flush, read and write on the controller's device) is served on the
+# controller's only namespace, EINVAL with two, ENOTTY with none, as
+# Linux's nvme_dev_user_cmd. Get Features 09h per vector, and UNVMCAP
+# following the namespaces created.
+set -euo pipefail
+# shellcheck source=tests/system/lib/daemon.sh
+. "$(dirname "$0")/lib/daemon.sh"
+
+command -v nvme >/dev/null || fail "nvme-cli is missing (scripts/deps.sh installs it)"
+daemon_start --ctrl "$T/ctrl"
+px() {
+	(cd "$T" && timeout -k 5 120 "$UCMD" exec --daemon "$SOCK" -- "$@")
+}
+# "rc=N" of a command, its output in $T/out.txt
+rc_of() {
+	set +e
+	px "$@" >"$T/out.txt" 2>&1
+	echo "rc=$?"
+	set -e
+}
+list() {	# the namespace nodes nvme list shows, one line
+	px nvme list -o json | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+print(" ".join(sorted(d["DevicePath"] for d in j.get("Devices", []))))'
+}
+CNTLID=$(px nvme id-ctrl /dev/nvme0 -o json | python3 -c 'import json, sys; print(json.load(sys.stdin)["cntlid"])')
+
+step "one namespace: nvme flush/write/read on /dev/nvme0 use it (NVME_IOCTL_IO_CMD)"
+[ "$(rc_of nvme flush /dev/nvme0 -n 1)" = rc=0 ] || { cat "$T/out.txt"; fail "flush on nvme0"; }
+python3 -c 'import sys; sys.stdout.buffer.write(b"hotplug!" * 64)' >"$T/w.bin"
+[ "$(rc_of nvme write /dev/nvme0 -n 1 -s 5 -c 0 -z 512 -d "$T/w.bin")" = rc=0 ] ||
+	{ cat "$T/out.txt"; fail "write on nvme0"; }
+timeout 60 "$UCMD" --daemon "$SOCK" read -s 5 -c 0 -z 512 -d "$T/r.bin" >/dev/null
+cmp "$T/w.bin" "$T/r.bin" || fail "nvme write through /dev/nvme0 is not on namespace 1"
+
+unvmcap() {
+	px nvme id-ctrl /dev/nvme0 -o json | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+print(int(j["tnvmcap"]) - int(j["unvmcap"]), j["unvmcap"])'
+}
+step "Get Features 09h for every vector nvme-cli may ask; TNVMCAP less UNVMCAP is the namespaces"
+for iv in 0 1 2; do
+	px nvme get-feature /dev/nvme0 -f 9 --cdw11=$iv -H >"$T/out.txt" 2>&1 ||
+		{ cat "$T/out.txt"; fail "get-feature 9 vector $iv"; }
+	grep -q "Interrupt Vector   (IV): $iv\$" "$T/out.txt" || { cat "$T/out.txt"; fail "vector $iv"; }
+done
+NS1_BYTES=$(px nvme id-ns /dev/nvme0n1 -o json | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+print(j["nsze"] * (1 << j["lbafs"][j["flbas"] & 0xf]["ds"]))')
+read -r used before < <(unvmcap)
+[ "$used" = "$NS1_BYTES" ] || fail "TNVMCAP - UNVMCAP is $used, namespace 1 has $NS1_BYTES bytes"
+
+step "create-ns + attach-ns in one process; another process and a new exec see nvme0n2"
+px sh -c "nvme create-ns /dev/nvme0 --nsze=4096 --ncap=4096 --flbas=0 &&
+	nvme attach-ns /dev/nvme0 -n 2 -c $CNTLID && nvme list -o json >'$T/same.json' &&
+	cat /sys/block/nvme0n2/size && test -b /dev/nvme0n2 && test -c /dev/ng0n2" >"$T/out.txt" 2>&1 ||
+	{ cat "$T/out.txt"; fail "create/attach"; }
+grep -qx 4096 "$T/out.txt" || { cat "$T/out.txt"; fail "/sys/block/nvme0n2/size"; }
+grep -q '"/dev/nvme0n2"' "$T/same.json" || fail "nvme list in the same exec misses nvme0n2"
+[ "$(list)" = "/dev/nvme0n1 /dev/nvme0n2" ] || fail "a new exec lists '$(list)'"
+python3 -c 'import sys; sys.stdout.buffer.write(bytes(range(256)) * 16)' >"$T/n2.bin"
+px dd if="$T/n2.bin" of=/dev/nvme0n2 bs=4096 seek=1 oflag=direct status=none ||
+	fail "dd to nvme0n2"
+timeout 60 "$UCMD" --daemon "$SOCK" read -n 2 -s 8 -c 7 -z 4096 -d "$T/n2r.bin" >/dev/null
+cmp "$T/n2.bin" "$T/n2r.bin" || fail "what dd wrote is not on namespace 2"
+
+read -r used after < <(unvmcap)
+[ "$((before - after))" = $((4096 * 512)) ] || fail "UNVMCAP went from $before to $after"
+
+step "two namespaces: NVME_IOCTL_IO_CMD on /dev/nvme0 is EINVAL"
+[ "$(rc_of nvme flush /dev/nvme0 -n 1)" != rc=0 ] || fail "flush on nvme0 with two namespaces"
+grep -q "Invalid argument" "$T/out.txt" || { cat "$T/out.txt"; fail "not EINVAL"; }
+
+step "delete-ns 2: /dev/nvme0n2 and its sysfs are gone, in the process and in a new exec"
+px sh -c "nvme delete-ns /dev/nvme0 -n 2 && test ! -e /dev/nvme0n2 && test ! -e /dev/ng0n2 &&
+	test ! -e /sys/block/nvme0n2" >"$T/out.txt" 2>&1 || { cat "$T/out.txt"; fail "delete-ns"; }
+[ "$(list)" = "/dev/nvme0n1" ] || fail "after delete-ns a new exec lists '$(list)'"
+[ "$(rc_of test -e /dev/nvme0n2)" = rc=1 ] || fail "/dev/nvme0n2 is still there"
+[ "$(rc_of nvme flush /dev/nvme0 -n 1)" = rc=0 ] || { cat "$T/out.txt"; fail "one namespace again"; }
+
+step "no namespace: NVME_IOCTL_IO_CMD on /dev/nvme0 is ENOTTY"
+px nvme delete-ns /dev/nvme0 -n 1 >/dev/null 2>&1 || fail "delete-ns 1"
+[ "$(list)" = "" ] || fail "no namespace, yet nvme list shows '$(list)'"
+[ "$(rc_of nvme flush /dev/nvme0 -n 1)" != rc=0 ] || fail "flush with no namespace"
+grep -q "Inappropriate ioctl" "$T/out.txt" || { cat "$T/out.txt"; fail "not ENOTTY"; }
+
+echo "exec_hotplug: ok"
