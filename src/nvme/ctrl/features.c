@@ -15,8 +15,9 @@
 #define CAP_SAVEABLE	(1u << 0)
 #define CAP_NS		(1u << 1)
 #define CAP_CHANGEABLE	(1u << 2)
-/* Async events we can generate: SMART temperature/spare, ns attribute */
-#define AEC_SUPPORTED	(NVME_SMART_CRIT_SPARE | NVME_SMART_CRIT_TEMPERATURE | NVME_CTRL_OAES_NA)
+/* Async events we can generate: SMART temperature/spare, ns attribute, zone descriptor */
+#define AEC_SUPPORTED	(NVME_SMART_CRIT_SPARE | NVME_SMART_CRIT_TEMPERATURE | NVME_CTRL_OAES_NA | \
+			 NVME_CTRL_OAES_ZD)
 
 static const struct {
 	bool supported, saveable;
