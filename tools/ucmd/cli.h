@@ -9,6 +9,7 @@
 
 #include "args.h"
 #include "print.h"
+#include "ucmd/ctrl.h"
 #include "ucmd/ucmd.h"
 
 struct ucmd_ctrl;
@@ -60,6 +61,8 @@ typedef int (*cli_fn)(struct cli *cli, int argc, char **argv);
 /* session.c */
 /* --hostnqn: the host NQN of an nvme-tcp:// controller (NULL: /etc/nvme/hostnqn or generated) */
 extern const char *session_hostnqn;
+/* create-ctrl: the first namespace's format and zones (NULL: 512-byte blocks, not zoned) */
+extern const struct ucmd_ns_params *session_bootstrap_ns;
 /*
  * The controller in dir. bootstrap_blocks 0: it must exist (-ENOENT
  * otherwise, said on stderr); else a directory without a controller is

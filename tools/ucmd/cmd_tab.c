@@ -218,8 +218,18 @@ static const struct opt show_regs_opts[] = {
 static const struct opt run_opts[] = {
 	U64("size", 's', size, "bytes to write, verify and read (multiple of 128 KiB)"), END };
 
+#define SIZE(l, field, h) { l, 0, OPT_SIZE, F(field), 0, 0, 0, "SIZE", h }
 static const struct opt create_ctrl_opts[] = {
-	U64("nsze", 's', nsze, "blocks of 512 bytes of the first namespace (default 1 GiB)"),
+	U64("nsze", 's', nsze, "blocks of the first namespace (default 1 GiB of them)"),
+	U32("lbaf", 'l', lbaf, 7, 0, "LBA format of the first namespace: 0 512 B, 4 4 KiB ..."),
+	FLAG("zns", 0, zns, "make namespace 1 zoned (Zoned Namespace Command Set)"),
+	SIZE("zone-size", zone_size, "zone size in bytes (default 128M; any block multiple)"),
+	SIZE("zone-cap", zone_cap, "writable bytes of each zone (default: the zone size)"),
+	U32("max-open", 0, max_open, 0, 0, "zones open at once (default 0: no limit)"),
+	U32("max-active", 0, max_active, 0, 0, "open or closed zones (default 0: no limit)"),
+	U32("zasl", 0, zasl, 255, 0, "zone append size limit, 2^N 4 KiB pages (0: MDTS)"),
+	U32("nr-conv", 0, nr_conv, 0, 0, "must be 0: ZNS zones are sequential write required"),
+	FLAG("cross-read", 0, cross_read, "reads may cross zone boundaries"),
 	END };
 
 const struct cmd_spec cli_specs[] = {
