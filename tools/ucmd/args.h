@@ -88,8 +88,13 @@ struct cmd_args {
 	/* create-ctrl */
 	bool create;
 	bool zns, cross_read;
-	uint64_t zone_size, zone_cap;	/* bytes */
+	uint64_t zone_size, zone_cap, zd_ext_size;	/* bytes */
 	uint32_t max_open, max_active, zasl, nr_conv;
+	/* zns (nvme-cli's zns plugin) */
+	uint32_t descs, state, zsa, zra, zrasf, prinfo, lbat, lbatm;
+	uint64_t ref_tag, metadata_size;
+	bool extended, partial, select_all, zsaso, zrwaa, limited_retry, piremap, latency;
+	const char *metadata;
 	/* which options the command line gave, by table index */
 	bool seen[CLI_MAX_OPTS];
 };

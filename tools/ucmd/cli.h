@@ -152,6 +152,20 @@ int cmd_device_self_test(struct cli *cli, int argc, char **argv);
 int cmd_fw_download(struct cli *cli, int argc, char **argv);
 int cmd_fw_commit(struct cli *cli, int argc, char **argv);
 int cmd_create_ctrl(struct cli *cli, int argc, char **argv);
+/* cmd_zns.c: `ucmd zns ...` */
+int cmd_zns_id_ctrl(struct cli *cli, int argc, char **argv);
+int cmd_zns_id_ns(struct cli *cli, int argc, char **argv);
+int cmd_zns_report_zones(struct cli *cli, int argc, char **argv);
+int cmd_zns_reset_zone(struct cli *cli, int argc, char **argv);
+int cmd_zns_close_zone(struct cli *cli, int argc, char **argv);
+int cmd_zns_finish_zone(struct cli *cli, int argc, char **argv);
+int cmd_zns_open_zone(struct cli *cli, int argc, char **argv);
+int cmd_zns_offline_zone(struct cli *cli, int argc, char **argv);
+int cmd_zns_set_zone_desc(struct cli *cli, int argc, char **argv);
+int cmd_zns_changed_zone_list(struct cli *cli, int argc, char **argv);
+int cmd_zns_zone_mgmt_recv(struct cli *cli, int argc, char **argv);
+int cmd_zns_zone_mgmt_send(struct cli *cli, int argc, char **argv);
+int cmd_zns_zone_append(struct cli *cli, int argc, char **argv);
 int cmd_version(struct cli *cli, int argc, char **argv);
 int cmd_help(struct cli *cli, int argc, char **argv);
 /* bench: its options before any session; returns 1 after --help, <0 on error */

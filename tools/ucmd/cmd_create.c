@@ -22,7 +22,7 @@ static int zns_params(const struct cmd_args *a, uint32_t bs, uint64_t blocks,
 
 	if (!a->zns) {
 		if (a->zone_size || a->zone_cap || a->max_open || a->max_active || a->zasl ||
-		    a->cross_read || a->nr_conv) {
+		    a->cross_read || a->nr_conv || a->zd_ext_size) {
 			fprintf(stderr, "create-ctrl: zone options need --zns\n");
 			return 2;
 		}
@@ -54,6 +54,12 @@ static int zns_params(const struct cmd_args *a, uint32_t bs, uint64_t blocks,
 			a->max_open, a->max_active);
 		return 2;
 	}
+	if (a->zd_ext_size % 64 || a->zd_ext_size > 255 * 64) {
+		fprintf(stderr, "create-ctrl: --zd-ext-size must be a multiple of 64 up to %u\n",
+			255 * 64);
+		return 2;
+	}
+	zp->zdes = (uint8_t)(a->zd_ext_size / 64);
 	zp->max_open = a->max_open;
 	zp->max_active = a->max_active;
 	zp->zasl = (uint8_t)a->zasl;

@@ -68,6 +68,19 @@ static const struct {
 	{ "policy", cmd_policy },
 	{ "exec", cmd_exec },
 	{ "create-ctrl", cmd_create_ctrl },
+	{ "zns id-ctrl", cmd_zns_id_ctrl },
+	{ "zns id-ns", cmd_zns_id_ns },
+	{ "zns report-zones", cmd_zns_report_zones },
+	{ "zns reset-zone", cmd_zns_reset_zone },
+	{ "zns close-zone", cmd_zns_close_zone },
+	{ "zns finish-zone", cmd_zns_finish_zone },
+	{ "zns open-zone", cmd_zns_open_zone },
+	{ "zns offline-zone", cmd_zns_offline_zone },
+	{ "zns set-zone-desc", cmd_zns_set_zone_desc },
+	{ "zns changed-zone-list", cmd_zns_changed_zone_list },
+	{ "zns zone-mgmt-recv", cmd_zns_zone_mgmt_recv },
+	{ "zns zone-mgmt-send", cmd_zns_zone_mgmt_send },
+	{ "zns zone-append", cmd_zns_zone_append },
 	{ "version", cmd_version },
 	{ "help", cmd_help },
 };
@@ -223,6 +236,14 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	const char *name = argv[cmdi];
+	char plugin[64];
+
+	/* nvme-cli's plugin commands are two words: `ucmd zns report-zones` */
+	if (!strcmp(name, "zns") && cmdi + 1 < argc &&
+	    snprintf(plugin, sizeof(plugin), "zns %s", argv[cmdi + 1]) < (int)sizeof(plugin)) {
+		name = plugin;
+		cmdi++;
+	}
 	const struct cmd_spec *spec = cli_spec_find(name);
 	cli_fn fn = spec ? impl_of(name) : NULL;
 	if (!fn) {
