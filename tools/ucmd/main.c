@@ -118,6 +118,22 @@ static void usage(FILE *f)
 		fprintf(f, "  %-18s %s\n", c->name, c->summary);
 }
 
+/* `ucmd zns` alone, with help, or with an option first: the plugin's commands */
+static int zns_usage(int argc, char **argv)
+{
+	bool help = argc == 0;
+
+	for (int i = 0; i < argc; i++)
+		help |= !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h") ||
+			!strcmp(argv[i], "help");
+	fprintf(help ? stdout : stderr, "usage: ucmd zns <command> [<args>]\n\n"
+		"Zoned Namespace Command Set (nvme-cli's zns plugin)\n\ncommands:\n");
+	for (const struct cmd_spec *c = cli_specs; c->name; c++)
+		if (!strncmp(c->name, "zns ", 4))
+			fprintf(help ? stdout : stderr, "  %-18s %s\n", c->name + 4, c->summary);
+	return help ? 0 : 2;
+}
+
 int cmd_version(struct cli *cli, int argc, char **argv)
 {
 	(void)cli;
@@ -239,7 +255,10 @@ int main(int argc, char **argv)
 	char plugin[64];
 
 	/* nvme-cli's plugin commands are two words: `ucmd zns report-zones` */
-	if (!strcmp(name, "zns") && cmdi + 1 < argc &&
+	if (!strcmp(name, "zns") && (cmdi + 1 >= argc || argv[cmdi + 1][0] == '-' ||
+				     !strcmp(argv[cmdi + 1], "help")))
+		return zns_usage(argc - cmdi - 1, argv + cmdi + 1);
+	if (!strcmp(name, "zns") &&
 	    snprintf(plugin, sizeof(plugin), "zns %s", argv[cmdi + 1]) < (int)sizeof(plugin)) {
 		name = plugin;
 		cmdi++;
