@@ -32,6 +32,8 @@ static const struct {
 	[NVME_FEAT_FID_WRITE_ATOMIC] = { true, true },
 	[NVME_FEAT_FID_ASYNC_EVENT]  = { true, true },
 	[NVME_FEAT_FID_TIMESTAMP]    = { true, false },
+	/* the I/O Command Set Combination in use: index 0, the only one (identify.c) */
+	[NVME_FEAT_FID_IOCS_PROFILE] = { true, false },
 };
 
 void nvmet_features_defaults(struct nvmet_feat_vals *f)
@@ -79,6 +81,7 @@ static uint16_t get_value(struct ucmd_ctrl *c, const struct nvmet_feat_vals *f, 
 	case NVME_FEAT_FID_IRQ_COALESCE: *dw0 = f->irq_coalesce; break;
 	case NVME_FEAT_FID_WRITE_ATOMIC: *dw0 = f->write_atomic; break;
 	case NVME_FEAT_FID_ASYNC_EVENT: *dw0 = f->async_event; break;
+	case NVME_FEAT_FID_IOCS_PROFILE: *dw0 = 0; break;
 	default: return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
 	}
 	return 0;
@@ -150,6 +153,11 @@ static uint16_t set_value(struct ucmd_ctrl *c, struct nvmet_feat_vals *f, uint8_
 	case NVME_FEAT_FID_IRQ_COALESCE: f->irq_coalesce = v & 0xffff; break;
 	case NVME_FEAT_FID_WRITE_ATOMIC: f->write_atomic = v & 1; break;
 	case NVME_FEAT_FID_ASYNC_EVENT: f->async_event = v & AEC_SUPPORTED; break;
+	case NVME_FEAT_FID_IOCS_PROFILE:
+		/* IOCSCI names a combination; only index 0 (NVM and Zoned) exists */
+		if (v & 0x1ff)
+			return UCMD_CMD(NVME_SC_IOCS_COMBINATION_REJECTED) | UCMD_DNR;
+		break;
 	default: return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
 	}
 	(void)c;

@@ -207,6 +207,16 @@ static void test_identify(void **state)
 	assert_int_equal(host_identify(&f->h, NVME_IDENTIFY_CNS_COMMAND_SET_STRUCTURE, 0, 0, buf),
 			 0);
 	assert_int_equal(le64toh(((uint64_t *)buf)[0]), 1u << NVME_CSI_NVM | 1u << NVME_CSI_ZNS);
+	/* I/O Command Set Profile: that combination, index 0, and no other */
+	uint32_t v = 7;
+
+	assert_int_equal(host_set_feature(&f->h, NVME_FEAT_FID_IOCS_PROFILE, 0, false, NULL), 0);
+	assert_int_equal(host_get_feature(&f->h, NVME_FEAT_FID_IOCS_PROFILE, 0, 0, &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(host_set_feature(&f->h, NVME_FEAT_FID_IOCS_PROFILE, 1, false, NULL),
+			 ZST(NVME_SC_IOCS_COMBINATION_REJECTED));
+	assert_int_equal(host_set_feature(&f->h, NVME_FEAT_FID_IOCS_PROFILE, 0, true, NULL),
+			 ZST(NVME_SC_FEATURE_NOT_SAVEABLE));
 }
 
 static uint16_t get_log_csi(struct fx *f, uint8_t lid, uint8_t csi, bool rae, void *buf,
