@@ -442,6 +442,27 @@ void nvmet_zns_params(const struct nvmet_ns *ns, struct ucmd_zns_params *zp)
 	zp->cross_read = zn->cross_read;
 }
 
+void nvmet_zns_erase(struct nvmet_ns *ns)
+{
+	struct nvmet_zoned *zn = ns->zoned;
+
+	if (!zn)
+		return;
+	for (uint32_t i = 0; i < zn->nr_zones; i++) {
+		/* a zone whose media failed cannot be erased: it goes offline */
+		if (zn->z[i].zs == NVME_ZNS_ZS_READ_ONLY || zn->z[i].zs == NVME_ZNS_ZS_OFFLINE) {
+			zn->z[i].zs = NVME_ZNS_ZS_OFFLINE;
+		} else {
+			zn->z[i].wp = htole64(nvmet_zone_slba(zn, i));
+			zn->z[i].zs = NVME_ZNS_ZS_EMPTY;
+		}
+		zn->z[i].za = 0;
+	}
+	if (zn->zdes)
+		memset(zn->ext, 0, (size_t)zn->nr_zones * zn->zdes * 64);
+	zones_settle(ns);
+}
+
 uint16_t nvmet_zns_format(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t old_ds)
 {
 	struct nvmet_zoned *zn = ns->zoned;
@@ -452,14 +473,7 @@ uint16_t nvmet_zns_format(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t old
 	/* the zone keeps its size in bytes; its block count follows the format */
 	zn->zsze = zn->zsze * old_ds / ds;
 	zn->zcap = zn->zcap * old_ds / ds;
-	for (uint32_t i = 0; i < zn->nr_zones; i++) {
-		zn->z[i].wp = htole64(nvmet_zone_slba(zn, i));
-		zn->z[i].zs = NVME_ZNS_ZS_EMPTY;
-		zn->z[i].za = 0;
-	}
-	if (zn->zdes)
-		memset(zn->ext, 0, (size_t)zn->nr_zones * zn->zdes * 64);
-	zones_settle(ns);
+	nvmet_zns_erase(ns);
 	zn->nr_changed = 0;
 	zn->changed_overflow = false;
 	(void)c;

@@ -52,6 +52,8 @@ void nvmet_zns_free(struct ucmd_ctrl *c, struct nvmet_ns *ns, bool remove_file);
 void nvmet_zns_params(const struct nvmet_ns *ns, struct ucmd_zns_params *zp);
 /* Every zone back to Empty after a format (the block size may change) */
 uint16_t nvmet_zns_format(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t old_ds);
+/* The data is gone (sanitize, format): every zone Empty, a failed one Offline */
+void nvmet_zns_erase(struct nvmet_ns *ns);
 /* Open zones are closed at a controller reset */
 void nvmet_zns_reset(struct ucmd_ctrl *c);
 /*

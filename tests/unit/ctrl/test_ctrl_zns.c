@@ -523,6 +523,42 @@ static void test_changed_zones(void **state)
 	assert_int_equal(zs(f, 3), NVME_ZNS_ZS_OFFLINE);
 }
 
+/* Format and Sanitize erase the zones: Empty, the failed one Offline */
+static void test_format_sanitize(void **state)
+{
+	struct fx *f = *state;
+	struct ucmd_nvme_sqe fmt = { .opcode = nvme_admin_format_nvm, .nsid = f->nsid };
+	struct ucmd_nvme_sqe san = { .opcode = nvme_admin_sanitize_nvm,
+				     .cdw10 = NVME_SANITIZE_SANACT_START_BLOCK_ERASE };
+	struct nvme_sanitize_log_page *l = host_alloc(&f->h, sizeof(*l));
+	unsigned i;
+
+	assert_int_equal(wr(f, 0, 3), 0);
+	assert_int_equal(zms(f, ZSZE, NVME_ZNS_ZSA_FINISH, false, NULL, 0), 0);
+	assert_int_equal(nvmet_zns_fail_zone(f->h.ctrl, f->nsid, 2, false), 0);
+	assert_int_equal(host_cmd(&f->h, 0, &fmt, NULL), 0);
+	assert_int_equal(zs(f, 0), NVME_ZNS_ZS_EMPTY);
+	assert_int_equal(wp(f, 0), 0);
+	assert_int_equal(zs(f, 1), NVME_ZNS_ZS_EMPTY);
+	assert_int_equal(zs(f, 2), NVME_ZNS_ZS_OFFLINE);
+	/* 4 KiB blocks: 100 blocks of 512 bytes are no whole number of them */
+	fmt.cdw10 = 4;
+	assert_int_equal(host_cmd(&f->h, 0, &fmt, NULL), SC(1, NVME_SC_INVALID_FORMAT) | DNR);
+	assert_int_equal(wr(f, 3 * ZSZE, 5), 0);
+	assert_int_equal(host_cmd(&f->h, 0, &san, NULL), 0);
+	for (i = 0; i < 1000; i++) {
+		assert_int_equal(host_get_log(&f->h, NVME_LOG_LID_SANITIZE, 0, l, sizeof(*l)), 0);
+		if ((l->sstat & 7) != NVME_SANITIZE_SSTAT_STATUS_IN_PROGESS)
+			break;
+	}
+	assert_int_equal(l->sstat & 7, NVME_SANITIZE_SSTAT_STATUS_COMPLETE_SUCCESS);
+	assert_int_equal(zs(f, 3), NVME_ZNS_ZS_EMPTY);
+	assert_int_equal(wp(f, 3), 3 * ZSZE);
+	assert_int_equal(zs(f, 2), NVME_ZNS_ZS_OFFLINE);
+	/* and the zones work: written from their start */
+	assert_int_equal(wr(f, 3 * ZSZE, 1), 0);
+}
+
 /* A controller directory: write pointers and states come back after a restart */
 static void test_persist(void **state)
 {
@@ -581,6 +617,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_report_mdts, setup_mdts, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_input_changes_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_changed_zones, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_format_sanitize, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_persist, setup, teardown),
 	};
 
