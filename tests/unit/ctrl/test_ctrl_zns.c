@@ -523,6 +523,27 @@ static void test_changed_zones(void **state)
 	assert_int_equal(zs(f, 3), NVME_ZNS_ZS_OFFLINE);
 }
 
+/* A Controller Level Reset closes the open zones, which keep their write pointers */
+static void test_controller_reset(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(wr(f, 0, 3), 0);
+	assert_int_equal(zms(f, ZSZE, NVME_ZNS_ZSA_OPEN, false, NULL, 0), 0);
+	assert_int_equal(zs(f, 0), NVME_ZNS_ZS_IMPL_OPEN);
+	host_disable(&f->h);
+	assert_int_equal(host_enable(&f->h, HOST_ADMIN_QD), 0);
+	assert_int_equal(host_create_io_queue(&f->h, 1, 64, true, 1), 0);
+	assert_int_equal(zs(f, 0), NVME_ZNS_ZS_CLOSED);
+	assert_int_equal(wp(f, 0), 3);
+	assert_int_equal(zs(f, 1), NVME_ZNS_ZS_CLOSED);
+	/* still three active zones at most: two are Closed, one more may open */
+	assert_int_equal(wr(f, 2 * ZSZE, 1), 0);
+	assert_int_equal(wr(f, 3 * ZSZE, 1), ZST(NVME_SC_ZNS_TOO_MANY_ACTIVE));
+	assert_int_equal(wr(f, 3, 1), 0);
+	assert_int_equal(wp(f, 0), 4);
+}
+
 /* Format and Sanitize erase the zones: Empty, the failed one Offline */
 static void test_format_sanitize(void **state)
 {
@@ -617,6 +638,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_report_mdts, setup_mdts, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_input_changes_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_changed_zones, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_controller_reset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_format_sanitize, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_persist, setup, teardown),
 	};
