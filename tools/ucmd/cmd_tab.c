@@ -118,7 +118,8 @@ static const struct opt create_ns_opts[] = {
 	  "size of ns (NSZE), in blocks (required)" },
 	U64("ncap", 'c', ncap, "capacity of ns (NCAP), default NSZE"),
 	U32("flbas", 'f', flbas, 0xff, 0, "Formatted LBA size (FLBAS)"),
-	U32("timeout", 't', timeout, 0, 0, "timeout value, in milliseconds"), END };
+	U32("timeout", 't', timeout, 0, 0, "timeout value, in milliseconds"),
+	U32("csi", 'y', csi, 0xff, 0, "command set identifier (CSI): 0 NVM, 2 zoned"), END };
 
 static const struct opt delete_ns_opts[] = {
 	{ "namespace-id", 'n', OPT_U32, F(nsid), 0, 0, OPT_REQUIRED | OPT_NONZERO, "NUM",

@@ -84,7 +84,7 @@ static uint16_t ns_create(struct ucmd_ctrl *c, struct nvmet_req *req)
 
 	if (!id)
 		return UCMD_GEN(NVME_SC_INTERNAL);
-	if (csi != NVME_CSI_NVM) {
+	if (csi != NVME_CSI_NVM && csi != NVME_CSI_ZNS) {
 		st = UCMD_CMD(NVME_SC_IOCS_NOT_SUPPORTED) | UCMD_DNR;
 		goto out;
 	}
@@ -101,6 +101,14 @@ static uint16_t ns_create(struct ucmd_ctrl *c, struct nvmet_req *req)
 	if (p.lbaf >= UCMD_NR_LBAF || id->dps) {
 		st = ST_FORMAT;
 		goto out;
+	}
+	if (csi == NVME_CSI_ZNS) {
+		/* QEMU's zoned defaults: 128 MiB zones, all writable, no limits */
+		p.zoned.zone_size = (128ull << 20) / nvmet_lbaf_ds(p.lbaf);
+		if (p.nsze < p.zoned.zone_size) {
+			st = ST_INVALID;
+			goto out;
+		}
 	}
 	nsid = nvmet_ns_add(c, &p, 0);
 	if (nsid == -ENOSPC)

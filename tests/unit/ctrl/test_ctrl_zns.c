@@ -523,6 +523,41 @@ static void test_changed_zones(void **state)
 	assert_int_equal(zs(f, 3), NVME_ZNS_ZS_OFFLINE);
 }
 
+/* Namespace Management creates a zoned namespace with CSI 02h (QEMU's 128 MiB zones) */
+static void test_ns_create_csi(void **state)
+{
+	struct fx *f = *state;
+	struct ucmd_nvme_sqe sqe = { .opcode = nvme_admin_ns_mgmt, .cdw11 = 2u << 24 };
+	struct nvme_id_ns *id = host_alloc(&f->h, 4096);
+	struct nvme_zns_id_ns *z = host_alloc(&f->h, 4096);
+	struct ucmd_nvme_cqe cqe;
+
+	id->nsze = id->ncap = htole64(3 * 262144 + 5);
+	host_set_prp(&f->h, &sqe, id, 4096);
+	assert_int_equal(host_cmd(&f->h, 0, &sqe, &cqe), 0);
+	assert_int_equal(cqe.dw0, 2);
+	assert_int_equal(host_identify(&f->h, NVME_IDENTIFY_CNS_ALLOCATED_NS, 2, 0, id), 0);
+	assert_int_equal(le64toh(id->nsze), 3 * 262144);
+	/* attached, it answers CNS 05h for CSI 02h */
+	{
+		struct ucmd_nvme_sqe at = { .opcode = nvme_admin_ns_attach, .nsid = 2 };
+		struct nvme_ctrl_list *cl = host_alloc(&f->h, 4096);
+
+		cl->num = htole16(1);
+		cl->identifier[0] = htole16(f->h.params.cntlid ? f->h.params.cntlid : 1);
+		host_set_prp(&f->h, &at, cl, 4096);
+		assert_int_equal(host_cmd(&f->h, 0, &at, NULL), 0);
+	}
+	assert_int_equal(host_identify(&f->h, NVME_IDENTIFY_CNS_CSI_NS, 2, NVME_CSI_ZNS, z), 0);
+	assert_int_equal(le64toh(z->lbafe[0].zsze), 262144);
+	/* smaller than one zone: Invalid Field; another command set: not supported */
+	id->nsze = id->ncap = htole64(1000);
+	host_set_prp(&f->h, &sqe, id, 4096);
+	assert_int_equal(host_cmd(&f->h, 0, &sqe, NULL), ST_INVALID);
+	sqe.cdw11 = 1u << 24;
+	assert_int_equal(host_cmd(&f->h, 0, &sqe, NULL), SC(1, NVME_SC_IOCS_NOT_SUPPORTED) | DNR);
+}
+
 /* A Controller Level Reset closes the open zones, which keep their write pointers */
 static void test_controller_reset(void **state)
 {
@@ -638,6 +673,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_report_mdts, setup_mdts, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_input_changes_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_changed_zones, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ns_create_csi, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_controller_reset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_format_sanitize, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_persist, setup, teardown),
