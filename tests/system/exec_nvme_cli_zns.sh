@@ -46,6 +46,17 @@ expect_zone() {
 	[ "$got" = "$2" ] || bad "zone $1: '$got', expected '$2'"
 }
 
+step "create-ctrl refuses what cannot be: usage errors (2), nothing created"
+for bad_args in "--zone-size=1M" "--zns --nr-conv=1" "--zns --zone-size=1000" \
+	"--zns --zone-size=64K --zone-cap=128K" "--zns --max-open=4 --max-active=2" \
+	"--zns --zd-ext-size=100" "--zns --zone-size=2G"; do
+	rc=0
+	# shellcheck disable=SC2086
+	"$UCMD" --ctrl "$dir/bad" create-ctrl $bad_args >/dev/null 2>&1 || rc=$?
+	[ "$rc" = 2 ] || bad "create-ctrl $bad_args: exit $rc, expected 2"
+	[ ! -e "$dir/bad/ctrl.json" ] || bad "create-ctrl $bad_args made a controller"
+done
+
 step "a zoned controller: 6 zones of 96 KiB (not a power of two), 80 KiB writable"
 "$UCMD" --ctrl "$ctrl" create-ctrl --zns --nsze=1152 --zone-size=96K --zone-cap=80K \
 	--max-open=2 --max-active=3 --zd-ext-size=64 >/dev/null || fail "create-ctrl --zns"
