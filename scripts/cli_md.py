@@ -14,11 +14,15 @@ import subprocess
 import sys
 
 OPT_RE = re.compile(r"^\s+\[\s+--([A-Za-z0-9-]+)(?:=<[^>]*>)?(?:, -(\S))?")
-ROW_RE = re.compile(r"^\| `([a-z0-9-]+)` \| (?:`(--[a-z0-9-]+)`|—) \| (?:`(-\S)`|—) \| (yes|no) \| (yes|no) \|")
+ROW_RE = re.compile(r"^\| `([a-z0-9 -]+)` \| (?:`(--[a-z0-9-]+)`|—) \| (?:`(-\S)`|—) \| (yes|no) \| (yes|no) \|")
 
 
-def nvme_tables():
-    out = subprocess.run(["nvme", "help"], capture_output=True, text=True).stdout
+# the plugins ucmd follows: their commands are "PLUGIN CMD" (`nvme zns report-zones`)
+PLUGINS = ["zns"]
+
+
+def subcommands(argv):
+    out = subprocess.run(argv, capture_output=True, text=True).stdout
     cmds, on = [], False
     for line in out.splitlines():
         if "implemented sub-commands" in line:
@@ -28,9 +32,17 @@ def nvme_tables():
             break
         if on:
             cmds.append(line.split()[0])
+    return cmds
+
+
+def nvme_tables():
+    cmds = subcommands(["nvme", "help"])
+    for p in PLUGINS:
+        cmds += ["%s %s" % (p, c) for c in subcommands(["nvme", p, "help"])
+                 if c not in ("version", "help")]
     tab = {}
     for c in cmds:
-        h = subprocess.run(["nvme", c, "--help"], capture_output=True, text=True,
+        h = subprocess.run(["nvme"] + c.split() + ["--help"], capture_output=True, text=True,
                            stdin=subprocess.DEVNULL, timeout=10)
         opts = []
         for line in (h.stdout + h.stderr).splitlines():
@@ -129,7 +141,7 @@ HEADER = """# ucmd's CLI and nvme-cli 2.3
 
 ucmd's commands take nvme-cli's options, long and short, in nvme-cli's
 positions (after the command name: `ucmd id-ns -n 2 -o json`), with
-nvme-cli's defaults. This table lists every command `nvme help` lists (Debian's
+nvme-cli's defaults. This table lists every command `nvme help` and `nvme zns help` list (Debian's
 nvme-cli 2.3) and every option its `--help` shows, with whether ucmd has it,
 plus ucmd's own commands and options. tests/system/cli_docs.sh checks it
 against ucmd's option tables (`ucmd help --dump-options`) and nvme-cli itself;
@@ -151,11 +163,17 @@ Differences in behaviour, on purpose:
   is sent) unless `--force`, as nvme-cli; without `--lbaf` it keeps the
   format in use.
 - **`get-feature`** needs `-f` (nvme-cli without it walks every feature).
-- **`show-regs`** reads the registers with Property Get, the only register
-  access ucmd's API offers: an NVMe/TCP controller answers it; a controller
-  that does not support it answers with its NVMe status.
+- **`show-regs`** reads the embedded controller's whole register file with
+  `ucmd_ctrl_regs_read()`, as nvme-cli maps BAR0; through ucmdd or over
+  NVMe/TCP it reads CAP, VS, CC, CSTS and NSSR with Property Get, and a
+  controller that does not support that answers with its NVMe status.
+- **`zns ...`** are nvme-cli's zns plugin (`ucmd zns report-zones`, as
+  `nvme zns report-zones`), with its messages and JSON keys, including
+  2.3's oddities (id-ns prints `frl` for `frl1`..`frl3`, report-zones' JSON
+  has one `attrs`, the zone's ZAI); `zns list` and `zrwa-flush-zone` (no
+  zone random write area here) are not there. `create-ctrl --zns` makes a
+  zoned namespace (see ucmd(1)).
 - **`bench`, `run`, `policy`, `exec`, `create-ctrl`** are ucmd's own.
-
 """
 
 if __name__ == "__main__":

@@ -129,6 +129,24 @@ struct ucmd_ns_params {
 	 */
 	const char *path;
 	bool     attach;	/* attach to this controller after creating */
+	/* A zoned namespace when zoned.zone_size is set (see below) */
+	struct ucmd_zns_params {
+		/*
+		 * Logical blocks per zone (any size, a power of two or not) and
+		 * the writable blocks of each (zone_cap <= zone_size, 0: all).
+		 * The namespace holds nsze / zone_size zones; blocks past the
+		 * last whole zone are not part of it.
+		 */
+		uint64_t zone_size, zone_cap;
+		uint32_t max_open;	/* zones open at once (MOR), 0: no limit */
+		uint32_t max_active;	/* open or closed zones (MAR), 0: no limit */
+		/* Zone Append Size Limit: 2^zasl pages of 4 KiB, 0: MDTS */
+		uint8_t  zasl;
+		/* Zone descriptor extension per zone, in 64-byte units (0: none) */
+		uint8_t  zdes;
+		/* Reads may span zones (OZCS Read Across Zone Boundaries) */
+		bool     cross_read;
+	} zoned;
 };
 
 /*

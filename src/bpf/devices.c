@@ -209,6 +209,16 @@ int ul_read_effects(unsigned x, uint32_t eff[512])
 		if (ioctl(fd, NVME_IOCTL_ADMIN_CMD, &c)) {
 			ret = -EIO;
 			memset(eff, 0, 512 * sizeof(*eff));
+		} else {
+			/* the zoned command set's own opcodes, as ucmd's host merges them */
+			uint32_t z[512];
+
+			c.addr = (__u64)(uintptr_t)z;
+			c.cdw14 = (uint32_t)NVME_CSI_ZNS << 24;
+			if (!ioctl(fd, NVME_IOCTL_ADMIN_CMD, &c))
+				for (unsigned op = 0; op < 256; op++)
+					if (!eff[256 + op])
+						eff[256 + op] = z[256 + op];
 		}
 		close(fd);
 	} else {

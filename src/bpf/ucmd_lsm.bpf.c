@@ -153,6 +153,9 @@ static __always_inline __u32 nvm_op(__u8 op)
 	case 0x08: return UL_VERB_WRITE_ZEROES << 8 | D_KNOWN | D_RANGE | D_DESTR;
 	case 0x0c: return UL_VERB_VERIFY << 8 | D_KNOWN | D_RANGE;
 	case 0x19: return UL_VERB_COPY << 8 | D_KNOWN | D_DESTR;
+	case 0x79: return UL_VERB_WRITE << 8 | D_KNOWN | D_DESTR;	/* zone mgmt send */
+	case 0x7a: return UL_VERB_READ << 8 | D_KNOWN;		/* zone mgmt receive */
+	case 0x7d: return UL_VERB_WRITE << 8 | D_KNOWN | D_DESTR;	/* zone append */
 	}
 	return 0;
 }
@@ -229,9 +232,11 @@ static __always_inline void describe(const struct nvme_fields *c, bool admin, co
 			d->offset = lba_bytes(d->slba, dv->lba_shift);
 			d->length = lba_bytes(d->nlb, dv->lba_shift);
 		}
-	} else if (!admin && (c->opcode == 0x09 || c->opcode == 0x19 ||
-			      d->verb == UL_VERB_UNKNOWN || d->verb == UL_VERB_VENDOR)) {
-		/* Copy and DSM lists live in user memory: judged as any range */
+	} else if (!admin && (c->opcode == 0x09 || c->opcode == 0x19 || c->opcode == 0x79 ||
+			      c->opcode == 0x7d || d->verb == UL_VERB_UNKNOWN ||
+			      d->verb == UL_VERB_VENDOR)) {
+		/* Copy and DSM lists live in user memory, zone commands write
+		 * where the write pointer is: judged as any range */
 		d->range_unknown = 1;
 	} else if (admin && d->destructive) {
 		d->range_unknown = 1;

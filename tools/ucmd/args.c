@@ -157,6 +157,33 @@ static uint64_t opt_max(const struct opt *o)
 	return o->type == OPT_U32 ? UINT32_MAX : UINT64_MAX;
 }
 
+/* A byte count as QEMU's size options take it: 128M, 1G, 4096 */
+static int parse_size(const char *s, uint64_t *out)
+{
+	static const char units[] = "KMGT";
+	char buf[32];
+	size_t len = s ? strlen(s) : 0;
+	const char *u;
+	uint64_t v;
+
+	if (!len || len >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, len + 1);
+	u = strchr(units, buf[len - 1] & ~0x20);
+	if (!u || !(buf[len - 1] & ~0x20))
+		return parse_u64(s, out);
+	buf[len - 1] = 0;
+	if (parse_u64(buf, &v))
+		return -EINVAL;
+	for (const char *p = units; p <= u; p++) {
+		if (v > UINT64_MAX / 1024)
+			return -EINVAL;
+		v *= 1024;
+	}
+	*out = v;
+	return 0;
+}
+
 /* "--long" or "-s": how the user may have spelled it, for messages */
 static const char *opt_name(const struct opt *o, char *buf, size_t len)
 {
@@ -199,6 +226,12 @@ static int set_value(const struct opt *o, struct cmd_args *a, const char *v, cha
 				    "comma-separated, each at most %llu)", v,
 				    opt_name(o, n, sizeof(n)), CLI_MAX_RANGES,
 				    (unsigned long long)max);
+		return 0;
+	case OPT_SIZE:
+		if (parse_size(v, &x) || x > max)
+			return fail(err, errlen, "invalid size '%s' for %s (bytes, with K, M, G or "
+				    "T for KiB, MiB, GiB, TiB)", v, opt_name(o, n, sizeof(n)));
+		*(uint64_t *)p = x;
 		return 0;
 	case OPT_U32:
 	case OPT_U64:
@@ -358,7 +391,7 @@ void cli_args_help(FILE *f, const struct cmd_spec *c)
 static const char *type_name(enum opt_type t)
 {
 	static const char *const names[] = { "flag", "num", "num", "string", "fmt", "list",
-					     "string" };
+					     "string", "size" };
 
 	return names[t];
 }

@@ -46,6 +46,7 @@ enum opt_type {
 	OPT_FMT,	/* enum out_fmt: normal|json|binary */
 	OPT_LIST,	/* struct u64_list, each 0..max */
 	OPT_SANACT,	/* uint32_t: 1..4 or nvme-cli's action names */
+	OPT_SIZE,	/* uint64_t bytes, 0..max, with a K, M, G or T suffix (binary) */
 };
 
 /* flags of an option */
@@ -86,6 +87,14 @@ struct cmd_args {
 	const char *fw;
 	/* create-ctrl */
 	bool create;
+	bool zns, cross_read;
+	uint64_t zone_size, zone_cap, zd_ext_size;	/* bytes */
+	uint32_t max_open, max_active, zasl, nr_conv;
+	/* zns (nvme-cli's zns plugin) */
+	uint32_t descs, state, zsa, zra, zrasf, prinfo, lbat, lbatm;
+	uint64_t ref_tag, metadata_size;
+	bool extended, partial, select_all, zsaso, zrwaa, limited_retry, piremap, latency;
+	const char *metadata;
 	/* which options the command line gave, by table index */
 	bool seen[CLI_MAX_OPTS];
 };

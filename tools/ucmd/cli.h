@@ -9,6 +9,7 @@
 
 #include "args.h"
 #include "print.h"
+#include "ucmd/ctrl.h"
 #include "ucmd/ucmd.h"
 
 struct ucmd_ctrl;
@@ -60,6 +61,8 @@ typedef int (*cli_fn)(struct cli *cli, int argc, char **argv);
 /* session.c */
 /* --hostnqn: the host NQN of an nvme-tcp:// controller (NULL: /etc/nvme/hostnqn or generated) */
 extern const char *session_hostnqn;
+/* create-ctrl: the first namespace's format and zones (NULL: 512-byte blocks, not zoned) */
+extern const struct ucmd_ns_params *session_bootstrap_ns;
 /*
  * The controller in dir. bootstrap_blocks 0: it must exist (-ENOENT
  * otherwise, said on stderr); else a directory without a controller is
@@ -150,6 +153,20 @@ int cmd_device_self_test(struct cli *cli, int argc, char **argv);
 int cmd_fw_download(struct cli *cli, int argc, char **argv);
 int cmd_fw_commit(struct cli *cli, int argc, char **argv);
 int cmd_create_ctrl(struct cli *cli, int argc, char **argv);
+/* cmd_zns.c: `ucmd zns ...` */
+int cmd_zns_id_ctrl(struct cli *cli, int argc, char **argv);
+int cmd_zns_id_ns(struct cli *cli, int argc, char **argv);
+int cmd_zns_report_zones(struct cli *cli, int argc, char **argv);
+int cmd_zns_reset_zone(struct cli *cli, int argc, char **argv);
+int cmd_zns_close_zone(struct cli *cli, int argc, char **argv);
+int cmd_zns_finish_zone(struct cli *cli, int argc, char **argv);
+int cmd_zns_open_zone(struct cli *cli, int argc, char **argv);
+int cmd_zns_offline_zone(struct cli *cli, int argc, char **argv);
+int cmd_zns_set_zone_desc(struct cli *cli, int argc, char **argv);
+int cmd_zns_changed_zone_list(struct cli *cli, int argc, char **argv);
+int cmd_zns_zone_mgmt_recv(struct cli *cli, int argc, char **argv);
+int cmd_zns_zone_mgmt_send(struct cli *cli, int argc, char **argv);
+int cmd_zns_zone_append(struct cli *cli, int argc, char **argv);
 int cmd_version(struct cli *cli, int argc, char **argv);
 int cmd_help(struct cli *cli, int argc, char **argv);
 /* bench: its options before any session; returns 1 after --help, <0 on error */

@@ -192,6 +192,7 @@ int cmd_create_ns(struct cli *cli, int argc, char **argv)
 	id->flbas = (uint8_t)a->flbas;
 	struct nvme_uring_cmd c = { .opcode = nvme_admin_ns_mgmt,
 				    .cdw10 = NVME_NS_MGMT_SEL_CREATE };
+	c.cdw11 = a->csi << 24;
 	c.addr = (uint64_t)(uintptr_t)id;
 	c.data_len = sizeof(*id);
 	c.timeout_ms = a->timeout;

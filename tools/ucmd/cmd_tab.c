@@ -118,7 +118,8 @@ static const struct opt create_ns_opts[] = {
 	  "size of ns (NSZE), in blocks (required)" },
 	U64("ncap", 'c', ncap, "capacity of ns (NCAP), default NSZE"),
 	U32("flbas", 'f', flbas, 0xff, 0, "Formatted LBA size (FLBAS)"),
-	U32("timeout", 't', timeout, 0, 0, "timeout value, in milliseconds"), END };
+	U32("timeout", 't', timeout, 0, 0, "timeout value, in milliseconds"),
+	U32("csi", 'y', csi, 0xff, 0, "command set identifier (CSI): 0 NVM, 2 zoned"), END };
 
 static const struct opt delete_ns_opts[] = {
 	{ "namespace-id", 'n', OPT_U32, F(nsid), 0, 0, OPT_REQUIRED | OPT_NONZERO, "NUM",
@@ -218,9 +219,76 @@ static const struct opt show_regs_opts[] = {
 static const struct opt run_opts[] = {
 	U64("size", 's', size, "bytes to write, verify and read (multiple of 128 KiB)"), END };
 
+#define SIZE(l, field, h) { l, 0, OPT_SIZE, F(field), 0, 0, 0, "SIZE", h }
 static const struct opt create_ctrl_opts[] = {
-	U64("nsze", 's', nsze, "blocks of 512 bytes of the first namespace (default 1 GiB)"),
+	U64("nsze", 's', nsze, "blocks of the first namespace (default 1 GiB of them)"),
+	U32("lbaf", 'l', lbaf, 7, 0, "LBA format of the first namespace: 0 512 B, 4 4 KiB ..."),
+	FLAG("zns", 0, zns, "make namespace 1 zoned (Zoned Namespace Command Set)"),
+	SIZE("zone-size", zone_size, "zone size in bytes (default 128M; any block multiple)"),
+	SIZE("zone-cap", zone_cap, "writable bytes of each zone (default: the zone size)"),
+	U32("max-open", 0, max_open, 0, 0, "zones open at once (default 0: no limit)"),
+	U32("max-active", 0, max_active, 0, 0, "open or closed zones (default 0: no limit)"),
+	U32("zasl", 0, zasl, 255, 0, "zone append size limit, 2^N 4 KiB pages (0: MDTS)"),
+	U32("nr-conv", 0, nr_conv, 0, 0, "must be 0: ZNS zones are sequential write required"),
+	FLAG("cross-read", 0, cross_read, "reads may cross zone boundaries"),
+	SIZE("zd-ext-size", zd_ext_size, "zone descriptor extension bytes (multiple of 64)"),
 	END };
+
+/* nvme-cli 2.3's zns plugin */
+#define ZSLBA(l) U64(l, 's', slba, "starting LBA of the zone for this command")
+#define ZALL FLAG("select-all", 'a', select_all, "send command to all zones")
+#define ZTIMEOUT U32("timeout", 't', timeout, 0, 0, "timeout value, in milliseconds")
+static const struct opt zns_id_ctrl_opts[] = { FMT3, END };
+static const struct opt zns_id_ns_opts[] = {
+	NSID("identifier of desired namespace"),
+	FLAG("vendor-specific", 'v', vs, "dump binary vendor fields"), FMT3,
+	HUMAN("show identify in readable format"), END };
+static const struct opt zns_report_opts[] = {
+	NSID("identifier of desired namespace"), ZSLBA("start-lba"),
+	U32("descs", 'd', descs, 0, UINT32_MAX, "number of descriptors to report (default all)"),
+	U32("state", 'S', state, 7, 0, "state of zones to list"), FMT2,
+	FLAG("verbose", 'v', verbose, "show report zones verbosity"),
+	FLAG("extended", 'e', extended, "set to use the extended report zones"),
+	FLAG("partial", 'p', partial, "set to use the partial report"), END };
+static const struct opt zns_action_opts[] = {
+	NSID("identifier of desired namespace"), ZSLBA("start-lba"), ZALL, ZTIMEOUT, END };
+static const struct opt zns_open_opts[] = {
+	NSID("identifier of desired namespace"), ZSLBA("start-lba"),
+	FLAG("zrwaa", 'r', zrwaa, "Allocate Zone Random Write Area to zone"), ZALL, ZTIMEOUT, END };
+static const struct opt zns_set_desc_opts[] = {
+	NSID("identifier of desired namespace"), ZSLBA("start-lba"),
+	FLAG("zrwaa", 'r', zrwaa, "Allocate Zone Random Write Area to zone"),
+	STR("data", 'd', data, "FILE", "optional file for data (default stdin)"), ZTIMEOUT, END };
+static const struct opt zns_send_opts[] = {
+	NSID("identifier of desired namespace"), ZSLBA("start-lba"),
+	FLAG("zsaso", 'o', zsaso, "Zone Send Action Specific Option"), ZALL,
+	U32("zsa", 'z', zsa, 0xff, 0, "Zone Send Action"),
+	U32("data-len", 'l', data_len, 1u << 24, 0, "buffer length if data required"),
+	STR("data", 'd', data, "FILE", "optional file for data (default stdin)"), ZTIMEOUT, END };
+static const struct opt zns_recv_opts[] = {
+	FMT3, NSID("identifier of desired namespace"), ZSLBA("start-lba"),
+	U32("zra", 'z', zra, 0xff, 0, "Zone Receive Action"),
+	U32("zrasf", 'S', zrasf, 0xff, 0, "Zone Receive Action Specific Field"),
+	FLAG("partial", 'p', partial, "Zone Receive Action Specific Features(Partial Report)"),
+	U32("data-len", 'l', data_len, 1u << 24, 0, "length of data in bytes"), END };
+static const struct opt zns_append_opts[] = {
+	NSID("identifier of desired namespace"), ZSLBA("zslba"),
+	U64("data-size", 'z', data_size, "size of data in bytes"),
+	U64("metadata-size", 'y', metadata_size, "size of metadata in bytes"),
+	STR("data", 'd', data, "FILE", "data file"),
+	STR("metadata", 'M', metadata, "FILE", "metadata file"),
+	FLAG("limited-retry", 'l', limited_retry, "limit media access attempts"),
+	FLAG("force-unit-access", 'f', fua, "force device to commit data before command "
+	     "completes"),
+	U64("ref-tag", 'r', ref_tag, "reference tag (for end to end PI)"),
+	U32("app-tag-mask", 'm', lbatm, 0xffff, 0, "app tag mask (for end to end PI)"),
+	U32("app-tag", 'a', lbat, 0xffff, 0, "app tag (for end to end PI)"),
+	U32("prinfo", 'p', prinfo, 0xff, 0, "protection information action and checks field"),
+	FLAG("piremap", 'P', piremap, "protection information remap (for type 1 PI)"),
+	FLAG("latency", 't', latency, "output latency statistics"), END };
+static const struct opt zns_changed_opts[] = {
+	NSID("identifier of desired namespace"), FMT3,
+	FLAG("rae", 'r', rae, "retain an asynchronous event"), END };
 
 const struct cmd_spec cli_specs[] = {
 	{ "run", "the main job: write, verify, read, identify, SMART log", NULL, run_opts,
@@ -282,6 +350,25 @@ const struct cmd_spec cli_specs[] = {
 	  .no_device = true },
 	{ "exec", "run a program with the controller's devices (LD_PRELOAD)", NULL, NULL,
 	  .no_session = true, .no_device = true },
+	{ "zns id-ctrl", "Send NVMe Identify Zoned Namespace Controller, display structure",
+	  NULL, zns_id_ctrl_opts, .only_reads = true },
+	{ "zns id-ns", "Send NVMe Identify Zoned Namespace Namespace, display structure", NULL,
+	  zns_id_ns_opts, .only_reads = true },
+	{ "zns report-zones", "Report zones associated to a Zoned Namespace", NULL,
+	  zns_report_opts, .only_reads = true },
+	{ "zns reset-zone", "Reset one or more zones", NULL, zns_action_opts },
+	{ "zns close-zone", "Close one or more zones", NULL, zns_action_opts },
+	{ "zns finish-zone", "Finish one or more zones", NULL, zns_action_opts },
+	{ "zns open-zone", "Open one or more zones", NULL, zns_open_opts },
+	{ "zns offline-zone", "Offline one or more zones", NULL, zns_action_opts },
+	{ "zns set-zone-desc", "Attach zone descriptor extension data to a zone", NULL,
+	  zns_set_desc_opts },
+	{ "zns changed-zone-list", "Retrieve the changed zone list log", NULL, zns_changed_opts },
+	{ "zns zone-mgmt-recv", "Send the zone management receive command", NULL, zns_recv_opts,
+	  .only_reads = true },
+	{ "zns zone-mgmt-send", "Send the zone management send command", NULL, zns_send_opts },
+	{ "zns zone-append", "Append data and metadata (if applicable) to a zone", NULL,
+	  zns_append_opts },
 	{ "create-ctrl", "create the controller directory (--ctrl DIR) with one namespace",
 	  NULL, create_ctrl_opts, .no_session = true, .no_device = true },
 	{ "version", "Shows the program version", NULL, none, .no_session = true,

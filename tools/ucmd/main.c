@@ -68,6 +68,19 @@ static const struct {
 	{ "policy", cmd_policy },
 	{ "exec", cmd_exec },
 	{ "create-ctrl", cmd_create_ctrl },
+	{ "zns id-ctrl", cmd_zns_id_ctrl },
+	{ "zns id-ns", cmd_zns_id_ns },
+	{ "zns report-zones", cmd_zns_report_zones },
+	{ "zns reset-zone", cmd_zns_reset_zone },
+	{ "zns close-zone", cmd_zns_close_zone },
+	{ "zns finish-zone", cmd_zns_finish_zone },
+	{ "zns open-zone", cmd_zns_open_zone },
+	{ "zns offline-zone", cmd_zns_offline_zone },
+	{ "zns set-zone-desc", cmd_zns_set_zone_desc },
+	{ "zns changed-zone-list", cmd_zns_changed_zone_list },
+	{ "zns zone-mgmt-recv", cmd_zns_zone_mgmt_recv },
+	{ "zns zone-mgmt-send", cmd_zns_zone_mgmt_send },
+	{ "zns zone-append", cmd_zns_zone_append },
 	{ "version", cmd_version },
 	{ "help", cmd_help },
 };
@@ -105,6 +118,22 @@ static void usage(FILE *f)
 		   "\ncommands:\n");
 	for (const struct cmd_spec *c = cli_specs; c->name; c++)
 		fprintf(f, "  %-18s %s\n", c->name, c->summary);
+}
+
+/* `ucmd zns` alone, with help, or with an option first: the plugin's commands */
+static int zns_usage(int argc, char **argv)
+{
+	bool help = argc == 0;
+
+	for (int i = 0; i < argc; i++)
+		help |= !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h") ||
+			!strcmp(argv[i], "help");
+	fprintf(help ? stdout : stderr, "usage: ucmd zns <command> [<args>]\n\n"
+		"Zoned Namespace Command Set (nvme-cli's zns plugin)\n\ncommands:\n");
+	for (const struct cmd_spec *c = cli_specs; c->name; c++)
+		if (!strncmp(c->name, "zns ", 4))
+			fprintf(help ? stdout : stderr, "  %-18s %s\n", c->name + 4, c->summary);
+	return help ? 0 : 2;
 }
 
 int cmd_version(struct cli *cli, int argc, char **argv)
@@ -225,6 +254,17 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	const char *name = argv[cmdi];
+	char plugin[64];
+
+	/* nvme-cli's plugin commands are two words: `ucmd zns report-zones` */
+	if (!strcmp(name, "zns") && (cmdi + 1 >= argc || argv[cmdi + 1][0] == '-' ||
+				     !strcmp(argv[cmdi + 1], "help")))
+		return zns_usage(argc - cmdi - 1, argv + cmdi + 1);
+	if (!strcmp(name, "zns") &&
+	    snprintf(plugin, sizeof(plugin), "zns %s", argv[cmdi + 1]) < (int)sizeof(plugin)) {
+		name = plugin;
+		cmdi++;
+	}
 	const struct cmd_spec *spec = cli_spec_find(name);
 	cli_fn fn = spec ? impl_of(name) : NULL;
 	if (!fn) {

@@ -23,6 +23,7 @@
 #include "ucmd/security.h"
 
 const char *session_hostnqn;
+const struct ucmd_ns_params *session_bootstrap_ns;
 
 /* Parents as mkdir -p makes them; the controller directory itself private (0700). */
 static int mkdir_p(const char *dir)
@@ -201,6 +202,11 @@ int session_open(struct session *s, const char *dir, uint32_t nsid, const char *
 			.store = UCMD_NS_STORE_FILE,
 			.attach = true,
 		};
+
+		if (session_bootstrap_ns) {
+			np.lbaf = session_bootstrap_ns->lbaf;
+			np.zoned = session_bootstrap_ns->zoned;
+		}
 		ret = ucmd_ctrl_ns_create(s->ctrl, &np);
 		if (ret < 0) {
 			if (err[0])

@@ -76,6 +76,7 @@ struct nvmet_ranges {
 	size_t n, cap;
 };
 
+struct nvmet_zoned;
 struct nvmet_ns {
 	uint32_t nsid;
 	uint64_t nsze;		/* logical blocks */
@@ -87,6 +88,7 @@ struct nvmet_ns {
 	uint8_t uuid[16];	/* NGUID and EUI64 derive from it */
 	struct store *st;
 	struct nvmet_ranges uncor;
+	struct nvmet_zoned *zoned;	/* a zoned namespace's zones (zns.h), or NULL */
 };
 
 struct nvmet_req {

@@ -65,7 +65,8 @@ void nvmet_event_unmask(struct ucmd_ctrl *c, uint8_t lid)
 	switch (lid) {
 	case NVME_LOG_LID_ERROR: c->aer_masked &= ~(1u << NVME_AER_ERROR); break;
 	case NVME_LOG_LID_SMART: c->aer_masked &= ~(1u << NVME_AER_SMART); break;
-	case NVME_LOG_LID_CHANGED_NS: c->aer_masked &= ~(1u << NVME_AER_NOTICE); break;
+	case NVME_LOG_LID_CHANGED_NS:
+	case NVME_LOG_LID_ZNS_CHANGED_ZONES: c->aer_masked &= ~(1u << NVME_AER_NOTICE); break;
 	default: return;
 	}
 	nvmet_aer_flush(c);

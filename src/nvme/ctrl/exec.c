@@ -4,7 +4,7 @@
  * Commands Supported and Effects bits; the effects log is generated from the
  * same tables, so what the log claims is exactly what the controller does.
  */
-#include "ctrl_int.h"
+#include "zns.h"
 
 #define CSUPP	NVME_CMD_EFFECTS_CSUPP
 #define LBCC	NVME_CMD_EFFECTS_LBCC
@@ -67,13 +67,28 @@ uint32_t ucmd_ctrl_opcode_effects(bool admin, uint8_t opcode)
 {
 	const struct nvmet_ctrl_opdef *d = &(admin ? nvmet_admin_cmds : nvmet_nvm_cmds)[opcode];
 
+	/* the I/O opcodes of every command set the controller implements */
+	if (!admin && !d->fn)
+		d = nvmet_zns_op(opcode);
 	return d->fn ? d->effects : 0;
+}
+
+/* An I/O opcode: the Zoned Namespace Command Set's own on a zoned (or no) namespace */
+static const struct nvmet_ctrl_opdef *io_op(struct ucmd_ctrl *c, const struct nvmet_req *req)
+{
+	const struct nvmet_ctrl_opdef *z = nvmet_zns_op(req->cmd.opcode);
+	struct nvmet_ns *ns;
+
+	if (!z->fn)
+		return &nvmet_nvm_cmds[req->cmd.opcode];
+	ns = nvmet_ns_active(c, req->cmd.nsid);
+	return !ns || ns->zoned ? z : &nvmet_nvm_cmds[req->cmd.opcode];
 }
 
 uint16_t nvmet_exec(struct ucmd_ctrl *c, struct nvmet_req *req)
 {
 	bool admin = req->sqid == 0;
-	const struct nvmet_ctrl_opdef *d = &(admin ? nvmet_admin_cmds : nvmet_nvm_cmds)[req->cmd.opcode];
+	const struct nvmet_ctrl_opdef *d = admin ? &nvmet_admin_cmds[req->cmd.opcode] : io_op(c, req);
 	uint8_t psdt = req->cmd.flags & UCMD_NVME_PSDT_MASK;
 	uint16_t st;
 

@@ -15,8 +15,9 @@
 #define CAP_SAVEABLE	(1u << 0)
 #define CAP_NS		(1u << 1)
 #define CAP_CHANGEABLE	(1u << 2)
-/* Async events we can generate: SMART temperature/spare, ns attribute */
-#define AEC_SUPPORTED	(NVME_SMART_CRIT_SPARE | NVME_SMART_CRIT_TEMPERATURE | NVME_CTRL_OAES_NA)
+/* Async events we can generate: SMART temperature/spare, ns attribute, zone descriptor */
+#define AEC_SUPPORTED	(NVME_SMART_CRIT_SPARE | NVME_SMART_CRIT_TEMPERATURE | NVME_CTRL_OAES_NA | \
+			 NVME_CTRL_OAES_ZD)
 
 static const struct {
 	bool supported, saveable;
@@ -32,6 +33,8 @@ static const struct {
 	[NVME_FEAT_FID_WRITE_ATOMIC] = { true, true },
 	[NVME_FEAT_FID_ASYNC_EVENT]  = { true, true },
 	[NVME_FEAT_FID_TIMESTAMP]    = { true, false },
+	/* the I/O Command Set Combination in use: index 0, the only one (identify.c) */
+	[NVME_FEAT_FID_IOCS_PROFILE] = { true, false },
 };
 
 void nvmet_features_defaults(struct nvmet_feat_vals *f)
@@ -79,6 +82,7 @@ static uint16_t get_value(struct ucmd_ctrl *c, const struct nvmet_feat_vals *f, 
 	case NVME_FEAT_FID_IRQ_COALESCE: *dw0 = f->irq_coalesce; break;
 	case NVME_FEAT_FID_WRITE_ATOMIC: *dw0 = f->write_atomic; break;
 	case NVME_FEAT_FID_ASYNC_EVENT: *dw0 = f->async_event; break;
+	case NVME_FEAT_FID_IOCS_PROFILE: *dw0 = 0; break;
 	default: return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
 	}
 	return 0;
@@ -169,6 +173,11 @@ static uint16_t set_value(struct ucmd_ctrl *c, struct nvmet_feat_vals *f, uint8_
 	case NVME_FEAT_FID_IRQ_COALESCE: f->irq_coalesce = v & 0xffff; break;
 	case NVME_FEAT_FID_WRITE_ATOMIC: f->write_atomic = v & 1; break;
 	case NVME_FEAT_FID_ASYNC_EVENT: f->async_event = v & AEC_SUPPORTED; break;
+	case NVME_FEAT_FID_IOCS_PROFILE:
+		/* IOCSCI names a combination; only index 0 (NVM and Zoned) exists */
+		if (v & 0x1ff)
+			return UCMD_CMD(NVME_SC_IOCS_COMBINATION_REJECTED) | UCMD_DNR;
+		break;
 	default: return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
 	}
 	(void)c;

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ctrl_int.h"
+#include "zns.h"
 
 #define NSID_ALL	0xffffffffu
 
@@ -32,7 +32,7 @@ static void id_ctrl(struct ucmd_ctrl *c, struct nvme_id_ctrl *id)
 	id->mdts = c->p.mdts;
 	id->cntlid = htole16(c->p.cntlid);
 	id->ver = htole32(0x00010400);
-	id->oaes = htole32(NVME_CTRL_OAES_NA);
+	id->oaes = htole32(NVME_CTRL_OAES_NA | NVME_CTRL_OAES_ZD);
 	id->ctratt = htole32(NVME_CTRL_CTRATT_128_ID);
 	id->cntrltype = 1;	/* I/O controller */
 	id->oacs = htole16(NVME_CTRL_OACS_FORMAT | NVME_CTRL_OACS_FW | NVME_CTRL_OACS_NS_MGMT |
@@ -94,10 +94,14 @@ static void id_ns_desc(const struct nvmet_ns *ns, uint8_t *buf)
 	d = (void *)(d->nid + d->nidl);
 	d->nidt = NVME_NIDT_CSI;
 	d->nidl = NVME_NIDT_CSI_LEN;
+	if (ns->zoned)
+		csi = NVME_CSI_ZNS;
 	memcpy(d->nid, &csi, 1);
 }
 
-static uint16_t ns_list(struct ucmd_ctrl *c, uint32_t nsid, bool allocated, struct nvme_ns_list *l)
+/* csi < 0: every command set */
+static uint16_t ns_list(struct ucmd_ctrl *c, uint32_t nsid, bool allocated, int csi,
+			struct nvme_ns_list *l)
 {
 	unsigned n = 0;
 
@@ -105,7 +109,8 @@ static uint16_t ns_list(struct ucmd_ctrl *c, uint32_t nsid, bool allocated, stru
 	if (nsid >= 0xfffffffeu)
 		return UCMD_GEN(NVME_SC_INVALID_NS) | UCMD_DNR;
 	for (uint32_t i = nsid + 1; i <= UCMD_MAX_NS; i++)
-		if (c->ns[i] && (allocated || c->ns[i]->attached))
+		if (c->ns[i] && (allocated || c->ns[i]->attached) &&
+		    (csi < 0 || csi == (c->ns[i]->zoned ? NVME_CSI_ZNS : NVME_CSI_NVM)))
 			l->ns[n++] = htole32(i);
 	return 0;
 }
@@ -125,6 +130,8 @@ uint16_t nvmet_admin_identify(struct ucmd_ctrl *c, struct nvmet_req *req)
 		struct nvme_id_ctrl_nvm nvm_ctrl;
 		struct nvme_id_independent_id_ns ind;
 		struct nvme_id_iocs iocs;
+		struct nvme_zns_id_ns zns_ns;
+		struct nvme_zns_id_ctrl zns_ctrl;
 	} u;
 	struct nvmet_ns *ns;
 	uint16_t st = 0;
@@ -155,14 +162,15 @@ uint16_t nvmet_admin_identify(struct ucmd_ctrl *c, struct nvmet_req *req)
 		id_ctrl(c, &u.ctrl);
 		break;
 	case NVME_IDENTIFY_CNS_NS_ACTIVE_LIST:
-		st = ns_list(c, nsid, false, &u.list);
+		st = ns_list(c, nsid, false, -1, &u.list);
 		break;
 	case NVME_IDENTIFY_CNS_CSI_NS_ACTIVE_LIST:
-		st = csi != NVME_CSI_NVM ? (UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR)
-					 : ns_list(c, nsid, false, &u.list);
+		st = csi != NVME_CSI_NVM && csi != NVME_CSI_ZNS
+			? (UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR)
+			: ns_list(c, nsid, false, csi, &u.list);
 		break;
 	case NVME_IDENTIFY_CNS_ALLOCATED_NS_LIST:
-		st = ns_list(c, nsid, true, &u.list);
+		st = ns_list(c, nsid, true, -1, &u.list);
 		break;
 	case NVME_IDENTIFY_CNS_NS_DESC_LIST:
 		if (!valid_nsid || !ns || !ns->attached)
@@ -171,6 +179,11 @@ uint16_t nvmet_admin_identify(struct ucmd_ctrl *c, struct nvmet_req *req)
 			id_ns_desc(ns, u.raw);
 		break;
 	case NVME_IDENTIFY_CNS_CSI_NS:
+		if (csi == NVME_CSI_ZNS && nsid != NSID_ALL && valid_nsid && ns && ns->zoned) {
+			if (ns->attached)
+				nvmet_zns_id_ns(c, ns, &u.zns_ns);
+			break;
+		}
 		if (csi != NVME_CSI_NVM)
 			st = UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
 		else if (nsid != NSID_ALL && (!valid_nsid))
@@ -178,6 +191,10 @@ uint16_t nvmet_admin_identify(struct ucmd_ctrl *c, struct nvmet_req *req)
 		/* No protection information or extended LBA formats: all zero. */
 		break;
 	case NVME_IDENTIFY_CNS_CSI_CTRL:
+		if (csi == NVME_CSI_ZNS) {
+			nvmet_zns_id_ctrl(c, &u.zns_ctrl);
+			break;
+		}
 		if (csi != NVME_CSI_NVM) {
 			st = UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
 			break;
@@ -212,8 +229,8 @@ uint16_t nvmet_admin_identify(struct ucmd_ctrl *c, struct nvmet_req *req)
 		}
 		break;
 	case NVME_IDENTIFY_CNS_COMMAND_SET_STRUCTURE:
-		/* One combination: NVM only. */
-		u.iocs.iocsc[0] = htole64(1ull << NVME_CSI_NVM);
+		/* One combination: NVM and Zoned Namespace */
+		u.iocs.iocsc[0] = htole64(1ull << NVME_CSI_NVM | 1ull << NVME_CSI_ZNS);
 		break;
 	default:
 		st = UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;

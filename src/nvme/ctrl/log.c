@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctrl_int.h"
+#include "zns.h"
 
 static void put128(uint8_t dst[16], uint64_t v)
 {
@@ -73,11 +73,15 @@ static void log_changed_ns(struct ucmd_ctrl *c, struct nvme_ns_list *l, bool rae
 
 static uint16_t log_effects(uint8_t csi, struct nvme_cmd_effects_log *e)
 {
-	if (csi != NVME_CSI_NVM)
+	if (csi != NVME_CSI_NVM && csi != NVME_CSI_ZNS)
 		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
 	for (unsigned i = 0; i < 256; i++) {
+		/* the Zoned Namespace Command Set is the NVM one and its own three */
+		const struct nvmet_ctrl_opdef *z = nvmet_zns_op((uint8_t)i);
+
 		e->acs[i] = htole32(nvmet_admin_cmds[i].fn ? nvmet_admin_cmds[i].effects : 0);
-		e->iocs[i] = htole32(nvmet_nvm_cmds[i].fn ? nvmet_nvm_cmds[i].effects : 0);
+		e->iocs[i] = htole32(nvmet_nvm_cmds[i].fn ? nvmet_nvm_cmds[i].effects :
+				     csi == NVME_CSI_ZNS && z->fn ? z->effects : 0);
 	}
 	return 0;
 }
@@ -94,19 +98,25 @@ static bool log_size(uint8_t lid, size_t *size)
 	case NVME_LOG_LID_CMD_EFFECTS: *size = sizeof(struct nvme_cmd_effects_log); break;
 	case NVME_LOG_LID_DEVICE_SELF_TEST: *size = sizeof(struct nvme_self_test_log); break;
 	case NVME_LOG_LID_SANITIZE: *size = sizeof(struct nvme_sanitize_log_page); break;
+	case NVME_LOG_LID_ZNS_CHANGED_ZONES: *size = sizeof(struct nvme_zns_changed_zone_log); break;
 	default:
 		return false;
 	}
 	return true;
 }
 
-/* Supported Log Pages (00h): LSUPP for every LID log_size() knows, from the same table. */
-static void log_supported(uint32_t *lids)
+/*
+ * Supported Log Pages (00h) of the command set CSI names: LSUPP for every
+ * LID log_size() knows, from the same table; the Changed Zone List is the
+ * Zoned Namespace Command Set's alone.
+ */
+static void log_supported(uint8_t csi, uint32_t *lids)
 {
 	size_t size;
 
 	for (unsigned lid = 0; lid < 256; lid++)
-		if (log_size((uint8_t)lid, &size))
+		if (log_size((uint8_t)lid, &size) &&
+		    (lid != NVME_LOG_LID_ZNS_CHANGED_ZONES || csi == NVME_CSI_ZNS))
 			lids[lid] = htole32(1);
 }
 
@@ -141,7 +151,7 @@ uint16_t nvmet_admin_get_log(struct ucmd_ctrl *c, struct nvmet_req *req)
 		return UCMD_GEN(NVME_SC_INTERNAL);
 	}
 	switch (lid) {
-	case NVME_LOG_LID_SUPPORTED_LOG_PAGES: log_supported((void *)buf); break;
+	case NVME_LOG_LID_SUPPORTED_LOG_PAGES: log_supported(csi, (void *)buf); break;
 	case NVME_LOG_LID_ERROR: log_error(c, buf); break;
 	case NVME_LOG_LID_SMART: log_smart(c, (void *)buf); break;
 	case NVME_LOG_LID_FW_SLOT: nvmet_log_fw(c, (void *)buf); break;
@@ -149,6 +159,10 @@ uint16_t nvmet_admin_get_log(struct ucmd_ctrl *c, struct nvmet_req *req)
 	case NVME_LOG_LID_SANITIZE: nvmet_log_sanitize(c, (void *)buf); break;
 	case NVME_LOG_LID_CHANGED_NS: log_changed_ns(c, (void *)buf, rae); break;
 	case NVME_LOG_LID_CMD_EFFECTS: st = log_effects(csi, (void *)buf); break;
+	case NVME_LOG_LID_ZNS_CHANGED_ZONES:
+		st = csi != NVME_CSI_ZNS ? (UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR)
+		     : nvmet_zns_log_changed(c, req->cmd.nsid, rae, (void *)buf);
+		break;
 	}
 	if (!st) {
 		/* Bytes past the end of the log read as zero. */

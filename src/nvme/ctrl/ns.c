@@ -16,7 +16,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "ctrl_int.h"
+#include "zns.h"
 
 static const struct { uint8_t ds_shift; uint16_t ms; } lbafs[UCMD_NR_LBAF] = {
 	{ 9, 0 }, { 9, 8 }, { 9, 16 }, { 9, 64 },
@@ -127,8 +127,16 @@ int nvmet_ns_add(struct ucmd_ctrl *c, const struct ucmd_ns_params *p, uint32_t n
 		return ret;
 	}
 	nvmet_ns_uuid(c, ns);
+	/* a zoned namespace is whole zones: the tail past the last one goes */
+	if (p->zoned.zone_size && p->zoned.zone_size <= ns->nsze)
+		ns->nsze -= ns->nsze % p->zoned.zone_size;
 	/* An existing nsN.img is never reused or deleted here: -EEXIST. */
 	ret = nvmet_ns_open_store(c, ns, true);
+	if (!ret && p->zoned.zone_size && (ret = nvmet_zns_init(c, ns, &p->zoned, true))) {
+		store_close(ns->st);
+		if (ns->kind == UCMD_NS_STORE_FILE)
+			nvmet_dir_image_remove(c, nsid);
+	}
 	if (ret) {
 		free(ns->path);
 		free(ns);
@@ -141,6 +149,7 @@ int nvmet_ns_add(struct ucmd_ctrl *c, const struct ucmd_ns_params *p, uint32_t n
 void nvmet_ns_free(struct ucmd_ctrl *c, struct nvmet_ns *ns, bool remove_file)
 {
 	c->ns[ns->nsid] = NULL;
+	nvmet_zns_free(c, ns, remove_file);
 	store_close(ns->st);
 	if (remove_file && ns->kind == UCMD_NS_STORE_FILE && c->dir)
 		nvmet_dir_image_remove(c, ns->nsid);

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctrl_int.h"
+#include "zns.h"
 
 #define NSID_ALL	0xffffffffu
 #define ST_INVALID	(UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR)
@@ -18,10 +18,15 @@ static uint16_t format_ns(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint8_t lbaf
 {
 	/* Keep the capacity in bytes; the block count follows the block size. */
 	uint64_t nsze = ns->nsze * nvmet_ns_ds(ns) / nvmet_lbaf_ds(lbaf);
+	uint32_t old_ds = nvmet_ns_ds(ns);
 	struct store *st = ns->st;
 	int ret;
 
 	if (!nsze)
+		return ST_FORMAT;
+	/* a zone must stay a whole number of blocks of the new size */
+	if (ns->zoned && ((ns->zoned->zsze * old_ds) % nvmet_lbaf_ds(lbaf) ||
+			  (ns->zoned->zcap * old_ds) % nvmet_lbaf_ds(lbaf)))
 		return ST_FORMAT;
 	ret = st->ops->deallocate(st, 0, st->size);
 	if (!ret)
@@ -32,6 +37,7 @@ static uint16_t format_ns(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint8_t lbaf
 	ns->lbaf = lbaf;
 	ns->extended = mset && nvmet_lbaf_ms(lbaf);
 	nvmet_ranges_clear(&ns->uncor);
+	nvmet_zns_format(c, ns, old_ds);
 	nvmet_ns_changed(c, ns->nsid);
 	return 0;
 }
@@ -78,7 +84,7 @@ static uint16_t ns_create(struct ucmd_ctrl *c, struct nvmet_req *req)
 
 	if (!id)
 		return UCMD_GEN(NVME_SC_INTERNAL);
-	if (csi != NVME_CSI_NVM) {
+	if (csi != NVME_CSI_NVM && csi != NVME_CSI_ZNS) {
 		st = UCMD_CMD(NVME_SC_IOCS_NOT_SUPPORTED) | UCMD_DNR;
 		goto out;
 	}
@@ -95,6 +101,14 @@ static uint16_t ns_create(struct ucmd_ctrl *c, struct nvmet_req *req)
 	if (p.lbaf >= UCMD_NR_LBAF || id->dps) {
 		st = ST_FORMAT;
 		goto out;
+	}
+	if (csi == NVME_CSI_ZNS) {
+		/* QEMU's zoned defaults: 128 MiB zones, all writable, no limits */
+		p.zoned.zone_size = (128ull << 20) / nvmet_lbaf_ds(p.lbaf);
+		if (p.nsze < p.zoned.zone_size) {
+			st = ST_INVALID;
+			goto out;
+		}
 	}
 	if (!nvmet_capacity_fits(c, p.nsze, p.lbaf)) {
 		st = UCMD_CMD(NVME_SC_NS_INSUFFICIENT_CAP) | UCMD_DNR;

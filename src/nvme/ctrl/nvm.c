@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctrl_int.h"
+#include "zns.h"
 
 #define CDW12_FUA	((uint32_t)NVME_IO_FUA << 16)
 #define CDW12_DEAC	((uint32_t)NVME_IO_DEAC << 16)
@@ -117,6 +117,9 @@ uint16_t nvmet_nvm_rw(struct ucmd_ctrl *c, struct nvmet_req *req)
 
 	if ((st = rw_decode(c, req, &rw, true)))
 		return st;
+	if (rw.ns->zoned && (st = write ? nvmet_zns_write_check(rw.ns, rw.slba, rw.nlb)
+					: nvmet_zns_read_check(rw.ns, rw.slba, rw.nlb)))
+		return st;
 	nvmet_iovs_init_spare(c, &host);
 	nvmet_iovs_init(&dv);
 	nvmet_iovs_init(&mv);
@@ -141,6 +144,8 @@ uint16_t nvmet_nvm_rw(struct ucmd_ctrl *c, struct nvmet_req *req)
 			return ST_INTERNAL;
 		if (r)
 			nvmet_persist_range(c, rw.ns, false, rw.slba, rw.nlb);
+		if (rw.ns->zoned)
+			nvmet_zns_write_commit(c, rw.ns, rw.slba, rw.nlb, fua);
 		c->smart.host_writes++;
 		c->smart.units_written_512 += rw.nlb * nvmet_ns_ds(rw.ns) / 512;
 	} else {
@@ -176,6 +181,8 @@ uint16_t nvmet_nvm_compare(struct ucmd_ctrl *c, struct nvmet_req *req)
 
 	if ((st = rw_decode(c, req, &rw, true)))
 		return st;
+	if (rw.ns->zoned && (st = nvmet_zns_read_check(rw.ns, rw.slba, rw.nlb)))
+		return st;
 	nvmet_iovs_init(&host);
 	nvmet_iovs_init(&dv);
 	nvmet_iovs_init(&mv);
@@ -199,6 +206,8 @@ uint16_t nvmet_nvm_verify(struct ucmd_ctrl *c, struct nvmet_req *req)
 
 	if ((st = rw_decode(c, req, &rw, true)))
 		return st;
+	if (rw.ns->zoned && (st = nvmet_zns_read_check(rw.ns, rw.slba, rw.nlb)))
+		return st;
 	/* The media is what the store holds; only marked blocks fail. */
 	if (nvmet_ranges_overlap(&rw.ns->uncor, rw.slba, rw.nlb))
 		return read_error(c);
@@ -216,7 +225,8 @@ uint16_t nvmet_nvm_flush(struct ucmd_ctrl *c, struct nvmet_req *req)
 		for (uint32_t i = 1; i <= UCMD_MAX_NS; i++) {
 			struct nvmet_ns *ns = nvmet_ns_active(c, i);
 
-			if (ns && (st = nvmet_store_status(ns->st->ops->flush(ns->st))))
+			if (ns && ((st = nvmet_store_status(ns->st->ops->flush(ns->st))) ||
+				   (st = nvmet_store_status(nvmet_zns_flush(ns)))))
 				return st;
 		}
 		return 0;
@@ -225,7 +235,9 @@ uint16_t nvmet_nvm_flush(struct ucmd_ctrl *c, struct nvmet_req *req)
 
 	if (!ns)
 		return ST_INVALID_NS;
-	return nvmet_store_status(ns->st->ops->flush(ns->st));
+	st = nvmet_store_status(ns->st->ops->flush(ns->st));
+	/* the write pointers are as durable as the data they cover */
+	return st ? st : nvmet_store_status(nvmet_zns_flush(ns));
 }
 
 uint16_t nvmet_nvm_write_zeroes(struct ucmd_ctrl *c, struct nvmet_req *req)
@@ -235,12 +247,19 @@ uint16_t nvmet_nvm_write_zeroes(struct ucmd_ctrl *c, struct nvmet_req *req)
 
 	if ((st = rw_decode(c, req, &rw, true)))
 		return st;
+	/* a write on a zoned namespace: at the write pointer */
+	if (rw.ns->zoned && (st = nvmet_zns_write_check(rw.ns, rw.slba, rw.nlb)))
+		return st;
 	if (!nvmet_ranges_remove_fits(&rw.ns->uncor, rw.slba, rw.nlb))
 		return UCMD_ST_RANGES_FULL;
 	st = nvmet_store_status(nvmet_ns_discard(c, rw.ns, rw.slba, rw.nlb,
 						 req->cmd.cdw12 & CDW12_DEAC));
+	if (!st && rw.ns->zoned)
+		nvmet_zns_write_commit(c, rw.ns, rw.slba, rw.nlb, false);
 	if (!st && ((req->cmd.cdw12 & CDW12_FUA) || !c->cur.vwc))
 		st = nvmet_store_status(rw.ns->st->ops->flush(rw.ns->st));
+	if (!st && ((req->cmd.cdw12 & CDW12_FUA) || !c->cur.vwc))
+		st = nvmet_store_status(nvmet_zns_flush(rw.ns));
 	if (st)
 		return st;
 	c->smart.host_writes++;
@@ -258,8 +277,12 @@ uint16_t nvmet_nvm_write_uncor(struct ucmd_ctrl *c, struct nvmet_req *req)
 		return ST_INVALID;
 	if (rw.slba + rw.nlb < rw.slba || rw.slba + rw.nlb > rw.ns->nsze)
 		return ST_LBA_RANGE;
+	if (rw.ns->zoned && (st = nvmet_zns_write_check(rw.ns, rw.slba, rw.nlb)))
+		return st;
 	switch (nvmet_ranges_add(&rw.ns->uncor, rw.slba, rw.nlb)) {
 	case 0:
+		if (rw.ns->zoned)
+			nvmet_zns_write_commit(c, rw.ns, rw.slba, rw.nlb, false);
 		break;
 	case -ENOSPC:
 		return UCMD_ST_RANGES_FULL;
@@ -354,6 +377,8 @@ uint16_t nvmet_nvm_copy(struct ucmd_ctrl *c, struct nvmet_req *req)
 			return UCMD_CMD(NVME_SC_CMD_SIZE_LIMIT_EXCEEDED) | UCMD_DNR;
 		if (slba + nlb < slba || slba + nlb > ns->nsze)
 			return ST_LBA_RANGE;
+		if (ns->zoned && (st = nvmet_zns_read_check(ns, slba, nlb)))
+			return st;
 		if (nvmet_ranges_overlap(&ns->uncor, slba, nlb))
 			return read_error(c);
 		total += nlb;
@@ -362,6 +387,9 @@ uint16_t nvmet_nvm_copy(struct ucmd_ctrl *c, struct nvmet_req *req)
 		return UCMD_CMD(NVME_SC_CMD_SIZE_LIMIT_EXCEEDED) | UCMD_DNR;
 	if (sdlba + total < sdlba || sdlba + total > ns->nsze)
 		return ST_LBA_RANGE;
+	/* the destination of a zoned namespace is written at its write pointer */
+	if (ns->zoned && (st = nvmet_zns_write_check(ns, sdlba, total)))
+		return st;
 	if (!nvmet_ranges_remove_fits(&ns->uncor, sdlba, total))
 		return UCMD_ST_RANGES_FULL;
 	buf = malloc(COPY_CHUNK);
@@ -386,8 +414,11 @@ uint16_t nvmet_nvm_copy(struct ucmd_ctrl *c, struct nvmet_req *req)
 	default:
 		return ST_INTERNAL;
 	}
+	if (ns->zoned)
+		nvmet_zns_write_commit(c, ns, sdlba, total, false);
 	if (((req->cmd.cdw12 & CDW12_FUA) || !c->cur.vwc) &&
-	    (st = nvmet_store_status(ns->st->ops->flush(ns->st))))
+	    ((st = nvmet_store_status(ns->st->ops->flush(ns->st))) ||
+	     (st = nvmet_store_status(nvmet_zns_flush(ns)))))
 		return st;
 	c->smart.host_writes++;
 	return 0;

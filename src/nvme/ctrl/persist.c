@@ -18,7 +18,7 @@
 
 #include <json-c/json.h>
 
-#include "ctrl_int.h"
+#include "zns.h"
 
 #define CONFIG_NAME	"ctrl.json"
 #define CONFIG_VERSION	3
@@ -221,6 +221,21 @@ static json_object *ns_json(const struct nvmet_ns *ns)
 		json_object_array_add(u, r);
 	}
 	json_object_object_add(o, "uncorrectable", u);
+	if (ns->zoned) {
+		/* the geometry; write pointers and states are in nsN.zones */
+		json_object *z = json_object_new_object();
+		struct ucmd_zns_params zp;
+
+		nvmet_zns_params(ns, &zp);
+		add_u64(z, "zone_size", zp.zone_size);
+		add_u64(z, "zone_cap", zp.zone_cap);
+		add_u64(z, "max_open", zp.max_open);
+		add_u64(z, "max_active", zp.max_active);
+		add_u64(z, "zasl", zp.zasl);
+		add_u64(z, "zdes", zp.zdes);
+		json_object_object_add(z, "cross_read", json_object_new_boolean(zp.cross_read));
+		json_object_object_add(o, "zoned", z);
+	}
 	return o;
 }
 
@@ -419,6 +434,25 @@ static int ns_load(struct ucmd_ctrl *c, json_object *o)
 	ret = nvmet_ns_open_store(c, ns, ns->kind == UCMD_NS_STORE_RAM);
 	if (ret)
 		goto fail;
+	if (json_object_object_get_ex(o, "zoned", &v)) {
+		/* persist_check.c checked every member */
+		struct ucmd_zns_params zp = {
+			.zone_size = get_u64(v, "zone_size", 0), .zone_cap = get_u64(v, "zone_cap", 0),
+			.max_open = (uint32_t)get_u64(v, "max_open", 0),
+			.max_active = (uint32_t)get_u64(v, "max_active", 0),
+			.zasl = (uint8_t)get_u64(v, "zasl", 0), .zdes = (uint8_t)get_u64(v, "zdes", 0),
+		};
+		json_object *b;
+
+		zp.cross_read = json_object_object_get_ex(v, "cross_read", &b) &&
+				json_object_get_boolean(b);
+		/* a RAM namespace's zones come back Empty, as its data comes back zero */
+		ret = nvmet_zns_init(c, ns, &zp, ns->kind == UCMD_NS_STORE_RAM || !c->dir);
+		if (ret) {
+			store_close(ns->st);
+			goto fail;
+		}
+	}
 	c->ns[ns->nsid] = ns;
 	return 0;
 fail:

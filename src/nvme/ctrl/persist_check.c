@@ -422,10 +422,39 @@ static int check_ranges(struct chk *k, json_object *u, uint64_t nsze)
 	return 0;
 }
 
+/* A zoned namespace's geometry: whole zones of at most the namespace, cap <= size */
+static int check_zoned(struct chk *k, json_object *z, uint64_t nsze)
+{
+	static const char *const keys[] = { "zone_size", "zone_cap", "max_open", "max_active",
+		"zasl", "zdes", "cross_read", NULL };
+	uint64_t zsze, zcap, mor, mar, v;
+	json_object *b;
+	int ret;
+
+	if (!json_object_is_type(z, json_type_object))
+		return bad(k, "zoned", "expected object");
+	if ((ret = only_keys(k, z, keys)) ||
+	    (ret = want_uint(k, z, "zone_size", 1, nsze, &zsze)) ||
+	    (ret = want_uint(k, z, "zone_cap", 1, zsze, &zcap)) ||
+	    (ret = want_uint(k, z, "max_open", 0, UINT32_MAX, &mor)) ||
+	    (ret = want_uint(k, z, "max_active", 0, UINT32_MAX, &mar)) ||
+	    (ret = want_uint(k, z, "zasl", 0, 255, &v)) ||
+	    (ret = want_uint(k, z, "zdes", 0, 255, &v)) ||
+	    (ret = want(k, z, "cross_read", json_type_boolean, &b)))
+		return ret;
+	if (nsze % zsze)
+		return bad(k, "zoned.zone_size", "%" PRIu64 " does not divide nsze %" PRIu64,
+			   zsze, nsze);
+	if (mar && mor > mar)
+		return bad(k, "zoned.max_open", "%" PRIu64 " is more than max_active %" PRIu64,
+			   mor, mar);
+	return 0;
+}
+
 static int check_ns(struct chk *k, json_object *o, uint32_t *nsid_out, const bool *seen)
 {
 	static const char *const keys[] = { "nsid", "nsze", "lbaf", "extended", "attached",
-		"store", "path", "uuid", "uncorrectable", NULL };
+		"store", "path", "uuid", "uncorrectable", "zoned", NULL };
 	json_object *v, *u;
 	const char *store, *path;
 	uint64_t nsid, nsze, lbaf;
@@ -457,6 +486,8 @@ static int check_ns(struct chk *k, json_object *o, uint32_t *nsid_out, const boo
 		return ret;
 	if (!strcmp(store, "device") && !json_object_object_get_ex(o, "path", &v))
 		return bad(k, "path", "missing (a device namespace needs one)");
+	if (json_object_object_get_ex(o, "zoned", &v) && (ret = check_zoned(k, v, nsze)))
+		return ret;
 	*nsid_out = (uint32_t)nsid;
 	return 0;
 }

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctrl_int.h"
+#include "zns.h"
 
 #define CC_EN(cc)	((cc) & 1u)
 #define CC_CSS(cc)	(((cc) >> 4) & 7u)
@@ -47,6 +47,8 @@ void nvmet_ctrl_reset_locked(struct ucmd_ctrl *c)
 	c->queues_created = false;
 	c->cur = c->saved;
 	c->ts_set = false;
+	/* a Controller Level Reset closes the open zones */
+	nvmet_zns_reset(c);
 	pthread_mutex_lock(&c->db_lock);
 	memset(c->db_val, 0, 2u * (c->qmax + 1u) * sizeof(*c->db_val));
 	memset(c->db_dirty, 0, 2u * (c->qmax + 1u));

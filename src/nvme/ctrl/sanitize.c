@@ -22,7 +22,7 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "ctrl_int.h"
+#include "zns.h"
 
 #define SANACT(dw10)	((dw10) & 7u)
 #define AUSE(dw10)	(((dw10) >> 3) & 1u)
@@ -175,8 +175,9 @@ static void finish(struct ucmd_ctrl *c, bool ok)
 			if (!c->ns[i])
 				continue;
 			c->ns[i]->st->ops->flush(c->ns[i]->st);
-			/* no user data is left, marks included */
+			/* no user data is left, marks included, nor a written zone */
 			nvmet_ranges_clear(&c->ns[i]->uncor);
+			nvmet_zns_erase(c->ns[i]);
 		}
 		c->san.sstat = NVME_SANITIZE_SSTAT_STATUS_COMPLETE_SUCCESS | passes |
 			       NVME_SANITIZE_SSTAT_GLOBAL_DATA_ERASED;

@@ -146,6 +146,28 @@ static int nvme_identify(struct nvme_host *h, uint8_t cns, uint32_t nsid, void *
 	return st > 0 ? -EIO : st;
 }
 
+/*
+ * The effects of the Zoned Namespace Command Set's own I/O opcodes (the log
+ * with CSI 02h), for the opcodes the NVM log does not name. Linux keeps one
+ * log per command set and judges a namespace's commands by its set's; the
+ * opcodes only mean something on a zoned namespace (an NVM one rejects them
+ * with Invalid Opcode), so one merged table judges every command as Linux
+ * would. A controller without the set fails the log: nothing is added.
+ */
+static void nvme_merge_zns_effects(struct nvme_host *h, struct ucmd_nvme_sqe *c)
+{
+	struct nvme_cmd_effects_log *z = page_alloc(sizeof(*z));
+
+	if (!z)
+		return;
+	c->cdw14 = (uint32_t)NVME_CSI_ZNS << 24;
+	if (!nvme_submit_sync_cmd(h, c, z, sizeof(*z), NULL))
+		for (unsigned op = 0; op < 256; op++)
+			if (!h->effects->iocs[op])
+				h->effects->iocs[op] = z->iocs[op];
+	free(z);
+}
+
 static int nvme_read_effects(struct nvme_host *h)
 {
 	struct ucmd_nvme_sqe c = { .opcode = nvme_admin_get_log_page };
@@ -160,6 +182,8 @@ static int nvme_read_effects(struct nvme_host *h)
 		/* A controller that fails the log just gets the known effects. */
 		if (nvme_submit_sync_cmd(h, &c, h->effects, sizeof(*h->effects), NULL))
 			memset(h->effects, 0, sizeof(*h->effects));
+		else
+			nvme_merge_zns_effects(h, &c);
 	}
 	nvme_init_known_effects(h->effects);
 	return 0;

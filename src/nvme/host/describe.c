@@ -31,6 +31,15 @@ static const struct nvme_op_desc nvm_ops[256] = {
 	[nvme_cmd_verify]       = { UCMD_VERB_VERIFY, D_KNOWN | D_RANGE },
 	/* Copy: the source ranges are in the data buffer (describe_range_list) */
 	[nvme_cmd_copy]         = { UCMD_VERB_COPY, D_KNOWN | D_DESTRUCTIVE },
+	/*
+	 * Zoned Namespace Command Set. Zone Append writes wherever the zone's
+	 * write pointer is, and Zone Management Send may reset (deallocate)
+	 * one zone or all: both are writes whose blocks the command does not
+	 * name (range unknown, below). A report reads no logical block.
+	 */
+	[nvme_zns_cmd_append]    = { UCMD_VERB_WRITE, D_KNOWN | D_DESTRUCTIVE },
+	[nvme_zns_cmd_mgmt_send] = { UCMD_VERB_WRITE, D_KNOWN | D_DESTRUCTIVE },
+	[nvme_zns_cmd_mgmt_recv] = { UCMD_VERB_READ, D_KNOWN },
 };
 
 static const struct nvme_op_desc admin_ops[256] = {
@@ -122,11 +131,13 @@ void nvme_describe_cmd(struct nvme_host *h, const char *device, uint32_t cmd_op,
 			d->length = lba_bytes(d->nlb, ns->lba_shift);
 		}
 	} else if (!admin && (nvme_cmd_has_range_list(c->opcode) || d->verb == UCMD_VERB_UNKNOWN ||
-				d->verb == UCMD_VERB_VENDOR)) {
+				d->verb == UCMD_VERB_VENDOR || c->opcode == nvme_zns_cmd_append ||
+				c->opcode == nvme_zns_cmd_mgmt_send)) {
 		/*
 		 * Copy and DSM: the list is in the data buffer, which only
 		 * nvme_ns_describe() reads (nvme_describe_range_list); an I/O
-		 * command the tables do not know may touch any block.
+		 * command the tables do not know may touch any block, and so may
+		 * a zone command as far as the host can tell.
 		 */
 		d->range_unknown = true;
 	} else if (admin && d->destructive) {

@@ -58,7 +58,7 @@ static void test_features(void **state)
 	assert_int_equal(v, 1);
 	assert_int_equal(host_set_feature(&h, NVME_FEAT_FID_ASYNC_EVENT, 0xffffffff, false, NULL), 0);
 	assert_int_equal(host_get_feature(&h, NVME_FEAT_FID_ASYNC_EVENT, 0, 0, &v), 0);
-	assert_int_equal(v, NVME_CTRL_OAES_NA | 3);
+	assert_int_equal(v, NVME_CTRL_OAES_NA | NVME_CTRL_OAES_ZD | 3);
 
 	/* Temperature threshold: over and under */
 	assert_int_equal(host_get_feature(&h, NVME_FEAT_FID_TEMP_THRESH, 0, 0, &v), 0);

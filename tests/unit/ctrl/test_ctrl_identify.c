@@ -102,7 +102,8 @@ static void test_identify(void **state)
 	assert_int_equal(host_identify(&h, NVME_IDENTIFY_CNS_CSI_INDEPENDENT_ID_NS, nsid, 0, buf), 0);
 	assert_int_equal(((struct nvme_id_independent_id_ns *)buf)->nstat, 1);
 	assert_int_equal(host_identify(&h, NVME_IDENTIFY_CNS_COMMAND_SET_STRUCTURE, 0, 0, buf), 0);
-	assert_int_equal(((struct nvme_id_iocs *)buf)->iocsc[0], 1);
+	/* one combination: NVM with the Zoned Namespace Command Set */
+	assert_int_equal(((struct nvme_id_iocs *)buf)->iocsc[0], 1 | 1 << NVME_CSI_ZNS);
 	assert_int_equal(host_identify(&h, NVME_IDENTIFY_CNS_CTRL_LIST, 0, 0, buf), 0);
 	assert_int_equal(((struct nvme_ctrl_list *)buf)->num, 1);
 	assert_int_equal(((struct nvme_ctrl_list *)buf)->identifier[0], 7);

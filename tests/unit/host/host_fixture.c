@@ -33,6 +33,7 @@ int fx_setup(struct fx *f, const struct fx_opts *o)
 	nsp.extended = o->extended;
 	nsp.store = UCMD_NS_STORE_RAM;
 	nsp.attach = true;
+	nsp.zoned.zone_size = o->zone_size;
 	ret = ucmd_ctrl_ns_create(f->ctrl, &nsp);
 	if (ret <= 0)
 		return ret ? ret : -EINVAL;

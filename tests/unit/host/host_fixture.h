@@ -30,6 +30,7 @@ struct fx_opts {
 	unsigned nr_io_queues;
 	int open_flags;			/* for the devices; 0: O_RDWR */
 	bool rdonly;			/* open the devices O_RDONLY */
+	uint64_t zone_size;		/* blocks: a zoned namespace; 0: NVM */
 };
 
 struct fx {

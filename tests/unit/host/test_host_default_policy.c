@@ -83,18 +83,59 @@ static bool policy_allows(const struct ucmd_policy *p, struct nvme_host *h, stru
 	return v.allow;
 }
 
+static void compare_all(const struct fx_opts *o);
+
 static void test_default_policy_is_nvme_cmd_allowed(void **state)
 {
-	struct fx f;
 	struct fx_opts o = { .mode = UCMD_CTRL_INLINE };
+
+	(void)state;
+	compare_all(&o);
+}
+
+/*
+ * A zoned namespace: the same comparison (Linux judges its commands by the
+ * zoned command set's effects log), and what that means for Zone Append and
+ * the zone reports of a user without CAP_SYS_ADMIN.
+ */
+static void test_default_policy_zoned(void **state)
+{
+	struct fx_opts o = { .mode = UCMD_CTRL_INLINE, .nsze = 4096, .zone_size = 512 };
+	struct ucmd_policy *p;
+	struct nvme_host *h;
+	struct fx f;
+	char err[256];
+
+	(void)state;
+	compare_all(&o);
+	assert_int_equal(fx_setup(&f, &o), 0);
+	h = (struct nvme_host *)f.host;
+	assert_int_equal(ucmd_policy_load_default(&p, err, sizeof(err)), 0);
+	/* writers may append and manage zones, readers may report them */
+	assert_true(policy_allows(p, h, h->ns[0], false, nvme_zns_cmd_append, 0, 0,
+				  FMODE_READ | FMODE_WRITE, false));
+	assert_false(policy_allows(p, h, h->ns[0], false, nvme_zns_cmd_append, 0, 0, FMODE_READ,
+				   false));
+	assert_true(policy_allows(p, h, h->ns[0], false, nvme_zns_cmd_mgmt_send, 0, 0,
+				  FMODE_READ | FMODE_WRITE, false));
+	assert_false(policy_allows(p, h, h->ns[0], false, nvme_zns_cmd_mgmt_send, 0, 0,
+				   FMODE_READ, false));
+	assert_true(policy_allows(p, h, h->ns[0], false, nvme_zns_cmd_mgmt_recv, 0, 0, FMODE_READ,
+				  false));
+	ucmd_policy_put(p);
+	fx_teardown(&f);
+}
+
+static void compare_all(const struct fx_opts *o)
+{
+	struct fx f;
 	struct ucmd_policy *p;
 	struct nvme_host *h;
 	struct nvme_ns *ns;
 	char err[256];
 	unsigned checked = 0, mismatches = 0;
 
-	(void)state;
-	assert_int_equal(fx_setup(&f, &o), 0);
+	assert_int_equal(fx_setup(&f, o), 0);
 	h = (struct nvme_host *)f.host;
 	assert_true(h->nr_ns >= 1);
 	ns = h->ns[0];
@@ -144,6 +185,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_default_policy_is_nvme_cmd_allowed),
+		cmocka_unit_test(test_default_policy_zoned),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
