@@ -160,7 +160,8 @@ uint16_t nvmet_admin_get_log(struct ucmd_ctrl *c, struct nvmet_req *req)
 	case NVME_LOG_LID_CHANGED_NS: log_changed_ns(c, (void *)buf, rae); break;
 	case NVME_LOG_LID_CMD_EFFECTS: st = log_effects(csi, (void *)buf); break;
 	case NVME_LOG_LID_ZNS_CHANGED_ZONES:
-		st = csi != NVME_CSI_ZNS ? (UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR)
+		/* another command set's: as an unsupported LID, as log 00h says for it */
+		st = csi != NVME_CSI_ZNS ? (UCMD_CMD(NVME_SC_INVALID_LOG_PAGE) | UCMD_DNR)
 		     : nvmet_zns_log_changed(c, req->cmd.nsid, rae, (void *)buf);
 		break;
 	}

@@ -509,9 +509,9 @@ static void test_changed_zones(void **state)
 	assert_int_equal((cqe.dw0 >> 8) & 0xff, 0xef);
 	assert_int_equal((cqe.dw0 >> 16) & 0xff, NVME_LOG_LID_ZNS_CHANGED_ZONES);
 	host_ack(&f->h, 0);
-	/* CSI 02h only */
+	/* CSI 02h only: for the NVM Command Set it is an unsupported log */
 	assert_int_equal(get_log_csi(f, NVME_LOG_LID_ZNS_CHANGED_ZONES, 0, true, l, sizeof(*l)),
-			 ST_INVALID);
+			 SC(1, NVME_SC_INVALID_LOG_PAGE) | DNR);
 	assert_int_equal(get_log_csi(f, NVME_LOG_LID_ZNS_CHANGED_ZONES, NVME_CSI_ZNS, false, l,
 				     sizeof(*l)), 0);
 	assert_int_equal(le16toh(l->nrzid), 1);
