@@ -27,7 +27,7 @@ echo "--- building ucmd (with the BPF enforcer) and the guest programs in $B"
 ninja -C "$B" tools/ucmd tests/system/bpf/bpfcmd tests/system/bpf/runas >/dev/null ||
 	fail "build failed (ucmd, bpfcmd, runas)"
 U=$B/tools/ucmd
-"$U" policy status --bpf 2>&1 | grep -q "built without" &&
+grep -q "built without" <<<"$("$U" policy status --bpf 2>&1)" &&
 	fail "ucmd was built without the BPF enforcer (meson -Dbpf=enabled; clang, libbpf-dev, bpftool)"
 
 # --- bad input on the host, where nothing is loaded: usage (2) or a reason (1)
@@ -53,8 +53,8 @@ if [ ! -e /sys/fs/bpf/ucmd ]; then
 	expect 1 "/nonexistent.ini" "$U" policy load --bpf /nonexistent.ini
 	expect 1 "no ucmd BPF policy is loaded" "$U" policy unload --bpf
 	expect 1 "no ucmd BPF policy is loaded" "$U" policy audit --bpf "$out/none.jsonl"
-	"$U" policy status --bpf | grep -q "no BPF policy loaded" || fail "status without a program"
-	"$U" --output-format json policy status --bpf | grep -q '"loaded": *false' ||
+	o=$("$U" policy status --bpf) && grep -q "no BPF policy loaded" <<<"$o" || fail "status without a program"
+	o=$("$U" --output-format json policy status --bpf) && grep -q '"loaded": *false' <<<"$o" ||
 		fail "status --output-format json without a program"
 	echo "bad input: ok"
 fi

@@ -15,7 +15,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 step "run (creates the controller)"
 out=$("$UCMD" run --size 4194304)
 echo "$out" | tail -5
-echo "$out" | grep -q "all 4 MiB written, verified and read back" || fail "run did not verify"
+grep -q "all 4 MiB written, verified and read back" <<<"$out" || fail "run did not verify"
 [ -f "$UCMD_CTRL/ctrl.json" ] || fail "no controller config in $UCMD_CTRL"
 
 step "list / id-ctrl / id-ns / smart-log as JSON (-o after the command, as nvme-cli)"

@@ -51,7 +51,7 @@ feat() { "$UCMD" admin-passthru -o 0xa --cdw10="$1" 2>&1 >/dev/null |
 # the device stays powered between CLI calls (docs/store.md, "Power cycles"):
 # a value set without Save is current until a power cycle or reset, and the
 # saved one (SEL 2) is still the default
-"$UCMD" set-feature -f 4 -v 350 | grep -q "value:0x0000015e" || fail "set-feature -v output"
+o=$("$UCMD" set-feature -f 4 -v 350) && grep -q "value:0x0000015e" <<<"$o" || fail "set-feature -v output"
 [ "$(feat 4)" = 0000015e ] || fail "unsaved set-feature not current in the next CLI call: $(feat 4)"
 [ "$(feat $((4 | 2 << 8)))" = 00000157 ] || fail "unsaved set-feature changed the saved value: $(feat $((4 | 2 << 8)))"
 "$UCMD" set-feature -f 4 --value=350 --save >/dev/null

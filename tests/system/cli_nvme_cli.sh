@@ -29,7 +29,7 @@ step() { echo "--- $*"; }
 [ -x "$UCMDD" ] || fail "no $UCMDD: build first"
 command -v nvme >/dev/null || fail "nvme-cli is not installed (scripts/deps.sh)"
 command -v python3 >/dev/null || fail "python3 is not installed"
-nvme version | grep -q "^nvme version 2\.3" || fail "this test compares with nvme-cli 2.3: $(nvme version | head -1)"
+grep -q "^nvme version 2\.3" <<<"$(nvme version)" || fail "this test compares with nvme-cli 2.3: $(nvme version | head -1)"
 [ "$(id -u)" = 0 ] || fail "run as root: ucmdd serves the controller"
 
 # ucmd's command, options in nvme-cli's positions (after the command)

@@ -44,8 +44,8 @@ start() {	# ucmdd arguments: runs it in the foreground, in the background
 alive() { kill -0 "$pid" 2>/dev/null || { cat "$dir/ucmdd.log"; fail "ucmdd died: $*"; }; }
 
 step "options: bad ones are refused with a message, --help and --version answer"
-"$UCMDD" --help | grep -q -- "--ctrl DIR" || fail "--help"
-"$UCMDD" --version | grep -q "^ucmdd " || fail "--version"
+o=$("$UCMDD" --help) && grep -q -- "--ctrl DIR" <<<"$o" || fail "--help"
+o=$("$UCMDD" --version) && grep -q "^ucmdd " <<<"$o" || fail "--version"
 rc=0; "$UCMDD" --bogus 2>"$dir/err" || rc=$?
 [ "$rc" = 2 ] && grep -q "unknown option --bogus" "$dir/err" || fail "--bogus: rc $rc $(cat "$dir/err")"
 rc=0; "$UCMDD" --socket "$sock" 2>"$dir/err" || rc=$?

@@ -157,7 +157,7 @@ wait "$la" "$lb"
 if grep -v -e "in use by" -e "Device or resource busy" "$top/loop.a" "$top/loop.b"; then
 	fail "a concurrent writer failed with something other than the in-use error"
 fi
-ls -a "$UCMD_CTRL" | grep -q '\.tmp\.' && fail "temp files left behind"
+grep -q '\.tmp\.' <<<"$(ls -a "$UCMD_CTRL")" && fail "temp files left behind"
 as_nobody "$UCMD" read -s 0 -c 7 > "$top/out.bin"
 cmp -s "$top/data.bin" "$top/out.bin" || fail "data changed by the loops"
 

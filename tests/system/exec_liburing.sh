@@ -17,8 +17,8 @@ fail() { echo "FAIL: $*"; exit 1; }
 step() { echo "--- $*"; }
 [ -x "$PROG" ] || fail "no $PROG"
 # the program must not know ucmd: no ucmd library among what it loads
-if ldd "$PROG" | grep -q ucmd; then fail "uring_passthru links ucmd"; fi
-ldd "$PROG" | grep -q 'liburing.so.2' || fail "uring_passthru does not use the system liburing"
+if grep -q ucmd <<<"$(ldd "$PROG")"; then fail "uring_passthru links ucmd"; fi
+grep -q 'liburing.so.2' <<<"$(ldd "$PROG")" || fail "uring_passthru does not use the system liburing"
 
 step "uring_passthru under ucmd exec"
 timeout 300 "$UCMD" exec --ctrl "$dir/ctrl" --create -- "$PROG" /dev/ng0n1 /dev/nvme0 /dev/nvme0n1 \

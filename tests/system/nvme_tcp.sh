@@ -23,7 +23,7 @@ for t in nvme fio mke2fs e2fsck python3; do
 done
 
 step "ucmdd --help documents --nvme-tcp; a bad address is refused"
-"$UCMDD" --help | grep -q -- '--nvme-tcp ADDR\[:PORT\]' || fail "--help has no --nvme-tcp"
+o=$("$UCMDD" --help) && grep -q -- '--nvme-tcp ADDR\[:PORT\]' <<<"$o" || fail "--help has no --nvme-tcp"
 set +e
 "$UCMDD" --ram 64M --socket /tmp/none.sock --nvme-tcp nowhere:99999 --foreground 2>/tmp/nvme_tcp_err.$$
 rc=$?
@@ -66,7 +66,7 @@ command -v setpriv >/dev/null || fail "setpriv is missing (util-linux)"
 [ -x /usr/bin/python3 ] || fail "/usr/bin/python3 is missing"
 setpriv --reuid=nobody --regid=nogroup --clear-groups /usr/bin/python3 tests/system/nvme_tcp_pdu.py \
 	"$PORT" "$HOSTNQN" "$T/audit.log" local-user || fail "nvme_tcp_pdu.py as nobody"
-grep '"decision":"deny"' "$T/audit.log" | grep '"verb":"write"' | grep -q '"uid":65534' ||
+grep -q '"uid":65534' <<<"$(grep '"decision":"deny"' "$T/audit.log" | grep '"verb":"write"')" ||
 	fail "no audit record of nobody's denied write"
 kill "$DPID"
 DPID=
@@ -77,7 +77,7 @@ ex() { "$UCMD" policy explain --policy "$T/policy.ini" --uid 4294967295 --gid 42
 eo=$(ex --verb write --hostnqn "$HOSTNQN" --hostid "${RO^^}") && fail "explain: the read-only host ID may write"
 grep -q "tcp-readonly-hostid" <<<"$eo" || fail "explain: not the hostid rule: $eo"
 ex --verb read --hostnqn "$HOSTNQN" --hostid "$RO" >/dev/null || fail "explain: the read-only host ID may not read"
-ex --verb format --hostnqn "$HOSTNQN" --hostid 00000000-0000-0000-0000-000000000001 | grep -q "tcp-test-host" ||
+o=$(ex --verb format --hostnqn "$HOSTNQN" --hostid 00000000-0000-0000-0000-000000000001) && grep -q "tcp-test-host" <<<"$o" ||
 	fail "explain: another host ID of the allowed NQN"
 set +e
 ex --verb read --hostid not-a-uuid 2>/dev/null; rc=$?

@@ -98,7 +98,7 @@ if "$UCMD" --ctrl "$URL" --hostnqn "$RO" write -s 64 -c 0 -z 512 -d "$T/small" >
 	fail "the target's policy let $RO write"
 fi
 grep -q "\"hostnqn\":\"$RO\"" "$T/target-audit.json" &&
-	grep "\"hostnqn\":\"$RO\"" "$T/target-audit.json" | grep -q '"decision":"deny"' ||
+	grep -q '"decision":"deny"' <<<"$(grep "\"hostnqn\":\"$RO\"" "$T/target-audit.json")" ||
 	{ cat "$T/target-audit.json"; fail "the target's audit has no denial for $RO"; }
 "$UCMD" --ctrl "$URL" read -s 64 -c 0 -z 512 -d "$T/ro2.back" >/dev/null
 cmp "$T/ro.back" "$T/ro2.back" || fail "$RO's refused write changed the data"

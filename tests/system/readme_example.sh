@@ -10,5 +10,5 @@ assert s[i:j] == open("examples/hello.c").read(), "README example differs from e
 PY
 out=$("$B/examples/hello")
 echo "$out"
-echo "$out" | grep -q "null uring_cmd: res 0"
-echo "$out" | grep -q "nvme read: res 0"
+grep -q "null uring_cmd: res 0" <<<"$out"
+grep -q "nvme read: res 0" <<<"$out"
