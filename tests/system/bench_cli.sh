@@ -3,15 +3,9 @@
 # output, the JSON fields checked with python3, the default target leaving
 # the persistent namespace alone, and bad options rejected.
 # Never asserts a speed: only that the numbers are there and consistent.
-set -euo pipefail
-B=${UCMD_BUILD:-build}
-UCMD="$(pwd)/$B/tools/ucmd"
-dir=$(mktemp -d /var/tmp/ucmd-bench.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
+source "$(dirname "$0")/lib/common.sh"
+dir=$T
 export UCMD_CTRL="$dir/ctrl"
-
-step() { echo "--- $*"; }
-fail() { echo "FAIL: $*"; exit 1; }
 
 check_json() {	# $1: expected path, stdin: the JSON
 	python3 -c '

@@ -9,12 +9,9 @@
 # docs/security.md ("bpf-diff:POLICY:CALLER:COMMAND:PATH"). Also reports the double-fetch count and
 # the cost of a 50-rule policy (docs/security.md, docs/performance.md).
 # Needs root (apt, QEMU) and Debian's mirror on the first run.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-B=${UCMD_BUILD:-build}
+source "$(dirname "$0")/lib/common.sh"
 T=tests/system/bpf
 out=${UCMD_QEMU_OUT:-$(mktemp -d /var/tmp/ucmd-bpf-out.XXXXXX)}
-fail() { echo "FAIL: $*"; exit 1; }
 
 [ "$(id -u)" -eq 0 ] || command -v qemu-system-x86_64 >/dev/null ||
 	fail "not root and no qemu-system-x86_64: cannot install the harness's packages"

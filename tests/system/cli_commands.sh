@@ -1,14 +1,9 @@
 #!/usr/bin/env bash
 # Every nvme-cli style command of the CLI on the embedded controller, with
 # the data or status each must produce.
-set -euo pipefail
-B=${UCMD_BUILD:-build}
-UCMD="$(pwd)/$B/tools/ucmd"
-dir=$(mktemp -d /var/tmp/ucmd-cmds.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
+source "$(dirname "$0")/lib/common.sh"
+dir=$T
 export UCMD_CTRL="$dir/ctrl"
-fail() { echo "FAIL: $*"; exit 1; }
-step() { echo "--- $*"; }
 expect_status() {	# NAME-PATTERN COMMAND...
 	local pat=$1; shift
 	if "$@" 2>"$dir/err" >/dev/null; then fail "$* succeeded, expected $pat"; fi

@@ -6,15 +6,10 @@
 # the controller reset, and get-log of the same pages. The logs are checked
 # in their raw form (-b), by the spec's offsets, so that no printer's layout
 # matters here.
-set -euo pipefail
-B=${UCMD_BUILD:-build}
-UCMD="$(pwd)/$B/tools/ucmd"
-dir=$(mktemp -d /var/tmp/ucmd-maint.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
+source "$(dirname "$0")/lib/common.sh"
+dir=$T
 export UCMD_CTRL="$dir/ctrl"
 unset UCMD_DAEMON
-fail() { echo "FAIL: $*"; exit 1; }
-step() { echo "--- $*"; }
 # wait_for CMD...: until CMD succeeds (an event; bounded so a hang fails)
 wait_for() {
 	for _ in $(seq 600); do "$@" && return 0; sleep 0.05; done

@@ -6,15 +6,10 @@
 # directory rules (--ctrl must exist unless --create / create-ctrl), and
 # format's safety delay (warning naming the device, Ctrl-C cancels with the
 # data intact, --force skips it).
-set -euo pipefail
-B=${UCMD_BUILD:-build}
-UCMD="$(pwd)/$B/tools/ucmd"
-dir=$(mktemp -d /var/tmp/ucmd-opts.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
+source "$(dirname "$0")/lib/common.sh"
+dir=$T
 export UCMD_CTRL="$dir/ctrl"
 unset UCMD_DAEMON
-fail() { echo "FAIL: $*"; exit 1; }
-step() { echo "--- $*"; }
 snap() { (cd "$UCMD_CTRL" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
 
 mapfile -t cmds < <("$UCMD" help | sed -n '/^commands:/,$p' | awk 'NR > 1 { print $1 }')

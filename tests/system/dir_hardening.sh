@@ -6,23 +6,13 @@
 # directory still reads, a full file system is Capacity Exceeded, new files
 # are private, and a group/world-writable directory is refused with the
 # reason. Every check fails on the code before the fix (commit ad8c28c).
-set -euo pipefail
-B=${UCMD_BUILD:-build}
-UCMD="$(pwd)/$B/tools/ucmd"
-top=$(mktemp -d /var/tmp/ucmd-dirh.XXXXXX)
-chmod 0755 "$top"
+source "$(dirname "$0")/lib/common.sh"
+top=$T
 mnt=""
-cleanup() {
-	[ -n "$mnt" ] && umount "$mnt" 2>/dev/null || true
-	rm -rf "$top"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-step() { echo "--- $*"; }
-as_nobody() {
-	setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
-		--bounding-set=-all -- "$@"
-}
+unmount() { [ -z "$mnt" ] || umount "$mnt" 2>/dev/null || true; }
+at_exit unmount
+need_root "runs the CLI as nobody (setpriv)"
+as_nobody() { as_user --bounding-set=-all 65534 "$@"; }
 sum() { sha256sum "$1" | cut -d' ' -f1; }
 # a root-owned file that must come through every attack unchanged
 scratch="$top/root-owned"

@@ -7,14 +7,9 @@
 # buffers and files, links, and Linux's errors. Then the same through a
 # fork and an exec (the device fd inherited), and `--trace`'s log of a
 # call ucmd does not handle.
-set -euo pipefail
-B=${UCMD_BUILD:-build}
-UCMD="$(pwd)/$B/tools/ucmd"
+source "$(dirname "$0")/lib/common.sh"
 PROG="$(pwd)/$B/tests/exec/uring_passthru"
-dir=$(mktemp -d /tmp/ucmd-exec-uring.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-step() { echo "--- $*"; }
+dir=$T
 [ -x "$PROG" ] || fail "no $PROG"
 # the program must not know ucmd: no ucmd library among what it loads
 if grep -q ucmd <<<"$(ldd "$PROG")"; then fail "uring_passthru links ucmd"; fi

@@ -5,11 +5,10 @@
 # installed header alone in C and C++. Checks what the libraries export.
 #   UCMD_INSTALL_BUILD  build directory for make install (default: a new
 #                       one in the temporary directory, the defaults: LTO)
-set -uo pipefail
-cd "$(dirname "$0")/../.."
+source "$(dirname "$0")/lib/common.sh"
+set +e	# every check runs; the failures are counted
 src=$PWD
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+tmp=$T
 P=$tmp/prefix
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }

@@ -5,11 +5,9 @@
 # option of `ucmd policy explain` is in ucmd-policy(5), and every option
 # any command accepts is in one of them; every option of ucmdd is in
 # ucmdd(8).
-set -uo pipefail
-cd "$(dirname "$0")/../.."
-B=${UCMD_BUILD:-build}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/lib/common.sh"
+set +e	# every check runs; the failures are counted
+tmp=$T
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 

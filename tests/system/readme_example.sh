@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # The README's example program is examples/hello.c, byte for byte, and runs.
-set -euo pipefail
-B=${UCMD_BUILD:-build}
+source "$(dirname "$0")/lib/common.sh"
 python3 - <<'PY'
 s = open("README.md").read()
 i = s.index("```c\n") + 5
