@@ -31,6 +31,8 @@ udir="$top/user"
 mkdir "$udir"
 chown nobody:nogroup "$udir"
 export UCMD_CTRL="$udir/ctrl"
+# 16 MiB, not the default 1 GiB: class 2 hashes the whole image twice
+as_nobody "$UCMD" create-ctrl --nsze 32768 >/dev/null
 as_nobody "$UCMD" write -s 0 -c 7 -d "$top/data.bin" >/dev/null 2>&1
 
 step "class 11: created files are private (0700 directory, 0600 files)"

@@ -19,7 +19,7 @@
 #                and `make check` fails on it (docs/testing.md). Only for
 #                what the machine lacks that scripts/deps.sh cannot give
 #                (root), never for what the code does.
-#   step MSG     a heading in the log
+#   step MSG     a heading in the log, with the seconds since the start
 #   need_root WHY       skip unless root
 #   need_tools TOOL...  fail unless each is on PATH (deps.sh installs them)
 #   as_user [OPT...] UID CMD...  CMD as an unprivileged user: no groups, no
@@ -63,7 +63,7 @@ fail() {
 	exit 1
 }
 skip() { echo "SKIP: $*"; exit 77; }
-step() { echo "--- $*"; }
+step() { echo "--- [${SECONDS}s] $*"; }	# the time says where a slow test spends it
 
 need_root() { [ "$(id -u)" = 0 ] || skip "needs root: $*"; }
 need_tools() {
