@@ -5,11 +5,9 @@
 # daemon's policy lets uid 1234 identify and read, nothing else: its read
 # returns what root wrote, its write is -EACCES (and audited once), and it
 # cannot reach the images themselves, neither directly nor with --ctrl.
-source "$(dirname "$0")/lib/common.sh"
+source "$(dirname "$0")/lib/daemon.sh"
 dir=$T	# the socket's directory (0755): others may reach the socket
-sock="$dir/ucmdd.sock"
-[ -x "$UCMDD" ] || fail "no $UCMDD: build ucmdd first"
-need_root "the daemon serves other users"
+sock=$SOCK
 READER=(setpriv --reuid 1234 --regid 1234 --clear-groups --inh-caps=-all --)
 RUCMD=$(shared "$UCMD")	# a copy of the CLI uid 1234 can reach
 
@@ -33,16 +31,8 @@ action = allow
 INI
 
 step "ucmdd owns the controller directory"
-"$UCMDD" --ctrl "$dir/ctrl" --socket "$sock" --policy "$dir/policy.ini" \
-	--audit "$dir/audit.jsonl" --foreground 2>"$dir/ucmdd.log" &
-pid=$!
-for _ in $(seq 200); do
-	[ -S "$sock" ] && break
-	kill -0 "$pid" 2>/dev/null || { cat "$dir/ucmdd.log"; fail "ucmdd exited"; }
-	sleep 0.05
-done
-[ -S "$sock" ] || fail "no socket at $sock"
-chmod 0666 "$sock"	# who may connect is the socket's mode; what they may do, the policy's
+# the socket 0666: who may connect is the socket's mode; what they may do, the policy's
+daemon_start --ctrl "$dir/ctrl" --policy "$dir/policy.ini" --audit "$dir/audit.jsonl"
 
 step "root: list, id-ctrl, write, read"
 timeout 60 "$UCMD" --daemon "$sock" list | tee "$dir/list.txt"
@@ -86,11 +76,7 @@ if timeout 60 "${READER[@]}" "$RUCMD" --ctrl "$dir/ctrl" read -s 16 -c 7 >/dev/n
 fi
 
 step "SIGTERM: ucmdd exits 0, then clients get a clear error, not a hang"
-kill -TERM "$pid"
-rc=0
-wait "$pid" || rc=$?
-pid=
-[ "$rc" = 0 ] || { cat "$dir/ucmdd.log"; fail "ucmdd exited $rc on SIGTERM"; }
+daemon_stop	# exit status 0, or fail
 if timeout 20 "$UCMD" --daemon "$sock" list >/dev/null 2>"$dir/err"; then
 	fail "list worked with no daemon"
 fi
