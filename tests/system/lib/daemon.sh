@@ -1,8 +1,9 @@
 # shellcheck shell=bash
-# Shared by tests/system/daemon_*.sh (sourced, not run: scripts/check.sh runs
-# tests/system/*.sh only). They run as root: a root ucmdd owning its
-# controller directories, and clients as unprivileged users through setpriv
-# with numeric ids that need no passwd entry.
+# Shared by the tests that need a root ucmdd (daemon_*.sh, exec_fio_blk.sh):
+# sourced instead of lib/common.sh, which it sources first (its T, fail,
+# as_user, shared...). They run as root: a root ucmdd owning its controller
+# directories, and clients as unprivileged users through setpriv with
+# numeric ids that need no passwd entry; without root they skip.
 #
 #   UCMD_BUILD       the build whose ucmdd and daemon_client are used (build)
 #   UCMD_ASAN_BUILD  the AddressSanitizer build (build-asan; configured and
