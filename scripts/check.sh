@@ -23,7 +23,7 @@
 #   UCMD_CHECK_ONLY=REGEX       only the system tests whose name matches (a
 #                               run with it is not `make check`)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 
 tier=${1:-all}
 case $tier in

@@ -37,7 +37,9 @@ umask 022
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd -P)
 cd "$SRC"
 B=${UCMD_BUILD:-build}
+# shellcheck disable=SC2034  # for the tests that source this
 UCMD=$SRC/$B/tools/ucmd
+# shellcheck disable=SC2034
 UCMDD=$SRC/$B/src/server/ucmdd
 TEST_NAME=$(basename "$0" .sh)
 
