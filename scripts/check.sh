@@ -22,6 +22,8 @@
 #   UCMD_CHECK_LOGS             where the system tests' logs go (build/check-logs)
 #   UCMD_CHECK_ONLY=REGEX       only the system tests whose name matches (a
 #                               run with it is not `make check`)
+#   UCMD_CHECK_JOBS=2           the QEMU tests in a lane of their own, beside
+#                               the other system tests (default 1)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
@@ -116,31 +118,67 @@ fuzz() {
 # A system test that boots a QEMU guest (minutes each): only in `all`.
 boots_qemu() { grep -q 'tests/system/qemu/run\.sh' "$1"; }
 
+LOGS=${UCMD_CHECK_LOGS:-build/check-logs}
+
+# One system test; its status and seconds go to $LOGS/NAME.rc.
+run_one() {	# path
+	local name start rc
+	name=$(basename "$1" .sh)
+	start=$SECONDS
+	UCMD_BUILD=build bash "$1" >"$LOGS/$name.log" 2>&1
+	rc=$?
+	echo "$rc $((SECONDS - start))" >"$LOGS/$name.rc"
+}
+
+# What run_one found, printed and counted.
+report() {	# path
+	local name rc secs
+	name=$(basename "$1" .sh)
+	read -r rc secs <"$LOGS/$name.rc" || { rc=1; secs='?'; }
+	case $rc in
+	0) echo "system $name: ok ($secs s)"; passed=$((passed + 1)) ;;
+	77)
+		echo "system $name: SKIPPED ($(grep -m1 '^SKIP: ' "$LOGS/$name.log" || echo "no reason given"))"
+		skipped=$((skipped + 1)); skips+=("system $name")
+		;;
+	*)
+		echo "system $name: FAILED ($secs s, log: $LOGS/$name.log)"
+		tail -40 "$LOGS/$name.log"
+		failed=$((failed + 1)); failures+=("system $name")
+		details+=("system $name: $(grep -E 'FAIL' "$LOGS/$name.log" | head -5)")
+		;;
+	esac
+}
+
+# UCMD_CHECK_JOBS=2: the QEMU tests one after the other in a lane of their
+# own, beside the others one after the other (a guest under TCG and a test
+# waiting on its daemon share the CPUs well); never two guests at once, nor
+# two of the others. Default 1: one test at a time.
 system() {	# with_qemu (0|1)
-	local t name rc start logs=${UCMD_CHECK_LOGS:-build/check-logs}
-	mkdir -p "$logs"
+	local t name all=() qemu=() rest=()
+	mkdir -p "$LOGS"
 	for t in tests/system/*.sh; do
 		[ -f "$t" ] || continue
 		name=$(basename "$t" .sh)
-		if [ "$1" = 0 ] && boots_qemu "$t"; then continue; fi
 		[[ $name =~ ${UCMD_CHECK_ONLY:-.} ]] || continue
-		start=$SECONDS
-		UCMD_BUILD=build bash "$t" >"$logs/$name.log" 2>&1
-		rc=$?
-		case $rc in
-		0) echo "system $name: ok ($((SECONDS - start)) s)"; passed=$((passed + 1)) ;;
-		77)
-			echo "system $name: SKIPPED ($(grep -m1 '^SKIP: ' "$logs/$name.log" || echo "no reason given"))"
-			skipped=$((skipped + 1)); skips+=("system $name")
-			;;
-		*)
-			echo "system $name: FAILED ($((SECONDS - start)) s, log: $logs/$name.log)"
-			tail -40 "$logs/$name.log"
-			failed=$((failed + 1)); failures+=("system $name")
-			details+=("system $name: $(grep -E 'FAIL' "$logs/$name.log" | head -5)")
-			;;
-		esac
+		if boots_qemu "$t"; then
+			[ "$1" = 1 ] || continue
+			qemu+=("$t")
+		else
+			rest+=("$t")
+		fi
+		all+=("$t")
+		rm -f "$LOGS/$name.rc"
 	done
+	if [ "${UCMD_CHECK_JOBS:-1}" -ge 2 ] && [ ${#qemu[@]} -ne 0 ]; then
+		echo "system: ${#qemu[@]} QEMU tests beside ${#rest[@]} others (UCMD_CHECK_JOBS)"
+		{ for t in "${qemu[@]}"; do run_one "$t"; done; } &
+		{ for t in "${rest[@]}"; do run_one "$t"; done; } &
+		wait
+		for t in "${all[@]}"; do report "$t"; done
+	else
+		for t in "${all[@]}"; do run_one "$t"; report "$t"; done
+	fi
 }
 
 suite build "" unit "unit"
