@@ -38,6 +38,7 @@ $(BUILD)/build.ninja:
 	meson setup $(BUILD) >/dev/null
 
 build: deps $(BUILD)/build.ninja
+	@bash scripts/full_config.sh $(BUILD)
 	ninja -C $(BUILD)
 
 # A first run configures without the tests and, unless its tools are there,

@@ -63,24 +63,15 @@ count() {	# name, meson-test output file
 	echo "== $1: $ok passed, $((fail + to)) failed, $skip skipped"
 }
 
-# The build has the tests and the BPF enforcer (meson's defaults).
-full_options() {	# build-dir
-	python3 - "$1/meson-info/intro-buildoptions.json" <<'PY'
-import json, sys
-o = {x["name"]: x["value"] for x in json.load(open(sys.argv[1]))}
-sys.exit(0 if o.get("tests") is True and o.get("bpf") == "enabled" else 1)
-PY
-}
-
 suite() {	# build-dir, meson options, suite, label
 	local dir=$1 opts=$2 suite=$3 label=$4 log
 	log=$(mktemp)
 	if [ ! -f "$dir/build.ninja" ]; then
 		# shellcheck disable=SC2086
 		meson setup "$dir" $opts >"$log" 2>&1 || { tail -20 "$log"; echo "meson setup $dir failed"; failed=$((failed + 1)); failures+=("$label setup"); return; }
-	elif ! full_options "$dir"; then
-		# `make run` configured it with only what it runs
-		meson configure "$dir" -Dtests=true -Dbpf=enabled >"$log" 2>&1 || { tail -20 "$log"; echo "meson configure $dir failed"; failed=$((failed + 1)); failures+=("$label configure"); return; }
+	else
+		# `make run` may have configured it with only what it runs
+		bash scripts/full_config.sh "$dir" >"$log" 2>&1 || { tail -20 "$log"; echo "meson configure $dir failed"; failed=$((failed + 1)); failures+=("$label configure"); return; }
 	fi
 	if ! ninja -C "$dir" >"$log" 2>&1; then
 		tail -40 "$log"
