@@ -42,7 +42,7 @@ build: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
 
 # A first run configures without the tests and, unless its tools are there,
-# the BPF enforcer (the checks turn both on: scripts/check.sh), and builds
+# the BPF enforcer (make and the checks turn both on: scripts/full_config.sh), and builds
 # only the CLI and the library it links.
 run: deps-run
 	@[ -f $(BUILD)/build.ninja ] || meson setup $(BUILD) -Dtests=false -Dbpf=auto >/dev/null
