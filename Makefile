@@ -1,12 +1,19 @@
 # ucmd: the two commands the README promises.
-#   make run    build, then run the main job on the embedded default controller
+#   make run    build libucmd and the CLI only, then run the main job on the
+#               embedded default controller
 #   make check  every test: unit (plain, ASan+UBSan, TSan), fuzz, system
+#               (QEMU included); fails on a skipped test (docs/testing.md)
+# and, for the inner loop, two tiers of it (scripts/check.sh):
+#   make check-unit   the plain unit tests: seconds once built
+#   make check-quick  unit, unit under ASan+UBSan, and the system tests that
+#                     boot no QEMU guest (no TSan, no fuzz)
 #   make bench / make bench-daemon / make bench-exec   the benchmarks
 #               (docs/performance.md)
 #   make install PREFIX=/usr/local [DESTDIR=/staging]
 #               libucmd (shared and static), headers, ucmd.pc, the ucmd CLI,
 #               man pages and the default policy (docs/install.md)
-# All of them install the Debian packages they need first (scripts/deps.sh).
+# All of them install the Debian packages they need first (scripts/deps.sh:
+# run for make run, check for the checks, build for the rest).
 
 BUILD ?= build
 PREFIX ?= /usr/local
@@ -15,24 +22,39 @@ INSTALL_BUILD ?= build-install
 # the benchmarks measure what ships: an LTO build of its own
 PERF_BUILD ?= build-perf
 
-.PHONY: all deps build build-perf run check bench bench-daemon bench-exec install clean
+.PHONY: all deps deps-run deps-check build build-perf run check check-quick check-unit \
+	bench bench-daemon bench-exec install clean
 
 all: build
 
 deps:
-	@bash scripts/deps.sh
+	@bash scripts/deps.sh build
+deps-run:
+	@bash scripts/deps.sh run
+deps-check:
+	@bash scripts/deps.sh check
 
 $(BUILD)/build.ninja:
 	meson setup $(BUILD) >/dev/null
 
 build: deps $(BUILD)/build.ninja
+	@bash scripts/full_config.sh $(BUILD)
 	ninja -C $(BUILD)
 
-run: build
+# A first run configures without the tests and, unless its tools are there,
+# the BPF enforcer (make and the checks turn both on: scripts/full_config.sh), and builds
+# only the CLI and the library it links.
+run: deps-run
+	@[ -f $(BUILD)/build.ninja ] || meson setup $(BUILD) -Dtests=false -Dbpf=auto >/dev/null
+	ninja -C $(BUILD) tools/ucmd
 	./$(BUILD)/tools/ucmd run
 
-check: deps
-	@bash scripts/check.sh
+check: deps-check
+	@bash scripts/check.sh all
+check-quick: deps-check
+	@bash scripts/check.sh quick
+check-unit: deps
+	@bash scripts/check.sh unit
 
 $(PERF_BUILD)/build.ninja:
 	meson setup $(PERF_BUILD) -Db_lto=true -Dtests=false >/dev/null

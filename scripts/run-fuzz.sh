@@ -7,12 +7,15 @@
 # crashes, leaks, trips UBSan or times out.
 #
 #   FUZZ_SECONDS  seconds per target (default 30)
+#   FUZZ_JOBS     targets run at once (default: the number of CPUs)
 #   FUZZ_BUILD    build directory (default build-fuzz)
 set -u
 
 cd "$(dirname "$0")/.." || exit 2
 BUILD=${FUZZ_BUILD:-build-fuzz}
 SECS=${FUZZ_SECONDS:-30}
+JOBS=${FUZZ_JOBS:-$(nproc)}
+[ "$JOBS" -ge 1 ] 2>/dev/null || JOBS=1
 
 if [ ! -f "$BUILD/build.ninja" ]; then
 	# fuzzer-no-link instruments the engine's libraries for coverage (only
@@ -61,27 +64,47 @@ ninja -C "$BUILD" $(echo "$targets" | awk '{print $2}') >"$BUILD/fuzz-build.log"
 	exit 2
 }
 
-status=0
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$BUILD/artifacts"
-# A here-document, not a pipe: the loop must run in this shell to set status.
-while read -r name path; do
-	seeds="tests/fuzz/corpus/${name#fuzz_}"
-	corpus="$work/$name"
+
+# One target: its report goes to $work/NAME.out, its status to $work/NAME.rc.
+fuzz_one() {	# name path
+	seeds="tests/fuzz/corpus/${1#fuzz_}"
+	corpus="$work/$1"
 	mkdir -p "$corpus"
 	# A copy: new inputs found in this run must not land in the tree.
 	[ -d "$seeds" ] && cp -r "$seeds"/. "$corpus"/
-	log="$BUILD/artifacts/$name.log"
-	if "$BUILD/$path" -max_total_time="$SECS" -timeout=10 -print_final_stats=1 \
-		-artifact_prefix="$BUILD/artifacts/$name-" "$corpus" </dev/null >"$log" 2>&1; then
+	log="$BUILD/artifacts/$1.log"
+	if "$BUILD/$2" -max_total_time="$SECS" -timeout=10 -print_final_stats=1 \
+		-artifact_prefix="$BUILD/artifacts/$1-" "$corpus" </dev/null >"$log" 2>&1; then
 		runs=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$log" | tail -n 1)
-		echo "fuzz $name: ok (${runs:-?} runs)"
+		echo "fuzz $1: ok (${runs:-?} runs)" >"$work/$1.out"
+		echo 0 >"$work/$1.rc"
 	else
-		tail -n 40 "$log"
-		echo "fuzz $name: FAILED (log: $log)"
-		status=1
+		{ tail -n 40 "$log"; echo "fuzz $1: FAILED (log: $log)"; } >"$work/$1.out"
+		echo 1 >"$work/$1.rc"
 	fi
+}
+
+# JOBS targets at a time, each for SECS: every target fuzzes as long as it
+# did one after the other, in 1/JOBS of the time. All of them stop at SECS,
+# so batches of JOBS lose little waiting for the slowest of a batch.
+# Here-documents, not pipes: the loops must run in this shell to wait.
+n=0
+while read -r name path; do
+	fuzz_one "$name" "$path" &
+	n=$((n + 1))
+	[ $((n % JOBS)) -eq 0 ] && wait
+done <<EOF
+$targets
+EOF
+wait
+
+status=0
+while read -r name path; do
+	if [ -f "$work/$name.out" ]; then cat "$work/$name.out"; else echo "fuzz $name: FAILED (no result)"; fi
+	[ "$(cat "$work/$name.rc" 2>/dev/null)" = 0 ] || status=1
 done <<EOF
 $targets
 EOF

@@ -3,15 +3,9 @@
 # output, the JSON fields checked with python3, the default target leaving
 # the persistent namespace alone, and bad options rejected.
 # Never asserts a speed: only that the numbers are there and consistent.
-set -euo pipefail
-B=${UCMD_BUILD:-build}
-UCMD="$(pwd)/$B/tools/ucmd"
-dir=$(mktemp -d /var/tmp/ucmd-bench.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
+source "$(dirname "$0")/lib/common.sh"
+dir=$T
 export UCMD_CTRL="$dir/ctrl"
-
-step() { echo "--- $*"; }
-fail() { echo "FAIL: $*"; exit 1; }
 
 check_json() {	# $1: expected path, stdin: the JSON
 	python3 -c '
@@ -74,14 +68,14 @@ done
 step "bench text output"
 out=$("$UCMD" bench --rw write --size 16M --bs 64k --verify --batch 4)
 echo "$out"
-echo "$out" | grep -q "write: IOPS=" || fail "no write line"
-echo "$out" | grep -q "p99.99=" || fail "no percentiles"
-echo "$out" | grep -q "verify: .* 0 bad" || fail "verify did not pass"
+grep -q "write: IOPS=" <<<"$out" || fail "no write line"
+grep -q "p99.99=" <<<"$out" || fail "no percentiles"
+grep -q "verify: .* 0 bad" <<<"$out" || fail "verify did not pass"
 
 step "bench --path block text output: fio's Disk stats line"
 out=$("$UCMD" bench --path block --rw randread --size 16M --ops 1000 --batch 4)
 echo "$out"
-echo "$out" | grep -Eq "^  nvme[0-9]+n1: ios=1000/0, merge=0/0, ticks=[0-9]+/0, in_queue=[0-9]+, util=[0-9.]+%$" ||
+grep -Eq "^  nvme[0-9]+n1: ios=1000/0, merge=0/0, ticks=[0-9]+/0, in_queue=[0-9]+, util=[0-9.]+%$" <<<"$out" ||
 	fail "no Disk stats line for the block path"
 
 step "the default target is bench's own RAM namespace: the persistent one keeps its data"
@@ -102,6 +96,6 @@ for bad in "--rw sideways" "--bs 1000" "--iodepth 0" "--batch 64 --iodepth 8" \
 	if err=$("$UCMD" bench $bad 2>&1); then
 		fail "bench $bad succeeded"
 	fi
-	echo "$err" | grep -q "^bench: " || fail "bench $bad: unclear error '$err'"
+	grep -q "^bench: " <<<"$err" || fail "bench $bad: unclear error '$err'"
 done
 echo "bench_cli: OK"

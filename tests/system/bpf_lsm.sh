@@ -9,12 +9,9 @@
 # docs/security.md ("bpf-diff:POLICY:CALLER:COMMAND:PATH"). Also reports the double-fetch count and
 # the cost of a 50-rule policy (docs/security.md, docs/performance.md).
 # Needs root (apt, QEMU) and Debian's mirror on the first run.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-B=${UCMD_BUILD:-build}
+source "$(dirname "$0")/lib/common.sh"
 T=tests/system/bpf
 out=${UCMD_QEMU_OUT:-$(mktemp -d /var/tmp/ucmd-bpf-out.XXXXXX)}
-fail() { echo "FAIL: $*"; exit 1; }
 
 [ "$(id -u)" -eq 0 ] || command -v qemu-system-x86_64 >/dev/null ||
 	fail "not root and no qemu-system-x86_64: cannot install the harness's packages"
@@ -27,7 +24,7 @@ echo "--- building ucmd (with the BPF enforcer) and the guest programs in $B"
 ninja -C "$B" tools/ucmd tests/system/bpf/bpfcmd tests/system/bpf/runas >/dev/null ||
 	fail "build failed (ucmd, bpfcmd, runas)"
 U=$B/tools/ucmd
-"$U" policy status --bpf 2>&1 | grep -q "built without" &&
+grep -q "built without" <<<"$("$U" policy status --bpf 2>&1)" &&
 	fail "ucmd was built without the BPF enforcer (meson -Dbpf=enabled; clang, libbpf-dev, bpftool)"
 
 # --- bad input on the host, where nothing is loaded: usage (2) or a reason (1)
@@ -53,8 +50,8 @@ if [ ! -e /sys/fs/bpf/ucmd ]; then
 	expect 1 "/nonexistent.ini" "$U" policy load --bpf /nonexistent.ini
 	expect 1 "no ucmd BPF policy is loaded" "$U" policy unload --bpf
 	expect 1 "no ucmd BPF policy is loaded" "$U" policy audit --bpf "$out/none.jsonl"
-	"$U" policy status --bpf | grep -q "no BPF policy loaded" || fail "status without a program"
-	"$U" --output-format json policy status --bpf | grep -q '"loaded": *false' ||
+	o=$("$U" policy status --bpf) && grep -q "no BPF policy loaded" <<<"$o" || fail "status without a program"
+	o=$("$U" --output-format json policy status --bpf) && grep -q '"loaded": *false' <<<"$o" ||
 		fail "status --output-format json without a program"
 	echo "bad input: ok"
 fi

@@ -2,20 +2,14 @@
 # The ucmd CLI end to end on a fresh file-backed controller directory:
 # the main job, identify/log output (normal and JSON), a write/read round
 # trip that survives a restart, and bad input giving clear errors.
-set -euo pipefail
-B=${UCMD_BUILD:-build}
-UCMD="$(pwd)/$B/tools/ucmd"
-dir=$(mktemp -d /var/tmp/ucmd-sys.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
+source "$(dirname "$0")/lib/common.sh"
+dir=$T
 export UCMD_CTRL="$dir/ctrl"
-
-step() { echo "--- $*"; }
-fail() { echo "FAIL: $*"; exit 1; }
 
 step "run (creates the controller)"
 out=$("$UCMD" run --size 4194304)
 echo "$out" | tail -5
-echo "$out" | grep -q "all 4 MiB written, verified and read back" || fail "run did not verify"
+grep -q "all 4 MiB written, verified and read back" <<<"$out" || fail "run did not verify"
 [ -f "$UCMD_CTRL/ctrl.json" ] || fail "no controller config in $UCMD_CTRL"
 
 step "list / id-ctrl / id-ns / smart-log as JSON (-o after the command, as nvme-cli)"

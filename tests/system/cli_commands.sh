@@ -1,14 +1,9 @@
 #!/usr/bin/env bash
 # Every nvme-cli style command of the CLI on the embedded controller, with
 # the data or status each must produce.
-set -euo pipefail
-B=${UCMD_BUILD:-build}
-UCMD="$(pwd)/$B/tools/ucmd"
-dir=$(mktemp -d /var/tmp/ucmd-cmds.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
+source "$(dirname "$0")/lib/common.sh"
+dir=$T
 export UCMD_CTRL="$dir/ctrl"
-fail() { echo "FAIL: $*"; exit 1; }
-step() { echo "--- $*"; }
 expect_status() {	# NAME-PATTERN COMMAND...
 	local pat=$1; shift
 	if "$@" 2>"$dir/err" >/dev/null; then fail "$* succeeded, expected $pat"; fi
@@ -51,7 +46,7 @@ feat() { "$UCMD" admin-passthru -o 0xa --cdw10="$1" 2>&1 >/dev/null |
 # the device stays powered between CLI calls (docs/store.md, "Power cycles"):
 # a value set without Save is current until a power cycle or reset, and the
 # saved one (SEL 2) is still the default
-"$UCMD" set-feature -f 4 -v 350 | grep -q "value:0x0000015e" || fail "set-feature -v output"
+o=$("$UCMD" set-feature -f 4 -v 350) && grep -q "value:0x0000015e" <<<"$o" || fail "set-feature -v output"
 [ "$(feat 4)" = 0000015e ] || fail "unsaved set-feature not current in the next CLI call: $(feat 4)"
 [ "$(feat $((4 | 2 << 8)))" = 00000157 ] || fail "unsaved set-feature changed the saved value: $(feat $((4 | 2 << 8)))"
 "$UCMD" set-feature -f 4 --value=350 --save >/dev/null

@@ -3,13 +3,9 @@
 # returned success; the writer (and the ucmd in flight, if the kill lands
 # inside one) is SIGKILLed at a random moment. A new process then finds the controller as it was
 # (config, namespace) and every acknowledged block intact.
-set -euo pipefail
-B=${UCMD_BUILD:-build}
-UCMD="$(pwd)/$B/tools/ucmd"
-dir=$(mktemp -d /var/tmp/ucmd-crash.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
+source "$(dirname "$0")/lib/common.sh"
+dir=$T
 export UCMD_CTRL="$dir/ctrl"
-fail() { echo "FAIL: $*"; exit 1; }
 
 "$UCMD" list >/dev/null
 block() { { yes "block $1 " || true; } | head -c 512; }

@@ -3,13 +3,9 @@
 # CLI's own option tables (`ucmd help --dump-options`) in both directions and
 # with nvme-cli itself (`nvme help`, `nvme CMD --help`); and the check can
 # fail: a copy with one entry wrong each way is refused.
-set -euo pipefail
-B=${UCMD_BUILD:-build}
-UCMD="$(pwd)/$B/tools/ucmd"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-command -v nvme >/dev/null || fail "nvme-cli is not installed (scripts/deps.sh)"
+source "$(dirname "$0")/lib/common.sh"
+tmp=$T
+need_tools nvme
 
 python3 scripts/cli_md.py check "$UCMD" docs/cli.md || fail "docs/cli.md disagrees"
 

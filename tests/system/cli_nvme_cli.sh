@@ -7,30 +7,18 @@
 # text (get-feature, get-log) the same lines. The only values allowed to
 # differ are listed in VOLATILE with the reason. Every step runs, and the
 # failures are listed at the end.
-set -euo pipefail
-B=${UCMD_BUILD:-build}
-UCMD="$(pwd)/$B/tools/ucmd"
-UCMDD="$(pwd)/$B/src/server/ucmdd"
-dir=$(mktemp -d /tmp/ucmd-nvmecli.XXXXXX)
-chmod 0755 "$dir"
+source "$(dirname "$0")/lib/common.sh"
+dir=$T
 sock="$dir/ucmdd.sock"
 pid=
-cleanup() {
-	[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
-	wait 2>/dev/null || true
-	rm -rf "$dir"
-}
-trap cleanup EXIT
 failed=()
-fail() { echo "FAIL: $*"; [ -f "$dir/ucmdd.log" ] && tail -20 "$dir/ucmdd.log"; exit 1; }
+on_fail() { [ -f "$dir/ucmdd.log" ] && tail -20 "$dir/ucmdd.log"; }
 bad() { echo "  FAIL: $*"; failed+=("$*"); }
-step() { echo "--- $*"; }
 [ -x "$UCMD" ] || fail "no $UCMD: build first"
 [ -x "$UCMDD" ] || fail "no $UCMDD: build first"
-command -v nvme >/dev/null || fail "nvme-cli is not installed (scripts/deps.sh)"
-command -v python3 >/dev/null || fail "python3 is not installed"
-nvme version | grep -q "^nvme version 2\.3" || fail "this test compares with nvme-cli 2.3: $(nvme version | head -1)"
-[ "$(id -u)" = 0 ] || fail "run as root: ucmdd serves the controller"
+need_tools nvme python3
+grep -q "^nvme version 2\.3" <<<"$(nvme version)" || fail "this test compares with nvme-cli 2.3: $(nvme version | head -1)"
+need_root "ucmdd serves the controller"
 
 # ucmd's command, options in nvme-cli's positions (after the command)
 U() { local c=$1; shift; timeout 60 "$UCMD" --daemon "$sock" "$c" "$@" 2>>"$dir/err"; }

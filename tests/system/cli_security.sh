@@ -3,16 +3,10 @@
 # unprivileged caller gets Linux's nvme_cmd_allowed() answers by default,
 # a site policy grants one verb more, denials are audited, and policy
 # errors name the line.
-set -euo pipefail
-B=${UCMD_BUILD:-build}
-UCMD="$(pwd)/$B/tools/ucmd"
-dir=$(mktemp -d /tmp/ucmd-sec.XXXXXX)
+source "$(dirname "$0")/lib/common.sh"
+dir=$T
 chmod 0777 "$dir"
-trap 'rm -rf "$dir"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-step() { echo "--- $*"; }
-# nobody, no groups, no capabilities: as an unprivileged user runs it
-as_nobody() { setpriv --reuid 65534 --regid 65534 --clear-groups --inh-caps=-all -- "$@"; }
+need_root "runs the CLI as nobody (setpriv)"
 export UCMD_CTRL="$dir/ctrl"
 
 step "policy check: the default policy and a bad file"

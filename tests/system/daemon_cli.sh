@@ -5,24 +5,11 @@
 # daemon's policy lets uid 1234 identify and read, nothing else: its read
 # returns what root wrote, its write is -EACCES (and audited once), and it
 # cannot reach the images themselves, neither directly nor with --ctrl.
-set -euo pipefail
-B=${UCMD_BUILD:-build}
-UCMD="$(pwd)/$B/tools/ucmd"
-UCMDD="$(pwd)/$B/src/server/ucmdd"
-dir=$(mktemp -d /tmp/ucmd-dcli.XXXXXX)
-chmod 0755 "$dir"	# the socket's directory: others may reach the socket
-sock="$dir/ucmdd.sock"
-pid=
-cleanup() {
-	[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
-	rm -rf "$dir"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-step() { echo "--- $*"; }
+source "$(dirname "$0")/lib/daemon.sh"
+dir=$T	# the socket's directory (0755): others may reach the socket
+sock=$SOCK
 READER=(setpriv --reuid 1234 --regid 1234 --clear-groups --inh-caps=-all --)
-[ -x "$UCMDD" ] || fail "no $UCMDD: build ucmdd first"
-[ "$(id -u)" = 0 ] || fail "run as root: the daemon serves other users"
+RUCMD=$(shared "$UCMD")	# a copy of the CLI uid 1234 can reach
 
 cat > "$dir/policy.ini" <<'INI'
 [policy]
@@ -44,17 +31,9 @@ action = allow
 INI
 
 step "ucmdd owns the controller directory"
-"$UCMDD" --ctrl "$dir/ctrl" --socket "$sock" --policy "$dir/policy.ini" --socket-mode 0666 \
-	--audit "$dir/audit.jsonl" --foreground 2>"$dir/ucmdd.log" &
-pid=$!
-for _ in $(seq 200); do
-	[ -S "$sock" ] && break
-	kill -0 "$pid" 2>/dev/null || { cat "$dir/ucmdd.log"; fail "ucmdd exited"; }
-	sleep 0.05
-done
-[ -S "$sock" ] || fail "no socket at $sock"
 # who may connect is the socket's mode (--socket-mode, with the policy); what they may do, the policy's
-[ "$(stat -c %a "$sock")" = 666 ] || fail "socket mode $(stat -c %a "$sock")"
+daemon_start --ctrl "$dir/ctrl" --policy "$dir/policy.ini" --socket-mode 0666 --audit "$dir/audit.jsonl"
+[ "$(stat -c %a "$SOCK")" = 666 ] || fail "socket mode $(stat -c %a "$SOCK")"
 
 step "root: list, id-ctrl, write, read"
 timeout 60 "$UCMD" --daemon "$sock" list | tee "$dir/list.txt"
@@ -69,12 +48,12 @@ cmp "$dir/in.bin" "$dir/root-out.bin" || fail "root's read back differs"
 
 step "uid 1234: reads what the policy allows"
 # $UCMD_DAEMON is the default when neither --ctrl nor a /dev path is given
-UCMD_DAEMON="$sock" timeout 60 "${READER[@]}" "$UCMD" id-ctrl >/dev/null
-timeout 60 "${READER[@]}" "$UCMD" --daemon "$sock" read -s 16 -c 7 > "$dir/user-out.bin"
+UCMD_DAEMON="$sock" timeout 60 "${READER[@]}" "$RUCMD" id-ctrl >/dev/null
+timeout 60 "${READER[@]}" "$RUCMD" --daemon "$sock" read -s 16 -c 7 > "$dir/user-out.bin"
 cmp "$dir/in.bin" "$dir/user-out.bin" || fail "uid 1234's read differs from what root wrote"
 
 step "uid 1234: a write is refused with EACCES, audited once"
-if timeout 60 "${READER[@]}" "$UCMD" --daemon "$sock" write -s 16 -c 7 -d /dev/zero 2>"$dir/err"; then
+if timeout 60 "${READER[@]}" "$RUCMD" --daemon "$sock" write -s 16 -c 7 -d /dev/zero 2>"$dir/err"; then
 	fail "uid 1234 wrote"
 fi
 grep -q "Permission denied" "$dir/err" || { cat "$dir/err"; fail "the write's error is not EACCES"; }
@@ -93,16 +72,12 @@ imgs=$(find "$dir/ctrl" -type f)
 for f in $imgs; do
 	if "${READER[@]}" cat "$f" >/dev/null 2>&1; then fail "uid 1234 read $f"; fi
 done
-if timeout 60 "${READER[@]}" "$UCMD" --ctrl "$dir/ctrl" read -s 16 -c 7 >/dev/null 2>&1; then
+if timeout 60 "${READER[@]}" "$RUCMD" --ctrl "$dir/ctrl" read -s 16 -c 7 >/dev/null 2>&1; then
 	fail "uid 1234 opened the daemon's directory in process"
 fi
 
 step "SIGTERM: ucmdd exits 0, then clients get a clear error, not a hang"
-kill -TERM "$pid"
-rc=0
-wait "$pid" || rc=$?
-pid=
-[ "$rc" = 0 ] || { cat "$dir/ucmdd.log"; fail "ucmdd exited $rc on SIGTERM"; }
+daemon_stop	# exit status 0, or fail
 if timeout 20 "$UCMD" --daemon "$sock" list >/dev/null 2>"$dir/err"; then
 	fail "list worked with no daemon"
 fi

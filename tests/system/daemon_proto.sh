@@ -10,25 +10,14 @@
 # kernel's (root may read the SMART log, nobody may not, nor nobody as
 # "root" of a user namespace of its own); SIGHUP reloads the policy;
 # SIGTERM exits 0 and connected clients see the connection close.
-set -euo pipefail
-B=${UCMD_BUILD:-build}
-UCMDD="$(pwd)/$B/src/server/ucmdd"
-dir=$(mktemp -d /tmp/ucmdd-proto.XXXXXX)
-chmod 0755 "$dir"
+source "$(dirname "$0")/lib/common.sh"
+dir=$T
 pid=
-cleanup() {
-	[ -z "$pid" ] || kill -KILL "$pid" 2>/dev/null || true
-	rm -rf "$dir"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-step() { echo "--- $*"; }
-as_nobody() { setpriv --reuid 65534 --regid 65534 --clear-groups --inh-caps=-all -- "$@"; }
+need_root "runs clients as nobody (setpriv)"
 # the system's interpreter: a user's own (pyenv under /root) is not nobody's to run
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=$(command -v python3)
-cp tests/system/ucmdd_proto.py "$dir/"
-chmod 0644 "$dir/ucmdd_proto.py"
+PROTO=$(shared tests/system/ucmdd_proto.py)
 sock=$dir/ucmdd.sock
 
 start() {	# ucmdd arguments: runs it in the foreground, in the background
@@ -44,8 +33,8 @@ start() {	# ucmdd arguments: runs it in the foreground, in the background
 alive() { kill -0 "$pid" 2>/dev/null || { cat "$dir/ucmdd.log"; fail "ucmdd died: $*"; }; }
 
 step "options: bad ones are refused with a message, --help and --version answer"
-"$UCMDD" --help | grep -q -- "--ctrl DIR" || fail "--help"
-"$UCMDD" --version | grep -q "^ucmdd " || fail "--version"
+o=$("$UCMDD" --help) && grep -q -- "--ctrl DIR" <<<"$o" || fail "--help"
+o=$("$UCMDD" --version) && grep -q "^ucmdd " <<<"$o" || fail "--version"
 rc=0; "$UCMDD" --bogus 2>"$dir/err" || rc=$?
 [ "$rc" = 2 ] && grep -q "unknown option --bogus" "$dir/err" || fail "--bogus: rc $rc $(cat "$dir/err")"
 rc=0; "$UCMDD" --socket "$sock" 2>"$dir/err" || rc=$?
@@ -73,9 +62,9 @@ start --policy "$dir/policy.ini" --socket-mode 0666 --audit "$dir/audit.jsonl"
 [ "$(stat -c %a "$sock")" = 666 ] || fail "socket mode $(stat -c %a "$sock")"
 
 step "requests and malformed messages"
-"$PY" - "$sock" <<'PY'
+"$PY" - "$sock" "$PROTO" <<'PY'
 import ctypes, errno, os, struct, sys
-sys.path.insert(0, os.path.dirname(sys.argv[1]))
+sys.path.insert(0, os.path.dirname(sys.argv[2]))
 from ucmdd_proto import *
 
 c = Client(sys.argv[1])
@@ -207,12 +196,12 @@ PY
 alive "after malformed messages"
 
 step "identity is the kernel's: root may read the SMART log, nobody may not"
-"$PY" "$dir/ucmdd_proto.py" "$sock" smartlog-allowed
-as_nobody "$PY" "$dir/ucmdd_proto.py" "$sock" smartlog-denied
+"$PY" "$PROTO" "$sock" smartlog-allowed
+as_nobody "$PY" "$PROTO" "$sock" smartlog-denied
 denials=1
 if as_nobody unshare --user --map-root-user true 2>/dev/null; then
 	# "root" with every capability, in a user namespace of its own
-	as_nobody unshare --user --map-root-user "$PY" "$dir/ucmdd_proto.py" "$sock" smartlog-denied
+	as_nobody unshare --user --map-root-user "$PY" "$PROTO" "$sock" smartlog-denied
 	denials=2
 else
 	echo "(no unprivileged user namespaces here: that case is not run)"
@@ -222,8 +211,8 @@ alive "after the identity checks"
 step "eight clients at once, root and nobody: each gets its own answer"
 jobs=()
 for i in 1 2 3 4; do
-	"$PY" "$dir/ucmdd_proto.py" "$sock" smartlog-allowed >/dev/null & jobs+=($!)
-	as_nobody "$PY" "$dir/ucmdd_proto.py" "$sock" smartlog-denied >/dev/null & jobs+=($!)
+	"$PY" "$PROTO" "$sock" smartlog-allowed >/dev/null & jobs+=($!)
+	as_nobody "$PY" "$PROTO" "$sock" smartlog-denied >/dev/null & jobs+=($!)
 done
 for j in "${jobs[@]}"; do wait "$j" || fail "a concurrent client failed"; done
 denials=$((denials + 4))
@@ -250,16 +239,16 @@ INI
 kill -HUP "$pid"
 for _ in $(seq 100); do grep -q "policy reloaded" "$dir/ucmdd.log" && break; sleep 0.05; done
 grep -q "policy reloaded" "$dir/ucmdd.log" || { cat "$dir/ucmdd.log"; fail "no reload"; }
-as_nobody "$PY" "$dir/ucmdd_proto.py" "$sock" smartlog-allowed
+as_nobody "$PY" "$PROTO" "$sock" smartlog-allowed
 printf '[rule]\nverb = bogus\n' >"$dir/policy.ini"
 kill -HUP "$pid"
 for _ in $(seq 100); do grep -q "stays as it was" "$dir/ucmdd.log" && break; sleep 0.05; done
 grep -q "stays as it was" "$dir/ucmdd.log" || { cat "$dir/ucmdd.log"; fail "bad policy not reported"; }
-as_nobody "$PY" "$dir/ucmdd_proto.py" "$sock" smartlog-allowed
+as_nobody "$PY" "$PROTO" "$sock" smartlog-allowed
 alive "after SIGHUP"
 
 step "SIGTERM: connected clients see the connection close, ucmdd exits 0"
-coproc EOF { "$PY" "$dir/ucmdd_proto.py" "$sock" eof; }
+coproc EOF { "$PY" "$PROTO" "$sock" eof; }
 read -r line <&"${EOF[0]}"
 [ "$line" = connected ] || fail "eof client: $line"
 kill -TERM "$pid"
@@ -274,7 +263,7 @@ read -r line <&"${EOF[0]}" || true
 step "detached: ucmdd returns once the socket is up, and reopens the saved controller"
 "$UCMDD" --ctrl "$dir/ctrl" --socket "$sock"
 [ -S "$sock" ] || fail "no socket when ucmdd returned"
-"$PY" "$dir/ucmdd_proto.py" "$sock" smartlog-allowed
+"$PY" "$PROTO" "$sock" smartlog-allowed
 pid=$(cat "$dir/ctrl/ctrl.pid")
 kill -TERM "$pid"
 for _ in $(seq 200); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
@@ -289,7 +278,7 @@ if command -v systemd-socket-activate >/dev/null; then
 	pid=$!
 	for _ in $(seq 200); do [ -S "$sock" ] && break; sleep 0.05; done
 	# the first connection starts ucmdd in place of the activator (same pid)
-	"$PY" "$dir/ucmdd_proto.py" "$sock" smartlog-allowed
+	"$PY" "$PROTO" "$sock" smartlog-allowed
 	grep -q "serving 1 controller on the socket systemd passed" "$dir/ucmdd.log" ||
 		{ cat "$dir/ucmdd.log"; fail "not socket-activated"; }
 	kill -TERM "$pid"

@@ -30,7 +30,7 @@ for k in 0 1 2; do
 	wait "${pids[$k]}" || rc=$?
 	[ "$rc" != 124 ] && [ "$rc" != 137 ] || fail "client $k hung after the daemon stopped"
 	[ "$rc" = 0 ] || { cat "$T/h$k.out"; fail "client $k exited $rc"; }
-	tail -n 1 "$T/h$k.out" | grep -qx ENOTCONN || { cat "$T/h$k.out"; fail "client $k did not get ENOTCONN"; }
+	grep -qx ENOTCONN <<<"$(tail -n 1 "$T/h$k.out")" || { cat "$T/h$k.out"; fail "client $k did not get ENOTCONN"; }
 done
 
 step "a client connecting now is refused, not left waiting"

@@ -5,14 +5,9 @@
 # controller; a verify pass in a second run that must find the data; a
 # verify with the wrong pattern that must fail; and fio's io_uring engine
 # on the block device /dev/nvme0n1 (O_DIRECT).
-set -euo pipefail
-B=${UCMD_BUILD:-build}
-UCMD="$(pwd)/$B/tools/ucmd"
-dir=$(mktemp -d /tmp/ucmd-exec-fio.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-step() { echo "--- $*"; }
-command -v fio >/dev/null || fail "fio is not installed (scripts/deps.sh installs it)"
+source "$(dirname "$0")/lib/common.sh"
+dir=$T
+need_tools fio
 ctrl="$dir/ctrl"
 # fio leaves its verify state files in the current directory: ours
 X() { (cd "$dir" && timeout 300 "$UCMD" exec --ctrl "$ctrl" --create -- "$@"); }

@@ -7,18 +7,13 @@
 # buffers and files, links, and Linux's errors. Then the same through a
 # fork and an exec (the device fd inherited), and `--trace`'s log of a
 # call ucmd does not handle.
-set -euo pipefail
-B=${UCMD_BUILD:-build}
-UCMD="$(pwd)/$B/tools/ucmd"
+source "$(dirname "$0")/lib/common.sh"
 PROG="$(pwd)/$B/tests/exec/uring_passthru"
-dir=$(mktemp -d /tmp/ucmd-exec-uring.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-step() { echo "--- $*"; }
+dir=$T
 [ -x "$PROG" ] || fail "no $PROG"
 # the program must not know ucmd: no ucmd library among what it loads
-if ldd "$PROG" | grep -q ucmd; then fail "uring_passthru links ucmd"; fi
-ldd "$PROG" | grep -q 'liburing.so.2' || fail "uring_passthru does not use the system liburing"
+if grep -q ucmd <<<"$(ldd "$PROG")"; then fail "uring_passthru links ucmd"; fi
+grep -q 'liburing.so.2' <<<"$(ldd "$PROG")" || fail "uring_passthru does not use the system liburing"
 
 step "uring_passthru under ucmd exec"
 timeout 300 "$UCMD" exec --ctrl "$dir/ctrl" --create -- "$PROG" /dev/ng0n1 /dev/nvme0 /dev/nvme0n1 \

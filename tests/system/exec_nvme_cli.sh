@@ -4,19 +4,13 @@
 # -o json or read back as bytes, is checked against what the controller
 # holds as ucmd's own CLI reports it. Every step runs, and the failures are
 # listed at the end (one run shows all of what does not work).
-set -euo pipefail
-B=${UCMD_BUILD:-build}
-UCMD="$(pwd)/$B/tools/ucmd"
-dir=$(mktemp -d /tmp/ucmd-exec-nvme.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
+source "$(dirname "$0")/lib/common.sh"
+dir=$T
 ctrl="$dir/ctrl"
 failed=()
-fail() { echo "FAIL: $*"; exit 1; }
 bad() { echo "  FAIL: $*"; failed+=("$*"); }
-step() { echo "--- $*"; }
 [ -x "$UCMD" ] || fail "no $UCMD: build first"
-command -v nvme >/dev/null || fail "nvme-cli is not installed (scripts/deps.sh, UCMD_DEPS_SYSTEM=1)"
-command -v python3 >/dev/null || fail "python3 is not installed"
+need_tools nvme python3
 
 # nvme-cli under ucmd exec; its stderr is kept for the failure message
 X() { timeout 120 "$UCMD" exec --ctrl "$ctrl" --create --trace -- "$@" 2>"$dir/err"; }

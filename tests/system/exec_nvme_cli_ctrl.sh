@@ -5,17 +5,11 @@
 # the slot log and activation at `nvme reset`; device self-test, its log and
 # abort; sanitize and its log, the data it leaves; the error log and its
 # count across calls; a run of calls is not a run of power cycles.
-set -euo pipefail
-B=${UCMD_BUILD:-build}
-UCMD="$(pwd)/$B/tools/ucmd"
-dir=$(mktemp -d /tmp/ucmd-exec-ctrl.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
+source "$(dirname "$0")/lib/common.sh"
+dir=$T
 ctrl="$dir/ctrl"
-fail() { echo "FAIL: $*"; exit 1; }
-step() { echo "--- $*"; }
 [ -x "$UCMD" ] || fail "no $UCMD: build first"
-command -v nvme >/dev/null || fail "nvme-cli is not installed (scripts/deps.sh, UCMD_DEPS_SYSTEM=1)"
-command -v python3 >/dev/null || fail "python3 is not installed"
+need_tools nvme python3
 
 X() { timeout 120 "$UCMD" exec --ctrl "$ctrl" -- "$@" 2>"$dir/err"; }
 # jq-like: python3 expression over the JSON document d on stdin, printed

@@ -5,11 +5,10 @@
 # installed header alone in C and C++. Checks what the libraries export.
 #   UCMD_INSTALL_BUILD  build directory for make install (default: a new
 #                       one in the temporary directory, the defaults: LTO)
-set -uo pipefail
-cd "$(dirname "$0")/../.."
+source "$(dirname "$0")/lib/common.sh"
+set +e	# every check runs; the failures are counted
 src=$PWD
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+tmp=$T
 P=$tmp/prefix
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
@@ -78,7 +77,7 @@ nm --defined-only -g "$ar" | awk 'NF == 3 { print $3 }' | sort >st.txt
 grep -v '^ucmd_' st.txt >st_other.txt
 echo "nm -g libucmd.a: $(grep -c '^ucmd_' st.txt) ucmd_* symbols, $(wc -l <st_other.txt) others"
 cmp -s st_other.txt allowed.txt || fail "libucmd.a defines globals other than ucmd_* and the interposers: $(comm -23 st_other.txt allowed.txt | tr '\n' ' ')"
-objdump -h "$ar" | grep -q '\.gnu\.lto' && fail "libucmd.a holds LTO bytecode"
+grep -q '\.gnu\.lto' <<<"$(objdump -h "$ar")" && fail "libucmd.a holds LTO bytecode"
 # every function the installed headers declare (not inline) is exported
 for h in $headers; do printf '#include <%s>\n' "$h"; done >all.c
 cc -std=gnu11 $cflags -aux-info aux.txt -c all.c -o all.o || fail "aux-info"

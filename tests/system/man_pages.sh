@@ -5,11 +5,9 @@
 # option of `ucmd policy explain` is in ucmd-policy(5), and every option
 # any command accepts is in one of them; every option of ucmdd is in
 # ucmdd(8).
-set -uo pipefail
-cd "$(dirname "$0")/../.."
-B=${UCMD_BUILD:-build}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/lib/common.sh"
+set +e	# every check runs; the failures are counted
+tmp=$T
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
@@ -17,7 +15,7 @@ meson install -C "$B" --no-rebuild --destdir "$tmp/d" >"$tmp/install.log" 2>&1 |
 	{ tail -20 "$tmp/install.log"; echo "FAIL: meson install"; exit 1; }
 mapfile -t pages < <(find "$tmp/d" -path '*/share/man/man*' -type f | sort)
 for want in man1/ucmd.1 man1/ucmd-bench.1 man5/ucmd-policy.5 man3/libucmd.3 man8/ucmdd.8; do
-	printf '%s\n' "${pages[@]}" | grep -q "/$want\$" || fail "not installed: $want"
+	grep -q "/$want\$" <<<"$(printf '%s\n' "${pages[@]}")" || fail "not installed: $want"
 done
 for p in "${pages[@]}"; do
 	name=$(basename "$p")

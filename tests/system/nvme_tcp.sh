@@ -7,34 +7,27 @@
 # and nvme-tcp loaded from the same package): Linux's nvme-tcp host
 # connects to ucmdd on the guest's loopback, and nvme-cli, fio, mke2fs and
 # e2fsck work on the devices it makes (tests/system/qemu/nvme_tcp_guest.sh).
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-B=${UCMD_BUILD:-build}
-fail() { echo "FAIL: $*"; [ -f "${T:-/nonexistent}/ucmdd.log" ] && tail -20 "$T/ucmdd.log"; exit 1; }
-step() { echo "--- $*"; }
+source "$(dirname "$0")/lib/common.sh"
+need_root "runs a part as nobody, and QEMU"
+on_fail() { [ -f "$T/ucmdd.log" ] && tail -20 "$T/ucmdd.log"; }
 HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:5d0a1f3e-0000-4000-8000-0000c0ffee01
 
 [ -f "$B/build.ninja" ] || meson setup "$B" >/dev/null
 ninja -C "$B" src/server/ucmdd tools/ucmd >/dev/null || fail "build failed"
-UCMDD=$B/src/server/ucmdd
-UCMD=$B/tools/ucmd
-for t in nvme fio mke2fs e2fsck python3; do
-	command -v $t >/dev/null || fail "$t is missing (scripts/deps.sh installs it)"
-done
+need_tools nvme fio mke2fs e2fsck python3
 
 step "ucmdd --help documents --nvme-tcp; a bad address is refused"
-"$UCMDD" --help | grep -q -- '--nvme-tcp ADDR\[:PORT\]' || fail "--help has no --nvme-tcp"
+o=$("$UCMDD" --help) && grep -q -- '--nvme-tcp ADDR\[:PORT\]' <<<"$o" || fail "--help has no --nvme-tcp"
 set +e
-"$UCMDD" --ram 64M --socket /tmp/none.sock --nvme-tcp nowhere:99999 --foreground 2>/tmp/nvme_tcp_err.$$
+"$UCMDD" --ram 64M --socket "$T/none.sock" --nvme-tcp nowhere:99999 --foreground 2>"$T/err"
 rc=$?
 set -e
-[ "$rc" = 2 ] && grep -q 'ADDR\[:PORT\] expected' /tmp/nvme_tcp_err.$$ || fail "bad --nvme-tcp: status $rc"
-rm -f /tmp/nvme_tcp_err.$$
+[ "$rc" = 2 ] && grep -q 'ADDR\[:PORT\] expected' "$T/err" || fail "bad --nvme-tcp: status $rc"
 
 step "the protocol byte by byte against ucmdd on the host's loopback"
-T=$(mktemp -d /tmp/ucmd-nvme-tcp.XXXXXX)
 DPID=
-trap '[ -n "$DPID" ] && kill "$DPID" 2>/dev/null; rm -rf "$T"' EXIT
+stop_daemon() { [ -z "$DPID" ] || kill "$DPID" 2>/dev/null || true; }
+at_exit stop_daemon
 cat > "$T/policy.ini" <<EOF
 [policy]
 inherit = default
@@ -60,13 +53,12 @@ DPID=$(pgrep -f -- "--socket $T/ucmdd.sock" | head -1)
 python3 tests/system/nvme_tcp_pdu.py "$PORT" "$HOSTNQN" "$T/audit.log" || fail "nvme_tcp_pdu.py"
 
 step "a local peer is judged by its process's uid: nvme_tcp_pdu.py as nobody"
-[ "$(id -u)" = 0 ] || fail "needs root to run a part as nobody"
-command -v setpriv >/dev/null || fail "setpriv is missing (util-linux)"
+need_tools setpriv
 # Debian's interpreter: one under root's home (pyenv) is not nobody's to run
 [ -x /usr/bin/python3 ] || fail "/usr/bin/python3 is missing"
-setpriv --reuid=nobody --regid=nogroup --clear-groups /usr/bin/python3 tests/system/nvme_tcp_pdu.py \
+as_nobody /usr/bin/python3 "$(shared tests/system/nvme_tcp_pdu.py)" \
 	"$PORT" "$HOSTNQN" "$T/audit.log" local-user || fail "nvme_tcp_pdu.py as nobody"
-grep '"decision":"deny"' "$T/audit.log" | grep '"verb":"write"' | grep -q '"uid":65534' ||
+grep -q '"uid":65534' <<<"$(grep '"decision":"deny"' "$T/audit.log" | grep '"verb":"write"')" ||
 	fail "no audit record of nobody's denied write"
 kill "$DPID"
 DPID=
@@ -77,7 +69,7 @@ ex() { "$UCMD" policy explain --policy "$T/policy.ini" --uid 4294967295 --gid 42
 eo=$(ex --verb write --hostnqn "$HOSTNQN" --hostid "${RO^^}") && fail "explain: the read-only host ID may write"
 grep -q "tcp-readonly-hostid" <<<"$eo" || fail "explain: not the hostid rule: $eo"
 ex --verb read --hostnqn "$HOSTNQN" --hostid "$RO" >/dev/null || fail "explain: the read-only host ID may not read"
-ex --verb format --hostnqn "$HOSTNQN" --hostid 00000000-0000-0000-0000-000000000001 | grep -q "tcp-test-host" ||
+o=$(ex --verb format --hostnqn "$HOSTNQN" --hostid 00000000-0000-0000-0000-000000000001) && grep -q "tcp-test-host" <<<"$o" ||
 	fail "explain: another host ID of the allowed NQN"
 set +e
 ex --verb read --hostid not-a-uuid 2>/dev/null; rc=$?

@@ -13,11 +13,9 @@
 #     loaded from the guest kernel's package and configured through configfs
 #     with a file-backed namespace (tests/system/qemu/guest_tcp_host.sh).
 # Needs root (apt, QEMU) and Debian's mirror on the first run.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-B=${UCMD_BUILD:-build}
+source "$(dirname "$0")/lib/common.sh"
 out=${UCMD_QEMU_OUT:-$(mktemp -d /var/tmp/ucmd-tcp-host.XXXXXX)}
-fail() { echo "FAIL: $*"; [ -f "${T:-/nonexistent}/ucmdd.log" ] && tail -5 "$T/ucmdd.log"; exit 1; }
+on_fail() { [ -f "$T/ucmdd.log" ] && tail -5 "$T/ucmdd.log"; }
 
 [ "$(id -u)" -eq 0 ] || command -v qemu-system-x86_64 >/dev/null ||
 	fail "not root and no qemu-system-x86_64: cannot install the harness's packages"
@@ -25,18 +23,16 @@ fail() { echo "FAIL: $*"; [ -f "${T:-/nonexistent}/ucmdd.log" ] && tail -5 "$T/u
 ninja -C "$B" tools/ucmd src/server/ucmdd tests/system/qemu/difftest \
 	tests/system/qemu/dt_mkctrl tests/system/qemu/tcp_workload >/dev/null ||
 	fail "build failed (ucmd, ucmdd, difftest, dt_mkctrl, tcp_workload)"
-UCMD=$B/tools/ucmd
 
 # --- 1. loopback: ucmd's host against ucmdd's target ---------------------------
 echo "--- loopback: ucmd --ctrl nvme-tcp:// against ucmdd --nvme-tcp"
-T=$(mktemp -d /tmp/ucmd-tcp-host.XXXXXX)
 DPID= WPID=
-cleanup() {
-	[ -n "$DPID" ] && kill "$DPID" 2>/dev/null
-	[ -n "$WPID" ] && kill "$WPID" 2>/dev/null
-	wait 2>/dev/null; rm -rf "$T"
+stop_both() {
+	[ -z "$DPID" ] || kill "$DPID" 2>/dev/null
+	[ -z "$WPID" ] || kill "$WPID" 2>/dev/null
+	wait 2>/dev/null
 }
-trap cleanup EXIT
+at_exit stop_both
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 "$B/tests/system/qemu/dt_mkctrl" "$T/ctrl" || fail "dt_mkctrl"
 RO=nqn.2026-12.io.ucmd:readonly-host
@@ -98,7 +94,7 @@ if "$UCMD" --ctrl "$URL" --hostnqn "$RO" write -s 64 -c 0 -z 512 -d "$T/small" >
 	fail "the target's policy let $RO write"
 fi
 grep -q "\"hostnqn\":\"$RO\"" "$T/target-audit.json" &&
-	grep "\"hostnqn\":\"$RO\"" "$T/target-audit.json" | grep -q '"decision":"deny"' ||
+	grep -q '"decision":"deny"' <<<"$(grep "\"hostnqn\":\"$RO\"" "$T/target-audit.json")" ||
 	{ cat "$T/target-audit.json"; fail "the target's audit has no denial for $RO"; }
 "$UCMD" --ctrl "$URL" read -s 64 -c 0 -z 512 -d "$T/ro2.back" >/dev/null
 cmp "$T/ro.back" "$T/ro2.back" || fail "$RO's refused write changed the data"

@@ -5,13 +5,8 @@
 # a message that says what the path is; none of them hangs (every run is
 # under timeout, and a timeout fails the test). --audit refuses a symbolic
 # link and a FIFO nobody reads.
-set -euo pipefail
-B=${UCMD_BUILD:-build}
-UCMD="$(pwd)/$B/tools/ucmd"
-dir=$(mktemp -d /tmp/ucmd-polfile.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-step() { echo "--- $*"; }
+source "$(dirname "$0")/lib/common.sh"
+dir=$T
 export UCMD_CTRL="$dir/ctrl"
 
 printf '[rule]\nverb = read\naction = allow\n' > "$dir/ok.ini"

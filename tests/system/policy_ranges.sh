@@ -3,18 +3,11 @@
 # (issue 12, class 3): with docs/security.md's protect-label policy, an
 # unprivileged user can write neither LBA 0 nor overwrite it with Copy nor
 # deallocate it with DSM, and `policy explain` says deny for copy and trim.
-set -euo pipefail
-B=${UCMD_BUILD:-build}
-UCMD="$(pwd)/$B/tools/ucmd"
-dir=$(mktemp -d /tmp/ucmd-ranges.XXXXXX)
+source "$(dirname "$0")/lib/common.sh"
+dir=$T
 chmod 0777 "$dir"
-trap 'rm -rf "$dir"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-step() { echo "--- $*"; }
-as_nobody() {
-	setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
-		--bounding-set=-all -- "$@"
-}
+need_root "runs the CLI as nobody (setpriv)"
+as_nobody() { as_user --bounding-set=-all 65534 "$@"; }
 export UCMD_CTRL="$dir/ctrl"
 
 # the example of docs/security.md, word for word

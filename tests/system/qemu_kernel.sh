@@ -7,12 +7,9 @@
 # host, the same sequence runs on ucmd's emulated controller; every
 # difference must be listed in docs/compat.md. Needs root (apt, QEMU) and
 # Debian's package mirror on the first run; see tests/system/qemu/run.sh.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-B=${UCMD_BUILD:-build}
+source "$(dirname "$0")/lib/common.sh"
 Q=$B/tests/system/qemu
 out=${UCMD_QEMU_OUT:-$(mktemp -d /var/tmp/ucmd-qemu-out.XXXXXX)}
-fail() { echo "FAIL: $*"; exit 1; }
 
 [ "$(id -u)" -eq 0 ] || command -v qemu-system-x86_64 >/dev/null ||
 	fail "not root and no qemu-system-x86_64: cannot install the harness's packages"

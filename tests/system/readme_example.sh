@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # The README's example program is examples/hello.c, byte for byte, and runs.
-set -euo pipefail
-B=${UCMD_BUILD:-build}
+source "$(dirname "$0")/lib/common.sh"
 python3 - <<'PY'
 s = open("README.md").read()
 i = s.index("```c\n") + 5
@@ -10,5 +9,5 @@ assert s[i:j] == open("examples/hello.c").read(), "README example differs from e
 PY
 out=$("$B/examples/hello")
 echo "$out"
-echo "$out" | grep -q "null uring_cmd: res 0"
-echo "$out" | grep -q "nvme read: res 0"
+grep -q "null uring_cmd: res 0" <<<"$out"
+grep -q "nvme read: res 0" <<<"$out"

@@ -1,18 +1,16 @@
 # shellcheck shell=bash
-# Shared by tests/system/daemon_*.sh (sourced, not run: scripts/check.sh runs
-# tests/system/*.sh only). They run as root: a root ucmdd owning its
-# controller directories, and clients as unprivileged users through setpriv
-# with numeric ids that need no passwd entry.
+# Shared by the tests that need a root ucmdd (daemon_*.sh, exec_fio_blk.sh):
+# sourced instead of lib/common.sh, which it sources first (its T, fail,
+# as_user, shared...). They run as root: a root ucmdd owning its controller
+# directories, and clients as unprivileged users through setpriv with
+# numeric ids that need no passwd entry; without root they skip.
 #
 #   UCMD_BUILD       the build whose ucmdd and daemon_client are used (build)
 #   UCMD_ASAN_BUILD  the AddressSanitizer build (build-asan; configured and
 #                    built here when missing, with scripts/check.sh's options)
-set -euo pipefail
-B=${UCMD_BUILD:-build}
-fail() { echo "FAIL: $*"; daemon_log_tail; exit 1; }
-step() { echo "--- $*"; }
-
-[ "$(id -u)" = 0 ] || { echo "FAIL: the daemon tests run as root (setpriv, a root daemon)"; exit 1; }
+# shellcheck source=tests/system/lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+need_root "the daemon tests run a root ucmdd and clients as other users (setpriv)"
 
 # The executable meson built for target NAME in build BUILD (absolute path).
 find_exe() {	# build name
@@ -24,36 +22,28 @@ for t in json.load(sys.stdin):
 ' "$2"
 }
 
-UCMDD=$(find_exe "$B" ucmdd)
-CLIENT=$(find_exe "$B" daemon_client)
-# shellcheck disable=SC2034  # the CLI, for the tests that use it
-UCMD=$(find_exe "$B" ucmd)
-[ -n "$UCMDD" ] && [ -x "$UCMDD" ] || { echo "FAIL: no ucmdd in $B"; exit 1; }
-[ -n "$CLIENT" ] && [ -x "$CLIENT" ] || { echo "FAIL: no daemon_client in $B"; exit 1; }
+CLIENT=$SRC/$B/tests/daemon/daemon_client
+[ -x "$UCMDD" ] || fail "no ucmdd in $B"
+[ -x "$CLIENT" ] || fail "no daemon_client in $B"
+# the clients run as other users: copies they can reach, made once here
+# (the tests start them in parallel)
+CLIENT=$(shared "$CLIENT")
 
-# A temporary directory everyone may enter (the socket lives there), and
-# clean-up of every daemon and client this test started.
-T=$(mktemp -d /tmp/ucmdd-test.XXXXXX)
-chmod 0755 "$T"
+# The socket lives in $T (0755: everyone may enter); clean-up of every
+# daemon and client this test started.
 SOCK=$T/ucmdd.sock
 DPID=
 DLOG=$T/ucmdd.log
 STARTED_PIDS=()
-cleanup() {
+daemon_cleanup() {
 	for p in "${STARTED_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done
 	[ -n "$DPID" ] && kill -KILL "$DPID" 2>/dev/null || true
-	wait 2>/dev/null || true
-	rm -rf "$T"
 }
-trap cleanup EXIT
+at_exit daemon_cleanup
+on_fail() { daemon_log_tail; }
 
 daemon_log_tail() { [ -f "$DLOG" ] && { echo "--- ucmdd log (last lines)"; tail -30 "$DLOG"; } || true; }
 
-# Clients: an unprivileged user, no groups, no capabilities.
-as_user() {	# uid cmd...
-	local u=$1; shift
-	setpriv --reuid "$u" --regid "$u" --clear-groups --inh-caps=-all -- "$@"
-}
 # The client as uid, bounded: a hang is a failure, never a stuck run.
 client() {	# uid subcommand args...
 	local u=$1; shift

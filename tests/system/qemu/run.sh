@@ -43,7 +43,7 @@ if ! command -v qemu-system-x86_64 >/dev/null || [ ! -x /bin/busybox ] || ! comm
 	UCMD_DEPS_SYSTEM=1 bash "$here/../../../scripts/deps.sh"
 fi
 busybox_bin=/bin/busybox
-is_dynamic() { readelf -l "$1" 2>/dev/null | grep -q INTERP; }
+is_dynamic() { grep -q INTERP <<<"$(readelf -l "$1" 2>/dev/null)"; }
 is_dynamic "$busybox_bin" && { echo "qemu: $busybox_bin is not static (busybox-static)" >&2; exit 125; }
 
 # --- kernel: the package linux-image-cloud-amd64 depends on, cached ----------
