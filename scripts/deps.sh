@@ -20,7 +20,7 @@ what=${1:-check}
 
 run=(
   build-essential meson ninja-build pkg-config python3
-  liburing-dev libnvme-dev libjson-c-dev libinih-dev
+  liburing-dev libnvme-dev libjson-c-dev
   libisal-dev	# CRC32C of the NVMe/TCP digests (src/tcp/pdu.c)
 )
 build=(

@@ -48,7 +48,7 @@ cflags=$(pkg-config --cflags ucmd) libs=$(pkg-config --libs ucmd) \
 echo "pkg-config: $cflags $libs"
 echo "pkg-config --static: $slibs"
 case "$cflags $libs $slibs" in *"$src"*) fail "pkg-config names the source tree";; esac
-for l in -luring -ljson-c -linih; do
+for l in -luring -ljson-c; do
 	case " $slibs " in *" $l "*) ;; *) fail "--static lacks $l";; esac
 done
 
