@@ -43,6 +43,7 @@
 #include "core/core.h"
 #include "lib/cpu.h"
 #include "security/hooks.h"
+#include "server/efd.h"
 #include "server/ring.h"
 
 /* Polling after the last work before sleeping, when the client set no sq_thread_idle. */
@@ -65,6 +66,7 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+/* Our own eventfds only (owner_efd): the client's go through efd.c, which never waits on it. */
 static void efd_signal(int fd)
 {
 	uint64_t one = 1;
@@ -181,10 +183,10 @@ static void cq_commit(struct srv_ring *r)
 	/* seq_cst: pairs with the client's cq_waiting store then CQ re-check */
 	__atomic_store_n(r->mem.cq_tail, r->cq_tail, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&r->ctl->cq_waiting, __ATOMIC_SEQ_CST))
-		efd_signal(r->cq_efd);
+		(void)srv_efd_signal(r->cq_efd);
 	if (r->user_efd >= 0 &&
 	    !(__atomic_load_n(r->mem.cq_flags, __ATOMIC_RELAXED) & IORING_CQ_EVENTFD_DISABLED))
-		efd_signal(r->user_efd);
+		(void)srv_efd_signal(r->user_efd);
 }
 
 /* ---- the engine's completions ---- */
@@ -477,7 +479,7 @@ static void proxy_sleep(struct srv_ring *r)
 		/* a backed-up CQ is looked at again soon: the client need not ring for reaping */
 		if (poll(pfd, 2, r->ocq_nr ? (int)r->idle_ms : -1) > 0)
 			__atomic_fetch_add(&r->ctl->wakeups, 1, __ATOMIC_RELAXED);
-		efd_drain(r->sq_efd);
+		srv_efd_drain(r->sq_efd);
 		efd_drain(r->owner_efd);
 	}
 	sq_flag(r, IORING_SQ_NEED_WAKEUP, false);
@@ -525,7 +527,7 @@ static void proxy_exit(struct srv_ring *r)
 	}
 	pass(r, false);
 	__atomic_store_n(&r->ctl->state, UCMDD_RING_DEAD, __ATOMIC_SEQ_CST);
-	efd_signal(r->cq_efd);
+	(void)srv_efd_signal(r->cq_efd);
 	pthread_mutex_unlock(&r->lock);
 }
 
@@ -774,7 +776,8 @@ int srv_ring_create(struct srv_client *c, const struct ucmdd_queue_init *req,
 static void ring_stop_free(struct srv_ring *r)
 {
 	atomic_store(&r->stop, true);
-	efd_signal(r->sq_efd);
+	/* our own eventfd, which the proxy sleeps on too: the client may hold the sq one full */
+	efd_signal(r->owner_efd);
 	pthread_join(r->thread, NULL);
 	ring_free(r);
 }
@@ -822,7 +825,7 @@ void srv_rings_destroy_all(struct srv_client *c)
 		r[i] = ring_take(c, i);
 		if (r[i]) {
 			atomic_store(&r[i]->stop, true);
-			efd_signal(r[i]->sq_efd);
+			efd_signal(r[i]->owner_efd);
 		}
 	}
 	for (uint32_t i = 0; i < SRV_MAX_RINGS; i++)
