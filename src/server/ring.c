@@ -13,8 +13,9 @@
  * is copied out once, and only the copy is translated (xlate.c), judged
  * and executed. No pointer lives in shared memory.
  *
- * Wake-ups without a system call per command while both sides are busy: the
- * proxy polls for idle_ms after its last work, then sets
+ * Wake-ups without a system call per command while both sides are busy: a
+ * SQPOLL ring's proxy (within its uid's budget, quota.c) polls for idle_ms
+ * after its last work; any proxy then sets
  * IORING_SQ_NEED_WAKEUP, looks once more, and sleeps in poll() on the sq
  * eventfd (the client's doorbell) and an eventfd the engine ring writes
  * whenever its owner has completions to run (io_ring_set_owner_wake). The
@@ -553,7 +554,14 @@ static void *proxy_thread(void *arg)
 		/* an IOPOLL ring completes only by being polled */
 		if (r->nr_pending && (r->flags & IORING_SETUP_IOPOLL))
 			continue;
-		if (now_ms() < idle_until) {
+		/*
+		 * Only a SQPOLL ring the policy allowed, within its uid's
+		 * budget, polls for sq_thread_idle; any other sleeps as soon as
+		 * it has nothing to do, as Linux has no thread at all for a
+		 * ring without SQPOLL. A client ringing the doorbell of an
+		 * idle ring buys a wake-up, never a spinning core.
+		 */
+		if (r->spin && now_ms() < idle_until) {
 			/*
 			 * SQPOLL's idle poll: a short pure spin, then yielding.
 			 * On a machine with more runnable threads than CPUs the
@@ -617,6 +625,10 @@ static void ring_free(struct srv_ring *r)
 	free(r->stage);
 	free(r->stage_sqe);
 	pthread_mutex_destroy(&r->lock);
+	if (r->spin)
+		srv_quota_uncharge(r->c->d, r->c->cred.uid, SRV_RES_SPIN, 1);
+	if (r->charged)
+		srv_quota_uncharge(r->c->d, r->c->cred.uid, SRV_RES_RING, 1);
 	free(r);
 }
 
@@ -637,11 +649,13 @@ static int ring_setup(struct srv_ring *r, const struct ucmdd_queue_init *req,
 			return -EINVAL;
 		entries = SRV_MAX_ENTRIES;
 	}
-	/* the proxy is a polling thread for every ring; a client asking for one is judged as in-process */
+	/* a client asking for a polling thread is judged as in-process */
 	if (p->flags & IORING_SETUP_SQPOLL) {
 		ret = security_uring_sqpoll(r->c->d->e, &r->c->cred);
 		if (ret)
 			return ret;
+		/* beyond its uid's budget the ring is still SQPOLL, but its proxy does not poll */
+		r->spin = !srv_quota_charge(r->c->d, r->c->cred.uid, SRV_RES_SPIN, 1);
 	}
 	ret = io_rings_create_ext(&r->mem, entries, p, sizeof(struct ucmdd_ring_ctl));
 	if (ret)
@@ -729,7 +743,10 @@ int srv_ring_create(struct srv_client *c, const struct ucmdd_queue_init *req,
 	r->sq_efd = r->cq_efd = r->owner_efd = r->user_efd = -1;
 	atomic_init(&r->stop, false);
 	pthread_mutex_init(&r->lock, NULL);
-	ret = ring_setup(r, req, &p);
+	ret = srv_quota_charge(c->d, c->cred.uid, SRV_RES_RING, 1);
+	r->charged = !ret;
+	if (!ret)
+		ret = ring_setup(r, req, &p);
 	if (!ret)
 		ret = dup_fds(r, fds);
 	if (ret) {

@@ -67,6 +67,7 @@ const char *dc_res_name(int res, char *buf, size_t len)
 		{ ENOENT, "ENOENT" }, { EIO, "EIO" }, { ECANCELED, "ECANCELED" },
 		{ ETIME, "ETIME" }, { EBUSY, "EBUSY" }, { ENOMEM, "ENOMEM" },
 		{ EAGAIN, "EAGAIN" }, { EOPNOTSUPP, "EOPNOTSUPP" }, { EROFS, "EROFS" },
+		{ EDQUOT, "EDQUOT" }, { EUSERS, "EUSERS" }, { ENFILE, "ENFILE" }, { EMFILE, "EMFILE" },
 	};
 
 	if (res == 0)

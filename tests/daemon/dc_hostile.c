@@ -23,10 +23,11 @@
  *   hostile conns --count N      N connections (HELLO each), held --hold-ms;
  *                      prints how many the daemon served and the errno of
  *                      the first refusal
- *   hostile fds --count N        opens --ns N times on one connection each
- *                      time a new one when the daemon's per-client limit
- *                      says so; prints the count and the first errno
+ *   hostile fds --count N        opens --ns N times, on a new connection
+ *                      whenever one holds the daemon's per-client limit;
+ *                      prints the count and the first errno
  *   hostile rings --count N      N rings, the same way
+ *   hostile regions --count N    N shared regions (a sealed memfd page each)
  *   hostile idle                 connects and sends nothing: prints "closed"
  *                      when the daemon hangs up within --seconds
  */
@@ -114,14 +115,18 @@ static int rcall(struct rconn *c, uint16_t op, const void *p, uint32_t len, int 
 		cm->cmsg_len = CMSG_LEN(sizeof(int));
 		memcpy(CMSG_DATA(cm), &fd_in, sizeof(int));
 	}
-	if (sendmsg(c->sock, &m, MSG_NOSIGNAL) < 0)
-		return errno == EPIPE || errno == ECONNRESET ? -ENOTCONN : -errno;
+	/* a daemon that refused us may have hung up already: its message is still there */
+	if (sendmsg(c->sock, &m, MSG_NOSIGNAL) < 0 && errno != EPIPE && errno != ECONNRESET)
+		return -errno;
 	memset(&m, 0, sizeof(m));
 	m.msg_iov = &riov;
 	m.msg_iovlen = 1;
 	m.msg_control = u.b;
 	m.msg_controllen = sizeof(u.b);
 	n = recvmsg(c->sock, &m, MSG_CMSG_CLOEXEC);
+	/* a hang-up on our unread request reports ECONNRESET once; the refusal is behind it */
+	if (n < 0 && errno == ECONNRESET)
+		n = recvmsg(c->sock, &m, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
 	if (n <= 0)
 		return -ENOTCONN;
 	if ((size_t)n < sizeof(h))
@@ -349,11 +354,34 @@ static int cmd_conns(const struct dc_opts *o)
 	return 0;
 }
 
-/* fds (rings == false) or rings over as many connections as it takes. */
-static int cmd_many(const struct dc_opts *o, bool rings)
+/* One shared region: a sealed memfd page mapped here. */
+static int rregion(struct rconn *c)
 {
+	struct ucmdd_region rg = { .len = 4096 };
+	int fd = memfd_create("hostile", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	void *p;
+	int ret;
+
+	if (fd < 0 || ftruncate(fd, 4096) || fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK))
+		dc_die("hostile: memfd: %s", strerror(errno));
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		dc_die("hostile: mmap: %s", strerror(errno));
+	rg.addr = (uint64_t)(uintptr_t)p;
+	ret = rcall(c, UCMDD_REGION_ADD, &rg, sizeof(rg), fd, NULL, 0, NULL, 0);
+	close(fd);
+	return ret;
+}
+
+enum many { MANY_FDS, MANY_RINGS, MANY_REGIONS };
+
+/* fds, rings or regions over as many connections as it takes. */
+static int cmd_many(const struct dc_opts *o, enum many what)
+{
+	static const char *const name[] = { "fds", "rings", "regions" };
+	static const unsigned per_conn[] = { PER_CONN_FDS, 16, 64 };
 	static struct rconn c[MAX_CONNS];
-	unsigned nc = 0, got = 0, in_conn = 0, per = rings ? 16 : PER_CONN_FDS;
+	unsigned nc = 0, got = 0, in_conn = 0, per = per_conn[what];
 	int err = 0;
 
 	while (got < o->count) {
@@ -368,10 +396,12 @@ static int cmd_many(const struct dc_opts *o, bool rings)
 			nc++;
 			in_conn = 0;
 		}
-		if (rings) {
+		if (what == MANY_RINGS) {
 			struct rring r;
 
 			err = rring_init(&c[nc - 1], &r, 0, 0);
+		} else if (what == MANY_REGIONS) {
+			err = rregion(&c[nc - 1]);
 		} else {
 			err = ropen(&c[nc - 1], o->ns ? o->ns : "ng0n1");
 		}
@@ -381,7 +411,7 @@ static int cmd_many(const struct dc_opts *o, bool rings)
 		got++;
 		in_conn++;
 	}
-	print_result(rings ? "rings" : "fds", got, err);
+	print_result(name[what], got, err);
 	fflush(stdout);
 	sleep_ms(o->stall_ms);
 	return 0;
@@ -416,9 +446,11 @@ int dc_hostile(const struct dc_opts *o, const char *what)
 	if (!strcmp(what, "conns"))
 		return cmd_conns(o);
 	if (!strcmp(what, "fds"))
-		return cmd_many(o, false);
+		return cmd_many(o, MANY_FDS);
 	if (!strcmp(what, "rings"))
-		return cmd_many(o, true);
+		return cmd_many(o, MANY_RINGS);
+	if (!strcmp(what, "regions"))
+		return cmd_many(o, MANY_REGIONS);
 	if (!strcmp(what, "idle"))
 		return cmd_idle(o);
 	dc_die("hostile: unknown check %s", what);

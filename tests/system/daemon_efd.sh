@@ -34,7 +34,8 @@ client "$((U + 1))" rw --verify-only --slba 0 --nlb 8 --count 4 --seed 3 >/dev/n
 	fail "a client after the hostile ones"
 
 step "a hostile client still connected at SIGTERM does not hold the stop"
-as_user "$U" "$CLIENT" hostile efd-cq --stall-ms 60000 --daemon "$SOCK" >/dev/null 2>&1 &
+setpriv --reuid "$U" --regid "$U" --clear-groups --inh-caps=-all -- \
+	"$CLIENT" hostile efd-cq --stall-ms 60000 --daemon "$SOCK" >/dev/null 2>&1 &
 STARTED_PIDS+=("$!")
 sleep 1
 kill -TERM "$DPID"
