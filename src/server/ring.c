@@ -15,7 +15,8 @@
  *
  * Wake-ups without a system call per command while both sides are busy: a
  * SQPOLL ring's proxy (within its uid's budget, quota.c) polls for idle_ms
- * after its last work; any proxy then sets
+ * after its last work, any other for SRV_BUSY_POLL_US after a pass that
+ * did work (proxy_thread); then it sets
  * IORING_SQ_NEED_WAKEUP, looks once more, and sleeps in poll() on the sq
  * eventfd (the client's doorbell) and an eventfd the engine ring writes
  * whenever its owner has completions to run (io_ring_set_owner_wake). The
@@ -51,6 +52,8 @@
 #define SRV_IDLE_MS_DEFAULT	1u
 /* A client's sq_thread_idle above this is clamped: a proxy polls for its client only so long. */
 #define SRV_IDLE_MS_MAX		100u
+/* A ring that may not poll while idle still polls this long after a pass that did work. */
+#define SRV_BUSY_POLL_US	50u
 /* idle polls that only pause before each further one yields the CPU */
 #define PROXY_SPIN_PAUSES	256u
 /* Engine ring flags taken from the client's; the rest concern the client's threads. */
@@ -59,12 +62,12 @@
 _Static_assert(CQE_BATCH <= SRV_OUT_BATCH, "a reaped batch fits the copy-back batch");
 #define NO_SLOT UINT32_MAX
 
-static uint64_t now_ms(void)
+static uint64_t now_us(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
 /* Our own eventfds only (owner_efd): the client's go through efd.c, which never waits on it. */
@@ -535,7 +538,17 @@ static void proxy_exit(struct srv_ring *r)
 static void *proxy_thread(void *arg)
 {
 	struct srv_ring *r = arg;
-	uint64_t idle_until = now_ms() + r->idle_ms;
+	/*
+	 * Only a SQPOLL ring the policy allowed, within its uid's budget,
+	 * polls for sq_thread_idle, and also after a wake-up that found
+	 * nothing. Any other ring polls SRV_BUSY_POLL_US, and only after a
+	 * pass that did work (the client's next batch usually follows within
+	 * it: without, every batch would pay a wake-up); woken for nothing, it
+	 * sleeps again at once. A client ringing the doorbell of an idle ring
+	 * buys a wake-up, never a spinning core.
+	 */
+	uint64_t poll_us = r->spin ? (uint64_t)r->idle_ms * 1000u : SRV_BUSY_POLL_US;
+	uint64_t idle_until = r->spin ? now_us() + poll_us : 0;
 	unsigned idle_spins = 0;
 
 	/* everything the engine does for this ring sees the client */
@@ -547,21 +560,14 @@ static void *proxy_thread(void *arg)
 		did = pass(r, true);
 		pthread_mutex_unlock(&r->lock);
 		if (did) {
-			idle_until = now_ms() + r->idle_ms;
+			idle_until = now_us() + poll_us;
 			idle_spins = 0;
 			continue;
 		}
 		/* an IOPOLL ring completes only by being polled */
 		if (r->nr_pending && (r->flags & IORING_SETUP_IOPOLL))
 			continue;
-		/*
-		 * Only a SQPOLL ring the policy allowed, within its uid's
-		 * budget, polls for sq_thread_idle; any other sleeps as soon as
-		 * it has nothing to do, as Linux has no thread at all for a
-		 * ring without SQPOLL. A client ringing the doorbell of an
-		 * idle ring buys a wake-up, never a spinning core.
-		 */
-		if (r->spin && now_ms() < idle_until) {
+		if (now_us() < idle_until) {
 			/*
 			 * SQPOLL's idle poll: a short pure spin, then yielding.
 			 * On a machine with more runnable threads than CPUs the
@@ -579,7 +585,7 @@ static void *proxy_thread(void *arg)
 			continue;
 		}
 		proxy_sleep(r);
-		idle_until = now_ms() + r->idle_ms;
+		idle_until = r->spin ? now_us() + poll_us : 0;
 		idle_spins = 0;
 	}
 	proxy_exit(r);
