@@ -6,6 +6,9 @@
 # client then exits; its threads must end (the thread count comes back),
 # another client is served, and SIGTERM still saves the state and exits 0
 # within 20 s (a daemon thread stuck in write() would hang it for ever).
+# (The sq case held only the client's own ring before, since stopping a ring
+# wrote the sq eventfd; stopping now wakes the proxy through an eventfd of
+# the daemon's own, so the drain must not wait either.)
 source "$(dirname "$0")/lib/daemon.sh"
 
 U=64061
