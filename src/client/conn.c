@@ -69,6 +69,20 @@ static int send_req(struct dclient *dc, const struct ucmdd_hdr *h, const void *r
 	return 0;
 }
 
+/*
+ * A daemon that refused the connection sends one message, op and seq 0,
+ * carrying why, and hangs up: its errno, or err when that is not there.
+ */
+static int refusal(struct dclient *dc, int err)
+{
+	struct ucmdd_hdr h;
+
+	if (recv(dc->sock, &h, sizeof(h), MSG_DONTWAIT) == (ssize_t)sizeof(h) &&
+	    h.magic == UCMDD_MAGIC && !h.op && !h.seq && h.result < 0 && h.result >= -4095)
+		return h.result;
+	return err;
+}
+
 /* Close every fd an SCM_RIGHTS message brought that nobody takes. */
 static void close_fds(const int *fds, unsigned n)
 {
@@ -108,11 +122,19 @@ int dc_call(struct dclient *dc, uint16_t op, const void *req, size_t req_len, co
 	}
 	h.seq = ++dc->seq;
 	ret = send_req(dc, &h, req, req_len, fds, nfds);
+	if (ret == -ENOTCONN)
+		ret = refusal(dc, ret);
 	if (ret)
 		goto out;
 	do
 		n = recvmsg(dc->sock, &m, MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);
+	/*
+	 * A daemon that hung up on our unread request reports ECONNRESET
+	 * first (once); a refusal it sent before is still queued behind it.
+	 */
+	if (n < 0 && errno == ECONNRESET)
+		n = recvmsg(dc->sock, &m, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
 		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
 			continue;
@@ -131,6 +153,13 @@ int dc_call(struct dclient *dc, uint16_t op, const void *req, size_t req_len, co
 		/* 0: EOF, the daemon closed; < 0: reset or the like */
 		dc_kill(dc);
 		ret = -ENOTCONN;
+		goto bad;
+	}
+	/* a refused connection (refusal() above), its message read here */
+	if ((size_t)n == sizeof(r) && r.magic == UCMDD_MAGIC && !r.op && !r.seq &&
+	    r.result < 0 && r.result >= -4095) {
+		dc_kill(dc);
+		ret = r.result;
 		goto bad;
 	}
 	if ((size_t)n < sizeof(r) || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||

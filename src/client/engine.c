@@ -317,8 +317,12 @@ int ucmd_engine_connect_fd(int sock, struct ucmd_engine **out)
 			return last_error_set(ret, "ucmd_engine_connect: the daemon speaks another "
 					      "protocol (ours is version %u, it answered %u)",
 					      UCMDD_VERSION, rep.version);
-		return last_error_set(ret, "ucmd_engine_connect: the daemon refused us: %s",
-				      strerror(-ret));
+		return last_error_set(ret, "ucmd_engine_connect: the daemon refused us: %s%s",
+				      strerror(-ret),
+				      ret == -EDQUOT ? " (this user holds as many connections as "
+						       "ucmdd's per-user quota allows)"
+				      : ret == -EUSERS ? " (the connections left are kept for root)"
+				      : "");
 	}
 	dc->hello = rep;
 	*out = backend_engine_alloc(&daemon_backend, dc);

@@ -189,9 +189,17 @@ static void op_region_add(struct srv_client *c, struct srv_req *q, struct srv_re
 {
 	struct ucmdd_region rg;
 
+	unsigned before = c->nr_regions;
+
 	memcpy(&rg, q->p, sizeof(rg));
+	r->result = srv_quota_charge(c->d, c->cred.uid, SRV_RES_REGION, 1);
+	if (r->result)
+		return;
 	/* the daemon's mapping keeps the memory; the fd is closed with the request's */
 	r->result = srv_region_add(c, q->fds[0], rg.addr, rg.len);
+	/* a region counts until the client goes: a removed one stays mapped until then */
+	if (c->nr_regions == before)
+		srv_quota_uncharge(c->d, c->cred.uid, SRV_RES_REGION, 1);
 }
 
 static void op_region_del(struct srv_client *c, struct srv_req *q, struct srv_rep *r)
@@ -403,13 +411,25 @@ static int wait_request(struct srv_client *c)
 		/* the connecting process exited: its memory, and so the client, is gone */
 		{ .fd = c->pidfd, .events = POLLIN },
 	};
+	unsigned idle_s = srv_idle_timeout_s(c->d);
 
 	for (;;) {
-		if (poll(pf, 3, -1) < 0) {
+		/*
+		 * A connection that never held a device, a ring or a region
+		 * is closed after idle_s silent seconds: idle connections
+		 * would otherwise hold the daemon's table (and a thread each)
+		 * for nothing.
+		 */
+		int timeout = idle_s && !c->held ? (int)idle_s * 1000 : -1;
+		int n = poll(pf, 3, timeout);
+
+		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
 		}
+		if (!n)
+			return -ETIMEDOUT;
 		if (pf[1].revents)
 			return 0;
 		if (pf[2].revents || user_mm_gone(&c->mm))
@@ -475,6 +495,9 @@ static int serve_one(struct srv_client *c, void *buf)
 	} else {
 		q.p = (const char *)buf + HDR;
 		srv_ops[q.h.op].fn(c, &q, &r);
+		if (r.result >= 0 && (q.h.op == UCMDD_OPEN || q.h.op == UCMDD_QUEUE_INIT ||
+				      q.h.op == UCMDD_REGION_ADD))
+			c->held = true;
 	}
 	for (unsigned i = 0; i < q.nfds; i++)
 		close(q.fds[i]);
@@ -497,6 +520,7 @@ static void client_free(struct srv_client *c)
 	srv_rings_destroy_all(c);
 	atomic_store(&c->dead, true);
 	srv_fds_close_all(c);
+	srv_quota_uncharge(d, c->cred.uid, SRV_RES_REGION, c->nr_regions);
 	srv_mem_free(c);
 	user_mm_release(&c->mm);
 	close(c->pidfd);
@@ -510,10 +534,11 @@ static void client_free(struct srv_client *c)
 			break;
 		}
 	}
-	free(c);
 	d->nr_clients--;
 	pthread_cond_broadcast(&d->gone);
 	pthread_mutex_unlock(&d->lock);
+	srv_quota_uncharge(d, c->cred.uid, SRV_RES_CONN, 1);
+	free(c);
 }
 
 static void *client_main(void *arg)
@@ -536,15 +561,67 @@ static void *client_main(void *arg)
 	return NULL;
 }
 
+/*
+ * A connection refused: one message, op and seq 0, carrying why, before the
+ * hang-up, so that the client's first call fails with that errno rather
+ * than a bare end of file. Never waits: the socket is new and empty.
+ */
+static void refuse(int sock, int err)
+{
+	struct ucmdd_hdr h = { .magic = UCMDD_MAGIC, .result = err };
+	char b;
+
+	if (send(sock, &h, sizeof(h), MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		return;
+	/*
+	 * What the client sent already is dropped: closed with unread data,
+	 * the socket would report ECONNRESET to the client ahead of the reason.
+	 */
+	for (int i = 0; i < 16 && recv(sock, &b, sizeof(b), MSG_DONTWAIT | MSG_TRUNC) > 0; i++)
+		;
+}
+
+/*
+ * Whether the daemon takes one more connection of uid: 0, -EMFILE (every
+ * slot taken), or the quota's answer (-EDQUOT, -EUSERS: only the reserve for
+ * root and the daemon's user is left).
+ */
+static int admit(struct srv_daemon *d, uid_t uid)
+{
+	bool full;
+	int ret;
+
+	pthread_mutex_lock(&d->lock);
+	full = d->nr_clients >= SRV_MAX_CLIENTS;
+	pthread_mutex_unlock(&d->lock);
+	if (full)
+		return -EMFILE;
+	ret = srv_quota_charge(d, uid, SRV_RES_CONN, 1);
+	return ret;
+}
+
 int srv_client_start(struct srv_daemon *d, int sock, const struct ucmd_cred *cred, int pidfd,
 		     const struct user_mm *mm)
 {
-	struct srv_client *c = calloc(1, sizeof(*c));
+	struct srv_client *c;
 	pthread_attr_t attr;
 	int ret;
 
-	if (!c)
+	ret = admit(d, cred->uid);
+	if (ret) {
+		srv_log("refusing pid %d (uid %u): %s", (int)cred->pid, (unsigned)cred->uid,
+			ret == -EMFILE ? "the daemon serves as many connections as it may"
+			: ret == -EDQUOT ? "the user's connection quota is reached"
+			: ret == -EUSERS ? "what is left is kept for root and the daemon's user"
+			: strerror(-ret));
+		refuse(sock, ret);
+		return ret;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		srv_quota_uncharge(d, cred->uid, SRV_RES_CONN, 1);
 		return -ENOMEM;
+	}
 	c->d = d;
 	c->sock = sock;
 	c->pid = cred->pid;
@@ -581,6 +658,7 @@ int srv_client_start(struct srv_daemon *d, int sock, const struct ucmd_cred *cre
 		}
 		d->nr_clients--;
 		pthread_mutex_unlock(&d->lock);
+		srv_quota_uncharge(d, cred->uid, SRV_RES_CONN, 1);
 		srv_mem_free(c);
 		pthread_mutex_destroy(&c->lock);
 		free(c);

@@ -15,9 +15,11 @@
 #include "server/server.h"
 
 /*
- * Connections served at once. Beyond it a new connection is closed at once
- * (the client reads end of file): every connection is a thread and up to
- * SRV_MAX_FDS engine files, and the engine's file table is shared by all.
+ * Connections served at once. Beyond it a new connection is refused at once
+ * (one message with the errno, then end of file): every connection is a
+ * thread and up to SRV_MAX_FDS engine files, and the engine's file table is
+ * shared by all. Of these, SRV_RESERVE_CONNS are for root and the daemon's
+ * user only (quota.c).
  */
 #define SRV_MAX_CLIENTS 256u
 
@@ -71,7 +73,9 @@ int srv_accept(struct srv_daemon *d, int lfd);
 /* ---- client.c ---- */
 /*
  * A connection's client, its thread started; it frees itself when the
- * connection ends. On success sock, pidfd and mm are the client's.
+ * connection ends. On success sock, pidfd and mm are the client's; refused
+ * (the client told why, quota.c's errnos or -EMFILE when every slot is
+ * taken), the caller releases them.
  */
 int srv_client_start(struct srv_daemon *d, int sock, const struct ucmd_cred *cred, int pidfd,
 		     const struct user_mm *mm);

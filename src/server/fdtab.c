@@ -10,8 +10,12 @@
  * a ring that translates a client fd and hands the engine fd to the engine
  * under c->lock cannot meet a number that was meanwhile closed and handed
  * to another client.
+ *
+ * Each number held counts against the client's uid (SRV_RES_FD, quota.c):
+ * charged before the number is given, given back when it is forgotten.
  */
 #include <errno.h>
+#include <stdbool.h>
 
 #include "server/ctl.h"
 
@@ -54,6 +58,11 @@ int srv_fd_get_kind(struct srv_client *c, int cfd, uint8_t *kind, uint32_t *gen)
 	return efd;
 }
 
+static void fd_uncharge(struct srv_client *c, unsigned n)
+{
+	srv_quota_uncharge(c->d, c->cred.uid, SRV_RES_FD, n);
+}
+
 int srv_fd_install(struct srv_client *c, int efd)
 {
 	int ret = -EMFILE;
@@ -63,6 +72,10 @@ int srv_fd_install(struct srv_client *c, int efd)
 		return -EBADF;
 	/* the new file is the caller's alone until installed: nobody can close it meanwhile */
 	kind = srv_dev_kind(c->d->e, efd);
+	ret = srv_quota_charge(c->d, c->cred.uid, SRV_RES_FD, 1);
+	if (ret)
+		return ret;
+	ret = -EMFILE;
 	pthread_mutex_lock(&c->lock);
 	/* the lowest free number, as open(2) gives */
 	for (unsigned i = 0; i < SRV_FD_SPACE && c->nr_fds < SRV_MAX_FDS; i++) {
@@ -74,12 +87,15 @@ int srv_fd_install(struct srv_client *c, int efd)
 		}
 	}
 	pthread_mutex_unlock(&c->lock);
+	if (ret < 0)
+		fd_uncharge(c, 1);
 	return ret;
 }
 
 int srv_fd_install_at(struct srv_client *c, int efd, int cfd)
 {
-	int old = -1, ret = cfd;
+	int old = -1, ret = cfd, charge;
+	bool give_back = false;
 	uint8_t kind;
 
 	if (efd < 0)
@@ -87,19 +103,27 @@ int srv_fd_install_at(struct srv_client *c, int efd, int cfd)
 	if (cfd < 0 || (unsigned)cfd >= SRV_FD_SPACE)
 		return -EBADF;
 	kind = srv_dev_kind(c->d->e, efd);
+	/* a number taken anew counts; charged before the lock, given back if it was not new */
+	charge = srv_quota_charge(c->d, c->cred.uid, SRV_RES_FD, 1);
 	pthread_mutex_lock(&c->lock);
 	if (c->fds[cfd] >= 0) {
 		/* dup2(2): the number's old file goes, under the lock (top of the file) */
 		old = c->fds[cfd];
 		fd_set_locked(c, cfd, efd, kind);
 		ucmd_close(c->d->e, old);
+		give_back = !charge;
+	} else if (charge) {
+		ret = charge;
 	} else if (c->nr_fds < SRV_MAX_FDS) {
 		fd_set_locked(c, cfd, efd, kind);
 		c->nr_fds++;
 	} else {
 		ret = -EMFILE;
+		give_back = true;
 	}
 	pthread_mutex_unlock(&c->lock);
+	if (give_back)
+		fd_uncharge(c, 1);
 	return ret;
 }
 
@@ -114,6 +138,8 @@ int srv_fd_remove(struct srv_client *c, int cfd)
 		c->nr_fds--;
 	}
 	pthread_mutex_unlock(&c->lock);
+	if (efd >= 0)
+		fd_uncharge(c, 1);
 	return efd;
 }
 
@@ -130,12 +156,17 @@ int srv_fd_close(struct srv_client *c, int cfd)
 		ucmd_close(c->d->e, efd);
 	}
 	pthread_mutex_unlock(&c->lock);
+	if (efd >= 0)
+		fd_uncharge(c, 1);
 	return efd < 0 ? efd : 0;
 }
 
 void srv_fds_close_all(struct srv_client *c)
 {
+	unsigned n;
+
 	pthread_mutex_lock(&c->lock);
+	n = c->nr_fds;
 	for (unsigned i = 0; i < SRV_FD_SPACE; i++) {
 		if (c->fds[i] >= 0)
 			ucmd_close(c->d->e, c->fds[i]);
@@ -143,4 +174,5 @@ void srv_fds_close_all(struct srv_client *c)
 	}
 	c->nr_fds = 0;
 	pthread_mutex_unlock(&c->lock);
+	fd_uncharge(c, n);
 }

@@ -259,19 +259,11 @@ int srv_accept(struct srv_daemon *d, int lfd)
 	struct ucmd_cred cred;
 	struct user_mm mm;
 	int sock, pidfd = -1, ret;
-	bool full;
 
 	sock = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 	if (sock < 0)
 		return -errno;
-	pthread_mutex_lock(&d->lock);
-	full = d->nr_clients >= SRV_MAX_CLIENTS;
-	pthread_mutex_unlock(&d->lock);
-	if (full) {
-		srv_log("refusing a connection: %u clients already", SRV_MAX_CLIENTS);
-		close(sock);
-		return -EMFILE;
-	}
+	/* who it is first: srv_client_start() admits by uid (the reserve for root) */
 	ret = srv_peer_cred(sock, &cred, &pidfd, &mm);
 	if (ret == -E2BIG) {
 		srv_log("refusing pid %d (uid %u): more than %d supplementary groups", (int)cred.pid,

@@ -13,8 +13,10 @@
  * is copied out once, and only the copy is translated (xlate.c), judged
  * and executed. No pointer lives in shared memory.
  *
- * Wake-ups without a system call per command while both sides are busy: the
- * proxy polls for idle_ms after its last work, then sets
+ * Wake-ups without a system call per command while both sides are busy: a
+ * SQPOLL ring's proxy (within its uid's budget, quota.c) polls for idle_ms
+ * after its last work, any other for SRV_BUSY_POLL_US after a pass that
+ * did work (proxy_thread); then it sets
  * IORING_SQ_NEED_WAKEUP, looks once more, and sleeps in poll() on the sq
  * eventfd (the client's doorbell) and an eventfd the engine ring writes
  * whenever its owner has completions to run (io_ring_set_owner_wake). The
@@ -43,12 +45,15 @@
 #include "core/core.h"
 #include "lib/cpu.h"
 #include "security/hooks.h"
+#include "server/efd.h"
 #include "server/ring.h"
 
 /* Polling after the last work before sleeping, when the client set no sq_thread_idle. */
 #define SRV_IDLE_MS_DEFAULT	1u
 /* A client's sq_thread_idle above this is clamped: a proxy polls for its client only so long. */
 #define SRV_IDLE_MS_MAX		100u
+/* A ring that may not poll while idle still polls this long after a pass that did work. */
+#define SRV_BUSY_POLL_US	50u
 /* idle polls that only pause before each further one yields the CPU */
 #define PROXY_SPIN_PAUSES	256u
 /* Engine ring flags taken from the client's; the rest concern the client's threads. */
@@ -57,14 +62,15 @@
 _Static_assert(CQE_BATCH <= SRV_OUT_BATCH, "a reaped batch fits the copy-back batch");
 #define NO_SLOT UINT32_MAX
 
-static uint64_t now_ms(void)
+static uint64_t now_us(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
+/* Our own eventfds only (owner_efd): the client's go through efd.c, which never waits on it. */
 static void efd_signal(int fd)
 {
 	uint64_t one = 1;
@@ -181,10 +187,10 @@ static void cq_commit(struct srv_ring *r)
 	/* seq_cst: pairs with the client's cq_waiting store then CQ re-check */
 	__atomic_store_n(r->mem.cq_tail, r->cq_tail, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&r->ctl->cq_waiting, __ATOMIC_SEQ_CST))
-		efd_signal(r->cq_efd);
+		(void)srv_efd_signal(r->cq_efd);
 	if (r->user_efd >= 0 &&
 	    !(__atomic_load_n(r->mem.cq_flags, __ATOMIC_RELAXED) & IORING_CQ_EVENTFD_DISABLED))
-		efd_signal(r->user_efd);
+		(void)srv_efd_signal(r->user_efd);
 }
 
 /* ---- the engine's completions ---- */
@@ -477,7 +483,7 @@ static void proxy_sleep(struct srv_ring *r)
 		/* a backed-up CQ is looked at again soon: the client need not ring for reaping */
 		if (poll(pfd, 2, r->ocq_nr ? (int)r->idle_ms : -1) > 0)
 			__atomic_fetch_add(&r->ctl->wakeups, 1, __ATOMIC_RELAXED);
-		efd_drain(r->sq_efd);
+		srv_efd_drain(r->sq_efd);
 		efd_drain(r->owner_efd);
 	}
 	sq_flag(r, IORING_SQ_NEED_WAKEUP, false);
@@ -525,14 +531,24 @@ static void proxy_exit(struct srv_ring *r)
 	}
 	pass(r, false);
 	__atomic_store_n(&r->ctl->state, UCMDD_RING_DEAD, __ATOMIC_SEQ_CST);
-	efd_signal(r->cq_efd);
+	(void)srv_efd_signal(r->cq_efd);
 	pthread_mutex_unlock(&r->lock);
 }
 
 static void *proxy_thread(void *arg)
 {
 	struct srv_ring *r = arg;
-	uint64_t idle_until = now_ms() + r->idle_ms;
+	/*
+	 * Only a SQPOLL ring the policy allowed, within its uid's budget,
+	 * polls for sq_thread_idle, and also after a wake-up that found
+	 * nothing. Any other ring polls SRV_BUSY_POLL_US, and only after a
+	 * pass that did work (the client's next batch usually follows within
+	 * it: without, every batch would pay a wake-up); woken for nothing, it
+	 * sleeps again at once. A client ringing the doorbell of an idle ring
+	 * buys a wake-up, never a spinning core.
+	 */
+	uint64_t poll_us = r->spin ? (uint64_t)r->idle_ms * 1000u : SRV_BUSY_POLL_US;
+	uint64_t idle_until = r->spin ? now_us() + poll_us : 0;
 	unsigned idle_spins = 0;
 
 	/* everything the engine does for this ring sees the client */
@@ -544,14 +560,14 @@ static void *proxy_thread(void *arg)
 		did = pass(r, true);
 		pthread_mutex_unlock(&r->lock);
 		if (did) {
-			idle_until = now_ms() + r->idle_ms;
+			idle_until = now_us() + poll_us;
 			idle_spins = 0;
 			continue;
 		}
 		/* an IOPOLL ring completes only by being polled */
 		if (r->nr_pending && (r->flags & IORING_SETUP_IOPOLL))
 			continue;
-		if (now_ms() < idle_until) {
+		if (now_us() < idle_until) {
 			/*
 			 * SQPOLL's idle poll: a short pure spin, then yielding.
 			 * On a machine with more runnable threads than CPUs the
@@ -569,7 +585,7 @@ static void *proxy_thread(void *arg)
 			continue;
 		}
 		proxy_sleep(r);
-		idle_until = now_ms() + r->idle_ms;
+		idle_until = r->spin ? now_us() + poll_us : 0;
 		idle_spins = 0;
 	}
 	proxy_exit(r);
@@ -615,6 +631,10 @@ static void ring_free(struct srv_ring *r)
 	free(r->stage);
 	free(r->stage_sqe);
 	pthread_mutex_destroy(&r->lock);
+	if (r->spin)
+		srv_quota_uncharge(r->c->d, r->c->cred.uid, SRV_RES_SPIN, 1);
+	if (r->charged)
+		srv_quota_uncharge(r->c->d, r->c->cred.uid, SRV_RES_RING, 1);
 	free(r);
 }
 
@@ -635,11 +655,13 @@ static int ring_setup(struct srv_ring *r, const struct ucmdd_queue_init *req,
 			return -EINVAL;
 		entries = SRV_MAX_ENTRIES;
 	}
-	/* the proxy is a polling thread for every ring; a client asking for one is judged as in-process */
+	/* a client asking for a polling thread is judged as in-process */
 	if (p->flags & IORING_SETUP_SQPOLL) {
 		ret = security_uring_sqpoll(r->c->d->e, &r->c->cred);
 		if (ret)
 			return ret;
+		/* beyond its uid's budget the ring is still SQPOLL, but its proxy does not poll */
+		r->spin = !srv_quota_charge(r->c->d, r->c->cred.uid, SRV_RES_SPIN, 1);
 	}
 	ret = io_rings_create_ext(&r->mem, entries, p, sizeof(struct ucmdd_ring_ctl));
 	if (ret)
@@ -727,7 +749,10 @@ int srv_ring_create(struct srv_client *c, const struct ucmdd_queue_init *req,
 	r->sq_efd = r->cq_efd = r->owner_efd = r->user_efd = -1;
 	atomic_init(&r->stop, false);
 	pthread_mutex_init(&r->lock, NULL);
-	ret = ring_setup(r, req, &p);
+	ret = srv_quota_charge(c->d, c->cred.uid, SRV_RES_RING, 1);
+	r->charged = !ret;
+	if (!ret)
+		ret = ring_setup(r, req, &p);
 	if (!ret)
 		ret = dup_fds(r, fds);
 	if (ret) {
@@ -774,7 +799,8 @@ int srv_ring_create(struct srv_client *c, const struct ucmdd_queue_init *req,
 static void ring_stop_free(struct srv_ring *r)
 {
 	atomic_store(&r->stop, true);
-	efd_signal(r->sq_efd);
+	/* our own eventfd, which the proxy sleeps on too: the client may hold the sq one full */
+	efd_signal(r->owner_efd);
 	pthread_join(r->thread, NULL);
 	ring_free(r);
 }
@@ -822,7 +848,7 @@ void srv_rings_destroy_all(struct srv_client *c)
 		r[i] = ring_take(c, i);
 		if (r[i]) {
 			atomic_store(&r[i]->stop, true);
-			efd_signal(r[i]->sq_efd);
+			efd_signal(r[i]->owner_efd);
 		}
 	}
 	for (uint32_t i = 0; i < SRV_MAX_RINGS; i++)

@@ -135,6 +135,8 @@ struct srv_ring {
 	int sq_efd, cq_efd, owner_efd;
 	int user_efd;			/* IORING_REGISTER_EVENTFD's, -1: none */
 	unsigned idle_ms;
+	bool spin;			/* polls idle_ms after work: SQPOLL, within the uid's budget */
+	bool charged;			/* counted against the uid's rings */
 	struct ucmd_ring er;		/* the daemon's ring on the engine */
 	bool er_live;
 	pthread_t thread;

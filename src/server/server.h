@@ -12,6 +12,8 @@
  *   ioctl.c      the synchronous path: the ioctl's arguments bounced
  *   mem.c        the client's memory: regions it shared, copies, bounces
  *   ring.c       a client ring: the shared memfd, its proxy thread
+ *   efd.c        the eventfds a client shares: never waited on
+ *   quota.c      per-uid quotas, the reserve for root and the daemon's user
  *   xlate.c      one client SQE -> one engine SQE with daemon addresses
  *
  * Threads act as their client (cred_override_set with the peer's
@@ -31,6 +33,7 @@
 
 #include "core/cred.h"
 #include "daemon/proto.h"
+#include "server/quota.h"
 #include "uaccess/uaccess.h"
 #include "ucmd/ucmd.h"
 
@@ -77,6 +80,7 @@ struct srv_client {
 	int pidfd;			/* the connecting process (SO_PEERPIDFD): exit ends the client */
 	pthread_t thread;		/* control thread (client.c) */
 	atomic_bool dead;		/* connection gone: rings stop and clean up */
+	bool held;			/* control thread: ever held a device, ring or region */
 
 	pthread_mutex_t lock;		/* fds, regions, rings */
 	int fds[SRV_FD_SPACE];		/* client fd -> engine fd, -1 free */
@@ -116,6 +120,7 @@ struct srv_daemon {
 	pthread_cond_t gone;		/* a client left: nr_clients went down */
 	struct srv_client *clients;
 	unsigned nr_clients;
+	struct srv_quota *quota;	/* quota.c; NULL: nothing counted per uid */
 };
 
 /* ---- fdtab.c (the kinds: xlate.c, which alone looks at engine files) ---- */

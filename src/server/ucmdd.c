@@ -52,12 +52,14 @@ struct opts {
 	int socket_mode;		/* --socket-mode, or -1: 0600, 0660 with a group */
 	bool foreground;
 	bool power_on;
+	struct srv_limits lim;		/* --limit, --idle-timeout */
 };
 
 static const char usage[] =
 	"usage: ucmdd --ctrl DIR [--ctrl DIR...] [--ram SIZE...] --socket PATH [--policy FILE]\n"
 	"             [--socket-group GROUP] [--socket-mode MODE]\n"
-	"             [--audit FILE] [--nvme-tcp ADDR[:PORT][,KEY=VALUE...]] [--foreground]\n"
+	"             [--audit FILE] [--nvme-tcp ADDR[:PORT][,KEY=VALUE...]]\n"
+	"             [--limit KEY=N,...] [--idle-timeout SECONDS] [--foreground]\n"
 	"       ucmdd --help | --version\n"
 	"\n"
 	"Own the NVMe controllers kept in each DIR and serve them to clients\n"
@@ -106,6 +108,17 @@ static const char usage[] =
 	"                  max_assocs=128, conns_per_peer=130, assocs_per_peer=16\n"
 	"                  (a peer: a uid, or a remote address; root is past\n"
 	"                  them; docs/daemon.md)\n"
+	"  --limit KEY=N[,KEY=N...]\n"
+	"                  what all the connections of one user may hold together\n"
+	"                  (root and ucmdd's own user: no limit, and a reserve of\n"
+	"                  16 connections and 256 devices the others cannot take):\n"
+	"                  conns (default 32), fds (open devices, 512), rings (64),\n"
+	"                  regions (shared buffers, 256), sqpoll (SQPOLL rings\n"
+	"                  whose thread polls while idle, 1). Beyond: EDQUOT\n"
+	"  --idle-timeout SECONDS\n"
+	"                  close a connection that has never opened a device, a\n"
+	"                  ring or a region after SECONDS without a request\n"
+	"                  (default 60; 0: never)\n"
 	"  --power-on      this start is the devices' power on: each --ctrl counts a\n"
 	"                  power cycle and loses its volatile state (the service\n"
 	"                  unit passes it). Without it a controller is powered on\n"
@@ -194,6 +207,8 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "socket-mode", required_argument, NULL, 'm' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "power-on", no_argument, NULL, 'P' },
+		{ "limit", required_argument, NULL, 'L' },
+		{ "idle-timeout", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -273,6 +288,25 @@ static int parse(int argc, char **argv, struct opts *o)
 		case 'P':
 			o->power_on = true;
 			break;
+		case 'L':
+			if (srv_limits_parse(optarg, &o->lim)) {
+				fprintf(stderr, "ucmdd: --limit %s: KEY=N[,KEY=N...] expected, KEY one of "
+					"conns, fds, rings, regions, sqpoll\n", optarg);
+				return 2;
+			}
+			break;
+		case 'I': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (!isdigit((unsigned char)optarg[0]) || *end || v > 86400) {
+				fprintf(stderr, "ucmdd: --idle-timeout %s: seconds (0 to 86400) "
+					"expected\n", optarg);
+				return 2;
+			}
+			o->lim.idle_s = (unsigned)v;
+			break;
+		}
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -484,6 +518,7 @@ static int daemon_down(struct daemon_state *s, const struct opts *o)
 		ucmd_security_teardown(s->d.e);
 	if (s->d.e)
 		ucmd_engine_free(s->d.e);
+	srv_quota_free(&s->d);
 	if (s->sfd >= 0)
 		close(s->sfd);
 	return ret;
@@ -498,6 +533,9 @@ static int daemon_up(struct daemon_state *s, const struct opts *o, int lfd)
 	s->d.stop_fd = eventfd(0, EFD_CLOEXEC);
 	if (s->d.stop_fd < 0)
 		return -errno;
+	ret = srv_quota_init(&s->d, &o->lim);
+	if (ret)
+		return ret;
 	ret = ucmd_engine_create(&s->d.e);
 	if (ret) {
 		srv_log("%s", ucmd_last_error());
@@ -645,7 +683,7 @@ static int run(int argc, char **argv, struct opts *o);
 
 int main(int argc, char **argv)
 {
-	struct opts o = { .socket_gid = (gid_t)-1, .socket_mode = -1 };
+	struct opts o = { .socket_gid = (gid_t)-1, .socket_mode = -1, .lim = srv_limits_default };
 	int ret = run(argc, argv, &o);
 
 	opts_free(&o);

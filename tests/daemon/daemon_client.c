@@ -15,6 +15,8 @@
  *                 the errno name and exit 0
  *   flood         submit without reaping until the daemon pushes back (dc_flood.c)
  *   garbage       random ring contents and protocol messages (dc_garbage.c)
+ *   hostile WHAT  a client using what the protocol gives it against the daemon:
+ *                 eventfds held full, idle rings, quotas (dc_hostile.c)
  *   rr            4 KiB random reads at --qd for --seconds; prints iops N
  *
  * Options: --daemon PATH (default $UCMD_DAEMON) --ns ng0n1 --ctrl nvme0
@@ -65,6 +67,7 @@ const char *dc_res_name(int res, char *buf, size_t len)
 		{ ENOENT, "ENOENT" }, { EIO, "EIO" }, { ECANCELED, "ECANCELED" },
 		{ ETIME, "ETIME" }, { EBUSY, "EBUSY" }, { ENOMEM, "ENOMEM" },
 		{ EAGAIN, "EAGAIN" }, { EOPNOTSUPP, "EOPNOTSUPP" }, { EROFS, "EROFS" },
+		{ EDQUOT, "EDQUOT" }, { EUSERS, "EUSERS" }, { ENFILE, "ENFILE" }, { EMFILE, "EMFILE" },
 	};
 
 	if (res == 0)
@@ -567,7 +570,7 @@ static int cmd_rr(const struct dc_opts *o)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: daemon_client rw|expect-errno WHAT|race|hold|flood|garbage|rr "
+	fprintf(stderr, "usage: daemon_client rw|expect-errno WHAT|hostile WHAT|race|hold|flood|garbage|rr "
 			"[options]\n  (see the comment at the top of daemon_client.c)\n");
 	exit(2);
 }
@@ -620,7 +623,7 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		usage();
 	sub = argv[1];
-	if (!strcmp(sub, "expect-errno")) {
+	if (!strcmp(sub, "expect-errno") || !strcmp(sub, "hostile")) {
 		if (argc < 3)
 			usage();
 		what = argv[2];
@@ -661,6 +664,8 @@ int main(int argc, char **argv)
 		usage();
 	if (!strcmp(sub, "rw"))
 		return cmd_rw(&o);
+	if (what && !strcmp(sub, "hostile"))
+		return dc_hostile(&o, what);
 	if (what)
 		return cmd_expect(&o, what);
 	if (!strcmp(sub, "race"))

@@ -96,5 +96,7 @@ double dc_now(void);
 int dc_race(const struct dc_opts *o);
 int dc_flood(const struct dc_opts *o);
 int dc_garbage(const struct dc_opts *o);
+/* hostile WHAT: dc_hostile.c */
+int dc_hostile(const struct dc_opts *o, const char *what);
 
 #endif
