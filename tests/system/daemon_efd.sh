@@ -13,7 +13,7 @@ source "$(dirname "$0")/lib/daemon.sh"
 
 U=64061
 CTRL=$T/ctrl
-daemon_start --ctrl "$CTRL"
+daemon_start --ctrl "$CTRL" "${ANY_USER[@]}"
 client "$U" rw --slba 0 --nlb 8 --count 4 --seed 3 >/dev/null || fail "a first client"
 base=$(proc_status "$DPID" Threads)
 
@@ -54,7 +54,7 @@ DPID=
 grep -q "stopped" "$DLOG" || fail "ucmdd did not log its stop"
 
 step "restart: the state was saved"
-daemon_start --ctrl "$CTRL"
+daemon_start --ctrl "$CTRL" "${ANY_USER[@]}"
 client "$U" rw --verify-only --slba 0 --nlb 8 --count 4 --seed 3 >/dev/null || fail "data lost"
 daemon_stop
 echo "daemon_efd: no thread waits on a client's eventfd; SIGTERM exits 0"

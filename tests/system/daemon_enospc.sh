@@ -13,12 +13,13 @@ U=64061
 MNT=$T/fs
 mkdir "$MNT"
 mount -t tmpfs -o size=8M,mode=0700 tmpfs "$MNT" || fail "cannot mount a tmpfs (root, mount(8))"
-unmount() { umount "$MNT" 2>/dev/null || true; }
-trap 'unmount; cleanup' EXIT
+# the daemon first: a busy tmpfs does not unmount, and T is removed after
+unmount() { daemon_cleanup; wait 2>/dev/null || true; umount "$MNT" 2>/dev/null || umount -l "$MNT"; }
+at_exit unmount
 CTRL=$MNT/ctrl
 
 step "writes acknowledged, then the file system fills up"
-daemon_start --ctrl "$CTRL"
+daemon_start --ctrl "$CTRL" "${ANY_USER[@]}"
 client "$U" rw --slba 0 --nlb 8 --count 256 --seed 9 >/dev/null || fail "writing 1 MiB"
 client "$U" rw --slba 4096 --nlb 8 --count 16 --seed 10 >/dev/null || fail "writing 64 KiB more"
 # a Write Uncorrectable lives in ctrl.journal until ctrl.json is rewritten
@@ -48,7 +49,7 @@ cp "$DLOG" "$T/first.log"
 
 step "space freed: the next start recovers, every acknowledged write is there"
 rm -f "$MNT/filler" "$MNT/filler2"
-daemon_start --ctrl "$CTRL"
+daemon_start --ctrl "$CTRL" "${ANY_USER[@]}"
 client "$U" rw --verify-only --slba 0 --nlb 8 --count 256 --seed 9 >/dev/null ||
 	fail "the first 1 MiB is lost"
 client "$U" rw --verify-only --slba 4096 --nlb 8 --count 16 --seed 10 >/dev/null ||

@@ -41,7 +41,7 @@ release() {
 	sleep 2
 }
 
-daemon_start --ctrl "$CTRL"
+daemon_start --ctrl "$CTRL" "${ANY_USER[@]}"
 
 step "defaults: one user's 300 connections stop at 32, EDQUOT; root still works"
 hold "$U" "$T/c.out" conns --count 300
@@ -56,7 +56,7 @@ root_works "beside one user's devices"
 release
 daemon_stop
 
-daemon_start --ctrl "$CTRL" --limit conns=100,fds=2000,rings=3,regions=2 --idle-timeout 2
+daemon_start --ctrl "$CTRL" "${ANY_USER[@]}" --limit conns=100,fds=2000,rings=3,regions=2 --idle-timeout 2
 
 step "--limit: rings and regions stop at the user's quota"
 out=$(client "$U" hostile rings --count 10 --stall-ms 0)

@@ -34,7 +34,7 @@ uid = $U
 action = deny
 INI
 
-daemon_start --ram 64M
+daemon_start --ram 64M "${ANY_USER[@]}"
 step "16 idle rings without SQPOLL, rung every 50 ms"
 s=$(idle_cpu idle-rings)
 grep -qx "rings: 16" "$T/out" || fail "rings: $(cat "$T/out")"
@@ -42,7 +42,7 @@ echo "ucmdd CPU: $s s"
 under "$s" 0.5 || fail "16 idle rings cost ucmdd $s s of CPU in 2 s"
 daemon_stop
 
-daemon_start --ram 64M --limit sqpoll=0
+daemon_start --ram 64M "${ANY_USER[@]}" --limit sqpoll=0
 step "16 idle SQPOLL rings beyond the user's budget (sqpoll=0)"
 s=$(idle_cpu idle-rings-sqpoll)
 grep -qx "rings: 16" "$T/out" || fail "SQPOLL rings: $(cat "$T/out")"
@@ -50,7 +50,7 @@ echo "ucmdd CPU: $s s"
 under "$s" 0.5 || fail "16 idle SQPOLL rings over budget cost ucmdd $s s of CPU in 2 s"
 daemon_stop
 
-daemon_start --ram 64M --policy "$T/policy.ini"
+daemon_start --ram 64M --policy "$T/policy.ini" --socket-mode 0666
 step "SQPOLL refused by the policy: no ring, no polling"
 s=$(idle_cpu idle-rings-sqpoll)
 grep -q "rings: 0, then" "$T/out" || fail "SQPOLL rings the policy refuses: $(cat "$T/out")"
