@@ -5,14 +5,12 @@
 # acknowledged block at the LBA it was acknowledged at, a write pointer past
 # all of them, and the next append exactly there: no acknowledged append is
 # lost or overwritten, and the write pointer survived as the data did.
-set -euo pipefail
-B=${UCMD_BUILD:-build}
-UCMD="$(pwd)/$B/tools/ucmd"
-dir=$(mktemp -d /var/tmp/ucmd-zns-crash.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
+# shellcheck source=tests/system/lib/common.sh
+source "$(dirname "$0")/lib/common.sh"
+dir=$T
 export UCMD_CTRL="$dir/ctrl"
 unset UCMD_DAEMON
-fail() { echo "FAIL: $*"; exit 1; }
+[ -x "$UCMD" ] || fail "no $UCMD: build first"
 
 # 4 zones of 2000 blocks (not a power of two), appends go to zone 1 (LBA 2000)
 "$UCMD" create-ctrl --zns --nsze=8000 --zone-size=1024000 >/dev/null || fail "create-ctrl --zns"

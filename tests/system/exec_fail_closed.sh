@@ -301,7 +301,7 @@ except OSError as e:
 
 step "a statically linked program is refused with the reason"
 STATIC=$(command -v ldconfig || echo /sbin/ldconfig)
-file -L "$STATIC" | grep -q "static" || fail "$STATIC is not statically linked here"
+grep -q "static" <<<"$(file -L "$STATIC")" || fail "$STATIC is not statically linked here"
 set +e
 px "$STATIC" -p >/dev/null 2>"$T/err.txt"
 rc=$?

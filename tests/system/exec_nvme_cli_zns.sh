@@ -3,18 +3,14 @@
 # zoned controller, and `ucmd zns ...` on the same controller: after every
 # step both must print the same (text and -o json), and the zone state must
 # be what the step did. Every step runs; the failures are listed at the end.
-set -euo pipefail
-B=${UCMD_BUILD:-build}
-UCMD="$(pwd)/$B/tools/ucmd"
-dir=$(mktemp -d /tmp/ucmd-exec-zns.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
+# shellcheck source=tests/system/lib/common.sh
+source "$(dirname "$0")/lib/common.sh"
+dir=$T
 ctrl="$dir/ctrl"
 failed=()
-fail() { echo "FAIL: $*"; exit 1; }
 bad() { echo "  FAIL: $*"; failed+=("$*"); }
-step() { echo "--- $*"; }
 [ -x "$UCMD" ] || fail "no $UCMD: build first"
-command -v nvme >/dev/null || fail "nvme-cli is not installed (scripts/deps.sh, UCMD_DEPS_SYSTEM=1)"
+need_tools nvme timeout python3 diff cmp
 
 N() { timeout 120 "$UCMD" exec --ctrl "$ctrl" -- nvme zns "$@" 2>"$dir/err"; }
 U() { timeout 60 "$UCMD" --ctrl "$ctrl" zns "$@" 2>"$dir/err"; }

@@ -7,11 +7,10 @@
 # program runs on. A new file, and "1" (stderr), still get the trace lines.
 # The lines come from a program with no daemon to reach: the preload
 # traces "cannot connect to ucmdd".
-set -euo pipefail
-B=${UCMD_BUILD:-build}
-fail() { echo "FAIL: $*"; exit 1; }
-step() { echo "--- $*"; }
-[ "$(id -u)" = 0 ] || fail "runs as root (root's program, nobody's symlink)"
+# shellcheck source=tests/system/lib/common.sh
+source "$(dirname "$0")/lib/common.sh"
+need_root "root's program, nobody's symlink"
+need_tools setpriv timeout python3 sha256sum cat
 PRELOAD=$(meson introspect "$B" --targets | python3 -c '
 import json, sys
 for t in json.load(sys.stdin):
@@ -20,15 +19,9 @@ for t in json.load(sys.stdin):
 ')
 [ -n "$PRELOAD" ] && [ -f "$PRELOAD" ] || fail "no libucmd-preload.so in $B"
 
-T=$(mktemp -d /tmp/ucmd-trace.XXXXXX)
-chmod 0755 "$T"
-trap 'rm -rf "$T"' EXIT
-as_nobody() {
-	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all -- "$@"
-}
-shared=$T/shared	# like /tmp: root's, sticky, world-writable
-mkdir "$shared"
-chmod 1777 "$shared"
+sticky=$T/sticky	# like /tmp: root's, sticky, world-writable
+mkdir "$sticky"
+chmod 1777 "$sticky"
 victim=$T/victim
 printf 'root:secret\n' >"$victim"
 chmod 0600 "$victim"
@@ -46,10 +39,10 @@ said() {	# what the stderr must say
 }
 
 step "a symlink planted by another user is not followed"
-as_nobody ln -s "$victim" "$shared/trace"
-traced "$shared/trace"
+as_nobody ln -s "$victim" "$sticky/trace"
+traced "$sticky/trace"
 victim_ok "through nobody's symlink"
-said "UCMD_EXEC_TRACE=$shared/trace: a symbolic link: not followed; not tracing"
+said "UCMD_EXEC_TRACE=$sticky/trace: a symbolic link: not followed; not tracing"
 said "No such file or directory"	# the program itself ran on
 
 step "nor one in a private directory (the last component is never followed)"
@@ -59,27 +52,27 @@ victim_ok "through root's own symlink"
 said "a symbolic link: not followed"
 
 step "another user's file in the sticky directory is not written to"
-as_nobody touch "$shared/theirs"
-traced "$shared/theirs"
-[ ! -s "$shared/theirs" ] || fail "root's trace went into nobody's file"
+as_nobody touch "$sticky/theirs"
+traced "$sticky/theirs"
+[ ! -s "$sticky/theirs" ] || fail "root's trace went into nobody's file"
 said "another user's file in a directory others may write"
 
 step "nor a file with a second link there"
-ln "$victim" "$shared/hardlink"
-traced "$shared/hardlink"
+ln "$victim" "$sticky/hardlink"
+traced "$sticky/hardlink"
 victim_ok "through a hard link"
 said "several links"
-rm "$shared/hardlink"
+rm "$sticky/hardlink"
 
 step "a new file gets the lines, private to root"
-traced "$shared/new"
-grep -q "cannot connect to ucmdd" "$shared/new" || fail "no trace line in a new file"
-[ "$(stat -c '%u %a' "$shared/new")" = "0 600" ] || fail "trace file $(stat -c '%u %a' "$shared/new")"
+traced "$sticky/new"
+grep -q "cannot connect to ucmdd" "$sticky/new" || fail "no trace line in a new file"
+[ "$(stat -c '%u %a' "$sticky/new")" = "0 600" ] || fail "trace file $(stat -c '%u %a' "$sticky/new")"
 if grep -q "UCMD_EXEC_TRACE" "$T/err"; then cat "$T/err"; fail "a refusal for a new file"; fi
 # and appended to when it is root's own
-lines=$(wc -l <"$shared/new")
-traced "$shared/new"
-[ "$(wc -l <"$shared/new")" -gt "$lines" ] || fail "root's own trace file not appended to"
+lines=$(wc -l <"$sticky/new")
+traced "$sticky/new"
+[ "$(wc -l <"$sticky/new")" -gt "$lines" ] || fail "root's own trace file not appended to"
 
 step "UCMD_EXEC_TRACE=1 traces to stderr"
 traced 1

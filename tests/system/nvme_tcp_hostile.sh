@@ -6,17 +6,14 @@
 # in the URL (icresp_timeout=1, admin_timeout=2) `ucmd --ctrl nvme-tcp://...
 # id-ctrl` must fail with a message that says what happened, well within
 # the bound below, and never send a read's buffer to the target.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-B=${UCMD_BUILD:-build}
-fail() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=tests/system/lib/common.sh
+source "$(dirname "$0")/lib/common.sh"
+need_tools python3 timeout
 
 [ -f "$B/build.ninja" ] || meson setup "$B" >/dev/null
 ninja -C "$B" tools/ucmd >/dev/null || fail "build failed"
-UCMD=$B/tools/ucmd
-T=$(mktemp -d /tmp/ucmd-tcp-hostile.XXXXXX)
+# the target in flight at a failure: common.sh's clean-up kills it
 TPID=
-trap '[ -n "$TPID" ] && kill "$TPID" 2>/dev/null; wait 2>/dev/null; rm -rf "$T"' EXIT
 NQN=nqn.2026-12.io.ucmd:hostile
 
 run_mode() {	# MODE EXPECTED-MESSAGE-REGEX
@@ -57,7 +54,8 @@ for bad in "icresp_timeout=0" "admin_timeout=x" "io_timeout=86401"; do
 	fi
 	grep -q "1..86400 seconds" "$T/bad.out" || { cat "$T/bad.out"; fail "?$bad: no reason given"; }
 done
-"$UCMD" --help | grep -q "icresp_timeout=S&admin_timeout=S&io_timeout=S" ||
+help=$("$UCMD" --help) || fail "ucmd --help failed"
+grep -q "icresp_timeout=S&admin_timeout=S&io_timeout=S" <<<"$help" ||
 	fail "ucmd --help does not name the deadlines"
 echo "ok: the deadline options are checked and documented in --help"
 echo "nvme_tcp_hostile: all checks passed"

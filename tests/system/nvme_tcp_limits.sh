@@ -16,27 +16,19 @@
 #    escape the rule that denies nobody's writes: it is refused; so is one
 #    that its process closed before the accept, what it sent still queued.
 # Needs root (to run parts as nobody and daemon, and to stop ucmdd).
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-B=${UCMD_BUILD:-build}
-fail() { echo "FAIL: $*"; [ -f "${T:-/nonexistent}/ucmdd.log" ] && tail -8 "$T/ucmdd.log"; exit 1; }
-[ "$(id -u)" = 0 ] || fail "needs root (parts run as nobody and daemon)"
-command -v setpriv >/dev/null || fail "setpriv is missing (util-linux)"
+# shellcheck source=tests/system/lib/daemon.sh
+source "$(dirname "$0")/lib/daemon.sh"
+need_tools setpriv
 [ -x /usr/bin/python3 ] || fail "/usr/bin/python3 is missing"
-[ -f "$B/build.ninja" ] || meson setup "$B" >/dev/null
-ninja -C "$B" src/server/ucmdd tools/ucmd >/dev/null || fail "build failed"
-UCMD=$B/tools/ucmd
-
-T=$(mktemp -d /tmp/ucmd-tcp-limits.XXXXXX)
-chmod 755 "$T"
-DPID= HP= HP2= HP3=
-cleanup() {
-	[ -n "$DPID" ] && kill -CONT "$DPID" 2>/dev/null && kill "$DPID" 2>/dev/null
-	for d in "$T"/*/; do touch "$d/done"; done
-	for p in $HP $HP2 $HP3; do kill "$p" 2>/dev/null || true; done
-	wait 2>/dev/null; rm -rf "$T"
+HP='' HP2='' HP3=''
+# the parts still holding connections end on their done file; daemon.sh's
+# clean-up kills ucmdd (stopped or not), common.sh's every part left
+release_parts() {
+	local d
+	for d in "$T"/*/; do [ -d "$d" ] && touch "$d/done"; done
+	return 0
 }
-trap cleanup EXIT
+at_exit release_parts
 HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:5d0a1f3e-0000-4000-8000-0000c0ffee01
 cat > "$T/policy.ini" <<EOF
 [policy]
@@ -51,38 +43,37 @@ action = allow
 EOF
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 LIM="icreq_timeout=1,connect_timeout=2,kato0=1,send_timeout=2,max_conns=8,conns_per_peer=4,max_assocs=6,assocs_per_peer=2"
-"$B/src/server/ucmdd" --ram 64M --socket "$T/ucmdd.sock" --policy "$T/policy.ini" \
-	--nvme-tcp "127.0.0.1:$PORT,$LIM" --foreground > "$T/ucmdd.log" 2>&1 &
-DPID=$!
-for _ in $(seq 100); do grep -q "NVMe/TCP at" "$T/ucmdd.log" 2>/dev/null && break; sleep 0.1; done
-grep -q "NVMe/TCP at" "$T/ucmdd.log" || fail "ucmdd did not start its target"
-NQN=$("$UCMD" --daemon "$T/ucmdd.sock" id-ctrl | sed -n 's/^subnqn *: //p')
+daemon_start --ram 64M --policy "$T/policy.ini" --nvme-tcp "127.0.0.1:$PORT,$LIM"
+for _ in $(seq 100); do grep -q "NVMe/TCP at" "$DLOG" 2>/dev/null && break; sleep 0.1; done
+grep -q "NVMe/TCP at" "$DLOG" || fail "ucmdd did not start its target"
+NQN=$("$UCMD" --daemon "$SOCK" id-ctrl | sed -n 's/^subnqn *: //p')
 [ -n "$NQN" ] || fail "no subsystem NQN"
 P=tests/system/nvme_tcp_limits.py
-as() {	# nobody|daemon|UID PART ARGS...
-	local u=65534 g=65534
-	[ "$1" = daemon ] && u=$(id -u daemon) g=$(id -g daemon)
-	[[ "$1" =~ ^[0-9]+$ ]] && u=$1 g=$1
+as() {	# nobody|daemon|UID PART ARGS...: the part as that user (gid = uid)
+	local u=65534
+	[ "$1" = daemon ] && u=$(id -u daemon)
+	[[ "$1" =~ ^[0-9]+$ ]] && u=$1
 	shift
-	setpriv --reuid="$u" --regid="$g" --clear-groups /usr/bin/python3 "$P" "$@"
+	as_user "$u" /usr/bin/python3 "$(shared "$P")" "$@"
 }
 
 echo "--- settings"
 for bad in bogus=1 max_conns=0 max_conns=257 icreq_timeout=x icreq_timeout= kato0=3601 "" ; do
 	rc=0
-	"$B/src/server/ucmdd" --ram 64M --socket "$T/bad.sock" --nvme-tcp "127.0.0.1:1,$bad" \
+	"$UCMDD" --ram 64M --socket "$T/bad.sock" --nvme-tcp "127.0.0.1:1,$bad" \
 		--foreground > "$T/bad.out" 2>&1 || rc=$?
 	[ "$rc" = 2 ] && grep -q "KEY=VALUE settings" "$T/bad.out" ||
 		{ cat "$T/bad.out"; fail "--nvme-tcp ...,$bad: status $rc, want 2 and the reason"; }
 done
-"$B/src/server/ucmdd" --help | grep -q "conns_per_peer=130" || fail "--help does not list the limits"
+help=$("$UCMDD" --help) || fail "ucmdd --help failed"
+grep -q "conns_per_peer=130" <<<"$help" || fail "--help does not list the limits"
 echo "ok: bad settings refused, the limits in --help"
 
 echo "--- deadlines"
 as nobody idle "$PORT" 4000 || fail "ICReq deadline"
-grep -q "no ICReq within 1000 ms: closed" "$T/ucmdd.log" || fail "no log of the ICReq deadline"
+grep -q "no ICReq within 1000 ms: closed" "$DLOG" || fail "no log of the ICReq deadline"
 as nobody noconnect "$PORT" 5000 || fail "Connect deadline"
-grep -q "no Connect within 2000 ms: closed" "$T/ucmdd.log" || fail "no log of the Connect deadline"
+grep -q "no Connect within 2000 ms: closed" "$DLOG" || fail "no log of the Connect deadline"
 as nobody kato0 "$PORT" "$NQN" 6000 || fail "KATO 0"
 
 echo "--- quotas"
@@ -93,7 +84,7 @@ held() {	# DIR: wait until the part holding its connections says so
 mkdir -m 777 "$T/c1"
 as nobody conns "$PORT" "$NQN" 4 "$T/c1" & HP=$!
 held "$T/c1" || fail "nobody's connections"
-grep -q "(uid 65534): conns_per_peer reached" "$T/ucmdd.log" || fail "no log of conns_per_peer"
+grep -q "(uid 65534): conns_per_peer reached" "$DLOG" || fail "no log of conns_per_peer"
 /usr/bin/python3 "$P" one "$PORT" "$NQN" || fail "root while nobody holds conns_per_peer connections"
 mkdir -m 777 "$T/c2"
 as daemon conns "$PORT" "$NQN" 4 "$T/c2" > "$T/c2.out" 2>&1 & HP2=$!
@@ -104,18 +95,18 @@ cat "$T/c2.out"
 /usr/bin/python3 "$P" one "$PORT" "$NQN" || fail "root while max_conns are held"
 # a third user, who holds nothing, meets max_conns (nobody's 4 and daemon's 4)
 if as 4242 one "$PORT" "$NQN" > "$T/4242.out" 2>&1; then fail "uid 4242 got a connection past max_conns"; fi
-grep -q "(uid 4242): max_conns reached" "$T/ucmdd.log" || fail "no log of max_conns"
+grep -q "(uid 4242): max_conns reached" "$DLOG" || fail "no log of max_conns"
 as nobody one "$PORT" "$NQN" > "$T/nobody-one.out" 2>&1 && fail "nobody got a connection past its conns_per_peer"
 touch "$T/c1/done" "$T/c2/done"
 wait "$HP" || fail "nobody's conns part"
 wait "$HP2" || fail "daemon's conns part"
-HP= HP2=
+HP='' HP2=''
 echo "ok: conns_per_peer and max_conns reached, root still connects and reads"
 
 mkdir -m 777 "$T/a1"
 as nobody assocs "$PORT" "$NQN" 2 "$T/a1" & HP=$!
 held "$T/a1" || fail "nobody's associations"
-grep -q "(uid 65534): no association: assocs_per_peer reached" "$T/ucmdd.log" ||
+grep -q "(uid 65534): no association: assocs_per_peer reached" "$DLOG" ||
 	fail "no log of assocs_per_peer"
 /usr/bin/python3 "$P" one "$PORT" "$NQN" || fail "root while nobody holds assocs_per_peer associations"
 # two more users hold theirs: max_assocs (6) reached, a fourth user refused, root not
@@ -126,18 +117,18 @@ as 4242 assocs "$PORT" "$NQN" 2 "$T/a3" > "$T/a3.out" 2>&1 & HP3=$!
 for _ in $(seq 300); do [ -f "$T/a3/held" ] && break; sleep 0.1; done
 [ -f "$T/a2/held" ] && [ -f "$T/a3/held" ] || { cat "$T/a2.out" "$T/a3.out"; fail "more associations"; }
 if as 4243 one "$PORT" "$NQN" > "$T/4243.out" 2>&1; then fail "uid 4243 got an association past max_assocs"; fi
-grep -q "(uid 4243): no association: max_assocs reached" "$T/ucmdd.log" || fail "no log of max_assocs"
+grep -q "(uid 4243): no association: max_assocs reached" "$DLOG" || fail "no log of max_assocs"
 /usr/bin/python3 "$P" one "$PORT" "$NQN" || fail "root while max_assocs are held"
 touch "$T/a1/done" "$T/a2/done" "$T/a3/done"
 wait "$HP" || fail "nobody's assocs part"
 wait "$HP2" || fail "daemon's assocs part"
 wait "$HP3" || fail "uid 4242's assocs part"
-HP= HP2= HP3=
+HP='' HP2='' HP3=''
 echo "ok: assocs_per_peer and max_assocs reached, root still gets an association"
 
 echo "--- send deadline"
 as nobody trickle "$PORT" "$NQN" 6000 || fail "a slow reader"
-grep -q "took not what was sent in 2000 ms: closed" "$T/ucmdd.log" || fail "no log of the send deadline"
+grep -q "took not what was sent in 2000 ms: closed" "$DLOG" || fail "no log of the send deadline"
 
 echo "--- a socket in flight at the accept"
 mkdir -m 777 "$T/f"
@@ -153,9 +144,9 @@ wait "$HP" || { cat "$T/inflight.out"; fail "the in-flight part"; }
 HP=
 cat "$T/inflight.out"
 grep -q "^refused" "$T/inflight.out" || fail "a connection whose socket was in flight was not refused"
-grep -q "refused 127.0.0.1: its socket (made by uid 65534) is held by no process" "$T/ucmdd.log" ||
+grep -q "refused 127.0.0.1: its socket (made by uid 65534) is held by no process" "$DLOG" ||
 	fail "no log of the refusal"
-"$UCMD" --daemon "$T/ucmdd.sock" read -s 30 -c 0 -z 4096 -d "$T/lba30" >/dev/null || fail "read back"
+"$UCMD" --daemon "$SOCK" read -s 30 -c 0 -z 4096 -d "$T/lba30" >/dev/null || fail "read back"
 if grep -q "ucmd-inflight-write" "$T/lba30"; then fail "nobody's write went through"; fi
 echo "ok: a socket in flight at the accept is refused; nobody's write did not happen"
 mkdir -m 777 "$T/g"
@@ -170,10 +161,10 @@ HP=
 # (the maker's uid may be gone by then: a closed socket in FIN_WAIT2 is a
 # kernel minisock that inet_diag reports as uid 0, inode 0)
 for _ in $(seq 100); do
-	[ "$(grep -c "refused 127.0.0.1: its socket (made by uid" "$T/ucmdd.log")" -ge 2 ] && break
+	[ "$(grep -c "refused 127.0.0.1: its socket (made by uid" "$DLOG")" -ge 2 ] && break
 	sleep 0.1
 done
-[ "$(grep -c "refused 127.0.0.1: its socket (made by uid" "$T/ucmdd.log")" -ge 2 ] ||
+[ "$(grep -c "refused 127.0.0.1: its socket (made by uid" "$DLOG")" -ge 2 ] ||
 	fail "a socket its process closed before the accept was not refused"
 echo "ok: a socket its process closed before the accept (no file holds it) is refused"
 echo "nvme_tcp_limits: all checks passed"
