@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * NVMe's CRC-64 (the 64-bit guard): the portable table-driven version, the
- * constants the carry-less version folds with, and the choice between them.
+ * constants the carry-less versions fold with, and the choice between them.
  * Debian's ISA-L (2.30) has the ECMA, ISO and Jones CRC-64s but not this
  * polynomial, hence our own.
  */
@@ -16,7 +16,7 @@
 
 static uint64_t table[8][256];
 struct crc64_nvme_consts crc64_nvme_k;
-static bool have_clmul;
+static bool have_clmul, have_vpclmul;
 
 static uint64_t bitrev64(uint64_t v)
 {
@@ -62,8 +62,11 @@ static void init(void)
 		for (int j = 1; j < 8; j++)
 			table[j][i] = (table[j - 1][i] >> 8) ^ table[0][table[j - 1][i] & 0xff];
 	fold_consts(crc64_nvme_k.fold1, 128);
+	fold_consts(crc64_nvme_k.fold4, 512);
 	fold_consts(crc64_nvme_k.fold8, 1024);
+	fold_consts(crc64_nvme_k.fold16, 2048);
 	have_clmul = crc64_nvme_clmul_cpu();
+	have_vpclmul = crc64_nvme_vpclmul_cpu();
 }
 
 void crc64_nvme_init(void)
@@ -104,8 +107,16 @@ bool crc64_nvme_have_clmul(void)
 	return have_clmul;
 }
 
+bool crc64_nvme_have_vpclmul(void)
+{
+	crc64_nvme_init();
+	return have_vpclmul;
+}
+
 uint64_t crc64_nvme(uint64_t crc, const void *buf, size_t len)
 {
 	crc64_nvme_init();
+	if (have_vpclmul)
+		return crc64_nvme_vpclmul(crc, buf, len);
 	return have_clmul ? crc64_nvme_clmul(crc, buf, len) : crc64_nvme_generic(crc, buf, len);
 }

@@ -25,7 +25,8 @@ static inline uint16_t crc_t10dif_update(uint16_t crc, const void *buf, size_t l
 /*
  * CRC-64 of the NVM Command Set (the "Rocksoft" polynomial
  * AD93D23594C93659h, reflected, init and xorout all ones), by carry-less
- * multiplication where the CPU has it, otherwise by table.
+ * multiplication where the CPU has it (512-bit or 128-bit), otherwise by
+ * table.
  */
 uint64_t crc64_nvme(uint64_t crc, const void *buf, size_t len);
 
@@ -35,5 +36,8 @@ uint64_t crc64_nvme_generic(uint64_t crc, const void *buf, size_t len);
 bool crc64_nvme_have_clmul(void);
 /* Only where crc64_nvme_have_clmul(); elsewhere it is crc64_nvme_generic() */
 uint64_t crc64_nvme_clmul(uint64_t crc, const void *buf, size_t len);
+/* The same on 512-bit registers (AVX-512 VPCLMULQDQ), where the CPU has them */
+bool crc64_nvme_have_vpclmul(void);
+uint64_t crc64_nvme_vpclmul(uint64_t crc, const void *buf, size_t len);
 
 #endif

@@ -2,7 +2,7 @@
 /*
  * The guards of end-to-end data protection (src/lib/crc_pi.h): the published
  * test vectors (T10 SBC's CRC-16 codewords, the NVM Command Set's 64b CRC
- * test cases on 4 KiB), and the carry-less CRC-64 against the table on
+ * test cases on 4 KiB), and the carry-less CRC-64s against the table on
  * random lengths, alignments and chained pieces.
  */
 #include <setjmp.h>
@@ -76,13 +76,24 @@ static void test_crc64_clmul_vectors(void **state)
 	vectors64(crc64_nvme_clmul);
 }
 
+static void test_crc64_vpclmul_vectors(void **state)
+{
+	(void)state;
+	if (!crc64_nvme_have_vpclmul())
+		skip();
+	vectors64(crc64_nvme_vpclmul);
+}
+
 static void test_crc64_dispatch_vectors(void **state)
 {
 	(void)state;
 	vectors64(crc64_nvme);
 }
 
-/* Every length to 300 and random ones to 9000, at every 16-byte alignment */
+/*
+ * Every length to 300 and random ones to 9000, at every 16-byte alignment:
+ * the 128-bit and (where the CPU has it) the 512-bit folding against the table
+ */
 static void test_crc64_clmul_matches_table(void **state)
 {
 	enum { MAX = 9000 };
@@ -97,13 +108,16 @@ static void test_crc64_clmul_matches_table(void **state)
 	srandom(29);
 	for (size_t i = 0; i < MAX + 16; i++)
 		buf[i] = (uint8_t)random();
-	for (int round = 0; round < 2000; round++) {
-		size_t len = round < 300 ? (size_t)round : (size_t)random() % MAX;
+	for (int round = 0; round < 3000; round++) {
+		size_t len = round < 1100 ? (size_t)round : (size_t)random() % MAX;
 		size_t off = (size_t)random() % 16;
 		uint64_t seed = round & 1 ? (uint64_t)random() << 33 ^ (uint64_t)random() : 0;
 
 		assert_int_equal(crc64_nvme_clmul(seed, buf + off, len),
 				 crc64_nvme_generic(seed, buf + off, len));
+		if (crc64_nvme_have_vpclmul())
+			assert_int_equal(crc64_nvme_vpclmul(seed, buf + off, len),
+					 crc64_nvme_generic(seed, buf + off, len));
 	}
 	free(buf);
 }
@@ -135,6 +149,7 @@ int main(void)
 		cmocka_unit_test(test_crc16_vectors),
 		cmocka_unit_test(test_crc64_generic_vectors),
 		cmocka_unit_test(test_crc64_clmul_vectors),
+		cmocka_unit_test(test_crc64_vpclmul_vectors),
 		cmocka_unit_test(test_crc64_dispatch_vectors),
 		cmocka_unit_test(test_crc64_clmul_matches_table),
 		cmocka_unit_test(test_crc64_chaining),
