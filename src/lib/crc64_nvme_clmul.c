@@ -37,14 +37,13 @@ static inline CLMUL_TARGET __m128i load(const uint8_t *p)
 	return _mm_loadu_si128((const __m128i *)p);
 }
 
-CLMUL_TARGET uint64_t crc64_nvme_clmul(uint64_t crc, const void *buf, size_t len)
+static CLMUL_TARGET uint64_t fold_clmul(uint64_t crc, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
 	uint64_t reg = ~crc;
 	uint8_t last[16];
 	__m128i x;
 
-	crc64_nvme_init();
 	if (len < 32)
 		return ~crc64_nvme_raw(reg, p, len);
 
@@ -92,6 +91,14 @@ CLMUL_TARGET uint64_t crc64_nvme_clmul(uint64_t crc, const void *buf, size_t len
 	_mm_storeu_si128((__m128i *)last, x);
 	reg = crc64_nvme_raw(0, last, sizeof(last));
 	return ~crc64_nvme_raw(reg, p, len);
+}
+
+/* Not a target function itself: nothing of PCLMULQDQ runs before the check */
+uint64_t crc64_nvme_clmul(uint64_t crc, const void *buf, size_t len)
+{
+	if (!crc64_nvme_have_clmul())
+		return crc64_nvme_generic(crc, buf, len);
+	return fold_clmul(crc, buf, len);
 }
 
 #else

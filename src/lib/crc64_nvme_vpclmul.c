@@ -34,14 +34,13 @@ static inline VPCLMUL_TARGET __m512i consts(const uint64_t k[2])
 	return _mm512_broadcast_i32x4(_mm_set_epi64x((long long)k[1], (long long)k[0]));
 }
 
-VPCLMUL_TARGET uint64_t crc64_nvme_vpclmul(uint64_t crc, const void *buf, size_t len)
+static VPCLMUL_TARGET uint64_t fold_vpclmul(uint64_t crc, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
 	uint64_t reg = ~crc;
 	__m512i a0, a1, a2, a3, k;
 	uint8_t last[64];
 
-	crc64_nvme_init();
 	if (len < 512)
 		return crc64_nvme_clmul(crc, p, len);
 
@@ -86,6 +85,14 @@ VPCLMUL_TARGET uint64_t crc64_nvme_vpclmul(uint64_t crc, const void *buf, size_t
 	return crc64_nvme_clmul(~reg, p, len);
 }
 
+/* Not a target function itself: nothing of AVX-512 runs before the check */
+uint64_t crc64_nvme_vpclmul(uint64_t crc, const void *buf, size_t len)
+{
+	if (!crc64_nvme_have_vpclmul())
+		return crc64_nvme_clmul(crc, buf, len);
+	return fold_vpclmul(crc, buf, len);
+}
+
 #else
 
 bool crc64_nvme_vpclmul_cpu(void)
@@ -95,7 +102,7 @@ bool crc64_nvme_vpclmul_cpu(void)
 
 uint64_t crc64_nvme_vpclmul(uint64_t crc, const void *buf, size_t len)
 {
-	return crc64_nvme_generic(crc, buf, len);
+	return crc64_nvme_clmul(crc, buf, len);
 }
 
 #endif

@@ -32,11 +32,14 @@ uint64_t crc64_nvme(uint64_t crc, const void *buf, size_t len);
 
 /* The two implementations crc64_nvme() chooses between, for tests and bench */
 uint64_t crc64_nvme_generic(uint64_t crc, const void *buf, size_t len);
-/* Whether crc64_nvme_clmul() may run here (x86-64 with PCLMULQDQ, SSE4.1) */
+/*
+ * Folding on 128-bit registers (x86-64 PCLMULQDQ, SSE4.1) and on 512-bit
+ * ones (AVX-512F/VL, VPCLMULQDQ). Each may be called anywhere: where the CPU
+ * lacks what it needs (have_*() false) it is the next one down, the
+ * 512-bit one the 128-bit one, the 128-bit one crc64_nvme_generic().
+ */
 bool crc64_nvme_have_clmul(void);
-/* Only where crc64_nvme_have_clmul(); elsewhere it is crc64_nvme_generic() */
 uint64_t crc64_nvme_clmul(uint64_t crc, const void *buf, size_t len);
-/* The same on 512-bit registers (AVX-512 VPCLMULQDQ), where the CPU has them */
 bool crc64_nvme_have_vpclmul(void);
 uint64_t crc64_nvme_vpclmul(uint64_t crc, const void *buf, size_t len);
 
