@@ -382,6 +382,21 @@ def tcp_pdu_seeds():
     seed("reserved_type", tgt_ic, ch(8, 0, 24, 0, 24) + bytes(16))
 
 
+def pi_seeds():
+    """fuzz_ctrl_pi.c: header, then data and metadata."""
+    def pi(name, typ, pif, first, ms_sel, lbads_sel, control, ilbrt, slba, lbat, lbatm, i,
+           bit, payload=b""):
+        write("ctrl_pi", name, struct.pack("<5BHQQHHIH", typ, pif, first, ms_sel, lbads_sel,
+                                           control, ilbrt, slba, lbat, lbatm, i, bit) + payload)
+    prchk = 7 << 10
+    pi("type1_16b_ms8", 1, 0, 0, 0, 0, prchk, 100, 100, 0x1234, 0xffff, 0, 5, bytes(range(256)) * 2)
+    pi("type2_16b_ms64_last", 2, 0, 0, 2, 1, prchk, 7, 0, 0xabcd, 0xff00, 3, 4000)
+    pi("type3_64b_ms16_first", 3, 2, 1, 1, 1, prchk | 1 << 13, 2**48 - 1, 9, 0xffff, 0, 1, 1)
+    pi("type1_64b_ilbrt_mismatch", 1, 2, 0, 2, 0, prchk, 1, 2, 0, 0, 0, 0, b"\xff" * 600)
+    pi("escape_apptag", 1, 0, 1, 1, 0, prchk, 0, 0, 0xffff, 0xffff, 2, 17)
+    pi("bad_format", 1, 2, 0, 0, 0, prchk, 0, 0, 0, 0, 0, 0)
+
+
 if __name__ == "__main__":
     tcp_pdu_seeds()
     audit_seeds()
@@ -389,3 +404,4 @@ if __name__ == "__main__":
     xlate_seeds()
     dma_seeds()
     regs_seeds()
+    pi_seeds()

@@ -82,6 +82,7 @@ struct nvmet_ns {
 	uint64_t nsze;		/* logical blocks */
 	uint8_t lbaf;
 	bool extended;
+	uint8_t dps;		/* protection: NVME_NS_DPS_PI_* type, PI_FIRST (pi_io.c) */
 	bool attached;
 	enum ucmd_ns_store kind;
 	char *path;		/* device path (DEVICE kind) */
@@ -563,6 +564,12 @@ int  nvmet_dir_device_open(struct ucmd_ctrl *c, const char *path, uint64_t size,
 uint16_t nvmet_store_status(int err);
 /* crc32c.c: CRC-32C (Castagnoli), as iSCSI, ext4 and btrfs use it */
 uint32_t nvmet_crc32c(uint32_t crc, const void *buf, size_t len);
+
+/* pi_io.c: Read and Write on a namespace formatted with protection */
+struct pi_fmt;
+void nvmet_pi_fmt(const struct nvmet_ns *ns, struct pi_fmt *f);
+uint16_t nvmet_pi_rw(struct ucmd_ctrl *c, struct nvmet_req *req, struct nvmet_ns *ns,
+		     uint64_t slba, uint64_t nlb);
 
 /* persist_check.c: every field of a parsed ctrl.json, its checksum and the
  * namespace images it names; -EINVAL (-ENOENT: an image is missing) with the

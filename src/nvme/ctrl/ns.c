@@ -194,6 +194,9 @@ void nvmet_ns_fill_id(struct ucmd_ctrl *c, const struct nvmet_ns *ns, struct nvm
 	id->nlbaf = UCMD_NR_LBAF - 1;
 	/* Metadata: extended LBA and separate buffer both supported. */
 	id->mc = 0x3;
+	/* Protection: types 1-3, the tuple first or last in the metadata (pi_io.c) */
+	id->dpc = NVME_NS_DPC_PI_TYPE1 | NVME_NS_DPC_PI_TYPE2 | NVME_NS_DPC_PI_TYPE3 |
+		  NVME_NS_DPC_PI_FIRST | NVME_NS_DPC_PI_LAST;
 	/* Deallocated blocks read as zeros; Write Zeroes may deallocate. */
 	id->dlfeat = NVME_NS_DLFEAT_RB_ALL_0S | NVME_NS_DLFEAT_WRITE_ZEROES;
 	id->mssrl = htole16(UCMD_COPY_MSSRL);
@@ -217,6 +220,7 @@ void nvmet_ns_fill_id(struct ucmd_ctrl *c, const struct nvmet_ns *ns, struct nvm
 	/* Thin provisioned: NUSE reports what the store really holds. */
 	id->nsfeat = NVME_NS_FEAT_THIN;
 	id->flbas = (ns->lbaf & NVME_NS_FLBAS_LOWER_MASK) | (ns->extended ? NVME_NS_FLBAS_META_EXT : 0);
+	id->dps = ns->dps;
 	uint64_t cap = ns->nsze * ds;
 	memcpy(id->nvmcap, &cap, sizeof(cap));
 	memcpy(id->nguid, ns->uuid, sizeof(id->nguid));

@@ -14,7 +14,8 @@
 #define ST_INVALID_NS	(UCMD_GEN(NVME_SC_INVALID_NS) | UCMD_DNR)
 #define ST_FORMAT	(UCMD_CMD(NVME_SC_INVALID_FORMAT) | UCMD_DNR)
 
-static uint16_t format_ns(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint8_t lbaf, bool mset)
+static uint16_t format_ns(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint8_t lbaf, bool mset,
+			  uint8_t dps)
 {
 	/* Keep the capacity in bytes; the block count follows the block size. */
 	uint64_t nsze = ns->nsze * nvmet_ns_ds(ns) / nvmet_lbaf_ds(lbaf);
@@ -28,6 +29,13 @@ static uint16_t format_ns(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint8_t lbaf
 	if (ns->zoned && ((ns->zoned->zsze * old_ds) % nvmet_lbaf_ds(lbaf) ||
 			  (ns->zoned->zcap * old_ds) % nvmet_lbaf_ds(lbaf)))
 		return ST_FORMAT;
+	/*
+	 * protection needs metadata to hold the tuple; and the protected I/O
+	 * path (pi_io.c) does not move write pointers: no PI on a zoned
+	 * namespace
+	 */
+	if (dps && (nvmet_lbaf_ms(lbaf) < 8 || ns->zoned))
+		return ST_FORMAT;
 	ret = st->ops->deallocate(st, 0, st->size);
 	if (!ret)
 		ret = st->ops->resize(st, nvmet_ns_store_size(nsze, lbaf));
@@ -36,6 +44,7 @@ static uint16_t format_ns(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint8_t lbaf
 	ns->nsze = nsze;
 	ns->lbaf = lbaf;
 	ns->extended = mset && nvmet_lbaf_ms(lbaf);
+	ns->dps = dps;
 	nvmet_ranges_clear(&ns->uncor);
 	nvmet_zns_format(c, ns, old_ds);
 	nvmet_ns_changed(c, ns->nsid);
@@ -48,23 +57,27 @@ uint16_t nvmet_admin_format(struct ucmd_ctrl *c, struct nvmet_req *req)
 	uint8_t lbaf = (cdw10 & 0xf) | ((cdw10 >> 12) & 3) << 4;
 	bool mset = cdw10 & (1u << 4);
 	uint8_t pi = (cdw10 >> 5) & 7, ses = (cdw10 >> 9) & 7;
+	/* PIL (bit 8): the tuple is the first bytes of the metadata */
+	uint8_t dps = pi | (pi && (cdw10 & (1u << 8)) ? NVME_NS_DPS_PI_FIRST : 0);
 	uint16_t st = 0;
 
-	if (lbaf >= UCMD_NR_LBAF || pi)
+	if (lbaf >= UCMD_NR_LBAF)
 		return ST_FORMAT;
+	if (pi > NVME_NS_DPS_PI_TYPE3)
+		return ST_INVALID;
 	/* User data erase and no erase are the same here: format zeroes. */
 	if (ses > 1)
 		return ST_INVALID;
 	if (req->cmd.nsid == NSID_ALL) {
 		for (uint32_t i = 1; i <= UCMD_MAX_NS && !st; i++)
 			if (nvmet_ns_active(c, i))
-				st = format_ns(c, c->ns[i], lbaf, mset);
+				st = format_ns(c, c->ns[i], lbaf, mset, dps);
 	} else {
 		struct nvmet_ns *ns = nvmet_ns_active(c, req->cmd.nsid);
 
 		if (!ns)
 			return ST_INVALID_NS;
-		st = format_ns(c, ns, lbaf, mset);
+		st = format_ns(c, ns, lbaf, mset, dps);
 	}
 	/* a format ends a self-test running on what it erased (result 4h) */
 	if (!st && c->dst.op && (c->dst.nsid == 0xffffffffu || c->dst.nsid == req->cmd.nsid ||

@@ -35,8 +35,9 @@ static uint16_t rw_decode(struct ucmd_ctrl *c, struct nvmet_req *req, struct rw 
 	rw->nlb = (req->cmd.cdw12 & 0xffff) + 1ull;
 	if (!blocks)
 		return 0;
-	/* No end-to-end protection: PRINFO must be zero. */
-	if (CDW12_PRINFO(req->cmd.cdw12))
+	/* PRINFO: Read and Write on a namespace with protection only (pi_io.c) */
+	if (CDW12_PRINFO(req->cmd.cdw12) &&
+	    !(rw->ns->dps && (req->cmd.opcode == nvme_cmd_read || req->cmd.opcode == nvme_cmd_write)))
 		return ST_INVALID;
 	if (rw->slba + rw->nlb < rw->slba || rw->slba + rw->nlb > rw->ns->nsze)
 		return ST_LBA_RANGE;
@@ -120,6 +121,8 @@ uint16_t nvmet_nvm_rw(struct ucmd_ctrl *c, struct nvmet_req *req)
 	if (rw.ns->zoned && (st = write ? nvmet_zns_write_check(rw.ns, rw.slba, rw.nlb)
 					: nvmet_zns_read_check(rw.ns, rw.slba, rw.nlb)))
 		return st;
+	if (rw.ns->dps)		/* never zoned: Format refuses PI there */
+		return nvmet_pi_rw(c, req, rw.ns, rw.slba, rw.nlb);
 	nvmet_iovs_init_spare(c, &host);
 	nvmet_iovs_init(&dv);
 	nvmet_iovs_init(&mv);

@@ -207,6 +207,8 @@ static json_object *ns_json(const struct nvmet_ns *ns)
 	add_u64(o, "nsze", ns->nsze);
 	add_u64(o, "lbaf", ns->lbaf);
 	json_object_object_add(o, "extended", json_object_new_boolean(ns->extended));
+	if (ns->dps)
+		add_u64(o, "dps", ns->dps);
 	json_object_object_add(o, "attached", json_object_new_boolean(ns->attached));
 	json_object_object_add(o, "store", json_object_new_string(store_names[ns->kind]));
 	if (ns->path)
@@ -391,6 +393,7 @@ static int ns_load(struct ucmd_ctrl *c, json_object *o)
 	ns->nsze = get_u64(o, "nsze", 0);
 	ns->lbaf = (uint8_t)get_u64(o, "lbaf", 0);
 	ns->extended = json_object_object_get_ex(o, "extended", &v) && json_object_get_boolean(v);
+	ns->dps = (uint8_t)get_u64(o, "dps", 0);
 	ns->attached = json_object_object_get_ex(o, "attached", &v) && json_object_get_boolean(v);
 	ns->kind = UCMD_NS_STORE_FILE;
 	for (unsigned k = 0; store && k < 3; k++)

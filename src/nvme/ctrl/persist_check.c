@@ -453,7 +453,7 @@ static int check_zoned(struct chk *k, json_object *z, uint64_t nsze)
 
 static int check_ns(struct chk *k, json_object *o, uint32_t *nsid_out, const bool *seen)
 {
-	static const char *const keys[] = { "nsid", "nsze", "lbaf", "extended", "attached",
+	static const char *const keys[] = { "nsid", "nsze", "lbaf", "extended", "dps", "attached",
 		"store", "path", "uuid", "uncorrectable", "zoned", NULL };
 	json_object *v, *u;
 	const char *store, *path;
@@ -473,6 +473,18 @@ static int check_ns(struct chk *k, json_object *o, uint32_t *nsid_out, const boo
 	ext = json_object_get_boolean(v);
 	if (ext && !nvmet_lbaf_ms((uint8_t)lbaf))
 		return bad(k, "extended", "true, but lbaf %" PRIu64 " has no metadata", lbaf);
+	/* protection (absent: none): a type 1-3, maybe first, in metadata of 8 bytes or more */
+	if (json_object_object_get_ex(o, "dps", &v)) {
+		uint64_t dps;
+
+		if ((ret = want_uint(k, o, "dps", 1, NVME_NS_DPS_PI_FIRST | NVME_NS_DPS_PI_TYPE3, &dps)))
+			return ret;
+		if (!(dps & NVME_NS_DPS_PI_MASK) || (dps & NVME_NS_DPS_PI_MASK) > NVME_NS_DPS_PI_TYPE3 ||
+		    (dps & ~(uint64_t)(NVME_NS_DPS_PI_MASK | NVME_NS_DPS_PI_FIRST)))
+			return bad(k, "dps", "%" PRIu64 " is no PI type 1-3 with PI first", dps);
+		if (nvmet_lbaf_ms((uint8_t)lbaf) < 8)
+			return bad(k, "dps", "protection, but lbaf %" PRIu64 " has no room for it", lbaf);
+	}
 	if ((ret = want(k, o, "attached", json_type_boolean, &v)) ||
 	    (ret = want_str(k, o, "store", 0, &store)) ||
 	    (ret = want_hex(k, o, "uuid", 32)) ||

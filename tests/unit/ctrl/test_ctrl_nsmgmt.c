@@ -85,7 +85,7 @@ static void test_ns_lifecycle(void **state)
 	assert_int_equal(((struct nvme_id_ns *)b)->flbas & 0xf, 4);
 	f.cdw10 = 9;		/* no such LBA format */
 	assert_int_equal(host_cmd(&h, 0, &f, NULL), SC(1, 0x0a) | DNR);
-	f.cdw10 = 1 | 1u << 5;	/* protection information */
+	f.cdw10 = 0 | 1u << 5;	/* protection information without metadata (test_ctrl_pi_io) */
 	assert_int_equal(host_cmd(&h, 0, &f, NULL), SC(1, 0x0a) | DNR);
 	f.cdw10 = 0 | 2u << 9;	/* cryptographic erase */
 	assert_int_equal(host_cmd(&h, 0, &f, NULL), SC(0, 0x02) | DNR);

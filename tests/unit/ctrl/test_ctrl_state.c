@@ -166,6 +166,21 @@ static void test_lbaf_out_of_range(void **state)
 	assert_refused(f, -EINVAL, "ctrl.json: namespaces[0].lbaf: 9 is out of range 0..7");
 }
 
+/* Protection: a type 1-3 (maybe first), and only in a format with metadata */
+static void test_dps(void **state)
+{
+	struct fixture *f = *state;
+
+	edit(f, false, "dps", json_object_new_int(16), true);
+	assert_refused(f, -EINVAL, "ctrl.json: namespaces[0].dps: 16 is out of range 1..11");
+	edit(f, false, "dps", json_object_new_int(4), true);
+	assert_refused(f, -EINVAL, "ctrl.json: namespaces[0].dps: 4 is no PI type 1-3");
+	edit(f, false, "dps", json_object_new_int(8), true);
+	assert_refused(f, -EINVAL, "ctrl.json: namespaces[0].dps: 8 is no PI type 1-3");
+	edit(f, false, "dps", json_object_new_int(9), true);
+	assert_refused(f, -EINVAL, "ctrl.json: namespaces[0].dps: protection, but lbaf 0 has no room");
+}
+
 /* lbaf 0 -> 4 turned a 2 MiB namespace into 16 MiB over the same image */
 static void test_lbaf_edited(void **state)
 {
@@ -659,6 +674,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_clean_state_opens, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nsid_wrap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lbaf_out_of_range, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lbaf_edited, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wrong_type, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_features_smart_range, setup, teardown),

@@ -600,6 +600,13 @@ static void test_format_sanitize(void **state)
 	/* 4 KiB blocks: 100 blocks of 512 bytes are no whole number of them */
 	fmt.cdw10 = 4;
 	assert_int_equal(host_cmd(&f->h, 0, &fmt, NULL), SC(1, NVME_SC_INVALID_FORMAT) | DNR);
+	/* protection information (type 1, 8 bytes of metadata): not on a zoned namespace */
+	fmt.cdw10 = 1 | NVME_NS_DPS_PI_TYPE1 << 5;
+	assert_int_equal(host_cmd(&f->h, 0, &fmt, NULL), SC(1, NVME_SC_INVALID_FORMAT) | DNR);
+	fmt.cdw10 = 1;	/* the same format without it is fine */
+	assert_int_equal(host_cmd(&f->h, 0, &fmt, NULL), 0);
+	fmt.cdw10 = 0;
+	assert_int_equal(host_cmd(&f->h, 0, &fmt, NULL), 0);
 	assert_int_equal(wr(f, 3 * ZSZE, 5), 0);
 	assert_int_equal(host_cmd(&f->h, 0, &san, NULL), 0);
 	for (i = 0; i < 1000; i++) {

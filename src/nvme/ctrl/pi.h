@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Protection information tuples (NVM Command Set, End-to-end Data
+ * Protection): check one logical block's tuple against a command, or
+ * generate it (PRACT). Pure functions of the block's data and metadata, the
+ * namespace's format and the command's fields; the caller moves the data.
+ *
+ * Tuple layouts, all big-endian:
+ *   16b guard (PIF 0h), 8 bytes:  guard[2] application tag[2] reference tag[4]
+ *   64b guard (PIF 2h), 16 bytes: guard[8] application tag[2] reference tag[6]
+ * (no storage tag: the reference tag takes the whole 48 bits, STS 0).
+ */
+#ifndef UCMD_NVME_CTRL_PI_H
+#define UCMD_NVME_CTRL_PI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <nvme/types.h>
+
+/* Protection Information Format (the elbaf pif field) */
+enum pi_pif {
+	PI_PIF_16B = 0,		/* 16b guard, CRC-16 T10-DIF */
+	PI_PIF_64B = 2,		/* 64b guard, NVMe CRC-64 */
+};
+
+/* A namespace's format as far as protection goes */
+struct pi_fmt {
+	uint8_t type;		/* NVME_NS_DPS_PI_TYPE1..3 */
+	uint8_t pif;		/* enum pi_pif */
+	bool first;		/* the tuple is the first bytes of the metadata (DPS bit 3) */
+	uint16_t ms;		/* metadata bytes per logical block */
+	uint32_t lbads;		/* data bytes per logical block */
+};
+
+/* A command's protection fields */
+struct pi_cmd {
+	uint16_t control;	/* CDW12 bits 31:16: NVME_IO_PRINFO_* */
+	uint64_t ilbrt;		/* ILBRT (CDW14), with EILBRT's bits 47:32 (CDW3) for PIF 2h */
+	uint16_t lbat;		/* CDW15 bits 15:0 */
+	uint16_t lbatm;		/* CDW15 bits 31:16 */
+	uint64_t slba;
+};
+
+/* Statuses, as the controller returns them (SCT << 8 | SC) */
+#define PI_SC_GUARD	((uint16_t)(NVME_SCT_MEDIA << NVME_SCT_SHIFT | NVME_SC_GUARD_CHECK))
+#define PI_SC_APPTAG	((uint16_t)(NVME_SCT_MEDIA << NVME_SCT_SHIFT | NVME_SC_APPTAG_CHECK))
+#define PI_SC_REFTAG	((uint16_t)(NVME_SCT_MEDIA << NVME_SCT_SHIFT | NVME_SC_REFTAG_CHECK))
+#define PI_SC_INVALID_PI \
+	((uint16_t)(NVME_SCT_CMD_SPECIFIC << NVME_SCT_SHIFT | NVME_SC_INVALID_PI | NVME_SC_DNR))
+
+/* 8 or 16 */
+size_t pi_tuple_size(const struct pi_fmt *f);
+/* Where the tuple starts in a block's metadata */
+size_t pi_tuple_offset(const struct pi_fmt *f);
+/*
+ * Whether the format can carry protection: type 1 to 3, PIF 0h or 2h,
+ * metadata at least the tuple, data not empty. Format NVM's Invalid Format.
+ */
+bool pi_fmt_valid(const struct pi_fmt *f);
+/* The metadata is the tuple alone: PRACT then moves no metadata */
+bool pi_md_is_tuple(const struct pi_fmt *f);
+
+/*
+ * A command's fields before any block: with Type 1 and PRCHK reference tag,
+ * ILBRT must be the starting LBA's low 32 (PIF 0h) or 48 (PIF 2h) bits.
+ * Returns 0 or PI_SC_INVALID_PI.
+ */
+uint16_t pi_cmd_check(const struct pi_fmt *f, const struct pi_cmd *c);
+
+/*
+ * Check block i of the command (data: lbads bytes, md: ms bytes) as PRCHK
+ * asks. Returns 0, PI_SC_GUARD, PI_SC_APPTAG or PI_SC_REFTAG (checked in
+ * that order). An application tag of FFFFh (types 1, 2), or with type 3
+ * that and an all-ones reference tag, turns every check off for the block.
+ */
+uint16_t pi_check(const struct pi_fmt *f, const struct pi_cmd *c, uint32_t i,
+		  const void *data, const void *md);
+
+/*
+ * Write block i's tuple into md (PRACT): the guard over data (and the
+ * metadata before the tuple when the tuple is last), LBAT, and ILBRT + i
+ * (types 1, 2) or ILBRT (type 3). The other metadata bytes are left alone.
+ */
+void pi_generate(const struct pi_fmt *f, const struct pi_cmd *c, uint32_t i,
+		 const void *data, void *md);
+
+/* The tuple's fields, for the caller's error log and the tests */
+struct pi_tuple {
+	uint64_t guard;
+	uint16_t apptag;
+	uint64_t reftag;
+};
+void pi_tuple_get(const struct pi_fmt *f, const void *md, struct pi_tuple *t);
+void pi_tuple_put(const struct pi_fmt *f, void *md, const struct pi_tuple *t);
+/* The guard the block's data and metadata should carry */
+uint64_t pi_guard(const struct pi_fmt *f, const void *data, const void *md);
+
+#endif
