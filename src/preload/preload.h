@@ -129,6 +129,9 @@ int pl_devinfo_reload(void);
  */
 int pl_admin(const struct pl_devinfo *d, struct nvme_passthru_cmd64 *cmd);
 
+struct pl_file;
+/* blkzoned.c: BLKREPORTZONE and the other zoned ioctls on nvmeXnY; 0 or -errno */
+int pl_blkzoned_ioctl(struct pl_file *f, unsigned long req, void *arg);
 /* zoned.c: a zoned namespace's queue limits (zoned false and -errno if not zoned) */
 struct pl_zone_info {
 	bool zoned;
