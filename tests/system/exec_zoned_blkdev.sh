@@ -9,8 +9,10 @@ source "$(dirname "$0")/lib/common.sh"
 need_tools timeout
 
 X() { timeout 60 "$UCMD" exec --ctrl "$1" -- sh -c "$2"; }
+# shellcheck disable=SC2016  # expanded by the sh under exec
 exists='for f in /dev/ng0n1 /dev/nvme0n1 /sys/block/nvme0n1 /sys/class/nvme-generic/ng0n1; do
 	if test -e $f; then echo "$f yes"; else echo "$f no"; fi; done'
+# shellcheck disable=SC2016
 queue='for f in zoned chunk_sectors nr_zones max_open_zones max_active_zones zone_append_max_bytes; do
 	echo "$f=$(cat /sys/block/nvme0n1/queue/$f)"; done'
 
