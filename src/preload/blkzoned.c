@@ -190,11 +190,13 @@ int pl_blkzoned_ioctl(struct pl_file *f, unsigned long req, void *arg)
 {
 	bool write = req != BLKREPORTZONE && req != BLKGETZONESZ && req != BLKGETNRZONES;
 	int acc = f->oflags & O_ACCMODE;
+	bool writable = !(f->oflags & O_PATH) && (acc == O_WRONLY || acc == O_RDWR);
 	struct zctx z;
 	uint32_t v;
 	int ret;
 
-	ret = zctx_open(&z, f->dev, write ? O_RDWR : O_RDONLY);
+	/* a file not open for writing is refused (EBADF) before any command */
+	ret = zctx_open(&z, f->dev, write && writable ? O_RDWR : O_RDONLY);
 	if (req == BLKGETZONESZ || req == BLKGETNRZONES) {
 		/* a disk that is not zoned says 0 */
 		v = ret ? 0 : req == BLKGETZONESZ ? (uint32_t)z.zi.zone_sectors : z.zi.nr_zones;
@@ -209,7 +211,7 @@ int pl_blkzoned_ioctl(struct pl_file *f, unsigned long req, void *arg)
 		goto out;
 	if (req == BLKREPORTZONE) {
 		ret = report(&z, arg);
-	} else if ((f->oflags & O_PATH) || (acc != O_WRONLY && acc != O_RDWR)) {
+	} else if (!writable) {
 		ret = -EBADF;
 	} else {
 		ret = mgmt(&z, req, arg);
