@@ -128,6 +128,19 @@ int pl_devinfo_reload(void);
  * or -errno.
  */
 int pl_admin(const struct pl_devinfo *d, struct nvme_passthru_cmd64 *cmd);
+
+struct pl_file;
+/* blkzoned.c: BLKREPORTZONE and the other zoned ioctls on nvmeXnY; 0 or -errno */
+int pl_blkzoned_ioctl(struct pl_file *f, unsigned long req, void *arg);
+/* zoned.c: a zoned namespace's queue limits (zoned false and -errno if not zoned) */
+struct pl_zone_info {
+	bool zoned;
+	uint64_t zone_sectors;		/* 512-byte sectors: chunk_sectors */
+	uint32_t nr_zones;
+	uint32_t max_open, max_active;	/* 0: no limit */
+	uint32_t append_max_bytes;
+};
+int pl_zone_info(const struct pl_devinfo *ctrl, const struct pl_devinfo *d, struct pl_zone_info *zi);
 /*
  * A private daemon fd on device `name` for the preload's own commands: the
  * number is one of our descriptors (an eventfd), never one the program can

@@ -1088,14 +1088,13 @@ int pl_blk_ioctl(struct pl_file *f, int fd, unsigned long req, void *arg)
 		return PUT(arg, unsigned int, 0);
 	case BLKGETZONESZ:
 	case BLKGETNRZONES:
-		return PUT(arg, uint32_t, 0);
 	case BLKREPORTZONE:
 	case BLKRESETZONE:
 	case BLKOPENZONE:
 	case BLKCLOSEZONE:
 	case BLKFINISHZONE:
-		/* not a zoned device */
-		return (int)fail(ENOTTY);
+		ret = pl_blkzoned_ioctl(f, req, arg);
+		return ret < 0 ? (int)fail(-ret) : 0;
 	case BLKFLSBUF:
 		/* no buffers: nothing is cached on this side */
 		return 0;

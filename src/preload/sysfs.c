@@ -315,6 +315,7 @@ static int build_ns(const char *root, const struct pl_devinfo *c, const struct c
 	unsigned x = d->instance;
 	uint64_t bytes = d->nlba * d->lba_size;
 	bool blk = d->kind == PL_DEV_NS_BLK;
+	struct pl_zone_info zi;
 	int ret;
 
 	if (identify(c, d->nsid, NVME_IDENTIFY_CNS_NS, &ns) != 0) {
@@ -379,7 +380,13 @@ static int build_ns(const char *root, const struct pl_devinfo *c, const struct c
 	ret = ret ?: put(dir, "max_segments", "128");
 	ret = ret ?: put(dir, "nr_requests", "1023");
 	ret = ret ?: put(dir, "rotational", "0");
-	ret = ret ?: put(dir, "zoned", "none");
+	pl_zone_info(c, d, &zi);
+	ret = ret ?: put(dir, "zoned", zi.zoned ? "host-managed" : "none");
+	ret = ret ?: put(dir, "chunk_sectors", "%llu", (unsigned long long)zi.zone_sectors);
+	ret = ret ?: put(dir, "nr_zones", "%u", zi.nr_zones);
+	ret = ret ?: put(dir, "max_open_zones", "%u", zi.max_open);
+	ret = ret ?: put(dir, "max_active_zones", "%u", zi.max_active);
+	ret = ret ?: put(dir, "zone_append_max_bytes", "%u", zi.append_max_bytes);
 	ret = ret ?: put(dir, "scheduler", "[none]");
 	ret = ret ?: put(dir, "discard_granularity", "%u", d->lba_size);
 	ret = ret ?: put(dir, "discard_max_bytes", "2199023255040");
@@ -422,6 +429,8 @@ static void rm_tree(const char *path)
 			"minimum_io_size", "optimal_io_size", "max_hw_sectors_kb",
 			"max_sectors_kb", "max_segments", "nr_requests", "rotational", "zoned",
 			"scheduler", "discard_granularity", "discard_max_bytes", "write_cache",
+			"chunk_sectors", "nr_zones", "max_open_zones", "max_active_zones",
+			"zone_append_max_bytes",
 		};
 		char f[PATH_MAX];
 

@@ -207,6 +207,10 @@ static int nvme_alloc_ns(struct nvme_host *h, uint32_t nsid, const struct nvme_i
 		free(ns);
 		return -EINVAL;
 	}
+	if (nvme_ns_query_csi(h, ns, idx) == -ENOMEM) {
+		free(ns);
+		return -ENOMEM;
+	}
 	blk_mq_init_queue(&ns->q, &h->io_set, ns);
 	blk_mq_init_queue(&ns->pq, h->opts.nr_poll_queues ? &h->poll_set : &h->io_set, ns);
 	ns->q.stats = ns->pq.stats = &ns->stats;
@@ -303,6 +307,16 @@ static void nvme_ns_unlink(struct nvme_host *h, struct nvme_ns *ns)
 	ucmd_engine_unlink_device(h->engine, ns->blk_name);
 }
 
+/* ngXnY always; nvmeXnY unless Linux would hide the disk (zns.c). */
+static int nvme_ns_add_devices(struct nvme_host *h, struct nvme_ns *ns)
+{
+	int ret = ucmd_engine_add_device(h->engine, ns->ng_name, &nvme_ns_chr_fops, ns);
+
+	if (!ret && !ns->no_bdev)
+		ret = ucmd_engine_add_device(h->engine, ns->blk_name, &nvme_bdev_fops, ns);
+	return ret;
+}
+
 int nvme_rescan(struct nvme_host *h)
 {
 	uint32_t *list = page_alloc(NVME_IDENTIFY_DATA_SIZE);
@@ -339,8 +353,7 @@ int nvme_rescan(struct nvme_host *h)
 		ns = h->ns[h->nr_ns - 1];
 		if (!h->devices_added)
 			continue;
-		if (ucmd_engine_add_device(h->engine, ns->ng_name, &nvme_ns_chr_fops, ns) ||
-		    ucmd_engine_add_device(h->engine, ns->blk_name, &nvme_bdev_fops, ns))
+		if (nvme_ns_add_devices(h, ns))
 			nvme_ns_unlink(h, ns);
 	}
 	ret = 0;
@@ -366,11 +379,7 @@ static int nvme_add_devices(struct nvme_host *h)
 		return ret;
 	h->devices_added = true;
 	for (unsigned i = 0; i < h->nr_ns; i++) {
-		ret = ucmd_engine_add_device(h->engine, h->ns[i]->ng_name, &nvme_ns_chr_fops,
-					     h->ns[i]);
-		if (!ret)
-			ret = ucmd_engine_add_device(h->engine, h->ns[i]->blk_name,
-						     &nvme_bdev_fops, h->ns[i]);
+		ret = nvme_ns_add_devices(h, h->ns[i]);
 		if (ret)
 			return ret;
 	}
@@ -383,7 +392,8 @@ static void nvme_remove_devices(struct nvme_host *h)
 		return;
 	for (unsigned i = 0; i < h->nr_ns; i++) {
 		ucmd_engine_remove_device(h->engine, h->ns[i]->ng_name);
-		ucmd_engine_remove_device(h->engine, h->ns[i]->blk_name);
+		if (!h->ns[i]->no_bdev)
+			ucmd_engine_remove_device(h->engine, h->ns[i]->blk_name);
 	}
 	ucmd_engine_remove_device(h->engine, h->name);
 	h->devices_added = false;

@@ -104,6 +104,11 @@ struct nvme_ns {
 	struct blk_disk_stats stats;	/* the block device's, both queues' */
 	char ng_name[32], blk_name[32];
 	bool gone;			/* no longer in the controller's active list: unlinked */
+	bool zoned;			/* Zoned Namespace Command Set (CSI 02h) */
+	bool no_bdev;			/* no nvmeXnY: Linux would hide the disk (zns.c) */
+	uint64_t zone_blocks;		/* zone size in logical blocks, if zoned */
+	uint32_t max_open_zones;	/* 0: no limit */
+	uint32_t max_active_zones;	/* 0: no limit */
 };
 
 /*
@@ -345,6 +350,13 @@ int  nvme_execute_rq(struct request *rq, uint64_t *result);
 int  nvme_submit_sync_cmd(struct nvme_host *h, struct ucmd_nvme_sqe *cmd, void *buf,
 			  uint32_t len, uint64_t *result);
 int  nvme_end_status(struct request *rq, blk_status_t err);
+
+/* ---- zns.c ---- */
+uint8_t nvme_ns_csi_from_desc(const uint8_t *list, size_t len);
+/* Zone geometry from the ZNS Identify Namespace; -ENODEV where Linux makes no block device. */
+int nvme_zns_ns_info(struct nvme_ns *ns, const struct nvme_zns_id_ns *z, unsigned lbaf);
+/* The namespace's command set and, if zoned, its zones (ns->zoned, ns->no_bdev). */
+int nvme_ns_query_csi(struct nvme_host *h, struct nvme_ns *ns, unsigned lbaf);
 
 /* ---- core.c ---- */
 uint32_t nvme_command_effects(struct nvme_host *h, bool admin, uint8_t opcode);

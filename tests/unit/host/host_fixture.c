@@ -34,6 +34,8 @@ int fx_setup(struct fx *f, const struct fx_opts *o)
 	nsp.store = UCMD_NS_STORE_RAM;
 	nsp.attach = true;
 	nsp.zoned.zone_size = o->zone_size;
+	nsp.zoned.max_open = o->max_open;
+	nsp.zoned.max_active = o->max_active;
 	ret = ucmd_ctrl_ns_create(f->ctrl, &nsp);
 	if (ret <= 0)
 		return ret ? ret : -EINVAL;
@@ -49,8 +51,8 @@ int fx_setup(struct fx *f, const struct fx_opts *o)
 	flags = o->rdonly ? O_RDONLY : o->open_flags ? o->open_flags : O_RDWR;
 	f->ng = ucmd_open(f->e, "ng0n1", flags);
 	f->dev = ucmd_open(f->e, "nvme0", flags);
-	f->bdev = ucmd_open(f->e, "nvme0n1", flags);
-	if (f->ng < 0 || f->dev < 0 || f->bdev < 0)
+	f->bdev = o->no_bdev ? -1 : ucmd_open(f->e, "nvme0n1", flags);
+	if (f->ng < 0 || f->dev < 0 || (!o->no_bdev && f->bdev < 0))
 		return -ENOENT;
 	up.flags = o->ring_flags_set || o->ring_flags ? o->ring_flags
 						       : IORING_SETUP_SQE128 | IORING_SETUP_CQE32;

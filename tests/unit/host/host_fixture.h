@@ -31,6 +31,8 @@ struct fx_opts {
 	int open_flags;			/* for the devices; 0: O_RDWR */
 	bool rdonly;			/* open the devices O_RDONLY */
 	uint64_t zone_size;		/* blocks: a zoned namespace; 0: NVM */
+	uint32_t max_open, max_active;	/* a zoned namespace's limits, 0: none */
+	bool no_bdev;			/* the host makes no nvme0n1: do not open it */
 };
 
 struct fx {

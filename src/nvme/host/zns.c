@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What a namespace's command set means for its block device. A zoned
+ * namespace (CSI 02h) gets nvmeXnY only where Linux gives it one: no zone
+ * operation characteristics it cannot honour (zoc 0) and a zone size that is
+ * a power of two (the block layer's zones are chunk_sectors, a power of two).
+ * Otherwise only the generic device ngXnY is there, as Linux hides the disk.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host.h"
+
+#define NVME_CNS_NS_DESC_LIST	0x03
+#define NVME_CNS_CSI_NS		0x05
+
+static int nvme_identify_csi(struct nvme_host *h, uint8_t cns, uint8_t csi, uint32_t nsid,
+			     void *buf)
+{
+	struct ucmd_nvme_sqe c = { .opcode = nvme_admin_identify, .nsid = nsid };
+	int st;
+
+	c.cdw10 = cns;
+	c.cdw11 = (uint32_t)csi << 24;
+	st = nvme_submit_sync_cmd(h, &c, buf, NVME_IDENTIFY_DATA_SIZE, NULL);
+	return st > 0 ? -EIO : st;
+}
+
+/* The CSI descriptor of the Namespace Identification Descriptor list; NVM if none. */
+uint8_t nvme_ns_csi_from_desc(const uint8_t *list, size_t len)
+{
+	size_t off = 0;
+
+	while (off + sizeof(struct nvme_ns_id_desc) <= len) {
+		const struct nvme_ns_id_desc *d = (const void *)(list + off);
+
+		if (!d->nidl)
+			break;	/* a zero length ends the list */
+		if (off + sizeof(*d) + d->nidl > len)
+			break;
+		if (d->nidt == NVME_NIDT_CSI && d->nidl == NVME_NIDT_CSI_LEN)
+			return d->nid[0];
+		off += sizeof(*d) + d->nidl;
+	}
+	return NVME_CSI_NVM;
+}
+
+int nvme_zns_ns_info(struct nvme_ns *ns, const struct nvme_zns_id_ns *z, unsigned lbaf)
+{
+	uint64_t zsze = le64toh(z->lbafe[lbaf & 63].zsze);
+
+	ns->zoned = true;
+	ns->zone_blocks = zsze;
+	/* 0-based counts; all ones (no limit) wraps to 0, Linux's "no limit" */
+	ns->max_open_zones = le32toh(z->mor) + 1;
+	ns->max_active_zones = le32toh(z->mar) + 1;
+	ns->no_bdev = le16toh(z->zoc) != 0 || !zsze || (zsze & (zsze - 1)) != 0;
+	return ns->no_bdev ? -ENODEV : 0;
+}
+
+int nvme_ns_query_csi(struct nvme_host *h, struct nvme_ns *ns, unsigned lbaf)
+{
+	uint8_t *buf = aligned_alloc(NVME_PAGE_SIZE, NVME_IDENTIFY_DATA_SIZE);
+	uint8_t csi;
+	int ret;
+
+	if (!buf)
+		return -ENOMEM;
+	memset(buf, 0, NVME_IDENTIFY_DATA_SIZE);
+	ns->zoned = false;
+	ns->no_bdev = false;
+	/* a controller without the list (before NVMe 1.3) has only NVM namespaces */
+	ret = nvme_identify_csi(h, NVME_CNS_NS_DESC_LIST, 0, ns->nsid, buf);
+	if (ret == -EIO)
+		ret = 0;
+	if (ret)
+		goto out;
+	csi = nvme_ns_csi_from_desc(buf, NVME_IDENTIFY_DATA_SIZE);
+	if (csi == NVME_CSI_NVM)
+		goto out;
+	if (csi != NVME_CSI_ZNS) {
+		/* a command set the block layer cannot present: the generic device only */
+		ns->no_bdev = true;
+		goto out;
+	}
+	memset(buf, 0, NVME_IDENTIFY_DATA_SIZE);
+	ret = nvme_identify_csi(h, NVME_CNS_CSI_NS, NVME_CSI_ZNS, ns->nsid, buf);
+	if (ret == -EIO) {
+		ns->zoned = true;
+		ns->no_bdev = true;
+		ret = 0;
+		goto out;
+	}
+	if (!ret)
+		nvme_zns_ns_info(ns, (const struct nvme_zns_id_ns *)buf, lbaf);
+out:
+	free(buf);
+	return ret;
+}
