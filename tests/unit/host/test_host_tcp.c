@@ -369,8 +369,8 @@ static void io_cmd(struct conn *c, struct ucmd_nvme_sqe *s, uint8_t *data, uint3
 
 		r->cccid = s->cid;
 		r->r2tl = htole32(nlb * 512);
-		wr_pdu(c, h, NVME_TCP_R2T, 0, NULL, 0);
 		c->f->wrong_dir_pdus++;
+		wr_pdu(c, h, NVME_TCP_R2T, 0, NULL, 0);
 		if (!rd_pdu(c, h, &d, &dl) && ((struct nvme_tcp_hdr *)h)->type == NVME_TCP_H2C_DATA)
 			c->f->wrong_dir_h2c++;
 		free(d);
@@ -477,6 +477,14 @@ static struct fake *fake_start(void)
 	f->port = ntohs(a.sin_port);
 	pthread_create(&f->thr, NULL, accept_thread, f);
 	return f;
+}
+
+/* Every connection thread of f ended (the host closed its sockets), 10 s at most. */
+static void fake_wait_idle(struct fake *f)
+{
+	for (int i = 0; i < 10000 && atomic_load(&f->live_conns); i++)
+		usleep(1000);
+	assert_int_equal(atomic_load(&f->live_conns), 0);
 }
 
 static void fake_stop(struct fake *f)
@@ -727,14 +735,19 @@ static void test_wrong_direction(void **state)
 	assert_int_equal(rig_up(&r, "?ctrl_loss_tmo=0&io_timeout=5", NULL), 0);
 	memset(w, 0x5a, sizeof(w));
 	assert_int_equal(pt(&r, false, nvme_cmd_write, w, 512, WRONG_DIR_LBA, 0), -EIO);
-	assert_int_equal(r.f->wrong_dir_pdus, 1);
 	for (unsigned i = 0; i < sizeof(w); i++)
 		assert_int_equal(w[i], 0x5a);
+	/* the fake's counts are final once its connection threads are gone */
+	rig_detach(&r);
+	fake_wait_idle(r.f);
+	assert_int_equal(r.f->wrong_dir_pdus, 1);
 	rig_down(&r);
 	/* a new association: the read reaches the target on a live connection */
 	assert_int_equal(rig_up(&r, "?ctrl_loss_tmo=0&io_timeout=5", NULL), 0);
 	memset(rb, 0x77, sizeof(rb));
 	assert_int_equal(pt(&r, false, nvme_cmd_read, rb, 512, WRONG_DIR_LBA, 0), -EIO);
+	rig_detach(&r);
+	fake_wait_idle(r.f);
 	assert_int_equal(r.f->wrong_dir_pdus, 1);
 	assert_int_equal(r.f->wrong_dir_h2c, 0);
 	assert_false(r.f->bad_pdu_seen);
