@@ -8,6 +8,7 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,16 +34,23 @@ uint8_t nvme_ns_csi_from_desc(const uint8_t *list, size_t len)
 {
 	size_t off = 0;
 
+	/*
+	 * By bytes: a descriptor follows the one before it without padding (a
+	 * CSI one is 5 bytes), so it may start at an odd offset, where struct
+	 * nvme_ns_id_desc (2-byte aligned) must not be used in place.
+	 */
 	while (off + sizeof(struct nvme_ns_id_desc) <= len) {
-		const struct nvme_ns_id_desc *d = (const void *)(list + off);
+		const uint8_t nidt = list[off + offsetof(struct nvme_ns_id_desc, nidt)];
+		const uint8_t nidl = list[off + offsetof(struct nvme_ns_id_desc, nidl)];
+		const size_t nid = off + offsetof(struct nvme_ns_id_desc, nid);
 
-		if (!d->nidl)
+		if (!nidl)
 			break;	/* a zero length ends the list */
-		if (off + sizeof(*d) + d->nidl > len)
+		if (nid + nidl > len)
 			break;
-		if (d->nidt == NVME_NIDT_CSI && d->nidl == NVME_NIDT_CSI_LEN)
-			return d->nid[0];
-		off += sizeof(*d) + d->nidl;
+		if (nidt == NVME_NIDT_CSI && nidl == NVME_NIDT_CSI_LEN)
+			return list[nid];
+		off = nid + nidl;
 	}
 	return NVME_CSI_NVM;
 }

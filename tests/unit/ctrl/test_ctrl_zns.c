@@ -186,15 +186,18 @@ static void test_identify(void **state)
 	assert_int_equal(host_identify(&f->h, NVME_IDENTIFY_CNS_NS, f->nsid, 0, buf), 0);
 	assert_int_equal(le64toh(id->nsze), NR_ZONES * ZSZE);
 	assert_int_equal(host_identify(&f->h, NVME_IDENTIFY_CNS_NS_DESC_LIST, f->nsid, 0, buf), 0);
-	for (size_t off = 0; off < 4096;) {
-		d = (void *)(buf + off);
-		if (!d->nidl)
+	/* by bytes: a descriptor after the 5-byte CSI one starts at an odd offset */
+	for (size_t off = 0; off + sizeof(*d) < 4096;) {
+		uint8_t nidt = buf[off + offsetof(struct nvme_ns_id_desc, nidt)];
+		uint8_t nidl = buf[off + offsetof(struct nvme_ns_id_desc, nidl)];
+
+		if (!nidl)
 			break;
-		if (d->nidt == NVME_NIDT_CSI) {
-			assert_int_equal(d->nid[0], NVME_CSI_ZNS);
+		if (nidt == NVME_NIDT_CSI) {
+			assert_int_equal(buf[off + sizeof(*d)], NVME_CSI_ZNS);
 			csi_seen = true;
 		}
-		off += sizeof(*d) + d->nidl;
+		off += sizeof(*d) + nidl;
 	}
 	assert_true(csi_seen);
 	/* the active list of CSI 02h names it, that of CSI 00h does not */

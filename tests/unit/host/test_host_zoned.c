@@ -116,6 +116,17 @@ static void test_csi_from_desc(void **state)
 	l[1] = 2;
 	l[4] = NVME_CSI_ZNS;
 	assert_int_equal(nvme_ns_csi_from_desc(l, sizeof(l)), NVME_CSI_NVM);
+	/*
+	 * a CSI descriptor of the wrong length (5 bytes in all, so the next
+	 * starts at an odd offset, read by bytes), then the real one
+	 */
+	l[1] = 1;
+	l[5] = NVME_NIDT_CSI;
+	l[6] = 1;
+	l[9] = NVME_CSI_ZNS;
+	l[4] = NVME_CSI_NVM;
+	l[0] = NVME_NIDT_EUI64;	/* the first is no CSI: skipped, 5 bytes */
+	assert_int_equal(nvme_ns_csi_from_desc(l, sizeof(l)), NVME_CSI_ZNS);
 }
 
 static void test_zns_ns_info_rules(void **state)
