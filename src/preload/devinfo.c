@@ -94,6 +94,21 @@ int pl_admin(const struct pl_devinfo *d, struct nvme_passthru_cmd64 *cmd)
 	return ret;
 }
 
+int pl_identify(const struct pl_devinfo *ctrl, uint32_t nsid, uint32_t cns, uint8_t csi, void *buf)
+{
+	struct nvme_passthru_cmd64 cmd = {
+		.opcode = nvme_admin_identify,
+		.nsid = nsid,
+		.addr = (uintptr_t)buf,
+		.data_len = NVME_IDENTIFY_DATA_SIZE,
+		.cdw10 = cns,
+		.cdw11 = (uint32_t)csi << 24,
+	};
+
+	memset(buf, 0, NVME_IDENTIFY_DATA_SIZE);
+	return pl_admin(ctrl, &cmd);
+}
+
 /* The formatted LBA size, metadata size and NSZE, from Identify Namespace on the controller. */
 static void geometry(struct pl_devinfo *d, const struct pl_devinfo *ctrl)
 {

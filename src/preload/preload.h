@@ -128,6 +128,8 @@ int pl_devinfo_reload(void);
  * or -errno.
  */
 int pl_admin(const struct pl_devinfo *d, struct nvme_passthru_cmd64 *cmd);
+/* Identify (CNS cns, command set csi) of nsid on controller ctrl into buf (4 KiB, zeroed first), as pl_admin. */
+int pl_identify(const struct pl_devinfo *ctrl, uint32_t nsid, uint32_t cns, uint8_t csi, void *buf);
 
 struct pl_file;
 /* blkzoned.c: BLKREPORTZONE and the other zoned ioctls on nvmeXnY; 0 or -errno */

@@ -177,20 +177,6 @@ static int placeholder(const char *root, const char *name)
 	return 0;
 }
 
-static int identify(const struct pl_devinfo *ctrl, uint32_t nsid, uint32_t cns, void *buf)
-{
-	struct nvme_passthru_cmd64 cmd = {
-		.opcode = nvme_admin_identify,
-		.nsid = nsid,
-		.addr = (uintptr_t)buf,
-		.data_len = NVME_IDENTIFY_DATA_SIZE,
-		.cdw10 = cns,
-	};
-
-	memset(buf, 0, NVME_IDENTIFY_DATA_SIZE);
-	return pl_admin(ctrl, &cmd);
-}
-
 static bool all_zero(const uint8_t *p, size_t n)
 {
 	while (n--)
@@ -217,7 +203,7 @@ static void ctrl_facts(const struct pl_devinfo *c, struct ctrl_facts *f)
 	static struct nvme_id_ctrl id; /* 4 KiB: not on an interposer's stack */
 
 	memset(f, 0, sizeof(*f));
-	if (identify(c, 0, NVME_IDENTIFY_CNS_CTRL, &id) != 0) {
+	if (pl_identify(c, 0, NVME_IDENTIFY_CNS_CTRL, NVME_CSI_NVM, &id) != 0) {
 		/* still a controller libnvme can list; empty fields say what is missing */
 		pl_trace("sysfs: Identify Controller of %s failed", c->name);
 		memset(&id, 0, sizeof(id));
@@ -318,7 +304,7 @@ static int build_ns(const char *root, const struct pl_devinfo *c, const struct c
 	struct pl_zone_info zi;
 	int ret;
 
-	if (identify(c, d->nsid, NVME_IDENTIFY_CNS_NS, &ns) != 0) {
+	if (pl_identify(c, d->nsid, NVME_IDENTIFY_CNS_NS, NVME_CSI_NVM, &ns) != 0) {
 		pl_trace("sysfs: Identify Namespace %u of %s failed", d->nsid, c->name);
 		memset(&ns, 0, sizeof(ns));
 	}

@@ -18,21 +18,6 @@
 /* Linux's max_hw_sectors for these controllers (queue/max_hw_sectors_kb 2048) */
 #define PL_MAX_HW_BYTES	(2048u * 1024u)
 
-static int identify_zns(const struct pl_devinfo *ctrl, uint32_t nsid, uint32_t cns, void *buf)
-{
-	struct nvme_passthru_cmd64 cmd = {
-		.opcode = nvme_admin_identify,
-		.nsid = nsid,
-		.addr = (uintptr_t)buf,
-		.data_len = NVME_IDENTIFY_DATA_SIZE,
-		.cdw10 = cns,
-		.cdw11 = (uint32_t)NVME_CSI_ZNS << 24,
-	};
-
-	memset(buf, 0, NVME_IDENTIFY_DATA_SIZE);
-	return pl_admin(ctrl, &cmd);
-}
-
 int pl_zone_info(const struct pl_devinfo *ctrl, const struct pl_devinfo *d, struct pl_zone_info *zi)
 {
 	struct nvme_id_ns *id = aligned_alloc(4096, NVME_IDENTIFY_DATA_SIZE);
@@ -45,7 +30,7 @@ int pl_zone_info(const struct pl_devinfo *ctrl, const struct pl_devinfo *d, stru
 	memset(zi, 0, sizeof(*zi));
 	if (!id || !z || !zc || !ctrl || !d->lba_size)
 		goto out;
-	ret = identify_zns(ctrl, d->nsid, NVME_IDENTIFY_CNS_CSI_NS, z);
+	ret = pl_identify(ctrl, d->nsid, NVME_IDENTIFY_CNS_CSI_NS, NVME_CSI_ZNS, z);
 	if (ret)
 		goto out;
 	memset(id, 0, NVME_IDENTIFY_DATA_SIZE);
@@ -72,7 +57,7 @@ int pl_zone_info(const struct pl_devinfo *ctrl, const struct pl_devinfo *d, stru
 	zi->max_open = le32toh(z->mor) + 1;	/* all ones (no limit) is 0 */
 	zi->max_active = le32toh(z->mar) + 1;
 	zi->append_max_bytes = PL_MAX_HW_BYTES;
-	if (identify_zns(ctrl, 0, NVME_IDENTIFY_CNS_CSI_CTRL, zc) == 0 && zc->zasl &&
+	if (pl_identify(ctrl, 0, NVME_IDENTIFY_CNS_CSI_CTRL, NVME_CSI_ZNS, zc) == 0 && zc->zasl &&
 	    zc->zasl < 20 && (4096ull << zc->zasl) < zi->append_max_bytes)
 		zi->append_max_bytes = 4096u << zc->zasl;
 	/* an append never crosses a zone */

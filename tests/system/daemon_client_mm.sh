@@ -25,32 +25,7 @@ cp tests/system/ucmdd_proto.py tests/system/ucmdd_mm_attack.py "$T/"
 chmod 0644 "$T"/*.py
 
 step "helpers: a set-user-ID root secret holder, a cap_sys_admin+ep program"
-"$CC" -O1 -o "$T/secret_holder" -x c - <<'C'
-#include <stdio.h>
-#include <string.h>
-#include <unistd.h>
-
-static const char pat[] = "ROOT-ONLY-SECRET-0123456789abcde";
-static char secret[4096] __attribute__((aligned(4096)));
-
-/* Prints "pid euid address", waits for a line, then says whether the page is intact. */
-int main(void)
-{
-	char line[16];
-	int intact = 1;
-
-	for (size_t i = 0; i < sizeof(secret); i += sizeof(pat) - 1)
-		memcpy(secret + i, pat, sizeof(pat) - 1);
-	printf("%d %d %lx\n", (int)getpid(), (int)geteuid(), (unsigned long)secret);
-	fflush(stdout);
-	if (!fgets(line, sizeof(line), stdin))
-		return 1;
-	for (size_t i = 0; i < sizeof(secret); i += sizeof(pat) - 1)
-		intact &= !memcmp(secret + i, pat, sizeof(pat) - 1);
-	printf("%s\n", intact ? "intact" : "overwritten");
-	return 0;
-}
-C
+"$CC" -O1 -o "$T/secret_holder" tests/system/secret_holder.c
 chown root:root "$T/secret_holder"
 chmod 4755 "$T/secret_holder"
 cp "$(command -v sleep)" "$T/cap_sleep"

@@ -41,16 +41,7 @@ setpriv --reuid "$U" --regid "$U" --clear-groups --inh-caps=-all -- \
 	"$CLIENT" hostile efd-cq --stall-ms 60000 --daemon "$SOCK" >/dev/null 2>&1 &
 STARTED_PIDS+=("$!")
 sleep 1
-kill -TERM "$DPID"
-for _ in $(seq 200); do
-	kill -0 "$DPID" 2>/dev/null || break
-	sleep 0.1
-done
-kill -0 "$DPID" 2>/dev/null && fail "ucmdd still running 20 s after SIGTERM"
-rc=0
-wait "$DPID" || rc=$?
-DPID=
-[ "$rc" = 0 ] || fail "ucmdd exited $rc after SIGTERM"
+daemon_stop 20
 grep -q "stopped" "$DLOG" || fail "ucmdd did not log its stop"
 
 step "restart: the state was saved"

@@ -32,16 +32,8 @@ dd if=/dev/zero of="$MNT/filler2" bs=512 2>/dev/null || true
 [ "$(df --output=avail -B1 "$MNT" | tail -1)" -lt 4096 ] || fail "the tmpfs is not full"
 
 step "SIGTERM: the state cannot be saved: a message and a non-zero exit"
-kill -TERM "$DPID"
-for _ in $(seq 600); do
-	kill -0 "$DPID" 2>/dev/null || break
-	sleep 0.1
-done
-kill -0 "$DPID" 2>/dev/null && fail "ucmdd still running 60 s after SIGTERM"
-rc=0
-wait "$DPID" || rc=$?
-DPID=
-[ "$rc" != 0 ] || fail "ucmdd exited 0 although it could not save the controller state"
+daemon_term
+[ "$DRC" != 0 ] || fail "ucmdd exited 0 although it could not save the controller state"
 grep -q "No space left on device" "$DLOG" || fail "the log does not say why the state was not saved"
 grep -q "controller state was not saved" "$DLOG" || fail "the log does not say the state was not saved"
 grep -q "stopped; controller state not saved" "$DLOG" || fail "the log's last word is not the failure"

@@ -75,18 +75,25 @@ daemon_start() {
 	[ -S "$SOCK" ] || fail "ucmdd made no socket at $SOCK"
 }
 
-# SIGTERM, and the exit status must be 0 (bounded wait).
-daemon_stop() {
-	local rc=0
+# SIGTERM, and ucmdd must be gone within SECONDS (default 60); its exit
+# status in DRC.
+daemon_term() {	# [seconds]
+	local secs=${1:-60}
 	kill -TERM "$DPID"
-	for _ in $(seq 600); do
+	for _ in $(seq $((secs * 10))); do
 		kill -0 "$DPID" 2>/dev/null || break
 		sleep 0.1
 	done
-	kill -0 "$DPID" 2>/dev/null && fail "ucmdd still running 60 s after SIGTERM"
-	wait "$DPID" || rc=$?
+	kill -0 "$DPID" 2>/dev/null && fail "ucmdd still running $secs s after SIGTERM"
+	DRC=0
+	wait "$DPID" || DRC=$?
 	DPID=
-	[ "$rc" = 0 ] || fail "ucmdd exited $rc after SIGTERM"
+}
+
+# SIGTERM, and the exit status must be 0 (bounded wait).
+daemon_stop() {
+	daemon_term "$@"
+	[ "$DRC" = 0 ] || fail "ucmdd exited $DRC after SIGTERM"
 }
 
 daemon_alive() { kill -0 "$DPID" 2>/dev/null || fail "ucmdd (pid $DPID) is gone"; }
