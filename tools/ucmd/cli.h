@@ -29,6 +29,7 @@ struct session {
 	uint16_t meta_size;
 	uint64_t nsze;
 	bool kernel;		/* a real device through the kernel backend */
+	bool reported;		/* session_open printed why it failed: no second line */
 	bool daemon;		/* the controllers of ucmdd, through its socket (dir) */
 	bool security;		/* security modules set up on the engine */
 	struct ucmd_kernel_nvme *kn;

@@ -353,11 +353,26 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 		else
 			ctrl = cli->ctrl_dir;
 	}
+	/* the private daemon serves a controller directory; a remote one is ucmdd's */
+	if (ctrl && !strncmp(ctrl, "nvme-tcp://", 11)) {
+		fprintf(stderr, "ucmd exec: --ctrl takes a controller directory (or --daemon "
+			"SOCKET for ucmdd's), not %s: the program's devices are served here, "
+			"and a remote controller only by the other commands (ucmd --ctrl %s "
+			"id-ctrl)\n", ctrl, ctrl);
+		return 2;
+	}
 	/* as every command: a named --ctrl must exist, a typo must not make a controller */
 	if (ctrl && named && !create) {
 		char p[PATH_MAX];
 
-		if (snprintf(p, sizeof(p), "%s/ctrl.json", ctrl) >= (int)sizeof(p) || access(p, F_OK)) {
+		if (snprintf(p, sizeof(p), "%s/ctrl.json", ctrl) >= (int)sizeof(p) ||
+		    access(p, F_OK)) {
+			if (errno == EACCES) {
+				fprintf(stderr, "ucmd exec: %s: permission denied (a directory not "
+					"ours to enter): run as its owner, or use its owner's "
+					"ucmdd with --daemon\n", ctrl);
+				return 2;
+			}
 			fprintf(stderr, "ucmd exec: %s: no controller there; --create or `ucmd --ctrl "
 				"%s create-ctrl` makes one\n", ctrl, ctrl);
 			return 2;

@@ -222,8 +222,10 @@ static int open_session(struct cli *cli, const struct cmd_spec *spec)
 				: session_open(&cli->s, cli->ctrl_dir, nsid, cli->policy, cli->audit,
 					       spec->only_reads, boot);
 	if (ret) {
-		print_status_error(cli->device ? cli->device : cli->daemon ? cli->daemon
-									   : cli->ctrl_dir, ret);
+		/* once: not again when session_open said why */
+		if (!cli->s.reported)
+			print_status_error(cli->device ? cli->device : cli->daemon ? cli->daemon
+										   : cli->ctrl_dir, ret);
 		session_close(&cli->s);
 		return 1;
 	}

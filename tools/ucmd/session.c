@@ -146,10 +146,25 @@ int session_open(struct session *s, const char *dir, uint32_t nsid, const char *
 	if (!tcp && !has_ctrl(dir)) {
 		struct stat sb;
 
+		/* there may well be one, in a directory not ours to enter */
+		if (errno == EACCES) {
+			bool st = !stat(dir, &sb);
+
+			fprintf(stderr, "ucmd: %s: permission denied%s", dir,
+				st ? "" : " (a directory on the way is not ours to enter)\n");
+			if (st)
+				fprintf(stderr, " (mode %04o, owner uid %u; this is uid %u): run as "
+					"its owner, or reach it through its owner's ucmdd\n",
+					(unsigned)(sb.st_mode & 07777), (unsigned)sb.st_uid,
+					(unsigned)getuid());
+			s->reported = true;
+			return -EACCES;
+		}
 		if (!bootstrap_blocks) {
 			fprintf(stderr, "ucmd: %s: no controller there (%s); --create or "
 				"`ucmd --ctrl %s create-ctrl` makes one\n", dir,
 				stat(dir, &sb) ? "no such directory" : "no ctrl.json", dir);
+			s->reported = true;
 			return -ENOENT;
 		}
 		created = true;
@@ -169,6 +184,7 @@ int session_open(struct session *s, const char *dir, uint32_t nsid, const char *
 	ret = ucmd_security_setup(s->e, policy, audit, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "%s\n", err);
+		s->reported = true;
 		return ret;
 	}
 	s->security = true;
@@ -178,6 +194,7 @@ int session_open(struct session *s, const char *dir, uint32_t nsid, const char *
 		ret = ucmd_nvme_attach_tcp(s->e, dir, &ho, &to, &s->host);
 		if (ret) {
 			fprintf(stderr, "ucmd: %s\n", ucmd_last_error());
+			s->reported = true;
 			return ret;
 		}
 		goto attached;
@@ -192,6 +209,7 @@ int session_open(struct session *s, const char *dir, uint32_t nsid, const char *
 		/* which file and check or field, before main's errno line */
 		if (err[0])
 			fprintf(stderr, "ucmd: %s\n", err);
+		s->reported = err[0] != 0;
 		return ret;
 	}
 	/* only a controller made now gets its first namespace */
