@@ -2,7 +2,7 @@
 # Errors that name their cause, once: a controller directory that is 0700 and
 # someone else's is "permission denied", not "no controller there" (ucmd and
 # ucmd exec); ucmd exec --ctrl nvme-tcp://... says what --ctrl takes; a
-# failed open says its cause once, not then the errno again.
+# failed open does not print the same error twice.
 source "$(dirname "$0")/lib/common.sh"
 need_root "a controller directory of another user (as_nobody)"
 unset UCMD_DAEMON UCMD_CTRL
@@ -31,11 +31,10 @@ rc=0; "$UCMD" exec --ctrl nvme-tcp://127.0.0.1:1/nqn.2014-08.org.example:x -- tr
 grep -q "takes a controller directory" "$T/err" || fail "does not say what it takes: $(cat "$T/err")"
 grep -q "no controller there" "$T/err" && fail "said no controller there: $(cat "$T/err")"
 
-step "an open that fails for another cause: one line"
+step "an open refused with a cause: the cause, then the errno once"
 mkdir "$T/bad" && echo '{' >"$T/bad/ctrl.json"
 rc=0; "$UCMD" --ctrl "$T/bad" id-ctrl >/dev/null 2>"$T/err" || rc=$?
 (( rc != 0 )) || fail "a broken ctrl.json opened"
 grep -q "not valid JSON" "$T/err" || fail "the cause is not said: $(cat "$T/err")"
-# not followed by the generic "DIR: Strerror (-N)" line
-grep -qE '\(-[0-9]+\)$' "$T/err" && fail "said twice: $(cat "$T/err")"
+(( $(grep -cE '\(-[0-9]+\)$' "$T/err") <= 1 )) || fail "the errno twice: $(cat "$T/err")"
 echo "ok"

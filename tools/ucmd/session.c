@@ -209,7 +209,8 @@ int session_open(struct session *s, const char *dir, uint32_t nsid, const char *
 		/* which file and check or field, before main's errno line */
 		if (err[0])
 			fprintf(stderr, "ucmd: %s\n", err);
-		s->reported = err[0] != 0;
+		/* main's errno line adds the errno to a cause, unless it says it already */
+		s->reported = err[0] && ret < 0 && strstr(err, strerror(-ret));
 		return ret;
 	}
 	/* only a controller made now gets its first namespace */
