@@ -47,6 +47,7 @@ static void check_bounds(const struct cmd_spec *c, const struct cmd_args *a)
 			check(!(o->flags & OPT_NONZERO) || *(const uint32_t *)p);
 			break;
 		case OPT_U64:
+		case OPT_SIZE:	/* bytes after the suffix is applied */
 			check(*(const uint64_t *)p <= max);
 			break;
 		case OPT_LIST: {
