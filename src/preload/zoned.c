@@ -13,6 +13,7 @@
 
 #include <nvme/types.h>
 
+#include "lib/nvme_desc.h"
 #include "preload/preload.h"
 
 /* Linux's max_hw_sectors for these controllers (queue/max_hw_sectors_kb 2048) */
@@ -30,6 +31,18 @@ int pl_zone_info(const struct pl_devinfo *ctrl, const struct pl_devinfo *d, stru
 	memset(zi, 0, sizeof(*zi));
 	if (!id || !z || !zc || !ctrl || !d->lba_size)
 		goto out;
+	/*
+	 * Its command set first (as Linux's scan): a CSI 02h Identify of a
+	 * namespace of another set fails, and leaves an error log entry that
+	 * no program under exec asked for.
+	 */
+	ret = pl_identify(ctrl, d->nsid, NVME_IDENTIFY_CNS_NS_DESC_LIST, NVME_CSI_NVM, z);
+	if (ret)
+		goto out;
+	if (nvme_ns_csi_from_desc((const uint8_t *)z, NVME_IDENTIFY_DATA_SIZE) != NVME_CSI_ZNS) {
+		ret = 0;	/* not zoned: zi says so */
+		goto out;
+	}
 	ret = pl_identify(ctrl, d->nsid, NVME_IDENTIFY_CNS_CSI_NS, NVME_CSI_ZNS, z);
 	if (ret)
 		goto out;

@@ -352,7 +352,6 @@ int  nvme_submit_sync_cmd(struct nvme_host *h, struct ucmd_nvme_sqe *cmd, void *
 int  nvme_end_status(struct request *rq, blk_status_t err);
 
 /* ---- zns.c ---- */
-uint8_t nvme_ns_csi_from_desc(const uint8_t *list, size_t len);
 /* Zone geometry from the ZNS Identify Namespace; -ENODEV where Linux makes no block device. */
 int nvme_zns_ns_info(struct nvme_ns *ns, const struct nvme_zns_id_ns *z, unsigned lbaf);
 /* The namespace's command set and, if zoned, its zones (ns->zoned, ns->no_bdev). */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "host.h"
+#include "lib/nvme_desc.h"
 
 #define NVME_CNS_NS_DESC_LIST	0x03
 #define NVME_CNS_CSI_NS		0x05
@@ -27,32 +28,6 @@ static int nvme_identify_csi(struct nvme_host *h, uint8_t cns, uint8_t csi, uint
 	c.cdw11 = (uint32_t)csi << 24;
 	st = nvme_submit_sync_cmd(h, &c, buf, NVME_IDENTIFY_DATA_SIZE, NULL);
 	return st > 0 ? -EIO : st;
-}
-
-/* The CSI descriptor of the Namespace Identification Descriptor list; NVM if none. */
-uint8_t nvme_ns_csi_from_desc(const uint8_t *list, size_t len)
-{
-	size_t off = 0;
-
-	/*
-	 * By bytes: a descriptor follows the one before it without padding (a
-	 * CSI one is 5 bytes), so it may start at an odd offset, where struct
-	 * nvme_ns_id_desc (2-byte aligned) must not be used in place.
-	 */
-	while (off + sizeof(struct nvme_ns_id_desc) <= len) {
-		const uint8_t nidt = list[off + offsetof(struct nvme_ns_id_desc, nidt)];
-		const uint8_t nidl = list[off + offsetof(struct nvme_ns_id_desc, nidl)];
-		const size_t nid = off + offsetof(struct nvme_ns_id_desc, nid);
-
-		if (!nidl)
-			break;	/* a zero length ends the list */
-		if (nid + nidl > len)
-			break;
-		if (nidt == NVME_NIDT_CSI && nidl == NVME_NIDT_CSI_LEN)
-			return list[nid];
-		off = nid + nidl;
-	}
-	return NVME_CSI_NVM;
 }
 
 int nvme_zns_ns_info(struct nvme_ns *ns, const struct nvme_zns_id_ns *z, unsigned lbaf)

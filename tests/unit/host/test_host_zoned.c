@@ -5,6 +5,7 @@
  * characteristics); the zone geometry the host reads from the ZNS Identify
  * Namespace; the CSI found in the Namespace Identification Descriptor list.
  */
+#include "lib/nvme_desc.h"
 #include "host_fixture.h"
 #include "nvme/host/host.h"
 
