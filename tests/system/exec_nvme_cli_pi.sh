@@ -5,17 +5,10 @@
 # controller inserts (PRACT) and reads that check them: the right tags
 # pass and return the data, a wrong application tag is 283h, a reference
 # tag that is not the LBA's is Invalid Protection Information.
-set -euo pipefail
-B=${UCMD_BUILD:-build}
-UCMD="$(pwd)/$B/tools/ucmd"
-dir=$(mktemp -d /tmp/ucmd-exec-pi.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
+source "$(dirname "$0")/lib/common.sh"
+need_tools nvme python3
+dir=$T
 ctrl="$dir/ctrl"
-fail() { echo "FAIL: $*"; exit 1; }
-step() { echo "--- $*"; }
-[ -x "$UCMD" ] || fail "no $UCMD: build first"
-command -v nvme >/dev/null || fail "nvme-cli is not installed (scripts/deps.sh, UCMD_DEPS_SYSTEM=1)"
-command -v python3 >/dev/null || fail "python3 is not installed"
 
 X() { timeout 120 "$UCMD" exec --ctrl "$ctrl" -- "$@" 2>"$dir/err"; }
 J() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
