@@ -110,6 +110,8 @@ int cli_get_log(struct cli *cli, const char *what, uint8_t lid, uint32_t nsid, v
 		uint32_t len);
 /* Identify into a 4 KiB buffer (NULL on failure, status printed) */
 void *cli_identify(struct cli *cli, const char *what, uint32_t cns, uint32_t nsid);
+/* The same for the I/O command set csi (CDW11's CSI: the command-set specific CNS values). */
+void *cli_identify_csi(struct cli *cli, const char *what, uint32_t cns, uint8_t csi, uint32_t nsid);
 uint64_t le128_lo(const uint8_t v[16]);
 
 /* command implementations */

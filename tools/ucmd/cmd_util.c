@@ -42,8 +42,14 @@ int cli_get_log(struct cli *cli, const char *what, uint8_t lid, uint32_t nsid, v
 
 void *cli_identify(struct cli *cli, const char *what, uint32_t cns, uint32_t nsid)
 {
+	return cli_identify_csi(cli, what, cns, NVME_CSI_NVM, nsid);
+}
+
+void *cli_identify_csi(struct cli *cli, const char *what, uint32_t cns, uint8_t csi, uint32_t nsid)
+{
 	void *buf = cli_zalloc(4096);
-	struct nvme_uring_cmd c = { .opcode = nvme_admin_identify, .nsid = nsid, .cdw10 = cns };
+	struct nvme_uring_cmd c = { .opcode = nvme_admin_identify, .nsid = nsid, .cdw10 = cns,
+				    .cdw11 = (uint32_t)csi << 24 };
 
 	if (!buf)
 		return NULL;

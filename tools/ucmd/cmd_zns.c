@@ -31,27 +31,9 @@ static int io_cmd(struct cli *cli, const char *what, struct nvme_uring_cmd *c, u
 	return res;
 }
 
-static void *identify_csi(struct cli *cli, const char *what, uint8_t cns, uint32_t nsid)
-{
-	void *buf = cli_zalloc(4096);
-	struct nvme_uring_cmd c = { .opcode = nvme_admin_identify, .nsid = nsid };
-
-	if (!buf)
-		return NULL;
-	c.cdw10 = cns;
-	c.cdw11 = (uint32_t)NVME_CSI_ZNS << 24;
-	c.addr = (uint64_t)(uintptr_t)buf;
-	c.data_len = 4096;
-	if (cli_admin(cli, what, &c, NULL)) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
 int cmd_zns_id_ctrl(struct cli *cli, int argc, char **argv)
 {
-	struct nvme_zns_id_ctrl *id = identify_csi(cli, "zns id-ctrl", NVME_IDENTIFY_CNS_CSI_CTRL, 0);
+	struct nvme_zns_id_ctrl *id = cli_identify_csi(cli, "zns id-ctrl", NVME_IDENTIFY_CNS_CSI_CTRL, NVME_CSI_ZNS, 0);
 
 	(void)argc;
 	(void)argv;
@@ -125,7 +107,7 @@ int cmd_zns_id_ns(struct cli *cli, int argc, char **argv)
 	id = cli_identify(cli, "zns id-ns", NVME_IDENTIFY_CNS_NS, cli->s.nsid);
 	if (!id)
 		return 1;
-	z = identify_csi(cli, "zns id-ns", NVME_IDENTIFY_CNS_CSI_NS, cli->s.nsid);
+	z = cli_identify_csi(cli, "zns id-ns", NVME_IDENTIFY_CNS_CSI_NS, NVME_CSI_ZNS, cli->s.nsid);
 	if (!z) {
 		free(id);
 		return 1;
@@ -234,7 +216,7 @@ static int zone_geometry(struct cli *cli, uint64_t *zsze, unsigned *zdes)
 
 	if (!id)
 		return -EIO;
-	z = identify_csi(cli, "zns", NVME_IDENTIFY_CNS_CSI_NS, cli->s.nsid);
+	z = cli_identify_csi(cli, "zns", NVME_IDENTIFY_CNS_CSI_NS, NVME_CSI_ZNS, cli->s.nsid);
 	if (!z) {
 		free(id);
 		return -EIO;

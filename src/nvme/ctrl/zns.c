@@ -275,15 +275,10 @@ uint16_t nvmet_zns_write_check(struct nvmet_ns *ns, uint64_t slba, uint64_t nlb)
 	uint32_t zid = zone_of(zn, slba);
 	uint64_t zslba = nvmet_zone_slba(zn, zid);
 	const struct nvmet_zone_rec *z = &zn->z[zid];
+	uint16_t st = nvmet_zone_writable(z->zs);
 
-	switch (z->zs) {
-	case NVME_ZNS_ZS_FULL:
-		return ZST(NVME_SC_ZNS_FULL);
-	case NVME_ZNS_ZS_READ_ONLY:
-		return ZST(NVME_SC_ZNS_READ_ONLY);
-	case NVME_ZNS_ZS_OFFLINE:
-		return ZST(NVME_SC_ZNS_OFFLINE);
-	}
+	if (st)
+		return st;
 	if (slba + nlb > zslba + zn->zcap)
 		return ZST(NVME_SC_ZNS_BOUNDARY_ERROR);
 	if (slba != le64toh(z->wp))

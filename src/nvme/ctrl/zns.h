@@ -92,6 +92,23 @@ static inline uint8_t nvmet_zone_state(const struct nvmet_zoned *zn, uint32_t zi
 {
 	return zn->z[zid].zs;
 }
+/*
+ * Whether a write or an append may go to a zone in state zs: 0, or the
+ * status of a Full, Read Only or Offline zone. The write pointer's own
+ * rules come after.
+ */
+static inline uint16_t nvmet_zone_writable(uint8_t zs)
+{
+	switch (zs) {
+	case NVME_ZNS_ZS_FULL:
+		return UCMD_CMD(NVME_SC_ZNS_FULL) | UCMD_DNR;
+	case NVME_ZNS_ZS_READ_ONLY:
+		return UCMD_CMD(NVME_SC_ZNS_READ_ONLY) | UCMD_DNR;
+	case NVME_ZNS_ZS_OFFLINE:
+		return UCMD_CMD(NVME_SC_ZNS_OFFLINE) | UCMD_DNR;
+	}
+	return 0;
+}
 static inline uint64_t nvmet_zone_slba(const struct nvmet_zoned *zn, uint32_t zid)
 {
 	return (uint64_t)zid * zn->zsze;

@@ -288,14 +288,8 @@ uint16_t nvmet_zns_append(struct ucmd_ctrl *c, struct nvmet_req *req)
 	nvmet_zns_id_ctrl(c, &idc);
 	if (idc.zasl && nlb * nvmet_ns_ds(ns) > ((uint64_t)UCMD_PAGE_SIZE << idc.zasl))
 		return ST_INVALID;
-	switch (nvmet_zone_state(zn, zid)) {
-	case NVME_ZNS_ZS_FULL:
-		return ZST(NVME_SC_ZNS_FULL);
-	case NVME_ZNS_ZS_READ_ONLY:
-		return ZST(NVME_SC_ZNS_READ_ONLY);
-	case NVME_ZNS_ZS_OFFLINE:
-		return ZST(NVME_SC_ZNS_OFFLINE);
-	}
+	if ((st = nvmet_zone_writable(nvmet_zone_state(zn, zid))))
+		return st;
 	wp = le64toh(zn->z[zid].wp);
 	if (wp + nlb > zslba + zn->zcap)
 		return ZST(NVME_SC_ZNS_BOUNDARY_ERROR);
