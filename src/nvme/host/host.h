@@ -51,7 +51,12 @@ struct nvme_queue {
 	uint16_t cq_vector;
 	uint32_t q_depth;		/* entries of the SQ and the CQ */
 	bool polled;			/* CQ created without interrupts */
-	bool live;
+	/*
+	 * Written under sq_lock (stop, reset), read under cq_lock by the
+	 * completion path (whether to ring the CQ doorbell): atomic, since the
+	 * two locks do not order them.
+	 */
+	atomic_bool live;
 	struct ucmd_nvme_sqe *sq_cmds;
 	struct ucmd_nvme_cqe *cqes;
 	uint32_t sq_db, cq_db;		/* doorbell register offsets */
