@@ -16,11 +16,14 @@
 
 #include <isa-l/crc.h>
 
-/* CRC-16 T10-DIF: polynomial 8BB7h, init 0, not reflected, no xorout */
-static inline uint16_t crc_t10dif_update(uint16_t crc, const void *buf, size_t len)
-{
-	return crc16_t10dif(crc, buf, len);
-}
+/*
+ * CRC-16 T10-DIF: polynomial 8BB7h, init 0, not reflected, no xorout.
+ * ISA-L's where the program has it, else crc_t10dif_generic() (a static
+ * program: crc16_t10dif.c).
+ */
+uint16_t crc_t10dif_update(uint16_t crc, const void *buf, size_t len);
+/* The table-driven version, for tests and bench */
+uint16_t crc_t10dif_generic(uint16_t crc, const void *buf, size_t len);
 
 /*
  * CRC-64 of the NVM Command Set (the "Rocksoft" polynomial
