@@ -88,7 +88,8 @@ step "a refused client learns why: ucmd_engine_connect says EDQUOT"
 hold "$U" "$T/c4.out" conns --count 100
 out=$(client "$U" expect-errno read 2>&1 || true)
 grep -q "EDQUOT" <<<"$out" || fail "the refused client's errno: $out"
-out=$(as_user "$U" timeout 60 "$UCMD" --daemon "$SOCK" list 2>&1 || true)
+# the CLI as the user: a copy it can reach (the checkout may be 0700)
+out=$(as_user "$U" timeout 60 "$(shared "$UCMD")" --daemon "$SOCK" list 2>&1 || true)
 grep -q "Disk quota exceeded (this user holds as many connections" <<<"$out" ||
 	fail "the refused CLI's message: $out"
 release
