@@ -108,18 +108,27 @@ def verdict(out, victim_says):
     return 0
 
 
-def exec_attack(sock, helper):
-    """Connect, fork a child that keeps the socket, exec a set-user-ID root
-    program in the connecting process. The child's answer goes to RC."""
+def connect_ng(sock):
+    """A client with a region and ng0n1 open read-write: (client, region,
+    fd, LBA size), or None (said why)."""
     c = Client(sock)
     if c.hello()[0] != 0:
-        return 2
+        return None
     r = Region(c)
     ng = open_dev(c, "ng0n1", os.O_RDWR)
     if ng < 0:
         print("open ng0n1: %d" % ng)
+        return None
+    return c, r, ng, lba_size(c, r, ng)
+
+
+def exec_attack(sock, helper):
+    """Connect, fork a child that keeps the socket, exec a set-user-ID root
+    program in the connecting process. The child's answer goes to RC."""
+    conn = connect_ng(sock)
+    if conn is None:
         return 2
-    lbs = lba_size(c, r, ng)
+    c, r, ng, lbs = conn
     to_child, from_victim = os.pipe()
     to_victim, from_child = os.pipe()
     pid = os.fork()
@@ -148,15 +157,10 @@ def pidreuse_attack(sock, state):
     process; the test makes a root process take its pid and writes
     STATE/victim ("pid addr"); the child then names that process's memory,
     and writes its answer to STATE/rc."""
-    c = Client(sock)
-    if c.hello()[0] != 0:
+    conn = connect_ng(sock)
+    if conn is None:
         return 2
-    r = Region(c)
-    ng = open_dev(c, "ng0n1", os.O_RDWR)
-    if ng < 0:
-        print("open ng0n1: %d" % ng)
-        return 2
-    lbs = lba_size(c, r, ng)
+    c, r, ng, lbs = conn
     rd, wr = os.pipe()
     pid = os.fork()
     if pid != 0:
