@@ -325,7 +325,7 @@ static int check_fw(struct chk *k, json_object *o, const char *firmware)
 			return bad(k, "revisions", "slot %u: \"%s\" is not 1..8 characters%s", s,
 				   rev[s], s == 1 ? "" : " or empty");
 		for (const char *p = rev[s]; *p; p++)
-			if (*p < 0x21 || *p > 0x7e)
+			if (*p < 0x20 || *p > 0x7e)
 				return bad(k, "revisions", "slot %u: byte 0x%02x is not printable "
 					   "ASCII", s, (uint8_t)*p);
 	}

@@ -270,6 +270,27 @@ static void test_download_kept(void **state)
 	assert_int_equal(host_rmdir(dir), 0);
 }
 
+/*
+ * A revision with a space inside is printable ASCII, as FR allows: the state
+ * that records it must load again (it once saved and then refused to load).
+ */
+static void test_space_in_revision(void **state)
+{
+	char dir[] = "/tmp/ucmd-ctrl-fw-XXXXXX";
+	struct host h;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	open_dir(&h, dir, false);
+	assert_int_equal(download_all(&h, image(&h, " 2 b", 0)), 0);
+	assert_int_equal(commit(&h, 2, NVME_FW_COMMIT_CA_REPLACE), 0);
+	host_close(&h);
+	open_dir(&h, dir, false);
+	assert_memory_equal(fw_log(&h)->frs[1], " 2 b    ", 8);
+	host_close(&h);
+	assert_int_equal(host_rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -277,6 +298,7 @@ int main(void)
 		cmocka_unit_test(test_download_errors),
 		cmocka_unit_test(test_actions),
 		cmocka_unit_test(test_download_kept),
+		cmocka_unit_test(test_space_in_revision),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
