@@ -121,6 +121,8 @@ struct srv_daemon {
 	struct srv_client *clients;
 	unsigned nr_clients;
 	struct srv_quota *quota;	/* quota.c; NULL: nothing counted per uid */
+	struct tcpt **tcp;		/* the NVMe/TCP ports (--nvme-tcp), port i + 1 */
+	unsigned nr_tcp;
 };
 
 /* ---- fdtab.c (the kinds: xlate.c, which alone looks at engine files) ---- */

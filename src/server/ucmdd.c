@@ -47,7 +47,8 @@ struct opts {
 	char *socket;
 	char *policy;
 	char *audit;
-	char *nvme_tcp;			/* ADDR[:PORT] of the NVMe/TCP target, or NULL */
+	char *nvme_tcp[TCPT_MAX_PORTS];	/* ADDR[:PORT] of each NVMe/TCP port */
+	unsigned nr_tcp;
 	gid_t socket_gid;		/* --socket-group, or -1 */
 	int socket_mode;		/* --socket-mode, or -1: 0600, 0660 with a group */
 	bool foreground;
@@ -258,9 +259,13 @@ static int parse(int argc, char **argv, struct opts *o)
 					"(see --help)\n", optarg);
 				return 2;
 			}
-			free(o->nvme_tcp);
-			o->nvme_tcp = strdup(optarg);
-			if (!o->nvme_tcp)
+			if (o->nr_tcp == TCPT_MAX_PORTS) {
+				fprintf(stderr, "ucmdd: at most %d --nvme-tcp listeners\n",
+					TCPT_MAX_PORTS);
+				return 2;
+			}
+			o->nvme_tcp[o->nr_tcp] = strdup(optarg);
+			if (!o->nvme_tcp[o->nr_tcp++])
 				return 1;
 			break;
 		}
@@ -359,7 +364,8 @@ static void opts_free(struct opts *o)
 	free(o->socket);
 	free(o->policy);
 	free(o->audit);
-	free(o->nvme_tcp);
+	for (unsigned i = 0; i < o->nr_tcp; i++)
+		free(o->nvme_tcp[i]);
 }
 
 /* Parents as mkdir -p makes them; the controller directory itself private. */
@@ -405,7 +411,7 @@ struct daemon_state {
 	struct srv_daemon d;
 	struct ucmd_ctrl *ctrl[MAX_CTRLS];
 	struct ucmd_nvme_host *host[MAX_CTRLS];
-	struct tcpt *tcp;		/* --nvme-tcp */
+	struct tcpt *tcp[TCPT_MAX_PORTS];	/* --nvme-tcp, port i + 1 */
 	bool security;
 	int lfd, sfd;
 	bool own_socket;
@@ -501,7 +507,8 @@ static int daemon_down(struct daemon_state *s, const struct opts *o)
 	if (s->own_socket)
 		unlink(o->socket);
 	/* NVMe/TCP connections end first: their commands finish in the engine */
-	tcpt_stop(s->tcp);
+	for (unsigned i = 0; i < o->nr_tcp; i++)
+		tcpt_stop(s->tcp[i]);
 	/* every client's rings drain and its connection closes */
 	if (s->d.stop_fd >= 0)
 		srv_clients_stop(&s->d);
@@ -554,18 +561,21 @@ static int daemon_up(struct daemon_state *s, const struct opts *o, int lfd)
 		if (ret)
 			return ret;
 	}
-	if (o->nvme_tcp) {
+	/* each listener is a port of every subsystem: port i + 1 */
+	for (unsigned p = 0; p < o->nr_tcp; p++) {
 		unsigned inst[MAX_CTRLS];
 
 		for (unsigned i = 0; i < o->nr_ctrl; i++)
 			inst[i] = i;
-		ret = tcpt_start(s->d.e, o->nvme_tcp, inst, o->nr_ctrl, srv_log, &s->tcp, err,
-				 sizeof(err));
+		ret = tcpt_start(s->d.e, o->nvme_tcp[p], p + 1, inst, o->nr_ctrl, srv_log,
+				 &s->tcp[p], err, sizeof(err));
 		if (ret) {
 			srv_log("%s", err);
 			return ret;
 		}
 	}
+	s->d.tcp = s->tcp;
+	s->d.nr_tcp = o->nr_tcp;
 	if (s->lfd < 0) {
 		s->lfd = srv_listen_path(o->socket, (mode_t)o->socket_mode, o->socket_gid);
 		if (s->lfd < 0) {
@@ -734,7 +744,9 @@ static int run(int argc, char **argv, struct opts *op)
 		srv_log("chdir /: %s", strerror(errno));
 	srv_log("serving %u controller%s on %s%s%s", op->nr_ctrl, op->nr_ctrl == 1 ? "" : "s",
 		op->socket ? op->socket : "the socket systemd passed",
-		op->nvme_tcp ? " and NVMe/TCP at " : "", op->nvme_tcp ? op->nvme_tcp : "");
+		op->nr_tcp ? " and NVMe/TCP at " : "", op->nr_tcp ? op->nvme_tcp[0] : "");
+	for (unsigned i = 1; i < op->nr_tcp; i++)
+		srv_log("NVMe/TCP port %u at %s", i + 1, op->nvme_tcp[i]);
 	report_up(report, 0);
 	serve(&s, op);
 	if (daemon_down(&s, op)) {
