@@ -25,6 +25,7 @@
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <stddef.h>
 #include <unistd.h>
 
 #include "server/ctl.h"
@@ -412,6 +413,7 @@ struct daemon_state {
 	struct ucmd_ctrl *ctrl[MAX_CTRLS];
 	struct ucmd_nvme_host *host[MAX_CTRLS];
 	struct tcpt *tcp[TCPT_MAX_PORTS];	/* --nvme-tcp, port i + 1 */
+	unsigned nr_tcp;
 	bool security;
 	int lfd, sfd;
 	bool own_socket;
@@ -531,6 +533,22 @@ static int daemon_down(struct daemon_state *s, const struct opts *o)
 	return ret;
 }
 
+/* UCMDD_ANA_STATE: the port's group state, set when state is not 0 */
+static int ana_state(struct srv_daemon *d, uint32_t port, uint32_t grpid, uint32_t state)
+{
+	struct daemon_state *s = (struct daemon_state *)((char *)d - offsetof(struct daemon_state, d));
+	int ret;
+
+	if (!port || port > s->nr_tcp)
+		return -ENODEV;
+	if (state > 0xff)
+		return -EINVAL;
+	ret = state ? tcpt_ana_set(s->tcp[port - 1], grpid, (uint8_t)state) : 0;
+	if (!ret && !(ret = tcpt_ana_get(s->tcp[port - 1], grpid)))
+		ret = -EINVAL;	/* no such group */
+	return ret;
+}
+
 static int daemon_up(struct daemon_state *s, const struct opts *o, int lfd)
 {
 	char err[512];
@@ -574,8 +592,8 @@ static int daemon_up(struct daemon_state *s, const struct opts *o, int lfd)
 			return ret;
 		}
 	}
-	s->d.tcp = s->tcp;
-	s->d.nr_tcp = o->nr_tcp;
+	s->nr_tcp = o->nr_tcp;
+	s->d.ana_state = ana_state;
 	if (s->lfd < 0) {
 		s->lfd = srv_listen_path(o->socket, (mode_t)o->socket_mode, o->socket_gid);
 		if (s->lfd < 0) {
