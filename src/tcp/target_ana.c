@@ -99,10 +99,10 @@ void tcpt_ana_id_ctrl(struct nvme_id_ctrl *id)
 		   NVME_CTRL_CMIC_MULTI_ANA_REPORTING;
 	id->oaes = htole32(le32toh(id->oaes) | NVME_CTRL_OAES_ANA);
 	id->anatt = TCPT_ANATT;
-	/* every state, and a namespace's group never changes while attached */
+	/* every state (nvmet's ANACAP: hosts size the log by it, bit 6 would leave out the namespaces) */
 	id->anacap = NVME_CTRL_ANACAP_OPT | NVME_CTRL_ANACAP_NON_OPT |
 		     NVME_CTRL_ANACAP_INACCESSIBLE | NVME_CTRL_ANACAP_PERSISTENT_LOSS |
-		     NVME_CTRL_ANACAP_CHANGE | NVME_CTRL_ANACAP_GRPID_NO_CHG;
+		     NVME_CTRL_ANACAP_CHANGE;
 	id->anagrpmax = htole32(TCPT_ANA_GRPS);
 	id->nanagrpid = htole32(TCPT_ANA_GRPS);
 }

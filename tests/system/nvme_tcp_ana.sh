@@ -37,7 +37,7 @@ echo "--- Identify through each port"
 field() { sed -n "s/^$1 *: //p" "$2"; }
 "$UCMD" --ctrl "$U1" id-ctrl > "$T/id1" || fail "id-ctrl through port 1"
 "$UCMD" --ctrl "$U2" id-ctrl > "$T/id2" || fail "id-ctrl through port 2"
-for f in cmic:0xb anacap:95 anatt:10 anagrpmax:1 nanagrpid:1; do
+for f in cmic:0xb anacap:31 anatt:10 anagrpmax:1 nanagrpid:1; do
 	for i in 1 2; do
 		[ "$(field "${f%%:*}" "$T/id$i")" = "${f#*:}" ] ||
 			fail "port $i: ${f%%:*} is '$(field "${f%%:*}" "$T/id$i")', want ${f#*:}"
@@ -94,6 +94,34 @@ cmp "$T/pat" "$T/back" || fail "port 2 reads other data than port 1 wrote"
 "$UCMD" --daemon "$SOCK" ana-state --port 2 --state optimized >/dev/null
 grep -q "port 2 (127.0.0.1:$P2): ANA group 1 non-optimized" "$DLOG" || fail "no log of the change"
 echo "ok: Asymmetric Access Inaccessible, Persistent Loss, Transition; the other port serves; back"
+
+echo "--- ana-log"
+"$UCMD" --daemon "$SOCK" ana-state --port 2 --state inaccessible >/dev/null
+"$UCMD" --ctrl "$U1" ana-log -o json > "$T/ana1.json" || fail "ana-log through port 1"
+"$UCMD" --ctrl "$U2" ana-log -o json > "$T/ana2.json" || fail "ana-log through port 2"
+"$UCMD" --ctrl "$U2" ana-log --groups -o json > "$T/ana2g.json" || fail "ana-log --groups"
+python3 - "$T/ana1.json" "$T/ana2.json" "$T/ana2g.json" <<'EOP' || fail "ana-log's JSON"
+import json, sys
+a1, a2, g2 = (json.load(open(p)) for p in sys.argv[1:])
+def desc(chg, state, nsids):
+    return [{"grpid": 1, "nnsids": len(nsids), "chgcnt": chg, "state": state,
+             "NSIDS": [{"nsid": n} for n in nsids]}]
+assert a2["Asymmetric Namespace Access Log for NVMe device"] == "nvme0", a2
+assert a2["ngrps"] == 1 and a2["ANA DESC LIST "] == desc(a2["chgcnt"], "inaccessible", [1]), a2
+# each port counts its own changes: port 1's never changed
+assert a2["chgcnt"] > 0 and a1["chgcnt"] == 0, (a1, a2)
+assert a1["ANA DESC LIST "] == desc(0, "optimized", [1]), a1
+assert g2["ANA DESC LIST "] == desc(a2["chgcnt"], "inaccessible", []), g2
+EOP
+"$UCMD" --ctrl "$U2" ana-log > "$T/ana2.txt"
+grep -q "^state	:	inaccessible$" "$T/ana2.txt" && grep -q "^	nsid	:	1$" "$T/ana2.txt" ||
+	{ cat "$T/ana2.txt"; fail "ana-log's normal output"; }
+rc=0
+"$UCMD" --daemon "$SOCK" ana-log > "$T/noana.out" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q "does not report ANA" "$T/noana.out" ||
+	{ cat "$T/noana.out"; fail "ana-log of a controller without ANA: status $rc"; }
+"$UCMD" --daemon "$SOCK" ana-state --port 2 --state optimized >/dev/null
+echo "ok: ana-log per port (json, normal, --groups); a controller without ANA says so"
 
 echo "--- on the wire"
 /usr/bin/python3 tests/system/nvme_tcp_ana.py aen "$P1" "$P2" "$NQN" "$UCMD" "$SOCK" ||

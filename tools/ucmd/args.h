@@ -97,6 +97,7 @@ struct cmd_args {
 	const char *metadata;
 	/* ana-state */
 	uint32_t port, anagrp;
+	bool ana_groups;		/* ana-log --groups: RGO */
 	const char *ana_state;
 	/* which options the command line gave, by table index */
 	bool seen[CLI_MAX_OPTS];

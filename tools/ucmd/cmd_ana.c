@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ana-state: a port's ANA state, as nvmet's configfs
+ * ana-log: the ANA log page, as nvme-cli's. ana-state: a port's ANA state, as nvmet's configfs
  * ports/N/ana_groups/G/ana_state reads and writes it, for ucmdd's NVMe/TCP
  * ports (docs/daemon.md): the owner turns a path inaccessible and back
  * while hosts use the subsystem through the others.
  */
+#include <endian.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <nvme/types.h>
@@ -26,6 +28,50 @@ static const struct {
 };
 
 #define NR_STATES (sizeof(states) / sizeof(states[0]))
+
+/*
+ * ana-log: as long as nvme-cli 2.3 reads it, from Identify Controller: the
+ * header, NANAGRPID descriptors and MNAN namespace IDs (none when ANACAP
+ * bit 6 says a namespace's group never changes: nvme-cli's rule), with
+ * RGO for --groups.
+ */
+int cmd_ana_log(struct cli *cli, int argc, char **argv)
+{
+	struct nvme_id_ctrl *id = cli_identify(cli, "ana-log", NVME_IDENTIFY_CNS_CTRL, 0);
+	struct nvme_uring_cmd c = { .opcode = nvme_admin_get_log_page, .nsid = NVME_NSID_ALL };
+	uint32_t len, numd;
+	void *buf = NULL;
+	int ret = 1;
+
+	(void)argc;
+	(void)argv;
+	if (!id)
+		return 1;
+	len = sizeof(struct nvme_ana_log) +
+	      le32toh(id->nanagrpid) * sizeof(struct nvme_ana_group_desc);
+	if (!(id->anacap & NVME_CTRL_ANACAP_GRPID_NO_CHG))
+		len += le32toh(id->mnan) * 4;
+	if (!id->nanagrpid && !(id->cmic & NVME_CTRL_CMIC_MULTI_ANA_REPORTING)) {
+		fprintf(stderr, "ana-log: the controller does not report ANA (CMIC bit 3 clear)\n");
+		goto out;
+	}
+	buf = cli_zalloc(len);
+	if (!buf)
+		goto out;
+	numd = len / 4 - 1;
+	c.addr = (uint64_t)(uintptr_t)buf;
+	c.data_len = len;
+	c.cdw10 = NVME_LOG_LID_ANA | (cli->a.ana_groups ? 1u << 8 : 0) | ((numd & 0xffff) << 16);
+	c.cdw11 = numd >> 16;
+	if (!cli_admin(cli, "ana-log", &c, NULL)) {
+		print_ana_log(buf, len, "nvme0", cli_fmt(cli));
+		ret = 0;
+	}
+out:
+	free(buf);
+	free(id);
+	return ret;
+}
 
 int cmd_ana_state(struct cli *cli, int argc, char **argv)
 {

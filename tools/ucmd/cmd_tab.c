@@ -290,6 +290,9 @@ static const struct opt zns_changed_opts[] = {
 	NSID("identifier of desired namespace"), FMT3,
 	FLAG("rae", 'r', rae, "retain an asynchronous event"), END };
 
+static const struct opt ana_log_opts[] = {
+	FLAG("groups", 'g', ana_groups, "Return ANA groups only."), FMT3, END };
+
 static const struct opt ana_state_opts[] = {
 	{ "port", 'p', OPT_U32, F(port), 0xffff, 0, OPT_REQUIRED | OPT_NONZERO, "NUM",
 	  "NVMe/TCP port: ucmdd's --nvme-tcp listeners from 1 in order (required)" },
@@ -318,6 +321,7 @@ const struct cmd_spec cli_specs[] = {
 	  .only_reads = true },
 	{ "self-test-log", "Retrieve the SELF-TEST Log, show it", NULL, self_test_log_opts,
 	  .only_reads = true },
+	{ "ana-log", "Retrieve ANA Log, show it", NULL, ana_log_opts, .only_reads = true },
 	{ "get-log", "Generic NVMe get log, returns log in raw format", NULL, get_log_opts,
 	  .only_reads = true },
 	{ "get-feature", "Get feature and show the resulting value", NULL, get_feature_opts,
