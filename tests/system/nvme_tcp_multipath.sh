@@ -35,6 +35,19 @@ for a, state in ((a1, "optimized"), (a2, "non-optimized")):
     assert set(a) == {"Asymmetric Namespace Access Log for NVMe device", "chgcnt", "ngrps",
                       "ANA DESC LIST "}, a
     assert set(d[0]) == {"grpid", "nnsids", "chgcnt", "state", "NSIDS"}, d
-print("ana-log: both paths, group 1, optimized and non-optimized")
+# ucmd ana-log through the same port: nvme-cli's document, byte for byte but the device name
+dev = a2["Asymmetric Namespace Access Log for NVMe device"]
+for ext in ("json", "txt"):
+    mine = open(f"{out}/ucmd-ana-log-2.{ext}").read().replace("nvme0", dev)
+    theirs = open(f"{out}/ana-log-2.{ext}").read()
+    assert mine == theirs, (ext, mine, theirs)
+# both paths in one subsystem
+subs = [s for h in json.load(open(f"{out}/list-subsys.json")) for s in h["Subsystems"]
+        if s["NQN"] != "nqn.2019-08.org.qemu:ucmdres" and "qemu" not in s["NQN"]]
+assert len(subs) == 1, subs
+ports = sorted(p["Address"].split("trsvcid=")[1].split(",")[0] for p in subs[0]["Paths"])
+assert ports == ["4420", "4421"] and all(p["State"] == "live" for p in subs[0]["Paths"]), subs
+print("ana-log: both paths, group 1, optimized and non-optimized; ucmd ana-log prints what "
+      "nvme-cli prints; list-subsys: one subsystem, paths 4420 and 4421")
 EOP
 echo "nvme_tcp_multipath: all checks passed"

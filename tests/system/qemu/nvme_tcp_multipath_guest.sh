@@ -79,6 +79,9 @@ ucmd --daemon /tmp/ucmdd.sock ana-state --port 2 --state non-optimized
 wait_for '[ "$(state $C2)" = non-optimized ]' || bad ana-aen
 nvme ana-log /dev/$C2 -o json > "$R/ana-log-2.json" 2>&1 || bad ana-log-2
 nvme ana-log /dev/$C2 > "$R/ana-log-2.txt" 2>&1
+# ucmd's own host through the same port, for the host side to compare
+ucmd --ctrl "nvme-tcp://127.0.0.1:4421/$SUBNQN" ana-log -o json > "$R/ucmd-ana-log-2.json" 2>&1
+ucmd --ctrl "nvme-tcp://127.0.0.1:4421/$SUBNQN" ana-log > "$R/ucmd-ana-log-2.txt" 2>&1
 cat "$R/ana-log-1.json" "$R/ana-log-2.json" "$R/ana-log-2.txt"
 ucmd --daemon /tmp/ucmdd.sock ana-state --port 2 --state optimized
 wait_for '[ "$(state $C2)" = optimized ]' && ok ana-aen || bad ana-aen-back
