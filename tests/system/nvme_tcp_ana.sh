@@ -33,6 +33,20 @@ NQN=$("$UCMD" --daemon "$SOCK" id-ctrl | sed -n 's/^subnqn *: //p')
 [ -n "$NQN" ] || fail "no subsystem NQN"
 U1=nvme-tcp://127.0.0.1:$P1/$NQN U2=nvme-tcp://127.0.0.1:$P2/$NQN
 
+echo "--- bad listener lists"
+rc=0 P3=$(free_port)
+"$UCMDD" --ram 16M --socket "$T/bad.sock" --foreground --nvme-tcp "127.0.0.1:$P3" \
+	--nvme-tcp "127.0.0.1:$P3" > "$T/dup.out" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q "127.0.0.1:$P3: Address already in use" "$T/dup.out" ||
+	{ cat "$T/dup.out"; fail "the same listener twice: status $rc"; }
+many=()
+for i in $(seq 17); do many+=(--nvme-tcp "127.0.0.1:$((20000 + i))"); done
+rc=0
+"$UCMDD" --ram 16M --socket "$T/bad.sock" --foreground "${many[@]}" > "$T/many.out" 2>&1 || rc=$?
+[ "$rc" = 2 ] && grep -q "at most 16 --nvme-tcp listeners" "$T/many.out" ||
+	{ cat "$T/many.out"; fail "17 listeners: status $rc"; }
+echo "ok: a listener given twice, and a 17th, refused"
+
 echo "--- Identify through each port"
 field() { sed -n "s/^$1 *: //p" "$2"; }
 "$UCMD" --ctrl "$U1" id-ctrl > "$T/id1" || fail "id-ctrl through port 1"
