@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ucmd's read/write/compare/verify/write-zeroes PI options (--prinfo,
+# ucmd's nvm-id-ns and read/write/compare/verify/write-zeroes PI options (--prinfo,
 # --ref-tag, --app-tag, --app-tag-mask, --metadata) against Debian's
 # nvme-cli under `ucmd exec`, on the same namespace: what one writes with
 # tags the other reads back checked, the same wrong tag fails both with the
@@ -18,6 +18,13 @@ U() { timeout 120 "$UCMD" --ctrl "$ctrl" "$@" 2>"$dir/err"; }
 
 step "64b guard, type 2 (LBA format 10, 4096 + 16): reference tags above 32 bits"
 X nvme format /dev/nvme0 -n 1 --lbaf=10 --pi=2 --force >/dev/null || fail "format: $(cat "$dir/err")"
+# nvm-id-ns, key for key and line for line with nvme-cli's: ELBAF's PIF 2h on formats 8-11
+for o in normal json; do
+	X nvme nvm-id-ns /dev/nvme0n1 -o $o >"$dir/nvm.$o" || fail "nvme nvm-id-ns: $(cat "$dir/err")"
+	U nvm-id-ns -n 1 -o $o >"$dir/unvm.$o" || fail "ucmd nvm-id-ns: $(cat "$dir/err")"
+	cmp -s "$dir/nvm.$o" "$dir/unvm.$o" || fail "nvm-id-ns -o $o differs: $(diff "$dir/nvm.$o" "$dir/unvm.$o")"
+done
+grep -q "elbaf 10 : pif:2 lbads:0  (in use)" "$dir/nvm.normal" || fail "nvm-id-ns: $(cat "$dir/nvm.normal")"
 head -c 8192 /dev/urandom >"$dir/a.bin"
 U write -n 1 -s 8 -c 1 -z 8192 -d "$dir/a.bin" --prinfo=8 --app-tag=0x55 --ref-tag=0x1200000007 \
 	>/dev/null || fail "ucmd write --prinfo=8: $(cat "$dir/err")"

@@ -125,6 +125,7 @@ int cmd_smart_log(struct cli *cli, int argc, char **argv);
 int cli_pi_fields(struct cli *cli, const char *what, struct nvme_uring_cmd *c);
 /* the protection tuple's size in the namespace's format: 8 or 16 */
 unsigned cli_pi_tuple_size(struct cli *cli);
+int cmd_nvm_id_ns(struct cli *cli, int argc, char **argv);
 int cmd_read(struct cli *cli, int argc, char **argv);
 int cmd_write(struct cli *cli, int argc, char **argv);
 int cmd_flush(struct cli *cli, int argc, char **argv);

@@ -14,6 +14,7 @@
 #include <nvme/types.h>
 
 #include "cli.h"
+#include "print_priv.h"
 
 /* The format in use: its PIF and STS; both 0 where the controller has no ELBAF */
 static void pi_format(struct cli *cli, unsigned *pif, unsigned *sts)
@@ -76,5 +77,59 @@ int cli_pi_fields(struct cli *cli, const char *what, struct nvme_uring_cmd *c)
 	c->cdw14 = (uint32_t)field;
 	if (pif == 2)
 		c->cdw3 = (uint32_t)(field >> 32) & 0xffff;
+	return 0;
+}
+
+/* nvm-id-ns: the NVM Command Set Identify Namespace as nvme-cli 2.3 prints it */
+int cmd_nvm_id_ns(struct cli *cli, int argc, char **argv)
+{
+	struct nvme_nvm_id_ns *nvm;
+	struct nvme_id_ns *id;
+	unsigned inuse;
+
+	(void)argc;
+	(void)argv;
+	id = cli_identify(cli, "nvm-id-ns", NVME_IDENTIFY_CNS_NS, cli->s.nsid);
+	if (!id)
+		return 1;
+	nvm = cli_identify_csi(cli, "nvm-id-ns", NVME_IDENTIFY_CNS_CSI_NS, NVME_CSI_NVM,
+			       cli->s.nsid);
+	if (!nvm) {
+		free(id);
+		return 1;
+	}
+	inuse = (id->flbas & NVME_NS_FLBAS_LOWER_MASK) | ((id->flbas & NVME_NS_FLBAS_HIGHER_MASK) >> 1);
+	if (cli->a.fmt == OUT_BINARY) {
+		p_raw(nvm, sizeof(*nvm));
+	} else if (cli->a.fmt == OUT_JSON) {
+		struct json_object *o = json_object_new_object(), *a = json_object_new_array();
+
+		pj_int(o, "lbstm", (int64_t)le64toh(nvm->lbstm));
+		pj_int(o, "pic", nvm->pic);
+		for (unsigned i = 0; i <= id->nlbaf && i < 64; i++) {
+			struct json_object *l = json_object_new_object();
+			uint32_t e = le32toh(nvm->elbaf[i]);
+
+			pj_int(l, "sts", e & NVME_NVM_ELBAF_STS_MASK);
+			pj_int(l, "pif", (e & NVME_NVM_ELBAF_PIF_MASK) >> 7);
+			json_object_array_add(a, l);
+		}
+		json_object_object_add(o, "elbafs", a);
+		pj_print(o);
+	} else {
+		printf("NVMe NVM Identify Namespace %u:\n", cli->s.nsid);
+		printf("lbstm : %#" PRIx64 "\n", (uint64_t)le64toh(nvm->lbstm));
+		printf("pic   : %#x\n", nvm->pic);
+		for (unsigned i = 0; i <= id->nlbaf && i < 64; i++) {
+			uint32_t e = le32toh(nvm->elbaf[i]);
+
+			/* nvme-cli 2.3 labels the storage tag size "lbads" */
+			printf("elbaf %2u : pif:%u lbads:%-2u %s\n", i,
+			       (e & NVME_NVM_ELBAF_PIF_MASK) >> 7, e & NVME_NVM_ELBAF_STS_MASK,
+			       i == inuse ? "(in use)" : "");
+		}
+	}
+	free(nvm);
+	free(id);
 	return 0;
 }

@@ -256,6 +256,8 @@ static const struct opt create_ctrl_opts[] = {
 #define ZALL FLAG("select-all", 'a', select_all, "send command to all zones")
 #define ZTIMEOUT U32("timeout", 't', timeout, 0, 0, "timeout value, in milliseconds")
 static const struct opt zns_id_ctrl_opts[] = { FMT3, END };
+static const struct opt nvm_id_ns_opts[] = {
+	NSID("identifier of desired namespace"), FMT3, END };
 static const struct opt zns_id_ns_opts[] = {
 	NSID("identifier of desired namespace"),
 	FLAG("vendor-specific", 'v', vs, "dump binary vendor fields"), FMT3,
@@ -314,6 +316,8 @@ const struct cmd_spec cli_specs[] = {
 	  .only_reads = true },
 	{ "list-subsys", "List nvme subsystems", NULL, list_opts, .only_reads = true },
 	{ "id-ctrl", "Send NVMe Identify Controller", NULL, id_ctrl_opts, .only_reads = true },
+	{ "nvm-id-ns", "Send NVMe Identify Namespace NVM Command Set, display structure", NULL,
+	  nvm_id_ns_opts, .only_reads = true },
 	{ "id-ns", "Send NVMe Identify Namespace, display structure", NULL, id_ns_opts,
 	  .only_reads = true },
 	{ "ns-descs", "Send NVMe Namespace Descriptor List, display structure", NULL,
