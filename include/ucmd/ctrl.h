@@ -111,8 +111,11 @@ enum ucmd_ns_store {
  * LBA formats every ucmd namespace offers (Identify Namespace LBAF table):
  *   0: 512+0   1: 512+8   2: 512+16   3: 512+64
  *   4: 4096+0  5: 4096+8  6: 4096+16  7: 4096+64
+ * and the same metadata sizes whose protection information, when Format NVM
+ * asks for it, has the 64-bit guard (Protection Information Format 2h):
+ *   8: 512+16  9: 512+64  10: 4096+16  11: 4096+64
  */
-#define UCMD_NR_LBAF 8
+#define UCMD_NR_LBAF 12
 
 struct ucmd_ns_params {
 	uint64_t nsze;		/* size in logical blocks */

@@ -292,6 +292,45 @@ static void wwid(char *out, size_t n, const struct nvme_id_ns *ns, const struct 
 	}
 }
 
+/*
+ * integrity/ as Linux's NVMe driver registers it: the T10 profiles for PI
+ * types 1 and 2 (type 1's) and 3, with the 16b guard, their EXT-DIF CRC-64
+ * siblings with the 64b guard (the NVM Identify Namespace's ELBAF), "nop"
+ * for metadata without protection, nothing without metadata. The tuple is
+ * the whole metadata; the interval one logical block.
+ */
+static int build_integrity(const char *dir, const struct pl_devinfo *c, const struct pl_devinfo *d,
+			   const struct nvme_id_ns *ns)
+{
+	static struct nvme_nvm_id_ns nvm;
+	unsigned idx = (ns->flbas & 0xf) | ((ns->flbas >> 5) & 3) << 4;
+	unsigned ms = le16toh(ns->lbaf[idx].ms), type = ns->dps & NVME_NS_DPS_PI_MASK, tag = 0;
+	bool wide = false;
+	const char *name = "none";
+	int ret;
+
+	if (type && pl_identify(c, d->nsid, NVME_IDENTIFY_CNS_CSI_NS, NVME_CSI_NVM, &nvm) == 0)
+		wide = ((le32toh(nvm.elbaf[idx]) & NVME_NVM_ELBAF_PIF_MASK) >> 7) == 2;
+	if (ms && type >= NVME_NS_DPS_PI_TYPE1 && type <= NVME_NS_DPS_PI_TYPE3) {
+		if (type == NVME_NS_DPS_PI_TYPE3) {
+			name = wide ? "EXT-DIF-TYPE3-CRC64" : "T10-DIF-TYPE3-CRC";
+			tag = wide ? 8 : 6;	/* the application and reference tags */
+		} else {
+			name = wide ? "EXT-DIF-TYPE1-CRC64" : "T10-DIF-TYPE1-CRC";
+			tag = 2;		/* the application tag */
+		}
+	} else if (ms) {
+		name = "nop";
+	}
+	ret = put(dir, "format", "%s", name);
+	ret = ret ?: put(dir, "tuple_size", "%u", ms);
+	ret = ret ?: put(dir, "tag_size", "%u", tag);
+	ret = ret ?: put(dir, "protection_interval_bytes", "%u", ms ? d->lba_size : 0);
+	ret = ret ?: put(dir, "read_verify", "%u", tag ? 1 : 0);
+	ret = ret ?: put(dir, "write_generate", "%u", tag ? 1 : 0);
+	return ret ?: put(dir, "device_is_integrity_capable", "%u", tag ? 1 : 0);
+}
+
 /* A namespace's block device (nvmeXnY) or generic device (ngXnY), a child of its controller. */
 static int build_ns(const char *root, const struct pl_devinfo *c, const struct ctrl_facts *f,
 		    const struct pl_devinfo *d)
@@ -354,6 +393,9 @@ static int build_ns(const char *root, const struct pl_devinfo *c, const struct c
 	ret = ret ?: put(dir, "range", "0");
 	ret = ret ?: put(dir, "ext_range", "256");
 	ret = ret ?: put(dir, "capability", "50");
+	ret = ret ?: dir_at(dir, "%s/sys/devices/ucmd/ucmd%u/nvme/nvme%u/%s/integrity", root, x, x,
+			    d->name);
+	ret = ret ?: build_integrity(dir, c, d, &ns);
 	ret = ret ?: dir_at(dir, "%s/sys/devices/ucmd/ucmd%u/nvme/nvme%u/%s/queue", root, x, x,
 			    d->name);
 	ret = ret ?: put(dir, "logical_block_size", "%u", d->lba_size);
@@ -422,6 +464,18 @@ static void rm_tree(const char *path)
 
 		for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++)
 			if (snprintf(f, sizeof(f), "%s/%s", cmd, q[i]) < (int)sizeof(f))
+				unlink(f);
+		rmdir(cmd);
+	}
+	if (snprintf(cmd, sizeof(cmd), "%s/integrity", path) < (int)sizeof(cmd)) {
+		static const char *const g[] = {
+			"format", "tuple_size", "tag_size", "protection_interval_bytes",
+			"read_verify", "write_generate", "device_is_integrity_capable",
+		};
+		char f[PATH_MAX];
+
+		for (size_t i = 0; i < sizeof(g) / sizeof(g[0]); i++)
+			if (snprintf(f, sizeof(f), "%s/%s", cmd, g[i]) < (int)sizeof(f))
 				unlink(f);
 		rmdir(cmd);
 	}

@@ -28,6 +28,7 @@ static uint64_t c16(const uint8_t *p) { return crc_t10dif_update(0, p, BLK); }
 static uint64_t c64_clmul(const uint8_t *p) { return crc64_nvme_clmul(0, p, BLK); }
 static uint64_t c64_vpclmul(const uint8_t *p) { return crc64_nvme_vpclmul(0, p, BLK); }
 static uint64_t c64_table(const uint8_t *p) { return crc64_nvme_generic(0, p, BLK); }
+static uint64_t c16_table(const uint8_t *p) { return crc_t10dif_generic(0, p, BLK); }
 static uint64_t c64_auto(const uint8_t *p) { return crc64_nvme(0, p, BLK); }
 static uint64_t c32c(const uint8_t *p) { return crc32_iscsi((unsigned char *)p, BLK, 0); }
 static uint64_t c32ieee(const uint8_t *p) { return crc32_ieee(0, p, BLK); }
@@ -70,6 +71,7 @@ int main(void)
 		uint64_t (*f)(const uint8_t *);
 	} cases[] = {
 		{ "crc16 t10dif (ISA-L)", c16 },
+		{ "crc16 t10dif (table)", c16_table },
 		{ "crc64 nvme (pclmul)", c64_clmul },
 		{ "crc64 nvme (vpclmul)", c64_vpclmul },
 		{ "crc64 nvme (table)", c64_table },

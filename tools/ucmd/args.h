@@ -92,7 +92,7 @@ struct cmd_args {
 	uint32_t max_open, max_active, zasl, nr_conv;
 	/* zns (nvme-cli's zns plugin) */
 	uint32_t descs, state, zsa, zra, zrasf, prinfo, lbat, lbatm;
-	uint64_t ref_tag, metadata_size;
+	uint64_t ref_tag, storage_tag, metadata_size;
 	bool extended, partial, select_all, zsaso, zrwaa, limited_retry, piremap, latency;
 	const char *metadata;
 	/* ana-state */

@@ -27,6 +27,8 @@ struct session {
 	uint32_t nsid;
 	uint32_t lba_size;
 	uint16_t meta_size;
+	uint8_t lbaf;		/* the namespace's LBA format in use */
+	bool extended;		/* its metadata at the end of each block's data */
 	uint64_t nsze;
 	bool kernel;		/* a real device through the kernel backend */
 	bool reported;		/* session_open printed why it failed: no second line */
@@ -119,6 +121,11 @@ int cmd_list(struct cli *cli, int argc, char **argv);
 int cmd_id_ctrl(struct cli *cli, int argc, char **argv);
 int cmd_id_ns(struct cli *cli, int argc, char **argv);
 int cmd_smart_log(struct cli *cli, int argc, char **argv);
+/* cmd_pi.c: PRINFO, tags (-p -r -a -m -g/-S) into an I/O command; -EINVAL, said, if they are bad */
+int cli_pi_fields(struct cli *cli, const char *what, struct nvme_uring_cmd *c);
+/* the protection tuple's size in the namespace's format: 8 or 16 */
+unsigned cli_pi_tuple_size(struct cli *cli);
+int cmd_nvm_id_ns(struct cli *cli, int argc, char **argv);
 int cmd_read(struct cli *cli, int argc, char **argv);
 int cmd_write(struct cli *cli, int argc, char **argv);
 int cmd_flush(struct cli *cli, int argc, char **argv);

@@ -54,7 +54,32 @@ static void show_command(const struct nvme_uring_cmd *c)
 		c->cdw13, c->cdw14, c->cdw15, c->timeout_ms);
 }
 
-/* read/write: -s SLBA -c NLB(0-based) -z SIZE -d FILE [-f] */
+/* Metadata to or from the --metadata file: short input is zero-padded */
+static int meta_file(const char *path, void *buf, size_t len, bool in)
+{
+	int fd = open(path, in ? O_RDONLY : O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ssize_t n = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (in) {
+		while (n >= 0 && (size_t)n < len) {
+			ssize_t r = read(fd, (char *)buf + n, len - (size_t)n);
+
+			if (r <= 0) {
+				n = r < 0 ? -1 : n;
+				break;
+			}
+			n += r;
+		}
+	} else {
+		n = write_whole(fd, buf, len) ? -1 : 0;
+	}
+	close(fd);
+	return n < 0 ? -EIO : 0;
+}
+
+/* read/write: -s SLBA -c NLB(0-based) -z SIZE -d FILE [-M FILE] [-f] [PI] */
 static int do_rw(struct cli *cli, uint8_t opcode)
 {
 	bool write = opcode != nvme_cmd_read;
@@ -65,11 +90,20 @@ static int do_rw(struct cli *cli, uint8_t opcode)
 	uint32_t nlb = a->nlb;
 	const char *path = a->data;
 	bool fua = a->fua;
+	void *mbuf = NULL;
 	if (!cli->s.lba_size) {
 		fprintf(stderr, "%s: namespace %u is not active\n", what, cli->s.nsid);
 		return 1;
 	}
-	uint64_t need = (uint64_t)(nlb + 1) * cli->s.lba_size;
+	/*
+	 * The metadata travels in the data (extended LBAs) or its own buffer,
+	 * except that with PRACT a metadata that is the tuple alone does not
+	 * travel at all (the controller inserts and strips it)
+	 */
+	unsigned ms = cli->s.meta_size;
+	bool no_md = ms && (a->prinfo & 0x8) && ms == cli_pi_tuple_size(cli);
+	uint64_t mlen = ms && !no_md && !cli->s.extended ? (uint64_t)(nlb + 1) * ms : 0;
+	uint64_t need = (uint64_t)(nlb + 1) * (cli->s.lba_size + (cli->s.extended && !no_md ? ms : 0));
 	if (!size)
 		size = need;
 	if (size < need || size > (64u << 20)) {
@@ -100,6 +134,21 @@ static int do_rw(struct cli *cli, uint8_t opcode)
 	cmd.cdw10 = (uint32_t)slba;
 	cmd.cdw11 = (uint32_t)(slba >> 32);
 	cmd.cdw12 = nlb | (fua ? 1u << 30 : 0);
+	if (cli_pi_fields(cli, what, &cmd)) {
+		ret = 2;
+		goto out;
+	}
+	if (mlen) {
+		mbuf = cli_zalloc(mlen);
+		if (!mbuf)
+			goto out;
+		if (write && a->metadata && meta_file(a->metadata, mbuf, mlen, true)) {
+			fprintf(stderr, "%s: cannot read metadata from %s\n", what, a->metadata);
+			goto out;
+		}
+		cmd.metadata = (uint64_t)(uintptr_t)mbuf;
+		cmd.metadata_len = (uint32_t)mlen;
+	}
 	if (a->show_cmd)
 		show_command(&cmd);
 	int res = session_passthru(&cli->s, false, &cmd, NULL);
@@ -115,6 +164,10 @@ static int do_rw(struct cli *cli, uint8_t opcode)
 			fprintf(stderr, "read: cannot write to %s\n", path ? path : "stdout");
 			goto out;
 		}
+		if (mbuf && a->metadata && meta_file(a->metadata, mbuf, mlen, false)) {
+			fprintf(stderr, "read: cannot write metadata to %s\n", a->metadata);
+			goto out;
+		}
 	} else {
 		fprintf(stderr, "%s: Success\n", what);
 	}
@@ -122,6 +175,7 @@ static int do_rw(struct cli *cli, uint8_t opcode)
 out:
 	if (fd > STDERR_FILENO)
 		close(fd);
+	free(mbuf);
 	ucmd_buf_free(cli->s.e, buf);
 	return ret;
 }

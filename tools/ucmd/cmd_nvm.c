@@ -25,7 +25,7 @@ static int run_io(struct cli *cli, const char *what, struct nvme_uring_cmd *c)
 	return 0;
 }
 
-/* -s SLBA -c NLB(0-based) [--deac] [--fua]: one LBA range, no data */
+/* -s SLBA -c NLB(0-based) [--deac] [--fua] [PI]: one LBA range, no data */
 static int range_cmd(struct cli *cli, uint8_t opcode, const char *what)
 {
 	const struct cmd_args *a = &cli->a;
@@ -34,6 +34,9 @@ static int range_cmd(struct cli *cli, uint8_t opcode, const char *what)
 	cmd.cdw10 = (uint32_t)a->slba;
 	cmd.cdw11 = (uint32_t)(a->slba >> 32);
 	cmd.cdw12 = a->nlb | (a->deac ? 1u << 25 : 0) | (a->fua ? 1u << 30 : 0);
+	/* write-uncor has no PI options: its fields stay 0 */
+	if (cli_pi_fields(cli, what, &cmd))
+		return 2;
 	return run_io(cli, what, &cmd);
 }
 

@@ -132,12 +132,23 @@ static const struct opt attach_opts[] = {
 	LIST("controllers", 'c', ctrls, 0xffff, "comma-sep controller list (default this one)"),
 	END };
 
+/* end-to-end protection, as nvme-cli: the storage tag's letter differs per command */
+#define PI_OPTS(stag) \
+	U32("prinfo", 'p', prinfo, 0xff, 0, "PI and check field"), \
+	U64("ref-tag", 'r', ref_tag, "reference tag (for end to end PI)"), \
+	U32("app-tag-mask", 'm', lbatm, 0xffff, 0, "app tag mask (for end to end PI)"), \
+	U32("app-tag", 'a', lbat, 0xffff, 0, "app tag (for end to end PI)"), \
+	U64("storage-tag", stag, storage_tag, "storage tag (for end to end PI)")
+
 static const struct opt rw_opts[] = {
 	NSID("identifier of desired namespace"),
 	U64("start-block", 's', slba, "64-bit addr of first block to access"),
 	U32("block-count", 'c', nlb, 0xffff, 0, "number of blocks (zeroes based)"),
 	U64("data-size", 'z', data_size, "size of data in bytes"),
+	U64("metadata-size", 'y', metadata_size, "size of metadata in bytes"),
 	STR("data", 'd', data, "FILE", "data file (default stdin/stdout)"),
+	STR("metadata", 'M', metadata, "FILE", "metadata file"),
+	PI_OPTS('g'),
 	FLAG("force-unit-access", 'f', fua, "force device to commit data before command completes"),
 	FLAG("show-command", 'v', show_cmd, "show command before sending"), END };
 
@@ -164,7 +175,13 @@ static const struct opt wz_opts[] = {
 	U64("start-block", 's', slba, "64-bit LBA of first block to access"),
 	U32("block-count", 'c', nlb, 0xffff, 0, "number of blocks (zeroes based)"),
 	FLAG("deac", 'd', deac, "Set DEAC bit, requesting the controller to deallocate"),
-	FLAG("force-unit-access", 'f', fua, "force device to commit data"), END };
+	FLAG("force-unit-access", 'f', fua, "force device to commit data"), PI_OPTS('S'), END };
+
+static const struct opt verify_opts[] = {
+	NSID("desired namespace"),
+	U64("start-block", 's', slba, "64-bit LBA of first block to access"),
+	U32("block-count", 'c', nlb, 0xffff, 0, "number of blocks (zeroes based)"),
+	PI_OPTS('S'), END };
 
 static const struct opt range_opts[] = {
 	NSID("desired namespace"),
@@ -239,6 +256,8 @@ static const struct opt create_ctrl_opts[] = {
 #define ZALL FLAG("select-all", 'a', select_all, "send command to all zones")
 #define ZTIMEOUT U32("timeout", 't', timeout, 0, 0, "timeout value, in milliseconds")
 static const struct opt zns_id_ctrl_opts[] = { FMT3, END };
+static const struct opt nvm_id_ns_opts[] = {
+	NSID("identifier of desired namespace"), FMT3, END };
 static const struct opt zns_id_ns_opts[] = {
 	NSID("identifier of desired namespace"),
 	FLAG("vendor-specific", 'v', vs, "dump binary vendor fields"), FMT3,
@@ -308,6 +327,8 @@ const struct cmd_spec cli_specs[] = {
 	  .only_reads = true },
 	{ "list-subsys", "List nvme subsystems", NULL, list_opts, .only_reads = true },
 	{ "id-ctrl", "Send NVMe Identify Controller", NULL, id_ctrl_opts, .only_reads = true },
+	{ "nvm-id-ns", "Send NVMe Identify Namespace NVM Command Set, display structure", NULL,
+	  nvm_id_ns_opts, .only_reads = true },
 	{ "id-ns", "Send NVMe Identify Namespace, display structure", NULL, id_ns_opts,
 	  .only_reads = true },
 	{ "ns-descs", "Send NVMe Namespace Descriptor List, display structure", NULL,
@@ -341,7 +362,7 @@ const struct cmd_spec cli_specs[] = {
 	{ "write-zeroes", "Submit a write zeroes command, return results", NULL, wz_opts },
 	{ "write-uncor", "Submit a write uncorrectable command, return results", NULL,
 	  range_opts },
-	{ "verify", "Submit a verify command, return results", NULL, range_opts,
+	{ "verify", "Submit a verify command, return results", NULL, verify_opts,
 	  .only_reads = true },
 	{ "dsm", "Submit a Data Set Management command, return results", NULL, dsm_opts },
 	{ "copy", "Submit a Simple Copy command, return results", NULL, copy_opts },

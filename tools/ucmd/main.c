@@ -32,6 +32,7 @@ static const struct {
 	{ "list-subsys", cmd_list_subsys },
 	{ "id-ctrl", cmd_id_ctrl },
 	{ "id-ns", cmd_id_ns },
+	{ "nvm-id-ns", cmd_nvm_id_ns },
 	{ "ns-descs", cmd_ns_descs },
 	{ "smart-log", cmd_smart_log },
 	{ "error-log", cmd_error_log },

@@ -104,6 +104,8 @@ int session_namespace_info(struct session *s, uint32_t nsid)
 		unsigned idx = (id->flbas & 0xf) | (((id->flbas >> 5) & 3) << 4);
 		s->lba_size = 1u << id->lbaf[idx].ds;
 		s->meta_size = id->lbaf[idx].ms;
+		s->lbaf = (uint8_t)idx;
+		s->extended = id->flbas & NVME_NS_FLBAS_META_EXT;
 		s->nsze = id->nsze;
 		if (!s->nsze)
 			ret = -ENXIO;	/* not an active namespace */

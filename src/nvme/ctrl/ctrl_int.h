@@ -96,6 +96,7 @@ struct nvmet_req {
 	struct ucmd_nvme_sqe cmd;
 	uint16_t sqid;
 	uint32_t dw0, dw1;
+	uint64_t err_lba;	/* the error log entry's LBA when the command fails */
 	uint64_t deadline_ns;	/* delayed (fault injection) commands */
 	struct nvmet_req *next;
 };
@@ -453,6 +454,10 @@ uint16_t nvmet_nvm_copy(struct ucmd_ctrl *c, struct nvmet_req *req);
 /* ns.c */
 uint32_t nvmet_lbaf_ds(uint8_t lbaf);
 uint16_t nvmet_lbaf_ms(uint8_t lbaf);
+/* the format's Protection Information Format (pi.h's enum pi_pif) */
+uint8_t nvmet_lbaf_pif(uint8_t lbaf);
+/* its metadata holds that format's protection tuple (8 or 16 bytes) */
+bool nvmet_lbaf_pi_fits(uint8_t lbaf);
 static inline uint32_t nvmet_ns_ds(const struct nvmet_ns *ns) { return nvmet_lbaf_ds(ns->lbaf); }
 static inline uint16_t nvmet_ns_ms(const struct nvmet_ns *ns) { return nvmet_lbaf_ms(ns->lbaf); }
 /* Store layout: data of every LBA, then the metadata of every LBA. */
@@ -565,11 +570,35 @@ uint16_t nvmet_store_status(int err);
 /* crc32c.c: CRC-32C (Castagnoli), as iSCSI, ext4 and btrfs use it */
 uint32_t nvmet_crc32c(uint32_t crc, const void *buf, size_t len);
 
-/* pi_io.c: Read and Write on a namespace formatted with protection */
+/* pi_io.c: Read, Write and Compare on a namespace formatted with protection */
 struct pi_fmt;
+struct pi_cmd;
 void nvmet_pi_fmt(const struct nvmet_ns *ns, struct pi_fmt *f);
+/* a command's PRINFO (CDW12 bits 29:26), ILBRT (CDW14 and CDW3), LBAT, LBATM */
+void nvmet_pi_cmd(const struct pi_fmt *f, const struct ucmd_nvme_sqe *cmd, uint64_t slba,
+		  struct pi_cmd *pc);
+/* blocks first.. of a command checked; a failure's LBA goes to req->err_lba */
+uint16_t nvmet_pi_check_blocks(struct nvmet_req *req, const struct pi_fmt *f,
+			       const struct pi_cmd *pc, uint64_t first, uint64_t nlb,
+			       const uint8_t *data, const uint8_t *md);
 uint16_t nvmet_pi_rw(struct ucmd_ctrl *c, struct nvmet_req *req, struct nvmet_ns *ns,
 		     uint64_t slba, uint64_t nlb);
+/* pi_cmd.c: Verify, Write Zeroes and Copy on such a namespace */
+uint16_t nvmet_pi_cmd_valid(struct nvmet_ns *ns, const struct ucmd_nvme_sqe *cmd, uint64_t slba);
+uint16_t nvmet_pi_verify(struct nvmet_req *req, struct nvmet_ns *ns, uint64_t slba, uint64_t nlb);
+/* with PRACT: the stored blocks' tuples made anew as the command says */
+uint16_t nvmet_pi_generate_range(struct nvmet_req *req, struct nvmet_ns *ns, uint64_t slba,
+				 uint64_t nlb);
+uint16_t nvmet_pi_copy_check(struct nvmet_req *req, struct nvmet_ns *ns,
+			     const struct nvme_copy_range *r, unsigned nr, uint64_t sdlba);
+
+/* nvm.c: what every write and read does after the store moved the blocks */
+uint16_t nvmet_nvm_written(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t slba, uint64_t nlb,
+			   bool fua);
+/* Unrecovered Read Error for a block Write Uncorrectable marked */
+uint16_t nvmet_nvm_read_check(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t slba,
+			      uint64_t nlb);
+void nvmet_nvm_read_done(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t nlb);
 
 /* persist_check.c: every field of a parsed ctrl.json, its checksum and the
  * namespace images it names; -EINVAL (-ENOENT: an image is missing) with the

@@ -33,7 +33,8 @@ static void id_ctrl(struct ucmd_ctrl *c, struct nvme_id_ctrl *id)
 	id->cntlid = htole16(c->p.cntlid);
 	id->ver = htole32(0x00010400);
 	id->oaes = htole32(NVME_CTRL_OAES_NA | NVME_CTRL_OAES_ZD);
-	id->ctratt = htole32(NVME_CTRL_CTRATT_128_ID);
+	/* ELBAS: the NVM Identify Namespace's ELBAF says which formats have the 64b guard */
+	id->ctratt = htole32(NVME_CTRL_CTRATT_128_ID | NVME_CTRL_CTRATT_ELBAS);
 	id->cntrltype = 1;	/* I/O controller */
 	id->oacs = htole16(NVME_CTRL_OACS_FORMAT | NVME_CTRL_OACS_FW | NVME_CTRL_OACS_NS_MGMT |
 			   NVME_CTRL_OACS_SELF_TEST);
@@ -97,6 +98,17 @@ static void id_ns_desc(const struct nvmet_ns *ns, uint8_t *buf)
 	if (ns->zoned)
 		csi = NVME_CSI_ZNS;
 	memcpy(d->nid, &csi, 1);
+}
+
+/*
+ * The extended LBA formats: each one's Protection Information Format (bits
+ * 8:7), no storage tag (STS 0, so the 64b guard's reference tag has 48
+ * bits) and no storage tag masking (LBSTM, PIC 0).
+ */
+static void nvm_id_ns(struct nvme_nvm_id_ns *id)
+{
+	for (unsigned i = 0; i < UCMD_NR_LBAF; i++)
+		id->elbaf[i] = htole32((uint32_t)nvmet_lbaf_pif((uint8_t)i) << 7);
 }
 
 /* csi < 0: every command set */
@@ -188,7 +200,8 @@ uint16_t nvmet_admin_identify(struct ucmd_ctrl *c, struct nvmet_req *req)
 			st = UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
 		else if (nsid != NSID_ALL && (!valid_nsid))
 			st = UCMD_GEN(NVME_SC_INVALID_NS) | UCMD_DNR;
-		/* No protection information or extended LBA formats: all zero. */
+		else if (nsid == NSID_ALL || (ns && ns->attached))
+			nvm_id_ns(&u.nvm_ns);
 		break;
 	case NVME_IDENTIFY_CNS_CSI_CTRL:
 		if (csi == NVME_CSI_ZNS) {

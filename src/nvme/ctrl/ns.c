@@ -18,9 +18,11 @@
 
 #include "zns.h"
 
-static const struct { uint8_t ds_shift; uint16_t ms; } lbafs[UCMD_NR_LBAF] = {
-	{ 9, 0 }, { 9, 8 }, { 9, 16 }, { 9, 64 },
-	{ 12, 0 }, { 12, 8 }, { 12, 16 }, { 12, 64 },
+/* pif: the extended LBA format's Protection Information Format (2h: 64b guard) */
+static const struct { uint8_t ds_shift; uint16_t ms; uint8_t pif; } lbafs[UCMD_NR_LBAF] = {
+	{ 9, 0, 0 }, { 9, 8, 0 }, { 9, 16, 0 }, { 9, 64, 0 },
+	{ 12, 0, 0 }, { 12, 8, 0 }, { 12, 16, 0 }, { 12, 64, 0 },
+	{ 9, 16, 2 }, { 9, 64, 2 }, { 12, 16, 2 }, { 12, 64, 2 },
 };
 
 uint32_t nvmet_lbaf_ds(uint8_t lbaf)
@@ -31,6 +33,16 @@ uint32_t nvmet_lbaf_ds(uint8_t lbaf)
 uint16_t nvmet_lbaf_ms(uint8_t lbaf)
 {
 	return lbafs[lbaf % UCMD_NR_LBAF].ms;
+}
+
+uint8_t nvmet_lbaf_pif(uint8_t lbaf)
+{
+	return lbafs[lbaf % UCMD_NR_LBAF].pif;
+}
+
+bool nvmet_lbaf_pi_fits(uint8_t lbaf)
+{
+	return nvmet_lbaf_ms(lbaf) >= (nvmet_lbaf_pif(lbaf) ? 16 : 8);
 }
 
 struct nvmet_ns *nvmet_ns_active(struct ucmd_ctrl *c, uint32_t nsid)

@@ -34,7 +34,7 @@ static uint16_t format_ns(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint8_t lbaf
 	 * path (pi_io.c) does not move write pointers: no PI on a zoned
 	 * namespace
 	 */
-	if (dps && (nvmet_lbaf_ms(lbaf) < 8 || ns->zoned))
+	if (dps && (!nvmet_lbaf_pi_fits(lbaf) || ns->zoned))
 		return ST_FORMAT;
 	ret = st->ops->deallocate(st, 0, st->size);
 	if (!ret)

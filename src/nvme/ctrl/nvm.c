@@ -35,9 +35,8 @@ static uint16_t rw_decode(struct ucmd_ctrl *c, struct nvmet_req *req, struct rw 
 	rw->nlb = (req->cmd.cdw12 & 0xffff) + 1ull;
 	if (!blocks)
 		return 0;
-	/* PRINFO: Read and Write on a namespace with protection only (pi_io.c) */
-	if (CDW12_PRINFO(req->cmd.cdw12) &&
-	    !(rw->ns->dps && (req->cmd.opcode == nvme_cmd_read || req->cmd.opcode == nvme_cmd_write)))
+	/* PRINFO: on a namespace with protection only (pi_io.c, pi_cmd.c) */
+	if (CDW12_PRINFO(req->cmd.cdw12) && !rw->ns->dps)
 		return ST_INVALID;
 	if (rw->slba + rw->nlb < rw->slba || rw->slba + rw->nlb > rw->ns->nsze)
 		return ST_LBA_RANGE;
@@ -48,6 +47,35 @@ static uint16_t read_error(struct ucmd_ctrl *c)
 {
 	c->smart.media_errors++;
 	return ST_READ_ERROR;
+}
+
+uint16_t nvmet_nvm_read_check(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t slba,
+			      uint64_t nlb)
+{
+	return nvmet_ranges_overlap(&ns->uncor, slba, nlb) ? read_error(c) : 0;
+}
+
+void nvmet_nvm_read_done(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t nlb)
+{
+	c->smart.host_reads++;
+	c->smart.units_read_512 += nlb * nvmet_ns_ds(ns) / 512;
+}
+
+/* The blocks are stored: their Write Uncorrectable marks go, write pointers move */
+uint16_t nvmet_nvm_written(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t slba, uint64_t nlb,
+			   bool fua)
+{
+	int r = nvmet_ranges_remove(&ns->uncor, slba, nlb);
+
+	if (r < 0)
+		return ST_INTERNAL;
+	if (r)
+		nvmet_persist_range(c, ns, false, slba, nlb);
+	if (ns->zoned)
+		nvmet_zns_write_commit(c, ns, slba, nlb, fua);
+	c->smart.host_writes++;
+	c->smart.units_written_512 += nlb * nvmet_ns_ds(ns) / 512;
+	return 0;
 }
 
 /*
@@ -127,8 +155,8 @@ uint16_t nvmet_nvm_rw(struct ucmd_ctrl *c, struct nvmet_req *req)
 	nvmet_iovs_init(&dv);
 	nvmet_iovs_init(&mv);
 	st = map_blocks(c, req, &rw, &host, &dv, &mv);
-	if (!st && !write && nvmet_ranges_overlap(&rw.ns->uncor, rw.slba, rw.nlb))
-		st = read_error(c);
+	if (!st && !write)
+		st = nvmet_nvm_read_check(c, rw.ns, rw.slba, rw.nlb);
 	/* A write that would split a mark of a full table fails before it writes. */
 	if (!st && write && !nvmet_ranges_remove_fits(&rw.ns->uncor, rw.slba, rw.nlb))
 		st = UCMD_ST_RANGES_FULL;
@@ -140,21 +168,9 @@ uint16_t nvmet_nvm_rw(struct ucmd_ctrl *c, struct nvmet_req *req)
 	nvmet_iovs_free(&mv);
 	if (st)
 		return st;
-	if (write) {
-		int r = nvmet_ranges_remove(&rw.ns->uncor, rw.slba, rw.nlb);
-
-		if (r < 0)
-			return ST_INTERNAL;
-		if (r)
-			nvmet_persist_range(c, rw.ns, false, rw.slba, rw.nlb);
-		if (rw.ns->zoned)
-			nvmet_zns_write_commit(c, rw.ns, rw.slba, rw.nlb, fua);
-		c->smart.host_writes++;
-		c->smart.units_written_512 += rw.nlb * nvmet_ns_ds(rw.ns) / 512;
-	} else {
-		c->smart.host_reads++;
-		c->smart.units_read_512 += rw.nlb * nvmet_ns_ds(rw.ns) / 512;
-	}
+	if (write)
+		return nvmet_nvm_written(c, rw.ns, rw.slba, rw.nlb, fua);
+	nvmet_nvm_read_done(c, rw.ns, rw.nlb);
 	return 0;
 }
 
@@ -186,12 +202,14 @@ uint16_t nvmet_nvm_compare(struct ucmd_ctrl *c, struct nvmet_req *req)
 		return st;
 	if (rw.ns->zoned && (st = nvmet_zns_read_check(rw.ns, rw.slba, rw.nlb)))
 		return st;
+	if (rw.ns->dps)
+		return nvmet_pi_rw(c, req, rw.ns, rw.slba, rw.nlb);
 	nvmet_iovs_init(&host);
 	nvmet_iovs_init(&dv);
 	nvmet_iovs_init(&mv);
 	st = map_blocks(c, req, &rw, &host, &dv, &mv);
-	if (!st && nvmet_ranges_overlap(&rw.ns->uncor, rw.slba, rw.nlb))
-		st = read_error(c);
+	if (!st)
+		st = nvmet_nvm_read_check(c, rw.ns, rw.slba, rw.nlb);
 	if (!st)
 		st = compare_iovs(rw.ns->st, &dv, nvmet_ns_data_off(rw.ns, rw.slba));
 	if (!st && mv.cnt)
@@ -211,9 +229,10 @@ uint16_t nvmet_nvm_verify(struct ucmd_ctrl *c, struct nvmet_req *req)
 		return st;
 	if (rw.ns->zoned && (st = nvmet_zns_read_check(rw.ns, rw.slba, rw.nlb)))
 		return st;
-	/* The media is what the store holds; only marked blocks fail. */
-	if (nvmet_ranges_overlap(&rw.ns->uncor, rw.slba, rw.nlb))
-		return read_error(c);
+	/* The media is what the store holds; only marked blocks fail, and bad tuples. */
+	if ((st = nvmet_nvm_read_check(c, rw.ns, rw.slba, rw.nlb)) ||
+	    (rw.ns->dps && (st = nvmet_pi_verify(req, rw.ns, rw.slba, rw.nlb))))
+		return st;
 	c->smart.host_reads++;
 	return 0;
 }
@@ -253,10 +272,15 @@ uint16_t nvmet_nvm_write_zeroes(struct ucmd_ctrl *c, struct nvmet_req *req)
 	/* a write on a zoned namespace: at the write pointer */
 	if (rw.ns->zoned && (st = nvmet_zns_write_check(rw.ns, rw.slba, rw.nlb)))
 		return st;
+	if (rw.ns->dps && (st = nvmet_pi_cmd_valid(rw.ns, &req->cmd, rw.slba)))
+		return st;
 	if (!nvmet_ranges_remove_fits(&rw.ns->uncor, rw.slba, rw.nlb))
 		return UCMD_ST_RANGES_FULL;
 	st = nvmet_store_status(nvmet_ns_discard(c, rw.ns, rw.slba, rw.nlb,
 						 req->cmd.cdw12 & CDW12_DEAC));
+	/* zeroed metadata, or with PRACT the tuples of zeroed data */
+	if (!st && rw.ns->dps)
+		st = nvmet_pi_generate_range(req, rw.ns, rw.slba, rw.nlb);
 	if (!st && rw.ns->zoned)
 		nvmet_zns_write_commit(c, rw.ns, rw.slba, rw.nlb, false);
 	if (!st && ((req->cmd.cdw12 & CDW12_FUA) || !c->cur.vwc))
@@ -365,8 +389,8 @@ uint16_t nvmet_nvm_copy(struct ucmd_ctrl *c, struct nvmet_req *req)
 
 	if (!ns)
 		return ST_INVALID_NS;
-	/* Format 0 only; no protection information (PRINFOR, PRINFOW). */
-	if (fmt != 0 || CDW12_PRINFO(req->cmd.cdw12) || ((req->cmd.cdw12 >> 12) & 0xf))
+	/* Format 0 only; protection information (PRINFOR, PRINFOW) where formatted with it */
+	if (fmt != 0 || (!ns->dps && (CDW12_PRINFO(req->cmd.cdw12) || ((req->cmd.cdw12 >> 12) & 0xf))))
 		return ST_INVALID;
 	if (nr > UCMD_COPY_MSRC + 1u)
 		return UCMD_CMD(NVME_SC_CMD_SIZE_LIMIT_EXCEEDED) | UCMD_DNR;
@@ -393,6 +417,8 @@ uint16_t nvmet_nvm_copy(struct ucmd_ctrl *c, struct nvmet_req *req)
 	/* the destination of a zoned namespace is written at its write pointer */
 	if (ns->zoned && (st = nvmet_zns_write_check(ns, sdlba, total)))
 		return st;
+	if (ns->dps && (st = nvmet_pi_copy_check(req, ns, r, nr, sdlba)))
+		return st;
 	if (!nvmet_ranges_remove_fits(&ns->uncor, sdlba, total))
 		return UCMD_ST_RANGES_FULL;
 	buf = malloc(COPY_CHUNK);
@@ -406,6 +432,8 @@ uint16_t nvmet_nvm_copy(struct ucmd_ctrl *c, struct nvmet_req *req)
 		dst += nlb;
 	}
 	free(buf);
+	if (!st && ns->dps)
+		st = nvmet_pi_generate_range(req, ns, sdlba, total);
 	if (st)
 		return st;
 	switch (nvmet_ranges_remove(&ns->uncor, sdlba, total)) {

@@ -473,7 +473,7 @@ static int check_ns(struct chk *k, json_object *o, uint32_t *nsid_out, const boo
 	ext = json_object_get_boolean(v);
 	if (ext && !nvmet_lbaf_ms((uint8_t)lbaf))
 		return bad(k, "extended", "true, but lbaf %" PRIu64 " has no metadata", lbaf);
-	/* protection (absent: none): a type 1-3, maybe first, in metadata of 8 bytes or more */
+	/* protection (absent: none): a type 1-3, maybe first, in metadata that holds its tuple */
 	if (json_object_object_get_ex(o, "dps", &v)) {
 		uint64_t dps;
 
@@ -482,7 +482,7 @@ static int check_ns(struct chk *k, json_object *o, uint32_t *nsid_out, const boo
 		if (!(dps & NVME_NS_DPS_PI_MASK) || (dps & NVME_NS_DPS_PI_MASK) > NVME_NS_DPS_PI_TYPE3 ||
 		    (dps & ~(uint64_t)(NVME_NS_DPS_PI_MASK | NVME_NS_DPS_PI_FIRST)))
 			return bad(k, "dps", "%" PRIu64 " is no PI type 1-3 with PI first", dps);
-		if (nvmet_lbaf_ms((uint8_t)lbaf) < 8)
+		if (!nvmet_lbaf_pi_fits((uint8_t)lbaf))
 			return bad(k, "dps", "protection, but lbaf %" PRIu64 " has no room for it", lbaf);
 	}
 	if ((ret = want(k, o, "attached", json_type_boolean, &v)) ||

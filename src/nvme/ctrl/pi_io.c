@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Read and Write on a namespace formatted with protection information
- * (16b guard, types 1 to 3, tuple first or last, extended or separate
+ * (16b or 64b guard, types 1 to 3, tuple first or last, extended or separate
  * metadata). Unlike the zero-copy path of nvm.c, the blocks go through a
  * bounce buffer: a write is checked (or its tuples generated, PRACT) before
  * anything is stored, so a failed check changes nothing; a read is checked
  * before anything reaches the host. With PRACT and metadata that is the
  * tuple alone, the host transfers no metadata at all (inserted on write,
- * stripped on read). The checks and tuples themselves are pi.c's.
+ * stripped on read). Compare shares the path. The checks and tuples
+ * themselves are pi.c's.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,18 +17,52 @@
 #include "nvme/ctrl/pi.h"
 
 #define CDW12_FUA	((uint32_t)NVME_IO_FUA << 16)
-#define ST_READ_ERROR	(UCMD_MEDIA(NVME_SC_READ_ERROR) | UCMD_DNR)
 #define ST_INTERNAL	UCMD_GEN(NVME_SC_INTERNAL)
+#define ST_COMPARE	(UCMD_MEDIA(NVME_SC_COMPARE_FAILED) | UCMD_DNR)
+#define PRINFO_BITS	(NVME_IO_PRINFO_PRACT | NVME_IO_PRINFO_PRCHK_GUARD | \
+			 NVME_IO_PRINFO_PRCHK_APP | NVME_IO_PRINFO_PRCHK_REF)
 
 void nvmet_pi_fmt(const struct nvmet_ns *ns, struct pi_fmt *f)
 {
 	*f = (struct pi_fmt){
 		.type = ns->dps & NVME_NS_DPS_PI_MASK,
-		.pif = PI_PIF_16B,
+		.pif = nvmet_lbaf_pif(ns->lbaf),
 		.first = ns->dps & NVME_NS_DPS_PI_FIRST,
 		.ms = nvmet_ns_ms(ns),
 		.lbads = nvmet_ns_ds(ns),
 	};
+}
+
+void nvmet_pi_cmd(const struct pi_fmt *f, const struct ucmd_nvme_sqe *cmd, uint64_t slba,
+		  struct pi_cmd *pc)
+{
+	*pc = (struct pi_cmd){
+		.control = (uint16_t)(cmd->cdw12 >> 16) & PRINFO_BITS,
+		.ilbrt = cmd->cdw14,
+		.lbat = (uint16_t)cmd->cdw15,
+		.lbatm = (uint16_t)(cmd->cdw15 >> 16),
+		.slba = slba,
+	};
+	/* with the 64b guard (no storage tag) the reference tag's bits 47:32 are CDW3's 15:0 */
+	if (f->pif == PI_PIF_64B)
+		pc->ilbrt |= (uint64_t)(cmd->cdw3 & 0xffff) << 32;
+}
+
+uint16_t nvmet_pi_check_blocks(struct nvmet_req *req, const struct pi_fmt *f,
+			       const struct pi_cmd *pc, uint64_t first, uint64_t nlb,
+			       const uint8_t *data, const uint8_t *md)
+{
+	for (uint64_t i = 0; i < nlb; i++) {
+		uint16_t st = pi_check(f, pc, (uint32_t)(first + i), data + i * f->lbads,
+				       md + i * f->ms);
+
+		if (st) {
+			/* the error log entry names the block that failed */
+			req->err_lba = pc->slba + first + i;
+			return st;
+		}
+	}
+	return 0;
 }
 
 /* One command's blocks in controller memory */
@@ -78,24 +113,23 @@ static uint16_t to_host(struct pi_io *io)
 	return nvmet_iovs_copy_out(&io->host, io->ext, io->nlb * (ds + io->hms));
 }
 
-/* Each block checked as PRCHK asks; the first failure is the status */
-static uint16_t check_all(struct pi_io *io)
+/* The blocks as stored, into data and md */
+static uint16_t load(struct pi_io *io, uint64_t slba, uint8_t *data, uint8_t *md)
 {
-	for (uint64_t i = 0; i < io->nlb; i++) {
-		uint16_t st = pi_check(&io->f, &io->pc, (uint32_t)i, io->data + i * io->f.lbads,
-				       io->md + i * io->f.ms);
+	struct nvmet_ns *ns = io->ns;
+	int ret = store_read(ns->st, data, io->nlb * io->f.lbads, nvmet_ns_data_off(ns, slba));
 
-		if (st)
-			return st;
-	}
-	return 0;
+	if (!ret)
+		ret = store_read(ns->st, md, io->nlb * io->f.ms, nvmet_ns_meta_off(ns, slba));
+	return ret ? nvmet_store_status(ret) : 0;
 }
 
-static uint16_t pi_write(struct ucmd_ctrl *c, struct pi_io *io, uint64_t slba, bool fua)
+static uint16_t pi_write(struct ucmd_ctrl *c, struct nvmet_req *req, struct pi_io *io,
+			 uint64_t slba, bool fua)
 {
 	struct nvmet_ns *ns = io->ns;
 	uint16_t st = from_host(io);
-	int ret, r;
+	int ret;
 
 	if (st)
 		return st;
@@ -103,10 +137,10 @@ static uint16_t pi_write(struct ucmd_ctrl *c, struct pi_io *io, uint64_t slba, b
 		for (uint64_t i = 0; i < io->nlb; i++)
 			pi_generate(&io->f, &io->pc, (uint32_t)i, io->data + i * io->f.lbads,
 				    io->md + i * io->f.ms);
-	} else if ((st = check_all(io))) {
+	} else if ((st = nvmet_pi_check_blocks(req, &io->f, &io->pc, 0, io->nlb, io->data,
+					       io->md))) {
 		return st;
 	}
-	/* as nvm.c: a write that would split a mark of a full table fails first */
 	if (!nvmet_ranges_remove_fits(&ns->uncor, slba, io->nlb))
 		return UCMD_ST_RANGES_FULL;
 	ret = store_write(ns->st, io->data, io->nlb * io->f.lbads, nvmet_ns_data_off(ns, slba), fua);
@@ -114,42 +148,55 @@ static uint16_t pi_write(struct ucmd_ctrl *c, struct pi_io *io, uint64_t slba, b
 		ret = store_write(ns->st, io->md, io->nlb * io->f.ms, nvmet_ns_meta_off(ns, slba), fua);
 	if (ret)
 		return nvmet_store_status(ret);
-	r = nvmet_ranges_remove(&ns->uncor, slba, io->nlb);
-	if (r < 0)
-		return ST_INTERNAL;
-	if (r)
-		nvmet_persist_range(c, ns, false, slba, io->nlb);
-	c->smart.host_writes++;
-	c->smart.units_written_512 += io->nlb * io->f.lbads / 512;
+	return nvmet_nvm_written(c, ns, slba, io->nlb, fua);
+}
+
+static uint16_t pi_read(struct ucmd_ctrl *c, struct nvmet_req *req, struct pi_io *io,
+			uint64_t slba)
+{
+	uint16_t st;
+
+	if ((st = nvmet_nvm_read_check(c, io->ns, slba, io->nlb)) ||
+	    (st = load(io, slba, io->data, io->md)) ||
+	    (st = nvmet_pi_check_blocks(req, &io->f, &io->pc, 0, io->nlb, io->data, io->md)) ||
+	    (st = to_host(io)))
+		return st;
+	nvmet_nvm_read_done(c, io->ns, io->nlb);
 	return 0;
 }
 
-static uint16_t pi_read(struct ucmd_ctrl *c, struct pi_io *io, uint64_t slba)
+/*
+ * Compare: the stored blocks are checked as PRCHK asks (as a Read), then
+ * compared with what the host sent: the data, and the metadata when the host
+ * transfers it (not with PRACT and a tuple-only metadata).
+ */
+static uint16_t pi_compare(struct ucmd_ctrl *c, struct nvmet_req *req, struct pi_io *io,
+			   uint64_t slba)
 {
-	struct nvmet_ns *ns = io->ns;
+	size_t dlen = io->nlb * io->f.lbads, mlen = io->nlb * io->f.ms;
+	uint8_t *sd = malloc(dlen), *sm = malloc(mlen ? mlen : 1);
 	uint16_t st;
-	int ret;
 
-	if (nvmet_ranges_overlap(&ns->uncor, slba, io->nlb)) {
-		c->smart.media_errors++;
-		return ST_READ_ERROR;
+	if (!sd || !sm)
+		st = ST_INTERNAL;
+	else if (!(st = nvmet_nvm_read_check(c, io->ns, slba, io->nlb)) &&
+		 !(st = load(io, slba, sd, sm)) &&
+		 !(st = nvmet_pi_check_blocks(req, &io->f, &io->pc, 0, io->nlb, sd, sm)) &&
+		 !(st = from_host(io))) {
+		if (memcmp(sd, io->data, dlen) || (io->hms && memcmp(sm, io->md, mlen)))
+			st = ST_COMPARE;
+		else
+			c->smart.host_reads++;
 	}
-	ret = store_read(ns->st, io->data, io->nlb * io->f.lbads, nvmet_ns_data_off(ns, slba));
-	if (!ret)
-		ret = store_read(ns->st, io->md, io->nlb * io->f.ms, nvmet_ns_meta_off(ns, slba));
-	if (ret)
-		return nvmet_store_status(ret);
-	if ((st = check_all(io)) || (st = to_host(io)))
-		return st;
-	c->smart.host_reads++;
-	c->smart.units_read_512 += io->nlb * io->f.lbads / 512;
-	return 0;
+	free(sd);
+	free(sm);
+	return st;
 }
 
 uint16_t nvmet_pi_rw(struct ucmd_ctrl *c, struct nvmet_req *req, struct nvmet_ns *ns,
 		     uint64_t slba, uint64_t nlb)
 {
-	bool write = req->cmd.opcode == nvme_cmd_write;
+	uint8_t op = req->cmd.opcode;
 	bool fua = (req->cmd.cdw12 & CDW12_FUA) || !c->cur.vwc;
 	struct pi_io io = { .ns = ns, .nlb = nlb };
 	uint32_t ds;
@@ -157,13 +204,7 @@ uint16_t nvmet_pi_rw(struct ucmd_ctrl *c, struct nvmet_req *req, struct nvmet_ns
 
 	nvmet_pi_fmt(ns, &io.f);
 	ds = io.f.lbads;
-	io.pc = (struct pi_cmd){
-		.control = (uint16_t)(req->cmd.cdw12 >> 16),
-		.ilbrt = req->cmd.cdw14,
-		.lbat = (uint16_t)req->cmd.cdw15,
-		.lbatm = (uint16_t)(req->cmd.cdw15 >> 16),
-		.slba = slba,
-	};
+	nvmet_pi_cmd(&io.f, &req->cmd, slba, &io.pc);
 	io.hms = (io.pc.control & NVME_IO_PRINFO_PRACT) && pi_md_is_tuple(&io.f) ? 0 : io.f.ms;
 	if ((st = pi_cmd_check(&io.f, &io.pc)))
 		return st;
@@ -180,7 +221,9 @@ uint16_t nvmet_pi_rw(struct ucmd_ctrl *c, struct nvmet_req *req, struct nvmet_ns
 			st = ST_INTERNAL;
 	}
 	if (!st)
-		st = write ? pi_write(c, &io, slba, fua) : pi_read(c, &io, slba);
+		st = op == nvme_cmd_write   ? pi_write(c, req, &io, slba, fua)
+		   : op == nvme_cmd_compare ? pi_compare(c, req, &io, slba)
+					    : pi_read(c, req, &io, slba);
 	free(io.data);
 	free(io.md);
 	free(io.ext);

@@ -195,7 +195,7 @@ void nvmet_post_req(struct ucmd_ctrl *c, struct nvmet_req *req, uint16_t status)
 
 	if (status && (status & 0x7ff) != UCMD_GEN(NVME_SC_ABORT_REQ) &&
 	    (status & 0x7ff) != UCMD_GEN(NVME_SC_ABORT_QUEUE))
-		nvmet_error_record(c, req->sqid, req->cmd.cid, status, req->cmd.nsid, 0);
+		nvmet_error_record(c, req->sqid, req->cmd.cid, status, req->cmd.nsid, req->err_lba);
 	if (!sq->valid) {
 		/* The SQ went away (reset): nobody is waiting for this. */
 		nvmet_req_put(c, req);

@@ -3,8 +3,11 @@
  * What a namespace's command set means for its block device. A zoned
  * namespace (CSI 02h) gets nvmeXnY only where Linux gives it one: no zone
  * operation characteristics it cannot honour (zoc 0) and a zone size that is
- * a power of two (the block layer's zones are chunk_sectors, a power of two).
- * Otherwise only the generic device ngXnY is there, as Linux hides the disk.
+ * a power of two (the block layer's zones are chunk_sectors, a power of two),
+ * and a controller that answers the ZNS Identify Controller (CNS 06h: Linux
+ * reads its zone append limit before it sets up the first zoned disk, and
+ * gives up on the disk when that fails). Otherwise only the generic device
+ * ngXnY is there, as Linux hides the disk.
  */
 #include <endian.h>
 #include <errno.h>
@@ -17,6 +20,7 @@
 
 #define NVME_CNS_NS_DESC_LIST	0x03
 #define NVME_CNS_CSI_NS		0x05
+#define NVME_CNS_CSI_CTRL	0x06
 
 static int nvme_identify_csi(struct nvme_host *h, uint8_t cns, uint8_t csi, uint32_t nsid,
 			     void *buf)
@@ -78,6 +82,14 @@ int nvme_ns_query_csi(struct nvme_host *h, struct nvme_ns *ns, unsigned lbaf)
 	}
 	if (!ret)
 		nvme_zns_ns_info(ns, (const struct nvme_zns_id_ns *)buf, lbaf);
+	if (!ret && !ns->no_bdev) {
+		memset(buf, 0, NVME_IDENTIFY_DATA_SIZE);
+		ret = nvme_identify_csi(h, NVME_CNS_CSI_CTRL, NVME_CSI_ZNS, 0, buf);
+		if (ret == -EIO) {
+			ns->no_bdev = true;	/* refused: the namespace stays, the disk does not */
+			ret = 0;
+		}
+	}
 out:
 	free(buf);
 	return ret;

@@ -83,7 +83,7 @@ static void test_ns_lifecycle(void **state)
 	assert_int_equal(host_identify(&h, 0, nsid, 0, b), 0);
 	assert_int_equal(((struct nvme_id_ns *)b)->nsze, 256);
 	assert_int_equal(((struct nvme_id_ns *)b)->flbas & 0xf, 4);
-	f.cdw10 = 9;		/* no such LBA format */
+	f.cdw10 = 12;		/* no such LBA format */
 	assert_int_equal(host_cmd(&h, 0, &f, NULL), SC(1, 0x0a) | DNR);
 	f.cdw10 = 0 | 1u << 5;	/* protection information without metadata (test_ctrl_pi_io) */
 	assert_int_equal(host_cmd(&h, 0, &f, NULL), SC(1, 0x0a) | DNR);
@@ -100,7 +100,7 @@ static void test_ns_lifecycle(void **state)
 	assert_int_equal(ucmd_ctrl_ns_count(h.ctrl), 0);
 	/* Invalid create parameters */
 	assert_int_equal(ns_create(&h, 0, 0, &nsid), SC(0, 0x02) | DNR);
-	assert_int_equal(ns_create(&h, 100, 9, &nsid), SC(1, 0x0a) | DNR);
+	assert_int_equal(ns_create(&h, 100, 12, &nsid), SC(1, 0x0a) | DNR);
 	/* Key Value (CSI 01h): a command set the controller does not have */
 	struct ucmd_nvme_sqe c = { .opcode = nvme_admin_ns_mgmt, .cdw11 = 1u << 24 };
 	assert_int_equal(host_cmd(&h, 0, &c, NULL), SC(1, 0x29) | DNR);
@@ -125,7 +125,7 @@ static void test_oob_create(void **state)
 	assert_int_equal(host_create(&h, &p), 0);
 	assert_int_equal(ucmd_ctrl_ns_create(h.ctrl, &nsp), 1);
 	assert_int_equal(ucmd_ctrl_ns_create(h.ctrl, &nsp), 2);
-	nsp.lbaf = 8;
+	nsp.lbaf = UCMD_NR_LBAF;
 	assert_true(ucmd_ctrl_ns_create(h.ctrl, &nsp) < 0);
 	nsp.lbaf = 0;
 	nsp.nsze = 0;

@@ -232,6 +232,12 @@ static uint8_t *get_data(struct conn *c, const struct ucmd_nvme_sqe *sqe, uint8_
 	return buf;
 }
 
+/*
+ * Namespace 1 zoned (CSI 02h, 64-block zones) when 1; 2: zoned, and the ZNS
+ * Identify Controller (CNS 06h) refused with Invalid Field
+ */
+static int fake_zoned;
+
 static void admin_cmd(struct conn *c, struct ucmd_nvme_sqe *s, uint8_t *data, uint32_t dlen)
 {
 	struct fake *f = c->f;
@@ -257,6 +263,18 @@ static void admin_cmd(struct conn *c, struct ucmd_nvme_sqe *s, uint8_t *data, ui
 
 			ns->nsze = ns->ncap = ns->nuse = htole64(NS_BLOCKS);
 			ns->lbaf[0].ds = 9;
+		} else if ((s->cdw10 & 0xff) == NVME_IDENTIFY_CNS_NS_DESC_LIST && fake_zoned) {
+			buf[0] = NVME_NIDT_CSI;
+			buf[1] = NVME_NIDT_CSI_LEN;
+			buf[4] = NVME_CSI_ZNS;
+		} else if ((s->cdw10 & 0xff) == NVME_IDENTIFY_CNS_CSI_NS && fake_zoned) {
+			struct nvme_zns_id_ns *z = (void *)buf;
+
+			z->mor = z->mar = htole32(0xffffffffu);
+			z->lbafe[0].zsze = htole64(64);
+		} else if ((s->cdw10 & 0xff) == NVME_IDENTIFY_CNS_CSI_CTRL && fake_zoned == 2) {
+			send_rsp(c, s->cid, NVME_SC_INVALID_FIELD | NVME_SC_DNR, 0);
+			break;
 		}
 		send_c2h(c, s->cid, buf, 4096);
 		break;
@@ -754,6 +772,30 @@ static void test_wrong_direction(void **state)
 	rig_down(&r);
 }
 
+/*
+ * A zoned namespace gets its block device only when the controller answers
+ * the ZNS Identify Controller, as Linux (which reads the zone append limit
+ * there first); the generic device is there either way
+ */
+static void test_zoned_needs_id_ctrl(void **state)
+{
+	struct rig r;
+	int fd;
+
+	(void)state;
+	fake_zoned = 1;
+	assert_int_equal(rig_up(&r, "", NULL), 0);
+	fd = ucmd_open(r.e, "nvme0n1", O_RDONLY);
+	assert_true(fd >= 0);
+	ucmd_close(r.e, fd);
+	rig_down(&r);
+	fake_zoned = 2;
+	assert_int_equal(rig_up(&r, "", NULL), 0);
+	assert_int_equal(ucmd_open(r.e, "nvme0n1", O_RDONLY), -ENOENT);
+	rig_down(&r);
+	fake_zoned = 0;
+}
+
 static void test_refused(void **state)
 {
 	struct fake *f = fake_start();
@@ -800,6 +842,7 @@ int main(void)
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_wrong_direction),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_zoned_needs_id_ctrl),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Protection information in the commands that move no host data through
+ * pi_io.c: Verify (the stored tuples checked as PRCHK asks), Write Zeroes
+ * and Copy (the destination's tuples generated with PRACT, the sources and
+ * what lands at the destination checked before anything is written). The
+ * blocks go through the controller in chunks, so a command of any length
+ * needs bounded memory.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctrl_int.h"
+#include "nvme/ctrl/pi.h"
+
+#define CHUNK_BYTES	(1u << 20)
+#define ST_INTERNAL	UCMD_GEN(NVME_SC_INTERNAL)
+#define ST_INVALID	(UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR)
+#define CDW12_PRINFOR(x) (((x) >> 12) & 0xfu)
+
+struct chunk {
+	struct nvmet_ns *ns;
+	struct pi_fmt f;
+	uint64_t per;		/* blocks per chunk */
+	uint8_t *data, *md;
+};
+
+static int chunk_init(struct chunk *k, struct nvmet_ns *ns)
+{
+	nvmet_pi_fmt(ns, &k->f);
+	k->ns = ns;
+	k->per = CHUNK_BYTES / (k->f.lbads + k->f.ms);
+	if (!k->per)
+		k->per = 1;
+	k->data = malloc(k->per * k->f.lbads);
+	k->md = malloc(k->per * k->f.ms);
+	return k->data && k->md ? 0 : -1;
+}
+
+static void chunk_free(struct chunk *k)
+{
+	free(k->data);
+	free(k->md);
+}
+
+static uint16_t chunk_load(struct chunk *k, uint64_t lba, uint64_t n)
+{
+	struct nvmet_ns *ns = k->ns;
+	int ret = store_read(ns->st, k->data, n * k->f.lbads, nvmet_ns_data_off(ns, lba));
+
+	if (!ret)
+		ret = store_read(ns->st, k->md, n * k->f.ms, nvmet_ns_meta_off(ns, lba));
+	return ret ? nvmet_store_status(ret) : 0;
+}
+
+uint16_t nvmet_pi_cmd_valid(struct nvmet_ns *ns, const struct ucmd_nvme_sqe *cmd, uint64_t slba)
+{
+	struct pi_fmt f;
+	struct pi_cmd pc;
+
+	nvmet_pi_fmt(ns, &f);
+	nvmet_pi_cmd(&f, cmd, slba, &pc);
+	return pi_cmd_check(&f, &pc);
+}
+
+uint16_t nvmet_pi_verify(struct nvmet_req *req, struct nvmet_ns *ns, uint64_t slba, uint64_t nlb)
+{
+	struct pi_cmd pc;
+	struct chunk k;
+	uint16_t st = 0;
+
+	if (chunk_init(&k, ns)) {
+		chunk_free(&k);
+		return ST_INTERNAL;
+	}
+	nvmet_pi_cmd(&k.f, &req->cmd, slba, &pc);
+	st = pi_cmd_check(&k.f, &pc);
+	for (uint64_t done = 0; !st && done < nlb; done += k.per) {
+		uint64_t n = nlb - done < k.per ? nlb - done : k.per;
+
+		if (!(st = chunk_load(&k, slba + done, n)))
+			st = nvmet_pi_check_blocks(req, &k.f, &pc, done, n, k.data, k.md);
+	}
+	chunk_free(&k);
+	return st;
+}
+
+uint16_t nvmet_pi_generate_range(struct nvmet_req *req, struct nvmet_ns *ns, uint64_t slba,
+				 uint64_t nlb)
+{
+	struct pi_cmd pc;
+	struct chunk k;
+	uint16_t st = 0;
+
+	nvmet_pi_fmt(ns, &k.f);
+	nvmet_pi_cmd(&k.f, &req->cmd, slba, &pc);
+	if (!(pc.control & NVME_IO_PRINFO_PRACT))
+		return 0;
+	if (chunk_init(&k, ns)) {
+		chunk_free(&k);
+		return ST_INTERNAL;
+	}
+	for (uint64_t done = 0; !st && done < nlb; done += k.per) {
+		uint64_t n = nlb - done < k.per ? nlb - done : k.per;
+		int ret;
+
+		if ((st = chunk_load(&k, slba + done, n)))
+			break;
+		for (uint64_t i = 0; i < n; i++)
+			pi_generate(&k.f, &pc, (uint32_t)(done + i), k.data + i * k.f.lbads,
+				    k.md + i * k.f.ms);
+		ret = store_write(ns->st, k.md, n * k.f.ms, nvmet_ns_meta_off(ns, slba + done), false);
+		st = ret ? nvmet_store_status(ret) : 0;
+	}
+	chunk_free(&k);
+	return st;
+}
+
+static uint16_t le16_at(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static uint32_t le32_at(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/*
+ * Copy's checks, before it writes: each source range's blocks as PRINFOR
+ * asks with the range's EILBRT, ELBAT and ELBATM (Source Range Entries
+ * format 0, bytes 24 to 31), and, unless PRINFOW's PRACT has the
+ * destination's tuples generated, the same bytes as PRINFOW asks of the
+ * destination with the command's ILBRT, LBAT and LBATM. Format 0 carries
+ * 16b guard tags only: a 64b guard namespace takes no PRINFO in it.
+ */
+uint16_t nvmet_pi_copy_check(struct nvmet_req *req, struct nvmet_ns *ns,
+			     const struct nvme_copy_range *r, unsigned nr, uint64_t sdlba)
+{
+	uint16_t prinfor = (uint16_t)(CDW12_PRINFOR(req->cmd.cdw12) << 10);
+	struct pi_cmd w, s;
+	struct chunk k;
+	uint64_t off = 0;
+	uint16_t st;
+
+	nvmet_pi_fmt(ns, &k.f);
+	nvmet_pi_cmd(&k.f, &req->cmd, sdlba, &w);
+	if (!prinfor && !w.control)
+		return 0;
+	if (k.f.pif != PI_PIF_16B)
+		return ST_INVALID;
+	if ((st = pi_cmd_check(&k.f, &w)))
+		return st;
+	if (w.control & NVME_IO_PRINFO_PRACT)
+		w.control = 0;	/* the tuples written are the controller's own */
+	if (chunk_init(&k, ns)) {
+		chunk_free(&k);
+		return ST_INTERNAL;
+	}
+	for (unsigned i = 0; i < nr && !st; i++) {
+		const uint8_t *raw = (const uint8_t *)&r[i];
+		uint64_t slba = le64toh(r[i].slba), nlb = le16toh(r[i].nlb) + 1ull;
+
+		s = (struct pi_cmd){ .control = prinfor, .ilbrt = le32_at(raw + 24),
+				     .lbat = le16_at(raw + 28), .lbatm = le16_at(raw + 30),
+				     .slba = slba };
+		if ((st = pi_cmd_check(&k.f, &s)))
+			break;
+		for (uint64_t done = 0; !st && done < nlb; done += k.per) {
+			uint64_t n = nlb - done < k.per ? nlb - done : k.per;
+
+			if (!(st = chunk_load(&k, slba + done, n)) &&
+			    !(st = nvmet_pi_check_blocks(req, &k.f, &s, done, n, k.data, k.md)))
+				st = nvmet_pi_check_blocks(req, &k.f, &w, off + done, n, k.data,
+							   k.md);
+		}
+		off += nlb;
+	}
+	chunk_free(&k);
+	return st;
+}
