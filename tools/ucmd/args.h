@@ -90,6 +90,9 @@ struct cmd_args {
 	bool zns, cross_read;
 	uint64_t zone_size, zone_cap, zd_ext_size;	/* bytes */
 	uint32_t max_open, max_active, zasl, nr_conv;
+	bool fdp, fdp_initially;
+	uint32_t fdp_ruhs, fdp_rgs, fdp_op;
+	uint64_t fdp_ru_size;				/* bytes */
 	/* zns (nvme-cli's zns plugin) */
 	uint32_t descs, state, zsa, zra, zrasf, prinfo, lbat, lbatm;
 	uint64_t ref_tag, metadata_size;

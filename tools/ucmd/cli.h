@@ -64,6 +64,8 @@ typedef int (*cli_fn)(struct cli *cli, int argc, char **argv);
 extern const char *session_hostnqn;
 /* create-ctrl: the first namespace's format and zones (NULL: 512-byte blocks, not zoned) */
 extern const struct ucmd_ns_params *session_bootstrap_ns;
+/* create-ctrl --fdp: the endurance group of the controller made now */
+extern const struct ucmd_fdp_params *session_bootstrap_fdp;
 /*
  * The controller in dir. bootstrap_blocks 0: it must exist (-ENOENT
  * otherwise, said on stderr); else a directory without a controller is

@@ -232,6 +232,13 @@ static const struct opt create_ctrl_opts[] = {
 	U32("nr-conv", 0, nr_conv, 0, 0, "must be 0: ZNS zones are sequential write required"),
 	FLAG("cross-read", 0, cross_read, "reads may cross zone boundaries"),
 	SIZE("zd-ext-size", zd_ext_size, "zone descriptor extension bytes (multiple of 64)"),
+	FLAG("fdp", 0, fdp, "Flexible Data Placement in endurance group 1 (docs/fdp.md)"),
+	U32("fdp-ruhs", 0, fdp_ruhs, 128, 0, "reclaim unit handles (default 8)"),
+	U32("fdp-rgs", 0, fdp_rgs, 16, 0, "reclaim groups (default 1)"),
+	SIZE("fdp-ru-size", fdp_ru_size, "reclaim unit bytes (default 1M; multiple of 4K)"),
+	U32("fdp-op", 0, fdp_op, 100, 0, "overprovisioning in percent (default 7)"),
+	FLAG("fdp-initially-isolated", 0, fdp_initially,
+	     "handles initially, not persistently, isolated"),
 	END };
 
 /* nvme-cli 2.3's zns plugin */

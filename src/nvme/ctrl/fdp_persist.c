@@ -13,6 +13,7 @@
  * starts with empty reclaim units, as after a format, and ucmd_last_error
  * is not involved. docs/fdp.md says what that costs (figures start over).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -46,6 +47,72 @@ static void add_u64(json_object *o, const char *k, uint64_t v)
 	json_object_object_add(o, k, json_object_new_uint64(v));
 }
 
+static int why(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* An event ring as hex strings of 64-byte events, oldest first */
+static json_object *events_json(const struct nvmet_fdp_event_ring *r)
+{
+	json_object *a = json_object_new_array();
+	char hex[2 * sizeof(struct nvme_fdp_event) + 1];
+
+	for (uint32_t i = 0; i < r->n; i++) {
+		const uint8_t *e = (const void *)&r->ev[(r->next + UCMD_FDP_EVENTS - r->n + i) %
+							 UCMD_FDP_EVENTS];
+
+		for (size_t k = 0; k < sizeof(struct nvme_fdp_event); k++)
+			sprintf(hex + 2 * k, "%02x", e[k]);
+		json_object_array_add(a, json_object_new_string(hex));
+	}
+	return a;
+}
+
+static bool unhex(uint8_t *dst, const char *src, size_t n)
+{
+	if (!src || strlen(src) != 2 * n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned v;
+
+		if (!isxdigit((unsigned char)src[2 * i]) || !isxdigit((unsigned char)src[2 * i + 1]) ||
+		    sscanf(src + 2 * i, "%2x", &v) != 1)
+			return false;
+		dst[i] = (uint8_t)v;
+	}
+	return true;
+}
+
+static int check_events(json_object *o, const char *k, char *w, size_t wl)
+{
+	struct nvme_fdp_event e;
+	json_object *a;
+
+	if (!json_object_object_get_ex(o, k, &a) || !json_object_is_type(a, json_type_array) ||
+	    json_object_array_length(a) > UCMD_FDP_EVENTS)
+		return why(w, wl, "%s: expected an array of at most %u events", k, UCMD_FDP_EVENTS);
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		json_object *s = json_object_array_get_idx(a, i);
+
+		if (!json_object_is_type(s, json_type_string) ||
+		    !unhex((uint8_t *)&e, json_object_get_string(s), sizeof(e)))
+			return why(w, wl, "%s[%zu]: not %zu hex digits", k, i, 2 * sizeof(e));
+	}
+	return 0;
+}
+
+static void events_load(json_object *o, const char *k, struct nvmet_fdp_event_ring *r)
+{
+	json_object *a;
+
+	memset(r, 0, sizeof(*r));
+	if (!json_object_object_get_ex(o, k, &a))
+		return;
+	for (size_t i = 0; i < json_object_array_length(a) && i < UCMD_FDP_EVENTS; i++)
+		if (unhex((uint8_t *)&r->ev[i], json_object_get_string(
+				json_object_array_get_idx(a, i)), sizeof(r->ev[i])))
+			r->n++;
+	r->next = r->n % UCMD_FDP_EVENTS;
+}
+
 json_object *nvmet_fdp_json(struct ucmd_ctrl *c)
 {
 	struct nvmet_fdp *f = c->fdp;
@@ -63,6 +130,8 @@ json_object *nvmet_fdp_json(struct ucmd_ctrl *c)
 	for (unsigned i = 0; i < f->nruh; i++)
 		json_object_array_add(m, json_object_new_uint64(f->ev_mask[i]));
 	json_object_object_add(o, "event_filters", m);
+	json_object_object_add(o, "host_events", events_json(&f->host_ev));
+	json_object_object_add(o, "ctrl_events", events_json(&f->ctrl_ev));
 	return o;
 }
 
@@ -111,7 +180,8 @@ static int want_u64(json_object *o, const char *k, uint64_t min, uint64_t max, u
 int nvmet_fdp_check_json(json_object *o, json_object *nss, char *w, size_t wl)
 {
 	static const char *const keys[] = { "nruh", "nrg", "ru_size", "op_pct", "persistent",
-		"enabled", "hbmw", "mbmw", "mbe", "event_filters", NULL };
+		"enabled", "hbmw", "mbmw", "mbe", "event_filters", "host_events", "ctrl_events",
+		NULL };
 	uint64_t nruh, nrg, ru, op, x;
 	json_object *v, *a;
 	int ret;
@@ -151,6 +221,9 @@ int nvmet_fdp_check_json(json_object *o, json_object *nss, char *w, size_t wl)
 		    json_object_get_int64(e) > 15)
 			return why(w, wl, "event_filters[%zu]: not 0..15", i);
 	}
+	if ((ret = check_events(o, "host_events", w, wl)) ||
+	    (ret = check_events(o, "ctrl_events", w, wl)))
+		return ret;
 	if (!get_bool(o, "enabled"))
 		return 0;
 	/* every namespace must get a model, as it did when it was made */
@@ -189,6 +262,8 @@ int nvmet_fdp_load(struct ucmd_ctrl *c, json_object *o)
 		for (size_t i = 0; i < f->nruh && i < json_object_array_length(a); i++)
 			f->ev_mask[i] = (uint8_t)json_object_get_uint64(
 				json_object_array_get_idx(a, i));
+	events_load(o, "host_events", &f->host_ev);
+	events_load(o, "ctrl_events", &f->ctrl_ev);
 	free(c->fdp);
 	c->fdp = f;
 	return 0;
