@@ -172,6 +172,14 @@ int cmd_zns_changed_zone_list(struct cli *cli, int argc, char **argv);
 int cmd_zns_zone_mgmt_recv(struct cli *cli, int argc, char **argv);
 int cmd_zns_zone_mgmt_send(struct cli *cli, int argc, char **argv);
 int cmd_zns_zone_append(struct cli *cli, int argc, char **argv);
+int cmd_fdp_configs(struct cli *cli, int argc, char **argv);
+int cmd_fdp_usage(struct cli *cli, int argc, char **argv);
+int cmd_fdp_stats(struct cli *cli, int argc, char **argv);
+int cmd_fdp_events(struct cli *cli, int argc, char **argv);
+int cmd_fdp_status(struct cli *cli, int argc, char **argv);
+int cmd_fdp_update(struct cli *cli, int argc, char **argv);
+int cmd_fdp_set_events(struct cli *cli, int argc, char **argv);
+int cmd_fdp_feature(struct cli *cli, int argc, char **argv);
 int cmd_version(struct cli *cli, int argc, char **argv);
 int cmd_help(struct cli *cli, int argc, char **argv);
 /* bench: its options before any session; returns 1 after --help, <0 on error */
