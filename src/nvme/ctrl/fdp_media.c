@@ -50,6 +50,7 @@ void fdp_media_reset(struct fdp_media *m)
 		m->stream[s] = FDP_NONE;
 	m->free_head = FDP_NONE;
 	m->nfree = 0;
+	m->clock = 0;
 	/* lowest unit first, as the order carries no meaning */
 	for (uint32_t r = m->nru; r-- > 0;)
 		push_free(m, r);
@@ -285,7 +286,8 @@ uint64_t fdp_media_ruamw(const struct fdp_media *m, uint32_t s)
 {
 	uint32_t r = m->stream[s];
 
-	return r == FDP_NONE ? m->bpr : m->bpr - m->ru[r].wp;
+	/* a full unit is replaced at the handle's next write: a fresh one's worth */
+	return r == FDP_NONE || m->ru[r].wp == m->bpr ? m->bpr : m->bpr - m->ru[r].wp;
 }
 
 int fdp_media_rebuild(struct fdp_media *m)

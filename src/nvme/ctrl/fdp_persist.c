@@ -4,7 +4,7 @@
  * FDP is enabled, the statistics of log 22h and the event filters) is the
  * "fdp" member of ctrl.json, checked with the rest of it. Each namespace's
  * media model is nsN.fdp, written with ctrl.json: a header, the open unit
- * of every stream, every unit's write pointer, owner and state, and the
+ * of every stream, every unit's write pointer, age, owner and state, and the
  * logical-to-media map; everything else is rebuilt from these at load.
  *
  * The model only counts (the data is in nsN.img), so a model file that is
@@ -27,17 +27,18 @@
 
 #include "fdp.h"
 
-#define MODEL_MAGIC	"UCMDFDP1"
+#define MODEL_MAGIC	"UCMDFDP2"
 
 struct model_hdr {
 	char magic[8];
 	uint64_t nlba;
 	uint32_t bpr, nru, nstreams, crc;	/* crc32c of what follows the header */
-	uint8_t rsvd[32];
+	uint32_t clock;				/* units filled so far */
+	uint8_t rsvd[28];
 };
 
 struct model_ru {
-	uint32_t wp;
+	uint32_t wp, sealed;
 	uint16_t owner;
 	uint8_t state, rsvd;
 };
@@ -302,11 +303,13 @@ static int save_model(struct ucmd_ctrl *c, const struct nvmet_ns *ns)
 	h->bpr = m->bpr;
 	h->nru = m->nru;
 	h->nstreams = m->nstreams;
+	h->clock = m->clock;
 	p = buf + sizeof(*h);
 	memcpy(p, m->stream, m->nstreams * sizeof(uint32_t));
 	p += m->nstreams * sizeof(uint32_t);
 	for (uint32_t r = 0; r < m->nru; r++, p += sizeof(struct model_ru)) {
-		struct model_ru mr = { m->ru[r].wp, m->ru[r].owner, m->ru[r].state, 0 };
+		struct model_ru mr = { m->ru[r].wp, m->ru[r].sealed, m->ru[r].owner, m->ru[r].state,
+				       0 };
 
 		memcpy(p, &mr, sizeof(mr));
 	}
@@ -378,10 +381,11 @@ static int load_file(struct ucmd_ctrl *c, struct nvmet_ns *ns)
 			struct model_ru mr;
 
 			memcpy(&mr, p, sizeof(mr));
-			m->ru[r] = (struct fdp_ru){ .wp = mr.wp, .owner = mr.owner,
-						    .state = mr.state };
+			m->ru[r] = (struct fdp_ru){ .wp = mr.wp, .sealed = mr.sealed,
+						    .owner = mr.owner, .state = mr.state };
 		}
 		memcpy(m->l2p, p, m->nlba * sizeof(uint32_t));
+		m->clock = h.clock;
 		ret = fdp_media_rebuild(m);
 	}
 	free(buf);

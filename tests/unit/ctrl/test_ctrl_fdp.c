@@ -371,6 +371,26 @@ static void test_persist(void **state)
 		assert_int_equal(write_pid(f, nvme_cmd_write, i * 8, 8, 2, 1), 0);
 	stats(f, &h1, &m1, &e1);
 	assert_int_equal(h1 - h0, (uint64_t)NSZE * BS);
+	host_close(&f->h);
+
+	/* a damaged model only counts: the device opens, its units start empty */
+	char path[128];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/ns1.fdp", f->dir);
+	fp = fopen(path, "r+");
+	assert_non_null(fp);
+	fseek(fp, 200, SEEK_SET);
+	fputc(0x5a, fp);
+	fclose(fp);
+	assert_int_equal(host_open(&f->h, &p), 0);
+	assert_int_equal(host_create_io_queue(&f->h, 1, 64, true, 1), 0);
+	s = host_alloc(&f->h, 4096);
+	sqe = (struct ucmd_nvme_sqe){ .opcode = nvme_cmd_io_mgmt_recv, .nsid = f->nsid,
+		.cdw10 = 1, .cdw11 = 4096 / 4 - 1 };
+	host_set_prp(&f->h, &sqe, s, 4096);
+	assert_int_equal(host_cmd(&f->h, 1, &sqe, NULL), 0);
+	assert_int_equal(le64toh(s->ruhss[5].ruamw), RU / BS);
 }
 
 int main(void)
