@@ -270,6 +270,31 @@ static void test_feature_rules(void **state)
 	assert_int_equal(get_log(f, NVME_LOG_LID_FDP_STATS, 0, 1, d, 64, 0), 0);
 }
 
+static void test_format(void **state)
+{
+	struct fx *f = *state;
+	struct nvme_fdp_ruh_status *s = host_alloc(&f->h, 4096);
+	uint8_t *cfg = host_alloc(&f->h, 4096);
+	struct ucmd_nvme_sqe sqe;
+	uint64_t h0, m0, e0, h1, m1, e1;
+
+	assert_int_equal(write_pid(f, nvme_cmd_write, 0, 5, 2, 4), 0);
+	stats(f, &h0, &m0, &e0);
+	/* to 512-byte blocks: the configuration stays, the units start empty */
+	sqe = (struct ucmd_nvme_sqe){ .opcode = 0x80, .nsid = f->nsid, .cdw10 = 0 };
+	assert_int_equal(host_cmd(&f->h, 0, &sqe, NULL), 0);
+	assert_int_equal(get_log(f, NVME_LOG_LID_FDP_CONFIGS, 0, 1, cfg, 4096, 0), 0);
+	assert_int_equal(le16toh(((struct nvme_fdp_config_log *)cfg)->configs[0].nruh), 8);
+	sqe = (struct ucmd_nvme_sqe){ .opcode = nvme_cmd_io_mgmt_recv, .nsid = f->nsid,
+		.cdw10 = 1, .cdw11 = 4096 / 4 - 1 };
+	host_set_prp(&f->h, &sqe, s, 4096);
+	assert_int_equal(host_cmd(&f->h, 1, &sqe, NULL), 0);
+	assert_int_equal(le64toh(s->ruhss[4].ruamw), RU / 512);
+	stats(f, &h1, &m1, &e1);
+	assert_int_equal(h1, h0);
+	assert_int_equal(m1, m0);
+}
+
 /* A small, fixed random sequence */
 static uint32_t rnd(uint64_t *s)
 {
@@ -401,6 +426,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_placement, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ruh_status_update, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_feature_rules, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_format, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_waf, setup, teardown),
 		cmocka_unit_test_teardown(test_persist, teardown),
 	};
