@@ -18,7 +18,7 @@ ROW_RE = re.compile(r"^\| `([a-z0-9 -]+)` \| (?:`(--[a-z0-9-]+)`|—) \| (?:`(-\
 
 
 # the plugins ucmd follows: their commands are "PLUGIN CMD" (`nvme zns report-zones`)
-PLUGINS = ["zns"]
+PLUGINS = ["zns", "fdp"]
 
 
 def subcommands(argv):
@@ -141,7 +141,7 @@ HEADER = """# ucmd's CLI and nvme-cli 2.3
 
 ucmd's commands take nvme-cli's options, long and short, in nvme-cli's
 positions (after the command name: `ucmd id-ns -n 2 -o json`), with
-nvme-cli's defaults. This table lists every command `nvme help` and `nvme zns help` list (Debian's
+nvme-cli's defaults. This table lists every command `nvme help`, `nvme zns help` and `nvme fdp help` list (Debian's
 nvme-cli 2.3) and every option its `--help` shows, with whether ucmd has it,
 plus ucmd's own commands and options. tests/system/cli_docs.sh checks it
 against ucmd's option tables (`ucmd help --dump-options`) and nvme-cli itself;
@@ -173,6 +173,10 @@ Differences in behaviour, on purpose:
   has one `attrs`, the zone's ZAI); `zns list` and `zrwa-flush-zone` (no
   zone random write area here) are not there. `create-ctrl --zns` makes a
   zoned namespace (see ucmd(1)).
+- **`fdp ...`** are nvme-cli's fdp plugin (`ucmd fdp configs -e 1`, as
+  `nvme fdp configs /dev/nvme0 -e 1`), with its text and JSON keys;
+  `fdp feature` (show, enable or disable Feature 1Dh) is later nvme-cli's,
+  not 2.3's. `create-ctrl --fdp` makes a controller with FDP (docs/fdp.md).
 - **`bench`, `run`, `policy`, `exec`, `create-ctrl`** are ucmd's own.
 """
 

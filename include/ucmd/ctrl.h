@@ -98,6 +98,23 @@ struct ucmd_ctrl_params {
 	 * Insufficient Capacity (-EDQUOT from ucmd_ctrl_ns_create()).
 	 */
 	uint64_t ram_capacity;
+	/*
+	 * Flexible Data Placement in endurance group 1 (docs/fdp.md): used
+	 * when the state is new (a loaded one keeps its own). With enable
+	 * set, FDP is on and every namespace gets every placement handle.
+	 */
+	struct ucmd_fdp_params {
+		bool     enable;
+		uint16_t nruh;		/* reclaim unit handles, 0: 8 */
+		uint16_t nrg;		/* reclaim groups, 0: 1 */
+		uint64_t ru_size;	/* reclaim unit bytes, 0: 1 MiB */
+		uint8_t  op_pct;	/* overprovisioning in percent, 0: 7 */
+		/*
+		 * Handles initially isolated: garbage collection may mix data of
+		 * different handles. Otherwise (default) persistently isolated.
+		 */
+		bool     initially;
+	} fdp;
 };
 
 /* Store kinds for namespaces */

@@ -152,7 +152,9 @@ static __always_inline __u32 nvm_op(__u8 op)
 	case 0x05: return UL_VERB_COMPARE << 8 | D_KNOWN | D_RANGE;
 	case 0x08: return UL_VERB_WRITE_ZEROES << 8 | D_KNOWN | D_RANGE | D_DESTR;
 	case 0x0c: return UL_VERB_VERIFY << 8 | D_KNOWN | D_RANGE;
+	case 0x12: return UL_VERB_READ << 8 | D_KNOWN;		/* I/O mgmt receive (FDP) */
 	case 0x19: return UL_VERB_COPY << 8 | D_KNOWN | D_DESTR;
+	case 0x1d: return UL_VERB_WRITE << 8 | D_KNOWN;		/* I/O mgmt send (FDP) */
 	case 0x79: return UL_VERB_WRITE << 8 | D_KNOWN | D_DESTR;	/* zone mgmt send */
 	case 0x7a: return UL_VERB_READ << 8 | D_KNOWN;		/* zone mgmt receive */
 	case 0x7d: return UL_VERB_WRITE << 8 | D_KNOWN | D_DESTR;	/* zone append */

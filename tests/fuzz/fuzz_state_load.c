@@ -9,8 +9,10 @@
  * which every invariant holds: nsid in 1..UCMD_MAX_NS at its own slot, nsze
  * in range, a valid LBA format, a store of the size the geometry gives, at
  * most UCMD_MAX_UNCOR_RANGES sorted disjoint ranges inside the namespace,
- * identity strings that fit Identify. Closing and opening again must give
- * the same state (the save/load round trip). Any violation aborts.
+ * identity strings that fit Identify, an FDP endurance group within its
+ * bounds with a consistent media model for each namespace while it is
+ * enabled. Closing and opening again must give the same state (the
+ * save/load round trip). Any violation aborts.
  *
  * RAM-safe: namespaces are sparse (RAM ones cost nothing until written) and
  * inputs whose stores would together exceed 1 TiB are skipped, as are
@@ -27,7 +29,7 @@
 
 #include <json-c/json.h>
 
-#include "nvme/ctrl/ctrl_int.h"
+#include "nvme/ctrl/fdp.h"
 
 #define SEP		"\n#journal\n"
 #define MAX_TOTAL	(1ull << 40)
@@ -174,12 +176,33 @@ static void check_state(struct ucmd_ctrl *c)
 		check(!n || (n <= c->error_count && (n - 1) % UCMD_ERRLOG_ENTRIES == i),
 		      "error log entries at their slot, within the count");
 	}
+	if (c->fdp) {
+		const struct nvmet_fdp *f = c->fdp;
+
+		check(f->nruh >= 1 && f->nruh <= UCMD_FDP_MAX_RUH && f->nrg >= 1 &&
+		      f->nrg <= UCMD_FDP_MAX_RG && f->ru_size && !(f->ru_size % 4096) &&
+		      f->op_pct >= 1 && f->op_pct <= 100, "FDP configuration in bounds");
+		check(f->host_ev.n <= UCMD_FDP_EVENTS && f->ctrl_ev.n <= UCMD_FDP_EVENTS,
+		      "FDP event counts bounded");
+	}
 	for (unsigned i = 0; i <= UCMD_MAX_NS; i++) {
 		const struct nvmet_ns *ns = c->ns[i];
 		uint64_t end = 0;
 
 		if (!ns)
 			continue;
+		check(!!ns->fdpm == (c->fdp && c->fdp->enabled), "a media model iff FDP is enabled");
+		if (ns->fdpm) {
+			const struct fdp_media *m = ns->fdpm;
+			uint64_t mapped = 0, valid = 0;
+
+			check(m->nlba == ns->nsze, "the model covers the namespace");
+			for (uint64_t l = 0; l < m->nlba; l++)
+				mapped += m->l2p[l] != 0;
+			for (uint32_t u = 0; u < m->nru; u++)
+				valid += m->ru[u].valid;
+			check(mapped == valid, "the model's valid counts are its mapped blocks");
+		}
 		check(i >= 1 && ns->nsid == i, "nsid in range, at its slot");
 		check(ns->nsze >= 1 && ns->nsze <= (1ull << 40), "nsze in range");
 		check(ns->lbaf < UCMD_NR_LBAF, "lbaf valid");
@@ -228,6 +251,31 @@ static char *snapshot(struct ucmd_ctrl *c, size_t *len)
 			ns->lbaf, ns->extended, ns->attached, (int)ns->kind);
 		fwrite(ns->uuid, sizeof(ns->uuid), 1, f);
 		fwrite(ns->uncor.r, sizeof(*ns->uncor.r), ns->uncor.n, f);
+		if (ns->fdpm) {
+			/* the model as nsN.fdp keeps it: the map and each stream's unit */
+			const struct fdp_media *m = ns->fdpm;
+			uint64_t h = 1469598103934665603ull;
+
+			for (uint64_t l = 0; l < m->nlba; l++)
+				h = (h ^ m->l2p[l]) * 1099511628211ull;
+			fprintf(f, "model %llu ", (unsigned long long)h);
+			fwrite(m->stream, sizeof(*m->stream), m->nstreams, f);
+		}
+	}
+	if (c->fdp) {
+		const struct nvmet_fdp *d = c->fdp;
+		const struct nvmet_fdp_event_ring *rings[] = { &d->host_ev, &d->ctrl_ev };
+
+		fprintf(f, "fdp %u %u %llu %u %d %d %llu %llu %llu|", d->nruh, d->nrg,
+			(unsigned long long)d->ru_size, d->op_pct, d->persistent, d->enabled,
+			(unsigned long long)d->hbmw, (unsigned long long)d->mbmw,
+			(unsigned long long)d->mbe);
+		fwrite(d->ev_mask, 1, d->nruh, f);
+		/* the events oldest first: where a ring starts is not state */
+		for (unsigned k = 0; k < 2; k++)
+			for (uint32_t i = 0; i < rings[k]->n; i++)
+				fwrite(&rings[k]->ev[(rings[k]->next + UCMD_FDP_EVENTS - rings[k]->n + i) %
+						     UCMD_FDP_EVENTS], sizeof(struct nvme_fdp_event), 1, f);
 	}
 	fclose(f);
 	return buf;

@@ -78,6 +78,20 @@ echo "$out"
 grep -Eq "^  nvme[0-9]+n1: ios=1000/0, merge=0/0, ticks=[0-9]+/0, in_queue=[0-9]+, util=[0-9.]+%$" <<<"$out" ||
 	fail "no Disk stats line for the block path"
 
+step "bench --plid: writes through an FDP placement identifier, the WAF line from log 22h"
+# 32 MiB of 4 KiB writes: the line counts exactly the run's host bytes
+out=$("$UCMD" bench --rw randwrite --size 16M --ops 8192 --plid 3 --no-progress)
+echo "$out"
+grep -Eq "^  fdp: plid=3 WAF=[0-9]+\.[0-9]{2} \(log 22h: 33554432 host, [0-9]+ media bytes" <<<"$out" ||
+	fail "no fdp WAF line"
+out=$("$UCMD" bench --rw randwrite --size 16M --ops 64 --plid 3 --output-format json)
+python3 -c 'import json,sys; f=json.loads(sys.argv[1])["fdp"]; sys.exit(f["plid"] != 3 or f["host_bytes"] != 262144)' "$out" ||
+	fail "no fdp object in the JSON report: $out"
+# a placement identifier the controller does not have: every write fails
+if "$UCMD" bench --rw randwrite --size 16M --ops 64 --plid 9 >/dev/null 2>&1; then
+	fail "bench --plid 9 (8 handles) succeeded"
+fi
+
 step "the default target is bench's own RAM namespace: the persistent one keeps its data"
 head -c 65536 /dev/urandom > "$dir/data.bin"
 "$UCMD" write -s 0 -c 127 -d "$dir/data.bin" 2>/dev/null
@@ -91,7 +105,8 @@ if cmp -s "$dir/data.bin" "$dir/back.bin"; then fail "--target session did not w
 
 step "bad options give clear errors"
 for bad in "--rw sideways" "--bs 1000" "--iodepth 0" "--batch 64 --iodepth 8" \
-	   "--path sync --iopoll" "--size 1z" "--fixedbufs --vectored"; do
+	   "--path sync --iopoll" "--size 1z" "--fixedbufs --vectored" "--plid 70000" \
+	   "--plid 1 --path block"; do
 	# shellcheck disable=SC2086
 	if err=$("$UCMD" bench $bad 2>&1); then
 		fail "bench $bad succeeded"

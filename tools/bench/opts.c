@@ -27,7 +27,7 @@ void bench_opts_default(struct bench_opts *o)
 		.batch_submit = 1, .batch_complete = 1, .size = 64ull << 20,
 		.threads = 1, .path = PATH_PASSTHRU, .progress = true,
 		.target = TARGET_RAM, .ctrl_mode = CTRL_INLINE, .lba_size = 4096,
-		.seed = 0x5eed,
+		.seed = 0x5eed, .plid = -1,
 	};
 }
 
@@ -49,7 +49,9 @@ void bench_usage(FILE *f)
 		"  --target ram|session (ram: a RAM namespace of bench's own, the default;\n"
 		"                        session: the controller's namespace, data overwritten)\n"
 		"  --ctrl-mode inline|thread|trap --lba-size 512|4096   (ram target)\n"
-		"  --output-format normal|json  --no-progress  --seed N\n");
+		"  --output-format normal|json  --no-progress  --seed N\n"
+		"  --plid N             writes through FDP placement identifier N, WAF reported\n"
+		"                       (passthru and sync paths; the ram target gets FDP)\n");
 }
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -135,7 +137,7 @@ static int pick(const char *s, const char *const *names, unsigned n)
 enum {
 	O_RW = 256, O_MIX, O_BS, O_DEPTH, O_BATCH, O_SIZE, O_RUNTIME, O_OPS, O_THREADS, O_PATH,
 	O_FIXED, O_VEC, O_IOPOLL, O_SQPOLL, O_NOPLUG, O_VERIFY, O_TARGET, O_CMODE, O_LBA,
-	O_FMT, O_NOPROG, O_SEED, O_HELP,
+	O_FMT, O_NOPROG, O_SEED, O_PLID, O_HELP,
 };
 
 int bench_opts_parse(struct bench_opts *o, int argc, char **argv, char *err, size_t errlen)
@@ -163,6 +165,7 @@ int bench_opts_parse(struct bench_opts *o, int argc, char **argv, char *err, siz
 		{ "output-format", required_argument, NULL, O_FMT },
 		{ "no-progress", no_argument, NULL, O_NOPROG },
 		{ "seed", required_argument, NULL, O_SEED },
+		{ "plid", required_argument, NULL, O_PLID },
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -275,6 +278,11 @@ int bench_opts_parse(struct bench_opts *o, int argc, char **argv, char *err, siz
 				return fail(err, errlen, "--seed: '%s' is not a number", a);
 			o->seed = v;
 			break;
+		case O_PLID:
+			if (parse_uint(a, 0xffff, &v))
+				return fail(err, errlen, "--plid: '%s' is not 0-65535", a);
+			o->plid = (int32_t)v;
+			break;
 		case O_HELP:
 			bench_usage(stdout);
 			return 1;
@@ -290,6 +298,9 @@ int bench_opts_parse(struct bench_opts *o, int argc, char **argv, char *err, siz
 	if (o->path == PATH_SYNC && (o->iopoll || o->sqpoll || o->fixedbufs || o->noplug))
 		return fail(err, errlen, "--path sync is a blocking call per I/O: no ring options "
 			    "(--iopoll, --sqpoll, --fixedbufs, --noplug)");
+	if (o->plid >= 0 && o->path == PATH_BLOCK)
+		return fail(err, errlen, "--plid with --path block: the block layer carries no "
+			    "placement identifier (that is what passthrough is for)");
 	if (o->fixedbufs && o->vectored)
 		return fail(err, errlen, "--fixedbufs with --vectored: passthrough has fixed buffers "
 			    "only for non-vectored I/O (as Linux), the block path no READV_FIXED");

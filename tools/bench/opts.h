@@ -38,6 +38,8 @@ struct bench_opts {
 	enum bench_ctrl_mode ctrl_mode;	/* TARGET_RAM only */
 	uint32_t lba_size;		/* TARGET_RAM only: 512 or 4096 */
 	uint64_t seed;
+	/* writes carry this FDP placement identifier (DTYPE 2); -1: none */
+	int32_t plid;
 };
 
 void bench_opts_default(struct bench_opts *o);

@@ -6,8 +6,9 @@
 
 enum { NVME_OP_WRITE = 0x01, NVME_OP_READ = 0x02 };
 
-static void nvme_rw(const struct bench_target *t, const struct io_unit *u, uint8_t *opcode,
-		    uint32_t *cdw10, uint32_t *cdw11, uint32_t *cdw12)
+static void nvme_rw(const struct bench_opts *o, const struct bench_target *t,
+		    const struct io_unit *u, uint8_t *opcode, uint32_t *cdw10, uint32_t *cdw11,
+		    uint32_t *cdw12, uint32_t *cdw13)
 {
 	unsigned shift = (unsigned)__builtin_ctz(t->lba_size);
 	uint64_t slba = u->off >> shift;
@@ -16,6 +17,10 @@ static void nvme_rw(const struct bench_target *t, const struct io_unit *u, uint8
 	*cdw10 = (uint32_t)slba;
 	*cdw11 = (uint32_t)(slba >> 32);
 	*cdw12 = (u->len >> shift) - 1;		/* NLB is 0-based */
+	if (u->write && o->plid >= 0) {
+		*cdw12 |= 2u << 20;			/* DTYPE: data placement */
+		*cdw13 = (uint32_t)o->plid << 16;	/* DSPEC: the identifier */
+	}
 }
 
 void path_prep(const struct bench_opts *o, const struct bench_target *t,
@@ -24,7 +29,7 @@ void path_prep(const struct bench_opts *o, const struct bench_target *t,
 	if (o->path == PATH_PASSTHRU) {
 		struct nvme_uring_cmd c = { .nsid = t->nsid };
 
-		nvme_rw(t, u, &c.opcode, &c.cdw10, &c.cdw11, &c.cdw12);
+		nvme_rw(o, t, u, &c.opcode, &c.cdw10, &c.cdw11, &c.cdw12, &c.cdw13);
 		if (o->vectored) {
 			c.addr = (uint64_t)(uintptr_t)&u->iov;
 			c.data_len = 1;		/* _VEC: number of iovecs */
@@ -68,7 +73,7 @@ long path_sync(const struct bench_opts *o, const struct bench_target *t, int fd,
 {
 	struct nvme_passthru_cmd64 c = { .nsid = t->nsid };
 
-	nvme_rw(t, u, &c.opcode, &c.cdw10, &c.cdw11, &c.cdw12);
+	nvme_rw(o, t, u, &c.opcode, &c.cdw10, &c.cdw11, &c.cdw12, &c.cdw13);
 	if (o->vectored) {
 		c.addr = (uint64_t)(uintptr_t)&u->iov;
 		c.data_len = 1;

@@ -32,6 +32,7 @@ int bench_rig_open(const struct bench_rig_params *p, struct bench_rig **out,
 		.max_io_queues = (uint16_t)(qs > 2 ? qs : 2),
 		/* the queue holds depth commands plus the slot that tells full from empty */
 		.mqes = (uint16_t)(depth < 1023 ? 1023 : depth),
+		.fdp = { .enable = p->fdp },
 	};
 	ret = ucmd_ctrl_create(&cp, &r->ctrl);
 	if (ret)

@@ -19,6 +19,7 @@ struct bench_rig_params {
 	uint32_t lba_size;	/* 512 or 4096 */
 	unsigned nr_io_queues, nr_poll_queues;
 	unsigned queue_depth;
+	bool fdp;		/* FDP in endurance group 1 (default configuration) */
 };
 
 struct bench_rig;

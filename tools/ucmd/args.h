@@ -90,6 +90,13 @@ struct cmd_args {
 	bool zns, cross_read;
 	uint64_t zone_size, zone_cap, zd_ext_size;	/* bytes */
 	uint32_t max_open, max_active, zasl, nr_conv;
+	bool fdp, fdp_initially;
+	/* fdp (nvme-cli's fdp plugin) */
+	uint32_t endgrp_id, placement_handle, conf_idx;	/* conf_idx 256: not given */
+	bool host_events, fdp_enable, fdp_disable;
+	struct u64_list pids, event_types;
+	uint32_t fdp_ruhs, fdp_rgs, fdp_op;
+	uint64_t fdp_ru_size;				/* bytes */
 	/* zns (nvme-cli's zns plugin) */
 	uint32_t descs, state, zsa, zra, zrasf, prinfo, lbat, lbatm;
 	uint64_t ref_tag, storage_tag, metadata_size;

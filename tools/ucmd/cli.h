@@ -66,6 +66,8 @@ typedef int (*cli_fn)(struct cli *cli, int argc, char **argv);
 extern const char *session_hostnqn;
 /* create-ctrl: the first namespace's format and zones (NULL: 512-byte blocks, not zoned) */
 extern const struct ucmd_ns_params *session_bootstrap_ns;
+/* create-ctrl --fdp: the endurance group of the controller made now */
+extern const struct ucmd_fdp_params *session_bootstrap_fdp;
 /*
  * The controller in dir. bootstrap_blocks 0: it must exist (-ENOENT
  * otherwise, said on stderr); else a directory without a controller is
@@ -179,6 +181,14 @@ int cmd_zns_changed_zone_list(struct cli *cli, int argc, char **argv);
 int cmd_zns_zone_mgmt_recv(struct cli *cli, int argc, char **argv);
 int cmd_zns_zone_mgmt_send(struct cli *cli, int argc, char **argv);
 int cmd_zns_zone_append(struct cli *cli, int argc, char **argv);
+int cmd_fdp_configs(struct cli *cli, int argc, char **argv);
+int cmd_fdp_usage(struct cli *cli, int argc, char **argv);
+int cmd_fdp_stats(struct cli *cli, int argc, char **argv);
+int cmd_fdp_events(struct cli *cli, int argc, char **argv);
+int cmd_fdp_status(struct cli *cli, int argc, char **argv);
+int cmd_fdp_update(struct cli *cli, int argc, char **argv);
+int cmd_fdp_set_events(struct cli *cli, int argc, char **argv);
+int cmd_fdp_feature(struct cli *cli, int argc, char **argv);
 int cmd_version(struct cli *cli, int argc, char **argv);
 int cmd_help(struct cli *cli, int argc, char **argv);
 /* bench: its options before any session; returns 1 after --help, <0 on error */

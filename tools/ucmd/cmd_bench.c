@@ -8,6 +8,7 @@
  * RAM target opens none. The runner itself is tools/bench (job.h).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,12 +53,33 @@ int bench_pre(struct cli *cli, int argc, char **argv, bool *needs_session)
 	return 0;
 }
 
+/* Log 22h of the target's controller: host and media bytes written (-errno, NVMe status) */
+static int fdp_stats(const struct bench_target *t, uint64_t *host, uint64_t *media)
+{
+	static uint8_t s[64] __attribute__((aligned(4096)));
+	struct nvme_passthru_cmd64 c = { .opcode = 0x02, .data_len = sizeof(s),
+					 .addr = (uint64_t)(uintptr_t)s,
+					 .cdw10 = 0x22 | (sizeof(s) / 4 - 1) << 16,
+					 .cdw11 = 1u << 16 };	/* LSI: endurance group 1 */
+	int fd = ucmd_open(t->engine, "nvme0", O_RDWR), ret;
+
+	if (fd < 0)
+		return fd;
+	ret = (int)ucmd_ioctl(t->engine, fd, NVME_IOCTL_ADMIN64_CMD, &c);
+	ucmd_close(t->engine, fd);
+	memcpy(host, s, 8);
+	memcpy(media, s + 16, 8);
+	return ret;
+}
+
 int cmd_bench(struct cli *cli, int argc, char **argv)
 {
 	struct bench_opts o = bench_o;
 	struct bench_target t = { 0 };
 	struct bench_rig *rig = NULL;
 	struct bench_result *r = NULL;
+	uint64_t h0 = 0, m0 = 0, h1 = 0, m1 = 0;
+	bool have_stats;
 	int ret;
 
 	(void)argc;
@@ -77,6 +99,7 @@ int cmd_bench(struct cli *cli, int argc, char **argv)
 			.nr_io_queues = o.threads,
 			.nr_poll_queues = o.iopoll ? o.threads : 0,
 			.queue_depth = o.iodepth < 64 ? 64 : o.iodepth + 1,
+			.fdp = o.plid >= 0,
 		};
 		ret = bench_rig_open(&rp, &rig, &t);
 		if (ret) {
@@ -112,17 +135,36 @@ int cmd_bench(struct cli *cli, int argc, char **argv)
 			fprintf(stderr, "bench: note: namespace has %u metadata bytes per LBA\n",
 				s->meta_size);
 	}
+	have_stats = o.plid >= 0 && !fdp_stats(&t, &h0, &m0);
 	ret = bench_run(&o, &t, &r);
 	if (ret) {
 		fprintf(stderr, "bench: %s\n", r && r->errmsg[0] ? r->errmsg : strerror(-ret));
 		ret = 1;
 	} else {
+		/* what the run cost the media, from the controller's log 22h */
+		have_stats = have_stats && !fdp_stats(&t, &h1, &m1) && h1 > h0;
 		if (o.json) {
 			struct json_object *j = bench_report_json(&o, &t, r);
+
+			if (have_stats) {
+				struct json_object *f = json_object_new_object();
+
+				json_object_object_add(f, "plid", json_object_new_int(o.plid));
+				json_object_object_add(f, "host_bytes", json_object_new_uint64(h1 - h0));
+				json_object_object_add(f, "media_bytes", json_object_new_uint64(m1 - m0));
+				json_object_object_add(f, "waf", json_object_new_double(
+					(double)(m1 - m0) / (double)(h1 - h0)));
+				json_object_object_add(j, "fdp", f);
+			}
 			json_print(j);	/* puts j */
 		} else {
 			bench_report_text(stdout, &o, &t, r);
 		}
+		if (have_stats && !o.json)
+			printf("  fdp: plid=%d WAF=%.2f (log 22h: %llu host, %llu media bytes "
+			       "written during the run)\n", o.plid,
+			       (double)(m1 - m0) / (double)(h1 - h0),
+			       (unsigned long long)(h1 - h0), (unsigned long long)(m1 - m0));
 		/* a wrong answer is a failure, whatever the speed */
 		ret = (r->io_errors || r->verify_errors) ? 1 : 0;
 		if (r->io_errors)

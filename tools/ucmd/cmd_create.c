@@ -67,8 +67,37 @@ static int zns_params(const struct cmd_args *a, uint32_t bs, uint64_t blocks,
 	return 0;
 }
 
+/* --fdp and its options; 2 on a bad value */
+static int fdp_params(const struct cmd_args *a, struct ucmd_fdp_params *fp)
+{
+	if (!a->fdp) {
+		if (a->fdp_ruhs || a->fdp_rgs || a->fdp_ru_size || a->fdp_op || a->fdp_initially) {
+			fprintf(stderr, "create-ctrl: FDP options need --fdp\n");
+			return 2;
+		}
+		return 0;
+	}
+	if (a->zns) {
+		fprintf(stderr, "create-ctrl: --fdp and --zns: a zoned namespace places its data "
+			"by zone; FDP is for the NVM command set\n");
+		return 2;
+	}
+	if (a->fdp_ru_size % 4096 || a->fdp_ru_size > (1ull << 30)) {
+		fprintf(stderr, "create-ctrl: --fdp-ru-size must be a multiple of 4K up to 1G\n");
+		return 2;
+	}
+	fp->enable = true;
+	fp->nruh = (uint16_t)a->fdp_ruhs;
+	fp->nrg = (uint16_t)a->fdp_rgs;
+	fp->ru_size = a->fdp_ru_size;
+	fp->op_pct = (uint8_t)a->fdp_op;
+	fp->initially = a->fdp_initially;
+	return 0;
+}
+
 int cmd_create_ctrl(struct cli *cli, int argc, char **argv)
 {
+	struct ucmd_fdp_params fp = { 0 };
 	struct ucmd_ns_params np = { .lbaf = (uint8_t)cli->a.lbaf };
 	uint32_t bs = cli->a.lbaf >= 4 ? 4096 : 512;
 	uint64_t blocks = cli->a.nsze ? cli->a.nsze : (1ull << 30) / bs;
@@ -78,7 +107,8 @@ int cmd_create_ctrl(struct cli *cli, int argc, char **argv)
 
 	(void)argc;
 	(void)argv;
-	if ((ret = zns_params(&cli->a, bs, blocks, &np.zoned)))
+	if ((ret = zns_params(&cli->a, bs, blocks, &np.zoned)) ||
+	    (ret = fdp_params(&cli->a, &fp)))
 		return ret;
 	if (cli->daemon || !strncmp(cli->ctrl_dir, "nvme-tcp://", 11)) {
 		fprintf(stderr, "create-ctrl: makes a controller directory (--ctrl DIR), not %s\n",
@@ -92,8 +122,10 @@ int cmd_create_ctrl(struct cli *cli, int argc, char **argv)
 		return 1;
 	}
 	session_bootstrap_ns = &np;
+	session_bootstrap_fdp = fp.enable ? &fp : NULL;
 	ret = session_open(&cli->s, cli->ctrl_dir, 1, cli->policy, cli->audit, false, blocks);
 	session_bootstrap_ns = NULL;
+	session_bootstrap_fdp = NULL;
 	if (ret) {
 		print_status_error(cli->ctrl_dir, ret);
 		session_close(&cli->s);
@@ -113,5 +145,10 @@ int cmd_create_ctrl(struct cli *cli, int argc, char **argv)
 		       (unsigned long long)np.zoned.zone_size,
 		       (unsigned long long)(np.zoned.zone_cap ? np.zoned.zone_cap
 							  : np.zoned.zone_size));
+	if (fp.enable)
+		printf("create-ctrl: FDP in endurance group 1: %u reclaim unit handles, %u "
+		       "reclaim group(s), reclaim units of %llu bytes\n",
+		       fp.nruh ? fp.nruh : 8, fp.nrg ? fp.nrg : 1,
+		       (unsigned long long)(fp.ru_size ? fp.ru_size : 1ull << 20));
 	return 0;
 }

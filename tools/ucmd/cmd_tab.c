@@ -249,6 +249,13 @@ static const struct opt create_ctrl_opts[] = {
 	U32("nr-conv", 0, nr_conv, 0, 0, "must be 0: ZNS zones are sequential write required"),
 	FLAG("cross-read", 0, cross_read, "reads may cross zone boundaries"),
 	SIZE("zd-ext-size", zd_ext_size, "zone descriptor extension bytes (multiple of 64)"),
+	FLAG("fdp", 0, fdp, "Flexible Data Placement in endurance group 1 (docs/fdp.md)"),
+	U32("fdp-ruhs", 0, fdp_ruhs, 128, 0, "reclaim unit handles (default 8)"),
+	U32("fdp-rgs", 0, fdp_rgs, 16, 0, "reclaim groups (default 1)"),
+	SIZE("fdp-ru-size", fdp_ru_size, "reclaim unit bytes (default 1M; multiple of 4K)"),
+	U32("fdp-op", 0, fdp_op, 100, 0, "overprovisioning in percent (default 7)"),
+	FLAG("fdp-initially-isolated", 0, fdp_initially,
+	     "handles initially, not persistently, isolated"),
 	END };
 
 /* nvme-cli 2.3's zns plugin */
@@ -319,6 +326,29 @@ static const struct opt ana_state_opts[] = {
 	  "ANA group (default 1)" },
 	STR("state", 's', ana_state, "STATE", "set it: optimized, non-optimized, inaccessible, "
 	    "persistent-loss or change (default: show it)"), END };
+/* nvme-cli 2.3's fdp plugin */
+#define EGID U32("endgrp-id", 'e', endgrp_id, 0xffff, 0, "Endurance group identifier")
+static const struct opt fdp_configs_opts[] = {
+	EGID, FMT3, BIN("use binary output"), HUMAN("show log in readable format"), END };
+static const struct opt fdp_log_opts[] = { EGID, FMT3, BIN("use binary output"), END };
+static const struct opt fdp_events_opts[] = {
+	EGID, FLAG("host-events", 'E', host_events, "Get host events"), FMT3,
+	BIN("use binary output"), END };
+static const struct opt fdp_status_opts[] = {
+	NSID("Namespace identifier"), FMT3, BIN("use binary output"), END };
+static const struct opt fdp_update_opts[] = {
+	NSID("Namespace identifier"),
+	LIST("pids", 'p', pids, 0xffff, "Comma-separated list of placement identifiers to update"),
+	END };
+static const struct opt fdp_set_events_opts[] = {
+	NSID("Namespace identifier"),
+	U32("placement-handle", 'p', placement_handle, 0xffff, 0, "Placement Handle"),
+	FLAG("enable", 'e', fdp_enable, "Enable/disable event"),
+	LIST("event-types", 't', event_types, 0xff, "Comma-separated list of event types"), END };
+static const struct opt fdp_feature_opts[] = {
+	EGID, U32("enable-conf-idx", 'c', conf_idx, 256, 256, "FDP configuration index to enable"),
+	FLAG("disable", 'd', fdp_disable, "Disable current FDP configuration"),
+	FLAG("verbose", 'v', verbose, "Increase output verbosity"), END };
 
 const struct cmd_spec cli_specs[] = {
 	{ "run", "the main job: write, verify, read, identify, SMART log", NULL, run_opts,
@@ -405,6 +435,16 @@ const struct cmd_spec cli_specs[] = {
 	{ "zns zone-mgmt-recv", "Send the zone management receive command", NULL, zns_recv_opts,
 	  .only_reads = true },
 	{ "zns zone-mgmt-send", "Send the zone management send command", NULL, zns_send_opts },
+	{ "fdp configs", "List configurations", NULL, fdp_configs_opts, .only_reads = true },
+	{ "fdp usage", "Show reclaim unit handle usage", NULL, fdp_log_opts, .only_reads = true },
+	{ "fdp stats", "Show statistics", NULL, fdp_log_opts, .only_reads = true },
+	{ "fdp events", "List events affecting reclaim units and media usage", NULL,
+	  fdp_events_opts, .only_reads = true },
+	{ "fdp status", "Show reclaim unit handle status", NULL, fdp_status_opts,
+	  .only_reads = true },
+	{ "fdp update", "Update a reclaim unit handle", NULL, fdp_update_opts },
+	{ "fdp set-events", "Enabled or disable events", NULL, fdp_set_events_opts },
+	{ "fdp feature", "Show, enable or disable the FDP configuration", NULL, fdp_feature_opts },
 	{ "zns zone-append", "Append data and metadata (if applicable) to a zone", NULL,
 	  zns_append_opts },
 	{ "create-ctrl", "create the controller directory (--ctrl DIR) with one namespace",

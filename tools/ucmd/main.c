@@ -84,6 +84,14 @@ static const struct {
 	{ "zns zone-mgmt-recv", cmd_zns_zone_mgmt_recv },
 	{ "zns zone-mgmt-send", cmd_zns_zone_mgmt_send },
 	{ "zns zone-append", cmd_zns_zone_append },
+	{ "fdp configs", cmd_fdp_configs },
+	{ "fdp usage", cmd_fdp_usage },
+	{ "fdp stats", cmd_fdp_stats },
+	{ "fdp events", cmd_fdp_events },
+	{ "fdp status", cmd_fdp_status },
+	{ "fdp update", cmd_fdp_update },
+	{ "fdp set-events", cmd_fdp_set_events },
+	{ "fdp feature", cmd_fdp_feature },
 	{ "version", cmd_version },
 	{ "help", cmd_help },
 };
@@ -123,19 +131,21 @@ static void usage(FILE *f)
 		fprintf(f, "  %-18s %s\n", c->name, c->summary);
 }
 
-/* `ucmd zns` alone, with help, or with an option first: the plugin's commands */
-static int zns_usage(int argc, char **argv)
+/* `ucmd zns` (fdp) alone, with help, or with an option first: the plugin's commands */
+static int plugin_usage(const char *plugin, int argc, char **argv)
 {
 	bool help = argc == 0;
+	size_t n = strlen(plugin);
 
 	for (int i = 0; i < argc; i++)
 		help |= !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h") ||
 			!strcmp(argv[i], "help");
-	fprintf(help ? stdout : stderr, "usage: ucmd zns <command> [<args>]\n\n"
-		"Zoned Namespace Command Set (nvme-cli's zns plugin)\n\ncommands:\n");
+	fprintf(help ? stdout : stderr, "usage: ucmd %s <command> [<args>]\n\n%s\n\ncommands:\n",
+		plugin, !strcmp(plugin, "zns") ? "Zoned Namespace Command Set (nvme-cli's zns plugin)"
+		: "Flexible Data Placement (nvme-cli's fdp plugin)");
 	for (const struct cmd_spec *c = cli_specs; c->name; c++)
-		if (!strncmp(c->name, "zns ", 4))
-			fprintf(help ? stdout : stderr, "  %-18s %s\n", c->name + 4, c->summary);
+		if (!strncmp(c->name, plugin, n) && c->name[n] == ' ')
+			fprintf(help ? stdout : stderr, "  %-18s %s\n", c->name + n + 1, c->summary);
 	return help ? 0 : 2;
 }
 
@@ -262,11 +272,13 @@ int main(int argc, char **argv)
 	char plugin[64];
 
 	/* nvme-cli's plugin commands are two words: `ucmd zns report-zones` */
-	if (!strcmp(name, "zns") && (cmdi + 1 >= argc || argv[cmdi + 1][0] == '-' ||
-				     !strcmp(argv[cmdi + 1], "help")))
-		return zns_usage(argc - cmdi - 1, argv + cmdi + 1);
-	if (!strcmp(name, "zns") &&
-	    snprintf(plugin, sizeof(plugin), "zns %s", argv[cmdi + 1]) < (int)sizeof(plugin)) {
+	bool is_plugin = !strcmp(name, "zns") || !strcmp(name, "fdp");
+
+	if (is_plugin && (cmdi + 1 >= argc || argv[cmdi + 1][0] == '-' ||
+			  !strcmp(argv[cmdi + 1], "help")))
+		return plugin_usage(name, argc - cmdi - 1, argv + cmdi + 1);
+	if (is_plugin &&
+	    snprintf(plugin, sizeof(plugin), "%s %s", name, argv[cmdi + 1]) < (int)sizeof(plugin)) {
 		name = plugin;
 		cmdi++;
 	}

@@ -24,6 +24,7 @@
 
 const char *session_hostnqn;
 const struct ucmd_ns_params *session_bootstrap_ns;
+const struct ucmd_fdp_params *session_bootstrap_fdp;
 
 /* Parents as mkdir -p makes them; the controller directory itself private (0700). */
 static int mkdir_p(const char *dir)
@@ -205,6 +206,8 @@ int session_open(struct session *s, const char *dir, uint32_t nsid, const char *
 	cp.mode = UCMD_CTRL_INLINE;
 	cp.errbuf = err;
 	cp.errbuf_len = sizeof(err);
+	if (session_bootstrap_fdp)
+		cp.fdp = *session_bootstrap_fdp;
 	err[0] = 0;
 	ret = ucmd_ctrl_create(&cp, &s->ctrl);
 	if (ret) {

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ctrl_int.h"
+#include "fdp.h"
 #include "lib/error.h"
 
 static void *identity_map(const struct ucmd_dma *dma, uint64_t addr, uint64_t len)
@@ -264,6 +264,9 @@ int ctrl_create_dma(const struct ucmd_ctrl_params *p, const struct ucmd_dma *dma
 		if (ret)
 			goto fail;
 	}
+	/* a loaded state keeps its endurance group; a new one takes the params' */
+	if (!found && (ret = nvmet_fdp_setup(c, &c->p.fdp)))
+		goto fail;
 	power_on(c, found);
 	/* an image being downloaded survives only while the device stays powered */
 	if (c->dir && !c->power_cycled)
@@ -383,6 +386,7 @@ int ucmd_ctrl_destroy(struct ucmd_ctrl *c)
 	free(c->firmware);
 	free(c->subnqn);
 	nvmet_fw_free(c);
+	nvmet_fdp_free(c);
 	free(c);
 	return ret;
 }

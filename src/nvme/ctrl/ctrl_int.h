@@ -77,6 +77,8 @@ struct nvmet_ranges {
 };
 
 struct nvmet_zoned;
+struct fdp_media;
+struct nvmet_fdp;
 struct nvmet_ns {
 	uint32_t nsid;
 	uint64_t nsze;		/* logical blocks */
@@ -90,6 +92,8 @@ struct nvmet_ns {
 	struct store *st;
 	struct nvmet_ranges uncor;
 	struct nvmet_zoned *zoned;	/* a zoned namespace's zones (zns.h), or NULL */
+	struct fdp_media *fdpm;		/* FDP's media model (fdp.h), or NULL */
+	struct ucmd_ctrl *fdp_ctrl;	/* whose events the model reports */
 };
 
 struct nvmet_req {
@@ -275,6 +279,7 @@ struct ucmd_ctrl {
 	struct nvmet_sanitize san;
 	struct nvmet_selftest dst;
 	struct nvmet_firmware fw;
+	struct nvmet_fdp *fdp;		/* endurance group 1 with FDP (fdp.h), or NULL */
 	char *subnqn;			/* per directory (ctrl.json) */
 	char boot_id[40];		/* the host boot the state was last saved in */
 	char cur_boot_id[40];		/* this one */

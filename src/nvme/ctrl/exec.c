@@ -4,6 +4,7 @@
  * Commands Supported and Effects bits; the effects log is generated from the
  * same tables, so what the log claims is exactly what the controller does.
  */
+#include "fdp.h"
 #include "zns.h"
 
 #define CSUPP	NVME_CMD_EFFECTS_CSUPP
@@ -48,6 +49,8 @@ const struct nvmet_ctrl_opdef nvmet_nvm_cmds[256] = {
 	[nvme_cmd_dsm]          = { nvmet_nvm_dsm, CSUPP | LBCC },
 	[nvme_cmd_verify]       = { nvmet_nvm_verify, CSUPP },
 	[nvme_cmd_copy]         = { nvmet_nvm_copy, CSUPP | LBCC },
+	[nvme_cmd_io_mgmt_recv] = { nvmet_fdp_io_mgmt_recv, CSUPP },
+	[nvme_cmd_io_mgmt_send] = { nvmet_fdp_io_mgmt_send, CSUPP },
 };
 
 /*

@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "ctrl_int.h"
+#include "fdp.h"
 
 #define SEL_CURRENT	0
 #define SEL_DEFAULT	1
@@ -110,6 +110,8 @@ uint16_t nvmet_admin_get_features(struct ucmd_ctrl *c, struct nvmet_req *req)
 	uint8_t fid = req->cmd.cdw10 & 0xff, sel = (req->cmd.cdw10 >> 8) & 7;
 	struct nvmet_feat_vals dflt;
 
+	if (nvmet_fdp_is_feature(fid) && c->fdp)
+		return nvmet_fdp_get_feature(c, req);
 	if (!feats[fid].supported || sel > SEL_SUPPORTED)
 		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
 	if (sel == SEL_SUPPORTED) {
@@ -205,6 +207,9 @@ uint16_t nvmet_admin_set_features(struct ucmd_ctrl *c, struct nvmet_req *req)
 	bool save = req->cmd.cdw10 & (1u << 31);
 	uint16_t st;
 
+	if (nvmet_fdp_is_feature(fid) && c->fdp)
+		return save ? UCMD_CMD(NVME_SC_FEATURE_NOT_SAVEABLE) | UCMD_DNR
+			    : nvmet_fdp_set_feature(c, req);
 	if (!feats[fid].supported)
 		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
 	if (save && !feats[fid].saveable)

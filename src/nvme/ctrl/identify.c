@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fdp.h"
 #include "zns.h"
 
 #define NSID_ALL	0xffffffffu
@@ -74,6 +75,7 @@ static void id_ctrl(struct ucmd_ctrl *c, struct nvme_id_ctrl *id)
 	/* Per directory, made at creation (ctrl.c) and kept in ctrl.json */
 	snprintf(id->subnqn, sizeof(id->subnqn), "%s", c->subnqn);
 	id->psd[0].mp = htole16(2500);	/* 25 W, in 0.01 W */
+	nvmet_fdp_id_ctrl(c, id);
 }
 
 static void id_ns_desc(const struct nvmet_ns *ns, uint8_t *buf)
@@ -144,6 +146,7 @@ uint16_t nvmet_admin_identify(struct ucmd_ctrl *c, struct nvmet_req *req)
 		struct nvme_id_iocs iocs;
 		struct nvme_zns_id_ns zns_ns;
 		struct nvme_zns_id_ctrl zns_ctrl;
+		struct nvme_id_endurance_group_list endgrps;
 	} u;
 	struct nvmet_ns *ns;
 	uint16_t st = 0;
@@ -244,6 +247,9 @@ uint16_t nvmet_admin_identify(struct ucmd_ctrl *c, struct nvmet_req *req)
 	case NVME_IDENTIFY_CNS_COMMAND_SET_STRUCTURE:
 		/* One combination: NVM and Zoned Namespace */
 		u.iocs.iocsc[0] = htole64(1ull << NVME_CSI_NVM | 1ull << NVME_CSI_ZNS);
+		break;
+	case NVME_IDENTIFY_CNS_ENDURANCE_GROUP_ID:
+		st = nvmet_fdp_endgrp_list(c, (uint16_t)req->cmd.cdw11, &u.endgrps);
 		break;
 	default:
 		st = UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;

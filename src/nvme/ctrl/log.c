@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fdp.h"
 #include "zns.h"
 
 static void put128(uint8_t dst[16], uint64_t v)
@@ -132,6 +133,8 @@ uint16_t nvmet_admin_get_log(struct ucmd_ctrl *c, struct nvmet_req *req)
 	size_t size;
 	uint16_t st = 0;
 
+	if (nvmet_fdp_is_log(lid))
+		return nvmet_fdp_get_log(c, req);
 	if (off & 3)
 		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
 	if (!log_size(lid, &size))
@@ -151,7 +154,10 @@ uint16_t nvmet_admin_get_log(struct ucmd_ctrl *c, struct nvmet_req *req)
 		return UCMD_GEN(NVME_SC_INTERNAL);
 	}
 	switch (lid) {
-	case NVME_LOG_LID_SUPPORTED_LOG_PAGES: log_supported(csi, (void *)buf); break;
+	case NVME_LOG_LID_SUPPORTED_LOG_PAGES:
+		log_supported(csi, (void *)buf);
+		nvmet_fdp_supported_logs(c, (void *)buf);
+		break;
 	case NVME_LOG_LID_ERROR: log_error(c, buf); break;
 	case NVME_LOG_LID_SMART: log_smart(c, (void *)buf); break;
 	case NVME_LOG_LID_FW_SLOT: nvmet_log_fw(c, (void *)buf); break;

@@ -16,6 +16,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "fdp.h"
 #include "zns.h"
 
 /* pif: the extended LBA format's Protection Information Format (2h: 64b guard) */
@@ -148,6 +149,11 @@ int nvmet_ns_add(struct ucmd_ctrl *c, const struct ucmd_ns_params *p, uint32_t n
 		store_close(ns->st);
 		if (ns->kind == UCMD_NS_STORE_FILE)
 			nvmet_dir_image_remove(c, nsid);
+	} else if (!ret && (ret = nvmet_fdp_ns_init(c, ns))) {
+		nvmet_zns_free(c, ns, true);
+		store_close(ns->st);
+		if (ns->kind == UCMD_NS_STORE_FILE)
+			nvmet_dir_image_remove(c, nsid);
 	}
 	if (ret) {
 		free(ns->path);
@@ -162,6 +168,9 @@ void nvmet_ns_free(struct ucmd_ctrl *c, struct nvmet_ns *ns, bool remove_file)
 {
 	c->ns[ns->nsid] = NULL;
 	nvmet_zns_free(c, ns, remove_file);
+	nvmet_fdp_ns_free(ns);
+	if (remove_file)
+		nvmet_fdp_remove_model(c, ns->nsid);
 	store_close(ns->st);
 	if (remove_file && ns->kind == UCMD_NS_STORE_FILE && c->dir)
 		nvmet_dir_image_remove(c, ns->nsid);
@@ -192,6 +201,9 @@ int nvmet_ns_discard(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t slba, ui
 	}
 	if (!ret)
 		ret = nvmet_ranges_remove(&ns->uncor, slba, nlb);
+	/* the media holds no copy of zeroes or of deallocated blocks */
+	if (ret >= 0)
+		nvmet_fdp_trim(c, ns, slba, nlb);
 	if (ret > 0)
 		nvmet_persist_range(c, ns, false, slba, nlb);
 	return ret < 0 ? ret : 0;
@@ -237,4 +249,5 @@ void nvmet_ns_fill_id(struct ucmd_ctrl *c, const struct nvmet_ns *ns, struct nvm
 	memcpy(id->nvmcap, &cap, sizeof(cap));
 	memcpy(id->nguid, ns->uuid, sizeof(id->nguid));
 	memcpy(id->eui64, ns->uuid, sizeof(id->eui64));
+	nvmet_fdp_id_ns(c, id);
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fdp.h"
 #include "zns.h"
 
 #define NSID_ALL	0xffffffffu
@@ -36,6 +37,9 @@ static uint16_t format_ns(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint8_t lbaf
 	 */
 	if (dps && (!nvmet_lbaf_pi_fits(lbaf) || ns->zoned))
 		return ST_FORMAT;
+	/* the media model has a map entry per block: within its bound */
+	if (ns->fdpm && nsze > UCMD_FDP_MAX_BLOCKS)
+		return ST_FORMAT;
 	ret = st->ops->deallocate(st, 0, st->size);
 	if (!ret)
 		ret = st->ops->resize(st, nvmet_ns_store_size(nsze, lbaf));
@@ -47,6 +51,8 @@ static uint16_t format_ns(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint8_t lbaf
 	ns->dps = dps;
 	nvmet_ranges_clear(&ns->uncor);
 	nvmet_zns_format(c, ns, old_ds);
+	/* the FDP configuration stays; the reclaim units start empty */
+	nvmet_fdp_ns_erase(c, ns);
 	nvmet_ns_changed(c, ns->nsid);
 	return 0;
 }

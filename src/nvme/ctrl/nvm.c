@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fdp.h"
 #include "zns.h"
 
 #define CDW12_FUA	((uint32_t)NVME_IO_FUA << 16)
@@ -141,6 +142,7 @@ uint16_t nvmet_nvm_rw(struct ucmd_ctrl *c, struct nvmet_req *req)
 	bool write = req->cmd.opcode == nvme_cmd_write;
 	bool fua = (req->cmd.cdw12 & CDW12_FUA) || !c->cur.vwc;
 	struct nvmet_iovs host, dv, mv;
+	uint32_t stream = 0;
 	struct rw rw;
 	uint16_t st;
 
@@ -149,8 +151,16 @@ uint16_t nvmet_nvm_rw(struct ucmd_ctrl *c, struct nvmet_req *req)
 	if (rw.ns->zoned && (st = write ? nvmet_zns_write_check(rw.ns, rw.slba, rw.nlb)
 					: nvmet_zns_read_check(rw.ns, rw.slba, rw.nlb)))
 		return st;
-	if (rw.ns->dps)		/* never zoned: Format refuses PI there */
-		return nvmet_pi_rw(c, req, rw.ns, rw.slba, rw.nlb);
+	/* a placement the controller cannot honour fails before any data moves */
+	if (write && (st = nvmet_fdp_write_check(c, rw.ns, req->cmd.cdw12, req->cmd.cdw13,
+						  &stream)))
+		return st;
+	if (rw.ns->dps) {	/* never zoned: Format refuses PI there */
+		st = nvmet_pi_rw(c, req, rw.ns, rw.slba, rw.nlb);
+		if (!st && write && rw.ns->fdpm)
+			nvmet_fdp_write_commit(c, rw.ns, stream, rw.slba, rw.nlb);
+		return st;
+	}
 	nvmet_iovs_init_spare(c, &host);
 	nvmet_iovs_init(&dv);
 	nvmet_iovs_init(&mv);
@@ -168,8 +178,12 @@ uint16_t nvmet_nvm_rw(struct ucmd_ctrl *c, struct nvmet_req *req)
 	nvmet_iovs_free(&mv);
 	if (st)
 		return st;
-	if (write)
-		return nvmet_nvm_written(c, rw.ns, rw.slba, rw.nlb, fua);
+	if (write) {
+		st = nvmet_nvm_written(c, rw.ns, rw.slba, rw.nlb, fua);
+		if (!st && rw.ns->fdpm)
+			nvmet_fdp_write_commit(c, rw.ns, stream, rw.slba, rw.nlb);
+		return st;
+	}
 	nvmet_nvm_read_done(c, rw.ns, rw.nlb);
 	return 0;
 }
@@ -264,10 +278,14 @@ uint16_t nvmet_nvm_flush(struct ucmd_ctrl *c, struct nvmet_req *req)
 
 uint16_t nvmet_nvm_write_zeroes(struct ucmd_ctrl *c, struct nvmet_req *req)
 {
+	uint32_t stream;
 	struct rw rw;
 	uint16_t st;
 
 	if ((st = rw_decode(c, req, &rw, true)))
+		return st;
+	/* zeroes take no media: the placement is checked, then the old copy goes */
+	if ((st = nvmet_fdp_write_check(c, rw.ns, req->cmd.cdw12, req->cmd.cdw13, &stream)))
 		return st;
 	/* a write on a zoned namespace: at the write pointer */
 	if (rw.ns->zoned && (st = nvmet_zns_write_check(rw.ns, rw.slba, rw.nlb)))
@@ -384,11 +402,14 @@ uint16_t nvmet_nvm_copy(struct ucmd_ctrl *c, struct nvmet_req *req)
 	uint64_t sdlba = (uint64_t)req->cmd.cdw11 << 32 | req->cmd.cdw10, total = 0, dst;
 	unsigned nr = (req->cmd.cdw12 & 0xff) + 1, fmt = (req->cmd.cdw12 >> 8) & 0xf;
 	struct nvme_copy_range r[UCMD_COPY_MSRC + 1];
+	uint32_t stream;
 	uint16_t st;
 	char *buf;
 
 	if (!ns)
 		return ST_INVALID_NS;
+	if ((st = nvmet_fdp_write_check(c, ns, req->cmd.cdw12, req->cmd.cdw13, &stream)))
+		return st;
 	/* Format 0 only; protection information (PRINFOR, PRINFOW) where formatted with it */
 	if (fmt != 0 || (!ns->dps && (CDW12_PRINFO(req->cmd.cdw12) || ((req->cmd.cdw12 >> 12) & 0xf))))
 		return ST_INVALID;
@@ -447,6 +468,8 @@ uint16_t nvmet_nvm_copy(struct ucmd_ctrl *c, struct nvmet_req *req)
 	}
 	if (ns->zoned)
 		nvmet_zns_write_commit(c, ns, sdlba, total, false);
+	if (ns->fdpm)
+		nvmet_fdp_write_commit(c, ns, stream, sdlba, total);
 	if (((req->cmd.cdw12 & CDW12_FUA) || !c->cur.vwc) &&
 	    ((st = nvmet_store_status(ns->st->ops->flush(ns->st))) ||
 	     (st = nvmet_store_status(nvmet_zns_flush(ns)))))

@@ -18,6 +18,7 @@
 
 #include <json-c/json.h>
 
+#include "fdp.h"
 #include "zns.h"
 
 #define CONFIG_NAME	"ctrl.json"
@@ -326,12 +327,17 @@ int nvmet_persist_save(struct ucmd_ctrl *c, bool clean)
 		json_object_object_add(root, "self_test_run", uarr(run, 4));
 	}
 	json_object_object_add(root, "fw_slots", fw_json(c));
+	if (c->fdp)
+		json_object_object_add(root, "fdp", nvmet_fdp_json(c));
 	for (unsigned i = 1; i <= UCMD_MAX_NS; i++)
 		if (c->ns[i])
 			json_object_array_add(nss, ns_json(c->ns[i]));
 	json_object_object_add(root, "namespaces", nss);
 	/* The journal exists before a ctrl.json that expects one. */
 	ret = nvmet_journal_open(c, false);
+	/* the media models go first: one a crash leaves behind is only counts */
+	if (!ret)
+		ret = nvmet_fdp_save_models(c);
 	if (!ret) {
 		add_u64(root, "generation", c->journal_gen + 1);
 		crc_add(root);
@@ -455,6 +461,12 @@ static int ns_load(struct ucmd_ctrl *c, json_object *o)
 			store_close(ns->st);
 			goto fail;
 		}
+	}
+	if ((ret = nvmet_fdp_ns_init(c, ns)) || (ret = nvmet_fdp_load_model(c, ns))) {
+		nvmet_fdp_ns_free(ns);
+		nvmet_zns_free(c, ns, false);
+		store_close(ns->st);
+		goto fail;
 	}
 	c->ns[ns->nsid] = ns;
 	return 0;
@@ -592,6 +604,8 @@ int nvmet_persist_load(struct ucmd_ctrl *c, bool *found)
 		c->san.sstat = 0;	/* never sanitized; data may have been written */
 		ret = c->subnqn ? 0 : -ENOMEM;
 	}
+	if (!ret && json_object_object_get_ex(root, "fdp", &o))
+		ret = nvmet_fdp_load(c, o);
 	if (ret)
 		goto out;
 	if (json_object_object_get_ex(root, "namespaces", &o)) {

@@ -22,7 +22,7 @@
 
 #include <json-c/json.h>
 
-#include "ctrl_int.h"
+#include "fdp.h"
 
 #define STATE_FILE	"ctrl.json"
 /* 2^40 blocks: 512 TiB at 512 bytes, far past any store here, no overflow */
@@ -567,7 +567,7 @@ int nvmet_state_check(struct ucmd_ctrl *c, json_object *root)
 	static const char *const keys_v3[] = { "version", "generation", "crc32c", "serial",
 		"model", "firmware", "clean", "saved_features", "smart", "namespaces", "subnqn",
 		"boot_id", "current_features", "error_log", "sanitize", "self_test", "self_test_run",
-		"fw_slots", NULL };
+		"fw_slots", "fdp", NULL };
 	struct chk k = { .c = c };
 	bool seen[UCMD_MAX_NS + 1] = { false };
 	json_object *o;
@@ -621,6 +621,14 @@ int nvmet_state_check(struct ucmd_ctrl *c, json_object *root)
 	k.where[0] = 0;
 	if (version >= 3 && (ret = check_v3(&k, root)))
 		return ret;
+	if (json_object_object_get_ex(root, "fdp", &o)) {
+		char why[160];
+		json_object *nss = NULL;
+
+		json_object_object_get_ex(root, "namespaces", &nss);
+		if ((ret = nvmet_fdp_check_json(o, nss, why, sizeof(why))))
+			return bad(&k, "fdp", "%s", why);
+	}
 	if ((ret = check_crc(&k, root, version)))
 		return ret;
 	c->journal_gen = gen;

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "fdp.h"
 #include "zns.h"
 
 #define SANACT(dw10)	((dw10) & 7u)
@@ -178,6 +179,7 @@ static void finish(struct ucmd_ctrl *c, bool ok)
 			/* no user data is left, marks included, nor a written zone */
 			nvmet_ranges_clear(&c->ns[i]->uncor);
 			nvmet_zns_erase(c->ns[i]);
+			nvmet_fdp_ns_erase(c, c->ns[i]);
 		}
 		c->san.sstat = NVME_SANITIZE_SSTAT_STATUS_COMPLETE_SUCCESS | passes |
 			       NVME_SANITIZE_SSTAT_GLOBAL_DATA_ERASED;

@@ -40,6 +40,13 @@ static const struct nvme_op_desc nvm_ops[256] = {
 	[nvme_zns_cmd_append]    = { UCMD_VERB_WRITE, D_KNOWN | D_DESTRUCTIVE },
 	[nvme_zns_cmd_mgmt_send] = { UCMD_VERB_WRITE, D_KNOWN | D_DESTRUCTIVE },
 	[nvme_zns_cmd_mgmt_recv] = { UCMD_VERB_READ, D_KNOWN },
+	/*
+	 * Flexible Data Placement: Reclaim Unit Handle Status reads no block;
+	 * Reclaim Unit Handle Update moves a handle to a new reclaim unit,
+	 * which changes where later writes go, not any block's data.
+	 */
+	[nvme_cmd_io_mgmt_recv]  = { UCMD_VERB_READ, D_KNOWN },
+	[nvme_cmd_io_mgmt_send]  = { UCMD_VERB_WRITE, D_KNOWN },
 };
 
 static const struct nvme_op_desc admin_ops[256] = {

@@ -56,7 +56,8 @@ static void done(void)
 /* I/O opcodes the controller executes that touch no logical block. */
 static bool touches_no_lba(uint8_t opcode)
 {
-	return opcode == nvme_cmd_flush || opcode == nvme_zns_cmd_mgmt_recv;
+	return opcode == nvme_cmd_flush || opcode == nvme_zns_cmd_mgmt_recv ||
+	       opcode == nvme_cmd_io_mgmt_recv || opcode == nvme_cmd_io_mgmt_send;
 }
 
 /*

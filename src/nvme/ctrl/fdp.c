@@ -1,0 +1,596 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Flexible Data Placement: endurance group 1 and its one configuration,
+ * placement identifiers on writes, Features 1Dh (FDP) and 1Eh (FDP
+ * Events), logs 20h-23h and I/O Management Receive/Send. Every namespace
+ * gets every reclaim unit handle: placement handle N is handle N.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fdp.h"
+
+#define ST_INVALID	(UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR)
+#define ST_INVALID_NS	(UCMD_GEN(NVME_SC_INVALID_NS) | UCMD_DNR)
+#define ST_SEQ		(UCMD_GEN(NVME_SC_CMD_SEQ_ERROR) | UCMD_DNR)
+#define ST_INTERNAL	UCMD_GEN(NVME_SC_INTERNAL)
+#define DTYPE_PLACEMENT	2
+#define LSP_HOST_EVENTS	1
+
+/* The event types the model reports, in the order of ev_mask's bits */
+static const uint8_t ev_types[] = {
+	NVME_FDP_EVENT_RUNFW, NVME_FDP_EVENT_PID, NVME_FDP_EVENT_REALLOC, NVME_FDP_EVENT_MODIFY,
+};
+#define NR_EV_TYPES	(sizeof(ev_types) / sizeof(ev_types[0]))
+
+static int ev_bit(uint8_t type)
+{
+	for (unsigned i = 0; i < NR_EV_TYPES; i++)
+		if (ev_types[i] == type)
+			return (int)i;
+	return -1;
+}
+
+/* Bits of a placement identifier that name the reclaim group (RGIF) */
+static unsigned rgif(const struct nvmet_fdp *f)
+{
+	return f->nrg <= 1 ? 0 : 32u - (unsigned)__builtin_clz(f->nrg - 1u);
+}
+
+static bool parse_pid(const struct nvmet_fdp *f, uint16_t pid, uint16_t *rg, uint16_t *ph)
+{
+	unsigned b = rgif(f);
+
+	*ph = b ? (uint16_t)(pid & ((1u << (16 - b)) - 1)) : pid;
+	*rg = b ? (uint16_t)(pid >> (16 - b)) : 0;
+	return *rg < f->nrg && *ph < f->nruh;
+}
+
+static uint16_t make_pid(const struct nvmet_fdp *f, uint16_t rg, uint16_t ph)
+{
+	unsigned b = rgif(f);
+
+	return b ? (uint16_t)(rg << (16 - b) | ph) : ph;
+}
+
+int nvmet_fdp_setup(struct ucmd_ctrl *c, const struct ucmd_fdp_params *p)
+{
+	struct nvmet_fdp *f;
+
+	if (!p->enable)
+		return 0;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->nruh = p->nruh ? p->nruh : UCMD_FDP_DFLT_RUH;
+	f->nrg = p->nrg ? p->nrg : 1;
+	f->ru_size = p->ru_size ? p->ru_size : UCMD_FDP_DFLT_RU_SIZE;
+	f->op_pct = p->op_pct ? p->op_pct : UCMD_FDP_DFLT_OP;
+	f->persistent = !p->initially;
+	f->enabled = true;
+	if (f->nruh > UCMD_FDP_MAX_RUH || f->nrg > UCMD_FDP_MAX_RG || f->op_pct > 100 ||
+	    f->ru_size % 4096 || f->ru_size > (1ull << 30)) {
+		free(f);
+		return nvmet_ctrl_why(c, -EINVAL, "FDP: handles 1..%u, reclaim groups 1..%u, "
+				      "reclaim unit a multiple of 4 KiB up to 1 GiB, "
+				      "overprovisioning 1..100%%", UCMD_FDP_MAX_RUH, UCMD_FDP_MAX_RG);
+	}
+	c->fdp = f;
+	return 0;
+}
+
+void nvmet_fdp_free(struct ucmd_ctrl *c)
+{
+	free(c->fdp);
+	c->fdp = NULL;
+}
+
+static struct nvme_fdp_event *event_add(struct ucmd_ctrl *c, bool host, uint8_t type,
+					uint16_t owner)
+{
+	struct nvmet_fdp *f = c->fdp;
+	struct nvmet_fdp_event_ring *r = host ? &f->host_ev : &f->ctrl_ev;
+	struct nvme_fdp_event *e;
+	uint64_t ms = realtime_ms();
+	int bit = ev_bit(type);
+
+	/* an event without a handle is reported when handle 0 asks for it */
+	if (bit < 0 || !(f->ev_mask[owner < f->nrg * f->nruh ? owner % f->nruh : 0] >> bit & 1))
+		return NULL;
+	e = &r->ev[r->next];
+	r->next = (r->next + 1) % UCMD_FDP_EVENTS;
+	if (r->n < UCMD_FDP_EVENTS)
+		r->n++;
+	memset(e, 0, sizeof(*e));
+	e->type = type;
+	memcpy(e->ts.timestamp, &ms, sizeof(e->ts.timestamp));
+	if (owner < f->nrg * f->nruh) {
+		uint16_t rg = owner / f->nruh, ph = owner % f->nruh;
+
+		e->flags |= NVME_FDP_EVENT_F_PIV;
+		e->pid = htole16(make_pid(f, rg, ph));
+		e->rgid = htole16(rg);
+		e->ruhid = (uint8_t)ph;
+	}
+	return e;
+}
+
+static void on_realloc(void *arg, uint16_t owner, uint64_t lba, uint32_t nmoved)
+{
+	struct nvmet_ns *ns = arg;
+	struct ucmd_ctrl *c = ns->fdp_ctrl;
+	struct nvme_fdp_event *e = event_add(c, false, NVME_FDP_EVENT_REALLOC, owner);
+	struct nvme_fdp_event_realloc r = { .flags = NVME_FDP_EVENT_REALLOC_F_LBAV };
+
+	if (!e)
+		return;
+	e->flags |= NVME_FDP_EVENT_F_NSIDV;
+	e->nsid = htole32(ns->nsid);
+	r.nlbam = htole16(nmoved > 0xffff ? 0xffff : (uint16_t)nmoved);
+	r.lba = htole64(lba);
+	memcpy(e->type_specific, &r, sizeof(r));
+}
+
+int nvmet_fdp_ns_init(struct ucmd_ctrl *c, struct nvmet_ns *ns)
+{
+	struct nvmet_fdp *f = c->fdp;
+	int ret;
+
+	if (!f || !f->enabled)
+		return 0;
+	ns->fdpm = calloc(1, sizeof(*ns->fdpm));
+	if (!ns->fdpm)
+		return -ENOMEM;
+	ret = fdp_media_init(ns->fdpm, ns->nsze, (uint32_t)(f->ru_size / nvmet_ns_ds(ns)), f->nruh,
+			     f->nrg, f->op_pct, f->persistent);
+	if (ret) {
+		free(ns->fdpm);
+		ns->fdpm = NULL;
+		return ret == -EINVAL ? nvmet_ctrl_why(c, ret, "FDP: a namespace of at most %llu "
+						       "blocks", UCMD_FDP_MAX_BLOCKS) : ret;
+	}
+	ns->fdpm->realloc = on_realloc;
+	ns->fdpm->arg = ns;
+	ns->fdp_ctrl = c;
+	return 0;
+}
+
+void nvmet_fdp_ns_free(struct nvmet_ns *ns)
+{
+	if (!ns->fdpm)
+		return;
+	fdp_media_free(ns->fdpm);
+	free(ns->fdpm);
+	ns->fdpm = NULL;
+}
+
+void nvmet_fdp_ns_erase(struct ucmd_ctrl *c, struct nvmet_ns *ns)
+{
+	struct fdp_media *m = ns->fdpm;
+
+	if (!m)
+		return;
+	/* a new block size gives the units a new number of blocks */
+	if (m->bpr != c->fdp->ru_size / nvmet_ns_ds(ns) || m->nlba != ns->nsze) {
+		nvmet_fdp_ns_free(ns);
+		if (nvmet_fdp_ns_init(c, ns))
+			return;	/* no memory: the namespace goes on without a model */
+	} else {
+		fdp_media_reset(m);
+	}
+	/* every handle of the namespace now points at no unit */
+	for (uint32_t s = 0; s < (uint32_t)c->fdp->nrg * c->fdp->nruh; s++) {
+		struct nvme_fdp_event *e = event_add(c, false, NVME_FDP_EVENT_MODIFY, (uint16_t)s);
+
+		if (e) {
+			e->flags |= NVME_FDP_EVENT_F_NSIDV;
+			e->nsid = htole32(ns->nsid);
+		}
+	}
+}
+
+static void count_media(struct ucmd_ctrl *c, struct nvmet_ns *ns)
+{
+	uint64_t bs = nvmet_ns_ds(ns) + nvmet_ns_ms(ns);
+
+	c->fdp->mbmw += ns->fdpm->moved * bs;
+	c->fdp->mbe += ns->fdpm->erased * bs;
+	ns->fdpm->moved = ns->fdpm->erased = 0;
+}
+
+uint16_t nvmet_fdp_write_check(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t cdw12,
+			       uint32_t cdw13, uint32_t *stream)
+{
+	uint8_t dtype = (cdw12 >> 20) & 0xf;
+	uint16_t pid = (uint16_t)(cdw13 >> 16), rg, ph;
+
+	*stream = 0;	/* no placement asked for: handle 0 of group 0 */
+	if (dtype != DTYPE_PLACEMENT)
+		return 0;
+	if (!ns->fdpm)
+		return ST_INVALID;
+	if (!parse_pid(c->fdp, pid, &rg, &ph)) {
+		struct nvme_fdp_event *e = event_add(c, true, NVME_FDP_EVENT_PID, FDP_SHARED);
+
+		if (e) {
+			e->flags |= NVME_FDP_EVENT_F_PIV | NVME_FDP_EVENT_F_NSIDV;
+			e->pid = htole16(pid);
+			e->nsid = htole32(ns->nsid);
+		}
+		return ST_INVALID;
+	}
+	*stream = (uint32_t)rg * c->fdp->nruh + ph;
+	return 0;
+}
+
+void nvmet_fdp_write_commit(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t stream,
+			    uint64_t slba, uint64_t nlb)
+{
+	if (!ns->fdpm)
+		return;
+	c->fdp->hbmw += nlb * (nvmet_ns_ds(ns) + nvmet_ns_ms(ns));
+	c->fdp->mbmw += nlb * (nvmet_ns_ds(ns) + nvmet_ns_ms(ns));
+	/* -ENOSPC cannot happen with the units the model sized for itself */
+	(void)fdp_media_write(ns->fdpm, stream, slba, nlb);
+	count_media(c, ns);
+}
+
+void nvmet_fdp_trim(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t slba, uint64_t nlb)
+{
+	(void)c;
+	if (ns->fdpm)
+		fdp_media_trim(ns->fdpm, slba, nlb);
+}
+
+void nvmet_fdp_id_ctrl(struct ucmd_ctrl *c, struct nvme_id_ctrl *id)
+{
+	if (!c->fdp)
+		return;
+	id->ctratt |= htole32(NVME_CTRL_CTRATT_FDPS | NVME_CTRL_CTRATT_ENDURANCE_GROUPS);
+	id->endgidmax = htole16(UCMD_FDP_ENDGID);
+}
+
+void nvmet_fdp_id_ns(struct ucmd_ctrl *c, struct nvme_id_ns *id)
+{
+	if (c->fdp)
+		id->endgid = htole16(UCMD_FDP_ENDGID);
+}
+
+uint16_t nvmet_fdp_endgrp_list(struct ucmd_ctrl *c, uint16_t start,
+			       struct nvme_id_endurance_group_list *l)
+{
+	/* identifiers greater than or equal to CNTID's start */
+	if (c->fdp && start <= UCMD_FDP_ENDGID) {
+		l->num = htole16(1);
+		l->identifier[0] = htole16(UCMD_FDP_ENDGID);
+	}
+	return 0;
+}
+
+/* ---- logs ---- */
+
+bool nvmet_fdp_is_log(uint8_t lid)
+{
+	return lid >= NVME_LOG_LID_FDP_CONFIGS && lid <= NVME_LOG_LID_FDP_EVENTS;
+}
+
+void nvmet_fdp_supported_logs(struct ucmd_ctrl *c, uint32_t *lids)
+{
+	if (!c->fdp)
+		return;
+	for (unsigned lid = NVME_LOG_LID_FDP_CONFIGS; lid <= NVME_LOG_LID_FDP_EVENTS; lid++)
+		lids[lid] = htole32(1);
+}
+
+static size_t config_size(const struct nvmet_fdp *f)
+{
+	return sizeof(struct nvme_fdp_config_desc) + f->nruh * sizeof(struct nvme_fdp_ruh_desc);
+}
+
+static void log_configs(const struct nvmet_fdp *f, uint8_t *buf, size_t size)
+{
+	struct nvme_fdp_config_log *l = (void *)buf;
+	struct nvme_fdp_config_desc *d = l->configs;
+
+	l->n = 0;		/* 0's based: one configuration */
+	l->size = htole32((uint32_t)size);
+	d->size = htole16((uint16_t)config_size(f));
+	d->fdpa = (uint8_t)(rgif(f) | 1u << NVME_FDP_CONFIG_FDPA_VALID_SHIFT);
+	d->nrg = htole32(f->nrg);
+	d->nruh = htole16(f->nruh);
+	d->maxpids = htole16((uint16_t)(f->nruh - 1));
+	d->nnss = htole32(UCMD_MAX_NS);
+	d->runs = htole64(f->ru_size);
+	for (unsigned i = 0; i < f->nruh; i++)
+		d->ruhs[i].ruht = f->persistent ? NVME_FDP_RUHT_PERSISTENTLY_ISOLATED
+						: NVME_FDP_RUHT_INITIALLY_ISOLATED;
+}
+
+static void log_usage(const struct nvmet_fdp *f, uint8_t *buf)
+{
+	struct nvme_fdp_ruhu_log *l = (void *)buf;
+
+	l->nruh = htole16(f->nruh);
+	/* every handle is in every namespace's placement handle list */
+	for (unsigned i = 0; i < f->nruh; i++)
+		l->ruhus[i].ruha = 1u << NVME_FDP_RUHA_HOST_SHIFT;
+}
+
+static void put128(uint8_t dst[16], uint64_t v)
+{
+	memset(dst, 0, 16);
+	v = htole64(v);
+	memcpy(dst, &v, sizeof(v));
+}
+
+static void log_events(const struct nvmet_fdp_event_ring *r, uint8_t *buf)
+{
+	struct nvme_fdp_events_log *l = (void *)buf;
+
+	l->n = htole32(r->n);
+	/* oldest first */
+	for (uint32_t i = 0; i < r->n; i++)
+		l->events[i] = r->ev[(r->next + UCMD_FDP_EVENTS - r->n + i) % UCMD_FDP_EVENTS];
+}
+
+uint16_t nvmet_fdp_get_log(struct ucmd_ctrl *c, struct nvmet_req *req)
+{
+	struct nvmet_fdp *f = c->fdp;
+	uint8_t lid = req->cmd.cdw10 & 0xff, lsp = (req->cmd.cdw10 >> 8) & 0x7f;
+	uint16_t lsi = (uint16_t)(req->cmd.cdw11 >> 16);
+	uint64_t numd = ((uint64_t)(req->cmd.cdw11 & 0xffff) << 16 | (req->cmd.cdw10 >> 16)) + 1;
+	uint64_t len = numd * 4, off = (uint64_t)req->cmd.cdw13 << 32 | req->cmd.cdw12;
+	struct nvmet_iovs v;
+	size_t size;
+	uint8_t *buf;
+	uint16_t st;
+
+	if (!f)
+		return UCMD_CMD(NVME_SC_INVALID_LOG_PAGE) | UCMD_DNR;
+	/* endurance group scope: LSI names the group */
+	if (lsi != UCMD_FDP_ENDGID || (off & 3))
+		return ST_INVALID;
+	if (lid != NVME_LOG_LID_FDP_CONFIGS && !f->enabled)
+		return UCMD_ST_FDP_DISABLED;
+	switch (lid) {
+	case NVME_LOG_LID_FDP_CONFIGS:
+		size = sizeof(struct nvme_fdp_config_log) + config_size(f);
+		break;
+	case NVME_LOG_LID_FDP_RUH_USAGE:
+		size = sizeof(struct nvme_fdp_ruhu_log) + f->nruh * sizeof(struct nvme_fdp_ruhu_desc);
+		break;
+	case NVME_LOG_LID_FDP_STATS:
+		size = sizeof(struct nvme_fdp_stats_log);
+		break;
+	default:
+		if (lsp & ~LSP_HOST_EVENTS)
+			return ST_INVALID;
+		size = sizeof(struct nvme_fdp_events_log);
+		break;
+	}
+	if (off >= size)
+		return ST_INVALID;
+	buf = calloc(1, size);
+	if (!buf)
+		return ST_INTERNAL;
+	switch (lid) {
+	case NVME_LOG_LID_FDP_CONFIGS: log_configs(f, buf, size); break;
+	case NVME_LOG_LID_FDP_RUH_USAGE: log_usage(f, buf); break;
+	case NVME_LOG_LID_FDP_STATS: {
+		struct nvme_fdp_stats_log *s = (void *)buf;
+
+		put128(s->hbmw, f->hbmw);
+		put128(s->mbmw, f->mbmw);
+		put128(s->mbe, f->mbe);
+		break;
+	}
+	default:
+		log_events(lsp & LSP_HOST_EVENTS ? &f->host_ev : &f->ctrl_ev, buf);
+	}
+	nvmet_iovs_init(&v);
+	st = nvmet_map_data(c, req, len, &v);
+	if (!st) {
+		uint64_t n = size - off < len ? size - off : len;
+
+		st = nvmet_iovs_copy_out(&v, buf + off, n);
+		if (!st)
+			st = nvmet_iovs_zero_from(&v, n);
+	}
+	nvmet_iovs_free(&v);
+	free(buf);
+	return st;
+}
+
+/* ---- features ---- */
+
+bool nvmet_fdp_is_feature(uint8_t fid)
+{
+	return fid == NVME_FEAT_FID_FDP || fid == NVME_FEAT_FID_FDP_EVENTS;
+}
+
+static bool ns_exist(struct ucmd_ctrl *c)
+{
+	for (unsigned i = 1; i <= UCMD_MAX_NS; i++)
+		if (c->ns[i])
+			return true;
+	return false;
+}
+
+/* The handle of Feature 1Eh: PHNDL of an active namespace */
+static uint16_t events_handle(struct ucmd_ctrl *c, struct nvmet_req *req, uint16_t *ph)
+{
+	if (!nvmet_ns_active(c, req->cmd.nsid))
+		return ST_INVALID_NS;
+	if (!c->fdp->enabled)
+		return UCMD_ST_FDP_DISABLED;
+	*ph = (uint16_t)(req->cmd.cdw11 & 0xffff);
+	return *ph < c->fdp->nruh ? 0 : ST_INVALID;
+}
+
+uint16_t nvmet_fdp_get_feature(struct ucmd_ctrl *c, struct nvmet_req *req)
+{
+	struct nvmet_fdp *f = c->fdp;
+	uint8_t fid = req->cmd.cdw10 & 0xff, sel = (req->cmd.cdw10 >> 8) & 7;
+	struct nvme_fdp_supported_event_desc d[NR_EV_TYPES];
+	unsigned noet = (req->cmd.cdw11 >> 16) & 0xff, n;
+	uint16_t ph, st;
+
+	if (!f || sel > 3)
+		return ST_INVALID;
+	if (sel == 3) {
+		/* changeable; 1Eh is per namespace */
+		req->dw0 = 1u << 2 | (fid == NVME_FEAT_FID_FDP_EVENTS ? 1u << 1 : 0);
+		return 0;
+	}
+	if (fid == NVME_FEAT_FID_FDP) {
+		if ((req->cmd.cdw11 & 0xffff) != UCMD_FDP_ENDGID)
+			return ST_INVALID;
+		/* the default is the configuration the controller was made with */
+		req->dw0 = sel == 1 ? 1 : f->enabled;
+		return 0;
+	}
+	if ((st = events_handle(c, req, &ph)))
+		return st;
+	n = noet < NR_EV_TYPES ? noet : NR_EV_TYPES;
+	for (unsigned i = 0; i < n; i++) {
+		d[i].evt = ev_types[i];
+		d[i].evta = sel == 1 ? 0 : (f->ev_mask[ph] >> i) & 1;
+	}
+	req->dw0 = n;
+	return nvmet_data_to_host(c, req, d, n * sizeof(d[0]));
+}
+
+uint16_t nvmet_fdp_set_feature(struct ucmd_ctrl *c, struct nvmet_req *req)
+{
+	struct nvmet_fdp *f = c->fdp;
+	uint8_t fid = req->cmd.cdw10 & 0xff, types[256], mask = 0;
+	unsigned noet = (req->cmd.cdw11 >> 16) & 0xff;
+	bool enable = req->cmd.cdw12 & 1;
+	uint16_t ph, st;
+
+	if (!f)
+		return ST_INVALID;
+	if (fid == NVME_FEAT_FID_FDP) {
+		uint8_t cidx = (req->cmd.cdw12 >> 8) & 0xff;
+
+		if ((req->cmd.cdw11 & 0xffff) != UCMD_FDP_ENDGID || (enable && cidx))
+			return ST_INVALID;
+		if (enable == f->enabled)
+			return 0;
+		/* the configuration of a group changes only while it holds no namespace */
+		if (ns_exist(c))
+			return ST_SEQ;
+		f->enabled = enable;
+		/* statistics are of the life of a configuration */
+		f->hbmw = f->mbmw = f->mbe = 0;
+		memset(&f->host_ev, 0, sizeof(f->host_ev));
+		memset(&f->ctrl_ev, 0, sizeof(f->ctrl_ev));
+		memset(f->ev_mask, 0, sizeof(f->ev_mask));
+		nvmet_persist(c);
+		return 0;
+	}
+	if ((st = events_handle(c, req, &ph)))
+		return st;
+	if (!noet)
+		return ST_INVALID;
+	if ((st = nvmet_data_from_host(c, req, types, noet)))
+		return st;
+	for (unsigned i = 0; i < noet; i++) {
+		int bit = ev_bit(types[i]);
+
+		if (bit < 0)
+			return ST_INVALID;
+		mask |= (uint8_t)(1u << bit);
+	}
+	if (enable)
+		f->ev_mask[ph] |= mask;
+	else
+		f->ev_mask[ph] &= (uint8_t)~mask;
+	return 0;
+}
+
+/* ---- I/O Management ---- */
+
+uint16_t nvmet_fdp_io_mgmt_recv(struct ucmd_ctrl *c, struct nvmet_req *req)
+{
+	struct nvmet_ns *ns = nvmet_ns_active(c, req->cmd.nsid);
+	uint8_t mo = req->cmd.cdw10 & 0xff;
+	uint64_t len = ((uint64_t)req->cmd.cdw11 + 1) * 4;
+	struct nvmet_fdp *f = c->fdp;
+	struct nvme_fdp_ruh_status *hdr;
+	struct nvmet_iovs v;
+	uint32_t nd;
+	size_t size;
+	uint16_t st;
+
+	if (!ns)
+		return ST_INVALID_NS;
+	if (mo != NVME_IO_MGMT_RECV_RUH_STATUS)
+		return ST_INVALID;
+	if (!f || !f->enabled || !ns->fdpm)
+		return UCMD_ST_FDP_DISABLED;
+	nd = (uint32_t)f->nrg * f->nruh;
+	size = sizeof(*hdr) + nd * sizeof(hdr->ruhss[0]);
+	hdr = calloc(1, size);
+	if (!hdr)
+		return ST_INTERNAL;
+	hdr->nruhsd = htole16((uint16_t)nd);
+	for (uint32_t s = 0; s < nd; s++) {
+		uint16_t rg = (uint16_t)(s / f->nruh), ph = (uint16_t)(s % f->nruh);
+
+		hdr->ruhss[s].pid = htole16(make_pid(f, rg, ph));
+		hdr->ruhss[s].ruhid = htole16(ph);
+		hdr->ruhss[s].ruamw = htole64(fdp_media_ruamw(ns->fdpm, s));
+	}
+	nvmet_iovs_init(&v);
+	st = nvmet_map_data(c, req, len, &v);
+	if (!st) {
+		uint64_t n = size < len ? size : len;
+
+		st = nvmet_iovs_copy_out(&v, hdr, n);
+		if (!st)
+			st = nvmet_iovs_zero_from(&v, n);
+	}
+	nvmet_iovs_free(&v);
+	free(hdr);
+	return st;
+}
+
+uint16_t nvmet_fdp_io_mgmt_send(struct ucmd_ctrl *c, struct nvmet_req *req)
+{
+	struct nvmet_ns *ns = nvmet_ns_active(c, req->cmd.nsid);
+	uint8_t mo = req->cmd.cdw10 & 0xff;
+	uint32_t npid = (req->cmd.cdw10 >> 16) + 1;
+	struct nvmet_fdp *f = c->fdp;
+	uint16_t pids[UCMD_FDP_MAX_RUH * UCMD_FDP_MAX_RG], rg[UCMD_FDP_MAX_RUH * UCMD_FDP_MAX_RG];
+	uint16_t ph[UCMD_FDP_MAX_RUH * UCMD_FDP_MAX_RG], st;
+
+	if (!ns)
+		return ST_INVALID_NS;
+	if (mo != NVME_IO_MGMT_SEND_RUH_UPDATE)
+		return ST_INVALID;
+	if (!f || !f->enabled || !ns->fdpm)
+		return UCMD_ST_FDP_DISABLED;
+	if (npid > (uint32_t)f->nrg * f->nruh)
+		return ST_INVALID;
+	if ((st = nvmet_data_from_host(c, req, pids, npid * sizeof(pids[0]))))
+		return st;
+	/* all of them valid, or none is updated */
+	for (uint32_t i = 0; i < npid; i++)
+		if (!parse_pid(f, le16toh(pids[i]), &rg[i], &ph[i]))
+			return ST_INVALID;
+	for (uint32_t i = 0; i < npid; i++) {
+		uint32_t s = (uint32_t)rg[i] * f->nruh + ph[i];
+
+		if (fdp_media_ruh_update(ns->fdpm, s)) {
+			struct nvme_fdp_event *e = event_add(c, true, NVME_FDP_EVENT_RUNFW,
+							     (uint16_t)s);
+
+			if (e) {
+				e->flags |= NVME_FDP_EVENT_F_NSIDV;
+				e->nsid = htole32(ns->nsid);
+			}
+		}
+	}
+	return 0;
+}

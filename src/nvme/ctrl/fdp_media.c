@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The media model behind FDP: a page-mapped flash translation layer at the
+ * granularity of a logical block. Each stream (a reclaim unit handle, or a
+ * garbage collection destination) appends to its open reclaim unit; a full
+ * unit is replaced from the free pool; an overwrite or a trim leaves the
+ * old copy invalid. When fewer than GC_LOW units are free, greedy garbage
+ * collection picks the full unit with the fewest valid blocks, moves them
+ * (media writes, not host writes) and erases it. The model does not touch
+ * the data, which stays where the store keeps it: it only counts.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fdp.h"
+
+/* Map entries hold the index plus one: 0 (FDP_NONE + 1) is unmapped */
+#define L2P(m, lba)	((m)->l2p[lba] - 1u)
+#define P2L(m, p)	((m)->p2l[p] - 1u)
+
+/* free units kept back: one for a GC destination, one for a handle */
+#define GC_LOW	2u
+
+static void push_free(struct fdp_media *m, uint32_t r)
+{
+	m->ru[r] = (struct fdp_ru){ .state = FDP_RU_FREE, .owner = FDP_SHARED };
+	m->free_next[r] = m->free_head;
+	m->free_head = r;
+	m->nfree++;
+}
+
+static uint32_t take_free(struct fdp_media *m, uint16_t owner)
+{
+	uint32_t r = m->free_head;
+
+	if (r == FDP_NONE)
+		return FDP_NONE;
+	m->free_head = m->free_next[r];
+	m->nfree--;
+	m->ru[r] = (struct fdp_ru){ .state = FDP_RU_OPEN, .owner = owner };
+	return r;
+}
+
+void fdp_media_reset(struct fdp_media *m)
+{
+	memset(m->l2p, 0, m->nlba * sizeof(*m->l2p));
+	memset(m->p2l, 0, (uint64_t)m->nru * m->bpr * sizeof(*m->p2l));
+	for (uint32_t s = 0; s < m->nstreams; s++)
+		m->stream[s] = FDP_NONE;
+	m->free_head = FDP_NONE;
+	m->nfree = 0;
+	m->clock = 0;
+	/* lowest unit first, as the order carries no meaning */
+	for (uint32_t r = m->nru; r-- > 0;)
+		push_free(m, r);
+}
+
+int fdp_media_geometry(uint64_t nlba, uint32_t bpr, uint16_t nruh, uint16_t nrg,
+		       uint8_t op_pct, bool persistent, uint32_t *nru_out)
+{
+	uint64_t h = (uint64_t)nrg * nruh, nru;
+
+	if (!nlba || !bpr || !nruh || !nrg || nlba > UCMD_FDP_MAX_BLOCKS || op_pct > 100)
+		return -EINVAL;
+	/*
+	 * Room for every block plus op_pct, one open unit per stream and the
+	 * units garbage collection keeps back.
+	 */
+	nru = (nlba + nlba * op_pct / 100 + bpr - 1) / bpr;
+	nru += h * (persistent ? 2 : 1) + 1 + GC_LOW;
+	if (nru * bpr > UCMD_FDP_MAX_BLOCKS * 2)
+		return -EINVAL;
+	*nru_out = (uint32_t)nru;
+	return 0;
+}
+
+int fdp_media_init(struct fdp_media *m, uint64_t nlba, uint32_t bpr, uint16_t nruh,
+		   uint16_t nrg, uint8_t op_pct, bool persistent)
+{
+	uint64_t h = (uint64_t)nrg * nruh;
+	uint32_t nru;
+	int ret;
+
+	memset(m, 0, sizeof(*m));
+	if ((ret = fdp_media_geometry(nlba, bpr, nruh, nrg, op_pct, persistent, &nru)))
+		return ret;
+	m->nlba = nlba;
+	m->bpr = bpr;
+	m->nru = nru;
+	m->nruh = nruh;
+	m->nrg = nrg;
+	m->persistent = persistent;
+	m->nstreams = (uint32_t)(2 * h + 1);
+	/* zero is "unmapped": untouched pages of a large map cost no memory */
+	m->l2p = calloc(nlba, sizeof(*m->l2p));
+	m->p2l = calloc((uint64_t)nru * bpr, sizeof(*m->p2l));
+	m->ru = calloc(nru, sizeof(*m->ru));
+	m->stream = calloc(m->nstreams, sizeof(*m->stream));
+	m->free_next = calloc(nru, sizeof(*m->free_next));
+	if (!m->l2p || !m->p2l || !m->ru || !m->stream || !m->free_next) {
+		fdp_media_free(m);
+		return -ENOMEM;
+	}
+	for (uint32_t s = 0; s < m->nstreams; s++)
+		m->stream[s] = FDP_NONE;
+	m->free_head = FDP_NONE;
+	for (uint32_t r = m->nru; r-- > 0;)
+		push_free(m, r);
+	return 0;
+}
+
+void fdp_media_free(struct fdp_media *m)
+{
+	free(m->l2p);
+	free(m->p2l);
+	free(m->ru);
+	free(m->stream);
+	free(m->free_next);
+	m->l2p = m->p2l = m->stream = m->free_next = NULL;
+	m->ru = NULL;
+}
+
+static void invalidate(struct fdp_media *m, uint64_t lba)
+{
+	uint32_t p = L2P(m, lba);
+
+	if (p == FDP_NONE)
+		return;
+	m->p2l[p] = 0;
+	m->ru[p / m->bpr].valid--;
+	m->l2p[lba] = 0;
+}
+
+/* Where garbage collection puts what it moves out of unit r */
+static uint32_t gc_stream(const struct fdp_media *m, uint32_t r)
+{
+	uint32_t h = m->nstreams / 2;
+
+	if (m->persistent && m->ru[r].owner < h)
+		return h + m->ru[r].owner;
+	return 2 * h;
+}
+
+/*
+ * Cost-benefit selection (Rosenblum and Ousterhout's LFS cleaner): the
+ * unit whose free space times age per cost of moving its data is the
+ * highest. Greedy (fewest valid blocks) would take a unit of hot data that
+ * is about to be overwritten anyway, and gains nothing from data of
+ * different lifetimes being in different units; this policy does, as a
+ * drive's does, which is what FDP is for.
+ */
+static uint32_t victim(const struct fdp_media *m)
+{
+	uint32_t best = FDP_NONE;
+	double top = -1;
+
+	for (uint32_t r = 0; r < m->nru; r++) {
+		const struct fdp_ru *u = &m->ru[r];
+		double used, score;
+
+		if (u->state != FDP_RU_FULL || u->valid >= m->bpr)
+			continue;
+		used = (double)u->valid / m->bpr;
+		score = (1 - used) * (double)(m->clock - u->sealed + 1) / (1 + used);
+		if (score > top) {
+			top = score;
+			best = r;
+		}
+	}
+	return best;
+}
+
+static int place(struct fdp_media *m, uint32_t s, uint64_t lba, bool gc);
+
+/* One unit collected: false when none would give any room back */
+static bool gc_one(struct fdp_media *m)
+{
+	uint32_t v = victim(m), s, moved = 0;
+	uint64_t first = 0;
+
+	if (v == FDP_NONE)
+		return false;
+	s = gc_stream(m, v);
+	/* nothing moves unless all of it fits: a unit is never half collected */
+	if ((uint64_t)m->nfree * m->bpr + (m->stream[s] == FDP_NONE ? 0 :
+	    m->bpr - m->ru[m->stream[s]].wp) < m->ru[v].valid)
+		return false;
+	for (uint32_t i = 0; i < m->ru[v].wp; i++) {
+		uint32_t p = v * m->bpr + i, lba = P2L(m, p);
+
+		if (lba == FDP_NONE)
+			continue;
+		invalidate(m, lba);
+		/* cannot fail: the victim had room for less than a unit */
+		if (place(m, s, lba, true))
+			return false;
+		if (!moved++)
+			first = lba;
+	}
+	m->moved += moved;
+	m->erased += m->bpr;
+	uint16_t owner = m->ru[v].owner;
+
+	push_free(m, v);
+	if (moved && m->realloc)
+		m->realloc(m->arg, owner, first, moved);
+	return true;
+}
+
+static uint32_t open_unit(struct fdp_media *m, uint32_t s, bool gc)
+{
+	uint16_t owner = s < m->nstreams / 2 ? (uint16_t)s
+			 : s < m->nstreams - 1 ? (uint16_t)(s - m->nstreams / 2) : FDP_SHARED;
+
+	if (!gc)
+		while (m->nfree < GC_LOW && gc_one(m))
+			;
+	return take_free(m, owner);
+}
+
+static int place(struct fdp_media *m, uint32_t s, uint64_t lba, bool gc)
+{
+	uint32_t r = m->stream[s], p;
+
+	if (r == FDP_NONE || m->ru[r].wp == m->bpr) {
+		if (r != FDP_NONE) {
+			m->ru[r].state = FDP_RU_FULL;
+			m->ru[r].sealed = m->clock++;
+		}
+		m->stream[s] = FDP_NONE;
+		r = open_unit(m, s, gc);
+		if (r == FDP_NONE)
+			return -ENOSPC;
+		m->stream[s] = r;
+	}
+	p = r * m->bpr + m->ru[r].wp++;
+	m->p2l[p] = (uint32_t)lba + 1;
+	m->l2p[lba] = p + 1;
+	m->ru[r].valid++;
+	return 0;
+}
+
+int fdp_media_write(struct fdp_media *m, uint32_t s, uint64_t lba, uint64_t n)
+{
+	if (s >= m->nstreams / 2 || lba + n < lba || lba + n > m->nlba)
+		return -EINVAL;
+	for (uint64_t i = 0; i < n; i++) {
+		int ret;
+
+		invalidate(m, lba + i);
+		if ((ret = place(m, s, lba + i, false)))
+			return ret;
+	}
+	return 0;
+}
+
+void fdp_media_trim(struct fdp_media *m, uint64_t lba, uint64_t n)
+{
+	for (uint64_t i = 0; i < n && lba + i < m->nlba; i++)
+		invalidate(m, lba + i);
+}
+
+bool fdp_media_ruh_update(struct fdp_media *m, uint32_t s)
+{
+	uint32_t r = m->stream[s];
+	bool partial;
+
+	if (r == FDP_NONE)
+		return false;
+	partial = m->ru[r].wp < m->bpr;
+	/* what was not written stays unwritten until the unit is erased */
+	m->ru[r].state = m->ru[r].wp ? FDP_RU_FULL : FDP_RU_FREE;
+	m->ru[r].sealed = m->clock++;
+	if (!m->ru[r].wp) {
+		m->nfree++;
+		m->free_next[r] = m->free_head;
+		m->free_head = r;
+		m->ru[r].owner = FDP_SHARED;
+	}
+	m->stream[s] = FDP_NONE;
+	return partial && m->ru[r].wp;
+}
+
+uint64_t fdp_media_ruamw(const struct fdp_media *m, uint32_t s)
+{
+	uint32_t r = m->stream[s];
+
+	/* a full unit is replaced at the handle's next write: a fresh one's worth */
+	return r == FDP_NONE || m->ru[r].wp == m->bpr ? m->bpr : m->bpr - m->ru[r].wp;
+}
+
+int fdp_media_rebuild(struct fdp_media *m)
+{
+	uint32_t nfree = 0;
+
+	memset(m->p2l, 0, (uint64_t)m->nru * m->bpr * sizeof(*m->p2l));
+	m->free_head = FDP_NONE;
+	for (uint32_t r = 0; r < m->nru; r++) {
+		m->ru[r].valid = 0;
+		if (m->ru[r].state > FDP_RU_FULL || m->ru[r].wp > m->bpr ||
+		    (m->ru[r].state == FDP_RU_FREE && m->ru[r].wp))
+			return -EINVAL;
+	}
+	for (uint32_t s = 0; s < m->nstreams; s++) {
+		uint32_t r = m->stream[s];
+
+		if (r != FDP_NONE && (r >= m->nru || m->ru[r].state != FDP_RU_OPEN))
+			return -EINVAL;
+	}
+	for (uint64_t lba = 0; lba < m->nlba; lba++) {
+		uint32_t p = L2P(m, lba);
+
+		if (p == FDP_NONE)
+			continue;
+		if ((uint64_t)p >= (uint64_t)m->nru * m->bpr ||
+		    p % m->bpr >= m->ru[p / m->bpr].wp || m->p2l[p])
+			return -EINVAL;
+		m->p2l[p] = (uint32_t)lba + 1;
+		m->ru[p / m->bpr].valid++;
+	}
+	/* every open unit is some stream's, and one stream's only */
+	for (uint32_t r = 0; r < m->nru; r++) {
+		uint32_t refs = 0;
+
+		if (m->ru[r].state != FDP_RU_OPEN)
+			continue;
+		for (uint32_t s = 0; s < m->nstreams; s++)
+			refs += m->stream[s] == r;
+		if (refs != 1)
+			return -EINVAL;
+	}
+	for (uint32_t r = m->nru; r-- > 0;)
+		if (m->ru[r].state == FDP_RU_FREE) {
+			m->free_next[r] = m->free_head;
+			m->free_head = r;
+			nfree++;
+		}
+	m->nfree = nfree;
+	return 0;
+}
