@@ -383,6 +383,7 @@ int ucmd_ctrl_destroy(struct ucmd_ctrl *c)
 	free(c->firmware);
 	free(c->subnqn);
 	nvmet_fw_free(c);
+	nvmet_log_dyn_free(c);
 	free(c);
 	return ret;
 }
