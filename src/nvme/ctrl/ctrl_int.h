@@ -166,6 +166,8 @@ struct nvmet_sanitize {
 	/* progress of the running operation (not persisted: it restarts) */
 	uint32_t ns_idx, pass;
 	uint64_t done, total, off;
+	uint64_t start_rt_ms;	/* wall clock at the start: progress owed by then (sanitize.c) */
+	uint64_t plan_ms;	/* test knob: its duration, instead of the log's estimate */
 	bool fail_next;		/* test knob: the next operation fails */
 	uint32_t chunk;		/* bytes written per pass (UCMD_SANITIZE_CHUNK) */
 };
