@@ -273,6 +273,9 @@ void io_rw_cleanup(struct ucmd_kiocb *req);
 int io_rw_iopoll(struct ucmd_kiocb *req);
 int io_import_fixed(struct ucmd_ctx *ctx, int rw, unsigned index, uint64_t addr, size_t len,
 		    struct iov_iter *iter);
+/* A user iovec array whose segments all lie in registered buffer index (Linux 6.15) */
+int io_import_fixed_vec(struct ucmd_ctx *ctx, int rw, unsigned index, uint64_t uvec, unsigned nr,
+			struct iov_iter *iter);
 int io_uring_cmd_prep(struct ucmd_kiocb *req, const struct io_uring_sqe *sqe);
 int io_uring_cmd_issue(struct ucmd_kiocb *req, unsigned issue_flags);
 int io_uring_cmd_iopoll(struct ucmd_kiocb *req);

@@ -83,6 +83,25 @@ int import_iovec(int rw, uint64_t uvec, unsigned nr, struct iov_iter *it)
 	return 0;
 }
 
+int import_iovec_within(int rw, uint64_t uvec, unsigned nr, uint64_t base, uint64_t len,
+			struct iov_iter *it)
+{
+	int ret = import_iovec(rw, uvec, nr, it);
+
+	if (ret)
+		return ret;
+	for (unsigned i = 0; i < it->nr_segs; i++) {
+		uint64_t a = (uint64_t)(uintptr_t)it->iov[i].iov_base, l = it->iov[i].iov_len;
+
+		/* checked as the program gave it: import_iovec may have cut l, never grown it */
+		if (l && (a < base || a - base > len || l > len - (a - base))) {
+			iov_iter_release(it);
+			return -EFAULT;
+		}
+	}
+	return 0;
+}
+
 void iov_iter_release(struct iov_iter *it)
 {
 	free(it->alloc);

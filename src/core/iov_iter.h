@@ -39,6 +39,13 @@ int import_ubuf(int rw, uint64_t addr, size_t len, struct iov_iter *it);
  * SSIZE_MAX → -EINVAL.
  */
 int import_iovec(int rw, uint64_t uvec, unsigned nr, struct iov_iter *it);
+/*
+ * A user iovec array whose every segment lies in [base, base + len), a
+ * registered buffer (vectored fixed buffers, Linux 6.15's
+ * io_import_reg_vec): as import_iovec, and -EFAULT for a segment outside.
+ */
+int import_iovec_within(int rw, uint64_t uvec, unsigned nr, uint64_t base, uint64_t len,
+			struct iov_iter *it);
 void iov_iter_release(struct iov_iter *it);
 
 /*

@@ -14,6 +14,25 @@ static bool op_is_write(uint8_t op)
 	return op == IORING_OP_WRITE || op == IORING_OP_WRITEV || op == IORING_OP_WRITE_FIXED;
 }
 
+/* Registered buffer index of ctx, or NULL (past the table, an empty slot). */
+static const struct iovec *fixed_buf(struct ucmd_ctx *ctx, unsigned index)
+{
+	if (index >= ctx->nr_bufs || !ctx->bufs[index].iov_base)
+		return NULL;
+	return &ctx->bufs[index];
+}
+
+int io_import_fixed_vec(struct ucmd_ctx *ctx, int rw, unsigned index, uint64_t uvec, unsigned nr,
+			struct iov_iter *iter)
+{
+	const struct iovec *buf = fixed_buf(ctx, index);
+
+	if (!buf)
+		return -EFAULT;
+	return import_iovec_within(rw, uvec, nr, (uint64_t)(uintptr_t)buf->iov_base, buf->iov_len,
+				   iter);
+}
+
 /* Import [addr, addr + len) from registered buffer index into iter. */
 int io_import_fixed(struct ucmd_ctx *ctx, int rw, unsigned index, uint64_t addr,
 			   size_t len, struct iov_iter *iter)

@@ -101,6 +101,16 @@ int io_uring_cmd_import_fixed(uint64_t ubuf, size_t len, int rw, struct iov_iter
 	return io_import_fixed(req->ctx, rw, req->buf_index, ubuf, len, iter);
 }
 
+int io_uring_cmd_import_fixed_vec(uint64_t uvec, size_t nr, int rw, struct iov_iter *iter,
+				  const struct io_uring_cmd *cmd)
+{
+	struct ucmd_kiocb *req = cmd_to_req(cmd);
+
+	if (nr > UCMD_UIO_MAXIOV)
+		return -EINVAL;
+	return io_import_fixed_vec(req->ctx, rw, req->buf_index, uvec, (unsigned)nr, iter);
+}
+
 void *io_uring_cmd_snap(const struct io_uring_cmd *cmd)
 {
 	/* the flag, not the pointer, says whether it is this request's */

@@ -43,6 +43,12 @@ void io_uring_cmd_complete_in_task(struct io_uring_cmd *cmd,
 /* Map [ubuf, ubuf + len) of registered buffer sqe->buf_index into iter. */
 int io_uring_cmd_import_fixed(uint64_t ubuf, size_t len, int rw, struct iov_iter *iter,
 			      const struct io_uring_cmd *cmd);
+/*
+ * Vectored fixed buffers (Linux 6.15): the iovec array at uvec (nr entries),
+ * every segment inside the command's registered buffer, else -EFAULT.
+ */
+int io_uring_cmd_import_fixed_vec(uint64_t uvec, size_t nr, int rw, struct iov_iter *iter,
+				  const struct io_uring_cmd *cmd);
 
 /*
  * Command data a provider must judge and run from one copy: NVMe Copy's and

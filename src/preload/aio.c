@@ -319,7 +319,9 @@ long pl_io_submit(unsigned long id, long nr, void *iocbpp)
 		void *user_cb;
 		long ret;
 
-		if (pl_copy_in(&user_cb, (char *)iocbpp + i * sizeof(void *), sizeof(user_cb)))
+		/* the program's array, as a number: NULL or anything is EFAULT there */
+		if (pl_copy_in(&user_cb, (void *)((uintptr_t)iocbpp + (uintptr_t)i * sizeof(void *)),
+			       sizeof(user_cb)))
 			ret = -EFAULT;
 		else
 			ret = submit_one(c, user_cb);
@@ -343,7 +345,8 @@ long pl_io_getevents(unsigned long id, long min_nr, long nr, void *events, void 
 		     const void *usig, bool pgetevents)
 {
 	struct aio_ctx *c = ctx_find(id);
-	struct io_event *out = events;
+	/* the program's address, as a number: it may be NULL or anything */
+	uintptr_t out = (uintptr_t)events;
 	long n = 0, kern_inflight, ret;
 	struct timespec zero = { 0, 0 };
 
@@ -353,7 +356,8 @@ long pl_io_getevents(unsigned long id, long min_nr, long nr, void *events, void 
 		return -EINVAL;
 	pthread_mutex_lock(&c->lock);
 	while (n < nr && c->count) {
-		if (pl_copy_out(&out[n], &c->done[c->head], sizeof(*out))) {
+		if (pl_copy_out((void *)(out + n * sizeof(struct io_event)), &c->done[c->head],
+				sizeof(struct io_event))) {
 			pthread_mutex_unlock(&c->lock);
 			return n ? n : -EFAULT;
 		}
@@ -374,10 +378,12 @@ long pl_io_getevents(unsigned long id, long min_nr, long nr, void *events, void 
 	void *tmo = kmin ? timeout : &zero;
 
 	if (pgetevents)
-		ret = raw(__NR_io_pgetevents, (long)c->kern, kmin, nr - n, (long)&out[n], (long)tmo,
+		ret = raw(__NR_io_pgetevents, (long)c->kern, kmin, nr - n,
+			  (long)(out + n * sizeof(struct io_event)), (long)tmo,
 			  (long)usig);
 	else
-		ret = raw(__NR_io_getevents, (long)c->kern, kmin, nr - n, (long)&out[n], (long)tmo, 0);
+		ret = raw(__NR_io_getevents, (long)c->kern, kmin, nr - n,
+			  (long)(out + n * sizeof(struct io_event)), (long)tmo, 0);
 	if (ret > 0) {
 		pthread_mutex_lock(&c->lock);
 		c->kern_inflight -= ret;

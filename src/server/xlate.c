@@ -109,6 +109,31 @@ static int xlate_fixed(struct srv_xl *x, struct srv_slot *s, unsigned idx, uint6
 	return 0;
 }
 
+/*
+ * Vectored fixed buffers (Linux 6.15): the client's iovec array, every
+ * segment inside registered buffer idx (else -EFAULT, the driver's answer),
+ * then moved as any vectored command's data. The engine gets an ordinary
+ * vectored command (FIXED cleared): the segments it names are the daemon's
+ * copies or regions, not its registered buffer, and for the client the data
+ * lands in the same place either way.
+ */
+static int xlate_fixed_vec(struct srv_xl *x, struct srv_slot *s, unsigned idx, uint64_t cvec,
+			   unsigned nr, bool to_device, struct io_uring_sqe *esqe)
+{
+	int ret = srv_bounce_vec_get(x->c, &s->vec, cvec, nr, to_device);
+	void *d;
+
+	for (unsigned i = 0; !ret && i < s->vec.nr; i++) {
+		uint64_t a = (uint64_t)(uintptr_t)s->vec.civ[i].iov_base;
+
+		if (s->vec.civ[i].iov_len && !fixed_buf(x, idx, a, s->vec.civ[i].iov_len, &d))
+			ret = -EFAULT;
+	}
+	esqe->uring_cmd_flags &= ~IORING_URING_CMD_FIXED;
+	esqe->buf_index = 0;
+	return ret;
+}
+
 static int xlate_rw(struct srv_xl *x, const struct io_uring_sqe *csqe, struct io_uring_sqe *esqe,
 		    struct srv_slot *s)
 {
@@ -153,9 +178,11 @@ static int xlate_nvme(struct srv_xl *x, const struct io_uring_sqe *csqe, struct 
 	to_device = u.opcode & 1;
 	s->out = to_device ? SRV_OUT_NONE : SRV_OUT_NVME;
 	if (u.data_len) {
-		if (fixed && vec)
-			return -EINVAL;	/* the driver's answer: fixed buffers are flat */
-		if (fixed) {
+		if (fixed && vec) {
+			ret = xlate_fixed_vec(x, s, csqe->buf_index, u.addr, u.data_len, to_device,
+					      esqe);
+			eaddr = (uint64_t)(uintptr_t)s->vec.div;
+		} else if (fixed) {
 			ret = xlate_fixed(x, s, csqe->buf_index, u.addr, u.data_len, to_device,
 					  &eaddr);
 		} else if (vec) {

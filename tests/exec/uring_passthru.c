@@ -218,7 +218,8 @@ static int test_vectored(void)
 static int test_fixed(void)
 {
 	struct io_uring ring;
-	struct iovec iov[2];
+	struct iovec iov[3], seg[3];
+	unsigned char *big, *flat = xalloc(3 * BS);
 	int fd = open(ng_path, O_RDWR), ret;
 	struct io_uring_sqe *sqe;
 
@@ -226,9 +227,11 @@ static int test_fixed(void)
 		FAIL("open: %s", strerror(errno));
 	iov[0] = (struct iovec){ xalloc(BS), BS };
 	iov[1] = (struct iovec){ xalloc(BS), BS };
+	iov[2] = (struct iovec){ xalloc(4 * BS), 4 * BS };
+	big = iov[2].iov_base;
 	if (io_uring_queue_init(8, &ring, IORING_SETUP_SQE128 | IORING_SETUP_CQE32))
 		FAIL("queue_init");
-	ret = io_uring_register_buffers(&ring, iov, 2);
+	ret = io_uring_register_buffers(&ring, iov, 3);
 	if (ret)
 		FAIL("register_buffers: %d", ret);
 	ret = io_uring_register_files(&ring, &fd, 1);
@@ -263,6 +266,49 @@ static int test_fixed(void)
 	ret = run_one(&ring);
 	if (ret != -EFAULT)
 		FAIL("buf_index 7: %d, want -EFAULT", ret);
+	/* vectored fixed buffers (Linux 6.15): segments of registered buffer 2 */
+	fill(big, 4 * BS, 21);
+	seg[0] = (struct iovec){ big + 2 * BS, BS };
+	seg[1] = (struct iovec){ big, BS };
+	seg[2] = (struct iovec){ big + 3 * BS, BS };
+	sqe = get_sqe(&ring);
+	prep_rw(sqe, 0, true, 256, seg, 3 * BS, true);
+	sqe->flags |= IOSQE_FIXED_FILE;
+	sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
+	sqe->buf_index = 2;
+	ret = run_one(&ring);
+	if (ret)
+		FAIL("vectored fixed write: %d", ret);
+	sqe = get_sqe(&ring);
+	prep_rw(sqe, fd, false, 256, flat, 3 * BS, false);
+	ret = run_one(&ring);
+	if (ret)
+		FAIL("read after the vectored fixed write: %d", ret);
+	if (memcmp(flat, big + 2 * BS, BS) || memcmp(flat + BS, big, BS) ||
+	    memcmp(flat + 2 * BS, big + 3 * BS, BS))
+		FAIL("vectored fixed write: the segments did not reach the namespace in order");
+	memset(big, 0, 4 * BS);
+	sqe = get_sqe(&ring);
+	prep_rw(sqe, 0, false, 256, seg, 3 * BS, true);
+	sqe->flags |= IOSQE_FIXED_FILE;
+	sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
+	sqe->buf_index = 2;
+	ret = run_one(&ring);
+	if (ret)
+		FAIL("vectored fixed read: %d", ret);
+	if (memcmp(flat, big + 2 * BS, BS) || memcmp(flat + BS, big, BS) ||
+	    memcmp(flat + 2 * BS, big + 3 * BS, BS))
+		FAIL("vectored fixed read: the segments differ");
+	/* a segment outside the registered buffer: -EFAULT, as io_import_reg_vec */
+	seg[1] = (struct iovec){ flat, BS };
+	sqe = get_sqe(&ring);
+	prep_rw(sqe, 0, false, 256, seg, 3 * BS, true);
+	sqe->flags |= IOSQE_FIXED_FILE;
+	sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
+	sqe->buf_index = 2;
+	ret = run_one(&ring);
+	if (ret != -EFAULT)
+		FAIL("a vectored fixed segment outside the buffer: %d, want -EFAULT", ret);
 	io_uring_queue_exit(&ring);
 	close(fd);
 	return 0;

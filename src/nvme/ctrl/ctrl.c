@@ -212,6 +212,8 @@ static void power_on(struct ucmd_ctrl *c, bool found)
 	}
 	c->cur = c->saved;
 	c->power_cycled = true;
+	/* a sanitize under way waited with the power off: its clock takes up from here */
+	c->san.start_rt_ms = 0;
 	c->smart.power_cycles++;
 	if (found && !c->last_clean)
 		c->smart.unsafe_shutdowns++;
@@ -387,6 +389,7 @@ int ucmd_ctrl_destroy(struct ucmd_ctrl *c)
 	free(c->subnqn);
 	nvmet_fw_free(c);
 	nvmet_fdp_free(c);
+	nvmet_log_dyn_free(c);
 	free(c);
 	return ret;
 }
@@ -401,11 +404,20 @@ bool ucmd_ctrl_is_new(struct ucmd_ctrl *c)
 	return c->fresh;
 }
 
+void ctrl_test_sanitize_clock(struct ucmd_ctrl *c, uint64_t plan_ms, uint64_t ago_ms)
+{
+	pthread_mutex_lock(&c->lock);
+	c->san.plan_ms = plan_ms;
+	c->san.start_rt_ms = realtime_ms() - ago_ms;
+	pthread_mutex_unlock(&c->lock);
+}
+
 void ctrl_test_knobs(struct ucmd_ctrl *c, uint64_t dst_short_ms, uint64_t dst_ext_ms,
 		     bool sanitize_fail)
 {
 	pthread_mutex_lock(&c->lock);
 	c->san.chunk = 4u << 20;	/* small namespaces take several passes */
+	c->san.plan_ms = 3600000;
 	c->dst.short_ms = dst_short_ms;
 	c->dst.ext_ms = dst_ext_ms;
 	c->san.fail_next = sanitize_fail;

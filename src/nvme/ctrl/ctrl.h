@@ -79,9 +79,16 @@ uint32_t ucmd_ctrl_opcode_effects(bool admin, uint8_t opcode);
 /*
  * Test knobs: how long the two device self-tests run, and whether the next
  * sanitize operation fails (a media failure the tests cannot cause); also
- * makes a sanitize write 4 MiB per pass instead of UCMD_SANITIZE_CHUNK.
+ * makes a sanitize write 4 MiB per pass instead of UCMD_SANITIZE_CHUNK,
+ * and stretches its wall-clock duration to an hour, so that only passes
+ * move it (tests assert states, not durations).
  */
 void ctrl_test_knobs(struct ucmd_ctrl *ctrl, uint64_t dst_short_ms, uint64_t dst_ext_ms,
 		     bool sanitize_fail);
+/*
+ * Test knob: a running sanitize takes plan_ms of wall clock in all and
+ * started ago_ms before now.
+ */
+void ctrl_test_sanitize_clock(struct ucmd_ctrl *ctrl, uint64_t plan_ms, uint64_t ago_ms);
 
 #endif /* UCMD_NVME_CTRL_H */

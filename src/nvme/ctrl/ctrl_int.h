@@ -171,6 +171,8 @@ struct nvmet_sanitize {
 	/* progress of the running operation (not persisted: it restarts) */
 	uint32_t ns_idx, pass;
 	uint64_t done, total, off;
+	uint64_t start_rt_ms;	/* wall clock at the start: progress owed by then (sanitize.c) */
+	uint64_t plan_ms;	/* test knob: its duration, instead of the log's estimate */
 	bool fail_next;		/* test knob: the next operation fails */
 	uint32_t chunk;		/* bytes written per pass (UCMD_SANITIZE_CHUNK) */
 };
@@ -211,6 +213,15 @@ struct nvmet_firmware {
 	uint32_t img_len;		/* bytes from 0 received contiguously */
 	uint8_t *mem[UCMD_FW_SLOTS + 1];	/* images of a controller without dir */
 	uint32_t mem_len[UCMD_FW_SLOTS + 1];
+};
+
+/*
+ * Logs with a snapshot the host reads in pieces (log_telemetry.c, log_pel.c):
+ * what one capture or reporting context holds until the next one.
+ */
+struct nvmet_log_snap {
+	uint8_t *buf;
+	size_t len;
 };
 
 struct ucmd_ctrl {
@@ -280,6 +291,11 @@ struct ucmd_ctrl {
 	struct nvmet_selftest dst;
 	struct nvmet_firmware fw;
 	struct nvmet_fdp *fdp;		/* endurance group 1 with FDP (fdp.h), or NULL */
+	struct nvmet_log_snap tel_host;	/* Telemetry Host-Initiated data, last capture */
+	uint8_t tel_host_gen;		/* its generation number */
+	struct nvmet_log_snap pel;	/* Persistent Event log reporting context */
+	bool pel_ctx;			/* ...exists */
+	uint16_t pel_gen;		/* contexts established (the log's generation) */
 	char *subnqn;			/* per directory (ctrl.json) */
 	char boot_id[40];		/* the host boot the state was last saved in */
 	char cur_boot_id[40];		/* this one */
@@ -432,6 +448,32 @@ uint16_t nvmet_admin_identify(struct ucmd_ctrl *c, struct nvmet_req *req);
 
 /* log.c */
 uint16_t nvmet_admin_get_log(struct ucmd_ctrl *c, struct nvmet_req *req);
+void nvmet_log_smart(struct ucmd_ctrl *c, struct nvme_smart_log *s);
+
+/*
+ * log_more.c: logs whose size depends on the controller's state or whose
+ * reading has side effects (LSP actions). True for such a LID.
+ */
+bool nvmet_log_dyn(uint8_t lid);
+/* Build the whole log into *buf (malloc'd, *size bytes), or a status */
+uint16_t nvmet_log_dyn_build(struct ucmd_ctrl *c, const struct nvmet_req *req, uint8_t **buf,
+			     size_t *size);
+/* Release the Persistent Event log's reporting context (Controller Level Reset) */
+void nvmet_log_dyn_reset(struct ucmd_ctrl *c);
+/* ...and the telemetry capture too (destroy) */
+void nvmet_log_dyn_free(struct ucmd_ctrl *c);
+/* log_telemetry.c, log_pel.c, log_endgrp.c, lba_status.c */
+uint16_t nvmet_log_telemetry(struct ucmd_ctrl *c, const struct nvmet_req *req, uint8_t **buf,
+			     size_t *size);
+uint16_t nvmet_log_pel(struct ucmd_ctrl *c, const struct nvmet_req *req, uint8_t **buf,
+		       size_t *size);
+uint16_t nvmet_log_endgrp(struct ucmd_ctrl *c, const struct nvmet_req *req, uint8_t **buf,
+			  size_t *size);
+uint16_t nvmet_log_lba_status(struct ucmd_ctrl *c, const struct nvmet_req *req, uint8_t **buf,
+			      size_t *size);
+uint16_t nvmet_admin_get_lba_status(struct ucmd_ctrl *c, struct nvmet_req *req);
+/* The one Endurance Group: every namespace belongs to it */
+#define UCMD_ENDGID		1
 
 /* features.c */
 void nvmet_features_defaults(struct nvmet_feat_vals *f);

@@ -36,7 +36,7 @@ const struct nvmet_ctrl_opdef nvmet_admin_cmds[256] = {
 	[nvme_admin_fw_download]   = { nvmet_admin_fw_download, CSUPP },
 	[nvme_admin_dev_self_test] = { nvmet_admin_selftest, CSUPP },
 	/* Every namespace's contents (and what it has allocated) change */
-	[nvme_admin_sanitize_nvm]  = { nvmet_admin_sanitize, CSUPP | LBCC | NCC },
+	[nvme_admin_sanitize_nvm]  = { nvmet_admin_sanitize, CSUPP | LBCC | NCC },	[nvme_admin_get_lba_status] = { nvmet_admin_get_lba_status, CSUPP },
 };
 
 const struct nvmet_ctrl_opdef nvmet_nvm_cmds[256] = {

@@ -250,23 +250,6 @@ void nvmet_fdp_id_ctrl(struct ucmd_ctrl *c, struct nvme_id_ctrl *id)
 	id->endgidmax = htole16(UCMD_FDP_ENDGID);
 }
 
-void nvmet_fdp_id_ns(struct ucmd_ctrl *c, struct nvme_id_ns *id)
-{
-	if (c->fdp)
-		id->endgid = htole16(UCMD_FDP_ENDGID);
-}
-
-uint16_t nvmet_fdp_endgrp_list(struct ucmd_ctrl *c, uint16_t start,
-			       struct nvme_id_endurance_group_list *l)
-{
-	/* identifiers greater than or equal to CNTID's start */
-	if (c->fdp && start <= UCMD_FDP_ENDGID) {
-		l->num = htole16(1);
-		l->identifier[0] = htole16(UCMD_FDP_ENDGID);
-	}
-	return 0;
-}
-
 /* ---- logs ---- */
 
 bool nvmet_fdp_is_log(uint8_t lid)

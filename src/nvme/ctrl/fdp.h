@@ -119,9 +119,6 @@ void nvmet_fdp_write_commit(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t s
 void nvmet_fdp_trim(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t slba, uint64_t nlb);
 /* Identify */
 void nvmet_fdp_id_ctrl(struct ucmd_ctrl *c, struct nvme_id_ctrl *id);
-void nvmet_fdp_id_ns(struct ucmd_ctrl *c, struct nvme_id_ns *id);
-uint16_t nvmet_fdp_endgrp_list(struct ucmd_ctrl *c, uint16_t start,
-			       struct nvme_id_endurance_group_list *l);
 /* Get Log Page of LIDs 20h-23h (true), with the whole command */
 bool nvmet_fdp_is_log(uint8_t lid);
 uint16_t nvmet_fdp_get_log(struct ucmd_ctrl *c, struct nvmet_req *req);

@@ -34,17 +34,25 @@ static void id_ctrl(struct ucmd_ctrl *c, struct nvme_id_ctrl *id)
 	id->cntlid = htole16(c->p.cntlid);
 	id->ver = htole32(0x00010400);
 	id->oaes = htole32(NVME_CTRL_OAES_NA | NVME_CTRL_OAES_ZD);
-	/* ELBAS: the NVM Identify Namespace's ELBAF says which formats have the 64b guard */
-	id->ctratt = htole32(NVME_CTRL_CTRATT_128_ID | NVME_CTRL_CTRATT_ELBAS);
+	/*
+	 * ELBAS: the NVM Identify Namespace's ELBAF says which formats have the
+	 * 64b guard; one Endurance Group (UCMD_ENDGID) holds every namespace
+	 * (with FDP, the group FDP is enabled in: fdp.c adds FDPS)
+	 */
+	id->ctratt = htole32(NVME_CTRL_CTRATT_128_ID | NVME_CTRL_CTRATT_ELBAS |
+			     NVME_CTRL_CTRATT_ENDURANCE_GROUPS);
+	id->endgidmax = htole16(UCMD_ENDGID);
 	id->cntrltype = 1;	/* I/O controller */
 	id->oacs = htole16(NVME_CTRL_OACS_FORMAT | NVME_CTRL_OACS_FW | NVME_CTRL_OACS_NS_MGMT |
-			   NVME_CTRL_OACS_SELF_TEST);
+			   NVME_CTRL_OACS_SELF_TEST | NVME_CTRL_OACS_LBA_STATUS);
 	id->acl = 3;
 	id->aerl = UCMD_AERL;
 	/* Slot 1 read-only, UCMD_FW_SLOTS slots, activation without a reset */
 	id->frmw = NVME_CTRL_FRMW_1ST_RO | (UCMD_FW_SLOTS << 1) | NVME_CTRL_FRMW_FW_ACT_NO_RESET;
 	id->fwug = 1;		/* 4 KiB (firmware.c) */
-	id->lpa = NVME_CTRL_LPA_CMD_EFFECTS | NVME_CTRL_LPA_EXTENDED;
+	id->lpa = NVME_CTRL_LPA_CMD_EFFECTS | NVME_CTRL_LPA_EXTENDED | NVME_CTRL_LPA_TELEMETRY |
+		  NVME_CTRL_LPA_PERSETENT_EVENT;
+	id->pels = htole32(1);	/* 64 KiB units: the log is one event (log_pel.c) */
 	id->elpe = UCMD_ERRLOG_ENTRIES - 1;
 	id->npss = 0;
 	/* an extended self-test takes c->dst.ext_ms: in minutes, rounded up */
@@ -146,7 +154,7 @@ uint16_t nvmet_admin_identify(struct ucmd_ctrl *c, struct nvmet_req *req)
 		struct nvme_id_iocs iocs;
 		struct nvme_zns_id_ns zns_ns;
 		struct nvme_zns_id_ctrl zns_ctrl;
-		struct nvme_id_endurance_group_list endgrps;
+		uint16_t eglist[2048];	/* Endurance Group List */
 	} u;
 	struct nvmet_ns *ns;
 	uint16_t st = 0;
@@ -228,6 +236,7 @@ uint16_t nvmet_admin_identify(struct ucmd_ctrl *c, struct nvmet_req *req)
 		else if (ns && ns->attached) {
 			u.ind.nsfeat = NVME_NS_FEAT_THIN;
 			u.ind.nstat = 1;	/* namespace ready */
+			u.ind.endgid = htole16(UCMD_ENDGID);
 		}
 		break;
 	case NVME_IDENTIFY_CNS_NS_CTRL_LIST:
@@ -244,12 +253,33 @@ uint16_t nvmet_admin_identify(struct ucmd_ctrl *c, struct nvmet_req *req)
 			u.clist.identifier[0] = htole16(c->p.cntlid);
 		}
 		break;
+	case NVME_IDENTIFY_CNS_NS_USER_DATA_FORMAT:
+		/* the capabilities a namespace of that LBA format would have: NSID FFFFFFFFh's */
+		if ((req->cmd.cdw11 & 0xffff) >= UCMD_NR_LBAF) {
+			st = UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
+			break;
+		}
+		nvmet_ns_fill_id(c, NULL, &u.ns);
+		break;
+	case NVME_IDENTIFY_CNS_CSI_NS_USER_DATA_FORMAT:
+		/*
+		 * The NVM Command Set's: no protection information formats
+		 * or extended LBA formats, all zero (as CNS 05h). A zoned
+		 * namespace's zone sizes belong to a zoned namespace only.
+		 */
+		if ((req->cmd.cdw11 & 0xffff) >= UCMD_NR_LBAF || csi != NVME_CSI_NVM)
+			st = UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
+		break;
+	case NVME_IDENTIFY_CNS_ENDURANCE_GROUP_ID:
+		/* the groups from CNS Specific Identifier on: the one there is */
+		if ((req->cmd.cdw11 & 0xffff) <= UCMD_ENDGID) {
+			u.eglist[0] = htole16(1);		/* how many */
+			u.eglist[1] = htole16(UCMD_ENDGID);
+		}
+		break;
 	case NVME_IDENTIFY_CNS_COMMAND_SET_STRUCTURE:
 		/* One combination: NVM and Zoned Namespace */
 		u.iocs.iocsc[0] = htole64(1ull << NVME_CSI_NVM | 1ull << NVME_CSI_ZNS);
-		break;
-	case NVME_IDENTIFY_CNS_ENDURANCE_GROUP_ID:
-		st = nvmet_fdp_endgrp_list(c, (uint16_t)req->cmd.cdw11, &u.endgrps);
 		break;
 	default:
 		st = UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;

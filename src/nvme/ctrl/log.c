@@ -2,7 +2,7 @@
 /*
  * Get Log Page: supported log pages, error information, SMART / health, firmware slot, changed
  * namespace list, commands supported and effects, device self-test and
- * sanitize status. Each log is built
+ * sanitize status (the others: log_more.c). Each log is built
  * whole and then the requested window (offset, length) is transferred.
  */
 #include <stdlib.h>
@@ -33,7 +33,7 @@ static void log_error(struct ucmd_ctrl *c, uint8_t *buf)
 	}
 }
 
-static void log_smart(struct ucmd_ctrl *c, struct nvme_smart_log *s)
+void nvmet_log_smart(struct ucmd_ctrl *c, struct nvme_smart_log *s)
 {
 	uint64_t pos = c->smart.power_on_seconds + (ktime_get_ns() - c->created_ns) / 1000000000ull;
 
@@ -116,9 +116,41 @@ static void log_supported(uint8_t csi, uint32_t *lids)
 	size_t size;
 
 	for (unsigned lid = 0; lid < 256; lid++)
-		if (log_size((uint8_t)lid, &size) &&
+		if ((log_size((uint8_t)lid, &size) || nvmet_log_dyn((uint8_t)lid)) &&
 		    (lid != NVME_LOG_LID_ZNS_CHANGED_ZONES || csi == NVME_CSI_ZNS))
 			lids[lid] = htole32(1);
+}
+
+/*
+ * A log of log_more.c: built whole after the host's buffer is mapped (a
+ * buffer that cannot be reached leaves no capture or context behind), as
+ * its size depends on what it holds.
+ */
+static uint16_t get_log_dyn(struct ucmd_ctrl *c, struct nvmet_req *req, uint64_t off,
+			    uint64_t len)
+{
+	struct nvmet_iovs v;
+	uint8_t *buf = NULL;
+	size_t size = 0;
+	uint16_t st;
+
+	nvmet_iovs_init(&v);
+	st = nvmet_map_data(c, req, len, &v);
+	if (!st)
+		st = nvmet_log_dyn_build(c, req, &buf, &size);
+	if (!st && off > size)
+		st = UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
+	if (!st) {
+		/* Bytes past the end of the log read as zero. */
+		uint64_t n = size - off < len ? size - off : len;
+
+		st = nvmet_iovs_copy_out(&v, buf + off, n);
+		if (!st)
+			st = nvmet_iovs_zero_from(&v, n);
+	}
+	free(buf);
+	nvmet_iovs_free(&v);
+	return st;
 }
 
 uint16_t nvmet_admin_get_log(struct ucmd_ctrl *c, struct nvmet_req *req)
@@ -137,6 +169,8 @@ uint16_t nvmet_admin_get_log(struct ucmd_ctrl *c, struct nvmet_req *req)
 		return nvmet_fdp_get_log(c, req);
 	if (off & 3)
 		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
+	if (nvmet_log_dyn(lid))
+		return get_log_dyn(c, req, off, len);
 	if (!log_size(lid, &size))
 		return UCMD_CMD(NVME_SC_INVALID_LOG_PAGE) | UCMD_DNR;
 	if (off > size)
@@ -159,7 +193,7 @@ uint16_t nvmet_admin_get_log(struct ucmd_ctrl *c, struct nvmet_req *req)
 		nvmet_fdp_supported_logs(c, (void *)buf);
 		break;
 	case NVME_LOG_LID_ERROR: log_error(c, buf); break;
-	case NVME_LOG_LID_SMART: log_smart(c, (void *)buf); break;
+	case NVME_LOG_LID_SMART: nvmet_log_smart(c, (void *)buf); break;
 	case NVME_LOG_LID_FW_SLOT: nvmet_log_fw(c, (void *)buf); break;
 	case NVME_LOG_LID_DEVICE_SELF_TEST: nvmet_log_selftest(c, req->cmd.nsid, (void *)buf); break;
 	case NVME_LOG_LID_SANITIZE: nvmet_log_sanitize(c, (void *)buf); break;

@@ -249,5 +249,5 @@ void nvmet_ns_fill_id(struct ucmd_ctrl *c, const struct nvmet_ns *ns, struct nvm
 	memcpy(id->nvmcap, &cap, sizeof(cap));
 	memcpy(id->nguid, ns->uuid, sizeof(id->nguid));
 	memcpy(id->eui64, ns->uuid, sizeof(id->eui64));
-	nvmet_fdp_id_ns(c, id);
+	id->endgid = htole16(UCMD_ENDGID);
 }

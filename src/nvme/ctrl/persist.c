@@ -165,6 +165,9 @@ static json_object *sanitize_json(struct ucmd_ctrl *c)
 			memset(pr, 0, sizeof(pr));
 		json_object_object_add(o, "progress", uarr(pr, 4));
 	}
+	/* when a running one started, by the wall clock: its progress keeps to it */
+	if (nvmet_sanitize_busy(c))
+		add_u64(o, "start_rt_ms", c->san.start_rt_ms);
 	return o;
 }
 
@@ -520,6 +523,7 @@ static int load_v3(struct ucmd_ctrl *c, json_object *root)
 	c->san.ns_idx = (uint32_t)idx_u64(a, 1);
 	c->san.off = idx_u64(a, 2);
 	c->san.done = idx_u64(a, 3);
+	c->san.start_rt_ms = get_u64(o, "start_rt_ms", 0);
 	json_object_object_get_ex(root, "self_test", &a);
 	c->dst.nres = (unsigned)json_object_array_length(a);
 	for (unsigned i = 0; i < c->dst.nres; i++) {

@@ -242,7 +242,7 @@ static int check_errlog(struct chk *k, json_object *a, uint64_t count)
 static int check_sanitize(struct chk *k, json_object *o)
 {
 	static const char *const keys[] = { "sstat", "scdw10", "ovrpat", "ause_fail", "exited",
-		"progress", NULL };
+		"progress", "start_rt_ms", NULL };
 	/* pass (OWPASS at most 16), namespace slot, byte offset, bytes done */
 	static const uint64_t pmax[4] = { 15, UCMD_MAX_NS + 1, UINT64_MAX, UINT64_MAX };
 	uint64_t sstat, dw10, v, pr[4];
@@ -259,6 +259,13 @@ static int check_sanitize(struct chk *k, json_object *o)
 		return ret;
 	if ((sstat & 7) != NVME_SANITIZE_SSTAT_STATUS_IN_PROGESS && (pr[0] | pr[1] | pr[2] | pr[3]))
 		return bad(k, "progress", "set, but no sanitize is in progress");
+	/* optional (older states have none): the wall-clock start of a running one */
+	if (json_object_object_get_ex(o, "start_rt_ms", NULL)) {
+		if ((ret = want_uint(k, o, "start_rt_ms", 0, UINT64_MAX, &v)))
+			return ret;
+		if ((sstat & 7) != NVME_SANITIZE_SSTAT_STATUS_IN_PROGESS)
+			return bad(k, "start_rt_ms", "set, but no sanitize is in progress");
+	}
 	if ((sstat & 7) > NVME_SANITIZE_SSTAT_STATUS_COMPLETED_FAILED)
 		return bad(k, "sstat", "status %" PRIu64 " is none of 0..3", sstat & 7);
 	if ((sstat & 7) && ((dw10 & 7) < NVME_SANITIZE_SANACT_START_BLOCK_ERASE ||

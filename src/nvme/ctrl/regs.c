@@ -49,6 +49,8 @@ void nvmet_ctrl_reset_locked(struct ucmd_ctrl *c)
 	c->ts_set = false;
 	/* a Controller Level Reset closes the open zones */
 	nvmet_zns_reset(c);
+	/* ...and releases the persistent event log's reporting context */
+	nvmet_log_dyn_reset(c);
 	pthread_mutex_lock(&c->db_lock);
 	memset(c->db_val, 0, 2u * (c->qmax + 1u) * sizeof(*c->db_val));
 	memset(c->db_dirty, 0, 2u * (c->qmax + 1u));

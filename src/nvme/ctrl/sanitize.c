@@ -5,7 +5,11 @@
  * background, UCMD_SANITIZE_CHUNK bytes of namespace store written per
  * controller pass (nvmet_ctrl_run; 64 times that deallocated), so that a host sees it in progress, and commands
  * other than the few the spec allows complete with Sanitize In Progress
- * until it is done. The state (SSTAT, SCDW10, the pattern) is in ctrl.json:
+ * until it is done. It also keeps to the wall clock, as a device does
+ * whether or not a host is attached: by the time the log's estimate for
+ * the action has passed since the start, it is done; before that, at least
+ * the elapsed fraction of it. The first pass of a controller made later
+ * (a new process, a daemon restart) does what the clock says is owed. The state (SSTAT, SCDW10, the pattern) is in ctrl.json:
  * an operation interrupted by a restart starts over at the next power on,
  * because once started a sanitize cannot be aborted (NVMe 2.0, 8.21).
  *
@@ -115,6 +119,7 @@ static void progress_total(struct ucmd_ctrl *c)
 /* Start the background work from the beginning */
 static void progress_reset(struct ucmd_ctrl *c)
 {
+	c->san.start_rt_ms = realtime_ms();
 	c->san.done = 0;
 	c->san.pass = 0;
 	c->san.ns_idx = 1;
@@ -191,13 +196,55 @@ static void finish(struct ucmd_ctrl *c, bool ok)
 	nvmet_persist(c);
 }
 
+static uint32_t est_seconds(uint64_t bytes);
+
+/* Does the action write the media (rather than deallocate)? */
+static bool writes_media(const struct ucmd_ctrl *c)
+{
+	return SANACT(c->san.scdw10) == NVME_SANITIZE_SANACT_START_OVERWRITE || NDAS(c->san.scdw10);
+}
+
+/* The operation's duration: the log's estimate for it, or the test knob's */
+static uint64_t plan_of(const struct ucmd_ctrl *c)
+{
+	return c->san.plan_ms ? c->san.plan_ms
+			      : 1000ull * (writes_media(c) ? est_seconds(c->san.total) : 1);
+}
+
+/*
+ * Bytes the wall clock says are done: the whole operation takes what the
+ * log estimates for it (writing at EST_BYTES_PER_S, deallocating in 1 s),
+ * and progress is linear in between.
+ */
+static uint64_t clock_owed(const struct ucmd_ctrl *c)
+{
+	uint64_t now = realtime_ms(), plan_ms, el;
+
+	if (!c->san.start_rt_ms || now < c->san.start_rt_ms)
+		return 0;	/* the clock went back: no claim on it */
+	el = now - c->san.start_rt_ms;
+	plan_ms = plan_of(c);
+	if (el >= plan_ms)
+		return c->san.total;
+	return (uint64_t)((unsigned __int128)c->san.total * el / plan_ms);
+}
+
+static void clock_rebase(struct ucmd_ctrl *c)
+{
+	uint64_t now = realtime_ms(), plan_ms = plan_of(c), back = 0;
+
+	if (c->san.total)
+		back = (uint64_t)((unsigned __int128)plan_ms * c->san.done / c->san.total);
+	c->san.start_rt_ms = now > back ? now - back : 1;
+}
+
 bool nvmet_sanitize_step(struct ucmd_ctrl *c)
 {
 	uint32_t act = SANACT(c->san.scdw10);
 	/* deallocating is a metadata update: more of it per pass than of writing */
 	uint32_t chunk = c->san.chunk ? c->san.chunk : UCMD_SANITIZE_CHUNK;
 	uint64_t budget = (act != NVME_SANITIZE_SANACT_START_OVERWRITE && !NDAS(c->san.scdw10)) ?
-			  64ull * chunk : chunk, key;
+			  64ull * chunk : chunk, key, owed;
 	uint8_t *buf;
 
 	/* a read-only controller cannot erase: it stays in progress for a writer */
@@ -206,6 +253,19 @@ bool nvmet_sanitize_step(struct ucmd_ctrl *c)
 	/* loaded in progress: it goes on from where the last user left it */
 	if (!c->san.total)
 		progress_total(c);
+	/*
+	 * No start on the clock (a state from before it was kept, or a cold
+	 * start: the clock stood still while the power was off): the clock
+	 * takes up from what is done.
+	 */
+	if (!c->san.start_rt_ms)
+		clock_rebase(c);
+	/* more than a pass when the clock says so (nobody ran passes meanwhile) */
+	owed = clock_owed(c);
+	if (owed >= c->san.total)
+		budget = UINT64_MAX;	/* all of it, through to the end (finish) */
+	else if (owed > c->san.done && owed - c->san.done > budget)
+		budget = owed - c->san.done;
 	if (c->san.fail_next) {
 		c->san.fail_next = false;
 		finish(c, false);
@@ -305,6 +365,9 @@ void nvmet_log_sanitize(struct ucmd_ctrl *c, struct nvme_sanitize_log_page *l)
 	/* SPROG: fraction done of 65536; FFFFh when none is in progress */
 	if (nvmet_sanitize_busy(c) && !c->san.total)
 		progress_total(c);	/* loaded in progress, no pass yet */
+	/* what the clock says is done by now, before it is reported */
+	if (nvmet_sanitize_busy(c) && clock_owed(c) > c->san.done)
+		nvmet_sanitize_step(c);
 	if (nvmet_sanitize_busy(c))
 		l->sprog = htole16((uint16_t)(c->san.total ? c->san.done * 65536 / c->san.total : 0));
 	else

@@ -202,10 +202,9 @@ nvme_import_user_data(struct nvme_host *h, const struct nvme_uring_cmd *u, int r
 	int ret;
 
 	if (ioucmd && (ioucmd->flags & IORING_URING_CMD_FIXED)) {
-		/* Fixed buffers are for flat (non-vectored) I/O only. */
-		if (vec)
-			return -EINVAL;
-		ret = io_uring_cmd_import_fixed(u->addr, u->data_len, rw, it, ioucmd);
+		/* vectored: every segment inside the registered buffer (Linux 6.15) */
+		ret = vec ? io_uring_cmd_import_fixed_vec(u->addr, u->data_len, rw, it, ioucmd)
+			  : io_uring_cmd_import_fixed(u->addr, u->data_len, rw, it, ioucmd);
 	} else {
 		ret = vec ? import_iovec(rw, u->addr, u->data_len, it)
 			  : import_ubuf(rw, u->addr, u->data_len, it);

@@ -134,11 +134,19 @@ static void test_supported_log_pages(void **state)
 	lids = host_alloc(&h, 1024);
 	b = host_alloc(&h, 4096);
 	assert_int_equal(host_get_log(&h, NVME_LOG_LID_SUPPORTED_LOG_PAGES, 0, lids, 1024), 0);
-	/* every LID it lists reads, every other is Invalid Log Page */
+	/*
+	 * every LID it lists reads, every other is Invalid Log Page; two need
+	 * a field of their own: the Endurance Group (LSI 0 names none) and
+	 * the Persistent Event log's reporting context (none established)
+	 */
 	for (unsigned lid = 0; lid < 256; lid++) {
 		uint16_t st = host_get_log(&h, (uint8_t)lid, 0, b, 512);
 
-		if (le32toh(lids[lid]) & 1)
+		if (lid == NVME_LOG_LID_ENDURANCE_GROUP)
+			assert_int_equal(st, SC(0, NVME_SC_INVALID_FIELD) | DNR);
+		else if (lid == NVME_LOG_LID_PERSISTENT_EVENT)
+			assert_int_equal(st, SC(0, NVME_SC_CMD_SEQ_ERROR) | DNR);
+		else if (le32toh(lids[lid]) & 1)
 			assert_int_equal(st, 0);
 		else
 			assert_int_equal(st, SC(1, NVME_SC_INVALID_LOG_PAGE) | DNR);
@@ -146,6 +154,10 @@ static void test_supported_log_pages(void **state)
 	assert_true(le32toh(lids[NVME_LOG_LID_SUPPORTED_LOG_PAGES]) & 1);
 	assert_true(le32toh(lids[NVME_LOG_LID_SMART]) & 1);
 	assert_true(le32toh(lids[NVME_LOG_LID_CMD_EFFECTS]) & 1);
+	for (unsigned lid = NVME_LOG_LID_TELEMETRY_HOST; lid <= NVME_LOG_LID_ENDURANCE_GROUP; lid++)
+		assert_true(le32toh(lids[lid]) & 1);
+	assert_true(le32toh(lids[NVME_LOG_LID_PERSISTENT_EVENT]) & 1);
+	assert_true(le32toh(lids[NVME_LOG_LID_LBA_STATUS]) & 1);
 	host_close(&h);
 }
 

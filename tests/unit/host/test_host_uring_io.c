@@ -107,10 +107,29 @@ static void test_fixed(void **state)
 	fx_rw_cmd(&c, nvme_cmd_read, f->nsid, 0, 16, buf + len - 512, 8192);
 	assert_int_equal(fx_nvme_ex(f, f->ng, NVME_URING_CMD_IO, &c, IORING_URING_CMD_FIXED, 0,
 				    NULL), -EFAULT);
-	/* fixed + vectored is not a thing */
-	fx_rw_cmd(&c, nvme_cmd_read, f->nsid, 0, 1, &reg, 1);
+	/* vectored fixed buffers (Linux 6.15): segments inside the registered buffer */
+	struct iovec v[2] = { { buf + 16384, 4096 }, { buf + 8192, 4096 } };
+
+	memcpy(r, buf + 4096, 8192);	/* what LBA 0 on holds */
+	memset(buf + 8192, 0, 4096);
+	memset(buf + 16384, 0, 4096);
+	fx_rw_cmd(&c, nvme_cmd_read, f->nsid, 0, (uint32_t)(8192 / f->lbs), v, 2);
 	assert_int_equal(fx_nvme_ex(f, f->ng, NVME_URING_CMD_IO_VEC, &c, IORING_URING_CMD_FIXED,
-				    0, NULL), -EINVAL);
+				    0, NULL), 0);
+	assert_memory_equal(buf + 16384, r, 4096);
+	assert_memory_equal(buf + 8192, r + 4096, 4096);
+	/* a segment that leaves the buffer, or one outside it: -EFAULT */
+	v[1] = (struct iovec){ buf + len - 2048, 4096 };
+	fx_rw_cmd(&c, nvme_cmd_read, f->nsid, 0, (uint32_t)(8192 / f->lbs), v, 2);
+	assert_int_equal(fx_nvme_ex(f, f->ng, NVME_URING_CMD_IO_VEC, &c, IORING_URING_CMD_FIXED,
+				    0, NULL), -EFAULT);
+	v[1] = (struct iovec){ r, 4096 };
+	assert_int_equal(fx_nvme_ex(f, f->ng, NVME_URING_CMD_IO_VEC, &c, IORING_URING_CMD_FIXED,
+				    0, NULL), -EFAULT);
+	/* the array itself is the program's, anywhere: a bad one is -EFAULT */
+	fx_rw_cmd(&c, nvme_cmd_read, f->nsid, 0, 1, (void *)8, 2);
+	assert_int_equal(fx_nvme_ex(f, f->ng, NVME_URING_CMD_IO_VEC, &c, IORING_URING_CMD_FIXED,
+				    0, NULL), -EFAULT);
 	assert_int_equal(ucmd_unregister_buffers(&f->ring), 0);
 	free(buf);
 	free(r);
