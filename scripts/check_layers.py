@@ -24,8 +24,9 @@ ALLOWED = {
     'security':  {'lib', 'uaccess', 'core'},
     # NVMe/TCP: the PDUs and their checks (pdu.c), shared by the host
     # transport and ucmdd's target (target*.c), which acts as its
-    # connections through the engine's credentials (core/cred.h)
-    'tcp':       {'core'},
+    # connections through the engine's credentials (core/cred.h); the
+    # digests' CRC-32C is lib's (lib/crc32c.h)
+    'tcp':       {'lib', 'core'},
     'nvme/host': {'lib', 'uaccess', 'block', 'core', 'security', 'nvme/ctrl', 'tcp'},
     'kernel':    {'lib', 'uaccess', 'block', 'core', 'security', 'ring'},
     # the backends behind the public entries' ops table (core/backend.h)

@@ -37,18 +37,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <isa-l/crc.h>
-
 #include "lib/error.h"
 #include "tcp.h"
 #include "uaccess/uaccess.h"
-
-/*
- * The digests' CRC32C is ISA-L's (src/tcp/pdu.c). Debian ships it shared
- * only, so a program linked with the static libucmd.a has none: the
- * reference is weak there, and digests are refused instead of crashing.
- */
-#pragma weak crc32_iscsi
 
 #define NVME_SC_XFER_ERR	(NVME_SC_DATA_XFER_ERROR)
 
@@ -1031,11 +1022,6 @@ int ucmd_nvme_attach_tcp(struct ucmd_engine *e, const char *url,
 		o->hdr_digest = true;
 	if (topts && topts->data_digest)
 		o->data_digest = true;
-	if ((o->hdr_digest || o->data_digest) && !crc32_iscsi) {
-		ret = last_error_set(-EOPNOTSUPP, "ucmd_nvme_attach_tcp: digests need ISA-L's "
-				     "CRC32C, which this static program lacks");
-		goto fail;
-	}
 	o->kato_ms = topts && topts->kato_ms ? topts->kato_ms : NVMF_DEFAULT_KATO_MS;
 	h->admin_timeout_ms = o->admin_tmo_ms;
 	h->io_timeout_ms = o->io_tmo_ms;
