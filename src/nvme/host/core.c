@@ -299,17 +299,17 @@ static bool in_list(const uint32_t *list, uint32_t nsid)
 static void nvme_ns_unlink(struct nvme_host *h, struct nvme_ns *ns)
 {
 	ns->gone = true;
-	ucmd_engine_unlink_device(h->engine, ns->ng_name);
-	ucmd_engine_unlink_device(h->engine, ns->blk_name);
+	engine_unlink_device(h->engine, ns->ng_name);
+	engine_unlink_device(h->engine, ns->blk_name);
 }
 
 /* ngXnY always; nvmeXnY unless Linux would hide the disk (zns.c). */
 static int nvme_ns_add_devices(struct nvme_host *h, struct nvme_ns *ns)
 {
-	int ret = ucmd_engine_add_device(h->engine, ns->ng_name, &nvme_ns_chr_fops, ns);
+	int ret = engine_add_device(h->engine, ns->ng_name, &nvme_ns_chr_fops, ns);
 
 	if (!ret && !ns->no_bdev)
-		ret = ucmd_engine_add_device(h->engine, ns->blk_name, &nvme_bdev_fops, ns);
+		ret = engine_add_device(h->engine, ns->blk_name, &nvme_bdev_fops, ns);
 	return ret;
 }
 
@@ -369,7 +369,7 @@ void nvme_passthru_end(struct nvme_host *h, uint8_t opcode)
 
 static int nvme_add_devices(struct nvme_host *h)
 {
-	int ret = ucmd_engine_add_device(h->engine, h->name, &nvme_dev_fops, h);
+	int ret = engine_add_device(h->engine, h->name, &nvme_dev_fops, h);
 
 	if (ret)
 		return ret;
@@ -387,11 +387,11 @@ static void nvme_remove_devices(struct nvme_host *h)
 	if (!h->devices_added)
 		return;
 	for (unsigned i = 0; i < h->nr_ns; i++) {
-		ucmd_engine_remove_device(h->engine, h->ns[i]->ng_name);
+		engine_remove_device(h->engine, h->ns[i]->ng_name);
 		if (!h->ns[i]->no_bdev)
-			ucmd_engine_remove_device(h->engine, h->ns[i]->blk_name);
+			engine_remove_device(h->engine, h->ns[i]->blk_name);
 	}
-	ucmd_engine_remove_device(h->engine, h->name);
+	engine_remove_device(h->engine, h->name);
 	h->devices_added = false;
 }
 

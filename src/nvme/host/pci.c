@@ -26,19 +26,19 @@ static inline struct ucmd_ctrl *pci_ctrl(const struct nvme_host *h)
 
 static int pci_reg_read32(struct nvme_host *h, uint32_t off, uint32_t *val)
 {
-	*val = ucmd_ctrl_read32(pci_ctrl(h), off);
+	*val = ctrl_read32(pci_ctrl(h), off);
 	return 0;
 }
 
 static int pci_reg_read64(struct nvme_host *h, uint32_t off, uint64_t *val)
 {
-	*val = ucmd_ctrl_read64(pci_ctrl(h), off);
+	*val = ctrl_read64(pci_ctrl(h), off);
 	return 0;
 }
 
 static int pci_reg_write32(struct nvme_host *h, uint32_t off, uint32_t val)
 {
-	ucmd_ctrl_write32(pci_ctrl(h), off, val);
+	ctrl_write32(pci_ctrl(h), off, val);
 	return 0;
 }
 
@@ -69,20 +69,20 @@ static int pci_setup_admin_queue(struct nvme_host *h)
 	uint64_t cap;
 	int ret;
 
-	ucmd_ctrl_write32(pci_ctrl(h), UCMD_NVME_REG_CC, 0);
+	ctrl_write32(pci_ctrl(h), UCMD_NVME_REG_CC, 0);
 	ret = nvme_wait_ready(h, false);
 	if (ret)
 		return ret;
-	cap = ucmd_ctrl_read64(pci_ctrl(h), UCMD_NVME_REG_CAP);
+	cap = ctrl_read64(pci_ctrl(h), UCMD_NVME_REG_CAP);
 	h->dstrd = (unsigned)((cap >> 32) & 0xf);
 	nvme_queue_init_common(h, aq, 0, NVME_ADMIN_DEPTH, false);
 	ret = nvme_alloc_queue(h, aq);
 	if (ret)
 		return ret;
-	ucmd_ctrl_write32(pci_ctrl(h), UCMD_NVME_REG_AQA,
+	ctrl_write32(pci_ctrl(h), UCMD_NVME_REG_AQA,
 			  (NVME_ADMIN_DEPTH - 1) << 16 | (NVME_ADMIN_DEPTH - 1));
-	ucmd_ctrl_write64(pci_ctrl(h), UCMD_NVME_REG_ASQ, (uint64_t)(uintptr_t)aq->sq_cmds);
-	ucmd_ctrl_write64(pci_ctrl(h), UCMD_NVME_REG_ACQ, (uint64_t)(uintptr_t)aq->cqes);
+	ctrl_write64(pci_ctrl(h), UCMD_NVME_REG_ASQ, (uint64_t)(uintptr_t)aq->sq_cmds);
+	ctrl_write64(pci_ctrl(h), UCMD_NVME_REG_ACQ, (uint64_t)(uintptr_t)aq->cqes);
 	return 0;
 }
 
@@ -152,7 +152,7 @@ static void nvme_write_sq_db(struct nvme_queue *q)
 	if (q->sq_tail == q->last_sq_tail)
 		return;
 	q->last_sq_tail = q->sq_tail;
-	ucmd_ctrl_write32(pci_ctrl(q->host), q->sq_db, q->sq_tail);
+	ctrl_write32(pci_ctrl(q->host), q->sq_db, q->sq_tail);
 }
 
 static blk_status_t nvme_queue_rq(struct blk_mq_hw_ctx *hctx, const struct blk_mq_queue_data *bd)
@@ -249,7 +249,7 @@ static int pci_poll_queue(struct nvme_queue *q)
 		}
 		blk_complete_batch_end();
 		if (n && q->live)
-			ucmd_ctrl_write32(pci_ctrl(q->host), q->cq_db, q->cq_head);
+			ctrl_write32(pci_ctrl(q->host), q->cq_db, q->cq_head);
 		pthread_mutex_unlock(&q->cq_lock);
 		found += n;
 	}
@@ -365,9 +365,9 @@ static int pci_reset(struct nvme_host *h)
 		pthread_mutex_unlock(&q->sq_lock);
 		pthread_mutex_unlock(&q->cq_lock);
 	}
-	ucmd_ctrl_write32(pci_ctrl(h), UCMD_NVME_REG_AQA, (aq->q_depth - 1) << 16 | (aq->q_depth - 1));
-	ucmd_ctrl_write64(pci_ctrl(h), UCMD_NVME_REG_ASQ, (uint64_t)(uintptr_t)aq->sq_cmds);
-	ucmd_ctrl_write64(pci_ctrl(h), UCMD_NVME_REG_ACQ, (uint64_t)(uintptr_t)aq->cqes);
+	ctrl_write32(pci_ctrl(h), UCMD_NVME_REG_AQA, (aq->q_depth - 1) << 16 | (aq->q_depth - 1));
+	ctrl_write64(pci_ctrl(h), UCMD_NVME_REG_ASQ, (uint64_t)(uintptr_t)aq->sq_cmds);
+	ctrl_write64(pci_ctrl(h), UCMD_NVME_REG_ACQ, (uint64_t)(uintptr_t)aq->cqes);
 	ret = nvme_enable_ctrl(h);
 	if (!ret && want)
 		ret = nvme_set_queue_count(h, &got);

@@ -35,11 +35,11 @@ static int format_nvm(struct fx *f)
 
 static int format_ioctl(struct fx *f)
 {
-	struct ucmd_file *file = ucmd_fget(f->e, f->dev);
+	struct ucmd_file *file = fget(f->e, f->dev);
 	struct nvme_passthru_cmd64 p = { .opcode = nvme_admin_format_nvm, .nsid = f->nsid };
 	long ret = vfs_ioctl(file, NVME_IOCTL_ADMIN64_CMD, &p);
 
-	ucmd_file_put(file);
+	fput(file);
 	return (int)ret;
 }
 
