@@ -4,8 +4,11 @@
 
 Each directory of src/ may include the headers of the directories listed for
 it (and its own, and the public include/ucmd/). core/core.h, the engine's
-internals, is further limited to the engine itself. Prints each violation as
-file:line and exits 1 if there is one.
+internals, is further limited to the engine itself. And the ucmd_ prefix is
+the public API's: a function or global of src/ or tools/ that is not static
+and is named ucmd_* must be declared in include/ucmd/ (UCMD_EXCEPTIONS
+aside); internal ones take a kernel name or their module's prefix. Prints each violation as file:line and exits 1 if
+there is one.
 """
 import os
 import re
@@ -57,6 +60,58 @@ CORE_H_USERS = {
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
+# ---- the ucmd_ prefix ----
+PUBLIC_DIR = 'include/ucmd'
+UCMD_SCAN = ('src', 'tools')
+# Internal functions or globals allowed the public prefix, each with its
+# reason. BPF programs (*.bpf.c) are not scanned: a program's name is the
+# name of its pin under bpffs (src/bpf/loader.c), which users see.
+UCMD_EXCEPTIONS = {}
+UCMD_WORD = re.compile(r'\bucmd_\w+')
+# a definition or declaration at column 0: "type name(" or "name(" (type on
+# the line before), or a global "type name[...] = / ;"
+UCMD_FUNC = re.compile(r'^(?:[A-Za-z_][\w \t*]*?[\s*])?(ucmd_\w+)\s*\(')
+UCMD_GLOBAL = re.compile(r'^(?:[A-Za-z_][\w \t*]*?[\s*])(ucmd_\w+)\s*(?:\[[^\]]*\])?\s*[=;]')
+UCMD_NOT_A_NAME = re.compile(r'\b(?:struct|enum|union|typedef|return|goto|sizeof)\s+$')
+
+
+def public_names(root):
+    names = set()
+    for dirpath, _, files in os.walk(os.path.join(root, PUBLIC_DIR)):
+        for name in files:
+            if name.endswith('.h'):
+                with open(os.path.join(dirpath, name), encoding='utf-8') as f:
+                    names.update(UCMD_WORD.findall(f.read()))
+    return names
+
+
+def check_ucmd_prefix(root):
+    """Each non-static ucmd_* function or global not in include/ucmd/."""
+    public = public_names(root)
+    bad = 0
+    for top in UCMD_SCAN:
+        for dirpath, _, files in os.walk(os.path.join(root, top)):
+            for name in sorted(files):
+                if not name.endswith(('.c', '.h')) or name.endswith('.bpf.c'):
+                    continue
+                path = os.path.join(dirpath, name)
+                prev = ''
+                with open(path, encoding='utf-8') as f:
+                    for n, line in enumerate(f, 1):
+                        m = UCMD_FUNC.match(line) or UCMD_GLOBAL.match(line)
+                        if m and not line.startswith('static') \
+                                and not prev.startswith('static') \
+                                and not UCMD_NOT_A_NAME.search(line[:m.start(1)]) \
+                                and m.group(1) not in public \
+                                and m.group(1) not in UCMD_EXCEPTIONS:
+                            print(f'{os.path.relpath(path, root)}:{n}: {m.group(1)} is not '
+                                  f'declared in include/ucmd/: ucmd_ is the public API\'s '
+                                  f'prefix (a kernel name or the module\'s own prefix)')
+                            bad += 1
+                        if line.strip():
+                            prev = line
+    return bad
+
 
 def layer_of(rel):
     d = os.path.dirname(rel)
@@ -96,6 +151,7 @@ def main(root):
                             and f'src/{rel}' not in CORE_H_USERS:
                         print(f'src/{rel}:{n}: only the engine includes core/core.h')
                         bad += 1
+    bad += check_ucmd_prefix(root)
     return 1 if bad else 0
 
 
