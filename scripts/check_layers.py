@@ -7,7 +7,10 @@ it (and its own, and the public include/ucmd/). core/core.h, the engine's
 internals, is further limited to the engine itself. And the ucmd_ prefix is
 the public API's: a function or global of src/ or tools/ that is not static
 and is named ucmd_* must be declared in include/ucmd/ (UCMD_EXCEPTIONS
-aside); internal ones take a kernel name or their module's prefix. Prints each violation as file:line and exits 1 if
+aside); internal ones take a kernel name or their module's prefix. The map
+of the layers in docs/layers.md (its table) and in README.md (its Layout)
+must be this file's. Comments and docs point to code or docs, never to an
+issue number (issues live outside the repository). Prints each violation as file:line and exits 1 if
 there is one.
 """
 import os
@@ -113,6 +116,84 @@ def check_ucmd_prefix(root):
     return bad
 
 
+# ---- the docs that draw the map ----
+DOC_ROW = re.compile(r'^\|\s*`([\w/]+)/`\s*\|[^|]*\|([^|]*)\|\s*$')
+README_DIR = re.compile(r'^src/([\w/]+?)/\s')
+
+
+def check_docs(root):
+    """docs/layers.md's table and README.md's Layout against ALLOWED."""
+    bad = 0
+    path = 'docs/layers.md'
+    seen = set()
+    with open(os.path.join(root, path), encoding='utf-8') as f:
+        for n, line in enumerate(f, 1):
+            m = DOC_ROW.match(line)
+            if not m:
+                continue
+            layer = m.group(1)
+            # the layers named in backquotes, asides in parentheses left out
+            deps = set(re.findall(r'`([\w/]+)`', re.sub(r'\([^)]*\)', '', m.group(2))))
+            seen.add(layer)
+            if layer not in ALLOWED:
+                print(f'{path}:{n}: {layer}/ is no layer of scripts/check_layers.py')
+                bad += 1
+            elif deps != ALLOWED[layer]:
+                print(f'{path}:{n}: {layer}/ may include {", ".join(sorted(ALLOWED[layer])) or "nothing"} '
+                      f'(scripts/check_layers.py), the table says {", ".join(sorted(deps)) or "nothing"}')
+                bad += 1
+    for layer in sorted(set(ALLOWED) - seen):
+        print(f'{path}: no row for the layer {layer}/')
+        bad += 1
+    path = 'README.md'
+    listed = set()
+    with open(os.path.join(root, path), encoding='utf-8') as f:
+        in_layout = False
+        for n, line in enumerate(f, 1):
+            if line.startswith('## '):
+                in_layout = line.strip() == '## Layout'
+                continue
+            m = README_DIR.match(line) if in_layout else None
+            if not m:
+                continue
+            listed.add(m.group(1))
+            if m.group(1) not in ALLOWED:
+                print(f'{path}:{n}: src/{m.group(1)}/ in the Layout is no layer of '
+                      f'scripts/check_layers.py')
+                bad += 1
+    for layer in sorted(set(ALLOWED) - listed):
+        print(f'{path}: the Layout does not list src/{layer}/')
+        bad += 1
+    return bad
+
+
+ISSUE_CITE = re.compile(r'\bissues? #?[0-9]+', re.IGNORECASE)
+ISSUE_SCAN = ('src', 'tools', 'tests', 'docs', 'scripts', 'bench', 'examples', 'man')
+ISSUE_EXT = ('.c', '.h', '.py', '.sh', '.md', '.build', '.txt', '.1', '.3', '.5', '.8')
+
+
+def check_issue_citations(root):
+    """No "issue N" in the sources and docs (tests/fuzz/corpus is data)."""
+    bad = 0
+    files = [os.path.join(root, 'README.md'), os.path.join(root, 'meson.build'),
+             os.path.join(root, 'Makefile')]
+    for top in ISSUE_SCAN:
+        for dirpath, dirs, names in os.walk(os.path.join(root, top)):
+            dirs[:] = [d for d in dirs if d != 'corpus']
+            files += [os.path.join(dirpath, n) for n in sorted(names)
+                      if n.endswith(ISSUE_EXT) or n == 'meson.build']
+    for path in files:
+        if not os.path.exists(path) or os.path.abspath(path) == os.path.abspath(__file__):
+            continue
+        with open(path, encoding='utf-8', errors='replace') as f:
+            for n, line in enumerate(f, 1):
+                if ISSUE_CITE.search(line):
+                    print(f'{os.path.relpath(path, root)}:{n}: cites an issue number; '
+                          f'point to the code or to docs/ instead')
+                    bad += 1
+    return bad
+
+
 def layer_of(rel):
     d = os.path.dirname(rel)
     for layer in sorted(ALLOWED, key=len, reverse=True):
@@ -152,6 +233,8 @@ def main(root):
                         print(f'src/{rel}:{n}: only the engine includes core/core.h')
                         bad += 1
     bad += check_ucmd_prefix(root)
+    bad += check_docs(root)
+    bad += check_issue_citations(root)
     return 1 if bad else 0
 
 

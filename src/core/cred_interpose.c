@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Credentials follow the process, not the ring's creation (issue 12): Linux
+ * Credentials follow the process, not the ring's creation (docs/security.md,
+ * "Credentials"): Linux
  * checks the submitting task's credentials for a ring without SQPOLL, so a
  * ring created as root acts as nobody once the process is nobody. Reading
  * credentials on every submission would cost syscalls, so instead the

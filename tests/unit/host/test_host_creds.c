@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Credentials are the submitter's now, not the ring creator's (issue 12,
- * class 4): a ring created as root acts as nobody once the process has
+ * Credentials are the submitter's now, not the ring creator's (docs/security.md,
+ * "Credentials"): a ring created as root acts as nobody once the process has
  * become nobody (setresuid drops the capabilities), with or without the
  * policy module, and so does the synchronous ioctl path. A ring with SQPOLL
  * keeps its creator's credentials, as Linux's polling thread does.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * User memory (issue 12, classes 5 and 6). A wild or unmapped user pointer,
+ * User memory (docs/security.md, "User memory"). A wild or unmapped user pointer,
  * for data, metadata, an iovec array, an iovec entry or the ioctl's own
  * argument, is -EFAULT on every path, as in Linux, and the process lives on.
  * A buffer shorter than the transfer is written page-granularly, as Linux's
@@ -23,7 +23,7 @@
  */
 #define GUARD() assert_int_equal(ucmd_uaccess_init(), 0)
 
-/* The address of issue 12's reproduction. */
+/* A wild address: mapped by nothing in a test process. */
 #define WILD ((void *)(uintptr_t)0xdead0000000ull)
 #define PG 4096u
 
