@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench_exec: fio's own figures for fio under `ucmd exec` (issue 15), side
+# bench_exec: fio's own figures for fio under `ucmd exec` (docs/performance.md), side
 # by side in one run, for three fio configurations of the same 4 KiB random
 # read job at queue depth 32:
 #

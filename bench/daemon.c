@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * bench_daemon: ucmd through ucmdd against its references, side by side, in
- * one run (issue 14's figures; docs/performance.md "Through the daemon").
+ * one run (docs/performance.md "Through the daemon").
  *   null      null uring_cmd, batch 32: through the daemon, in-process, and
  *             the kernel's io_uring on /dev/null
  *   randread  4 KiB random reads, QD32: through the daemon with plain

@@ -27,10 +27,9 @@ fi
 # shellcheck disable=SC2086
 $cc -r -nostdlib $ltoflags -o "$tmp" -Wl,--whole-archive "$@" -Wl,--no-whole-archive
 objcopy --localize-hidden "$tmp"
-# ISA-L (the NVMe/TCP digests' CRC32C, the 16-bit PI guard) is shared-only
-# in Debian: a static program cannot link it, so its functions stay weak
-# references; the NVMe/TCP host refuses digests when crc32_iscsi is absent
-# (src/nvme/host/tcp.c), the guard falls back to a table (src/lib/crc16_t10dif.c).
+# ISA-L (CRC-32C, the 16-bit PI guard) is shared-only in Debian: a static
+# program cannot link it, so its functions stay weak references, and both
+# fall back to a table (src/lib/crc32c.c, src/lib/crc16_t10dif.c).
 objcopy --weaken-symbol=crc32_iscsi --weaken-symbol=crc16_t10dif "$tmp"
 ar rcsD "$out" "$tmp"
 rm -f "$tmp"

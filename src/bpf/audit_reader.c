@@ -114,7 +114,7 @@ static int on_event(void *ctx, void *data, size_t size)
 	return r->max && r->n >= r->max ? 1 : 0;
 }
 
-int ucmd_bpf_audit(const char *path, unsigned long max, unsigned idle_ms, char *err,
+int bpf_lsm_audit(const char *path, unsigned long max, unsigned idle_ms, char *err,
 		   size_t errlen)
 {
 	struct reader r = { .max = max };

@@ -114,14 +114,14 @@ static int compile_rule(const struct ucmd_policy_rule_info *ri, const struct ucm
 	return 0;
 }
 
-void ucmd_bpf_image_free(struct ucmd_bpf_image *img)
+void bpf_lsm_image_free(struct ucmd_bpf_image *img)
 {
 	free(img->rules);
 	free(img->labels);
 	memset(img, 0, sizeof(*img));
 }
 
-int ucmd_bpf_compile(const char *path, const struct ucmd_bpf_dev *devs, unsigned ndevs,
+int bpf_lsm_compile(const char *path, const struct ucmd_bpf_dev *devs, unsigned ndevs,
 		     struct ucmd_bpf_image *img, char *err, size_t errlen)
 {
 	struct ucmd_policy *p;
@@ -171,6 +171,6 @@ int ucmd_bpf_compile(const char *path, const struct ucmd_bpf_dev *devs, unsigned
 out:
 	ucmd_policy_put(p);
 	if (ret)
-		ucmd_bpf_image_free(img);
+		bpf_lsm_image_free(img);
 	return ret;
 }

@@ -320,7 +320,7 @@ out:
 	return ret;
 }
 
-int ucmd_bpf_load(const char *path, char *err, size_t errlen)
+int bpf_lsm_load(const char *path, char *err, size_t errlen)
 {
 	static struct ucmd_bpf_dev devs[UL_MAX_DEVS];
 	struct ucmd_bpf_image img;
@@ -338,7 +338,7 @@ int ucmd_bpf_load(const char *path, char *err, size_t errlen)
 		return ret;
 	}
 	/* the policy first: an invalid one changes nothing, loaded or not */
-	ret = ucmd_bpf_compile(path, devs, ndevs, &img, err, errlen);
+	ret = bpf_lsm_compile(path, devs, ndevs, &img, err, errlen);
 	if (ret)
 		return ret;
 	ret = kernel_can(err, errlen);
@@ -392,11 +392,11 @@ int ucmd_bpf_load(const char *path, char *err, size_t errlen)
 out_eff:
 	free(eff);
 out_img:
-	ucmd_bpf_image_free(&img);
+	bpf_lsm_image_free(&img);
 	return ret;
 }
 
-int ucmd_bpf_unload(char *err, size_t errlen)
+int bpf_lsm_unload(char *err, size_t errlen)
 {
 	char path[256];
 
@@ -439,7 +439,7 @@ static void prog_stats(const char *link, uint64_t *runs, uint64_t *ns)
 	close(lfd);
 }
 
-int ucmd_bpf_status(struct ucmd_bpf_status *st, char *err, size_t errlen)
+int bpf_lsm_status(struct bpf_lsm_status *st, char *err, size_t errlen)
 {
 	struct ul_conf c = { 0 };
 	struct ul_dev_key k, *prev = NULL, next;

@@ -21,11 +21,11 @@
  * policy, a rule the program cannot hold, a kernel that cannot run it) the
  * policy in force stays and err says why. 0 or -errno.
  */
-int ucmd_bpf_load(const char *path, char *err, size_t errlen);
+int bpf_lsm_load(const char *path, char *err, size_t errlen);
 /* Detach and unpin: Linux's own checks alone from then on. 0, -ENOENT, -errno. */
-int ucmd_bpf_unload(char *err, size_t errlen);
+int bpf_lsm_unload(char *err, size_t errlen);
 
-struct ucmd_bpf_status {
+struct bpf_lsm_status {
 	bool loaded;
 	char file[256];
 	unsigned nrules, ndevices;
@@ -34,14 +34,14 @@ struct ucmd_bpf_status {
 	/* with kernel.bpf_stats_enabled=1: runs and ns in each program */
 	uint64_t uring_runs, uring_ns, ioctl_runs, ioctl_ns;
 };
-int ucmd_bpf_status(struct ucmd_bpf_status *st, char *err, size_t errlen);
+int bpf_lsm_status(struct bpf_lsm_status *st, char *err, size_t errlen);
 
 /*
  * Read the program's ring buffer into the JSON-lines trail path ("-":
  * stderr), the engine's audit records. Stops after max records (0: no
  * limit) or when idle_ms pass with nothing (0: never). 0 or -errno.
  */
-int ucmd_bpf_audit(const char *path, unsigned long max, unsigned idle_ms, char *err,
+int bpf_lsm_audit(const char *path, unsigned long max, unsigned idle_ms, char *err,
 		   size_t errlen);
 
 /* ---- internal to src/bpf ---------------------------------------------------- */
@@ -67,8 +67,8 @@ struct ucmd_bpf_image {
 };
 
 /* Compile policy file path against devs; -EINVAL with err on a policy it cannot hold. */
-int ucmd_bpf_compile(const char *path, const struct ucmd_bpf_dev *devs, unsigned ndevs,
+int bpf_lsm_compile(const char *path, const struct ucmd_bpf_dev *devs, unsigned ndevs,
 		     struct ucmd_bpf_image *img, char *err, size_t errlen);
-void ucmd_bpf_image_free(struct ucmd_bpf_image *img);
+void bpf_lsm_image_free(struct ucmd_bpf_image *img);
 
 #endif

@@ -110,7 +110,7 @@ int io_async_cancel(struct ucmd_kiocb *req, unsigned issue_flags)
 			}
 			key.file = ctx->fixed_files[c->fd];
 		} else {
-			held = ucmd_fget(ctx->engine, c->fd);
+			held = fget(ctx->engine, c->fd);
 			if (!held) {
 				io_req_set_res(req, -EBADF, 0);
 				return 0;
@@ -120,7 +120,7 @@ int io_async_cancel(struct ucmd_kiocb *req, unsigned issue_flags)
 	}
 	ret = io_try_cancel(ctx, cancel_match, &key, all, c->flags & IORING_ASYNC_CANCEL_FD);
 	if (held)
-		ucmd_file_put(held);
+		fput(held);
 	io_req_set_res(req, ret, 0);
 	return 0;
 }

@@ -15,7 +15,7 @@
 #include "core/core.h"
 #include "lib/clock.h"
 
-__thread struct ucmd_ctx *ucmd_current_ctx;
+__thread struct ucmd_ctx *current_ctx;
 
 static unsigned cq_head_acquire(const struct ucmd_ctx *ctx)
 {
@@ -183,7 +183,7 @@ static inline __attribute__((always_inline)) void io_free_req(struct ucmd_kiocb 
 	}
 	/* a fixed file is held by the table, which outlives every request */
 	if (req->file && !(req->flags & REQ_F_FIXED_FILE))
-		ucmd_file_put(req->file);
+		fput(req->file);
 	req->file = NULL;
 	if (req->flags & REQ_F_INFLIGHT)
 		ctx->inflight--;
@@ -363,7 +363,7 @@ void io_req_task_work_add(struct ucmd_kiocb *req, void (*func)(struct ucmd_tw_no
 
 	node->func = func;
 	node->next = NULL;
-	if (ucmd_current_ctx == ctx) {
+	if (current_ctx == ctx) {
 		*ctx->local_tw_tail = node;
 		ctx->local_tw_tail = &node->next;
 		return;
@@ -530,7 +530,7 @@ int io_cqring_wait_deadline(struct ucmd_ctx *ctx, unsigned min_events, uint64_t 
 		io_hybrid_sleep(ctx);
 	for (;;) {
 		mutex_lock(&ctx->uring_lock);
-		ucmd_current_ctx = ctx;
+		current_ctx = ctx;
 		io_owner_reap(ctx);
 		unsigned events = io_cqring_events(ctx);
 		bool polling = ctx->nr_iopoll != 0;
@@ -546,7 +546,7 @@ int io_cqring_wait_deadline(struct ucmd_ctx *ctx, unsigned min_events, uint64_t 
 		if (early)
 			atomic_fetch_add_explicit(&ctx->nr_waiters, 1, memory_order_seq_cst);
 		uint32_t seq = atomic_load_explicit(&ctx->wake, memory_order_acquire);
-		ucmd_current_ctx = NULL;
+		current_ctx = NULL;
 		mutex_unlock(&ctx->uring_lock);
 
 		int ret = 1, wait_ms = 1000;

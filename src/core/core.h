@@ -148,7 +148,7 @@ struct ucmd_ctx {
 	 * old ones retired with the ring (requests in flight point at them).
 	 */
 	const struct ucmd_cred *sub_creds;
-	unsigned long creds_gen;	/* ucmd_cred_generation() sub_creds was read at */
+	unsigned long creds_gen;	/* cred_generation() sub_creds was read at */
 
 	struct mutex uring_lock;	/* held by whoever submits / runs task work */
 	pid_t submitter_tid;		/* IORING_SETUP_SINGLE_ISSUER */
@@ -363,7 +363,7 @@ unsigned app_flush_sq(struct ucmd_ring *ring);
 int io_cqring_wait_deadline(struct ucmd_ctx *ctx, unsigned min_events, uint64_t deadline);
 
 /* The ctx whose uring_lock this thread holds (its "task context"). */
-extern __thread struct ucmd_ctx *ucmd_current_ctx;
+extern __thread struct ucmd_ctx *current_ctx;
 
 static inline struct ucmd_kiocb *cmd_to_req(const struct io_uring_cmd *cmd)
 {

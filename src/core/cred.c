@@ -25,7 +25,7 @@ void cred_override_set(const struct ucmd_cred *c)
 	cred_override = c;
 }
 
-void ucmd_cred_current(struct ucmd_cred *c)
+void current_cred(struct ucmd_cred *c)
 {
 	uid_t suid;
 	gid_t sgid;
@@ -50,25 +50,25 @@ void ucmd_cred_current(struct ucmd_cred *c)
 	c->cap_sys_admin = has_cap_sys_admin();
 }
 
-const struct ucmd_cred *ucmd_cred_current_cached(void)
+const struct ucmd_cred *current_cred_cached(void)
 {
 	static __thread struct ucmd_cred cache;
 	static __thread unsigned long cache_gen;
 	static __thread bool cached;
-	unsigned long gen = ucmd_cred_generation();
+	unsigned long gen = cred_generation();
 
 	if (cred_override)
 		return cred_override;
 	/* the generation is read first: a change after it makes the next call refresh */
 	if (!cached || cache_gen != gen) {
-		ucmd_cred_current(&cache);
+		current_cred(&cache);
 		cache_gen = gen;
 		cached = true;
 	}
 	return &cache;
 }
 
-bool ucmd_cred_in_group(const struct ucmd_cred *c, gid_t gid)
+bool cred_in_group(const struct ucmd_cred *c, gid_t gid)
 {
 	if (c->gid == gid || c->egid == gid)
 		return true;

@@ -33,7 +33,7 @@ struct ucmd_cred {
 };
 
 /* Capture the calling thread's credentials. */
-void ucmd_cred_current(struct ucmd_cred *c);
+void current_cred(struct ucmd_cred *c);
 
 /*
  * The credential generation: bumped after every credential change the
@@ -42,19 +42,19 @@ void ucmd_cred_current(struct ucmd_cred *c);
  * application's calls reach them). A cached credential whose generation
  * still matches is current, so checking costs a load, not a syscall.
  */
-unsigned long ucmd_cred_generation(void);
-void ucmd_cred_changed(void);
+unsigned long cred_generation(void);
+void cred_changed(void);
 /*
  * The calling thread's credentials through a per-thread cache refreshed
  * when the generation moved: for paths that act as the current task
  * (Linux's capable() in the synchronous ioctl path).
  */
-const struct ucmd_cred *ucmd_cred_current_cached(void);
-bool ucmd_cred_in_group(const struct ucmd_cred *c, gid_t gid);
+const struct ucmd_cred *current_cred_cached(void);
+bool cred_in_group(const struct ucmd_cred *c, gid_t gid);
 
 /*
  * Act as c on the calling thread (Linux's override_creds()): until reverted
- * with NULL, ucmd_cred_current() and ucmd_cred_current_cached() answer c,
+ * with NULL, current_cred() and current_cred_cached() answer c,
  * which the caller keeps alive. ucmdd's threads act as their client this
  * way, so that open, ring set-up, the security chain and the audit trail
  * see the peer, never the daemon.

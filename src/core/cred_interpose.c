@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Credentials follow the process, not the ring's creation (issue 12): Linux
+ * Credentials follow the process, not the ring's creation (docs/security.md,
+ * "Credentials"): Linux
  * checks the submitting task's credentials for a ring without SQPOLL, so a
  * ring created as root acts as nobody once the process is nobody. Reading
  * credentials on every submission would cost syscalls, so instead the
@@ -31,13 +32,13 @@
 
 static atomic_ulong cred_gen = 1;
 
-unsigned long ucmd_cred_generation(void)
+unsigned long cred_generation(void)
 {
 	/* acquire: pairs with the release bump after the real call returned */
 	return atomic_load_explicit(&cred_gen, memory_order_acquire);
 }
 
-void ucmd_cred_changed(void)
+void cred_changed(void)
 {
 	atomic_fetch_add_explicit(&cred_gen, 1, memory_order_release);
 }
@@ -74,7 +75,7 @@ static void *real(const char *name)
 			return (ret_t)-1;                                      \
 		}                                                              \
 		ret_ = fn args;                                                 \
-		ucmd_cred_changed();                                           \
+		cred_changed();                                           \
 		return ret_;                                                   \
 	}
 
@@ -124,6 +125,6 @@ INTERPOSER int prctl(int option, ...)
 	r = fn(option, a[0], a[1], a[2], a[3]);
 	if (option == PR_CAPBSET_DROP || option == PR_CAP_AMBIENT ||
 	    option == PR_SET_SECUREBITS || option == PR_SET_KEEPCAPS)
-		ucmd_cred_changed();
+		cred_changed();
 	return r;
 }

@@ -79,7 +79,7 @@ int native_engine_init(struct ucmd_engine *e)
 	if (optable_err)
 		return optable_err;
 	/* Every engine has a null device, as every Linux system has /dev/null. */
-	return ucmd_null_register(e);
+	return null_register(e);
 }
 
 /* Close the engine's files, drop its devices and its chain (not the modules). */
@@ -93,7 +93,7 @@ void native_engine_fini(struct ucmd_engine *e)
 		e->devices = d->next;
 		free(d);
 	}
-	ucmd_security_engine_free(e);
+	security_engine_free(e);
 }
 
 static struct ucmd_engine *default_engine;
@@ -110,7 +110,7 @@ struct ucmd_engine *ucmd_engine_default(void)
 	return default_engine;
 }
 
-int ucmd_engine_add_device(struct ucmd_engine *e, const char *name,
+int engine_add_device(struct ucmd_engine *e, const char *name,
 			   const struct ucmd_file_ops *ops, void *priv)
 {
 	struct ucmd_device *d;
@@ -140,7 +140,7 @@ int ucmd_engine_add_device(struct ucmd_engine *e, const char *name,
 	return 0;
 }
 
-int ucmd_engine_remove_device(struct ucmd_engine *e, const char *name)
+int engine_remove_device(struct ucmd_engine *e, const char *name)
 {
 	pthread_mutex_lock(&e->lock);
 	for (struct ucmd_device **pp = &e->devices; *pp; pp = &(*pp)->next) {
@@ -173,7 +173,7 @@ static void device_maybe_free(struct ucmd_device *d)
 		free(d);
 }
 
-int ucmd_engine_unlink_device(struct ucmd_engine *e, const char *name)
+int engine_unlink_device(struct ucmd_engine *e, const char *name)
 {
 	pthread_mutex_lock(&e->lock);
 	for (struct ucmd_device **pp = &e->devices; *pp; pp = &(*pp)->next) {
@@ -201,7 +201,7 @@ static struct ucmd_device *find_device_locked(struct ucmd_engine *e, const char 
 	return NULL;
 }
 
-struct ucmd_device *ucmd_engine_find_device(struct ucmd_engine *e, const char *name)
+struct ucmd_device *engine_find_device(struct ucmd_engine *e, const char *name)
 {
 	struct ucmd_device *found;
 
@@ -252,7 +252,7 @@ int native_open(struct ucmd_engine *e, const char *name, int flags)
 
 	if (acc != O_RDONLY && acc != O_WRONLY && acc != O_RDWR)
 		return -EINVAL;
-	d = ucmd_engine_find_device(e, name);
+	d = engine_find_device(e, name);
 	if (!d)
 		return -ENOENT;
 	f = calloc(1, sizeof(*f));
@@ -266,7 +266,7 @@ int native_open(struct ucmd_engine *e, const char *name, int flags)
 	f->f_flags = flags;
 	f->f_mode = (acc == O_RDONLY ? FMODE_READ : acc == O_WRONLY ? FMODE_WRITE
 							     : FMODE_READ | FMODE_WRITE);
-	ucmd_cred_current(&f->cred);
+	current_cred(&f->cred);
 	atomic_init(&f->refs, 1);
 	if (f->ops->open && (ret = f->ops->open(f)) < 0) {
 		atomic_fetch_sub(&d->opens, 1);
@@ -279,7 +279,7 @@ int native_open(struct ucmd_engine *e, const char *name, int flags)
 			break;
 	if (fd == UCMD_MAX_FILES) {
 		pthread_mutex_unlock(&e->lock);
-		ucmd_file_put(f);
+		fput(f);
 		return -EMFILE;
 	}
 	e->files[fd] = f;
@@ -299,23 +299,23 @@ int native_close(struct ucmd_engine *e, int fd)
 	pthread_mutex_unlock(&e->lock);
 	if (!f)
 		return -EBADF;
-	ucmd_file_put(f);
+	fput(f);
 	return 0;
 }
 
 int native_ioctl(struct ucmd_engine *e, int fd, unsigned long cmd, void *arg)
 {
-	struct ucmd_file *f = ucmd_fget(e, fd);
+	struct ucmd_file *f = fget(e, fd);
 	long ret;
 
 	if (!f)
 		return -EBADF;
 	ret = vfs_ioctl(f, cmd, arg);
-	ucmd_file_put(f);
+	fput(f);
 	return (int)ret;
 }
 
-struct ucmd_file *ucmd_fget(struct ucmd_engine *e, int fd)
+struct ucmd_file *fget(struct ucmd_engine *e, int fd)
 {
 	struct ucmd_file *f = NULL;
 
@@ -329,12 +329,12 @@ struct ucmd_file *ucmd_fget(struct ucmd_engine *e, int fd)
 	return f;
 }
 
-void ucmd_file_get(struct ucmd_file *f)
+void get_file(struct ucmd_file *f)
 {
 	atomic_fetch_add_explicit(&f->refs, 1, memory_order_relaxed);
 }
 
-void ucmd_file_put(struct ucmd_file *f)
+void fput(struct ucmd_file *f)
 {
 	if (atomic_fetch_sub_explicit(&f->refs, 1, memory_order_acq_rel) != 1)
 		return;

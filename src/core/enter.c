@@ -43,7 +43,7 @@ int native_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_comple
 		 * Requests act as whoever submits them now: one load tells
 		 * whether the process's credentials changed since last read.
 		 */
-		if (__builtin_expect(ucmd_cred_generation() != ctx->creds_gen, 0)) {
+		if (__builtin_expect(cred_generation() != ctx->creds_gen, 0)) {
 			int ret = io_ring_refresh_creds(ctx);
 
 			if (ret) {
@@ -51,7 +51,7 @@ int native_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_comple
 				return ret;
 			}
 		}
-		ucmd_current_ctx = ctx;
+		current_ctx = ctx;
 		submitted = io_submit_sqes(ctx, to_submit);
 		io_run_task_work(ctx);
 		io_commit_cqring(ctx);
@@ -63,7 +63,7 @@ int native_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_comple
 		if ((flags & IORING_ENTER_GETEVENTS) && !ctx->nr_iopoll && !ctx->ocq_head &&
 		    io_cqring_events(ctx) >= min_complete)
 			flags &= ~IORING_ENTER_GETEVENTS;
-		ucmd_current_ctx = NULL;
+		current_ctx = NULL;
 		mutex_unlock(&ctx->uring_lock);
 	}
 	if (flags & IORING_ENTER_GETEVENTS) {

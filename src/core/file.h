@@ -74,7 +74,7 @@ struct ucmd_device {
 	const struct ucmd_file_ops *ops;
 	void *priv;
 	struct ucmd_device *next;
-	/* an unlinked device (ucmd_engine_unlink_device) is freed with its last file */
+	/* an unlinked device (engine_unlink_device) is freed with its last file */
 	atomic_int opens;
 	atomic_bool unlinked, freed;
 };
@@ -101,21 +101,21 @@ struct ucmd_file {
 #define FMODE_READ  (1u << 0)
 #define FMODE_WRITE (1u << 1)
 
-int ucmd_engine_add_device(struct ucmd_engine *e, const char *name,
+int engine_add_device(struct ucmd_engine *e, const char *name,
 			   const struct ucmd_file_ops *ops, void *priv);
-int ucmd_engine_remove_device(struct ucmd_engine *e, const char *name);
+int engine_remove_device(struct ucmd_engine *e, const char *name);
 /*
  * Take name out of the device list even while files are open on it (a
  * namespace that is gone): they keep working on what they opened, no new
  * open finds it. 0 or -ENOENT.
  */
-int ucmd_engine_unlink_device(struct ucmd_engine *e, const char *name);
-struct ucmd_device *ucmd_engine_find_device(struct ucmd_engine *e, const char *name);
+int engine_unlink_device(struct ucmd_engine *e, const char *name);
+struct ucmd_device *engine_find_device(struct ucmd_engine *e, const char *name);
 
-/* Reference the open file behind fd (NULL if none); drop with ucmd_file_put. */
-struct ucmd_file *ucmd_fget(struct ucmd_engine *e, int fd);
-void ucmd_file_get(struct ucmd_file *f);
-void ucmd_file_put(struct ucmd_file *f);
+/* Reference the open file behind fd (NULL if none); drop with fput. */
+struct ucmd_file *fget(struct ucmd_engine *e, int fd);
+void get_file(struct ucmd_file *f);
+void fput(struct ucmd_file *f);
 
 /*
  * ioctl(2) on an open file, as the caller now (Linux's vfs_ioctl with

@@ -37,7 +37,7 @@ long vfs_ioctl(struct ucmd_file *f, unsigned long cmd, void *arg)
 		call.karg = karg;
 	}
 	/* Linux's capable(): the caller's credentials now, not the opener's */
-	cred = ucmd_cred_current_cached();
+	cred = current_cred_cached();
 	ret = security_file_allowed(f, UCMD_HOOK_FILE_IOCTL, cred)
 		      ? 0 : security_file_ioctl(f->engine, &call, cred);
 	if (ret)

@@ -71,7 +71,7 @@ static const struct ucmd_file_ops null_fops = {
 	.describe_rw = null_describe_rw,
 };
 
-int ucmd_null_register(struct ucmd_engine *e)
+int null_register(struct ucmd_engine *e)
 {
-	return ucmd_engine_add_device(e, "null", &null_fops, NULL);
+	return engine_add_device(e, "null", &null_fops, NULL);
 }

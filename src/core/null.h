@@ -4,6 +4,6 @@
 
 struct ucmd_engine;
 /* Register the "null" device: Linux's /dev/null, uring_cmd included. */
-int ucmd_null_register(struct ucmd_engine *e);
+int null_register(struct ucmd_engine *e);
 
 #endif

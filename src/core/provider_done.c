@@ -26,7 +26,7 @@ void io_req_provider_done(struct ucmd_kiocb *req)
 	 * provider, so that case (and every other thread) goes through task
 	 * work. Another thread never reads req->issuing: the first test fails.
 	 */
-	if (ucmd_current_ctx == req->ctx && !req->issuing) {
+	if (current_ctx == req->ctx && !req->issuing) {
 		io_req_complete(req);
 		return;
 	}

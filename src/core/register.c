@@ -51,7 +51,7 @@ static void drop_retired_files_if_idle(struct ucmd_ctx *ctx)
 	    atomic_load(&ctx->async_inflight))
 		return;
 	for (unsigned i = 0; i < ctx->nr_retired_files; i++)
-		ucmd_file_put(ctx->retired_files[i]);
+		fput(ctx->retired_files[i]);
 	free(ctx->retired_files);
 	ctx->retired_files = NULL;
 	ctx->nr_retired_files = 0;
@@ -102,7 +102,7 @@ int native_register_files_update(struct ucmd_ring *ring, unsigned off, const int
 		if (fd == IORING_REGISTER_FILES_SKIP)
 			continue;
 		if (fd != -1) {
-			f = ucmd_fget(ctx->engine, fd);
+			f = fget(ctx->engine, fd);
 			if (!f) {
 				err = -EBADF;
 				break;
@@ -111,7 +111,7 @@ int native_register_files_update(struct ucmd_ring *ring, unsigned off, const int
 		struct ucmd_file *old = ctx->fixed_files[off + done];
 		if (old && (err = retire_file(ctx, old))) {
 			if (f)
-				ucmd_file_put(f);
+				fput(f);
 			break;
 		}
 		ctx->fixed_files[off + done] = f;
@@ -248,7 +248,7 @@ void io_register_exit(struct ucmd_ctx *ctx)
 		close(ctx->evfd);
 	ctx->evfd = -1;
 	for (unsigned i = 0; i < ctx->nr_retired_files; i++)
-		ucmd_file_put(ctx->retired_files[i]);
+		fput(ctx->retired_files[i]);
 	free(ctx->retired_files);
 	ctx->retired_files = NULL;
 	ctx->nr_retired_files = 0;

@@ -137,8 +137,8 @@ int native_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring 
 	ctx->local_tw_tail = &ctx->local_tw;
 	ctx->compl_tail = &ctx->compl_head;
 	/* the generation first: a change after it makes the first submission read again */
-	ctx->creds_gen = ucmd_cred_generation();
-	ucmd_cred_current(&ctx->creds);
+	ctx->creds_gen = cred_generation();
+	current_cred(&ctx->creds);
 	ctx->sub_creds = &ctx->creds;
 	ret = io_rings_create(&ctx->rings, entries, p);
 	if (ret) {
@@ -186,7 +186,7 @@ static void ctx_quiesce(struct ucmd_ctx *ctx)
 {
 	for (;;) {
 		mutex_lock(&ctx->uring_lock);
-		ucmd_current_ctx = ctx;
+		current_ctx = ctx;
 		io_owner_reap(ctx);
 		bool idle = !ctx->inflight && !ctx->defer_head && !ctx->link_head &&
 			    !atomic_load(&ctx->async_inflight) && !atomic_load(&ctx->tw_list);
@@ -203,7 +203,7 @@ static void ctx_quiesce(struct ucmd_ctx *ctx)
 				r = n;
 			}
 		}
-		ucmd_current_ctx = NULL;
+		current_ctx = NULL;
 		uint32_t seq = atomic_load(&ctx->wake);
 		mutex_unlock(&ctx->uring_lock);
 		if (idle)
@@ -224,10 +224,10 @@ void native_queue_exit(struct ucmd_ring *ring)
 		io_sq_thread_stop(ctx);
 		/* pending TIMEOUTs end with -ECANCELED, as at Linux's ring exit */
 		mutex_lock(&ctx->uring_lock);
-		ucmd_current_ctx = ctx;
+		current_ctx = ctx;
 		io_timeouts_kill(ctx);
 		io_commit_cqring(ctx);
-		ucmd_current_ctx = NULL;
+		current_ctx = NULL;
 		mutex_unlock(&ctx->uring_lock);
 		ctx_quiesce(ctx);
 		io_timer_destroy(ctx);
@@ -267,7 +267,7 @@ int native_register_files(struct ucmd_ring *ring, const int *files, unsigned nr_
 		}
 		if (fd == -1)
 			continue;	/* a sparse slot */
-		tab[i] = ucmd_fget(ctx->engine, fd);
+		tab[i] = fget(ctx->engine, fd);
 		if (!tab[i]) {
 			ret = -EBADF;
 			break;
@@ -284,7 +284,7 @@ int native_register_files(struct ucmd_ring *ring, const int *files, unsigned nr_
 	if (ret) {
 		for (unsigned i = 0; i < nr_files; i++)
 			if (tab[i])
-				ucmd_file_put(tab[i]);
+				fput(tab[i]);
 		free(tab);
 	}
 	return ret;
@@ -308,7 +308,7 @@ int native_unregister_files(struct ucmd_ring *ring)
 		return -ENXIO;
 	for (unsigned i = 0; i < nr; i++)
 		if (tab[i])
-			ucmd_file_put(tab[i]);
+			fput(tab[i]);
 	free(tab);
 	return 0;
 }
@@ -382,13 +382,13 @@ static bool cred_same(const struct ucmd_cred *a, const struct ucmd_cred *b)
 
 int io_ring_refresh_creds(struct ucmd_ctx *ctx)
 {
-	unsigned long gen = ucmd_cred_generation();
+	unsigned long gen = cred_generation();
 	struct ucmd_cred *c = malloc(sizeof(*c));
 
 	/* no stale identity on failure: the submission fails instead */
 	if (!c)
 		return -ENOMEM;
-	ucmd_cred_current(c);
+	current_cred(c);
 	if (cred_same(c, ctx->sub_creds)) {
 		free(c);
 	} else {
@@ -414,7 +414,7 @@ int native_register_personality(struct ucmd_ring *ring)
 	c = malloc(sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	ucmd_cred_current(c);
+	current_cred(c);
 	mutex_lock(&ctx->uring_lock);
 	/* id 0 means "no personality" in an SQE */
 	for (int i = 1; i < UCMD_MAX_PERSONALITIES; i++) {

@@ -37,7 +37,7 @@ static bool sqpoll_pass(struct ucmd_ctx *ctx)
 	bool busy = false;
 
 	mutex_lock(&ctx->uring_lock);
-	ucmd_current_ctx = ctx;
+	current_ctx = ctx;
 	unsigned n = sq_pending(ctx);
 	if (n && io_submit_sqes(ctx, n) > 0)
 		busy = true;
@@ -45,7 +45,7 @@ static bool sqpoll_pass(struct ucmd_ctx *ctx)
 		busy = true;
 	if (ctx->nr_iopoll)
 		busy = true;
-	ucmd_current_ctx = NULL;
+	current_ctx = NULL;
 	mutex_unlock(&ctx->uring_lock);
 	return busy;
 }

@@ -136,8 +136,8 @@ static void add_desc(json_object *o, const struct ucmd_cmd_desc *d)
 	add_text(o, "device", d->device, strnlen(d->device, sizeof(d->device)));
 	add_u64(o, "cmd_op", d->cmd_op);
 	add_u64(o, "opcode", d->opcode);
-	add_str(o, "verb", ucmd_verb_name(d->verb));
-	add_str(o, "dir", ucmd_dir_name(d->dir));
+	add_str(o, "verb", desc_verb_name(d->verb));
+	add_str(o, "dir", desc_dir_name(d->dir));
 	json_object_object_add(o, "admin_cmd", json_object_new_boolean(d->admin));
 	add_u64(o, "nsid", d->nsid);
 	if (d->has_range || d->length) {
@@ -471,7 +471,7 @@ void ucmd_audit_free(struct ucmd_audit *a)
 
 int ucmd_audit_register(struct ucmd_engine *e, struct ucmd_audit *a)
 {
-	return ucmd_security_register(e, &a->ops, a);
+	return security_register(e, &a->ops, a);
 }
 
 uint64_t ucmd_audit_written(struct ucmd_audit *a)

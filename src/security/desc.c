@@ -29,12 +29,12 @@ static const char *const verb_names[UCMD_VERB_NR] = {
 	[UCMD_VERB_UNKNOWN] = "unknown",
 };
 
-const char *ucmd_verb_name(enum ucmd_verb v)
+const char *desc_verb_name(enum ucmd_verb v)
 {
 	return (unsigned)v < UCMD_VERB_NR ? verb_names[v] : "unknown";
 }
 
-int ucmd_verb_from_name(const char *name)
+int desc_verb_from_name(const char *name)
 {
 	for (int v = 0; v < UCMD_VERB_NR; v++)
 		if (!strcmp(verb_names[v], name))
@@ -42,7 +42,7 @@ int ucmd_verb_from_name(const char *name)
 	return -1;
 }
 
-const char *ucmd_dir_name(enum ucmd_dir d)
+const char *desc_dir_name(enum ucmd_dir d)
 {
 	static const char *const names[] = { "none", "to-device", "from-device",
 					     "bidirectional" };

@@ -93,10 +93,10 @@ struct ucmd_cmd_desc {
 	bool intrusive;
 };
 
-const char *ucmd_verb_name(enum ucmd_verb v);
+const char *desc_verb_name(enum ucmd_verb v);
 /* Returns the verb, or -1 for an unknown name. */
-int ucmd_verb_from_name(const char *name);
-const char *ucmd_dir_name(enum ucmd_dir d);
+int desc_verb_from_name(const char *name);
+const char *desc_dir_name(enum ucmd_dir d);
 
 static inline void ucmd_desc_init(struct ucmd_cmd_desc *d, const char *device, uint32_t cmd_op,
 				  uint8_t opcode)

@@ -21,7 +21,7 @@ void ucmd_explain_init(struct ucmd_explain *x)
 	struct ucmd_cred c;
 
 	memset(x, 0, sizeof(*x));
-	ucmd_cred_current(&c);
+	current_cred(&c);
 	x->uid = (uint32_t)c.euid;
 	x->gid = (uint32_t)c.egid;
 	x->ngroups = c.ngroups < 0 ? 0 : (unsigned)c.ngroups;
@@ -72,7 +72,7 @@ int ucmd_policy_explain(const struct ucmd_policy *p, const struct ucmd_explain *
 		return bad("policy, subject or result is NULL");
 	if (!x->device || !x->verb)
 		return bad("no device or verb");
-	verb = ucmd_verb_from_name(x->verb);
+	verb = desc_verb_from_name(x->verb);
 	if (verb < 0)
 		return last_error_set(-EINVAL, "ucmd_policy_explain: unknown verb \"%s\"", x->verb);
 	if ((unsigned)x->hook > UCMD_EXPLAIN_OVERRIDE_CREDS)
@@ -103,7 +103,7 @@ int ucmd_policy_explain(const struct ucmd_policy *p, const struct ucmd_explain *
 		return bad("hostid is not a UUID (8-4-4-4-12 hex digits)");
 
 	ucmd_desc_init(&d, x->device, NVME_URING_CMD_IO, (uint8_t)x->opcode);
-	ucmd_policy_desc_for_verb(&d, (enum ucmd_verb)verb);
+	policy_desc_for_verb(&d, (enum ucmd_verb)verb);
 	d.nsid = x->nsid;
 	if (x->admin >= 0)
 		d.admin = x->admin;
@@ -144,7 +144,7 @@ int ucmd_policy_explain(const struct ucmd_policy *p, const struct ucmd_explain *
 		.f_mode = (x->may_read ? FMODE_READ : 0) | (x->may_write ? FMODE_WRITE : 0),
 		.desc = &d,
 	};
-	ucmd_policy_eval(p, &s, &v);
+	policy_eval(p, &s, &v);
 	free(ranges);
 	memset(r, 0, sizeof(*r));
 	r->allow = v.allow;

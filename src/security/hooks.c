@@ -100,7 +100,7 @@ static void chain_publish(struct ucmd_engine *e, struct ucmd_security_chain *nex
 	security_changed();
 }
 
-int ucmd_security_register(struct ucmd_engine *e, const struct ucmd_security_ops *ops, void *priv)
+int security_register(struct ucmd_engine *e, const struct ucmd_security_ops *ops, void *priv)
 {
 	struct ucmd_security_chain *cur, *next;
 
@@ -134,7 +134,7 @@ int ucmd_security_register(struct ucmd_engine *e, const struct ucmd_security_ops
 	return 0;
 }
 
-int ucmd_security_unregister(struct ucmd_engine *e, const char *name)
+int security_unregister(struct ucmd_engine *e, const char *name)
 {
 	struct ucmd_security_chain *cur, *next;
 	int ret = -ENOENT;
@@ -162,7 +162,7 @@ int ucmd_security_unregister(struct ucmd_engine *e, const char *name)
 	return ret;
 }
 
-void ucmd_security_engine_free(struct ucmd_engine *e)
+void security_engine_free(struct ucmd_engine *e)
 {
 	struct ucmd_security_chain *c = atomic_exchange(&e->security, NULL);
 
@@ -199,12 +199,12 @@ static void copy_rule(char dst[UCMD_SECURITY_RULE_MAX], const char *rule)
 	dst[n] = 0;
 }
 
-bool ucmd_security_noting(void)
+bool security_noting(void)
 {
 	return cur_note != NULL;
 }
 
-void ucmd_security_note(const char *rule, bool audit, const struct ucmd_cmd_desc *desc)
+void security_note(const char *rule, bool audit, const struct ucmd_cmd_desc *desc)
 {
 	struct chain_note *n = cur_note;
 
@@ -262,7 +262,7 @@ static int call_chain(struct ucmd_engine *e, struct ucmd_security_event *ev)
 	for (i = 0; i < c->n; i++)
 		notify |= c->mod[i].ops->decided != NULL;
 	if (!notify) {
-		/* nobody reads the notes: modules' ucmd_security_note() returns at once */
+		/* nobody reads the notes: modules' security_note() returns at once */
 		cur_note = NULL;
 		for (i = 0; i < c->n && !rc; i++)
 			rc = call_one(&c->mod[i], ev);

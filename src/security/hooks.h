@@ -15,7 +15,7 @@
  * After the chain has decided, every module with a ->decided op learns the
  * final decision and which module made it (the audit module), as the
  * kernel's audit sees an LSM's verdict. A module explains its verdict with
- * ucmd_security_note() during its hook: like the kernel's per-task audit
+ * security_note() during its hook: like the kernel's per-task audit
  * context, the note belongs to the thread running the chain.
  */
 #ifndef UCMD_SECURITY_HOOKS_H
@@ -110,13 +110,13 @@ struct ucmd_cmd_desc;
  * whether an allowed decision should be recorded (audit), and the
  * description judged (desc, copied; NULL if none), for ->decided.
  */
-void ucmd_security_note(const char *rule, bool audit, const struct ucmd_cmd_desc *desc);
+void security_note(const char *rule, bool audit, const struct ucmd_cmd_desc *desc);
 /* Whether a note written now would be read (a module with ->decided listens). */
-bool ucmd_security_noting(void);
+bool security_noting(void);
 
-int ucmd_security_register(struct ucmd_engine *e, const struct ucmd_security_ops *ops, void *priv);
-int ucmd_security_unregister(struct ucmd_engine *e, const char *name);
-void ucmd_security_engine_free(struct ucmd_engine *e);
+int security_register(struct ucmd_engine *e, const struct ucmd_security_ops *ops, void *priv);
+int security_unregister(struct ucmd_engine *e, const char *name);
+void security_engine_free(struct ucmd_engine *e);
 
 /*
  * Called by the engine. Return 0 or the first module's denial. Never

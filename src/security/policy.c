@@ -20,7 +20,7 @@ struct ucmd_policy_module {
 	struct ucmd_security_ops ops;
 };
 
-struct ucmd_policy *ucmd_policy_module_current(struct ucmd_policy_module *m)
+struct ucmd_policy *policy_module_current(struct ucmd_policy_module *m)
 {
 	struct ucmd_policy *p;
 
@@ -30,7 +30,7 @@ struct ucmd_policy *ucmd_policy_module_current(struct ucmd_policy_module *m)
 	return p;
 }
 
-void ucmd_policy_module_set(struct ucmd_policy_module *m, struct ucmd_policy *p)
+void policy_module_set(struct ucmd_policy_module *m, struct ucmd_policy *p)
 {
 	struct ucmd_policy *old;
 
@@ -43,7 +43,7 @@ void ucmd_policy_module_set(struct ucmd_policy_module *m, struct ucmd_policy *p)
 	ucmd_policy_put(old);
 }
 
-int ucmd_policy_module_reload(struct ucmd_policy_module *m, const char *path, char *err,
+int policy_module_reload(struct ucmd_policy_module *m, const char *path, char *err,
 			      size_t errlen)
 {
 	struct ucmd_policy *p;
@@ -52,16 +52,16 @@ int ucmd_policy_module_reload(struct ucmd_policy_module *m, const char *path, ch
 
 	if (ret)
 		return ret;	/* a bad policy is refused whole; the old one stays */
-	ucmd_policy_module_set(m, p);
+	policy_module_set(m, p);
 	return 0;
 }
 
-void ucmd_policy_module_eval(struct ucmd_policy_module *m, const struct ucmd_policy_subject *s,
+void policy_module_eval(struct ucmd_policy_module *m, const struct ucmd_policy_subject *s,
 			     struct ucmd_policy_verdict *v)
 {
-	struct ucmd_policy *p = ucmd_policy_module_current(m);
+	struct ucmd_policy *p = policy_module_current(m);
 
-	ucmd_policy_eval(p, s, v);
+	policy_eval(p, s, v);
 	ucmd_policy_put(p);
 }
 
@@ -71,15 +71,15 @@ static int judge(struct ucmd_policy_module *m, const struct ucmd_policy_subject 
 	struct ucmd_policy_verdict v;
 
 	/* with nobody to read the note, the deciding rule need not be named */
-	if (!ucmd_security_noting()) {
-		struct ucmd_policy *p = ucmd_policy_module_current(m);
-		bool allow = ucmd_policy_allows(p, s);
+	if (!security_noting()) {
+		struct ucmd_policy *p = policy_module_current(m);
+		bool allow = policy_allows_subject(p, s);
 
 		ucmd_policy_put(p);
 		return allow ? 0 : -EACCES;
 	}
-	ucmd_policy_module_eval(m, s, &v);
-	ucmd_security_note(v.rule, v.allow && v.audit, s->desc);
+	policy_module_eval(m, s, &v);
+	security_note(v.rule, v.allow && v.audit, s->desc);
 	return v.allow ? 0 : -EACCES;
 }
 
@@ -109,7 +109,7 @@ static int pm_uring_cmd(void *priv, const struct io_uring_cmd *cmd)
 	desc_device(&d, cmd->file);
 	if (ret < 0) {
 		/* a command its own provider cannot read is not run */
-		ucmd_security_note("describe failed", false, &d);
+		security_note("describe failed", false, &d);
 		return ret;
 	}
 	return judge(priv, &s);
@@ -133,7 +133,7 @@ static int pm_uring_rw(void *priv, const struct ucmd_kiocb_rw *kiocb,
 		ret = kiocb->file->ops->describe_rw(kiocb, &d);
 	desc_device(&d, kiocb->file);
 	if (ret < 0) {
-		ucmd_security_note("describe failed", false, &d);
+		security_note("describe failed", false, &d);
 		return ret;
 	}
 	return judge(priv, &s);
@@ -160,7 +160,7 @@ static int pm_file_ioctl(void *priv, const struct ucmd_ioctl_call *call,
 	if (ret == 1)
 		return 0;	/* no device command in it (NVME_IOCTL_ID) */
 	if (ret < 0) {
-		ucmd_security_note("describe failed", false, &d);
+		security_note("describe failed", false, &d);
 		return ret;
 	}
 	return judge(priv, &s);
@@ -175,9 +175,9 @@ static bool pm_constant_allow(void *priv, const struct ucmd_file *f, enum ucmd_s
 	/* judged by the provider's own name otherwise: always run */
 	if (!f->dev)
 		return false;
-	p = ucmd_policy_module_current(priv);
+	p = policy_module_current(priv);
 	/* an ioctl is judged by the rules for commands (pm_file_ioctl) */
-	ok = ucmd_policy_constant_allow(p, hook == UCMD_HOOK_FILE_IOCTL ? UCMD_HOOK_URING_CMD : hook,
+	ok = policy_constant_allow(p, hook == UCMD_HOOK_FILE_IOCTL ? UCMD_HOOK_URING_CMD : hook,
 					f->dev->name, f->f_mode, cap);
 
 	ucmd_policy_put(p);
@@ -199,7 +199,7 @@ static int pm_override(void *priv, const struct ucmd_cred *cur, const struct ucm
 	return judge(priv, &s);
 }
 
-struct ucmd_policy_module *ucmd_policy_module_new(struct ucmd_policy *p)
+struct ucmd_policy_module *policy_module_new(struct ucmd_policy *p)
 {
 	struct ucmd_policy_module *m = calloc(1, sizeof(*m));
 	pthread_rwlockattr_t attr;
@@ -222,7 +222,7 @@ struct ucmd_policy_module *ucmd_policy_module_new(struct ucmd_policy *p)
 	return m;
 }
 
-void ucmd_policy_module_free(struct ucmd_policy_module *m)
+void policy_module_free(struct ucmd_policy_module *m)
 {
 	if (!m)
 		return;
@@ -231,7 +231,7 @@ void ucmd_policy_module_free(struct ucmd_policy_module *m)
 	free(m);
 }
 
-int ucmd_policy_module_register(struct ucmd_engine *e, struct ucmd_policy_module *m)
+int policy_module_register(struct ucmd_engine *e, struct ucmd_policy_module *m)
 {
-	return ucmd_security_register(e, &m->ops, m);
+	return security_register(e, &m->ops, m);
 }

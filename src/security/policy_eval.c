@@ -223,14 +223,14 @@ static const struct ucmd_policy_rule *first_match(const struct ucmd_policy *p,
 	return NULL;
 }
 
-bool ucmd_policy_allows(const struct ucmd_policy *p, const struct ucmd_policy_subject *s)
+bool policy_allows_subject(const struct ucmd_policy *p, const struct ucmd_policy_subject *s)
 {
 	const struct ucmd_policy_rule *r = first_match(p, s);
 
 	return r ? r->action == 1 : p->default_allow;
 }
 
-void ucmd_policy_eval(const struct ucmd_policy *p, const struct ucmd_policy_subject *s,
+void policy_eval(const struct ucmd_policy *p, const struct ucmd_policy_subject *s,
 		      struct ucmd_policy_verdict *v)
 {
 	const struct ucmd_policy_rule *r = first_match(p, s);
@@ -257,7 +257,7 @@ static bool rule_conditional(const struct ucmd_policy_rule *r)
 	       r->has_lba;
 }
 
-bool ucmd_policy_constant_allow(const struct ucmd_policy *p, enum ucmd_security_hook hook,
+bool policy_constant_allow(const struct ucmd_policy *p, enum ucmd_security_hook hook,
 				const char *device, unsigned f_mode, bool cap)
 {
 	for (unsigned i = 0; i < p->nrules; i++) {
@@ -275,7 +275,7 @@ bool ucmd_policy_constant_allow(const struct ucmd_policy *p, enum ucmd_security_
 	return p->default_allow && !p->audit_default;
 }
 
-void ucmd_policy_desc_for_verb(struct ucmd_cmd_desc *d, enum ucmd_verb verb)
+void policy_desc_for_verb(struct ucmd_cmd_desc *d, enum ucmd_verb verb)
 {
 	d->verb = verb;
 	d->dir = UCMD_DIR_NONE;

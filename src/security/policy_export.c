@@ -85,5 +85,5 @@ void ucmd_policy_default_info(const struct ucmd_policy *p, bool *allow, bool *au
 
 const char *ucmd_policy_verb_name(unsigned verb)
 {
-	return verb < UCMD_VERB_NR ? ucmd_verb_name((enum ucmd_verb)verb) : NULL;
+	return verb < UCMD_VERB_NR ? desc_verb_name((enum ucmd_verb)verb) : NULL;
 }

@@ -462,12 +462,12 @@ int policy_load_file(const char *path, struct ucmd_policy **out, char *err, size
 
 int policy_load_default(struct ucmd_policy **out, char *err, size_t errlen)
 {
-	int ret = ucmd_policy_load_string(ucmd_policy_default_name, ucmd_policy_default_text,
-					  strlen(ucmd_policy_default_text), out, err, errlen);
+	int ret = ucmd_policy_load_string(policy_default_name, policy_default_text,
+					  strlen(policy_default_text), out, err, errlen);
 
 	/* rules keep pointing at a static name instead of a copy */
 	for (unsigned i = 0; !ret && i < (*out)->nrules; i++)
-		(*out)->rules[i].file = ucmd_policy_default_name;
+		(*out)->rules[i].file = policy_default_name;
 	return ret;
 }
 

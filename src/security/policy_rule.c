@@ -218,7 +218,7 @@ static int set_verbs(struct ucmd_policy_rule *r, char *v, const char **bad)
 	const char *names[UCMD_VERB_NR];
 
 	for (int i = 0; i < UCMD_VERB_NR; i++)
-		names[i] = ucmd_verb_name((enum ucmd_verb)i);
+		names[i] = desc_verb_name((enum ucmd_verb)i);
 	return pv_names(v, names, UCMD_VERB_NR, &r->verbs, bad);
 }
 

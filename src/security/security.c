@@ -57,20 +57,20 @@ int security_engine_init(struct ucmd_engine *e)
 	ret = default_policy_get(&p);
 	if (ret)
 		goto fail;
-	s->policy = ucmd_policy_module_new(p);
+	s->policy = policy_module_new(p);
 	if (!s->policy) {
 		ucmd_policy_put(p);
 		ret = -ENOMEM;
 		goto fail;
 	}
-	ret = ucmd_policy_module_register(e, s->policy);
+	ret = policy_module_register(e, s->policy);
 	if (ret)
 		goto fail;
 	pthread_mutex_init(&s->lock, NULL);
 	e->setup = s;
 	return 0;
 fail:
-	ucmd_policy_module_free(s->policy);
+	policy_module_free(s->policy);
 	free(s);
 	return ret;
 }
@@ -84,7 +84,7 @@ void security_engine_exit(struct ucmd_engine *e)
 		return;
 	e->setup = NULL;
 	ucmd_audit_free(s->audit);
-	ucmd_policy_module_free(s->policy);
+	policy_module_free(s->policy);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
@@ -129,7 +129,7 @@ int security_setup(struct ucmd_engine *e, const char *policy_path, const char *a
 	}
 	s->audit = a;
 	s->site = true;
-	ucmd_policy_module_set(s->policy, p);
+	policy_module_set(s->policy, p);
 	pthread_mutex_unlock(&s->lock);
 	return 0;
 fail:
@@ -147,7 +147,7 @@ int security_reload(struct ucmd_engine *e, const char *policy_path, char *err, s
 	if (!s)
 		return -EOPNOTSUPP;
 	pthread_mutex_lock(&s->lock);
-	ret = ucmd_policy_module_reload(s->policy, policy_path, err, errlen);
+	ret = policy_module_reload(s->policy, policy_path, err, errlen);
 	pthread_mutex_unlock(&s->lock);
 	return ret;
 }
@@ -165,9 +165,9 @@ void ucmd_security_teardown(struct ucmd_engine *e)
 	a = s->audit;
 	s->audit = NULL;
 	if (a)
-		ucmd_security_unregister(e, "audit");
+		security_unregister(e, "audit");
 	if (s->site && default_policy_get(&p) == 0)
-		ucmd_policy_module_set(s->policy, p);
+		policy_module_set(s->policy, p);
 	s->site = false;
 	pthread_mutex_unlock(&s->lock);
 	ucmd_audit_free(a);

@@ -28,8 +28,8 @@ struct ucmd_policy_rule;
 
 /* ---- policies: immutable rule sets, reference counted ------------------- */
 
-extern const char ucmd_policy_default_text[];
-extern const char ucmd_policy_default_name[];
+extern const char policy_default_text[];
+extern const char policy_default_name[];
 
 /* What is being judged. */
 struct ucmd_policy_subject {
@@ -47,39 +47,39 @@ struct ucmd_policy_verdict {
 	char rule[UCMD_SECURITY_RULE_MAX];	/* "file:line name" or "file: default" */
 };
 
-void ucmd_policy_eval(const struct ucmd_policy *p, const struct ucmd_policy_subject *s,
+void policy_eval(const struct ucmd_policy *p, const struct ucmd_policy_subject *s,
 		      struct ucmd_policy_verdict *v);
 /* The decision alone, for a chain nobody audits (no rule label to write). */
-bool ucmd_policy_allows(const struct ucmd_policy *p, const struct ucmd_policy_subject *s);
+bool policy_allows_subject(const struct ucmd_policy *p, const struct ucmd_policy_subject *s);
 
 /*
  * Whether p allows every call of hook (cmd or rw) on a file named device
  * opened with f_mode, by any caller whose CAP_SYS_ADMIN is cap, for any
  * command, with no record asked.
  */
-bool ucmd_policy_constant_allow(const struct ucmd_policy *p, enum ucmd_security_hook hook,
+bool policy_constant_allow(const struct ucmd_policy *p, enum ucmd_security_hook hook,
 				const char *device, unsigned f_mode, bool cap);
 
 /* A typical description for a verb (dir, destructive, admin queue). */
-void ucmd_policy_desc_for_verb(struct ucmd_cmd_desc *d, enum ucmd_verb verb);
+void policy_desc_for_verb(struct ucmd_cmd_desc *d, enum ucmd_verb verb);
 
 /* ---- the "policy" module ------------------------------------------------ */
 
 struct ucmd_policy_module;
 
 /* Takes over the caller's reference to p. */
-struct ucmd_policy_module *ucmd_policy_module_new(struct ucmd_policy *p);
-void ucmd_policy_module_free(struct ucmd_policy_module *m);
-int ucmd_policy_module_register(struct ucmd_engine *e, struct ucmd_policy_module *m);
+struct ucmd_policy_module *policy_module_new(struct ucmd_policy *p);
+void policy_module_free(struct ucmd_policy_module *m);
+int policy_module_register(struct ucmd_engine *e, struct ucmd_policy_module *m);
 /* Replace the rule set atomically; takes over the reference to p. */
-void ucmd_policy_module_set(struct ucmd_policy_module *m, struct ucmd_policy *p);
+void policy_module_set(struct ucmd_policy_module *m, struct ucmd_policy *p);
 /* Parse path and install it; on error the old policy stays in force. */
-int ucmd_policy_module_reload(struct ucmd_policy_module *m, const char *path, char *err,
+int policy_module_reload(struct ucmd_policy_module *m, const char *path, char *err,
 			      size_t errlen);
 /* The rule set in force now (a reference: drop it with ucmd_policy_put). */
-struct ucmd_policy *ucmd_policy_module_current(struct ucmd_policy_module *m);
+struct ucmd_policy *policy_module_current(struct ucmd_policy_module *m);
 /* Evaluate s against the rule set in force. */
-void ucmd_policy_module_eval(struct ucmd_policy_module *m, const struct ucmd_policy_subject *s,
+void policy_module_eval(struct ucmd_policy_module *m, const struct ucmd_policy_subject *s,
 			     struct ucmd_policy_verdict *v);
 
 /* ---- the "audit" module ------------------------------------------------- */

@@ -22,7 +22,7 @@
 
 uint8_t srv_dev_kind(struct ucmd_engine *e, int efd)
 {
-	struct ucmd_file *f = ucmd_fget(e, efd);
+	struct ucmd_file *f = fget(e, efd);
 	uint8_t k = SRV_DEV_OTHER;
 
 	if (!f)
@@ -35,7 +35,7 @@ uint8_t srv_dev_kind(struct ucmd_engine *e, int efd)
 		k = SRV_DEV_NVME_NS;
 	else if (!strcmp(f->ops->name, "nvme-ctrl"))
 		k = SRV_DEV_NVME_CTRL;
-	ucmd_file_put(f);
+	fput(f);
 	return k;
 }
 

@@ -9,31 +9,7 @@
 #include <endian.h>
 #include <string.h>
 
-#include <isa-l/crc.h>
-
 #include "tcp/pdu.h"
-
-/*
- * CRC32C from ISA-L (libisal, Debian's libisal-dev): crc32_iscsi is
- * CRC32C with SSE4.2/PCLMUL paths picked at run time. It neither inverts
- * the seed nor the result, so the standard pre/post inversion is ours.
- */
-uint32_t nvme_tcp_crc32c_update(uint32_t crc, const void *buf, size_t len)
-{
-	while (len) {	/* crc32_iscsi takes an int length */
-		int n = len > (1u << 30) ? (1 << 30) : (int)len;
-
-		crc = ~crc32_iscsi((unsigned char *)buf, n, ~crc);
-		buf = (const uint8_t *)buf + n;
-		len -= (size_t)n;
-	}
-	return crc;
-}
-
-uint32_t nvme_tcp_crc32c(const void *buf, size_t len)
-{
-	return nvme_tcp_crc32c_update(0, buf, len);
-}
 
 bool nvme_tcp_pdu_from_host(uint8_t type)
 {

@@ -20,6 +20,8 @@
 #include <nvme/types.h>	/* nvmf_connect_data, nvmf_disc_log_*, enum nvme_fctype */
 #include <ucmd/nvme_wire.h>	/* the SQE and CQE */
 
+#include "lib/crc32c.h"
+
 #define NVME_TCP_DEFAULT_PORT	4420
 #define NVME_TCP_DIGEST_LEN	4
 #define NVME_TCP_PFV_1_0	0x0000	/* the only PDU format version */
@@ -268,10 +270,16 @@ _Static_assert(sizeof(struct nvme_tcp_sgl) == 16, "SGL descriptor");
 
 /* ---- pdu.c: pure functions, no I/O ---- */
 
-/* CRC32C as NVMe/TCP digests use it (initial ~0, final xor ~0). */
-uint32_t nvme_tcp_crc32c(const void *buf, size_t len);
+/* CRC32C as NVMe/TCP digests use it: the one of lib/crc32c.h. */
+static inline uint32_t nvme_tcp_crc32c(const void *buf, size_t len)
+{
+	return crc32c(0, buf, len);
+}
 /* The same, continued over several buffers: start with crc = 0. */
-uint32_t nvme_tcp_crc32c_update(uint32_t crc, const void *buf, size_t len);
+static inline uint32_t nvme_tcp_crc32c_update(uint32_t crc, const void *buf, size_t len)
+{
+	return crc32c(crc, buf, len);
+}
 
 /* Whether the PDU of this type comes from the host / the controller */
 bool nvme_tcp_pdu_from_host(uint8_t type);

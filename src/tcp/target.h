@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ucmdd's NVMe/TCP target (issue 16): the daemon's controllers exported as
+ * ucmdd's NVMe/TCP target (docs/daemon.md): the daemon's controllers exported as
  * NVMe over Fabrics subsystems, so that Linux's nvme-tcp host driver (or
  * any NVMe/TCP host) reaches them. Commands go through the daemon's engine
  * as io_uring passthrough commands (IORING_OP_URING_CMD) on a ring of the

@@ -46,7 +46,7 @@ static struct {
 
 static void note(void)
 {
-	ucmd_security_note(cur.rule, cur.audit, cur.with_desc ? &cur.desc : NULL);
+	security_note(cur.rule, cur.audit, cur.with_desc ? &cur.desc : NULL);
 }
 
 static int fz_sqpoll(void *priv, const struct ucmd_cred *cred)
@@ -78,7 +78,7 @@ static void setup(void)
 
 	engine = ucmd_engine_new();
 	out_fd = memfd_create("audit", MFD_CLOEXEC);
-	if (!engine || out_fd < 0 || ucmd_security_register(engine, &fz_ops, NULL))
+	if (!engine || out_fd < 0 || security_register(engine, &fz_ops, NULL))
 		abort();
 	a = ucmd_audit_open_fd(out_fd, false);
 	if (!a || ucmd_audit_register(engine, a))
@@ -193,8 +193,8 @@ static void check_record(const char *line, size_t len, bool override,
 			abort();
 		want_u64(o, "cmd_op", d->cmd_op);
 		want_u64(o, "opcode", d->opcode);
-		want_str(o, "verb", ucmd_verb_name(d->verb));
-		want_str(o, "dir", ucmd_dir_name(d->dir));
+		want_str(o, "verb", desc_verb_name(d->verb));
+		want_str(o, "dir", desc_dir_name(d->dir));
 		want_bool(o, "admin_cmd", d->admin);
 		want_u64(o, "nsid", d->nsid);
 		want_bool(o, "destructive", d->destructive);

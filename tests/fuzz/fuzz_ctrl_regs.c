@@ -133,7 +133,7 @@ static void reap(struct fz *f, uint16_t qid, uint16_t want_cid, uint16_t *status
 			q->head = 0;
 			q->phase ^= 1;
 		}
-		ucmd_ctrl_write32(f->c, ucmd_nvme_db_offset(qid, 1, 0), q->head);
+		ctrl_write32(f->c, ucmd_nvme_db_offset(qid, 1, 0), q->head);
 	}
 }
 
@@ -154,7 +154,7 @@ static void submit(struct fz *f, uint16_t qid, struct ucmd_nvme_sqe *s)
 	if (slot)
 		memcpy(slot, s, sizeof(*s));
 	q->tail = (q->tail + 1) % q->size;
-	ucmd_ctrl_write32(f->c, ucmd_nvme_db_offset(qid, 0, 0), q->tail);
+	ctrl_write32(f->c, ucmd_nvme_db_offset(qid, 0, 0), q->tail);
 }
 
 static void op_enable(struct fz *f)
@@ -163,14 +163,14 @@ static void op_enable(struct fz *f)
 	uint64_t asq = ARENA_BUS + take(f, 2) * PAGE, acq = ARENA_BUS + take(f, 2) * PAGE;
 	uint32_t cc = (uint32_t)take(f, 4) | UCMD_NVME_CC_EN;
 
-	ucmd_ctrl_write32(f->c, UCMD_NVME_REG_CC, 0);
+	ctrl_write32(f->c, UCMD_NVME_REG_CC, 0);
 	memset(f->sq, 0, sizeof(f->sq));
 	memset(f->cq, 0, sizeof(f->cq));
-	ucmd_ctrl_write32(f->c, UCMD_NVME_REG_AQA, acqs << 16 | asqs);
-	ucmd_ctrl_write64(f->c, UCMD_NVME_REG_ASQ, asq);
-	ucmd_ctrl_write64(f->c, UCMD_NVME_REG_ACQ, acq);
-	ucmd_ctrl_write32(f->c, UCMD_NVME_REG_CC, cc);
-	if (!(ucmd_ctrl_read32(f->c, UCMD_NVME_REG_CSTS) & UCMD_NVME_CSTS_RDY))
+	ctrl_write32(f->c, UCMD_NVME_REG_AQA, acqs << 16 | asqs);
+	ctrl_write64(f->c, UCMD_NVME_REG_ASQ, asq);
+	ctrl_write64(f->c, UCMD_NVME_REG_ACQ, acq);
+	ctrl_write32(f->c, UCMD_NVME_REG_CC, cc);
+	if (!(ctrl_read32(f->c, UCMD_NVME_REG_CSTS) & UCMD_NVME_CSTS_RDY))
 		return;
 	f->sq[0] = (struct hsq){ .live = true, .bus = asq, .size = asqs + 1 };
 	f->cq[0] = (struct hcq){ .live = true, .bus = acq, .size = acqs + 1, .phase = 1 };
@@ -227,15 +227,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 		switch (op & 7) {
 		case 0:
 			off = (uint32_t)take(&f, 2) & 0x1fff;
-			ucmd_ctrl_write32(f.c, off, (uint32_t)take(&f, 4));
+			ctrl_write32(f.c, off, (uint32_t)take(&f, 4));
 			break;
 		case 1:
 			off = (uint32_t)take(&f, 2) & 0x1fff;
-			ucmd_ctrl_write64(f.c, off, take(&f, 8));
+			ctrl_write64(f.c, off, take(&f, 8));
 			break;
 		case 2:
 			off = (uint32_t)take(&f, 2) & 0x1fff;
-			(void)ucmd_ctrl_read32(f.c, off);
+			(void)ctrl_read32(f.c, off);
 			break;
 		case 3:
 			op_enable(&f);

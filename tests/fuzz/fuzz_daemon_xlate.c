@@ -188,7 +188,7 @@ static void setup(void)
 			pause();
 	}
 	c->pid = child;
-	ucmd_cred_current(&c->cred);
+	current_cred(&c->cred);
 	if (user_mm_init_remote(&c->mm, child))
 		die("the child's /proc/PID/mem");
 

@@ -46,7 +46,7 @@ static void setup(void)
 	if (!engine || ucmd_policy_load_default(&policy, err, sizeof(err)))
 		abort();
 	/* an engine may come with the null device already (-EEXIST) */
-	ucmd_null_register(engine);
+	null_register(engine);
 	if (ucmd_ctrl_create(&cp, &ctrl) || ucmd_ctrl_ns_create(ctrl, &np) < 0 ||
 	    ucmd_nvme_attach(engine, ctrl, &ho, &host))
 		abort();
@@ -103,7 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sqe[0].cmd_op = cmd_op;
 	point_data_at_list((struct nvme_uring_cmd *)(void *)sqe[0].cmd, cmd_op, data, size);
 	for (unsigned i = 0; i < nfds; i++) {
-		struct ucmd_file *f = ucmd_fget(engine, fds[i]);
+		struct ucmd_file *f = fget(engine, fds[i]);
 		struct ucmd_cmd_desc d;
 		struct ucmd_cred c = { .uid = 1000, .euid = 1000 };
 		struct ucmd_policy_subject s = { .hook = UCMD_HOOK_URING_CMD, .cred = &c,
@@ -124,11 +124,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			/* a range list is described whole, or the range is unknown */
 			if (d.nr_ranges && (!d.ranges || !d.has_range || d.range_unknown))
 				abort();
-			ucmd_policy_eval(policy, &s, &v);
+			policy_eval(policy, &s, &v);
 		}
 		/* what describe() fetched belongs to the request: freed with it */
 		io_uring_cmd_snap_release(&req);
-		ucmd_file_put(f);
+		fput(f);
 	}
 	return 0;
 }

@@ -27,14 +27,14 @@ static void judge(const struct ucmd_policy *p, enum ucmd_security_hook hook, enu
 	struct ucmd_policy_verdict v;
 
 	ucmd_desc_init(&d, "ng0n1", 0, 0x02);
-	ucmd_policy_desc_for_verb(&d, verb);
+	policy_desc_for_verb(&d, verb);
 	d.has_range = true;
 	d.slba = 4096;
 	d.nlb = 8;
 	d.offset = 4096 * 512;
 	d.length = 8 * 512;
 	d.has_select = true;
-	ucmd_policy_eval(p, &s, &v);
+	policy_eval(p, &s, &v);
 	if (!strchr(v.rule, ':'))
 		abort();	/* every verdict names its file and line (or default) */
 }

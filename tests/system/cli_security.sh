@@ -28,7 +28,7 @@ step "admin commands other than Identify need CAP_SYS_ADMIN (Linux's rule)"
 if as_nobody "$UCMD" smart-log 2>"$dir/err"; then fail "unprivileged smart-log allowed"; fi
 grep -q "Permission denied" "$dir/err" || { cat "$dir/err"; fail "not -EACCES"; }
 if as_nobody "$UCMD" format --force 2>/dev/null; then fail "unprivileged format allowed"; fi
-# root may, in a directory of its own: root refuses nobody's (issue 12)
+# root may, in a directory of its own: root refuses nobody's (docs/security.md)
 "$UCMD" --ctrl "$dir/root-ctrl" --create smart-log >/dev/null
 
 step "a site policy grants get-log, audit records the denial of format"

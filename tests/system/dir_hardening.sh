@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 12, the controller directory, with the real CLI as root and as
+# The controller directory (docs/security.md), with the real CLI as root and as
 # nobody: root is not a confused deputy for a directory another user controls
 # (symlinked image, device path in ctrl.json), a missing ctrl.json deletes
 # nothing, one writer at a time with a clear "in use by pid N", a read-only

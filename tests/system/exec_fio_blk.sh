@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Unmodified Debian programs on ucmd's block device /dev/nvme0n1 through
-# libucmd-preload.so (issue 15): fio with ioengine=psync (O_DIRECT) and
+# libucmd-preload.so (docs/cli.md, `ucmd exec`): fio with ioengine=psync (O_DIRECT) and
 # ioengine=sync (buffered, unaligned block size) writing with
 # verify=crc32c, a verify_only pass, and a wrong-checksum pass that must
 # fail; dd with an unaligned block size and seek (read-modify-write of

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Debian's nvme-cli, unmodified, under `ucmd exec` on a fresh controller
-# directory: the controller features of issue 18 as nvme-cli drives them,
+# directory: the controller features of docs/compat.md as nvme-cli drives them,
 # one process per command as a user types them. Firmware download, commit,
 # the slot log and activation at `nvme reset`; device self-test, its log and
 # abort; sanitize and its log, the data it leaves; the error log and its

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ucmdd's NVMe/TCP target (issue 16). On the host: `ucmdd --help` names
+# ucmdd's NVMe/TCP target (docs/daemon.md). On the host: `ucmdd --help` names
 # --nvme-tcp, and tests/system/nvme_tcp_pdu.py speaks the protocol byte by
 # byte (discovery, in-capsule/R2T/C2HData transfers with digests, malformed
 # PDUs answered by a TermReq without harm to other connections). In a QEMU

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A policy file must be a regular file of at most 1 MiB named directly
-# (issue 12, class 9): `ucmd policy check` and `--policy` refuse a FIFO, a
+# (docs/security.md, "Policy and audit files"): `ucmd policy check` and `--policy` refuse a FIFO, a
 # symbolic link, a directory, /dev/zero and an oversized file at once, with
 # a message that says what the path is; none of them hangs (every run is
 # under timeout, and a timeout fails the test). --audit refuses a symbolic

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Range deny rules hold for every command that touches the protected blocks
-# (issue 12, class 3): with docs/security.md's protect-label policy, an
+# (docs/security.md, "Range descriptions"): with docs/security.md's protect-label policy, an
 # unprivileged user can write neither LBA 0 nor overwrite it with Copy nor
 # deallocate it with DSM, and `policy explain` says deny for copy and trim.
 source "$(dirname "$0")/lib/common.sh"

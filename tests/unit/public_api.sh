@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The build rule of issue 13: tools/, bench/ and examples/ are users of the
+# The build rule of docs/layers.md: tools/, bench/ and examples/ are users of the
 # public API. Their sources include only <ucmd/...> from the project (plus
 # their own headers), and their meson.build files give them include/ alone:
 # no 'src' include path and none of the layers' dependencies, which carry

@@ -35,7 +35,7 @@ static int bpf_load(int argc, char **argv)
 
 	if (argc != 1)
 		return usage();
-	if (ucmd_bpf_load(argv[0], err, sizeof(err))) {
+	if (bpf_lsm_load(argv[0], err, sizeof(err))) {
 		fprintf(stderr, "ucmd policy load --bpf: %s\n", err);
 		return 1;
 	}
@@ -50,7 +50,7 @@ static int bpf_unload(int argc, char **argv)
 	(void)argv;
 	if (argc)
 		return usage();
-	if (ucmd_bpf_unload(err, sizeof(err))) {
+	if (bpf_lsm_unload(err, sizeof(err))) {
 		fprintf(stderr, "ucmd policy unload --bpf: %s\n", err);
 		return 1;
 	}
@@ -60,13 +60,13 @@ static int bpf_unload(int argc, char **argv)
 
 static int bpf_status(struct cli *cli, int argc, char **argv)
 {
-	struct ucmd_bpf_status st;
+	struct bpf_lsm_status st;
 	char err[512] = "";
 
 	(void)argv;
 	if (argc)
 		return usage();
-	if (ucmd_bpf_status(&st, err, sizeof(err))) {
+	if (bpf_lsm_status(&st, err, sizeof(err))) {
 		fprintf(stderr, "ucmd policy status --bpf: %s\n", err);
 		return 1;
 	}
@@ -125,7 +125,7 @@ static int bpf_audit(int argc, char **argv)
 		if (*end || end == argv[i + 1] || *v > 0xffffffffUL)
 			return usage();
 	}
-	if (ucmd_bpf_audit(argv[0], count, (unsigned)idle, err, sizeof(err))) {
+	if (bpf_lsm_audit(argv[0], count, (unsigned)idle, err, sizeof(err))) {
 		fprintf(stderr, "ucmd policy audit --bpf: %s\n", err);
 		return 1;
 	}

@@ -27,7 +27,7 @@ static void *identity_map(const struct ucmd_dma *dma, uint64_t addr, uint64_t le
 	return (void *)(uintptr_t)addr;
 }
 
-const struct ucmd_dma ucmd_dma_identity = { .map = identity_map };
+const struct ucmd_dma dma_identity = { .map = identity_map };
 
 static char *dup_or(const char *s, const char *dflt)
 {
@@ -117,7 +117,7 @@ static int ctrl_alloc(const struct ucmd_ctrl_params *p, const struct ucmd_dma *d
 	c->journal_fd = -1;
 	if (p->errbuf && p->errbuf_len)
 		p->errbuf[0] = 0;
-	c->dma = dma ? dma : &ucmd_dma_identity;
+	c->dma = dma ? dma : &dma_identity;
 	c->qmax = p->max_io_queues ? p->max_io_queues : 64;
 	if (!c->p.mqes)
 		c->p.mqes = 1023;
@@ -449,7 +449,7 @@ unsigned ucmd_ctrl_ns_count(struct ucmd_ctrl *c)
 	return n;
 }
 
-void ucmd_ctrl_inject_delay(struct ucmd_ctrl *c, bool admin, uint8_t opcode, unsigned delay_ms)
+void ctrl_inject_delay(struct ucmd_ctrl *c, bool admin, uint8_t opcode, unsigned delay_ms)
 {
 	pthread_mutex_lock(&c->lock);
 	c->delay_ms[admin ? 1 : 0][opcode] = delay_ms;

@@ -40,7 +40,7 @@ struct ucmd_dma {
 	void *(*map)(const struct ucmd_dma *dma, uint64_t addr, uint64_t len);
 	void *priv;
 };
-extern const struct ucmd_dma ucmd_dma_identity;
+extern const struct ucmd_dma dma_identity;
 
 /* ucmd_ctrl_create() with a DMA interface other than the identity (NULL: identity). */
 int ctrl_create_dma(const struct ucmd_ctrl_params *p, const struct ucmd_dma *dma,
@@ -57,24 +57,24 @@ int ctrl_create_dma(const struct ucmd_ctrl_params *p, const struct ucmd_dma *dma
 int ctrl_set_irq(struct ucmd_ctrl *ctrl, void (*irq)(void *arg, uint16_t vector), void *arg);
 
 /* BAR0 register access, including doorbells (offset >= UCMD_NVME_REG_DBS). */
-uint32_t ucmd_ctrl_read32(struct ucmd_ctrl *ctrl, uint32_t off);
-uint64_t ucmd_ctrl_read64(struct ucmd_ctrl *ctrl, uint32_t off);
-void     ucmd_ctrl_write32(struct ucmd_ctrl *ctrl, uint32_t off, uint32_t val);
-void     ucmd_ctrl_write64(struct ucmd_ctrl *ctrl, uint32_t off, uint64_t val);
+uint32_t ctrl_read32(struct ucmd_ctrl *ctrl, uint32_t off);
+uint64_t ctrl_read64(struct ucmd_ctrl *ctrl, uint32_t off);
+void     ctrl_write32(struct ucmd_ctrl *ctrl, uint32_t off, uint32_t val);
+void     ctrl_write64(struct ucmd_ctrl *ctrl, uint32_t off, uint64_t val);
 
 /*
  * Fault injection for tests: every command with this opcode on an I/O queue
  * (admin when admin is true) is held for delay_ms before it is processed, in
  * UCMD_CTRL_THREAD mode; 0 removes the delay.
  */
-void ucmd_ctrl_inject_delay(struct ucmd_ctrl *ctrl, bool admin, uint8_t opcode,
+void ctrl_inject_delay(struct ucmd_ctrl *ctrl, bool admin, uint8_t opcode,
 			    unsigned delay_ms);
 
 /*
  * What the dispatch table says of an opcode: its Commands Supported and
  * Effects bits (CSUPP set), or 0 when the controller does not execute it.
  */
-uint32_t ucmd_ctrl_opcode_effects(bool admin, uint8_t opcode);
+uint32_t ctrl_opcode_effects(bool admin, uint8_t opcode);
 
 /*
  * Test knobs: how long the two device self-tests run, and whether the next

@@ -18,6 +18,7 @@
 #include <nvme/types.h>
 
 #include "lib/clock.h"
+#include "lib/crc32c.h"	/* the state file's and journal records' checksum */
 #include "nvme/ctrl/ctrl.h"
 #include "store/store.h"
 
@@ -614,8 +615,6 @@ int  nvmet_dir_device_open(struct ucmd_ctrl *c, const char *path, uint64_t size,
  * fault, not the media's), Namespace Is Write Protected for a read-only one.
  */
 uint16_t nvmet_store_status(int err);
-/* crc32c.c: CRC-32C (Castagnoli), as iSCSI, ext4 and btrfs use it */
-uint32_t nvmet_crc32c(uint32_t crc, const void *buf, size_t len);
 
 /* pi_io.c: Read, Write and Compare on a namespace formatted with protection */
 struct pi_fmt;

@@ -66,7 +66,7 @@ static bool changes_state(const struct nvmet_req *req, const struct nvmet_ctrl_o
 	       (req->cmd.cdw10 & (1u << 31));
 }
 
-uint32_t ucmd_ctrl_opcode_effects(bool admin, uint8_t opcode)
+uint32_t ctrl_opcode_effects(bool admin, uint8_t opcode)
 {
 	const struct nvmet_ctrl_opdef *d = &(admin ? nvmet_admin_cmds : nvmet_nvm_cmds)[opcode];
 

@@ -540,7 +540,7 @@ uint32_t nvmet_state_crc(json_object *root)
 	const char *s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN |
 						       JSON_C_TO_STRING_NOSLASHESCAPE);
 
-	return nvmet_crc32c(0, s, strlen(s));
+	return crc32c(0, s, strlen(s));
 }
 
 /* Version 2 carries a checksum over its canonical text; version 1 has none. */

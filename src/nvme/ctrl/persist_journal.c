@@ -85,7 +85,7 @@ static void encode(uint8_t *b, const struct rec *r)
 	put64(b + 8, r->slba);
 	put64(b + 16, r->nlb);
 	put32(b + 24, r->gen);
-	put32(b + 28, nvmet_crc32c(0, b, 28));
+	put32(b + 28, crc32c(0, b, 28));
 }
 
 /* false: the checksum does not match */
@@ -97,7 +97,7 @@ static bool decode(const uint8_t *b, struct rec *r)
 	r->nlb = get64(b + 16);
 	r->gen = get32(b + 24);
 	r->crc = get32(b + 28);
-	return r->crc == nvmet_crc32c(0, b, 28) && !b[1] && !b[2] && !b[3];
+	return r->crc == crc32c(0, b, 28) && !b[1] && !b[2] && !b[3];
 }
 
 int nvmet_journal_open(struct ucmd_ctrl *c, bool must_exist)

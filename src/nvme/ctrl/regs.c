@@ -136,7 +136,7 @@ static void write_cc(struct ucmd_ctrl *c, uint32_t val)
 		c->csts &= ~SHST_MASK;
 }
 
-uint32_t ucmd_ctrl_read32(struct ucmd_ctrl *c, uint32_t off)
+uint32_t ctrl_read32(struct ucmd_ctrl *c, uint32_t off)
 {
 	uint32_t v = 0;
 
@@ -162,12 +162,12 @@ uint32_t ucmd_ctrl_read32(struct ucmd_ctrl *c, uint32_t off)
 	return v;
 }
 
-uint64_t ucmd_ctrl_read64(struct ucmd_ctrl *c, uint32_t off)
+uint64_t ctrl_read64(struct ucmd_ctrl *c, uint32_t off)
 {
-	return ucmd_ctrl_read32(c, off) | ((uint64_t)ucmd_ctrl_read32(c, off + 4) << 32);
+	return ctrl_read32(c, off) | ((uint64_t)ctrl_read32(c, off + 4) << 32);
 }
 
-void ucmd_ctrl_write32(struct ucmd_ctrl *c, uint32_t off, uint32_t val)
+void ctrl_write32(struct ucmd_ctrl *c, uint32_t off, uint32_t val)
 {
 	bool enabled;
 
@@ -194,10 +194,10 @@ void ucmd_ctrl_write32(struct ucmd_ctrl *c, uint32_t off, uint32_t val)
 	pthread_mutex_unlock(&c->lock);
 }
 
-void ucmd_ctrl_write64(struct ucmd_ctrl *c, uint32_t off, uint64_t val)
+void ctrl_write64(struct ucmd_ctrl *c, uint32_t off, uint64_t val)
 {
-	ucmd_ctrl_write32(c, off, (uint32_t)val);
-	ucmd_ctrl_write32(c, off + 4, (uint32_t)(val >> 32));
+	ctrl_write32(c, off, (uint32_t)val);
+	ctrl_write32(c, off + 4, (uint32_t)(val >> 32));
 }
 
 int ucmd_ctrl_regs_read(struct ucmd_ctrl *c, uint32_t off, void *buf, size_t len)
@@ -208,7 +208,7 @@ int ucmd_ctrl_regs_read(struct ucmd_ctrl *c, uint32_t off, void *buf, size_t len
 	    len > UCMD_NVME_REG_DBS - off)
 		return -EINVAL;
 	for (size_t i = 0; i < len; i += 4) {
-		uint32_t v = htole32(ucmd_ctrl_read32(c, off + (uint32_t)i));
+		uint32_t v = htole32(ctrl_read32(c, off + (uint32_t)i));
 
 		memcpy(out + i, &v, 4);
 	}

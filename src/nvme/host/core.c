@@ -2,8 +2,9 @@
 /*
  * Controller bring-up beyond the registers (Identify, the Commands Supported
  * and Effects log, I/O queues), namespace scan, and the engine devices:
- * nvmeX, ngXnY and nvmeXnY. Also the interrupt wiring: attach makes the host
- * the controller's interrupt target, detach disconnects it.
+ * nvmeX, ngXnY and nvmeXnY: what Linux's nvme-core does for every
+ * transport, reaching the controller only through the transport's ops
+ * (struct nvme_ctrl_ops), given when the transport attaches.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,12 +15,6 @@
 #include <endian.h>
 #include "lib/error.h"
 #include "host.h"
-
-/* The controller's interrupt target: this host, until detach disconnects it. */
-static void nvme_irq(void *arg, uint16_t vector)
-{
-	nvme_irq_host(arg, vector);
-}
 
 int nvme_reg_read32(struct nvme_host *h, uint32_t off, uint32_t *val)
 {
@@ -81,7 +76,8 @@ int nvme_enable_ctrl(struct nvme_host *h)
 	if (h->opts.queue_depth + 1 > mqes)
 		h->opts.queue_depth = mqes - 1;
 	/* IOCQES 16 bytes (4), IOSQES 64 bytes (6), NVM command set, 4 KiB pages */
-	ret = nvme_reg_write32(h, UCMD_NVME_REG_CC, 4u << 20 | 6u << 16 | UCMD_NVME_CC_EN);
+	h->ctrl_config = 4u << 20 | 6u << 16 | UCMD_NVME_CC_EN;
+	ret = nvme_reg_write32(h, UCMD_NVME_REG_CC, h->ctrl_config);
 	if (!ret)
 		ret = nvme_wait_ready(h, true);
 	if (!ret)
@@ -303,17 +299,17 @@ static bool in_list(const uint32_t *list, uint32_t nsid)
 static void nvme_ns_unlink(struct nvme_host *h, struct nvme_ns *ns)
 {
 	ns->gone = true;
-	ucmd_engine_unlink_device(h->engine, ns->ng_name);
-	ucmd_engine_unlink_device(h->engine, ns->blk_name);
+	engine_unlink_device(h->engine, ns->ng_name);
+	engine_unlink_device(h->engine, ns->blk_name);
 }
 
 /* ngXnY always; nvmeXnY unless Linux would hide the disk (zns.c). */
 static int nvme_ns_add_devices(struct nvme_host *h, struct nvme_ns *ns)
 {
-	int ret = ucmd_engine_add_device(h->engine, ns->ng_name, &nvme_ns_chr_fops, ns);
+	int ret = engine_add_device(h->engine, ns->ng_name, &nvme_ns_chr_fops, ns);
 
 	if (!ret && !ns->no_bdev)
-		ret = ucmd_engine_add_device(h->engine, ns->blk_name, &nvme_bdev_fops, ns);
+		ret = engine_add_device(h->engine, ns->blk_name, &nvme_bdev_fops, ns);
 	return ret;
 }
 
@@ -373,7 +369,7 @@ void nvme_passthru_end(struct nvme_host *h, uint8_t opcode)
 
 static int nvme_add_devices(struct nvme_host *h)
 {
-	int ret = ucmd_engine_add_device(h->engine, h->name, &nvme_dev_fops, h);
+	int ret = engine_add_device(h->engine, h->name, &nvme_dev_fops, h);
 
 	if (ret)
 		return ret;
@@ -391,11 +387,11 @@ static void nvme_remove_devices(struct nvme_host *h)
 	if (!h->devices_added)
 		return;
 	for (unsigned i = 0; i < h->nr_ns; i++) {
-		ucmd_engine_remove_device(h->engine, h->ns[i]->ng_name);
+		engine_remove_device(h->engine, h->ns[i]->ng_name);
 		if (!h->ns[i]->no_bdev)
-			ucmd_engine_remove_device(h->engine, h->ns[i]->blk_name);
+			engine_remove_device(h->engine, h->ns[i]->blk_name);
 	}
-	ucmd_engine_remove_device(h->engine, h->name);
+	engine_remove_device(h->engine, h->name);
 	h->devices_added = false;
 }
 
@@ -483,55 +479,20 @@ int nvme_host_start(struct nvme_host *h)
 	return ret;
 }
 
-int ucmd_nvme_attach(struct ucmd_engine *e, struct ucmd_ctrl *ctrl,
-		     const struct ucmd_nvme_host_opts *opts, struct ucmd_nvme_host **out)
+void nvme_init_ctrl(struct nvme_host *h, struct ucmd_engine *e,
+		    const struct nvme_ctrl_ops *ops, const struct ucmd_nvme_host_opts *opts)
 {
-	struct nvme_host *h;
-	int ret;
-
-	last_error_clear();
-	if (!e || !ctrl || !out)
-		return last_error_set(-EINVAL, "ucmd_nvme_attach: %s is NULL",
-				      !e ? "the engine" : !ctrl ? "the controller" : "out");
-	h = calloc(1, sizeof(*h));
-	if (!h)
-		return last_error_set(-ENOMEM, "ucmd_nvme_attach: out of memory");
-	/*
-	 * Before anything can touch the controller (even the failure path's
-	 * disable): it has one host at a time, and enabling or disabling it
-	 * would reset the queues of one already attached. nvme_irq_host()
-	 * looks only at queues already counted, so an interrupt now finds
-	 * nothing to do.
-	 */
-	ret = ctrl_set_irq(ctrl, nvme_irq, h);
-	if (ret) {
-		free(h);
-		return last_error_set(ret, "ucmd_nvme_attach: the controller already has a "
-				      "host attached (detach it first)");
-	}
-	h->irq_connected = true;
 	h->engine = e;
-	h->ops = &nvme_pci_ctrl_ops;
-	h->ctrl = ctrl;
-	h->regs_ok = true;	/* MMIO: even a failed bring-up is undone by a disable */
+	h->ops = ops;
 	if (opts)
 		h->opts = *opts;
-	ret = nvme_host_start(h);
-	if (ret)
-		goto fail;
-	*out = (struct ucmd_nvme_host *)h;
-	return 0;
-fail:
-	ucmd_nvme_detach((struct ucmd_nvme_host *)h);
-	return last_error_default(ret, "ucmd_nvme_attach: bringing up the controller");
 }
 
 void nvme_host_free(struct nvme_host *h)
 {
 	nvme_remove_devices(h);
-	/* No interrupt reaches a detached host: none is in flight after this. */
-	if (h->irq_connected)
-		ctrl_set_irq(h->ctrl, NULL, NULL);
+	if (h->ops->disconnect)
+		h->ops->disconnect(h);
 	/* A transport whose admin queue is gone fails the accesses at once. */
 	if (h->regs_ok)
 		nvme_shutdown_ctrl(h);
@@ -550,15 +511,14 @@ void nvme_host_free(struct nvme_host *h)
 		pthread_mutex_destroy(&q->sq_lock);
 		pthread_mutex_destroy(&q->cq_lock);
 	}
-	if (h->ops->free_ctrl)
-		h->ops->free_ctrl(h);
 	for (unsigned i = 0; i < h->nr_ns; i++)
 		free(h->ns[i]);
 	free(h->ns);
 	free(h->queues);
 	free(h->effects);
 	free(h->id);
-	free(h);
+	/* last: the transport's controller holds h */
+	h->ops->free_ctrl(h);
 }
 
 int nvme_reset_ctrl(struct nvme_host *h)

@@ -15,7 +15,8 @@
 #include <sys/random.h>
 #include <time.h>
 
-#include "tcp.h"
+#include "fabrics.h"
+#include "tcp/pdu.h"	/* the fabrics commands' layouts */
 
 /*
  * "NAME=SECONDS" in opt[0, len): 0 and the value (min..86400) in *v,
@@ -48,7 +49,8 @@ static int url_seconds(const char *opt, size_t len, const char *name, long min, 
 	return 0;
 }
 
-int nvmf_parse_url(struct nvme_tcp_ctrl *c, const char *url, const char **why)
+int nvmf_parse_url(struct nvmf_ctrl_options *o, const char *url, unsigned default_port,
+		   const char **why)
 {
 	static const char scheme[] = "nvme-tcp://";
 	const char *p, *slash, *colon, *host_end, *q;
@@ -78,27 +80,27 @@ int nvmf_parse_url(struct nvme_tcp_ctrl *c, const char *url, const char **why)
 		host_end = colon ? colon : slash;
 	}
 	n = (size_t)(host_end - p);
-	if (!n || n >= sizeof(c->host)) {
+	if (!n || n >= sizeof(o->traddr)) {
 		*why = "the host is empty or too long";
 		return -EINVAL;
 	}
-	memcpy(c->host, p, n);
-	c->host[n] = 0;
+	memcpy(o->traddr, p, n);
+	o->traddr[n] = 0;
 	if (colon) {
 		n = (size_t)(slash - colon - 1);
-		if (!n || n >= sizeof(c->port)) {
+		if (!n || n >= sizeof(o->trsvcid)) {
 			*why = "the port is empty or too long";
 			return -EINVAL;
 		}
-		memcpy(c->port, colon + 1, n);
-		c->port[n] = 0;
+		memcpy(o->trsvcid, colon + 1, n);
+		o->trsvcid[n] = 0;
 		for (size_t i = 0; i < n; i++)
-			if (!isdigit((unsigned char)c->port[i])) {
+			if (!isdigit((unsigned char)o->trsvcid[i])) {
 				*why = "the port is not a number";
 				return -EINVAL;
 			}
 	} else {
-		snprintf(c->port, sizeof(c->port), "%u", NVME_TCP_DEFAULT_PORT);
+		snprintf(o->trsvcid, sizeof(o->trsvcid), "%u", default_port);
 	}
 	p = slash + 1;
 	q = strchr(p, '?');
@@ -107,8 +109,8 @@ int nvmf_parse_url(struct nvme_tcp_ctrl *c, const char *url, const char **why)
 		*why = "the subsystem NQN is empty or longer than 223 bytes";
 		return -EINVAL;
 	}
-	memcpy(c->subnqn, p, n);
-	c->subnqn[n] = 0;
+	memcpy(o->subsysnqn, p, n);
+	o->subsysnqn[n] = 0;
 	/*
 	 * Options after '?', '&'-separated: hdgst, ddgst (the digests to ask
 	 * for), reconnect_delay=S and ctrl_loss_tmo=S (nvme-cli's names),
@@ -121,19 +123,19 @@ int nvmf_parse_url(struct nvme_tcp_ctrl *c, const char *url, const char **why)
 		long v;
 
 		if (len == 5 && !strncmp(opt, "hdgst", 5))
-			c->hdgst = true;
+			o->hdr_digest = true;
 		else if (len == 5 && !strncmp(opt, "ddgst", 5))
-			c->ddgst = true;
+			o->data_digest = true;
 		else if (!url_seconds(opt, len, "reconnect_delay=", 1, &v, why))
-			c->reconnect_delay_ms = (uint32_t)v * 1000u;
+			o->reconnect_delay_ms = (uint32_t)v * 1000u;
 		else if (!url_seconds(opt, len, "ctrl_loss_tmo=", -1, &v, why))
-			c->ctrl_loss_tmo_ms = v < 0 ? -1 : (int64_t)v * 1000;
+			o->ctrl_loss_tmo_ms = v < 0 ? -1 : (int64_t)v * 1000;
 		else if (!url_seconds(opt, len, "icresp_timeout=", 1, &v, why))
-			c->icresp_tmo_ms = (uint32_t)v * 1000u;
+			o->handshake_tmo_ms = (uint32_t)v * 1000u;
 		else if (!url_seconds(opt, len, "admin_timeout=", 1, &v, why))
-			c->admin_tmo_ms = (uint32_t)v * 1000u;
+			o->admin_tmo_ms = (uint32_t)v * 1000u;
 		else if (!url_seconds(opt, len, "io_timeout=", 1, &v, why))
-			c->io_tmo_ms = (uint32_t)v * 1000u;
+			o->io_tmo_ms = (uint32_t)v * 1000u;
 		else {
 			if (!*why)
 				*why = "an unknown URL option (hdgst, ddgst, reconnect_delay=S, "
@@ -180,18 +182,18 @@ static int parse_uuid(const char *s, uint8_t out[16])
 	return n == 32 && !*s ? 0 : -EINVAL;
 }
 
-int nvmf_host_identity(struct nvme_tcp_ctrl *c, const char *hostnqn, const char *hostid)
+int nvmf_host_identity(struct nvmf_ctrl_options *o, const char *hostnqn, const char *hostid)
 {
-	char buf[NVME_TCP_NQN_MAX + 2];
+	char buf[NVMF_NQN_MAX + 2];
 	const char *uuid;
 
 	if (hostnqn) {
 		if (!*hostnqn || strlen(hostnqn) > NVMF_NQN_SIZE)
 			return -EINVAL;
-		snprintf(c->hostnqn, sizeof(c->hostnqn), "%s", hostnqn);
+		snprintf(o->hostnqn, sizeof(o->hostnqn), "%s", hostnqn);
 	} else if (read_line("/etc/nvme/hostnqn", buf, sizeof(buf)) &&
 		   strlen(buf) <= NVMF_NQN_SIZE) {
-		snprintf(c->hostnqn, sizeof(c->hostnqn), "%s", buf);
+		snprintf(o->hostnqn, sizeof(o->hostnqn), "%s", buf);
 	} else {
 		/* nvme-cli's form of a generated NQN: a random (version 4) UUID */
 		uint8_t u[16];
@@ -200,30 +202,30 @@ int nvmf_host_identity(struct nvme_tcp_ctrl *c, const char *hostnqn, const char 
 			return -EIO;
 		u[6] = (uint8_t)((u[6] & 0x0f) | 0x40);
 		u[8] = (uint8_t)((u[8] & 0x3f) | 0x80);
-		snprintf(c->hostnqn, sizeof(c->hostnqn),
+		snprintf(o->hostnqn, sizeof(o->hostnqn),
 			 "nqn.2014-08.org.nvmexpress:uuid:%02x%02x%02x%02x-%02x%02x-%02x%02x-"
 			 "%02x%02x-%02x%02x%02x%02x%02x%02x",
 			 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11],
 			 u[12], u[13], u[14], u[15]);
 	}
 	if (hostid)
-		return parse_uuid(hostid, c->hostid);
+		return parse_uuid(hostid, o->hostid);
 	/*
 	 * The host ID of an NQN that carries a UUID is that UUID, as nvme-cli
 	 * derives it; an NQN given by the caller keeps its own identity rather
 	 * than this machine's /etc/nvme/hostid.
 	 */
-	uuid = strstr(c->hostnqn, ":uuid:");
-	if (hostnqn && uuid && !parse_uuid(uuid + 6, c->hostid))
+	uuid = strstr(o->hostnqn, ":uuid:");
+	if (hostnqn && uuid && !parse_uuid(uuid + 6, o->hostid))
 		return 0;
-	if (read_line("/etc/nvme/hostid", buf, sizeof(buf)) && !parse_uuid(buf, c->hostid))
+	if (read_line("/etc/nvme/hostid", buf, sizeof(buf)) && !parse_uuid(buf, o->hostid))
 		return 0;
-	if (uuid && !parse_uuid(uuid + 6, c->hostid))
+	if (uuid && !parse_uuid(uuid + 6, o->hostid))
 		return 0;
-	return getrandom(c->hostid, sizeof(c->hostid), 0) == (ssize_t)sizeof(c->hostid) ? 0 : -EIO;
+	return getrandom(o->hostid, sizeof(o->hostid), 0) == (ssize_t)sizeof(o->hostid) ? 0 : -EIO;
 }
 
-void nvmf_build_connect(const struct nvme_tcp_ctrl *c, uint16_t qid, uint16_t sqsize,
+void nvmf_build_connect(const struct nvmf_ctrl *f, uint16_t qid, uint16_t sqsize,
 			struct ucmd_nvme_sqe *sqe, struct nvmf_connect_data *data)
 {
 	struct nvmf_connect_sqe *cs = (struct nvmf_connect_sqe *)(void *)sqe;
@@ -235,12 +237,12 @@ void nvmf_build_connect(const struct nvme_tcp_ctrl *c, uint16_t qid, uint16_t sq
 	cs->sqsize = htole16(sqsize);
 	/* KATO on the admin queue only; it bounds the controller's patience with us */
 	if (!qid)
-		cs->kato = htole32(c->kato_ms);
+		cs->kato = htole32(f->opts.kato_ms);
 	memset(data, 0, sizeof(*data));
-	memcpy(data->hostid, c->hostid, sizeof(data->hostid));
-	data->cntlid = htole16(qid ? c->cntlid : NVMF_CNTLID_DYNAMIC);
-	snprintf(data->subsysnqn, sizeof(data->subsysnqn), "%s", c->subnqn);
-	snprintf(data->hostnqn, sizeof(data->hostnqn), "%s", c->hostnqn);
+	memcpy(data->hostid, f->opts.hostid, sizeof(data->hostid));
+	data->cntlid = htole16(qid ? f->cntlid : NVMF_CNTLID_DYNAMIC);
+	snprintf(data->subsysnqn, sizeof(data->subsysnqn), "%s", f->opts.subsysnqn);
+	snprintf(data->hostnqn, sizeof(data->hostnqn), "%s", f->opts.hostnqn);
 }
 
 /* Property Get/Set on the admin queue: an NVMe status is -EIO, as a dead link is. */
@@ -249,19 +251,8 @@ static int nvmf_prop(struct nvme_host *h, uint8_t fctype, uint32_t off, bool siz
 {
 	struct ucmd_nvme_sqe sqe;
 	struct nvmf_prop_sqe *p = (struct nvmf_prop_sqe *)(void *)&sqe;
-	struct nvme_tcp_ctrl *c = nvme_tcp_ctrl(h);
-	enum nvme_tcp_state state;
 	int st;
 
-	/*
-	 * No register access while the association is being re-established
-	 * or lost: a detach must not wait ctrl_loss_tmo for its shutdown.
-	 */
-	pthread_mutex_lock(&c->state_lock);
-	state = c->state;
-	pthread_mutex_unlock(&c->state_lock);
-	if (state == NVME_TCP_RECONNECTING || state == NVME_TCP_DEAD)
-		return -ENOTCONN;
 	memset(&sqe, 0, sizeof(sqe));
 	p->opcode = NVMF_OPC_FABRICS;
 	p->fctype = fctype;
@@ -288,9 +279,6 @@ int nvmf_reg_read64(struct nvme_host *h, uint32_t off, uint64_t *val)
 
 int nvmf_reg_write32(struct nvme_host *h, uint32_t off, uint32_t val)
 {
-	/* The value a reconnect enables the new association with */
-	if (off == UCMD_NVME_REG_CC)
-		nvme_tcp_ctrl(h)->cc = val;
 	return nvmf_prop(h, NVMF_FCTYPE_PROP_SET, off, false, val, NULL);
 }
 
@@ -300,9 +288,8 @@ int nvmf_reg_write32(struct nvme_host *h, uint32_t off, uint32_t val)
  */
 static void *nvmf_keep_alive_thread(void *arg)
 {
-	struct nvme_host *h = arg;
-	struct nvme_tcp_ctrl *c = nvme_tcp_ctrl(h);
-	uint32_t period = c->kato_ms / 2 ? c->kato_ms / 2 : 1;
+	struct nvmf_ctrl *c = arg;
+	uint32_t period = c->opts.kato_ms / 2 ? c->opts.kato_ms / 2 : 1;
 
 	pthread_mutex_lock(&c->ka_lock);
 	while (!c->ka_stop) {
@@ -321,7 +308,7 @@ static void *nvmf_keep_alive_thread(void *arg)
 			break;
 		pthread_mutex_unlock(&c->ka_lock);
 		struct ucmd_nvme_sqe sqe = { .opcode = nvme_admin_keep_alive };
-		nvme_submit_sync_cmd(h, &sqe, NULL, 0, NULL);
+		nvme_submit_sync_cmd(c->host, &sqe, NULL, 0, NULL);
 		atomic_fetch_add(&c->ka_sent, 1);
 		pthread_mutex_lock(&c->ka_lock);
 	}
@@ -329,13 +316,12 @@ static void *nvmf_keep_alive_thread(void *arg)
 	return NULL;
 }
 
-int nvmf_start_keep_alive(struct nvme_host *h)
+int nvmf_start_keep_alive(struct nvmf_ctrl *c)
 {
-	struct nvme_tcp_ctrl *c = nvme_tcp_ctrl(h);
 	pthread_condattr_t ca;
 	int ret;
 
-	if (!c->kato_ms)
+	if (!c->opts.kato_ms)
 		return 0;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -343,7 +329,7 @@ int nvmf_start_keep_alive(struct nvme_host *h)
 	pthread_condattr_destroy(&ca);
 	pthread_mutex_init(&c->ka_lock, NULL);
 	c->ka_stop = false;
-	ret = pthread_create(&c->ka_thread, NULL, nvmf_keep_alive_thread, h);
+	ret = pthread_create(&c->ka_thread, NULL, nvmf_keep_alive_thread, c);
 	if (ret) {
 		pthread_cond_destroy(&c->ka_cond);
 		pthread_mutex_destroy(&c->ka_lock);
@@ -353,11 +339,9 @@ int nvmf_start_keep_alive(struct nvme_host *h)
 	return 0;
 }
 
-void nvmf_stop_keep_alive(struct nvme_host *h)
+void nvmf_stop_keep_alive(struct nvmf_ctrl *c)
 {
-	struct nvme_tcp_ctrl *c = nvme_tcp_ctrl(h);
-
-	if (!c || !c->ka_started)
+	if (!c->ka_started)
 		return;
 	pthread_mutex_lock(&c->ka_lock);
 	c->ka_stop = true;

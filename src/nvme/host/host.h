@@ -1,13 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Internals of the NVMe host driver, shared by its files:
- *   pci.c      queues, doorbells, interrupts, polling, timeouts (nvme-pci's role);
- *              also the completion and timeout handling every transport shares
+ *   queue.c    what every transport's queues share: completion, the timeout
+ *              handshake, cancelling, the I/O queues' count and tag sets
+ *   pci.c      rings, doorbells, interrupts, polling, Abort on timeout (nvme-pci's role)
  *   tcp.c      the NVMe/TCP transport (nvme-tcp's role): PDUs on one socket per queue
- *   fabrics.c  Connect, Property Get/Set, host NQN, URL parsing (nvme-fabrics' role)
+ *   fabrics.c  Connect, Property Get/Set, host NQN, keep-alive, URL parsing
+ *              (nvme-fabrics' role), on any fabrics transport (fabrics.h)
  *   dma.c      PRP lists and SGLs for a request's data
  *   submit.c   request allocation and synchronous execution
- *   core.c     attach/detach, namespace scan, effects log, devices
+ *   core.c     bring-up and teardown through the transport's ops, namespace
+ *              scan, effects log, devices
+ * The transports call into core.c and queue.c, never into each other;
+ * core.c and queue.c reach a transport only through struct nvme_ctrl_ops.
  *   ioctl.c    the passthrough request builder, uring_cmd and ioctl entry points
  *   block.c    the block device nvmeXnY
  *   describe.c describe() / describe_rw() for security modules
@@ -135,8 +140,14 @@ struct nvme_ctrl_ops {
 	void (*stop_queues)(struct nvme_host *h);
 	/* Controller reset, queues brought back (NULL: the transport has none). */
 	int  (*reset)(struct nvme_host *h);
-	/* Free what the transport holds for queue q and the controller. */
+	/*
+	 * Detach begins: nothing from outside the host calls into it after
+	 * this (PCI: the controller's interrupt line). May be NULL.
+	 */
+	void (*disconnect)(struct nvme_host *h);
+	/* Free what the transport holds for queue q. */
 	void (*free_queue)(struct nvme_queue *q);
+	/* Free the transport's controller, h with it (the last call on h). */
 	void (*free_ctrl)(struct nvme_host *h);
 	/* Describe the request's data to the controller (DPTR). */
 	int  (*map_data)(struct nvme_host *h, struct request *rq);
@@ -145,13 +156,15 @@ struct nvme_ctrl_ops {
 	const struct blk_mq_ops *admin_mq_ops, *mq_ops;
 };
 
+/*
+ * Linux's struct nvme_ctrl: what the core knows of a controller. Each
+ * transport's controller starts with it (struct nvme_pci_dev in pci.c,
+ * struct nvme_tcp_ctrl in tcp.h), as Linux's embed theirs.
+ */
 struct nvme_host {
 	struct ucmd_engine *engine;
 	const struct nvme_ctrl_ops *ops;
-	void *tctrl;			/* the transport's controller (TCP) */
-	struct ucmd_ctrl *ctrl;		/* the emulated controller (PCI) */
 	struct ucmd_nvme_host_opts opts;
-	bool irq_connected;		/* the controller's interrupt target */
 	bool regs_ok;			/* register access works (PCI: always; fabrics: admin up) */
 	char name[32];			/* nvmeX */
 	unsigned dstrd;
@@ -162,6 +175,7 @@ struct nvme_host {
 	 */
 	uint32_t admin_timeout_ms, io_timeout_ms;
 	uint32_t max_hw_bytes;		/* MDTS, 0: no limit */
+	uint32_t ctrl_config;		/* CC as nvme_enable_ctrl() last wrote it */
 	bool sgl_supported;
 
 	struct nvme_queue *queues;	/* [0] admin, then I/O, then polled */
@@ -263,24 +277,44 @@ int nvme_range_list_import(struct nvme_host *h, const struct io_uring_cmd *ioucm
 			   const struct nvme_uring_cmd *u, bool vec, struct iov_iter *it,
 			   size_t *user_count);
 
-/* ---- pci.c ---- */
-extern const struct nvme_ctrl_ops nvme_pci_ctrl_ops;
-int  nvme_create_io_queues(struct nvme_host *h);
-void nvme_cancel_inflight(struct nvme_host *h);
-void nvme_irq_host(struct nvme_host *h, uint16_t vector);
-/* Shared by the transports: a completion, a timeout, a hardware context. */
-void nvme_handle_cqe(struct nvme_queue *q, const struct ucmd_nvme_cqe *cqe);
-enum blk_eh_timer_return nvme_timeout(struct request *rq);
-int  nvme_init_hctx(struct blk_mq_hw_ctx *hctx, void *driver_data, unsigned idx);
+/* ---- queue.c ---- */
 void nvme_queue_init_common(struct nvme_host *h, struct nvme_queue *q, uint16_t qid,
 			    uint32_t depth, bool polled);
+/* The request command id cid names on q, or NULL (unknown tag, stale generation). */
+struct request *nvme_find_rq(struct nvme_queue *q, uint16_t cid);
+/* A completion: the request it names ends with its status and result. */
+void nvme_handle_cqe(struct nvme_queue *q, const struct ucmd_nvme_cqe *cqe);
+/*
+ * A transport's timeout handler: nvme_timeout_begin() marks rq cancelled
+ * (it will end with -EINTR) and takes it from the completion path; false
+ * when its completion came first (rq ended). The transport then acts (an
+ * Abort, a closed connection) and hands rq back with
+ * nvme_timeout_hand_off(): from then the completion, or whoever finds it
+ * abandoned (nvme_end_abandoned), ends it; false when its completion came
+ * meanwhile (rq ended).
+ */
+bool nvme_timeout_begin(struct request *rq);
+bool nvme_timeout_hand_off(struct request *rq);
+/* End rq with err if a timeout handler handed it off; true if it did. */
+bool nvme_end_abandoned(struct request *rq, int err);
+/* End every request in flight: the controller is disabled. */
+void nvme_cancel_inflight(struct nvme_host *h);
+int  nvme_init_hctx(struct blk_mq_hw_ctx *hctx, void *driver_data, unsigned idx);
+/* Set Features, Number of Queues: *count asked, *count granted (maybe fewer). */
+int  nvme_set_queue_count(struct nvme_host *h, unsigned *count);
+/* The I/O queues through the transport's setup_io_queue, and their tag sets. */
+int  nvme_create_io_queues(struct nvme_host *h);
 
 static inline int nvme_poll_queue(struct nvme_queue *q)
 {
 	return q->host->ops->poll(q);
 }
 
-/* ---- core.c ---- registers through the transport */
+/* ---- core.c ---- */
+/* Linux's nvme_init_ctrl: h is a transport's, driven through ops from now on. */
+void nvme_init_ctrl(struct nvme_host *h, struct ucmd_engine *e,
+		    const struct nvme_ctrl_ops *ops, const struct ucmd_nvme_host_opts *opts);
+/* registers through the transport */
 int nvme_reg_read32(struct nvme_host *h, uint32_t off, uint32_t *val);
 int nvme_reg_read64(struct nvme_host *h, uint32_t off, uint64_t *val);
 int nvme_reg_write32(struct nvme_host *h, uint32_t off, uint32_t val);

@@ -9,43 +9,37 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/error.h"
 #include "host.h"
+
+/* Linux's struct nvme_dev: the host and the controller it drives through MMIO. */
+struct nvme_pci_dev {
+	struct nvme_host host;		/* first: the public handle points at it */
+	struct ucmd_ctrl *ctrl;		/* the emulated controller */
+	bool irq_connected;		/* this host is the controller's interrupt target */
+};
+
+static inline struct ucmd_ctrl *pci_ctrl(const struct nvme_host *h)
+{
+	return ((const struct nvme_pci_dev *)(const void *)h)->ctrl;
+}
 
 static int pci_reg_read32(struct nvme_host *h, uint32_t off, uint32_t *val)
 {
-	*val = ucmd_ctrl_read32(h->ctrl, off);
+	*val = ctrl_read32(pci_ctrl(h), off);
 	return 0;
 }
 
 static int pci_reg_read64(struct nvme_host *h, uint32_t off, uint64_t *val)
 {
-	*val = ucmd_ctrl_read64(h->ctrl, off);
+	*val = ctrl_read64(pci_ctrl(h), off);
 	return 0;
 }
 
 static int pci_reg_write32(struct nvme_host *h, uint32_t off, uint32_t val)
 {
-	ucmd_ctrl_write32(h->ctrl, off, val);
+	ctrl_write32(pci_ctrl(h), off, val);
 	return 0;
-}
-
-/* What every transport's queue has; the rings or the socket come on top. */
-void nvme_queue_init_common(struct nvme_host *h, struct nvme_queue *q, uint16_t qid,
-			    uint32_t depth, bool polled)
-{
-	q->host = h;
-	q->qid = qid;
-	q->q_depth = depth;
-	q->polled = polled;
-	/* The CQ vector is the qid: one interrupt line per interrupt-driven queue. */
-	q->cq_vector = polled ? 0 : qid;
-	q->sq_tail = q->last_sq_tail = 0;
-	q->cq_head = 0;
-	q->cq_phase = 1;
-	pthread_mutex_init(&q->sq_lock, NULL);
-	pthread_mutex_init(&q->cq_lock, NULL);
-	atomic_init(&q->cq_pending, 0);
-	atomic_init(&q->stale_cqes, 0);
 }
 
 static int nvme_alloc_queue(struct nvme_host *h, struct nvme_queue *q)
@@ -75,20 +69,20 @@ static int pci_setup_admin_queue(struct nvme_host *h)
 	uint64_t cap;
 	int ret;
 
-	ucmd_ctrl_write32(h->ctrl, UCMD_NVME_REG_CC, 0);
+	ctrl_write32(pci_ctrl(h), UCMD_NVME_REG_CC, 0);
 	ret = nvme_wait_ready(h, false);
 	if (ret)
 		return ret;
-	cap = ucmd_ctrl_read64(h->ctrl, UCMD_NVME_REG_CAP);
+	cap = ctrl_read64(pci_ctrl(h), UCMD_NVME_REG_CAP);
 	h->dstrd = (unsigned)((cap >> 32) & 0xf);
 	nvme_queue_init_common(h, aq, 0, NVME_ADMIN_DEPTH, false);
 	ret = nvme_alloc_queue(h, aq);
 	if (ret)
 		return ret;
-	ucmd_ctrl_write32(h->ctrl, UCMD_NVME_REG_AQA,
+	ctrl_write32(pci_ctrl(h), UCMD_NVME_REG_AQA,
 			  (NVME_ADMIN_DEPTH - 1) << 16 | (NVME_ADMIN_DEPTH - 1));
-	ucmd_ctrl_write64(h->ctrl, UCMD_NVME_REG_ASQ, (uint64_t)(uintptr_t)aq->sq_cmds);
-	ucmd_ctrl_write64(h->ctrl, UCMD_NVME_REG_ACQ, (uint64_t)(uintptr_t)aq->cqes);
+	ctrl_write64(pci_ctrl(h), UCMD_NVME_REG_ASQ, (uint64_t)(uintptr_t)aq->sq_cmds);
+	ctrl_write64(pci_ctrl(h), UCMD_NVME_REG_ACQ, (uint64_t)(uintptr_t)aq->cqes);
 	return 0;
 }
 
@@ -108,30 +102,6 @@ static void pci_free_queue(struct nvme_queue *q)
 	free(q->cqes);
 	q->sq_cmds = NULL;
 	q->cqes = NULL;
-}
-
-/* Set Features, Number of Queues: the controller may grant fewer (0-based counts). */
-static int nvme_set_queue_count(struct nvme_host *h, unsigned *count)
-{
-	struct ucmd_nvme_sqe c = { .opcode = nvme_admin_set_features };
-	uint64_t res = 0;
-	unsigned n = *count;
-	int st;
-
-	c.cdw10 = NVME_FEAT_FID_NUM_QUEUES;
-	c.cdw11 = (n - 1) << 16 | (n - 1);
-	st = nvme_submit_sync_cmd(h, &c, NULL, 0, &res);
-	if (st < 0)
-		return st;
-	if (st > 0)
-		return -EIO;
-	unsigned nsqa = (unsigned)(res & 0xffff) + 1, ncqa = (unsigned)((res >> 16) & 0xffff) + 1;
-	if (nsqa < n)
-		n = nsqa;
-	if (ncqa < n)
-		n = ncqa;
-	*count = n;
-	return 0;
 }
 
 /* Create Completion Queue, then Submission Queue, on the queue's memory */
@@ -168,55 +138,6 @@ static int pci_setup_io_queue(struct nvme_host *h, struct nvme_queue *q)
 	return st ? st : pci_create_io_queue(h, q);
 }
 
-static int nvme_init_tag_set(struct nvme_host *h, struct blk_mq_tag_set *set, unsigned first,
-			     unsigned nr)
-{
-	memset(set, 0, sizeof(*set));
-	set->ops = h->ops->mq_ops;
-	set->nr_hw_queues = nr;
-	set->queue_depth = h->opts.queue_depth;
-	set->cmd_size = sizeof(struct nvme_request);
-	set->driver_data = &h->queues[first];
-	set->timeout_ms = h->io_timeout_ms;
-	return blk_mq_alloc_tag_set(set);
-}
-
-int nvme_create_io_queues(struct nvme_host *h)
-{
-	unsigned want = h->opts.nr_io_queues + h->opts.nr_poll_queues, got = want;
-	int ret = nvme_set_queue_count(h, &got);
-
-	if (ret)
-		return ret;
-	/* Fewer granted: interrupt-driven queues first, polled ones get the rest. */
-	if (got < want) {
-		if (got <= h->opts.nr_io_queues) {
-			h->opts.nr_io_queues = got;
-			h->opts.nr_poll_queues = 0;
-		} else {
-			h->opts.nr_poll_queues = got - h->opts.nr_io_queues;
-		}
-	}
-	for (unsigned i = 1; i <= got; i++) {
-		bool polled = i > h->opts.nr_io_queues;
-
-		nvme_queue_init_common(h, &h->queues[i], (uint16_t)i, h->opts.queue_depth + 1,
-				       polled);
-		ret = h->ops->setup_io_queue(h, &h->queues[i]);
-		if (ret)
-			return ret;
-		/* The interrupt handler walks the queues: publish the new one. */
-		__atomic_store_n(&h->nr_queues, i + 1, __ATOMIC_RELEASE);
-	}
-	ret = nvme_init_tag_set(h, &h->io_set, 1, h->opts.nr_io_queues);
-	if (ret)
-		return ret;
-	if (h->opts.nr_poll_queues)
-		ret = nvme_init_tag_set(h, &h->poll_set, 1 + h->opts.nr_io_queues,
-					h->opts.nr_poll_queues);
-	return ret;
-}
-
 /* ---- submission ---------------------------------------------------------- */
 
 static void nvme_sq_copy_cmd(struct nvme_queue *q, const struct ucmd_nvme_sqe *cmd)
@@ -231,7 +152,7 @@ static void nvme_write_sq_db(struct nvme_queue *q)
 	if (q->sq_tail == q->last_sq_tail)
 		return;
 	q->last_sq_tail = q->sq_tail;
-	ucmd_ctrl_write32(q->host->ctrl, q->sq_db, q->sq_tail);
+	ctrl_write32(pci_ctrl(q->host), q->sq_db, q->sq_tail);
 }
 
 static blk_status_t nvme_queue_rq(struct blk_mq_hw_ctx *hctx, const struct blk_mq_queue_data *bd)
@@ -283,55 +204,6 @@ static void nvme_queue_rqs(struct request **rqlist)
 
 /* ---- completion ------------------------------------------------------------ */
 
-static void nvme_end_req(struct request *rq)
-{
-	blk_mq_end_request(rq, BLK_STS_OK);
-}
-
-void nvme_handle_cqe(struct nvme_queue *q, const struct ucmd_nvme_cqe *cqe)
-{
-	unsigned tag = cqe->cid & NVME_TAG_MASK;
-	struct request *rq = q->hctx ? blk_mq_tag_to_rq(q->hctx, tag) : NULL;
-	struct nvme_request *req;
-
-	if (!rq) {
-		atomic_fetch_add(&q->stale_cqes, 1);
-		return;
-	}
-	req = nvme_req(rq);
-	if ((unsigned)(cqe->cid >> NVME_TAG_BITS) !=
-	    __atomic_load_n(&req->genctr, __ATOMIC_RELAXED)) {
-		atomic_fetch_add(&q->stale_cqes, 1);
-		return;
-	}
-	if (blk_mq_complete_request_claim(rq)) {
-		req->status = ucmd_nvme_cqe_status(cqe);
-		req->result = (uint64_t)cqe->dw0 | (uint64_t)cqe->dw1 << 32;
-		nvme_end_req(rq);
-		return;
-	}
-	/*
-	 * The timeout handler owns the request: tell it the command is back, or,
-	 * once it has sent the Abort, finish the request ourselves.
-	 */
-	for (;;) {
-		int s = atomic_load_explicit(&req->tstate, memory_order_acquire);
-
-		if (s == NVME_TO_NONE || s == NVME_TO_RUNNING) {
-			if (atomic_compare_exchange_strong(&req->tstate, &s, NVME_TO_CQE_SEEN))
-				return;
-		} else if (s == NVME_TO_ABORT_SENT) {
-			if (atomic_compare_exchange_strong(&req->tstate, &s, NVME_TO_NONE)) {
-				nvme_end_req(rq);
-				return;
-			}
-		} else {
-			atomic_fetch_add(&q->stale_cqes, 1);
-			return;
-		}
-	}
-}
-
 static bool nvme_cqe_take(struct nvme_queue *q, struct ucmd_nvme_cqe *out)
 {
 	struct ucmd_nvme_cqe *e = &q->cqes[q->cq_head];
@@ -377,15 +249,17 @@ static int pci_poll_queue(struct nvme_queue *q)
 		}
 		blk_complete_batch_end();
 		if (n && q->live)
-			ucmd_ctrl_write32(q->host->ctrl, q->cq_db, q->cq_head);
+			ctrl_write32(pci_ctrl(q->host), q->cq_db, q->cq_head);
 		pthread_mutex_unlock(&q->cq_lock);
 		found += n;
 	}
 	return found;
 }
 
-void nvme_irq_host(struct nvme_host *h, uint16_t vector)
+/* The controller's interrupt target: this host, until detach disconnects it. */
+static void nvme_irq(void *arg, uint16_t vector)
 {
+	struct nvme_host *h = arg;
 	unsigned n = __atomic_load_n(&h->nr_queues, __ATOMIC_ACQUIRE);
 
 	for (unsigned i = 0; i < n; i++) {
@@ -429,59 +303,15 @@ static void nvme_send_abort(struct nvme_host *h, struct nvme_request *req)
  * -EINTR) and ask the controller to abort it; the request ends when its CQE
  * comes back, so the controller never touches a buffer the caller got back.
  */
-enum blk_eh_timer_return nvme_timeout(struct request *rq)
+static enum blk_eh_timer_return nvme_timeout(struct request *rq)
 {
 	struct nvme_request *req = nvme_req(rq);
-	struct nvme_host *h = req->nvmeq->host;
-	int s = NVME_TO_NONE;
 
-	req->flags |= NVME_REQ_CANCELLED;
-	if (!atomic_compare_exchange_strong(&req->tstate, &s, NVME_TO_RUNNING)) {
-		nvme_end_req(rq);	/* its CQE arrived meanwhile */
-		return BLK_EH_DONE;
+	if (nvme_timeout_begin(rq)) {
+		nvme_send_abort(req->nvmeq->host, req);
+		nvme_timeout_hand_off(rq);
 	}
-	nvme_send_abort(h, req);
-	s = NVME_TO_RUNNING;
-	if (!atomic_compare_exchange_strong(&req->tstate, &s, NVME_TO_ABORT_SENT))
-		nvme_end_req(rq);
 	return BLK_EH_DONE;
-}
-
-/* Detach: the controller is disabled, nothing will complete on its own. */
-void nvme_cancel_inflight(struct nvme_host *h)
-{
-	struct blk_mq_tag_set *sets[] = { &h->admin_set, &h->io_set, &h->poll_set };
-
-	for (unsigned s = 0; s < 3; s++) {
-		struct blk_mq_tag_set *set = sets[s];
-
-		for (unsigned i = 0; set->hctxs && i < set->nr_hw_queues; i++) {
-			struct blk_mq_hw_ctx *hctx = &set->hctxs[i];
-
-			for (unsigned t = 0; t < hctx->depth; t++) {
-				struct request *rq = hctx->rqs[t];
-				struct nvme_request *req = nvme_req(rq);
-				int st = NVME_TO_ABORT_SENT;
-
-				if (blk_mq_complete_request_claim(rq)) {
-					req->flags |= NVME_REQ_CANCELLED;
-					nvme_end_req(rq);
-				} else if (atomic_compare_exchange_strong(&req->tstate, &st,
-									  NVME_TO_NONE)) {
-					nvme_end_req(rq);
-				}
-			}
-		}
-	}
-}
-
-int nvme_init_hctx(struct blk_mq_hw_ctx *hctx, void *driver_data, unsigned idx)
-{
-	struct nvme_queue *qs = driver_data;
-
-	hctx->driver_data = &qs[idx];
-	qs[idx].hctx = hctx;
-	return 0;
 }
 
 static const struct blk_mq_ops nvme_mq_admin_ops = {
@@ -535,9 +365,9 @@ static int pci_reset(struct nvme_host *h)
 		pthread_mutex_unlock(&q->sq_lock);
 		pthread_mutex_unlock(&q->cq_lock);
 	}
-	ucmd_ctrl_write32(h->ctrl, UCMD_NVME_REG_AQA, (aq->q_depth - 1) << 16 | (aq->q_depth - 1));
-	ucmd_ctrl_write64(h->ctrl, UCMD_NVME_REG_ASQ, (uint64_t)(uintptr_t)aq->sq_cmds);
-	ucmd_ctrl_write64(h->ctrl, UCMD_NVME_REG_ACQ, (uint64_t)(uintptr_t)aq->cqes);
+	ctrl_write32(pci_ctrl(h), UCMD_NVME_REG_AQA, (aq->q_depth - 1) << 16 | (aq->q_depth - 1));
+	ctrl_write64(pci_ctrl(h), UCMD_NVME_REG_ASQ, (uint64_t)(uintptr_t)aq->sq_cmds);
+	ctrl_write64(pci_ctrl(h), UCMD_NVME_REG_ACQ, (uint64_t)(uintptr_t)aq->cqes);
 	ret = nvme_enable_ctrl(h);
 	if (!ret && want)
 		ret = nvme_set_queue_count(h, &got);
@@ -552,7 +382,22 @@ static int pci_reset(struct nvme_host *h)
 	return ret;
 }
 
-const struct nvme_ctrl_ops nvme_pci_ctrl_ops = {
+/* No interrupt reaches a detached host: none is in flight after this. */
+static void pci_disconnect(struct nvme_host *h)
+{
+	struct nvme_pci_dev *dev = (struct nvme_pci_dev *)(void *)h;
+
+	if (dev->irq_connected)
+		ctrl_set_irq(dev->ctrl, NULL, NULL);
+	dev->irq_connected = false;
+}
+
+static void pci_free_ctrl(struct nvme_host *h)
+{
+	free(h);	/* the struct nvme_pci_dev that starts with it */
+}
+
+static const struct nvme_ctrl_ops nvme_pci_ctrl_ops = {
 	.name = "pci",
 	.reg_read32 = pci_reg_read32,
 	.reg_read64 = pci_reg_read64,
@@ -564,6 +409,51 @@ const struct nvme_ctrl_ops nvme_pci_ctrl_ops = {
 	.free_queue = pci_free_queue,
 	.map_data = nvme_pci_map_data,
 	.poll = pci_poll_queue,
+	.disconnect = pci_disconnect,
+	.free_ctrl = pci_free_ctrl,
 	.admin_mq_ops = &nvme_mq_admin_ops,
 	.mq_ops = &nvme_mq_ops,
 };
+
+/* Linux's nvme_probe: the host of the emulated controller ctrl. */
+int ucmd_nvme_attach(struct ucmd_engine *e, struct ucmd_ctrl *ctrl,
+		     const struct ucmd_nvme_host_opts *opts, struct ucmd_nvme_host **out)
+{
+	struct nvme_pci_dev *dev;
+	struct nvme_host *h;
+	int ret;
+
+	last_error_clear();
+	if (!e || !ctrl || !out)
+		return last_error_set(-EINVAL, "ucmd_nvme_attach: %s is NULL",
+				      !e ? "the engine" : !ctrl ? "the controller" : "out");
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return last_error_set(-ENOMEM, "ucmd_nvme_attach: out of memory");
+	h = &dev->host;
+	/*
+	 * Before anything can touch the controller (even the failure path's
+	 * disable): it has one host at a time, and enabling or disabling it
+	 * would reset the queues of one already attached. nvme_irq() looks
+	 * only at queues already counted, so an interrupt now finds nothing
+	 * to do.
+	 */
+	ret = ctrl_set_irq(ctrl, nvme_irq, h);
+	if (ret) {
+		free(dev);
+		return last_error_set(ret, "ucmd_nvme_attach: the controller already has a "
+				      "host attached (detach it first)");
+	}
+	dev->irq_connected = true;
+	dev->ctrl = ctrl;
+	nvme_init_ctrl(h, e, &nvme_pci_ctrl_ops, opts);
+	h->regs_ok = true;	/* MMIO: even a failed bring-up is undone by a disable */
+	ret = nvme_host_start(h);
+	if (ret)
+		goto fail;
+	*out = (struct ucmd_nvme_host *)h;
+	return 0;
+fail:
+	nvme_host_free(h);
+	return last_error_default(ret, "ucmd_nvme_attach: bringing up the controller");
+}

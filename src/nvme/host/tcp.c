@@ -37,18 +37,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <isa-l/crc.h>
-
 #include "lib/error.h"
 #include "tcp.h"
 #include "uaccess/uaccess.h"
-
-/*
- * The digests' CRC32C is ISA-L's (src/tcp/pdu.c). Debian ships it shared
- * only, so a program linked with the static libucmd.a has none: the
- * reference is weak there, and digests are refused instead of crashing.
- */
-#pragma weak crc32_iscsi
 
 #define NVME_SC_XFER_ERR	(NVME_SC_DATA_XFER_ERROR)
 
@@ -313,24 +304,9 @@ static int tcp_recv_data(struct nvme_tcp_queue *tq, const struct nvme_tcp_hdr *c
 
 /* ---- the receiver --------------------------------------------------------------- */
 
-/* The request a PDU names by command id, or NULL (stale, unknown, not yet a queue). */
-static struct request *tcp_find_rq(struct nvme_tcp_queue *tq, uint16_t cid)
-{
-	struct blk_mq_hw_ctx *hctx = tq->nq->hctx;
-	struct request *rq;
-
-	if (!hctx || (cid & NVME_TAG_MASK) >= hctx->depth)
-		return NULL;
-	rq = blk_mq_tag_to_rq(hctx, cid & NVME_TAG_MASK);
-	if (!rq || (unsigned)(cid >> NVME_TAG_BITS) !=
-		   __atomic_load_n(&nvme_req(rq)->genctr, __ATOMIC_RELAXED))
-		return NULL;
-	return rq;
-}
-
 static void tcp_complete(struct nvme_tcp_queue *tq, struct ucmd_nvme_cqe *cqe)
 {
-	struct request *rq = tcp_find_rq(tq, cqe->cid);
+	struct request *rq = nvme_find_rq(tq->nq, cqe->cid);
 
 	if (rq && (nvme_req(rq)->flags & NVME_REQ_XFER_ERR) && !(cqe->status >> 1))
 		cqe->status = (uint16_t)(NVME_SC_XFER_ERR << 1 | (cqe->status & 1));
@@ -370,7 +346,7 @@ static int tcp_rx_one(struct nvme_tcp_queue *tq)
 	case NVME_TCP_C2H_DATA: {
 		struct nvme_tcp_data *d = (struct nvme_tcp_data *)buf;
 		uint32_t off = le32toh(d->datao), len = le32toh(d->datal);
-		struct request *rq = tcp_find_rq(tq, le16toh(d->cccid));
+		struct request *rq = nvme_find_rq(tq->nq, le16toh(d->cccid));
 		struct nvme_request *req = rq ? nvme_req(rq) : NULL;
 		bool xfer_err = false;
 
@@ -397,7 +373,7 @@ static int tcp_rx_one(struct nvme_tcp_queue *tq)
 	case NVME_TCP_R2T: {
 		struct nvme_tcp_r2t *r = (struct nvme_tcp_r2t *)buf;
 		uint32_t off = le32toh(r->r2to), len = le32toh(r->r2tl);
-		struct request *rq = tcp_find_rq(tq, le16toh(r->cccid));
+		struct request *rq = nvme_find_rq(tq->nq, le16toh(r->cccid));
 		struct nvme_request *req = rq ? nvme_req(rq) : NULL;
 		bool xfer_err = false;
 
@@ -430,13 +406,12 @@ static void tcp_end_requests(struct nvme_tcp_queue *tq, bool sent_only, int err)
 
 	for (unsigned t = 0; hctx && t < hctx->depth; t++) {
 		struct request *rq = hctx->rqs[t];
-		int st = NVME_TO_ABORT_SENT;
 
 		if ((!sent_only || (nvme_req(rq)->flags & NVME_REQ_TCP_SENT)) &&
 		    blk_mq_complete_request_claim(rq))
 			blk_mq_end_request(rq, err);
-		else if (atomic_compare_exchange_strong(&nvme_req(rq)->tstate, &st, NVME_TO_NONE))
-			blk_mq_end_request(rq, err);
+		else
+			nvme_end_abandoned(rq, err);
 	}
 }
 
@@ -463,13 +438,8 @@ static void tcp_fail_queue(struct nvme_tcp_queue *tq)
 		tcp_end_requests(tq, false, -EIO);
 		return;
 	}
-	for (unsigned t = 0; hctx && t < hctx->depth; t++) {
-		int st = NVME_TO_ABORT_SENT;
-
-		if (atomic_compare_exchange_strong(&nvme_req(hctx->rqs[t])->tstate, &st,
-						   NVME_TO_NONE))
-			blk_mq_end_request(hctx->rqs[t], -EIO);
-	}
+	for (unsigned t = 0; hctx && t < hctx->depth; t++)
+		nvme_end_abandoned(hctx->rqs[t], -EIO);
 }
 
 /*
@@ -485,32 +455,23 @@ static enum blk_eh_timer_return tcp_timeout(struct request *rq)
 {
 	struct nvme_request *req = nvme_req(rq);
 	struct nvme_tcp_queue *tq = req->nvmeq->priv;
-	int s = NVME_TO_NONE;
 
-	req->flags |= NVME_REQ_CANCELLED;
-	if (!atomic_compare_exchange_strong(&req->tstate, &s, NVME_TO_RUNNING)) {
-		blk_mq_end_request(rq, 0);	/* its CapsuleResp arrived meanwhile */
-		return BLK_EH_DONE;
-	}
+	if (!nvme_timeout_begin(rq))
+		return BLK_EH_DONE;	/* its CapsuleResp arrived meanwhile */
 	nvme_tcp_set_why(nvme_tcp_ctrl(req->nvmeq->host), -ETIMEDOUT,
 			 "nvme-tcp: command %#x (opcode %#x) on queue %u not answered within %u ms: "
 			 "connection closed", req->cmd.cid, req->cmd.opcode, req->nvmeq->qid,
 			 rq->timeout_ms);
 	shutdown(tq->fd, SHUT_RDWR);
-	s = NVME_TO_RUNNING;
-	if (!atomic_compare_exchange_strong(&req->tstate, &s, NVME_TO_ABORT_SENT)) {
-		blk_mq_end_request(rq, 0);	/* its CapsuleResp came meanwhile */
-		return BLK_EH_DONE;
-	}
+	if (!nvme_timeout_hand_off(rq))
+		return BLK_EH_DONE;	/* its CapsuleResp came meanwhile */
 	/*
 	 * The receiver marks the connection dead before it looks for requests
 	 * to fail: if it is dead now, its look may have come before ours was
 	 * marked. Both try to take it back; one of us ends it.
 	 */
-	s = NVME_TO_ABORT_SENT;
-	if (atomic_load(&tq->dead) &&
-	    atomic_compare_exchange_strong(&req->tstate, &s, NVME_TO_NONE))
-		blk_mq_end_request(rq, 0);
+	if (atomic_load(&tq->dead))
+		nvme_end_abandoned(rq, 0);
 	return BLK_EH_DONE;
 }
 
@@ -635,10 +596,10 @@ static int tcp_connect_socket(struct nvme_tcp_ctrl *c, int *fdp)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
 	struct addrinfo *res, *ai;
-	int ret = getaddrinfo(c->host, c->port, &hints, &res), fd = -1;
+	int ret = getaddrinfo(c->fabrics.opts.traddr, c->fabrics.opts.trsvcid, &hints, &res), fd = -1;
 
 	if (ret)
-		return last_error_set(-EHOSTUNREACH, "nvme-tcp: %s:%s: %s", c->host, c->port,
+		return last_error_set(-EHOSTUNREACH, "nvme-tcp: %s:%s: %s", c->fabrics.opts.traddr, c->fabrics.opts.trsvcid,
 				      gai_strerror(ret));
 	ret = -ECONNREFUSED;
 	for (ai = res; ai; ai = ai->ai_next) {
@@ -655,7 +616,7 @@ static int tcp_connect_socket(struct nvme_tcp_ctrl *c, int *fdp)
 	}
 	freeaddrinfo(res);
 	if (fd < 0)
-		return last_error_set(ret, "nvme-tcp: connecting to %s:%s: %s", c->host, c->port,
+		return last_error_set(ret, "nvme-tcp: connecting to %s:%s: %s", c->fabrics.opts.traddr, c->fabrics.opts.trsvcid,
 				      strerror(-ret));
 	/* Capsules are small and latency-bound: no Nagle (Linux sets it too). */
 	int one = 1;
@@ -676,28 +637,28 @@ static int tcp_init_connection(struct nvme_tcp_ctrl *c, struct nvme_tcp_queue *t
 	pre = nvme_tcp_build_ch(&req->hdr, NVME_TCP_ICREQ, 0, 0, false, false, 0);
 	req->pfv = htole16(NVME_TCP_PFV_1_0);
 	req->hpda = 0;		/* the controller may place data anywhere */
-	req->digest = (uint8_t)((c->hdgst ? NVME_TCP_HDR_DIGEST_ENABLE : 0) |
-				(c->ddgst ? NVME_TCP_DATA_DIGEST_ENABLE : 0));
+	req->digest = (uint8_t)((c->fabrics.opts.hdr_digest ? NVME_TCP_HDR_DIGEST_ENABLE : 0) |
+				(c->fabrics.opts.data_digest ? NVME_TCP_DATA_DIGEST_ENABLE : 0));
 	req->maxr2t = 0;	/* one R2T outstanding per command (0's based) */
 	ret = tcp_send_pdu(tq, buf, pre, NULL, 0);
 	if (ret)
 		return last_error_set(ret, "nvme-tcp: sending ICReq: %s", strerror(-ret));
 	memset(buf, 0, sizeof(buf));
-	tq->rx_deadline_ms = mono_ms() + c->icresp_tmo_ms;
+	tq->rx_deadline_ms = mono_ms() + c->fabrics.opts.handshake_tmo_ms;
 	ret = tcp_recv_header(tq, buf, &hdr_len);
 	tq->rx_deadline_ms = 0;
 	if (ret == -ETIMEDOUT)
 		return last_error_set(ret, "nvme-tcp: no ICResp from %s:%s within %u ms "
-				      "(icresp_timeout)", c->host, c->port, c->icresp_tmo_ms);
+				      "(icresp_timeout)", c->fabrics.opts.traddr, c->fabrics.opts.trsvcid, c->fabrics.opts.handshake_tmo_ms);
 	if (ret)
 		return last_error_set(ret == -EPROTO ? -EPROTO : ret,
-				      "nvme-tcp: no valid ICResp from %s:%s", c->host, c->port);
+				      "nvme-tcp: no valid ICResp from %s:%s", c->fabrics.opts.traddr, c->fabrics.opts.trsvcid);
 	if (rsp->hdr.type != NVME_TCP_ICRESP)
 		return last_error_set(-EPROTO, "nvme-tcp: PDU type %u instead of ICResp",
 				      rsp->hdr.type);
 	/* A controller may refuse a digest we asked for, never add one. */
-	if ((rsp->digest & NVME_TCP_HDR_DIGEST_ENABLE && !c->hdgst) ||
-	    (rsp->digest & NVME_TCP_DATA_DIGEST_ENABLE && !c->ddgst))
+	if ((rsp->digest & NVME_TCP_HDR_DIGEST_ENABLE && !c->fabrics.opts.hdr_digest) ||
+	    (rsp->digest & NVME_TCP_DATA_DIGEST_ENABLE && !c->fabrics.opts.data_digest))
 		return last_error_set(-EPROTO, "nvme-tcp: ICResp enables a digest not asked for");
 	tq->hdgst = rsp->digest & NVME_TCP_HDR_DIGEST_ENABLE;
 	tq->ddgst = rsp->digest & NVME_TCP_DATA_DIGEST_ENABLE;
@@ -728,7 +689,7 @@ static int tcp_connect_cmd(struct nvme_tcp_ctrl *c, struct nvme_tcp_queue *tq, u
 
 	if (!data)
 		return -ENOMEM;
-	nvmf_build_connect(c, qid, sqsize, &cmd->cmd, data);
+	nvmf_build_connect(&c->fabrics, qid, sqsize, &cmd->cmd, data);
 	cmd->cmd.flags = NVME_CMD_PSDT_SGL;
 	sgl->length = htole32(sizeof(*data));
 	sgl->type = incap ? NVME_TCP_SGL_INCAPSULE : NVME_TCP_SGL_TRANSPORT;
@@ -737,7 +698,7 @@ static int tcp_connect_cmd(struct nvme_tcp_ctrl *c, struct nvme_tcp_queue *tq, u
 	ret = tcp_send_pdu(tq, hdr, pre, data, incap ? sizeof(*data) : 0);
 	import_ubuf(UCMD_WRITE, (uint64_t)(uintptr_t)data, sizeof(*data), &it);
 	/* Linux's Connect is an admin (or I/O) command with that queue's timeout */
-	tmo = qid ? c->io_tmo_ms : c->admin_tmo_ms;
+	tmo = qid ? c->fabrics.opts.io_tmo_ms : c->fabrics.opts.admin_tmo_ms;
 	tq->rx_deadline_ms = mono_ms() + tmo;
 	for (; !ret;) {
 		uint8_t rbuf[NVME_TCP_HDR_BUF];
@@ -766,10 +727,10 @@ static int tcp_connect_cmd(struct nvme_tcp_ctrl *c, struct nvme_tcp_queue *tq, u
 
 		if (st) {
 			ret = last_error_set(-ECONNREFUSED, "nvme-tcp: Connect (queue %u) to %s "
-					     "refused: status %#x (dw0 %#x)", qid, c->subnqn, st,
+					     "refused: status %#x (dw0 %#x)", qid, c->fabrics.opts.subsysnqn, st,
 					     le32toh(cqe->dw0));
 		} else if (!qid) {
-			c->cntlid = (uint16_t)le32toh(cqe->dw0);
+			c->fabrics.cntlid = (uint16_t)le32toh(cqe->dw0);
 		}
 		break;
 	}
@@ -780,7 +741,7 @@ static int tcp_connect_cmd(struct nvme_tcp_ctrl *c, struct nvme_tcp_queue *tq, u
 		last_error_set(ret, "nvme-tcp: a malformed answer to Connect (queue %u)", qid);
 	else if (ret == -ETIMEDOUT)
 		last_error_set(ret, "nvme-tcp: no answer to Connect (queue %u) from %s:%s within "
-			       "%u ms (%s)", qid, c->host, c->port, tmo,
+			       "%u ms (%s)", qid, c->fabrics.opts.traddr, c->fabrics.opts.trsvcid, tmo,
 			       qid ? "io_timeout" : "admin_timeout");
 	return ret;
 }
@@ -880,7 +841,7 @@ int nvme_tcp_raw_cmd(struct nvme_tcp_queue *tq, struct ucmd_nvme_sqe *sqe, uint6
 	sgl->type = NVME_TCP_SGL_TRANSPORT;
 	pre = nvme_tcp_build_ch(&cmd->hdr, NVME_TCP_CMD, 0, 0, tq->hdgst, tq->ddgst, tq->cpda);
 	ret = tcp_send_pdu(tq, hdr, pre, NULL, 0);
-	tq->rx_deadline_ms = mono_ms() + nvme_tcp_ctrl(tq->nq->host)->admin_tmo_ms;
+	tq->rx_deadline_ms = mono_ms() + nvme_tcp_ctrl(tq->nq->host)->fabrics.opts.admin_tmo_ms;
 	if (!ret)
 		ret = tcp_recv_header(tq, hdr, &hdr_len);
 	tq->rx_deadline_ms = 0;
@@ -902,7 +863,7 @@ static int tcp_setup_admin_queue(struct nvme_host *h)
 	nvme_queue_init_common(h, &h->queues[0], 0, NVME_ADMIN_DEPTH, false);
 	ret = tcp_start_queue(h, &h->queues[0], NVME_TCP_ADMIN_CCSZ);
 	if (!ret)
-		ret = nvmf_start_keep_alive(h);
+		ret = nvmf_start_keep_alive(&nvme_tcp_ctrl(h)->fabrics);
 	if (!ret)
 		ret = nvme_tcp_recovery_start(h);
 	return ret;
@@ -944,7 +905,7 @@ static void tcp_stop_queues(struct nvme_host *h)
 			tq->rx_started = false;
 		}
 	}
-	nvmf_stop_keep_alive(h);
+	nvmf_stop_keep_alive(&nvme_tcp_ctrl(h)->fabrics);
 }
 
 static void tcp_free_queue(struct nvme_queue *q)
@@ -968,11 +929,33 @@ static void tcp_free_queue(struct nvme_queue *q)
 
 static void tcp_free_ctrl(struct nvme_host *h)
 {
-	nvmf_stop_keep_alive(h);
+	struct nvme_tcp_ctrl *c = nvme_tcp_ctrl(h);
+
+	nvmf_stop_keep_alive(&c->fabrics);
 	nvme_tcp_recovery_stop(h);
-	nvme_tcp_state_destroy(h->tctrl);
-	free(h->tctrl);
-	h->tctrl = NULL;
+	nvme_tcp_state_destroy(c);
+	free(c);
+}
+
+/*
+ * Property Get/Set, refused while the association is being re-established
+ * or lost: a detach must not wait ctrl_loss_tmo for its shutdown.
+ */
+static int tcp_reg_read32(struct nvme_host *h, uint32_t off, uint32_t *val)
+{
+	*val = 0;
+	return nvme_tcp_unreachable(nvme_tcp_ctrl(h)) ? -ENOTCONN : nvmf_reg_read32(h, off, val);
+}
+
+static int tcp_reg_read64(struct nvme_host *h, uint32_t off, uint64_t *val)
+{
+	*val = 0;
+	return nvme_tcp_unreachable(nvme_tcp_ctrl(h)) ? -ENOTCONN : nvmf_reg_read64(h, off, val);
+}
+
+static int tcp_reg_write32(struct nvme_host *h, uint32_t off, uint32_t val)
+{
+	return nvme_tcp_unreachable(nvme_tcp_ctrl(h)) ? -ENOTCONN : nvmf_reg_write32(h, off, val);
 }
 
 static const struct blk_mq_ops nvme_tcp_mq_ops = {
@@ -981,11 +964,11 @@ static const struct blk_mq_ops nvme_tcp_mq_ops = {
 	.init_hctx = nvme_init_hctx,
 };
 
-const struct nvme_ctrl_ops nvme_tcp_ctrl_ops = {
+static const struct nvme_ctrl_ops nvme_tcp_ctrl_ops = {
 	.name = "tcp",
-	.reg_read32 = nvmf_reg_read32,
-	.reg_read64 = nvmf_reg_read64,
-	.reg_write32 = nvmf_reg_write32,
+	.reg_read32 = tcp_reg_read32,
+	.reg_read64 = tcp_reg_read64,
+	.reg_write32 = tcp_reg_write32,
 	.setup_admin_queue = tcp_setup_admin_queue,
 	.setup_io_queue = tcp_setup_io_queue,
 	.stop_queues = tcp_stop_queues,
@@ -1001,6 +984,7 @@ int ucmd_nvme_attach_tcp(struct ucmd_engine *e, const char *url,
 			 const struct ucmd_nvme_host_opts *opts,
 			 const struct ucmd_nvme_tcp_opts *topts, struct ucmd_nvme_host **out)
 {
+	struct nvmf_ctrl_options *o;
 	struct nvme_tcp_ctrl *c;
 	struct nvme_host *h;
 	const char *why = NULL;
@@ -1010,48 +994,38 @@ int ucmd_nvme_attach_tcp(struct ucmd_engine *e, const char *url,
 	if (!e || !url || !out)
 		return last_error_set(-EINVAL, "ucmd_nvme_attach_tcp: %s is NULL",
 				      !e ? "the engine" : !url ? "the URL" : "out");
-	h = calloc(1, sizeof(*h));
 	c = calloc(1, sizeof(*c));
-	if (!h || !c) {
-		free(h);
-		free(c);
+	if (!c)
 		return last_error_set(-ENOMEM, "ucmd_nvme_attach_tcp: out of memory");
-	}
-	h->engine = e;
-	h->ops = &nvme_tcp_ctrl_ops;
-	h->tctrl = c;
+	h = &c->host;
+	nvme_init_ctrl(h, e, &nvme_tcp_ctrl_ops, opts);
 	nvme_tcp_state_init(c);
-	c->reconnect_delay_ms = NVME_TCP_DEFAULT_RECONNECT_MS;
-	c->ctrl_loss_tmo_ms = NVME_TCP_DEFAULT_CTRL_LOSS_MS;
-	c->icresp_tmo_ms = NVME_TCP_DEFAULT_ICRESP_MS;
-	c->admin_tmo_ms = NVME_TCP_DEFAULT_ADMIN_MS;
-	c->io_tmo_ms = NVME_TCP_DEFAULT_IO_MS;
+	c->fabrics.host = h;
+	o = &c->fabrics.opts;
+	o->reconnect_delay_ms = NVMF_DEFAULT_RECONNECT_MS;
+	o->ctrl_loss_tmo_ms = NVMF_DEFAULT_CTRL_LOSS_MS;
+	o->handshake_tmo_ms = NVME_TCP_DEFAULT_ICRESP_MS;
+	o->admin_tmo_ms = NVMF_DEFAULT_ADMIN_MS;
+	o->io_tmo_ms = NVMF_DEFAULT_IO_MS;
 	if (topts && topts->reconnect_delay_ms)
-		c->reconnect_delay_ms = topts->reconnect_delay_ms;
+		o->reconnect_delay_ms = topts->reconnect_delay_ms;
 	if (topts && topts->ctrl_loss_tmo_ms)
-		c->ctrl_loss_tmo_ms = topts->ctrl_loss_tmo_ms < 0 ? -1 : topts->ctrl_loss_tmo_ms;
+		o->ctrl_loss_tmo_ms = topts->ctrl_loss_tmo_ms < 0 ? -1 : topts->ctrl_loss_tmo_ms;
 	if (topts && topts->no_reconnect)
-		c->ctrl_loss_tmo_ms = 0;
-	if (opts)
-		h->opts = *opts;
-	ret = nvmf_parse_url(c, url, &why);
+		o->ctrl_loss_tmo_ms = 0;
+	ret = nvmf_parse_url(o, url, NVME_TCP_DEFAULT_PORT, &why);
 	if (ret) {
 		last_error_set(ret, "ucmd_nvme_attach_tcp: %s: %s", url, why);
 		goto fail;
 	}
 	if (topts && topts->hdr_digest)
-		c->hdgst = true;
+		o->hdr_digest = true;
 	if (topts && topts->data_digest)
-		c->ddgst = true;
-	if ((c->hdgst || c->ddgst) && !crc32_iscsi) {
-		ret = last_error_set(-EOPNOTSUPP, "ucmd_nvme_attach_tcp: digests need ISA-L's "
-				     "CRC32C, which this static program lacks");
-		goto fail;
-	}
-	c->kato_ms = topts && topts->kato_ms ? topts->kato_ms : NVME_TCP_DEFAULT_KATO_MS;
-	h->admin_timeout_ms = c->admin_tmo_ms;
-	h->io_timeout_ms = c->io_tmo_ms;
-	ret = nvmf_host_identity(c, topts ? topts->hostnqn : NULL, topts ? topts->hostid : NULL);
+		o->data_digest = true;
+	o->kato_ms = topts && topts->kato_ms ? topts->kato_ms : NVMF_DEFAULT_KATO_MS;
+	h->admin_timeout_ms = o->admin_tmo_ms;
+	h->io_timeout_ms = o->io_tmo_ms;
+	ret = nvmf_host_identity(o, topts ? topts->hostnqn : NULL, topts ? topts->hostid : NULL);
 	if (ret) {
 		last_error_set(ret, "ucmd_nvme_attach_tcp: the host NQN or host ID is invalid");
 		goto fail;
@@ -1085,17 +1059,17 @@ int ucmd_nvme_tcp_info(struct ucmd_nvme_host *host, struct ucmd_nvme_tcp_info *i
 
 	if (!h || !info || h->ops != &nvme_tcp_ctrl_ops)
 		return -EINVAL;
-	c = h->tctrl;
+	c = nvme_tcp_ctrl(h);
 	tq = h->queues[0].priv;
 	memset(info, 0, sizeof(*info));
-	snprintf(info->hostnqn, sizeof(info->hostnqn), "%s", c->hostnqn);
-	snprintf(info->subnqn, sizeof(info->subnqn), "%s", c->subnqn);
-	info->cntlid = c->cntlid;
+	snprintf(info->hostnqn, sizeof(info->hostnqn), "%s", c->fabrics.opts.hostnqn);
+	snprintf(info->subnqn, sizeof(info->subnqn), "%s", c->fabrics.opts.subsysnqn);
+	info->cntlid = c->fabrics.cntlid;
 	info->nr_queues = h->nr_queues;
 	info->hdr_digest = tq && tq->hdgst;
 	info->data_digest = tq && tq->ddgst;
 	info->io_inline_max = c->io_inline_max;
-	info->keep_alives = atomic_load(&c->ka_sent);
+	info->keep_alives = atomic_load(&c->fabrics.ka_sent);
 	info->reconnects = atomic_load(&c->reconnects);
 	return 0;
 }

@@ -18,23 +18,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "fabrics.h"
 #include "host.h"
 #include "tcp/pdu.h"
 
-#define NVME_TCP_DEFAULT_KATO_MS	5000u	/* Linux's NVME_DEFAULT_KATO, 5 s */
-#define NVME_TCP_NQN_MAX		(NVMF_NQN_SIZE + 1)
-/* Linux's nvme-fabrics defaults: reconnect every 10 s, give up after 600 s */
-#define NVME_TCP_DEFAULT_RECONNECT_MS	10000u
-#define NVME_TCP_DEFAULT_CTRL_LOSS_MS	600000
-/*
- * Linux's deadlines: ICResp within 10 s (nvme-tcp's icresp receive
- * timeout), admin commands (Connect on the admin queue included) within
- * 60 s (nvme_core.admin_timeout), I/O commands and an I/O queue's Connect
- * within 30 s (nvme_core.io_timeout)
- */
+/* Linux's deadline for ICResp: 10 s (nvme-tcp's icresp receive timeout) */
 #define NVME_TCP_DEFAULT_ICRESP_MS	10000u
-#define NVME_TCP_DEFAULT_ADMIN_MS	60000u
-#define NVME_TCP_DEFAULT_IO_MS		30000u
 
 /*
  * The association's state, as Linux's nvme_ctrl_state reduced to what the
@@ -52,28 +41,14 @@ enum nvme_tcp_state {
 };
 
 struct nvme_tcp_ctrl {
-	char host[256];
-	char port[16];
-	char subnqn[NVME_TCP_NQN_MAX];
-	char hostnqn[NVME_TCP_NQN_MAX];
-	uint8_t hostid[16];
-	bool hdgst, ddgst;		/* asked for in ICReq */
-	uint32_t kato_ms;
-	uint32_t icresp_tmo_ms, admin_tmo_ms, io_tmo_ms;	/* the deadlines above */
-	uint16_t cntlid;		/* from the admin queue's Connect */
+	struct nvme_host host;		/* first: the public handle points at it */
+	struct nvmf_ctrl fabrics;	/* the options (digests asked for in ICReq), cntlid */
 	uint32_t io_inline_max;		/* in-capsule data bytes on I/O queues (IOCCSZ) */
 
-	/* keep-alive: a thread sending Keep Alive every KATO/2 */
-	pthread_t ka_thread;
-	bool ka_started, ka_stop;
-	pthread_mutex_t ka_lock;
-	pthread_cond_t ka_cond;
-	atomic_ulong ka_sent;
-
-	/* error recovery (tcp_recovery.c): one thread, woken when a connection fails */
-	uint32_t reconnect_delay_ms;
-	int64_t ctrl_loss_tmo_ms;	/* -1: forever; 0: never reconnect */
-	uint32_t cc;			/* the last CC written: re-enabled after a reconnect */
+	/*
+	 * error recovery (tcp_recovery.c): one thread, woken when a connection
+	 * fails; reconnect_delay and ctrl_loss_tmo are in fabrics.opts
+	 */
 	pthread_mutex_t state_lock;
 	pthread_cond_t state_cond;	/* CLOCK_MONOTONIC */
 	enum nvme_tcp_state state;
@@ -119,29 +94,10 @@ struct nvme_tcp_queue {
 
 static inline struct nvme_tcp_ctrl *nvme_tcp_ctrl(struct nvme_host *h)
 {
-	return h->tctrl;
+	return (struct nvme_tcp_ctrl *)(void *)h;
 }
 
-/* ---- fabrics.c ---- */
-/*
- * "nvme-tcp://HOST[:PORT]/SUBNQN[?hdgst][&ddgst]": host ([v6] allowed),
- * port (default 4420), subsystem NQN. 0 or -EINVAL (with the reason in
- * *why).
- */
-int nvmf_parse_url(struct nvme_tcp_ctrl *c, const char *url, const char **why);
-/* The host NQN and host ID: given, else /etc/nvme/hostnqn|hostid, else generated. */
-int nvmf_host_identity(struct nvme_tcp_ctrl *c, const char *hostnqn, const char *hostid);
-/* The Connect SQE and its data for queue qid (cntlid 0xffff for the admin queue). */
-void nvmf_build_connect(const struct nvme_tcp_ctrl *c, uint16_t qid, uint16_t sqsize,
-			struct ucmd_nvme_sqe *sqe, struct nvmf_connect_data *data);
-int  nvmf_reg_read32(struct nvme_host *h, uint32_t off, uint32_t *val);
-int  nvmf_reg_read64(struct nvme_host *h, uint32_t off, uint64_t *val);
-int  nvmf_reg_write32(struct nvme_host *h, uint32_t off, uint32_t val);
-int  nvmf_start_keep_alive(struct nvme_host *h);
-void nvmf_stop_keep_alive(struct nvme_host *h);
-
 /* ---- tcp.c ---- */
-extern const struct nvme_ctrl_ops nvme_tcp_ctrl_ops;
 /* A new connection for q's existing queue: socket, ICReq, Connect (no receiver yet). */
 int  nvme_tcp_reconnect_queue(struct nvme_host *h, struct nvme_queue *q);
 /* A command on a queue whose receiver is not running; its result in *result. */
@@ -154,6 +110,8 @@ void nvme_tcp_resend(struct nvme_tcp_queue *tq);
 void nvme_tcp_end_sent(struct nvme_tcp_queue *tq, int err);
 
 /* ---- tcp_recovery.c ---- */
+/* The association is being re-established or is lost (no register access then). */
+bool nvme_tcp_unreachable(struct nvme_tcp_ctrl *c);
 void nvme_tcp_state_init(struct nvme_tcp_ctrl *c);
 void nvme_tcp_state_destroy(struct nvme_tcp_ctrl *c);
 int  nvme_tcp_recovery_start(struct nvme_host *h);

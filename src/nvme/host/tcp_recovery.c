@@ -74,6 +74,16 @@ void nvme_tcp_state_destroy(struct nvme_tcp_ctrl *c)
 	pthread_mutex_destroy(&c->state_lock);
 }
 
+bool nvme_tcp_unreachable(struct nvme_tcp_ctrl *c)
+{
+	enum nvme_tcp_state state;
+
+	pthread_mutex_lock(&c->state_lock);
+	state = c->state;
+	pthread_mutex_unlock(&c->state_lock);
+	return state == NVME_TCP_RECONNECTING || state == NVME_TCP_DEAD;
+}
+
 static void set_state(struct nvme_tcp_ctrl *c, enum nvme_tcp_state from, enum nvme_tcp_state to)
 {
 	pthread_mutex_lock(&c->state_lock);
@@ -88,10 +98,9 @@ static unsigned nr_queues(struct nvme_host *h)
 	return h->opts.nr_io_queues + h->opts.nr_poll_queues + 1;
 }
 
-/* CC as the host last wrote it (EN set), then CSTS.RDY: the admin queue is usable. */
+/* CC as the host enabled it, then CSTS.RDY: the admin queue is usable. */
 static int enable_ctrl(struct nvme_host *h)
 {
-	struct nvme_tcp_ctrl *c = nvme_tcp_ctrl(h);
 	struct nvme_tcp_queue *tq = h->queues[0].priv;
 	struct ucmd_nvme_sqe sqe;
 	struct nvmf_prop_sqe *p = (struct nvmf_prop_sqe *)(void *)&sqe;
@@ -102,7 +111,7 @@ static int enable_ctrl(struct nvme_host *h)
 	p->opcode = NVMF_OPC_FABRICS;
 	p->fctype = NVMF_FCTYPE_PROP_SET;
 	p->offset = htole32(UCMD_NVME_REG_CC);
-	p->value = htole64(c->cc);
+	p->value = htole64(h->ctrl_config);
 	ret = nvme_tcp_raw_cmd(tq, &sqe, NULL);
 	p->fctype = NVMF_FCTYPE_PROP_GET;
 	p->offset = htole32(UCMD_NVME_REG_CSTS);
@@ -182,8 +191,9 @@ static bool wait_or_stop(struct nvme_tcp_ctrl *c, uint64_t ms)
 static void recover(struct nvme_host *h)
 {
 	struct nvme_tcp_ctrl *c = nvme_tcp_ctrl(h);
-	uint64_t deadline = c->ctrl_loss_tmo_ms < 0 ? UINT64_MAX :
-			    now_ms() + (uint64_t)c->ctrl_loss_tmo_ms;
+	const struct nvmf_ctrl_options *o = &c->fabrics.opts;
+	uint64_t deadline = o->ctrl_loss_tmo_ms < 0 ? UINT64_MAX :
+			    now_ms() + (uint64_t)o->ctrl_loss_tmo_ms;
 	unsigned n = nr_queues(h);
 
 	/* Tear the association down: no sends, every receiver gone. */
@@ -206,8 +216,8 @@ static void recover(struct nvme_host *h)
 		if (now >= deadline)
 			goto give_up;
 		/* Linux waits reconnect_delay before each attempt, the first too. */
-		uint64_t wait = deadline - now < c->reconnect_delay_ms ? deadline - now :
-				c->reconnect_delay_ms;
+		uint64_t wait = deadline - now < o->reconnect_delay_ms ? deadline - now :
+				o->reconnect_delay_ms;
 		if (wait_or_stop(c, wait))
 			return;
 		if (now_ms() >= deadline)
@@ -266,7 +276,7 @@ int nvme_tcp_recovery_start(struct nvme_host *h)
 	struct nvme_tcp_ctrl *c = nvme_tcp_ctrl(h);
 	int ret;
 
-	if (!c->ctrl_loss_tmo_ms || c->rec_started)
+	if (!c->fabrics.opts.ctrl_loss_tmo_ms || c->rec_started)
 		return 0;
 	ret = pthread_create(&c->rec_thread, NULL, recovery_thread, h);
 	if (ret)
@@ -279,8 +289,6 @@ void nvme_tcp_recovery_stop(struct nvme_host *h)
 {
 	struct nvme_tcp_ctrl *c = nvme_tcp_ctrl(h);
 
-	if (!c)
-		return;
 	pthread_mutex_lock(&c->state_lock);
 	c->state = NVME_TCP_STOPPING;
 	pthread_cond_broadcast(&c->state_cond);

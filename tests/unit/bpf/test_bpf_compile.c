@@ -42,7 +42,7 @@ static const char *write_policy(const char *text)
 
 static int compile(const char *text, struct ucmd_bpf_image *img, char *err, size_t len)
 {
-	int ret = ucmd_bpf_compile(write_policy(text), devs, 4, img, err, len);
+	int ret = bpf_lsm_compile(write_policy(text), devs, 4, img, err, len);
 
 	unlink(path);
 	return ret;
@@ -95,7 +95,7 @@ static void test_rules(void **state)
 	assert_string_equal(img.labels[0], want);
 	snprintf(want, sizeof(want), "%s: default", path);
 	assert_string_equal(img.labels[UL_MAX_RULES], want);
-	ucmd_bpf_image_free(&img);
+	bpf_lsm_image_free(&img);
 }
 
 static void test_refusals(void **state)
@@ -125,10 +125,10 @@ static void test_refusals(void **state)
 	assert_non_null(strstr(err, "more than 128 rules"));
 	free(big);
 	/* more devices than the mask has bits */
-	assert_int_equal(ucmd_bpf_compile("/nonexistent", devs, UL_MAX_DEVS + 1, &img, err,
+	assert_int_equal(bpf_lsm_compile("/nonexistent", devs, UL_MAX_DEVS + 1, &img, err,
 					  sizeof(err)), -E2BIG);
 	/* a file that is not there */
-	assert_int_not_equal(ucmd_bpf_compile("/nonexistent.ini", devs, 4, &img, err, sizeof(err)), 0);
+	assert_int_not_equal(bpf_lsm_compile("/nonexistent.ini", devs, 4, &img, err, sizeof(err)), 0);
 	assert_non_null(strstr(err, "nonexistent.ini"));
 }
 

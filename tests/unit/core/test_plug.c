@@ -489,7 +489,7 @@ static void test_engine_plug(void **state)
 
 	(void)state;
 	eng_fx = fx_new(&fake_ops, 1, 256);
-	assert_int_equal(ucmd_engine_add_device(e, "tblk", &tblk_fops, NULL), 0);
+	assert_int_equal(engine_add_device(e, "tblk", &tblk_fops, NULL), 0);
 	int fd = ucmd_open(e, "tblk", O_RDWR);
 	assert_true(fd >= 0);
 	memset(&p, 0, sizeof(p));

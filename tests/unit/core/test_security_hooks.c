@@ -97,11 +97,11 @@ static void test_chain(void **state)
 	struct ucmd_ring ring;
 
 	(void)state;
-	assert_int_equal(ucmd_engine_add_device(e, "count", &count_fops, NULL), 0);
-	assert_int_equal(ucmd_security_register(e, &mod_a, NULL), 0);
-	assert_int_equal(ucmd_security_register(e, &mod_b, NULL), 0);
-	assert_int_equal(ucmd_security_register(e, &mod_c, NULL), 0);
-	assert_int_equal(ucmd_security_register(e, &mod_c, NULL), -EEXIST);
+	assert_int_equal(engine_add_device(e, "count", &count_fops, NULL), 0);
+	assert_int_equal(security_register(e, &mod_a, NULL), 0);
+	assert_int_equal(security_register(e, &mod_b, NULL), 0);
+	assert_int_equal(security_register(e, &mod_c, NULL), 0);
+	assert_int_equal(security_register(e, &mod_c, NULL), -EEXIST);
 	int fd = ucmd_open(e, "count", O_RDWR);
 	ring_setup(e, &ring, 4, 0);
 
@@ -124,8 +124,8 @@ static void test_chain(void **state)
 	assert_int_equal(ucmd_unregister_personality(&ring, id), -EINVAL);
 
 	/* b gone: op 1 passes */
-	assert_int_equal(ucmd_security_unregister(e, "b"), 0);
-	assert_int_equal(ucmd_security_unregister(e, "b"), -ENOENT);
+	assert_int_equal(security_unregister(e, "b"), 0);
+	assert_int_equal(security_unregister(e, "b"), -ENOENT);
 	assert_int_equal(run_cmd(&ring, fd, 1, 0), 0);
 	assert_string_equal(trace, "ac");
 	assert_int_equal(provider_calls, 2);
@@ -141,7 +141,7 @@ static void test_sqpoll_hook(void **state)
 	struct io_uring_params p;
 
 	(void)state;
-	assert_int_equal(ucmd_security_register(e, &mod_b, NULL), 0);
+	assert_int_equal(security_register(e, &mod_b, NULL), 0);
 	memset(&p, 0, sizeof(p));
 	p.flags = IORING_SETUP_SQPOLL;
 	trace[0] = 0;

@@ -97,11 +97,11 @@ static int setup(void **state)
 	(void)state;
 	eng = ucmd_engine_new();
 	assert_non_null(eng);
-	assert_int_equal(ucmd_engine_add_device(eng, "echo", &echo_fops, NULL), 0);
-	assert_int_equal(ucmd_engine_add_device(eng, "plain", &plain_fops, NULL), 0);
-	assert_int_equal(ucmd_engine_add_device(eng, "thread", &thread_fops, NULL), 0);
-	assert_int_equal(ucmd_engine_add_device(eng, "again", &again_fops, NULL), 0);
-	assert_int_equal(ucmd_engine_add_device(eng, "echo", &echo_fops, NULL), -EEXIST);
+	assert_int_equal(engine_add_device(eng, "echo", &echo_fops, NULL), 0);
+	assert_int_equal(engine_add_device(eng, "plain", &plain_fops, NULL), 0);
+	assert_int_equal(engine_add_device(eng, "thread", &thread_fops, NULL), 0);
+	assert_int_equal(engine_add_device(eng, "again", &again_fops, NULL), 0);
+	assert_int_equal(engine_add_device(eng, "echo", &echo_fops, NULL), -EEXIST);
 	return 0;
 }
 
@@ -269,7 +269,7 @@ static void test_open_close(void **state)
 	assert_int_equal(ucmd_close(eng, 4000), -EBADF);
 	int fd = ucmd_open(eng, "echo", O_RDONLY);
 	assert_true(fd >= 0);
-	assert_int_equal(ucmd_engine_remove_device(eng, "echo"), -EBUSY);
+	assert_int_equal(engine_remove_device(eng, "echo"), -EBUSY);
 	assert_int_equal(ucmd_close(eng, fd), 0);
 	assert_int_equal(ucmd_close(eng, fd), -EBADF);
 }

@@ -103,8 +103,8 @@ static const struct ucmd_file_ops td_fops_nopoll = {
 
 void td_register(struct ucmd_engine *e)
 {
-	assert_int_equal(ucmd_engine_add_device(e, "tdev", &td_fops, NULL), 0);
-	assert_int_equal(ucmd_engine_add_device(e, "tdev_nopoll", &td_fops_nopoll, NULL), 0);
+	assert_int_equal(engine_add_device(e, "tdev", &td_fops, NULL), 0);
+	assert_int_equal(engine_add_device(e, "tdev_nopoll", &td_fops_nopoll, NULL), 0);
 	td_reset();
 }
 

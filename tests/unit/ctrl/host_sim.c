@@ -81,17 +81,17 @@ int host_enable(struct host *h, uint32_t qd)
 	q->auto_ack = true;
 	q->sq = host_alloc(h, qd * sizeof(*q->sq));
 	q->cq = host_alloc(h, qd * sizeof(*q->cq));
-	ucmd_ctrl_write32(h->ctrl, UCMD_NVME_REG_AQA, (qd - 1) << 16 | (qd - 1));
-	ucmd_ctrl_write64(h->ctrl, UCMD_NVME_REG_ASQ, (uintptr_t)q->sq);
-	ucmd_ctrl_write64(h->ctrl, UCMD_NVME_REG_ACQ, (uintptr_t)q->cq);
+	ctrl_write32(h->ctrl, UCMD_NVME_REG_AQA, (qd - 1) << 16 | (qd - 1));
+	ctrl_write64(h->ctrl, UCMD_NVME_REG_ASQ, (uintptr_t)q->sq);
+	ctrl_write64(h->ctrl, UCMD_NVME_REG_ACQ, (uintptr_t)q->cq);
 	/* IOCQES=4, IOSQES=6, CSS=110b (all I/O command sets), EN */
-	ucmd_ctrl_write32(h->ctrl, UCMD_NVME_REG_CC, 4u << 20 | 6u << 16 | 6u << 4 | 1);
-	return (ucmd_ctrl_read32(h->ctrl, UCMD_NVME_REG_CSTS) & UCMD_NVME_CSTS_RDY) ? 0 : -1;
+	ctrl_write32(h->ctrl, UCMD_NVME_REG_CC, 4u << 20 | 6u << 16 | 6u << 4 | 1);
+	return (ctrl_read32(h->ctrl, UCMD_NVME_REG_CSTS) & UCMD_NVME_CSTS_RDY) ? 0 : -1;
 }
 
 void host_disable(struct host *h)
 {
-	ucmd_ctrl_write32(h->ctrl, UCMD_NVME_REG_CC, 0);
+	ctrl_write32(h->ctrl, UCMD_NVME_REG_CC, 0);
 	memset(h->q, 0, sizeof(h->q));
 }
 
@@ -158,12 +158,12 @@ uint16_t host_push(struct host *h, uint16_t qid, struct ucmd_nvme_sqe *sqe)
 
 void host_ring(struct host *h, uint16_t qid)
 {
-	ucmd_ctrl_write32(h->ctrl, ucmd_nvme_db_offset(qid, 0, 0), h->q[qid].sq_tail);
+	ctrl_write32(h->ctrl, ucmd_nvme_db_offset(qid, 0, 0), h->q[qid].sq_tail);
 }
 
 void host_ack(struct host *h, uint16_t qid)
 {
-	ucmd_ctrl_write32(h->ctrl, ucmd_nvme_db_offset(qid, 1, 0), h->q[qid].cq_head);
+	ctrl_write32(h->ctrl, ucmd_nvme_db_offset(qid, 1, 0), h->q[qid].cq_head);
 }
 
 static bool cq_pop(struct host *h, uint16_t qid, struct ucmd_nvme_cqe *cqe)

@@ -73,9 +73,9 @@ static void test_aer_masking(void **state)
 	host_push(&h, 0, &s);
 	host_ring(&h, 0);
 	/* Two invalid doorbells: only one error event until the log is read */
-	ucmd_ctrl_write32(h.ctrl, ucmd_nvme_db_offset(1, 0, 0), 999);
+	ctrl_write32(h.ctrl, ucmd_nvme_db_offset(1, 0, 0), 999);
 	assert_true(host_pop(&h, 0, &cqe));
-	ucmd_ctrl_write32(h.ctrl, ucmd_nvme_db_offset(2, 0, 0), 1);
+	ctrl_write32(h.ctrl, ucmd_nvme_db_offset(2, 0, 0), 1);
 	assert_false(host_pop(&h, 0, &cqe));
 	uint8_t *log = host_alloc(&h, 4096);
 	assert_int_equal(host_get_log(&h, NVME_LOG_LID_ERROR, 0, log, 4096), 0);
@@ -103,7 +103,7 @@ static void test_bad_cq_head_reported_at_next_pass(void **state)
 	(void)host_open_ns(&h, &p, &nsp);
 	host_push(&h, 0, &s);
 	host_ring(&h, 0);
-	ucmd_ctrl_write32(h.ctrl, ucmd_nvme_db_offset(0, 1, 0), 9999);
+	ctrl_write32(h.ctrl, ucmd_nvme_db_offset(0, 1, 0), 9999);
 	assert_false(host_pop(&h, 0, &cqe));
 	host_ring(&h, 0);	/* the same tail: nothing new, but a pass */
 	assert_true(host_pop(&h, 0, &cqe));

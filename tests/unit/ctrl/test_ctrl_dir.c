@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The controller directory (issue 12, classes 1, 2, 7, 10, 11): what is in
+ * The controller directory (docs/security.md, "The controller directory"): what is in
  * the directory is never followed, taken over, resized or deleted implicitly;
  * ownership and modes are checked; one writer or many readers; a read-only
  * controller writes nothing; a full disk is Capacity Exceeded; new files are

@@ -223,7 +223,7 @@ static void test_actions(void **state)
 /* A host that shuts down (SHN) and disables is letting go, not resetting */
 static void host_shutdown(struct host *h)
 {
-	ucmd_ctrl_write32(h->ctrl, UCMD_NVME_REG_CC, ucmd_ctrl_read32(h->ctrl, UCMD_NVME_REG_CC) |
+	ctrl_write32(h->ctrl, UCMD_NVME_REG_CC, ctrl_read32(h->ctrl, UCMD_NVME_REG_CC) |
 			  1u << UCMD_NVME_CC_SHN_SHIFT);
 	host_disable(h);
 	assert_int_equal(host_enable(h, HOST_ADMIN_QD), 0);

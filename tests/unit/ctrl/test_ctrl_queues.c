@@ -213,7 +213,7 @@ static void test_invalid_doorbells(void **state)
 	host_ring(&h, 0);
 	assert_false(host_pop(&h, 0, &cqe));
 	/* SQ tail beyond the queue size: ignored, error event */
-	ucmd_ctrl_write32(h.ctrl, ucmd_nvme_db_offset(1, 0, 0), 64);
+	ctrl_write32(h.ctrl, ucmd_nvme_db_offset(1, 0, 0), 64);
 	assert_true(host_pop(&h, 0, &cqe));
 	assert_int_equal(cqe.cid, aer_cid);
 	assert_int_equal(ucmd_nvme_cqe_status(&cqe), 0);
@@ -221,8 +221,8 @@ static void test_invalid_doorbells(void **state)
 	assert_int_equal((cqe.dw0 >> 8) & 0xff, 1);		/* invalid doorbell value */
 	assert_int_equal((cqe.dw0 >> 16) & 0xff, 1);		/* error log */
 	/* Doorbell of a queue that does not exist, and CQ head past the tail */
-	ucmd_ctrl_write32(h.ctrl, ucmd_nvme_db_offset(3, 0, 0), 1);
-	ucmd_ctrl_write32(h.ctrl, ucmd_nvme_db_offset(1, 1, 0), 5);
+	ctrl_write32(h.ctrl, ucmd_nvme_db_offset(3, 0, 0), 1);
+	ctrl_write32(h.ctrl, ucmd_nvme_db_offset(1, 1, 0), 5);
 	assert_int_equal(host_get_log(&h, 1, 0, log, sizeof(log)), 0);
 	/* The queue still works */
 	struct ucmd_nvme_sqe s = flush_cmd(nsid);

@@ -21,15 +21,15 @@ static void test_cap_vs(void **state)
 	host_default_params(&p);
 	p.mqes = 127;
 	assert_int_equal(host_create(&h, &p), 0);
-	cap = ucmd_ctrl_read64(h.ctrl, UCMD_NVME_REG_CAP);
+	cap = ctrl_read64(h.ctrl, UCMD_NVME_REG_CAP);
 	assert_int_equal(cap & 0xffff, 127);		/* MQES */
 	assert_true(cap & (1ull << 16));		/* CQR */
 	assert_int_equal((cap >> 32) & 0xf, 0);		/* DSTRD */
 	assert_true((cap >> 24) & 0xff);		/* TO */
 	assert_true((cap >> 37) & 1);			/* CSS NVM */
 	assert_int_equal((cap >> 48) & 0xf, 0);		/* MPSMIN 4 KiB */
-	assert_int_equal(ucmd_ctrl_read32(h.ctrl, UCMD_NVME_REG_VS), 0x00010400);
-	assert_int_equal(ucmd_ctrl_read32(h.ctrl, UCMD_NVME_REG_CSTS), 0);
+	assert_int_equal(ctrl_read32(h.ctrl, UCMD_NVME_REG_VS), 0x00010400);
+	assert_int_equal(ctrl_read32(h.ctrl, UCMD_NVME_REG_CSTS), 0);
 	host_close(&h);
 }
 
@@ -40,15 +40,15 @@ static void try_enable(uint32_t aqa, uint64_t asq, uint64_t acq, uint32_t cc, bo
 
 	host_default_params(&p);
 	assert_int_equal(host_create(&h, &p), 0);
-	ucmd_ctrl_write32(h.ctrl, UCMD_NVME_REG_AQA, aqa);
+	ctrl_write32(h.ctrl, UCMD_NVME_REG_AQA, aqa);
 	if (asq == 1)
 		asq = (uintptr_t)host_alloc(&h, 4096);
 	if (acq == 1)
 		acq = (uintptr_t)host_alloc(&h, 4096);
-	ucmd_ctrl_write64(h.ctrl, UCMD_NVME_REG_ASQ, asq);
-	ucmd_ctrl_write64(h.ctrl, UCMD_NVME_REG_ACQ, acq);
-	ucmd_ctrl_write32(h.ctrl, UCMD_NVME_REG_CC, cc);
-	assert_int_equal(!!(ucmd_ctrl_read32(h.ctrl, UCMD_NVME_REG_CSTS) & UCMD_NVME_CSTS_RDY),
+	ctrl_write64(h.ctrl, UCMD_NVME_REG_ASQ, asq);
+	ctrl_write64(h.ctrl, UCMD_NVME_REG_ACQ, acq);
+	ctrl_write32(h.ctrl, UCMD_NVME_REG_CC, cc);
+	assert_int_equal(!!(ctrl_read32(h.ctrl, UCMD_NVME_REG_CSTS) & UCMD_NVME_CSTS_RDY),
 			 expect_rdy);
 	host_close(&h);
 }
@@ -77,14 +77,14 @@ static void test_enable_disable(void **state)
 	(void)state;
 	host_default_params(&p);
 	assert_int_equal(host_open(&h, &p), 0);
-	aqa = ucmd_ctrl_read32(h.ctrl, UCMD_NVME_REG_AQA);
+	aqa = ctrl_read32(h.ctrl, UCMD_NVME_REG_AQA);
 	/* Admin queue attributes are frozen while enabled. */
-	ucmd_ctrl_write32(h.ctrl, UCMD_NVME_REG_AQA, 0x00030003);
-	assert_int_equal(ucmd_ctrl_read32(h.ctrl, UCMD_NVME_REG_AQA), aqa);
+	ctrl_write32(h.ctrl, UCMD_NVME_REG_AQA, 0x00030003);
+	assert_int_equal(ctrl_read32(h.ctrl, UCMD_NVME_REG_AQA), aqa);
 	assert_int_equal(host_identify(&h, 1, 0, 0, id), 0);
 	assert_int_equal(host_create_io_queue(&h, 1, 16, true, 1), 0);
 	host_disable(&h);
-	assert_int_equal(ucmd_ctrl_read32(h.ctrl, UCMD_NVME_REG_CSTS) & UCMD_NVME_CSTS_RDY, 0);
+	assert_int_equal(ctrl_read32(h.ctrl, UCMD_NVME_REG_CSTS) & UCMD_NVME_CSTS_RDY, 0);
 	/* Re-enable: I/O queues are gone, so qid 1 can be created again. */
 	assert_int_equal(host_enable(&h, 16), 0);
 	assert_int_equal(host_identify(&h, 1, 0, 0, id), 0);
@@ -101,9 +101,9 @@ static void test_shutdown(void **state)
 	(void)state;
 	host_default_params(&p);
 	assert_int_equal(host_open(&h, &p), 0);
-	cc = ucmd_ctrl_read32(h.ctrl, UCMD_NVME_REG_CC);
-	ucmd_ctrl_write32(h.ctrl, UCMD_NVME_REG_CC, cc | 1u << UCMD_NVME_CC_SHN_SHIFT);
-	assert_int_equal((ucmd_ctrl_read32(h.ctrl, UCMD_NVME_REG_CSTS) >> 2) & 3, 2);
+	cc = ctrl_read32(h.ctrl, UCMD_NVME_REG_CC);
+	ctrl_write32(h.ctrl, UCMD_NVME_REG_CC, cc | 1u << UCMD_NVME_CC_SHN_SHIFT);
+	assert_int_equal((ctrl_read32(h.ctrl, UCMD_NVME_REG_CSTS) >> 2) & 3, 2);
 	host_close(&h);
 }
 
@@ -116,13 +116,13 @@ static void test_bad_register_access(void **state)
 	host_default_params(&p);
 	assert_int_equal(host_open(&h, &p), 0);
 	/* Unaligned, read-only, reserved and past-the-doorbells writes are ignored. */
-	ucmd_ctrl_write32(h.ctrl, 0x15, 0xffffffff);
-	ucmd_ctrl_write32(h.ctrl, UCMD_NVME_REG_CAP, 0);
-	ucmd_ctrl_write32(h.ctrl, UCMD_NVME_REG_VS, 0);
-	ucmd_ctrl_write32(h.ctrl, 0x800, 1);
-	ucmd_ctrl_write32(h.ctrl, ucmd_nvme_db_offset(1000, 0, 0), 1);
-	assert_int_equal(ucmd_ctrl_read32(h.ctrl, UCMD_NVME_REG_VS), 0x00010400);
-	assert_true(ucmd_ctrl_read32(h.ctrl, UCMD_NVME_REG_CSTS) & UCMD_NVME_CSTS_RDY);
+	ctrl_write32(h.ctrl, 0x15, 0xffffffff);
+	ctrl_write32(h.ctrl, UCMD_NVME_REG_CAP, 0);
+	ctrl_write32(h.ctrl, UCMD_NVME_REG_VS, 0);
+	ctrl_write32(h.ctrl, 0x800, 1);
+	ctrl_write32(h.ctrl, ucmd_nvme_db_offset(1000, 0, 0), 1);
+	assert_int_equal(ctrl_read32(h.ctrl, UCMD_NVME_REG_VS), 0x00010400);
+	assert_true(ctrl_read32(h.ctrl, UCMD_NVME_REG_CSTS) & UCMD_NVME_CSTS_RDY);
 	host_close(&h);
 }
 

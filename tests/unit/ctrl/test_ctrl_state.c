@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The state file (issue 12, classes 8 and 12): a damaged or edited ctrl.json
+ * The state file (docs/store.md, docs/security.md): a damaged or edited ctrl.json
  * is refused with the field named and never written back; images must have
  * the size the state gives them; the write-uncorrectable table is bounded
  * (Capacity Exceeded when full) and each mark costs one journal record, not

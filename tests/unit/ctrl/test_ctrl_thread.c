@@ -187,7 +187,7 @@ static void test_delay_and_abort(void **state)
 
 	(void)state;
 	nsid = open_threaded(&h);
-	ucmd_ctrl_inject_delay(h.ctrl, false, nvme_cmd_flush, 60000);
+	ctrl_inject_delay(h.ctrl, false, nvme_cmd_flush, 60000);
 	struct ucmd_nvme_sqe s = { .opcode = nvme_cmd_flush, .nsid = nsid };
 	uint16_t cid = host_push(&h, 1, &s);
 	host_ring(&h, 1);
@@ -203,13 +203,13 @@ static void test_delay_and_abort(void **state)
 	assert_int_equal(ucmd_nvme_cqe_status(&cqe), SC(0, 0x07));
 
 	/* A short delay completes on its own */
-	ucmd_ctrl_inject_delay(h.ctrl, false, nvme_cmd_flush, 5);
+	ctrl_inject_delay(h.ctrl, false, nvme_cmd_flush, 5);
 	assert_int_equal(host_cmd(&h, 1, &s, NULL), 0);
 	/* A held command dies with a controller reset, which must not hang */
-	ucmd_ctrl_inject_delay(h.ctrl, false, nvme_cmd_flush, 60000);
+	ctrl_inject_delay(h.ctrl, false, nvme_cmd_flush, 60000);
 	host_push(&h, 1, &s);
 	host_ring(&h, 1);
-	ucmd_ctrl_inject_delay(h.ctrl, false, nvme_cmd_flush, 0);
+	ctrl_inject_delay(h.ctrl, false, nvme_cmd_flush, 0);
 	host_disable(&h);
 	assert_int_equal(host_enable(&h, 16), 0);
 	assert_int_equal(host_create_io_queue(&h, 1, 16, true, 1), 0);

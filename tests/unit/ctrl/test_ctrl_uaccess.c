@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The controller's DMA into host memory that is not there (issue 12, class
- * 5): the host driver faults buffers in before it submits, but the
+ * The controller's DMA into host memory that is not there (docs/security.md,
+ * "User memory"): the host driver faults buffers in before it submits, but the
  * application may unmap them before the device gets to them, and a hostile
  * descriptor may name anything. Every such transfer completes with Data
  * Transfer Error and the process lives on, on the RAM store (copies) and

@@ -126,7 +126,7 @@ static void test_disk_stats_time(void **state)
 
 	(void)state;
 	assert_int_equal(fx_setup(&f, &o), 0);
-	ucmd_ctrl_inject_delay(f.ctrl, false, nvme_cmd_read, 30);
+	ctrl_inject_delay(f.ctrl, false, nvme_cmd_read, 30);
 	assert_int_equal(rw(&f, IORING_OP_READ, r, 4096, 0, 0), 4096);
 	assert_int_equal(ucmd_disk_stat(f.e, "nvme0n1", &s), 0);
 	assert_int_equal(s.ios[0], 1);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Credentials are the submitter's now, not the ring creator's (issue 12,
- * class 4): a ring created as root acts as nobody once the process has
+ * Credentials are the submitter's now, not the ring creator's (docs/security.md,
+ * "Credentials"): a ring created as root acts as nobody once the process has
  * become nobody (setresuid drops the capabilities), with or without the
  * policy module, and so does the synchronous ioctl path. A ring with SQPOLL
  * keeps its creator's credentials, as Linux's polling thread does.
@@ -35,11 +35,11 @@ static int format_nvm(struct fx *f)
 
 static int format_ioctl(struct fx *f)
 {
-	struct ucmd_file *file = ucmd_fget(f->e, f->dev);
+	struct ucmd_file *file = fget(f->e, f->dev);
 	struct nvme_passthru_cmd64 p = { .opcode = nvme_admin_format_nvm, .nsid = f->nsid };
 	long ret = vfs_ioctl(file, NVME_IOCTL_ADMIN64_CMD, &p);
 
-	ucmd_file_put(file);
+	fput(file);
 	return (int)ret;
 }
 

@@ -79,7 +79,7 @@ static bool policy_allows(const struct ucmd_policy *p, struct nvme_host *h, stru
 	c.cdw11 = cdw11;
 	nvme_describe_cmd(h, admin ? h->name : ns->ng_name,
 			  admin ? NVME_URING_CMD_ADMIN : NVME_URING_CMD_IO, admin, &c, ns, &d);
-	ucmd_policy_eval(p, &s, &v);
+	policy_eval(p, &s, &v);
 	return v.allow;
 }
 

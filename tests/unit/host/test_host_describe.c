@@ -88,7 +88,7 @@ static void test_select_and_effects(void **state)
 
 	(void)state;
 	assert_int_equal(fx_setup(&f, NULL), 0);
-	file = ucmd_fget(f.e, f.ng);
+	file = fget(f.e, f.ng);
 	struct nvme_ns *ns = file->private_data;
 	struct nvme_host *h = ns->host;
 	struct {
@@ -120,7 +120,7 @@ static void test_select_and_effects(void **state)
 	struct ucmd_nvme_sqe w = { .opcode = nvme_cmd_write, .nsid = 1 };
 	nvme_describe_cmd(h, "ng0n1", 0, false, &w, ns, &d);
 	assert_true(d.destructive);
-	ucmd_file_put(file);
+	fput(file);
 	fx_teardown(&f);
 }
 
@@ -132,13 +132,13 @@ static void test_ops(void **state)
 
 	(void)state;
 	assert_int_equal(fx_setup(&f, NULL), 0);
-	file = ucmd_fget(f.e, f.ng);
+	file = fget(f.e, f.ng);
 	assert_non_null(file->ops->describe);
 	assert_non_null(file->ops->ioctl);
-	ucmd_file_put(file);
-	file = ucmd_fget(f.e, f.bdev);
+	fput(file);
+	file = fget(f.e, f.bdev);
 	assert_non_null(file->ops->describe_rw);
-	ucmd_file_put(file);
+	fput(file);
 	fx_teardown(&f);
 }
 

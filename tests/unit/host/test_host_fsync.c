@@ -109,12 +109,12 @@ static void test_cancel_running(void **state)
 
 	(void)state;
 	assert_int_equal(fx_setup(&f, &o), 0);
-	ucmd_ctrl_inject_delay(f.ctrl, false, nvme_cmd_flush, 300);
+	ctrl_inject_delay(f.ctrl, false, nvme_cmd_flush, 300);
 	/* a late doorbell is a one-off of set-up: the next tries meet it running */
 	for (int i = 0; i < 20 && !seen_running; i++)
 		seen_running = cancel_fsync_once(&f);
 	assert_true(seen_running);
-	ucmd_ctrl_inject_delay(f.ctrl, false, nvme_cmd_flush, 0);
+	ctrl_inject_delay(f.ctrl, false, nvme_cmd_flush, 0);
 	fx_teardown(&f);
 }
 

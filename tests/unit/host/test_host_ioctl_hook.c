@@ -140,7 +140,7 @@ static void test_driver_runs_the_judged_copy(void **state)
 
 	(void)state;
 	assert_int_equal(fx_setup(&f, &o), 0);
-	assert_int_equal(ucmd_security_register(f.e, &racer, NULL), 0);
+	assert_int_equal(security_register(f.e, &racer, NULL), 0);
 	memset(&p, 0, sizeof(p));
 	memset(id, 0, 4096);
 	p.opcode = nvme_admin_identify;
@@ -153,7 +153,7 @@ static void test_driver_runs_the_judged_copy(void **state)
 	/* the caller's memory says Format now; the controller ran Identify */
 	assert_int_equal(p.opcode, nvme_admin_format_nvm);
 	assert_int_not_equal(id->vid | id->ssvid | id->sn[0], 0);
-	ucmd_security_unregister(f.e, "racer");
+	security_unregister(f.e, "racer");
 	fx_teardown(&f);
 	free(id);
 }

@@ -3,7 +3,7 @@
  * Every command that reads or changes logical blocks reports every range it
  * touches, so range rules cannot be sidestepped:
  *  - a table walk over every I/O opcode the emulated controller executes
- *    (its dispatch table, src/nvme/ctrl/exec.c, via ucmd_ctrl_opcode_effects): each is range-described,
+ *    (its dispatch table, src/nvme/ctrl/exec.c, via ctrl_opcode_effects): each is range-described,
  *    exactly, through the device's describe() as the hook chain calls it;
  *    an opcode added to the controller without a description fails here;
  *  - every admin opcode that changes logical blocks (LBCC) is described
@@ -33,7 +33,7 @@ static struct ucmd_kiocb req;
 static void describe(struct fx *f, int fd, uint32_t cmd_op, const struct nvme_uring_cmd *u,
 		     struct ucmd_cmd_desc *d)
 {
-	struct ucmd_file *file = ucmd_fget(f->e, fd);
+	struct ucmd_file *file = fget(f->e, fd);
 
 	assert_non_null(file);
 	memset(&req, 0, sizeof(req));
@@ -45,7 +45,7 @@ static void describe(struct fx *f, int fd, uint32_t cmd_op, const struct nvme_ur
 	req.cmd.cmd_op = cmd_op;
 	ucmd_desc_init(d, "", cmd_op, 0);
 	assert_int_equal(file->ops->describe(&req.cmd, d), 0);
-	ucmd_file_put(file);
+	fput(file);
 }
 
 static void done(void)
@@ -135,7 +135,7 @@ static void test_every_io_opcode(void **state)
 		struct ucmd_cmd_desc d;
 		struct expect x;
 
-		if (!ucmd_ctrl_opcode_effects(false, (uint8_t)op))
+		if (!ctrl_opcode_effects(false, (uint8_t)op))
 			continue;
 		build((uint8_t)op, &u, buf, &x);
 		describe(&f, f.ng, NVME_URING_CMD_IO, &u, &d);
@@ -202,7 +202,7 @@ static void test_every_admin_lbcc_opcode(void **state)
 		struct nvme_uring_cmd u = { .opcode = (uint8_t)op, .nsid = 1 };
 		struct ucmd_cmd_desc d;
 
-		if (!(ucmd_ctrl_opcode_effects(true, (uint8_t)op) & NVME_CMD_EFFECTS_LBCC))
+		if (!(ctrl_opcode_effects(true, (uint8_t)op) & NVME_CMD_EFFECTS_LBCC))
 			continue;
 		describe(&f, f.dev, NVME_URING_CMD_ADMIN, &u, &d);
 		if (!d.range_unknown && !d.has_range)
@@ -399,7 +399,7 @@ static void test_list_judged_is_list_executed(void **state)
 	assert_int_equal(rw(&f, nvme_cmd_write, 0, 8, label), 0);
 	assert_int_equal(rw(&f, nvme_cmd_write, 1000, 8, other), 0);
 	policy_setup(&f, protect_label);
-	assert_int_equal(ucmd_security_register(f.e, &racer_ops, NULL), 0);
+	assert_int_equal(security_register(f.e, &racer_ops, NULL), 0);
 
 	memset(race_list, 0, 4096);
 	race_list[0].slba = htole64(1000);
@@ -408,7 +408,7 @@ static void test_list_judged_is_list_executed(void **state)
 	assert_int_equal(le64toh(race_list[0].slba), 0);	/* the racer did run */
 	assert_blocks(&f, 0, 8, label);			/* the label is intact */
 	assert_blocks(&f, 1000, 8, zero);		/* what was judged was done */
-	ucmd_security_unregister(f.e, "racer");
+	security_unregister(f.e, "racer");
 	ucmd_security_teardown(f.e);
 	free(race_list);
 	free(label);

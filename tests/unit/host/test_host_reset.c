@@ -36,7 +36,7 @@ static void test_reset_io(void **state)
 	assert_int_equal(fx_nvme(&f, f.ng, NVME_URING_CMD_IO, &c, NULL), 0);
 	for (int i = 0; i < 3; i++) {
 		assert_int_equal(ucmd_ioctl(f.e, f.dev, NVME_IOCTL_RESET, NULL), 0);
-		assert_int_equal(ucmd_ctrl_read32(f.ctrl, UCMD_NVME_REG_CSTS) & UCMD_NVME_CSTS_RDY, 1);
+		assert_int_equal(ctrl_read32(f.ctrl, UCMD_NVME_REG_CSTS) & UCMD_NVME_CSTS_RDY, 1);
 		memset(r, 0, 4096);
 		fx_rw_cmd(&c, nvme_cmd_read, f.nsid, 8, 4096 / f.lbs, r, 4096);
 		assert_int_equal(fx_nvme(&f, f.ng, NVME_URING_CMD_IO, &c, NULL), 0);
@@ -74,7 +74,7 @@ static void test_inflight(void **state)
 
 	(void)state;
 	assert_int_equal(fx_setup(&f, &o), 0);
-	ucmd_ctrl_inject_delay(f.ctrl, false, nvme_cmd_read, 60000);
+	ctrl_inject_delay(f.ctrl, false, nvme_cmd_read, 60000);
 	fx_rw_cmd(&c, nvme_cmd_read, f.nsid, 0, 4096 / f.lbs, r, 4096);
 	sqe = ucmd_get_sqe(&f.ring);
 	ucmd_prep_nvme_cmd(sqe, f.ng, NVME_URING_CMD_IO, &c);
@@ -83,7 +83,7 @@ static void test_inflight(void **state)
 	assert_int_equal(ucmd_wait_cqe(&f.ring, &cqe), 0);
 	assert_int_equal(cqe->res, -EINTR);
 	ucmd_cqe_seen(&f.ring, cqe);
-	ucmd_ctrl_inject_delay(f.ctrl, false, nvme_cmd_read, 0);
+	ctrl_inject_delay(f.ctrl, false, nvme_cmd_read, 0);
 	assert_int_equal(fx_nvme(&f, f.ng, NVME_URING_CMD_IO, &c, NULL), 0);
 	fx_teardown(&f);
 	free(r);
@@ -130,7 +130,7 @@ static void test_regs(void **state)
 	assert_int_equal(fx_setup(&f, NULL), 0);
 	assert_int_equal(ucmd_ctrl_regs_read(f.ctrl, 0, regs, sizeof(regs)), 0);
 	memcpy(&cap, regs, 8);
-	assert_int_equal(cap, ucmd_ctrl_read64(f.ctrl, UCMD_NVME_REG_CAP));
+	assert_int_equal(cap, ctrl_read64(f.ctrl, UCMD_NVME_REG_CAP));
 	memcpy(&v, regs + UCMD_NVME_REG_VS, 4);
 	assert_int_equal(v, 0x00010400);
 	memcpy(&v, regs + UCMD_NVME_REG_CSTS, 4);

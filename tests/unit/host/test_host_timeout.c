@@ -31,7 +31,7 @@ static void test_timeout(void **state)
 	fx_rw_cmd(&c, nvme_cmd_write, f.nsid, 0, 4096 / f.lbs, buf, 4096);
 	assert_int_equal(fx_nvme(&f, f.ng, NVME_URING_CMD_IO, &c, NULL), 0);
 
-	ucmd_ctrl_inject_delay(f.ctrl, false, nvme_cmd_read, 5000);
+	ctrl_inject_delay(f.ctrl, false, nvme_cmd_read, 5000);
 	fx_rw_cmd(&c, nvme_cmd_read, f.nsid, 0, 4096 / f.lbs, r, 4096);
 	c.timeout_ms = 50;
 	t0 = now_ms();
@@ -52,20 +52,20 @@ static void test_timeout(void **state)
 	}
 
 	/* the ring and the queue still work */
-	ucmd_ctrl_inject_delay(f.ctrl, false, nvme_cmd_read, 0);
+	ctrl_inject_delay(f.ctrl, false, nvme_cmd_read, 0);
 	c.timeout_ms = 1000;
 	assert_int_equal(fx_nvme(&f, f.ng, NVME_URING_CMD_IO, &c, NULL), 0);
 	assert_memory_equal(r, buf, 4096);
 
 	/* admin timeouts too (the sync ioctl path) */
-	ucmd_ctrl_inject_delay(f.ctrl, true, nvme_admin_get_features, 5000);
+	ctrl_inject_delay(f.ctrl, true, nvme_admin_get_features, 5000);
 	struct nvme_passthru_cmd64 p = { .opcode = nvme_admin_get_features, .cdw10 = 7,
 					 .timeout_ms = 50 };
-	struct ucmd_file *file = ucmd_fget(f.e, f.dev);
+	struct ucmd_file *file = fget(f.e, f.dev);
 	assert_int_equal(vfs_ioctl(file, NVME_IOCTL_ADMIN64_CMD, &p), -EINTR);
-	ucmd_ctrl_inject_delay(f.ctrl, true, nvme_admin_get_features, 0);
+	ctrl_inject_delay(f.ctrl, true, nvme_admin_get_features, 0);
 	assert_int_equal(vfs_ioctl(file, NVME_IOCTL_ADMIN64_CMD, &p), 0);
-	ucmd_file_put(file);
+	fput(file);
 	fx_teardown(&f);
 	free(buf);
 	free(r);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * User memory (issue 12, classes 5 and 6). A wild or unmapped user pointer,
+ * User memory (docs/security.md, "User memory"). A wild or unmapped user pointer,
  * for data, metadata, an iovec array, an iovec entry or the ioctl's own
  * argument, is -EFAULT on every path, as in Linux, and the process lives on.
  * A buffer shorter than the transfer is written page-granularly, as Linux's
@@ -23,7 +23,7 @@
  */
 #define GUARD() assert_int_equal(ucmd_uaccess_init(), 0)
 
-/* The address of issue 12's reproduction. */
+/* A wild address: mapped by nothing in a test process. */
 #define WILD ((void *)(uintptr_t)0xdead0000000ull)
 #define PG 4096u
 
@@ -66,12 +66,12 @@ static int teardown(void **state)
 
 static long ioctl_on(struct fx *f, int fd, unsigned long cmd, void *arg)
 {
-	struct ucmd_file *file = ucmd_fget(f->e, fd);
+	struct ucmd_file *file = fget(f->e, fd);
 	long ret;
 
 	assert_non_null(file);
 	ret = vfs_ioctl(file, cmd, arg);
-	ucmd_file_put(file);
+	fput(file);
 	return ret;
 }
 
@@ -413,7 +413,7 @@ static void test_sync_cmd_buffer(void **state)
 	struct fx *f = &s->f;
 
 	GUARD();
-	struct ucmd_file *file = ucmd_fget(f->e, f->dev);
+	struct ucmd_file *file = fget(f->e, f->dev);
 	struct nvme_host *h = file->private_data;
 	struct ucmd_nvme_sqe c = { .opcode = nvme_admin_identify, .cdw10 = NVME_IDENTIFY_CNS_CTRL };
 	uint8_t *page = fx_alloc(PG), *small = malloc(100);
@@ -422,7 +422,7 @@ static void test_sync_cmd_buffer(void **state)
 	assert_int_equal(nvme_submit_sync_cmd(h, &c, small, 100, NULL), -EINVAL);
 	assert_int_equal(nvme_submit_sync_cmd(h, &c, page + 64, PG - 64, NULL), -EINVAL);
 	assert_int_equal(nvme_submit_sync_cmd(h, &c, page, PG, NULL), 0);
-	ucmd_file_put(file);
+	fput(file);
 	free(small);
 	free(page);
 }

@@ -194,7 +194,7 @@ static void test_sync_ioctl(void **state)
 	p.data_len = 4096;
 	p.cdw10 = 200;
 	p.cdw12 = 4096 / f->lbs - 1;
-	file = ucmd_fget(f->e, f->ng);
+	file = fget(f->e, f->ng);
 	assert_non_null(file);
 	assert_int_equal(vfs_ioctl(file, NVME_IOCTL_IO64_CMD, &p), 0);
 	struct nvme_uring_cmd c;
@@ -216,12 +216,12 @@ static void test_sync_ioctl(void **state)
 	p.flags = 1;
 	assert_int_equal(vfs_ioctl(file, NVME_IOCTL_IO64_CMD, &p), -EINVAL);
 	assert_int_equal(vfs_ioctl(file, 0x1234, &p), -ENOTTY);
-	ucmd_file_put(file);
+	fput(file);
 
 	/* admin through the controller device: result written back */
 	struct nvme_passthru_cmd64 a = { .opcode = nvme_admin_get_features };
 	a.cdw10 = NVME_FEAT_FID_NUM_QUEUES;
-	file = ucmd_fget(f->e, f->dev);
+	file = fget(f->e, f->dev);
 	assert_int_equal(vfs_ioctl(file, NVME_IOCTL_ADMIN64_CMD, &a), 0);
 	uint64_t res2;
 	struct nvme_uring_cmd ac = { .opcode = nvme_admin_get_features,
@@ -229,7 +229,7 @@ static void test_sync_ioctl(void **state)
 	assert_int_equal(fx_nvme(f, f->dev, NVME_URING_CMD_ADMIN, &ac, &res2), 0);
 	assert_int_equal(a.result, res2);
 	assert_int_equal(vfs_ioctl(file, NVME_IOCTL_IO64_CMD, &p), -ENOTTY);
-	ucmd_file_put(file);
+	fput(file);
 	free(w);
 	free(r);
 }

@@ -3,7 +3,8 @@
  * The guards of end-to-end data protection (src/lib/crc_pi.h): the published
  * test vectors (T10 SBC's CRC-16 codewords, the NVM Command Set's 64b CRC
  * test cases on 4 KiB), and the carry-less CRC-64s against the table on
- * random lengths, alignments and chained pieces.
+ * random lengths, alignments and chained pieces. Also CRC-32C (crc32c.h),
+ * ISA-L's against the table the same way.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "lib/crc32c.h"
 #include "lib/crc_pi.h"
 
 typedef uint64_t (*crc64_fn)(uint64_t, const void *, size_t);
@@ -157,6 +159,51 @@ static void test_crc64_chaining(void **state)
 	}
 }
 
+/*
+ * CRC-32C's check value (RFC 3720 B.4's "123456789") and iSCSI's 32 bytes of
+ * zeros and of ones, on ISA-L's and on the table
+ */
+static void test_crc32c_vectors(void **state)
+{
+	uint8_t b[32];
+
+	(void)state;
+	assert_int_equal(crc32c(0, "123456789", 9), 0xe3069283);
+	assert_int_equal(crc32c_generic(0, "123456789", 9), 0xe3069283);
+	assert_int_equal(crc32c(0, "", 0), 0);
+	fill(b, sizeof(b), 0);
+	assert_int_equal(crc32c(0, b, sizeof(b)), 0x8a9136aa);
+	assert_int_equal(crc32c_generic(0, b, sizeof(b)), 0x8a9136aa);
+	fill(b, sizeof(b), 1);
+	assert_int_equal(crc32c(0, b, sizeof(b)), 0x62a8ab43);
+	assert_int_equal(crc32c_generic(0, b, sizeof(b)), 0x62a8ab43);
+}
+
+/* ISA-L's against the table on every length to 1100 and random ones, chained too */
+static void test_crc32c_matches_table(void **state)
+{
+	enum { MAX = 9000 };
+	uint8_t *buf = malloc(MAX + 16);
+
+	(void)state;
+	assert_non_null(buf);
+	srandom(32);
+	for (size_t i = 0; i < MAX + 16; i++)
+		buf[i] = (uint8_t)random();
+	for (int round = 0; round < 3000; round++) {
+		size_t len = round < 1100 ? (size_t)round : (size_t)random() % MAX;
+		size_t off = (size_t)random() % 16, cut = len ? (size_t)random() % len : 0;
+		uint32_t whole = crc32c_generic(0, buf + off, len);
+
+		assert_int_equal(crc32c(0, buf + off, len), whole);
+		assert_int_equal(crc32c(crc32c(0, buf + off, cut), buf + off + cut, len - cut),
+				 whole);
+		assert_int_equal(crc32c_generic(crc32c_generic(0, buf + off, cut),
+						buf + off + cut, len - cut), whole);
+	}
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -168,6 +215,8 @@ int main(void)
 		cmocka_unit_test(test_crc64_dispatch_vectors),
 		cmocka_unit_test(test_crc64_clmul_matches_table),
 		cmocka_unit_test(test_crc64_chaining),
+		cmocka_unit_test(test_crc32c_vectors),
+		cmocka_unit_test(test_crc32c_matches_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -95,7 +95,7 @@ static const struct ucmd_file_ops tp_fops = {
 
 void tp_register(struct ucmd_engine *e, const char *name)
 {
-	assert_int_equal(ucmd_engine_add_device(e, name, &tp_fops, NULL), 0);
+	assert_int_equal(engine_add_device(e, name, &tp_fops, NULL), 0);
 }
 
 void tp_reset(void)

@@ -175,7 +175,7 @@ static void test_other_module_denial(void **state)
 
 	(void)state;
 	env_up(&v);
-	assert_int_equal(ucmd_security_register(v.e, &other, NULL), 0);
+	assert_int_equal(security_register(v.e, &other, NULL), 0);
 	sqe = tp_prep(&v.ring, v.fd, TP_IO, TP_READ, 0, 1);
 	sqe->cmd_op = 7;
 	assert_int_equal(sec_submit_one(&v.ring), -EPERM);
@@ -190,7 +190,7 @@ static void test_other_module_denial(void **state)
 	assert_string_equal(str(o, "verb"), "read");
 	json_object_put(o);
 	sec_free_lines(lines, 1);
-	ucmd_security_unregister(v.e, "other");
+	security_unregister(v.e, "other");
 	env_down(&v);
 }
 
@@ -213,7 +213,7 @@ static void test_lost_records(void **state)
 	tp_register(e, "ng9n1");
 	assert_int_equal(ucmd_policy_load_file(ppath, &p, err, sizeof(err)), 0);
 	/* the engine's own policy module, with this policy in force */
-	ucmd_policy_module_set(security_engine_policy(e), p);
+	policy_module_set(security_engine_policy(e), p);
 	a = ucmd_audit_open_fd(afd, true);
 	assert_int_equal(ucmd_audit_register(e, a), 0);
 	sec_ring(e, &ring, 8);
@@ -248,7 +248,7 @@ static void test_lost_records(void **state)
 	sec_free_lines(lines, 2);
 
 	ucmd_queue_exit(&ring);
-	ucmd_security_unregister(e, "audit");
+	security_unregister(e, "audit");
 	ucmd_engine_free(e);
 	ucmd_audit_free(a);
 	close(full);
@@ -271,7 +271,7 @@ static int hostile_sqpoll(void *priv, const struct ucmd_cred *cred)
 {
 	(void)priv;
 	(void)cred;
-	ucmd_security_note(hostile_rule, false, &hostile_desc);
+	security_note(hostile_rule, false, &hostile_desc);
 	return INT_MIN;
 }
 
@@ -297,7 +297,7 @@ static void test_hostile_description(void **state)
 	memset(cred.hostnqn, 0xff, sizeof(cred.hostnqn));
 	snprintf(cred.hostid, sizeof(cred.hostid), "5d0a1f3e-0000-4000-8000-0000c0ffee01");
 	assert_non_null(a);
-	assert_int_equal(ucmd_security_register(e, &hostile, NULL), 0);
+	assert_int_equal(security_register(e, &hostile, NULL), 0);
 	assert_int_equal(ucmd_audit_register(e, a), 0);
 	assert_int_equal(security_uring_sqpoll(e, &cred), INT_MIN);
 	assert_int_equal(sec_read_lines(apath, lines, 8), 1);
@@ -318,8 +318,8 @@ static void test_hostile_description(void **state)
 	json_object_put(o);
 	json_tokener_free(tok);
 	sec_free_lines(lines, 1);
-	ucmd_security_unregister(e, "audit");
-	ucmd_security_unregister(e, "hostile");
+	security_unregister(e, "audit");
+	security_unregister(e, "hostile");
 	ucmd_engine_free(e);
 	ucmd_audit_free(a);
 	unlink(apath);

@@ -69,7 +69,7 @@ static void test_every_allocation_failure(void **state)
 		}
 		struct ucmd_policy_module *m = security_engine_policy(e);
 		assert_non_null(m);
-		struct ucmd_policy *p = ucmd_policy_module_current(m);
+		struct ucmd_policy *p = policy_module_current(m);
 		assert_non_null(p);
 		assert_true(ucmd_policy_nr_rules(p) > 0);
 		ucmd_policy_put(p);

@@ -138,7 +138,7 @@ static void test_teardown_restores_default(void **state)
 	(void)state;
 	tp_reset();
 	side_open(&s);
-	cur = ucmd_policy_module_current(security_engine_policy(s.e));
+	cur = policy_module_current(security_engine_policy(s.e));
 	assert_non_null(cur);
 	unsigned default_rules = ucmd_policy_nr_rules(cur);
 	ucmd_policy_put(cur);
@@ -147,7 +147,7 @@ static void test_teardown_restores_default(void **state)
 	assert_int_equal(side_cmd(&s, TP_READ), -EACCES);
 	ucmd_security_teardown(s.e);
 	assert_int_equal(side_cmd(&s, TP_READ), 0);
-	cur = ucmd_policy_module_current(security_engine_policy(s.e));
+	cur = policy_module_current(security_engine_policy(s.e));
 	assert_int_equal(ucmd_policy_nr_rules(cur), default_rules);
 	ucmd_policy_put(cur);
 	/* and setup works again after a teardown */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The files the security modules open (issue 12, class 9): a policy must be
+ * The files the security modules open (docs/security.md, "Policy and audit
+ * files"): a policy must be
  * a regular file of at most 1 MiB named directly; a FIFO, a symbolic link,
  * a directory, /dev/zero or an oversized file is refused at once with a
  * message that says what it is, and nothing blocks. The audit trail refuses

@@ -59,14 +59,14 @@ static bool judge(const struct ucmd_policy *p, const struct ucmd_cred *c, const 
 					 .f_mode = f_mode, .desc = &d };
 
 	ucmd_desc_init(&d, dev, TP_IO, 0);
-	ucmd_policy_desc_for_verb(&d, verb);
+	policy_desc_for_verb(&d, verb);
 	d.nsid = 1;
 	d.has_range = nlb != 0;
 	d.slba = slba;
 	d.nlb = nlb;
 	d.offset = slba * 512;
 	d.length = nlb * 512;
-	ucmd_policy_eval(p, &s, v);
+	policy_eval(p, &s, v);
 	return v->allow;
 }
 
@@ -151,7 +151,7 @@ static void test_hostnqn(void **state)
 	assert_false(judge(p, &local, "ng0n1", UCMD_VERB_READ, 0, 8, FMODE_READ, &v));
 	assert_string_equal(v.rule, "t.ini: default");
 	/* who the caller is matters: never a constant answer for a file */
-	assert_false(ucmd_policy_constant_allow(p, UCMD_HOOK_URING_CMD, "ng0n1", FMODE_READ, false));
+	assert_false(policy_constant_allow(p, UCMD_HOOK_URING_CMD, "ng0n1", FMODE_READ, false));
 	ucmd_policy_put(p);
 
 	/* the longest NQN there is (223 bytes): longer than libinih's 200-byte lines */
@@ -209,7 +209,7 @@ static void test_hostid(void **state)
 	/* a local client has no host ID */
 	assert_true(judge(p, &local, "ng0n1", UCMD_VERB_WRITE, 0, 8, FMODE_WRITE, &v));
 	assert_string_equal(v.rule, "t.ini: default");
-	assert_false(ucmd_policy_constant_allow(p, UCMD_HOOK_URING_CMD, "ng0n1", FMODE_WRITE, false));
+	assert_false(policy_constant_allow(p, UCMD_HOOK_URING_CMD, "ng0n1", FMODE_WRITE, false));
 	ucmd_policy_put(p);
 
 	parse_err("[rule]\nhostid =\naction = allow\n", "t.ini:2: ");
@@ -230,18 +230,18 @@ static void test_sqpoll_override_rules(void **state)
 	struct ucmd_policy_subject s = { .hook = UCMD_HOOK_URING_SQPOLL, .cred = &root };
 
 	(void)state;
-	ucmd_policy_eval(p, &s, &v);
+	policy_eval(p, &s, &v);
 	assert_true(v.allow);
 	s.cred = &nobody;
-	ucmd_policy_eval(p, &s, &v);
+	policy_eval(p, &s, &v);
 	assert_false(v.allow);
 	s.hook = UCMD_HOOK_URING_OVERRIDE_CREDS;
 	s.cred = &root;
 	s.new_cred = &nobody;
-	ucmd_policy_eval(p, &s, &v);
+	policy_eval(p, &s, &v);
 	assert_true(v.allow);
 	s.new_cred = &root;
-	ucmd_policy_eval(p, &s, &v);
+	policy_eval(p, &s, &v);
 	assert_false(v.allow);
 	ucmd_policy_put(p);
 }
@@ -344,7 +344,7 @@ static void test_default_policy(void **state)
 	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
 	buf[n] = 0;
 	fclose(f);
-	assert_string_equal(buf, ucmd_policy_default_text);
+	assert_string_equal(buf, policy_default_text);
 	/* inherit = default appends Linux's rules after a file's own */
 	p = parse_ok("[policy]\ninherit = default\n[rule]\nuid = 7\nverb = format\naction = allow\n");
 	assert_true(ucmd_policy_nr_rules(p) >= 11);
@@ -362,7 +362,7 @@ static void test_reload_keeps_previous(void **state)
 	struct ucmd_policy_verdict v;
 	struct ucmd_cred c = cred_of(1000, 1000, false);
 	struct ucmd_policy *p = parse_ok("[rule]\nverb = read\naction = allow\n");
-	struct ucmd_policy_module *m = ucmd_policy_module_new(p);
+	struct ucmd_policy_module *m = policy_module_new(p);
 	char err[256];
 	const char *bad = sec_tmpfile("[rule]\nverb = read\naction = allow\n[rule]\nverb = writ\n"
 				      "action = deny\n");
@@ -373,20 +373,20 @@ static void test_reload_keeps_previous(void **state)
 
 	(void)state;
 	ucmd_desc_init(&d, "ng0n1", 1, 2);
-	ucmd_policy_desc_for_verb(&d, UCMD_VERB_READ);
-	assert_int_equal(ucmd_policy_module_reload(m, bad, err, sizeof(err)), -EINVAL);
+	policy_desc_for_verb(&d, UCMD_VERB_READ);
+	assert_int_equal(policy_module_reload(m, bad, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, ":5: bad value 'writ' for 'verb'"));
 	assert_int_equal(strncmp(err, bad, strlen(bad)), 0);
-	ucmd_policy_module_eval(m, &s, &v);
+	policy_module_eval(m, &s, &v);
 	assert_true(v.allow);
-	assert_int_equal(ucmd_policy_module_reload(m, "/nonexistent/p.ini", err, sizeof(err)),
+	assert_int_equal(policy_module_reload(m, "/nonexistent/p.ini", err, sizeof(err)),
 			 -ENOENT);
-	ucmd_policy_module_eval(m, &s, &v);
+	policy_module_eval(m, &s, &v);
 	assert_true(v.allow);
-	assert_int_equal(ucmd_policy_module_reload(m, good, err, sizeof(err)), 0);
-	ucmd_policy_module_eval(m, &s, &v);
+	assert_int_equal(policy_module_reload(m, good, err, sizeof(err)), 0);
+	policy_module_eval(m, &s, &v);
 	assert_false(v.allow);
-	ucmd_policy_module_free(m);
+	policy_module_free(m);
 	unlink(bad);
 	unlink(good);
 }
@@ -412,17 +412,17 @@ static void *evaluator(void *arg)
 	struct ucmd_policy_verdict v;
 
 	ucmd_desc_init(&d, "ng0n1", 1, 2);
-	ucmd_policy_desc_for_verb(&d, UCMD_VERB_READ);
+	policy_desc_for_verb(&d, UCMD_VERB_READ);
 	while (!atomic_load(&rc->stop)) {
-		struct ucmd_policy *p = ucmd_policy_module_current(rc->m);
+		struct ucmd_policy *p = policy_module_current(rc->m);
 		unsigned n = ucmd_policy_nr_rules(p);
-		ucmd_policy_eval(p, &s, &v);
+		policy_eval(p, &s, &v);
 		/* policy A: 2 rules, read allowed by rule A; policy B: 3 rules, denied by B */
 		if (!((n == 2 && v.allow && strstr(v.rule, " A")) ||
 		      (n == 3 && !v.allow && strstr(v.rule, " B"))))
 			atomic_fetch_add(&rc->bad, 1);
 		ucmd_policy_put(p);
-		ucmd_policy_module_eval(rc->m, &s, &v);
+		policy_module_eval(rc->m, &s, &v);
 		atomic_fetch_add(&rc->evals, 1);
 	}
 	return NULL;
@@ -433,7 +433,7 @@ static void test_reload_concurrent(void **state)
 	static const char a[] = "[rule A]\nverb = read\naction = allow\n[rule A]\naction = deny\n";
 	static const char b[] = "[rule B]\nverb = write\naction = allow\n[rule B]\nverb = read\n"
 				"action = deny\n[rule B]\naction = allow\n";
-	struct reload_ctx rc = { .m = ucmd_policy_module_new(parse_ok(a)) };
+	struct reload_ctx rc = { .m = policy_module_new(parse_ok(a)) };
 	pthread_t th[3];
 	char err[128];
 
@@ -450,14 +450,14 @@ static void test_reload_concurrent(void **state)
 		const char *t = (i & 1) ? a : b;
 		assert_int_equal(ucmd_policy_load_string("r.ini", t, strlen(t), &p, err,
 							 sizeof(err)), 0);
-		ucmd_policy_module_set(rc.m, p);
+		policy_module_set(rc.m, p);
 	}
 	atomic_store(&rc.stop, true);
 	for (int i = 0; i < 3; i++)
 		pthread_join(th[i], NULL);
 	assert_int_equal(atomic_load(&rc.bad), 0);
 	assert_true(atomic_load(&rc.evals) >= 3000);
-	ucmd_policy_module_free(rc.m);
+	policy_module_free(rc.m);
 }
 
 int main(void)

@@ -120,7 +120,7 @@ static int run_row(const struct row *r, const char *policy_path)
 	e = ucmd_engine_new();
 	tp_register(e, "ng9n1");
 	tp_register(e, "nvme9");
-	ucmd_null_register(e);
+	null_register(e);
 	if (ucmd_security_setup(e, policy_path, NULL, err, sizeof(err))) {
 		fprintf(stderr, "setup: %s\n", err);
 		return 100;

@@ -18,7 +18,7 @@ void sfx_setup(struct sfx *s, const struct fx_opts *o)
 	c->sock = -1;
 	c->pidfd = -1;
 	c->pid = getpid();
-	ucmd_cred_current(&c->cred);
+	current_cred(&c->cred);
 	assert_int_equal(user_mm_init_remote(&c->mm, getpid()), 0);
 	pthread_mutex_init(&c->lock, NULL);
 	srv_mem_init(c);

@@ -78,7 +78,7 @@ static const struct store_factory dev_factory = {
 	.open = dev_factory_open,
 	.cleanup = dev_factory_cleanup,
 	.tracks_allocation = true,
-	/* the store never extends the file it is given (issue 12) */
+	/* the store never extends the file it is given (docs/security.md) */
 	.fixed_capacity = true,
 };
 
@@ -220,7 +220,7 @@ static void test_open_errors(void **state)
 }
 
 /*
- * Issue 12: the device store never truncates or extends. Shrinking keeps
+ * docs/store.md: the device store never truncates or extends. Shrinking keeps
  * the file's bytes past the new end; a size that is not a whole number of
  * direct-I/O blocks on a file that ends there never pads the file.
  */

@@ -179,7 +179,7 @@ static void test_short_file_reads_zero(void **state)
 }
 
 /*
- * Issue 12: the store never follows a symlink at its path, never takes over
+ * docs/security.md, "The controller directory": the store never follows a symlink at its path, never takes over
  * an existing file when asked to create one, never extends an existing file
  * on open, and creates its file 0600.
  */
