@@ -25,6 +25,7 @@
 
 #include <json-c/json.h>
 
+#include "lib/crc32c.h"
 #include "fdp.h"
 
 #define MODEL_MAGIC	"UCMDFDP2"
@@ -314,7 +315,7 @@ static int save_model(struct ucmd_ctrl *c, const struct nvmet_ns *ns)
 		memcpy(p, &mr, sizeof(mr));
 	}
 	memcpy(p, m->l2p, m->nlba * sizeof(uint32_t));
-	h->crc = nvmet_crc32c(0, buf + sizeof(*h), len - sizeof(*h));
+	h->crc = crc32c(0, buf + sizeof(*h), len - sizeof(*h));
 	model_name(name, sizeof(name), ns->nsid);
 	ret = nvmet_write_atomic(c, name, buf, len);
 	free(buf);
@@ -370,7 +371,7 @@ static int load_file(struct ucmd_ctrl *c, struct nvmet_ns *ns)
 		memcpy(&h, buf, sizeof(h));
 		if (memcmp(h.magic, MODEL_MAGIC, sizeof(h.magic)) || h.nlba != m->nlba ||
 		    h.bpr != m->bpr || h.nru != m->nru || h.nstreams != m->nstreams ||
-		    h.crc != nvmet_crc32c(0, buf + sizeof(h), len - sizeof(h)))
+		    h.crc != crc32c(0, buf + sizeof(h), len - sizeof(h)))
 			ret = -EINVAL;
 	}
 	if (!ret) {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/crc32c.h"
 #include "ctrl_int.h"
 
 #define ATYPE_SCAN	0x10
@@ -116,8 +117,8 @@ uint16_t nvmet_log_lba_status(struct ucmd_ctrl *c, const struct nvmet_req *req, 
 		if (!ns || !ns->uncor.n)
 			continue;
 		el->neid = htole32(i);
-		crc = nvmet_crc32c(crc, &i, sizeof(i));
-		crc = nvmet_crc32c(crc, ns->uncor.r, ns->uncor.n * sizeof(ns->uncor.r[0]));
+		crc = crc32c(crc, &i, sizeof(i));
+		crc = crc32c(crc, ns->uncor.r, ns->uncor.n * sizeof(ns->uncor.r[0]));
 		el->ratype = ATYPE_TRACKED;
 		for (size_t k = 0; k < ns->uncor.n; k++) {
 			uint64_t s = ns->uncor.r[k].slba, left = ns->uncor.r[k].nlb;
