@@ -101,6 +101,11 @@ int io_uring_cmd_import_fixed(uint64_t ubuf, size_t len, int rw, struct iov_iter
 	return io_import_fixed(req->ctx, rw, req->buf_index, ubuf, len, iter);
 }
 
+const struct user_mm *io_uring_cmd_mm(const struct io_uring_cmd *cmd)
+{
+	return cmd_to_req(cmd)->ctx->task->mm;
+}
+
 void *io_uring_cmd_snap(const struct io_uring_cmd *cmd)
 {
 	/* the flag, not the pointer, says whether it is this request's */

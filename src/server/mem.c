@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -47,7 +48,7 @@ int srv_region_add(struct srv_client *c, int memfd, uint64_t caddr, uint64_t len
 		return -EINVAL;
 	if (fstat(memfd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size < len)
 		return -EINVAL;
-	pthread_mutex_lock(&c->lock);
+	pthread_mutex_lock(&c->region_lock);
 	if (c->nr_regions == SRV_MAX_REGIONS) {
 		ret = -ENOSPC;
 		goto out;
@@ -67,7 +68,7 @@ int srv_region_add(struct srv_client *c, int memfd, uint64_t caddr, uint64_t len
 	}
 	c->regions[c->nr_regions++] = (struct srv_region){ .caddr = caddr, .len = len, .daddr = p };
 out:
-	pthread_mutex_unlock(&c->lock);
+	pthread_mutex_unlock(&c->region_lock);
 	return ret;
 }
 
@@ -75,7 +76,7 @@ int srv_region_del(struct srv_client *c, uint64_t caddr)
 {
 	int ret = -ENOENT;
 
-	pthread_mutex_lock(&c->lock);
+	pthread_mutex_lock(&c->region_lock);
 	for (unsigned i = 0; i < c->nr_regions; i++) {
 		if (!c->regions[i].retired && c->regions[i].caddr == caddr) {
 			c->regions[i].retired = true;
@@ -83,13 +84,20 @@ int srv_region_del(struct srv_client *c, uint64_t caddr)
 			break;
 		}
 	}
-	pthread_mutex_unlock(&c->lock);
+	pthread_mutex_unlock(&c->region_lock);
 	return ret;
 }
+
+static const struct user_mm_ops client_mm_ops;
 
 void srv_mem_init(struct srv_client *c)
 {
 	pthread_mutex_init(&c->bcache_lock, NULL);
+	pthread_mutex_init(&c->region_lock, NULL);
+	c->task_mm.ops = &client_mm_ops;
+	c->task_mm.mem_fd = c->task_mm.maps_fd = -1;
+	c->task.mm = &c->task_mm;
+	c->task.cred = &c->cred;
 }
 
 void srv_mem_free(struct srv_client *c)
@@ -104,6 +112,7 @@ void srv_mem_free(struct srv_client *c)
 	}
 	c->bcache_bytes = 0;
 	pthread_mutex_destroy(&c->bcache_lock);
+	pthread_mutex_destroy(&c->region_lock);
 }
 
 void *srv_region_lookup(struct srv_client *c, uint64_t caddr, uint64_t len)
@@ -112,7 +121,7 @@ void *srv_region_lookup(struct srv_client *c, uint64_t caddr, uint64_t len)
 
 	if (caddr + len < caddr)
 		return NULL;
-	pthread_mutex_lock(&c->lock);
+	pthread_mutex_lock(&c->region_lock);
 	for (unsigned i = 0; i < c->nr_regions; i++) {
 		const struct srv_region *r = &c->regions[i];
 
@@ -121,9 +130,100 @@ void *srv_region_lookup(struct srv_client *c, uint64_t caddr, uint64_t len)
 			break;
 		}
 	}
-	pthread_mutex_unlock(&c->lock);
+	pthread_mutex_unlock(&c->region_lock);
 	return ret;
 }
+
+/*
+ * The client as the engine's task sees it (c->task_mm): a range inside one
+ * region is the daemon's own mapping of it; anything else goes through the
+ * client's /proc/PID/mem (c->mm), whose loss cuts the client off.
+ */
+static struct srv_client *mm_client(const struct user_mm *mm)
+{
+	return (struct srv_client *)((char *)mm - offsetof(struct srv_client, task_mm));
+}
+
+static size_t cmm_left(struct srv_client *c, int ret, size_t n)
+{
+	if (ret && user_mm_gone(&c->mm) && c->sock >= 0)
+		shutdown(c->sock, SHUT_RD);
+	return ret ? n : 0;
+}
+
+static size_t cmm_copy_from(const struct user_mm *mm, void *dst, uint64_t usrc, size_t n)
+{
+	struct srv_client *c = mm_client(mm);
+	void *r = n ? srv_region_lookup(c, usrc, n) : NULL;
+
+	if (r) {
+		memcpy(dst, r, n);
+		return 0;
+	}
+	return cmm_left(c, user_mm_copy_from(&c->mm, dst, usrc, n), n);
+}
+
+static size_t cmm_copy_to(const struct user_mm *mm, uint64_t udst, const void *src, size_t n)
+{
+	struct srv_client *c = mm_client(mm);
+	void *r = n ? srv_region_lookup(c, udst, n) : NULL;
+
+	if (r) {
+		memcpy(r, src, n);
+		return 0;
+	}
+	return cmm_left(c, user_mm_copy_to(&c->mm, udst, src, n), n);
+}
+
+static size_t cmm_clear(const struct user_mm *mm, uint64_t udst, size_t n)
+{
+	struct srv_client *c = mm_client(mm);
+	void *r = n ? srv_region_lookup(c, udst, n) : NULL;
+
+	if (r) {
+		memset(r, 0, n);
+		return 0;
+	}
+	return cmm_left(c, c->mm.ops->clear(&c->mm, udst, n) ? -EFAULT : 0, n);
+}
+
+static size_t cmm_fault_in(const struct user_mm *mm, uint64_t uaddr, size_t n, bool write)
+{
+	struct srv_client *c = mm_client(mm);
+	size_t left;
+
+	/* a region is mapped whole, sealed against shrinking */
+	if (!n || srv_region_lookup(c, uaddr, n))
+		return 0;
+	left = write ? c->mm.ops->fault_in_writeable(&c->mm, uaddr, n)
+		     : c->mm.ops->fault_in_readable(&c->mm, uaddr, n);
+	return cmm_left(c, left ? -EFAULT : 0, n) ? left : 0;
+}
+
+static size_t cmm_fault_in_readable(const struct user_mm *mm, uint64_t uaddr, size_t n)
+{
+	return cmm_fault_in(mm, uaddr, n, false);
+}
+
+static size_t cmm_fault_in_writeable(const struct user_mm *mm, uint64_t uaddr, size_t n)
+{
+	return cmm_fault_in(mm, uaddr, n, true);
+}
+
+static void *cmm_map_local(const struct user_mm *mm, uint64_t uaddr, size_t n)
+{
+	return srv_region_lookup(mm_client(mm), uaddr, n);
+}
+
+static const struct user_mm_ops client_mm_ops = {
+	.name = "ucmdd_client",
+	.copy_from = cmm_copy_from,
+	.copy_to = cmm_copy_to,
+	.clear = cmm_clear,
+	.fault_in_readable = cmm_fault_in_readable,
+	.fault_in_writeable = cmm_fault_in_writeable,
+	.map_local = cmm_map_local,
+};
 
 /* ---- copies ---- */
 

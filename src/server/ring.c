@@ -713,6 +713,8 @@ static int ring_setup(struct srv_ring *r, const struct ucmdd_queue_init *req,
 		return ret;
 	r->er_live = true;
 	io_ring_set_owner_wake(&r->er, r->owner_efd);
+	/* the client's ring: its addresses are the client's, its identity frozen at connect */
+	io_ring_set_task(&r->er, &r->c->task);
 	return 0;
 }
 

@@ -46,7 +46,6 @@ struct srv_slot {
 	uint64_t fix_caddr;
 	void *fix_daddr;
 	size_t fix_len;
-	struct __kernel_timespec ts;	/* TIMEOUT / LINK_TIMEOUT, read from the client */
 	unsigned next_free;
 	/* srv_xlate_gather_out(): the data's copy back is done, and how it went */
 	bool out_done;

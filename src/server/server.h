@@ -32,6 +32,7 @@
 #include <sys/uio.h>
 
 #include "core/cred.h"
+#include "core/task.h"
 #include "daemon/proto.h"
 #include "server/quota.h"
 #include "uaccess/uaccess.h"
@@ -77,6 +78,13 @@ struct srv_client {
 	pid_t pid;			/* SO_PEERCRED */
 	struct ucmd_cred cred;		/* SO_PEERCRED + SO_PEERGROUPS + CapEff */
 	struct user_mm mm;		/* the client's address space, opened as it at connect */
+	/*
+	 * The engine's view of the client (core/task.h): its rings' addresses
+	 * name task_mm -- the regions it shared, else mm -- and they act with
+	 * cred, frozen at connect.
+	 */
+	struct user_mm task_mm;
+	struct ucmd_task task;
 	int pidfd;			/* the connecting process (SO_PEERPIDFD): exit ends the client */
 	pthread_t thread;		/* control thread (client.c) */
 	atomic_bool dead;		/* connection gone: rings stop and clean up */
@@ -94,6 +102,11 @@ struct srv_client {
 	uint8_t fd_kind[SRV_FD_SPACE];
 	uint32_t fd_gen[SRV_FD_SPACE];
 	unsigned nr_fds;		/* entries not -1: at most SRV_MAX_FDS */
+	/*
+	 * Regions have a lock of their own: the engine looks them up while
+	 * issuing (task_mm), and the proxy submits under c->lock.
+	 */
+	pthread_mutex_t region_lock;
 	struct srv_region regions[SRV_MAX_REGIONS];
 	unsigned nr_regions;
 	struct srv_ring *rings[SRV_MAX_RINGS];
@@ -155,7 +168,10 @@ int srv_fd_remove(struct srv_client *c, int cfd);
  */
 int srv_region_add(struct srv_client *c, int memfd, uint64_t caddr, uint64_t len);
 int srv_region_del(struct srv_client *c, uint64_t caddr);
-/* A new client's memory state; and its end: regions unmapped, bounce cache freed. */
+/*
+ * A new client's memory state (c->mm already opened: its task's mm is set
+ * up here); and its end: regions unmapped, bounce cache freed.
+ */
 void srv_mem_init(struct srv_client *c);
 void srv_mem_free(struct srv_client *c);
 /* The daemon's address for [caddr, caddr + len) when one region holds it whole, else NULL. */

@@ -116,25 +116,19 @@ static int xlate_rw(struct srv_xl *x, const struct io_uring_sqe *csqe, struct io
 			 csqe->opcode == IORING_OP_WRITE_FIXED;
 	int ret;
 
-	s->out = to_device ? SRV_OUT_NONE : SRV_OUT_RES;
 	switch (csqe->opcode) {
-	case IORING_OP_READV:
-	case IORING_OP_WRITEV:
-		ret = srv_bounce_vec_get(x->c, &s->vec, csqe->addr, csqe->len, to_device);
-		esqe->addr = (uint64_t)(uintptr_t)s->vec.div;
-		return ret;
 	case IORING_OP_READ_FIXED:
 	case IORING_OP_WRITE_FIXED: {
 		uint64_t eaddr = 0;
 
+		s->out = to_device ? SRV_OUT_NONE : SRV_OUT_RES;
 		ret = xlate_fixed(x, s, csqe->buf_index, csqe->addr, csqe->len, to_device, &eaddr);
 		esqe->addr = eaddr;
 		return ret;
 	}
 	default:
-		ret = srv_bounce_get(x->c, &s->data, csqe->addr, csqe->len, to_device);
-		esqe->addr = (uint64_t)(uintptr_t)s->data.daddr;
-		return ret;
+		/* the client's own address: the engine reaches it through the client's task */
+		return 0;
 	}
 }
 
@@ -149,35 +143,22 @@ static int xlate_nvme(struct srv_xl *x, const struct io_uring_sqe *csqe, struct 
 	uint64_t eaddr = 0;
 	int ret = 0;
 
+	/*
+	 * Only a registered buffer is the daemon's to translate: every other
+	 * address (data, iovec array, metadata) is the client's, which the
+	 * engine reaches through the client's task when it issues the command.
+	 */
 	memcpy(&u, csqe->cmd, sizeof(u));
+	if (!fixed || !u.data_len || vec)
+		return 0;
 	to_device = u.opcode & 1;
 	s->out = to_device ? SRV_OUT_NONE : SRV_OUT_NVME;
-	if (u.data_len) {
-		if (fixed && vec)
-			return -EINVAL;	/* the driver's answer: fixed buffers are flat */
-		if (fixed) {
-			ret = xlate_fixed(x, s, csqe->buf_index, u.addr, u.data_len, to_device,
-					  &eaddr);
-		} else if (vec) {
-			ret = srv_bounce_vec_get(x->c, &s->vec, u.addr, u.data_len, to_device);
-			eaddr = (uint64_t)(uintptr_t)s->vec.div;
-		} else {
-			ret = srv_bounce_get(x->c, &s->data, u.addr, u.data_len, to_device);
-			eaddr = (uint64_t)(uintptr_t)s->data.daddr;
-		}
-		if (ret)
-			return ret;
-	}
+	ret = xlate_fixed(x, s, csqe->buf_index, u.addr, u.data_len, to_device, &eaddr);
+	if (ret)
+		return ret;
 	u.addr = eaddr;
-	/* metadata exists for the driver only beside data (nvme_build_user_request) */
-	if (u.data_len && u.metadata && u.metadata_len) {
-		ret = srv_bounce_get(x->c, &s->meta, u.metadata, u.metadata_len, to_device);
-		u.metadata = (uint64_t)(uintptr_t)s->meta.daddr;
-	} else {
-		u.metadata = 0;
-	}
 	memcpy(esqe->cmd, &u, sizeof(u));
-	return ret;
+	return 0;
 }
 
 static int xlate_uring_cmd(struct srv_xl *x, const struct io_uring_sqe *csqe,
@@ -309,13 +290,8 @@ int srv_xlate(struct srv_xl *x, const struct io_uring_sqe *csqe, struct io_uring
 		break;
 	case IORING_OP_TIMEOUT:
 	case IORING_OP_LINK_TIMEOUT:
+		/* the engine reads the timespec from the client's memory itself */
 		esqe->fd = -1;
-		/* the engine's prep: one timespec */
-		if (csqe->len != 1)
-			return -EINVAL;
-		if (srv_copy_from(x->c, &s->ts, csqe->addr, sizeof(s->ts)))
-			return -EFAULT;
-		esqe->addr = (uint64_t)(uintptr_t)&s->ts;
 		return 0;
 	case IORING_OP_ASYNC_CANCEL:
 		return xlate_cancel(x, csqe, esqe, s);

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Bouncing a request whose user memory is another process's (a ucmdd
+ * client's remote mm): the device reaches only this process's memory, so
+ * such data goes through a buffer of ours, as swiotlb bounces for a device
+ * that cannot reach the pages. Filled when the request is issued (the
+ * device reads it now, so a Write linked behind a Read into the same
+ * buffer sends what that Read brought) and copied back when the request
+ * completes, before its CQE, so the next request of a chain finds it there.
+ *
+ * Ranges the owner shared with us (user_mm_ops.map_local) are handed to the
+ * device as they are: no copy. An mm of this process never gets here.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host.h"
+
+struct nvme_bounce {
+	struct iov_iter user;		/* the user's segments, in their mm */
+	const struct user_mm *meta_mm;	/* the metadata's, NULL: not bounced */
+	uint64_t meta_uaddr;
+	uint32_t meta_len;
+	bool write;
+	size_t len;			/* bytes of buf */
+	unsigned char buf[];
+};
+
+static bool in_buf(const struct nvme_bounce *b, const void *p)
+{
+	const unsigned char *c = p;
+
+	return c >= b->buf && c < b->buf + b->len;
+}
+
+static void *local_range(const struct user_mm *mm, uint64_t uaddr, size_t n)
+{
+	return mm->ops->map_local && n ? mm->ops->map_local(mm, uaddr, n) : NULL;
+}
+
+int nvme_rq_bounce(struct request *rq, const struct user_mm *meta_mm, bool write)
+{
+	struct nvme_request *req = nvme_req(rq);
+	const struct user_mm *mm = req->has_data ? req->data.mm : NULL;
+	void *meta_local = NULL;
+	struct iovec *dev;
+	struct nvme_bounce *b;
+	size_t need = 0, off = 0;
+	unsigned nr = mm ? req->data.nr_segs : 0;
+
+	if (user_mm_is_self(meta_mm) || !rq->meta_len)
+		meta_mm = NULL;
+	if (!mm && !meta_mm)
+		return 0;
+	for (unsigned i = 0; i < nr; i++)
+		if (!local_range(mm, (uint64_t)(uintptr_t)req->data.iov[i].iov_base,
+				 req->data.iov[i].iov_len))
+			need += req->data.iov[i].iov_len;
+	if (meta_mm) {
+		meta_local = local_range(meta_mm, (uint64_t)(uintptr_t)rq->meta, rq->meta_len);
+		if (!meta_local)
+			need += rq->meta_len;
+	}
+	b = malloc(sizeof(*b) + need);
+	if (!b)
+		return -ENOMEM;
+	b->len = need;
+	b->write = write;
+	b->meta_mm = meta_mm;
+	b->meta_uaddr = (uint64_t)(uintptr_t)rq->meta;
+	b->meta_len = rq->meta_len;
+	b->user.mm = NULL;
+	b->user.nr_segs = 0;
+	b->user.alloc = NULL;
+	dev = NULL;
+	if (mm) {
+		/* the user's segments move to b; the request gets the device's */
+		b->user = req->data;
+		if (req->data.iov == req->data.fast)
+			b->user.iov = b->user.fast;
+		dev = nr <= UCMD_FAST_IOV ? req->data.fast : malloc(nr * sizeof(*dev));
+		if (!dev) {
+			free(b);
+			return -ENOMEM;
+		}
+		for (unsigned i = 0; i < nr; i++) {
+			uint64_t ua = (uint64_t)(uintptr_t)b->user.iov[i].iov_base;
+			size_t l = b->user.iov[i].iov_len;
+			void *p = local_range(mm, ua, l);
+
+			if (!p) {
+				p = b->buf + off;
+				off += l;
+				if (write && user_mm_copy_from(mm, p, ua, l))
+					goto fault;
+			}
+			dev[i] = (struct iovec){ p, l };
+		}
+		req->data.mm = NULL;
+		req->data.iov = dev;
+		req->data.alloc = dev == req->data.fast ? NULL : dev;
+		rq->segs = dev;
+	}
+	if (meta_mm) {
+		if (!meta_local) {
+			meta_local = b->buf + off;
+			if (write && user_mm_copy_from(meta_mm, meta_local, b->meta_uaddr, b->meta_len))
+				goto fault;
+		}
+		rq->meta = meta_local;
+	}
+	req->bounce = b;
+	return 0;
+fault:
+	if (mm) {
+		/* the request's segments back as they were: its release frees them */
+		if (dev != req->data.fast)
+			free(dev);
+		req->data = b->user;
+		if (b->user.iov == b->user.fast)
+			req->data.iov = req->data.fast;
+		rq->segs = req->data.iov;
+	}
+	free(b);
+	return -EFAULT;
+}
+
+int nvme_rq_bounce_out(struct request *rq, int status)
+{
+	struct nvme_request *req = nvme_req(rq);
+	struct nvme_bounce *b = req->bounce;
+	int err = 0;
+
+	if (!b || b->write || status)
+		return status;
+	for (unsigned i = 0; i < b->user.nr_segs && !err; i++) {
+		const struct iovec *d = &req->data.iov[i];
+
+		if (in_buf(b, d->iov_base))
+			err = user_mm_copy_to(b->user.mm, (uint64_t)(uintptr_t)b->user.iov[i].iov_base,
+					      d->iov_base, d->iov_len);
+	}
+	if (!err && b->meta_mm && in_buf(b, rq->meta))
+		err = user_mm_copy_to(b->meta_mm, b->meta_uaddr, rq->meta, b->meta_len);
+	/* the device's data could not reach the user's buffer: Linux's -EFAULT */
+	return err ? -EFAULT : 0;
+}
+
+void nvme_rq_bounce_free(struct request *rq)
+{
+	struct nvme_request *req = nvme_req(rq);
+	struct nvme_bounce *b = req->bounce;
+
+	if (!b)
+		return;
+	req->bounce = NULL;
+	iov_iter_release(&b->user);
+	free(b);
+}
