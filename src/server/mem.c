@@ -215,6 +215,23 @@ static void *cmm_map_local(const struct user_mm *mm, uint64_t uaddr, size_t n)
 	return srv_region_lookup(mm_client(mm), uaddr, n);
 }
 
+/* The engine's bounces for this client count with the daemon's own (SRV_MAX_BOUNCE). */
+static int cmm_bounce_charge(const struct user_mm *mm, size_t n)
+{
+	struct srv_client *c = mm_client(mm);
+
+	if (atomic_fetch_add(&c->bounce_bytes, n) + n > SRV_MAX_BOUNCE) {
+		atomic_fetch_sub(&c->bounce_bytes, n);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void cmm_bounce_uncharge(const struct user_mm *mm, size_t n)
+{
+	atomic_fetch_sub(&mm_client(mm)->bounce_bytes, n);
+}
+
 static const struct user_mm_ops client_mm_ops = {
 	.name = "ucmdd_client",
 	.copy_from = cmm_copy_from,
@@ -223,6 +240,8 @@ static const struct user_mm_ops client_mm_ops = {
 	.fault_in_readable = cmm_fault_in_readable,
 	.fault_in_writeable = cmm_fault_in_writeable,
 	.map_local = cmm_map_local,
+	.bounce_charge = cmm_bounce_charge,
+	.bounce_uncharge = cmm_bounce_uncharge,
 };
 
 /* ---- copies ---- */

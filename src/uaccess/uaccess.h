@@ -60,6 +60,13 @@ struct user_mm_ops {
 	 * such a range to its device as it is, bouncing only the rest.
 	 */
 	void *(*map_local)(const struct user_mm *mm, uint64_t uaddr, size_t n);
+	/*
+	 * Optional: account n bytes of bounce buffer held for this address
+	 * space's owner (0, or -ENOMEM past its limit), and give them back.
+	 * Linux charges pinned pages to the owner's RLIMIT_MEMLOCK alike.
+	 */
+	int (*bounce_charge)(const struct user_mm *mm, size_t n);
+	void (*bounce_uncharge)(const struct user_mm *mm, size_t n);
 };
 
 struct user_mm {

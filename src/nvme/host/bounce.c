@@ -19,6 +19,7 @@
 
 struct nvme_bounce {
 	struct iov_iter user;		/* the user's segments, in their mm */
+	const struct user_mm *charged;	/* len bytes counted against it, or NULL */
 	const struct user_mm *meta_mm;	/* the metadata's, NULL: not bounced */
 	uint64_t meta_uaddr;
 	uint32_t meta_len;
@@ -62,9 +63,20 @@ int nvme_rq_bounce(struct request *rq, const struct user_mm *meta_mm, bool write
 		if (!meta_local)
 			need += rq->meta_len;
 	}
-	b = malloc(sizeof(*b) + need);
-	if (!b)
-		return -ENOMEM;
+	{
+		const struct user_mm *owner = mm ? mm : meta_mm;
+
+		/* the owner's limit on what it makes us hold (ucmdd: per client) */
+		if (owner->ops->bounce_charge && owner->ops->bounce_charge(owner, need))
+			return -ENOMEM;
+		b = malloc(sizeof(*b) + need);
+		if (!b) {
+			if (owner->ops->bounce_uncharge)
+				owner->ops->bounce_uncharge(owner, need);
+			return -ENOMEM;
+		}
+		b->charged = owner->ops->bounce_charge ? owner : NULL;
+	}
 	b->len = need;
 	b->write = write;
 	b->meta_mm = meta_mm;
@@ -81,6 +93,8 @@ int nvme_rq_bounce(struct request *rq, const struct user_mm *meta_mm, bool write
 			b->user.iov = b->user.fast;
 		dev = nr <= UCMD_FAST_IOV ? req->data.fast : malloc(nr * sizeof(*dev));
 		if (!dev) {
+			if (b->charged)
+				b->charged->ops->bounce_uncharge(b->charged, b->len);
 			free(b);
 			return -ENOMEM;
 		}
@@ -122,6 +136,8 @@ fault:
 			req->data.iov = req->data.fast;
 		rq->segs = req->data.iov;
 	}
+	if (b->charged)
+		b->charged->ops->bounce_uncharge(b->charged, b->len);
 	free(b);
 	return -EFAULT;
 }
@@ -156,5 +172,7 @@ void nvme_rq_bounce_free(struct request *rq)
 		return;
 	req->bounce = NULL;
 	iov_iter_release(&b->user);
+	if (b->charged)
+		b->charged->ops->bounce_uncharge(b->charged, b->len);
 	free(b);
 }

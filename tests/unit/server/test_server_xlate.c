@@ -75,6 +75,13 @@ static int run(struct xt *t)
 	return res;
 }
 
+/* Translate and run the client SQE as it stands again. */
+static int run_again(struct xt *t, struct srv_slot *s)
+{
+	assert_int_equal(srv_xlate(&t->x, t->c, t->e, s), 0);
+	return run(t);
+}
+
 static int xl(struct xt *t, struct srv_slot *s)
 {
 	memset(t->eb, 0xa5, sizeof(t->eb));
@@ -228,6 +235,16 @@ static void test_bad_address(void **state)
 	ucmd_prep_readv(t->c, t->s.bdev, (void *)0x3000, 2, 0);
 	assert_int_equal(xl(t, s), 0);
 	assert_int_equal(srv_xlate_complete(&t->x, s, run(t)), -EFAULT);
+	/* the engine's bounces count against the client's limit: -ENOMEM past it */
+	atomic_store(&t->s.c.bounce_bytes, SRV_MAX_BOUNCE - 100);
+	fx_rw_cmd(&u, 0x01, t->s.fx.nsid, 0, 1, buf, t->s.fx.lbs);
+	nvme_sqe(t, t->s.ng, NVME_URING_CMD_IO, &u);
+	assert_int_equal(xl(t, s), 0);
+	assert_int_equal(srv_xlate_complete(&t->x, s, run(t)), -ENOMEM);
+	assert_int_equal(atomic_load(&t->s.c.bounce_bytes), SRV_MAX_BOUNCE - 100);
+	atomic_store(&t->s.c.bounce_bytes, 0);
+	assert_int_equal(srv_xlate_complete(&t->x, s, run_again(t, s)), 0);
+	assert_int_equal(atomic_load(&t->s.c.bounce_bytes), 0);
 	free(buf);
 }
 
