@@ -134,8 +134,6 @@ void io_ring_set_owner_wake(struct ucmd_ring *ring, int efd)
 	ring_to_ctx(ring)->owner_efd = efd;
 }
 
-const struct ucmd_task ucmd_task_self = { .mm = &user_mm_self };
-
 void io_ring_set_task(struct ucmd_ring *ring, const struct ucmd_task *task)
 {
 	struct ucmd_ctx *ctx = ring_to_ctx(ring);

@@ -30,4 +30,17 @@ struct ucmd_task {
 
 extern const struct ucmd_task ucmd_task_self;
 
+/*
+ * The task the calling thread acts for: ucmd_task_self unless overridden.
+ * The synchronous paths (ioctl) reach user memory through its mm, as
+ * Linux's reach current's.
+ */
+const struct ucmd_task *current_task(void);
+/*
+ * Act for t on the calling thread (NULL: back to this process), its cred
+ * included (cred_override_set); t outlives the override. ucmdd's threads
+ * act for their client this way.
+ */
+void task_override_set(const struct ucmd_task *t);
+
 #endif

@@ -552,7 +552,7 @@ static void *proxy_thread(void *arg)
 	unsigned idle_spins = 0;
 
 	/* everything the engine does for this ring sees the client */
-	cred_override_set(&r->c->cred);
+	task_override_set(&r->c->task);
 	while (!proxy_done(r)) {
 		unsigned did;
 

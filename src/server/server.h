@@ -9,7 +9,6 @@
  *   listen.c     the socket, accept, the peer's identity
  *   client.c     one connection: its control thread, the request table
  *   fdtab.c      the client's fd numbers -> the engine's
- *   ioctl.c      the synchronous path: the ioctl's arguments bounced
  *   mem.c        the client's memory: regions it shared, copies, bounces
  *   ring.c       a client ring: the shared memfd, its proxy thread
  *   efd.c        the eventfds a client shares: never waited on
@@ -228,9 +227,6 @@ int srv_bounce_vec_get(struct srv_client *c, struct srv_bounce_vec *v, uint64_t 
 		       unsigned nr, bool in);
 int srv_bounce_vec_put(struct srv_client *c, struct srv_bounce_vec *v, size_t out_len);
 
-/* ---- ioctl.c ---- */
-/* UCMDD_IOCTL: the engine's ioctl on the client's fd with its arguments bounced. */
-int srv_ioctl(struct srv_client *c, int cfd, unsigned long cmd, uint64_t carg);
 
 /* ---- ring.c ---- */
 /*

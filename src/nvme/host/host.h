@@ -26,6 +26,7 @@
 #include "block/blk.h"
 #include "core/file.h"
 #include "core/iov_iter.h"
+#include "core/task.h"
 #include "uaccess/uaccess.h"
 #include "core/uring_cmd.h"
 #include "nvme/ctrl/ctrl.h"
@@ -210,7 +211,7 @@ nvme_import_user_data(struct nvme_host *h, const struct nvme_uring_cmd *u, int r
 		ret = io_uring_cmd_import_fixed(u->addr, u->data_len, rw, it, ioucmd);
 	} else {
 		/* the addresses are the ring's task's: this process's, or a daemon client's */
-		const struct user_mm *mm = ioucmd ? io_uring_cmd_mm(ioucmd) : NULL;
+		const struct user_mm *mm = ioucmd ? io_uring_cmd_mm(ioucmd) : current_task()->mm;
 
 		ret = vec ? import_iovec_mm(mm, rw, u->addr, u->data_len, it)
 			  : import_ubuf_mm(mm, rw, u->addr, u->data_len, it);

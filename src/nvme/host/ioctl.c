@@ -129,7 +129,7 @@ static inline __attribute__((always_inline)) int nvme_build_user_request(struct 
 	bool has_data = u->data_len != 0;
 	bool has_meta = has_data && u->metadata && u->metadata_len;
 	/* the metadata's address space: a registered data buffer says nothing of it */
-	const struct user_mm *meta_mm = ioucmd ? io_uring_cmd_mm(ioucmd) : NULL;
+	const struct user_mm *meta_mm = ioucmd ? io_uring_cmd_mm(ioucmd) : current_task()->mm;
 	struct request *rq;
 	int ret;
 
@@ -337,7 +337,8 @@ static long nvme_user_cmd64(struct nvme_host *h, struct nvme_ns *ns, void *arg,
 	if (!ns && ret >= 0)
 		nvme_passthru_end(h, cmd.p.opcode);
 	/* Linux's put_user(): the command ran, but the caller hears -EFAULT. */
-	if (ret >= 0 && copy_to_user(&ucmd->result, &result, sizeof(result)))
+	if (ret >= 0 && user_mm_copy_to(current_task()->mm, (uint64_t)(uintptr_t)&ucmd->result,
+					&result, sizeof(result)))
 		return -EFAULT;
 	return ret;
 }
