@@ -8,9 +8,9 @@
  * connecting process exec'd or exited) every copy fails and the client is
  * cut off: its socket is shut down, which ends the connection.
  *
- * A bounce keeps the client's offset within its page (buf + caddr % 4096),
- * so that a buffer's alignment -- which the driver checks -- is the same on
- * both sides.
+ * The engine reaches a client's buffers through c->task_mm (below): the
+ * NVMe host bounces what lies outside the regions when it issues a request
+ * (src/nvme/host/bounce.c), charged here against SRV_MAX_BOUNCE.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,11 +26,6 @@
 #include "server/server.h"
 
 #define PAGE 4096u
-
-static size_t page_span(uint64_t caddr, size_t len)
-{
-	return ((caddr & (PAGE - 1)) + len + PAGE - 1) & ~(size_t)(PAGE - 1);
-}
 
 /* ---- regions ---- */
 
@@ -92,7 +87,6 @@ static const struct user_mm_ops client_mm_ops;
 
 void srv_mem_init(struct srv_client *c)
 {
-	pthread_mutex_init(&c->bcache_lock, NULL);
 	pthread_mutex_init(&c->region_lock, NULL);
 	c->task_mm.ops = &client_mm_ops;
 	c->task_mm.mem_fd = c->task_mm.maps_fd = -1;
@@ -105,13 +99,6 @@ void srv_mem_free(struct srv_client *c)
 	for (unsigned i = 0; i < c->nr_regions; i++)
 		munmap(c->regions[i].daddr, c->regions[i].len);
 	c->nr_regions = 0;
-	for (unsigned k = 0; k < SRV_BCACHE_CLASSES; k++) {
-		for (unsigned i = 0; i < c->bcache_nr[k]; i++)
-			free(c->bcache[k][i]);
-		c->bcache_nr[k] = 0;
-	}
-	c->bcache_bytes = 0;
-	pthread_mutex_destroy(&c->bcache_lock);
 	pthread_mutex_destroy(&c->region_lock);
 }
 
@@ -290,204 +277,4 @@ int srv_copy_to(struct srv_client *c, uint64_t cdst, const void *src, size_t len
 		return 0;
 	}
 	return srv_mm_copy_to(c, cdst, src, len);
-}
-
-/* ---- bounces ---- */
-
-/* The cache class of a page-spanned length: 4 KiB << class, or -1. */
-static int bcache_class(size_t len)
-{
-	for (unsigned k = 0; k < SRV_BCACHE_CLASSES; k++)
-		if (len == (size_t)PAGE << k)
-			return (int)k;
-	return -1;
-}
-
-/*
- * Bounce memory comes from the client's cache when it holds one of the
- * size: a malloc'd page-aligned buffer freed per command made glibc trim
- * and grow its heap around it, a munmap (and a TLB shootdown across the
- * daemon's threads) and fresh page faults per I/O, which cost more than
- * the copy itself.
- */
-static void *bounce_alloc(struct srv_client *c, size_t len)
-{
-	int k = bcache_class(len);
-	void *p = NULL;
-
-	if (atomic_fetch_add(&c->bounce_bytes, len) + len > SRV_MAX_BOUNCE) {
-		atomic_fetch_sub(&c->bounce_bytes, len);
-		return NULL;
-	}
-	if (k >= 0) {
-		pthread_mutex_lock(&c->bcache_lock);
-		if (c->bcache_nr[k]) {
-			p = c->bcache[k][--c->bcache_nr[k]];
-			c->bcache_bytes -= len;
-		}
-		pthread_mutex_unlock(&c->bcache_lock);
-		/* a reused buffer holds only this client's own earlier data */
-		if (p)
-			return p;
-	}
-	/* zeroed: what the device does not write must not be the daemon's old heap */
-	p = aligned_alloc(PAGE, len);
-	if (!p)
-		atomic_fetch_sub(&c->bounce_bytes, len);
-	else
-		memset(p, 0, len);
-	return p;
-}
-
-static void bounce_free(struct srv_client *c, void *p, size_t len)
-{
-	int k = bcache_class(len);
-
-	if (!p)
-		return;
-	atomic_fetch_sub(&c->bounce_bytes, len);
-	if (k >= 0) {
-		pthread_mutex_lock(&c->bcache_lock);
-		if (c->bcache_nr[k] < SRV_BCACHE_DEPTH &&
-		    c->bcache_bytes + len <= SRV_BCACHE_BYTES) {
-			c->bcache[k][c->bcache_nr[k]++] = p;
-			c->bcache_bytes += len;
-			p = NULL;
-		}
-		pthread_mutex_unlock(&c->bcache_lock);
-	}
-	free(p);
-}
-
-int srv_bounce_get(struct srv_client *c, struct srv_bounce *b, uint64_t caddr, size_t len,
-		   bool in)
-{
-	memset(b, 0, sizeof(*b));
-	b->caddr = caddr;
-	b->len = len;
-	if (!len)
-		return 0;
-	if (len > UCMD_MAX_BUF_LEN || caddr + len < caddr || caddr + len > UCMD_TASK_SIZE)
-		return len > UCMD_MAX_BUF_LEN ? -EINVAL : -EFAULT;
-	b->daddr = srv_region_lookup(c, caddr, len);
-	if (b->daddr)
-		return 0;
-	b->buf_len = page_span(caddr, len);
-	b->buf = bounce_alloc(c, b->buf_len);
-	if (!b->buf)
-		return -ENOMEM;
-	b->daddr = (char *)b->buf + (caddr & (PAGE - 1));
-	if (in && srv_mm_copy_from(c, b->daddr, caddr, len)) {
-		bounce_free(c, b->buf, b->buf_len);
-		b->buf = NULL;
-		return -EFAULT;
-	}
-	return 0;
-}
-
-int srv_bounce_put(struct srv_client *c, struct srv_bounce *b, size_t out_len)
-{
-	int ret = 0;
-
-	if (b->buf) {
-		if (out_len > b->len)
-			out_len = b->len;
-		if (out_len && srv_mm_copy_to(c, b->caddr, b->daddr, out_len))
-			ret = -EFAULT;
-		bounce_free(c, b->buf, b->buf_len);
-	}
-	memset(b, 0, sizeof(*b));
-	return ret;
-}
-
-int srv_bounce_vec_get(struct srv_client *c, struct srv_bounce_vec *v, uint64_t cvec,
-		       unsigned nr, bool in)
-{
-	size_t total = 0, off = 0;
-	int ret;
-
-	memset(v, 0, sizeof(*v));
-	if (nr > UCMD_UIO_MAXIOV)
-		return -EINVAL;
-	if (!nr)
-		return 0;
-	v->civ = calloc(nr, sizeof(*v->civ));
-	v->div = calloc(nr, sizeof(*v->div));
-	if (!v->civ || !v->div) {
-		ret = -ENOMEM;
-		goto fail;
-	}
-	v->nr = nr;
-	ret = srv_copy_from(c, v->civ, cvec, (size_t)nr * sizeof(*v->civ));
-	if (ret)
-		goto fail;
-	/* what lies outside every region goes into one buffer, page-spanned per segment */
-	for (unsigned i = 0; i < nr; i++) {
-		uint64_t a = (uint64_t)(uintptr_t)v->civ[i].iov_base;
-		size_t l = v->civ[i].iov_len;
-
-		if (l > UCMD_MAX_BUF_LEN || a + l < a || a + l > UCMD_TASK_SIZE) {
-			ret = l > UCMD_MAX_BUF_LEN ? -EINVAL : -EFAULT;
-			goto fail;
-		}
-		v->div[i].iov_len = l;
-		if (!l)
-			continue;
-		v->div[i].iov_base = srv_region_lookup(c, a, l);
-		if (!v->div[i].iov_base)
-			total += page_span(a, l);
-		if (total > UCMD_MAX_BUF_LEN) {
-			ret = -EINVAL;
-			goto fail;
-		}
-	}
-	if (total) {
-		v->buf = bounce_alloc(c, total);
-		if (!v->buf) {
-			ret = -ENOMEM;
-			goto fail;
-		}
-		v->buf_len = total;
-	}
-	for (unsigned i = 0; i < nr; i++) {
-		uint64_t a = (uint64_t)(uintptr_t)v->civ[i].iov_base;
-		size_t l = v->civ[i].iov_len;
-
-		if (!l || v->div[i].iov_base)
-			continue;
-		v->div[i].iov_base = (char *)v->buf + off + (a & (PAGE - 1));
-		off += page_span(a, l);
-		if (in && srv_mm_copy_from(c, v->div[i].iov_base, a, l)) {
-			ret = -EFAULT;
-			goto fail;
-		}
-	}
-	return 0;
-fail:
-	srv_bounce_vec_put(c, v, 0);
-	return ret;
-}
-
-int srv_bounce_vec_put(struct srv_client *c, struct srv_bounce_vec *v, size_t out_len)
-{
-	int ret = 0;
-
-	if (v->buf) {
-		for (unsigned i = 0; i < v->nr && out_len; i++) {
-			char *d = v->div[i].iov_base;
-			size_t l = v->civ[i].iov_len < out_len ? v->civ[i].iov_len : out_len;
-
-			out_len -= l;
-			/* a region's segment is already where the client sees it */
-			if (!l || d < (char *)v->buf || d >= (char *)v->buf + v->buf_len)
-				continue;
-			if (srv_mm_copy_to(c, (uint64_t)(uintptr_t)v->civ[i].iov_base, d, l))
-				ret = -EFAULT;
-		}
-		bounce_free(c, v->buf, v->buf_len);
-	}
-	free(v->civ);
-	free(v->div);
-	memset(v, 0, sizeof(*v));
-	return ret;
 }

@@ -51,9 +51,6 @@
 #define SRV_MAX_BOUNCE		(256u << 20)	/* bounce bytes in flight per client */
 #define SRV_MAX_REG_SHADOW	(1u << 30)	/* registered-buffer shadows per client */
 #define SRV_MAX_OVERFLOW	4096u	/* CQEs held for a client whose CQ is full */
-#define SRV_BCACHE_CLASSES	7u	/* bounce sizes 4 KiB << 0..6 kept for reuse */
-#define SRV_BCACHE_DEPTH	64u
-#define SRV_BCACHE_BYTES	(4u << 20)	/* idle bounce memory kept per client */
 
 struct srv_daemon;
 struct srv_ring;
@@ -110,16 +107,7 @@ struct srv_client {
 	unsigned nr_regions;
 	struct srv_ring *rings[SRV_MAX_RINGS];
 
-	atomic_size_t bounce_bytes;	/* mem.c: bounce in flight */
-	/*
-	 * mem.c: bounce buffers of 4 KiB .. 256 KiB kept for reuse, at most
-	 * SRV_BCACHE_BYTES. Per client, so a reused buffer holds only what
-	 * this client's own I/O left there.
-	 */
-	pthread_mutex_t bcache_lock;
-	void *bcache[SRV_BCACHE_CLASSES][SRV_BCACHE_DEPTH];
-	unsigned bcache_nr[SRV_BCACHE_CLASSES];
-	size_t bcache_bytes;
+	atomic_size_t bounce_bytes;	/* the engine's bounces for this client (mem.c) */
 	atomic_size_t shadow_bytes;	/* registered-buffer shadows */
 	struct srv_client *next;	/* the daemon's list */
 };
@@ -186,47 +174,6 @@ int srv_copy_to(struct srv_client *c, uint64_t cdst, const void *src, size_t len
  */
 int srv_mm_copy_from(struct srv_client *c, void *dst, uint64_t csrc, size_t len);
 int srv_mm_copy_to(struct srv_client *c, uint64_t cdst, const void *src, size_t len);
-
-/*
- * A bounce: a daemon buffer standing for a client buffer for the time of one
- * command. Inside a region it is the region's own memory (no copy); else a
- * fresh buffer, filled from the client when the device will read it (in),
- * written back when the device wrote it (out). Counted against
- * SRV_MAX_BOUNCE: -ENOMEM beyond it, -EFAULT when the client's memory is not
- * there, -EINVAL for a length over UCMD_MAX_BUF_LEN.
- */
-struct srv_bounce {
-	uint64_t caddr;
-	size_t len;
-	void *daddr;		/* what the engine is given */
-	void *buf;		/* our allocation (NULL inside a region) */
-	size_t buf_len;		/* counted in bounce_bytes */
-};
-int srv_bounce_get(struct srv_client *c, struct srv_bounce *b, uint64_t caddr, size_t len,
-		   bool in);
-/*
- * Copy the first out_len bytes back to the client (0: nothing, as for a
- * command the device only read; a fresh buffer starts zeroed, so nothing of
- * the daemon's can reach the client) and release; 0 or -EFAULT.
- */
-int srv_bounce_put(struct srv_client *c, struct srv_bounce *b, size_t out_len);
-
-/*
- * A vector: the client's iovec array at cvec (nr entries, at most
- * UCMD_UIO_MAXIOV) read once, each segment bounced; *out is a daemon iovec array
- * (freed by srv_bounce_vec_put) describing the daemon's buffers.
- */
-struct srv_bounce_vec {
-	unsigned nr;
-	struct iovec *civ;	/* the client's segments as read */
-	struct iovec *div;	/* the daemon's */
-	void *buf;		/* one allocation for the non-region segments, or NULL */
-	size_t buf_len;
-};
-int srv_bounce_vec_get(struct srv_client *c, struct srv_bounce_vec *v, uint64_t cvec,
-		       unsigned nr, bool in);
-int srv_bounce_vec_put(struct srv_client *c, struct srv_bounce_vec *v, size_t out_len);
-
 
 /* ---- ring.c ---- */
 /*

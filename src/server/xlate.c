@@ -254,9 +254,6 @@ int srv_xlate(struct srv_xl *x, const struct io_uring_sqe *csqe, struct io_uring
 	s->out = SRV_OUT_NONE;
 	s->fixed = false;
 	s->cfd = s->efd = -1;
-	memset(&s->data, 0, sizeof(s->data));
-	memset(&s->meta, 0, sizeof(s->meta));
-	memset(&s->vec, 0, sizeof(s->vec));
 	s->fix_caddr = 0;
 	s->fix_daddr = NULL;
 	s->fix_len = 0;
@@ -304,72 +301,26 @@ int srv_xlate(struct srv_xl *x, const struct io_uring_sqe *csqe, struct io_uring
 	return ret;
 }
 
-void srv_xlate_gather_out(struct srv_xl *x, struct srv_slot *s, int32_t res,
-			  struct srv_out_batch *b)
-{
-	size_t out;
-
-	if (atomic_load(&x->c->dead) || !s->data.buf || s->vec.civ || s->fix_len ||
-	    (s->meta.buf && s->out == SRV_OUT_NVME))
-		return;
-	if (s->out == SRV_OUT_RES && res > 0)
-		out = (size_t)res < s->data.len ? (size_t)res : s->data.len;
-	else if (s->out == SRV_OUT_NVME && res == 0)
-		out = s->data.len;
-	else
-		return;
-	b->local[b->n] = (struct iovec){ s->data.daddr, out };
-	b->remote[b->n] = (struct iovec){ (void *)(uintptr_t)s->data.caddr, out };
-	b->slot[b->n++] = s;
-	s->out_done = true;
-	s->out_err = 0;
-}
-
-void srv_out_batch_flush(struct srv_client *c, struct srv_out_batch *b)
-{
-	/* /proc/PID/mem writes one range per call: one copy each */
-	for (unsigned i = 0; i < b->n; i++)
-		b->slot[i]->out_err = srv_mm_copy_to(c, (uint64_t)(uintptr_t)b->remote[i].iov_base,
-						     b->local[i].iov_base, b->local[i].iov_len);
-	b->n = 0;
-}
-
 int32_t srv_xlate_complete(struct srv_xl *x, struct srv_slot *s, int32_t res)
 {
 	size_t out = 0;
 	int err = 0;
 
-	/* a dead client's pid may be another process's by now: write nothing there */
-	if (!atomic_load(&x->c->dead)) {
+	/* a registered buffer's shadow the device wrote; never a dead client's */
+	if (s->fix_len && !atomic_load(&x->c->dead)) {
 		if (s->out == SRV_OUT_RES && res > 0)
-			out = (size_t)res;
+			out = (size_t)res < s->fix_len ? (size_t)res : s->fix_len;
 		else if (s->out == SRV_OUT_NVME && res == 0)
-			out = SIZE_MAX;		/* data_len, each segment, the metadata */
+			out = s->fix_len;
+		if (out)
+			err = srv_copy_to(x->c, s->fix_caddr, s->fix_daddr, out);
 	}
-	if (s->fix_len && out)
-		err |= srv_copy_to(x->c, s->fix_caddr, s->fix_daddr,
-				   out < s->fix_len ? out : s->fix_len);
-	if (s->out_done) {
-		/* written by srv_out_batch_flush() */
-		err |= s->out_err;
-		err |= srv_bounce_put(x->c, &s->data, 0);
-		s->out_done = false;
-	} else {
-		err |= srv_bounce_put(x->c, &s->data, out);
-	}
-	err |= srv_bounce_put(x->c, &s->meta, s->out == SRV_OUT_NVME ? out : 0);
-	if (s->vec.civ)
-		err |= srv_bounce_vec_put(x->c, &s->vec, out);
 	s->fix_len = 0;
 	return err ? -EFAULT : res;
 }
 
 void srv_xlate_release(struct srv_xl *x, struct srv_slot *s)
 {
-	s->out_done = false;
-	(void)srv_bounce_put(x->c, &s->data, 0);
-	(void)srv_bounce_put(x->c, &s->meta, 0);
-	if (s->vec.civ)
-		(void)srv_bounce_vec_put(x->c, &s->vec, 0);
+	(void)x;
 	s->fix_len = 0;
 }
