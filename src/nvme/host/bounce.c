@@ -10,6 +10,13 @@
  *
  * Ranges the owner shared with us (user_mm_ops.map_local) are handed to the
  * device as they are: no copy. An mm of this process never gets here.
+ *
+ * Each bounced range keeps the user's offset within its page and has the
+ * rest of its pages: the driver judges alignment as the user's buffer has
+ * it, and the controller, which writes up to the end of each page its PRPs
+ * name, stays inside. A read's bounce starts zeroed, so what the device did
+ * not write reaches the user as zeros, never as the daemon's memory; only
+ * the user's own length is copied back.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -25,14 +32,40 @@ struct nvme_bounce {
 	uint32_t meta_len;
 	bool write;
 	size_t len;			/* bytes of buf */
-	unsigned char buf[];
+	unsigned char *buf;		/* whole pages */
 };
+
+#define BOUNCE_PAGE 4096u
+
+/* The pages [uaddr, uaddr + n) touches, in bytes; an empty range still has its page. */
+static size_t page_span(uint64_t uaddr, size_t n)
+{
+	return ((uaddr & (BOUNCE_PAGE - 1)) + (n ? n : 1) + BOUNCE_PAGE - 1) &
+	       ~(size_t)(BOUNCE_PAGE - 1);
+}
+
+/* The next range's place in b->buf: its first page at *off, its page offset kept. */
+static void *bounce_place(struct nvme_bounce *b, size_t *off, uint64_t uaddr, size_t n)
+{
+	void *p = b->buf + *off + (uaddr & (BOUNCE_PAGE - 1));
+
+	*off += page_span(uaddr, n);
+	return p;
+}
+
+static void bounce_release(struct nvme_bounce *b)
+{
+	if (b->charged)
+		b->charged->ops->bounce_uncharge(b->charged, b->len);
+	free(b->buf);
+	free(b);
+}
 
 static bool in_buf(const struct nvme_bounce *b, const void *p)
 {
 	const unsigned char *c = p;
 
-	return c >= b->buf && c < b->buf + b->len;
+	return b->len && c >= b->buf && c < b->buf + b->len;
 }
 
 static void *local_range(const struct user_mm *mm, uint64_t uaddr, size_t n)
@@ -54,14 +87,16 @@ int nvme_rq_bounce(struct request *rq, const struct user_mm *meta_mm, bool write
 		meta_mm = NULL;
 	if (!mm && !meta_mm)
 		return 0;
-	for (unsigned i = 0; i < nr; i++)
-		if (!local_range(mm, (uint64_t)(uintptr_t)req->data.iov[i].iov_base,
-				 req->data.iov[i].iov_len))
-			need += req->data.iov[i].iov_len;
+	for (unsigned i = 0; i < nr; i++) {
+		uint64_t ua = (uint64_t)(uintptr_t)req->data.iov[i].iov_base;
+
+		if (!local_range(mm, ua, req->data.iov[i].iov_len))
+			need += page_span(ua, req->data.iov[i].iov_len);
+	}
 	if (meta_mm) {
 		meta_local = local_range(meta_mm, (uint64_t)(uintptr_t)rq->meta, rq->meta_len);
 		if (!meta_local)
-			need += rq->meta_len;
+			need += page_span((uint64_t)(uintptr_t)rq->meta, rq->meta_len);
 	}
 	{
 		const struct user_mm *owner = mm ? mm : meta_mm;
@@ -69,7 +104,14 @@ int nvme_rq_bounce(struct request *rq, const struct user_mm *meta_mm, bool write
 		/* the owner's limit on what it makes us hold (ucmdd: per client) */
 		if (owner->ops->bounce_charge && owner->ops->bounce_charge(owner, need))
 			return -ENOMEM;
-		b = malloc(sizeof(*b) + need);
+		b = malloc(sizeof(*b));
+		if (b) {
+			b->buf = need ? aligned_alloc(BOUNCE_PAGE, need) : NULL;
+			if (need && !b->buf) {
+				free(b);
+				b = NULL;
+			}
+		}
 		if (!b) {
 			if (owner->ops->bounce_uncharge)
 				owner->ops->bounce_uncharge(owner, need);
@@ -78,6 +120,8 @@ int nvme_rq_bounce(struct request *rq, const struct user_mm *meta_mm, bool write
 		b->charged = owner->ops->bounce_charge ? owner : NULL;
 	}
 	b->len = need;
+	if (!write && need)
+		memset(b->buf, 0, need);
 	b->write = write;
 	b->meta_mm = meta_mm;
 	b->meta_uaddr = (uint64_t)(uintptr_t)rq->meta;
@@ -93,9 +137,7 @@ int nvme_rq_bounce(struct request *rq, const struct user_mm *meta_mm, bool write
 			b->user.iov = b->user.fast;
 		dev = nr <= UCMD_FAST_IOV ? req->data.fast : malloc(nr * sizeof(*dev));
 		if (!dev) {
-			if (b->charged)
-				b->charged->ops->bounce_uncharge(b->charged, b->len);
-			free(b);
+			bounce_release(b);
 			return -ENOMEM;
 		}
 		for (unsigned i = 0; i < nr; i++) {
@@ -104,8 +146,7 @@ int nvme_rq_bounce(struct request *rq, const struct user_mm *meta_mm, bool write
 			void *p = local_range(mm, ua, l);
 
 			if (!p) {
-				p = b->buf + off;
-				off += l;
+				p = bounce_place(b, &off, ua, l);
 				if (write && user_mm_copy_from(mm, p, ua, l))
 					goto fault;
 			}
@@ -118,7 +159,7 @@ int nvme_rq_bounce(struct request *rq, const struct user_mm *meta_mm, bool write
 	}
 	if (meta_mm) {
 		if (!meta_local) {
-			meta_local = b->buf + off;
+			meta_local = bounce_place(b, &off, b->meta_uaddr, b->meta_len);
 			if (write && user_mm_copy_from(meta_mm, meta_local, b->meta_uaddr, b->meta_len))
 				goto fault;
 		}
@@ -136,9 +177,7 @@ fault:
 			req->data.iov = req->data.fast;
 		rq->segs = req->data.iov;
 	}
-	if (b->charged)
-		b->charged->ops->bounce_uncharge(b->charged, b->len);
-	free(b);
+	bounce_release(b);
 	return -EFAULT;
 }
 
@@ -172,7 +211,5 @@ void nvme_rq_bounce_free(struct request *rq)
 		return;
 	req->bounce = NULL;
 	iov_iter_release(&b->user);
-	if (b->charged)
-		b->charged->ops->bounce_uncharge(b->charged, b->len);
-	free(b);
+	bounce_release(b);
 }
