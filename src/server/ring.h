@@ -3,10 +3,12 @@
  * A client ring's insides, shared by ring.c (the shared memory, the proxy
  * thread) and xlate.c (one client SQE -> one engine SQE), and by their
  * tests. A client's SQE is translated into an SQE of the daemon's own engine
- * ring with daemon addresses only: its fd through the client's fd table, its
- * buffers bounced (mem.c), its registered files and buffers through the
- * ring's tables. Each engine request holds a pending slot (user_data = the
- * slot's index) that remembers the client's user_data and what to copy back.
+ * ring, which belongs to the client's task: its fd through the client's fd
+ * table, its registered files and buffers through the ring's tables, every
+ * other address left the client's (the engine reaches it through the
+ * task's mm). Each engine request holds a pending slot (user_data = the
+ * slot's index) that remembers the client's user_data and what a
+ * registered buffer's shadow gets back.
  */
 #ifndef UCMD_SERVER_RING_H
 #define UCMD_SERVER_RING_H

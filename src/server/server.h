@@ -9,11 +9,11 @@
  *   listen.c     the socket, accept, the peer's identity
  *   client.c     one connection: its control thread, the request table
  *   fdtab.c      the client's fd numbers -> the engine's
- *   mem.c        the client's memory: regions it shared, copies, bounces
+ *   mem.c        the client's memory: regions it shared, copies, its task's mm
  *   ring.c       a client ring: the shared memfd, its proxy thread
  *   efd.c        the eventfds a client shares: never waited on
  *   quota.c      per-uid quotas, the reserve for root and the daemon's user
- *   xlate.c      one client SQE -> one engine SQE with daemon addresses
+ *   xlate.c      one client SQE -> one engine SQE: its fds and registered buffers
  *
  * Threads act as their client (cred_override_set with the peer's
  * credentials), so everything the engine does for them -- open, ring

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * One client SQE -> one engine SQE whose every address is the daemon's.
+ * One client SQE -> one engine SQE for the client's task.
  *
  * The translation reads only the daemon's snapshot of the SQE, so what is
- * judged and executed is what was copied once. Per opcode it knows where
- * the SQE names memory, which is the whole reason this file exists: an
- * opcode, a uring_cmd cmd_op or a device whose memory it does not know
- * never reaches the engine (the engine would read the client's address as
- * one of the daemon's). The order of the common checks is the engine's
+ * judged and executed is what was copied once. The engine ring belongs to
+ * the client's task, so the client's addresses reach the engine as they
+ * are (the engine reaches them through the client's mm); what is left here
+ * is what the daemon names for itself: fds (the client's table), registered
+ * buffers (the ring's table, daemon memory), and cancel targets (the
+ * proxy's slots). An opcode whose fd use it does not know still never
+ * reaches the engine. The order of the common checks is the engine's
  * (io_init_req), so a client sees the errno it would see in-process.
  */
 #include <errno.h>
@@ -132,24 +134,18 @@ static int xlate_rw(struct srv_xl *x, const struct io_uring_sqe *csqe, struct io
 	}
 }
 
-/* struct nvme_uring_cmd: the data (flat, vector or fixed) and the metadata. */
-static int xlate_nvme(struct srv_xl *x, const struct io_uring_sqe *csqe, struct io_uring_sqe *esqe,
-		      struct srv_slot *s, bool vec)
+/* struct nvme_uring_cmd with IORING_URING_CMD_FIXED: its data in a registered buffer. */
+static int xlate_nvme_fixed(struct srv_xl *x, const struct io_uring_sqe *csqe,
+			    struct io_uring_sqe *esqe, struct srv_slot *s)
 {
 	struct nvme_uring_cmd u;
-	bool fixed = csqe->uring_cmd_flags & IORING_URING_CMD_FIXED;
 	/* the driver's direction: the opcode's low bit means host to device */
 	bool to_device;
 	uint64_t eaddr = 0;
-	int ret = 0;
+	int ret;
 
-	/*
-	 * Only a registered buffer is the daemon's to translate: every other
-	 * address (data, iovec array, metadata) is the client's, which the
-	 * engine reaches through the client's task when it issues the command.
-	 */
 	memcpy(&u, csqe->cmd, sizeof(u));
-	if (!fixed || !u.data_len || vec)
+	if (!u.data_len)
 		return 0;
 	to_device = u.opcode & 1;
 	s->out = to_device ? SRV_OUT_NONE : SRV_OUT_NVME;
@@ -161,39 +157,23 @@ static int xlate_nvme(struct srv_xl *x, const struct io_uring_sqe *csqe, struct 
 	return 0;
 }
 
+/*
+ * The engine and the driver judge a uring_cmd as they do in-process (its
+ * flags, buf_index, the SQE's size, cmd_op, data, iovec array, metadata):
+ * every address in it is the client's, reached through the client's task.
+ * The daemon translates only a registered buffer, which it knows the place
+ * of in NVMe's flat commands alone; anything else FIXED reaches the engine
+ * as it is and gets the engine's answer.
+ */
 static int xlate_uring_cmd(struct srv_xl *x, const struct io_uring_sqe *csqe,
 			   struct io_uring_sqe *esqe, struct srv_slot *s, uint8_t kind)
 {
-	/* the engine's prep: only the FIXED flag exists; buf_index means nothing without it */
-	if (csqe->uring_cmd_flags & ~IORING_URING_CMD_FIXED)
-		return -EINVAL;
-	if ((csqe->uring_cmd_flags & IORING_URING_CMD_FIXED) && csqe->buf_index >= x->nr_btab)
-		return -EFAULT;
-	switch (kind) {
-	case SRV_DEV_NONE:
-		/* -EOPNOTSUPP from the engine, before it reads a command byte */
-		memset(esqe->cmd, 0, x->sqe128 ? 80 : 16);
+	if (csqe->uring_cmd_flags != IORING_URING_CMD_FIXED || !x->sqe128)
 		return 0;
-	case SRV_DEV_NULL:
-		return 0;
-	case SRV_DEV_NVME_NS:
-		/* a 64-byte SQE carries no address: the driver refuses it (-EOPNOTSUPP) */
-		if (!x->sqe128)
-			return 0;
-		if (csqe->cmd_op == NVME_URING_CMD_IO || csqe->cmd_op == NVME_URING_CMD_IO_VEC)
-			return xlate_nvme(x, csqe, esqe, s, csqe->cmd_op == NVME_URING_CMD_IO_VEC);
-		return -ENOTTY;
-	case SRV_DEV_NVME_CTRL:
-		if (!x->sqe128)
-			return 0;
-		if (csqe->cmd_op == NVME_URING_CMD_ADMIN ||
-		    csqe->cmd_op == NVME_URING_CMD_ADMIN_VEC)
-			return xlate_nvme(x, csqe, esqe, s,
-					  csqe->cmd_op == NVME_URING_CMD_ADMIN_VEC);
-		return -ENOTTY;
-	default:
-		return -ENOTTY;
-	}
+	if ((kind == SRV_DEV_NVME_NS && csqe->cmd_op == NVME_URING_CMD_IO) ||
+	    (kind == SRV_DEV_NVME_CTRL && csqe->cmd_op == NVME_URING_CMD_ADMIN))
+		return xlate_nvme_fixed(x, csqe, esqe, s);
+	return 0;
 }
 
 /* Cancel by the client's user_data: the engine knows its request by the slot's index. */

@@ -466,10 +466,8 @@ static void check_translated(struct srv_xl *x, const struct io_uring_sqe *csqe,
 
 		if (!nvme || !x->sqe128)
 			break;	/* null takes no memory; a 64-byte SQE carries none */
-		if (!nvme_cmd_op(csqe->cmd_op))
-			die("an unknown NVMe cmd_op was translated");
-		if ((csqe->uring_cmd_flags & IORING_URING_CMD_FIXED) && u->data_len &&
-		    !vec_op(csqe->cmd_op))
+		if (csqe->uring_cmd_flags == IORING_URING_CMD_FIXED && u->data_len &&
+		    csqe->cmd_op == (efd == ng_efd ? NVME_URING_CMD_IO : NVME_URING_CMD_ADMIN))
 			check_fixed(u->addr, u->data_len, "NVMe fixed data is not a registered buffer's");
 		else
 			check_same(u->addr, cu->addr, "NVMe data's address was rewritten");

@@ -77,8 +77,9 @@ int nvme_rq_bounce(struct request *rq, const struct user_mm *meta_mm, bool write
 {
 	struct nvme_request *req = nvme_req(rq);
 	const struct user_mm *mm = req->has_data ? req->data.mm : NULL;
+	const struct user_mm *owner;
+	struct iovec small[UCMD_FAST_IOV], *dev = small;
 	void *meta_local = NULL;
-	struct iovec *dev;
 	struct nvme_bounce *b;
 	size_t need = 0, off = 0;
 	unsigned nr = mm ? req->data.nr_segs : 0;
@@ -87,38 +88,51 @@ int nvme_rq_bounce(struct request *rq, const struct user_mm *meta_mm, bool write
 		meta_mm = NULL;
 	if (!mm && !meta_mm)
 		return 0;
+	if (nr > UCMD_FAST_IOV) {
+		dev = malloc(nr * sizeof(*dev));
+		if (!dev)
+			return -ENOMEM;
+	}
+	/*
+	 * What the owner shared is looked up once: a region it drops meanwhile
+	 * must not change how much of the bounce is needed.
+	 */
 	for (unsigned i = 0; i < nr; i++) {
 		uint64_t ua = (uint64_t)(uintptr_t)req->data.iov[i].iov_base;
+		size_t l = req->data.iov[i].iov_len;
 
-		if (!local_range(mm, ua, req->data.iov[i].iov_len))
-			need += page_span(ua, req->data.iov[i].iov_len);
+		dev[i] = (struct iovec){ local_range(mm, ua, l), l };
+		if (!dev[i].iov_base)
+			need += page_span(ua, l);
 	}
 	if (meta_mm) {
 		meta_local = local_range(meta_mm, (uint64_t)(uintptr_t)rq->meta, rq->meta_len);
 		if (!meta_local)
 			need += page_span((uint64_t)(uintptr_t)rq->meta, rq->meta_len);
 	}
-	{
-		const struct user_mm *owner = mm ? mm : meta_mm;
-
-		/* the owner's limit on what it makes us hold (ucmdd: per client) */
-		if (owner->ops->bounce_charge && owner->ops->bounce_charge(owner, need))
-			return -ENOMEM;
-		b = malloc(sizeof(*b));
-		if (b) {
-			b->buf = need ? aligned_alloc(BOUNCE_PAGE, need) : NULL;
-			if (need && !b->buf) {
-				free(b);
-				b = NULL;
-			}
-		}
-		if (!b) {
-			if (owner->ops->bounce_uncharge)
-				owner->ops->bounce_uncharge(owner, need);
-			return -ENOMEM;
-		}
-		b->charged = owner->ops->bounce_charge ? owner : NULL;
+	owner = mm ? mm : meta_mm;
+	/* the owner's limit on what it makes us hold (ucmdd: per client) */
+	if (owner->ops->bounce_charge && owner->ops->bounce_charge(owner, need)) {
+		if (dev != small)
+			free(dev);
+		return -ENOMEM;
 	}
+	b = malloc(sizeof(*b));
+	if (b) {
+		b->buf = need ? aligned_alloc(BOUNCE_PAGE, need) : NULL;
+		if (need && !b->buf) {
+			free(b);
+			b = NULL;
+		}
+	}
+	if (!b) {
+		if (owner->ops->bounce_uncharge)
+			owner->ops->bounce_uncharge(owner, need);
+		if (dev != small)
+			free(dev);
+		return -ENOMEM;
+	}
+	b->charged = owner->ops->bounce_charge ? owner : NULL;
 	b->len = need;
 	if (!write && need)
 		memset(b->buf, 0, need);
@@ -129,54 +143,43 @@ int nvme_rq_bounce(struct request *rq, const struct user_mm *meta_mm, bool write
 	b->user.mm = NULL;
 	b->user.nr_segs = 0;
 	b->user.alloc = NULL;
-	dev = NULL;
+	for (unsigned i = 0; i < nr; i++) {
+		uint64_t ua = (uint64_t)(uintptr_t)req->data.iov[i].iov_base;
+
+		if (dev[i].iov_base)
+			continue;
+		dev[i].iov_base = bounce_place(b, &off, ua, dev[i].iov_len);
+		if (write && user_mm_copy_from(mm, dev[i].iov_base, ua, dev[i].iov_len))
+			goto fault;
+	}
+	if (meta_mm && !meta_local) {
+		meta_local = bounce_place(b, &off, b->meta_uaddr, b->meta_len);
+		if (write && user_mm_copy_from(meta_mm, meta_local, b->meta_uaddr, b->meta_len))
+			goto fault;
+	}
 	if (mm) {
 		/* the user's segments move to b; the request gets the device's */
 		b->user = req->data;
 		if (req->data.iov == req->data.fast)
 			b->user.iov = b->user.fast;
-		dev = nr <= UCMD_FAST_IOV ? req->data.fast : malloc(nr * sizeof(*dev));
-		if (!dev) {
-			bounce_release(b);
-			return -ENOMEM;
-		}
-		for (unsigned i = 0; i < nr; i++) {
-			uint64_t ua = (uint64_t)(uintptr_t)b->user.iov[i].iov_base;
-			size_t l = b->user.iov[i].iov_len;
-			void *p = local_range(mm, ua, l);
-
-			if (!p) {
-				p = bounce_place(b, &off, ua, l);
-				if (write && user_mm_copy_from(mm, p, ua, l))
-					goto fault;
-			}
-			dev[i] = (struct iovec){ p, l };
+		if (dev == small) {
+			memcpy(req->data.fast, small, nr * sizeof(*dev));
+			req->data.iov = req->data.fast;
+			req->data.alloc = NULL;
+		} else {
+			req->data.iov = dev;
+			req->data.alloc = dev;
 		}
 		req->data.mm = NULL;
-		req->data.iov = dev;
-		req->data.alloc = dev == req->data.fast ? NULL : dev;
-		rq->segs = dev;
+		rq->segs = req->data.iov;
 	}
-	if (meta_mm) {
-		if (!meta_local) {
-			meta_local = bounce_place(b, &off, b->meta_uaddr, b->meta_len);
-			if (write && user_mm_copy_from(meta_mm, meta_local, b->meta_uaddr, b->meta_len))
-				goto fault;
-		}
+	if (meta_mm)
 		rq->meta = meta_local;
-	}
 	req->bounce = b;
 	return 0;
 fault:
-	if (mm) {
-		/* the request's segments back as they were: its release frees them */
-		if (dev != req->data.fast)
-			free(dev);
-		req->data = b->user;
-		if (b->user.iov == b->user.fast)
-			req->data.iov = req->data.fast;
-		rq->segs = req->data.iov;
-	}
+	if (dev != small)
+		free(dev);
 	bounce_release(b);
 	return -EFAULT;
 }
