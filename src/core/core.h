@@ -348,6 +348,20 @@ void io_commit_cqring(struct ucmd_ctx *ctx);
 bool io_flush_overflow(struct ucmd_ctx *ctx);
 unsigned io_cqring_events(struct ucmd_ctx *ctx);
 void io_wake_waiters(struct ucmd_ctx *ctx);
+#define SQE_VALID_FLAGS                                                                  \
+	(IOSQE_FIXED_FILE | IOSQE_IO_DRAIN | IOSQE_IO_LINK | IOSQE_IO_HARDLINK |         \
+	 IOSQE_ASYNC | IOSQE_BUFFER_SELECT | IOSQE_CQE_SKIP_SUCCESS)
+/*
+ * io_init_req refuses sqe before it looks at anything else: an opcode past
+ * Linux's table, an unknown flag, buffer selection. For a front end that
+ * must not translate what the engine refuses anyway (ucmdd's xlate.c).
+ */
+static inline bool io_sqe_refused_early(const struct io_uring_sqe *sqe)
+{
+	return sqe->opcode >= IORING_OP_LAST ||
+	       (sqe->flags & (~SQE_VALID_FLAGS | IOSQE_BUFFER_SELECT));
+}
+
 /* Set ctx->owner_efd (an eventfd, the caller's) before the ring's first request. */
 void io_ring_set_owner_wake(struct ucmd_ring *ring, int efd);
 /*

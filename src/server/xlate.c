@@ -18,10 +18,6 @@
 #include "core/core.h"
 #include "server/ring.h"
 
-#define SQE_VALID_FLAGS                                                                  \
-	(IOSQE_FIXED_FILE | IOSQE_IO_DRAIN | IOSQE_IO_LINK | IOSQE_IO_HARDLINK |         \
-	 IOSQE_ASYNC | IOSQE_BUFFER_SELECT | IOSQE_CQE_SKIP_SUCCESS)
-
 uint8_t srv_dev_kind(struct ucmd_engine *e, int efd)
 {
 	struct ucmd_file *f = ucmd_fget(e, efd);
@@ -238,12 +234,11 @@ int srv_xlate(struct srv_xl *x, const struct io_uring_sqe *csqe, struct io_uring
 	s->fix_daddr = NULL;
 	s->fix_len = 0;
 
-	if (op >= IORING_OP_LAST)
-		return -EINVAL;
-	if (csqe->flags & ~SQE_VALID_FLAGS)
-		return -EINVAL;
-	if (csqe->flags & IOSQE_BUFFER_SELECT)
-		return -EOPNOTSUPP;
+	/* the engine's own answer (-EINVAL, -EOPNOTSUPP), before it reads an fd or an address */
+	if (io_sqe_refused_early(csqe)) {
+		esqe->fd = -1;
+		return 0;
+	}
 	switch (op) {
 	case IORING_OP_NOP:
 		esqe->fd = -1;

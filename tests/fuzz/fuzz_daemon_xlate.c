@@ -439,6 +439,12 @@ static void check_translated(struct srv_xl *x, const struct io_uring_sqe *csqe,
 
 	if (esqe->flags & IOSQE_CQE_SKIP_SUCCESS)
 		die("CQE_SKIP_SUCCESS reached the engine");
+	/* what the engine refuses first reaches it untranslated, with no fd */
+	if (io_sqe_refused_early(csqe)) {
+		if (esqe->fd != -1 || esqe->addr != csqe->addr)
+			die("an SQE the engine refuses was translated");
+		return;
+	}
 	/* a fixed index is kept: the engine's table has the client's slots */
 	bool fixed_fd = (csqe->flags & IOSQE_FIXED_FILE) ||
 			(csqe->opcode == IORING_OP_ASYNC_CANCEL &&
