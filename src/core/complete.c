@@ -134,6 +134,18 @@ void io_ring_set_owner_wake(struct ucmd_ring *ring, int efd)
 	ring_to_ctx(ring)->owner_efd = efd;
 }
 
+void io_ring_set_task(struct ucmd_ring *ring, const struct ucmd_task *task)
+{
+	struct ucmd_ctx *ctx = ring_to_ctx(ring);
+
+	ctx->task = task;
+	if (task->cred) {
+		ctx->creds = *task->cred;
+		ctx->creds.retired_next = NULL;
+		ctx->sub_creds = &ctx->creds;
+	}
+}
+
 void io_commit_cqring(struct ucmd_ctx *ctx)
 {
 	if (!ctx->cq_dirty)

@@ -16,6 +16,7 @@
 #include "core/cred.h"
 #include "core/file.h"
 #include "core/iov_iter.h"
+#include "core/task.h"
 #include "lib/futex.h"
 #include "lib/mutex.h"
 #include "lib/tid.h"
@@ -137,6 +138,8 @@ struct ucmd_kiocb {
 
 struct ucmd_ctx {
 	struct ucmd_engine *engine;
+	/* whose memory the SQEs' addresses name, and who acts (core/task.h) */
+	const struct ucmd_task *task;
 	unsigned flags;			/* IORING_SETUP_* */
 	unsigned issue_flags;		/* IO_URING_F_* implied by flags */
 	struct io_rings rings;	/* the engine's view of the shared memory */
@@ -348,8 +351,28 @@ void io_commit_cqring(struct ucmd_ctx *ctx);
 bool io_flush_overflow(struct ucmd_ctx *ctx);
 unsigned io_cqring_events(struct ucmd_ctx *ctx);
 void io_wake_waiters(struct ucmd_ctx *ctx);
+#define SQE_VALID_FLAGS                                                                  \
+	(IOSQE_FIXED_FILE | IOSQE_IO_DRAIN | IOSQE_IO_LINK | IOSQE_IO_HARDLINK |         \
+	 IOSQE_ASYNC | IOSQE_BUFFER_SELECT | IOSQE_CQE_SKIP_SUCCESS)
+/*
+ * io_init_req refuses sqe before it looks at anything else: an opcode past
+ * Linux's table, an unknown flag, buffer selection. For a front end that
+ * must not translate what the engine refuses anyway (ucmdd's xlate.c).
+ */
+static inline bool io_sqe_refused_early(const struct io_uring_sqe *sqe)
+{
+	return sqe->opcode >= IORING_OP_LAST ||
+	       (sqe->flags & (~SQE_VALID_FLAGS | IOSQE_BUFFER_SELECT));
+}
+
 /* Set ctx->owner_efd (an eventfd, the caller's) before the ring's first request. */
 void io_ring_set_owner_wake(struct ucmd_ring *ring, int efd);
+/*
+ * Give the ring to task (init_task until then) before its first
+ * request; task outlives the ring. A task with a cred acts as it from now
+ * on, whoever submits.
+ */
+void io_ring_set_task(struct ucmd_ring *ring, const struct ucmd_task *task);
 /* io_uring_setup(2)'s flag checks: 0 or -EINVAL. */
 int io_validate_params(const struct io_uring_params *p);
 #define IO_CQ_WAKE_INIT	(~0u)

@@ -52,7 +52,8 @@ struct ucmd_file_ops {
 	 * is the engine's copy of what cmd carries in (_IOC_WRITE, _IOC_SIZE
 	 * bytes of arg; NULL if nothing): the copy security judged, so the
 	 * provider reads its input there, never again from arg, and writes
-	 * its output to arg.
+	 * its output to arg through current_task()'s mm (core/task.h: arg may
+	 * be a daemon client's address, never this process's to touch).
 	 */
 	long (*ioctl)(struct ucmd_file *f, unsigned long cmd, void *arg, const void *karg);
 	/* Describe a URING_CMD for security modules (generic terms). */

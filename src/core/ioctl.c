@@ -31,10 +31,16 @@ long vfs_ioctl(struct ucmd_file *f, unsigned long cmd, void *arg)
 		/* no provider has such an ioctl; Linux's drivers answer -ENOTTY */
 		if (size > sizeof(karg))
 			return -ENOTTY;
-		if (access_ok((uint64_t)(uintptr_t)arg, size) ||
-		    copy_from_user(karg, arg, size))
-			return -EFAULT;
-		call.karg = karg;
+		/*
+		 * The caller's memory: this process's, or a daemon client's
+		 * (core/task.h). Unreadable, the provider gets no copy and
+		 * answers as Linux's drivers do, which read their argument
+		 * themselves: -ENOTTY for a command it does not know, -EFAULT
+		 * for one whose argument it needs.
+		 */
+		if (!access_ok((uint64_t)(uintptr_t)arg, size) &&
+		    !user_mm_copy_from(current_task()->mm, karg, (uint64_t)(uintptr_t)arg, size))
+			call.karg = karg;
 	}
 	/* Linux's capable(): the caller's credentials now, not the opener's */
 	cred = current_cred_cached();

@@ -12,6 +12,21 @@
  */
 #define UCMD_MAX_RW_COUNT ((size_t)INT_MAX & ~(size_t)4095)
 
+/* 0 or -EFAULT, through the iterator's mm (NULL: the fault guard's direct copy). */
+static int iter_copy_from(const struct iov_iter *it, void *dst, uint64_t usrc, size_t n)
+{
+	if (it->mm)
+		return user_mm_copy_from(it->mm, dst, usrc, n);
+	return copy_from_user(dst, (const void *)(uintptr_t)usrc, n);
+}
+
+static int iter_copy_to(const struct iov_iter *it, uint64_t udst, const void *src, size_t n)
+{
+	if (it->mm)
+		return user_mm_copy_to(it->mm, udst, src, n);
+	return copy_to_user((void *)(uintptr_t)udst, src, n);
+}
+
 int access_ok(uint64_t addr, uint64_t len)
 {
 	if (!len)
@@ -21,7 +36,8 @@ int access_ok(uint64_t addr, uint64_t len)
 	return 0;
 }
 
-int import_ubuf(int rw, uint64_t addr, size_t len, struct iov_iter *it)
+int import_ubuf_mm(const struct user_mm *mm, int rw, uint64_t addr, size_t len,
+		   struct iov_iter *it)
 {
 	(void)rw;
 	if (len > SSIZE_MAX)
@@ -30,6 +46,7 @@ int import_ubuf(int rw, uint64_t addr, size_t len, struct iov_iter *it)
 		len = UCMD_MAX_RW_COUNT;
 	if (access_ok(addr, len))
 		return -EFAULT;
+	it->mm = user_mm_is_self(mm) ? NULL : mm;
 	it->alloc = NULL;
 	it->fast[0].iov_base = (void *)(uintptr_t)addr;
 	it->fast[0].iov_len = len;
@@ -39,12 +56,14 @@ int import_ubuf(int rw, uint64_t addr, size_t len, struct iov_iter *it)
 	return 0;
 }
 
-int import_iovec(int rw, uint64_t uvec, unsigned nr, struct iov_iter *it)
+int import_iovec_mm(const struct user_mm *mm, int rw, uint64_t uvec, unsigned nr,
+		    struct iov_iter *it)
 {
 	struct iovec *dst;
 	size_t total = 0;
 
 	(void)rw;
+	it->mm = user_mm_is_self(mm) ? NULL : mm;
 	it->alloc = NULL;
 	if (nr > UCMD_UIO_MAXIOV)
 		return -EINVAL;
@@ -59,7 +78,7 @@ int import_iovec(int rw, uint64_t uvec, unsigned nr, struct iov_iter *it)
 		it->alloc = dst;
 	}
 	/* One copy, then only the copy is checked and used. */
-	if (copy_from_user(dst, (const void *)(uintptr_t)uvec, nr * sizeof(*dst))) {
+	if (iter_copy_from(it, dst, uvec, nr * sizeof(*dst))) {
 		iov_iter_release(it);
 		return -EFAULT;
 	}
@@ -116,7 +135,8 @@ size_t copy_to_iter(const void *src, size_t len, const struct iov_iter *it)
 		size_t n = it->iov[i].iov_len;
 		if (n > len - done)
 			n = len - done;
-		if (copy_to_user(it->iov[i].iov_base, (const char *)src + done, n))
+		if (iter_copy_to(it, (uint64_t)(uintptr_t)it->iov[i].iov_base,
+				 (const char *)src + done, n))
 			break;
 		done += n;
 	}
@@ -131,7 +151,8 @@ size_t copy_from_iter(void *dst, size_t len, const struct iov_iter *it)
 		size_t n = it->iov[i].iov_len;
 		if (n > len - done)
 			n = len - done;
-		if (copy_from_user((char *)dst + done, it->iov[i].iov_base, n))
+		if (iter_copy_from(it, (char *)dst + done, (uint64_t)(uintptr_t)it->iov[i].iov_base,
+				   n))
 			break;
 		done += n;
 	}
@@ -145,9 +166,16 @@ int fault_in_iov_iter(const struct iov_iter *it, int rw)
 		size_t len = it->iov[i].iov_len;
 
 		/* A WRITE reads the user's memory; a READ writes into it. */
-		if (rw == UCMD_WRITE ? fault_in_readable(base, len)
-				     : fault_in_writeable(base, len))
+		if (it->mm) {
+			uint64_t a = (uint64_t)(uintptr_t)base;
+
+			if (rw == UCMD_WRITE ? it->mm->ops->fault_in_readable(it->mm, a, len)
+					     : it->mm->ops->fault_in_writeable(it->mm, a, len))
+				return -EFAULT;
+		} else if (rw == UCMD_WRITE ? fault_in_readable(base, len)
+					    : fault_in_writeable(base, len)) {
 			return -EFAULT;
+		}
 	}
 	return 0;
 }

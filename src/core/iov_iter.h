@@ -16,7 +16,11 @@
 #define UCMD_UIO_MAXIOV 1024
 #define UCMD_FAST_IOV 8
 
+struct user_mm;
+
 struct iov_iter {
+	/* whose addresses iov holds: NULL for this process (the fault guard) */
+	const struct user_mm *mm;
 	const struct iovec *iov;
 	unsigned nr_segs;
 	size_t count;			/* total bytes */
@@ -31,17 +35,30 @@ struct iov_iter {
  */
 int access_ok(uint64_t addr, uint64_t len);
 
-/* One flat buffer. */
-int import_ubuf(int rw, uint64_t addr, size_t len, struct iov_iter *it);
+/* One flat buffer in mm (NULL: this process). */
+int import_ubuf_mm(const struct user_mm *mm, int rw, uint64_t addr, size_t len,
+		   struct iov_iter *it);
 /*
- * A user iovec array of nr entries at uvec: copied, every segment checked.
- * nr above UCMD_UIO_MAXIOV → -EINVAL; bad pointers → -EFAULT; total above
- * SSIZE_MAX → -EINVAL.
+ * A user iovec array of nr entries at uvec in mm: copied, every segment
+ * checked. nr above UCMD_UIO_MAXIOV → -EINVAL; bad pointers → -EFAULT;
+ * total above SSIZE_MAX → -EINVAL.
  */
-int import_iovec(int rw, uint64_t uvec, unsigned nr, struct iov_iter *it);
+int import_iovec_mm(const struct user_mm *mm, int rw, uint64_t uvec, unsigned nr,
+		    struct iov_iter *it);
+
+/* The same in this process's memory. */
+static inline int import_ubuf(int rw, uint64_t addr, size_t len, struct iov_iter *it)
+{
+	return import_ubuf_mm(NULL, rw, addr, len, it);
+}
+
+static inline int import_iovec(int rw, uint64_t uvec, unsigned nr, struct iov_iter *it)
+{
+	return import_iovec_mm(NULL, rw, uvec, nr, it);
+}
 /*
- * A user iovec array whose every segment lies in [base, base + len), a
- * registered buffer (vectored fixed buffers, Linux 6.15's
+ * A user iovec array in this process whose every segment lies in [base,
+ * base + len), a registered buffer (vectored fixed buffers, Linux 6.15's
  * io_import_reg_vec): as import_iovec, and -EFAULT for a segment outside.
  */
 int import_iovec_within(int rw, uint64_t uvec, unsigned nr, uint64_t base, uint64_t len,
@@ -59,7 +76,7 @@ int fault_in_iov_iter(const struct iov_iter *it, int rw);
 
 /*
  * Copy between a flat buffer and the iterator's segments through the user
- * memory accessor; returns the bytes copied (short at a fault).
+ * memory accessor of its mm; returns the bytes copied (short at a fault).
  */
 size_t copy_to_iter(const void *src, size_t len, const struct iov_iter *it);
 size_t copy_from_iter(void *dst, size_t len, const struct iov_iter *it);

@@ -63,6 +63,7 @@ int io_rw_prep(struct ucmd_kiocb *req, const struct io_uring_sqe *sqe)
 	rw->rw = dir;
 	rw->rwf = sqe->rw_flags;
 	rw->ki_complete = NULL;
+	rw->iter.mm = NULL;
 	rw->iter.alloc = NULL;
 	rw->iter.nr_segs = 0;
 	if (rw->rwf & ~UCMD_RWF_OK)
@@ -79,12 +80,12 @@ int io_rw_prep(struct ucmd_kiocb *req, const struct io_uring_sqe *sqe)
 	case IORING_OP_WRITEV:
 		if (sqe->buf_index)
 			return -EINVAL;
-		ret = import_iovec(dir, sqe->addr, sqe->len, &rw->iter);
+		ret = import_iovec_mm(req->ctx->task->mm, dir, sqe->addr, sqe->len, &rw->iter);
 		break;
 	default:
 		if (sqe->buf_index)
 			return -EINVAL;
-		ret = import_ubuf(dir, sqe->addr, sqe->len, &rw->iter);
+		ret = import_ubuf_mm(req->ctx->task->mm, dir, sqe->addr, sqe->len, &rw->iter);
 		break;
 	}
 	return ret;

@@ -129,6 +129,7 @@ int native_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring 
 	if (!ctx)
 		return -ENOMEM;
 	ctx->engine = e;
+	ctx->task = &init_task;
 	ctx->evfd = -1;
 	ctx->owner_efd = -1;
 	ctx->flags = p->flags;
@@ -383,7 +384,14 @@ static bool cred_same(const struct ucmd_cred *a, const struct ucmd_cred *b)
 int io_ring_refresh_creds(struct ucmd_ctx *ctx)
 {
 	unsigned long gen = cred_generation();
-	struct ucmd_cred *c = malloc(sizeof(*c));
+	struct ucmd_cred *c;
+
+	/* a task's own credentials are frozen: nothing the process does changes them */
+	if (ctx->task->cred) {
+		ctx->creds_gen = gen;
+		return 0;
+	}
+	c = malloc(sizeof(*c));
 
 	/* no stale identity on failure: the submission fails instead */
 	if (!c)

@@ -12,10 +12,6 @@
 #include "lib/clock.h"
 #include "security/hooks.h"
 
-#define SQE_VALID_FLAGS                                                                  \
-	(IOSQE_FIXED_FILE | IOSQE_IO_DRAIN | IOSQE_IO_LINK | IOSQE_IO_HARDLINK |         \
-	 IOSQE_ASYNC | IOSQE_BUFFER_SELECT | IOSQE_CQE_SKIP_SUCCESS)
-
 #define SQE_REQ_FLAGS                                                                    \
 	(IOSQE_FIXED_FILE | IOSQE_IO_DRAIN | IOSQE_IO_LINK | IOSQE_IO_HARDLINK |         \
 	 IOSQE_ASYNC | IOSQE_CQE_SKIP_SUCCESS)

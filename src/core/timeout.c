@@ -223,7 +223,8 @@ static int __io_timeout_prep(struct ucmd_kiocb *req, const struct io_uring_sqe *
 	clocks = to->flags & IORING_TIMEOUT_CLOCK_MASK;
 	if (clocks & (clocks - 1))
 		return -EINVAL;	/* more than one clock */
-	if (copy_from_user(&to->ts, (const void *)(uintptr_t)sqe->addr, sizeof(to->ts)))
+	/* the task's memory: the submitter's own, or a daemon client's */
+	if (user_mm_copy_from(req->ctx->task->mm, &to->ts, sqe->addr, sizeof(to->ts)))
 		return -EFAULT;
 	if (to->ts.tv_sec < 0 || to->ts.tv_nsec < 0)
 		return -EINVAL;

@@ -40,6 +40,10 @@ void io_uring_cmd_done(struct io_uring_cmd *cmd, long ret, uint64_t res2);
 void io_uring_cmd_complete_in_task(struct io_uring_cmd *cmd,
 				   void (*cb)(struct io_uring_cmd *cmd, unsigned issue_flags));
 
+/* The address space the command's user addresses name (the ring's task's). */
+struct user_mm;
+const struct user_mm *io_uring_cmd_mm(const struct io_uring_cmd *cmd);
+
 /* Map [ubuf, ubuf + len) of registered buffer sqe->buf_index into iter. */
 int io_uring_cmd_import_fixed(uint64_t ubuf, size_t len, int rw, struct iov_iter *iter,
 			      const struct io_uring_cmd *cmd);

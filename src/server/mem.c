@@ -8,12 +8,13 @@
  * connecting process exec'd or exited) every copy fails and the client is
  * cut off: its socket is shut down, which ends the connection.
  *
- * A bounce keeps the client's offset within its page (buf + caddr % 4096),
- * so that a buffer's alignment -- which the driver checks -- is the same on
- * both sides.
+ * The engine reaches a client's buffers through c->task_mm (below): the
+ * NVMe host bounces what lies outside the regions when it issues a request
+ * (src/nvme/host/bounce.c), charged here against SRV_MAX_BOUNCE.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -25,11 +26,6 @@
 #include "server/server.h"
 
 #define PAGE 4096u
-
-static size_t page_span(uint64_t caddr, size_t len)
-{
-	return ((caddr & (PAGE - 1)) + len + PAGE - 1) & ~(size_t)(PAGE - 1);
-}
 
 /* ---- regions ---- */
 
@@ -47,7 +43,7 @@ int srv_region_add(struct srv_client *c, int memfd, uint64_t caddr, uint64_t len
 		return -EINVAL;
 	if (fstat(memfd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size < len)
 		return -EINVAL;
-	pthread_mutex_lock(&c->lock);
+	pthread_mutex_lock(&c->region_lock);
 	if (c->nr_regions == SRV_MAX_REGIONS) {
 		ret = -ENOSPC;
 		goto out;
@@ -67,7 +63,7 @@ int srv_region_add(struct srv_client *c, int memfd, uint64_t caddr, uint64_t len
 	}
 	c->regions[c->nr_regions++] = (struct srv_region){ .caddr = caddr, .len = len, .daddr = p };
 out:
-	pthread_mutex_unlock(&c->lock);
+	pthread_mutex_unlock(&c->region_lock);
 	return ret;
 }
 
@@ -75,7 +71,7 @@ int srv_region_del(struct srv_client *c, uint64_t caddr)
 {
 	int ret = -ENOENT;
 
-	pthread_mutex_lock(&c->lock);
+	pthread_mutex_lock(&c->region_lock);
 	for (unsigned i = 0; i < c->nr_regions; i++) {
 		if (!c->regions[i].retired && c->regions[i].caddr == caddr) {
 			c->regions[i].retired = true;
@@ -83,13 +79,19 @@ int srv_region_del(struct srv_client *c, uint64_t caddr)
 			break;
 		}
 	}
-	pthread_mutex_unlock(&c->lock);
+	pthread_mutex_unlock(&c->region_lock);
 	return ret;
 }
 
+static const struct user_mm_ops client_mm_ops;
+
 void srv_mem_init(struct srv_client *c)
 {
-	pthread_mutex_init(&c->bcache_lock, NULL);
+	pthread_mutex_init(&c->region_lock, NULL);
+	c->task_mm.ops = &client_mm_ops;
+	c->task_mm.mem_fd = c->task_mm.maps_fd = -1;
+	c->task.mm = &c->task_mm;
+	c->task.cred = &c->cred;
 }
 
 void srv_mem_free(struct srv_client *c)
@@ -97,13 +99,7 @@ void srv_mem_free(struct srv_client *c)
 	for (unsigned i = 0; i < c->nr_regions; i++)
 		munmap(c->regions[i].daddr, c->regions[i].len);
 	c->nr_regions = 0;
-	for (unsigned k = 0; k < SRV_BCACHE_CLASSES; k++) {
-		for (unsigned i = 0; i < c->bcache_nr[k]; i++)
-			free(c->bcache[k][i]);
-		c->bcache_nr[k] = 0;
-	}
-	c->bcache_bytes = 0;
-	pthread_mutex_destroy(&c->bcache_lock);
+	pthread_mutex_destroy(&c->region_lock);
 }
 
 void *srv_region_lookup(struct srv_client *c, uint64_t caddr, uint64_t len)
@@ -112,7 +108,7 @@ void *srv_region_lookup(struct srv_client *c, uint64_t caddr, uint64_t len)
 
 	if (caddr + len < caddr)
 		return NULL;
-	pthread_mutex_lock(&c->lock);
+	pthread_mutex_lock(&c->region_lock);
 	for (unsigned i = 0; i < c->nr_regions; i++) {
 		const struct srv_region *r = &c->regions[i];
 
@@ -121,9 +117,119 @@ void *srv_region_lookup(struct srv_client *c, uint64_t caddr, uint64_t len)
 			break;
 		}
 	}
-	pthread_mutex_unlock(&c->lock);
+	pthread_mutex_unlock(&c->region_lock);
 	return ret;
 }
+
+/*
+ * The client as the engine's task sees it (c->task_mm): a range inside one
+ * region is the daemon's own mapping of it; anything else goes through the
+ * client's /proc/PID/mem (c->mm), whose loss cuts the client off.
+ */
+static struct srv_client *mm_client(const struct user_mm *mm)
+{
+	return (struct srv_client *)((char *)mm - offsetof(struct srv_client, task_mm));
+}
+
+static size_t cmm_left(struct srv_client *c, int ret, size_t n)
+{
+	if (ret && user_mm_gone(&c->mm) && c->sock >= 0)
+		shutdown(c->sock, SHUT_RD);
+	return ret ? n : 0;
+}
+
+static size_t cmm_copy_from(const struct user_mm *mm, void *dst, uint64_t usrc, size_t n)
+{
+	struct srv_client *c = mm_client(mm);
+	void *r = n ? srv_region_lookup(c, usrc, n) : NULL;
+
+	if (r) {
+		memcpy(dst, r, n);
+		return 0;
+	}
+	return cmm_left(c, user_mm_copy_from(&c->mm, dst, usrc, n), n);
+}
+
+static size_t cmm_copy_to(const struct user_mm *mm, uint64_t udst, const void *src, size_t n)
+{
+	struct srv_client *c = mm_client(mm);
+	void *r = n ? srv_region_lookup(c, udst, n) : NULL;
+
+	if (r) {
+		memcpy(r, src, n);
+		return 0;
+	}
+	return cmm_left(c, user_mm_copy_to(&c->mm, udst, src, n), n);
+}
+
+static size_t cmm_clear(const struct user_mm *mm, uint64_t udst, size_t n)
+{
+	struct srv_client *c = mm_client(mm);
+	void *r = n ? srv_region_lookup(c, udst, n) : NULL;
+
+	if (r) {
+		memset(r, 0, n);
+		return 0;
+	}
+	return cmm_left(c, c->mm.ops->clear(&c->mm, udst, n) ? -EFAULT : 0, n);
+}
+
+static size_t cmm_fault_in(const struct user_mm *mm, uint64_t uaddr, size_t n, bool write)
+{
+	struct srv_client *c = mm_client(mm);
+	size_t left;
+
+	/* a region is mapped whole, sealed against shrinking */
+	if (!n || srv_region_lookup(c, uaddr, n))
+		return 0;
+	left = write ? c->mm.ops->fault_in_writeable(&c->mm, uaddr, n)
+		     : c->mm.ops->fault_in_readable(&c->mm, uaddr, n);
+	return cmm_left(c, left ? -EFAULT : 0, n) ? left : 0;
+}
+
+static size_t cmm_fault_in_readable(const struct user_mm *mm, uint64_t uaddr, size_t n)
+{
+	return cmm_fault_in(mm, uaddr, n, false);
+}
+
+static size_t cmm_fault_in_writeable(const struct user_mm *mm, uint64_t uaddr, size_t n)
+{
+	return cmm_fault_in(mm, uaddr, n, true);
+}
+
+static void *cmm_map_local(const struct user_mm *mm, uint64_t uaddr, size_t n)
+{
+	return srv_region_lookup(mm_client(mm), uaddr, n);
+}
+
+/* The engine's bounces for this client count with the daemon's own (SRV_MAX_BOUNCE). */
+static int cmm_bounce_charge(const struct user_mm *mm, size_t n)
+{
+	struct srv_client *c = mm_client(mm);
+
+	if (atomic_fetch_add(&c->bounce_bytes, n) + n > SRV_MAX_BOUNCE) {
+		atomic_fetch_sub(&c->bounce_bytes, n);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void cmm_bounce_uncharge(const struct user_mm *mm, size_t n)
+{
+	atomic_fetch_sub(&mm_client(mm)->bounce_bytes, n);
+}
+
+static const struct user_mm_ops client_mm_ops = {
+	.name = "ucmdd_client",
+	.copy_from = cmm_copy_from,
+	.copy_to = cmm_copy_to,
+	.clear = cmm_clear,
+	.fault_in_readable = cmm_fault_in_readable,
+	.fault_in_writeable = cmm_fault_in_writeable,
+	.map_local = cmm_map_local,
+	.bounce_charge = cmm_bounce_charge,
+	.bounce_uncharge = cmm_bounce_uncharge,
+};
 
 /* ---- copies ---- */
 
@@ -171,204 +277,4 @@ int srv_copy_to(struct srv_client *c, uint64_t cdst, const void *src, size_t len
 		return 0;
 	}
 	return srv_mm_copy_to(c, cdst, src, len);
-}
-
-/* ---- bounces ---- */
-
-/* The cache class of a page-spanned length: 4 KiB << class, or -1. */
-static int bcache_class(size_t len)
-{
-	for (unsigned k = 0; k < SRV_BCACHE_CLASSES; k++)
-		if (len == (size_t)PAGE << k)
-			return (int)k;
-	return -1;
-}
-
-/*
- * Bounce memory comes from the client's cache when it holds one of the
- * size: a malloc'd page-aligned buffer freed per command made glibc trim
- * and grow its heap around it, a munmap (and a TLB shootdown across the
- * daemon's threads) and fresh page faults per I/O, which cost more than
- * the copy itself.
- */
-static void *bounce_alloc(struct srv_client *c, size_t len)
-{
-	int k = bcache_class(len);
-	void *p = NULL;
-
-	if (atomic_fetch_add(&c->bounce_bytes, len) + len > SRV_MAX_BOUNCE) {
-		atomic_fetch_sub(&c->bounce_bytes, len);
-		return NULL;
-	}
-	if (k >= 0) {
-		pthread_mutex_lock(&c->bcache_lock);
-		if (c->bcache_nr[k]) {
-			p = c->bcache[k][--c->bcache_nr[k]];
-			c->bcache_bytes -= len;
-		}
-		pthread_mutex_unlock(&c->bcache_lock);
-		/* a reused buffer holds only this client's own earlier data */
-		if (p)
-			return p;
-	}
-	/* zeroed: what the device does not write must not be the daemon's old heap */
-	p = aligned_alloc(PAGE, len);
-	if (!p)
-		atomic_fetch_sub(&c->bounce_bytes, len);
-	else
-		memset(p, 0, len);
-	return p;
-}
-
-static void bounce_free(struct srv_client *c, void *p, size_t len)
-{
-	int k = bcache_class(len);
-
-	if (!p)
-		return;
-	atomic_fetch_sub(&c->bounce_bytes, len);
-	if (k >= 0) {
-		pthread_mutex_lock(&c->bcache_lock);
-		if (c->bcache_nr[k] < SRV_BCACHE_DEPTH &&
-		    c->bcache_bytes + len <= SRV_BCACHE_BYTES) {
-			c->bcache[k][c->bcache_nr[k]++] = p;
-			c->bcache_bytes += len;
-			p = NULL;
-		}
-		pthread_mutex_unlock(&c->bcache_lock);
-	}
-	free(p);
-}
-
-int srv_bounce_get(struct srv_client *c, struct srv_bounce *b, uint64_t caddr, size_t len,
-		   bool in)
-{
-	memset(b, 0, sizeof(*b));
-	b->caddr = caddr;
-	b->len = len;
-	if (!len)
-		return 0;
-	if (len > UCMD_MAX_BUF_LEN || caddr + len < caddr || caddr + len > UCMD_TASK_SIZE)
-		return len > UCMD_MAX_BUF_LEN ? -EINVAL : -EFAULT;
-	b->daddr = srv_region_lookup(c, caddr, len);
-	if (b->daddr)
-		return 0;
-	b->buf_len = page_span(caddr, len);
-	b->buf = bounce_alloc(c, b->buf_len);
-	if (!b->buf)
-		return -ENOMEM;
-	b->daddr = (char *)b->buf + (caddr & (PAGE - 1));
-	if (in && srv_mm_copy_from(c, b->daddr, caddr, len)) {
-		bounce_free(c, b->buf, b->buf_len);
-		b->buf = NULL;
-		return -EFAULT;
-	}
-	return 0;
-}
-
-int srv_bounce_put(struct srv_client *c, struct srv_bounce *b, size_t out_len)
-{
-	int ret = 0;
-
-	if (b->buf) {
-		if (out_len > b->len)
-			out_len = b->len;
-		if (out_len && srv_mm_copy_to(c, b->caddr, b->daddr, out_len))
-			ret = -EFAULT;
-		bounce_free(c, b->buf, b->buf_len);
-	}
-	memset(b, 0, sizeof(*b));
-	return ret;
-}
-
-int srv_bounce_vec_get(struct srv_client *c, struct srv_bounce_vec *v, uint64_t cvec,
-		       unsigned nr, bool in)
-{
-	size_t total = 0, off = 0;
-	int ret;
-
-	memset(v, 0, sizeof(*v));
-	if (nr > UCMD_UIO_MAXIOV)
-		return -EINVAL;
-	if (!nr)
-		return 0;
-	v->civ = calloc(nr, sizeof(*v->civ));
-	v->div = calloc(nr, sizeof(*v->div));
-	if (!v->civ || !v->div) {
-		ret = -ENOMEM;
-		goto fail;
-	}
-	v->nr = nr;
-	ret = srv_copy_from(c, v->civ, cvec, (size_t)nr * sizeof(*v->civ));
-	if (ret)
-		goto fail;
-	/* what lies outside every region goes into one buffer, page-spanned per segment */
-	for (unsigned i = 0; i < nr; i++) {
-		uint64_t a = (uint64_t)(uintptr_t)v->civ[i].iov_base;
-		size_t l = v->civ[i].iov_len;
-
-		if (l > UCMD_MAX_BUF_LEN || a + l < a || a + l > UCMD_TASK_SIZE) {
-			ret = l > UCMD_MAX_BUF_LEN ? -EINVAL : -EFAULT;
-			goto fail;
-		}
-		v->div[i].iov_len = l;
-		if (!l)
-			continue;
-		v->div[i].iov_base = srv_region_lookup(c, a, l);
-		if (!v->div[i].iov_base)
-			total += page_span(a, l);
-		if (total > UCMD_MAX_BUF_LEN) {
-			ret = -EINVAL;
-			goto fail;
-		}
-	}
-	if (total) {
-		v->buf = bounce_alloc(c, total);
-		if (!v->buf) {
-			ret = -ENOMEM;
-			goto fail;
-		}
-		v->buf_len = total;
-	}
-	for (unsigned i = 0; i < nr; i++) {
-		uint64_t a = (uint64_t)(uintptr_t)v->civ[i].iov_base;
-		size_t l = v->civ[i].iov_len;
-
-		if (!l || v->div[i].iov_base)
-			continue;
-		v->div[i].iov_base = (char *)v->buf + off + (a & (PAGE - 1));
-		off += page_span(a, l);
-		if (in && srv_mm_copy_from(c, v->div[i].iov_base, a, l)) {
-			ret = -EFAULT;
-			goto fail;
-		}
-	}
-	return 0;
-fail:
-	srv_bounce_vec_put(c, v, 0);
-	return ret;
-}
-
-int srv_bounce_vec_put(struct srv_client *c, struct srv_bounce_vec *v, size_t out_len)
-{
-	int ret = 0;
-
-	if (v->buf) {
-		for (unsigned i = 0; i < v->nr && out_len; i++) {
-			char *d = v->div[i].iov_base;
-			size_t l = v->civ[i].iov_len < out_len ? v->civ[i].iov_len : out_len;
-
-			out_len -= l;
-			/* a region's segment is already where the client sees it */
-			if (!l || d < (char *)v->buf || d >= (char *)v->buf + v->buf_len)
-				continue;
-			if (srv_mm_copy_to(c, (uint64_t)(uintptr_t)v->civ[i].iov_base, d, l))
-				ret = -EFAULT;
-		}
-		bounce_free(c, v->buf, v->buf_len);
-	}
-	free(v->civ);
-	free(v->div);
-	memset(v, 0, sizeof(*v));
-	return ret;
 }

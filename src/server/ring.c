@@ -59,7 +59,6 @@
 /* Engine ring flags taken from the client's; the rest concern the client's threads. */
 #define ENGINE_FLAGS (IORING_SETUP_IOPOLL | IORING_SETUP_SQE128 | IORING_SETUP_CQE32)
 #define CQE_BATCH 64u
-_Static_assert(CQE_BATCH <= SRV_OUT_BATCH, "a reaped batch fits the copy-back batch");
 #define NO_SLOT UINT32_MAX
 
 static uint64_t now_us(void)
@@ -225,14 +224,6 @@ static unsigned reap_engine(struct srv_ring *r)
 	/* runs the task work that completions found on device threads queued */
 	(void)ucmd_enter(&r->er, 0, 0, IORING_ENTER_GETEVENTS);
 	while ((n = ucmd_peek_batch_cqe(&r->er, cqes, CQE_BATCH))) {
-		/* the reads' copies back first, together, then the CQEs that announce them */
-		for (unsigned i = 0; i < n; i++) {
-			uint64_t k = cqes[i]->user_data;
-
-			if (k < r->nr_slots && r->x.slots[k].busy)
-				srv_xlate_gather_out(&r->x, &r->x.slots[k], cqes[i]->res, &r->outb);
-		}
-		srv_out_batch_flush(r->c, &r->outb);
 		for (unsigned i = 0; i < n; i++)
 			complete_one(r, cqes[i]);
 		ucmd_cq_advance(&r->er, n);
@@ -552,7 +543,7 @@ static void *proxy_thread(void *arg)
 	unsigned idle_spins = 0;
 
 	/* everything the engine does for this ring sees the client */
-	cred_override_set(&r->c->cred);
+	task_override_set(&r->c->task);
 	while (!proxy_done(r)) {
 		unsigned did;
 
@@ -713,6 +704,8 @@ static int ring_setup(struct srv_ring *r, const struct ucmdd_queue_init *req,
 		return ret;
 	r->er_live = true;
 	io_ring_set_owner_wake(&r->er, r->owner_efd);
+	/* the client's ring: its addresses are the client's, its identity frozen at connect */
+	io_ring_set_task(&r->er, &r->c->task);
 	return 0;
 }
 

@@ -3,10 +3,12 @@
  * A client ring's insides, shared by ring.c (the shared memory, the proxy
  * thread) and xlate.c (one client SQE -> one engine SQE), and by their
  * tests. A client's SQE is translated into an SQE of the daemon's own engine
- * ring with daemon addresses only: its fd through the client's fd table, its
- * buffers bounced (mem.c), its registered files and buffers through the
- * ring's tables. Each engine request holds a pending slot (user_data = the
- * slot's index) that remembers the client's user_data and what to copy back.
+ * ring, which belongs to the client's task: its fd through the client's fd
+ * table, its registered files and buffers through the ring's tables, every
+ * other address left the client's (the engine reaches it through the
+ * task's mm). Each engine request holds a pending slot (user_data = the
+ * slot's index) that remembers the client's user_data and what a
+ * registered buffer's shadow gets back.
  */
 #ifndef UCMD_SERVER_RING_H
 #define UCMD_SERVER_RING_H
@@ -40,29 +42,11 @@ struct srv_slot {
 	uint8_t out;		/* enum srv_out */
 	int cfd, efd;		/* a non-fixed fd as translated (cfd -1: none), re-checked at submit */
 	uint32_t cgen;		/* c->fd_gen[cfd] then: the number still names that file */
-	struct srv_bounce data, meta;
-	struct srv_bounce_vec vec;
 	/* a registered buffer's shadow range that a read fills */
 	uint64_t fix_caddr;
 	void *fix_daddr;
 	size_t fix_len;
-	struct __kernel_timespec ts;	/* TIMEOUT / LINK_TIMEOUT, read from the client */
 	unsigned next_free;
-	/* srv_xlate_gather_out(): the data's copy back is done, and how it went */
-	bool out_done;
-	int out_err;
-};
-
-/*
- * Copies back gathered from many completions and written together, after
- * the engine's completions are reaped (one copy each: the client's
- * /proc/PID/mem takes one range per call).
- */
-#define SRV_OUT_BATCH 64u
-struct srv_out_batch {
-	unsigned n;
-	struct iovec local[SRV_OUT_BATCH], remote[SRV_OUT_BATCH];
-	struct srv_slot *slot[SRV_OUT_BATCH];
 };
 
 /* What translation needs: the client, the ring's tables, the pending slots. */
@@ -93,20 +77,11 @@ int srv_xlate(struct srv_xl *x, const struct io_uring_sqe *csqe, struct io_uring
 	      struct srv_slot *s);
 /*
  * The engine completed s's request with res: copy back what the device
- * wrote (unless the client is dead) and release s's memory. Returns the
- * res for the client's CQE: res, or -EFAULT when what the device read
- * could not be written to the client's buffer (Linux finds a bad buffer
- * before the I/O; the daemon learns it at the copy back).
+ * wrote into a registered buffer's shadow (unless the client is dead).
+ * Returns the res for the client's CQE: res, or -EFAULT when that copy
+ * failed. Every other buffer the engine itself copied back, before res.
  */
 int32_t srv_xlate_complete(struct srv_xl *x, struct srv_slot *s, int32_t res);
-/*
- * Before srv_xlate_complete: when s's only copy back is its data bounce,
- * add it to b (whose room the caller guarantees) and mark s; the caller then
- * writes b with srv_out_batch_flush() and completes s as usual.
- */
-void srv_xlate_gather_out(struct srv_xl *x, struct srv_slot *s, int32_t res,
-			  struct srv_out_batch *b);
-void srv_out_batch_flush(struct srv_client *c, struct srv_out_batch *b);
 /* The request never reached the engine: release s's memory, copying nothing. */
 void srv_xlate_release(struct srv_xl *x, struct srv_slot *s);
 
@@ -155,7 +130,6 @@ struct srv_ring {
 	unsigned ocq_first, ocq_nr;
 	struct stage *stage;		/* sq entries */
 	struct io_uring_sqe *stage_sqe;	/* sq entries, 128 bytes each */
-	struct srv_out_batch outb;	/* reap_engine's copies back */
 };
 
 /*

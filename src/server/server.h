@@ -9,12 +9,11 @@
  *   listen.c     the socket, accept, the peer's identity
  *   client.c     one connection: its control thread, the request table
  *   fdtab.c      the client's fd numbers -> the engine's
- *   ioctl.c      the synchronous path: the ioctl's arguments bounced
- *   mem.c        the client's memory: regions it shared, copies, bounces
+ *   mem.c        the client's memory: regions it shared, copies, its task's mm
  *   ring.c       a client ring: the shared memfd, its proxy thread
  *   efd.c        the eventfds a client shares: never waited on
  *   quota.c      per-uid quotas, the reserve for root and the daemon's user
- *   xlate.c      one client SQE -> one engine SQE with daemon addresses
+ *   xlate.c      one client SQE -> one engine SQE: its fds and registered buffers
  *
  * Threads act as their client (cred_override_set with the peer's
  * credentials), so everything the engine does for them -- open, ring
@@ -32,6 +31,7 @@
 #include <sys/uio.h>
 
 #include "core/cred.h"
+#include "core/task.h"
 #include "daemon/proto.h"
 #include "server/quota.h"
 #include "uaccess/uaccess.h"
@@ -51,9 +51,6 @@
 #define SRV_MAX_BOUNCE		(256u << 20)	/* bounce bytes in flight per client */
 #define SRV_MAX_REG_SHADOW	(1u << 30)	/* registered-buffer shadows per client */
 #define SRV_MAX_OVERFLOW	4096u	/* CQEs held for a client whose CQ is full */
-#define SRV_BCACHE_CLASSES	7u	/* bounce sizes 4 KiB << 0..6 kept for reuse */
-#define SRV_BCACHE_DEPTH	64u
-#define SRV_BCACHE_BYTES	(4u << 20)	/* idle bounce memory kept per client */
 
 struct srv_daemon;
 struct srv_ring;
@@ -77,6 +74,13 @@ struct srv_client {
 	pid_t pid;			/* SO_PEERCRED */
 	struct ucmd_cred cred;		/* SO_PEERCRED + SO_PEERGROUPS + CapEff */
 	struct user_mm mm;		/* the client's address space, opened as it at connect */
+	/*
+	 * The engine's view of the client (core/task.h): its rings' addresses
+	 * name task_mm -- the regions it shared, else mm -- and they act with
+	 * cred, frozen at connect.
+	 */
+	struct user_mm task_mm;
+	struct ucmd_task task;
 	int pidfd;			/* the connecting process (SO_PEERPIDFD): exit ends the client */
 	pthread_t thread;		/* control thread (client.c) */
 	atomic_bool dead;		/* connection gone: rings stop and clean up */
@@ -94,20 +98,16 @@ struct srv_client {
 	uint8_t fd_kind[SRV_FD_SPACE];
 	uint32_t fd_gen[SRV_FD_SPACE];
 	unsigned nr_fds;		/* entries not -1: at most SRV_MAX_FDS */
+	/*
+	 * Regions have a lock of their own: the engine looks them up while
+	 * issuing (task_mm), and the proxy submits under c->lock.
+	 */
+	pthread_mutex_t region_lock;
 	struct srv_region regions[SRV_MAX_REGIONS];
 	unsigned nr_regions;
 	struct srv_ring *rings[SRV_MAX_RINGS];
 
-	atomic_size_t bounce_bytes;	/* mem.c: bounce in flight */
-	/*
-	 * mem.c: bounce buffers of 4 KiB .. 256 KiB kept for reuse, at most
-	 * SRV_BCACHE_BYTES. Per client, so a reused buffer holds only what
-	 * this client's own I/O left there.
-	 */
-	pthread_mutex_t bcache_lock;
-	void *bcache[SRV_BCACHE_CLASSES][SRV_BCACHE_DEPTH];
-	unsigned bcache_nr[SRV_BCACHE_CLASSES];
-	size_t bcache_bytes;
+	atomic_size_t bounce_bytes;	/* the engine's bounces for this client (mem.c) */
 	atomic_size_t shadow_bytes;	/* registered-buffer shadows */
 	struct srv_client *next;	/* the daemon's list */
 };
@@ -160,7 +160,10 @@ int srv_fd_remove(struct srv_client *c, int cfd);
  */
 int srv_region_add(struct srv_client *c, int memfd, uint64_t caddr, uint64_t len);
 int srv_region_del(struct srv_client *c, uint64_t caddr);
-/* A new client's memory state; and its end: regions unmapped, bounce cache freed. */
+/*
+ * A new client's memory state (c->mm already opened: its task's mm is set
+ * up here); and its end: regions unmapped, bounce cache freed.
+ */
 void srv_mem_init(struct srv_client *c);
 void srv_mem_free(struct srv_client *c);
 /* The daemon's address for [caddr, caddr + len) when one region holds it whole, else NULL. */
@@ -176,50 +179,6 @@ int srv_copy_to(struct srv_client *c, uint64_t cdst, const void *src, size_t len
  */
 int srv_mm_copy_from(struct srv_client *c, void *dst, uint64_t csrc, size_t len);
 int srv_mm_copy_to(struct srv_client *c, uint64_t cdst, const void *src, size_t len);
-
-/*
- * A bounce: a daemon buffer standing for a client buffer for the time of one
- * command. Inside a region it is the region's own memory (no copy); else a
- * fresh buffer, filled from the client when the device will read it (in),
- * written back when the device wrote it (out). Counted against
- * SRV_MAX_BOUNCE: -ENOMEM beyond it, -EFAULT when the client's memory is not
- * there, -EINVAL for a length over UCMD_MAX_BUF_LEN.
- */
-struct srv_bounce {
-	uint64_t caddr;
-	size_t len;
-	void *daddr;		/* what the engine is given */
-	void *buf;		/* our allocation (NULL inside a region) */
-	size_t buf_len;		/* counted in bounce_bytes */
-};
-int srv_bounce_get(struct srv_client *c, struct srv_bounce *b, uint64_t caddr, size_t len,
-		   bool in);
-/*
- * Copy the first out_len bytes back to the client (0: nothing, as for a
- * command the device only read; a fresh buffer starts zeroed, so nothing of
- * the daemon's can reach the client) and release; 0 or -EFAULT.
- */
-int srv_bounce_put(struct srv_client *c, struct srv_bounce *b, size_t out_len);
-
-/*
- * A vector: the client's iovec array at cvec (nr entries, at most
- * UCMD_UIO_MAXIOV) read once, each segment bounced; *out is a daemon iovec array
- * (freed by srv_bounce_vec_put) describing the daemon's buffers.
- */
-struct srv_bounce_vec {
-	unsigned nr;
-	struct iovec *civ;	/* the client's segments as read */
-	struct iovec *div;	/* the daemon's */
-	void *buf;		/* one allocation for the non-region segments, or NULL */
-	size_t buf_len;
-};
-int srv_bounce_vec_get(struct srv_client *c, struct srv_bounce_vec *v, uint64_t cvec,
-		       unsigned nr, bool in);
-int srv_bounce_vec_put(struct srv_client *c, struct srv_bounce_vec *v, size_t out_len);
-
-/* ---- ioctl.c ---- */
-/* UCMDD_IOCTL: the engine's ioctl on the client's fd with its arguments bounced. */
-int srv_ioctl(struct srv_client *c, int cfd, unsigned long cmd, uint64_t carg);
 
 /* ---- ring.c ---- */
 /*

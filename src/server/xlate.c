@@ -1,24 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * One client SQE -> one engine SQE whose every address is the daemon's.
+ * One client SQE -> one engine SQE for the client's task.
  *
  * The translation reads only the daemon's snapshot of the SQE, so what is
- * judged and executed is what was copied once. Per opcode it knows where
- * the SQE names memory, which is the whole reason this file exists: an
- * opcode, a uring_cmd cmd_op or a device whose memory it does not know
- * never reaches the engine (the engine would read the client's address as
- * one of the daemon's). The order of the common checks is the engine's
+ * judged and executed is what was copied once. The engine ring belongs to
+ * the client's task, so the client's addresses reach the engine as they
+ * are (the engine reaches them through the client's mm); what is left here
+ * is what the daemon names for itself: fds (the client's table), registered
+ * buffers (the ring's table, daemon memory), and cancel targets (the
+ * proxy's slots). An opcode whose fd use it does not know still never
+ * reaches the engine. The order of the common checks is the engine's
  * (io_init_req), so a client sees the errno it would see in-process.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/core.h"
 #include "server/ring.h"
-
-#define SQE_VALID_FLAGS                                                                  \
-	(IOSQE_FIXED_FILE | IOSQE_IO_DRAIN | IOSQE_IO_LINK | IOSQE_IO_HARDLINK |         \
-	 IOSQE_ASYNC | IOSQE_BUFFER_SELECT | IOSQE_CQE_SKIP_SUCCESS)
 
 uint8_t srv_dev_kind(struct ucmd_engine *e, int efd)
 {
@@ -109,31 +108,6 @@ static int xlate_fixed(struct srv_xl *x, struct srv_slot *s, unsigned idx, uint6
 	return 0;
 }
 
-/*
- * Vectored fixed buffers (Linux 6.15): the client's iovec array, every
- * segment inside registered buffer idx (else -EFAULT, the driver's answer),
- * then moved as any vectored command's data. The engine gets an ordinary
- * vectored command (FIXED cleared): the segments it names are the daemon's
- * copies or regions, not its registered buffer, and for the client the data
- * lands in the same place either way.
- */
-static int xlate_fixed_vec(struct srv_xl *x, struct srv_slot *s, unsigned idx, uint64_t cvec,
-			   unsigned nr, bool to_device, struct io_uring_sqe *esqe)
-{
-	int ret = srv_bounce_vec_get(x->c, &s->vec, cvec, nr, to_device);
-	void *d;
-
-	for (unsigned i = 0; !ret && i < s->vec.nr; i++) {
-		uint64_t a = (uint64_t)(uintptr_t)s->vec.civ[i].iov_base;
-
-		if (s->vec.civ[i].iov_len && !fixed_buf(x, idx, a, s->vec.civ[i].iov_len, &d))
-			ret = -EFAULT;
-	}
-	esqe->uring_cmd_flags &= ~IORING_URING_CMD_FIXED;
-	esqe->buf_index = 0;
-	return ret;
-}
-
 static int xlate_rw(struct srv_xl *x, const struct io_uring_sqe *csqe, struct io_uring_sqe *esqe,
 		    struct srv_slot *s)
 {
@@ -141,105 +115,97 @@ static int xlate_rw(struct srv_xl *x, const struct io_uring_sqe *csqe, struct io
 			 csqe->opcode == IORING_OP_WRITE_FIXED;
 	int ret;
 
-	s->out = to_device ? SRV_OUT_NONE : SRV_OUT_RES;
 	switch (csqe->opcode) {
-	case IORING_OP_READV:
-	case IORING_OP_WRITEV:
-		ret = srv_bounce_vec_get(x->c, &s->vec, csqe->addr, csqe->len, to_device);
-		esqe->addr = (uint64_t)(uintptr_t)s->vec.div;
-		return ret;
 	case IORING_OP_READ_FIXED:
 	case IORING_OP_WRITE_FIXED: {
 		uint64_t eaddr = 0;
 
+		s->out = to_device ? SRV_OUT_NONE : SRV_OUT_RES;
 		ret = xlate_fixed(x, s, csqe->buf_index, csqe->addr, csqe->len, to_device, &eaddr);
 		esqe->addr = eaddr;
 		return ret;
 	}
 	default:
-		ret = srv_bounce_get(x->c, &s->data, csqe->addr, csqe->len, to_device);
-		esqe->addr = (uint64_t)(uintptr_t)s->data.daddr;
-		return ret;
+		/* the client's own address: the engine reaches it through the client's task */
+		return 0;
 	}
 }
 
-/* struct nvme_uring_cmd: the data (flat, vector or fixed) and the metadata. */
-static int xlate_nvme(struct srv_xl *x, const struct io_uring_sqe *csqe, struct io_uring_sqe *esqe,
-		      struct srv_slot *s, bool vec)
+/*
+ * Vectored fixed buffers (Linux 6.15): every segment of the client's iovec
+ * array must lie inside registered buffer idx (else -EFAULT, the driver's
+ * answer). The engine then gets an ordinary vectored command (FIXED cleared)
+ * on the client's own addresses, which it reaches through the client's task:
+ * the data lands where the client's registered buffer is. A client that
+ * rewrites its array after this check only moves its own memory.
+ */
+static int xlate_fixed_vec(struct srv_xl *x, unsigned idx, uint64_t cvec, uint32_t nr,
+			   struct io_uring_sqe *esqe)
 {
-	struct nvme_uring_cmd u;
-	bool fixed = csqe->uring_cmd_flags & IORING_URING_CMD_FIXED;
-	/* the driver's direction: the opcode's low bit means host to device */
-	bool to_device;
-	uint64_t eaddr = 0;
+	struct iovec *v;
+	void *d;
 	int ret = 0;
 
-	memcpy(&u, csqe->cmd, sizeof(u));
-	to_device = u.opcode & 1;
-	s->out = to_device ? SRV_OUT_NONE : SRV_OUT_NVME;
-	if (u.data_len) {
-		if (fixed && vec) {
-			ret = xlate_fixed_vec(x, s, csqe->buf_index, u.addr, u.data_len, to_device,
-					      esqe);
-			eaddr = (uint64_t)(uintptr_t)s->vec.div;
-		} else if (fixed) {
-			ret = xlate_fixed(x, s, csqe->buf_index, u.addr, u.data_len, to_device,
-					  &eaddr);
-		} else if (vec) {
-			ret = srv_bounce_vec_get(x->c, &s->vec, u.addr, u.data_len, to_device);
-			eaddr = (uint64_t)(uintptr_t)s->vec.div;
-		} else {
-			ret = srv_bounce_get(x->c, &s->data, u.addr, u.data_len, to_device);
-			eaddr = (uint64_t)(uintptr_t)s->data.daddr;
-		}
-		if (ret)
-			return ret;
-	}
-	u.addr = eaddr;
-	/* metadata exists for the driver only beside data (nvme_build_user_request) */
-	if (u.data_len && u.metadata && u.metadata_len) {
-		ret = srv_bounce_get(x->c, &s->meta, u.metadata, u.metadata_len, to_device);
-		u.metadata = (uint64_t)(uintptr_t)s->meta.daddr;
-	} else {
-		u.metadata = 0;
-	}
-	memcpy(esqe->cmd, &u, sizeof(u));
+	if (nr > UCMD_UIO_MAXIOV)
+		return -EINVAL;
+	v = malloc(nr ? nr * sizeof(*v) : 1);
+	if (!v)
+		return -ENOMEM;
+	if (nr && srv_copy_from(x->c, v, cvec, nr * sizeof(*v)))
+		ret = -EFAULT;
+	for (uint32_t i = 0; !ret && i < nr; i++)
+		if (v[i].iov_len &&
+		    !fixed_buf(x, idx, (uint64_t)(uintptr_t)v[i].iov_base, v[i].iov_len, &d))
+			ret = -EFAULT;
+	free(v);
+	esqe->uring_cmd_flags &= ~IORING_URING_CMD_FIXED;
+	esqe->buf_index = 0;
 	return ret;
 }
 
+/* struct nvme_uring_cmd with IORING_URING_CMD_FIXED: its data in a registered buffer. */
+static int xlate_nvme_fixed(struct srv_xl *x, const struct io_uring_sqe *csqe,
+			    struct io_uring_sqe *esqe, struct srv_slot *s)
+{
+	struct nvme_uring_cmd u;
+	/* the driver's direction: the opcode's low bit means host to device */
+	bool to_device;
+	uint64_t eaddr = 0;
+	int ret;
+
+	memcpy(&u, csqe->cmd, sizeof(u));
+	if (!u.data_len)
+		return 0;
+	if (csqe->cmd_op == NVME_URING_CMD_IO_VEC)
+		return xlate_fixed_vec(x, csqe->buf_index, u.addr, u.data_len, esqe);
+	to_device = u.opcode & 1;
+	s->out = to_device ? SRV_OUT_NONE : SRV_OUT_NVME;
+	ret = xlate_fixed(x, s, csqe->buf_index, u.addr, u.data_len, to_device, &eaddr);
+	if (ret)
+		return ret;
+	u.addr = eaddr;
+	memcpy(esqe->cmd, &u, sizeof(u));
+	return 0;
+}
+
+/*
+ * The engine and the driver judge a uring_cmd as they do in-process (its
+ * flags, buf_index, the SQE's size, cmd_op, data, iovec array, metadata):
+ * every address in it is the client's, reached through the client's task.
+ * The daemon translates only a registered buffer, which it knows the place
+ * of in NVMe's flat commands alone; anything else FIXED reaches the engine
+ * as it is and gets the engine's answer.
+ */
 static int xlate_uring_cmd(struct srv_xl *x, const struct io_uring_sqe *csqe,
 			   struct io_uring_sqe *esqe, struct srv_slot *s, uint8_t kind)
 {
-	/* the engine's prep: only the FIXED flag exists; buf_index means nothing without it */
-	if (csqe->uring_cmd_flags & ~IORING_URING_CMD_FIXED)
-		return -EINVAL;
-	if ((csqe->uring_cmd_flags & IORING_URING_CMD_FIXED) && csqe->buf_index >= x->nr_btab)
-		return -EFAULT;
-	switch (kind) {
-	case SRV_DEV_NONE:
-		/* -EOPNOTSUPP from the engine, before it reads a command byte */
-		memset(esqe->cmd, 0, x->sqe128 ? 80 : 16);
+	if (csqe->uring_cmd_flags != IORING_URING_CMD_FIXED || !x->sqe128)
 		return 0;
-	case SRV_DEV_NULL:
-		return 0;
-	case SRV_DEV_NVME_NS:
-		/* a 64-byte SQE carries no address: the driver refuses it (-EOPNOTSUPP) */
-		if (!x->sqe128)
-			return 0;
-		if (csqe->cmd_op == NVME_URING_CMD_IO || csqe->cmd_op == NVME_URING_CMD_IO_VEC)
-			return xlate_nvme(x, csqe, esqe, s, csqe->cmd_op == NVME_URING_CMD_IO_VEC);
-		return -ENOTTY;
-	case SRV_DEV_NVME_CTRL:
-		if (!x->sqe128)
-			return 0;
-		if (csqe->cmd_op == NVME_URING_CMD_ADMIN ||
-		    csqe->cmd_op == NVME_URING_CMD_ADMIN_VEC)
-			return xlate_nvme(x, csqe, esqe, s,
-					  csqe->cmd_op == NVME_URING_CMD_ADMIN_VEC);
-		return -ENOTTY;
-	default:
-		return -ENOTTY;
-	}
+	if ((kind == SRV_DEV_NVME_NS &&
+	     (csqe->cmd_op == NVME_URING_CMD_IO || csqe->cmd_op == NVME_URING_CMD_IO_VEC)) ||
+	    (kind == SRV_DEV_NVME_CTRL && csqe->cmd_op == NVME_URING_CMD_ADMIN))
+		return xlate_nvme_fixed(x, csqe, esqe, s);
+	return 0;
 }
 
 /* Cancel by the client's user_data: the engine knows its request by the slot's index. */
@@ -300,19 +266,15 @@ int srv_xlate(struct srv_xl *x, const struct io_uring_sqe *csqe, struct io_uring
 	s->out = SRV_OUT_NONE;
 	s->fixed = false;
 	s->cfd = s->efd = -1;
-	memset(&s->data, 0, sizeof(s->data));
-	memset(&s->meta, 0, sizeof(s->meta));
-	memset(&s->vec, 0, sizeof(s->vec));
 	s->fix_caddr = 0;
 	s->fix_daddr = NULL;
 	s->fix_len = 0;
 
-	if (op >= IORING_OP_LAST)
-		return -EINVAL;
-	if (csqe->flags & ~SQE_VALID_FLAGS)
-		return -EINVAL;
-	if (csqe->flags & IOSQE_BUFFER_SELECT)
-		return -EOPNOTSUPP;
+	/* the engine's own answer (-EINVAL, -EOPNOTSUPP), before it reads an fd or an address */
+	if (io_sqe_refused_early(csqe)) {
+		esqe->fd = -1;
+		return 0;
+	}
 	switch (op) {
 	case IORING_OP_NOP:
 		esqe->fd = -1;
@@ -336,13 +298,8 @@ int srv_xlate(struct srv_xl *x, const struct io_uring_sqe *csqe, struct io_uring
 		break;
 	case IORING_OP_TIMEOUT:
 	case IORING_OP_LINK_TIMEOUT:
+		/* the engine reads the timespec from the client's memory itself */
 		esqe->fd = -1;
-		/* the engine's prep: one timespec */
-		if (csqe->len != 1)
-			return -EINVAL;
-		if (srv_copy_from(x->c, &s->ts, csqe->addr, sizeof(s->ts)))
-			return -EFAULT;
-		esqe->addr = (uint64_t)(uintptr_t)&s->ts;
 		return 0;
 	case IORING_OP_ASYNC_CANCEL:
 		return xlate_cancel(x, csqe, esqe, s);
@@ -355,72 +312,26 @@ int srv_xlate(struct srv_xl *x, const struct io_uring_sqe *csqe, struct io_uring
 	return ret;
 }
 
-void srv_xlate_gather_out(struct srv_xl *x, struct srv_slot *s, int32_t res,
-			  struct srv_out_batch *b)
-{
-	size_t out;
-
-	if (atomic_load(&x->c->dead) || !s->data.buf || s->vec.civ || s->fix_len ||
-	    (s->meta.buf && s->out == SRV_OUT_NVME))
-		return;
-	if (s->out == SRV_OUT_RES && res > 0)
-		out = (size_t)res < s->data.len ? (size_t)res : s->data.len;
-	else if (s->out == SRV_OUT_NVME && res == 0)
-		out = s->data.len;
-	else
-		return;
-	b->local[b->n] = (struct iovec){ s->data.daddr, out };
-	b->remote[b->n] = (struct iovec){ (void *)(uintptr_t)s->data.caddr, out };
-	b->slot[b->n++] = s;
-	s->out_done = true;
-	s->out_err = 0;
-}
-
-void srv_out_batch_flush(struct srv_client *c, struct srv_out_batch *b)
-{
-	/* /proc/PID/mem writes one range per call: one copy each */
-	for (unsigned i = 0; i < b->n; i++)
-		b->slot[i]->out_err = srv_mm_copy_to(c, (uint64_t)(uintptr_t)b->remote[i].iov_base,
-						     b->local[i].iov_base, b->local[i].iov_len);
-	b->n = 0;
-}
-
 int32_t srv_xlate_complete(struct srv_xl *x, struct srv_slot *s, int32_t res)
 {
 	size_t out = 0;
 	int err = 0;
 
-	/* a dead client's pid may be another process's by now: write nothing there */
-	if (!atomic_load(&x->c->dead)) {
+	/* a registered buffer's shadow the device wrote; never a dead client's */
+	if (s->fix_len && !atomic_load(&x->c->dead)) {
 		if (s->out == SRV_OUT_RES && res > 0)
-			out = (size_t)res;
+			out = (size_t)res < s->fix_len ? (size_t)res : s->fix_len;
 		else if (s->out == SRV_OUT_NVME && res == 0)
-			out = SIZE_MAX;		/* data_len, each segment, the metadata */
+			out = s->fix_len;
+		if (out)
+			err = srv_copy_to(x->c, s->fix_caddr, s->fix_daddr, out);
 	}
-	if (s->fix_len && out)
-		err |= srv_copy_to(x->c, s->fix_caddr, s->fix_daddr,
-				   out < s->fix_len ? out : s->fix_len);
-	if (s->out_done) {
-		/* written by srv_out_batch_flush() */
-		err |= s->out_err;
-		err |= srv_bounce_put(x->c, &s->data, 0);
-		s->out_done = false;
-	} else {
-		err |= srv_bounce_put(x->c, &s->data, out);
-	}
-	err |= srv_bounce_put(x->c, &s->meta, s->out == SRV_OUT_NVME ? out : 0);
-	if (s->vec.civ)
-		err |= srv_bounce_vec_put(x->c, &s->vec, out);
 	s->fix_len = 0;
 	return err ? -EFAULT : res;
 }
 
 void srv_xlate_release(struct srv_xl *x, struct srv_slot *s)
 {
-	s->out_done = false;
-	(void)srv_bounce_put(x->c, &s->data, 0);
-	(void)srv_bounce_put(x->c, &s->meta, 0);
-	if (s->vec.civ)
-		(void)srv_bounce_vec_put(x->c, &s->vec, 0);
+	(void)x;
 	s->fix_len = 0;
 }

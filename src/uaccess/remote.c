@@ -169,7 +169,7 @@ static size_t rm_fault_in_writeable(const struct user_mm *mm, uint64_t uaddr, si
 	return rm_fault_in(mm, uaddr, n, true);
 }
 
-static const struct user_mm_ops remote_ops = {
+const struct user_mm_ops user_mm_remote_ops = {
 	.name = "proc_mem",
 	.copy_from = rm_copy_from,
 	.copy_to = rm_copy_to,
@@ -183,7 +183,7 @@ int user_mm_init_remote(struct user_mm *mm, pid_t pid)
 	char path[64];
 	struct rm_procmap_query q = { .size = sizeof(q), .query_addr = 0 };
 
-	mm->ops = &remote_ops;
+	mm->ops = &user_mm_remote_ops;
 	mm->pid = pid;
 	atomic_init(&mm->gone, false);
 	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
@@ -209,7 +209,7 @@ int user_mm_init_remote(struct user_mm *mm, pid_t pid)
 
 void user_mm_release(struct user_mm *mm)
 {
-	if (mm->ops != &remote_ops)
+	if (mm->ops != &user_mm_remote_ops)
 		return;
 	if (mm->mem_fd >= 0)
 		close(mm->mem_fd);

@@ -54,6 +54,19 @@ struct user_mm_ops {
 	 */
 	size_t (*fault_in_readable)(const struct user_mm *mm, uint64_t uaddr, size_t n);
 	size_t (*fault_in_writeable)(const struct user_mm *mm, uint64_t uaddr, size_t n);
+	/*
+	 * Optional: where [uaddr, uaddr + n) is also mapped in this process
+	 * (memory the owner shared), that address, else NULL. A driver hands
+	 * such a range to its device as it is, bouncing only the rest.
+	 */
+	void *(*map_local)(const struct user_mm *mm, uint64_t uaddr, size_t n);
+	/*
+	 * Optional: account n bytes of bounce buffer held for this address
+	 * space's owner (0, or -ENOMEM past its limit), and give them back.
+	 * Linux charges pinned pages to the owner's RLIMIT_MEMLOCK alike.
+	 */
+	int (*bounce_charge)(const struct user_mm *mm, size_t n);
+	void (*bounce_uncharge)(const struct user_mm *mm, size_t n);
 };
 
 struct user_mm {
@@ -67,6 +80,8 @@ struct user_mm {
 
 /* This process, through the fault guard. */
 extern const struct user_mm user_mm_self;
+/* What user_mm_init_remote installs: for owners that wrap it (ucmdd's regions). */
+extern const struct user_mm_ops user_mm_remote_ops;
 /*
  * Another process (or this one by its pid), through /proc/PID/mem opened now
  * with the calling thread's credentials: the kernel's ptrace access check
@@ -76,6 +91,12 @@ extern const struct user_mm user_mm_self;
 int user_mm_init_remote(struct user_mm *mm, pid_t pid);
 /* Close what user_mm_init_remote opened (nothing for user_mm_self). */
 void user_mm_release(struct user_mm *mm);
+/* NULL stands for this process too (an iov_iter that never named an mm). */
+static inline bool user_mm_is_self(const struct user_mm *mm)
+{
+	return !mm || mm == &user_mm_self;
+}
+
 /* The address space behind a remote mm ended (exec, exit): every copy now fails. */
 static inline bool user_mm_gone(const struct user_mm *mm)
 {
@@ -124,6 +145,20 @@ static inline int user_mm_copy_to(const struct user_mm *mm, uint64_t udst, const
 				  size_t n)
 {
 	return mm->ops->copy_to(mm, udst, src, n) ? -EFAULT : 0;
+}
+
+/*
+ * Fault [uaddr, uaddr + n) of mm in (NULL: this process), readable, or
+ * writeable when writeable: 0 or -EFAULT.
+ */
+static inline int user_mm_fault_in(const struct user_mm *mm, uint64_t uaddr, size_t n,
+				   bool writeable)
+{
+	if (user_mm_is_self(mm))
+		return writeable ? fault_in_writeable((void *)(uintptr_t)uaddr, n)
+				 : fault_in_readable((const void *)(uintptr_t)uaddr, n);
+	return (writeable ? mm->ops->fault_in_writeable(mm, uaddr, n)
+			  : mm->ops->fault_in_readable(mm, uaddr, n)) ? -EFAULT : 0;
 }
 
 /*

@@ -18,6 +18,10 @@
  *   hostile WHAT  a client using what the protocol gives it against the daemon:
  *                 eventfds held full, idle rings, quotas (dc_hostile.c)
  *   rr            4 KiB random reads at --qd for --seconds; prints iops N
+ *   link-rw       --count pairs of a Read linked (IOSQE_IO_LINK) to a Write on
+ *                 one plain buffer: block slba+i copied to slba+count+i
+ *                 through the buffer; the Write must send what the Read
+ *                 brought (--buf alloc: a shared region instead)
  *
  * Options: --daemon PATH (default $UCMD_DAEMON) --ns ng0n1 --ctrl nvme0
  *   --slba N --nlb N --count N --seed N --iters N --seconds S --qd N
@@ -326,6 +330,88 @@ static int cmd_rw(const struct dc_opts *o)
 	return 0;
 }
 
+/* ---- link-rw ---- */
+
+/*
+ * As liburing's link-cp: the Write is linked behind the Read into the same
+ * buffer, so it must run after the Read and send the data the Read put
+ * there, never what the buffer held when both were submitted.
+ */
+static int cmd_link_rw(const struct dc_opts *o)
+{
+	struct dc c;
+	char nb[32], nb2[32];
+	uint8_t *buf, *want;
+	uint64_t bad = 0;
+	int ret;
+
+	must_open(&c, o, 8);
+	size_t len = (size_t)o->nlb * c.lba;
+	uint64_t dst0 = o->slba + (uint64_t)o->nlb * o->count;
+
+	buf = dc_buf(&c, len);
+	want = malloc(len);
+	if (!buf || !want)
+		dc_die("link-rw: out of memory");
+	if (dst0 + (uint64_t)o->nlb * o->count > c.nsze)
+		dc_die("link-rw: blocks past the namespace's end");
+	for (uint32_t i = 0; i < o->count; i++) {
+		uint64_t src = o->slba + (uint64_t)i * o->nlb, dst = dst0 + (uint64_t)i * o->nlb;
+		struct io_uring_cqe *cqe;
+		int res[2] = { 1, 1 };
+		struct io_uring_sqe *sqe;
+
+		for (uint32_t b = 0; b < o->nlb; b++)
+			dc_pattern(buf + (size_t)b * c.lba, c.lba, o->seed, src + b);
+		dc_prep_io(&c, ucmd_get_sqe(&c.ring), NVME_OP_WRITE, src, o->nlb, buf);
+		ret = dc_submit_one(&c);
+		if (ret)
+			dc_die("link-rw: write at %llu: %s", (unsigned long long)src,
+			       dc_res_name(ret, nb, sizeof(nb)));
+		/* what the Write would send if it read the buffer at submission */
+		memset(buf, 0x5a, len);
+		sqe = ucmd_get_sqe(&c.ring);
+		dc_prep_io(&c, sqe, NVME_OP_READ, src, o->nlb, buf);
+		sqe->flags |= IOSQE_IO_LINK;
+		sqe->user_data = 0;
+		sqe = ucmd_get_sqe(&c.ring);
+		dc_prep_io(&c, sqe, NVME_OP_WRITE, dst, o->nlb, buf);
+		sqe->user_data = 1;
+		ret = ucmd_submit_and_wait(&c.ring, 2);
+		if (ret < 0)
+			dc_die("link-rw: submit: %s", dc_res_name(ret, nb, sizeof(nb)));
+		for (int k = 0; k < 2; k++) {
+			ret = ucmd_wait_cqe(&c.ring, &cqe);
+			if (ret < 0)
+				dc_die("link-rw: wait: %s", dc_res_name(ret, nb, sizeof(nb)));
+			if (cqe->user_data < 2)
+				res[cqe->user_data] = cqe->res;
+			ucmd_cqe_seen(&c.ring, cqe);
+		}
+		if (res[0] || res[1])
+			dc_die("link-rw: pair %u: read %s, write %s", i,
+			       dc_res_name(res[0], nb, sizeof(nb)), dc_res_name(res[1], nb2, sizeof(nb2)));
+		memset(buf, 0, len);
+		dc_prep_io(&c, ucmd_get_sqe(&c.ring), NVME_OP_READ, dst, o->nlb, buf);
+		ret = dc_submit_one(&c);
+		if (ret)
+			dc_die("link-rw: read at %llu: %s", (unsigned long long)dst,
+			       dc_res_name(ret, nb, sizeof(nb)));
+		for (uint32_t b = 0; b < o->nlb; b++)
+			dc_pattern(want + (size_t)b * c.lba, c.lba, o->seed, src + b);
+		if (memcmp(want, buf, len))
+			bad++;
+	}
+	free(want);
+	dc_buf_free(&c, buf);
+	dc_close(&c);
+	if (bad)
+		dc_die("link-rw: %llu of %u pairs wrote other data than their read brought",
+		       (unsigned long long)bad, o->count);
+	printf("link-rw: ok %u pairs\n", o->count);
+	return 0;
+}
+
 /* ---- expect-errno ---- */
 
 static int cmd_expect(const struct dc_opts *o, const char *what)
@@ -570,7 +656,7 @@ static int cmd_rr(const struct dc_opts *o)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: daemon_client rw|expect-errno WHAT|hostile WHAT|race|hold|flood|garbage|rr "
+	fprintf(stderr, "usage: daemon_client rw|expect-errno WHAT|hostile WHAT|race|hold|flood|garbage|rr|link-rw "
 			"[options]\n  (see the comment at the top of daemon_client.c)\n");
 	exit(2);
 }
@@ -678,5 +764,7 @@ int main(int argc, char **argv)
 		return dc_garbage(&o);
 	if (!strcmp(sub, "rr"))
 		return cmd_rr(&o);
+	if (!strcmp(sub, "link-rw"))
+		return cmd_link_rw(&o);
 	usage();
 }

@@ -344,6 +344,36 @@ static int test_linked(void)
 	if (res[0] || res[1] || memcmp(w, r, BS))
 		FAIL("linked write/read: %d %d", res[0], res[1]);
 	/*
+	 * A Read linked to a Write on one buffer (liburing's link-cp): the
+	 * Write runs after the Read and sends what the Read brought there,
+	 * never what the buffer held at submission.
+	 */
+	fill(w, BS, 12);
+	if ((prep_rw(get_sqe(&ring), fd, true, 260, w, BS, false), run_one(&ring)) != 0)
+		FAIL("write LBA 260");
+	memset(r, 0x5a, BS);
+	sqe = get_sqe(&ring);
+	prep_rw(sqe, fd, false, 260, r, BS, false);
+	sqe->flags |= IOSQE_IO_LINK;
+	sqe->user_data = 0;
+	sqe = get_sqe(&ring);
+	prep_rw(sqe, fd, true, 264, r, BS, false);
+	sqe->user_data = 1;
+	if (io_uring_submit(&ring) != 2)
+		FAIL("submit 2");
+	for (int i = 0; i < 2; i++) {
+		if (wait_one(&ring, &ret, &ud) || ud > 1)
+			FAIL("wait");
+		res[ud] = ret;
+	}
+	if (res[0] || res[1])
+		FAIL("linked read/write: %d %d", res[0], res[1]);
+	memset(r, 0, BS);
+	if ((prep_rw(get_sqe(&ring), fd, false, 264, r, BS, false), run_one(&ring)) != 0)
+		FAIL("read LBA 264");
+	if (memcmp(w, r, BS))
+		FAIL("the linked write sent what the buffer held before its read");
+	/*
 	 * An NVMe error is a positive status in res and, as on Linux, does not
 	 * break the link (io_uring fails a request on res < 0 only): a Read
 	 * past the namespace's end (LBA Out of Range), then its partner runs.

@@ -1,19 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: ucmdd's SQE translation, srv_xlate() /
- * srv_xlate_complete() / srv_xlate_release() (src/server/xlate.c, mem.c),
- * on any SQE a client may put in its ring, run on a real engine ring.
+ * libFuzzer target: ucmdd's path for one client SQE, srv_xlate() /
+ * srv_xlate_complete() / srv_xlate_release() (src/server/xlate.c), then the
+ * engine running it on a ring that belongs to the client's task, as ucmdd's
+ * rings do (core/task.h): every client address reaches the engine as it is,
+ * and the engine reaches it only through the client's mm (its
+ * /proc/PID/mem, its regions) -- the NVMe host's bounce (nvme/host/bounce.c),
+ * iov_iter, the timespec -- on any SQE a client may put in its ring.
  *
  * The client is a child process that only sleeps: it shares (MAP_SHARED)
- * the "client arena" with this process, so the fuzzer writes what the
- * client's memory holds, while the daemon reaches it only as ucmdd does,
- * by pid (process_vm_readv/writev) or through a region's own mapping. A
- * raw address from the input thus lands in the child, never in the fuzzer:
- * addresses may be anything, and a translation that let one through to
- * the engine (which runs in this process and trusts its pointers) is found
- * by the invariant check before the engine sees it.
+ * the "client arena" with this process. After the fork this process moves
+ * its view of the plain part elsewhere and leaves nothing readable at the
+ * client's addresses, so the engine, which runs here, could reach the
+ * client's memory only as ucmdd does: a direct dereference of a client
+ * address is a fault (the fault guard's -EFAULT, or a crash), never the
+ * client's data.
  *
- * Client arena (ARENA_SPAN bytes, the same address in both processes):
+ * Client arena (ARENA_SPAN bytes, the child's addresses):
  *   [0, 64K)      plain memory (reached by pid); iovecs at 0, raw bytes at 1K
  *   [64K, 128K)   a hole (PROT_NONE): bad addresses, and the plain part's end
  *   [128K, 160K)  region A (memfd shared with srv_region_add), laid out alike
@@ -33,17 +36,16 @@
  * same bytes unmapped at offset 1K (up to 1 KiB: a timespec, raw iovecs).
  *
  * Invariants: srv_xlate answers 0 or a -errno; on an error nothing is held
- * (bounce_bytes 0). On 0, every address the engine will dereference --
- * addr for the rw family and timeouts, the iovec array and each segment,
- * nvme_uring_cmd's addr and metadata -- lies in daemon memory (a bounce, a
- * region's daemon mapping, a registered buffer's daemon side, the slot's
- * timespec), never in the client arena; a non-fixed fd is the engine fd of
- * the client's; CQE_SKIP_SUCCESS is not passed on. The engine then runs
- * it: exactly one CQE, srv_xlate_complete answers its res or -EFAULT, and
- * bounce_bytes is back to 0. Timeouts are capped to 1 ms after translation
- * (the engine reads the daemon's copy at prep), and admin commands that
- * never complete or take the driver's queues or namespace away are
- * translated and released, not run (fuzz_nvme_cmd.c skips the same).
+ * (bounce_bytes 0). On 0, only what the daemon names for itself is
+ * translated: a non-fixed fd is the engine fd of the client's, a
+ * registered buffer's range its daemon side; every other address is the
+ * client's, unchanged; CQE_SKIP_SUCCESS is not passed on. The engine then
+ * runs it: exactly one CQE, srv_xlate_complete answers its res or -EFAULT,
+ * and the engine's bounces for the client (bounce_bytes) are back to 0.
+ * Timeouts are capped to 1 ms in the client's memory before they run, and
+ * admin commands that never complete or take the driver's queues or
+ * namespace away are translated and released, not run (fuzz_nvme_cmd.c
+ * skips the same).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -92,7 +94,8 @@ static struct srv_rbuf btab[NR_BTAB];
 static struct ucmd_ring ring128, ring64;
 static struct ucmd_ctrl *ctrl;
 static struct ucmd_nvme_host *host;
-static uint8_t *arena;		/* the client's addresses, mapped here too */
+static uint8_t *arena;		/* the client's addresses: nothing readable here after the fork */
+static uint8_t *plain;		/* this process's view of the client's plain part */
 static pid_t child;
 static int ng_efd, ctrl_efd, bdev_efd, null_efd;
 
@@ -143,6 +146,8 @@ static void engine_ring(struct ucmd_ring *r, unsigned flags)
 
 	if (ucmd_queue_init_engine(daemon_.e, 8, r, &p))
 		die("engine ring");
+	/* as ring.c's ring_setup: the client's ring */
+	io_ring_set_task(r, &client.task);
 	for (unsigned i = 0; i < NR_BTAB; i++)
 		iov[i] = (struct iovec){ btab[i].daddr, btab[i].len };
 	if (ucmd_register_files(r, ftab, NR_FTAB) || ucmd_register_buffers(r, iov, NR_BTAB))
@@ -187,6 +192,15 @@ static void setup(void)
 		for (;;)
 			pause();
 	}
+	/*
+	 * The client's plain memory, seen here elsewhere only (old size 0: a
+	 * second mapping of the same shared pages); its addresses unreadable here.
+	 */
+	plain = mremap(arena + PLAIN_OFF, 0, PLAIN_LEN, MREMAP_MAYMOVE);
+	if (plain == MAP_FAILED ||
+	    mmap(arena, ARENA_SPAN, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
+		    MAP_FAILED)
+		die("moving the arena out of the engine's reach");
 	c->pid = child;
 	current_cred(&c->cred);
 	if (user_mm_init_remote(&c->mm, child))
@@ -361,7 +375,8 @@ static void client_mem(const uint8_t *in, size_t size, bool raw)
 		iov[i].iov_len = len;
 	}
 	for (int k = 0; k < 2; k++) {
-		uint8_t *p = arena + (k ? RA_OFF : PLAIN_OFF);
+		/* written where this process sees the client's memory */
+		uint8_t *p = k ? srv_region_lookup(&client, caddr(RA_OFF), RA_LEN) : plain;
 
 		memcpy(p, iov, sizeof(iov));
 		memset(p + DATA_OFF, 0, DATA_LEN);
@@ -378,47 +393,20 @@ static bool within(uint64_t a, uint64_t len, const void *base, size_t blen)
 	return base && a >= b && a + len >= a && a + len <= b + blen;
 }
 
-/* [a, a + len) is memory the daemon owns for this request, not the client's. */
-static bool daemon_mem(const struct srv_slot *s, uint64_t a, uint64_t len)
+/* A registered buffer's range: the daemon side of one of them. */
+static void check_fixed(uint64_t a, uint64_t len, const char *what)
 {
-	const struct srv_client *c = &client;
-
-	/* the client arena, even an empty range at one of its addresses */
-	if (a < caddr(ARENA_SPAN) && a + (len ? len : 1) > caddr(0))
-		return false;
-	for (unsigned i = 0; i < c->nr_regions; i++)
-		if (within(a, len, c->regions[i].daddr, c->regions[i].len))
-			return true;
 	for (unsigned i = 0; i < NR_BTAB; i++)
 		if (within(a, len, btab[i].daddr, btab[i].len))
-			return true;
-	return within(a, len, s->data.buf, s->data.buf_len) ||
-	       within(a, len, s->meta.buf, s->meta.buf_len) ||
-	       within(a, len, s->vec.buf, s->vec.buf_len);
+			return;
+	die(what);
 }
 
-/* A flat buffer: daemon memory (NULL too when empty: nothing is dereferenced). */
-static void check_flat(const struct srv_slot *s, uint64_t a, uint64_t len, const char *what)
+/* Anything else the client named reaches the engine as the client wrote it. */
+static void check_same(uint64_t e, uint64_t c, const char *what)
 {
-	if ((len || a) && !daemon_mem(s, a, len))
+	if (e != c)
 		die(what);
-}
-
-/* An iovec array: the slot's own copy, every segment daemon memory. */
-static void check_vec(const struct srv_slot *s, uint64_t a, uint32_t nr)
-{
-	const struct iovec *iov = (const struct iovec *)(uintptr_t)a;
-
-	if (!nr) {
-		if (a)
-			die("an empty vector has an address");
-		return;
-	}
-	if (iov != s->vec.div || s->vec.nr != nr)
-		die("the engine's iovec array is not the daemon's");
-	for (unsigned i = 0; i < nr; i++)
-		check_flat(s, (uint64_t)(uintptr_t)iov[i].iov_base, iov[i].iov_len,
-			   "a segment is not daemon memory");
 }
 
 /* The engine fd the SQE names, or -1. */
@@ -445,12 +433,18 @@ static bool skipped(struct srv_xl *x, const struct io_uring_sqe *csqe,
 }
 
 static void check_translated(struct srv_xl *x, const struct io_uring_sqe *csqe,
-			     const struct io_uring_sqe *esqe, const struct srv_slot *s)
+			     const struct io_uring_sqe *esqe)
 {
 	int efd = target_efd(csqe, esqe);
 
 	if (esqe->flags & IOSQE_CQE_SKIP_SUCCESS)
 		die("CQE_SKIP_SUCCESS reached the engine");
+	/* what the engine refuses first reaches it untranslated, with no fd */
+	if (io_sqe_refused_early(csqe)) {
+		if (esqe->fd != -1 || esqe->addr != csqe->addr)
+			die("an SQE the engine refuses was translated");
+		return;
+	}
 	/* a fixed index is kept: the engine's table has the client's slots */
 	bool fixed_fd = (csqe->flags & IOSQE_FIXED_FILE) ||
 			(csqe->opcode == IORING_OP_ASYNC_CANCEL &&
@@ -459,36 +453,31 @@ static void check_translated(struct srv_xl *x, const struct io_uring_sqe *csqe,
 	if (!fixed_fd && esqe->fd != -1 && esqe->fd != srv_fd_get(&client, csqe->fd))
 		die("the engine fd is not the client's");
 	switch (csqe->opcode) {
-	case IORING_OP_READ:
-	case IORING_OP_WRITE:
 	case IORING_OP_READ_FIXED:
 	case IORING_OP_WRITE_FIXED:
-		check_flat(s, esqe->addr, csqe->len, "a buffer is not daemon memory");
+		check_fixed(esqe->addr, csqe->len, "a fixed buffer is not a registered one's");
 		break;
+	case IORING_OP_READ:
+	case IORING_OP_WRITE:
 	case IORING_OP_READV:
 	case IORING_OP_WRITEV:
-		check_vec(s, esqe->addr, csqe->len);
-		break;
 	case IORING_OP_TIMEOUT:
 	case IORING_OP_LINK_TIMEOUT:
-		if (esqe->addr != (uint64_t)(uintptr_t)&s->ts)
-			die("a timespec is not the slot's");
+		check_same(esqe->addr, csqe->addr, "a client address was rewritten");
 		break;
 	case IORING_OP_URING_CMD: {
 		const struct nvme_uring_cmd *u = (const void *)esqe->cmd;
+		const struct nvme_uring_cmd *cu = (const void *)csqe->cmd;
 		bool nvme = efd >= 0 && (efd == ng_efd || efd == ctrl_efd);
 
 		if (!nvme || !x->sqe128)
 			break;	/* null takes no memory; a 64-byte SQE carries none */
-		if (!nvme_cmd_op(csqe->cmd_op))
-			die("an unknown NVMe cmd_op was translated");
-		if (vec_op(csqe->cmd_op))
-			check_vec(s, u->addr, u->data_len);
+		if (csqe->uring_cmd_flags == IORING_URING_CMD_FIXED && u->data_len &&
+		    csqe->cmd_op == (efd == ng_efd ? NVME_URING_CMD_IO : NVME_URING_CMD_ADMIN))
+			check_fixed(u->addr, u->data_len, "NVMe fixed data is not a registered buffer's");
 		else
-			check_flat(s, u->addr, u->data_len, "NVMe data is not daemon memory");
-		if (u->metadata &&
-		    (!u->data_len || !daemon_mem(s, u->metadata, u->metadata_len)))
-			die("NVMe metadata is not daemon memory");
+			check_same(u->addr, cu->addr, "NVMe data's address was rewritten");
+		check_same(u->metadata, cu->metadata, "NVMe metadata's address was rewritten");
 		break;
 	}
 	default:
@@ -496,13 +485,24 @@ static void check_translated(struct srv_xl *x, const struct io_uring_sqe *csqe,
 	}
 }
 
-/* TIMEOUT / LINK_TIMEOUT: at most 1 ms, so that a run never waits for the client's. */
-static void cap_timeout(struct srv_slot *s)
+/*
+ * TIMEOUT / LINK_TIMEOUT: at most 1 ms, so that a run never waits for the
+ * client's; written in the client's memory, where the engine reads it.
+ * False when it cannot be capped (readable, not writeable: the child's
+ * text, say), and the request is then released, not run.
+ */
+static bool cap_timeout(const struct io_uring_sqe *esqe)
 {
-	if (s->ts.tv_sec < 0 || s->ts.tv_nsec < 0)
-		return;		/* the engine's -EINVAL */
-	if (s->ts.tv_sec || s->ts.tv_nsec > 1000000)
-		s->ts = (struct __kernel_timespec){ .tv_sec = 0, .tv_nsec = 1000000 };
+	struct __kernel_timespec ts;
+
+	if (user_mm_copy_from(&client.task_mm, &ts, esqe->addr, sizeof(ts)))
+		return true;	/* the engine's -EFAULT */
+	if (ts.tv_sec < 0 || ts.tv_nsec < 0)
+		return true;	/* the engine's -EINVAL */
+	if (!ts.tv_sec && ts.tv_nsec <= 1000000)
+		return true;
+	ts = (struct __kernel_timespec){ .tv_sec = 0, .tv_nsec = 1000000 };
+	return !user_mm_copy_to(&client.task_mm, esqe->addr, &ts, sizeof(ts));
 }
 
 static int32_t run(struct ucmd_ring *r, const struct io_uring_sqe *esqe, size_t size)
@@ -564,19 +564,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 	if (ret) {
 		if (ret > 0 || ret < -4095)
 			die("not 0 or -errno");
-		if (atomic_load(&client.bounce_bytes) || s->data.buf || s->meta.buf || s->vec.civ)
+		if (atomic_load(&client.bounce_bytes))
 			die("a failed translation holds memory");
 		s->busy = false;
 		return 0;
 	}
-	check_translated(x, csqe, esqe, s);
-	if (skipped(x, csqe, esqe)) {
+	check_translated(x, csqe, esqe);
+	if (skipped(x, csqe, esqe) ||
+	    ((csqe->opcode == IORING_OP_TIMEOUT || csqe->opcode == IORING_OP_LINK_TIMEOUT) &&
+	     !cap_timeout(esqe))) {
 		srv_xlate_release(x, s);
 	} else {
 		int32_t res, out;
 
-		if (csqe->opcode == IORING_OP_TIMEOUT || csqe->opcode == IORING_OP_LINK_TIMEOUT)
-			cap_timeout(s);
 		res = run(x->sqe128 ? &ring128 : &ring64, esqe, x->sqe128 ? 128 : 64);
 		out = srv_xlate_complete(x, s, res);
 		if (out != res && out != -EFAULT)

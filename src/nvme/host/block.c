@@ -24,7 +24,7 @@ static enum rq_end_io_ret nvme_bdev_end_io(struct request *rq, blk_status_t err)
 {
 	struct ucmd_kiocb_rw *kiocb = rq->end_io_data;
 	struct nvme_bdev_pdu *pdu = (struct nvme_bdev_pdu *)(void *)kiocb->pdu;
-	int st = nvme_end_status(rq, err);
+	int st = nvme_rq_bounce_out(rq, nvme_end_status(rq, err));
 
 	nvme_rq_release(rq);
 	/* A block device reports device errors as -EIO, cancellation as -EINTR. */
@@ -55,9 +55,12 @@ static long nvme_bdev_rw(struct ucmd_kiocb_rw *kiocb, unsigned issue_flags, bool
 	if (nlb > NVME_MAX_NLB)
 		return -EINVAL;
 	/* Pinned before the device sees it, as passthrough's (ioctl.c). */
-	ret = fault_in_iov_iter(&kiocb->iter, write ? UCMD_WRITE : UCMD_READ);
-	if (ret)
-		return ret;
+	if (!kiocb->iter.mm) {
+		/* another process's memory is checked by its bounce (bounce.c) */
+		ret = fault_in_iov_iter(&kiocb->iter, write ? UCMD_WRITE : UCMD_READ);
+		if (ret)
+			return ret;
+	}
 	c.nsid = ns->nsid;
 	c.cdw10 = (uint32_t)(kiocb->pos >> ns->lba_shift);
 	c.cdw11 = (uint32_t)((kiocb->pos >> ns->lba_shift) >> 32);
@@ -75,11 +78,16 @@ static long nvme_bdev_rw(struct ucmd_kiocb_rw *kiocb, unsigned issue_flags, bool
 	if (!rq)
 		return ret;
 	/* The engine's iterator outlives the request: borrow its segments. */
+	it.mm = kiocb->iter.mm;
 	it.iov = kiocb->iter.iov;
 	it.nr_segs = kiocb->iter.nr_segs;
 	it.count = kiocb->iter.count;
 	nvme_rq_set_data(rq, &it);
-	ret = nvme_map_data(ns->host, rq);
+	ret = 0;
+	if (__builtin_expect(it.mm != NULL, 0))
+		ret = nvme_rq_bounce(rq, NULL, write);
+	if (!ret)
+		ret = nvme_map_data(ns->host, rq);
 	if (ret) {
 		nvme_rq_release(rq);
 		blk_mq_free_request(rq);

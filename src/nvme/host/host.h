@@ -31,6 +31,8 @@
 #include "block/blk.h"
 #include "core/file.h"
 #include "core/iov_iter.h"
+#include "core/task.h"
+#include "uaccess/uaccess.h"
 #include "core/uring_cmd.h"
 #include "nvme/ctrl/ctrl.h"
 #include "ucmd/nvme.h"
@@ -95,6 +97,7 @@ struct nvme_request {
 	void *dma_list;			/* PRP list pages or SGL descriptors */
 	struct iov_iter data;	/* the data's segments (user memory) */
 	bool has_data;
+	struct nvme_bounce *bounce;	/* bounce.c: the user's memory is another process's */
 };
 
 static inline struct nvme_request *nvme_req(struct request *rq)
@@ -220,10 +223,18 @@ nvme_import_user_data(struct nvme_host *h, const struct nvme_uring_cmd *u, int r
 		ret = vec ? io_uring_cmd_import_fixed_vec(u->addr, u->data_len, rw, it, ioucmd)
 			  : io_uring_cmd_import_fixed(u->addr, u->data_len, rw, it, ioucmd);
 	} else {
-		ret = vec ? import_iovec(rw, u->addr, u->data_len, it)
-			  : import_ubuf(rw, u->addr, u->data_len, it);
-		/* Registered buffers were pinned when they were registered. */
-		if (!ret && (ret = fault_in_iov_iter(it, rw)))
+		/* the addresses are the ring's task's: this process's, or a daemon client's */
+		const struct user_mm *mm = ioucmd ? io_uring_cmd_mm(ioucmd) : current_task()->mm;
+
+		ret = vec ? import_iovec_mm(mm, rw, u->addr, u->data_len, it)
+			  : import_ubuf_mm(mm, rw, u->addr, u->data_len, it);
+		/*
+		 * Registered buffers were pinned when they were registered.
+		 * Another process's memory is bounced at issue (bounce.c),
+		 * which is the check: a write's data is read before the
+		 * command runs, a read's written back after it (-EFAULT then).
+		 */
+		if (!ret && !it->mm && (ret = fault_in_iov_iter(it, rw)))
 			iov_iter_release(it);
 	}
 	if (ret)
@@ -361,6 +372,7 @@ static inline void nvme_rq_set_data(struct request *rq, struct iov_iter *it)
 	 * buffer uses 48 of them). A small iterator points into itself: its
 	 * segments move along and the copy points at its own.
 	 */
+	req->data.mm = it->mm;
 	req->data.nr_segs = it->nr_segs;
 	req->data.count = it->count;
 	req->data.alloc = it->alloc;
@@ -382,6 +394,27 @@ static inline void nvme_rq_set_data(struct request *rq, struct iov_iter *it)
 	rq->data_len = (uint32_t)req->data.count;
 }
 void nvme_rq_release(struct request *rq);
+
+/* ---- bounce.c ---- */
+struct nvme_bounce;
+/*
+ * After the data (and rq->meta, in meta_mm) are set, before nvme_map_data:
+ * what lies in another process's memory is moved into a buffer of ours,
+ * filled now for a write. 0, -ENOMEM or -EFAULT (the data could not be read).
+ */
+int nvme_rq_bounce(struct request *rq, const struct user_mm *meta_mm, bool write);
+static inline bool nvme_rq_needs_bounce(struct request *rq, const struct user_mm *meta_mm)
+{
+	return (nvme_req(rq)->has_data && nvme_req(rq)->data.mm) ||
+	       (rq->meta_len && !user_mm_is_self(meta_mm));
+}
+/*
+ * At completion, before the request's CQE: a read's data copied back to
+ * the user. Returns status, or -EFAULT when the copy back failed.
+ */
+int nvme_rq_bounce_out(struct request *rq, int status);
+/* Free the bounce (nvme_rq_release does). */
+void nvme_rq_bounce_free(struct request *rq);
 /* Run rq and wait; returns NVMe status (>0), 0, or -errno (-EINTR: cancelled). */
 int  nvme_execute_rq(struct request *rq, uint64_t *result);
 /* Internal admin command with a driver buffer of whole pages (else -EINVAL). */

@@ -68,10 +68,9 @@ static bool nvme_cmd_has_nlb(uint8_t opcode)
 }
 
 static int nvme_check_metadata(struct nvme_ns *ns, const struct nvme_uring_cmd *u,
-			       size_t data_bytes)
+			       size_t data_bytes, const struct user_mm *mm)
 {
 	uint64_t want;
-	void *meta;
 
 	/* Separate metadata exists only for formats with it, not extended LBAs. */
 	if (!ns || !ns->ms || ns->ext)
@@ -84,10 +83,10 @@ static int nvme_check_metadata(struct nvme_ns *ns, const struct nvme_uring_cmd *
 		want = (uint64_t)(data_bytes >> ns->lba_shift) * ns->ms;
 	if (u->metadata_len != want)
 		return -EINVAL;
-	/* Pinned as the data is (see nvme_import_user_data). */
-	meta = (void *)(uintptr_t)u->metadata;
-	return (u->opcode & 1) ? fault_in_readable(meta, u->metadata_len)
-			       : fault_in_writeable(meta, u->metadata_len);
+	/* Pinned as the data is, and bounced instead (see nvme_import_user_data). */
+	if (!user_mm_is_self(mm))
+		return 0;
+	return user_mm_fault_in(mm, u->metadata, u->metadata_len, !(u->opcode & 1));
 }
 
 /*
@@ -129,6 +128,8 @@ static inline __attribute__((always_inline)) int nvme_build_user_request(struct 
 	struct iov_iter it;
 	bool has_data = u->data_len != 0;
 	bool has_meta = has_data && u->metadata && u->metadata_len;
+	/* the metadata's address space: a registered data buffer says nothing of it */
+	const struct user_mm *meta_mm = ioucmd ? io_uring_cmd_mm(ioucmd) : current_task()->mm;
 	struct request *rq;
 	int ret;
 
@@ -146,7 +147,7 @@ static inline __attribute__((always_inline)) int nvme_build_user_request(struct 
 		if (ret)
 			return ret;
 		if (has_meta) {
-			ret = nvme_check_metadata(ns, u, user_count);
+			ret = nvme_check_metadata(ns, u, user_count, meta_mm);
 			if (ret) {
 				iov_iter_release(&it);
 				return ret;
@@ -169,7 +170,11 @@ static inline __attribute__((always_inline)) int nvme_build_user_request(struct 
 			rq->meta = (void *)(uintptr_t)u->metadata;
 			rq->meta_len = u->metadata_len;
 		}
-		ret = nvme_map_data(h, rq);
+		ret = 0;
+		if (__builtin_expect(nvme_rq_needs_bounce(rq, meta_mm), 0))
+			ret = nvme_rq_bounce(rq, meta_mm, write);
+		if (!ret)
+			ret = nvme_map_data(h, rq);
 		if (ret) {
 			nvme_rq_release(rq);
 			blk_mq_free_request(rq);
@@ -191,7 +196,8 @@ static inline __attribute__((always_inline)) int nvme_build_user_request(struct 
 static enum rq_end_io_ret nvme_uring_cmd_end_io(struct request *rq, blk_status_t err)
 {
 	struct io_uring_cmd *ioucmd = rq->end_io_data;
-	int status = nvme_end_status(rq, err);
+	/* a read's data reaches a remote user before the CQE, and so before a linked request */
+	int status = nvme_rq_bounce_out(rq, nvme_end_status(rq, err));
 	uint64_t result = nvme_req(rq)->result;
 
 	nvme_rq_release(rq);
@@ -331,7 +337,8 @@ static long nvme_user_cmd64(struct nvme_host *h, struct nvme_ns *ns, void *arg,
 	if (!ns && ret >= 0)
 		nvme_passthru_end(h, cmd.p.opcode);
 	/* Linux's put_user(): the command ran, but the caller hears -EFAULT. */
-	if (ret >= 0 && copy_to_user(&ucmd->result, &result, sizeof(result)))
+	if (ret >= 0 && user_mm_copy_to(current_task()->mm, (uint64_t)(uintptr_t)&ucmd->result,
+					&result, sizeof(result)))
 		return -EFAULT;
 	return ret;
 }

@@ -24,6 +24,7 @@ struct request *nvme_alloc_request_nocmd(struct request_queue *q, unsigned rq_fl
 	req->status = 0;
 	req->flags = 0;
 	req->dma_list = NULL;
+	req->bounce = NULL;
 	/* req->data is read only while has_data says it holds something. */
 	req->has_data = false;
 	atomic_store_explicit(&req->tstate, NVME_TO_NONE, memory_order_relaxed);
@@ -59,6 +60,7 @@ void nvme_rq_release(struct request *rq)
 	struct nvme_request *req = nvme_req(rq);
 
 	nvme_unmap_data(rq);
+	nvme_rq_bounce_free(rq);
 	if (req->has_data)
 		iov_iter_release(&req->data);
 	req->has_data = false;
@@ -87,10 +89,11 @@ struct nvme_sync {
 static enum rq_end_io_ret nvme_sync_end_io(struct request *rq, blk_status_t err)
 {
 	struct nvme_sync *s = rq->end_io_data;
+	int status = nvme_rq_bounce_out(rq, nvme_end_status(rq, err));
 
 	nvme_rq_release(rq);
 	pthread_mutex_lock(&s->lock);
-	s->status = nvme_end_status(rq, err);
+	s->status = status;
 	s->result = nvme_req(rq)->result;
 	s->done = true;
 	pthread_cond_signal(&s->cond);

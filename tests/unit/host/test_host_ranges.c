@@ -26,7 +26,8 @@
 #include "security/security.h"
 
 /* describe() reads the ring's flags through the request that holds cmd */
-static struct ucmd_ctx ring_ctx = { .flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 };
+static struct ucmd_ctx ring_ctx = { .task = &init_task,
+				    .flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 };
 static struct ucmd_kiocb req;
 
 /* d as the hook chain would get it for u on fd; the caller ends with done() */

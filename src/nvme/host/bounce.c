@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Bouncing a request whose user memory is another process's (a ucmdd
+ * client's remote mm): the device reaches only this process's memory, so
+ * such data goes through a buffer of ours, as swiotlb bounces for a device
+ * that cannot reach the pages. Filled when the request is issued (the
+ * device reads it now, so a Write linked behind a Read into the same
+ * buffer sends what that Read brought) and copied back when the request
+ * completes, before its CQE, so the next request of a chain finds it there.
+ *
+ * Ranges the owner shared with us (user_mm_ops.map_local) are handed to the
+ * device as they are: no copy. An mm of this process never gets here.
+ *
+ * Each bounced range keeps the user's offset within its page and has the
+ * rest of its pages: the driver judges alignment as the user's buffer has
+ * it, and the controller, which writes up to the end of each page its PRPs
+ * name, stays inside. A read's bounce starts zeroed, so what the device did
+ * not write reaches the user as zeros, never as the daemon's memory; only
+ * the user's own length is copied back.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host.h"
+
+struct nvme_bounce {
+	struct iov_iter user;		/* the user's segments, in their mm */
+	const struct user_mm *charged;	/* len bytes counted against it, or NULL */
+	const struct user_mm *meta_mm;	/* the metadata's, NULL: not bounced */
+	uint64_t meta_uaddr;
+	uint32_t meta_len;
+	bool write;
+	size_t len;			/* bytes of buf */
+	unsigned char *buf;		/* whole pages */
+};
+
+#define BOUNCE_PAGE 4096u
+
+/* The pages [uaddr, uaddr + n) touches, in bytes; an empty range still has its page. */
+static size_t page_span(uint64_t uaddr, size_t n)
+{
+	return ((uaddr & (BOUNCE_PAGE - 1)) + (n ? n : 1) + BOUNCE_PAGE - 1) &
+	       ~(size_t)(BOUNCE_PAGE - 1);
+}
+
+/* The next range's place in b->buf: its first page at *off, its page offset kept. */
+static void *bounce_place(struct nvme_bounce *b, size_t *off, uint64_t uaddr, size_t n)
+{
+	void *p = b->buf + *off + (uaddr & (BOUNCE_PAGE - 1));
+
+	*off += page_span(uaddr, n);
+	return p;
+}
+
+static void bounce_release(struct nvme_bounce *b)
+{
+	if (b->charged)
+		b->charged->ops->bounce_uncharge(b->charged, b->len);
+	free(b->buf);
+	free(b);
+}
+
+static bool in_buf(const struct nvme_bounce *b, const void *p)
+{
+	const unsigned char *c = p;
+
+	return b->len && c >= b->buf && c < b->buf + b->len;
+}
+
+static void *local_range(const struct user_mm *mm, uint64_t uaddr, size_t n)
+{
+	return mm->ops->map_local && n ? mm->ops->map_local(mm, uaddr, n) : NULL;
+}
+
+int nvme_rq_bounce(struct request *rq, const struct user_mm *meta_mm, bool write)
+{
+	struct nvme_request *req = nvme_req(rq);
+	const struct user_mm *mm = req->has_data ? req->data.mm : NULL;
+	const struct user_mm *owner;
+	struct iovec small[UCMD_FAST_IOV], *dev = small;
+	void *meta_local = NULL;
+	struct nvme_bounce *b;
+	size_t need = 0, off = 0;
+	unsigned nr = mm ? req->data.nr_segs : 0;
+
+	if (user_mm_is_self(meta_mm) || !rq->meta_len)
+		meta_mm = NULL;
+	if (!mm && !meta_mm)
+		return 0;
+	if (nr > UCMD_FAST_IOV) {
+		dev = malloc(nr * sizeof(*dev));
+		if (!dev)
+			return -ENOMEM;
+	}
+	/*
+	 * What the owner shared is looked up once: a region it drops meanwhile
+	 * must not change how much of the bounce is needed.
+	 */
+	for (unsigned i = 0; i < nr; i++) {
+		uint64_t ua = (uint64_t)(uintptr_t)req->data.iov[i].iov_base;
+		size_t l = req->data.iov[i].iov_len;
+
+		dev[i] = (struct iovec){ local_range(mm, ua, l), l };
+		if (!dev[i].iov_base)
+			need += page_span(ua, l);
+	}
+	if (meta_mm) {
+		meta_local = local_range(meta_mm, (uint64_t)(uintptr_t)rq->meta, rq->meta_len);
+		if (!meta_local)
+			need += page_span((uint64_t)(uintptr_t)rq->meta, rq->meta_len);
+	}
+	owner = mm ? mm : meta_mm;
+	/* the owner's limit on what it makes us hold (ucmdd: per client) */
+	if (owner->ops->bounce_charge && owner->ops->bounce_charge(owner, need)) {
+		if (dev != small)
+			free(dev);
+		return -ENOMEM;
+	}
+	b = malloc(sizeof(*b));
+	if (b) {
+		b->buf = need ? aligned_alloc(BOUNCE_PAGE, need) : NULL;
+		if (need && !b->buf) {
+			free(b);
+			b = NULL;
+		}
+	}
+	if (!b) {
+		if (owner->ops->bounce_uncharge)
+			owner->ops->bounce_uncharge(owner, need);
+		if (dev != small)
+			free(dev);
+		return -ENOMEM;
+	}
+	b->charged = owner->ops->bounce_charge ? owner : NULL;
+	b->len = need;
+	if (!write && need)
+		memset(b->buf, 0, need);
+	b->write = write;
+	b->meta_mm = meta_mm;
+	b->meta_uaddr = (uint64_t)(uintptr_t)rq->meta;
+	b->meta_len = rq->meta_len;
+	b->user.mm = NULL;
+	b->user.nr_segs = 0;
+	b->user.alloc = NULL;
+	for (unsigned i = 0; i < nr; i++) {
+		uint64_t ua = (uint64_t)(uintptr_t)req->data.iov[i].iov_base;
+
+		if (dev[i].iov_base)
+			continue;
+		dev[i].iov_base = bounce_place(b, &off, ua, dev[i].iov_len);
+		if (write && user_mm_copy_from(mm, dev[i].iov_base, ua, dev[i].iov_len))
+			goto fault;
+	}
+	if (meta_mm && !meta_local) {
+		meta_local = bounce_place(b, &off, b->meta_uaddr, b->meta_len);
+		if (write && user_mm_copy_from(meta_mm, meta_local, b->meta_uaddr, b->meta_len))
+			goto fault;
+	}
+	if (mm) {
+		/* the user's segments move to b; the request gets the device's */
+		b->user = req->data;
+		if (req->data.iov == req->data.fast)
+			b->user.iov = b->user.fast;
+		if (dev == small) {
+			memcpy(req->data.fast, small, nr * sizeof(*dev));
+			req->data.iov = req->data.fast;
+			req->data.alloc = NULL;
+		} else {
+			req->data.iov = dev;
+			req->data.alloc = dev;
+		}
+		req->data.mm = NULL;
+		rq->segs = req->data.iov;
+	}
+	if (meta_mm)
+		rq->meta = meta_local;
+	req->bounce = b;
+	return 0;
+fault:
+	if (dev != small)
+		free(dev);
+	bounce_release(b);
+	return -EFAULT;
+}
+
+int nvme_rq_bounce_out(struct request *rq, int status)
+{
+	struct nvme_request *req = nvme_req(rq);
+	struct nvme_bounce *b = req->bounce;
+	int err = 0;
+
+	if (!b || b->write || status)
+		return status;
+	for (unsigned i = 0; i < b->user.nr_segs && !err; i++) {
+		const struct iovec *d = &req->data.iov[i];
+
+		if (in_buf(b, d->iov_base))
+			err = user_mm_copy_to(b->user.mm, (uint64_t)(uintptr_t)b->user.iov[i].iov_base,
+					      d->iov_base, d->iov_len);
+	}
+	if (!err && b->meta_mm && in_buf(b, rq->meta))
+		err = user_mm_copy_to(b->meta_mm, b->meta_uaddr, rq->meta, b->meta_len);
+	/* the device's data could not reach the user's buffer: Linux's -EFAULT */
+	return err ? -EFAULT : 0;
+}
+
+void nvme_rq_bounce_free(struct request *rq)
+{
+	struct nvme_request *req = nvme_req(rq);
+	struct nvme_bounce *b = req->bounce;
+
+	if (!b)
+		return;
+	req->bounce = NULL;
+	iov_iter_release(&b->user);
+	bounce_release(b);
+}
