@@ -48,6 +48,15 @@ int ucmd_engine_connect(const char *path, struct ucmd_engine **out);
 int ucmd_engine_connect_fd(int sock, struct ucmd_engine **out);
 /* Whether e is a daemon engine. */
 bool ucmd_engine_is_daemon(const struct ucmd_engine *e);
+/*
+ * The ANA state of group grpid on NVMe/TCP port `port` of daemon engine e
+ * (1 is ucmdd's first --nvme-tcp listener): state 0 asks, another value
+ * (NVMe's: 1 optimized, 2 non-optimized, 3 inaccessible, 4 persistent
+ * loss, 0Fh change) sets it, which the daemon allows its own user and root
+ * only. The state after the call, or -EPERM, -ENODEV (no such port),
+ * -EINVAL (no such group or state), -EOPNOTSUPP (e is not a daemon's).
+ */
+int ucmd_daemon_ana_state(struct ucmd_engine *e, unsigned port, unsigned grpid, unsigned state);
 
 #pragma GCC visibility pop
 

@@ -368,3 +368,13 @@ bool ucmd_engine_is_daemon(const struct ucmd_engine *e)
 {
 	return e && backend_engine_ops(e) == &daemon_backend;
 }
+
+int ucmd_daemon_ana_state(struct ucmd_engine *e, unsigned port, unsigned grpid, unsigned state)
+{
+	struct ucmdd_ana_state req = { .port = port, .grpid = grpid, .state = state };
+
+	if (!ucmd_engine_is_daemon(e))
+		return -EOPNOTSUPP;
+	return dc_call(to_dc(e), UCMDD_ANA_STATE, &req, sizeof(req), NULL, 0, NULL, 0, NULL,
+		       NULL, 0);
+}

@@ -72,6 +72,14 @@ enum ucmdd_op {
 	UCMDD_REGION_ADD,
 	/* -> ucmdd_region (len ignored); <- result */
 	UCMDD_REGION_DEL,
+	/*
+	 * -> ucmdd_ana_state; <- result = the ANA state of the group on the
+	 * port after the request. state 0 asks; another value sets it, which
+	 * only the daemon's own user and root may do (-EPERM). -ENODEV: no
+	 * such port (--nvme-tcp, 1 the first); -EINVAL: no such group or
+	 * state (NVMe's values: 1, 2, 3, 4, 0Fh).
+	 */
+	UCMDD_ANA_STATE,
 	UCMDD_OP_MAX
 };
 
@@ -142,6 +150,13 @@ struct ucmdd_register {
 	uint64_t arg;		/* client address, as io_uring_register(2)'s arg */
 	uint32_t nr;		/* as io_uring_register(2)'s nr_args */
 	uint32_t pad;
+};
+
+struct ucmdd_ana_state {
+	uint32_t port;		/* 1..: ucmdd's --nvme-tcp options in order */
+	uint32_t grpid;		/* ANA group */
+	uint32_t state;		/* 0: ask; else NVMe's ANA state value */
+	uint32_t pad;		/* 0 */
 };
 
 struct ucmdd_region {

@@ -210,6 +210,20 @@ static void op_region_del(struct srv_client *c, struct srv_req *q, struct srv_re
 	r->result = srv_region_del(c, rg.addr);
 }
 
+/* The owner's run-time control of its ports' ANA states: asking is anyone's. */
+static void op_ana_state(struct srv_client *c, struct srv_req *q, struct srv_rep *r)
+{
+	struct ucmdd_ana_state a;
+
+	memcpy(&a, q->p, sizeof(a));
+	if (a.state && c->cred.euid != 0 && c->cred.euid != geteuid())
+		r->result = -EPERM;
+	else if (!c->d->ana_state)
+		r->result = -ENODEV;
+	else
+		r->result = c->d->ana_state(c->d, a.port, a.grpid, a.state);
+}
+
 /* Indexed by op: the payload each request carries, exactly, and its handler. */
 static const struct srv_op {
 	size_t size;
@@ -226,6 +240,7 @@ static const struct srv_op {
 	[UCMDD_REGISTER] = { sizeof(struct ucmdd_register), op_register },
 	[UCMDD_REGION_ADD] = { sizeof(struct ucmdd_region), op_region_add },
 	[UCMDD_REGION_DEL] = { sizeof(struct ucmdd_region), op_region_del },
+	[UCMDD_ANA_STATE] = { sizeof(struct ucmdd_ana_state), op_ana_state },
 };
 
 /* ---- checking a request ---- */
@@ -288,6 +303,12 @@ static int payload_check(unsigned op, const void *p)
 
 		memcpy(&reg, p, sizeof(reg));
 		return reg.pad ? -EINVAL : 0;
+	}
+	case UCMDD_ANA_STATE: {
+		struct ucmdd_ana_state a;
+
+		memcpy(&a, p, sizeof(a));
+		return a.pad ? -EINVAL : 0;
 	}
 	default:
 		return 0;

@@ -121,6 +121,11 @@ struct srv_daemon {
 	struct srv_client *clients;
 	unsigned nr_clients;
 	struct srv_quota *quota;	/* quota.c; NULL: nothing counted per uid */
+	/*
+	 * UCMDD_ANA_STATE, for the daemon's NVMe/TCP ports (ucmdd.c): the
+	 * state after the request, or -errno as proto.h says; NULL: no port.
+	 */
+	int (*ana_state)(struct srv_daemon *d, uint32_t port, uint32_t grpid, uint32_t state);
 };
 
 /* ---- fdtab.c (the kinds: xlate.c, which alone looks at engine files) ---- */

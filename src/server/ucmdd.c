@@ -25,6 +25,7 @@
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <stddef.h>
 #include <unistd.h>
 
 #include "server/ctl.h"
@@ -47,7 +48,8 @@ struct opts {
 	char *socket;
 	char *policy;
 	char *audit;
-	char *nvme_tcp;			/* ADDR[:PORT] of the NVMe/TCP target, or NULL */
+	char *nvme_tcp[TCPT_MAX_PORTS];	/* ADDR[:PORT] of each NVMe/TCP port */
+	unsigned nr_tcp;
 	gid_t socket_gid;		/* --socket-group, or -1 */
 	int socket_mode;		/* --socket-mode, or -1: 0600, 0660 with a group */
 	bool foreground;
@@ -107,7 +109,9 @@ static const char usage[] =
 	"                  send_timeout=30, kato0=120, max_conns=256,\n"
 	"                  max_assocs=128, conns_per_peer=130, assocs_per_peer=16\n"
 	"                  (a peer: a uid, or a remote address; root is past\n"
-	"                  them; docs/daemon.md)\n"
+	"                  them; docs/daemon.md). Repeatable (up to 16): each\n"
+	"                  listener is a port of every subsystem, with an ANA\n"
+	"                  state that `ucmd ana-state` sets (multipath)\n"
 	"  --limit KEY=N[,KEY=N...]\n"
 	"                  what all the connections of one user may hold together\n"
 	"                  (root and ucmdd's own user: no limit, and a reserve of\n"
@@ -258,9 +262,13 @@ static int parse(int argc, char **argv, struct opts *o)
 					"(see --help)\n", optarg);
 				return 2;
 			}
-			free(o->nvme_tcp);
-			o->nvme_tcp = strdup(optarg);
-			if (!o->nvme_tcp)
+			if (o->nr_tcp == TCPT_MAX_PORTS) {
+				fprintf(stderr, "ucmdd: at most %d --nvme-tcp listeners\n",
+					TCPT_MAX_PORTS);
+				return 2;
+			}
+			o->nvme_tcp[o->nr_tcp] = strdup(optarg);
+			if (!o->nvme_tcp[o->nr_tcp++])
 				return 1;
 			break;
 		}
@@ -359,7 +367,8 @@ static void opts_free(struct opts *o)
 	free(o->socket);
 	free(o->policy);
 	free(o->audit);
-	free(o->nvme_tcp);
+	for (unsigned i = 0; i < o->nr_tcp; i++)
+		free(o->nvme_tcp[i]);
 }
 
 /* Parents as mkdir -p makes them; the controller directory itself private. */
@@ -405,7 +414,8 @@ struct daemon_state {
 	struct srv_daemon d;
 	struct ucmd_ctrl *ctrl[MAX_CTRLS];
 	struct ucmd_nvme_host *host[MAX_CTRLS];
-	struct tcpt *tcp;		/* --nvme-tcp */
+	struct tcpt *tcp[TCPT_MAX_PORTS];	/* --nvme-tcp, port i + 1 */
+	unsigned nr_tcp;
 	bool security;
 	int lfd, sfd;
 	bool own_socket;
@@ -501,7 +511,8 @@ static int daemon_down(struct daemon_state *s, const struct opts *o)
 	if (s->own_socket)
 		unlink(o->socket);
 	/* NVMe/TCP connections end first: their commands finish in the engine */
-	tcpt_stop(s->tcp);
+	for (unsigned i = 0; i < o->nr_tcp; i++)
+		tcpt_stop(s->tcp[i]);
 	/* every client's rings drain and its connection closes */
 	if (s->d.stop_fd >= 0)
 		srv_clients_stop(&s->d);
@@ -521,6 +532,22 @@ static int daemon_down(struct daemon_state *s, const struct opts *o)
 	srv_quota_free(&s->d);
 	if (s->sfd >= 0)
 		close(s->sfd);
+	return ret;
+}
+
+/* UCMDD_ANA_STATE: the port's group state, set when state is not 0 */
+static int ana_state(struct srv_daemon *d, uint32_t port, uint32_t grpid, uint32_t state)
+{
+	struct daemon_state *s = (struct daemon_state *)((char *)d - offsetof(struct daemon_state, d));
+	int ret;
+
+	if (!port || port > s->nr_tcp)
+		return -ENODEV;
+	if (state > 0xff)
+		return -EINVAL;
+	ret = state ? tcpt_ana_set(s->tcp[port - 1], grpid, (uint8_t)state) : 0;
+	if (!ret && !(ret = tcpt_ana_get(s->tcp[port - 1], grpid)))
+		ret = -EINVAL;	/* no such group */
 	return ret;
 }
 
@@ -554,18 +581,21 @@ static int daemon_up(struct daemon_state *s, const struct opts *o, int lfd)
 		if (ret)
 			return ret;
 	}
-	if (o->nvme_tcp) {
+	/* each listener is a port of every subsystem: port i + 1 */
+	for (unsigned p = 0; p < o->nr_tcp; p++) {
 		unsigned inst[MAX_CTRLS];
 
 		for (unsigned i = 0; i < o->nr_ctrl; i++)
 			inst[i] = i;
-		ret = tcpt_start(s->d.e, o->nvme_tcp, inst, o->nr_ctrl, srv_log, &s->tcp, err,
-				 sizeof(err));
+		ret = tcpt_start(s->d.e, o->nvme_tcp[p], p + 1, inst, o->nr_ctrl, srv_log,
+				 &s->tcp[p], err, sizeof(err));
 		if (ret) {
 			srv_log("%s", err);
 			return ret;
 		}
 	}
+	s->nr_tcp = o->nr_tcp;
+	s->d.ana_state = ana_state;
 	if (s->lfd < 0) {
 		s->lfd = srv_listen_path(o->socket, (mode_t)o->socket_mode, o->socket_gid);
 		if (s->lfd < 0) {
@@ -734,7 +764,9 @@ static int run(int argc, char **argv, struct opts *op)
 		srv_log("chdir /: %s", strerror(errno));
 	srv_log("serving %u controller%s on %s%s%s", op->nr_ctrl, op->nr_ctrl == 1 ? "" : "s",
 		op->socket ? op->socket : "the socket systemd passed",
-		op->nvme_tcp ? " and NVMe/TCP at " : "", op->nvme_tcp ? op->nvme_tcp : "");
+		op->nr_tcp ? " and NVMe/TCP at " : "", op->nr_tcp ? op->nvme_tcp[0] : "");
+	for (unsigned i = 1; i < op->nr_tcp; i++)
+		srv_log("NVMe/TCP port %u at %s", i + 1, op->nvme_tcp[i]);
 	report_up(report, 0);
 	serve(&s, op);
 	if (daemon_down(&s, op)) {

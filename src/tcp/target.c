@@ -207,7 +207,7 @@ struct tcpt_ctrl *tcpt_ctrl_new(struct tcpt_conn *conn, int subsys, const char *
 		for (unsigned i = 0; i < TCPT_MAX_CTRLS + TCPT_ROOT_CTRLS; i++) {
 			if (!t->ctrls[i]) {
 				t->ctrls[i] = c;
-				c->cntlid = (uint16_t)(i + 1);
+				c->cntlid = (uint16_t)(t->cntlid_base + i + 1);
 				break;
 			}
 		}
@@ -230,10 +230,11 @@ struct tcpt_ctrl *tcpt_ctrl_get(struct tcpt *t, uint16_t cntlid, int subsys, con
 {
 	struct tcpt_ctrl *c = NULL;
 
-	if (!cntlid || cntlid > TCPT_MAX_CTRLS + TCPT_ROOT_CTRLS)
+	/* another port's controller is not this one's: a host connects its queues where its admin queue is */
+	if (cntlid <= t->cntlid_base || cntlid > t->cntlid_base + TCPT_MAX_CTRLS + TCPT_ROOT_CTRLS)
 		return NULL;
 	pthread_mutex_lock(&t->lock);
-	c = t->ctrls[cntlid - 1];
+	c = t->ctrls[cntlid - t->cntlid_base - 1];
 	if (c && (c->subsys != subsys || strcmp(c->hostnqn, hostnqn) ||
 		  memcmp(c->hostid, hostid, 16) || atomic_load(&c->dead)))
 		c = NULL;
@@ -250,8 +251,8 @@ void tcpt_ctrl_put(struct tcpt_ctrl *c)
 
 	pthread_mutex_lock(&t->lock);
 	last = --c->refs == 0;
-	if (last && t->ctrls[c->cntlid - 1] == c)
-		t->ctrls[c->cntlid - 1] = NULL;
+	if (last && t->ctrls[c->cntlid - t->cntlid_base - 1] == c)
+		t->ctrls[c->cntlid - t->cntlid_base - 1] = NULL;
 	pthread_mutex_unlock(&t->lock);
 	if (last) {
 		pthread_mutex_destroy(&c->lock);
@@ -328,8 +329,9 @@ static int subsys_nqn(struct ucmd_engine *e, unsigned instance, char *nqn, size_
 	return ret;
 }
 
-int tcpt_start(struct ucmd_engine *e, const char *addr, const unsigned *instances, unsigned nr,
-	       void (*log)(const char *fmt, ...), struct tcpt **out, char *err, size_t errlen)
+int tcpt_start(struct ucmd_engine *e, const char *addr, unsigned portid,
+	       const unsigned *instances, unsigned nr, void (*log)(const char *fmt, ...),
+	       struct tcpt **out, char *err, size_t errlen)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
@@ -343,6 +345,10 @@ int tcpt_start(struct ucmd_engine *e, const char *addr, const unsigned *instance
 			 "brackets)", addr);
 		return -EINVAL;
 	}
+	if (!portid || portid > TCPT_MAX_PORTS) {
+		snprintf(err, errlen, "--nvme-tcp %s: at most %u listeners", addr, TCPT_MAX_PORTS);
+		return -EINVAL;
+	}
 	if (nr > TCPT_MAX_SUBSYS)
 		nr = TCPT_MAX_SUBSYS;
 	t = calloc(1, sizeof(*t));
@@ -353,6 +359,9 @@ int tcpt_start(struct ucmd_engine *e, const char *addr, const unsigned *instance
 	t->log = log;
 	t->lfd = -1;
 	t->genctr = 1;
+	t->portid = (uint16_t)portid;
+	t->cntlid_base = (uint16_t)((portid - 1) * (TCPT_MAX_CTRLS + TCPT_ROOT_CTRLS));
+	tcpt_ana_init(t);
 	atomic_init(&t->stopping, false);
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_cond_init(&t->gone, NULL);

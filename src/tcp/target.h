@@ -46,6 +46,15 @@
 struct ucmd_engine;
 
 #define TCPT_MAX_SUBSYS		32
+/*
+ * Listeners (ports) of one daemon: each has its own range of controller
+ * IDs, so that the associations of all ports of a subsystem stay distinct
+ * (a host refuses a duplicate CNTLID in one subsystem)
+ */
+#define TCPT_MAX_PORTS		16
+#define TCPT_ANA_GRPS		1	/* ANAGRPMAX: group 1 holds every namespace */
+#define TCPT_ANATT		10	/* seconds a change state may last */
+#define TCPT_AEN_CFG_ANA	(1u << 11)	/* Asynchronous Event Configuration: ANA Change */
 #define TCPT_MAX_CTRLS		128	/* fabrics controllers (associations) at once */
 #define TCPT_MAX_CONNS		256
 /* beyond the limits above, kept for root so that no user can lock it out */
@@ -104,6 +113,7 @@ struct tcpt_ctrl {
 	_Atomic uint32_t kato_ms;	/* 0: no keep-alive timeout (Set Features may change it) */
 	uint32_t cc, csts;
 	_Atomic uint16_t nr_io_queues;	/* Set Features Number of Queues granted */
+	_Atomic uint32_t aec;	/* Asynchronous Event Configuration the host set */
 	atomic_bool dead;	/* admin queue gone or KATO expired: I/O queues end */
 	unsigned refs;		/* under t->lock */
 	pthread_mutex_t lock;	/* cc/csts */
@@ -184,6 +194,7 @@ struct tcpt_conn {
 	pthread_mutex_t sq_lock;	/* the ring's SQ */
 	pthread_t rx;
 	_Atomic uint64_t last_ka;	/* CLOCK_MONOTONIC ms of the last admin command */
+	_Atomic uint64_t ana_seen;	/* the port's ANA change count the host was told of */
 	atomic_bool disconnecting;	/* Disconnect answered: close after its response */
 	struct tcpt_conn *next;	/* t->conns */
 };
@@ -196,6 +207,11 @@ struct tcpt {
 	pthread_t listener;
 	char traddr[64];	/* the address the discovery log gives */
 	char trsvcid[8];
+	uint16_t portid;	/* 1-based: the order of ucmdd's --nvme-tcp options */
+	uint16_t cntlid_base;	/* this port's controllers are cntlid_base + 1... */
+	/* target_ana.c: the port's ANA state per group [1..], and its change count */
+	_Atomic uint8_t ana_state[TCPT_ANA_GRPS + 1];
+	_Atomic uint64_t ana_chgcnt;
 	int adrfam;		/* NVMF_ADDR_FAMILY_IP4/IP6 */
 	struct tcpt_limits lim;
 	struct tcpt_subsys subsys[TCPT_MAX_SUBSYS];
@@ -205,19 +221,21 @@ struct tcpt {
 
 	pthread_mutex_t lock;	/* ctrls, conns */
 	pthread_cond_t gone;
-	struct tcpt_ctrl *ctrls[TCPT_MAX_CTRLS + TCPT_ROOT_CTRLS];	/* by cntlid - 1 */
+	struct tcpt_ctrl *ctrls[TCPT_MAX_CTRLS + TCPT_ROOT_CTRLS];	/* by cntlid - base - 1 */
 	struct tcpt_conn *conns;
 	unsigned nr_conns;
 };
 
 /* ---- target.c: what ucmdd calls ---- */
 /*
- * Listen on addr ("ADDR[:PORT][,KEY=VALUE...]", tcpt_parse) and export nvme<instances[i]> of e: their
+ * Listen on addr ("ADDR[:PORT][,KEY=VALUE...]", tcpt_parse) as port portid
+ * (1..TCPT_MAX_PORTS) and export nvme<instances[i]> of e: their
  * subsystem NQNs come from Identify Controller, asked now with the
  * daemon's credentials. 0 or -errno with the reason in err.
  */
-int tcpt_start(struct ucmd_engine *e, const char *addr, const unsigned *instances, unsigned nr,
-	       void (*log)(const char *fmt, ...), struct tcpt **out, char *err, size_t errlen);
+int tcpt_start(struct ucmd_engine *e, const char *addr, unsigned portid,
+	       const unsigned *instances, unsigned nr, void (*log)(const char *fmt, ...),
+	       struct tcpt **out, char *err, size_t errlen);
 /* Stop listening, end every connection, wait for their threads, free. */
 void tcpt_stop(struct tcpt *t);
 
@@ -286,6 +304,28 @@ void tcpt_io_flush(struct tcpt_conn *c);
 struct pollfd;
 void tcpt_io_wait_begin(struct tcpt_conn *c, struct pollfd *pf);
 void tcpt_io_wait_end(struct tcpt_conn *c, const struct pollfd *pf);
+
+/* ---- target_ana.c ---- */
+/* nvmet's names of the ANA states (optimized, ...): the state, or -EINVAL */
+int tcpt_ana_state_parse(const char *s);
+/* The name of a state, NULL for a value that is none */
+const char *tcpt_ana_state_name(uint8_t state);
+/* Every group optimized, no change yet */
+void tcpt_ana_init(struct tcpt *t);
+/* The port's state of group grpid: 0, or -EINVAL for a group or state that is none */
+int tcpt_ana_set(struct tcpt *t, uint32_t grpid, uint8_t state);
+/* The state, 0 for a group that is none */
+uint8_t tcpt_ana_get(struct tcpt *t, uint32_t grpid);
+/* What an I/O command on namespace nsid through this port gets: 0 or a path status */
+uint16_t tcpt_ana_io_status(struct tcpt *t, uint32_t nsid);
+/* Identify Controller's and Identify Namespace's multipath and ANA fields */
+struct nvme_id_ctrl;
+void tcpt_ana_id_ctrl(struct nvme_id_ctrl *id);
+void tcpt_ana_id_ns(uint8_t cns, void *buf);
+/* The ANA log page (0Ch) of the connection's port into s->buf */
+uint16_t tcpt_ana_log(struct tcpt_conn *c, struct tcpt_slot *s, uint32_t *out_len);
+/* Receiver thread, admin queue: answer a parked AER if the port's ANA changed */
+void tcpt_ana_notice(struct tcpt_conn *c);
 
 /* ---- target_peer.c ---- */
 enum tcpt_peer {

@@ -160,6 +160,8 @@ static uint16_t fab_connect(struct tcpt_conn *c, struct tcpt_slot *s, struct ucm
 	c->sqsize = sqsize;
 	c->sqflow_off = cs->cattr & TCPT_CATTR_DISABLE_SQFLOW;
 	c->last_ka = tcpt_now_ms();
+	/* what the host reads at connect is the state it knows: notices are for changes after */
+	c->ana_seen = atomic_load(&c->t->ana_chgcnt);
 	c->ctrl = ctrl;
 	if (c->t->log && qid == 0 && c->local)
 		c->t->log("nvme-tcp: %s (host ID %s) connected to %s as controller %u (kato %u ms) "
@@ -292,6 +294,9 @@ static uint16_t passthru(struct tcpt_conn *c, struct tcpt_slot *s)
 	fd = admin ? c->efd : ns_fd(c, le32toh(s->sqe.nsid));
 	if (fd < 0)
 		return TCPT_SC(0, NVME_SC_INVALID_NS, 1);
+	/* the namespace exists: its group's state on this port decides whether I/O may reach it */
+	if (!admin && (ret = tcpt_ana_io_status(c->t, le32toh(s->sqe.nsid))))
+		return (uint16_t)ret;
 	ret = tcpt_io_submit(c, s, fd, admin);
 	return ret ? errno_status(ret) : ST_SUBMITTED;
 }
@@ -317,12 +322,14 @@ static void fabrics_id_ctrl(struct tcpt_conn *c, struct nvme_id_ctrl *id)
 	id->fcatt = 0;	/* dynamic controller model */
 	id->msdbd = 1;
 	id->ofcs = 0;
+	tcpt_ana_id_ctrl(id);
 	/* the NQN the host connected to (target.c makes duplicates unique) */
 	memset(id->subnqn, 0, sizeof(id->subnqn));
 	snprintf(id->subnqn, sizeof(id->subnqn), "%s", c->t->subsys[c->ctrl->subsys].nqn);
 }
 
-static uint16_t admin(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme_cqe *cqe)
+static uint16_t admin(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme_cqe *cqe,
+		      uint32_t *out_len)
 {
 	const struct ucmd_nvme_sqe *q = &s->sqe;
 	struct tcpt_ctrl *ctrl = c->ctrl;
@@ -346,7 +353,9 @@ static uint16_t admin(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme
 			return 0;
 		}
 		case FID_AEC:
-			return 0;	/* no events come from the association: nothing to mask */
+			/* the association's only event is ANA Change (target_ana.c) */
+			ctrl->aec = cdw11;
+			return 0;
 		case FID_KATO:
 			ctrl->kato_ms = cdw11 ? cdw11 : c->t->lim.kato0_ms;
 			return 0;
@@ -363,7 +372,15 @@ static uint16_t admin(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme
 		case FID_KATO:
 			set_result(cqe, ctrl->kato_ms);
 			return 0;
+		case FID_AEC:
+			set_result(cqe, ctrl->aec);
+			return 0;
 		}
+		break;
+	case OPC_GET_LOG:
+		/* the port's ANA log: the device has no ports */
+		if ((cdw10 & 0xff) == NVME_LOG_LID_ANA)
+			return tcpt_ana_log(c, s, out_len);
 		break;
 	}
 	return passthru(c, s);
@@ -417,7 +434,7 @@ static uint16_t disc_log(struct tcpt_conn *c, struct tcpt_slot *s, uint32_t *out
 		e->subtype = NVME_NQN_NVME;
 		/* a host may disable SQ flow control (C2HData SUCCESS then ends reads) */
 		e->treq = NVMF_TREQ_NOT_SPECIFIED | NVMF_TREQ_DISABLE_SQFLOW;
-		e->portid = htole16(1);
+		e->portid = htole16(t->portid);
 		e->cntlid = htole16(NVMF_CNTLID_DYNAMIC);
 		e->asqsz = htole16(32);
 		snprintf(e->trsvcid, sizeof(e->trsvcid), "%s", t->trsvcid);
@@ -473,7 +490,7 @@ int tcpt_cmd_exec(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme_cqe
 	else if (c->ctrl->subsys < 0)
 		st = discovery(c, s, cqe, out_len);
 	else if (c->qid == 0)
-		st = admin(c, s, cqe);
+		st = admin(c, s, cqe, out_len);
 	else
 		st = passthru(c, s);
 	if (st == ST_SUBMITTED)
@@ -501,4 +518,6 @@ void tcpt_cmd_done(struct tcpt_conn *c, struct tcpt_slot *s, int res, uint64_t r
 	if (c->qid == 0 && q->opcode == OPC_IDENTIFY && (le32toh(q->cdw10) & 0xff) == 1 &&
 	    s->len >= 4096)
 		fabrics_id_ctrl(c, (struct nvme_id_ctrl *)(void *)s->buf);
+	else if (c->qid == 0 && q->opcode == OPC_IDENTIFY && s->len >= 4096)
+		tcpt_ana_id_ns((uint8_t)le32toh(q->cdw10), s->buf);
 }

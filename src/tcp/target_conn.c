@@ -307,6 +307,8 @@ static int rx_wait(struct tcpt_conn *c)
 	};
 	int ret = 0;
 
+	/* a change of the port's ANA state is told here, within a second of it */
+	tcpt_ana_notice(c);
 	tcpt_io_wait_begin(c, &pf[2]);
 	if (pf[2].fd != -2 && poll(pf, 3, 1000) < 0 && errno != EINTR)
 		ret = -errno;

@@ -37,6 +37,7 @@ static size_t min_payload(uint16_t op)
 	case UCMDD_REGISTER: return sizeof(struct ucmdd_register);
 	case UCMDD_REGION_ADD:
 	case UCMDD_REGION_DEL: return sizeof(struct ucmdd_region);
+	case UCMDD_ANA_STATE: return sizeof(struct ucmdd_ana_state);
 	default: return SIZE_MAX;
 	}
 }

@@ -95,6 +95,10 @@ struct cmd_args {
 	uint64_t ref_tag, metadata_size;
 	bool extended, partial, select_all, zsaso, zrwaa, limited_retry, piremap, latency;
 	const char *metadata;
+	/* ana-state */
+	uint32_t port, anagrp;
+	bool ana_groups;		/* ana-log --groups: RGO */
+	const char *ana_state;
 	/* which options the command line gave, by table index */
 	bool seen[CLI_MAX_OPTS];
 };

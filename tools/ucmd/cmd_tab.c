@@ -290,6 +290,17 @@ static const struct opt zns_changed_opts[] = {
 	NSID("identifier of desired namespace"), FMT3,
 	FLAG("rae", 'r', rae, "retain an asynchronous event"), END };
 
+static const struct opt ana_log_opts[] = {
+	FLAG("groups", 'g', ana_groups, "Return ANA groups only."), FMT3, END };
+
+static const struct opt ana_state_opts[] = {
+	{ "port", 'p', OPT_U32, F(port), 0xffff, 0, OPT_REQUIRED | OPT_NONZERO, "NUM",
+	  "NVMe/TCP port: ucmdd's --nvme-tcp listeners from 1 in order (required)" },
+	{ "group", 'g', OPT_U32, F(anagrp), 0xffffffff, 1, OPT_NONZERO, "NUM",
+	  "ANA group (default 1)" },
+	STR("state", 's', ana_state, "STATE", "set it: optimized, non-optimized, inaccessible, "
+	    "persistent-loss or change (default: show it)"), END };
+
 const struct cmd_spec cli_specs[] = {
 	{ "run", "the main job: write, verify, read, identify, SMART log", NULL, run_opts,
 	  .no_device = true },
@@ -310,6 +321,7 @@ const struct cmd_spec cli_specs[] = {
 	  .only_reads = true },
 	{ "self-test-log", "Retrieve the SELF-TEST Log, show it", NULL, self_test_log_opts,
 	  .only_reads = true },
+	{ "ana-log", "Retrieve ANA Log, show it", NULL, ana_log_opts, .only_reads = true },
 	{ "get-log", "Generic NVMe get log, returns log in raw format", NULL, get_log_opts,
 	  .only_reads = true },
 	{ "get-feature", "Get feature and show the resulting value", NULL, get_feature_opts,
@@ -339,6 +351,11 @@ const struct cmd_spec cli_specs[] = {
 	{ "fw-download", "Download new firmware", NULL, fw_download_opts },
 	{ "fw-commit", "Verify and commit firmware to a specific slot", NULL, fw_commit_opts },
 	{ "reset", "Resets the controller", NULL, none },
+	{ "ana-state", "Show or set an ANA group's state on one of ucmdd's NVMe/TCP ports",
+	  "As nvmet's configfs ana_state: ucmdd's --nvme-tcp listeners are the ports of\n"
+	  "every subsystem it exports; hosts see the change in the ANA log page, an ANA\n"
+	  "Change event, and the status of I/O through the port. Needs --daemon.",
+	  ana_state_opts, .no_device = true },
 	{ "show-regs", "Shows the controller registers", NULL, show_regs_opts,
 	  .only_reads = true },
 	{ "io-passthru", "Submit an arbitrary IO command, return results", NULL, passthru_opts },

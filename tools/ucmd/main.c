@@ -61,6 +61,8 @@ static const struct {
 	{ "fw-download", cmd_fw_download },
 	{ "fw-commit", cmd_fw_commit },
 	{ "reset", cmd_reset },
+	{ "ana-state", cmd_ana_state },
+	{ "ana-log", cmd_ana_log },
 	{ "show-regs", cmd_show_regs },
 	{ "io-passthru", cmd_io_passthru },
 	{ "admin-passthru", cmd_admin_passthru },

@@ -59,6 +59,8 @@ void print_error_log(const struct nvme_error_log_page *e, int nr, const char *de
 		     enum out_fmt f);
 void print_effects_log(const struct nvme_cmd_effects_log *e, enum out_fmt f, unsigned flags);
 void print_fw_log(const struct nvme_firmware_slot *fw, const char *devname, enum out_fmt f);
+/* the ANA log page (0Ch), len bytes of it */
+void print_ana_log(const void *buf, size_t len, const char *devname, enum out_fmt f);
 void print_sanitize_log(const struct nvme_sanitize_log_page *s, const char *devname,
 			enum out_fmt f, unsigned flags);
 void print_self_test_log(const struct nvme_self_test_log *l, uint32_t nr_entries,

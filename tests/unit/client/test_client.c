@@ -53,6 +53,7 @@ struct fake {
 	uint64_t region_addr, region_len;
 	void *region_map;
 	bool region_del;
+	struct ucmdd_ana_state ana;
 	bool exited;
 	/* the ring it laid out */
 	char *mem;
@@ -246,6 +247,11 @@ static void *fake_main(void *arg)
 		}
 		case UCMDD_REGION_DEL:
 			f->region_del = true;
+			break;
+		case UCMDD_ANA_STATE:
+			/* a daemon with one port: a state set is the answer, 0 asks (1) */
+			memcpy(&f->ana, req, sizeof(f->ana));
+			result = f->ana.port != 1 ? -ENODEV : f->ana.state ? (int)f->ana.state : 1;
 			break;
 		default:
 			result = -EINVAL;
@@ -683,6 +689,26 @@ static void test_buf_shared(void **state)
 	fake_stop(&f, e);
 }
 
+/* ucmd_daemon_ana_state: the request as the daemon reads it, its answer back. */
+static void test_ana_state(void **state)
+{
+	struct fake f;
+	struct ucmd_engine *e = fake_start(&f, FAKE_OK), *native = ucmd_engine_new();
+
+	(void)state;
+	assert_int_equal(ucmd_daemon_ana_state(e, 1, 1, 0), 1);
+	assert_int_equal(ucmd_daemon_ana_state(e, 1, 7, 3), 3);
+	assert_int_equal(f.ana.port, 1);
+	assert_int_equal(f.ana.grpid, 7);
+	assert_int_equal(f.ana.state, 3);
+	assert_int_equal(f.ana.pad, 0);
+	assert_int_equal(ucmd_daemon_ana_state(e, 2, 1, 0), -ENODEV);
+	/* an in-process engine has no daemon to ask */
+	assert_int_equal(ucmd_daemon_ana_state(native, 1, 1, 0), -EOPNOTSUPP);
+	ucmd_engine_free(native);
+	fake_stop(&f, e);
+}
+
 /* The in-process engine's buffers: page-aligned and zeroed. */
 static void test_buf_native(void **state)
 {
@@ -731,6 +757,7 @@ int main(void)
 		cmocka_unit_test(test_register),
 		cmocka_unit_test(test_buf_shared),
 		cmocka_unit_test(test_buf_native),
+		cmocka_unit_test(test_ana_state),
 		cmocka_unit_test(test_connect_path),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

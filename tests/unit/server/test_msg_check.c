@@ -30,6 +30,7 @@ static const size_t op_size[UCMDD_OP_MAX] = {
 	[UCMDD_REGISTER] = sizeof(struct ucmdd_register),
 	[UCMDD_REGION_ADD] = sizeof(struct ucmdd_region),
 	[UCMDD_REGION_DEL] = sizeof(struct ucmdd_region),
+	[UCMDD_ANA_STATE] = sizeof(struct ucmdd_ana_state),
 };
 
 static _Alignas(8) unsigned char buf[UCMDD_MSG_MAX + 64];
@@ -173,6 +174,9 @@ static void test_payload_fields(void **state)
 	assert_int_equal(srv_msg_check(buf, n), -EINVAL);
 	n = msg(UCMDD_REGISTER, sizeof(struct ucmdd_register));
 	((struct ucmdd_register *)(void *)(buf + HDR))->pad = 1;
+	assert_int_equal(srv_msg_check(buf, n), -EINVAL);
+	n = msg(UCMDD_ANA_STATE, sizeof(struct ucmdd_ana_state));
+	((struct ucmdd_ana_state *)(void *)(buf + HDR))->pad = 1;
 	assert_int_equal(srv_msg_check(buf, n), -EINVAL);
 }
 
