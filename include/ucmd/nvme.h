@@ -132,8 +132,9 @@ int ucmd_nvme_tcp_info(struct ucmd_nvme_host *host, struct ucmd_nvme_tcp_info *i
  * non-optimized, never inaccessible, persistent loss or change, nor a
  * controller being reconnected; the URL option "iopolicy=numa" (default:
  * the first usable optimized path), "round-robin" or "queue-depth" picks
- * among them. The ANA log (0Ch) is read at attach, when an I/O gets an
- * ANA status, and every 200 ms. A block I/O (nvme<X>n<Y>) that fails with
+ * among them. The ANA log (0Ch) is read at attach, on the ANA Change
+ * notice (an Asynchronous Event Request is kept outstanding on each
+ * path), when an I/O gets an ANA status, and every 10 s. A block I/O (nvme<X>n<Y>) that fails with
  * a path error (NVMe status 0x3xx without DNR, or its connection lost) is
  * sent again on another path, waiting while no path is usable and some
  * may become so (-EIO when none can); passthrough on ng<X>n<Y> is never
@@ -159,6 +160,7 @@ struct ucmd_nvme_path_info {
 	bool live;			/* its association carries commands now */
 	unsigned long dispatched;	/* the head's requests sent on this path */
 	unsigned long failovers;	/* the subsystem's block requests sent again */
+	unsigned long ana_aens;		/* ANA Change notices this path's controller sent */
 };
 /* What the head of namespace nsid knows of path i: -EINVAL, -ENODEV (no such head). */
 int  ucmd_nvme_subsys_path_info(struct ucmd_nvme_subsys *s, uint32_t nsid, unsigned i,

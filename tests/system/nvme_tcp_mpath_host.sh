@@ -102,6 +102,9 @@ rc=0
 wait "$NPID" || rc=$?
 grep -q '^queued read: 4096$' "$T/np.out" && [ "$rc" = 0 ] ||
 	{ cat "$T/np.out"; fail "the waiting read did not complete once port 1 came back"; }
+# no I/O of that host went through port 1 meanwhile: its controller's notice told it
+read -r _ n1 _ <<<"$(grep '^notices' "$T/np.out")"
+[ "${n1:-0}" -ge 1 ] || { cat "$T/np.out"; fail "port 1 back: no ANA Change notice"; }
 wait_acks 2
 ana 2 optimized
 wait_acks 2
@@ -111,9 +114,12 @@ wait "$WPID" || rc=$?
 cat "$T/w.out" | grep -v '^acked'
 [ "$rc" = 0 ] || fail "mpath_workload: status $rc"
 line=$(grep '^verified' "$T/w.out")
-read -r _ _ _ _ _ _ _ d1 _ d2 _ fo <<<"$line"
+read -r _ _ _ _ _ _ _ d1 _ d2 _ fo _ a1 a2 <<<"$line"
 [ "$d1" -gt 0 ] && [ "$d2" -gt 0 ] || fail "round-robin used one path only: $line"
 [ "$fo" -gt 0 ] || fail "no write failed over while port 2 was inaccessible: $line"
+# a change the host learnt first from an I/O's ANA status (and read the log
+# for) is not noticed again by the target: some of port 2's changes are
+[ "$((a1 + a2))" -ge 1 ] || fail "no ANA Change notice was seen: $line"
 echo "ok: no lost write, no verify error; failovers, passthrough errors as Linux's"
 daemon_stop
 echo "PASS"

@@ -288,6 +288,62 @@ int nvme_mpath_read_ana(struct nvme_subsys *s, unsigned p)
 	return 0;
 }
 
+/* ---- the ANA Change notice -------------------------------------------------- */
+
+/*
+ * An Asynchronous Event Request completed: an ANA Change notice has the
+ * log read; the request is sent again by the thread (not from here: this
+ * may be the admin queue's receiver, which a reconnection joins). One that
+ * failed (cancelled at detach, refused) is not.
+ */
+static enum rq_end_io_ret aer_end_io(struct request *rq, blk_status_t err)
+{
+	struct nvme_mpath_aer *a = rq->end_io_data;
+	struct nvme_subsys *s = a->s;
+	int st = nvme_end_status(rq, err);
+	uint32_t res = (uint32_t)nvme_req(rq)->result;
+
+	nvme_rq_release(rq);
+	pthread_mutex_lock(&s->lock);
+	s->aer_pending[a->path] = false;
+	if (st == 0 && !s->stop) {
+		/* type 2 (notice), information 03h (ANA change), log page 0Ch */
+		if ((res & 0x7) == NVME_AER_NOTICE && ((res >> 8) & 0xff) == 0x03) {
+			s->ana_aens[a->path]++;
+			s->ana_stale = true;
+		}
+		s->aer_want[a->path] = true;
+	}
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	return RQ_END_IO_FREE;
+}
+
+/* Keep one Asynchronous Event Request outstanding on path p (called unlocked). */
+static void aer_submit(struct nvme_subsys *s, unsigned p)
+{
+	struct nvme_host *h = s->paths[p];
+	struct ucmd_nvme_sqe c = { .opcode = nvme_admin_async_event };
+	struct request *rq;
+	int err;
+
+	rq = nvme_alloc_request(&h->admin_q, &c, REQ_OP_DRV_IN, 0, &err);
+	pthread_mutex_lock(&s->lock);
+	if (!rq) {
+		s->aer_want[p] = true;	/* tried again on the next pass */
+		pthread_mutex_unlock(&s->lock);
+		return;
+	}
+	s->aer_pending[p] = true;
+	pthread_mutex_unlock(&s->lock);
+
+	/* it waits for an event as long as it takes: no deadline of its own */
+	rq->timeout_ms = UINT32_MAX;
+	rq->end_io = aer_end_io;
+	rq->end_io_data = &s->aer[p];
+	blk_execute_rq_nowait(rq, false);
+}
+
 /* ---- the requeue and ANA thread ------------------------------------------- */
 
 static uint64_t mono_ms(void)
@@ -334,6 +390,14 @@ static void *mpath_thread(void *arg)
 		struct ucmd_kiocb_rw *list, *waiting = NULL, *wtail = NULL;
 		uint64_t now = mono_ms(), until;
 
+		for (unsigned p = 0; p < s->nr_paths; p++) {
+			if (!s->aer_want[p] || path_state(s->paths[p]) != NVME_PATH_LIVE)
+				continue;
+			s->aer_want[p] = false;
+			pthread_mutex_unlock(&s->lock);
+			aer_submit(s, p);
+			pthread_mutex_lock(&s->lock);
+		}
 		if (s->ana_stale || now >= next_ana) {
 			s->ana_stale = false;
 			pthread_mutex_unlock(&s->lock);
@@ -369,6 +433,9 @@ static void *mpath_thread(void *arg)
 		if (s->stop)
 			break;
 		until = next_ana;
+		for (unsigned p = 0; p < s->nr_paths; p++)
+			if (s->aer_want[p] && mono_ms() + NVME_MPATH_REQUEUE_MS < until)
+				until = mono_ms() + NVME_MPATH_REQUEUE_MS;	/* a path to come back */
 		if (waiting && mono_ms() + NVME_MPATH_REQUEUE_MS < until)
 			until = mono_ms() + NVME_MPATH_REQUEUE_MS;
 		if (!s->ana_stale && (!s->requeue_head || waiting)) {
@@ -451,6 +518,12 @@ int nvme_mpath_create(struct ucmd_engine *e, struct nvme_host **paths, unsigned 
 		return -ENOMEM;
 	s->engine = e;
 	s->nr_paths = nr;
+	for (unsigned p = 0; p < nr; p++) {
+		s->aer[p].s = s;
+		s->aer[p].path = p;
+		/* Linux sends it when the controller says it has ANA change notices */
+		s->aer_want[p] = !!(le32toh(paths[p]->id->oaes) & NVME_CTRL_OAES_ANA);
+	}
 	atomic_store(&s->iopolicy, (int)pol);
 	memcpy(s->paths, paths, nr * sizeof(*paths));
 	pthread_mutex_init(&s->lock, NULL);
@@ -504,10 +577,8 @@ fail:
 	return ret;
 }
 
-void nvme_mpath_destroy(struct nvme_subsys *s)
+void nvme_mpath_stop(struct nvme_subsys *s)
 {
-	if (!s)
-		return;
 	for (unsigned i = 0; i < s->nr_heads; i++) {
 		struct nvme_ns_head *head = s->heads[i];
 
@@ -524,11 +595,27 @@ void nvme_mpath_destroy(struct nvme_subsys *s)
 		pthread_cond_broadcast(&s->cond);
 		pthread_mutex_unlock(&s->lock);
 		pthread_join(s->thread, NULL);
+		s->thread_started = false;
 	}
+	pthread_mutex_lock(&s->lock);
+	s->stop = true;
+	pthread_mutex_unlock(&s->lock);
+}
+
+void nvme_mpath_free(struct nvme_subsys *s)
+{
 	for (unsigned i = 0; i < s->nr_heads; i++)
 		free(s->heads[i]);
 	free(s->heads);
 	pthread_cond_destroy(&s->cond);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
+}
+
+void nvme_mpath_destroy(struct nvme_subsys *s)
+{
+	if (!s)
+		return;
+	nvme_mpath_stop(s);
+	nvme_mpath_free(s);
 }

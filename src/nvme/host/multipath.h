@@ -19,12 +19,15 @@
 
 #define NVME_MPATH_MAX_PATHS	8
 /*
- * How often the ANA log of every path is read again: the host sends no
- * Asynchronous Event Request, so the change notice is not seen, and a path
- * that becomes usable again is found by this poll (and by an I/O's ANA
- * status, which has the log read at once).
+ * The ANA log of a path is read again when its controller sends the ANA
+ * Change notice (an Asynchronous Event Request is kept outstanding on each
+ * path, as Linux's nvme_async_event), when an I/O gets an ANA status, and,
+ * as a safety net for a notice lost with a connection, every 10 s (ucmdd's
+ * and nvmet's ANATT). Not more often: a target that sends its notices
+ * lazily (ucmdd, within a second) sends none for a change the host read
+ * the log after.
  */
-#define NVME_MPATH_ANA_POLL_MS	200u
+#define NVME_MPATH_ANA_POLL_MS	10000u
 /* How long a request with no usable path waits before it looks again. */
 #define NVME_MPATH_REQUEUE_MS	20u
 
@@ -57,6 +60,18 @@ struct nvme_subsys {
 	unsigned nr_heads;
 	atomic_ulong failovers;			/* block requests sent again on another path */
 
+	/*
+	 * One Asynchronous Event Request per path: aer_want asks the thread
+	 * to send it (again), aer_pending while it is outstanding; ana_aens
+	 * counts the ANA Change notices. Under lock.
+	 */
+	struct nvme_mpath_aer {
+		struct nvme_subsys *s;
+		unsigned path;
+	} aer[NVME_MPATH_MAX_PATHS];
+	bool aer_want[NVME_MPATH_MAX_PATHS], aer_pending[NVME_MPATH_MAX_PATHS];
+	unsigned long ana_aens[NVME_MPATH_MAX_PATHS];
+
 	/* the requeue and ANA thread */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;			/* CLOCK_MONOTONIC */
@@ -72,7 +87,14 @@ struct nvme_subsys {
  */
 int  nvme_mpath_create(struct ucmd_engine *e, struct nvme_host **paths, unsigned nr,
 		       enum nvme_iopolicy pol, struct nvme_subsys **out);
-/* The heads' devices removed, the thread stopped; the paths are the caller's to free. */
+/*
+ * The heads' devices removed, the thread stopped: then the caller detaches
+ * the paths (an outstanding event request ends then, s must still exist)
+ * and frees s with nvme_mpath_free(). nvme_mpath_destroy() does both when
+ * no event request was sent (the attach's failure).
+ */
+void nvme_mpath_stop(struct nvme_subsys *s);
+void nvme_mpath_free(struct nvme_subsys *s);
 void nvme_mpath_destroy(struct nvme_subsys *s);
 /* The path a request of head takes now, or -1 (Linux's nvme_find_path). */
 int  nvme_mpath_find_path(struct nvme_ns_head *head);

@@ -114,9 +114,11 @@ void ucmd_nvme_subsys_detach(struct ucmd_nvme_subsys *subsys)
 		return;
 	nr = s->nr_paths;
 	memcpy(paths, s->paths, nr * sizeof(paths[0]));
-	nvme_mpath_destroy(s);
+	nvme_mpath_stop(s);
+	/* their event requests end now, into s */
 	for (unsigned i = nr; i--;)
 		ucmd_nvme_detach((struct ucmd_nvme_host *)paths[i]);
+	nvme_mpath_free(s);
 }
 
 int ucmd_nvme_subsys_set_iopolicy(struct ucmd_nvme_subsys *subsys, const char *name)
@@ -157,5 +159,8 @@ int ucmd_nvme_subsys_path_info(struct ucmd_nvme_subsys *subsys, uint32_t nsid, u
 		     s->paths[path]->ops->path_state(s->paths[path]) == NVME_PATH_LIVE : true;
 	info->dispatched = atomic_load(&head->dispatched[path]);
 	info->failovers = atomic_load(&s->failovers);
+	pthread_mutex_lock(&s->lock);
+	info->ana_aens = s->ana_aens[path];
+	pthread_mutex_unlock(&s->lock);
 	return 0;
 }

@@ -11,10 +11,12 @@
  * head's ng0n1 as a uring_cmd and as an ioctl and prints their results
  * ("passthru uring_cmd -22 ioctl -11": Linux's -EINVAL and -EWOULDBLOCK),
  * then issues a block read, prints "queued" and waits for it (the shell
- * brings a port back): "queued read: 4096".
+ * brings a port back): "queued read: 4096", then the ANA Change notices
+ * each path's controller sent meanwhile: "notices A1 A2".
  * At the end it reads every block back through nvme0n1 and checks it holds
  * the last acknowledged write; prints "verified N blocks after M writes,
- * path1 D1 path2 D2 failovers F". Exit 0 when all is intact; 3 when a
+ * path1 D1 path2 D2 failovers F ana-notices A1 A2" (the ANA Change notices
+ * each path's controller sent). Exit 0 when all is intact; 3 when a
  * write fails; 4 when a block reads back wrong; 5 when the passthrough
  * step goes otherwise.
  */
@@ -117,6 +119,9 @@ static int no_path_step(struct ucmd_engine *e, struct ucmd_nvme_subsys *s, int b
 	printf("queued\n");
 	r1 = wait_res();
 	printf("queued read: %d\n", r1);
+	ucmd_nvme_subsys_path_info(s, 1, 0, &a);
+	ucmd_nvme_subsys_path_info(s, 1, 1, &b);
+	printf("notices %lu %lu\n", a.ana_aens, b.ana_aens);
 	return r1 == (int)BS ? 0 : 5;
 }
 
@@ -188,9 +193,10 @@ int main(int argc, char **argv)
 	ucmd_nvme_subsys_path_info(s, 1, 0, &i1);
 	ucmd_nvme_subsys_path_info(s, 1, 1, &i2);
 	if (!bad && argc == 3)
-		printf("verified %u blocks after %llu writes, path1 %lu path2 %lu failovers %lu\n",
+		printf("verified %u blocks after %llu writes, path1 %lu path2 %lu failovers %lu "
+		       "ana-notices %lu %lu\n",
 		       NBLK < seq ? NBLK : (unsigned)seq, (unsigned long long)seq, i1.dispatched,
-		       i2.dispatched, i1.failovers);
+		       i2.dispatched, i1.failovers, i1.ana_aens, i2.ana_aens);
 	ucmd_close(e, bdev);
 	ucmd_close(e, ng);
 	ucmd_queue_exit(&ring);
