@@ -379,7 +379,13 @@ static bool resubmit(struct ucmd_kiocb_rw *kiocb)
 	return true;
 }
 
-static void *mpath_thread(void *arg)
+/*
+ * The ANA thread: keeps the event requests outstanding and reads the ANA
+ * logs when told (a notice, an ANA status) and every NVME_MPATH_ANA_POLL_MS.
+ * Its reads are synchronous commands that a path being reconnected holds:
+ * apart from the requeue thread, so that failover never waits for them.
+ */
+static void *ana_thread(void *arg)
 {
 	struct nvme_subsys *s = arg;
 	uint64_t next_ana = 0;
@@ -387,8 +393,8 @@ static void *mpath_thread(void *arg)
 
 	pthread_mutex_lock(&s->lock);
 	while (!s->stop) {
-		struct ucmd_kiocb_rw *list, *waiting = NULL, *wtail = NULL;
-		uint64_t now = mono_ms(), until;
+		uint64_t until;
+		bool want = false;
 
 		for (unsigned p = 0; p < s->nr_paths; p++) {
 			if (!s->aer_want[p] || path_state(s->paths[p]) != NVME_PATH_LIVE)
@@ -398,14 +404,45 @@ static void *mpath_thread(void *arg)
 			aer_submit(s, p);
 			pthread_mutex_lock(&s->lock);
 		}
-		if (s->ana_stale || now >= next_ana) {
+		if (s->ana_stale || mono_ms() >= next_ana) {
 			s->ana_stale = false;
 			pthread_mutex_unlock(&s->lock);
 			for (unsigned p = 0; p < s->nr_paths; p++)
 				nvme_mpath_read_ana(s, p);
 			pthread_mutex_lock(&s->lock);
 			next_ana = mono_ms() + NVME_MPATH_ANA_POLL_MS;
+			/* the requeue thread looks at its waiting requests again */
+			pthread_cond_broadcast(&s->cond);
 		}
+		if (s->stop || s->ana_stale)
+			continue;
+		until = next_ana;
+		for (unsigned p = 0; p < s->nr_paths; p++)
+			want |= s->aer_want[p];
+		if (want && mono_ms() + NVME_MPATH_REQUEUE_MS < until)
+			until = mono_ms() + NVME_MPATH_REQUEUE_MS;	/* a path to come back */
+		ms_to_ts(until, &ts);
+		pthread_cond_timedwait(&s->cond, &s->lock, &ts);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+/*
+ * The requeue thread (Linux's requeue_work): sends the requests that
+ * failed over, or found no usable path, on the path chosen now; those
+ * still without one wait, looked at again every NVME_MPATH_REQUEUE_MS and
+ * after each ANA read.
+ */
+static void *requeue_thread(void *arg)
+{
+	struct nvme_subsys *s = arg;
+	struct timespec ts;
+
+	pthread_mutex_lock(&s->lock);
+	while (!s->stop) {
+		struct ucmd_kiocb_rw *list, *waiting = NULL, *wtail = NULL;
+
 		list = s->requeue_head;
 		s->requeue_head = s->requeue_tail = NULL;
 		pthread_mutex_unlock(&s->lock);
@@ -430,18 +467,11 @@ static void *mpath_thread(void *arg)
 				s->requeue_tail = wtail;
 			s->requeue_head = waiting;
 		}
-		if (s->stop)
-			break;
-		until = next_ana;
-		for (unsigned p = 0; p < s->nr_paths; p++)
-			if (s->aer_want[p] && mono_ms() + NVME_MPATH_REQUEUE_MS < until)
-				until = mono_ms() + NVME_MPATH_REQUEUE_MS;	/* a path to come back */
-		if (waiting && mono_ms() + NVME_MPATH_REQUEUE_MS < until)
-			until = mono_ms() + NVME_MPATH_REQUEUE_MS;
-		if (!s->ana_stale && (!s->requeue_head || waiting)) {
-			ms_to_ts(until, &ts);
-			pthread_cond_timedwait(&s->cond, &s->lock, &ts);
-		}
+		if (s->stop || (s->requeue_head && !waiting))
+			continue;
+		ms_to_ts(mono_ms() + (waiting ? NVME_MPATH_REQUEUE_MS : NVME_MPATH_ANA_POLL_MS),
+			 &ts);
+		pthread_cond_timedwait(&s->cond, &s->lock, &ts);
 	}
 	/* the subsystem goes away: what still waits for a path fails */
 	while (s->requeue_head) {
@@ -566,10 +596,14 @@ int nvme_mpath_create(struct ucmd_engine *e, struct nvme_host **paths, unsigned 
 		if (ret)
 			goto fail;
 	}
-	ret = -pthread_create(&s->thread, NULL, mpath_thread, s);
+	ret = -pthread_create(&s->requeue_thr, NULL, requeue_thread, s);
 	if (ret)
 		goto fail;
-	s->thread_started = true;
+	s->requeue_started = true;
+	ret = -pthread_create(&s->ana_thr, NULL, ana_thread, s);
+	if (ret)
+		goto fail;	/* nvme_mpath_destroy joins the requeue thread */
+	s->ana_started = true;
 	*out = s;
 	return 0;
 fail:
@@ -589,14 +623,15 @@ void nvme_mpath_stop(struct nvme_subsys *s)
 			engine_remove_device(s->engine, head->rep.blk_name);
 		head->devices_added = false;
 	}
-	if (s->thread_started) {
-		pthread_mutex_lock(&s->lock);
-		s->stop = true;
-		pthread_cond_broadcast(&s->cond);
-		pthread_mutex_unlock(&s->lock);
-		pthread_join(s->thread, NULL);
-		s->thread_started = false;
-	}
+	pthread_mutex_lock(&s->lock);
+	s->stop = true;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	if (s->ana_started)
+		pthread_join(s->ana_thr, NULL);
+	if (s->requeue_started)
+		pthread_join(s->requeue_thr, NULL);
+	s->ana_started = s->requeue_started = false;
 	pthread_mutex_lock(&s->lock);
 	s->stop = true;
 	pthread_mutex_unlock(&s->lock);

@@ -72,12 +72,12 @@ struct nvme_subsys {
 	bool aer_want[NVME_MPATH_MAX_PATHS], aer_pending[NVME_MPATH_MAX_PATHS];
 	unsigned long ana_aens[NVME_MPATH_MAX_PATHS];
 
-	/* the requeue and ANA thread */
+	/* the requeue thread and the ANA thread */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;			/* CLOCK_MONOTONIC */
 	struct ucmd_kiocb_rw *requeue_head, *requeue_tail;
-	bool ana_stale, stop, thread_started;
-	pthread_t thread;
+	bool ana_stale, stop, requeue_started, ana_started;
+	pthread_t requeue_thr, ana_thr;
 };
 
 /*
