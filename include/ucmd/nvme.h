@@ -120,6 +120,52 @@ struct ucmd_nvme_tcp_info {
 /* -EINVAL unless host came from ucmd_nvme_attach_tcp(). */
 int ucmd_nvme_tcp_info(struct ucmd_nvme_host *host, struct ucmd_nvme_tcp_info *info);
 
+/*
+ * Native multipath, as Linux's: the nr URLs (1 to 8) name controllers of
+ * one NVM subsystem (the same subsystem NQN in every URL and in every
+ * controller's Identify; else -EINVAL before or after connecting, naming
+ * the path). Each is attached as ucmd_nvme_attach_tcp() does, with
+ * instance opts->instance + i: nvme<X+i> is each controller's device, and
+ * its namespaces get none of their own (Linux hides the per-path disks).
+ * One head per namespace owns ng<X>n<Y> and nvme<X>n<Y>; each request
+ * takes the path nvme_find_path() would: ANA optimized before
+ * non-optimized, never inaccessible, persistent loss or change, nor a
+ * controller being reconnected; the URL option "iopolicy=numa" (default:
+ * the first usable optimized path), "round-robin" or "queue-depth" picks
+ * among them. The ANA log (0Ch) is read at attach, on the ANA Change
+ * notice (an Asynchronous Event Request is kept outstanding on each
+ * path), when an I/O gets an ANA status, and every 10 s. A block I/O (nvme<X>n<Y>) that fails with
+ * a path error (NVMe status 0x3xx without DNR, or its connection lost) is
+ * sent again on another path, waiting while no path is usable and some
+ * may become so (-EIO when none can); passthrough on ng<X>n<Y> is never
+ * sent again: its status is the caller's, and with no usable path it is
+ * -EINVAL (uring_cmd) or -EWOULDBLOCK (ioctl), Linux's. A path that
+ * cannot be attached fails the whole call (the others detached), with
+ * the path in ucmd_last_error().
+ */
+struct ucmd_nvme_subsys;
+int  ucmd_nvme_attach_tcp_multipath(struct ucmd_engine *e, const char *const *urls, unsigned nr,
+				    const struct ucmd_nvme_host_opts *opts,
+				    const struct ucmd_nvme_tcp_opts *topts,
+				    struct ucmd_nvme_subsys **out);
+/* The heads' devices removed, then every path detached. */
+void ucmd_nvme_subsys_detach(struct ucmd_nvme_subsys *s);
+/* "numa", "round-robin" or "queue-depth" from now on; -EINVAL for another name. */
+int  ucmd_nvme_subsys_set_iopolicy(struct ucmd_nvme_subsys *s, const char *iopolicy);
+/* Path i's controller (for ucmd_nvme_tcp_info()), NULL past the last. */
+struct ucmd_nvme_host *ucmd_nvme_subsys_path(struct ucmd_nvme_subsys *s, unsigned i);
+struct ucmd_nvme_path_info {
+	unsigned instance;		/* X of its nvmeX */
+	uint8_t ana_state;		/* as the host last knew it: 1 optimized ... 15 change */
+	bool live;			/* its association carries commands now */
+	unsigned long dispatched;	/* the head's requests sent on this path */
+	unsigned long failovers;	/* the subsystem's block requests sent again */
+	unsigned long ana_aens;		/* ANA Change notices this path's controller sent */
+};
+/* What the head of namespace nsid knows of path i: -EINVAL, -ENODEV (no such head). */
+int  ucmd_nvme_subsys_path_info(struct ucmd_nvme_subsys *s, uint32_t nsid, unsigned i,
+				struct ucmd_nvme_path_info *info);
+
 /* Statistics of I/O queue qid (1-based) for tests: dispatched requests and batches. */
 int ucmd_nvme_queue_stats(struct ucmd_nvme_host *host, unsigned qid, unsigned long *dispatched,
 			  unsigned long *batches);

@@ -14,6 +14,7 @@
 
 struct ucmd_ctrl;
 struct ucmd_nvme_host;
+struct ucmd_nvme_subsys;
 struct ucmd_kernel_nvme;
 
 struct session {
@@ -21,6 +22,7 @@ struct session {
 	struct ucmd_engine *e;
 	struct ucmd_ctrl *ctrl;
 	struct ucmd_nvme_host *host;
+	struct ucmd_nvme_subsys *subsys;	/* --ctrl URL,URL: a multipath subsystem */
 	struct ucmd_ring ring;
 	int ctrl_fd;		/* nvme0 */
 	int ns_fd;		/* ng0n<nsid> */

@@ -130,6 +130,35 @@ const char *session_devname(const struct session *s, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * --ctrl URL,URL[,...]: controllers of one subsystem, one namespace head
+ * over them (Linux's native multipath): ng0nY and nvme0nY are the head's.
+ */
+static int session_attach_multipath(struct session *s, const char *list,
+				    const struct ucmd_nvme_host_opts *ho,
+				    const struct ucmd_nvme_tcp_opts *to)
+{
+	const char *urls[8];
+	char *copy = strdup(list), *save = NULL, *tok;
+	unsigned n = 0;
+	int ret;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (n == 8) {
+			free(copy);
+			fprintf(stderr, "ucmd: more than 8 nvme-tcp:// paths\n");
+			s->reported = true;
+			return -EINVAL;
+		}
+		urls[n++] = tok;
+	}
+	ret = ucmd_nvme_attach_tcp_multipath(s->e, urls, n, ho, to, &s->subsys);
+	free(copy);
+	return ret;
+}
+
 int session_open(struct session *s, const char *dir, uint32_t nsid, const char *policy,
 		 const char *audit, bool only_reads, uint64_t bootstrap_blocks)
 {
@@ -191,6 +220,17 @@ int session_open(struct session *s, const char *dir, uint32_t nsid, const char *
 		return ret;
 	}
 	s->security = true;
+	if (tcp && strchr(dir, ',')) {
+		struct ucmd_nvme_tcp_opts to = { .hostnqn = session_hostnqn };
+
+		ret = session_attach_multipath(s, dir, &ho, &to);
+		if (ret) {
+			fprintf(stderr, "ucmd: %s\n", ucmd_last_error());
+			s->reported = true;
+			return ret;
+		}
+		goto attached;
+	}
 	if (tcp) {
 		struct ucmd_nvme_tcp_opts to = { .hostnqn = session_hostnqn };
 
@@ -348,6 +388,8 @@ int session_close(struct session *s)
 	}
 	if (s->host)
 		ucmd_nvme_detach(s->host);
+	if (s->subsys)
+		ucmd_nvme_subsys_detach(s->subsys);
 	if (s->ctrl)
 		ret = ucmd_ctrl_destroy(s->ctrl);
 	if (s->security)

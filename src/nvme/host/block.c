@@ -13,10 +13,6 @@
 #define NVME_RW_FUA	(1u << 30)
 #define NVME_MAX_NLB	0x10000u
 
-struct nvme_bdev_pdu {
-	struct nvme_queue *nvmeq;	/* for iopoll, valid after issue */
-	size_t count;
-};
 _Static_assert(sizeof(struct nvme_bdev_pdu) <= sizeof(((struct ucmd_kiocb_rw *)0)->pdu),
 	       "pdu fits ucmd_kiocb_rw.pdu");
 
@@ -32,9 +28,9 @@ static enum rq_end_io_ret nvme_bdev_end_io(struct request *rq, blk_status_t err)
 	return RQ_END_IO_FREE;
 }
 
-static long nvme_bdev_rw(struct ucmd_kiocb_rw *kiocb, unsigned issue_flags, bool write)
+long nvme_bdev_rw_ns(struct nvme_ns *ns, struct ucmd_kiocb_rw *kiocb, unsigned issue_flags,
+		     bool write, rq_end_io_fn *end_io)
 {
-	struct nvme_ns *ns = kiocb->file->private_data;
 	struct nvme_bdev_pdu *pdu = (struct nvme_bdev_pdu *)(void *)kiocb->pdu;
 	uint64_t lbs = 1ull << ns->lba_shift, nlb;
 	struct ucmd_nvme_sqe c = { .opcode = write ? nvme_cmd_write : nvme_cmd_read };
@@ -95,7 +91,7 @@ static long nvme_bdev_rw(struct ucmd_kiocb_rw *kiocb, unsigned issue_flags, bool
 	}
 	pdu->nvmeq = nvme_req(rq)->nvmeq;
 	pdu->count = kiocb->iter.count;
-	rq->end_io = nvme_bdev_end_io;
+	rq->end_io = end_io ? end_io : nvme_bdev_end_io;
 	rq->end_io_data = kiocb;
 	blk_execute_rq_nowait(rq, false);
 	return -EIOCBQUEUED;
@@ -103,15 +99,15 @@ static long nvme_bdev_rw(struct ucmd_kiocb_rw *kiocb, unsigned issue_flags, bool
 
 static long nvme_bdev_read_iter(struct ucmd_kiocb_rw *kiocb, unsigned issue_flags)
 {
-	return nvme_bdev_rw(kiocb, issue_flags, false);
+	return nvme_bdev_rw_ns(kiocb->file->private_data, kiocb, issue_flags, false, NULL);
 }
 
 static long nvme_bdev_write_iter(struct ucmd_kiocb_rw *kiocb, unsigned issue_flags)
 {
-	return nvme_bdev_rw(kiocb, issue_flags, true);
+	return nvme_bdev_rw_ns(kiocb->file->private_data, kiocb, issue_flags, true, NULL);
 }
 
-static int nvme_bdev_iopoll(struct ucmd_kiocb_rw *kiocb)
+int nvme_bdev_iopoll(struct ucmd_kiocb_rw *kiocb)
 {
 	struct nvme_bdev_pdu *pdu = (struct nvme_bdev_pdu *)(void *)kiocb->pdu;
 
@@ -125,7 +121,11 @@ static int nvme_bdev_iopoll(struct ucmd_kiocb_rw *kiocb)
  */
 static int nvme_bdev_fsync(struct ucmd_file *f, int datasync)
 {
-	struct nvme_ns *ns = f->private_data;
+	return nvme_bdev_flush_ns(f->private_data, datasync);
+}
+
+int nvme_bdev_flush_ns(struct nvme_ns *ns, int datasync)
+{
 	struct ucmd_nvme_sqe c = { .opcode = nvme_cmd_flush, .nsid = ns->nsid };
 	struct request *rq;
 	int ret;

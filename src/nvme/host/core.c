@@ -299,6 +299,8 @@ static bool in_list(const uint32_t *list, uint32_t nsid)
 static void nvme_ns_unlink(struct nvme_host *h, struct nvme_ns *ns)
 {
 	ns->gone = true;
+	if (h->ns_hidden)
+		return;	/* never registered: the names are the head's */
 	engine_unlink_device(h->engine, ns->ng_name);
 	engine_unlink_device(h->engine, ns->blk_name);
 }
@@ -306,7 +308,11 @@ static void nvme_ns_unlink(struct nvme_host *h, struct nvme_ns *ns)
 /* ngXnY always; nvmeXnY unless Linux would hide the disk (zns.c). */
 static int nvme_ns_add_devices(struct nvme_host *h, struct nvme_ns *ns)
 {
-	int ret = engine_add_device(h->engine, ns->ng_name, &nvme_ns_chr_fops, ns);
+	int ret;
+
+	if (h->ns_hidden)
+		return 0;
+	ret = engine_add_device(h->engine, ns->ng_name, &nvme_ns_chr_fops, ns);
 
 	if (!ret && !ns->no_bdev)
 		ret = engine_add_device(h->engine, ns->blk_name, &nvme_bdev_fops, ns);
@@ -386,7 +392,7 @@ static void nvme_remove_devices(struct nvme_host *h)
 {
 	if (!h->devices_added)
 		return;
-	for (unsigned i = 0; i < h->nr_ns; i++) {
+	for (unsigned i = 0; i < h->nr_ns && !h->ns_hidden; i++) {
 		engine_remove_device(h->engine, h->ns[i]->ng_name);
 		if (!h->ns[i]->no_bdev)
 			engine_remove_device(h->engine, h->ns[i]->blk_name);

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "fabrics.h"
+#include "mpath_select.h"
 #include "tcp/pdu.h"	/* the fabrics commands' layouts */
 
 /*
@@ -136,11 +137,22 @@ int nvmf_parse_url(struct nvmf_ctrl_options *o, const char *url, unsigned defaul
 			o->admin_tmo_ms = (uint32_t)v * 1000u;
 		else if (!url_seconds(opt, len, "io_timeout=", 1, &v, why))
 			o->io_tmo_ms = (uint32_t)v * 1000u;
-		else {
+		else if (len > 9 && !strncmp(opt, "iopolicy=", 9)) {
+			char name[16];
+			int pol;
+
+			snprintf(name, sizeof(name), "%.*s", (int)(len - 9), opt + 9);
+			pol = len - 9 < sizeof(name) ? nvme_iopolicy_parse(name) : -EINVAL;
+			if (pol < 0) {
+				*why = "iopolicy= is numa, round-robin or queue-depth";
+				return -EINVAL;
+			}
+			o->iopolicy = pol + 1;
+		} else {
 			if (!*why)
 				*why = "an unknown URL option (hdgst, ddgst, reconnect_delay=S, "
-				       "ctrl_loss_tmo=S, icresp_timeout=S, admin_timeout=S and "
-				       "io_timeout=S are known)";
+				       "ctrl_loss_tmo=S, icresp_timeout=S, admin_timeout=S, "
+				       "io_timeout=S and iopolicy=NAME are known)";
 			return -EINVAL;
 		}
 		q = end;

@@ -43,6 +43,7 @@ struct nvmf_ctrl_options {
 	/* the deadline for the transport's connection handshake (TCP: ICResp) */
 	uint32_t handshake_tmo_ms;
 	uint32_t admin_tmo_ms, io_tmo_ms;
+	int iopolicy;			/* a path list's: enum nvme_iopolicy + 1; 0: not given */
 };
 
 /* What fabrics.c keeps for one controller. */

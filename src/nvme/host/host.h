@@ -130,6 +130,8 @@ struct nvme_ns {
  * MMIO on PCI and Property Get/Set commands on fabrics; queues are memory
  * rings created by admin commands on PCI and connections on TCP.
  */
+enum { NVME_PATH_LIVE, NVME_PATH_CONNECTING, NVME_PATH_GONE };
+
 struct nvme_ctrl_ops {
 	const char *name;
 	int  (*reg_read32)(struct nvme_host *h, uint32_t off, uint32_t *val);
@@ -156,6 +158,12 @@ struct nvme_ctrl_ops {
 	int  (*map_data)(struct nvme_host *h, struct request *rq);
 	/* Reap completions (iopoll); 0 when another thread completes them. */
 	int  (*poll)(struct nvme_queue *q);
+	/*
+	 * For a multipath head (multipath.c): whether the controller carries
+	 * commands now (NVME_PATH_LIVE), is being reconnected (a path that
+	 * may come back) or is lost for good. NULL: always live.
+	 */
+	int  (*path_state)(struct nvme_host *h);
 	const struct blk_mq_ops *admin_mq_ops, *mq_ops;
 };
 
@@ -193,6 +201,11 @@ struct nvme_host {
 	bool devices_added;
 	pthread_mutex_t scan_lock;	/* one namespace scan at a time */
 	atomic_bool resetting;		/* one reset at a time (Linux: -EBUSY) */
+	/*
+	 * A path of a multipath subsystem: its namespaces get no devices of
+	 * their own (Linux hides the per-path disks), the head's are used.
+	 */
+	bool ns_hidden;
 };
 
 /*
@@ -451,9 +464,27 @@ int nvme_rescan(struct nvme_host *h);
 
 /* ---- ioctl.c ---- */
 extern const struct ucmd_file_ops nvme_ns_chr_fops, nvme_dev_fops;
+/* A uring_cmd on namespace ns (its generic char device's, or a head's path). */
+int  nvme_ns_uring_cmd(struct nvme_ns *ns, struct io_uring_cmd *ioucmd, unsigned issue_flags);
+int  nvme_ns_uring_cmd_iopoll(struct io_uring_cmd *ioucmd);
+long nvme_ns_ioctl_ns(struct nvme_ns *ns, unsigned long cmd, void *arg, const void *karg);
 
 /* ---- block.c ---- */
 extern const struct ucmd_file_ops nvme_bdev_fops;
+/* What the block device keeps in a kiocb's pdu (the head's extends it). */
+struct nvme_bdev_pdu {
+	struct nvme_queue *nvmeq;	/* for iopoll, valid after issue */
+	size_t count;
+};
+/*
+ * A read or write of kiocb on namespace ns; end_io NULL: the block
+ * device's own completion. -EIOCBQUEUED once issued, else -errno.
+ */
+long nvme_bdev_rw_ns(struct nvme_ns *ns, struct ucmd_kiocb_rw *kiocb, unsigned issue_flags,
+		     bool write, rq_end_io_fn *end_io);
+int  nvme_bdev_iopoll(struct ucmd_kiocb_rw *kiocb);
+/* An NVMe Flush of ns, waited for: 0 or -errno (device errors -EIO). */
+int  nvme_bdev_flush_ns(struct nvme_ns *ns, int datasync);
 /* A namespace's ioctls, on its generic char device and on its block device alike (Linux's nvme_ioctl). */
 long nvme_ns_ioctl(struct ucmd_file *f, unsigned long cmd, void *arg, const void *karg);
 

@@ -251,9 +251,8 @@ static int nvme_uring_cmd_checks(unsigned issue_flags)
 	return 0;
 }
 
-static int nvme_ns_chr_uring_cmd(struct io_uring_cmd *ioucmd, unsigned issue_flags)
+int nvme_ns_uring_cmd(struct nvme_ns *ns, struct io_uring_cmd *ioucmd, unsigned issue_flags)
 {
-	struct nvme_ns *ns = ioucmd->file->private_data;
 	int ret = nvme_uring_cmd_checks(issue_flags);
 	bool vec;
 
@@ -272,11 +271,21 @@ static int nvme_ns_chr_uring_cmd(struct io_uring_cmd *ioucmd, unsigned issue_fla
 	return nvme_uring_cmd_io(ns->host, ns, ioucmd, issue_flags, vec);
 }
 
-static int nvme_ns_chr_uring_cmd_iopoll(struct io_uring_cmd *ioucmd)
+static int nvme_ns_chr_uring_cmd(struct io_uring_cmd *ioucmd, unsigned issue_flags)
+{
+	return nvme_ns_uring_cmd(ioucmd->file->private_data, ioucmd, issue_flags);
+}
+
+int nvme_ns_uring_cmd_iopoll(struct io_uring_cmd *ioucmd)
 {
 	struct nvme_queue *q = nvme_uring_cmd_pdu(ioucmd)->nvmeq;
 
 	return q ? nvme_poll_queue(q) : 0;
+}
+
+static int nvme_ns_chr_uring_cmd_iopoll(struct io_uring_cmd *ioucmd)
+{
+	return nvme_ns_uring_cmd_iopoll(ioucmd);
 }
 
 static int nvme_dev_uring_cmd(struct io_uring_cmd *ioucmd, unsigned issue_flags)
@@ -345,8 +354,11 @@ static long nvme_user_cmd64(struct nvme_host *h, struct nvme_ns *ns, void *arg,
 
 long nvme_ns_ioctl(struct ucmd_file *f, unsigned long cmd, void *arg, const void *karg)
 {
-	struct nvme_ns *ns = f->private_data;
+	return nvme_ns_ioctl_ns(f->private_data, cmd, arg, karg);
+}
 
+long nvme_ns_ioctl_ns(struct nvme_ns *ns, unsigned long cmd, void *arg, const void *karg)
+{
 	switch (cmd) {
 	case NVME_IOCTL_ID:
 		return ns->nsid;

@@ -958,6 +958,19 @@ static int tcp_reg_write32(struct nvme_host *h, uint32_t off, uint32_t val)
 	return nvme_tcp_unreachable(nvme_tcp_ctrl(h)) ? -ENOTCONN : nvmf_reg_write32(h, off, val);
 }
 
+/* The association's state, as the multipath head weighs its paths. */
+static int tcp_path_state(struct nvme_host *h)
+{
+	struct nvme_tcp_ctrl *c = nvme_tcp_ctrl(h);
+	enum nvme_tcp_state st;
+
+	pthread_mutex_lock(&c->state_lock);
+	st = c->state;
+	pthread_mutex_unlock(&c->state_lock);
+	return st == NVME_TCP_LIVE ? NVME_PATH_LIVE :
+	       st == NVME_TCP_RECONNECTING ? NVME_PATH_CONNECTING : NVME_PATH_GONE;
+}
+
 static const struct blk_mq_ops nvme_tcp_mq_ops = {
 	.queue_rq = tcp_queue_rq,
 	.timeout = tcp_timeout,
@@ -976,13 +989,15 @@ static const struct nvme_ctrl_ops nvme_tcp_ctrl_ops = {
 	.free_ctrl = tcp_free_ctrl,
 	.map_data = tcp_map_data,
 	.poll = tcp_poll,
+	.path_state = tcp_path_state,
 	.admin_mq_ops = &nvme_tcp_mq_ops,
 	.mq_ops = &nvme_tcp_mq_ops,
 };
 
-int ucmd_nvme_attach_tcp(struct ucmd_engine *e, const char *url,
-			 const struct ucmd_nvme_host_opts *opts,
-			 const struct ucmd_nvme_tcp_opts *topts, struct ucmd_nvme_host **out)
+int nvme_tcp_attach(struct ucmd_engine *e, const char *url,
+		      const struct ucmd_nvme_host_opts *opts,
+		      const struct ucmd_nvme_tcp_opts *topts, bool ns_hidden,
+		      struct ucmd_nvme_host **out)
 {
 	struct nvmf_ctrl_options *o;
 	struct nvme_tcp_ctrl *c;
@@ -1030,6 +1045,7 @@ int ucmd_nvme_attach_tcp(struct ucmd_engine *e, const char *url,
 		last_error_set(ret, "ucmd_nvme_attach_tcp: the host NQN or host ID is invalid");
 		goto fail;
 	}
+	h->ns_hidden = ns_hidden;
 	ret = nvme_host_start(h);
 	if (ret) {
 		/* a connection that failed under the attach: its receiver or timer said why */
@@ -1049,6 +1065,13 @@ int ucmd_nvme_attach_tcp(struct ucmd_engine *e, const char *url,
 fail:
 	nvme_host_free(h);
 	return last_error_default(ret, "ucmd_nvme_attach_tcp: bringing up the controller");
+}
+
+int ucmd_nvme_attach_tcp(struct ucmd_engine *e, const char *url,
+			 const struct ucmd_nvme_host_opts *opts,
+			 const struct ucmd_nvme_tcp_opts *topts, struct ucmd_nvme_host **out)
+{
+	return nvme_tcp_attach(e, url, opts, topts, false, out);
 }
 
 int ucmd_nvme_tcp_info(struct ucmd_nvme_host *host, struct ucmd_nvme_tcp_info *info)

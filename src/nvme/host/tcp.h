@@ -98,6 +98,11 @@ static inline struct nvme_tcp_ctrl *nvme_tcp_ctrl(struct nvme_host *h)
 }
 
 /* ---- tcp.c ---- */
+/* ucmd_nvme_attach_tcp(); ns_hidden: a multipath path, its namespaces without devices. */
+int  nvme_tcp_attach(struct ucmd_engine *e, const char *url,
+		     const struct ucmd_nvme_host_opts *opts,
+		     const struct ucmd_nvme_tcp_opts *topts, bool ns_hidden,
+		     struct ucmd_nvme_host **out);
 /* A new connection for q's existing queue: socket, ICReq, Connect (no receiver yet). */
 int  nvme_tcp_reconnect_queue(struct nvme_host *h, struct nvme_queue *q);
 /* A command on a queue whose receiver is not running; its result in *result. */
