@@ -30,7 +30,8 @@ static unsigned nfds;
 static struct ucmd_ctrl *ctrl;
 static struct ucmd_nvme_host *host;
 /* describe() reads the ring's flags through the request that holds cmd */
-static struct ucmd_ctx ring_ctx = { .flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 };
+static struct ucmd_ctx ring_ctx = { .task = &init_task,
+				      .flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 };
 static struct ucmd_kiocb req = { .ctx = &ring_ctx };
 
 static void setup(void)
