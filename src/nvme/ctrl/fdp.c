@@ -194,6 +194,7 @@ static void count_media(struct ucmd_ctrl *c, struct nvmet_ns *ns)
 	uint64_t bs = nvmet_ns_ds(ns) + nvmet_ns_ms(ns);
 
 	c->fdp->mbmw += ns->fdpm->moved * bs;
+	c->fdp->gc_bytes += ns->fdpm->moved * nvmet_ns_ds(ns);
 	c->fdp->mbe += ns->fdpm->erased * bs;
 	ns->fdpm->moved = ns->fdpm->erased = 0;
 }

@@ -94,6 +94,8 @@ struct nvmet_fdp {
 	bool persistent;
 	bool enabled;		/* feature 1Dh FDPE */
 	uint64_t hbmw, mbmw, mbe;	/* log 22h, bytes */
+	/* data garbage collection moved over the group's life (log 09h MUW), bytes */
+	uint64_t gc_bytes;
 	uint8_t ev_mask[UCMD_FDP_MAX_RUH];	/* bit per supported event (fdp.c) */
 	struct nvmet_fdp_event_ring host_ev, ctrl_ev;
 };

@@ -352,6 +352,43 @@ static void test_waf(void **state)
 	assert_true(seq < 1.05);
 }
 
+/* Log 09h: media units written are what the model wrote, in billions of bytes */
+static void test_endgrp_log(void **state)
+{
+	struct fx *f = *state;
+	struct nvme_endurance_group_log *e = host_alloc(&f->h, sizeof(*e));
+	uint64_t h, m, x, duw, muw, dur, hwc, seed = 7, n = 0;
+	uint32_t hot = NSZE / 5 / 8;
+
+	/* hot and cold 32 KiB overwrites through one handle until GC has moved enough */
+	do {
+		uint32_t chunk = rnd(&seed) % 100 < 80 ? rnd(&seed) % hot
+						       : hot + rnd(&seed) % (NSZE / 8 - hot);
+
+		assert_int_equal(write_pid(f, nvme_cmd_write, chunk * 8ull, 8, 2, 0), 0);
+		n++;
+		if (n % 1024 == 0)
+			stats(f, &h, &m, &x);
+	} while (n % 1024 || m < 1050000000ull);
+	/* no metadata: HBMW and MBMW are the data bytes */
+	assert_true(h < 1000000000ull);
+	assert_int_equal(get_log(f, NVME_LOG_LID_ENDURANCE_GROUP, 0, 1, e, sizeof(*e), 0), 0);
+	memcpy(&dur, e->data_units_read, 8);
+	memcpy(&duw, e->data_units_written, 8);
+	memcpy(&muw, e->media_units_written, 8);
+	memcpy(&hwc, e->host_write_cmds, 8);
+	print_message("host %.3f GB, media %.3f GB: DUW %llu, MUW %llu\n", h / 1e9, m / 1e9,
+		      (unsigned long long)duw, (unsigned long long)muw);
+	assert_int_equal(dur, 0);
+	assert_int_equal(duw, (h + 999999999ull) / 1000000000ull);
+	assert_int_equal(muw, (m + 999999999ull) / 1000000000ull);
+	assert_true(muw > duw);
+	assert_int_equal(hwc, n);
+	/* another endurance group: Invalid Field */
+	assert_int_equal(get_log(f, NVME_LOG_LID_ENDURANCE_GROUP, 0, 2, e, sizeof(*e), 0),
+			 ST_INVALID);
+}
+
 static void test_persist(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
@@ -428,6 +465,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_feature_rules, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_format, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_waf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_endgrp_log, setup, teardown),
 		cmocka_unit_test_teardown(test_persist, teardown),
 	};
 
