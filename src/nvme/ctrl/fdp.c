@@ -236,6 +236,17 @@ void nvmet_fdp_write_commit(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t s
 	count_media(c, ns);
 }
 
+void nvmet_fdp_zeroes_commit(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t nlb)
+{
+	/*
+	 * The NVM Command Set counts Write Zeroes among the host's writes; the
+	 * model keeps no copy of zeroes (nvmet_fdp_trim), so the media wrote
+	 * nothing.
+	 */
+	if (ns->fdpm)
+		c->fdp->hbmw += nlb * (nvmet_ns_ds(ns) + nvmet_ns_ms(ns));
+}
+
 void nvmet_fdp_trim(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t slba, uint64_t nlb)
 {
 	(void)c;

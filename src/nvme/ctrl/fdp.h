@@ -118,6 +118,8 @@ uint16_t nvmet_fdp_write_check(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_
 			       uint32_t cdw13, uint32_t *stream);
 void nvmet_fdp_write_commit(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t stream,
 			    uint64_t slba, uint64_t nlb);
+/* Write Zeroes that wrote (did not deallocate) nlb blocks: host bytes, no media */
+void nvmet_fdp_zeroes_commit(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t nlb);
 void nvmet_fdp_trim(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t slba, uint64_t nlb);
 /* Identify */
 void nvmet_fdp_id_ctrl(struct ucmd_ctrl *c, struct nvme_id_ctrl *id);

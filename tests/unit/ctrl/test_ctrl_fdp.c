@@ -180,6 +180,28 @@ static void test_placement(void **state)
 	assert_int_equal(m1 - m0, BS);
 }
 
+/* Write Zeroes is a host write in log 22h; deallocating is not; zeroes take no media */
+static void test_write_zeroes_stats(void **state)
+{
+	struct fx *f = *state;
+	struct ucmd_nvme_sqe sqe = { .opcode = nvme_cmd_write_zeroes, .nsid = f->nsid };
+	uint64_t h0, m0, e0, h1, m1, e1;
+
+	assert_int_equal(write_pid(f, nvme_cmd_write, 16, 8, 2, 1), 0);
+	stats(f, &h0, &m0, &e0);
+	assert_int_equal(write_pid(f, nvme_cmd_write_zeroes, 16, 4, 2, 1), 0);
+	stats(f, &h1, &m1, &e1);
+	assert_int_equal(h1 - h0, 4 * BS);
+	assert_int_equal(m1, m0);
+	/* Deallocate set: the blocks are deallocated, nothing is written */
+	sqe.cdw10 = 20;
+	sqe.cdw12 = 3 | 1u << 25;
+	assert_int_equal(host_cmd(&f->h, 1, &sqe, NULL), 0);
+	stats(f, &h0, &m0, &e0);
+	assert_int_equal(h0, h1);
+	assert_int_equal(m0, m1);
+}
+
 static void test_ruh_status_update(void **state)
 {
 	struct fx *f = *state;
@@ -461,6 +483,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_identify, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_configs_log, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_placement, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_zeroes_stats, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ruh_status_update, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_feature_rules, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_format, setup, teardown),
