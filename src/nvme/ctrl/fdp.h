@@ -121,6 +121,14 @@ void nvmet_fdp_write_commit(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t s
 /* Write Zeroes that wrote (did not deallocate) nlb blocks: host bytes, no media */
 void nvmet_fdp_zeroes_commit(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t nlb);
 void nvmet_fdp_trim(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t slba, uint64_t nlb);
+/*
+ * Namespace Management Create's placement handle list (NPHNDLS, PHNDL in
+ * the host software specified fields, data the 4 KiB structure): the list
+ * the new namespace gets (n 0: every handle), or Invalid Placement Handle
+ * List. Ignored without FDP enabled.
+ */
+uint16_t nvmet_fdp_phndl_check(struct ucmd_ctrl *c, const uint8_t *data, uint16_t *n,
+			       uint16_t *list);
 /* Identify */
 void nvmet_fdp_id_ctrl(struct ucmd_ctrl *c, struct nvme_id_ctrl *id);
 /* Get Log Page of LIDs 20h-23h (true), with the whole command */
