@@ -95,6 +95,9 @@ struct nvmet_ns {
 	struct nvmet_zoned *zoned;	/* a zoned namespace's zones (zns.h), or NULL */
 	struct fdp_media *fdpm;		/* FDP's media model (fdp.h), or NULL */
 	struct ucmd_ctrl *fdp_ctrl;	/* whose events the model reports */
+	/* the placement handle list: handle i is RUH phndl[i]; none: every RUH */
+	uint16_t nphndl;
+	uint16_t phndl[128];	/* UCMD_FDP_MAX_RUH */
 };
 
 struct nvmet_req {

@@ -46,6 +46,27 @@ static bool parse_pid(const struct nvmet_fdp *f, uint16_t pid, uint16_t *rg, uin
 	return *rg < f->nrg && *ph < f->nruh;
 }
 
+_Static_assert(sizeof(((struct nvmet_ns *)0)->phndl) == UCMD_FDP_MAX_RUH * sizeof(uint16_t),
+	       "a placement handle list holds every handle");
+
+/* The namespace's placement handle ph as a reclaim unit handle of the group */
+static bool ns_ruh(const struct nvmet_fdp *f, const struct nvmet_ns *ns, uint16_t ph,
+		   uint16_t *ruh)
+{
+	if (!ns->nphndl)
+		*ruh = ph;
+	else if (ph < ns->nphndl)
+		*ruh = ns->phndl[ph];
+	else
+		return false;
+	return *ruh < f->nruh;
+}
+
+static uint16_t ns_nph(const struct nvmet_fdp *f, const struct nvmet_ns *ns)
+{
+	return ns->nphndl ? ns->nphndl : f->nruh;
+}
+
 static uint16_t make_pid(const struct nvmet_fdp *f, uint16_t rg, uint16_t ph)
 {
 	unsigned b = rgif(f);
@@ -194,6 +215,7 @@ static void count_media(struct ucmd_ctrl *c, struct nvmet_ns *ns)
 	uint64_t bs = nvmet_ns_ds(ns) + nvmet_ns_ms(ns);
 
 	c->fdp->mbmw += ns->fdpm->moved * bs;
+	c->fdp->gc_bytes += ns->fdpm->moved * nvmet_ns_ds(ns);
 	c->fdp->mbe += ns->fdpm->erased * bs;
 	ns->fdpm->moved = ns->fdpm->erased = 0;
 }
@@ -209,7 +231,7 @@ uint16_t nvmet_fdp_write_check(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_
 		return 0;
 	if (!ns->fdpm)
 		return ST_INVALID;
-	if (!parse_pid(c->fdp, pid, &rg, &ph)) {
+	if (!parse_pid(c->fdp, pid, &rg, &ph) || !ns_ruh(c->fdp, ns, ph, &ph)) {
 		struct nvme_fdp_event *e = event_add(c, true, NVME_FDP_EVENT_PID, FDP_SHARED);
 
 		if (e) {
@@ -235,11 +257,55 @@ void nvmet_fdp_write_commit(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t s
 	count_media(c, ns);
 }
 
+void nvmet_fdp_zeroes_commit(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t nlb)
+{
+	/*
+	 * The NVM Command Set counts Write Zeroes among the host's writes; the
+	 * model keeps no copy of zeroes (nvmet_fdp_trim), so the media wrote
+	 * nothing.
+	 */
+	if (ns->fdpm)
+		c->fdp->hbmw += nlb * (nvmet_ns_ds(ns) + nvmet_ns_ms(ns));
+}
+
 void nvmet_fdp_trim(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t slba, uint64_t nlb)
 {
 	(void)c;
 	if (ns->fdpm)
 		fdp_media_trim(ns->fdpm, slba, nlb);
+}
+
+/* NVMe 2.1's offsets in the Create data structure (libnvme 1.3 has no fields) */
+#define CREATE_NPHNDLS_OFF	392
+#define CREATE_PHNDL_OFF	512
+#define ST_BAD_PHNDL_LIST	(UCMD_CMD(0x2a) | UCMD_DNR)
+
+uint16_t nvmet_fdp_phndl_check(struct ucmd_ctrl *c, const uint8_t *data, uint16_t *n,
+			       uint16_t *list)
+{
+	const struct nvmet_fdp *f = c->fdp;
+	uint8_t seen[UCMD_FDP_MAX_RUH] = { 0 };
+	uint16_t v;
+
+	*n = 0;
+	if (!f || !f->enabled)
+		return 0;
+	memcpy(&v, data + CREATE_NPHNDLS_OFF, sizeof(v));
+	v = le16toh(v);
+	/* each handle once, at most MAXPIDS + 1 (every handle of the configuration) */
+	if (v > f->nruh)
+		return ST_BAD_PHNDL_LIST;
+	for (uint16_t i = 0; i < v; i++) {
+		uint16_t h;
+
+		memcpy(&h, data + CREATE_PHNDL_OFF + 2 * i, sizeof(h));
+		h = le16toh(h);
+		if (h >= f->nruh || seen[h]++)
+			return ST_BAD_PHNDL_LIST;
+		list[i] = h;
+	}
+	*n = v;
+	return 0;
 }
 
 void nvmet_fdp_id_ctrl(struct ucmd_ctrl *c, struct nvme_id_ctrl *id)
@@ -399,15 +465,16 @@ static bool ns_exist(struct ucmd_ctrl *c)
 	return false;
 }
 
-/* The handle of Feature 1Eh: PHNDL of an active namespace */
+/* The handle of Feature 1Eh: PHNDL of an active namespace, as its RUH */
 static uint16_t events_handle(struct ucmd_ctrl *c, struct nvmet_req *req, uint16_t *ph)
 {
-	if (!nvmet_ns_active(c, req->cmd.nsid))
+	struct nvmet_ns *ns = nvmet_ns_active(c, req->cmd.nsid);
+
+	if (!ns)
 		return ST_INVALID_NS;
 	if (!c->fdp->enabled)
 		return UCMD_ST_FDP_DISABLED;
-	*ph = (uint16_t)(req->cmd.cdw11 & 0xffff);
-	return *ph < c->fdp->nruh ? 0 : ST_INVALID;
+	return ns_ruh(c->fdp, ns, (uint16_t)(req->cmd.cdw11 & 0xffff), ph) ? 0 : ST_INVALID;
 }
 
 uint16_t nvmet_fdp_get_feature(struct ucmd_ctrl *c, struct nvmet_req *req)
@@ -512,18 +579,22 @@ uint16_t nvmet_fdp_io_mgmt_recv(struct ucmd_ctrl *c, struct nvmet_req *req)
 		return ST_INVALID;
 	if (!f || !f->enabled || !ns->fdpm)
 		return UCMD_ST_FDP_DISABLED;
-	nd = (uint32_t)f->nrg * f->nruh;
+	/* a descriptor per reclaim group and handle of the namespace's list */
+	nd = (uint32_t)f->nrg * ns_nph(f, ns);
 	size = sizeof(*hdr) + nd * sizeof(hdr->ruhss[0]);
 	hdr = calloc(1, size);
 	if (!hdr)
 		return ST_INTERNAL;
 	hdr->nruhsd = htole16((uint16_t)nd);
-	for (uint32_t s = 0; s < nd; s++) {
-		uint16_t rg = (uint16_t)(s / f->nruh), ph = (uint16_t)(s % f->nruh);
+	for (uint32_t i = 0; i < nd; i++) {
+		uint16_t rg = (uint16_t)(i / ns_nph(f, ns)), ph = (uint16_t)(i % ns_nph(f, ns)), ruh;
 
-		hdr->ruhss[s].pid = htole16(make_pid(f, rg, ph));
-		hdr->ruhss[s].ruhid = htole16(ph);
-		hdr->ruhss[s].ruamw = htole64(fdp_media_ruamw(ns->fdpm, s));
+		if (!ns_ruh(f, ns, ph, &ruh))
+			continue;	/* a list of another configuration: no such handle */
+		hdr->ruhss[i].pid = htole16(make_pid(f, rg, ph));
+		hdr->ruhss[i].ruhid = htole16(ruh);
+		hdr->ruhss[i].ruamw = htole64(fdp_media_ruamw(ns->fdpm,
+							      (uint32_t)rg * f->nruh + ruh));
 	}
 	nvmet_iovs_init(&v);
 	st = nvmet_map_data(c, req, len, &v);
@@ -560,7 +631,8 @@ uint16_t nvmet_fdp_io_mgmt_send(struct ucmd_ctrl *c, struct nvmet_req *req)
 		return st;
 	/* all of them valid, or none is updated */
 	for (uint32_t i = 0; i < npid; i++)
-		if (!parse_pid(f, le16toh(pids[i]), &rg[i], &ph[i]))
+		if (!parse_pid(f, le16toh(pids[i]), &rg[i], &ph[i]) ||
+		    !ns_ruh(f, ns, ph[i], &ph[i]))
 			return ST_INVALID;
 	for (uint32_t i = 0; i < npid; i++) {
 		uint32_t s = (uint32_t)rg[i] * f->nruh + ph[i];

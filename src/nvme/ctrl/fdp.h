@@ -94,6 +94,8 @@ struct nvmet_fdp {
 	bool persistent;
 	bool enabled;		/* feature 1Dh FDPE */
 	uint64_t hbmw, mbmw, mbe;	/* log 22h, bytes */
+	/* data garbage collection moved over the group's life (log 09h MUW), bytes */
+	uint64_t gc_bytes;
 	uint8_t ev_mask[UCMD_FDP_MAX_RUH];	/* bit per supported event (fdp.c) */
 	struct nvmet_fdp_event_ring host_ev, ctrl_ev;
 };
@@ -116,7 +118,17 @@ uint16_t nvmet_fdp_write_check(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_
 			       uint32_t cdw13, uint32_t *stream);
 void nvmet_fdp_write_commit(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t stream,
 			    uint64_t slba, uint64_t nlb);
+/* Write Zeroes that wrote (did not deallocate) nlb blocks: host bytes, no media */
+void nvmet_fdp_zeroes_commit(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t nlb);
 void nvmet_fdp_trim(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t slba, uint64_t nlb);
+/*
+ * Namespace Management Create's placement handle list (NPHNDLS, PHNDL in
+ * the host software specified fields, data the 4 KiB structure): the list
+ * the new namespace gets (n 0: every handle), or Invalid Placement Handle
+ * List. Ignored without FDP enabled.
+ */
+uint16_t nvmet_fdp_phndl_check(struct ucmd_ctrl *c, const uint8_t *data, uint16_t *n,
+			       uint16_t *list);
 /* Identify */
 void nvmet_fdp_id_ctrl(struct ucmd_ctrl *c, struct nvme_id_ctrl *id);
 /* Get Log Page of LIDs 20h-23h (true), with the whole command */

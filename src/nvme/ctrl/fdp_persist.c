@@ -129,6 +129,7 @@ json_object *nvmet_fdp_json(struct ucmd_ctrl *c)
 	add_u64(o, "hbmw", f->hbmw);
 	add_u64(o, "mbmw", f->mbmw);
 	add_u64(o, "mbe", f->mbe);
+	add_u64(o, "gc_bytes", f->gc_bytes);
 	for (unsigned i = 0; i < f->nruh; i++)
 		json_object_array_add(m, json_object_new_uint64(f->ev_mask[i]));
 	json_object_object_add(o, "event_filters", m);
@@ -182,8 +183,8 @@ static int want_u64(json_object *o, const char *k, uint64_t min, uint64_t max, u
 int nvmet_fdp_check_json(json_object *o, json_object *nss, char *w, size_t wl)
 {
 	static const char *const keys[] = { "nruh", "nrg", "ru_size", "op_pct", "persistent",
-		"enabled", "hbmw", "mbmw", "mbe", "event_filters", "host_events", "ctrl_events",
-		NULL };
+		"enabled", "hbmw", "mbmw", "mbe", "gc_bytes", "event_filters", "host_events",
+		"ctrl_events", NULL };
 	uint64_t nruh, nrg, ru, op, x;
 	json_object *v, *a;
 	int ret;
@@ -205,7 +206,9 @@ int nvmet_fdp_check_json(json_object *o, json_object *nss, char *w, size_t wl)
 	    (ret = want_u64(o, "op_pct", 1, 100, &op, w, wl)) ||
 	    (ret = want_u64(o, "hbmw", 0, UINT64_MAX, &x, w, wl)) ||
 	    (ret = want_u64(o, "mbmw", 0, UINT64_MAX, &x, w, wl)) ||
-	    (ret = want_u64(o, "mbe", 0, UINT64_MAX, &x, w, wl)))
+	    (ret = want_u64(o, "mbe", 0, UINT64_MAX, &x, w, wl)) ||
+	    (json_object_object_get_ex(o, "gc_bytes", &v) &&
+	     (ret = want_u64(o, "gc_bytes", 0, UINT64_MAX, &x, w, wl))))
 		return ret;
 	if (ru % 4096)
 		return why(w, wl, "ru_size: %" PRIu64 " is not a multiple of 4096", ru);
@@ -260,6 +263,8 @@ int nvmet_fdp_load(struct ucmd_ctrl *c, json_object *o)
 	f->hbmw = get_u64(o, "hbmw");
 	f->mbmw = get_u64(o, "mbmw");
 	f->mbe = get_u64(o, "mbe");
+	/* absent from the state of an older ucmd: nothing moved that it knows of */
+	f->gc_bytes = get_u64(o, "gc_bytes");
 	if (json_object_object_get_ex(o, "event_filters", &a))
 		for (size_t i = 0; i < f->nruh && i < json_object_array_length(a); i++)
 			f->ev_mask[i] = (uint8_t)json_object_get_uint64(

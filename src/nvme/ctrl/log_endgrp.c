@@ -3,22 +3,34 @@
  * Endurance Group Information log (09h). The controller has one Endurance
  * Group (UCMD_ENDGID) holding every namespace and all of its capacity, so
  * the group's counters are the controller's SMART / Health ones and its
- * capacity is TNVMCAP/UNVMCAP. The Log Specific Identifier names the
+ * capacity is TNVMCAP/UNVMCAP. Unlike SMART's data units (thousands of
+ * 512 bytes), the group's DUR, DUW and MUW are in billions of bytes,
+ * rounded up. Media units written are the host's data plus what FDP's media
+ * model moved in garbage collection. The Log Specific Identifier names the
  * group; any other is Invalid Field in Command.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "ctrl_int.h"
+#include "fdp.h"
 
 /* NVMe 2.0 fields past the end of libnvme 1.3's structure */
 #define EG_TEGCAP_OFF	160	/* Total Endurance Group Capacity, bytes */
 #define EG_UEGCAP_OFF	176	/* Unallocated Endurance Group Capacity */
 
+#define EG_UNIT		1000000000ull	/* bytes per DUR, DUW, MUW unit */
+
 static void put128(uint8_t dst[16], uint64_t v)
 {
 	memset(dst, 0, 16);
 	memcpy(dst, &v, sizeof(v));	/* little-endian host */
+}
+
+/* 512-byte units to billions of bytes, rounded up; no overflow */
+static uint64_t eg_units(uint64_t units_512)
+{
+	return units_512 / (EG_UNIT / 512) + !!(units_512 % (EG_UNIT / 512));
 }
 
 uint16_t nvmet_log_endgrp(struct ucmd_ctrl *c, const struct nvmet_req *req, uint8_t **buf,
@@ -45,10 +57,11 @@ uint16_t nvmet_log_endgrp(struct ucmd_ctrl *c, const struct nvmet_req *req, uint
 	e->avl_spare = s.avail_spare;
 	e->avl_spare_threshold = s.spare_thresh;
 	e->percent_used = s.percent_used;
-	memcpy(e->data_units_read, s.data_units_read, 16);
-	memcpy(e->data_units_written, s.data_units_written, 16);
-	/* the media holds exactly what the host wrote */
-	memcpy(e->media_units_written, s.data_units_written, 16);
+	put128(e->data_units_read, eg_units(c->smart.units_read_512));
+	put128(e->data_units_written, eg_units(c->smart.units_written_512));
+	/* without FDP's model the media holds exactly what the host wrote */
+	put128(e->media_units_written,
+	       eg_units(c->smart.units_written_512 + (c->fdp ? c->fdp->gc_bytes / 512 : 0)));
 	memcpy(e->host_read_cmds, s.host_reads, 16);
 	memcpy(e->host_write_cmds, s.host_writes, 16);
 	memcpy(e->media_data_integrity_err, s.media_errors, 16);

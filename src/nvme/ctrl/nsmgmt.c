@@ -98,7 +98,7 @@ static uint16_t ns_create(struct ucmd_ctrl *c, struct nvmet_req *req)
 	struct nvme_id_ns *id = malloc(sizeof(*id));
 	struct ucmd_ns_params p = { .store = c->dir ? UCMD_NS_STORE_FILE : UCMD_NS_STORE_RAM };
 	uint8_t csi = req->cmd.cdw11 >> 24;
-	uint16_t st;
+	uint16_t st, nph, ph[UCMD_FDP_MAX_RUH];
 	int nsid;
 
 	if (!id)
@@ -129,6 +129,8 @@ static uint16_t ns_create(struct ucmd_ctrl *c, struct nvmet_req *req)
 			goto out;
 		}
 	}
+	if ((st = nvmet_fdp_phndl_check(c, (const uint8_t *)id, &nph, ph)))
+		goto out;
 	if (!nvmet_capacity_fits(c, p.nsze, p.lbaf)) {
 		st = UCMD_CMD(NVME_SC_NS_INSUFFICIENT_CAP) | UCMD_DNR;
 		goto out;
@@ -138,8 +140,11 @@ static uint16_t ns_create(struct ucmd_ctrl *c, struct nvmet_req *req)
 		st = UCMD_CMD(NVME_SC_NS_ID_UNAVAILABLE) | UCMD_DNR;
 	else if (nsid < 0)
 		st = UCMD_CMD(NVME_SC_NS_INSUFFICIENT_CAP) | UCMD_DNR;
-	else
+	else {
 		req->dw0 = (uint32_t)nsid;
+		c->ns[nsid]->nphndl = nph;
+		memcpy(c->ns[nsid]->phndl, ph, nph * sizeof(ph[0]));
+	}
 out:
 	free(id);
 	return st;

@@ -307,6 +307,8 @@ uint16_t nvmet_nvm_write_zeroes(struct ucmd_ctrl *c, struct nvmet_req *req)
 		st = nvmet_store_status(nvmet_zns_flush(rw.ns));
 	if (st)
 		return st;
+	if (!(req->cmd.cdw12 & CDW12_DEAC))
+		nvmet_fdp_zeroes_commit(c, rw.ns, rw.nlb);
 	c->smart.host_writes++;
 	return 0;
 }

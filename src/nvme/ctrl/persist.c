@@ -214,6 +214,13 @@ static json_object *ns_json(const struct nvmet_ns *ns)
 	if (ns->dps)
 		add_u64(o, "dps", ns->dps);
 	json_object_object_add(o, "attached", json_object_new_boolean(ns->attached));
+	if (ns->nphndl) {
+		json_object *l = json_object_new_array();
+
+		for (unsigned i = 0; i < ns->nphndl; i++)
+			json_object_array_add(l, json_object_new_uint64(ns->phndl[i]));
+		json_object_object_add(o, "phndl", l);
+	}
 	json_object_object_add(o, "store", json_object_new_string(store_names[ns->kind]));
 	if (ns->path)
 		json_object_object_add(o, "path", json_object_new_string(ns->path));
@@ -404,6 +411,13 @@ static int ns_load(struct ucmd_ctrl *c, json_object *o)
 	ns->extended = json_object_object_get_ex(o, "extended", &v) && json_object_get_boolean(v);
 	ns->dps = (uint8_t)get_u64(o, "dps", 0);
 	ns->attached = json_object_object_get_ex(o, "attached", &v) && json_object_get_boolean(v);
+	/* checked by persist_check.c: at most 128 distinct handles */
+	if (json_object_object_get_ex(o, "phndl", &v)) {
+		ns->nphndl = (uint16_t)json_object_array_length(v);
+		for (unsigned i = 0; i < ns->nphndl; i++)
+			ns->phndl[i] = (uint16_t)json_object_get_uint64(
+				json_object_array_get_idx(v, i));
+	}
 	ns->kind = UCMD_NS_STORE_FILE;
 	for (unsigned k = 0; store && k < 3; k++)
 		if (!strcmp(store, store_names[k]))

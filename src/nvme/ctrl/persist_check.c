@@ -458,10 +458,30 @@ static int check_zoned(struct chk *k, json_object *z, uint64_t nsze)
 	return 0;
 }
 
+/* A placement handle list: 1 to 128 distinct reclaim unit handles */
+static int check_phndl(struct chk *k, json_object *l)
+{
+	bool seen[128] = { false };	/* UCMD_FDP_MAX_RUH */
+	size_t n;
+
+	if (!json_object_is_type(l, json_type_array) || !(n = json_object_array_length(l)) ||
+	    n > 128)
+		return bad(k, "phndl", "expected an array of 1 to 128 handles");
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(l, i);
+		int64_t h = json_object_get_int64(e);
+
+		if (!json_object_is_type(e, json_type_int) || h < 0 || h >= 128 || seen[h])
+			return bad(k, "phndl", "entry %zu is no handle below 128 or repeats one", i);
+		seen[h] = true;
+	}
+	return 0;
+}
+
 static int check_ns(struct chk *k, json_object *o, uint32_t *nsid_out, const bool *seen)
 {
 	static const char *const keys[] = { "nsid", "nsze", "lbaf", "extended", "dps", "attached",
-		"store", "path", "uuid", "uncorrectable", "zoned", NULL };
+		"store", "path", "uuid", "uncorrectable", "zoned", "phndl", NULL };
 	json_object *v, *u;
 	const char *store, *path;
 	uint64_t nsid, nsze, lbaf;
@@ -506,6 +526,8 @@ static int check_ns(struct chk *k, json_object *o, uint32_t *nsid_out, const boo
 	if (!strcmp(store, "device") && !json_object_object_get_ex(o, "path", &v))
 		return bad(k, "path", "missing (a device namespace needs one)");
 	if (json_object_object_get_ex(o, "zoned", &v) && (ret = check_zoned(k, v, nsze)))
+		return ret;
+	if (json_object_object_get_ex(o, "phndl", &v) && (ret = check_phndl(k, v)))
 		return ret;
 	*nsid_out = (uint32_t)nsid;
 	return 0;

@@ -180,6 +180,106 @@ static void test_placement(void **state)
 	assert_int_equal(m1 - m0, BS);
 }
 
+/* Write Zeroes is a host write in log 22h; deallocating is not; zeroes take no media */
+static void test_write_zeroes_stats(void **state)
+{
+	struct fx *f = *state;
+	struct ucmd_nvme_sqe sqe = { .opcode = nvme_cmd_write_zeroes, .nsid = f->nsid };
+	uint64_t h0, m0, e0, h1, m1, e1;
+
+	assert_int_equal(write_pid(f, nvme_cmd_write, 16, 8, 2, 1), 0);
+	stats(f, &h0, &m0, &e0);
+	assert_int_equal(write_pid(f, nvme_cmd_write_zeroes, 16, 4, 2, 1), 0);
+	stats(f, &h1, &m1, &e1);
+	assert_int_equal(h1 - h0, 4 * BS);
+	assert_int_equal(m1, m0);
+	/* Deallocate set: the blocks are deallocated, nothing is written */
+	sqe.cdw10 = 20;
+	sqe.cdw12 = 3 | 1u << 25;
+	assert_int_equal(host_cmd(&f->h, 1, &sqe, NULL), 0);
+	stats(f, &h0, &m0, &e0);
+	assert_int_equal(h0, h1);
+	assert_int_equal(m0, m1);
+}
+
+/* Namespace Management Create with NPHNDLS (offset 392) and PHNDL (512) */
+static uint16_t create_ns(struct fx *f, uint16_t n, const uint16_t *ph, uint32_t *nsid)
+{
+	uint8_t *d = host_alloc(&f->h, 4096);
+	struct nvme_id_ns *id = (void *)d;
+	struct ucmd_nvme_sqe sqe = { .opcode = nvme_admin_ns_mgmt };
+	struct ucmd_nvme_cqe cqe = { 0 };
+	uint16_t st;
+
+	memset(d, 0, 4096);
+	id->nsze = id->ncap = htole64(NSZE);
+	id->flbas = 4;
+	memcpy(d + 392, &n, 2);
+	memcpy(d + 512, ph, 2u * n);
+	host_set_prp(&f->h, &sqe, d, 4096);
+	st = host_cmd(&f->h, 0, &sqe, &cqe);
+	*nsid = cqe.dw0;
+	return st;
+}
+
+static void attach_ns(struct fx *f, uint32_t nsid)
+{
+	struct nvme_id_ctrl *id = host_alloc(&f->h, 4096);
+	struct nvme_ctrl_list *cl = host_alloc(&f->h, 4096);
+	struct ucmd_nvme_sqe sqe = { .opcode = nvme_admin_ns_attach, .nsid = nsid };
+
+	assert_int_equal(host_identify(&f->h, NVME_IDENTIFY_CNS_CTRL, 0, 0, id), 0);
+	cl->num = htole16(1);
+	cl->identifier[0] = id->cntlid;
+	host_set_prp(&f->h, &sqe, cl, 4096);
+	assert_int_equal(host_cmd(&f->h, 0, &sqe, NULL), 0);
+}
+
+static void ruh_status(struct fx *f, uint32_t nsid, struct nvme_fdp_ruh_status *s)
+{
+	struct ucmd_nvme_sqe sqe = { .opcode = nvme_cmd_io_mgmt_recv, .nsid = nsid,
+		.cdw10 = 1, .cdw11 = 4096 / 4 - 1 };
+
+	host_set_prp(&f->h, &sqe, s, 4096);
+	assert_int_equal(host_cmd(&f->h, 1, &sqe, NULL), 0);
+}
+
+static void test_ns_phndl(void **state)
+{
+	struct fx *f = *state;
+	struct nvme_fdp_ruh_status *s = host_alloc(&f->h, 4096);
+	const uint16_t bad_dup[] = { 3, 3 }, bad_range[] = { 1, 8 }, good[] = { 5, 2 };
+	uint16_t nine[9] = { 0, 1, 2, 3, 4, 5, 6, 7, 0 };
+	uint32_t nsid = 0, ns1 = f->nsid;
+
+	/* a bad list is Invalid Placement Handle List and creates nothing */
+	assert_int_equal(create_ns(f, 2, bad_dup, &nsid), SC(1, 0x2a) | DNR);
+	assert_int_equal(create_ns(f, 2, bad_range, &nsid), SC(1, 0x2a) | DNR);
+	assert_int_equal(create_ns(f, 9, nine, &nsid), SC(1, 0x2a) | DNR);
+	assert_int_equal(create_ns(f, 2, good, &nsid), 0);
+	assert_int_equal(nsid, 2);	/* the first free identifier: nothing took it */
+	attach_ns(f, nsid);
+
+	/* its RUH status lists its two handles, placement handles 0 and 1 */
+	ruh_status(f, nsid, s);
+	assert_int_equal(le16toh(s->nruhsd), 2);
+	assert_int_equal(le16toh(s->ruhss[0].pid), 0);
+	assert_int_equal(le16toh(s->ruhss[0].ruhid), 5);
+	assert_int_equal(le16toh(s->ruhss[1].pid), 1);
+	assert_int_equal(le16toh(s->ruhss[1].ruhid), 2);
+	/* placement handle 1 writes through RUH 2; handle 2 is not in the list */
+	f->nsid = nsid;
+	assert_int_equal(write_pid(f, nvme_cmd_write, 0, 3, 2, 1), 0);
+	assert_int_equal(write_pid(f, nvme_cmd_write, 0, 1, 2, 2), ST_INVALID);
+	ruh_status(f, nsid, s);
+	assert_int_equal(le64toh(s->ruhss[1].ruamw), RU / BS - 3);
+	assert_int_equal(le64toh(s->ruhss[0].ruamw), RU / BS);
+	/* namespace 1 still has every handle */
+	f->nsid = ns1;
+	ruh_status(f, ns1, s);
+	assert_int_equal(le16toh(s->nruhsd), UCMD_FDP_DFLT_RUH);
+}
+
 static void test_ruh_status_update(void **state)
 {
 	struct fx *f = *state;
@@ -352,6 +452,43 @@ static void test_waf(void **state)
 	assert_true(seq < 1.05);
 }
 
+/* Log 09h: media units written are what the model wrote, in billions of bytes */
+static void test_endgrp_log(void **state)
+{
+	struct fx *f = *state;
+	struct nvme_endurance_group_log *e = host_alloc(&f->h, sizeof(*e));
+	uint64_t h, m, x, duw, muw, dur, hwc, seed = 7, n = 0;
+	uint32_t hot = NSZE / 5 / 8;
+
+	/* hot and cold 32 KiB overwrites through one handle until GC has moved enough */
+	do {
+		uint32_t chunk = rnd(&seed) % 100 < 80 ? rnd(&seed) % hot
+						       : hot + rnd(&seed) % (NSZE / 8 - hot);
+
+		assert_int_equal(write_pid(f, nvme_cmd_write, chunk * 8ull, 8, 2, 0), 0);
+		n++;
+		if (n % 1024 == 0)
+			stats(f, &h, &m, &x);
+	} while (n % 1024 || m < 1050000000ull);
+	/* no metadata: HBMW and MBMW are the data bytes */
+	assert_true(h < 1000000000ull);
+	assert_int_equal(get_log(f, NVME_LOG_LID_ENDURANCE_GROUP, 0, 1, e, sizeof(*e), 0), 0);
+	memcpy(&dur, e->data_units_read, 8);
+	memcpy(&duw, e->data_units_written, 8);
+	memcpy(&muw, e->media_units_written, 8);
+	memcpy(&hwc, e->host_write_cmds, 8);
+	print_message("host %.3f GB, media %.3f GB: DUW %llu, MUW %llu\n", h / 1e9, m / 1e9,
+		      (unsigned long long)duw, (unsigned long long)muw);
+	assert_int_equal(dur, 0);
+	assert_int_equal(duw, (h + 999999999ull) / 1000000000ull);
+	assert_int_equal(muw, (m + 999999999ull) / 1000000000ull);
+	assert_true(muw > duw);
+	assert_int_equal(hwc, n);
+	/* another endurance group: Invalid Field */
+	assert_int_equal(get_log(f, NVME_LOG_LID_ENDURANCE_GROUP, 0, 2, e, sizeof(*e), 0),
+			 ST_INVALID);
+}
+
 static void test_persist(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
@@ -373,6 +510,12 @@ static void test_persist(void **state)
 	assert_int_equal(write_pid(f, nvme_cmd_write, 0, 3, 2, 5), 0);
 	stats(f, &h0, &m0, &e0);
 	assert_true(e0 > 0);
+	/* a namespace with its own placement handle list */
+	const uint16_t list[] = { 6, 1, 4 };
+	uint32_t ns2;
+
+	assert_int_equal(create_ns(f, 3, list, &ns2), 0);
+	attach_ns(f, ns2);
 	host_close(&f->h);
 	/* the directory's own configuration wins over the params of a reopen */
 	p.fdp.nruh = 4;
@@ -389,6 +532,11 @@ static void test_persist(void **state)
 	host_set_prp(&f->h, &sqe, s, 4096);
 	assert_int_equal(host_cmd(&f->h, 1, &sqe, NULL), 0);
 	assert_int_equal(le16toh(s->nruhsd), 8);
+	ruh_status(f, ns2, s);
+	assert_int_equal(le16toh(s->nruhsd), 3);
+	for (unsigned i = 0; i < 3; i++)
+		assert_int_equal(le16toh(s->ruhss[i].ruhid), list[i]);
+	ruh_status(f, f->nsid, s);
 	/* handle 5's unit holds the 3 blocks written before the restart */
 	assert_int_equal(le64toh(s->ruhss[5].ruamw), RU / BS - 3);
 	/* overwrites after the restart invalidate what the model kept */
@@ -424,10 +572,13 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_identify, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_configs_log, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_placement, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_zeroes_stats, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ruh_status_update, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ns_phndl, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_feature_rules, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_format, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_waf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_endgrp_log, setup, teardown),
 		cmocka_unit_test_teardown(test_persist, teardown),
 	};
 
