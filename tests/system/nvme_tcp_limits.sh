@@ -49,6 +49,7 @@ grep -q "NVMe/TCP at" "$DLOG" || fail "ucmdd did not start its target"
 NQN=$("$UCMD" --daemon "$SOCK" id-ctrl | sed -n 's/^subnqn *: //p')
 [ -n "$NQN" ] || fail "no subsystem NQN"
 P=tests/system/nvme_tcp_limits.py
+shared tests/system/lib/nvme_tcp_wire.py >/dev/null	# what $P imports, beside its copy
 as() {	# nobody|daemon|UID PART ARGS...: the part as that user (gid = uid)
 	local u=65534
 	[ "$1" = daemon ] && u=$(id -u daemon)
