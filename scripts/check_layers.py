@@ -29,10 +29,11 @@ ALLOWED = {
     'core':      {'lib', 'uaccess', 'block', 'ring', 'security'},
     'security':  {'lib', 'uaccess', 'core'},
     # NVMe/TCP: the PDUs and their checks (pdu.c), shared by the host
-    # transport and ucmdd's target (target*.c), which acts as its
-    # connections through the engine's credentials (core/cred.h); the
-    # digests' CRC-32C is lib's (lib/crc32c.h)
-    'tcp':       {'lib', 'core'},
+    # transport and ucmdd's target; the digests' CRC-32C is lib's
+    'tcp':       {'lib'},
+    # ucmdd's NVMe/TCP target (Linux's nvmet-tcp), which acts as its
+    # connections through the engine's credentials (core/cred.h)
+    'nvme/target': {'lib', 'core', 'tcp'},
     'nvme/host': {'lib', 'uaccess', 'block', 'core', 'security', 'nvme/ctrl', 'tcp'},
     'kernel':    {'lib', 'uaccess', 'block', 'core', 'security', 'ring'},
     # the backends behind the public entries' ops table (core/backend.h)
@@ -43,7 +44,7 @@ ALLOWED = {
     'client':    {'lib', 'core', 'daemon'},
     # ucmdd itself: the engine's internals, the protocol, remote user memory
     'server':    {'lib', 'uaccess', 'block', 'core', 'security', 'ring', 'daemon',
-                  'nvme/host', 'nvme/ctrl', 'store', 'tcp'},
+                  'nvme/host', 'nvme/ctrl', 'nvme/target', 'store', 'tcp'},
     # libucmd-preload (ucmd exec): a client of ucmdd inside someone else's
     # program; uaccess for rw.c's fault-safe copies of the program's buffers
     # (a guarded memcpy, not a process_vm system call per read or write)

@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "server/ctl.h"
-#include "tcp/target.h"
+#include "nvme/target/tcp.h"
 #include "ucmd/ctrl.h"
 #include "ucmd/nvme.h"
 #include "ucmd/security.h"
@@ -48,7 +48,7 @@ struct opts {
 	char *socket;
 	char *policy;
 	char *audit;
-	char *nvme_tcp[TCPT_MAX_PORTS];	/* ADDR[:PORT] of each NVMe/TCP port */
+	char *nvme_tcp[NVMET_TCP_MAX_PORTS];	/* ADDR[:PORT] of each NVMe/TCP port */
 	unsigned nr_tcp;
 	gid_t socket_gid;		/* --socket-group, or -1 */
 	int socket_mode;		/* --socket-mode, or -1: 0600, 0660 with a group */
@@ -256,15 +256,15 @@ static int parse(int argc, char **argv, struct opts *o)
 			struct sockaddr_storage ss;
 			socklen_t sl;
 
-			if (tcpt_parse_addr(optarg, &ss, &sl)) {
+			if (nvmet_tcp_parse_addr(optarg, &ss, &sl)) {
 				fprintf(stderr, "ucmdd: --nvme-tcp %s: ADDR[:PORT] expected (an IP "
 					"address; IPv6 in brackets), then ,KEY=VALUE settings "
 					"(see --help)\n", optarg);
 				return 2;
 			}
-			if (o->nr_tcp == TCPT_MAX_PORTS) {
+			if (o->nr_tcp == NVMET_TCP_MAX_PORTS) {
 				fprintf(stderr, "ucmdd: at most %d --nvme-tcp listeners\n",
-					TCPT_MAX_PORTS);
+					NVMET_TCP_MAX_PORTS);
 				return 2;
 			}
 			o->nvme_tcp[o->nr_tcp] = strdup(optarg);
@@ -414,7 +414,7 @@ struct daemon_state {
 	struct srv_daemon d;
 	struct ucmd_ctrl *ctrl[MAX_CTRLS];
 	struct ucmd_nvme_host *host[MAX_CTRLS];
-	struct tcpt *tcp[TCPT_MAX_PORTS];	/* --nvme-tcp, port i + 1 */
+	struct nvmet_tcp_port *tcp[NVMET_TCP_MAX_PORTS];	/* --nvme-tcp, port i + 1 */
 	unsigned nr_tcp;
 	bool security;
 	int lfd, sfd;
@@ -512,7 +512,7 @@ static int daemon_down(struct daemon_state *s, const struct opts *o)
 		unlink(o->socket);
 	/* NVMe/TCP connections end first: their commands finish in the engine */
 	for (unsigned i = 0; i < o->nr_tcp; i++)
-		tcpt_stop(s->tcp[i]);
+		nvmet_tcp_stop(s->tcp[i]);
 	/* every client's rings drain and its connection closes */
 	if (s->d.stop_fd >= 0)
 		srv_clients_stop(&s->d);
@@ -545,8 +545,8 @@ static int ana_state(struct srv_daemon *d, uint32_t port, uint32_t grpid, uint32
 		return -ENODEV;
 	if (state > 0xff)
 		return -EINVAL;
-	ret = state ? tcpt_ana_set(s->tcp[port - 1], grpid, (uint8_t)state) : 0;
-	if (!ret && !(ret = tcpt_ana_get(s->tcp[port - 1], grpid)))
+	ret = state ? nvmet_tcp_ana_set(s->tcp[port - 1], grpid, (uint8_t)state) : 0;
+	if (!ret && !(ret = nvmet_tcp_ana_get(s->tcp[port - 1], grpid)))
 		ret = -EINVAL;	/* no such group */
 	return ret;
 }
@@ -587,7 +587,7 @@ static int daemon_up(struct daemon_state *s, const struct opts *o, int lfd)
 
 		for (unsigned i = 0; i < o->nr_ctrl; i++)
 			inst[i] = i;
-		ret = tcpt_start(s->d.e, o->nvme_tcp[p], p + 1, inst, o->nr_ctrl, srv_log,
+		ret = nvmet_tcp_start(s->d.e, o->nvme_tcp[p], p + 1, inst, o->nr_ctrl, srv_log,
 				 &s->tcp[p], err, sizeof(err));
 		if (ret) {
 			srv_log("%s", err);

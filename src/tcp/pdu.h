@@ -2,7 +2,7 @@
 /*
  * NVMe/TCP PDUs (NVMe/TCP Transport Specification 1.0, section 3.6) and the
  * NVMe over Fabrics command set they carry: the contract shared by ucmdd's
- * target (src/tcp/target*.c) and the host transport. Layouts follow the
+ * target (src/nvme/target/tcp*.c) and the host transport. Layouts follow the
  * specification; every multi-byte field is little endian on the wire (the
  * structures name them __le* for that reason; use le*toh / htole*).
  *

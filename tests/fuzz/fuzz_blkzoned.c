@@ -140,12 +140,12 @@ static void rig_up(void)
 		abort();
 }
 
-static struct nvmet_zoned *zones(void)
+static struct ctrl_zoned *zones(void)
 {
 	return ctrl->ns[1]->zoned;
 }
 
-static void snapshot(struct nvmet_zone_rec *out)
+static void snapshot(struct ctrl_zone_rec *out)
 {
 	memcpy(out, zones()->z, NR_Z * sizeof(*out));
 }
@@ -153,7 +153,7 @@ static void snapshot(struct nvmet_zone_rec *out)
 static void check_report(const struct blk_zone_report *in, const struct blk_zone_report *out,
 			 const struct blk_zone *bz)
 {
-	struct nvmet_zoned *zn = zones();
+	struct ctrl_zoned *zn = zones();
 	uint64_t first = in->sector / ZSZE;
 
 	check(out->nr_zones <= in->nr_zones, "no more zones than asked");
@@ -184,7 +184,7 @@ static int one(const uint8_t *r)
 	uint64_t sector = (uint64_t)(r[1] % (NR_Z + 2)) * ZSZE, count;
 	uint8_t buf[sizeof(struct blk_zone_report) + MAX_REP * sizeof(struct blk_zone)]
 		__attribute__((aligned(8)));
-	struct nvmet_zone_rec before[NR_Z];
+	struct ctrl_zone_rec before[NR_Z];
 	size_t arglen;
 	int ret;
 

@@ -84,8 +84,8 @@ static bool in_window(const struct iovec *iov)
 
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 {
-	struct nvmet_req req;
-	struct nvmet_iovs v;
+	struct ctrl_req req;
+	struct ctrl_iovs v;
 	uint32_t len = 0;
 	uint64_t sum = 0;
 	uint16_t st;
@@ -106,9 +106,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 	memcpy(arena, in, size < ARENA_SIZE ? size : ARENA_SIZE);
 
 	struct ucmd_ctrl *c = ctrls[(sel >> 1) & 1];
-	nvmet_iovs_init(&v);
+	ctrl_iovs_init(&v);
 	nwindows = 0;
-	st = sel & 1 ? nvmet_map_meta(c, &req, len, &v) : nvmet_map_data(c, &req, len, &v);
+	st = sel & 1 ? ctrl_map_meta(c, &req, len, &v) : ctrl_map_data(c, &req, len, &v);
 	if (st) {
 		/* a failed walk gives back nothing (ucmd_map_* free the partial list) */
 		if (v.iov || v.cnt || v.len)
@@ -122,7 +122,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 		if (sum != len || v.len != len)
 			abort();
 	}
-	nvmet_iovs_free(&v);
+	ctrl_iovs_free(&v);
 	for (unsigned i = 0; i < nwindows; i++)
 		free(windows[i].p);
 	return 0;

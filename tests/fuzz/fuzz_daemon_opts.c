@@ -2,7 +2,7 @@
 /*
  * libFuzzer target: ucmdd's option strings that carry settings, decoded
  * from the command line (or a systemd unit) -- `--nvme-tcp
- * ADDR[:PORT][,KEY=VALUE...]` (tcpt_parse, src/tcp/target.c) and `--limit
+ * ADDR[:PORT][,KEY=VALUE...]` (nvmet_tcp_parse, src/nvme/target/tcp.c) and `--limit
  * KEY=N[,...]` (srv_limits_parse, src/server/quota.c).
  *
  * Input: one byte choosing the decoder, then the string (cut at its first
@@ -10,7 +10,7 @@
  * read past the string's end).
  *
  * Invariants: the answer is 0 or -EINVAL (-ENOMEM allowed for --limit);
- * the same string gets the same answer twice; tcpt_parse with and without
+ * the same string gets the same answer twice; nvmet_tcp_parse with and without
  * limits agree (the limits never make an address valid); an accepted
  * address is AF_INET or AF_INET6 with the length of its sockaddr and a
  * port from 1 to 65535; an accepted --limit leaves every limit at most
@@ -23,14 +23,14 @@
 #include <string.h>
 
 #include "server/quota.h"
-#include "tcp/target.h"
+#include "nvme/target/tcp.h"
 
 static void check_tcp(const char *s)
 {
 	struct sockaddr_storage ss, ss2;
-	struct tcpt_limits lim;
+	struct nvmet_tcp_limits lim;
 	socklen_t len = 0, len2 = 0;
-	int r = tcpt_parse(s, &ss, &len, &lim), r2 = tcpt_parse_addr(s, &ss2, &len2);
+	int r = nvmet_tcp_parse(s, &ss, &len, &lim), r2 = nvmet_tcp_parse_addr(s, &ss2, &len2);
 
 	if ((r != 0 && r != -EINVAL) || r != r2)
 		abort();

@@ -78,7 +78,7 @@ static void rig_down(struct rig *r)
 /* Every invariant of the media model; abort() on a violation */
 static void check(struct rig *r)
 {
-	struct nvmet_ns *ns = r->c->ns[1];
+	struct ctrl_ns *ns = r->c->ns[1];
 	struct fdp_media *m;
 	uint32_t *valid, nfree = 0;
 
@@ -138,7 +138,7 @@ static int submit(struct rig *r, bool admin, struct nvme_uring_cmd *c)
 /* What a failed command must leave as it was */
 static uint8_t *state_of(struct rig *r, size_t *len)
 {
-	struct nvmet_ns *ns = r->c->ns[1];
+	struct ctrl_ns *ns = r->c->ns[1];
 	struct fdp_media *m = ns ? ns->fdpm : NULL;
 	size_t n = 3 * sizeof(uint64_t) + (m ? m->nlba * 4 + m->nstreams * 4 : 0);
 	uint8_t *b = malloc(n ? n : 1);

@@ -48,14 +48,14 @@ static void check(bool ok, const char *what)
 
 static size_t store_bytes(struct ucmd_ctrl *c)
 {
-	struct nvmet_ns *ns = c->ns[1];
+	struct ctrl_ns *ns = c->ns[1];
 
-	return (size_t)ns->nsze * (nvmet_ns_ds(ns) + nvmet_ns_ms(ns));
+	return (size_t)ns->nsze * (ctrl_ns_ds(ns) + ctrl_ns_ms(ns));
 }
 
 static void snap(struct ucmd_ctrl *c, uint8_t *out)
 {
-	struct nvmet_ns *ns = c->ns[1];
+	struct ctrl_ns *ns = c->ns[1];
 
 	if (store_read(ns->st, out, store_bytes(c), 0))
 		abort();
@@ -116,7 +116,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 						  (data[1] & 0x10 ? 1u << 8 : 0) };
 	check(ucmd_ioctl(e, ct, NVME_IOCTL_ADMIN64_CMD, &f) == 0, "format with PI");
 
-	uint32_t ds = nvmet_ns_ds(c->ns[1]), ms = nvmet_ns_ms(c->ns[1]);
+	uint32_t ds = ctrl_ns_ds(c->ns[1]), ms = ctrl_ns_ms(c->ns[1]);
 
 	for (size_t off = 2; off + REC <= size; off += REC) {
 		static const uint8_t ops[] = { nvme_cmd_write, nvme_cmd_read, nvme_cmd_compare,

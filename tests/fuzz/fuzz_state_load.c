@@ -126,7 +126,7 @@ static bool prepare(const char *text)
 		if (!get_uint(ns, "nsid", &nsid) || !get_uint(ns, "nsze", &nsze) ||
 		    !get_uint(ns, "lbaf", &lbaf) || lbaf >= UCMD_NR_LBAF || nsze > MAX_TOTAL)
 			continue;
-		size = nvmet_ns_store_size(nsze, (uint8_t)lbaf);
+		size = ctrl_ns_store_size(nsze, (uint8_t)lbaf);
 		total += size;
 		if (total > MAX_TOTAL) {
 			ok = false;
@@ -177,7 +177,7 @@ static void check_state(struct ucmd_ctrl *c)
 		      "error log entries at their slot, within the count");
 	}
 	if (c->fdp) {
-		const struct nvmet_fdp *f = c->fdp;
+		const struct ctrl_fdp *f = c->fdp;
 
 		check(f->nruh >= 1 && f->nruh <= UCMD_FDP_MAX_RUH && f->nrg >= 1 &&
 		      f->nrg <= UCMD_FDP_MAX_RG && f->ru_size && !(f->ru_size % 4096) &&
@@ -186,7 +186,7 @@ static void check_state(struct ucmd_ctrl *c)
 		      "FDP event counts bounded");
 	}
 	for (unsigned i = 0; i <= UCMD_MAX_NS; i++) {
-		const struct nvmet_ns *ns = c->ns[i];
+		const struct ctrl_ns *ns = c->ns[i];
 		uint64_t end = 0;
 
 		if (!ns)
@@ -206,13 +206,13 @@ static void check_state(struct ucmd_ctrl *c)
 		check(i >= 1 && ns->nsid == i, "nsid in range, at its slot");
 		check(ns->nsze >= 1 && ns->nsze <= (1ull << 40), "nsze in range");
 		check(ns->lbaf < UCMD_NR_LBAF, "lbaf valid");
-		check(!ns->extended || nvmet_ns_ms(ns), "extended only with metadata");
+		check(!ns->extended || ctrl_ns_ms(ns), "extended only with metadata");
 		check(ns->kind == UCMD_NS_STORE_FILE || ns->kind == UCMD_NS_STORE_RAM, "store kind");
-		check(ns->st && ns->st->size == nvmet_ns_store_size(ns->nsze, ns->lbaf),
+		check(ns->st && ns->st->size == ctrl_ns_store_size(ns->nsze, ns->lbaf),
 		      "store size matches the geometry");
 		check(ns->uncor.n <= UCMD_MAX_UNCOR_RANGES, "range count bounded");
 		for (size_t r = 0; r < ns->uncor.n; r++) {
-			const struct nvmet_range *x = &ns->uncor.r[r];
+			const struct ctrl_range *x = &ns->uncor.r[r];
 
 			check(x->nlb > 0 && x->slba >= end, "ranges sorted and disjoint");
 			check(x->slba < ns->nsze && x->nlb <= ns->nsze - x->slba,
@@ -243,7 +243,7 @@ static char *snapshot(struct ucmd_ctrl *c, size_t *len)
 	for (unsigned s = 1; s <= UCMD_FW_SLOTS; s++)
 		fprintf(f, "%s,%u|", c->fw.rev[s], c->fw.flags[s]);
 	for (unsigned i = 1; i <= UCMD_MAX_NS; i++) {
-		const struct nvmet_ns *ns = c->ns[i];
+		const struct ctrl_ns *ns = c->ns[i];
 
 		if (!ns)
 			continue;
@@ -263,8 +263,8 @@ static char *snapshot(struct ucmd_ctrl *c, size_t *len)
 		}
 	}
 	if (c->fdp) {
-		const struct nvmet_fdp *d = c->fdp;
-		const struct nvmet_fdp_event_ring *rings[] = { &d->host_ev, &d->ctrl_ev };
+		const struct ctrl_fdp *d = c->fdp;
+		const struct ctrl_fdp_event_ring *rings[] = { &d->host_ev, &d->ctrl_ev };
 
 		fprintf(f, "fdp %u %u %llu %u %d %d %llu %llu %llu|", d->nruh, d->nrg,
 			(unsigned long long)d->ru_size, d->op_pct, d->persistent, d->enabled,

@@ -71,7 +71,7 @@ static void rig_down(struct rig *r)
 	ucmd_ctrl_destroy(r->c);
 }
 
-static struct nvmet_zoned *zones(struct rig *r)
+static struct ctrl_zoned *zones(struct rig *r)
 {
 	return r->c->ns[1]->zoned;
 }
@@ -84,7 +84,7 @@ static bool is_open(uint8_t zs)
 /* Every invariant of the zone state; abort() on a violation */
 static void check(struct rig *r)
 {
-	struct nvmet_zoned *zn = zones(r);
+	struct ctrl_zoned *zn = zones(r);
 	uint32_t open = 0, active = 0, imp = 0, listed = 0;
 
 	for (uint32_t z = 0; z < zn->nr_zones; z++) {
@@ -100,7 +100,7 @@ static void check(struct rig *r)
 		if (zs == NVME_ZNS_ZS_EMPTY && wp != zslba)
 			abort();
 	}
-	for (uint32_t z = zn->imp_head; z != NVMET_ZONE_NONE; z = zn->imp_next[z]) {
+	for (uint32_t z = zn->imp_head; z != CTRL_ZONE_NONE; z = zn->imp_next[z]) {
 		if (z >= zn->nr_zones || zn->z[z].zs != NVME_ZNS_ZS_IMPL_OPEN || ++listed > imp)
 			abort();
 	}
@@ -130,9 +130,9 @@ static void step(struct rig *r, const uint8_t *in)
 	static const uint8_t ops[] = { nvme_zns_cmd_mgmt_send, nvme_zns_cmd_mgmt_recv,
 		nvme_zns_cmd_append, nvme_cmd_write, nvme_cmd_read, nvme_cmd_write_zeroes,
 		nvme_cmd_copy, 0 };
-	struct nvmet_zoned *zn = zones(r);
+	struct ctrl_zoned *zn = zones(r);
 	struct nvme_uring_cmd c = { 0 };
-	uint8_t before[NR_Z * sizeof(struct nvmet_zone_rec)];
+	uint8_t before[NR_Z * sizeof(struct ctrl_zone_rec)];
 	uint64_t slba = (uint64_t)(in[1] % (NR_Z + 1)) * ZSZE + (int8_t)in[2];
 	uint32_t cdw13, len = in[8] | (uint32_t)in[9] << 8;
 	uint16_t flags = in[10] | (uint16_t)in[11] << 8;
@@ -142,7 +142,7 @@ static void step(struct rig *r, const uint8_t *in)
 	c.opcode = ops[in[0] % 8];
 	if (!c.opcode) {
 		/* the media fails a zone: Read Only or Offline (the test knob) */
-		nvmet_zns_fail_zone(r->c, 1, in[1] % NR_Z, in[2] & 1);
+		ctrl_zns_fail_zone(r->c, 1, in[1] % NR_Z, in[2] & 1);
 		check(r);
 		return;
 	}

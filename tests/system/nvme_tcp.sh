@@ -103,7 +103,7 @@ def norm(v):
     return v.strip() if isinstance(v, str) else v
 # the fields a fabrics controller reports as the device does (those ucmd's
 # id-ctrl prints); cntlid, mdts, sgls, kas, maxcmd, ioccsz, iorcsz, msdbd are
-# the transport's (target_cmd.c)
+# the transport's (src/nvme/target/tcp_cmd.c)
 for k in ("vid", "ssvid", "sn", "mn", "fr", "ver", "oacs", "oncs", "nn", "subnqn"):
     if k not in tc or k not in uc:
         bad.append(f"id-ctrl {k}: not in both")

@@ -358,7 +358,7 @@ def pipelined(c, cmds):
 
 # a full queue at once (32 = sqsize + 1): writes through R2T, then reads of
 # 1 MiB each, 32 MiB in all: more than the target holds per connection
-# (TCPT_CONN_MEM), so commands wait for others' memory, in order
+# (NVMET_TCP_CONN_MEM), so commands wait for others' memory, in order
 blobs = [bytes(((i * 31 + j) * 13) & 0xFF for j in range(4096)) * 64 for i in range(32)]
 res = pipelined(io, [(0x01, 1000 + 64 * i, 64, blobs[i]) for i in range(32)])
 if any(v[0] for v in res.values()):

@@ -10,7 +10,7 @@
 #define CC_IOSQES(cc)	(((cc) >> 16) & 0xfu)
 #define CC_IOCQES(cc)	(((cc) >> 20) & 0xfu)
 
-uint16_t nvmet_admin_create_cq(struct ucmd_ctrl *c, struct nvmet_req *req)
+uint16_t ctrl_admin_create_cq(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
 	uint16_t qid = req->cmd.cdw10 & 0xffff;
 	uint32_t size = (req->cmd.cdw10 >> 16) + 1;
@@ -35,12 +35,12 @@ uint16_t nvmet_admin_create_cq(struct ucmd_ctrl *c, struct nvmet_req *req)
 	mem = c->dma->map(c->dma, base, (uint64_t)size * sizeof(struct ucmd_nvme_cqe));
 	if (!mem)
 		return UCMD_GEN(NVME_SC_DATA_XFER_ERROR) | UCMD_DNR;
-	nvmet_cq_init(c, &c->cq[qid], qid, base, mem, size, ien, iv);
+	ctrl_cq_init(c, &c->cq[qid], qid, base, mem, size, ien, iv);
 	c->queues_created = true;
 	return 0;
 }
 
-uint16_t nvmet_admin_create_sq(struct ucmd_ctrl *c, struct nvmet_req *req)
+uint16_t ctrl_admin_create_sq(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
 	uint16_t qid = req->cmd.cdw10 & 0xffff;
 	uint32_t size = (req->cmd.cdw10 >> 16) + 1;
@@ -64,22 +64,22 @@ uint16_t nvmet_admin_create_sq(struct ucmd_ctrl *c, struct nvmet_req *req)
 	mem = c->dma->map(c->dma, base, (uint64_t)size * sizeof(struct ucmd_nvme_sqe));
 	if (!mem)
 		return UCMD_GEN(NVME_SC_DATA_XFER_ERROR) | UCMD_DNR;
-	nvmet_sq_init(c, &c->sq[qid], qid, base, mem, size, cqid);
+	ctrl_sq_init(c, &c->sq[qid], qid, base, mem, size, cqid);
 	c->queues_created = true;
 	return 0;
 }
 
-uint16_t nvmet_admin_delete_sq(struct ucmd_ctrl *c, struct nvmet_req *req)
+uint16_t ctrl_admin_delete_sq(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
 	uint16_t qid = req->cmd.cdw10 & 0xffff;
 
 	if (!qid || qid > c->qmax || !c->sq[qid].valid)
 		return UCMD_CMD(NVME_SC_QID_INVALID) | UCMD_DNR;
-	nvmet_sq_delete(c, qid);
+	ctrl_sq_delete(c, qid);
 	return 0;
 }
 
-uint16_t nvmet_admin_delete_cq(struct ucmd_ctrl *c, struct nvmet_req *req)
+uint16_t ctrl_admin_delete_cq(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
 	uint16_t qid = req->cmd.cdw10 & 0xffff;
 
@@ -88,22 +88,22 @@ uint16_t nvmet_admin_delete_cq(struct ucmd_ctrl *c, struct nvmet_req *req)
 	/* SQs must go first: their completions would have nowhere to go. */
 	if (c->cq[qid].nr_sqs)
 		return UCMD_CMD(NVME_SC_INVALID_QUEUE) | UCMD_DNR;
-	nvmet_cq_delete(c, qid);
+	ctrl_cq_delete(c, qid);
 	return 0;
 }
 
-uint16_t nvmet_admin_abort(struct ucmd_ctrl *c, struct nvmet_req *req)
+uint16_t ctrl_admin_abort(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
 	uint16_t sqid = req->cmd.cdw10 & 0xffff, cid = req->cmd.cdw10 >> 16;
 
 	/* DW0 bit 0 clear: the command was aborted; set: it was not found. */
-	req->dw0 = nvmet_abort_req(c, sqid, cid) ? 0 : 1;
+	req->dw0 = ctrl_abort_req(c, sqid, cid) ? 0 : 1;
 	return 0;
 }
 
-uint16_t nvmet_admin_aer(struct ucmd_ctrl *c, struct nvmet_req *req)
+uint16_t ctrl_admin_aer(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
-	struct nvmet_req **pp = &c->aer_reqs;
+	struct ctrl_req **pp = &c->aer_reqs;
 
 	if (c->nr_aer_reqs > UCMD_AERL)
 		return UCMD_CMD(NVME_SC_ASYNC_LIMIT) | UCMD_DNR;
@@ -112,6 +112,6 @@ uint16_t nvmet_admin_aer(struct ucmd_ctrl *c, struct nvmet_req *req)
 	req->next = NULL;
 	*pp = req;
 	c->nr_aer_reqs++;
-	nvmet_aer_flush(c);
+	ctrl_aer_flush(c);
 	return UCMD_DEFERRED;
 }

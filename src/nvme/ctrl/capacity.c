@@ -14,37 +14,37 @@
 
 #define UCMD_TNVMCAP_STORE	(1ull << 50)
 
-uint64_t nvmet_tnvmcap(const struct ucmd_ctrl *c)
+uint64_t ctrl_tnvmcap(const struct ucmd_ctrl *c)
 {
 	return !c->dir && c->p.ram_capacity ? c->p.ram_capacity : UCMD_TNVMCAP_STORE;
 }
 
-uint64_t nvmet_unvmcap(const struct ucmd_ctrl *c)
+uint64_t ctrl_unvmcap(const struct ucmd_ctrl *c)
 {
-	uint64_t total = nvmet_tnvmcap(c), used = 0;
+	uint64_t total = ctrl_tnvmcap(c), used = 0;
 
 	for (uint32_t i = 1; i <= UCMD_MAX_NS; i++) {
-		const struct nvmet_ns *ns = c->ns[i];
+		const struct ctrl_ns *ns = c->ns[i];
 
-		if (ns && __builtin_add_overflow(used, nvmet_ns_store_size(ns->nsze, ns->lbaf), &used))
+		if (ns && __builtin_add_overflow(used, ctrl_ns_store_size(ns->nsze, ns->lbaf), &used))
 			return 0;
 	}
 	return used >= total ? 0 : total - used;
 }
 
-bool nvmet_capacity_fits(const struct ucmd_ctrl *c, uint64_t nsze, uint8_t lbaf)
+bool ctrl_capacity_fits(const struct ucmd_ctrl *c, uint64_t nsze, uint8_t lbaf)
 {
 	uint64_t need;
 
-	if (__builtin_mul_overflow(nsze, (uint64_t)nvmet_lbaf_ds(lbaf) + nvmet_lbaf_ms(lbaf), &need))
+	if (__builtin_mul_overflow(nsze, (uint64_t)ctrl_lbaf_ds(lbaf) + ctrl_lbaf_ms(lbaf), &need))
 		return false;
-	return need <= nvmet_unvmcap(c);
+	return need <= ctrl_unvmcap(c);
 }
 
 /* The two 128-bit little-endian fields of Identify Controller. */
-void nvmet_id_ctrl_capacity(const struct ucmd_ctrl *c, struct nvme_id_ctrl *id)
+void ctrl_id_ctrl_capacity(const struct ucmd_ctrl *c, struct nvme_id_ctrl *id)
 {
-	uint64_t t = htole64(nvmet_tnvmcap(c)), u = htole64(nvmet_unvmcap(c));
+	uint64_t t = htole64(ctrl_tnvmcap(c)), u = htole64(ctrl_unvmcap(c));
 
 	memset(id->tnvmcap, 0, sizeof(id->tnvmcap));
 	memset(id->unvmcap, 0, sizeof(id->unvmcap));

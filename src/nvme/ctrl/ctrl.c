@@ -51,7 +51,7 @@ static char *nqn_of(const uint8_t u[16])
  * before ctrl.json kept one: a hash of the serial, as it always was, so that
  * an existing directory keeps the subsystem NQN hosts know it by.
  */
-char *nvmet_subnqn_legacy(const char *serial)
+char *ctrl_subnqn_legacy(const char *serial)
 {
 	uint64_t h = 0xcbf29ce484222325ull, h2;	/* FNV-1a */
 	char buf[80];
@@ -137,7 +137,7 @@ static int ctrl_alloc(const struct ucmd_ctrl_params *p, const struct ucmd_dma *d
 	c->serial = dup_or(p->serial, "UCMD0001");
 	c->model = dup_or(p->model, "ucmd emulated NVMe controller");
 	c->firmware = dup_or(p->firmware, "0.1");
-	c->subnqn = c->serial ? nvmet_subnqn_legacy(c->serial) : NULL;
+	c->subnqn = c->serial ? ctrl_subnqn_legacy(c->serial) : NULL;
 	if (c->firmware)	/* slot 1: the factory image; ctrl.json may say more */
 		snprintf(c->fw.rev[1], sizeof(c->fw.rev[1]), "%.8s", c->firmware);
 	c->fw.active = 1;
@@ -179,13 +179,13 @@ static int no_state(struct ucmd_ctrl *c)
 {
 	char img[64];
 
-	if (nvmet_dir_find_image(c, img, sizeof(img)))
-		return nvmet_ctrl_why(c, -EUCLEAN,
+	if (ctrl_dir_find_image(c, img, sizeof(img)))
+		return ctrl_ctrl_why(c, -EUCLEAN,
 				      "%s has namespace images (%s) but no ctrl.json: nothing was "
 				     "changed; restore ctrl.json from a backup, or remove the images "
 				     "(%s/ns*.img) yourself to start over", c->dir, img, c->dir);
 	if (c->p.read_only)
-		return nvmet_ctrl_why(c, -ENOENT, "%s has no ctrl.json: no controller to open "
+		return ctrl_ctrl_why(c, -ENOENT, "%s has no ctrl.json: no controller to open "
 				      "read-only", c->dir);
 	return 0;
 }
@@ -219,10 +219,10 @@ static void power_on(struct ucmd_ctrl *c, bool found)
 		c->smart.unsafe_shutdowns++;
 	/* a pending activation waits for a reset, and a cold start is one; a
 	 * download not committed is gone with the power */
-	nvmet_fw_discard(c);
-	nvmet_fw_reset(c, true);
+	ctrl_fw_discard(c);
+	ctrl_fw_reset(c, true);
 	/* a self-test the power interrupted ends as a reset ends one */
-	nvmet_selftest_abort(c, NVME_ST_RESULT_CLR);
+	ctrl_selftest_abort(c, NVME_ST_RESULT_CLR);
 }
 
 int ctrl_create_dma(const struct ucmd_ctrl_params *p, const struct ucmd_dma *dma,
@@ -240,12 +240,12 @@ int ctrl_create_dma(const struct ucmd_ctrl_params *p, const struct ucmd_dma *dma
 	if (ret)
 		return last_error_default(ret, "ucmd_ctrl_create");
 	sync_init(c);
-	ret = nvmet_state_check_identity(c);
+	ret = ctrl_state_check_identity(c);
 	if (ret)
 		goto fail;
 	read_boot_id(c->cur_boot_id, sizeof(c->cur_boot_id));
 	c->created_ns = ktime_get_ns();
-	nvmet_features_defaults(&c->cur);
+	ctrl_features_defaults(&c->cur);
 	c->saved = c->cur;
 	c->cap = (uint64_t)c->p.mqes |
 		 (1ull << 16) |			/* CQR: queues physically contiguous */
@@ -256,9 +256,9 @@ int ctrl_create_dma(const struct ucmd_ctrl_params *p, const struct ucmd_dma *dma
 	c->nsqa = c->ncqa = (uint16_t)(c->qmax - 1);
 
 	if (c->dir) {
-		ret = nvmet_dir_open(c);
+		ret = ctrl_dir_open(c);
 		if (!ret)
-			ret = nvmet_persist_load(c, &found);
+			ret = ctrl_persist_load(c, &found);
 		if (!ret && !found)
 			ret = no_state(c);
 		if (!ret && !found)
@@ -267,26 +267,26 @@ int ctrl_create_dma(const struct ucmd_ctrl_params *p, const struct ucmd_dma *dma
 			goto fail;
 	}
 	/* a loaded state keeps its endurance group; a new one takes the params' */
-	if (!found && (ret = nvmet_fdp_setup(c, &c->p.fdp)))
+	if (!found && (ret = ctrl_fdp_setup(c, &c->p.fdp)))
 		goto fail;
 	power_on(c, found);
 	/* an image being downloaded survives only while the device stays powered */
 	if (c->dir && !c->power_cycled)
-		ret = nvmet_fw_load_download(c);
+		ret = ctrl_fw_load_download(c);
 	if (ret)
 		goto fail;
 	if (c->dir && !c->p.read_only) {
 		/* Marks the state "in use" so that a crash counts as unsafe. */
-		ret = nvmet_persist_save(c, false);
+		ret = ctrl_persist_save(c, false);
 		if (ret) {
-			nvmet_ctrl_why(c, ret, "cannot write %s/ctrl.json: %s (open it read-only "
+			ctrl_ctrl_why(c, ret, "cannot write %s/ctrl.json: %s (open it read-only "
 				      "to read from a full or read-only directory)", c->dir,
 				      strerror(-ret));
 			goto fail;
 		}
 	}
 	if (c->p.mode == UCMD_CTRL_THREAD) {
-		ret = nvmet_thread_start(c);
+		ret = ctrl_thread_start(c);
 		if (ret)
 			goto fail;
 	}
@@ -327,7 +327,7 @@ int ctrl_set_irq(struct ucmd_ctrl *c, void (*irq)(void *arg, uint16_t vector), v
  */
 static int unsaved(struct ucmd_ctrl *c, int err, const char *what)
 {
-	/* not nvmet_ctrl_why(): the caller's errbuf may be gone by now */
+	/* not ctrl_ctrl_why(): the caller's errbuf may be gone by now */
 	return last_error_set(err, "%s: %s: %s; the controller state was not saved (the next "
 			      "start finds the last saved ctrl.json and ctrl.journal)", c->dir, what,
 			      strerror(-err));
@@ -339,7 +339,7 @@ int ucmd_ctrl_destroy(struct ucmd_ctrl *c)
 
 	if (!c)
 		return 0;
-	nvmet_thread_stop(c);
+	ctrl_thread_stop(c);
 	if (c->sq && c->cq) {
 		pthread_mutex_lock(&c->lock);
 		/* the device stays powered for the next user: its current values stay */
@@ -347,7 +347,7 @@ int ucmd_ctrl_destroy(struct ucmd_ctrl *c)
 			c->shn_cur = c->cur;
 			c->shn_valid = true;
 		}
-		nvmet_ctrl_reset_locked(c);
+		ctrl_ctrl_reset_locked(c);
 		for (unsigned i = 1; i <= UCMD_MAX_NS; i++) {
 			if (!c->ns[i] || !c->ns[i]->st)
 				continue;
@@ -359,7 +359,7 @@ int ucmd_ctrl_destroy(struct ucmd_ctrl *c)
 		if (c->up && c->dir && !c->p.read_only) {
 			if (c->persist_failed)
 				r = unsaved(c, c->persist_err, "an earlier save failed");
-			else if ((r = nvmet_persist_save(c, true)))
+			else if ((r = ctrl_persist_save(c, true)))
 				r = unsaved(c, r, "writing ctrl.json");
 			ret = ret ? ret : r;
 		}
@@ -367,13 +367,13 @@ int ucmd_ctrl_destroy(struct ucmd_ctrl *c)
 	}
 	for (unsigned i = 1; i <= UCMD_MAX_NS; i++)
 		if (c->ns[i])
-			nvmet_ns_free(c, c->ns[i], false);
-	nvmet_dir_close(c);
+			ctrl_ns_free(c, c->ns[i], false);
+	ctrl_dir_close(c);
 	pthread_mutex_destroy(&c->lock);
 	pthread_mutex_destroy(&c->db_lock);
 	pthread_rwlock_destroy(&c->irq_lock);
 	pthread_cond_destroy(&c->db_cond);
-	nvmet_journal_close(c);
+	ctrl_journal_close(c);
 	free(c->req_spare);
 	free(c->iov_spare);
 	free(c->sq);
@@ -387,9 +387,9 @@ int ucmd_ctrl_destroy(struct ucmd_ctrl *c)
 	free(c->model);
 	free(c->firmware);
 	free(c->subnqn);
-	nvmet_fw_free(c);
-	nvmet_fdp_free(c);
-	nvmet_log_dyn_free(c);
+	ctrl_fw_free(c);
+	ctrl_fdp_free(c);
+	ctrl_log_dyn_free(c);
 	free(c);
 	return ret;
 }
@@ -431,9 +431,9 @@ int ucmd_ctrl_ns_create(struct ucmd_ctrl *c, const struct ucmd_ns_params *p)
 	if (c->p.read_only)
 		return -EROFS;
 	pthread_mutex_lock(&c->lock);
-	ret = nvmet_ns_add(c, p, 0);
+	ret = ctrl_ns_add(c, p, 0);
 	if (ret > 0)
-		nvmet_persist(c);
+		ctrl_persist(c);
 	pthread_mutex_unlock(&c->lock);
 	return ret;
 }

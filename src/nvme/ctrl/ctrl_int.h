@@ -61,7 +61,7 @@
 #define UCMD_DEFERRED		0xffffu
 
 /* Growable iovec list describing host memory for one transfer */
-struct nvmet_iovs {
+struct ctrl_iovs {
 	struct iovec *iov;
 	int cnt, cap;
 	uint64_t len;
@@ -69,18 +69,18 @@ struct nvmet_iovs {
 
 /* Sorted, non-overlapping LBA ranges (write-uncorrectable state), at most
  * UCMD_MAX_UNCOR_RANGES of them */
-struct nvmet_range {
+struct ctrl_range {
 	uint64_t slba, nlb;
 };
-struct nvmet_ranges {
-	struct nvmet_range *r;
+struct ctrl_ranges {
+	struct ctrl_range *r;
 	size_t n, cap;
 };
 
-struct nvmet_zoned;
+struct ctrl_zoned;
 struct fdp_media;
-struct nvmet_fdp;
-struct nvmet_ns {
+struct ctrl_fdp;
+struct ctrl_ns {
 	uint32_t nsid;
 	uint64_t nsze;		/* logical blocks */
 	uint8_t lbaf;
@@ -91,8 +91,8 @@ struct nvmet_ns {
 	char *path;		/* device path (DEVICE kind) */
 	uint8_t uuid[16];	/* NGUID and EUI64 derive from it */
 	struct store *st;
-	struct nvmet_ranges uncor;
-	struct nvmet_zoned *zoned;	/* a zoned namespace's zones (zns.h), or NULL */
+	struct ctrl_ranges uncor;
+	struct ctrl_zoned *zoned;	/* a zoned namespace's zones (zns.h), or NULL */
 	struct fdp_media *fdpm;		/* FDP's media model (fdp.h), or NULL */
 	struct ucmd_ctrl *fdp_ctrl;	/* whose events the model reports */
 	/* the placement handle list: handle i is RUH phndl[i]; none: every RUH */
@@ -100,27 +100,27 @@ struct nvmet_ns {
 	uint16_t phndl[128];	/* UCMD_FDP_MAX_RUH */
 };
 
-struct nvmet_req {
+struct ctrl_req {
 	struct ucmd_nvme_sqe cmd;
 	uint16_t sqid;
 	uint32_t dw0, dw1;
 	uint64_t err_lba;	/* the error log entry's LBA when the command fails */
 	uint64_t deadline_ns;	/* delayed (fault injection) commands */
-	struct nvmet_req *next;
+	struct ctrl_req *next;
 };
 
 /* A completion waiting for room in its CQ */
-struct nvmet_pending_cqe {
+struct ctrl_pending_cqe {
 	struct ucmd_nvme_cqe cqe;
-	struct nvmet_pending_cqe *next;
+	struct ctrl_pending_cqe *next;
 };
 
 /*
  * The controller's side of an NVMe completion queue (QEMU's NvmeCQueue,
- * the kernel target's nvmet_cq): where in host memory, its head, tail and
+ * the kernel target's ctrl_cq): where in host memory, its head, tail and
  * phase. Not the engine's io_uring CQ (struct ucmd_cq in ucmd/ucmd.h).
  */
-struct nvmet_cq {
+struct ctrl_cq {
 	bool valid;
 	bool ien;
 	uint16_t qid, vector;
@@ -130,12 +130,12 @@ struct nvmet_cq {
 	struct ucmd_nvme_cqe *mem;
 	unsigned nr_sqs;	/* SQs bound to this CQ */
 	bool irq_pending;	/* posted since the last interrupt */
-	struct nvmet_pending_cqe *backlog, **backlog_tail;
+	struct ctrl_pending_cqe *backlog, **backlog_tail;
 	unsigned nr_backlog;
 };
 
 /* The controller's side of an NVMe submission queue (QEMU's NvmeSQueue). */
-struct nvmet_sq {
+struct ctrl_sq {
 	bool valid;
 	uint16_t qid, cqid;
 	uint32_t size, head, tail;
@@ -143,7 +143,7 @@ struct nvmet_sq {
 	struct ucmd_nvme_sqe *mem;
 };
 
-struct nvmet_smart {
+struct ctrl_smart {
 	uint64_t units_read_512;	/* in 512-byte units */
 	uint64_t units_written_512;
 	uint64_t host_reads, host_writes;
@@ -153,20 +153,20 @@ struct nvmet_smart {
 	uint64_t busy_ns;
 };
 
-struct nvmet_feat_vals {
+struct ctrl_feat_vals {
 	uint32_t arbitration, power_mgmt, err_recovery, vwc, irq_coalesce,
 		 write_atomic, async_event;
 	uint16_t tmpth_over, tmpth_under;
 };
 
-struct nvmet_aer_event {
+struct ctrl_aer_event {
 	uint8_t type, info, lid;
 };
 
 /* Sanitize (sanitize.c): the Sanitize Status log and the operation under way */
 /* bytes written per controller pass (deallocated: 64 times that); a test knob lowers it */
 #define UCMD_SANITIZE_CHUNK	(64u << 20)
-struct nvmet_sanitize {
+struct ctrl_sanitize {
 	uint16_t sstat;		/* the log's SSTAT: status, passes, GDE */
 	uint32_t scdw10;	/* CDW10 of the command that started the last one */
 	uint32_t ovrpat;	/* its CDW11 (overwrite pattern) */
@@ -185,20 +185,20 @@ struct nvmet_sanitize {
 #define UCMD_DST_RESULTS	20
 #define UCMD_DST_SHORT_MS	2000
 #define UCMD_DST_EXT_MS		60000
-struct nvmet_dst_result {
+struct ctrl_dst_result {
 	uint8_t status;		/* code (bits 7:4) and result (bits 3:0) */
 	uint8_t segment, valid;
 	uint64_t poh;
 	uint32_t nsid;
 };
-struct nvmet_selftest {
+struct ctrl_selftest {
 	uint8_t op;		/* 0: none, 1: short, 2: extended */
 	uint32_t nsid;
 	uint64_t start_ns, dur_ns;
 	uint64_t start_rt_ms;		/* wall clock at the start: the test runs on
 					 * between two users of a powered device */
 	uint64_t short_ms, ext_ms;	/* how long each kind runs */
-	struct nvmet_dst_result res[UCMD_DST_RESULTS];	/* [0] newest */
+	struct ctrl_dst_result res[UCMD_DST_RESULTS];	/* [0] newest */
 	unsigned nres;
 };
 
@@ -208,7 +208,7 @@ struct nvmet_selftest {
 #define UCMD_FW_HDR_LEN		20	/* magic, revision, flags */
 #define UCMD_FW_MAGIC		"UCMDFW01"
 #define UCMD_FW_NEEDS_CONV	(1u << 0)	/* image flag: conventional reset only */
-struct nvmet_firmware {
+struct ctrl_firmware {
 	char rev[UCMD_FW_SLOTS + 1][9];	/* [slot], "" when empty */
 	uint32_t flags[UCMD_FW_SLOTS + 1];
 	uint8_t active, next;		/* next: 0 when nothing is pending */
@@ -223,7 +223,7 @@ struct nvmet_firmware {
  * Logs with a snapshot the host reads in pieces (log_telemetry.c, log_pel.c):
  * what one capture or reporting context holds until the next one.
  */
-struct nvmet_log_snap {
+struct ctrl_log_snap {
 	uint8_t *buf;
 	size_t len;
 };
@@ -251,8 +251,8 @@ struct ucmd_ctrl {
 	uint64_t asq, acq;
 
 	/* Queues, index = qid, 0 is admin */
-	struct nvmet_sq *sq;
-	struct nvmet_cq *cq;
+	struct ctrl_sq *sq;
+	struct ctrl_cq *cq;
 	uint16_t nsqa, ncqa;		/* granted by Number of Queues (0's based) */
 	bool queues_created;
 
@@ -280,24 +280,24 @@ struct ucmd_ctrl {
 	bool thread_started;
 
 	/* Namespaces, index = nsid */
-	struct nvmet_ns *ns[UCMD_MAX_NS + 1];
+	struct ctrl_ns *ns[UCMD_MAX_NS + 1];
 	uint32_t changed_ns[UCMD_MAX_NS];
 	unsigned nr_changed_ns;
 	bool changed_ns_overflow;
 
 	/* Features */
-	struct nvmet_feat_vals cur, saved;
+	struct ctrl_feat_vals cur, saved;
 	uint64_t ts_host_ms, ts_set_at_ns;
 	bool ts_set;
 
 	/* Logs and events */
-	struct nvmet_sanitize san;
-	struct nvmet_selftest dst;
-	struct nvmet_firmware fw;
-	struct nvmet_fdp *fdp;		/* endurance group 1 with FDP (fdp.h), or NULL */
-	struct nvmet_log_snap tel_host;	/* Telemetry Host-Initiated data, last capture */
+	struct ctrl_sanitize san;
+	struct ctrl_selftest dst;
+	struct ctrl_firmware fw;
+	struct ctrl_fdp *fdp;		/* endurance group 1 with FDP (fdp.h), or NULL */
+	struct ctrl_log_snap tel_host;	/* Telemetry Host-Initiated data, last capture */
 	uint8_t tel_host_gen;		/* its generation number */
-	struct nvmet_log_snap pel;	/* Persistent Event log reporting context */
+	struct ctrl_log_snap pel;	/* Persistent Event log reporting context */
 	bool pel_ctx;			/* ...exists */
 	uint16_t pel_gen;		/* contexts established (the log's generation) */
 	char *subnqn;			/* per directory (ctrl.json) */
@@ -306,29 +306,29 @@ struct ucmd_ctrl {
 	bool last_clean;		/* the loaded state was shut down cleanly */
 	bool cur_valid;			/* current_features were loaded */
 	/* the current values when the host last shut the controller down (SHN) */
-	struct nvmet_feat_vals shn_cur;
+	struct ctrl_feat_vals shn_cur;
 	bool shn_valid;
 	bool power_cycled;		/* this create was a cold start */
 	bool fresh;			/* this create made a new state */
 	struct nvme_error_log_page errlog[UCMD_ERRLOG_ENTRIES];
 	uint64_t error_count;
-	struct nvmet_smart smart;
+	struct ctrl_smart smart;
 	uint64_t created_ns;		/* monotonic time of power on */
-	struct nvmet_req *aer_reqs;	/* outstanding AER commands */
+	struct ctrl_req *aer_reqs;	/* outstanding AER commands */
 	unsigned nr_aer_reqs;
-	struct nvmet_aer_event aeq[UCMD_AEQ_MAX];
+	struct ctrl_aer_event aeq[UCMD_AEQ_MAX];
 	unsigned nr_aeq;
 	uint8_t aer_masked;		/* bit per event type, until log read */
 
 	/* Fault injection and commands held by it */
 	unsigned delay_ms[2][256];	/* [admin][opcode] */
-	struct nvmet_req *delayed;
+	struct ctrl_req *delayed;
 	/*
 	 * One request and one iovec array kept back from the last command
 	 * (under lock): the next command reuses them instead of a calloc and a
 	 * realloc/free pair per command on the I/O path.
 	 */
-	struct nvmet_req *req_spare;
+	struct ctrl_req *req_spare;
 	struct iovec *iov_spare;
 	int iov_spare_cap;
 
@@ -362,321 +362,321 @@ struct ucmd_ctrl {
 };
 
 /* ctrl.c */
-char *nvmet_subnqn_legacy(const char *serial);
+char *ctrl_subnqn_legacy(const char *serial);
 
 /* sanitize.c */
-uint16_t nvmet_admin_sanitize(struct ucmd_ctrl *c, struct nvmet_req *req);
+uint16_t ctrl_admin_sanitize(struct ucmd_ctrl *c, struct ctrl_req *req);
 /* Status when req may not run now (sanitize in progress/failed), else 0 */
-uint16_t nvmet_sanitize_check(struct ucmd_ctrl *c, const struct nvmet_req *req);
-bool nvmet_sanitize_busy(const struct ucmd_ctrl *c);
-bool nvmet_sanitize_step(struct ucmd_ctrl *c);
-void nvmet_log_sanitize(struct ucmd_ctrl *c, struct nvme_sanitize_log_page *l);
+uint16_t ctrl_sanitize_check(struct ucmd_ctrl *c, const struct ctrl_req *req);
+bool ctrl_sanitize_busy(const struct ucmd_ctrl *c);
+bool ctrl_sanitize_step(struct ucmd_ctrl *c);
+void ctrl_log_sanitize(struct ucmd_ctrl *c, struct nvme_sanitize_log_page *l);
 /* A user data write happened: the Global Data Erased bit goes */
-static inline void nvmet_sanitize_written(struct ucmd_ctrl *c)
+static inline void ctrl_sanitize_written(struct ucmd_ctrl *c)
 {
 	c->san.sstat &= (uint16_t)~NVME_SANITIZE_SSTAT_GLOBAL_DATA_ERASED;
 }
 
 /* selftest.c */
-uint16_t nvmet_admin_selftest(struct ucmd_ctrl *c, struct nvmet_req *req);
-bool nvmet_selftest_step(struct ucmd_ctrl *c);
-void nvmet_selftest_abort(struct ucmd_ctrl *c, uint8_t result);
-void nvmet_log_selftest(struct ucmd_ctrl *c, uint32_t nsid, struct nvme_self_test_log *l);
-void nvmet_selftest_resume(struct ucmd_ctrl *c, uint8_t op, uint32_t nsid, uint64_t start_rt_ms,
+uint16_t ctrl_admin_selftest(struct ucmd_ctrl *c, struct ctrl_req *req);
+bool ctrl_selftest_step(struct ucmd_ctrl *c);
+void ctrl_selftest_abort(struct ucmd_ctrl *c, uint8_t result);
+void ctrl_log_selftest(struct ucmd_ctrl *c, uint32_t nsid, struct nvme_self_test_log *l);
+void ctrl_selftest_resume(struct ucmd_ctrl *c, uint8_t op, uint32_t nsid, uint64_t start_rt_ms,
 			   uint64_t dur_ms);
 uint64_t realtime_ms(void);
-uint64_t nvmet_power_on_hours(struct ucmd_ctrl *c);
+uint64_t ctrl_power_on_hours(struct ucmd_ctrl *c);
 
 /* firmware.c */
-uint16_t nvmet_admin_fw_download(struct ucmd_ctrl *c, struct nvmet_req *req);
-uint16_t nvmet_admin_fw_commit(struct ucmd_ctrl *c, struct nvmet_req *req);
-void nvmet_log_fw(struct ucmd_ctrl *c, struct nvme_firmware_slot *f);
+uint16_t ctrl_admin_fw_download(struct ucmd_ctrl *c, struct ctrl_req *req);
+uint16_t ctrl_admin_fw_commit(struct ucmd_ctrl *c, struct ctrl_req *req);
+void ctrl_log_fw(struct ucmd_ctrl *c, struct nvme_firmware_slot *f);
 /* Activate the pending slot: conventional is true at a cold start */
-void nvmet_fw_reset(struct ucmd_ctrl *c, bool conventional);
-void nvmet_fw_free(struct ucmd_ctrl *c);
-void nvmet_fw_discard(struct ucmd_ctrl *c);
+void ctrl_fw_reset(struct ucmd_ctrl *c, bool conventional);
+void ctrl_fw_free(struct ucmd_ctrl *c);
+void ctrl_fw_discard(struct ucmd_ctrl *c);
 /* The pieces an earlier user of the powered device downloaded */
-int  nvmet_fw_load_download(struct ucmd_ctrl *c);
+int  ctrl_fw_load_download(struct ucmd_ctrl *c);
 /* Write a whole file of the directory atomically (persist.c) */
-int  nvmet_write_atomic(struct ucmd_ctrl *c, const char *name, const void *buf, size_t len);
+int  ctrl_write_atomic(struct ucmd_ctrl *c, const char *name, const void *buf, size_t len);
 
 /* regs.c */
-void nvmet_ctrl_reset_locked(struct ucmd_ctrl *c);
-void nvmet_ctrl_fatal(struct ucmd_ctrl *c);
+void ctrl_ctrl_reset_locked(struct ucmd_ctrl *c);
+void ctrl_ctrl_fatal(struct ucmd_ctrl *c);
 /* A save the host relied on failed with err: no more saves, the controller is fatal. */
-void nvmet_persist_failed(struct ucmd_ctrl *c, int err);
+void ctrl_persist_failed(struct ucmd_ctrl *c, int err);
 
 /* queue.c */
-void nvmet_db_write(struct ucmd_ctrl *c, uint32_t off, uint32_t val);
-void nvmet_ctrl_run(struct ucmd_ctrl *c);
-void nvmet_post_req(struct ucmd_ctrl *c, struct nvmet_req *req, uint16_t status);
-void nvmet_queues_free(struct ucmd_ctrl *c);
-void nvmet_cq_init(struct ucmd_ctrl *c, struct nvmet_cq *cq, uint16_t qid, uint64_t base,
+void ctrl_db_write(struct ucmd_ctrl *c, uint32_t off, uint32_t val);
+void ctrl_ctrl_run(struct ucmd_ctrl *c);
+void ctrl_post_req(struct ucmd_ctrl *c, struct ctrl_req *req, uint16_t status);
+void ctrl_queues_free(struct ucmd_ctrl *c);
+void ctrl_cq_init(struct ucmd_ctrl *c, struct ctrl_cq *cq, uint16_t qid, uint64_t base,
 		  void *mem, uint32_t size, bool ien, uint16_t vector);
-void nvmet_sq_init(struct ucmd_ctrl *c, struct nvmet_sq *sq, uint16_t qid, uint64_t base,
+void ctrl_sq_init(struct ucmd_ctrl *c, struct ctrl_sq *sq, uint16_t qid, uint64_t base,
 		  void *mem, uint32_t size, uint16_t cqid);
-void nvmet_sq_delete(struct ucmd_ctrl *c, uint16_t qid);
-void nvmet_cq_delete(struct ucmd_ctrl *c, uint16_t qid);
-int  nvmet_thread_start(struct ucmd_ctrl *c);
-void nvmet_thread_stop(struct ucmd_ctrl *c);
+void ctrl_sq_delete(struct ucmd_ctrl *c, uint16_t qid);
+void ctrl_cq_delete(struct ucmd_ctrl *c, uint16_t qid);
+int  ctrl_thread_start(struct ucmd_ctrl *c);
+void ctrl_thread_stop(struct ucmd_ctrl *c);
 /* Complete a delayed/deferred command with this status; true if found. */
-bool nvmet_abort_req(struct ucmd_ctrl *c, uint16_t sqid, uint16_t cid);
+bool ctrl_abort_req(struct ucmd_ctrl *c, uint16_t sqid, uint16_t cid);
 
 /* exec.c: per command set dispatch */
-struct nvmet_ctrl_opdef {
-	uint16_t (*fn)(struct ucmd_ctrl *c, struct nvmet_req *req);
+struct ctrl_ctrl_opdef {
+	uint16_t (*fn)(struct ucmd_ctrl *c, struct ctrl_req *req);
 	uint32_t effects;	/* Commands Supported and Effects bits */
 };
-extern const struct nvmet_ctrl_opdef nvmet_admin_cmds[256];
-extern const struct nvmet_ctrl_opdef nvmet_nvm_cmds[256];
-uint16_t nvmet_exec(struct ucmd_ctrl *c, struct nvmet_req *req);
+extern const struct ctrl_ctrl_opdef ctrl_admin_cmds[256];
+extern const struct ctrl_ctrl_opdef ctrl_nvm_cmds[256];
+uint16_t ctrl_exec(struct ucmd_ctrl *c, struct ctrl_req *req);
 
 /* admin.c */
-uint16_t nvmet_admin_create_sq(struct ucmd_ctrl *c, struct nvmet_req *req);
-uint16_t nvmet_admin_create_cq(struct ucmd_ctrl *c, struct nvmet_req *req);
-uint16_t nvmet_admin_delete_sq(struct ucmd_ctrl *c, struct nvmet_req *req);
-uint16_t nvmet_admin_delete_cq(struct ucmd_ctrl *c, struct nvmet_req *req);
-uint16_t nvmet_admin_abort(struct ucmd_ctrl *c, struct nvmet_req *req);
-uint16_t nvmet_admin_aer(struct ucmd_ctrl *c, struct nvmet_req *req);
+uint16_t ctrl_admin_create_sq(struct ucmd_ctrl *c, struct ctrl_req *req);
+uint16_t ctrl_admin_create_cq(struct ucmd_ctrl *c, struct ctrl_req *req);
+uint16_t ctrl_admin_delete_sq(struct ucmd_ctrl *c, struct ctrl_req *req);
+uint16_t ctrl_admin_delete_cq(struct ucmd_ctrl *c, struct ctrl_req *req);
+uint16_t ctrl_admin_abort(struct ucmd_ctrl *c, struct ctrl_req *req);
+uint16_t ctrl_admin_aer(struct ucmd_ctrl *c, struct ctrl_req *req);
 
 /* events.c */
-void nvmet_event(struct ucmd_ctrl *c, uint8_t type, uint8_t info, uint8_t lid);
-void nvmet_event_unmask(struct ucmd_ctrl *c, uint8_t lid);
-void nvmet_aer_flush(struct ucmd_ctrl *c);
-void nvmet_error_record(struct ucmd_ctrl *c, uint16_t sqid, uint16_t cid, uint16_t status,
+void ctrl_event(struct ucmd_ctrl *c, uint8_t type, uint8_t info, uint8_t lid);
+void ctrl_event_unmask(struct ucmd_ctrl *c, uint8_t lid);
+void ctrl_aer_flush(struct ucmd_ctrl *c);
+void ctrl_error_record(struct ucmd_ctrl *c, uint16_t sqid, uint16_t cid, uint16_t status,
 			uint32_t nsid, uint64_t lba);
-void nvmet_ns_changed(struct ucmd_ctrl *c, uint32_t nsid);
+void ctrl_ns_changed(struct ucmd_ctrl *c, uint32_t nsid);
 
 /* identify.c */
-uint16_t nvmet_admin_identify(struct ucmd_ctrl *c, struct nvmet_req *req);
+uint16_t ctrl_admin_identify(struct ucmd_ctrl *c, struct ctrl_req *req);
 
 /* log.c */
-uint16_t nvmet_admin_get_log(struct ucmd_ctrl *c, struct nvmet_req *req);
-void nvmet_log_smart(struct ucmd_ctrl *c, struct nvme_smart_log *s);
+uint16_t ctrl_admin_get_log(struct ucmd_ctrl *c, struct ctrl_req *req);
+void ctrl_log_smart(struct ucmd_ctrl *c, struct nvme_smart_log *s);
 
 /*
  * log_more.c: logs whose size depends on the controller's state or whose
  * reading has side effects (LSP actions). True for such a LID.
  */
-bool nvmet_log_dyn(uint8_t lid);
+bool ctrl_log_dyn(uint8_t lid);
 /* Build the whole log into *buf (malloc'd, *size bytes), or a status */
-uint16_t nvmet_log_dyn_build(struct ucmd_ctrl *c, const struct nvmet_req *req, uint8_t **buf,
+uint16_t ctrl_log_dyn_build(struct ucmd_ctrl *c, const struct ctrl_req *req, uint8_t **buf,
 			     size_t *size);
 /* Release the Persistent Event log's reporting context (Controller Level Reset) */
-void nvmet_log_dyn_reset(struct ucmd_ctrl *c);
+void ctrl_log_dyn_reset(struct ucmd_ctrl *c);
 /* ...and the telemetry capture too (destroy) */
-void nvmet_log_dyn_free(struct ucmd_ctrl *c);
+void ctrl_log_dyn_free(struct ucmd_ctrl *c);
 /* log_telemetry.c, log_pel.c, log_endgrp.c, lba_status.c */
-uint16_t nvmet_log_telemetry(struct ucmd_ctrl *c, const struct nvmet_req *req, uint8_t **buf,
+uint16_t ctrl_log_telemetry(struct ucmd_ctrl *c, const struct ctrl_req *req, uint8_t **buf,
 			     size_t *size);
-uint16_t nvmet_log_pel(struct ucmd_ctrl *c, const struct nvmet_req *req, uint8_t **buf,
+uint16_t ctrl_log_pel(struct ucmd_ctrl *c, const struct ctrl_req *req, uint8_t **buf,
 		       size_t *size);
-uint16_t nvmet_log_endgrp(struct ucmd_ctrl *c, const struct nvmet_req *req, uint8_t **buf,
+uint16_t ctrl_log_endgrp(struct ucmd_ctrl *c, const struct ctrl_req *req, uint8_t **buf,
 			  size_t *size);
-uint16_t nvmet_log_lba_status(struct ucmd_ctrl *c, const struct nvmet_req *req, uint8_t **buf,
+uint16_t ctrl_log_lba_status(struct ucmd_ctrl *c, const struct ctrl_req *req, uint8_t **buf,
 			      size_t *size);
-uint16_t nvmet_admin_get_lba_status(struct ucmd_ctrl *c, struct nvmet_req *req);
+uint16_t ctrl_admin_get_lba_status(struct ucmd_ctrl *c, struct ctrl_req *req);
 /* The one Endurance Group: every namespace belongs to it */
 #define UCMD_ENDGID		1
 
 /* features.c */
-void nvmet_features_defaults(struct nvmet_feat_vals *f);
-uint16_t nvmet_admin_get_features(struct ucmd_ctrl *c, struct nvmet_req *req);
-uint16_t nvmet_admin_set_features(struct ucmd_ctrl *c, struct nvmet_req *req);
-uint8_t nvmet_critical_warning(struct ucmd_ctrl *c);
+void ctrl_features_defaults(struct ctrl_feat_vals *f);
+uint16_t ctrl_admin_get_features(struct ucmd_ctrl *c, struct ctrl_req *req);
+uint16_t ctrl_admin_set_features(struct ucmd_ctrl *c, struct ctrl_req *req);
+uint8_t ctrl_critical_warning(struct ucmd_ctrl *c);
 
 /* nsmgmt.c */
-uint16_t nvmet_admin_format(struct ucmd_ctrl *c, struct nvmet_req *req);
-uint16_t nvmet_admin_ns_mgmt(struct ucmd_ctrl *c, struct nvmet_req *req);
-uint16_t nvmet_admin_ns_attach(struct ucmd_ctrl *c, struct nvmet_req *req);
+uint16_t ctrl_admin_format(struct ucmd_ctrl *c, struct ctrl_req *req);
+uint16_t ctrl_admin_ns_mgmt(struct ucmd_ctrl *c, struct ctrl_req *req);
+uint16_t ctrl_admin_ns_attach(struct ucmd_ctrl *c, struct ctrl_req *req);
 
 /* nvm.c */
-uint16_t nvmet_nvm_flush(struct ucmd_ctrl *c, struct nvmet_req *req);
-uint16_t nvmet_nvm_rw(struct ucmd_ctrl *c, struct nvmet_req *req);
+uint16_t ctrl_nvm_flush(struct ucmd_ctrl *c, struct ctrl_req *req);
+uint16_t ctrl_nvm_rw(struct ucmd_ctrl *c, struct ctrl_req *req);
 /* Hint the store about a read a doorbell just announced (see store prefetch). */
-void nvmet_nvm_prefetch(struct ucmd_ctrl *c, const struct ucmd_nvme_sqe *sqe);
-uint16_t nvmet_nvm_compare(struct ucmd_ctrl *c, struct nvmet_req *req);
-uint16_t nvmet_nvm_verify(struct ucmd_ctrl *c, struct nvmet_req *req);
-uint16_t nvmet_nvm_write_zeroes(struct ucmd_ctrl *c, struct nvmet_req *req);
-uint16_t nvmet_nvm_write_uncor(struct ucmd_ctrl *c, struct nvmet_req *req);
-uint16_t nvmet_nvm_dsm(struct ucmd_ctrl *c, struct nvmet_req *req);
-uint16_t nvmet_nvm_copy(struct ucmd_ctrl *c, struct nvmet_req *req);
+void ctrl_nvm_prefetch(struct ucmd_ctrl *c, const struct ucmd_nvme_sqe *sqe);
+uint16_t ctrl_nvm_compare(struct ucmd_ctrl *c, struct ctrl_req *req);
+uint16_t ctrl_nvm_verify(struct ucmd_ctrl *c, struct ctrl_req *req);
+uint16_t ctrl_nvm_write_zeroes(struct ucmd_ctrl *c, struct ctrl_req *req);
+uint16_t ctrl_nvm_write_uncor(struct ucmd_ctrl *c, struct ctrl_req *req);
+uint16_t ctrl_nvm_dsm(struct ucmd_ctrl *c, struct ctrl_req *req);
+uint16_t ctrl_nvm_copy(struct ucmd_ctrl *c, struct ctrl_req *req);
 
 /* ns.c */
-uint32_t nvmet_lbaf_ds(uint8_t lbaf);
-uint16_t nvmet_lbaf_ms(uint8_t lbaf);
+uint32_t ctrl_lbaf_ds(uint8_t lbaf);
+uint16_t ctrl_lbaf_ms(uint8_t lbaf);
 /* the format's Protection Information Format (pi.h's enum pi_pif) */
-uint8_t nvmet_lbaf_pif(uint8_t lbaf);
+uint8_t ctrl_lbaf_pif(uint8_t lbaf);
 /* its metadata holds that format's protection tuple (8 or 16 bytes) */
-bool nvmet_lbaf_pi_fits(uint8_t lbaf);
-static inline uint32_t nvmet_ns_ds(const struct nvmet_ns *ns) { return nvmet_lbaf_ds(ns->lbaf); }
-static inline uint16_t nvmet_ns_ms(const struct nvmet_ns *ns) { return nvmet_lbaf_ms(ns->lbaf); }
+bool ctrl_lbaf_pi_fits(uint8_t lbaf);
+static inline uint32_t ctrl_ns_ds(const struct ctrl_ns *ns) { return ctrl_lbaf_ds(ns->lbaf); }
+static inline uint16_t ctrl_ns_ms(const struct ctrl_ns *ns) { return ctrl_lbaf_ms(ns->lbaf); }
 /* Store layout: data of every LBA, then the metadata of every LBA. */
-static inline uint64_t nvmet_ns_data_off(const struct nvmet_ns *ns, uint64_t lba)
+static inline uint64_t ctrl_ns_data_off(const struct ctrl_ns *ns, uint64_t lba)
 {
-	return lba * nvmet_ns_ds(ns);
+	return lba * ctrl_ns_ds(ns);
 }
-static inline uint64_t nvmet_ns_meta_off(const struct nvmet_ns *ns, uint64_t lba)
+static inline uint64_t ctrl_ns_meta_off(const struct ctrl_ns *ns, uint64_t lba)
 {
-	return ns->nsze * nvmet_ns_ds(ns) + lba * nvmet_ns_ms(ns);
+	return ns->nsze * ctrl_ns_ds(ns) + lba * ctrl_ns_ms(ns);
 }
-static inline uint64_t nvmet_ns_store_size(uint64_t nsze, uint8_t lbaf)
+static inline uint64_t ctrl_ns_store_size(uint64_t nsze, uint8_t lbaf)
 {
-	return nsze * (nvmet_lbaf_ds(lbaf) + nvmet_lbaf_ms(lbaf));
+	return nsze * (ctrl_lbaf_ds(lbaf) + ctrl_lbaf_ms(lbaf));
 }
 /* capacity.c: TNVMCAP, UNVMCAP (bytes), whether a new namespace fits, Identify's fields */
-uint64_t nvmet_tnvmcap(const struct ucmd_ctrl *c);
-uint64_t nvmet_unvmcap(const struct ucmd_ctrl *c);
-bool nvmet_capacity_fits(const struct ucmd_ctrl *c, uint64_t nsze, uint8_t lbaf);
-void nvmet_id_ctrl_capacity(const struct ucmd_ctrl *c, struct nvme_id_ctrl *id);
-int  nvmet_ns_open_store(struct ucmd_ctrl *c, struct nvmet_ns *ns, bool create);
-int  nvmet_ns_add(struct ucmd_ctrl *c, const struct ucmd_ns_params *p, uint32_t nsid);
-void nvmet_ns_free(struct ucmd_ctrl *c, struct nvmet_ns *ns, bool remove_file);
+uint64_t ctrl_tnvmcap(const struct ucmd_ctrl *c);
+uint64_t ctrl_unvmcap(const struct ucmd_ctrl *c);
+bool ctrl_capacity_fits(const struct ucmd_ctrl *c, uint64_t nsze, uint8_t lbaf);
+void ctrl_id_ctrl_capacity(const struct ucmd_ctrl *c, struct nvme_id_ctrl *id);
+int  ctrl_ns_open_store(struct ucmd_ctrl *c, struct ctrl_ns *ns, bool create);
+int  ctrl_ns_add(struct ucmd_ctrl *c, const struct ucmd_ns_params *p, uint32_t nsid);
+void ctrl_ns_free(struct ucmd_ctrl *c, struct ctrl_ns *ns, bool remove_file);
 /* An active namespace: allocated and attached */
-struct nvmet_ns *nvmet_ns_active(struct ucmd_ctrl *c, uint32_t nsid);
-void nvmet_ns_fill_id(struct ucmd_ctrl *c, const struct nvmet_ns *ns, struct nvme_id_ns *id);
+struct ctrl_ns *ctrl_ns_active(struct ucmd_ctrl *c, uint32_t nsid);
+void ctrl_ns_fill_id(struct ucmd_ctrl *c, const struct ctrl_ns *ns, struct nvme_id_ns *id);
 /* Zero data+metadata of [slba, slba+nlb) and forget write-uncorrectable state;
  * -ENOSPC (nothing done) when that would split a mark of a full range table */
-int  nvmet_ns_discard(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t slba, uint64_t nlb,
+int  ctrl_ns_discard(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint64_t slba, uint64_t nlb,
 		      bool deallocate);
-void nvmet_ns_uuid(struct ucmd_ctrl *c, struct nvmet_ns *ns);
+void ctrl_ns_uuid(struct ucmd_ctrl *c, struct ctrl_ns *ns);
 
 /* ranges.c */
-bool nvmet_ranges_overlap(const struct nvmet_ranges *rs, uint64_t slba, uint64_t nlb);
+bool ctrl_ranges_overlap(const struct ctrl_ranges *rs, uint64_t slba, uint64_t nlb);
 /* Mark (merging with neighbours); -ENOSPC when the table is full */
-int  nvmet_ranges_add(struct nvmet_ranges *rs, uint64_t slba, uint64_t nlb);
+int  ctrl_ranges_add(struct ctrl_ranges *rs, uint64_t slba, uint64_t nlb);
 /* Would removing [slba, slba + nlb) fit (no split of a range of a full table)? */
-bool nvmet_ranges_remove_fits(const struct nvmet_ranges *rs, uint64_t slba, uint64_t nlb);
+bool ctrl_ranges_remove_fits(const struct ctrl_ranges *rs, uint64_t slba, uint64_t nlb);
 /* 1 when something was removed, 0 when nothing was marked, -ENOSPC, -ENOMEM */
-int  nvmet_ranges_remove(struct nvmet_ranges *rs, uint64_t slba, uint64_t nlb);
+int  ctrl_ranges_remove(struct ctrl_ranges *rs, uint64_t slba, uint64_t nlb);
 /* Loading: append a range after every other one (-EINVAL if it is not) */
-int  nvmet_ranges_append(struct nvmet_ranges *rs, uint64_t slba, uint64_t nlb);
-void nvmet_ranges_clear(struct nvmet_ranges *rs);
+int  ctrl_ranges_append(struct ctrl_ranges *rs, uint64_t slba, uint64_t nlb);
+void ctrl_ranges_clear(struct ctrl_ranges *rs);
 
 /* dma.c */
-void nvmet_iovs_init(struct nvmet_iovs *v);
-void nvmet_iovs_free(struct nvmet_iovs *v);
-int  nvmet_iovs_add(struct nvmet_iovs *v, void *base, size_t len);
+void ctrl_iovs_init(struct ctrl_iovs *v);
+void ctrl_iovs_free(struct ctrl_iovs *v);
+int  ctrl_iovs_add(struct ctrl_iovs *v, void *base, size_t len);
 /* init/free that borrow and give back the controller's spare array (under lock) */
-void nvmet_iovs_init_spare(struct ucmd_ctrl *c, struct nvmet_iovs *v);
-void nvmet_iovs_free_spare(struct ucmd_ctrl *c, struct nvmet_iovs *v);
+void ctrl_iovs_init_spare(struct ucmd_ctrl *c, struct ctrl_iovs *v);
+void ctrl_iovs_free_spare(struct ucmd_ctrl *c, struct ctrl_iovs *v);
 /* Map the data pointer (PRP or SGL by PSDT) for len bytes */
-uint16_t nvmet_map_data(struct ucmd_ctrl *c, struct nvmet_req *req, uint64_t len,
-			struct nvmet_iovs *out);
+uint16_t ctrl_map_data(struct ucmd_ctrl *c, struct ctrl_req *req, uint64_t len,
+			struct ctrl_iovs *out);
 /* Map the metadata pointer (MPTR) for len bytes */
-uint16_t nvmet_map_meta(struct ucmd_ctrl *c, struct nvmet_req *req, uint64_t len,
-			struct nvmet_iovs *out);
+uint16_t ctrl_map_meta(struct ucmd_ctrl *c, struct ctrl_req *req, uint64_t len,
+			struct ctrl_iovs *out);
 /* Copy between a flat buffer and the command's data buffer */
-uint16_t nvmet_data_to_host(struct ucmd_ctrl *c, struct nvmet_req *req, const void *buf,
+uint16_t ctrl_data_to_host(struct ucmd_ctrl *c, struct ctrl_req *req, const void *buf,
 			    uint64_t len);
-uint16_t nvmet_data_from_host(struct ucmd_ctrl *c, struct nvmet_req *req, void *buf,
+uint16_t ctrl_data_from_host(struct ucmd_ctrl *c, struct ctrl_req *req, void *buf,
 			      uint64_t len);
 /* Through the user memory accessor: 0, or Data Transfer Error at a hole. */
-uint16_t nvmet_iovs_copy_out(const struct nvmet_iovs *v, const void *buf, uint64_t len);
-uint16_t nvmet_iovs_zero_from(const struct nvmet_iovs *v, uint64_t start);
-uint16_t nvmet_iovs_copy_in(const struct nvmet_iovs *v, void *buf, uint64_t len);
+uint16_t ctrl_iovs_copy_out(const struct ctrl_iovs *v, const void *buf, uint64_t len);
+uint16_t ctrl_iovs_zero_from(const struct ctrl_iovs *v, uint64_t start);
+uint16_t ctrl_iovs_copy_in(const struct ctrl_iovs *v, void *buf, uint64_t len);
 
 /* Cursor over an iovec list, to split interleaved (extended LBA) buffers */
-struct nvmet_iov_cursor {
-	const struct nvmet_iovs *v;
+struct ctrl_iov_cursor {
+	const struct ctrl_iovs *v;
 	int idx;
 	size_t off;
 };
-int nvmet_iov_take(struct nvmet_iov_cursor *cur, uint64_t len, struct nvmet_iovs *dst);
+int ctrl_iov_take(struct ctrl_iov_cursor *cur, uint64_t len, struct ctrl_iovs *dst);
 /*
  * Store transfers in chunks of at most UCMD_IOV_CHUNK iovecs; -EFAULT when
- * host memory could not be reached (nvmet_store_status: Data Transfer Error).
+ * host memory could not be reached (ctrl_store_status: Data Transfer Error).
  */
-int nvmet_store_xfer(struct store *st, const struct nvmet_iovs *v, uint64_t off, bool write,
+int ctrl_store_xfer(struct store *st, const struct ctrl_iovs *v, uint64_t off, bool write,
 		     bool fua);
 
 /* dir.c: the controller directory; see docs/security.md */
 /* Record why ucmd_ctrl_create() is failing (params->errbuf); returns err. */
-int  nvmet_ctrl_why(struct ucmd_ctrl *c, int err, const char *fmt, ...)
+int  ctrl_ctrl_why(struct ucmd_ctrl *c, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Open (a writer creates it 0700), check ownership and mode, take the lock. */
-int  nvmet_dir_open(struct ucmd_ctrl *c);
-void nvmet_dir_close(struct ucmd_ctrl *c);
+int  ctrl_dir_open(struct ucmd_ctrl *c);
+void ctrl_dir_close(struct ucmd_ctrl *c);
 /* Open a state file of the directory with flags (O_RDONLY, O_RDWR, or
  * O_RDWR|O_CREAT|O_EXCL: made 0600 and the directory synced), never through
  * a symlink, then checked (regular, one link, owner); -ENOENT when absent. */
-int  nvmet_dir_open_file(struct ucmd_ctrl *c, const char *name, int flags, int *fd);
+int  ctrl_dir_open_file(struct ucmd_ctrl *c, const char *name, int flags, int *fd);
 /* Create a new 0600 temp file for name (.name.tmp.XXXXXXXX), O_EXCL. */
-int  nvmet_dir_temp(struct ucmd_ctrl *c, const char *name, char *tmp, size_t len, int *fd);
+int  ctrl_dir_temp(struct ucmd_ctrl *c, const char *name, char *tmp, size_t len, int *fd);
 /* A namespace image nsN.img: created (O_EXCL, sized) or opened at exactly size. */
-int  nvmet_dir_image_open(struct ucmd_ctrl *c, uint32_t nsid, uint64_t size, bool create,
+int  ctrl_dir_image_open(struct ucmd_ctrl *c, uint32_t nsid, uint64_t size, bool create,
 			  struct store **st);
-void nvmet_dir_image_remove(struct ucmd_ctrl *c, uint32_t nsid);
+void ctrl_dir_image_remove(struct ucmd_ctrl *c, uint32_t nsid);
 /* First nsN.img in the directory, if any (true), its name in buf. */
-bool nvmet_dir_find_image(struct ucmd_ctrl *c, char *buf, size_t len);
+bool ctrl_dir_find_image(struct ucmd_ctrl *c, char *buf, size_t len);
 /* A device namespace's backing device or file, checked (see ctrl.h). */
-int  nvmet_dir_device_open(struct ucmd_ctrl *c, const char *path, uint64_t size,
+int  ctrl_dir_device_open(struct ucmd_ctrl *c, const char *path, uint64_t size,
 			   struct store **st);
 /*
  * The NVMe status for a store error: Capacity Exceeded for a full disk, Data
  * Transfer Error when host memory could not be reached (-EFAULT: the DMA's
  * fault, not the media's), Namespace Is Write Protected for a read-only one.
  */
-uint16_t nvmet_store_status(int err);
+uint16_t ctrl_store_status(int err);
 
 /* pi_io.c: Read, Write and Compare on a namespace formatted with protection */
 struct pi_fmt;
 struct pi_cmd;
-void nvmet_pi_fmt(const struct nvmet_ns *ns, struct pi_fmt *f);
+void ctrl_pi_fmt(const struct ctrl_ns *ns, struct pi_fmt *f);
 /* a command's PRINFO (CDW12 bits 29:26), ILBRT (CDW14 and CDW3), LBAT, LBATM */
-void nvmet_pi_cmd(const struct pi_fmt *f, const struct ucmd_nvme_sqe *cmd, uint64_t slba,
+void ctrl_pi_cmd(const struct pi_fmt *f, const struct ucmd_nvme_sqe *cmd, uint64_t slba,
 		  struct pi_cmd *pc);
 /* blocks first.. of a command checked; a failure's LBA goes to req->err_lba */
-uint16_t nvmet_pi_check_blocks(struct nvmet_req *req, const struct pi_fmt *f,
+uint16_t ctrl_pi_check_blocks(struct ctrl_req *req, const struct pi_fmt *f,
 			       const struct pi_cmd *pc, uint64_t first, uint64_t nlb,
 			       const uint8_t *data, const uint8_t *md);
-uint16_t nvmet_pi_rw(struct ucmd_ctrl *c, struct nvmet_req *req, struct nvmet_ns *ns,
+uint16_t ctrl_pi_rw(struct ucmd_ctrl *c, struct ctrl_req *req, struct ctrl_ns *ns,
 		     uint64_t slba, uint64_t nlb);
 /* pi_cmd.c: Verify, Write Zeroes and Copy on such a namespace */
-uint16_t nvmet_pi_cmd_valid(struct nvmet_ns *ns, const struct ucmd_nvme_sqe *cmd, uint64_t slba);
-uint16_t nvmet_pi_verify(struct nvmet_req *req, struct nvmet_ns *ns, uint64_t slba, uint64_t nlb);
+uint16_t ctrl_pi_cmd_valid(struct ctrl_ns *ns, const struct ucmd_nvme_sqe *cmd, uint64_t slba);
+uint16_t ctrl_pi_verify(struct ctrl_req *req, struct ctrl_ns *ns, uint64_t slba, uint64_t nlb);
 /* with PRACT: the stored blocks' tuples made anew as the command says */
-uint16_t nvmet_pi_generate_range(struct nvmet_req *req, struct nvmet_ns *ns, uint64_t slba,
+uint16_t ctrl_pi_generate_range(struct ctrl_req *req, struct ctrl_ns *ns, uint64_t slba,
 				 uint64_t nlb);
-uint16_t nvmet_pi_copy_check(struct nvmet_req *req, struct nvmet_ns *ns,
+uint16_t ctrl_pi_copy_check(struct ctrl_req *req, struct ctrl_ns *ns,
 			     const struct nvme_copy_range *r, unsigned nr, uint64_t sdlba);
 
 /* nvm.c: what every write and read does after the store moved the blocks */
-uint16_t nvmet_nvm_written(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t slba, uint64_t nlb,
+uint16_t ctrl_nvm_written(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint64_t slba, uint64_t nlb,
 			   bool fua);
 /* Unrecovered Read Error for a block Write Uncorrectable marked */
-uint16_t nvmet_nvm_read_check(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t slba,
+uint16_t ctrl_nvm_read_check(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint64_t slba,
 			      uint64_t nlb);
-void nvmet_nvm_read_done(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t nlb);
+void ctrl_nvm_read_done(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint64_t nlb);
 
 /* persist_check.c: every field of a parsed ctrl.json, its checksum and the
  * namespace images it names; -EINVAL (-ENOENT: an image is missing) with the
  * reason in the caller's errbuf. Removes the "crc32c" member from root. */
 struct json_object;
-int  nvmet_state_check(struct ucmd_ctrl *c, struct json_object *root);
+int  ctrl_state_check(struct ucmd_ctrl *c, struct json_object *root);
 /* Serial, model and firmware fit Identify (-EINVAL and errbuf if not) */
-int  nvmet_state_check_identity(struct ucmd_ctrl *c);
+int  ctrl_state_check_identity(struct ucmd_ctrl *c);
 /* The checksum of a state object without its "crc32c" member */
-uint32_t nvmet_state_crc(struct json_object *root);
+uint32_t ctrl_state_crc(struct json_object *root);
 
 /* persist_journal.c */
 #define UCMD_JOURNAL_NAME	"ctrl.journal"
 /* Compact (rewrite ctrl.json, empty the journal) past this many records */
 #define UCMD_JOURNAL_MAX	16384u
-int  nvmet_journal_open(struct ucmd_ctrl *c, bool must_exist);
+int  ctrl_journal_open(struct ucmd_ctrl *c, bool must_exist);
 /* Apply the journal to the loaded state; after all namespaces are loaded */
-int  nvmet_journal_replay(struct ucmd_ctrl *c);
+int  ctrl_journal_replay(struct ucmd_ctrl *c);
 /* ctrl.json now holds everything at journal_gen: start an empty journal */
-int  nvmet_journal_reset(struct ucmd_ctrl *c);
-void nvmet_journal_close(struct ucmd_ctrl *c);
+int  ctrl_journal_reset(struct ucmd_ctrl *c);
+void ctrl_journal_close(struct ucmd_ctrl *c);
 /* Make a mark (or clear) of [slba, slba + nlb) durable; failure is fatal */
-void nvmet_persist_range(struct ucmd_ctrl *c, const struct nvmet_ns *ns, bool mark,
+void ctrl_persist_range(struct ucmd_ctrl *c, const struct ctrl_ns *ns, bool mark,
 			 uint64_t slba, uint64_t nlb);
 
 /* persist.c */
-int  nvmet_persist_load(struct ucmd_ctrl *c, bool *found);
-int  nvmet_persist_save(struct ucmd_ctrl *c, bool clean);
+int  ctrl_persist_load(struct ucmd_ctrl *c, bool *found);
+int  ctrl_persist_save(struct ucmd_ctrl *c, bool clean);
 /* Save after a state change; failure makes the controller fatal */
-void nvmet_persist(struct ucmd_ctrl *c);
+void ctrl_persist(struct ucmd_ctrl *c);
 
 #endif /* UCMD_NVME_CTRL_INT_H */

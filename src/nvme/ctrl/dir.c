@@ -37,7 +37,7 @@
 #define TMP_MARK	".tmp."
 #define TMP_RAND	8
 
-int nvmet_ctrl_why(struct ucmd_ctrl *c, int err, const char *fmt, ...)
+int ctrl_ctrl_why(struct ucmd_ctrl *c, int err, const char *fmt, ...)
 {
 	char why[LAST_ERROR_MAX];
 	va_list ap;
@@ -62,12 +62,12 @@ static int check_owner(struct ucmd_ctrl *c, const struct stat *sb, const char *n
 
 	name = name ? name : "";
 	if (sb->st_uid != me && sb->st_uid != 0)
-		return nvmet_ctrl_why(c, -EPERM,
+		return ctrl_ctrl_why(c, -EPERM,
 				      "%s%s%s is owned by uid %u, not by you (uid %u) or root: "
 				     "refusing to use another user's controller directory",
 				     c->dir, sep, name, (unsigned)sb->st_uid, (unsigned)me);
 	if (sb->st_mode & (S_IWGRP | S_IWOTH))
-		return nvmet_ctrl_why(c, -EPERM,
+		return ctrl_ctrl_why(c, -EPERM,
 				      "%s%s%s is writable by group or others (mode %04o): "
 				     "refusing it; chmod go-w it if that is safe",
 				     c->dir, sep, name, (unsigned)(sb->st_mode & 07777));
@@ -80,11 +80,11 @@ static int check_file(struct ucmd_ctrl *c, int fd, const char *name)
 	struct stat sb;
 
 	if (fstat(fd, &sb) < 0)
-		return nvmet_ctrl_why(c, -errno, "%s/%s: fstat: %s", c->dir, name, strerror(errno));
+		return ctrl_ctrl_why(c, -errno, "%s/%s: fstat: %s", c->dir, name, strerror(errno));
 	if (!S_ISREG(sb.st_mode))
-		return nvmet_ctrl_why(c, -EPERM, "%s/%s is not a regular file", c->dir, name);
+		return ctrl_ctrl_why(c, -EPERM, "%s/%s is not a regular file", c->dir, name);
 	if (sb.st_nlink != 1)
-		return nvmet_ctrl_why(c, -EPERM, "%s/%s has %u hard links: refusing it",
+		return ctrl_ctrl_why(c, -EPERM, "%s/%s has %u hard links: refusing it",
 				      c->dir, name, (unsigned)sb.st_nlink);
 	return check_owner(c, &sb, name);
 }
@@ -92,9 +92,9 @@ static int check_file(struct ucmd_ctrl *c, int fd, const char *name)
 static int open_error(struct ucmd_ctrl *c, int err, const char *name)
 {
 	if (err == -ELOOP)
-		return nvmet_ctrl_why(c, err, "%s/%s is a symbolic link: refusing to follow it",
+		return ctrl_ctrl_why(c, err, "%s/%s is a symbolic link: refusing to follow it",
 				      c->dir, name);
-	return nvmet_ctrl_why(c, err, "%s/%s: %s", c->dir, name, strerror(-err));
+	return ctrl_ctrl_why(c, err, "%s/%s: %s", c->dir, name, strerror(-err));
 }
 
 /* Who holds the lock, as far as ctrl.pid says. */
@@ -111,8 +111,8 @@ static int busy(struct ucmd_ctrl *c)
 	}
 	/* a writer that was killed leaves its pid file: only a live pid is named */
 	if (pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM))
-		return nvmet_ctrl_why(c, -EBUSY, "controller %s in use by pid %ld", c->dir, pid);
-	return nvmet_ctrl_why(c, -EBUSY, "controller %s in use by another process", c->dir);
+		return ctrl_ctrl_why(c, -EBUSY, "controller %s in use by pid %ld", c->dir, pid);
+	return ctrl_ctrl_why(c, -EBUSY, "controller %s in use by another process", c->dir);
 }
 
 static bool is_temp_name(const char *n)
@@ -149,7 +149,7 @@ static void write_pid(struct ucmd_ctrl *c)
 	char tmp[64], buf[24];
 	int fd, n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
 
-	if (nvmet_dir_temp(c, PID_NAME, tmp, sizeof(tmp), &fd))
+	if (ctrl_dir_temp(c, PID_NAME, tmp, sizeof(tmp), &fd))
 		return;	/* only a courtesy for the in-use message */
 	if (write(fd, buf, (size_t)n) == n && !renameat(c->dirfd, tmp, c->dirfd, PID_NAME))
 		c->wrote_pid = true;
@@ -164,23 +164,23 @@ static int open_dir(struct ucmd_ctrl *c)
 
 	/* A new directory is private: namespace data is the caller's alone. */
 	if (!c->p.read_only && mkdir(c->dir, 0700) && errno != EEXIST)
-		return nvmet_ctrl_why(c, -errno, "%s: mkdir: %s", c->dir, strerror(errno));
+		return ctrl_ctrl_why(c, -errno, "%s: mkdir: %s", c->dir, strerror(errno));
 	c->dirfd = open(c->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (c->dirfd < 0) {
 		int err = -errno;
 
 		if ((err == -ENOTDIR || err == -ELOOP) && !lstat(c->dir, &sb) && S_ISLNK(sb.st_mode))
-			return nvmet_ctrl_why(c, -ELOOP, "%s is a symbolic link: refusing to follow it",
+			return ctrl_ctrl_why(c, -ELOOP, "%s is a symbolic link: refusing to follow it",
 					      c->dir);
-		return nvmet_ctrl_why(c, err, "%s: %s", c->dir, strerror(-err));
+		return ctrl_ctrl_why(c, err, "%s: %s", c->dir, strerror(-err));
 	}
 	if (fstat(c->dirfd, &sb) < 0)
-		return nvmet_ctrl_why(c, -errno, "%s: fstat: %s", c->dir, strerror(errno));
+		return ctrl_ctrl_why(c, -errno, "%s: fstat: %s", c->dir, strerror(errno));
 	c->dir_uid = sb.st_uid;
 	return check_owner(c, &sb, NULL);
 }
 
-int nvmet_dir_open(struct ucmd_ctrl *c)
+int ctrl_dir_open(struct ucmd_ctrl *c)
 {
 	int ret;
 
@@ -192,7 +192,7 @@ int nvmet_dir_open(struct ucmd_ctrl *c)
 		return ret;
 	if (flock(c->dirfd, (c->p.read_only ? LOCK_SH : LOCK_EX) | LOCK_NB) < 0)
 		return errno == EWOULDBLOCK ? busy(c)
-					    : nvmet_ctrl_why(c, -errno, "%s: flock: %s", c->dir,
+					    : ctrl_ctrl_why(c, -errno, "%s: flock: %s", c->dir,
 							     strerror(errno));
 	if (!c->p.read_only) {
 		remove_stale_temps(c);
@@ -201,7 +201,7 @@ int nvmet_dir_open(struct ucmd_ctrl *c)
 	return 0;
 }
 
-void nvmet_dir_close(struct ucmd_ctrl *c)
+void ctrl_dir_close(struct ucmd_ctrl *c)
 {
 	if (c->dirfd < 0)
 		return;
@@ -211,7 +211,7 @@ void nvmet_dir_close(struct ucmd_ctrl *c)
 	c->dirfd = -1;
 }
 
-int nvmet_dir_open_file(struct ucmd_ctrl *c, const char *name, int flags, int *fd)
+int ctrl_dir_open_file(struct ucmd_ctrl *c, const char *name, int flags, int *fd)
 {
 	int ret;
 
@@ -233,7 +233,7 @@ int nvmet_dir_open_file(struct ucmd_ctrl *c, const char *name, int flags, int *f
 	return ret;
 }
 
-int nvmet_dir_temp(struct ucmd_ctrl *c, const char *name, char *tmp, size_t len, int *fd)
+int ctrl_dir_temp(struct ucmd_ctrl *c, const char *name, char *tmp, size_t len, int *fd)
 {
 	static const char set[] = "abcdefghijklmnopqrstuvwxyz0123456789";
 
@@ -265,7 +265,7 @@ static void image_name(uint32_t nsid, char *buf, size_t len)
 	snprintf(buf, len, "ns%u.img", nsid);
 }
 
-int nvmet_dir_image_open(struct ucmd_ctrl *c, uint32_t nsid, uint64_t size, bool create,
+int ctrl_dir_image_open(struct ucmd_ctrl *c, uint32_t nsid, uint64_t size, bool create,
 			 struct store **st)
 {
 	/* O_NONBLOCK: a FIFO named nsN.img is refused below, never waited on */
@@ -275,7 +275,7 @@ int nvmet_dir_image_open(struct ucmd_ctrl *c, uint32_t nsid, uint64_t size, bool
 
 	image_name(nsid, name, sizeof(name));
 	if (create && c->p.read_only)
-		return nvmet_ctrl_why(c, -EROFS, "%s is open read-only: cannot create %s", c->dir, name);
+		return ctrl_ctrl_why(c, -EROFS, "%s is open read-only: cannot create %s", c->dir, name);
 	oflags |= c->p.read_only ? O_RDONLY : O_RDWR;
 	sflags |= c->p.read_only ? UCMD_STORE_RDONLY : 0;
 	if (create) {
@@ -285,12 +285,12 @@ int nvmet_dir_image_open(struct ucmd_ctrl *c, uint32_t nsid, uint64_t size, bool
 	fd = openat(c->dirfd, name, oflags, 0600);
 	if (fd < 0) {
 		if (errno == EEXIST)
-			return nvmet_ctrl_why(c, -EEXIST,
+			return ctrl_ctrl_why(c, -EEXIST,
 					      "%s/%s already exists: a new namespace never takes over "
 					     "or deletes an existing image; restore the ctrl.json that "
 					     "lists it, or remove it yourself", c->dir, name);
 		if (errno == ENOENT)
-			return nvmet_ctrl_why(c, -ENOENT, "%s/%s: missing; namespace %u needs an "
+			return ctrl_ctrl_why(c, -ENOENT, "%s/%s: missing; namespace %u needs an "
 					      "image of %llu bytes (restore it, or remove namespace %u "
 					      "from ctrl.json)", c->dir, name, nsid,
 					      (unsigned long long)size, nsid);
@@ -300,13 +300,13 @@ int nvmet_dir_image_open(struct ucmd_ctrl *c, uint32_t nsid, uint64_t size, bool
 	if (!ret) {
 		ret = store_file_open_fd(fd, create ? size : 0, sflags, st);
 		if (ret)
-			nvmet_ctrl_why(c, ret, "%s/%s: %s", c->dir, name, strerror(-ret));
+			ctrl_ctrl_why(c, ret, "%s/%s: %s", c->dir, name, strerror(-ret));
 		else
 			fd = -1;	/* the store owns it now */
 	}
 	/* An existing image is used at exactly its size, never resized to fit. */
 	if (!ret && (*st)->size != size) {
-		ret = nvmet_ctrl_why(c, -EUCLEAN,
+		ret = ctrl_ctrl_why(c, -EUCLEAN,
 				     "%s/%s is %llu bytes, namespace %u needs %llu: refusing to "
 				    "resize it", c->dir, name, (unsigned long long)(*st)->size, nsid,
 				    (unsigned long long)size);
@@ -322,7 +322,7 @@ int nvmet_dir_image_open(struct ucmd_ctrl *c, uint32_t nsid, uint64_t size, bool
 	return ret;
 }
 
-void nvmet_dir_image_remove(struct ucmd_ctrl *c, uint32_t nsid)
+void ctrl_dir_image_remove(struct ucmd_ctrl *c, uint32_t nsid)
 {
 	char name[32];
 
@@ -342,7 +342,7 @@ static bool is_image_name(const char *n)
 	return !strcmp(p, ".img");
 }
 
-bool nvmet_dir_find_image(struct ucmd_ctrl *c, char *buf, size_t len)
+bool ctrl_dir_find_image(struct ucmd_ctrl *c, char *buf, size_t len)
 {
 	int fd = openat(c->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = fd < 0 ? NULL : fdopendir(fd);
@@ -405,29 +405,29 @@ static int check_device(struct ucmd_ctrl *c, const char *path, int fd)
 	struct stat sb;
 
 	if (fstat(fd, &sb) < 0)
-		return nvmet_ctrl_why(c, -errno, "device path %s: fstat: %s", path, strerror(errno));
+		return ctrl_ctrl_why(c, -errno, "device path %s: fstat: %s", path, strerror(errno));
 	/* O_PATH|O_NOFOLLOW opens a trailing symlink itself */
 	if (S_ISLNK(sb.st_mode))
-		return nvmet_ctrl_why(c, -ELOOP, "device path %s is a symbolic link: refusing to "
+		return ctrl_ctrl_why(c, -ELOOP, "device path %s is a symbolic link: refusing to "
 				      "follow it", path);
 	if (!S_ISBLK(sb.st_mode))
-		return nvmet_ctrl_why(c, -ENOTBLK, "device path %s is not a block device: a device "
+		return ctrl_ctrl_why(c, -ENOTBLK, "device path %s is not a block device: a device "
 				      "namespace must be one (a file-backed namespace is the "
 				      "controller's own nsN.img)", path);
 	if (sb.st_uid != c->dir_uid && sb.st_uid != 0)
-		return nvmet_ctrl_why(c, -EPERM, "device path %s is owned by uid %u, not by the "
+		return ctrl_ctrl_why(c, -EPERM, "device path %s is owned by uid %u, not by the "
 				      "controller directory's owner (uid %u) or root", path,
 				      (unsigned)sb.st_uid, (unsigned)c->dir_uid);
 	return 0;
 }
 
-int nvmet_dir_device_open(struct ucmd_ctrl *c, const char *path, uint64_t size,
+int ctrl_dir_device_open(struct ucmd_ctrl *c, const char *path, uint64_t size,
 			  struct store **st)
 {
 	int fd, ret;
 
 	if (!canonical(path))
-		return nvmet_ctrl_why(c, -EINVAL, "device path '%s' is not absolute and canonical",
+		return ctrl_ctrl_why(c, -EINVAL, "device path '%s' is not absolute and canonical",
 				      path);
 	/*
 	 * The type is judged before anything is opened for I/O (opening some
@@ -439,9 +439,9 @@ int nvmet_dir_device_open(struct ucmd_ctrl *c, const char *path, uint64_t size,
 						: O_PATH);
 		if (fd < 0) {
 			if (fd == -ELOOP)
-				return nvmet_ctrl_why(c, fd, "device path %s goes through a symbolic "
+				return ctrl_ctrl_why(c, fd, "device path %s goes through a symbolic "
 						      "link: refusing to follow it", path);
-			return nvmet_ctrl_why(c, fd, "device path %s: %s", path, strerror(-fd));
+			return ctrl_ctrl_why(c, fd, "device path %s: %s", path, strerror(-fd));
 		}
 		ret = check_device(c, path, fd);
 		if (ret || !pass)
@@ -451,14 +451,14 @@ int nvmet_dir_device_open(struct ucmd_ctrl *c, const char *path, uint64_t size,
 	}
 	ret = store_device_open_fd(fd, size, c->p.read_only ? UCMD_STORE_RDONLY : 0, st);
 	if (ret) {
-		nvmet_ctrl_why(c, ret, "device path %s: %s%s", path, strerror(-ret),
+		ctrl_ctrl_why(c, ret, "device path %s: %s%s", path, strerror(-ret),
 			       ret == -ENOSPC ? " (smaller than the namespace; never extended)" : "");
 		close(fd);
 	}
 	return ret;
 }
 
-uint16_t nvmet_store_status(int err)
+uint16_t ctrl_store_status(int err)
 {
 	switch (err) {
 	case 0:

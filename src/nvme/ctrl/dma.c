@@ -22,20 +22,20 @@
 #define ST_XFER		(UCMD_GEN(NVME_SC_DATA_XFER_ERROR) | UCMD_DNR)
 #define PRPS_PER_PAGE	(UCMD_PAGE_SIZE / 8)
 
-void nvmet_iovs_init(struct nvmet_iovs *v)
+void ctrl_iovs_init(struct ctrl_iovs *v)
 {
 	memset(v, 0, sizeof(*v));
 }
 
-void nvmet_iovs_free(struct nvmet_iovs *v)
+void ctrl_iovs_free(struct ctrl_iovs *v)
 {
 	free(v->iov);
-	nvmet_iovs_init(v);
+	ctrl_iovs_init(v);
 }
 
-void nvmet_iovs_init_spare(struct ucmd_ctrl *c, struct nvmet_iovs *v)
+void ctrl_iovs_init_spare(struct ucmd_ctrl *c, struct ctrl_iovs *v)
 {
-	nvmet_iovs_init(v);
+	ctrl_iovs_init(v);
 	if (c->iov_spare) {
 		v->iov = c->iov_spare;
 		v->cap = c->iov_spare_cap;
@@ -43,18 +43,18 @@ void nvmet_iovs_init_spare(struct ucmd_ctrl *c, struct nvmet_iovs *v)
 	}
 }
 
-void nvmet_iovs_free_spare(struct ucmd_ctrl *c, struct nvmet_iovs *v)
+void ctrl_iovs_free_spare(struct ucmd_ctrl *c, struct ctrl_iovs *v)
 {
 	if (v->iov && !c->iov_spare) {
 		c->iov_spare = v->iov;
 		c->iov_spare_cap = v->cap;
-		nvmet_iovs_init(v);
+		ctrl_iovs_init(v);
 		return;
 	}
-	nvmet_iovs_free(v);
+	ctrl_iovs_free(v);
 }
 
-int nvmet_iovs_add(struct nvmet_iovs *v, void *base, size_t len)
+int ctrl_iovs_add(struct ctrl_iovs *v, void *base, size_t len)
 {
 	if (!len)
 		return 0;
@@ -80,19 +80,19 @@ int nvmet_iovs_add(struct nvmet_iovs *v, void *base, size_t len)
 	return 0;
 }
 
-static uint16_t add_host(struct ucmd_ctrl *c, struct nvmet_iovs *out, uint64_t addr, uint64_t len)
+static uint16_t add_host(struct ucmd_ctrl *c, struct ctrl_iovs *out, uint64_t addr, uint64_t len)
 {
 	void *p = c->dma->map(c->dma, addr, len);
 
 	if (!p)
 		return UCMD_GEN(NVME_SC_DATA_XFER_ERROR) | UCMD_DNR;
-	if (nvmet_iovs_add(out, p, len))
+	if (ctrl_iovs_add(out, p, len))
 		return UCMD_GEN(NVME_SC_INTERNAL);
 	return 0;
 }
 
 static uint16_t map_prp(struct ucmd_ctrl *c, uint64_t prp1, uint64_t prp2, uint64_t len,
-			struct nvmet_iovs *out)
+			struct ctrl_iovs *out)
 {
 	uint64_t chunk, rem = len;
 	uint16_t st;
@@ -161,7 +161,7 @@ static uint16_t map_prp(struct ucmd_ctrl *c, uint64_t prp1, uint64_t prp2, uint6
  * supported (SGLS bit 16 clear), so every data byte lands in host memory.
  */
 static uint16_t map_sgl(struct ucmd_ctrl *c, const struct ucmd_nvme_sgl_desc *first, uint64_t len,
-			struct nvmet_iovs *out)
+			struct ctrl_iovs *out)
 {
 	struct ucmd_nvme_sgl_desc d = *first;
 	const struct ucmd_nvme_sgl_desc *seg = NULL;
@@ -215,8 +215,8 @@ static uint16_t map_sgl(struct ucmd_ctrl *c, const struct ucmd_nvme_sgl_desc *fi
 	return 0;
 }
 
-static uint16_t map_data(struct ucmd_ctrl *c, struct nvmet_req *req, uint64_t len,
-			 struct nvmet_iovs *out)
+static uint16_t map_data(struct ucmd_ctrl *c, struct ctrl_req *req, uint64_t len,
+			 struct ctrl_iovs *out)
 {
 	if (!len)
 		return 0;
@@ -234,18 +234,18 @@ static uint16_t map_data(struct ucmd_ctrl *c, struct nvmet_req *req, uint64_t le
  * A PRP list or SGL can turn out bad after some entries were mapped: the
  * partial list is released here, so that no caller has to (and none leaks).
  */
-uint16_t nvmet_map_data(struct ucmd_ctrl *c, struct nvmet_req *req, uint64_t len,
-			struct nvmet_iovs *out)
+uint16_t ctrl_map_data(struct ucmd_ctrl *c, struct ctrl_req *req, uint64_t len,
+			struct ctrl_iovs *out)
 {
 	uint16_t st = map_data(c, req, len, out);
 
 	if (st)
-		nvmet_iovs_free(out);
+		ctrl_iovs_free(out);
 	return st;
 }
 
-static uint16_t map_meta(struct ucmd_ctrl *c, struct nvmet_req *req, uint64_t len,
-			 struct nvmet_iovs *out)
+static uint16_t map_meta(struct ucmd_ctrl *c, struct ctrl_req *req, uint64_t len,
+			 struct ctrl_iovs *out)
 {
 	uint8_t psdt = req->cmd.flags & UCMD_NVME_PSDT_MASK;
 
@@ -268,17 +268,17 @@ static uint16_t map_meta(struct ucmd_ctrl *c, struct nvmet_req *req, uint64_t le
 	return add_host(c, out, req->cmd.mptr, len);
 }
 
-uint16_t nvmet_map_meta(struct ucmd_ctrl *c, struct nvmet_req *req, uint64_t len,
-			struct nvmet_iovs *out)
+uint16_t ctrl_map_meta(struct ucmd_ctrl *c, struct ctrl_req *req, uint64_t len,
+			struct ctrl_iovs *out)
 {
 	uint16_t st = map_meta(c, req, len, out);
 
 	if (st)
-		nvmet_iovs_free(out);
+		ctrl_iovs_free(out);
 	return st;
 }
 
-uint16_t nvmet_iovs_copy_out(const struct nvmet_iovs *v, const void *buf, uint64_t len)
+uint16_t ctrl_iovs_copy_out(const struct ctrl_iovs *v, const void *buf, uint64_t len)
 {
 	const char *s = buf;
 
@@ -293,7 +293,7 @@ uint16_t nvmet_iovs_copy_out(const struct nvmet_iovs *v, const void *buf, uint64
 	return 0;
 }
 
-uint16_t nvmet_iovs_zero_from(const struct nvmet_iovs *v, uint64_t start)
+uint16_t ctrl_iovs_zero_from(const struct ctrl_iovs *v, uint64_t start)
 {
 	for (int i = 0; i < v->cnt; i++) {
 		size_t l = v->iov[i].iov_len;
@@ -309,7 +309,7 @@ uint16_t nvmet_iovs_zero_from(const struct nvmet_iovs *v, uint64_t start)
 	return 0;
 }
 
-uint16_t nvmet_iovs_copy_in(const struct nvmet_iovs *v, void *buf, uint64_t len)
+uint16_t ctrl_iovs_copy_in(const struct ctrl_iovs *v, void *buf, uint64_t len)
 {
 	char *d = buf;
 
@@ -324,34 +324,34 @@ uint16_t nvmet_iovs_copy_in(const struct nvmet_iovs *v, void *buf, uint64_t len)
 	return 0;
 }
 
-uint16_t nvmet_data_to_host(struct ucmd_ctrl *c, struct nvmet_req *req, const void *buf,
+uint16_t ctrl_data_to_host(struct ucmd_ctrl *c, struct ctrl_req *req, const void *buf,
 			    uint64_t len)
 {
-	struct nvmet_iovs v;
+	struct ctrl_iovs v;
 	uint16_t st;
 
-	nvmet_iovs_init(&v);
-	st = nvmet_map_data(c, req, len, &v);
+	ctrl_iovs_init(&v);
+	st = ctrl_map_data(c, req, len, &v);
 	if (!st)
-		st = nvmet_iovs_copy_out(&v, buf, len);
-	nvmet_iovs_free(&v);
+		st = ctrl_iovs_copy_out(&v, buf, len);
+	ctrl_iovs_free(&v);
 	return st;
 }
 
-uint16_t nvmet_data_from_host(struct ucmd_ctrl *c, struct nvmet_req *req, void *buf, uint64_t len)
+uint16_t ctrl_data_from_host(struct ucmd_ctrl *c, struct ctrl_req *req, void *buf, uint64_t len)
 {
-	struct nvmet_iovs v;
+	struct ctrl_iovs v;
 	uint16_t st;
 
-	nvmet_iovs_init(&v);
-	st = nvmet_map_data(c, req, len, &v);
+	ctrl_iovs_init(&v);
+	st = ctrl_map_data(c, req, len, &v);
 	if (!st)
-		st = nvmet_iovs_copy_in(&v, buf, len);
-	nvmet_iovs_free(&v);
+		st = ctrl_iovs_copy_in(&v, buf, len);
+	ctrl_iovs_free(&v);
 	return st;
 }
 
-int nvmet_iov_take(struct nvmet_iov_cursor *cur, uint64_t len, struct nvmet_iovs *dst)
+int ctrl_iov_take(struct ctrl_iov_cursor *cur, uint64_t len, struct ctrl_iovs *dst)
 {
 	while (len) {
 		const struct iovec *src;
@@ -363,7 +363,7 @@ int nvmet_iov_take(struct nvmet_iov_cursor *cur, uint64_t len, struct nvmet_iovs
 		n = src->iov_len - cur->off;
 		if (n > len)
 			n = len;
-		if (nvmet_iovs_add(dst, (char *)src->iov_base + cur->off, n))
+		if (ctrl_iovs_add(dst, (char *)src->iov_base + cur->off, n))
 			return -ENOMEM;
 		cur->off += n;
 		len -= n;
@@ -375,7 +375,7 @@ int nvmet_iov_take(struct nvmet_iov_cursor *cur, uint64_t len, struct nvmet_iovs
 	return 0;
 }
 
-int nvmet_store_xfer(struct store *st, const struct nvmet_iovs *v, uint64_t off, bool write,
+int ctrl_store_xfer(struct store *st, const struct ctrl_iovs *v, uint64_t off, bool write,
 		     bool fua)
 {
 	for (int i = 0; i < v->cnt; i += UCMD_IOV_CHUNK) {

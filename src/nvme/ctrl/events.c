@@ -10,7 +10,7 @@
 
 #include "ctrl_int.h"
 
-void nvmet_error_record(struct ucmd_ctrl *c, uint16_t sqid, uint16_t cid, uint16_t status,
+void ctrl_error_record(struct ucmd_ctrl *c, uint16_t sqid, uint16_t cid, uint16_t status,
 			uint32_t nsid, uint64_t lba)
 {
 	struct nvme_error_log_page *e = &c->errlog[c->error_count % UCMD_ERRLOG_ENTRIES];
@@ -26,13 +26,13 @@ void nvmet_error_record(struct ucmd_ctrl *c, uint16_t sqid, uint16_t cid, uint16
 	e->nsid = htole32(nsid);
 }
 
-void nvmet_aer_flush(struct ucmd_ctrl *c)
+void ctrl_aer_flush(struct ucmd_ctrl *c)
 {
 	unsigned i = 0;
 
 	while (c->aer_reqs && i < c->nr_aeq) {
-		struct nvmet_aer_event ev = c->aeq[i];
-		struct nvmet_req *r;
+		struct ctrl_aer_event ev = c->aeq[i];
+		struct ctrl_req *r;
 
 		if (c->aer_masked & (1u << ev.type)) {
 			i++;
@@ -45,22 +45,22 @@ void nvmet_aer_flush(struct ucmd_ctrl *c)
 		c->nr_aer_reqs--;
 		c->aer_masked |= 1u << ev.type;
 		r->dw0 = ev.type | (uint32_t)ev.info << 8 | (uint32_t)ev.lid << 16;
-		nvmet_post_req(c, r, 0);
+		ctrl_post_req(c, r, 0);
 	}
 }
 
-void nvmet_event(struct ucmd_ctrl *c, uint8_t type, uint8_t info, uint8_t lid)
+void ctrl_event(struct ucmd_ctrl *c, uint8_t type, uint8_t info, uint8_t lid)
 {
 	for (unsigned i = 0; i < c->nr_aeq; i++)
 		if (c->aeq[i].type == type && c->aeq[i].info == info)
 			goto flush;	/* already queued: one report is enough */
 	if (c->nr_aeq < UCMD_AEQ_MAX)
-		c->aeq[c->nr_aeq++] = (struct nvmet_aer_event){ type, info, lid };
+		c->aeq[c->nr_aeq++] = (struct ctrl_aer_event){ type, info, lid };
 flush:
-	nvmet_aer_flush(c);
+	ctrl_aer_flush(c);
 }
 
-void nvmet_event_unmask(struct ucmd_ctrl *c, uint8_t lid)
+void ctrl_event_unmask(struct ucmd_ctrl *c, uint8_t lid)
 {
 	switch (lid) {
 	case NVME_LOG_LID_ERROR: c->aer_masked &= ~(1u << NVME_AER_ERROR); break;
@@ -69,10 +69,10 @@ void nvmet_event_unmask(struct ucmd_ctrl *c, uint8_t lid)
 	case NVME_LOG_LID_ZNS_CHANGED_ZONES: c->aer_masked &= ~(1u << NVME_AER_NOTICE); break;
 	default: return;
 	}
-	nvmet_aer_flush(c);
+	ctrl_aer_flush(c);
 }
 
-void nvmet_ns_changed(struct ucmd_ctrl *c, uint32_t nsid)
+void ctrl_ns_changed(struct ucmd_ctrl *c, uint32_t nsid)
 {
 	for (unsigned i = 0; i < c->nr_changed_ns; i++)
 		if (c->changed_ns[i] == nsid)
@@ -84,5 +84,5 @@ void nvmet_ns_changed(struct ucmd_ctrl *c, uint32_t nsid)
 event:
 	/* Only when the host asked for Namespace Attribute Notices. */
 	if (c->cur.async_event & NVME_CTRL_OAES_NA)
-		nvmet_event(c, NVME_AER_NOTICE, NVME_AER_NOTICE_NS_CHANGED, NVME_LOG_LID_CHANGED_NS);
+		ctrl_event(c, NVME_AER_NOTICE, NVME_AER_NOTICE_NS_CHANGED, NVME_LOG_LID_CHANGED_NS);
 }

@@ -32,12 +32,12 @@ static int ev_bit(uint8_t type)
 }
 
 /* Bits of a placement identifier that name the reclaim group (RGIF) */
-static unsigned rgif(const struct nvmet_fdp *f)
+static unsigned rgif(const struct ctrl_fdp *f)
 {
 	return f->nrg <= 1 ? 0 : 32u - (unsigned)__builtin_clz(f->nrg - 1u);
 }
 
-static bool parse_pid(const struct nvmet_fdp *f, uint16_t pid, uint16_t *rg, uint16_t *ph)
+static bool parse_pid(const struct ctrl_fdp *f, uint16_t pid, uint16_t *rg, uint16_t *ph)
 {
 	unsigned b = rgif(f);
 
@@ -46,11 +46,11 @@ static bool parse_pid(const struct nvmet_fdp *f, uint16_t pid, uint16_t *rg, uin
 	return *rg < f->nrg && *ph < f->nruh;
 }
 
-_Static_assert(sizeof(((struct nvmet_ns *)0)->phndl) == UCMD_FDP_MAX_RUH * sizeof(uint16_t),
+_Static_assert(sizeof(((struct ctrl_ns *)0)->phndl) == UCMD_FDP_MAX_RUH * sizeof(uint16_t),
 	       "a placement handle list holds every handle");
 
 /* The namespace's placement handle ph as a reclaim unit handle of the group */
-static bool ns_ruh(const struct nvmet_fdp *f, const struct nvmet_ns *ns, uint16_t ph,
+static bool ns_ruh(const struct ctrl_fdp *f, const struct ctrl_ns *ns, uint16_t ph,
 		   uint16_t *ruh)
 {
 	if (!ns->nphndl)
@@ -62,21 +62,21 @@ static bool ns_ruh(const struct nvmet_fdp *f, const struct nvmet_ns *ns, uint16_
 	return *ruh < f->nruh;
 }
 
-static uint16_t ns_nph(const struct nvmet_fdp *f, const struct nvmet_ns *ns)
+static uint16_t ns_nph(const struct ctrl_fdp *f, const struct ctrl_ns *ns)
 {
 	return ns->nphndl ? ns->nphndl : f->nruh;
 }
 
-static uint16_t make_pid(const struct nvmet_fdp *f, uint16_t rg, uint16_t ph)
+static uint16_t make_pid(const struct ctrl_fdp *f, uint16_t rg, uint16_t ph)
 {
 	unsigned b = rgif(f);
 
 	return b ? (uint16_t)(rg << (16 - b) | ph) : ph;
 }
 
-int nvmet_fdp_setup(struct ucmd_ctrl *c, const struct ucmd_fdp_params *p)
+int ctrl_fdp_setup(struct ucmd_ctrl *c, const struct ucmd_fdp_params *p)
 {
-	struct nvmet_fdp *f;
+	struct ctrl_fdp *f;
 
 	if (!p->enable)
 		return 0;
@@ -92,7 +92,7 @@ int nvmet_fdp_setup(struct ucmd_ctrl *c, const struct ucmd_fdp_params *p)
 	if (f->nruh > UCMD_FDP_MAX_RUH || f->nrg > UCMD_FDP_MAX_RG || f->op_pct > 100 ||
 	    f->ru_size % 4096 || f->ru_size > (1ull << 30)) {
 		free(f);
-		return nvmet_ctrl_why(c, -EINVAL, "FDP: handles 1..%u, reclaim groups 1..%u, "
+		return ctrl_ctrl_why(c, -EINVAL, "FDP: handles 1..%u, reclaim groups 1..%u, "
 				      "reclaim unit a multiple of 4 KiB up to 1 GiB, "
 				      "overprovisioning 1..100%%", UCMD_FDP_MAX_RUH, UCMD_FDP_MAX_RG);
 	}
@@ -100,7 +100,7 @@ int nvmet_fdp_setup(struct ucmd_ctrl *c, const struct ucmd_fdp_params *p)
 	return 0;
 }
 
-void nvmet_fdp_free(struct ucmd_ctrl *c)
+void ctrl_fdp_free(struct ucmd_ctrl *c)
 {
 	free(c->fdp);
 	c->fdp = NULL;
@@ -109,8 +109,8 @@ void nvmet_fdp_free(struct ucmd_ctrl *c)
 static struct nvme_fdp_event *event_add(struct ucmd_ctrl *c, bool host, uint8_t type,
 					uint16_t owner)
 {
-	struct nvmet_fdp *f = c->fdp;
-	struct nvmet_fdp_event_ring *r = host ? &f->host_ev : &f->ctrl_ev;
+	struct ctrl_fdp *f = c->fdp;
+	struct ctrl_fdp_event_ring *r = host ? &f->host_ev : &f->ctrl_ev;
 	struct nvme_fdp_event *e;
 	uint64_t ms = realtime_ms();
 	int bit = ev_bit(type);
@@ -138,7 +138,7 @@ static struct nvme_fdp_event *event_add(struct ucmd_ctrl *c, bool host, uint8_t 
 
 static void on_realloc(void *arg, uint16_t owner, uint64_t lba, uint32_t nmoved)
 {
-	struct nvmet_ns *ns = arg;
+	struct ctrl_ns *ns = arg;
 	struct ucmd_ctrl *c = ns->fdp_ctrl;
 	struct nvme_fdp_event *e = event_add(c, false, NVME_FDP_EVENT_REALLOC, owner);
 	struct nvme_fdp_event_realloc r = { .flags = NVME_FDP_EVENT_REALLOC_F_LBAV };
@@ -152,9 +152,9 @@ static void on_realloc(void *arg, uint16_t owner, uint64_t lba, uint32_t nmoved)
 	memcpy(e->type_specific, &r, sizeof(r));
 }
 
-int nvmet_fdp_ns_init(struct ucmd_ctrl *c, struct nvmet_ns *ns)
+int ctrl_fdp_ns_init(struct ucmd_ctrl *c, struct ctrl_ns *ns)
 {
-	struct nvmet_fdp *f = c->fdp;
+	struct ctrl_fdp *f = c->fdp;
 	int ret;
 
 	if (!f || !f->enabled)
@@ -162,12 +162,12 @@ int nvmet_fdp_ns_init(struct ucmd_ctrl *c, struct nvmet_ns *ns)
 	ns->fdpm = calloc(1, sizeof(*ns->fdpm));
 	if (!ns->fdpm)
 		return -ENOMEM;
-	ret = fdp_media_init(ns->fdpm, ns->nsze, (uint32_t)(f->ru_size / nvmet_ns_ds(ns)), f->nruh,
+	ret = fdp_media_init(ns->fdpm, ns->nsze, (uint32_t)(f->ru_size / ctrl_ns_ds(ns)), f->nruh,
 			     f->nrg, f->op_pct, f->persistent);
 	if (ret) {
 		free(ns->fdpm);
 		ns->fdpm = NULL;
-		return ret == -EINVAL ? nvmet_ctrl_why(c, ret, "FDP: a namespace of at most %llu "
+		return ret == -EINVAL ? ctrl_ctrl_why(c, ret, "FDP: a namespace of at most %llu "
 						       "blocks", UCMD_FDP_MAX_BLOCKS) : ret;
 	}
 	ns->fdpm->realloc = on_realloc;
@@ -176,7 +176,7 @@ int nvmet_fdp_ns_init(struct ucmd_ctrl *c, struct nvmet_ns *ns)
 	return 0;
 }
 
-void nvmet_fdp_ns_free(struct nvmet_ns *ns)
+void ctrl_fdp_ns_free(struct ctrl_ns *ns)
 {
 	if (!ns->fdpm)
 		return;
@@ -185,16 +185,16 @@ void nvmet_fdp_ns_free(struct nvmet_ns *ns)
 	ns->fdpm = NULL;
 }
 
-void nvmet_fdp_ns_erase(struct ucmd_ctrl *c, struct nvmet_ns *ns)
+void ctrl_fdp_ns_erase(struct ucmd_ctrl *c, struct ctrl_ns *ns)
 {
 	struct fdp_media *m = ns->fdpm;
 
 	if (!m)
 		return;
 	/* a new block size gives the units a new number of blocks */
-	if (m->bpr != c->fdp->ru_size / nvmet_ns_ds(ns) || m->nlba != ns->nsze) {
-		nvmet_fdp_ns_free(ns);
-		if (nvmet_fdp_ns_init(c, ns))
+	if (m->bpr != c->fdp->ru_size / ctrl_ns_ds(ns) || m->nlba != ns->nsze) {
+		ctrl_fdp_ns_free(ns);
+		if (ctrl_fdp_ns_init(c, ns))
 			return;	/* no memory: the namespace goes on without a model */
 	} else {
 		fdp_media_reset(m);
@@ -210,17 +210,17 @@ void nvmet_fdp_ns_erase(struct ucmd_ctrl *c, struct nvmet_ns *ns)
 	}
 }
 
-static void count_media(struct ucmd_ctrl *c, struct nvmet_ns *ns)
+static void count_media(struct ucmd_ctrl *c, struct ctrl_ns *ns)
 {
-	uint64_t bs = nvmet_ns_ds(ns) + nvmet_ns_ms(ns);
+	uint64_t bs = ctrl_ns_ds(ns) + ctrl_ns_ms(ns);
 
 	c->fdp->mbmw += ns->fdpm->moved * bs;
-	c->fdp->gc_bytes += ns->fdpm->moved * nvmet_ns_ds(ns);
+	c->fdp->gc_bytes += ns->fdpm->moved * ctrl_ns_ds(ns);
 	c->fdp->mbe += ns->fdpm->erased * bs;
 	ns->fdpm->moved = ns->fdpm->erased = 0;
 }
 
-uint16_t nvmet_fdp_write_check(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t cdw12,
+uint16_t ctrl_fdp_write_check(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint32_t cdw12,
 			       uint32_t cdw13, uint32_t *stream)
 {
 	uint8_t dtype = (cdw12 >> 20) & 0xf;
@@ -245,30 +245,30 @@ uint16_t nvmet_fdp_write_check(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_
 	return 0;
 }
 
-void nvmet_fdp_write_commit(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t stream,
+void ctrl_fdp_write_commit(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint32_t stream,
 			    uint64_t slba, uint64_t nlb)
 {
 	if (!ns->fdpm)
 		return;
-	c->fdp->hbmw += nlb * (nvmet_ns_ds(ns) + nvmet_ns_ms(ns));
-	c->fdp->mbmw += nlb * (nvmet_ns_ds(ns) + nvmet_ns_ms(ns));
+	c->fdp->hbmw += nlb * (ctrl_ns_ds(ns) + ctrl_ns_ms(ns));
+	c->fdp->mbmw += nlb * (ctrl_ns_ds(ns) + ctrl_ns_ms(ns));
 	/* -ENOSPC cannot happen with the units the model sized for itself */
 	(void)fdp_media_write(ns->fdpm, stream, slba, nlb);
 	count_media(c, ns);
 }
 
-void nvmet_fdp_zeroes_commit(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t nlb)
+void ctrl_fdp_zeroes_commit(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint64_t nlb)
 {
 	/*
 	 * The NVM Command Set counts Write Zeroes among the host's writes; the
-	 * model keeps no copy of zeroes (nvmet_fdp_trim), so the media wrote
+	 * model keeps no copy of zeroes (ctrl_fdp_trim), so the media wrote
 	 * nothing.
 	 */
 	if (ns->fdpm)
-		c->fdp->hbmw += nlb * (nvmet_ns_ds(ns) + nvmet_ns_ms(ns));
+		c->fdp->hbmw += nlb * (ctrl_ns_ds(ns) + ctrl_ns_ms(ns));
 }
 
-void nvmet_fdp_trim(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t slba, uint64_t nlb)
+void ctrl_fdp_trim(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint64_t slba, uint64_t nlb)
 {
 	(void)c;
 	if (ns->fdpm)
@@ -280,10 +280,10 @@ void nvmet_fdp_trim(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t slba, uin
 #define CREATE_PHNDL_OFF	512
 #define ST_BAD_PHNDL_LIST	(UCMD_CMD(0x2a) | UCMD_DNR)
 
-uint16_t nvmet_fdp_phndl_check(struct ucmd_ctrl *c, const uint8_t *data, uint16_t *n,
+uint16_t ctrl_fdp_phndl_check(struct ucmd_ctrl *c, const uint8_t *data, uint16_t *n,
 			       uint16_t *list)
 {
-	const struct nvmet_fdp *f = c->fdp;
+	const struct ctrl_fdp *f = c->fdp;
 	uint8_t seen[UCMD_FDP_MAX_RUH] = { 0 };
 	uint16_t v;
 
@@ -308,7 +308,7 @@ uint16_t nvmet_fdp_phndl_check(struct ucmd_ctrl *c, const uint8_t *data, uint16_
 	return 0;
 }
 
-void nvmet_fdp_id_ctrl(struct ucmd_ctrl *c, struct nvme_id_ctrl *id)
+void ctrl_fdp_id_ctrl(struct ucmd_ctrl *c, struct nvme_id_ctrl *id)
 {
 	if (!c->fdp)
 		return;
@@ -318,12 +318,12 @@ void nvmet_fdp_id_ctrl(struct ucmd_ctrl *c, struct nvme_id_ctrl *id)
 
 /* ---- logs ---- */
 
-bool nvmet_fdp_is_log(uint8_t lid)
+bool ctrl_fdp_is_log(uint8_t lid)
 {
 	return lid >= NVME_LOG_LID_FDP_CONFIGS && lid <= NVME_LOG_LID_FDP_EVENTS;
 }
 
-void nvmet_fdp_supported_logs(struct ucmd_ctrl *c, uint32_t *lids)
+void ctrl_fdp_supported_logs(struct ucmd_ctrl *c, uint32_t *lids)
 {
 	if (!c->fdp)
 		return;
@@ -331,12 +331,12 @@ void nvmet_fdp_supported_logs(struct ucmd_ctrl *c, uint32_t *lids)
 		lids[lid] = htole32(1);
 }
 
-static size_t config_size(const struct nvmet_fdp *f)
+static size_t config_size(const struct ctrl_fdp *f)
 {
 	return sizeof(struct nvme_fdp_config_desc) + f->nruh * sizeof(struct nvme_fdp_ruh_desc);
 }
 
-static void log_configs(const struct nvmet_fdp *f, uint8_t *buf, size_t size)
+static void log_configs(const struct ctrl_fdp *f, uint8_t *buf, size_t size)
 {
 	struct nvme_fdp_config_log *l = (void *)buf;
 	struct nvme_fdp_config_desc *d = l->configs;
@@ -355,7 +355,7 @@ static void log_configs(const struct nvmet_fdp *f, uint8_t *buf, size_t size)
 						: NVME_FDP_RUHT_INITIALLY_ISOLATED;
 }
 
-static void log_usage(const struct nvmet_fdp *f, uint8_t *buf)
+static void log_usage(const struct ctrl_fdp *f, uint8_t *buf)
 {
 	struct nvme_fdp_ruhu_log *l = (void *)buf;
 
@@ -372,7 +372,7 @@ static void put128(uint8_t dst[16], uint64_t v)
 	memcpy(dst, &v, sizeof(v));
 }
 
-static void log_events(const struct nvmet_fdp_event_ring *r, uint8_t *buf)
+static void log_events(const struct ctrl_fdp_event_ring *r, uint8_t *buf)
 {
 	struct nvme_fdp_events_log *l = (void *)buf;
 
@@ -382,14 +382,14 @@ static void log_events(const struct nvmet_fdp_event_ring *r, uint8_t *buf)
 		l->events[i] = r->ev[(r->next + UCMD_FDP_EVENTS - r->n + i) % UCMD_FDP_EVENTS];
 }
 
-uint16_t nvmet_fdp_get_log(struct ucmd_ctrl *c, struct nvmet_req *req)
+uint16_t ctrl_fdp_get_log(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
-	struct nvmet_fdp *f = c->fdp;
+	struct ctrl_fdp *f = c->fdp;
 	uint8_t lid = req->cmd.cdw10 & 0xff, lsp = (req->cmd.cdw10 >> 8) & 0x7f;
 	uint16_t lsi = (uint16_t)(req->cmd.cdw11 >> 16);
 	uint64_t numd = ((uint64_t)(req->cmd.cdw11 & 0xffff) << 16 | (req->cmd.cdw10 >> 16)) + 1;
 	uint64_t len = numd * 4, off = (uint64_t)req->cmd.cdw13 << 32 | req->cmd.cdw12;
-	struct nvmet_iovs v;
+	struct ctrl_iovs v;
 	size_t size;
 	uint8_t *buf;
 	uint16_t st;
@@ -436,23 +436,23 @@ uint16_t nvmet_fdp_get_log(struct ucmd_ctrl *c, struct nvmet_req *req)
 	default:
 		log_events(lsp & LSP_HOST_EVENTS ? &f->host_ev : &f->ctrl_ev, buf);
 	}
-	nvmet_iovs_init(&v);
-	st = nvmet_map_data(c, req, len, &v);
+	ctrl_iovs_init(&v);
+	st = ctrl_map_data(c, req, len, &v);
 	if (!st) {
 		uint64_t n = size - off < len ? size - off : len;
 
-		st = nvmet_iovs_copy_out(&v, buf + off, n);
+		st = ctrl_iovs_copy_out(&v, buf + off, n);
 		if (!st)
-			st = nvmet_iovs_zero_from(&v, n);
+			st = ctrl_iovs_zero_from(&v, n);
 	}
-	nvmet_iovs_free(&v);
+	ctrl_iovs_free(&v);
 	free(buf);
 	return st;
 }
 
 /* ---- features ---- */
 
-bool nvmet_fdp_is_feature(uint8_t fid)
+bool ctrl_fdp_is_feature(uint8_t fid)
 {
 	return fid == NVME_FEAT_FID_FDP || fid == NVME_FEAT_FID_FDP_EVENTS;
 }
@@ -466,9 +466,9 @@ static bool ns_exist(struct ucmd_ctrl *c)
 }
 
 /* The handle of Feature 1Eh: PHNDL of an active namespace, as its RUH */
-static uint16_t events_handle(struct ucmd_ctrl *c, struct nvmet_req *req, uint16_t *ph)
+static uint16_t events_handle(struct ucmd_ctrl *c, struct ctrl_req *req, uint16_t *ph)
 {
-	struct nvmet_ns *ns = nvmet_ns_active(c, req->cmd.nsid);
+	struct ctrl_ns *ns = ctrl_ns_active(c, req->cmd.nsid);
 
 	if (!ns)
 		return ST_INVALID_NS;
@@ -477,9 +477,9 @@ static uint16_t events_handle(struct ucmd_ctrl *c, struct nvmet_req *req, uint16
 	return ns_ruh(c->fdp, ns, (uint16_t)(req->cmd.cdw11 & 0xffff), ph) ? 0 : ST_INVALID;
 }
 
-uint16_t nvmet_fdp_get_feature(struct ucmd_ctrl *c, struct nvmet_req *req)
+uint16_t ctrl_fdp_get_feature(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
-	struct nvmet_fdp *f = c->fdp;
+	struct ctrl_fdp *f = c->fdp;
 	uint8_t fid = req->cmd.cdw10 & 0xff, sel = (req->cmd.cdw10 >> 8) & 7;
 	struct nvme_fdp_supported_event_desc d[NR_EV_TYPES];
 	unsigned noet = (req->cmd.cdw11 >> 16) & 0xff, n;
@@ -507,12 +507,12 @@ uint16_t nvmet_fdp_get_feature(struct ucmd_ctrl *c, struct nvmet_req *req)
 		d[i].evta = sel == 1 ? 0 : (f->ev_mask[ph] >> i) & 1;
 	}
 	req->dw0 = n;
-	return nvmet_data_to_host(c, req, d, n * sizeof(d[0]));
+	return ctrl_data_to_host(c, req, d, n * sizeof(d[0]));
 }
 
-uint16_t nvmet_fdp_set_feature(struct ucmd_ctrl *c, struct nvmet_req *req)
+uint16_t ctrl_fdp_set_feature(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
-	struct nvmet_fdp *f = c->fdp;
+	struct ctrl_fdp *f = c->fdp;
 	uint8_t fid = req->cmd.cdw10 & 0xff, types[256], mask = 0;
 	unsigned noet = (req->cmd.cdw11 >> 16) & 0xff;
 	bool enable = req->cmd.cdw12 & 1;
@@ -536,14 +536,14 @@ uint16_t nvmet_fdp_set_feature(struct ucmd_ctrl *c, struct nvmet_req *req)
 		memset(&f->host_ev, 0, sizeof(f->host_ev));
 		memset(&f->ctrl_ev, 0, sizeof(f->ctrl_ev));
 		memset(f->ev_mask, 0, sizeof(f->ev_mask));
-		nvmet_persist(c);
+		ctrl_persist(c);
 		return 0;
 	}
 	if ((st = events_handle(c, req, &ph)))
 		return st;
 	if (!noet)
 		return ST_INVALID;
-	if ((st = nvmet_data_from_host(c, req, types, noet)))
+	if ((st = ctrl_data_from_host(c, req, types, noet)))
 		return st;
 	for (unsigned i = 0; i < noet; i++) {
 		int bit = ev_bit(types[i]);
@@ -561,14 +561,14 @@ uint16_t nvmet_fdp_set_feature(struct ucmd_ctrl *c, struct nvmet_req *req)
 
 /* ---- I/O Management ---- */
 
-uint16_t nvmet_fdp_io_mgmt_recv(struct ucmd_ctrl *c, struct nvmet_req *req)
+uint16_t ctrl_fdp_io_mgmt_recv(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
-	struct nvmet_ns *ns = nvmet_ns_active(c, req->cmd.nsid);
+	struct ctrl_ns *ns = ctrl_ns_active(c, req->cmd.nsid);
 	uint8_t mo = req->cmd.cdw10 & 0xff;
 	uint64_t len = ((uint64_t)req->cmd.cdw11 + 1) * 4;
-	struct nvmet_fdp *f = c->fdp;
+	struct ctrl_fdp *f = c->fdp;
 	struct nvme_fdp_ruh_status *hdr;
-	struct nvmet_iovs v;
+	struct ctrl_iovs v;
 	uint32_t nd;
 	size_t size;
 	uint16_t st;
@@ -596,26 +596,26 @@ uint16_t nvmet_fdp_io_mgmt_recv(struct ucmd_ctrl *c, struct nvmet_req *req)
 		hdr->ruhss[i].ruamw = htole64(fdp_media_ruamw(ns->fdpm,
 							      (uint32_t)rg * f->nruh + ruh));
 	}
-	nvmet_iovs_init(&v);
-	st = nvmet_map_data(c, req, len, &v);
+	ctrl_iovs_init(&v);
+	st = ctrl_map_data(c, req, len, &v);
 	if (!st) {
 		uint64_t n = size < len ? size : len;
 
-		st = nvmet_iovs_copy_out(&v, hdr, n);
+		st = ctrl_iovs_copy_out(&v, hdr, n);
 		if (!st)
-			st = nvmet_iovs_zero_from(&v, n);
+			st = ctrl_iovs_zero_from(&v, n);
 	}
-	nvmet_iovs_free(&v);
+	ctrl_iovs_free(&v);
 	free(hdr);
 	return st;
 }
 
-uint16_t nvmet_fdp_io_mgmt_send(struct ucmd_ctrl *c, struct nvmet_req *req)
+uint16_t ctrl_fdp_io_mgmt_send(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
-	struct nvmet_ns *ns = nvmet_ns_active(c, req->cmd.nsid);
+	struct ctrl_ns *ns = ctrl_ns_active(c, req->cmd.nsid);
 	uint8_t mo = req->cmd.cdw10 & 0xff;
 	uint32_t npid = (req->cmd.cdw10 >> 16) + 1;
-	struct nvmet_fdp *f = c->fdp;
+	struct ctrl_fdp *f = c->fdp;
 	uint16_t pids[UCMD_FDP_MAX_RUH * UCMD_FDP_MAX_RG], rg[UCMD_FDP_MAX_RUH * UCMD_FDP_MAX_RG];
 	uint16_t ph[UCMD_FDP_MAX_RUH * UCMD_FDP_MAX_RG], st;
 
@@ -627,7 +627,7 @@ uint16_t nvmet_fdp_io_mgmt_send(struct ucmd_ctrl *c, struct nvmet_req *req)
 		return UCMD_ST_FDP_DISABLED;
 	if (npid > (uint32_t)f->nrg * f->nruh)
 		return ST_INVALID;
-	if ((st = nvmet_data_from_host(c, req, pids, npid * sizeof(pids[0]))))
+	if ((st = ctrl_data_from_host(c, req, pids, npid * sizeof(pids[0]))))
 		return st;
 	/* all of them valid, or none is updated */
 	for (uint32_t i = 0; i < npid; i++)

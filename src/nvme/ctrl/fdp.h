@@ -81,13 +81,13 @@ uint64_t fdp_media_ruamw(const struct fdp_media *m, uint32_t s);
 /* Rebuild p2l and valid counts from l2p and the units; -EINVAL if inconsistent */
 int  fdp_media_rebuild(struct fdp_media *m);
 
-struct nvmet_fdp_event_ring {
+struct ctrl_fdp_event_ring {
 	struct nvme_fdp_event ev[UCMD_FDP_EVENTS];
 	uint32_t n, next;
 };
 
 /* The controller's endurance group 1 */
-struct nvmet_fdp {
+struct ctrl_fdp {
 	uint16_t nruh, nrg;
 	uint64_t ru_size;	/* bytes of data */
 	uint8_t op_pct;
@@ -97,61 +97,61 @@ struct nvmet_fdp {
 	/* data garbage collection moved over the group's life (log 09h MUW), bytes */
 	uint64_t gc_bytes;
 	uint8_t ev_mask[UCMD_FDP_MAX_RUH];	/* bit per supported event (fdp.c) */
-	struct nvmet_fdp_event_ring host_ev, ctrl_ev;
+	struct ctrl_fdp_event_ring host_ev, ctrl_ev;
 };
 
 /* fdp.c */
 /* The configuration a new controller gets from its params (0 ok, -EINVAL) */
-int  nvmet_fdp_setup(struct ucmd_ctrl *c, const struct ucmd_fdp_params *p);
-void nvmet_fdp_free(struct ucmd_ctrl *c);
+int  ctrl_fdp_setup(struct ucmd_ctrl *c, const struct ucmd_fdp_params *p);
+void ctrl_fdp_free(struct ucmd_ctrl *c);
 /* A namespace's media model, when FDP is enabled (create or load) */
-int  nvmet_fdp_ns_init(struct ucmd_ctrl *c, struct nvmet_ns *ns);
-void nvmet_fdp_ns_free(struct nvmet_ns *ns);
+int  ctrl_fdp_ns_init(struct ucmd_ctrl *c, struct ctrl_ns *ns);
+void ctrl_fdp_ns_free(struct ctrl_ns *ns);
 /* Format and sanitize erase the media: the units start again */
-void nvmet_fdp_ns_erase(struct ucmd_ctrl *c, struct nvmet_ns *ns);
+void ctrl_fdp_ns_erase(struct ucmd_ctrl *c, struct ctrl_ns *ns);
 /*
  * A write to [slba, slba + nlb) with CDW12/CDW13 as the command has them:
  * the stream it goes to, or the status (nothing written) for a placement
  * the controller cannot honour. fdp_write_commit counts it when it is done.
  */
-uint16_t nvmet_fdp_write_check(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t cdw12,
+uint16_t ctrl_fdp_write_check(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint32_t cdw12,
 			       uint32_t cdw13, uint32_t *stream);
-void nvmet_fdp_write_commit(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t stream,
+void ctrl_fdp_write_commit(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint32_t stream,
 			    uint64_t slba, uint64_t nlb);
 /* Write Zeroes that wrote (did not deallocate) nlb blocks: host bytes, no media */
-void nvmet_fdp_zeroes_commit(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t nlb);
-void nvmet_fdp_trim(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t slba, uint64_t nlb);
+void ctrl_fdp_zeroes_commit(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint64_t nlb);
+void ctrl_fdp_trim(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint64_t slba, uint64_t nlb);
 /*
  * Namespace Management Create's placement handle list (NPHNDLS, PHNDL in
  * the host software specified fields, data the 4 KiB structure): the list
  * the new namespace gets (n 0: every handle), or Invalid Placement Handle
  * List. Ignored without FDP enabled.
  */
-uint16_t nvmet_fdp_phndl_check(struct ucmd_ctrl *c, const uint8_t *data, uint16_t *n,
+uint16_t ctrl_fdp_phndl_check(struct ucmd_ctrl *c, const uint8_t *data, uint16_t *n,
 			       uint16_t *list);
 /* Identify */
-void nvmet_fdp_id_ctrl(struct ucmd_ctrl *c, struct nvme_id_ctrl *id);
+void ctrl_fdp_id_ctrl(struct ucmd_ctrl *c, struct nvme_id_ctrl *id);
 /* Get Log Page of LIDs 20h-23h (true), with the whole command */
-bool nvmet_fdp_is_log(uint8_t lid);
-uint16_t nvmet_fdp_get_log(struct ucmd_ctrl *c, struct nvmet_req *req);
-void nvmet_fdp_supported_logs(struct ucmd_ctrl *c, uint32_t *lids);
+bool ctrl_fdp_is_log(uint8_t lid);
+uint16_t ctrl_fdp_get_log(struct ucmd_ctrl *c, struct ctrl_req *req);
+void ctrl_fdp_supported_logs(struct ucmd_ctrl *c, uint32_t *lids);
 /* Features 1Dh and 1Eh */
-bool nvmet_fdp_is_feature(uint8_t fid);
-uint16_t nvmet_fdp_get_feature(struct ucmd_ctrl *c, struct nvmet_req *req);
-uint16_t nvmet_fdp_set_feature(struct ucmd_ctrl *c, struct nvmet_req *req);
+bool ctrl_fdp_is_feature(uint8_t fid);
+uint16_t ctrl_fdp_get_feature(struct ucmd_ctrl *c, struct ctrl_req *req);
+uint16_t ctrl_fdp_set_feature(struct ucmd_ctrl *c, struct ctrl_req *req);
 /* I/O Management Receive and Send */
-uint16_t nvmet_fdp_io_mgmt_recv(struct ucmd_ctrl *c, struct nvmet_req *req);
-uint16_t nvmet_fdp_io_mgmt_send(struct ucmd_ctrl *c, struct nvmet_req *req);
+uint16_t ctrl_fdp_io_mgmt_recv(struct ucmd_ctrl *c, struct ctrl_req *req);
+uint16_t ctrl_fdp_io_mgmt_send(struct ucmd_ctrl *c, struct ctrl_req *req);
 
 /* fdp_persist.c: the endurance group in ctrl.json, the models in nsN.fdp */
 struct json_object;
-struct json_object *nvmet_fdp_json(struct ucmd_ctrl *c);
-int  nvmet_fdp_load(struct ucmd_ctrl *c, struct json_object *o);
+struct json_object *ctrl_fdp_json(struct ucmd_ctrl *c);
+int  ctrl_fdp_load(struct ucmd_ctrl *c, struct json_object *o);
 /* persist_check.c's part: the "fdp" object of a ctrl.json */
-int  nvmet_fdp_check_json(struct json_object *o, struct json_object *namespaces, char *why,
+int  ctrl_fdp_check_json(struct json_object *o, struct json_object *namespaces, char *why,
 			  size_t len);
-int  nvmet_fdp_save_models(struct ucmd_ctrl *c);
-int  nvmet_fdp_load_model(struct ucmd_ctrl *c, struct nvmet_ns *ns);
-void nvmet_fdp_remove_model(struct ucmd_ctrl *c, uint32_t nsid);
+int  ctrl_fdp_save_models(struct ucmd_ctrl *c);
+int  ctrl_fdp_load_model(struct ucmd_ctrl *c, struct ctrl_ns *ns);
+void ctrl_fdp_remove_model(struct ucmd_ctrl *c, uint32_t nsid);
 
 #endif /* UCMD_NVME_CTRL_FDP_H */

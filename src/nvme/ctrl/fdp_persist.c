@@ -52,7 +52,7 @@ static void add_u64(json_object *o, const char *k, uint64_t v)
 static int why(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* An event ring as hex strings of 64-byte events, oldest first */
-static json_object *events_json(const struct nvmet_fdp_event_ring *r)
+static json_object *events_json(const struct ctrl_fdp_event_ring *r)
 {
 	json_object *a = json_object_new_array();
 	char hex[2 * sizeof(struct nvme_fdp_event) + 1];
@@ -101,7 +101,7 @@ static int check_events(json_object *o, const char *k, char *w, size_t wl)
 	return 0;
 }
 
-static void events_load(json_object *o, const char *k, struct nvmet_fdp_event_ring *r)
+static void events_load(json_object *o, const char *k, struct ctrl_fdp_event_ring *r)
 {
 	json_object *a;
 
@@ -115,9 +115,9 @@ static void events_load(json_object *o, const char *k, struct nvmet_fdp_event_ri
 	r->next = r->n % UCMD_FDP_EVENTS;
 }
 
-json_object *nvmet_fdp_json(struct ucmd_ctrl *c)
+json_object *ctrl_fdp_json(struct ucmd_ctrl *c)
 {
-	struct nvmet_fdp *f = c->fdp;
+	struct ctrl_fdp *f = c->fdp;
 	json_object *o = json_object_new_object(), *m = json_object_new_array();
 
 	add_u64(o, "nruh", f->nruh);
@@ -180,7 +180,7 @@ static int want_u64(json_object *o, const char *k, uint64_t min, uint64_t max, u
 	return 0;
 }
 
-int nvmet_fdp_check_json(json_object *o, json_object *nss, char *w, size_t wl)
+int ctrl_fdp_check_json(json_object *o, json_object *nss, char *w, size_t wl)
 {
 	static const char *const keys[] = { "nruh", "nrg", "ru_size", "op_pct", "persistent",
 		"enabled", "hbmw", "mbmw", "mbe", "gc_bytes", "event_filters", "host_events",
@@ -238,7 +238,7 @@ int nvmet_fdp_check_json(json_object *o, json_object *nss, char *w, size_t wl)
 		uint8_t lbaf = (uint8_t)get_u64(ns, "lbaf");
 		uint32_t nru;
 
-		if (fdp_media_geometry(nsze, (uint32_t)(ru / nvmet_lbaf_ds(lbaf)), (uint16_t)nruh,
+		if (fdp_media_geometry(nsze, (uint32_t)(ru / ctrl_lbaf_ds(lbaf)), (uint16_t)nruh,
 				       (uint16_t)nrg, (uint8_t)op, get_bool(o, "persistent"), &nru))
 			return why(w, wl, "namespaces[%zu] is past what the media model holds "
 				   "(%llu blocks)", i, UCMD_FDP_MAX_BLOCKS);
@@ -246,9 +246,9 @@ int nvmet_fdp_check_json(json_object *o, json_object *nss, char *w, size_t wl)
 	return 0;
 }
 
-int nvmet_fdp_load(struct ucmd_ctrl *c, json_object *o)
+int ctrl_fdp_load(struct ucmd_ctrl *c, json_object *o)
 {
-	struct nvmet_fdp *f = calloc(1, sizeof(*f));
+	struct ctrl_fdp *f = calloc(1, sizeof(*f));
 	json_object *a;
 
 	if (!f)
@@ -288,12 +288,12 @@ static size_t model_size(const struct fdp_media *m)
 }
 
 /* A namespace whose data outlives the process: its model does too */
-static bool kept(const struct ucmd_ctrl *c, const struct nvmet_ns *ns)
+static bool kept(const struct ucmd_ctrl *c, const struct ctrl_ns *ns)
 {
 	return c->dir && ns->fdpm && ns->kind != UCMD_NS_STORE_RAM;
 }
 
-static int save_model(struct ucmd_ctrl *c, const struct nvmet_ns *ns)
+static int save_model(struct ucmd_ctrl *c, const struct ctrl_ns *ns)
 {
 	const struct fdp_media *m = ns->fdpm;
 	size_t len = model_size(m);
@@ -322,12 +322,12 @@ static int save_model(struct ucmd_ctrl *c, const struct nvmet_ns *ns)
 	memcpy(p, m->l2p, m->nlba * sizeof(uint32_t));
 	h->crc = crc32c(0, buf + sizeof(*h), len - sizeof(*h));
 	model_name(name, sizeof(name), ns->nsid);
-	ret = nvmet_write_atomic(c, name, buf, len);
+	ret = ctrl_write_atomic(c, name, buf, len);
 	free(buf);
 	return ret;
 }
 
-int nvmet_fdp_save_models(struct ucmd_ctrl *c)
+int ctrl_fdp_save_models(struct ucmd_ctrl *c)
 {
 	int ret = 0;
 
@@ -355,7 +355,7 @@ static int read_all(int fd, uint8_t *buf, size_t len)
 }
 
 /* 0 when the file's model is now ns's; else the model stays empty */
-static int load_file(struct ucmd_ctrl *c, struct nvmet_ns *ns)
+static int load_file(struct ucmd_ctrl *c, struct ctrl_ns *ns)
 {
 	struct fdp_media *m = ns->fdpm;
 	size_t len = model_size(m);
@@ -367,7 +367,7 @@ static int load_file(struct ucmd_ctrl *c, struct nvmet_ns *ns)
 	if (!buf)
 		return -ENOMEM;
 	model_name(name, sizeof(name), ns->nsid);
-	ret = nvmet_dir_open_file(c, name, O_RDONLY, &fd);
+	ret = ctrl_dir_open_file(c, name, O_RDONLY, &fd);
 	if (!ret) {
 		ret = read_all(fd, buf, len);
 		close(fd);
@@ -398,7 +398,7 @@ static int load_file(struct ucmd_ctrl *c, struct nvmet_ns *ns)
 	return ret;
 }
 
-int nvmet_fdp_load_model(struct ucmd_ctrl *c, struct nvmet_ns *ns)
+int ctrl_fdp_load_model(struct ucmd_ctrl *c, struct ctrl_ns *ns)
 {
 	if (!kept(c, ns))
 		return 0;
@@ -410,7 +410,7 @@ int nvmet_fdp_load_model(struct ucmd_ctrl *c, struct nvmet_ns *ns)
 	return 0;
 }
 
-void nvmet_fdp_remove_model(struct ucmd_ctrl *c, uint32_t nsid)
+void ctrl_fdp_remove_model(struct ucmd_ctrl *c, uint32_t nsid)
 {
 	char name[32];
 

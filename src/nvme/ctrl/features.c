@@ -37,7 +37,7 @@ static const struct {
 	[NVME_FEAT_FID_IOCS_PROFILE] = { true, false },
 };
 
-void nvmet_features_defaults(struct nvmet_feat_vals *f)
+void ctrl_features_defaults(struct ctrl_feat_vals *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->arbitration = 0;		/* burst 1, round robin */
@@ -46,7 +46,7 @@ void nvmet_features_defaults(struct nvmet_feat_vals *f)
 	f->tmpth_under = 0;
 }
 
-uint8_t nvmet_critical_warning(struct ucmd_ctrl *c)
+uint8_t ctrl_critical_warning(struct ucmd_ctrl *c)
 {
 	uint8_t w = 0;
 
@@ -62,7 +62,7 @@ static uint64_t timestamp_ms(struct ucmd_ctrl *c)
 	return (c->ts_set ? c->ts_host_ms : 0) + (ktime_get_ns() - since) / 1000000ull;
 }
 
-static uint16_t get_value(struct ucmd_ctrl *c, const struct nvmet_feat_vals *f, uint8_t fid,
+static uint16_t get_value(struct ucmd_ctrl *c, const struct ctrl_feat_vals *f, uint8_t fid,
 			  uint32_t cdw11, uint32_t *dw0)
 {
 	switch (fid) {
@@ -93,7 +93,7 @@ static uint16_t get_value(struct ucmd_ctrl *c, const struct nvmet_feat_vals *f, 
  * name the vector (every queue's, 0 to qmax, Invalid Field past them),
  * bit 16 its Coalescing Disable. Not saveable; the default is 0.
  */
-static uint16_t irq_config(struct ucmd_ctrl *c, struct nvmet_req *req, bool set, uint8_t sel)
+static uint16_t irq_config(struct ucmd_ctrl *c, struct ctrl_req *req, bool set, uint8_t sel)
 {
 	uint32_t iv = req->cmd.cdw11 & 0xffff;
 
@@ -105,13 +105,13 @@ static uint16_t irq_config(struct ucmd_ctrl *c, struct nvmet_req *req, bool set,
 	return 0;
 }
 
-uint16_t nvmet_admin_get_features(struct ucmd_ctrl *c, struct nvmet_req *req)
+uint16_t ctrl_admin_get_features(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
 	uint8_t fid = req->cmd.cdw10 & 0xff, sel = (req->cmd.cdw10 >> 8) & 7;
-	struct nvmet_feat_vals dflt;
+	struct ctrl_feat_vals dflt;
 
-	if (nvmet_fdp_is_feature(fid) && c->fdp)
-		return nvmet_fdp_get_feature(c, req);
+	if (ctrl_fdp_is_feature(fid) && c->fdp)
+		return ctrl_fdp_get_feature(c, req);
 	if (!feats[fid].supported || sel > SEL_SUPPORTED)
 		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
 	if (sel == SEL_SUPPORTED) {
@@ -127,9 +127,9 @@ uint16_t nvmet_admin_get_features(struct ucmd_ctrl *c, struct nvmet_req *req)
 		memcpy(ts.timestamp, &ms, sizeof(ts.timestamp));
 		/* Origin 001b when the host set it; the clock keeps running. */
 		ts.attr = (sel == SEL_CURRENT && c->ts_set) ? (1 << 1) : 0;
-		return nvmet_data_to_host(c, req, &ts, sizeof(ts));
+		return ctrl_data_to_host(c, req, &ts, sizeof(ts));
 	}
-	nvmet_features_defaults(&dflt);
+	ctrl_features_defaults(&dflt);
 	switch (sel) {
 	case SEL_DEFAULT:
 		if (fid == NVME_FEAT_FID_NUM_QUEUES) {
@@ -145,7 +145,7 @@ uint16_t nvmet_admin_get_features(struct ucmd_ctrl *c, struct nvmet_req *req)
 	}
 }
 
-static uint16_t set_value(struct ucmd_ctrl *c, struct nvmet_feat_vals *f, uint8_t fid, uint32_t v)
+static uint16_t set_value(struct ucmd_ctrl *c, struct ctrl_feat_vals *f, uint8_t fid, uint32_t v)
 {
 	switch (fid) {
 	case NVME_FEAT_FID_ARBITRATION: f->arbitration = v; break;
@@ -186,7 +186,7 @@ static uint16_t set_value(struct ucmd_ctrl *c, struct nvmet_feat_vals *f, uint8_
 	return 0;
 }
 
-static uint16_t set_num_queues(struct ucmd_ctrl *c, struct nvmet_req *req)
+static uint16_t set_num_queues(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
 	uint32_t nsqr = req->cmd.cdw11 & 0xffff, ncqr = req->cmd.cdw11 >> 16;
 
@@ -201,15 +201,15 @@ static uint16_t set_num_queues(struct ucmd_ctrl *c, struct nvmet_req *req)
 	return 0;
 }
 
-uint16_t nvmet_admin_set_features(struct ucmd_ctrl *c, struct nvmet_req *req)
+uint16_t ctrl_admin_set_features(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
 	uint8_t fid = req->cmd.cdw10 & 0xff;
 	bool save = req->cmd.cdw10 & (1u << 31);
 	uint16_t st;
 
-	if (nvmet_fdp_is_feature(fid) && c->fdp)
+	if (ctrl_fdp_is_feature(fid) && c->fdp)
 		return save ? UCMD_CMD(NVME_SC_FEATURE_NOT_SAVEABLE) | UCMD_DNR
-			    : nvmet_fdp_set_feature(c, req);
+			    : ctrl_fdp_set_feature(c, req);
 	if (!feats[fid].supported)
 		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
 	if (save && !feats[fid].saveable)
@@ -222,7 +222,7 @@ uint16_t nvmet_admin_set_features(struct ucmd_ctrl *c, struct nvmet_req *req)
 		struct nvme_timestamp ts;
 		uint64_t ms = 0;
 
-		st = nvmet_data_from_host(c, req, &ts, sizeof(ts));
+		st = ctrl_data_from_host(c, req, &ts, sizeof(ts));
 		if (st)
 			return st;
 		memcpy(&ms, ts.timestamp, sizeof(ts.timestamp));
@@ -236,11 +236,11 @@ uint16_t nvmet_admin_set_features(struct ucmd_ctrl *c, struct nvmet_req *req)
 		return st;
 	if (save) {
 		set_value(c, &c->saved, fid, req->cmd.cdw11);
-		nvmet_persist(c);
+		ctrl_persist(c);
 	}
-	if (fid == NVME_FEAT_FID_TEMP_THRESH && (nvmet_critical_warning(c) & NVME_SMART_CRIT_TEMPERATURE) &&
+	if (fid == NVME_FEAT_FID_TEMP_THRESH && (ctrl_critical_warning(c) & NVME_SMART_CRIT_TEMPERATURE) &&
 	    (c->cur.async_event & NVME_SMART_CRIT_TEMPERATURE))
-		nvmet_event(c, NVME_AER_SMART, NVME_AER_SMART_TEMPERATURE_THRESHOLD,
+		ctrl_event(c, NVME_AER_SMART, NVME_AER_SMART_TEMPERATURE_THRESHOLD,
 			    NVME_LOG_LID_SMART);
 	return 0;
 }

@@ -39,21 +39,21 @@ static int download_save(struct ucmd_ctrl *c)
 {
 	if (!c->dir || c->p.read_only)
 		return 0;
-	return nvmet_write_atomic(c, DOWNLOAD_NAME, c->fw.img, c->fw.img_len);
+	return ctrl_write_atomic(c, DOWNLOAD_NAME, c->fw.img, c->fw.img_len);
 }
 
-void nvmet_fw_discard(struct ucmd_ctrl *c)
+void ctrl_fw_discard(struct ucmd_ctrl *c)
 {
 	c->fw.img_len = 0;
 	if (c->dir && !c->p.read_only)
 		unlinkat(c->dirfd, DOWNLOAD_NAME, 0);
 }
 
-int nvmet_fw_load_download(struct ucmd_ctrl *c)
+int ctrl_fw_load_download(struct ucmd_ctrl *c)
 {
 	struct stat st;
 	ssize_t n;
-	int fd, ret = nvmet_dir_open_file(c, DOWNLOAD_NAME, O_RDONLY, &fd);
+	int fd, ret = ctrl_dir_open_file(c, DOWNLOAD_NAME, O_RDONLY, &fd);
 
 	if (ret == -ENOENT)
 		return 0;
@@ -75,7 +75,7 @@ int nvmet_fw_load_download(struct ucmd_ctrl *c)
 #define ST_SLOT		(UCMD_CMD(NVME_SC_FIRMWARE_SLOT) | UCMD_DNR)
 #define ST_IMAGE	(UCMD_CMD(NVME_SC_FIRMWARE_IMAGE) | UCMD_DNR)
 
-uint16_t nvmet_admin_fw_download(struct ucmd_ctrl *c, struct nvmet_req *req)
+uint16_t ctrl_admin_fw_download(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
 	uint64_t len = ((uint64_t)req->cmd.cdw10 + 1) * 4, off = (uint64_t)req->cmd.cdw11 * 4;
 	uint16_t st;
@@ -88,12 +88,12 @@ uint16_t nvmet_admin_fw_download(struct ucmd_ctrl *c, struct nvmet_req *req)
 		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
 	if (!c->fw.img && !(c->fw.img = malloc(UCMD_FW_MAX_IMAGE)))
 		return UCMD_GEN(NVME_SC_INTERNAL);
-	st = nvmet_data_from_host(c, req, c->fw.img + off, len);
+	st = ctrl_data_from_host(c, req, c->fw.img + off, len);
 	if (st)
 		return st;
 	c->fw.img_len = (uint32_t)(off + len);
 	if (download_save(c)) {
-		nvmet_fw_discard(c);
+		ctrl_fw_discard(c);
 		return UCMD_GEN(NVME_SC_INTERNAL);
 	}
 	return 0;
@@ -127,7 +127,7 @@ static int store_image(struct ucmd_ctrl *c, uint8_t slot)
 
 	if (c->dir) {
 		snprintf(name, sizeof(name), "fw%u.img", slot);
-		return nvmet_write_atomic(c, name, c->fw.img, c->fw.img_len);
+		return ctrl_write_atomic(c, name, c->fw.img, c->fw.img_len);
 	}
 	copy = malloc(c->fw.img_len);
 	if (!copy)
@@ -161,7 +161,7 @@ static uint8_t choose_slot(struct ucmd_ctrl *c)
 	return c->fw.active == 2 ? 3 : 2;
 }
 
-uint16_t nvmet_admin_fw_commit(struct ucmd_ctrl *c, struct nvmet_req *req)
+uint16_t ctrl_admin_fw_commit(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
 	uint32_t dw10 = req->cmd.cdw10, flags = 0;
 	uint8_t slot = (uint8_t)FS(dw10), ca = (uint8_t)CA(dw10);
@@ -188,11 +188,11 @@ uint16_t nvmet_admin_fw_commit(struct ucmd_ctrl *c, struct nvmet_req *req)
 		memcpy(c->fw.rev[slot], rev, sizeof(rev));
 		c->fw.flags[slot] = flags;
 		/* the download buffer is consumed: the next image starts afresh */
-		nvmet_fw_discard(c);
+		ctrl_fw_discard(c);
 		if (c->fw.next == slot)
 			c->fw.next = 0;	/* the image it named is gone */
 		if (ca == NVME_FW_COMMIT_CA_REPLACE) {
-			nvmet_persist(c);
+			ctrl_persist(c);
 			return 0;
 		}
 	} else {
@@ -206,32 +206,32 @@ uint16_t nvmet_admin_fw_commit(struct ucmd_ctrl *c, struct nvmet_req *req)
 		if (c->fw.flags[slot] & UCMD_FW_NEEDS_CONV) {
 			c->fw.next = slot;
 			c->fw.next_conv = true;
-			nvmet_persist(c);
+			ctrl_persist(c);
 			return UCMD_CMD(NVME_SC_FW_NEEDS_CONV_RESET);
 		}
 		activate(c, slot);
-		nvmet_persist(c);
+		ctrl_persist(c);
 		return 0;
 	}
 	c->fw.next = slot;
 	c->fw.next_conv = (c->fw.flags[slot] & UCMD_FW_NEEDS_CONV) != 0;
-	nvmet_persist(c);
+	ctrl_persist(c);
 	return 0;
 }
 
-void nvmet_fw_reset(struct ucmd_ctrl *c, bool conventional)
+void ctrl_fw_reset(struct ucmd_ctrl *c, bool conventional)
 {
 	/* a reset discards a download that was not committed */
 	if (c->fw.img_len)
-		nvmet_fw_discard(c);
+		ctrl_fw_discard(c);
 	if (!c->fw.next || (c->fw.next_conv && !conventional))
 		return;
 	activate(c, c->fw.next);
 	if (!c->p.read_only)
-		nvmet_persist(c);
+		ctrl_persist(c);
 }
 
-void nvmet_log_fw(struct ucmd_ctrl *c, struct nvme_firmware_slot *f)
+void ctrl_log_fw(struct ucmd_ctrl *c, struct nvme_firmware_slot *f)
 {
 	f->afi = (uint8_t)(c->fw.active | (c->fw.next << 4));
 	for (unsigned s = 1; s <= UCMD_FW_SLOTS; s++) {
@@ -244,7 +244,7 @@ void nvmet_log_fw(struct ucmd_ctrl *c, struct nvme_firmware_slot *f)
 	}
 }
 
-void nvmet_fw_free(struct ucmd_ctrl *c)
+void ctrl_fw_free(struct ucmd_ctrl *c)
 {
 	free(c->fw.img);
 	for (unsigned s = 0; s <= UCMD_FW_SLOTS; s++)

@@ -79,14 +79,14 @@ static void id_ctrl(struct ucmd_ctrl *c, struct nvme_id_ctrl *id)
 	/* SGLs without alignment requirement; MPTR may be an SGL. */
 	id->sgls = htole32(1 | NVME_CTRL_SGLS_MPTR_SGL);
 	id->mnan = htole32(UCMD_MAX_NS);
-	nvmet_id_ctrl_capacity(c, id);
+	ctrl_id_ctrl_capacity(c, id);
 	/* Per directory, made at creation (ctrl.c) and kept in ctrl.json */
 	snprintf(id->subnqn, sizeof(id->subnqn), "%s", c->subnqn);
 	id->psd[0].mp = htole16(2500);	/* 25 W, in 0.01 W */
-	nvmet_fdp_id_ctrl(c, id);
+	ctrl_fdp_id_ctrl(c, id);
 }
 
-static void id_ns_desc(const struct nvmet_ns *ns, uint8_t *buf)
+static void id_ns_desc(const struct ctrl_ns *ns, uint8_t *buf)
 {
 	struct nvme_ns_id_desc *d = (void *)buf;
 	uint8_t csi = NVME_CSI_NVM;
@@ -118,7 +118,7 @@ static void id_ns_desc(const struct nvmet_ns *ns, uint8_t *buf)
 static void nvm_id_ns(struct nvme_nvm_id_ns *id)
 {
 	for (unsigned i = 0; i < UCMD_NR_LBAF; i++)
-		id->elbaf[i] = htole32((uint32_t)nvmet_lbaf_pif((uint8_t)i) << 7);
+		id->elbaf[i] = htole32((uint32_t)ctrl_lbaf_pif((uint8_t)i) << 7);
 }
 
 /* csi < 0: every command set */
@@ -137,7 +137,7 @@ static uint16_t ns_list(struct ucmd_ctrl *c, uint32_t nsid, bool allocated, int 
 	return 0;
 }
 
-uint16_t nvmet_admin_identify(struct ucmd_ctrl *c, struct nvmet_req *req)
+uint16_t ctrl_admin_identify(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
 	uint8_t cns = req->cmd.cdw10 & 0xff;
 	uint8_t csi = req->cmd.cdw11 >> 24;
@@ -156,7 +156,7 @@ uint16_t nvmet_admin_identify(struct ucmd_ctrl *c, struct nvmet_req *req)
 		struct nvme_zns_id_ctrl zns_ctrl;
 		uint16_t eglist[2048];	/* Endurance Group List */
 	} u;
-	struct nvmet_ns *ns;
+	struct ctrl_ns *ns;
 	uint16_t st = 0;
 
 	_Static_assert(sizeof(u) == 4096, "identify data is 4 KiB");
@@ -168,18 +168,18 @@ uint16_t nvmet_admin_identify(struct ucmd_ctrl *c, struct nvmet_req *req)
 	switch (cns) {
 	case NVME_IDENTIFY_CNS_NS:
 		if (nsid == NSID_ALL)
-			nvmet_ns_fill_id(c, NULL, &u.ns);
+			ctrl_ns_fill_id(c, NULL, &u.ns);
 		else if (!valid_nsid)
 			st = UCMD_GEN(NVME_SC_INVALID_NS) | UCMD_DNR;
 		else if (ns && ns->attached)
-			nvmet_ns_fill_id(c, ns, &u.ns);
+			ctrl_ns_fill_id(c, ns, &u.ns);
 		/* an inactive nsid returns zeros */
 		break;
 	case NVME_IDENTIFY_CNS_ALLOCATED_NS:
 		if (!valid_nsid)
 			st = UCMD_GEN(NVME_SC_INVALID_NS) | UCMD_DNR;
 		else if (ns)
-			nvmet_ns_fill_id(c, ns, &u.ns);
+			ctrl_ns_fill_id(c, ns, &u.ns);
 		break;
 	case NVME_IDENTIFY_CNS_CTRL:
 		id_ctrl(c, &u.ctrl);
@@ -204,7 +204,7 @@ uint16_t nvmet_admin_identify(struct ucmd_ctrl *c, struct nvmet_req *req)
 	case NVME_IDENTIFY_CNS_CSI_NS:
 		if (csi == NVME_CSI_ZNS && nsid != NSID_ALL && valid_nsid && ns && ns->zoned) {
 			if (ns->attached)
-				nvmet_zns_id_ns(c, ns, &u.zns_ns);
+				ctrl_zns_id_ns(c, ns, &u.zns_ns);
 			break;
 		}
 		if (csi != NVME_CSI_NVM)
@@ -216,7 +216,7 @@ uint16_t nvmet_admin_identify(struct ucmd_ctrl *c, struct nvmet_req *req)
 		break;
 	case NVME_IDENTIFY_CNS_CSI_CTRL:
 		if (csi == NVME_CSI_ZNS) {
-			nvmet_zns_id_ctrl(c, &u.zns_ctrl);
+			ctrl_zns_id_ctrl(c, &u.zns_ctrl);
 			break;
 		}
 		if (csi != NVME_CSI_NVM) {
@@ -259,7 +259,7 @@ uint16_t nvmet_admin_identify(struct ucmd_ctrl *c, struct nvmet_req *req)
 			st = UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
 			break;
 		}
-		nvmet_ns_fill_id(c, NULL, &u.ns);
+		ctrl_ns_fill_id(c, NULL, &u.ns);
 		break;
 	case NVME_IDENTIFY_CNS_CSI_NS_USER_DATA_FORMAT:
 		/*
@@ -286,5 +286,5 @@ uint16_t nvmet_admin_identify(struct ucmd_ctrl *c, struct nvmet_req *req)
 	}
 	if (st)
 		return st;
-	return nvmet_data_to_host(c, req, &u, sizeof(u));
+	return ctrl_data_to_host(c, req, &u, sizeof(u));
 }

@@ -20,7 +20,7 @@
 #define DESC_NLB_MAX	0xffffffffull	/* a descriptor's NLB is 32 bits */
 
 /* Descriptors for the marks inside [slba, end): n of them, the first max filled */
-static uint64_t lba_descs(const struct nvmet_ranges *rs, uint64_t slba, uint64_t end,
+static uint64_t lba_descs(const struct ctrl_ranges *rs, uint64_t slba, uint64_t end,
 			  struct nvme_lba_status_desc *d, uint64_t max)
 {
 	uint64_t n = 0;
@@ -46,13 +46,13 @@ static uint64_t lba_descs(const struct nvmet_ranges *rs, uint64_t slba, uint64_t
 	return n;
 }
 
-uint16_t nvmet_admin_get_lba_status(struct ucmd_ctrl *c, struct nvmet_req *req)
+uint16_t ctrl_admin_get_lba_status(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
 	uint64_t slba = (uint64_t)req->cmd.cdw11 << 32 | req->cmd.cdw10;
 	uint64_t len = ((uint64_t)req->cmd.cdw12 + 1) * 4;	/* MNDW, 0's based */
 	uint32_t rl = req->cmd.cdw13 & 0xffff;
 	uint8_t atype = req->cmd.cdw13 >> 24;
-	struct nvmet_ns *ns = nvmet_ns_active(c, req->cmd.nsid);
+	struct ctrl_ns *ns = ctrl_ns_active(c, req->cmd.nsid);
 	struct nvme_lba_status *h;
 	uint64_t end, max, n, built;
 	uint16_t st;
@@ -76,7 +76,7 @@ uint16_t nvmet_admin_get_lba_status(struct ucmd_ctrl *c, struct nvmet_req *req)
 	h->nlsd = htole32((uint32_t)(n < max ? n : max));
 	h->cmpc = n > max ? CMPC_MORE : CMPC_ALL;
 	built = sizeof(*h) + max * sizeof(h->descs[0]);
-	st = nvmet_data_to_host(c, req, h, len < built ? len : built);
+	st = ctrl_data_to_host(c, req, h, len < built ? len : built);
 	free(h);
 	return st;
 }
@@ -86,7 +86,7 @@ uint16_t nvmet_admin_get_lba_status(struct ucmd_ctrl *c, struct nvmet_req *req)
  * range descriptors cover them (the host asks Get LBA Status about each,
  * with the action type the element recommends).
  */
-uint16_t nvmet_log_lba_status(struct ucmd_ctrl *c, const struct nvmet_req *req, uint8_t **buf,
+uint16_t ctrl_log_lba_status(struct ucmd_ctrl *c, const struct ctrl_req *req, uint8_t **buf,
 			      size_t *size)
 {
 	struct nvme_lba_status_log *l;
@@ -96,7 +96,7 @@ uint16_t nvmet_log_lba_status(struct ucmd_ctrl *c, const struct nvmet_req *req, 
 
 	(void)req;
 	for (uint32_t i = 1; i <= UCMD_MAX_NS; i++) {
-		struct nvmet_ns *ns = nvmet_ns_active(c, i);
+		struct ctrl_ns *ns = ctrl_ns_active(c, i);
 		uint64_t n;
 
 		if (!ns || !ns->uncor.n)
@@ -110,7 +110,7 @@ uint16_t nvmet_log_lba_status(struct ucmd_ctrl *c, const struct nvmet_req *req, 
 	l = (void *)p;
 	p += sizeof(*l);
 	for (uint32_t i = 1; i <= UCMD_MAX_NS; i++) {
-		struct nvmet_ns *ns = nvmet_ns_active(c, i);
+		struct ctrl_ns *ns = ctrl_ns_active(c, i);
 		struct nvme_lbas_ns_element *el = (void *)p;
 		uint32_t nrd = 0;
 

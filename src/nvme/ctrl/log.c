@@ -33,11 +33,11 @@ static void log_error(struct ucmd_ctrl *c, uint8_t *buf)
 	}
 }
 
-void nvmet_log_smart(struct ucmd_ctrl *c, struct nvme_smart_log *s)
+void ctrl_log_smart(struct ucmd_ctrl *c, struct nvme_smart_log *s)
 {
 	uint64_t pos = c->smart.power_on_seconds + (ktime_get_ns() - c->created_ns) / 1000000000ull;
 
-	s->critical_warning = nvmet_critical_warning(c);
+	s->critical_warning = ctrl_critical_warning(c);
 	s->temperature[0] = UCMD_TEMP_KELVIN & 0xff;
 	s->temperature[1] = UCMD_TEMP_KELVIN >> 8;
 	s->avail_spare = 100;
@@ -78,10 +78,10 @@ static uint16_t log_effects(uint8_t csi, struct nvme_cmd_effects_log *e)
 		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
 	for (unsigned i = 0; i < 256; i++) {
 		/* the Zoned Namespace Command Set is the NVM one and its own three */
-		const struct nvmet_ctrl_opdef *z = nvmet_zns_op((uint8_t)i);
+		const struct ctrl_ctrl_opdef *z = ctrl_zns_op((uint8_t)i);
 
-		e->acs[i] = htole32(nvmet_admin_cmds[i].fn ? nvmet_admin_cmds[i].effects : 0);
-		e->iocs[i] = htole32(nvmet_nvm_cmds[i].fn ? nvmet_nvm_cmds[i].effects :
+		e->acs[i] = htole32(ctrl_admin_cmds[i].fn ? ctrl_admin_cmds[i].effects : 0);
+		e->iocs[i] = htole32(ctrl_nvm_cmds[i].fn ? ctrl_nvm_cmds[i].effects :
 				     csi == NVME_CSI_ZNS && z->fn ? z->effects : 0);
 	}
 	return 0;
@@ -116,7 +116,7 @@ static void log_supported(uint8_t csi, uint32_t *lids)
 	size_t size;
 
 	for (unsigned lid = 0; lid < 256; lid++)
-		if ((log_size((uint8_t)lid, &size) || nvmet_log_dyn((uint8_t)lid)) &&
+		if ((log_size((uint8_t)lid, &size) || ctrl_log_dyn((uint8_t)lid)) &&
 		    (lid != NVME_LOG_LID_ZNS_CHANGED_ZONES || csi == NVME_CSI_ZNS))
 			lids[lid] = htole32(1);
 }
@@ -126,50 +126,50 @@ static void log_supported(uint8_t csi, uint32_t *lids)
  * buffer that cannot be reached leaves no capture or context behind), as
  * its size depends on what it holds.
  */
-static uint16_t get_log_dyn(struct ucmd_ctrl *c, struct nvmet_req *req, uint64_t off,
+static uint16_t get_log_dyn(struct ucmd_ctrl *c, struct ctrl_req *req, uint64_t off,
 			    uint64_t len)
 {
-	struct nvmet_iovs v;
+	struct ctrl_iovs v;
 	uint8_t *buf = NULL;
 	size_t size = 0;
 	uint16_t st;
 
-	nvmet_iovs_init(&v);
-	st = nvmet_map_data(c, req, len, &v);
+	ctrl_iovs_init(&v);
+	st = ctrl_map_data(c, req, len, &v);
 	if (!st)
-		st = nvmet_log_dyn_build(c, req, &buf, &size);
+		st = ctrl_log_dyn_build(c, req, &buf, &size);
 	if (!st && off > size)
 		st = UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
 	if (!st) {
 		/* Bytes past the end of the log read as zero. */
 		uint64_t n = size - off < len ? size - off : len;
 
-		st = nvmet_iovs_copy_out(&v, buf + off, n);
+		st = ctrl_iovs_copy_out(&v, buf + off, n);
 		if (!st)
-			st = nvmet_iovs_zero_from(&v, n);
+			st = ctrl_iovs_zero_from(&v, n);
 	}
 	free(buf);
-	nvmet_iovs_free(&v);
+	ctrl_iovs_free(&v);
 	return st;
 }
 
-uint16_t nvmet_admin_get_log(struct ucmd_ctrl *c, struct nvmet_req *req)
+uint16_t ctrl_admin_get_log(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
 	uint8_t lid = req->cmd.cdw10 & 0xff;
 	bool rae = req->cmd.cdw10 & (1u << 15);
 	uint64_t numd = ((uint64_t)(req->cmd.cdw11 & 0xffff) << 16 | (req->cmd.cdw10 >> 16)) + 1;
 	uint64_t len = numd * 4, off = (uint64_t)req->cmd.cdw13 << 32 | req->cmd.cdw12;
 	uint8_t csi = req->cmd.cdw14 >> 24;
-	struct nvmet_iovs v;
+	struct ctrl_iovs v;
 	uint8_t *buf;
 	size_t size;
 	uint16_t st = 0;
 
-	if (nvmet_fdp_is_log(lid))
-		return nvmet_fdp_get_log(c, req);
+	if (ctrl_fdp_is_log(lid))
+		return ctrl_fdp_get_log(c, req);
 	if (off & 3)
 		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
-	if (nvmet_log_dyn(lid))
+	if (ctrl_log_dyn(lid))
 		return get_log_dyn(c, req, off, len);
 	if (!log_size(lid, &size))
 		return UCMD_CMD(NVME_SC_INVALID_LOG_PAGE) | UCMD_DNR;
@@ -178,44 +178,44 @@ uint16_t nvmet_admin_get_log(struct ucmd_ctrl *c, struct nvmet_req *req)
 	/* SMART is controller-wide only (LPA bit 0 clear). */
 	if (lid == NVME_LOG_LID_SMART && req->cmd.nsid && req->cmd.nsid != 0xffffffffu)
 		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
-	nvmet_iovs_init(&v);
-	st = nvmet_map_data(c, req, len, &v);
+	ctrl_iovs_init(&v);
+	st = ctrl_map_data(c, req, len, &v);
 	if (st)
 		return st;
 	buf = calloc(1, size);
 	if (!buf) {
-		nvmet_iovs_free(&v);
+		ctrl_iovs_free(&v);
 		return UCMD_GEN(NVME_SC_INTERNAL);
 	}
 	switch (lid) {
 	case NVME_LOG_LID_SUPPORTED_LOG_PAGES:
 		log_supported(csi, (void *)buf);
-		nvmet_fdp_supported_logs(c, (void *)buf);
+		ctrl_fdp_supported_logs(c, (void *)buf);
 		break;
 	case NVME_LOG_LID_ERROR: log_error(c, buf); break;
-	case NVME_LOG_LID_SMART: nvmet_log_smart(c, (void *)buf); break;
-	case NVME_LOG_LID_FW_SLOT: nvmet_log_fw(c, (void *)buf); break;
-	case NVME_LOG_LID_DEVICE_SELF_TEST: nvmet_log_selftest(c, req->cmd.nsid, (void *)buf); break;
-	case NVME_LOG_LID_SANITIZE: nvmet_log_sanitize(c, (void *)buf); break;
+	case NVME_LOG_LID_SMART: ctrl_log_smart(c, (void *)buf); break;
+	case NVME_LOG_LID_FW_SLOT: ctrl_log_fw(c, (void *)buf); break;
+	case NVME_LOG_LID_DEVICE_SELF_TEST: ctrl_log_selftest(c, req->cmd.nsid, (void *)buf); break;
+	case NVME_LOG_LID_SANITIZE: ctrl_log_sanitize(c, (void *)buf); break;
 	case NVME_LOG_LID_CHANGED_NS: log_changed_ns(c, (void *)buf, rae); break;
 	case NVME_LOG_LID_CMD_EFFECTS: st = log_effects(csi, (void *)buf); break;
 	case NVME_LOG_LID_ZNS_CHANGED_ZONES:
 		/* another command set's: as an unsupported LID, as log 00h says for it */
 		st = csi != NVME_CSI_ZNS ? (UCMD_CMD(NVME_SC_INVALID_LOG_PAGE) | UCMD_DNR)
-		     : nvmet_zns_log_changed(c, req->cmd.nsid, rae, (void *)buf);
+		     : ctrl_zns_log_changed(c, req->cmd.nsid, rae, (void *)buf);
 		break;
 	}
 	if (!st) {
 		/* Bytes past the end of the log read as zero. */
 		uint64_t n = size - off < len ? size - off : len;
 
-		st = nvmet_iovs_copy_out(&v, buf + off, n);
+		st = ctrl_iovs_copy_out(&v, buf + off, n);
 		if (!st)
-			st = nvmet_iovs_zero_from(&v, n);
+			st = ctrl_iovs_zero_from(&v, n);
 	}
 	if (!st && !rae)
-		nvmet_event_unmask(c, lid);
+		ctrl_event_unmask(c, lid);
 	free(buf);
-	nvmet_iovs_free(&v);
+	ctrl_iovs_free(&v);
 	return st;
 }

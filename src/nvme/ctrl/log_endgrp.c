@@ -33,7 +33,7 @@ static uint64_t eg_units(uint64_t units_512)
 	return units_512 / (EG_UNIT / 512) + !!(units_512 % (EG_UNIT / 512));
 }
 
-uint16_t nvmet_log_endgrp(struct ucmd_ctrl *c, const struct nvmet_req *req, uint8_t **buf,
+uint16_t ctrl_log_endgrp(struct ucmd_ctrl *c, const struct ctrl_req *req, uint8_t **buf,
 			  size_t *size)
 {
 	uint16_t endgid = req->cmd.cdw11 >> 16;
@@ -49,7 +49,7 @@ uint16_t nvmet_log_endgrp(struct ucmd_ctrl *c, const struct nvmet_req *req, uint
 	*size = sizeof(*e);
 	e = (void *)*buf;
 	memset(&s, 0, sizeof(s));
-	nvmet_log_smart(c, &s);
+	ctrl_log_smart(c, &s);
 	/* the SMART warnings that are the group's: spare, reliability, read-only */
 	e->critical_warning = s.critical_warning & (NVME_SMART_CRIT_SPARE |
 						    NVME_SMART_CRIT_DEGRADED |
@@ -66,7 +66,7 @@ uint16_t nvmet_log_endgrp(struct ucmd_ctrl *c, const struct nvmet_req *req, uint
 	memcpy(e->host_write_cmds, s.host_writes, 16);
 	memcpy(e->media_data_integrity_err, s.media_errors, 16);
 	memcpy(e->num_err_info_log_entries, s.num_err_log_entries, 16);
-	put128(*buf + EG_TEGCAP_OFF, nvmet_tnvmcap(c));
-	put128(*buf + EG_UEGCAP_OFF, nvmet_unvmcap(c));
+	put128(*buf + EG_TEGCAP_OFF, ctrl_tnvmcap(c));
+	put128(*buf + EG_UEGCAP_OFF, ctrl_unvmcap(c));
 	return 0;
 }

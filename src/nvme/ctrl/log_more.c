@@ -11,7 +11,7 @@
 
 #include "ctrl_int.h"
 
-bool nvmet_log_dyn(uint8_t lid)
+bool ctrl_log_dyn(uint8_t lid)
 {
 	switch (lid) {
 	case NVME_LOG_LID_TELEMETRY_HOST:
@@ -24,33 +24,33 @@ bool nvmet_log_dyn(uint8_t lid)
 	return false;
 }
 
-uint16_t nvmet_log_dyn_build(struct ucmd_ctrl *c, const struct nvmet_req *req, uint8_t **buf,
+uint16_t ctrl_log_dyn_build(struct ucmd_ctrl *c, const struct ctrl_req *req, uint8_t **buf,
 			     size_t *size)
 {
 	switch (req->cmd.cdw10 & 0xff) {
 	case NVME_LOG_LID_TELEMETRY_HOST:
 	case NVME_LOG_LID_TELEMETRY_CTRL:
-		return nvmet_log_telemetry(c, req, buf, size);
+		return ctrl_log_telemetry(c, req, buf, size);
 	case NVME_LOG_LID_ENDURANCE_GROUP:
-		return nvmet_log_endgrp(c, req, buf, size);
+		return ctrl_log_endgrp(c, req, buf, size);
 	case NVME_LOG_LID_PERSISTENT_EVENT:
-		return nvmet_log_pel(c, req, buf, size);
+		return ctrl_log_pel(c, req, buf, size);
 	case NVME_LOG_LID_LBA_STATUS:
-		return nvmet_log_lba_status(c, req, buf, size);
+		return ctrl_log_lba_status(c, req, buf, size);
 	}
 	return UCMD_CMD(NVME_SC_INVALID_LOG_PAGE) | UCMD_DNR;
 }
 
-void nvmet_log_dyn_reset(struct ucmd_ctrl *c)
+void ctrl_log_dyn_reset(struct ucmd_ctrl *c)
 {
 	free(c->pel.buf);
-	c->pel = (struct nvmet_log_snap){ 0 };
+	c->pel = (struct ctrl_log_snap){ 0 };
 	c->pel_ctx = false;
 }
 
-void nvmet_log_dyn_free(struct ucmd_ctrl *c)
+void ctrl_log_dyn_free(struct ucmd_ctrl *c)
 {
-	nvmet_log_dyn_reset(c);
+	ctrl_log_dyn_reset(c);
 	free(c->tel_host.buf);
-	c->tel_host = (struct nvmet_log_snap){ 0 };
+	c->tel_host = (struct ctrl_log_snap){ 0 };
 }

@@ -54,7 +54,7 @@ static int pel_snapshot(struct ucmd_ctrl *c)
 	h->tll = htole64(len);
 	h->lhl = htole16(PEL_HDR);
 	h->ts = htole64(now & 0xffffffffffffull);
-	put128(h->poh, nvmet_power_on_hours(c));
+	put128(h->poh, ctrl_power_on_hours(c));
 	h->pcc = htole64(c->smart.power_cycles);
 	h->vid = htole16(0x1b36);	/* as Identify Controller */
 	h->ssvid = htole16(0x1af4);
@@ -69,14 +69,14 @@ static int pel_snapshot(struct ucmd_ctrl *c)
 	e->cntlid = htole16(c->p.cntlid);
 	e->ets = htole64(now & 0xffffffffffffull);
 	e->el = htole16(sizeof(struct nvme_smart_log));
-	nvmet_log_smart(c, (void *)(b + PEL_HDR + PEL_EV_HDR));
+	ctrl_log_smart(c, (void *)(b + PEL_HDR + PEL_EV_HDR));
 	free(c->pel.buf);
-	c->pel = (struct nvmet_log_snap){ b, len };
+	c->pel = (struct ctrl_log_snap){ b, len };
 	c->pel_ctx = true;
 	return 0;
 }
 
-uint16_t nvmet_log_pel(struct ucmd_ctrl *c, const struct nvmet_req *req, uint8_t **buf,
+uint16_t ctrl_log_pel(struct ucmd_ctrl *c, const struct ctrl_req *req, uint8_t **buf,
 		       size_t *size)
 {
 	/* LSP bits 6:2 are reserved */
@@ -94,7 +94,7 @@ uint16_t nvmet_log_pel(struct ucmd_ctrl *c, const struct nvmet_req *req, uint8_t
 			return UCMD_GEN(NVME_SC_CMD_SEQ_ERROR) | UCMD_DNR;
 		break;
 	case PEL_ACT_RELEASE:
-		nvmet_log_dyn_reset(c);
+		ctrl_log_dyn_reset(c);
 		/* nothing to report: the buffer reads as zeros */
 		*buf = calloc(1, PEL_HDR);
 		*size = PEL_HDR;

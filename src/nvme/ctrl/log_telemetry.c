@@ -35,13 +35,13 @@ static int tel_capture(struct ucmd_ctrl *c)
 	t->dalb2 = htole16(1);
 	t->dalb3 = htole16(1);
 	t->hostdgn = ++c->tel_host_gen;
-	nvmet_log_smart(c, (void *)(b + TEL_BLOCK));
+	ctrl_log_smart(c, (void *)(b + TEL_BLOCK));
 	free(c->tel_host.buf);
-	c->tel_host = (struct nvmet_log_snap){ b, len };
+	c->tel_host = (struct ctrl_log_snap){ b, len };
 	return 0;
 }
 
-uint16_t nvmet_log_telemetry(struct ucmd_ctrl *c, const struct nvmet_req *req, uint8_t **buf,
+uint16_t ctrl_log_telemetry(struct ucmd_ctrl *c, const struct ctrl_req *req, uint8_t **buf,
 			     size_t *size)
 {
 	uint8_t lid = req->cmd.cdw10 & 0xff;

@@ -26,27 +26,27 @@ static const struct { uint8_t ds_shift; uint16_t ms; uint8_t pif; } lbafs[UCMD_N
 	{ 9, 16, 2 }, { 9, 64, 2 }, { 12, 16, 2 }, { 12, 64, 2 },
 };
 
-uint32_t nvmet_lbaf_ds(uint8_t lbaf)
+uint32_t ctrl_lbaf_ds(uint8_t lbaf)
 {
 	return 1u << lbafs[lbaf % UCMD_NR_LBAF].ds_shift;
 }
 
-uint16_t nvmet_lbaf_ms(uint8_t lbaf)
+uint16_t ctrl_lbaf_ms(uint8_t lbaf)
 {
 	return lbafs[lbaf % UCMD_NR_LBAF].ms;
 }
 
-uint8_t nvmet_lbaf_pif(uint8_t lbaf)
+uint8_t ctrl_lbaf_pif(uint8_t lbaf)
 {
 	return lbafs[lbaf % UCMD_NR_LBAF].pif;
 }
 
-bool nvmet_lbaf_pi_fits(uint8_t lbaf)
+bool ctrl_lbaf_pi_fits(uint8_t lbaf)
 {
-	return nvmet_lbaf_ms(lbaf) >= (nvmet_lbaf_pif(lbaf) ? 16 : 8);
+	return ctrl_lbaf_ms(lbaf) >= (ctrl_lbaf_pif(lbaf) ? 16 : 8);
 }
 
-struct nvmet_ns *nvmet_ns_active(struct ucmd_ctrl *c, uint32_t nsid)
+struct ctrl_ns *ctrl_ns_active(struct ucmd_ctrl *c, uint32_t nsid)
 {
 	if (!nsid || nsid > UCMD_MAX_NS || !c->ns[nsid] || !c->ns[nsid]->attached)
 		return NULL;
@@ -58,22 +58,22 @@ struct nvmet_ns *nvmet_ns_active(struct ucmd_ctrl *c, uint32_t nsid)
  * directory (dir.c); create makes a new one and never takes over an existing
  * file. A device namespace's path passes dir.c's checks every time.
  */
-int nvmet_ns_open_store(struct ucmd_ctrl *c, struct nvmet_ns *ns, bool create)
+int ctrl_ns_open_store(struct ucmd_ctrl *c, struct ctrl_ns *ns, bool create)
 {
-	uint64_t size = nvmet_ns_store_size(ns->nsze, ns->lbaf);
+	uint64_t size = ctrl_ns_store_size(ns->nsze, ns->lbaf);
 
 	switch (ns->kind) {
 	case UCMD_NS_STORE_FILE:
-		return nvmet_dir_image_open(c, ns->nsid, size, create, &ns->st);
+		return ctrl_dir_image_open(c, ns->nsid, size, create, &ns->st);
 	case UCMD_NS_STORE_RAM:
 		return store_ram_open(size, &ns->st);
 	case UCMD_NS_STORE_DEVICE:
-		return nvmet_dir_device_open(c, ns->path, size, &ns->st);
+		return ctrl_dir_device_open(c, ns->path, size, &ns->st);
 	}
 	return -EINVAL;
 }
 
-void nvmet_ns_uuid(struct ucmd_ctrl *c, struct nvmet_ns *ns)
+void ctrl_ns_uuid(struct ucmd_ctrl *c, struct ctrl_ns *ns)
 {
 	(void)c;
 	if (getrandom(ns->uuid, sizeof(ns->uuid), 0) != sizeof(ns->uuid)) {
@@ -88,9 +88,9 @@ void nvmet_ns_uuid(struct ucmd_ctrl *c, struct nvmet_ns *ns)
 }
 
 /* Add a namespace; nsid 0 picks the lowest free one. Returns nsid or -errno. */
-int nvmet_ns_add(struct ucmd_ctrl *c, const struct ucmd_ns_params *p, uint32_t nsid)
+int ctrl_ns_add(struct ucmd_ctrl *c, const struct ucmd_ns_params *p, uint32_t nsid)
 {
-	struct nvmet_ns *ns;
+	struct ctrl_ns *ns;
 	int ret;
 
 	if (!p || !p->nsze || p->lbaf >= UCMD_NR_LBAF)
@@ -108,15 +108,15 @@ int nvmet_ns_add(struct ucmd_ctrl *c, const struct ucmd_ns_params *p, uint32_t n
 	if (c->p.ram_capacity && (p->store == UCMD_NS_STORE_RAM || !c->dir) &&
 	    p->store != UCMD_NS_STORE_DEVICE) {
 		uint64_t used;
-		bool over = __builtin_mul_overflow(p->nsze, (uint64_t)nvmet_lbaf_ds(p->lbaf) +
-						   nvmet_lbaf_ms(p->lbaf), &used);
+		bool over = __builtin_mul_overflow(p->nsze, (uint64_t)ctrl_lbaf_ds(p->lbaf) +
+						   ctrl_lbaf_ms(p->lbaf), &used);
 
 		for (uint32_t i = 1; i <= UCMD_MAX_NS && !over; i++)
 			if (c->ns[i] && c->ns[i]->kind == UCMD_NS_STORE_RAM)
-				over = __builtin_add_overflow(used, nvmet_ns_store_size(
+				over = __builtin_add_overflow(used, ctrl_ns_store_size(
 						c->ns[i]->nsze, c->ns[i]->lbaf), &used);
 		if (over || used > c->p.ram_capacity)
-			return nvmet_ctrl_why(c, -EDQUOT, "RAM namespaces would hold more than "
+			return ctrl_ctrl_why(c, -EDQUOT, "RAM namespaces would hold more than "
 					      "the controller's ram_capacity of %llu bytes",
 					      (unsigned long long)c->p.ram_capacity);
 	}
@@ -126,7 +126,7 @@ int nvmet_ns_add(struct ucmd_ctrl *c, const struct ucmd_ns_params *p, uint32_t n
 	ns->nsid = nsid;
 	ns->nsze = p->nsze;
 	ns->lbaf = p->lbaf;
-	ns->extended = p->extended && nvmet_lbaf_ms(p->lbaf);
+	ns->extended = p->extended && ctrl_lbaf_ms(p->lbaf);
 	ns->attached = p->attach;
 	/* Without a directory there is nowhere to put a file: stay volatile. */
 	ns->kind = (p->store == UCMD_NS_STORE_FILE && !c->dir) ? UCMD_NS_STORE_RAM : p->store;
@@ -135,25 +135,25 @@ int nvmet_ns_add(struct ucmd_ctrl *c, const struct ucmd_ns_params *p, uint32_t n
 	 * state file records a path that reopens without following symlinks.
 	 */
 	if (ns->kind == UCMD_NS_STORE_DEVICE && !(ns->path = realpath(p->path, NULL))) {
-		ret = nvmet_ctrl_why(c, -errno, "device path %s: %s", p->path, strerror(errno));
+		ret = ctrl_ctrl_why(c, -errno, "device path %s: %s", p->path, strerror(errno));
 		free(ns);
 		return ret;
 	}
-	nvmet_ns_uuid(c, ns);
+	ctrl_ns_uuid(c, ns);
 	/* a zoned namespace is whole zones: the tail past the last one goes */
 	if (p->zoned.zone_size && p->zoned.zone_size <= ns->nsze)
 		ns->nsze -= ns->nsze % p->zoned.zone_size;
 	/* An existing nsN.img is never reused or deleted here: -EEXIST. */
-	ret = nvmet_ns_open_store(c, ns, true);
-	if (!ret && p->zoned.zone_size && (ret = nvmet_zns_init(c, ns, &p->zoned, true))) {
+	ret = ctrl_ns_open_store(c, ns, true);
+	if (!ret && p->zoned.zone_size && (ret = ctrl_zns_init(c, ns, &p->zoned, true))) {
 		store_close(ns->st);
 		if (ns->kind == UCMD_NS_STORE_FILE)
-			nvmet_dir_image_remove(c, nsid);
-	} else if (!ret && (ret = nvmet_fdp_ns_init(c, ns))) {
-		nvmet_zns_free(c, ns, true);
+			ctrl_dir_image_remove(c, nsid);
+	} else if (!ret && (ret = ctrl_fdp_ns_init(c, ns))) {
+		ctrl_zns_free(c, ns, true);
 		store_close(ns->st);
 		if (ns->kind == UCMD_NS_STORE_FILE)
-			nvmet_dir_image_remove(c, nsid);
+			ctrl_dir_image_remove(c, nsid);
 	}
 	if (ret) {
 		free(ns->path);
@@ -164,52 +164,52 @@ int nvmet_ns_add(struct ucmd_ctrl *c, const struct ucmd_ns_params *p, uint32_t n
 	return (int)nsid;
 }
 
-void nvmet_ns_free(struct ucmd_ctrl *c, struct nvmet_ns *ns, bool remove_file)
+void ctrl_ns_free(struct ucmd_ctrl *c, struct ctrl_ns *ns, bool remove_file)
 {
 	c->ns[ns->nsid] = NULL;
-	nvmet_zns_free(c, ns, remove_file);
-	nvmet_fdp_ns_free(ns);
+	ctrl_zns_free(c, ns, remove_file);
+	ctrl_fdp_ns_free(ns);
 	if (remove_file)
-		nvmet_fdp_remove_model(c, ns->nsid);
+		ctrl_fdp_remove_model(c, ns->nsid);
 	store_close(ns->st);
 	if (remove_file && ns->kind == UCMD_NS_STORE_FILE && c->dir)
-		nvmet_dir_image_remove(c, ns->nsid);
-	nvmet_ranges_clear(&ns->uncor);
+		ctrl_dir_image_remove(c, ns->nsid);
+	ctrl_ranges_clear(&ns->uncor);
 	free(ns->path);
 	free(ns);
 }
 
-int nvmet_ns_discard(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t slba, uint64_t nlb,
+int ctrl_ns_discard(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint64_t slba, uint64_t nlb,
 		     bool deallocate)
 {
 	struct store *st = ns->st;
-	uint16_t ms = nvmet_ns_ms(ns);
+	uint16_t ms = ctrl_ns_ms(ns);
 	int ret;
 
 	/* Nothing changes when the range table could not record the result. */
-	if (!nvmet_ranges_remove_fits(&ns->uncor, slba, nlb))
+	if (!ctrl_ranges_remove_fits(&ns->uncor, slba, nlb))
 		return -ENOSPC;
 	if (deallocate)
-		ret = st->ops->deallocate(st, nvmet_ns_data_off(ns, slba), nlb * nvmet_ns_ds(ns));
+		ret = st->ops->deallocate(st, ctrl_ns_data_off(ns, slba), nlb * ctrl_ns_ds(ns));
 	else
-		ret = st->ops->write_zeroes(st, nvmet_ns_data_off(ns, slba), nlb * nvmet_ns_ds(ns));
+		ret = st->ops->write_zeroes(st, ctrl_ns_data_off(ns, slba), nlb * ctrl_ns_ds(ns));
 	if (!ret && ms) {
 		if (deallocate)
-			ret = st->ops->deallocate(st, nvmet_ns_meta_off(ns, slba), nlb * ms);
+			ret = st->ops->deallocate(st, ctrl_ns_meta_off(ns, slba), nlb * ms);
 		else
-			ret = st->ops->write_zeroes(st, nvmet_ns_meta_off(ns, slba), nlb * ms);
+			ret = st->ops->write_zeroes(st, ctrl_ns_meta_off(ns, slba), nlb * ms);
 	}
 	if (!ret)
-		ret = nvmet_ranges_remove(&ns->uncor, slba, nlb);
+		ret = ctrl_ranges_remove(&ns->uncor, slba, nlb);
 	/* the media holds no copy of zeroes or of deallocated blocks */
 	if (ret >= 0)
-		nvmet_fdp_trim(c, ns, slba, nlb);
+		ctrl_fdp_trim(c, ns, slba, nlb);
 	if (ret > 0)
-		nvmet_persist_range(c, ns, false, slba, nlb);
+		ctrl_persist_range(c, ns, false, slba, nlb);
 	return ret < 0 ? ret : 0;
 }
 
-void nvmet_ns_fill_id(struct ucmd_ctrl *c, const struct nvmet_ns *ns, struct nvme_id_ns *id)
+void ctrl_ns_fill_id(struct ucmd_ctrl *c, const struct ctrl_ns *ns, struct nvme_id_ns *id)
 {
 	uint64_t alloc;
 	uint32_t ds;
@@ -227,14 +227,14 @@ void nvmet_ns_fill_id(struct ucmd_ctrl *c, const struct nvmet_ns *ns, struct nvm
 	id->mcl = htole32(UCMD_COPY_MCL);
 	id->msrc = UCMD_COPY_MSRC;
 	for (unsigned i = 0; i < UCMD_NR_LBAF; i++) {
-		id->lbaf[i].ms = htole16(nvmet_lbaf_ms((uint8_t)i));
+		id->lbaf[i].ms = htole16(ctrl_lbaf_ms((uint8_t)i));
 		id->lbaf[i].ds = lbafs[i].ds_shift;
 		id->lbaf[i].rp = 0;
 	}
 	if (!ns)
 		return;	/* common capabilities (NSID FFFFFFFFh) */
 	(void)c;
-	ds = nvmet_ns_ds(ns);
+	ds = ctrl_ns_ds(ns);
 	id->nsze = htole64(ns->nsze);
 	id->ncap = htole64(ns->nsze);
 	alloc = ns->st && ns->st->ops->allocated ? ns->st->ops->allocated(ns->st) : 0;

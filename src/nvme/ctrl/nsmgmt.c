@@ -15,49 +15,49 @@
 #define ST_INVALID_NS	(UCMD_GEN(NVME_SC_INVALID_NS) | UCMD_DNR)
 #define ST_FORMAT	(UCMD_CMD(NVME_SC_INVALID_FORMAT) | UCMD_DNR)
 
-static uint16_t format_ns(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint8_t lbaf, bool mset,
+static uint16_t format_ns(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint8_t lbaf, bool mset,
 			  uint8_t dps)
 {
 	/* Keep the capacity in bytes; the block count follows the block size. */
-	uint64_t nsze = ns->nsze * nvmet_ns_ds(ns) / nvmet_lbaf_ds(lbaf);
-	uint32_t old_ds = nvmet_ns_ds(ns);
+	uint64_t nsze = ns->nsze * ctrl_ns_ds(ns) / ctrl_lbaf_ds(lbaf);
+	uint32_t old_ds = ctrl_ns_ds(ns);
 	struct store *st = ns->st;
 	int ret;
 
 	if (!nsze)
 		return ST_FORMAT;
 	/* a zone must stay a whole number of blocks of the new size */
-	if (ns->zoned && ((ns->zoned->zsze * old_ds) % nvmet_lbaf_ds(lbaf) ||
-			  (ns->zoned->zcap * old_ds) % nvmet_lbaf_ds(lbaf)))
+	if (ns->zoned && ((ns->zoned->zsze * old_ds) % ctrl_lbaf_ds(lbaf) ||
+			  (ns->zoned->zcap * old_ds) % ctrl_lbaf_ds(lbaf)))
 		return ST_FORMAT;
 	/*
 	 * protection needs metadata to hold the tuple; and the protected I/O
 	 * path (pi_io.c) does not move write pointers: no PI on a zoned
 	 * namespace
 	 */
-	if (dps && (!nvmet_lbaf_pi_fits(lbaf) || ns->zoned))
+	if (dps && (!ctrl_lbaf_pi_fits(lbaf) || ns->zoned))
 		return ST_FORMAT;
 	/* the media model has a map entry per block: within its bound */
 	if (ns->fdpm && nsze > UCMD_FDP_MAX_BLOCKS)
 		return ST_FORMAT;
 	ret = st->ops->deallocate(st, 0, st->size);
 	if (!ret)
-		ret = st->ops->resize(st, nvmet_ns_store_size(nsze, lbaf));
+		ret = st->ops->resize(st, ctrl_ns_store_size(nsze, lbaf));
 	if (ret)
-		return nvmet_store_status(ret);
+		return ctrl_store_status(ret);
 	ns->nsze = nsze;
 	ns->lbaf = lbaf;
-	ns->extended = mset && nvmet_lbaf_ms(lbaf);
+	ns->extended = mset && ctrl_lbaf_ms(lbaf);
 	ns->dps = dps;
-	nvmet_ranges_clear(&ns->uncor);
-	nvmet_zns_format(c, ns, old_ds);
+	ctrl_ranges_clear(&ns->uncor);
+	ctrl_zns_format(c, ns, old_ds);
 	/* the FDP configuration stays; the reclaim units start empty */
-	nvmet_fdp_ns_erase(c, ns);
-	nvmet_ns_changed(c, ns->nsid);
+	ctrl_fdp_ns_erase(c, ns);
+	ctrl_ns_changed(c, ns->nsid);
 	return 0;
 }
 
-uint16_t nvmet_admin_format(struct ucmd_ctrl *c, struct nvmet_req *req)
+uint16_t ctrl_admin_format(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
 	uint32_t cdw10 = req->cmd.cdw10;
 	uint8_t lbaf = (cdw10 & 0xf) | ((cdw10 >> 12) & 3) << 4;
@@ -76,10 +76,10 @@ uint16_t nvmet_admin_format(struct ucmd_ctrl *c, struct nvmet_req *req)
 		return ST_INVALID;
 	if (req->cmd.nsid == NSID_ALL) {
 		for (uint32_t i = 1; i <= UCMD_MAX_NS && !st; i++)
-			if (nvmet_ns_active(c, i))
+			if (ctrl_ns_active(c, i))
 				st = format_ns(c, c->ns[i], lbaf, mset, dps);
 	} else {
-		struct nvmet_ns *ns = nvmet_ns_active(c, req->cmd.nsid);
+		struct ctrl_ns *ns = ctrl_ns_active(c, req->cmd.nsid);
 
 		if (!ns)
 			return ST_INVALID_NS;
@@ -88,12 +88,12 @@ uint16_t nvmet_admin_format(struct ucmd_ctrl *c, struct nvmet_req *req)
 	/* a format ends a self-test running on what it erased (result 4h) */
 	if (!st && c->dst.op && (c->dst.nsid == 0xffffffffu || c->dst.nsid == req->cmd.nsid ||
 				 req->cmd.nsid == 0xffffffffu))
-		nvmet_selftest_abort(c, NVME_ST_RESULT_ABORTED_FORMAT);
-	nvmet_persist(c);
+		ctrl_selftest_abort(c, NVME_ST_RESULT_ABORTED_FORMAT);
+	ctrl_persist(c);
 	return st;
 }
 
-static uint16_t ns_create(struct ucmd_ctrl *c, struct nvmet_req *req)
+static uint16_t ns_create(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
 	struct nvme_id_ns *id = malloc(sizeof(*id));
 	struct ucmd_ns_params p = { .store = c->dir ? UCMD_NS_STORE_FILE : UCMD_NS_STORE_RAM };
@@ -107,7 +107,7 @@ static uint16_t ns_create(struct ucmd_ctrl *c, struct nvmet_req *req)
 		st = UCMD_CMD(NVME_SC_IOCS_NOT_SUPPORTED) | UCMD_DNR;
 		goto out;
 	}
-	st = nvmet_data_from_host(c, req, id, sizeof(*id));
+	st = ctrl_data_from_host(c, req, id, sizeof(*id));
 	if (st)
 		goto out;
 	p.nsze = le64toh(id->nsze);
@@ -123,19 +123,19 @@ static uint16_t ns_create(struct ucmd_ctrl *c, struct nvmet_req *req)
 	}
 	if (csi == NVME_CSI_ZNS) {
 		/* QEMU's zoned defaults: 128 MiB zones, all writable, no limits */
-		p.zoned.zone_size = (128ull << 20) / nvmet_lbaf_ds(p.lbaf);
+		p.zoned.zone_size = (128ull << 20) / ctrl_lbaf_ds(p.lbaf);
 		if (p.nsze < p.zoned.zone_size) {
 			st = ST_INVALID;
 			goto out;
 		}
 	}
-	if ((st = nvmet_fdp_phndl_check(c, (const uint8_t *)id, &nph, ph)))
+	if ((st = ctrl_fdp_phndl_check(c, (const uint8_t *)id, &nph, ph)))
 		goto out;
-	if (!nvmet_capacity_fits(c, p.nsze, p.lbaf)) {
+	if (!ctrl_capacity_fits(c, p.nsze, p.lbaf)) {
 		st = UCMD_CMD(NVME_SC_NS_INSUFFICIENT_CAP) | UCMD_DNR;
 		goto out;
 	}
-	nsid = nvmet_ns_add(c, &p, 0);
+	nsid = ctrl_ns_add(c, &p, 0);
 	if (nsid == -ENOSPC)
 		st = UCMD_CMD(NVME_SC_NS_ID_UNAVAILABLE) | UCMD_DNR;
 	else if (nsid < 0)
@@ -150,17 +150,17 @@ out:
 	return st;
 }
 
-static void ns_delete_one(struct ucmd_ctrl *c, struct nvmet_ns *ns)
+static void ns_delete_one(struct ucmd_ctrl *c, struct ctrl_ns *ns)
 {
 	uint32_t nsid = ns->nsid;
 	bool was_attached = ns->attached;
 
-	nvmet_ns_free(c, ns, true);
+	ctrl_ns_free(c, ns, true);
 	if (was_attached)
-		nvmet_ns_changed(c, nsid);
+		ctrl_ns_changed(c, nsid);
 }
 
-uint16_t nvmet_admin_ns_mgmt(struct ucmd_ctrl *c, struct nvmet_req *req)
+uint16_t ctrl_admin_ns_mgmt(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
 	uint8_t sel = req->cmd.cdw10 & 0xf;
 	uint32_t nsid = req->cmd.nsid;
@@ -185,16 +185,16 @@ uint16_t nvmet_admin_ns_mgmt(struct ucmd_ctrl *c, struct nvmet_req *req)
 		return ST_INVALID;
 	}
 	if (!st)
-		nvmet_persist(c);
+		ctrl_persist(c);
 	return st;
 }
 
-uint16_t nvmet_admin_ns_attach(struct ucmd_ctrl *c, struct nvmet_req *req)
+uint16_t ctrl_admin_ns_attach(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
 	uint8_t sel = req->cmd.cdw10 & 0xf;
 	uint32_t nsid = req->cmd.nsid;
 	struct nvme_ctrl_list *list;
-	struct nvmet_ns *ns;
+	struct ctrl_ns *ns;
 	uint16_t st, num;
 
 	if (sel > 1)
@@ -206,7 +206,7 @@ uint16_t nvmet_admin_ns_attach(struct ucmd_ctrl *c, struct nvmet_req *req)
 	list = malloc(sizeof(*list));
 	if (!list)
 		return UCMD_GEN(NVME_SC_INTERNAL);
-	st = nvmet_data_from_host(c, req, list, sizeof(*list));
+	st = ctrl_data_from_host(c, req, list, sizeof(*list));
 	num = le16toh(list->num);
 	/* This subsystem has one controller: the list must name exactly it. */
 	if (!st && (num != 1 || le16toh(list->identifier[0]) != c->p.cntlid))
@@ -219,7 +219,7 @@ uint16_t nvmet_admin_ns_attach(struct ucmd_ctrl *c, struct nvmet_req *req)
 	if (sel == 1 && !ns->attached)
 		return UCMD_CMD(NVME_SC_NS_NOT_ATTACHED) | UCMD_DNR;
 	ns->attached = sel == 0;
-	nvmet_persist(c);
-	nvmet_ns_changed(c, nsid);
+	ctrl_persist(c);
+	ctrl_ns_changed(c, nsid);
 	return 0;
 }

@@ -23,13 +23,13 @@
 #define ST_INTERNAL	UCMD_GEN(NVME_SC_INTERNAL)
 
 struct rw {
-	struct nvmet_ns *ns;
+	struct ctrl_ns *ns;
 	uint64_t slba, nlb;
 };
 
-static uint16_t rw_decode(struct ucmd_ctrl *c, struct nvmet_req *req, struct rw *rw, bool blocks)
+static uint16_t rw_decode(struct ucmd_ctrl *c, struct ctrl_req *req, struct rw *rw, bool blocks)
 {
-	rw->ns = nvmet_ns_active(c, req->cmd.nsid);
+	rw->ns = ctrl_ns_active(c, req->cmd.nsid);
 	if (!rw->ns)
 		return ST_INVALID_NS;
 	rw->slba = (uint64_t)req->cmd.cdw11 << 32 | req->cmd.cdw10;
@@ -50,32 +50,32 @@ static uint16_t read_error(struct ucmd_ctrl *c)
 	return ST_READ_ERROR;
 }
 
-uint16_t nvmet_nvm_read_check(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t slba,
+uint16_t ctrl_nvm_read_check(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint64_t slba,
 			      uint64_t nlb)
 {
-	return nvmet_ranges_overlap(&ns->uncor, slba, nlb) ? read_error(c) : 0;
+	return ctrl_ranges_overlap(&ns->uncor, slba, nlb) ? read_error(c) : 0;
 }
 
-void nvmet_nvm_read_done(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t nlb)
+void ctrl_nvm_read_done(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint64_t nlb)
 {
 	c->smart.host_reads++;
-	c->smart.units_read_512 += nlb * nvmet_ns_ds(ns) / 512;
+	c->smart.units_read_512 += nlb * ctrl_ns_ds(ns) / 512;
 }
 
 /* The blocks are stored: their Write Uncorrectable marks go, write pointers move */
-uint16_t nvmet_nvm_written(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t slba, uint64_t nlb,
+uint16_t ctrl_nvm_written(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint64_t slba, uint64_t nlb,
 			   bool fua)
 {
-	int r = nvmet_ranges_remove(&ns->uncor, slba, nlb);
+	int r = ctrl_ranges_remove(&ns->uncor, slba, nlb);
 
 	if (r < 0)
 		return ST_INTERNAL;
 	if (r)
-		nvmet_persist_range(c, ns, false, slba, nlb);
+		ctrl_persist_range(c, ns, false, slba, nlb);
 	if (ns->zoned)
-		nvmet_zns_write_commit(c, ns, slba, nlb, fua);
+		ctrl_zns_write_commit(c, ns, slba, nlb, fua);
 	c->smart.host_writes++;
-	c->smart.units_written_512 += nlb * nvmet_ns_ds(ns) / 512;
+	c->smart.units_written_512 += nlb * ctrl_ns_ds(ns) / 512;
 	return 0;
 }
 
@@ -84,118 +84,118 @@ uint16_t nvmet_nvm_written(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t sl
  * areas: dv (data) and mv (metadata). Extended LBAs interleave both in the
  * data buffer; otherwise metadata comes from MPTR.
  */
-static uint16_t map_blocks(struct ucmd_ctrl *c, struct nvmet_req *req, const struct rw *rw,
-			   struct nvmet_iovs *host, struct nvmet_iovs *dv, struct nvmet_iovs *mv)
+static uint16_t map_blocks(struct ucmd_ctrl *c, struct ctrl_req *req, const struct rw *rw,
+			   struct ctrl_iovs *host, struct ctrl_iovs *dv, struct ctrl_iovs *mv)
 {
-	uint32_t ds = nvmet_ns_ds(rw->ns);
-	uint16_t ms = nvmet_ns_ms(rw->ns), st;
+	uint32_t ds = ctrl_ns_ds(rw->ns);
+	uint16_t ms = ctrl_ns_ms(rw->ns), st;
 	bool ext = rw->ns->extended;
 
-	st = nvmet_map_data(c, req, rw->nlb * (ds + (ext ? ms : 0)), host);
+	st = ctrl_map_data(c, req, rw->nlb * (ds + (ext ? ms : 0)), host);
 	if (st)
 		return st;
 	if (!ext) {
 		*dv = *host;
-		nvmet_iovs_init(host);
-		return ms ? nvmet_map_meta(c, req, rw->nlb * ms, mv) : 0;
+		ctrl_iovs_init(host);
+		return ms ? ctrl_map_meta(c, req, rw->nlb * ms, mv) : 0;
 	}
-	struct nvmet_iov_cursor cur = { .v = host };
+	struct ctrl_iov_cursor cur = { .v = host };
 
 	for (uint64_t i = 0; i < rw->nlb; i++)
-		if (nvmet_iov_take(&cur, ds, dv) || nvmet_iov_take(&cur, ms, mv))
+		if (ctrl_iov_take(&cur, ds, dv) || ctrl_iov_take(&cur, ms, mv))
 			return ST_INTERNAL;
 	return 0;
 }
 
-static void free3(struct nvmet_iovs *a, struct nvmet_iovs *b, struct nvmet_iovs *d)
+static void free3(struct ctrl_iovs *a, struct ctrl_iovs *b, struct ctrl_iovs *d)
 {
-	nvmet_iovs_free(a);
-	nvmet_iovs_free(b);
-	nvmet_iovs_free(d);
+	ctrl_iovs_free(a);
+	ctrl_iovs_free(b);
+	ctrl_iovs_free(d);
 }
 
-static int blocks_xfer(struct rw *rw, struct nvmet_iovs *dv, struct nvmet_iovs *mv, bool write,
+static int blocks_xfer(struct rw *rw, struct ctrl_iovs *dv, struct ctrl_iovs *mv, bool write,
 		       bool fua)
 {
-	int ret = nvmet_store_xfer(rw->ns->st, dv, nvmet_ns_data_off(rw->ns, rw->slba), write, fua);
+	int ret = ctrl_store_xfer(rw->ns->st, dv, ctrl_ns_data_off(rw->ns, rw->slba), write, fua);
 
 	if (!ret && mv->cnt)
-		ret = nvmet_store_xfer(rw->ns->st, mv, nvmet_ns_meta_off(rw->ns, rw->slba), write, fua);
+		ret = ctrl_store_xfer(rw->ns->st, mv, ctrl_ns_meta_off(rw->ns, rw->slba), write, fua);
 	return ret;
 }
 
-void nvmet_nvm_prefetch(struct ucmd_ctrl *c, const struct ucmd_nvme_sqe *sqe)
+void ctrl_nvm_prefetch(struct ucmd_ctrl *c, const struct ucmd_nvme_sqe *sqe)
 {
-	struct nvmet_ns *ns;
+	struct ctrl_ns *ns;
 	uint64_t slba;
 
-	if (sqe->opcode != nvme_cmd_read || !(ns = nvmet_ns_active(c, sqe->nsid)) ||
+	if (sqe->opcode != nvme_cmd_read || !(ns = ctrl_ns_active(c, sqe->nsid)) ||
 	    !ns->st->ops->prefetch)
 		return;
 	slba = (uint64_t)sqe->cdw11 << 32 | sqe->cdw10;
 	if (slba < ns->nsze)
-		ns->st->ops->prefetch(ns->st, nvmet_ns_data_off(ns, slba), nvmet_ns_ds(ns));
+		ns->st->ops->prefetch(ns->st, ctrl_ns_data_off(ns, slba), ctrl_ns_ds(ns));
 }
 
-uint16_t nvmet_nvm_rw(struct ucmd_ctrl *c, struct nvmet_req *req)
+uint16_t ctrl_nvm_rw(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
 	bool write = req->cmd.opcode == nvme_cmd_write;
 	bool fua = (req->cmd.cdw12 & CDW12_FUA) || !c->cur.vwc;
-	struct nvmet_iovs host, dv, mv;
+	struct ctrl_iovs host, dv, mv;
 	uint32_t stream = 0;
 	struct rw rw;
 	uint16_t st;
 
 	if ((st = rw_decode(c, req, &rw, true)))
 		return st;
-	if (rw.ns->zoned && (st = write ? nvmet_zns_write_check(rw.ns, rw.slba, rw.nlb)
-					: nvmet_zns_read_check(rw.ns, rw.slba, rw.nlb)))
+	if (rw.ns->zoned && (st = write ? ctrl_zns_write_check(rw.ns, rw.slba, rw.nlb)
+					: ctrl_zns_read_check(rw.ns, rw.slba, rw.nlb)))
 		return st;
 	/* a placement the controller cannot honour fails before any data moves */
-	if (write && (st = nvmet_fdp_write_check(c, rw.ns, req->cmd.cdw12, req->cmd.cdw13,
+	if (write && (st = ctrl_fdp_write_check(c, rw.ns, req->cmd.cdw12, req->cmd.cdw13,
 						  &stream)))
 		return st;
 	if (rw.ns->dps) {	/* never zoned: Format refuses PI there */
-		st = nvmet_pi_rw(c, req, rw.ns, rw.slba, rw.nlb);
+		st = ctrl_pi_rw(c, req, rw.ns, rw.slba, rw.nlb);
 		if (!st && write && rw.ns->fdpm)
-			nvmet_fdp_write_commit(c, rw.ns, stream, rw.slba, rw.nlb);
+			ctrl_fdp_write_commit(c, rw.ns, stream, rw.slba, rw.nlb);
 		return st;
 	}
-	nvmet_iovs_init_spare(c, &host);
-	nvmet_iovs_init(&dv);
-	nvmet_iovs_init(&mv);
+	ctrl_iovs_init_spare(c, &host);
+	ctrl_iovs_init(&dv);
+	ctrl_iovs_init(&mv);
 	st = map_blocks(c, req, &rw, &host, &dv, &mv);
 	if (!st && !write)
-		st = nvmet_nvm_read_check(c, rw.ns, rw.slba, rw.nlb);
+		st = ctrl_nvm_read_check(c, rw.ns, rw.slba, rw.nlb);
 	/* A write that would split a mark of a full table fails before it writes. */
-	if (!st && write && !nvmet_ranges_remove_fits(&rw.ns->uncor, rw.slba, rw.nlb))
+	if (!st && write && !ctrl_ranges_remove_fits(&rw.ns->uncor, rw.slba, rw.nlb))
 		st = UCMD_ST_RANGES_FULL;
 	if (!st)
-		st = nvmet_store_status(blocks_xfer(&rw, &dv, &mv, write, fua));
+		st = ctrl_store_status(blocks_xfer(&rw, &dv, &mv, write, fua));
 	/* the array moved to dv unless LBAs are extended: each one gives it back */
-	nvmet_iovs_free_spare(c, &host);
-	nvmet_iovs_free_spare(c, &dv);
-	nvmet_iovs_free(&mv);
+	ctrl_iovs_free_spare(c, &host);
+	ctrl_iovs_free_spare(c, &dv);
+	ctrl_iovs_free(&mv);
 	if (st)
 		return st;
 	if (write) {
-		st = nvmet_nvm_written(c, rw.ns, rw.slba, rw.nlb, fua);
+		st = ctrl_nvm_written(c, rw.ns, rw.slba, rw.nlb, fua);
 		if (!st && rw.ns->fdpm)
-			nvmet_fdp_write_commit(c, rw.ns, stream, rw.slba, rw.nlb);
+			ctrl_fdp_write_commit(c, rw.ns, stream, rw.slba, rw.nlb);
 		return st;
 	}
-	nvmet_nvm_read_done(c, rw.ns, rw.nlb);
+	ctrl_nvm_read_done(c, rw.ns, rw.nlb);
 	return 0;
 }
 
-static uint16_t compare_iovs(struct store *st, const struct nvmet_iovs *v, uint64_t off)
+static uint16_t compare_iovs(struct store *st, const struct ctrl_iovs *v, uint64_t off)
 {
 	char *hb = malloc(v->len ? v->len : 1), *sb = malloc(v->len ? v->len : 1);
 	uint16_t ret = 0;
 
 	if (!hb || !sb)
 		ret = ST_INTERNAL;
-	else if ((ret = nvmet_iovs_copy_in(v, hb, v->len)))
+	else if ((ret = ctrl_iovs_copy_in(v, hb, v->len)))
 		;	/* host memory out of reach: Data Transfer Error */
 	else if (store_read(st, sb, v->len, off))
 		ret = ST_INTERNAL;
@@ -206,52 +206,52 @@ static uint16_t compare_iovs(struct store *st, const struct nvmet_iovs *v, uint6
 	return ret;
 }
 
-uint16_t nvmet_nvm_compare(struct ucmd_ctrl *c, struct nvmet_req *req)
+uint16_t ctrl_nvm_compare(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
-	struct nvmet_iovs host, dv, mv;
+	struct ctrl_iovs host, dv, mv;
 	struct rw rw;
 	uint16_t st;
 
 	if ((st = rw_decode(c, req, &rw, true)))
 		return st;
-	if (rw.ns->zoned && (st = nvmet_zns_read_check(rw.ns, rw.slba, rw.nlb)))
+	if (rw.ns->zoned && (st = ctrl_zns_read_check(rw.ns, rw.slba, rw.nlb)))
 		return st;
 	if (rw.ns->dps)
-		return nvmet_pi_rw(c, req, rw.ns, rw.slba, rw.nlb);
-	nvmet_iovs_init(&host);
-	nvmet_iovs_init(&dv);
-	nvmet_iovs_init(&mv);
+		return ctrl_pi_rw(c, req, rw.ns, rw.slba, rw.nlb);
+	ctrl_iovs_init(&host);
+	ctrl_iovs_init(&dv);
+	ctrl_iovs_init(&mv);
 	st = map_blocks(c, req, &rw, &host, &dv, &mv);
 	if (!st)
-		st = nvmet_nvm_read_check(c, rw.ns, rw.slba, rw.nlb);
+		st = ctrl_nvm_read_check(c, rw.ns, rw.slba, rw.nlb);
 	if (!st)
-		st = compare_iovs(rw.ns->st, &dv, nvmet_ns_data_off(rw.ns, rw.slba));
+		st = compare_iovs(rw.ns->st, &dv, ctrl_ns_data_off(rw.ns, rw.slba));
 	if (!st && mv.cnt)
-		st = compare_iovs(rw.ns->st, &mv, nvmet_ns_meta_off(rw.ns, rw.slba));
+		st = compare_iovs(rw.ns->st, &mv, ctrl_ns_meta_off(rw.ns, rw.slba));
 	free3(&host, &dv, &mv);
 	if (!st)
 		c->smart.host_reads++;
 	return st;
 }
 
-uint16_t nvmet_nvm_verify(struct ucmd_ctrl *c, struct nvmet_req *req)
+uint16_t ctrl_nvm_verify(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
 	struct rw rw;
 	uint16_t st;
 
 	if ((st = rw_decode(c, req, &rw, true)))
 		return st;
-	if (rw.ns->zoned && (st = nvmet_zns_read_check(rw.ns, rw.slba, rw.nlb)))
+	if (rw.ns->zoned && (st = ctrl_zns_read_check(rw.ns, rw.slba, rw.nlb)))
 		return st;
 	/* The media is what the store holds; only marked blocks fail, and bad tuples. */
-	if ((st = nvmet_nvm_read_check(c, rw.ns, rw.slba, rw.nlb)) ||
-	    (rw.ns->dps && (st = nvmet_pi_verify(req, rw.ns, rw.slba, rw.nlb))))
+	if ((st = ctrl_nvm_read_check(c, rw.ns, rw.slba, rw.nlb)) ||
+	    (rw.ns->dps && (st = ctrl_pi_verify(req, rw.ns, rw.slba, rw.nlb))))
 		return st;
 	c->smart.host_reads++;
 	return 0;
 }
 
-uint16_t nvmet_nvm_flush(struct ucmd_ctrl *c, struct nvmet_req *req)
+uint16_t ctrl_nvm_flush(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
 	uint32_t nsid = req->cmd.nsid;
 
@@ -259,24 +259,24 @@ uint16_t nvmet_nvm_flush(struct ucmd_ctrl *c, struct nvmet_req *req)
 
 	if (nsid == 0xffffffffu) {
 		for (uint32_t i = 1; i <= UCMD_MAX_NS; i++) {
-			struct nvmet_ns *ns = nvmet_ns_active(c, i);
+			struct ctrl_ns *ns = ctrl_ns_active(c, i);
 
-			if (ns && ((st = nvmet_store_status(ns->st->ops->flush(ns->st))) ||
-				   (st = nvmet_store_status(nvmet_zns_flush(ns)))))
+			if (ns && ((st = ctrl_store_status(ns->st->ops->flush(ns->st))) ||
+				   (st = ctrl_store_status(ctrl_zns_flush(ns)))))
 				return st;
 		}
 		return 0;
 	}
-	struct nvmet_ns *ns = nvmet_ns_active(c, nsid);
+	struct ctrl_ns *ns = ctrl_ns_active(c, nsid);
 
 	if (!ns)
 		return ST_INVALID_NS;
-	st = nvmet_store_status(ns->st->ops->flush(ns->st));
+	st = ctrl_store_status(ns->st->ops->flush(ns->st));
 	/* the write pointers are as durable as the data they cover */
-	return st ? st : nvmet_store_status(nvmet_zns_flush(ns));
+	return st ? st : ctrl_store_status(ctrl_zns_flush(ns));
 }
 
-uint16_t nvmet_nvm_write_zeroes(struct ucmd_ctrl *c, struct nvmet_req *req)
+uint16_t ctrl_nvm_write_zeroes(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
 	uint32_t stream;
 	struct rw rw;
@@ -285,35 +285,35 @@ uint16_t nvmet_nvm_write_zeroes(struct ucmd_ctrl *c, struct nvmet_req *req)
 	if ((st = rw_decode(c, req, &rw, true)))
 		return st;
 	/* zeroes take no media: the placement is checked, then the old copy goes */
-	if ((st = nvmet_fdp_write_check(c, rw.ns, req->cmd.cdw12, req->cmd.cdw13, &stream)))
+	if ((st = ctrl_fdp_write_check(c, rw.ns, req->cmd.cdw12, req->cmd.cdw13, &stream)))
 		return st;
 	/* a write on a zoned namespace: at the write pointer */
-	if (rw.ns->zoned && (st = nvmet_zns_write_check(rw.ns, rw.slba, rw.nlb)))
+	if (rw.ns->zoned && (st = ctrl_zns_write_check(rw.ns, rw.slba, rw.nlb)))
 		return st;
-	if (rw.ns->dps && (st = nvmet_pi_cmd_valid(rw.ns, &req->cmd, rw.slba)))
+	if (rw.ns->dps && (st = ctrl_pi_cmd_valid(rw.ns, &req->cmd, rw.slba)))
 		return st;
-	if (!nvmet_ranges_remove_fits(&rw.ns->uncor, rw.slba, rw.nlb))
+	if (!ctrl_ranges_remove_fits(&rw.ns->uncor, rw.slba, rw.nlb))
 		return UCMD_ST_RANGES_FULL;
-	st = nvmet_store_status(nvmet_ns_discard(c, rw.ns, rw.slba, rw.nlb,
+	st = ctrl_store_status(ctrl_ns_discard(c, rw.ns, rw.slba, rw.nlb,
 						 req->cmd.cdw12 & CDW12_DEAC));
 	/* zeroed metadata, or with PRACT the tuples of zeroed data */
 	if (!st && rw.ns->dps)
-		st = nvmet_pi_generate_range(req, rw.ns, rw.slba, rw.nlb);
+		st = ctrl_pi_generate_range(req, rw.ns, rw.slba, rw.nlb);
 	if (!st && rw.ns->zoned)
-		nvmet_zns_write_commit(c, rw.ns, rw.slba, rw.nlb, false);
+		ctrl_zns_write_commit(c, rw.ns, rw.slba, rw.nlb, false);
 	if (!st && ((req->cmd.cdw12 & CDW12_FUA) || !c->cur.vwc))
-		st = nvmet_store_status(rw.ns->st->ops->flush(rw.ns->st));
+		st = ctrl_store_status(rw.ns->st->ops->flush(rw.ns->st));
 	if (!st && ((req->cmd.cdw12 & CDW12_FUA) || !c->cur.vwc))
-		st = nvmet_store_status(nvmet_zns_flush(rw.ns));
+		st = ctrl_store_status(ctrl_zns_flush(rw.ns));
 	if (st)
 		return st;
 	if (!(req->cmd.cdw12 & CDW12_DEAC))
-		nvmet_fdp_zeroes_commit(c, rw.ns, rw.nlb);
+		ctrl_fdp_zeroes_commit(c, rw.ns, rw.nlb);
 	c->smart.host_writes++;
 	return 0;
 }
 
-uint16_t nvmet_nvm_write_uncor(struct ucmd_ctrl *c, struct nvmet_req *req)
+uint16_t ctrl_nvm_write_uncor(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
 	struct rw rw;
 	uint16_t st;
@@ -324,12 +324,12 @@ uint16_t nvmet_nvm_write_uncor(struct ucmd_ctrl *c, struct nvmet_req *req)
 		return ST_INVALID;
 	if (rw.slba + rw.nlb < rw.slba || rw.slba + rw.nlb > rw.ns->nsze)
 		return ST_LBA_RANGE;
-	if (rw.ns->zoned && (st = nvmet_zns_write_check(rw.ns, rw.slba, rw.nlb)))
+	if (rw.ns->zoned && (st = ctrl_zns_write_check(rw.ns, rw.slba, rw.nlb)))
 		return st;
-	switch (nvmet_ranges_add(&rw.ns->uncor, rw.slba, rw.nlb)) {
+	switch (ctrl_ranges_add(&rw.ns->uncor, rw.slba, rw.nlb)) {
 	case 0:
 		if (rw.ns->zoned)
-			nvmet_zns_write_commit(c, rw.ns, rw.slba, rw.nlb, false);
+			ctrl_zns_write_commit(c, rw.ns, rw.slba, rw.nlb, false);
 		break;
 	case -ENOSPC:
 		return UCMD_ST_RANGES_FULL;
@@ -337,21 +337,21 @@ uint16_t nvmet_nvm_write_uncor(struct ucmd_ctrl *c, struct nvmet_req *req)
 		return ST_INTERNAL;
 	}
 	/* The marking is media state: it must survive a power cycle. */
-	nvmet_persist_range(c, rw.ns, true, rw.slba, rw.nlb);
+	ctrl_persist_range(c, rw.ns, true, rw.slba, rw.nlb);
 	c->smart.host_writes++;
 	return 0;
 }
 
-uint16_t nvmet_nvm_dsm(struct ucmd_ctrl *c, struct nvmet_req *req)
+uint16_t ctrl_nvm_dsm(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
-	struct nvmet_ns *ns = nvmet_ns_active(c, req->cmd.nsid);
+	struct ctrl_ns *ns = ctrl_ns_active(c, req->cmd.nsid);
 	unsigned nr = (req->cmd.cdw10 & 0xff) + 1;
 	struct nvme_dsm_range r[256];
 	uint16_t st;
 
 	if (!ns)
 		return ST_INVALID_NS;
-	st = nvmet_data_from_host(c, req, r, nr * sizeof(r[0]));
+	st = ctrl_data_from_host(c, req, r, nr * sizeof(r[0]));
 	if (st)
 		return st;
 	if (!(req->cmd.cdw11 & NVME_DSMGMT_AD))
@@ -366,31 +366,31 @@ uint16_t nvmet_nvm_dsm(struct ucmd_ctrl *c, struct nvmet_req *req)
 		uint64_t slba = le64toh(r[i].slba), nlb = le32toh(r[i].nlb);
 
 		/* -ENOSPC: a full disk, or a mark split in a full table */
-		if (nlb && (st = nvmet_store_status(nvmet_ns_discard(c, ns, slba, nlb, true))))
+		if (nlb && (st = ctrl_store_status(ctrl_ns_discard(c, ns, slba, nlb, true))))
 			return st;
 	}
 	return 0;
 }
 
 /* Copy blocks through a bounce buffer, data area then metadata area. */
-static int copy_blocks(struct nvmet_ns *ns, uint64_t src, uint64_t dst, uint64_t nlb, char *buf)
+static int copy_blocks(struct ctrl_ns *ns, uint64_t src, uint64_t dst, uint64_t nlb, char *buf)
 {
-	uint32_t ds = nvmet_ns_ds(ns);
-	uint16_t ms = nvmet_ns_ms(ns);
+	uint32_t ds = ctrl_ns_ds(ns);
+	uint16_t ms = ctrl_ns_ms(ns);
 	uint64_t per = COPY_CHUNK / (ds + ms);
 
 	for (uint64_t done = 0; done < nlb; done += per) {
 		uint64_t n = nlb - done < per ? nlb - done : per;
 		int ret;
 
-		ret = store_read(ns->st, buf, n * ds, nvmet_ns_data_off(ns, src + done));
+		ret = store_read(ns->st, buf, n * ds, ctrl_ns_data_off(ns, src + done));
 		if (!ret)
-			ret = store_write(ns->st, buf, n * ds, nvmet_ns_data_off(ns, dst + done), false);
+			ret = store_write(ns->st, buf, n * ds, ctrl_ns_data_off(ns, dst + done), false);
 		if (!ret && ms) {
-			ret = store_read(ns->st, buf, n * ms, nvmet_ns_meta_off(ns, src + done));
+			ret = store_read(ns->st, buf, n * ms, ctrl_ns_meta_off(ns, src + done));
 			if (!ret)
 				ret = store_write(ns->st, buf, n * ms,
-						  nvmet_ns_meta_off(ns, dst + done), false);
+						  ctrl_ns_meta_off(ns, dst + done), false);
 		}
 		if (ret)
 			return ret;
@@ -398,9 +398,9 @@ static int copy_blocks(struct nvmet_ns *ns, uint64_t src, uint64_t dst, uint64_t
 	return 0;
 }
 
-uint16_t nvmet_nvm_copy(struct ucmd_ctrl *c, struct nvmet_req *req)
+uint16_t ctrl_nvm_copy(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
-	struct nvmet_ns *ns = nvmet_ns_active(c, req->cmd.nsid);
+	struct ctrl_ns *ns = ctrl_ns_active(c, req->cmd.nsid);
 	uint64_t sdlba = (uint64_t)req->cmd.cdw11 << 32 | req->cmd.cdw10, total = 0, dst;
 	unsigned nr = (req->cmd.cdw12 & 0xff) + 1, fmt = (req->cmd.cdw12 >> 8) & 0xf;
 	struct nvme_copy_range r[UCMD_COPY_MSRC + 1];
@@ -410,14 +410,14 @@ uint16_t nvmet_nvm_copy(struct ucmd_ctrl *c, struct nvmet_req *req)
 
 	if (!ns)
 		return ST_INVALID_NS;
-	if ((st = nvmet_fdp_write_check(c, ns, req->cmd.cdw12, req->cmd.cdw13, &stream)))
+	if ((st = ctrl_fdp_write_check(c, ns, req->cmd.cdw12, req->cmd.cdw13, &stream)))
 		return st;
 	/* Format 0 only; protection information (PRINFOR, PRINFOW) where formatted with it */
 	if (fmt != 0 || (!ns->dps && (CDW12_PRINFO(req->cmd.cdw12) || ((req->cmd.cdw12 >> 12) & 0xf))))
 		return ST_INVALID;
 	if (nr > UCMD_COPY_MSRC + 1u)
 		return UCMD_CMD(NVME_SC_CMD_SIZE_LIMIT_EXCEEDED) | UCMD_DNR;
-	st = nvmet_data_from_host(c, req, r, nr * sizeof(r[0]));
+	st = ctrl_data_from_host(c, req, r, nr * sizeof(r[0]));
 	if (st)
 		return st;
 	for (unsigned i = 0; i < nr; i++) {
@@ -427,9 +427,9 @@ uint16_t nvmet_nvm_copy(struct ucmd_ctrl *c, struct nvmet_req *req)
 			return UCMD_CMD(NVME_SC_CMD_SIZE_LIMIT_EXCEEDED) | UCMD_DNR;
 		if (slba + nlb < slba || slba + nlb > ns->nsze)
 			return ST_LBA_RANGE;
-		if (ns->zoned && (st = nvmet_zns_read_check(ns, slba, nlb)))
+		if (ns->zoned && (st = ctrl_zns_read_check(ns, slba, nlb)))
 			return st;
-		if (nvmet_ranges_overlap(&ns->uncor, slba, nlb))
+		if (ctrl_ranges_overlap(&ns->uncor, slba, nlb))
 			return read_error(c);
 		total += nlb;
 	}
@@ -438,11 +438,11 @@ uint16_t nvmet_nvm_copy(struct ucmd_ctrl *c, struct nvmet_req *req)
 	if (sdlba + total < sdlba || sdlba + total > ns->nsze)
 		return ST_LBA_RANGE;
 	/* the destination of a zoned namespace is written at its write pointer */
-	if (ns->zoned && (st = nvmet_zns_write_check(ns, sdlba, total)))
+	if (ns->zoned && (st = ctrl_zns_write_check(ns, sdlba, total)))
 		return st;
-	if (ns->dps && (st = nvmet_pi_copy_check(req, ns, r, nr, sdlba)))
+	if (ns->dps && (st = ctrl_pi_copy_check(req, ns, r, nr, sdlba)))
 		return st;
-	if (!nvmet_ranges_remove_fits(&ns->uncor, sdlba, total))
+	if (!ctrl_ranges_remove_fits(&ns->uncor, sdlba, total))
 		return UCMD_ST_RANGES_FULL;
 	buf = malloc(COPY_CHUNK);
 	if (!buf)
@@ -451,30 +451,30 @@ uint16_t nvmet_nvm_copy(struct ucmd_ctrl *c, struct nvmet_req *req)
 	for (unsigned i = 0; i < nr && !st; i++) {
 		uint64_t nlb = le16toh(r[i].nlb) + 1ull;
 
-		st = nvmet_store_status(copy_blocks(ns, le64toh(r[i].slba), dst, nlb, buf));
+		st = ctrl_store_status(copy_blocks(ns, le64toh(r[i].slba), dst, nlb, buf));
 		dst += nlb;
 	}
 	free(buf);
 	if (!st && ns->dps)
-		st = nvmet_pi_generate_range(req, ns, sdlba, total);
+		st = ctrl_pi_generate_range(req, ns, sdlba, total);
 	if (st)
 		return st;
-	switch (nvmet_ranges_remove(&ns->uncor, sdlba, total)) {
+	switch (ctrl_ranges_remove(&ns->uncor, sdlba, total)) {
 	case 0:
 		break;
 	case 1:
-		nvmet_persist_range(c, ns, false, sdlba, total);
+		ctrl_persist_range(c, ns, false, sdlba, total);
 		break;
 	default:
 		return ST_INTERNAL;
 	}
 	if (ns->zoned)
-		nvmet_zns_write_commit(c, ns, sdlba, total, false);
+		ctrl_zns_write_commit(c, ns, sdlba, total, false);
 	if (ns->fdpm)
-		nvmet_fdp_write_commit(c, ns, stream, sdlba, total);
+		ctrl_fdp_write_commit(c, ns, stream, sdlba, total);
 	if (((req->cmd.cdw12 & CDW12_FUA) || !c->cur.vwc) &&
-	    ((st = nvmet_store_status(ns->st->ops->flush(ns->st))) ||
-	     (st = nvmet_store_status(nvmet_zns_flush(ns)))))
+	    ((st = ctrl_store_status(ns->st->ops->flush(ns->st))) ||
+	     (st = ctrl_store_status(ctrl_zns_flush(ns)))))
 		return st;
 	c->smart.host_writes++;
 	return 0;

@@ -75,7 +75,7 @@ static bool unhex(uint8_t *dst, const char *src, size_t n)
 	return true;
 }
 
-static json_object *features_json(const struct nvmet_feat_vals *f)
+static json_object *features_json(const struct ctrl_feat_vals *f)
 {
 	json_object *o = json_object_new_object();
 
@@ -91,7 +91,7 @@ static json_object *features_json(const struct nvmet_feat_vals *f)
 	return o;
 }
 
-static void features_load(json_object *o, struct nvmet_feat_vals *f)
+static void features_load(json_object *o, struct ctrl_feat_vals *f)
 {
 	f->arbitration = (uint32_t)get_u64(o, "arbitration", f->arbitration);
 	f->power_mgmt = (uint32_t)get_u64(o, "power_mgmt", f->power_mgmt);
@@ -161,12 +161,12 @@ static json_object *sanitize_json(struct ucmd_ctrl *c)
 		/* how far a running one got: [pass, nsid, byte offset, bytes done] */
 		uint64_t pr[4] = { c->san.pass, c->san.ns_idx, c->san.off, c->san.done };
 
-		if (!nvmet_sanitize_busy(c))
+		if (!ctrl_sanitize_busy(c))
 			memset(pr, 0, sizeof(pr));
 		json_object_object_add(o, "progress", uarr(pr, 4));
 	}
 	/* when a running one started, by the wall clock: its progress keeps to it */
-	if (nvmet_sanitize_busy(c))
+	if (ctrl_sanitize_busy(c))
 		add_u64(o, "start_rt_ms", c->san.start_rt_ms);
 	return o;
 }
@@ -177,7 +177,7 @@ static json_object *selftest_json(struct ucmd_ctrl *c)
 	json_object *a = json_object_new_array();
 
 	for (unsigned i = 0; i < c->dst.nres; i++) {
-		const struct nvmet_dst_result *r = &c->dst.res[i];
+		const struct ctrl_dst_result *r = &c->dst.res[i];
 		uint64_t v[5] = { r->status, r->segment, r->valid, r->poh, r->nsid };
 
 		json_object_array_add(a, uarr(v, 5));
@@ -202,7 +202,7 @@ static json_object *fw_json(struct ucmd_ctrl *c)
 	return o;
 }
 
-static json_object *ns_json(const struct nvmet_ns *ns)
+static json_object *ns_json(const struct ctrl_ns *ns)
 {
 	json_object *o = json_object_new_object(), *u = json_object_new_array();
 	char uuid[33];
@@ -239,7 +239,7 @@ static json_object *ns_json(const struct nvmet_ns *ns)
 		json_object *z = json_object_new_object();
 		struct ucmd_zns_params zp;
 
-		nvmet_zns_params(ns, &zp);
+		ctrl_zns_params(ns, &zp);
 		add_u64(z, "zone_size", zp.zone_size);
 		add_u64(z, "zone_cap", zp.zone_cap);
 		add_u64(z, "max_open", zp.max_open);
@@ -257,14 +257,14 @@ static json_object *ns_json(const struct nvmet_ns *ns)
  * renamed over name relative to the directory descriptor: no fixed temp name
  * for two processes to race on or for anyone to plant a symlink at.
  */
-int nvmet_write_atomic(struct ucmd_ctrl *c, const char *name, const void *buf, size_t len)
+int ctrl_write_atomic(struct ucmd_ctrl *c, const char *name, const void *buf, size_t len)
 {
 	const char *text = buf;
 	char tmp[PATH_MAX];
 	size_t done = 0;
 	int fd, ret;
 
-	ret = nvmet_dir_temp(c, name, tmp, sizeof(tmp), &fd);
+	ret = ctrl_dir_temp(c, name, tmp, sizeof(tmp), &fd);
 	if (ret)
 		return ret;
 	while (done < len) {
@@ -297,11 +297,11 @@ static void crc_add(json_object *root)
 {
 	char hexcrc[9];
 
-	snprintf(hexcrc, sizeof(hexcrc), "%08x", nvmet_state_crc(root));
+	snprintf(hexcrc, sizeof(hexcrc), "%08x", ctrl_state_crc(root));
 	json_object_object_add(root, "crc32c", json_object_new_string(hexcrc));
 }
 
-int nvmet_persist_save(struct ucmd_ctrl *c, bool clean)
+int ctrl_persist_save(struct ucmd_ctrl *c, bool clean)
 {
 	json_object *root, *nss;
 	int ret;
@@ -338,48 +338,48 @@ int nvmet_persist_save(struct ucmd_ctrl *c, bool clean)
 	}
 	json_object_object_add(root, "fw_slots", fw_json(c));
 	if (c->fdp)
-		json_object_object_add(root, "fdp", nvmet_fdp_json(c));
+		json_object_object_add(root, "fdp", ctrl_fdp_json(c));
 	for (unsigned i = 1; i <= UCMD_MAX_NS; i++)
 		if (c->ns[i])
 			json_object_array_add(nss, ns_json(c->ns[i]));
 	json_object_object_add(root, "namespaces", nss);
 	/* The journal exists before a ctrl.json that expects one. */
-	ret = nvmet_journal_open(c, false);
+	ret = ctrl_journal_open(c, false);
 	/* the media models go first: one a crash leaves behind is only counts */
 	if (!ret)
-		ret = nvmet_fdp_save_models(c);
+		ret = ctrl_fdp_save_models(c);
 	if (!ret) {
 		add_u64(root, "generation", c->journal_gen + 1);
 		crc_add(root);
 		const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 								   JSON_C_TO_STRING_NOSLASHESCAPE);
 
-		ret = nvmet_write_atomic(c, CONFIG_NAME, text, strlen(text));
+		ret = ctrl_write_atomic(c, CONFIG_NAME, text, strlen(text));
 	}
 	json_object_put(root);
 	if (ret)
 		return ret;
 	/* ctrl.json now holds every record of the journal */
 	c->journal_gen++;
-	return nvmet_journal_reset(c);
+	return ctrl_journal_reset(c);
 }
 
-void nvmet_persist(struct ucmd_ctrl *c)
+void ctrl_persist(struct ucmd_ctrl *c)
 {
 	int ret;
 
 	/* a read-only controller keeps its changes (counters, logs) in memory */
-	if (c->dir && !c->p.read_only && (ret = nvmet_persist_save(c, false)))
-		nvmet_persist_failed(c, ret);
+	if (c->dir && !c->p.read_only && (ret = ctrl_persist_save(c, false)))
+		ctrl_persist_failed(c, ret);
 }
 
-void nvmet_persist_failed(struct ucmd_ctrl *c, int err)
+void ctrl_persist_failed(struct ucmd_ctrl *c, int err)
 {
 	/* State the host relies on is no longer durable. */
 	if (!c->persist_failed)
 		c->persist_err = err;
 	c->persist_failed = true;
-	nvmet_ctrl_fatal(c);
+	ctrl_ctrl_fatal(c);
 }
 
 static int replace_str(char **dst, const char *src)
@@ -398,7 +398,7 @@ static int replace_str(char **dst, const char *src)
 
 static int ns_load(struct ucmd_ctrl *c, json_object *o)
 {
-	struct nvmet_ns *ns = calloc(1, sizeof(*ns));
+	struct ctrl_ns *ns = calloc(1, sizeof(*ns));
 	const char *store = get_str(o, "store"), *path = get_str(o, "path");
 	json_object *u, *v;
 	int ret = -EINVAL;
@@ -427,7 +427,7 @@ static int ns_load(struct ucmd_ctrl *c, json_object *o)
 	    ns->lbaf >= UCMD_NR_LBAF || (ns->kind == UCMD_NS_STORE_DEVICE && !path))
 		goto fail;
 	if (!unhex(ns->uuid, get_str(o, "uuid"), sizeof(ns->uuid)))
-		nvmet_ns_uuid(c, ns);
+		ctrl_ns_uuid(c, ns);
 	/* Only a device namespace has a path; dir.c checks it when it is opened. */
 	if (ns->kind == UCMD_NS_STORE_DEVICE && !(ns->path = strdup(path))) {
 		ret = -ENOMEM;
@@ -444,7 +444,7 @@ static int ns_load(struct ucmd_ctrl *c, json_object *o)
 			    json_object_array_length(r) != 2)
 				goto fail;
 			/* sorted and disjoint (checked): each goes at the end, O(1) */
-			ret = nvmet_ranges_append(&ns->uncor,
+			ret = ctrl_ranges_append(&ns->uncor,
 					json_object_get_uint64(json_object_array_get_idx(r, 0)),
 					json_object_get_uint64(json_object_array_get_idx(r, 1)));
 			if (ret)
@@ -457,7 +457,7 @@ static int ns_load(struct ucmd_ctrl *c, json_object *o)
 	 * existing nsN.img of exactly its size: loading never creates, extends
 	 * or truncates anything.
 	 */
-	ret = nvmet_ns_open_store(c, ns, ns->kind == UCMD_NS_STORE_RAM);
+	ret = ctrl_ns_open_store(c, ns, ns->kind == UCMD_NS_STORE_RAM);
 	if (ret)
 		goto fail;
 	if (json_object_object_get_ex(o, "zoned", &v)) {
@@ -473,22 +473,22 @@ static int ns_load(struct ucmd_ctrl *c, json_object *o)
 		zp.cross_read = json_object_object_get_ex(v, "cross_read", &b) &&
 				json_object_get_boolean(b);
 		/* a RAM namespace's zones come back Empty, as its data comes back zero */
-		ret = nvmet_zns_init(c, ns, &zp, ns->kind == UCMD_NS_STORE_RAM || !c->dir);
+		ret = ctrl_zns_init(c, ns, &zp, ns->kind == UCMD_NS_STORE_RAM || !c->dir);
 		if (ret) {
 			store_close(ns->st);
 			goto fail;
 		}
 	}
-	if ((ret = nvmet_fdp_ns_init(c, ns)) || (ret = nvmet_fdp_load_model(c, ns))) {
-		nvmet_fdp_ns_free(ns);
-		nvmet_zns_free(c, ns, false);
+	if ((ret = ctrl_fdp_ns_init(c, ns)) || (ret = ctrl_fdp_load_model(c, ns))) {
+		ctrl_fdp_ns_free(ns);
+		ctrl_zns_free(c, ns, false);
 		store_close(ns->st);
 		goto fail;
 	}
 	c->ns[ns->nsid] = ns;
 	return 0;
 fail:
-	nvmet_ranges_clear(&ns->uncor);
+	ctrl_ranges_clear(&ns->uncor);
 	free(ns->path);
 	free(ns);
 	return ret;
@@ -542,7 +542,7 @@ static int load_v3(struct ucmd_ctrl *c, json_object *root)
 	c->dst.nres = (unsigned)json_object_array_length(a);
 	for (unsigned i = 0; i < c->dst.nres; i++) {
 		json_object *e = json_object_array_get_idx(a, i);
-		struct nvmet_dst_result *r = &c->dst.res[i];
+		struct ctrl_dst_result *r = &c->dst.res[i];
 
 		r->status = (uint8_t)idx_u64(e, 0);
 		r->segment = (uint8_t)idx_u64(e, 1);
@@ -552,7 +552,7 @@ static int load_v3(struct ucmd_ctrl *c, json_object *root)
 	}
 	json_object_object_get_ex(root, "self_test_run", &a);
 	if (idx_u64(a, 0))
-		nvmet_selftest_resume(c, (uint8_t)idx_u64(a, 0), (uint32_t)idx_u64(a, 1),
+		ctrl_selftest_resume(c, (uint8_t)idx_u64(a, 0), (uint32_t)idx_u64(a, 1),
 				      idx_u64(a, 2), idx_u64(a, 3));
 	json_object_object_get_ex(root, "fw_slots", &o);
 	c->fw.active = (uint8_t)get_u64(o, "active", 1);
@@ -568,13 +568,13 @@ static int load_v3(struct ucmd_ctrl *c, json_object *root)
 	return 0;
 }
 
-int nvmet_persist_load(struct ucmd_ctrl *c, bool *found)
+int ctrl_persist_load(struct ucmd_ctrl *c, bool *found)
 {
 	json_object *root, *o;
 	int fd, ret = 0;
 
 	/* relative to the directory, never through a symlink, owner-checked */
-	ret = nvmet_dir_open_file(c, CONFIG_NAME, O_RDONLY, &fd);
+	ret = ctrl_dir_open_file(c, CONFIG_NAME, O_RDONLY, &fd);
 	*found = ret != -ENOENT;
 	if (ret)
 		return ret == -ENOENT ? 0 : ret;
@@ -583,11 +583,11 @@ int nvmet_persist_load(struct ucmd_ctrl *c, bool *found)
 	if (!root) {
 		const char *why = json_util_get_last_err();
 
-		return nvmet_ctrl_why(c, -EINVAL, "%s/" CONFIG_NAME ": not valid JSON (%s)", c->dir,
+		return ctrl_ctrl_why(c, -EINVAL, "%s/" CONFIG_NAME ": not valid JSON (%s)", c->dir,
 				      why ? why : "unreadable");
 	}
 	/* Every field and the checksum, before anything is used */
-	ret = nvmet_state_check(c, root);
+	ret = ctrl_state_check(c, root);
 	if (ret) {
 		json_object_put(root);
 		return ret;
@@ -617,13 +617,13 @@ int nvmet_persist_load(struct ucmd_ctrl *c, bool *found)
 	} else {
 		/* before version 3 the NQN was derived from the serial: it stays */
 		free(c->subnqn);
-		c->subnqn = nvmet_subnqn_legacy(c->serial);
+		c->subnqn = ctrl_subnqn_legacy(c->serial);
 		snprintf(c->fw.rev[1], sizeof(c->fw.rev[1]), "%.8s", c->firmware);
 		c->san.sstat = 0;	/* never sanitized; data may have been written */
 		ret = c->subnqn ? 0 : -ENOMEM;
 	}
 	if (!ret && json_object_object_get_ex(root, "fdp", &o))
-		ret = nvmet_fdp_load(c, o);
+		ret = ctrl_fdp_load(c, o);
 	if (ret)
 		goto out;
 	if (json_object_object_get_ex(root, "namespaces", &o)) {
@@ -632,15 +632,15 @@ int nvmet_persist_load(struct ucmd_ctrl *c, bool *found)
 		for (size_t i = 0; !ret && i < json_object_array_length(o); i++) {
 			ret = ns_load(c, json_object_array_get_idx(o, i));
 			if (ret && c->p.errbuf && c->p.errbuf_len && !c->p.errbuf[0])
-				nvmet_ctrl_why(c, 0, "%s/" CONFIG_NAME ": namespaces[%zu]: %s", c->dir, i,
+				ctrl_ctrl_why(c, 0, "%s/" CONFIG_NAME ": namespaces[%zu]: %s", c->dir, i,
 						 strerror(-ret));
 		}
 	}
 	/* A version 1 file predates the journal; a version 2 one comes with it. */
 	if (!ret)
-		ret = nvmet_journal_open(c, get_u64(root, "version", 0) >= 2);
+		ret = ctrl_journal_open(c, get_u64(root, "version", 0) >= 2);
 	if (!ret)
-		ret = nvmet_journal_replay(c);
+		ret = ctrl_journal_replay(c);
 out:
 	json_object_put(root);
 	return ret;

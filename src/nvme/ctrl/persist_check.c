@@ -49,7 +49,7 @@ static int bad(struct chk *k, const char *key, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	nvmet_ctrl_why(k->c, 0, "%s/" STATE_FILE ": %s%s: %s", k->c->dir, k->where, key, msg);
+	ctrl_ctrl_why(k->c, 0, "%s/" STATE_FILE ": %s%s: %s", k->c->dir, k->where, key, msg);
 	return -EINVAL;
 }
 
@@ -498,7 +498,7 @@ static int check_ns(struct chk *k, json_object *o, uint32_t *nsid_out, const boo
 	    (ret = want(k, o, "extended", json_type_boolean, &v)))
 		return ret;
 	ext = json_object_get_boolean(v);
-	if (ext && !nvmet_lbaf_ms((uint8_t)lbaf))
+	if (ext && !ctrl_lbaf_ms((uint8_t)lbaf))
 		return bad(k, "extended", "true, but lbaf %" PRIu64 " has no metadata", lbaf);
 	/* protection (absent: none): a type 1-3, maybe first, in metadata that holds its tuple */
 	if (json_object_object_get_ex(o, "dps", &v)) {
@@ -509,7 +509,7 @@ static int check_ns(struct chk *k, json_object *o, uint32_t *nsid_out, const boo
 		if (!(dps & NVME_NS_DPS_PI_MASK) || (dps & NVME_NS_DPS_PI_MASK) > NVME_NS_DPS_PI_TYPE3 ||
 		    (dps & ~(uint64_t)(NVME_NS_DPS_PI_MASK | NVME_NS_DPS_PI_FIRST)))
 			return bad(k, "dps", "%" PRIu64 " is no PI type 1-3 with PI first", dps);
-		if (!nvmet_lbaf_pi_fits((uint8_t)lbaf))
+		if (!ctrl_lbaf_pi_fits((uint8_t)lbaf))
 			return bad(k, "dps", "protection, but lbaf %" PRIu64 " has no room for it", lbaf);
 	}
 	if ((ret = want(k, o, "attached", json_type_boolean, &v)) ||
@@ -534,7 +534,7 @@ static int check_ns(struct chk *k, json_object *o, uint32_t *nsid_out, const boo
 }
 
 /* Identity from the caller: what the loader would refuse must not be saved */
-int nvmet_state_check_identity(struct ucmd_ctrl *c)
+int ctrl_state_check_identity(struct ucmd_ctrl *c)
 {
 	const struct { const char *name, *val; size_t max; } f[] = {
 		{ "serial", c->serial, SN_LEN },
@@ -549,7 +549,7 @@ int nvmet_state_check_identity(struct ucmd_ctrl *c)
 			if (*p < 0x20 || *p > 0x7e)
 				len = SIZE_MAX;
 		if (len < 1 || len > f[i].max) {
-			nvmet_ctrl_why(c, 0, "%s/%s: must be 1..%zu printable ASCII characters "
+			ctrl_ctrl_why(c, 0, "%s/%s: must be 1..%zu printable ASCII characters "
 					 "(the Identify field)", c->dir, f[i].name, f[i].max);
 			return -EINVAL;
 		}
@@ -557,7 +557,7 @@ int nvmet_state_check_identity(struct ucmd_ctrl *c)
 	return 0;
 }
 
-uint32_t nvmet_state_crc(json_object *root)
+uint32_t ctrl_state_crc(json_object *root)
 {
 	const char *s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN |
 						       JSON_C_TO_STRING_NOSLASHESCAPE);
@@ -580,14 +580,14 @@ static int check_crc(struct chk *k, json_object *root, uint64_t version)
 	json_object_object_get_ex(root, "crc32c", &v);
 	want = (uint32_t)strtoul(json_object_get_string(v), NULL, 16);
 	json_object_object_del(root, "crc32c");
-	got = nvmet_state_crc(root);
+	got = ctrl_state_crc(root);
 	if (got != want)
 		return bad(k, "crc32c", "the file says %08x, its content gives %08x "
 			   "(damaged, or edited by hand)", want, got);
 	return 0;
 }
 
-int nvmet_state_check(struct ucmd_ctrl *c, json_object *root)
+int ctrl_state_check(struct ucmd_ctrl *c, json_object *root)
 {
 	static const char *const keys_v1[] = { "version", "serial", "model", "firmware", "clean",
 		"saved_features", "smart", "namespaces", NULL };
@@ -605,7 +605,7 @@ int nvmet_state_check(struct ucmd_ctrl *c, json_object *root)
 	int ret;
 
 	if (!json_object_is_type(root, json_type_object)) {
-		nvmet_ctrl_why(c, 0, "%s/" STATE_FILE ": not a JSON object", c->dir);
+		ctrl_ctrl_why(c, 0, "%s/" STATE_FILE ": not a JSON object", c->dir);
 		return -EINVAL;
 	}
 	if ((ret = want_uint(&k, root, "version", 1, 3, &version)) ||
@@ -655,7 +655,7 @@ int nvmet_state_check(struct ucmd_ctrl *c, json_object *root)
 		json_object *nss = NULL;
 
 		json_object_object_get_ex(root, "namespaces", &nss);
-		if ((ret = nvmet_fdp_check_json(o, nss, why, sizeof(why))))
+		if ((ret = ctrl_fdp_check_json(o, nss, why, sizeof(why))))
 			return bad(&k, "fdp", "%s", why);
 	}
 	if ((ret = check_crc(&k, root, version)))

@@ -100,7 +100,7 @@ static bool decode(const uint8_t *b, struct rec *r)
 	return r->crc == crc32c(0, b, 28) && !b[1] && !b[2] && !b[3];
 }
 
-int nvmet_journal_open(struct ucmd_ctrl *c, bool must_exist)
+int ctrl_journal_open(struct ucmd_ctrl *c, bool must_exist)
 {
 	/* a read-only controller replays the journal and never writes it */
 	int flags = c->p.read_only ? O_RDONLY : O_RDWR, fd, ret;
@@ -108,14 +108,14 @@ int nvmet_journal_open(struct ucmd_ctrl *c, bool must_exist)
 
 	if (c->journal_fd >= 0)
 		return 0;
-	ret = nvmet_dir_open_file(c, UCMD_JOURNAL_NAME, flags, &fd);
+	ret = ctrl_dir_open_file(c, UCMD_JOURNAL_NAME, flags, &fd);
 	if (ret == -ENOENT && must_exist)
-		return nvmet_ctrl_why(c, -ENOENT, "%s/" UCMD_JOURNAL_NAME ": missing, but ctrl.json "
+		return ctrl_ctrl_why(c, -ENOENT, "%s/" UCMD_JOURNAL_NAME ": missing, but ctrl.json "
 				      "(generation %" PRIu64 ") was written with one; marks of Write "
 				     "Uncorrectable since then are lost (an empty " UCMD_JOURNAL_NAME
 				     " accepts that)", c->dir, c->journal_gen);
 	if (ret == -ENOENT && !c->p.read_only)
-		ret = nvmet_dir_open_file(c, UCMD_JOURNAL_NAME, O_RDWR | O_CREAT | O_EXCL, &fd);
+		ret = ctrl_dir_open_file(c, UCMD_JOURNAL_NAME, O_RDWR | O_CREAT | O_EXCL, &fd);
 	if (ret == -ENOENT)
 		return 0;	/* read-only, version 1: nothing to replay */
 	if (ret)
@@ -130,7 +130,7 @@ int nvmet_journal_open(struct ucmd_ctrl *c, bool must_exist)
 	return 0;
 }
 
-void nvmet_journal_close(struct ucmd_ctrl *c)
+void ctrl_journal_close(struct ucmd_ctrl *c)
 {
 	if (c->journal_fd >= 0)
 		close(c->journal_fd);
@@ -147,7 +147,7 @@ static int journal_truncate(struct ucmd_ctrl *c, uint64_t len)
 	return 0;
 }
 
-int nvmet_journal_reset(struct ucmd_ctrl *c)
+int ctrl_journal_reset(struct ucmd_ctrl *c)
 {
 	if (c->journal_fd < 0)
 		return 0;
@@ -157,13 +157,13 @@ int nvmet_journal_reset(struct ucmd_ctrl *c)
 
 static int bad_rec(struct ucmd_ctrl *c, size_t i, const char *what)
 {
-	nvmet_ctrl_why(c, 0, "%s/" UCMD_JOURNAL_NAME ": record %zu: %s", c->dir, i, what);
+	ctrl_ctrl_why(c, 0, "%s/" UCMD_JOURNAL_NAME ": record %zu: %s", c->dir, i, what);
 	return -EINVAL;
 }
 
 static int apply(struct ucmd_ctrl *c, size_t i, const struct rec *r)
 {
-	struct nvmet_ns *ns = r->nsid && r->nsid <= UCMD_MAX_NS ? c->ns[r->nsid] : NULL;
+	struct ctrl_ns *ns = r->nsid && r->nsid <= UCMD_MAX_NS ? c->ns[r->nsid] : NULL;
 	int ret;
 
 	if (r->op != OP_MARK && r->op != OP_CLEAR)
@@ -173,15 +173,15 @@ static int apply(struct ucmd_ctrl *c, size_t i, const struct rec *r)
 	if (!r->nlb || r->slba >= ns->nsze || r->nlb > ns->nsze - r->slba)
 		return bad_rec(c, i, "range outside the namespace");
 	if (r->op == OP_MARK)
-		ret = nvmet_ranges_add(&ns->uncor, r->slba, r->nlb);
+		ret = ctrl_ranges_add(&ns->uncor, r->slba, r->nlb);
 	else
-		ret = nvmet_ranges_remove(&ns->uncor, r->slba, r->nlb);
+		ret = ctrl_ranges_remove(&ns->uncor, r->slba, r->nlb);
 	if (ret == -ENOSPC)
 		return bad_rec(c, i, "more ranges than a namespace can have");
 	return ret < 0 ? ret : 0;
 }
 
-int nvmet_journal_replay(struct ucmd_ctrl *c)
+int ctrl_journal_replay(struct ucmd_ctrl *c)
 {
 	uint64_t size = c->journal_off, good = 0;
 	uint32_t gen = (uint32_t)c->journal_gen;
@@ -192,7 +192,7 @@ int nvmet_journal_replay(struct ucmd_ctrl *c)
 	if (c->journal_fd < 0)
 		return 0;	/* read-only, no journal yet */
 	if (size > MAX_BYTES) {
-		nvmet_ctrl_why(c, 0, "%s/" UCMD_JOURNAL_NAME ": %" PRIu64 " bytes, more than the %"
+		ctrl_ctrl_why(c, 0, "%s/" UCMD_JOURNAL_NAME ": %" PRIu64 " bytes, more than the %"
 				 PRIu64 " it can hold", c->dir, size, MAX_BYTES);
 		return -EINVAL;
 	}
@@ -202,7 +202,7 @@ int nvmet_journal_replay(struct ucmd_ctrl *c)
 	errno = 0;
 	if (pread(c->journal_fd, buf, size, 0) != (ssize_t)size) {
 		ret = errno ? -errno : -EIO;
-		nvmet_ctrl_why(c, 0, "%s/" UCMD_JOURNAL_NAME ": short read", c->dir);
+		ctrl_ctrl_why(c, 0, "%s/" UCMD_JOURNAL_NAME ": short read", c->dir);
 		goto out;
 	}
 	n = size / REC_SIZE;
@@ -240,7 +240,7 @@ static int journal_append(struct ucmd_ctrl *c, const struct rec *r)
 	size_t done = 0;
 	int ret;
 
-	if (c->journal_fd < 0 && (ret = nvmet_journal_open(c, false)))
+	if (c->journal_fd < 0 && (ret = ctrl_journal_open(c, false)))
 		return ret;
 	encode(b, r);
 	while (done < REC_SIZE) {
@@ -262,7 +262,7 @@ static int journal_append(struct ucmd_ctrl *c, const struct rec *r)
 	return 0;
 }
 
-void nvmet_persist_range(struct ucmd_ctrl *c, const struct nvmet_ns *ns, bool mark,
+void ctrl_persist_range(struct ucmd_ctrl *c, const struct ctrl_ns *ns, bool mark,
 			 uint64_t slba, uint64_t nlb)
 {
 	struct rec r = {
@@ -278,7 +278,7 @@ void nvmet_persist_range(struct ucmd_ctrl *c, const struct nvmet_ns *ns, bool ma
 		return;
 	ret = journal_append(c, &r);
 	if (!ret && c->journal_off >= (uint64_t)UCMD_JOURNAL_MAX * REC_SIZE)
-		ret = nvmet_persist_save(c, false);
+		ret = ctrl_persist_save(c, false);
 	if (ret)
-		nvmet_persist_failed(c, ret);
+		ctrl_persist_failed(c, ret);
 }

@@ -19,15 +19,15 @@
 #define CDW12_PRINFOR(x) (((x) >> 12) & 0xfu)
 
 struct chunk {
-	struct nvmet_ns *ns;
+	struct ctrl_ns *ns;
 	struct pi_fmt f;
 	uint64_t per;		/* blocks per chunk */
 	uint8_t *data, *md;
 };
 
-static int chunk_init(struct chunk *k, struct nvmet_ns *ns)
+static int chunk_init(struct chunk *k, struct ctrl_ns *ns)
 {
-	nvmet_pi_fmt(ns, &k->f);
+	ctrl_pi_fmt(ns, &k->f);
 	k->ns = ns;
 	k->per = CHUNK_BYTES / (k->f.lbads + k->f.ms);
 	if (!k->per)
@@ -45,25 +45,25 @@ static void chunk_free(struct chunk *k)
 
 static uint16_t chunk_load(struct chunk *k, uint64_t lba, uint64_t n)
 {
-	struct nvmet_ns *ns = k->ns;
-	int ret = store_read(ns->st, k->data, n * k->f.lbads, nvmet_ns_data_off(ns, lba));
+	struct ctrl_ns *ns = k->ns;
+	int ret = store_read(ns->st, k->data, n * k->f.lbads, ctrl_ns_data_off(ns, lba));
 
 	if (!ret)
-		ret = store_read(ns->st, k->md, n * k->f.ms, nvmet_ns_meta_off(ns, lba));
-	return ret ? nvmet_store_status(ret) : 0;
+		ret = store_read(ns->st, k->md, n * k->f.ms, ctrl_ns_meta_off(ns, lba));
+	return ret ? ctrl_store_status(ret) : 0;
 }
 
-uint16_t nvmet_pi_cmd_valid(struct nvmet_ns *ns, const struct ucmd_nvme_sqe *cmd, uint64_t slba)
+uint16_t ctrl_pi_cmd_valid(struct ctrl_ns *ns, const struct ucmd_nvme_sqe *cmd, uint64_t slba)
 {
 	struct pi_fmt f;
 	struct pi_cmd pc;
 
-	nvmet_pi_fmt(ns, &f);
-	nvmet_pi_cmd(&f, cmd, slba, &pc);
+	ctrl_pi_fmt(ns, &f);
+	ctrl_pi_cmd(&f, cmd, slba, &pc);
 	return pi_cmd_check(&f, &pc);
 }
 
-uint16_t nvmet_pi_verify(struct nvmet_req *req, struct nvmet_ns *ns, uint64_t slba, uint64_t nlb)
+uint16_t ctrl_pi_verify(struct ctrl_req *req, struct ctrl_ns *ns, uint64_t slba, uint64_t nlb)
 {
 	struct pi_cmd pc;
 	struct chunk k;
@@ -73,27 +73,27 @@ uint16_t nvmet_pi_verify(struct nvmet_req *req, struct nvmet_ns *ns, uint64_t sl
 		chunk_free(&k);
 		return ST_INTERNAL;
 	}
-	nvmet_pi_cmd(&k.f, &req->cmd, slba, &pc);
+	ctrl_pi_cmd(&k.f, &req->cmd, slba, &pc);
 	st = pi_cmd_check(&k.f, &pc);
 	for (uint64_t done = 0; !st && done < nlb; done += k.per) {
 		uint64_t n = nlb - done < k.per ? nlb - done : k.per;
 
 		if (!(st = chunk_load(&k, slba + done, n)))
-			st = nvmet_pi_check_blocks(req, &k.f, &pc, done, n, k.data, k.md);
+			st = ctrl_pi_check_blocks(req, &k.f, &pc, done, n, k.data, k.md);
 	}
 	chunk_free(&k);
 	return st;
 }
 
-uint16_t nvmet_pi_generate_range(struct nvmet_req *req, struct nvmet_ns *ns, uint64_t slba,
+uint16_t ctrl_pi_generate_range(struct ctrl_req *req, struct ctrl_ns *ns, uint64_t slba,
 				 uint64_t nlb)
 {
 	struct pi_cmd pc;
 	struct chunk k;
 	uint16_t st = 0;
 
-	nvmet_pi_fmt(ns, &k.f);
-	nvmet_pi_cmd(&k.f, &req->cmd, slba, &pc);
+	ctrl_pi_fmt(ns, &k.f);
+	ctrl_pi_cmd(&k.f, &req->cmd, slba, &pc);
 	if (!(pc.control & NVME_IO_PRINFO_PRACT))
 		return 0;
 	if (chunk_init(&k, ns)) {
@@ -109,8 +109,8 @@ uint16_t nvmet_pi_generate_range(struct nvmet_req *req, struct nvmet_ns *ns, uin
 		for (uint64_t i = 0; i < n; i++)
 			pi_generate(&k.f, &pc, (uint32_t)(done + i), k.data + i * k.f.lbads,
 				    k.md + i * k.f.ms);
-		ret = store_write(ns->st, k.md, n * k.f.ms, nvmet_ns_meta_off(ns, slba + done), false);
-		st = ret ? nvmet_store_status(ret) : 0;
+		ret = store_write(ns->st, k.md, n * k.f.ms, ctrl_ns_meta_off(ns, slba + done), false);
+		st = ret ? ctrl_store_status(ret) : 0;
 	}
 	chunk_free(&k);
 	return st;
@@ -134,7 +134,7 @@ static uint32_t le32_at(const uint8_t *p)
  * destination with the command's ILBRT, LBAT and LBATM. Format 0 carries
  * 16b guard tags only: a 64b guard namespace takes no PRINFO in it.
  */
-uint16_t nvmet_pi_copy_check(struct nvmet_req *req, struct nvmet_ns *ns,
+uint16_t ctrl_pi_copy_check(struct ctrl_req *req, struct ctrl_ns *ns,
 			     const struct nvme_copy_range *r, unsigned nr, uint64_t sdlba)
 {
 	uint16_t prinfor = (uint16_t)(CDW12_PRINFOR(req->cmd.cdw12) << 10);
@@ -143,8 +143,8 @@ uint16_t nvmet_pi_copy_check(struct nvmet_req *req, struct nvmet_ns *ns,
 	uint64_t off = 0;
 	uint16_t st;
 
-	nvmet_pi_fmt(ns, &k.f);
-	nvmet_pi_cmd(&k.f, &req->cmd, sdlba, &w);
+	ctrl_pi_fmt(ns, &k.f);
+	ctrl_pi_cmd(&k.f, &req->cmd, sdlba, &w);
 	if (!prinfor && !w.control)
 		return 0;
 	if (k.f.pif != PI_PIF_16B)
@@ -170,8 +170,8 @@ uint16_t nvmet_pi_copy_check(struct nvmet_req *req, struct nvmet_ns *ns,
 			uint64_t n = nlb - done < k.per ? nlb - done : k.per;
 
 			if (!(st = chunk_load(&k, slba + done, n)) &&
-			    !(st = nvmet_pi_check_blocks(req, &k.f, &s, done, n, k.data, k.md)))
-				st = nvmet_pi_check_blocks(req, &k.f, &w, off + done, n, k.data,
+			    !(st = ctrl_pi_check_blocks(req, &k.f, &s, done, n, k.data, k.md)))
+				st = ctrl_pi_check_blocks(req, &k.f, &w, off + done, n, k.data,
 							   k.md);
 		}
 		off += nlb;

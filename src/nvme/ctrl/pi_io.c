@@ -22,18 +22,18 @@
 #define PRINFO_BITS	(NVME_IO_PRINFO_PRACT | NVME_IO_PRINFO_PRCHK_GUARD | \
 			 NVME_IO_PRINFO_PRCHK_APP | NVME_IO_PRINFO_PRCHK_REF)
 
-void nvmet_pi_fmt(const struct nvmet_ns *ns, struct pi_fmt *f)
+void ctrl_pi_fmt(const struct ctrl_ns *ns, struct pi_fmt *f)
 {
 	*f = (struct pi_fmt){
 		.type = ns->dps & NVME_NS_DPS_PI_MASK,
-		.pif = nvmet_lbaf_pif(ns->lbaf),
+		.pif = ctrl_lbaf_pif(ns->lbaf),
 		.first = ns->dps & NVME_NS_DPS_PI_FIRST,
-		.ms = nvmet_ns_ms(ns),
-		.lbads = nvmet_ns_ds(ns),
+		.ms = ctrl_ns_ms(ns),
+		.lbads = ctrl_ns_ds(ns),
 	};
 }
 
-void nvmet_pi_cmd(const struct pi_fmt *f, const struct ucmd_nvme_sqe *cmd, uint64_t slba,
+void ctrl_pi_cmd(const struct pi_fmt *f, const struct ucmd_nvme_sqe *cmd, uint64_t slba,
 		  struct pi_cmd *pc)
 {
 	*pc = (struct pi_cmd){
@@ -48,7 +48,7 @@ void nvmet_pi_cmd(const struct pi_fmt *f, const struct ucmd_nvme_sqe *cmd, uint6
 		pc->ilbrt |= (uint64_t)(cmd->cdw3 & 0xffff) << 32;
 }
 
-uint16_t nvmet_pi_check_blocks(struct nvmet_req *req, const struct pi_fmt *f,
+uint16_t ctrl_pi_check_blocks(struct ctrl_req *req, const struct pi_fmt *f,
 			       const struct pi_cmd *pc, uint64_t first, uint64_t nlb,
 			       const uint8_t *data, const uint8_t *md)
 {
@@ -67,13 +67,13 @@ uint16_t nvmet_pi_check_blocks(struct nvmet_req *req, const struct pi_fmt *f,
 
 /* One command's blocks in controller memory */
 struct pi_io {
-	struct nvmet_ns *ns;
+	struct ctrl_ns *ns;
 	struct pi_fmt f;
 	struct pi_cmd pc;
 	uint64_t nlb;
 	uint16_t hms;		/* metadata bytes per block the host transfers */
 	uint8_t *data, *md, *ext;
-	struct nvmet_iovs host, mv;
+	struct ctrl_iovs host, mv;
 };
 
 static uint16_t from_host(struct pi_io *io)
@@ -82,12 +82,12 @@ static uint16_t from_host(struct pi_io *io)
 	uint16_t st;
 
 	if (!io->ns->extended) {
-		st = nvmet_iovs_copy_in(&io->host, io->data, io->nlb * ds);
+		st = ctrl_iovs_copy_in(&io->host, io->data, io->nlb * ds);
 		if (!st && io->hms)
-			st = nvmet_iovs_copy_in(&io->mv, io->md, io->nlb * ms);
+			st = ctrl_iovs_copy_in(&io->mv, io->md, io->nlb * ms);
 		return st;
 	}
-	st = nvmet_iovs_copy_in(&io->host, io->ext, io->nlb * (ds + io->hms));
+	st = ctrl_iovs_copy_in(&io->host, io->ext, io->nlb * (ds + io->hms));
 	for (uint64_t i = 0; !st && i < io->nlb; i++) {
 		memcpy(io->data + i * ds, io->ext + i * (ds + io->hms), ds);
 		memcpy(io->md + i * ms, io->ext + i * (ds + io->hms) + ds, io->hms);
@@ -101,33 +101,33 @@ static uint16_t to_host(struct pi_io *io)
 	uint16_t st;
 
 	if (!io->ns->extended) {
-		st = nvmet_iovs_copy_out(&io->host, io->data, io->nlb * ds);
+		st = ctrl_iovs_copy_out(&io->host, io->data, io->nlb * ds);
 		if (!st && io->hms)
-			st = nvmet_iovs_copy_out(&io->mv, io->md, io->nlb * ms);
+			st = ctrl_iovs_copy_out(&io->mv, io->md, io->nlb * ms);
 		return st;
 	}
 	for (uint64_t i = 0; i < io->nlb; i++) {
 		memcpy(io->ext + i * (ds + io->hms), io->data + i * ds, ds);
 		memcpy(io->ext + i * (ds + io->hms) + ds, io->md + i * ms, io->hms);
 	}
-	return nvmet_iovs_copy_out(&io->host, io->ext, io->nlb * (ds + io->hms));
+	return ctrl_iovs_copy_out(&io->host, io->ext, io->nlb * (ds + io->hms));
 }
 
 /* The blocks as stored, into data and md */
 static uint16_t load(struct pi_io *io, uint64_t slba, uint8_t *data, uint8_t *md)
 {
-	struct nvmet_ns *ns = io->ns;
-	int ret = store_read(ns->st, data, io->nlb * io->f.lbads, nvmet_ns_data_off(ns, slba));
+	struct ctrl_ns *ns = io->ns;
+	int ret = store_read(ns->st, data, io->nlb * io->f.lbads, ctrl_ns_data_off(ns, slba));
 
 	if (!ret)
-		ret = store_read(ns->st, md, io->nlb * io->f.ms, nvmet_ns_meta_off(ns, slba));
-	return ret ? nvmet_store_status(ret) : 0;
+		ret = store_read(ns->st, md, io->nlb * io->f.ms, ctrl_ns_meta_off(ns, slba));
+	return ret ? ctrl_store_status(ret) : 0;
 }
 
-static uint16_t pi_write(struct ucmd_ctrl *c, struct nvmet_req *req, struct pi_io *io,
+static uint16_t pi_write(struct ucmd_ctrl *c, struct ctrl_req *req, struct pi_io *io,
 			 uint64_t slba, bool fua)
 {
-	struct nvmet_ns *ns = io->ns;
+	struct ctrl_ns *ns = io->ns;
 	uint16_t st = from_host(io);
 	int ret;
 
@@ -137,31 +137,31 @@ static uint16_t pi_write(struct ucmd_ctrl *c, struct nvmet_req *req, struct pi_i
 		for (uint64_t i = 0; i < io->nlb; i++)
 			pi_generate(&io->f, &io->pc, (uint32_t)i, io->data + i * io->f.lbads,
 				    io->md + i * io->f.ms);
-	} else if ((st = nvmet_pi_check_blocks(req, &io->f, &io->pc, 0, io->nlb, io->data,
+	} else if ((st = ctrl_pi_check_blocks(req, &io->f, &io->pc, 0, io->nlb, io->data,
 					       io->md))) {
 		return st;
 	}
-	if (!nvmet_ranges_remove_fits(&ns->uncor, slba, io->nlb))
+	if (!ctrl_ranges_remove_fits(&ns->uncor, slba, io->nlb))
 		return UCMD_ST_RANGES_FULL;
-	ret = store_write(ns->st, io->data, io->nlb * io->f.lbads, nvmet_ns_data_off(ns, slba), fua);
+	ret = store_write(ns->st, io->data, io->nlb * io->f.lbads, ctrl_ns_data_off(ns, slba), fua);
 	if (!ret)
-		ret = store_write(ns->st, io->md, io->nlb * io->f.ms, nvmet_ns_meta_off(ns, slba), fua);
+		ret = store_write(ns->st, io->md, io->nlb * io->f.ms, ctrl_ns_meta_off(ns, slba), fua);
 	if (ret)
-		return nvmet_store_status(ret);
-	return nvmet_nvm_written(c, ns, slba, io->nlb, fua);
+		return ctrl_store_status(ret);
+	return ctrl_nvm_written(c, ns, slba, io->nlb, fua);
 }
 
-static uint16_t pi_read(struct ucmd_ctrl *c, struct nvmet_req *req, struct pi_io *io,
+static uint16_t pi_read(struct ucmd_ctrl *c, struct ctrl_req *req, struct pi_io *io,
 			uint64_t slba)
 {
 	uint16_t st;
 
-	if ((st = nvmet_nvm_read_check(c, io->ns, slba, io->nlb)) ||
+	if ((st = ctrl_nvm_read_check(c, io->ns, slba, io->nlb)) ||
 	    (st = load(io, slba, io->data, io->md)) ||
-	    (st = nvmet_pi_check_blocks(req, &io->f, &io->pc, 0, io->nlb, io->data, io->md)) ||
+	    (st = ctrl_pi_check_blocks(req, &io->f, &io->pc, 0, io->nlb, io->data, io->md)) ||
 	    (st = to_host(io)))
 		return st;
-	nvmet_nvm_read_done(c, io->ns, io->nlb);
+	ctrl_nvm_read_done(c, io->ns, io->nlb);
 	return 0;
 }
 
@@ -170,7 +170,7 @@ static uint16_t pi_read(struct ucmd_ctrl *c, struct nvmet_req *req, struct pi_io
  * compared with what the host sent: the data, and the metadata when the host
  * transfers it (not with PRACT and a tuple-only metadata).
  */
-static uint16_t pi_compare(struct ucmd_ctrl *c, struct nvmet_req *req, struct pi_io *io,
+static uint16_t pi_compare(struct ucmd_ctrl *c, struct ctrl_req *req, struct pi_io *io,
 			   uint64_t slba)
 {
 	size_t dlen = io->nlb * io->f.lbads, mlen = io->nlb * io->f.ms;
@@ -179,9 +179,9 @@ static uint16_t pi_compare(struct ucmd_ctrl *c, struct nvmet_req *req, struct pi
 
 	if (!sd || !sm)
 		st = ST_INTERNAL;
-	else if (!(st = nvmet_nvm_read_check(c, io->ns, slba, io->nlb)) &&
+	else if (!(st = ctrl_nvm_read_check(c, io->ns, slba, io->nlb)) &&
 		 !(st = load(io, slba, sd, sm)) &&
-		 !(st = nvmet_pi_check_blocks(req, &io->f, &io->pc, 0, io->nlb, sd, sm)) &&
+		 !(st = ctrl_pi_check_blocks(req, &io->f, &io->pc, 0, io->nlb, sd, sm)) &&
 		 !(st = from_host(io))) {
 		if (memcmp(sd, io->data, dlen) || (io->hms && memcmp(sm, io->md, mlen)))
 			st = ST_COMPARE;
@@ -193,7 +193,7 @@ static uint16_t pi_compare(struct ucmd_ctrl *c, struct nvmet_req *req, struct pi
 	return st;
 }
 
-uint16_t nvmet_pi_rw(struct ucmd_ctrl *c, struct nvmet_req *req, struct nvmet_ns *ns,
+uint16_t ctrl_pi_rw(struct ucmd_ctrl *c, struct ctrl_req *req, struct ctrl_ns *ns,
 		     uint64_t slba, uint64_t nlb)
 {
 	uint8_t op = req->cmd.opcode;
@@ -202,17 +202,17 @@ uint16_t nvmet_pi_rw(struct ucmd_ctrl *c, struct nvmet_req *req, struct nvmet_ns
 	uint32_t ds;
 	uint16_t st;
 
-	nvmet_pi_fmt(ns, &io.f);
+	ctrl_pi_fmt(ns, &io.f);
 	ds = io.f.lbads;
-	nvmet_pi_cmd(&io.f, &req->cmd, slba, &io.pc);
+	ctrl_pi_cmd(&io.f, &req->cmd, slba, &io.pc);
 	io.hms = (io.pc.control & NVME_IO_PRINFO_PRACT) && pi_md_is_tuple(&io.f) ? 0 : io.f.ms;
 	if ((st = pi_cmd_check(&io.f, &io.pc)))
 		return st;
-	nvmet_iovs_init(&io.host);
-	nvmet_iovs_init(&io.mv);
-	st = nvmet_map_data(c, req, nlb * (ds + (ns->extended ? io.hms : 0)), &io.host);
+	ctrl_iovs_init(&io.host);
+	ctrl_iovs_init(&io.mv);
+	st = ctrl_map_data(c, req, nlb * (ds + (ns->extended ? io.hms : 0)), &io.host);
 	if (!st && !ns->extended && io.hms)
-		st = nvmet_map_meta(c, req, nlb * io.f.ms, &io.mv);
+		st = ctrl_map_meta(c, req, nlb * io.f.ms, &io.mv);
 	if (!st) {
 		io.data = malloc(nlb * ds);
 		io.md = calloc(nlb, io.f.ms);
@@ -227,7 +227,7 @@ uint16_t nvmet_pi_rw(struct ucmd_ctrl *c, struct nvmet_req *req, struct nvmet_ns
 	free(io.data);
 	free(io.md);
 	free(io.ext);
-	nvmet_iovs_free(&io.host);
-	nvmet_iovs_free(&io.mv);
+	ctrl_iovs_free(&io.host);
+	ctrl_iovs_free(&io.mv);
 	return st;
 }

@@ -12,7 +12,7 @@
 #include "lib/cpu.h"
 #include "ctrl_int.h"
 
-void nvmet_cq_init(struct ucmd_ctrl *c, struct nvmet_cq *cq, uint16_t qid, uint64_t base,
+void ctrl_cq_init(struct ucmd_ctrl *c, struct ctrl_cq *cq, uint16_t qid, uint64_t base,
 		  void *mem, uint32_t size, bool ien, uint16_t vector)
 {
 	(void)c;
@@ -28,7 +28,7 @@ void nvmet_cq_init(struct ucmd_ctrl *c, struct nvmet_cq *cq, uint16_t qid, uint6
 	cq->backlog_tail = &cq->backlog;
 }
 
-void nvmet_sq_init(struct ucmd_ctrl *c, struct nvmet_sq *sq, uint16_t qid, uint64_t base,
+void ctrl_sq_init(struct ucmd_ctrl *c, struct ctrl_sq *sq, uint16_t qid, uint64_t base,
 		  void *mem, uint32_t size, uint16_t cqid)
 {
 	memset(sq, 0, sizeof(*sq));
@@ -41,9 +41,9 @@ void nvmet_sq_init(struct ucmd_ctrl *c, struct nvmet_sq *sq, uint16_t qid, uint6
 	c->cq[cqid].nr_sqs++;
 }
 
-static void cq_free_backlog(struct nvmet_cq *cq)
+static void cq_free_backlog(struct ctrl_cq *cq)
 {
-	struct nvmet_pending_cqe *p;
+	struct ctrl_pending_cqe *p;
 
 	while ((p = cq->backlog)) {
 		cq->backlog = p->next;
@@ -53,10 +53,10 @@ static void cq_free_backlog(struct nvmet_cq *cq)
 	cq->nr_backlog = 0;
 }
 
-void nvmet_sq_delete(struct ucmd_ctrl *c, uint16_t qid)
+void ctrl_sq_delete(struct ucmd_ctrl *c, uint16_t qid)
 {
-	struct nvmet_sq *sq = &c->sq[qid];
-	struct nvmet_req **pp = &c->delayed, *r;
+	struct ctrl_sq *sq = &c->sq[qid];
+	struct ctrl_req **pp = &c->delayed, *r;
 
 	if (!sq->valid)
 		return;
@@ -64,7 +64,7 @@ void nvmet_sq_delete(struct ucmd_ctrl *c, uint16_t qid)
 	while ((r = *pp)) {
 		if (r->sqid == qid) {
 			*pp = r->next;
-			nvmet_post_req(c, r, UCMD_GEN(NVME_SC_ABORT_QUEUE));
+			ctrl_post_req(c, r, UCMD_GEN(NVME_SC_ABORT_QUEUE));
 		} else {
 			pp = &r->next;
 		}
@@ -73,13 +73,13 @@ void nvmet_sq_delete(struct ucmd_ctrl *c, uint16_t qid)
 	memset(sq, 0, sizeof(*sq));
 }
 
-void nvmet_cq_delete(struct ucmd_ctrl *c, uint16_t qid)
+void ctrl_cq_delete(struct ucmd_ctrl *c, uint16_t qid)
 {
 	cq_free_backlog(&c->cq[qid]);
 	memset(&c->cq[qid], 0, sizeof(c->cq[qid]));
 }
 
-void nvmet_queues_free(struct ucmd_ctrl *c)
+void ctrl_queues_free(struct ucmd_ctrl *c)
 {
 	for (unsigned i = 0; i <= c->qmax; i++) {
 		memset(&c->sq[i], 0, sizeof(c->sq[i]));
@@ -89,23 +89,23 @@ void nvmet_queues_free(struct ucmd_ctrl *c)
 }
 
 /* Queue sizes need not be powers of two: wrap by comparison, not by division. */
-static uint32_t cq_used(const struct nvmet_cq *cq)
+static uint32_t cq_used(const struct ctrl_cq *cq)
 {
 	return cq->tail >= cq->head ? cq->tail - cq->head : cq->tail + cq->size - cq->head;
 }
 
-static uint32_t sq_next(const struct nvmet_sq *sq, uint32_t i)
+static uint32_t sq_next(const struct ctrl_sq *sq, uint32_t i)
 {
 	return i + 1 == sq->size ? 0 : i + 1;
 }
 
 /* Slots we may still fill without overwriting an unconsumed entry */
-static uint32_t cq_free(const struct nvmet_cq *cq)
+static uint32_t cq_free(const struct ctrl_cq *cq)
 {
 	return cq->size - 1 - cq_used(cq);
 }
 
-static void cq_write(struct nvmet_cq *cq, const struct ucmd_nvme_cqe *src)
+static void cq_write(struct ctrl_cq *cq, const struct ucmd_nvme_cqe *src)
 {
 	struct ucmd_nvme_cqe *dst = &cq->mem[cq->tail];
 	uint64_t hi;
@@ -130,7 +130,7 @@ static void apply_cq_db(struct ucmd_ctrl *c, uint16_t qid, uint32_t val);
  * mark the CQ so that the next head doorbell wakes the controller.
  * Returns true when the CQ may have room now.
  */
-static bool cq_refresh(struct ucmd_ctrl *c, struct nvmet_cq *cq)
+static bool cq_refresh(struct ucmd_ctrl *c, struct ctrl_cq *cq)
 {
 	unsigned idx = 2u * cq->qid + 1u;
 	bool staged;
@@ -150,9 +150,9 @@ static bool cq_refresh(struct ucmd_ctrl *c, struct nvmet_cq *cq)
 	return staged;
 }
 
-static void cq_drain_backlog(struct nvmet_cq *cq)
+static void cq_drain_backlog(struct ctrl_cq *cq)
 {
-	struct nvmet_pending_cqe *p;
+	struct ctrl_pending_cqe *p;
 
 	while ((p = cq->backlog) && cq_free(cq)) {
 		cq->backlog = p->next;
@@ -165,9 +165,9 @@ static void cq_drain_backlog(struct nvmet_cq *cq)
 }
 
 /* A zeroed request: the one kept from the last command, or a new one. */
-static struct nvmet_req *nvmet_req_get(struct ucmd_ctrl *c)
+static struct ctrl_req *ctrl_req_get(struct ucmd_ctrl *c)
 {
-	struct nvmet_req *req = c->req_spare;
+	struct ctrl_req *req = c->req_spare;
 
 	if (!req)
 		return calloc(1, sizeof(*req));
@@ -176,7 +176,7 @@ static struct nvmet_req *nvmet_req_get(struct ucmd_ctrl *c)
 	return req;
 }
 
-static void nvmet_req_put(struct ucmd_ctrl *c, struct nvmet_req *req)
+static void ctrl_req_put(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
 	if (!c->req_spare)
 		c->req_spare = req;
@@ -184,10 +184,10 @@ static void nvmet_req_put(struct ucmd_ctrl *c, struct nvmet_req *req)
 		free(req);
 }
 
-void nvmet_post_req(struct ucmd_ctrl *c, struct nvmet_req *req, uint16_t status)
+void ctrl_post_req(struct ucmd_ctrl *c, struct ctrl_req *req, uint16_t status)
 {
-	struct nvmet_sq *sq = &c->sq[req->sqid];
-	struct nvmet_cq *cq;
+	struct ctrl_sq *sq = &c->sq[req->sqid];
+	struct ctrl_cq *cq;
 	struct ucmd_nvme_cqe cqe = {
 		.dw0 = req->dw0, .dw1 = req->dw1, .sq_id = req->sqid, .cid = req->cmd.cid,
 		.status = (uint16_t)(status << 1),
@@ -195,10 +195,10 @@ void nvmet_post_req(struct ucmd_ctrl *c, struct nvmet_req *req, uint16_t status)
 
 	if (status && (status & 0x7ff) != UCMD_GEN(NVME_SC_ABORT_REQ) &&
 	    (status & 0x7ff) != UCMD_GEN(NVME_SC_ABORT_QUEUE))
-		nvmet_error_record(c, req->sqid, req->cmd.cid, status, req->cmd.nsid, req->err_lba);
+		ctrl_error_record(c, req->sqid, req->cmd.cid, status, req->cmd.nsid, req->err_lba);
 	if (!sq->valid) {
 		/* The SQ went away (reset): nobody is waiting for this. */
-		nvmet_req_put(c, req);
+		ctrl_req_put(c, req);
 		return;
 	}
 	cq = &c->cq[sq->cqid];
@@ -207,7 +207,7 @@ void nvmet_post_req(struct ucmd_ctrl *c, struct nvmet_req *req, uint16_t status)
 		cq_write(cq, &cqe);
 	} else {
 		/* CQ full: keep it until the host frees a slot. */
-		struct nvmet_pending_cqe *p = calloc(1, sizeof(*p));
+		struct ctrl_pending_cqe *p = calloc(1, sizeof(*p));
 
 		if (p) {
 			p->cqe = cqe;
@@ -215,36 +215,36 @@ void nvmet_post_req(struct ucmd_ctrl *c, struct nvmet_req *req, uint16_t status)
 			cq->backlog_tail = &p->next;
 			cq->nr_backlog++;
 		} else {
-			nvmet_ctrl_fatal(c);
+			ctrl_ctrl_fatal(c);
 		}
 		cq_refresh(c, cq);
 	}
-	nvmet_req_put(c, req);
+	ctrl_req_put(c, req);
 }
 
-static void run_req(struct ucmd_ctrl *c, struct nvmet_req *req)
+static void run_req(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
-	uint16_t status = nvmet_exec(c, req);
+	uint16_t status = ctrl_exec(c, req);
 
 	c->commands++;
 	if (status != UCMD_DEFERRED)
-		nvmet_post_req(c, req, status);
+		ctrl_post_req(c, req, status);
 }
 
-static void sq_process(struct ucmd_ctrl *c, struct nvmet_sq *sq, uint64_t now)
+static void sq_process(struct ucmd_ctrl *c, struct ctrl_sq *sq, uint64_t now)
 {
-	struct nvmet_cq *cq = &c->cq[sq->cqid];
+	struct ctrl_cq *cq = &c->cq[sq->cqid];
 
 	/* Never fetch more than the CQ can take: that is the backpressure. */
 	while (sq->valid && sq->head != sq->tail) {
-		struct nvmet_req *req;
+		struct ctrl_req *req;
 		unsigned delay;
 
 		if (cq_free(cq) <= cq->nr_backlog && (!cq_refresh(c, cq) || cq_free(cq) <= cq->nr_backlog))
 			break;
-		req = nvmet_req_get(c);
+		req = ctrl_req_get(c);
 		if (!req) {
-			nvmet_ctrl_fatal(c);
+			ctrl_ctrl_fatal(c);
 			return;
 		}
 		memcpy(&req->cmd, &sq->mem[sq->head], sizeof(req->cmd));
@@ -261,18 +261,18 @@ static void sq_process(struct ucmd_ctrl *c, struct nvmet_sq *sq, uint64_t now)
 	}
 }
 
-bool nvmet_abort_req(struct ucmd_ctrl *c, uint16_t sqid, uint16_t cid)
+bool ctrl_abort_req(struct ucmd_ctrl *c, uint16_t sqid, uint16_t cid)
 {
-	struct nvmet_req **lists[] = { &c->delayed, &c->aer_reqs };
+	struct ctrl_req **lists[] = { &c->delayed, &c->aer_reqs };
 
 	for (unsigned i = 0; i < 2; i++) {
-		for (struct nvmet_req **pp = lists[i], *r; (r = *pp); pp = &r->next) {
+		for (struct ctrl_req **pp = lists[i], *r; (r = *pp); pp = &r->next) {
 			if (r->sqid != sqid || r->cmd.cid != cid)
 				continue;
 			*pp = r->next;
 			if (i == 1)
 				c->nr_aer_reqs--;
-			nvmet_post_req(c, r, UCMD_GEN(NVME_SC_ABORT_REQ));
+			ctrl_post_req(c, r, UCMD_GEN(NVME_SC_ABORT_REQ));
 			return true;
 		}
 	}
@@ -281,7 +281,7 @@ bool nvmet_abort_req(struct ucmd_ctrl *c, uint16_t sqid, uint16_t cid)
 
 static void run_delayed(struct ucmd_ctrl *c, uint64_t now)
 {
-	struct nvmet_req **pp = &c->delayed, *r;
+	struct ctrl_req **pp = &c->delayed, *r;
 
 	while ((r = *pp)) {
 		if (r->deadline_ns <= now) {
@@ -299,7 +299,7 @@ static uint64_t next_deadline(struct ucmd_ctrl *c)
 {
 	uint64_t d = 0;
 
-	for (struct nvmet_req *r = c->delayed; r; r = r->next)
+	for (struct ctrl_req *r = c->delayed; r; r = r->next)
 		if (!d || r->deadline_ns < d)
 			d = r->deadline_ns;
 	return d;
@@ -307,13 +307,13 @@ static uint64_t next_deadline(struct ucmd_ctrl *c)
 
 static void db_invalid(struct ucmd_ctrl *c, uint8_t info)
 {
-	nvmet_error_record(c, 0xffff, 0xffff, UCMD_GEN(NVME_SC_INVALID_FIELD), 0, 0);
-	nvmet_event(c, NVME_AER_ERROR, info, NVME_LOG_LID_ERROR);
+	ctrl_error_record(c, 0xffff, 0xffff, UCMD_GEN(NVME_SC_INVALID_FIELD), 0, 0);
+	ctrl_event(c, NVME_AER_ERROR, info, NVME_LOG_LID_ERROR);
 }
 
 static void apply_sq_db(struct ucmd_ctrl *c, uint16_t qid, uint32_t val)
 {
-	struct nvmet_sq *sq = &c->sq[qid];
+	struct ctrl_sq *sq = &c->sq[qid];
 
 	if (!sq->valid)
 		return db_invalid(c, NVME_AER_ERROR_INVALID_DB_REG);
@@ -321,13 +321,13 @@ static void apply_sq_db(struct ucmd_ctrl *c, uint16_t qid, uint32_t val)
 		return db_invalid(c, NVME_AER_ERROR_INVALID_DB_VAL);
 	/* start every announced read's data on its way before running any */
 	for (uint32_t i = sq->tail; qid && i != val; i = sq_next(sq, i))
-		nvmet_nvm_prefetch(c, &sq->mem[i]);
+		ctrl_nvm_prefetch(c, &sq->mem[i]);
 	sq->tail = val;
 }
 
 static void apply_cq_db(struct ucmd_ctrl *c, uint16_t qid, uint32_t val)
 {
-	struct nvmet_cq *cq = &c->cq[qid];
+	struct ctrl_cq *cq = &c->cq[qid];
 	uint32_t used;
 
 	if (!cq->valid)
@@ -392,14 +392,14 @@ static uint64_t bg_deadline(struct ucmd_ctrl *c, uint64_t d)
 {
 	uint64_t b = 0;
 
-	if (nvmet_sanitize_busy(c) && !c->p.read_only)
+	if (ctrl_sanitize_busy(c) && !c->p.read_only)
 		b = ktime_get_ns();	/* at once: the next chunk */
 	else if (c->dst.op)
 		b = c->dst.start_ns + c->dst.dur_ns;
 	return b && (!d || b < d) ? b : d;
 }
 
-void nvmet_ctrl_run(struct ucmd_ctrl *c)
+void ctrl_ctrl_run(struct ucmd_ctrl *c)
 {
 	uint16_t vectors[64];
 	unsigned nvec = 0;
@@ -422,11 +422,11 @@ void nvmet_ctrl_run(struct ucmd_ctrl *c)
 	 * the thread's own timer): a sanitize by a chunk, a self-test by
 	 * the clock. They go on while the controller is disabled.
 	 */
-	nvmet_sanitize_step(c);
-	nvmet_selftest_step(c);
+	ctrl_sanitize_step(c);
+	ctrl_selftest_step(c);
 	/* One interrupt per vector per batch, not one per completion. */
 	for (unsigned q = 0; q <= c->qmax; q++) {
-		struct nvmet_cq *cq = &c->cq[q];
+		struct ctrl_cq *cq = &c->cq[q];
 		bool dup = false;
 
 		if (!cq->valid || !cq->irq_pending)
@@ -490,9 +490,9 @@ static bool db_stage(struct ucmd_ctrl *c, uint32_t off, uint32_t val)
 	return true;
 }
 
-void nvmet_db_write(struct ucmd_ctrl *c, uint32_t off, uint32_t val)
+void ctrl_db_write(struct ucmd_ctrl *c, uint32_t off, uint32_t val)
 {
-	/* nvmet_ctrl_run holds c->lock for a whole pass: a trap waits for it. */
+	/* ctrl_ctrl_run holds c->lock for a whole pass: a trap waits for it. */
 	bool trap = c->p.mode == UCMD_CTRL_THREAD && c->p.db_trap, run;
 
 	if (trap)
@@ -501,7 +501,7 @@ void nvmet_db_write(struct ucmd_ctrl *c, uint32_t off, uint32_t val)
 	if (trap)
 		pthread_mutex_unlock(&c->lock);
 	if (run && c->p.mode == UCMD_CTRL_INLINE)
-		nvmet_ctrl_run(c);
+		ctrl_ctrl_run(c);
 }
 
 /*
@@ -551,14 +551,14 @@ static void *ctrl_thread(void *arg)
 			break;
 		c->wakeups++;
 		pthread_mutex_unlock(&c->db_lock);
-		nvmet_ctrl_run(c);
+		ctrl_ctrl_run(c);
 		pthread_mutex_lock(&c->db_lock);
 	}
 	pthread_mutex_unlock(&c->db_lock);
 	return NULL;
 }
 
-int nvmet_thread_start(struct ucmd_ctrl *c)
+int ctrl_thread_start(struct ucmd_ctrl *c)
 {
 	int ret = pthread_create(&c->thread, NULL, ctrl_thread, c);
 
@@ -568,7 +568,7 @@ int nvmet_thread_start(struct ucmd_ctrl *c)
 	return 0;
 }
 
-void nvmet_thread_stop(struct ucmd_ctrl *c)
+void ctrl_thread_stop(struct ucmd_ctrl *c)
 {
 	if (!c->thread_started)
 		return;

@@ -17,13 +17,13 @@
 
 #include "ctrl_int.h"
 
-static uint64_t end_of(const struct nvmet_range *r)
+static uint64_t end_of(const struct ctrl_range *r)
 {
 	return r->slba + r->nlb;
 }
 
 /* Index of the first range that ends after lba (n when none does). */
-static size_t first_ending_after(const struct nvmet_ranges *rs, uint64_t lba)
+static size_t first_ending_after(const struct ctrl_ranges *rs, uint64_t lba)
 {
 	size_t lo = 0, hi = rs->n;
 
@@ -38,17 +38,17 @@ static size_t first_ending_after(const struct nvmet_ranges *rs, uint64_t lba)
 	return lo;
 }
 
-bool nvmet_ranges_overlap(const struct nvmet_ranges *rs, uint64_t slba, uint64_t nlb)
+bool ctrl_ranges_overlap(const struct ctrl_ranges *rs, uint64_t slba, uint64_t nlb)
 {
 	size_t i = first_ending_after(rs, slba);
 
 	return nlb && i < rs->n && rs->r[i].slba < slba + nlb;
 }
 
-static int ranges_reserve(struct nvmet_ranges *rs, size_t n)
+static int ranges_reserve(struct ctrl_ranges *rs, size_t n)
 {
 	size_t cap = rs->cap ? rs->cap : 8;
-	struct nvmet_range *r;
+	struct ctrl_range *r;
 
 	if (n <= rs->cap)
 		return 0;
@@ -63,13 +63,13 @@ static int ranges_reserve(struct nvmet_ranges *rs, size_t n)
 }
 
 /* Replace the k entries at i with m entries (the caller fills them). */
-static void ranges_splice(struct nvmet_ranges *rs, size_t i, size_t k, size_t m)
+static void ranges_splice(struct ctrl_ranges *rs, size_t i, size_t k, size_t m)
 {
 	memmove(&rs->r[i + m], &rs->r[i + k], (rs->n - i - k) * sizeof(*rs->r));
 	rs->n = rs->n - k + m;
 }
 
-bool nvmet_ranges_remove_fits(const struct nvmet_ranges *rs, uint64_t slba, uint64_t nlb)
+bool ctrl_ranges_remove_fits(const struct ctrl_ranges *rs, uint64_t slba, uint64_t nlb)
 {
 	size_t i = first_ending_after(rs, slba);
 
@@ -79,24 +79,24 @@ bool nvmet_ranges_remove_fits(const struct nvmet_ranges *rs, uint64_t slba, uint
 	return !(rs->r[i].slba < slba && end_of(&rs->r[i]) > slba + nlb);
 }
 
-int nvmet_ranges_remove(struct nvmet_ranges *rs, uint64_t slba, uint64_t nlb)
+int ctrl_ranges_remove(struct ctrl_ranges *rs, uint64_t slba, uint64_t nlb)
 {
 	uint64_t end = slba + nlb;
 	size_t i = first_ending_after(rs, slba), j;
-	struct nvmet_range head = { 0 }, tail = { 0 };
+	struct ctrl_range head = { 0 }, tail = { 0 };
 	size_t keep = 0;
 
 	if (!nlb || i == rs->n || rs->r[i].slba >= end)
 		return 0;
-	if (!nvmet_ranges_remove_fits(rs, slba, nlb))
+	if (!ctrl_ranges_remove_fits(rs, slba, nlb))
 		return -ENOSPC;
 	/* [i, j) are the ranges the hole touches; keep what sticks out. */
 	for (j = i; j < rs->n && rs->r[j].slba < end; j++)
 		;
 	if (rs->r[i].slba < slba)
-		head = (struct nvmet_range){ rs->r[i].slba, slba - rs->r[i].slba };
+		head = (struct ctrl_range){ rs->r[i].slba, slba - rs->r[i].slba };
 	if (end_of(&rs->r[j - 1]) > end)
-		tail = (struct nvmet_range){ end, end_of(&rs->r[j - 1]) - end };
+		tail = (struct ctrl_range){ end, end_of(&rs->r[j - 1]) - end };
 	keep = (head.nlb != 0) + (tail.nlb != 0);
 	if (keep > j - i && ranges_reserve(rs, rs->n + 1))
 		return -ENOMEM;
@@ -108,7 +108,7 @@ int nvmet_ranges_remove(struct nvmet_ranges *rs, uint64_t slba, uint64_t nlb)
 	return 1;
 }
 
-int nvmet_ranges_add(struct nvmet_ranges *rs, uint64_t slba, uint64_t nlb)
+int ctrl_ranges_add(struct ctrl_ranges *rs, uint64_t slba, uint64_t nlb)
 {
 	uint64_t end = slba + nlb;
 	/* Merge with every range that overlaps or touches [slba, end). */
@@ -129,22 +129,22 @@ int nvmet_ranges_add(struct nvmet_ranges *rs, uint64_t slba, uint64_t nlb)
 		return -ENOMEM;
 	}
 	ranges_splice(rs, i, j - i, 1);
-	rs->r[i] = (struct nvmet_range){ slba, end - slba };
+	rs->r[i] = (struct ctrl_range){ slba, end - slba };
 	return 0;
 }
 
-int nvmet_ranges_append(struct nvmet_ranges *rs, uint64_t slba, uint64_t nlb)
+int ctrl_ranges_append(struct ctrl_ranges *rs, uint64_t slba, uint64_t nlb)
 {
 	if (!nlb || slba + nlb < slba || rs->n >= UCMD_MAX_UNCOR_RANGES ||
 	    (rs->n && slba < end_of(&rs->r[rs->n - 1])))
 		return -EINVAL;
 	if (ranges_reserve(rs, rs->n + 1))
 		return -ENOMEM;
-	rs->r[rs->n++] = (struct nvmet_range){ slba, nlb };
+	rs->r[rs->n++] = (struct ctrl_range){ slba, nlb };
 	return 0;
 }
 
-void nvmet_ranges_clear(struct nvmet_ranges *rs)
+void ctrl_ranges_clear(struct ctrl_ranges *rs)
 {
 	free(rs->r);
 	memset(rs, 0, sizeof(*rs));

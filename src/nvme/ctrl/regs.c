@@ -20,16 +20,16 @@
 #define SHST_COMPLETE	(2u << UCMD_NVME_CSTS_SHST_SHIFT)
 #define SHST_MASK	(3u << UCMD_NVME_CSTS_SHST_SHIFT)
 
-void nvmet_ctrl_fatal(struct ucmd_ctrl *c)
+void ctrl_ctrl_fatal(struct ucmd_ctrl *c)
 {
 	/* The host's only recourse is a controller reset. */
 	c->csts |= UCMD_NVME_CSTS_CFS;
 }
 
 /* Controller Level Reset: everything the host set up after enabling is gone. */
-void nvmet_ctrl_reset_locked(struct ucmd_ctrl *c)
+void ctrl_ctrl_reset_locked(struct ucmd_ctrl *c)
 {
-	struct nvmet_req *r;
+	struct ctrl_req *r;
 
 	while ((r = c->delayed)) {
 		c->delayed = r->next;
@@ -42,15 +42,15 @@ void nvmet_ctrl_reset_locked(struct ucmd_ctrl *c)
 	c->nr_aer_reqs = 0;
 	c->nr_aeq = 0;
 	c->aer_masked = 0;
-	nvmet_queues_free(c);
+	ctrl_queues_free(c);
 	c->nsqa = c->ncqa = (uint16_t)(c->qmax - 1);
 	c->queues_created = false;
 	c->cur = c->saved;
 	c->ts_set = false;
 	/* a Controller Level Reset closes the open zones */
-	nvmet_zns_reset(c);
+	ctrl_zns_reset(c);
 	/* ...and releases the persistent event log's reporting context */
-	nvmet_log_dyn_reset(c);
+	ctrl_log_dyn_reset(c);
 	pthread_mutex_lock(&c->db_lock);
 	memset(c->db_val, 0, 2u * (c->qmax + 1u) * sizeof(*c->db_val));
 	memset(c->db_dirty, 0, 2u * (c->qmax + 1u));
@@ -77,11 +77,11 @@ static bool ctrl_start(struct ucmd_ctrl *c)
 	sqmem = c->dma->map(c->dma, c->asq, (uint64_t)asqs * sizeof(struct ucmd_nvme_sqe));
 	cqmem = c->dma->map(c->dma, c->acq, (uint64_t)acqs * sizeof(struct ucmd_nvme_cqe));
 	if (!sqmem || !cqmem) {
-		nvmet_ctrl_fatal(c);
+		ctrl_ctrl_fatal(c);
 		return false;
 	}
-	nvmet_cq_init(c, &c->cq[0], 0, c->acq, cqmem, acqs, true, 0);
-	nvmet_sq_init(c, &c->sq[0], 0, c->asq, sqmem, asqs, 0);
+	ctrl_cq_init(c, &c->cq[0], 0, c->acq, cqmem, acqs, true, 0);
+	ctrl_sq_init(c, &c->sq[0], 0, c->asq, sqmem, asqs, 0);
 	return true;
 }
 
@@ -98,8 +98,8 @@ static void ctrl_shutdown(struct ucmd_ctrl *c)
 	for (unsigned i = 1; i <= UCMD_MAX_NS; i++)
 		if (c->ns[i] && c->ns[i]->st)
 			c->ns[i]->st->ops->flush(c->ns[i]->st);
-	if (c->dir && nvmet_persist_save(c, true))
-		nvmet_ctrl_fatal(c);
+	if (c->dir && ctrl_persist_save(c, true))
+		ctrl_ctrl_fatal(c);
 	c->csts = (c->csts & ~SHST_MASK) | SHST_COMPLETE;
 }
 
@@ -122,10 +122,10 @@ static void write_cc(struct ucmd_ctrl *c, uint32_t val)
 		bool host_left = c->shn_valid;
 
 		if (!host_left && c->dst.op == NVME_ST_CODE_SHORT)
-			nvmet_selftest_abort(c, NVME_ST_RESULT_CLR);
-		nvmet_ctrl_reset_locked(c);
+			ctrl_selftest_abort(c, NVME_ST_RESULT_CLR);
+		ctrl_ctrl_reset_locked(c);
 		if (!host_left)
-			nvmet_fw_reset(c, false);
+			ctrl_fw_reset(c, false);
 		c->csts = 0;
 	}
 	if (CC_EN(val) && !CC_EN(old))
@@ -174,7 +174,7 @@ void ctrl_write32(struct ucmd_ctrl *c, uint32_t off, uint32_t val)
 	if (off & 3)
 		return;
 	if (off >= UCMD_NVME_REG_DBS) {
-		nvmet_db_write(c, off, val);
+		ctrl_db_write(c, off, val);
 		return;
 	}
 	pthread_mutex_lock(&c->lock);

@@ -3,7 +3,7 @@
  * Sanitize (admin 84h) and the Sanitize Status log (81h). The command only
  * starts the operation, as the spec requires; the erase itself runs in the
  * background, UCMD_SANITIZE_CHUNK bytes of namespace store written per
- * controller pass (nvmet_ctrl_run; 64 times that deallocated), so that a host sees it in progress, and commands
+ * controller pass (ctrl_ctrl_run; 64 times that deallocated), so that a host sees it in progress, and commands
  * other than the few the spec allows complete with Sanitize In Progress
  * until it is done. It also keeps to the wall clock, as a device does
  * whether or not a host is attached: by the time the log's estimate for
@@ -39,7 +39,7 @@
 /* The rate the estimates in the log assume */
 #define EST_BYTES_PER_S	(1ull << 30)
 
-bool nvmet_sanitize_busy(const struct ucmd_ctrl *c)
+bool ctrl_sanitize_busy(const struct ucmd_ctrl *c)
 {
 	return SSTAT_STATUS(c->san.sstat) == NVME_SANITIZE_SSTAT_STATUS_IN_PROGESS;
 }
@@ -51,7 +51,7 @@ static bool in_failure_mode(const struct ucmd_ctrl *c)
 }
 
 /* Admin commands a host may send while a sanitize runs or failed (2.0, 8.21) */
-static bool admin_allowed(const struct nvmet_req *req, bool failed)
+static bool admin_allowed(const struct ctrl_req *req, bool failed)
 {
 	uint8_t lid = req->cmd.cdw10 & 0xff;
 
@@ -77,9 +77,9 @@ static bool admin_allowed(const struct nvmet_req *req, bool failed)
 	}
 }
 
-uint16_t nvmet_sanitize_check(struct ucmd_ctrl *c, const struct nvmet_req *req)
+uint16_t ctrl_sanitize_check(struct ucmd_ctrl *c, const struct ctrl_req *req)
 {
-	bool busy = nvmet_sanitize_busy(c), failed = in_failure_mode(c);
+	bool busy = ctrl_sanitize_busy(c), failed = in_failure_mode(c);
 
 	if (!busy && !failed)
 		return 0;
@@ -90,9 +90,9 @@ uint16_t nvmet_sanitize_check(struct ucmd_ctrl *c, const struct nvmet_req *req)
 		    : UCMD_GEN(NVME_SC_SANITIZE_FAILED) | UCMD_DNR;
 }
 
-static uint64_t ns_bytes(const struct nvmet_ns *ns)
+static uint64_t ns_bytes(const struct ctrl_ns *ns)
 {
-	return nvmet_ns_store_size(ns->nsze, ns->lbaf);
+	return ctrl_ns_store_size(ns->nsze, ns->lbaf);
 }
 
 static uint32_t nr_passes(const struct ucmd_ctrl *c)
@@ -149,7 +149,7 @@ static void fill_cipher(uint8_t *buf, size_t len, uint64_t key, uint64_t off)
 	}
 }
 
-static int erase_chunk(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t off, uint64_t n,
+static int erase_chunk(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint64_t off, uint64_t n,
 		       uint8_t *buf, uint64_t key)
 {
 	uint32_t dw10 = c->san.scdw10, pat = c->san.ovrpat;
@@ -182,9 +182,9 @@ static void finish(struct ucmd_ctrl *c, bool ok)
 				continue;
 			c->ns[i]->st->ops->flush(c->ns[i]->st);
 			/* no user data is left, marks included, nor a written zone */
-			nvmet_ranges_clear(&c->ns[i]->uncor);
-			nvmet_zns_erase(c->ns[i]);
-			nvmet_fdp_ns_erase(c, c->ns[i]);
+			ctrl_ranges_clear(&c->ns[i]->uncor);
+			ctrl_zns_erase(c->ns[i]);
+			ctrl_fdp_ns_erase(c, c->ns[i]);
 		}
 		c->san.sstat = NVME_SANITIZE_SSTAT_STATUS_COMPLETE_SUCCESS | passes |
 			       NVME_SANITIZE_SSTAT_GLOBAL_DATA_ERASED;
@@ -193,7 +193,7 @@ static void finish(struct ucmd_ctrl *c, bool ok)
 		c->san.ause_fail = AUSE(c->san.scdw10);
 		c->san.exited = false;
 	}
-	nvmet_persist(c);
+	ctrl_persist(c);
 }
 
 static uint32_t est_seconds(uint64_t bytes);
@@ -238,7 +238,7 @@ static void clock_rebase(struct ucmd_ctrl *c)
 	c->san.start_rt_ms = now > back ? now - back : 1;
 }
 
-bool nvmet_sanitize_step(struct ucmd_ctrl *c)
+bool ctrl_sanitize_step(struct ucmd_ctrl *c)
 {
 	uint32_t act = SANACT(c->san.scdw10);
 	/* deallocating is a metadata update: more of it per pass than of writing */
@@ -248,7 +248,7 @@ bool nvmet_sanitize_step(struct ucmd_ctrl *c)
 	uint8_t *buf;
 
 	/* a read-only controller cannot erase: it stays in progress for a writer */
-	if (!nvmet_sanitize_busy(c) || c->p.read_only)
+	if (!ctrl_sanitize_busy(c) || c->p.read_only)
 		return false;
 	/* loaded in progress: it goes on from where the last user left it */
 	if (!c->san.total)
@@ -277,7 +277,7 @@ bool nvmet_sanitize_step(struct ucmd_ctrl *c)
 		return true;	/* try again at the next pass */
 	}
 	while (budget) {
-		struct nvmet_ns *ns = c->san.ns_idx <= UCMD_MAX_NS ? c->ns[c->san.ns_idx] : NULL;
+		struct ctrl_ns *ns = c->san.ns_idx <= UCMD_MAX_NS ? c->ns[c->san.ns_idx] : NULL;
 		uint64_t n;
 
 		if (c->san.ns_idx > UCMD_MAX_NS) {
@@ -314,7 +314,7 @@ bool nvmet_sanitize_step(struct ucmd_ctrl *c)
 	return true;
 }
 
-uint16_t nvmet_admin_sanitize(struct ucmd_ctrl *c, struct nvmet_req *req)
+uint16_t ctrl_admin_sanitize(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
 	uint32_t dw10 = req->cmd.cdw10;
 
@@ -328,7 +328,7 @@ uint16_t nvmet_admin_sanitize(struct ucmd_ctrl *c, struct nvmet_req *req)
 		if (!c->san.ause_fail)
 			return UCMD_GEN(NVME_SC_SANITIZE_FAILED) | UCMD_DNR;
 		c->san.exited = true;
-		nvmet_persist(c);
+		ctrl_persist(c);
 		return 0;
 	case NVME_SANITIZE_SANACT_START_BLOCK_ERASE:
 	case NVME_SANITIZE_SANACT_START_OVERWRITE:
@@ -338,13 +338,13 @@ uint16_t nvmet_admin_sanitize(struct ucmd_ctrl *c, struct nvmet_req *req)
 		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
 	}
 	/* A device self-test in progress is aborted by the sanitize (result 9h) */
-	nvmet_selftest_abort(c, NVME_ST_RESULT_ABORTED_SANITIZE);
+	ctrl_selftest_abort(c, NVME_ST_RESULT_ABORTED_SANITIZE);
 	c->san.scdw10 = dw10;
 	c->san.ovrpat = req->cmd.cdw11;
 	c->san.exited = false;
 	progress_reset(c);
 	/* Durable before the command completes: a restart must resume it */
-	nvmet_persist(c);
+	ctrl_persist(c);
 	return 0;
 }
 
@@ -355,7 +355,7 @@ static uint32_t est_seconds(uint64_t bytes)
 	return s ? (uint32_t)(s < 0xfffffffeull ? s : 0xfffffffeull) : 1;
 }
 
-void nvmet_log_sanitize(struct ucmd_ctrl *c, struct nvme_sanitize_log_page *l)
+void ctrl_log_sanitize(struct ucmd_ctrl *c, struct nvme_sanitize_log_page *l)
 {
 	uint64_t sum = 0;
 
@@ -363,12 +363,12 @@ void nvmet_log_sanitize(struct ucmd_ctrl *c, struct nvme_sanitize_log_page *l)
 		if (c->ns[i])
 			sum += ns_bytes(c->ns[i]);
 	/* SPROG: fraction done of 65536; FFFFh when none is in progress */
-	if (nvmet_sanitize_busy(c) && !c->san.total)
+	if (ctrl_sanitize_busy(c) && !c->san.total)
 		progress_total(c);	/* loaded in progress, no pass yet */
 	/* what the clock says is done by now, before it is reported */
-	if (nvmet_sanitize_busy(c) && clock_owed(c) > c->san.done)
-		nvmet_sanitize_step(c);
-	if (nvmet_sanitize_busy(c))
+	if (ctrl_sanitize_busy(c) && clock_owed(c) > c->san.done)
+		ctrl_sanitize_step(c);
+	if (ctrl_sanitize_busy(c))
 		l->sprog = htole16((uint16_t)(c->san.total ? c->san.done * 65536 / c->san.total : 0));
 	else
 		l->sprog = htole16(0xffff);

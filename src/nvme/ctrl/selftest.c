@@ -33,7 +33,7 @@ uint64_t realtime_ms(void)
  * started it): it has been running since its wall-clock start, on this
  * process's monotonic clock from now on.
  */
-void nvmet_selftest_resume(struct ucmd_ctrl *c, uint8_t op, uint32_t nsid, uint64_t start_rt_ms,
+void ctrl_selftest_resume(struct ucmd_ctrl *c, uint8_t op, uint32_t nsid, uint64_t start_rt_ms,
 			   uint64_t dur_ms)
 {
 	uint64_t now = realtime_ms(), el = now > start_rt_ms ? now - start_rt_ms : 0;
@@ -49,7 +49,7 @@ void nvmet_selftest_resume(struct ucmd_ctrl *c, uint8_t op, uint32_t nsid, uint6
 		c->dst.start_ns = mono >= c->dst.dur_ns ? mono - c->dst.dur_ns : 0;
 }
 
-uint64_t nvmet_power_on_hours(struct ucmd_ctrl *c)
+uint64_t ctrl_power_on_hours(struct ucmd_ctrl *c)
 {
 	return (c->smart.power_on_seconds + (ktime_get_ns() - c->created_ns) / 1000000000ull) /
 	       3600;
@@ -57,13 +57,13 @@ uint64_t nvmet_power_on_hours(struct ucmd_ctrl *c)
 
 static void record(struct ucmd_ctrl *c, uint8_t result, uint8_t seg)
 {
-	struct nvmet_dst_result *r = c->dst.res;
+	struct ctrl_dst_result *r = c->dst.res;
 
 	memmove(&r[1], &r[0], (UCMD_DST_RESULTS - 1) * sizeof(*r));
 	r->status = (uint8_t)(c->dst.op << NVME_ST_CODE_SHIFT | result);
 	r->segment = seg;
 	r->valid = c->dst.nsid ? VDI_NSIDV : 0;
-	r->poh = nvmet_power_on_hours(c);
+	r->poh = ctrl_power_on_hours(c);
 	r->nsid = c->dst.nsid;
 	if (c->dst.nres < UCMD_DST_RESULTS)
 		c->dst.nres++;
@@ -71,10 +71,10 @@ static void record(struct ucmd_ctrl *c, uint8_t result, uint8_t seg)
 	c->dst.nsid = 0;
 	c->dst.dur_ns = 0;
 	c->dst.start_rt_ms = 0;
-	nvmet_persist(c);
+	ctrl_persist(c);
 }
 
-void nvmet_selftest_abort(struct ucmd_ctrl *c, uint8_t result)
+void ctrl_selftest_abort(struct ucmd_ctrl *c, uint8_t result)
 {
 	if (c->dst.op)
 		record(c, result, 0);
@@ -86,20 +86,20 @@ static bool read_ok(struct ucmd_ctrl *c)
 	uint8_t buf[4096 + 64];
 
 	for (unsigned i = 1; i <= UCMD_MAX_NS; i++) {
-		struct nvmet_ns *ns = c->ns[i];
+		struct ctrl_ns *ns = c->ns[i];
 		uint64_t bs;
 
 		if (!ns || !ns->attached || (c->dst.nsid != NSID_ALL && c->dst.nsid != i))
 			continue;
-		bs = nvmet_ns_ds(ns);
+		bs = ctrl_ns_ds(ns);
 		if (store_read(ns->st, buf, bs, 0) ||
-		    store_read(ns->st, buf, bs, nvmet_ns_data_off(ns, ns->nsze - 1)))
+		    store_read(ns->st, buf, bs, ctrl_ns_data_off(ns, ns->nsze - 1)))
 			return false;
 	}
 	return true;
 }
 
-bool nvmet_selftest_step(struct ucmd_ctrl *c)
+bool ctrl_selftest_step(struct ucmd_ctrl *c)
 {
 	if (!c->dst.op)
 		return false;
@@ -112,7 +112,7 @@ bool nvmet_selftest_step(struct ucmd_ctrl *c)
 	return false;
 }
 
-uint16_t nvmet_admin_selftest(struct ucmd_ctrl *c, struct nvmet_req *req)
+uint16_t ctrl_admin_selftest(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
 	uint32_t nsid = req->cmd.nsid;
 	uint8_t stc = STC(req->cmd.cdw10);
@@ -120,13 +120,13 @@ uint16_t nvmet_admin_selftest(struct ucmd_ctrl *c, struct nvmet_req *req)
 	if (req->cmd.cdw10 & ~0xfu)
 		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
 	if (stc == NVME_DST_STC_ABORT) {
-		nvmet_selftest_abort(c, NVME_ST_RESULT_ABORTED);
+		ctrl_selftest_abort(c, NVME_ST_RESULT_ABORTED);
 		return 0;
 	}
 	if (stc != NVME_DST_STC_SHORT && stc != NVME_DST_STC_LONG)
 		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
 	/* 0: the controller alone; FFFFFFFFh: it and every namespace; else one active one */
-	if (nsid && nsid != NSID_ALL && !nvmet_ns_active(c, nsid))
+	if (nsid && nsid != NSID_ALL && !ctrl_ns_active(c, nsid))
 		return UCMD_GEN(NVME_SC_INVALID_NS) | UCMD_DNR;
 	if (c->dst.op)
 		return UCMD_CMD(NVME_SC_SELF_TEST_IN_PROGRESS);
@@ -138,10 +138,10 @@ uint16_t nvmet_admin_selftest(struct ucmd_ctrl *c, struct nvmet_req *req)
 	return 0;
 }
 
-void nvmet_log_selftest(struct ucmd_ctrl *c, uint32_t nsid, struct nvme_self_test_log *l)
+void ctrl_log_selftest(struct ucmd_ctrl *c, uint32_t nsid, struct nvme_self_test_log *l)
 {
 	(void)nsid;
-	nvmet_selftest_step(c);
+	ctrl_selftest_step(c);
 	l->current_operation = c->dst.op;
 	if (c->dst.op) {
 		uint64_t el = ktime_get_ns() - c->dst.start_ns;
@@ -151,7 +151,7 @@ void nvmet_log_selftest(struct ucmd_ctrl *c, uint32_t nsid, struct nvme_self_tes
 	}
 	for (unsigned i = 0; i < NVME_LOG_ST_MAX_RESULTS; i++) {
 		struct nvme_st_result *o = &l->result[i];
-		const struct nvmet_dst_result *r = &c->dst.res[i];
+		const struct ctrl_dst_result *r = &c->dst.res[i];
 
 		if (i >= c->dst.nres) {
 			o->dsts = NVME_ST_RESULT_NOT_USED;

@@ -34,34 +34,34 @@ static bool zs_active(uint8_t zs)
 	return zs_open(zs) || zs == NVME_ZNS_ZS_CLOSED;
 }
 
-static void imp_unlink(struct nvmet_zoned *zn, uint32_t zid)
+static void imp_unlink(struct ctrl_zoned *zn, uint32_t zid)
 {
 	uint32_t p = zn->imp_prev[zid], n = zn->imp_next[zid];
 
-	if (p == NVMET_ZONE_NONE)
+	if (p == CTRL_ZONE_NONE)
 		zn->imp_head = n;
 	else
 		zn->imp_next[p] = n;
-	if (n == NVMET_ZONE_NONE)
+	if (n == CTRL_ZONE_NONE)
 		zn->imp_tail = p;
 	else
 		zn->imp_prev[n] = p;
 }
 
-static void imp_append(struct nvmet_zoned *zn, uint32_t zid)
+static void imp_append(struct ctrl_zoned *zn, uint32_t zid)
 {
 	zn->imp_prev[zid] = zn->imp_tail;
-	zn->imp_next[zid] = NVMET_ZONE_NONE;
-	if (zn->imp_tail == NVMET_ZONE_NONE)
+	zn->imp_next[zid] = CTRL_ZONE_NONE;
+	if (zn->imp_tail == CTRL_ZONE_NONE)
 		zn->imp_head = zid;
 	else
 		zn->imp_next[zn->imp_tail] = zid;
 	zn->imp_tail = zid;
 }
 
-void nvmet_zone_set_state(struct nvmet_ns *ns, uint32_t zid, uint8_t zs)
+void ctrl_zone_set_state(struct ctrl_ns *ns, uint32_t zid, uint8_t zs)
 {
-	struct nvmet_zoned *zn = ns->zoned;
+	struct ctrl_zoned *zn = ns->zoned;
 	uint8_t old = zn->z[zid].zs;
 
 	if (old == zs)
@@ -77,19 +77,19 @@ void nvmet_zone_set_state(struct nvmet_ns *ns, uint32_t zid, uint8_t zs)
 	zn->z[zid].zs = zs;
 }
 
-static unsigned imp_count(const struct nvmet_zoned *zn, unsigned upto)
+static unsigned imp_count(const struct ctrl_zoned *zn, unsigned upto)
 {
 	unsigned n = 0;
 
-	for (uint32_t z = zn->imp_head; z != NVMET_ZONE_NONE && n < upto; z = zn->imp_next[z])
+	for (uint32_t z = zn->imp_head; z != CTRL_ZONE_NONE && n < upto; z = zn->imp_next[z])
 		n++;
 	return n;
 }
 
-uint16_t nvmet_zone_room(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t act, uint32_t opn,
+uint16_t ctrl_zone_room(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint32_t act, uint32_t opn,
 			 bool make)
 {
-	struct nvmet_zoned *zn = ns->zoned;
+	struct ctrl_zoned *zn = ns->zoned;
 	uint64_t over;
 
 	(void)c;
@@ -101,27 +101,27 @@ uint16_t nvmet_zone_room(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t act,
 	if (over > zn->nr_open || imp_count(zn, (unsigned)over) < over)
 		return ZST(NVME_SC_ZNS_TOO_MANY_OPENS);
 	while (make && over--)
-		nvmet_zone_set_state(ns, zn->imp_head, NVME_ZNS_ZS_CLOSED);
+		ctrl_zone_set_state(ns, zn->imp_head, NVME_ZNS_ZS_CLOSED);
 	return 0;
 }
 
-uint16_t nvmet_zone_open(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t zid, bool implicit)
+uint16_t ctrl_zone_open(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint32_t zid, bool implicit)
 {
-	struct nvmet_zoned *zn = ns->zoned;
+	struct ctrl_zoned *zn = ns->zoned;
 	uint16_t st;
 
 	switch (zn->z[zid].zs) {
 	case NVME_ZNS_ZS_EMPTY:
 	case NVME_ZNS_ZS_CLOSED:
-		st = nvmet_zone_room(c, ns, zn->z[zid].zs == NVME_ZNS_ZS_EMPTY, 1, true);
+		st = ctrl_zone_room(c, ns, zn->z[zid].zs == NVME_ZNS_ZS_EMPTY, 1, true);
 		if (st)
 			return st;
-		nvmet_zone_set_state(ns, zid, implicit ? NVME_ZNS_ZS_IMPL_OPEN
+		ctrl_zone_set_state(ns, zid, implicit ? NVME_ZNS_ZS_IMPL_OPEN
 						       : NVME_ZNS_ZS_EXPL_OPEN);
 		return 0;
 	case NVME_ZNS_ZS_IMPL_OPEN:
 		if (!implicit)
-			nvmet_zone_set_state(ns, zid, NVME_ZNS_ZS_EXPL_OPEN);
+			ctrl_zone_set_state(ns, zid, NVME_ZNS_ZS_EXPL_OPEN);
 		return 0;
 	case NVME_ZNS_ZS_EXPL_OPEN:
 		return 0;
@@ -130,13 +130,13 @@ uint16_t nvmet_zone_open(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t zid,
 	}
 }
 
-uint16_t nvmet_zone_close(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t zid)
+uint16_t ctrl_zone_close(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint32_t zid)
 {
 	(void)c;
 	switch (ns->zoned->z[zid].zs) {
 	case NVME_ZNS_ZS_IMPL_OPEN:
 	case NVME_ZNS_ZS_EXPL_OPEN:
-		nvmet_zone_set_state(ns, zid, NVME_ZNS_ZS_CLOSED);
+		ctrl_zone_set_state(ns, zid, NVME_ZNS_ZS_CLOSED);
 		/* fallthrough */
 	case NVME_ZNS_ZS_CLOSED:
 		return 0;
@@ -145,9 +145,9 @@ uint16_t nvmet_zone_close(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t zid
 	}
 }
 
-uint16_t nvmet_zone_finish(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t zid)
+uint16_t ctrl_zone_finish(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint32_t zid)
 {
-	struct nvmet_zoned *zn = ns->zoned;
+	struct ctrl_zoned *zn = ns->zoned;
 
 	(void)c;
 	switch (zn->z[zid].zs) {
@@ -157,8 +157,8 @@ uint16_t nvmet_zone_finish(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t zi
 	case NVME_ZNS_ZS_CLOSED:
 		/* the state first: a crash between the two leaves a zone that
 		 * load_fixup() still reads as Full */
-		nvmet_zone_set_state(ns, zid, NVME_ZNS_ZS_FULL);
-		zn->z[zid].wp = htole64(nvmet_zone_slba(zn, zid) + zn->zcap);
+		ctrl_zone_set_state(ns, zid, NVME_ZNS_ZS_FULL);
+		zn->z[zid].wp = htole64(ctrl_zone_slba(zn, zid) + zn->zcap);
 		/* fallthrough */
 	case NVME_ZNS_ZS_FULL:
 		return 0;
@@ -167,10 +167,10 @@ uint16_t nvmet_zone_finish(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t zi
 	}
 }
 
-uint16_t nvmet_zone_reset(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t zid)
+uint16_t ctrl_zone_reset(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint32_t zid)
 {
-	struct nvmet_zoned *zn = ns->zoned;
-	uint64_t slba = nvmet_zone_slba(zn, zid);
+	struct ctrl_zoned *zn = ns->zoned;
+	uint64_t slba = ctrl_zone_slba(zn, zid);
 	int ret;
 
 	switch (zn->z[zid].zs) {
@@ -184,25 +184,25 @@ uint16_t nvmet_zone_reset(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t zid
 		return ZST(NVME_SC_ZNS_INVAL_TRANSITION);
 	}
 	/* A reset zone reads as zeros, as a deallocated block does here. */
-	ret = nvmet_ns_discard(c, ns, slba, zn->zsze, true);
+	ret = ctrl_ns_discard(c, ns, slba, zn->zsze, true);
 	if (ret)
-		return nvmet_store_status(ret);
+		return ctrl_store_status(ret);
 	zn->z[zid].wp = htole64(slba);
 	zn->z[zid].za = 0;
-	nvmet_zone_set_state(ns, zid, NVME_ZNS_ZS_EMPTY);
+	ctrl_zone_set_state(ns, zid, NVME_ZNS_ZS_EMPTY);
 	if (zn->zdes)
 		memset(zn->ext + (size_t)zid * zn->zdes * 64, 0, (size_t)zn->zdes * 64);
 	return 0;
 }
 
-uint16_t nvmet_zone_offline(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t zid)
+uint16_t ctrl_zone_offline(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint32_t zid)
 {
-	struct nvmet_zoned *zn = ns->zoned;
+	struct ctrl_zoned *zn = ns->zoned;
 
 	(void)c;
 	switch (zn->z[zid].zs) {
 	case NVME_ZNS_ZS_READ_ONLY:
-		nvmet_zone_set_state(ns, zid, NVME_ZNS_ZS_OFFLINE);
+		ctrl_zone_set_state(ns, zid, NVME_ZNS_ZS_OFFLINE);
 		zn->z[zid].za = 0;
 		/* fallthrough */
 	case NVME_ZNS_ZS_OFFLINE:
@@ -212,10 +212,10 @@ uint16_t nvmet_zone_offline(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t z
 	}
 }
 
-void nvmet_zone_changed(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t zid)
+void ctrl_zone_changed(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint32_t zid)
 {
-	struct nvmet_zoned *zn = ns->zoned;
-	uint64_t slba = nvmet_zone_slba(zn, zid);
+	struct ctrl_zoned *zn = ns->zoned;
+	uint64_t slba = ctrl_zone_slba(zn, zid);
 
 	for (unsigned i = 0; i < zn->nr_changed; i++)
 		if (zn->changed[i] == slba)
@@ -227,38 +227,38 @@ void nvmet_zone_changed(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t zid)
 event:
 	/* only when the host asked for Zone Descriptor Changed notices */
 	if (c->cur.async_event & NVME_CTRL_OAES_ZD)
-		nvmet_event(c, NVME_AER_NOTICE, AER_NOTICE_ZONE_DESCR_CHANGED,
+		ctrl_event(c, NVME_AER_NOTICE, AER_NOTICE_ZONE_DESCR_CHANGED,
 			    NVME_LOG_LID_ZNS_CHANGED_ZONES);
 }
 
-int nvmet_zns_fail_zone(struct ucmd_ctrl *c, uint32_t nsid, uint32_t zid, bool offline)
+int ctrl_zns_fail_zone(struct ucmd_ctrl *c, uint32_t nsid, uint32_t zid, bool offline)
 {
-	struct nvmet_ns *ns;
+	struct ctrl_ns *ns;
 	int ret = 0;
 
 	pthread_mutex_lock(&c->lock);
-	ns = nvmet_ns_active(c, nsid);
+	ns = ctrl_ns_active(c, nsid);
 	if (!ns || !ns->zoned || zid >= ns->zoned->nr_zones) {
 		ret = -EINVAL;
 	} else {
-		nvmet_zone_set_state(ns, zid, offline ? NVME_ZNS_ZS_OFFLINE
+		ctrl_zone_set_state(ns, zid, offline ? NVME_ZNS_ZS_OFFLINE
 						      : NVME_ZNS_ZS_READ_ONLY);
 		ns->zoned->z[zid].za = 0;
-		nvmet_zone_changed(c, ns, zid);
+		ctrl_zone_changed(c, ns, zid);
 	}
 	pthread_mutex_unlock(&c->lock);
 	return ret;
 }
 
 /* The zone of slba (slba < nsze) */
-static uint32_t zone_of(const struct nvmet_zoned *zn, uint64_t slba)
+static uint32_t zone_of(const struct ctrl_zoned *zn, uint64_t slba)
 {
 	return (uint32_t)(slba / zn->zsze);
 }
 
-uint16_t nvmet_zns_read_check(struct nvmet_ns *ns, uint64_t slba, uint64_t nlb)
+uint16_t ctrl_zns_read_check(struct ctrl_ns *ns, uint64_t slba, uint64_t nlb)
 {
-	struct nvmet_zoned *zn = ns->zoned;
+	struct ctrl_zoned *zn = ns->zoned;
 	uint32_t first = zone_of(zn, slba), last = zone_of(zn, slba + nlb - 1);
 
 	if (first != last && !zn->cross_read)
@@ -269,13 +269,13 @@ uint16_t nvmet_zns_read_check(struct nvmet_ns *ns, uint64_t slba, uint64_t nlb)
 	return 0;
 }
 
-uint16_t nvmet_zns_write_check(struct nvmet_ns *ns, uint64_t slba, uint64_t nlb)
+uint16_t ctrl_zns_write_check(struct ctrl_ns *ns, uint64_t slba, uint64_t nlb)
 {
-	struct nvmet_zoned *zn = ns->zoned;
+	struct ctrl_zoned *zn = ns->zoned;
 	uint32_t zid = zone_of(zn, slba);
-	uint64_t zslba = nvmet_zone_slba(zn, zid);
-	const struct nvmet_zone_rec *z = &zn->z[zid];
-	uint16_t st = nvmet_zone_writable(z->zs);
+	uint64_t zslba = ctrl_zone_slba(zn, zid);
+	const struct ctrl_zone_rec *z = &zn->z[zid];
+	uint16_t st = ctrl_zone_writable(z->zs);
 
 	if (st)
 		return st;
@@ -284,43 +284,43 @@ uint16_t nvmet_zns_write_check(struct nvmet_ns *ns, uint64_t slba, uint64_t nlb)
 	if (slba != le64toh(z->wp))
 		return ZST(NVME_SC_ZNS_INVALID_WRITE);
 	if (z->zs == NVME_ZNS_ZS_EMPTY || z->zs == NVME_ZNS_ZS_CLOSED)
-		return nvmet_zone_room(NULL, ns, z->zs == NVME_ZNS_ZS_EMPTY, 1, false);
+		return ctrl_zone_room(NULL, ns, z->zs == NVME_ZNS_ZS_EMPTY, 1, false);
 	return 0;
 }
 
-void nvmet_zns_write_commit(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t slba,
+void ctrl_zns_write_commit(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint64_t slba,
 			    uint64_t nlb, bool fua)
 {
-	struct nvmet_zoned *zn = ns->zoned;
+	struct ctrl_zoned *zn = ns->zoned;
 	uint32_t zid = zone_of(zn, slba);
 	uint64_t wp = slba + nlb;
 
-	/* checked by nvmet_zns_write_check(): cannot fail */
-	(void)nvmet_zone_open(c, ns, zid, true);
+	/* checked by ctrl_zns_write_check(): cannot fail */
+	(void)ctrl_zone_open(c, ns, zid, true);
 	zn->z[zid].wp = htole64(wp);
-	if (wp == nvmet_zone_slba(zn, zid) + zn->zcap)
-		nvmet_zone_set_state(ns, zid, NVME_ZNS_ZS_FULL);
-	if (fua && nvmet_zns_sync(ns)) {
+	if (wp == ctrl_zone_slba(zn, zid) + zn->zcap)
+		ctrl_zone_set_state(ns, zid, NVME_ZNS_ZS_FULL);
+	if (fua && ctrl_zns_sync(ns)) {
 		c->persist_failed = true;
-		nvmet_ctrl_fatal(c);
+		ctrl_ctrl_fatal(c);
 	}
 }
 
-int nvmet_zns_flush(struct nvmet_ns *ns)
+int ctrl_zns_flush(struct ctrl_ns *ns)
 {
-	return ns->zoned ? nvmet_zns_sync(ns) : 0;
+	return ns->zoned ? ctrl_zns_sync(ns) : 0;
 }
 
 /* Recount resources; open zones come back Closed (a power cycle closes them) */
-static void zones_settle(struct nvmet_ns *ns)
+static void zones_settle(struct ctrl_ns *ns)
 {
-	struct nvmet_zoned *zn = ns->zoned;
+	struct ctrl_zoned *zn = ns->zoned;
 
 	zn->nr_open = zn->nr_active = 0;
-	zn->imp_head = zn->imp_tail = NVMET_ZONE_NONE;
+	zn->imp_head = zn->imp_tail = CTRL_ZONE_NONE;
 	for (uint32_t i = 0; i < zn->nr_zones; i++) {
-		struct nvmet_zone_rec *z = &zn->z[i];
-		uint64_t zslba = nvmet_zone_slba(zn, i), wp = le64toh(z->wp);
+		struct ctrl_zone_rec *z = &zn->z[i];
+		uint64_t zslba = ctrl_zone_slba(zn, i), wp = le64toh(z->wp);
 
 		switch (z->zs) {
 		case NVME_ZNS_ZS_READ_ONLY:
@@ -342,41 +342,41 @@ static void zones_settle(struct nvmet_ns *ns)
 	}
 }
 
-void nvmet_zns_reset(struct ucmd_ctrl *c)
+void ctrl_zns_reset(struct ucmd_ctrl *c)
 {
 	for (uint32_t i = 1; i <= UCMD_MAX_NS; i++) {
-		struct nvmet_ns *ns = c->ns[i];
+		struct ctrl_ns *ns = c->ns[i];
 
 		if (!ns || !ns->zoned)
 			continue;
 		for (uint32_t z = 0; z < ns->zoned->nr_zones; z++)
 			if (zs_open(ns->zoned->z[z].zs))
-				nvmet_zone_set_state(ns, z, NVME_ZNS_ZS_CLOSED);
+				ctrl_zone_set_state(ns, z, NVME_ZNS_ZS_CLOSED);
 	}
 }
 
-static int zones_alloc(struct nvmet_zoned *zn)
+static int zones_alloc(struct ctrl_zoned *zn)
 {
 	zn->imp_prev = calloc(zn->nr_zones, sizeof(uint32_t));
 	zn->imp_next = calloc(zn->nr_zones, sizeof(uint32_t));
 	return zn->imp_prev && zn->imp_next ? 0 : -ENOMEM;
 }
 
-int nvmet_zns_init(struct ucmd_ctrl *c, struct nvmet_ns *ns, const struct ucmd_zns_params *zp,
+int ctrl_zns_init(struct ucmd_ctrl *c, struct ctrl_ns *ns, const struct ucmd_zns_params *zp,
 		   bool create)
 {
-	struct nvmet_zoned *zn;
+	struct ctrl_zoned *zn;
 	uint64_t zcap = zp->zone_cap ? zp->zone_cap : zp->zone_size;
 	int ret;
 
 	if (!zp->zone_size || zp->zone_size > ns->nsze || zcap > zp->zone_size ||
 	    ns->nsze / zp->zone_size > UINT32_MAX - 1)
-		return nvmet_ctrl_why(c, -EINVAL, "zone size %llu and capacity %llu blocks do not "
+		return ctrl_ctrl_why(c, -EINVAL, "zone size %llu and capacity %llu blocks do not "
 				      "fit a namespace of %llu blocks",
 				      (unsigned long long)zp->zone_size, (unsigned long long)zcap,
 				      (unsigned long long)ns->nsze);
 	if (zp->max_active && zp->max_open > zp->max_active)
-		return nvmet_ctrl_why(c, -EINVAL, "max_open %u is more than max_active %u",
+		return ctrl_ctrl_why(c, -EINVAL, "max_open %u is more than max_active %u",
 				      zp->max_open, zp->max_active);
 	zn = calloc(1, sizeof(*zn));
 	if (!zn)
@@ -394,36 +394,36 @@ int nvmet_zns_init(struct ucmd_ctrl *c, struct nvmet_ns *ns, const struct ucmd_z
 	ns->zoned = zn;
 	ret = zones_alloc(zn);
 	if (!ret)
-		ret = nvmet_zns_map(c, ns, create);
+		ret = ctrl_zns_map(c, ns, create);
 	if (ret) {
-		nvmet_zns_free(c, ns, false);
+		ctrl_zns_free(c, ns, false);
 		return ret;
 	}
 	if (create)
 		for (uint32_t i = 0; i < zn->nr_zones; i++) {
-			zn->z[i].wp = htole64(nvmet_zone_slba(zn, i));
+			zn->z[i].wp = htole64(ctrl_zone_slba(zn, i));
 			zn->z[i].zs = NVME_ZNS_ZS_EMPTY;
 		}
 	zones_settle(ns);
 	return 0;
 }
 
-void nvmet_zns_free(struct ucmd_ctrl *c, struct nvmet_ns *ns, bool remove_file)
+void ctrl_zns_free(struct ucmd_ctrl *c, struct ctrl_ns *ns, bool remove_file)
 {
-	struct nvmet_zoned *zn = ns->zoned;
+	struct ctrl_zoned *zn = ns->zoned;
 
 	if (!zn)
 		return;
-	nvmet_zns_unmap(c, ns, remove_file);
+	ctrl_zns_unmap(c, ns, remove_file);
 	free(zn->imp_prev);
 	free(zn->imp_next);
 	free(zn);
 	ns->zoned = NULL;
 }
 
-void nvmet_zns_params(const struct nvmet_ns *ns, struct ucmd_zns_params *zp)
+void ctrl_zns_params(const struct ctrl_ns *ns, struct ucmd_zns_params *zp)
 {
-	const struct nvmet_zoned *zn = ns->zoned;
+	const struct ctrl_zoned *zn = ns->zoned;
 
 	memset(zp, 0, sizeof(*zp));
 	if (!zn)
@@ -437,9 +437,9 @@ void nvmet_zns_params(const struct nvmet_ns *ns, struct ucmd_zns_params *zp)
 	zp->cross_read = zn->cross_read;
 }
 
-void nvmet_zns_erase(struct nvmet_ns *ns)
+void ctrl_zns_erase(struct ctrl_ns *ns)
 {
-	struct nvmet_zoned *zn = ns->zoned;
+	struct ctrl_zoned *zn = ns->zoned;
 
 	if (!zn)
 		return;
@@ -448,7 +448,7 @@ void nvmet_zns_erase(struct nvmet_ns *ns)
 		if (zn->z[i].zs == NVME_ZNS_ZS_READ_ONLY || zn->z[i].zs == NVME_ZNS_ZS_OFFLINE) {
 			zn->z[i].zs = NVME_ZNS_ZS_OFFLINE;
 		} else {
-			zn->z[i].wp = htole64(nvmet_zone_slba(zn, i));
+			zn->z[i].wp = htole64(ctrl_zone_slba(zn, i));
 			zn->z[i].zs = NVME_ZNS_ZS_EMPTY;
 		}
 		zn->z[i].za = 0;
@@ -458,26 +458,26 @@ void nvmet_zns_erase(struct nvmet_ns *ns)
 	zones_settle(ns);
 }
 
-uint16_t nvmet_zns_format(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t old_ds)
+uint16_t ctrl_zns_format(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint32_t old_ds)
 {
-	struct nvmet_zoned *zn = ns->zoned;
-	uint32_t ds = nvmet_ns_ds(ns);
+	struct ctrl_zoned *zn = ns->zoned;
+	uint32_t ds = ctrl_ns_ds(ns);
 
 	if (!zn)
 		return 0;
 	/* the zone keeps its size in bytes; its block count follows the format */
 	zn->zsze = zn->zsze * old_ds / ds;
 	zn->zcap = zn->zcap * old_ds / ds;
-	nvmet_zns_erase(ns);
+	ctrl_zns_erase(ns);
 	zn->nr_changed = 0;
 	zn->changed_overflow = false;
 	(void)c;
 	return 0;
 }
 
-void nvmet_zns_id_ns(struct ucmd_ctrl *c, const struct nvmet_ns *ns, struct nvme_zns_id_ns *id)
+void ctrl_zns_id_ns(struct ucmd_ctrl *c, const struct ctrl_ns *ns, struct nvme_zns_id_ns *id)
 {
-	const struct nvmet_zoned *zn = ns->zoned;
+	const struct ctrl_zoned *zn = ns->zoned;
 
 	(void)c;
 	/* no variable capacity, no zone active excursions */
@@ -488,18 +488,18 @@ void nvmet_zns_id_ns(struct ucmd_ctrl *c, const struct nvmet_ns *ns, struct nvme
 	id->mor = htole32(zn->mor ? zn->mor - 1 : 0xffffffffu);
 	/* the zone size of the current format; its extension for every one */
 	for (unsigned i = 0; i < UCMD_NR_LBAF; i++) {
-		id->lbafe[i].zsze = htole64(zn->zsze * nvmet_ns_ds(ns) / nvmet_lbaf_ds((uint8_t)i));
+		id->lbafe[i].zsze = htole64(zn->zsze * ctrl_ns_ds(ns) / ctrl_lbaf_ds((uint8_t)i));
 		id->lbafe[i].zdes = zn->zdes;
 	}
 }
 
-void nvmet_zns_id_ctrl(struct ucmd_ctrl *c, struct nvme_zns_id_ctrl *id)
+void ctrl_zns_id_ctrl(struct ucmd_ctrl *c, struct nvme_zns_id_ctrl *id)
 {
 	uint8_t zasl = 0;
 
 	/* one controller-wide limit: the smallest any zoned namespace asks for */
 	for (uint32_t i = 1; i <= UCMD_MAX_NS; i++) {
-		const struct nvmet_ns *ns = c->ns[i];
+		const struct ctrl_ns *ns = c->ns[i];
 
 		if (ns && ns->zoned && ns->zoned->zasl && (!zasl || ns->zoned->zasl < zasl))
 			zasl = ns->zoned->zasl;
@@ -509,11 +509,11 @@ void nvmet_zns_id_ctrl(struct ucmd_ctrl *c, struct nvme_zns_id_ctrl *id)
 	id->zasl = zasl;
 }
 
-uint16_t nvmet_zns_log_changed(struct ucmd_ctrl *c, uint32_t nsid, bool rae,
+uint16_t ctrl_zns_log_changed(struct ucmd_ctrl *c, uint32_t nsid, bool rae,
 			       struct nvme_zns_changed_zone_log *l)
 {
-	struct nvmet_ns *ns = nvmet_ns_active(c, nsid);
-	struct nvmet_zoned *zn;
+	struct ctrl_ns *ns = ctrl_ns_active(c, nsid);
+	struct ctrl_zoned *zn;
 
 	if (!ns || !ns->zoned)
 		return UCMD_GEN(NVME_SC_INVALID_NS) | UCMD_DNR;

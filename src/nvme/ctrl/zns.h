@@ -15,22 +15,22 @@
  * nvme_zns_za). The file is mapped: a store is in the page cache at once,
  * so a killed process loses nothing it acknowledged (zns_persist.c).
  */
-struct nvmet_zone_rec {
+struct ctrl_zone_rec {
 	uint64_t wp;
 	uint8_t zs, za;
 	uint8_t rsvd[6];
 };
 
-#define NVMET_ZONE_NONE	UINT32_MAX
+#define CTRL_ZONE_NONE	UINT32_MAX
 
-struct nvmet_zoned {
+struct ctrl_zoned {
 	uint64_t zsze, zcap;		/* blocks */
 	uint32_t nr_zones;
 	uint32_t mor, mar;		/* counts (not 0's based); 0: no limit */
 	uint32_t nr_open, nr_active;
 	uint8_t zdes, zasl;
 	bool cross_read;
-	struct nvmet_zone_rec *z;	/* [nr_zones], in the mapping when persistent */
+	struct ctrl_zone_rec *z;	/* [nr_zones], in the mapping when persistent */
 	uint8_t *ext;			/* [nr_zones][zdes * 64] */
 	/* implicitly opened zones, oldest first: the one to close for room */
 	uint32_t *imp_prev, *imp_next;
@@ -45,50 +45,50 @@ struct nvmet_zoned {
 
 /* zns.c */
 /* Set up the zones of a new namespace (all Empty) or of a loaded one */
-int  nvmet_zns_init(struct ucmd_ctrl *c, struct nvmet_ns *ns, const struct ucmd_zns_params *zp,
+int  ctrl_zns_init(struct ucmd_ctrl *c, struct ctrl_ns *ns, const struct ucmd_zns_params *zp,
 		    bool create);
-void nvmet_zns_free(struct ucmd_ctrl *c, struct nvmet_ns *ns, bool remove_file);
+void ctrl_zns_free(struct ucmd_ctrl *c, struct ctrl_ns *ns, bool remove_file);
 /* What the namespace's parameters say (for ctrl.json) */
-void nvmet_zns_params(const struct nvmet_ns *ns, struct ucmd_zns_params *zp);
+void ctrl_zns_params(const struct ctrl_ns *ns, struct ucmd_zns_params *zp);
 /* Every zone back to Empty after a format (the block size may change) */
-uint16_t nvmet_zns_format(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t old_ds);
+uint16_t ctrl_zns_format(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint32_t old_ds);
 /* The data is gone (sanitize, format): every zone Empty, a failed one Offline */
-void nvmet_zns_erase(struct nvmet_ns *ns);
+void ctrl_zns_erase(struct ctrl_ns *ns);
 /* Open zones are closed at a controller reset */
-void nvmet_zns_reset(struct ucmd_ctrl *c);
+void ctrl_zns_reset(struct ucmd_ctrl *c);
 /*
  * The NVM commands on a zoned namespace: a read (nothing changes) or a
  * write of [slba, slba + nlb), checked before any data moves, then (write)
  * committed: the zone opened, its write pointer advanced.
  */
-uint16_t nvmet_zns_read_check(struct nvmet_ns *ns, uint64_t slba, uint64_t nlb);
-uint16_t nvmet_zns_write_check(struct nvmet_ns *ns, uint64_t slba, uint64_t nlb);
-void nvmet_zns_write_commit(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint64_t slba,
+uint16_t ctrl_zns_read_check(struct ctrl_ns *ns, uint64_t slba, uint64_t nlb);
+uint16_t ctrl_zns_write_check(struct ctrl_ns *ns, uint64_t slba, uint64_t nlb);
+void ctrl_zns_write_commit(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint64_t slba,
 			    uint64_t nlb, bool fua);
 /* Flush: the zone state reaches the disk with the data */
-int  nvmet_zns_flush(struct nvmet_ns *ns);
+int  ctrl_zns_flush(struct ctrl_ns *ns);
 /* The command set's commands; NULL fn for an opcode it does not add */
-const struct nvmet_ctrl_opdef *nvmet_zns_op(uint8_t opcode);
+const struct ctrl_ctrl_opdef *ctrl_zns_op(uint8_t opcode);
 /* Identify: CNS 05h and 06h for CSI 02h */
-void nvmet_zns_id_ns(struct ucmd_ctrl *c, const struct nvmet_ns *ns, struct nvme_zns_id_ns *id);
-void nvmet_zns_id_ctrl(struct ucmd_ctrl *c, struct nvme_zns_id_ctrl *id);
+void ctrl_zns_id_ns(struct ucmd_ctrl *c, const struct ctrl_ns *ns, struct nvme_zns_id_ns *id);
+void ctrl_zns_id_ctrl(struct ucmd_ctrl *c, struct nvme_zns_id_ctrl *id);
 /* Log BFh for a namespace (read clears it unless rae) */
-uint16_t nvmet_zns_log_changed(struct ucmd_ctrl *c, uint32_t nsid, bool rae,
+uint16_t ctrl_zns_log_changed(struct ucmd_ctrl *c, uint32_t nsid, bool rae,
 			       struct nvme_zns_changed_zone_log *l);
 /*
  * Media failure (a test knob, as a worn device does it on its own): zone
  * zid becomes Read Only or Offline, and the host hears of it through the
  * Changed Zone List and a Zone Descriptor Changed notice.
  */
-int  nvmet_zns_fail_zone(struct ucmd_ctrl *c, uint32_t nsid, uint32_t zid, bool offline);
+int  ctrl_zns_fail_zone(struct ucmd_ctrl *c, uint32_t nsid, uint32_t zid, bool offline);
 
 /* zns_mgmt.c: Zone Management Send/Receive, Zone Append */
-uint16_t nvmet_zns_mgmt_send(struct ucmd_ctrl *c, struct nvmet_req *req);
-uint16_t nvmet_zns_mgmt_recv(struct ucmd_ctrl *c, struct nvmet_req *req);
-uint16_t nvmet_zns_append(struct ucmd_ctrl *c, struct nvmet_req *req);
+uint16_t ctrl_zns_mgmt_send(struct ucmd_ctrl *c, struct ctrl_req *req);
+uint16_t ctrl_zns_mgmt_recv(struct ucmd_ctrl *c, struct ctrl_req *req);
+uint16_t ctrl_zns_append(struct ucmd_ctrl *c, struct ctrl_req *req);
 
 /* zns.c, for zns_mgmt.c: the state machine */
-static inline uint8_t nvmet_zone_state(const struct nvmet_zoned *zn, uint32_t zid)
+static inline uint8_t ctrl_zone_state(const struct ctrl_zoned *zn, uint32_t zid)
 {
 	return zn->z[zid].zs;
 }
@@ -97,7 +97,7 @@ static inline uint8_t nvmet_zone_state(const struct nvmet_zoned *zn, uint32_t zi
  * status of a Full, Read Only or Offline zone. The write pointer's own
  * rules come after.
  */
-static inline uint16_t nvmet_zone_writable(uint8_t zs)
+static inline uint16_t ctrl_zone_writable(uint8_t zs)
 {
 	switch (zs) {
 	case NVME_ZNS_ZS_FULL:
@@ -109,24 +109,24 @@ static inline uint16_t nvmet_zone_writable(uint8_t zs)
 	}
 	return 0;
 }
-static inline uint64_t nvmet_zone_slba(const struct nvmet_zoned *zn, uint32_t zid)
+static inline uint64_t ctrl_zone_slba(const struct ctrl_zoned *zn, uint32_t zid)
 {
 	return (uint64_t)zid * zn->zsze;
 }
-uint16_t nvmet_zone_open(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t zid, bool implicit);
-uint16_t nvmet_zone_close(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t zid);
-uint16_t nvmet_zone_finish(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t zid);
-uint16_t nvmet_zone_reset(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t zid);
-uint16_t nvmet_zone_offline(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t zid);
+uint16_t ctrl_zone_open(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint32_t zid, bool implicit);
+uint16_t ctrl_zone_close(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint32_t zid);
+uint16_t ctrl_zone_finish(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint32_t zid);
+uint16_t ctrl_zone_reset(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint32_t zid);
+uint16_t ctrl_zone_offline(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint32_t zid);
 /* Room for n more open (and act more active) zones, closing implicitly opened ones */
-uint16_t nvmet_zone_room(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t act, uint32_t opn,
+uint16_t ctrl_zone_room(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint32_t act, uint32_t opn,
 			 bool make);
-void nvmet_zone_set_state(struct nvmet_ns *ns, uint32_t zid, uint8_t zs);
-void nvmet_zone_changed(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t zid);
+void ctrl_zone_set_state(struct ctrl_ns *ns, uint32_t zid, uint8_t zs);
+void ctrl_zone_changed(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint32_t zid);
 
 /* zns_persist.c: nsN.zones */
-int  nvmet_zns_map(struct ucmd_ctrl *c, struct nvmet_ns *ns, bool create);
-void nvmet_zns_unmap(struct ucmd_ctrl *c, struct nvmet_ns *ns, bool remove_file);
-int  nvmet_zns_sync(struct nvmet_ns *ns);
+int  ctrl_zns_map(struct ucmd_ctrl *c, struct ctrl_ns *ns, bool create);
+void ctrl_zns_unmap(struct ucmd_ctrl *c, struct ctrl_ns *ns, bool remove_file);
+int  ctrl_zns_sync(struct ctrl_ns *ns);
 
 #endif /* UCMD_NVME_CTRL_ZNS_H */

@@ -19,23 +19,23 @@
 #define DESC_LEN	sizeof(struct nvme_zns_desc)
 #define HDR_LEN		sizeof(struct nvme_zone_report)
 
-static const struct nvmet_ctrl_opdef zns_cmds[256] = {
+static const struct ctrl_ctrl_opdef zns_cmds[256] = {
 	/* resets deallocate, finishes move write pointers */
-	[nvme_zns_cmd_mgmt_send] = { nvmet_zns_mgmt_send, NVME_CMD_EFFECTS_CSUPP |
+	[nvme_zns_cmd_mgmt_send] = { ctrl_zns_mgmt_send, NVME_CMD_EFFECTS_CSUPP |
 							  NVME_CMD_EFFECTS_LBCC },
-	[nvme_zns_cmd_mgmt_recv] = { nvmet_zns_mgmt_recv, NVME_CMD_EFFECTS_CSUPP },
-	[nvme_zns_cmd_append]    = { nvmet_zns_append, NVME_CMD_EFFECTS_CSUPP |
+	[nvme_zns_cmd_mgmt_recv] = { ctrl_zns_mgmt_recv, NVME_CMD_EFFECTS_CSUPP },
+	[nvme_zns_cmd_append]    = { ctrl_zns_append, NVME_CMD_EFFECTS_CSUPP |
 						       NVME_CMD_EFFECTS_LBCC },
 };
 
-const struct nvmet_ctrl_opdef *nvmet_zns_op(uint8_t opcode)
+const struct ctrl_ctrl_opdef *ctrl_zns_op(uint8_t opcode)
 {
 	return &zns_cmds[opcode];
 }
 
-static uint16_t zoned_ns(struct ucmd_ctrl *c, const struct nvmet_req *req, struct nvmet_ns **ns)
+static uint16_t zoned_ns(struct ucmd_ctrl *c, const struct ctrl_req *req, struct ctrl_ns **ns)
 {
-	*ns = nvmet_ns_active(c, req->cmd.nsid);
+	*ns = ctrl_ns_active(c, req->cmd.nsid);
 	if (!*ns)
 		return ST_INVALID_NS;
 	/* the command set's opcodes mean nothing to an NVM namespace */
@@ -45,9 +45,9 @@ static uint16_t zoned_ns(struct ucmd_ctrl *c, const struct nvmet_req *req, struc
 }
 
 /* The zone that starts at slba: LBA Out of Range past the end, Invalid Field inside a zone */
-static uint16_t zone_at(const struct nvmet_ns *ns, uint64_t slba, uint32_t *zid)
+static uint16_t zone_at(const struct ctrl_ns *ns, uint64_t slba, uint32_t *zid)
 {
-	const struct nvmet_zoned *zn = ns->zoned;
+	const struct ctrl_zoned *zn = ns->zoned;
 
 	if (slba >= ns->nsze)
 		return ST_LBA_RANGE;
@@ -57,72 +57,72 @@ static uint16_t zone_at(const struct nvmet_ns *ns, uint64_t slba, uint32_t *zid)
 	return 0;
 }
 
-typedef uint16_t (*zone_fn)(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t zid);
+typedef uint16_t (*zone_fn)(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint32_t zid);
 
 /* Select All: fn on every zone in one of the states of mask (bit per state) */
-static uint16_t for_all(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t mask, zone_fn fn)
+static uint16_t for_all(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint32_t mask, zone_fn fn)
 {
-	struct nvmet_zoned *zn = ns->zoned;
+	struct ctrl_zoned *zn = ns->zoned;
 	uint16_t st;
 
 	for (uint32_t z = 0; z < zn->nr_zones; z++)
-		if ((mask & (1u << nvmet_zone_state(zn, z))) && (st = fn(c, ns, z)))
+		if ((mask & (1u << ctrl_zone_state(zn, z))) && (st = fn(c, ns, z)))
 			return st;
 	return 0;
 }
 
-static uint16_t open_explicit(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t zid)
+static uint16_t open_explicit(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint32_t zid)
 {
-	return nvmet_zone_open(c, ns, zid, false);
+	return ctrl_zone_open(c, ns, zid, false);
 }
 
-static uint16_t open_all(struct ucmd_ctrl *c, struct nvmet_ns *ns)
+static uint16_t open_all(struct ucmd_ctrl *c, struct ctrl_ns *ns)
 {
-	struct nvmet_zoned *zn = ns->zoned;
+	struct ctrl_zoned *zn = ns->zoned;
 	uint32_t closed = 0;
 	uint16_t st;
 
 	for (uint32_t z = 0; z < zn->nr_zones; z++)
-		closed += nvmet_zone_state(zn, z) == NVME_ZNS_ZS_CLOSED;
+		closed += ctrl_zone_state(zn, z) == NVME_ZNS_ZS_CLOSED;
 	/* all of them or none: the resources are checked for the lot first */
-	st = nvmet_zone_room(c, ns, 0, closed, false);
+	st = ctrl_zone_room(c, ns, 0, closed, false);
 	if (st)
 		return st;
 	return for_all(c, ns, 1u << NVME_ZNS_ZS_CLOSED, open_explicit);
 }
 
-static uint16_t reset_one(struct ucmd_ctrl *c, struct nvmet_ns *ns, uint32_t zid)
+static uint16_t reset_one(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint32_t zid)
 {
 	/* an Empty zone holds nothing to deallocate */
-	if (nvmet_zone_state(ns->zoned, zid) == NVME_ZNS_ZS_EMPTY)
+	if (ctrl_zone_state(ns->zoned, zid) == NVME_ZNS_ZS_EMPTY)
 		return 0;
-	return nvmet_zone_reset(c, ns, zid);
+	return ctrl_zone_reset(c, ns, zid);
 }
 
-static uint16_t set_ext(struct ucmd_ctrl *c, struct nvmet_req *req, struct nvmet_ns *ns,
+static uint16_t set_ext(struct ucmd_ctrl *c, struct ctrl_req *req, struct ctrl_ns *ns,
 			uint32_t zid)
 {
-	struct nvmet_zoned *zn = ns->zoned;
+	struct ctrl_zoned *zn = ns->zoned;
 	size_t len = (size_t)zn->zdes * 64;
 	uint8_t *buf;
 	uint16_t st;
 
 	if (!zn->zdes)
 		return ST_INVALID;
-	if (nvmet_zone_state(zn, zid) != NVME_ZNS_ZS_EMPTY)
+	if (ctrl_zone_state(zn, zid) != NVME_ZNS_ZS_EMPTY)
 		return ZST(NVME_SC_ZNS_INVAL_TRANSITION);
 	/* the zone becomes Closed: it takes an active resource */
-	st = nvmet_zone_room(c, ns, 1, 0, false);
+	st = ctrl_zone_room(c, ns, 1, 0, false);
 	if (st)
 		return st;
 	buf = malloc(len);
 	if (!buf)
 		return ST_INTERNAL;
-	st = nvmet_data_from_host(c, req, buf, len);
+	st = ctrl_data_from_host(c, req, buf, len);
 	if (!st) {
 		memcpy(zn->ext + (size_t)zid * len, buf, len);
 		zn->z[zid].za |= NVME_ZNS_ZA_ZDEV;
-		nvmet_zone_set_state(ns, zid, NVME_ZNS_ZS_CLOSED);
+		ctrl_zone_set_state(ns, zid, NVME_ZNS_ZS_CLOSED);
 	}
 	free(buf);
 	return st;
@@ -130,12 +130,12 @@ static uint16_t set_ext(struct ucmd_ctrl *c, struct nvmet_req *req, struct nvmet
 
 #define M(zs)	(1u << NVME_ZNS_ZS_##zs)
 
-uint16_t nvmet_zns_mgmt_send(struct ucmd_ctrl *c, struct nvmet_req *req)
+uint16_t ctrl_zns_mgmt_send(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
 	uint64_t slba = (uint64_t)req->cmd.cdw11 << 32 | req->cmd.cdw10;
 	uint8_t zsa = req->cmd.cdw13 & 0xff;
 	bool all = req->cmd.cdw13 & ZMS_SELECT_ALL;
-	struct nvmet_ns *ns;
+	struct ctrl_ns *ns;
 	uint32_t zid = 0;
 	uint16_t st;
 
@@ -148,15 +148,15 @@ uint16_t nvmet_zns_mgmt_send(struct ucmd_ctrl *c, struct nvmet_req *req)
 		return st;
 	switch (zsa) {
 	case NVME_ZNS_ZSA_CLOSE:
-		st = all ? for_all(c, ns, M(IMPL_OPEN) | M(EXPL_OPEN), nvmet_zone_close)
-			 : nvmet_zone_close(c, ns, zid);
+		st = all ? for_all(c, ns, M(IMPL_OPEN) | M(EXPL_OPEN), ctrl_zone_close)
+			 : ctrl_zone_close(c, ns, zid);
 		break;
 	case NVME_ZNS_ZSA_FINISH:
-		st = all ? for_all(c, ns, M(IMPL_OPEN) | M(EXPL_OPEN) | M(CLOSED), nvmet_zone_finish)
-			 : nvmet_zone_finish(c, ns, zid);
+		st = all ? for_all(c, ns, M(IMPL_OPEN) | M(EXPL_OPEN) | M(CLOSED), ctrl_zone_finish)
+			 : ctrl_zone_finish(c, ns, zid);
 		break;
 	case NVME_ZNS_ZSA_OPEN:
-		st = all ? open_all(c, ns) : nvmet_zone_open(c, ns, zid, false);
+		st = all ? open_all(c, ns) : ctrl_zone_open(c, ns, zid, false);
 		break;
 	case NVME_ZNS_ZSA_RESET:
 		st = all ? for_all(c, ns, M(IMPL_OPEN) | M(EXPL_OPEN) | M(CLOSED) | M(FULL),
@@ -164,8 +164,8 @@ uint16_t nvmet_zns_mgmt_send(struct ucmd_ctrl *c, struct nvmet_req *req)
 			 : reset_one(c, ns, zid);
 		break;
 	case NVME_ZNS_ZSA_OFFLINE:
-		st = all ? for_all(c, ns, M(READ_ONLY), nvmet_zone_offline)
-			 : nvmet_zone_offline(c, ns, zid);
+		st = all ? for_all(c, ns, M(READ_ONLY), ctrl_zone_offline)
+			 : ctrl_zone_offline(c, ns, zid);
 		break;
 	case NVME_ZNS_ZSA_SET_DESC_EXT:
 		st = all ? ST_INVALID : set_ext(c, req, ns, zid);
@@ -186,16 +186,16 @@ static bool report_match(uint8_t zrasf, uint8_t zs)
 	return zrasf == NVME_ZNS_ZRAS_REPORT_ALL || want[zrasf] == zs;
 }
 
-static void fill_desc(const struct nvmet_zoned *zn, uint32_t zid, struct nvme_zns_desc *d)
+static void fill_desc(const struct ctrl_zoned *zn, uint32_t zid, struct nvme_zns_desc *d)
 {
-	const struct nvmet_zone_rec *z = &zn->z[zid];
+	const struct ctrl_zone_rec *z = &zn->z[zid];
 
 	memset(d, 0, sizeof(*d));
 	d->zt = NVME_ZONE_TYPE_SEQWRITE_REQ;
 	d->zs = (uint8_t)(z->zs << 4);
 	d->za = z->za;
 	d->zcap = htole64(zn->zcap);
-	d->zslba = htole64(nvmet_zone_slba(zn, zid));
+	d->zslba = htole64(ctrl_zone_slba(zn, zid));
 	/* the write pointer means nothing in Full, Read Only and Offline */
 	if (z->zs == NVME_ZNS_ZS_FULL || z->zs == NVME_ZNS_ZS_READ_ONLY ||
 	    z->zs == NVME_ZNS_ZS_OFFLINE)
@@ -204,16 +204,16 @@ static void fill_desc(const struct nvmet_zoned *zn, uint32_t zid, struct nvme_zn
 		d->wp = z->wp;
 }
 
-uint16_t nvmet_zns_mgmt_recv(struct ucmd_ctrl *c, struct nvmet_req *req)
+uint16_t ctrl_zns_mgmt_recv(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
 	uint64_t slba = (uint64_t)req->cmd.cdw11 << 32 | req->cmd.cdw10;
 	uint64_t len = ((uint64_t)req->cmd.cdw12 + 1) * 4, total = 0, n = 0, used, cap;
 	uint8_t zra = req->cmd.cdw13 & 0xff, zrasf = (req->cmd.cdw13 >> 8) & 0xff;
 	bool partial = req->cmd.cdw13 & ZMR_PARTIAL;
 	struct nvme_zone_report *hdr;
-	struct nvmet_zoned *zn;
-	struct nvmet_iovs v;
-	struct nvmet_ns *ns;
+	struct ctrl_zoned *zn;
+	struct ctrl_iovs v;
+	struct ctrl_ns *ns;
 	size_t ent;
 	uint8_t *buf;
 	uint16_t st;
@@ -233,23 +233,23 @@ uint16_t nvmet_zns_mgmt_recv(struct ucmd_ctrl *c, struct nvmet_req *req)
 		return ST_INVALID;
 	ent = DESC_LEN + (zra ? (size_t)zn->zdes * 64 : 0);
 	/* past MDTS: Invalid Field, before any memory is touched */
-	nvmet_iovs_init(&v);
-	if ((st = nvmet_map_data(c, req, len, &v)))
+	ctrl_iovs_init(&v);
+	if ((st = ctrl_map_data(c, req, len, &v)))
 		return st;
 	cap = (len - HDR_LEN) / ent;
 	for (uint32_t z = (uint32_t)(slba / zn->zsze); z < zn->nr_zones; z++)
-		total += report_match(zrasf, nvmet_zone_state(zn, z));
+		total += report_match(zrasf, ctrl_zone_state(zn, z));
 	used = HDR_LEN + (total < cap ? total : cap) * ent;
 	buf = calloc(1, used);
 	if (!buf) {
-		nvmet_iovs_free(&v);
+		ctrl_iovs_free(&v);
 		return ST_INTERNAL;
 	}
 	hdr = (void *)buf;
 	for (uint32_t z = (uint32_t)(slba / zn->zsze); z < zn->nr_zones && n < cap; z++) {
 		uint8_t *e = buf + HDR_LEN + n * ent;
 
-		if (!report_match(zrasf, nvmet_zone_state(zn, z)))
+		if (!report_match(zrasf, ctrl_zone_state(zn, z)))
 			continue;
 		fill_desc(zn, z, (void *)e);
 		if (zra && (zn->z[z].za & NVME_ZNS_ZA_ZDEV))
@@ -258,21 +258,21 @@ uint16_t nvmet_zns_mgmt_recv(struct ucmd_ctrl *c, struct nvmet_req *req)
 		n++;
 	}
 	hdr->nr_zones = htole64(partial ? n : total);
-	st = nvmet_iovs_copy_out(&v, buf, used);
+	st = ctrl_iovs_copy_out(&v, buf, used);
 	if (!st)
-		st = nvmet_iovs_zero_from(&v, used);
+		st = ctrl_iovs_zero_from(&v, used);
 	free(buf);
-	nvmet_iovs_free(&v);
+	ctrl_iovs_free(&v);
 	return st;
 }
 
-uint16_t nvmet_zns_append(struct ucmd_ctrl *c, struct nvmet_req *req)
+uint16_t ctrl_zns_append(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
 	uint64_t zslba = (uint64_t)req->cmd.cdw11 << 32 | req->cmd.cdw10;
 	uint64_t nlb = (req->cmd.cdw12 & 0xffff) + 1ull, wp;
 	struct nvme_zns_id_ctrl idc;
-	struct nvmet_zoned *zn;
-	struct nvmet_ns *ns;
+	struct ctrl_zoned *zn;
+	struct ctrl_ns *ns;
 	uint32_t zid;
 	uint16_t st;
 
@@ -285,10 +285,10 @@ uint16_t nvmet_zns_append(struct ucmd_ctrl *c, struct nvmet_req *req)
 	if ((st = zone_at(ns, zslba, &zid)))
 		return st;
 	memset(&idc, 0, sizeof(idc));
-	nvmet_zns_id_ctrl(c, &idc);
-	if (idc.zasl && nlb * nvmet_ns_ds(ns) > ((uint64_t)UCMD_PAGE_SIZE << idc.zasl))
+	ctrl_zns_id_ctrl(c, &idc);
+	if (idc.zasl && nlb * ctrl_ns_ds(ns) > ((uint64_t)UCMD_PAGE_SIZE << idc.zasl))
 		return ST_INVALID;
-	if ((st = nvmet_zone_writable(nvmet_zone_state(zn, zid))))
+	if ((st = ctrl_zone_writable(ctrl_zone_state(zn, zid))))
 		return st;
 	wp = le64toh(zn->z[zid].wp);
 	if (wp + nlb > zslba + zn->zcap)
@@ -297,7 +297,7 @@ uint16_t nvmet_zns_append(struct ucmd_ctrl *c, struct nvmet_req *req)
 	req->cmd.opcode = nvme_cmd_write;
 	req->cmd.cdw10 = (uint32_t)wp;
 	req->cmd.cdw11 = (uint32_t)(wp >> 32);
-	st = nvmet_nvm_rw(c, req);
+	st = ctrl_nvm_rw(c, req);
 	req->cmd.opcode = nvme_zns_cmd_append;
 	req->cmd.cdw10 = (uint32_t)zslba;
 	req->cmd.cdw11 = (uint32_t)(zslba >> 32);

@@ -8,7 +8,7 @@
  * the file is synced when the data is: at Flush and at a FUA write.
  *
  * Layout: a 64-byte header (magic, zone count, extension size), then one
- * struct nvmet_zone_rec per zone, then each zone's descriptor extension.
+ * struct ctrl_zone_rec per zone, then each zone's descriptor extension.
  * The order of the stores (zns.c) keeps every torn state one that
  * zones_settle() turns back into a consistent one.
  */
@@ -37,21 +37,21 @@ static void zones_name(uint32_t nsid, char *buf, size_t len)
 	snprintf(buf, len, "ns%u.zones", nsid);
 }
 
-static size_t zns_file_len(const struct nvmet_zoned *zn)
+static size_t zns_file_len(const struct ctrl_zoned *zn)
 {
-	return ZNS_HDR + (size_t)zn->nr_zones * sizeof(struct nvmet_zone_rec) +
+	return ZNS_HDR + (size_t)zn->nr_zones * sizeof(struct ctrl_zone_rec) +
 	       (size_t)zn->nr_zones * zn->zdes * 64;
 }
 
-static void point_into(struct nvmet_zoned *zn, uint8_t *base)
+static void point_into(struct ctrl_zoned *zn, uint8_t *base)
 {
 	zn->z = (void *)(base + ZNS_HDR);
-	zn->ext = base + ZNS_HDR + (size_t)zn->nr_zones * sizeof(struct nvmet_zone_rec);
+	zn->ext = base + ZNS_HDR + (size_t)zn->nr_zones * sizeof(struct ctrl_zone_rec);
 }
 
-static int map_file(struct ucmd_ctrl *c, struct nvmet_ns *ns, bool create)
+static int map_file(struct ucmd_ctrl *c, struct ctrl_ns *ns, bool create)
 {
-	struct nvmet_zoned *zn = ns->zoned;
+	struct ctrl_zoned *zn = ns->zoned;
 	size_t len = zns_file_len(zn);
 	struct zns_hdr *h;
 	struct stat sb;
@@ -61,15 +61,15 @@ static int map_file(struct ucmd_ctrl *c, struct nvmet_ns *ns, bool create)
 
 	zones_name(ns->nsid, name, sizeof(name));
 	if (create && c->p.read_only)
-		return nvmet_ctrl_why(c, -EROFS, "%s is open read-only: cannot create %s", c->dir,
+		return ctrl_ctrl_why(c, -EROFS, "%s is open read-only: cannot create %s", c->dir,
 				      name);
-	ret = nvmet_dir_open_file(c, name, create ? O_RDWR | O_CREAT | O_EXCL :
+	ret = ctrl_dir_open_file(c, name, create ? O_RDWR | O_CREAT | O_EXCL :
 					   c->p.read_only ? O_RDONLY : O_RDWR, &fd);
 	if (ret == -ENOENT)
-		return nvmet_ctrl_why(c, -ENOENT, "%s/%s: missing; zoned namespace %u keeps its "
+		return ctrl_ctrl_why(c, -ENOENT, "%s/%s: missing; zoned namespace %u keeps its "
 				      "write pointers there", c->dir, name, ns->nsid);
 	if (ret == -EEXIST)
-		return nvmet_ctrl_why(c, -EEXIST, "%s/%s already exists: a new namespace never "
+		return ctrl_ctrl_why(c, -EEXIST, "%s/%s already exists: a new namespace never "
 				      "takes over an existing zone file", c->dir, name);
 	if (ret)
 		return ret;
@@ -82,7 +82,7 @@ static int map_file(struct ucmd_ctrl *c, struct nvmet_ns *ns, bool create)
 		goto fail;
 	}
 	if ((uint64_t)sb.st_size != len) {
-		ret = nvmet_ctrl_why(c, -EINVAL, "%s/%s: %lld bytes, %zu expected for %u zones",
+		ret = ctrl_ctrl_why(c, -EINVAL, "%s/%s: %lld bytes, %zu expected for %u zones",
 				     c->dir, name, (long long)sb.st_size, len, zn->nr_zones);
 		goto fail;
 	}
@@ -102,7 +102,7 @@ static int map_file(struct ucmd_ctrl *c, struct nvmet_ns *ns, bool create)
 	} else if (memcmp(h->magic, ZNS_MAGIC, sizeof(h->magic)) ||
 		   le32toh(h->nr_zones) != zn->nr_zones || le32toh(h->zdes) != zn->zdes) {
 		munmap(m, len);
-		return nvmet_ctrl_why(c, -EINVAL, "%s/%s: not the zone file of %u zones with %u "
+		return ctrl_ctrl_why(c, -EINVAL, "%s/%s: not the zone file of %u zones with %u "
 				      "extension units that ctrl.json describes", c->dir, name,
 				      zn->nr_zones, zn->zdes);
 	}
@@ -117,9 +117,9 @@ fail:
 	return ret;
 }
 
-int nvmet_zns_map(struct ucmd_ctrl *c, struct nvmet_ns *ns, bool create)
+int ctrl_zns_map(struct ucmd_ctrl *c, struct ctrl_ns *ns, bool create)
 {
-	struct nvmet_zoned *zn = ns->zoned;
+	struct ctrl_zoned *zn = ns->zoned;
 	uint8_t *m;
 
 	/* the zones live as long as the data: a RAM namespace's in memory */
@@ -132,9 +132,9 @@ int nvmet_zns_map(struct ucmd_ctrl *c, struct nvmet_ns *ns, bool create)
 	return 0;
 }
 
-void nvmet_zns_unmap(struct ucmd_ctrl *c, struct nvmet_ns *ns, bool remove_file)
+void ctrl_zns_unmap(struct ucmd_ctrl *c, struct ctrl_ns *ns, bool remove_file)
 {
-	struct nvmet_zoned *zn = ns->zoned;
+	struct ctrl_zoned *zn = ns->zoned;
 	char name[32];
 
 	if (zn->map) {
@@ -150,9 +150,9 @@ void nvmet_zns_unmap(struct ucmd_ctrl *c, struct nvmet_ns *ns, bool remove_file)
 	zn->ext = NULL;
 }
 
-int nvmet_zns_sync(struct nvmet_ns *ns)
+int ctrl_zns_sync(struct ctrl_ns *ns)
 {
-	struct nvmet_zoned *zn = ns->zoned;
+	struct ctrl_zoned *zn = ns->zoned;
 
 	return zn->map && msync(zn->map, zn->map_len, MS_SYNC) ? -errno : 0;
 }

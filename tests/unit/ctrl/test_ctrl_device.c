@@ -84,7 +84,7 @@ static void edit(struct fixture *f, const char *key, json_object *val)
 	assert_non_null(root);
 	json_object_object_del(root, "crc32c");
 	json_object_object_add(root, key, val);
-	snprintf(crc, sizeof(crc), "%08x", nvmet_state_crc(root));
+	snprintf(crc, sizeof(crc), "%08x", ctrl_state_crc(root));
 	json_object_object_add(root, "crc32c", json_object_new_string(crc));
 	assert_int_equal(json_object_to_file(f->json, root), 0);
 	json_object_put(root);

@@ -114,7 +114,7 @@ static void save(struct fixture *f, json_object *root, bool fix_crc)
 		json_object_object_del(root, "crc32c");
 		char crc[9];
 
-		snprintf(crc, sizeof(crc), "%08x", nvmet_state_crc(root));
+		snprintf(crc, sizeof(crc), "%08x", ctrl_state_crc(root));
 		json_object_object_add(root, "crc32c", json_object_new_string(crc));
 	}
 	assert_int_equal(json_object_to_file_ext(f->json, root, JSON_C_TO_STRING_PRETTY |
@@ -637,7 +637,7 @@ static void test_journal_after_crash(void **state)
 static void test_ranges_model(void **state)
 {
 	enum { SPACE = 300 };
-	struct nvmet_ranges rs = { 0 };
+	struct ctrl_ranges rs = { 0 };
 	bool model[SPACE] = { false };
 
 	(void)state;
@@ -648,11 +648,11 @@ static void test_ranges_model(void **state)
 		if (slba + nlb > SPACE)
 			nlb = SPACE - slba;
 		if (rand() % 2) {
-			assert_int_equal(nvmet_ranges_add(&rs, slba, nlb), 0);
+			assert_int_equal(ctrl_ranges_add(&rs, slba, nlb), 0);
 			for (uint64_t i = slba; i < slba + nlb; i++)
 				model[i] = true;
 		} else {
-			assert_true(nvmet_ranges_remove(&rs, slba, nlb) >= 0);
+			assert_true(ctrl_ranges_remove(&rs, slba, nlb) >= 0);
 			for (uint64_t i = slba; i < slba + nlb; i++)
 				model[i] = false;
 		}
@@ -663,9 +663,9 @@ static void test_ranges_model(void **state)
 				assert_true(rs.r[i].slba > rs.r[i - 1].slba + rs.r[i - 1].nlb);
 		}
 		for (uint64_t lba = 0; lba < SPACE; lba++)
-			assert_int_equal(nvmet_ranges_overlap(&rs, lba, 1), model[lba]);
+			assert_int_equal(ctrl_ranges_overlap(&rs, lba, 1), model[lba]);
 	}
-	nvmet_ranges_clear(&rs);
+	ctrl_ranges_clear(&rs);
 }
 
 int main(void)

@@ -356,7 +356,7 @@ static void test_state_machine(void **state)
 	/* Offline only from Read Only */
 	assert_int_equal(zms(f, 0, NVME_ZNS_ZSA_OFFLINE, false, NULL, 0),
 			 ZST(NVME_SC_ZNS_INVAL_TRANSITION));
-	assert_int_equal(nvmet_zns_fail_zone(f->h.ctrl, f->nsid, 5, false), 0);
+	assert_int_equal(ctrl_zns_fail_zone(f->h.ctrl, f->nsid, 5, false), 0);
 	assert_int_equal(zs(f, 5), NVME_ZNS_ZS_READ_ONLY);
 	assert_int_equal(wr(f, 5 * ZSZE, 1), ZST(NVME_SC_ZNS_READ_ONLY));
 	assert_int_equal(zms(f, 5 * ZSZE, NVME_ZNS_ZSA_RESET, false, NULL, 0),
@@ -505,7 +505,7 @@ static void test_changed_zones(void **state)
 					  false, NULL), 0);
 	cid = host_push(&f->h, 0, &aer);
 	host_ring(&f->h, 0);
-	assert_int_equal(nvmet_zns_fail_zone(f->h.ctrl, f->nsid, 3, true), 0);
+	assert_int_equal(ctrl_zns_fail_zone(f->h.ctrl, f->nsid, 3, true), 0);
 	assert_true(host_wait(&f->h, 0, &cqe));
 	assert_int_equal(cqe.cid, cid);
 	assert_int_equal(cqe.dw0 & 7, NVME_AER_NOTICE);
@@ -594,7 +594,7 @@ static void test_format_sanitize(void **state)
 
 	assert_int_equal(wr(f, 0, 3), 0);
 	assert_int_equal(zms(f, ZSZE, NVME_ZNS_ZSA_FINISH, false, NULL, 0), 0);
-	assert_int_equal(nvmet_zns_fail_zone(f->h.ctrl, f->nsid, 2, false), 0);
+	assert_int_equal(ctrl_zns_fail_zone(f->h.ctrl, f->nsid, 2, false), 0);
 	assert_int_equal(host_cmd(&f->h, 0, &fmt, NULL), 0);
 	assert_int_equal(zs(f, 0), NVME_ZNS_ZS_EMPTY);
 	assert_int_equal(wp(f, 0), 0);

@@ -21,7 +21,7 @@
 
 #include <linux/nvme_ioctl.h>
 
-#include "tcp/target.h"
+#include "nvme/target/tcp.h"
 #include "ucmd/ucmd.h"
 
 static const struct {
@@ -36,7 +36,7 @@ static const struct {
 	{ "change", NVME_ANA_STATE_CHANGE },
 };
 
-int tcpt_ana_state_parse(const char *s)
+int nvmet_tcp_ana_state_parse(const char *s)
 {
 	for (unsigned i = 0; i < sizeof(ana_names) / sizeof(ana_names[0]); i++)
 		if (!strcmp(s, ana_names[i].name))
@@ -44,7 +44,7 @@ int tcpt_ana_state_parse(const char *s)
 	return -EINVAL;
 }
 
-const char *tcpt_ana_state_name(uint8_t state)
+const char *nvmet_tcp_ana_state_name(uint8_t state)
 {
 	for (unsigned i = 0; i < sizeof(ana_names) / sizeof(ana_names[0]); i++)
 		if (ana_names[i].state == state)
@@ -52,62 +52,62 @@ const char *tcpt_ana_state_name(uint8_t state)
 	return NULL;
 }
 
-void tcpt_ana_init(struct tcpt *t)
+void nvmet_tcp_ana_init(struct nvmet_tcp_port *t)
 {
-	for (unsigned g = 1; g <= TCPT_ANA_GRPS; g++)
+	for (unsigned g = 1; g <= NVMET_TCP_ANA_GRPS; g++)
 		atomic_init(&t->ana_state[g], NVME_ANA_STATE_OPTIMIZED);
 	atomic_init(&t->ana_chgcnt, 0);
 }
 
-int tcpt_ana_set(struct tcpt *t, uint32_t grpid, uint8_t state)
+int nvmet_tcp_ana_set(struct nvmet_tcp_port *t, uint32_t grpid, uint8_t state)
 {
-	if (!grpid || grpid > TCPT_ANA_GRPS || !tcpt_ana_state_name(state))
+	if (!grpid || grpid > NVMET_TCP_ANA_GRPS || !nvmet_tcp_ana_state_name(state))
 		return -EINVAL;
 	if (atomic_exchange(&t->ana_state[grpid], state) == state)
 		return 0;	/* no change: no count, no notice */
-	/* the receivers see the new count and send the notices (tcpt_ana_notice) */
+	/* the receivers see the new count and send the notices (nvmet_tcp_ana_notice) */
 	atomic_fetch_add(&t->ana_chgcnt, 1);
 	if (t->log)
 		t->log("nvme-tcp: port %u (%s:%s): ANA group %u %s", t->portid, t->traddr,
-		       t->trsvcid, grpid, tcpt_ana_state_name(state));
+		       t->trsvcid, grpid, nvmet_tcp_ana_state_name(state));
 	return 0;
 }
 
-uint8_t tcpt_ana_get(struct tcpt *t, uint32_t grpid)
+uint8_t nvmet_tcp_ana_get(struct nvmet_tcp_port *t, uint32_t grpid)
 {
-	return grpid && grpid <= TCPT_ANA_GRPS ? atomic_load(&t->ana_state[grpid]) : 0;
+	return grpid && grpid <= NVMET_TCP_ANA_GRPS ? atomic_load(&t->ana_state[grpid]) : 0;
 }
 
-uint16_t tcpt_ana_io_status(struct tcpt *t, uint32_t nsid)
+uint16_t nvmet_tcp_ana_io_status(struct nvmet_tcp_port *t, uint32_t nsid)
 {
 	(void)nsid;	/* every namespace is in group 1 */
 	switch (atomic_load(&t->ana_state[1])) {
 	case NVME_ANA_STATE_INACCESSIBLE:
-		return TCPT_SC(NVME_SCT_PATH, NVME_SC_ANA_INACCESSIBLE, 0);
+		return NVMET_TCP_SC(NVME_SCT_PATH, NVME_SC_ANA_INACCESSIBLE, 0);
 	case NVME_ANA_STATE_PERSISTENT_LOSS:
-		return TCPT_SC(NVME_SCT_PATH, NVME_SC_ANA_PERSISTENT_LOSS, 0);
+		return NVMET_TCP_SC(NVME_SCT_PATH, NVME_SC_ANA_PERSISTENT_LOSS, 0);
 	case NVME_ANA_STATE_CHANGE:
-		return TCPT_SC(NVME_SCT_PATH, NVME_SC_ANA_TRANSITION, 0);
+		return NVMET_TCP_SC(NVME_SCT_PATH, NVME_SC_ANA_TRANSITION, 0);
 	}
 	return 0;
 }
 
-void tcpt_ana_id_ctrl(struct nvme_id_ctrl *id)
+void nvmet_tcp_ana_id_ctrl(struct nvme_id_ctrl *id)
 {
 	/* several ports, several controllers, ANA reporting */
 	id->cmic = NVME_CTRL_CMIC_MULTI_PORT | NVME_CTRL_CMIC_MULTI_CTRL |
 		   NVME_CTRL_CMIC_MULTI_ANA_REPORTING;
 	id->oaes = htole32(le32toh(id->oaes) | NVME_CTRL_OAES_ANA);
-	id->anatt = TCPT_ANATT;
+	id->anatt = NVMET_TCP_ANATT;
 	/* every state (nvmet's ANACAP: hosts size the log by it, bit 6 would leave out the namespaces) */
 	id->anacap = NVME_CTRL_ANACAP_OPT | NVME_CTRL_ANACAP_NON_OPT |
 		     NVME_CTRL_ANACAP_INACCESSIBLE | NVME_CTRL_ANACAP_PERSISTENT_LOSS |
 		     NVME_CTRL_ANACAP_CHANGE;
-	id->anagrpmax = htole32(TCPT_ANA_GRPS);
-	id->nanagrpid = htole32(TCPT_ANA_GRPS);
+	id->anagrpmax = htole32(NVMET_TCP_ANA_GRPS);
+	id->nanagrpid = htole32(NVMET_TCP_ANA_GRPS);
 }
 
-void tcpt_ana_id_ns(uint8_t cns, void *buf)
+void nvmet_tcp_ana_id_ns(uint8_t cns, void *buf)
 {
 	if (cns == NVME_IDENTIFY_CNS_NS) {
 		struct nvme_id_ns *id = buf;
@@ -133,7 +133,7 @@ void tcpt_ana_id_ns(uint8_t cns, void *buf)
  * host's, whom Linux's rules would refuse a namespace list without
  * CAP_SYS_ADMIN.
  */
-static int active_nsids(struct tcpt_conn *c, uint32_t *list)
+static int active_nsids(struct nvmet_tcp_conn *c, uint32_t *list)
 {
 	struct nvme_passthru_cmd64 cmd = { 0 };
 	int ret, n = 0;
@@ -152,7 +152,7 @@ static int active_nsids(struct tcpt_conn *c, uint32_t *list)
 	return n;
 }
 
-uint16_t tcpt_ana_log(struct tcpt_conn *c, struct tcpt_slot *s, uint32_t *out_len)
+uint16_t nvmet_tcp_ana_log(struct nvmet_tcp_conn *c, struct nvmet_tcp_slot *s, uint32_t *out_len)
 {
 	const struct ucmd_nvme_sqe *q = &s->sqe;
 	uint32_t cdw10 = le32toh(q->cdw10);
@@ -166,27 +166,27 @@ uint16_t tcpt_ana_log(struct tcpt_conn *c, struct tcpt_slot *s, uint32_t *out_le
 	int n = 0;
 
 	if (off & 3)
-		return TCPT_SC(0, NVME_SC_INVALID_FIELD, 1);
+		return NVMET_TCP_SC(0, NVME_SC_INVALID_FIELD, 1);
 	nsids = calloc(1024, sizeof(*nsids));
 	if (!nsids)
-		return TCPT_SC(0, NVME_SC_INTERNAL, 0);
+		return NVMET_TCP_SC(0, NVME_SC_INTERNAL, 0);
 	if (!rgo && (n = active_nsids(c, nsids)) < 0) {
 		free(nsids);
-		return TCPT_SC(0, NVME_SC_INTERNAL, 0);
+		return NVMET_TCP_SC(0, NVME_SC_INTERNAL, 0);
 	}
-	size = sizeof(*log) + TCPT_ANA_GRPS * sizeof(*d) + (size_t)n * 4;
+	size = sizeof(*log) + NVMET_TCP_ANA_GRPS * sizeof(*d) + (size_t)n * 4;
 	log = calloc(1, size);
 	if (!log) {
 		free(nsids);
-		return TCPT_SC(0, NVME_SC_INTERNAL, 0);
+		return NVMET_TCP_SC(0, NVME_SC_INTERNAL, 0);
 	}
 	log->chgcnt = htole64(chg);
-	log->ngrps = htole16(TCPT_ANA_GRPS);
+	log->ngrps = htole16(NVMET_TCP_ANA_GRPS);
 	d = log->descs;
-	for (uint32_t g = 1; g <= TCPT_ANA_GRPS; g++) {
+	for (uint32_t g = 1; g <= NVMET_TCP_ANA_GRPS; g++) {
 		d->grpid = htole32(g);
 		d->chgcnt = htole64(chg);
-		d->state = tcpt_ana_get(c->t, g);
+		d->state = nvmet_tcp_ana_get(c->t, g);
 		if (g == 1) {
 			d->nnsids = htole32((uint32_t)n);
 			for (int i = 0; i < n; i++)
@@ -206,19 +206,19 @@ uint16_t tcpt_ana_log(struct tcpt_conn *c, struct tcpt_slot *s, uint32_t *out_le
 	return 0;
 }
 
-void tcpt_ana_notice(struct tcpt_conn *c)
+void nvmet_tcp_ana_notice(struct nvmet_tcp_conn *c)
 {
-	struct tcpt_ctrl *ctrl = c->ctrl;
+	struct nvmet_tcp_ctrl *ctrl = c->ctrl;
 	struct ucmd_nvme_cqe cqe = { 0 };
-	struct tcpt_slot *aer = NULL;
+	struct nvmet_tcp_slot *aer = NULL;
 	uint64_t chg = atomic_load(&c->t->ana_chgcnt);
 
 	if (!ctrl || c->qid || ctrl->subsys < 0 || chg == atomic_load(&c->ana_seen))
 		return;
-	if (!(atomic_load(&ctrl->aec) & TCPT_AEN_CFG_ANA))
+	if (!(atomic_load(&ctrl->aec) & NVMET_TCP_AEN_CFG_ANA))
 		return;
 	pthread_mutex_lock(&c->lock);
-	for (unsigned i = 0; i < TCPT_QUEUE_SIZE && !aer; i++)
+	for (unsigned i = 0; i < NVMET_TCP_QUEUE_SIZE && !aer; i++)
 		if (c->slots[i].state == SLOT_PARKED)
 			aer = &c->slots[i];
 	if (aer)
@@ -230,5 +230,5 @@ void tcpt_ana_notice(struct tcpt_conn *c)
 	/* Notice, ANA Change, log page 0Ch */
 	cqe.dw0 = htole32(NVME_AER_NOTICE | (NVME_AER_NOTICE_ANA << 8) |
 			  ((uint32_t)NVME_LOG_LID_ANA << 16));
-	tcpt_conn_respond(c, aer, &cqe, 0);
+	nvmet_tcp_conn_respond(c, aer, &cqe, 0);
 }

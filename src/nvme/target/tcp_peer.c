@@ -22,9 +22,9 @@
  *   without CAP_SYS_ADMIN;
  * - no process holds the socket of Linux's own nvme-tcp host (a kernel
  *   socket, made by root): a socket root made that no root process holds
- *   is judged as remote (TCPT_PEER_KERNEL);
+ *   is judged as remote (NVMET_TCP_PEER_KERNEL);
  * - any other socket of this host whose holder cannot be told is
- *   unknown, and refused (TCPT_PEER_UNKNOWN): no file holds it any more
+ *   unknown, and refused (NVMET_TCP_PEER_UNKNOWN): no file holds it any more
  *   (closed, what it sent still queued), no process of its maker's
  *   uid holds it (it is in flight in an SCM_RIGHTS message at the accept,
  *   or was passed to another user, or lives in a process ucmdd may not
@@ -47,7 +47,7 @@
 #include <linux/sock_diag.h>
 #include <netinet/in.h>
 
-#include "tcp/target.h"
+#include "nvme/target/tcp.h"
 
 /* An address in the IPv4 form when it is one (v4-mapped IPv6 included); its family. */
 static int plain_addr(const struct sockaddr_storage *ss, uint32_t out[4], uint16_t *port)
@@ -262,7 +262,7 @@ static int holders(ino_t ino, uid_t uid, struct ucmd_cred *c)
 	return found;
 }
 
-enum tcpt_peer tcpt_peer_identify(int sock, struct ucmd_cred *c, uid_t *maker)
+enum nvmet_tcp_peer nvmet_tcp_peer_identify(int sock, struct ucmd_cred *c, uid_t *maker)
 {
 	struct sockaddr_storage ps, ls;
 	socklen_t pl = sizeof(ps), ll = sizeof(ls);
@@ -276,26 +276,26 @@ enum tcpt_peer tcpt_peer_identify(int sock, struct ucmd_cred *c, uid_t *maker)
 	*maker = (uid_t)-1;
 	if (getpeername(sock, (struct sockaddr *)&ps, &pl) ||
 	    getsockname(sock, (struct sockaddr *)&ls, &ll))
-		return TCPT_PEER_REMOTE;
+		return NVMET_TCP_PEER_REMOTE;
 	fam = plain_addr(&ps, pa, &pport);
 	if (fam < 0 || plain_addr(&ls, la, &lport) != fam)
-		return TCPT_PEER_REMOTE;
+		return NVMET_TCP_PEER_REMOTE;
 	/*
 	 * not found in this network namespace: another machine's (or
 	 * namespace's) socket; a lookup that failed otherwise says nothing
 	 */
 	n = diag_peer(fam, pa, pport, la, lport, &uid, &ino);
 	if (n == -ENOENT)
-		return TCPT_PEER_REMOTE;
+		return NVMET_TCP_PEER_REMOTE;
 	if (!n || n == -ESRCH)
 		*maker = uid;
 	if (n)
-		return TCPT_PEER_UNKNOWN;
+		return NVMET_TCP_PEER_UNKNOWN;
 	n = holders(ino, uid, &h);
 	if (n == 0 && uid == 0)
-		return TCPT_PEER_KERNEL;
+		return NVMET_TCP_PEER_KERNEL;
 	if (n <= 0)
-		return TCPT_PEER_UNKNOWN;
+		return NVMET_TCP_PEER_UNKNOWN;
 	c->uid = c->euid = uid;
 	c->pid = h.pid;
 	c->uid = h.uid;
@@ -304,5 +304,5 @@ enum tcpt_peer tcpt_peer_identify(int sock, struct ucmd_cred *c, uid_t *maker)
 	c->ngroups = h.ngroups;
 	memcpy(c->groups, h.groups, sizeof(c->groups));
 	c->cap_sys_admin = false;
-	return TCPT_PEER_LOCAL;
+	return NVMET_TCP_PEER_LOCAL;
 }

@@ -16,7 +16,7 @@
 
 #include <linux/nvme_ioctl.h>
 
-#include "tcp/target.h"
+#include "nvme/target/tcp.h"
 #include "ucmd/ucmd.h"
 
 #define OPC_IDENTIFY	0x06
@@ -45,12 +45,12 @@ static void set_result(struct ucmd_nvme_cqe *cqe, uint64_t r)
 	cqe->dw1 = htole32((uint32_t)(r >> 32));
 }
 
-bool tcpt_cmd_parks(const struct tcpt_conn *c, const struct ucmd_nvme_sqe *sqe)
+bool nvmet_tcp_cmd_parks(const struct nvmet_tcp_conn *c, const struct ucmd_nvme_sqe *sqe)
 {
 	return c->qid == 0 && sqe->opcode == OPC_AER;
 }
 
-void tcpt_cmd_conn_close(struct tcpt_conn *c)
+void nvmet_tcp_cmd_conn_close(struct nvmet_tcp_conn *c)
 {
 	if (c->efd >= 0)
 		ucmd_close(c->t->e, c->efd);
@@ -67,7 +67,7 @@ void tcpt_cmd_conn_close(struct tcpt_conn *c)
 static uint16_t connect_invalid(struct ucmd_nvme_cqe *cqe, bool in_data, unsigned off)
 {
 	set_result(cqe, (in_data ? NVMF_CONNECT_IATTR_DATA : 0) | off);
-	return TCPT_SC(1, NVMF_SC_CONNECT_INVALID_PARAM, 1);
+	return NVMET_TCP_SC(1, NVMF_SC_CONNECT_INVALID_PARAM, 1);
 }
 
 /* The 16 bytes of a host ID as the credentials carry it: UUID text, in byte order. */
@@ -85,28 +85,28 @@ static void hostid_text(const uint8_t id[16], char out[UCMD_HOSTID_LEN])
 	out[o] = 0;
 }
 
-static uint16_t fab_connect(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme_cqe *cqe)
+static uint16_t fab_connect(struct nvmet_tcp_conn *c, struct nvmet_tcp_slot *s, struct ucmd_nvme_cqe *cqe)
 {
 	const struct nvmf_connect_sqe *cs = (const void *)&s->sqe;
 	struct nvmf_connect_data d;
 	uint16_t qid = le16toh(cs->qid), sqsize = le16toh(cs->sqsize);
-	struct tcpt_ctrl *ctrl;
+	struct nvmet_tcp_ctrl *ctrl;
 	int subsys;
 
 	if (c->ctrl)
-		return TCPT_SC(0, NVME_SC_CMD_SEQ_ERROR, 1);
+		return NVMET_TCP_SC(0, NVME_SC_CMD_SEQ_ERROR, 1);
 	if (s->len < sizeof(d))
-		return TCPT_SC(0, NVME_SC_SGL_INVALID_DATA, 1);
+		return NVMET_TCP_SC(0, NVME_SC_SGL_INVALID_DATA, 1);
 	if (le16toh(cs->recfmt))
-		return TCPT_SC(1, NVMF_SC_CONNECT_INCOMPAT_FMT, 1);
+		return NVMET_TCP_SC(1, NVMF_SC_CONNECT_INCOMPAT_FMT, 1);
 	memcpy(&d, s->buf, sizeof(d));
 	d.subsysnqn[sizeof(d.subsysnqn) - 1] = 0;
 	d.hostnqn[sizeof(d.hostnqn) - 1] = 0;
-	if (!sqsize || sqsize >= TCPT_QUEUE_SIZE)
+	if (!sqsize || sqsize >= NVMET_TCP_QUEUE_SIZE)
 		return connect_invalid(cqe, false, offsetof(struct nvmf_connect_sqe, sqsize));
 	if (!d.hostnqn[0] || strlen(d.hostnqn) > NVMF_NQN_SIZE)
 		return connect_invalid(cqe, true, offsetof(struct nvmf_connect_data, hostnqn));
-	subsys = tcpt_subsys_find(c->t, d.subsysnqn);
+	subsys = nvmet_tcp_subsys_find(c->t, d.subsysnqn);
 	if (subsys == -2)
 		return connect_invalid(cqe, true, offsetof(struct nvmf_connect_data, subsysnqn));
 	if (qid == 0) {
@@ -117,16 +117,16 @@ static uint16_t fab_connect(struct tcpt_conn *c, struct tcpt_slot *s, struct ucm
 		 * association nobody uses ends (nvmet does so for discovery
 		 * controllers; here for every one, so that none is held forever)
 		 */
-		ctrl = tcpt_ctrl_new(c, subsys, d.hostnqn, d.hostid, kato ? kato : c->t->lim.kato0_ms);
+		ctrl = nvmet_tcp_ctrl_new(c, subsys, d.hostnqn, d.hostid, kato ? kato : c->t->lim.kato0_ms);
 		if (!ctrl)
-			return TCPT_SC(1, NVMF_SC_CONNECT_CTRL_BUSY, 1);
+			return NVMET_TCP_SC(1, NVMF_SC_CONNECT_CTRL_BUSY, 1);
 	} else {
 		/* the association's host: the same NQN and host ID as its admin queue's */
-		ctrl = tcpt_ctrl_get(c->t, le16toh(d.cntlid), subsys, d.hostnqn, d.hostid);
+		ctrl = nvmet_tcp_ctrl_get(c->t, le16toh(d.cntlid), subsys, d.hostnqn, d.hostid);
 		if (!ctrl)
 			return connect_invalid(cqe, true, offsetof(struct nvmf_connect_data, cntlid));
 		if (subsys < 0 || qid > ctrl->nr_io_queues) {
-			tcpt_ctrl_put(ctrl);
+			nvmet_tcp_ctrl_put(ctrl);
 			return connect_invalid(cqe, false, offsetof(struct nvmf_connect_sqe, qid));
 		}
 	}
@@ -142,24 +142,24 @@ static uint16_t fab_connect(struct tcpt_conn *c, struct tcpt_slot *s, struct ucm
 			c->cred.hostnqn[0] = 0;
 			c->cred.hostid[0] = 0;
 			atomic_store(&ctrl->dead, true);
-			tcpt_ctrl_put(ctrl);
-			return TCPT_SC(1, NVMF_SC_CONNECT_INVALID_HOST, 1);
+			nvmet_tcp_ctrl_put(ctrl);
+			return NVMET_TCP_SC(1, NVMF_SC_CONNECT_INVALID_HOST, 1);
 		}
 	}
 	/* the ring is the connection's identity from now on: made after the NQN is in it */
-	if (subsys >= 0 && tcpt_io_start(c)) {
-		tcpt_cmd_conn_close(c);
+	if (subsys >= 0 && nvmet_tcp_io_start(c)) {
+		nvmet_tcp_cmd_conn_close(c);
 		c->cred.hostnqn[0] = 0;
 		c->cred.hostid[0] = 0;
 		if (qid == 0)
 			atomic_store(&ctrl->dead, true);
-		tcpt_ctrl_put(ctrl);
-		return TCPT_SC(0, NVME_SC_INTERNAL, 0);
+		nvmet_tcp_ctrl_put(ctrl);
+		return NVMET_TCP_SC(0, NVME_SC_INTERNAL, 0);
 	}
 	c->qid = qid;
 	c->sqsize = sqsize;
-	c->sqflow_off = cs->cattr & TCPT_CATTR_DISABLE_SQFLOW;
-	c->last_ka = tcpt_now_ms();
+	c->sqflow_off = cs->cattr & NVMET_TCP_CATTR_DISABLE_SQFLOW;
+	c->last_ka = nvmet_tcp_now_ms();
 	/* what the host reads at connect is the state it knows: notices are for changes after */
 	c->ana_seen = atomic_load(&c->t->ana_chgcnt);
 	c->ctrl = ctrl;
@@ -176,19 +176,19 @@ static uint16_t fab_connect(struct tcpt_conn *c, struct tcpt_slot *s, struct ucm
 	return 0;
 }
 
-#define CAP_VALUE ((uint64_t)(TCPT_QUEUE_SIZE - 1) | (1ull << 16) | (30ull << 24) | (1ull << 37))
+#define CAP_VALUE ((uint64_t)(NVMET_TCP_QUEUE_SIZE - 1) | (1ull << 16) | (30ull << 24) | (1ull << 37))
 
-static uint16_t fab_prop(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme_cqe *cqe)
+static uint16_t fab_prop(struct nvmet_tcp_conn *c, struct nvmet_tcp_slot *s, struct ucmd_nvme_cqe *cqe)
 {
 	const struct nvmf_prop_sqe *p = (const void *)&s->sqe;
-	struct tcpt_ctrl *ctrl = c->ctrl;
+	struct nvmet_tcp_ctrl *ctrl = c->ctrl;
 	uint32_t off = le32toh(p->offset);
 	bool size8 = p->attrib & NVMF_PROP_ATTR_SIZE8;
 	uint64_t v = le64toh(p->value);
 	uint16_t st = 0;
 
 	if (c->qid)	/* properties belong to the admin queue */
-		return TCPT_SC(0, NVME_SC_INVALID_FIELD, 1);
+		return NVMET_TCP_SC(0, NVME_SC_INVALID_FIELD, 1);
 	pthread_mutex_lock(&ctrl->lock);
 	if (p->fctype == NVMF_FCTYPE_PROP_GET) {
 		switch (off) {
@@ -205,7 +205,7 @@ static uint16_t fab_prop(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_n
 			set_result(cqe, ctrl->csts);
 			break;
 		default:
-			st = TCPT_SC(0, NVME_SC_INVALID_FIELD, 1);
+			st = NVMET_TCP_SC(0, NVME_SC_INVALID_FIELD, 1);
 		}
 	} else if (off == NVMF_PROP_CC && !size8) {
 		uint32_t cc = (uint32_t)v;
@@ -219,13 +219,13 @@ static uint16_t fab_prop(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_n
 			ctrl->csts |= CSTS_SHST_DONE;
 		ctrl->cc = cc;
 	} else {
-		st = TCPT_SC(0, NVME_SC_INVALID_FIELD, 1);
+		st = NVMET_TCP_SC(0, NVME_SC_INVALID_FIELD, 1);
 	}
 	pthread_mutex_unlock(&ctrl->lock);
 	return st;
 }
 
-static uint16_t fabrics(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme_cqe *cqe)
+static uint16_t fabrics(struct nvmet_tcp_conn *c, struct nvmet_tcp_slot *s, struct ucmd_nvme_cqe *cqe)
 {
 	const struct nvmf_common_sqe *f = (const void *)&s->sqe;
 
@@ -239,7 +239,7 @@ static uint16_t fabrics(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nv
 		c->disconnecting = true;
 		return 0;
 	}
-	return TCPT_SC(0, NVME_SC_INVALID_OPCODE, 1);
+	return NVMET_TCP_SC(0, NVME_SC_INVALID_OPCODE, 1);
 }
 
 /* ---- the engine ------------------------------------------------------------ */
@@ -249,21 +249,21 @@ static uint16_t errno_status(int ret)
 	switch (ret) {
 	case -EACCES:
 	case -EPERM:	/* the policy said no */
-		return TCPT_SC(2, NVME_SC_ACCESS_DENIED, 1);
+		return NVMET_TCP_SC(2, NVME_SC_ACCESS_DENIED, 1);
 	case -EINVAL:
 	case -EFAULT:
-		return TCPT_SC(0, NVME_SC_INVALID_FIELD, 1);
+		return NVMET_TCP_SC(0, NVME_SC_INVALID_FIELD, 1);
 	case -ENOTTY:
-		return TCPT_SC(0, NVME_SC_INVALID_OPCODE, 1);
+		return NVMET_TCP_SC(0, NVME_SC_INVALID_OPCODE, 1);
 	case -ENOENT:
 	case -ENODEV:
-		return TCPT_SC(0, NVME_SC_INVALID_NS, 1);
+		return NVMET_TCP_SC(0, NVME_SC_INVALID_NS, 1);
 	}
-	return TCPT_SC(0, NVME_SC_INTERNAL, 0);
+	return NVMET_TCP_SC(0, NVME_SC_INTERNAL, 0);
 }
 
 /* The engine file of namespace nsid on an I/O queue, opened on first use. */
-static int ns_fd(struct tcpt_conn *c, uint32_t nsid)
+static int ns_fd(struct nvmet_tcp_conn *c, uint32_t nsid)
 {
 	unsigned n = sizeof(c->ns_fd) / sizeof(c->ns_fd[0]);
 	char name[32];
@@ -286,18 +286,18 @@ static int ns_fd(struct tcpt_conn *c, uint32_t nsid)
 /* Marks a passthrough submitted to the engine: its completion answers it. */
 #define ST_SUBMITTED	0xffffu
 
-static uint16_t passthru(struct tcpt_conn *c, struct tcpt_slot *s)
+static uint16_t passthru(struct nvmet_tcp_conn *c, struct nvmet_tcp_slot *s)
 {
 	bool admin = c->qid == 0;
 	int fd, ret;
 
 	fd = admin ? c->efd : ns_fd(c, le32toh(s->sqe.nsid));
 	if (fd < 0)
-		return TCPT_SC(0, NVME_SC_INVALID_NS, 1);
+		return NVMET_TCP_SC(0, NVME_SC_INVALID_NS, 1);
 	/* the namespace exists: its group's state on this port decides whether I/O may reach it */
-	if (!admin && (ret = tcpt_ana_io_status(c->t, le32toh(s->sqe.nsid))))
+	if (!admin && (ret = nvmet_tcp_ana_io_status(c->t, le32toh(s->sqe.nsid))))
 		return (uint16_t)ret;
-	ret = tcpt_io_submit(c, s, fd, admin);
+	ret = nvmet_tcp_io_submit(c, s, fd, admin);
 	return ret ? errno_status(ret) : ST_SUBMITTED;
 }
 
@@ -308,31 +308,31 @@ static uint16_t passthru(struct tcpt_conn *c, struct tcpt_slot *s)
  * the capsule sizes, keep-alive support, the command limit, a transfer
  * size this target bounds, and the subsystem NQN it exports.
  */
-static void fabrics_id_ctrl(struct tcpt_conn *c, struct nvme_id_ctrl *id)
+static void fabrics_id_ctrl(struct nvmet_tcp_conn *c, struct nvme_id_ctrl *id)
 {
 	id->cntlid = htole16(c->ctrl->cntlid);
-	if (!id->mdts || id->mdts > TCPT_MDTS)
-		id->mdts = TCPT_MDTS;
+	if (!id->mdts || id->mdts > NVMET_TCP_MDTS)
+		id->mdts = NVMET_TCP_MDTS;
 	id->sgls = htole32((le32toh(id->sgls) & ~3u) | 1u | (1u << 20));
 	id->kas = htole16(10);	/* 100 ms units: Keep Alive supported */
-	id->maxcmd = htole16(TCPT_QUEUE_SIZE);
-	id->ioccsz = htole32((sizeof(struct ucmd_nvme_sqe) + TCPT_ICD_LEN) / 16);
+	id->maxcmd = htole16(NVMET_TCP_QUEUE_SIZE);
+	id->ioccsz = htole32((sizeof(struct ucmd_nvme_sqe) + NVMET_TCP_ICD_LEN) / 16);
 	id->iorcsz = htole32(sizeof(struct ucmd_nvme_cqe) / 16);
 	id->icdoff = 0;
 	id->fcatt = 0;	/* dynamic controller model */
 	id->msdbd = 1;
 	id->ofcs = 0;
-	tcpt_ana_id_ctrl(id);
+	nvmet_tcp_ana_id_ctrl(id);
 	/* the NQN the host connected to (target.c makes duplicates unique) */
 	memset(id->subnqn, 0, sizeof(id->subnqn));
 	snprintf(id->subnqn, sizeof(id->subnqn), "%s", c->t->subsys[c->ctrl->subsys].nqn);
 }
 
-static uint16_t admin(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme_cqe *cqe,
+static uint16_t admin(struct nvmet_tcp_conn *c, struct nvmet_tcp_slot *s, struct ucmd_nvme_cqe *cqe,
 		      uint32_t *out_len)
 {
 	const struct ucmd_nvme_sqe *q = &s->sqe;
-	struct tcpt_ctrl *ctrl = c->ctrl;
+	struct nvmet_tcp_ctrl *ctrl = c->ctrl;
 	uint32_t cdw10 = le32toh(q->cdw10), cdw11 = le32toh(q->cdw11);
 
 	switch (q->opcode) {
@@ -345,9 +345,9 @@ static uint16_t admin(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme
 			uint32_t n = (cdw11 & 0xffff) < (cdw11 >> 16) ? (cdw11 & 0xffff) : (cdw11 >> 16);
 
 			if (n == 0xffff)
-				return TCPT_SC(0, NVME_SC_INVALID_FIELD, 1);
-			if (n + 1 > TCPT_MAX_IO_QUEUES)
-				n = TCPT_MAX_IO_QUEUES - 1;
+				return NVMET_TCP_SC(0, NVME_SC_INVALID_FIELD, 1);
+			if (n + 1 > NVMET_TCP_MAX_IO_QUEUES)
+				n = NVMET_TCP_MAX_IO_QUEUES - 1;
 			ctrl->nr_io_queues = (uint16_t)(n + 1);
 			set_result(cqe, n | (n << 16));
 			return 0;
@@ -380,7 +380,7 @@ static uint16_t admin(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme
 	case OPC_GET_LOG:
 		/* the port's ANA log: the device has no ports */
 		if ((cdw10 & 0xff) == NVME_LOG_LID_ANA)
-			return tcpt_ana_log(c, s, out_len);
+			return nvmet_tcp_ana_log(c, s, out_len);
 		break;
 	}
 	return passthru(c, s);
@@ -388,7 +388,7 @@ static uint16_t admin(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme
 
 /* ---- the discovery controller ---------------------------------------------- */
 
-static void disc_id_ctrl(struct tcpt_conn *c, struct nvme_id_ctrl *id)
+static void disc_id_ctrl(struct nvmet_tcp_conn *c, struct nvme_id_ctrl *id)
 {
 	memset(id, 0, sizeof(*id));
 	memset(id->sn, ' ', sizeof(id->sn));
@@ -397,32 +397,32 @@ static void disc_id_ctrl(struct tcpt_conn *c, struct nvme_id_ctrl *id)
 	memcpy(id->mn, "ucmd NVMe/TCP discovery", 23);
 	memset(id->fr, ' ', sizeof(id->fr));
 	memcpy(id->fr, "1.0", 3);
-	id->mdts = TCPT_MDTS;
+	id->mdts = NVMET_TCP_MDTS;
 	id->cntlid = htole16(c->ctrl->cntlid);
 	id->ver = htole32(0x00010400);
 	id->cntrltype = NVME_CTRL_CNTRLTYPE_DISCOVERY;
 	id->lpa = NVME_CTRL_LPA_EXTENDED;	/* Get Log Page offsets */
 	id->kas = htole16(10);
-	id->maxcmd = htole16(TCPT_QUEUE_SIZE);
+	id->maxcmd = htole16(NVMET_TCP_QUEUE_SIZE);
 	id->sgls = htole32(1u | (1u << 20));
 	id->msdbd = 1;
 	snprintf(id->subnqn, sizeof(id->subnqn), "%s", NVME_DISC_SUBSYS_NAME);
 }
 
 /* The Discovery Log Page (NVMe-oF 1.1 section 5.3): one entry per subsystem. */
-static uint16_t disc_log(struct tcpt_conn *c, struct tcpt_slot *s, uint32_t *out_len)
+static uint16_t disc_log(struct nvmet_tcp_conn *c, struct nvmet_tcp_slot *s, uint32_t *out_len)
 {
 	const struct ucmd_nvme_sqe *q = &s->sqe;
-	struct tcpt *t = c->t;
+	struct nvmet_tcp_port *t = c->t;
 	uint64_t off = le32toh(q->cdw12) | (uint64_t)le32toh(q->cdw13) << 32;
 	size_t size = NVMF_DISC_HDR_LEN + (size_t)t->nr_subsys * NVMF_DISC_ENTRY_LEN;
 	struct nvmf_discovery_log *log;
 
 	if (off & 3)
-		return TCPT_SC(0, NVME_SC_INVALID_FIELD, 1);
+		return NVMET_TCP_SC(0, NVME_SC_INVALID_FIELD, 1);
 	log = calloc(1, size);
 	if (!log)
-		return TCPT_SC(0, NVME_SC_INTERNAL, 0);
+		return NVMET_TCP_SC(0, NVME_SC_INTERNAL, 0);
 	log->genctr = htole64(t->genctr);
 	log->numrec = htole64(t->nr_subsys);
 	log->recfmt = 0;
@@ -449,7 +449,7 @@ static uint16_t disc_log(struct tcpt_conn *c, struct tcpt_slot *s, uint32_t *out
 	return 0;
 }
 
-static uint16_t discovery(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme_cqe *cqe,
+static uint16_t discovery(struct nvmet_tcp_conn *c, struct nvmet_tcp_slot *s, struct ucmd_nvme_cqe *cqe,
 			  uint32_t *out_len)
 {
 	const struct ucmd_nvme_sqe *q = &s->sqe;
@@ -461,25 +461,25 @@ static uint16_t discovery(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_
 		return 0;
 	case OPC_IDENTIFY:
 		if ((cdw10 & 0xff) != 1 || s->len < sizeof(struct nvme_id_ctrl))
-			return TCPT_SC(0, NVME_SC_INVALID_FIELD, 1);
+			return NVMET_TCP_SC(0, NVME_SC_INVALID_FIELD, 1);
 		disc_id_ctrl(c, (struct nvme_id_ctrl *)(void *)s->buf);
 		*out_len = sizeof(struct nvme_id_ctrl);
 		return 0;
 	case OPC_GET_LOG:
 		if ((cdw10 & 0xff) != NVMF_LOG_DISCOVERY || !s->len)
-			return TCPT_SC(0, NVME_SC_INVALID_FIELD, 1);
+			return NVMET_TCP_SC(0, NVME_SC_INVALID_FIELD, 1);
 		return disc_log(c, s, out_len);
 	case OPC_SET_FEAT:
 		if ((cdw10 & 0xff) == FID_KATO) {
 			c->ctrl->kato_ms = q->cdw11 ? le32toh(q->cdw11) : c->t->lim.kato0_ms;
 			return 0;
 		}
-		return (cdw10 & 0xff) == FID_AEC ? 0 : TCPT_SC(0, NVME_SC_INVALID_FIELD, 1);
+		return (cdw10 & 0xff) == FID_AEC ? 0 : NVMET_TCP_SC(0, NVME_SC_INVALID_FIELD, 1);
 	}
-	return TCPT_SC(0, NVME_SC_INVALID_OPCODE, 1);
+	return NVMET_TCP_SC(0, NVME_SC_INVALID_OPCODE, 1);
 }
 
-int tcpt_cmd_exec(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme_cqe *cqe,
+int nvmet_tcp_cmd_exec(struct nvmet_tcp_conn *c, struct nvmet_tcp_slot *s, struct ucmd_nvme_cqe *cqe,
 		  uint32_t *out_len)
 {
 	uint16_t st;
@@ -501,7 +501,7 @@ int tcpt_cmd_exec(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme_cqe
 	return 0;
 }
 
-void tcpt_cmd_done(struct tcpt_conn *c, struct tcpt_slot *s, int res, uint64_t result,
+void nvmet_tcp_cmd_done(struct nvmet_tcp_conn *c, struct nvmet_tcp_slot *s, int res, uint64_t result,
 		   struct ucmd_nvme_cqe *cqe, uint32_t *out_len)
 {
 	const struct ucmd_nvme_sqe *q = &s->sqe;
@@ -519,5 +519,5 @@ void tcpt_cmd_done(struct tcpt_conn *c, struct tcpt_slot *s, int res, uint64_t r
 	    s->len >= 4096)
 		fabrics_id_ctrl(c, (struct nvme_id_ctrl *)(void *)s->buf);
 	else if (c->qid == 0 && q->opcode == OPC_IDENTIFY && s->len >= 4096)
-		tcpt_ana_id_ns((uint8_t)le32toh(q->cdw10), s->buf);
+		nvmet_tcp_ana_id_ns((uint8_t)le32toh(q->cdw10), s->buf);
 }

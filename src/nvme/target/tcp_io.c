@@ -11,7 +11,7 @@
  * One thread, the connection's receiver, does it all, as Linux's nvmet-tcp
  * does its io_work: the commands of everything one receive brought are
  * queued on the SQ and submitted together when the receive buffer runs
- * dry (tcpt_io_flush); what completed is reaped at once and its responses
+ * dry (nvmet_tcp_io_flush); what completed is reaped at once and its responses
  * go out in one send. ucmdd's controllers run inline, so a command
  * usually completes inside the submission and never crosses a thread. A
  * completion that comes later (another engine thread posting it) wakes
@@ -27,29 +27,29 @@
 
 #include <linux/nvme_ioctl.h>
 
-#include "tcp/target.h"
+#include "nvme/target/tcp.h"
 
 #define CQE_BATCH	32
 
 /* One completion: its response (queued), then its slot goes back. */
-static void reap_one(struct tcpt_conn *c, uint64_t ud, int res, uint64_t result)
+static void reap_one(struct nvmet_tcp_conn *c, uint64_t ud, int res, uint64_t result)
 {
-	struct tcpt_slot *s;
+	struct nvmet_tcp_slot *s;
 	struct ucmd_nvme_cqe rsp = { 0 };
 	uint32_t out_len;
 
-	if (ud >= TCPT_QUEUE_SIZE)
+	if (ud >= NVMET_TCP_QUEUE_SIZE)
 		return;
 	s = &c->slots[ud];
 	pthread_mutex_lock(&c->lock);
 	c->inflight--;
 	pthread_mutex_unlock(&c->lock);
-	tcpt_cmd_done(c, s, res, result, &rsp, &out_len);
-	tcpt_conn_respond(c, s, &rsp, out_len);
+	nvmet_tcp_cmd_done(c, s, res, result, &rsp, &out_len);
+	nvmet_tcp_conn_respond(c, s, &rsp, out_len);
 }
 
 /* Submit what is queued on the SQ; false when the ring failed (the connection ends). */
-static bool submit_pending(struct tcpt_conn *c)
+static bool submit_pending(struct nvmet_tcp_conn *c)
 {
 	int ret;
 
@@ -71,7 +71,7 @@ static bool submit_pending(struct tcpt_conn *c)
 }
 
 /* Reap every CQE there is; how many. */
-static unsigned reap_all(struct tcpt_conn *c)
+static unsigned reap_all(struct nvmet_tcp_conn *c)
 {
 	unsigned total = 0, n;
 
@@ -92,11 +92,11 @@ static unsigned reap_all(struct tcpt_conn *c)
 	return total;
 }
 
-void tcpt_io_flush(struct tcpt_conn *c)
+void nvmet_tcp_io_flush(struct nvmet_tcp_conn *c)
 {
 	/*
 	 * Sent responses free memory that may start commands waiting for it
-	 * (tcpt_conn_flush_out's dispatch), whose SQEs are then queued: round
+	 * (nvmet_tcp_conn_flush_out's dispatch), whose SQEs are then queued: round
 	 * until none is. Each round submits at least one SQE or stops, and
 	 * the commands that can wait are bounded, so this ends.
 	 */
@@ -105,15 +105,15 @@ void tcpt_io_flush(struct tcpt_conn *c)
 
 		if (c->has_ring) {
 			if (!submit_pending(c)) {
-				tcpt_conn_fail(c, 0, 0, NULL, 0);
+				nvmet_tcp_conn_fail(c, 0, 0, NULL, 0);
 				reap_all(c);
-				tcpt_conn_flush_out(c);
+				nvmet_tcp_conn_flush_out(c);
 				return;
 			}
 			left = c->sq_pending;
 			reap_all(c);
 		}
-		tcpt_conn_flush_out(c);
+		nvmet_tcp_conn_flush_out(c);
 		if (!c->sq_pending)
 			break;
 		if (left && left == before)
@@ -121,7 +121,7 @@ void tcpt_io_flush(struct tcpt_conn *c)
 	}
 }
 
-void tcpt_io_wait_begin(struct tcpt_conn *c, struct pollfd *pf)
+void nvmet_tcp_io_wait_begin(struct nvmet_tcp_conn *c, struct pollfd *pf)
 {
 	pf->fd = -1;
 	pf->events = POLLIN;
@@ -135,7 +135,7 @@ void tcpt_io_wait_begin(struct tcpt_conn *c, struct pollfd *pf)
 		pf->fd = -2;	/* tells the caller not to sleep */
 }
 
-void tcpt_io_wait_end(struct tcpt_conn *c, const struct pollfd *pf)
+void nvmet_tcp_io_wait_end(struct nvmet_tcp_conn *c, const struct pollfd *pf)
 {
 	uint64_t v;
 
@@ -146,7 +146,7 @@ void tcpt_io_wait_end(struct tcpt_conn *c, const struct pollfd *pf)
 		return;	/* EAGAIN: nothing was counted; the reap looks anyway */
 }
 
-int tcpt_io_start(struct tcpt_conn *c)
+int nvmet_tcp_io_start(struct nvmet_tcp_conn *c)
 {
 	struct io_uring_params p = { .flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 };
 	int ret;
@@ -155,7 +155,7 @@ int tcpt_io_start(struct tcpt_conn *c)
 	if (c->ring_efd < 0)
 		return -errno;
 	/* the calling thread acts as the connection: the ring takes its identity */
-	ret = ucmd_queue_init_engine(c->t->e, TCPT_RING_ENTRIES, &c->ring, &p);
+	ret = ucmd_queue_init_engine(c->t->e, NVMET_TCP_RING_ENTRIES, &c->ring, &p);
 	if (ret)
 		goto close_efd;
 	ret = ucmd_register_eventfd(&c->ring, c->ring_efd);
@@ -173,7 +173,7 @@ close_efd:
 	return ret;
 }
 
-void tcpt_io_stop(struct tcpt_conn *c)
+void nvmet_tcp_io_stop(struct nvmet_tcp_conn *c)
 {
 	if (!c->has_ring)
 		return;
@@ -182,16 +182,16 @@ void tcpt_io_stop(struct tcpt_conn *c)
 		struct pollfd pf;
 		unsigned inflight;
 
-		tcpt_io_flush(c);
+		nvmet_tcp_io_flush(c);
 		pthread_mutex_lock(&c->lock);
 		inflight = c->inflight;
 		pthread_mutex_unlock(&c->lock);
 		if (!inflight)
 			break;
-		tcpt_io_wait_begin(c, &pf);
+		nvmet_tcp_io_wait_begin(c, &pf);
 		if (pf.fd >= 0 && poll(&pf, 1, 1000) < 0 && errno != EINTR)
 			pf.revents = 0;
-		tcpt_io_wait_end(c, &pf);
+		nvmet_tcp_io_wait_end(c, &pf);
 	}
 	ucmd_queue_exit(&c->ring);
 	close(c->ring_efd);
@@ -199,7 +199,7 @@ void tcpt_io_stop(struct tcpt_conn *c)
 	c->has_ring = false;
 }
 
-int tcpt_io_submit(struct tcpt_conn *c, struct tcpt_slot *s, int fd, bool admin)
+int nvmet_tcp_io_submit(struct nvmet_tcp_conn *c, struct nvmet_tcp_slot *s, int fd, bool admin)
 {
 	const struct ucmd_nvme_sqe *q = &s->sqe;
 	struct io_uring_sqe *sqe;

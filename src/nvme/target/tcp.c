@@ -22,10 +22,10 @@
 
 #include <linux/nvme_ioctl.h>
 
-#include "tcp/target.h"
+#include "nvme/target/tcp.h"
 #include "ucmd/ucmd.h"
 
-uint64_t tcpt_now_ms(void)
+uint64_t nvmet_tcp_now_ms(void)
 {
 	struct timespec ts;
 
@@ -33,20 +33,20 @@ uint64_t tcpt_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-static const struct tcpt_limits default_limits = {
+static const struct nvmet_tcp_limits default_limits = {
 	.icreq_ms = 10000,
 	.connect_ms = 10000,
 	.send_ms = 30000,
 	.kato0_ms = 120000,
-	.max_conns = TCPT_MAX_CONNS,
-	.max_ctrls = TCPT_MAX_CTRLS,
-	/* two associations of a host using every I/O queue (TCPT_MAX_IO_QUEUES + 1 each) */
-	.peer_conns = 2 * (TCPT_MAX_IO_QUEUES + 1),
+	.max_conns = NVMET_TCP_MAX_CONNS,
+	.max_ctrls = NVMET_TCP_MAX_CTRLS,
+	/* two associations of a host using every I/O queue (NVMET_TCP_MAX_IO_QUEUES + 1 each) */
+	.peer_conns = 2 * (NVMET_TCP_MAX_IO_QUEUES + 1),
 	.peer_ctrls = 16,
 };
 
 /* ",KEY=VALUE" settings after the address: 0 or -EINVAL. */
-static int parse_limits(const char *s, struct tcpt_limits *lim)
+static int parse_limits(const char *s, struct nvmet_tcp_limits *lim)
 {
 	static const struct {
 		const char *key;
@@ -54,14 +54,14 @@ static int parse_limits(const char *s, struct tcpt_limits *lim)
 		bool seconds;
 		unsigned long max;
 	} keys[] = {
-		{ "icreq_timeout", offsetof(struct tcpt_limits, icreq_ms), true, 3600 },
-		{ "connect_timeout", offsetof(struct tcpt_limits, connect_ms), true, 3600 },
-		{ "send_timeout", offsetof(struct tcpt_limits, send_ms), true, 3600 },
-		{ "kato0", offsetof(struct tcpt_limits, kato0_ms), true, 3600 },
-		{ "max_conns", offsetof(struct tcpt_limits, max_conns), false, TCPT_MAX_CONNS },
-		{ "max_assocs", offsetof(struct tcpt_limits, max_ctrls), false, TCPT_MAX_CTRLS },
-		{ "conns_per_peer", offsetof(struct tcpt_limits, peer_conns), false, TCPT_MAX_CONNS },
-		{ "assocs_per_peer", offsetof(struct tcpt_limits, peer_ctrls), false, TCPT_MAX_CTRLS },
+		{ "icreq_timeout", offsetof(struct nvmet_tcp_limits, icreq_ms), true, 3600 },
+		{ "connect_timeout", offsetof(struct nvmet_tcp_limits, connect_ms), true, 3600 },
+		{ "send_timeout", offsetof(struct nvmet_tcp_limits, send_ms), true, 3600 },
+		{ "kato0", offsetof(struct nvmet_tcp_limits, kato0_ms), true, 3600 },
+		{ "max_conns", offsetof(struct nvmet_tcp_limits, max_conns), false, NVMET_TCP_MAX_CONNS },
+		{ "max_assocs", offsetof(struct nvmet_tcp_limits, max_ctrls), false, NVMET_TCP_MAX_CTRLS },
+		{ "conns_per_peer", offsetof(struct nvmet_tcp_limits, peer_conns), false, NVMET_TCP_MAX_CONNS },
+		{ "assocs_per_peer", offsetof(struct nvmet_tcp_limits, peer_ctrls), false, NVMET_TCP_MAX_CTRLS },
 	};
 
 	*lim = default_limits;
@@ -92,15 +92,15 @@ static int parse_limits(const char *s, struct tcpt_limits *lim)
 	return s && *s ? -EINVAL : 0;
 }
 
-int tcpt_parse_addr(const char *s, struct sockaddr_storage *ss, socklen_t *len)
+int nvmet_tcp_parse_addr(const char *s, struct sockaddr_storage *ss, socklen_t *len)
 {
-	return tcpt_parse(s, ss, len, NULL);
+	return nvmet_tcp_parse(s, ss, len, NULL);
 }
 
-int tcpt_parse(const char *arg, struct sockaddr_storage *ss, socklen_t *len,
-	       struct tcpt_limits *lim)
+int nvmet_tcp_parse(const char *arg, struct sockaddr_storage *ss, socklen_t *len,
+	       struct nvmet_tcp_limits *lim)
 {
-	struct tcpt_limits scratch;
+	struct nvmet_tcp_limits scratch;
 	char host[64], addr[128];
 	const char *s = addr, *comma = strchr(arg, ',');
 	size_t al = comma ? (size_t)(comma - arg) : strlen(arg);
@@ -160,7 +160,7 @@ int tcpt_parse(const char *arg, struct sockaddr_storage *ss, socklen_t *len,
 	return -EINVAL;
 }
 
-int tcpt_subsys_find(struct tcpt *t, const char *nqn)
+int nvmet_tcp_subsys_find(struct nvmet_tcp_port *t, const char *nqn)
 {
 	if (!strcmp(nqn, NVME_DISC_SUBSYS_NAME))
 		return -1;
@@ -170,11 +170,11 @@ int tcpt_subsys_find(struct tcpt *t, const char *nqn)
 	return -2;
 }
 
-struct tcpt_ctrl *tcpt_ctrl_new(struct tcpt_conn *conn, int subsys, const char *hostnqn,
+struct nvmet_tcp_ctrl *nvmet_tcp_ctrl_new(struct nvmet_tcp_conn *conn, int subsys, const char *hostnqn,
 				const uint8_t hostid[16], uint32_t kato_ms)
 {
-	struct tcpt *t = conn->t;
-	struct tcpt_ctrl *c = calloc(1, sizeof(*c));
+	struct nvmet_tcp_port *t = conn->t;
+	struct nvmet_tcp_ctrl *c = calloc(1, sizeof(*c));
 	unsigned all = 0, mine = 0;
 
 	if (!c)
@@ -190,9 +190,9 @@ struct tcpt_ctrl *tcpt_ctrl_new(struct tcpt_conn *conn, int subsys, const char *
 	atomic_init(&c->dead, false);
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_mutex_lock(&t->lock);
-	/* everyone's but root's count against max_ctrls; root has TCPT_ROOT_CTRLS more */
-	for (unsigned i = 0; i < TCPT_MAX_CTRLS + TCPT_ROOT_CTRLS; i++) {
-		const struct tcpt_ctrl *o = t->ctrls[i];
+	/* everyone's but root's count against max_ctrls; root has NVMET_TCP_ROOT_CTRLS more */
+	for (unsigned i = 0; i < NVMET_TCP_MAX_CTRLS + NVMET_TCP_ROOT_CTRLS; i++) {
+		const struct nvmet_tcp_ctrl *o = t->ctrls[i];
 
 		if (!o || o->root)
 			continue;
@@ -201,10 +201,10 @@ struct tcpt_ctrl *tcpt_ctrl_new(struct tcpt_conn *conn, int subsys, const char *
 	}
 	/*
 	 * any free slot: the others' count stays within max_ctrls, so root
-	 * always finds TCPT_ROOT_CTRLS of them
+	 * always finds NVMET_TCP_ROOT_CTRLS of them
 	 */
 	if (c->root || (all < t->lim.max_ctrls && mine < t->lim.peer_ctrls)) {
-		for (unsigned i = 0; i < TCPT_MAX_CTRLS + TCPT_ROOT_CTRLS; i++) {
+		for (unsigned i = 0; i < NVMET_TCP_MAX_CTRLS + NVMET_TCP_ROOT_CTRLS; i++) {
 			if (!t->ctrls[i]) {
 				t->ctrls[i] = c;
 				c->cntlid = (uint16_t)(t->cntlid_base + i + 1);
@@ -225,13 +225,13 @@ struct tcpt_ctrl *tcpt_ctrl_new(struct tcpt_conn *conn, int subsys, const char *
 	return c;
 }
 
-struct tcpt_ctrl *tcpt_ctrl_get(struct tcpt *t, uint16_t cntlid, int subsys, const char *hostnqn,
+struct nvmet_tcp_ctrl *nvmet_tcp_ctrl_get(struct nvmet_tcp_port *t, uint16_t cntlid, int subsys, const char *hostnqn,
 				const uint8_t hostid[16])
 {
-	struct tcpt_ctrl *c = NULL;
+	struct nvmet_tcp_ctrl *c = NULL;
 
 	/* another port's controller is not this one's: a host connects its queues where its admin queue is */
-	if (cntlid <= t->cntlid_base || cntlid > t->cntlid_base + TCPT_MAX_CTRLS + TCPT_ROOT_CTRLS)
+	if (cntlid <= t->cntlid_base || cntlid > t->cntlid_base + NVMET_TCP_MAX_CTRLS + NVMET_TCP_ROOT_CTRLS)
 		return NULL;
 	pthread_mutex_lock(&t->lock);
 	c = t->ctrls[cntlid - t->cntlid_base - 1];
@@ -244,9 +244,9 @@ struct tcpt_ctrl *tcpt_ctrl_get(struct tcpt *t, uint16_t cntlid, int subsys, con
 	return c;
 }
 
-void tcpt_ctrl_put(struct tcpt_ctrl *c)
+void nvmet_tcp_ctrl_put(struct nvmet_tcp_ctrl *c)
 {
-	struct tcpt *t = c->t;
+	struct nvmet_tcp_port *t = c->t;
 	bool last;
 
 	pthread_mutex_lock(&t->lock);
@@ -262,7 +262,7 @@ void tcpt_ctrl_put(struct tcpt_ctrl *c)
 
 static void *listener_main(void *arg)
 {
-	struct tcpt *t = arg;
+	struct nvmet_tcp_port *t = arg;
 
 	for (;;) {
 		struct pollfd pf[2] = {
@@ -287,7 +287,7 @@ static void *listener_main(void *arg)
 				poll(NULL, 0, 100);
 			continue;
 		}
-		if (tcpt_conn_start(t, s))
+		if (nvmet_tcp_conn_start(t, s))
 			close(s);
 	}
 	return NULL;
@@ -329,28 +329,28 @@ static int subsys_nqn(struct ucmd_engine *e, unsigned instance, char *nqn, size_
 	return ret;
 }
 
-int tcpt_start(struct ucmd_engine *e, const char *addr, unsigned portid,
+int nvmet_tcp_start(struct ucmd_engine *e, const char *addr, unsigned portid,
 	       const unsigned *instances, unsigned nr, void (*log)(const char *fmt, ...),
-	       struct tcpt **out, char *err, size_t errlen)
+	       struct nvmet_tcp_port **out, char *err, size_t errlen)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
-	struct tcpt *t;
+	struct nvmet_tcp_port *t;
 	int one = 1, ret;
 
-	struct tcpt_limits lim;
+	struct nvmet_tcp_limits lim;
 
-	if (tcpt_parse(addr, &ss, &sl, &lim)) {
+	if (nvmet_tcp_parse(addr, &ss, &sl, &lim)) {
 		snprintf(err, errlen, "--nvme-tcp %s: ADDR[:PORT][,KEY=VALUE...] expected (IPv6 in "
 			 "brackets)", addr);
 		return -EINVAL;
 	}
-	if (!portid || portid > TCPT_MAX_PORTS) {
-		snprintf(err, errlen, "--nvme-tcp %s: at most %u listeners", addr, TCPT_MAX_PORTS);
+	if (!portid || portid > NVMET_TCP_MAX_PORTS) {
+		snprintf(err, errlen, "--nvme-tcp %s: at most %u listeners", addr, NVMET_TCP_MAX_PORTS);
 		return -EINVAL;
 	}
-	if (nr > TCPT_MAX_SUBSYS)
-		nr = TCPT_MAX_SUBSYS;
+	if (nr > NVMET_TCP_MAX_SUBSYS)
+		nr = NVMET_TCP_MAX_SUBSYS;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
@@ -360,8 +360,8 @@ int tcpt_start(struct ucmd_engine *e, const char *addr, unsigned portid,
 	t->lfd = -1;
 	t->genctr = 1;
 	t->portid = (uint16_t)portid;
-	t->cntlid_base = (uint16_t)((portid - 1) * (TCPT_MAX_CTRLS + TCPT_ROOT_CTRLS));
-	tcpt_ana_init(t);
+	t->cntlid_base = (uint16_t)((portid - 1) * (NVMET_TCP_MAX_CTRLS + NVMET_TCP_ROOT_CTRLS));
+	nvmet_tcp_ana_init(t);
 	atomic_init(&t->stopping, false);
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_cond_init(&t->gone, NULL);
@@ -435,7 +435,7 @@ fail:
 	return ret;
 }
 
-void tcpt_stop(struct tcpt *t)
+void nvmet_tcp_stop(struct nvmet_tcp_port *t)
 {
 	uint64_t one = 1;
 
@@ -448,7 +448,7 @@ void tcpt_stop(struct tcpt *t)
 	close(t->lfd);
 	/* every connection sees stop_fd, fails its sends and ends */
 	pthread_mutex_lock(&t->lock);
-	for (struct tcpt_conn *c = t->conns; c; c = c->next)
+	for (struct nvmet_tcp_conn *c = t->conns; c; c = c->next)
 		shutdown(c->sock, SHUT_RDWR);
 	while (t->nr_conns)
 		pthread_cond_wait(&t->gone, &t->lock);

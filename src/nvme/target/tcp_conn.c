@@ -22,7 +22,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "tcp/target.h"
+#include "nvme/target/tcp.h"
 
 /* ---- sending ---------------------------------------------------------- */
 
@@ -32,9 +32,9 @@
  * it. -ETIMEDOUT when it passes (the peer stopped reading, or reads too
  * slowly to take what it asked for), else 0 or -errno.
  */
-static int send_all(struct tcpt_conn *c, struct iovec *iov, int n)
+static int send_all(struct nvmet_tcp_conn *c, struct iovec *iov, int n)
 {
-	uint64_t end = tcpt_now_ms() + c->t->lim.send_ms;
+	uint64_t end = nvmet_tcp_now_ms() + c->t->lim.send_ms;
 
 	while (n) {
 		struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)n };
@@ -42,7 +42,7 @@ static int send_all(struct tcpt_conn *c, struct iovec *iov, int n)
 
 		if (w < 0) {
 			struct pollfd pf = { .fd = c->sock, .events = POLLOUT };
-			uint64_t now = tcpt_now_ms();
+			uint64_t now = nvmet_tcp_now_ms();
 
 			if (errno == EINTR)
 				continue;
@@ -101,13 +101,13 @@ static int pdu_iov(void *hdr, const void *data, uint32_t data_len, uint32_t *ddg
  * A PDU now (ICResp), after any queued ones (so that PDUs leave in the
  * order they were made); 0 or -errno.
  */
-static int send_pdu(struct tcpt_conn *c, void *hdr, const void *data, uint32_t data_len)
+static int send_pdu(struct nvmet_tcp_conn *c, void *hdr, const void *data, uint32_t data_len)
 {
 	struct iovec iov[3];
 	uint32_t ddgst = 0;
 	int n, ret;
 
-	tcpt_conn_flush_out(c);
+	nvmet_tcp_conn_flush_out(c);
 	n = pdu_iov(hdr, data, data_len, &ddgst, iov);
 	if (atomic_load(&c->dead))
 		return -EPIPE;
@@ -115,7 +115,7 @@ static int send_pdu(struct tcpt_conn *c, void *hdr, const void *data, uint32_t d
 	ret = send_all(c, iov, n);
 	pthread_mutex_unlock(&c->send_lock);
 	if (ret)
-		tcpt_conn_fail(c, 0, 0, NULL, 0);
+		nvmet_tcp_conn_fail(c, 0, 0, NULL, 0);
 	return ret;
 }
 
@@ -123,13 +123,13 @@ static int send_pdu(struct tcpt_conn *c, void *hdr, const void *data, uint32_t d
  * Queue one or two PDUs of slot s (headers in s->hdr) for the next flush;
  * release: the slot goes back once they are sent (its response).
  */
-static void queue_pdus(struct tcpt_conn *c, struct tcpt_slot *s, void *hdr, const void *data,
+static void queue_pdus(struct nvmet_tcp_conn *c, struct nvmet_tcp_slot *s, void *hdr, const void *data,
 		       uint32_t data_len, void *hdr2, bool release)
 {
 	unsigned n;
 
-	if (c->out_nslot == TCPT_OUT_MAX)
-		tcpt_conn_flush_out(c);
+	if (c->out_nslot == NVMET_TCP_OUT_MAX)
+		nvmet_tcp_conn_flush_out(c);
 	pthread_mutex_lock(&c->send_lock);
 	n = c->out_niov;
 	n += (unsigned)pdu_iov(hdr, data, data_len, &s->ddgst, c->out_iov + n);
@@ -142,7 +142,7 @@ static void queue_pdus(struct tcpt_conn *c, struct tcpt_slot *s, void *hdr, cons
 }
 
 /* A slot whose response is sent (or never will be): its memory and itself go back. */
-static void slot_release(struct tcpt_conn *c, struct tcpt_slot *s)
+static void slot_release(struct nvmet_tcp_conn *c, struct nvmet_tcp_slot *s)
 {
 	pthread_mutex_lock(&c->lock);
 	if (!s->icd)
@@ -154,12 +154,12 @@ static void slot_release(struct tcpt_conn *c, struct tcpt_slot *s)
 	pthread_mutex_unlock(&c->lock);
 }
 
-static void dispatch(struct tcpt_conn *c);
+static void dispatch(struct nvmet_tcp_conn *c);
 
-void tcpt_conn_flush_out(struct tcpt_conn *c)
+void nvmet_tcp_conn_flush_out(struct nvmet_tcp_conn *c)
 {
-	struct tcpt_slot *done[TCPT_OUT_MAX];
-	bool release[TCPT_OUT_MAX];
+	struct nvmet_tcp_slot *done[NVMET_TCP_OUT_MAX];
+	bool release[NVMET_TCP_OUT_MAX];
 	unsigned n;
 	int ret = 0;
 
@@ -179,14 +179,14 @@ void tcpt_conn_flush_out(struct tcpt_conn *c)
 		c->t->log("nvme-tcp: %s (%s) took not what was sent in %u ms: closed", c->peer,
 			  c->owner, c->t->lim.send_ms);
 	if (ret)
-		tcpt_conn_fail(c, 0, 0, NULL, 0);
+		nvmet_tcp_conn_fail(c, 0, 0, NULL, 0);
 	for (unsigned i = 0; i < n; i++)
 		if (release[i])
 			slot_release(c, done[i]);
 	dispatch(c);	/* the memory they held may start the next waiting commands */
 }
 
-static void build_rsp(struct tcpt_conn *c, uint8_t *buf, const struct ucmd_nvme_cqe *cqe)
+static void build_rsp(struct nvmet_tcp_conn *c, uint8_t *buf, const struct ucmd_nvme_cqe *cqe)
 {
 	struct nvme_tcp_rsp *r = (void *)buf;
 
@@ -203,7 +203,7 @@ static void build_rsp(struct tcpt_conn *c, uint8_t *buf, const struct ucmd_nvme_
  * with SUCCESS set, which completes the command (NVMe/TCP 1.0 section
  * 3.6.2.7; Linux's nvmet-tcp does the same).
  */
-static void queue_c2h_rsp(struct tcpt_conn *c, struct tcpt_slot *s, uint32_t len,
+static void queue_c2h_rsp(struct nvmet_tcp_conn *c, struct nvmet_tcp_slot *s, uint32_t len,
 			  const struct ucmd_nvme_cqe *cqe)
 {
 	struct nvme_tcp_data *d = (void *)s->hdr[0];
@@ -228,7 +228,7 @@ static void queue_c2h_rsp(struct tcpt_conn *c, struct tcpt_slot *s, uint32_t len
  * R2T for all of a write's data, queued: the host sends nothing before it
  * has it, so s->hdr[0] is free again by the time the response needs it.
  */
-static void queue_r2t(struct tcpt_conn *c, struct tcpt_slot *s, uint16_t ttag, uint32_t len)
+static void queue_r2t(struct nvmet_tcp_conn *c, struct nvmet_tcp_slot *s, uint16_t ttag, uint32_t len)
 {
 	struct nvme_tcp_r2t *r = (void *)s->hdr[0];
 
@@ -241,7 +241,7 @@ static void queue_r2t(struct tcpt_conn *c, struct tcpt_slot *s, uint16_t ttag, u
 	queue_pdus(c, s, s->hdr[0], NULL, 0, NULL, false);
 }
 
-void tcpt_conn_fail(struct tcpt_conn *c, uint16_t fes, uint32_t fei, const void *hdr,
+void nvmet_tcp_conn_fail(struct nvmet_tcp_conn *c, uint16_t fes, uint32_t fei, const void *hdr,
 		    size_t hdr_len)
 {
 	if (fes && !atomic_load(&c->dead)) {
@@ -263,15 +263,15 @@ void tcpt_conn_fail(struct tcpt_conn *c, uint16_t fes, uint32_t fei, const void 
 /* ---- receiving -------------------------------------------------------- */
 
 /* Whether the connection must end now: stopping, failed, its controller gone or silent. */
-static bool must_end(struct tcpt_conn *c)
+static bool must_end(struct nvmet_tcp_conn *c)
 {
-	struct tcpt_ctrl *ctrl = c->ctrl;
+	struct nvmet_tcp_ctrl *ctrl = c->ctrl;
 
 	if (atomic_load(&c->dead) || atomic_load(&c->t->stopping))
 		return true;
 	if (!ctrl) {
 		/* a peer that holds a connection without using it: ICReq, then Connect, in time */
-		uint64_t age = tcpt_now_ms() - c->accepted_ms;
+		uint64_t age = nvmet_tcp_now_ms() - c->accepted_ms;
 		const char *what = !c->ic_done && age > c->t->lim.icreq_ms ? "ICReq" :
 				   age > c->t->lim.connect_ms ? "Connect" : NULL;
 
@@ -287,7 +287,7 @@ static bool must_end(struct tcpt_conn *c)
 	 * it counts, as with Traffic Based Keep Alive. Twice KATO before
 	 * giving up, as Linux's target allows a grace on top of it.
 	 */
-	if (c->qid == 0 && ctrl->kato_ms && tcpt_now_ms() - c->last_ka > 2ull * ctrl->kato_ms) {
+	if (c->qid == 0 && ctrl->kato_ms && nvmet_tcp_now_ms() - c->last_ka > 2ull * ctrl->kato_ms) {
 		atomic_store(&ctrl->dead, true);
 		return true;
 	}
@@ -299,7 +299,7 @@ static bool must_end(struct tcpt_conn *c)
  * or the target's stop says something, or a second passes (keep-alive,
  * the ICReq and Connect deadlines).
  */
-static int rx_wait(struct tcpt_conn *c)
+static int rx_wait(struct nvmet_tcp_conn *c)
 {
 	struct pollfd pf[3] = {
 		{ .fd = c->sock, .events = POLLIN },
@@ -308,11 +308,11 @@ static int rx_wait(struct tcpt_conn *c)
 	int ret = 0;
 
 	/* a change of the port's ANA state is told here, within a second of it */
-	tcpt_ana_notice(c);
-	tcpt_io_wait_begin(c, &pf[2]);
+	nvmet_tcp_ana_notice(c);
+	nvmet_tcp_io_wait_begin(c, &pf[2]);
 	if (pf[2].fd != -2 && poll(pf, 3, 1000) < 0 && errno != EINTR)
 		ret = -errno;
-	tcpt_io_wait_end(c, &pf[2]);
+	nvmet_tcp_io_wait_end(c, &pf[2]);
 	if (!ret && pf[1].revents)
 		ret = -ECONNABORTED;
 	return ret;
@@ -322,10 +322,10 @@ static int rx_wait(struct tcpt_conn *c)
  * Read exactly len bytes; 0, or -errno when the connection must end. They
  * come from the receive buffer, which one recv fills with as much as there
  * is; before each recv, the commands parsed so far are submitted and what
- * completed is answered (tcpt_io_flush), so one system call each way
+ * completed is answered (nvmet_tcp_io_flush), so one system call each way
  * serves all the capsules one receive brought.
  */
-static int recv_full(struct tcpt_conn *c, void *buf, size_t len)
+static int recv_full(struct nvmet_tcp_conn *c, void *buf, size_t len)
 {
 	uint8_t *p = buf;
 
@@ -343,10 +343,10 @@ static int recv_full(struct tcpt_conn *c, void *buf, size_t len)
 			len -= n;
 			continue;
 		}
-		tcpt_io_flush(c);
+		nvmet_tcp_io_flush(c);
 		if (must_end(c))
 			return -ECONNABORTED;
-		if (len >= TCPT_RXBUF / 2) {
+		if (len >= NVMET_TCP_RXBUF / 2) {
 			/* a large remainder of data goes straight to its place */
 			r = recv(c->sock, p, len, MSG_DONTWAIT);
 			if (r > 0) {
@@ -355,7 +355,7 @@ static int recv_full(struct tcpt_conn *c, void *buf, size_t len)
 				continue;
 			}
 		} else {
-			r = recv(c->sock, c->rxbuf, TCPT_RXBUF, MSG_DONTWAIT);
+			r = recv(c->sock, c->rxbuf, NVMET_TCP_RXBUF, MSG_DONTWAIT);
 			if (r > 0) {
 				c->rx_off = 0;
 				c->rx_len = (uint32_t)r;
@@ -375,7 +375,7 @@ static int recv_full(struct tcpt_conn *c, void *buf, size_t len)
 	return 0;
 }
 
-static int skip(struct tcpt_conn *c, size_t len)
+static int skip(struct nvmet_tcp_conn *c, size_t len)
 {
 	uint8_t junk[256];
 
@@ -391,7 +391,7 @@ static int skip(struct tcpt_conn *c, size_t len)
 }
 
 /* Read a PDU's data (after the header and its padding up to pdo) and check its digest. */
-static int recv_data(struct tcpt_conn *c, const struct nvme_tcp_hdr *ch, uint32_t hdr_len,
+static int recv_data(struct nvmet_tcp_conn *c, const struct nvme_tcp_hdr *ch, uint32_t hdr_len,
 		     void *dst, uint32_t len)
 {
 	uint32_t dd, want;
@@ -413,7 +413,7 @@ static int recv_data(struct tcpt_conn *c, const struct nvme_tcp_hdr *ch, uint32_
 	return le32toh(dd) == want ? 0 : -EBADMSG;
 }
 
-static int icreq(struct tcpt_conn *c)
+static int icreq(struct nvmet_tcp_conn *c)
 {
 	struct nvme_tcp_rx_limits lim = { .from_host = true, .max_data = 0 };
 	uint8_t buf[NVME_TCP_HDR_BUF] = { 0 };
@@ -434,7 +434,7 @@ static int icreq(struct tcpt_conn *c)
 	if (!ret)
 		ret = nvme_tcp_check_header(buf, hdr_len, &lim, &fei);
 	if (ret) {
-		tcpt_conn_fail(c, (uint16_t)-ret, fei, buf, sizeof(*req));
+		nvmet_tcp_conn_fail(c, (uint16_t)-ret, fei, buf, sizeof(*req));
 		return ret;
 	}
 	c->hdgst = req->digest & NVME_TCP_HDR_DIGEST_ENABLE;
@@ -447,22 +447,22 @@ static int icreq(struct tcpt_conn *c)
 	rsp->pfv = htole16(NVME_TCP_PFV_1_0);
 	rsp->cpda = 0;	/* the host's data may start right after its header */
 	rsp->digest = req->digest;	/* we do both digests: accept what is asked */
-	rsp->maxh2cdata = htole32(TCPT_MAXH2CDATA);
+	rsp->maxh2cdata = htole32(NVMET_TCP_MAXH2CDATA);
 	ret = send_pdu(c, rsp, NULL, 0);
 	free(rsp);
 	c->ic_done = true;
 	return ret;
 }
 
-static unsigned nr_slots(const struct tcpt_conn *c)
+static unsigned nr_slots(const struct nvmet_tcp_conn *c)
 {
 	unsigned n = c->ctrl ? c->sqsize + 1u : 1u;
 
-	return n > TCPT_QUEUE_SIZE ? TCPT_QUEUE_SIZE : n;
+	return n > NVMET_TCP_QUEUE_SIZE ? NVMET_TCP_QUEUE_SIZE : n;
 }
 
 /* A command refused before it runs: its response, queued as any other. */
-static int reject(struct tcpt_conn *c, struct tcpt_slot *s, uint16_t status)
+static int reject(struct nvmet_tcp_conn *c, struct nvmet_tcp_slot *s, uint16_t status)
 {
 	struct ucmd_nvme_cqe cqe = { 0 };
 
@@ -471,13 +471,13 @@ static int reject(struct tcpt_conn *c, struct tcpt_slot *s, uint16_t status)
 	if (!s->icd)
 		s->buf = NULL;
 	s->mem = 0;
-	tcpt_conn_respond(c, s, &cqe, 0);
+	nvmet_tcp_conn_respond(c, s, &cqe, 0);
 	return 0;
 }
 
 /* ---- a command's way: memory, data, execution, response ------------------ */
 
-void tcpt_conn_respond(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvme_cqe *cqe,
+void nvmet_tcp_conn_respond(struct nvmet_tcp_conn *c, struct nvmet_tcp_slot *s, struct ucmd_nvme_cqe *cqe,
 		       uint32_t out_len)
 {
 	cqe->cid = s->sqe.cid;
@@ -503,24 +503,24 @@ void tcpt_conn_respond(struct tcpt_conn *c, struct tcpt_slot *s, struct ucmd_nvm
 	}
 	if (c->disconnecting) {
 		/* the host ends this queue: its response goes first */
-		tcpt_conn_flush_out(c);
-		tcpt_conn_fail(c, 0, 0, NULL, 0);
+		nvmet_tcp_conn_flush_out(c);
+		nvmet_tcp_conn_fail(c, 0, 0, NULL, 0);
 	}
 }
 
 /* Execute a command whose data is all there: answered now or by its completion. */
-static void exec_slot(struct tcpt_conn *c, struct tcpt_slot *s)
+static void exec_slot(struct nvmet_tcp_conn *c, struct nvmet_tcp_slot *s)
 {
 	struct ucmd_nvme_cqe cqe = { 0 };
 	uint32_t out_len = 0;
 
-	if (tcpt_cmd_exec(c, s, &cqe, &out_len) == -EINPROGRESS)
+	if (nvmet_tcp_cmd_exec(c, s, &cqe, &out_len) == -EINPROGRESS)
 		return;
-	tcpt_conn_respond(c, s, &cqe, out_len);
+	nvmet_tcp_conn_respond(c, s, &cqe, out_len);
 }
 
 /* Memory granted: the command's buffer, then an R2T for its data or its execution. */
-static void start_slot(struct tcpt_conn *c, struct tcpt_slot *s)
+static void start_slot(struct nvmet_tcp_conn *c, struct nvmet_tcp_slot *s)
 {
 	if (s->mem) {
 		/* the command's own buffer, freed when it completes (or by the teardown) */
@@ -531,8 +531,8 @@ static void start_slot(struct tcpt_conn *c, struct tcpt_slot *s)
 		if (!s->buf) {
 			struct ucmd_nvme_cqe cqe = { 0 };
 
-			cqe.status = htole16(TCPT_SC(0, NVME_SC_INTERNAL, 0) << 1);
-			tcpt_conn_respond(c, s, &cqe, 0);
+			cqe.status = htole16(NVMET_TCP_SC(0, NVME_SC_INTERNAL, 0) << 1);
+			nvmet_tcp_conn_respond(c, s, &cqe, 0);
 			return;
 		}
 	}
@@ -552,13 +552,13 @@ static void start_slot(struct tcpt_conn *c, struct tcpt_slot *s)
 
 /*
  * Start the commands waiting for memory, in arrival order, while their
- * data fits TCPT_CONN_MEM. One thread at a time: a caller that finds
+ * data fits NVMET_TCP_CONN_MEM. One thread at a time: a caller that finds
  * another dispatching leaves it to that one, which looks again after each
  * command it starts (the check and the flag are under one lock).
  */
-static void dispatch(struct tcpt_conn *c)
+static void dispatch(struct nvmet_tcp_conn *c)
 {
-	struct tcpt_slot *s;
+	struct nvmet_tcp_slot *s;
 
 	pthread_mutex_lock(&c->lock);
 	if (c->dispatching) {
@@ -567,7 +567,7 @@ static void dispatch(struct tcpt_conn *c)
 	}
 	c->dispatching = true;
 	while ((s = c->q_head) && !atomic_load(&c->dead) &&
-	       s->mem <= TCPT_CONN_MEM - c->mem_used) {
+	       s->mem <= NVMET_TCP_CONN_MEM - c->mem_used) {
 		c->q_head = s->next;
 		if (!c->q_head)
 			c->q_tail = NULL;
@@ -581,19 +581,19 @@ static void dispatch(struct tcpt_conn *c)
 	pthread_mutex_unlock(&c->lock);
 }
 
-static int on_cmd(struct tcpt_conn *c, const uint8_t *hdr, uint32_t hdr_len)
+static int on_cmd(struct nvmet_tcp_conn *c, const uint8_t *hdr, uint32_t hdr_len)
 {
 	const struct nvme_tcp_cmd *pdu = (const void *)hdr;
 	const struct nvme_tcp_hdr *ch = &pdu->hdr;
 	uint32_t icd = nvme_tcp_data_len(ch, c->ddgst);
-	struct tcpt_slot *s = NULL;
+	struct nvmet_tcp_slot *s = NULL;
 	struct nvme_tcp_sgl sgl;
 	uint32_t off, len;
 	unsigned dir, n = nr_slots(c);
 	int ret;
 
-	if (icd > TCPT_ICD_LEN) {
-		tcpt_conn_fail(c, NVME_TCP_FES_DATA_LIMIT_EXCEEDED, 4, hdr, hdr_len);
+	if (icd > NVMET_TCP_ICD_LEN) {
+		nvmet_tcp_conn_fail(c, NVME_TCP_FES_DATA_LIMIT_EXCEEDED, 4, hdr, hdr_len);
 		return -EPROTO;
 	}
 	pthread_mutex_lock(&c->lock);
@@ -606,7 +606,7 @@ static int on_cmd(struct tcpt_conn *c, const uint8_t *hdr, uint32_t hdr_len)
 	}
 	pthread_mutex_unlock(&c->lock);
 	if (!s) {	/* more commands than the queue holds */
-		tcpt_conn_fail(c, NVME_TCP_FES_PDU_SEQ_ERR, 0, hdr, hdr_len);
+		nvmet_tcp_conn_fail(c, NVME_TCP_FES_PDU_SEQ_ERR, 0, hdr, hdr_len);
 		return -EPROTO;
 	}
 	s->sqe = pdu->cmd;
@@ -619,12 +619,12 @@ static int on_cmd(struct tcpt_conn *c, const uint8_t *hdr, uint32_t hdr_len)
 	if (icd) {
 		ret = recv_data(c, ch, hdr_len, s->icd_data, icd);
 		if (ret) {
-			tcpt_conn_fail(c, 0, 0, NULL, 0);
+			nvmet_tcp_conn_fail(c, 0, 0, NULL, 0);
 			return ret;
 		}
 	}
 	if (c->qid == 0 && c->ctrl)
-		c->last_ka = tcpt_now_ms();
+		c->last_ka = nvmet_tcp_now_ms();
 
 	/* SGL descriptor 1: in-capsule (offset) or transport data block */
 	memcpy(&sgl, pdu->cmd.dptr.sgl1, sizeof(sgl));
@@ -633,37 +633,37 @@ static int on_cmd(struct tcpt_conn *c, const uint8_t *hdr, uint32_t hdr_len)
 	if (sgl.type == NVME_TCP_SGL_INCAPSULE) {
 		off = (uint32_t)le64toh(sgl.addr);
 		if (off > icd)
-			return reject(c, s, TCPT_SC(0, NVME_SC_SGL_INVALID_OFFSET, 1));
+			return reject(c, s, NVMET_TCP_SC(0, NVME_SC_SGL_INVALID_OFFSET, 1));
 		if (len > icd - off)
-			return reject(c, s, TCPT_SC(0, NVME_SC_SGL_INVALID_DATA, 1));
+			return reject(c, s, NVMET_TCP_SC(0, NVME_SC_SGL_INVALID_DATA, 1));
 		if (dir != 1 && len)	/* in-capsule data only goes to the controller */
-			return reject(c, s, TCPT_SC(0, NVME_SC_INVALID_FIELD, 1));
+			return reject(c, s, NVMET_TCP_SC(0, NVME_SC_INVALID_FIELD, 1));
 		s->buf = s->icd_data + off;
 		s->len = len;
 		s->icd = true;
 		s->h2c = true;
 	} else if (sgl.type == NVME_TCP_SGL_TRANSPORT) {
 		if (icd)	/* data in the capsule the SGL does not describe */
-			return reject(c, s, TCPT_SC(0, NVME_SC_SGL_INVALID_TYPE, 1));
-		if (len > TCPT_MAX_XFER)
-			return reject(c, s, TCPT_SC(0, NVME_SC_INVALID_FIELD, 1));
+			return reject(c, s, NVMET_TCP_SC(0, NVME_SC_SGL_INVALID_TYPE, 1));
+		if (len > NVMET_TCP_MAX_XFER)
+			return reject(c, s, NVMET_TCP_SC(0, NVME_SC_INVALID_FIELD, 1));
 		if (len && dir != 1 && dir != 2)
-			return reject(c, s, TCPT_SC(0, NVME_SC_INVALID_FIELD, 1));
+			return reject(c, s, NVMET_TCP_SC(0, NVME_SC_INVALID_FIELD, 1));
 		s->len = len;
 		s->h2c = dir == 1;
 	} else if (sgl.type == 0 && !len && !icd) {
 		/* a zeroed descriptor: no data, as a null transport SGL says it */
 	} else {
-		return reject(c, s, TCPT_SC(0, NVME_SC_SGL_INVALID_TYPE, 1));
+		return reject(c, s, NVMET_TCP_SC(0, NVME_SC_SGL_INVALID_TYPE, 1));
 	}
 	if (!c->ctrl && !(s->sqe.opcode == NVMF_OPC_FABRICS &&
 			  ((const struct nvmf_common_sqe *)&s->sqe)->fctype == NVMF_FCTYPE_CONNECT))
-		return reject(c, s, TCPT_SC(0, NVME_SC_CMD_SEQ_ERROR, 1));
+		return reject(c, s, NVMET_TCP_SC(0, NVME_SC_CMD_SEQ_ERROR, 1));
 
-	/* its data, unless it came in the capsule, counts against TCPT_CONN_MEM */
+	/* its data, unless it came in the capsule, counts against NVMET_TCP_CONN_MEM */
 	s->mem = s->len && !s->icd ? s->len : 0;
 	pthread_mutex_lock(&c->lock);
-	if (c->ctrl && tcpt_cmd_parks(c, &s->sqe)) {
+	if (c->ctrl && nvmet_tcp_cmd_parks(c, &s->sqe)) {
 		s->state = SLOT_PARKED;	/* an AER: answered only by events */
 		pthread_mutex_unlock(&c->lock);
 		return 0;
@@ -680,17 +680,17 @@ static int on_cmd(struct tcpt_conn *c, const uint8_t *hdr, uint32_t hdr_len)
 	return 0;
 }
 
-static int on_h2c(struct tcpt_conn *c, const uint8_t *hdr, uint32_t hdr_len)
+static int on_h2c(struct nvmet_tcp_conn *c, const uint8_t *hdr, uint32_t hdr_len)
 {
 	const struct nvme_tcp_data *d = (const void *)hdr;
 	uint32_t datao = le32toh(d->datao), datal = le32toh(d->datal);
 	uint16_t ttag = le16toh(d->ttag);
-	struct tcpt_slot *s;
+	struct nvmet_tcp_slot *s;
 	bool done;
 	int ret;
 
 	if (ttag >= nr_slots(c)) {
-		tcpt_conn_fail(c, NVME_TCP_FES_INVALID_PDU_HDR, offsetof(struct nvme_tcp_data, ttag),
+		nvmet_tcp_conn_fail(c, NVME_TCP_FES_INVALID_PDU_HDR, offsetof(struct nvme_tcp_data, ttag),
 			       hdr, hdr_len);
 		return -EPROTO;
 	}
@@ -699,28 +699,28 @@ static int on_h2c(struct tcpt_conn *c, const uint8_t *hdr, uint32_t hdr_len)
 	ret = s->state == SLOT_WAIT_DATA && s->sqe.cid == d->cccid ? 0 : -EPROTO;
 	pthread_mutex_unlock(&c->lock);
 	if (ret) {
-		tcpt_conn_fail(c, NVME_TCP_FES_PDU_SEQ_ERR, 0, hdr, hdr_len);
+		nvmet_tcp_conn_fail(c, NVME_TCP_FES_PDU_SEQ_ERR, 0, hdr, hdr_len);
 		return ret;
 	}
 	/* in order, within what the R2T asked, at most MAXH2CDATA at a time */
 	if (datao != s->received || datal > s->len - s->received) {
-		tcpt_conn_fail(c, NVME_TCP_FES_DATA_OUT_OF_RANGE, offsetof(struct nvme_tcp_data, datao),
+		nvmet_tcp_conn_fail(c, NVME_TCP_FES_DATA_OUT_OF_RANGE, offsetof(struct nvme_tcp_data, datao),
 			       hdr, hdr_len);
 		return -EPROTO;
 	}
-	if (datal > TCPT_MAXH2CDATA) {
-		tcpt_conn_fail(c, NVME_TCP_FES_DATA_LIMIT_EXCEEDED,
+	if (datal > NVMET_TCP_MAXH2CDATA) {
+		nvmet_tcp_conn_fail(c, NVME_TCP_FES_DATA_LIMIT_EXCEEDED,
 			       offsetof(struct nvme_tcp_data, datal), hdr, hdr_len);
 		return -EPROTO;
 	}
 	done = s->received + datal == s->len;
 	if (done != !!(d->hdr.flags & NVME_TCP_F_DATA_LAST)) {
-		tcpt_conn_fail(c, NVME_TCP_FES_INVALID_PDU_HDR, 1, hdr, hdr_len);
+		nvmet_tcp_conn_fail(c, NVME_TCP_FES_INVALID_PDU_HDR, 1, hdr, hdr_len);
 		return -EPROTO;
 	}
 	ret = recv_data(c, &d->hdr, hdr_len, s->buf + datao, datal);
 	if (ret) {
-		tcpt_conn_fail(c, 0, 0, NULL, 0);
+		nvmet_tcp_conn_fail(c, 0, 0, NULL, 0);
 		return ret;
 	}
 	pthread_mutex_lock(&c->lock);
@@ -734,11 +734,11 @@ static int on_h2c(struct tcpt_conn *c, const uint8_t *hdr, uint32_t hdr_len)
 }
 
 /* One PDU after ICReq/ICResp: 0, or negative when the connection ends. */
-static int recv_pdu(struct tcpt_conn *c)
+static int recv_pdu(struct nvmet_tcp_conn *c)
 {
 	struct nvme_tcp_rx_limits lim = {
 		.hdgst = c->hdgst, .ddgst = c->ddgst, .ic_done = true, .from_host = true,
-		.pda = 0, .max_data = TCPT_MAXH2CDATA,
+		.pda = 0, .max_data = NVMET_TCP_MAXH2CDATA,
 	};
 	uint8_t buf[NVME_TCP_HDR_BUF];
 	struct nvme_tcp_hdr *ch = (void *)buf;
@@ -750,7 +750,7 @@ static int recv_pdu(struct tcpt_conn *c)
 		return ret;
 	ret = nvme_tcp_check_ch(ch, &lim, &hdr_len, &fei);
 	if (ret) {
-		tcpt_conn_fail(c, (uint16_t)-ret, fei, buf, sizeof(*ch));
+		nvmet_tcp_conn_fail(c, (uint16_t)-ret, fei, buf, sizeof(*ch));
 		return ret;
 	}
 	ret = recv_full(c, buf + sizeof(*ch), hdr_len - sizeof(*ch));
@@ -758,7 +758,7 @@ static int recv_pdu(struct tcpt_conn *c)
 		return ret;
 	ret = nvme_tcp_check_header(buf, hdr_len, &lim, &fei);
 	if (ret) {
-		tcpt_conn_fail(c, (uint16_t)-ret, fei, buf, ch->hlen);
+		nvmet_tcp_conn_fail(c, (uint16_t)-ret, fei, buf, ch->hlen);
 		return ret;
 	}
 	switch (ch->type) {
@@ -770,18 +770,18 @@ static int recv_pdu(struct tcpt_conn *c)
 		/* the host gives up on the connection: nothing to answer */
 		return -ECONNRESET;
 	}
-	tcpt_conn_fail(c, NVME_TCP_FES_INVALID_PDU_HDR, 0, buf, ch->hlen);
+	nvmet_tcp_conn_fail(c, NVME_TCP_FES_INVALID_PDU_HDR, 0, buf, ch->hlen);
 	return -EPROTO;
 }
 
 /* ---- the connection's life -------------------------------------------- */
 
-static void conn_free(struct tcpt_conn *c)
+static void conn_free(struct nvmet_tcp_conn *c)
 {
-	struct tcpt *t = c->t;
+	struct nvmet_tcp_port *t = c->t;
 
 	pthread_mutex_lock(&t->lock);
-	for (struct tcpt_conn **pp = &t->conns; *pp; pp = &(*pp)->next) {
+	for (struct nvmet_tcp_conn **pp = &t->conns; *pp; pp = &(*pp)->next) {
 		if (*pp == c) {
 			*pp = c->next;
 			break;
@@ -791,7 +791,7 @@ static void conn_free(struct tcpt_conn *c)
 	pthread_cond_broadcast(&t->gone);
 	pthread_mutex_unlock(&t->lock);
 	close(c->sock);
-	for (unsigned i = 0; i < TCPT_QUEUE_SIZE; i++)
+	for (unsigned i = 0; i < NVMET_TCP_QUEUE_SIZE; i++)
 		if (c->slots[i].buf && !c->slots[i].icd)
 			free(c->slots[i].buf);
 	free(c->slots);
@@ -804,7 +804,7 @@ static void conn_free(struct tcpt_conn *c)
 
 static void *rx_main(void *arg)
 {
-	struct tcpt_conn *c = arg;
+	struct nvmet_tcp_conn *c = arg;
 	int ret;
 
 	/* it acts as the connection: Connect's opens and ring are the connection's */
@@ -812,17 +812,17 @@ static void *rx_main(void *arg)
 	ret = icreq(c);
 	while (!ret)
 		ret = recv_pdu(c);
-	tcpt_conn_fail(c, 0, 0, NULL, 0);
+	nvmet_tcp_conn_fail(c, 0, 0, NULL, 0);
 	/* every command submitted completes before the buffers go */
-	tcpt_io_stop(c);
-	tcpt_conn_flush_out(c);	/* dead: sends nothing, gives the slots back */
+	nvmet_tcp_io_stop(c);
+	nvmet_tcp_conn_flush_out(c);	/* dead: sends nothing, gives the slots back */
 	/* the admin queue going away ends its controller, and so its I/O queues */
-	tcpt_cmd_conn_close(c);
+	nvmet_tcp_cmd_conn_close(c);
 	cred_override_set(NULL);
 	if (c->ctrl) {
 		if (c->qid == 0)
 			atomic_store(&c->ctrl->dead, true);
-		tcpt_ctrl_put(c->ctrl);
+		nvmet_tcp_ctrl_put(c->ctrl);
 	}
 	conn_free(c);
 	return NULL;
@@ -837,11 +837,11 @@ static void *rx_main(void *arg)
  * either. A socket of this host whose holder cannot be told is refused
  * (-EACCES). The quota's key: the uid of a local peer, else the address.
  */
-static int peer_identity(struct tcpt_conn *c)
+static int peer_identity(struct nvmet_tcp_conn *c)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
-	enum tcpt_peer kind;
+	enum nvmet_tcp_peer kind;
 	uid_t maker = (uid_t)-1;
 
 	memset(&c->cred, 0, sizeof(c->cred));
@@ -857,14 +857,14 @@ static int peer_identity(struct tcpt_conn *c)
 			inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, a, sizeof(a));
 		snprintf(c->peer, sizeof(c->peer), "%s", a);
 	}
-	kind = tcpt_peer_identify(c->sock, &c->cred, &maker);
-	c->local = kind == TCPT_PEER_LOCAL;
-	c->root = (c->local && c->cred.euid == 0) || kind == TCPT_PEER_KERNEL;
+	kind = nvmet_tcp_peer_identify(c->sock, &c->cred, &maker);
+	c->local = kind == NVMET_TCP_PEER_LOCAL;
+	c->root = (c->local && c->cred.euid == 0) || kind == NVMET_TCP_PEER_KERNEL;
 	if (c->local)
 		snprintf(c->owner, sizeof(c->owner), "uid %u", (unsigned)c->cred.euid);
 	else
 		snprintf(c->owner, sizeof(c->owner), "address %s", c->peer);
-	if (kind != TCPT_PEER_UNKNOWN)
+	if (kind != NVMET_TCP_PEER_UNKNOWN)
 		return 0;
 	if (c->t->log)
 		c->t->log("nvme-tcp: refused %s: its socket (made by uid %u) is held by no process "
@@ -875,21 +875,21 @@ static int peer_identity(struct tcpt_conn *c)
 
 /*
  * Whether c may join t's connections: everyone but root within max_conns,
- * each uid or address within conns_per_peer; root within TCPT_ROOT_CONNS
+ * each uid or address within conns_per_peer; root within NVMET_TCP_ROOT_CONNS
  * more. Under t->lock.
  */
-static bool conn_quota_ok(struct tcpt *t, const struct tcpt_conn *c)
+static bool conn_quota_ok(struct nvmet_tcp_port *t, const struct nvmet_tcp_conn *c)
 {
 	unsigned all = 0, mine = 0;
 
-	for (const struct tcpt_conn *o = t->conns; o; o = o->next) {
+	for (const struct nvmet_tcp_conn *o = t->conns; o; o = o->next) {
 		if (o->root)
 			continue;
 		all++;
 		mine += !strcmp(o->owner, c->owner);
 	}
 	if (c->root)
-		return t->nr_conns < TCPT_MAX_CONNS + TCPT_ROOT_CONNS;
+		return t->nr_conns < NVMET_TCP_MAX_CONNS + NVMET_TCP_ROOT_CONNS;
 	if (all < t->lim.max_conns && mine < t->lim.peer_conns)
 		return true;
 	if (t->log)
@@ -898,16 +898,16 @@ static bool conn_quota_ok(struct tcpt *t, const struct tcpt_conn *c)
 	return false;
 }
 
-int tcpt_conn_start(struct tcpt *t, int sock)
+int nvmet_tcp_conn_start(struct nvmet_tcp_port *t, int sock)
 {
-	struct tcpt_conn *c;
+	struct nvmet_tcp_conn *c;
 	pthread_attr_t attr;
 	int one = 1, ret;
 
 	c = calloc(1, sizeof(*c));
 	if (c) {
-		c->slots = calloc(TCPT_QUEUE_SIZE, sizeof(*c->slots));
-		c->rxbuf = malloc(TCPT_RXBUF);
+		c->slots = calloc(NVMET_TCP_QUEUE_SIZE, sizeof(*c->slots));
+		c->rxbuf = malloc(NVMET_TCP_RXBUF);
 	}
 	if (!c || !c->slots || !c->rxbuf) {
 		if (c) {
@@ -921,7 +921,7 @@ int tcpt_conn_start(struct tcpt *t, int sock)
 	c->sock = sock;
 	c->efd = -1;
 	c->ring_efd = -1;
-	c->accepted_ms = tcpt_now_ms();
+	c->accepted_ms = nvmet_tcp_now_ms();
 	for (unsigned i = 0; i < sizeof(c->ns_fd) / sizeof(c->ns_fd[0]); i++)
 		c->ns_fd[i] = -1;
 	atomic_init(&c->dead, false);
