@@ -107,6 +107,33 @@ static int run_one(struct io_uring *ring)
 	return ret ? ret : res;
 }
 
+/*
+ * Two Reads or Writes of one block, the first linked to the second
+ * (IOSQE_IO_LINK), submitted together: 0 and their results in res[0] and
+ * res[1] in submission order, whatever order they complete in; else -EIO.
+ */
+static int run_linked(struct io_uring *ring, int fd, bool w0, uint64_t lba0, void *b0, bool w1,
+		      uint64_t lba1, void *b1, int res[2])
+{
+	struct io_uring_sqe *sqe = get_sqe(ring);
+	uint64_t ud;
+	int ret;
+
+	prep_rw(sqe, fd, w0, lba0, b0, BS, false);
+	sqe->flags |= IOSQE_IO_LINK;
+	sqe->user_data = 0;
+	sqe = get_sqe(ring);
+	prep_rw(sqe, fd, w1, lba1, b1, BS, false);
+	sqe->user_data = 1;
+	if (io_uring_submit(ring) != 2)
+		return -EIO;
+	for (int i = 0; i < 2; i++) {
+		if (wait_one(ring, &ret, &ud) || ud > 1)
+			return -EIO;
+		res[ud] = ret;
+	}
+	return 0;
+}
 static int identify(void)
 {
 	int fd = open(ctrl_path, O_RDONLY);
@@ -319,28 +346,14 @@ static int test_linked(void)
 {
 	struct io_uring ring;
 	void *w = xalloc(BS), *r = xalloc(BS);
-	int fd = open(ng_path, O_RDWR), ret, res[3];
-	uint64_t ud;
-	struct io_uring_sqe *sqe;
+	int fd = open(ng_path, O_RDWR), res[2];
 
 	if (fd < 0 || io_uring_queue_init(8, &ring, IORING_SETUP_SQE128 | IORING_SETUP_CQE32))
 		FAIL("setup");
 	fill(w, BS, 11);
 	memset(r, 0, BS);
-	sqe = get_sqe(&ring);
-	prep_rw(sqe, fd, true, 256, w, BS, false);
-	sqe->flags |= IOSQE_IO_LINK;
-	sqe->user_data = 0;
-	sqe = get_sqe(&ring);
-	prep_rw(sqe, fd, false, 256, r, BS, false);
-	sqe->user_data = 1;
-	if (io_uring_submit(&ring) != 2)
-		FAIL("submit 2");
-	for (int i = 0; i < 2; i++) {
-		if (wait_one(&ring, &ret, &ud) || ud > 1)
-			FAIL("wait");
-		res[ud] = ret;
-	}
+	if (run_linked(&ring, fd, true, 256, w, false, 256, r, res))
+		FAIL("submit and wait for a linked pair");
 	if (res[0] || res[1] || memcmp(w, r, BS))
 		FAIL("linked write/read: %d %d", res[0], res[1]);
 	/*
@@ -352,20 +365,8 @@ static int test_linked(void)
 	if ((prep_rw(get_sqe(&ring), fd, true, 260, w, BS, false), run_one(&ring)) != 0)
 		FAIL("write LBA 260");
 	memset(r, 0x5a, BS);
-	sqe = get_sqe(&ring);
-	prep_rw(sqe, fd, false, 260, r, BS, false);
-	sqe->flags |= IOSQE_IO_LINK;
-	sqe->user_data = 0;
-	sqe = get_sqe(&ring);
-	prep_rw(sqe, fd, true, 264, r, BS, false);
-	sqe->user_data = 1;
-	if (io_uring_submit(&ring) != 2)
-		FAIL("submit 2");
-	for (int i = 0; i < 2; i++) {
-		if (wait_one(&ring, &ret, &ud) || ud > 1)
-			FAIL("wait");
-		res[ud] = ret;
-	}
+	if (run_linked(&ring, fd, false, 260, r, true, 264, r, res))
+		FAIL("submit and wait for a linked pair");
 	if (res[0] || res[1])
 		FAIL("linked read/write: %d %d", res[0], res[1]);
 	memset(r, 0, BS);
@@ -378,20 +379,8 @@ static int test_linked(void)
 	 * break the link (io_uring fails a request on res < 0 only): a Read
 	 * past the namespace's end (LBA Out of Range), then its partner runs.
 	 */
-	sqe = get_sqe(&ring);
-	prep_rw(sqe, fd, false, ~0ull >> 1, r, BS, false);
-	sqe->flags |= IOSQE_IO_LINK;
-	sqe->user_data = 0;
-	sqe = get_sqe(&ring);
-	prep_rw(sqe, fd, false, 256, r, BS, false);
-	sqe->user_data = 1;
-	if (io_uring_submit(&ring) != 2)
-		FAIL("submit 2");
-	for (int i = 0; i < 2; i++) {
-		if (wait_one(&ring, &ret, &ud) || ud > 1)
-			FAIL("wait");
-		res[ud] = ret;
-	}
+	if (run_linked(&ring, fd, false, ~0ull >> 1, r, false, 256, r, res))
+		FAIL("submit and wait for a linked pair");
 	if ((res[0] & 0x7ff) != 0x80 || res[1] != 0)
 		FAIL("status link: %#x %d (want status 0x80, 0)", res[0], res[1]);
 	/*
@@ -399,20 +388,8 @@ static int test_linked(void)
 	 * cancels its partner. (A Read into such a buffer is EFAULT too, but
 	 * through ucmdd only once the data comes back: docs/compat.md.)
 	 */
-	sqe = get_sqe(&ring);
-	prep_rw(sqe, fd, true, 256, (void *)(uintptr_t)4096, BS, false);
-	sqe->flags |= IOSQE_IO_LINK;
-	sqe->user_data = 0;
-	sqe = get_sqe(&ring);
-	prep_rw(sqe, fd, false, 256, r, BS, false);
-	sqe->user_data = 1;
-	if (io_uring_submit(&ring) != 2)
-		FAIL("submit 2");
-	for (int i = 0; i < 2; i++) {
-		if (wait_one(&ring, &ret, &ud) || ud > 1)
-			FAIL("wait");
-		res[ud] = ret;
-	}
+	if (run_linked(&ring, fd, true, 256, (void *)(uintptr_t)4096, false, 256, r, res))
+		FAIL("submit and wait for a linked pair");
 	if (res[0] != -EFAULT || res[1] != -ECANCELED)
 		FAIL("failed link: %d %d (want -EFAULT, -ECANCELED)", res[0], res[1]);
 	io_uring_queue_exit(&ring);
