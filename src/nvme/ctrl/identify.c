@@ -154,7 +154,7 @@ uint16_t ctrl_admin_identify(struct ucmd_ctrl *c, struct ctrl_req *req)
 		struct nvme_id_iocs iocs;
 		struct nvme_zns_id_ns zns_ns;
 		struct nvme_zns_id_ctrl zns_ctrl;
-		uint16_t eglist[2048];	/* Endurance Group List */
+		struct nvme_id_endurance_group_list eglist;
 	} u;
 	struct ctrl_ns *ns;
 	uint16_t st = 0;
@@ -273,8 +273,8 @@ uint16_t ctrl_admin_identify(struct ucmd_ctrl *c, struct ctrl_req *req)
 	case NVME_IDENTIFY_CNS_ENDURANCE_GROUP_ID:
 		/* the groups from CNS Specific Identifier on: the one there is */
 		if ((req->cmd.cdw11 & 0xffff) <= UCMD_ENDGID) {
-			u.eglist[0] = htole16(1);		/* how many */
-			u.eglist[1] = htole16(UCMD_ENDGID);
+			u.eglist.num = htole16(1);
+			u.eglist.identifier[0] = htole16(UCMD_ENDGID);
 		}
 		break;
 	case NVME_IDENTIFY_CNS_COMMAND_SET_STRUCTURE:
