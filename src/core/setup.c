@@ -268,7 +268,7 @@ int native_register_files(struct ucmd_ring *ring, const int *files, unsigned nr_
 		}
 		if (fd == -1)
 			continue;	/* a sparse slot */
-		tab[i] = fget(ctx->engine, fd);
+		tab[i] = io_file_get(ctx, fd);
 		if (!tab[i]) {
 			ret = -EBADF;
 			break;

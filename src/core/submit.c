@@ -46,7 +46,7 @@ static int io_assign_file(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, int fd)
 		req->file = ctx->fixed_files[fd];
 		return 0;
 	}
-	req->file = fget(ctx->engine, fd);
+	req->file = io_file_get(ctx, fd);
 	return req->file ? 0 : -EBADF;
 }
 
