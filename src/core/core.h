@@ -167,6 +167,15 @@ struct ucmd_ctx {
 	struct mutex uring_lock;	/* held by whoever submits / runs task work */
 	pid_t submitter_tid;		/* IORING_SETUP_SINGLE_ISSUER */
 
+	/*
+	 * Submission side, under uring_lock: the SQ head and the dropped
+	 * count are ours, stored to the ring and never read back (Linux's
+	 * cached_sq_head), so that whatever the ring's owner writes there
+	 * cannot make the engine take an SQE twice.
+	 */
+	unsigned cached_sq_head;
+	unsigned sq_dropped;
+
 	/* Completion side, under uring_lock */
 	unsigned cached_cq_tail;
 	unsigned cq_room;		/* CQ slots known free (see cq_has_room) */
