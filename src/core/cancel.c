@@ -110,7 +110,7 @@ int io_async_cancel(struct ucmd_kiocb *req, unsigned issue_flags)
 			}
 			key.file = ctx->fixed_files[c->fd];
 		} else {
-			held = fget(ctx->engine, c->fd);
+			held = io_file_get(ctx, c->fd);
 			if (!held) {
 				io_req_set_res(req, -EBADF, 0);
 				return 0;

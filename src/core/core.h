@@ -14,6 +14,7 @@
 #include "ucmd/ucmd.h"
 #include "core/backend.h"
 #include "core/cred.h"
+#include "core/fdtable.h"
 #include "core/file.h"
 #include "core/iov_iter.h"
 #include "core/task.h"
@@ -25,6 +26,7 @@
 
 struct ucmd_security_chain;
 struct security_setup;
+struct ucmd_engine;
 
 #define UCMD_MAX_FILES		4096
 #define UCMD_MAX_FIXED_FILES	32768
@@ -36,14 +38,23 @@ struct ucmd_engine {
 	const struct ucmd_backend *ops;	/* what runs it (core/backend.h) */
 	void *priv;			/* the backend's own state */
 	/* The rest is the native backend's; other backends leave it empty. */
-	pthread_mutex_t lock;		/* devices and the fd table */
+	pthread_mutex_t lock;		/* devices */
 	struct ucmd_device *devices;
-	struct ucmd_file *files[UCMD_MAX_FILES];
+	/* the table of every task that has none of its own (core/task.h) */
+	struct files_struct files;
+	/* files open in every table: at most UCMD_MAX_FILES (-ENFILE) */
+	atomic_uint nr_files;
 	_Atomic(struct ucmd_security_chain *) security;
 	struct ucmd_security_chain *retired;	/* freed with the engine */
 	/* What ucmd_security_setup() installed (security/security.c) */
 	struct security_setup *setup;
 };
+
+/* The table t's numbers index: its own, else the engine's. */
+static inline struct files_struct *task_files(struct ucmd_engine *e, const struct ucmd_task *t)
+{
+	return t->files ? t->files : &e->files;
+}
 
 /* Task work: a callback run by the ring's owner. */
 struct ucmd_tw_node {
@@ -155,6 +166,15 @@ struct ucmd_ctx {
 
 	struct mutex uring_lock;	/* held by whoever submits / runs task work */
 	pid_t submitter_tid;		/* IORING_SETUP_SINGLE_ISSUER */
+
+	/*
+	 * Submission side, under uring_lock: the SQ head and the dropped
+	 * count are ours, stored to the ring and never read back (Linux's
+	 * cached_sq_head), so that whatever the ring's owner writes there
+	 * cannot make the engine take an SQE twice.
+	 */
+	unsigned cached_sq_head;
+	unsigned sq_dropped;
 
 	/* Completion side, under uring_lock */
 	unsigned cached_cq_tail;
@@ -373,6 +393,11 @@ void io_ring_set_owner_wake(struct ucmd_ring *ring, int efd);
  * on, whoever submits.
  */
 void io_ring_set_task(struct ucmd_ring *ring, const struct ucmd_task *task);
+/* fd in the table of the ring's task, with a reference (Linux's io_file_get_normal). */
+static inline struct ucmd_file *io_file_get(struct ucmd_ctx *ctx, int fd)
+{
+	return files_fget(task_files(ctx->engine, ctx->task), fd);
+}
 /* io_uring_setup(2)'s flag checks: 0 or -EINVAL. */
 int io_validate_params(const struct io_uring_params *p);
 #define IO_CQ_WAKE_INIT	(~0u)

@@ -30,12 +30,17 @@ struct ucmd_engine *backend_engine_alloc(const struct ucmd_backend *ops, void *p
 		return NULL;
 	e->ops = ops;
 	e->priv = priv;
+	if (files_init(&e->files, UCMD_MAX_FILES, UCMD_MAX_FILES)) {
+		free(e);
+		return NULL;
+	}
 	pthread_mutex_init(&e->lock, NULL);
 	return e;
 }
 
 void backend_engine_release(struct ucmd_engine *e)
 {
+	files_exit(&e->files);
 	pthread_mutex_destroy(&e->lock);
 	free(e);
 }
@@ -85,9 +90,9 @@ int native_engine_init(struct ucmd_engine *e)
 /* Close the engine's files, drop its devices and its chain (not the modules). */
 void native_engine_fini(struct ucmd_engine *e)
 {
+	/* the engine's own table; a task with its own closes it itself */
 	for (int fd = 0; fd < UCMD_MAX_FILES; fd++)
-		if (e->files[fd])
-			native_close(e, fd);
+		close_fd(&e->files, fd);
 	while (e->devices) {
 		struct ucmd_device *d = e->devices;
 		e->devices = d->next;
@@ -147,11 +152,10 @@ int engine_remove_device(struct ucmd_engine *e, const char *name)
 		struct ucmd_device *d = *pp;
 		if (strcmp(d->name, name))
 			continue;
-		for (int fd = 0; fd < UCMD_MAX_FILES; fd++) {
-			if (e->files[fd] && e->files[fd]->dev == d) {
-				pthread_mutex_unlock(&e->lock);
-				return -EBUSY;
-			}
+		/* open in any task's table */
+		if (atomic_load(&d->opens)) {
+			pthread_mutex_unlock(&e->lock);
+			return -EBUSY;
 		}
 		*pp = d->next;
 		pthread_mutex_unlock(&e->lock);
@@ -244,11 +248,11 @@ int native_disk_stat(struct ucmd_engine *e, const char *name, struct ucmd_disk_s
 	return ret;
 }
 
-int native_open(struct ucmd_engine *e, const char *name, int flags)
+int filp_open(struct ucmd_engine *e, const char *name, int flags, struct ucmd_file **out)
 {
 	struct ucmd_device *d;
 	struct ucmd_file *f;
-	int acc = flags & O_ACCMODE, fd, ret;
+	int acc = flags & O_ACCMODE, ret;
 
 	if (acc != O_RDONLY && acc != O_WRONLY && acc != O_RDWR)
 		return -EINVAL;
@@ -258,6 +262,13 @@ int native_open(struct ucmd_engine *e, const char *name, int flags)
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
+	/* the engine's bound, whichever table the file goes to */
+	if (atomic_fetch_add(&e->nr_files, 1) >= UCMD_MAX_FILES) {
+		atomic_fetch_sub(&e->nr_files, 1);
+		free(f);
+		return -ENFILE;
+	}
+	f->counted = true;
 	f->ops = d->ops;
 	f->dev = d;
 	atomic_fetch_add(&d->opens, 1);
@@ -270,37 +281,31 @@ int native_open(struct ucmd_engine *e, const char *name, int flags)
 	atomic_init(&f->refs, 1);
 	if (f->ops->open && (ret = f->ops->open(f)) < 0) {
 		atomic_fetch_sub(&d->opens, 1);
+		atomic_fetch_sub(&e->nr_files, 1);
 		free(f);
 		return ret;
 	}
-	pthread_mutex_lock(&e->lock);
-	for (fd = 0; fd < UCMD_MAX_FILES; fd++)
-		if (!e->files[fd])
-			break;
-	if (fd == UCMD_MAX_FILES) {
-		pthread_mutex_unlock(&e->lock);
+	*out = f;
+	return 0;
+}
+
+int native_open(struct ucmd_engine *e, const char *name, int flags)
+{
+	struct ucmd_file *f;
+	int fd = filp_open(e, name, flags, &f);
+
+	if (fd < 0)
+		return fd;
+	/* the number is the current task's */
+	fd = fd_install_lowest(task_files(e, current_task()), f);
+	if (fd < 0)
 		fput(f);
-		return -EMFILE;
-	}
-	e->files[fd] = f;
-	pthread_mutex_unlock(&e->lock);
 	return fd;
 }
 
 int native_close(struct ucmd_engine *e, int fd)
 {
-	struct ucmd_file *f;
-
-	if (fd < 0 || fd >= UCMD_MAX_FILES)
-		return -EBADF;
-	pthread_mutex_lock(&e->lock);
-	f = e->files[fd];
-	e->files[fd] = NULL;
-	pthread_mutex_unlock(&e->lock);
-	if (!f)
-		return -EBADF;
-	fput(f);
-	return 0;
+	return close_fd(task_files(e, current_task()), fd);
 }
 
 int native_ioctl(struct ucmd_engine *e, int fd, unsigned long cmd, void *arg)
@@ -317,16 +322,7 @@ int native_ioctl(struct ucmd_engine *e, int fd, unsigned long cmd, void *arg)
 
 struct ucmd_file *fget(struct ucmd_engine *e, int fd)
 {
-	struct ucmd_file *f = NULL;
-
-	if (fd < 0 || fd >= UCMD_MAX_FILES)
-		return NULL;
-	pthread_mutex_lock(&e->lock);
-	f = e->files[fd];
-	if (f)
-		atomic_fetch_add_explicit(&f->refs, 1, memory_order_relaxed);
-	pthread_mutex_unlock(&e->lock);
-	return f;
+	return files_fget(task_files(e, current_task()), fd);
 }
 
 void get_file(struct ucmd_file *f)
@@ -344,5 +340,7 @@ void fput(struct ucmd_file *f)
 		atomic_fetch_sub(&f->dev->opens, 1);
 		device_maybe_free(f->dev);
 	}
+	if (f->counted)
+		atomic_fetch_sub(&f->engine->nr_files, 1);
 	free(f);
 }

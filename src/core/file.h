@@ -8,6 +8,7 @@
 #define UCMD_CORE_FILE_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/uio.h>
 
@@ -97,6 +98,7 @@ struct ucmd_file {
 	atomic_uint sec_allow[3];
 	struct ucmd_cred cred;	/* the opener's */
 	atomic_int refs;
+	bool counted;		/* in its engine's nr_files (filp_open's) */
 };
 
 #define FMODE_READ  (1u << 0)
@@ -113,7 +115,14 @@ int engine_remove_device(struct ucmd_engine *e, const char *name);
 int engine_unlink_device(struct ucmd_engine *e, const char *name);
 struct ucmd_device *engine_find_device(struct ucmd_engine *e, const char *name);
 
-/* Reference the open file behind fd (NULL if none); drop with fput. */
+/*
+ * Open device name as the caller now (Linux's filp_open): a file with one
+ * reference, in no table yet (core/fdtable.h installs it). 0, or -EINVAL
+ * (flags), -ENOENT (no such device), -ENFILE (the engine's UCMD_MAX_FILES
+ * are open), -ENOMEM, or the provider's refusal.
+ */
+int filp_open(struct ucmd_engine *e, const char *name, int flags, struct ucmd_file **out);
+/* Reference the open file behind the current task's fd (NULL if none); drop with fput. */
 struct ucmd_file *fget(struct ucmd_engine *e, int fd);
 void get_file(struct ucmd_file *f);
 void fput(struct ucmd_file *f);

@@ -102,10 +102,10 @@ int import_iovec_mm(const struct user_mm *mm, int rw, uint64_t uvec, unsigned nr
 	return 0;
 }
 
-int import_iovec_within(int rw, uint64_t uvec, unsigned nr, uint64_t base, uint64_t len,
-			struct iov_iter *it)
+int import_iovec_within_mm(const struct user_mm *mm, int rw, uint64_t uvec, unsigned nr,
+			   uint64_t base, uint64_t len, struct iov_iter *it)
 {
-	int ret = import_iovec(rw, uvec, nr, it);
+	int ret = import_iovec_mm(mm, rw, uvec, nr, it);
 
 	if (ret)
 		return ret;

@@ -57,12 +57,12 @@ static inline int import_iovec(int rw, uint64_t uvec, unsigned nr, struct iov_it
 	return import_iovec_mm(NULL, rw, uvec, nr, it);
 }
 /*
- * A user iovec array in this process whose every segment lies in [base,
- * base + len), a registered buffer (vectored fixed buffers, Linux 6.15's
- * io_import_reg_vec): as import_iovec, and -EFAULT for a segment outside.
+ * A user iovec array in mm whose every segment lies in [base, base + len),
+ * a registered buffer of that mm (vectored fixed buffers, Linux 6.15's
+ * io_import_reg_vec): as import_iovec_mm, and -EFAULT for a segment outside.
  */
-int import_iovec_within(int rw, uint64_t uvec, unsigned nr, uint64_t base, uint64_t len,
-			struct iov_iter *it);
+int import_iovec_within_mm(const struct user_mm *mm, int rw, uint64_t uvec, unsigned nr,
+			   uint64_t base, uint64_t len, struct iov_iter *it);
 void iov_iter_release(struct iov_iter *it);
 
 /*

@@ -102,7 +102,7 @@ int native_register_files_update(struct ucmd_ring *ring, unsigned off, const int
 		if (fd == IORING_REGISTER_FILES_SKIP)
 			continue;
 		if (fd != -1) {
-			f = fget(ctx->engine, fd);
+			f = io_file_get(ctx, fd);
 			if (!f) {
 				err = -EBADF;
 				break;

@@ -29,11 +29,11 @@ int io_import_fixed_vec(struct ucmd_ctx *ctx, int rw, unsigned index, uint64_t u
 
 	if (!buf)
 		return -EFAULT;
-	return import_iovec_within(rw, uvec, nr, (uint64_t)(uintptr_t)buf->iov_base, buf->iov_len,
-				   iter);
+	return import_iovec_within_mm(ctx->task->mm, rw, uvec, nr,
+				      (uint64_t)(uintptr_t)buf->iov_base, buf->iov_len, iter);
 }
 
-/* Import [addr, addr + len) from registered buffer index into iter. */
+/* Import [addr, addr + len) from registered buffer index (the ring's task's memory) into iter. */
 int io_import_fixed(struct ucmd_ctx *ctx, int rw, unsigned index, uint64_t addr,
 			   size_t len, struct iov_iter *iter)
 {
@@ -49,7 +49,12 @@ int io_import_fixed(struct ucmd_ctx *ctx, int rw, unsigned index, uint64_t addr,
 	base = (uint64_t)(uintptr_t)buf->iov_base;
 	if (addr < base || addr + len < addr || addr + len > base + buf->iov_len)
 		return -EFAULT;
-	return import_ubuf(rw, addr, len, iter);
+	/*
+	 * The buffer is the task's memory, reached as any of its addresses is
+	 * when the request is issued: in place for this process, through a
+	 * remote task's mm (bounced by the driver then) for a ucmdd client.
+	 */
+	return import_ubuf_mm(ctx->task->mm, rw, addr, len, iter);
 }
 
 int io_rw_prep(struct ucmd_kiocb *req, const struct io_uring_sqe *sqe)

@@ -268,7 +268,7 @@ int native_register_files(struct ucmd_ring *ring, const int *files, unsigned nr_
 		}
 		if (fd == -1)
 			continue;	/* a sparse slot */
-		tab[i] = fget(ctx->engine, fd);
+		tab[i] = io_file_get(ctx, fd);
 		if (!tab[i]) {
 			ret = -EBADF;
 			break;
@@ -330,17 +330,21 @@ int native_register_buffers(struct ucmd_ring *ring, const struct iovec *iovecs, 
 	if (copy_from_user(tab, iovecs, nr * sizeof(*tab)))
 		ret = -EFAULT;
 	for (unsigned i = 0; i < nr && !ret; i++) {
+		uint64_t a = (uint64_t)(uintptr_t)tab[i].iov_base;
+
 		/* Linux: a buffer is non-empty, at most 1 GiB, and real memory */
-		if (!tab[i].iov_base || !tab[i].iov_len || tab[i].iov_len > UCMD_MAX_BUF_LEN)
+		if (!a || !tab[i].iov_len || tab[i].iov_len > UCMD_MAX_BUF_LEN)
 			ret = -EFAULT;
-		else if (access_ok((uint64_t)(uintptr_t)tab[i].iov_base, tab[i].iov_len))
+		else if (access_ok(a, tab[i].iov_len))
 			ret = -EFAULT;
 		/*
 		 * Linux pins the pages, writeable, here; a buffer that cannot be
 		 * is -EFAULT now rather than at each use. Pages unmapped later
-		 * fail only the transfer that meets them (the accessor).
+		 * fail only the transfer that meets them (the accessor). They
+		 * are the ring's task's: a ucmdd client's are reached through
+		 * its mm at each use, never copied here.
 		 */
-		else if (fault_in_writeable(tab[i].iov_base, tab[i].iov_len))
+		else if (user_mm_fault_in(ctx->task->mm, a, tab[i].iov_len, true))
 			ret = -EFAULT;
 	}
 	mutex_lock(&ctx->uring_lock);

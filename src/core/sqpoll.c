@@ -27,8 +27,8 @@ static uint64_t now_ms(void)
 
 static unsigned sq_pending(const struct ucmd_ctx *ctx)
 {
-	return __atomic_load_n(ctx->rings.sq_tail, __ATOMIC_SEQ_CST) -
-	       __atomic_load_n(ctx->rings.sq_head, __ATOMIC_RELAXED);
+	/* the thread's own head: it alone submits on a SQPOLL ring */
+	return __atomic_load_n(ctx->rings.sq_tail, __ATOMIC_SEQ_CST) - ctx->cached_sq_head;
 }
 
 /* One pass over the ring; returns whether there was anything to do. */

@@ -46,7 +46,7 @@ static int io_assign_file(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, int fd)
 		req->file = ctx->fixed_files[fd];
 		return 0;
 	}
-	req->file = fget(ctx->engine, fd);
+	req->file = io_file_get(ctx, fd);
 	return req->file ? 0 : -EBADF;
 }
 
@@ -190,7 +190,7 @@ static int io_submit_sqe(struct ucmd_ctx *ctx, struct ucmd_kiocb *req,
 int io_submit_sqes(struct ucmd_ctx *ctx, unsigned nr)
 {
 	struct io_rings *r = &ctx->rings;
-	unsigned head = *r->sq_head;
+	unsigned head = ctx->cached_sq_head;
 	unsigned avail = __atomic_load_n(r->sq_tail, __ATOMIC_ACQUIRE) - head;
 	unsigned submitted = 0;
 	struct blk_plug plug;
@@ -209,7 +209,7 @@ int io_submit_sqes(struct ucmd_ctx *ctx, unsigned nr)
 		head++;
 		if (idx >= r->sq_entries) {
 			/* An index outside the SQE array: counted and skipped. */
-			__atomic_store_n(r->sq_dropped, *r->sq_dropped + 1, __ATOMIC_RELEASE);
+			__atomic_store_n(r->sq_dropped, ++ctx->sq_dropped, __ATOMIC_RELEASE);
 			break;
 		}
 		struct ucmd_kiocb *req = io_alloc_req(ctx);
@@ -236,6 +236,7 @@ int io_submit_sqes(struct ucmd_ctx *ctx, unsigned nr)
 		    !(ctx->flags & IORING_SETUP_SUBMIT_ALL))
 			break;
 	}
+	ctx->cached_sq_head = head;
 	__atomic_store_n(r->sq_head, head, __ATOMIC_RELEASE);
 	/* A chain still open at the end of a submission goes as it is. */
 	if (ctx->link_head) {

@@ -13,8 +13,10 @@
  * the request's mm, and a driver that hands memory to a device bounces what
  * a remote mm holds when the request is issued (nvme/host/bounce.c).
  *
- * The file table is still the engine's (ucmdd maps a client's numbers to
- * it, src/server/fdtab.c).
+ * Its files (core/fdtable.h) are the table its SQE fds, fixed-file
+ * registrations, opens and closes name: NULL for the engine's own (in
+ * process), a table of its own per ucmdd client, so that a client's fd in
+ * an SQE resolves in the engine exactly as the client numbered it.
  */
 #ifndef UCMD_CORE_TASK_H
 #define UCMD_CORE_TASK_H
@@ -22,7 +24,11 @@
 #include "core/cred.h"
 #include "uaccess/uaccess.h"
 
+struct files_struct;
+
 struct ucmd_task {
+	/* NULL: the engine's table (struct ucmd_engine's files) */
+	struct files_struct *files;
 	const struct user_mm *mm;
 	/* NULL: the submitter's, re-read when the process changes them */
 	const struct ucmd_cred *cred;

@@ -108,13 +108,6 @@ int io_uring_cmd_import_fixed_vec(uint64_t uvec, size_t nr, int rw, struct iov_i
 
 	if (nr > UCMD_UIO_MAXIOV)
 		return -EINVAL;
-	/*
-	 * The table holds this process's addresses: a ring of another task
-	 * (a ucmdd client) gets its vectored fixed commands checked and made
-	 * plain vectored ones by the daemon (server/xlate.c), never here.
-	 */
-	if (!user_mm_is_self(req->ctx->task->mm))
-		return -EFAULT;
 	return io_import_fixed_vec(req->ctx, rw, req->buf_index, uvec, (unsigned)nr, iter);
 }
 

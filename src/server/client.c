@@ -112,22 +112,42 @@ static void op_disk_stat(struct srv_client *c, struct srv_req *q, struct srv_rep
 	r->len = r->result < 0 ? 0 : sizeof(*st);
 }
 
+/*
+ * The engine opens as the client (this thread's credentials) and the file
+ * goes to the client's own table: the number it gets is the one it names
+ * in ioctls and SQEs, which the engine resolves in that table. Each number
+ * held counts against its uid (quota.c).
+ */
 static void op_open(struct srv_client *c, struct srv_req *q, struct srv_rep *r)
 {
 	struct ucmdd_open o;
-	int efd, cfd;
+	struct ucmd_file *f, *old = NULL;
+	int ret;
 
 	memcpy(&o, q->p, sizeof(o));
-	/* the engine opens as the client (this thread's credentials) */
-	efd = ucmd_open(c->d->e, o.name, o.flags & O_ACCMODE);
-	if (efd < 0) {
-		r->result = efd;
+	ret = filp_open(c->d->e, o.name, o.flags & O_ACCMODE, &f);
+	if (ret) {
+		r->result = ret;
 		return;
 	}
-	cfd = o.flags & UCMDD_OPEN_FIXED ? srv_fd_install_at(c, efd, o.fd) : srv_fd_install(c, efd);
-	if (cfd < 0)
-		ucmd_close(c->d->e, efd);
-	r->result = cfd;
+	ret = srv_quota_charge(c->d, c->cred.uid, SRV_RES_FD, 1);
+	if (ret) {
+		fput(f);
+		r->result = ret;
+		return;
+	}
+	if (o.flags & UCMDD_OPEN_FIXED)
+		ret = replace_fd(&c->files, o.fd, f, &old);	/* dup2(2): the old file goes */
+	else
+		ret = fd_install_lowest(&c->files, f);
+	if (ret < 0)
+		fput(f);
+	/* a failed install, or a number held already, counts no more */
+	if (ret < 0 || old)
+		srv_quota_uncharge(c->d, c->cred.uid, SRV_RES_FD, 1);
+	if (old)
+		fput(old);
+	r->result = ret;
 }
 
 static void op_close(struct srv_client *c, struct srv_req *q, struct srv_rep *r)
@@ -135,14 +155,14 @@ static void op_close(struct srv_client *c, struct srv_req *q, struct srv_rep *r)
 	struct ucmdd_fd f;
 
 	memcpy(&f, q->p, sizeof(f));
-	r->result = srv_fd_close(c, f.fd);
+	r->result = close_fd(&c->files, f.fd);
+	if (!r->result)
+		srv_quota_uncharge(c->d, c->cred.uid, SRV_RES_FD, 1);
 }
 
 static void op_ioctl(struct srv_client *c, struct srv_req *q, struct srv_rep *r)
 {
 	struct ucmdd_ioctl io;
-
-	int efd;
 
 	memcpy(&io, q->p, sizeof(io));
 	/* ioctl numbers are 32 bits; a wider one names nothing */
@@ -150,15 +170,13 @@ static void op_ioctl(struct srv_client *c, struct srv_req *q, struct srv_rep *r)
 		r->result = -ENOTTY;
 		return;
 	}
-	efd = srv_fd_get(c, io.fd);
 	/*
 	 * The engine's own ioctl path, acting for the client's task (this
-	 * thread's, client_main): it copies the argument from the client's
-	 * memory once, the chain judges that copy, and the driver reaches the
-	 * data, metadata and result through the same task.
+	 * thread's, client_main): the fd in its file table; the argument
+	 * copied from its memory once, the chain judges that copy, and the
+	 * driver reaches the data, metadata and result through the same task.
 	 */
-	r->result = efd < 0 ? efd : ucmd_ioctl(c->d->e, efd, (unsigned long)io.cmd,
-					       (void *)(uintptr_t)io.arg);
+	r->result = ucmd_ioctl(c->d->e, io.fd, (unsigned long)io.cmd, (void *)(uintptr_t)io.arg);
 }
 
 static void op_queue_init(struct srv_client *c, struct srv_req *q, struct srv_rep *r)
@@ -554,9 +572,8 @@ static void client_free(struct srv_client *c)
 		atomic_store(&c->dead, true);
 	srv_rings_destroy_all(c);
 	atomic_store(&c->dead, true);
-	srv_fds_close_all(c);
 	srv_quota_uncharge(d, c->cred.uid, SRV_RES_REGION, c->nr_regions);
-	srv_mem_free(c);
+	srv_task_free(c);
 	user_mm_release(&c->mm);
 	close(c->pidfd);
 	close(c->sock);
@@ -666,12 +683,12 @@ int srv_client_start(struct srv_daemon *d, int sock, const struct ucmd_cred *cre
 	c->mm = *mm;
 	atomic_init(&c->dead, false);
 	atomic_init(&c->bounce_bytes, 0);
-	atomic_init(&c->shadow_bytes, 0);
-	for (unsigned i = 0; i < SRV_FD_SPACE; i++)
-		c->fds[i] = -1;
-	c->nr_fds = 0;
+	if (srv_task_init(c)) {
+		srv_quota_uncharge(d, cred->uid, SRV_RES_CONN, 1);
+		free(c);
+		return -ENOMEM;
+	}
 	pthread_mutex_init(&c->lock, NULL);
-	srv_mem_init(c);
 
 	pthread_mutex_lock(&d->lock);
 	c->next = d->clients;
@@ -694,7 +711,7 @@ int srv_client_start(struct srv_daemon *d, int sock, const struct ucmd_cred *cre
 		d->nr_clients--;
 		pthread_mutex_unlock(&d->lock);
 		srv_quota_uncharge(d, cred->uid, SRV_RES_CONN, 1);
-		srv_mem_free(c);
+		srv_task_free(c);
 		pthread_mutex_destroy(&c->lock);
 		free(c);
 	}

@@ -17,17 +17,11 @@
 /*
  * Connections served at once. Beyond it a new connection is refused at once
  * (one message with the errno, then end of file): every connection is a
- * thread and up to SRV_MAX_FDS engine files, and the engine's file table is
- * shared by all. Of these, SRV_RESERVE_CONNS are for root and the daemon's
+ * thread and up to SRV_MAX_FDS open files, and the engine's bound on open
+ * files (UCMD_MAX_FILES) is shared by all. Of these, SRV_RESERVE_CONNS are for root and the daemon's
  * user only (quota.c).
  */
 #define SRV_MAX_CLIENTS 256u
-
-/* ---- fdtab.c ---- */
-/* UCMDD_CLOSE: forget the client fd and close its engine fd, under c->lock; 0 or -EBADF. */
-int srv_fd_close(struct srv_client *c, int cfd);
-/* The connection is gone: close every engine fd the client holds. */
-void srv_fds_close_all(struct srv_client *c);
 
 /* ---- listen.c ---- */
 /*

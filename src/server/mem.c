@@ -85,17 +85,27 @@ int srv_region_del(struct srv_client *c, uint64_t caddr)
 
 static const struct user_mm_ops client_mm_ops;
 
-void srv_mem_init(struct srv_client *c)
+int srv_task_init(struct srv_client *c)
 {
+	int ret = files_init(&c->files, SRV_FD_SPACE, SRV_MAX_FDS);
+
+	if (ret)
+		return ret;
 	pthread_mutex_init(&c->region_lock, NULL);
 	c->task_mm.ops = &client_mm_ops;
 	c->task_mm.mem_fd = c->task_mm.maps_fd = -1;
+	c->task.files = &c->files;
 	c->task.mm = &c->task_mm;
 	c->task.cred = &c->cred;
+	return 0;
 }
 
-void srv_mem_free(struct srv_client *c)
+void srv_task_free(struct srv_client *c)
 {
+	unsigned held = c->files.nr_open;
+
+	files_exit(&c->files);
+	srv_quota_uncharge(c->d, c->cred.uid, SRV_RES_FD, held);
 	for (unsigned i = 0; i < c->nr_regions; i++)
 		munmap(c->regions[i].daddr, c->regions[i].len);
 	c->nr_regions = 0;

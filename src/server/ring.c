@@ -11,7 +11,8 @@
  * client's SQ tail and CQ head once per pass and bounds them; each SQE
  * index is checked (a bad one counts in sq dropped, as in Linux); each SQE
  * is copied out once, and only the copy is translated (xlate.c), judged
- * and executed. No pointer lives in shared memory.
+ * and executed. Its fds are the client's own numbers: the engine ring
+ * belongs to the client's task and resolves them in its file table. No pointer lives in shared memory.
  *
  * Wake-ups without a system call per command while both sides are busy: a
  * SQPOLL ring's proxy (within its uid's budget, quota.c) polls for idle_ms
@@ -204,7 +205,7 @@ static void complete_one(struct srv_ring *r, const struct io_uring_cqe *cqe)
 	if (i > r->nr_slots || !r->x.slots[i].busy)
 		return;
 	s = &r->x.slots[i];
-	o.res = srv_xlate_complete(&r->x, s, cqe->res);
+	o.res = cqe->res;
 	o.user_data = s->user_data;
 	o.flags = cqe->flags;
 	o.big[0] = r->mem.cqe_shift ? cqe->big_cqe[0] : 0;
@@ -240,30 +241,6 @@ static void fail_sqe(struct srv_ring *r, unsigned i, int err)
 
 	post(r, &o);
 	slot_free(r, i);
-}
-
-/*
- * A non-fixed fd translated without the client's lock may have been closed
- * since: re-checked under it, and the engine takes its references (at
- * submission) before the lock is dropped. UCMDD_CLOSE forgets the client
- * fd under the same lock before closing the engine's, so an engine fd seen
- * here still names the file the client meant.
- */
-static void recheck_fds(struct srv_ring *r, unsigned n)
-{
-	struct srv_client *c = r->c;
-
-	for (unsigned k = 0; k < n; k++) {
-		struct srv_slot *s = &r->x.slots[r->stage[k].slot];
-
-		if (r->stage[k].err || s->cfd < 0)
-			continue;
-		if ((unsigned)s->cfd >= SRV_FD_SPACE || c->fds[s->cfd] != s->efd ||
-		    c->fd_gen[s->cfd] != s->cgen) {
-			srv_xlate_release(&r->x, s);
-			r->stage[k].err = -EBADF;
-		}
-	}
 }
 
 /*
@@ -371,8 +348,6 @@ static unsigned take_sqes(struct srv_ring *r)
 	if (!n)
 		return taken;
 
-	pthread_mutex_lock(&r->c->lock);
-	recheck_fds(r, n);
 	for (unsigned k = 0, end; k < n; k = end + 1) {
 		bool failed = false;
 
@@ -387,10 +362,8 @@ static unsigned take_sqes(struct srv_ring *r)
 			struct io_uring_sqe *e;
 
 			if (failed) {
-				if (!r->stage[j].err) {
-					srv_xlate_release(&r->x, &r->x.slots[si]);
+				if (!r->stage[j].err)
 					r->stage[j].err = -ECANCELED;
-				}
 				continue;
 			}
 			/* space was counted above */
@@ -399,8 +372,8 @@ static unsigned take_sqes(struct srv_ring *r)
 			e->user_data = si;
 		}
 	}
+	/* the engine takes each fd's file from the client's table, a reference each */
 	(void)ucmd_submit(&r->er);
-	pthread_mutex_unlock(&r->c->lock);
 
 	for (unsigned k = 0; k < n; k++)
 		if (r->stage[k].err)
@@ -436,23 +409,6 @@ static unsigned pass(struct srv_ring *r, bool take)
 	cq_commit(r);
 	sq_blocked_update(r, take);
 	return did;
-}
-
-void srv_ring_quiesce_bufs(struct srv_ring *r)
-{
-	struct pollfd pfd = { .fd = r->owner_efd, .events = POLLIN };
-
-	for (;;) {
-		bool busy = false;
-
-		pass(r, false);
-		for (unsigned i = 0; i <= r->nr_slots && !busy; i++)
-			busy = r->x.slots[i].busy && r->x.slots[i].fixed;
-		if (!busy)
-			return;
-		if (poll(&pfd, 1, 100) > 0)
-			efd_drain(r->owner_efd);
-	}
 }
 
 static bool sq_pending(struct srv_ring *r)
@@ -510,7 +466,6 @@ static void proxy_exit(struct srv_ring *r)
 			memset(s, 0, sizeof(*s));
 			s->busy = true;
 			s->internal = true;
-			s->cfd = s->efd = -1;
 			r->nr_pending++;
 			(void)ucmd_submit(&r->er);
 		}
@@ -585,21 +540,6 @@ static void *proxy_thread(void *arg)
 
 /* ---- set-up and teardown ---- */
 
-static void rbufs_free(struct srv_ring *r)
-{
-	for (unsigned i = 0; i < r->x.nr_btab; i++) {
-		struct srv_rbuf *b = &r->x.btab[i];
-
-		if (b->shadow) {
-			free(b->shadow);
-			atomic_fetch_sub(&r->c->shadow_bytes, b->shadow_len);
-		}
-	}
-	free(r->x.btab);
-	r->x.btab = NULL;
-	r->x.nr_btab = 0;
-}
-
 static void ring_free(struct srv_ring *r)
 {
 	if (r->er_live)
@@ -613,9 +553,6 @@ static void ring_free(struct srv_ring *r)
 		close(r->cq_efd);
 	if (r->user_efd >= 0)
 		close(r->user_efd);
-	rbufs_free(r);
-	free(r->x.ftab);
-	free(r->x.fkind);
 	io_rings_destroy(&r->mem);
 	free(r->x.slots);
 	free(r->ocq);
@@ -675,7 +612,6 @@ static int ring_setup(struct srv_ring *r, const struct ucmdd_queue_init *req,
 	r->nr_slots = 2 * r->mem.sq_entries;
 	if (r->nr_slots > SRV_MAX_OVERFLOW)
 		r->nr_slots = SRV_MAX_OVERFLOW;
-	r->x.c = r->c;
 	r->x.sqe128 = r->mem.sqe_shift;
 	r->x.nr_slots = r->nr_slots + 1;
 	r->x.slots = calloc(r->nr_slots + 1, sizeof(*r->x.slots));

@@ -3,12 +3,12 @@
  * A client ring's insides, shared by ring.c (the shared memory, the proxy
  * thread) and xlate.c (one client SQE -> one engine SQE), and by their
  * tests. A client's SQE is translated into an SQE of the daemon's own engine
- * ring, which belongs to the client's task: its fd through the client's fd
- * table, its registered files and buffers through the ring's tables, every
- * other address left the client's (the engine reaches it through the
- * task's mm). Each engine request holds a pending slot (user_data = the
- * slot's index) that remembers the client's user_data and what a
- * registered buffer's shadow gets back.
+ * ring, which belongs to the client's task: its fds and registered files
+ * are the client's numbers, which the engine resolves in the task's file
+ * table; its addresses and registered buffers are the client's memory,
+ * which the engine reaches through the task's mm. Each engine request
+ * holds a pending slot (user_data = the slot's index) that remembers the
+ * client's user_data.
  */
 #ifndef UCMD_SERVER_RING_H
 #define UCMD_SERVER_RING_H
@@ -17,47 +17,17 @@
 #include "ring/ring.h"
 #include "server/server.h"
 
-/* A registered buffer: the client's range, and the daemon memory behind it. */
-struct srv_rbuf {
-	uint64_t caddr;
-	size_t len;
-	void *daddr;		/* what the engine's table holds; NULL: an empty (sparse) slot */
-	void *shadow;		/* our copy when the range is in no region, else NULL */
-	size_t shadow_len;	/* counted in the client's shadow_bytes */
-};
-
-/* What a completion copies back to the client. */
-enum srv_out {
-	SRV_OUT_NONE,		/* nothing: the device only read */
-	SRV_OUT_RES,		/* READ family: res bytes, when res > 0 */
-	SRV_OUT_NVME,		/* NVMe read direction: data_len and metadata, when res == 0 */
-};
-
 struct srv_slot {
 	uint64_t user_data;	/* the client's */
 	bool busy;
 	bool internal;		/* the proxy's own request (the exit cancel): no client CQE */
 	bool skip_success;	/* IOSQE_CQE_SKIP_SUCCESS, applied here (the engine posts all) */
-	bool fixed;		/* uses a registered buffer: unregistering waits for it */
-	uint8_t out;		/* enum srv_out */
-	int cfd, efd;		/* a non-fixed fd as translated (cfd -1: none), re-checked at submit */
-	uint32_t cgen;		/* c->fd_gen[cfd] then: the number still names that file */
-	/* a registered buffer's shadow range that a read fills */
-	uint64_t fix_caddr;
-	void *fix_daddr;
-	size_t fix_len;
 	unsigned next_free;
 };
 
-/* What translation needs: the client, the ring's tables, the pending slots. */
+/* What translation needs: the SQE size, the pending slots. */
 struct srv_xl {
-	struct srv_client *c;
 	bool sqe128;
-	int *ftab;		/* registered files: engine fds (-1 empty), at the client's indexes */
-	uint8_t *fkind;		/* their kinds (enum srv_dev_kind), taken at registration */
-	unsigned nr_ftab;
-	struct srv_rbuf *btab;	/* registered buffers, at the client's indexes */
-	unsigned nr_btab;
 	struct srv_slot *slots;	/* for ASYNC_CANCEL by the client's user_data */
 	unsigned nr_slots;
 };
@@ -68,22 +38,11 @@ struct srv_xl {
 /*
  * Translate the snapshot csqe (64 or 128 bytes as the ring's SQEs are) into
  * esqe (same size) for the engine, filling s (its user_data and busy flag
- * are the caller's). 0, or the -errno the client's CQE carries, after which
- * s holds nothing (srv_xlate_release need not be called). The engine never
- * gets a client address: an opcode or a uring_cmd whose memory the daemon
- * does not know fails here.
+ * are the caller's). 0, or the -errno the client's CQE carries (an opcode
+ * the proxy does not pass on).
  */
 int srv_xlate(struct srv_xl *x, const struct io_uring_sqe *csqe, struct io_uring_sqe *esqe,
 	      struct srv_slot *s);
-/*
- * The engine completed s's request with res: copy back what the device
- * wrote into a registered buffer's shadow (unless the client is dead).
- * Returns the res for the client's CQE: res, or -EFAULT when that copy
- * failed. Every other buffer the engine itself copied back, before res.
- */
-int32_t srv_xlate_complete(struct srv_xl *x, struct srv_slot *s, int32_t res);
-/* The request never reached the engine: release s's memory, copying nothing. */
-void srv_xlate_release(struct srv_xl *x, struct srv_slot *s);
 
 /* ---- ring.c: the ring and its proxy ---- */
 
@@ -137,7 +96,5 @@ struct srv_ring {
  * registers and destroys a client's rings) may use it until it destroys it.
  */
 struct srv_ring *srv_ring_get(struct srv_client *c, uint32_t id);
-/* Under r->lock: wait until no request in flight uses a registered buffer, posting CQEs. */
-void srv_ring_quiesce_bufs(struct srv_ring *r);
 
 #endif /* UCMD_SERVER_RING_H */

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * io_uring_register(2) on a client ring (UCMDD_REGISTER): the client's
- * arguments read from its memory, translated, and registered on the
- * daemon's engine ring at the same indexes, so that an SQE's fixed file or
- * buffer index means the same slot on both.
+ * arguments read from its memory and registered on the daemon's engine
+ * ring, which belongs to the client's task, so that the engine resolves
+ * them as in-process:
  *
- *   files      client fd numbers -> engine fds (a client names only its own)
- *   buffers    inside a shared region: the daemon's mapping of it (zero
- *              copy); else a shadow buffer the daemon copies through
- *              (counted in shadow_bytes, at most SRV_MAX_REG_SHADOW)
+ *   files      the client's fd numbers, in the client's own file table
+ *   buffers    the client's ranges, reached through its mm at each issue
+ *              (a range inside a shared region: the daemon's mapping of
+ *              it, zero copy; any other: bounced by the driver then)
  *   personality, eventfd, probe: as Linux answers them
  *   ring fds   -EINVAL: a daemon ring has no fd to register; the client's
  *              backend answers ucmd_register_ring_fd() itself
@@ -25,132 +25,52 @@
 
 #include "server/ring.h"
 
-#define PAGE 4096u
-
 /*
- * The engine fds for the client's fds at cfds (-1 and, with skip, the SKIP
- * value kept), and their files' kinds. Under c->lock, so that the kind is
- * that of the file the engine registers from the same number.
+ * The client's numbers as they are: the engine ring's task resolves them in
+ * the client's own table, and the engine answers as in-process.
  */
-static int files_xlate(struct srv_client *c, const int *cfds, int *efds, uint8_t *kinds,
-		       unsigned nr, bool skip, unsigned *done)
-{
-	for (*done = 0; *done < nr; (*done)++) {
-		int cfd = cfds[*done];
-
-		kinds[*done] = SRV_DEV_OTHER;
-		if (cfd == -1 || (skip && cfd == IORING_REGISTER_FILES_SKIP)) {
-			efds[*done] = cfd;
-			continue;
-		}
-		if (cfd < 0 || (unsigned)cfd >= SRV_FD_SPACE || c->fds[cfd] < 0)
-			return -EBADF;
-		efds[*done] = c->fds[cfd];
-		kinds[*done] = c->fd_kind[cfd];
-	}
-	return 0;
-}
-
 static int files_register(struct srv_ring *r, uint64_t arg, unsigned nr, bool sparse)
 {
-	struct srv_client *c = r->c;
-	int *cfds = NULL, *efds = NULL;
-	uint8_t *kinds;
-	unsigned done;
+	int *cfds;
 	int ret;
 
-	if (r->x.nr_ftab)
-		return -EBUSY;
+	if (sparse)
+		return ucmd_register_files_sparse(&r->er, nr);
 	if (!nr || nr > UCMD_MAX_FIXED_FILES)
 		return -EINVAL;
-	if (!sparse && !arg)
+	if (!arg)
 		return -EFAULT;
 	cfds = malloc(nr * sizeof(int));
-	efds = malloc(nr * sizeof(int));
-	kinds = malloc(nr);
-	ret = cfds && efds && kinds ? 0 : -ENOMEM;
-	if (!ret && sparse)
-		memset(cfds, 0xff, nr * sizeof(int));	/* -1: an empty slot */
-	else if (!ret)
-		ret = srv_copy_from(c, cfds, arg, nr * sizeof(int));
-	if (!ret) {
-		/* under the client's lock: an fd cannot be closed between lookup and reference */
-		pthread_mutex_lock(&c->lock);
-		ret = files_xlate(c, cfds, efds, kinds, nr, false, &done);
-		if (!ret)
-			ret = ucmd_register_files(&r->er, efds, nr);
-		pthread_mutex_unlock(&c->lock);
-	}
-	if (!ret) {
-		r->x.ftab = efds;
-		r->x.fkind = kinds;
-		r->x.nr_ftab = nr;
-		efds = NULL;
-		kinds = NULL;
-	}
+	if (!cfds)
+		return -ENOMEM;
+	ret = srv_copy_from(r->c, cfds, arg, nr * sizeof(int));
+	if (!ret)
+		ret = ucmd_register_files(&r->er, cfds, nr);
 	free(cfds);
-	free(efds);
-	free(kinds);
 	return ret;
 }
 
 static int files_update(struct srv_ring *r, uint64_t arg, unsigned nr)
 {
-	struct srv_client *c = r->c;
 	struct io_uring_files_update up;
-	int *cfds = NULL, *efds = NULL;
-	uint8_t *kinds = NULL;
-	unsigned done = 0;
-	int ret, err;
+	int *cfds;
+	int ret;
 
-	if (srv_copy_from(c, &up, arg, sizeof(up)))
+	if (srv_copy_from(r->c, &up, arg, sizeof(up)))
 		return -EFAULT;
 	if (up.resv)
 		return -EINVAL;
-	if (!r->x.nr_ftab)
-		return -ENXIO;
-	if (!nr || up.offset >= r->x.nr_ftab || nr > r->x.nr_ftab - up.offset)
+	if (!nr || nr > UCMD_MAX_FIXED_FILES)
 		return -EINVAL;
 	cfds = malloc(nr * sizeof(int));
-	efds = malloc(nr * sizeof(int));
-	kinds = malloc(nr);
-	ret = cfds && efds && kinds ? 0 : -ENOMEM;
+	if (!cfds)
+		return -ENOMEM;
+	ret = srv_copy_from(r->c, cfds, up.fds, nr * sizeof(int));
+	/* Linux updates up to a bad fd and says how many, or its error if none */
 	if (!ret)
-		ret = srv_copy_from(c, cfds, up.fds, nr * sizeof(int));
-	if (!ret) {
-		pthread_mutex_lock(&c->lock);
-		/* Linux updates up to a bad fd and says how many, or its error if none */
-		err = files_xlate(c, cfds, efds, kinds, nr, true, &done);
-		ret = done ? ucmd_register_files_update(&r->er, up.offset, efds, done) : err;
-		pthread_mutex_unlock(&c->lock);
-	}
-	for (int i = 0; i < ret; i++) {
-		if (efds[i] != IORING_REGISTER_FILES_SKIP) {
-			r->x.ftab[up.offset + (unsigned)i] = efds[i];
-			r->x.fkind[up.offset + (unsigned)i] = kinds[i];
-		}
-	}
+		ret = ucmd_register_files_update(&r->er, up.offset, cfds, nr);
 	free(cfds);
-	free(efds);
-	free(kinds);
 	return ret;
-}
-
-static int files_unregister(struct srv_ring *r)
-{
-	int ret;
-
-	if (!r->x.nr_ftab)
-		return -ENXIO;
-	ret = ucmd_unregister_files(&r->er);
-	if (ret)
-		return ret;
-	free(r->x.ftab);
-	free(r->x.fkind);
-	r->x.ftab = NULL;
-	r->x.fkind = NULL;
-	r->x.nr_ftab = 0;
-	return 0;
 }
 
 /* struct io_uring_rsrc_register: a table (data) or nr empty slots (SPARSE). */
@@ -169,114 +89,31 @@ static int rsrc_register(struct srv_ring *r, uint64_t arg, unsigned size,
 	return 0;
 }
 
-static void rbuf_release(struct srv_client *c, struct srv_rbuf *b)
-{
-	if (b->shadow) {
-		free(b->shadow);
-		atomic_fetch_sub(&c->shadow_bytes, b->shadow_len);
-	}
-	memset(b, 0, sizeof(*b));
-}
-
-/* One client buffer: its region's mapping, or a shadow filled with its contents. */
-static int rbuf_get(struct srv_client *c, struct srv_rbuf *b, const struct iovec *iov)
-{
-	uint64_t a = (uint64_t)(uintptr_t)iov->iov_base;
-	size_t len = iov->iov_len;
-	size_t span;
-
-	/* Linux: a buffer is non-empty, at most 1 GiB, and memory */
-	if (!a || !len || len > UCMD_MAX_BUF_LEN || a + len < a || a + len > UCMD_TASK_SIZE)
-		return -EFAULT;
-	b->caddr = a;
-	b->len = len;
-	b->daddr = srv_region_lookup(c, a, len);
-	if (b->daddr)
-		return 0;
-	span = ((a & (PAGE - 1)) + len + PAGE - 1) & ~(size_t)(PAGE - 1);
-	if (atomic_fetch_add(&c->shadow_bytes, span) + span > SRV_MAX_REG_SHADOW) {
-		atomic_fetch_sub(&c->shadow_bytes, span);
-		return -ENOMEM;
-	}
-	b->shadow = aligned_alloc(PAGE, span);
-	if (!b->shadow) {
-		atomic_fetch_sub(&c->shadow_bytes, span);
-		return -ENOMEM;
-	}
-	b->shadow_len = span;
-	/* the client's offset in its page: the alignment the driver checks is the same */
-	b->daddr = (char *)b->shadow + (a & (PAGE - 1));
-	memset(b->shadow, 0, span);
-	/* Linux pins the pages here: memory that is not there is -EFAULT now */
-	if (srv_copy_from(c, b->daddr, a, len)) {
-		rbuf_release(c, b);
-		return -EFAULT;
-	}
-	return 0;
-}
-
+/*
+ * The client's ranges as they are: the engine checks them through the
+ * ring's task (the client's memory, as Linux pins a buffer's pages) and
+ * reaches them through it whenever a request is issued, so that a
+ * registered buffer holds what the client's memory holds at that moment.
+ */
 static int bufs_register(struct srv_ring *r, uint64_t arg, unsigned nr, bool sparse)
 {
-	struct srv_client *c = r->c;
-	struct iovec *civ = NULL, *div = NULL;
-	struct srv_rbuf *tab;
-	int ret = 0;
-
-	if (r->x.nr_btab)
-		return -EBUSY;
-	if (!nr || nr > UCMD_MAX_FIXED_BUFS)
-		return -EINVAL;
-	tab = calloc(nr, sizeof(*tab));
-	if (!tab)
-		return -ENOMEM;
-	if (sparse) {
-		ret = ucmd_register_buffers_sparse(&r->er, nr);
-		goto out;
-	}
-	civ = malloc(nr * sizeof(*civ));
-	div = malloc(nr * sizeof(*div));
-	if (!civ || !div)
-		ret = -ENOMEM;
-	else if (!arg || srv_copy_from(c, civ, arg, nr * sizeof(*civ)))
-		ret = -EFAULT;
-	for (unsigned i = 0; i < nr && !ret; i++) {
-		ret = rbuf_get(c, &tab[i], &civ[i]);
-		div[i].iov_base = tab[i].daddr;
-		div[i].iov_len = tab[i].len;
-	}
-	if (!ret)
-		ret = ucmd_register_buffers(&r->er, div, nr);
-out:
-	if (ret) {
-		for (unsigned i = 0; i < nr; i++)
-			rbuf_release(c, &tab[i]);
-		free(tab);
-	} else {
-		r->x.btab = tab;
-		r->x.nr_btab = nr;
-	}
-	free(civ);
-	free(div);
-	return ret;
-}
-
-static int bufs_unregister(struct srv_ring *r)
-{
+	struct iovec *civ;
 	int ret;
 
-	if (!r->x.nr_btab)
-		return -ENXIO;
-	/* a request in flight may be reading or filling a shadow */
-	srv_ring_quiesce_bufs(r);
-	ret = ucmd_unregister_buffers(&r->er);
-	if (ret)
-		return ret;
-	for (unsigned i = 0; i < r->x.nr_btab; i++)
-		rbuf_release(r->c, &r->x.btab[i]);
-	free(r->x.btab);
-	r->x.btab = NULL;
-	r->x.nr_btab = 0;
-	return 0;
+	if (sparse)
+		return ucmd_register_buffers_sparse(&r->er, nr);
+	if (!nr || nr > UCMD_MAX_FIXED_BUFS)
+		return -EINVAL;
+	if (!arg)
+		return -EFAULT;
+	civ = malloc(nr * sizeof(*civ));
+	if (!civ)
+		return -ENOMEM;
+	ret = srv_copy_from(r->c, civ, arg, nr * sizeof(*civ));
+	if (!ret)
+		ret = ucmd_register_buffers(&r->er, civ, nr);
+	free(civ);
+	return ret;
 }
 
 /* Linux's eventfd_ctx_fdget(): an fd that is not an eventfd is -EINVAL. */
@@ -355,7 +192,7 @@ static int do_register(struct srv_ring *r, const struct ucmdd_register *req, int
 	case IORING_REGISTER_FILES_UPDATE:
 		return files_update(r, req->arg, req->nr);
 	case IORING_UNREGISTER_FILES:
-		return req->arg || req->nr ? -EINVAL : files_unregister(r);
+		return req->arg || req->nr ? -EINVAL : ucmd_unregister_files(&r->er);
 	case IORING_REGISTER_BUFFERS:
 		return bufs_register(r, req->arg, req->nr, false);
 	case IORING_REGISTER_BUFFERS2:
@@ -364,7 +201,7 @@ static int do_register(struct srv_ring *r, const struct ucmdd_register *req, int
 			return ret;
 		return bufs_register(r, rr.data, rr.nr, rr.flags & IORING_RSRC_REGISTER_SPARSE);
 	case IORING_UNREGISTER_BUFFERS:
-		return req->arg || req->nr ? -EINVAL : bufs_unregister(r);
+		return req->arg || req->nr ? -EINVAL : ucmd_unregister_buffers(&r->er);
 	case IORING_REGISTER_PERSONALITY:
 		/* the control thread acts as the client: its credentials are registered */
 		return req->arg || req->nr ? -EINVAL : ucmd_register_personality(&r->er);

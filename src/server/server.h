@@ -8,8 +8,7 @@
  *   ucmdd.c      options, controllers, engine and security set-up, signals
  *   listen.c     the socket, accept, the peer's identity
  *   client.c     one connection: its control thread, the request table
- *   fdtab.c      the client's fd numbers -> the engine's
- *   mem.c        the client's memory: regions it shared, copies, its task's mm
+ *   mem.c        the client's task (its file table, its mm): regions it shared, copies
  *   ring.c       a client ring: the shared memfd, its proxy thread
  *   efd.c        the eventfds a client shares: never waited on
  *   quota.c      per-uid quotas, the reserve for root and the daemon's user
@@ -31,6 +30,8 @@
 #include <sys/uio.h>
 
 #include "core/cred.h"
+#include "core/fdtable.h"
+#include "core/file.h"
 #include "core/task.h"
 #include "daemon/proto.h"
 #include "server/quota.h"
@@ -49,7 +50,6 @@
 #define SRV_MAX_ENTRIES		4096u	/* SQ entries per ring */
 #define SRV_MAX_REGIONS		64u
 #define SRV_MAX_BOUNCE		(256u << 20)	/* bounce bytes in flight per client */
-#define SRV_MAX_REG_SHADOW	(1u << 30)	/* registered-buffer shadows per client */
 #define SRV_MAX_OVERFLOW	4096u	/* CQEs held for a client whose CQ is full */
 
 struct srv_daemon;
@@ -86,18 +86,14 @@ struct srv_client {
 	atomic_bool dead;		/* connection gone: rings stop and clean up */
 	bool held;			/* control thread: ever held a device, ring or region */
 
-	pthread_mutex_t lock;		/* fds, regions, rings */
-	int fds[SRV_FD_SPACE];		/* client fd -> engine fd, -1 free */
+	pthread_mutex_t lock;		/* rings */
 	/*
-	 * What each is (enum srv_dev_kind, from the file itself when it was
-	 * installed), and how many times its number was given a file: a
-	 * translation made without the lock is good only if both still match
-	 * at submission, since a close and an open can give the same client
-	 * number and the same engine number to another file.
+	 * The client's file table, its task's (core/fdtable.h): the numbers
+	 * it opens, closes and names in SQEs and fixed-file registrations,
+	 * resolved by the engine itself. Each number held counts against the
+	 * client's uid (SRV_RES_FD, quota.c).
 	 */
-	uint8_t fd_kind[SRV_FD_SPACE];
-	uint32_t fd_gen[SRV_FD_SPACE];
-	unsigned nr_fds;		/* entries not -1: at most SRV_MAX_FDS */
+	struct files_struct files;
 	/*
 	 * Regions have a lock of their own: the engine looks them up while
 	 * issuing (task_mm), and the proxy submits under c->lock.
@@ -108,7 +104,6 @@ struct srv_client {
 	struct srv_ring *rings[SRV_MAX_RINGS];
 
 	atomic_size_t bounce_bytes;	/* the engine's bounces for this client (mem.c) */
-	atomic_size_t shadow_bytes;	/* registered-buffer shadows */
 	struct srv_client *next;	/* the daemon's list */
 };
 
@@ -128,28 +123,6 @@ struct srv_daemon {
 	int (*ana_state)(struct srv_daemon *d, uint32_t port, uint32_t grpid, uint32_t state);
 };
 
-/* ---- fdtab.c (the kinds: xlate.c, which alone looks at engine files) ---- */
-/* How a device's uring_cmd uses memory: what the proxy must translate. */
-enum srv_dev_kind {
-	SRV_DEV_OTHER,		/* a uring_cmd the daemon cannot translate (or no file) */
-	SRV_DEV_NONE,		/* no uring_cmd at all: the engine answers -EOPNOTSUPP */
-	SRV_DEV_NULL,		/* takes no memory (core/null.c) */
-	SRV_DEV_NVME_NS,	/* ngXnY: NVME_URING_CMD_IO / _IO_VEC */
-	SRV_DEV_NVME_CTRL,	/* nvmeX: NVME_URING_CMD_ADMIN / _ADMIN_VEC */
-};
-/* The kind of the file at engine fd efd now. */
-uint8_t srv_dev_kind(struct ucmd_engine *e, int efd);
-/* The engine fd behind the client's fd, or -EBADF. */
-int srv_fd_get(struct srv_client *c, int cfd);
-/* The same, with the file's kind and the number's generation (c->fd_kind, c->fd_gen). */
-int srv_fd_get_kind(struct srv_client *c, int cfd, uint8_t *kind, uint32_t *gen);
-/* A new client fd for an engine fd, or -EMFILE (the engine fd is then the caller's). */
-int srv_fd_install(struct srv_client *c, int efd);
-/* UCMDD_OPEN_FIXED: at number cfd, replacing what was there; cfd or -EBADF/-EMFILE. */
-int srv_fd_install_at(struct srv_client *c, int efd, int cfd);
-/* Forget a client fd; its engine fd, or -EBADF. */
-int srv_fd_remove(struct srv_client *c, int cfd);
-
 /* ---- mem.c: the client's memory ---- */
 /*
  * Regions: the client's memfd mapped in the daemon. The memfd must be a
@@ -161,11 +134,13 @@ int srv_fd_remove(struct srv_client *c, int cfd);
 int srv_region_add(struct srv_client *c, int memfd, uint64_t caddr, uint64_t len);
 int srv_region_del(struct srv_client *c, uint64_t caddr);
 /*
- * A new client's memory state (c->mm already opened: its task's mm is set
- * up here); and its end: regions unmapped, bounce cache freed.
+ * A new client's task (c->mm already opened): its mm over c->mm and its
+ * regions, its cred, an empty file table. 0 or -ENOMEM. And its end: every
+ * file it holds closed (and given back to its uid's quota), regions
+ * unmapped.
  */
-void srv_mem_init(struct srv_client *c);
-void srv_mem_free(struct srv_client *c);
+int srv_task_init(struct srv_client *c);
+void srv_task_free(struct srv_client *c);
 /* The daemon's address for [caddr, caddr + len) when one region holds it whole, else NULL. */
 void *srv_region_lookup(struct srv_client *c, uint64_t caddr, uint64_t len);
 

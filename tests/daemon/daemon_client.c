@@ -21,7 +21,9 @@
  *   link-rw       --count pairs of a Read linked (IOSQE_IO_LINK) to a Write on
  *                 one plain buffer: block slba+i copied to slba+count+i
  *                 through the buffer; the Write must send what the Read
- *                 brought (--buf alloc: a shared region instead)
+ *                 brought (--buf alloc: a shared region instead; --fixed:
+ *                 the buffer registered, pair i's Read and Write through it
+ *                 as fixed-fixed, fixed-plain, plain-fixed by i % 3)
  *
  * Options: --daemon PATH (default $UCMD_DAEMON) --ns ng0n1 --ctrl nvme0
  *   --slba N --nlb N --count N --seed N --iters N --seconds S --qd N
@@ -355,6 +357,11 @@ static int cmd_link_rw(const struct dc_opts *o)
 		dc_die("link-rw: out of memory");
 	if (dst0 + (uint64_t)o->nlb * o->count > c.nsze)
 		dc_die("link-rw: blocks past the namespace's end");
+	if (o->fixed) {
+		ret = ucmd_register_buffers(&c.ring, &(struct iovec){ buf, len }, 1);
+		if (ret)
+			dc_die("link-rw: register buffers: %s", dc_res_name(ret, nb, sizeof(nb)));
+	}
 	for (uint32_t i = 0; i < o->count; i++) {
 		uint64_t src = o->slba + (uint64_t)i * o->nlb, dst = dst0 + (uint64_t)i * o->nlb;
 		struct io_uring_cqe *cqe;
@@ -374,9 +381,13 @@ static int cmd_link_rw(const struct dc_opts *o)
 		dc_prep_io(&c, sqe, NVME_OP_READ, src, o->nlb, buf);
 		sqe->flags |= IOSQE_IO_LINK;
 		sqe->user_data = 0;
+		if (o->fixed && i % 3 != 2)
+			sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;	/* buf_index 0 */
 		sqe = ucmd_get_sqe(&c.ring);
 		dc_prep_io(&c, sqe, NVME_OP_WRITE, dst, o->nlb, buf);
 		sqe->user_data = 1;
+		if (o->fixed && i % 3 != 1)
+			sqe->uring_cmd_flags = IORING_URING_CMD_FIXED;
 		ret = ucmd_submit_and_wait(&c.ring, 2);
 		if (ret < 0)
 			dc_die("link-rw: submit: %s", dc_res_name(ret, nb, sizeof(nb)));

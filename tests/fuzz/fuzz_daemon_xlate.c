@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: ucmdd's path for one client SQE, srv_xlate() /
- * srv_xlate_complete() / srv_xlate_release() (src/server/xlate.c), then the
- * engine running it on a ring that belongs to the client's task, as ucmdd's
+ * libFuzzer target: ucmdd's path for one client SQE, srv_xlate()
+ * (src/server/xlate.c), then the engine running it on a ring that belongs to the client's task, as ucmdd's
  * rings do (core/task.h): every client address reaches the engine as it is,
  * and the engine reaches it only through the client's mm (its
  * /proc/PID/mem, its regions) -- the NVMe host's bounce (nvme/host/bounce.c),
@@ -23,10 +22,11 @@
  *   [160K, 192K)  region B, adjacent: a range over both is in no region
  *   [192K, 208K)  region C, retired (srv_region_del): reached by pid again
  *   [208K, 256K)  a hole
- * Registered files: ng0n1, empty, null, nvme0n1, nvme0. Registered buffers:
- * a shadowed range of the plain part, a range of region A (zero copy), a
- * shadowed range of the retired region, and a shadow at an odd page offset
- * (the engine has no empty slot but in a table registered all empty).
+ * Registered files: ng0n1, empty, null, nvme0n1, nvme0 (the client's
+ * numbers). Registered buffers, the client's ranges: one of the plain part,
+ * one of region A (zero copy), one of the retired region, one at an odd
+ * page offset (the engine has no empty slot but in a table registered all
+ * empty).
  *
  * Input: byte 0 is the mode (bit 0: 128-byte SQEs; bit 1: every address
  * and length as the input has it, else mapped by fuzz_addr/fuzz_len into
@@ -36,12 +36,10 @@
  * same bytes unmapped at offset 1K (up to 1 KiB: a timespec, raw iovecs).
  *
  * Invariants: srv_xlate answers 0 or a -errno; on an error nothing is held
- * (bounce_bytes 0). On 0, only what the daemon names for itself is
- * translated: a non-fixed fd is the engine fd of the client's, a
- * registered buffer's range its daemon side; every other address is the
- * client's, unchanged; CQE_SKIP_SUCCESS is not passed on. The engine then
- * runs it: exactly one CQE, srv_xlate_complete answers its res or -EFAULT,
- * and the engine's bounces for the client (bounce_bytes) are back to 0.
+ * (bounce_bytes 0). On 0, fds, fixed indexes and every address stay the
+ * client's (the engine resolves them in the client's table and memory);
+ * CQE_SKIP_SUCCESS is not passed on. The engine then runs it: exactly one
+ * CQE, and the engine's bounces for the client (bounce_bytes) are back to 0.
  * Timeouts are capped to 1 ms in the client's memory before they run, and
  * admin commands that never complete or take the driver's queues or
  * namespace away are translated and released, not run (fuzz_nvme_cmd.c
@@ -89,8 +87,8 @@ static struct srv_client client;
 static struct srv_xl xl128, xl64;
 static struct srv_slot slots[NR_SLOTS];
 static int ftab[NR_FTAB];
-static uint8_t fkind[NR_FTAB];
-static struct srv_rbuf btab[NR_BTAB];
+/* the registered buffers: the client's ranges, as ring_reg.c registers them */
+static struct iovec btab[NR_BTAB];
 static struct ucmd_ring ring128, ring64;
 static struct ucmd_ctrl *ctrl;
 static struct ucmd_nvme_host *host;
@@ -124,19 +122,13 @@ static void region(size_t off, size_t len, bool retire)
 	close(fd);
 }
 
-/* A registered buffer behind a shadow, as ring_reg.c makes one. */
-static void shadow_buf(struct srv_rbuf *b, size_t off, size_t len)
+/* The client's number cfd for the engine table's efd. */
+static void install(int efd, int cfd)
 {
-	size_t span = ((off & 4095) + len + 4095) & ~(size_t)4095;
+	struct ucmd_file *f = fget(daemon_.e, efd), *old;
 
-	b->caddr = caddr(off);
-	b->len = len;
-	b->shadow = aligned_alloc(4096, span);
-	if (!b->shadow)
-		die("shadow");
-	memset(b->shadow, 0, span);
-	b->shadow_len = span;
-	b->daddr = (char *)b->shadow + (off & 4095);
+	if (!f || replace_fd(&client.files, cfd, f, &old) != cfd || old)
+		die("install");
 }
 
 static void engine_ring(struct ucmd_ring *r, unsigned flags)
@@ -149,7 +141,7 @@ static void engine_ring(struct ucmd_ring *r, unsigned flags)
 	/* as ring.c's ring_setup: the client's ring */
 	io_ring_set_task(r, &client.task);
 	for (unsigned i = 0; i < NR_BTAB; i++)
-		iov[i] = (struct iovec){ btab[i].daddr, btab[i].len };
+		iov[i] = btab[i];
 	if (ucmd_register_files(r, ftab, NR_FTAB) || ucmd_register_buffers(r, iov, NR_BTAB))
 		die("engine ring registration");
 }
@@ -174,9 +166,8 @@ static void setup(void)
 	c->pidfd = -1;
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_mutex_init(&daemon_.lock, NULL);
-	srv_mem_init(c);
-	for (unsigned i = 0; i < SRV_FD_SPACE; i++)
-		c->fds[i] = -1;
+	if (srv_task_init(c))
+		die("the client's task");
 	region(RA_OFF, RA_LEN, false);
 	region(RB_OFF, RB_LEN, false);
 	region(RC_OFF, RC_LEN, true);
@@ -214,48 +205,42 @@ static void setup(void)
 	ctrl_efd = ucmd_open(daemon_.e, "nvme0", O_RDWR);
 	bdev_efd = ucmd_open(daemon_.e, "nvme0n1", O_RDWR);
 	null_efd = ucmd_open(daemon_.e, "null", O_RDWR);
-	/* an engine fd the client's table still names after the engine closed it */
+	/* a number the client held and closed: its table names nothing there */
 	stale = ucmd_open(daemon_.e, "null", O_RDWR);
 	if (ng_efd < 0 || ctrl_efd < 0 || bdev_efd < 0 || null_efd < 0 || stale < 0)
 		die("open");
-	ucmd_close(daemon_.e, stale);
-	/* client fd numbers other than the engine's, as a real table gives */
-	c->fds[3] = ng_efd;
-	c->fds[4] = ctrl_efd;
-	c->fds[5] = bdev_efd;
-	c->fds[6] = null_efd;
-	c->fds[7] = stale;
-	/* what fdtab.c records when it installs them */
-	for (int i = 3; i <= 7; i++)
-		c->fd_kind[i] = srv_dev_kind(daemon_.e, c->fds[i]);
+	/*
+	 * The client's own table, numbered unlike the engine's (this thread
+	 * acts for no task: the opens went to the engine's table). From here
+	 * on the *_efd names hold the client's numbers, which the engine
+	 * resolves in that table.
+	 */
+	install(ng_efd, 3);
+	install(ctrl_efd, 4);
+	install(bdev_efd, 5);
+	install(null_efd, 6);
+	install(stale, 7);
+	if (close_fd(&c->files, 7))
+		die("close");
+	ng_efd = 3, ctrl_efd = 4, bdev_efd = 5, null_efd = 6;
 
 	ftab[0] = ng_efd;
 	ftab[1] = -1;
 	ftab[2] = null_efd;
 	ftab[3] = bdev_efd;
 	ftab[4] = ctrl_efd;
-	/* what ring_reg.c records when it registers them */
-	for (unsigned i = 0; i < NR_FTAB; i++)
-		fkind[i] = ftab[i] < 0 ? SRV_DEV_OTHER : srv_dev_kind(daemon_.e, ftab[i]);
-	shadow_buf(&btab[0], PLAIN_OFF + 8 * KIB, 16 * KIB);
-	btab[1].caddr = caddr(RA_OFF + 4 * KIB);
-	btab[1].len = 16 * KIB;
-	btab[1].daddr = srv_region_lookup(c, btab[1].caddr, btab[1].len);
-	if (!btab[1].daddr)
-		die("region lookup");
+	btab[0] = (struct iovec){ arena + PLAIN_OFF + 8 * KIB, 16 * KIB };
+	btab[1] = (struct iovec){ arena + RA_OFF + 4 * KIB, 16 * KIB };	/* a region's: zero copy */
 	/* a retired region's range is the client's plain memory again */
-	shadow_buf(&btab[2], RC_OFF, 8 * KIB);
-	shadow_buf(&btab[3], PLAIN_OFF + 32 * KIB + 100, 5000);
+	btab[2] = (struct iovec){ arena + RC_OFF, 8 * KIB };
+	btab[3] = (struct iovec){ arena + PLAIN_OFF + 32 * KIB + 100, 5000 };
 
 	engine_ring(&ring128, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
 	engine_ring(&ring64, 0);
 	for (int i = 0; i < 2; i++) {
 		struct srv_xl *x = i ? &xl64 : &xl128;
 
-		*x = (struct srv_xl){ .c = c, .sqe128 = !i, .ftab = ftab, .fkind = fkind,
-				      .nr_ftab = NR_FTAB,
-				      .btab = btab, .nr_btab = NR_BTAB, .slots = slots,
-				      .nr_slots = NR_SLOTS };
+		*x = (struct srv_xl){ .sqe128 = !i, .slots = slots, .nr_slots = NR_SLOTS };
 	}
 	/* a request the proxy holds that the engine does not: a cancel's -ENOENT */
 	slots[2].busy = true;
@@ -384,32 +369,16 @@ static void client_mem(const uint8_t *in, size_t size, bool raw)
 	}
 }
 
-/* ---- the invariant: the engine gets daemon memory only ---- */
+/* ---- the invariant: the engine gets the client's SQE, its names unchanged ---- */
 
-static bool within(uint64_t a, uint64_t len, const void *base, size_t blen)
-{
-	uint64_t b = (uint64_t)(uintptr_t)base;
-
-	return base && a >= b && a + len >= a && a + len <= b + blen;
-}
-
-/* A registered buffer's range: the daemon side of one of them. */
-static void check_fixed(uint64_t a, uint64_t len, const char *what)
-{
-	for (unsigned i = 0; i < NR_BTAB; i++)
-		if (within(a, len, btab[i].daddr, btab[i].len))
-			return;
-	die(what);
-}
-
-/* Anything else the client named reaches the engine as the client wrote it. */
+/* What the client named reaches the engine as the client wrote it. */
 static void check_same(uint64_t e, uint64_t c, const char *what)
 {
 	if (e != c)
 		die(what);
 }
 
-/* The engine fd the SQE names, or -1. */
+/* The client's number the SQE names (its fixed file's), or -1. */
 static int target_efd(const struct io_uring_sqe *csqe, const struct io_uring_sqe *esqe)
 {
 	if (csqe->flags & IOSQE_FIXED_FILE)
@@ -435,8 +404,6 @@ static bool skipped(struct srv_xl *x, const struct io_uring_sqe *csqe,
 static void check_translated(struct srv_xl *x, const struct io_uring_sqe *csqe,
 			     const struct io_uring_sqe *esqe)
 {
-	int efd = target_efd(csqe, esqe);
-
 	if (esqe->flags & IOSQE_CQE_SKIP_SUCCESS)
 		die("CQE_SKIP_SUCCESS reached the engine");
 	/* what the engine refuses first reaches it untranslated, with no fd */
@@ -450,13 +417,11 @@ static void check_translated(struct srv_xl *x, const struct io_uring_sqe *csqe,
 			(csqe->opcode == IORING_OP_ASYNC_CANCEL &&
 			 (csqe->cancel_flags & IORING_ASYNC_CANCEL_FD_FIXED));
 
-	if (!fixed_fd && esqe->fd != -1 && esqe->fd != srv_fd_get(&client, csqe->fd))
-		die("the engine fd is not the client's");
+	if (!fixed_fd && esqe->fd != -1 && esqe->fd != csqe->fd)
+		die("the client's fd was rewritten");
 	switch (csqe->opcode) {
 	case IORING_OP_READ_FIXED:
 	case IORING_OP_WRITE_FIXED:
-		check_fixed(esqe->addr, csqe->len, "a fixed buffer is not a registered one's");
-		break;
 	case IORING_OP_READ:
 	case IORING_OP_WRITE:
 	case IORING_OP_READV:
@@ -468,15 +433,11 @@ static void check_translated(struct srv_xl *x, const struct io_uring_sqe *csqe,
 	case IORING_OP_URING_CMD: {
 		const struct nvme_uring_cmd *u = (const void *)esqe->cmd;
 		const struct nvme_uring_cmd *cu = (const void *)csqe->cmd;
-		bool nvme = efd >= 0 && (efd == ng_efd || efd == ctrl_efd);
 
-		if (!nvme || !x->sqe128)
-			break;	/* null takes no memory; a 64-byte SQE carries none */
-		if (csqe->uring_cmd_flags == IORING_URING_CMD_FIXED && u->data_len &&
-		    csqe->cmd_op == (efd == ng_efd ? NVME_URING_CMD_IO : NVME_URING_CMD_ADMIN))
-			check_fixed(u->addr, u->data_len, "NVMe fixed data is not a registered buffer's");
-		else
-			check_same(u->addr, cu->addr, "NVMe data's address was rewritten");
+		if (!x->sqe128)
+			break;	/* a 64-byte SQE carries no NVMe command */
+		/* fixed or not, the data is the client's range: the engine checks and reaches it */
+		check_same(u->addr, cu->addr, "NVMe data's address was rewritten");
 		check_same(u->metadata, cu->metadata, "NVMe metadata's address was rewritten");
 		break;
 	}
@@ -570,18 +531,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 		return 0;
 	}
 	check_translated(x, csqe, esqe);
-	if (skipped(x, csqe, esqe) ||
-	    ((csqe->opcode == IORING_OP_TIMEOUT || csqe->opcode == IORING_OP_LINK_TIMEOUT) &&
-	     !cap_timeout(esqe))) {
-		srv_xlate_release(x, s);
-	} else {
-		int32_t res, out;
-
-		res = run(x->sqe128 ? &ring128 : &ring64, esqe, x->sqe128 ? 128 : 64);
-		out = srv_xlate_complete(x, s, res);
-		if (out != res && out != -EFAULT)
-			die("srv_xlate_complete answered neither res nor -EFAULT");
-	}
+	if (!skipped(x, csqe, esqe) &&
+	    !((csqe->opcode == IORING_OP_TIMEOUT || csqe->opcode == IORING_OP_LINK_TIMEOUT) &&
+	      !cap_timeout(esqe)))
+		(void)run(x->sqe128 ? &ring128 : &ring64, esqe, x->sqe128 ? 128 : 64);
 	if (atomic_load(&client.bounce_bytes))
 		die("bounce bytes held after the request");
 	s->busy = false;

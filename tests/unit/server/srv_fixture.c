@@ -21,25 +21,34 @@ void sfx_setup(struct sfx *s, const struct fx_opts *o)
 	current_cred(&c->cred);
 	assert_int_equal(user_mm_init_remote(&c->mm, getpid()), 0);
 	pthread_mutex_init(&c->lock, NULL);
-	srv_mem_init(c);
-	for (unsigned i = 0; i < SRV_FD_SPACE; i++)
-		c->fds[i] = -1;
-	/* client fd numbers other than the engine's, as a real table gives (fdtab.c's) */
+	assert_int_equal(srv_task_init(c), 0);
+	/* the client's own table, numbered unlike the engine's, as a real client's is */
 	s->ng = 3, s->dev = 4, s->bdev = 5, s->null = 6;
-	assert_int_equal(srv_fd_install_at(c, s->fx.ng, s->ng), s->ng);
-	assert_int_equal(srv_fd_install_at(c, s->fx.dev, s->dev), s->dev);
-	assert_int_equal(srv_fd_install_at(c, s->fx.bdev, s->bdev), s->bdev);
-	assert_int_equal(srv_fd_install_at(c, ucmd_open(s->fx.e, "null", O_RDWR), s->null), s->null);
+	sfx_install(s, s->fx.ng, s->ng);
+	sfx_install(s, s->fx.dev, s->dev);
+	sfx_install(s, s->fx.bdev, s->bdev);
+	s->null_efd = ucmd_open(s->fx.e, "null", O_RDWR);
+	sfx_install(s, s->null_efd, s->null);
+}
+
+void sfx_install(struct sfx *s, int efd, int cfd)
+{
+	/* the test's thread acts for no task: efd is the engine's own table's */
+	struct ucmd_file *f = fget(s->fx.e, efd), *old;
+
+	assert_non_null(f);
+	assert_int_equal(replace_fd(&s->c.files, cfd, f, &old), cfd);
+	if (old)
+		fput(old);
 }
 
 void sfx_teardown(struct sfx *s)
 {
 	srv_rings_destroy_all(&s->c);
-	ucmd_close(s->fx.e, s->c.fds[s->null]);
-	srv_mem_free(&s->c);
+	ucmd_close(s->fx.e, s->null_efd);
+	srv_task_free(&s->c);
 	user_mm_release(&s->c.mm);
 	assert_int_equal(atomic_load(&s->c.bounce_bytes), 0);
-	assert_int_equal(atomic_load(&s->c.shadow_bytes), 0);
 	pthread_mutex_destroy(&s->c.lock);
 	pthread_mutex_destroy(&s->d.lock);
 	fx_teardown(&s->fx);

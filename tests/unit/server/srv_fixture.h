@@ -17,7 +17,11 @@ struct sfx {
 	struct srv_client c;
 	/* the client's fd numbers for the devices */
 	int ng, dev, bdev, null;
+	int null_efd;		/* the engine table's null, behind s->null */
 };
+
+/* Give the client's number cfd the file at the engine's own fd efd. */
+void sfx_install(struct sfx *s, int efd, int cfd);
 
 /* o: the host fixture's options (NULL: an inline controller) */
 void sfx_setup(struct sfx *s, const struct fx_opts *o);

@@ -507,7 +507,6 @@ static void test_register(void **state)
 	assert_int_equal(reg(s, r, IORING_REGISTER_FILES, files, 3, -1, NULL, NULL), 0);
 	assert_int_equal(reg(s, r, IORING_REGISTER_FILES, files, 3, -1, NULL, NULL), -EBUSY);
 	assert_int_equal(reg(s, r, IORING_REGISTER_BUFFERS, &iov, 1, -1, NULL, NULL), 0);
-	assert_int_equal(atomic_load(&s->c.shadow_bytes), 8 * lbs);
 	assert_int_equal(reg(s, r, IORING_REGISTER_EVENTFD, NULL, 1, s->c.sock, NULL, NULL),
 			 -EBADF);
 	assert_int_equal(reg(s, r, IORING_REGISTER_EVENTFD, NULL, 1, r->memfd, NULL, NULL),
@@ -569,7 +568,6 @@ static void test_register(void **state)
 	assert_int_equal(reg(s, r, IORING_REGISTER_RING_FDS, NULL, 1, -1, NULL, NULL), -EINVAL);
 	assert_int_equal(reg(s, r, 200, NULL, 0, -1, NULL, NULL), -EINVAL);
 	assert_int_equal(reg(s, r, IORING_UNREGISTER_BUFFERS, NULL, 0, -1, NULL, NULL), 0);
-	assert_int_equal(atomic_load(&s->c.shadow_bytes), 0);
 	assert_int_equal(reg(s, r, IORING_UNREGISTER_BUFFERS, NULL, 0, -1, NULL, NULL), -ENXIO);
 	assert_int_equal(reg(s, r, IORING_UNREGISTER_FILES, NULL, 0, -1, NULL, NULL), 0);
 	assert_int_equal(reg(s, r, IORING_UNREGISTER_EVENTFD, NULL, 0, -1, NULL, NULL), 0);
@@ -584,43 +582,53 @@ static void test_register(void **state)
 }
 
 /*
- * A registered file's kind is its own, never that of whatever its engine fd
- * number names later: a client that registers a namespace, closes the fd
- * and opens the null device (which gets the same numbers) must not have
- * its NVMe commands on the registered namespace passed through untranslated
- * (client addresses given to the engine as the daemon's). The same for a
- * plain fd translated before such a close and open: its generation moved.
+ * A registered file is the file registered (the table holds its own
+ * reference), never whatever the client's number names later: a client
+ * that registers a namespace, closes the fd and opens the null device at
+ * the same number still reads the namespace through the fixed file.
  */
 static void test_fixed_file_number_reused(void **state)
 {
 	struct rt *t = *state;
 	struct sfx *s = &t->s;
 	struct cring *r = &t->r;
-	struct srv_ring *sr;
+	unsigned lbs = s->fx.lbs;
+	char *w = fx_alloc(lbs), *rd = fx_alloc(lbs);
 	int cfd = 10, efd, efd2, files[1] = { 10 };
-	uint8_t kind;
-	uint32_t gen, gen2;
+	struct io_uring_sqe *sqe;
+	struct nvme_uring_cmd u;
 
 	assert_int_equal(cring_open(s, r, 8, IORING_SETUP_SQE128 | IORING_SETUP_CQE32), 0);
 	efd = ucmd_open(s->fx.e, "ng0n1", O_RDWR);
 	assert_true(efd >= 0);
-	assert_int_equal(srv_fd_install_at(&s->c, efd, cfd), cfd);
-	assert_int_equal(srv_fd_get_kind(&s->c, cfd, &kind, &gen), efd);
-	assert_int_equal(kind, SRV_DEV_NVME_NS);
+	sfx_install(s, efd, cfd);
 	assert_int_equal(reg(s, r, IORING_REGISTER_FILES, files, 1, -1, NULL, NULL), 0);
-	assert_int_equal(srv_fd_close(&s->c, cfd), 0);
+	assert_int_equal(close_fd(&s->c.files, cfd), 0);
+	ucmd_close(s->fx.e, efd);
 	efd2 = ucmd_open(s->fx.e, "null", O_RDWR);
-	/* the engine gives the lowest free number: the namespace's old one */
-	assert_int_equal(efd2, efd);
-	assert_int_equal(srv_fd_install_at(&s->c, efd2, cfd), cfd);
-	assert_int_equal(srv_fd_get_kind(&s->c, cfd, &kind, &gen2), efd);
-	assert_int_equal(kind, SRV_DEV_NULL);
-	assert_int_not_equal(gen2, gen);	/* same numbers, another file */
-	sr = srv_ring_get(&s->c, (uint32_t)r->id);
-	assert_non_null(sr);
-	assert_int_equal(sr->x.fkind[0], SRV_DEV_NVME_NS);
+	assert_true(efd2 >= 0);
+	sfx_install(s, efd2, cfd);
+	fx_fill(w, lbs, 21);
+	fx_rw_cmd(&u, 0x01, s->fx.nsid, 77, 1, w, lbs);
+	sqe = get_sqe(r);
+	ucmd_prep_nvme_cmd(sqe, 0, NVME_URING_CMD_IO, &u);
+	sqe->flags = IOSQE_FIXED_FILE;
+	sqe->user_data = 1;
+	publish(r);
+	assert_int_equal(wait_cqe(r, NULL).res, 0);
+	fx_rw_cmd(&u, 0x02, s->fx.nsid, 77, 1, rd, lbs);
+	sqe = get_sqe(r);
+	ucmd_prep_nvme_cmd(sqe, 0, NVME_URING_CMD_IO, &u);
+	sqe->flags = IOSQE_FIXED_FILE;
+	sqe->user_data = 2;
+	publish(r);
+	assert_int_equal(wait_cqe(r, NULL).res, 0);
+	assert_memory_equal(rd, w, lbs);
 	assert_int_equal(reg(s, r, IORING_UNREGISTER_FILES, NULL, 0, -1, NULL, NULL), 0);
-	assert_int_equal(srv_fd_close(&s->c, cfd), 0);
+	assert_int_equal(close_fd(&s->c.files, cfd), 0);
+	ucmd_close(s->fx.e, efd2);
+	free(w);
+	free(rd);
 }
 
 /* Teardown with requests in flight: cancelled or waited for, posted, ring dead. */
