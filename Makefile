@@ -7,7 +7,7 @@
 #   make check-unit   the plain unit tests: seconds once built
 #   make check-quick  unit, unit under ASan+UBSan, and the system tests that
 #                     boot no QEMU guest (no TSan, no fuzz)
-#   make bench / make bench-daemon / make bench-exec   the benchmarks
+#   make bench / make bench-daemon / make bench-exec / make bench-tcp   the benchmarks
 #               (docs/performance.md)
 #   make install PREFIX=/usr/local [DESTDIR=/staging]
 #               libucmd (shared and static), headers, ucmd.pc, the ucmd CLI,
@@ -23,7 +23,7 @@ INSTALL_BUILD ?= build-install
 PERF_BUILD ?= build-perf
 
 .PHONY: all deps deps-run deps-check build build-perf run check check-quick check-unit \
-	bench bench-daemon bench-exec install clean
+	bench bench-daemon bench-exec bench-tcp install clean
 
 all: build
 
@@ -68,6 +68,11 @@ bench: build-perf
 # ucmd through ucmdd against in-process ucmd and the kernel (docs/performance.md)
 bench-daemon: build-perf
 	./$(PERF_BUILD)/bench/bench_daemon
+
+# ucmd's NVMe/TCP host to ucmdd's NVMe/TCP target on loopback against the
+# in-process path (docs/performance.md)
+bench-tcp: build-perf
+	./$(PERF_BUILD)/bench/bench_tcp
 
 # fio under `ucmd exec` against the kernel's io_uring and ucmd's own API (docs/performance.md)
 bench-exec: build-perf

@@ -41,6 +41,9 @@ struct daemon_proc {
 /* ucmdd serving ctrl_dir as nvme0 and a RAM controller of ram_bytes as nvme1. */
 int daemon_proc_start(struct daemon_proc *d, const char *ucmdd, const char *ctrl_dir,
 		      uint64_t ram_bytes);
+/* The same, also exporting both over NVMe/TCP at nvme_tcp (ADDR:PORT; NULL: not). */
+int daemon_proc_start_tcp(struct daemon_proc *d, const char *ucmdd, const char *ctrl_dir,
+			  uint64_t ram_bytes, const char *nvme_tcp);
 /* CPU time (user + system, seconds) the daemon has used so far. */
 double daemon_proc_cpu(const struct daemon_proc *d);
 /* SIGTERM and wait: its exit status (0 is a clean stop), or -1. */

@@ -15,6 +15,12 @@
 int daemon_proc_start(struct daemon_proc *d, const char *ucmdd, const char *ctrl_dir,
 		      uint64_t ram_bytes)
 {
+	return daemon_proc_start_tcp(d, ucmdd, ctrl_dir, ram_bytes, NULL);
+}
+
+int daemon_proc_start_tcp(struct daemon_proc *d, const char *ucmdd, const char *ctrl_dir,
+			  uint64_t ram_bytes, const char *nvme_tcp)
+{
 	struct stat st;
 	char ram[32];
 
@@ -25,8 +31,12 @@ int daemon_proc_start(struct daemon_proc *d, const char *ucmdd, const char *ctrl
 	if (d->pid < 0)
 		return -errno;
 	if (d->pid == 0) {
-		execl(ucmdd, ucmdd, "--ctrl", ctrl_dir, "--ram", ram, "--socket", d->sock,
-		      "--foreground", (char *)NULL);
+		if (nvme_tcp)
+			execl(ucmdd, ucmdd, "--ctrl", ctrl_dir, "--ram", ram, "--socket", d->sock,
+			      "--foreground", "--nvme-tcp", nvme_tcp, (char *)NULL);
+		else
+			execl(ucmdd, ucmdd, "--ctrl", ctrl_dir, "--ram", ram, "--socket", d->sock,
+			      "--foreground", (char *)NULL);
 		fprintf(stderr, "bench_daemon: exec %s: %s\n", ucmdd, strerror(errno));
 		_exit(127);
 	}

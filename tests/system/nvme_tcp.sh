@@ -120,6 +120,8 @@ EOF
 if [ -f "$out/perf.txt" ]; then
 	awk '{v[$1] = $2} END {
 		printf "performance (4K randread QD32, kernel host, guest loopback, TCG): ucmdd %d IOPS, nvmet-tcp %d IOPS, ratio %.2f\n",
-			v["ucmdd"], v["nvmet"], v["nvmet"] ? v["ucmdd"] / v["nvmet"] : 0 }' "$out/perf.txt"
+			v["ucmdd"], v["nvmet"], v["nvmet"] ? v["ucmdd"] / v["nvmet"] : 0
+		printf "performance (the same on ucmdd): ucmd'"'"'s host %d IOPS, Linux'"'"'s nvme-tcp host %d IOPS, ratio %.2f\n",
+			v["ucmd-host"], v["ucmdd"], v["ucmdd"] ? v["ucmd-host"] / v["ucmdd"] : 0 }' "$out/perf.txt"
 fi
 echo "nvme_tcp: all checks passed"

@@ -78,46 +78,86 @@ static uint64_t mono_ms(void)
 }
 
 /*
- * Read len bytes of tq's connection: -ECONNRESET at EOF, -ETIMEDOUT when
- * tq->rx_deadline_ms passes first (the whole read, however the peer
- * trickles it).
+ * Wait until tq's connection has bytes to read: at once when there is no
+ * deadline (the recv blocks), else poll until tq->rx_deadline_ms.
  */
-static int recv_all(struct nvme_tcp_queue *tq, void *buf, size_t len)
+static int rx_wait(struct nvme_tcp_queue *tq)
 {
-	uint8_t *p = buf;
+	struct pollfd pf = { .fd = tq->fd, .events = POLLIN };
+	uint64_t now;
+	int r;
 
-	while (len) {
+	if (!tq->rx_deadline_ms)
+		return 0;
+	for (;;) {
+		now = mono_ms();
+		if (now >= tq->rx_deadline_ms)
+			return -ETIMEDOUT;
+		r = poll(&pf, 1, (int)(tq->rx_deadline_ms - now < INT32_MAX ?
+				       tq->rx_deadline_ms - now : INT32_MAX));
+		if (r > 0)
+			return 0;
+		if (r < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+/*
+ * The next bytes of the stream, at most max: *p points at n of them in the
+ * receive buffer, consumed. When it is empty, one recv refills it with as
+ * much as the connection holds (up to NVME_TCP_RXQ), so the PDUs the
+ * controller sent together are parsed from memory. -ECONNRESET at EOF,
+ * -ETIMEDOUT when tq->rx_deadline_ms passes first (the whole read, however
+ * the peer trickles it).
+ */
+static int rx_take(struct nvme_tcp_queue *tq, size_t max, const uint8_t **p, size_t *n)
+{
+	while (tq->rxq_off == tq->rxq_len) {
+		int ret = rx_wait(tq);
 		ssize_t r;
 
-		if (tq->rx_deadline_ms) {
-			struct pollfd pf = { .fd = tq->fd, .events = POLLIN };
-			uint64_t now = mono_ms();
-
-			if (now >= tq->rx_deadline_ms)
-				return -ETIMEDOUT;
-			r = poll(&pf, 1, (int)(tq->rx_deadline_ms - now < INT32_MAX ?
-					       tq->rx_deadline_ms - now : INT32_MAX));
-			if (r < 0 && errno != EINTR)
-				return -errno;
-			if (r <= 0)
-				continue;
-			r = recv(tq->fd, p, len, MSG_DONTWAIT);
-			if (r < 0 && errno == EAGAIN)
-				continue;
-		} else {
-			r = recv(tq->fd, p, len, MSG_WAITALL);
-		}
+		if (ret)
+			return ret;
+		r = recv(tq->fd, tq->rxq, NVME_TCP_RXQ, tq->rx_deadline_ms ? MSG_DONTWAIT : 0);
 		if (r < 0) {
-			if (errno == EINTR)
+			if (errno == EINTR || errno == EAGAIN)
 				continue;
 			return -errno;
 		}
 		if (r == 0)
 			return -ECONNRESET;
-		p += r;
-		len -= (size_t)r;
+		tq->rxq_off = 0;
+		tq->rxq_len = (uint32_t)r;
+	}
+	*n = tq->rxq_len - tq->rxq_off < max ? tq->rxq_len - tq->rxq_off : max;
+	*p = tq->rxq + tq->rxq_off;
+	tq->rxq_off += (uint32_t)*n;
+	return 0;
+}
+
+/* Read len bytes of tq's connection into buf (rx_take's errors). */
+static int recv_all(struct nvme_tcp_queue *tq, void *buf, size_t len)
+{
+	uint8_t *d = buf;
+
+	while (len) {
+		const uint8_t *p;
+		size_t n;
+		int ret = rx_take(tq, len, &p, &n);
+
+		if (ret)
+			return ret;
+		memcpy(d, p, n);
+		d += n;
+		len -= n;
 	}
 	return 0;
+}
+
+/* A new connection: nothing of the old one's stream is left to parse. */
+static void rx_reset(struct nvme_tcp_queue *tq)
+{
+	tq->rxq_off = tq->rxq_len = 0;
 }
 
 /* Copy between a bounce buffer and the request's data at byte offset off. */
@@ -147,14 +187,29 @@ static int iter_copy(const struct iov_iter *it, size_t off, void *buf, size_t le
 
 /* ---- PDUs --------------------------------------------------------------------- */
 
+/* Send what is staged in tx_buf, if anything. Send lock held. */
+static int tcp_flush(struct nvme_tcp_queue *tq)
+{
+	struct iovec v = { tq->tx_buf, tq->tx_len };
+	int ret;
+
+	if (!tq->tx_len)
+		return 0;
+	tq->tx_len = 0;
+	ret = send_iov(tq->fd, &v, 1);
+	return ret;
+}
+
 /* Send a header (pre bytes in hdr) and optional data with its digest. Send lock held. */
 static int tcp_send_pdu(struct nvme_tcp_queue *tq, void *hdr, uint32_t pre, void *data,
 			uint32_t len)
 {
 	struct iovec iov[3];
 	uint32_t ddgst = 0;
-	int n = 0;
+	int n = 0, ret = tcp_flush(tq);		/* in order after what is staged */
 
+	if (ret)
+		return ret;
 	if (tq->hdgst && ((struct nvme_tcp_hdr *)hdr)->flags & NVME_TCP_F_HDGST)
 		nvme_tcp_put_hdgst(hdr);
 	iov[n++] = (struct iovec){ hdr, pre };
@@ -199,21 +254,23 @@ static int tcp_recv_header(struct nvme_tcp_queue *tq, uint8_t *buf, uint32_t *hd
 	struct iovec v = { t, tl };
 
 	pthread_mutex_lock(&tq->send_lock);
-	send_iov(tq->fd, &v, 1);
+	if (!tcp_flush(tq))
+		send_iov(tq->fd, &v, 1);
 	pthread_mutex_unlock(&tq->send_lock);
 	return -EPROTO;
 }
 
 /* Read and drop n bytes (padding, or data nobody can take). */
-static int tcp_skip(struct nvme_tcp_queue *tq, uint32_t n)
+static int tcp_skip(struct nvme_tcp_queue *tq, uint32_t len)
 {
-	while (n) {
-		uint32_t c = n < NVME_TCP_BUF ? n : NVME_TCP_BUF;
-		int ret = recv_all(tq, tq->rx_buf, c);
+	while (len) {
+		const uint8_t *p;
+		size_t n;
+		int ret = rx_take(tq, len, &p, &n);
 
 		if (ret)
 			return ret;
-		n -= c;
+		len -= (uint32_t)n;
 	}
 	return 0;
 }
@@ -232,6 +289,7 @@ static int tcp_send_h2c(struct nvme_tcp_queue *tq, uint16_t cid, uint16_t ttag,
 	int ret = 0;
 
 	pthread_mutex_lock(&tq->send_lock);
+	ret = tcp_flush(tq);	/* tx_buf is the bounce buffer below */
 	while (len && !ret) {
 		uint8_t hdr[NVME_TCP_HDR_BUF] = { 0 };
 		struct nvme_tcp_data *d = (struct nvme_tcp_data *)hdr;
@@ -280,18 +338,20 @@ static int tcp_recv_data(struct nvme_tcp_queue *tq, const struct nvme_tcp_hdr *c
 	uint32_t crc = 0, got;
 	int ret = tcp_skip(tq, ch->pdo - hdr_len);	/* padding up to pdo */
 
+	/* straight from the receive buffer to the request's data: one copy */
 	while (!ret && len) {
-		uint32_t n = len < NVME_TCP_BUF ? len : NVME_TCP_BUF;
+		const uint8_t *p;
+		size_t n;
 
-		ret = recv_all(tq, tq->rx_buf, n);
+		ret = rx_take(tq, len, &p, &n);
 		if (ret)
 			break;
 		if (tq->ddgst)
-			crc = nvme_tcp_crc32c_update(crc, tq->rx_buf, n);
-		if (!it || iter_copy(it, off, tq->rx_buf, n, true))
+			crc = nvme_tcp_crc32c_update(crc, p, n);
+		if (!*xfer_err && (!it || iter_copy(it, off, (void *)p, n, true)))
 			*xfer_err = true;
-		off += n;
-		len -= n;
+		off += (uint32_t)n;
+		len -= (uint32_t)n;
 	}
 	if (!ret && tq->ddgst) {
 		ret = recv_all(tq, &got, sizeof(got));
@@ -487,17 +547,42 @@ static void *tcp_rx_thread(void *arg)
 
 /* ---- submission ---------------------------------------------------------------- */
 
-/* One CapsuleCmd for req, in-capsule data included. Send lock held. */
+/*
+ * Stage one CapsuleCmd for req, in-capsule data (and its digest) included,
+ * in tx_buf: the submission's last request sends them all (tcp_flush).
+ * Send lock held. -EFAULT when the in-capsule data cannot be read (nothing
+ * staged, the request not sent), else 0 or a send error of the flush that
+ * made room (the request then counts as sent on the failed connection).
+ */
 static int tcp_send_cmd(struct nvme_tcp_queue *tq, struct nvme_request *req)
 {
 	const struct nvme_tcp_sgl *sgl = (const void *)&req->cmd.dptr;
-	uint8_t hdr[NVME_TCP_HDR_BUF] = { 0 };
-	struct nvme_tcp_cmd *c = (struct nvme_tcp_cmd *)hdr;
 	uint32_t inline_len = sgl->type == NVME_TCP_SGL_INCAPSULE ? le32toh(sgl->length) : 0;
-	uint32_t pre;
+	struct nvme_tcp_cmd *c;
+	uint32_t pre, need;
+	uint8_t *at;
 
-	pre = nvme_tcp_build_ch(&c->hdr, NVME_TCP_CMD, 0, inline_len, tq->hdgst, tq->ddgst,
-				tq->cpda);
+	/* the PDU's size does not depend on where it goes */
+	{
+		struct nvme_tcp_hdr ch;
+
+		pre = nvme_tcp_build_ch(&ch, NVME_TCP_CMD, 0, inline_len, tq->hdgst, tq->ddgst,
+					tq->cpda);
+	}
+	need = pre + inline_len + (tq->ddgst && inline_len ? NVME_TCP_DIGEST_LEN : 0);
+	if (tq->tx_len + need > NVME_TCP_TXQ) {
+		int ret = tcp_flush(tq);
+
+		if (ret) {
+			/* lost with the connection: sent again by its recovery, or failed */
+			req->flags |= NVME_REQ_TCP_SENT;
+			return ret;
+		}
+	}
+	at = tq->tx_buf + tq->tx_len;
+	memset(at, 0, pre);
+	c = (struct nvme_tcp_cmd *)at;
+	nvme_tcp_build_ch(&c->hdr, NVME_TCP_CMD, 0, inline_len, tq->hdgst, tq->ddgst, tq->cpda);
 	c->cmd = req->cmd;
 	if (!req->has_data || !req->data.count) {
 		/* Fabrics want SGLs on every command: a null Transport Data Block. */
@@ -507,10 +592,18 @@ static int tcp_send_cmd(struct nvme_tcp_queue *tq, struct nvme_request *req)
 		memset(null, 0, sizeof(*null));
 		null->type = NVME_TCP_SGL_TRANSPORT;
 	}
-	if (inline_len && iter_copy(&req->data, 0, tq->tx_buf, inline_len, false))
+	if (inline_len && iter_copy(&req->data, 0, at + pre, inline_len, false))
 		return -EFAULT;
+	if (tq->hdgst)
+		nvme_tcp_put_hdgst(at);
+	if (inline_len && tq->ddgst) {
+		uint32_t dd = htole32(nvme_tcp_crc32c(at + pre, inline_len));
+
+		memcpy(at + pre + inline_len, &dd, sizeof(dd));
+	}
+	tq->tx_len += need;
 	req->flags |= NVME_REQ_TCP_SENT;
-	return tcp_send_pdu(tq, hdr, pre, tq->tx_buf, inline_len);
+	return 0;
 }
 
 static blk_status_t tcp_queue_rq(struct blk_mq_hw_ctx *hctx, const struct blk_mq_queue_data *bd)
@@ -523,6 +616,13 @@ static blk_status_t tcp_queue_rq(struct blk_mq_hw_ctx *hctx, const struct blk_mq
 	if (ret)
 		return ret;
 	ret = tcp_send_cmd(tq, req);
+	/* the submission's last request (or commit_rqs) sends what is staged */
+	if ((!ret || ret == -EFAULT) && bd->last) {
+		int fret = tcp_flush(tq);
+
+		if (fret)
+			ret = fret;
+	}
 	pthread_mutex_unlock(&tq->send_lock);
 	if (ret == -EFAULT && !(req->flags & NVME_REQ_TCP_SENT))
 		return -EFAULT;
@@ -530,6 +630,26 @@ static blk_status_t tcp_queue_rq(struct blk_mq_hw_ctx *hctx, const struct blk_mq
 	if (ret)
 		shutdown(tq->fd, SHUT_RDWR);
 	return BLK_STS_OK;
+}
+
+/* The submission's last request failed before it sent what is staged: send it now. */
+static void tcp_commit_rqs(struct blk_mq_hw_ctx *hctx)
+{
+	struct nvme_queue *q = hctx->driver_data;
+	struct nvme_tcp_queue *tq = q->priv;
+	int ret;
+
+	pthread_mutex_lock(&tq->send_lock);
+	/* a dead connection's staged requests are sent again by the recovery, or fail */
+	if (atomic_load(&tq->dead)) {
+		tq->tx_len = 0;
+		ret = 0;
+	} else {
+		ret = tcp_flush(tq);
+	}
+	pthread_mutex_unlock(&tq->send_lock);
+	if (ret)
+		shutdown(tq->fd, SHUT_RDWR);
 }
 
 /*
@@ -558,6 +678,8 @@ void nvme_tcp_resend(struct nvme_tcp_queue *tq)
 			return;
 		}
 	}
+	if (tcp_flush(tq))
+		shutdown(tq->fd, SHUT_RDWR);
 }
 
 /* DPTR: one SGL descriptor, in-capsule data or data the transport moves. */
@@ -758,9 +880,9 @@ static int tcp_start_queue(struct nvme_host *h, struct nvme_queue *q, uint32_t i
 	tq->nq = q;
 	tq->fd = -1;
 	pthread_mutex_init(&tq->send_lock, NULL);
-	tq->rx_buf = malloc(NVME_TCP_BUF);
-	tq->tx_buf = malloc(NVME_TCP_BUF);
-	if (!tq->rx_buf || !tq->tx_buf)
+	tq->rxq = malloc(NVME_TCP_RXQ);
+	tq->tx_buf = malloc(NVME_TCP_TXQ);
+	if (!tq->rxq || !tq->tx_buf)
 		return -ENOMEM;
 	tq->inline_max = inline_max < NVME_TCP_BUF ? inline_max : NVME_TCP_BUF;
 	tq->lim.from_host = false;
@@ -816,6 +938,11 @@ int nvme_tcp_reconnect_queue(struct nvme_host *h, struct nvme_queue *q)
 		return ret;
 	}
 	close(fd);
+	rx_reset(tq);
+	/* what was staged for the lost connection is sent again by nvme_tcp_resend() */
+	pthread_mutex_lock(&tq->send_lock);
+	tq->tx_len = 0;
+	pthread_mutex_unlock(&tq->send_lock);
 	memset(&tq->lim, 0, sizeof(tq->lim));
 	tq->lim.max_data = UINT32_MAX;
 	tq->hdgst = tq->ddgst = false;
@@ -921,7 +1048,7 @@ static void tcp_free_queue(struct nvme_queue *q)
 	if (tq->fd >= 0)
 		close(tq->fd);
 	pthread_mutex_destroy(&tq->send_lock);
-	free(tq->rx_buf);
+	free(tq->rxq);
 	free(tq->tx_buf);
 	free(tq);
 	q->priv = NULL;
@@ -973,6 +1100,7 @@ static int tcp_path_state(struct nvme_host *h)
 
 static const struct blk_mq_ops nvme_tcp_mq_ops = {
 	.queue_rq = tcp_queue_rq,
+	.commit_rqs = tcp_commit_rqs,
 	.timeout = tcp_timeout,
 	.init_hctx = nvme_init_hctx,
 };

@@ -87,10 +87,27 @@ struct nvme_tcp_queue {
 	 */
 	uint64_t rx_deadline_ms;
 	struct nvme_tcp_rx_limits lim;
-	uint8_t *rx_buf, *tx_buf;	/* bounce buffers for data (NVME_TCP_BUF) */
+	/*
+	 * What one recv brought and the receiver has not parsed yet
+	 * (NVME_TCP_RXQ bytes; [rxq_off, rxq_len) unread): one system call
+	 * serves every PDU the controller sent together.
+	 */
+	uint8_t *rxq;
+	uint32_t rxq_off, rxq_len;
+	/*
+	 * The PDUs of one submission, staged until its last request (or
+	 * commit_rqs) sends them in one sendmsg, as Linux's nvme-tcp sends
+	 * with MSG_MORE until the last. Under send_lock; tx_len bytes staged.
+	 * Also the bounce buffer of H2CData (sent after the staged PDUs).
+	 */
+	uint8_t *tx_buf;
+	uint32_t tx_len;
 };
 
 #define NVME_TCP_BUF	(128u * 1024)
+#define NVME_TCP_RXQ	(64u * 1024)
+/* tx_buf: any one CapsuleCmd (header, in-capsule data up to NVME_TCP_BUF, digest) fits */
+#define NVME_TCP_TXQ	(NVME_TCP_BUF + NVME_TCP_HDR_BUF + NVME_TCP_DIGEST_LEN)
 
 static inline struct nvme_tcp_ctrl *nvme_tcp_ctrl(struct nvme_host *h)
 {

@@ -203,7 +203,7 @@ else
 	cat /tmp/disc2.txt "$R/fio-kill.txt"; bad kill-restart
 fi
 
-part "performance: 4K randread QD32 through the kernel host, ucmdd against nvmet-tcp"
+part "performance: 4K randread QD32 through the kernel host, ucmdd against nvmet-tcp, and ucmd's host on ucmdd"
 # measured, not judged (TCG makes absolute figures meaningless; the ratio is
 # the note's): both targets on loopback, namespaces of 128 MiB in memory
 # (ucmdd --ram; nvmet a file on tmpfs, buffered as tmpfs has no O_DIRECT)
@@ -214,9 +214,17 @@ perf() {	# device, name: IOPS into $R/perf.txt
 	# terse v3: field 8 is the read IOPS
 	echo "$2 $(cut -d';' -f8 "/tmp/perf-$2.txt")" >> "$R/perf.txt"
 }
+# ucmd's own host transport on the same target and job (ucmd bench: one
+# SQE per submit, as fio's default), the kernel host disconnected first
+ucmd_perf() {
+	ucmd --ctrl "nvme-tcp://127.0.0.1:4420/$SUB1" --hostnqn "$HOSTNQN" bench --rw randread \
+		--bs 4k --iodepth 32 --size 128m --runtime 10s --target session --no-progress \
+		--output-format json > /tmp/perf-ucmd-host.txt 2>&1 || return 1
+	echo "ucmd-host $(sed -n 's/^  "iops": *\([0-9.]*\).*/\1/p' /tmp/perf-ucmd-host.txt | tail -1)" >> "$R/perf.txt"
+}
 N=/sys/kernel/config/nvmet
 SUBNQN=$SUB1
-if connect && perf "$DEV" ucmdd && disconnect &&
+if connect && perf "$DEV" ucmdd && disconnect && ucmd_perf &&
    mount -t configfs none /sys/kernel/config && truncate -s 128M /tmp/nvmet.img &&
    mkdir $N/subsystems/perf && echo 1 > $N/subsystems/perf/attr_allow_any_host &&
    mkdir $N/subsystems/perf/namespaces/1 &&

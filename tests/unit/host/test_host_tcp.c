@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <linux/tcp.h>	/* tcp_info with tcpi_data_segs_in */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <setjmp.h>
@@ -57,6 +58,8 @@ struct fake {
 	atomic_int live_conns;		/* fake_stop waits for them to see EOF */
 	uint16_t io_cntlid;
 	uint8_t hostid[16];
+	int io_fds[4];			/* the fake's side of the I/O connections */
+	unsigned nr_io_fds;
 };
 
 struct conn {
@@ -317,6 +320,8 @@ static void fabrics_cmd(struct conn *c, struct ucmd_nvme_sqe *s, uint8_t *data, 
 		if (c->qid) {
 			f->io_connects++;
 			f->io_cntlid = le16toh(cd->cntlid);
+			if (f->nr_io_fds < 4)
+				f->io_fds[f->nr_io_fds++] = c->fd;
 		} else {
 			FCHECK((le16toh(cd->cntlid)) == (0xffff));
 			FCHECK(le32toh(cs->kato) > 0);
@@ -669,6 +674,67 @@ static void test_io_paths(void **state)
 	rig_down(&r);
 }
 
+/* Segments with data the fake's I/O connections have received from the host. */
+static uint64_t io_data_segs(struct fake *f)
+{
+	uint64_t n = 0;
+
+	pthread_mutex_lock(&f->lock);
+	for (unsigned i = 0; i < f->nr_io_fds; i++) {
+		struct tcp_info ti;
+		socklen_t l = sizeof(ti);
+
+		memset(&ti, 0, sizeof(ti));
+		assert_int_equal(getsockopt(f->io_fds[i], IPPROTO_TCP, TCP_INFO, &ti, &l), 0);
+		n += ti.tcpi_data_segs_in;
+	}
+	pthread_mutex_unlock(&f->lock);
+	return n;
+}
+
+/*
+ * The CapsuleCmds of one submission leave in one sendmsg (Linux's nvme-tcp
+ * sends with MSG_MORE until the last): eight reads submitted together reach
+ * the controller as one TCP segment, and each gets its own data back.
+ */
+static void test_batched_capsules(void **state)
+{
+	struct rig r;
+	uint8_t *b = aligned_alloc(4096, 8 * 512);
+	struct io_uring_cqe *cqe;
+	uint64_t segs0, segs1;
+
+	(void)state;
+	assert_int_equal(rig_up(&r, "", NULL), 0);
+	for (unsigned i = 0; i < 8 * 512; i++)
+		r.f->ram[i] = (uint8_t)(i / 512 + 1);
+	memset(b, 0, 8 * 512);
+	pt(&r, false, nvme_cmd_flush, NULL, 0, 0, 0);	/* both I/O connections known */
+	segs0 = io_data_segs(r.f);
+	for (unsigned i = 0; i < 8; i++) {
+		struct nvme_uring_cmd c = { .opcode = nvme_cmd_read, .nsid = 1,
+					    .addr = (uintptr_t)(b + i * 512), .data_len = 512,
+					    .cdw10 = i };
+		struct io_uring_sqe *sqe = ucmd_get_sqe(&r.ring);
+
+		ucmd_prep_nvme_cmd(sqe, r.ng, NVME_URING_CMD_IO, &c);
+		sqe->user_data = i;
+	}
+	assert_int_equal(ucmd_submit_and_wait(&r.ring, 8), 8);
+	for (unsigned i = 0; i < 8; i++) {
+		assert_int_equal(ucmd_wait_cqe(&r.ring, &cqe), 0);
+		assert_int_equal(cqe->res, 0);
+		ucmd_cqe_seen(&r.ring, cqe);
+	}
+	segs1 = io_data_segs(r.f);
+	assert_int_equal(segs1 - segs0, 1);
+	for (unsigned i = 0; i < 8; i++)
+		assert_int_equal(b[i * 512], i + 1);
+	assert_false(r.f->bad_pdu_seen);
+	rig_down(&r);
+	free(b);
+}
+
 static void test_digests(void **state)
 {
 	struct rig r;
@@ -837,6 +903,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_attach_identify),
 		cmocka_unit_test(test_io_paths),
+		cmocka_unit_test(test_batched_capsules),
 		cmocka_unit_test(test_digests),
 		cmocka_unit_test(test_keep_alive),
 		cmocka_unit_test(test_timeout),
