@@ -5,12 +5,15 @@
  * (NVME_URING_CMD_IO) on a generic namespace node, as a program a user
  * copies from another machine would do it.
  *
- *   static_uring NG NSID LBA_SIZE SLBA SEED [loops]
+ *   static_uring NG NSID LBA_SIZE SLBA SEED [loops [BLK]]
  *
  * writes 8 KiB of a pattern (from SEED) at SLBA, reads it back and
- * compares, `loops` times (default 1), then prints "ok N ops/s". Exit 0 on
- * success; 2 when NG cannot be opened (errno on stderr); 3 when
- * io_uring_queue_init fails; 1 for anything else.
+ * compares, `loops` times (default 1), then prints "ok N ops/s". Then the
+ * calls no NVMe char device serves must fail without moving data: readv,
+ * writev and mmap on NG (their errnos printed). With BLK (nvmeXnY): the
+ * pattern of SEED + 1 written with pwrite at SLBA + 16 LBAs, read back with
+ * lseek + read, compared. Exit 0 on success; 2 when NG cannot be opened
+ * (errno on stderr); 3 when io_uring_queue_init fails; 1 for anything else.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -116,6 +121,41 @@ int main(int argc, char **argv)
 	double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 
 	printf("ok %.0f ops/s\n", s > 0 ? (double)(2 * loops) / s : 0.0);
+	{
+		struct iovec iov = { r, LEN };
+		void *m;
+
+		if (readv(fd, &iov, 1) >= 0 || writev(fd, &iov, 1) >= 0) {
+			fprintf(stderr, "readv/writev on %s moved data\n", argv[1]);
+			return 1;
+		}
+		printf("readv/writev fail\n");
+		m = mmap(NULL, LEN, PROT_READ, MAP_SHARED, fd, 0);
+		if (m != MAP_FAILED) {
+			fprintf(stderr, "mmap of %s succeeded\n", argv[1]);
+			return 1;
+		}
+		printf("mmap errno %s\n", strerror(errno));
+	}
+	if (argc > 7) {
+		int bfd = open(argv[7], O_RDWR);
+		off_t off = (off_t)(slba + 16) * lbs;
+
+		if (bfd < 0) {
+			fprintf(stderr, "open %s: %s\n", argv[7], strerror(errno));
+			return 2;
+		}
+		for (unsigned i = 0; i < LEN; i++)
+			w[i] = (unsigned char)((seed + 1) * 131 + i * 7 + (i >> 9));
+		memset(r, 0, LEN);
+		if (pwrite(bfd, w, LEN, off) != LEN || lseek(bfd, off, SEEK_SET) != off ||
+		    read(bfd, r, LEN) != LEN || memcmp(w, r, LEN)) {
+			fprintf(stderr, "%s: pwrite/read: %s\n", argv[7], strerror(errno));
+			return 1;
+		}
+		printf("blk ok\n");
+		close(bfd);
+	}
 	io_uring_queue_exit(&ring);
 	close(fd);
 	return 0;
