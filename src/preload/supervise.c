@@ -349,6 +349,7 @@ int main(int argc, char **argv)
 			SV_FD_BASE + SV_FD_NR - 1);
 		return 126;
 	}
+	sv.sock = sock_path;
 	ret = ucmd_engine_connect(sock_path, &sv.e);
 	if (ret) {
 		fprintf(stderr, "ucmd exec: cannot reach ucmdd at %s: %s\n", sock_path,
@@ -365,6 +366,12 @@ int main(int argc, char **argv)
 	}
 	if (sv.nr_names > MAX_NAMES)
 		sv.nr_names = MAX_NAMES;
+	/* the engine's buffer holds them until its next call; the engine is replaced later */
+	for (int i = 0; i < sv.nr_names; i++)
+		if (!(names[i] = strdup(names[i]))) {
+			fprintf(stderr, "ucmd exec: %s\n", strerror(ENOMEM));
+			return 126;
+		}
 	dev = make_placeholders();
 	if (!dev) {
 		fprintf(stderr, "ucmd exec: a private directory: %s\n", strerror(errno));

@@ -45,6 +45,7 @@ struct sv_fd {
 };
 
 struct sv {
+	const char *sock;	/* the daemon's socket */
 	struct ucmd_engine *e;	/* acting in the program's memory once adopted */
 	pid_t pid;		/* the program (the process we started) */
 	int pidfd;

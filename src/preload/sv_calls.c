@@ -33,6 +33,8 @@
 
 #include <linux/io_uring.h>
 
+#include <ucmd/daemon.h>
+
 #include "preload/preload.h"
 #include "preload/sv.h"
 
@@ -104,12 +106,25 @@ static pid_t tgid_of(struct sv *s, pid_t tid)
 	return tg;
 }
 
+/*
+ * A connection of its own for the program, made when it first needs one:
+ * the daemon closes a connection that held nothing for its idle timeout
+ * (60 s), which the one that listed the devices may have outlived.
+ */
 static int adopt(struct sv *s)
 {
+	struct ucmd_engine *e;
 	int ret;
 
 	if (s->adopted)
 		return 0;
+	ret = ucmd_engine_connect(s->sock, &e);
+	if (ret) {
+		sv_trace(s, "cannot reach ucmdd at %s: %s", s->sock, strerror(-ret));
+		return ret;
+	}
+	ucmd_engine_free(s->e);
+	s->e = e;
 	ret = dc_adopt(s->e, s->pidfd);
 	if (ret) {
 		sv_trace(s, "the daemon will not act in the program's memory: %s", strerror(-ret));

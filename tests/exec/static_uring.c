@@ -14,6 +14,8 @@
  * pattern of SEED + 1 written with pwrite at SLBA + 16 LBAs, read back with
  * lseek + read, compared. Exit 0 on success; 2 when NG cannot be opened
  * (errno on stderr); 3 when io_uring_queue_init fails; 1 for anything else.
+ * $STATIC_URING_SLEEP seconds are slept first (a program that computes
+ * before it opens the device).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -85,6 +87,8 @@ int main(int argc, char **argv)
 		loops = strtoul(argv[6], NULL, 0);
 	while ((1u << shift) < lbs)
 		shift++;
+	if (getenv("STATIC_URING_SLEEP"))
+		sleep((unsigned)strtoul(getenv("STATIC_URING_SLEEP"), NULL, 0));
 	fd = open(argv[1], O_RDWR);
 	if (fd < 0) {
 		fprintf(stderr, "open %s: %s\n", argv[1], strerror(errno));

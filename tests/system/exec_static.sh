@@ -99,6 +99,21 @@ grep -q '^blk ok$' <<<"$out" || fail "static_uring: block I/O: $out"
 ns_has_pattern 96 7 || fail "the namespace does not hold static_uring's passthrough data"
 ns_has_pattern "$((96 + 16))" 8 || fail "the namespace does not hold static_uring's pwrite data"
 
+step "a static program that opens the device after the daemon's idle timeout: still served"
+sock=$dir/idle.sock
+"$UCMDD" --ctrl "$CTRL" --socket "$sock" --foreground --idle-timeout 1 >"$dir/idle.log" 2>&1 &
+idle_pid=$!
+idle_stop() { kill "$idle_pid" 2>/dev/null || true; }
+at_exit idle_stop
+for _ in $(seq 300); do [ -S "$sock" ] && break; sleep 0.1; done
+[ -S "$sock" ] || fail "ucmdd --idle-timeout 1 made no socket"
+out=$(STATIC_URING_SLEEP=3 timeout 300 "$UCMD" exec --daemon "$sock" -- "$dir/static_uring" \
+	/dev/ng0n1 1 "$LBS" 128 9 2>&1) || fail "after the idle timeout: $out"
+grep -q '^ok' <<<"$out" || fail "after the idle timeout: $out"
+idle_stop
+wait "$idle_pid" || true
+ns_has_pattern 128 9 || fail "the namespace does not hold the late program's data"
+
 step "a static program opening NVMe names ucmd does not serve: ENOENT, never the host's"
 for p in /dev/ng1n1 /dev/nvme7 /dev//ng0n2; do
 	set +e
