@@ -11,7 +11,8 @@
  *
  *   supervise.c  the program's start, the filter, the notification loop
  *   sv_calls.c   the calls: open*, io_uring_*, the ring mmaps, ioctl,
- *                read/write family on block namespaces, close, dup2/dup3
+ *                read/write family on block namespaces, fstat, close,
+ *                dup2/dup3
  *
  * Device and ring descriptors live at numbers SV_FD_BASE.. of the
  * program's table (the filter can only judge numbers): a device fd is an

@@ -28,6 +28,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -45,6 +46,7 @@ const int sv_always[] = {
 const unsigned sv_nr_always = sizeof(sv_always) / sizeof(sv_always[0]);
 const int sv_fd0[] = {
 	__NR_ioctl, __NR_close, __NR_read, __NR_write, __NR_pread64, __NR_pwrite64, __NR_lseek,
+	__NR_fstat, __NR_newfstatat, __NR_statx,
 };
 const unsigned sv_nr_fd0 = sizeof(sv_fd0) / sizeof(sv_fd0[0]);
 
@@ -618,6 +620,50 @@ static int64_t rw(struct sv *s, int fd, bool write, uint64_t buf, uint64_t len, 
 	return ret;
 }
 
+/*
+ * fstat of a device fd: what Linux shows of the node (char for nvmeX and
+ * ngXnY, block for nvmeXnY; st_size 0 as for any device node), not the
+ * placeholder directory. The numbers are the preload's (preload.h). The
+ * program's glibc makes it newfstatat(fd, "", AT_EMPTY_PATH) or statx: a
+ * path below one of our fds is ENOENT (the placeholder holds nothing).
+ */
+static int dev_stat(struct sv *s, const struct seccomp_notif *req, const struct sv_fd *f)
+{
+	const __u64 *g = req->data.args;
+	unsigned minor = 0, major = f->blk ? PL_MAJOR_BLK : PL_MAJOR_NG;
+	mode_t mode = f->blk ? S_IFBLK | 0660 : S_IFCHR | 0600;
+	uint64_t buf = g[1];
+	char path[8];
+
+	if (!strchr(f->name + 4, 'n') && strncmp(f->name, "ng", 2))
+		major = PL_MAJOR_CTRL;	/* nvmeX */
+	for (int i = 0; i < s->nr_names; i++)
+		if (!strcmp(s->names[i], f->name))
+			minor = (unsigned)i;
+	if (req->data.nr != __NR_fstat) {
+		int ret = str_in(req->pid, path, g[1], sizeof(path));
+		unsigned flags = (unsigned)(req->data.nr == __NR_statx ? g[2] : g[3]);
+
+		if (ret)
+			return ret == -ENAMETOOLONG ? -ENOENT : ret;
+		if (path[0] || !(flags & AT_EMPTY_PATH))
+			return -ENOENT;
+		buf = req->data.nr == __NR_statx ? g[4] : g[2];
+	}
+	if (req->data.nr == __NR_statx) {
+		struct statx sx = { .stx_mask = STATX_BASIC_STATS, .stx_blksize = 4096,
+				    .stx_nlink = 1, .stx_uid = getuid(), .stx_gid = getgid(),
+				    .stx_mode = (uint16_t)mode, .stx_rdev_major = major,
+				    .stx_rdev_minor = minor };
+
+		return mem_out(req->pid, buf, &sx, sizeof(sx));
+	}
+	struct stat st = { .st_mode = mode, .st_nlink = 1, .st_uid = getuid(), .st_gid = getgid(),
+			   .st_rdev = makedev(major, minor), .st_blksize = 4096 };
+
+	return mem_out(req->pid, buf, &st, sizeof(st));
+}
+
 static void fd_call(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a)
 {
 	const __u64 *g = req->data.args;
@@ -646,6 +692,10 @@ static void fd_call(struct sv *s, const struct seccomp_notif *req, pid_t tg, str
 		return;
 	}
 	if (f->kind == SV_RING) {
+		if (nr == __NR_fstat || nr == __NR_newfstatat || nr == __NR_statx) {
+			a->cont = true;	/* the memfd's own, as Linux shows an anon inode */
+			return;
+		}
 		a->error = nr == __NR_ioctl ? -ENOTTY : nr == __NR_lseek ? -ESPIPE : -EINVAL;
 		return;
 	}
@@ -676,6 +726,11 @@ static void fd_call(struct sv *s, const struct seccomp_notif *req, pid_t tg, str
 		} else {
 			ret = -EINVAL;	/* SEEK_END and the others: not served here */
 		}
+		break;
+	case __NR_fstat:
+	case __NR_newfstatat:
+	case __NR_statx:
+		ret = dev_stat(s, req, f);
 		break;
 	default:
 		ret = -EBADF;

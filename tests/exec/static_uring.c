@@ -10,7 +10,8 @@
  * writes 8 KiB of a pattern (from SEED) at SLBA, reads it back and
  * compares, `loops` times (default 1), then prints "ok N ops/s". Then the
  * calls no NVMe char device serves must fail without moving data: readv,
- * writev and mmap on NG (their errnos printed). With BLK (nvmeXnY): the
+ * writev and mmap on NG (their errnos printed); fstat must call NG a
+ * character device (and BLK a block device). With BLK (nvmeXnY): the
  * pattern of SEED + 1 written with pwrite at SLBA + 16 LBAs, read back with
  * lseek + read, compared. Exit 0 on success; 2 when NG cannot be opened
  * (errno on stderr); 3 when io_uring_queue_init fails; 1 for anything else.
@@ -26,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -141,13 +143,27 @@ int main(int argc, char **argv)
 		}
 		printf("mmap errno %s\n", strerror(errno));
 	}
+	{
+		struct stat st;
+
+		if (fstat(fd, &st) || !S_ISCHR(st.st_mode)) {
+			fprintf(stderr, "fstat %s: not a character device\n", argv[1]);
+			return 1;
+		}
+	}
 	if (argc > 7) {
 		int bfd = open(argv[7], O_RDWR);
 		off_t off = (off_t)(slba + 16) * lbs;
 
+		struct stat st;
+
 		if (bfd < 0) {
 			fprintf(stderr, "open %s: %s\n", argv[7], strerror(errno));
 			return 2;
+		}
+		if (fstat(bfd, &st) || !S_ISBLK(st.st_mode)) {
+			fprintf(stderr, "fstat %s: not a block device\n", argv[7]);
+			return 1;
 		}
 		for (unsigned i = 0; i < LEN; i++)
 			w[i] = (unsigned char)((seed + 1) * 131 + i * 7 + (i >> 9));
