@@ -9,7 +9,8 @@
  * (SECCOMP_IOCTL_NOTIF_ADDFD), or "go on" (SECCOMP_USER_NOTIF_FLAG_CONTINUE)
  * where nothing of the decision rests on memory the program can change.
  *
- *   supervise.c  the program's start, the filter, the notification loop
+ *   supervise.c  the program's start, the notification loop
+ *   sv_filter.c  the seccomp filter
  *   sv_calls.c   the calls: open*, io_uring_*, the ring mmaps, ioctl,
  *                read/write family on block namespaces, fstat, close,
  *                dup2/dup3
@@ -72,11 +73,15 @@ struct sv_ans {
 
 /* sv_calls.c: serve one notification (req->data.nr is one the filter traps). */
 void sv_serve(struct sv *s, const struct seccomp_notif *req, struct sv_ans *a);
-/* The numbers the filter sends here (supervise.c builds it from them). */
+/* sv_filter.c: the numbers the filter sends to the supervisor. */
 extern const int sv_always[];	/* every call */
 extern const unsigned sv_nr_always;
 extern const int sv_fd0[];	/* when argument 0 is a number of ours */
 extern const unsigned sv_nr_fd0;
+/* sv_filter.c: the filter into out (SV_FILTER_MAX entries); its length, or -EINVAL. */
+#define SV_FILTER_MAX 128
+struct sock_filter;
+int sv_filter_build(struct sock_filter *out);
 /* supervise.c: is the notification still pending (its memory read stays good)? */
 bool sv_id_valid(struct sv *s, uint64_t id);
 void sv_trace(struct sv *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -39,17 +39,6 @@
 #include "preload/preload.h"
 #include "preload/sv.h"
 
-const int sv_always[] = {
-	__NR_open, __NR_openat, __NR_creat,
-	__NR_io_uring_setup, __NR_io_uring_enter, __NR_io_uring_register,
-};
-const unsigned sv_nr_always = sizeof(sv_always) / sizeof(sv_always[0]);
-const int sv_fd0[] = {
-	__NR_ioctl, __NR_close, __NR_read, __NR_write, __NR_pread64, __NR_pwrite64, __NR_lseek,
-	__NR_fstat, __NR_newfstatat, __NR_statx,
-};
-const unsigned sv_nr_fd0 = sizeof(sv_fd0) / sizeof(sv_fd0[0]);
-
 /* ---- the program's memory ---- */
 
 static int mem_in(pid_t pid, void *dst, uint64_t src, size_t len)
