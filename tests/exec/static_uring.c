@@ -16,7 +16,8 @@
  * lseek + read, compared. Exit 0 on success; 2 when NG cannot be opened
  * (errno on stderr); 3 when io_uring_queue_init fails; 1 for anything else.
  * $STATIC_URING_SLEEP seconds are slept first (a program that computes
- * before it opens the device).
+ * before it opens the device). With $STATIC_URING_FORK set, a forked child
+ * first opens NG and prints "child open: ERRNO" (or "child open: ok").
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +30,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -89,6 +91,21 @@ int main(int argc, char **argv)
 		loops = strtoul(argv[6], NULL, 0);
 	while ((1u << shift) < lbs)
 		shift++;
+	if (getenv("STATIC_URING_FORK")) {
+		pid_t pid = fork();
+		int st;
+
+		if (pid == 0) {
+			int cfd = open(argv[1], O_RDWR);
+
+			printf("child open: %s\n", cfd >= 0 ? "ok" : strerror(errno));
+			fflush(stdout);
+			_exit(0);
+		}
+		if (pid < 0 || waitpid(pid, &st, 0) != pid)
+			return 1;
+		fflush(stdout);
+	}
 	if (getenv("STATIC_URING_SLEEP"))
 		sleep((unsigned)strtoul(getenv("STATIC_URING_SLEEP"), NULL, 0));
 	fd = open(argv[1], O_RDWR);
