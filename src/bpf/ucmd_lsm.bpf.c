@@ -177,6 +177,7 @@ static __always_inline __u32 admin_op(__u8 op)
 	case 0x15: return UL_VERB_NS_ATTACH << 8 | D_KNOWN;
 	case 0x80: return UL_VERB_FORMAT << 8 | D_KNOWN | D_DESTR;
 	case 0x84: return UL_VERB_SANITIZE << 8 | D_KNOWN | D_DESTR;
+	case 0x86: return UL_VERB_GET_LOG << 8 | D_KNOWN;	/* Get LBA Status */
 	}
 	return 0;
 }

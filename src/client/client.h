@@ -77,11 +77,20 @@ void dc_kill(struct dclient *dc);
  */
 int dc_open_fixed(struct ucmd_engine *e, const char *name, int flags, int fd);
 
+/*
+ * UCMDD_ADOPT: from now on the daemon acts in the memory of pidfd's
+ * process (our child) for this engine. 0 or -errno.
+ */
+int dc_adopt(struct ucmd_engine *e, int pidfd);
+
 extern const struct ucmd_backend daemon_backend;
 
 /* ring.c */
 int dc_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
 		  struct io_uring_params *p);
+/* The same with UCMDD_QI_* flags (UCMDD_QI_SQES_AT_OFF: the supervisor's rings). */
+int dc_queue_init_flags(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
+			struct io_uring_params *p, unsigned qi_flags);
 void dc_queue_exit(struct ucmd_ring *ring);
 int dc_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete, unsigned flags);
 int dc_enter_timeout(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,

@@ -64,6 +64,13 @@ int dc_open_fixed(struct ucmd_engine *e, const char *name, int flags, int fd)
 	return open_req(e, name, (flags & O_ACCMODE) | UCMDD_OPEN_FIXED, fd);
 }
 
+int dc_adopt(struct ucmd_engine *e, int pidfd)
+{
+	if (!ucmd_engine_is_daemon(e))
+		return -EOPNOTSUPP;
+	return dc_call(to_dc(e), UCMDD_ADOPT, NULL, 0, &pidfd, 1, NULL, 0, NULL, NULL, 0);
+}
+
 static int dc_close(struct ucmd_engine *e, int fd)
 {
 	struct ucmdd_fd req = { .fd = fd };

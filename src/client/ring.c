@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "client/client.h"
+#include "ring/ring.h"
 #include "core/backend.h"
 #include "lib/clock.h"
 #include "lib/cpu.h"
@@ -92,8 +93,14 @@ static bool layout_ok(const struct ucmdd_queue_init_rep *rep, size_t size)
 int dc_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
 		  struct io_uring_params *p)
 {
+	return dc_queue_init_flags(e, entries, ring, p, 0);
+}
+
+int dc_queue_init_flags(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
+			struct io_uring_params *p, unsigned qi_flags)
+{
 	struct dclient *dc = backend_engine_priv(e);
-	struct ucmdd_queue_init req = { .entries = entries, .p = *p };
+	struct ucmdd_queue_init req = { .entries = entries, .flags = qi_flags, .p = *p };
 	struct ucmdd_queue_init_rep rep;
 	struct dring *dr = NULL;
 	struct stat st;
@@ -126,8 +133,21 @@ int dc_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *rin
 		goto fail;
 	}
 	dr->mem_len = (size_t)rep.mmap_size;
-	dr->mem = mmap(NULL, dr->mem_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
-		       fds[0], 0);
+	if (rep.ctl_off < rep.sqes_off) {
+		/* the SQEs far out (UCMDD_QI_SQES_AT_OFF): the hole before them is not mapped */
+		size_t head = ((size_t)rep.ctl_off + sizeof(struct ucmdd_ring_ctl) + 4095) &
+			      ~(size_t)4095;
+
+		dr->mem = head <= rep.sqes_off && !(rep.sqes_off & 4095)
+				  ? io_rings_map_split(fds[0], head, (size_t)rep.sqes_off,
+						       dr->mem_len)
+				  : MAP_FAILED;
+		if (dr->mem == MAP_FAILED && head > rep.sqes_off)
+			errno = EPROTO;
+	} else {
+		dr->mem = mmap(NULL, dr->mem_len, PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_POPULATE, fds[0], 0);
+	}
 	if (dr->mem == MAP_FAILED) {
 		ret = -errno;
 		goto fail;

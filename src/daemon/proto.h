@@ -80,6 +80,18 @@ enum ucmdd_op {
 	 * state (NVMe's values: 1, 2, 3, 4, 0Fh).
 	 */
 	UCMDD_ANA_STATE,
+	/*
+	 * -> nothing, and SCM_RIGHTS [a pidfd]; <- result. From then on the
+	 * connection acts in that process's memory instead of the client's:
+	 * the seccomp supervisor of a statically linked program
+	 * (src/preload/supervise.c) serves the program's calls, and its SQEs
+	 * and ioctls name the program's addresses. Still judged with the
+	 * client's credentials. Only before the connection held a device,
+	 * ring or region (-EBUSY); the process must be the client's child, of
+	 * its effective uid (-EPERM), and its memory must open as the
+	 * client's identity (-EACCES/-EPERM: as the kernel's ptrace check).
+	 */
+	UCMDD_ADOPT,
 	UCMDD_OP_MAX
 };
 
@@ -124,9 +136,12 @@ struct ucmdd_ioctl {
 	uint64_t arg;		/* client address */
 };
 
+/* in ucmdd_queue_init.flags: the SQEs at offset IORING_OFF_SQES of the ring memfd */
+#define UCMDD_QI_SQES_AT_OFF 1u
+
 struct ucmdd_queue_init {
 	uint32_t entries;
-	uint32_t pad;
+	uint32_t flags;		/* UCMDD_QI_* (others refused, -EINVAL) */
 	struct io_uring_params p;	/* flags, sq_thread_idle, cq_entries as for io_uring_setup(2) */
 };
 

@@ -59,9 +59,42 @@ int io_rings_create(struct io_rings *r, unsigned entries, struct io_uring_params
 	return io_rings_create_ext(r, entries, p, 0);
 }
 
+/*
+ * A memfd whose [0, head) and [sqes_at, total) hold data and the rest is a
+ * hole: both mapped where the offsets say, in one reserved range, so that
+ * the hole costs address space only (no page, no MAP_POPULATE of it).
+ */
+void *io_rings_map_split(int fd, size_t head, size_t sqes_at, size_t total)
+{
+	void *base = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			  -1, 0);
+	char *b = base;
+
+	if (base == MAP_FAILED)
+		return MAP_FAILED;
+	if (mmap(b, head, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | MAP_POPULATE, fd, 0) ==
+		    MAP_FAILED ||
+	    mmap(b + sqes_at, total - sqes_at, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED | MAP_POPULATE, fd, (off_t)sqes_at) == MAP_FAILED) {
+		int err = errno;
+
+		munmap(base, total);
+		errno = err;
+		return MAP_FAILED;
+	}
+	return base;
+}
+
 int io_rings_create_ext(struct io_rings *r, unsigned entries, struct io_uring_params *p,
 			size_t tail)
 {
+	return io_rings_create_at(r, entries, p, tail, 0);
+}
+
+int io_rings_create_at(struct io_rings *r, unsigned entries, struct io_uring_params *p,
+		       size_t tail, size_t sqes_at)
+{
+	size_t head = 0;
 	unsigned sq, cq;
 	size_t sqe_sz = (p->flags & IORING_SETUP_SQE128) ? 128 : 64;
 	size_t cqe_sz = (p->flags & IORING_SETUP_CQE32) ? 32 : 16;
@@ -95,8 +128,21 @@ int io_rings_create_ext(struct io_rings *r, unsigned entries, struct io_uring_pa
 	}
 
 	compute_layout(&l, sq, cq, sqe_sz, cqe_sz);
-	r->tail_off = l.total;
-	l.total += align_up(tail, (size_t)sysconf(_SC_PAGESIZE));
+	if (sqes_at) {
+		/* the rings, the tail after them, then a hole up to the SQEs at sqes_at */
+		size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+		size_t sqes_len = l.total - l.sqes;
+
+		r->tail_off = l.sqes;
+		head = l.sqes + align_up(tail, pg);
+		if (head > sqes_at || (sqes_at & (pg - 1)))
+			return -EINVAL;
+		l.sqes = sqes_at;
+		l.total = sqes_at + sqes_len;
+	} else {
+		r->tail_off = l.total;
+		l.total += align_up(tail, (size_t)sysconf(_SC_PAGESIZE));
+	}
 	/* sealable: a ring another process maps must not be shrunk under it */
 	int fd = memfd_create("ucmd-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
@@ -106,7 +152,8 @@ int io_rings_create_ext(struct io_rings *r, unsigned entries, struct io_uring_pa
 		close(fd);
 		return err;
 	}
-	void *mem = mmap(NULL, l.total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+	void *mem = head ? io_rings_map_split(fd, head, l.sqes, l.total)
+			 : mmap(NULL, l.total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
 	if (mem == MAP_FAILED) {
 		int err = -errno;
 		close(fd);

@@ -48,6 +48,16 @@ int io_rings_create(struct io_rings *r, unsigned entries, struct io_uring_params
  */
 int io_rings_create_ext(struct io_rings *r, unsigned entries, struct io_uring_params *p,
 			size_t tail);
+/*
+ * The same with the SQE array at offset sqes_at of the memfd (page-aligned,
+ * beyond the rings and the tail; a hole between): IORING_OFF_SQES, so that
+ * a program's own mmap(IORING_OFF_SQES) of the memfd finds the SQEs there
+ * (the seccomp supervisor's rings, src/preload/supervise.c). 0: as _ext.
+ */
+int io_rings_create_at(struct io_rings *r, unsigned entries, struct io_uring_params *p,
+		       size_t tail, size_t sqes_at);
+/* Map memfd fd's [0, head) and [sqes_at, total) at their offsets in one range of total bytes. */
+void *io_rings_map_split(int fd, size_t head, size_t sqes_at, size_t total);
 void io_rings_destroy(struct io_rings *r);
 
 static inline struct io_uring_sqe *io_rings_sqe(const struct io_rings *r, unsigned idx)

@@ -256,6 +256,41 @@ static void op_ana_state(struct srv_client *c, struct srv_req *q, struct srv_rep
 		r->result = c->d->ana_state(c->d, a.port, a.grpid, a.state);
 }
 
+/*
+ * The seccomp supervisor (src/preload/supervise.c) acts for its child, a
+ * static program: the connection's memory becomes the child's, and the
+ * child's exit ends it. Only while the connection holds nothing, so that no
+ * ring or fd was set up against the other memory.
+ */
+static void op_adopt(struct srv_client *c, struct srv_req *q, struct srv_rep *r)
+{
+	struct user_mm mm;
+	pid_t pid;
+	int pidfd;
+
+	if (c->held) {
+		r->result = -EBUSY;
+		return;
+	}
+	r->result = srv_peer_adopt(&c->cred, q->fds[0], &pid, &mm);
+	if (r->result)
+		return;
+	pidfd = fcntl(q->fds[0], F_DUPFD_CLOEXEC, 0);
+	if (pidfd < 0) {
+		r->result = -errno;
+		user_mm_release(&mm);
+		return;
+	}
+	srv_log("pid %d (uid %u) acts for its child %d", (int)c->pid, (unsigned)c->cred.uid,
+		(int)pid);
+	user_mm_release(&c->mm);
+	c->mm = mm;
+	close(c->pidfd);
+	c->pidfd = pidfd;
+	c->pid = pid;
+	c->cred.pid = pid;
+}
+
 /* Indexed by op: the payload each request carries, exactly, and its handler. */
 static const struct srv_op {
 	size_t size;
@@ -273,6 +308,7 @@ static const struct srv_op {
 	[UCMDD_REGION_ADD] = { sizeof(struct ucmdd_region), op_region_add },
 	[UCMDD_REGION_DEL] = { sizeof(struct ucmdd_region), op_region_del },
 	[UCMDD_ANA_STATE] = { sizeof(struct ucmdd_ana_state), op_ana_state },
+	[UCMDD_ADOPT] = { 0, op_adopt },
 };
 
 /* ---- checking a request ---- */
@@ -322,7 +358,7 @@ static int payload_check(unsigned op, const void *p)
 		struct ucmdd_queue_init qi;
 
 		memcpy(&qi, p, sizeof(qi));
-		return qi.pad ? -EINVAL : 0;
+		return qi.flags & ~UCMDD_QI_SQES_AT_OFF ? -EINVAL : 0;
 	}
 	case UCMDD_QUEUE_EXIT: {
 		struct ucmdd_ring_id id;
@@ -378,7 +414,7 @@ void srv_msg_fds(const void *buf, size_t len, unsigned *min, unsigned *max)
 	if (len < HDR)
 		return;
 	memcpy(&h, buf, HDR);
-	if (h.op == UCMDD_REGION_ADD) {
+	if (h.op == UCMDD_REGION_ADD || h.op == UCMDD_ADOPT) {
 		*min = *max = 1;
 	} else if (h.op == UCMDD_REGISTER && len >= HDR + sizeof(struct ucmdd_register)) {
 		struct ucmdd_register reg;

@@ -61,6 +61,13 @@ int srv_peer_cred(int sock, struct ucmd_cred *cred, int *pidfd, struct user_mm *
  * reach it (another user's, a set-user-ID or file-capability image's).
  */
 int srv_peer_mm_open(struct user_mm *mm, pid_t pid, uid_t uid, gid_t gid, uint64_t caps);
+/*
+ * UCMDD_ADOPT: the process behind pidfd, if the peer may act in its memory
+ * (its child, of the peer's euid, its memory opened as the peer's identity
+ * with the peer's capabilities): its pid in *pid, its memory in *mm. 0 or
+ * -errno (-ESRCH, -EPERM, -EACCES).
+ */
+int srv_peer_adopt(const struct ucmd_cred *peer, int pidfd, pid_t *pid, struct user_mm *mm);
 /* Accept one connection on lfd and start its control thread; 0 or -errno. */
 int srv_accept(struct srv_daemon *d, int lfd);
 

@@ -214,6 +214,85 @@ static int peer_bind(int pidfd, const struct ucmd_cred *c, struct user_mm *mm, b
 	return 0;
 }
 
+/* The pid a pidfd names (its fdinfo), or -ESRCH. */
+static pid_t pidfd_pid(int pidfd)
+{
+	char path[64], line[128];
+	pid_t pid = -ESRCH;
+	FILE *f;
+	int v;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	f = fopen(path, "re");
+	if (!f)
+		return -ESRCH;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Pid: %d", &v) == 1)
+			pid = v > 0 ? v : -ESRCH;	/* -1: exited; 0: another namespace's */
+	fclose(f);
+	return pid;
+}
+
+/* pid's parent and effective uid, from /proc/PID/status. */
+static int parent_and_euid(pid_t pid, pid_t *ppid, uid_t *euid)
+{
+	char path[64], line[256];
+	bool have_p = false, have_u = false;
+	unsigned ruid, eu;
+	FILE *f;
+	int p;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -ESRCH;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "PPid: %d", &p) == 1) {
+			*ppid = p;
+			have_p = true;
+		} else if (sscanf(line, "Uid: %u %u", &ruid, &eu) == 2) {
+			*euid = eu;
+			have_u = true;
+		}
+	}
+	fclose(f);
+	return have_p && have_u ? 0 : -ESRCH;
+}
+
+int srv_peer_adopt(const struct ucmd_cred *peer, int pidfd, pid_t *pid_out, struct user_mm *mm)
+{
+	struct peer_status ps;
+	pid_t pid = pidfd_pid(pidfd), ppid;
+	uid_t euid;
+	uint64_t act;
+	int ret;
+
+	if (pid < 0)
+		return -ESRCH;
+	ret = parent_and_euid(pid, &ppid, &euid);
+	if (ret)
+		return ret;
+	if (ppid != peer->pid || euid != peer->euid)
+		return -EPERM;
+	/* the peer's own capabilities, never the child's: it is the peer that acts */
+	ret = peer_status(peer->pid, &ps);
+	if (ret)
+		return ret;
+	act = ps.same_ns ? ps.cap_prm : 0;
+	if (peer->euid != 0)
+		act &= ~(1ull << 19);	/* CAP_SYS_PTRACE */
+	ret = srv_peer_mm_open(mm, pid, peer->euid, peer->egid, act);
+	if (ret)
+		return ret;
+	/* the pid still names the process the pidfd does: it was not reused meanwhile */
+	if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0)) {
+		user_mm_release(mm);
+		return -ESRCH;
+	}
+	*pid_out = pid;
+	return 0;
+}
+
 int srv_peer_cred(int sock, struct ucmd_cred *cred, int *pidfd, struct user_mm *mm)
 {
 	struct ucmd_cred c;

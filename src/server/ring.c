@@ -591,7 +591,8 @@ static int ring_setup(struct srv_ring *r, const struct ucmdd_queue_init *req,
 		/* beyond its uid's budget the ring is still SQPOLL, but its proxy does not poll */
 		r->spin = !srv_quota_charge(r->c->d, r->c->cred.uid, SRV_RES_SPIN, 1);
 	}
-	ret = io_rings_create_ext(&r->mem, entries, p, sizeof(struct ucmdd_ring_ctl));
+	ret = io_rings_create_at(&r->mem, entries, p, sizeof(struct ucmdd_ring_ctl),
+				 req->flags & UCMDD_QI_SQES_AT_OFF ? IORING_OFF_SQES : 0);
 	if (ret)
 		return ret;
 	if (r->mem.cq_entries > UCMD_MAX_CQ_ENTRIES)

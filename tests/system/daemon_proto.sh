@@ -10,6 +10,8 @@
 # kernel's (root may read the SMART log, nobody may not, nor nobody as
 # "root" of a user namespace of its own); SIGHUP reloads the policy;
 # SIGTERM exits 0 and connected clients see the connection close.
+# UCMDD_ADOPT is taken for the client's own child only, and only before the
+# connection held anything; the child's exit ends the connection.
 source "$(dirname "$0")/lib/common.sh"
 dir=$T
 pid=
@@ -192,6 +194,32 @@ e = Client(sys.argv[1])
 check(e.open("ng0n1") == 0, "third client")
 e.close()
 print("other clients: ok")
+
+# UCMDD_ADOPT (ucmd-supervise's): only our own child, only before holding anything
+import subprocess
+kid = subprocess.Popen(["sleep", "60"])
+a = Client(sys.argv[1])
+check(a.msg(ADOPT)[0] == -errno.EINVAL, "adopt without a pidfd")
+not_ours = os.pidfd_open(os.getppid())
+check(a.msg(ADOPT, fds=[not_ours])[0] == -errno.EPERM, "adopt a process that is not our child")
+pfd = os.pidfd_open(kid.pid)
+check(a.msg(ADOPT, fds=[pfd])[0] == 0, "adopt our child")
+check(a.open("ng0n1") == 0, "open after adopting")
+check(a.msg(ADOPT, fds=[pfd])[0] == -errno.EBUSY, "adopt after holding a device")
+b = Client(sys.argv[1])
+check(b.open("ng0n1") == 0, "another connection holds a device")
+check(b.msg(ADOPT, fds=[pfd])[0] == -errno.EBUSY, "adopt on a connection that holds one")
+b.close()
+# the adopted child's exit ends the connection, as a client's own exit does
+kid.kill()
+kid.wait()
+try:
+    gone = a.msg(DEVICE_NAMES) is None
+except (ConnectionError, OSError):
+    gone = True
+check(gone, "the connection outlived the adopted child")
+a.close()
+print("adopt: ok")
 PY
 alive "after malformed messages"
 

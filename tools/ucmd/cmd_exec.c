@@ -33,6 +33,9 @@
 #ifndef UCMD_INSTALL_LIBDIR
 #define UCMD_INSTALL_LIBDIR "/usr/local/lib"
 #endif
+#ifndef UCMD_INSTALL_LIBEXECDIR
+#define UCMD_INSTALL_LIBEXECDIR "/usr/local/libexec"
+#endif
 
 /* How long a private daemon may take to accept connections before we give up. */
 #define DAEMON_START_MS 30000
@@ -235,6 +238,30 @@ static void forward(int sig)
 		kill(prog_pid, sig);
 }
 
+/*
+ * A static program runs under ucmd-supervise (no preload): argv becomes
+ * [supervise, --daemon, sock, (--trace), --, argv...]. NULL on ENOMEM.
+ */
+static char **supervised_argv(char **argv, const char *supervise, const char *sock, bool trace)
+{
+	size_t n = 0, i = 0;
+	char **v;
+
+	while (argv[n])
+		n++;
+	v = calloc(n + 6, sizeof(*v));
+	if (!v)
+		return NULL;
+	v[i++] = (char *)supervise;
+	v[i++] = (char *)"--daemon";
+	v[i++] = (char *)sock;
+	if (trace)
+		v[i++] = (char *)"--trace";
+	v[i++] = (char *)"--";
+	memcpy(v + i, argv, (n + 1) * sizeof(*v));
+	return v;
+}
+
 static int run_program(char **argv, const char *preload, const char *sock, const char *root,
 		       bool trace)
 {
@@ -244,7 +271,9 @@ static int run_program(char **argv, const char *preload, const char *sock, const
 	char *ldp;
 	int st;
 
-	if (prev && *prev) {
+	if (!preload) {
+		ldp = strdup("");
+	} else if (prev && *prev) {
 		if (asprintf(&ldp, "%s:%s", preload, prev) < 0)
 			return 1;
 	} else {
@@ -260,7 +289,8 @@ static int run_program(char **argv, const char *preload, const char *sock, const
 		sigaction(SIGQUIT, &old_quit, NULL);
 		sigaction(SIGTERM, &old_term, NULL);
 		sigaction(SIGHUP, &old_hup, NULL);
-		if (!ldp || setenv("LD_PRELOAD", ldp, 1) || setenv("UCMD_DAEMON", sock, 1) ||
+		if (!ldp || (preload && setenv("LD_PRELOAD", ldp, 1)) ||
+		    setenv("UCMD_DAEMON", sock, 1) ||
 		    setenv("UCMD_EXEC_ROOT", root, 1) ||
 		    (trace ? setenv("UCMD_EXEC_TRACE", "1", 1) : unsetenv("UCMD_EXEC_TRACE"))) {
 			fprintf(stderr, "ucmd exec: environment: %s\n", strerror(errno));
@@ -301,8 +331,8 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 	const char *ctrl = cli->ctrl_given ? cli->ctrl_dir : NULL, *daemon = cli->daemon;
 	const char *policy = cli->policy, *audit = cli->audit;
 	char tmpl[PATH_MAX], *dir = NULL, *root = NULL, *sock = NULL, *log = NULL;
-	char *preload = NULL, *ucmdd = NULL, *ctrl_abs = NULL;
-	bool trace = false, create = cli->create, named = cli->ctrl_given;
+	char *preload = NULL, *ucmdd = NULL, *ctrl_abs = NULL, *supervise = NULL;
+	bool is_static = false, trace = false, create = cli->create, named = cli->ctrl_given;
 	pid_t dpid = -1;
 	int c, ret = 1;
 
@@ -384,14 +414,25 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 		return 2;
 	}
 
-	if (exec_check_program(argv[optind]))
+	if (exec_check_program(argv[optind], &is_static))
 		return 126;
-	preload = locate("UCMD_PRELOAD", "src/preload/libucmd-preload.so",
-			 UCMD_INSTALL_LIBDIR "/libucmd-preload.so");
-	if (!preload || access(preload, R_OK)) {
-		fprintf(stderr, "ucmd exec: the preload library %s: %s\n",
-			preload ? preload : "", strerror(preload ? errno : ENOMEM));
-		goto out;
+	if (is_static) {
+		supervise = locate("UCMD_SUPERVISE", "src/preload/ucmd-supervise",
+				   UCMD_INSTALL_LIBEXECDIR "/ucmd-supervise");
+		if (!supervise || access(supervise, X_OK)) {
+			fprintf(stderr, "ucmd exec: %s is statically linked and needs the "
+				"supervisor %s: %s\n", argv[optind], supervise ? supervise : "",
+				strerror(supervise ? errno : ENOMEM));
+			goto out;
+		}
+	} else {
+		preload = locate("UCMD_PRELOAD", "src/preload/libucmd-preload.so",
+				 UCMD_INSTALL_LIBDIR "/libucmd-preload.so");
+		if (!preload || access(preload, R_OK)) {
+			fprintf(stderr, "ucmd exec: the preload library %s: %s\n",
+				preload ? preload : "", strerror(preload ? errno : ENOMEM));
+			goto out;
+		}
 	}
 	const char *tmp = getenv("TMPDIR");
 
@@ -421,7 +462,18 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 	}
 	if (!sock || exec_check_daemon(sock))
 		goto out;
-	ret = run_program(argv + optind, preload, sock, root, trace);
+	if (is_static) {
+		char **v = supervised_argv(argv + optind, supervise, sock, trace);
+
+		if (!v) {
+			fprintf(stderr, "ucmd exec: %s\n", strerror(ENOMEM));
+			goto out;
+		}
+		ret = run_program(v, NULL, sock, root, false);
+		free(v);
+	} else {
+		ret = run_program(argv + optind, preload, sock, root, trace);
+	}
 out:
 	stop_daemon(dpid, log);
 	if (dir)
@@ -430,6 +482,7 @@ out:
 	free(sock);
 	free(log);
 	free(preload);
+	free(supervise);
 	free(ucmdd);
 	free(ctrl_abs);
 	return ret;

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * ucmd exec's checks before the program starts, so that it fails closed:
- * a program the preload cannot reach (statically linked: no dynamic
- * linker to load it; set-user-ID, set-group-ID or with file capabilities:
- * the dynamic linker ignores LD_PRELOAD in secure-execution mode) would
- * open the host's real /dev/nvme* instead of ucmd's; and a daemon that
+ * a program the preload cannot reach (set-user-ID, set-group-ID or with
+ * file capabilities: the dynamic linker ignores LD_PRELOAD in
+ * secure-execution mode; 32-bit) would open the host's real /dev/nvme*
+ * instead of ucmd's; a statically linked one (no dynamic linker to load
+ * the preload) is found here and run under ucmd-supervise instead; and a daemon that
  * cannot be reached, or has no controller, would leave the program with
  * no devices at all. Each is refused with the reason, before anything runs.
  */
@@ -66,7 +67,7 @@ static const char *secure_exec(const char *file, const struct stat *st)
  * One file: NULL if the preload reaches it, else why not. A script is
  * judged by its interpreter (one level: an interpreter is not a script).
  */
-static const char *judge(const char *file, int depth, char *interp, size_t ilen)
+static const char *judge(const char *file, int depth, char *interp, size_t ilen, bool *is_static)
 {
 	unsigned char buf[256];
 	struct stat st;
@@ -97,7 +98,7 @@ static const char *judge(const char *file, int depth, char *interp, size_t ilen)
 		if (!*s)
 			return NULL;
 		snprintf(interp, ilen, "%s", s);
-		return judge(interp, 1, interp, ilen);
+		return judge(interp, 1, interp, ilen, is_static);
 	}
 	if (memcmp(buf, ELFMAG, SELFMAG)) {
 		close(fd);
@@ -123,17 +124,19 @@ static const char *judge(const char *file, int depth, char *interp, size_t ilen)
 			dynamic = true;
 	}
 	close(fd);
-	return dynamic ? NULL : "it is statically linked (no dynamic linker loads the preload)";
+	*is_static = !dynamic;
+	return NULL;
 }
 
-int exec_check_program(const char *prog)
+int exec_check_program(const char *prog, bool *is_static)
 {
 	char file[PATH_MAX], interp[PATH_MAX] = "";
 	const char *why;
 
+	*is_static = false;
 	if (find_program(prog, file, sizeof(file)))
 		return 0;	/* execvp says ENOENT itself, with exec's usual status */
-	why = judge(file, 0, interp, sizeof(interp));
+	why = judge(file, 0, interp, sizeof(interp), is_static);
 	if (!why)
 		return 0;
 	fprintf(stderr, "ucmd exec: refusing to run %s%s%s: %s, so ucmd's devices could not "

@@ -67,6 +67,12 @@ static const struct nvme_op_desc admin_ops[256] = {
 	[nvme_admin_ns_attach]      = { UCMD_VERB_NS_ATTACH, D_KNOWN },
 	[nvme_admin_format_nvm]     = { UCMD_VERB_FORMAT, D_KNOWN | D_DESTRUCTIVE },
 	[nvme_admin_sanitize_nvm]   = { UCMD_VERB_SANITIZE, D_KNOWN | D_DESTRUCTIVE },
+	/*
+	 * Get LBA Status: which logical blocks may be unrecoverable, the same
+	 * report as the LBA Status Information log (0Eh), read from the
+	 * controller; no block's data is read or changed.
+	 */
+	[nvme_admin_get_lba_status] = { UCMD_VERB_GET_LOG, D_KNOWN },
 };
 
 #define NVME_DSM_ATTR_AD	(1u << 2)

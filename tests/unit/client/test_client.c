@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "client/client.h"
 #include "daemon/proto.h"
 #include "ucmd/daemon.h"
 #include "ucmd/ucmd.h"
@@ -91,10 +92,17 @@ static int fake_ring(struct fake *f, const struct ucmdd_queue_init *req, int fds
 						.flags = (uint32_t)off + 20,
 						.cqes = (uint32_t)off + 64 };
 	off = up(off + 64 + (size_t)2 * n * cqe, 64);
-	f->rep.sqes_off = off;
-	off = up(off + (size_t)n * sqe, 4096);
-	f->rep.ctl_off = off;
-	f->mem_len = off + 4096;
+	if (req->flags & UCMDD_QI_SQES_AT_OFF) {
+		/* the rings, the control page, a hole, the SQEs at IORING_OFF_SQES */
+		f->rep.ctl_off = up(off, 4096);
+		f->rep.sqes_off = IORING_OFF_SQES;
+		f->mem_len = IORING_OFF_SQES + up((size_t)n * sqe, 4096);
+	} else {
+		f->rep.sqes_off = off;
+		off = up(off + (size_t)n * sqe, 4096);
+		f->rep.ctl_off = off;
+		f->mem_len = off + 4096;
+	}
 	f->rep.mmap_size = f->mem_len;
 	f->rep.ring_id = 5;
 	fds[0] = memfd_create("fake-ring", MFD_CLOEXEC);
@@ -603,6 +611,43 @@ static void wait_with(struct poster ps, int expect)
 	fake_stop(&f, e);
 }
 
+/*
+ * UCMDD_QI_SQES_AT_OFF (ucmd-supervise's rings): the SQEs at offset
+ * IORING_OFF_SQES of the memfd, the hole before them not mapped, so the
+ * client's view is still base + offset and costs no memory for the hole.
+ */
+static void test_ring_sqes_at_off(void **state)
+{
+	struct fake f;
+	struct ucmd_engine *e = fake_start(&f, FAKE_OK);
+	struct io_uring_params p = { 0 };
+	struct ucmd_ring ring;
+	struct io_uring_sqe *sqe;
+	char smaps[64], line[256];
+	unsigned long rss_kb = 0, v;
+	FILE *fp;
+
+	(void)state;
+	assert_int_equal(dc_queue_init_flags(e, 4, &ring, &p, UCMDD_QI_SQES_AT_OFF), 0);
+	assert_ptr_equal((char *)ring.sq.sqes - (char *)ring.sq.ring_ptr, IORING_OFF_SQES);
+	sqe = ucmd_get_sqe(&ring);
+	ucmd_prep_nop(sqe);
+	sqe->user_data = 77;
+	/* the same page the fake daemon sees at that offset of its memfd */
+	assert_int_equal(((struct io_uring_sqe *)(f.mem + IORING_OFF_SQES))->user_data, 77);
+	/* the hole was not populated: our whole process holds far less than 256 MiB */
+	snprintf(smaps, sizeof(smaps), "/proc/%d/status", (int)getpid());
+	fp = fopen(smaps, "r");
+	assert_non_null(fp);
+	while (fgets(line, sizeof(line), fp))
+		if (sscanf(line, "RssShmem: %lu", &v) == 1)
+			rss_kb = v;
+	fclose(fp);
+	assert_true(rss_kb < 64 * 1024);
+	ucmd_queue_exit(&ring);
+	fake_stop(&f, e);
+}
+
 static void test_wait_wakes(void **state)
 {
 	(void)state;
@@ -751,6 +796,7 @@ int main(void)
 		cmocka_unit_test(test_peer_gone),
 		cmocka_unit_test(test_no_sigpipe_on_send),
 		cmocka_unit_test(test_ring_mapping),
+		cmocka_unit_test(test_ring_sqes_at_off),
 		cmocka_unit_test(test_wait_wakes),
 		cmocka_unit_test(test_wait_daemon_hangs_up),
 		cmocka_unit_test(test_wait_ring_dead),

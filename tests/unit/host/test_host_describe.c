@@ -34,6 +34,9 @@ static const struct row rows[] = {
 	{ true, nvme_admin_set_features, 7, 0, 0, UCMD_VERB_SET_FEATURE, UCMD_DIR_TO_DEVICE, false, false },
 	{ true, nvme_admin_format_nvm, 0, 0, 0, UCMD_VERB_FORMAT, UCMD_DIR_NONE, false, true },
 	{ true, nvme_admin_sanitize_nvm, 0, 0, 0, UCMD_VERB_SANITIZE, UCMD_DIR_NONE, false, true },
+	/* Get LBA Status: a report about blocks, as the 0Eh log (not unknown, not a block read) */
+	{ true, nvme_admin_get_lba_status, 0, 0, 0, UCMD_VERB_GET_LOG, UCMD_DIR_FROM_DEVICE, false,
+	  false },
 	{ true, nvme_admin_fw_download, 0, 0, 0, UCMD_VERB_FIRMWARE, UCMD_DIR_TO_DEVICE, false, false },
 	{ true, nvme_admin_fw_commit, 0, 0, 0, UCMD_VERB_FIRMWARE, UCMD_DIR_NONE, false, false },
 	{ true, nvme_admin_ns_mgmt, 0, 0, 0, UCMD_VERB_NS_MANAGE, UCMD_DIR_TO_DEVICE, false, false },

@@ -31,6 +31,7 @@ static const size_t op_size[UCMDD_OP_MAX] = {
 	[UCMDD_REGION_ADD] = sizeof(struct ucmdd_region),
 	[UCMDD_REGION_DEL] = sizeof(struct ucmdd_region),
 	[UCMDD_ANA_STATE] = sizeof(struct ucmdd_ana_state),
+	[UCMDD_ADOPT] = 0,
 };
 
 static _Alignas(8) unsigned char buf[UCMDD_MSG_MAX + 64];
@@ -167,8 +168,11 @@ static void test_payload_fields(void **state)
 	((struct ucmdd_ioctl *)(void *)(buf + HDR))->pad = 1;
 	assert_int_equal(srv_msg_check(buf, n), -EINVAL);
 	n = msg(UCMDD_QUEUE_INIT, sizeof(struct ucmdd_queue_init));
-	((struct ucmdd_queue_init *)(void *)(buf + HDR))->pad = 1;
+	/* flags: UCMDD_QI_SQES_AT_OFF is known, any other bit refused */
+	((struct ucmdd_queue_init *)(void *)(buf + HDR))->flags = 2;
 	assert_int_equal(srv_msg_check(buf, n), -EINVAL);
+	((struct ucmdd_queue_init *)(void *)(buf + HDR))->flags = UCMDD_QI_SQES_AT_OFF;
+	assert_int_equal(srv_msg_check(buf, n), 0);
 	n = msg(UCMDD_QUEUE_EXIT, sizeof(struct ucmdd_ring_id));
 	((struct ucmdd_ring_id *)(void *)(buf + HDR))->pad = 1;
 	assert_int_equal(srv_msg_check(buf, n), -EINVAL);
@@ -190,7 +194,7 @@ static void test_fds_per_op(void **state)
 		size_t n = msg(op, op_size[op]);
 
 		srv_msg_fds(buf, n, &min, &max);
-		if (op == UCMDD_REGION_ADD) {
+		if (op == UCMDD_REGION_ADD || op == UCMDD_ADOPT) {
 			assert_int_equal(min, 1);
 			assert_int_equal(max, 1);
 		} else {

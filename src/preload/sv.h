@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ucmd-supervise: `ucmd exec` for a statically linked program, which no
+ * dynamic linker preloads. The program runs under a seccomp filter whose
+ * calls that may name ucmd's devices come here as user notifications
+ * (SECCOMP_RET_USER_NOTIF); this process serves them on the daemon, whose
+ * connection acts in the program's memory (UCMDD_ADOPT), and answers with
+ * the call's result, a descriptor it installs in the program
+ * (SECCOMP_IOCTL_NOTIF_ADDFD), or "go on" (SECCOMP_USER_NOTIF_FLAG_CONTINUE)
+ * where nothing of the decision rests on memory the program can change.
+ *
+ *   supervise.c  the program's start, the notification loop
+ *   sv_filter.c  the seccomp filter
+ *   sv_calls.c   the calls: open*, io_uring_*, the ring mmaps, ioctl,
+ *                read/write family on block namespaces, fstat, close,
+ *                dup2/dup3
+ *
+ * Device and ring descriptors live at numbers SV_FD_BASE.. of the
+ * program's table (the filter can only judge numbers): a device fd is an
+ * empty directory opened read-only (supervise.c), so every call that is not
+ * trapped fails on it by itself (never moves data); a ring fd is the ring's
+ * memfd, whose SQEs sit at IORING_OFF_SQES (UCMDD_QI_SQES_AT_OFF) so that
+ * the program's own mmaps of it need nothing of ours.
+ */
+#ifndef UCMD_PRELOAD_SV_H
+#define UCMD_PRELOAD_SV_H
+
+#include <linux/seccomp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "client/client.h"
+
+#define SV_FD_BASE 960u		/* below the default RLIMIT_NOFILE soft limit (1024) */
+#define SV_FD_NR 64u
+
+enum sv_kind { SV_FREE, SV_DEV, SV_RING };
+
+struct sv_fd {
+	enum sv_kind kind;
+	char name[32];		/* device: "ng0n1" */
+	bool blk;		/* nvmeXnY: the read/write family is served */
+	uint64_t pos;		/* its file position (read/write) */
+	struct ucmd_ring ring;	/* ring: the daemon's, mapped here too */
+	size_t rings_len, sqes_len;
+};
+
+struct sv {
+	const char *sock;	/* the daemon's socket */
+	struct ucmd_engine *e;	/* acting in the program's memory once adopted */
+	pid_t pid;		/* the program (the process we started) */
+	int pidfd;
+	int listener;		/* seccomp notification fd */
+	bool adopted;
+	const char *phdir;	/* <dir>/dev: the placeholders */
+	const char **names;	/* the daemon's devices */
+	int nr_names;
+	struct sv_fd fds[SV_FD_NR];
+	struct ucmd_ring io;	/* our own ring: read/write family on nvmeXnY */
+	bool io_live;
+	unsigned long served, passed;	/* counts for --trace */
+	bool trace;
+};
+
+/* What to answer one notification with. */
+struct sv_ans {
+	int64_t val;		/* result (>= 0) */
+	int error;		/* -errno, or 0 */
+	bool cont;		/* SECCOMP_USER_NOTIF_FLAG_CONTINUE */
+	bool sent;		/* answered already (SECCOMP_ADDFD_FLAG_SEND) */
+};
+
+/* sv_calls.c: serve one notification (req->data.nr is one the filter traps). */
+void sv_serve(struct sv *s, const struct seccomp_notif *req, struct sv_ans *a);
+/* sv_filter.c: the numbers the filter sends to the supervisor. */
+extern const int sv_always[];	/* every call */
+extern const unsigned sv_nr_always;
+extern const int sv_fd0[];	/* when argument 0 is a number of ours */
+extern const unsigned sv_nr_fd0;
+/* sv_filter.c: the filter into out (SV_FILTER_MAX entries); its length, or -EINVAL. */
+#define SV_FILTER_MAX 128
+struct sock_filter;
+int sv_filter_build(struct sock_filter *out);
+/* supervise.c: is the notification still pending (its memory read stays good)? */
+bool sv_id_valid(struct sv *s, uint64_t id);
+void sv_trace(struct sv *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ucmd-supervise's seccomp filter (the list is supervise.c's comment),
+ * built from sv_calls.c's tables: x86-64 only, every other system call ABI
+ * ENOSYS; USER_NOTIF for the calls that may name ucmd's devices. Jumps
+ * are written as labels and resolved at the end (BPF jumps forward only).
+ */
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <stddef.h>
+#include <sys/syscall.h>
+
+#include "preload/sv.h"
+
+const int sv_always[] = {
+	__NR_open, __NR_openat, __NR_creat,
+	__NR_io_uring_setup, __NR_io_uring_enter, __NR_io_uring_register,
+};
+const unsigned sv_nr_always = sizeof(sv_always) / sizeof(sv_always[0]);
+const int sv_fd0[] = {
+	__NR_ioctl, __NR_close, __NR_read, __NR_write, __NR_pread64, __NR_pwrite64, __NR_lseek,
+	__NR_fstat, __NR_newfstatat, __NR_statx,
+};
+const unsigned sv_nr_fd0 = sizeof(sv_fd0) / sizeof(sv_fd0[0]);
+
+enum { L_ALLOW = -1, L_NOTIFY = -2, L_ENOSYS = -3, L_A0 = -4, L_A1 = -5, L_A4 = -6 };
+
+struct insn {
+	struct sock_filter f;
+	int jt, jf;		/* label targets (< 0), or 0: fall through */
+};
+
+static struct insn prog[SV_FILTER_MAX];
+static unsigned n_insn;
+
+static void emit(uint16_t code, uint32_t k, int jt, int jf)
+{
+	prog[n_insn++] = (struct insn){ .f = { code, 0, 0, k }, .jt = jt, .jf = jf };
+}
+
+/* A number of ours in argument n (its low 32 bits: the kernel's int) goes to us. */
+static void emit_arg_block(int label, unsigned n, int *where)
+{
+	where[-label] = (int)n_insn;
+	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args) + 8 * n, 0, 0);
+	emit(BPF_JMP | BPF_JGE | BPF_K, SV_FD_BASE, 0, L_ALLOW);
+	emit(BPF_JMP | BPF_JGE | BPF_K, SV_FD_BASE + SV_FD_NR, L_ALLOW, L_NOTIFY);
+}
+
+int sv_filter_build(struct sock_filter *out)
+{
+	int where[8] = { 0 };
+
+	n_insn = 0;
+	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch), 0, 0);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, L_ENOSYS);
+	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr), 0, 0);
+	emit(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u /* __X32_SYSCALL_BIT */, L_ENOSYS, 0);
+	for (unsigned i = 0; i < sv_nr_always; i++)
+		emit(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)sv_always[i], L_NOTIFY, 0);
+	for (unsigned i = 0; i < sv_nr_fd0; i++)
+		emit(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)sv_fd0[i], L_A0, 0);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_dup2, L_A1, 0);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_dup3, L_A1, 0);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_mmap, L_A4, 0);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_openat2, L_ENOSYS, 0);
+	emit(BPF_JMP | BPF_JA, 0, L_ALLOW, 0);	/* jt holds the target of JA's k */
+	emit_arg_block(L_A0, 0, where);
+	emit_arg_block(L_A1, 1, where);
+	emit_arg_block(L_A4, 4, where);
+	where[-L_ALLOW] = (int)n_insn;
+	emit(BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0);
+	where[-L_NOTIFY] = (int)n_insn;
+	emit(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
+	where[-L_ENOSYS] = (int)n_insn;
+	emit(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS, 0, 0);
+	/* labels to offsets, counted from the next instruction; every jump goes forward */
+	for (unsigned i = 0; i < n_insn; i++) {
+		struct sock_filter f = prog[i].f;
+		int jt = prog[i].jt ? where[-prog[i].jt] - (int)i - 1 : 0;
+		int jf = prog[i].jf ? where[-prog[i].jf] - (int)i - 1 : 0;
+
+		if (jt < 0 || jf < 0 || jt > 255 || jf > 255)
+			return -EINVAL;
+		if (BPF_OP(f.code) == BPF_JA && BPF_CLASS(f.code) == BPF_JMP) {
+			f.k = (uint32_t)jt;
+		} else {
+			f.jt = (uint8_t)jt;
+			f.jf = (uint8_t)jf;
+		}
+		out[i] = f;
+	}
+	return (int)n_insn;
+}

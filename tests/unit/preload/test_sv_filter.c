@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ucmd-supervise's seccomp filter (src/preload/sv_filter.c), run by the
+ * kernel: in a forked child, one thread installs it (SECCOMP_FILTER_FLAG_
+ * NEW_LISTENER, that thread only) and makes calls; another thread, outside
+ * the filter, answers every notification with EXDEV, an errno none of the
+ * calls could give by itself. So EXDEV means "sent to the supervisor".
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "preload/sv.h"
+
+static volatile int listener = -1;	/* set by the other thread */
+
+static void *answer(void *arg)
+{
+	struct seccomp_notif req;
+	struct seccomp_notif_resp resp;
+
+	(void)arg;
+	for (;;) {
+		struct pollfd pf = { listener, POLLIN, 0 };
+
+		if (listener < 0 || poll(&pf, 1, 100) <= 0)
+			continue;
+		memset(&req, 0, sizeof(req));
+		if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req))
+			continue;
+		memset(&resp, 0, sizeof(resp));
+		resp.id = req.id;
+		resp.error = -EXDEV;
+		ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	}
+	return NULL;
+}
+
+/* errno of a raw system call, 0 if it succeeded */
+static int err(long ret)
+{
+	return ret < 0 ? errno : 0;
+}
+
+#define EXPECT(cond) do { if (!(cond)) return __LINE__; } while (0)
+
+/* In the child, after the filter: each call trapped or not as the filter's table says. */
+static int calls(void)
+{
+	char buf[8];
+	void *p;
+
+	/* path calls always reach the supervisor */
+	EXPECT(err(syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDONLY)) == EXDEV);
+	EXPECT(err(syscall(SYS_open, "/dev/null", O_RDONLY)) == EXDEV);
+	EXPECT(err(syscall(SYS_io_uring_setup, 1, NULL)) == EXDEV);
+	/* openat2 has no supervisor: ENOSYS, libc falls back to openat */
+	EXPECT(err(syscall(SYS_openat2, AT_FDCWD, "/dev/null", NULL, 0)) == ENOSYS);
+	/* fd calls only on the supervisor's numbers */
+	EXPECT(err(syscall(SYS_read, 900, buf, 1)) == EBADF);
+	EXPECT(err(syscall(SYS_read, SV_FD_BASE, buf, 1)) == EXDEV);
+	EXPECT(err(syscall(SYS_ioctl, SV_FD_BASE + SV_FD_NR - 1, 0, 0)) == EXDEV);
+	EXPECT(err(syscall(SYS_ioctl, SV_FD_BASE + SV_FD_NR, 0, 0)) == EBADF);
+	EXPECT(err(syscall(SYS_fstat, SV_FD_BASE + 3, NULL)) == EXDEV);
+	/* dup2/dup3 onto them, not from them */
+	EXPECT(err(syscall(SYS_dup2, 0, SV_FD_BASE + 1)) == EXDEV);
+	EXPECT(err(syscall(SYS_dup3, 0, SV_FD_BASE + 1, 0)) == EXDEV);
+	EXPECT(err(syscall(SYS_dup2, SV_FD_BASE + 1, 900)) == EBADF);
+	/* mmap of one of them; anonymous memory (fd -1) is the kernel's */
+	EXPECT(err(syscall(SYS_mmap, NULL, 4096, PROT_READ, MAP_SHARED, SV_FD_BASE, 0)) == EXDEV);
+	p = (void *)syscall(SYS_mmap, NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	EXPECT(p != MAP_FAILED);
+	/* a 64-bit fd argument: only its low 32 bits count, as the kernel's int */
+	EXPECT(err(syscall(SYS_read, (1ul << 32) | SV_FD_BASE, buf, 1)) == EXDEV);
+	/* an x32 system call number: ENOSYS from the filter, never run */
+	EXPECT(err(syscall(0x40000000 | SYS_openat, AT_FDCWD, "/dev/null", O_RDONLY)) == ENOSYS);
+	return 0;
+}
+
+static void test_filter(void **state)
+{
+	int st;
+	pid_t pid;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct sock_filter f[SV_FILTER_MAX];
+		int n = sv_filter_build(f);
+		struct sock_fprog fp = { .len = (unsigned short)n, .filter = f };
+		pthread_t t;
+
+		if (n <= 0 || pthread_create(&t, NULL, answer, NULL) ||
+		    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+			_exit(200);
+		/* this thread only (no TSYNC): the answering thread stays outside */
+		listener = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+					SECCOMP_FILTER_FLAG_NEW_LISTENER, &fp);
+		if (listener < 0)
+			_exit(201);
+		_exit(calls());
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	/* the failing check's line in calls(), 0 when all held */
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_filter),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
