@@ -95,7 +95,7 @@ struct cmd_args {
 	uint32_t endgrp_id, placement_handle, conf_idx;	/* conf_idx 256: not given */
 	bool host_events, fdp_enable, fdp_disable;
 	struct u64_list pids, event_types;
-	uint32_t fdp_ruhs, fdp_rgs, fdp_op;
+	uint32_t fdp_ruhs, fdp_rgs, fdp_op, fdp_rutl;
 	uint64_t fdp_ru_size;				/* bytes */
 	/* zns (nvme-cli's zns plugin) */
 	uint32_t descs, state, zsa, zra, zrasf, prinfo, lbat, lbatm;

@@ -256,6 +256,8 @@ static const struct opt create_ctrl_opts[] = {
 	U32("fdp-op", 0, fdp_op, 100, 0, "overprovisioning in percent (default 7)"),
 	FLAG("fdp-initially-isolated", 0, fdp_initially,
 	     "handles initially, not persistently, isolated"),
+	U32("fdp-ru-time-limit", 0, fdp_rutl, 0, 0,
+	    "seconds a reclaim unit stays active after its first write (default 0: no limit)"),
 	END };
 
 /* nvme-cli 2.3's zns plugin */
