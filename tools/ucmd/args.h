@@ -67,7 +67,7 @@ struct cmd_args {
 	uint64_t slba, data_size, sdlba, lpo, nsze, ncap, size;
 	uint32_t nlb, timeout;
 	const char *data;
-	bool fua, deac, ad, idw, idr;
+	bool fua, deac, ad, idw, idr, stag_check;
 	struct u64_list slbs, blocks, ctrls;
 	/* passthru */
 	uint32_t opcode, flags, data_len, cdw[16];	/* cdw[2..15] */

@@ -138,7 +138,9 @@ static const struct opt attach_opts[] = {
 	U64("ref-tag", 'r', ref_tag, "reference tag (for end to end PI)"), \
 	U32("app-tag-mask", 'm', lbatm, 0xffff, 0, "app tag mask (for end to end PI)"), \
 	U32("app-tag", 'a', lbat, 0xffff, 0, "app tag (for end to end PI)"), \
-	U64("storage-tag", stag, storage_tag, "storage tag (for end to end PI)")
+	U64("storage-tag", stag, storage_tag, "storage tag (for end to end PI)"), \
+	FLAG("storage-tag-check", 'C', stag_check, \
+	     "the storage tag is checked (STC; ignored by a format without storage tag)")
 
 static const struct opt rw_opts[] = {
 	NSID("identifier of desired namespace"),
