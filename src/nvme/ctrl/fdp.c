@@ -681,6 +681,7 @@ uint16_t ctrl_fdp_io_mgmt_recv(struct ucmd_ctrl *c, struct ctrl_req *req)
 	struct ctrl_fdp *f = c->fdp;
 	struct nvme_fdp_ruh_status *hdr;
 	struct ctrl_iovs v;
+	uint64_t now;
 	uint32_t nd;
 	size_t size;
 	uint16_t st;
@@ -692,6 +693,7 @@ uint16_t ctrl_fdp_io_mgmt_recv(struct ucmd_ctrl *c, struct ctrl_req *req)
 	if (!f || !f->enabled || !ns->fdpm)
 		return UCMD_ST_FDP_DISABLED;
 	ctrl_fdp_expire_all(c);
+	now = realtime_ms();
 	/* a descriptor per reclaim group and handle of the namespace's list */
 	nd = (uint32_t)f->nrg * ns_nph(f, ns);
 	size = sizeof(*hdr) + nd * sizeof(hdr->ruhss[0]);
@@ -708,6 +710,14 @@ uint16_t ctrl_fdp_io_mgmt_recv(struct ucmd_ctrl *c, struct ctrl_req *req)
 		hdr->ruhss[i].ruhid = htole16(ruh);
 		hdr->ruhss[i].ruamw = htole64(fdp_media_ruamw(ns->fdpm,
 							      (uint32_t)rg * f->nruh + ruh));
+		/* EARUTR: the seconds left of the time limit, rounded up (0: no limit) */
+		if (f->rutl) {
+			uint64_t lim = (uint64_t)f->rutl * 1000, act = fdp_media_active_ms(
+				ns->fdpm, (uint32_t)rg * f->nruh + ruh, now);
+
+			hdr->ruhss[i].earutr = htole32((uint32_t)((lim - (act < lim ? act : lim) +
+								   999) / 1000));
+		}
 	}
 	ctrl_iovs_init(&v);
 	st = ctrl_map_data(c, req, len, &v);

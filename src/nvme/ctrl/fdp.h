@@ -88,6 +88,8 @@ bool fdp_media_ruh_update(struct fdp_media *m, uint32_t s);
  * now_ms: the handle moves to a new unit (true), as a RUH update would.
  */
 bool fdp_media_expire(struct fdp_media *m, uint32_t s, uint64_t limit_ms, uint64_t now_ms);
+/* How long the handle's unit has been active at now_ms (0: none is) */
+uint64_t fdp_media_active_ms(const struct fdp_media *m, uint32_t s, uint64_t now_ms);
 /* Blocks the handle's unit can still take (RUAMW) */
 uint64_t fdp_media_ruamw(const struct fdp_media *m, uint32_t s);
 /* Rebuild p2l and valid counts from l2p and the units; -EINVAL if inconsistent */

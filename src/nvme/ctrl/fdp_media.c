@@ -302,6 +302,15 @@ bool fdp_media_expire(struct fdp_media *m, uint32_t s, uint64_t limit_ms, uint64
 	return true;
 }
 
+uint64_t fdp_media_active_ms(const struct fdp_media *m, uint32_t s, uint64_t now_ms)
+{
+	uint32_t r = m->stream[s];
+
+	if (r == FDP_NONE || !m->ru[r].wp || m->ru[r].wp == m->bpr || now_ms < m->opened_ms[s])
+		return 0;
+	return now_ms - m->opened_ms[s];
+}
+
 uint64_t fdp_media_ruamw(const struct fdp_media *m, uint32_t s)
 {
 	uint32_t r = m->stream[s];

@@ -707,8 +707,11 @@ static void test_time_limit(void **state)
 	assert_int_equal(write_pid(f, nvme_cmd_write, 0, 2, 2, 3), 0);
 	ruh_status(f, f->nsid, s);
 	/* only when the machine was quick enough to look within the limit */
-	if (wall_ms() - t0 < 900)
+	if (wall_ms() - t0 < 900) {
 		assert_int_equal(le64toh(s->ruhss[3].ruamw), RU / BS - 2);
+		assert_int_equal(le32toh(s->ruhss[3].earutr), 1);	/* rounded up */
+	}
+	assert_int_equal(le32toh(s->ruhss[0].earutr), 1);	/* not active: the whole limit */
 	usleep(1200 * 1000);
 	ruh_status(f, f->nsid, s);
 	assert_int_equal(le64toh(s->ruhss[3].ruamw), RU / BS);
