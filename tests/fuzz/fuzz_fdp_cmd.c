@@ -24,6 +24,7 @@
  * bytes), CDW10 high half (2), CDW11 (2), data length (2).
  */
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,14 +153,25 @@ static unsigned ns_count(struct rig *r)
 static int submit(struct rig *r, bool admin, struct nvme_uring_cmd *c)
 {
 	struct io_uring_cqe *cqe;
-	int res;
+	int res, fd = admin ? r->ctrl : r->ng;
 
-	ucmd_prep_nvme_cmd(ucmd_get_sqe(&r->ring), admin ? r->ctrl : r->ng,
+	/* I/O for another namespace goes through its own generic device, once attached */
+	if (!admin && c->nsid != 1) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "ng0n%u", c->nsid);
+		fd = ucmd_open(r->e, name, O_RDWR);
+		if (fd < 0)
+			return fd;
+	}
+	ucmd_prep_nvme_cmd(ucmd_get_sqe(&r->ring), fd,
 			   admin ? NVME_URING_CMD_ADMIN : NVME_URING_CMD_IO, c);
 	if (ucmd_submit_and_wait(&r->ring, 1) != 1 || ucmd_wait_cqe(&r->ring, &cqe))
 		abort();
 	res = cqe->res;
 	ucmd_cqe_seen(&r->ring, cqe);
+	if (fd != r->ng && fd != r->ctrl)
+		ucmd_close(r->e, fd);
 	if (res < -4095 || res > 0x7fff)
 		abort();
 	return res;
@@ -331,7 +343,21 @@ static void step(struct rig *r, const uint8_t *in)
 	for (unsigned i = 1; i <= UCMD_MAX_NS; i++)
 		had[i] = r->c->ns[i] != NULL;
 	before = state_of(r, &n1);
-	res = submit(r, ops[k].admin, &c);
+	if (k == OP_ATTACH) {
+		/*
+		 * Through the ioctl, as nvme-cli sends it: the host scans the
+		 * namespaces again after it (Linux's nvme_passthru_end), so an
+		 * attached one gets its ng0nN for the I/O that follows.
+		 */
+		struct nvme_passthru_cmd64 pc = { .opcode = c.opcode, .nsid = c.nsid,
+			.addr = c.addr, .data_len = c.data_len, .cdw10 = c.cdw10 };
+
+		res = ucmd_ioctl(r->e, r->ctrl, NVME_IOCTL_ADMIN64_CMD, &pc);
+		if (res < -4095 || res > 0x7fff)
+			abort();
+	} else {
+		res = submit(r, ops[k].admin, &c);
+	}
 	check(r);
 	after = state_of(r, &n2);
 	/* a command that failed changed neither the model nor the statistics */
