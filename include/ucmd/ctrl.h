@@ -114,6 +114,12 @@ struct ucmd_ctrl_params {
 		 * different handles. Otherwise (default) persistently isolated.
 		 */
 		bool     initially;
+		/*
+		 * A reclaim unit's active time limit in seconds (ERUTL), 0:
+		 * none. A handle whose unit was first written longer ago than
+		 * that by the wall clock gets a new unit (event 01h).
+		 */
+		uint32_t ru_time_limit;
 	} fdp;
 };
 

@@ -6,19 +6,25 @@
  * reclaim units of 4 KiB (8 blocks of 512 bytes), a RAM namespace of 256
  * blocks. Writes, Write Zeroes and Copy with any DTYPE/DSPEC, Dataset
  * Management, I/O Management Receive and Send, Get Log Page 20h-23h with
- * any LSP, LSI, offset and length, Get/Set Features 1Dh and 1Eh, Format.
+ * any LSP, LSI, offset and length, Get/Set Features 1Dh and 1Eh, Format,
+ * Namespace Management Create with placement handle lists valid and not
+ * (too many handles, out of range, repeated) and Delete, Namespace
+ * Attachment; writes, RUH updates and status go to any of the namespaces.
  *
- * After every command the media model must be consistent (every mapped
+ * After every command every namespace's media model must be consistent (every mapped
  * block's unit written that far and mapped back to it, valid counts equal
  * to the mapped blocks, free units counted, streams on open units), a
  * command's media bytes at least its host bytes (none for Write Zeroes), and
  * a command that failed must have changed neither the model nor the
- * statistics: any violation aborts.
+ * statistics, a Create that failed made no namespace, and one that
+ * succeeded with FDP enabled has a model and the list it asked for (or
+ * every handle): any violation aborts.
  *
  * Input: records of 12 bytes: op, LBA, block count, DTYPE, DSPEC (2
  * bytes), CDW10 high half (2), CDW11 (2), data length (2).
  */
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +47,10 @@ struct rig {
 	struct ucmd_nvme_host *host;
 	struct ucmd_ring ring;
 	int ng, ctrl;
+	uint16_t cntlid;
 };
+
+#define NSID_MAX	4	/* namespaces the inputs name */
 
 static void rig_up(struct rig *r)
 {
@@ -63,6 +72,7 @@ static void rig_up(struct rig *r)
 	r->ctrl = ucmd_open(r->e, "nvme0", O_RDWR);
 	if (r->ng < 0 || r->ctrl < 0)
 		abort();
+	r->cntlid = r->c->p.cntlid;
 }
 
 static void rig_down(struct rig *r)
@@ -75,15 +85,12 @@ static void rig_down(struct rig *r)
 	ucmd_ctrl_destroy(r->c);
 }
 
-/* Every invariant of the media model; abort() on a violation */
-static void check(struct rig *r)
+/* Every invariant of one namespace's media model; abort() on a violation */
+static void check_ns(struct rig *r, struct ctrl_ns *ns)
 {
-	struct ctrl_ns *ns = r->c->ns[1];
 	struct fdp_media *m;
 	uint32_t *valid, nfree = 0;
 
-	if (!ns)
-		return;		/* deleted: nothing to check */
 	m = ns->fdpm;
 	if (!m) {
 		if (r->c->fdp->enabled)
@@ -92,6 +99,14 @@ static void check(struct rig *r)
 	}
 	if (m->nlba != ns->nsze)
 		abort();
+	/* a placement handle list names each handle of the configuration once */
+	for (uint16_t i = 0; i < ns->nphndl; i++) {
+		if (ns->phndl[i] >= r->c->fdp->nruh)
+			abort();
+		for (uint16_t j = 0; j < i; j++)
+			if (ns->phndl[j] == ns->phndl[i])
+				abort();
+	}
 	valid = calloc(m->nru, sizeof(*valid));
 	if (!valid)
 		abort();
@@ -119,45 +134,84 @@ static void check(struct rig *r)
 	free(valid);
 }
 
+static void check(struct rig *r)
+{
+	for (unsigned i = 1; i <= UCMD_MAX_NS; i++)
+		if (r->c->ns[i])
+			check_ns(r, r->c->ns[i]);
+}
+
+static unsigned ns_count(struct rig *r)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 1; i <= UCMD_MAX_NS; i++)
+		n += r->c->ns[i] != NULL;
+	return n;
+}
+
 static int submit(struct rig *r, bool admin, struct nvme_uring_cmd *c)
 {
 	struct io_uring_cqe *cqe;
-	int res;
+	int res, fd = admin ? r->ctrl : r->ng;
 
-	ucmd_prep_nvme_cmd(ucmd_get_sqe(&r->ring), admin ? r->ctrl : r->ng,
+	/* I/O for another namespace goes through its own generic device, once attached */
+	if (!admin && c->nsid != 1) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "ng0n%u", c->nsid);
+		fd = ucmd_open(r->e, name, O_RDWR);
+		if (fd < 0)
+			return fd;
+	}
+	ucmd_prep_nvme_cmd(ucmd_get_sqe(&r->ring), fd,
 			   admin ? NVME_URING_CMD_ADMIN : NVME_URING_CMD_IO, c);
 	if (ucmd_submit_and_wait(&r->ring, 1) != 1 || ucmd_wait_cqe(&r->ring, &cqe))
 		abort();
 	res = cqe->res;
 	ucmd_cqe_seen(&r->ring, cqe);
+	if (fd != r->ng && fd != r->ctrl)
+		ucmd_close(r->e, fd);
 	if (res < -4095 || res > 0x7fff)
 		abort();
 	return res;
 }
 
-/* What a failed command must leave as it was */
+/* What a failed command must leave as it was: statistics, every model's map and streams */
 static uint8_t *state_of(struct rig *r, size_t *len)
 {
-	struct ctrl_ns *ns = r->c->ns[1];
-	struct fdp_media *m = ns ? ns->fdpm : NULL;
-	size_t n = 3 * sizeof(uint64_t) + (m ? m->nlba * 4 + m->nstreams * 4 : 0);
-	uint8_t *b = malloc(n ? n : 1);
+	size_t n = 3 * sizeof(uint64_t), off;
+	uint8_t *b;
 
-	if (!b)
+	for (unsigned i = 1; i <= NSID_MAX; i++) {
+		struct fdp_media *m = r->c->ns[i] ? r->c->ns[i]->fdpm : NULL;
+
+		n += 4 + (m ? m->nlba * 4 + m->nstreams * 4 : 0);
+	}
+	if (!(b = malloc(n)))
 		abort();
 	memcpy(b, &r->c->fdp->hbmw, 8);
 	memcpy(b + 8, &r->c->fdp->mbmw, 8);
 	memcpy(b + 16, &r->c->fdp->mbe, 8);
-	if (m) {
-		memcpy(b + 24, m->l2p, m->nlba * 4);
-		memcpy(b + 24 + m->nlba * 4, m->stream, m->nstreams * 4);
+	off = 24;
+	for (unsigned i = 1; i <= NSID_MAX; i++) {
+		struct fdp_media *m = r->c->ns[i] ? r->c->ns[i]->fdpm : NULL;
+		uint32_t here = r->c->ns[i] != NULL;
+
+		memcpy(b + off, &here, 4);
+		off += 4;
+		if (m) {
+			memcpy(b + off, m->l2p, m->nlba * 4);
+			memcpy(b + off + m->nlba * 4, m->stream, m->nstreams * 4);
+			off += m->nlba * 4 + m->nstreams * 4;
+		}
 	}
 	*len = n;
 	return b;
 }
 
 enum { OP_WRITE, OP_WZ, OP_COPY, OP_DSM, OP_RECV, OP_SEND, OP_LOG, OP_GETF, OP_SETF, OP_FORMAT,
-       OP_READ };
+       OP_READ, OP_NSMGMT, OP_ATTACH };
 
 static void step(struct rig *r, const uint8_t *in)
 {
@@ -168,6 +222,7 @@ static void step(struct rig *r, const uint8_t *in)
 		{ nvme_admin_get_log_page, true }, { nvme_admin_get_features, true },
 		{ nvme_admin_set_features, true }, { nvme_admin_format_nvm, true },
 		{ nvme_cmd_read, false },
+		{ nvme_admin_ns_mgmt, true }, { nvme_admin_ns_attach, true },
 	};
 	const unsigned nops = sizeof(ops) / sizeof(ops[0]);
 	struct nvme_uring_cmd c = { .nsid = 1 };
@@ -175,6 +230,9 @@ static void step(struct rig *r, const uint8_t *in)
 	uint16_t w11 = in[8] | (uint16_t)in[9] << 8, len = in[10] | (uint16_t)in[11] << 8;
 	unsigned k = in[0] % nops;
 	uint8_t *before, *after;
+	unsigned nns = ns_count(r);
+	bool had[UCMD_MAX_NS + 1];
+	uint16_t want_n = 0, want[UCMD_FDP_MAX_RUH];
 	size_t n1, n2;
 	int res;
 
@@ -190,6 +248,7 @@ static void step(struct rig *r, const uint8_t *in)
 		c.cdw12 = (in[2] % 16) | (uint32_t)(in[3] & 0xf) << 20;
 		c.cdw13 = (uint32_t)dspec << 16;
 		c.data_len = ((in[2] % 16) + 1) * 512;
+		c.nsid = 1 + (in[3] >> 4) % NSID_MAX;	/* any namespace, and its list */
 		break;
 	case OP_COPY: {
 		struct nvme_copy_range *cr = (void *)data_buf;
@@ -215,10 +274,53 @@ static void step(struct rig *r, const uint8_t *in)
 	}
 	case OP_RECV:
 	case OP_SEND:
-		c.cdw10 = in[3] | (uint32_t)hi << 16;
+		c.nsid = 1 + (in[3] >> 4) % NSID_MAX;
+		c.cdw10 = (in[3] & 0xf) | (uint32_t)hi << 16;
 		c.cdw11 = w11;
 		memcpy(data_buf, in + 1, 4);
 		break;
+	case OP_NSMGMT:
+		if (in[1] & 0x80) {	/* Delete */
+			c.nsid = 1 + in[2] % NSID_MAX;
+			c.cdw10 = 1;
+			c.data_len = 0;
+			break;
+		}
+		/*
+		 * Create, 32 to 287 blocks of 512 or 4096 bytes, NPHNDLS 0 to 5
+		 * handles (of 4) out of 0 to 5: too many, out of range and
+		 * repeated ones among them
+		 */
+		memset(data_buf, 0, 4096);
+		{
+			struct nvme_id_ns *id = (void *)data_buf;
+			uint16_t n = in[3] % 6;
+
+			id->nsze = id->ncap = htole64(32 + (uint64_t)in[2]);
+			id->flbas = in[1] & 1 ? 4 : 0;
+			memcpy(data_buf + 392, &n, 2);
+			for (uint16_t i = 0; i < n; i++) {
+				uint16_t h = (uint16_t)(in[4 + i % 8] % 6);
+
+				memcpy(data_buf + 512 + 2 * i, &h, 2);
+				want[i] = h;
+			}
+			want_n = n;
+		}
+		c.nsid = 0;
+		c.data_len = 4096;
+		break;
+	case OP_ATTACH: {
+		struct nvme_ctrl_list *cl = (void *)data_buf;
+
+		memset(cl, 0, sizeof(*cl));
+		cl->num = htole16(1);
+		cl->identifier[0] = htole16(r->cntlid);
+		c.nsid = 1 + in[1] % NSID_MAX;
+		c.cdw10 = in[2] & 1;	/* attach or detach */
+		c.data_len = 4096;
+		break;
+	}
 	case OP_LOG:
 		c.nsid = in[1] & 1 ? 1 : 0xffffffffu;
 		c.cdw10 = (0x20 + in[2] % 5) | (uint32_t)(in[3] & 0x7f) << 8 | (uint32_t)hi << 16;
@@ -238,13 +340,49 @@ static void step(struct rig *r, const uint8_t *in)
 		c.cdw10 = in[1] & 7;
 		break;
 	}
+	for (unsigned i = 1; i <= UCMD_MAX_NS; i++)
+		had[i] = r->c->ns[i] != NULL;
 	before = state_of(r, &n1);
-	res = submit(r, ops[k].admin, &c);
+	if (k == OP_ATTACH) {
+		/*
+		 * Through the ioctl, as nvme-cli sends it: the host scans the
+		 * namespaces again after it (Linux's nvme_passthru_end), so an
+		 * attached one gets its ng0nN for the I/O that follows.
+		 */
+		struct nvme_passthru_cmd64 pc = { .opcode = c.opcode, .nsid = c.nsid,
+			.addr = c.addr, .data_len = c.data_len, .cdw10 = c.cdw10 };
+
+		res = ucmd_ioctl(r->e, r->ctrl, NVME_IOCTL_ADMIN64_CMD, &pc);
+		if (res < -4095 || res > 0x7fff)
+			abort();
+	} else {
+		res = submit(r, ops[k].admin, &c);
+	}
 	check(r);
 	after = state_of(r, &n2);
 	/* a command that failed changed neither the model nor the statistics */
 	if (res && (n1 != n2 || memcmp(before, after, n1)))
 		abort();
+	if (k == OP_NSMGMT && !(in[1] & 0x80)) {
+		/* a failed Create made nothing; a good one has what it asked for */
+		if (res && ns_count(r) != nns)
+			abort();
+		if (!res) {
+			struct ctrl_ns *ns;
+			unsigned id = 0;
+
+			for (unsigned i = 1; i <= UCMD_MAX_NS && !id; i++)
+				if (r->c->ns[i] && !had[i])
+					id = i;
+			if (!id || ns_count(r) != nns + 1)
+				abort();
+			ns = r->c->ns[id];
+			if (r->c->fdp->enabled &&
+			    (!ns->fdpm || ns->nphndl != want_n ||
+			     memcmp(ns->phndl, want, want_n * sizeof(want[0]))))
+				abort();
+		}
+	}
 	/*
 	 * Unless enabling FDP started the statistics over, a command's media bytes
 	 * are at least its host bytes, and Write Zeroes takes no media at all.

@@ -11,13 +11,17 @@
  * Invariants: the status is success or one the spec gives these commands
  * (the three End-to-end check errors, Invalid Protection Information,
  * Invalid Field, LBA Out of Range, Compare Failure, Command Size Limit
- * Exceeded, Data Transfer Error) or a host errno; and a command that fails
+ * Exceeded, Data Transfer Error, and for a Copy whose descriptor format is
+ * not the namespace's guard's, Invalid Namespace or Format) or a host
+ * errno; and a command that fails
  * writes nothing: the namespace's store is byte for byte what it was.
  *
  * Input: [0] LBA format selector [1] PI type, PIL, MSET [2..] records of
  * 24 bytes: opcode selector, PRINFO (and PRINFOR for Copy), SLBA, NLB,
  * CDW3's low 16 bits, CDW14 (4), LBAT (2), LBATM (2), Copy's SDLBA, a
- * corruption offset and byte, data seed.
+ * corruption offset and byte, data seed. A Copy's entries are in the
+ * descriptor format of the namespace's guard (0h 16b, 1h 64b), the other
+ * one when the opcode selector's bit 6 is set.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -73,6 +77,7 @@ static bool allowed(int st)
 	case 0x285:				/* Compare Failure */
 	case 0x183:				/* Command Size Limit Exceeded */
 	case 0x004:				/* Data Transfer Error */
+	case 0x00b:				/* Invalid Namespace or Format (Copy) */
 		return true;
 	}
 	return false;
@@ -148,18 +153,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cmd.cdw15 = lbat | lbatm << 16;
 		if (op == nvme_cmd_copy) {
 			uint8_t *range = dbuf;
+			/* the guard's format, or the other one */
+			unsigned fmt = (ctrl_lbaf_pif(np.lbaf) == 2) ^ !!(r[0] & 0x40);
 
-			memset(range, 0, 32);
+			memset(range, 0, 40);
 			range[8] = (uint8_t)(r[14] % NSZE);
 			range[16] = (uint8_t)(nlb - 1);
-			memcpy(range + 24, r + 6, 4);	/* EILBRT */
-			memcpy(range + 28, r + 10, 4);	/* ELBAT, ELBATM */
-			if (r[0] & 0x80)
-				memcpy(range + 24, range + 8, 4);
+			if (fmt == 1) {
+				/* ELBT 35:26 most significant first: the 48-bit EILBRT below */
+				range[30] = r[5];
+				range[31] = r[4];
+				for (int i = 0; i < 4; i++)
+					range[32 + i] = r[9 - i];
+				if (r[0] & 0x80) {
+					memset(range + 30, 0, 6);
+					range[35] = range[8];
+				}
+				memcpy(range + 36, r + 10, 4);	/* ELBAT, ELBATM */
+			} else {
+				memcpy(range + 24, r + 6, 4);	/* EILBRT */
+				memcpy(range + 28, r + 10, 4);	/* ELBAT, ELBATM */
+				if (r[0] & 0x80)
+					memcpy(range + 24, range + 8, 4);
+			}
 			cmd.cdw10 = r[15] % NSZE;
-			cmd.cdw12 = (uint32_t)(r[1] >> 4) << 12 | (uint32_t)(r[19] & 0xf) << 26;
+			cmd.cdw12 = (uint32_t)(r[1] >> 4) << 12 | (uint32_t)(r[19] & 0xf) << 26 |
+				    fmt << 8;
 			cmd.addr = (uintptr_t)dbuf;
-			cmd.data_len = 32;
+			cmd.data_len = fmt ? 40 : 32;
 		} else if (op != nvme_cmd_verify && op != nvme_cmd_write_zeroes) {
 			cmd.addr = (uintptr_t)dbuf;
 			cmd.data_len = nlb * blk;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ucmd's nvm-id-ns and read/write/compare/verify/write-zeroes PI options (--prinfo,
-# --ref-tag, --app-tag, --app-tag-mask, --metadata) against Debian's
+# --ref-tag, --app-tag, --app-tag-mask, --storage-tag-check, --metadata) against Debian's
 # nvme-cli under `ucmd exec`, on the same namespace: what one writes with
 # tags the other reads back checked, the same wrong tag fails both with the
 # same status; the 64b guard format (LBA format 10, PIF 2h) with a reference
@@ -74,6 +74,34 @@ X nvme write-zeroes /dev/nvme0n1 -s 40 -c 1 --prinfo=8 --app-tag=0x78 --ref-tag=
 	|| fail "nvme write-zeroes: $(cat "$dir/err")"
 U verify -n 1 -s 40 -c 1 --prinfo=7 --app-tag=0x78 --app-tag-mask=0xffff --ref-tag=0x10 \
 	>/dev/null || fail "ucmd verify of zeroed blocks: $(cat "$dir/err")"
+
+step "--storage-tag-check (STC, CDW12 bit 24) as nvme-cli has it; ignored without a storage tag (STS 0)"
+# both CLIs put STC in CDW12 bit 24 of read, write, compare, verify and write-zeroes
+U write -n 1 -s 50 -c 1 -z 8192 -d "$dir/a.bin" --prinfo=8 --app-tag=0x5 --ref-tag=0x1200000032 \
+	--storage-tag-check --show-command >"$dir/u.cmd" || fail "ucmd write -C: $(cat "$dir/err")"
+cat "$dir/err" >>"$dir/u.cmd"	# the command is shown on stderr
+grep -q "^cdw12 *: 21000001$" "$dir/u.cmd" || fail "ucmd write -C: $(grep cdw12 "$dir/u.cmd")"
+X nvme write /dev/nvme0n1 -s 52 -c 1 -z 8192 -d "$dir/a.bin" --prinfo=8 --app-tag=0x5 \
+	--ref-tag=0x33 -C -v >"$dir/n.cmd" || fail "nvme write -C: $(cat "$dir/err")"
+cat "$dir/err" >>"$dir/n.cmd"
+# nvme-cli shows CDW12's upper half as its control field: PRACT and STC
+grep -q "^control *: 2100$" "$dir/n.cmd" && grep -q "^storagetagcheck : 0001$" "$dir/n.cmd" \
+	|| fail "nvme write -C: $(cat "$dir/n.cmd")"
+# every format here has STS 0: the check is the reference, application and guard tags' alone
+U read -n 1 -s 50 -c 1 -z 8192 -d "$dir/r3.bin" --prinfo=15 --app-tag=0x5 --app-tag-mask=0xffff \
+	--ref-tag=0x1200000032 -C >/dev/null || fail "ucmd read -C: $(cat "$dir/err")"
+cmp -s "$dir/a.bin" "$dir/r3.bin" || fail "ucmd read -C read back other data"
+U verify -n 1 -s 52 -c 1 --prinfo=7 --app-tag=0x5 --app-tag-mask=0xffff --ref-tag=0x33 -C \
+	>/dev/null || fail "ucmd verify -C: $(cat "$dir/err")"
+U compare -n 1 -s 50 -c 1 -z 8192 -d "$dir/a.bin" --prinfo=15 --app-tag=0x5 --app-tag-mask=0xffff \
+	--ref-tag=0x1200000032 -C >/dev/null || fail "ucmd compare -C: $(cat "$dir/err")"
+U write-zeroes -n 1 -s 54 -c 1 --prinfo=8 --ref-tag=0x36 -C >/dev/null || fail "ucmd write-zeroes -C: $(cat "$dir/err")"
+X nvme verify /dev/nvme0n1 -s 54 -c 1 --prinfo=7 --ref-tag=0x36 -C >/dev/null \
+	|| fail "nvme verify -C: $(cat "$dir/err")"
+# and a wrong tag still fails with STC set
+U read -n 1 -s 50 -c 1 -z 8192 -d "$dir/r3.bin" --prinfo=15 --app-tag=0x6 --app-tag-mask=0xffff \
+	--ref-tag=0x1200000032 -C >/dev/null && fail "ucmd read -C: a wrong application tag passed"
+grep -q "0x283" "$dir/err" || fail "ucmd read -C, wrong app tag: $(cat "$dir/err")"
 
 step "16b guard, type 1, 512 + 16 separate: the metadata through files"
 X nvme format /dev/nvme0 -n 1 --lbaf=2 --pi=1 --force >/dev/null || fail "format: $(cat "$dir/err")"

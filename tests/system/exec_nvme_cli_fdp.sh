@@ -117,6 +117,33 @@ done
 "$UCMD" --ctrl "$dir/waf-one" fdp events -e 1 >"$dir/ev.txt" || bad "ucmd fdp events"
 grep -q "Media Reallocated" "$dir/ev.txt" || bad "no Media Reallocated event after garbage collection"
 
+step "a reclaim unit time limit of 1 s by the wall clock, and a controller reset"
+# The test waits longer than the limit and asserts states, never durations;
+# each command is its own ucmd exec, so the unit's start is kept in between.
+t="$dir/rutl"
+"$UCMD" --ctrl "$t" create-ctrl --fdp --nsze=4096 --lbaf=4 --fdp-ru-size=64K \
+	--fdp-ru-time-limit=1 >/dev/null || bad "create-ctrl --fdp-ru-time-limit=1"
+X "$t" nvme fdp configs /dev/nvme0 -e 1 -o json >"$dir/cfg.json" 2>"$dir/err" || bad "configs: $(cat "$dir/err")"
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["configs"][0]; sys.exit(int(c["erutl"]) != 1)' \
+	"$dir/cfg.json" || bad "ERUTL is not 1: $(cat "$dir/cfg.json")"
+X "$t" nvme fdp set-events /dev/ng0n1 -n 1 -p 2 -t 1,2 -e >/dev/null 2>&1 || bad "set-events 1,2"
+X "$t" nvme write /dev/ng0n1 -s 0 -c 0 -z 4096 -d "$dir/a" --dir-type=2 --dir-spec=2 >/dev/null 2>&1 \
+	|| bad "write through handle 2"
+sleep 2
+"$UCMD" --ctrl "$t" fdp status -o json >"$dir/st.json"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["ruhss"][2]["ruamw"]; sys.exit(r != 16)' "$dir/st.json" \
+	|| bad "past the limit, handle 2 should be on a new unit: $(cat "$dir/st.json")"
+X "$t" nvme write /dev/ng0n1 -s 0 -c 0 -z 4096 -d "$dir/a" --dir-type=2 --dir-spec=2 >/dev/null 2>&1 \
+	|| bad "write through handle 2"
+X "$t" nvme reset /dev/nvme0 >/dev/null 2>&1 || bad "nvme reset"
+for fmt in normal json; do
+	X "$t" nvme fdp events /dev/nvme0 -e 1 -E -o "$fmt" >"$dir/n.out" 2>"$dir/err" || bad "events: $(cat "$dir/err")"
+	"$UCMD" --ctrl "$t" fdp events -e 1 -E -o "$fmt" >"$dir/u.out" || bad "ucmd fdp events"
+	diff -u "$dir/n.out" "$dir/u.out" >"$dir/diff" || { bad "host events -o $fmt differ"; head -20 "$dir/diff" | sed 's/^/    /'; }
+done
+python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["events"]; sys.exit([(int(x["type"]), int(x["pid"])) for x in e] != [(1, 2), (2, 2)])' \
+	"$dir/u.out" || bad "host events, want time limit then reset on handle 2: $(cat "$dir/u.out")"
+
 step "a restart keeps the statistics and the model"
 U fdp stats -e 1 -o json >"$dir/s1.json"
 U fdp status -o json >"$dir/st1.json"

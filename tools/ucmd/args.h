@@ -67,7 +67,7 @@ struct cmd_args {
 	uint64_t slba, data_size, sdlba, lpo, nsze, ncap, size;
 	uint32_t nlb, timeout;
 	const char *data;
-	bool fua, deac, ad, idw, idr;
+	bool fua, deac, ad, idw, idr, stag_check;
 	struct u64_list slbs, blocks, ctrls;
 	/* passthru */
 	uint32_t opcode, flags, data_len, cdw[16];	/* cdw[2..15] */
@@ -95,7 +95,7 @@ struct cmd_args {
 	uint32_t endgrp_id, placement_handle, conf_idx;	/* conf_idx 256: not given */
 	bool host_events, fdp_enable, fdp_disable;
 	struct u64_list pids, event_types;
-	uint32_t fdp_ruhs, fdp_rgs, fdp_op;
+	uint32_t fdp_ruhs, fdp_rgs, fdp_op, fdp_rutl;
 	uint64_t fdp_ru_size;				/* bytes */
 	/* zns (nvme-cli's zns plugin) */
 	uint32_t descs, state, zsa, zra, zrasf, prinfo, lbat, lbatm;

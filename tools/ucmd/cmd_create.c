@@ -71,7 +71,8 @@ static int zns_params(const struct cmd_args *a, uint32_t bs, uint64_t blocks,
 static int fdp_params(const struct cmd_args *a, struct ucmd_fdp_params *fp)
 {
 	if (!a->fdp) {
-		if (a->fdp_ruhs || a->fdp_rgs || a->fdp_ru_size || a->fdp_op || a->fdp_initially) {
+		if (a->fdp_ruhs || a->fdp_rgs || a->fdp_ru_size || a->fdp_op || a->fdp_initially ||
+		    a->fdp_rutl) {
 			fprintf(stderr, "create-ctrl: FDP options need --fdp\n");
 			return 2;
 		}
@@ -92,6 +93,7 @@ static int fdp_params(const struct cmd_args *a, struct ucmd_fdp_params *fp)
 	fp->ru_size = a->fdp_ru_size;
 	fp->op_pct = (uint8_t)a->fdp_op;
 	fp->initially = a->fdp_initially;
+	fp->ru_time_limit = a->fdp_rutl;
 	return 0;
 }
 

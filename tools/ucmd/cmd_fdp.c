@@ -219,7 +219,7 @@ static const char *event_name(uint8_t t)
 {
 	switch (t) {
 	case NVME_FDP_EVENT_RUNFW: return "Reclaim Unit Not Fully Written";
-	case NVME_FDP_EVENT_RUTLE: return "Reclaim Unit Time Limit Exceeded";
+	case NVME_FDP_EVENT_RUTLE: return "Reclaim Unit Active Time Limit Exceeded";
 	case NVME_FDP_EVENT_RESET: return "Controller Level Reset Modified Reclaim Unit Handles";
 	case NVME_FDP_EVENT_PID: return "Invalid Placement Identifier";
 	case NVME_FDP_EVENT_REALLOC: return "Media Reallocated";

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The protection information fields of read, write, compare, verify and
- * write-zeroes as nvme-cli 2.3 fills them: PRINFO in CDW12 bits 29:26, LBAT
+ * write-zeroes as nvme-cli 2.3 fills them: PRINFO in CDW12 bits 29:26, STC
+ * in bit 24, LBAT
  * and LBATM in CDW15, and the reference and storage tags laid out by the
  * namespace's format (NVM Identify Namespace's ELBAF: PIF and STS) over
  * CDW14 and, with the 64b guard, CDW3.
@@ -57,6 +58,9 @@ int cli_pi_fields(struct cli *cli, const char *what, struct nvme_uring_cmd *c)
 		return -EINVAL;
 	}
 	c->cdw12 |= a->prinfo << 26;
+	/* STC, CDW12 bit 24: the controller ignores it where the format has no storage tag */
+	if (a->stag_check)
+		c->cdw12 |= 1u << 24;
 	c->cdw15 = a->lbat | a->lbatm << 16;
 	if (!a->ref_tag && !a->storage_tag)
 		return 0;

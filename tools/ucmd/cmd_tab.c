@@ -138,7 +138,9 @@ static const struct opt attach_opts[] = {
 	U64("ref-tag", 'r', ref_tag, "reference tag (for end to end PI)"), \
 	U32("app-tag-mask", 'm', lbatm, 0xffff, 0, "app tag mask (for end to end PI)"), \
 	U32("app-tag", 'a', lbat, 0xffff, 0, "app tag (for end to end PI)"), \
-	U64("storage-tag", stag, storage_tag, "storage tag (for end to end PI)")
+	U64("storage-tag", stag, storage_tag, "storage tag (for end to end PI)"), \
+	FLAG("storage-tag-check", 'C', stag_check, \
+	     "the storage tag is checked (STC; ignored by a format without storage tag)")
 
 static const struct opt rw_opts[] = {
 	NSID("identifier of desired namespace"),
@@ -256,6 +258,8 @@ static const struct opt create_ctrl_opts[] = {
 	U32("fdp-op", 0, fdp_op, 100, 0, "overprovisioning in percent (default 7)"),
 	FLAG("fdp-initially-isolated", 0, fdp_initially,
 	     "handles initially, not persistently, isolated"),
+	U32("fdp-ru-time-limit", 0, fdp_rutl, 0, 0,
+	    "seconds a reclaim unit stays active after its first write (default 0: no limit)"),
 	END };
 
 /* nvme-cli 2.3's zns plugin */

@@ -638,8 +638,20 @@ uint16_t ctrl_pi_verify(struct ctrl_req *req, struct ctrl_ns *ns, uint64_t slba,
 /* with PRACT: the stored blocks' tuples made anew as the command says */
 uint16_t ctrl_pi_generate_range(struct ctrl_req *req, struct ctrl_ns *ns, uint64_t slba,
 				 uint64_t nlb);
+/*
+ * A Copy source range of either entry format (0h: 32 bytes, 16b guard
+ * tags; 1h: 40 bytes, 64b guard tags), with the tags its read is checked
+ * against.
+ */
+struct ctrl_copy_src {
+	uint64_t slba, nlb;
+	uint64_t eilbrt;	/* 32 bits in format 0h, 48 in 1h (no storage tag) */
+	uint16_t elbat, elbatm;
+};
+/* Entry i of a list in format fmt (0h or 1h) */
+void ctrl_copy_src_parse(const uint8_t *list, unsigned fmt, unsigned i, struct ctrl_copy_src *s);
 uint16_t ctrl_pi_copy_check(struct ctrl_req *req, struct ctrl_ns *ns,
-			     const struct nvme_copy_range *r, unsigned nr, uint64_t sdlba);
+			     const struct ctrl_copy_src *r, unsigned nr, uint64_t sdlba);
 
 /* nvm.c: what every write and read does after the store moved the blocks */
 uint16_t ctrl_nvm_written(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint64_t slba, uint64_t nlb,

@@ -2,8 +2,9 @@
 /*
  * Flexible Data Placement: endurance group 1 and its one configuration,
  * placement identifiers on writes, Features 1Dh (FDP) and 1Eh (FDP
- * Events), logs 20h-23h and I/O Management Receive/Send. Every namespace
- * gets every reclaim unit handle: placement handle N is handle N.
+ * Events), logs 20h-23h and I/O Management Receive/Send. A namespace's
+ * placement handle N is the N-th reclaim unit handle of its list (handle N
+ * when it has every handle): commands and events name the namespace's.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 /* The event types the model reports, in the order of ev_mask's bits */
 static const uint8_t ev_types[] = {
 	NVME_FDP_EVENT_RUNFW, NVME_FDP_EVENT_PID, NVME_FDP_EVENT_REALLOC, NVME_FDP_EVENT_MODIFY,
+	NVME_FDP_EVENT_RUTLE, NVME_FDP_EVENT_RESET,
 };
 #define NR_EV_TYPES	(sizeof(ev_types) / sizeof(ev_types[0]))
 
@@ -89,6 +91,7 @@ int ctrl_fdp_setup(struct ucmd_ctrl *c, const struct ucmd_fdp_params *p)
 	f->op_pct = p->op_pct ? p->op_pct : UCMD_FDP_DFLT_OP;
 	f->persistent = !p->initially;
 	f->enabled = true;
+	f->rutl = p->ru_time_limit;
 	if (f->nruh > UCMD_FDP_MAX_RUH || f->nrg > UCMD_FDP_MAX_RG || f->op_pct > 100 ||
 	    f->ru_size % 4096 || f->ru_size > (1ull << 30)) {
 		free(f);
@@ -106,18 +109,47 @@ void ctrl_fdp_free(struct ucmd_ctrl *c)
 	c->fdp = NULL;
 }
 
-static struct nvme_fdp_event *event_add(struct ucmd_ctrl *c, bool host, uint8_t type,
-					uint16_t owner)
+/* The namespace's placement handle that is reclaim unit handle ruh (false: none) */
+static bool ns_ph_of(const struct ctrl_fdp *f, const struct ctrl_ns *ns, uint16_t ruh,
+		     uint16_t *ph)
+{
+	if (!ns->nphndl) {
+		*ph = ruh;
+		return ruh < f->nruh;
+	}
+	for (uint16_t i = 0; i < ns->nphndl; i++)
+		if (ns->phndl[i] == ruh) {
+			*ph = i;
+			return true;
+		}
+	return false;
+}
+
+/*
+ * An event of namespace ns about stream owner (rg * nruh + ruh, or
+ * FDP_SHARED for none), when the handle's filter has it: an event without
+ * a handle is reported when the namespace's placement handle 0 asks for
+ * it. The event names the namespace's placement handle (PID) and the
+ * reclaim unit handle (RUHID), with NSID.
+ */
+static struct nvme_fdp_event *event_add(struct ucmd_ctrl *c, const struct ctrl_ns *ns, bool host,
+					uint8_t type, uint16_t owner)
 {
 	struct ctrl_fdp *f = c->fdp;
 	struct ctrl_fdp_event_ring *r = host ? &f->host_ev : &f->ctrl_ev;
+	bool handle = owner < f->nrg * f->nruh;
+	uint16_t ruh = 0, ph;
 	struct nvme_fdp_event *e;
-	uint64_t ms = realtime_ms();
+	uint64_t ms;
 	int bit = ev_bit(type);
 
-	/* an event without a handle is reported when handle 0 asks for it */
-	if (bit < 0 || !(f->ev_mask[owner < f->nrg * f->nruh ? owner % f->nruh : 0] >> bit & 1))
+	if (handle)
+		ruh = owner % f->nruh;
+	else if (!ns_ruh(f, ns, 0, &ruh))
 		return NULL;
+	if (bit < 0 || !(f->ev_mask[ruh] >> bit & 1))
+		return NULL;
+	ms = realtime_ms();
 	e = &r->ev[r->next];
 	r->next = (r->next + 1) % UCMD_FDP_EVENTS;
 	if (r->n < UCMD_FDP_EVENTS)
@@ -125,13 +157,17 @@ static struct nvme_fdp_event *event_add(struct ucmd_ctrl *c, bool host, uint8_t 
 	memset(e, 0, sizeof(*e));
 	e->type = type;
 	memcpy(e->ts.timestamp, &ms, sizeof(e->ts.timestamp));
-	if (owner < f->nrg * f->nruh) {
-		uint16_t rg = owner / f->nruh, ph = owner % f->nruh;
+	e->flags = NVME_FDP_EVENT_F_NSIDV;
+	e->nsid = htole32(ns->nsid);
+	if (handle) {
+		uint16_t rg = owner / f->nruh;
 
-		e->flags |= NVME_FDP_EVENT_F_PIV;
-		e->pid = htole16(make_pid(f, rg, ph));
+		if (ns_ph_of(f, ns, ruh, &ph)) {
+			e->flags |= NVME_FDP_EVENT_F_PIV;
+			e->pid = htole16(make_pid(f, rg, ph));
+		}
 		e->rgid = htole16(rg);
-		e->ruhid = (uint8_t)ph;
+		e->ruhid = (uint8_t)ruh;
 	}
 	return e;
 }
@@ -140,13 +176,11 @@ static void on_realloc(void *arg, uint16_t owner, uint64_t lba, uint32_t nmoved)
 {
 	struct ctrl_ns *ns = arg;
 	struct ucmd_ctrl *c = ns->fdp_ctrl;
-	struct nvme_fdp_event *e = event_add(c, false, NVME_FDP_EVENT_REALLOC, owner);
+	struct nvme_fdp_event *e = event_add(c, ns, false, NVME_FDP_EVENT_REALLOC, owner);
 	struct nvme_fdp_event_realloc r = { .flags = NVME_FDP_EVENT_REALLOC_F_LBAV };
 
 	if (!e)
 		return;
-	e->flags |= NVME_FDP_EVENT_F_NSIDV;
-	e->nsid = htole32(ns->nsid);
 	r.nlbam = htole16(nmoved > 0xffff ? 0xffff : (uint16_t)nmoved);
 	r.lba = htole64(lba);
 	memcpy(e->type_specific, &r, sizeof(r));
@@ -201,13 +235,69 @@ void ctrl_fdp_ns_erase(struct ucmd_ctrl *c, struct ctrl_ns *ns)
 	}
 	/* every handle of the namespace now points at no unit */
 	for (uint32_t s = 0; s < (uint32_t)c->fdp->nrg * c->fdp->nruh; s++) {
-		struct nvme_fdp_event *e = event_add(c, false, NVME_FDP_EVENT_MODIFY, (uint16_t)s);
+		uint16_t ph;
 
-		if (e) {
-			e->flags |= NVME_FDP_EVENT_F_NSIDV;
-			e->nsid = htole32(ns->nsid);
-		}
+		if (ns_ph_of(c->fdp, ns, (uint16_t)(s % c->fdp->nruh), &ph))
+			event_add(c, ns, false, NVME_FDP_EVENT_MODIFY, (uint16_t)s);
 	}
+}
+
+void ctrl_fdp_reset(struct ucmd_ctrl *c)
+{
+	struct ctrl_fdp *f = c->fdp;
+
+	if (!f || !f->enabled)
+		return;
+	/*
+	 * The model keeps no unit open across a reset the host asked for:
+	 * what a handle's unit did not take stays unwritten until it is
+	 * erased, and the handle gets a new unit at its next write.
+	 */
+	for (unsigned i = 1; i <= UCMD_MAX_NS; i++) {
+		struct ctrl_ns *ns = c->ns[i];
+
+		if (!ns || !ns->fdpm)
+			continue;
+		for (uint32_t s = 0; s < (uint32_t)f->nrg * f->nruh; s++)
+			if (fdp_media_ruh_update(ns->fdpm, s))
+				event_add(c, ns, true, NVME_FDP_EVENT_RESET, (uint16_t)s);
+	}
+}
+
+/* The handles of ns whose unit was active for longer than the time limit */
+static void expire_ns(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint64_t now)
+{
+	struct ctrl_fdp *f = c->fdp;
+
+	for (uint32_t s = 0; s < (uint32_t)f->nrg * f->nruh; s++)
+		if (fdp_media_expire(ns->fdpm, s, (uint64_t)f->rutl * 1000, now))
+			event_add(c, ns, true, NVME_FDP_EVENT_RUTLE, (uint16_t)s);
+}
+
+/* Scans at most every 100 ms: a write costs a clock read, not a scan */
+static bool expiry_due(struct ctrl_fdp *f, uint64_t *now)
+{
+	if (!f->rutl)
+		return false;
+	*now = realtime_ms();
+	if (*now >= f->rutl_checked_ms && *now - f->rutl_checked_ms < 100)
+		return false;
+	f->rutl_checked_ms = *now;
+	return true;
+}
+
+void ctrl_fdp_expire_all(struct ucmd_ctrl *c)
+{
+	struct ctrl_fdp *f = c->fdp;
+	uint64_t now;
+
+	if (!f || !f->enabled || !f->rutl)
+		return;
+	now = realtime_ms();
+	f->rutl_checked_ms = now;
+	for (unsigned i = 1; i <= UCMD_MAX_NS; i++)
+		if (c->ns[i] && c->ns[i]->fdpm)
+			expire_ns(c, c->ns[i], now);
 }
 
 static void count_media(struct ucmd_ctrl *c, struct ctrl_ns *ns)
@@ -225,19 +315,22 @@ uint16_t ctrl_fdp_write_check(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint32_t 
 {
 	uint8_t dtype = (cdw12 >> 20) & 0xf;
 	uint16_t pid = (uint16_t)(cdw13 >> 16), rg, ph;
+	uint64_t now;
 
+	/* units past their time limit are replaced before this write goes in */
+	if (ns->fdpm && expiry_due(c->fdp, &now))
+		expire_ns(c, ns, now);
 	*stream = 0;	/* no placement asked for: handle 0 of group 0 */
 	if (dtype != DTYPE_PLACEMENT)
 		return 0;
 	if (!ns->fdpm)
 		return ST_INVALID;
 	if (!parse_pid(c->fdp, pid, &rg, &ph) || !ns_ruh(c->fdp, ns, ph, &ph)) {
-		struct nvme_fdp_event *e = event_add(c, true, NVME_FDP_EVENT_PID, FDP_SHARED);
+		struct nvme_fdp_event *e = event_add(c, ns, true, NVME_FDP_EVENT_PID, FDP_SHARED);
 
 		if (e) {
-			e->flags |= NVME_FDP_EVENT_F_PIV | NVME_FDP_EVENT_F_NSIDV;
+			e->flags |= NVME_FDP_EVENT_F_PIV;
 			e->pid = htole16(pid);
-			e->nsid = htole32(ns->nsid);
 		}
 		return ST_INVALID;
 	}
@@ -252,6 +345,8 @@ void ctrl_fdp_write_commit(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint32_t str
 		return;
 	c->fdp->hbmw += nlb * (ctrl_ns_ds(ns) + ctrl_ns_ms(ns));
 	c->fdp->mbmw += nlb * (ctrl_ns_ds(ns) + ctrl_ns_ms(ns));
+	if (c->fdp->rutl)
+		ns->fdpm->now_ms = realtime_ms();
 	/* -ENOSPC cannot happen with the units the model sized for itself */
 	(void)fdp_media_write(ns->fdpm, stream, slba, nlb);
 	count_media(c, ns);
@@ -350,19 +445,34 @@ static void log_configs(const struct ctrl_fdp *f, uint8_t *buf, size_t size)
 	d->maxpids = htole16((uint16_t)(f->nruh - 1));
 	d->nnss = htole32(UCMD_MAX_NS);
 	d->runs = htole64(f->ru_size);
+	d->erutl = htole32(f->rutl);
 	for (unsigned i = 0; i < f->nruh; i++)
 		d->ruhs[i].ruht = f->persistent ? NVME_FDP_RUHT_PERSISTENTLY_ISOLATED
 						: NVME_FDP_RUHT_INITIALLY_ISOLATED;
 }
 
-static void log_usage(const struct ctrl_fdp *f, uint8_t *buf)
+static void log_usage(struct ucmd_ctrl *c, uint8_t *buf)
 {
+	const struct ctrl_fdp *f = c->fdp;
 	struct nvme_fdp_ruhu_log *l = (void *)buf;
 
 	l->nruh = htole16(f->nruh);
-	/* every handle is in every namespace's placement handle list */
-	for (unsigned i = 0; i < f->nruh; i++)
-		l->ruhus[i].ruha = 1u << NVME_FDP_RUHA_HOST_SHIFT;
+	/*
+	 * Host Specified: in some namespace's placement handle list; a handle
+	 * in none is Unused (0h). The controller specifies none by itself.
+	 */
+	for (unsigned i = 1; i <= UCMD_MAX_NS; i++) {
+		const struct ctrl_ns *ns = c->ns[i];
+
+		if (!ns || !ns->fdpm)
+			continue;
+		for (uint16_t h = 0; h < ns_nph(f, ns); h++) {
+			uint16_t ruh;
+
+			if (ns_ruh(f, ns, h, &ruh))
+				l->ruhus[ruh].ruha = 1u << NVME_FDP_RUHA_HOST_SHIFT;
+		}
+	}
 }
 
 static void put128(uint8_t dst[16], uint64_t v)
@@ -401,6 +511,8 @@ uint16_t ctrl_fdp_get_log(struct ucmd_ctrl *c, struct ctrl_req *req)
 		return ST_INVALID;
 	if (lid != NVME_LOG_LID_FDP_CONFIGS && !f->enabled)
 		return UCMD_ST_FDP_DISABLED;
+	/* a look at the logs finds what the wall clock did to the units */
+	ctrl_fdp_expire_all(c);
 	switch (lid) {
 	case NVME_LOG_LID_FDP_CONFIGS:
 		size = sizeof(struct nvme_fdp_config_log) + config_size(f);
@@ -424,7 +536,7 @@ uint16_t ctrl_fdp_get_log(struct ucmd_ctrl *c, struct ctrl_req *req)
 		return ST_INTERNAL;
 	switch (lid) {
 	case NVME_LOG_LID_FDP_CONFIGS: log_configs(f, buf, size); break;
-	case NVME_LOG_LID_FDP_RUH_USAGE: log_usage(f, buf); break;
+	case NVME_LOG_LID_FDP_RUH_USAGE: log_usage(c, buf); break;
 	case NVME_LOG_LID_FDP_STATS: {
 		struct nvme_fdp_stats_log *s = (void *)buf;
 
@@ -569,6 +681,7 @@ uint16_t ctrl_fdp_io_mgmt_recv(struct ucmd_ctrl *c, struct ctrl_req *req)
 	struct ctrl_fdp *f = c->fdp;
 	struct nvme_fdp_ruh_status *hdr;
 	struct ctrl_iovs v;
+	uint64_t now;
 	uint32_t nd;
 	size_t size;
 	uint16_t st;
@@ -579,6 +692,8 @@ uint16_t ctrl_fdp_io_mgmt_recv(struct ucmd_ctrl *c, struct ctrl_req *req)
 		return ST_INVALID;
 	if (!f || !f->enabled || !ns->fdpm)
 		return UCMD_ST_FDP_DISABLED;
+	ctrl_fdp_expire_all(c);
+	now = realtime_ms();
 	/* a descriptor per reclaim group and handle of the namespace's list */
 	nd = (uint32_t)f->nrg * ns_nph(f, ns);
 	size = sizeof(*hdr) + nd * sizeof(hdr->ruhss[0]);
@@ -595,6 +710,14 @@ uint16_t ctrl_fdp_io_mgmt_recv(struct ucmd_ctrl *c, struct ctrl_req *req)
 		hdr->ruhss[i].ruhid = htole16(ruh);
 		hdr->ruhss[i].ruamw = htole64(fdp_media_ruamw(ns->fdpm,
 							      (uint32_t)rg * f->nruh + ruh));
+		/* EARUTR: the seconds left of the time limit, rounded up (0: no limit) */
+		if (f->rutl) {
+			uint64_t lim = (uint64_t)f->rutl * 1000, act = fdp_media_active_ms(
+				ns->fdpm, (uint32_t)rg * f->nruh + ruh, now);
+
+			hdr->ruhss[i].earutr = htole32((uint32_t)((lim - (act < lim ? act : lim) +
+								   999) / 1000));
+		}
 	}
 	ctrl_iovs_init(&v);
 	st = ctrl_map_data(c, req, len, &v);
@@ -637,15 +760,8 @@ uint16_t ctrl_fdp_io_mgmt_send(struct ucmd_ctrl *c, struct ctrl_req *req)
 	for (uint32_t i = 0; i < npid; i++) {
 		uint32_t s = (uint32_t)rg[i] * f->nruh + ph[i];
 
-		if (fdp_media_ruh_update(ns->fdpm, s)) {
-			struct nvme_fdp_event *e = event_add(c, true, NVME_FDP_EVENT_RUNFW,
-							     (uint16_t)s);
-
-			if (e) {
-				e->flags |= NVME_FDP_EVENT_F_NSIDV;
-				e->nsid = htole32(ns->nsid);
-			}
-		}
+		if (fdp_media_ruh_update(ns->fdpm, s))
+			event_add(c, ns, true, NVME_FDP_EVENT_RUNFW, (uint16_t)s);
 	}
 	return 0;
 }

@@ -54,6 +54,13 @@ struct fdp_media {
 	uint32_t *free_next;	/* [nru] */
 	uint32_t free_head, nfree;
 	uint32_t clock;		/* units filled so far: the age of a unit */
+	/*
+	 * Wall clock (ms) of each host stream's open unit's first write, 0
+	 * without one: a unit's active time, for the reclaim unit time limit.
+	 * now_ms is the time of the writes the caller is about to make.
+	 */
+	uint64_t *opened_ms;	/* [nstreams / 2] */
+	uint64_t now_ms;
 	/* counted in blocks since the caller last took them */
 	uint64_t moved, erased;
 	/* called for every unit garbage collection moved data out of */
@@ -76,6 +83,13 @@ int  fdp_media_write(struct fdp_media *m, uint32_t s, uint64_t lba, uint64_t n);
 void fdp_media_trim(struct fdp_media *m, uint64_t lba, uint64_t n);
 /* The handle moves to a new unit: true if the old one was not fully written */
 bool fdp_media_ruh_update(struct fdp_media *m, uint32_t s);
+/*
+ * The handle's unit has been active (written to) for more than limit_ms at
+ * now_ms: the handle moves to a new unit (true), as a RUH update would.
+ */
+bool fdp_media_expire(struct fdp_media *m, uint32_t s, uint64_t limit_ms, uint64_t now_ms);
+/* How long the handle's unit has been active at now_ms (0: none is) */
+uint64_t fdp_media_active_ms(const struct fdp_media *m, uint32_t s, uint64_t now_ms);
 /* Blocks the handle's unit can still take (RUAMW) */
 uint64_t fdp_media_ruamw(const struct fdp_media *m, uint32_t s);
 /* Rebuild p2l and valid counts from l2p and the units; -EINVAL if inconsistent */
@@ -93,10 +107,12 @@ struct ctrl_fdp {
 	uint8_t op_pct;
 	bool persistent;
 	bool enabled;		/* feature 1Dh FDPE */
+	uint32_t rutl;		/* a reclaim unit's active time limit (ERUTL), s; 0 none */
 	uint64_t hbmw, mbmw, mbe;	/* log 22h, bytes */
 	/* data garbage collection moved over the group's life (log 09h MUW), bytes */
 	uint64_t gc_bytes;
 	uint8_t ev_mask[UCMD_FDP_MAX_RUH];	/* bit per supported event (fdp.c) */
+	uint64_t rutl_checked_ms;	/* the wall clock of the last expiry scan */
 	struct ctrl_fdp_event_ring host_ev, ctrl_ev;
 };
 
@@ -109,6 +125,13 @@ int  ctrl_fdp_ns_init(struct ucmd_ctrl *c, struct ctrl_ns *ns);
 void ctrl_fdp_ns_free(struct ctrl_ns *ns);
 /* Format and sanitize erase the media: the units start again */
 void ctrl_fdp_ns_erase(struct ucmd_ctrl *c, struct ctrl_ns *ns);
+/*
+ * A Controller Level Reset the host asked for (not the disable after a
+ * shutdown): every handle's partly written unit is closed.
+ */
+void ctrl_fdp_reset(struct ucmd_ctrl *c);
+/* Handles whose unit passed the time limit move to new units (every namespace) */
+void ctrl_fdp_expire_all(struct ucmd_ctrl *c);
 /*
  * A write to [slba, slba + nlb) with CDW12/CDW13 as the command has them:
  * the stream it goes to, or the status (nothing written) for a placement

@@ -48,6 +48,7 @@ void fdp_media_reset(struct fdp_media *m)
 	memset(m->p2l, 0, (uint64_t)m->nru * m->bpr * sizeof(*m->p2l));
 	for (uint32_t s = 0; s < m->nstreams; s++)
 		m->stream[s] = FDP_NONE;
+	memset(m->opened_ms, 0, m->nstreams / 2 * sizeof(*m->opened_ms));
 	m->free_head = FDP_NONE;
 	m->nfree = 0;
 	m->clock = 0;
@@ -98,7 +99,8 @@ int fdp_media_init(struct fdp_media *m, uint64_t nlba, uint32_t bpr, uint16_t nr
 	m->ru = calloc(nru, sizeof(*m->ru));
 	m->stream = calloc(m->nstreams, sizeof(*m->stream));
 	m->free_next = calloc(nru, sizeof(*m->free_next));
-	if (!m->l2p || !m->p2l || !m->ru || !m->stream || !m->free_next) {
+	m->opened_ms = calloc(m->nstreams / 2, sizeof(*m->opened_ms));
+	if (!m->l2p || !m->p2l || !m->ru || !m->stream || !m->free_next || !m->opened_ms) {
 		fdp_media_free(m);
 		return -ENOMEM;
 	}
@@ -117,6 +119,8 @@ void fdp_media_free(struct fdp_media *m)
 	free(m->ru);
 	free(m->stream);
 	free(m->free_next);
+	free(m->opened_ms);
+	m->opened_ms = NULL;
 	m->l2p = m->p2l = m->stream = m->free_next = NULL;
 	m->ru = NULL;
 }
@@ -234,6 +238,9 @@ static int place(struct fdp_media *m, uint32_t s, uint64_t lba, bool gc)
 			return -ENOSPC;
 		m->stream[s] = r;
 	}
+	/* a host stream's unit is active from its first write */
+	if (!m->ru[r].wp && s < m->nstreams / 2)
+		m->opened_ms[s] = m->now_ms;
 	p = r * m->bpr + m->ru[r].wp++;
 	m->p2l[p] = (uint32_t)lba + 1;
 	m->l2p[lba] = p + 1;
@@ -280,6 +287,28 @@ bool fdp_media_ruh_update(struct fdp_media *m, uint32_t s)
 	}
 	m->stream[s] = FDP_NONE;
 	return partial && m->ru[r].wp;
+}
+
+bool fdp_media_expire(struct fdp_media *m, uint32_t s, uint64_t limit_ms, uint64_t now_ms)
+{
+	uint32_t r = m->stream[s];
+
+	/* a unit not written yet is not active; a full one is replaced at the next write */
+	if (r == FDP_NONE || !m->ru[r].wp || m->ru[r].wp == m->bpr ||
+	    now_ms < m->opened_ms[s] || now_ms - m->opened_ms[s] <= limit_ms)
+		return false;
+	fdp_media_ruh_update(m, s);
+	m->opened_ms[s] = 0;
+	return true;
+}
+
+uint64_t fdp_media_active_ms(const struct fdp_media *m, uint32_t s, uint64_t now_ms)
+{
+	uint32_t r = m->stream[s];
+
+	if (r == FDP_NONE || !m->ru[r].wp || m->ru[r].wp == m->bpr || now_ms < m->opened_ms[s])
+		return 0;
+	return now_ms - m->opened_ms[s];
 }
 
 uint64_t fdp_media_ruamw(const struct fdp_media *m, uint32_t s)

@@ -4,8 +4,11 @@
  * FDP is enabled, the statistics of log 22h and the event filters) is the
  * "fdp" member of ctrl.json, checked with the rest of it. Each namespace's
  * media model is nsN.fdp, written with ctrl.json: a header, the open unit
- * of every stream, every unit's write pointer, age, owner and state, and the
- * logical-to-media map; everything else is rebuilt from these at load.
+ * of every stream, when each handle's unit was first written (wall clock,
+ * for the time limit), every unit's write pointer, age, owner and state,
+ * and the logical-to-media map; everything else is rebuilt from these at
+ * load. A file of the version before (UCMDFDP2, without the times) loads
+ * with its open units first written at the load.
  *
  * The model only counts (the data is in nsN.img), so a model file that is
  * missing, of another geometry (a crash between it and ctrl.json), damaged
@@ -28,7 +31,8 @@
 #include "lib/crc32c.h"
 #include "fdp.h"
 
-#define MODEL_MAGIC	"UCMDFDP2"
+#define MODEL_MAGIC	"UCMDFDP3"
+#define MODEL_MAGIC_V2	"UCMDFDP2"
 
 struct model_hdr {
 	char magic[8];
@@ -130,6 +134,7 @@ json_object *ctrl_fdp_json(struct ucmd_ctrl *c)
 	add_u64(o, "mbmw", f->mbmw);
 	add_u64(o, "mbe", f->mbe);
 	add_u64(o, "gc_bytes", f->gc_bytes);
+	add_u64(o, "rutl", f->rutl);
 	for (unsigned i = 0; i < f->nruh; i++)
 		json_object_array_add(m, json_object_new_uint64(f->ev_mask[i]));
 	json_object_object_add(o, "event_filters", m);
@@ -184,7 +189,7 @@ int ctrl_fdp_check_json(json_object *o, json_object *nss, char *w, size_t wl)
 {
 	static const char *const keys[] = { "nruh", "nrg", "ru_size", "op_pct", "persistent",
 		"enabled", "hbmw", "mbmw", "mbe", "gc_bytes", "event_filters", "host_events",
-		"ctrl_events", NULL };
+		"ctrl_events", "rutl", NULL };
 	uint64_t nruh, nrg, ru, op, x;
 	json_object *v, *a;
 	int ret;
@@ -208,7 +213,9 @@ int ctrl_fdp_check_json(json_object *o, json_object *nss, char *w, size_t wl)
 	    (ret = want_u64(o, "mbmw", 0, UINT64_MAX, &x, w, wl)) ||
 	    (ret = want_u64(o, "mbe", 0, UINT64_MAX, &x, w, wl)) ||
 	    (json_object_object_get_ex(o, "gc_bytes", &v) &&
-	     (ret = want_u64(o, "gc_bytes", 0, UINT64_MAX, &x, w, wl))))
+	     (ret = want_u64(o, "gc_bytes", 0, UINT64_MAX, &x, w, wl))) ||
+	    (json_object_object_get_ex(o, "rutl", &v) &&
+	     (ret = want_u64(o, "rutl", 0, UINT32_MAX, &x, w, wl))))
 		return ret;
 	if (ru % 4096)
 		return why(w, wl, "ru_size: %" PRIu64 " is not a multiple of 4096", ru);
@@ -223,8 +230,8 @@ int ctrl_fdp_check_json(json_object *o, json_object *nss, char *w, size_t wl)
 		json_object *e = json_object_array_get_idx(a, i);
 
 		if (!json_object_is_type(e, json_type_int) || json_object_get_int64(e) < 0 ||
-		    json_object_get_int64(e) > 15)
-			return why(w, wl, "event_filters[%zu]: not 0..15", i);
+		    json_object_get_int64(e) > 63)
+			return why(w, wl, "event_filters[%zu]: not 0..63", i);
 	}
 	if ((ret = check_events(o, "host_events", w, wl)) ||
 	    (ret = check_events(o, "ctrl_events", w, wl)))
@@ -265,6 +272,7 @@ int ctrl_fdp_load(struct ucmd_ctrl *c, json_object *o)
 	f->mbe = get_u64(o, "mbe");
 	/* absent from the state of an older ucmd: nothing moved that it knows of */
 	f->gc_bytes = get_u64(o, "gc_bytes");
+	f->rutl = (uint32_t)get_u64(o, "rutl");
 	if (json_object_object_get_ex(o, "event_filters", &a))
 		for (size_t i = 0; i < f->nruh && i < json_object_array_length(a); i++)
 			f->ev_mask[i] = (uint8_t)json_object_get_uint64(
@@ -281,9 +289,10 @@ static void model_name(char *buf, size_t len, uint32_t nsid)
 	snprintf(buf, len, "ns%u.fdp", nsid);
 }
 
-static size_t model_size(const struct fdp_media *m)
+static size_t model_size(const struct fdp_media *m, bool times)
 {
 	return sizeof(struct model_hdr) + m->nstreams * sizeof(uint32_t) +
+	       (times ? m->nstreams / 2 * sizeof(uint64_t) : 0) +
 	       (size_t)m->nru * sizeof(struct model_ru) + m->nlba * sizeof(uint32_t);
 }
 
@@ -296,7 +305,7 @@ static bool kept(const struct ucmd_ctrl *c, const struct ctrl_ns *ns)
 static int save_model(struct ucmd_ctrl *c, const struct ctrl_ns *ns)
 {
 	const struct fdp_media *m = ns->fdpm;
-	size_t len = model_size(m);
+	size_t len = model_size(m, true);
 	uint8_t *buf = calloc(1, len), *p;
 	struct model_hdr *h = (void *)buf;
 	char name[32];
@@ -313,6 +322,8 @@ static int save_model(struct ucmd_ctrl *c, const struct ctrl_ns *ns)
 	p = buf + sizeof(*h);
 	memcpy(p, m->stream, m->nstreams * sizeof(uint32_t));
 	p += m->nstreams * sizeof(uint32_t);
+	memcpy(p, m->opened_ms, m->nstreams / 2 * sizeof(uint64_t));
+	p += m->nstreams / 2 * sizeof(uint64_t);
 	for (uint32_t r = 0; r < m->nru; r++, p += sizeof(struct model_ru)) {
 		struct model_ru mr = { m->ru[r].wp, m->ru[r].sealed, m->ru[r].owner, m->ru[r].state,
 				       0 };
@@ -358,9 +369,10 @@ static int read_all(int fd, uint8_t *buf, size_t len)
 static int load_file(struct ucmd_ctrl *c, struct ctrl_ns *ns)
 {
 	struct fdp_media *m = ns->fdpm;
-	size_t len = model_size(m);
+	size_t len = model_size(m, true);
 	uint8_t *buf = malloc(len), *p;
 	struct model_hdr h;
+	bool times = true;
 	char name[32];
 	int fd, ret;
 
@@ -369,20 +381,37 @@ static int load_file(struct ucmd_ctrl *c, struct ctrl_ns *ns)
 	model_name(name, sizeof(name), ns->nsid);
 	ret = ctrl_dir_open_file(c, name, O_RDONLY, &fd);
 	if (!ret) {
+		char magic[sizeof(h.magic)];
+
+		/* one version before: no times */
+		if (pread(fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&
+		    !memcmp(magic, MODEL_MAGIC_V2, sizeof(magic))) {
+			times = false;
+			len = model_size(m, false);
+		}
 		ret = read_all(fd, buf, len);
 		close(fd);
 	}
 	if (!ret) {
 		memcpy(&h, buf, sizeof(h));
-		if (memcmp(h.magic, MODEL_MAGIC, sizeof(h.magic)) || h.nlba != m->nlba ||
-		    h.bpr != m->bpr || h.nru != m->nru || h.nstreams != m->nstreams ||
-		    h.crc != crc32c(0, buf + sizeof(h), len - sizeof(h)))
+		if (memcmp(h.magic, times ? MODEL_MAGIC : MODEL_MAGIC_V2, sizeof(h.magic)) ||
+		    h.nlba != m->nlba || h.bpr != m->bpr || h.nru != m->nru ||
+		    h.nstreams != m->nstreams || h.crc != crc32c(0, buf + sizeof(h), len - sizeof(h)))
 			ret = -EINVAL;
 	}
 	if (!ret) {
 		p = buf + sizeof(h);
 		memcpy(m->stream, p, m->nstreams * sizeof(uint32_t));
 		p += m->nstreams * sizeof(uint32_t);
+		if (times) {
+			memcpy(m->opened_ms, p, m->nstreams / 2 * sizeof(uint64_t));
+			p += m->nstreams / 2 * sizeof(uint64_t);
+		} else {
+			uint64_t now = realtime_ms();
+
+			for (uint32_t s = 0; s < m->nstreams / 2; s++)
+				m->opened_ms[s] = now;
+		}
 		for (uint32_t r = 0; r < m->nru; r++, p += sizeof(struct model_ru)) {
 			struct model_ru mr;
 

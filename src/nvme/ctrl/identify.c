@@ -75,7 +75,8 @@ static void id_ctrl(struct ucmd_ctrl *c, struct nvme_id_ctrl *id)
 	id->fna = 0;
 	/* Volatile write cache present; Flush with NSID FFFFFFFFh supported. */
 	id->vwc = NVME_CTRL_VWC_PRESENT | (3 << 1);
-	id->ocfs = htole16(1);	/* Copy source range format 0 */
+	/* Copy source range formats 0h (16b guard) and 1h (64b guard) */
+	id->ocfs = htole16(1u << 0 | 1u << 1);
 	/* SGLs without alignment requirement; MPTR may be an SGL. */
 	id->sgls = htole32(1 | NVME_CTRL_SGLS_MPTR_SGL);
 	id->mnan = htole32(UCMD_MAX_NS);

@@ -403,7 +403,8 @@ uint16_t ctrl_nvm_copy(struct ucmd_ctrl *c, struct ctrl_req *req)
 	struct ctrl_ns *ns = ctrl_ns_active(c, req->cmd.nsid);
 	uint64_t sdlba = (uint64_t)req->cmd.cdw11 << 32 | req->cmd.cdw10, total = 0, dst;
 	unsigned nr = (req->cmd.cdw12 & 0xff) + 1, fmt = (req->cmd.cdw12 >> 8) & 0xf;
-	struct nvme_copy_range r[UCMD_COPY_MSRC + 1];
+	struct ctrl_copy_src r[UCMD_COPY_MSRC + 1];
+	uint8_t list[(UCMD_COPY_MSRC + 1) * 40];
 	uint32_t stream;
 	uint16_t st;
 	char *buf;
@@ -412,17 +413,23 @@ uint16_t ctrl_nvm_copy(struct ucmd_ctrl *c, struct ctrl_req *req)
 		return ST_INVALID_NS;
 	if ((st = ctrl_fdp_write_check(c, ns, req->cmd.cdw12, req->cmd.cdw13, &stream)))
 		return st;
-	/* Format 0 only; protection information (PRINFOR, PRINFOW) where formatted with it */
-	if (fmt != 0 || (!ns->dps && (CDW12_PRINFO(req->cmd.cdw12) || ((req->cmd.cdw12 >> 12) & 0xf))))
+	/* formats 0h and 1h (OCFS); PRINFOR and PRINFOW where formatted with protection */
+	if (fmt > 1 || (!ns->dps && (CDW12_PRINFO(req->cmd.cdw12) || ((req->cmd.cdw12 >> 12) & 0xf))))
 		return ST_INVALID;
+	/* a namespace with protection takes the entry format of its guard: 0h 16b, 1h 64b */
+	if (ns->dps && (fmt == 1) != (ctrl_lbaf_pif(ns->lbaf) == 2))
+		return ST_INVALID_NS;
 	if (nr > UCMD_COPY_MSRC + 1u)
 		return UCMD_CMD(NVME_SC_CMD_SIZE_LIMIT_EXCEEDED) | UCMD_DNR;
-	st = ctrl_data_from_host(c, req, r, nr * sizeof(r[0]));
+	st = ctrl_data_from_host(c, req, list, nr * (fmt == 1 ? 40u : 32u));
 	if (st)
 		return st;
 	for (unsigned i = 0; i < nr; i++) {
-		uint64_t slba = le64toh(r[i].slba), nlb = le16toh(r[i].nlb) + 1ull;
+		uint64_t slba, nlb;
 
+		ctrl_copy_src_parse(list, fmt, i, &r[i]);
+		slba = r[i].slba;
+		nlb = r[i].nlb;
 		if (nlb > UCMD_COPY_MSSRL)
 			return UCMD_CMD(NVME_SC_CMD_SIZE_LIMIT_EXCEEDED) | UCMD_DNR;
 		if (slba + nlb < slba || slba + nlb > ns->nsze)
@@ -449,10 +456,8 @@ uint16_t ctrl_nvm_copy(struct ucmd_ctrl *c, struct ctrl_req *req)
 		return ST_INTERNAL;
 	dst = sdlba;
 	for (unsigned i = 0; i < nr && !st; i++) {
-		uint64_t nlb = le16toh(r[i].nlb) + 1ull;
-
-		st = ctrl_store_status(copy_blocks(ns, le64toh(r[i].slba), dst, nlb, buf));
-		dst += nlb;
+		st = ctrl_store_status(copy_blocks(ns, r[i].slba, dst, r[i].nlb, buf));
+		dst += r[i].nlb;
 	}
 	free(buf);
 	if (!st && ns->dps)

@@ -126,16 +126,43 @@ static uint32_t le32_at(const uint8_t *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+void ctrl_copy_src_parse(const uint8_t *list, unsigned fmt, unsigned i, struct ctrl_copy_src *s)
+{
+	const uint8_t *raw = list + (size_t)i * (fmt == 1 ? 40 : 32);
+	uint64_t slba = 0;
+
+	for (unsigned b = 0; b < 8; b++)
+		slba |= (uint64_t)raw[8 + b] << (8 * b);
+	s->slba = slba;
+	s->nlb = le16_at(raw + 16) + 1ull;
+	if (fmt == 1) {
+		/*
+		 * Format 1h: ELBT is bytes 35:26, most significant byte first
+		 * as QEMU and libnvme fill it; with no storage tag (STS 0) the
+		 * reference tag is its low 48 bits. ELBAT 37:36, ELBATM 39:38.
+		 */
+		s->eilbrt = 0;
+		for (unsigned b = 30; b < 36; b++)
+			s->eilbrt = s->eilbrt << 8 | raw[b];
+		s->elbat = le16_at(raw + 36);
+		s->elbatm = le16_at(raw + 38);
+	} else {
+		/* Format 0h: EILBRT 27:24, ELBAT 29:28, ELBATM 31:30 */
+		s->eilbrt = le32_at(raw + 24);
+		s->elbat = le16_at(raw + 28);
+		s->elbatm = le16_at(raw + 30);
+	}
+}
+
 /*
  * Copy's checks, before it writes: each source range's blocks as PRINFOR
- * asks with the range's EILBRT, ELBAT and ELBATM (Source Range Entries
- * format 0, bytes 24 to 31), and, unless PRINFOW's PRACT has the
- * destination's tuples generated, the same bytes as PRINFOW asks of the
- * destination with the command's ILBRT, LBAT and LBATM. Format 0 carries
- * 16b guard tags only: a 64b guard namespace takes no PRINFO in it.
+ * asks with the range's EILBRT, ELBAT and ELBATM, and, unless PRINFOW's
+ * PRACT has the destination's tuples generated, the same bytes as PRINFOW
+ * asks of the destination with the command's ILBRT, LBAT and LBATM. The
+ * caller has checked that the entry format is the namespace's guard's.
  */
 uint16_t ctrl_pi_copy_check(struct ctrl_req *req, struct ctrl_ns *ns,
-			     const struct nvme_copy_range *r, unsigned nr, uint64_t sdlba)
+			     const struct ctrl_copy_src *r, unsigned nr, uint64_t sdlba)
 {
 	uint16_t prinfor = (uint16_t)(CDW12_PRINFOR(req->cmd.cdw12) << 10);
 	struct pi_cmd w, s;
@@ -147,8 +174,6 @@ uint16_t ctrl_pi_copy_check(struct ctrl_req *req, struct ctrl_ns *ns,
 	ctrl_pi_cmd(&k.f, &req->cmd, sdlba, &w);
 	if (!prinfor && !w.control)
 		return 0;
-	if (k.f.pif != PI_PIF_16B)
-		return ST_INVALID;
 	if ((st = pi_cmd_check(&k.f, &w)))
 		return st;
 	if (w.control & NVME_IO_PRINFO_PRACT)
@@ -158,12 +183,10 @@ uint16_t ctrl_pi_copy_check(struct ctrl_req *req, struct ctrl_ns *ns,
 		return ST_INTERNAL;
 	}
 	for (unsigned i = 0; i < nr && !st; i++) {
-		const uint8_t *raw = (const uint8_t *)&r[i];
-		uint64_t slba = le64toh(r[i].slba), nlb = le16toh(r[i].nlb) + 1ull;
+		uint64_t slba = r[i].slba, nlb = r[i].nlb;
 
-		s = (struct pi_cmd){ .control = prinfor, .ilbrt = le32_at(raw + 24),
-				     .lbat = le16_at(raw + 28), .lbatm = le16_at(raw + 30),
-				     .slba = slba };
+		s = (struct pi_cmd){ .control = prinfor, .ilbrt = r[i].eilbrt,
+				     .lbat = r[i].elbat, .lbatm = r[i].elbatm, .slba = slba };
 		if ((st = pi_cmd_check(&k.f, &s)))
 			break;
 		for (uint64_t done = 0; !st && done < nlb; done += k.per) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fdp.h"
 #include "zns.h"
 
 #define CC_EN(cc)	((cc) & 1u)
@@ -124,8 +125,10 @@ static void write_cc(struct ucmd_ctrl *c, uint32_t val)
 		if (!host_left && c->dst.op == NVME_ST_CODE_SHORT)
 			ctrl_selftest_abort(c, NVME_ST_RESULT_CLR);
 		ctrl_ctrl_reset_locked(c);
-		if (!host_left)
+		if (!host_left) {
 			ctrl_fw_reset(c, false);
+			ctrl_fdp_reset(c);
+		}
 		c->csts = 0;
 	}
 	if (CC_EN(val) && !CC_EN(old))

@@ -172,8 +172,11 @@ static void nvme_describe_range_list(const struct io_uring_cmd *cmd, struct nvme
 	uint64_t total = 0;
 
 	d->range_unknown = true;
-	/* a Copy entry format other than 0h is refused by the controller unread */
-	if (c->opcode == nvme_cmd_copy && ((c->cdw12 >> 8) & 0xf))
+	/* Copy entry formats 0h and 1h (slba and nlb at the same offsets); others are refused */
+	unsigned fmt = (c->cdw12 >> 8) & 0xf;
+	size_t esz = fmt == 1 ? sizeof(struct nvme_copy_range_f1) : sizeof(struct nvme_copy_range);
+
+	if (c->opcode == nvme_cmd_copy && fmt > 1)
 		return;
 	l = nvme_range_list_get(ns->host, cmd, u, cmd->cmd_op == NVME_URING_CMD_IO_VEC);
 	if (!l || l->err || l->no_data)
@@ -187,7 +190,7 @@ static void nvme_describe_range_list(const struct io_uring_cmd *cmd, struct nvme
 			r->slba = le64toh(e->slba);
 			r->nlb = le32toh(e->nlb);
 		} else {
-			const struct nvme_copy_range *e = (const void *)(l->list + i * sizeof(*e));
+			const struct nvme_copy_range *e = (const void *)(l->list + i * esz);
 
 			r->slba = le64toh(e->slba);
 			r->nlb = (uint64_t)le16toh(e->nlb) + 1;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <nvme/types.h>
@@ -352,9 +353,11 @@ static void test_feature_rules(void **state)
 		.cdw10 = NVME_FEAT_FID_FDP_EVENTS, .cdw11 = 0 | 16u << 16 };
 	host_set_prp(&f->h, &sqe, d, 4096);
 	assert_int_equal(host_cmd(&f->h, 0, &sqe, &cqe), 0);
-	assert_int_equal(cqe.dw0, 4);
+	assert_int_equal(cqe.dw0, 6);
 	assert_int_equal(d[0].evt, NVME_FDP_EVENT_RUNFW);
 	assert_int_equal(d[0].evta, 0);
+	assert_int_equal(d[4].evt, NVME_FDP_EVENT_RUTLE);
+	assert_int_equal(d[5].evt, NVME_FDP_EVENT_RESET);
 	sqe.cdw11 = 8 | 16u << 16;	/* handle 8 of 8 */
 	assert_int_equal(host_cmd(&f->h, 0, &sqe, &cqe), ST_INVALID);
 	/* once the namespace is gone, FDP goes off; its logs then say so */
@@ -566,6 +569,165 @@ static void test_persist(void **state)
 	assert_int_equal(le64toh(s->ruhss[5].ruamw), RU / BS);
 }
 
+/* Set Features 1Eh: enable the event types of placement handle ph of nsid */
+static void set_events(struct fx *f, uint32_t nsid, uint16_t ph, const uint8_t *t, unsigned n)
+{
+	uint8_t *types = host_alloc(&f->h, 4096);
+	struct ucmd_nvme_sqe sqe = { .opcode = 0x09, .nsid = nsid,
+		.cdw10 = NVME_FEAT_FID_FDP_EVENTS, .cdw11 = ph | n << 16, .cdw12 = 1 };
+
+	memcpy(types, t, n);
+	host_set_prp(&f->h, &sqe, types, n);
+	assert_int_equal(host_cmd(&f->h, 0, &sqe, NULL), 0);
+}
+
+static void ruh_update(struct fx *f, uint32_t nsid, uint16_t pid)
+{
+	uint16_t *pids = host_alloc(&f->h, 4096);
+	struct ucmd_nvme_sqe sqe = { .opcode = nvme_cmd_io_mgmt_send, .nsid = nsid, .cdw10 = 1 };
+
+	pids[0] = htole16(pid);
+	host_set_prp(&f->h, &sqe, pids, 2);
+	assert_int_equal(host_cmd(&f->h, 1, &sqe, NULL), 0);
+}
+
+/*
+ * A namespace with its own handle list: its events name its placement
+ * handle (PID) and the reclaim unit handle (RUHID); log 21h reports the
+ * handles no namespace lists as Unused.
+ */
+static void test_ns_handles_events_usage(void **state)
+{
+	struct fx *f = *state;
+	struct nvme_fdp_events_log *ev = host_alloc(&f->h, 4096);
+	struct nvme_fdp_ruhu_log *u = host_alloc(&f->h, 4096);
+	const uint16_t list[] = { 5, 2 };
+	const uint8_t runfw = NVME_FDP_EVENT_RUNFW;
+	struct ucmd_nvme_sqe sqe = { .opcode = nvme_admin_ns_mgmt, .nsid = f->nsid, .cdw10 = 1 };
+	uint32_t nsid;
+
+	/* namespace 1 (every handle) gone, namespace 2 with RUHs 5 and 2 */
+	assert_int_equal(host_cmd(&f->h, 0, &sqe, NULL), 0);
+	assert_int_equal(get_log(f, NVME_LOG_LID_FDP_RUH_USAGE, 0, 1, u, 4096, 0), 0);
+	assert_int_equal(le16toh(u->nruh), UCMD_FDP_DFLT_RUH);
+	for (unsigned i = 0; i < UCMD_FDP_DFLT_RUH; i++)
+		assert_int_equal(u->ruhus[i].ruha, 0);	/* Unused: no namespace */
+	assert_int_equal(create_ns(f, 2, list, &nsid), 0);
+	attach_ns(f, nsid);
+	f->nsid = nsid;
+	assert_int_equal(get_log(f, NVME_LOG_LID_FDP_RUH_USAGE, 0, 1, u, 4096, 0), 0);
+	for (unsigned i = 0; i < UCMD_FDP_DFLT_RUH; i++)
+		assert_int_equal(u->ruhus[i].ruha, i == 5 || i == 2 ? NVME_FDP_RUHA_HOST_MASK : 0);
+
+	/* placement handle 0 is RUH 5: its event says PID 0, RUHID 5 */
+	set_events(f, nsid, 0, &runfw, 1);
+	assert_int_equal(write_pid(f, nvme_cmd_write, 0, 2, 2, 0), 0);
+	ruh_update(f, nsid, 0);
+	assert_int_equal(get_log(f, NVME_LOG_LID_FDP_EVENTS, 1, 1, ev, 4096, 0), 0);
+	assert_int_equal(le32toh(ev->n), 1);
+	assert_int_equal(ev->events[0].type, NVME_FDP_EVENT_RUNFW);
+	assert_int_equal(ev->events[0].flags, NVME_FDP_EVENT_F_PIV | NVME_FDP_EVENT_F_NSIDV);
+	assert_int_equal(le16toh(ev->events[0].pid), 0);
+	assert_int_equal(ev->events[0].ruhid, 5);
+	assert_int_equal(le32toh(ev->events[0].nsid), nsid);
+}
+
+/*
+ * A Controller Level Reset the host asks for (a disable without shutdown)
+ * closes the handles' partly written units: event 02h, a fresh unit each.
+ */
+static void test_reset_event(void **state)
+{
+	struct fx *f = *state;
+	struct nvme_fdp_events_log *ev;
+	struct nvme_fdp_ruh_status *s;
+	const uint8_t reset = NVME_FDP_EVENT_RESET;
+
+	set_events(f, f->nsid, 1, &reset, 1);
+	set_events(f, f->nsid, 4, &reset, 1);
+	assert_int_equal(write_pid(f, nvme_cmd_write, 0, 2, 2, 1), 0);
+	assert_int_equal(write_pid(f, nvme_cmd_write, 8, 3, 2, 4), 0);
+	host_disable(&f->h);
+	assert_int_equal(host_enable(&f->h, 16), 0);
+	assert_int_equal(host_create_io_queue(&f->h, 1, 64, true, 1), 0);
+	ev = host_alloc(&f->h, 4096);
+	s = host_alloc(&f->h, 4096);
+	assert_int_equal(get_log(f, NVME_LOG_LID_FDP_EVENTS, 1, 1, ev, 4096, 0), 0);
+	assert_int_equal(le32toh(ev->n), 2);
+	for (unsigned i = 0; i < 2; i++) {
+		assert_int_equal(ev->events[i].type, NVME_FDP_EVENT_RESET);
+		assert_int_equal(ev->events[i].flags, NVME_FDP_EVENT_F_PIV | NVME_FDP_EVENT_F_NSIDV);
+		assert_int_equal(le32toh(ev->events[i].nsid), f->nsid);
+	}
+	assert_int_equal(le16toh(ev->events[0].pid), 1);
+	assert_int_equal(le16toh(ev->events[1].pid), 4);
+	ruh_status(f, f->nsid, s);
+	assert_int_equal(le64toh(s->ruhss[1].ruamw), RU / BS);
+	assert_int_equal(le64toh(s->ruhss[4].ruamw), RU / BS);
+}
+
+static uint64_t wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/*
+ * The reclaim unit time limit (ERUTL, 1 s here) by the wall clock: once
+ * more than that has passed since a handle's unit was first written, the
+ * next look finds the handle on a new unit and event 01h. The test waits
+ * longer than the limit and asserts states, never how long anything took.
+ */
+static void test_time_limit(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	struct ucmd_ctrl_params p;
+	struct ucmd_ns_params nsp;
+	struct nvme_fdp_events_log *ev;
+	struct nvme_fdp_config_log *cl;
+	struct nvme_fdp_ruh_status *s;
+	const uint8_t rutle = NVME_FDP_EVENT_RUTLE;
+	uint64_t t0;
+
+	*state = f;
+	params(&p, &nsp, NULL);
+	p.fdp.ru_time_limit = 1;
+	f->nsid = host_open_ns(&f->h, &p, &nsp);
+	assert_int_not_equal(f->nsid, 0);
+	f->buf = host_alloc(&f->h, 8 * BS);
+	ev = host_alloc(&f->h, 4096);
+	cl = host_alloc(&f->h, 4096);
+	s = host_alloc(&f->h, 4096);
+	assert_int_equal(get_log(f, NVME_LOG_LID_FDP_CONFIGS, 0, 1, cl, 4096, 0), 0);
+	assert_int_equal(le32toh(cl->configs[0].erutl), 1);
+	set_events(f, f->nsid, 3, &rutle, 1);
+	t0 = wall_ms();
+	assert_int_equal(write_pid(f, nvme_cmd_write, 0, 2, 2, 3), 0);
+	ruh_status(f, f->nsid, s);
+	/* only when the machine was quick enough to look within the limit */
+	if (wall_ms() - t0 < 900) {
+		assert_int_equal(le64toh(s->ruhss[3].ruamw), RU / BS - 2);
+		assert_int_equal(le32toh(s->ruhss[3].earutr), 1);	/* rounded up */
+	}
+	assert_int_equal(le32toh(s->ruhss[0].earutr), 1);	/* not active: the whole limit */
+	usleep(1200 * 1000);
+	ruh_status(f, f->nsid, s);
+	assert_int_equal(le64toh(s->ruhss[3].ruamw), RU / BS);
+	assert_int_equal(get_log(f, NVME_LOG_LID_FDP_EVENTS, 1, 1, ev, 4096, 0), 0);
+	assert_int_equal(le32toh(ev->n), 1);
+	assert_int_equal(ev->events[0].type, NVME_FDP_EVENT_RUTLE);
+	assert_int_equal(le16toh(ev->events[0].pid), 3);
+	assert_int_equal(le32toh(ev->events[0].nsid), f->nsid);
+	/* a handle whose unit was never written has no active unit to expire */
+	assert_int_equal(le64toh(s->ruhss[0].ruamw), RU / BS);
+	/* the next write through handle 3 starts a new unit, active from now */
+	assert_int_equal(write_pid(f, nvme_cmd_write, 4, 1, 2, 3), 0);
+	ruh_status(f, f->nsid, s);
+	assert_int_equal(le64toh(s->ruhss[3].ruamw), RU / BS - 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -580,6 +742,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_waf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_endgrp_log, setup, teardown),
 		cmocka_unit_test_teardown(test_persist, teardown),
+		cmocka_unit_test_setup_teardown(test_ns_handles_events_usage, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reset_event, setup, teardown),
+		cmocka_unit_test_teardown(test_time_limit, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

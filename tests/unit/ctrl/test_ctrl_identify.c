@@ -52,7 +52,7 @@ static void test_identify(void **state)
 	assert_int_equal(c->elpe, 63);
 	assert_int_equal(c->aerl, 3);
 	assert_true(c->nn >= 3);
-	assert_int_equal(c->ocfs, 1);
+	assert_int_equal(c->ocfs, 3);	/* Copy descriptor formats 0h and 1h */
 	assert_true(c->wctemp && c->cctemp > c->wctemp);
 	assert_true(strlen(c->subnqn) > 0);
 

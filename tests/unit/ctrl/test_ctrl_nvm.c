@@ -233,9 +233,9 @@ static void test_copy(void **state)
 	s.cdw10 = 800;
 	r[1].slba = NSZE - 1;
 	assert_int_equal(host_cmd(&f->h, 1, &s, NULL), SC(0, 0x80) | DNR);
-	/* descriptor format 1 not supported */
+	/* descriptor format 2h (source namespace identifiers) not supported */
 	r[1].slba = 720;
-	s.cdw12 = 1 | 1u << 8;
+	s.cdw12 = 1 | 2u << 8;
 	assert_int_equal(host_cmd(&f->h, 1, &s, NULL), SC(0, 0x02) | DNR);
 	/* uncorrectable source */
 	s.cdw12 = 1;

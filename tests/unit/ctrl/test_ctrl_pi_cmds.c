@@ -322,6 +322,95 @@ static void test_copy(void **state)
 	host_close(&h);
 }
 
+/* One Copy with a source range in descriptor format 1h (40 bytes, 48-bit EILBRT) */
+static uint16_t copy_f1(struct host *h, uint32_t nsid, uint64_t sdlba, uint64_t slba, uint16_t nlb,
+			uint8_t prinfor, uint64_t eilbrt, uint16_t elbat, const struct tags *w,
+			unsigned fmt)
+{
+	uint8_t *r = host_alloc(h, 40);
+	struct ucmd_nvme_sqe s = { .opcode = nvme_cmd_copy, .nsid = nsid };
+
+	memset(r, 0, 40);
+	for (unsigned i = 0; i < 8; i++)
+		r[8 + i] = (uint8_t)(slba >> (8 * i));
+	r[16] = (uint8_t)(nlb - 1);
+	r[17] = (uint8_t)((nlb - 1) >> 8);
+	/* ELBT, bytes 35:26, most significant first: the reference tag is the low 48 bits */
+	for (unsigned i = 0; i < 6; i++)
+		r[35 - i] = (uint8_t)(eilbrt >> (8 * i));
+	memcpy(r + 36, &elbat, 2);
+	r[38] = r[39] = 0xff;	/* ELBATM */
+	host_set_prp(h, &s, r, 40);
+	s.cdw3 = (uint32_t)(w->ilbrt >> 32);
+	s.cdw10 = (uint32_t)sdlba;
+	s.cdw11 = (uint32_t)(sdlba >> 32);
+	s.cdw12 = (uint32_t)prinfor << 12 | (uint32_t)w->control << 16 | fmt << 8;
+	s.cdw14 = (uint32_t)w->ilbrt;
+	s.cdw15 = w->lbat | (uint32_t)w->lbatm << 16;
+	return host_cmd(h, 1, &s, NULL);
+}
+
+/*
+ * Copy descriptor format 1h on a 64b guard namespace: each range's 48-bit
+ * expected reference tag and application tag are checked (PRINFOR); the
+ * 16b guard format 0h is the wrong one there, and 1h on a 16b guard
+ * namespace, both Invalid Namespace or Format.
+ */
+static void test_copy_format1(void **state)
+{
+	struct ucmd_ctrl_params p;
+	struct ucmd_ns_params nsp = { .nsze = 64, .lbaf = 8, .store = UCMD_NS_STORE_RAM, .attach = true };
+	struct pi_fmt f = { .type = 1, .pif = PI_PIF_64B, .ms = 16, .lbads = 512 };
+	const uint64_t base = 0x12ull << 32;	/* a reference tag past 32 bits */
+	struct tags t = { .control = PRCHK_ALL, .ilbrt = base, .lbat = 7, .lbatm = 0xffff };
+	struct tags none = { 0 };
+	uint8_t prchk = PRCHK_ALL >> 10;
+	struct nvme_id_ctrl *id;
+	struct host h;
+	uint32_t nsid;
+
+	(void)state;
+	host_default_params(&p);
+	nsid = host_open_ns(&h, &p, &nsp);
+	assert_int_equal(format(&h, nsid, 8, false, 2), 0);	/* type 2: the command's tag */
+	id = host_alloc(&h, 4096);
+	assert_int_equal(host_identify(&h, NVME_IDENTIFY_CNS_CTRL, 0, 0, id), 0);
+	assert_int_equal(le16toh(id->ocfs) & 3, 3);
+	uint8_t *d = host_alloc(&h, 2 * 512), *m = host_alloc(&h, 2 * 16);
+	uint8_t *rd = host_alloc(&h, 2 * 512), *rm = host_alloc(&h, 2 * 16);
+
+	f.type = 2;
+	fill_pattern(d, 2 * 512, 5);
+	tuples(&f, base, 2, d, m, 7);
+	assert_int_equal(cmd(&h, nvme_cmd_write, nsid, 0, 2, d, 2 * 512, m, &t), 0);
+	/* the wrong application tag in the range: 83h, nothing written */
+	struct tags w = { .control = PRACT, .ilbrt = base, .lbat = 9 };
+
+	assert_int_equal(copy_f1(&h, nsid, 20, 0, 2, prchk, base, 8, &w, 1),
+			 SC(2, NVME_SC_APPTAG_CHECK));
+	/* the wrong reference tag, off in bits 47:32 only: 84h */
+	assert_int_equal(copy_f1(&h, nsid, 20, 0, 2, prchk, base + (1ull << 32), 7, &w, 1),
+			 SC(2, NVME_SC_REFTAG_CHECK));
+	assert_int_equal(cmd(&h, nvme_cmd_read, nsid, 20, 2, rd, 2 * 512, rm, &none), 0);
+	assert_memory_not_equal(d, rd, 2 * 512);
+	/* the right tags: copied, with the controller's new tuples (application tag 9) */
+	assert_int_equal(copy_f1(&h, nsid, 20, 0, 2, prchk, base, 7, &w, 1), 0);
+	struct tags c20 = { .control = PRCHK_ALL, .ilbrt = base, .lbat = 9, .lbatm = 0xffff };
+
+	assert_int_equal(cmd(&h, nvme_cmd_read, nsid, 20, 2, rd, 2 * 512, rm, &c20), 0);
+	assert_memory_equal(d, rd, 2 * 512);
+	/* format 0h carries 16b guard tags: the wrong format for this namespace */
+	assert_int_equal(copy_f1(&h, nsid, 30, 0, 2, 0, 0, 0, &none, 0), SC(0, 0x0b) | DNR);
+	host_close(&h);
+
+	/* and 1h on a 16b guard namespace */
+	nsp.lbaf = 1;
+	nsid = host_open_ns(&h, &p, &nsp);
+	assert_int_equal(format(&h, nsid, 1, false, 1), 0);
+	assert_int_equal(copy_f1(&h, nsid, 30, 0, 2, 0, 0, 0, &none, 1), SC(0, 0x0b) | DNR);
+	host_close(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -330,6 +419,7 @@ int main(void)
 		cmocka_unit_test(test_compare_verify),
 		cmocka_unit_test(test_write_zeroes),
 		cmocka_unit_test(test_copy),
+		cmocka_unit_test(test_copy_format1),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

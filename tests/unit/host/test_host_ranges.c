@@ -247,12 +247,35 @@ static void test_unreadable_list(void **state)
 	describe(&f, f.ng, NVME_URING_CMD_IO_VEC, &u, &d);
 	assert_true(d.range_unknown);
 	done();
-	/* a Copy descriptor format the driver does not decode */
+	/* a Copy descriptor format the controller refuses (2h): unknown */
 	build(nvme_cmd_copy, &u, buf, &x);
-	u.cdw12 |= 1u << 8;
+	u.cdw12 |= 2u << 8;
 	describe(&f, f.ng, NVME_URING_CMD_IO, &u, &d);
 	assert_true(d.range_unknown);
 	done();
+	/* format 1h: 40-byte entries, decoded like format 0h's */
+	{
+		struct nvme_copy_range_f1 *r1 = buf;
+
+		memset(r1, 0, 2 * sizeof(*r1));
+		r1[0].slba = htole64(40);
+		r1[0].nlb = htole16(3);
+		r1[1].slba = htole64(4000);
+		r1[1].nlb = htole16(0);
+		u = (struct nvme_uring_cmd){ .opcode = nvme_cmd_copy, .nsid = 1,
+			.addr = (uint64_t)(uintptr_t)r1, .data_len = 2 * sizeof(*r1),
+			.cdw10 = 600, .cdw12 = 1 | 1u << 8 };
+		describe(&f, f.ng, NVME_URING_CMD_IO, &u, &d);
+		assert_false(d.range_unknown);
+		assert_int_equal(d.slba, 600);
+		assert_int_equal(d.nlb, 5);
+		assert_int_equal(d.nr_ranges, 2);
+		assert_int_equal(d.ranges[0].slba, 40);
+		assert_int_equal(d.ranges[0].nlb, 4);
+		assert_int_equal(d.ranges[1].slba, 4000);
+		assert_int_equal(d.ranges[1].nlb, 1);
+		done();
+	}
 	/* an I/O opcode nobody knows may touch anything */
 	build(0x7c, &u, buf, &x);
 	describe(&f, f.ng, NVME_URING_CMD_IO, &u, &d);
