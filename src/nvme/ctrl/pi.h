@@ -63,6 +63,17 @@ bool pi_fmt_valid(const struct pi_fmt *f);
 bool pi_md_is_tuple(const struct pi_fmt *f);
 
 /*
+ * The tuples as the namespace store keeps them: complemented, so that a
+ * block whose metadata reads back as zeros (never written, deallocated,
+ * zeroed without PRACT, just formatted) returns all-FFh tuples, as the NVM
+ * Command Set requires of a deallocated or unwritten block (application and
+ * reference tags FFh: not checked; the guard FFh, DLFEAT bit 4 clear). The
+ * rest of the metadata is stored as is. Its own inverse: applied to the nlb
+ * blocks of md after every load and before every store.
+ */
+void pi_store_codec(const struct pi_fmt *f, uint8_t *md, uint64_t nlb);
+
+/*
  * A command's fields before any block: with Type 1 and PRCHK reference tag,
  * ILBRT must be the starting LBA's low 32 (PIF 0h) or 48 (PIF 2h) bits.
  * Returns 0 or PI_SC_INVALID_PI.

@@ -121,7 +121,10 @@ static uint16_t load(struct pi_io *io, uint64_t slba, uint8_t *data, uint8_t *md
 
 	if (!ret)
 		ret = store_read(ns->st, md, io->nlb * io->f.ms, ctrl_ns_meta_off(ns, slba));
-	return ret ? ctrl_store_status(ret) : 0;
+	if (ret)
+		return ctrl_store_status(ret);
+	pi_store_codec(&io->f, md, io->nlb);
+	return 0;
 }
 
 static uint16_t pi_write(struct ucmd_ctrl *c, struct ctrl_req *req, struct pi_io *io,
@@ -143,6 +146,7 @@ static uint16_t pi_write(struct ucmd_ctrl *c, struct ctrl_req *req, struct pi_io
 	}
 	if (!ctrl_ranges_remove_fits(&ns->uncor, slba, io->nlb))
 		return UCMD_ST_RANGES_FULL;
+	pi_store_codec(&io->f, io->md, io->nlb);
 	ret = store_write(ns->st, io->data, io->nlb * io->f.lbads, ctrl_ns_data_off(ns, slba), fua);
 	if (!ret)
 		ret = store_write(ns->st, io->md, io->nlb * io->f.ms, ctrl_ns_meta_off(ns, slba), fua);
