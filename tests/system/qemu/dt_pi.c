@@ -17,7 +17,8 @@
 
 #include "difftest.h"
 
-enum { OP_WRITE = 0x01, OP_READ = 0x02, OP_WRITE_ZEROES = 0x08 };
+enum { OP_WRITE = 0x01, OP_READ = 0x02, OP_COMPARE = 0x05, OP_WRITE_ZEROES = 0x08,
+       OP_VERIFY = 0x0c };
 enum { PRCHK_REF = 1u << 26, PRCHK_APP = 1u << 27, PRCHK_GUARD = 1u << 28, PRACT = 1u << 29 };
 #define PRCHK_ALL (PRCHK_REF | PRCHK_APP | PRCHK_GUARD)
 /*
@@ -154,13 +155,14 @@ static int pi_io(struct dt *d, const char *name, int n, const struct pcmd *p, bo
 	char nm[96];
 	int res;
 
-	c = dt_rw(p->op, d->t->nsid[n], p->slba, NLB, p->op == OP_WRITE_ZEROES ? NULL : dbuf,
-		  p->op == OP_WRITE_ZEROES ? 0 : dlen);
+	bool nodata = p->op == OP_WRITE_ZEROES || p->op == OP_VERIFY;
+
+	c = dt_rw(p->op, d->t->nsid[n], p->slba, NLB, nodata ? NULL : dbuf, nodata ? 0 : dlen);
 	c.cdw12 |= p->prinfo;
 	c.cdw14 = (uint32_t)p->ilbrt;
 	c.cdw3 = (uint32_t)(p->ilbrt >> 32) & 0xffff;	/* EILBRT: 48-bit reference tags */
 	c.cdw15 = p->lbat | (uint32_t)p->lbatm << 16;
-	if (!f->ext && !nomd && p->op != OP_WRITE_ZEROES) {
+	if (!f->ext && !nomd && !nodata) {
 		c.metadata = (uint64_t)(uintptr_t)mbuf;
 		c.metadata_len = NLB * f->ms;
 	}
@@ -276,6 +278,13 @@ static void sequence(struct dt *d, int n)
 	step(d, n, pfx, "write-host-pi", &p, false);
 	p = (struct pcmd){ OP_READ, s, PRCHK(f), ref_for(f, s), 0x4321, 0xffff };
 	step(d, n, pfx, "read-host-pi", &p, true);
+	p = (struct pcmd){ OP_VERIFY, s, PRCHK(f), ref_for(f, s), 0x4321, 0xffff };
+	step(d, n, pfx, "verify-host-pi", &p, false);
+	p = (struct pcmd){ OP_VERIFY, s, PRCHK(f), ref_for(f, s), 0x4322, 0xffff };
+	step(d, n, pfx, "verify-wrong-app", &p, false);
+	host_pi(f, s, 0x4321, 2);
+	p = (struct pcmd){ OP_COMPARE, s, PRCHK(f), ref_for(f, s), 0x4321, 0xffff };
+	step(d, n, pfx, "compare-host-pi", &p, false);
 
 	/* bad tags: the write changes nothing (read back raw after each) */
 	host_pi(f, s, 0x4321, 3);
@@ -299,6 +308,8 @@ static void sequence(struct dt *d, int n)
 	step(d, n, pfx, "write-unchecked-bad-guard", &p, false);
 	p = (struct pcmd){ OP_READ, s, PRCHK_GUARD, 0, 0, 0 };
 	step(d, n, pfx, "read-bad-guard", &p, false);
+	p = (struct pcmd){ OP_VERIFY, s, PRCHK_GUARD, 0, 0, 0 };
+	step(d, n, pfx, "verify-bad-guard", &p, false);
 	p = (struct pcmd){ OP_READ, s, PRCHK(f) & ~PRCHK_GUARD, ref_for(f, s), 0x5555, 0xffff };
 	step(d, n, pfx, "read-bad-guard-unchecked", &p, false);
 

@@ -191,6 +191,7 @@ void dt_zns(struct dt *d)
 	report_all(d, "zns.report-limits");
 	write_at(d, "zns.write-full-zone", zslba(0), 8, 10);
 	zms(d, "zns.close-empty-open", 3, ZSA_CLOSE, false);
+	report(d, "zns.report-z3-closed-empty", zslba(3), 128, 0, 0, false);
 
 	/* fill zone 2 to its capacity: a write past it, then one reaching it */
 	for (unsigned i = 0; i < 5; i++) {
