@@ -632,6 +632,12 @@ uint16_t ctrl_pi_check_blocks(struct ctrl_req *req, const struct pi_fmt *f,
 			       const uint8_t *data, const uint8_t *md);
 uint16_t ctrl_pi_rw(struct ucmd_ctrl *c, struct ctrl_req *req, struct ctrl_ns *ns,
 		     uint64_t slba, uint64_t nlb);
+/*
+ * Bytes [off, off + n) of the namespace's store, about to be written as they
+ * should read back (a sanitize overwrite's pattern): the tuples in it turned
+ * into their stored form (pi_store_codec). Nothing on a namespace without PI.
+ */
+void ctrl_pi_store_bytes(const struct ctrl_ns *ns, uint64_t off, uint8_t *buf, uint64_t n);
 /* pi_cmd.c: Verify, Write Zeroes and Copy on such a namespace */
 uint16_t ctrl_pi_cmd_valid(struct ctrl_ns *ns, const struct ucmd_nvme_sqe *cmd, uint64_t slba);
 uint16_t ctrl_pi_verify(struct ctrl_req *req, struct ctrl_ns *ns, uint64_t slba, uint64_t nlb);

@@ -48,6 +48,22 @@ void ctrl_pi_cmd(const struct pi_fmt *f, const struct ucmd_nvme_sqe *cmd, uint64
 		pc->ilbrt |= (uint64_t)(cmd->cdw3 & 0xffff) << 32;
 }
 
+void ctrl_pi_store_bytes(const struct ctrl_ns *ns, uint64_t off, uint8_t *buf, uint64_t n)
+{
+	uint64_t md = ctrl_ns_meta_off(ns, 0);
+	struct pi_fmt f;
+
+	if (!ns->dps || off + n <= md)
+		return;
+	ctrl_pi_fmt(ns, &f);
+	for (uint64_t p = off > md ? off : md; p < off + n; p++) {
+		uint64_t in = (p - md) % f.ms;
+
+		if (in >= pi_tuple_offset(&f) && in < pi_tuple_offset(&f) + pi_tuple_size(&f))
+			buf[p - off] ^= 0xff;
+	}
+}
+
 uint16_t ctrl_pi_check_blocks(struct ctrl_req *req, const struct pi_fmt *f,
 			       const struct pi_cmd *pc, uint64_t first, uint64_t nlb,
 			       const uint8_t *data, const uint8_t *md)
