@@ -150,6 +150,8 @@ void pi_store_codec(const struct pi_fmt *f, uint8_t *md, uint64_t nlb)
 {
 	size_t off = pi_tuple_offset(f), len = pi_tuple_size(f);
 
+	if (f->plain)
+		return;
 	for (uint64_t i = 0; i < nlb; i++)
 		for (size_t b = 0; b < len; b++)
 			md[i * f->ms + off + b] ^= 0xff;

@@ -30,6 +30,7 @@ void ctrl_pi_fmt(const struct ctrl_ns *ns, struct pi_fmt *f)
 		.first = ns->dps & NVME_NS_DPS_PI_FIRST,
 		.ms = ctrl_ns_ms(ns),
 		.lbads = ctrl_ns_ds(ns),
+		.plain = ns->pi_plain,
 	};
 }
 
@@ -53,7 +54,7 @@ void ctrl_pi_store_bytes(const struct ctrl_ns *ns, uint64_t off, uint8_t *buf, u
 	uint64_t md = ctrl_ns_meta_off(ns, 0);
 	struct pi_fmt f;
 
-	if (!ns->dps || off + n <= md)
+	if (!ns->dps || ns->pi_plain || off + n <= md)
 		return;
 	ctrl_pi_fmt(ns, &f);
 	for (uint64_t p = off > md ? off : md; p < off + n; p++) {
