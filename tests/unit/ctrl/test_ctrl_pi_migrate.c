@@ -35,12 +35,17 @@
 static const uint64_t written_at[] = { 0, 10, 60 };
 #define RUN	4
 
+#define IMG_LEN	(NSZE * (512 + MS))
+
 struct fixture {
 	char dir[64], json[96], img[96], rec[96];
+	char loop_file[96];	/* the device variant: a loop device over it, at img */
+	bool no_device;		/* no loop device here (not root): the test skips */
 	char err[512];
 	uint8_t md[NSZE * MS];	/* every block's metadata as it must read */
-	char *old_json, *old_img;	/* the version 3 directory, as the old code left it */
-	size_t old_json_len, old_img_len;
+	char *old_json;		/* the version 3 directory, as the old code left it */
+	size_t old_json_len;
+	uint8_t old_img[IMG_LEN];
 };
 
 static uint16_t format_pi(struct host *h, uint32_t nsid)
@@ -74,6 +79,44 @@ static void put(const char *path, const void *buf, size_t len)
 	assert_int_equal(close(fd), 0);
 }
 
+/* The namespace's store: nsN.img or the block device, IMG_LEN bytes */
+static void img_io(struct fixture *f, void *buf, bool write)
+{
+	int fd = open(f->img, write ? O_WRONLY : O_RDONLY);
+
+	assert_true(fd >= 0);
+	if (write) {
+		assert_int_equal(pwrite(fd, buf, IMG_LEN, 0), IMG_LEN);
+		assert_int_equal(fsync(fd), 0);
+	} else {
+		assert_int_equal(pread(fd, buf, IMG_LEN, 0), IMG_LEN);
+	}
+	assert_int_equal(close(fd), 0);
+}
+
+/* A loop device over a fresh file (root only); false when there is none */
+static bool loop_attach(struct fixture *f)
+{
+	char cmd[160];
+	FILE *p;
+	int fd;
+
+	if (geteuid() != 0)
+		return false;
+	snprintf(f->loop_file, sizeof(f->loop_file), "%s.loop", f->dir);
+	fd = open(f->loop_file, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 1 << 20), 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "losetup --find --show '%s' 2>/dev/null", f->loop_file);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	if (!fgets(f->img, sizeof(f->img), p) || pclose(p) != 0)
+		return false;
+	f->img[strcspn(f->img, "\n")] = 0;
+	return true;
+}
+
 static void set_version(struct fixture *f, int version)
 {
 	json_object *root = json_object_from_file(f->json);
@@ -105,7 +148,7 @@ static int version_of(struct fixture *f)
  * what the code before version 4 wrote: the same ctrl.json saying version 3,
  * and the written blocks' tuples stored as they read (unwritten ones zeros).
  */
-static int setup(void **state)
+static int setup_on(void **state, bool device)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 	struct ucmd_ctrl_params p;
@@ -121,6 +164,15 @@ static int setup(void **state)
 	snprintf(f->json, sizeof(f->json), "%s/ctrl.json", f->dir);
 	snprintf(f->img, sizeof(f->img), "%s/ns1.img", f->dir);
 	snprintf(f->rec, sizeof(f->rec), "%s/ns1.pimig", f->dir);
+	*state = f;
+	if (device) {
+		if (!loop_attach(f)) {
+			f->no_device = true;
+			return 0;
+		}
+		nsp.store = UCMD_NS_STORE_DEVICE;
+		nsp.path = f->img;
+	}
 	host_default_params(&p);
 	p.dir = f->dir;
 	assert_int_equal(host_open_ns(&h, &p, &nsp), 1);
@@ -142,7 +194,7 @@ static int setup(void **state)
 	assert_int_equal(version_of(f), 4);
 	set_version(f, 3);
 	fd = open(f->img, O_RDWR);
-	assert_true(fd >= 0);
+	assert_true(fd >= 0);	/* buffered: fsync'd, and the controller's direct I/O sees it */
 	for (unsigned r = 0; r < 3; r++)
 		for (unsigned i = 0; i < RUN; i++) {
 			off_t off = NSZE * 512 + (off_t)(written_at[r] + i) * MS;
@@ -154,11 +206,21 @@ static int setup(void **state)
 			assert_memory_equal(t, f->md + (written_at[r] + i) * MS, TUPLE);
 			assert_int_equal(pwrite(fd, t, TUPLE, off), TUPLE);
 		}
+	assert_int_equal(fsync(fd), 0);
 	assert_int_equal(close(fd), 0);
 	f->old_json = slurp(f->json, &f->old_json_len);
-	f->old_img = slurp(f->img, &f->old_img_len);
-	*state = f;
+	img_io(f, f->old_img, false);
 	return 0;
+}
+
+static int setup(void **state)
+{
+	return setup_on(state, false);
+}
+
+static int setup_device(void **state)
+{
+	return setup_on(state, true);
 }
 
 static int teardown(void **state)
@@ -167,9 +229,17 @@ static int teardown(void **state)
 
 	ctrl_pi_migrate_stop = 0;
 	ctrl_pi_migrate_chunk = 1ull << 20;
+	if (f->loop_file[0]) {
+		char cmd[128];
+
+		if (!f->no_device) {
+			snprintf(cmd, sizeof(cmd), "losetup -d '%s'", f->img);
+			assert_int_equal(system(cmd), 0);
+		}
+		unlink(f->loop_file);
+	}
 	assert_int_equal(host_rmdir(f->dir), 0);
 	free(f->old_json);
-	free(f->old_img);
 	free(f);
 	return 0;
 }
@@ -178,7 +248,7 @@ static int teardown(void **state)
 static void restore(struct fixture *f)
 {
 	put(f->json, f->old_json, f->old_json_len);
-	put(f->img, f->old_img, f->old_img_len);
+	img_io(f, f->old_img, true);
 	unlink(f->rec);
 }
 
@@ -221,6 +291,8 @@ static void test_v3_converted(void **state)
 {
 	struct fixture *f = *state;
 
+	if (f->no_device)
+		skip();	/* a block device of its own needs root and loop devices */
 	assert_reads_back(f, false);
 	assert_int_equal(version_of(f), 4);
 	assert_int_equal(access(f->rec, F_OK), -1);
@@ -233,21 +305,17 @@ static void test_v3_converted(void **state)
 static void test_v4_not_converted(void **state)
 {
 	struct fixture *f = *state;
-	char *before, *after;
-	size_t n1, n2;
+	static uint8_t before[IMG_LEN], after[IMG_LEN];
 
 	assert_int_equal(try_open(f, false), 0);
 	assert_int_equal(version_of(f), 4);
 	/* one a crash after the version 4 save would have left: ignored, removed */
 	put(f->rec, "not a record", 12);
-	before = slurp(f->img, &n1);
+	img_io(f, before, false);
 	assert_int_equal(try_open(f, false), 0);
-	after = slurp(f->img, &n2);
-	assert_int_equal(n1, n2);
-	assert_memory_equal(before, after, n1);
+	img_io(f, after, false);
+	assert_memory_equal(before, after, IMG_LEN);
 	assert_int_equal(access(f->rec, F_OK), -1);
-	free(before);
-	free(after);
 	assert_reads_back(f, false);
 }
 
@@ -262,6 +330,8 @@ static void test_crash_mid_conversion(void **state)
 	/* 4 blocks a chunk: 16 chunks, two steps each */
 	unsigned steps = 2 * NSZE / 4;
 
+	if (f->no_device)
+		skip();
 	ctrl_pi_migrate_chunk = 4 * MS;
 	for (unsigned k = 1; k <= steps; k++) {
 		restore(f);
@@ -287,15 +357,12 @@ static void test_crash_mid_conversion(void **state)
 static void test_read_only(void **state)
 {
 	struct fixture *f = *state;
-	char *img;
-	size_t n;
+	static uint8_t img[IMG_LEN];
 
 	assert_reads_back(f, true);
 	assert_int_equal(version_of(f), 3);
-	img = slurp(f->img, &n);
-	assert_int_equal(n, f->old_img_len);
-	assert_memory_equal(img, f->old_img, n);
-	free(img);
+	img_io(f, img, false);
+	assert_memory_equal(img, f->old_img, IMG_LEN);
 	ctrl_pi_migrate_chunk = 4 * MS;
 	ctrl_pi_migrate_stop = 5;
 	assert_int_equal(try_open(f, false), -EINTR);
@@ -310,8 +377,9 @@ static void test_read_only(void **state)
 static void test_damaged_record(void **state)
 {
 	struct fixture *f = *state;
-	char *rec, *img, *after;
-	size_t n, ni;
+	static uint8_t img[IMG_LEN], after[IMG_LEN];
+	char *rec;
+	size_t n;
 
 	ctrl_pi_migrate_chunk = 4 * MS;
 	ctrl_pi_migrate_stop = 3;
@@ -320,15 +388,12 @@ static void test_damaged_record(void **state)
 	rec = slurp(f->rec, &n);
 	rec[n - 1] ^= 1;
 	put(f->rec, rec, n);
-	img = slurp(f->img, &ni);
+	img_io(f, img, false);
 	assert_int_equal(try_open(f, false), -EUCLEAN);
 	assert_non_null(strstr(f->err, "ns1.pimig: damaged (checksum or range)"));
-	after = slurp(f->img, &n);
-	assert_int_equal(n, ni);
-	assert_memory_equal(after, img, n);
+	img_io(f, after, false);
+	assert_memory_equal(after, img, IMG_LEN);
 	free(rec);
-	free(img);
-	free(after);
 	assert_int_equal(version_of(f), 3);
 }
 
@@ -340,6 +405,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_crash_mid_conversion, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_record, setup, teardown),
+		/* a block device namespace: converted in place the same way */
+		cmocka_unit_test_setup_teardown(test_v3_converted, setup_device, teardown),
+		cmocka_unit_test_setup_teardown(test_crash_mid_conversion, setup_device, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
