@@ -641,7 +641,7 @@ uint16_t ctrl_pi_rw(struct ucmd_ctrl *c, struct ctrl_req *req, struct ctrl_ns *n
  */
 void ctrl_pi_store_bytes(const struct ctrl_ns *ns, uint64_t off, uint8_t *buf, uint64_t n);
 /*
- * pi_migrate.c: the tuples of a directory of ctrl.json version < 4 converted
+ * pi_migrate.c: the tuples of a directory of ctrl.json version 3 converted
  * to their stored form (crash-safe, resumed at the next load); a read-only
  * controller reads them as they are. After a load.
  */

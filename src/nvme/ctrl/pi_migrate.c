@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Version 4 of ctrl.json stores every protection tuple complemented (pi.h,
- * pi_store_codec); directories written before it hold the tuples as they
+ * pi_store_codec); directories written before it (version 3: the code
+ * before had protection information only then) hold the tuples as they
  * read. Loading an older directory converts each PI namespace's metadata
  * once, in place, a chunk at a time. Complementing is its own inverse, so a
  * chunk converted twice would be back in the old encoding: before a chunk
@@ -202,7 +203,11 @@ int ctrl_pi_migrate(struct ucmd_ctrl *c, uint64_t version)
 		/* a RAM namespace comes back empty: nothing stored to convert */
 		if (!ns || !ns->dps || ns->kind == UCMD_NS_STORE_RAM)
 			continue;
-		if (version >= 4) {
+		/*
+		 * Protection came with version 3: a 1 or 2 with PI is a hand edit
+		 * (docs/store.md) of a version 4 state, its tuples complemented.
+		 */
+		if (version != 3) {
 			/* a crash after the version 4 save left it: nothing reads it */
 			ns->pi_rec = !c->p.read_only;
 			continue;

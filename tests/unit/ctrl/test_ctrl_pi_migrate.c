@@ -320,6 +320,34 @@ static void test_v4_not_converted(void **state)
 }
 
 /*
+ * Versions 1 and 2 predate protection: a PI namespace in one is a hand edit
+ * of a version 4 state (docs/store.md: version 1 has no checksum), whose
+ * tuples are stored complemented already, and are not converted again.
+ */
+static void test_v1_hand_edit(void **state)
+{
+	static const char *const v3_members[] = { "subnqn", "boot_id", "current_features",
+		"error_log", "sanitize", "self_test", "self_test_run", "fw_slots", "crc32c",
+		"generation", NULL };
+	struct fixture *f = *state;
+	char journal[128];
+	json_object *root;
+
+	assert_int_equal(try_open(f, false), 0);
+	root = json_object_from_file(f->json);
+	assert_non_null(root);
+	for (const char *const *k = v3_members; *k; k++)
+		json_object_object_del(root, *k);
+	json_object_object_add(root, "version", json_object_new_int(1));
+	assert_int_equal(json_object_to_file_ext(f->json, root, JSON_C_TO_STRING_PRETTY), 0);
+	json_object_put(root);
+	snprintf(journal, sizeof(journal), "%s/ctrl.journal", f->dir);
+	assert_int_equal(unlink(journal), 0);
+	assert_reads_back(f, false);
+	assert_int_equal(version_of(f), 4);
+}
+
+/*
  * A crash after every durable step of the conversion (a record written, a
  * chunk converted), then another crash two steps into the resumed one: the
  * next open finishes with the right tuples.
@@ -402,6 +430,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_v3_converted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_v4_not_converted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_v1_hand_edit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crash_mid_conversion, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_record, setup, teardown),

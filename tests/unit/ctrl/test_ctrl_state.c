@@ -408,7 +408,7 @@ static void test_identity_param(void **state)
 	ucmd_ctrl_destroy(c);
 }
 
-/* A ctrl.json of version 1 (no checksum, no journal) still opens, as version 3 after */
+/* A ctrl.json of version 1 (no checksum, no journal) still opens, as version 4 after */
 static void test_version1(void **state)
 {
 	struct fixture *f = *state;
