@@ -132,8 +132,8 @@ static bool prepare(const char *text)
 		    !get_uint(ns, "lbaf", &lbaf) || lbaf >= UCMD_NR_LBAF || nsze > MAX_TOTAL)
 			continue;
 		size = ctrl_ns_store_size(nsze, (uint8_t)lbaf);
-		/* before version 4 a PI namespace's metadata is converted at load: all of it */
-		if (version < 4 && json_object_object_get_ex(ns, "dps", &x) &&
+		/* in version 3 a PI namespace's metadata is converted at load: all of it */
+		if (version == 3 && json_object_object_get_ex(ns, "dps", &x) &&
 		    nsze * ctrl_lbaf_ms((uint8_t)lbaf) > MAX_CONVERT) {
 			ok = false;
 			break;
