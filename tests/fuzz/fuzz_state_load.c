@@ -16,7 +16,9 @@
  *
  * RAM-safe: namespaces are sparse (RAM ones cost nothing until written) and
  * inputs whose stores would together exceed 1 TiB are skipped, as are
- * "device" namespaces, which would open whatever path the input names.
+ * "device" namespaces, which would open whatever path the input names, and
+ * version 3 inputs whose PI namespaces' metadata, converted in full at load
+ * (docs/store.md), exceeds 16 MiB.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -33,6 +35,8 @@
 
 #define SEP		"\n#journal\n"
 #define MAX_TOTAL	(1ull << 40)
+/* metadata a version 3 input may have converted (written in full) at load */
+#define MAX_CONVERT	(16ull << 20)
 
 static char dir[96];
 
@@ -98,8 +102,8 @@ static bool get_uint(json_object *o, const char *key, uint64_t *v)
  */
 static bool prepare(const char *text)
 {
-	json_object *root = json_tokener_parse(text), *nss;
-	uint64_t total = 0;
+	json_object *root = json_tokener_parse(text), *nss, *x;
+	uint64_t total = 0, version = 0;
 	bool ok = true;
 
 	if (!root)
@@ -108,6 +112,7 @@ static bool prepare(const char *text)
 	    !json_object_object_get_ex(root, "namespaces", &nss) ||
 	    !json_object_is_type(nss, json_type_array))
 		goto out;
+	get_uint(root, "version", &version);
 	for (size_t i = 0; ok && i < json_object_array_length(nss); i++) {
 		json_object *ns = json_object_array_get_idx(nss, i), *st;
 		uint64_t nsid, nsze, lbaf, size;
@@ -127,6 +132,12 @@ static bool prepare(const char *text)
 		    !get_uint(ns, "lbaf", &lbaf) || lbaf >= UCMD_NR_LBAF || nsze > MAX_TOTAL)
 			continue;
 		size = ctrl_ns_store_size(nsze, (uint8_t)lbaf);
+		/* in version 3 a PI namespace's metadata is converted at load: all of it */
+		if (version == 3 && json_object_object_get_ex(ns, "dps", &x) &&
+		    nsze * ctrl_lbaf_ms((uint8_t)lbaf) > MAX_CONVERT) {
+			ok = false;
+			break;
+		}
 		total += size;
 		if (total > MAX_TOTAL) {
 			ok = false;

@@ -5,7 +5,10 @@
 # backend) and Debian's fio (ioengine=io_uring_cmd, write then verify a
 # pattern). On the
 # host, the same sequence runs on ucmd's emulated controller; every
-# difference must be listed in docs/compat.md. Needs root (apt, QEMU) and
+# difference must be listed in docs/compat.md. The zoned and protection
+# information sequences run on a third controller (run.sh --zp) and, on the
+# host, on a controller the CLI makes as a user would (create-ctrl --zns,
+# create-ns, format --pi). Needs root (apt, QEMU) and
 # Debian's package mirror on the first run; see tests/system/qemu/run.sh.
 source "$(dirname "$0")/lib/common.sh"
 Q=$B/tests/system/qemu
@@ -16,23 +19,36 @@ out=${UCMD_QEMU_OUT:-$(mktemp -d /var/tmp/ucmd-qemu-out.XXXXXX)}
 [ -f "$B/build.ninja" ] || meson setup "$B"
 echo "--- building the guest programs (static) and the emulated side in $B"
 ninja -C "$B" tests/system/qemu/kernel_smoke tests/system/qemu/difftest_guest \
-	tests/system/qemu/difftest >/dev/null ||
-	fail "build failed (kernel_smoke, difftest_guest and difftest are needed)"
+	tests/system/qemu/difftest tools/ucmd >/dev/null ||
+	fail "build failed (kernel_smoke, difftest_guest, difftest and ucmd are needed)"
 
 bins=(--bin "$Q/kernel_smoke" --bin "$Q/difftest_guest")
 # the CLI goes in (dynamic, with its libraries) once it has the kernel backend
-if grep -qs ucmd_kernel_nvme_open tools/ucmd/*.c && ninja -C "$B" tools/ucmd >/dev/null; then
+if grep -qs ucmd_kernel_nvme_open tools/ucmd/*.c; then
 	bins+=(--dyn "$B/tools/ucmd")
 fi
 
 echo "--- guest (results in $out)"
 grc=0
-bash tests/system/qemu/run.sh --out "$out" --script tests/system/qemu/guest.sh "${bins[@]}" --fio || grc=$?
+bash tests/system/qemu/run.sh --out "$out" --script tests/system/qemu/guest.sh "${bins[@]}" --fio --zp || grc=$?
 [ -f "$out/guest.log" ] && sed 's/^/guest| /' "$out/guest.log" | grep -E 'GUEST-PART|^guest\| guest:|FAIL' || true
 [ "$grc" -eq 125 ] && fail "the guest did not run (see above)"
 
 echo "--- the same sequence on ucmd's emulated controller"
 "$Q/difftest" --emulated > "$out/emulated.out" || fail "difftest --emulated failed"
+# the zoned + PI controller of run.sh --zp, as its CLI makes it (tests/system/qemu/difftest.h)
+zp=$T/zp
+"$UCMD" --ctrl "$zp" create-ctrl --zns --nsze=32768 --lbaf=0 --zone-size=1M --zone-cap=768K \
+	--max-open=2 --max-active=3 --zasl=5 >/dev/null || fail "create-ctrl --zns failed"
+# nsid lbaf (ucmd's table) extended pi pil: the formats QEMU's nvme-ns ms/mset/pi/pil/pif give
+for f in "2 1 0 1 0" "3 6 1 2 0" "4 1 1 3 0" "5 10 0 1 0" "6 2 0 1 1"; do
+	read -r id lbaf ext pi pil <<<"$f"
+	"$UCMD" --ctrl "$zp" create-ns --nsze=256 --flbas=$((lbaf | ext << 4)) >/dev/null &&
+	"$UCMD" --ctrl "$zp" attach-ns -n "$id" >/dev/null &&
+	"$UCMD" --ctrl "$zp" format -n "$id" --lbaf="$lbaf" --ms="$ext" --pi="$pi" --pil="$pil" \
+		--force >/dev/null || fail "namespace $id (format $f) failed"
+done
+"$Q/difftest" --emulated-zp "$zp" >> "$out/emulated.out" || fail "difftest --emulated-zp failed"
 echo "--- comparison (docs/compat.md explains the known differences)"
 crc=0
 python3 tests/system/qemu/compare.py "$out/kernel.out" "$out/emulated.out" docs/compat.md |

@@ -86,6 +86,8 @@ struct ctrl_ns {
 	uint8_t lbaf;
 	bool extended;
 	uint8_t dps;		/* protection: NVME_NS_DPS_PI_* type, PI_FIRST (pi_io.c) */
+	bool pi_plain;		/* tuples stored as they read: a version 3 directory, read-only */
+	bool pi_rec;		/* nsN.pimig to remove once ctrl.json is saved (pi_migrate.c) */
 	bool attached;
 	enum ucmd_ns_store kind;
 	char *path;		/* device path (DEVICE kind) */
@@ -632,6 +634,23 @@ uint16_t ctrl_pi_check_blocks(struct ctrl_req *req, const struct pi_fmt *f,
 			       const uint8_t *data, const uint8_t *md);
 uint16_t ctrl_pi_rw(struct ucmd_ctrl *c, struct ctrl_req *req, struct ctrl_ns *ns,
 		     uint64_t slba, uint64_t nlb);
+/*
+ * Bytes [off, off + n) of the namespace's store, about to be written as they
+ * should read back (a sanitize overwrite's pattern): the tuples in it turned
+ * into their stored form (pi_store_codec). Nothing on a namespace without PI.
+ */
+void ctrl_pi_store_bytes(const struct ctrl_ns *ns, uint64_t off, uint8_t *buf, uint64_t n);
+/*
+ * pi_migrate.c: the tuples of a directory of ctrl.json version 3 converted
+ * to their stored form (crash-safe, resumed at the next load); a read-only
+ * controller reads them as they are. After a load.
+ */
+int ctrl_pi_migrate(struct ucmd_ctrl *c, uint64_t version);
+/* After a save of version 4: the conversion records are no longer needed */
+void ctrl_pi_migrate_done(struct ucmd_ctrl *c);
+/* Test knobs: bytes of metadata per step; fail with -EINTR after so many steps (0: never) */
+extern uint64_t ctrl_pi_migrate_chunk;
+extern unsigned ctrl_pi_migrate_stop;
 /* pi_cmd.c: Verify, Write Zeroes and Copy on such a namespace */
 uint16_t ctrl_pi_cmd_valid(struct ctrl_ns *ns, const struct ucmd_nvme_sqe *cmd, uint64_t slba);
 uint16_t ctrl_pi_verify(struct ctrl_req *req, struct ctrl_ns *ns, uint64_t slba, uint64_t nlb);

@@ -22,7 +22,8 @@
 #include "zns.h"
 
 #define CONFIG_NAME	"ctrl.json"
-#define CONFIG_VERSION	3
+/* 4: the protection tuples are stored complemented (pi_migrate.c) */
+#define CONFIG_VERSION	4
 /* 2^40 blocks: 512 TiB at 512 bytes, far past any store here, no overflow */
 #define UCMD_MAX_NSZE	(1ull << 40)
 
@@ -359,8 +360,9 @@ int ctrl_persist_save(struct ucmd_ctrl *c, bool clean)
 	json_object_put(root);
 	if (ret)
 		return ret;
-	/* ctrl.json now holds every record of the journal */
+	/* ctrl.json now holds every record of the journal, and says version 4 */
 	c->journal_gen++;
+	ctrl_pi_migrate_done(c);
 	return ctrl_journal_reset(c);
 }
 
@@ -641,6 +643,8 @@ int ctrl_persist_load(struct ucmd_ctrl *c, bool *found)
 		ret = ctrl_journal_open(c, get_u64(root, "version", 0) >= 2);
 	if (!ret)
 		ret = ctrl_journal_replay(c);
+	if (!ret)
+		ret = ctrl_pi_migrate(c, get_u64(root, "version", 0));
 out:
 	json_object_put(root);
 	return ret;

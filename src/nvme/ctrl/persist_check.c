@@ -608,7 +608,7 @@ int ctrl_state_check(struct ucmd_ctrl *c, json_object *root)
 		ctrl_ctrl_why(c, 0, "%s/" STATE_FILE ": not a JSON object", c->dir);
 		return -EINVAL;
 	}
-	if ((ret = want_uint(&k, root, "version", 1, 3, &version)) ||
+	if ((ret = want_uint(&k, root, "version", 1, 4, &version)) ||
 	    (ret = only_keys(&k, root, version == 1 ? keys_v1 : version == 2 ? keys_v2 : keys_v3)) ||
 	    (version >= 2 && (ret = want_uint(&k, root, "generation", 0, UINT64_MAX - 1, &gen))) ||
 	    (ret = want_ascii(&k, root, "serial", SN_LEN)) ||

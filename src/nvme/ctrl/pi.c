@@ -145,3 +145,14 @@ void pi_generate(const struct pi_fmt *f, const struct pi_cmd *c, uint32_t i,
 
 	pi_tuple_put(f, md, &t);
 }
+
+void pi_store_codec(const struct pi_fmt *f, uint8_t *md, uint64_t nlb)
+{
+	size_t off = pi_tuple_offset(f), len = pi_tuple_size(f);
+
+	if (f->plain)
+		return;
+	for (uint64_t i = 0; i < nlb; i++)
+		for (size_t b = 0; b < len; b++)
+			md[i * f->ms + off + b] ^= 0xff;
+}

@@ -32,6 +32,7 @@ struct pi_fmt {
 	bool first;		/* the tuple is the first bytes of the metadata (DPS bit 3) */
 	uint16_t ms;		/* metadata bytes per logical block */
 	uint32_t lbads;		/* data bytes per logical block */
+	bool plain;		/* the store holds the tuples as they read (pi_store_codec) */
 };
 
 /* A command's protection fields */
@@ -61,6 +62,19 @@ size_t pi_tuple_offset(const struct pi_fmt *f);
 bool pi_fmt_valid(const struct pi_fmt *f);
 /* The metadata is the tuple alone: PRACT then moves no metadata */
 bool pi_md_is_tuple(const struct pi_fmt *f);
+
+/*
+ * The tuples as the namespace store keeps them: complemented, so that a
+ * block whose metadata reads back as zeros (never written, deallocated,
+ * zeroed without PRACT, just formatted) returns all-FFh tuples, as the NVM
+ * Command Set requires of a deallocated or unwritten block (application and
+ * reference tags FFh: not checked; the guard FFh, DLFEAT bit 4 clear). The
+ * rest of the metadata is stored as is. Its own inverse: applied to the nlb
+ * blocks of md after every load and before every store. Nothing when
+ * f->plain: a directory of ctrl.json version 3 or older, opened read-only
+ * (docs/store.md).
+ */
+void pi_store_codec(const struct pi_fmt *f, uint8_t *md, uint64_t nlb);
 
 /*
  * A command's fields before any block: with Type 1 and PRCHK reference tag,

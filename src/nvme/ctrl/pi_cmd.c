@@ -50,7 +50,10 @@ static uint16_t chunk_load(struct chunk *k, uint64_t lba, uint64_t n)
 
 	if (!ret)
 		ret = store_read(ns->st, k->md, n * k->f.ms, ctrl_ns_meta_off(ns, lba));
-	return ret ? ctrl_store_status(ret) : 0;
+	if (ret)
+		return ctrl_store_status(ret);
+	pi_store_codec(&k->f, k->md, n);
+	return 0;
 }
 
 uint16_t ctrl_pi_cmd_valid(struct ctrl_ns *ns, const struct ucmd_nvme_sqe *cmd, uint64_t slba)
@@ -109,6 +112,7 @@ uint16_t ctrl_pi_generate_range(struct ctrl_req *req, struct ctrl_ns *ns, uint64
 		for (uint64_t i = 0; i < n; i++)
 			pi_generate(&k.f, &pc, (uint32_t)(done + i), k.data + i * k.f.lbads,
 				    k.md + i * k.f.ms);
+		pi_store_codec(&k.f, k.md, n);
 		ret = store_write(ns->st, k.md, n * k.f.ms, ctrl_ns_meta_off(ns, slba + done), false);
 		st = ret ? ctrl_store_status(ret) : 0;
 	}

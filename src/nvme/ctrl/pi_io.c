@@ -30,6 +30,7 @@ void ctrl_pi_fmt(const struct ctrl_ns *ns, struct pi_fmt *f)
 		.first = ns->dps & NVME_NS_DPS_PI_FIRST,
 		.ms = ctrl_ns_ms(ns),
 		.lbads = ctrl_ns_ds(ns),
+		.plain = ns->pi_plain,
 	};
 }
 
@@ -46,6 +47,22 @@ void ctrl_pi_cmd(const struct pi_fmt *f, const struct ucmd_nvme_sqe *cmd, uint64
 	/* with the 64b guard (no storage tag) the reference tag's bits 47:32 are CDW3's 15:0 */
 	if (f->pif == PI_PIF_64B)
 		pc->ilbrt |= (uint64_t)(cmd->cdw3 & 0xffff) << 32;
+}
+
+void ctrl_pi_store_bytes(const struct ctrl_ns *ns, uint64_t off, uint8_t *buf, uint64_t n)
+{
+	uint64_t md = ctrl_ns_meta_off(ns, 0);
+	struct pi_fmt f;
+
+	if (!ns->dps || ns->pi_plain || off + n <= md)
+		return;
+	ctrl_pi_fmt(ns, &f);
+	for (uint64_t p = off > md ? off : md; p < off + n; p++) {
+		uint64_t in = (p - md) % f.ms;
+
+		if (in >= pi_tuple_offset(&f) && in < pi_tuple_offset(&f) + pi_tuple_size(&f))
+			buf[p - off] ^= 0xff;
+	}
 }
 
 uint16_t ctrl_pi_check_blocks(struct ctrl_req *req, const struct pi_fmt *f,
@@ -121,7 +138,10 @@ static uint16_t load(struct pi_io *io, uint64_t slba, uint8_t *data, uint8_t *md
 
 	if (!ret)
 		ret = store_read(ns->st, md, io->nlb * io->f.ms, ctrl_ns_meta_off(ns, slba));
-	return ret ? ctrl_store_status(ret) : 0;
+	if (ret)
+		return ctrl_store_status(ret);
+	pi_store_codec(&io->f, md, io->nlb);
+	return 0;
 }
 
 static uint16_t pi_write(struct ucmd_ctrl *c, struct ctrl_req *req, struct pi_io *io,
@@ -143,6 +163,7 @@ static uint16_t pi_write(struct ucmd_ctrl *c, struct ctrl_req *req, struct pi_io
 	}
 	if (!ctrl_ranges_remove_fits(&ns->uncor, slba, io->nlb))
 		return UCMD_ST_RANGES_FULL;
+	pi_store_codec(&io->f, io->md, io->nlb);
 	ret = store_write(ns->st, io->data, io->nlb * io->f.lbads, ctrl_ns_data_off(ns, slba), fua);
 	if (!ret)
 		ret = store_write(ns->st, io->md, io->nlb * io->f.ms, ctrl_ns_meta_off(ns, slba), fua);

@@ -167,6 +167,8 @@ static int erase_chunk(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint64_t off, ui
 		if (OIPBP(dw10) && (c->san.pass & 1))
 			pat = ~pat;
 		fill_pattern32(buf, n, pat);
+		/* the tuples of a PI namespace read back as the pattern too */
+		ctrl_pi_store_bytes(ns, off, buf, n);
 		return store_write(st, buf, n, off, false);
 	}
 }

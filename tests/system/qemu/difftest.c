@@ -4,6 +4,11 @@
  * difftest --emulated                        ucmd's emulated controller (full build only)
  * difftest --tcp nvme-tcp://HOST:PORT/NQN     a remote controller of the same shape, through
  *                                             ucmd's NVMe/TCP host transport (full build only)
+ * difftest --kernel-zp /dev/ngXn1 ... /dev/ngXn5
+ *                                             the zoned and protection information sequences
+ *                                             on QEMU's controller of that shape (difftest.h)
+ * difftest --emulated-zp DIR                  the same on ucmd's controller in DIR, made by
+ *                                             the CLI (tests/system/qemu_kernel.sh)
  * Prints the sequence's lines on stdout; exit 0 when every step ran (their
  * results are for the comparison to judge, not this program).
  */
@@ -16,20 +21,26 @@ int main(int argc, char **argv)
 {
 	struct dt_target t;
 	int ret = -EINVAL, failed;
+	bool zp = false;
 
 	memset(&t, 0, sizeof(t));
 	if (argc == 4 && !strcmp(argv[1], "--kernel"))
-		ret = dt_open_kernel(&t, argv[2], argv[3]);
+		ret = dt_open_kernel(&t, argv + 2, 2);
+	else if (argc == 2 + DT_ZP_NS && !strcmp(argv[1], "--kernel-zp"))
+		ret = dt_open_kernel(&t, argv + 2, DT_ZP_NS), zp = true;
 #ifdef DT_EMULATED
 	else if (argc == 2 && !strcmp(argv[1], "--emulated"))
 		ret = dt_open_emulated(&t);
 	else if (argc == 3 && !strcmp(argv[1], "--tcp"))
 		ret = dt_open_tcp(&t, argv[2]);
+	else if (argc == 3 && !strcmp(argv[1], "--emulated-zp"))
+		ret = dt_open_emulated_dir(&t, argv[2], DT_ZP_NS), zp = true;
 #endif
 	else {
-		fprintf(stderr, "usage: difftest --kernel NS1 NS2%s\n",
+		fprintf(stderr, "usage: difftest --kernel NS1 NS2 | --kernel-zp NS1..NS%d%s\n",
+			DT_ZP_NS,
 #ifdef DT_EMULATED
-			" | --emulated | --tcp URL"
+			" | --emulated | --tcp URL | --emulated-zp DIR"
 #else
 			""
 #endif
@@ -40,7 +51,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "difftest: cannot open the target: %s\n", strerror(-ret));
 		return 2;
 	}
-	failed = dt_run(&t);
+	failed = zp ? dt_run_zp(&t) : dt_run(&t);
 	t.close(&t);
 	if (failed)
 		fprintf(stderr, "difftest: %d steps could not run\n", failed);

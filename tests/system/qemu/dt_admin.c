@@ -12,9 +12,11 @@
 
 #include "difftest.h"
 
+#define admin dt_admin_cmd
+
 static uint8_t buf[4096] __attribute__((aligned(4096)));
 
-static int admin(struct dt *d, uint8_t opcode, uint32_t nsid, uint32_t cdw10, uint32_t cdw11,
+int dt_admin_cmd(struct dt *d, uint8_t opcode, uint32_t nsid, uint32_t cdw10, uint32_t cdw11,
 		 void *data, uint32_t len, uint64_t *dw0)
 {
 	struct nvme_uring_cmd c;

@@ -23,7 +23,7 @@ static void eclose(struct dt_target *t)
 {
 	struct emu *m = t->priv;
 
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < t->nr_ns; i++)
 		ucmd_close(t->e, t->ns_fd[i]);
 	ucmd_close(t->e, t->ctrl_fd);
 	ucmd_nvme_detach(m->host);
@@ -62,6 +62,42 @@ int dt_open_emulated(struct dt_target *t)
 		return -ENOENT;
 	t->nsid[0] = 1;
 	t->nsid[1] = 2;
+	t->nr_ns = 2;
+	t->priv = m;
+	t->close = eclose;
+	return 0;
+}
+
+int dt_open_emulated_dir(struct dt_target *t, const char *dir, int n)
+{
+	struct emu *m = calloc(1, sizeof(*m));
+	struct ucmd_ctrl_params cp = { .dir = dir, .mode = UCMD_CTRL_THREAD };
+	struct ucmd_nvme_host_opts ho = { .instance = 0, .nr_poll_queues = 1 };
+	char name[32];
+	int ret;
+
+	if (!m)
+		return -ENOMEM;
+	t->e = ucmd_engine_new();
+	if (!t->e)
+		return -ENOMEM;
+	if ((ret = ucmd_ctrl_create(&cp, &m->ctrl)) < 0) {
+		fprintf(stderr, "difftest: %s\n", ucmd_last_error());
+		return ret;
+	}
+	if ((ret = ucmd_nvme_attach(t->e, m->ctrl, &ho, &m->host)) < 0)
+		return ret;
+	t->ctrl_fd = ucmd_open(t->e, "nvme0", O_RDWR);
+	if (t->ctrl_fd < 0)
+		return -ENOENT;
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "ng0n%d", i + 1);
+		t->ns_fd[i] = ucmd_open(t->e, name, O_RDWR);
+		if (t->ns_fd[i] < 0)
+			return -ENOENT;
+		t->nsid[i] = (uint32_t)i + 1;
+		t->nr_ns = i + 1;
+	}
 	t->priv = m;
 	t->close = eclose;
 	return 0;
@@ -71,7 +107,7 @@ static void tclose(struct dt_target *t)
 {
 	struct emu *m = t->priv;
 
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < t->nr_ns; i++)
 		ucmd_close(t->e, t->ns_fd[i]);
 	ucmd_close(t->e, t->ctrl_fd);
 	ucmd_nvme_detach(m->host);
@@ -101,6 +137,7 @@ int dt_open_tcp(struct dt_target *t, const char *url)
 		return -ENOENT;
 	t->nsid[0] = 1;
 	t->nsid[1] = 2;
+	t->nr_ns = 2;
 	t->priv = m;
 	t->close = tclose;
 	return 0;

@@ -10,30 +10,31 @@ static void kclose(struct dt_target *t)
 {
 	struct ucmd_kernel_nvme *kn = t->priv;
 
-	ucmd_kernel_nvme_close(t->e, &kn[0]);
-	ucmd_kernel_nvme_close(t->e, &kn[1]);
+	for (int i = 0; i < t->nr_ns; i++)
+		ucmd_kernel_nvme_close(t->e, &kn[i]);
 	free(kn);
 	ucmd_engine_free(t->e);
 }
 
-int dt_open_kernel(struct dt_target *t, const char *ns1, const char *ns2)
+/* paths: n namespaces of one controller, /dev/ngXnY */
+int dt_open_kernel(struct dt_target *t, char *const *paths, int n)
 {
-	struct ucmd_kernel_nvme *kn = calloc(2, sizeof(*kn));
+	struct ucmd_kernel_nvme *kn = calloc(DT_MAX_NS, sizeof(*kn));
 	int ret;
 
+	if (n < 1 || n > DT_MAX_NS)
+		return -EINVAL;
 	t->e = ucmd_engine_new_kernel();
 	if (!t->e || !kn)
 		return -ENOMEM;
-	ret = ucmd_kernel_nvme_open(t->e, ns1, 0, O_RDWR, &kn[0]);
-	if (!ret)
-		ret = ucmd_kernel_nvme_open(t->e, ns2, 0, O_RDWR, &kn[1]);
-	if (ret)
-		return ret;
+	for (int i = 0; i < n; i++) {
+		if ((ret = ucmd_kernel_nvme_open(t->e, paths[i], 0, O_RDWR, &kn[i])) < 0)
+			return ret;
+		t->ns_fd[i] = kn[i].ns_fd;
+		t->nsid[i] = kn[i].nsid;
+	}
 	t->ctrl_fd = kn[0].ctrl_fd;
-	t->ns_fd[0] = kn[0].ns_fd;
-	t->ns_fd[1] = kn[1].ns_fd;
-	t->nsid[0] = kn[0].nsid;
-	t->nsid[1] = kn[1].nsid;
+	t->nr_ns = n;
 	t->priv = kn;
 	t->close = kclose;
 	return 0;

@@ -11,6 +11,9 @@
 
 #include "difftest.h"
 
+#define rw dt_rw
+#define io dt_io
+
 enum { OP_FLUSH = 0x00, OP_WRITE = 0x01, OP_READ = 0x02, OP_COMPARE = 0x05,
        OP_WRITE_ZEROES = 0x08, OP_DSM = 0x09, OP_VERIFY = 0x0c };
 
@@ -91,8 +94,19 @@ static void fill(uint8_t *b, size_t len, unsigned seed)
 		b[i] = (uint8_t)(seed * 31 + i * 7 + (i >> 9));
 }
 
-static struct nvme_uring_cmd rw(uint8_t opcode, uint32_t nsid, uint64_t slba, uint32_t nlb,
-				void *buf, uint32_t len)
+void dt_hex(const char *name, const void *p, size_t len)
+{
+	const uint8_t *b = p;
+
+	printf("%s value=", name);
+	for (size_t i = 0; i < len; i++)
+		printf("%02x", b[i]);
+	printf("\n");
+	fflush(stdout);
+}
+
+struct nvme_uring_cmd dt_rw(uint8_t opcode, uint32_t nsid, uint64_t slba, uint32_t nlb,
+			    void *buf, uint32_t len)
 {
 	struct nvme_uring_cmd c;
 
@@ -107,9 +121,8 @@ static struct nvme_uring_cmd rw(uint8_t opcode, uint32_t nsid, uint64_t slba, ui
 	return c;
 }
 
-/* Run one I/O command on ns index i and print its line (and sum of out). */
-static int io(struct dt *d, const char *name, int i, struct nvme_uring_cmd c, const void *out,
-	      size_t outlen)
+int dt_io(struct dt *d, const char *name, int i, struct nvme_uring_cmd c, const void *out,
+	  size_t outlen)
 {
 	uint64_t dw0;
 	int res = dt_cmd(d, &d->ring, d->t->ns_fd[i], NVME_URING_CMD_IO, &c, 0, 0, 0, &dw0);
@@ -334,6 +347,22 @@ int dt_run(struct dt_target *t)
 	errors(&d);
 	rings(&d);
 	dt_admin(&d);
+	ucmd_queue_exit(&d.ring);
+	return d.failed;
+}
+
+int dt_run_zp(struct dt_target *t)
+{
+	struct io_uring_params p = { .flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 };
+	struct dt d = { .t = t };
+	int ret = ucmd_queue_init_engine(t->e, 8, &d.ring, &p);
+
+	if (ret) {
+		printf("zp.setup res=%d\n", ret);
+		return 1;
+	}
+	dt_zns(&d);
+	dt_pi(&d);
 	ucmd_queue_exit(&d.ring);
 	return d.failed;
 }

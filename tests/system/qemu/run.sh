@@ -4,7 +4,7 @@
 # separate metadata), run a test script in the guest, bring back its files
 # and exit status.
 #   run.sh --out DIR --script FILE [--bin FILE]... [--dyn FILE]... [--fio]
-#          [--mod NAME]... [--append ARGS]
+#          [--mod NAME]... [--append ARGS] [--zp]
 # Guest: /test.sh is FILE, each --bin (static) lands in /bin, each --dyn
 # (dynamic) too with its shared libraries and the loader; --fio is
 # --dyn $(command -v fio). Each --mod is a kernel module of the same kernel
@@ -14,11 +14,14 @@
 # status (its exit status) and console.log (the serial console).
 # --append adds ARGS to the guest kernel's command line (tests/system/
 # bpf_lsm.sh: lsm=...,bpf); other tests keep theirs unchanged.
+# --zp adds, after the results controller, a third controller (serial
+# "ucmdzp", Zone Append Size Limit 5) with the zoned namespace and the five
+# protection information namespaces of tests/system/qemu/difftest.h.
 # Exit status: the guest script's; 125 when the guest did not come up or
 # finish in time (the console tail is printed), or the harness failed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out="" script="" fio=0 bins=() dyns=() mods=() append=""
+out="" script="" fio=0 bins=() dyns=() mods=() append="" zp=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--out) out=$2; shift 2 ;;
@@ -28,6 +31,7 @@ while [ $# -gt 0 ]; do
 	--fio) fio=1; shift ;;
 	--mod) mods+=("$2"); shift 2 ;;
 	--append) append=" $2"; shift 2 ;;
+	--zp) zp=1; shift ;;
 	*) echo "run.sh: unknown argument $1" >&2; exit 125 ;;
 	esac
 done
@@ -146,9 +150,12 @@ truncate -s 64M "$work/ns1.img" "$work/ns2.img"
 truncate -s 16M "$work/res.img"
 
 # --- boot -------------------------------------------------------------------------
+# no_timer_check: on a loaded host a TCG guest's early IO-APIC timer test can
+# miss its ticks and panic ("IO-APIC + timer doesn't work"); the check is for
+# broken hardware, not for QEMU's emulated chipset.
 qemu=(qemu-system-x86_64 -accel tcg -cpu max -m 1G -smp 2 -nographic -no-reboot -nic none
 	-kernel "$kdir/vmlinuz" -initrd "$work/initrd"
-	-append "console=ttyS0 quiet panic=-1 nvme.poll_queues=1$append"
+	-append "console=ttyS0 quiet panic=-1 no_timer_check nvme.poll_queues=1$append"
 	-drive "file=$work/ns1.img,if=none,id=ns1,format=raw,discard=unmap"
 	-drive "file=$work/ns2.img,if=none,id=ns2,format=raw,discard=unmap"
 	-drive "file=$work/res.img,if=none,id=res,format=raw"
@@ -156,6 +163,21 @@ qemu=(qemu-system-x86_64 -accel tcg -cpu max -m 1G -smp 2 -nographic -no-reboot 
 	-device nvme-ns,drive=ns1,bus=nvme0,nsid=1,logical_block_size=512,physical_block_size=512
 	-device nvme-ns,drive=ns2,bus=nvme0,nsid=2,logical_block_size=4096,physical_block_size=4096,ms=8
 	-device nvme,serial=ucmdres,id=nvme1,drive=res)
+if [ "$zp" = 1 ]; then
+	# zoned: 16 zones of 1 MiB, 768 KiB writable, at most 2 open and 3 active
+	truncate -s 16M "$work/zns.img"
+	qemu+=(-drive "file=$work/zns.img,if=none,id=zns,format=raw"
+		-device nvme,serial=ucmdzp,id=nvme2,zoned.zasl=5
+		-device "nvme-ns,drive=zns,bus=nvme2,nsid=1,logical_block_size=512,physical_block_size=512,zoned=true,zoned.zone_size=1M,zoned.zone_capacity=768K,zoned.max_open=2,zoned.max_active=3")
+	# PI: 256 blocks each, QEMU keeping the metadata after the data in the image
+	# nsid:block size:ms:mset:pi:pil:pif
+	for f in 2:512:8:0:1:0:0 3:4096:16:1:2:0:0 4:512:8:1:3:0:0 5:4096:16:0:1:0:2 6:512:16:0:1:1:0; do
+		IFS=: read -r id bs ms mset pi pil pif <<<"$f"
+		truncate -s $((256 * (bs + ms))) "$work/pi$id.img"
+		qemu+=(-drive "file=$work/pi$id.img,if=none,id=pi$id,format=raw"
+			-device "nvme-ns,drive=pi$id,bus=nvme2,nsid=$id,logical_block_size=$bs,physical_block_size=$bs,ms=$ms,mset=$mset,pi=$pi,pil=$pil,pif=$pif")
+	done
+fi
 say "${qemu[*]}"
 log=$out/console.log
 start=$(date +%s)

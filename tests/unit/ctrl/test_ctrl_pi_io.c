@@ -6,6 +6,7 @@
  * and stripping them, on separate and extended metadata, and the format
  * surviving a restart of a controller directory.
  */
+#include <endian.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -246,6 +247,78 @@ static void test_persist(void **state)
 	assert_int_equal(host_rmdir(dir), 0);
 }
 
+/*
+ * A deallocated or unwritten block reads with an all-FFh tuple (NVM Command
+ * Set: application and reference tags FFh, not checked; the guard FFh as
+ * DLFEAT bit 4 clear says), the rest of its metadata zeros: never written,
+ * just formatted and deallocated (DSM) alike, and reads checking every
+ * field pass. A written one keeps its tuple across a restart of a directory.
+ */
+static void test_unwritten_tuples(void **state)
+{
+	char dir[] = "/tmp/ucmd-ctrl-pi-XXXXXX";
+	struct ucmd_ctrl_params p;
+	struct ucmd_ns_params nsp = { .nsze = 64, .lbaf = 2, .store = UCMD_NS_STORE_FILE, .attach = true };
+	struct pi_fmt f = { .type = 1, .pif = PI_PIF_16B, .first = true, .ms = 16, .lbads = 512 };
+	struct host h;
+	uint32_t nsid;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	host_default_params(&p);
+	p.dir = dir;
+	nsid = host_open_ns(&h, &p, &nsp);
+	assert_int_equal(format(&h, nsid, 2, false, 1, true), 0);
+	uint8_t *d = host_alloc(&h, 2 * 512), *m = host_alloc(&h, 2 * 16);
+	uint8_t *rd = host_alloc(&h, 2 * 512), *rm = host_alloc(&h, 2 * 16);
+
+	assert_int_equal(io(&h, nvme_cmd_read, nsid, 20, 2, rd, 2 * 512, rm, 0, 0, 0, 0), 0);
+	for (unsigned i = 0; i < 2; i++) {
+		for (unsigned b = 0; b < 8; b++)
+			assert_int_equal(rm[i * 16 + b], 0xff);		/* the tuple, first */
+		for (unsigned b = 8; b < 16; b++)
+			assert_int_equal(rm[i * 16 + b], 0);		/* the rest */
+	}
+	assert_int_equal(io(&h, nvme_cmd_read, nsid, 20, 2, rd, 2 * 512, rm, PRCHK_ALL, 20, 0x1234,
+			    0xffff), 0);
+
+	/* written, then deallocated: the same again */
+	fill_pattern(d, 2 * 512, 3);
+	memset(m, 0x5a, 2 * 16);
+	host_tuples(&f, 20, 2, d, m, 0x77);
+	assert_int_equal(io(&h, nvme_cmd_write, nsid, 20, 2, d, 2 * 512, m, PRCHK_ALL, 20, 0x77, 0xffff), 0);
+	uint8_t written[2 * 16];
+
+	memcpy(written, m, sizeof(written));	/* the host's memory goes with it */
+	host_close(&h);
+	host_default_params(&p);
+	p.dir = dir;
+	assert_int_equal(host_open(&h, &p), 0);
+	assert_int_equal(host_create_io_queue(&h, 1, 64, true, 1), 0);
+	rd = host_alloc(&h, 2 * 512);
+	rm = host_alloc(&h, 2 * 16);
+	assert_int_equal(io(&h, nvme_cmd_read, nsid, 20, 2, rd, 2 * 512, rm, PRCHK_ALL, 20, 0x77, 0xffff), 0);
+	assert_memory_equal(written, rm, 2 * 16);
+	assert_int_equal(io(&h, nvme_cmd_read, nsid, 20, 2, rd, 2 * 512, rm, PRCHK_ALL, 20, 0x78, 0xffff),
+			 SC(2, NVME_SC_APPTAG_CHECK));
+
+	struct nvme_dsm_range *r = host_alloc(&h, sizeof(*r));
+	struct ucmd_nvme_sqe s = { .opcode = nvme_cmd_dsm, .nsid = nsid };
+
+	memset(r, 0, sizeof(*r));
+	r->nlb = htole32(2);
+	r->slba = htole64(20);
+	host_set_prp(&h, &s, r, sizeof(*r));
+	s.cdw11 = NVME_DSMGMT_AD;
+	assert_int_equal(host_cmd(&h, 1, &s, NULL), 0);
+	assert_int_equal(io(&h, nvme_cmd_read, nsid, 20, 2, rd, 2 * 512, rm, PRCHK_ALL, 20, 0x78, 0xffff), 0);
+	for (unsigned i = 0; i < 2; i++)
+		for (unsigned b = 0; b < 16; b++)
+			assert_int_equal(rm[i * 16 + b], b < 8 ? 0xff : 0);
+	host_close(&h);
+	assert_int_equal(host_rmdir(dir), 0);
+}
+
 /* A namespace without protection still refuses PRINFO */
 static void test_no_pi_prinfo(void **state)
 {
@@ -274,6 +347,7 @@ int main(void)
 		cmocka_unit_test(test_extended_first),
 		cmocka_unit_test(test_persist),
 		cmocka_unit_test(test_no_pi_prinfo),
+		cmocka_unit_test(test_unwritten_tuples),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -195,6 +195,32 @@ static void test_overwrite(void **state)
 	host_close(&h);
 }
 
+/* On a namespace with protection information the metadata takes the pattern, tuples included */
+static void test_overwrite_pi(void **state)
+{
+	struct ucmd_ctrl_params p;
+	struct ucmd_ns_params nsp = { .nsze = NSZE, .lbaf = 1, .store = UCMD_NS_STORE_RAM,
+				      .attach = true };
+	struct ucmd_nvme_sqe f = { .opcode = nvme_admin_format_nvm, .nsid = 1,
+				   .cdw10 = 1 | 1u << 5 };	/* 512 + 8, PI type 1 */
+	struct host h;
+	uint8_t *r, *m;
+
+	(void)state;
+	host_default_params(&p);
+	host_open_ns(&h, &p, &nsp);
+	ctrl_test_knobs(h.ctrl, 2000, 60000, false);
+	assert_int_equal(host_cmd(&h, 0, &f, NULL), 0);
+	assert_int_equal(sanitize(&h, OW | OWPASS(1) | NDAS, 0x11223344), 0);
+	assert_int_equal(wait_done(&h)->sstat & 7, NVME_SANITIZE_SSTAT_STATUS_COMPLETE_SUCCESS);
+	r = host_alloc(&h, 8 * 512);
+	m = host_alloc(&h, 8 * 8);
+	assert_int_equal(host_io(&h, nvme_cmd_read, 1, NSZE - 8, 8, r, 8 * 512, m, 0), 0);
+	check_words(r, 8 * 512, 0x11223344u);
+	check_words(m, 8 * 8, 0x11223344u);
+	host_close(&h);
+}
+
 static void test_crypto_erase(void **state)
 {
 	struct host h;
@@ -359,6 +385,7 @@ int main(void)
 		cmocka_unit_test(test_identify),
 		cmocka_unit_test(test_block_erase),
 		cmocka_unit_test(test_overwrite),
+		cmocka_unit_test(test_overwrite_pi),
 		cmocka_unit_test(test_crypto_erase),
 		cmocka_unit_test(test_invalid),
 		cmocka_unit_test(test_failure),
