@@ -148,6 +148,15 @@ int  ucmd_nvme_attach_tcp_multipath(struct ucmd_engine *e, const char *const *ur
 				    const struct ucmd_nvme_host_opts *opts,
 				    const struct ucmd_nvme_tcp_opts *topts,
 				    struct ucmd_nvme_subsys **out);
+/*
+ * The same over the controllers of an emulated NVM subsystem
+ * (ucmd_ctrl_controllers(ctrl), ctrl being its controller 1): controller
+ * i + 1 is path i, nvme<X+i>, attached as ucmd_nvme_attach() does; the
+ * iopolicy is numa until ucmd_nvme_subsys_set_iopolicy(). All or nothing.
+ */
+int  ucmd_nvme_attach_multipath(struct ucmd_engine *e, struct ucmd_ctrl *ctrl,
+				const struct ucmd_nvme_host_opts *opts,
+				struct ucmd_nvme_subsys **out);
 /* The heads' devices removed, then every path detached. */
 void ucmd_nvme_subsys_detach(struct ucmd_nvme_subsys *s);
 /* "numa", "round-robin" or "queue-depth" from now on; -EINVAL for another name. */

@@ -239,6 +239,8 @@ static const struct opt run_opts[] = {
 #define SIZE(l, field, h) { l, 0, OPT_SIZE, F(field), 0, 0, 0, "SIZE", h }
 static const struct opt create_ctrl_opts[] = {
 	U64("nsze", 's', nsze, "blocks of the first namespace (default 1 GiB of them)"),
+	{ "controllers", 0, OPT_U32, F(controllers), 8, 0, OPT_NONZERO, "NUM",
+	  "controllers of the subsystem, namespace 1 shared by all (default 1)" },
 	U32("lbaf", 'l', lbaf, 7, 0, "LBA format of the first namespace: 0 512 B, 4 4 KiB ..."),
 	FLAG("zns", 0, zns, "make namespace 1 zoned (Zoned Namespace Command Set)"),
 	SIZE("zone-size", zone_size, "zone size in bytes (default 128M; any block multiple)"),

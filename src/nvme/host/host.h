@@ -501,4 +501,9 @@ int nvme_dev_describe_ioctl(const struct ucmd_file *f, unsigned long cmd, const 
 			    struct ucmd_cmd_desc *d);
 int nvme_bdev_describe_rw(const struct ucmd_kiocb_rw *kiocb, struct ucmd_cmd_desc *d);
 
+/* ucmd_nvme_attach(); ns_hidden: a multipath path, its namespaces without devices. */
+int  nvme_pci_attach(struct ucmd_engine *e, struct ucmd_ctrl *ctrl,
+		     const struct ucmd_nvme_host_opts *opts, bool ns_hidden,
+		     struct ucmd_nvme_host **out);
+
 #endif
