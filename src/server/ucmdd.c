@@ -551,6 +551,21 @@ static int ana_state(struct srv_daemon *d, uint32_t port, uint32_t grpid, uint32
 	return ret;
 }
 
+/* UCMDD_PORT_STATE: the port taken down or brought back, when state is not 0 */
+static int port_state(struct srv_daemon *d, uint32_t port, uint32_t state)
+{
+	struct daemon_state *s = (struct daemon_state *)((char *)d - offsetof(struct daemon_state, d));
+	int ret = 0;
+
+	if (!port || port > s->nr_tcp)
+		return -ENODEV;
+	if (state)
+		ret = nvmet_tcp_port_enable(s->tcp[port - 1], state == UCMDD_PORT_UP);
+	if (ret)
+		return ret;
+	return nvmet_tcp_port_enabled(s->tcp[port - 1]) ? UCMDD_PORT_UP : UCMDD_PORT_DOWN;
+}
+
 static int daemon_up(struct daemon_state *s, const struct opts *o, int lfd)
 {
 	char err[512];
@@ -596,6 +611,7 @@ static int daemon_up(struct daemon_state *s, const struct opts *o, int lfd)
 	}
 	s->nr_tcp = o->nr_tcp;
 	s->d.ana_state = ana_state;
+	s->d.port_state = port_state;
 	if (s->lfd < 0) {
 		s->lfd = srv_listen_path(o->socket, (mode_t)o->socket_mode, o->socket_gid);
 		if (s->lfd < 0) {

@@ -165,6 +165,7 @@ int cmd_get_log(struct cli *cli, int argc, char **argv);
 int cmd_show_regs(struct cli *cli, int argc, char **argv);
 int cmd_reset(struct cli *cli, int argc, char **argv);
 int cmd_ana_state(struct cli *cli, int argc, char **argv);
+int cmd_port_state(struct cli *cli, int argc, char **argv);
 int cmd_ana_log(struct cli *cli, int argc, char **argv);
 int cmd_sanitize(struct cli *cli, int argc, char **argv);
 int cmd_device_self_test(struct cli *cli, int argc, char **argv);

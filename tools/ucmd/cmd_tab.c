@@ -328,6 +328,10 @@ static const struct opt ana_state_opts[] = {
 	  "ANA group (default 1)" },
 	STR("state", 's', ana_state, "STATE", "set it: optimized, non-optimized, inaccessible, "
 	    "persistent-loss or change (default: show it)"), END };
+static const struct opt port_state_opts[] = {
+	{ "port", 'p', OPT_U32, F(port), 0xffff, 0, OPT_REQUIRED | OPT_NONZERO, "NUM",
+	  "NVMe/TCP port: ucmdd's --nvme-tcp listeners from 1 in order (required)" },
+	STR("state", 's', ana_state, "STATE", "set it: up or down (default: show it)"), END };
 /* nvme-cli 2.3's fdp plugin */
 #define EGID U32("endgrp-id", 'e', endgrp_id, 0xffff, 0, "Endurance group identifier")
 static const struct opt fdp_configs_opts[] = {
@@ -409,6 +413,11 @@ const struct cmd_spec cli_specs[] = {
 	  "every subsystem it exports; hosts see the change in the ANA log page, an ANA\n"
 	  "Change event, and the status of I/O through the port. Needs --daemon.",
 	  ana_state_opts, .no_device = true },
+	{ "port-state", "Show, take down or bring back one of ucmdd's NVMe/TCP ports",
+	  "Down, the port listens no more and every connection made through it is\n"
+	  "closed (its hosts lose their associations, as when a link goes down); up, it\n"
+	  "listens again on its address and hosts reconnect. Needs --daemon.",
+	  port_state_opts, .no_device = true },
 	{ "show-regs", "Shows the controller registers", NULL, show_regs_opts,
 	  .only_reads = true },
 	{ "io-passthru", "Submit an arbitrary IO command, return results", NULL, passthru_opts },
