@@ -84,6 +84,12 @@ enum {
 	NVME_REQ_XFER_ERR = 1u << 1,	/* TCP: the user's buffer faulted, or a data digest failed */
 	NVME_REQ_TCP_SENT = 1u << 2,	/* TCP: on a connection (sent again after a reconnect) */
 };
+/*
+ * A namespace head's block request (Linux's REQ_NVME_MPATH): a path error,
+ * its connection lost included, sends it on another path (multipath.c)
+ * instead of again on this one.
+ */
+#define REQ_NVME_MPATH	REQ_DRV
 enum { NVME_TO_NONE, NVME_TO_RUNNING, NVME_TO_CQE_SEEN, NVME_TO_ABORT_SENT };
 
 struct nvme_request {

@@ -6,6 +6,8 @@
  * a time, each a pattern of its sequence number, printing "acked N" after
  * each 50th acknowledged write, until DIR/stop exists. The shell changes
  * the ports' ANA states meanwhile.
+ * mpath_workload URL,URL DIR qd=N: the same with N writes (to N different
+ * blocks) in flight at once, all acknowledged before the next N.
  * mpath_workload URL,URL DIR no-path: with both ports inaccessible, waits
  * until the host knows both paths so, then sends a passthrough Read on the
  * head's ng0n1 as a uring_cmd and as an ioctl and prints their results
@@ -138,9 +140,15 @@ int main(int argc, char **argv)
 	static uint64_t last[NBLK];
 	uint64_t seq;
 	int bdev, ng, ret, bad = 0;
+	unsigned qd = 1;
+	uint8_t *bufs = NULL;
 
-	if (argc != 3 && !(argc == 4 && !strcmp(argv[3], "no-path"))) {
-		fprintf(stderr, "usage: mpath_workload URL,URL DIR [no-path]\n");
+	if (argc == 4 && !strncmp(argv[3], "qd=", 3)) {
+		qd = (unsigned)atoi(argv[3] + 3);
+		argc = 3;
+	}
+	if ((argc != 3 && !(argc == 4 && !strcmp(argv[3], "no-path"))) || !qd || qd > 32) {
+		fprintf(stderr, "usage: mpath_workload URL,URL DIR [no-path|qd=1..32]\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -168,7 +176,31 @@ int main(int argc, char **argv)
 	want = aligned_alloc(4096, BS);
 	if (argc == 4)
 		seq = 0, bad = no_path_step(e, s, bdev, ng, buf);
-	for (seq = 0; argc == 3 && !exists(argv[2], "stop"); seq++) {
+	bufs = aligned_alloc(4096, (size_t)BS * qd);
+	for (seq = 0; argc == 3 && qd > 1 && !exists(argv[2], "stop"); seq += qd) {
+		for (unsigned k = 0; k < qd; k++) {
+			pattern(bufs + (size_t)k * BS, seq + k);
+			ret = submit_rw(bdev, IORING_OP_WRITE, bufs + (size_t)k * BS,
+					(uint32_t)((seq + k) % NBLK));
+			if (ret)
+				break;
+		}
+		for (unsigned k = 0; k < qd && !ret; k++) {
+			ret = wait_res();
+			ret = ret == (int)BS ? 0 : ret < 0 ? ret : -EIO;
+		}
+		if (ret) {
+			printf("write %llu: %s (%d)\n", (unsigned long long)seq, strerror(-ret), ret);
+			bad = 3;
+			break;
+		}
+		for (unsigned k = 0; k < qd; k++) {
+			last[(seq + k) % NBLK] = seq + k;
+			if ((seq + k) % 50 == 0)
+				printf("acked %llu\n", (unsigned long long)(seq + k));
+		}
+	}
+	for (; argc == 3 && qd == 1 && !exists(argv[2], "stop"); seq++) {
 		pattern(buf, seq);
 		ret = rw(bdev, IORING_OP_WRITE, buf, (uint32_t)(seq % NBLK));
 		if (ret != (int)BS) {
@@ -204,6 +236,7 @@ int main(int argc, char **argv)
 	ucmd_engine_free(e);
 	free(list);
 	free(buf);
+	free(bufs);
 	free(want);
 	printf("detached\n");
 	return bad;
