@@ -140,8 +140,11 @@ int ucmd_nvme_tcp_info(struct ucmd_nvme_host *host, struct ucmd_nvme_tcp_info *i
  * may become so (-EIO when none can); passthrough on ng<X>n<Y> is never
  * sent again: its status is the caller's, and with no usable path it is
  * -EINVAL (uring_cmd) or -EWOULDBLOCK (ioctl), Linux's. A path that
- * cannot be attached fails the whole call (the others detached), with
- * the path in ucmd_last_error().
+ * cannot be reached (refused, timed out, no route) is left out and tried
+ * again every reconnect_delay until ctrl_loss_tmo, joining the heads once
+ * connected (its device nvme<X+i> then); with none reachable, or another
+ * error of a path, the call fails (the others detached), with the path in
+ * ucmd_last_error().
  */
 struct ucmd_nvme_subsys;
 int  ucmd_nvme_attach_tcp_multipath(struct ucmd_engine *e, const char *const *urls, unsigned nr,

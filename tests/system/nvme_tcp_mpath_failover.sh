@@ -10,7 +10,10 @@
 #    writes go on while port 2 stays down; the writer sees no error;
 #  - port 2 brought back: the host reconnects to it (reconnect_delay=1),
 #    and with port 1 then inaccessible the writes go on through port 2;
-#  - every block reads back as its last acknowledged write.
+#  - every block reads back as its last acknowledged write;
+#  - partial attach: port 2 down when a host attaches to both: it comes up
+#    on port 1 alone, retries port 2 every reconnect_delay, and once port 2
+#    is back carries the writes through it (port 1 then inaccessible).
 # shellcheck source=tests/system/lib/daemon.sh
 source "$(dirname "$0")/lib/daemon.sh"
 [ -x /usr/bin/python3 ] || fail "/usr/bin/python3 is missing"
@@ -51,24 +54,28 @@ echo "ok"
 echo "--- writes on port 2 while its connections drop"
 mkdir "$T/w"
 ana 1 non-optimized
-"$W" "$U1,$U2" "$T/w" qd=16 > "$T/w.out" 2>&1 &
+"$W" "$U1,$U2" "$T/w" qd=16 bs=131072 > "$T/w.out" 2>&1 &
 WPID=$!
-acks() { grep -c '^acked' "$T/w.out" || true; }
+OUT=$T/w.out
+acks() { grep -c '^acked' "$OUT" || true; }
 wait_acks() {	# n [seconds]: n more "acked" lines (each 50 writes) within the time
 	local want=$(($(acks) + $1)) tries=$((${2:-30} * 10))
 	for _ in $(seq "$tries"); do
 		[ "$(acks)" -ge "$want" ] && return 0
-		kill -0 "$WPID" 2>/dev/null || { cat "$T/w.out"; fail "mpath_workload ended"; }
+		kill -0 "$WPID" 2>/dev/null || { cat "$OUT"; fail "mpath_workload ended"; }
 		sleep 0.1
 	done
-	cat "$T/w.out"; fail "no progress of the writes: $3"
+	cat "$OUT"; fail "no progress of the writes: $3"
 }
 wait_acks 2
 sleep 2	# the ANA Change notice of port 1 reached the host: writes go to port 2
 wait_acks 2
 port 2 down
 # port 2 stays down: the writes go on through port 1 within a few seconds
-wait_acks 4 8 "with port 2 down, the write in flight there was not failed over"
+wait_acks 4 8 "with port 2 down, the writes in flight there were not failed over"
+# ... because those in flight on port 2 went to port 1, not to wait for port 2
+fo=$(grep '^acked' "$OUT" | tail -1 | sed -n 's/.* failovers \([0-9]*\)$/\1/p')
+[ "${fo:-0}" -gt 0 ] || { tail -3 "$OUT"; fail "port 2 down: no write failed over (they wait for it)"; }
 grep -q '^write' "$T/w.out" && { cat "$T/w.out"; fail "the writer saw an error"; }
 echo "ok: writes go on through port 1 while port 2 is down"
 
@@ -91,5 +98,27 @@ read -r _ _ _ _ _ _ _ d1 _ d2 _ fo _ <<<"$line"
 grep -q "port 2 (127.0.0.1:$P2) down" "$DLOG" && grep -q "port 2 (127.0.0.1:$P2) up" "$DLOG" ||
 	fail "ucmdd's log does not say port 2 went down and up"
 echo "ok: no lost write, no error, port 2 reconnected"
+
+echo "--- attach with port 2 down: up on port 1, port 2 joins once back"
+port 2 down
+mkdir "$T/w2"
+"$W" "$U1,$U2" "$T/w2" qd=16 > "$T/w2.out" 2>&1 &
+WPID=$!
+OUT=$T/w2.out
+wait_acks 2 20 "no writes with port 2 down at attach"
+port 2 up
+sleep 3	# reconnect_delay 1 s
+ana 1 inaccessible
+wait_acks 4 20 "port 1 inaccessible: port 2 did not join the head"
+ana 1 optimized
+touch "$T/w2/stop"
+rc=0
+wait "$WPID" || rc=$?
+grep -v '^acked' "$T/w2.out"
+[ "$rc" = 0 ] || fail "mpath_workload (partial attach): status $rc"
+line=$(grep '^verified' "$T/w2.out")
+read -r _ _ _ _ _ _ _ d1 _ d2 _ <<<"$line"
+[ "$d1" -gt 0 ] && [ "$d2" -gt 0 ] || fail "both paths should have carried writes: $line"
+echo "ok: a path unreachable at attach joined once reachable"
 daemon_stop
 echo "PASS"

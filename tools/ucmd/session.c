@@ -292,7 +292,14 @@ attached:
 	ret = ucmd_queue_init_engine(s->e, 64, &s->ring, &p);
 	if (ret)
 		return ret;
-	s->ctrl_fd = ucmd_open(s->e, "nvme0", O_RDWR);
+	/* the controller device of the first path attached (one may be retried) */
+	snprintf(name, sizeof(name), "nvme0");
+	for (unsigned i = 0; s->subsys && i < 8; i++)
+		if (ucmd_nvme_subsys_path(s->subsys, i)) {
+			snprintf(name, sizeof(name), "nvme%u", i);
+			break;
+		}
+	s->ctrl_fd = ucmd_open(s->e, name, O_RDWR);
 	if (s->ctrl_fd < 0)
 		return s->ctrl_fd;
 	s->nsid = nsid ? nsid : 1;
