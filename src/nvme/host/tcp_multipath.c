@@ -298,7 +298,12 @@ int ucmd_nvme_attach_tcp_multipath(struct ucmd_engine *e, const char *const *url
 		ret = -pthread_create(&mc->thr, NULL, connect_thread, mc);
 		if (ret) {
 			s->connect = NULL;
-			nvme_mpath_destroy(s);
+			/* as a detach: the paths' event requests end into s, then s goes */
+			nvme_mpath_stop(s);
+			while (done)
+				if (paths[--done])
+					ucmd_nvme_detach((struct ucmd_nvme_host *)paths[done]);
+			nvme_mpath_free(s);
 			last_error_set(ret, "%s: a thread", fn);
 			goto out;
 		}
