@@ -229,11 +229,74 @@ static void test_one_controller_as_before(void **state)
 	free(text); free(id); free(ana);
 }
 
+/*
+ * Controllers with threads of their own (UCMD_CTRL_THREAD), 16 writes in
+ * flight through the head over three of them: each controller's thread
+ * reaches the shared namespace under controller 1's lock.
+ */
+static void test_threaded_controllers(void **state)
+{
+	struct ucmd_ctrl_params cp = { .mode = UCMD_CTRL_THREAD, .controllers = 3 };
+	struct io_uring_params p = { .flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 };
+	struct ucmd_ns_params np = { .nsze = 4096, .store = UCMD_NS_STORE_RAM, .attach = true };
+	struct ucmd_nvme_host_opts ho = { 0 };
+	struct mp m = { 0 };
+	uint8_t *wr = fx_alloc(16 * 4096), *rd = fx_alloc(4096);
+	struct ucmd_nvme_path_info pi;
+
+	(void)state;
+	m.e = ucmd_engine_new();
+	assert_non_null(m.e);
+	assert_int_equal(ucmd_ctrl_create(&cp, &m.ctrl), 0);
+	assert_int_equal(ucmd_ctrl_ns_create(m.ctrl, &np), 1);
+	assert_int_equal(ucmd_nvme_attach_multipath(m.e, m.ctrl, &ho, &m.s), 0);
+	assert_int_equal(ucmd_queue_init_engine(m.e, 32, &m.ring, &p), 0);
+	assert_int_equal(ucmd_nvme_subsys_set_iopolicy(m.s, "round-robin"), 0);
+	int ng = ucmd_open(m.e, "ng0n1", O_RDWR);
+	assert_true(ng >= 0);
+	for (unsigned round = 0; round < 8; round++) {
+		for (unsigned k = 0; k < 16; k++) {
+			struct nvme_uring_cmd c;
+
+			fx_fill(wr + k * 4096, 4096, round * 16 + k);
+			fx_rw_cmd(&c, nvme_cmd_write, 1, k * 8, 8, wr + k * 4096, 4096);
+			ucmd_prep_nvme_cmd(ucmd_get_sqe(&m.ring), ng, NVME_URING_CMD_IO, &c);
+		}
+		assert_int_equal(ucmd_submit_and_wait(&m.ring, 16), 16);
+		for (unsigned k = 0; k < 16; k++) {
+			struct io_uring_cqe *cqe;
+
+			assert_int_equal(ucmd_wait_cqe(&m.ring, &cqe), 0);
+			assert_int_equal(cqe->res, 0);
+			ucmd_cqe_seen(&m.ring, cqe);
+		}
+		for (unsigned k = 0; k < 16; k++) {
+			struct nvme_uring_cmd c;
+
+			fx_rw_cmd(&c, nvme_cmd_read, 1, k * 8, 8, rd, 4096);
+			assert_int_equal(cmd(&m, ng, NVME_URING_CMD_IO, &c, NULL), 0);
+			assert_memory_equal(rd, wr + k * 4096, 4096);
+		}
+	}
+	for (unsigned i = 0; i < 3; i++) {
+		assert_int_equal(ucmd_nvme_subsys_path_info(m.s, 1, i, &pi), 0);
+		assert_true(pi.dispatched > 0);
+	}
+	ucmd_close(m.e, ng);
+	ucmd_queue_exit(&m.ring);
+	ucmd_nvme_subsys_detach(m.s);
+	assert_int_equal(ucmd_ctrl_destroy(m.ctrl), 0);
+	ucmd_engine_free(m.e);
+	free(wr);
+	free(rd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_two_controllers_one_subsystem),
 		cmocka_unit_test(test_one_controller_as_before),
+		cmocka_unit_test(test_threaded_controllers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
