@@ -177,8 +177,9 @@ Differences in behaviour, on purpose:
   `nvme fdp configs /dev/nvme0 -e 1`), with its text and JSON keys;
   `fdp feature` (show, enable or disable Feature 1Dh) is later nvme-cli's,
   not 2.3's. `create-ctrl --fdp` makes a controller with FDP (docs/fdp.md).
-- **`bench`, `run`, `policy`, `exec`, `create-ctrl`, `ana-state`** are ucmd's own
-  (`ana-state`: a port's ANA state on ucmdd's NVMe/TCP target, docs/daemon.md).
+- **`bench`, `run`, `policy`, `exec`, `create-ctrl`, `ana-state`, `port-state`** are ucmd's own
+  (`ana-state`: a port's ANA state on ucmdd's NVMe/TCP target; `port-state`: that
+  port taken down and brought back, docs/daemon.md).
 """
 
 if __name__ == "__main__":

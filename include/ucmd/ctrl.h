@@ -36,6 +36,8 @@ enum ucmd_ctrl_mode {
 #define UCMD_CTRL_NO_POLL		UINT32_MAX
 
 /* A plain configuration struct: zero-initialise it and set what you need. */
+#define UCMD_CTRL_MAX_CONTROLLERS	8
+
 struct ucmd_ctrl_params {
 	const char *dir;	/* persistent state (config, namespace files); NULL: volatile */
 	/*
@@ -77,6 +79,15 @@ struct ucmd_ctrl_params {
 	 */
 	uint32_t poll_ns;
 	uint16_t cntlid;
+	/*
+	 * Controllers of the NVM subsystem the directory holds (1 to
+	 * UCMD_CTRL_MAX_CONTROLLERS, 0: 1), used when the state is new (a
+	 * loaded one keeps its own count): controller i + 1 has controller ID
+	 * cntlid + i, its own registers, queues, features and error log;
+	 * every namespace is shared by all of them (NMIC) and CMIC says so.
+	 * ucmd_nvme_attach_multipath() (<ucmd/nvme.h>) reaches them as paths.
+	 */
+	uint8_t  controllers;
 	uint16_t max_io_queues;	/* I/O queue pairs offered (Number of Queues) */
 	uint16_t mqes;		/* CAP.MQES: max queue entries minus one */
 	uint8_t  mdts;		/* max transfer = 2^mdts * 4 KiB; 0 = no limit */
@@ -214,6 +225,15 @@ unsigned ucmd_ctrl_ns_count(struct ucmd_ctrl *ctrl);
  * controller whose namespaces were all deleted stays without any.
  */
 bool ucmd_ctrl_is_new(struct ucmd_ctrl *ctrl);
+/*
+ * The controllers of ctrl's NVM subsystem (params.controllers, or what the
+ * loaded state says; 1 for a directory made before there could be more),
+ * and controller i of them (0 is ctrl itself), NULL past the last. They
+ * live and die with ctrl: ucmd_ctrl_destroy(ctrl) destroys them, after
+ * every host attached to them is detached.
+ */
+unsigned ucmd_ctrl_controllers(struct ucmd_ctrl *ctrl);
+struct ucmd_ctrl *ucmd_ctrl_controller(struct ucmd_ctrl *ctrl, unsigned i);
 /* Whether ucmd_ctrl_create() was a cold start (see params.power_on). */
 bool ucmd_ctrl_power_cycled(struct ucmd_ctrl *ctrl);
 /*

@@ -57,6 +57,18 @@ bool ucmd_engine_is_daemon(const struct ucmd_engine *e);
  * -EINVAL (no such group or state), -EOPNOTSUPP (e is not a daemon's).
  */
 int ucmd_daemon_ana_state(struct ucmd_engine *e, unsigned port, unsigned grpid, unsigned state);
+/*
+ * NVMe/TCP port `port` of daemon engine e taken down or brought back:
+ * state 0 asks, UCMD_PORT_DOWN stops its listener and closes every
+ * connection made through it (its hosts lose their associations, as when
+ * a link goes down), UCMD_PORT_UP listens again on its address. The
+ * daemon's own user and root only. The state after the call, or -EPERM,
+ * -ENODEV (no such port), -EINVAL, -EADDRINUSE (the address was taken
+ * meanwhile), -EOPNOTSUPP (e is not a daemon's).
+ */
+#define UCMD_PORT_UP	1u
+#define UCMD_PORT_DOWN	2u
+int ucmd_daemon_port_state(struct ucmd_engine *e, unsigned port, unsigned state);
 
 #pragma GCC visibility pop
 

@@ -140,14 +140,26 @@ int ucmd_nvme_tcp_info(struct ucmd_nvme_host *host, struct ucmd_nvme_tcp_info *i
  * may become so (-EIO when none can); passthrough on ng<X>n<Y> is never
  * sent again: its status is the caller's, and with no usable path it is
  * -EINVAL (uring_cmd) or -EWOULDBLOCK (ioctl), Linux's. A path that
- * cannot be attached fails the whole call (the others detached), with
- * the path in ucmd_last_error().
+ * cannot be reached (refused, timed out, no route) is left out and tried
+ * again every reconnect_delay until ctrl_loss_tmo, joining the heads once
+ * connected (its device nvme<X+i> then); with none reachable, or another
+ * error of a path, the call fails (the others detached), with the path in
+ * ucmd_last_error().
  */
 struct ucmd_nvme_subsys;
 int  ucmd_nvme_attach_tcp_multipath(struct ucmd_engine *e, const char *const *urls, unsigned nr,
 				    const struct ucmd_nvme_host_opts *opts,
 				    const struct ucmd_nvme_tcp_opts *topts,
 				    struct ucmd_nvme_subsys **out);
+/*
+ * The same over the controllers of an emulated NVM subsystem
+ * (ucmd_ctrl_controllers(ctrl), ctrl being its controller 1): controller
+ * i + 1 is path i, nvme<X+i>, attached as ucmd_nvme_attach() does; the
+ * iopolicy is numa until ucmd_nvme_subsys_set_iopolicy(). All or nothing.
+ */
+int  ucmd_nvme_attach_multipath(struct ucmd_engine *e, struct ucmd_ctrl *ctrl,
+				const struct ucmd_nvme_host_opts *opts,
+				struct ucmd_nvme_subsys **out);
 /* The heads' devices removed, then every path detached. */
 void ucmd_nvme_subsys_detach(struct ucmd_nvme_subsys *s);
 /* "numa", "round-robin" or "queue-depth" from now on; -EINVAL for another name. */

@@ -56,6 +56,7 @@ struct blk_mq_ops {
 #define REQ_POLLED		(1u << 2)
 #define REQ_NOWAIT		(1u << 3)
 #define REQ_IO_STAT		(1u << 4)	/* counted in the disk's stats (blk-stat.c) */
+#define REQ_DRV			(1u << 5)	/* the driver's own (Linux's REQ_DRV) */
 /* blk_mq_alloc_request flags */
 #define BLK_MQ_REQ_NOWAIT	(1u << 0)
 

@@ -376,6 +376,18 @@ bool ucmd_engine_is_daemon(const struct ucmd_engine *e)
 	return e && backend_engine_ops(e) == &daemon_backend;
 }
 
+int ucmd_daemon_port_state(struct ucmd_engine *e, unsigned port, unsigned state)
+{
+	struct ucmdd_port_state req = { .port = port, .state = state };
+
+	if (!ucmd_engine_is_daemon(e))
+		return -EOPNOTSUPP;
+	if (state > UCMD_PORT_DOWN)
+		return -EINVAL;
+	return dc_call(to_dc(e), UCMDD_PORT_STATE, &req, sizeof(req), NULL, 0, NULL, 0, NULL,
+		       NULL, 0);
+}
+
 int ucmd_daemon_ana_state(struct ucmd_engine *e, unsigned port, unsigned grpid, unsigned state)
 {
 	struct ucmdd_ana_state req = { .port = port, .grpid = grpid, .state = state };

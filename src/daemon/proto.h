@@ -92,6 +92,14 @@ enum ucmdd_op {
 	 * client's identity (-EACCES/-EPERM: as the kernel's ptrace check).
 	 */
 	UCMDD_ADOPT,
+	/*
+	 * -> ucmdd_port_state; <- result = the port's state after the
+	 * request (UCMDD_PORT_UP or UCMDD_PORT_DOWN). state 0 asks; UP or
+	 * DOWN sets it (the daemon's own user and root only: -EPERM). Down,
+	 * the port listens no more and its connections are closed; up, it
+	 * listens again on its address. -ENODEV: no such port.
+	 */
+	UCMDD_PORT_STATE,
 	UCMDD_OP_MAX
 };
 
@@ -172,6 +180,13 @@ struct ucmdd_ana_state {
 	uint32_t grpid;		/* ANA group */
 	uint32_t state;		/* 0: ask; else NVMe's ANA state value */
 	uint32_t pad;		/* 0 */
+};
+
+#define UCMDD_PORT_UP	1u
+#define UCMDD_PORT_DOWN	2u
+struct ucmdd_port_state {
+	uint32_t port;		/* 1..: ucmdd's --nvme-tcp options in order */
+	uint32_t state;		/* 0: ask; UCMDD_PORT_UP or UCMDD_PORT_DOWN: set */
 };
 
 struct ucmdd_region {

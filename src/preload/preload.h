@@ -241,6 +241,13 @@ int pl_sysfs_build(const char *root);
  * 0 or -errno.
  */
 int pl_sysfs_sync(const char *root);
+/*
+ * sysfs_mpath.c: the controllers of one subsystem (CMIC, one NQN) under
+ * one nvme-subsysX with the head's disks and a hidden nvmeXcCnY path per
+ * controller (ana_state, ana_grpid), as Linux's native multipath; called
+ * by the sync with its device list, under its lock.
+ */
+int pl_sysfs_mpath(const char *root, const struct pl_devinfo **v, unsigned n);
 
 /* ---- paths.c ---- */
 /* The path interposers (open*, stat*, access, opendir, readlink...): no API of their own. */

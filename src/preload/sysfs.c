@@ -594,7 +594,8 @@ static int sync_locked(const char *root)
 		if (v[i]->kind != PL_DEV_CTRL && !ctrl_of(v, n, v[i]->instance))
 			pl_trace("sysfs: %s has no controller in the device list", v[i]->name);
 	prune(root, v, n);
-	return 0;
+	/* controllers of one subsystem under one head: Linux's multipath layout */
+	return pl_sysfs_mpath(root, v, n);
 }
 
 static int lock_root(const char *root)

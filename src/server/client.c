@@ -291,6 +291,19 @@ static void op_adopt(struct srv_client *c, struct srv_req *q, struct srv_rep *r)
 	c->cred.pid = pid;
 }
 
+static void op_port_state(struct srv_client *c, struct srv_req *q, struct srv_rep *r)
+{
+	struct ucmdd_port_state a;
+
+	memcpy(&a, q->p, sizeof(a));
+	if (a.state && c->cred.euid != 0 && c->cred.euid != geteuid())
+		r->result = -EPERM;
+	else if (!c->d->port_state)
+		r->result = -ENODEV;
+	else
+		r->result = c->d->port_state(c->d, a.port, a.state);
+}
+
 /* Indexed by op: the payload each request carries, exactly, and its handler. */
 static const struct srv_op {
 	size_t size;
@@ -309,6 +322,7 @@ static const struct srv_op {
 	[UCMDD_REGION_DEL] = { sizeof(struct ucmdd_region), op_region_del },
 	[UCMDD_ANA_STATE] = { sizeof(struct ucmdd_ana_state), op_ana_state },
 	[UCMDD_ADOPT] = { 0, op_adopt },
+	[UCMDD_PORT_STATE] = { sizeof(struct ucmdd_port_state), op_port_state },
 };
 
 /* ---- checking a request ---- */
@@ -377,6 +391,12 @@ static int payload_check(unsigned op, const void *p)
 
 		memcpy(&a, p, sizeof(a));
 		return a.pad ? -EINVAL : 0;
+	}
+	case UCMDD_PORT_STATE: {
+		struct ucmdd_port_state a;
+
+		memcpy(&a, p, sizeof(a));
+		return a.state > UCMDD_PORT_DOWN ? -EINVAL : 0;
 	}
 	default:
 		return 0;

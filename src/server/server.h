@@ -121,6 +121,8 @@ struct srv_daemon {
 	 * state after the request, or -errno as proto.h says; NULL: no port.
 	 */
 	int (*ana_state)(struct srv_daemon *d, uint32_t port, uint32_t grpid, uint32_t state);
+	/* UCMDD_PORT_STATE: NULL without NVMe/TCP ports */
+	int (*port_state)(struct srv_daemon *d, uint32_t port, uint32_t state);
 };
 
 /* ---- mem.c: the client's memory ---- */

@@ -414,6 +414,8 @@ struct daemon_state {
 	struct srv_daemon d;
 	struct ucmd_ctrl *ctrl[MAX_CTRLS];
 	struct ucmd_nvme_host *host[MAX_CTRLS];
+	/* a directory of several controllers: a head over them (Linux's multipath) */
+	struct ucmd_nvme_subsys *subsys[MAX_CTRLS];
 	struct nvmet_tcp_port *tcp[NVMET_TCP_MAX_PORTS];	/* --nvme-tcp, port i + 1 */
 	unsigned nr_tcp;
 	bool security;
@@ -455,7 +457,7 @@ static int ram_ctrl_up(struct daemon_state *s, uint64_t bytes, unsigned i,
 	return ret;
 }
 
-static int ctrl_up(struct daemon_state *s, const char *dir, uint64_t ram, unsigned i)
+static int ctrl_up(struct daemon_state *s, const char *dir, uint64_t ram, unsigned i, bool last)
 {
 	struct ucmd_ctrl_params cp = { 0 };
 	struct ucmd_nvme_host_opts ho = { .instance = i };
@@ -495,7 +497,17 @@ static int ctrl_up(struct daemon_state *s, const char *dir, uint64_t ram, unsign
 			return ret;
 		}
 	}
-	ret = ucmd_nvme_attach(s->d.e, s->ctrl[i], &ho, &s->host[i]);
+	if (ucmd_ctrl_controllers(s->ctrl[i]) > 1) {
+		/* its controllers are nvme<i>, nvme<i+1>...: no later --ctrl may take those */
+		if (!last) {
+			srv_log("%s: a directory of %u controllers must be the last --ctrl", dir,
+				ucmd_ctrl_controllers(s->ctrl[i]));
+			return -EINVAL;
+		}
+		ret = ucmd_nvme_attach_multipath(s->d.e, s->ctrl[i], &ho, &s->subsys[i]);
+	} else {
+		ret = ucmd_nvme_attach(s->d.e, s->ctrl[i], &ho, &s->host[i]);
+	}
 	if (ret)
 		srv_log("%s: attaching nvme%u: %s", dir, i, ucmd_last_error());
 	return ret;
@@ -519,6 +531,8 @@ static int daemon_down(struct daemon_state *s, const struct opts *o)
 	for (unsigned i = o->nr_ctrl; i-- > 0;) {
 		if (s->host[i])
 			ucmd_nvme_detach(s->host[i]);
+		if (s->subsys[i])
+			ucmd_nvme_subsys_detach(s->subsys[i]);
 		/* saves the controller's state, flushes the images */
 		if (s->ctrl[i] && ucmd_ctrl_destroy(s->ctrl[i])) {
 			srv_log("nvme%u: %s", i, ucmd_last_error());
@@ -551,6 +565,21 @@ static int ana_state(struct srv_daemon *d, uint32_t port, uint32_t grpid, uint32
 	return ret;
 }
 
+/* UCMDD_PORT_STATE: the port taken down or brought back, when state is not 0 */
+static int port_state(struct srv_daemon *d, uint32_t port, uint32_t state)
+{
+	struct daemon_state *s = (struct daemon_state *)((char *)d - offsetof(struct daemon_state, d));
+	int ret = 0;
+
+	if (!port || port > s->nr_tcp)
+		return -ENODEV;
+	if (state)
+		ret = nvmet_tcp_port_enable(s->tcp[port - 1], state == UCMDD_PORT_UP);
+	if (ret)
+		return ret;
+	return nvmet_tcp_port_enabled(s->tcp[port - 1]) ? UCMDD_PORT_UP : UCMDD_PORT_DOWN;
+}
+
 static int daemon_up(struct daemon_state *s, const struct opts *o, int lfd)
 {
 	char err[512];
@@ -577,7 +606,7 @@ static int daemon_up(struct daemon_state *s, const struct opts *o, int lfd)
 	s->security = true;
 	for (unsigned i = 0; i < o->nr_ctrl; i++) {
 		s->power_on = o->power_on;
-		ret = ctrl_up(s, o->ctrl[i], o->ram[i], i);
+		ret = ctrl_up(s, o->ctrl[i], o->ram[i], i, i + 1 == o->nr_ctrl);
 		if (ret)
 			return ret;
 	}
@@ -596,6 +625,7 @@ static int daemon_up(struct daemon_state *s, const struct opts *o, int lfd)
 	}
 	s->nr_tcp = o->nr_tcp;
 	s->d.ana_state = ana_state;
+	s->d.port_state = port_state;
 	if (s->lfd < 0) {
 		s->lfd = srv_listen_path(o->socket, (mode_t)o->socket_mode, o->socket_gid);
 		if (s->lfd < 0) {

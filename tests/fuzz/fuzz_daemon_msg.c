@@ -39,6 +39,7 @@ static size_t min_payload(uint16_t op)
 	case UCMDD_REGION_DEL: return sizeof(struct ucmdd_region);
 	case UCMDD_ANA_STATE: return sizeof(struct ucmdd_ana_state);
 	case UCMDD_ADOPT: return 0;	/* the pidfd travels as SCM_RIGHTS */
+	case UCMDD_PORT_STATE: return sizeof(struct ucmdd_port_state);
 	default: return SIZE_MAX;
 	}
 }

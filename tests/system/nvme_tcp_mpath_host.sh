@@ -52,14 +52,21 @@ rc=0
 	> "$T/two.out" 2>&1 || rc=$?
 [ "$rc" != 0 ] && grep -q "path 2 names subsystem nqn.2026-12.io.ucmd:other, path 1 $NQN" \
 	"$T/two.out" || { cat "$T/two.out"; fail "two subsystems: status $rc"; }
-P3=$(free_port)
+P3=$(free_port) P4=$(free_port)
+# one path unreachable: the head comes up on the other (that one is retried)
 rc=0
-timeout 60 "$UCMD" --ctrl "$U1,nvme-tcp://127.0.0.1:$P3/$NQN" id-ctrl > "$T/unreach.out" 2>&1 ||
+timeout 60 "$UCMD" --ctrl "nvme-tcp://127.0.0.1:$P3/$NQN,$U2" id-ctrl > "$T/unreach.out" 2>&1 ||
 	rc=$?
-[ "$rc" != 0 ] && [ "$rc" != 124 ] && grep -q "path 2 (nvme-tcp://127.0.0.1:$P3/$NQN)" \
-	"$T/unreach.out" && grep -q "refused" "$T/unreach.out" ||
-	{ cat "$T/unreach.out"; fail "an unreachable path: status $rc"; }
-echo "ok: two subsystems and an unreachable path refused, naming the path"
+[ "$rc" = 0 ] && grep -q "^subnqn *: $NQN" "$T/unreach.out" ||
+	{ cat "$T/unreach.out"; fail "one unreachable path: status $rc"; }
+# none reachable: the first one's reason, naming it
+rc=0
+timeout 60 "$UCMD" --ctrl "nvme-tcp://127.0.0.1:$P3/$NQN,nvme-tcp://127.0.0.1:$P4/$NQN" id-ctrl \
+	> "$T/unreach2.out" 2>&1 || rc=$?
+[ "$rc" != 0 ] && [ "$rc" != 124 ] && grep -q "path 1 (nvme-tcp://127.0.0.1:$P3/$NQN)" \
+	"$T/unreach2.out" && grep -q "refused" "$T/unreach2.out" ||
+	{ cat "$T/unreach2.out"; fail "no reachable path: status $rc"; }
+echo "ok: two subsystems refused; one unreachable path left out, none reachable refused"
 
 echo "--- writes while port 2 turns inaccessible and back, then no path"
 mkdir "$T/w"

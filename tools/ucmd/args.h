@@ -91,6 +91,7 @@ struct cmd_args {
 	uint64_t zone_size, zone_cap, zd_ext_size;	/* bytes */
 	uint32_t max_open, max_active, zasl, nr_conv;
 	bool fdp, fdp_initially;
+	uint32_t controllers;	/* create-ctrl: controllers of the subsystem */
 	/* fdp (nvme-cli's fdp plugin) */
 	uint32_t endgrp_id, placement_handle, conf_idx;	/* conf_idx 256: not given */
 	bool host_events, fdp_enable, fdp_disable;

@@ -70,6 +70,8 @@ extern const char *session_hostnqn;
 extern const struct ucmd_ns_params *session_bootstrap_ns;
 /* create-ctrl --fdp: the endurance group of the controller made now */
 extern const struct ucmd_fdp_params *session_bootstrap_fdp;
+/* create-ctrl --controllers: a new directory's subsystem has this many (0: 1) */
+extern unsigned session_bootstrap_controllers;
 /*
  * The controller in dir. bootstrap_blocks 0: it must exist (-ENOENT
  * otherwise, said on stderr); else a directory without a controller is
@@ -163,6 +165,7 @@ int cmd_get_log(struct cli *cli, int argc, char **argv);
 int cmd_show_regs(struct cli *cli, int argc, char **argv);
 int cmd_reset(struct cli *cli, int argc, char **argv);
 int cmd_ana_state(struct cli *cli, int argc, char **argv);
+int cmd_port_state(struct cli *cli, int argc, char **argv);
 int cmd_ana_log(struct cli *cli, int argc, char **argv);
 int cmd_sanitize(struct cli *cli, int argc, char **argv);
 int cmd_device_self_test(struct cli *cli, int argc, char **argv);

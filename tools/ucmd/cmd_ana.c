@@ -109,3 +109,41 @@ int cmd_ana_state(struct cli *cli, int argc, char **argv)
 			printf("port %u group %u: %s\n", a->port, a->anagrp, states[i].name);
 	return 0;
 }
+
+/*
+ * port-state: one of ucmdd's NVMe/TCP ports taken down (no listener, its
+ * connections closed) or brought back, so that hosts lose and regain a path.
+ */
+int cmd_port_state(struct cli *cli, int argc, char **argv)
+{
+	const struct cmd_args *a = &cli->a;
+	unsigned want = 0;
+	int ret;
+
+	(void)argc;
+	(void)argv;
+	if (a->ana_state) {
+		if (!strcmp(a->ana_state, "up"))
+			want = UCMD_PORT_UP;
+		else if (!strcmp(a->ana_state, "down"))
+			want = UCMD_PORT_DOWN;
+		else {
+			fprintf(stderr, "port-state: --state %s: up or down\n", a->ana_state);
+			return 2;
+		}
+	}
+	if (!cli->s.daemon) {
+		fprintf(stderr, "port-state: ports are ucmdd's NVMe/TCP listeners: name the daemon "
+			"(--daemon SOCKET)\n");
+		return 2;
+	}
+	ret = ucmd_daemon_port_state(cli->s.e, a->port, want);
+	if (ret < 0) {
+		fprintf(stderr, "port-state: port %u: %s%s\n", a->port, strerror(-ret),
+			ret == -ENODEV ? " (no such --nvme-tcp listener)" :
+			ret == -EPERM ? " (only ucmdd's user and root change it)" : "");
+		return 1;
+	}
+	printf("port %u: %s\n", a->port, ret == UCMD_PORT_UP ? "up" : "down");
+	return 0;
+}

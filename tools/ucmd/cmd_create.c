@@ -125,9 +125,11 @@ int cmd_create_ctrl(struct cli *cli, int argc, char **argv)
 	}
 	session_bootstrap_ns = &np;
 	session_bootstrap_fdp = fp.enable ? &fp : NULL;
+	session_bootstrap_controllers = cli->a.controllers;
 	ret = session_open(&cli->s, cli->ctrl_dir, 1, cli->policy, cli->audit, false, blocks);
 	session_bootstrap_ns = NULL;
 	session_bootstrap_fdp = NULL;
+	session_bootstrap_controllers = 0;
 	if (ret) {
 		print_status_error(cli->ctrl_dir, ret);
 		session_close(&cli->s);
@@ -147,6 +149,9 @@ int cmd_create_ctrl(struct cli *cli, int argc, char **argv)
 		       (unsigned long long)np.zoned.zone_size,
 		       (unsigned long long)(np.zoned.zone_cap ? np.zoned.zone_cap
 							  : np.zoned.zone_size));
+	if (cli->a.controllers > 1)
+		printf("create-ctrl: %u controllers (IDs 1 to %u) of one subsystem share "
+		       "namespace 1\n", cli->a.controllers, cli->a.controllers);
 	if (fp.enable)
 		printf("create-ctrl: FDP in endurance group 1: %u reclaim unit handles, %u "
 		       "reclaim group(s), reclaim units of %llu bytes\n",

@@ -241,6 +241,8 @@ static const struct opt run_opts[] = {
 #define SIZE(l, field, h) { l, 0, OPT_SIZE, F(field), 0, 0, 0, "SIZE", h }
 static const struct opt create_ctrl_opts[] = {
 	U64("nsze", 's', nsze, "blocks of the first namespace (default 1 GiB of them)"),
+	{ "controllers", 0, OPT_U32, F(controllers), 8, 0, OPT_NONZERO, "NUM",
+	  "controllers of the subsystem, namespace 1 shared by all (default 1)" },
 	U32("lbaf", 'l', lbaf, 7, 0, "LBA format of the first namespace: 0 512 B, 4 4 KiB ..."),
 	FLAG("zns", 0, zns, "make namespace 1 zoned (Zoned Namespace Command Set)"),
 	SIZE("zone-size", zone_size, "zone size in bytes (default 128M; any block multiple)"),
@@ -330,6 +332,10 @@ static const struct opt ana_state_opts[] = {
 	  "ANA group (default 1)" },
 	STR("state", 's', ana_state, "STATE", "set it: optimized, non-optimized, inaccessible, "
 	    "persistent-loss or change (default: show it)"), END };
+static const struct opt port_state_opts[] = {
+	{ "port", 'p', OPT_U32, F(port), 0xffff, 0, OPT_REQUIRED | OPT_NONZERO, "NUM",
+	  "NVMe/TCP port: ucmdd's --nvme-tcp listeners from 1 in order (required)" },
+	STR("state", 's', ana_state, "STATE", "set it: up or down (default: show it)"), END };
 /* nvme-cli 2.3's fdp plugin */
 #define EGID U32("endgrp-id", 'e', endgrp_id, 0xffff, 0, "Endurance group identifier")
 static const struct opt fdp_configs_opts[] = {
@@ -411,6 +417,11 @@ const struct cmd_spec cli_specs[] = {
 	  "every subsystem it exports; hosts see the change in the ANA log page, an ANA\n"
 	  "Change event, and the status of I/O through the port. Needs --daemon.",
 	  ana_state_opts, .no_device = true },
+	{ "port-state", "Show, take down or bring back one of ucmdd's NVMe/TCP ports",
+	  "Down, the port listens no more and every connection made through it is\n"
+	  "closed (its hosts lose their associations, as when a link goes down); up, it\n"
+	  "listens again on its address and hosts reconnect. Needs --daemon.",
+	  port_state_opts, .no_device = true },
 	{ "show-regs", "Shows the controller registers", NULL, show_regs_opts,
 	  .only_reads = true },
 	{ "io-passthru", "Submit an arbitrary IO command, return results", NULL, passthru_opts },

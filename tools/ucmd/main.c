@@ -63,6 +63,7 @@ static const struct {
 	{ "fw-commit", cmd_fw_commit },
 	{ "reset", cmd_reset },
 	{ "ana-state", cmd_ana_state },
+	{ "port-state", cmd_port_state },
 	{ "ana-log", cmd_ana_log },
 	{ "show-regs", cmd_show_regs },
 	{ "io-passthru", cmd_io_passthru },

@@ -25,6 +25,7 @@
 const char *session_hostnqn;
 const struct ucmd_ns_params *session_bootstrap_ns;
 const struct ucmd_fdp_params *session_bootstrap_fdp;
+unsigned session_bootstrap_controllers;
 
 /* Parents as mkdir -p makes them; the controller directory itself private (0700). */
 static int mkdir_p(const char *dir)
@@ -248,6 +249,7 @@ int session_open(struct session *s, const char *dir, uint32_t nsid, const char *
 	cp.errbuf_len = sizeof(err);
 	if (session_bootstrap_fdp)
 		cp.fdp = *session_bootstrap_fdp;
+	cp.controllers = (uint8_t)session_bootstrap_controllers;
 	err[0] = 0;
 	ret = ucmd_ctrl_create(&cp, &s->ctrl);
 	if (ret) {
@@ -278,7 +280,11 @@ int session_open(struct session *s, const char *dir, uint32_t nsid, const char *
 			return ret;
 		}
 	}
-	ret = ucmd_nvme_attach(s->e, s->ctrl, &ho, &s->host);
+	/* a subsystem of several controllers: a head over them, as Linux's multipath */
+	if (ucmd_ctrl_controllers(s->ctrl) > 1)
+		ret = ucmd_nvme_attach_multipath(s->e, s->ctrl, &ho, &s->subsys);
+	else
+		ret = ucmd_nvme_attach(s->e, s->ctrl, &ho, &s->host);
 	if (ret)
 		return ret;
 attached:
@@ -286,7 +292,14 @@ attached:
 	ret = ucmd_queue_init_engine(s->e, 64, &s->ring, &p);
 	if (ret)
 		return ret;
-	s->ctrl_fd = ucmd_open(s->e, "nvme0", O_RDWR);
+	/* the controller device of the first path attached (one may be retried) */
+	snprintf(name, sizeof(name), "nvme0");
+	for (unsigned i = 0; s->subsys && i < 8; i++)
+		if (ucmd_nvme_subsys_path(s->subsys, i)) {
+			snprintf(name, sizeof(name), "nvme%u", i);
+			break;
+		}
+	s->ctrl_fd = ucmd_open(s->e, name, O_RDWR);
 	if (s->ctrl_fd < 0)
 		return s->ctrl_fd;
 	s->nsid = nsid ? nsid : 1;

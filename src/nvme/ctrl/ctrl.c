@@ -225,6 +225,62 @@ static void power_on(struct ucmd_ctrl *c, bool found)
 	ctrl_selftest_abort(c, NVME_ST_RESULT_CLR);
 }
 
+static uint64_t initial_cap(const struct ucmd_ctrl *c)
+{
+	return (uint64_t)c->p.mqes |
+	       (1ull << 16) |			/* CQR: queues physically contiguous */
+	       (30ull << 24) |			/* TO: 15 s in 500 ms units */
+	       (0ull << 32) |			/* DSTRD 0 */
+	       ((1ull | (1ull << 6)) << 37) |	/* CSS: NVM, I/O command sets */
+	       (0ull << 48) | (0ull << 52);	/* MPSMIN = MPSMAX = 4 KiB */
+}
+
+/*
+ * Another controller of primary's subsystem: the same identity (serial,
+ * model, subsystem NQN), its own controller ID, registers, queues,
+ * features (defaults: its saved values are not kept), error log and
+ * events; no directory of its own, namespaces reached through primary.
+ */
+int ctrl_sibling_create(struct ucmd_ctrl *primary, uint16_t cntlid, struct ucmd_ctrl **out)
+{
+	struct ucmd_ctrl_params p = primary->p;
+	struct ucmd_ctrl *c;
+	int ret;
+
+	p.dir = NULL;
+	p.errbuf = NULL;
+	p.errbuf_len = 0;
+	p.serial = primary->serial;
+	p.model = primary->model;
+	p.firmware = primary->firmware;
+	p.cntlid = cntlid;
+	p.fdp.enable = false;
+	ret = ctrl_alloc(&p, primary->dma, &c);
+	if (ret)
+		return ret;
+	sync_init(c);
+	free(c->subnqn);
+	c->subnqn = strdup(primary->subnqn);
+	if (!c->subnqn) {
+		ucmd_ctrl_destroy(c);
+		return -ENOMEM;
+	}
+	c->primary = primary;
+	c->created_ns = primary->created_ns;
+	ctrl_features_defaults(&c->cur);
+	c->saved = c->cur;
+	c->cap = initial_cap(c);
+	c->nsqa = c->ncqa = (uint16_t)(c->qmax - 1);
+	memcpy(c->cur_boot_id, primary->cur_boot_id, sizeof(c->cur_boot_id));
+	if (c->p.mode == UCMD_CTRL_THREAD && (ret = ctrl_thread_start(c))) {
+		ucmd_ctrl_destroy(c);
+		return ret;
+	}
+	c->up = true;
+	*out = c;
+	return 0;
+}
+
 int ctrl_create_dma(const struct ucmd_ctrl_params *p, const struct ucmd_dma *dma,
 		    struct ucmd_ctrl **out)
 {
@@ -247,12 +303,7 @@ int ctrl_create_dma(const struct ucmd_ctrl_params *p, const struct ucmd_dma *dma
 	c->created_ns = ktime_get_ns();
 	ctrl_features_defaults(&c->cur);
 	c->saved = c->cur;
-	c->cap = (uint64_t)c->p.mqes |
-		 (1ull << 16) |			/* CQR: queues physically contiguous */
-		 (30ull << 24) |		/* TO: 15 s in 500 ms units */
-		 (0ull << 32) |			/* DSTRD 0 */
-		 ((1ull | (1ull << 6)) << 37) |	/* CSS: NVM, I/O command sets */
-		 (0ull << 48) | (0ull << 52);	/* MPSMIN = MPSMAX = 4 KiB */
+	c->cap = initial_cap(c);
 	c->nsqa = c->ncqa = (uint16_t)(c->qmax - 1);
 
 	if (c->dir) {
@@ -268,6 +319,13 @@ int ctrl_create_dma(const struct ucmd_ctrl_params *p, const struct ucmd_dma *dma
 	}
 	/* a loaded state keeps its endurance group; a new one takes the params' */
 	if (!found && (ret = ctrl_fdp_setup(c, &c->p.fdp)))
+		goto fail;
+	/* a loaded state keeps its controllers too */
+	if (!found)
+		c->nr_ctrls = c->p.controllers;
+	if (!c->nr_ctrls)
+		c->nr_ctrls = 1;
+	if ((ret = ctrl_subsys_populate(c, c->nr_ctrls)))
 		goto fail;
 	power_on(c, found);
 	/* an image being downloaded survives only while the device stays powered */
@@ -339,6 +397,8 @@ int ucmd_ctrl_destroy(struct ucmd_ctrl *c)
 
 	if (!c)
 		return 0;
+	/* the other controllers of the subsystem first: they reach c's namespaces */
+	ctrl_subsys_free(c);
 	ctrl_thread_stop(c);
 	if (c->sq && c->cq) {
 		pthread_mutex_lock(&c->lock);
@@ -397,6 +457,18 @@ int ucmd_ctrl_destroy(struct ucmd_ctrl *c)
 bool ucmd_ctrl_power_cycled(struct ucmd_ctrl *c)
 {
 	return c->power_cycled;
+}
+
+unsigned ucmd_ctrl_controllers(struct ucmd_ctrl *c)
+{
+	return c && c->nr_ctrls ? c->nr_ctrls : 1;
+}
+
+struct ucmd_ctrl *ucmd_ctrl_controller(struct ucmd_ctrl *c, unsigned i)
+{
+	if (!c || i >= ucmd_ctrl_controllers(c))
+		return NULL;
+	return i ? c->sib[i - 1] : c;
 }
 
 bool ucmd_ctrl_is_new(struct ucmd_ctrl *c)

@@ -361,10 +361,54 @@ struct ucmd_ctrl {
 	 */
 	int journal_fd;
 	uint64_t journal_gen, journal_off;
+	/*
+	 * The NVM subsystem (subsys.c): controller 1 (primary NULL) owns the
+	 * directory, the namespaces and the state; controllers 2..nr_ctrls
+	 * (sib[], primary set) have their own registers, queues, features,
+	 * error log and events, and reach the namespaces of controller 1
+	 * under its lock. nr_ctrls is controller 1's; the others keep 0.
+	 */
+	struct ucmd_ctrl *primary;
+	struct ucmd_ctrl *sib[UCMD_CTRL_MAX_CONTROLLERS - 1];
+	unsigned nr_ctrls;
 };
 
 /* ctrl.c */
 char *ctrl_subnqn_legacy(const char *serial);
+/* Controller cntlid of primary's subsystem, sharing its namespaces. */
+int  ctrl_sibling_create(struct ucmd_ctrl *primary, uint16_t cntlid, struct ucmd_ctrl **out);
+/* subsys.c */
+#define UCMD_ANAGRPID		1	/* the one ANA group: every namespace */
+#define UCMD_ANATT		10	/* seconds (nvmet's) */
+/* Controller 1 of c's subsystem: the one that owns the namespaces and the state. */
+static inline struct ucmd_ctrl *ctrl_primary(struct ucmd_ctrl *c)
+{
+	return c->primary ? c->primary : c;
+}
+/* Several controllers: CMIC, NMIC, ANA and the controller lists say so. */
+static inline bool ctrl_multi(struct ucmd_ctrl *c)
+{
+	return ctrl_primary(c)->nr_ctrls > 1;
+}
+/* Controllers 2..n made for a state of n: 0 or -errno (why said). */
+int  ctrl_subsys_populate(struct ucmd_ctrl *c, unsigned n);
+void ctrl_subsys_free(struct ucmd_ctrl *c);
+/*
+ * Taken by another controller around what touches the namespaces (a
+ * processing pass, a register write): controller 1's lock, and its
+ * namespace table copied in. Called with c->lock held.
+ */
+void ctrl_subsys_enter(struct ucmd_ctrl *c);
+void ctrl_subsys_leave(struct ucmd_ctrl *c);
+/* Commands of the subsystem's state, run by controller 1 only: false on another. */
+bool ctrl_subsys_cmd_allowed(struct ucmd_ctrl *c, const struct ctrl_req *req);
+void ctrl_subsys_id_ctrl(struct ucmd_ctrl *c, struct nvme_id_ctrl *id);
+void ctrl_subsys_id_ns(struct ucmd_ctrl *c, struct nvme_id_ns *id);
+/* Identify controller lists (CNS 12h, 13h) from cntlid on. */
+void ctrl_subsys_ctrl_list(struct ucmd_ctrl *c, uint16_t from, struct nvme_ctrl_list *l);
+/* The ANA log page (0Ch): its size, false when the controller has none. */
+bool ctrl_subsys_ana_log_size(struct ucmd_ctrl *c, size_t *size);
+void ctrl_subsys_ana_log(struct ucmd_ctrl *c, uint32_t cdw10, uint8_t *buf, size_t size);
 
 /* sanitize.c */
 uint16_t ctrl_admin_sanitize(struct ucmd_ctrl *c, struct ctrl_req *req);

@@ -85,6 +85,7 @@ static void id_ctrl(struct ucmd_ctrl *c, struct nvme_id_ctrl *id)
 	snprintf(id->subnqn, sizeof(id->subnqn), "%s", c->subnqn);
 	id->psd[0].mp = htole16(2500);	/* 25 W, in 0.01 W */
 	ctrl_fdp_id_ctrl(c, id);
+	ctrl_subsys_id_ctrl(c, id);
 }
 
 static void id_ns_desc(const struct ctrl_ns *ns, uint8_t *buf)
@@ -172,15 +173,19 @@ uint16_t ctrl_admin_identify(struct ucmd_ctrl *c, struct ctrl_req *req)
 			ctrl_ns_fill_id(c, NULL, &u.ns);
 		else if (!valid_nsid)
 			st = UCMD_GEN(NVME_SC_INVALID_NS) | UCMD_DNR;
-		else if (ns && ns->attached)
+		else if (ns && ns->attached) {
 			ctrl_ns_fill_id(c, ns, &u.ns);
+			ctrl_subsys_id_ns(c, &u.ns);
+		}
 		/* an inactive nsid returns zeros */
 		break;
 	case NVME_IDENTIFY_CNS_ALLOCATED_NS:
 		if (!valid_nsid)
 			st = UCMD_GEN(NVME_SC_INVALID_NS) | UCMD_DNR;
-		else if (ns)
+		else if (ns) {
 			ctrl_ns_fill_id(c, ns, &u.ns);
+			ctrl_subsys_id_ns(c, &u.ns);
+		}
 		break;
 	case NVME_IDENTIFY_CNS_CTRL:
 		id_ctrl(c, &u.ctrl);
@@ -243,16 +248,11 @@ uint16_t ctrl_admin_identify(struct ucmd_ctrl *c, struct ctrl_req *req)
 	case NVME_IDENTIFY_CNS_NS_CTRL_LIST:
 		if (!valid_nsid)
 			st = UCMD_GEN(NVME_SC_INVALID_NS) | UCMD_DNR;
-		else if (ns && ns->attached && c->p.cntlid >= (req->cmd.cdw10 >> 16)) {
-			u.clist.num = htole16(1);
-			u.clist.identifier[0] = htole16(c->p.cntlid);
-		}
+		else if (ns && ns->attached)	/* attached to every controller */
+			ctrl_subsys_ctrl_list(c, (uint16_t)(req->cmd.cdw10 >> 16), &u.clist);
 		break;
 	case NVME_IDENTIFY_CNS_CTRL_LIST:
-		if (c->p.cntlid >= (req->cmd.cdw10 >> 16)) {
-			u.clist.num = htole16(1);
-			u.clist.identifier[0] = htole16(c->p.cntlid);
-		}
+		ctrl_subsys_ctrl_list(c, (uint16_t)(req->cmd.cdw10 >> 16), &u.clist);
 		break;
 	case NVME_IDENTIFY_CNS_NS_USER_DATA_FORMAT:
 		/* the capabilities a namespace of that LBA format would have: NSID FFFFFFFFh's */

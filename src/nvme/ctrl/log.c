@@ -171,7 +171,8 @@ uint16_t ctrl_admin_get_log(struct ucmd_ctrl *c, struct ctrl_req *req)
 		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
 	if (ctrl_log_dyn(lid))
 		return get_log_dyn(c, req, off, len);
-	if (!log_size(lid, &size))
+	if (!log_size(lid, &size) &&
+	    !(lid == NVME_LOG_LID_ANA && ctrl_subsys_ana_log_size(c, &size)))
 		return UCMD_CMD(NVME_SC_INVALID_LOG_PAGE) | UCMD_DNR;
 	if (off > size)
 		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
@@ -191,6 +192,9 @@ uint16_t ctrl_admin_get_log(struct ucmd_ctrl *c, struct ctrl_req *req)
 	case NVME_LOG_LID_SUPPORTED_LOG_PAGES:
 		log_supported(csi, (void *)buf);
 		ctrl_fdp_supported_logs(c, (void *)buf);
+		if (ctrl_subsys_ana_log_size(c, &size))
+			((uint32_t *)(void *)buf)[NVME_LOG_LID_ANA] = htole32(1);
+		size = 256 * sizeof(uint32_t);
 		break;
 	case NVME_LOG_LID_ERROR: log_error(c, buf); break;
 	case NVME_LOG_LID_SMART: ctrl_log_smart(c, (void *)buf); break;
@@ -199,6 +203,7 @@ uint16_t ctrl_admin_get_log(struct ucmd_ctrl *c, struct ctrl_req *req)
 	case NVME_LOG_LID_SANITIZE: ctrl_log_sanitize(c, (void *)buf); break;
 	case NVME_LOG_LID_CHANGED_NS: log_changed_ns(c, (void *)buf, rae); break;
 	case NVME_LOG_LID_CMD_EFFECTS: st = log_effects(csi, (void *)buf); break;
+	case NVME_LOG_LID_ANA: ctrl_subsys_ana_log(c, req->cmd.cdw10, buf, size); break;
 	case NVME_LOG_LID_ZNS_CHANGED_ZONES:
 		/* another command set's: as an unsupported LID, as log 00h says for it */
 		st = csi != NVME_CSI_ZNS ? (UCMD_CMD(NVME_SC_INVALID_LOG_PAGE) | UCMD_DNR)

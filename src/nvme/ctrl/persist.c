@@ -340,6 +340,9 @@ int ctrl_persist_save(struct ucmd_ctrl *c, bool clean)
 	json_object_object_add(root, "fw_slots", fw_json(c));
 	if (c->fdp)
 		json_object_object_add(root, "fdp", ctrl_fdp_json(c));
+	/* written only for several: a directory of one reads as before */
+	if (c->nr_ctrls > 1)
+		add_u64(root, "controllers", c->nr_ctrls);
 	for (unsigned i = 1; i <= UCMD_MAX_NS; i++)
 		if (c->ns[i])
 			json_object_array_add(nss, ns_json(c->ns[i]));
@@ -370,6 +373,8 @@ void ctrl_persist(struct ucmd_ctrl *c)
 {
 	int ret;
 
+	/* the state is the subsystem's, in controller 1's directory */
+	c = ctrl_primary(c);
 	/* a read-only controller keeps its changes (counters, logs) in memory */
 	if (c->dir && !c->p.read_only && (ret = ctrl_persist_save(c, false)))
 		ctrl_persist_failed(c, ret);
@@ -509,6 +514,7 @@ static int load_v3(struct ucmd_ctrl *c, json_object *root)
 
 	if ((ret = replace_str(&c->subnqn, get_str(root, "subnqn"))))
 		return ret;
+	c->nr_ctrls = (unsigned)get_u64(root, "controllers", 1);
 	snprintf(c->boot_id, sizeof(c->boot_id), "%s", get_str(root, "boot_id"));
 	json_object_object_get_ex(root, "current_features", &o);
 	c->cur = c->saved;

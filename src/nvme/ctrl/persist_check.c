@@ -596,7 +596,7 @@ int ctrl_state_check(struct ucmd_ctrl *c, json_object *root)
 	static const char *const keys_v3[] = { "version", "generation", "crc32c", "serial",
 		"model", "firmware", "clean", "saved_features", "smart", "namespaces", "subnqn",
 		"boot_id", "current_features", "error_log", "sanitize", "self_test", "self_test_run",
-		"fw_slots", "fdp", NULL };
+		"fw_slots", "fdp", "controllers", NULL };
 	struct chk k = { .c = c };
 	bool seen[UCMD_MAX_NS + 1] = { false };
 	json_object *o;
@@ -657,6 +657,17 @@ int ctrl_state_check(struct ucmd_ctrl *c, json_object *root)
 		json_object_object_get_ex(root, "namespaces", &nss);
 		if ((ret = ctrl_fdp_check_json(o, nss, why, sizeof(why))))
 			return bad(&k, "fdp", "%s", why);
+	}
+	/* the subsystem's controllers: absent in a directory of one */
+	if (json_object_object_get_ex(root, "controllers", &o)) {
+		uint64_t nc;
+
+		if ((ret = want_uint(&k, root, "controllers", 1, UCMD_CTRL_MAX_CONTROLLERS, &nc)))
+			return ret;
+		if (nc > 1 && json_object_object_get_ex(root, "fdp", &o))
+			return bad(&k, "controllers", "%llu controllers with FDP: Flexible Data "
+				   "Placement is offered by a subsystem of one controller",
+				   (unsigned long long)nc);
 	}
 	if ((ret = check_crc(&k, root, version)))
 		return ret;

@@ -274,6 +274,9 @@ void ctrl_persist_range(struct ucmd_ctrl *c, const struct ctrl_ns *ns, bool mark
 	};
 	int ret;
 
+	/* the namespaces' ranges are the subsystem's: controller 1 journals them */
+	c = ctrl_primary(c);
+	r.gen = (uint32_t)c->journal_gen;
 	if (!c->dir)
 		return;
 	ret = journal_append(c, &r);

@@ -406,6 +406,7 @@ void ctrl_ctrl_run(struct ucmd_ctrl *c)
 	uint64_t deadline;
 
 	pthread_mutex_lock(&c->lock);
+	ctrl_subsys_enter(c);
 	do {
 		uint64_t now = ktime_get_ns();
 
@@ -441,6 +442,7 @@ void ctrl_ctrl_run(struct ucmd_ctrl *c)
 	}
 	c->irqs += nvec;
 	deadline = bg_deadline(c, next_deadline(c));
+	ctrl_subsys_leave(c);
 	pthread_mutex_unlock(&c->lock);
 
 	/* Only the controller thread sleeps on a deadline: delays need it. */

@@ -181,6 +181,8 @@ void ctrl_write32(struct ucmd_ctrl *c, uint32_t off, uint32_t val)
 		return;
 	}
 	pthread_mutex_lock(&c->lock);
+	/* a shutdown flushes the namespaces, a reset looks at them */
+	ctrl_subsys_enter(c);
 	enabled = CC_EN(c->cc);
 	switch (off) {
 	case UCMD_NVME_REG_INTMS: c->intms |= val; break;
@@ -194,6 +196,7 @@ void ctrl_write32(struct ucmd_ctrl *c, uint32_t off, uint32_t val)
 	case UCMD_NVME_REG_ACQ + 4: if (!enabled) c->acq = (c->acq & 0xffffffffull) | ((uint64_t)val << 32); break;
 	default: break;	/* read-only or reserved */
 	}
+	ctrl_subsys_leave(c);
 	pthread_mutex_unlock(&c->lock);
 }
 

@@ -69,6 +69,9 @@ long nvme_bdev_rw_ns(struct nvme_ns *ns, struct ucmd_kiocb_rw *kiocb, unsigned i
 	}
 	if (issue_flags & IO_URING_F_IOPOLL)
 		rq_flags |= REQ_POLLED;
+	/* a head's request (it alone brings its own end_io) fails over */
+	if (end_io)
+		rq_flags |= REQ_NVME_MPATH;
 	rq = nvme_alloc_request((rq_flags & REQ_POLLED) ? &ns->pq : &ns->q, &c, rq_flags,
 				blk_flags, &ret);
 	if (!rq)

@@ -84,6 +84,12 @@ enum {
 	NVME_REQ_XFER_ERR = 1u << 1,	/* TCP: the user's buffer faulted, or a data digest failed */
 	NVME_REQ_TCP_SENT = 1u << 2,	/* TCP: on a connection (sent again after a reconnect) */
 };
+/*
+ * A namespace head's block request (Linux's REQ_NVME_MPATH): a path error,
+ * its connection lost included, sends it on another path (multipath.c)
+ * instead of again on this one.
+ */
+#define REQ_NVME_MPATH	REQ_DRV
 enum { NVME_TO_NONE, NVME_TO_RUNNING, NVME_TO_CQE_SEEN, NVME_TO_ABORT_SENT };
 
 struct nvme_request {
@@ -500,5 +506,10 @@ int nvme_ns_describe_ioctl(const struct ucmd_file *f, unsigned long cmd, const v
 int nvme_dev_describe_ioctl(const struct ucmd_file *f, unsigned long cmd, const void *karg,
 			    struct ucmd_cmd_desc *d);
 int nvme_bdev_describe_rw(const struct ucmd_kiocb_rw *kiocb, struct ucmd_cmd_desc *d);
+
+/* ucmd_nvme_attach(); ns_hidden: a multipath path, its namespaces without devices. */
+int  nvme_pci_attach(struct ucmd_engine *e, struct ucmd_ctrl *ctrl,
+		     const struct ucmd_nvme_host_opts *opts, bool ns_hidden,
+		     struct ucmd_nvme_host **out);
 
 #endif

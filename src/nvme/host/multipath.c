@@ -10,9 +10,22 @@
 
 #include "multipath.h"
 
+/* A path not attached yet (NULL: its connection is being retried) is gone for now. */
 static int path_state(struct nvme_host *h)
 {
+	if (!h)
+		return NVME_PATH_GONE;
 	return h->ops->path_state ? h->ops->path_state(h) : NVME_PATH_LIVE;
+}
+
+static struct nvme_host *path_host(struct nvme_subsys *s, unsigned p)
+{
+	return __atomic_load_n(&s->paths[p], __ATOMIC_ACQUIRE);
+}
+
+static struct nvme_ns *path_ns(struct nvme_ns_head *head, unsigned p)
+{
+	return __atomic_load_n(&head->path_ns[p], __ATOMIC_ACQUIRE);
 }
 
 static struct nvme_ns_head *file_head(const struct ucmd_file *f)
@@ -29,9 +42,9 @@ int nvme_mpath_find_path(struct nvme_ns_head *head)
 	int idx;
 
 	for (unsigned i = 0; i < s->nr_paths; i++) {
-		struct nvme_ns *ns = head->path_ns[i];
+		struct nvme_ns *ns = path_ns(head, i);
 
-		v[i].live = ns && !ns->gone && path_state(s->paths[i]) == NVME_PATH_LIVE;
+		v[i].live = ns && !ns->gone && path_state(path_host(s, i)) == NVME_PATH_LIVE;
 		v[i].ana_state = atomic_load(&head->ana_state[i]);
 		v[i].nr_active = atomic_load(&head->nr_active[i]);
 	}
@@ -48,10 +61,20 @@ int nvme_mpath_find_path(struct nvme_ns_head *head)
  */
 static bool nvme_available_path(struct nvme_ns_head *head)
 {
-	for (unsigned i = 0; i < head->subsys->nr_paths; i++)
-		if (head->path_ns[i] && !head->path_ns[i]->gone &&
-		    path_state(head->subsys->paths[i]) != NVME_PATH_GONE)
+	for (unsigned i = 0; i < head->subsys->nr_paths; i++) {
+		struct nvme_ns *ns = path_ns(head, i);
+
+		if (ns && !ns->gone && path_state(path_host(head->subsys, i)) != NVME_PATH_GONE)
 			return true;
+	}
+	/* a path still being connected to may come (tcp_multipath.c) */
+	pthread_mutex_lock(&head->subsys->lock);
+	for (unsigned i = 0; i < head->subsys->nr_paths; i++)
+		if (head->subsys->pending[i]) {
+			pthread_mutex_unlock(&head->subsys->lock);
+			return true;
+		}
+	pthread_mutex_unlock(&head->subsys->lock);
 	return false;
 }
 
@@ -241,13 +264,15 @@ static struct nvme_ns_head *find_head(struct nvme_subsys *s, uint32_t nsid)
 
 int nvme_mpath_read_ana(struct nvme_subsys *s, unsigned p)
 {
-	struct nvme_host *h = s->paths[p];
+	struct nvme_host *h = path_host(s, p);
 	struct ucmd_nvme_sqe c = { .opcode = nvme_admin_get_log_page, .nsid = 0xffffffff };
 	uint8_t *buf;
 	size_t off = 16;
 	unsigned ngrps;
 	int ret;
 
+	if (!h)
+		return -ENOTCONN;
 	/* a controller without ANA reporting: every namespace optimized (Linux) */
 	if (!(h->id->cmic & NVME_CTRL_CMIC_MULTI_ANA_REPORTING)) {
 		for (unsigned i = 0; i < s->nr_heads; i++)
@@ -397,7 +422,7 @@ static void *ana_thread(void *arg)
 		bool want = false;
 
 		for (unsigned p = 0; p < s->nr_paths; p++) {
-			if (!s->aer_want[p] || path_state(s->paths[p]) != NVME_PATH_LIVE)
+			if (!s->aer_want[p] || path_state(path_host(s, p)) != NVME_PATH_LIVE)
 				continue;
 			s->aer_want[p] = false;
 			pthread_mutex_unlock(&s->lock);
@@ -489,8 +514,9 @@ static void *requeue_thread(void *arg)
 
 /* ---- the subsystem -------------------------------------------------------- */
 
+/* first: the first path attached, path idx: the devices take path 0's instance */
 static struct nvme_ns_head *head_new(struct nvme_subsys *s, struct nvme_host *first,
-				     struct nvme_ns *ns)
+				     unsigned idx, struct nvme_ns *ns)
 {
 	struct nvme_ns_head *head = calloc(1, sizeof(*head));
 
@@ -508,9 +534,9 @@ static struct nvme_ns_head *head_new(struct nvme_subsys *s, struct nvme_host *fi
 	head->rep.no_bdev = ns->no_bdev;
 	head->rep.zone_blocks = ns->zone_blocks;
 	snprintf(head->rep.ng_name, sizeof(head->rep.ng_name), "ng%un%u",
-		 first->opts.instance, ns->nsid);
+		 first->opts.instance - idx, ns->nsid);
 	snprintf(head->rep.blk_name, sizeof(head->rep.blk_name), "nvme%un%u",
-		 first->opts.instance, ns->nsid);
+		 first->opts.instance - idx, ns->nsid);
 	atomic_store(&head->current_path, -1);
 	return head;
 }
@@ -538,6 +564,8 @@ int nvme_mpath_create(struct ucmd_engine *e, struct nvme_host **paths, unsigned 
 		      enum nvme_iopolicy pol, struct nvme_subsys **out)
 {
 	struct nvme_subsys *s;
+	struct nvme_host *first = NULL;
+	unsigned first_idx = 0;
 	pthread_condattr_t ca;
 	int ret = -ENOMEM;
 
@@ -552,7 +580,13 @@ int nvme_mpath_create(struct ucmd_engine *e, struct nvme_host **paths, unsigned 
 		s->aer[p].s = s;
 		s->aer[p].path = p;
 		/* Linux sends it when the controller says it has ANA change notices */
-		s->aer_want[p] = !!(le32toh(paths[p]->id->oaes) & NVME_CTRL_OAES_ANA);
+		s->aer_want[p] = paths[p] && (le32toh(paths[p]->id->oaes) & NVME_CTRL_OAES_ANA);
+		if (paths[p] && !first)
+			first = paths[p], first_idx = p;
+	}
+	if (!first) {
+		free(s);
+		return -EINVAL;
 	}
 	atomic_store(&s->iopolicy, (int)pol);
 	memcpy(s->paths, paths, nr * sizeof(*paths));
@@ -563,7 +597,7 @@ int nvme_mpath_create(struct ucmd_engine *e, struct nvme_host **paths, unsigned 
 	pthread_condattr_destroy(&ca);
 	/* one head per namespace ID any path has: the subsystem's NSIDs are shared */
 	for (unsigned p = 0; p < nr; p++) {
-		for (unsigned i = 0; i < paths[p]->nr_ns; i++) {
+		for (unsigned i = 0; paths[p] && i < paths[p]->nr_ns; i++) {
 			struct nvme_ns *ns = paths[p]->ns[i];
 			struct nvme_ns_head *head;
 
@@ -577,7 +611,7 @@ int nvme_mpath_create(struct ucmd_engine *e, struct nvme_host **paths, unsigned 
 				if (!n)
 					goto fail;
 				s->heads = n;
-				head = head_new(s, paths[0], ns);
+				head = head_new(s, first, first_idx, ns);
 				if (!head)
 					goto fail;
 				s->heads[s->nr_heads++] = head;
@@ -587,7 +621,7 @@ int nvme_mpath_create(struct ucmd_engine *e, struct nvme_host **paths, unsigned 
 	}
 	/* the ANA states before the first I/O, as Linux's nvme_mpath_init_identify */
 	for (unsigned p = 0; p < nr; p++) {
-		ret = nvme_mpath_read_ana(s, p);
+		ret = paths[p] ? nvme_mpath_read_ana(s, p) : 0;
 		if (ret)
 			goto fail;
 	}
@@ -609,6 +643,32 @@ int nvme_mpath_create(struct ucmd_engine *e, struct nvme_host **paths, unsigned 
 fail:
 	nvme_mpath_destroy(s);
 	return ret;
+}
+
+int nvme_mpath_add_path(struct nvme_subsys *s, unsigned p, struct nvme_host *h)
+{
+	if (p >= s->nr_paths || path_host(s, p))
+		return -EINVAL;
+	pthread_mutex_lock(&s->lock);
+	if (s->stop) {
+		pthread_mutex_unlock(&s->lock);
+		return -ESHUTDOWN;
+	}
+	/* the host first: a namespace published on it is reached through it */
+	__atomic_store_n(&s->paths[p], h, __ATOMIC_RELEASE);
+	for (unsigned i = 0; i < h->nr_ns; i++) {
+		struct nvme_ns_head *head = find_head(s, h->ns[i]->nsid);
+
+		/* its ANA state stays 0 (none) until its log is read: not used before */
+		if (head && !h->ns[i]->gone)
+			__atomic_store_n(&head->path_ns[p], h->ns[i], __ATOMIC_RELEASE);
+	}
+	s->pending[p] = false;
+	s->aer_want[p] = !!(le32toh(h->id->oaes) & NVME_CTRL_OAES_ANA);
+	s->ana_stale = true;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	return 0;
 }
 
 void nvme_mpath_stop(struct nvme_subsys *s)

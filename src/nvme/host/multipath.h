@@ -59,6 +59,13 @@ struct nvme_subsys {
 	struct nvme_ns_head **heads;
 	unsigned nr_heads;
 	atomic_ulong failovers;			/* block requests sent again on another path */
+	/*
+	 * Paths not attached at the start (paths[p] NULL, published with
+	 * nvme_mpath_add_path once connected): pending while their connection
+	 * is retried (tcp_multipath.c's thread), under lock.
+	 */
+	bool pending[NVME_MPATH_MAX_PATHS];
+	void *connect;				/* tcp_multipath.c's retry state */
 
 	/*
 	 * One Asynchronous Event Request per path: aer_want asks the thread
@@ -81,9 +88,10 @@ struct nvme_subsys {
 };
 
 /*
- * The subsystem over nr started hosts (paths, each with ns_hidden set),
- * the heads' devices added: 0 or -errno. On failure the hosts stay the
- * caller's.
+ * The subsystem over nr started hosts (paths, each with ns_hidden set;
+ * NULL for one not attached yet, at least one given), the heads' devices
+ * added (named after path 0's instance): 0 or -errno. On failure the
+ * hosts stay the caller's.
  */
 int  nvme_mpath_create(struct ucmd_engine *e, struct nvme_host **paths, unsigned nr,
 		       enum nvme_iopolicy pol, struct nvme_subsys **out);
@@ -96,6 +104,13 @@ int  nvme_mpath_create(struct ucmd_engine *e, struct nvme_host **paths, unsigned
 void nvme_mpath_stop(struct nvme_subsys *s);
 void nvme_mpath_free(struct nvme_subsys *s);
 void nvme_mpath_destroy(struct nvme_subsys *s);
+/*
+ * Path p, NULL until now, is host h (started, ns_hidden): its namespaces
+ * join the heads of the same NSID (none is made for another), its ANA log
+ * is read before it is used. 0, or -EINVAL, -ESHUTDOWN (being detached:
+ * h stays the caller's).
+ */
+int  nvme_mpath_add_path(struct nvme_subsys *s, unsigned p, struct nvme_host *h);
 /* The path a request of head takes now, or -1 (Linux's nvme_find_path). */
 int  nvme_mpath_find_path(struct nvme_ns_head *head);
 /* Read path p's ANA log and set the heads' states from it: 0 or -errno. */

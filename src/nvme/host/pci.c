@@ -419,6 +419,13 @@ static const struct nvme_ctrl_ops nvme_pci_ctrl_ops = {
 int ucmd_nvme_attach(struct ucmd_engine *e, struct ucmd_ctrl *ctrl,
 		     const struct ucmd_nvme_host_opts *opts, struct ucmd_nvme_host **out)
 {
+	return nvme_pci_attach(e, ctrl, opts, false, out);
+}
+
+int nvme_pci_attach(struct ucmd_engine *e, struct ucmd_ctrl *ctrl,
+		    const struct ucmd_nvme_host_opts *opts, bool ns_hidden,
+		    struct ucmd_nvme_host **out)
+{
 	struct nvme_pci_dev *dev;
 	struct nvme_host *h;
 	int ret;
@@ -447,6 +454,7 @@ int ucmd_nvme_attach(struct ucmd_engine *e, struct ucmd_ctrl *ctrl,
 	dev->irq_connected = true;
 	dev->ctrl = ctrl;
 	nvme_init_ctrl(h, e, &nvme_pci_ctrl_ops, opts);
+	h->ns_hidden = ns_hidden;
 	h->regs_ok = true;	/* MMIO: even a failed bring-up is undone by a disable */
 	ret = nvme_host_start(h);
 	if (ret)

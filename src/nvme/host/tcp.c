@@ -480,6 +480,29 @@ void nvme_tcp_end_sent(struct nvme_tcp_queue *tq, int err)
 	tcp_end_requests(tq, true, err);
 }
 
+void nvme_tcp_failover_sent(struct nvme_tcp_queue *tq)
+{
+	struct blk_mq_hw_ctx *hctx = tq->nq->hctx;
+
+	for (unsigned t = 0; hctx && t < hctx->depth; t++) {
+		struct request *rq = hctx->rqs[t];
+		struct nvme_request *req = nvme_req(rq);
+
+		if (atomic_load(&rq->state) != MQ_RQ_IN_FLIGHT ||
+		    !(req->flags & NVME_REQ_TCP_SENT) || atomic_load(&req->tstate) != NVME_TO_NONE ||
+		    !blk_mq_complete_request_claim(rq))
+			continue;
+		if (rq->cmd_flags & REQ_NVME_MPATH) {
+			/* a path error: the head sends it on another path */
+			blk_mq_end_request(rq, -ENOTCONN);
+			continue;
+		}
+		/* the head's passthrough: Linux's nvme_cancel_request status, the caller's */
+		req->status = (NVME_SCT_PATH << NVME_SCT_SHIFT) | NVME_SC_CMD_ABORTED_BY_HOST;
+		blk_mq_end_request(rq, 0);
+	}
+}
+
 /*
  * The connection is gone: no more sends. When the association will be
  * re-established (tcp_recovery.c), the requests in flight stay to be sent
@@ -611,7 +634,8 @@ static blk_status_t tcp_queue_rq(struct blk_mq_hw_ctx *hctx, const struct blk_mq
 	struct nvme_queue *q = hctx->driver_data;
 	struct nvme_tcp_queue *tq = q->priv;
 	struct nvme_request *req = nvme_req(bd->rq);
-	int ret = nvme_tcp_wait_live(tq);	/* the send lock, once the queue is up */
+	/* the send lock, once the queue is up; a head's I/O does not wait for it */
+	int ret = nvme_tcp_wait_live(tq, q->qid && q->host->ns_hidden);
 
 	if (ret)
 		return ret;

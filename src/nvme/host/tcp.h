@@ -130,6 +130,14 @@ void nvme_tcp_join_rx(struct nvme_tcp_queue *tq);
 void nvme_tcp_resend(struct nvme_tcp_queue *tq);
 /* End every request sent on tq and not completed with err. */
 void nvme_tcp_end_sent(struct nvme_tcp_queue *tq, int err);
+/*
+ * A multipath path's I/O queue lost its connection (Linux's
+ * nvme_cancel_request then nvme_failover_req): the head's block requests
+ * sent on it end with -ENOTCONN, a path error the head sends on another
+ * path; its passthrough ends with Host Aborted Command (never sent again).
+ * Not those the timeout handler gave up on (they end as they would).
+ */
+void nvme_tcp_failover_sent(struct nvme_tcp_queue *tq);
 
 /* ---- tcp_recovery.c ---- */
 /* The association is being re-established or is lost (no register access then). */
@@ -144,8 +152,10 @@ bool nvme_tcp_error_recovery(struct nvme_host *h);
 /*
  * A submitter on tq: wait while the association is being re-established.
  * 0 when tq can carry commands (send lock held on return), else -ENOTCONN
- * or -EIO (send lock not held).
+ * or -EIO (send lock not held). failfast: -ENOTCONN at once while it is
+ * (a multipath head's request: another path takes it, Linux's
+ * nvmf_fail_nonready_command).
  */
-int  nvme_tcp_wait_live(struct nvme_tcp_queue *tq);
+int  nvme_tcp_wait_live(struct nvme_tcp_queue *tq, bool failfast);
 
 #endif

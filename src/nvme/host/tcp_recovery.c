@@ -210,6 +210,15 @@ static void recover(struct nvme_host *h)
 	for (unsigned i = 0; i < n; i++)
 		if (h->queues[i].priv)
 			nvme_tcp_join_rx(h->queues[i].priv);
+	/*
+	 * A path of a multipath head: what the head sent on the lost I/O
+	 * connections goes to another path now, not after a reconnection
+	 * that may never come (the admin queue's own commands stay).
+	 */
+	if (h->ns_hidden)
+		for (unsigned i = 1; i < n; i++)
+			if (h->queues[i].priv)
+				nvme_tcp_failover_sent(h->queues[i].priv);
 	for (;;) {
 		uint64_t now = now_ms();
 
@@ -323,7 +332,7 @@ bool nvme_tcp_error_recovery(struct nvme_host *h)
 	return r;
 }
 
-int nvme_tcp_wait_live(struct nvme_tcp_queue *tq)
+int nvme_tcp_wait_live(struct nvme_tcp_queue *tq, bool failfast)
 {
 	struct nvme_tcp_ctrl *c = nvme_tcp_ctrl(tq->nq->host);
 
@@ -339,7 +348,7 @@ int nvme_tcp_wait_live(struct nvme_tcp_queue *tq)
 		pthread_mutex_unlock(&tq->send_lock);
 		pthread_mutex_lock(&c->state_lock);
 		st = c->state;
-		if (st == NVME_TCP_DEAD) {
+		if (st == NVME_TCP_DEAD || (failfast && st == NVME_TCP_RECONNECTING)) {
 			pthread_mutex_unlock(&c->state_lock);
 			return -ENOTCONN;
 		}

@@ -276,7 +276,7 @@ static void *listener_main(void *arg)
 				continue;
 			break;
 		}
-		if (pf[1].revents || atomic_load(&t->stopping))
+		if (pf[1].revents || atomic_load(&t->stopping) || atomic_load(&t->disabled))
 			break;
 		if (!pf[0].revents)
 			continue;
@@ -336,7 +336,7 @@ int nvmet_tcp_start(struct ucmd_engine *e, const char *addr, unsigned portid,
 	struct sockaddr_storage ss;
 	socklen_t sl;
 	struct nvmet_tcp_port *t;
-	int one = 1, ret;
+	int ret;
 
 	struct nvmet_tcp_limits lim;
 
@@ -407,31 +407,47 @@ int nvmet_tcp_start(struct ucmd_engine *e, const char *addr, unsigned portid,
 		t->adrfam = NVMF_ADDR_FAMILY_IP6;
 	}
 	t->stop_fd = eventfd(0, EFD_CLOEXEC);
-	t->lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (t->stop_fd < 0 || t->lfd < 0) {
+	if (t->stop_fd < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "--nvme-tcp: socket: %s", strerror(errno));
+		snprintf(err, errlen, "--nvme-tcp: eventfd: %s", strerror(errno));
 		goto fail;
 	}
-	setsockopt(t->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(t->lfd, (struct sockaddr *)&ss, sl) || listen(t->lfd, 64)) {
-		ret = -errno;
-		snprintf(err, errlen, "--nvme-tcp %s: %s", addr, strerror(errno));
-		goto fail;
-	}
-	ret = -pthread_create(&t->listener, NULL, listener_main, t);
+	t->ss = ss;
+	t->sl = sl;
+	pthread_mutex_init(&t->state_lock, NULL);
+	ret = nvmet_tcp_listen(t);
 	if (ret) {
-		snprintf(err, errlen, "--nvme-tcp: a thread: %s", strerror(-ret));
+		snprintf(err, errlen, "--nvme-tcp %s: %s", addr, strerror(-ret));
+		pthread_mutex_destroy(&t->state_lock);
 		goto fail;
 	}
 	*out = t;
 	return 0;
 fail:
-	if (t->lfd >= 0)
-		close(t->lfd);
 	if (t->stop_fd >= 0)
 		close(t->stop_fd);
 	free(t);
+	return ret;
+}
+
+int nvmet_tcp_listen(struct nvmet_tcp_port *t)
+{
+	int one = 1, ret;
+
+	t->lfd = socket(t->ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (t->lfd < 0)
+		return -errno;
+	setsockopt(t->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(t->lfd, (struct sockaddr *)&t->ss, t->sl) || listen(t->lfd, 64)) {
+		ret = -errno;
+		goto fail;
+	}
+	ret = -pthread_create(&t->listener, NULL, listener_main, t);
+	if (!ret)
+		return 0;
+fail:
+	close(t->lfd);
+	t->lfd = -1;
 	return ret;
 }
 
@@ -441,11 +457,17 @@ void nvmet_tcp_stop(struct nvmet_tcp_port *t)
 
 	if (!t)
 		return;
+	pthread_mutex_lock(&t->state_lock);
 	atomic_store(&t->stopping, true);
 	if (write(t->stop_fd, &one, sizeof(one)) != sizeof(one))
 		abort();	/* an eventfd write of 1 cannot fail */
-	pthread_join(t->listener, NULL);
-	close(t->lfd);
+	/* a port taken down has no listener */
+	if (t->lfd >= 0) {
+		pthread_join(t->listener, NULL);
+		close(t->lfd);
+	}
+	pthread_mutex_unlock(&t->state_lock);
+	pthread_mutex_destroy(&t->state_lock);
 	/* every connection sees stop_fd, fails its sends and ends */
 	pthread_mutex_lock(&t->lock);
 	for (struct nvmet_tcp_conn *c = t->conns; c; c = c->next)

@@ -219,6 +219,16 @@ struct nvmet_tcp_port {
 	uint64_t genctr;	/* discovery log generation */
 	void (*log)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+	/*
+	 * tcp_port.c: the owner takes the port down (no listener, every
+	 * connection closed) and brings it back on the same address; under
+	 * state_lock, which also orders them with nvmet_tcp_stop().
+	 */
+	pthread_mutex_t state_lock;
+	atomic_bool disabled;
+	struct sockaddr_storage ss;
+	socklen_t sl;
+
 	pthread_mutex_t lock;	/* ctrls, conns */
 	pthread_cond_t gone;
 	struct nvmet_tcp_ctrl *ctrls[NVMET_TCP_MAX_CTRLS + NVMET_TCP_ROOT_CTRLS];	/* by cntlid - base - 1 */
@@ -238,6 +248,18 @@ int nvmet_tcp_start(struct ucmd_engine *e, const char *addr, unsigned portid,
 	       struct nvmet_tcp_port **out, char *err, size_t errlen);
 /* Stop listening, end every connection, wait for their threads, free. */
 void nvmet_tcp_stop(struct nvmet_tcp_port *t);
+/* Listen on the port's address and start its listener thread: 0 or -errno. */
+int  nvmet_tcp_listen(struct nvmet_tcp_port *t);
+
+/* ---- tcp_port.c: a port taken down and brought back ---- */
+/*
+ * enable false: the listener stops (new connections are refused) and
+ * every connection of the port is closed, its associations gone, as a
+ * port whose link went down; true: listening again on the same address.
+ * 0 or -errno (the address taken meanwhile: -EADDRINUSE).
+ */
+int  nvmet_tcp_port_enable(struct nvmet_tcp_port *t, bool enable);
+bool nvmet_tcp_port_enabled(struct nvmet_tcp_port *t);
 
 /*
  * Parse "ADDR[:PORT]" (IPv6 in brackets), port 4420 by default, then

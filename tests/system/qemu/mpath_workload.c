@@ -6,6 +6,9 @@
  * a time, each a pattern of its sequence number, printing "acked N" after
  * each 50th acknowledged write, until DIR/stop exists. The shell changes
  * the ports' ANA states meanwhile.
+ * mpath_workload URL,URL DIR qd=N [bs=B]: the same with N writes always in
+ * flight (a new one as each is acknowledged), never two on one block at
+ * once; blocks of B bytes (a multiple of 4096) instead of 4 KiB.
  * mpath_workload URL,URL DIR no-path: with both ports inaccessible, waits
  * until the host knows both paths so, then sends a passthrough Read on the
  * head's ng0n1 as a uring_cmd and as an ioctl and prints their results
@@ -34,7 +37,8 @@
 #include "ucmd/ucmd.h"
 
 #define NBLK	256u
-#define BS	4096u
+/* bytes per block: 4096, or bs=N (a multiple of 4096) */
+static uint32_t BS = 4096u;
 
 static struct ucmd_ring ring;
 
@@ -138,9 +142,23 @@ int main(int argc, char **argv)
 	static uint64_t last[NBLK];
 	uint64_t seq;
 	int bdev, ng, ret, bad = 0;
+	unsigned qd = 1;
+	uint8_t *bufs = NULL;
+	uint64_t slot_seq[32], acked = 0;
 
-	if (argc != 3 && !(argc == 4 && !strcmp(argv[3], "no-path"))) {
-		fprintf(stderr, "usage: mpath_workload URL,URL DIR [no-path]\n");
+	/* qd=N and bs=N after DIR, in this order */
+	if (argc == 5 && !strncmp(argv[4], "bs=", 3)) {
+		BS = (uint32_t)atoi(argv[4] + 3);
+		argc = 4;
+		if (!BS || BS % 4096 || BS > (1u << 20))
+			return 2;
+	}
+	if (argc == 4 && !strncmp(argv[3], "qd=", 3)) {
+		qd = (unsigned)atoi(argv[3] + 3);
+		argc = 3;
+	}
+	if ((argc != 3 && !(argc == 4 && !strcmp(argv[3], "no-path"))) || !qd || qd > 32) {
+		fprintf(stderr, "usage: mpath_workload URL,URL DIR [no-path|qd=1..32]\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -168,7 +186,67 @@ int main(int argc, char **argv)
 	want = aligned_alloc(4096, BS);
 	if (argc == 4)
 		seq = 0, bad = no_path_step(e, s, bdev, ng, buf);
-	for (seq = 0; argc == 3 && !exists(argv[2], "stop"); seq++) {
+	bufs = aligned_alloc(4096, (size_t)BS * qd);
+	for (unsigned k = 0; k < 32; k++)
+		slot_seq[k] = UINT64_MAX;
+	/* qd > 1: a window of qd writes always in flight, to blocks none of the others is on */
+	unsigned inflight = 0;
+	static bool busy[NBLK];
+	seq = 0;
+	for (bool stop = false; argc == 3 && qd > 1 && !bad && (!stop || inflight);) {
+		while (!stop && inflight < qd) {
+			unsigned k = 0;
+			struct io_uring_sqe *sqe;
+
+			while (k < qd && slot_seq[k] != UINT64_MAX)
+				k++;
+			while (busy[seq % NBLK])
+				seq++;
+			pattern(bufs + (size_t)k * BS, seq);
+			sqe = ucmd_get_sqe(&ring);
+			ucmd_prep_rw(IORING_OP_WRITE, sqe, bdev, bufs + (size_t)k * BS, BS,
+				     (uint64_t)(seq % NBLK) * BS);
+			sqe->user_data = k;
+			if (ucmd_submit(&ring) != 1) {
+				bad = 3;
+				break;
+			}
+			slot_seq[k] = seq;
+			busy[seq % NBLK] = true;
+			inflight++;
+			seq++;
+		}
+		if (bad)
+			break;
+		struct io_uring_cqe *cqe;
+
+		ret = ucmd_wait_cqe(&ring, &cqe);
+		if (ret)
+			break;
+		unsigned k = (unsigned)cqe->user_data;
+		ret = cqe->res;
+		ucmd_cqe_seen(&ring, cqe);
+		if (ret != (int)BS) {
+			printf("write %llu: %s (%d)\n", (unsigned long long)slot_seq[k],
+			       ret < 0 ? strerror(-ret) : "short", ret);
+			bad = 3;
+			break;
+		}
+		last[slot_seq[k] % NBLK] = slot_seq[k];
+		busy[slot_seq[k] % NBLK] = false;
+		if (++acked % 50 == 0) {
+			/* and the requests each path has carried so far */
+			ucmd_nvme_subsys_path_info(s, 1, 0, &i1);
+			ucmd_nvme_subsys_path_info(s, 1, 1, &i2);
+			printf("acked %llu path1 %lu path2 %lu ana %u %u failovers %lu\n",
+			       (unsigned long long)acked, i1.dispatched, i2.dispatched, i1.ana_state,
+			       i2.ana_state, i1.failovers);
+		}
+		slot_seq[k] = UINT64_MAX;
+		inflight--;
+		stop = exists(argv[2], "stop");
+	}
+	for (; argc == 3 && qd == 1 && !exists(argv[2], "stop"); seq++) {
 		pattern(buf, seq);
 		ret = rw(bdev, IORING_OP_WRITE, buf, (uint32_t)(seq % NBLK));
 		if (ret != (int)BS) {
@@ -204,6 +282,7 @@ int main(int argc, char **argv)
 	ucmd_engine_free(e);
 	free(list);
 	free(buf);
+	free(bufs);
 	free(want);
 	printf("detached\n");
 	return bad;

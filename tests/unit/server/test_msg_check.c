@@ -32,6 +32,7 @@ static const size_t op_size[UCMDD_OP_MAX] = {
 	[UCMDD_REGION_DEL] = sizeof(struct ucmdd_region),
 	[UCMDD_ANA_STATE] = sizeof(struct ucmdd_ana_state),
 	[UCMDD_ADOPT] = 0,
+	[UCMDD_PORT_STATE] = sizeof(struct ucmdd_port_state),
 };
 
 static _Alignas(8) unsigned char buf[UCMDD_MSG_MAX + 64];

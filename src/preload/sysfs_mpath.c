@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The generated sysfs tree (sysfs.c) rearranged as Linux's native
+ * multipath shows controllers of one NVM subsystem that ucmd's host joined
+ * under one head (a controller directory of several controllers): one
+ * nvme-subsysX holding links to every controller and the head's disks
+ * (nvmeXnY, ngXnY, X the first controller's instance), and in each
+ * controller a hidden path nvmeXcCnY with its ana_state and ana_grpid, so
+ * that libnvme (nvme list-subsys, show-topology) sees the paths.
+ *
+ *   sys/devices/virtual/nvme-subsystem/nvme-subsysX/{nvmeC -> controller, nvmeXnY/, ngXnY/}
+ *   sys/devices/ucmd/ucmdC/nvme/nvmeC/nvmeXcCnY/{ana_state, ana_grpid, nsid, device}
+ *
+ * Run after sysfs.c built the single-path layout, under its lock.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <nvme/types.h>
+
+#include "preload.h"
+
+#define MAX_CTRLS 64
+
+static int pathf(char *out, const char *f, ...) __attribute__((format(printf, 2, 3)));
+static int pathf(char *out, const char *f, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, f);
+	n = vsnprintf(out, PATH_MAX, f, ap);
+	va_end(ap);
+	return n < 0 || n >= PATH_MAX ? -ENAMETOOLONG : 0;
+}
+
+/* <dir>/<name> holds text and a newline, appearing whole (rename). */
+static int attr(const char *dir, const char *name, const char *text)
+{
+	char path[PATH_MAX], tmp[PATH_MAX];
+	int fd, ret = 0;
+	size_t len = strlen(text);
+
+	if (pathf(path, "%s/%s", dir, name) || pathf(tmp, "%s.tmp%d", path, (int)getpid()))
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0444);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, len) != (ssize_t)len || write(fd, "\n", 1) != 1)
+		ret = -EIO;
+	close(fd);
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+	return ret;
+}
+
+static int slink(const char *target, const char *path)
+{
+	char tmp[PATH_MAX];
+
+	if (pathf(tmp, "%s.tmp%d", path, (int)getpid()))
+		return -ENAMETOOLONG;
+	unlink(tmp);
+	if (symlink(target, tmp))
+		return -errno;
+	if (rename(tmp, path)) {
+		int ret = -errno;
+
+		unlink(tmp);
+		return ret;
+	}
+	return 0;
+}
+
+static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)ftw;
+	if (flag == FTW_DP)
+		rmdir(p);
+	else
+		unlink(p);
+	return 0;
+}
+
+static void rm_rf(const char *path)
+{
+	nftw(path, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+struct mp_ctrl {
+	const struct pl_devinfo *d;
+	char nqn[NVME_NQN_LENGTH + 1];
+	bool multi;		/* CMIC: more controllers in its subsystem */
+	int lead;		/* index of its group's first controller, -1: none */
+};
+
+/* The ANA state of nsid through controller c, as Linux's ana_state names it. */
+static const char *ana_state(const struct pl_devinfo *c, unsigned nsid, unsigned *grpid)
+{
+	static uint8_t buf[4096];
+	struct nvme_passthru_cmd64 cmd = {
+		.opcode = nvme_admin_get_log_page, .nsid = 0xffffffff,
+		.addr = (uint64_t)(uintptr_t)buf, .data_len = sizeof(buf),
+		.cdw10 = NVME_LOG_LID_ANA | ((sizeof(buf) / 4 - 1) << 16),
+	};
+	size_t off = sizeof(struct nvme_ana_log);
+	unsigned ngrps;
+
+	*grpid = 0;
+	memset(buf, 0, sizeof(buf));
+	if (pl_admin(c, &cmd))
+		return "optimized";	/* no ANA reporting: Linux's default */
+	ngrps = le16toh(((struct nvme_ana_log *)(void *)buf)->ngrps);
+	for (unsigned g = 0; g < ngrps && off + sizeof(struct nvme_ana_group_desc) <= sizeof(buf);
+	     g++) {
+		struct nvme_ana_group_desc *d = (void *)(buf + off);
+		uint32_t nn = le32toh(d->nnsids);
+
+		off += sizeof(*d);
+		for (uint32_t k = 0; k < nn && off + 4 <= sizeof(buf); k++, off += 4) {
+			uint32_t id;
+
+			memcpy(&id, buf + off, 4);
+			if (le32toh(id) != nsid)
+				continue;
+			*grpid = le32toh(d->grpid);
+			switch (d->state & 0xf) {
+			case NVME_ANA_STATE_OPTIMIZED: return "optimized";
+			case NVME_ANA_STATE_NONOPTIMIZED: return "non-optimized";
+			case NVME_ANA_STATE_INACCESSIBLE: return "inaccessible";
+			case NVME_ANA_STATE_PERSISTENT_LOSS: return "persistent-loss";
+			case NVME_ANA_STATE_CHANGE: return "change";
+			default: return "invalid";
+			}
+		}
+	}
+	return "optimized";
+}
+
+/* A head's disk (nvmeXnY or ngXnY) moved from controller X into the subsystem. */
+static int move_head(const char *root, const struct pl_devinfo *d, unsigned x)
+{
+	char from[PATH_MAX], to[PATH_MAX], l[PATH_MAX], t[PATH_MAX];
+	bool blk = d->kind == PL_DEV_NS_BLK;
+	struct stat st;
+	int ret;
+
+	ret = pathf(from, "%s/sys/devices/ucmd/ucmd%u/nvme/nvme%u/%s", root, x, x, d->name);
+	ret = ret ?: pathf(to, "%s/sys/devices/virtual/nvme-subsystem/nvme-subsys%u/%s", root, x,
+			   d->name);
+	if (ret)
+		return ret;
+	if (!lstat(from, &st)) {
+		rm_rf(to);	/* a rebuild: the tree made it again where it was */
+		if (rename(from, to))
+			return -errno;
+	}
+	/* its parent is the subsystem now */
+	ret = pathf(l, "%s/device", to);
+	ret = ret ?: pathf(t, "../../nvme-subsys%u", x);
+	ret = ret ?: slink(t, l);
+	ret = ret ?: pathf(t, "devices/virtual/nvme-subsystem/nvme-subsys%u/%s", x, d->name);
+	if (ret)
+		return ret;
+	if (blk) {
+		char rel[PATH_MAX];
+
+		ret = pathf(rel, "../../%s", t);
+		ret = ret ?: pathf(l, "%s/sys/class/block/%s", root, d->name);
+		ret = ret ?: slink(rel, l);
+		ret = ret ?: pathf(l, "%s/sys/dev/block/%u:%u", root, d->major, d->minor);
+		ret = ret ?: slink(rel, l);
+		ret = ret ?: pathf(rel, "../%s", t);
+		ret = ret ?: pathf(l, "%s/sys/block/%s", root, d->name);
+		return ret ?: slink(rel, l);
+	}
+	char rel[PATH_MAX];
+
+	ret = pathf(rel, "../../%s", t);
+	ret = ret ?: pathf(l, "%s/sys/class/nvme-generic/%s", root, d->name);
+	ret = ret ?: slink(rel, l);
+	ret = ret ?: pathf(l, "%s/sys/dev/char/%u:%u", root, d->major, d->minor);
+	return ret ?: slink(rel, l);
+}
+
+/* Controller c (not its group's first, x) joins nvme-subsysX: its own subsystem goes. */
+static int join_subsys(const char *root, unsigned c, unsigned x)
+{
+	static const char *const files[] = { "subsysnqn", "model", "serial", "firmware_rev",
+					     "subsystype", "iopolicy" };
+	char dir[PATH_MAX], p[PATH_MAX], t[PATH_MAX];
+	int ret;
+
+	if (pathf(dir, "%s/sys/devices/virtual/nvme-subsystem/nvme-subsys%u", root, c))
+		return -ENAMETOOLONG;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		if (!pathf(p, "%s/%s", dir, files[i]))
+			unlink(p);
+	if (!pathf(p, "%s/nvme%u", dir, c))
+		unlink(p);
+	rmdir(dir);
+	if (!pathf(p, "%s/sys/class/nvme-subsystem/nvme-subsys%u", root, c))
+		unlink(p);
+	ret = pathf(t, "../../../ucmd/ucmd%u/nvme/nvme%u", c, c);
+	ret = ret ?: pathf(p, "%s/sys/devices/virtual/nvme-subsystem/nvme-subsys%u/nvme%u", root,
+			   x, c);
+	return ret ?: slink(t, p);
+}
+
+/* Path nvmeXcCnY of head nsid y through controller c. */
+static int add_path(const char *root, const struct pl_devinfo *c, unsigned x, unsigned y)
+{
+	char dir[PATH_MAX], l[PATH_MAX], t[64], v[32];
+	unsigned cc = c->instance, grpid;
+	const char *state = ana_state(c, y, &grpid);
+	int ret;
+
+	ret = pathf(dir, "%s/sys/devices/ucmd/ucmd%u/nvme/nvme%u/nvme%uc%un%u", root, cc, cc, x,
+		    cc, y);
+	if (ret)
+		return ret;
+	if (mkdir(dir, 0700) && errno != EEXIST)
+		return -errno;
+	ret = attr(dir, "ana_state", state);
+	snprintf(v, sizeof(v), "%u", grpid);
+	ret = ret ?: attr(dir, "ana_grpid", v);
+	snprintf(v, sizeof(v), "%u", y);
+	ret = ret ?: attr(dir, "nsid", v);
+	ret = ret ?: attr(dir, "hidden", "1");
+	ret = ret ?: pathf(l, "%s/device", dir);
+	snprintf(t, sizeof(t), "../../nvme%u", cc);
+	return ret ?: slink(t, l);
+}
+
+int pl_sysfs_mpath(const char *root, const struct pl_devinfo **v, unsigned n)
+{
+	static struct mp_ctrl c[MAX_CTRLS];
+	static struct nvme_id_ctrl id;
+	unsigned nc = 0;
+	int ret = 0;
+
+	for (unsigned i = 0; i < n && nc < MAX_CTRLS; i++) {
+		if (v[i]->kind != PL_DEV_CTRL)
+			continue;
+		memset(&c[nc], 0, sizeof(c[nc]));
+		c[nc].d = v[i];
+		c[nc].lead = -1;
+		if (!pl_identify(v[i], 0, NVME_IDENTIFY_CNS_CTRL, NVME_CSI_NVM, &id)) {
+			memcpy(c[nc].nqn, id.subnqn, NVME_NQN_LENGTH);
+			c[nc].multi = id.cmic & NVME_CTRL_CMIC_MULTI_CTRL;
+		}
+		nc++;
+	}
+	/* a group: controllers with CMIC's multi-controller bit and one subsystem NQN */
+	for (unsigned i = 0; i < nc; i++) {
+		if (!c[i].multi || !c[i].nqn[0] || c[i].lead >= 0)
+			continue;
+		for (unsigned j = i + 1; j < nc; j++)
+			if (c[j].multi && c[j].lead < 0 && !strcmp(c[i].nqn, c[j].nqn))
+				c[j].lead = (int)i;
+		c[i].lead = (int)i;
+	}
+	for (unsigned i = 0; i < nc && !ret; i++) {
+		unsigned x = c[i].d->instance, members = 0;
+
+		if (c[i].lead != (int)i)
+			continue;
+		for (unsigned j = 0; j < nc; j++)
+			members += c[j].lead == (int)i;
+		if (members < 2)
+			continue;	/* one controller: the layout stays */
+		for (unsigned j = 0; j < nc && !ret; j++)
+			if (c[j].lead == (int)i && j != i)
+				ret = join_subsys(root, c[j].d->instance, x);
+		for (unsigned k = 0; k < n && !ret; k++) {
+			if (v[k]->kind == PL_DEV_CTRL || v[k]->instance != x)
+				continue;
+			ret = move_head(root, v[k], x);
+			if (ret || v[k]->kind != PL_DEV_NS_BLK)
+				continue;
+			for (unsigned j = 0; j < nc && !ret; j++)
+				if (c[j].lead == (int)i)
+					ret = add_path(root, c[j].d, x, v[k]->nsid);
+		}
+	}
+	return ret;
+}

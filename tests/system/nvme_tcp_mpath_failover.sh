@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# ucmd's multipath host when one path's connection drops, and the port
+# coming back (ucmdd's port-state), on loopback against two ports of one
+# subsystem:
+#  - 16 writes at a time; port 1 non-optimized, so that the head sends
+#    every write to port 2;
+#    then port 2 is taken down (its listener stops, its connections are
+#    closed): the write in flight on it is sent again on port 1 at once
+#    (Linux's nvme_failover_req), not after a reconnection to port 2, so
+#    writes go on while port 2 stays down; the writer sees no error;
+#  - port 2 brought back: the host reconnects to it (reconnect_delay=1),
+#    and with port 1 then inaccessible the writes go on through port 2;
+#  - every block reads back as its last acknowledged write;
+#  - partial attach: port 2 down when a host attaches to both: it comes up
+#    on port 1 alone, retries port 2 every reconnect_delay, and once port 2
+#    is back carries the writes through it (port 1 then inaccessible).
+# shellcheck source=tests/system/lib/daemon.sh
+source "$(dirname "$0")/lib/daemon.sh"
+[ -x /usr/bin/python3 ] || fail "/usr/bin/python3 is missing"
+ninja -C "$B" tests/system/qemu/mpath_workload >/dev/null || fail "build mpath_workload"
+W=$SRC/$B/tests/system/qemu/mpath_workload
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+P1=$(free_port) P2=$(free_port)
+[ "$P1" != "$P2" ] || P2=$(free_port)
+cat > "$T/policy.ini" <<EOP
+[policy]
+default = allow
+audit = no
+EOP
+daemon_start --ram 64M --policy "$T/policy.ini" \
+	--nvme-tcp "127.0.0.1:$P1" --nvme-tcp "127.0.0.1:$P2"
+for _ in $(seq 100); do grep -q "NVMe/TCP port 2 at" "$DLOG" 2>/dev/null && break; sleep 0.1; done
+grep -q "NVMe/TCP port 2 at 127.0.0.1:$P2" "$DLOG" || fail "ucmdd did not start its second port"
+NQN=$("$UCMD" --daemon "$SOCK" id-ctrl | sed -n 's/^subnqn *: //p')
+[ -n "$NQN" ] || fail "no subsystem NQN"
+R="reconnect_delay=1&ctrl_loss_tmo=120"
+U1="nvme-tcp://127.0.0.1:$P1/$NQN?$R" U2="nvme-tcp://127.0.0.1:$P2/$NQN?$R"
+ana() { "$UCMD" --daemon "$SOCK" ana-state --port "$1" --state "$2" >/dev/null ||
+	fail "ana-state --port $1 --state $2"; }
+port() { "$UCMD" --daemon "$SOCK" port-state --port "$1" --state "$2" > "$T/port.out" 2>&1 ||
+	{ cat "$T/port.out"; fail "port-state --port $1 --state $2"; }
+	grep -q "^port $1: $2\$" "$T/port.out" || { cat "$T/port.out"; fail "port-state says"; }; }
+
+echo "--- port-state: ask, bad input"
+"$UCMD" --daemon "$SOCK" port-state --port 2 > "$T/ps.out" || fail "port-state --port 2"
+grep -q '^port 2: up$' "$T/ps.out" || { cat "$T/ps.out"; fail "port 2 is not up at start"; }
+rc=0; "$UCMD" --daemon "$SOCK" port-state --port 3 > "$T/ps3.out" 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q "no such --nvme-tcp listener" "$T/ps3.out" ||
+	{ cat "$T/ps3.out"; fail "port 3: status $rc"; }
+rc=0; "$UCMD" --daemon "$SOCK" port-state --port 2 --state sideways > "$T/ps4.out" 2>&1 || rc=$?
+[ "$rc" = 2 ] || { cat "$T/ps4.out"; fail "--state sideways: status $rc"; }
+echo "ok"
+
+echo "--- writes on port 2 while its connections drop"
+mkdir "$T/w"
+ana 1 non-optimized
+"$W" "$U1,$U2" "$T/w" qd=16 bs=131072 > "$T/w.out" 2>&1 &
+WPID=$!
+OUT=$T/w.out
+acks() { grep -c '^acked' "$OUT" || true; }
+wait_acks() {	# n [seconds]: n more "acked" lines (each 50 writes) within the time
+	local want=$(($(acks) + $1)) tries=$((${2:-30} * 10))
+	for _ in $(seq "$tries"); do
+		[ "$(acks)" -ge "$want" ] && return 0
+		kill -0 "$WPID" 2>/dev/null || { cat "$OUT"; fail "mpath_workload ended"; }
+		sleep 0.1
+	done
+	cat "$OUT"; fail "no progress of the writes: $3"
+}
+wait_acks 2
+sleep 2	# the ANA Change notice of port 1 reached the host: writes go to port 2
+wait_acks 2
+port 2 down
+# port 2 stays down: the writes go on through port 1 within a few seconds
+wait_acks 4 8 "with port 2 down, the writes in flight there were not failed over"
+# ... because those in flight on port 2 went to port 1, not to wait for port 2
+fo=$(grep '^acked' "$OUT" | tail -1 | sed -n 's/.* failovers \([0-9]*\)$/\1/p')
+[ "${fo:-0}" -gt 0 ] || { tail -3 "$OUT"; fail "port 2 down: no write failed over (they wait for it)"; }
+grep -q '^write' "$T/w.out" && { cat "$T/w.out"; fail "the writer saw an error"; }
+echo "ok: writes go on through port 1 while port 2 is down"
+
+echo "--- port 2 back: the host reconnects to it"
+port 2 up
+sleep 3	# reconnect_delay 1 s
+ana 1 inaccessible
+wait_acks 4 20 "port 1 inaccessible: the host did not reconnect to port 2"
+ana 1 optimized
+wait_acks 2
+touch "$T/w/stop"
+rc=0
+wait "$WPID" || rc=$?
+grep -v '^acked' "$T/w.out"
+[ "$rc" = 0 ] || fail "mpath_workload: status $rc"
+line=$(grep '^verified' "$T/w.out")
+read -r _ _ _ _ _ _ _ d1 _ d2 _ fo _ <<<"$line"
+[ "$d2" -gt 0 ] && [ "$d1" -gt 0 ] || fail "both paths should have carried writes: $line"
+[ "$fo" -gt 0 ] || fail "no write failed over when port 2 went down: $line"
+grep -q "port 2 (127.0.0.1:$P2) down" "$DLOG" && grep -q "port 2 (127.0.0.1:$P2) up" "$DLOG" ||
+	fail "ucmdd's log does not say port 2 went down and up"
+echo "ok: no lost write, no error, port 2 reconnected"
+
+echo "--- attach with port 2 down: up on port 1, port 2 joins once back"
+port 2 down
+mkdir "$T/w2"
+"$W" "$U1,$U2" "$T/w2" qd=16 > "$T/w2.out" 2>&1 &
+WPID=$!
+OUT=$T/w2.out
+wait_acks 2 20 "no writes with port 2 down at attach"
+port 2 up
+sleep 3	# reconnect_delay 1 s
+ana 1 inaccessible
+wait_acks 4 20 "port 1 inaccessible: port 2 did not join the head"
+ana 1 optimized
+touch "$T/w2/stop"
+rc=0
+wait "$WPID" || rc=$?
+grep -v '^acked' "$T/w2.out"
+[ "$rc" = 0 ] || fail "mpath_workload (partial attach): status $rc"
+line=$(grep '^verified' "$T/w2.out")
+read -r _ _ _ _ _ _ _ d1 _ d2 _ <<<"$line"
+[ "$d1" -gt 0 ] && [ "$d2" -gt 0 ] || fail "both paths should have carried writes: $line"
+echo "ok: a path unreachable at attach joined once reachable"
+daemon_stop
+echo "PASS"
