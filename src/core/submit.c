@@ -202,8 +202,12 @@ int io_submit_sqes(struct ucmd_ctx *ctx, unsigned nr)
 	if (nr > avail)
 		nr = avail;
 
-	/* one request has nothing to batch with: complete it as it goes */
-	ctx->compl_defer = nr > 1;
+	/*
+	 * What completes inline is posted at the end, in one pass (also for
+	 * one request: the batched flush is the cheaper path, not only the
+	 * batched one).
+	 */
+	ctx->compl_defer = true;
 	while (submitted < nr) {
 		unsigned idx = __atomic_load_n(&r->sq_array[head & r->sq_mask], __ATOMIC_RELAXED);
 		head++;
@@ -310,6 +314,7 @@ void io_req_issue(struct ucmd_kiocb *req)
 		req->next = NULL;
 		*ctx->compl_tail = req;
 		ctx->compl_tail = &req->next;
+		ctx->compl_nr++;
 		return;
 	}
 	io_req_complete(req);
