@@ -251,6 +251,16 @@ static void io_flush_defer(struct ucmd_ctx *ctx);
 	(REQ_F_CQE_SKIP | REQ_F_NEED_CLEANUP | REQ_F_CMD_SNAP | REQ_F_INFLIGHT | REQ_F_FIXED_FILE)
 #define REQ_FLUSH_EXPECT (REQ_F_INFLIGHT | REQ_F_FIXED_FILE)
 
+/*
+ * The full path for one request of a flushed list, out of line so that the
+ * common one needs few registers: what the fast path assumes does not hold.
+ */
+static __attribute__((noinline)) void io_flush_req_slow(struct ucmd_kiocb *req)
+{
+	io_post_req_cqe(req);
+	io_free_req_resources(req);
+}
+
 /* The CQ has room for n more CQEs and nothing overflowed before them. */
 static inline bool cq_has_room_for(struct ucmd_ctx *ctx, unsigned n)
 {
@@ -282,11 +292,9 @@ static inline __attribute__((always_inline)) void io_flush_list(struct ucmd_ctx 
 
 	do {
 		if (__builtin_expect(((req->flags ^ REQ_FLUSH_EXPECT) & REQ_FLUSH_SLOW) || !room, 0)) {
-			/* the full path: what the fast one assumes does not hold */
 			ctx->cached_cq_tail = cq_tail;
-			io_post_req_cqe(req);
+			io_flush_req_slow(req);
 			cq_tail = ctx->cached_cq_tail;
-			io_free_req_resources(req);
 		} else {
 			void *cqe = &cqes[(size_t)(cq_tail & mask) << cqe32];
 
@@ -320,7 +328,7 @@ void io_submit_flush_completions(struct ucmd_ctx *ctx)
 		else
 			io_flush_list(ctx, req, tail, n, false);
 		/* drained requests may start now; what they complete comes round again */
-		if (ctx->defer_head)
+		if (__builtin_expect(ctx->defer_head != NULL, 0))
 			io_flush_defer(ctx);
 	}
 }
