@@ -333,6 +333,21 @@ void io_submit_flush_completions(struct ucmd_ctx *ctx)
 	}
 }
 
+void io_req_complete_or_defer(struct ucmd_kiocb *req)
+{
+	struct ucmd_ctx *ctx = req->ctx;
+
+	/* a chain's next member, or a LINK_TIMEOUT to cancel, must go now */
+	if (ctx->compl_defer && !req->link && !(req->flags & REQ_F_LTIMEOUT_ACTIVE)) {
+		req->next = NULL;
+		*ctx->compl_tail = req;
+		ctx->compl_tail = &req->next;
+		ctx->compl_nr++;
+		return;
+	}
+	io_req_complete(req);
+}
+
 void io_req_complete(struct ucmd_kiocb *req)
 {
 	struct ucmd_ctx *ctx = req->ctx;
@@ -494,7 +509,15 @@ void io_req_task_work_add(struct ucmd_kiocb *req, void (*func)(struct ucmd_tw_no
 unsigned __io_run_task_work(struct ucmd_ctx *ctx)
 {
 	unsigned ran = 0;
+	/*
+	 * The requests this run completes are collected and posted together
+	 * at its end, as a submission's are (Linux's task work completes
+	 * into the same compl_reqs batch): the completions a provider hands
+	 * back as task work, a device's whole batch of them, are one flush.
+	 */
+	bool outer = !ctx->compl_defer;
 
+	ctx->compl_defer = true;
 	for (;;) {
 		struct ucmd_tw_node *list = ctx->local_tw;
 		ctx->local_tw = NULL;
@@ -511,7 +534,7 @@ unsigned __io_run_task_work(struct ucmd_ctx *ctx)
 			}
 		}
 		if (!list)
-			return ran;
+			break;
 		while (list) {
 			struct ucmd_tw_node *next = list->next;
 			list->func(list);
@@ -519,6 +542,12 @@ unsigned __io_run_task_work(struct ucmd_ctx *ctx)
 			list = next;
 		}
 	}
+	if (outer) {
+		ctx->compl_defer = false;
+		if (ctx->compl_head)
+			io_submit_flush_completions(ctx);
+	}
+	return ran;
 }
 
 /* ---- IOPOLL ----------------------------------------------------------------- */

@@ -353,6 +353,11 @@ int io_req_issue_blocking(struct ucmd_kiocb *req);
 unsigned io_issue_flags(const struct ucmd_ctx *ctx);
 /* Finish req with res (and res2): posts or overflows its CQE, runs links. */
 void io_req_complete(struct ucmd_kiocb *req);
+/*
+ * The same from the owner, who may be collecting completions to post
+ * together (submission, task work): req joins them if it can wait.
+ */
+void io_req_complete_or_defer(struct ucmd_kiocb *req);
 /* Post and free what io_req_issue collected (see compl_head). */
 void io_submit_flush_completions(struct ucmd_ctx *ctx);
 void io_req_set_res(struct ucmd_kiocb *req, int32_t res, uint64_t res2);

@@ -343,6 +343,53 @@ static void test_batched_flush_overflow(void **state)
 	batched_flush_overflow(IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
 }
 
+/*
+ * The same for completions handed back as task work (echo completes from
+ * inside its issue): a run of task work posts them together. A linked
+ * pair in a batch (its head completes at once, so that the next member
+ * starts) and a CQ with room for part of a batch keep every CQE, in
+ * order, each with its own res and res2.
+ */
+static void test_task_work_flush_overflow(void **state)
+{
+	struct ucmd_ring ring;
+	struct cqe_copy c[12];
+	int fd = ucmd_open(eng, "echo", O_RDWR);
+
+	(void)state;
+	ring_setup(eng, &ring, 4, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+	for (uint32_t i = 0; i < 12; i++) {
+		struct io_uring_sqe *sqe = cmd_sqe(&ring, fd, i);
+		uint8_t *cmd = ucmd_sqe_cmd(sqe);
+
+		cmd[0] = (uint8_t)(20 + i);
+		memset(cmd + 8, (int)(0x30 + i), 8);
+		if (i == 5)
+			sqe->flags = IOSQE_IO_LINK;
+		if (i % 4 == 3)
+			assert_int_equal(ucmd_submit(&ring), 4);
+	}
+	assert_int_equal(ucmd_cq_ready(&ring), 8);
+	assert_true(*ring.sq.kflags & IORING_SQ_CQ_OVERFLOW);
+	reap(&ring, c, 12);
+	/* 6 is issued only when 5 completes, behind 7's completion */
+	static const uint32_t order[12] = { 0, 1, 2, 3, 4, 5, 7, 6, 8, 9, 10, 11 };
+	for (uint32_t k = 0; k < 12; k++) {
+		uint32_t i = order[k];
+		uint64_t res2;
+
+		memset(&res2, (int)(0x30 + i), 8);
+		assert_int_equal(c[k].user_data, i);
+		assert_int_equal(c[k].res, 20 + i);
+		assert_int_equal(c[k].big[0], res2);
+		assert_int_equal(c[k].big[1], 0);
+	}
+	assert_false(*ring.sq.kflags & IORING_SQ_CQ_OVERFLOW);
+	assert_int_equal(*ring.cq.koverflow, 0);
+	ucmd_queue_exit(&ring);
+	ucmd_close(eng, fd);
+}
+
 static void test_open_close(void **state)
 {
 	(void)state;
@@ -365,6 +412,7 @@ int main(void)
 		cmocka_unit_test(test_complete_from_other_thread),
 		cmocka_unit_test(test_eagain_retry_sees_snapshot),
 		cmocka_unit_test(test_batched_flush_overflow),
+		cmocka_unit_test(test_task_work_flush_overflow),
 		cmocka_unit_test(test_open_close),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
