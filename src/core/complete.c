@@ -146,10 +146,8 @@ void io_ring_set_task(struct ucmd_ring *ring, const struct ucmd_task *task)
 	}
 }
 
-void io_commit_cqring(struct ucmd_ctx *ctx)
+void __io_commit_cqring(struct ucmd_ctx *ctx)
 {
-	if (!ctx->cq_dirty)
-		return;
 	/* TIMEOUTs waiting for a number of CQEs: posted with the ones that reached it */
 	if (__builtin_expect(ctx->off_timeout_used, 0))
 		io_flush_timeouts(ctx);
@@ -182,15 +180,15 @@ void io_req_set_res(struct ucmd_kiocb *req, int32_t res, uint64_t res2)
 		req->flags |= REQ_F_FAIL;
 }
 
-static inline __attribute__((always_inline)) void io_free_req(struct ucmd_kiocb *req)
+/* Everything a finished request holds but its place on the free list. */
+static inline __attribute__((always_inline)) void io_free_req_resources(struct ucmd_kiocb *req)
 {
 	struct ucmd_ctx *ctx = req->ctx;
-	const struct io_issue_def *def = &io_issue_defs[req->opcode];
 
 	/* one test for both: per-op state, a uring_cmd's snapshot */
 	if (req->flags & (REQ_F_NEED_CLEANUP | REQ_F_CMD_SNAP)) {
 		if (req->flags & REQ_F_NEED_CLEANUP)
-			def->cleanup(req);
+			io_issue_defs[req->opcode].cleanup(req);
 		io_uring_cmd_snap_release(req);
 	}
 	/* a fixed file is held by the table, which outlives every request */
@@ -199,6 +197,13 @@ static inline __attribute__((always_inline)) void io_free_req(struct ucmd_kiocb 
 	req->file = NULL;
 	if (req->flags & REQ_F_INFLIGHT)
 		ctx->inflight--;
+}
+
+static inline __attribute__((always_inline)) void io_free_req(struct ucmd_kiocb *req)
+{
+	struct ucmd_ctx *ctx = req->ctx;
+
+	io_free_req_resources(req);
 	req->next = ctx->free_reqs;
 	ctx->free_reqs = req;
 }
@@ -236,24 +241,111 @@ static void io_fail_links(struct ucmd_kiocb *link)
 
 static void io_flush_defer(struct ucmd_ctx *ctx);
 
+/*
+ * What a flushed request needs beyond a CQE copied from it and a place on
+ * the free list: tested as (flags ^ REQ_FLUSH_EXPECT) & REQ_FLUSH_SLOW, so
+ * one test also catches a request that is not in flight or whose file is
+ * not a fixed one (and needs its reference dropped).
+ */
+#define REQ_FLUSH_SLOW                                                                   \
+	(REQ_F_CQE_SKIP | REQ_F_NEED_CLEANUP | REQ_F_CMD_SNAP | REQ_F_INFLIGHT | REQ_F_FIXED_FILE)
+#define REQ_FLUSH_EXPECT (REQ_F_INFLIGHT | REQ_F_FIXED_FILE)
+
+/*
+ * The full path for one request of a flushed list, out of line so that the
+ * common one needs few registers: what the fast path assumes does not hold.
+ */
+static __attribute__((noinline)) void io_flush_req_slow(struct ucmd_kiocb *req)
+{
+	io_post_req_cqe(req);
+	io_free_req_resources(req);
+}
+
+/* The CQ has room for n more CQEs and nothing overflowed before them. */
+static inline bool cq_has_room_for(struct ucmd_ctx *ctx, unsigned n)
+{
+	if (__builtin_expect(ctx->ocq_head != NULL, 0))
+		return false;
+	if (ctx->cq_room >= n)
+		return true;
+	ctx->cq_room = 0;
+	return cq_has_room(ctx) && ctx->cq_room >= n;
+}
+
+/*
+ * Post the CQEs of a list of requests and free them all (Linux's
+ * __io_submit_flush_completions): the room is checked once for the batch,
+ * each CQE is one copy of the request's CQE fields, and the list, already
+ * linked through ->next, goes onto the free list whole. Room for fewer
+ * than all of them: each CQE then goes through io_fill_cqe, which
+ * overflows in order.
+ */
+static inline __attribute__((always_inline)) void io_flush_list(struct ucmd_ctx *ctx,
+								struct ucmd_kiocb *req,
+								struct ucmd_kiocb **tail,
+								unsigned n, bool cqe32)
+{
+	struct ucmd_kiocb *first = req;
+	unsigned cq_tail = ctx->cached_cq_tail, mask = ctx->rings.cq_mask, inflight = 0;
+	struct io_uring_cqe *cqes = ctx->rings.cqes;
+	bool room = cq_has_room_for(ctx, n);
+
+	do {
+		if (__builtin_expect(((req->flags ^ REQ_FLUSH_EXPECT) & REQ_FLUSH_SLOW) || !room, 0)) {
+			ctx->cached_cq_tail = cq_tail;
+			io_flush_req_slow(req);
+			cq_tail = ctx->cached_cq_tail;
+		} else {
+			void *cqe = &cqes[(size_t)(cq_tail & mask) << cqe32];
+
+			memcpy(cqe, &req->user_data, cqe32 ? 32 : 16);
+			cq_tail++;
+			ctx->cq_room--;
+			inflight++;
+		}
+		req = req->next;
+	} while (req);
+	if (cq_tail != ctx->cached_cq_tail) {
+		ctx->cached_cq_tail = cq_tail;
+		ctx->cq_dirty = true;
+	}
+	ctx->inflight -= inflight;
+	*tail = ctx->free_reqs;
+	ctx->free_reqs = first;
+}
+
 void io_submit_flush_completions(struct ucmd_ctx *ctx)
 {
 	while (ctx->compl_head) {
-		struct ucmd_kiocb *req = ctx->compl_head;
+		struct ucmd_kiocb *req = ctx->compl_head, **tail = ctx->compl_tail;
+		unsigned n = ctx->compl_nr;
 
 		ctx->compl_head = NULL;
 		ctx->compl_tail = &ctx->compl_head;
-		do {
-			struct ucmd_kiocb *next = req->next;
-
-			io_post_req_cqe(req);
-			io_free_req(req);
-			req = next;
-		} while (req);
+		ctx->compl_nr = 0;
+		if (ctx->rings.cqe_shift)
+			io_flush_list(ctx, req, tail, n, true);
+		else
+			io_flush_list(ctx, req, tail, n, false);
 		/* drained requests may start now; what they complete comes round again */
-		if (ctx->defer_head)
+		if (__builtin_expect(ctx->defer_head != NULL, 0))
 			io_flush_defer(ctx);
 	}
+}
+
+void io_req_complete_or_defer(struct ucmd_kiocb *req)
+{
+	struct ucmd_ctx *ctx = req->ctx;
+
+	/* a chain's next member, or a LINK_TIMEOUT to cancel, must go now */
+	if (ctx->compl_defer && !req->link && !(req->flags & REQ_F_LTIMEOUT_ACTIVE)) {
+		req->next = NULL;
+		*ctx->compl_tail = req;
+		ctx->compl_tail = &req->next;
+		ctx->compl_nr++;
+		return;
+	}
+	io_req_complete(req);
 }
 
 void io_req_complete(struct ucmd_kiocb *req)
@@ -414,10 +506,18 @@ void io_req_task_work_add(struct ucmd_kiocb *req, void (*func)(struct ucmd_tw_no
 	atomic_fetch_sub_explicit(&ctx->tw_remote_adders, 1, memory_order_release);
 }
 
-unsigned io_run_task_work(struct ucmd_ctx *ctx)
+unsigned __io_run_task_work(struct ucmd_ctx *ctx)
 {
 	unsigned ran = 0;
+	/*
+	 * The requests this run completes are collected and posted together
+	 * at its end, as a submission's are (Linux's task work completes
+	 * into the same compl_reqs batch): the completions a provider hands
+	 * back as task work, a device's whole batch of them, are one flush.
+	 */
+	bool outer = !ctx->compl_defer;
 
+	ctx->compl_defer = true;
 	for (;;) {
 		struct ucmd_tw_node *list = ctx->local_tw;
 		ctx->local_tw = NULL;
@@ -434,7 +534,7 @@ unsigned io_run_task_work(struct ucmd_ctx *ctx)
 			}
 		}
 		if (!list)
-			return ran;
+			break;
 		while (list) {
 			struct ucmd_tw_node *next = list->next;
 			list->func(list);
@@ -442,6 +542,12 @@ unsigned io_run_task_work(struct ucmd_ctx *ctx)
 			list = next;
 		}
 	}
+	if (outer) {
+		ctx->compl_defer = false;
+		if (ctx->compl_head)
+			io_submit_flush_completions(ctx);
+	}
+	return ran;
 }
 
 /* ---- IOPOLL ----------------------------------------------------------------- */

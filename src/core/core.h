@@ -119,13 +119,17 @@ struct ucmd_kiocb {
 	struct ucmd_ctx *ctx;
 	uint8_t opcode;
 	uint32_t flags;			/* REQ_F_* */
-	uint64_t user_data;
-	uint64_t iopoll_start;		/* HYBRID_IOPOLL: when it went on iopoll_list */
 	struct ucmd_file *file;
 	const struct ucmd_cred *creds;
+	/*
+	 * The CQE as it will be posted, laid out as struct io_uring_cqe and
+	 * a CQE32's big_cqe: a batch's flush copies it into the CQ whole.
+	 */
+	uint64_t user_data;
 	int32_t cqe_res;
 	uint32_t cqe_flags;
 	uint64_t big_cqe[2];
+	uint64_t iopoll_start;		/* HYBRID_IOPOLL: when it went on iopoll_list */
 	uint16_t buf_index;
 	bool issuing;			/* ->issue on the owner's stack (provider_done.c) */
 	struct ucmd_kiocb *link;	/* next request of the chain */
@@ -146,6 +150,14 @@ struct ucmd_kiocb {
 		struct io_fsync fsync;
 	};
 } __attribute__((aligned(64)));
+
+_Static_assert(offsetof(struct ucmd_kiocb, cqe_res) - offsetof(struct ucmd_kiocb, user_data) ==
+			       offsetof(struct io_uring_cqe, res) &&
+		       offsetof(struct ucmd_kiocb, cqe_flags) - offsetof(struct ucmd_kiocb, user_data) ==
+			       offsetof(struct io_uring_cqe, flags) &&
+		       offsetof(struct ucmd_kiocb, big_cqe) - offsetof(struct ucmd_kiocb, user_data) ==
+			       offsetof(struct io_uring_cqe, big_cqe),
+	       "a request's CQE fields must be a struct io_uring_cqe (and CQE32's extra)");
 
 struct ucmd_ctx {
 	struct ucmd_engine *engine;
@@ -211,6 +223,7 @@ struct ucmd_ctx {
 	 * full completion per request in the middle of issuing the next.
 	 */
 	struct ucmd_kiocb *compl_head, **compl_tail;
+	unsigned compl_nr;		/* on that list */
 	bool compl_defer;		/* io_submit_sqes is collecting */
 	bool drain_next;		/* a drained chain runs: hold the next one back */
 	struct ucmd_kiocb *iopoll_list;
@@ -360,14 +373,32 @@ int io_req_issue_blocking(struct ucmd_kiocb *req);
 unsigned io_issue_flags(const struct ucmd_ctx *ctx);
 /* Finish req with res (and res2): posts or overflows its CQE, runs links. */
 void io_req_complete(struct ucmd_kiocb *req);
+/*
+ * The same from the owner, who may be collecting completions to post
+ * together (submission, task work): req joins them if it can wait.
+ */
+void io_req_complete_or_defer(struct ucmd_kiocb *req);
 /* Post and free what io_req_issue collected (see compl_head). */
 void io_submit_flush_completions(struct ucmd_ctx *ctx);
 void io_req_set_res(struct ucmd_kiocb *req, int32_t res, uint64_t res2);
 /* Hand req's completion to the owner from any thread. */
 void io_req_task_work_add(struct ucmd_kiocb *req, void (*func)(struct ucmd_tw_node *));
 /* Owner: run queued task work; returns how many items ran. */
-unsigned io_run_task_work(struct ucmd_ctx *ctx);
-void io_commit_cqring(struct ucmd_ctx *ctx);
+unsigned __io_run_task_work(struct ucmd_ctx *ctx);
+/* Two loads when there is none, which is what a submission usually finds. */
+static inline unsigned io_run_task_work(struct ucmd_ctx *ctx)
+{
+	if (!ctx->local_tw && !atomic_load_explicit(&ctx->tw_list, memory_order_relaxed))
+		return 0;
+	return __io_run_task_work(ctx);
+}
+/* Publish the CQ tail (and wake whoever waits) if CQEs were posted. */
+void __io_commit_cqring(struct ucmd_ctx *ctx);
+static inline void io_commit_cqring(struct ucmd_ctx *ctx)
+{
+	if (ctx->cq_dirty)
+		__io_commit_cqring(ctx);
+}
 bool io_flush_overflow(struct ucmd_ctx *ctx);
 unsigned io_cqring_events(struct ucmd_ctx *ctx);
 void io_wake_waiters(struct ucmd_ctx *ctx);

@@ -9,7 +9,7 @@
 
 static void io_req_complete_tw(struct ucmd_tw_node *node)
 {
-	io_req_complete((struct ucmd_kiocb *)((char *)node - offsetof(struct ucmd_kiocb, tw)));
+	io_req_complete_or_defer((struct ucmd_kiocb *)((char *)node - offsetof(struct ucmd_kiocb, tw)));
 }
 
 void io_req_provider_done(struct ucmd_kiocb *req)
@@ -27,7 +27,7 @@ void io_req_provider_done(struct ucmd_kiocb *req)
 	 * work. Another thread never reads req->issuing: the first test fails.
 	 */
 	if (current_ctx == req->ctx && !req->issuing) {
-		io_req_complete(req);
+		io_req_complete_or_defer(req);
 		return;
 	}
 	io_req_task_work_add(req, io_req_complete_tw);

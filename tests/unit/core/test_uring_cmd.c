@@ -88,6 +88,18 @@ static int again_uring_cmd(struct io_uring_cmd *cmd, unsigned issue_flags)
 static const struct ucmd_file_ops again_fops = { .name = "again",
 						 .uring_cmd = again_uring_cmd };
 
+/* Completes inline: cqe.res is the first command byte, -EIO for 0xff. */
+static int inline_uring_cmd(struct io_uring_cmd *cmd, unsigned issue_flags)
+{
+	const uint8_t *c = io_uring_sqe_cmd(cmd->sqe);
+
+	(void)issue_flags;
+	return c[0] == 0xff ? -EIO : c[0];
+}
+
+static const struct ucmd_file_ops inline_fops = { .name = "inline",
+						  .uring_cmd = inline_uring_cmd };
+
 /* ---- fixture ------------------------------------------------------------- */
 
 static struct ucmd_engine *eng;
@@ -101,6 +113,7 @@ static int setup(void **state)
 	assert_int_equal(engine_add_device(eng, "plain", &plain_fops, NULL), 0);
 	assert_int_equal(engine_add_device(eng, "thread", &thread_fops, NULL), 0);
 	assert_int_equal(engine_add_device(eng, "again", &again_fops, NULL), 0);
+	assert_int_equal(engine_add_device(eng, "inline", &inline_fops, NULL), 0);
 	assert_int_equal(engine_add_device(eng, "echo", &echo_fops, NULL), -EEXIST);
 	return 0;
 }
@@ -261,6 +274,122 @@ static void test_eagain_retry_sees_snapshot(void **state)
 	ucmd_close(eng, fd);
 }
 
+/*
+ * Requests that complete inline are posted together at the end of the
+ * submission. A batch meets a CQ with room for only part of it, mixes
+ * fixed and plain files, a skipped success and a failure that is not
+ * skipped, on requests recycled from ones that carried a res2: every CQE
+ * comes out once, in order, with this request's res and no stale extra.
+ */
+static void batched_flush_overflow(unsigned flags)
+{
+	struct ucmd_ring ring;
+	struct cqe_copy c[16];
+	int fd = ucmd_open(eng, "inline", O_RDWR), efd = ucmd_open(eng, "echo", O_RDWR);
+	unsigned posted = 0;
+
+	/* SQ 4, CQ 8 */
+	ring_setup(eng, &ring, 4, flags);
+	assert_int_equal(ucmd_register_files(&ring, &fd, 1), 0);
+	/* four requests whose res2 was set: they are the ones recycled below */
+	for (uint32_t i = 0; i < 4; i++) {
+		struct io_uring_sqe *sqe = cmd_sqe(&ring, efd, 100 + i);
+		memset(ucmd_sqe_cmd(sqe), 0x5a, 16);
+	}
+	assert_int_equal(ucmd_submit(&ring), 4);
+	reap(&ring, c, 4);
+	if (flags & IORING_SETUP_CQE32)
+		assert_int_equal(c[0].big[0], 0x5a5a5a5a5a5a5a5aull);
+
+	/* three batches of four, nothing reaped: the third finds room for none */
+	for (uint32_t i = 0; i < 12; i++) {
+		bool plain = i == 5, skip = i == 2 || i == 9, fail = i == 9 || i == 10;
+		struct io_uring_sqe *sqe = cmd_sqe(&ring, plain ? fd : 0, i);
+
+		memset(ucmd_sqe_cmd(sqe), 0, 16);
+		((uint8_t *)ucmd_sqe_cmd(sqe))[0] = fail ? 0xff : (uint8_t)(10 + i);
+		sqe->flags = (plain ? 0 : IOSQE_FIXED_FILE) | (skip ? IOSQE_CQE_SKIP_SUCCESS : 0);
+		if (i % 4 == 3)
+			assert_int_equal(ucmd_submit(&ring), 4);
+	}
+	assert_int_equal(ucmd_cq_ready(&ring), 8);
+	assert_true(*ring.sq.kflags & IORING_SQ_CQ_OVERFLOW);
+	assert_int_equal(*ring.cq.koverflow, 0);
+	/* 12 less the skipped success (2); 9 failed, so it is posted */
+	reap(&ring, c, 11);
+	for (uint32_t i = 0; i < 12; i++) {
+		bool fail = i == 9 || i == 10;
+
+		if (i == 2)
+			continue;
+		assert_int_equal(c[posted].user_data, i);
+		assert_int_equal(c[posted].res, fail ? -EIO : (int32_t)(10 + i));
+		assert_int_equal(c[posted].flags, 0);
+		assert_int_equal(c[posted].big[0], 0);
+		assert_int_equal(c[posted].big[1], 0);
+		posted++;
+	}
+	assert_false(*ring.sq.kflags & IORING_SQ_CQ_OVERFLOW);
+	assert_int_equal(ucmd_cq_ready(&ring), 0);
+	ucmd_queue_exit(&ring);
+	ucmd_close(eng, fd);
+	ucmd_close(eng, efd);
+}
+
+static void test_batched_flush_overflow(void **state)
+{
+	(void)state;
+	batched_flush_overflow(0);
+	batched_flush_overflow(IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+}
+
+/*
+ * The same for completions handed back as task work (echo completes from
+ * inside its issue): a run of task work posts them together. A linked
+ * pair in a batch (its head completes at once, so that the next member
+ * starts) and a CQ with room for part of a batch keep every CQE, in
+ * order, each with its own res and res2.
+ */
+static void test_task_work_flush_overflow(void **state)
+{
+	struct ucmd_ring ring;
+	struct cqe_copy c[12];
+	int fd = ucmd_open(eng, "echo", O_RDWR);
+
+	(void)state;
+	ring_setup(eng, &ring, 4, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+	for (uint32_t i = 0; i < 12; i++) {
+		struct io_uring_sqe *sqe = cmd_sqe(&ring, fd, i);
+		uint8_t *cmd = ucmd_sqe_cmd(sqe);
+
+		cmd[0] = (uint8_t)(20 + i);
+		memset(cmd + 8, (int)(0x30 + i), 8);
+		if (i == 5)
+			sqe->flags = IOSQE_IO_LINK;
+		if (i % 4 == 3)
+			assert_int_equal(ucmd_submit(&ring), 4);
+	}
+	assert_int_equal(ucmd_cq_ready(&ring), 8);
+	assert_true(*ring.sq.kflags & IORING_SQ_CQ_OVERFLOW);
+	reap(&ring, c, 12);
+	/* 6 is issued only when 5 completes, behind 7's completion */
+	static const uint32_t order[12] = { 0, 1, 2, 3, 4, 5, 7, 6, 8, 9, 10, 11 };
+	for (uint32_t k = 0; k < 12; k++) {
+		uint32_t i = order[k];
+		uint64_t res2;
+
+		memset(&res2, (int)(0x30 + i), 8);
+		assert_int_equal(c[k].user_data, i);
+		assert_int_equal(c[k].res, 20 + i);
+		assert_int_equal(c[k].big[0], res2);
+		assert_int_equal(c[k].big[1], 0);
+	}
+	assert_false(*ring.sq.kflags & IORING_SQ_CQ_OVERFLOW);
+	assert_int_equal(*ring.cq.koverflow, 0);
+	ucmd_queue_exit(&ring);
+	ucmd_close(eng, fd);
+}
+
 static void test_open_close(void **state)
 {
 	(void)state;
@@ -282,6 +411,8 @@ int main(void)
 		cmocka_unit_test(test_prep_checks),
 		cmocka_unit_test(test_complete_from_other_thread),
 		cmocka_unit_test(test_eagain_retry_sees_snapshot),
+		cmocka_unit_test(test_batched_flush_overflow),
+		cmocka_unit_test(test_task_work_flush_overflow),
 		cmocka_unit_test(test_open_close),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
