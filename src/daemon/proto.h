@@ -80,6 +80,14 @@ enum ucmdd_op {
 	 * state (NVMe's values: 1, 2, 3, 4, 0Fh).
 	 */
 	UCMDD_ANA_STATE,
+	/*
+	 * -> ucmdd_regs_read; <- result 0 and payload = len bytes of the
+	 * controller's registers from off (Linux's sysfs resource0), for a
+	 * controller device the client has open at fd: -EBADF (no such fd),
+	 * -ENOTTY (not a controller's), -EINVAL (off or len not multiples of
+	 * 4, or past 1000h).
+	 */
+	UCMDD_REGS_READ,
 	UCMDD_OP_MAX
 };
 
@@ -156,6 +164,13 @@ struct ucmdd_ana_state {
 	uint32_t port;		/* 1..: ucmdd's --nvme-tcp options in order */
 	uint32_t grpid;		/* ANA group */
 	uint32_t state;		/* 0: ask; else NVMe's ANA state value */
+	uint32_t pad;		/* 0 */
+};
+
+struct ucmdd_regs_read {
+	int32_t fd;		/* the client's, of a controller device (nvmeX) */
+	uint32_t off;		/* byte offset in the register file */
+	uint32_t len;		/* bytes, at most 1000h - off */
 	uint32_t pad;		/* 0 */
 };
 
