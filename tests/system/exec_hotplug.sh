@@ -7,7 +7,8 @@
 # flush, read and write on the controller's device) is served on the
 # controller's only namespace, EINVAL with two, ENOTTY with none, as
 # Linux's nvme_dev_user_cmd. Get Features 09h per vector, and UNVMCAP
-# following the namespaces created.
+# following the namespaces created; namespaces of TNVMCAP / NN each (what
+# nvme-cli's own create-max-ns test asks) can be made.
 set -euo pipefail
 # shellcheck source=tests/system/lib/daemon.sh
 . "$(dirname "$0")/lib/daemon.sh"
@@ -92,5 +93,20 @@ px nvme delete-ns /dev/nvme0 -n 1 >/dev/null 2>&1 || fail "delete-ns 1"
 [ "$(list)" = "" ] || fail "no namespace, yet nvme list shows '$(list)'"
 [ "$(rc_of nvme flush /dev/nvme0 -n 1)" != rc=0 ] || fail "flush with no namespace"
 grep -q "Inappropriate ioctl" "$T/out.txt" || { cat "$T/out.txt"; fail "not ENOTTY"; }
+
+step "TNVMCAP / NN per namespace (nvme-cli's create-max-ns sizing) is created, attached, found"
+read -r tnvmcap nn < <(px nvme id-ctrl /dev/nvme0 -o json | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+print(j["tnvmcap"], j["nn"])')
+nsze=$((tnvmcap / 512 / nn))
+for n in 1 2; do
+	px nvme create-ns /dev/nvme0 --nsze=$nsze --ncap=$nsze --flbas=0 >"$T/out.txt" 2>&1 ||
+		{ cat "$T/out.txt"; fail "create-ns $n of $nsze blocks (TNVMCAP $tnvmcap / NN $nn)"; }
+	px nvme attach-ns /dev/nvme0 -n $n -c "$CNTLID" >/dev/null 2>&1 || fail "attach-ns $n"
+done
+px sh -c "nvme reset /dev/nvme0 && echo 1 >/sys/bus/pci/rescan && test -b /dev/nvme0n1 &&
+	test -b /dev/nvme0n2 && dd if=/dev/zero of=/dev/nvme0n2 bs=4096 count=10 status=none" ||
+	fail "the namespaces after reset and PCI rescan"
 
 echo "exec_hotplug: ok"
