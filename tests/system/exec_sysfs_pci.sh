@@ -115,6 +115,14 @@ if not ok:
     print("    nvme-cli vs ucmd:", bad, a)
 sys.exit(0 if ok else 1)
 PY
+# ucmd's own show-regs through the same daemon (UCMDD_REGS_READ, not Property Get)
+X sh -c '"$0" --daemon "$UCMD_DAEMON" show-regs -o json' "$UCMD" >"$T/dregs.json" ||
+	fail "ucmd --daemon show-regs"
+python3 - "$T/regs.json" "$T/dregs.json" <<'PY' || fail "ucmd show-regs through ucmdd differs"
+import json, sys
+a, d = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+sys.exit(0 if all(a[k] == d[k] for k in ("cap", "vs", "cc", "csts", "aqa", "asq", "acq")) else 1)
+PY
 X nvme effects-log /dev/nvme0 -o json >"$T/effects.json" || fail "nvme effects-log"
 python3 - "$T/effects.json" <<'PY' || fail "effects-log: $(head -c 400 "$T/effects.json")"
 import json, sys
