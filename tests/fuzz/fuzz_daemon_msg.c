@@ -38,6 +38,7 @@ static size_t min_payload(uint16_t op)
 	case UCMDD_REGION_ADD:
 	case UCMDD_REGION_DEL: return sizeof(struct ucmdd_region);
 	case UCMDD_ANA_STATE: return sizeof(struct ucmdd_ana_state);
+	case UCMDD_REGS_READ: return sizeof(struct ucmdd_regs_read);
 	default: return SIZE_MAX;
 	}
 }
