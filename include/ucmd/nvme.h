@@ -20,6 +20,7 @@
 #define UCMD_NVME_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -177,6 +178,18 @@ struct ucmd_nvme_path_info {
 /* What the head of namespace nsid knows of path i: -EINVAL, -ENODEV (no such head). */
 int  ucmd_nvme_subsys_path_info(struct ucmd_nvme_subsys *s, uint32_t nsid, unsigned i,
 				struct ucmd_nvme_path_info *info);
+
+/*
+ * The registers of the controller behind fd (a controller device, "nvmeX",
+ * open on e) as a host reads them from BAR0, Linux's sysfs resource0:
+ * len bytes from off, both multiples of 4, within the first 1000h bytes
+ * (CAP at 0, VS at 8, ... ACQ at 30h; little-endian). On a daemon's
+ * engine the daemon reads them (UCMDD_REGS_READ); an NVMe/TCP controller
+ * answers through Property Get. 0, or -EBADF (no such fd), -ENOTTY (not a
+ * controller's fd), -EINVAL (a range out of those bounds), -ENOTCONN.
+ * Reading has no side effect.
+ */
+int ucmd_nvme_regs_read(struct ucmd_engine *e, int fd, uint32_t off, void *buf, size_t len);
 
 /* Statistics of I/O queue qid (1-based) for tests: dispatched requests and batches. */
 int ucmd_nvme_queue_stats(struct ucmd_nvme_host *host, unsigned qid, unsigned long *dispatched,

@@ -29,6 +29,7 @@ const struct ucmd_backend native_backend = {
 	.device_names = native_device_names,
 	.disk_stat = native_disk_stat,
 	.ioctl = native_ioctl,
+	.regs_read = native_regs_read,
 	.buf_alloc = backend_buf_alloc_pages,
 	.buf_free = backend_buf_free_pages,
 	.queue_init = native_queue_init,

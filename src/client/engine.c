@@ -255,6 +255,19 @@ static void dc_engine_free(struct ucmd_engine *e)
 	backend_engine_release(e);
 }
 
+static int dc_regs_read(struct ucmd_engine *e, int fd, uint32_t off, void *buf, size_t len)
+{
+	struct ucmdd_regs_read req = { .fd = fd, .off = off, .len = (uint32_t)len };
+	size_t got = 0;
+	int ret;
+
+	ret = dc_call(to_dc(e), UCMDD_REGS_READ, &req, sizeof(req), NULL, 0, buf, len, &got, NULL,
+		      0);
+	if (ret < 0)
+		return ret;
+	return got == len ? 0 : -EPROTO;
+}
+
 const struct ucmd_backend daemon_backend = {
 	.name = "daemon",
 	.engine_free = dc_engine_free,
@@ -263,6 +276,7 @@ const struct ucmd_backend daemon_backend = {
 	.device_names = dc_device_names,
 	.disk_stat = dc_disk_stat,
 	.ioctl = dc_ioctl,
+	.regs_read = dc_regs_read,
 	.buf_alloc = dc_buf_alloc,
 	.buf_free = dc_buf_free,
 	.queue_init = dc_queue_init,

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "ucmd/nvme.h"
+#include "ucmd/nvme_wire.h"
 
 void ucmd_engine_free(struct ucmd_engine *e)
 {
@@ -50,6 +52,13 @@ int ucmd_ioctl(struct ucmd_engine *e, int fd, unsigned long cmd, void *arg)
 	if (!e)
 		return -EINVAL;
 	return e->ops->ioctl(e, fd, cmd, arg);
+}
+
+int ucmd_nvme_regs_read(struct ucmd_engine *e, int fd, uint32_t off, void *buf, size_t len)
+{
+	if (!e || !buf || (off | len) & 3 || off > UCMD_NVME_REG_DBS || len > UCMD_NVME_REG_DBS - off)
+		return -EINVAL;
+	return e->ops->regs_read ? e->ops->regs_read(e, fd, off, buf, len) : -EOPNOTSUPP;
 }
 
 void *ucmd_buf_alloc(struct ucmd_engine *e, size_t len)

@@ -40,6 +40,8 @@ struct ucmd_backend {
 	int (*disk_stat)(struct ucmd_engine *e, const char *name, struct ucmd_disk_stat *out);
 	/* The synchronous path: ioctl(2) on an open device. */
 	int (*ioctl)(struct ucmd_engine *e, int fd, unsigned long cmd, void *arg);
+	/* ucmd_nvme_regs_read, bounds checked: 0 or -errno. NULL: -EOPNOTSUPP. */
+	int (*regs_read)(struct ucmd_engine *e, int fd, uint32_t off, void *buf, size_t len);
 	/*
 	 * ucmd_buf_alloc/ucmd_buf_free: len bytes (len > 0) of zeroed,
 	 * page-aligned memory the backend does I/O on without a copy; NULL

@@ -479,6 +479,7 @@ int native_close(struct ucmd_engine *e, int fd);
 int native_device_names(struct ucmd_engine *e, const char **names, unsigned max);
 int native_disk_stat(struct ucmd_engine *e, const char *name, struct ucmd_disk_stat *out);
 int native_ioctl(struct ucmd_engine *e, int fd, unsigned long cmd, void *arg);
+int native_regs_read(struct ucmd_engine *e, int fd, uint32_t off, void *buf, size_t len);
 int native_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
 		      struct io_uring_params *p);
 void native_queue_exit(struct ucmd_ring *ring);

@@ -229,6 +229,18 @@ int native_device_names(struct ucmd_engine *e, const char **names, unsigned max)
 	return (int)n;
 }
 
+int native_regs_read(struct ucmd_engine *e, int fd, uint32_t off, void *buf, size_t len)
+{
+	struct ucmd_file *f = fget(e, fd);
+	int ret;
+
+	if (!f)
+		return -EBADF;
+	ret = f->ops->regs_read ? f->ops->regs_read(f, off, buf, len) : -ENOTTY;
+	fput(f);
+	return ret;
+}
+
 int native_disk_stat(struct ucmd_engine *e, const char *name, struct ucmd_disk_stat *out)
 {
 	struct ucmd_device *d;

@@ -57,6 +57,11 @@ struct ucmd_file_ops {
 	 * be a daemon client's address, never this process's to touch).
 	 */
 	long (*ioctl)(struct ucmd_file *f, unsigned long cmd, void *arg, const void *karg);
+	/*
+	 * A controller's registers as its BAR0 shows them (ucmd_nvme_regs_read,
+	 * which checked off and len): 0 or -errno. NULL: not a controller.
+	 */
+	int (*regs_read)(struct ucmd_file *f, uint32_t off, void *buf, size_t len);
 	/* Describe a URING_CMD for security modules (generic terms). */
 	int (*describe)(const struct io_uring_cmd *cmd, struct ucmd_cmd_desc *desc);
 	/*

@@ -100,6 +100,14 @@ enum ucmdd_op {
 	 * listens again on its address. -ENODEV: no such port.
 	 */
 	UCMDD_PORT_STATE,
+	/*
+	 * -> ucmdd_regs_read; <- result 0 and payload = len bytes of the
+	 * controller's registers from off (Linux's sysfs resource0), for a
+	 * controller device the client has open at fd: -EBADF (no such fd),
+	 * -ENOTTY (not a controller's), -EINVAL (off or len not multiples of
+	 * 4, or past 1000h).
+	 */
+	UCMDD_REGS_READ,
 	UCMDD_OP_MAX
 };
 
@@ -187,6 +195,13 @@ struct ucmdd_ana_state {
 struct ucmdd_port_state {
 	uint32_t port;		/* 1..: ucmdd's --nvme-tcp options in order */
 	uint32_t state;		/* 0: ask; UCMDD_PORT_UP or UCMDD_PORT_DOWN: set */
+};
+
+struct ucmdd_regs_read {
+	int32_t fd;		/* the client's, of a controller device (nvmeX) */
+	uint32_t off;		/* byte offset in the register file */
+	uint32_t len;		/* bytes, at most 1000h - off */
+	uint32_t pad;		/* 0 */
 };
 
 struct ucmdd_region {

@@ -47,31 +47,38 @@ struct where {
 	const struct pl_devinfo *dev;	/* P_DEV */
 	char path[PATH_MAX];		/* P_DEV: the placeholder; P_SYS: in the tree */
 	char norm[PATH_MAX];		/* the path as the program meant it, absolute */
+	bool host;			/* P_SYS: path is the host's (norm), reached from the tree */
 };
 
 /* The parts of /sys that are wholly the tree's: the host's NVMe devices are not shown. */
 static const char *const sys_own[] = {
 	"/sys/class/nvme", "/sys/class/nvme-generic", "/sys/class/nvme-subsystem",
-	"/sys/devices/ucmd", "/sys/devices/virtual/nvme-subsystem",
+	"/sys/devices/virtual/nvme-subsystem",
 };
-/* Directories shared with the host's devices: only the tree's entries are redirected. */
+/* Directories where the host's NVMe devices would be: without a tree, their NVMe names are denied. */
 static const char *const sys_shared[] = {
 	"/sys/block/", "/sys/class/block/", "/sys/dev/block/", "/sys/dev/char/",
 };
 
-/* Is entry (the first component after a shared directory's prefix) in the tree? */
-static bool in_tree(const char *root, const char *norm, size_t prefix)
+/*
+ * Does norm (under /sys) lead into the tree? What the tree has is the
+ * tree's, except a directory that the host has too (/sys/block,
+ * /sys/devices/pci0000:00, /sys/bus/pci/devices...): that stays the
+ * host's, and a listing of it shows the tree's entries beside the host's
+ * (dirs.c), as one directory.
+ */
+static bool in_tree(const char *root, const char *norm)
 {
 	char path[PATH_MAX];
-	const char *name = norm + prefix, *end = strchr(name, '/');
-	int len = end ? (int)(end - name) : (int)strlen(name);
-	struct stat st;
+	struct stat st, hst;
 	int (*real_lstat)(const char *, struct stat *) = pl_next("lstat");
+	int (*real_stat)(const char *, struct stat *) = pl_next("stat");
 
-	if (!len || snprintf(path, sizeof(path), "%s%.*s%.*s", root, (int)prefix, norm, len,
-			     name) >= (int)sizeof(path))
+	if (snprintf(path, sizeof(path), "%s%s", root, norm) >= (int)sizeof(path))
 		return false;
-	return !real_lstat(path, &st);
+	if (real_lstat(path, &st))
+		return false;
+	return !S_ISDIR(st.st_mode) || real_stat(norm, &hst) || !S_ISDIR(hst.st_mode);
 }
 
 /*
@@ -89,15 +96,44 @@ static void deny(struct where *w)
 }
 
 /*
+ * A directory of the tree (a dirfd the program opened through /sys or
+ * /dev, its working directory) is known to the program by its /sys or /dev
+ * name: base becomes that, and the ".." that lead up from it are taken
+ * off (base is the kernel's name of the directory, without links), so
+ * that "../" from /sys/devices/pci0000:00/0000:00:04.0 is the host's
+ * /sys/devices/pci0000:00 as for the program (find and fts walk back up
+ * so). False if base is not in the tree.
+ */
+static bool from_tree(char *base, const char **path)
+{
+	const char *root = pl_root();
+	size_t n = root ? strlen(root) : 0;
+
+	if (!n || strncmp(base, root, n) || (base[n] != '/' && base[n]))
+		return false;
+	memmove(base, base + n, strlen(base + n) + 1);
+	if (strncmp(base, "/dev", 4) && strncmp(base, "/sys", 4))
+		return false;	/* the root's own files */
+	while (!strcmp(*path, "..") || !strncmp(*path, "../", 3)) {
+		char *slash = strrchr(base, '/');
+
+		if (slash == base)
+			return false;	/* up to / itself: not ucmd's business */
+		*slash = '\0';
+		*path += (*path)[2] ? 3 : 2;
+	}
+	return true;
+}
+
+/*
  * Where does the program's path lead: one of ucmd's devices, the tree, or
  * not ucmd's business (P_NONE, also when there is no daemon or no tree).
  */
-static void classify(int dirfd, const char *path, struct where *w)
+static void classify_in(int dirfd, const char *path, struct where *w, bool *moved)
 {
 	char abs[PATH_MAX];
 	const char *root;
 
-	w->kind = P_NONE;
 	if (!path || !*path)
 		return;
 	if (path[0] == '/') {
@@ -126,8 +162,12 @@ static void classify(int dirfd, const char *path, struct where *w)
 				return;
 			base[n] = '\0';
 		}
-		if (strncmp(base, "/dev", 4) && strncmp(base, "/sys", 4))
-			return;
+		base[n] = '\0';
+		if (strncmp(base, "/dev", 4) && strncmp(base, "/sys", 4)) {
+			if (!from_tree(base, &path))
+				return;
+			*moved = true;
+		}
 		if (snprintf(abs, sizeof(abs), "%s/%s", base, path) >= (int)sizeof(abs))
 			return;
 	}
@@ -151,25 +191,84 @@ static void classify(int dirfd, const char *path, struct where *w)
 	bool own = false;
 	size_t shared = 0;
 
+	if (strncmp(w->norm, "/sys/", 5))
+		return;
 	for (size_t i = 0; i < sizeof(sys_own) / sizeof(sys_own[0]); i++)
 		own |= pl_path_under(w->norm, sys_own[i]);
 	for (size_t i = 0; !own && i < sizeof(sys_shared) / sizeof(sys_shared[0]); i++)
 		if (!strncmp(w->norm, sys_shared[i], strlen(sys_shared[i])))
 			shared = strlen(sys_shared[i]);
-	if (!own && !shared)
-		return;
 	root = pl_root();
 	if (!root) {
-		if (own || !strncmp(w->norm + shared, "nvme", 4) ||
-		    !strncmp(w->norm + shared, "ng", 2))
+		if (own || (shared && (!strncmp(w->norm + shared, "nvme", 4) ||
+				       !strncmp(w->norm + shared, "ng", 2))))
 			deny(w);
 		return;
 	}
-	if (shared && !in_tree(root, w->norm, shared))
+	if (!own && !in_tree(root, w->norm))
 		return;
 	if (snprintf(w->path, sizeof(w->path), "%s%s", root, w->norm) >= (int)sizeof(w->path))
 		return;
 	w->kind = P_SYS;
+}
+
+/*
+ * An open of a file of the tree, before it is made: sysfs's attributes
+ * are read-only (EACCES for writing or creating, as kernfs answers for an
+ * attribute without a store), except the rescans, which are taken: the
+ * device list is read again and the tree brought up to date (Linux scans
+ * the bus, or the controller's namespaces). A PCI function's resource0 is
+ * written again with the controller's registers as they are now.
+ */
+static int sys_open(const struct where *w, int flags)
+{
+	const char *root = pl_root(), *base = strrchr(w->path, '/');
+	size_t n = root ? strlen(root) : 0;
+	bool writing = (flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC));
+	int ret;
+
+	if (!n || strncmp(w->path, root, n) || w->path[n] != '/' || !base)
+		return 0;	/* the denied path: ENOENT from the kernel */
+	base++;
+	if (writing) {
+		if (strcmp(base, "rescan") && strcmp(base, "rescan_controller"))
+			return -EACCES;
+		ret = pl_devinfo_reload();
+		return ret ? ret : pl_sysfs_sync(root);
+	}
+	if (!strcmp(base, "resource0")) {
+		ret = pl_sysfs_regs(w->path);
+		/* the daemon's refusal is the open's; a file not a function's is left alone */
+		return ret == -ENOENT ? 0 : ret;
+	}
+	return 0;
+}
+
+/* sys_open's verdict as libc's: -1 and errno, or 0. */
+static int sys_open_ok(const struct where *w, int flags)
+{
+	int ret = w->kind == P_SYS ? sys_open(w, flags) : 0;
+
+	if (ret) {
+		errno = -ret;
+		return -1;
+	}
+	return 0;
+}
+
+static void classify(int dirfd, const char *path, struct where *w)
+{
+	bool moved = false;
+
+	w->kind = P_NONE;
+	w->host = false;
+	classify_in(dirfd, path, w, &moved);
+	if (moved && w->kind == P_NONE) {
+		/* relative to a tree directory, yet the host's: by its absolute name */
+		snprintf(w->path, sizeof(w->path), "%s", w->norm);
+		w->kind = P_SYS;
+		w->host = true;
+	}
 }
 
 static bool needs_mode(int flags)
@@ -184,6 +283,8 @@ static int do_openat(const char *sym, int dirfd, const char *path, int flags, mo
 	classify(dirfd, path, &w);
 	if (w.kind == P_DEV)
 		return pl_dev_open(w.dev, flags);
+	if (sys_open_ok(&w, flags))
+		return -1;
 	int (*real)(int, const char *, int, ...) = pl_next(sym);
 
 	return real(dirfd, w.kind == P_SYS ? w.path : path, flags, mode);
@@ -196,6 +297,8 @@ static int do_open(const char *sym, const char *path, int flags, mode_t mode)
 	classify(AT_FDCWD, path, &w);
 	if (w.kind == P_DEV)
 		return pl_dev_open(w.dev, flags);
+	if (sys_open_ok(&w, flags))
+		return -1;
 	int (*real)(const char *, int, ...) = pl_next(sym);
 
 	return real(w.kind == P_SYS ? w.path : path, flags, mode);
@@ -250,6 +353,8 @@ PL_EXPORT int __open_2(const char *path, int flags)
 	classify(AT_FDCWD, path, &w);
 	if (w.kind == P_DEV)
 		return pl_dev_open(w.dev, flags);
+	if (sys_open_ok(&w, flags))
+		return -1;
 	int (*real)(const char *, int) = pl_next("__open_2");
 
 	return real(w.kind == P_SYS ? w.path : path, flags);
@@ -262,6 +367,8 @@ PL_EXPORT int __open64_2(const char *path, int flags)
 	classify(AT_FDCWD, path, &w);
 	if (w.kind == P_DEV)
 		return pl_dev_open(w.dev, flags);
+	if (sys_open_ok(&w, flags))
+		return -1;
 	int (*real)(const char *, int) = pl_next("__open64_2");
 
 	return real(w.kind == P_SYS ? w.path : path, flags);
@@ -274,6 +381,8 @@ PL_EXPORT int __openat_2(int dirfd, const char *path, int flags)
 	classify(dirfd, path, &w);
 	if (w.kind == P_DEV)
 		return pl_dev_open(w.dev, flags);
+	if (sys_open_ok(&w, flags))
+		return -1;
 	int (*real)(int, const char *, int) = pl_next("__openat_2");
 
 	return real(dirfd, w.kind == P_SYS ? w.path : path, flags);
@@ -286,6 +395,8 @@ PL_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 	classify(dirfd, path, &w);
 	if (w.kind == P_DEV)
 		return pl_dev_open(w.dev, flags);
+	if (sys_open_ok(&w, flags))
+		return -1;
 	int (*real)(int, const char *, int) = pl_next("__openat64_2");
 
 	return real(dirfd, w.kind == P_SYS ? w.path : path, flags);
@@ -338,6 +449,8 @@ static FILE *do_fopen(const char *sym, const char *path, const char *mode)
 		}
 		return f;
 	}
+	if (w.kind == P_SYS && fopen_flags(mode) >= 0 && sys_open_ok(&w, fopen_flags(mode)))
+		return NULL;
 	FILE *(*real)(const char *, const char *) = pl_next(sym);
 
 	return real(w.kind == P_SYS ? w.path : path, mode);
@@ -481,14 +594,21 @@ PL_EXPORT DIR *opendir(const char *path)
 	DIR *(*real)(const char *) = pl_next("opendir");
 	struct where w;
 
+	DIR *d;
+
 	classify(AT_FDCWD, path, &w);
 	if (w.kind == P_DEV) {
 		errno = ENOTDIR;
 		return NULL;
 	}
-	return real(w.kind == P_SYS ? w.path : path);
+	d = real(w.kind == P_SYS ? w.path : path);
+	if (d && (w.kind == P_NONE || w.host))	/* one the tree has too lists both (dirs.c) */
+		pl_dir_opened(d, w.host ? w.path : path);
+	return d;
 }
 
+typedef int (*filter64_fn)(const struct dirent64 *);
+typedef int (*compar64_fn)(const struct dirent64 **, const struct dirent64 **);
 typedef int (*filter_fn)(const struct dirent *);
 typedef int (*compar_fn)(const struct dirent **, const struct dirent **);
 
@@ -502,11 +622,15 @@ PL_EXPORT int scandir(const char *path, struct dirent ***list, filter_fn filter,
 		errno = ENOTDIR;
 		return -1;
 	}
+	if (w.kind == P_NONE) {
+		int n = pl_dir_scandir(path, (struct dirent64 ***)list, (filter64_fn)filter,
+				       (compar64_fn)compar);
+
+		if (n != -2)
+			return n;
+	}
 	return real(w.kind == P_SYS ? w.path : path, list, filter, compar);
 }
-
-typedef int (*filter64_fn)(const struct dirent64 *);
-typedef int (*compar64_fn)(const struct dirent64 **, const struct dirent64 **);
 
 PL_EXPORT int scandir64(const char *path, struct dirent64 ***list, filter64_fn filter,
 			compar64_fn compar)
@@ -519,6 +643,13 @@ PL_EXPORT int scandir64(const char *path, struct dirent64 ***list, filter64_fn f
 	if (w.kind == P_DEV) {
 		errno = ENOTDIR;
 		return -1;
+	}
+	if (w.kind == P_NONE) {
+		int n = pl_dir_scandir(path, (struct dirent64 ***)list, (filter64_fn)filter,
+				       (compar64_fn)compar);
+
+		if (n != -2)
+			return n;
 	}
 	return real(w.kind == P_SYS ? w.path : path, list, filter, compar);
 }

@@ -30,6 +30,7 @@
  *              BLK* ioctls
  *   paths.c    path interposers: /dev/<ucmd device>, /sys -> <root>/sys
  *   sysfs.c    the generated tree under <root>
+ *   dirs.c     listings of the directories the host and the tree share
  *   uring.c    io_uring_setup/enter/register on the daemon's rings
  *   seccomp.c  catching the io_uring and aio system calls libc does not make
  *   aio.c      Linux's native aio (libaio) on device fds
@@ -248,6 +249,27 @@ int pl_sysfs_sync(const char *root);
  * by the sync with its device list, under its lock.
  */
 int pl_sysfs_mpath(const char *root, const struct pl_devinfo **v, unsigned n);
+
+/*
+ * path (in the tree) is a PCI function's resource0: write it again with
+ * the controller's registers as they are now (a read or mmap then sees
+ * them as a host's BAR0 would). 0 or -errno.
+ */
+int pl_sysfs_regs(const char *path);
+
+/* ---- dirs.c ---- */
+
+struct __dirstream;
+struct dirent64;
+/*
+ * opendir(3) of path (as the program gave it) opened d on the host's
+ * directory: if the tree has that directory too, d lists both from now on.
+ */
+void pl_dir_opened(struct __dirstream *d, const char *path);
+/* scandir(3) of such a directory on the merged listing; -2 if path is not one. */
+int pl_dir_scandir(const char *path, struct dirent64 ***list,
+		   int (*filter)(const struct dirent64 *),
+		   int (*compar)(const struct dirent64 **, const struct dirent64 **));
 
 /* ---- paths.c ---- */
 /* The path interposers (open*, stat*, access, opendir, readlink...): no API of their own. */

@@ -13,12 +13,20 @@
  * directory for the same; multipath's head disks would be found twice if
  * both were present, so only one place has them).
  *
- *   sys/devices/ucmd/ucmdX/nvme/nvmeX/           controller (dev 240:X)
- *   sys/devices/ucmd/ucmdX/nvme/nvmeX/nvmeXnY/   block namespace (259:M)
- *   sys/devices/ucmd/ucmdX/nvme/nvmeX/ngXnY/     generic namespace (241:M)
+ *   sys/devices/pciD:B/D:B:S.0/                  the controller's PCI function
+ *   sys/devices/pciD:B/D:B:S.0/nvme/nvmeX/       controller (dev 240:X)
+ *   sys/devices/pciD:B/D:B:S.0/nvme/nvmeX/nvmeXnY/   block namespace (259:M)
+ *   sys/devices/pciD:B/D:B:S.0/nvme/nvmeX/ngXnY/     generic namespace (241:M)
  *   sys/devices/virtual/nvme-subsystem/nvme-subsysX/
+ *   sys/bus/pci/devices/D:B:S.0, sys/bus/pci/drivers/nvme/D:B:S.0, sys/bus/pci/rescan
  *   sys/class/{nvme,nvme-generic,nvme-subsystem,block}/..., sys/block/...,
  *   sys/dev/{char,block}/MAJ:MIN   relative links into sys/devices, as Linux
+ *
+ * The PCI function is QEMU's NVMe model as Linux shows it (vendor, device,
+ * class 010802h, config space, resource0 the register file, which
+ * pl_sysfs_regs() reads again from the controller at every open), at a
+ * slot of bus 0 the host's own PCI devices leave free (paths.c shows the
+ * host's and the tree's entries of a directory both have side by side).
  *
  * Several processes of one `ucmd exec` share a root: the tree is built
  * under an flock on <root>/.lock, and <root>/.ready, written last, says
@@ -40,12 +48,15 @@
 
 #include <nvme/types.h>
 
+#include "ucmd/nvme.h"
+
 #include "preload.h"
 
 #define MAX_DEVS 256
 
-/* Linux's NVMe transport address for ucmd's controllers: what libnvme prints. */
-#define ADDR_FMT "ucmd.%u"
+/* BAR0: the register file, then the doorbells (zeros), as QEMU's 16 KiB BAR */
+#define BAR0_SIZE 0x4000u
+#define BAR0_BASE 0xfe000000ull	/* where BAR0 of controller 0 says it is; X's is X BARs on */
 
 static int mkdirs(const char *path)
 {
@@ -195,7 +206,7 @@ static void hex(char *out, const uint8_t *p, size_t n)
 /* Identify Controller's text fields as Linux shows them (space-padded, as the controller sent). */
 struct ctrl_facts {
 	char mn[41], sn[21], fr[9], nqn[NVME_NQN_LENGTH + 1];
-	uint16_t vid, cntlid;
+	uint16_t vid, ssvid, cntlid;
 };
 
 static void ctrl_facts(const struct pl_devinfo *c, struct ctrl_facts *f)
@@ -213,10 +224,201 @@ static void ctrl_facts(const struct pl_devinfo *c, struct ctrl_facts *f)
 	memcpy(f->fr, id.fr, sizeof(id.fr));
 	memcpy(f->nqn, id.subnqn, NVME_NQN_LENGTH);
 	f->vid = le16toh(id.vid);
+	f->ssvid = le16toh(id.ssvid);
 	f->cntlid = le16toh(id.cntlid);
 	if (!f->nqn[0]) /* Linux makes one up from the PCI ids, serial and model */
 		snprintf(f->nqn, sizeof(f->nqn), "nqn.2014.08.org.nvmexpress:%04x%04x%s%s",
 			 f->vid, le16toh(id.ssvid), f->sn, f->mn);
+}
+
+/*
+ * The PCI function of controller x: "0000:00:SS.0" under "pci0000:00",
+ * the x-th device number of bus 0 (from 1) that the host's own functions
+ * leave free, and past bus 0's 31, domains of their own (0001...), which
+ * no host has. Decided from the host's /sys/bus/pci/devices alone, so
+ * that every process of an exec finds the same.
+ */
+struct pci_name {
+	char bus[16];	/* "pci0000:00" */
+	char addr[16];	/* "0000:00:04.0" */
+};
+
+static void pci_name(unsigned x, struct pci_name *p)
+{
+	int (*real_lstat)(const char *, struct stat *) = pl_next("lstat");
+	unsigned dom = 0, slot = 0, free_seen = 0;
+	struct stat st;
+
+	for (;;) {
+		char path[64];
+
+		if (++slot > 31) {
+			dom++;
+			slot = 1;
+		}
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%04x:00:%02x.0", dom, slot);
+		if (!dom && !real_lstat(path, &st))
+			continue;	/* the host's */
+		if (free_seen++ == x)
+			break;
+	}
+	snprintf(p->bus, sizeof(p->bus), "pci%04x:00", dom);
+	snprintf(p->addr, sizeof(p->addr), "%04x:00:%02x.0", dom, slot);
+}
+
+/* The controller's sysfs directory: <root>/sys/devices/<bus>/<addr>/nvme/nvmeX[/rest]. */
+static int ctrl_path(char *out, const char *root, unsigned x, const char *rest)
+{
+	struct pci_name p;
+
+	pci_name(x, &p);
+	return fmt(out, "%s/sys/devices/%s/%s/nvme/nvme%u%s%s", root, p.bus, p.addr, x,
+		   rest ? "/" : "", rest ? rest : "");
+}
+
+/* Writable attributes (0200): paths.c lets them be opened for writing. */
+static int put_wo(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+
+	if (fmt(path, "%s/%s", dir, name))
+		return -ENAMETOOLONG;
+	if (access(path, F_OK)) {
+		int ret = put_text(path, "");
+
+		if (ret)
+			return ret;
+	}
+	return chmod(path, 0200) ? -errno : 0;
+}
+
+/* BAR0 as resource0: the register file now, the doorbells as zeros. 0 or -errno. */
+static int put_regs(const char *path, const struct pl_devinfo *c)
+{
+	static uint8_t bar[BAR0_SIZE];	/* not on an interposer's stack */
+	struct ucmd_engine *e = pl_engine();
+	char tmp[PATH_MAX];
+	int fd, ret;
+
+	if (!e)
+		return -errno;
+	memset(bar, 0, sizeof(bar));
+	fd = pl_private_open(e, c->name, O_RDONLY);
+	if (fd < 0)
+		return fd;
+	ret = ucmd_nvme_regs_read(e, fd, 0, bar, 0x1000);
+	pl_private_close(e, fd);
+	if (ret)
+		return ret;
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, (int)getpid()) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0400);
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, bar, sizeof(bar)) == (ssize_t)sizeof(bar) ? 0 : -EIO;
+	close(fd);
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+	return ret;
+}
+
+/*
+ * PCI configuration space (256 bytes) of QEMU's NVMe model: ids, command
+ * (memory space and bus master on), class 010802h, BAR0 64-bit memory.
+ */
+static int put_config(const char *dir, const struct ctrl_facts *f, unsigned dev_id, uint64_t bar)
+{
+	uint8_t cfg[256] = { 0 };
+	char path[PATH_MAX], tmp[PATH_MAX];
+	uint32_t lo = (uint32_t)bar | 0x4, hi = (uint32_t)(bar >> 32);
+	int fd, ret;
+
+	cfg[0] = f->vid & 0xff, cfg[1] = f->vid >> 8;
+	cfg[2] = dev_id & 0xff, cfg[3] = dev_id >> 8;
+	cfg[4] = 0x06;				/* memory space, bus master */
+	cfg[6] = 0x10;				/* capabilities list */
+	cfg[8] = 0x02;				/* revision */
+	cfg[9] = 0x02, cfg[10] = 0x08, cfg[11] = 0x01;	/* NVM Express, I/O controller */
+	memcpy(cfg + 0x10, &lo, 4);
+	memcpy(cfg + 0x14, &hi, 4);
+	cfg[0x2c] = f->ssvid & 0xff, cfg[0x2d] = f->ssvid >> 8;
+	cfg[0x2e] = 0x00, cfg[0x2f] = 0x11;	/* subsystem 1100h */
+	cfg[0x3d] = 0x01;			/* INTA */
+	if (fmt(path, "%s/config", dir) || fmt(tmp, "%s.tmp%d", path, (int)getpid()))
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0444);
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, cfg, sizeof(cfg)) == (ssize_t)sizeof(cfg) ? 0 : -EIO;
+	close(fd);
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+	return ret;
+}
+
+/* The controller's PCI function, its bus and driver links (drivers/pci's names). */
+static int build_pci(const char *root, const struct pl_devinfo *c, const struct ctrl_facts *f)
+{
+	char dir[PATH_MAX], t[PATH_MAX], l[PATH_MAX], res[1024];
+	unsigned x = c->instance, dev_id = f->vid == 0x1b36 ? 0x0010 : 0x0001;
+	uint64_t bar = BAR0_BASE + (uint64_t)x * BAR0_SIZE;
+	struct pci_name p;
+	size_t n = 0;
+	int ret;
+
+	pci_name(x, &p);
+	ret = dir_at(dir, "%s/sys/devices/%s/%s", root, p.bus, p.addr);
+	ret = ret ?: put(dir, "vendor", "0x%04x", f->vid);
+	ret = ret ?: put(dir, "device", "0x%04x", dev_id);
+	ret = ret ?: put(dir, "subsystem_vendor", "0x%04x", f->ssvid);
+	ret = ret ?: put(dir, "subsystem_device", "0x1100");
+	ret = ret ?: put(dir, "class", "0x010802");
+	ret = ret ?: put(dir, "revision", "0x02");
+	ret = ret ?: put(dir, "irq", "0");
+	ret = ret ?: put(dir, "numa_node", "-1");
+	ret = ret ?: put(dir, "enable", "1");
+	ret = ret ?: put(dir, "msi_bus", "1");
+	ret = ret ?: put(dir, "local_cpulist", "0-%ld", sysconf(_SC_NPROCESSORS_CONF) - 1);
+	ret = ret ?: put(dir, "current_link_speed", "Unknown");
+	ret = ret ?: put(dir, "current_link_width", "0");
+	ret = ret ?: put(dir, "driver_override", "(null)");
+	ret = ret ?: put(dir, "modalias", "pci:v%08Xd%08Xsv%08Xsd%08Xbc01sc08i02", f->vid, dev_id,
+			 f->ssvid, 0x1100u);
+	ret = ret ?: put(dir, "uevent", "DRIVER=nvme\nPCI_CLASS=10802\nPCI_ID=%04X:%04X\n"
+			 "PCI_SUBSYS_ID=%04X:1100\nPCI_SLOT_NAME=%s\n"
+			 "MODALIAS=pci:v%08Xd%08Xsv%08Xsd%08Xbc01sc08i02",
+			 f->vid, dev_id, f->ssvid, p.addr, f->vid, dev_id, f->ssvid, 0x1100u);
+	/* resource: start, end, flags of the 6 BARs, the ROM and the bridge windows (13 lines) */
+	n += (size_t)snprintf(res + n, sizeof(res) - n, "0x%016llx 0x%016llx 0x%016llx",
+			      (unsigned long long)bar, (unsigned long long)(bar + BAR0_SIZE - 1),
+			      0x140204ull);
+	for (int i = 1; i < 13; i++)
+		n += (size_t)snprintf(res + n, sizeof(res) - n,
+				      "\n0x%016llx 0x%016llx 0x%016llx", 0ull, 0ull, 0ull);
+	ret = ret ?: put(dir, "resource", "%s", res);
+	ret = ret ?: put_config(dir, f, dev_id, bar);
+	ret = ret ?: fmt(l, "%s/resource0", dir);
+	ret = ret ?: put_regs(l, c);
+	ret = ret ?: fmt(t, "../../../bus/pci/drivers/nvme");
+	ret = ret ?: fmt(l, "%s/driver", dir);
+	ret = ret ?: link_at(t, l);
+	ret = ret ?: fmt(l, "%s/subsystem", dir);
+	ret = ret ?: link_at("../../../bus/pci", l);
+
+	ret = ret ?: dir_at(l, "%s/sys/bus/pci/drivers/nvme", root);
+	ret = ret ?: fmt(t, "../../../../devices/%s/%s", p.bus, p.addr);
+	ret = ret ?: fmt(l, "%s/sys/bus/pci/drivers/nvme/%s", root, p.addr);
+	ret = ret ?: link_at(t, l);
+	ret = ret ?: dir_at(l, "%s/sys/bus/pci/devices", root);
+	ret = ret ?: fmt(t, "../../../devices/%s/%s", p.bus, p.addr);
+	ret = ret ?: fmt(l, "%s/sys/bus/pci/devices/%s", root, p.addr);
+	ret = ret ?: link_at(t, l);
+	ret = ret ?: dir_at(l, "%s/sys/bus/pci", root);
+	return ret ?: put_wo(l, "rescan");
 }
 
 /* What Linux's sysfs shows for a controller and its subsystem (drivers/nvme/host's names). */
@@ -224,9 +426,13 @@ static int build_ctrl(const char *root, const struct pl_devinfo *c, const struct
 {
 	char dir[PATH_MAX], t[PATH_MAX], l[PATH_MAX];
 	unsigned x = c->instance;
+	struct pci_name p;
 	int ret;
 
-	ret = dir_at(dir, "%s/sys/devices/ucmd/ucmd%u/nvme/nvme%u", root, x, x);
+	pci_name(x, &p);
+	ret = build_pci(root, c, f);
+	ret = ret ?: ctrl_path(dir, root, x, NULL);
+	ret = ret ?: mkdirs(dir);
 	ret = ret ?: put(dir, "dev", "%u:%u", c->major, c->minor);
 	ret = ret ?: put(dir, "uevent", "MAJOR=%u\nMINOR=%u\nDEVNAME=%s", c->major, c->minor,
 			 c->name);
@@ -235,7 +441,7 @@ static int build_ctrl(const char *root, const struct pl_devinfo *c, const struct
 	ret = ret ?: put(dir, "firmware_rev", "%s", f->fr);
 	ret = ret ?: put(dir, "subsysnqn", "%s", f->nqn);
 	ret = ret ?: put(dir, "transport", "pcie");
-	ret = ret ?: put(dir, "address", ADDR_FMT, x);
+	ret = ret ?: put(dir, "address", "%s", p.addr);
 	ret = ret ?: put(dir, "state", "live");
 	ret = ret ?: put(dir, "cntlid", "%u", f->cntlid);
 	ret = ret ?: put(dir, "numa_node", "-1");
@@ -244,9 +450,13 @@ static int build_ctrl(const char *root, const struct pl_devinfo *c, const struct
 	ret = ret ?: put(dir, "kato", "0");
 	ret = ret ?: put(dir, "cntrltype", "io");
 	ret = ret ?: put(dir, "dctype", "none");
+	ret = ret ?: put_wo(dir, "rescan_controller");
+	ret = ret ?: fmt(t, "../../../%s", p.addr);
 	ret = ret ?: fmt(l, "%s/device", dir);
-	ret = ret ?: link_at("../..", l);
-	ret = ret ?: fmt(t, "../../devices/ucmd/ucmd%u/nvme/nvme%u", x, x);
+	ret = ret ?: link_at(t, l);
+	ret = ret ?: fmt(l, "%s/subsystem", dir);
+	ret = ret ?: link_at("../../../../../class/nvme", l);
+	ret = ret ?: fmt(t, "../../devices/%s/%s/nvme/nvme%u", p.bus, p.addr, x);
 	ret = ret ?: fmt(l, "%s/sys/class/nvme/nvme%u", root, x);
 	ret = ret ?: link_at(t, l);
 	ret = ret ?: fmt(l, "%s/sys/dev/char/%u:%u", root, c->major, c->minor);
@@ -259,7 +469,7 @@ static int build_ctrl(const char *root, const struct pl_devinfo *c, const struct
 	ret = ret ?: put(dir, "firmware_rev", "%s", f->fr);
 	ret = ret ?: put(dir, "subsystype", "nvm");
 	ret = ret ?: put(dir, "iopolicy", "numa");
-	ret = ret ?: fmt(t, "../../../ucmd/ucmd%u/nvme/nvme%u", x, x);
+	ret = ret ?: fmt(t, "../../../%s/%s/nvme/nvme%u", p.bus, p.addr, x);
 	ret = ret ?: fmt(l, "%s/nvme%u", dir, x);
 	ret = ret ?: link_at(t, l);
 	ret = ret ?: fmt(t, "../../devices/virtual/nvme-subsystem/nvme-subsys%u", x);
@@ -338,6 +548,7 @@ static int build_ns(const char *root, const struct pl_devinfo *c, const struct c
 	static struct nvme_id_ns ns;
 	char dir[PATH_MAX], t[PATH_MAX], l[PATH_MAX], id[256];
 	unsigned x = d->instance;
+	struct pci_name p;
 	uint64_t bytes = d->nlba * d->lba_size;
 	bool blk = d->kind == PL_DEV_NS_BLK;
 	struct pl_zone_info zi;
@@ -347,14 +558,16 @@ static int build_ns(const char *root, const struct pl_devinfo *c, const struct c
 		pl_trace("sysfs: Identify Namespace %u of %s failed", d->nsid, c->name);
 		memset(&ns, 0, sizeof(ns));
 	}
-	ret = dir_at(dir, "%s/sys/devices/ucmd/ucmd%u/nvme/nvme%u/%s", root, x, x, d->name);
+	pci_name(x, &p);
+	ret = ctrl_path(dir, root, x, d->name);
+	ret = ret ?: mkdirs(dir);
 	ret = ret ?: put(dir, "dev", "%u:%u", d->major, d->minor);
 	ret = ret ?: put(dir, "uevent", "MAJOR=%u\nMINOR=%u\nDEVNAME=%s%s", d->major, d->minor,
 			 d->name, blk ? "\nDEVTYPE=disk" : "");
 	ret = ret ?: fmt(l, "%s/device", dir);
 	ret = ret ?: fmt(t, "../../nvme%u", x);
 	ret = ret ?: link_at(t, l);
-	ret = ret ?: fmt(t, "../../devices/ucmd/ucmd%u/nvme/nvme%u/%s", x, x, d->name);
+	ret = ret ?: fmt(t, "../../devices/%s/%s/nvme/nvme%u/%s", p.bus, p.addr, x, d->name);
 	if (!blk) {
 		ret = ret ?: fmt(l, "%s/sys/class/nvme-generic/%s", root, d->name);
 		ret = ret ?: link_at(t, l);
@@ -365,7 +578,7 @@ static int build_ns(const char *root, const struct pl_devinfo *c, const struct c
 	ret = ret ?: link_at(t, l);
 	ret = ret ?: fmt(l, "%s/sys/dev/block/%u:%u", root, d->major, d->minor);
 	ret = ret ?: link_at(t, l);
-	ret = ret ?: fmt(t, "../devices/ucmd/ucmd%u/nvme/nvme%u/%s", x, x, d->name);
+	ret = ret ?: fmt(t, "../devices/%s/%s/nvme/nvme%u/%s", p.bus, p.addr, x, d->name);
 	ret = ret ?: fmt(l, "%s/sys/block/%s", root, d->name);
 	ret = ret ?: link_at(t, l);
 
@@ -393,11 +606,13 @@ static int build_ns(const char *root, const struct pl_devinfo *c, const struct c
 	ret = ret ?: put(dir, "range", "0");
 	ret = ret ?: put(dir, "ext_range", "256");
 	ret = ret ?: put(dir, "capability", "50");
-	ret = ret ?: dir_at(dir, "%s/sys/devices/ucmd/ucmd%u/nvme/nvme%u/%s/integrity", root, x, x,
-			    d->name);
+	ret = ret ?: fmt(l, "%s/integrity", d->name);
+	ret = ret ?: ctrl_path(dir, root, x, l);
+	ret = ret ?: mkdirs(dir);
 	ret = ret ?: build_integrity(dir, c, d, &ns);
-	ret = ret ?: dir_at(dir, "%s/sys/devices/ucmd/ucmd%u/nvme/nvme%u/%s/queue", root, x, x,
-			    d->name);
+	ret = ret ?: fmt(l, "%s/queue", d->name);
+	ret = ret ?: ctrl_path(dir, root, x, l);
+	ret = ret ?: mkdirs(dir);
 	ret = ret ?: put(dir, "logical_block_size", "%u", d->lba_size);
 	ret = ret ?: put(dir, "physical_block_size", "%u", d->lba_size);
 	ret = ret ?: put(dir, "hw_sector_size", "%u", d->lba_size);
@@ -523,8 +738,7 @@ static void prune(const char *root, const struct pl_devinfo **v, unsigned n)
 			if (fmt(ent, "%s/%s", path, e->d_name))
 				continue;
 			unlink(ent);
-			if (!fmt(ent, "%s/sys/devices/ucmd/ucmd%u/nvme/nvme%u/%s", root, x, x,
-				 e->d_name))
+			if (!ctrl_path(ent, root, x, e->d_name))
 				rm_tree(ent);
 		}
 		closedir(dp);
@@ -557,7 +771,7 @@ static int sync_locked(const char *root)
 	static const char *const top[] = {
 		"dev", "sys/class/nvme", "sys/class/nvme-generic", "sys/class/nvme-subsystem",
 		"sys/class/block", "sys/block", "sys/dev/char", "sys/dev/block",
-		"sys/devices/virtual/nvme-subsystem", "sys/devices/ucmd",
+		"sys/devices/virtual/nvme-subsystem", "sys/bus/pci/devices", "sys/bus/pci/drivers/nvme",
 	};
 	static const struct pl_devinfo *v[MAX_DEVS];
 	static struct ctrl_facts facts;
@@ -651,4 +865,30 @@ int pl_sysfs_sync(const char *root)
 	ret = sync_locked(root);
 	close(lk);
 	return ret;
+}
+
+int pl_sysfs_regs(const char *path)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	const struct pl_devinfo *c = NULL;
+	struct dirent *e;
+	DIR *dp;
+
+	if (!slash || fmt(dir, "%.*s/nvme", (int)(slash - path), path))
+		return -ENOENT;
+	dp = opendir(dir);
+	if (!dp)
+		return -ENOENT;
+	while ((e = readdir(dp)) && !c) {
+		unsigned x;
+		char tail;
+
+		if (sscanf(e->d_name, "nvme%u%c", &x, &tail) == 1)
+			c = pl_devinfo(e->d_name);
+	}
+	closedir(dp);
+	if (!c || c->kind != PL_DEV_CTRL)
+		return -ENOENT;
+	return put_regs(path, c);
 }

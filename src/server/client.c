@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include "server/ctl.h"
+#include "ucmd/nvme.h"
+#include "ucmd/nvme_wire.h"
 
 #define HDR sizeof(struct ucmdd_hdr)
 
@@ -304,6 +306,40 @@ static void op_port_state(struct srv_client *c, struct srv_req *q, struct srv_re
 		r->result = c->d->port_state(c->d, a.port, a.state);
 }
 
+/* A controller's registers, as its resource0 shows them: for whoever holds the device open. */
+static void op_regs_read(struct srv_client *c, struct srv_req *q, struct srv_rep *r)
+{
+	struct ucmdd_regs_read rr;
+	void *buf;
+
+	memcpy(&rr, q->p, sizeof(rr));
+	if (rr.len > UCMD_NVME_REG_DBS || rr.off > UCMD_NVME_REG_DBS - rr.len || (rr.off | rr.len) & 3) {
+		r->result = -EINVAL;
+		return;
+	}
+	buf = malloc(rr.len ? rr.len : 1);
+	if (!buf) {
+		r->result = -ENOMEM;
+		return;
+	}
+	/* the fd in the client's own table: this thread acts for its task */
+	r->result = ucmd_nvme_regs_read(c->d->e, rr.fd, rr.off, buf, rr.len);
+	if (r->result) {
+		free(buf);
+		return;
+	}
+	/*
+	 * ASQ and ACQ hold the daemon's own addresses (its queues' memory, the
+	 * DMA addresses a PCI host would see): no client learns where the
+	 * daemon's heap is. They read as zeros.
+	 */
+	for (uint32_t o = UCMD_NVME_REG_ASQ; o < UCMD_NVME_REG_ACQ + 8; o++)
+		if (o >= rr.off && o < rr.off + rr.len)
+			((uint8_t *)buf)[o - rr.off] = 0;
+	r->payload = r->to_free = buf;
+	r->len = rr.len;
+}
+
 /* Indexed by op: the payload each request carries, exactly, and its handler. */
 static const struct srv_op {
 	size_t size;
@@ -323,6 +359,7 @@ static const struct srv_op {
 	[UCMDD_ANA_STATE] = { sizeof(struct ucmdd_ana_state), op_ana_state },
 	[UCMDD_ADOPT] = { 0, op_adopt },
 	[UCMDD_PORT_STATE] = { sizeof(struct ucmdd_port_state), op_port_state },
+	[UCMDD_REGS_READ] = { sizeof(struct ucmdd_regs_read), op_regs_read },
 };
 
 /* ---- checking a request ---- */
@@ -397,6 +434,12 @@ static int payload_check(unsigned op, const void *p)
 
 		memcpy(&a, p, sizeof(a));
 		return a.state > UCMDD_PORT_DOWN ? -EINVAL : 0;
+	}
+	case UCMDD_REGS_READ: {
+		struct ucmdd_regs_read rr;
+
+		memcpy(&rr, p, sizeof(rr));
+		return rr.pad ? -EINVAL : 0;
 	}
 	default:
 		return 0;

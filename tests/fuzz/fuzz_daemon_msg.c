@@ -40,6 +40,7 @@ static size_t min_payload(uint16_t op)
 	case UCMDD_ANA_STATE: return sizeof(struct ucmdd_ana_state);
 	case UCMDD_ADOPT: return 0;	/* the pidfd travels as SCM_RIGHTS */
 	case UCMDD_PORT_STATE: return sizeof(struct ucmdd_port_state);
+	case UCMDD_REGS_READ: return sizeof(struct ucmdd_regs_read);
 	default: return SIZE_MAX;
 	}
 }

@@ -106,6 +106,23 @@ vid, ssvid = struct.unpack_from("<HH", data)
 model = data[24:64].decode(errors="replace").strip()
 check(any(data[4:24]) and model and data[4:64].isascii(), "identify data: %r" % data[:64])
 print("identify through ADMIN64 into a ctypes buffer: model %r" % model)
+# ---- the controller's registers (resource0), for whoever holds nvme0 open ----
+REGS_READ = 13
+def regs(fd, off, ln, pad=0):
+    return c.msg(REGS_READ, struct.pack("<iIII", fd, off, ln, pad))[:2]
+res, body = regs(fd1, 0, 0x1000)
+check(res == 0 and len(body) == 0x1000, "regs_read of nvme0: %d, %d bytes" % (res, len(body)))
+cap, vs, cc, csts = struct.unpack_from("<QI8xI4xI", body)
+check(cap & 0xffff and vs >= 0x10400 and cc & 1 and csts & 1, "CAP %#x VS %#x CC %#x CSTS %#x" % (cap, vs, cc, csts))
+check(body[0x28:0x38] == bytes(16), "ASQ and ACQ (the daemon's addresses) not zeros: %r" % body[0x28:0x38])
+res, body = regs(fd1, 0x14, 4)
+check(res == 0 and struct.unpack("<I", body)[0] == cc, "regs_read of CC alone: %d %r" % (res, body))
+check(regs(fd0, 0, 4)[0] == -errno.ENOTTY, "regs_read of ng0n1")
+check(regs(12345, 0, 4)[0] == -errno.EBADF, "regs_read of a number never opened")
+for off, ln in ((2, 4), (0, 6), (0x1000, 4), (0xffc, 8), (0, 0x2000)):
+    check(regs(fd1, off, ln)[0] == -errno.EINVAL, "regs_read at %#x len %#x" % (off, ln))
+check(regs(fd1, 0, 4, pad=1)[0] == -errno.EINVAL, "regs_read with a pad")
+print("regs_read: the register file, ASQ/ACQ zero, ENOTTY, EBADF, EINVAL: ok")
 res, _ = identify_ctrl(c, fd1, addr=0x1000)
 check(res == -errno.EFAULT, "identify into an unmapped address: %d" % res)
 res, _ = identify_ctrl(c, fd1, addr=0x7ffffffff000 - 100)

@@ -7,7 +7,10 @@
 # flush, read and write on the controller's device) is served on the
 # controller's only namespace, EINVAL with two, ENOTTY with none, as
 # Linux's nvme_dev_user_cmd. Get Features 09h per vector, and UNVMCAP
-# following the namespaces created.
+# following the namespaces created; namespaces of TNVMCAP / NN each (what
+# nvme-cli's own create-max-ns test asks) can be made; create-ns --dps
+# makes a namespace with protection whose disk reads and writes, the
+# controller inserting and checking the tuples (nvme-cli's format test).
 set -euo pipefail
 # shellcheck source=tests/system/lib/daemon.sh
 . "$(dirname "$0")/lib/daemon.sh"
@@ -92,5 +95,38 @@ px nvme delete-ns /dev/nvme0 -n 1 >/dev/null 2>&1 || fail "delete-ns 1"
 [ "$(list)" = "" ] || fail "no namespace, yet nvme list shows '$(list)'"
 [ "$(rc_of nvme flush /dev/nvme0 -n 1)" != rc=0 ] || fail "flush with no namespace"
 grep -q "Inappropriate ioctl" "$T/out.txt" || { cat "$T/out.txt"; fail "not ENOTTY"; }
+
+step "TNVMCAP / NN per namespace (nvme-cli's create-max-ns sizing) is created, attached, found"
+read -r tnvmcap nn < <(px nvme id-ctrl /dev/nvme0 -o json | python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+print(j["tnvmcap"], j["nn"])')
+nsze=$((tnvmcap / 512 / nn))
+for n in 1 2; do
+	px nvme create-ns /dev/nvme0 --nsze=$nsze --ncap=$nsze --flbas=0 >"$T/out.txt" 2>&1 ||
+		{ cat "$T/out.txt"; fail "create-ns $n of $nsze blocks (TNVMCAP $tnvmcap / NN $nn)"; }
+	px nvme attach-ns /dev/nvme0 -n $n -c "$CNTLID" >/dev/null 2>&1 || fail "attach-ns $n"
+done
+px sh -c "nvme reset /dev/nvme0 && echo 1 >/sys/bus/pci/rescan && test -b /dev/nvme0n1 &&
+	test -b /dev/nvme0n2 && dd if=/dev/zero of=/dev/nvme0n2 bs=4096 count=10 status=none" ||
+	fail "the namespaces after reset and PCI rescan"
+
+step "create-ns --dps=1 on the 8-byte-metadata format: PI type 1; its disk reads and writes (PRACT)"
+px nvme delete-ns /dev/nvme0 -n 0xffffffff >/dev/null 2>&1 || fail "delete-ns all"
+px nvme create-ns /dev/nvme0 --nsze=4096 --ncap=4096 --flbas=1 --dps=1 >"$T/out.txt" 2>&1 ||
+	{ cat "$T/out.txt"; fail "create-ns --flbas=1 --dps=1"; }
+px nvme attach-ns /dev/nvme0 -n 1 -c "$CNTLID" >/dev/null 2>&1 || fail "attach-ns of the PI namespace"
+[ "$(px nvme id-ns /dev/nvme0n1 -o json | python3 -c 'import json, sys; j = json.load(sys.stdin); print(j["dps"], j["flbas"])')" = "1 1" ] ||
+	fail "id-ns of the PI namespace: dps, flbas"
+head -c $((10 * 512)) /dev/urandom >"$T/pi.bin"
+px dd if="$T/pi.bin" of=/dev/nvme0n1 bs=512 seek=3 oflag=direct status=none ||
+	fail "dd to the PI namespace's disk"
+px dd if=/dev/nvme0n1 of="$T/pir.bin" bs=512 skip=3 count=10 status=none ||
+	fail "dd from the PI namespace's disk"
+cmp "$T/pi.bin" "$T/pir.bin" || fail "the PI namespace's disk read back other data"
+# the controller made the tuples: a passthrough read checking them passes (guard and LBA 3's tag)
+px nvme read /dev/ng0n1 -s 3 -c 0 -z 512 -y 8 -M "$T/md.bin" -d "$T/r1.bin" -p 0x5 -r 3 \
+	>"$T/out.txt" 2>&1 || { cat "$T/out.txt"; fail "a read that checks the generated tuple"; }
+cmp -n 512 "$T/pi.bin" "$T/r1.bin" || fail "passthrough read of LBA 3"
 
 echo "exec_hotplug: ok"

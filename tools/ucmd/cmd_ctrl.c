@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <nvme/fabrics.h>
 #include <nvme/types.h>
@@ -67,6 +68,29 @@ int cmd_smart_log(struct cli *cli, int argc, char **argv)
 
 #define LIST_MAX_NS 64
 
+/*
+ * Controller 0's PCI function as `ucmd exec` shows it in sysfs
+ * (src/preload/sysfs.c, pci_name): the first device number of bus 0 that
+ * the host's own PCI functions leave free.
+ */
+static void pci_addr0(char *out, size_t len)
+{
+	struct stat st;
+	unsigned slot;
+
+	for (slot = 1; slot <= 31; slot++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/0000:00:%02x.0", slot);
+		if (lstat(path, &st))
+			break;
+	}
+	if (slot > 31)
+		snprintf(out, len, "0001:00:01.0");
+	else
+		snprintf(out, len, "0000:00:%02x.0", slot);
+}
+
 /* The one controller of the session, as nvme-cli sees it through ucmd exec's sysfs. */
 static int list_common(struct cli *cli, bool subsys)
 {
@@ -98,11 +122,14 @@ static int list_common(struct cli *cli, bool subsys)
 		ns[nr].gendev = gen[nr];
 		nr++;
 	}
+	char addr[16];
+
+	pci_addr0(addr, sizeof(addr));
 	struct print_ctrl c = {
 		.name = "nvme0",
 		.subsys = "nvme-subsys0",
 		.transport = "pcie",
-		.address = "ucmd.0",	/* what src/preload/sysfs.c shows */
+		.address = addr,	/* what src/preload/sysfs.c shows */
 		.state = "live",
 		.hostnqn = hostnqn,
 		.hostid = hostid,

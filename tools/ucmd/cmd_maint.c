@@ -15,6 +15,8 @@
 #include <nvme/types.h>
 
 #include "cli.h"
+#include "ucmd/daemon.h"
+#include "ucmd/nvme.h"
 #include "ucmd/ctrl.h"
 
 /* Linux's controller reset ioctl (include/uapi/linux/nvme_ioctl.h) */
@@ -197,8 +199,9 @@ int cmd_reset(struct cli *cli, int argc, char **argv)
 
 /*
  * show-regs: the embedded controller's register file through
- * ucmd_ctrl_regs_read() (as Linux's nvme-cli maps BAR0); any other
- * controller (ucmdd's, NVMe/TCP) through Property Get (fabrics command
+ * ucmd_ctrl_regs_read() (as Linux's nvme-cli maps BAR0), ucmdd's through
+ * ucmd_nvme_regs_read() (the daemon reads them); an NVMe/TCP controller
+ * through Property Get (fabrics command
  * 7Fh, type 04h); one that does not take it says so with its status.
  */
 static int prop_get(struct cli *cli, uint32_t off, bool eight, uint64_t *v)
@@ -225,6 +228,17 @@ int cmd_show_regs(struct cli *cli, int argc, char **argv)
 		return 1;
 	if (cli->s.ctrl) {
 		int res = ucmd_ctrl_regs_read(cli->s.ctrl, 0, bar, 0x1000);
+
+		if (res) {
+			print_status_error("show-regs", res);
+			free(bar);
+			return 1;
+		}
+		goto print;
+	}
+	if (ucmd_engine_is_daemon(cli->s.e)) {
+		/* ucmdd reads them for whoever holds the controller open (resource0) */
+		int res = ucmd_nvme_regs_read(cli->s.e, cli->s.ctrl_fd, 0, bar, 0x1000);
 
 		if (res) {
 			print_status_error("show-regs", res);

@@ -3,12 +3,18 @@
  * NVM capacity as Identify Controller reports it and Namespace Management
  * spends it. TNVMCAP is what namespaces may take in all: the controller's
  * ram_capacity when it has no directory (every namespace lives in memory,
- * ns.c bounds them by it), else the largest namespace a store holds (1 PiB,
- * thin-provisioned files). UNVMCAP is TNVMCAP less every namespace's size,
+ * ns.c bounds them by it), else what the filesystem holding the directory
+ * holds (its size: the images are thin-provisioned files, which a
+ * filesystem cannot make larger than itself in any case; ext4's 16 TiB
+ * file limit would refuse a larger one), at most 1 PiB, the largest
+ * namespace a store holds. Promising more would have a host that divides
+ * TNVMCAP among its namespaces (nvme-cli's own tests do) refused with
+ * Insufficient Capacity. UNVMCAP is TNVMCAP less every namespace's size,
  * attached or not (data and separate metadata), and a namespace that would
  * not fit in it is refused with Namespace Insufficient Capacity.
  */
 #include <string.h>
+#include <sys/statvfs.h>
 
 #include "ctrl_int.h"
 
@@ -16,7 +22,15 @@
 
 uint64_t ctrl_tnvmcap(const struct ucmd_ctrl *c)
 {
-	return !c->dir && c->p.ram_capacity ? c->p.ram_capacity : UCMD_TNVMCAP_STORE;
+	struct statvfs fs;
+	uint64_t size;
+
+	if (!c->dir)
+		return c->p.ram_capacity ? c->p.ram_capacity : UCMD_TNVMCAP_STORE;
+	if (c->dirfd < 0 || fstatvfs(c->dirfd, &fs) ||
+	    __builtin_mul_overflow((uint64_t)fs.f_blocks, (uint64_t)fs.f_frsize, &size))
+		return UCMD_TNVMCAP_STORE;
+	return size < UCMD_TNVMCAP_STORE ? size : UCMD_TNVMCAP_STORE;
 }
 
 uint64_t ctrl_unvmcap(const struct ucmd_ctrl *c)

@@ -99,6 +99,7 @@ static uint16_t ns_create(struct ucmd_ctrl *c, struct ctrl_req *req)
 	struct ucmd_ns_params p = { .store = c->dir ? UCMD_NS_STORE_FILE : UCMD_NS_STORE_RAM };
 	uint8_t csi = req->cmd.cdw11 >> 24;
 	uint16_t st, nph, ph[UCMD_FDP_MAX_RUH];
+	uint8_t dps;
 	int nsid;
 
 	if (!id)
@@ -117,7 +118,24 @@ static uint16_t ns_create(struct ucmd_ctrl *c, struct ctrl_req *req)
 		st = ST_INVALID;
 		goto out;
 	}
-	if (p.lbaf >= UCMD_NR_LBAF || id->dps) {
+	if (p.lbaf >= UCMD_NR_LBAF) {
+		st = ST_FORMAT;
+		goto out;
+	}
+	/*
+	 * End-to-end protection as a format gives it (DPS: a PI type, 1..3, and
+	 * whether the tuple comes first): reserved bits or types are an invalid
+	 * field; protection where the metadata cannot hold the tuple, or on a
+	 * zoned namespace, an invalid format, as format_ns answers.
+	 */
+	dps = id->dps;
+	if ((dps & ~(NVME_NS_DPS_PI_MASK | NVME_NS_DPS_PI_FIRST)) ||
+	    (dps & NVME_NS_DPS_PI_MASK) > NVME_NS_DPS_PI_TYPE3 ||
+	    (dps && !(dps & NVME_NS_DPS_PI_MASK))) {
+		st = ST_INVALID;
+		goto out;
+	}
+	if (dps && (!ctrl_lbaf_pi_fits(p.lbaf) || csi == NVME_CSI_ZNS)) {
 		st = ST_FORMAT;
 		goto out;
 	}
@@ -142,6 +160,7 @@ static uint16_t ns_create(struct ucmd_ctrl *c, struct ctrl_req *req)
 		st = UCMD_CMD(NVME_SC_NS_INSUFFICIENT_CAP) | UCMD_DNR;
 	else {
 		req->dw0 = (uint32_t)nsid;
+		c->ns[nsid]->dps = dps;
 		c->ns[nsid]->nphndl = nph;
 		memcpy(c->ns[nsid]->phndl, ph, nph * sizeof(ph[0]));
 	}

@@ -63,6 +63,25 @@ long nvme_bdev_rw_ns(struct nvme_ns *ns, struct ucmd_kiocb_rw *kiocb, unsigned i
 	c.cdw12 = (uint32_t)(nlb - 1);
 	if (write && (kiocb->rwf & (RWF_DSYNC | RWF_SYNC)))
 		c.cdw12 |= NVME_RW_FUA;
+	/*
+	 * Linux's nvme_setup_rw without an integrity payload (the disk has no
+	 * metadata buffers here): metadata that is the protection tuple alone
+	 * is the controller's to insert and strip (PRACT), checked on the way:
+	 * the guard, and for types 1 and 2 the reference tag, the LBA's low
+	 * 32 bits (48 with the 64b guard, bits 47:32 in CDW3).
+	 */
+	if (ns->ms && ns->pi_type && ns->ms == ns->pi_size) {
+		uint64_t slba = (uint64_t)kiocb->pos >> ns->lba_shift;
+		uint32_t control = NVME_IO_PRINFO_PRACT | NVME_IO_PRINFO_PRCHK_GUARD;
+
+		if (ns->pi_type != NVME_NS_DPS_PI_TYPE3) {
+			control |= NVME_IO_PRINFO_PRCHK_REF;
+			c.cdw14 = (uint32_t)slba;
+			if (ns->pi_size == 16)
+				c.cdw3 = (uint32_t)(slba >> 32) & 0xffff;
+		}
+		c.cdw12 |= control << 16;
+	}
 	if (issue_flags & IO_URING_F_NONBLOCK) {
 		rq_flags |= REQ_NOWAIT;
 		blk_flags |= BLK_MQ_REQ_NOWAIT;

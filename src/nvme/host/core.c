@@ -203,6 +203,7 @@ static int nvme_alloc_ns(struct nvme_host *h, uint32_t nsid, const struct nvme_i
 		free(ns);
 		return -EINVAL;
 	}
+	nvme_ns_pi(h, ns, id, idx);
 	if (nvme_ns_query_csi(h, ns, idx) == -ENOMEM) {
 		free(ns);
 		return -ENOMEM;
@@ -277,6 +278,7 @@ static bool nvme_ns_geometry(struct nvme_ns *ns, const struct nvme_id_ns *id)
 	ns->lba_shift = id->lbaf[idx].ds;
 	ns->ms = le16toh(id->lbaf[idx].ms);
 	ns->ext = ns->ms && (id->flbas & NVME_NS_FLBAS_META_EXT);
+	nvme_ns_pi(ns->host, ns, id, idx);
 	return true;
 }
 

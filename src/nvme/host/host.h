@@ -118,6 +118,8 @@ struct nvme_ns {
 	unsigned lba_shift;
 	uint16_t ms;			/* metadata bytes per LBA */
 	bool ext;			/* extended LBA: metadata inline with data */
+	uint8_t pi_type;		/* DPS: NVME_NS_DPS_PI_TYPE1..3, 0 none */
+	uint8_t pi_size;		/* the tuple: 8 bytes (16b guard), 16 (64b guard) */
 	struct request_queue q;	/* interrupt-driven queues */
 	struct request_queue pq;	/* polled queues (if any) */
 	struct blk_disk_stats stats;	/* the block device's, both queues' */
@@ -444,6 +446,11 @@ int  nvme_end_status(struct request *rq, blk_status_t err);
 /* ---- zns.c ---- */
 /* Zone geometry from the ZNS Identify Namespace; -ENODEV where Linux makes no block device. */
 int nvme_zns_ns_info(struct nvme_ns *ns, const struct nvme_zns_id_ns *z, unsigned lbaf);
+/*
+ * The namespace's protection (ns->pi_type, ns->pi_size) from Identify
+ * Namespace id and, for the guard's size, the NVM command set's ELBAF.
+ */
+void nvme_ns_pi(struct nvme_host *h, struct nvme_ns *ns, const struct nvme_id_ns *id, unsigned lbaf);
 /* The namespace's command set and, if zoned, its zones (ns->zoned, ns->no_bdev). */
 int nvme_ns_query_csi(struct nvme_host *h, struct nvme_ns *ns, unsigned lbaf);
 

@@ -6,6 +6,7 @@
  * returns -EIOCBQUEUED and completes in the submitter's task context with
  * the NVMe status in cqe.res and the 64-bit result in big_cqe[0].
  */
+#include <endian.h>
 #include <errno.h>
 #include <string.h>
 
@@ -398,10 +399,27 @@ const struct ucmd_file_ops nvme_ns_chr_fops = {
 	.describe_ioctl = nvme_ns_describe_ioctl,
 };
 
+/* resource0 as a host maps it: the transport's register reads (PCIe: BAR0; fabrics: Property Get) */
+static int nvme_dev_regs_read(struct ucmd_file *f, uint32_t off, void *buf, size_t len)
+{
+	uint8_t *out = buf;
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < len; i += 4) {
+		uint32_t v = 0;
+
+		ret = nvme_reg_read32(f->private_data, off + (uint32_t)i, &v);
+		v = htole32(v);
+		memcpy(out + i, &v, 4);
+	}
+	return ret;
+}
+
 const struct ucmd_file_ops nvme_dev_fops = {
 	.name = "nvme-ctrl",
 	.uring_cmd = nvme_dev_uring_cmd,
 	.ioctl = nvme_dev_ioctl,
+	.regs_read = nvme_dev_regs_read,
 	.describe = nvme_dev_describe,
 	.describe_ioctl = nvme_dev_describe_ioctl,
 };

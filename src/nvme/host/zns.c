@@ -34,6 +34,25 @@ static int nvme_identify_csi(struct nvme_host *h, uint8_t cns, uint8_t csi, uint
 	return st > 0 ? -EIO : st;
 }
 
+void nvme_ns_pi(struct nvme_host *h, struct nvme_ns *ns, const struct nvme_id_ns *id, unsigned lbaf)
+{
+	struct nvme_nvm_id_ns *nvm;
+
+	ns->pi_type = id->dps & NVME_NS_DPS_PI_MASK;
+	ns->pi_size = 8;
+	if (!ns->pi_type)
+		return;
+	nvm = aligned_alloc(NVME_PAGE_SIZE, NVME_IDENTIFY_DATA_SIZE);
+	if (!nvm)
+		return;
+	memset(nvm, 0, NVME_IDENTIFY_DATA_SIZE);
+	/* PIF 2h: the 64b guard; a controller without this Identify has 16b guards only */
+	if (!nvme_identify_csi(h, NVME_CNS_CSI_NS, NVME_CSI_NVM, ns->nsid, nvm) &&
+	    (le32toh(nvm->elbaf[lbaf & 63]) & NVME_NVM_ELBAF_PIF_MASK) >> 7 == 2)
+		ns->pi_size = 16;
+	free(nvm);
+}
+
 int nvme_zns_ns_info(struct nvme_ns *ns, const struct nvme_zns_id_ns *z, unsigned lbaf)
 {
 	uint64_t zsze = le64toh(z->lbafe[lbaf & 63].zsze);

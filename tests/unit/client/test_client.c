@@ -29,6 +29,7 @@
 #include "client/client.h"
 #include "daemon/proto.h"
 #include "ucmd/daemon.h"
+#include "ucmd/nvme.h"
 #include "ucmd/ucmd.h"
 
 enum fake_mode {
@@ -55,6 +56,7 @@ struct fake {
 	void *region_map;
 	bool region_del;
 	struct ucmdd_ana_state ana;
+	struct ucmdd_regs_read regs;
 	bool exited;
 	/* the ring it laid out */
 	char *mem;
@@ -260,6 +262,17 @@ static void *fake_main(void *arg)
 			/* a daemon with one port: a state set is the answer, 0 asks (1) */
 			memcpy(&f->ana, req, sizeof(f->ana));
 			result = f->ana.port != 1 ? -ENODEV : f->ana.state ? (int)f->ana.state : 1;
+			break;
+		case UCMDD_REGS_READ:
+			/* fd 5 a controller (bytes = their offset), 6 one that answers short, else none */
+			memcpy(&f->regs, req, sizeof(f->regs));
+			if (f->regs.fd != 5 && f->regs.fd != 6) {
+				result = -ENOTTY;
+				break;
+			}
+			plen = f->regs.len - (f->regs.fd == 6 ? 4 : 0);
+			for (size_t i = 0; i < plen; i++)
+				((uint8_t *)payload)[i] = (uint8_t)(f->regs.off + i);
 			break;
 		default:
 			result = -EINVAL;
@@ -754,6 +767,44 @@ static void test_ana_state(void **state)
 	fake_stop(&f, e);
 }
 
+/* ucmd_nvme_regs_read on a daemon's engine: the request, the bytes back, bounds kept here. */
+static void test_regs_read(void **state)
+{
+	struct fake f;
+	struct ucmd_engine *e = fake_start(&f, FAKE_OK), *native = ucmd_engine_new();
+	uint8_t buf[0x1000];
+	int fd;
+
+	(void)state;
+	memset(buf, 0xee, sizeof(buf));
+	assert_int_equal(ucmd_nvme_regs_read(e, 5, 0x10, buf, 0x40), 0);
+	assert_int_equal(f.regs.fd, 5);
+	assert_int_equal(f.regs.off, 0x10);
+	assert_int_equal(f.regs.len, 0x40);
+	assert_int_equal(f.regs.pad, 0);
+	for (unsigned i = 0; i < 0x40; i++)
+		assert_int_equal(buf[i], (uint8_t)(0x10 + i));
+	assert_int_equal(buf[0x40], 0xee);	/* nothing past len */
+	assert_int_equal(ucmd_nvme_regs_read(e, 7, 0, buf, 4), -ENOTTY);
+	/* a reply shorter than asked is the daemon's fault: never half a register file */
+	assert_int_equal(ucmd_nvme_regs_read(e, 6, 0, buf, 8), -EPROTO);
+	/* out of bounds: refused before anything is sent */
+	f.regs.fd = -1;
+	assert_int_equal(ucmd_nvme_regs_read(e, 5, 2, buf, 4), -EINVAL);
+	assert_int_equal(ucmd_nvme_regs_read(e, 5, 0, buf, 6), -EINVAL);
+	assert_int_equal(ucmd_nvme_regs_read(e, 5, 0x1000, buf, 4), -EINVAL);
+	assert_int_equal(ucmd_nvme_regs_read(e, 5, 0xffc, buf, 8), -EINVAL);
+	assert_int_equal(ucmd_nvme_regs_read(e, 5, 0, NULL, 4), -EINVAL);
+	assert_int_equal(f.regs.fd, -1);
+	/* in process: an fd that is none, a device that is no controller */
+	assert_int_equal(ucmd_nvme_regs_read(native, 99, 0, buf, 4), -EBADF);
+	fd = ucmd_open(native, "null", O_RDWR);
+	assert_true(fd >= 0);
+	assert_int_equal(ucmd_nvme_regs_read(native, fd, 0, buf, 4), -ENOTTY);
+	ucmd_engine_free(native);
+	fake_stop(&f, e);
+}
+
 /* The in-process engine's buffers: page-aligned and zeroed. */
 static void test_buf_native(void **state)
 {
@@ -804,6 +855,7 @@ int main(void)
 		cmocka_unit_test(test_buf_shared),
 		cmocka_unit_test(test_buf_native),
 		cmocka_unit_test(test_ana_state),
+		cmocka_unit_test(test_regs_read),
 		cmocka_unit_test(test_connect_path),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <json-c/json.h>
@@ -73,6 +74,33 @@ static struct nvme_smart_log *smart(struct host *h)
 
 	assert_int_equal(host_get_log(h, NVME_LOG_LID_SMART, 0, s, sizeof(*s)), 0);
 	return s;
+}
+
+/*
+ * TNVMCAP of a controller with a directory is what its filesystem holds
+ * (at most 1 PiB), not more than the images could ever take: nvme-cli's
+ * create-max-ns test makes namespaces of a 64th of it each.
+ */
+static void test_tnvmcap_dir(void **state)
+{
+	struct fixture *f = *state;
+	struct nvme_id_ctrl *id;
+	struct statvfs fs;
+	struct host h;
+	uint64_t t, u, want;
+
+	assert_int_equal(statvfs(f->dir, &fs), 0);
+	want = (uint64_t)fs.f_blocks * fs.f_frsize;
+	if (want > 1ull << 50)
+		want = 1ull << 50;
+	open_dir(&h, f->dir, true);
+	id = host_alloc(&h, 4096);
+	assert_int_equal(host_identify(&h, NVME_IDENTIFY_CNS_CTRL, 0, 0, id), 0);
+	t = u64at(id->tnvmcap);
+	u = u64at(id->unvmcap);
+	assert_int_equal(t, want);
+	assert_true(u <= t);
+	host_close(&h);
 }
 
 /* Change one member of ctrl.json, keeping its checksum right */
@@ -249,6 +277,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_power_cycles, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tnvmcap_dir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_features, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_error_log, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_identity, setup, teardown),

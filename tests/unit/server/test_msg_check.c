@@ -33,6 +33,7 @@ static const size_t op_size[UCMDD_OP_MAX] = {
 	[UCMDD_ANA_STATE] = sizeof(struct ucmdd_ana_state),
 	[UCMDD_ADOPT] = 0,
 	[UCMDD_PORT_STATE] = sizeof(struct ucmdd_port_state),
+	[UCMDD_REGS_READ] = sizeof(struct ucmdd_regs_read),
 };
 
 static _Alignas(8) unsigned char buf[UCMDD_MSG_MAX + 64];
@@ -182,6 +183,9 @@ static void test_payload_fields(void **state)
 	assert_int_equal(srv_msg_check(buf, n), -EINVAL);
 	n = msg(UCMDD_ANA_STATE, sizeof(struct ucmdd_ana_state));
 	((struct ucmdd_ana_state *)(void *)(buf + HDR))->pad = 1;
+	assert_int_equal(srv_msg_check(buf, n), -EINVAL);
+	n = msg(UCMDD_REGS_READ, sizeof(struct ucmdd_regs_read));
+	((struct ucmdd_regs_read *)(void *)(buf + HDR))->pad = 1;
 	assert_int_equal(srv_msg_check(buf, n), -EINVAL);
 }
 
