@@ -249,6 +249,12 @@ int pl_sysfs_sync(const char *root);
  * by the sync with its device list, under its lock.
  */
 int pl_sysfs_mpath(const char *root, const struct pl_devinfo **v, unsigned n);
+/*
+ * Controller x's directory under sys/devices, its PCI function's
+ * "<bus>/<addr>/nvme/nvmeX", which sysfs.c decides: what sysfs_mpath.c
+ * moves paths into and links to. 0 or -ENAMETOOLONG.
+ */
+int pl_sysfs_ctrl_dev(char *out, size_t len, unsigned x);
 
 /*
  * path (in the tree) is a PCI function's resource0: write it again with

@@ -266,6 +266,16 @@ static void pci_name(unsigned x, struct pci_name *p)
 	snprintf(p->addr, sizeof(p->addr), "%04x:00:%02x.0", dom, slot);
 }
 
+int pl_sysfs_ctrl_dev(char *out, size_t len, unsigned x)
+{
+	struct pci_name p;
+	int n;
+
+	pci_name(x, &p);
+	n = snprintf(out, len, "%s/%s/nvme/nvme%u", p.bus, p.addr, x);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
 /* The controller's sysfs directory: <root>/sys/devices/<bus>/<addr>/nvme/nvmeX[/rest]. */
 static int ctrl_path(char *out, const char *root, unsigned x, const char *rest)
 {

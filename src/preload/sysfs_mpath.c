@@ -9,7 +9,7 @@
  * that libnvme (nvme list-subsys, show-topology) sees the paths.
  *
  *   sys/devices/virtual/nvme-subsystem/nvme-subsysX/{nvmeC -> controller, nvmeXnY/, ngXnY/}
- *   sys/devices/ucmd/ucmdC/nvme/nvmeC/nvmeXcCnY/{ana_state, ana_grpid, nsid, device}
+ *   sys/devices/<PCI function>/nvme/nvmeC/nvmeXcCnY/{ana_state, ana_grpid, nsid, device}
  *
  * Run after sysfs.c built the single-path layout, under its lock.
  */
@@ -156,7 +156,8 @@ static int move_head(const char *root, const struct pl_devinfo *d, unsigned x)
 	struct stat st;
 	int ret;
 
-	ret = pathf(from, "%s/sys/devices/ucmd/ucmd%u/nvme/nvme%u/%s", root, x, x, d->name);
+	ret = pl_sysfs_ctrl_dev(t, sizeof(t), x);
+	ret = ret ?: pathf(from, "%s/sys/devices/%s/%s", root, t, d->name);
 	ret = ret ?: pathf(to, "%s/sys/devices/virtual/nvme-subsystem/nvme-subsys%u/%s", root, x,
 			   d->name);
 	if (ret)
@@ -199,7 +200,7 @@ static int join_subsys(const char *root, unsigned c, unsigned x)
 {
 	static const char *const files[] = { "subsysnqn", "model", "serial", "firmware_rev",
 					     "subsystype", "iopolicy" };
-	char dir[PATH_MAX], p[PATH_MAX], t[PATH_MAX];
+	char dir[PATH_MAX], p[PATH_MAX], t[PATH_MAX], dev[128];
 	int ret;
 
 	if (pathf(dir, "%s/sys/devices/virtual/nvme-subsystem/nvme-subsys%u", root, c))
@@ -212,7 +213,8 @@ static int join_subsys(const char *root, unsigned c, unsigned x)
 	rmdir(dir);
 	if (!pathf(p, "%s/sys/class/nvme-subsystem/nvme-subsys%u", root, c))
 		unlink(p);
-	ret = pathf(t, "../../../ucmd/ucmd%u/nvme/nvme%u", c, c);
+	ret = pl_sysfs_ctrl_dev(dev, sizeof(dev), c);
+	ret = ret ?: pathf(t, "../../../%s", dev);
 	ret = ret ?: pathf(p, "%s/sys/devices/virtual/nvme-subsystem/nvme-subsys%u/nvme%u", root,
 			   x, c);
 	return ret ?: slink(t, p);
@@ -226,8 +228,10 @@ static int add_path(const char *root, const struct pl_devinfo *c, unsigned x, un
 	const char *state = ana_state(c, y, &grpid);
 	int ret;
 
-	ret = pathf(dir, "%s/sys/devices/ucmd/ucmd%u/nvme/nvme%u/nvme%uc%un%u", root, cc, cc, x,
-		    cc, y);
+	char dev[128];
+
+	ret = pl_sysfs_ctrl_dev(dev, sizeof(dev), cc);
+	ret = ret ?: pathf(dir, "%s/sys/devices/%s/nvme%uc%un%u", root, dev, x, cc, y);
 	if (ret)
 		return ret;
 	if (mkdir(dir, 0700) && errno != EEXIST)

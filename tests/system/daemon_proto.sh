@@ -107,7 +107,6 @@ model = data[24:64].decode(errors="replace").strip()
 check(any(data[4:24]) and model and data[4:64].isascii(), "identify data: %r" % data[:64])
 print("identify through ADMIN64 into a ctypes buffer: model %r" % model)
 # ---- the controller's registers (resource0), for whoever holds nvme0 open ----
-REGS_READ = 13
 def regs(fd, off, ln, pad=0):
     return c.msg(REGS_READ, struct.pack("<iIII", fd, off, ln, pad))[:2]
 res, body = regs(fd1, 0, 0x1000)

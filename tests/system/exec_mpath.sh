@@ -23,14 +23,14 @@ nqn=$("$UCMD" --ctrl "$ctrl" id-ctrl | sed -n 's/^subnqn *: //p')
 step "nvme list-subsys: one subsystem, both controllers"
 X nvme list-subsys > "$T/ls.out" 2>&1 || { cat "$T/ls.out"; fail "nvme list-subsys"; }
 [ "$(grep -c '^nvme-subsys' "$T/ls.out")" = 1 ] && grep -q "^nvme-subsys0 - NQN=$nqn\$" "$T/ls.out" &&
-	grep -q '^ +- nvme0 pcie ucmd.0 live' "$T/ls.out" &&
-	grep -q '^ +- nvme1 pcie ucmd.1 live' "$T/ls.out" || { cat "$T/ls.out"; fail "list-subsys"; }
+	grep -Eq '^ \+- nvme0 pcie [0-9a-f]{4}:00:[0-9a-f]{2}\.0 live' "$T/ls.out" &&
+	grep -Eq '^ \+- nvme1 pcie [0-9a-f]{4}:00:[0-9a-f]{2}\.0 live' "$T/ls.out" || { cat "$T/ls.out"; fail "list-subsys"; }
 
 step "nvme show-topology: namespace 1, a path through each controller, ANA optimized"
 X nvme show-topology > "$T/topo.out" 2>&1 || { cat "$T/topo.out"; fail "nvme show-topology"; }
 grep -q '^ +- ns 1$' "$T/topo.out" &&
-	grep -q '^  +- nvme0 pcie ucmd.0 live optimized$' "$T/topo.out" &&
-	grep -q '^  +- nvme1 pcie ucmd.1 live optimized$' "$T/topo.out" ||
+	grep -Eq '^  \+- nvme0 pcie [0-9a-f]{4}:00:[0-9a-f]{2}\.0 live optimized$' "$T/topo.out" &&
+	grep -Eq '^  \+- nvme1 pcie [0-9a-f]{4}:00:[0-9a-f]{2}\.0 live optimized$' "$T/topo.out" ||
 	{ cat "$T/topo.out"; fail "show-topology"; }
 
 step "nvme list: the head's namespace once"
