@@ -4,7 +4,8 @@
 # (compared with `ucmd zns report-zones` on the same controller), the zoned
 # block ioctls' errnos for bad arguments (python's fcntl.ioctl: the ioctl
 # as a program issues it), a write off the write pointer failing with EIO,
-# and Debian fio --zonemode=zbd with psync and io_uring, verified (crc32c).
+# and Debian fio --zonemode=zbd with psync and io_uring on the block device
+# and io_uring_cmd on the generic device, verified (crc32c).
 # shellcheck source=tests/system/lib/common.sh
 source "$(dirname "$0")/lib/common.sh"
 [ -x "$UCMD" ] || fail "no $UCMD: build first"
@@ -130,9 +131,12 @@ opens [0, 0, 0, 0, 'ETOOMANYREFS']"
 [ "$(cat "$T/ioc.out")" = "$want" ] || { diff <(echo "$want") "$T/ioc.out"; fail "ioctl errnos"; }
 X blkzone reset /dev/nvme0n1 || fail "blkzone reset"
 
-for eng in psync io_uring; do
-	step "fio --zonemode=zbd --ioengine=$eng with crc32c verify"
-	X fio --name=zbd --filename=/dev/nvme0n1 --direct=1 --zonemode=zbd --ioengine=$eng \
+# the block device with psync and io_uring; passthrough on ng0n1 with io_uring_cmd
+for eng in psync io_uring io_uring_cmd; do
+	dev=/dev/nvme0n1 extra=()
+	[ "$eng" = io_uring_cmd ] && dev=/dev/ng0n1 extra=(--cmd_type=nvme)
+	step "fio --zonemode=zbd --ioengine=$eng on $dev with crc32c verify"
+	X fio --name=zbd --filename=$dev --direct=1 --zonemode=zbd --ioengine=$eng "${extra[@]}" \
 		--rw=write --bs=16k --size=8M --max_open_zones=4 --verify=crc32c --do_verify=1 \
 		--verify_fatal=1 --output-format=terse >"$T/fio.out" 2>"$T/fio.err" ||
 		{ cat "$T/fio.err"; fail "fio $eng"; }
