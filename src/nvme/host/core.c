@@ -459,14 +459,20 @@ int nvme_host_start(struct nvme_host *h)
 	h->id = page_alloc(sizeof(*h->id));
 	if (!h->queues || !h->id)
 		return -ENOMEM;
-	/* The admin tag set first: fabrics carry register accesses as commands. */
+	/*
+	 * The admin tag set before the queue, as Linux's nvme-tcp allocates
+	 * it before nvme_tcp_start_queue(): a fabrics transport starts
+	 * threads there (the receiver, the keep-alive) that allocate and look
+	 * up admin requests, so the set they use must exist before they do;
+	 * pthread_create() then orders its writes before their reads.
+	 */
+	ret = nvme_init_admin(h);
+	if (ret)
+		return ret;
 	ret = h->ops->setup_admin_queue(h);
 	if (ret)
 		return ret;
 	h->nr_queues = 1;
-	ret = nvme_init_admin(h);
-	if (ret)
-		return ret;
 	h->regs_ok = true;
 	ret = nvme_enable_ctrl(h);
 	if (!ret)

@@ -98,7 +98,12 @@ struct nvme_request {
 	uint64_t result;
 	uint16_t status;		/* NVMe status field (CQE status >> 1) */
 	uint8_t genctr;
-	uint8_t flags;			/* NVME_REQ_* */
+	/*
+	 * NVME_REQ_*, changed by several threads at once (the timeout
+	 * handler, the submitter, the receiver): atomic bit operations,
+	 * as Linux's set_bit/test_bit, never a plain |=.
+	 */
+	atomic_uchar flags;
 	atomic_int tstate;		/* timeout vs completion handshake */
 	void *dma_list;			/* PRP list pages or SGL descriptors */
 	struct iov_iter data;	/* the data's segments (user memory) */
@@ -109,6 +114,26 @@ struct nvme_request {
 static inline struct nvme_request *nvme_req(struct request *rq)
 {
 	return blk_mq_rq_to_pdu(rq);
+}
+
+/*
+ * Release on a set or clear, acquire on a test: a thread that sees a flag
+ * also sees what its setter wrote before it (the status of a transfer
+ * error, the staged command of a sent one).
+ */
+static inline void nvme_req_set_flag(struct nvme_request *req, unsigned f)
+{
+	atomic_fetch_or_explicit(&req->flags, (unsigned char)f, memory_order_release);
+}
+
+static inline void nvme_req_clear_flag(struct nvme_request *req, unsigned f)
+{
+	atomic_fetch_and_explicit(&req->flags, (unsigned char)~f, memory_order_release);
+}
+
+static inline bool nvme_req_test_flag(struct nvme_request *req, unsigned f)
+{
+	return (atomic_load_explicit(&req->flags, memory_order_acquire) & f) != 0;
 }
 
 struct nvme_ns {

@@ -94,7 +94,7 @@ bool nvme_timeout_begin(struct request *rq)
 	struct nvme_request *req = nvme_req(rq);
 	int s = NVME_TO_NONE;
 
-	req->flags |= NVME_REQ_CANCELLED;
+	nvme_req_set_flag(req, NVME_REQ_CANCELLED);
 	if (atomic_compare_exchange_strong(&req->tstate, &s, NVME_TO_RUNNING))
 		return true;
 	nvme_end_req(rq);	/* its completion arrived meanwhile */
@@ -136,7 +136,7 @@ void nvme_cancel_inflight(struct nvme_host *h)
 				struct request *rq = hctx->rqs[t];
 
 				if (blk_mq_complete_request_claim(rq)) {
-					nvme_req(rq)->flags |= NVME_REQ_CANCELLED;
+					nvme_req_set_flag(nvme_req(rq), NVME_REQ_CANCELLED);
 					nvme_end_req(rq);
 				} else {
 					nvme_end_abandoned(rq, BLK_STS_OK);

@@ -22,7 +22,8 @@ struct request *nvme_alloc_request_nocmd(struct request_queue *q, unsigned rq_fl
 	req->nvmeq = rq->hctx->driver_data;
 	req->result = 0;
 	req->status = 0;
-	req->flags = 0;
+	/* ours alone since the tag was taken (its acquire): no other thread looks yet */
+	atomic_store_explicit(&req->flags, 0, memory_order_relaxed);
 	req->dma_list = NULL;
 	req->bounce = NULL;
 	/* req->data is read only while has_data says it holds something. */
@@ -71,7 +72,7 @@ int nvme_end_status(struct request *rq, blk_status_t err)
 {
 	struct nvme_request *req = nvme_req(rq);
 
-	if (req->flags & NVME_REQ_CANCELLED)
+	if (nvme_req_test_flag(req, NVME_REQ_CANCELLED))
 		return -EINTR;
 	if (req->status)
 		return req->status;

@@ -368,7 +368,7 @@ static void tcp_complete(struct nvme_tcp_queue *tq, struct ucmd_nvme_cqe *cqe)
 {
 	struct request *rq = nvme_find_rq(tq->nq, cqe->cid);
 
-	if (rq && (nvme_req(rq)->flags & NVME_REQ_XFER_ERR) && !(cqe->status >> 1))
+	if (rq && nvme_req_test_flag(nvme_req(rq), NVME_REQ_XFER_ERR) && !(cqe->status >> 1))
 		cqe->status = (uint16_t)(NVME_SC_XFER_ERR << 1 | (cqe->status & 1));
 	nvme_handle_cqe(tq->nq, cqe);
 }
@@ -421,7 +421,7 @@ static int tcp_rx_one(struct nvme_tcp_queue *tq)
 		if (ret)
 			return ret;
 		if (xfer_err)
-			req->flags |= NVME_REQ_XFER_ERR;
+			nvme_req_set_flag(req, NVME_REQ_XFER_ERR);
 		if ((ch->flags & NVME_TCP_F_DATA_SUCCESS) && (ch->flags & NVME_TCP_F_DATA_LAST)) {
 			/* No CapsuleResp follows: the command succeeded (NVMe/TCP 3.6.2.7) */
 			struct ucmd_nvme_cqe cqe = { .cid = d->cccid };
@@ -445,7 +445,7 @@ static int tcp_rx_one(struct nvme_tcp_queue *tq)
 			return tcp_wrong_dir(tq, "R2T", req);
 		ret = tcp_send_h2c(tq, req->cmd.cid, r->ttag, &req->data, off, len, &xfer_err);
 		if (xfer_err)
-			req->flags |= NVME_REQ_XFER_ERR;
+			nvme_req_set_flag(req, NVME_REQ_XFER_ERR);
 		return ret;
 	}
 	case NVME_TCP_C2H_TERM:
@@ -467,7 +467,7 @@ static void tcp_end_requests(struct nvme_tcp_queue *tq, bool sent_only, int err)
 	for (unsigned t = 0; hctx && t < hctx->depth; t++) {
 		struct request *rq = hctx->rqs[t];
 
-		if ((!sent_only || (nvme_req(rq)->flags & NVME_REQ_TCP_SENT)) &&
+		if ((!sent_only || nvme_req_test_flag(nvme_req(rq), NVME_REQ_TCP_SENT)) &&
 		    blk_mq_complete_request_claim(rq))
 			blk_mq_end_request(rq, err);
 		else
@@ -489,7 +489,7 @@ void nvme_tcp_failover_sent(struct nvme_tcp_queue *tq)
 		struct nvme_request *req = nvme_req(rq);
 
 		if (atomic_load(&rq->state) != MQ_RQ_IN_FLIGHT ||
-		    !(req->flags & NVME_REQ_TCP_SENT) || atomic_load(&req->tstate) != NVME_TO_NONE ||
+		    !nvme_req_test_flag(req, NVME_REQ_TCP_SENT) || atomic_load(&req->tstate) != NVME_TO_NONE ||
 		    !blk_mq_complete_request_claim(rq))
 			continue;
 		if (rq->cmd_flags & REQ_NVME_MPATH) {
@@ -598,7 +598,7 @@ static int tcp_send_cmd(struct nvme_tcp_queue *tq, struct nvme_request *req)
 
 		if (ret) {
 			/* lost with the connection: sent again by its recovery, or failed */
-			req->flags |= NVME_REQ_TCP_SENT;
+			nvme_req_set_flag(req, NVME_REQ_TCP_SENT);
 			return ret;
 		}
 	}
@@ -625,7 +625,7 @@ static int tcp_send_cmd(struct nvme_tcp_queue *tq, struct nvme_request *req)
 		memcpy(at + pre + inline_len, &dd, sizeof(dd));
 	}
 	tq->tx_len += need;
-	req->flags |= NVME_REQ_TCP_SENT;
+	nvme_req_set_flag(req, NVME_REQ_TCP_SENT);
 	return 0;
 }
 
@@ -648,7 +648,7 @@ static blk_status_t tcp_queue_rq(struct blk_mq_hw_ctx *hctx, const struct blk_mq
 			ret = fret;
 	}
 	pthread_mutex_unlock(&tq->send_lock);
-	if (ret == -EFAULT && !(req->flags & NVME_REQ_TCP_SENT))
+	if (ret == -EFAULT && !nvme_req_test_flag(req, NVME_REQ_TCP_SENT))
 		return -EFAULT;
 	/* The receiver sees the closed socket; the request is sent again or fails. */
 	if (ret)
@@ -690,9 +690,9 @@ void nvme_tcp_resend(struct nvme_tcp_queue *tq)
 		struct nvme_request *req = nvme_req(rq);
 
 		if (atomic_load(&rq->state) != MQ_RQ_IN_FLIGHT ||
-		    !(req->flags & NVME_REQ_TCP_SENT) || atomic_load(&req->tstate) != NVME_TO_NONE)
+		    !nvme_req_test_flag(req, NVME_REQ_TCP_SENT) || atomic_load(&req->tstate) != NVME_TO_NONE)
 			continue;
-		req->flags &= (uint8_t)~NVME_REQ_XFER_ERR;
+		nvme_req_clear_flag(req, NVME_REQ_XFER_ERR);
 		int ret = tcp_send_cmd(tq, req);
 
 		if (ret == -EFAULT && blk_mq_complete_request_claim(rq)) {

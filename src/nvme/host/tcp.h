@@ -53,7 +53,7 @@ struct nvme_tcp_ctrl {
 	pthread_cond_t state_cond;	/* CLOCK_MONOTONIC */
 	enum nvme_tcp_state state;
 	pthread_t rec_thread;
-	bool rec_started;
+	bool rec_started;		/* written by attach/detach under state_lock */
 	atomic_ulong reconnects;	/* associations re-established */
 	/*
 	 * Why a connection failed, said by the thread that saw it (the

@@ -290,7 +290,10 @@ int nvme_tcp_recovery_start(struct nvme_host *h)
 	ret = pthread_create(&c->rec_thread, NULL, recovery_thread, h);
 	if (ret)
 		return -ret;
+	/* the admin queue's receiver already runs: it reads this under the lock */
+	pthread_mutex_lock(&c->state_lock);
 	c->rec_started = true;
+	pthread_mutex_unlock(&c->state_lock);
 	return 0;
 }
 
@@ -311,7 +314,14 @@ void nvme_tcp_recovery_stop(struct nvme_host *h)
 	}
 	if (c->rec_started) {
 		pthread_join(c->rec_thread, NULL);
+		/*
+		 * Receivers may still fail their connection and ask for a
+		 * recovery: they read rec_started under the lock. Only this
+		 * thread writes it, so its own reads above need none.
+		 */
+		pthread_mutex_lock(&c->state_lock);
 		c->rec_started = false;
+		pthread_mutex_unlock(&c->state_lock);
 	}
 }
 
@@ -320,9 +330,11 @@ bool nvme_tcp_error_recovery(struct nvme_host *h)
 	struct nvme_tcp_ctrl *c = nvme_tcp_ctrl(h);
 	bool r = false;
 
-	if (!c->rec_started)
-		return false;
 	pthread_mutex_lock(&c->state_lock);
+	if (!c->rec_started) {
+		pthread_mutex_unlock(&c->state_lock);
+		return false;
+	}
 	if (c->state == NVME_TCP_LIVE) {
 		c->state = NVME_TCP_RECONNECTING;
 		pthread_cond_broadcast(&c->state_cond);

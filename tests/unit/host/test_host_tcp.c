@@ -45,15 +45,22 @@ struct fake {
 	uint16_t port;
 	pthread_t thr;
 	uint8_t ram[NS_BLOCKS * 512];
+	/*
+	 * The scripted faults and the counters are set by the test and read
+	 * by the connection threads, or the other way round, with nothing
+	 * else ordering them (a poll loop, a flag flipped while a reply is
+	 * being sent): atomics. Connect's record is under the lock.
+	 */
 	pthread_mutex_t lock;
-	uint32_t cc;
-	unsigned connects, io_connects, keep_alives, r2ts, h2c_pdus, incapsule_writes;
-	bool success_flag;		/* reads end with C2HData SUCCESS, no CapsuleResp */
-	bool refuse_connect;
-	bool corrupt_rsp_hdgst;		/* the next CapsuleResp on an I/O queue has a bad digest */
-	bool bad_pdu_seen;		/* the validator rejected a PDU from the host */
-	unsigned wrong_dir_pdus;	/* scripted C2HData for a write, R2T for a read, sent */
-	unsigned wrong_dir_h2c;		/* H2CData the host sent for a read's R2T */
+	atomic_uint cc;
+	unsigned connects, io_connects;
+	atomic_uint keep_alives, r2ts, h2c_pdus, incapsule_writes;
+	atomic_bool success_flag;	/* reads end with C2HData SUCCESS, no CapsuleResp */
+	atomic_bool refuse_connect;
+	atomic_bool corrupt_rsp_hdgst;	/* the next CapsuleResp on an I/O queue has a bad digest */
+	atomic_bool bad_pdu_seen;	/* the validator rejected a PDU from the host */
+	atomic_uint wrong_dir_pdus;	/* scripted C2HData for a write, R2T for a read, sent */
+	atomic_uint wrong_dir_h2c;	/* H2CData the host sent for a read's R2T */
 	char hostnqn[256];
 	atomic_int live_conns;		/* fake_stop waits for them to see EOF */
 	uint16_t io_cntlid;
@@ -153,10 +160,10 @@ static int send_rsp(struct conn *c, uint16_t cid, uint16_t status, uint64_t resu
 	r->cqe.status = (uint16_t)(status << 1);
 	r->cqe.dw0 = (uint32_t)result;
 	r->cqe.dw1 = (uint32_t)(result >> 32);
-	if (c->qid && c->f->corrupt_rsp_hdgst && c->hdgst) {
+	/* taken, not only read: one corrupt CapsuleResp per request of the test */
+	if (c->qid && c->hdgst && atomic_exchange(&c->f->corrupt_rsp_hdgst, false)) {
 		uint32_t pre = nvme_tcp_build_ch((void *)h, NVME_TCP_RSP, 0, 0, true, false, 0);
 
-		c->f->corrupt_rsp_hdgst = false;
 		nvme_tcp_put_hdgst(h);
 		h[24] ^= 0xff;	/* the header digest no longer matches */
 		return wr(c->fd, h, pre);
@@ -167,6 +174,13 @@ static int send_rsp(struct conn *c, uint16_t cid, uint16_t status, uint64_t resu
 /* C2HData in 4 KiB pieces; the SUCCESS flag ends the command when scripted. */
 static int send_c2h(struct conn *c, uint16_t cid, const uint8_t *buf, uint32_t len)
 {
+	/*
+	 * Read once: the host may complete on the SUCCESS flag and the test
+	 * turn it off before we would look again, and a CapsuleResp for a
+	 * command already ended would follow.
+	 */
+	bool success = atomic_load(&c->f->success_flag);
+
 	for (uint32_t off = 0; off < len; off += 4096) {
 		uint8_t h[256] = { 0 };
 		struct nvme_tcp_data *d = (void *)h;
@@ -178,11 +192,11 @@ static int send_c2h(struct conn *c, uint16_t cid, const uint8_t *buf, uint32_t l
 		d->datal = htole32(n);
 		if (wr_pdu(c, h, NVME_TCP_C2H_DATA,
 			   last ? (uint8_t)(NVME_TCP_F_DATA_LAST |
-					    (c->f->success_flag ? NVME_TCP_F_DATA_SUCCESS : 0)) : 0,
+					    (success ? NVME_TCP_F_DATA_SUCCESS : 0)) : 0,
 			   buf + off, n))
 			return -1;
 	}
-	return c->f->success_flag ? 0 : send_rsp(c, cid, 0, 0);
+	return success ? 0 : send_rsp(c, cid, 0, 0);
 }
 
 /* The host's data for a command: in the capsule, or asked for with one R2T. */
@@ -346,9 +360,12 @@ static void fabrics_cmd(struct conn *c, struct ucmd_nvme_sqe *s, uint8_t *data, 
 		case NVMF_PROP_CC:
 			r = f->cc;
 			break;
-		case NVMF_PROP_CSTS:
-			r = (f->cc & 1) | ((f->cc >> 14) & 3 ? 2u << 2 : 0);
+		case NVMF_PROP_CSTS: {
+			uint32_t cc = f->cc;	/* RDY and SHST of one CC */
+
+			r = (cc & 1) | ((cc >> 14) & 3 ? 2u << 2 : 0);
 			break;
+		}
 		}
 		break;
 	case NVMF_FCTYPE_PROP_SET:
