@@ -245,6 +245,9 @@ void ctrl_ns_fill_id(struct ucmd_ctrl *c, const struct ctrl_ns *ns, struct nvme_
 	id->nsfeat = NVME_NS_FEAT_THIN;
 	id->flbas = (ns->lbaf & NVME_NS_FLBAS_LOWER_MASK) | (ns->extended ? NVME_NS_FLBAS_META_EXT : 0);
 	id->dps = ns->dps;
+	/* a zoned namespace takes no PI (the write pointer path has none): say so */
+	if (ns->zoned)
+		id->dpc = 0;
 	uint64_t cap = ns->nsze * ds;
 	memcpy(id->nvmcap, &cap, sizeof(cap));
 	memcpy(id->nguid, ns->uuid, sizeof(id->nguid));

@@ -185,6 +185,8 @@ static void test_identify(void **state)
 	/* the namespace is whole zones */
 	assert_int_equal(host_identify(&f->h, NVME_IDENTIFY_CNS_NS, f->nsid, 0, buf), 0);
 	assert_int_equal(le64toh(id->nsze), NR_ZONES * ZSZE);
+	/* no protection information on a zoned namespace (Format refuses it): none offered */
+	assert_int_equal(id->dpc, 0);
 	assert_int_equal(host_identify(&f->h, NVME_IDENTIFY_CNS_NS_DESC_LIST, f->nsid, 0, buf), 0);
 	/* by bytes: a descriptor after the 5-byte CSI one starts at an odd offset */
 	for (size_t off = 0; off + sizeof(*d) < 4096;) {
