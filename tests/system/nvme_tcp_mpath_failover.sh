@@ -19,24 +19,9 @@ source "$(dirname "$0")/lib/daemon.sh"
 [ -x /usr/bin/python3 ] || fail "/usr/bin/python3 is missing"
 ninja -C "$B" tests/system/qemu/mpath_workload >/dev/null || fail "build mpath_workload"
 W=$SRC/$B/tests/system/qemu/mpath_workload
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-P1=$(free_port) P2=$(free_port)
-[ "$P1" != "$P2" ] || P2=$(free_port)
-cat > "$T/policy.ini" <<EOP
-[policy]
-default = allow
-audit = no
-EOP
-daemon_start --ram 64M --policy "$T/policy.ini" \
-	--nvme-tcp "127.0.0.1:$P1" --nvme-tcp "127.0.0.1:$P2"
-for _ in $(seq 100); do grep -q "NVMe/TCP port 2 at" "$DLOG" 2>/dev/null && break; sleep 0.1; done
-grep -q "NVMe/TCP port 2 at 127.0.0.1:$P2" "$DLOG" || fail "ucmdd did not start its second port"
-NQN=$("$UCMD" --daemon "$SOCK" id-ctrl | sed -n 's/^subnqn *: //p')
-[ -n "$NQN" ] || fail "no subsystem NQN"
+daemon_start_two_ports
 R="reconnect_delay=1&ctrl_loss_tmo=120"
 U1="nvme-tcp://127.0.0.1:$P1/$NQN?$R" U2="nvme-tcp://127.0.0.1:$P2/$NQN?$R"
-ana() { "$UCMD" --daemon "$SOCK" ana-state --port "$1" --state "$2" >/dev/null ||
-	fail "ana-state --port $1 --state $2"; }
 port() { "$UCMD" --daemon "$SOCK" port-state --port "$1" --state "$2" > "$T/port.out" 2>&1 ||
 	{ cat "$T/port.out"; fail "port-state --port $1 --state $2"; }
 	grep -q "^port $1: $2\$" "$T/port.out" || { cat "$T/port.out"; fail "port-state says"; }; }
