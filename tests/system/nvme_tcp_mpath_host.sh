@@ -12,6 +12,8 @@
 #    reads back as last acknowledged.
 # shellcheck source=tests/system/lib/daemon.sh
 source "$(dirname "$0")/lib/daemon.sh"
+# shellcheck source=tests/system/lib/mpath_workload.sh
+source "$(dirname "$0")/lib/mpath_workload.sh"
 [ -x /usr/bin/python3 ] || fail "/usr/bin/python3 is missing"
 ninja -C "$B" tests/system/qemu/mpath_workload >/dev/null || fail "build mpath_workload"
 W=$SRC/$B/tests/system/qemu/mpath_workload
@@ -57,16 +59,7 @@ echo "--- writes while port 2 turns inaccessible and back, then no path"
 mkdir "$T/w"
 "$W" "$U1?iopolicy=round-robin,$U2" "$T/w" > "$T/w.out" 2>&1 &
 WPID=$!
-acks() { grep -c '^acked' "$T/w.out" || true; }
-wait_acks() {	# n: n more "acked" lines (each 50 writes)
-	local want=$(($(acks) + $1))
-	for _ in $(seq 300); do
-		[ "$(acks)" -ge "$want" ] && return 0
-		kill -0 "$WPID" 2>/dev/null || { cat "$T/w.out"; fail "mpath_workload ended"; }
-		sleep 0.1
-	done
-	cat "$T/w.out"; fail "no progress of the writes"
-}
+OUT=$T/w.out
 wait_acks 2
 for _ in 1 2 3; do
 	ana 2 inaccessible
@@ -100,12 +93,7 @@ read -r _ n1 _ <<<"$(grep '^notices' "$T/np.out")"
 wait_acks 2
 ana 2 optimized
 wait_acks 2
-touch "$T/w/stop"
-rc=0
-wait "$WPID" || rc=$?
-cat "$T/w.out" | grep -v '^acked'
-[ "$rc" = 0 ] || fail "mpath_workload: status $rc"
-line=$(grep '^verified' "$T/w.out")
+workload_end "$T/w" mpath_workload
 read -r _ _ _ _ _ _ _ d1 _ d2 _ fo _ a1 a2 <<<"$line"
 [ "$d1" -gt 0 ] && [ "$d2" -gt 0 ] || fail "round-robin used one path only: $line"
 [ "$fo" -gt 0 ] || fail "no write failed over while port 2 was inaccessible: $line"
