@@ -15,8 +15,6 @@ source "$(dirname "$0")/lib/daemon.sh"
 # shellcheck source=tests/system/lib/mpath_workload.sh
 source "$(dirname "$0")/lib/mpath_workload.sh"
 [ -x /usr/bin/python3 ] || fail "/usr/bin/python3 is missing"
-ninja -C "$B" tests/system/qemu/mpath_workload >/dev/null || fail "build mpath_workload"
-W=$SRC/$B/tests/system/qemu/mpath_workload
 daemon_start_two_ports
 U1=nvme-tcp://127.0.0.1:$P1/$NQN U2=nvme-tcp://127.0.0.1:$P2/$NQN
 

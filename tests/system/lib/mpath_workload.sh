@@ -4,6 +4,10 @@
 # output in OUT ("acked" lines, 50 acknowledged writes each, and at the end
 # "verified ...").
 
+# the workload, built here: W
+ninja -C "$B" tests/system/qemu/mpath_workload >/dev/null || fail "build mpath_workload"
+W=$SRC/$B/tests/system/qemu/mpath_workload
+
 # The "acked" lines so far.
 acks() { grep -c '^acked' "$OUT" || true; }
 
