@@ -3,6 +3,7 @@
 #ifndef BENCH_DAEMON_H
 #define BENCH_DAEMON_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -44,9 +45,33 @@ int daemon_proc_start(struct daemon_proc *d, const char *ucmdd, const char *ctrl
 /* The same, also exporting both over NVMe/TCP at nvme_tcp (ADDR:PORT; NULL: not). */
 int daemon_proc_start_tcp(struct daemon_proc *d, const char *ucmdd, const char *ctrl_dir,
 			  uint64_t ram_bytes, const char *nvme_tcp);
+/*
+ * A new directory /dev/shm/PREFIX.XXXXXX in d->dir (tmpfs: the controllers'
+ * files cost no disk), removed at exit, ucmdd stopped first if it still
+ * runs: d must outlive main (static). 0 or -errno.
+ */
+int daemon_proc_dir(struct daemon_proc *d, const char *prefix);
+/* ucmdd's RAM controller (nvme1) of size bytes, every block written once. 0 or -errno. */
+int daemon_proc_fill_ram(struct ucmd_engine *de, uint64_t size);
 /* CPU time (user + system, seconds) the daemon has used so far. */
 double daemon_proc_cpu(const struct daemon_proc *d);
 /* SIGTERM and wait: its exit status (0 is a clean stop), or -1. */
 int daemon_proc_stop(struct daemon_proc *d);
+
+/* The options of a bench that starts ucmdd, beside table.h's. */
+struct daemon_opts {
+	char ucmdd[PATH_MAX];	/* --ucmdd PATH, else $UCMDD, else ../src/server/ucmdd next to the bench */
+	const char *only;	/* --only CASE: that case alone (to profile it); the bench checks it */
+};
+
+/* Their getopt_long entries; daemon_opt() handles these values of ch. */
+#define DAEMON_LONGOPTS \
+	{ "ucmdd", required_argument, NULL, 'u' }, \
+	{ "only", required_argument, NULL, 'o' }
+
+/* The default ucmdd: $UCMDD, else the build's (build/bench/X -> build/src/server/ucmdd). */
+void daemon_opts_default(struct daemon_opts *o);
+/* 1 when ch is one of DAEMON_LONGOPTS (arg taken), 0 when it is not. */
+int daemon_opt(struct daemon_opts *o, int ch, const char *arg);
 
 #endif

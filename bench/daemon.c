@@ -23,19 +23,17 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <json-c/json.h>
 #include <limits.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bench_daemon.h"
 #include "compare.h"
+#include "dirctrl.h"
 #include "job.h"
 #include "opts.h"
 #include "rig.h"
@@ -50,15 +48,7 @@
 struct cfg {
 	struct table_opts o;	/* --time, --rounds, --size, --json */
 	double idle;
-	char ucmdd[PATH_MAX];
-	const char *only;	/* --only CASE: that case alone (to profile it) */
-};
-
-/* An in-process controller in a directory (the daemon's twin) on an engine. */
-struct dirctrl {
-	struct ucmd_engine *e;
-	struct ucmd_ctrl *ctrl;
-	struct ucmd_nvme_host *host;
+	struct daemon_opts dopt;	/* --ucmdd, --only */
 };
 
 struct ctx {
@@ -79,72 +69,6 @@ static void die(const char *what, int err)
 {
 	fprintf(stderr, "bench_daemon: %s: %s\n", what, strerror(err < 0 ? -err : err));
 	exit(1);
-}
-
-/* Whatever way the bench ends, its ucmdd stops and its directory goes. */
-static struct daemon_proc *the_daemon;
-
-static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb; (void)flag; (void)ftw;
-	return remove(p);
-}
-
-static void cleanup(void)
-{
-	if (!the_daemon)
-		return;
-	if (the_daemon->pid > 0)
-		daemon_proc_stop(the_daemon);
-	nftw(the_daemon->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-/* ---- controllers ---------------------------------------------------------- */
-
-/* A controller in dir with one file namespace of size bytes (4 KiB LBAs), every block written. */
-static void dirctrl_open(struct dirctrl *c, const char *dir, uint64_t size, bool create)
-{
-	struct ucmd_ctrl_params cp = { .dir = dir };
-	int ret;
-
-	if (create && mkdir(dir, 0700))
-		die(dir, errno);
-	ret = ucmd_engine_create(&c->e);
-	if (ret)
-		die("engine", ret);
-	ret = ucmd_ctrl_create(&cp, &c->ctrl);
-	if (ret)
-		die(ucmd_last_error(), ret);
-	if (create) {
-		struct ucmd_ns_params np = {
-			.nsze = size / 4096, .lbaf = 4, .store = UCMD_NS_STORE_FILE, .attach = true,
-		};
-		ret = ucmd_ctrl_ns_create(c->ctrl, &np);
-		if (ret < 0)
-			die("namespace", ret);
-	}
-	ret = ucmd_nvme_attach(c->e, c->ctrl, NULL, &c->host);
-	if (ret)
-		die("attach", ret);
-	if (create) {
-		struct bench_target t = { .engine = c->e, .ng = "ng0n1", .bdev = "/dev/nvme0n1",
-					  .nsid = 1, .lba_size = 4096, .nsze = size / 4096 };
-		/* reads must copy data: unwritten blocks of a sparse file are holes */
-		ret = bench_fill(&t, size);
-		if (ret)
-			die("filling the namespace", ret);
-	}
-}
-
-static void dirctrl_close(struct dirctrl *c)
-{
-	if (c->host)
-		ucmd_nvme_detach(c->host);
-	if (c->ctrl)
-		ucmd_ctrl_destroy(c->ctrl);
-	if (c->e)
-		ucmd_engine_free(c->e);
-	memset(c, 0, sizeof(*c));
 }
 
 /* ---- cases ---------------------------------------------------------------- */
@@ -279,93 +203,62 @@ static void parse(int argc, char **argv, struct cfg *c)
 {
 	static const struct option lo[] = {
 		TABLE_LONGOPTS,
+		DAEMON_LONGOPTS,
 		{ "idle", required_argument, NULL, 'i' },
-		{ "ucmdd", required_argument, NULL, 'u' },
-		{ "only", required_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *env = getenv("UCMDD");
 	int ch;
 
 	*c = (struct cfg){ .idle = 3.0 };
 	table_opts_default(&c->o);
-	if (env) {
-		snprintf(c->ucmdd, sizeof(c->ucmdd), "%s", env);
-	} else {
-		/* build/bench/bench_daemon -> build/src/server/ucmdd */
-		char self[PATH_MAX];
-		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-		if (n > 0) {
-			self[n] = 0;
-			snprintf(c->ucmdd, sizeof(c->ucmdd), "%s/../src/server/ucmdd", dirname(self));
-		}
-	}
+	daemon_opts_default(&c->dopt);
 	while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		int t = table_opt(&c->o, ch, optarg);
 
 		if (t < 0)
 			usage();
-		if (t > 0)
+		if (t > 0 || daemon_opt(&c->dopt, ch, optarg))
 			continue;
-		switch (ch) {
-		case 'i':
-			if (bench_parse_time(optarg, &c->idle) || c->idle <= 0)
-				usage();
-			break;
-		case 'u': snprintf(c->ucmdd, sizeof(c->ucmdd), "%s", optarg); break;
-		case 'o': c->only = optarg; break;
-		default: usage();
-		}
+		if (ch != 'i' || bench_parse_time(optarg, &c->idle) || c->idle <= 0)
+			usage();
 	}
-	if (!c->o.rounds || optind != argc || (c->only && table_find(&table, c->only) < 0))
+	if (!c->o.rounds || optind != argc ||
+	    (c->dopt.only && table_find(&table, c->dopt.only) < 0))
 		usage();
 }
 
 int main(int argc, char **argv)
 {
 	struct cfg cfg;
-	/* static: cleanup() reads c.d from atexit, after main's frame is gone */
+	/* static: cleanup at exit reads c.d, after main's frame is gone */
 	static struct ctx c;
 	struct table_run best[NR_CASES];
-	char ddir[PATH_MAX], fdir[PATH_MAX];
+	char ddir[PATH_MAX];
+	const char *what;
 	double idle_cpu, idle0, idle1;
 	int ret, stop_status;
 
 	parse(argc, argv, &cfg);
 	c.cfg = &cfg;
-	if (access(cfg.ucmdd, X_OK))
-		die(cfg.ucmdd, errno);
+	if (access(cfg.dopt.ucmdd, X_OK))
+		die(cfg.dopt.ucmdd, errno);
 
 	/* two identical controllers on tmpfs: the daemon's and the in-process twin */
-	snprintf(c.d.dir, sizeof(c.d.dir), "/dev/shm/ucmd-bench-daemon.XXXXXX");
-	if (!mkdtemp(c.d.dir))
-		die("mkdtemp /dev/shm", errno);
-	the_daemon = &c.d;
-	atexit(cleanup);
-	snprintf(ddir, sizeof(ddir), "%s/ctrl-daemon", c.d.dir);
-	snprintf(fdir, sizeof(fdir), "%s/ctrl-inproc", c.d.dir);
-	struct dirctrl prep = { 0 };
-	dirctrl_open(&prep, ddir, cfg.o.size, true);
-	dirctrl_close(&prep);
-	dirctrl_open(&c.file, fdir, cfg.o.size, true);
+	if ((ret = daemon_proc_dir(&c.d, "ucmd-bench-daemon")))
+		die("mkdtemp /dev/shm", ret);
+	if ((ret = dirctrl_twins(c.d.dir, cfg.o.size, ddir, sizeof(ddir), &c.file, &what)))
+		die(what, ret);
 
-	ret = daemon_proc_start(&c.d, cfg.ucmdd, ddir, cfg.o.size);
+	ret = daemon_proc_start(&c.d, cfg.dopt.ucmdd, ddir, cfg.o.size);
 	if (ret)
 		die("starting ucmdd", ret);
 	ret = ucmd_engine_connect(c.d.sock, &c.de);
 	if (ret)
 		die("ucmd_engine_connect", ret);
-	{
-		/* as the in-process RAM namespace is: every block written once */
-		struct bench_target t = { .engine = c.de, .ng = "ng1n1", .bdev = "/dev/nvme1n1",
-					  .nsid = 1, .lba_size = 4096, .nsze = cfg.o.size / 4096 };
+	if ((ret = daemon_proc_fill_ram(c.de, cfg.o.size)))
+		die("filling ucmdd's RAM namespace", ret);
 
-		ret = bench_fill(&t, cfg.o.size);
-		if (ret)
-			die("filling ucmdd's RAM namespace", ret);
-	}
-
-	table_run(&table, &c, cfg.o.seconds, cfg.o.rounds, cfg.only, best);
+	table_run(&table, &c, cfg.o.seconds, cfg.o.rounds, cfg.dopt.only, best);
 
 	/* every client of the daemon gone; then its CPU time over the idle window */
 	ucmd_peer_free(c.n_daemon);
@@ -388,7 +281,7 @@ int main(int argc, char **argv)
 		table_json_opts(root, &cfg.o);
 		json_object_object_add(root, "kernel_null_op", json_object_new_string(kop));
 		json_object_object_add(root, "daemon_store", json_object_new_string("file on tmpfs"));
-		table_json(root, &table, best, cfg.only);
+		table_json(root, &table, best, cfg.dopt.only);
 		json_object_object_add(root, "idle_cpu_percent", json_object_new_double(idle_cpu));
 		json_object_object_add(root, "idle_seconds", json_object_new_double(cfg.idle));
 		json_object_object_add(root, "sigterm_exit", json_object_new_int(stop_status));
@@ -397,7 +290,7 @@ int main(int argc, char **argv)
 		printf("bench_daemon: %.2f s per case, best of %u rounds, namespaces %llu MiB "
 		       "(ucmdd's: a file on tmpfs)\nkernel null op: %s\n\n", cfg.o.seconds,
 		       cfg.o.rounds, (unsigned long long)(cfg.o.size >> 20), kop);
-		table_print(&table, best, cfg.only);
+		table_print(&table, best, cfg.dopt.only);
 		printf("\nucmdd idle, no clients, %.1f s: %.2f%% of one CPU (target ~0)\n",
 		       cfg.idle, idle_cpu);
 		printf("ucmdd SIGTERM exit status: %d\n", stop_status);

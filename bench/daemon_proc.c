@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* ucmdd as the benchmark runs it: started, watched through /proc, stopped. */
 #include <errno.h>
+#include <ftw.h>
+#include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,76 @@
 #include <unistd.h>
 
 #include "bench_daemon.h"
+#include "job.h"
+
+void daemon_opts_default(struct daemon_opts *o)
+{
+	const char *env = getenv("UCMDD");
+
+	*o = (struct daemon_opts){ 0 };
+	if (env) {
+		snprintf(o->ucmdd, sizeof(o->ucmdd), "%s", env);
+	} else {
+		char self[PATH_MAX];
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+		if (n > 0) {
+			self[n] = 0;
+			snprintf(o->ucmdd, sizeof(o->ucmdd), "%s/../src/server/ucmdd", dirname(self));
+		}
+	}
+}
+
+int daemon_opt(struct daemon_opts *o, int ch, const char *arg)
+{
+	switch (ch) {
+	case 'u':
+		snprintf(o->ucmdd, sizeof(o->ucmdd), "%s", arg);
+		return 1;
+	case 'o':
+		o->only = arg;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Whatever way the bench ends, its ucmdd stops and its directory goes. */
+static struct daemon_proc *the_daemon;
+
+static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb; (void)flag; (void)ftw;
+	return remove(p);
+}
+
+static void cleanup(void)
+{
+	if (!the_daemon)
+		return;
+	if (the_daemon->pid > 0)
+		daemon_proc_stop(the_daemon);
+	nftw(the_daemon->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int daemon_proc_dir(struct daemon_proc *d, const char *prefix)
+{
+	snprintf(d->dir, sizeof(d->dir), "/dev/shm/%s.XXXXXX", prefix);
+	if (!mkdtemp(d->dir))
+		return -errno;
+	the_daemon = d;
+	atexit(cleanup);
+	return 0;
+}
+
+int daemon_proc_fill_ram(struct ucmd_engine *de, uint64_t size)
+{
+	/* as the in-process RAM namespace is: every block written once */
+	struct bench_target t = { .engine = de, .ng = "ng1n1", .bdev = "/dev/nvme1n1",
+				  .nsid = 1, .lba_size = 4096, .nsze = size / 4096 };
+
+	return bench_fill(&t, size);
+}
 
 int daemon_proc_start(struct daemon_proc *d, const char *ucmdd, const char *ctrl_dir,
 		      uint64_t ram_bytes)

@@ -18,20 +18,18 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <json-c/json.h>
-#include <libgen.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bench_daemon.h"
+#include "dirctrl.h"
 #include "job.h"
 #include "opts.h"
 #include "rig.h"
@@ -43,23 +41,14 @@
 
 struct cfg {
 	struct table_opts o;	/* --time, --rounds, --size, --json */
-	char ucmdd[PATH_MAX];
-	const char *only;
-};
-
-/* An engine with a controller attached (in process or over NVMe/TCP) and its target. */
-struct peer {
-	struct ucmd_engine *e;
-	struct ucmd_ctrl *ctrl;		/* in process: the directory's controller */
-	struct ucmd_nvme_host *host;
-	struct bench_target t;
+	struct daemon_opts dopt;	/* --ucmdd, --only */
 };
 
 struct ctx {
 	const struct cfg *cfg;
 	struct daemon_proc d;
 	char url_file[512], url_ram[512];
-	struct peer tcp_file, tcp_ram, in_file;
+	struct dirctrl tcp_file, tcp_ram, in_file;
 	struct bench_rig *rig;
 	struct bench_target rig_t;
 };
@@ -70,69 +59,8 @@ static void die(const char *what, int err)
 	exit(1);
 }
 
-static struct daemon_proc *the_daemon;
-
-static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb; (void)flag; (void)ftw;
-	return remove(p);
-}
-
-static void cleanup(void)
-{
-	if (!the_daemon)
-		return;
-	if (the_daemon->pid > 0)
-		daemon_proc_stop(the_daemon);
-	nftw(the_daemon->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static void target_init(struct bench_target *t, struct ucmd_engine *e, uint64_t size)
-{
-	*t = (struct bench_target){ .engine = e, .ng = "ng0n1", .bdev = "/dev/nvme0n1",
-				    .nsid = 1, .lba_size = 4096, .nsze = size / 4096 };
-}
-
-/* A controller directory with one file namespace of size bytes (4 KiB LBAs). */
-static void dir_open(struct peer *p, const char *dir, uint64_t size, bool create)
-{
-	struct ucmd_ctrl_params cp = { .dir = dir };
-	int ret;
-
-	if (create && mkdir(dir, 0700))
-		die(dir, errno);
-	if ((ret = ucmd_engine_create(&p->e)))
-		die("engine", ret);
-	if ((ret = ucmd_ctrl_create(&cp, &p->ctrl)))
-		die(ucmd_last_error(), ret);
-	if (create) {
-		struct ucmd_ns_params np = {
-			.nsze = size / 4096, .lbaf = 4, .store = UCMD_NS_STORE_FILE, .attach = true,
-		};
-		if ((ret = ucmd_ctrl_ns_create(p->ctrl, &np)) < 0)
-			die("namespace", ret);
-	}
-	if ((ret = ucmd_nvme_attach(p->e, p->ctrl, NULL, &p->host)))
-		die("attach", ret);
-	target_init(&p->t, p->e, size);
-	/* reads must copy data: unwritten blocks of a sparse file are holes */
-	if (create && (ret = bench_fill(&p->t, size)))
-		die("filling the namespace", ret);
-}
-
-static void peer_close(struct peer *p)
-{
-	if (p->host)
-		ucmd_nvme_detach(p->host);
-	if (p->ctrl)
-		ucmd_ctrl_destroy(p->ctrl);
-	if (p->e)
-		ucmd_engine_free(p->e);
-	memset(p, 0, sizeof(*p));
-}
-
 /* ucmd's host on url; the listener may still be coming up: a few tries. */
-static void tcp_open(struct peer *p, const char *url, uint64_t size)
+static void tcp_open(struct dirctrl *p, const char *url, uint64_t size)
 {
 	struct ucmd_nvme_host_opts ho = { .queue_depth = 128, .nr_io_queues = 1 };
 	int ret = -ECONNREFUSED;
@@ -149,7 +77,7 @@ static void tcp_open(struct peer *p, const char *url, uint64_t size)
 		fprintf(stderr, "bench_tcp: %s: %s\n", url, ucmd_last_error());
 		exit(1);
 	}
-	target_init(&p->t, p->e, size);
+	dirctrl_target(&p->t, p->e, size);
 }
 
 /* ---- cases ---------------------------------------------------------------- */
@@ -255,40 +183,21 @@ static void parse(int argc, char **argv, struct cfg *c)
 {
 	static const struct option lo[] = {
 		TABLE_LONGOPTS,
-		{ "ucmdd", required_argument, NULL, 'u' },
-		{ "only", required_argument, NULL, 'o' },
+		DAEMON_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *env = getenv("UCMDD");
 	int ch;
 
-	*c = (struct cfg){ 0 };
 	table_opts_default(&c->o);
-	if (env) {
-		snprintf(c->ucmdd, sizeof(c->ucmdd), "%s", env);
-	} else {
-		char self[PATH_MAX];
-		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-		if (n > 0) {
-			self[n] = 0;
-			snprintf(c->ucmdd, sizeof(c->ucmdd), "%s/../src/server/ucmdd", dirname(self));
-		}
-	}
+	daemon_opts_default(&c->dopt);
 	while ((ch = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		int t = table_opt(&c->o, ch, optarg);
 
-		if (t < 0)
+		if (t < 0 || (!t && !daemon_opt(&c->dopt, ch, optarg)))
 			usage();
-		if (t > 0)
-			continue;
-		switch (ch) {
-		case 'u': snprintf(c->ucmdd, sizeof(c->ucmdd), "%s", optarg); break;
-		case 'o': c->only = optarg; break;
-		default: usage();
-		}
 	}
-	if (!c->o.rounds || optind != argc || (c->only && table_find(&table, c->only) < 0))
+	if (!c->o.rounds || optind != argc ||
+	    (c->dopt.only && table_find(&table, c->dopt.only) < 0))
 		usage();
 }
 
@@ -340,44 +249,32 @@ static void subnqn(struct ucmd_engine *e, const char *dev, char *nqn, size_t len
 int main(int argc, char **argv)
 {
 	struct cfg cfg;
-	static struct ctx c;	/* cleanup() reads c.d from atexit */
+	static struct ctx c;	/* cleanup at exit reads c.d */
 	struct table_run best[NR_CASES];
-	char ddir[PATH_MAX], fdir[PATH_MAX], addr[64], nqn0[260], nqn1[260];
+	char ddir[PATH_MAX], addr[64], nqn0[260], nqn1[260];
 	struct ucmd_engine *de;
+	const char *what;
 	unsigned port;
 	int ret;
 
 	parse(argc, argv, &cfg);
 	c.cfg = &cfg;
-	if (access(cfg.ucmdd, X_OK))
-		die(cfg.ucmdd, errno);
-	snprintf(c.d.dir, sizeof(c.d.dir), "/dev/shm/ucmd-bench-tcp.XXXXXX");
-	if (!mkdtemp(c.d.dir))
-		die("mkdtemp /dev/shm", errno);
-	the_daemon = &c.d;
-	atexit(cleanup);
-	snprintf(ddir, sizeof(ddir), "%s/ctrl-daemon", c.d.dir);
-	snprintf(fdir, sizeof(fdir), "%s/ctrl-inproc", c.d.dir);
-	struct peer prep = { 0 };
-	dir_open(&prep, ddir, cfg.o.size, true);
-	peer_close(&prep);
-	dir_open(&c.in_file, fdir, cfg.o.size, true);
+	if (access(cfg.dopt.ucmdd, X_OK))
+		die(cfg.dopt.ucmdd, errno);
+	if ((ret = daemon_proc_dir(&c.d, "ucmd-bench-tcp")))
+		die("mkdtemp /dev/shm", ret);
+	if ((ret = dirctrl_twins(c.d.dir, cfg.o.size, ddir, sizeof(ddir), &c.in_file, &what)))
+		die(what, ret);
 
 	port = free_port();
 	snprintf(addr, sizeof(addr), "127.0.0.1:%u", port);
-	ret = daemon_proc_start_tcp(&c.d, cfg.ucmdd, ddir, cfg.o.size, addr);
+	ret = daemon_proc_start_tcp(&c.d, cfg.dopt.ucmdd, ddir, cfg.o.size, addr);
 	if (ret)
 		die("starting ucmdd", ret);
 	if ((ret = ucmd_engine_connect(c.d.sock, &de)))
 		die("ucmd_engine_connect", ret);
-	{
-		/* as the in-process RAM namespace is: every block written once */
-		struct bench_target t = { .engine = de, .ng = "ng1n1", .bdev = "/dev/nvme1n1",
-					  .nsid = 1, .lba_size = 4096, .nsze = cfg.o.size / 4096 };
-
-		if ((ret = bench_fill(&t, cfg.o.size)))
-			die("filling ucmdd's RAM namespace", ret);
-	}
+	if ((ret = daemon_proc_fill_ram(de, cfg.o.size)))
+		die("filling ucmdd's RAM namespace", ret);
 	subnqn(de, "nvme0", nqn0, sizeof(nqn0));
 	subnqn(de, "nvme1", nqn1, sizeof(nqn1));
 	ucmd_engine_free(de);
@@ -386,23 +283,23 @@ int main(int argc, char **argv)
 	snprintf(c.url_ram, sizeof(c.url_ram), "nvme-tcp://%s/%s%s", addr, nqn1,
 		 strcmp(nqn0, nqn1) ? "" : ":nvme1");
 
-	table_run(&table, &c, cfg.o.seconds, cfg.o.rounds, cfg.only, best);
+	table_run(&table, &c, cfg.o.seconds, cfg.o.rounds, cfg.dopt.only, best);
 
 	if (cfg.o.json) {
 		json_object *root = json_object_new_object();
 
 		table_json_opts(root, &cfg.o);
-		table_json(root, &table, best, cfg.only);
+		table_json(root, &table, best, cfg.dopt.only);
 		table_json_emit(root);
 	} else {
 		printf("bench_tcp: %.2f s per case, best of %u rounds, namespaces %llu MiB, "
 		       "ucmd's NVMe/TCP host to ucmdd on %s\n\n", cfg.o.seconds, cfg.o.rounds,
 		       (unsigned long long)(cfg.o.size >> 20), addr);
-		table_print(&table, best, cfg.only);
+		table_print(&table, best, cfg.dopt.only);
 	}
-	peer_close(&c.tcp_file);
-	peer_close(&c.tcp_ram);
-	peer_close(&c.in_file);
+	dirctrl_close(&c.tcp_file);
+	dirctrl_close(&c.tcp_ram);
+	dirctrl_close(&c.in_file);
 	bench_rig_close(c.rig);
 	ret = daemon_proc_stop(&c.d);
 	return ret == 0 ? 0 : 1;

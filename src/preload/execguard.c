@@ -254,51 +254,57 @@ static char **collect(const char *arg0, va_list ap, char ***envp)
 	return v;
 }
 
+enum exec_list { EXEC_L, EXEC_LP, EXEC_LE };
+
+/* The list gathered into an array and handed to execv, execvp or execve (checked there). */
+static int exec_list(const char *path, const char *arg, va_list ap, enum exec_list how)
+{
+	char **v, **envp = NULL;
+	int ret;
+
+	v = collect(arg, ap, how == EXEC_LE ? &envp : NULL);
+	if (!v)
+		return refuse(ENOMEM);
+	if (how == EXEC_LP)
+		ret = execvp(path, v);
+	else if (how == EXEC_LE)
+		ret = execve(path, v, envp);
+	else
+		ret = execv(path, v);
+	free(v);
+	return ret;
+}
+
 PL_EXPORT int execl(const char *path, const char *arg, ...)
 {
 	va_list ap;
-	char **v;
 	int ret;
 
 	va_start(ap, arg);
-	v = collect(arg, ap, NULL);
+	ret = exec_list(path, arg, ap, EXEC_L);
 	va_end(ap);
-	if (!v)
-		return refuse(ENOMEM);
-	ret = execv(path, v);
-	free(v);
 	return ret;
 }
 
 PL_EXPORT int execlp(const char *file, const char *arg, ...)
 {
 	va_list ap;
-	char **v;
 	int ret;
 
 	va_start(ap, arg);
-	v = collect(arg, ap, NULL);
+	ret = exec_list(file, arg, ap, EXEC_LP);
 	va_end(ap);
-	if (!v)
-		return refuse(ENOMEM);
-	ret = execvp(file, v);
-	free(v);
 	return ret;
 }
 
 PL_EXPORT int execle(const char *path, const char *arg, ...)
 {
-	char **v, **envp = NULL;
 	va_list ap;
 	int ret;
 
 	va_start(ap, arg);
-	v = collect(arg, ap, &envp);
+	ret = exec_list(path, arg, ap, EXEC_LE);
 	va_end(ap);
-	if (!v)
-		return refuse(ENOMEM);
-	ret = execve(path, v, envp);
-	free(v);
 	return ret;
 }
 

@@ -242,6 +242,14 @@ int pl_sysfs_build(const char *root);
  * 0 or -errno.
  */
 int pl_sysfs_sync(const char *root);
+/* The tree's writes (sysfs_mpath.c's too), each appearing whole (renamed into place): */
+/* <dir>/<name> holds the formatted value and a newline. 0 or -errno. */
+int pl_sysfs_put(const char *dir, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* A symbolic link at path pointing at target (relative, as sysfs's links are). 0 or -errno. */
+int pl_sysfs_link(const char *target, const char *path);
+/* A path formatted into out (PATH_MAX bytes): 0, or -ENAMETOOLONG. */
+int pl_sysfs_path(char *out, const char *f, ...) __attribute__((format(printf, 2, 3)));
 /*
  * sysfs_mpath.c: the controllers of one subsystem (CMIC, one NQN) under
  * one nvme-subsysX with the head's disks and a hidden nvmeXcCnY path per

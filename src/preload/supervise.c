@@ -71,41 +71,49 @@ bool sv_id_valid(struct sv *s, uint64_t id)
 
 /* ---- the program ---- */
 
-static int send_fd(int sock, int fd)
-{
-	char c = 0;
-	struct iovec iov = { &c, 1 };
+/* One byte with room for one descriptor (SCM_RIGHTS): what send_fd and recv_fd pass. */
+struct fd_msg {
+	char c;
+	struct iovec iov;
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
 	} u;
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-			    .msg_controllen = sizeof(u.buf) };
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+	struct msghdr m;
+};
+
+static struct msghdr *fd_msg_init(struct fd_msg *f)
+{
+	f->c = 0;
+	f->iov = (struct iovec){ &f->c, 1 };
+	f->m = (struct msghdr){ .msg_iov = &f->iov, .msg_iovlen = 1, .msg_control = f->u.buf,
+				.msg_controllen = sizeof(f->u.buf) };
+	return &f->m;
+}
+
+static int send_fd(int sock, int fd)
+{
+	struct fd_msg f;
+	struct msghdr *m = fd_msg_init(&f);
+	struct cmsghdr *cm = CMSG_FIRSTHDR(m);
 
 	cm->cmsg_level = SOL_SOCKET;
 	cm->cmsg_type = SCM_RIGHTS;
 	cm->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(sock, &m, 0) == 1 ? 0 : -1;
+	return sendmsg(sock, m, 0) == 1 ? 0 : -1;
 }
 
 static int recv_fd(int sock)
 {
-	char c;
-	struct iovec iov = { &c, 1 };
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-			    .msg_controllen = sizeof(u.buf) };
+	struct fd_msg f;
+	struct msghdr *m = fd_msg_init(&f);
 	struct cmsghdr *cm;
 	int fd;
 
-	if (recvmsg(sock, &m, MSG_CMSG_CLOEXEC) != 1)
+	if (recvmsg(sock, m, MSG_CMSG_CLOEXEC) != 1)
 		return -1;
-	cm = CMSG_FIRSTHDR(&m);
+	cm = CMSG_FIRSTHDR(m);
 	if (!cm || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(sizeof(int)))
 		return -1;
 	memcpy(&fd, CMSG_DATA(cm), sizeof(int));

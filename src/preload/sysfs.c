@@ -108,10 +108,7 @@ static int put_text(const char *path, const char *text)
 	return ret;
 }
 
-/* put(dir, name, fmt, ...): <dir>/<name> holds the formatted value and a newline. */
-static int put(const char *dir, const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int put(const char *dir, const char *name, const char *fmt, ...)
+int pl_sysfs_put(const char *dir, const char *name, const char *fmt, ...)
 {
 	char path[PATH_MAX], val[1024];
 	va_list ap;
@@ -129,8 +126,7 @@ static int put(const char *dir, const char *name, const char *fmt, ...)
 	return put_text(path, val);
 }
 
-/* A symbolic link at path pointing at target (relative, as sysfs's links are). */
-static int link_at(const char *target, const char *path)
+int pl_sysfs_link(const char *target, const char *path)
 {
 	char tmp[PATH_MAX];
 	int ret;
@@ -148,9 +144,7 @@ static int link_at(const char *target, const char *path)
 	return 0;
 }
 
-/* A path formatted into out (PATH_MAX bytes). */
-static int fmt(char *out, const char *f, ...) __attribute__((format(printf, 2, 3)));
-static int fmt(char *out, const char *f, ...)
+int pl_sysfs_path(char *out, const char *f, ...)
 {
 	va_list ap;
 	int ret;
@@ -282,7 +276,7 @@ static int ctrl_path(char *out, const char *root, unsigned x, const char *rest)
 	struct pci_name p;
 
 	pci_name(x, &p);
-	return fmt(out, "%s/sys/devices/%s/%s/nvme/nvme%u%s%s", root, p.bus, p.addr, x,
+	return pl_sysfs_path(out, "%s/sys/devices/%s/%s/nvme/nvme%u%s%s", root, p.bus, p.addr, x,
 		   rest ? "/" : "", rest ? rest : "");
 }
 
@@ -291,7 +285,7 @@ static int put_wo(const char *dir, const char *name)
 {
 	char path[PATH_MAX];
 
-	if (fmt(path, "%s/%s", dir, name))
+	if (pl_sysfs_path(path, "%s/%s", dir, name))
 		return -ENAMETOOLONG;
 	if (access(path, F_OK)) {
 		int ret = put_text(path, "");
@@ -356,7 +350,7 @@ static int put_config(const char *dir, const struct ctrl_facts *f, unsigned dev_
 	cfg[0x2c] = f->ssvid & 0xff, cfg[0x2d] = f->ssvid >> 8;
 	cfg[0x2e] = 0x00, cfg[0x2f] = 0x11;	/* subsystem 1100h */
 	cfg[0x3d] = 0x01;			/* INTA */
-	if (fmt(path, "%s/config", dir) || fmt(tmp, "%s.tmp%d", path, (int)getpid()))
+	if (pl_sysfs_path(path, "%s/config", dir) || pl_sysfs_path(tmp, "%s.tmp%d", path, (int)getpid()))
 		return -ENAMETOOLONG;
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0444);
 	if (fd < 0)
@@ -382,23 +376,23 @@ static int build_pci(const char *root, const struct pl_devinfo *c, const struct 
 
 	pci_name(x, &p);
 	ret = dir_at(dir, "%s/sys/devices/%s/%s", root, p.bus, p.addr);
-	ret = ret ?: put(dir, "vendor", "0x%04x", f->vid);
-	ret = ret ?: put(dir, "device", "0x%04x", dev_id);
-	ret = ret ?: put(dir, "subsystem_vendor", "0x%04x", f->ssvid);
-	ret = ret ?: put(dir, "subsystem_device", "0x1100");
-	ret = ret ?: put(dir, "class", "0x010802");
-	ret = ret ?: put(dir, "revision", "0x02");
-	ret = ret ?: put(dir, "irq", "0");
-	ret = ret ?: put(dir, "numa_node", "-1");
-	ret = ret ?: put(dir, "enable", "1");
-	ret = ret ?: put(dir, "msi_bus", "1");
-	ret = ret ?: put(dir, "local_cpulist", "0-%ld", sysconf(_SC_NPROCESSORS_CONF) - 1);
-	ret = ret ?: put(dir, "current_link_speed", "Unknown");
-	ret = ret ?: put(dir, "current_link_width", "0");
-	ret = ret ?: put(dir, "driver_override", "(null)");
-	ret = ret ?: put(dir, "modalias", "pci:v%08Xd%08Xsv%08Xsd%08Xbc01sc08i02", f->vid, dev_id,
+	ret = ret ?: pl_sysfs_put(dir, "vendor", "0x%04x", f->vid);
+	ret = ret ?: pl_sysfs_put(dir, "device", "0x%04x", dev_id);
+	ret = ret ?: pl_sysfs_put(dir, "subsystem_vendor", "0x%04x", f->ssvid);
+	ret = ret ?: pl_sysfs_put(dir, "subsystem_device", "0x1100");
+	ret = ret ?: pl_sysfs_put(dir, "class", "0x010802");
+	ret = ret ?: pl_sysfs_put(dir, "revision", "0x02");
+	ret = ret ?: pl_sysfs_put(dir, "irq", "0");
+	ret = ret ?: pl_sysfs_put(dir, "numa_node", "-1");
+	ret = ret ?: pl_sysfs_put(dir, "enable", "1");
+	ret = ret ?: pl_sysfs_put(dir, "msi_bus", "1");
+	ret = ret ?: pl_sysfs_put(dir, "local_cpulist", "0-%ld", sysconf(_SC_NPROCESSORS_CONF) - 1);
+	ret = ret ?: pl_sysfs_put(dir, "current_link_speed", "Unknown");
+	ret = ret ?: pl_sysfs_put(dir, "current_link_width", "0");
+	ret = ret ?: pl_sysfs_put(dir, "driver_override", "(null)");
+	ret = ret ?: pl_sysfs_put(dir, "modalias", "pci:v%08Xd%08Xsv%08Xsd%08Xbc01sc08i02", f->vid, dev_id,
 			 f->ssvid, 0x1100u);
-	ret = ret ?: put(dir, "uevent", "DRIVER=nvme\nPCI_CLASS=10802\nPCI_ID=%04X:%04X\n"
+	ret = ret ?: pl_sysfs_put(dir, "uevent", "DRIVER=nvme\nPCI_CLASS=10802\nPCI_ID=%04X:%04X\n"
 			 "PCI_SUBSYS_ID=%04X:1100\nPCI_SLOT_NAME=%s\n"
 			 "MODALIAS=pci:v%08Xd%08Xsv%08Xsd%08Xbc01sc08i02",
 			 f->vid, dev_id, f->ssvid, p.addr, f->vid, dev_id, f->ssvid, 0x1100u);
@@ -409,24 +403,24 @@ static int build_pci(const char *root, const struct pl_devinfo *c, const struct 
 	for (int i = 1; i < 13; i++)
 		n += (size_t)snprintf(res + n, sizeof(res) - n,
 				      "\n0x%016llx 0x%016llx 0x%016llx", 0ull, 0ull, 0ull);
-	ret = ret ?: put(dir, "resource", "%s", res);
+	ret = ret ?: pl_sysfs_put(dir, "resource", "%s", res);
 	ret = ret ?: put_config(dir, f, dev_id, bar);
-	ret = ret ?: fmt(l, "%s/resource0", dir);
+	ret = ret ?: pl_sysfs_path(l, "%s/resource0", dir);
 	ret = ret ?: put_regs(l, c);
-	ret = ret ?: fmt(t, "../../../bus/pci/drivers/nvme");
-	ret = ret ?: fmt(l, "%s/driver", dir);
-	ret = ret ?: link_at(t, l);
-	ret = ret ?: fmt(l, "%s/subsystem", dir);
-	ret = ret ?: link_at("../../../bus/pci", l);
+	ret = ret ?: pl_sysfs_path(t, "../../../bus/pci/drivers/nvme");
+	ret = ret ?: pl_sysfs_path(l, "%s/driver", dir);
+	ret = ret ?: pl_sysfs_link(t, l);
+	ret = ret ?: pl_sysfs_path(l, "%s/subsystem", dir);
+	ret = ret ?: pl_sysfs_link("../../../bus/pci", l);
 
 	ret = ret ?: dir_at(l, "%s/sys/bus/pci/drivers/nvme", root);
-	ret = ret ?: fmt(t, "../../../../devices/%s/%s", p.bus, p.addr);
-	ret = ret ?: fmt(l, "%s/sys/bus/pci/drivers/nvme/%s", root, p.addr);
-	ret = ret ?: link_at(t, l);
+	ret = ret ?: pl_sysfs_path(t, "../../../../devices/%s/%s", p.bus, p.addr);
+	ret = ret ?: pl_sysfs_path(l, "%s/sys/bus/pci/drivers/nvme/%s", root, p.addr);
+	ret = ret ?: pl_sysfs_link(t, l);
 	ret = ret ?: dir_at(l, "%s/sys/bus/pci/devices", root);
-	ret = ret ?: fmt(t, "../../../devices/%s/%s", p.bus, p.addr);
-	ret = ret ?: fmt(l, "%s/sys/bus/pci/devices/%s", root, p.addr);
-	ret = ret ?: link_at(t, l);
+	ret = ret ?: pl_sysfs_path(t, "../../../devices/%s/%s", p.bus, p.addr);
+	ret = ret ?: pl_sysfs_path(l, "%s/sys/bus/pci/devices/%s", root, p.addr);
+	ret = ret ?: pl_sysfs_link(t, l);
 	ret = ret ?: dir_at(l, "%s/sys/bus/pci", root);
 	return ret ?: put_wo(l, "rescan");
 }
@@ -443,48 +437,48 @@ static int build_ctrl(const char *root, const struct pl_devinfo *c, const struct
 	ret = build_pci(root, c, f);
 	ret = ret ?: ctrl_path(dir, root, x, NULL);
 	ret = ret ?: mkdirs(dir);
-	ret = ret ?: put(dir, "dev", "%u:%u", c->major, c->minor);
-	ret = ret ?: put(dir, "uevent", "MAJOR=%u\nMINOR=%u\nDEVNAME=%s", c->major, c->minor,
+	ret = ret ?: pl_sysfs_put(dir, "dev", "%u:%u", c->major, c->minor);
+	ret = ret ?: pl_sysfs_put(dir, "uevent", "MAJOR=%u\nMINOR=%u\nDEVNAME=%s", c->major, c->minor,
 			 c->name);
-	ret = ret ?: put(dir, "model", "%s", f->mn);
-	ret = ret ?: put(dir, "serial", "%s", f->sn);
-	ret = ret ?: put(dir, "firmware_rev", "%s", f->fr);
-	ret = ret ?: put(dir, "subsysnqn", "%s", f->nqn);
-	ret = ret ?: put(dir, "transport", "pcie");
-	ret = ret ?: put(dir, "address", "%s", p.addr);
-	ret = ret ?: put(dir, "state", "live");
-	ret = ret ?: put(dir, "cntlid", "%u", f->cntlid);
-	ret = ret ?: put(dir, "numa_node", "-1");
-	ret = ret ?: put(dir, "queue_count", "2");
-	ret = ret ?: put(dir, "sqsize", "1023");
-	ret = ret ?: put(dir, "kato", "0");
-	ret = ret ?: put(dir, "cntrltype", "io");
-	ret = ret ?: put(dir, "dctype", "none");
+	ret = ret ?: pl_sysfs_put(dir, "model", "%s", f->mn);
+	ret = ret ?: pl_sysfs_put(dir, "serial", "%s", f->sn);
+	ret = ret ?: pl_sysfs_put(dir, "firmware_rev", "%s", f->fr);
+	ret = ret ?: pl_sysfs_put(dir, "subsysnqn", "%s", f->nqn);
+	ret = ret ?: pl_sysfs_put(dir, "transport", "pcie");
+	ret = ret ?: pl_sysfs_put(dir, "address", "%s", p.addr);
+	ret = ret ?: pl_sysfs_put(dir, "state", "live");
+	ret = ret ?: pl_sysfs_put(dir, "cntlid", "%u", f->cntlid);
+	ret = ret ?: pl_sysfs_put(dir, "numa_node", "-1");
+	ret = ret ?: pl_sysfs_put(dir, "queue_count", "2");
+	ret = ret ?: pl_sysfs_put(dir, "sqsize", "1023");
+	ret = ret ?: pl_sysfs_put(dir, "kato", "0");
+	ret = ret ?: pl_sysfs_put(dir, "cntrltype", "io");
+	ret = ret ?: pl_sysfs_put(dir, "dctype", "none");
 	ret = ret ?: put_wo(dir, "rescan_controller");
-	ret = ret ?: fmt(t, "../../../%s", p.addr);
-	ret = ret ?: fmt(l, "%s/device", dir);
-	ret = ret ?: link_at(t, l);
-	ret = ret ?: fmt(l, "%s/subsystem", dir);
-	ret = ret ?: link_at("../../../../../class/nvme", l);
-	ret = ret ?: fmt(t, "../../devices/%s/%s/nvme/nvme%u", p.bus, p.addr, x);
-	ret = ret ?: fmt(l, "%s/sys/class/nvme/nvme%u", root, x);
-	ret = ret ?: link_at(t, l);
-	ret = ret ?: fmt(l, "%s/sys/dev/char/%u:%u", root, c->major, c->minor);
-	ret = ret ?: link_at(t, l);
+	ret = ret ?: pl_sysfs_path(t, "../../../%s", p.addr);
+	ret = ret ?: pl_sysfs_path(l, "%s/device", dir);
+	ret = ret ?: pl_sysfs_link(t, l);
+	ret = ret ?: pl_sysfs_path(l, "%s/subsystem", dir);
+	ret = ret ?: pl_sysfs_link("../../../../../class/nvme", l);
+	ret = ret ?: pl_sysfs_path(t, "../../devices/%s/%s/nvme/nvme%u", p.bus, p.addr, x);
+	ret = ret ?: pl_sysfs_path(l, "%s/sys/class/nvme/nvme%u", root, x);
+	ret = ret ?: pl_sysfs_link(t, l);
+	ret = ret ?: pl_sysfs_path(l, "%s/sys/dev/char/%u:%u", root, c->major, c->minor);
+	ret = ret ?: pl_sysfs_link(t, l);
 
 	ret = ret ?: dir_at(dir, "%s/sys/devices/virtual/nvme-subsystem/nvme-subsys%u", root, x);
-	ret = ret ?: put(dir, "subsysnqn", "%s", f->nqn);
-	ret = ret ?: put(dir, "model", "%s", f->mn);
-	ret = ret ?: put(dir, "serial", "%s", f->sn);
-	ret = ret ?: put(dir, "firmware_rev", "%s", f->fr);
-	ret = ret ?: put(dir, "subsystype", "nvm");
-	ret = ret ?: put(dir, "iopolicy", "numa");
-	ret = ret ?: fmt(t, "../../../%s/%s/nvme/nvme%u", p.bus, p.addr, x);
-	ret = ret ?: fmt(l, "%s/nvme%u", dir, x);
-	ret = ret ?: link_at(t, l);
-	ret = ret ?: fmt(t, "../../devices/virtual/nvme-subsystem/nvme-subsys%u", x);
-	ret = ret ?: fmt(l, "%s/sys/class/nvme-subsystem/nvme-subsys%u", root, x);
-	ret = ret ?: link_at(t, l);
+	ret = ret ?: pl_sysfs_put(dir, "subsysnqn", "%s", f->nqn);
+	ret = ret ?: pl_sysfs_put(dir, "model", "%s", f->mn);
+	ret = ret ?: pl_sysfs_put(dir, "serial", "%s", f->sn);
+	ret = ret ?: pl_sysfs_put(dir, "firmware_rev", "%s", f->fr);
+	ret = ret ?: pl_sysfs_put(dir, "subsystype", "nvm");
+	ret = ret ?: pl_sysfs_put(dir, "iopolicy", "numa");
+	ret = ret ?: pl_sysfs_path(t, "../../../%s/%s/nvme/nvme%u", p.bus, p.addr, x);
+	ret = ret ?: pl_sysfs_path(l, "%s/nvme%u", dir, x);
+	ret = ret ?: pl_sysfs_link(t, l);
+	ret = ret ?: pl_sysfs_path(t, "../../devices/virtual/nvme-subsystem/nvme-subsys%u", x);
+	ret = ret ?: pl_sysfs_path(l, "%s/sys/class/nvme-subsystem/nvme-subsys%u", root, x);
+	ret = ret ?: pl_sysfs_link(t, l);
 	return ret;
 }
 
@@ -542,13 +536,13 @@ static int build_integrity(const char *dir, const struct pl_devinfo *c, const st
 	} else if (ms) {
 		name = "nop";
 	}
-	ret = put(dir, "format", "%s", name);
-	ret = ret ?: put(dir, "tuple_size", "%u", ms);
-	ret = ret ?: put(dir, "tag_size", "%u", tag);
-	ret = ret ?: put(dir, "protection_interval_bytes", "%u", ms ? d->lba_size : 0);
-	ret = ret ?: put(dir, "read_verify", "%u", tag ? 1 : 0);
-	ret = ret ?: put(dir, "write_generate", "%u", tag ? 1 : 0);
-	return ret ?: put(dir, "device_is_integrity_capable", "%u", tag ? 1 : 0);
+	ret = pl_sysfs_put(dir, "format", "%s", name);
+	ret = ret ?: pl_sysfs_put(dir, "tuple_size", "%u", ms);
+	ret = ret ?: pl_sysfs_put(dir, "tag_size", "%u", tag);
+	ret = ret ?: pl_sysfs_put(dir, "protection_interval_bytes", "%u", ms ? d->lba_size : 0);
+	ret = ret ?: pl_sysfs_put(dir, "read_verify", "%u", tag ? 1 : 0);
+	ret = ret ?: pl_sysfs_put(dir, "write_generate", "%u", tag ? 1 : 0);
+	return ret ?: pl_sysfs_put(dir, "device_is_integrity_capable", "%u", tag ? 1 : 0);
 }
 
 /* A namespace's block device (nvmeXnY) or generic device (ngXnY), a child of its controller. */
@@ -571,35 +565,35 @@ static int build_ns(const char *root, const struct pl_devinfo *c, const struct c
 	pci_name(x, &p);
 	ret = ctrl_path(dir, root, x, d->name);
 	ret = ret ?: mkdirs(dir);
-	ret = ret ?: put(dir, "dev", "%u:%u", d->major, d->minor);
-	ret = ret ?: put(dir, "uevent", "MAJOR=%u\nMINOR=%u\nDEVNAME=%s%s", d->major, d->minor,
+	ret = ret ?: pl_sysfs_put(dir, "dev", "%u:%u", d->major, d->minor);
+	ret = ret ?: pl_sysfs_put(dir, "uevent", "MAJOR=%u\nMINOR=%u\nDEVNAME=%s%s", d->major, d->minor,
 			 d->name, blk ? "\nDEVTYPE=disk" : "");
-	ret = ret ?: fmt(l, "%s/device", dir);
-	ret = ret ?: fmt(t, "../../nvme%u", x);
-	ret = ret ?: link_at(t, l);
-	ret = ret ?: fmt(t, "../../devices/%s/%s/nvme/nvme%u/%s", p.bus, p.addr, x, d->name);
+	ret = ret ?: pl_sysfs_path(l, "%s/device", dir);
+	ret = ret ?: pl_sysfs_path(t, "../../nvme%u", x);
+	ret = ret ?: pl_sysfs_link(t, l);
+	ret = ret ?: pl_sysfs_path(t, "../../devices/%s/%s/nvme/nvme%u/%s", p.bus, p.addr, x, d->name);
 	if (!blk) {
-		ret = ret ?: fmt(l, "%s/sys/class/nvme-generic/%s", root, d->name);
-		ret = ret ?: link_at(t, l);
-		ret = ret ?: fmt(l, "%s/sys/dev/char/%u:%u", root, d->major, d->minor);
-		return ret ?: link_at(t, l);
+		ret = ret ?: pl_sysfs_path(l, "%s/sys/class/nvme-generic/%s", root, d->name);
+		ret = ret ?: pl_sysfs_link(t, l);
+		ret = ret ?: pl_sysfs_path(l, "%s/sys/dev/char/%u:%u", root, d->major, d->minor);
+		return ret ?: pl_sysfs_link(t, l);
 	}
-	ret = ret ?: fmt(l, "%s/sys/class/block/%s", root, d->name);
-	ret = ret ?: link_at(t, l);
-	ret = ret ?: fmt(l, "%s/sys/dev/block/%u:%u", root, d->major, d->minor);
-	ret = ret ?: link_at(t, l);
-	ret = ret ?: fmt(t, "../devices/%s/%s/nvme/nvme%u/%s", p.bus, p.addr, x, d->name);
-	ret = ret ?: fmt(l, "%s/sys/block/%s", root, d->name);
-	ret = ret ?: link_at(t, l);
+	ret = ret ?: pl_sysfs_path(l, "%s/sys/class/block/%s", root, d->name);
+	ret = ret ?: pl_sysfs_link(t, l);
+	ret = ret ?: pl_sysfs_path(l, "%s/sys/dev/block/%u:%u", root, d->major, d->minor);
+	ret = ret ?: pl_sysfs_link(t, l);
+	ret = ret ?: pl_sysfs_path(t, "../devices/%s/%s/nvme/nvme%u/%s", p.bus, p.addr, x, d->name);
+	ret = ret ?: pl_sysfs_path(l, "%s/sys/block/%s", root, d->name);
+	ret = ret ?: pl_sysfs_link(t, l);
 
-	ret = ret ?: put(dir, "size", "%llu", (unsigned long long)(bytes >> 9));
-	ret = ret ?: put(dir, "nsid", "%u", d->nsid);
+	ret = ret ?: pl_sysfs_put(dir, "size", "%llu", (unsigned long long)(bytes >> 9));
+	ret = ret ?: pl_sysfs_put(dir, "nsid", "%u", d->nsid);
 	wwid(id, sizeof(id), &ns, f, d->nsid);
-	ret = ret ?: put(dir, "wwid", "%s", id);
+	ret = ret ?: pl_sysfs_put(dir, "wwid", "%s", id);
 	if (!all_zero(ns.nguid, sizeof(ns.nguid))) {
 		const uint8_t *g = ns.nguid;
 
-		ret = ret ?: put(dir, "nguid",
+		ret = ret ?: pl_sysfs_put(dir, "nguid",
 				 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
 				 g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], g[9], g[10],
 				 g[11], g[12], g[13], g[14], g[15]);
@@ -607,43 +601,43 @@ static int build_ns(const char *root, const struct pl_devinfo *c, const struct c
 	if (!all_zero(ns.eui64, sizeof(ns.eui64))) {
 		const uint8_t *e = ns.eui64;
 
-		ret = ret ?: put(dir, "eui", "%02x %02x %02x %02x %02x %02x %02x %02x",
+		ret = ret ?: pl_sysfs_put(dir, "eui", "%02x %02x %02x %02x %02x %02x %02x %02x",
 				 e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7]);
 	}
-	ret = ret ?: put(dir, "ro", "0");
-	ret = ret ?: put(dir, "removable", "0");
-	ret = ret ?: put(dir, "hidden", "0");
-	ret = ret ?: put(dir, "range", "0");
-	ret = ret ?: put(dir, "ext_range", "256");
-	ret = ret ?: put(dir, "capability", "50");
-	ret = ret ?: fmt(l, "%s/integrity", d->name);
+	ret = ret ?: pl_sysfs_put(dir, "ro", "0");
+	ret = ret ?: pl_sysfs_put(dir, "removable", "0");
+	ret = ret ?: pl_sysfs_put(dir, "hidden", "0");
+	ret = ret ?: pl_sysfs_put(dir, "range", "0");
+	ret = ret ?: pl_sysfs_put(dir, "ext_range", "256");
+	ret = ret ?: pl_sysfs_put(dir, "capability", "50");
+	ret = ret ?: pl_sysfs_path(l, "%s/integrity", d->name);
 	ret = ret ?: ctrl_path(dir, root, x, l);
 	ret = ret ?: mkdirs(dir);
 	ret = ret ?: build_integrity(dir, c, d, &ns);
-	ret = ret ?: fmt(l, "%s/queue", d->name);
+	ret = ret ?: pl_sysfs_path(l, "%s/queue", d->name);
 	ret = ret ?: ctrl_path(dir, root, x, l);
 	ret = ret ?: mkdirs(dir);
-	ret = ret ?: put(dir, "logical_block_size", "%u", d->lba_size);
-	ret = ret ?: put(dir, "physical_block_size", "%u", d->lba_size);
-	ret = ret ?: put(dir, "hw_sector_size", "%u", d->lba_size);
-	ret = ret ?: put(dir, "minimum_io_size", "%u", d->lba_size);
-	ret = ret ?: put(dir, "optimal_io_size", "0");
-	ret = ret ?: put(dir, "max_hw_sectors_kb", "2048");
-	ret = ret ?: put(dir, "max_sectors_kb", "1280");
-	ret = ret ?: put(dir, "max_segments", "128");
-	ret = ret ?: put(dir, "nr_requests", "1023");
-	ret = ret ?: put(dir, "rotational", "0");
+	ret = ret ?: pl_sysfs_put(dir, "logical_block_size", "%u", d->lba_size);
+	ret = ret ?: pl_sysfs_put(dir, "physical_block_size", "%u", d->lba_size);
+	ret = ret ?: pl_sysfs_put(dir, "hw_sector_size", "%u", d->lba_size);
+	ret = ret ?: pl_sysfs_put(dir, "minimum_io_size", "%u", d->lba_size);
+	ret = ret ?: pl_sysfs_put(dir, "optimal_io_size", "0");
+	ret = ret ?: pl_sysfs_put(dir, "max_hw_sectors_kb", "2048");
+	ret = ret ?: pl_sysfs_put(dir, "max_sectors_kb", "1280");
+	ret = ret ?: pl_sysfs_put(dir, "max_segments", "128");
+	ret = ret ?: pl_sysfs_put(dir, "nr_requests", "1023");
+	ret = ret ?: pl_sysfs_put(dir, "rotational", "0");
 	pl_zone_info(c, d, &zi);
-	ret = ret ?: put(dir, "zoned", zi.zoned ? "host-managed" : "none");
-	ret = ret ?: put(dir, "chunk_sectors", "%llu", (unsigned long long)zi.zone_sectors);
-	ret = ret ?: put(dir, "nr_zones", "%u", zi.nr_zones);
-	ret = ret ?: put(dir, "max_open_zones", "%u", zi.max_open);
-	ret = ret ?: put(dir, "max_active_zones", "%u", zi.max_active);
-	ret = ret ?: put(dir, "zone_append_max_bytes", "%u", zi.append_max_bytes);
-	ret = ret ?: put(dir, "scheduler", "[none]");
-	ret = ret ?: put(dir, "discard_granularity", "%u", d->lba_size);
-	ret = ret ?: put(dir, "discard_max_bytes", "2199023255040");
-	ret = ret ?: put(dir, "write_cache", "write back");
+	ret = ret ?: pl_sysfs_put(dir, "zoned", zi.zoned ? "host-managed" : "none");
+	ret = ret ?: pl_sysfs_put(dir, "chunk_sectors", "%llu", (unsigned long long)zi.zone_sectors);
+	ret = ret ?: pl_sysfs_put(dir, "nr_zones", "%u", zi.nr_zones);
+	ret = ret ?: pl_sysfs_put(dir, "max_open_zones", "%u", zi.max_open);
+	ret = ret ?: pl_sysfs_put(dir, "max_active_zones", "%u", zi.max_active);
+	ret = ret ?: pl_sysfs_put(dir, "zone_append_max_bytes", "%u", zi.append_max_bytes);
+	ret = ret ?: pl_sysfs_put(dir, "scheduler", "[none]");
+	ret = ret ?: pl_sysfs_put(dir, "discard_granularity", "%u", d->lba_size);
+	ret = ret ?: pl_sysfs_put(dir, "discard_max_bytes", "2199023255040");
+	ret = ret ?: pl_sysfs_put(dir, "write_cache", "write back");
 	return ret;
 }
 
@@ -731,7 +725,7 @@ static void prune(const char *root, const struct pl_devinfo **v, unsigned n)
 		DIR *dp;
 		struct dirent *e;
 
-		if (fmt(path, "%s/%s", root, dirs[k]))
+		if (pl_sysfs_path(path, "%s/%s", root, dirs[k]))
 			continue;
 		dp = opendir(path);
 		if (!dp)
@@ -745,7 +739,7 @@ static void prune(const char *root, const struct pl_devinfo **v, unsigned n)
 			if (sscanf(e->d_name, "nvme%un%u%c", &x, &y, &tail) != 2 &&
 			    sscanf(e->d_name, "ng%un%u%c", &x, &y, &tail) != 2)
 				continue;
-			if (fmt(ent, "%s/%s", path, e->d_name))
+			if (pl_sysfs_path(ent, "%s/%s", path, e->d_name))
 				continue;
 			unlink(ent);
 			if (!ctrl_path(ent, root, x, e->d_name))
@@ -758,7 +752,7 @@ static void prune(const char *root, const struct pl_devinfo **v, unsigned n)
 		DIR *dp;
 		struct dirent *e;
 
-		if (fmt(path, "%s/sys/dev/%s", root, k ? "block" : "char"))
+		if (pl_sysfs_path(path, "%s/sys/dev/%s", root, k ? "block" : "char"))
 			continue;
 		dp = opendir(path);
 		if (!dp)
@@ -766,7 +760,7 @@ static void prune(const char *root, const struct pl_devinfo **v, unsigned n)
 		while ((e = readdir(dp))) {
 			struct stat st;
 
-			if (e->d_name[0] == '.' || fmt(ent, "%s/%s", path, e->d_name))
+			if (e->d_name[0] == '.' || pl_sysfs_path(ent, "%s/%s", path, e->d_name))
 				continue;
 			if (stat(ent, &st) && errno == ENOENT)
 				unlink(ent);
@@ -827,7 +821,7 @@ static int lock_root(const char *root)
 	char path[PATH_MAX];
 	int fd;
 
-	if (fmt(path, "%s/.lock", root))
+	if (pl_sysfs_path(path, "%s/.lock", root))
 		return -ENAMETOOLONG;
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0)
@@ -848,7 +842,7 @@ int pl_sysfs_build(const char *root)
 	char ready[PATH_MAX];
 	int lk, ret;
 
-	if (fmt(ready, "%s/.ready", root))
+	if (pl_sysfs_path(ready, "%s/.ready", root))
 		return -ENAMETOOLONG;
 	if (!access(ready, F_OK)) /* the common case: another process made it */
 		return 0;
@@ -885,7 +879,7 @@ int pl_sysfs_regs(const char *path)
 	struct dirent *e;
 	DIR *dp;
 
-	if (!slash || fmt(dir, "%.*s/nvme", (int)(slash - path), path))
+	if (!slash || pl_sysfs_path(dir, "%.*s/nvme", (int)(slash - path), path))
 		return -ENOENT;
 	dp = opendir(dir);
 	if (!dp)

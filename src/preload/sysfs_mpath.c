@@ -30,58 +30,6 @@
 
 #define MAX_CTRLS 64
 
-static int pathf(char *out, const char *f, ...) __attribute__((format(printf, 2, 3)));
-static int pathf(char *out, const char *f, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, f);
-	n = vsnprintf(out, PATH_MAX, f, ap);
-	va_end(ap);
-	return n < 0 || n >= PATH_MAX ? -ENAMETOOLONG : 0;
-}
-
-/* <dir>/<name> holds text and a newline, appearing whole (rename). */
-static int attr(const char *dir, const char *name, const char *text)
-{
-	char path[PATH_MAX], tmp[PATH_MAX];
-	int fd, ret = 0;
-	size_t len = strlen(text);
-
-	if (pathf(path, "%s/%s", dir, name) || pathf(tmp, "%s.tmp%d", path, (int)getpid()))
-		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0444);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, text, len) != (ssize_t)len || write(fd, "\n", 1) != 1)
-		ret = -EIO;
-	close(fd);
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
-	return ret;
-}
-
-static int slink(const char *target, const char *path)
-{
-	char tmp[PATH_MAX];
-
-	if (pathf(tmp, "%s.tmp%d", path, (int)getpid()))
-		return -ENAMETOOLONG;
-	unlink(tmp);
-	if (symlink(target, tmp))
-		return -errno;
-	if (rename(tmp, path)) {
-		int ret = -errno;
-
-		unlink(tmp);
-		return ret;
-	}
-	return 0;
-}
-
 static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
 {
 	(void)sb;
@@ -157,8 +105,8 @@ static int move_head(const char *root, const struct pl_devinfo *d, unsigned x)
 	int ret;
 
 	ret = pl_sysfs_ctrl_dev(t, sizeof(t), x);
-	ret = ret ?: pathf(from, "%s/sys/devices/%s/%s", root, t, d->name);
-	ret = ret ?: pathf(to, "%s/sys/devices/virtual/nvme-subsystem/nvme-subsys%u/%s", root, x,
+	ret = ret ?: pl_sysfs_path(from, "%s/sys/devices/%s/%s", root, t, d->name);
+	ret = ret ?: pl_sysfs_path(to, "%s/sys/devices/virtual/nvme-subsystem/nvme-subsys%u/%s", root, x,
 			   d->name);
 	if (ret)
 		return ret;
@@ -168,31 +116,32 @@ static int move_head(const char *root, const struct pl_devinfo *d, unsigned x)
 			return -errno;
 	}
 	/* its parent is the subsystem now */
-	ret = pathf(l, "%s/device", to);
-	ret = ret ?: pathf(t, "../../nvme-subsys%u", x);
-	ret = ret ?: slink(t, l);
-	ret = ret ?: pathf(t, "devices/virtual/nvme-subsystem/nvme-subsys%u/%s", x, d->name);
+	ret = pl_sysfs_path(l, "%s/device", to);
+	ret = ret ?: pl_sysfs_path(t, "../../nvme-subsys%u", x);
+	ret = ret ?: pl_sysfs_link(t, l);
+	ret = ret ?: pl_sysfs_path(t, "devices/virtual/nvme-subsystem/nvme-subsys%u/%s", x,
+				   d->name);
 	if (ret)
 		return ret;
 	if (blk) {
 		char rel[PATH_MAX];
 
-		ret = pathf(rel, "../../%s", t);
-		ret = ret ?: pathf(l, "%s/sys/class/block/%s", root, d->name);
-		ret = ret ?: slink(rel, l);
-		ret = ret ?: pathf(l, "%s/sys/dev/block/%u:%u", root, d->major, d->minor);
-		ret = ret ?: slink(rel, l);
-		ret = ret ?: pathf(rel, "../%s", t);
-		ret = ret ?: pathf(l, "%s/sys/block/%s", root, d->name);
-		return ret ?: slink(rel, l);
+		ret = pl_sysfs_path(rel, "../../%s", t);
+		ret = ret ?: pl_sysfs_path(l, "%s/sys/class/block/%s", root, d->name);
+		ret = ret ?: pl_sysfs_link(rel, l);
+		ret = ret ?: pl_sysfs_path(l, "%s/sys/dev/block/%u:%u", root, d->major, d->minor);
+		ret = ret ?: pl_sysfs_link(rel, l);
+		ret = ret ?: pl_sysfs_path(rel, "../%s", t);
+		ret = ret ?: pl_sysfs_path(l, "%s/sys/block/%s", root, d->name);
+		return ret ?: pl_sysfs_link(rel, l);
 	}
 	char rel[PATH_MAX];
 
-	ret = pathf(rel, "../../%s", t);
-	ret = ret ?: pathf(l, "%s/sys/class/nvme-generic/%s", root, d->name);
-	ret = ret ?: slink(rel, l);
-	ret = ret ?: pathf(l, "%s/sys/dev/char/%u:%u", root, d->major, d->minor);
-	return ret ?: slink(rel, l);
+	ret = pl_sysfs_path(rel, "../../%s", t);
+	ret = ret ?: pl_sysfs_path(l, "%s/sys/class/nvme-generic/%s", root, d->name);
+	ret = ret ?: pl_sysfs_link(rel, l);
+	ret = ret ?: pl_sysfs_path(l, "%s/sys/dev/char/%u:%u", root, d->major, d->minor);
+	return ret ?: pl_sysfs_link(rel, l);
 }
 
 /* Controller c (not its group's first, x) joins nvme-subsysX: its own subsystem goes. */
@@ -203,48 +152,44 @@ static int join_subsys(const char *root, unsigned c, unsigned x)
 	char dir[PATH_MAX], p[PATH_MAX], t[PATH_MAX], dev[128];
 	int ret;
 
-	if (pathf(dir, "%s/sys/devices/virtual/nvme-subsystem/nvme-subsys%u", root, c))
+	if (pl_sysfs_path(dir, "%s/sys/devices/virtual/nvme-subsystem/nvme-subsys%u", root, c))
 		return -ENAMETOOLONG;
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
-		if (!pathf(p, "%s/%s", dir, files[i]))
+		if (!pl_sysfs_path(p, "%s/%s", dir, files[i]))
 			unlink(p);
-	if (!pathf(p, "%s/nvme%u", dir, c))
+	if (!pl_sysfs_path(p, "%s/nvme%u", dir, c))
 		unlink(p);
 	rmdir(dir);
-	if (!pathf(p, "%s/sys/class/nvme-subsystem/nvme-subsys%u", root, c))
+	if (!pl_sysfs_path(p, "%s/sys/class/nvme-subsystem/nvme-subsys%u", root, c))
 		unlink(p);
 	ret = pl_sysfs_ctrl_dev(dev, sizeof(dev), c);
-	ret = ret ?: pathf(t, "../../../%s", dev);
-	ret = ret ?: pathf(p, "%s/sys/devices/virtual/nvme-subsystem/nvme-subsys%u/nvme%u", root,
+	ret = ret ?: pl_sysfs_path(t, "../../../%s", dev);
+	ret = ret ?: pl_sysfs_path(p, "%s/sys/devices/virtual/nvme-subsystem/nvme-subsys%u/nvme%u", root,
 			   x, c);
-	return ret ?: slink(t, p);
+	return ret ?: pl_sysfs_link(t, p);
 }
 
 /* Path nvmeXcCnY of head nsid y through controller c. */
 static int add_path(const char *root, const struct pl_devinfo *c, unsigned x, unsigned y)
 {
-	char dir[PATH_MAX], l[PATH_MAX], t[64], v[32];
+	char dir[PATH_MAX], l[PATH_MAX], t[64], dev[128];
 	unsigned cc = c->instance, grpid;
 	const char *state = ana_state(c, y, &grpid);
 	int ret;
 
-	char dev[128];
-
 	ret = pl_sysfs_ctrl_dev(dev, sizeof(dev), cc);
-	ret = ret ?: pathf(dir, "%s/sys/devices/%s/nvme%uc%un%u", root, dev, x, cc, y);
+	ret = ret ?: pl_sysfs_path(dir, "%s/sys/devices/%s/nvme%uc%un%u", root, dev, x, cc, y);
 	if (ret)
 		return ret;
 	if (mkdir(dir, 0700) && errno != EEXIST)
 		return -errno;
-	ret = attr(dir, "ana_state", state);
-	snprintf(v, sizeof(v), "%u", grpid);
-	ret = ret ?: attr(dir, "ana_grpid", v);
-	snprintf(v, sizeof(v), "%u", y);
-	ret = ret ?: attr(dir, "nsid", v);
-	ret = ret ?: attr(dir, "hidden", "1");
-	ret = ret ?: pathf(l, "%s/device", dir);
+	ret = pl_sysfs_put(dir, "ana_state", "%s", state);
+	ret = ret ?: pl_sysfs_put(dir, "ana_grpid", "%u", grpid);
+	ret = ret ?: pl_sysfs_put(dir, "nsid", "%u", y);
+	ret = ret ?: pl_sysfs_put(dir, "hidden", "1");
+	ret = ret ?: pl_sysfs_path(l, "%s/device", dir);
 	snprintf(t, sizeof(t), "../../nvme%u", cc);
-	return ret ?: slink(t, l);
+	return ret ?: pl_sysfs_link(t, l);
 }
 
 int pl_sysfs_mpath(const char *root, const struct pl_devinfo **v, unsigned n)

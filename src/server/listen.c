@@ -179,6 +179,33 @@ static int peer_pidfd(int sock, pid_t pid)
 }
 
 /*
+ * pid's memory (pidfd names pid), opened as peer c, with the capabilities of
+ * c's own process (ps: its status), as peer_bind() below says.
+ */
+static int peer_mm_open(struct user_mm *mm, const struct ucmd_cred *c, pid_t pid, int pidfd,
+			struct peer_status *ps)
+{
+	uint64_t act;
+	int ret;
+
+	ret = peer_status(c->pid, ps);
+	if (ret)
+		return ret;
+	act = ps->same_ns ? ps->cap_prm : 0;
+	if (c->euid != 0)
+		act &= ~(1ull << 19);	/* CAP_SYS_PTRACE */
+	ret = srv_peer_mm_open(mm, pid, c->euid, c->egid, act);
+	if (ret)
+		return ret;
+	/* the pid still names the process the pidfd does: it was not reused meanwhile */
+	if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0)) {
+		user_mm_release(mm);
+		return -ESRCH;
+	}
+	return 0;
+}
+
+/*
  * The client's memory and capabilities, both tied to the image that
  * connected. The capabilities are read first and the memory opened after,
  * with those capabilities and the connecting euid/egid (peer_mm.c): a
@@ -194,22 +221,10 @@ static int peer_pidfd(int sock, pid_t pid)
 static int peer_bind(int pidfd, const struct ucmd_cred *c, struct user_mm *mm, bool *cap_admin)
 {
 	struct peer_status ps;
-	uint64_t act;
-	int ret;
+	int ret = peer_mm_open(mm, c, c->pid, pidfd, &ps);
 
-	ret = peer_status(c->pid, &ps);
 	if (ret)
 		return ret;
-	act = ps.same_ns ? ps.cap_prm : 0;
-	if (c->euid != 0)
-		act &= ~(1ull << 19);	/* CAP_SYS_PTRACE */
-	ret = srv_peer_mm_open(mm, c->pid, c->euid, c->egid, act);
-	if (ret)
-		return ret;
-	if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0)) {
-		user_mm_release(mm);
-		return -ESRCH;
-	}
 	*cap_admin = ps.same_ns && ps.euid == c->euid && (ps.cap_eff & (1ull << 21));
 	return 0;
 }
@@ -264,7 +279,6 @@ int srv_peer_adopt(const struct ucmd_cred *peer, int pidfd, pid_t *pid_out, stru
 	struct peer_status ps;
 	pid_t pid = pidfd_pid(pidfd), ppid;
 	uid_t euid;
-	uint64_t act;
 	int ret;
 
 	if (pid < 0)
@@ -275,20 +289,9 @@ int srv_peer_adopt(const struct ucmd_cred *peer, int pidfd, pid_t *pid_out, stru
 	if (ppid != peer->pid || euid != peer->euid)
 		return -EPERM;
 	/* the peer's own capabilities, never the child's: it is the peer that acts */
-	ret = peer_status(peer->pid, &ps);
+	ret = peer_mm_open(mm, peer, pid, pidfd, &ps);
 	if (ret)
 		return ret;
-	act = ps.same_ns ? ps.cap_prm : 0;
-	if (peer->euid != 0)
-		act &= ~(1ull << 19);	/* CAP_SYS_PTRACE */
-	ret = srv_peer_mm_open(mm, pid, peer->euid, peer->egid, act);
-	if (ret)
-		return ret;
-	/* the pid still names the process the pidfd does: it was not reused meanwhile */
-	if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0)) {
-		user_mm_release(mm);
-		return -ESRCH;
-	}
 	*pid_out = pid;
 	return 0;
 }

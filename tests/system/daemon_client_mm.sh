@@ -36,15 +36,15 @@ daemon_start --ctrl "$T/ctrl" "${ANY_USER[@]}"
 mkdir -m 1777 "$T/state"
 # The answer of an attack's child (its parent became another program): bounded wait.
 child_rc() {	# file
-	for _ in $(seq 300); do [ -s "$1" ] && break; sleep 0.1; done
+	for _ in $(seq 600); do [ -s "$1" ] && break; sleep 0.1; done
 	cat "$1" 2>/dev/null || echo none
 }
 
 step "exec: a set-user-ID root program's memory, named by a child of the client"
 as_user 65534 timeout -k 5 120 "$PY" "$T/ucmdd_mm_attack.py" exec "$SOCK" "$T/secret_holder" \
 	"$T/state/exec.rc" >"$T/exec.out" 2>&1 || true	# the helper's status: the child's is exec.rc
-cat "$T/exec.out"
 rc=$(child_rc "$T/state/exec.rc")
+cat "$T/exec.out"	# after the answer: the child says what happened before it answers
 [ "$rc" = 0 ] || fail "exec attack: rc $rc"
 daemon_alive
 
@@ -57,8 +57,8 @@ apid=$!
 for _ in $(seq 600); do [ -e "$T/state/ready" ] && break; kill -0 "$apid" 2>/dev/null || break; sleep 0.1; done
 kill -CONT "$DPID"
 { wait "$apid"; } 2>/dev/null || true	# the connecting process, killed by its child at the end
-cat "$T/filecap.out"
 rc=$(child_rc "$T/state/rc")
+cat "$T/filecap.out"
 [ "$rc" = 0 ] || fail "file-capability attack: rc $rc"
 daemon_alive
 

@@ -62,8 +62,14 @@ mv "$S/victim.tmp" "$S/victim"
 step "the client's child names the root process's memory"
 wait_file "$S/done"
 echo >&7
-wait "$vp" || true
-sed -n 2p "$S/victim.out" >"$S/verdict"
+vrc=0
+wait "$vp" || vrc=$?
+# The victim's own account of its page, or what became of it: renamed into
+# place whole, since the client's child reads it the moment it exists.
+v=$(sed -n 2p "$S/victim.out")
+[ -n "$v" ] || v="none: the victim (pid $P) exited with status $vrc without a verdict"
+echo "$v" >"$S/verdict.tmp"
+mv "$S/verdict.tmp" "$S/verdict"
 wait_file "$S/rc"
 cat "$T/attack.out"
 [ "$(cat "$S/rc")" = 0 ] || fail "pid reuse attack: rc $(cat "$S/rc")"

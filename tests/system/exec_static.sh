@@ -91,6 +91,34 @@ set -e
 refused "posix_spawn" "$out"
 grep -q '^spawn errno EACCES$' <<<"$out" || fail "posix_spawn: not EACCES: $out"
 
+step "execl, execlp, execle (their lists gathered by the preload): refused, a dynamic program runs"
+# libc's own through ctypes: HOW PROGRAM ARGS... (execle's environment: X=execle-env)
+lexec() {
+	timeout 300 "$UCMD" exec --ctrl "$CTRL" -- python3 -c '
+import ctypes, errno, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+how, prog = sys.argv[1], sys.argv[2].encode()
+args = [ctypes.c_char_p(a.encode()) for a in sys.argv[2:]] + [None]
+if how == "execle":
+    env = (ctypes.c_char_p * 2)(b"X=execle-env", None)
+    libc.execle(prog, *args, env)
+else:
+    getattr(libc, how)(prog, *args)
+print(how, "errno", errno.errorcode[ctypes.get_errno()])
+' "$@" 2>&1
+}
+for how in execl execlp execle; do
+	out=$(lexec "$how" "$dir/static_uring" /dev/ng0n1 1 "$LBS" 96 7) || true
+	refused "$how" "$out"
+	grep -q "^$how errno EACCES\$" <<<"$out" || fail "$how: not EACCES: $out"
+done
+out=$(lexec execl /bin/echo execl runs) || fail "execl /bin/echo: $out"
+grep -qx "execl runs" <<<"$out" || fail "execl /bin/echo: $out"
+out=$(lexec execlp echo execlp runs) || fail "execlp echo: $out"
+grep -qx "execlp runs" <<<"$out" || fail "execlp echo: $out"
+out=$(lexec execle /usr/bin/env) || fail "execle env: $out"
+grep -qx "X=execle-env" <<<"$out" || fail "execle env: $out"
+
 step "ucmd exec given the static program directly: served by ucmd-supervise"
 out=$(timeout 300 "$UCMD" exec --ctrl "$CTRL" -- "$dir/static_uring" /dev/ng0n1 1 "$LBS" 96 7 1 \
 	/dev/nvme0n1 2>&1) || fail "static_uring under ucmd exec: $out"

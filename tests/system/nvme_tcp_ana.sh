@@ -17,20 +17,7 @@
 source "$(dirname "$0")/lib/daemon.sh"
 need_tools setpriv
 [ -x /usr/bin/python3 ] || fail "/usr/bin/python3 is missing"
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-P1=$(free_port) P2=$(free_port)
-[ "$P1" != "$P2" ] || P2=$(free_port)
-cat > "$T/policy.ini" <<EOF
-[policy]
-default = allow
-audit = no
-EOF
-daemon_start --ram 64M --policy "$T/policy.ini" --socket-mode 0666 \
-	--nvme-tcp "127.0.0.1:$P1" --nvme-tcp "127.0.0.1:$P2"
-for _ in $(seq 100); do grep -q "NVMe/TCP port 2 at" "$DLOG" 2>/dev/null && break; sleep 0.1; done
-grep -q "NVMe/TCP port 2 at 127.0.0.1:$P2" "$DLOG" || fail "ucmdd did not start its second port"
-NQN=$("$UCMD" --daemon "$SOCK" id-ctrl | sed -n 's/^subnqn *: //p')
-[ -n "$NQN" ] || fail "no subsystem NQN"
+daemon_start_two_ports --socket-mode 0666
 U1=nvme-tcp://127.0.0.1:$P1/$NQN U2=nvme-tcp://127.0.0.1:$P2/$NQN
 
 echo "--- bad listener lists"

@@ -16,27 +16,12 @@
 #    is back carries the writes through it (port 1 then inaccessible).
 # shellcheck source=tests/system/lib/daemon.sh
 source "$(dirname "$0")/lib/daemon.sh"
+# shellcheck source=tests/system/lib/mpath_workload.sh
+source "$(dirname "$0")/lib/mpath_workload.sh"
 [ -x /usr/bin/python3 ] || fail "/usr/bin/python3 is missing"
-ninja -C "$B" tests/system/qemu/mpath_workload >/dev/null || fail "build mpath_workload"
-W=$SRC/$B/tests/system/qemu/mpath_workload
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-P1=$(free_port) P2=$(free_port)
-[ "$P1" != "$P2" ] || P2=$(free_port)
-cat > "$T/policy.ini" <<EOP
-[policy]
-default = allow
-audit = no
-EOP
-daemon_start --ram 64M --policy "$T/policy.ini" \
-	--nvme-tcp "127.0.0.1:$P1" --nvme-tcp "127.0.0.1:$P2"
-for _ in $(seq 100); do grep -q "NVMe/TCP port 2 at" "$DLOG" 2>/dev/null && break; sleep 0.1; done
-grep -q "NVMe/TCP port 2 at 127.0.0.1:$P2" "$DLOG" || fail "ucmdd did not start its second port"
-NQN=$("$UCMD" --daemon "$SOCK" id-ctrl | sed -n 's/^subnqn *: //p')
-[ -n "$NQN" ] || fail "no subsystem NQN"
+daemon_start_two_ports
 R="reconnect_delay=1&ctrl_loss_tmo=120"
 U1="nvme-tcp://127.0.0.1:$P1/$NQN?$R" U2="nvme-tcp://127.0.0.1:$P2/$NQN?$R"
-ana() { "$UCMD" --daemon "$SOCK" ana-state --port "$1" --state "$2" >/dev/null ||
-	fail "ana-state --port $1 --state $2"; }
 port() { "$UCMD" --daemon "$SOCK" port-state --port "$1" --state "$2" > "$T/port.out" 2>&1 ||
 	{ cat "$T/port.out"; fail "port-state --port $1 --state $2"; }
 	grep -q "^port $1: $2\$" "$T/port.out" || { cat "$T/port.out"; fail "port-state says"; }; }
@@ -57,16 +42,6 @@ ana 1 non-optimized
 "$W" "$U1,$U2" "$T/w" qd=16 bs=131072 > "$T/w.out" 2>&1 &
 WPID=$!
 OUT=$T/w.out
-acks() { grep -c '^acked' "$OUT" || true; }
-wait_acks() {	# n [seconds]: n more "acked" lines (each 50 writes) within the time
-	local want=$(($(acks) + $1)) tries=$((${2:-30} * 10))
-	for _ in $(seq "$tries"); do
-		[ "$(acks)" -ge "$want" ] && return 0
-		kill -0 "$WPID" 2>/dev/null || { cat "$OUT"; fail "mpath_workload ended"; }
-		sleep 0.1
-	done
-	cat "$OUT"; fail "no progress of the writes: $3"
-}
 wait_acks 2
 sleep 2	# the ANA Change notice of port 1 reached the host: writes go to port 2
 wait_acks 2
@@ -86,12 +61,7 @@ ana 1 inaccessible
 wait_acks 4 20 "port 1 inaccessible: the host did not reconnect to port 2"
 ana 1 optimized
 wait_acks 2
-touch "$T/w/stop"
-rc=0
-wait "$WPID" || rc=$?
-grep -v '^acked' "$T/w.out"
-[ "$rc" = 0 ] || fail "mpath_workload: status $rc"
-line=$(grep '^verified' "$T/w.out")
+workload_end "$T/w" mpath_workload
 read -r _ _ _ _ _ _ _ d1 _ d2 _ fo _ <<<"$line"
 [ "$d2" -gt 0 ] && [ "$d1" -gt 0 ] || fail "both paths should have carried writes: $line"
 [ "$fo" -gt 0 ] || fail "no write failed over when port 2 went down: $line"
@@ -111,12 +81,7 @@ sleep 3	# reconnect_delay 1 s
 ana 1 inaccessible
 wait_acks 4 20 "port 1 inaccessible: port 2 did not join the head"
 ana 1 optimized
-touch "$T/w2/stop"
-rc=0
-wait "$WPID" || rc=$?
-grep -v '^acked' "$T/w2.out"
-[ "$rc" = 0 ] || fail "mpath_workload (partial attach): status $rc"
-line=$(grep '^verified' "$T/w2.out")
+workload_end "$T/w2" "mpath_workload (partial attach)"
 read -r _ _ _ _ _ _ _ d1 _ d2 _ <<<"$line"
 [ "$d1" -gt 0 ] && [ "$d2" -gt 0 ] || fail "both paths should have carried writes: $line"
 echo "ok: a path unreachable at attach joined once reachable"

@@ -12,26 +12,11 @@
 #    reads back as last acknowledged.
 # shellcheck source=tests/system/lib/daemon.sh
 source "$(dirname "$0")/lib/daemon.sh"
+# shellcheck source=tests/system/lib/mpath_workload.sh
+source "$(dirname "$0")/lib/mpath_workload.sh"
 [ -x /usr/bin/python3 ] || fail "/usr/bin/python3 is missing"
-ninja -C "$B" tests/system/qemu/mpath_workload >/dev/null || fail "build mpath_workload"
-W=$SRC/$B/tests/system/qemu/mpath_workload
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-P1=$(free_port) P2=$(free_port)
-[ "$P1" != "$P2" ] || P2=$(free_port)
-cat > "$T/policy.ini" <<EOP
-[policy]
-default = allow
-audit = no
-EOP
-daemon_start --ram 64M --policy "$T/policy.ini" \
-	--nvme-tcp "127.0.0.1:$P1" --nvme-tcp "127.0.0.1:$P2"
-for _ in $(seq 100); do grep -q "NVMe/TCP port 2 at" "$DLOG" 2>/dev/null && break; sleep 0.1; done
-grep -q "NVMe/TCP port 2 at 127.0.0.1:$P2" "$DLOG" || fail "ucmdd did not start its second port"
-NQN=$("$UCMD" --daemon "$SOCK" id-ctrl | sed -n 's/^subnqn *: //p')
-[ -n "$NQN" ] || fail "no subsystem NQN"
+daemon_start_two_ports
 U1=nvme-tcp://127.0.0.1:$P1/$NQN U2=nvme-tcp://127.0.0.1:$P2/$NQN
-ana() { "$UCMD" --daemon "$SOCK" ana-state --port "$1" --state "$2" >/dev/null ||
-	fail "ana-state --port $1 --state $2"; }
 
 echo "--- the CLI on two paths"
 head -c 65536 /dev/urandom > "$T/pat"
@@ -72,16 +57,7 @@ echo "--- writes while port 2 turns inaccessible and back, then no path"
 mkdir "$T/w"
 "$W" "$U1?iopolicy=round-robin,$U2" "$T/w" > "$T/w.out" 2>&1 &
 WPID=$!
-acks() { grep -c '^acked' "$T/w.out" || true; }
-wait_acks() {	# n: n more "acked" lines (each 50 writes)
-	local want=$(($(acks) + $1))
-	for _ in $(seq 300); do
-		[ "$(acks)" -ge "$want" ] && return 0
-		kill -0 "$WPID" 2>/dev/null || { cat "$T/w.out"; fail "mpath_workload ended"; }
-		sleep 0.1
-	done
-	cat "$T/w.out"; fail "no progress of the writes"
-}
+OUT=$T/w.out
 wait_acks 2
 for _ in 1 2 3; do
 	ana 2 inaccessible
@@ -115,12 +91,7 @@ read -r _ n1 _ <<<"$(grep '^notices' "$T/np.out")"
 wait_acks 2
 ana 2 optimized
 wait_acks 2
-touch "$T/w/stop"
-rc=0
-wait "$WPID" || rc=$?
-cat "$T/w.out" | grep -v '^acked'
-[ "$rc" = 0 ] || fail "mpath_workload: status $rc"
-line=$(grep '^verified' "$T/w.out")
+workload_end "$T/w" mpath_workload
 read -r _ _ _ _ _ _ _ d1 _ d2 _ fo _ a1 a2 <<<"$line"
 [ "$d1" -gt 0 ] && [ "$d2" -gt 0 ] || fail "round-robin used one path only: $line"
 [ "$fo" -gt 0 ] || fail "no write failed over while port 2 was inaccessible: $line"

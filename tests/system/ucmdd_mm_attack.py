@@ -11,7 +11,8 @@ in a memfd region the child shared, so that only the data buffers are
 looked up in the connecting process's memory.
 
 Each check prints what happened and exits 0 when the boundary held, 1 when
-it was crossed (the old daemon), 2 when the check itself could not run.
+it was crossed (the old daemon), 2 when the check itself could not run or
+could not decide (a victim that gave no verdict on its memory).
 """
 import ctypes
 import fcntl
@@ -94,13 +95,28 @@ def steal(c, r, ng, lbs, addr):
     return out
 
 
+def put(path, text):
+    """PATH holding TEXT, whole from the moment it exists (written aside and
+    renamed): the other side polls for it and reads it at once."""
+    with open(path + ".tmp", "w") as f:
+        f.write(text)
+    os.rename(path + ".tmp", path)
+
+
 def verdict(out, victim_says):
+    """OUT: what the daemon did with the commands (steal()); VICTIM_SAYS: the
+    victim's own line about its secret page, "intact" or "overwritten", or
+    what became of a victim that gave none. Without the victim's word the
+    page may have been overwritten: never a pass."""
     print("daemon:", out, "victim:", victim_says, flush=True)
-    crossed = out.get("leaked") or victim_says != "intact" or \
+    crossed = out.get("leaked") or victim_says == "overwritten" or \
         out.get("write-from-victim") == 0 or out.get("identify-into-victim") == 0
     if crossed:
         print("CROSSED: the client reached another program's memory")
         return 1
+    if victim_says != "intact":
+        print("UNDECIDED: no verdict from the victim on its secret page")
+        return 2
     if "closed" not in out:
         print("CROSSED: the client was not cut off")
         return 1
@@ -149,6 +165,8 @@ def exec_attack(sock, helper):
     wr.write("\n")
     wr.flush()
     victim = rd.readline().strip()
+    if not victim:
+        victim = "none: its output ended without a verdict (it exited or was killed)"
     return verdict(out, victim)
 
 
@@ -167,9 +185,7 @@ def pidreuse_attack(sock, state):
         # the connecting process: say its pid, and exit (its parent reaps it)
         os.close(rd)
         os.write(wr, b"go")
-        with open(os.path.join(state, "pid.tmp"), "w") as f:
-            f.write("%d\n" % os.getpid())
-        os.rename(os.path.join(state, "pid.tmp"), os.path.join(state, "pid"))
+        put(os.path.join(state, "pid"), "%d\n" % os.getpid())
         os._exit(0)
     os.close(wr)
     os.read(rd, 2)
@@ -188,13 +204,16 @@ def pidreuse_attack(sock, state):
             print("the victim did not take the pid")
             return 2
     out = steal(c, r, ng, lbs, int(vaddr, 16))
-    with open(os.path.join(state, "done"), "w") as f:
-        f.write("done\n")
-    # the test reads the victim's own account of its memory
+    put(os.path.join(state, "done"), "done\n")
+    # the test writes the victim's own account of its memory (whole: renamed
+    # into place), or what became of a victim that gave none
     for _ in range(600):
         if os.path.exists(os.path.join(state, "verdict")):
             break
         time.sleep(0.1)
+    else:
+        print("no verdict from the test in 60 s")
+        return 2
     with open(os.path.join(state, "verdict")) as f:
         return verdict(out, f.read().strip())
 
@@ -240,25 +259,29 @@ def filecap_attack(sock, capprog, ready):
     return 0
 
 
+def answer(path, rc):
+    """The child's answer: its output first (the test prints it once the
+    answer is there), then RC at PATH."""
+    sys.stdout.flush()
+    put(path, "%d\n" % rc)
+
+
 def main():
     what = sys.argv[1]
     if what == "exec":
         # the answer is the child's (the process that connected is the helper now)
         rc = exec_attack(sys.argv[2], sys.argv[3])
-        with open(sys.argv[4], "w") as f:
-            f.write("%d\n" % rc)
+        answer(sys.argv[4], rc)
         sys.exit(rc)
     if what == "pidreuse":
         # the answer is the child's (the process that connected has exited)
         rc = pidreuse_attack(sys.argv[2], sys.argv[3])
-        with open(os.path.join(sys.argv[3], "rc"), "w") as f:
-            f.write("%d\n" % rc)
+        answer(os.path.join(sys.argv[3], "rc"), rc)
         sys.exit(rc)
     if what == "filecap":
         # the answer is the child's (the process that connected is killed)
         rc = filecap_attack(sys.argv[2], sys.argv[3], sys.argv[4])
-        with open(os.path.join(os.path.dirname(sys.argv[4]), "rc"), "w") as f:
-            f.write("%d\n" % rc)
+        answer(os.path.join(os.path.dirname(sys.argv[4]), "rc"), rc)
         sys.exit(rc)
     print("unknown check", what)
     sys.exit(2)

@@ -469,12 +469,7 @@ void nvmet_tcp_stop(struct nvmet_tcp_port *t)
 	pthread_mutex_unlock(&t->state_lock);
 	pthread_mutex_destroy(&t->state_lock);
 	/* every connection sees stop_fd, fails its sends and ends */
-	pthread_mutex_lock(&t->lock);
-	for (struct nvmet_tcp_conn *c = t->conns; c; c = c->next)
-		shutdown(c->sock, SHUT_RDWR);
-	while (t->nr_conns)
-		pthread_cond_wait(&t->gone, &t->lock);
-	pthread_mutex_unlock(&t->lock);
+	nvmet_tcp_port_drop_conns(t);
 	close(t->stop_fd);
 	pthread_mutex_destroy(&t->lock);
 	pthread_cond_destroy(&t->gone);

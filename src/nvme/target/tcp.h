@@ -259,6 +259,8 @@ int  nvmet_tcp_listen(struct nvmet_tcp_port *t);
  * 0 or -errno (the address taken meanwhile: -EADDRINUSE).
  */
 int  nvmet_tcp_port_enable(struct nvmet_tcp_port *t, bool enable);
+/* Every connection of t shut down, and gone when this returns (tcp.c's stop too). */
+void nvmet_tcp_port_drop_conns(struct nvmet_tcp_port *t);
 bool nvmet_tcp_port_enabled(struct nvmet_tcp_port *t);
 
 /*

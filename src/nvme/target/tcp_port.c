@@ -13,6 +13,16 @@
 
 #include "nvme/target/tcp.h"
 
+void nvmet_tcp_port_drop_conns(struct nvmet_tcp_port *t)
+{
+	pthread_mutex_lock(&t->lock);
+	for (struct nvmet_tcp_conn *c = t->conns; c; c = c->next)
+		shutdown(c->sock, SHUT_RDWR);
+	while (t->nr_conns)
+		pthread_cond_wait(&t->gone, &t->lock);
+	pthread_mutex_unlock(&t->lock);
+}
+
 int nvmet_tcp_port_enable(struct nvmet_tcp_port *t, bool enable)
 {
 	int ret = 0;
@@ -34,13 +44,8 @@ int nvmet_tcp_port_enable(struct nvmet_tcp_port *t, bool enable)
 		pthread_join(t->listener, NULL);
 		close(t->lfd);
 		t->lfd = -1;
-		pthread_mutex_lock(&t->lock);
-		for (struct nvmet_tcp_conn *c = t->conns; c; c = c->next)
-			shutdown(c->sock, SHUT_RDWR);
 		/* gone when this returns: a host that reconnects finds nothing */
-		while (t->nr_conns)
-			pthread_cond_wait(&t->gone, &t->lock);
-		pthread_mutex_unlock(&t->lock);
+		nvmet_tcp_port_drop_conns(t);
 		if (t->log)
 			t->log("nvme-tcp: port %u (%s:%s) down", t->portid, t->traddr, t->trsvcid);
 	}

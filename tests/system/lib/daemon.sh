@@ -116,3 +116,28 @@ for line in open(sys.argv[1]):
 print(n)
 PY
 }
+
+# A loopback TCP port nobody listens on now (ucmdd binds it a moment later).
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# ucmdd with a 64 MiB RAM controller, every command allowed (no audit),
+# exported over NVMe/TCP at two loopback ports of one subsystem (the
+# multipath tests); extra arguments go to ucmdd. Sets P1 and P2, the ports,
+# and NQN, the subsystem's NQN.
+daemon_start_two_ports() {
+	P1=$(free_port) P2=$(free_port)
+	[ "$P1" != "$P2" ] || P2=$(free_port)
+	printf '[policy]\ndefault = allow\naudit = no\n' >"$T/policy.ini"
+	daemon_start --ram 64M --policy "$T/policy.ini" "$@" \
+		--nvme-tcp "127.0.0.1:$P1" --nvme-tcp "127.0.0.1:$P2"
+	for _ in $(seq 100); do grep -q "NVMe/TCP port 2 at" "$DLOG" 2>/dev/null && break; sleep 0.1; done
+	grep -q "NVMe/TCP port 2 at 127.0.0.1:$P2" "$DLOG" || fail "ucmdd did not start its second port"
+	NQN=$("$UCMD" --daemon "$SOCK" id-ctrl | sed -n 's/^subnqn *: //p')
+	[ -n "$NQN" ] || fail "no subsystem NQN"
+}
+
+# Port PORT's ANA state set to STATE (ucmd ana-state), or the test fails.
+ana() {	# port state
+	"$UCMD" --daemon "$SOCK" ana-state --port "$1" --state "$2" >/dev/null ||
+		fail "ana-state --port $1 --state $2"
+}
