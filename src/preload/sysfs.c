@@ -86,19 +86,21 @@ static int vpath(char *out, const char *fmt, va_list ap)
 	return n < 0 || n >= PATH_MAX ? -ENAMETOOLONG : 0;
 }
 
-/* Write an attribute: file path (printf-style, already formatted) gets text. */
-static int put_text(const char *path, const char *text)
+/*
+ * File path gets len bytes of buf with mode, written aside and renamed into
+ * place, so that another process of the exec sees it whole or not at all.
+ */
+static int put_bytes(const char *path, const void *buf, size_t len, mode_t mode)
 {
 	char tmp[PATH_MAX];
-	size_t len = strlen(text);
 	int fd, ret = 0;
 
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, (int)getpid()) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0444);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
 	if (fd < 0)
 		return -errno;
-	if (write(fd, text, len) != (ssize_t)len)
+	if (write(fd, buf, len) != (ssize_t)len)
 		ret = errno ? -errno : -EIO;
 	close(fd);
 	if (!ret && rename(tmp, path))
@@ -106,6 +108,12 @@ static int put_text(const char *path, const char *text)
 	if (ret)
 		unlink(tmp);
 	return ret;
+}
+
+/* Write an attribute: file path (printf-style, already formatted) gets text. */
+static int put_text(const char *path, const char *text)
+{
+	return put_bytes(path, text, strlen(text), 0444);
 }
 
 int pl_sysfs_put(const char *dir, const char *name, const char *fmt, ...)
@@ -301,7 +309,6 @@ static int put_regs(const char *path, const struct pl_devinfo *c)
 {
 	static uint8_t bar[BAR0_SIZE];	/* not on an interposer's stack */
 	struct ucmd_engine *e = pl_engine();
-	char tmp[PATH_MAX];
 	int fd, ret;
 
 	if (!e)
@@ -312,20 +319,7 @@ static int put_regs(const char *path, const struct pl_devinfo *c)
 		return fd;
 	ret = ucmd_nvme_regs_read(e, fd, 0, bar, 0x1000);
 	pl_private_close(e, fd);
-	if (ret)
-		return ret;
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, (int)getpid()) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0400);
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, bar, sizeof(bar)) == (ssize_t)sizeof(bar) ? 0 : -EIO;
-	close(fd);
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
-	return ret;
+	return ret ?: put_bytes(path, bar, sizeof(bar), 0400);
 }
 
 /*
@@ -335,9 +329,8 @@ static int put_regs(const char *path, const struct pl_devinfo *c)
 static int put_config(const char *dir, const struct ctrl_facts *f, unsigned dev_id, uint64_t bar)
 {
 	uint8_t cfg[256] = { 0 };
-	char path[PATH_MAX], tmp[PATH_MAX];
+	char path[PATH_MAX];
 	uint32_t lo = (uint32_t)bar | 0x4, hi = (uint32_t)(bar >> 32);
-	int fd, ret;
 
 	cfg[0] = f->vid & 0xff, cfg[1] = f->vid >> 8;
 	cfg[2] = dev_id & 0xff, cfg[3] = dev_id >> 8;
@@ -350,18 +343,9 @@ static int put_config(const char *dir, const struct ctrl_facts *f, unsigned dev_
 	cfg[0x2c] = f->ssvid & 0xff, cfg[0x2d] = f->ssvid >> 8;
 	cfg[0x2e] = 0x00, cfg[0x2f] = 0x11;	/* subsystem 1100h */
 	cfg[0x3d] = 0x01;			/* INTA */
-	if (pl_sysfs_path(path, "%s/config", dir) || pl_sysfs_path(tmp, "%s.tmp%d", path, (int)getpid()))
+	if (pl_sysfs_path(path, "%s/config", dir))
 		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0444);
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, cfg, sizeof(cfg)) == (ssize_t)sizeof(cfg) ? 0 : -EIO;
-	close(fd);
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
-	return ret;
+	return put_bytes(path, cfg, sizeof(cfg), 0444);
 }
 
 /* The controller's PCI function, its bus and driver links (drivers/pci's names). */
