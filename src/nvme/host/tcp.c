@@ -480,6 +480,19 @@ void nvme_tcp_end_sent(struct nvme_tcp_queue *tq, int err)
 	tcp_end_requests(tq, true, err);
 }
 
+/*
+ * A request the lost connection took: in flight, sent on it, and not given
+ * up on by the timeout handler (that one ends -EINTR, tcp_timeout). What a
+ * multipath head fails over, or what goes out again after a reconnect.
+ */
+static bool tcp_req_lost(struct request *rq)
+{
+	struct nvme_request *req = nvme_req(rq);
+
+	return atomic_load(&rq->state) == MQ_RQ_IN_FLIGHT &&
+	       nvme_req_test_flag(req, NVME_REQ_TCP_SENT) && atomic_load(&req->tstate) == NVME_TO_NONE;
+}
+
 void nvme_tcp_failover_sent(struct nvme_tcp_queue *tq)
 {
 	struct blk_mq_hw_ctx *hctx = tq->nq->hctx;
@@ -488,9 +501,7 @@ void nvme_tcp_failover_sent(struct nvme_tcp_queue *tq)
 		struct request *rq = hctx->rqs[t];
 		struct nvme_request *req = nvme_req(rq);
 
-		if (atomic_load(&rq->state) != MQ_RQ_IN_FLIGHT ||
-		    !nvme_req_test_flag(req, NVME_REQ_TCP_SENT) || atomic_load(&req->tstate) != NVME_TO_NONE ||
-		    !blk_mq_complete_request_claim(rq))
+		if (!tcp_req_lost(rq) || !blk_mq_complete_request_claim(rq))
 			continue;
 		if (rq->cmd_flags & REQ_NVME_MPATH) {
 			/* a path error: the head sends it on another path */
@@ -689,8 +700,7 @@ void nvme_tcp_resend(struct nvme_tcp_queue *tq)
 		struct request *rq = hctx->rqs[t];
 		struct nvme_request *req = nvme_req(rq);
 
-		if (atomic_load(&rq->state) != MQ_RQ_IN_FLIGHT ||
-		    !nvme_req_test_flag(req, NVME_REQ_TCP_SENT) || atomic_load(&req->tstate) != NVME_TO_NONE)
+		if (!tcp_req_lost(rq))
 			continue;
 		nvme_req_clear_flag(req, NVME_REQ_XFER_ERR);
 		int ret = tcp_send_cmd(tq, req);
