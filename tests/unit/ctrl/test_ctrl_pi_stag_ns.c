@@ -6,8 +6,9 @@
  * Storage Tag Size, Namespace Management taking the host's LBSTM, and the
  * commands: LBST inserted with PRACT (CDW3 and CDW14), STC checking it on
  * Read and Verify with 88h and an error log entry, the LBSTM's cleared bits
- * not compared, the reference tag the low 32 bits; and LBSTM surviving a
- * restart.
+ * not compared, the reference tag the low 32 bits; Copy's STCR checking
+ * the sources' storage tags against their descriptors' ELBT and STCW the
+ * destination's against LBST; and LBSTM surviving a restart.
  */
 #include <endian.h>
 #include <setjmp.h>
@@ -204,11 +205,80 @@ static void test_commands(void **state)
 	assert_int_equal(host_rmdir(dir), 0);
 }
 
+/*
+ * Copy of one format 1h range: ELBT's low 48 bits (bytes 35:30, most
+ * significant first) the range's ELBST:EILBRT; the write side's LBST:ILBRT
+ * in CDW3/CDW14; stcr, stcw: CDW12 bits 25 and 24
+ */
+static uint16_t copy(struct host *h, uint32_t nsid, uint64_t sdlba, uint64_t slba, uint16_t nlb,
+		     uint8_t prinfor, uint64_t elbt, bool stcr, uint8_t prinfow, uint64_t space,
+		     bool stcw)
+{
+	uint8_t *r = host_alloc(h, 40);
+	struct ucmd_nvme_sqe s = { .opcode = nvme_cmd_copy, .nsid = nsid };
+
+	memset(r, 0, 40);
+	for (unsigned i = 0; i < 8; i++)
+		r[8 + i] = (uint8_t)(slba >> (8 * i));
+	r[16] = (uint8_t)(nlb - 1);
+	r[17] = (uint8_t)((nlb - 1) >> 8);
+	for (unsigned i = 0; i < 6; i++)
+		r[35 - i] = (uint8_t)(elbt >> (8 * i));
+	r[38] = r[39] = 0xff;	/* ELBATM; ELBAT 0 */
+	host_set_prp(h, &s, r, 40);
+	s.cdw3 = (uint32_t)(space >> 32) & 0xffff;
+	s.cdw10 = (uint32_t)sdlba;
+	s.cdw11 = (uint32_t)(sdlba >> 32);
+	s.cdw12 = 1u << 8 | (uint32_t)prinfor << 12 | (stcw ? 1u << 24 : 0) |
+		  (stcr ? 1u << 25 : 0) | (uint32_t)prinfow << 26;
+	s.cdw14 = (uint32_t)space;
+	s.cdw15 = 0xffffu << 16;
+	return host_cmd(h, 1, &s, NULL);
+}
+
+static void test_copy(void **state)
+{
+	struct ucmd_ctrl_params p;
+	struct ucmd_ns_params nsp = { .nsze = 64, .lbaf = 13, .store = UCMD_NS_STORE_RAM, .attach = true };
+	uint8_t prchk = PRCHK_ALL >> 10, pract = PRACT >> 10;
+	struct host h;
+	uint32_t nsid;
+
+	(void)state;
+	host_default_params(&p);
+	nsid = host_open_ns(&h, &p, &nsp);
+	assert_int_equal(format(&h, nsid, 13, 1), 0);
+	uint8_t *d = host_alloc(&h, 2 * 4096), *rd = host_alloc(&h, 2 * 4096);
+	uint8_t *m = host_alloc(&h, 2 * 16);
+
+	fill_pattern(d, 2 * 4096, 7);
+	assert_int_equal(io(&h, nvme_cmd_write, nsid, 0, 2, d, m, PRACT, 0x5a5a00000000ull, 0), 0);
+	/* STCR: the range's storage tag is checked; one that differs is 88h, nothing copied */
+	assert_int_equal(copy(&h, nsid, 20, 0, 2, prchk, 0x5a5b00000000ull, true, pract,
+			      0x777700000014ull, false), ST_STAG);
+	assert_int_equal(io(&h, nvme_cmd_read, nsid, 20, 2, rd, m, 0, 0, 0), 0);
+	assert_memory_not_equal(d, rd, 2 * 4096);
+	/* without STCR it is not looked at; PRACT gives the destination LBST 7777h */
+	assert_int_equal(copy(&h, nsid, 20, 0, 2, prchk, 0x5a5b00000000ull, false, pract,
+			      0x777700000014ull, false), 0);
+	assert_int_equal(io(&h, nvme_cmd_read, nsid, 20, 2, rd, m, PRCHK_ALL | STC,
+			    0x777700000014ull, 0), 0);
+	assert_memory_equal(d, rd, 2 * 4096);
+	assert_int_equal(copy(&h, nsid, 30, 0, 2, prchk, 0x5a5a00000000ull, true, pract,
+			      0x777700000014ull, false), 0);
+	/* STCW without PRACT: the tuples copied as they are, checked against LBST */
+	assert_int_equal(copy(&h, nsid, 40, 0, 2, 0, 0, false, 0, 0x5a5b00000000ull, true),
+			 ST_STAG);
+	assert_int_equal(copy(&h, nsid, 40, 0, 2, 0, 0, false, 0, 0x5a5a00000000ull, true), 0);
+	host_close(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_format_sts),
 		cmocka_unit_test(test_commands),
+		cmocka_unit_test(test_copy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
