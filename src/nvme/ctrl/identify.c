@@ -272,12 +272,15 @@ uint16_t ctrl_admin_identify(struct ucmd_ctrl *c, struct ctrl_req *req)
 		break;
 	case NVME_IDENTIFY_CNS_CSI_NS_USER_DATA_FORMAT:
 		/*
-		 * The NVM Command Set's: no protection information formats
-		 * or extended LBA formats, all zero (as CNS 05h). A zoned
-		 * namespace's zone sizes belong to a zoned namespace only.
+		 * The NVM Command Set's for a namespace of that format: the
+		 * extended LBA formats (PIF, STS) and PIC, as NSID FFFFFFFFh's
+		 * CNS 05h. A zoned namespace's zone sizes belong to a zoned
+		 * namespace only.
 		 */
 		if ((req->cmd.cdw11 & 0xffff) >= UCMD_NR_LBAF || csi != NVME_CSI_NVM)
 			st = UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
+		else
+			nvm_id_ns(NULL, &u.nvm_ns);
 		break;
 	case NVME_IDENTIFY_CNS_ENDURANCE_GROUP_ID:
 		/* the groups from CNS Specific Identifier on: the one there is */

@@ -94,6 +94,16 @@ static void test_format_sts(void **state)
 	assert_int_equal(le64toh(nvm_id(&h, nsid)->lbstm), 0);
 	assert_int_equal(format(&h, nsid, 12, 1), ST_FORMAT);
 	assert_int_equal(format(&h, nsid, 13, 0), ST_FORMAT);
+	/* Identify CNS 0Ah for format 13: its extended LBA format entry and PIC */
+	struct nvme_nvm_id_ns *nvm = host_alloc(&h, 4096);
+	struct ucmd_nvme_sqe id = { .opcode = nvme_admin_identify,
+				    .cdw10 = NVME_IDENTIFY_CNS_CSI_NS_USER_DATA_FORMAT,
+				    .cdw11 = 13 | (uint32_t)NVME_CSI_NVM << 24 };
+
+	host_set_prp(&h, &id, nvm, 4096);
+	assert_int_equal(host_cmd(&h, 0, &id, NULL), 0);
+	assert_int_equal(le32toh(nvm->elbaf[13]), 2u << 7 | 16);
+	assert_int_equal(nvm->pic, 0x5);
 	host_close(&h);
 }
 
