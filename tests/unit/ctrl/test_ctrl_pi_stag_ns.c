@@ -202,6 +202,12 @@ static void test_commands(void **state)
 	assert_int_equal(io(&h, nvme_cmd_read, nsid, 20, 2, rd, m2, 0, 0, 0), 0);
 	assert_memory_equal(m, m2, 32);
 
+	/* Write Zeroes with PRACT: the tuple carries the command's LBST too */
+	assert_int_equal(io(&h, nvme_cmd_write_zeroes, nsid, 50, 1, NULL, NULL, PRACT,
+			    0x444400000032ull, 3), 0);
+	assert_int_equal(io(&h, nvme_cmd_read, nsid, 50, 1, rd, m2, 0, 0, 0), 0);
+	assert_int_equal(space_of(m2), 0x444400000032ull);
+
 	/* the namespace's LBSTM is the controller's state: a restart keeps it */
 	host_close(&h);
 	host_default_params(&p);
