@@ -148,8 +148,12 @@ enum ucmd_ns_store {
  * and the same metadata sizes whose protection information, when Format NVM
  * asks for it, has the 64-bit guard (Protection Information Format 2h):
  *   8: 512+16  9: 512+64  10: 4096+16  11: 4096+64
+ * and 4096+16 with the 64-bit guard whose 48-bit Storage and Reference
+ * Space begins with a storage tag (Storage Tag Size 8 and 16: 40-bit and
+ * 32-bit reference tags):
+ *   12: 4096+16 STS 8  13: 4096+16 STS 16
  */
-#define UCMD_NR_LBAF 12
+#define UCMD_NR_LBAF 14
 
 struct ucmd_ns_params {
 	uint64_t nsze;		/* size in logical blocks */

@@ -6,10 +6,11 @@
  * ELBATM), data and metadata, through the host driver (NVME_IOCTL_IO64_CMD)
  * into the emulated controller, on a fresh 64-block RAM namespace per input
  * formatted with the input's PI type, tuple position and LBA format (16b
- * and 64b guards; separate metadata or extended LBAs).
+ * and 64b guards, the latter also with an 8- and a 16-bit storage tag, STC
+ * or Copy's STCR/STCW from the input; separate metadata or extended LBAs).
  *
  * Invariants: the status is success or one the spec gives these commands
- * (the three End-to-end check errors, Invalid Protection Information,
+ * (the four End-to-end check errors, Invalid Protection Information,
  * Invalid Field, LBA Out of Range, Compare Failure, Command Size Limit
  * Exceeded, Data Transfer Error, and for a Copy whose descriptor format is
  * not the namespace's guard's, Invalid Namespace or Format) or a host
@@ -19,7 +20,8 @@
  * Input: [0] LBA format selector [1] PI type, PIL, MSET [2..] records of
  * 24 bytes: opcode selector, PRINFO (and PRINFOR for Copy), SLBA, NLB,
  * CDW3's low 16 bits, CDW14 (4), LBAT (2), LBATM (2), Copy's SDLBA, a
- * corruption offset and byte, data seed. A Copy's entries are in the
+ * corruption offset and byte, PRINFOW (bits 3:0), STCR (5), STC or STCW
+ * (6), no metadata buffer (7), data seed. A Copy's entries are in the
  * descriptor format of the namespace's guard (0h 16b, 1h 64b), the other
  * one when the opcode selector's bit 6 is set.
  */
@@ -71,6 +73,7 @@ static bool allowed(int st)
 		return true;	/* success, or the host's errno */
 	switch (st & 0x7ff) {
 	case 0x282: case 0x283: case 0x284:	/* guard, application tag, reference tag */
+	case 0x288:				/* storage tag */
 	case 0x181:				/* Invalid Protection Information */
 	case 0x002:				/* Invalid Field in Command */
 	case 0x080:				/* LBA Out of Range */
@@ -85,7 +88,7 @@ static bool allowed(int st)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const uint8_t lbafs[] = { 1, 2, 3, 5, 6, 7, 8, 9, 10, 11 };
+	static const uint8_t lbafs[] = { 1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13 };
 	struct ucmd_ctrl_params cp = { .mdts = 6 };
 	struct ucmd_ns_params np = { .nsze = NSZE, .store = UCMD_NS_STORE_RAM, .attach = true };
 	struct ucmd_nvme_host *host;
@@ -148,7 +151,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			dbuf[r[16] * 256 + r[17]] ^= r[18] | 1;
 		cmd.cdw3 = r[4] | (uint32_t)r[5] << 8;
 		cmd.cdw10 = slba;
-		cmd.cdw12 = (nlb - 1) | (uint32_t)(r[1] & 0xf) << 26;
+		cmd.cdw12 = (nlb - 1) | (uint32_t)(r[1] & 0xf) << 26 | (r[19] & 0x40 ? 1u << 24 : 0);
 		cmd.cdw14 = cdw14;
 		cmd.cdw15 = lbat | lbatm << 16;
 		if (op == nvme_cmd_copy) {
@@ -178,7 +181,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 			cmd.cdw10 = r[15] % NSZE;
 			cmd.cdw12 = (uint32_t)(r[1] >> 4) << 12 | (uint32_t)(r[19] & 0xf) << 26 |
-				    fmt << 8;
+				    fmt << 8 | (r[19] & 0x40 ? 1u << 24 : 0) |
+				    (r[19] & 0x20 ? 1u << 25 : 0);
 			cmd.addr = (uintptr_t)dbuf;
 			cmd.data_len = fmt ? 40 : 32;
 		} else if (op != nvme_cmd_verify && op != nvme_cmd_write_zeroes) {

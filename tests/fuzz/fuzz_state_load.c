@@ -218,6 +218,7 @@ static void check_state(struct ucmd_ctrl *c)
 		check(ns->nsze >= 1 && ns->nsze <= (1ull << 40), "nsze in range");
 		check(ns->lbaf < UCMD_NR_LBAF, "lbaf valid");
 		check(!ns->extended || ctrl_ns_ms(ns), "extended only with metadata");
+		check(!(ns->lbstm >> ctrl_lbaf_sts(ns->lbaf)), "LBSTM within the storage tag's bits");
 		check(ns->kind == UCMD_NS_STORE_FILE || ns->kind == UCMD_NS_STORE_RAM, "store kind");
 		check(ns->st && ns->st->size == ctrl_ns_store_size(ns->nsze, ns->lbaf),
 		      "store size matches the geometry");
@@ -258,8 +259,9 @@ static char *snapshot(struct ucmd_ctrl *c, size_t *len)
 
 		if (!ns)
 			continue;
-		fprintf(f, "ns%u %llu %u %d %d %d ", ns->nsid, (unsigned long long)ns->nsze,
-			ns->lbaf, ns->extended, ns->attached, (int)ns->kind);
+		fprintf(f, "ns%u %llu %u %d %d %d %u %llu ", ns->nsid, (unsigned long long)ns->nsze,
+			ns->lbaf, ns->extended, ns->attached, (int)ns->kind, ns->dps,
+			(unsigned long long)ns->lbstm);
 		fwrite(ns->uuid, sizeof(ns->uuid), 1, f);
 		fwrite(ns->uncor.r, sizeof(*ns->uncor.r), ns->uncor.n, f);
 		if (ns->fdpm) {

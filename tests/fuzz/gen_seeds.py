@@ -395,6 +395,28 @@ def pi_seeds():
     pi("type1_64b_ilbrt_mismatch", 1, 2, 0, 2, 0, prchk, 1, 2, 0, 0, 0, 0, b"\xff" * 600)
     pi("escape_apptag", 1, 0, 1, 1, 0, prchk, 0, 0, 0xffff, 0xffff, 2, 17)
     pi("bad_format", 1, 2, 0, 0, 0, prchk, 0, 0, 0, 0, 0, 0)
+    # storage tags: byte 2 is first | STS << 1, bit 2 of byte 3 LBSTM all
+    # ones, bit 1 of byte 4 STC
+    pi("stag_64b_sts16_stc", 1, 2, 16 << 1, 1 | 4, 1 | 2, prchk, 0xabcd00000028, 0x28, 1,
+       0xffff, 0, 9)
+    pi("stag_64b_sts8_mask_slba", 2, 2, 8 << 1, 1, 1 | 2, prchk, 0x4200000000ff, 0x0f00000000ff,
+       0, 0, 1, 3)
+    pi("stag_64b_sts48_type3", 3, 2, 48 << 1 | 1, 1 | 4, 2, prchk, 2**48 - 1, 0, 0xffff, 0, 0, 2)
+    pi("stag_16b_sts33_refused", 1, 0, 33 << 1, 0, 2, prchk, 0, 0, 0, 0, 0, 0)
+
+
+def pi_migrate_seeds():
+    """fuzz_pi_migrate.c: flags, then an nsN.pimig record (48-byte header, 8 bytes a block)."""
+    def rec(name, flags, blk, nblk, body, magic=b"UCMDPIM1", nsid=1, lbaf=1, dps=1, nsze=64):
+        hdr = magic + struct.pack("<IBB2xQQQII", nsid, lbaf, dps, nsze, blk, nblk, 0, 0)
+        write("pi_migrate", name, bytes([flags]) + hdr + body)
+    rec("whole_fixed", 7, 2, 4, bytes(range(32)))
+    rec("whole_all_blocks", 7, 0, 64, bytes(range(256)) * 2)
+    rec("read_only", 15, 2, 4, bytes(32))
+    rec("bad_crc", 3, 2, 4, bytes(range(32)))
+    rec("past_the_end", 7, 62, 4, bytes(32))
+    rec("other_namespace", 6, 0, 1, bytes(8), nsid=2)
+    write("pi_migrate", "short", b"\x07UCMDPIM1")
 
 
 if __name__ == "__main__":
@@ -405,3 +427,4 @@ if __name__ == "__main__":
     dma_seeds()
     regs_seeds()
     pi_seeds()
+    pi_migrate_seeds()

@@ -122,8 +122,8 @@ r=$(X nvme id-ns /dev/nvme0n1 -o json | J 'd["endgid"]')
 
 step "Identify for an LBA format index; Invalid Field for what is not there"
 r=$(X nvme id-ns-lba /dev/nvme0n1 --lba-format-index=5 -o json | J '(d["nlbaf"], d["lbafs"][5])')
-[ "$r" = "(11, {'ms': 8, 'ds': 12, 'rp': 0})" ] || fail "id-ns-lba 5: $r"
-refused "Invalid Field" nvme id-ns-lba /dev/nvme0n1 --lba-format-index=12
+[ "$r" = "(13, {'ms': 8, 'ds': 12, 'rp': 0})" ] || fail "id-ns-lba 5: $r"
+refused "Invalid Field" nvme id-ns-lba /dev/nvme0n1 --lba-format-index=14
 X nvme nvm-id-ns-lba-format /dev/nvme0n1 --lba-format-index=2 >/dev/null || fail "nvm-id-ns-lba-format: $(cat "$dir/err")"
 for c in id-ns-granularity id-uuid id-domain primary-ctrl-caps list-secondary; do
 	refused "Invalid Field" nvme $c /dev/nvme0

@@ -79,7 +79,8 @@ struct cmd_args {
 	uint32_t fid, sel, value, cdw11, cdw12;
 	bool save;
 	/* format, create-ns */
-	uint32_t lbaf, ses, pi, pil, ms, flbas;
+	uint32_t lbaf, ses, pi, pil, ms, flbas, dps;
+	uint64_t lbstm;
 	bool reset;
 	/* sanitize, self-test, firmware */
 	uint32_t sanact, owpass, ovrpat, stc, xfer, fw_offset, slot, action, bpid;

@@ -190,6 +190,8 @@ int cmd_create_ns(struct cli *cli, int argc, char **argv)
 	id->nsze = a->nsze;
 	id->ncap = a->ncap ? a->ncap : a->nsze;
 	id->flbas = (uint8_t)a->flbas;
+	id->dps = (uint8_t)a->dps;
+	id->lbstm = htole64(a->lbstm);
 	struct nvme_uring_cmd c = { .opcode = nvme_admin_ns_mgmt,
 				    .cdw10 = NVME_NS_MGMT_SEL_CREATE };
 	c.cdw11 = a->csi << 24;

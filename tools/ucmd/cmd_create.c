@@ -101,7 +101,8 @@ int cmd_create_ctrl(struct cli *cli, int argc, char **argv)
 {
 	struct ucmd_fdp_params fp = { 0 };
 	struct ucmd_ns_params np = { .lbaf = (uint8_t)cli->a.lbaf };
-	uint32_t bs = cli->a.lbaf >= 4 ? 4096 : 512;
+	/* formats 4-7 and 10-13 have 4 KiB blocks (include/ucmd/ctrl.h) */
+	uint32_t bs = (cli->a.lbaf >= 4 && cli->a.lbaf <= 7) || cli->a.lbaf >= 10 ? 4096 : 512;
 	uint64_t blocks = cli->a.nsze ? cli->a.nsze : (1ull << 30) / bs;
 	char path[4096];
 	struct stat sb;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "ucmd/ctrl.h"
 
 #define F(field) offsetof(struct cmd_args, field)
 #define END { NULL, 0, OPT_FLAG, 0, 0, 0, 0, NULL, NULL }
@@ -118,8 +119,10 @@ static const struct opt create_ns_opts[] = {
 	  "size of ns (NSZE), in blocks (required)" },
 	U64("ncap", 'c', ncap, "capacity of ns (NCAP), default NSZE"),
 	U32("flbas", 'f', flbas, 0xff, 0, "Formatted LBA size (FLBAS)"),
+	U32("dps", 'd', dps, 0xff, 0, "data protection settings (DPS): PI type 1-3, +8 PI first"),
 	U32("timeout", 't', timeout, 0, 0, "timeout value, in milliseconds"),
-	U32("csi", 'y', csi, 0xff, 0, "command set identifier (CSI): 0 NVM, 2 zoned"), END };
+	U32("csi", 'y', csi, 0xff, 0, "command set identifier (CSI): 0 NVM, 2 zoned"),
+	U64("lbstm", 'l', lbstm, "logical block storage tag mask (LBSTM)"), END };
 
 static const struct opt delete_ns_opts[] = {
 	{ "namespace-id", 'n', OPT_U32, F(nsid), 0, 0, OPT_REQUIRED | OPT_NONZERO, "NUM",
@@ -243,7 +246,8 @@ static const struct opt create_ctrl_opts[] = {
 	U64("nsze", 's', nsze, "blocks of the first namespace (default 1 GiB of them)"),
 	{ "controllers", 0, OPT_U32, F(controllers), 8, 0, OPT_NONZERO, "NUM",
 	  "controllers of the subsystem, namespace 1 shared by all (default 1)" },
-	U32("lbaf", 'l', lbaf, 7, 0, "LBA format of the first namespace: 0 512 B, 4 4 KiB ..."),
+	U32("lbaf", 'l', lbaf, UCMD_NR_LBAF - 1, 0,
+	    "LBA format of the first namespace: 0 512 B, 4 4 KiB ... (docs/cli.md)"),
 	FLAG("zns", 0, zns, "make namespace 1 zoned (Zoned Namespace Command Set)"),
 	SIZE("zone-size", zone_size, "zone size in bytes (default 128M; any block multiple)"),
 	SIZE("zone-cap", zone_cap, "writable bytes of each zone (default: the zone size)"),

@@ -86,6 +86,7 @@ struct ctrl_ns {
 	uint8_t lbaf;
 	bool extended;
 	uint8_t dps;		/* protection: NVME_NS_DPS_PI_* type, PI_FIRST (pi_io.c) */
+	uint64_t lbstm;		/* Logical Block Storage Tag Mask, set when created (pi.h) */
 	bool pi_plain;		/* tuples stored as they read: a version 3 directory, read-only */
 	bool pi_rec;		/* nsN.pimig to remove once ctrl.json is saved (pi_migrate.c) */
 	bool attached;
@@ -553,6 +554,8 @@ uint32_t ctrl_lbaf_ds(uint8_t lbaf);
 uint16_t ctrl_lbaf_ms(uint8_t lbaf);
 /* the format's Protection Information Format (pi.h's enum pi_pif) */
 uint8_t ctrl_lbaf_pif(uint8_t lbaf);
+/* its Storage Tag Size (elbaf STS): 0, or 8 and 16 on formats 12 and 13 */
+uint8_t ctrl_lbaf_sts(uint8_t lbaf);
 /* its metadata holds that format's protection tuple (8 or 16 bytes) */
 bool ctrl_lbaf_pi_fits(uint8_t lbaf);
 static inline uint32_t ctrl_ns_ds(const struct ctrl_ns *ns) { return ctrl_lbaf_ds(ns->lbaf); }

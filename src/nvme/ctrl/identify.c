@@ -114,13 +114,21 @@ static void id_ns_desc(const struct ctrl_ns *ns, uint8_t *buf)
 
 /*
  * The extended LBA formats: each one's Protection Information Format (bits
- * 8:7), no storage tag (STS 0, so the 64b guard's reference tag has 48
- * bits) and no storage tag masking (LBSTM, PIC 0).
+ * 8:7) and Storage Tag Size (bits 6:0; non-zero on formats 12 and 13 only).
+ * PIC: 16BPISTS, which a controller with a 64b guard format sets, and
+ * STCRS, Copy's STCR honoured (pi_cmd.c). LBSTM: the namespace's (none for
+ * NSID FFFFFFFFh).
  */
-static void nvm_id_ns(struct nvme_nvm_id_ns *id)
+#define PIC_16BPISTS	(1u << 0)
+#define PIC_STCRS	(1u << 2)
+
+static void nvm_id_ns(const struct ctrl_ns *ns, struct nvme_nvm_id_ns *id)
 {
+	id->pic = PIC_16BPISTS | PIC_STCRS;
+	id->lbstm = htole64(ns ? ns->lbstm : 0);
 	for (unsigned i = 0; i < UCMD_NR_LBAF; i++)
-		id->elbaf[i] = htole32((uint32_t)ctrl_lbaf_pif((uint8_t)i) << 7);
+		id->elbaf[i] = htole32((uint32_t)ctrl_lbaf_pif((uint8_t)i) << 7 |
+				       ctrl_lbaf_sts((uint8_t)i));
 }
 
 /* csi < 0: every command set */
@@ -218,7 +226,7 @@ uint16_t ctrl_admin_identify(struct ucmd_ctrl *c, struct ctrl_req *req)
 		else if (nsid != NSID_ALL && (!valid_nsid))
 			st = UCMD_GEN(NVME_SC_INVALID_NS) | UCMD_DNR;
 		else if (nsid == NSID_ALL || (ns && ns->attached))
-			nvm_id_ns(&u.nvm_ns);
+			nvm_id_ns(nsid == NSID_ALL ? NULL : ns, &u.nvm_ns);
 		break;
 	case NVME_IDENTIFY_CNS_CSI_CTRL:
 		if (csi == NVME_CSI_ZNS) {
@@ -264,12 +272,15 @@ uint16_t ctrl_admin_identify(struct ucmd_ctrl *c, struct ctrl_req *req)
 		break;
 	case NVME_IDENTIFY_CNS_CSI_NS_USER_DATA_FORMAT:
 		/*
-		 * The NVM Command Set's: no protection information formats
-		 * or extended LBA formats, all zero (as CNS 05h). A zoned
-		 * namespace's zone sizes belong to a zoned namespace only.
+		 * The NVM Command Set's for a namespace of that format: the
+		 * extended LBA formats (PIF, STS) and PIC, as NSID FFFFFFFFh's
+		 * CNS 05h. A zoned namespace's zone sizes belong to a zoned
+		 * namespace only.
 		 */
 		if ((req->cmd.cdw11 & 0xffff) >= UCMD_NR_LBAF || csi != NVME_CSI_NVM)
 			st = UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
+		else
+			nvm_id_ns(NULL, &u.nvm_ns);
 		break;
 	case NVME_IDENTIFY_CNS_ENDURANCE_GROUP_ID:
 		/* the groups from CNS Specific Identifier on: the one there is */

@@ -19,11 +19,16 @@
 #include "fdp.h"
 #include "zns.h"
 
-/* pif: the extended LBA format's Protection Information Format (2h: 64b guard) */
-static const struct { uint8_t ds_shift; uint16_t ms; uint8_t pif; } lbafs[UCMD_NR_LBAF] = {
-	{ 9, 0, 0 }, { 9, 8, 0 }, { 9, 16, 0 }, { 9, 64, 0 },
-	{ 12, 0, 0 }, { 12, 8, 0 }, { 12, 16, 0 }, { 12, 64, 0 },
-	{ 9, 16, 2 }, { 9, 64, 2 }, { 12, 16, 2 }, { 12, 64, 2 },
+/*
+ * pif: the extended LBA format's Protection Information Format (2h: 64b
+ * guard); sts: its Storage Tag Size, the storage tag's share of the 48-bit
+ * Storage and Reference Space (pi.h)
+ */
+static const struct { uint8_t ds_shift; uint16_t ms; uint8_t pif, sts; } lbafs[UCMD_NR_LBAF] = {
+	{ 9, 0, 0, 0 }, { 9, 8, 0, 0 }, { 9, 16, 0, 0 }, { 9, 64, 0, 0 },
+	{ 12, 0, 0, 0 }, { 12, 8, 0, 0 }, { 12, 16, 0, 0 }, { 12, 64, 0, 0 },
+	{ 9, 16, 2, 0 }, { 9, 64, 2, 0 }, { 12, 16, 2, 0 }, { 12, 64, 2, 0 },
+	{ 12, 16, 2, 8 }, { 12, 16, 2, 16 },
 };
 
 uint32_t ctrl_lbaf_ds(uint8_t lbaf)
@@ -39,6 +44,11 @@ uint16_t ctrl_lbaf_ms(uint8_t lbaf)
 uint8_t ctrl_lbaf_pif(uint8_t lbaf)
 {
 	return lbafs[lbaf % UCMD_NR_LBAF].pif;
+}
+
+uint8_t ctrl_lbaf_sts(uint8_t lbaf)
+{
+	return lbafs[lbaf % UCMD_NR_LBAF].sts;
 }
 
 bool ctrl_lbaf_pi_fits(uint8_t lbaf)
@@ -123,6 +133,8 @@ int ctrl_ns_add(struct ucmd_ctrl *c, const struct ucmd_ns_params *p, uint32_t ns
 	ns = calloc(1, sizeof(*ns));
 	if (!ns)
 		return -ENOMEM;
+	/* every storage tag bit checked; Namespace Management sets the host's mask */
+	ns->lbstm = ctrl_lbaf_sts(p->lbaf) ? (1ull << ctrl_lbaf_sts(p->lbaf)) - 1 : 0;
 	ns->nsid = nsid;
 	ns->nsze = p->nsze;
 	ns->lbaf = p->lbaf;

@@ -37,6 +37,13 @@ static uint16_t format_ns(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint8_t lbaf,
 	 */
 	if (dps && (!ctrl_lbaf_pi_fits(lbaf) || ns->zoned))
 		return ST_FORMAT;
+	/*
+	 * Format NVM changes no Storage Tag Size from 0 or to another non-zero
+	 * one (NVM Command Set, Host Considerations when Formatting with
+	 * Storage Tag): that takes a new namespace, with its own LBSTM
+	 */
+	if (ctrl_lbaf_sts(lbaf) && ctrl_lbaf_sts(lbaf) != ctrl_lbaf_sts(ns->lbaf))
+		return ST_FORMAT;
 	/* the media model has a map entry per block: within its bound */
 	if (ns->fdpm && nsze > UCMD_FDP_MAX_BLOCKS)
 		return ST_FORMAT;
@@ -49,6 +56,8 @@ static uint16_t format_ns(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint8_t lbaf,
 	ns->lbaf = lbaf;
 	ns->extended = mset && ctrl_lbaf_ms(lbaf);
 	ns->dps = dps;
+	if (!ctrl_lbaf_sts(lbaf))
+		ns->lbstm = 0;
 	ctrl_ranges_clear(&ns->uncor);
 	ctrl_zns_format(c, ns, old_ds);
 	/* the FDP configuration stays; the reclaim units start empty */
@@ -161,6 +170,9 @@ static uint16_t ns_create(struct ucmd_ctrl *c, struct ctrl_req *req)
 	else {
 		req->dw0 = (uint32_t)nsid;
 		c->ns[nsid]->dps = dps;
+		/* LBSTM as the host gives it, over the format's storage tag bits */
+		c->ns[nsid]->lbstm = ctrl_lbaf_sts(p.lbaf) ?
+			le64toh(id->lbstm) & ((1ull << ctrl_lbaf_sts(p.lbaf)) - 1) : 0;
 		c->ns[nsid]->nphndl = nph;
 		memcpy(c->ns[nsid]->phndl, ph, nph * sizeof(ph[0]));
 	}

@@ -214,6 +214,8 @@ static json_object *ns_json(const struct ctrl_ns *ns)
 	json_object_object_add(o, "extended", json_object_new_boolean(ns->extended));
 	if (ns->dps)
 		add_u64(o, "dps", ns->dps);
+	if (ns->lbstm)
+		add_u64(o, "lbstm", ns->lbstm);
 	json_object_object_add(o, "attached", json_object_new_boolean(ns->attached));
 	if (ns->nphndl) {
 		json_object *l = json_object_new_array();
@@ -417,6 +419,7 @@ static int ns_load(struct ucmd_ctrl *c, json_object *o)
 	ns->lbaf = (uint8_t)get_u64(o, "lbaf", 0);
 	ns->extended = json_object_object_get_ex(o, "extended", &v) && json_object_get_boolean(v);
 	ns->dps = (uint8_t)get_u64(o, "dps", 0);
+	ns->lbstm = get_u64(o, "lbstm", 0);
 	ns->attached = json_object_object_get_ex(o, "attached", &v) && json_object_get_boolean(v);
 	/* checked by persist_check.c: at most 128 distinct handles */
 	if (json_object_object_get_ex(o, "phndl", &v)) {

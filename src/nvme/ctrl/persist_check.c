@@ -481,7 +481,7 @@ static int check_phndl(struct chk *k, json_object *l)
 static int check_ns(struct chk *k, json_object *o, uint32_t *nsid_out, const bool *seen)
 {
 	static const char *const keys[] = { "nsid", "nsze", "lbaf", "extended", "dps", "attached",
-		"store", "path", "uuid", "uncorrectable", "zoned", "phndl", NULL };
+		"store", "path", "uuid", "uncorrectable", "zoned", "phndl", "lbstm", NULL };
 	json_object *v, *u;
 	const char *store, *path;
 	uint64_t nsid, nsze, lbaf;
@@ -511,6 +511,13 @@ static int check_ns(struct chk *k, json_object *o, uint32_t *nsid_out, const boo
 			return bad(k, "dps", "%" PRIu64 " is no PI type 1-3 with PI first", dps);
 		if (!ctrl_lbaf_pi_fits((uint8_t)lbaf))
 			return bad(k, "dps", "protection, but lbaf %" PRIu64 " has no room for it", lbaf);
+	}
+	/* the storage tag mask (absent: 0): only over the format's storage tag bits */
+	if (json_object_object_get_ex(o, "lbstm", &v)) {
+		uint64_t lbstm, sts = ctrl_lbaf_sts((uint8_t)lbaf);
+
+		if ((ret = want_uint(k, o, "lbstm", 1, sts ? (1ull << sts) - 1 : 0, &lbstm)))
+			return ret;
 	}
 	if ((ret = want(k, o, "attached", json_type_boolean, &v)) ||
 	    (ret = want_str(k, o, "store", 0, &store)) ||

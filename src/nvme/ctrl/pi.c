@@ -30,10 +30,32 @@ static bool wide(const struct pi_fmt *f)
 	return f->pif == PI_PIF_64B;
 }
 
-/* The reference tag's width: 32 bits, or 48 with the 64b guard */
+unsigned pi_space_bits(const struct pi_fmt *f)
+{
+	return wide(f) ? 48 : 32;
+}
+
+/* The low n bits set (n up to 63: the space has at most 48) */
+static uint64_t low_bits(unsigned n)
+{
+	return (1ull << n) - 1;
+}
+
+/* The reference tag's bits: the space less the storage tag, or none */
+static unsigned ref_bits(const struct pi_fmt *f)
+{
+	return f->sts < pi_space_bits(f) ? pi_space_bits(f) - f->sts : 0;
+}
+
 static uint64_t ref_mask(const struct pi_fmt *f)
 {
-	return wide(f) ? 0xffffffffffffull : 0xffffffffull;
+	return low_bits(ref_bits(f));
+}
+
+/* The command's LBST: the space's STS most significant bits */
+static uint64_t cmd_stag(const struct pi_fmt *f, const struct pi_cmd *c)
+{
+	return f->sts ? (c->ilbrt & low_bits(pi_space_bits(f))) >> ref_bits(f) : 0;
 }
 
 size_t pi_tuple_size(const struct pi_fmt *f)
@@ -52,6 +74,8 @@ bool pi_fmt_valid(const struct pi_fmt *f)
 		return false;
 	if (f->pif != PI_PIF_16B && f->pif != PI_PIF_64B)
 		return false;
+	if (f->sts > pi_space_bits(f))
+		return false;
 	return f->lbads > 0 && f->ms >= pi_tuple_size(f);
 }
 
@@ -63,30 +87,35 @@ bool pi_md_is_tuple(const struct pi_fmt *f)
 void pi_tuple_get(const struct pi_fmt *f, const void *md, struct pi_tuple *t)
 {
 	const uint8_t *p = (const uint8_t *)md + pi_tuple_offset(f);
+	uint64_t space;
 
 	if (wide(f)) {
 		t->guard = get_be(p, 8);
 		t->apptag = (uint16_t)get_be(p + 8, 2);
-		t->reftag = get_be(p + 10, 6);
+		space = get_be(p + 10, 6);
 	} else {
 		t->guard = get_be(p, 2);
 		t->apptag = (uint16_t)get_be(p + 2, 2);
-		t->reftag = get_be(p + 4, 4);
+		space = get_be(p + 4, 4);
 	}
+	t->reftag = space & ref_mask(f);
+	t->stag = f->sts ? space >> ref_bits(f) : 0;
 }
 
 void pi_tuple_put(const struct pi_fmt *f, void *md, const struct pi_tuple *t)
 {
 	uint8_t *p = (uint8_t *)md + pi_tuple_offset(f);
+	uint64_t space = (t->reftag & ref_mask(f)) |
+			 (f->sts ? (t->stag & low_bits(f->sts)) << ref_bits(f) : 0);
 
 	if (wide(f)) {
 		put_be(p, 8, t->guard);
 		put_be(p + 8, 2, t->apptag);
-		put_be(p + 10, 6, t->reftag);
+		put_be(p + 10, 6, space);
 	} else {
 		put_be(p, 2, t->guard);
 		put_be(p + 2, 2, t->apptag);
-		put_be(p + 4, 4, t->reftag);
+		put_be(p + 4, 4, space);
 	}
 }
 
@@ -102,7 +131,7 @@ uint64_t pi_guard(const struct pi_fmt *f, const void *data, const void *md)
 uint16_t pi_cmd_check(const struct pi_fmt *f, const struct pi_cmd *c)
 {
 	if (f->type == NVME_NS_DPS_PI_TYPE1 && (c->control & NVME_IO_PRINFO_PRCHK_REF) &&
-	    (c->ilbrt & ref_mask(f)) != (c->slba & ref_mask(f)))
+	    ref_bits(f) && (c->ilbrt & ref_mask(f)) != (c->slba & ref_mask(f)))
 		return PI_SC_INVALID_PI;
 	return 0;
 }
@@ -112,6 +141,7 @@ static bool escaped(const struct pi_fmt *f, const struct pi_tuple *t)
 {
 	if (t->apptag != 0xffff)
 		return false;
+	/* type 3: and the reference tag all ones, when the format has one */
 	return f->type != NVME_NS_DPS_PI_TYPE3 || t->reftag == ref_mask(f);
 }
 
@@ -128,8 +158,11 @@ uint16_t pi_check(const struct pi_fmt *f, const struct pi_cmd *c, uint32_t i,
 	if ((c->control & NVME_IO_PRINFO_PRCHK_APP) &&
 	    (t.apptag & c->lbatm) != (c->lbat & c->lbatm))
 		return PI_SC_APPTAG;
+	/* STC is ignored where the format defines no storage tag */
+	if (c->stc && f->sts && ((t.stag ^ cmd_stag(f, c)) & f->lbstm & low_bits(f->sts)))
+		return PI_SC_STAG;
 	if ((c->control & NVME_IO_PRINFO_PRCHK_REF) && f->type != NVME_NS_DPS_PI_TYPE3 &&
-	    t.reftag != ((c->ilbrt + i) & ref_mask(f)))
+	    ref_bits(f) && t.reftag != ((c->ilbrt + i) & ref_mask(f)))
 		return PI_SC_REFTAG;
 	return 0;
 }
@@ -140,6 +173,7 @@ void pi_generate(const struct pi_fmt *f, const struct pi_cmd *c, uint32_t i,
 	struct pi_tuple t = {
 		.guard = pi_guard(f, data, md),
 		.apptag = c->lbat,
+		.stag = cmd_stag(f, c),
 		.reftag = (f->type == NVME_NS_DPS_PI_TYPE3 ? c->ilbrt : c->ilbrt + i) & ref_mask(f),
 	};
 

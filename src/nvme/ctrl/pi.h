@@ -6,9 +6,11 @@
  * namespace's format and the command's fields; the caller moves the data.
  *
  * Tuple layouts, all big-endian:
- *   16b guard (PIF 0h), 8 bytes:  guard[2] application tag[2] reference tag[4]
- *   64b guard (PIF 2h), 16 bytes: guard[8] application tag[2] reference tag[6]
- * (no storage tag: the reference tag takes the whole 48 bits, STS 0).
+ *   16b guard (PIF 0h), 8 bytes:  guard[2] application tag[2] space[4]
+ *   64b guard (PIF 2h), 16 bytes: guard[8] application tag[2] space[6]
+ * The Storage and Reference Space (32 or 48 bits) holds the storage tag in
+ * its STS most significant bits and the logical block reference tag in the
+ * rest (STS 0: no storage tag; STS the whole space: no reference tag).
  */
 #ifndef UCMD_NVME_CTRL_PI_H
 #define UCMD_NVME_CTRL_PI_H
@@ -33,12 +35,20 @@ struct pi_fmt {
 	uint16_t ms;		/* metadata bytes per logical block */
 	uint32_t lbads;		/* data bytes per logical block */
 	bool plain;		/* the store holds the tuples as they read (pi_store_codec) */
+	uint8_t sts;		/* storage tag bits (the elbaf STS), at most the space's */
+	uint64_t lbstm;		/* storage tag bits STC compares (Identify NS LBSTM) */
 };
 
 /* A command's protection fields */
 struct pi_cmd {
 	uint16_t control;	/* CDW12 bits 31:16: NVME_IO_PRINFO_* */
-	uint64_t ilbrt;		/* ILBRT (CDW14), with EILBRT's bits 47:32 (CDW3) for PIF 2h */
+	/*
+	 * The command's whole Storage and Reference Space: CDW14, with CDW3's
+	 * bits 15:0 above it for PIF 2h; LBST (ELBST) in its STS most
+	 * significant bits, ILBRT (EILBRT) below
+	 */
+	uint64_t ilbrt;
+	bool stc;		/* Storage Tag Check (CDW12 bit 24; Copy: STCR, STCW) */
 	uint16_t lbat;		/* CDW15 bits 15:0 */
 	uint16_t lbatm;		/* CDW15 bits 31:16 */
 	uint64_t slba;
@@ -48,6 +58,7 @@ struct pi_cmd {
 #define PI_SC_GUARD	((uint16_t)(NVME_SCT_MEDIA << NVME_SCT_SHIFT | NVME_SC_GUARD_CHECK))
 #define PI_SC_APPTAG	((uint16_t)(NVME_SCT_MEDIA << NVME_SCT_SHIFT | NVME_SC_APPTAG_CHECK))
 #define PI_SC_REFTAG	((uint16_t)(NVME_SCT_MEDIA << NVME_SCT_SHIFT | NVME_SC_REFTAG_CHECK))
+#define PI_SC_STAG	((uint16_t)(NVME_SCT_MEDIA << NVME_SCT_SHIFT | NVME_SC_STORAGE_TAG_CHECK))
 #define PI_SC_INVALID_PI \
 	((uint16_t)(NVME_SCT_CMD_SPECIFIC << NVME_SCT_SHIFT | NVME_SC_INVALID_PI | NVME_SC_DNR))
 
@@ -55,9 +66,12 @@ struct pi_cmd {
 size_t pi_tuple_size(const struct pi_fmt *f);
 /* Where the tuple starts in a block's metadata */
 size_t pi_tuple_offset(const struct pi_fmt *f);
+/* The Storage and Reference Space's bits: 32, or 48 with the 64b guard */
+unsigned pi_space_bits(const struct pi_fmt *f);
 /*
  * Whether the format can carry protection: type 1 to 3, PIF 0h or 2h,
- * metadata at least the tuple, data not empty. Format NVM's Invalid Format.
+ * metadata at least the tuple, data not empty, a storage tag no wider than
+ * the space. Format NVM's Invalid Format.
  */
 bool pi_fmt_valid(const struct pi_fmt *f);
 /* The metadata is the tuple alone: PRACT then moves no metadata */
@@ -77,25 +91,30 @@ bool pi_md_is_tuple(const struct pi_fmt *f);
 void pi_store_codec(const struct pi_fmt *f, uint8_t *md, uint64_t nlb);
 
 /*
- * A command's fields before any block: with Type 1 and PRCHK reference tag,
- * ILBRT must be the starting LBA's low 32 (PIF 0h) or 48 (PIF 2h) bits.
+ * A command's fields before any block: with Type 1, PRCHK reference tag and
+ * a reference tag in the format, ILBRT must be the starting LBA's low bits,
+ * as many as the reference tag has (32 or 48 less STS).
  * Returns 0 or PI_SC_INVALID_PI.
  */
 uint16_t pi_cmd_check(const struct pi_fmt *f, const struct pi_cmd *c);
 
 /*
  * Check block i of the command (data: lbads bytes, md: ms bytes) as PRCHK
- * asks. Returns 0, PI_SC_GUARD, PI_SC_APPTAG or PI_SC_REFTAG (checked in
- * that order). An application tag of FFFFh (types 1, 2), or with type 3
- * that and an all-ones reference tag, turns every check off for the block.
+ * and STC ask. Returns 0, PI_SC_GUARD, PI_SC_APPTAG, PI_SC_STAG or
+ * PI_SC_REFTAG (checked in that order). The storage tag's bits that LBSTM
+ * sets are compared with LBST when STC is set and the format has a storage
+ * tag. An application tag of FFFFh (types 1, 2), or with type 3 that and an
+ * all-ones reference tag (when the format has one), turns every check off
+ * for the block.
  */
 uint16_t pi_check(const struct pi_fmt *f, const struct pi_cmd *c, uint32_t i,
 		  const void *data, const void *md);
 
 /*
  * Write block i's tuple into md (PRACT): the guard over data (and the
- * metadata before the tuple when the tuple is last), LBAT, and ILBRT + i
- * (types 1, 2) or ILBRT (type 3). The other metadata bytes are left alone.
+ * metadata before the tuple when the tuple is last), LBAT, LBST, and
+ * ILBRT + i (types 1, 2; wrapping within the reference tag's bits) or ILBRT
+ * (type 3). The other metadata bytes are left alone.
  */
 void pi_generate(const struct pi_fmt *f, const struct pi_cmd *c, uint32_t i,
 		 const void *data, void *md);
@@ -104,7 +123,8 @@ void pi_generate(const struct pi_fmt *f, const struct pi_cmd *c, uint32_t i,
 struct pi_tuple {
 	uint64_t guard;
 	uint16_t apptag;
-	uint64_t reftag;
+	uint64_t stag;		/* the storage tag (0 with STS 0) */
+	uint64_t reftag;	/* the reference tag (0 when STS is the whole space) */
 };
 void pi_tuple_get(const struct pi_fmt *f, const void *md, struct pi_tuple *t);
 void pi_tuple_put(const struct pi_fmt *f, void *md, const struct pi_tuple *t);

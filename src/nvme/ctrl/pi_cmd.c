@@ -17,6 +17,7 @@
 #define ST_INTERNAL	UCMD_GEN(NVME_SC_INTERNAL)
 #define ST_INVALID	(UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR)
 #define CDW12_PRINFOR(x) (((x) >> 12) & 0xfu)
+#define CDW12_STCR	(1u << 25)	/* Copy: Storage Tag Check Read (STCW is bit 24, STC) */
 
 struct chunk {
 	struct ctrl_ns *ns;
@@ -176,12 +177,15 @@ uint16_t ctrl_pi_copy_check(struct ctrl_req *req, struct ctrl_ns *ns,
 
 	ctrl_pi_fmt(ns, &k.f);
 	ctrl_pi_cmd(&k.f, &req->cmd, sdlba, &w);
-	if (!prinfor && !w.control)
+	if (!prinfor && !w.control && !(req->cmd.cdw12 & CDW12_STCR) && !w.stc)
 		return 0;
 	if ((st = pi_cmd_check(&k.f, &w)))
 		return st;
-	if (w.control & NVME_IO_PRINFO_PRACT)
-		w.control = 0;	/* the tuples written are the controller's own */
+	if (w.control & NVME_IO_PRINFO_PRACT) {
+		/* the tuples written are the controller's own: PRCHK and STCW ignored */
+		w.control = 0;
+		w.stc = false;
+	}
 	if (chunk_init(&k, ns)) {
 		chunk_free(&k);
 		return ST_INTERNAL;
@@ -190,7 +194,8 @@ uint16_t ctrl_pi_copy_check(struct ctrl_req *req, struct ctrl_ns *ns,
 		uint64_t slba = r[i].slba, nlb = r[i].nlb;
 
 		s = (struct pi_cmd){ .control = prinfor, .ilbrt = r[i].eilbrt,
-				     .lbat = r[i].elbat, .lbatm = r[i].elbatm, .slba = slba };
+				     .lbat = r[i].elbat, .lbatm = r[i].elbatm, .slba = slba,
+				     .stc = req->cmd.cdw12 & CDW12_STCR };
 		if ((st = pi_cmd_check(&k.f, &s)))
 			break;
 		for (uint64_t done = 0; !st && done < nlb; done += k.per) {

@@ -17,6 +17,7 @@
 #include "nvme/ctrl/pi.h"
 
 #define CDW12_FUA	((uint32_t)NVME_IO_FUA << 16)
+#define CDW12_STC	((uint32_t)NVME_IO_STC << 16)
 #define ST_INTERNAL	UCMD_GEN(NVME_SC_INTERNAL)
 #define ST_COMPARE	(UCMD_MEDIA(NVME_SC_COMPARE_FAILED) | UCMD_DNR)
 #define PRINFO_BITS	(NVME_IO_PRINFO_PRACT | NVME_IO_PRINFO_PRCHK_GUARD | \
@@ -31,6 +32,8 @@ void ctrl_pi_fmt(const struct ctrl_ns *ns, struct pi_fmt *f)
 		.ms = ctrl_ns_ms(ns),
 		.lbads = ctrl_ns_ds(ns),
 		.plain = ns->pi_plain,
+		.sts = ctrl_lbaf_sts(ns->lbaf),
+		.lbstm = ns->lbstm,
 	};
 }
 
@@ -43,8 +46,9 @@ void ctrl_pi_cmd(const struct pi_fmt *f, const struct ucmd_nvme_sqe *cmd, uint64
 		.lbat = (uint16_t)cmd->cdw15,
 		.lbatm = (uint16_t)(cmd->cdw15 >> 16),
 		.slba = slba,
+		.stc = cmd->cdw12 & CDW12_STC,
 	};
-	/* with the 64b guard (no storage tag) the reference tag's bits 47:32 are CDW3's 15:0 */
+	/* with the 64b guard the space's bits 47:32 are CDW3's 15:0 (CDW2 is ignored) */
 	if (f->pif == PI_PIF_64B)
 		pc->ilbrt |= (uint64_t)(cmd->cdw3 & 0xffff) << 32;
 }

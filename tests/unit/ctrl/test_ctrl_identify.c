@@ -60,7 +60,7 @@ static void test_identify(void **state)
 	struct nvme_id_ns *ns = (void *)buf;
 	assert_int_equal(ns->nsze, 1000);
 	assert_int_equal(ns->flbas & 0xf, 4);
-	assert_int_equal(ns->nlbaf, 11);
+	assert_int_equal(ns->nlbaf, 13);
 	assert_int_equal(ns->lbaf[0].ds, 9);
 	assert_int_equal(ns->lbaf[7].ms, 64);
 	assert_int_equal(ns->dlfeat & 7, 1);

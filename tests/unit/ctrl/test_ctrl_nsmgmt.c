@@ -100,7 +100,7 @@ static void test_ns_lifecycle(void **state)
 	assert_int_equal(ucmd_ctrl_ns_count(h.ctrl), 0);
 	/* Invalid create parameters */
 	assert_int_equal(ns_create(&h, 0, 0, &nsid), SC(0, 0x02) | DNR);
-	assert_int_equal(ns_create(&h, 100, 12, &nsid), SC(1, 0x0a) | DNR);
+	assert_int_equal(ns_create(&h, 100, UCMD_NR_LBAF, &nsid), SC(1, 0x0a) | DNR);
 	/* Key Value (CSI 01h): a command set the controller does not have */
 	struct ucmd_nvme_sqe c = { .opcode = nvme_admin_ns_mgmt, .cdw11 = 1u << 24 };
 	assert_int_equal(host_cmd(&h, 0, &c, NULL), SC(1, 0x29) | DNR);

@@ -98,14 +98,20 @@ static void test_identify_elbaf(void **state)
 	assert_true(le32toh(ctrl->ctratt) & NVME_CTRL_CTRATT_ELBAS);
 	id = host_alloc(&h, 4096);
 	assert_int_equal(host_identify(&h, NVME_IDENTIFY_CNS_NS, nsid, 0, id), 0);
-	assert_int_equal(id->nlbaf, 11);
+	assert_int_equal(id->nlbaf, 13);
 	assert_int_equal(le16toh(id->lbaf[8].ms), 16);
 	assert_int_equal(id->lbaf[10].ds, 12);
 	nvm = host_alloc(&h, 4096);
 	assert_int_equal(host_identify(&h, NVME_IDENTIFY_CNS_CSI_NS, nsid, NVME_CSI_NVM, nvm), 0);
 	for (unsigned i = 0; i < 12; i++)
 		assert_int_equal(le32toh(nvm->elbaf[i]), i >= 8 ? 2u << 7 : 0);
-	assert_int_equal(nvm->pic, 0);
+	/* 12 and 13: 64b guard with an 8- and a 16-bit storage tag */
+	assert_int_equal(le32toh(nvm->elbaf[12]), 2u << 7 | 8);
+	assert_int_equal(le32toh(nvm->elbaf[13]), 2u << 7 | 16);
+	assert_int_equal(le32toh(nvm->elbaf[14]), 0);
+	/* 16BPISTS (a 64b guard format exists) and STCRS; no storage tag here: LBSTM 0 */
+	assert_int_equal(nvm->pic, 0x5);
+	assert_int_equal(le64toh(nvm->lbstm), 0);
 	/* the 64b guard's tuple is 16 bytes: no 8-byte format holds it, every 16-byte one does */
 	assert_int_equal(format(&h, nsid, 8, false, 1), 0);
 	assert_int_equal(host_identify(&h, NVME_IDENTIFY_CNS_NS, nsid, 0, id), 0);

@@ -162,8 +162,8 @@ static void test_lbaf_out_of_range(void **state)
 {
 	struct fixture *f = *state;
 
-	edit(f, false, "lbaf", json_object_new_int(12), true);
-	assert_refused(f, -EINVAL, "ctrl.json: namespaces[0].lbaf: 12 is out of range 0..11");
+	edit(f, false, "lbaf", json_object_new_int(14), true);
+	assert_refused(f, -EINVAL, "ctrl.json: namespaces[0].lbaf: 14 is out of range 0..13");
 }
 
 /* Protection: a type 1-3 (maybe first), and only in a format with metadata */
