@@ -112,6 +112,9 @@ uint16_t ctrl_exec(struct ucmd_ctrl *c, struct ctrl_req *req)
 	st = ctrl_sanitize_check(ctrl_primary(c), req);
 	if (st)
 		return st;
+	/* I/O through a controller whose ANA state leaves the namespace unreachable */
+	if (!admin && (st = ctrl_subsys_ana_io(c, req)))
+		return st;
 	st = d->fn(c, req);
 	/* user data written since the last sanitize: Global Data Erased goes */
 	if (!admin && !st && (d->effects & LBCC))

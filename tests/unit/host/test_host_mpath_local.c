@@ -291,12 +291,217 @@ static void test_threaded_controllers(void **state)
 	free(rd);
 }
 
+/* Until path i of namespace 1 has ANA state want as the host knows it (the notice, the log) */
+static void wait_path_state(struct mp *m, unsigned i, uint8_t want)
+{
+	struct ucmd_nvme_path_info pi;
+
+	for (unsigned t = 0; t < 500; t++) {
+		assert_int_equal(ucmd_nvme_subsys_path_info(m->s, 1, i, &pi), 0);
+		if (pi.ana_state == want)
+			return;
+		usleep(10000);
+	}
+	fail_msg("path %u stays in ANA state %u, not %u", i, pi.ana_state, want);
+}
+
+static void ana_log(struct mp *m, const char *dev, uint8_t *buf)
+{
+	struct nvme_uring_cmd g = { .opcode = nvme_admin_get_log_page, .nsid = 0xffffffff,
+				    .cdw10 = NVME_LOG_LID_ANA | ((4096 / 4 - 1) << 16),
+				    .addr = (uint64_t)(uintptr_t)buf, .data_len = 4096 };
+	int fd = ucmd_open(m->e, dev, O_RDWR);
+
+	assert_true(fd >= 0);
+	assert_int_equal(cmd(m, fd, NVME_URING_CMD_ADMIN, &g, NULL), 0);
+	ucmd_close(m->e, fd);
+}
+
+static unsigned long dispatched(struct mp *m, unsigned i)
+{
+	struct ucmd_nvme_path_info pi;
+
+	assert_int_equal(ucmd_nvme_subsys_path_info(m->s, 1, i, &pi), 0);
+	return pi.dispatched;
+}
+
+/*
+ * The owner changes a controller's ANA state at run time: the controller
+ * sends the ANA Change notice, its log says the new state with a higher
+ * change count, the head's paths follow (optimized before non-optimized,
+ * inaccessible never), and the states are kept in ctrl.json.
+ */
+static void test_ana_state_change(void **state)
+{
+	struct mp m = { 0 };
+	struct nvme_id_ctrl *id = fx_alloc(4096);
+	uint8_t *ana = fx_alloc(4096), *buf = fx_alloc(4096);
+	struct nvme_ana_log *al = (void *)ana;
+	struct nvme_ana_group_desc *d = (void *)(ana + sizeof(*al));
+	struct ucmd_nvme_path_info pi;
+	struct nvme_uring_cmd c;
+	struct ucmd_ctrl *c2;
+
+	(void)state;
+	snprintf(m.dir, sizeof(m.dir), "/tmp/ucmd-mpl-XXXXXX");
+	assert_non_null(mkdtemp(m.dir));
+	up(&m, 2, true);
+	c2 = ucmd_ctrl_controller(m.ctrl, 1);
+	/* ANA Change notices and every state: what a host needs to follow the owner */
+	assert_int_equal(identify(&m, "nvme1", NVME_IDENTIFY_CNS_CTRL, 0, id), 0);
+	assert_true(le32toh(id->oaes) & NVME_CTRL_OAES_ANA);
+	assert_true(id->anacap & NVME_CTRL_ANACAP_INACCESSIBLE);
+	assert_int_equal(ucmd_ctrl_ana_state(c2, 1, 0), NVME_ANA_STATE_OPTIMIZED);
+	/* bad input: no such group, no such state; a subsystem of one has no ANA */
+	assert_int_equal(ucmd_ctrl_ana_state(c2, 2, 0), -EINVAL);
+	assert_int_equal(ucmd_ctrl_ana_state(c2, 1, 5), -EINVAL);
+	assert_int_equal(ucmd_ctrl_ana_state(NULL, 1, 0), -EINVAL);
+
+	assert_int_equal(ucmd_nvme_subsys_set_iopolicy(m.s, "round-robin"), 0);
+	assert_int_equal(ucmd_ctrl_ana_state(c2, 1, NVME_ANA_STATE_INACCESSIBLE),
+			 NVME_ANA_STATE_INACCESSIBLE);
+	/* the host hears of it from the notice, not from a failed I/O */
+	wait_path_state(&m, 1, NVME_ANA_STATE_INACCESSIBLE);
+	assert_int_equal(ucmd_nvme_subsys_path_info(m.s, 1, 1, &pi), 0);
+	assert_true(pi.ana_aens >= 1);
+	ana_log(&m, "nvme1", ana);
+	assert_int_equal(le64toh(al->chgcnt), 1);
+	assert_int_equal(d->state, NVME_ANA_STATE_INACCESSIBLE);
+	ana_log(&m, "nvme0", ana);
+	assert_int_equal(d->state, NVME_ANA_STATE_OPTIMIZED);
+	assert_int_equal(le64toh(al->chgcnt), 1);
+
+	/* round-robin never takes the inaccessible path */
+	int ng = ucmd_open(m.e, "ng0n1", O_RDWR);
+	assert_true(ng >= 0);
+	unsigned long before0 = dispatched(&m, 0), before1 = dispatched(&m, 1);
+	for (unsigned b = 0; b < 8; b++) {
+		fx_rw_cmd(&c, nvme_cmd_read, 1, b, 1, buf, 512);
+		assert_int_equal(cmd(&m, ng, NVME_URING_CMD_IO, &c, NULL), 0);
+	}
+	assert_int_equal(dispatched(&m, 0) - before0, 8);
+	assert_int_equal(dispatched(&m, 1), before1);
+
+	/* optimized before non-optimized: controller 2 carries everything now */
+	assert_int_equal(ucmd_ctrl_ana_state(m.ctrl, 1, NVME_ANA_STATE_NONOPTIMIZED),
+			 NVME_ANA_STATE_NONOPTIMIZED);
+	assert_int_equal(ucmd_ctrl_ana_state(c2, 1, NVME_ANA_STATE_OPTIMIZED),
+			 NVME_ANA_STATE_OPTIMIZED);
+	wait_path_state(&m, 0, NVME_ANA_STATE_NONOPTIMIZED);
+	wait_path_state(&m, 1, NVME_ANA_STATE_OPTIMIZED);
+	before0 = dispatched(&m, 0);
+	before1 = dispatched(&m, 1);
+	for (unsigned b = 0; b < 8; b++) {
+		fx_rw_cmd(&c, nvme_cmd_read, 1, b, 1, buf, 512);
+		assert_int_equal(cmd(&m, ng, NVME_URING_CMD_IO, &c, NULL), 0);
+	}
+	assert_int_equal(dispatched(&m, 0), before0);
+	assert_int_equal(dispatched(&m, 1) - before1, 8);
+	ana_log(&m, "nvme1", ana);
+	assert_int_equal(le64toh(al->chgcnt), 3);
+
+	/* both inaccessible: passthrough on the head has no path (Linux's -EINVAL) */
+	assert_int_equal(ucmd_ctrl_ana_state(m.ctrl, 1, NVME_ANA_STATE_INACCESSIBLE),
+			 NVME_ANA_STATE_INACCESSIBLE);
+	assert_int_equal(ucmd_ctrl_ana_state(c2, 1, NVME_ANA_STATE_INACCESSIBLE),
+			 NVME_ANA_STATE_INACCESSIBLE);
+	wait_path_state(&m, 0, NVME_ANA_STATE_INACCESSIBLE);
+	wait_path_state(&m, 1, NVME_ANA_STATE_INACCESSIBLE);
+	fx_rw_cmd(&c, nvme_cmd_read, 1, 0, 1, buf, 512);
+	assert_int_equal(cmd(&m, ng, NVME_URING_CMD_IO, &c, NULL), -EINVAL);
+	assert_int_equal(ucmd_ctrl_ana_state(m.ctrl, 1, NVME_ANA_STATE_OPTIMIZED),
+			 NVME_ANA_STATE_OPTIMIZED);
+	ucmd_close(m.e, ng);
+	down(&m);
+
+	/* the owner's states are the directory's */
+	up(&m, 0, false);
+	assert_int_equal(ucmd_ctrl_ana_state(m.ctrl, 1, 0), NVME_ANA_STATE_OPTIMIZED);
+	assert_int_equal(ucmd_ctrl_ana_state(ucmd_ctrl_controller(m.ctrl, 1), 1, 0),
+			 NVME_ANA_STATE_INACCESSIBLE);
+	assert_int_equal(ucmd_nvme_subsys_path_info(m.s, 1, 1, &pi), 0);
+	assert_int_equal(pi.ana_state, NVME_ANA_STATE_INACCESSIBLE);
+	ana_log(&m, "nvme1", ana);
+	assert_int_equal(le64toh(al->chgcnt), 6);
+	down(&m);
+	char rm[128];
+	snprintf(rm, sizeof(rm), "rm -rf %s", m.dir);
+	assert_int_equal(system(rm), 0);
+	free(id); free(ana); free(buf);
+}
+
+/*
+ * I/O reaching an inaccessible controller (a host that does not follow
+ * ANA: controller 2 attached alone) fails with the path status, without
+ * DNR; admin commands still run; a subsystem of one has no ANA state.
+ */
+static void test_ana_io_status(void **state)
+{
+	struct ucmd_ctrl_params cp = { .controllers = 2 };
+	struct io_uring_params p = { .flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 };
+	struct ucmd_ns_params np = { .nsze = 4096, .store = UCMD_NS_STORE_RAM, .attach = true };
+	struct ucmd_nvme_host_opts ho = { 0 };
+	struct ucmd_nvme_host *h;
+	struct mp m = { 0 };
+	uint8_t *buf = fx_alloc(4096);
+	struct nvme_id_ctrl *id = fx_alloc(4096);
+	struct nvme_uring_cmd c;
+	struct ucmd_ctrl *one;
+
+	(void)state;
+	m.e = ucmd_engine_new();
+	assert_non_null(m.e);
+	assert_int_equal(ucmd_ctrl_create(&cp, &m.ctrl), 0);
+	assert_int_equal(ucmd_ctrl_ns_create(m.ctrl, &np), 1);
+	assert_int_equal(ucmd_nvme_attach(m.e, ucmd_ctrl_controller(m.ctrl, 1), &ho, &h), 0);
+	assert_int_equal(ucmd_queue_init_engine(m.e, 16, &m.ring, &p), 0);
+	int ng = ucmd_open(m.e, "ng0n1", O_RDWR);
+	assert_true(ng >= 0);
+	fx_rw_cmd(&c, nvme_cmd_write, 1, 0, 1, buf, 512);
+	assert_int_equal(cmd(&m, ng, NVME_URING_CMD_IO, &c, NULL), 0);
+	assert_int_equal(ucmd_ctrl_ana_state(ucmd_ctrl_controller(m.ctrl, 1), 1,
+					     NVME_ANA_STATE_INACCESSIBLE), NVME_ANA_STATE_INACCESSIBLE);
+	assert_int_equal(cmd(&m, ng, NVME_URING_CMD_IO, &c, NULL),
+			 (NVME_SCT_PATH << NVME_SCT_SHIFT) | NVME_SC_ANA_INACCESSIBLE);
+	fx_rw_cmd(&c, nvme_cmd_read, 1, 0, 1, buf, 512);
+	assert_int_equal(cmd(&m, ng, NVME_URING_CMD_IO, &c, NULL),
+			 (NVME_SCT_PATH << NVME_SCT_SHIFT) | NVME_SC_ANA_INACCESSIBLE);
+	assert_int_equal(ucmd_ctrl_ana_state(ucmd_ctrl_controller(m.ctrl, 1), 1,
+					     NVME_ANA_STATE_PERSISTENT_LOSS),
+			 NVME_ANA_STATE_PERSISTENT_LOSS);
+	assert_int_equal(cmd(&m, ng, NVME_URING_CMD_IO, &c, NULL),
+			 (NVME_SCT_PATH << NVME_SCT_SHIFT) | NVME_SC_ANA_PERSISTENT_LOSS);
+	assert_int_equal(ucmd_ctrl_ana_state(ucmd_ctrl_controller(m.ctrl, 1), 1,
+					     NVME_ANA_STATE_CHANGE), NVME_ANA_STATE_CHANGE);
+	assert_int_equal(cmd(&m, ng, NVME_URING_CMD_IO, &c, NULL),
+			 (NVME_SCT_PATH << NVME_SCT_SHIFT) | NVME_SC_ANA_TRANSITION);
+	/* admin commands still run through it */
+	assert_int_equal(identify(&m, "nvme0", NVME_IDENTIFY_CNS_CTRL, 0, id), 0);
+	assert_int_equal(ucmd_ctrl_ana_state(ucmd_ctrl_controller(m.ctrl, 1), 1,
+					     NVME_ANA_STATE_NONOPTIMIZED), NVME_ANA_STATE_NONOPTIMIZED);
+	fx_rw_cmd(&c, nvme_cmd_read, 1, 0, 1, buf, 512);
+	assert_int_equal(cmd(&m, ng, NVME_URING_CMD_IO, &c, NULL), 0);
+	ucmd_close(m.e, ng);
+	ucmd_queue_exit(&m.ring);
+	ucmd_nvme_detach(h);
+	assert_int_equal(ucmd_ctrl_destroy(m.ctrl), 0);
+
+	struct ucmd_ctrl_params cp1 = { 0 };
+	assert_int_equal(ucmd_ctrl_create(&cp1, &one), 0);
+	assert_int_equal(ucmd_ctrl_ana_state(one, 1, 0), -EOPNOTSUPP);
+	assert_int_equal(ucmd_ctrl_destroy(one), 0);
+	ucmd_engine_free(m.e);
+	free(buf); free(id);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_two_controllers_one_subsystem),
 		cmocka_unit_test(test_one_controller_as_before),
 		cmocka_unit_test(test_threaded_controllers),
+		cmocka_unit_test(test_ana_state_change),
+		cmocka_unit_test(test_ana_io_status),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
