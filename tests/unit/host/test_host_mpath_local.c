@@ -494,6 +494,68 @@ static void test_ana_io_status(void **state)
 	free(buf); free(id);
 }
 
+static int feature(struct mp *m, const char *dev, uint8_t op, uint32_t cdw10, uint32_t cdw11,
+		   uint64_t *res)
+{
+	struct nvme_uring_cmd c = { .opcode = op, .cdw10 = cdw10, .cdw11 = cdw11 };
+	int fd = ucmd_open(m->e, dev, O_RDWR), ret;
+
+	assert_true(fd >= 0);
+	ret = cmd(m, fd, NVME_URING_CMD_ADMIN, &c, res);
+	ucmd_close(m->e, fd);
+	return ret;
+}
+
+/*
+ * Set Features with Save on controller 2: its own saved value, kept in the
+ * directory and its current value at the next start; controller 1's stay.
+ */
+static void test_saved_features_per_controller(void **state)
+{
+	struct mp m = { 0 };
+	uint64_t res = 0;
+
+	(void)state;
+	snprintf(m.dir, sizeof(m.dir), "/tmp/ucmd-mpl-XXXXXX");
+	assert_non_null(mkdtemp(m.dir));
+	up(&m, 3, true);
+	/* Arbitration: burst 3, saved (SV) on controller 2; Error Recovery on controller 3 */
+	assert_int_equal(feature(&m, "nvme1", nvme_admin_set_features,
+				 NVME_FEAT_FID_ARBITRATION | 1u << 31, 3, NULL), 0);
+	assert_int_equal(feature(&m, "nvme2", nvme_admin_set_features,
+				 NVME_FEAT_FID_ERR_RECOVERY | 1u << 31, 7, NULL), 0);
+	assert_int_equal(feature(&m, "nvme1", nvme_admin_get_features,
+				 NVME_FEAT_FID_ARBITRATION | 2u << 8, 0, &res), 0);
+	assert_int_equal(res, 3);
+	down(&m);
+
+	up(&m, 0, false);
+	/* saved (SEL 2) and current (SEL 0) of controller 2 */
+	assert_int_equal(feature(&m, "nvme1", nvme_admin_get_features,
+				 NVME_FEAT_FID_ARBITRATION | 2u << 8, 0, &res), 0);
+	assert_int_equal(res, 3);
+	assert_int_equal(feature(&m, "nvme1", nvme_admin_get_features,
+				 NVME_FEAT_FID_ARBITRATION, 0, &res), 0);
+	assert_int_equal(res, 3);
+	assert_int_equal(feature(&m, "nvme2", nvme_admin_get_features,
+				 NVME_FEAT_FID_ERR_RECOVERY | 2u << 8, 0, &res), 0);
+	assert_int_equal(res, 7);
+	assert_int_equal(feature(&m, "nvme2", nvme_admin_get_features,
+				 NVME_FEAT_FID_ARBITRATION | 2u << 8, 0, &res), 0);
+	assert_int_equal(res, 0);
+	/* controller 1's are its own */
+	assert_int_equal(feature(&m, "nvme0", nvme_admin_get_features,
+				 NVME_FEAT_FID_ARBITRATION | 2u << 8, 0, &res), 0);
+	assert_int_equal(res, 0);
+	assert_int_equal(feature(&m, "nvme0", nvme_admin_get_features,
+				 NVME_FEAT_FID_ERR_RECOVERY | 2u << 8, 0, &res), 0);
+	assert_int_equal(res, 0);
+	down(&m);
+	char rm[128];
+	snprintf(rm, sizeof(rm), "rm -rf %s", m.dir);
+	assert_int_equal(system(rm), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -502,6 +564,7 @@ int main(void)
 		cmocka_unit_test(test_threaded_controllers),
 		cmocka_unit_test(test_ana_state_change),
 		cmocka_unit_test(test_ana_io_status),
+		cmocka_unit_test(test_saved_features_per_controller),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
