@@ -419,7 +419,7 @@ void ctrl_subsys_free(struct ucmd_ctrl *c);
  */
 void ctrl_subsys_enter(struct ucmd_ctrl *c);
 void ctrl_subsys_leave(struct ucmd_ctrl *c);
-/* Commands of the subsystem's state, run by controller 1 only: false on another. */
+/* Firmware and device self-test, controller 1's only: false for them on another. */
 bool ctrl_subsys_cmd_allowed(struct ucmd_ctrl *c, const struct ctrl_req *req);
 void ctrl_subsys_id_ctrl(struct ucmd_ctrl *c, struct nvme_id_ctrl *id);
 void ctrl_subsys_id_ns(struct ucmd_ctrl *c, struct nvme_id_ns *id);

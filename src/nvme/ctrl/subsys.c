@@ -84,11 +84,8 @@ bool ctrl_subsys_cmd_allowed(struct ucmd_ctrl *c, const struct ctrl_req *req)
 {
 	if (!c->primary || req->sqid)
 		return true;
+	/* namespace management, Format and Sanitize change the subsystem's state from any */
 	switch (req->cmd.opcode) {
-	case nvme_admin_ns_mgmt:
-	case nvme_admin_ns_attach:
-	case nvme_admin_format_nvm:
-	case nvme_admin_sanitize_nvm:
 	case nvme_admin_fw_commit:
 	case nvme_admin_fw_download:
 	case nvme_admin_dev_self_test:
