@@ -8,6 +8,8 @@
  * directory of one loads as before.
  */
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -716,6 +718,103 @@ static void test_ns_mgmt_any_controller(void **state)
 	free(id); free(cl); free(sl);
 }
 
+struct flipper {
+	struct ucmd_ctrl *c[2];
+	atomic_bool stop;
+	unsigned flips;		/* atomic builtins: the writer loop reads it */
+};
+
+/* The owner turns one controller, then the other, inaccessible and back: one is always usable */
+static void *flip(void *arg)
+{
+	struct flipper *fl = arg;
+
+	while (!atomic_load(&fl->stop)) {
+		struct ucmd_ctrl *c = fl->c[__atomic_load_n(&fl->flips, __ATOMIC_RELAXED) % 2];
+
+		if (ucmd_ctrl_ana_state(c, 1, NVME_ANA_STATE_INACCESSIBLE) < 0 ||
+		    usleep(2000) || ucmd_ctrl_ana_state(c, 1, NVME_ANA_STATE_OPTIMIZED) < 0)
+			break;
+		__atomic_fetch_add(&fl->flips, 1, __ATOMIC_RELAXED);
+		usleep(1000);
+	}
+	return NULL;
+}
+
+/*
+ * ANA changes racing with block I/O through the head: writes that reach a
+ * controller turned inaccessible fail over to the other, none fails, and
+ * every block reads back as last acknowledged.
+ */
+static void test_ana_flips_under_block_io(void **state)
+{
+	struct ucmd_ctrl_params cp = { .mode = UCMD_CTRL_THREAD, .controllers = 2 };
+	struct io_uring_params p = { .flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 };
+	struct ucmd_ns_params np = { .nsze = 4096, .store = UCMD_NS_STORE_RAM, .attach = true };
+	struct ucmd_nvme_host_opts ho = { 0 };
+	struct flipper fl = { 0 };
+	struct mp m = { 0 };
+	uint8_t *wr = fx_alloc(16 * 4096), *rd = fx_alloc(4096);
+	unsigned rounds;
+	pthread_t t;
+
+	(void)state;
+	m.e = ucmd_engine_new();
+	assert_non_null(m.e);
+	assert_int_equal(ucmd_ctrl_create(&cp, &m.ctrl), 0);
+	assert_int_equal(ucmd_ctrl_ns_create(m.ctrl, &np), 1);
+	assert_int_equal(ucmd_nvme_attach_multipath(m.e, m.ctrl, &ho, &m.s), 0);
+	assert_int_equal(ucmd_queue_init_engine(m.e, 32, &m.ring, &p), 0);
+	assert_int_equal(ucmd_nvme_subsys_set_iopolicy(m.s, "round-robin"), 0);
+	int bd = ucmd_open(m.e, "nvme0n1", O_RDWR);
+	assert_true(bd >= 0);
+	fl.c[0] = m.ctrl;
+	fl.c[1] = ucmd_ctrl_controller(m.ctrl, 1);
+	assert_int_equal(pthread_create(&t, NULL, flip, &fl), 0);
+	/* at least 64 rounds, and as many as 20 flips take (bounded: a stuck flipper fails) */
+	for (rounds = 0; rounds < 64 || (__atomic_load_n(&fl.flips, __ATOMIC_RELAXED) < 20 &&
+					  rounds < 200000); rounds++) {
+		unsigned round = rounds;
+
+		for (unsigned k = 0; k < 16; k++) {
+			fx_fill(wr + k * 4096, 4096, round * 16 + k);
+			ucmd_prep_write(ucmd_get_sqe(&m.ring), bd, wr + k * 4096, 4096, k * 4096);
+		}
+		assert_int_equal(ucmd_submit_and_wait(&m.ring, 16), 16);
+		for (unsigned k = 0; k < 16; k++) {
+			struct io_uring_cqe *cqe;
+
+			assert_int_equal(ucmd_wait_cqe(&m.ring, &cqe), 0);
+			assert_int_equal(cqe->res, 4096);
+			ucmd_cqe_seen(&m.ring, cqe);
+		}
+	}
+	atomic_store(&fl.stop, true);
+	pthread_join(t, NULL);
+	assert_true(fl.flips >= 20);
+	struct ucmd_nvme_path_info pi;
+	assert_int_equal(ucmd_nvme_subsys_path_info(m.s, 1, 0, &pi), 0);
+	print_message("%u ANA flips, %lu block requests failed over\n", fl.flips, pi.failovers);
+	for (unsigned k = 0; k < 16; k++) {
+		struct io_uring_cqe *cqe;
+
+		ucmd_prep_read(ucmd_get_sqe(&m.ring), bd, rd, 4096, k * 4096);
+		assert_int_equal(ucmd_submit_and_wait(&m.ring, 1), 1);
+		assert_int_equal(ucmd_wait_cqe(&m.ring, &cqe), 0);
+		assert_int_equal(cqe->res, 4096);
+		ucmd_cqe_seen(&m.ring, cqe);
+		fx_fill(wr, 4096, (rounds - 1) * 16 + k);
+		assert_memory_equal(rd, wr, 4096);
+	}
+	ucmd_close(m.e, bd);
+	ucmd_queue_exit(&m.ring);
+	ucmd_nvme_subsys_detach(m.s);
+	assert_int_equal(ucmd_ctrl_destroy(m.ctrl), 0);
+	ucmd_engine_free(m.e);
+	free(wr);
+	free(rd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -726,6 +825,7 @@ int main(void)
 		cmocka_unit_test(test_ana_io_status),
 		cmocka_unit_test(test_saved_features_per_controller),
 		cmocka_unit_test(test_ns_mgmt_any_controller),
+		cmocka_unit_test(test_ana_flips_under_block_io),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
