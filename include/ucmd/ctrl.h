@@ -238,6 +238,19 @@ bool ucmd_ctrl_is_new(struct ucmd_ctrl *ctrl);
  */
 unsigned ucmd_ctrl_controllers(struct ucmd_ctrl *ctrl);
 struct ucmd_ctrl *ucmd_ctrl_controller(struct ucmd_ctrl *ctrl, unsigned i);
+/*
+ * Asymmetric Namespace Access: each controller of a subsystem of several is
+ * a port of its own, with an ANA state for group grpid (1, the one group
+ * every namespace is in), as nvmet's configfs ports/N/ana_groups/G/ana_state.
+ * state 0 asks; NVMe's values (1 optimized, 2 non-optimized, 3
+ * inaccessible, 4 persistent loss, 0Fh change) set it for ctrl, one of
+ * ucmd_ctrl_controller()'s: the ANA log's change count goes up, the
+ * controller sends the ANA Change notice its host enabled, and its I/O
+ * gets the Asymmetric Access status of the state; kept in ctrl.json.
+ * Returns the state after the call, or -EINVAL (no such group or state),
+ * -EOPNOTSUPP (a subsystem of one controller: no ANA), -EROFS (read-only).
+ */
+int  ucmd_ctrl_ana_state(struct ucmd_ctrl *ctrl, unsigned grpid, unsigned state);
 /* Whether ucmd_ctrl_create() was a cold start (see params.power_on). */
 bool ucmd_ctrl_power_cycled(struct ucmd_ctrl *ctrl);
 /*

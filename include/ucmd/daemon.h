@@ -58,6 +58,15 @@ bool ucmd_engine_is_daemon(const struct ucmd_engine *e);
  */
 int ucmd_daemon_ana_state(struct ucmd_engine *e, unsigned port, unsigned grpid, unsigned state);
 /*
+ * The same for controller `name` (nvmeX) of daemon engine e, one of a
+ * controller directory of several (ucmd_ctrl_ana_state: each controller a
+ * port of its own; the state is kept in the directory). The state after
+ * the call, or -EPERM, -ENODEV (no such controller), -EOPNOTSUPP (a
+ * controller of a subsystem of one, or e is not a daemon's), -EINVAL.
+ */
+int ucmd_daemon_ctrl_ana_state(struct ucmd_engine *e, const char *name, unsigned grpid,
+			       unsigned state);
+/*
  * NVMe/TCP port `port` of daemon engine e taken down or brought back:
  * state 0 asks, UCMD_PORT_DOWN stops its listener and closes every
  * connection made through it (its hosts lose their associations, as when

@@ -402,6 +402,20 @@ int ucmd_daemon_port_state(struct ucmd_engine *e, unsigned port, unsigned state)
 		       NULL, 0);
 }
 
+int ucmd_daemon_ctrl_ana_state(struct ucmd_engine *e, const char *name, unsigned grpid,
+			       unsigned state)
+{
+	struct ucmdd_ctrl_ana_state req = { .grpid = grpid, .state = state };
+
+	if (!ucmd_engine_is_daemon(e))
+		return -EOPNOTSUPP;
+	if (!name || strlen(name) >= sizeof(req.name))
+		return -EINVAL;
+	strcpy(req.name, name);
+	return dc_call(to_dc(e), UCMDD_CTRL_ANA_STATE, &req, sizeof(req), NULL, 0, NULL, 0, NULL,
+		       NULL, 0);
+}
+
 int ucmd_daemon_ana_state(struct ucmd_engine *e, unsigned port, unsigned grpid, unsigned state)
 {
 	struct ucmdd_ana_state req = { .port = port, .grpid = grpid, .state = state };

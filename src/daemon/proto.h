@@ -108,6 +108,16 @@ enum ucmdd_op {
 	 * 4, or past 1000h).
 	 */
 	UCMDD_REGS_READ,
+	/*
+	 * -> ucmdd_ctrl_ana_state; <- result = the ANA state of the group on
+	 * the controller named (nvmeX: a controller of a directory of several,
+	 * each a port of its own) after the request. state 0 asks; another
+	 * value sets it (the daemon's own user and root only: -EPERM), kept
+	 * in the directory. -ENODEV: no such controller; -EOPNOTSUPP: a
+	 * controller of a subsystem of one (no ANA); -EINVAL: no such group
+	 * or state.
+	 */
+	UCMDD_CTRL_ANA_STATE,
 	UCMDD_OP_MAX
 };
 
@@ -188,6 +198,12 @@ struct ucmdd_ana_state {
 	uint32_t grpid;		/* ANA group */
 	uint32_t state;		/* 0: ask; else NVMe's ANA state value */
 	uint32_t pad;		/* 0 */
+};
+
+struct ucmdd_ctrl_ana_state {
+	char name[UCMDD_NAME_MAX];	/* the controller's device, NUL-terminated */
+	uint32_t grpid;		/* ANA group */
+	uint32_t state;		/* 0: ask; else NVMe's ANA state value */
 };
 
 #define UCMDD_PORT_UP	1u

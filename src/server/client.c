@@ -258,6 +258,20 @@ static void op_ana_state(struct srv_client *c, struct srv_req *q, struct srv_rep
 		r->result = c->d->ana_state(c->d, a.port, a.grpid, a.state);
 }
 
+/* The same for the controllers of a directory of several, each a port of its own. */
+static void op_ctrl_ana_state(struct srv_client *c, struct srv_req *q, struct srv_rep *r)
+{
+	struct ucmdd_ctrl_ana_state a;
+
+	memcpy(&a, q->p, sizeof(a));
+	if (a.state && c->cred.euid != 0 && c->cred.euid != geteuid())
+		r->result = -EPERM;
+	else if (!c->d->ctrl_ana_state)
+		r->result = -ENODEV;
+	else
+		r->result = c->d->ctrl_ana_state(c->d, a.name, a.grpid, a.state);
+}
+
 /*
  * The seccomp supervisor (src/preload/supervise.c) acts for its child, a
  * static program: the connection's memory becomes the child's, and the
@@ -360,6 +374,7 @@ static const struct srv_op {
 	[UCMDD_ADOPT] = { 0, op_adopt },
 	[UCMDD_PORT_STATE] = { sizeof(struct ucmdd_port_state), op_port_state },
 	[UCMDD_REGS_READ] = { sizeof(struct ucmdd_regs_read), op_regs_read },
+	[UCMDD_CTRL_ANA_STATE] = { sizeof(struct ucmdd_ctrl_ana_state), op_ctrl_ana_state },
 };
 
 /* ---- checking a request ---- */
@@ -440,6 +455,12 @@ static int payload_check(unsigned op, const void *p)
 
 		memcpy(&rr, p, sizeof(rr));
 		return rr.pad ? -EINVAL : 0;
+	}
+	case UCMDD_CTRL_ANA_STATE: {
+		struct ucmdd_ctrl_ana_state a;
+
+		memcpy(&a, p, sizeof(a));
+		return name_ok(a.name) ? 0 : -EINVAL;
 	}
 	default:
 		return 0;

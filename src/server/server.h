@@ -123,6 +123,9 @@ struct srv_daemon {
 	int (*ana_state)(struct srv_daemon *d, uint32_t port, uint32_t grpid, uint32_t state);
 	/* UCMDD_PORT_STATE: NULL without NVMe/TCP ports */
 	int (*port_state)(struct srv_daemon *d, uint32_t port, uint32_t state);
+	/* UCMDD_CTRL_ANA_STATE: a controller's (ucmdd.c), by its device name */
+	int (*ctrl_ana_state)(struct srv_daemon *d, const char *name, uint32_t grpid,
+			      uint32_t state);
 };
 
 /* ---- mem.c: the client's memory ---- */

@@ -580,6 +580,29 @@ static int port_state(struct srv_daemon *d, uint32_t port, uint32_t state)
 	return nvmet_tcp_port_enabled(s->tcp[port - 1]) ? UCMDD_PORT_UP : UCMDD_PORT_DOWN;
 }
 
+/*
+ * UCMDD_CTRL_ANA_STATE: controller nvmeX, the first --ctrl's controllers
+ * from nvme0, a directory of several taking nvmeX..nvmeX+N-1 (ctrl_up)
+ */
+static int ctrl_ana_state(struct srv_daemon *d, const char *name, uint32_t grpid, uint32_t state)
+{
+	struct daemon_state *s = (struct daemon_state *)((char *)d - offsetof(struct daemon_state, d));
+	unsigned long x;
+	char *end;
+
+	if (strncmp(name, "nvme", 4) || !isdigit((unsigned char)name[4]))
+		return -ENODEV;
+	x = strtoul(name + 4, &end, 10);
+	if (*end)
+		return -ENODEV;
+	/* --ctrl i is nvme<i>; a directory of n controllers (the last) nvme<i>..nvme<i+n-1> */
+	for (unsigned i = 0; i < MAX_CTRLS && s->ctrl[i]; i++)
+		if (x >= i && x - i < ucmd_ctrl_controllers(s->ctrl[i]))
+			return ucmd_ctrl_ana_state(ucmd_ctrl_controller(s->ctrl[i], (unsigned)(x - i)),
+						   grpid, state);
+	return -ENODEV;
+}
+
 static int daemon_up(struct daemon_state *s, const struct opts *o, int lfd)
 {
 	char err[512];
@@ -626,6 +649,7 @@ static int daemon_up(struct daemon_state *s, const struct opts *o, int lfd)
 	s->nr_tcp = o->nr_tcp;
 	s->d.ana_state = ana_state;
 	s->d.port_state = port_state;
+	s->d.ctrl_ana_state = ctrl_ana_state;
 	if (s->lfd < 0) {
 		s->lfd = srv_listen_path(o->socket, (mode_t)o->socket_mode, o->socket_gid);
 		if (s->lfd < 0) {

@@ -66,7 +66,7 @@ bad() {	# rc message args...
 bad 1 "no such --nvme-tcp listener" --port 3
 bad 1 "no such ANA group" --port 1 --group 2
 bad 2 "one of optimized, non-optimized" --port 1 --state degraded
-bad 2 "is required" --state inaccessible
+bad 2 "name one port: an NVMe/TCP listener" --state inaccessible
 rc=0
 as_nobody "$(shared "$UCMD")" --daemon "$SOCK" ana-state --port 1 --state inaccessible \
 	> "$T/nobody.out" 2>&1 || rc=$?

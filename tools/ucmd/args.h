@@ -108,6 +108,7 @@ struct cmd_args {
 	uint32_t port, anagrp;
 	bool ana_groups;		/* ana-log --groups: RGO */
 	const char *ana_state;
+	const char *ana_ctrl;		/* ana-state --controller nvmeX */
 	/* which options the command line gave, by table index */
 	bool seen[CLI_MAX_OPTS];
 };

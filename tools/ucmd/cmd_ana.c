@@ -2,8 +2,9 @@
 /*
  * ana-log: the ANA log page, as nvme-cli's. ana-state: a port's ANA state, as nvmet's configfs
  * ports/N/ana_groups/G/ana_state reads and writes it, for ucmdd's NVMe/TCP
- * ports (docs/daemon.md): the owner turns a path inaccessible and back
- * while hosts use the subsystem through the others.
+ * ports (docs/daemon.md) and the controllers of a directory of several: the
+ * owner turns a path inaccessible and back while hosts use the subsystem
+ * through the others.
  */
 #include <endian.h>
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <nvme/types.h>
 
 #include "cli.h"
+#include "ucmd/ctrl.h"
 #include "ucmd/daemon.h"
 
 static const struct {
@@ -73,9 +75,30 @@ out:
 	return ret;
 }
 
+/* --controller nvmeX: the session's controller, in ucmdd or in this process */
+static int ctrl_ana_state(struct cli *cli, const char *name, unsigned grpid, unsigned want)
+{
+	struct ucmd_ctrl *c;
+	unsigned long x;
+	char *end;
+
+	if (cli->s.daemon)
+		return ucmd_daemon_ctrl_ana_state(cli->s.e, name, grpid, want);
+	if (!cli->s.ctrl)
+		return -EOPNOTSUPP;	/* a real device: its own firmware's states */
+	if (strncmp(name, "nvme", 4) || name[4] < '0' || name[4] > '9')
+		return -ENODEV;
+	x = strtoul(name + 4, &end, 10);
+	/* in this process the directory's controllers are nvme0.. */
+	if (*end || !(c = ucmd_ctrl_controller(cli->s.ctrl, x > 255 ? 255 : (unsigned)x)))
+		return -ENODEV;
+	return ucmd_ctrl_ana_state(c, grpid, want);
+}
+
 int cmd_ana_state(struct cli *cli, int argc, char **argv)
 {
 	const struct cmd_args *a = &cli->a;
+	char where[80];
 	unsigned want = 0;
 	int ret;
 
@@ -91,22 +114,35 @@ int cmd_ana_state(struct cli *cli, int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!cli->s.daemon) {
-		fprintf(stderr, "ana-state: ANA states are those of ucmdd's NVMe/TCP ports: name "
+	if (!a->port == !a->ana_ctrl) {
+		fprintf(stderr, "ana-state: name one port: an NVMe/TCP listener (--port N) or a "
+			"controller (--controller nvmeX)\n");
+		return 2;
+	}
+	if (a->port && !cli->s.daemon) {
+		fprintf(stderr, "ana-state: --port: ANA states of ucmdd's NVMe/TCP ports: name "
 			"the daemon (--daemon SOCKET)\n");
 		return 2;
 	}
-	ret = ucmd_daemon_ana_state(cli->s.e, a->port, a->anagrp, want);
+	if (a->port) {
+		snprintf(where, sizeof(where), "port %u", a->port);
+		ret = ucmd_daemon_ana_state(cli->s.e, a->port, a->anagrp, want);
+	} else {
+		snprintf(where, sizeof(where), "%.64s", a->ana_ctrl);
+		ret = ctrl_ana_state(cli, a->ana_ctrl, a->anagrp, want);
+	}
 	if (ret < 0) {
-		fprintf(stderr, "ana-state: port %u, group %u: %s%s\n", a->port, a->anagrp,
-			strerror(-ret), ret == -ENODEV ? " (no such --nvme-tcp listener)" :
+		fprintf(stderr, "ana-state: %s, group %u: %s%s\n", where, a->anagrp,
+			strerror(-ret), ret == -ENODEV ? (a->port ? " (no such --nvme-tcp listener)"
+							      : " (no such controller)") :
 			ret == -EINVAL ? " (no such ANA group)" :
+			ret == -EOPNOTSUPP ? " (a subsystem of one controller has no ANA)" :
 			ret == -EPERM ? " (only ucmdd's user and root change it)" : "");
 		return 1;
 	}
 	for (unsigned i = 0; i < NR_STATES; i++)
 		if (states[i].state == (unsigned)ret)
-			printf("port %u group %u: %s\n", a->port, a->anagrp, states[i].name);
+			printf("%s group %u: %s\n", where, a->anagrp, states[i].name);
 	return 0;
 }
 

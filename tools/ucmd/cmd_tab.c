@@ -330,8 +330,10 @@ static const struct opt ana_log_opts[] = {
 	FLAG("groups", 'g', ana_groups, "Return ANA groups only."), FMT3, END };
 
 static const struct opt ana_state_opts[] = {
-	{ "port", 'p', OPT_U32, F(port), 0xffff, 0, OPT_REQUIRED | OPT_NONZERO, "NUM",
-	  "NVMe/TCP port: ucmdd's --nvme-tcp listeners from 1 in order (required)" },
+	{ "port", 'p', OPT_U32, F(port), 0xffff, 0, OPT_NONZERO, "NUM",
+	  "NVMe/TCP port: ucmdd's --nvme-tcp listeners from 1 in order" },
+	STR("controller", 'c', ana_ctrl, "NAME", "or a controller of a directory of several "
+	    "(nvmeX), a port of its own"),
 	{ "group", 'g', OPT_U32, F(anagrp), 0xffffffff, 1, OPT_NONZERO, "NUM",
 	  "ANA group (default 1)" },
 	STR("state", 's', ana_state, "STATE", "set it: optimized, non-optimized, inaccessible, "
@@ -416,10 +418,12 @@ const struct cmd_spec cli_specs[] = {
 	{ "fw-download", "Download new firmware", NULL, fw_download_opts },
 	{ "fw-commit", "Verify and commit firmware to a specific slot", NULL, fw_commit_opts },
 	{ "reset", "Resets the controller", NULL, none },
-	{ "ana-state", "Show or set an ANA group's state on one of ucmdd's NVMe/TCP ports",
-	  "As nvmet's configfs ana_state: ucmdd's --nvme-tcp listeners are the ports of\n"
-	  "every subsystem it exports; hosts see the change in the ANA log page, an ANA\n"
-	  "Change event, and the status of I/O through the port. Needs --daemon.",
+	{ "ana-state", "Show or set an ANA group's state on a port: an NVMe/TCP listener or a controller",
+	  "As nvmet's configfs ana_state: ucmdd's --nvme-tcp listeners (--port, needs\n"
+	  "--daemon) are the ports of every subsystem it exports, and each controller of a\n"
+	  "directory of several (--controller nvmeX, in ucmdd or here with --ctrl DIR) is\n"
+	  "a port of its own, its state kept in the directory; hosts see the change in the\n"
+	  "ANA log page, an ANA Change event, and the status of I/O through the port.",
 	  ana_state_opts, .no_device = true },
 	{ "port-state", "Show, take down or bring back one of ucmdd's NVMe/TCP ports",
 	  "Down, the port listens no more and every connection made through it is\n"

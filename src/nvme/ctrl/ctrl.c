@@ -238,7 +238,7 @@ static uint64_t initial_cap(const struct ucmd_ctrl *c)
 /*
  * Another controller of primary's subsystem: the same identity (serial,
  * model, subsystem NQN), its own controller ID, registers, queues,
- * features (defaults: its saved values are not kept), error log and
+ * features (its saved ones kept in primary's state), error log and
  * events; no directory of its own, namespaces reached through primary.
  */
 int ctrl_sibling_create(struct ucmd_ctrl *primary, uint16_t cntlid, struct ucmd_ctrl **out)
@@ -266,9 +266,11 @@ int ctrl_sibling_create(struct ucmd_ctrl *primary, uint16_t cntlid, struct ucmd_
 		return -ENOMEM;
 	}
 	c->primary = primary;
+	c->idx = (uint8_t)(cntlid - primary->p.cntlid);
 	c->created_ns = primary->created_ns;
-	ctrl_features_defaults(&c->cur);
-	c->saved = c->cur;
+	/* its saved features are controller 1's to keep: current from them at power on */
+	c->saved = primary->sib_saved[c->idx - 1];
+	c->cur = c->saved;
 	c->cap = initial_cap(c);
 	c->nsqa = c->ncqa = (uint16_t)(c->qmax - 1);
 	memcpy(c->cur_boot_id, primary->cur_boot_id, sizeof(c->cur_boot_id));
@@ -303,6 +305,8 @@ int ctrl_create_dma(const struct ucmd_ctrl_params *p, const struct ucmd_dma *dma
 	c->created_ns = ktime_get_ns();
 	ctrl_features_defaults(&c->cur);
 	c->saved = c->cur;
+	for (unsigned i = 0; i < UCMD_CTRL_MAX_CONTROLLERS - 1; i++)
+		c->sib_saved[i] = c->cur;
 	c->cap = initial_cap(c);
 	c->nsqa = c->ncqa = (uint16_t)(c->qmax - 1);
 

@@ -89,7 +89,7 @@ struct ctrl_ns {
 	uint64_t lbstm;		/* Logical Block Storage Tag Mask, set when created (pi.h) */
 	bool pi_plain;		/* tuples stored as they read: a version 3 directory, read-only */
 	bool pi_rec;		/* nsN.pimig to remove once ctrl.json is saved (pi_migrate.c) */
-	bool attached;
+	uint8_t attached;	/* the controllers it is attached to: bit idx (ctrl_bit) */
 	enum ucmd_ns_store kind;
 	char *path;		/* device path (DEVICE kind) */
 	uint8_t uuid[16];	/* NGUID and EUI64 derive from it */
@@ -372,6 +372,25 @@ struct ucmd_ctrl {
 	struct ucmd_ctrl *primary;
 	struct ucmd_ctrl *sib[UCMD_CTRL_MAX_CONTROLLERS - 1];
 	unsigned nr_ctrls;
+	uint8_t idx;			/* this controller's index: cntlid - controller 1's */
+	/*
+	 * Controller 1's, for the subsystem, under its lock: each
+	 * controller's ANA state of the group (a controller is a port of its
+	 * own), the ANA log's change count, the saved features of
+	 * controllers 2..N (they outlive the controllers: the final save
+	 * comes after them), and the controllers a pass must visit for what
+	 * another controller did (ctrl_subsys_kick).
+	 */
+	uint8_t ana_state[UCMD_CTRL_MAX_CONTROLLERS];
+	uint64_t ana_chgcnt;
+	struct ctrl_feat_vals sib_saved[UCMD_CTRL_MAX_CONTROLLERS - 1];
+	uint8_t kick;
+	/*
+	 * This controller's, under controller 1's lock: an ANA change its
+	 * host was not told of yet, namespaces another controller changed
+	 * for it (ctrl_subsys_notices delivers them in its next pass).
+	 */
+	bool ana_notice, ns_notice;
 };
 
 /* ctrl.c */
@@ -401,15 +420,39 @@ void ctrl_subsys_free(struct ucmd_ctrl *c);
  */
 void ctrl_subsys_enter(struct ucmd_ctrl *c);
 void ctrl_subsys_leave(struct ucmd_ctrl *c);
-/* Commands of the subsystem's state, run by controller 1 only: false on another. */
+/* Firmware and device self-test, controller 1's only: false for them on another. */
 bool ctrl_subsys_cmd_allowed(struct ucmd_ctrl *c, const struct ctrl_req *req);
 void ctrl_subsys_id_ctrl(struct ucmd_ctrl *c, struct nvme_id_ctrl *id);
 void ctrl_subsys_id_ns(struct ucmd_ctrl *c, struct nvme_id_ns *id);
-/* Identify controller lists (CNS 12h, 13h) from cntlid on. */
-void ctrl_subsys_ctrl_list(struct ucmd_ctrl *c, uint16_t from, struct nvme_ctrl_list *l);
+/* Identify controller lists (CNS 12h, 13h) from cntlid on: the controllers in mask. */
+void ctrl_subsys_ctrl_list(struct ucmd_ctrl *c, uint16_t from, uint8_t mask,
+			   struct nvme_ctrl_list *l);
 /* The ANA log page (0Ch): its size, false when the controller has none. */
 bool ctrl_subsys_ana_log_size(struct ucmd_ctrl *c, size_t *size);
 void ctrl_subsys_ana_log(struct ucmd_ctrl *c, uint32_t cdw10, uint8_t *buf, size_t size);
+/* An I/O command through c to a namespace its ANA state makes unreachable: the path status */
+uint16_t ctrl_subsys_ana_io(struct ucmd_ctrl *c, const struct ctrl_req *req);
+/* The async event notices another controller or the owner left for c (in c's pass) */
+void ctrl_subsys_notices(struct ucmd_ctrl *c);
+/* Namespace nsid changed for controller x, c running the command (under controller 1's lock) */
+void ctrl_subsys_ns_changed(struct ucmd_ctrl *c, struct ucmd_ctrl *x, uint32_t nsid);
+/* ...for every controller it is attached to (attached: the mask before the change) */
+void ctrl_subsys_ns_changed_all(struct ucmd_ctrl *c, uint8_t attached, uint32_t nsid);
+/* The controllers left to visit (cleared), and their visit after every lock is released */
+uint8_t ctrl_subsys_kick_take(struct ucmd_ctrl *c);
+void ctrl_subsys_kick(struct ucmd_ctrl *c, uint8_t mask);
+/* Bit of controller c in a namespace's attachment mask; every controller's */
+static inline uint8_t ctrl_bit(const struct ucmd_ctrl *c)
+{
+	return (uint8_t)(1u << c->idx);
+}
+static inline uint8_t ctrl_all_bits(const struct ucmd_ctrl *c)
+{
+	unsigned n = (c->primary ? c->primary : c)->nr_ctrls;
+
+	return (uint8_t)((1u << (n ? n : 1)) - 1);
+}
+_Static_assert(UCMD_CTRL_MAX_CONTROLLERS <= 8, "a namespace's attachment mask is 8 bits");
 
 /* sanitize.c */
 uint16_t ctrl_admin_sanitize(struct ucmd_ctrl *c, struct ctrl_req *req);
@@ -468,6 +511,8 @@ int  ctrl_thread_start(struct ucmd_ctrl *c);
 void ctrl_thread_stop(struct ucmd_ctrl *c);
 /* Complete a delayed/deferred command with this status; true if found. */
 bool ctrl_abort_req(struct ucmd_ctrl *c, uint16_t sqid, uint16_t cid);
+/* A pass of c soon: its thread woken, or (inline) run now; no lock held */
+void ctrl_wake(struct ucmd_ctrl *c);
 
 /* exec.c: per command set dispatch */
 struct ctrl_ctrl_opdef {
@@ -493,6 +538,8 @@ void ctrl_aer_flush(struct ucmd_ctrl *c);
 void ctrl_error_record(struct ucmd_ctrl *c, uint16_t sqid, uint16_t cid, uint16_t status,
 			uint32_t nsid, uint64_t lba);
 void ctrl_ns_changed(struct ucmd_ctrl *c, uint32_t nsid);
+/* nsid in the Changed Namespace List, no notice */
+void ctrl_ns_changed_note(struct ucmd_ctrl *c, uint32_t nsid);
 
 /* identify.c */
 uint16_t ctrl_admin_identify(struct ucmd_ctrl *c, struct ctrl_req *req);
@@ -528,6 +575,8 @@ uint16_t ctrl_admin_get_lba_status(struct ucmd_ctrl *c, struct ctrl_req *req);
 
 /* features.c */
 void ctrl_features_defaults(struct ctrl_feat_vals *f);
+/* the asynchronous events Set Features may enable on c */
+uint32_t ctrl_aec_supported(struct ucmd_ctrl *c);
 uint16_t ctrl_admin_get_features(struct ucmd_ctrl *c, struct ctrl_req *req);
 uint16_t ctrl_admin_set_features(struct ucmd_ctrl *c, struct ctrl_req *req);
 uint8_t ctrl_critical_warning(struct ucmd_ctrl *c);

@@ -65,6 +65,7 @@ void ctrl_event_unmask(struct ucmd_ctrl *c, uint8_t lid)
 	switch (lid) {
 	case NVME_LOG_LID_ERROR: c->aer_masked &= ~(1u << NVME_AER_ERROR); break;
 	case NVME_LOG_LID_SMART: c->aer_masked &= ~(1u << NVME_AER_SMART); break;
+	case NVME_LOG_LID_ANA:
 	case NVME_LOG_LID_CHANGED_NS:
 	case NVME_LOG_LID_ZNS_CHANGED_ZONES: c->aer_masked &= ~(1u << NVME_AER_NOTICE); break;
 	default: return;
@@ -72,16 +73,20 @@ void ctrl_event_unmask(struct ucmd_ctrl *c, uint8_t lid)
 	ctrl_aer_flush(c);
 }
 
-void ctrl_ns_changed(struct ucmd_ctrl *c, uint32_t nsid)
+void ctrl_ns_changed_note(struct ucmd_ctrl *c, uint32_t nsid)
 {
 	for (unsigned i = 0; i < c->nr_changed_ns; i++)
 		if (c->changed_ns[i] == nsid)
-			goto event;
+			return;
 	if (c->nr_changed_ns < UCMD_MAX_NS)
 		c->changed_ns[c->nr_changed_ns++] = nsid;
 	else
 		c->changed_ns_overflow = true;
-event:
+}
+
+void ctrl_ns_changed(struct ucmd_ctrl *c, uint32_t nsid)
+{
+	ctrl_ns_changed_note(c, nsid);
 	/* Only when the host asked for Namespace Attribute Notices. */
 	if (c->cur.async_event & NVME_CTRL_OAES_NA)
 		ctrl_event(c, NVME_AER_NOTICE, NVME_AER_NOTICE_NS_CHANGED, NVME_LOG_LID_CHANGED_NS);

@@ -105,12 +105,15 @@ uint16_t ctrl_exec(struct ucmd_ctrl *c, struct ctrl_req *req)
 	/* PCIe admin commands use PRPs only; PSDT 11b is reserved. */
 	if ((admin && psdt != UCMD_NVME_PSDT_PRP) || psdt == UCMD_NVME_PSDT_MASK)
 		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
-	/* the subsystem's state is changed through controller 1 */
+	/* firmware and device self-test are controller 1's */
 	if (!ctrl_subsys_cmd_allowed(c, req))
 		return UCMD_GEN(NVME_SC_INVALID_OPCODE) | UCMD_DNR;
 	/* a sanitize runs on the whole subsystem (controller 1's lock is held) */
 	st = ctrl_sanitize_check(ctrl_primary(c), req);
 	if (st)
+		return st;
+	/* I/O through a controller whose ANA state leaves the namespace unreachable */
+	if (!admin && (st = ctrl_subsys_ana_io(c, req)))
 		return st;
 	st = d->fn(c, req);
 	/* user data written since the last sanitize: Global Data Erased goes */

@@ -46,6 +46,12 @@ void ctrl_features_defaults(struct ctrl_feat_vals *f)
 	f->tmpth_under = 0;
 }
 
+uint32_t ctrl_aec_supported(struct ucmd_ctrl *c)
+{
+	/* ANA Change notices from a controller of several (OAES says so: subsys.c) */
+	return AEC_SUPPORTED | (ctrl_multi(c) ? NVME_CTRL_OAES_ANA : 0);
+}
+
 uint8_t ctrl_critical_warning(struct ucmd_ctrl *c)
 {
 	uint8_t w = 0;
@@ -174,7 +180,7 @@ static uint16_t set_value(struct ucmd_ctrl *c, struct ctrl_feat_vals *f, uint8_t
 	case NVME_FEAT_FID_VOLATILE_WC: f->vwc = v & 1; break;
 	case NVME_FEAT_FID_IRQ_COALESCE: f->irq_coalesce = v & 0xffff; break;
 	case NVME_FEAT_FID_WRITE_ATOMIC: f->write_atomic = v & 1; break;
-	case NVME_FEAT_FID_ASYNC_EVENT: f->async_event = v & AEC_SUPPORTED; break;
+	case NVME_FEAT_FID_ASYNC_EVENT: f->async_event = v & ctrl_aec_supported(c); break;
 	case NVME_FEAT_FID_IOCS_PROFILE:
 		/* IOCSCI names a combination; only index 0 (NVM and Zoned) exists */
 		if (v & 0x1ff)
@@ -236,6 +242,9 @@ uint16_t ctrl_admin_set_features(struct ucmd_ctrl *c, struct ctrl_req *req)
 		return st;
 	if (save) {
 		set_value(c, &c->saved, fid, req->cmd.cdw11);
+		/* another controller's are kept in controller 1's state (its lock is held) */
+		if (c->primary)
+			c->primary->sib_saved[c->idx - 1] = c->saved;
 		ctrl_persist(c);
 	}
 	if (fid == NVME_FEAT_FID_TEMP_THRESH && (ctrl_critical_warning(c) & NVME_SMART_CRIT_TEMPERATURE) &&

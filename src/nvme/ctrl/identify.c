@@ -141,7 +141,7 @@ static uint16_t ns_list(struct ucmd_ctrl *c, uint32_t nsid, bool allocated, int 
 	if (nsid >= 0xfffffffeu)
 		return UCMD_GEN(NVME_SC_INVALID_NS) | UCMD_DNR;
 	for (uint32_t i = nsid + 1; i <= UCMD_MAX_NS; i++)
-		if (c->ns[i] && (allocated || c->ns[i]->attached) &&
+		if (c->ns[i] && (allocated || (c->ns[i]->attached & ctrl_bit(c))) &&
 		    (csi < 0 || csi == (c->ns[i]->zoned ? NVME_CSI_ZNS : NVME_CSI_NVM)))
 			l->ns[n++] = htole32(i);
 	return 0;
@@ -174,6 +174,8 @@ uint16_t ctrl_admin_identify(struct ucmd_ctrl *c, struct ctrl_req *req)
 	/* Namespace-scoped CNS values need an allocated nsid (or the broadcast). */
 	bool valid_nsid = nsid && (nsid <= UCMD_MAX_NS);
 	ns = valid_nsid ? c->ns[nsid] : NULL;
+	/* attached to this controller: active here */
+	bool on = ns && (ns->attached & ctrl_bit(c));
 
 	switch (cns) {
 	case NVME_IDENTIFY_CNS_NS:
@@ -181,7 +183,7 @@ uint16_t ctrl_admin_identify(struct ucmd_ctrl *c, struct ctrl_req *req)
 			ctrl_ns_fill_id(c, NULL, &u.ns);
 		else if (!valid_nsid)
 			st = UCMD_GEN(NVME_SC_INVALID_NS) | UCMD_DNR;
-		else if (ns && ns->attached) {
+		else if (on) {
 			ctrl_ns_fill_id(c, ns, &u.ns);
 			ctrl_subsys_id_ns(c, &u.ns);
 		}
@@ -210,14 +212,14 @@ uint16_t ctrl_admin_identify(struct ucmd_ctrl *c, struct ctrl_req *req)
 		st = ns_list(c, nsid, true, -1, &u.list);
 		break;
 	case NVME_IDENTIFY_CNS_NS_DESC_LIST:
-		if (!valid_nsid || !ns || !ns->attached)
+		if (!valid_nsid || !on)
 			st = UCMD_GEN(NVME_SC_INVALID_NS) | UCMD_DNR;
 		else
 			id_ns_desc(ns, u.raw);
 		break;
 	case NVME_IDENTIFY_CNS_CSI_NS:
 		if (csi == NVME_CSI_ZNS && nsid != NSID_ALL && valid_nsid && ns && ns->zoned) {
-			if (ns->attached)
+			if (on)
 				ctrl_zns_id_ns(c, ns, &u.zns_ns);
 			break;
 		}
@@ -225,7 +227,7 @@ uint16_t ctrl_admin_identify(struct ucmd_ctrl *c, struct ctrl_req *req)
 			st = UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
 		else if (nsid != NSID_ALL && (!valid_nsid))
 			st = UCMD_GEN(NVME_SC_INVALID_NS) | UCMD_DNR;
-		else if (nsid == NSID_ALL || (ns && ns->attached))
+		else if (nsid == NSID_ALL || on)
 			nvm_id_ns(nsid == NSID_ALL ? NULL : ns, &u.nvm_ns);
 		break;
 	case NVME_IDENTIFY_CNS_CSI_CTRL:
@@ -247,7 +249,7 @@ uint16_t ctrl_admin_identify(struct ucmd_ctrl *c, struct ctrl_req *req)
 	case NVME_IDENTIFY_CNS_CSI_INDEPENDENT_ID_NS:
 		if (!valid_nsid)
 			st = UCMD_GEN(NVME_SC_INVALID_NS) | UCMD_DNR;
-		else if (ns && ns->attached) {
+		else if (on) {
 			u.ind.nsfeat = NVME_NS_FEAT_THIN;
 			u.ind.nstat = 1;	/* namespace ready */
 			u.ind.endgid = htole16(UCMD_ENDGID);
@@ -256,11 +258,12 @@ uint16_t ctrl_admin_identify(struct ucmd_ctrl *c, struct ctrl_req *req)
 	case NVME_IDENTIFY_CNS_NS_CTRL_LIST:
 		if (!valid_nsid)
 			st = UCMD_GEN(NVME_SC_INVALID_NS) | UCMD_DNR;
-		else if (ns && ns->attached)	/* attached to every controller */
-			ctrl_subsys_ctrl_list(c, (uint16_t)(req->cmd.cdw10 >> 16), &u.clist);
+		else if (ns)	/* the controllers it is attached to */
+			ctrl_subsys_ctrl_list(c, (uint16_t)(req->cmd.cdw10 >> 16), ns->attached,
+					      &u.clist);
 		break;
 	case NVME_IDENTIFY_CNS_CTRL_LIST:
-		ctrl_subsys_ctrl_list(c, (uint16_t)(req->cmd.cdw10 >> 16), &u.clist);
+		ctrl_subsys_ctrl_list(c, (uint16_t)(req->cmd.cdw10 >> 16), 0xff, &u.clist);
 		break;
 	case NVME_IDENTIFY_CNS_NS_USER_DATA_FORMAT:
 		/* the capabilities a namespace of that LBA format would have: NSID FFFFFFFFh's */

@@ -58,7 +58,7 @@ bool ctrl_lbaf_pi_fits(uint8_t lbaf)
 
 struct ctrl_ns *ctrl_ns_active(struct ucmd_ctrl *c, uint32_t nsid)
 {
-	if (!nsid || nsid > UCMD_MAX_NS || !c->ns[nsid] || !c->ns[nsid]->attached)
+	if (!nsid || nsid > UCMD_MAX_NS || !c->ns[nsid] || !(c->ns[nsid]->attached & ctrl_bit(c)))
 		return NULL;
 	return c->ns[nsid];
 }
@@ -139,7 +139,8 @@ int ctrl_ns_add(struct ucmd_ctrl *c, const struct ucmd_ns_params *p, uint32_t ns
 	ns->nsze = p->nsze;
 	ns->lbaf = p->lbaf;
 	ns->extended = p->extended && ctrl_lbaf_ms(p->lbaf);
-	ns->attached = p->attach;
+	/* a namespace made attached is attached to every controller of the subsystem */
+	ns->attached = p->attach ? ctrl_all_bits(c) : 0;
 	/* Without a directory there is nowhere to put a file: stay volatile. */
 	ns->kind = (p->store == UCMD_NS_STORE_FILE && !c->dir) ? UCMD_NS_STORE_RAM : p->store;
 	/*

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Admin commands that change the namespace inventory or layout: Format NVM,
- * Namespace Management (create/delete) and Namespace Attachment.
+ * Namespace Management (create/delete) and Namespace Attachment. Any
+ * controller of a subsystem runs them (c); what they change is the
+ * subsystem's, controller 1's (p, whose lock is held), and every
+ * controller the namespace is attached to hears of it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -59,11 +62,18 @@ static uint16_t format_ns(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint8_t lbaf,
 	if (!ctrl_lbaf_sts(lbaf))
 		ns->lbstm = 0;
 	ctrl_ranges_clear(&ns->uncor);
-	ctrl_zns_format(c, ns, old_ds);
+	ctrl_zns_format(ctrl_primary(c), ns, old_ds);
 	/* the FDP configuration stays; the reclaim units start empty */
-	ctrl_fdp_ns_erase(c, ns);
-	ctrl_ns_changed(c, ns->nsid);
+	ctrl_fdp_ns_erase(ctrl_primary(c), ns);
+	ctrl_subsys_ns_changed_all(c, ns->attached, ns->nsid);
 	return 0;
+}
+
+/* After a change of the inventory: c's view of it, controller 1's table */
+static void ns_sync(struct ucmd_ctrl *c)
+{
+	if (c->primary)
+		memcpy(c->ns, c->primary->ns, sizeof(c->ns));
 }
 
 uint16_t ctrl_admin_format(struct ucmd_ctrl *c, struct ctrl_req *req)
@@ -95,15 +105,19 @@ uint16_t ctrl_admin_format(struct ucmd_ctrl *c, struct ctrl_req *req)
 		st = format_ns(c, ns, lbaf, mset, dps);
 	}
 	/* a format ends a self-test running on what it erased (result 4h) */
-	if (!st && c->dst.op && (c->dst.nsid == 0xffffffffu || c->dst.nsid == req->cmd.nsid ||
+	struct ucmd_ctrl *p = ctrl_primary(c);
+
+	if (!st && p->dst.op && (p->dst.nsid == 0xffffffffu || p->dst.nsid == req->cmd.nsid ||
 				 req->cmd.nsid == 0xffffffffu))
-		ctrl_selftest_abort(c, NVME_ST_RESULT_ABORTED_FORMAT);
+		ctrl_selftest_abort(p, NVME_ST_RESULT_ABORTED_FORMAT);
 	ctrl_persist(c);
 	return st;
 }
 
-static uint16_t ns_create(struct ucmd_ctrl *c, struct ctrl_req *req)
+static uint16_t ns_create(struct ucmd_ctrl *x, struct ctrl_req *req)
 {
+	/* made in controller 1's table; the data comes through x, which runs it */
+	struct ucmd_ctrl *c = ctrl_primary(x);
 	struct nvme_id_ns *id = malloc(sizeof(*id));
 	struct ucmd_ns_params p = { .store = c->dir ? UCMD_NS_STORE_FILE : UCMD_NS_STORE_RAM };
 	uint8_t csi = req->cmd.cdw11 >> 24;
@@ -117,7 +131,7 @@ static uint16_t ns_create(struct ucmd_ctrl *c, struct ctrl_req *req)
 		st = UCMD_CMD(NVME_SC_IOCS_NOT_SUPPORTED) | UCMD_DNR;
 		goto out;
 	}
-	st = ctrl_data_from_host(c, req, id, sizeof(*id));
+	st = ctrl_data_from_host(x, req, id, sizeof(*id));
 	if (st)
 		goto out;
 	p.nsze = le64toh(id->nsze);
@@ -184,15 +198,15 @@ out:
 static void ns_delete_one(struct ucmd_ctrl *c, struct ctrl_ns *ns)
 {
 	uint32_t nsid = ns->nsid;
-	bool was_attached = ns->attached;
+	uint8_t was_attached = ns->attached;
 
-	ctrl_ns_free(c, ns, true);
-	if (was_attached)
-		ctrl_ns_changed(c, nsid);
+	ctrl_ns_free(ctrl_primary(c), ns, true);
+	ctrl_subsys_ns_changed_all(c, was_attached, nsid);
 }
 
 uint16_t ctrl_admin_ns_mgmt(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
+	struct ucmd_ctrl *p = ctrl_primary(c);
 	uint8_t sel = req->cmd.cdw10 & 0xf;
 	uint32_t nsid = req->cmd.nsid;
 	uint16_t st = 0;
@@ -204,20 +218,47 @@ uint16_t ctrl_admin_ns_mgmt(struct ucmd_ctrl *c, struct ctrl_req *req)
 	case 1:
 		if (nsid == NSID_ALL) {
 			for (uint32_t i = 1; i <= UCMD_MAX_NS; i++)
-				if (c->ns[i])
-					ns_delete_one(c, c->ns[i]);
-		} else if (!nsid || nsid > UCMD_MAX_NS || !c->ns[nsid]) {
+				if (p->ns[i])
+					ns_delete_one(c, p->ns[i]);
+		} else if (!nsid || nsid > UCMD_MAX_NS || !p->ns[nsid]) {
 			return ST_INVALID_NS;
 		} else {
-			ns_delete_one(c, c->ns[nsid]);
+			ns_delete_one(c, p->ns[nsid]);
 		}
 		break;
 	default:
 		return ST_INVALID;
 	}
+	ns_sync(c);
 	if (!st)
 		ctrl_persist(c);
 	return st;
+}
+
+/*
+ * The controllers a Namespace Attachment names (IDs of the subsystem's
+ * controllers, each once, at least one) as a mask; 0: an invalid list.
+ */
+static uint8_t ctrl_list_mask(struct ucmd_ctrl *c, const struct nvme_ctrl_list *l)
+{
+	struct ucmd_ctrl *p = ctrl_primary(c);
+	unsigned num = le16toh(l->num), nr = p->nr_ctrls ? p->nr_ctrls : 1;
+	uint8_t mask = 0;
+
+	if (!num || num > nr)
+		return 0;
+	for (unsigned i = 0; i < num; i++) {
+		uint16_t id = le16toh(l->identifier[i]);
+		uint8_t bit;
+
+		if (id < p->p.cntlid || id - p->p.cntlid >= (int)nr)
+			return 0;
+		bit = (uint8_t)(1u << (id - p->p.cntlid));
+		if (mask & bit)
+			return 0;
+		mask |= bit;
+	}
+	return mask;
 }
 
 uint16_t ctrl_admin_ns_attach(struct ucmd_ctrl *c, struct ctrl_req *req)
@@ -226,31 +267,37 @@ uint16_t ctrl_admin_ns_attach(struct ucmd_ctrl *c, struct ctrl_req *req)
 	uint32_t nsid = req->cmd.nsid;
 	struct nvme_ctrl_list *list;
 	struct ctrl_ns *ns;
-	uint16_t st, num;
+	uint8_t mask;
+	uint16_t st;
 
 	if (sel > 1)
 		return ST_INVALID;
 	if (nsid == NSID_ALL)
 		return ST_INVALID;
-	if (!nsid || nsid > UCMD_MAX_NS || !(ns = c->ns[nsid]))
+	if (!nsid || nsid > UCMD_MAX_NS || !(ns = ctrl_primary(c)->ns[nsid]))
 		return ST_INVALID_NS;
 	list = malloc(sizeof(*list));
 	if (!list)
 		return UCMD_GEN(NVME_SC_INTERNAL);
 	st = ctrl_data_from_host(c, req, list, sizeof(*list));
-	num = le16toh(list->num);
-	/* This subsystem has one controller: the list must name exactly it. */
-	if (!st && (num != 1 || le16toh(list->identifier[0]) != c->p.cntlid))
+	/* controllers of this subsystem, each once (one controller: exactly it) */
+	mask = st ? 0 : ctrl_list_mask(c, list);
+	if (!st && !mask)
 		st = UCMD_CMD(NVME_SC_CTRL_LIST_INVALID) | UCMD_DNR;
 	free(list);
 	if (st)
 		return st;
-	if (sel == 0 && ns->attached)
+	/* all or nothing: one named controller in the wrong state refuses the command */
+	if (sel == 0 && (ns->attached & mask))
 		return UCMD_CMD(NVME_SC_NS_ALREADY_ATTACHED) | UCMD_DNR;
-	if (sel == 1 && !ns->attached)
+	if (sel == 1 && (ns->attached & mask) != mask)
 		return UCMD_CMD(NVME_SC_NS_NOT_ATTACHED) | UCMD_DNR;
-	ns->attached = sel == 0;
+	if (sel == 0)
+		ns->attached |= mask;
+	else
+		ns->attached &= (uint8_t)~mask;
 	ctrl_persist(c);
-	ctrl_ns_changed(c, nsid);
+	/* each controller it came to or left: a Namespace Attribute notice */
+	ctrl_subsys_ns_changed_all(c, mask, nsid);
 	return 0;
 }

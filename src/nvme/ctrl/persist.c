@@ -105,6 +105,39 @@ static void features_load(json_object *o, struct ctrl_feat_vals *f)
 	f->tmpth_under = (uint16_t)get_u64(o, "tmpth_under", f->tmpth_under);
 }
 
+/*
+ * A subsystem of several controllers: each controller's ANA state, the ANA
+ * change count, and controllers 2..N's saved features.
+ */
+static json_object *subsys_json(struct ucmd_ctrl *c)
+{
+	json_object *o = json_object_new_object(), *a = json_object_new_array();
+	json_object *f = json_object_new_array();
+
+	for (unsigned i = 0; i < c->nr_ctrls; i++)
+		json_object_array_add(a, json_object_new_uint64(c->ana_state[i]));
+	json_object_object_add(o, "ana_states", a);
+	add_u64(o, "ana_chgcnt", c->ana_chgcnt);
+	for (unsigned i = 1; i < c->nr_ctrls; i++)
+		json_object_array_add(f, features_json(&c->sib_saved[i - 1]));
+	json_object_object_add(o, "saved_features", f);
+	return o;
+}
+
+/* persist_check.c checked every member: as many as the controllers */
+static void subsys_load(struct ucmd_ctrl *c, json_object *o)
+{
+	json_object *a;
+
+	json_object_object_get_ex(o, "ana_states", &a);
+	for (size_t i = 0; i < json_object_array_length(a) && i < UCMD_CTRL_MAX_CONTROLLERS; i++)
+		c->ana_state[i] = (uint8_t)json_object_get_uint64(json_object_array_get_idx(a, i));
+	c->ana_chgcnt = get_u64(o, "ana_chgcnt", 0);
+	json_object_object_get_ex(o, "saved_features", &a);
+	for (size_t i = 0; i < json_object_array_length(a) && i < UCMD_CTRL_MAX_CONTROLLERS - 1; i++)
+		features_load(json_object_array_get_idx(a, i), &c->sib_saved[i]);
+}
+
 static json_object *smart_json(struct ucmd_ctrl *c)
 {
 	json_object *o = json_object_new_object();
@@ -203,7 +236,7 @@ static json_object *fw_json(struct ucmd_ctrl *c)
 	return o;
 }
 
-static json_object *ns_json(const struct ctrl_ns *ns)
+static json_object *ns_json(const struct ctrl_ns *ns, uint8_t all)
 {
 	json_object *o = json_object_new_object(), *u = json_object_new_array();
 	char uuid[33];
@@ -217,6 +250,15 @@ static json_object *ns_json(const struct ctrl_ns *ns)
 	if (ns->lbstm)
 		add_u64(o, "lbstm", ns->lbstm);
 	json_object_object_add(o, "attached", json_object_new_boolean(ns->attached));
+	/* attached to some of several controllers: which, by number (1: controller 1) */
+	if (ns->attached && ns->attached != all) {
+		json_object *l = json_object_new_array();
+
+		for (unsigned i = 0; i < 8; i++)
+			if (ns->attached & (1u << i))
+				json_object_array_add(l, json_object_new_uint64(i + 1));
+		json_object_object_add(o, "attached_to", l);
+	}
 	if (ns->nphndl) {
 		json_object *l = json_object_new_array();
 
@@ -343,11 +385,13 @@ int ctrl_persist_save(struct ucmd_ctrl *c, bool clean)
 	if (c->fdp)
 		json_object_object_add(root, "fdp", ctrl_fdp_json(c));
 	/* written only for several: a directory of one reads as before */
-	if (c->nr_ctrls > 1)
+	if (c->nr_ctrls > 1) {
 		add_u64(root, "controllers", c->nr_ctrls);
+		json_object_object_add(root, "subsystem", subsys_json(c));
+	}
 	for (unsigned i = 1; i <= UCMD_MAX_NS; i++)
 		if (c->ns[i])
-			json_object_array_add(nss, ns_json(c->ns[i]));
+			json_object_array_add(nss, ns_json(c->ns[i], ctrl_all_bits(c)));
 	json_object_object_add(root, "namespaces", nss);
 	/* The journal exists before a ctrl.json that expects one. */
 	ret = ctrl_journal_open(c, false);
@@ -420,7 +464,15 @@ static int ns_load(struct ucmd_ctrl *c, json_object *o)
 	ns->extended = json_object_object_get_ex(o, "extended", &v) && json_object_get_boolean(v);
 	ns->dps = (uint8_t)get_u64(o, "dps", 0);
 	ns->lbstm = get_u64(o, "lbstm", 0);
-	ns->attached = json_object_object_get_ex(o, "attached", &v) && json_object_get_boolean(v);
+	/* attached: to every controller, unless attached_to names some (persist_check.c) */
+	if (json_object_object_get_ex(o, "attached", &v) && json_object_get_boolean(v))
+		ns->attached = ctrl_all_bits(c);
+	if (ns->attached && json_object_object_get_ex(o, "attached_to", &v)) {
+		ns->attached = 0;
+		for (size_t i = 0; i < json_object_array_length(v); i++)
+			ns->attached |= (uint8_t)(1u << (json_object_get_uint64(
+				json_object_array_get_idx(v, i)) - 1));
+	}
 	/* checked by persist_check.c: at most 128 distinct handles */
 	if (json_object_object_get_ex(o, "phndl", &v)) {
 		ns->nphndl = (uint16_t)json_object_array_length(v);
@@ -518,6 +570,8 @@ static int load_v3(struct ucmd_ctrl *c, json_object *root)
 	if ((ret = replace_str(&c->subnqn, get_str(root, "subnqn"))))
 		return ret;
 	c->nr_ctrls = (unsigned)get_u64(root, "controllers", 1);
+	if (json_object_object_get_ex(root, "subsystem", &o))
+		subsys_load(c, o);
 	snprintf(c->boot_id, sizeof(c->boot_id), "%s", get_str(root, "boot_id"));
 	json_object_object_get_ex(root, "current_features", &o);
 	c->cur = c->saved;

@@ -478,10 +478,32 @@ static int check_phndl(struct chk *k, json_object *l)
 	return 0;
 }
 
-static int check_ns(struct chk *k, json_object *o, uint32_t *nsid_out, const bool *seen)
+/* attached_to: distinct controller numbers 1..nc, some but not all of them, of an attached one */
+static int check_attached_to(struct chk *k, json_object *l, bool attached, uint64_t nc)
+{
+	size_t n = json_object_array_length(l);
+	bool seen[UCMD_CTRL_MAX_CONTROLLERS + 1] = { false };
+
+	if (!json_object_is_type(l, json_type_array) || !attached || !n || n >= nc)
+		return bad(k, "attached_to", "expected 1 to %llu controller numbers of an attached "
+			   "namespace", (unsigned long long)(nc - 1));
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(l, i);
+		int64_t x = json_object_get_int64(e);
+
+		if (!json_object_is_type(e, json_type_int) || x < 1 || (uint64_t)x > nc || seen[x])
+			return bad(k, "attached_to", "entry %zu is no controller 1..%llu or repeats one",
+				   i, (unsigned long long)nc);
+		seen[x] = true;
+	}
+	return 0;
+}
+
+static int check_ns(struct chk *k, json_object *o, uint32_t *nsid_out, const bool *seen,
+		    uint64_t nc)
 {
 	static const char *const keys[] = { "nsid", "nsze", "lbaf", "extended", "dps", "attached",
-		"store", "path", "uuid", "uncorrectable", "zoned", "phndl", "lbstm", NULL };
+		"attached_to", "store", "path", "uuid", "uncorrectable", "zoned", "phndl", "lbstm", NULL };
 	json_object *v, *u;
 	const char *store, *path;
 	uint64_t nsid, nsze, lbaf;
@@ -536,7 +558,57 @@ static int check_ns(struct chk *k, json_object *o, uint32_t *nsid_out, const boo
 		return ret;
 	if (json_object_object_get_ex(o, "phndl", &v) && (ret = check_phndl(k, v)))
 		return ret;
+	if (json_object_object_get_ex(o, "attached_to", &u) &&
+	    (json_object_object_get_ex(o, "attached", &v),
+	     (ret = check_attached_to(k, u, json_object_get_boolean(v), nc))))
+		return ret;
 	*nsid_out = (uint32_t)nsid;
+	return 0;
+}
+
+/* A subsystem of nc controllers: an ANA state each, the change count, 2..nc's saved features */
+static int check_subsys(struct chk *k, json_object *o, uint64_t nc)
+{
+	static const char *const keys[] = { "ana_states", "ana_chgcnt", "saved_features", NULL };
+	json_object *a;
+	uint64_t v;
+	int ret;
+
+	strcpy(k->where, "subsystem.");
+	if (!json_object_is_type(o, json_type_object))
+		return bad(k, "", "expected object");
+	if ((ret = only_keys(k, o, keys)) ||
+	    (ret = want_uint(k, o, "ana_chgcnt", 0, UINT64_MAX, &v)) ||
+	    (ret = want(k, o, "ana_states", json_type_array, &a)))
+		return ret;
+	if (json_object_array_length(a) != nc)
+		return bad(k, "ana_states", "%zu states for %llu controllers",
+			   json_object_array_length(a), (unsigned long long)nc);
+	for (size_t i = 0; i < nc; i++) {
+		json_object *e = json_object_array_get_idx(a, i);
+		int64_t st = json_object_get_int64(e);
+
+		if (!json_object_is_type(e, json_type_int) ||
+		    (st != NVME_ANA_STATE_OPTIMIZED && st != NVME_ANA_STATE_NONOPTIMIZED &&
+		     st != NVME_ANA_STATE_INACCESSIBLE && st != NVME_ANA_STATE_PERSISTENT_LOSS &&
+		     st != NVME_ANA_STATE_CHANGE))
+			return bad(k, "ana_states", "entry %zu is no ANA state", i);
+	}
+	if ((ret = want(k, o, "saved_features", json_type_array, &a)))
+		return ret;
+	if (json_object_array_length(a) != nc - 1)
+		return bad(k, "saved_features", "%zu for controllers 2..%llu",
+			   json_object_array_length(a), (unsigned long long)nc);
+	for (size_t i = 0; i < nc - 1; i++) {
+		json_object *f = json_object_array_get_idx(a, i);
+
+		snprintf(k->where, sizeof(k->where), "subsystem.saved_features[%zu].", i);
+		if (!json_object_is_type(f, json_type_object))
+			return bad(k, "", "expected object");
+		if ((ret = check_features(k, f)))
+			return ret;
+	}
+	k->where[0] = 0;
 	return 0;
 }
 
@@ -603,11 +675,11 @@ int ctrl_state_check(struct ucmd_ctrl *c, json_object *root)
 	static const char *const keys_v3[] = { "version", "generation", "crc32c", "serial",
 		"model", "firmware", "clean", "saved_features", "smart", "namespaces", "subnqn",
 		"boot_id", "current_features", "error_log", "sanitize", "self_test", "self_test_run",
-		"fw_slots", "fdp", "controllers", NULL };
+		"fw_slots", "fdp", "controllers", "subsystem", NULL };
 	struct chk k = { .c = c };
 	bool seen[UCMD_MAX_NS + 1] = { false };
-	json_object *o;
-	uint64_t version, gen = 0;
+	json_object *o, *v;
+	uint64_t version, gen = 0, nc;
 	size_t n = 0;
 	int ret;
 
@@ -637,6 +709,10 @@ int ctrl_state_check(struct ucmd_ctrl *c, json_object *root)
 	if ((ret = want(&k, root, "namespaces", json_type_array, &o)))
 		return ret;
 	n = json_object_array_length(o);
+	/* the namespaces' attachments name controllers: how many (checked below) */
+	nc = json_object_object_get_ex(root, "controllers", &v) ? json_object_get_uint64(v) : 1;
+	if (nc < 1 || nc > UCMD_CTRL_MAX_CONTROLLERS)
+		nc = 1;
 	if (n > UCMD_MAX_NS)
 		return bad(&k, "namespaces", "%zu namespaces, more than the %u a controller has",
 			   n, UCMD_MAX_NS);
@@ -650,7 +726,7 @@ int ctrl_state_check(struct ucmd_ctrl *c, json_object *root)
 		strcat(k.where, ".");
 		uint32_t nsid = 0;	/* set when check_ns succeeds */
 
-		if ((ret = check_ns(&k, ns, &nsid, seen)))
+		if ((ret = check_ns(&k, ns, &nsid, seen, nc)))
 			return ret;
 		seen[nsid] = true;
 	}
@@ -667,14 +743,19 @@ int ctrl_state_check(struct ucmd_ctrl *c, json_object *root)
 	}
 	/* the subsystem's controllers: absent in a directory of one */
 	if (json_object_object_get_ex(root, "controllers", &o)) {
-		uint64_t nc;
-
 		if ((ret = want_uint(&k, root, "controllers", 1, UCMD_CTRL_MAX_CONTROLLERS, &nc)))
 			return ret;
 		if (nc > 1 && json_object_object_get_ex(root, "fdp", &o))
 			return bad(&k, "controllers", "%llu controllers with FDP: Flexible Data "
 				   "Placement is offered by a subsystem of one controller",
 				   (unsigned long long)nc);
+	}
+	/* a subsystem of several has its own state; one of one has none */
+	if (json_object_object_get_ex(root, "subsystem", &o)) {
+		if (nc < 2)
+			return bad(&k, "subsystem", "present for a subsystem of one controller");
+		if ((ret = check_subsys(&k, o, nc)))
+			return ret;
 	}
 	if ((ret = check_crc(&k, root, version)))
 		return ret;

@@ -404,9 +404,12 @@ void ctrl_ctrl_run(struct ucmd_ctrl *c)
 	uint16_t vectors[64];
 	unsigned nvec = 0;
 	uint64_t deadline;
+	uint8_t kick;
 
 	pthread_mutex_lock(&c->lock);
 	ctrl_subsys_enter(c);
+	/* what another controller or the owner left for this one */
+	ctrl_subsys_notices(c);
 	do {
 		uint64_t now = ktime_get_ns();
 
@@ -423,7 +426,8 @@ void ctrl_ctrl_run(struct ucmd_ctrl *c)
 	 * the thread's own timer): a sanitize by a chunk, a self-test by
 	 * the clock. They go on while the controller is disabled.
 	 */
-	ctrl_sanitize_step(c);
+	/* the subsystem's sanitize: whichever controller passes, under controller 1's lock */
+	ctrl_sanitize_step(ctrl_primary(c));
 	ctrl_selftest_step(c);
 	/* One interrupt per vector per batch, not one per completion. */
 	for (unsigned q = 0; q <= c->qmax; q++) {
@@ -442,8 +446,12 @@ void ctrl_ctrl_run(struct ucmd_ctrl *c)
 	}
 	c->irqs += nvec;
 	deadline = bg_deadline(c, next_deadline(c));
+	kick = ctrl_subsys_kick_take(c);
 	ctrl_subsys_leave(c);
 	pthread_mutex_unlock(&c->lock);
+	/* the other controllers this pass left something for: their passes */
+	if (kick)
+		ctrl_subsys_kick(c, kick);
 
 	/* Only the controller thread sleeps on a deadline: delays need it. */
 	if (c->p.mode == UCMD_CTRL_THREAD) {
@@ -504,6 +512,19 @@ void ctrl_db_write(struct ucmd_ctrl *c, uint32_t off, uint32_t val)
 		pthread_mutex_unlock(&c->lock);
 	if (run && c->p.mode == UCMD_CTRL_INLINE)
 		ctrl_ctrl_run(c);
+}
+
+void ctrl_wake(struct ucmd_ctrl *c)
+{
+	if (c->p.mode == UCMD_CTRL_INLINE) {
+		ctrl_ctrl_run(c);
+		return;
+	}
+	/* a pass with no doorbell staged: apply_doorbells finds nothing */
+	pthread_mutex_lock(&c->db_lock);
+	__atomic_store_n(&c->db_any, true, __ATOMIC_RELAXED);
+	pthread_cond_signal(&c->db_cond);
+	pthread_mutex_unlock(&c->db_lock);
 }
 
 /*

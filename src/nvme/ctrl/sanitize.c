@@ -316,8 +316,10 @@ bool ctrl_sanitize_step(struct ucmd_ctrl *c)
 	return true;
 }
 
-uint16_t ctrl_admin_sanitize(struct ucmd_ctrl *c, struct ctrl_req *req)
+uint16_t ctrl_admin_sanitize(struct ucmd_ctrl *x, struct ctrl_req *req)
 {
+	/* the subsystem's: controller 1 holds it, whichever controller runs the command */
+	struct ucmd_ctrl *c = ctrl_primary(x);
 	uint32_t dw10 = req->cmd.cdw10;
 
 	if (dw10 & ~0x3ffu)
@@ -347,6 +349,9 @@ uint16_t ctrl_admin_sanitize(struct ucmd_ctrl *c, struct ctrl_req *req)
 	progress_reset(c);
 	/* Durable before the command completes: a restart must resume it */
 	ctrl_persist(c);
+	/* controller 1's passes carry it on (its thread's timer): one now */
+	if (x != c)
+		c->kick |= ctrl_bit(c);
 	return 0;
 }
 
@@ -357,8 +362,10 @@ static uint32_t est_seconds(uint64_t bytes)
 	return s ? (uint32_t)(s < 0xfffffffeull ? s : 0xfffffffeull) : 1;
 }
 
-void ctrl_log_sanitize(struct ucmd_ctrl *c, struct nvme_sanitize_log_page *l)
+void ctrl_log_sanitize(struct ucmd_ctrl *x, struct nvme_sanitize_log_page *l)
 {
+	/* every controller reports the subsystem's (controller 1's lock is held) */
+	struct ucmd_ctrl *c = ctrl_primary(x);
 	uint64_t sum = 0;
 
 	for (unsigned i = 1; i <= UCMD_MAX_NS; i++)

@@ -89,7 +89,7 @@ static bool read_ok(struct ucmd_ctrl *c)
 		struct ctrl_ns *ns = c->ns[i];
 		uint64_t bs;
 
-		if (!ns || !ns->attached || (c->dst.nsid != NSID_ALL && c->dst.nsid != i))
+		if (!ns || !(ns->attached & ctrl_bit(c)) || (c->dst.nsid != NSID_ALL && c->dst.nsid != i))
 			continue;
 		bs = ctrl_ns_ds(ns);
 		if (store_read(ns->st, buf, bs, 0) ||

@@ -337,6 +337,13 @@ static enum rq_end_io_ret aer_end_io(struct request *rq, blk_status_t err)
 			s->ana_aens[a->path]++;
 			s->ana_stale = true;
 		}
+		/*
+		 * Namespace Attribute Changed: its log read (Linux's
+		 * nvme_clear_changed_ns_log), else the controller keeps every
+		 * later notice, an ANA Change too, masked (NVMe 2.0 5.2.2).
+		 */
+		if ((res & 0x7) == NVME_AER_NOTICE && ((res >> 8) & 0xff) == 0x00)
+			s->chg_log_want[a->path] = true;
 		s->aer_want[a->path] = true;
 	}
 	pthread_cond_broadcast(&s->cond);
@@ -367,6 +374,26 @@ static void aer_submit(struct nvme_subsys *s, unsigned p)
 	rq->end_io = aer_end_io;
 	rq->end_io_data = &s->aer[p];
 	blk_execute_rq_nowait(rq, false);
+}
+
+/*
+ * Read path p's Changed Namespace List (log 04h) and drop it: the notice
+ * is unmasked. The heads do not change with it (no rescan: docs).
+ */
+static void clear_changed_ns_log(struct nvme_subsys *s, unsigned p)
+{
+	struct nvme_host *h = path_host(s, p);
+	struct ucmd_nvme_sqe c = { .opcode = nvme_admin_get_log_page, .nsid = 0xffffffff };
+	void *buf;
+
+	if (!h || path_state(h) != NVME_PATH_LIVE)
+		return;
+	buf = aligned_alloc(NVME_PAGE_SIZE, NVME_PAGE_SIZE);
+	if (!buf)
+		return;
+	c.cdw10 = NVME_LOG_LID_CHANGED_NS | ((NVME_PAGE_SIZE / 4 - 1) << 16);
+	nvme_submit_sync_cmd(h, &c, buf, NVME_PAGE_SIZE, NULL);
+	free(buf);
 }
 
 /* ---- the requeue and ANA thread ------------------------------------------- */
@@ -427,6 +454,14 @@ static void *ana_thread(void *arg)
 			s->aer_want[p] = false;
 			pthread_mutex_unlock(&s->lock);
 			aer_submit(s, p);
+			pthread_mutex_lock(&s->lock);
+		}
+		for (unsigned p = 0; p < s->nr_paths; p++) {
+			if (!s->chg_log_want[p])
+				continue;
+			s->chg_log_want[p] = false;
+			pthread_mutex_unlock(&s->lock);
+			clear_changed_ns_log(s, p);
 			pthread_mutex_lock(&s->lock);
 		}
 		if (s->ana_stale || mono_ms() >= next_ana) {

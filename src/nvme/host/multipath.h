@@ -77,6 +77,7 @@ struct nvme_subsys {
 		unsigned path;
 	} aer[NVME_MPATH_MAX_PATHS];
 	bool aer_want[NVME_MPATH_MAX_PATHS], aer_pending[NVME_MPATH_MAX_PATHS];
+	bool chg_log_want[NVME_MPATH_MAX_PATHS];	/* a Namespace Attribute notice came */
 	unsigned long ana_aens[NVME_MPATH_MAX_PATHS];
 
 	/* the requeue thread and the ANA thread */

@@ -292,6 +292,75 @@ static void test_v3_members(void **state)
 		json_object_put(good[k]);
 }
 
+/*
+ * A subsystem of several controllers: its ANA states, change count and
+ * controllers 2..N's saved features, a namespace attached to some of them;
+ * each checked, and what is valid comes back.
+ */
+static void test_subsystem_members(void **state)
+{
+	struct fixture *f = *state;
+	static const char feats[] = "{\"arbitration\":3,\"power_mgmt\":0,\"err_recovery\":0,"
+		"\"vwc\":1,\"irq_coalesce\":0,\"write_atomic\":0,\"async_event\":0,"
+		"\"tmpth_over\":343,\"tmpth_under\":0}";
+	char good[512], buf[512];
+	static const struct { const char *sub, *att, *why; } bad[] = {
+		{ "{\"ana_states\":[1,9],\"ana_chgcnt\":0,\"saved_features\":[%s]}", NULL,
+		  "subsystem.ana_states: entry 1 is no ANA state" },
+		{ "{\"ana_states\":[1],\"ana_chgcnt\":0,\"saved_features\":[%s]}", NULL,
+		  "subsystem.ana_states: 1 states for 2 controllers" },
+		{ "{\"ana_states\":[1,1],\"ana_chgcnt\":-1,\"saved_features\":[%s]}", NULL,
+		  "subsystem.ana_chgcnt" },
+		{ "{\"ana_states\":[1,1],\"ana_chgcnt\":0,\"saved_features\":[]}%s", NULL,
+		  "subsystem.saved_features: 0 for controllers 2..2" },
+		{ "{\"ana_states\":[1,1],\"ana_chgcnt\":0,\"saved_features\":[%s],\"x\":1}", NULL,
+		  "subsystem.x: unknown field" },
+		{ "{\"ana_states\":[1,1],\"ana_chgcnt\":0,\"saved_features\":[%s]}", "[3]",
+		  "namespaces[0].attached_to: entry 0 is no controller 1..2" },
+		{ "{\"ana_states\":[1,1],\"ana_chgcnt\":0,\"saved_features\":[%s]}", "[1,2]",
+		  "namespaces[0].attached_to: expected 1 to 1 controller numbers" },
+		{ "{\"ana_states\":[1,1],\"ana_chgcnt\":0,\"saved_features\":[%s]}", "[2,2]",
+		  "namespaces[0].attached_to: expected 1 to 1" },
+	};
+	struct ucmd_ctrl_params p = { .dir = f->dir, .errbuf = f->err, .errbuf_len = sizeof(f->err) };
+	struct ucmd_ctrl *c;
+
+	/* one controller has no subsystem state */
+	snprintf(good, sizeof(good), "{\"ana_states\":[1,3],\"ana_chgcnt\":5,"
+		 "\"saved_features\":[%s]}", feats);
+	edit(f, true, "subsystem", J(good), true);
+	assert_refused(f, -EINVAL, "subsystem: present for a subsystem of one controller");
+	edit(f, true, "controllers", json_object_new_int(2), true);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(buf, sizeof(buf), bad[i].sub, feats);
+		edit(f, true, "subsystem", J(buf), true);
+		if (bad[i].att)
+			edit(f, false, "attached_to", J(bad[i].att), true);
+		assert_refused(f, -EINVAL, bad[i].why);
+		json_object *root = json_object_from_file(f->json);
+		json_object_object_del(ns0(root), "attached_to");
+		save(f, root, true);
+	}
+	/* valid: controller 2 inaccessible, its own saved arbitration, namespace 1 on it only */
+	edit(f, true, "subsystem", J(good), true);
+	edit(f, false, "attached_to", J("[2]"), true);
+	assert_int_equal(ucmd_ctrl_create(&p, &c), 0);
+	assert_int_equal(ucmd_ctrl_ana_state(c, 1, 0), NVME_ANA_STATE_OPTIMIZED);
+	assert_int_equal(ucmd_ctrl_ana_state(ucmd_ctrl_controller(c, 1), 1, 0),
+			 NVME_ANA_STATE_INACCESSIBLE);
+	assert_int_equal(c->ana_chgcnt, 5);
+	assert_int_equal(c->ns[1]->attached, 2);
+	assert_int_equal(c->sib[0]->saved.arbitration, 3);
+	assert_int_equal(c->saved.arbitration, 0);
+	assert_int_equal(ucmd_ctrl_destroy(c), 0);
+	/* and saved as loaded */
+	json_object *root = json_object_from_file(f->json), *v;
+	assert_true(json_object_object_get_ex(ns0(root), "attached_to", &v));
+	assert_int_equal(json_object_array_length(v), 1);
+	assert_int_equal(json_object_get_int(json_object_array_get_idx(v, 0)), 2);
+	json_object_put(root);
+}
+
 static void test_features_smart_range(void **state)
 {
 	struct fixture *f = *state;
@@ -685,6 +754,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_not_json, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_version1, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_v3_members, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_subsystem_members, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_identity_param, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_full, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mark_costs_one_record, setup, teardown),

@@ -4,80 +4,11 @@
  * each has its own controller ID and reports CMIC, namespace 1 is shared
  * (NMIC) and in the one ANA group, the host makes one head over the
  * controllers as paths, data written through one controller is read
- * through the other, the count of controllers is kept in ctrl.json, and a
- * directory of one loads as before.
+ * through the other, the count of controllers is kept in ctrl.json, a
+ * directory of one loads as before, and each controller's saved features
+ * are its own.
  */
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
-#include <nvme/types.h>
-
-#include "host_fixture.h"
-
-struct mp {
-	struct ucmd_engine *e;
-	struct ucmd_ctrl *ctrl;
-	struct ucmd_nvme_subsys *s;
-	struct ucmd_ring ring;
-	char dir[64];
-};
-
-static int cmd(struct mp *m, int fd, uint32_t op, struct nvme_uring_cmd *c, uint64_t *res)
-{
-	struct io_uring_cqe *cqe;
-	int ret;
-
-	ucmd_prep_nvme_cmd(ucmd_get_sqe(&m->ring), fd, op, c);
-	assert_int_equal(ucmd_submit_and_wait(&m->ring, 1), 1);
-	assert_int_equal(ucmd_wait_cqe(&m->ring, &cqe), 0);
-	ret = cqe->res;
-	if (res)
-		*res = cqe->big_cqe[0];
-	ucmd_cqe_seen(&m->ring, cqe);
-	return ret;
-}
-
-static void up(struct mp *m, unsigned controllers, bool fresh)
-{
-	struct ucmd_ctrl_params cp = { .dir = m->dir, .controllers = (uint8_t)controllers };
-	struct io_uring_params p = { .flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 };
-	struct ucmd_nvme_host_opts ho = { 0 };
-
-	m->e = ucmd_engine_new();
-	assert_non_null(m->e);
-	assert_int_equal(ucmd_ctrl_create(&cp, &m->ctrl), 0);
-	if (fresh) {
-		struct ucmd_ns_params np = { .nsze = 4096, .store = UCMD_NS_STORE_FILE,
-					     .attach = true };
-
-		assert_int_equal(ucmd_ctrl_ns_create(m->ctrl, &np), 1);
-	}
-	assert_int_equal(ucmd_nvme_attach_multipath(m->e, m->ctrl, &ho, &m->s), 0);
-	assert_int_equal(ucmd_queue_init_engine(m->e, 16, &m->ring, &p), 0);
-}
-
-static void down(struct mp *m)
-{
-	ucmd_queue_exit(&m->ring);
-	ucmd_nvme_subsys_detach(m->s);
-	assert_int_equal(ucmd_ctrl_destroy(m->ctrl), 0);
-	ucmd_engine_free(m->e);
-}
-
-static int identify(struct mp *m, const char *dev, uint8_t cns, uint32_t nsid, void *buf)
-{
-	struct nvme_uring_cmd c = { .opcode = nvme_admin_identify, .nsid = nsid, .cdw10 = cns,
-				    .addr = (uint64_t)(uintptr_t)buf, .data_len = 4096 };
-	int fd = ucmd_open(m->e, dev, O_RDWR), ret;
-
-	assert_true(fd >= 0);
-	ret = cmd(m, fd, NVME_URING_CMD_ADMIN, &c, NULL);
-	ucmd_close(m->e, fd);
-	return ret;
-}
+#include "mpath_fixture.h"
 
 static void test_two_controllers_one_subsystem(void **state)
 {
@@ -134,9 +65,10 @@ static void test_two_controllers_one_subsystem(void **state)
 	assert_int_equal(d->state, NVME_ANA_STATE_OPTIMIZED);
 	assert_int_equal(le32toh(d->nnsids), 1);
 	assert_int_equal(le32toh(d->nsids[0]), 1);
-	/* the subsystem's state is changed through controller 1 only */
-	struct nvme_uring_cmd fmt = { .opcode = nvme_admin_format_nvm, .nsid = 1 };
-	assert_int_equal(cmd(&m, c1, NVME_URING_CMD_ADMIN, &fmt, NULL),
+	/* firmware and self-test are controller 1's only */
+	struct nvme_uring_cmd dst = { .opcode = nvme_admin_dev_self_test, .nsid = 0xffffffff,
+				      .cdw10 = 1 };
+	assert_int_equal(cmd(&m, c1, NVME_URING_CMD_ADMIN, &dst, NULL),
 			 NVME_SC_INVALID_OPCODE | NVME_SC_DNR);
 	ucmd_close(m.e, c1);
 
@@ -291,12 +223,63 @@ static void test_threaded_controllers(void **state)
 	free(rd);
 }
 
+/*
+ * Set Features with Save on controller 2: its own saved value, kept in the
+ * directory and its current value at the next start; controller 1's stay.
+ */
+static void test_saved_features_per_controller(void **state)
+{
+	struct mp m = { 0 };
+	uint64_t res = 0;
+
+	(void)state;
+	snprintf(m.dir, sizeof(m.dir), "/tmp/ucmd-mpl-XXXXXX");
+	assert_non_null(mkdtemp(m.dir));
+	up(&m, 3, true);
+	/* Arbitration: burst 3, saved (SV) on controller 2; Error Recovery on controller 3 */
+	assert_int_equal(feature(&m, "nvme1", nvme_admin_set_features,
+				 NVME_FEAT_FID_ARBITRATION | 1u << 31, 3, NULL), 0);
+	assert_int_equal(feature(&m, "nvme2", nvme_admin_set_features,
+				 NVME_FEAT_FID_ERR_RECOVERY | 1u << 31, 7, NULL), 0);
+	assert_int_equal(feature(&m, "nvme1", nvme_admin_get_features,
+				 NVME_FEAT_FID_ARBITRATION | 2u << 8, 0, &res), 0);
+	assert_int_equal(res, 3);
+	down(&m);
+
+	up(&m, 0, false);
+	/* saved (SEL 2) and current (SEL 0) of controller 2 */
+	assert_int_equal(feature(&m, "nvme1", nvme_admin_get_features,
+				 NVME_FEAT_FID_ARBITRATION | 2u << 8, 0, &res), 0);
+	assert_int_equal(res, 3);
+	assert_int_equal(feature(&m, "nvme1", nvme_admin_get_features,
+				 NVME_FEAT_FID_ARBITRATION, 0, &res), 0);
+	assert_int_equal(res, 3);
+	assert_int_equal(feature(&m, "nvme2", nvme_admin_get_features,
+				 NVME_FEAT_FID_ERR_RECOVERY | 2u << 8, 0, &res), 0);
+	assert_int_equal(res, 7);
+	assert_int_equal(feature(&m, "nvme2", nvme_admin_get_features,
+				 NVME_FEAT_FID_ARBITRATION | 2u << 8, 0, &res), 0);
+	assert_int_equal(res, 0);
+	/* controller 1's are its own */
+	assert_int_equal(feature(&m, "nvme0", nvme_admin_get_features,
+				 NVME_FEAT_FID_ARBITRATION | 2u << 8, 0, &res), 0);
+	assert_int_equal(res, 0);
+	assert_int_equal(feature(&m, "nvme0", nvme_admin_get_features,
+				 NVME_FEAT_FID_ERR_RECOVERY | 2u << 8, 0, &res), 0);
+	assert_int_equal(res, 0);
+	down(&m);
+	char rm[128];
+	snprintf(rm, sizeof(rm), "rm -rf %s", m.dir);
+	assert_int_equal(system(rm), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_two_controllers_one_subsystem),
 		cmocka_unit_test(test_one_controller_as_before),
 		cmocka_unit_test(test_threaded_controllers),
+		cmocka_unit_test(test_saved_features_per_controller),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -34,6 +34,7 @@ static const size_t op_size[UCMDD_OP_MAX] = {
 	[UCMDD_ADOPT] = 0,
 	[UCMDD_PORT_STATE] = sizeof(struct ucmdd_port_state),
 	[UCMDD_REGS_READ] = sizeof(struct ucmdd_regs_read),
+	[UCMDD_CTRL_ANA_STATE] = sizeof(struct ucmdd_ctrl_ana_state),
 };
 
 static _Alignas(8) unsigned char buf[UCMDD_MSG_MAX + 64];
@@ -187,6 +188,12 @@ static void test_payload_fields(void **state)
 	n = msg(UCMDD_REGS_READ, sizeof(struct ucmdd_regs_read));
 	((struct ucmdd_regs_read *)(void *)(buf + HDR))->pad = 1;
 	assert_int_equal(srv_msg_check(buf, n), -EINVAL);
+	/* a controller's name must end within its 64 bytes */
+	n = msg(UCMDD_CTRL_ANA_STATE, sizeof(struct ucmdd_ctrl_ana_state));
+	memset(buf + HDR, 'a', UCMDD_NAME_MAX);
+	assert_int_equal(srv_msg_check(buf, n), -EINVAL);
+	buf[HDR + UCMDD_NAME_MAX - 1] = 0;
+	assert_int_equal(srv_msg_check(buf, n), 0);
 }
 
 static void test_fds_per_op(void **state)

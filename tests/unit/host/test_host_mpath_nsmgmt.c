@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Namespace management, per-controller attachment, Format and Sanitize
+ * through any controller of a controller directory's subsystem of several.
+ */
+#include "mpath_fixture.h"
+
+/*
+ * Namespace management, attachment, Format and Sanitize through any
+ * controller: a namespace made through controller 2 and attached to
+ * controllers 1 and 3 is active on them only (and stays so across a
+ * restart), each hears of it, a format through controller 2 is what
+ * controller 1 reports, a sanitize started on controller 3 is the
+ * subsystem's; bad controller lists are refused.
+ */
+static void test_ns_mgmt_any_controller(void **state)
+{
+	struct mp m = { 0 };
+	struct nvme_id_ns *id = fx_alloc(4096);
+	struct nvme_ctrl_list *cl = fx_alloc(4096);
+	struct nvme_sanitize_log_page *sl = fx_alloc(4096);
+	uint64_t res = 0;
+	const uint16_t one_three[] = { 1, 3 }, three[] = { 3 }, bad[] = { 9 }, twice[] = { 2, 2 };
+
+	(void)state;
+	snprintf(m.dir, sizeof(m.dir), "/tmp/ucmd-mpl-XXXXXX");
+	assert_non_null(mkdtemp(m.dir));
+	up(&m, 3, true);
+
+	/* created through controller 2: 2048 blocks of 512 bytes */
+	memset(id, 0, 4096);
+	id->nsze = id->ncap = htole64(2048);
+	struct nvme_uring_cmd mk = { .opcode = nvme_admin_ns_mgmt, .cdw10 = 0,
+				     .addr = (uint64_t)(uintptr_t)id, .data_len = 4096 };
+	assert_int_equal(admin(&m, "nvme1", &mk, &res), 0);
+	assert_int_equal(res, 2);
+	assert_false(active(&m, "nvme0", 2));
+	/* allocated on every controller, active on none yet */
+	assert_int_equal(identify(&m, "nvme0", NVME_IDENTIFY_CNS_ALLOCATED_NS, 2, id), 0);
+	assert_int_equal(le64toh(id->nsze), 2048);
+
+	/* bad lists: a controller that is none, one named twice, none at all */
+	assert_int_equal(attach(&m, "nvme1", 2, 0, 1, bad),
+			 (NVME_SCT_CMD_SPECIFIC << NVME_SCT_SHIFT) | NVME_SC_CTRL_LIST_INVALID | NVME_SC_DNR);
+	assert_int_equal(attach(&m, "nvme1", 2, 0, 2, twice),
+			 (NVME_SCT_CMD_SPECIFIC << NVME_SCT_SHIFT) | NVME_SC_CTRL_LIST_INVALID | NVME_SC_DNR);
+	assert_int_equal(attach(&m, "nvme1", 2, 0, 0, bad),
+			 (NVME_SCT_CMD_SPECIFIC << NVME_SCT_SHIFT) | NVME_SC_CTRL_LIST_INVALID | NVME_SC_DNR);
+	/* attached to controllers 1 and 3 through controller 2 */
+	assert_int_equal(attach(&m, "nvme1", 2, 0, 2, one_three), 0);
+	assert_true(active(&m, "nvme0", 2));
+	assert_false(active(&m, "nvme1", 2));
+	assert_true(active(&m, "nvme2", 2));
+	assert_int_equal(attach(&m, "nvme0", 2, 0, 1, three),
+			 (NVME_SCT_CMD_SPECIFIC << NVME_SCT_SHIFT) | NVME_SC_NS_ALREADY_ATTACHED | NVME_SC_DNR);
+	assert_int_equal(identify(&m, "nvme1", NVME_IDENTIFY_CNS_NS_CTRL_LIST, 2, cl), 0);
+	assert_int_equal(le16toh(cl->num), 2);
+	assert_int_equal(le16toh(cl->identifier[0]), 1);
+	assert_int_equal(le16toh(cl->identifier[1]), 3);
+	/*
+	 * controller 3 told its host (a Namespace Attribute notice, which the
+	 * host clears by reading the log): an ANA change after it is not
+	 * masked, the host hears of it at once, not at its 10 s poll
+	 */
+	assert_int_equal(ucmd_ctrl_ana_state(ucmd_ctrl_controller(m.ctrl, 2), 1,
+					     NVME_ANA_STATE_INACCESSIBLE), NVME_ANA_STATE_INACCESSIBLE);
+	wait_path_state(&m, 2, NVME_ANA_STATE_INACCESSIBLE);
+	assert_int_equal(ucmd_ctrl_ana_state(ucmd_ctrl_controller(m.ctrl, 2), 1,
+					     NVME_ANA_STATE_OPTIMIZED), NVME_ANA_STATE_OPTIMIZED);
+	/* data through controller 3 reads back through controller 1 */
+	assert_int_equal(identify(&m, "nvme2", NVME_IDENTIFY_CNS_NS, 2, id), 0);
+	assert_int_equal(le64toh(id->nsze), 2048);
+	assert_int_equal(identify(&m, "nvme1", NVME_IDENTIFY_CNS_NS, 2, id), 0);
+	assert_int_equal(le64toh(id->nsze), 0);
+
+	/* format of namespace 1 through controller 2 to 4 KiB blocks: controller 1 says so */
+	struct nvme_uring_cmd fmt = { .opcode = nvme_admin_format_nvm, .nsid = 1, .cdw10 = 4 };
+	assert_int_equal(admin(&m, "nvme1", &fmt, NULL), 0);
+	assert_int_equal(identify(&m, "nvme0", NVME_IDENTIFY_CNS_NS, 1, id), 0);
+	assert_int_equal(id->flbas & 0xf, 4);
+	assert_int_equal(le64toh(id->nsze), 4096 * 512 / 4096);
+	/* a namespace not attached to controller 2 is not its to format */
+	fmt.nsid = 2;
+	assert_int_equal(admin(&m, "nvme1", &fmt, NULL) & 0x7ff, NVME_SC_INVALID_NS);
+
+	/* a sanitize started on controller 3 is what controller 1's log says */
+	struct nvme_uring_cmd san = { .opcode = nvme_admin_sanitize_nvm,
+				      .cdw10 = NVME_SANITIZE_SANACT_START_BLOCK_ERASE };
+	assert_int_equal(admin(&m, "nvme2", &san, NULL), 0);
+	struct nvme_uring_cmd gl = { .opcode = nvme_admin_get_log_page, .nsid = 0xffffffff,
+				     .cdw10 = NVME_LOG_LID_SANITIZE | ((512 / 4 - 1) << 16),
+				     .addr = (uint64_t)(uintptr_t)sl, .data_len = 512 };
+	for (unsigned t = 0; t < 500; t++) {
+		assert_int_equal(admin(&m, "nvme0", &gl, NULL), 0);
+		if ((le16toh(sl->sstat) & 7) != NVME_SANITIZE_SSTAT_STATUS_IN_PROGESS)
+			break;
+		usleep(10000);
+	}
+	assert_int_equal(le16toh(sl->sstat) & 7, NVME_SANITIZE_SSTAT_STATUS_COMPLETE_SUCCESS);
+	assert_int_equal(le32toh(sl->scdw10), NVME_SANITIZE_SANACT_START_BLOCK_ERASE);
+	assert_int_equal(admin(&m, "nvme1", &gl, NULL), 0);
+	assert_int_equal(le16toh(sl->sstat) & 7, NVME_SANITIZE_SSTAT_STATUS_COMPLETE_SUCCESS);
+	down(&m);
+
+	/* the attachments are the directory's */
+	up(&m, 0, false);
+	assert_true(active(&m, "nvme0", 2));
+	assert_false(active(&m, "nvme1", 2));
+	assert_true(active(&m, "nvme2", 2));
+	/* detached from controller 3 through controller 1; deleted through controller 3 */
+	assert_int_equal(attach(&m, "nvme0", 2, 1, 1, three), 0);
+	assert_false(active(&m, "nvme2", 2));
+	assert_int_equal(attach(&m, "nvme0", 2, 1, 1, three),
+			 (NVME_SCT_CMD_SPECIFIC << NVME_SCT_SHIFT) | NVME_SC_NS_NOT_ATTACHED | NVME_SC_DNR);
+	struct nvme_uring_cmd del = { .opcode = nvme_admin_ns_mgmt, .nsid = 2, .cdw10 = 1 };
+	assert_int_equal(admin(&m, "nvme2", &del, NULL), 0);
+	assert_false(active(&m, "nvme0", 2));
+	assert_int_equal(identify(&m, "nvme1", NVME_IDENTIFY_CNS_ALLOCATED_NS, 2, id), 0);
+	assert_int_equal(le64toh(id->nsze), 0);
+	down(&m);
+	char rm[128];
+	snprintf(rm, sizeof(rm), "rm -rf %s", m.dir);
+	assert_int_equal(system(rm), 0);
+	free(id); free(cl); free(sl);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ns_mgmt_any_controller),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
