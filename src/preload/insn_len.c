@@ -186,7 +186,7 @@ int pl_insn_decode(const uint8_t *p, size_t avail, struct pl_insn *in)
 		unsigned map;
 		size_t pay = op == 0xc5 ? 1 : op == 0xc4 ? 2 : 3;
 
-		if (in->rex || i + pay + 2 > avail)
+		if (in->rex || i + pay + 1 > avail)
 			return -1;
 		map = op == 0xc5 ? 1 : (p[i] & (op == 0x62 ? 7 : 0x1f));
 		i += pay;
