@@ -177,6 +177,17 @@ int pl_insn_decode(const uint8_t *p, size_t avail, struct pl_insn *in)
 		i++;
 		if (i >= avail)
 			return -1;
+		/* a REX not right before the opcode is ignored by the CPU: no compiler emits it */
+		switch (p[i]) {
+		case 0x26: case 0x2e: case 0x36: case 0x3e: case 0x64: case 0x65:
+		case 0x66: case 0x67: case 0xf0: case 0xf2: case 0xf3:
+			return -1;
+		default:
+			if ((p[i] & 0xf0) == 0x40)
+				return -1;
+		}
+		if (w)
+			osz = 4;	/* REX.W wins over 0x66 */
 	}
 	op = p[i++];
 	in->op_at = (uint8_t)(i - 1);
@@ -229,12 +240,17 @@ int pl_insn_decode(const uint8_t *p, size_t avail, struct pl_insn *in)
 			   op == 0x7b || op == 0xff) {
 			return -1;	/* 3DNow! and holes: not compiler output we know */
 		} else {
+			if (osz == 2 && op >= 0x80 && op <= 0x8f)
+				return -1;	/* jcc rel with 0x66: as call's */
 			modrm = !no_modrm2(op);
 			imm = imm2(op, osz);
 		}
 		in->twobyte = true;
 	} else {
 		if (invalid1(op))
+			return -1;
+		/* call/jmp rel with 0x66: rel32 on Intel, rel16 on AMD */
+		if (osz == 2 && (op == 0xe8 || op == 0xe9))
 			return -1;
 		/* 8f with a ModRM reg field other than 0 is XOP, not pop */
 		if (op == 0x8f && (i >= avail || ((p[i] >> 3) & 7)))

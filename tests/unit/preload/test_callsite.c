@@ -61,6 +61,11 @@ static void test_lengths(void **state)
 	len_is(B(0x0f, 0x05), 2);
 	len_is(B(0xc3), 1);
 	len_is(B(0xa1, 1, 2, 3, 4, 5, 6, 7, 8), 9);			/* movabs moffs,%eax */
+	len_is(B(0x66, 0x66, 0x48, 0xe8, 1, 2, 3, 4), 8);		/* data16 rex.W call */
+	len_is(B(0x66, 0x48, 0x81, 0xc7, 1, 2, 3, 4), 8);		/* REX.W: imm32 despite 0x66 */
+	len_is(B(0x66, 0xe8, 1, 2, 3, 4), -1);			/* rel16 or rel32: CPUs differ */
+	len_is(B(0x47, 0x47, 0xc9), -1);				/* REX, REX: data, not code */
+	len_is(B(0x48, 0x66, 0x90), -1);				/* REX before a prefix */
 	len_is(B(0x06), -1);						/* push %es: not in 64-bit mode */
 	len_is(B(0xe8, 0x00, 0x00), -1);				/* cut short */
 	len_is(B(0x8f, 0xe9, 0x78, 0x01, 0xc0), -1);			/* XOP */
