@@ -4,7 +4,7 @@
  * seccomp filter traps (seccomp.c): after the first trap at a call site
  * whose bytes are a layout known here, the site jumps to a stub that calls
  * the same handler the SIGSYS trap runs, at the cost of a function call
- * instead of a signal (docs/security.md, "Call sites").
+ * instead of a signal (docs/security.md, "Call sites"; docs/compat.md).
  *
  * The only layout taken over: `mov $nr,%eax` (b8 imm32, exactly five
  * bytes) followed, up to the `syscall` (0f 05), by at most four register or

@@ -26,8 +26,11 @@
  * exec, because a filter outlives exec (and the pages it names) and cannot
  * be removed.
  *
- * libc's syscall() is interposed too, so that programs calling it (fio's
- * io_uring engines) pay a function call instead of a signal.
+ * libc's syscall() is interposed too, so that programs calling it pay a
+ * function call instead of a signal; and a program's own syscall
+ * instruction, once trapped, is taken over when its layout is one
+ * callsite.c knows (fio's io_uring engines, liburing's submit), so that
+ * it too pays a call.
  *
  * What this does not cover (docs/compat.md): a program that installs its
  * own SIGSYS handler over ours; an exec'd program without the preload
