@@ -21,19 +21,32 @@
 
 /* ------------------------------------------------------------------ plan */
 
-/* An instruction allowed between the `mov $nr,%eax` and the `syscall`. */
-static bool gap_ok(const struct pl_insn *in)
+/*
+ * The register an allowed instruction writes (0..15), 16 for memory, or -1
+ * when the instruction is not one a stub may replay: a plain move or ALU
+ * op between registers or to or from memory that is not RIP-relative.
+ */
+static int replay_dest(const struct pl_insn *in, const uint8_t *p)
 {
+	unsigned rm = (in->modrm_byte & 7) | ((in->rex & 1) << 3);
+	unsigned reg = ((in->modrm_byte >> 3) & 7) | ((in->rex & 4) << 1);
+	bool mem = in->modrm && (in->modrm_byte >> 6) != 3;
+
 	if (in->prefixes || in->riprel || in->vex || in->twobyte)
-		return false;
+		return -1;
 	switch (in->opcode) {
-	case 0x01: case 0x03: case 0x09: case 0x0b: case 0x21: case 0x23:
-	case 0x29: case 0x2b: case 0x31: case 0x33: case 0x89: case 0x8b:
-		return in->modrm;
+	case 0x01: case 0x09: case 0x21: case 0x29: case 0x31: case 0x89:
+		return mem ? 16 : (int)rm;
+	case 0x03: case 0x0b: case 0x23: case 0x2b: case 0x33: case 0x8b:
+		return (int)reg;
 	case 0xc7:
-		return in->modrm && ((in->modrm_byte >> 3) & 7) == 0;
+		if (((in->modrm_byte >> 3) & 7) != 0)
+			return -1;
+		return mem ? 16 : (int)rm;
 	default:
-		return in->opcode >= 0xb8 && in->opcode <= 0xbf;
+		if (in->opcode >= 0xb8 && in->opcode <= 0xbf)
+			return (int)((p[in->op_at] & 7) | ((in->rex & 1) << 3));
+		return -1;
 	}
 }
 
@@ -44,15 +57,16 @@ static bool one_store(uintptr_t a)
 	       (a & ~(uintptr_t)15) == ((a + 4) & ~(uintptr_t)15);
 }
 
-#define GAP_MAX 4
+#define WINDOW_MAX 6	/* instructions replayed, the mov $nr,%eax among them */
 
 int pl_cs_plan(const uint8_t *code, uintptr_t func, uintptr_t sc, long nr,
 	       struct pl_cs_plan *plan)
 {
-	size_t at[GAP_MAX + 2], n = 0, off = 0, end;
+	size_t at[WINDOW_MAX + 1], n = 0, off = 0, end;
+	bool have_mov = false, straddle = false;
 	struct pl_insn in;
 
-	if (sc < func)
+	if (sc < func || nr < 0)
 		return -ENOEXEC;
 	end = sc - func;
 	/* a linear decoding from the function's first instruction must land on the syscall */
@@ -61,36 +75,56 @@ int pl_cs_plan(const uint8_t *code, uintptr_t func, uintptr_t sc, long nr,
 
 		if (len < 0)
 			return -ENOEXEC;
-		at[n++ % (GAP_MAX + 2)] = off;
+		at[n++ % (WINDOW_MAX + 1)] = off;
 		off += (size_t)len;
 	}
 	if (off != end || code[end] != 0x0f || code[end + 1] != 0x05)
 		return -ENOEXEC;
-	/* back from the syscall over allowed instructions to the mov $nr,%eax */
-	for (size_t k = 1; k <= GAP_MAX + 1 && k <= n; k++) {
-		size_t o = at[(n - k) % (GAP_MAX + 2)];
+	/*
+	 * Back from the syscall over instructions a stub may replay: after the
+	 * mov $nr,%eax none may write rax or rsp (the number stays nr); the
+	 * first instruction of the window, the mov or one before it, must be
+	 * five bytes or more and replaceable in one store.
+	 */
+	for (size_t k = 1; k <= WINDOW_MAX && k <= n; k++) {
+		size_t o = at[(n - k) % (WINDOW_MAX + 1)];
+		int dest;
 
 		pl_insn_decode(code + o, end - o, &in);
-		if (in.len == 5 && code[o] == 0xb8) {
-			int32_t imm;
+		dest = replay_dest(&in, code + o);
+		if (dest < 0)
+			break;
+		if (!have_mov) {
+			if (in.len == 5 && code[o] == 0xb8) {
+				int32_t imm;
 
-			memcpy(&imm, code + o + 1, 4);
-			if (imm != nr || nr < 0)
+				memcpy(&imm, code + o + 1, 4);
+				if (imm != nr)
+					return -ENOEXEC;
+				have_mov = true;
+			} else if (dest == 0 || dest == 4) {
 				return -ENOEXEC;
-			if (!one_store(func + o))
-				return -EAGAIN;
-			if (end - o > PL_CS_MAX_COPY)
-				return -ENOEXEC;
-			plan->start = func + o;
-			plan->resume = sc + 2;
-			plan->copy_len = (uint8_t)(end - o);
-			memcpy(plan->copy, code + o, end - o);
-			return 0;
+			} else {
+				continue;
+			}
+		} else if (dest == 4) {
+			return -ENOEXEC;	/* the stack pointer: the stub's frame is below it */
 		}
-		if (!gap_ok(&in))
+		if (in.len < 5)
+			continue;
+		if (!one_store(func + o)) {
+			straddle = true;
+			continue;
+		}
+		if (end - o > PL_CS_MAX_COPY)
 			return -ENOEXEC;
+		plan->start = func + o;
+		plan->resume = sc + 2;
+		plan->copy_len = (uint8_t)(end - o);
+		memcpy(plan->copy, code + o, end - o);
+		return 0;
 	}
-	return -ENOEXEC;
+	return straddle ? -EAGAIN : -ENOEXEC;
 }
 
 /* ----------------------------------------------------------------- entry */
@@ -354,7 +388,7 @@ int pl_cs_apply(const struct pl_cs_plan *plan, int prot)
 
 	if (!pl_cs_handler || !pl_cs_xsave_size)
 		return -EOPNOTSUPP;
-	if (!one_store(plan->start) || plan->copy_len < 5 || plan->copy[0] != 0xb8)
+	if (!one_store(plan->start) || plan->copy_len < 5)
 		return -EINVAL;
 	if (atomic_flag_test_and_set(&cs_busy))
 		return -EBUSY;	/* another thread, or this one in a nested signal: the trap still works */

@@ -6,16 +6,20 @@
  * the same handler the SIGSYS trap runs, at the cost of a function call
  * instead of a signal (docs/security.md, "Call sites"; docs/compat.md).
  *
- * The only layout taken over: `mov $nr,%eax` (b8 imm32, exactly five
- * bytes) followed, up to the `syscall` (0f 05), by at most four register or
- * plain-memory moves and ALU ops (no RIP-relative operand, no branch). The
- * five bytes of the `mov` become a `jmp rel32` to a stub that replays the
- * `mov` and the moves, calls the handler with every register the system
- * call would keep (flags, vector and x87 state included) kept, and jumps
- * back past the `syscall`. Nothing else of the site changes: a thread that
- * had already passed the `mov` runs the original `syscall` and traps, as
- * before. The `mov` must be an instruction boundary: the site's function
- * is decoded from its first instruction (the unwind table's FDE) to the
+ * The layouts taken over: `mov $nr,%eax` (b8 imm32, exactly five bytes)
+ * among at most six instructions before the `syscall` (0f 05), each a
+ * register or plain-memory move or ALU op (no RIP-relative operand, no
+ * branch), none after the `mov` writing rax or rsp (so the number is
+ * always nr). The first five bytes of the window's first instruction (the
+ * `mov` itself, or one of five bytes or more before it: fio's reap puts a
+ * `mov $1,%r10d` there) become a `jmp rel32` to a stub that replays the
+ * window, calls the handler with every register the system call would
+ * keep (flags, vector and x87 state included) kept, and jumps back past
+ * the `syscall`. Nothing else of the site changes: a thread that had
+ * already passed the first instruction runs the original code and traps,
+ * as before. The window's instructions must be instruction boundaries: the
+ * site's function is decoded from its first instruction (the unwind
+ * table's FDE) to the
  * `syscall`. Every other layout stays on the trap.
  */
 #ifndef UCMD_PRELOAD_CALLSITE_H

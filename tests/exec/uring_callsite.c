@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * A program that makes io_uring_enter with its own `syscall` instruction
- * (as fio's io_uring engines do), in four layouts:
+ * (as fio's io_uring engines do), in five layouts:
  *
  *   plain     mov $426,%eax; syscall                 (fio's submit)
- *   gap       mov $426,%eax; mov %ecx,%edx; syscall  (fio's reap)
+ *   gap       mov $426,%eax; mov %ecx,%edx; syscall
+ *   reap      as fio's reap: mov $1,%r10d; mov %r8d,%r8d; mov %r9d,%r9d;
+ *             mov $426,%eax (across a 16-byte boundary); mov %ecx,%edx;
+ *             syscall (site: the mov to r10d, which the jmp replaces)
  *   riprel    mov $426,%eax; lea 0(%rip),%r11; syscall
- *   straddle  the mov across a 16-byte boundary
+ *   straddle  the mov across a 16-byte boundary, nothing before it to replace
  *
  * Each submits NOPs one at a time and waits for each (to_submit 1,
  * min_complete 1, GETEVENTS), then makes empty enters (nothing to submit
@@ -109,6 +112,9 @@ ENTER(enter_plain, ".p2align 4\n\t2: mov $426,%%eax\n\tsyscall\n\t")
 ENTER(enter_gap, ".p2align 4\n\t2: mov $426,%%eax\n\tmov %%ecx,%%edx\n\tsyscall\n\t")
 ENTER(enter_riprel, ".p2align 4\n\t2: mov $426,%%eax\n\t"
 		    "lea 0(%%rip),%%r11\n\tsyscall\n\t")
+ENTER(enter_reap, ".p2align 4\n\tnop; nop; nop\n\t"
+		  "2: mov $1,%%r10d\n\tmov %%r8d,%%r8d\n\tmov %%r9d,%%r9d\n\t"
+		  "mov $426,%%eax\n\tmov %%ecx,%%edx\n\tsyscall\n\t")
 ENTER(enter_straddle, ".p2align 4\n\t"
 		      "nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop; nop\n\t"
 		      "2: mov $426,%%eax\n\tsyscall\n\t")
@@ -179,7 +185,8 @@ int main(void)
 		enter_fn fn;
 	} cases[] = {
 		{ "plain", enter_plain }, { "gap", enter_gap },
-		{ "riprel", enter_riprel }, { "straddle", enter_straddle },
+		{ "reap", enter_reap }, { "riprel", enter_riprel },
+		{ "straddle", enter_straddle },
 	};
 	struct ring r = { 0 };
 	int ret = setup(&r), bad = 0;

@@ -2,15 +2,17 @@
 # A program's own `syscall` instructions for io_uring_enter under `ucmd
 # exec` (src/preload/callsite.h): after the first trap, the layouts the
 # preload knows jump to a stub instead of trapping; the others stay on the
-# trap. tests/exec/uring_callsite.c, four layouts, each checking after
+# trap. tests/exec/uring_callsite.c, five layouts, each checking after
 # every call its result and its NOP's completion, the argument registers,
 # vector registers, the carry flag and rcx:
 #
 # - on Linux's io_uring (no exec): every layout works, no site changes;
-# - under exec: every layout works; `mov $426,%eax; syscall` and
-#   `mov $426,%eax; mov %ecx,%edx; syscall` now start with a jmp (e9), a
-#   RIP-relative instruction before the syscall and a mov across a 16-byte
-#   boundary are left as they were (b8), and --trace says so for each;
+# - under exec: every layout works; `mov $426,%eax; syscall`,
+#   `mov $426,%eax; mov %ecx,%edx; syscall` and fio's reap (the mov across
+#   a 16-byte boundary, a `mov $1,%r10d` before it) now start with a jmp
+#   (e9); a RIP-relative instruction before the syscall and a lone mov
+#   across a 16-byte boundary are left as they were (b8), and --trace says
+#   so for each;
 # - Debian's fio (io_uring_cmd, its default job) under exec: its submit
 #   site is taken over and the job reads without an error.
 source "$(dirname "$0")/lib/common.sh"
@@ -32,15 +34,17 @@ step "on Linux's io_uring: every layout works and stays as built"
 for l in plain gap riprel straddle; do
 	[ "$(site_of "$dir/linux.txt" $l)" = b8 ] || fail "$l changed without ucmd"
 done
+[ "$(site_of "$dir/linux.txt" reap)" = 41 ] || fail "reap changed without ucmd"	# mov $1,%r10d
 
-step "under ucmd exec: two layouts taken over, two left on the trap, every call right"
+step "under ucmd exec: three layouts taken over, two left on the trap, every call right"
 timeout 300 "$UCMD" exec --trace --ctrl "$dir/ctrl" --create -- "$PROG" \
 	>"$dir/exec.txt" 2>"$dir/exec.err" || fail "under exec: $(cat "$dir/exec.txt" "$dir/exec.err")"
 [ "$(site_of "$dir/exec.txt" plain)" = e9 ] || fail "plain was not taken over: $(cat "$dir/exec.err")"
 [ "$(site_of "$dir/exec.txt" gap)" = e9 ] || fail "gap was not taken over: $(cat "$dir/exec.err")"
+[ "$(site_of "$dir/exec.txt" reap)" = e9 ] || fail "reap was not taken over: $(cat "$dir/exec.err")"
 [ "$(site_of "$dir/exec.txt" riprel)" = b8 ] || fail "riprel was rewritten"
 [ "$(site_of "$dir/exec.txt" straddle)" = b8 ] || fail "straddle was rewritten"
-[ "$(grep -c 'system call 426 at .*: call site taken over' "$dir/exec.err")" = 2 ] ||
+[ "$(grep -c 'system call 426 at .*: call site taken over' "$dir/exec.err")" = 3 ] ||
 	fail "trace: $(cat "$dir/exec.err")"
 grep -q 'system call 426 at .*: Exec format error' "$dir/exec.err" || fail "no trace of riprel"
 grep -q 'system call 426 at .*: Resource temporarily unavailable' "$dir/exec.err" ||

@@ -120,9 +120,18 @@ static void test_plan_refused(void **state)
 	assert_int_equal(plan(B(0xb8, 0xa9, 0x01, 0, 0, 0x0f, 0x05), 426, &p), -ENOEXEC);
 	/* the number comes from a register */
 	assert_int_equal(plan(B(0x44, 0x89, 0xe0, 0x0f, 0x05), 426, &p), -ENOEXEC);
-	/* five instructions between */
+	/* six instructions after the mov: more than a stub replays */
 	assert_int_equal(plan(B(0xb8, 0xaa, 0x01, 0, 0, 0x89, 0xc1, 0x89, 0xc1, 0x89, 0xc1,
-				0x89, 0xc1, 0x89, 0xc1, 0x0f, 0x05), 426, &p), -ENOEXEC);
+				0x89, 0xc1, 0x89, 0xc1, 0x89, 0xc1, 0x0f, 0x05), 426, &p), -ENOEXEC);
+	/* mov %ecx,%eax after the mov: the number would not be nr */
+	assert_int_equal(plan(B(0xb8, 0xaa, 0x01, 0, 0, 0x89, 0xc8, 0x0f, 0x05), 426, &p), -ENOEXEC);
+	/* mov 8(%rsp),%eax after it; and xor %eax,%eax */
+	assert_int_equal(plan(B(0xb8, 0xaa, 0x01, 0, 0, 0x8b, 0x44, 0x24, 0x08, 0x0f, 0x05), 426, &p),
+			 -ENOEXEC);
+	assert_int_equal(plan(B(0xb8, 0xaa, 0x01, 0, 0, 0x31, 0xc0, 0x0f, 0x05), 426, &p), -ENOEXEC);
+	/* mov %rax,%rsp after it */
+	assert_int_equal(plan(B(0xb8, 0xaa, 0x01, 0, 0, 0x48, 0x89, 0xc4, 0x0f, 0x05), 426, &p),
+			 -ENOEXEC);
 	/* the decoding from the function's start does not land on the syscall */
 	static const uint8_t inside[] = { 0xb8, 0xaa, 0x01, 0x0f, 0x05, 0x0f, 0x05 };
 
@@ -144,6 +153,47 @@ static void test_plan_refused(void **state)
 	memset(code, 0x90, sizeof(code));
 	memcpy(code + 4, "\xb8\xaa\x01\x00\x00\x0f\x05", 7);
 	assert_int_equal(pl_cs_plan(code, FUNC, FUNC + 9, 426, &p), 0);
+	/*
+	 * fio's reap, its mov across a 16-byte boundary: the window starts at
+	 * the mov $1,%r10d before it (at 3..7, one 8-byte word), whose first
+	 * five bytes become the jmp.
+	 */
+	static const uint8_t reap[] = {
+		0x90, 0x90, 0x90,
+		0x41, 0xba, 0x01, 0, 0, 0,	/* 3: mov $1,%r10d */
+		0x45, 0x31, 0xc0,		/* 9: xor %r8d,%r8d */
+		0x45, 0x31, 0xc9,		/* 12: xor %r9d,%r9d */
+		0xb8, 0xaa, 0x01, 0, 0,		/* 15: mov $426,%eax */
+		0x89, 0xea,			/* 20: mov %ebp,%edx */
+		0x0f, 0x05,			/* 22: syscall */
+	};
+
+	assert_int_equal(pl_cs_plan(reap, FUNC, FUNC + 22, 426, &p), 0);
+	assert_int_equal(p.start, FUNC + 3);
+	assert_int_equal(p.copy_len, 19);
+	assert_memory_equal(p.copy, reap + 3, 19);
+	/* the same with xor %eax,%eax before the mov: it may write rax, the mov comes after */
+	static const uint8_t before[] = {
+		0x90, 0x90, 0x90,
+		0x41, 0xba, 0x01, 0, 0, 0,	/* 3: mov $1,%r10d */
+		0x31, 0xc0,			/* 9: xor %eax,%eax */
+		0x45, 0x31, 0xc0, 0x90,		/* 11: xor %r8d,%r8d; nop */
+		0xb8, 0xaa, 0x01, 0, 0,		/* 15: mov $426,%eax */
+		0x0f, 0x05,			/* 20: syscall */
+	};
+
+	assert_int_equal(pl_cs_plan(before, FUNC, FUNC + 20, 426, &p), -EAGAIN);	/* the nop */
+	static const uint8_t before2[] = {
+		0x90, 0x90,
+		0x41, 0xba, 0x01, 0, 0, 0,	/* 2: mov $1,%r10d */
+		0x31, 0xc0,			/* 8: xor %eax,%eax */
+		0x45, 0x31, 0xc0, 0x89, 0xc1,	/* 10: xor %r8d,%r8d; mov %eax,%ecx */
+		0xb8, 0xaa, 0x01, 0, 0,		/* 15: mov $426,%eax */
+		0x0f, 0x05,			/* 20: syscall */
+	};
+
+	assert_int_equal(pl_cs_plan(before2, FUNC, FUNC + 20, 426, &p), 0);
+	assert_int_equal(p.start, FUNC + 2);
 }
 
 /* --- the patch on a synthetic page --- */
