@@ -7,6 +7,7 @@
  * that redirects a site, and the entry the stubs call, which keeps what
  * the `syscall` instruction keeps.
  */
+#include <assert.h>
 #include <cpuid.h>
 #include <errno.h>
 #include <link.h>
@@ -214,7 +215,10 @@ int pl_cs_init(pl_cs_handler_fn handler)
 /* ----------------------------------------------------------------- stubs */
 
 #define AREA_LEN (64 * 1024ul)
-#define STUB_LEN 64ul
+#define STUB_LEN 128ul
+/* what stub_write puts after the copy: lea, call, pushfq/pop, lea, lea, jmp */
+#define STUB_TAIL (5 + 6 + 3 + 7 + 8 + 5)
+_Static_assert(PL_CS_MAX_COPY + STUB_TAIL <= STUB_LEN, "a stub overruns the next");
 #define MAX_AREAS 8
 #define REACH (1ul << 30)	/* well inside rel32's 2 GiB */
 
@@ -344,6 +348,7 @@ static size_t stub_write(uint8_t *w, uintptr_t x, uintptr_t head_x, const struct
 	w[i] = 0xe9;
 	put32(w + i + 1, (int64_t)plan->resume - (int64_t)(x + i + 5));
 	i += 5;
+	assert(i == (size_t)plan->copy_len + STUB_TAIL);
 	return i;
 }
 
