@@ -26,8 +26,11 @@
  * exec, because a filter outlives exec (and the pages it names) and cannot
  * be removed.
  *
- * libc's syscall() is interposed too, so that programs calling it (fio's
- * io_uring engines) pay a function call instead of a signal.
+ * libc's syscall() is interposed too, so that programs calling it pay a
+ * function call instead of a signal; and a program's own syscall
+ * instruction, once trapped, is taken over when its layout is one
+ * callsite.c knows (fio's io_uring engines, liburing's submit), so that
+ * it too pays a call.
  *
  * What this does not cover (docs/compat.md): a program that installs its
  * own SIGSYS handler over ours; an exec'd program without the preload
@@ -51,6 +54,7 @@
 
 #include <linux/io_uring.h>
 
+#include "preload/callsite.h"
 #include "preload/preload.h"
 
 #ifndef SYS_SECCOMP
@@ -189,6 +193,25 @@ static long dispatch(long nr, const long a[6], bool *handled)
 	return pl_raw_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
+/*
+ * What a taken-over call site's stub calls (callsite.h): the same calls,
+ * the same checks as the trap's; what the filter lets through is made for
+ * real through the trampoline, as the kernel would have.
+ */
+static long callsite_handler(long nr, const long a[6])
+{
+	int saved = errno;
+	bool handled;
+	long ret;
+
+	if (is_trapped(nr) || (nr == __NR_mmap && is_uring_off(a[5])))
+		ret = dispatch(nr, a, &handled);
+	else
+		ret = pl_raw_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	errno = saved;
+	return ret;
+}
+
 static void sigsys(int sig, siginfo_t *si, void *ctx)
 {
 	ucontext_t *uc = ctx;
@@ -206,6 +229,15 @@ static void sigsys(int sig, siginfo_t *si, void *ctx)
 	if (!handled && si->si_syscall != __NR_mmap)
 		pl_trace("system call %d on fd %ld: not a ucmd ring, made for real",
 			 si->si_syscall, a[0]);
+	/* the program's own syscall instruction: next time, a call instead of a signal */
+	if (is_trapped(si->si_syscall)) {
+		int ret = pl_cs_take_over((uintptr_t)g[REG_RIP], si->si_syscall);
+
+		if (ret != -EALREADY)
+			pl_trace("system call %d at %#lx: %s", si->si_syscall,
+				 (unsigned long)g[REG_RIP] - 2,
+				 ret ? strerror(-ret) : "call site taken over");
+	}
 	errno = saved;
 }
 
@@ -308,6 +340,9 @@ int pl_seccomp_install(void)
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGSYS, &sa, NULL))
 		return -errno;
+	ret = pl_cs_init(callsite_handler);
+	if (ret)
+		pl_trace("call sites stay on the trap: %s", strerror(-ret));
 	/* the filter of an ancestor image is still there after exec: one is enough */
 	if (getenv(PL_ENV_SECCOMP) && prctl(PR_GET_SECCOMP, 0, 0, 0, 0) == 2)
 		return 0;
