@@ -11,9 +11,12 @@
  *
  *   supervise.c  the program's start, the notification loop
  *   sv_filter.c  the seccomp filter
- *   sv_calls.c   the calls: open*, io_uring_*, the ring mmaps, ioctl,
- *                read/write family on block namespaces, fstat, close,
- *                dup2/dup3
+ *   sv_calls.c   one notification to its family:
+ *   sv_open.c    open, openat, creat
+ *   sv_uring.c   io_uring_setup/enter/register, the ring mmaps
+ *   sv_dev.c     ioctl, the read/write family on block namespaces, lseek,
+ *                fstat, close
+ *   sv_common.c  the program's memory, the descriptor table, the daemon
  *
  * Device and ring descriptors live at numbers SV_FD_BASE.. of the
  * program's table (the filter can only judge numbers): a device fd is an
@@ -73,6 +76,33 @@ struct sv_ans {
 
 /* sv_calls.c: serve one notification (req->data.nr is one the filter traps). */
 void sv_serve(struct sv *s, const struct seccomp_notif *req, struct sv_ans *a);
+
+/* sv_common.c: the program's memory (0 or -EFAULT; a string: -ENAMETOOLONG past max - 1) */
+int sv_mem_in(pid_t pid, void *dst, uint64_t src, size_t len);
+int sv_mem_out(pid_t pid, uint64_t dst, const void *src, size_t len);
+int sv_str_in(pid_t pid, char *dst, uint64_t src, size_t max);
+/* the thread group of thread tid (a notification names the thread), or -1 */
+pid_t sv_tgid_of(struct sv *s, pid_t tid);
+/* the daemon's connection acting in the program's memory, made on first need: 0 or -errno */
+int sv_adopt(struct sv *s);
+/* our slot of the program's descriptor fd, or NULL; a free slot's index, or -1 */
+struct sv_fd *sv_slot_of(struct sv *s, uint64_t fd);
+int sv_slot_free(struct sv *s);
+/* install our fd src in the program as its answer: at number at (SETFD) or the lowest free */
+void sv_addfd_send(struct sv *s, const struct seccomp_notif *req, int src, int at, bool cloexec,
+		   struct sv_ans *a);
+
+/* sv_open.c: open, openat, creat */
+void sv_open(struct sv *s, const struct seccomp_notif *req, int dirfd, uint64_t upath, int flags,
+	     mode_t mode, struct sv_ans *a);
+/* sv_uring.c: io_uring_setup/enter/register, mmap of a number of ours */
+void sv_uring_setup(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);
+void sv_uring_enter(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);
+void sv_uring_register(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);
+void sv_mmap(struct sv *s, const struct seccomp_notif *req, struct sv_ans *a);
+/* sv_dev.c: a call whose argument 0 is a number of ours (ioctl, read/write family, close...) */
+void sv_fd_call(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);
+
 /* sv_filter.c: the numbers the filter sends to the supervisor. */
 extern const int sv_always[];	/* every call */
 extern const unsigned sv_nr_always;

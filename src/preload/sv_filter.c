@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ucmd-supervise's seccomp filter (the list is supervise.c's comment),
- * built from sv_calls.c's tables: x86-64 only, every other system call ABI
+ * built from its own tables (sv.h): x86-64 only, every other system call ABI
  * ENOSYS; USER_NOTIF for the calls that may name ucmd's devices. Jumps
  * are written as labels and resolved at the end (BPF jumps forward only).
  */

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Calls on a device or ring descriptor of a static program (sv.h): ioctl
+ * (the daemon reads and writes its argument in the program's memory), the
+ * read/write family on block namespaces (our own ring on the daemon),
+ * lseek, fstat and its family, close.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <linux/io_uring.h>
+
+#include <ucmd/daemon.h>
+
+#include "preload/preload.h"
+#include "preload/sv.h"
+
+static int io_ring(struct sv *s)
+{
+	struct io_uring_params p = { 0 };
+	int ret;
+
+	if (s->io_live)
+		return 0;
+	ret = ucmd_queue_init_engine(s->e, 4, &s->io, &p);
+	if (!ret)
+		s->io_live = true;
+	return ret;
+}
+
+/* One read or write at the program's buf on our ring: bytes or -errno. */
+static int64_t rw(struct sv *s, int fd, bool write, uint64_t buf, uint64_t len, uint64_t off)
+{
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	int ret = io_ring(s);
+
+	if (ret)
+		return ret;
+	if (len > INT32_MAX)
+		len = INT32_MAX & ~4095u;
+	sqe = ucmd_get_sqe(&s->io);
+	if (!sqe)
+		return -EBUSY;
+	ucmd_prep_rw(write ? IORING_OP_WRITE : IORING_OP_READ, sqe, fd,
+		     (const void *)(uintptr_t)buf, (unsigned)len, off);
+	ret = ucmd_submit(&s->io);
+	if (ret != 1)
+		return ret < 0 ? ret : -EIO;
+	ret = ucmd_wait_cqe(&s->io, &cqe);
+	if (ret)
+		return ret;
+	ret = cqe->res;
+	ucmd_cqe_seen(&s->io, cqe);
+	return ret;
+}
+
+/*
+ * fstat of a device fd: what Linux shows of the node (char for nvmeX and
+ * ngXnY, block for nvmeXnY; st_size 0 as for any device node), not the
+ * placeholder directory. The numbers are the preload's (preload.h). The
+ * program's glibc makes it newfstatat(fd, "", AT_EMPTY_PATH) or statx: a
+ * path below one of our fds is ENOENT (the placeholder holds nothing).
+ */
+static int dev_stat(struct sv *s, const struct seccomp_notif *req, const struct sv_fd *f)
+{
+	const __u64 *g = req->data.args;
+	unsigned minor = 0, major = f->blk ? PL_MAJOR_BLK : PL_MAJOR_NG;
+	mode_t mode = f->blk ? S_IFBLK | 0660 : S_IFCHR | 0600;
+	uint64_t buf = g[1];
+	char path[8];
+
+	if (!strchr(f->name + 4, 'n') && strncmp(f->name, "ng", 2))
+		major = PL_MAJOR_CTRL;	/* nvmeX */
+	for (int i = 0; i < s->nr_names; i++)
+		if (!strcmp(s->names[i], f->name))
+			minor = (unsigned)i;
+	if (req->data.nr != __NR_fstat) {
+		int ret = sv_str_in(req->pid, path, g[1], sizeof(path));
+		unsigned flags = (unsigned)(req->data.nr == __NR_statx ? g[2] : g[3]);
+
+		if (ret)
+			return ret == -ENAMETOOLONG ? -ENOENT : ret;
+		if (path[0] || !(flags & AT_EMPTY_PATH))
+			return -ENOENT;
+		buf = req->data.nr == __NR_statx ? g[4] : g[2];
+	}
+	if (req->data.nr == __NR_statx) {
+		struct statx sx = { .stx_mask = STATX_BASIC_STATS, .stx_blksize = 4096,
+				    .stx_nlink = 1, .stx_uid = getuid(), .stx_gid = getgid(),
+				    .stx_mode = (uint16_t)mode, .stx_rdev_major = major,
+				    .stx_rdev_minor = minor };
+
+		return sv_mem_out(req->pid, buf, &sx, sizeof(sx));
+	}
+	struct stat st = { .st_mode = mode, .st_nlink = 1, .st_uid = getuid(), .st_gid = getgid(),
+			   .st_rdev = makedev(major, minor), .st_blksize = 4096 };
+
+	return sv_mem_out(req->pid, buf, &st, sizeof(st));
+}
+
+void sv_fd_call(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a)
+{
+	const __u64 *g = req->data.args;
+	struct sv_fd *f = sv_slot_of(s, g[0]);
+	int fd = (int)(uint32_t)g[0], nr = req->data.nr;
+	int64_t ret;
+
+	if (!f || f->kind == SV_FREE) {
+		a->cont = true;	/* a number of ours we did not give: the kernel's */
+		return;
+	}
+	if (nr == __NR_close) {
+		if (tg == s->pid) {
+			if (f->kind == SV_DEV)
+				ucmd_close(s->e, fd);
+			else
+				/* the program's mappings of the memfd stay valid, as on Linux */
+				ucmd_queue_exit(&f->ring);
+			f->kind = SV_FREE;
+		}
+		a->cont = true;	/* the kernel closes the program's descriptor */
+		return;
+	}
+	if (tg != s->pid) {
+		a->error = -EBADF;	/* a forked child: the daemon's mirror is the parent's */
+		return;
+	}
+	if (f->kind == SV_RING) {
+		if (nr == __NR_fstat || nr == __NR_newfstatat || nr == __NR_statx) {
+			a->cont = true;	/* the memfd's own, as Linux shows an anon inode */
+			return;
+		}
+		a->error = nr == __NR_ioctl ? -ENOTTY : nr == __NR_lseek ? -ESPIPE : -EINVAL;
+		return;
+	}
+	switch (nr) {
+	case __NR_ioctl:
+		/* the daemon reads and writes the argument in the program's memory */
+		ret = ucmd_ioctl(s->e, fd, (unsigned long)g[1], (void *)(uintptr_t)g[2]);
+		break;
+	case __NR_pread64:
+	case __NR_pwrite64:
+		ret = f->blk ? rw(s, fd, nr == __NR_pwrite64, g[1], g[2], g[3]) : -EINVAL;
+		break;
+	case __NR_read:
+	case __NR_write:
+		ret = f->blk ? rw(s, fd, nr == __NR_write, g[1], g[2], f->pos) : -EINVAL;
+		if (ret > 0)
+			f->pos += (uint64_t)ret;
+		break;
+	case __NR_lseek:
+		if (!f->blk) {
+			ret = -ESPIPE;
+		} else if ((int)g[2] == SEEK_SET || (int)g[2] == SEEK_CUR) {
+			int64_t pos = (int64_t)g[1] + ((int)g[2] == SEEK_CUR ? (int64_t)f->pos : 0);
+
+			ret = pos < 0 ? -EINVAL : pos;
+			if (pos >= 0)
+				f->pos = (uint64_t)pos;
+		} else {
+			ret = -EINVAL;	/* SEEK_END and the others: not served here */
+		}
+		break;
+	case __NR_fstat:
+	case __NR_newfstatat:
+	case __NR_statx:
+		ret = dev_stat(s, req, f);
+		break;
+	default:
+		ret = -EBADF;
+		break;
+	}
+	if (ret < 0)
+		a->error = (int)ret;
+	else
+		a->val = ret;
+}
