@@ -34,6 +34,7 @@
 #include <sys/types.h>
 
 #include "client/client.h"
+#include "preload/blkdev.h"
 
 #define SV_FD_BASE 960u		/* below the default RLIMIT_NOFILE soft limit (1024) */
 #define SV_FD_NR 64u
@@ -44,6 +45,7 @@ struct sv_fd {
 	enum sv_kind kind;
 	char name[32];		/* device: "ng0n1" */
 	bool blk;		/* nvmeXnY: the read/write family is served */
+	struct pl_blk_geo geo;	/* nvmeXnY: its size and block size when opened */
 	uint64_t pos;		/* its file position (read/write) */
 	struct ucmd_ring ring;	/* ring: the daemon's, mapped here too */
 	size_t rings_len, sqes_len;
@@ -100,6 +102,10 @@ void sv_uring_setup(struct sv *s, const struct seccomp_notif *req, pid_t tg, str
 void sv_uring_enter(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);
 void sv_uring_register(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);
 void sv_mmap(struct sv *s, const struct seccomp_notif *req, struct sv_ans *a);
+/* sv_geo.c: the block device of namespace node name ("nvme0n1"): 0 or -errno */
+int sv_blk_geo(struct sv *s, const char *name, struct pl_blk_geo *g);
+/* sv_rw.c: read/write family, fsync, fdatasync, lseek on device f: result or -errno */
+int64_t sv_blk_call(struct sv *s, const struct seccomp_notif *req, struct sv_fd *f);
 /* sv_dev.c: a call whose argument 0 is a number of ours (ioctl, read/write family, close...) */
 void sv_fd_call(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);
 

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Calls on a device or ring descriptor of a static program (sv.h): ioctl
- * (the daemon reads and writes its argument in the program's memory), the
- * read/write family on block namespaces (our own ring on the daemon),
- * lseek, fstat and its family, close.
+ * Calls on a device or ring descriptor of a static program (sv.h): ioctl,
+ * fstat and its family, close; the read/write family, fsync and lseek are
+ * sv_rw.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,52 +18,13 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <linux/fs.h>
 #include <linux/io_uring.h>
 
 #include <ucmd/daemon.h>
 
 #include "preload/preload.h"
 #include "preload/sv.h"
-
-static int io_ring(struct sv *s)
-{
-	struct io_uring_params p = { 0 };
-	int ret;
-
-	if (s->io_live)
-		return 0;
-	ret = ucmd_queue_init_engine(s->e, 4, &s->io, &p);
-	if (!ret)
-		s->io_live = true;
-	return ret;
-}
-
-/* One read or write at the program's buf on our ring: bytes or -errno. */
-static int64_t rw(struct sv *s, int fd, bool write, uint64_t buf, uint64_t len, uint64_t off)
-{
-	struct io_uring_sqe *sqe;
-	struct io_uring_cqe *cqe;
-	int ret = io_ring(s);
-
-	if (ret)
-		return ret;
-	if (len > INT32_MAX)
-		len = INT32_MAX & ~4095u;
-	sqe = ucmd_get_sqe(&s->io);
-	if (!sqe)
-		return -EBUSY;
-	ucmd_prep_rw(write ? IORING_OP_WRITE : IORING_OP_READ, sqe, fd,
-		     (const void *)(uintptr_t)buf, (unsigned)len, off);
-	ret = ucmd_submit(&s->io);
-	if (ret != 1)
-		return ret < 0 ? ret : -EIO;
-	ret = ucmd_wait_cqe(&s->io, &cqe);
-	if (ret)
-		return ret;
-	ret = cqe->res;
-	ucmd_cqe_seen(&s->io, cqe);
-	return ret;
-}
 
 /*
  * fstat of a device fd: what Linux shows of the node (char for nvmeX and
@@ -110,6 +70,29 @@ static int dev_stat(struct sv *s, const struct seccomp_notif *req, const struct 
 	return sv_mem_out(req->pid, buf, &st, sizeof(st));
 }
 
+/*
+ * ioctl: a block node's BLK* queries are answered here as the preload
+ * answers them (blkdev.c), BLKFLSBUF has nothing to flush; the rest (the
+ * NVMe ioctls, which Linux serves on the block node too) go to the daemon,
+ * which reads and writes the argument in the program's memory.
+ */
+static int64_t dev_ioctl(struct sv *s, const struct seccomp_notif *req, const struct sv_fd *f)
+{
+	const __u64 *g = req->data.args;
+	unsigned long cmd = (unsigned long)g[1];
+	uint64_t val;
+	int n;
+
+	if (f->blk) {
+		n = pl_blk_query(&f->geo, cmd, &val);
+		if (n >= 0)
+			return sv_mem_out((pid_t)req->pid, g[2], &val, (size_t)n);
+		if (cmd == BLKFLSBUF)
+			return 0;
+	}
+	return ucmd_ioctl(s->e, (int)(uint32_t)g[0], cmd, (void *)(uintptr_t)g[2]);
+}
+
 void sv_fd_call(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a)
 {
 	const __u64 *g = req->data.args;
@@ -147,31 +130,7 @@ void sv_fd_call(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct 
 	}
 	switch (nr) {
 	case __NR_ioctl:
-		/* the daemon reads and writes the argument in the program's memory */
-		ret = ucmd_ioctl(s->e, fd, (unsigned long)g[1], (void *)(uintptr_t)g[2]);
-		break;
-	case __NR_pread64:
-	case __NR_pwrite64:
-		ret = f->blk ? rw(s, fd, nr == __NR_pwrite64, g[1], g[2], g[3]) : -EINVAL;
-		break;
-	case __NR_read:
-	case __NR_write:
-		ret = f->blk ? rw(s, fd, nr == __NR_write, g[1], g[2], f->pos) : -EINVAL;
-		if (ret > 0)
-			f->pos += (uint64_t)ret;
-		break;
-	case __NR_lseek:
-		if (!f->blk) {
-			ret = -ESPIPE;
-		} else if ((int)g[2] == SEEK_SET || (int)g[2] == SEEK_CUR) {
-			int64_t pos = (int64_t)g[1] + ((int)g[2] == SEEK_CUR ? (int64_t)f->pos : 0);
-
-			ret = pos < 0 ? -EINVAL : pos;
-			if (pos >= 0)
-				f->pos = (uint64_t)pos;
-		} else {
-			ret = -EINVAL;	/* SEEK_END and the others: not served here */
-		}
+		ret = dev_ioctl(s, req, f);
 		break;
 	case __NR_fstat:
 	case __NR_newfstatat:
@@ -179,7 +138,7 @@ void sv_fd_call(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct 
 		ret = dev_stat(s, req, f);
 		break;
 	default:
-		ret = -EBADF;
+		ret = sv_blk_call(s, req, f);
 		break;
 	}
 	if (ret < 0)

@@ -20,7 +20,8 @@ const int sv_always[] = {
 const unsigned sv_nr_always = sizeof(sv_always) / sizeof(sv_always[0]);
 const int sv_fd0[] = {
 	__NR_ioctl, __NR_close, __NR_read, __NR_write, __NR_pread64, __NR_pwrite64, __NR_lseek,
-	__NR_fstat, __NR_newfstatat, __NR_statx,
+	__NR_readv, __NR_writev, __NR_preadv, __NR_pwritev, __NR_preadv2, __NR_pwritev2,
+	__NR_fsync, __NR_fdatasync, __NR_fstat, __NR_newfstatat, __NR_statx,
 };
 const unsigned sv_nr_fd0 = sizeof(sv_fd0) / sizeof(sv_fd0[0]);
 
