@@ -14,6 +14,7 @@
  *   sv_calls.c   one notification to its family:
  *   sv_open.c    open, openat, creat
  *   sv_uring.c   io_uring_setup/enter/register, the ring mmaps
+ *   sv_regring.c IORING_REGISTER_RING_FDS
  *   sv_dev.c     ioctl, the read/write family on block namespaces, lseek,
  *                fstat, close
  *   sv_common.c  the program's memory, the descriptor table, the daemon
@@ -39,7 +40,17 @@
 #define SV_FD_BASE 960u		/* below the default RLIMIT_NOFILE soft limit (1024) */
 #define SV_FD_NR 64u
 
+#define SV_REG_RINGS 16u	/* IO_RINGFD_REG_MAX: registered ring indexes per thread */
+#define SV_REG_MAX 128u		/* registered rings across threads */
+
 enum sv_kind { SV_FREE, SV_DEV, SV_RING };
+
+/* IORING_REGISTER_RING_FDS: thread tid's index idx names the ring of fds[slot] */
+struct sv_reg {
+	pid_t tid;		/* 0: a free entry */
+	unsigned idx;
+	int slot;
+};
 
 struct sv_fd {
 	enum sv_kind kind;
@@ -49,6 +60,8 @@ struct sv_fd {
 	uint64_t pos;		/* its file position (read/write) */
 	struct ucmd_ring ring;	/* ring: the daemon's, mapped here too */
 	size_t rings_len, sqes_len;
+	unsigned regs;		/* ring: registrations holding it (sv_regring.c) */
+	bool closed;		/* ring: its descriptor closed, registrations keep it */
 };
 
 struct sv {
@@ -62,6 +75,7 @@ struct sv {
 	const char **names;	/* the daemon's devices */
 	int nr_names;
 	struct sv_fd fds[SV_FD_NR];
+	struct sv_reg regs[SV_REG_MAX];
 	struct ucmd_ring io;	/* our own ring: read/write family on nvmeXnY */
 	bool io_live;
 	unsigned long served, passed;	/* counts for --trace */
@@ -102,6 +116,13 @@ void sv_uring_setup(struct sv *s, const struct seccomp_notif *req, pid_t tg, str
 void sv_uring_enter(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);
 void sv_uring_register(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);
 void sv_mmap(struct sv *s, const struct seccomp_notif *req, struct sv_ans *a);
+/* sv_regring.c: IORING_(UN)REGISTER_RING_FDS of nr updates at uarg; as the call returns */
+int sv_ring_fds(struct sv *s, const struct seccomp_notif *req, pid_t tg, bool reg,
+		uint64_t uarg, unsigned nr);
+/* the ring thread tid registered at idx, or NULL and *err (-EINVAL, -EBADF) */
+struct sv_fd *sv_reg_ring(struct sv *s, pid_t tid, uint64_t idx, int *err);
+/* a ring's descriptor closed or a registration dropped: freed when nothing holds it */
+void sv_ring_put(struct sv *s, struct sv_fd *f);
 /* sv_geo.c: the block device of namespace node name ("nvme0n1"): 0 or -errno */
 int sv_blk_geo(struct sv *s, const char *name, struct pl_blk_geo *g);
 /* sv_rw.c: read/write family, fsync, fdatasync, lseek on device f: result or -errno */

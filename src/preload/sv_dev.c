@@ -100,18 +100,18 @@ void sv_fd_call(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct 
 	int fd = (int)(uint32_t)g[0], nr = req->data.nr;
 	int64_t ret;
 
-	if (!f || f->kind == SV_FREE) {
+	if (!f || f->kind == SV_FREE || f->closed) {
 		a->cont = true;	/* a number of ours we did not give: the kernel's */
 		return;
 	}
 	if (nr == __NR_close) {
-		if (tg == s->pid) {
-			if (f->kind == SV_DEV)
-				ucmd_close(s->e, fd);
-			else
-				/* the program's mappings of the memfd stay valid, as on Linux */
-				ucmd_queue_exit(&f->ring);
+		if (tg == s->pid && f->kind == SV_DEV) {
+			ucmd_close(s->e, fd);
 			f->kind = SV_FREE;
+		} else if (tg == s->pid) {
+			/* a registered ring outlives its descriptor, as on Linux */
+			f->closed = true;
+			sv_ring_put(s, f);
 		}
 		a->cont = true;	/* the kernel closes the program's descriptor */
 		return;

@@ -19,12 +19,18 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <sys/mman.h>
+
 #include <linux/io_uring.h>
 
 #include <ucmd/daemon.h>
 
 #include "preload/preload.h"
 #include "preload/sv.h"
+
+#ifndef IORING_REGISTER_USE_REGISTERED_RING
+#define IORING_REGISTER_USE_REGISTERED_RING (1u << 31)	/* Linux 6.3 */
+#endif
 
 void sv_uring_setup(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a)
 {
@@ -89,9 +95,21 @@ static struct sv_fd *ring_of(struct sv *s, const struct seccomp_notif *req, pid_
 	struct sv_fd *f = sv_slot_of(s, req->data.args[0]);
 
 	/* a forked child's copy of the ring: its requests would run in the parent's memory */
-	if (!f || f->kind != SV_RING || tg != s->pid)
+	if (!f || f->kind != SV_RING || f->closed || tg != s->pid)
 		return NULL;
 	return f;
+}
+
+/* The ring argument 0 names: a descriptor, or with registered an index of the thread's. */
+static struct sv_fd *ring_arg(struct sv *s, const struct seccomp_notif *req, pid_t tg,
+			      bool registered, int *err)
+{
+	*err = -EBADF;
+	if (!registered)
+		return ring_of(s, req, tg);
+	if (tg != s->pid)
+		return NULL;
+	return sv_reg_ring(s, (pid_t)req->pid, req->data.args[0], err);
 }
 
 void sv_uring_enter(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a)
@@ -104,12 +122,12 @@ void sv_uring_enter(struct sv *s, const struct seccomp_notif *req, pid_t tg, str
 	struct sv_fd *f;
 	int ret;
 
-	/* a registered ring index (IORING_REGISTER_RING_FDS is not offered here) */
-	f = flags & IORING_ENTER_REGISTERED_RING ? NULL : ring_of(s, req, tg);
+	f = ring_arg(s, req, tg, flags & IORING_ENTER_REGISTERED_RING, &ret);
 	if (!f) {
-		a->error = -EBADF;
+		a->error = ret;
 		return;
 	}
+	flags &= ~IORING_ENTER_REGISTERED_RING;
 	if (!(flags & IORING_ENTER_EXT_ARG)) {
 		ret = dc_enter(&f->ring, (unsigned)g[1], (unsigned)g[2], flags);
 		goto out;
@@ -143,18 +161,21 @@ void sv_uring_register(struct sv *s, const struct seccomp_notif *req, pid_t tg,
 			   struct sv_ans *a)
 {
 	const __u64 *g = req->data.args;
-	struct sv_fd *f = ring_of(s, req, tg);
 	unsigned opcode = (unsigned)g[1], nr = (unsigned)g[3];
+	bool registered = opcode & IORING_REGISTER_USE_REGISTERED_RING;
+	struct sv_fd *f;
 	int ret, efd;
 
+	f = ring_arg(s, req, tg, registered, &ret);
 	if (!f) {
-		a->error = -EBADF;
+		a->error = ret;
 		return;
 	}
+	opcode &= ~IORING_REGISTER_USE_REGISTERED_RING;
 	switch (opcode) {
 	case IORING_REGISTER_RING_FDS:
 	case IORING_UNREGISTER_RING_FDS:
-		ret = -EINVAL;	/* liburing goes on without a registered ring fd */
+		ret = sv_ring_fds(s, req, tg, opcode == IORING_REGISTER_RING_FDS, g[2], nr);
 		break;
 	case IORING_REGISTER_EVENTFD:
 	case IORING_REGISTER_EVENTFD_ASYNC:
@@ -205,14 +226,60 @@ void sv_uring_register(struct sv *s, const struct seccomp_notif *req, pid_t tg,
 		a->val = ret;
 }
 
-/* mmap of a number of ours: a ring's two regions go on to the kernel; nothing else maps. */
+/*
+ * Where the program maps ring f's rings (the memfd from offset 0, shared)
+ * with at least len bytes and prot: the start of that mapping, or 0.
+ */
+static uint64_t rings_mapping(pid_t pid, const struct sv_fd *f, size_t len, int prot)
+{
+	char path[64], line[512], perms[8];
+	unsigned long long start, end, off, ino;
+	unsigned maj, min;
+	uint64_t at = 0;
+	struct stat st;
+	FILE *m;
+
+	if (fstat(f->ring.ring_fd, &st))
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	m = fopen(path, "re");
+	if (!m)
+		return 0;
+	while (!at && fgets(line, sizeof(line), m)) {
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu", &start, &end, perms, &off, &maj,
+			   &min, &ino) != 7)
+			continue;
+		if (ino != st.st_ino || makedev(maj, min) != st.st_dev || off || perms[3] != 's' ||
+		    end - start < len || ((prot & PROT_READ) && perms[0] != 'r') ||
+		    ((prot & PROT_WRITE) && perms[1] != 'w'))
+			continue;
+		at = start;
+	}
+	fclose(m);
+	return at;
+}
+
+/*
+ * mmap of a number of ours. A ring's memfd holds the rings at 0 and the
+ * SQEs at IORING_OFF_SQES, Linux's offsets: those maps go on to the kernel.
+ * IORING_OFF_CQ_RING names the same rings in Linux (one struct io_rings
+ * behind both offsets, IORING_FEAT_SINGLE_MMAP), which a file cannot have
+ * at a second offset, and no mapping can be made from here in the
+ * program's address space: the answer is the program's own shared mapping
+ * of the SQ ring (its SQ array comes last, so it holds the CQ ring too),
+ * which fio's and liburing's order (SQ ring first) has made. A CQ ring
+ * mapped before any SQ ring, at a MAP_FIXED address elsewhere, or private,
+ * is EINVAL; unmapping one of the two unmaps both (docs/compat.md).
+ */
 void sv_mmap(struct sv *s, const struct seccomp_notif *req, struct sv_ans *a)
 {
 	const __u64 *g = req->data.args;
 	struct sv_fd *f = sv_slot_of(s, g[4]);
-	size_t len = g[1];
+	size_t len = g[1], max;
+	int prot = (int)g[2], flags = (int)g[3];
+	uint64_t at;
 
-	if (!f || f->kind == SV_FREE) {
+	if (!f || f->kind == SV_FREE || f->closed) {
 		a->cont = true;	/* not a descriptor we made: the kernel's */
 		return;
 	}
@@ -220,12 +287,24 @@ void sv_mmap(struct sv *s, const struct seccomp_notif *req, struct sv_ans *a)
 		a->error = -ENODEV;	/* no mmap in nvme_dev_fops / nvme_ns_chr_fops */
 		return;
 	}
-	/* the memfd holds the rings at 0 and the SQEs at IORING_OFF_SQES: Linux's offsets */
-	if ((g[5] == IORING_OFF_SQ_RING && len && len <= ((f->rings_len + 4095) & ~4095ul)) ||
-	    (g[5] == IORING_OFF_SQES && len && len <= ((f->sqes_len + 4095) & ~4095ul))) {
+	max = g[5] == IORING_OFF_SQES ? f->sqes_len : f->rings_len;
+	if (!len || len > ((max + 4095) & ~4095ul) ||
+	    (g[5] != IORING_OFF_SQ_RING && g[5] != IORING_OFF_CQ_RING && g[5] != IORING_OFF_SQES)) {
+		a->error = -EINVAL;
+		return;
+	}
+	if (g[5] != IORING_OFF_CQ_RING) {
 		a->cont = true;
 		return;
 	}
-	/* IORING_OFF_CQ_RING: IORING_FEAT_SINGLE_MMAP says the SQ ring's mapping holds it */
-	a->error = -EINVAL;
+	at = (flags & MAP_TYPE) == MAP_PRIVATE ? 0 : rings_mapping((pid_t)req->pid, f, len, prot);
+	if (at && (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) && at != g[0])
+		at = 0;
+	if (!at) {
+		sv_trace(s, "mmap(IORING_OFF_CQ_RING) of ring fd %d: no shared mapping of its SQ ring "
+			 "(%zu bytes) to give: EINVAL", (int)(uint32_t)g[4], len);
+		a->error = -EINVAL;
+		return;
+	}
+	a->val = (int64_t)at;
 }

@@ -9,10 +9,15 @@
 #   lseek SEEK_END (the namespace's size), BLKGETSIZE64, BLKGETSIZE,
 #   BLKSSZGET, BLKPBSZGET, BLKFLSBUF; a read at the end is 0, a write there
 #   ENOSPC, a read across it short. Static and dynamic print the same line.
+# - tests/exec/uring_rawmap.c on /dev/ng0n1: io_uring by hand as fio's own
+#   engine maps it (IORING_OFF_SQ_RING, IORING_OFF_SQES, then
+#   IORING_OFF_CQ_RING apart), NVMe passthrough write and read; and with
+#   IORING_REGISTER_RING_FDS, io_uring_enter on the registered index after
+#   the ring fd is closed.
 source "$(dirname "$0")/lib/common.sh"
 need_tools cc python3
 dir=$T
-for p in blk_calls; do
+for p in blk_calls uring_rawmap; do
 	cc -O2 -static -o "$dir/$p.static" "$SRC/tests/exec/$p.c" || fail "cc -static $p"
 	cc -O2 -o "$dir/$p.dyn" "$SRC/tests/exec/$p.c" || fail "cc $p"
 	grep -q 'statically linked' <<<"$(file "$dir/$p.static")" || fail "$p.static is not static"
@@ -56,4 +61,17 @@ ns_has 131072 8192 5 || fail "the namespace does not hold the static writev's da
 ns_has $((131072 + 8192)) 8192 6 || fail "the namespace does not hold the static pwritev2's data"
 ns_has $((131072 + 16384)) 4096 6 || fail "the namespace does not hold the static pwritev's data"
 
+for kind in dyn static; do
+	step "io_uring mapped as fio maps it ($kind): SQ ring, SQEs, CQ ring apart"
+	slba=$([ "$kind" = dyn ] && echo 512 || echo 640)
+	run "$dir/uring_rawmap.$kind" /dev/ng0n1 1 "$LBS" "$slba" 11
+	grep -qx ok <<<"$out" || fail "uring_rawmap.$kind: $out"
+	ns_has $((slba * LBS)) 8192 11 || fail "the namespace does not hold uring_rawmap.$kind's data"
+	step "the same with the ring fd registered (IORING_REGISTER_RING_FDS) and closed ($kind)"
+	run "$dir/uring_rawmap.$kind" /dev/ng0n1 1 "$LBS" "$((slba + 64))" 12 register
+	grep -qx 'registered 0' <<<"$out" && grep -qx ok <<<"$out" ||
+		fail "uring_rawmap.$kind register: $out"
+	ns_has $(((slba + 64) * LBS)) 8192 12 ||
+		fail "the namespace does not hold uring_rawmap.$kind register's data"
+done
 echo "exec_static_calls: ok"
