@@ -284,12 +284,30 @@ void pl_dir_opened(struct __dirstream *d, const char *path);
 int pl_dir_scandir(const char *path, struct dirent64 ***list,
 		   int (*filter)(const struct dirent64 *),
 		   int (*compar)(const struct dirent64 **, const struct dirent64 **));
+/* One entry of a merged listing. */
+struct pl_dirent {
+	char name[256];
+	unsigned char type;	/* DT_* */
+	uint64_t ino;
+};
+/*
+ * The merged listing of host directory dir (absolute, as the kernel names
+ * it) into *out (malloc'ed, *n entries, "." and ".." first as the host has
+ * them): 0, -ENOENT if dir is not one the tree has too, or -errno.
+ */
+int pl_dir_listing(const char *dir, struct pl_dirent **out, unsigned *n);
+/* Is this thread inside a merge (reading the host's directory for it)? */
+bool pl_dir_merging(void);
+/* dirs_raw.c: the getdents64 system call (the SIGSYS trap, syscall()): false if fd is not a merged directory. */
+bool pl_dir_getdents64(int fd, void *buf, size_t count, long *ret);
 
 /* ---- paths.c ---- */
 /* The path interposers (open*, stat*, access, opendir, readlink...): no API of their own. */
 
 /* ---- pathname.c: the string side of paths.c, pure ---- */
 
+/* A PCI function's sysfs class ("0x010802\n"): an NVMe controller's (01h/08h)? */
+bool pl_pci_class_nvme(const char *class_text);
 /* "nvme..." or "ng..." then a digit, one component: a name devinfo may know. */
 bool pl_path_dev_name(const char *s);
 /* Is p dir itself or below it (dir without a trailing slash)? */
