@@ -10,9 +10,9 @@
  * (opendir, fdopendir) and served by readdir and its family from then on;
  * the other directories go to libc untouched.
  *
- * The getdents64 system call made by the program itself (or by libc for a
- * DIR not opened through opendir/fdopendir: nftw, fts) is served from the
- * same listing by dirs_raw.c.
+ * The getdents64 call a program makes through libc (getdents64(),
+ * syscall()) is served from the same listing by dirs_raw.c; the system
+ * call made with its own instruction lists the host's (docs/compat.md).
  */
 #undef _FILE_OFFSET_BITS
 

@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
- * The getdents64 system call on a directory that the host and the tree both
- * have (/dev, /sys/devices/pci0000:00...), made by the program itself
- * (trapped: seccomp.c) or by libc for a DIR that opendir did not make
- * (nftw, fts, a DIR of fdopendir's before we saw it): the same merged
+ * The getdents64 call on a directory that the host and the tree both have
+ * (/dev, /sys/devices/pci0000:00...), made by the program through libc's
+ * getdents64() or syscall(SYS_getdents64, ...) (seccomp.c): the same merged
  * listing dirs.c gives readdir, in the kernel's struct linux_dirent64
  * records.
+ *
+ * The system call made with the program's own instruction (Go's runtime,
+ * hand-written assembly) is not caught: the seccomp filter would have to
+ * trap every getdents64, and the filter outlives exec, so a program exec'd
+ * without the preload (an environment without LD_PRELOAD) or a preloaded
+ * one before its SIGSYS handler is in place would be killed by SIGSYS for
+ * listing any directory (docs/compat.md).
  *
  * The position is the kernel's: after each call the directory's file
  * offset is set to the index of the next entry (devtmpfs and sysfs take
@@ -14,6 +20,7 @@
  * the directory again) behave as on Linux. A listing is kept per
  * descriptor number, checked against the directory's inode at each call.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -159,4 +166,17 @@ bool pl_dir_getdents64(int fd, void *buf, size_t count, long *ret)
 	pl_raw_syscall(__NR_lseek, fd, pos, SEEK_SET, 0, 0, 0);
 	*ret = (long)total;
 	return true;
+}
+
+PL_EXPORT ssize_t getdents64(int fd, void *buf, size_t count)
+{
+	long ret;
+
+	if (!pl_dir_getdents64(fd, buf, count, &ret))
+		ret = pl_raw_syscall(__NR_getdents64, fd, (long)buf, (long)count, 0, 0, 0);
+	if (ret < 0) {
+		errno = (int)-ret;
+		return -1;
+	}
+	return ret;
 }

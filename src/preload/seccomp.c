@@ -16,7 +16,6 @@
  *   io_uring_setup, io_uring_enter, io_uring_register    (every call)
  *   io_setup, io_destroy, io_submit, io_cancel,
  *   io_getevents, io_pgetevents                         (every call, aio.c)
- *   getdents64                                          (every call, dirs_raw.c)
  *   mmap with offset IORING_OFF_CQ_RING or IORING_OFF_SQES (uring.c)
  *
  * and the SIGSYS handler runs the call (uring.c, aio.c) and puts its result where
@@ -122,7 +121,6 @@ static const int trapped[] = {
 	__NR_io_uring_setup, __NR_io_uring_enter, __NR_io_uring_register,
 	__NR_io_setup, __NR_io_destroy, __NR_io_submit, __NR_io_cancel,
 	__NR_io_getevents, __NR_io_pgetevents,
-	__NR_getdents64,
 };
 #define NR_TRAPPED (sizeof(trapped) / sizeof(trapped[0]))
 
@@ -179,7 +177,7 @@ static long dispatch(long nr, const long a[6], bool *handled)
 			break;
 		return pl_io_getevents((unsigned long)a[0], a[1], a[2], (void *)a[3], (void *)a[4],
 				       (const void *)a[5], nr == __NR_io_pgetevents);
-	case __NR_getdents64: {
+	case __NR_getdents64: {	/* from syscall() only */
 		long ret;
 
 		if (!pl_dir_getdents64((int)a[0], (void *)a[1], (size_t)a[2], &ret))
@@ -212,7 +210,7 @@ static void sigsys(int sig, siginfo_t *si, void *ctx)
 		return;
 	}
 	g[REG_RAX] = dispatch(si->si_syscall, a, &handled);
-	if (!handled && si->si_syscall != __NR_mmap && si->si_syscall != __NR_getdents64)
+	if (!handled && si->si_syscall != __NR_mmap)
 		pl_trace("system call %d on fd %ld: not a ucmd ring, made for real",
 			 si->si_syscall, a[0]);
 	errno = saved;
@@ -228,7 +226,8 @@ PL_EXPORT long syscall(long nr, ...)
 	for (int i = 0; i < 6; i++)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
-	if (is_trapped(nr) || (nr == __NR_mmap && is_uring_off(a[5]))) {
+	/* getdents64 is not trapped (dirs_raw.c says why), but served through syscall() */
+	if (is_trapped(nr) || nr == __NR_getdents64 || (nr == __NR_mmap && is_uring_off(a[5]))) {
 		ret = dispatch(nr, a, &handled);
 	} else if (pl_syscall_fd(nr, a, &ret)) {
 		return ret;

@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Lists a directory with the getdents64 system call made by its own
- * syscall instruction (no libc wrapper, no readdir), as a program with its
- * own directory walker does:
+ * Lists a directory with the getdents64 call, not readdir, as a program
+ * with its own directory walker does:
  *
- *   raw_getdents DIR
+ *   raw_getdents DIR [syscall]
  *
- * prints "NAME TYPE" per entry (TYPE: b, c, d, l, r or ?), "." and ".."
- * left out, reading with a 512-byte buffer (several calls); then rewinds
- * (lseek 0) and lists again, which must give the same count ("again N" on
- * stderr otherwise, exit 1). Exit 0; 1 with the errno on stderr.
+ * through glibc's getdents64(), or with "syscall" through
+ * syscall(SYS_getdents64, ...). Prints "NAME TYPE" per entry (TYPE: b, c,
+ * d, l, r or ?), "." and ".." left out, reading with a 512-byte buffer
+ * (several calls); then rewinds (lseek 0) and lists again, which must give
+ * the same count ("again N" on stderr otherwise, exit 1). Exit 0; 1 with
+ * the errno on stderr.
  */
+#define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -20,15 +22,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+static int use_syscall;
+
 static long raw_getdents64(int fd, void *buf, unsigned long len)
 {
-	long ret;
+	long ret = use_syscall ? syscall(SYS_getdents64, fd, buf, len) : getdents64(fd, buf, len);
 
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "0"((long)SYS_getdents64), "D"((long)fd), "S"(buf), "d"(len)
-			 : "rcx", "r11", "memory");
-	return ret;
+	return ret < 0 ? -errno : ret;
 }
 
 static int list(int fd, int print)
@@ -70,9 +70,10 @@ int main(int argc, char **argv)
 	int fd, first, again;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: raw_getdents DIR\n");
+		fprintf(stderr, "usage: raw_getdents DIR [syscall]\n");
 		return 1;
 	}
+	use_syscall = argc > 2 && !strcmp(argv[2], "syscall");
 	fd = open(argv[1], O_RDONLY | O_DIRECTORY);
 	if (fd < 0) {
 		fprintf(stderr, "%s: %s\n", argv[1], strerror(errno));

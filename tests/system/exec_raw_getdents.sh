@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A program that lists /dev or /sys with the getdents64 system call itself
-# (tests/exec/raw_getdents.c: its own syscall instruction, no readdir) under
+# A program that lists /dev or /sys with getdents64 itself, not readdir
+# (tests/exec/raw_getdents.c: glibc's getdents64(), and syscall()) under
 # `ucmd exec` sees what `ls` (libc's readdir, interposed) sees: ucmd's
 # devices in /dev (nvme0 and ng0n1 as character devices, nvme0n1 as a
 # block device), the controller's PCI function in /sys/devices/pci0000:00
@@ -15,15 +15,17 @@ timeout 60 "$UCMD" --ctrl "$CTRL" create-ctrl >/dev/null || fail "create-ctrl"
 
 ex() { timeout 300 "$UCMD" exec --ctrl "$CTRL" -- "$@"; }
 
-step "/dev with the raw system call: ucmd's devices, of their kinds"
+step "/dev with getdents64: ucmd's devices, of their kinds"
 ex "$T/raw_getdents" /dev >"$T/dev.txt" 2>&1 || fail "raw_getdents /dev: $(cat "$T/dev.txt")"
+ex "$T/raw_getdents" /dev syscall >"$T/dev2.txt" 2>&1 || fail "raw_getdents /dev syscall: $(cat "$T/dev2.txt")"
 for want in "nvme0 c" "ng0n1 c" "nvme0n1 b" "null c"; do
-	grep -qx "$want" "$T/dev.txt" || fail "raw getdents64 of /dev has no '$want': $(cat "$T/dev.txt")"
+	grep -qx "$want" "$T/dev.txt" || fail "getdents64() of /dev has no '$want': $(cat "$T/dev.txt")"
+	grep -qx "$want" "$T/dev2.txt" || fail "syscall(getdents64) of /dev has no '$want': $(cat "$T/dev2.txt")"
 done
 
 step "the same names as ls (libc's readdir) lists"
-compare() {	# dir
-	ex "$T/raw_getdents" "$1" >"$T/raw.txt" 2>&1 || fail "raw_getdents $1: $(cat "$T/raw.txt")"
+compare() {	# dir [syscall]
+	ex "$T/raw_getdents" "$@" >"$T/raw.txt" 2>&1 || fail "raw_getdents $*: $(cat "$T/raw.txt")"
 	ex ls -A "$1" >"$T/ls.txt" 2>&1 || fail "ls $1: $(cat "$T/ls.txt")"
 	cut -d' ' -f1 "$T/raw.txt" | sort >"$T/raw.names"
 	sort "$T/ls.txt" >"$T/ls.names"
@@ -31,6 +33,7 @@ compare() {	# dir
 		fail "$1: raw getdents64 and ls differ: $(cat "$T/diff.txt")"
 }
 compare /dev
+compare /dev syscall
 compare /sys/devices/pci0000:00
 compare /sys/class/nvme
 compare /etc
