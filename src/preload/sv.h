@@ -15,8 +15,10 @@
  *   sv_open.c    open, openat, creat
  *   sv_uring.c   io_uring_setup/enter/register, the ring mmaps
  *   sv_regring.c IORING_REGISTER_RING_FDS
- *   sv_dev.c     ioctl, the read/write family on block namespaces, lseek,
+ *   sv_dev.c     ioctl (the BLK* queries: blkdev.c's, as the preload's),
  *                fstat, close
+ *   sv_rw.c      the read/write family, fsync, lseek on block namespaces
+ *   sv_geo.c     a block namespace's size and block size, read at open
  *   sv_common.c  the program's memory, the descriptor table, the daemon
  *
  * Device and ring descriptors live at numbers SV_FD_BASE.. of the
@@ -24,7 +26,8 @@
  * empty directory opened read-only (supervise.c), so every call that is not
  * trapped fails on it by itself (never moves data); a ring fd is the ring's
  * memfd, whose SQEs sit at IORING_OFF_SQES (UCMDD_QI_SQES_AT_OFF) so that
- * the program's own mmaps of it need nothing of ours.
+ * the program's own mmaps of it need nothing of ours (IORING_OFF_CQ_RING
+ * is answered with the program's own SQ ring mapping: sv_uring.c).
  */
 #ifndef UCMD_PRELOAD_SV_H
 #define UCMD_PRELOAD_SV_H
