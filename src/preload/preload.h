@@ -266,10 +266,21 @@ int pl_sysfs_ctrl_dev(char *out, size_t len, unsigned x);
 
 /*
  * path (in the tree) is a PCI function's resource0: write it again with
- * the controller's registers as they are now (a read or mmap then sees
- * them as a host's BAR0 would). 0 or -errno.
+ * the controller's registers as they are now (what an mmap of it sees;
+ * reads through libc are res0.c's, at each call). 0 or -errno.
  */
 int pl_sysfs_regs(const char *path);
+/* The controller whose PCI function's resource0 is path (in the tree), or NULL. */
+const struct pl_devinfo *pl_sysfs_regs_ctrl(const char *path);
+/* BAR0 of controller c now into bar (len bytes; the registers, doorbells zero): 0 or -errno. */
+int pl_regs_now(const struct pl_devinfo *c, void *bar, size_t len);
+/*
+ * res0.c: resource0 opened at fd (path in the tree): its reads (read,
+ * pread) read the registers as they are at the read, as a host's BAR0.
+ */
+void pl_res0_opened(int fd, const char *path);
+/* A read of fd if it is such a resource0: true and *ret (bytes or -errno). */
+bool pl_res0_read(int fd, void *buf, size_t n, off_t off, bool at_pos, ssize_t *ret);
 
 /* ---- dirs.c ---- */
 

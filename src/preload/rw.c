@@ -542,8 +542,13 @@ PL_EXPORT ssize_t rw_read(int fd, void *buf, size_t n)
 {
 	struct pl_file *f = pl_fd(fd);
 
-	if (!f)
+	ssize_t r;
+
+	if (!f) {
+		if (pl_res0_read(fd, buf, n, 0, true, &r))
+			return r < 0 ? fail((int)-r) : r;
 		return NEXT(read_fn, "read")(fd, buf, n);
+	}
 	return dev_rw1(f, fd, buf, n, 0, true, false);
 }
 
@@ -562,8 +567,13 @@ PL_EXPORT ssize_t rw_pread(int fd, void *buf, size_t n, off_t off)
 {
 	struct pl_file *f = pl_fd(fd);
 
-	if (!f)
+	ssize_t r;
+
+	if (!f) {
+		if (pl_res0_read(fd, buf, n, off, false, &r))
+			return r < 0 ? fail((int)-r) : r;
 		return NEXT(pread_fn, "pread")(fd, buf, n, off);
+	}
 	return dev_rw1(f, fd, buf, n, off, false, false);
 }
 
@@ -572,8 +582,13 @@ PL_EXPORT ssize_t rw_pread64(int fd, void *buf, size_t n, off_t off)
 {
 	struct pl_file *f = pl_fd(fd);
 
-	if (!f)
+	ssize_t r;
+
+	if (!f) {
+		if (pl_res0_read(fd, buf, n, off, false, &r))
+			return r < 0 ? fail((int)-r) : r;
 		return NEXT(pread_fn, "pread64")(fd, buf, n, off);
+	}
 	return dev_rw1(f, fd, buf, n, off, false, false);
 }
 
