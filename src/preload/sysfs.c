@@ -24,7 +24,8 @@
  *
  * The PCI function is QEMU's NVMe model as Linux shows it (vendor, device,
  * class 010802h, config space, resource0 the register file, which
- * pl_sysfs_regs() reads again from the controller at every open), at a
+ * pl_sysfs_regs() reads again from the controller at every open, res0.c
+ * at every read), at a
  * slot of bus 0 the host's own PCI devices leave free (paths.c shows the
  * host's and the tree's entries of a directory both have side by side).
  *
