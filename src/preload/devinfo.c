@@ -19,6 +19,7 @@
 
 #include "client/client.h"
 #include "preload/preload.h"
+#include "preload/blkdev.h"
 
 #define PL_MAX_DEVS 256u
 
@@ -119,21 +120,12 @@ static void geometry(struct pl_devinfo *d, const struct pl_devinfo *ctrl)
 		.data_len = sizeof(*id),
 		.cdw10 = NVME_IDENTIFY_CNS_NS,
 	};
-	unsigned f;
 
 	if (!id)
 		return;
 	cmd.addr = (uint64_t)(uintptr_t)id;
-	if (ctrl && pl_admin(ctrl, &cmd) == 0) {
-		/* FLBAS: bits 3:0, and 6:5 above them for formats past 16 */
-		f = (id->flbas & 0xf) | ((id->flbas >> 5 & 3u) << 4);
-		if (f < 64 && id->lbaf[f].ds >= 9 && id->lbaf[f].ds < 32) {
-			d->lba_size = 1u << id->lbaf[f].ds;
-			d->ms = le16toh(id->lbaf[f].ms);
-		}
-		d->ext = id->flbas & 0x10;
-		d->nlba = le64toh(id->nsze);
-	}
+	if (ctrl && pl_admin(ctrl, &cmd) == 0)
+		pl_ns_geometry(id, d);
 	free(id);
 }
 

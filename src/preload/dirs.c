@@ -10,8 +10,9 @@
  * (opendir, fdopendir) and served by readdir and its family from then on;
  * the other directories go to libc untouched.
  *
- * Only libc's directory calls see it: a program that makes the getdents64
- * system call itself lists the host's directory (docs/compat.md).
+ * The getdents64 call a program makes through libc (getdents64(),
+ * syscall()) is served from the same listing by dirs_raw.c; the system
+ * call made with its own instruction lists the host's (docs/compat.md).
  */
 #undef _FILE_OFFSET_BITS
 
@@ -33,24 +34,47 @@ _Static_assert(sizeof(struct dirent) == sizeof(struct dirent64), "one layout on 
 
 #define MAX_MERGED 64
 
-struct ment {
-	char name[256];
-	unsigned char type;
-	ino_t ino;
-};
-
 struct mdir {
 	DIR *d;
 	unsigned n, pos;
-	struct ment *e;
+	struct pl_dirent *e;
 	struct dirent64 out;	/* what readdir returns: the next call overwrites it */
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* merge() reads the host's directory: its getdents64 calls are the host's (dirs_raw.c) */
+static __thread bool merging;
 static struct mdir *tab[MAX_MERGED];
 static atomic_uint nr_merged;	/* readdir's fast path: nothing merged is open */
 
-/* A host entry that ucmd's view leaves out: the host's NVMe devices. */
+/* Is the host's PCI function dir/name an NVMe controller (its class file)? */
+static bool host_pci_nvme(const char *dir, const char *name)
+{
+	int (*real_open)(const char *, int, ...) = pl_next("open");
+	char path[PATH_MAX], class_text[32];
+	ssize_t n;
+	int fd;
+
+	if (name[0] == '.' ||
+	    snprintf(path, sizeof(path), "%s/%s/class", dir, name) >= (int)sizeof(path))
+		return false;
+	fd = real_open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, class_text, sizeof(class_text) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	class_text[n] = '\0';
+	return pl_pci_class_nvme(class_text);
+}
+
+/*
+ * A host entry that ucmd's view leaves out: the host's NVMe devices, their
+ * class entries, and the PCI functions that are NVMe controllers where the
+ * tree puts its own (a function behind a host bridge the tree does not
+ * have stays in that bridge's host listing).
+ */
 static bool host_hidden(const char *dir, const char *name)
 {
 	char path[PATH_MAX], target[PATH_MAX];
@@ -59,8 +83,14 @@ static bool host_hidden(const char *dir, const char *name)
 
 	if (!strcmp(dir, "/dev"))
 		return pl_path_dev_name(name);
-	if (!strcmp(dir, "/sys/block") || !strcmp(dir, "/sys/class/block"))
+	if (!strcmp(dir, "/sys/block") || !strcmp(dir, "/sys/class/block") ||
+	    !strcmp(dir, "/sys/class/nvme") || !strcmp(dir, "/sys/class/nvme-generic") ||
+	    !strcmp(dir, "/sys/class/nvme-subsystem"))
 		return !strncmp(name, "nvme", 4) || !strncmp(name, "ng", 2);
+	if (!strncmp(dir, "/sys/devices/pci", 16) || !strcmp(dir, "/sys/bus/pci/devices"))
+		return host_pci_nvme(dir, name);
+	if (!strcmp(dir, "/sys/bus/pci/drivers/nvme"))
+		return strchr(name, ':') != NULL;	/* the host's bindings: 0000:01:00.0 */
 	if (strcmp(dir, "/sys/dev/block") && strcmp(dir, "/sys/dev/char"))
 		return false;
 	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
@@ -91,7 +121,7 @@ static int add(struct mdir *m, unsigned *cap, const char *name, unsigned char ty
 {
 	if (m->n == *cap) {
 		unsigned nc = *cap ? *cap * 2 : 64;
-		struct ment *e = realloc(m->e, nc * sizeof(*e));
+		struct pl_dirent *e = realloc(m->e, nc * sizeof(*e));
 
 		if (!e)
 			return -ENOMEM;
@@ -140,6 +170,7 @@ static struct mdir *merge(DIR *d, const char *dir)
 		return NULL;
 	}
 	m->d = d;
+	merging = true;
 	while ((de = real_readdir(d))) {
 		if (host_hidden(dir, de->d_name))
 			continue;
@@ -165,9 +196,11 @@ static struct mdir *merge(DIR *d, const char *dir)
 		if (add(m, &cap, de->d_name, type, de->d_ino))
 			goto fail;
 	}
+	merging = false;
 	real_closedir(td);
 	return m;
 fail:
+	merging = false;
 	real_closedir(td);
 	free(m->e);
 	free(m);
@@ -264,7 +297,7 @@ static struct mdir *find_locked(DIR *d)
 
 static struct dirent64 *next_locked(struct mdir *m)
 {
-	struct ment *e;
+	struct pl_dirent *e;
 
 	if (m->pos >= m->n)
 		return NULL;
@@ -457,4 +490,35 @@ nomem:
 	free(v);
 	errno = ENOMEM;
 	return -1;
+}
+
+bool pl_dir_merging(void)
+{
+	return merging;
+}
+
+int pl_dir_listing(const char *dir, struct pl_dirent **out, unsigned *n)
+{
+	DIR *(*real_opendir)(const char *) = pl_next("opendir");
+	int (*real_closedir)(DIR *) = pl_next("closedir");
+	struct mdir *m;
+	DIR *d;
+
+	if (merging)
+		return -ENOENT;	/* merge()'s own read of the host's directory */
+	if (strcmp(dir, "/dev") && !pl_path_under(dir, "/sys"))
+		return -ENOENT;
+	merging = true;		/* opendir's own getdents64 calls, if any */
+	d = real_opendir(dir);
+	merging = false;
+	if (!d)
+		return -errno;
+	m = merge(d, dir);
+	real_closedir(d);
+	if (!m)
+		return -ENOENT;
+	*out = m->e;
+	*n = m->n;
+	free(m);
+	return 0;
 }

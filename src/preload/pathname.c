@@ -3,6 +3,7 @@
  * Path strings as paths.c judges them: no system call, no state, so that
  * fuzz_preload_path can feed them anything a program may pass to open().
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "preload/preload.h"
@@ -44,4 +45,18 @@ void pl_path_fold(char *out, const char *p)
 	if (o == out)
 		*o++ = '/';
 	*o = '\0';
+}
+
+bool pl_pci_class_nvme(const char *class_text)
+{
+	char *end;
+	unsigned long c;
+
+	if (!class_text || strncmp(class_text, "0x", 2))
+		return false;
+	c = strtoul(class_text + 2, &end, 16);
+	if (end == class_text + 2 || (*end && *end != '\n'))
+		return false;
+	/* base class 01h (mass storage), subclass 08h (non-volatile memory): any interface */
+	return (c >> 8) == 0x0108;
 }

@@ -276,6 +276,20 @@ static bool needs_mode(int flags)
 	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
 }
 
+/* An open of the tree's resource0 made fd: its reads are the registers at each read (res0.c). */
+static int res0_opened(const struct where *w, int fd)
+{
+	const char *base = strrchr(w->path, '/');
+
+	if (fd >= 0 && w->kind == P_SYS && !w->host && base && !strcmp(base, "/resource0")) {
+		int saved = errno;
+
+		pl_res0_opened(fd, w->path);
+		errno = saved;
+	}
+	return fd;
+}
+
 static int do_openat(const char *sym, int dirfd, const char *path, int flags, mode_t mode)
 {
 	struct where w;
@@ -286,8 +300,9 @@ static int do_openat(const char *sym, int dirfd, const char *path, int flags, mo
 	if (sys_open_ok(&w, flags))
 		return -1;
 	int (*real)(int, const char *, int, ...) = pl_next(sym);
+	int fd = real(dirfd, w.kind == P_SYS ? w.path : path, flags, mode);
 
-	return real(dirfd, w.kind == P_SYS ? w.path : path, flags, mode);
+	return res0_opened(&w, fd);
 }
 
 static int do_open(const char *sym, const char *path, int flags, mode_t mode)
@@ -300,8 +315,9 @@ static int do_open(const char *sym, const char *path, int flags, mode_t mode)
 	if (sys_open_ok(&w, flags))
 		return -1;
 	int (*real)(const char *, int, ...) = pl_next(sym);
+	int fd = real(w.kind == P_SYS ? w.path : path, flags, mode);
 
-	return real(w.kind == P_SYS ? w.path : path, flags, mode);
+	return res0_opened(&w, fd);
 }
 
 #define OPEN_MODE(flags, mode) do {			\

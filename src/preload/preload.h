@@ -266,10 +266,21 @@ int pl_sysfs_ctrl_dev(char *out, size_t len, unsigned x);
 
 /*
  * path (in the tree) is a PCI function's resource0: write it again with
- * the controller's registers as they are now (a read or mmap then sees
- * them as a host's BAR0 would). 0 or -errno.
+ * the controller's registers as they are now (what an mmap of it sees;
+ * reads through libc are res0.c's, at each call). 0 or -errno.
  */
 int pl_sysfs_regs(const char *path);
+/* The controller whose PCI function's resource0 is path (in the tree), or NULL. */
+const struct pl_devinfo *pl_sysfs_regs_ctrl(const char *path);
+/* BAR0 of controller c now into bar (len bytes; the registers, doorbells zero): 0 or -errno. */
+int pl_regs_now(const struct pl_devinfo *c, void *bar, size_t len);
+/*
+ * res0.c: resource0 opened at fd (path in the tree): its reads (read,
+ * pread) read the registers as they are at the read, as a host's BAR0.
+ */
+void pl_res0_opened(int fd, const char *path);
+/* A read of fd if it is such a resource0: true and *ret (bytes or -errno). */
+bool pl_res0_read(int fd, void *buf, size_t n, off_t off, bool at_pos, ssize_t *ret);
 
 /* ---- dirs.c ---- */
 
@@ -284,12 +295,30 @@ void pl_dir_opened(struct __dirstream *d, const char *path);
 int pl_dir_scandir(const char *path, struct dirent64 ***list,
 		   int (*filter)(const struct dirent64 *),
 		   int (*compar)(const struct dirent64 **, const struct dirent64 **));
+/* One entry of a merged listing. */
+struct pl_dirent {
+	char name[256];
+	unsigned char type;	/* DT_* */
+	uint64_t ino;
+};
+/*
+ * The merged listing of host directory dir (absolute, as the kernel names
+ * it) into *out (malloc'ed, *n entries, "." and ".." first as the host has
+ * them): 0, -ENOENT if dir is not one the tree has too, or -errno.
+ */
+int pl_dir_listing(const char *dir, struct pl_dirent **out, unsigned *n);
+/* Is this thread inside a merge (reading the host's directory for it)? */
+bool pl_dir_merging(void);
+/* dirs_raw.c: the getdents64 system call (the SIGSYS trap, syscall()): false if fd is not a merged directory. */
+bool pl_dir_getdents64(int fd, void *buf, size_t count, long *ret);
 
 /* ---- paths.c ---- */
 /* The path interposers (open*, stat*, access, opendir, readlink...): no API of their own. */
 
 /* ---- pathname.c: the string side of paths.c, pure ---- */
 
+/* A PCI function's sysfs class ("0x010802\n"): an NVMe controller's (01h/08h)? */
+bool pl_pci_class_nvme(const char *class_text);
 /* "nvme..." or "ng..." then a digit, one component: a name devinfo may know. */
 bool pl_path_dev_name(const char *s);
 /* Is p dir itself or below it (dir without a trailing slash)? */

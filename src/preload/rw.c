@@ -87,6 +87,7 @@
 
 #include "client/client.h"
 #include "preload.h"
+#include "preload/blkdev.h"
 #include "uaccess/uaccess.h"
 
 _Static_assert(sizeof(off_t) == 8, "rw.c: 64-bit off_t only");
@@ -140,12 +141,6 @@ static long fail(int err)
 
 /* ---- geometry ---------------------------------------------------------------- */
 
-struct rw_geo {
-	uint64_t size;		/* bytes the block device has */
-	uint32_t lbs;		/* logical block size */
-	uint32_t chunk;		/* bytes per command, a multiple of lbs */
-};
-
 /* What rw.c needs of controller X's Identify: max transfer (MDTS) and ONCS. */
 struct rw_ctrl {
 	uint32_t max_bytes;	/* 0: not asked yet */
@@ -179,9 +174,7 @@ static struct rw_ctrl ctrl_caps(unsigned instance)
 	if (c && id) {
 		cmd.addr = (uint64_t)(uintptr_t)id;
 		if (pl_admin(c, &cmd) == 0) {
-			/* MDTS, byte 77: 2^n minimum pages (4 KiB, the host's NVME_PAGE_SIZE) */
-			if (id[77] && id[77] < 20 && (4096u << id[77]) < v.max_bytes)
-				v.max_bytes = 4096u << id[77];
+			v.max_bytes = pl_mdts_bytes(id, v.max_bytes);
 			v.oncs = (uint16_t)(id[520] | id[521] << 8);
 		}
 	}
@@ -192,19 +185,9 @@ static struct rw_ctrl ctrl_caps(unsigned instance)
 	return v;
 }
 
-static void rw_geo(const struct pl_devinfo *d, struct rw_geo *g)
+static void rw_geo(const struct pl_devinfo *d, struct pl_blk_geo *g)
 {
-	uint32_t max = ctrl_caps(d->instance).max_bytes;
-
-	g->lbs = d->lba_size ? d->lba_size : 512;
-	/*
-	 * Interleaved metadata has no byte view: Linux gives such a namespace
-	 * capacity 0 on the block node (only ngXnY reaches it).
-	 */
-	g->size = d->ms && d->ext ? 0 : d->nlba * g->lbs;
-	g->chunk = max / g->lbs * g->lbs;
-	if (!g->chunk)
-		g->chunk = g->lbs;
+	pl_blk_geo_of(d, ctrl_caps(d->instance).max_bytes, g);
 }
 
 /* ---- the thread's ring on the daemon ----------------------------------------- */
@@ -371,7 +354,7 @@ struct rw_req {
  * Whole LBAs through the bounce buffer, MDTS at a time; read-modify-write
  * at unaligned edges (never with O_DIRECT, whose checks were made).
  */
-static ssize_t blk_io(struct rw_ctx *c, const struct rw_geo *g, const struct rw_req *r)
+static ssize_t blk_io(struct rw_ctx *c, const struct pl_blk_geo *g, const struct rw_req *r)
 {
 	uint64_t lmask = g->lbs - 1, end = (r->pos + r->total + lmask) & ~lmask;
 	size_t done = 0;
@@ -432,7 +415,7 @@ static ssize_t dev_rw(struct pl_file *f, int fd, const struct iovec *uiov, int c
 {
 	struct iovec small[8], *iov = small;
 	struct rw_req r = { .fd = fd, .f = f, .write = write };
-	struct rw_geo g;
+	struct pl_blk_geo g;
 	struct rw_ctx *c;
 	size_t total = 0;
 	ssize_t ret;
@@ -559,8 +542,13 @@ PL_EXPORT ssize_t rw_read(int fd, void *buf, size_t n)
 {
 	struct pl_file *f = pl_fd(fd);
 
-	if (!f)
+	ssize_t r;
+
+	if (!f) {
+		if (pl_res0_read(fd, buf, n, 0, true, &r))
+			return r < 0 ? fail((int)-r) : r;
 		return NEXT(read_fn, "read")(fd, buf, n);
+	}
 	return dev_rw1(f, fd, buf, n, 0, true, false);
 }
 
@@ -579,8 +567,13 @@ PL_EXPORT ssize_t rw_pread(int fd, void *buf, size_t n, off_t off)
 {
 	struct pl_file *f = pl_fd(fd);
 
-	if (!f)
+	ssize_t r;
+
+	if (!f) {
+		if (pl_res0_read(fd, buf, n, off, false, &r))
+			return r < 0 ? fail((int)-r) : r;
 		return NEXT(pread_fn, "pread")(fd, buf, n, off);
+	}
 	return dev_rw1(f, fd, buf, n, off, false, false);
 }
 
@@ -589,8 +582,13 @@ PL_EXPORT ssize_t rw_pread64(int fd, void *buf, size_t n, off_t off)
 {
 	struct pl_file *f = pl_fd(fd);
 
-	if (!f)
+	ssize_t r;
+
+	if (!f) {
+		if (pl_res0_read(fd, buf, n, off, false, &r))
+			return r < 0 ? fail((int)-r) : r;
 		return NEXT(pread_fn, "pread64")(fd, buf, n, off);
+	}
 	return dev_rw1(f, fd, buf, n, off, false, false);
 }
 
@@ -706,39 +704,21 @@ RW_PCHK(rw_pread64_chk, "__pread64_chk")
 
 static off_t dev_lseek(struct pl_file *f, int fd, off_t off, int whence)
 {
-	struct rw_geo g;
+	struct pl_blk_geo g;
 	off_t cur, pos;
 
 	if (f->dev->kind != PL_DEV_NS_BLK)
 		return fail(ESPIPE);	/* no llseek in nvme_dev_fops / nvme_ns_chr_fops */
 	rw_geo(f->dev, &g);
-	switch (whence) {
-	case SEEK_SET:
-		pos = off;
-		break;
-	case SEEK_CUR:
+	cur = 0;
+	if (whence == SEEK_CUR) {
 		cur = next_lseek(fd, 0, SEEK_CUR);
 		if (cur < 0 || off == 0)
 			return cur;
-		if (__builtin_add_overflow(cur, off, &pos))
-			return fail(EINVAL);
-		break;
-	case SEEK_END:
-		if (__builtin_add_overflow((off_t)g.size, off, &pos))
-			return fail(EINVAL);
-		break;
-	case SEEK_DATA:
-	case SEEK_HOLE:
-		/* one extent of data, the whole device; past the end is ENXIO */
-		if ((uint64_t)off >= g.size)
-			return fail(ENXIO);
-		pos = whence == SEEK_DATA ? off : (off_t)g.size;
-		break;
-	default:
-		return fail(EINVAL);
 	}
-	if (pos < 0 || (uint64_t)pos > g.size)
-		return fail(EINVAL);
+	pos = pl_blk_llseek(g.size, cur, off, whence);
+	if (pos < 0)
+		return fail((int)-pos);
 	return next_lseek(fd, pos, SEEK_SET);
 }
 
@@ -825,7 +805,7 @@ PL_EXPORT int rw_sync_file_range(int fd, off_t off, off_t n, unsigned int fl)
 /* Write zeroes over [start, start + len) (LBA-aligned, inside the device): 0 or -errno. */
 static int blk_zeroout(struct pl_file *f, int fd, uint64_t start, uint64_t len)
 {
-	struct rw_geo g;
+	struct pl_blk_geo g;
 	struct rw_ctx *c;
 	int err;
 
@@ -862,7 +842,7 @@ static int blk_discard(struct pl_file *f, uint64_t start, uint64_t len)
 	struct nvme_passthru_cmd64 cmd = { .opcode = 0x09, .nsid = d->nsid, .data_len = 16,
 					   .cdw11 = 1u << 2 /* AD */ };
 	struct ucmd_engine *e;
-	struct rw_geo g;
+	struct pl_blk_geo g;
 	uint64_t *range;
 	char name[32];
 	int fd, ret;
@@ -909,7 +889,7 @@ out:
 /* vfs_fallocate + blkdev_fallocate; 0 or -errno. */
 static int dev_fallocate(struct pl_file *f, int fd, int mode, off_t off, off_t len)
 {
-	struct rw_geo g;
+	struct pl_blk_geo g;
 	uint64_t end;
 
 	if (off < 0 || len <= 0)
@@ -1029,10 +1009,8 @@ static int put_user_val(void *arg, const void *val, size_t n)
 	return copy_to_user(arg, val, n) ? (int)fail(EFAULT) : 0;
 }
 
-#define PUT(arg, type, v) ({ type v_ = (type)(v); put_user_val(arg, &v_, sizeof(v_)); })
-
 /* blk_ioctl_zeroout / blk_ioctl_discard: the range, checked. 0 or -1 with errno. */
-static int blk_range(struct pl_file *f, void *arg, const struct rw_geo *g, uint64_t r[2])
+static int blk_range(struct pl_file *f, void *arg, const struct pl_blk_geo *g, uint64_t r[2])
 {
 	uint64_t end;
 
@@ -1049,43 +1027,15 @@ static int blk_range(struct pl_file *f, void *arg, const struct rw_geo *g, uint6
 
 int pl_blk_ioctl(struct pl_file *f, int fd, unsigned long req, void *arg)
 {
-	struct rw_geo g;
-	uint64_t r[2];
-	unsigned bsize;
+	struct pl_blk_geo g;
+	uint64_t r[2], val[1];
 	int ret;
 
 	rw_geo(f->dev, &g);
+	ret = pl_blk_query(&g, req, val);
+	if (ret >= 0)
+		return put_user_val(arg, val, (size_t)ret);
 	switch (req) {
-	case BLKGETSIZE64:
-		return PUT(arg, uint64_t, g.size);
-	case BLKGETSIZE:
-		return PUT(arg, unsigned long, g.size >> 9);
-	case BLKSSZGET:
-		return PUT(arg, int, g.lbs);
-	case BLKBSZGET:
-		/* the soft block size Linux starts with: set_init_blocksize() */
-		for (bsize = g.lbs; bsize < 4096 && !(g.size & bsize); bsize <<= 1)
-			;
-		return PUT(arg, int, bsize);
-	case BLKPBSZGET:
-	case BLKIOMIN:
-		return PUT(arg, unsigned int, g.lbs);
-	case BLKIOOPT:
-		return PUT(arg, unsigned int, 0);
-	case BLKALIGNOFF:
-		return PUT(arg, int, 0);
-	case BLKROGET:
-		return PUT(arg, int, 0);
-	case BLKRAGET:
-	case BLKFRAGET:
-		/* read_ahead_kb 128, in 512-byte sectors */
-		return PUT(arg, long, 256);
-	case BLKSECTGET:
-		return PUT(arg, unsigned short, g.chunk >> 9 > 0xffff ? 0xffff : g.chunk >> 9);
-	case BLKROTATIONAL:
-		return PUT(arg, unsigned short, 0);
-	case BLKDISCARDZEROES:
-		return PUT(arg, unsigned int, 0);
 	case BLKGETZONESZ:
 	case BLKGETNRZONES:
 	case BLKREPORTZONE:

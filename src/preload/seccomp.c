@@ -181,6 +181,13 @@ static long dispatch(long nr, const long a[6], bool *handled)
 			break;
 		return pl_io_getevents((unsigned long)a[0], a[1], a[2], (void *)a[3], (void *)a[4],
 				       (const void *)a[5], nr == __NR_io_pgetevents);
+	case __NR_getdents64: {	/* from syscall() only */
+		long ret;
+
+		if (!pl_dir_getdents64((int)a[0], (void *)a[1], (size_t)a[2], &ret))
+			break;
+		return ret;
+	}
 	case __NR_mmap:
 		if (!is_uring_off(a[5]) || !pl_uring_is_ring((int)a[4]))
 			break;
@@ -251,7 +258,8 @@ PL_EXPORT long syscall(long nr, ...)
 	for (int i = 0; i < 6; i++)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
-	if (is_trapped(nr) || (nr == __NR_mmap && is_uring_off(a[5]))) {
+	/* getdents64 is not trapped (dirs_raw.c says why), but served through syscall() */
+	if (is_trapped(nr) || nr == __NR_getdents64 || (nr == __NR_mmap && is_uring_off(a[5]))) {
 		ret = dispatch(nr, a, &handled);
 	} else if (pl_syscall_fd(nr, a, &ret)) {
 		return ret;

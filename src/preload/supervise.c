@@ -11,8 +11,9 @@
  * is ENOSYS, so that no call escapes it):
  *
  *   open, openat, creat, io_uring_setup/enter/register   always
- *   ioctl, close, read, write, pread64, pwrite64, lseek,
- *   fstat, newfstatat, statx                              on numbers SV_FD_BASE..
+ *   ioctl, close, read, write, pread64, pwrite64, readv,
+ *   writev, preadv, pwritev, preadv2, pwritev2, fsync,
+ *   fdatasync, lseek, fstat, newfstatat, statx            on numbers SV_FD_BASE..
  *   mmap                                                  on those numbers
  *   dup2, dup3                                            onto those numbers
  *   openat2                                               ENOSYS (libc falls back)

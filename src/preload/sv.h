@@ -11,16 +11,23 @@
  *
  *   supervise.c  the program's start, the notification loop
  *   sv_filter.c  the seccomp filter
- *   sv_calls.c   the calls: open*, io_uring_*, the ring mmaps, ioctl,
- *                read/write family on block namespaces, fstat, close,
- *                dup2/dup3
+ *   sv_calls.c   one notification to its family:
+ *   sv_open.c    open, openat, creat
+ *   sv_uring.c   io_uring_setup/enter/register, the ring mmaps
+ *   sv_regring.c IORING_REGISTER_RING_FDS
+ *   sv_dev.c     ioctl (the BLK* queries: blkdev.c's, as the preload's),
+ *                fstat, close
+ *   sv_rw.c      the read/write family, fsync, lseek on block namespaces
+ *   sv_geo.c     a block namespace's size and block size, read at open
+ *   sv_common.c  the program's memory, the descriptor table, the daemon
  *
  * Device and ring descriptors live at numbers SV_FD_BASE.. of the
  * program's table (the filter can only judge numbers): a device fd is an
  * empty directory opened read-only (supervise.c), so every call that is not
  * trapped fails on it by itself (never moves data); a ring fd is the ring's
  * memfd, whose SQEs sit at IORING_OFF_SQES (UCMDD_QI_SQES_AT_OFF) so that
- * the program's own mmaps of it need nothing of ours.
+ * the program's own mmaps of it need nothing of ours (IORING_OFF_CQ_RING
+ * is answered with the program's own SQ ring mapping: sv_uring.c).
  */
 #ifndef UCMD_PRELOAD_SV_H
 #define UCMD_PRELOAD_SV_H
@@ -31,19 +38,33 @@
 #include <sys/types.h>
 
 #include "client/client.h"
+#include "preload/blkdev.h"
 
 #define SV_FD_BASE 960u		/* below the default RLIMIT_NOFILE soft limit (1024) */
 #define SV_FD_NR 64u
 
+#define SV_REG_RINGS 16u	/* IO_RINGFD_REG_MAX: registered ring indexes per thread */
+#define SV_REG_MAX 128u		/* registered rings across threads */
+
 enum sv_kind { SV_FREE, SV_DEV, SV_RING };
+
+/* IORING_REGISTER_RING_FDS: thread tid's index idx names the ring of fds[slot] */
+struct sv_reg {
+	pid_t tid;		/* 0: a free entry */
+	unsigned idx;
+	int slot;
+};
 
 struct sv_fd {
 	enum sv_kind kind;
 	char name[32];		/* device: "ng0n1" */
 	bool blk;		/* nvmeXnY: the read/write family is served */
+	struct pl_blk_geo geo;	/* nvmeXnY: its size and block size when opened */
 	uint64_t pos;		/* its file position (read/write) */
 	struct ucmd_ring ring;	/* ring: the daemon's, mapped here too */
 	size_t rings_len, sqes_len;
+	unsigned regs;		/* ring: registrations holding it (sv_regring.c) */
+	bool closed;		/* ring: its descriptor closed, registrations keep it */
 };
 
 struct sv {
@@ -57,6 +78,7 @@ struct sv {
 	const char **names;	/* the daemon's devices */
 	int nr_names;
 	struct sv_fd fds[SV_FD_NR];
+	struct sv_reg regs[SV_REG_MAX];
 	struct ucmd_ring io;	/* our own ring: read/write family on nvmeXnY */
 	bool io_live;
 	unsigned long served, passed;	/* counts for --trace */
@@ -73,6 +95,44 @@ struct sv_ans {
 
 /* sv_calls.c: serve one notification (req->data.nr is one the filter traps). */
 void sv_serve(struct sv *s, const struct seccomp_notif *req, struct sv_ans *a);
+
+/* sv_common.c: the program's memory (0 or -EFAULT; a string: -ENAMETOOLONG past max - 1) */
+int sv_mem_in(pid_t pid, void *dst, uint64_t src, size_t len);
+int sv_mem_out(pid_t pid, uint64_t dst, const void *src, size_t len);
+int sv_str_in(pid_t pid, char *dst, uint64_t src, size_t max);
+/* the thread group of thread tid (a notification names the thread), or -1 */
+pid_t sv_tgid_of(struct sv *s, pid_t tid);
+/* the daemon's connection acting in the program's memory, made on first need: 0 or -errno */
+int sv_adopt(struct sv *s);
+/* our slot of the program's descriptor fd, or NULL; a free slot's index, or -1 */
+struct sv_fd *sv_slot_of(struct sv *s, uint64_t fd);
+int sv_slot_free(struct sv *s);
+/* install our fd src in the program as its answer: at number at (SETFD) or the lowest free */
+void sv_addfd_send(struct sv *s, const struct seccomp_notif *req, int src, int at, bool cloexec,
+		   struct sv_ans *a);
+
+/* sv_open.c: open, openat, creat */
+void sv_open(struct sv *s, const struct seccomp_notif *req, int dirfd, uint64_t upath, int flags,
+	     mode_t mode, struct sv_ans *a);
+/* sv_uring.c: io_uring_setup/enter/register, mmap of a number of ours */
+void sv_uring_setup(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);
+void sv_uring_enter(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);
+void sv_uring_register(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);
+void sv_mmap(struct sv *s, const struct seccomp_notif *req, struct sv_ans *a);
+/* sv_regring.c: IORING_(UN)REGISTER_RING_FDS of nr updates at uarg; as the call returns */
+int sv_ring_fds(struct sv *s, const struct seccomp_notif *req, pid_t tg, bool reg,
+		uint64_t uarg, unsigned nr);
+/* the ring thread tid registered at idx, or NULL and *err (-EINVAL, -EBADF) */
+struct sv_fd *sv_reg_ring(struct sv *s, pid_t tid, uint64_t idx, int *err);
+/* a ring's descriptor closed or a registration dropped: freed when nothing holds it */
+void sv_ring_put(struct sv *s, struct sv_fd *f);
+/* sv_geo.c: the block device of namespace node name ("nvme0n1"): 0 or -errno */
+int sv_blk_geo(struct sv *s, const char *name, struct pl_blk_geo *g);
+/* sv_rw.c: read/write family, fsync, fdatasync, lseek on device f: result or -errno */
+int64_t sv_blk_call(struct sv *s, const struct seccomp_notif *req, struct sv_fd *f);
+/* sv_dev.c: a call whose argument 0 is a number of ours (ioctl, read/write family, close...) */
+void sv_fd_call(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);
+
 /* sv_filter.c: the numbers the filter sends to the supervisor. */
 extern const int sv_always[];	/* every call */
 extern const unsigned sv_nr_always;

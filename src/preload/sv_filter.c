@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ucmd-supervise's seccomp filter (the list is supervise.c's comment),
- * built from sv_calls.c's tables: x86-64 only, every other system call ABI
+ * built from its own tables (sv.h): x86-64 only, every other system call ABI
  * ENOSYS; USER_NOTIF for the calls that may name ucmd's devices. Jumps
  * are written as labels and resolved at the end (BPF jumps forward only).
  */
@@ -20,7 +20,8 @@ const int sv_always[] = {
 const unsigned sv_nr_always = sizeof(sv_always) / sizeof(sv_always[0]);
 const int sv_fd0[] = {
 	__NR_ioctl, __NR_close, __NR_read, __NR_write, __NR_pread64, __NR_pwrite64, __NR_lseek,
-	__NR_fstat, __NR_newfstatat, __NR_statx,
+	__NR_readv, __NR_writev, __NR_preadv, __NR_pwritev, __NR_preadv2, __NR_pwritev2,
+	__NR_fsync, __NR_fdatasync, __NR_fstat, __NR_newfstatat, __NR_statx,
 };
 const unsigned sv_nr_fd0 = sizeof(sv_fd0) / sizeof(sv_fd0[0]);
 

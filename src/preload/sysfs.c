@@ -24,7 +24,8 @@
  *
  * The PCI function is QEMU's NVMe model as Linux shows it (vendor, device,
  * class 010802h, config space, resource0 the register file, which
- * pl_sysfs_regs() reads again from the controller at every open), at a
+ * pl_sysfs_regs() reads again from the controller at every open, res0.c
+ * at every read), at a
  * slot of bus 0 the host's own PCI devices leave free (paths.c shows the
  * host's and the tree's entries of a directory both have side by side).
  *
@@ -308,17 +309,8 @@ static int put_wo(const char *dir, const char *name)
 static int put_regs(const char *path, const struct pl_devinfo *c)
 {
 	static uint8_t bar[BAR0_SIZE];	/* not on an interposer's stack */
-	struct ucmd_engine *e = pl_engine();
-	int fd, ret;
+	int ret = pl_regs_now(c, bar, sizeof(bar));
 
-	if (!e)
-		return -errno;
-	memset(bar, 0, sizeof(bar));
-	fd = pl_private_open(e, c->name, O_RDONLY);
-	if (fd < 0)
-		return fd;
-	ret = ucmd_nvme_regs_read(e, fd, 0, bar, 0x1000);
-	pl_private_close(e, fd);
 	return ret ?: put_bytes(path, bar, sizeof(bar), 0400);
 }
 
@@ -855,7 +847,8 @@ int pl_sysfs_sync(const char *root)
 	return ret;
 }
 
-int pl_sysfs_regs(const char *path)
+/* The controller whose PCI function's resource0 is path, or NULL. */
+static const struct pl_devinfo *regs_ctrl(const char *path)
 {
 	char dir[PATH_MAX];
 	const char *slash = strrchr(path, '/');
@@ -864,10 +857,10 @@ int pl_sysfs_regs(const char *path)
 	DIR *dp;
 
 	if (!slash || pl_sysfs_path(dir, "%.*s/nvme", (int)(slash - path), path))
-		return -ENOENT;
+		return NULL;
 	dp = opendir(dir);
 	if (!dp)
-		return -ENOENT;
+		return NULL;
 	while ((e = readdir(dp)) && !c) {
 		unsigned x;
 		char tail;
@@ -876,7 +869,33 @@ int pl_sysfs_regs(const char *path)
 			c = pl_devinfo(e->d_name);
 	}
 	closedir(dp);
-	if (!c || c->kind != PL_DEV_CTRL)
-		return -ENOENT;
-	return put_regs(path, c);
+	return c && c->kind == PL_DEV_CTRL ? c : NULL;
+}
+
+int pl_sysfs_regs(const char *path)
+{
+	const struct pl_devinfo *c = regs_ctrl(path);
+
+	return c ? put_regs(path, c) : -ENOENT;
+}
+
+const struct pl_devinfo *pl_sysfs_regs_ctrl(const char *path)
+{
+	return regs_ctrl(path);
+}
+
+int pl_regs_now(const struct pl_devinfo *c, void *bar, size_t len)
+{
+	struct ucmd_engine *e = pl_engine();
+	int fd, ret;
+
+	if (!e)
+		return -errno;
+	memset(bar, 0, len);
+	fd = pl_private_open(e, c->name, O_RDONLY);
+	if (fd < 0)
+		return fd;
+	ret = ucmd_nvme_regs_read(e, fd, 0, bar, len < 0x1000 ? len : 0x1000);
+	pl_private_close(e, fd);
+	return ret;
 }

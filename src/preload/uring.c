@@ -132,15 +132,12 @@ void pl_uring_close(int fd)
 	r = atomic_exchange(&rings[fd], NULL);
 	if (!r)
 		return;
-	for (unsigned i = 0; i < PL_MAX_REG_RINGS; i++) {
-		struct pl_ring *expect = r;
-
-		atomic_compare_exchange_strong(&reg_rings[i], &expect, NULL);
-	}
 	/*
 	 * The ring itself stays until the process ends (the daemon frees it
 	 * then): another thread may be inside enter on it, and the program's
-	 * mappings of it stay valid after close as on Linux.
+	 * mappings of it stay valid after close as on Linux. So do its
+	 * IORING_REGISTER_RING_FDS indexes, which hold the ring in Linux
+	 * (liburing's io_uring_close_ring_fd registers, then closes the fd).
 	 */
 	if (r->pid == pl_pid())
 		pl_trace("ring fd %d closed; the daemon keeps its ring until exit", fd);

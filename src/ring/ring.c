@@ -40,7 +40,6 @@ static void compute_layout(struct layout *l, unsigned sq, unsigned cq, size_t sq
 	l->sq_entries = o + 4;
 	l->sq_flags = o + 8;
 	l->sq_dropped = o + 12;		o += LINE;
-	l->sq_array = o;		o = align_up(o + (size_t)sq * 4, LINE);
 	l->cq_head = o;			o += LINE;
 	l->cq_tail = o;			o += LINE;
 	l->cq_mask = o;
@@ -48,6 +47,13 @@ static void compute_layout(struct layout *l, unsigned sq, unsigned cq, size_t sq
 	l->cq_overflow = o + 8;
 	l->cq_flags = o + 12;		o += LINE;
 	l->cq_cqes = o;			o = align_up(o + (size_t)cq * cqe_sz, LINE);
+	/*
+	 * The SQ array last, as Linux's rings_size(): the SQ ring's mapping
+	 * (sq_off.array + sq_entries * 4 bytes, what a program asks for
+	 * IORING_OFF_SQ_RING) then holds the CQ ring too, which is what lets a
+	 * program that maps IORING_OFF_CQ_RING apart see the same rings.
+	 */
+	l->sq_array = o;		o = align_up(o + (size_t)sq * 4, LINE);
 	/* page-aligned, as Linux's separate SQE array: IORING_OFF_SQES maps it alone */
 	l->sqes = align_up(o, (size_t)sysconf(_SC_PAGESIZE));
 	o = l->sqes + (size_t)sq * sqe_sz;

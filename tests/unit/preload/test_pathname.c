@@ -69,12 +69,30 @@ static void test_under(void **state)
 	assert_false(pl_path_under("/sys/class", "/sys/class/nvme"));
 }
 
+/* Which PCI functions' class files say NVMe controller: those dirs.c leaves out of the host's listings. */
+static void test_pci_class(void **state)
+{
+	(void)state;
+	assert_true(pl_pci_class_nvme("0x010802\n"));
+	assert_true(pl_pci_class_nvme("0x010802"));
+	assert_true(pl_pci_class_nvme("0x010803\n"));	/* another interface, still NVM */
+	assert_false(pl_pci_class_nvme("0x010601\n"));	/* AHCI */
+	assert_false(pl_pci_class_nvme("0x020000\n"));	/* Ethernet */
+	assert_false(pl_pci_class_nvme("0x060400\n"));	/* a bridge */
+	assert_false(pl_pci_class_nvme("010802\n"));
+	assert_false(pl_pci_class_nvme("0x\n"));
+	assert_false(pl_pci_class_nvme("0x0108zz\n"));
+	assert_false(pl_pci_class_nvme(""));
+	assert_false(pl_pci_class_nvme(NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fold),
 		cmocka_unit_test(test_dev_name),
 		cmocka_unit_test(test_under),
+		cmocka_unit_test(test_pci_class),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Calls on a device or ring descriptor of a static program (sv.h): ioctl,
+ * fstat and its family, close; the read/write family, fsync and lseek are
+ * sv_rw.c's.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <linux/fs.h>
+#include <linux/io_uring.h>
+
+#include <ucmd/daemon.h>
+
+#include "preload/preload.h"
+#include "preload/sv.h"
+
+/*
+ * fstat of a device fd: what Linux shows of the node (char for nvmeX and
+ * ngXnY, block for nvmeXnY; st_size 0 as for any device node), not the
+ * placeholder directory. The numbers are the preload's (preload.h). The
+ * program's glibc makes it newfstatat(fd, "", AT_EMPTY_PATH) or statx: a
+ * path below one of our fds is ENOENT (the placeholder holds nothing).
+ */
+static int dev_stat(struct sv *s, const struct seccomp_notif *req, const struct sv_fd *f)
+{
+	const __u64 *g = req->data.args;
+	unsigned minor = 0, major = f->blk ? PL_MAJOR_BLK : PL_MAJOR_NG;
+	mode_t mode = f->blk ? S_IFBLK | 0660 : S_IFCHR | 0600;
+	uint64_t buf = g[1];
+	char path[8];
+
+	if (!strchr(f->name + 4, 'n') && strncmp(f->name, "ng", 2))
+		major = PL_MAJOR_CTRL;	/* nvmeX */
+	for (int i = 0; i < s->nr_names; i++)
+		if (!strcmp(s->names[i], f->name))
+			minor = (unsigned)i;
+	if (req->data.nr != __NR_fstat) {
+		int ret = sv_str_in(req->pid, path, g[1], sizeof(path));
+		unsigned flags = (unsigned)(req->data.nr == __NR_statx ? g[2] : g[3]);
+
+		if (ret)
+			return ret == -ENAMETOOLONG ? -ENOENT : ret;
+		if (path[0] || !(flags & AT_EMPTY_PATH))
+			return -ENOENT;
+		buf = req->data.nr == __NR_statx ? g[4] : g[2];
+	}
+	if (req->data.nr == __NR_statx) {
+		struct statx sx = { .stx_mask = STATX_BASIC_STATS, .stx_blksize = 4096,
+				    .stx_nlink = 1, .stx_uid = getuid(), .stx_gid = getgid(),
+				    .stx_mode = (uint16_t)mode, .stx_rdev_major = major,
+				    .stx_rdev_minor = minor };
+
+		return sv_mem_out(req->pid, buf, &sx, sizeof(sx));
+	}
+	struct stat st = { .st_mode = mode, .st_nlink = 1, .st_uid = getuid(), .st_gid = getgid(),
+			   .st_rdev = makedev(major, minor), .st_blksize = 4096 };
+
+	return sv_mem_out(req->pid, buf, &st, sizeof(st));
+}
+
+/*
+ * ioctl: a block node's BLK* queries are answered here as the preload
+ * answers them (blkdev.c), BLKFLSBUF has nothing to flush; the rest (the
+ * NVMe ioctls, which Linux serves on the block node too) go to the daemon,
+ * which reads and writes the argument in the program's memory.
+ */
+static int64_t dev_ioctl(struct sv *s, const struct seccomp_notif *req, const struct sv_fd *f)
+{
+	const __u64 *g = req->data.args;
+	unsigned long cmd = (unsigned long)g[1];
+	uint64_t val;
+	int n;
+
+	if (f->blk) {
+		n = pl_blk_query(&f->geo, cmd, &val);
+		if (n >= 0)
+			return sv_mem_out((pid_t)req->pid, g[2], &val, (size_t)n);
+		if (cmd == BLKFLSBUF)
+			return 0;
+	}
+	return ucmd_ioctl(s->e, (int)(uint32_t)g[0], cmd, (void *)(uintptr_t)g[2]);
+}
+
+void sv_fd_call(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a)
+{
+	const __u64 *g = req->data.args;
+	struct sv_fd *f = sv_slot_of(s, g[0]);
+	int fd = (int)(uint32_t)g[0], nr = req->data.nr;
+	int64_t ret;
+
+	if (!f || f->kind == SV_FREE || f->closed) {
+		a->cont = true;	/* a number of ours we did not give: the kernel's */
+		return;
+	}
+	if (nr == __NR_close) {
+		if (tg == s->pid && f->kind == SV_DEV) {
+			ucmd_close(s->e, fd);
+			f->kind = SV_FREE;
+		} else if (tg == s->pid) {
+			/* a registered ring outlives its descriptor, as on Linux */
+			f->closed = true;
+			sv_ring_put(s, f);
+		}
+		a->cont = true;	/* the kernel closes the program's descriptor */
+		return;
+	}
+	if (tg != s->pid) {
+		a->error = -EBADF;	/* a forked child: the daemon's mirror is the parent's */
+		return;
+	}
+	if (f->kind == SV_RING) {
+		if (nr == __NR_fstat || nr == __NR_newfstatat || nr == __NR_statx) {
+			a->cont = true;	/* the memfd's own, as Linux shows an anon inode */
+			return;
+		}
+		a->error = nr == __NR_ioctl ? -ENOTTY : nr == __NR_lseek ? -ESPIPE : -EINVAL;
+		return;
+	}
+	switch (nr) {
+	case __NR_ioctl:
+		ret = dev_ioctl(s, req, f);
+		break;
+	case __NR_fstat:
+	case __NR_newfstatat:
+	case __NR_statx:
+		ret = dev_stat(s, req, f);
+		break;
+	default:
+		ret = sv_blk_call(s, req, f);
+		break;
+	}
+	if (ret < 0)
+		a->error = (int)ret;
+	else
+		a->val = ret;
+}

@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * open, openat, creat for a static program (sv.h). Paths: once read, the
+ * notification is checked to be still pending (SECCOMP_IOCTL_NOTIF_ID_VALID)
+ * and every open is made here, never continued: the program could change
+ * the path between our read and the kernel's. A file this process opens for
+ * the program that turns out to be an NVMe node of the host (a symbolic
+ * link, "..", a relative path into /dev) is ENOENT, so the host's drives
+ * are never reached. Only the process we started is served: its forked
+ * children share none of its daemon state, and their device opens fail
+ * (EOPNOTSUPP).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <linux/io_uring.h>
+
+#include <ucmd/daemon.h>
+
+#include "preload/preload.h"
+#include "preload/sv.h"
+
+static bool known_device(struct sv *s, const char *name)
+{
+	for (int i = 0; i < s->nr_names; i++)
+		if (!strcmp(s->names[i], name))
+			return true;
+	return false;
+}
+
+static void open_device(struct sv *s, const struct seccomp_notif *req, const char *name,
+			int flags, pid_t tg, struct sv_ans *a)
+{
+	char ph[PATH_MAX + 64];
+	struct sv_fd *f;
+	int i, fd, pfd, ret;
+
+	if (strlen(name) >= sizeof(f->name)) {
+		a->error = -ENOENT;
+		return;
+	}
+	if (tg != s->pid) {
+		sv_trace(s, "%s opened by pid %d, a child of the program: not served", name, (int)tg);
+		a->error = -EOPNOTSUPP;
+		return;
+	}
+	ret = sv_adopt(s);
+	if (ret) {
+		a->error = ret;
+		return;
+	}
+	i = sv_slot_free(s);
+	if (i < 0) {
+		a->error = -EMFILE;
+		return;
+	}
+	fd = (int)SV_FD_BASE + i;
+	snprintf(ph, sizeof(ph), "%s/%.31s", s->phdir, name);
+	pfd = open(ph, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pfd < 0) {
+		a->error = -errno;
+		return;
+	}
+	ret = dc_open_fixed(s->e, name, flags & O_ACCMODE, fd);
+	if (ret < 0) {
+		sv_trace(s, "the daemon's open of %s: %s", name, strerror(-ret));
+		close(pfd);
+		a->error = ret;
+		return;
+	}
+	f = &s->fds[i];
+	memset(f, 0, sizeof(*f));
+	f->kind = SV_DEV;
+	memcpy(f->name, name, strlen(name) + 1);
+	f->blk = !strncmp(name, "nvme", 4) && strchr(name + 4, 'n');
+	ret = f->blk ? sv_blk_geo(s, name, &f->geo) : 0;
+	if (ret) {
+		sv_trace(s, "the size of %s: %s", name, strerror(-ret));
+		ucmd_close(s->e, fd);
+		close(pfd);
+		a->error = ret;
+		return;
+	}
+	sv_addfd_send(s, req, pfd, fd, flags & O_CLOEXEC, a);
+	close(pfd);
+	if (!a->sent) {
+		ucmd_close(s->e, fd);
+		f->kind = SV_FREE;
+	}
+}
+
+/* The program's umask (applies to O_CREAT as the kernel applies it). */
+static mode_t umask_of(pid_t tid)
+{
+	char path[64], line[128];
+	unsigned m = 022;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 022;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Umask: %o", &m) == 1)
+			break;
+	fclose(f);
+	return (mode_t)m;
+}
+
+/* Is the file fd (opened here) one of the host's NVMe nodes? */
+static bool host_nvme(int fd)
+{
+	char link[64], target[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+
+	if (fstat(fd, &st) || (!S_ISCHR(st.st_mode) && !S_ISBLK(st.st_mode)))
+		return false;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n < 0)
+		return true;	/* a device we cannot name: not given out */
+	target[n] = '\0';
+	return pl_path_under(target, "/dev") && strrchr(target, '/') &&
+	       pl_path_dev_name(strrchr(target, '/') + 1);
+}
+
+/* Anything else: opened here as the program would have (its cwd or dirfd, its umask). */
+static void open_plain(struct sv *s, const struct seccomp_notif *req, int dirfd,
+		       const char *path, int flags, mode_t mode, pid_t tg, struct sv_ans *a)
+{
+	char buf[PATH_MAX + 64], dpath[64];
+	const char *p = path;
+	int dfd = AT_FDCWD, fd;
+	pid_t tid = (pid_t)req->pid;
+
+	/* /proc/self here would be ours */
+	if (pl_path_under(path, "/proc/self")) {
+		snprintf(buf, sizeof(buf), "/proc/%d%s", (int)tg, path + 10);
+		p = buf;
+	} else if (pl_path_under(path, "/proc/thread-self")) {
+		snprintf(buf, sizeof(buf), "/proc/%d/task/%d%s", (int)tg, (int)tid, path + 17);
+		p = buf;
+	}
+	if (p[0] != '/') {
+		if (dirfd == AT_FDCWD)
+			snprintf(dpath, sizeof(dpath), "/proc/%d/cwd", (int)tid);
+		else
+			snprintf(dpath, sizeof(dpath), "/proc/%d/fd/%d", (int)tid, dirfd);
+		dfd = open(dpath, O_PATH | O_CLOEXEC);
+		if (dfd < 0) {
+			a->error = errno == ENOENT ? -EBADF : -errno;
+			return;
+		}
+	}
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		mode_t old = umask(umask_of(tid));
+
+		fd = openat(dfd, p, flags | O_CLOEXEC, mode);
+		umask(old);
+	} else {
+		fd = openat(dfd, p, flags | O_CLOEXEC);
+	}
+	if (fd < 0)
+		a->error = -errno;
+	if (dfd >= 0)
+		close(dfd);
+	if (fd < 0)
+		return;
+	if (host_nvme(fd)) {
+		sv_trace(s, "%s is the host's NVMe device: ENOENT", path);
+		close(fd);
+		a->error = -ENOENT;
+		return;
+	}
+	sv_addfd_send(s, req, fd, -1, flags & O_CLOEXEC, a);
+	close(fd);
+}
+
+void sv_open(struct sv *s, const struct seccomp_notif *req, int dirfd, uint64_t upath,
+		    int flags, mode_t mode, struct sv_ans *a)
+{
+	char path[PATH_MAX], abs[2 * PATH_MAX + 2], folded[2 * PATH_MAX + 4], base[PATH_MAX];
+	pid_t tid = (pid_t)req->pid, tg;
+	int ret = sv_str_in(tid, path, upath, sizeof(path));
+
+	if (ret) {
+		a->error = ret;
+		return;
+	}
+	/* what we read is the call's only while it is still pending */
+	if (!sv_id_valid(s, req->id)) {
+		a->error = -ENOENT;
+		return;
+	}
+	tg = sv_tgid_of(s, tid);
+	if (!path[0]) {
+		a->error = -ENOENT;
+		return;
+	}
+	if (path[0] == '/') {
+		snprintf(abs, sizeof(abs), "%s", path);
+	} else {
+		char link[64];
+		ssize_t n;
+
+		if (dirfd == AT_FDCWD)
+			snprintf(link, sizeof(link), "/proc/%d/cwd", (int)tid);
+		else
+			snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)tid, dirfd);
+		n = readlink(link, base, sizeof(base) - 1);
+		base[n > 0 ? n : 0] = '\0';
+		snprintf(abs, sizeof(abs), "%s/%s", base, path);
+	}
+	pl_path_fold(folded, abs);
+	if (pl_path_under(folded, "/dev") && folded[4] == '/' && pl_path_dev_name(folded + 5)) {
+		if (known_device(s, folded + 5)) {
+			open_device(s, req, folded + 5, flags, tg, a);
+		} else {
+			sv_trace(s, "%s: not one of ucmd's devices: ENOENT", folded);
+			a->error = -ENOENT;
+		}
+		return;
+	}
+	open_plain(s, req, dirfd, path, flags, mode, tg, a);
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Lists a directory with the getdents64 call, not readdir, as a program
+ * with its own directory walker does:
+ *
+ *   raw_getdents DIR [syscall]
+ *
+ * through glibc's getdents64(), or with "syscall" through
+ * syscall(SYS_getdents64, ...). Prints "NAME TYPE" per entry (TYPE: b, c,
+ * d, l, r or ?), "." and ".." left out, reading with a 512-byte buffer
+ * (several calls); then rewinds (lseek 0) and lists again, which must give
+ * the same count ("again N" on stderr otherwise, exit 1). Exit 0; 1 with
+ * the errno on stderr.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static int use_syscall;
+
+static long raw_getdents64(int fd, void *buf, unsigned long len)
+{
+	long ret = use_syscall ? syscall(SYS_getdents64, fd, buf, len) : getdents64(fd, buf, len);
+
+	return ret < 0 ? -errno : ret;
+}
+
+static int list(int fd, int print)
+{
+	_Alignas(8) char buf[512];
+	int count = 0;
+
+	for (;;) {
+		long n = raw_getdents64(fd, buf, sizeof(buf));
+
+		if (n < 0) {
+			fprintf(stderr, "getdents64: %s\n", strerror((int)-n));
+			return -1;
+		}
+		if (!n)
+			return count;
+		for (long off = 0; off < n;) {
+			const char *rec = buf + off;
+			unsigned short reclen;
+			unsigned char type;
+			const char *name = rec + 19;
+
+			memcpy(&reclen, rec + 16, 2);
+			type = (unsigned char)rec[18];
+			off += reclen;
+			if (!strcmp(name, ".") || !strcmp(name, ".."))
+				continue;
+			count++;
+			if (print)
+				printf("%s %c\n", name, type == DT_BLK ? 'b' : type == DT_CHR ? 'c' :
+					type == DT_DIR ? 'd' : type == DT_LNK ? 'l' : type == DT_REG ? 'r' :
+					'?');
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	int fd, first, again;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: raw_getdents DIR [syscall]\n");
+		return 1;
+	}
+	use_syscall = argc > 2 && !strcmp(argv[2], "syscall");
+	fd = open(argv[1], O_RDONLY | O_DIRECTORY);
+	if (fd < 0) {
+		fprintf(stderr, "%s: %s\n", argv[1], strerror(errno));
+		return 1;
+	}
+	first = list(fd, 1);
+	if (first < 0 || lseek(fd, 0, SEEK_SET) != 0)
+		return 1;
+	again = list(fd, 0);
+	if (again != first) {
+		fprintf(stderr, "again %d, first %d\n", again, first);
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# A program that lists /dev or /sys with getdents64 itself, not readdir
+# (tests/exec/raw_getdents.c: glibc's getdents64(), and syscall()) under
+# `ucmd exec` sees what `ls` (libc's readdir, interposed) sees: ucmd's
+# devices in /dev (nvme0 and ng0n1 as character devices, nvme0n1 as a
+# block device), the controller's PCI function in /sys/devices/pci0000:00
+# and its class entry in /sys/class/nvme, and the host's other entries
+# (/dev/null); a rewind (lseek 0) lists the same again. A directory the
+# tree does not have (/etc) is the host's, untouched.
+source "$(dirname "$0")/lib/common.sh"
+need_tools cc python3
+cc -O2 -o "$T/raw_getdents" "$SRC/tests/exec/raw_getdents.c" || fail "cc raw_getdents"
+CTRL=$T/ctrl
+timeout 60 "$UCMD" --ctrl "$CTRL" create-ctrl >/dev/null || fail "create-ctrl"
+
+ex() { timeout 300 "$UCMD" exec --ctrl "$CTRL" -- "$@"; }
+
+step "/dev with getdents64: ucmd's devices, of their kinds"
+ex "$T/raw_getdents" /dev >"$T/dev.txt" 2>&1 || fail "raw_getdents /dev: $(cat "$T/dev.txt")"
+ex "$T/raw_getdents" /dev syscall >"$T/dev2.txt" 2>&1 || fail "raw_getdents /dev syscall: $(cat "$T/dev2.txt")"
+for want in "nvme0 c" "ng0n1 c" "nvme0n1 b" "null c"; do
+	grep -qx "$want" "$T/dev.txt" || fail "getdents64() of /dev has no '$want': $(cat "$T/dev.txt")"
+	grep -qx "$want" "$T/dev2.txt" || fail "syscall(getdents64) of /dev has no '$want': $(cat "$T/dev2.txt")"
+done
+
+step "the same names as ls (libc's readdir) lists"
+compare() {	# dir [syscall]
+	ex "$T/raw_getdents" "$@" >"$T/raw.txt" 2>&1 || fail "raw_getdents $*: $(cat "$T/raw.txt")"
+	ex ls -A "$1" >"$T/ls.txt" 2>&1 || fail "ls $1: $(cat "$T/ls.txt")"
+	cut -d' ' -f1 "$T/raw.txt" | sort >"$T/raw.names"
+	sort "$T/ls.txt" >"$T/ls.names"
+	diff "$T/raw.names" "$T/ls.names" >"$T/diff.txt" ||
+		fail "$1: raw getdents64 and ls differ: $(cat "$T/diff.txt")"
+}
+compare /dev
+compare /dev syscall
+compare /sys/devices/pci0000:00
+compare /sys/class/nvme
+compare /etc
+
+step "the controller's PCI function and class entry, listed raw"
+ex "$T/raw_getdents" /sys/devices/pci0000:00 >"$T/pci.txt" 2>&1 || fail "raw_getdents pci0000:00"
+grep -qE '^0000:00:[0-9a-f]{2}\.0 d$' "$T/pci.txt" || fail "no PCI function listed raw: $(cat "$T/pci.txt")"
+ex "$T/raw_getdents" /sys/class/nvme >"$T/class.txt" 2>&1 || fail "raw_getdents /sys/class/nvme"
+grep -qE '^nvme0 ' "$T/class.txt" || fail "no nvme0 in /sys/class/nvme listed raw: $(cat "$T/class.txt")"
+echo "exec_raw_getdents: ok"
