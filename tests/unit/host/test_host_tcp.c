@@ -947,7 +947,7 @@ static void test_polled_queue(void **state)
 static void test_polled_idle(void **state)
 {
 	struct rig r;
-	uint8_t *b = aligned_alloc(4096, 512);
+	uint8_t *b = aligned_alloc(4096, 4096);
 	struct io_uring_cqe *cqe;
 	unsigned long p0;
 
