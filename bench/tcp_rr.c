@@ -10,6 +10,8 @@
  *   ram   the same on ucmdd's --ram controller against an in-process RAM
  *         namespace (the bench rig)
  *   b8    the RAM pair submitting and reaping 8 at a time
+ *   poll, fpoll  the RAM and file pairs on IOPOLL rings: the NVMe/TCP host
+ *         reads its polled queue's socket on the waiting thread
  * The bench starts the built ucmdd itself (--ucmdd PATH, else $UCMDD, else
  * ../src/server/ucmdd next to this binary) on a free loopback port. Cases
  * alternate round by round, best of N. It reports; it never asserts a speed.
@@ -62,7 +64,9 @@ static void die(const char *what, int err)
 /* ucmd's host on url; the listener may still be coming up: a few tries. */
 static void tcp_open(struct dirctrl *p, const char *url, uint64_t size)
 {
-	struct ucmd_nvme_host_opts ho = { .queue_depth = 128, .nr_io_queues = 1 };
+	/* a polled queue besides: the IOPOLL cases' requests go there (Linux's poll queues) */
+	struct ucmd_nvme_host_opts ho = { .queue_depth = 128, .nr_io_queues = 1,
+					  .nr_poll_queues = 1 };
 	int ret = -ECONNREFUSED;
 
 	if ((ret = ucmd_engine_create(&p->e)))
@@ -85,6 +89,7 @@ static void tcp_open(struct dirctrl *p, const char *url, uint64_t size)
 struct jobdef {
 	const char *peer;	/* "tcp-file", "tcp-ram", "in-file", "in-ram" */
 	unsigned batch;
+	bool iopoll;
 };
 
 static struct bench_target *target(struct ctx *c, const char *which)
@@ -130,6 +135,7 @@ static void job(struct ctx *c, const void *arg, double s, struct table_run *r)
 	o.path = PATH_PASSTHRU;
 	o.iodepth = RR_QD;
 	o.batch_submit = o.batch_complete = j->batch;
+	o.iopoll = j->iopoll;
 	o.progress = false;
 	o.runtime = s;
 	int ret = bench_run(&o, t, &res);
@@ -146,7 +152,9 @@ static void job(struct ctx *c, const void *arg, double s, struct table_run *r)
 
 static const struct jobdef j_tcp_file = { "tcp-file", 1 }, j_in_file = { "in-file", 1 },
 			   j_tcp_ram = { "tcp-ram", 1 }, j_in_ram = { "in-ram", 1 },
-			   j_tcp_ram8 = { "tcp-ram", 8 }, j_in_ram8 = { "in-ram", 8 };
+			   j_tcp_ram8 = { "tcp-ram", 8 }, j_in_ram8 = { "in-ram", 8 },
+			   j_tcp_ramp = { "tcp-ram", 1, true }, j_in_ramp = { "in-ram", 1, true },
+			   j_tcp_filep = { "tcp-file", 1, true }, j_in_filep = { "in-file", 1, true };
 
 static const struct table_case cases[] = {
 	{ "rr-tcp-file", "file", "NVMe/TCP, ucmdd tmpfs file ns", job, &j_tcp_file },
@@ -155,6 +163,10 @@ static const struct table_case cases[] = {
 	{ "rr-inproc-ram", "ram", "in-process, RAM ns", job, &j_in_ram },
 	{ "rr-tcp-ram-b8", "b8", "NVMe/TCP, ucmdd RAM ns, batch 8", job, &j_tcp_ram8 },
 	{ "rr-inproc-ram-b8", "b8", "in-process, RAM ns, batch 8", job, &j_in_ram8 },
+	{ "rr-tcp-ram-poll", "poll", "NVMe/TCP, ucmdd RAM ns, IOPOLL", job, &j_tcp_ramp },
+	{ "rr-inproc-ram-poll", "poll", "in-process, RAM ns, IOPOLL", job, &j_in_ramp },
+	{ "rr-tcp-file-poll", "fpoll", "NVMe/TCP, ucmdd tmpfs file ns, IOPOLL", job, &j_tcp_filep },
+	{ "rr-inproc-file-poll", "fpoll", "in-process, same file ns, IOPOLL", job, &j_in_filep },
 };
 #define NR_CASES (sizeof(cases) / sizeof(cases[0]))
 
@@ -162,6 +174,10 @@ static const struct table_ratio ratios[] = {
 	{ "rr-tcp-file", "rr-inproc-file", "randread QD32: NVMe/TCP / in-process, file ns", 0.5 },
 	{ "rr-tcp-ram", "rr-inproc-ram", "randread QD32: NVMe/TCP / in-process, RAM ns", 0.5 },
 	{ "rr-tcp-ram-b8", "rr-inproc-ram-b8", "randread QD32 b8: NVMe/TCP / in-process, RAM", 0.5 },
+	{ "rr-tcp-ram-poll", "rr-inproc-ram-poll", "randread QD32 IOPOLL: NVMe/TCP / in-process, RAM",
+	  0.5 },
+	{ "rr-tcp-file-poll", "rr-inproc-file-poll",
+	  "randread QD32 IOPOLL: NVMe/TCP / in-process, file", 0.5 },
 };
 #define NR_RATIOS (sizeof(ratios) / sizeof(ratios[0]))
 

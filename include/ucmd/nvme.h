@@ -117,6 +117,7 @@ struct ucmd_nvme_tcp_info {
 	uint32_t io_inline_max;		/* in-capsule data bytes on I/O queues */
 	unsigned long keep_alives;	/* Keep Alive commands sent so far */
 	unsigned long reconnects;	/* associations re-established after a loss */
+	unsigned long polled_completions; /* completed by a poller on a polled queue */
 };
 /* -EINVAL unless host came from ucmd_nvme_attach_tcp(). */
 int ucmd_nvme_tcp_info(struct ucmd_nvme_host *host, struct ucmd_nvme_tcp_info *info);

@@ -176,8 +176,13 @@ void io_req_set_res(struct ucmd_kiocb *req, int32_t res, uint64_t res2)
 {
 	req->cqe_res = res;
 	req->big_cqe[0] = res2;
+	/*
+	 * Atomic: a provider may end an IOPOLL request on another thread (a
+	 * timeout handler, a receiver) while the owner reads the flags for
+	 * REQ_F_IOPOLL_DONE
+	 */
 	if (res < 0)
-		req->flags |= REQ_F_FAIL;
+		__atomic_fetch_or(&req->flags, REQ_F_FAIL, __ATOMIC_RELAXED);
 }
 
 /* Everything a finished request holds but its place on the free list. */

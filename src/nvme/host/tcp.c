@@ -113,16 +113,18 @@ static int rx_wait(struct nvme_tcp_queue *tq)
 static int rx_take(struct nvme_tcp_queue *tq, size_t max, const uint8_t **p, size_t *n)
 {
 	while (tq->rxq_off == tq->rxq_len) {
-		int ret = rx_wait(tq);
 		ssize_t r;
 
-		if (ret)
-			return ret;
+		/* with a deadline: what is there at once, else wait for more (or the deadline) */
+		if (tq->rx_deadline_ms && mono_ms() >= tq->rx_deadline_ms)
+			return -ETIMEDOUT;
 		r = recv(tq->fd, tq->rxq, NVME_TCP_RXQ, tq->rx_deadline_ms ? MSG_DONTWAIT : 0);
 		if (r < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			return -errno;
+			int ret = errno == EAGAIN ? rx_wait(tq) : errno == EINTR ? 0 : -errno;
+
+			if (ret)
+				return ret;
+			continue;
 		}
 		if (r == 0)
 			return -ECONNRESET;
@@ -368,6 +370,8 @@ static void tcp_complete(struct nvme_tcp_queue *tq, struct ucmd_nvme_cqe *cqe)
 {
 	struct request *rq = nvme_find_rq(tq->nq, cqe->cid);
 
+	tq->rx_completed++;
+
 	if (rq && nvme_req_test_flag(nvme_req(rq), NVME_REQ_XFER_ERR) && !(cqe->status >> 1))
 		cqe->status = (uint16_t)(NVME_SC_XFER_ERR << 1 | (cqe->status & 1));
 	nvme_handle_cqe(tq->nq, cqe);
@@ -528,6 +532,11 @@ static void tcp_fail_queue(struct nvme_tcp_queue *tq)
 	atomic_store(&tq->dead, true);
 	pthread_mutex_unlock(&tq->send_lock);
 	shutdown(tq->fd, SHUT_RDWR);
+	/* a poller still parsing (it sees the socket end) is done before the requests are looked at */
+	if (tq->polled) {
+		pthread_mutex_lock(&tq->rx_lock);
+		pthread_mutex_unlock(&tq->rx_lock);
+	}
 	if (!nvme_tcp_error_recovery(tq->nq->host)) {
 		tcp_end_requests(tq, false, -EIO);
 		return;
@@ -575,6 +584,71 @@ static void *tcp_rx_thread(void *arg)
 
 	while (!atomic_load(&tq->dead) && !tcp_rx_one(tq))
 		;
+	tcp_fail_queue(tq);
+	return NULL;
+}
+
+/*
+ * Every PDU the connection holds now, the last one finished if it has
+ * begun: 0 once the socket has nothing more, else the error that ends
+ * the connection. rx_lock held (a polled queue).
+ */
+static int tcp_rx_avail(struct nvme_tcp_queue *tq)
+{
+	for (;;) {
+		if (tq->rxq_off == tq->rxq_len) {
+			ssize_t r = recv(tq->fd, tq->rxq, NVME_TCP_RXQ, MSG_DONTWAIT);
+
+			if (r < 0) {
+				if (errno == EINTR)
+					continue;
+				return errno == EAGAIN ? 0 : -errno;
+			}
+			if (r == 0)
+				return -ECONNRESET;
+			tq->rxq_off = 0;
+			tq->rxq_len = (uint32_t)r;
+		}
+		int ret = tcp_rx_one(tq);
+
+		if (ret)
+			return ret;
+	}
+}
+
+/*
+ * A polled queue's receiver: while pollers come, it only watches the
+ * connection for its end (POLLRDHUP and errors: no wake-up per PDU, no
+ * thread switch per completion); when none has come for
+ * NVME_TCP_POLL_IDLE_MS it reads the socket as any receiver, so that a
+ * request nobody polls still completes, an R2T is still answered. A
+ * poller's error (rx_err) ends it the same way as its own.
+ */
+static void *tcp_rx_thread_polled(void *arg)
+{
+	struct nvme_tcp_queue *tq = arg;
+	int ret = 0;
+
+	while (!ret && !atomic_load(&tq->dead)) {
+		uint64_t last = atomic_load_explicit(&tq->last_poll_ms, memory_order_relaxed);
+		uint64_t now = mono_ms();
+		bool watch = last + NVME_TCP_POLL_IDLE_MS > now;
+		struct pollfd pf = { .fd = tq->fd, .events = (short)(POLLRDHUP | (watch ? 0 : POLLIN)) };
+		int r = poll(&pf, 1, watch ? (int)(last + NVME_TCP_POLL_IDLE_MS - now) : 1000);
+
+		if (r < 0 && errno != EINTR)
+			ret = -errno;
+		if (!ret)
+			ret = atomic_load(&tq->rx_err);
+		if (ret || r <= 0 || !pf.revents)
+			continue;
+		pthread_mutex_lock(&tq->rx_lock);
+		if (!atomic_load(&tq->dead))
+			ret = tcp_rx_avail(tq);
+		pthread_mutex_unlock(&tq->rx_lock);
+		if (!ret)
+			ret = atomic_load(&tq->rx_err);
+	}
 	tcp_fail_queue(tq);
 	return NULL;
 }
@@ -739,11 +813,62 @@ static int tcp_map_data(struct nvme_host *h, struct request *rq)
 	return 0;
 }
 
-/* Completions come from the receiver threads: nothing to reap here. */
+/*
+ * An IOPOLL ring's waiter: on a polled queue, read what the connection
+ * holds and complete it here, on the polling thread (Linux's
+ * nvme_tcp_poll). Another poller or the receiver reading it already: 0,
+ * they complete it. An error ends the connection through the receiver,
+ * which recovers it as any other loss. Other queues: their receivers
+ * complete everything.
+ */
 static int tcp_poll(struct nvme_queue *q)
 {
-	(void)q;
-	return 0;
+	struct nvme_tcp_queue *tq = q->priv;
+	struct timespec ts;
+	uint64_t ns, now;
+	unsigned before;
+	int ret;
+
+	if (!tq || !tq->polled)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	now = ns / 1000000u;
+	atomic_store_explicit(&tq->last_poll_ms, now, memory_order_relaxed);
+	/*
+	 * A ring polls once per request in flight: the connection found empty
+	 * a moment ago is not asked again in the same pass (a system call each)
+	 */
+	if (ns - atomic_load_explicit(&tq->empty_ns, memory_order_relaxed) < NVME_TCP_POLL_RECHECK_NS)
+		return 0;
+	if (atomic_load(&tq->dead) || atomic_load(&tq->rx_err) ||
+	    pthread_mutex_trylock(&tq->rx_lock))
+		return 0;
+	if (atomic_load(&tq->dead)) {
+		pthread_mutex_unlock(&tq->rx_lock);
+		return 0;
+	}
+	before = tq->rx_completed;
+	/* a PDU that has begun is finished within the I/O timeout, never waited for longer */
+	tq->rx_deadline_ms = now + nvme_tcp_ctrl(q->host)->fabrics.opts.io_tmo_ms;
+	blk_complete_batch_begin();
+	ret = tcp_rx_avail(tq);
+	blk_complete_batch_end();
+	tq->rx_deadline_ms = 0;
+	before = tq->rx_completed - before;
+	if (!ret && !before)
+		atomic_store_explicit(&tq->empty_ns, ns, memory_order_relaxed);
+	pthread_mutex_unlock(&tq->rx_lock);
+	if (before)
+		atomic_fetch_add_explicit(&nvme_tcp_ctrl(q->host)->polled_cqes, before,
+					  memory_order_relaxed);
+	if (ret) {
+		int zero = 0;
+
+		atomic_compare_exchange_strong(&tq->rx_err, &zero, ret);
+		shutdown(tq->fd, SHUT_RDWR);	/* the receiver sees it and fails the queue */
+	}
+	return (int)before;
 }
 
 /* ---- connections ------------------------------------------------------------------ */
@@ -913,7 +1038,9 @@ static int tcp_start_queue(struct nvme_host *h, struct nvme_queue *q, uint32_t i
 	q->priv = tq;
 	tq->nq = q;
 	tq->fd = -1;
+	tq->polled = q->polled;
 	pthread_mutex_init(&tq->send_lock, NULL);
+	pthread_mutex_init(&tq->rx_lock, NULL);
 	tq->rxq = malloc(NVME_TCP_RXQ);
 	tq->tx_buf = malloc(NVME_TCP_TXQ);
 	if (!tq->rxq || !tq->tx_buf)
@@ -937,7 +1064,11 @@ static int tcp_start_queue(struct nvme_host *h, struct nvme_queue *q, uint32_t i
 
 int nvme_tcp_start_rx(struct nvme_tcp_queue *tq)
 {
-	int ret = pthread_create(&tq->rx_thread, NULL, tcp_rx_thread, tq);
+	int ret;
+
+	atomic_store(&tq->rx_err, 0);	/* a new connection: the old one's error is past */
+	ret = pthread_create(&tq->rx_thread, NULL, tq->polled ? tcp_rx_thread_polled : tcp_rx_thread,
+			     tq);
 
 	if (ret)
 		return -ret;
@@ -1082,6 +1213,7 @@ static void tcp_free_queue(struct nvme_queue *q)
 	if (tq->fd >= 0)
 		close(tq->fd);
 	pthread_mutex_destroy(&tq->send_lock);
+	pthread_mutex_destroy(&tq->rx_lock);
 	free(tq->rxq);
 	free(tq->tx_buf);
 	free(tq);
@@ -1256,5 +1388,6 @@ int ucmd_nvme_tcp_info(struct ucmd_nvme_host *host, struct ucmd_nvme_tcp_info *i
 	info->io_inline_max = c->io_inline_max;
 	info->keep_alives = atomic_load(&c->fabrics.ka_sent);
 	info->reconnects = atomic_load(&c->reconnects);
+	info->polled_completions = atomic_load(&c->polled_cqes);
 	return 0;
 }

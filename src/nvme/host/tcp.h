@@ -9,6 +9,12 @@
  * the request's buffer, R2T answered with H2CData, CapsuleResp completing
  * the request through the same path as a PCI completion (nvme_handle_cqe).
  * Submitters write CapsuleCmds under the queue's send lock.
+ *
+ * A polled queue (nr_poll_queues, Linux's nvme-tcp poll queues) is read
+ * by whoever polls it (an IOPOLL ring's waiter, through ->poll): the
+ * completions happen on the polling thread, with no thread switch. Its
+ * receiver then only watches the connection for its end, and reads the
+ * socket itself once nobody has polled for NVME_TCP_POLL_IDLE_MS.
  */
 #ifndef UCMD_NVME_HOST_TCP_H
 #define UCMD_NVME_HOST_TCP_H
@@ -55,6 +61,7 @@ struct nvme_tcp_ctrl {
 	pthread_t rec_thread;
 	bool rec_started;		/* written by attach/detach under state_lock */
 	atomic_ulong reconnects;	/* associations re-established */
+	atomic_ulong polled_cqes;	/* completions a poller read off a socket */
 	/*
 	 * Why a connection failed, said by the thread that saw it (the
 	 * receiver, the timeout handler): an attach that fails for it
@@ -94,6 +101,20 @@ struct nvme_tcp_queue {
 	 */
 	uint8_t *rxq;
 	uint32_t rxq_off, rxq_len;
+	/* completions parsed off this connection (under rx_lock on a polled queue) */
+	unsigned rx_completed;
+	/*
+	 * A polled queue: the receive side (the stream, rxq) belongs to whoever
+	 * holds rx_lock, a poller or the receiver; neither sleeps holding it
+	 * except to finish a PDU that has begun. A poller that finds the
+	 * connection broken records why in rx_err and shuts the socket down:
+	 * the receiver, which watches it, then fails the queue as usual.
+	 */
+	bool polled;
+	pthread_mutex_t rx_lock;
+	atomic_int rx_err;
+	atomic_ullong last_poll_ms;	/* CLOCK_MONOTONIC ms of the last poll */
+	atomic_ullong empty_ns;		/* CLOCK_MONOTONIC ns a poll last found nothing */
 	/*
 	 * The PDUs of one submission, staged until its last request (or
 	 * commit_rqs) sends them in one sendmsg, as Linux's nvme-tcp sends
@@ -105,6 +126,10 @@ struct nvme_tcp_queue {
 };
 
 #define NVME_TCP_BUF	(128u * 1024)
+/* a polled queue's receiver reads the socket after this long without a poll */
+#define NVME_TCP_POLL_IDLE_MS	100u
+/* a poll this soon after one that found the connection empty does not look again */
+#define NVME_TCP_POLL_RECHECK_NS	2000u
 #define NVME_TCP_RXQ	(64u * 1024)
 /* tx_buf: any one CapsuleCmd (header, in-capsule data up to NVME_TCP_BUF, digest) fits */
 #define NVME_TCP_TXQ	(NVME_TCP_BUF + NVME_TCP_HDR_BUF + NVME_TCP_DIGEST_LEN)

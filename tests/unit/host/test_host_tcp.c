@@ -38,6 +38,8 @@
 #define SUBNQN		"nqn.2026-12.test:fake"
 #define CNTLID		7
 #define SILENT_LBA	200
+/* the host's NVME_TCP_POLL_IDLE_MS (src/nvme/host/tcp.h) */
+#define NVME_TCP_POLL_IDLE_MS_TEST	100u
 #define WRONG_DIR_LBA	210	/* scripted: a write gets C2HData, a read an R2T */
 
 struct fake {
@@ -57,6 +59,7 @@ struct fake {
 	atomic_uint keep_alives, r2ts, h2c_pdus, incapsule_writes;
 	atomic_bool success_flag;	/* reads end with C2HData SUCCESS, no CapsuleResp */
 	atomic_bool refuse_connect;
+	atomic_uint read_delay_ms;	/* reads answered this late */
 	atomic_bool corrupt_rsp_hdgst;	/* the next CapsuleResp on an I/O queue has a bad digest */
 	atomic_bool bad_pdu_seen;	/* the validator rejected a PDU from the host */
 	atomic_uint wrong_dir_pdus;	/* scripted C2HData for a write, R2T for a read, sent */
@@ -429,6 +432,8 @@ static void io_cmd(struct conn *c, struct ucmd_nvme_sqe *s, uint8_t *data, uint3
 	case nvme_cmd_read:
 		if (slba == SILENT_LBA)
 			break;	/* scripted: a command the target never answers */
+		if (atomic_load(&f->read_delay_ms))
+			usleep(atomic_load(&f->read_delay_ms) * 1000u);
 		send_c2h(c, s->cid, f->ram + slba * 512, nlb * 512);
 		break;
 	case nvme_cmd_flush:
@@ -549,10 +554,17 @@ struct rig {
 	int ng, ctrl;
 };
 
-static int rig_up(struct rig *r, const char *opts, const struct ucmd_nvme_tcp_opts *to)
+/*
+ * polled: one interrupt-driven I/O queue and one polled queue, the ring
+ * IOPOLL (its I/O goes to the polled queue)
+ */
+static int rig_up_polled(struct rig *r, const char *opts, const struct ucmd_nvme_tcp_opts *to,
+			 bool polled)
 {
-	struct io_uring_params p = { .flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 };
-	struct ucmd_nvme_host_opts ho = { .nr_io_queues = 2, .queue_depth = 16 };
+	struct io_uring_params p = { .flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 |
+					      (polled ? IORING_SETUP_IOPOLL : 0) };
+	struct ucmd_nvme_host_opts ho = { .nr_io_queues = polled ? 1 : 2,
+					  .nr_poll_queues = polled ? 1 : 0, .queue_depth = 16 };
 	char url[256];
 	int ret;
 
@@ -568,6 +580,11 @@ static int rig_up(struct rig *r, const char *opts, const struct ucmd_nvme_tcp_op
 	r->ctrl = ucmd_open(r->e, "nvme0", O_RDWR);
 	assert_true(r->ng >= 0 && r->ctrl >= 0);
 	return 0;
+}
+
+static int rig_up(struct rig *r, const char *opts, const struct ucmd_nvme_tcp_opts *to)
+{
+	return rig_up_polled(r, opts, to, false);
 }
 
 static void rig_detach(struct rig *r)
@@ -879,6 +896,112 @@ static void test_zoned_needs_id_ctrl(void **state)
 	fake_zoned = 0;
 }
 
+static unsigned long polled_cqes(struct rig *r)
+{
+	struct ucmd_nvme_tcp_info info;
+
+	assert_int_equal(ucmd_nvme_tcp_info(r->host, &info), 0);
+	return info.polled_completions;
+}
+
+/*
+ * A polled queue (nr_poll_queues) under an IOPOLL ring: the waiting
+ * thread reads the connection and completes the I/O itself, without the
+ * receiver thread. The receiver may take the first (it reads until a
+ * poll comes); the rest are the poller's. Data both ways intact. An
+ * interrupt-driven queue's completions are never counted as polled.
+ */
+static void test_polled_queue(void **state)
+{
+	struct rig r;
+	uint8_t b[512];
+
+	(void)state;
+	assert_int_equal(rig_up_polled(&r, "", NULL, true), 0);
+	assert_int_equal(r.f->io_connects, 2);
+	write_read_compare(&r, 1, 0, 11);	/* in-capsule */
+	write_read_compare(&r, 64, 32, 12);	/* R2T answered by the poller */
+	assert_int_equal(r.f->r2ts, 1);
+	unsigned long p0 = polled_cqes(&r);
+	for (unsigned i = 0; i < 64; i++)
+		assert_int_equal(pt(&r, false, nvme_cmd_read, b, 512, i, 0), 0);
+	/* a busy poller keeps the receiver off the socket: nearly all were polled */
+	assert_true(polled_cqes(&r) - p0 >= 48);
+	r.f->success_flag = true;		/* C2HData SUCCESS completes on the poller too */
+	write_read_compare(&r, 17, 100, 13);
+	r.f->success_flag = false;
+	assert_false(r.f->bad_pdu_seen);
+	rig_down(&r);
+
+	assert_int_equal(rig_up_polled(&r, "", NULL, false), 0);
+	write_read_compare(&r, 8, 0, 14);
+	assert_int_equal(polled_cqes(&r), 0);
+	rig_down(&r);
+}
+
+/*
+ * Nobody polls a polled queue for a while (the ring's owner is busy
+ * elsewhere): the receiver completes its I/O all the same, so that the
+ * request is done when the owner looks, with nothing left to poll.
+ */
+static void test_polled_idle(void **state)
+{
+	struct rig r;
+	uint8_t *b = aligned_alloc(4096, 4096);
+	struct io_uring_cqe *cqe;
+	unsigned long p0;
+
+	(void)state;
+	assert_int_equal(rig_up_polled(&r, "", NULL, true), 0);
+	write_read_compare(&r, 1, 0, 15);
+	memset(b, 0, 512);
+	/* answered after the submission's own poll, which finds nothing */
+	r.f->read_delay_ms = 20;
+	p0 = polled_cqes(&r);
+	struct nvme_uring_cmd c = { .opcode = nvme_cmd_read, .nsid = 1, .addr = (uintptr_t)b,
+				    .data_len = 512, .cdw10 = 0 };
+	ucmd_prep_nvme_cmd(ucmd_get_sqe(&r.ring), r.ng, NVME_URING_CMD_IO, &c);
+	assert_int_equal(ucmd_submit(&r.ring), 1);
+	/* no poll for several idle periods: the receiver reads the socket */
+	usleep(8 * NVME_TCP_POLL_IDLE_MS_TEST * 1000);
+	assert_int_equal(ucmd_wait_cqe(&r.ring, &cqe), 0);
+	assert_int_equal(cqe->res, 0);
+	ucmd_cqe_seen(&r.ring, cqe);
+	assert_int_equal(polled_cqes(&r), p0);
+	assert_memory_equal(b, r.f->ram, 512);
+	r.f->read_delay_ms = 0;
+	rig_down(&r);
+	free(b);
+}
+
+/*
+ * A polled queue's connection breaks under the poller (a CapsuleResp
+ * with a bad header digest): the association is made again and the
+ * command sent again, as on any queue; and a command never answered
+ * times out (-EINTR) and the queue works after the reconnect.
+ */
+static void test_polled_recovery(void **state)
+{
+	struct rig r;
+	struct ucmd_nvme_tcp_info info;
+	uint8_t b[512];
+
+	(void)state;
+	assert_int_equal(rig_up_polled(&r, "?hdgst&ddgst&reconnect_delay=1", NULL, true), 0);
+	write_read_compare(&r, 1, 0, 16);
+	r.f->corrupt_rsp_hdgst = true;
+	memset(b, 0x3c, sizeof(b));
+	assert_int_equal(pt(&r, false, nvme_cmd_write, b, 512, 0, 0), 0);
+	assert_memory_equal(r.f->ram, b, sizeof(b));
+	assert_int_equal(ucmd_nvme_tcp_info(r.host, &info), 0);
+	assert_int_equal(info.reconnects, 1);
+	write_read_compare(&r, 40, 60, 17);
+	assert_int_equal(pt_to(&r, false, nvme_cmd_read, b, 512, SILENT_LBA, 0, 50), -EINTR);
+	write_read_compare(&r, 1, 3, 18);
+	assert_false(r.f->bad_pdu_seen);
+	rig_down(&r);
+}
+
 static void test_refused(void **state)
 {
 	struct fake *f = fake_start();
@@ -927,6 +1050,9 @@ int main(void)
 		cmocka_unit_test(test_wrong_direction),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_zoned_needs_id_ctrl),
+		cmocka_unit_test(test_polled_queue),
+		cmocka_unit_test(test_polled_idle),
+		cmocka_unit_test(test_polled_recovery),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
