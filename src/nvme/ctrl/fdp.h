@@ -48,7 +48,13 @@ struct fdp_media {
 	uint16_t nruh, nrg;
 	bool persistent;
 	uint32_t nstreams;
-	uint32_t *l2p, *p2l;	/* [nlba], [nru * bpr]: index + 1, 0 when unmapped */
+	/*
+	 * l2p: [nlba] the block's media index + 1, 0 when unmapped. p2l:
+	 * [nru * bpr] the LBA + 1 a media block was written with, kept when
+	 * the block dies; vmap: a bit per media block, set while it is live.
+	 */
+	uint32_t *l2p, *p2l;
+	uint64_t *vmap;
 	struct fdp_ru *ru;
 	uint32_t *stream;	/* [nstreams]: the open unit, FDP_NONE */
 	uint32_t *free_next;	/* [nru] */
@@ -92,7 +98,7 @@ bool fdp_media_expire(struct fdp_media *m, uint32_t s, uint64_t limit_ms, uint64
 uint64_t fdp_media_active_ms(const struct fdp_media *m, uint32_t s, uint64_t now_ms);
 /* Blocks the handle's unit can still take (RUAMW) */
 uint64_t fdp_media_ruamw(const struct fdp_media *m, uint32_t s);
-/* Rebuild p2l and valid counts from l2p and the units; -EINVAL if inconsistent */
+/* Rebuild p2l, vmap and valid counts from l2p and the units; -EINVAL if inconsistent */
 int  fdp_media_rebuild(struct fdp_media *m);
 
 struct ctrl_fdp_event_ring {
