@@ -45,6 +45,7 @@ struct fdp_ru {
 struct fdp_media {
 	uint64_t nlba;
 	uint32_t bpr, nru;	/* blocks per reclaim unit, reclaim units */
+	uint8_t bpr_shift;	/* log2(bpr) if a power of two, else UINT8_MAX */
 	uint16_t nruh, nrg;
 	bool persistent;
 	uint32_t nstreams;
@@ -85,6 +86,14 @@ void fdp_media_free(struct fdp_media *m);
 void fdp_media_reset(struct fdp_media *m);
 /* Blocks [lba, lba + n) written through stream s: -ENOSPC when no unit is left */
 int  fdp_media_write(struct fdp_media *m, uint32_t s, uint64_t lba, uint64_t n);
+/*
+ * A write of lba is on its way: its forward map entry starts towards the
+ * caches while the data is copied, so that fdp_media_write() finds it there.
+ */
+static inline void fdp_media_prefetch(const struct fdp_media *m, uint64_t lba)
+{
+	__builtin_prefetch(&m->l2p[lba], 1);
+}
 /* Blocks [lba, lba + n) no longer hold data (deallocate, write zeroes) */
 void fdp_media_trim(struct fdp_media *m, uint64_t lba, uint64_t n);
 /* The handle moves to a new unit: true if the old one was not fully written */

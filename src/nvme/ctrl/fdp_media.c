@@ -115,6 +115,7 @@ int fdp_media_init(struct fdp_media *m, uint64_t nlba, uint32_t bpr, uint16_t nr
 		return ret;
 	m->nlba = nlba;
 	m->bpr = bpr;
+	m->bpr_shift = bpr & (bpr - 1) ? UINT8_MAX : (uint8_t)__builtin_ctz(bpr);
 	m->nru = nru;
 	m->nruh = nruh;
 	m->nrg = nrg;
@@ -155,6 +156,12 @@ void fdp_media_free(struct fdp_media *m)
 	m->ru = NULL;
 }
 
+/* The unit media block p is in: a shift for the usual power-of-two units */
+static inline uint32_t unit_of(const struct fdp_media *m, uint32_t p)
+{
+	return m->bpr_shift < 32 ? p >> m->bpr_shift : p / m->bpr;
+}
+
 static void invalidate(struct fdp_media *m, uint64_t lba)
 {
 	uint32_t p = L2P(m, lba);
@@ -162,7 +169,7 @@ static void invalidate(struct fdp_media *m, uint64_t lba)
 	if (p == FDP_NONE)
 		return;
 	clear_live(m, p);
-	m->ru[p / m->bpr].valid--;
+	m->ru[unit_of(m, p)].valid--;
 	m->l2p[lba] = 0;
 }
 
@@ -225,6 +232,13 @@ static __attribute__((noinline)) uint32_t victim(const struct fdp_media *m)
 	return best;
 }
 
+/* A unit closes: it is the newest, and the clock moves on */
+static void seal(struct fdp_media *m, uint32_t r)
+{
+	m->ru[r].state = FDP_RU_FULL;
+	m->ru[r].sealed = m->clock++;
+}
+
 static uint32_t open_unit(struct fdp_media *m, uint32_t s, bool gc);
 
 /* stream_unit()'s slow path: the stream's unit is full, or it has none */
@@ -232,10 +246,8 @@ static __attribute__((noinline)) uint32_t stream_next(struct fdp_media *m, uint3
 {
 	uint32_t r = m->stream[s];
 
-	if (r != FDP_NONE) {
-		m->ru[r].state = FDP_RU_FULL;
-		m->ru[r].sealed = m->clock++;
-	}
+	if (r != FDP_NONE)
+		seal(m, r);
 	m->stream[s] = FDP_NONE;
 	r = open_unit(m, s, gc);
 	if (r != FDP_NONE)
@@ -269,6 +281,34 @@ static inline void append(struct fdp_media *m, uint32_t r, uint32_t lba)
 }
 
 /*
+ * Moves the blocks whose LBAs are lba[0..n) to stream s's units, in order,
+ * unit by unit: how many moved, fewer than n when no unit was left (which
+ * cannot happen: the victim had room for less than a unit).
+ */
+static uint32_t move_blocks(struct fdp_media *m, uint32_t s, const uint32_t *lba, uint32_t n)
+{
+	uint32_t *l2p = m->l2p, *p2l = m->p2l;
+	uint64_t *vmap = m->vmap;
+
+	for (uint32_t i = 0; i < n;) {
+		uint32_t r = stream_unit(m, s, true), k, p;
+
+		if (r == FDP_NONE)
+			return i;
+		k = m->bpr - m->ru[r].wp < n - i ? m->bpr - m->ru[r].wp : n - i;
+		p = r * m->bpr + m->ru[r].wp;
+		m->ru[r].wp += k;
+		m->ru[r].valid += k;
+		for (uint32_t end = i + k; i < end; i++, p++) {
+			p2l[p] = lba[i] + 1;
+			l2p[lba[i]] = p + 1;
+			vmap[p / 64] |= 1ull << (p % 64);
+		}
+	}
+	return n;
+}
+
+/*
  * One unit collected: false when none would give any room back. Its live
  * blocks move in order, a bitmap word at a time: the forward map entries
  * of a word's blocks are prefetched before the first of them is rewritten.
@@ -289,31 +329,33 @@ static bool gc_one(struct fdp_media *m)
 	lo = (uint64_t)v * m->bpr;
 	hi = lo + m->ru[v].wp;
 	for (uint64_t w = lo / 64; w * 64 < hi; w++) {
-		uint64_t mask = ~0ull, bits;
-		uint32_t lba[64], n = 0;
+		uint64_t mask = ~0ull, bits, b;
+		uint32_t lba[64], n = 0, done;
 
 		if (w * 64 < lo)
 			mask &= ~0ull << (lo - w * 64);
 		if (hi < w * 64 + 64)
 			mask &= (1ull << (hi - w * 64)) - 1;
-		for (bits = m->vmap[w] & mask; bits; bits &= bits - 1) {
-			lba[n] = m->p2l[w * 64 + (unsigned)__builtin_ctzll(bits)] - 1;
+		for (b = bits = m->vmap[w] & mask; b; b &= b - 1) {
+			lba[n] = m->p2l[w * 64 + (unsigned)__builtin_ctzll(b)] - 1;
 			__builtin_prefetch(&m->l2p[lba[n]], 1);
 			n++;
 		}
-		bits = m->vmap[w] & mask;
-		for (uint32_t i = 0; i < n; i++, bits &= bits - 1) {
-			uint32_t r = stream_unit(m, s, true);
-
-			/* cannot happen: the victim had room for less than a unit */
-			if (r == FDP_NONE)
-				return false;
-			clear_live(m, (uint32_t)(w * 64 + (unsigned)__builtin_ctzll(bits)));
-			m->ru[v].valid--;
-			append(m, r, lba[i]);
-			if (!moved++)
-				first = lba[i];
+		if (!n)
+			continue;
+		if (!moved)
+			first = lba[0];
+		done = move_blocks(m, s, lba, n);
+		if (done < n) {
+			for (b = bits; done--; b &= b - 1)
+				;
+			m->vmap[w] &= ~(bits ^ b);
+			m->ru[v].valid -= (uint32_t)__builtin_popcountll(bits ^ b);
+			return false;
 		}
+		m->vmap[w] &= ~bits;
+		m->ru[v].valid -= n;
+		moved += n;
 	}
 	m->moved += moved;
 	m->erased += m->bpr;
@@ -378,9 +420,11 @@ bool fdp_media_ruh_update(struct fdp_media *m, uint32_t s)
 		return false;
 	partial = m->ru[r].wp < m->bpr;
 	/* what was not written stays unwritten until the unit is erased */
-	m->ru[r].state = m->ru[r].wp ? FDP_RU_FULL : FDP_RU_FREE;
-	m->ru[r].sealed = m->clock++;
-	if (!m->ru[r].wp) {
+	if (m->ru[r].wp) {
+		seal(m, r);
+	} else {
+		m->ru[r].state = FDP_RU_FREE;
+		m->ru[r].sealed = m->clock++;
 		m->nfree++;
 		m->free_next[r] = m->free_head;
 		m->free_head = r;
