@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench_fdp_model: the FDP media model alone (fdp_media.c), without a
+ * fdp_model: the FDP media model alone (fdp_media.c), without a
  * controller or data: bench_fdp's workload (a namespace written full in
  * order, then uniformly random 1-block overwrites, handle = LBA % 8, 1 MiB
  * units of 4 KiB blocks, 7% spare, persistently isolated handles), timed
@@ -8,7 +8,7 @@
  * of the model's steps; it shows what the model costs apart from the
  * caches the data copy takes.
  *
- *   bench_fdp_model [BLOCKS, default 65536] [WRITES, default 4000000]
+ *   fdp_model [BLOCKS, default 65536] [WRITES, default 4000000]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +38,7 @@ int main(int argc, char **argv)
 	double t;
 
 	if (!n || fdp_media_init(&m, nlba, 256, 8, 1, 7, true)) {
-		fprintf(stderr, "bench_fdp_model: a namespace of 1..%llu blocks, some writes\n",
+		fprintf(stderr, "fdp_model: a namespace of 1..%llu blocks, some writes\n",
 			UCMD_FDP_MAX_BLOCKS);
 		return 1;
 	}
