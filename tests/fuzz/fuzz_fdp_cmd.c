@@ -90,6 +90,7 @@ static void check_ns(struct rig *r, struct ctrl_ns *ns)
 {
 	struct fdp_media *m;
 	uint32_t *valid, nfree = 0;
+	uint64_t live = 0;
 
 	m = ns->fdpm;
 	if (!m) {
@@ -110,16 +111,23 @@ static void check_ns(struct rig *r, struct ctrl_ns *ns)
 	valid = calloc(m->nru, sizeof(*valid));
 	if (!valid)
 		abort();
+	/* the valid bitmap has a bit for each mapped block and no other */
+	for (uint64_t w = 0; w < ((uint64_t)m->nru * m->bpr + 63) / 64; w++)
+		live += (uint64_t)__builtin_popcountll(m->vmap[w]);
 	for (uint64_t lba = 0; lba < m->nlba; lba++) {
 		uint32_t p = m->l2p[lba];
 
 		if (!p--)
 			continue;
 		if (p >= m->nru * m->bpr || m->p2l[p] != lba + 1 ||
-		    p % m->bpr >= m->ru[p / m->bpr].wp || m->ru[p / m->bpr].state == FDP_RU_FREE)
+		    p % m->bpr >= m->ru[p / m->bpr].wp || m->ru[p / m->bpr].state == FDP_RU_FREE ||
+		    !(m->vmap[p / 64] >> (p % 64) & 1))
 			abort();
 		valid[p / m->bpr]++;
+		live--;
 	}
+	if (live)
+		abort();
 	for (uint32_t u = 0; u < m->nru; u++) {
 		if (valid[u] != m->ru[u].valid || m->ru[u].wp > m->bpr)
 			abort();

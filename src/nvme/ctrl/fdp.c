@@ -300,12 +300,10 @@ void ctrl_fdp_expire_all(struct ucmd_ctrl *c)
 			expire_ns(c, c->ns[i], now);
 }
 
-static void count_media(struct ucmd_ctrl *c, struct ctrl_ns *ns)
+static void count_media(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint64_t ds, uint64_t bs)
 {
-	uint64_t bs = ctrl_ns_ds(ns) + ctrl_ns_ms(ns);
-
 	c->fdp->mbmw += ns->fdpm->moved * bs;
-	c->fdp->gc_bytes += ns->fdpm->moved * ctrl_ns_ds(ns);
+	c->fdp->gc_bytes += ns->fdpm->moved * ds;
 	c->fdp->mbe += ns->fdpm->erased * bs;
 	ns->fdpm->moved = ns->fdpm->erased = 0;
 }
@@ -341,15 +339,19 @@ uint16_t ctrl_fdp_write_check(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint32_t 
 void ctrl_fdp_write_commit(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint32_t stream,
 			    uint64_t slba, uint64_t nlb)
 {
+	uint64_t ds, bs;
+
 	if (!ns->fdpm)
 		return;
-	c->fdp->hbmw += nlb * (ctrl_ns_ds(ns) + ctrl_ns_ms(ns));
-	c->fdp->mbmw += nlb * (ctrl_ns_ds(ns) + ctrl_ns_ms(ns));
+	ds = ctrl_ns_ds(ns);
+	bs = ds + ctrl_ns_ms(ns);
+	c->fdp->hbmw += nlb * bs;
+	c->fdp->mbmw += nlb * bs;
 	if (c->fdp->rutl)
 		ns->fdpm->now_ms = realtime_ms();
 	/* -ENOSPC cannot happen with the units the model sized for itself */
 	(void)fdp_media_write(ns->fdpm, stream, slba, nlb);
-	count_media(c, ns);
+	count_media(c, ns, ds, bs);
 }
 
 void ctrl_fdp_zeroes_commit(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint64_t nlb)

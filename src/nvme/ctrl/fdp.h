@@ -45,10 +45,17 @@ struct fdp_ru {
 struct fdp_media {
 	uint64_t nlba;
 	uint32_t bpr, nru;	/* blocks per reclaim unit, reclaim units */
+	uint8_t bpr_shift;	/* log2(bpr) if a power of two, else UINT8_MAX */
 	uint16_t nruh, nrg;
 	bool persistent;
 	uint32_t nstreams;
-	uint32_t *l2p, *p2l;	/* [nlba], [nru * bpr]: index + 1, 0 when unmapped */
+	/*
+	 * l2p: [nlba] the block's media index + 1, 0 when unmapped. p2l:
+	 * [nru * bpr] the LBA + 1 a media block was written with, kept when
+	 * the block dies; vmap: a bit per media block, set while it is live.
+	 */
+	uint32_t *l2p, *p2l;
+	uint64_t *vmap;
 	struct fdp_ru *ru;
 	uint32_t *stream;	/* [nstreams]: the open unit, FDP_NONE */
 	uint32_t *free_next;	/* [nru] */
@@ -79,6 +86,14 @@ void fdp_media_free(struct fdp_media *m);
 void fdp_media_reset(struct fdp_media *m);
 /* Blocks [lba, lba + n) written through stream s: -ENOSPC when no unit is left */
 int  fdp_media_write(struct fdp_media *m, uint32_t s, uint64_t lba, uint64_t n);
+/*
+ * A write of lba is on its way: its forward map entry starts towards the
+ * caches while the data is copied, so that fdp_media_write() finds it there.
+ */
+static inline void fdp_media_prefetch(const struct fdp_media *m, uint64_t lba)
+{
+	__builtin_prefetch(&m->l2p[lba], 1);
+}
 /* Blocks [lba, lba + n) no longer hold data (deallocate, write zeroes) */
 void fdp_media_trim(struct fdp_media *m, uint64_t lba, uint64_t n);
 /* The handle moves to a new unit: true if the old one was not fully written */
@@ -92,7 +107,7 @@ bool fdp_media_expire(struct fdp_media *m, uint32_t s, uint64_t limit_ms, uint64
 uint64_t fdp_media_active_ms(const struct fdp_media *m, uint32_t s, uint64_t now_ms);
 /* Blocks the handle's unit can still take (RUAMW) */
 uint64_t fdp_media_ruamw(const struct fdp_media *m, uint32_t s);
-/* Rebuild p2l and valid counts from l2p and the units; -EINVAL if inconsistent */
+/* Rebuild p2l, vmap and valid counts from l2p and the units; -EINVAL if inconsistent */
 int  fdp_media_rebuild(struct fdp_media *m);
 
 struct ctrl_fdp_event_ring {

@@ -4,10 +4,17 @@
  * granularity of a logical block. Each stream (a reclaim unit handle, or a
  * garbage collection destination) appends to its open reclaim unit; a full
  * unit is replaced from the free pool; an overwrite or a trim leaves the
- * old copy invalid. When fewer than GC_LOW units are free, greedy garbage
- * collection picks the full unit with the fewest valid blocks, moves them
- * (media writes, not host writes) and erases it. The model does not touch
- * the data, which stays where the store keeps it: it only counts.
+ * old copy invalid. When fewer than GC_LOW units are free, garbage
+ * collection picks a victim by cost and benefit (victim()), moves its valid
+ * blocks (media writes, not host writes) and erases it. The model does not
+ * touch the data, which stays where the store keeps it: it only counts.
+ *
+ * It runs beside every write, so its layout is for the caches: a write
+ * reads and writes one forward map entry, clears one bit of the valid
+ * bitmap and appends to its unit's stretch of the reverse map; the old
+ * copy's reverse map entry is left as it was (the bitmap says it is dead).
+ * Garbage collection walks the victim's bitmap a word at a time and
+ * prefetches the forward map entries it is about to rewrite.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,7 +24,26 @@
 
 /* Map entries hold the index plus one: 0 (FDP_NONE + 1) is unmapped */
 #define L2P(m, lba)	((m)->l2p[lba] - 1u)
-#define P2L(m, p)	((m)->p2l[p] - 1u)
+
+static inline bool live(const struct fdp_media *m, uint32_t p)
+{
+	return m->vmap[p / 64] >> (p % 64) & 1;
+}
+
+static inline void set_live(struct fdp_media *m, uint32_t p)
+{
+	m->vmap[p / 64] |= 1ull << (p % 64);
+}
+
+static inline void clear_live(struct fdp_media *m, uint32_t p)
+{
+	m->vmap[p / 64] &= ~(1ull << (p % 64));
+}
+
+static size_t vmap_words(const struct fdp_media *m)
+{
+	return ((uint64_t)m->nru * m->bpr + 63) / 64;
+}
 
 /* free units kept back: one for a GC destination, one for a handle */
 #define GC_LOW	2u
@@ -46,6 +72,7 @@ void fdp_media_reset(struct fdp_media *m)
 {
 	memset(m->l2p, 0, m->nlba * sizeof(*m->l2p));
 	memset(m->p2l, 0, (uint64_t)m->nru * m->bpr * sizeof(*m->p2l));
+	memset(m->vmap, 0, vmap_words(m) * sizeof(*m->vmap));
 	for (uint32_t s = 0; s < m->nstreams; s++)
 		m->stream[s] = FDP_NONE;
 	memset(m->opened_ms, 0, m->nstreams / 2 * sizeof(*m->opened_ms));
@@ -88,6 +115,7 @@ int fdp_media_init(struct fdp_media *m, uint64_t nlba, uint32_t bpr, uint16_t nr
 		return ret;
 	m->nlba = nlba;
 	m->bpr = bpr;
+	m->bpr_shift = bpr & (bpr - 1) ? UINT8_MAX : (uint8_t)__builtin_ctz(bpr);
 	m->nru = nru;
 	m->nruh = nruh;
 	m->nrg = nrg;
@@ -96,11 +124,12 @@ int fdp_media_init(struct fdp_media *m, uint64_t nlba, uint32_t bpr, uint16_t nr
 	/* zero is "unmapped": untouched pages of a large map cost no memory */
 	m->l2p = calloc(nlba, sizeof(*m->l2p));
 	m->p2l = calloc((uint64_t)nru * bpr, sizeof(*m->p2l));
+	m->vmap = calloc(vmap_words(m), sizeof(*m->vmap));
 	m->ru = calloc(nru, sizeof(*m->ru));
 	m->stream = calloc(m->nstreams, sizeof(*m->stream));
 	m->free_next = calloc(nru, sizeof(*m->free_next));
 	m->opened_ms = calloc(m->nstreams / 2, sizeof(*m->opened_ms));
-	if (!m->l2p || !m->p2l || !m->ru || !m->stream || !m->free_next || !m->opened_ms) {
+	if (!m->l2p || !m->p2l || !m->vmap || !m->ru || !m->stream || !m->free_next || !m->opened_ms) {
 		fdp_media_free(m);
 		return -ENOMEM;
 	}
@@ -116,13 +145,21 @@ void fdp_media_free(struct fdp_media *m)
 {
 	free(m->l2p);
 	free(m->p2l);
+	free(m->vmap);
 	free(m->ru);
 	free(m->stream);
 	free(m->free_next);
 	free(m->opened_ms);
 	m->opened_ms = NULL;
+	m->vmap = NULL;
 	m->l2p = m->p2l = m->stream = m->free_next = NULL;
 	m->ru = NULL;
+}
+
+/* The unit media block p is in: a shift for the usual power-of-two units */
+static inline uint32_t unit_of(const struct fdp_media *m, uint32_t p)
+{
+	return m->bpr_shift < 32 ? p >> m->bpr_shift : p / m->bpr;
 }
 
 static void invalidate(struct fdp_media *m, uint64_t lba)
@@ -131,8 +168,8 @@ static void invalidate(struct fdp_media *m, uint64_t lba)
 
 	if (p == FDP_NONE)
 		return;
-	m->p2l[p] = 0;
-	m->ru[p / m->bpr].valid--;
+	clear_live(m, p);
+	m->ru[unit_of(m, p)].valid--;
 	m->l2p[lba] = 0;
 }
 
@@ -154,34 +191,133 @@ static uint32_t gc_stream(const struct fdp_media *m, uint32_t r)
  * different lifetimes being in different units; this policy does, as a
  * drive's does, which is what FDP is for.
  */
-static uint32_t victim(const struct fdp_media *m)
+static double score(const struct fdp_media *m, const struct fdp_ru *u)
+{
+	double used = (double)u->valid / m->bpr;
+
+	return (1 - used) * (double)(m->clock - u->sealed + 1) / (1 + used);
+}
+
+/*
+ * The victim is the unit of the highest score() (the first of equals),
+ * rounding and all: every figure after it depends on which unit it is.
+ * Most units are plainly worse than the best one so far, which exact
+ * integers show without score()'s two divisions: a unit's score is within
+ * 2^-29 (relative) of (bpr - valid) * age / (bpr + valid) for units of up
+ * to 2^23 blocks (the model's bound), so a unit whose ratio is below the
+ * best score by more than 2^-24 is passed over, and only the rest are
+ * scored.
+ */
+static __attribute__((noinline)) uint32_t victim(const struct fdp_media *m)
 {
 	uint32_t best = FDP_NONE;
-	double top = -1;
+	double top = -1, bar = -1;
 
 	for (uint32_t r = 0; r < m->nru; r++) {
 		const struct fdp_ru *u = &m->ru[r];
-		double used, score;
+		uint32_t age = m->clock - u->sealed + 1;
+		double s;
 
 		if (u->state != FDP_RU_FULL || u->valid >= m->bpr)
 			continue;
-		used = (double)u->valid / m->bpr;
-		score = (1 - used) * (double)(m->clock - u->sealed + 1) / (1 + used);
-		if (score > top) {
-			top = score;
+		if ((double)(m->bpr - u->valid) * age < bar * (m->bpr + u->valid))
+			continue;
+		s = score(m, u);
+		if (s > top) {
+			top = s;
+			bar = s * (1 - 0x1p-24);
 			best = r;
 		}
 	}
 	return best;
 }
 
-static int place(struct fdp_media *m, uint32_t s, uint64_t lba, bool gc);
+/* A unit closes: it is the newest, and the clock moves on */
+static void seal(struct fdp_media *m, uint32_t r)
+{
+	m->ru[r].state = FDP_RU_FULL;
+	m->ru[r].sealed = m->clock++;
+}
 
-/* One unit collected: false when none would give any room back */
+static uint32_t open_unit(struct fdp_media *m, uint32_t s, bool gc);
+
+/* stream_unit()'s slow path: the stream's unit is full, or it has none */
+static __attribute__((noinline)) uint32_t stream_next(struct fdp_media *m, uint32_t s, bool gc)
+{
+	uint32_t r = m->stream[s];
+
+	if (r != FDP_NONE)
+		seal(m, r);
+	m->stream[s] = FDP_NONE;
+	r = open_unit(m, s, gc);
+	if (r != FDP_NONE)
+		m->stream[s] = r;
+	return r;
+}
+
+/*
+ * The unit stream s appends to: its open one, or (none, or full) a new
+ * one from the free pool, FDP_NONE when none is left. A full unit is
+ * closed here, at the stream's next write, not when its last block goes in.
+ */
+static inline uint32_t stream_unit(struct fdp_media *m, uint32_t s, bool gc)
+{
+	uint32_t r = m->stream[s];
+
+	if (__builtin_expect(r != FDP_NONE && m->ru[r].wp < m->bpr, 1))
+		return r;
+	return stream_next(m, s, gc);
+}
+
+/* Block lba's data goes to the next block of unit r */
+static inline void append(struct fdp_media *m, uint32_t r, uint32_t lba)
+{
+	uint32_t p = r * m->bpr + m->ru[r].wp++;
+
+	m->p2l[p] = lba + 1;
+	set_live(m, p);
+	m->l2p[lba] = p + 1;
+	m->ru[r].valid++;
+}
+
+/*
+ * Moves the blocks whose LBAs are lba[0..n) to stream s's units, in order,
+ * unit by unit: how many moved, fewer than n when no unit was left (which
+ * cannot happen: the victim had room for less than a unit).
+ */
+static uint32_t move_blocks(struct fdp_media *m, uint32_t s, const uint32_t *lba, uint32_t n)
+{
+	uint32_t *l2p = m->l2p, *p2l = m->p2l;
+	uint64_t *vmap = m->vmap;
+
+	for (uint32_t i = 0; i < n;) {
+		uint32_t r = stream_unit(m, s, true), k, p;
+
+		if (r == FDP_NONE)
+			return i;
+		k = m->bpr - m->ru[r].wp < n - i ? m->bpr - m->ru[r].wp : n - i;
+		p = r * m->bpr + m->ru[r].wp;
+		m->ru[r].wp += k;
+		m->ru[r].valid += k;
+		for (uint32_t end = i + k; i < end; i++, p++) {
+			p2l[p] = lba[i] + 1;
+			l2p[lba[i]] = p + 1;
+			vmap[p / 64] |= 1ull << (p % 64);
+		}
+	}
+	return n;
+}
+
+/*
+ * One unit collected: false when none would give any room back. Its live
+ * blocks move in order, a bitmap word at a time: the forward map entries
+ * of a word's blocks are prefetched before the first of them is rewritten.
+ */
 static bool gc_one(struct fdp_media *m)
 {
-	uint32_t v = victim(m), s, moved = 0;
-	uint64_t first = 0;
+	uint32_t v = victim(m), s, moved = 0, first = 0;
+	uint64_t lo, hi;
+	uint16_t owner;
 
 	if (v == FDP_NONE)
 		return false;
@@ -190,22 +326,40 @@ static bool gc_one(struct fdp_media *m)
 	if ((uint64_t)m->nfree * m->bpr + (m->stream[s] == FDP_NONE ? 0 :
 	    m->bpr - m->ru[m->stream[s]].wp) < m->ru[v].valid)
 		return false;
-	for (uint32_t i = 0; i < m->ru[v].wp; i++) {
-		uint32_t p = v * m->bpr + i, lba = P2L(m, p);
+	lo = (uint64_t)v * m->bpr;
+	hi = lo + m->ru[v].wp;
+	for (uint64_t w = lo / 64; w * 64 < hi; w++) {
+		uint64_t mask = ~0ull, bits, b;
+		uint32_t lba[64], n = 0, done;
 
-		if (lba == FDP_NONE)
+		if (w * 64 < lo)
+			mask &= ~0ull << (lo - w * 64);
+		if (hi < w * 64 + 64)
+			mask &= (1ull << (hi - w * 64)) - 1;
+		for (b = bits = m->vmap[w] & mask; b; b &= b - 1) {
+			lba[n] = m->p2l[w * 64 + (unsigned)__builtin_ctzll(b)] - 1;
+			__builtin_prefetch(&m->l2p[lba[n]], 1);
+			n++;
+		}
+		if (!n)
 			continue;
-		invalidate(m, lba);
-		/* cannot fail: the victim had room for less than a unit */
-		if (place(m, s, lba, true))
+		if (!moved)
+			first = lba[0];
+		done = move_blocks(m, s, lba, n);
+		if (done < n) {
+			for (b = bits; done--; b &= b - 1)
+				;
+			m->vmap[w] &= ~(bits ^ b);
+			m->ru[v].valid -= (uint32_t)__builtin_popcountll(bits ^ b);
 			return false;
-		if (!moved++)
-			first = lba;
+		}
+		m->vmap[w] &= ~bits;
+		m->ru[v].valid -= n;
+		moved += n;
 	}
 	m->moved += moved;
 	m->erased += m->bpr;
-	uint16_t owner = m->ru[v].owner;
-
+	owner = m->ru[v].owner;
 	push_free(m, v);
 	if (moved && m->realloc)
 		m->realloc(m->arg, owner, first, moved);
@@ -223,28 +377,17 @@ static uint32_t open_unit(struct fdp_media *m, uint32_t s, bool gc)
 	return take_free(m, owner);
 }
 
-static int place(struct fdp_media *m, uint32_t s, uint64_t lba, bool gc)
+/* A host write of block lba through stream s */
+static int place(struct fdp_media *m, uint32_t s, uint64_t lba)
 {
-	uint32_t r = m->stream[s], p;
+	uint32_t r = stream_unit(m, s, false);
 
-	if (r == FDP_NONE || m->ru[r].wp == m->bpr) {
-		if (r != FDP_NONE) {
-			m->ru[r].state = FDP_RU_FULL;
-			m->ru[r].sealed = m->clock++;
-		}
-		m->stream[s] = FDP_NONE;
-		r = open_unit(m, s, gc);
-		if (r == FDP_NONE)
-			return -ENOSPC;
-		m->stream[s] = r;
-	}
+	if (r == FDP_NONE)
+		return -ENOSPC;
 	/* a host stream's unit is active from its first write */
-	if (!m->ru[r].wp && s < m->nstreams / 2)
+	if (!m->ru[r].wp)
 		m->opened_ms[s] = m->now_ms;
-	p = r * m->bpr + m->ru[r].wp++;
-	m->p2l[p] = (uint32_t)lba + 1;
-	m->l2p[lba] = p + 1;
-	m->ru[r].valid++;
+	append(m, r, (uint32_t)lba);
 	return 0;
 }
 
@@ -256,7 +399,7 @@ int fdp_media_write(struct fdp_media *m, uint32_t s, uint64_t lba, uint64_t n)
 		int ret;
 
 		invalidate(m, lba + i);
-		if ((ret = place(m, s, lba + i, false)))
+		if ((ret = place(m, s, lba + i)))
 			return ret;
 	}
 	return 0;
@@ -277,9 +420,11 @@ bool fdp_media_ruh_update(struct fdp_media *m, uint32_t s)
 		return false;
 	partial = m->ru[r].wp < m->bpr;
 	/* what was not written stays unwritten until the unit is erased */
-	m->ru[r].state = m->ru[r].wp ? FDP_RU_FULL : FDP_RU_FREE;
-	m->ru[r].sealed = m->clock++;
-	if (!m->ru[r].wp) {
+	if (m->ru[r].wp) {
+		seal(m, r);
+	} else {
+		m->ru[r].state = FDP_RU_FREE;
+		m->ru[r].sealed = m->clock++;
 		m->nfree++;
 		m->free_next[r] = m->free_head;
 		m->free_head = r;
@@ -324,6 +469,7 @@ int fdp_media_rebuild(struct fdp_media *m)
 	uint32_t nfree = 0;
 
 	memset(m->p2l, 0, (uint64_t)m->nru * m->bpr * sizeof(*m->p2l));
+	memset(m->vmap, 0, vmap_words(m) * sizeof(*m->vmap));
 	m->free_head = FDP_NONE;
 	for (uint32_t r = 0; r < m->nru; r++) {
 		m->ru[r].valid = 0;
@@ -343,9 +489,10 @@ int fdp_media_rebuild(struct fdp_media *m)
 		if (p == FDP_NONE)
 			continue;
 		if ((uint64_t)p >= (uint64_t)m->nru * m->bpr ||
-		    p % m->bpr >= m->ru[p / m->bpr].wp || m->p2l[p])
+		    p % m->bpr >= m->ru[p / m->bpr].wp || live(m, p))
 			return -EINVAL;
 		m->p2l[p] = (uint32_t)lba + 1;
+		set_live(m, p);
 		m->ru[p / m->bpr].valid++;
 	}
 	/* every open unit is some stream's, and one stream's only */

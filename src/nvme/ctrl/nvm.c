@@ -129,11 +129,17 @@ void ctrl_nvm_prefetch(struct ucmd_ctrl *c, const struct ucmd_nvme_sqe *sqe)
 	struct ctrl_ns *ns;
 	uint64_t slba;
 
-	if (sqe->opcode != nvme_cmd_read || !(ns = ctrl_ns_active(c, sqe->nsid)) ||
-	    !ns->st->ops->prefetch)
+	/* a write's only use for it: the FDP media model's map entry */
+	if ((sqe->opcode != nvme_cmd_read && (sqe->opcode != nvme_cmd_write || !c->fdp)) ||
+	    !(ns = ctrl_ns_active(c, sqe->nsid)))
 		return;
 	slba = (uint64_t)sqe->cdw11 << 32 | sqe->cdw10;
-	if (slba < ns->nsze)
+	if (sqe->opcode == nvme_cmd_write) {
+		if (ns->fdpm && slba < ns->nsze)
+			fdp_media_prefetch(ns->fdpm, slba);
+		return;
+	}
+	if (ns->st->ops->prefetch && slba < ns->nsze)
 		ns->st->ops->prefetch(ns->st, ctrl_ns_data_off(ns, slba), ctrl_ns_ds(ns));
 }
 
