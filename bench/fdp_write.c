@@ -28,6 +28,8 @@
 #include <ucmd/nvme.h>
 #include <ucmd/ucmd.h>
 
+#include "posargs.h"
+
 #define BS	4096u
 #define NSZE	65536u		/* blocks: 256 MiB */
 #define QD	32u
@@ -203,11 +205,15 @@ static double waf(struct rig *r)
 
 int main(int argc, char **argv)
 {
-	double secs = argc > 1 ? atof(argv[1]) : 2, best[2] = { 0, 0 }, cpu[2] = { 1e9, 1e9 }, w;
-	int runs = argc > 2 ? atoi(argv[2]) : 3;
-	bool inl = argc > 3 && !strcmp(argv[3], "inline");
+	double secs = 2, best[2] = { 0, 0 }, cpu[2] = { 1e9, 1e9 }, w;
+	bool inl;
+	int runs = 3, a = bench_posargs(argc, argv, "[SECONDS] [RUNS] [inline]", &secs, &runs,
+					"inline", &inl);
 	struct rig r[2] = { 0 };
 	uint64_t seed[2] = { 42, 42 };
+
+	if (a)
+		return a == 1 ? 0 : 2;
 
 	for (int fdp = 0; fdp < 2; fdp++)
 		if (rig_up(&r[fdp], fdp, inl ? UCMD_CTRL_INLINE : UCMD_CTRL_THREAD) ||

@@ -26,6 +26,8 @@
 #include <ucmd/nvme.h>
 #include <ucmd/ucmd.h>
 
+#include "posargs.h"
+
 #define BS	4096u
 #define NSZE	16384u		/* 64 MiB */
 #define QD	32u
@@ -234,11 +236,13 @@ static void crc_cost(void)
 
 int main(int argc, char **argv)
 {
-	double secs = argc > 1 ? atof(argv[1]) : 2;
-	int runs = argc > 2 ? atoi(argv[2]) : 3;
+	double secs = 2;
+	int runs = 3, a = bench_posargs(argc, argv, "[SECONDS] [RUNS]", &secs, &runs, NULL, NULL);
 	struct res none, pi1, none16, pi64;
 	struct rig r = { 0 }, r2 = { 0 };
 
+	if (a)
+		return a == 1 ? 0 : 2;
 	/* 4096 + 8: no protection, then type 1 with the 16b guard */
 	if (rig_up(&r, 5, 8) || rig_up(&r2, 10, 16)) {
 		fprintf(stderr, "bench_pi: setup failed: %s\n", ucmd_last_error());

@@ -24,6 +24,8 @@
 #include <ucmd/nvme.h>
 #include <ucmd/ucmd.h>
 
+#include "posargs.h"
+
 #define BS	4096u
 #define ZSZE	4096u		/* blocks: 16 MiB */
 #define NR_Z	16u
@@ -178,10 +180,12 @@ static double report_ms(void)
 
 int main(int argc, char **argv)
 {
-	double secs = argc > 1 ? atof(argv[1]) : 2, wbest = 0, abest = 0;
-	int runs = argc > 2 ? atoi(argv[2]) : 3;
+	double secs = 2, wbest = 0, abest = 0;
+	int runs = 3, a = bench_posargs(argc, argv, "[SECONDS] [RUNS]", &secs, &runs, NULL, NULL);
 	struct rig r = { 0 };
 
+	if (a)
+		return a == 1 ? 0 : 2;
 	if (rig_up(&r, (uint64_t)NR_Z * ZSZE, ZSZE, 4)) {
 		fprintf(stderr, "bench_zns: setup failed: %s\n", ucmd_last_error());
 		return 1;
