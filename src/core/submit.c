@@ -26,6 +26,7 @@ static struct ucmd_kiocb *io_alloc_req(struct ucmd_ctx *ctx)
 
 	if (req) {
 		ctx->free_reqs = req->next;
+		ctx->nr_reqs++;
 		return req;
 	}
 	/* cache-line aligned: which lines a request touches is then fixed */
@@ -35,6 +36,7 @@ static struct ucmd_kiocb *io_alloc_req(struct ucmd_ctx *ctx)
 		req->ctx = ctx;
 		req->cqe_flags = 0;
 		req->big_cqe[1] = 0;
+		ctx->nr_reqs++;
 	}
 	return req;
 }
@@ -206,20 +208,86 @@ static int io_submit_sqe(struct ucmd_ctx *ctx, struct ucmd_kiocb *req,
 	return 0;
 }
 
+/*
+ * SQEs published and, on a ring with a submit limit, submitted: each
+ * shared index read once here and bounded, as a tail or a limit further
+ * ahead than the ring is long is the application's bug.
+ */
+static unsigned io_sqring_entries(const struct ucmd_ctx *ctx)
+{
+	const struct io_rings *r = &ctx->rings;
+	unsigned head = ctx->cached_sq_head;
+	unsigned avail = __atomic_load_n(r->sq_tail, __ATOMIC_ACQUIRE) - head;
+
+	if (avail > r->sq_entries)
+		avail = r->sq_entries;
+	if (__builtin_expect(ctx->sq_limit != NULL, 0)) {
+		/* seq_cst: pairs with the submitter's limit store, then its sq_blocked load */
+		unsigned lim = __atomic_load_n(ctx->sq_limit, __ATOMIC_SEQ_CST) - head;
+
+		/* behind the head or more than a ring ahead: nothing is submitted */
+		if (lim > r->sq_entries)
+			lim = 0;
+		if (lim < avail)
+			avail = lim;
+	}
+	return avail;
+}
+
+/*
+ * A bounded ring: how many more requests it may have alive. None while CQEs
+ * overflow: every overflowed CQE then comes from a request alive when the
+ * list was started, so the list never holds more than max_reqs.
+ */
+static unsigned io_req_room(struct ucmd_ctx *ctx)
+{
+	if (ctx->ocq_head && !io_flush_overflow(ctx))
+		return 0;
+	return ctx->nr_reqs < ctx->max_reqs ? ctx->max_reqs - ctx->nr_reqs : 0;
+}
+
+unsigned io_sqring_takeable(struct ucmd_ctx *ctx)
+{
+	unsigned avail = io_sqring_entries(ctx);
+
+	if (ctx->max_reqs && avail) {
+		unsigned room = io_req_room(ctx);
+
+		if (room < avail)
+			avail = room;
+	}
+	return avail;
+}
+
+/* Tell the submitter whether what it submitted waits for it to reap. */
+static void io_sq_blocked_update(struct ucmd_ctx *ctx)
+{
+	bool blocked = ctx->max_reqs && (ctx->ocq_head || ctx->nr_reqs >= ctx->max_reqs) &&
+		       io_sqring_entries(ctx);
+
+	if (blocked != ctx->sq_blocked_val) {
+		ctx->sq_blocked_val = blocked;
+		__atomic_store_n(ctx->sq_blocked, (uint32_t)blocked, __ATOMIC_RELEASE);
+	}
+}
+
 int io_submit_sqes(struct ucmd_ctx *ctx, unsigned nr)
 {
 	struct io_rings *r = &ctx->rings;
 	unsigned head = ctx->cached_sq_head;
-	unsigned avail = __atomic_load_n(r->sq_tail, __ATOMIC_ACQUIRE) - head;
-	unsigned submitted = 0;
+	unsigned avail = io_sqring_entries(ctx);
+	unsigned submitted = 0, taken;
 	struct blk_plug plug;
 	bool plugged = false;
 
-	/* A tail further ahead than the ring is long is the application's bug. */
-	if (avail > r->sq_entries)
-		avail = r->sq_entries;
 	if (nr > avail)
 		nr = avail;
+	if (__builtin_expect(ctx->max_reqs != 0, 0) && nr) {
+		unsigned room = io_req_room(ctx);
+
+		if (nr > room)
+			nr = room;
+	}
 
 	/*
 	 * What completes inline is posted at the end, in one pass (also for
@@ -227,13 +295,16 @@ int io_submit_sqes(struct ucmd_ctx *ctx, unsigned nr)
 	 * batched one).
 	 */
 	ctx->compl_defer = true;
-	while (submitted < nr) {
+	for (taken = 0; taken < nr; taken++) {
 		unsigned idx = __atomic_load_n(&r->sq_array[head & r->sq_mask], __ATOMIC_RELAXED);
 		head++;
 		if (idx >= r->sq_entries) {
-			/* An index outside the SQE array: counted and skipped. */
+			/*
+			 * An index outside the SQE array: counted and skipped, and
+			 * the SQEs behind it still go (it used its place in nr).
+			 */
 			__atomic_store_n(r->sq_dropped, ++ctx->sq_dropped, __ATOMIC_RELEASE);
-			break;
+			continue;
 		}
 		struct ucmd_kiocb *req = io_alloc_req(ctx);
 		if (!req) {
@@ -272,6 +343,8 @@ int io_submit_sqes(struct ucmd_ctx *ctx, unsigned nr)
 	ctx->compl_defer = false;
 	if (ctx->compl_head)
 		io_submit_flush_completions(ctx);
+	if (__builtin_expect(ctx->sq_blocked != NULL, 0))
+		io_sq_blocked_update(ctx);
 	return (int)submitted;
 }
 
