@@ -225,9 +225,11 @@ static unsigned io_sqring_entries(const struct ucmd_ctx *ctx)
 		/* seq_cst: pairs with the submitter's limit store, then its sq_blocked load */
 		unsigned lim = __atomic_load_n(ctx->sq_limit, __ATOMIC_SEQ_CST) - head;
 
-		/* behind the head or more than a ring ahead: nothing is submitted */
-		if (lim > r->sq_entries)
-			lim = 0;
+		/*
+		 * Behind the head or more than a ring ahead (the submitter's
+		 * bug): no bound but the tail's, as a tail that far ahead is
+		 * taken a ring's worth at a time; only its own SQEs are at stake.
+		 */
 		if (lim < avail)
 			avail = lim;
 	}
