@@ -418,17 +418,6 @@ void io_wake_waiters(struct ucmd_ctx *ctx);
 	(IOSQE_FIXED_FILE | IOSQE_IO_DRAIN | IOSQE_IO_LINK | IOSQE_IO_HARDLINK |         \
 	 IOSQE_ASYNC | IOSQE_BUFFER_SELECT | IOSQE_CQE_SKIP_SUCCESS)
 /*
- * io_init_req refuses sqe before it looks at anything else: an opcode past
- * Linux's table, an unknown flag, buffer selection. For a front end that
- * must not translate what the engine refuses anyway (ucmdd's xlate.c).
- */
-static inline bool io_sqe_refused_early(const struct io_uring_sqe *sqe)
-{
-	return sqe->opcode >= IORING_OP_LAST ||
-	       (sqe->flags & (~SQE_VALID_FLAGS | IOSQE_BUFFER_SELECT));
-}
-
-/*
  * A ring shared with a program that may write anything into it at any time
  * (ucmdd's client rings). Set before the ring's first request; the shared
  * words must outlive the ring.
@@ -442,6 +431,15 @@ struct io_ring_bounds {
 	uint32_t *sq_blocked;
 };
 void io_ring_set_bounds(struct ucmd_ring *ring, const struct io_ring_bounds *b);
+/*
+ * A native ring whose memory is laid out to be shared with another process:
+ * tail bytes after the SQEs (ring->backend's rings.tail_off) and the SQEs
+ * at sqes_at (0: right after the rings; see io_rings_create_at). No
+ * SQPOLL or DEFER_TASKRUN (-EINVAL): the caller's thread is its owner,
+ * which submits and reaps under uring_lock (ucmdd's client rings).
+ */
+int io_queue_init_shared(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
+			 struct io_uring_params *p, size_t tail, size_t sqes_at);
 /*
  * SQEs the next io_submit_sqes could take now: published (and below the
  * limit), and room for them on a bounded ring. Under uring_lock.

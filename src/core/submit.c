@@ -217,7 +217,8 @@ static unsigned io_sqring_entries(const struct ucmd_ctx *ctx)
 {
 	const struct io_rings *r = &ctx->rings;
 	unsigned head = ctx->cached_sq_head;
-	unsigned avail = __atomic_load_n(r->sq_tail, __ATOMIC_ACQUIRE) - head;
+	/* seq_cst (a plain load on x86): pairs with a poller's NEED_WAKEUP, then this look */
+	unsigned avail = __atomic_load_n(r->sq_tail, __ATOMIC_SEQ_CST) - head;
 
 	if (avail > r->sq_entries)
 		avail = r->sq_entries;
