@@ -173,6 +173,38 @@ static void test_unbounded_unchanged(void **state)
 	ucmd_queue_exit(&ring);
 }
 
+/*
+ * A ring laid out to be shared (ucmdd's): the caller's page after the SQEs,
+ * the SQEs where asked; no polling thread of the engine's own.
+ */
+static void test_shared_layout(void **state)
+{
+	struct ucmd_ring ring;
+	struct io_uring_params p = { 0 };
+	struct cqe_copy c;
+
+	(void)state;
+	p.flags = IORING_SETUP_SQPOLL;
+	assert_int_equal(io_queue_init_shared(ucmd_engine_default(), 4, &ring, &p, 4096, 0),
+			 -EINVAL);
+	p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
+	assert_int_equal(io_queue_init_shared(ucmd_engine_default(), 4, &ring, &p, 4096, 0),
+			 -EINVAL);
+	memset(&p, 0, sizeof(p));
+	assert_int_equal(io_queue_init_shared(ucmd_engine_default(), 4, &ring, &p, 4096,
+					      IORING_OFF_SQES), 0);
+	struct io_rings *r = &ring_to_ctx(&ring)->rings;
+
+	assert_int_equal(p.sq_off.resv2, IORING_OFF_SQES);
+	assert_true(r->tail_off >= (size_t)p.cq_off.cqes);
+	assert_true(r->tail_off + 4096 <= IORING_OFF_SQES);
+	/* the caller's page is there and its own */
+	memset((char *)r->mem + r->tail_off, 0x5a, 4096);
+	ucmd_prep_nop(ucmd_get_sqe(&ring));
+	assert_int_equal(submit_one(&ring, &c), 0);
+	ucmd_queue_exit(&ring);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -180,6 +212,7 @@ int main(void)
 		cmocka_unit_test(test_max_reqs),
 		cmocka_unit_test(test_overflow_bounded),
 		cmocka_unit_test(test_unbounded_unchanged),
+		cmocka_unit_test(test_shared_layout),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
