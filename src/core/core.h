@@ -420,7 +420,10 @@ void io_wake_waiters(struct ucmd_ctx *ctx);
 /*
  * A ring shared with a program that may write anything into it at any time
  * (ucmdd's client rings). Set before the ring's first request; the shared
- * words must outlive the ring.
+ * words must outlive the ring. With max_reqs, a submission copies every
+ * SQE it takes and publishes the head before issuing any (the submitter
+ * waits for the head on another thread), and submits each one taken, as
+ * with IORING_SETUP_SUBMIT_ALL.
  */
 struct io_ring_bounds {
 	/* requests alive at most, so also CQEs overflowed (0: no bound, as Linux) */
