@@ -58,8 +58,8 @@ CORE_H_USERS = {
     'src/security/hooks.c',  # the engine's hook chain state (struct ucmd_engine)
     'src/kernel/dev.c',      # the kernel backend fills the engine's ops
     'src/backend/native.c',  # the native backend is the engine's own ops
-    # ucmdd's rings: a client ring has the engine's layout and owns an engine ring
-    'src/server/mem.c', 'src/server/ring.h', 'src/server/ring.c', 'src/server/xlate.c',
+    # ucmdd's rings: a client ring is an engine ring, which its thread owns
+    'src/server/mem.c', 'src/server/ring.h', 'src/server/ring.c',
     'src/server/quota.c',  # the reserve for root is a share of the engine's file table (UCMD_MAX_FILES)
     'src/security/security.c',  # the engine's modules live on the engine (e->setup)
 }

@@ -4,8 +4,9 @@
  * Linux's layout and sends it with two eventfds; we map it and fill struct
  * ucmd_ring exactly as the native backend fills it from its own memfd
  * (core/setup.c), so ucmd.h's inline helpers and ucmd_submit/ucmd_wait_cqe
- * run unchanged. Behind the ring a proxy thread of the daemon consumes the
- * SQ, as a SQPOLL thread does, but ring->flags says only what the caller
+ * run unchanged. Behind the ring a thread of the daemon (called the proxy
+ * below: it owns the engine ring whose memory this is) consumes the SQ, as
+ * a SQPOLL thread does, but ring->flags says only what the caller
  * asked for: without IORING_SETUP_SQPOLL there, ucmd_submit() calls ->enter
  * every time, which costs two loads and no system call while the proxy is
  * awake, and lets a submission to a daemon that is gone answer -ENOTCONN

@@ -129,6 +129,18 @@ void io_wake_waiters(struct ucmd_ctx *ctx)
 	}
 }
 
+void io_ring_set_bounds(struct ucmd_ring *ring, const struct io_ring_bounds *b)
+{
+	struct ucmd_ctx *ctx = ring_to_ctx(ring);
+
+	ctx->max_reqs = b->max_reqs;
+	ctx->sq_limit = b->sq_limit;
+	ctx->sq_blocked = b->sq_blocked;
+	ctx->sq_blocked_val = false;
+	if (ctx->sq_blocked)
+		__atomic_store_n(ctx->sq_blocked, 0, __ATOMIC_RELEASE);
+}
+
 void io_ring_set_owner_wake(struct ucmd_ring *ring, int efd)
 {
 	ring_to_ctx(ring)->owner_efd = efd;
@@ -211,6 +223,7 @@ static inline __attribute__((always_inline)) void io_free_req(struct ucmd_kiocb 
 	io_free_req_resources(req);
 	req->next = ctx->free_reqs;
 	ctx->free_reqs = req;
+	ctx->nr_reqs--;
 }
 
 static inline __attribute__((always_inline)) void io_post_req_cqe(struct ucmd_kiocb *req)
@@ -315,6 +328,7 @@ static inline __attribute__((always_inline)) void io_flush_list(struct ucmd_ctx 
 		ctx->cq_dirty = true;
 	}
 	ctx->inflight -= inflight;
+	ctx->nr_reqs -= n;
 	*tail = ctx->free_reqs;
 	ctx->free_reqs = first;
 }

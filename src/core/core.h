@@ -187,6 +187,17 @@ struct ucmd_ctx {
 	 */
 	unsigned cached_sq_head;
 	unsigned sq_dropped;
+	/*
+	 * A ring whose memory an untrusted program shares (io_ring_set_bounds;
+	 * all zero on any other ring): at most max_reqs requests alive, none
+	 * taken while CQEs overflow, so that the overflow list never holds
+	 * more than max_reqs; SQEs taken only up to *sq_limit, which that
+	 * program writes; *sq_blocked stored, never read back.
+	 */
+	unsigned max_reqs;
+	const uint32_t *sq_limit;
+	uint32_t *sq_blocked;
+	bool sq_blocked_val;		/* what *sq_blocked last said */
 
 	/* Completion side, under uring_lock */
 	unsigned cached_cq_tail;
@@ -213,6 +224,7 @@ struct ucmd_ctx {
 
 	/* Requests */
 	struct ucmd_kiocb *free_reqs;
+	unsigned nr_reqs;		/* taken from free_reqs and not yet back */
 	unsigned inflight;		/* issued, not yet completed (drain) */
 	struct ucmd_kiocb *defer_head, *defer_tail;	/* IOSQE_IO_DRAIN */
 	bool flushing_defer;		/* io_flush_defer is on the stack */
@@ -406,15 +418,36 @@ void io_wake_waiters(struct ucmd_ctx *ctx);
 	(IOSQE_FIXED_FILE | IOSQE_IO_DRAIN | IOSQE_IO_LINK | IOSQE_IO_HARDLINK |         \
 	 IOSQE_ASYNC | IOSQE_BUFFER_SELECT | IOSQE_CQE_SKIP_SUCCESS)
 /*
- * io_init_req refuses sqe before it looks at anything else: an opcode past
- * Linux's table, an unknown flag, buffer selection. For a front end that
- * must not translate what the engine refuses anyway (ucmdd's xlate.c).
+ * A ring shared with a program that may write anything into it at any time
+ * (ucmdd's client rings). Set before the ring's first request; the shared
+ * words must outlive the ring. With max_reqs, a submission copies every
+ * SQE it takes and publishes the head before issuing any (the submitter
+ * waits for the head on another thread), and submits each one taken, as
+ * with IORING_SETUP_SUBMIT_ALL.
  */
-static inline bool io_sqe_refused_early(const struct io_uring_sqe *sqe)
-{
-	return sqe->opcode >= IORING_OP_LAST ||
-	       (sqe->flags & (~SQE_VALID_FLAGS | IOSQE_BUFFER_SELECT));
-}
+struct io_ring_bounds {
+	/* requests alive at most, so also CQEs overflowed (0: no bound, as Linux) */
+	unsigned max_reqs;
+	/* shared: SQEs before this index were submitted (a ring without SQPOLL); NULL: all */
+	const uint32_t *sq_limit;
+	/* shared: 1 while submitted SQEs wait for the program to reap (NULL: not told) */
+	uint32_t *sq_blocked;
+};
+void io_ring_set_bounds(struct ucmd_ring *ring, const struct io_ring_bounds *b);
+/*
+ * A native ring whose memory is laid out to be shared with another process:
+ * tail bytes after the SQEs (ring->backend's rings.tail_off) and the SQEs
+ * at sqes_at (0: right after the rings; see io_rings_create_at). No
+ * SQPOLL or DEFER_TASKRUN (-EINVAL): the caller's thread is its owner,
+ * which submits and reaps under uring_lock (ucmdd's client rings).
+ */
+int io_queue_init_shared(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
+			 struct io_uring_params *p, size_t tail, size_t sqes_at);
+/*
+ * SQEs the next io_submit_sqes could take now: published (and below the
+ * limit), and room for them on a bounded ring. Under uring_lock.
+ */
+unsigned io_sqring_takeable(struct ucmd_ctx *ctx);
 
 /* Set ctx->owner_efd (an eventfd, the caller's) before the ring's first request. */
 void io_ring_set_owner_wake(struct ucmd_ring *ring, int efd);

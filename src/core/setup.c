@@ -114,8 +114,8 @@ void backend_ring_map(struct ucmd_ring *ring, const struct io_uring_params *p, c
 	ring->sq.sqe_head = ring->sq.sqe_tail = __atomic_load_n(ring->sq.ktail, __ATOMIC_ACQUIRE);
 }
 
-int native_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
-		      struct io_uring_params *p)
+static int queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
+		      struct io_uring_params *p, size_t tail, size_t sqes_at)
 {
 	struct ucmd_ctx *ctx;
 	int ret;
@@ -141,7 +141,7 @@ int native_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring 
 	ctx->creds_gen = cred_generation();
 	current_cred(&ctx->creds);
 	ctx->sub_creds = &ctx->creds;
-	ret = io_rings_create(&ctx->rings, entries, p);
+	ret = io_rings_create_at(&ctx->rings, entries, p, tail, sqes_at);
 	if (ret) {
 		ctx_free(ctx);
 		return ret;
@@ -180,6 +180,21 @@ int native_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring 
 	ring->enter_ring_fd = ring->ring_fd;
 	backend_ring_map(ring, p, ctx->rings.mem, ctx->rings.size, p->sq_off.resv2);
 	return 0;
+}
+
+int native_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
+		      struct io_uring_params *p)
+{
+	return queue_init(e, entries, ring, p, 0, 0);
+}
+
+int io_queue_init_shared(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
+			 struct io_uring_params *p, size_t tail, size_t sqes_at)
+{
+	/* its owner polls it: a thread of the engine's own would be a second submitter */
+	if (p->flags & (IORING_SETUP_SQPOLL | IORING_SETUP_DEFER_TASKRUN))
+		return -EINVAL;
+	return queue_init(e, entries, ring, p, tail, sqes_at);
 }
 
 /* Wait for every request to finish, so that nothing refers to the ctx. */

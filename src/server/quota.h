@@ -14,9 +14,9 @@ struct srv_daemon;
 enum srv_res {
 	SRV_RES_CONN,		/* connections */
 	SRV_RES_FD,		/* open devices (the engine's shared file table) */
-	SRV_RES_RING,		/* rings (a proxy thread each) */
+	SRV_RES_RING,		/* rings (a thread each) */
 	SRV_RES_REGION,		/* shared memory regions */
-	SRV_RES_SPIN,		/* SQPOLL rings whose proxy polls for sq_thread_idle */
+	SRV_RES_SPIN,		/* SQPOLL rings whose thread polls for sq_thread_idle */
 	SRV_RES_NR
 };
 

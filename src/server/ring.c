@@ -1,38 +1,36 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A client ring: a memfd with Linux's ring layout (the same code lays out
- * the engine's own rings, ring/ring.c) and a control page after the SQEs,
- * shared with the client; behind it the daemon's own ring on the engine,
- * and a proxy thread between the two in the model of the kernel's SQPOLL
- * thread.
+ * A client ring: an engine ring whose memory is a memfd shared with the
+ * client (Linux's ring layout, ring/ring.c, and a control page after the
+ * SQEs), owned by a thread of ours in the model of the kernel's SQPOLL
+ * thread. The engine takes the client's SQEs from that memory and posts
+ * its CQEs there, for the client's task: its fds are the client's numbers
+ * (the task's file table), its addresses the client's memory (the task's
+ * mm, reached when each request is issued).
  *
- * The proxy never trusts the shared memory: it keeps its own SQ head, CQ
- * tail and dropped count and only ever stores them there; it reads the
- * client's SQ tail and CQ head once per pass and bounds them; each SQE
- * index is checked (a bad one counts in sq dropped, as in Linux); each SQE
- * is copied out once, and only the copy is translated (xlate.c), judged
- * and executed. Its fds are the client's own numbers: the engine ring
- * belongs to the client's task and resolves them in its file table. No pointer lives in shared memory.
+ * The shared memory is never trusted, and the engine is made to know it
+ * (io_ring_set_bounds): it keeps its own SQ head, CQ tail and dropped
+ * count and only ever stores them there; it reads the client's SQ tail,
+ * submit limit and CQ head once per use and bounds them; an SQ index
+ * outside the SQE array counts in sq dropped and is skipped; each SQE is
+ * copied once, and only the copy is judged and executed. At most
+ * SRV_MAX_OVERFLOW (and twice the SQ entries) requests are alive, and none
+ * is taken while CQEs overflow, so the overflow list never holds more:
+ * no CQE is ever dropped (IORING_FEAT_NODROP) and a client that stops
+ * reaping stops only itself (ctl->sq_blocked tells it so).
  *
  * Wake-ups without a system call per command while both sides are busy: a
- * SQPOLL ring's proxy (within its uid's budget, quota.c) polls for idle_ms
- * after its last work, any other for SRV_BUSY_POLL_US after a pass that
- * did work (proxy_thread); then it sets
- * IORING_SQ_NEED_WAKEUP, looks once more, and sleeps in poll() on the sq
- * eventfd (the client's doorbell) and an eventfd the engine ring writes
- * whenever its owner has completions to run (io_ring_set_owner_wake). The
- * client sleeping for CQEs sets ctl->cq_waiting; the proxy writes the cq
- * eventfd after posting only then.
- *
- * A full CQ: CQEs wait in the ring's overflow list (IORING_SQ_CQ_OVERFLOW
- * set) and the proxy takes no SQE until it is empty. Since every CQE comes
- * from a pending slot or a failed SQE of a pass that found the list empty,
- * the list never holds more than there are slots (at most SRV_MAX_OVERFLOW):
- * no CQE is ever dropped (IORING_FEAT_NODROP), and a client that stops
- * reaping stops only itself.
+ * SQPOLL ring's poller (within its uid's budget, quota.c) polls for
+ * idle_ms after its last work, any other for SRV_BUSY_POLL_US after a pass
+ * that did work (ring_thread); then it sets IORING_SQ_NEED_WAKEUP, looks
+ * once more, and sleeps in poll() on the sq eventfd (the client's
+ * doorbell) and an eventfd the engine writes whenever the ring's owner has
+ * completions to run (io_ring_set_owner_wake). The client sleeping for
+ * CQEs sets ctl->cq_waiting; the poller writes the cq eventfd after
+ * posting only then, through efd.c, which never waits on a client's
+ * eventfd.
  */
 #include <errno.h>
-#include <sys/uio.h>
 #include <sched.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -44,23 +42,27 @@
 #include <unistd.h>
 
 #include "core/core.h"
-#include "lib/cpu.h"
 #include "security/hooks.h"
 #include "server/efd.h"
 #include "server/ring.h"
 
 /* Polling after the last work before sleeping, when the client set no sq_thread_idle. */
 #define SRV_IDLE_MS_DEFAULT	1u
-/* A client's sq_thread_idle above this is clamped: a proxy polls for its client only so long. */
+/* A client's sq_thread_idle above this is clamped: a poller polls for its client only so long. */
 #define SRV_IDLE_MS_MAX		100u
 /* A ring that may not poll while idle still polls this long after a pass that did work. */
 #define SRV_BUSY_POLL_US	50u
 /* idle polls that only pause before each further one yields the CPU */
-#define PROXY_SPIN_PAUSES	256u
-/* Engine ring flags taken from the client's; the rest concern the client's threads. */
-#define ENGINE_FLAGS (IORING_SETUP_IOPOLL | IORING_SETUP_SQE128 | IORING_SETUP_CQE32)
-#define CQE_BATCH 64u
-#define NO_SLOT UINT32_MAX
+#define RING_SPIN_PAUSES	256u
+/*
+ * The engine ring's flags taken from the client's; the rest concern the
+ * client's threads (SQPOLL is this file's thread; a task-run or single
+ * issuer mode has no meaning for a ring only that thread submits to).
+ */
+#define ENGINE_FLAGS                                                                     \
+	(IORING_SETUP_IOPOLL | IORING_SETUP_SQE128 | IORING_SETUP_CQE32 |                \
+	 IORING_SETUP_CQSIZE | IORING_SETUP_CLAMP | IORING_SETUP_SUBMIT_ALL |            \
+	 IORING_SETUP_NO_SQARRAY)
 
 static uint64_t now_us(void)
 {
@@ -91,344 +93,83 @@ static void efd_drain(int fd)
 static void sq_flag(struct srv_ring *r, unsigned flag, bool on)
 {
 	if (on)
-		__atomic_fetch_or(r->mem.sq_flags, flag, __ATOMIC_SEQ_CST);
+		__atomic_fetch_or(r->ctx->rings.sq_flags, flag, __ATOMIC_SEQ_CST);
 	else
-		__atomic_fetch_and(r->mem.sq_flags, ~flag, __ATOMIC_SEQ_CST);
+		__atomic_fetch_and(r->ctx->rings.sq_flags, ~flag, __ATOMIC_SEQ_CST);
 }
 
-/* ---- pending slots ---- */
-
-static unsigned slot_alloc(struct srv_ring *r)
+/* CQEs were posted up to tail: wake the client if it sleeps, signal its eventfd. */
+static void cq_posted(struct srv_ring *r, unsigned tail)
 {
-	unsigned i = r->free_head;
-
-	r->free_head = r->x.slots[i].next_free;
-	r->x.slots[i].busy = true;
-	r->x.slots[i].internal = false;
-	r->nr_pending++;
-	return i;
-}
-
-static void slot_free(struct srv_ring *r, unsigned i)
-{
-	r->x.slots[i].busy = false;
-	r->nr_pending--;
-	if (i == r->nr_slots)
-		return;		/* the exit cancel's, never on the free list */
-	r->x.slots[i].next_free = r->free_head;
-	r->free_head = i;
-}
-
-/* ---- the client's CQ ---- */
-
-static unsigned cq_room(struct srv_ring *r)
-{
-	if (!r->cq_room) {
-		unsigned head = __atomic_load_n(r->mem.cq_head, __ATOMIC_ACQUIRE);
-		unsigned used = r->cq_tail - head;
-
-		/* a head ahead of our tail, or more than a ring behind, is garbage: full */
-		r->cq_room = used > r->mem.cq_entries ? 0 : r->mem.cq_entries - used;
-	}
-	return r->cq_room;
-}
-
-static void cq_write(struct srv_ring *r, const struct srv_ocqe *o)
-{
-	struct io_uring_cqe *cqe = io_rings_cqe(&r->mem, r->cq_tail);
-
-	cqe->user_data = o->user_data;
-	cqe->res = o->res;
-	cqe->flags = o->flags;
-	if (r->mem.cqe_shift) {
-		cqe->big_cqe[0] = o->big[0];
-		cqe->big_cqe[1] = o->big[1];
-	}
-	r->cq_tail++;
-	r->cq_room--;
-	r->cq_dirty = true;
-}
-
-static void post(struct srv_ring *r, const struct srv_ocqe *o)
-{
-	if (!r->ocq_nr && cq_room(r)) {
-		cq_write(r, o);
-		return;
-	}
-	/* bounded by the slots: see the top of this file */
-	r->ocq[(r->ocq_first + r->ocq_nr++) % (r->nr_slots + 1)] = *o;
-	if (r->ocq_nr == 1)
-		sq_flag(r, IORING_SQ_CQ_OVERFLOW, true);
-}
-
-static unsigned flush_overflow(struct srv_ring *r)
-{
-	unsigned n = 0;
-
-	if (!r->ocq_nr)
-		return 0;
-	while (r->ocq_nr && cq_room(r)) {
-		cq_write(r, &r->ocq[r->ocq_first]);
-		r->ocq_first = (r->ocq_first + 1) % (r->nr_slots + 1);
-		r->ocq_nr--;
-		n++;
-	}
-	if (!r->ocq_nr)
-		sq_flag(r, IORING_SQ_CQ_OVERFLOW, false);
-	return n;
-}
-
-/* Publish the CQ tail; wake the client if it sleeps, signal its eventfd. */
-static void cq_commit(struct srv_ring *r)
-{
-	if (!r->cq_dirty)
-		return;
-	r->cq_dirty = false;
-	/* seq_cst: pairs with the client's cq_waiting store then CQ re-check */
-	__atomic_store_n(r->mem.cq_tail, r->cq_tail, __ATOMIC_SEQ_CST);
+	/*
+	 * The tail again, seq_cst (a plain store on x86), then the client's
+	 * flag: pairs with the client's flag store, then its look at the tail.
+	 */
+	__atomic_store_n(r->ctx->rings.cq_tail, tail, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&r->ctl->cq_waiting, __ATOMIC_SEQ_CST))
 		(void)srv_efd_signal(r->cq_efd);
 	if (r->user_efd >= 0 &&
-	    !(__atomic_load_n(r->mem.cq_flags, __ATOMIC_RELAXED) & IORING_CQ_EVENTFD_DISABLED))
+	    !(__atomic_load_n(r->ctx->rings.cq_flags, __ATOMIC_RELAXED) &
+	      IORING_CQ_EVENTFD_DISABLED))
 		(void)srv_efd_signal(r->user_efd);
 }
 
-/* ---- the engine's completions ---- */
-
-static void complete_one(struct srv_ring *r, const struct io_uring_cqe *cqe)
-{
-	uint64_t i = cqe->user_data;
-	struct srv_slot *s;
-	struct srv_ocqe o;
-
-	/* only the proxy's own requests are on the engine ring */
-	if (i > r->nr_slots || !r->x.slots[i].busy)
-		return;
-	s = &r->x.slots[i];
-	o.res = cqe->res;
-	o.user_data = s->user_data;
-	o.flags = cqe->flags;
-	o.big[0] = r->mem.cqe_shift ? cqe->big_cqe[0] : 0;
-	o.big[1] = r->mem.cqe_shift ? cqe->big_cqe[1] : 0;
-	if (!s->internal && !(s->skip_success && o.res >= 0))
-		post(r, &o);
-	slot_free(r, (unsigned)i);
-}
-
-static unsigned reap_engine(struct srv_ring *r)
-{
-	struct io_uring_cqe *cqes[CQE_BATCH];
-	unsigned n, total = 0;
-
-	if (!r->nr_pending)
-		return 0;
-	/* runs the task work that completions found on device threads queued */
-	(void)ucmd_enter(&r->er, 0, 0, IORING_ENTER_GETEVENTS);
-	while ((n = ucmd_peek_batch_cqe(&r->er, cqes, CQE_BATCH))) {
-		for (unsigned i = 0; i < n; i++)
-			complete_one(r, cqes[i]);
-		ucmd_cq_advance(&r->er, n);
-		total += n;
-	}
-	return total;
-}
-
-/* ---- the client's SQ ---- */
-
-static void fail_sqe(struct srv_ring *r, unsigned i, int err)
-{
-	struct srv_ocqe o = { .user_data = r->x.slots[i].user_data, .res = err };
-
-	post(r, &o);
-	slot_free(r, i);
-}
-
 /*
- * SQEs the client published and (without SQPOLL) submitted. A tail or a
- * limit further ahead than the ring is long is the client's bug: at most
- * a ring's worth, and only the client's own requests are affected.
+ * One round as the ring's owner: completions in (task work, polled ones,
+ * overflow), then the SQEs the engine may take. Returns how much it did
+ * (SQ entries consumed, CQEs posted, task work run). Under r->lock.
  */
-static unsigned sq_avail(struct srv_ring *r)
-{
-	struct io_rings *m = &r->mem;
-	/* seq_cst (a plain load on x86): pairs with the client's store, then NEED_WAKEUP load */
-	unsigned avail = __atomic_load_n(m->sq_tail, __ATOMIC_SEQ_CST) - r->sq_head;
-
-	if (avail > m->sq_entries)
-		avail = m->sq_entries;
-	if (!(r->flags & IORING_SETUP_SQPOLL)) {
-		unsigned lim = __atomic_load_n(&r->ctl->sq_limit, __ATOMIC_SEQ_CST) - r->sq_head;
-
-		if (lim < avail)
-			avail = lim;
-	}
-	return avail;
-}
-
-/*
- * An SQE copy of a size known at compile time: a few vector moves, where
- * memcpy of a variable size becomes rep movs, whose start-up costs more
- * than the copy (perf: the two copies per SQE were a third of a pass).
- */
-static inline void sqe_copy(void *dst, const void *src, unsigned sz)
-{
-	if (sz > 64)
-		memcpy(dst, src, 128);
-	else
-		memcpy(dst, src, 64);
-}
-
-/*
- * Take what the client published: snapshot, translate, and hand each link
- * chain to the engine whole, or fail it whole as Linux fails a chain whose
- * member fails its checks (that member its errno, the others -ECANCELED).
- */
-static unsigned take_sqes(struct srv_ring *r)
-{
-	struct io_rings *m = &r->mem;
-	unsigned sqe_sz = m->sqe_shift ? 128 : 64;
-	unsigned avail = sq_avail(r), head = r->sq_head, n = 0, taken;
-	unsigned space = ucmd_sq_space_left(&r->er);
-	_Alignas(64) struct io_uring_sqe snap[2];
-
-	if (avail > r->nr_slots - r->nr_pending)
-		avail = r->nr_slots - r->nr_pending;
-	if (avail > space)
-		avail = space;
-	if (!avail)
-		return 0;
-	/*
-	 * The client wrote these SQEs on another CPU: every line is a
-	 * cross-core miss, and copying them one after the other paid those
-	 * misses in series (perf: 80% of a null-command pass at the copy).
-	 * Asking for all of them first overlaps the misses.
-	 */
-	for (unsigned k = 0; k < avail; k++) {
-		unsigned idx = __atomic_load_n(&m->sq_array[(head + k) & m->sq_mask], __ATOMIC_RELAXED);
-
-		if (idx < m->sq_entries) {
-			const char *p = (const char *)io_rings_sqe(m, idx);
-
-			__builtin_prefetch(p);
-			if (sqe_sz > 64)
-				__builtin_prefetch(p + 64);
-		}
-	}
-	/*
-	 * Their CQEs go to lines the client last read on its CPU: ask for
-	 * them for writing now, so that the ownership transfers overlap the
-	 * snapshot and the execution rather than stall cq_write one by one
-	 * (perf: a quarter of the proxy's time in cq_write's stores).
-	 */
-	for (unsigned k = 0; k < avail && k < m->cq_entries; k += 4u >> m->cqe_shift)
-		prefetchw(io_rings_cqe(m, r->cq_tail + k));
-	for (taken = 0; taken < avail; taken++) {
-		unsigned idx = __atomic_load_n(&m->sq_array[head & m->sq_mask], __ATOMIC_RELAXED);
-		struct io_uring_sqe *esqe = (struct io_uring_sqe *)((char *)r->stage_sqe +
-								     (size_t)n * 128);
-		unsigned si;
-
-		head++;
-		if (idx >= m->sq_entries) {
-			r->dropped++;
-			__atomic_store_n(m->sq_dropped, r->dropped, __ATOMIC_RELEASE);
-			continue;
-		}
-		/* the snapshot: nothing below reads the shared SQE again */
-		sqe_copy(snap, io_rings_sqe(m, idx), sqe_sz);
-		si = slot_alloc(r);
-		r->x.slots[si].user_data = snap[0].user_data;
-		r->stage[n].slot = si;
-		r->stage[n].flags = snap[0].flags;
-		r->stage[n].err = srv_xlate(&r->x, snap, esqe, &r->x.slots[si]);
-		n++;
-	}
-	r->sq_head = head;
-	__atomic_store_n(m->sq_head, head, __ATOMIC_RELEASE);
-	if (!n)
-		return taken;
-
-	for (unsigned k = 0, end; k < n; k = end + 1) {
-		bool failed = false;
-
-		/* a chain: up to the first member without a link flag, or the pass's end */
-		for (end = k; end + 1 < n &&
-			      (r->stage[end].flags & (IOSQE_IO_LINK | IOSQE_IO_HARDLINK)); end++)
-			;
-		for (unsigned j = k; j <= end; j++)
-			failed |= r->stage[j].err != 0;
-		for (unsigned j = k; j <= end; j++) {
-			unsigned si = r->stage[j].slot;
-			struct io_uring_sqe *e;
-
-			if (failed) {
-				if (!r->stage[j].err)
-					r->stage[j].err = -ECANCELED;
-				continue;
-			}
-			/* space was counted above */
-			e = ucmd_get_sqe(&r->er);
-			sqe_copy(e, (char *)r->stage_sqe + (size_t)j * 128, sqe_sz);
-			e->user_data = si;
-		}
-	}
-	/* the engine takes each fd's file from the client's table, a reference each */
-	(void)ucmd_submit(&r->er);
-
-	for (unsigned k = 0; k < n; k++)
-		if (r->stage[k].err)
-			fail_sqe(r, r->stage[k].slot, r->stage[k].err);
-	return taken;
-}
-
-/*
- * Tell a client's submit (ctl->sq_blocked) not to wait for SQEs we cannot
- * take until it reaps: a backed-up CQ, or every slot in flight.
- */
-static void sq_blocked_update(struct srv_ring *r, bool take)
-{
-	uint32_t blocked = take && (r->ocq_nr || r->nr_pending >= r->nr_slots) && sq_avail(r);
-
-	if (blocked != r->sq_blocked) {
-		r->sq_blocked = blocked;
-		__atomic_store_n(&r->ctl->sq_blocked, blocked, __ATOMIC_RELEASE);
-	}
-}
-
-/* One round: completions in, overflow out, new SQEs unless the CQ is backed up. */
 static unsigned pass(struct srv_ring *r, bool take)
 {
-	unsigned did = reap_engine(r);
+	struct ucmd_ctx *ctx = r->ctx;
+	unsigned did, posted, sq_head;
 
-	r->cq_room = 0;		/* read the client's head once per pass */
-	did += flush_overflow(r);
-	if (take && !r->ocq_nr)
-		did += take_sqes(r);
-	/* inline completions of what was just submitted */
-	did += reap_engine(r);
-	cq_commit(r);
-	sq_blocked_update(r, take);
+	mutex_lock(&ctx->uring_lock);
+	current_ctx = ctx;
+	sq_head = ctx->cached_sq_head;
+	did = io_owner_reap(ctx);
+	if (take) {
+		unsigned n = io_sqring_takeable(ctx);
+
+		if (n) {
+			(void)io_submit_sqes(ctx, n);
+			/* what completed on another thread meanwhile */
+			did += io_owner_reap(ctx);
+		}
+	}
+	io_commit_cqring(ctx);
+	did += ctx->cached_sq_head - sq_head;
+	/* also what registration's quiesce posted since the last pass */
+	posted = ctx->cached_cq_tail - r->cq_told;
+	r->cq_told = ctx->cached_cq_tail;
+	did += posted;
+	r->nr_reqs = ctx->nr_reqs;
+	r->nr_iopoll = ctx->nr_iopoll;
+	r->overflowing = ctx->ocq_head != NULL;
+	current_ctx = NULL;
+	mutex_unlock(&ctx->uring_lock);
+	if (posted)
+		cq_posted(r, r->cq_told);
 	return did;
 }
 
-static bool sq_pending(struct srv_ring *r)
-{
-	return !r->ocq_nr && r->nr_pending < r->nr_slots && sq_avail(r);
-}
-
 /* SQPOLL's sleep: say so, look once more, then wait for the doorbell or the engine. */
-static void proxy_sleep(struct srv_ring *r)
+static void ring_sleep(struct srv_ring *r)
 {
 	struct pollfd pfd[2] = {
 		{ .fd = r->sq_efd, .events = POLLIN },
 		{ .fd = r->owner_efd, .events = POLLIN },
 	};
+	unsigned did;
 
 	sq_flag(r, IORING_SQ_NEED_WAKEUP, true);
-	/* pairs with the client's tail store then NEED_WAKEUP load (both seq_cst) */
-	if (!sq_pending(r) && !atomic_load(&r->stop)) {
+	/* the engine's tail load is seq_cst: pairs with the client's tail store then flag load */
+	pthread_mutex_lock(&r->lock);
+	did = pass(r, true);
+	pthread_mutex_unlock(&r->lock);
+	if (!did && !atomic_load(&r->stop)) {
 		/* a backed-up CQ is looked at again soon: the client need not ring for reaping */
-		if (poll(pfd, 2, r->ocq_nr ? (int)r->idle_ms : -1) > 0)
+		if (poll(pfd, 2, r->overflowing ? (int)r->idle_ms : -1) > 0)
 			__atomic_fetch_add(&r->ctl->wakeups, 1, __ATOMIC_RELAXED);
 		srv_efd_drain(r->sq_efd);
 		efd_drain(r->owner_efd);
@@ -436,10 +177,17 @@ static void proxy_sleep(struct srv_ring *r)
 	sq_flag(r, IORING_SQ_NEED_WAKEUP, false);
 }
 
-static bool proxy_done(struct srv_ring *r)
+static bool ring_done(struct srv_ring *r)
 {
 	return atomic_load(&r->stop) || atomic_load(&r->c->dead) ||
 	       atomic_load(&r->c->d->stopping);
+}
+
+static bool match_any(struct ucmd_kiocb *req, void *data)
+{
+	(void)req;
+	(void)data;
+	return true;
 }
 
 /*
@@ -447,41 +195,33 @@ static bool proxy_done(struct srv_ring *r)
  * waited for; CQEs posted while the client can still read them; then the
  * client learns the ring is dead.
  */
-static void proxy_exit(struct srv_ring *r)
+static void ring_exit(struct srv_ring *r)
 {
+	struct ucmd_ctx *ctx = r->ctx;
 	struct pollfd pfd = { .fd = r->owner_efd, .events = POLLIN };
 
 	pthread_mutex_lock(&r->lock);
 	pass(r, false);
-	if (r->nr_pending) {
-		struct io_uring_sqe *e = ucmd_get_sqe(&r->er);
-		struct srv_slot *s = &r->x.slots[r->nr_slots];
-
-		if (e) {
-			memset(e, 0, r->mem.sqe_shift ? 128 : 64);
-			e->opcode = IORING_OP_ASYNC_CANCEL;
-			e->fd = -1;
-			e->cancel_flags = IORING_ASYNC_CANCEL_ANY | IORING_ASYNC_CANCEL_ALL;
-			e->user_data = r->nr_slots;
-			memset(s, 0, sizeof(*s));
-			s->busy = true;
-			s->internal = true;
-			r->nr_pending++;
-			(void)ucmd_submit(&r->er);
-		}
+	if (r->nr_reqs) {
+		mutex_lock(&ctx->uring_lock);
+		current_ctx = ctx;
+		(void)io_try_cancel(ctx, match_any, NULL, true, false);
+		current_ctx = NULL;
+		mutex_unlock(&ctx->uring_lock);
 	}
-	while (r->nr_pending) {
+	for (;;) {
 		pass(r, false);
-		if (r->nr_pending && poll(&pfd, 1, 100) > 0)
+		if (!r->nr_reqs)
+			break;
+		if (!r->nr_iopoll && poll(&pfd, 1, 100) > 0)
 			efd_drain(r->owner_efd);
 	}
-	pass(r, false);
 	__atomic_store_n(&r->ctl->state, UCMDD_RING_DEAD, __ATOMIC_SEQ_CST);
 	(void)srv_efd_signal(r->cq_efd);
 	pthread_mutex_unlock(&r->lock);
 }
 
-static void *proxy_thread(void *arg)
+static void *ring_thread(void *arg)
 {
 	struct srv_ring *r = arg;
 	/*
@@ -499,7 +239,7 @@ static void *proxy_thread(void *arg)
 
 	/* everything the engine does for this ring sees the client */
 	task_override_set(&r->c->task);
-	while (!proxy_done(r)) {
+	while (!ring_done(r)) {
 		unsigned did;
 
 		pthread_mutex_lock(&r->lock);
@@ -511,7 +251,7 @@ static void *proxy_thread(void *arg)
 			continue;
 		}
 		/* an IOPOLL ring completes only by being polled */
-		if (r->nr_pending && (r->flags & IORING_SETUP_IOPOLL))
+		if (r->nr_iopoll)
 			continue;
 		if (now_us() < idle_until) {
 			/*
@@ -521,7 +261,7 @@ static void *proxy_thread(void *arg)
 			 * would keep it off for a time slice per batch
 			 * (bench_daemon beside one busy process: 20x slower).
 			 */
-			if (++idle_spins < PROXY_SPIN_PAUSES) {
+			if (++idle_spins < RING_SPIN_PAUSES) {
 #if defined(__x86_64__) || defined(__i386__)
 				__builtin_ia32_pause();
 #endif
@@ -530,11 +270,11 @@ static void *proxy_thread(void *arg)
 			}
 			continue;
 		}
-		proxy_sleep(r);
+		ring_sleep(r);
 		idle_until = r->spin ? now_us() + poll_us : 0;
 		idle_spins = 0;
 	}
-	proxy_exit(r);
+	ring_exit(r);
 	return NULL;
 }
 
@@ -542,6 +282,7 @@ static void *proxy_thread(void *arg)
 
 static void ring_free(struct srv_ring *r)
 {
+	/* the ring memory goes with the engine ring; the client keeps its own mapping */
 	if (r->er_live)
 		ucmd_queue_exit(&r->er);
 	/* the engine ring may write owner_efd until it is gone */
@@ -553,11 +294,6 @@ static void ring_free(struct srv_ring *r)
 		close(r->cq_efd);
 	if (r->user_efd >= 0)
 		close(r->user_efd);
-	io_rings_destroy(&r->mem);
-	free(r->x.slots);
-	free(r->ocq);
-	free(r->stage);
-	free(r->stage_sqe);
 	pthread_mutex_destroy(&r->lock);
 	if (r->spin)
 		srv_quota_uncharge(r->c->d, r->c->cred.uid, SRV_RES_SPIN, 1);
@@ -569,7 +305,9 @@ static void ring_free(struct srv_ring *r)
 static int ring_setup(struct srv_ring *r, const struct ucmdd_queue_init *req,
 		      struct io_uring_params *p)
 {
-	struct io_uring_params ep = { 0 };
+	struct io_uring_params ep = *p;
+	struct io_ring_bounds b = { 0 };
+	struct io_rings *m;
 	unsigned entries = req->entries;
 	int ret;
 
@@ -588,42 +326,33 @@ static int ring_setup(struct srv_ring *r, const struct ucmdd_queue_init *req,
 		ret = security_uring_sqpoll(r->c->d->e, &r->c->cred);
 		if (ret)
 			return ret;
-		/* beyond its uid's budget the ring is still SQPOLL, but its proxy does not poll */
+		/* beyond its uid's budget the ring is still SQPOLL, but its thread does not poll */
 		r->spin = !srv_quota_charge(r->c->d, r->c->cred.uid, SRV_RES_SPIN, 1);
 	}
-	ret = io_rings_create_at(&r->mem, entries, p, sizeof(struct ucmdd_ring_ctl),
-				 req->flags & UCMDD_QI_SQES_AT_OFF ? IORING_OFF_SQES : 0);
+	ep.flags = p->flags & ENGINE_FLAGS;
+	ret = io_queue_init_shared(r->c->d->e, entries, &r->er, &ep,
+				   sizeof(struct ucmdd_ring_ctl),
+				   req->flags & UCMDD_QI_SQES_AT_OFF ? IORING_OFF_SQES : 0);
 	if (ret)
 		return ret;
-	if (r->mem.cq_entries > UCMD_MAX_CQ_ENTRIES)
+	r->er_live = true;
+	r->ctx = ring_to_ctx(&r->er);
+	m = &r->ctx->rings;
+	if (m->cq_entries > UCMD_MAX_CQ_ENTRIES)
 		return -EINVAL;
 	/* the client may map it, never resize it under the daemon's mapping */
-	if (fcntl(r->mem.memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
+	if (fcntl(m->memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
 		return -errno;
-	r->ctl = (struct ucmdd_ring_ctl *)((char *)r->mem.mem + r->mem.tail_off);
-	for (unsigned i = 0; i < r->mem.sq_entries; i++)
-		r->mem.sq_array[i] = i;
-	p->features = IORING_FEAT_SINGLE_MMAP | IORING_FEAT_NODROP | IORING_FEAT_SUBMIT_STABLE |
-		      IORING_FEAT_CUR_PERSONALITY | IORING_FEAT_CQE_SKIP;
+	r->ctl = (struct ucmdd_ring_ctl *)((char *)m->mem + m->tail_off);
+	/* what the client is told: its own flags, the layout the engine made */
+	ep.flags = p->flags;
+	ep.sq_thread_cpu = p->sq_thread_cpu;
+	ep.sq_thread_idle = p->sq_thread_idle;
+	*p = ep;
 	r->flags = p->flags;
 	r->idle_ms = p->sq_thread_idle ? p->sq_thread_idle : SRV_IDLE_MS_DEFAULT;
 	if (r->idle_ms > SRV_IDLE_MS_MAX)
 		r->idle_ms = SRV_IDLE_MS_MAX;
-
-	r->nr_slots = 2 * r->mem.sq_entries;
-	if (r->nr_slots > SRV_MAX_OVERFLOW)
-		r->nr_slots = SRV_MAX_OVERFLOW;
-	r->x.sqe128 = r->mem.sqe_shift;
-	r->x.nr_slots = r->nr_slots + 1;
-	r->x.slots = calloc(r->nr_slots + 1, sizeof(*r->x.slots));
-	r->ocq = calloc(r->nr_slots + 1, sizeof(*r->ocq));
-	r->stage = calloc(r->mem.sq_entries, sizeof(*r->stage));
-	r->stage_sqe = aligned_alloc(64, (size_t)r->mem.sq_entries * 128);
-	if (!r->x.slots || !r->ocq || !r->stage || !r->stage_sqe)
-		return -ENOMEM;
-	for (unsigned i = 0; i < r->nr_slots; i++)
-		r->x.slots[i].next_free = i + 1 < r->nr_slots ? i + 1 : NO_SLOT;
-	r->free_head = 0;
 
 	r->sq_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	r->cq_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -631,15 +360,15 @@ static int ring_setup(struct srv_ring *r, const struct ucmdd_queue_init *req,
 	if (r->sq_efd < 0 || r->cq_efd < 0 || r->owner_efd < 0)
 		return -errno;
 
-	/* the engine ring: every slot's CQE fits its CQ; it always submits a whole pass */
-	ep.flags = (p->flags & ENGINE_FLAGS) | IORING_SETUP_SUBMIT_ALL | IORING_SETUP_CQSIZE;
-	ep.cq_entries = r->nr_slots + 1;
-	if (ep.cq_entries < r->mem.sq_entries)
-		ep.cq_entries = r->mem.sq_entries;
-	ret = ucmd_queue_init_engine(r->c->d->e, r->mem.sq_entries, &r->er, &ep);
-	if (ret)
-		return ret;
-	r->er_live = true;
+	/* requests alive per ring, so also CQEs held for a client whose CQ is full */
+	b.max_reqs = 2 * m->sq_entries;
+	if (b.max_reqs > SRV_MAX_OVERFLOW)
+		b.max_reqs = SRV_MAX_OVERFLOW;
+	/* without SQPOLL, the client's submit says how far the SQ is submitted */
+	if (!(p->flags & IORING_SETUP_SQPOLL))
+		b.sq_limit = &r->ctl->sq_limit;
+	b.sq_blocked = &r->ctl->sq_blocked;
+	io_ring_set_bounds(&r->er, &b);
 	io_ring_set_owner_wake(&r->er, r->owner_efd);
 	/* the client's ring: its addresses are the client's, its identity frozen at connect */
 	io_ring_set_task(&r->er, &r->c->task);
@@ -648,7 +377,7 @@ static int ring_setup(struct srv_ring *r, const struct ucmdd_queue_init *req,
 
 static int dup_fds(struct srv_ring *r, int fds[3])
 {
-	const int src[3] = { r->mem.memfd, r->sq_efd, r->cq_efd };
+	const int src[3] = { r->ctx->rings.memfd, r->sq_efd, r->cq_efd };
 
 	for (int i = 0; i < 3; i++) {
 		fds[i] = fcntl(src[i], F_DUPFD_CLOEXEC, 0);
@@ -675,7 +404,6 @@ int srv_ring_create(struct srv_client *c, const struct ucmdd_queue_init *req,
 	if (!r)
 		return -ENOMEM;
 	r->c = c;
-	r->mem.memfd = -1;
 	r->sq_efd = r->cq_efd = r->owner_efd = r->user_efd = -1;
 	atomic_init(&r->stop, false);
 	pthread_mutex_init(&r->lock, NULL);
@@ -703,7 +431,7 @@ int srv_ring_create(struct srv_client *c, const struct ucmdd_queue_init *req,
 		ret = -EMFILE;
 	} else {
 		r->id = (uint32_t)id;
-		ret = -pthread_create(&r->thread, NULL, proxy_thread, r);
+		ret = -pthread_create(&r->thread, NULL, ring_thread, r);
 		if (ret) {
 			pthread_mutex_lock(&c->lock);
 			c->rings[id] = NULL;
@@ -719,8 +447,8 @@ int srv_ring_create(struct srv_client *c, const struct ucmdd_queue_init *req,
 	}
 	memset(rep, 0, sizeof(*rep));
 	rep->ring_id = r->id;
-	rep->mmap_size = r->mem.size;
-	rep->ctl_off = r->mem.tail_off;
+	rep->mmap_size = r->ctx->rings.size;
+	rep->ctl_off = r->ctx->rings.tail_off;
 	rep->sqes_off = p.sq_off.resv2;
 	rep->p = p;
 	return id;
@@ -729,7 +457,7 @@ int srv_ring_create(struct srv_client *c, const struct ucmdd_queue_init *req,
 static void ring_stop_free(struct srv_ring *r)
 {
 	atomic_store(&r->stop, true);
-	/* our own eventfd, which the proxy sleeps on too: the client may hold the sq one full */
+	/* our own eventfd, which the thread sleeps on too: the client may hold the sq one full */
 	efd_signal(r->owner_efd);
 	pthread_join(r->thread, NULL);
 	ring_free(r);

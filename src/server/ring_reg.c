@@ -14,7 +14,7 @@
  *              backend answers ucmd_register_ring_fd() itself
  *
  * Runs on the client's control thread, acting as the client, under the
- * ring's lock, so the proxy sees the tables change only between passes.
+ * ring's lock, so its thread sees the tables change only between passes.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -166,7 +166,7 @@ static int probe(struct srv_ring *r, unsigned nr, void **payload, size_t *payloa
 	}
 	p->last_op = ep->last_op;
 	p->ops_len = (uint8_t)(nr < ep->ops_len ? nr : ep->ops_len);
-	/* what the proxy translates is what the engine runs: the engine's answer */
+	/* the engine runs the client's SQEs: its answer */
 	for (unsigned i = 0; i < p->ops_len; i++)
 		p->ops[i] = ep->ops[i];
 	ucmd_free_probe(ep);

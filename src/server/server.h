@@ -3,16 +3,16 @@
  * ucmdd's insides: one engine holding every controller the daemon owns,
  * the security chain judging every command, and per client a connection
  * (control thread), a table of the devices it opened, the memory regions it
- * shared, and its rings (a proxy thread each).
+ * shared, and its rings (a polling thread each).
  *
  *   ucmdd.c      options, controllers, engine and security set-up, signals
  *   listen.c     the socket, accept, the peer's identity
  *   client.c     one connection: its control thread, the request table
  *   mem.c        the client's task (its file table, its mm): regions it shared, copies
- *   ring.c       a client ring: the shared memfd, its proxy thread
+ *   ring.c       a client ring: an engine ring in a memfd the client maps, its thread
+ *   ring_reg.c   io_uring_register(2) on a client ring
  *   efd.c        the eventfds a client shares: never waited on
  *   quota.c      per-uid quotas, the reserve for root and the daemon's user
- *   xlate.c      one client SQE -> one engine SQE: its fds and registered buffers
  *
  * Threads act as their client (cred_override_set with the peer's
  * credentials), so everything the engine does for them -- open, ring
@@ -96,7 +96,7 @@ struct srv_client {
 	struct files_struct files;
 	/*
 	 * Regions have a lock of their own: the engine looks them up while
-	 * issuing (task_mm), and the proxy submits under c->lock.
+	 * issuing (task_mm) from each ring's thread, under that ring's lock.
 	 */
 	pthread_mutex_t region_lock;
 	struct srv_region regions[SRV_MAX_REGIONS];

@@ -216,7 +216,7 @@ def daemon_seeds():
     write("daemon_msg", "short_header", struct.pack("<IH", UCMDD_MAGIC, 1))
 
 
-# fuzz_daemon_xlate.c: byte 0 the mode (1: 128-byte SQEs, 2: raw, 4: the
+# fuzz_daemon_sqe.c: byte 0 the mode (1: 128-byte SQEs, 2: raw, 4: the
 # client is dead at completion), a 128-byte SQE, then iovecs (base, len) and
 # the same bytes raw at the arena's 1 KiB.
 # An address is mapped by its top 3 bits: 0 the plain part (+ offset), 2
@@ -254,10 +254,10 @@ def iovs(*pairs):
 
 
 def xl(name, sqe_bytes, tail=b"", mode=1):
-    write("daemon_xlate", name, bytes([mode]) + sqe_bytes + tail)
+    write("daemon_sqe", name, bytes([mode]) + sqe_bytes + tail)
 
 
-def xlate_seeds():
+def sqe_seeds():
     two = iovs((XL_PLAIN + 4096, 2048), (XL_REGION + 8192, 2048))
     xl("nop", io_sqe(0))
     xl("nop_skip_success_link", io_sqe(0, flags=0x40 | 0x04))
@@ -423,7 +423,7 @@ if __name__ == "__main__":
     tcp_pdu_seeds()
     audit_seeds()
     daemon_seeds()
-    xlate_seeds()
+    sqe_seeds()
     dma_seeds()
     regs_seeds()
     pi_seeds()

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * xlate.c: every opcode class becomes an engine SQE for the client's task,
- * or fails with the errno the client's CQE carries: fds, addresses and
- * registered buffers stay the client's, resolved by the engine in its
- * task's file table and memory.
- * The engine SQEs are run on the fixture's own engine ring, given the
- * client's task (its memory through /proc/self/mem here) as ucmdd gives
- * its rings, to see the data arrive.
+ * A client's SQE, as it wrote it, on an engine ring of the client's task:
+ * every opcode class runs or fails with the errno the client's CQE
+ * carries; fds, addresses and registered buffers are the client's,
+ * resolved by the engine in its task's file table and memory.
+ * The SQEs run on the fixture's own engine ring, given the client's task
+ * (its memory through /proc/self/mem here) as ucmdd gives its rings, to
+ * see the data arrive.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -16,11 +16,9 @@
 
 struct xt {
 	struct sfx s;
-	struct srv_xl x;
-	struct srv_slot slots[8];
 	/* 128-byte SQEs, as bytes: the compiler sees their real size */
-	_Alignas(64) unsigned char cb[128], eb[128];
-	struct io_uring_sqe *c, *e;
+	_Alignas(64) unsigned char cb[128];
+	struct io_uring_sqe *c;
 };
 
 static int setup(void **state)
@@ -28,11 +26,7 @@ static int setup(void **state)
 	struct xt *t = calloc(1, sizeof(*t));
 
 	sfx_setup(&t->s, NULL);
-	t->x.sqe128 = true;
-	t->x.slots = t->slots;
-	t->x.nr_slots = 8;
 	t->c = (struct io_uring_sqe *)(void *)t->cb;
-	t->e = (struct io_uring_sqe *)(void *)t->eb;
 	io_ring_set_task(&t->s.fx.ring, &t->s.c.task);
 	*state = t;
 	return 0;
@@ -47,7 +41,7 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* Run the translated SQE on the fixture's engine ring; its CQE's res. */
+/* Run the client's SQE on the fixture's engine ring; its CQE's res. */
 static int run(struct xt *t)
 {
 	struct io_uring_sqe *sqe = ucmd_get_sqe(&t->s.fx.ring);
@@ -55,7 +49,7 @@ static int run(struct xt *t)
 	int res;
 
 	assert_non_null(sqe);
-	memcpy(sqe, t->eb, sizeof(t->eb));
+	memcpy(sqe, t->cb, sizeof(t->cb));
 	sqe->user_data = 42;
 	assert_int_equal(ucmd_submit_and_wait(&t->s.fx.ring, 1), 1);
 	assert_int_equal(ucmd_wait_cqe(&t->s.fx.ring, &cqe), 0);
@@ -65,17 +59,10 @@ static int run(struct xt *t)
 	return res;
 }
 
-/* Translate and run the client SQE as it stands again. */
-static int run_again(struct xt *t, struct srv_slot *s)
+/* Run the client SQE as it stands again. */
+static int run_again(struct xt *t)
 {
-	assert_int_equal(srv_xlate(&t->x, t->c, t->e, s), 0);
 	return run(t);
-}
-
-static int xl(struct xt *t, struct srv_slot *s)
-{
-	memset(t->eb, 0xa5, sizeof(t->eb));
-	return srv_xlate(&t->x, t->c, t->e, s);
 }
 
 static void nvme_sqe(struct xt *t, int fd, uint32_t op, const struct nvme_uring_cmd *u)
@@ -88,7 +75,6 @@ static void nvme_sqe(struct xt *t, int fd, uint32_t op, const struct nvme_uring_
 static void test_nvme_rw(void **state)
 {
 	struct xt *t = *state;
-	struct srv_slot *s = &t->slots[0];
 	size_t len = 8 * t->s.fx.lbs;
 	char *w = fx_alloc(len), *r = fx_alloc(len);
 	struct nvme_uring_cmd u;
@@ -96,17 +82,12 @@ static void test_nvme_rw(void **state)
 	fx_fill(w, len, 5);
 	fx_rw_cmd(&u, 0x01, t->s.fx.nsid, 16, 8, w, (uint32_t)len);
 	nvme_sqe(t, t->s.ng, NVME_URING_CMD_IO, &u);
-	assert_int_equal(xl(t, s), 0);
-	/* the engine sees the client's fd and buffer, resolved in its task's table and memory */
-	assert_int_equal(t->e->fd, t->s.ng);
-	const struct nvme_uring_cmd *eu = (const void *)t->e->cmd;
-	assert_int_equal(eu->addr, (uint64_t)(uintptr_t)w);
+	/* the client's fd and buffer, resolved in its task's table and memory */
 	assert_int_equal(run(t), 0);
 	assert_int_equal(atomic_load(&t->s.c.bounce_bytes), 0);
 
 	fx_rw_cmd(&u, 0x02, t->s.fx.nsid, 16, 8, r, (uint32_t)len);
 	nvme_sqe(t, t->s.ng, NVME_URING_CMD_IO, &u);
-	assert_int_equal(xl(t, s), 0);
 	assert_int_equal(run(t), 0);
 	assert_memory_equal(r, w, len);
 
@@ -114,7 +95,6 @@ static void test_nvme_rw(void **state)
 	memset(r, 0x33, len);
 	fx_rw_cmd(&u, 0x02, t->s.fx.nsid + 7, 16, 8, r, (uint32_t)len);
 	nvme_sqe(t, t->s.ng, NVME_URING_CMD_IO, &u);
-	assert_int_equal(xl(t, s), 0);
 	assert_int_equal(run(t), -EINVAL);
 	for (size_t i = 0; i < len; i++)
 		assert_int_equal((uint8_t)r[i], 0x33);
@@ -125,7 +105,6 @@ static void test_nvme_rw(void **state)
 static void test_nvme_vec_and_admin(void **state)
 {
 	struct xt *t = *state;
-	struct srv_slot *s = &t->slots[1];
 	unsigned lbs = t->s.fx.lbs;
 	char *w = fx_alloc(2 * lbs), *a = fx_alloc(lbs), *b = fx_alloc(lbs), *id = fx_alloc(4096);
 	struct iovec iov[2] = { { a, lbs }, { b, lbs } };
@@ -134,13 +113,10 @@ static void test_nvme_vec_and_admin(void **state)
 	fx_fill(w, 2 * lbs, 9);
 	fx_rw_cmd(&u, 0x01, t->s.fx.nsid, 40, 2, w, 2 * lbs);
 	nvme_sqe(t, t->s.ng, NVME_URING_CMD_IO, &u);
-	assert_int_equal(xl(t, s), 0);
 	assert_int_equal(run(t), 0);
 	/* _VEC: addr is the iovec array, data_len the count */
 	fx_rw_cmd(&u, 0x02, t->s.fx.nsid, 40, 2, iov, 2);
 	nvme_sqe(t, t->s.ng, NVME_URING_CMD_IO_VEC, &u);
-	assert_int_equal(xl(t, s), 0);
-	assert_int_equal(((const struct nvme_uring_cmd *)t->e->cmd)->addr, (uint64_t)(uintptr_t)iov);
 	assert_int_equal(run(t), 0);
 	assert_memory_equal(a, w, lbs);
 	assert_memory_equal(b, w + lbs, lbs);
@@ -152,7 +128,6 @@ static void test_nvme_vec_and_admin(void **state)
 	u.data_len = 4096;
 	u.cdw10 = 1;
 	nvme_sqe(t, t->s.dev, NVME_URING_CMD_ADMIN, &u);
-	assert_int_equal(xl(t, s), 0);
 	assert_int_equal(run(t), 0);
 	assert_memory_equal(id + 4, "HOSTTEST01", 10);
 	free(w);
@@ -168,36 +143,28 @@ static void test_unknown_cmd_op(void **state)
 
 	/* the driver's -ENOTTY: the daemon passes the command, the driver judges it */
 	nvme_sqe(t, t->s.ng, 0x12345, &u);
-	assert_int_equal(xl(t, &t->slots[0]), 0);
 	assert_int_equal(run(t), -ENOTTY);
 	nvme_sqe(t, t->s.ng, NVME_URING_CMD_ADMIN, &u);
-	assert_int_equal(xl(t, &t->slots[0]), 0);
 	assert_int_equal(run(t), -ENOTTY);
 	nvme_sqe(t, t->s.dev, NVME_URING_CMD_IO, &u);
-	assert_int_equal(xl(t, &t->slots[0]), 0);
 	assert_int_equal(run(t), -ENOTTY);
 	/* the null device takes any command and no memory: passed as it is */
 	u.addr = 0xdead000;
 	u.data_len = 4096;
 	nvme_sqe(t, t->s.null, 77, &u);
-	assert_int_equal(xl(t, &t->slots[0]), 0);
-	assert_memory_equal(t->e->cmd, t->c->cmd, 80);
 	assert_int_equal(run(t), 0);
 	/* uring_cmd flags other than FIXED: the engine's -EINVAL; buf_index without it is ignored */
 	nvme_sqe(t, t->s.ng, NVME_URING_CMD_IO, &u);
 	t->c->uring_cmd_flags = 2;
-	assert_int_equal(xl(t, &t->slots[0]), 0);
 	assert_int_equal(run(t), -EINVAL);
 	nvme_sqe(t, t->s.null, 77, &u);
 	t->c->buf_index = 1;
-	assert_int_equal(xl(t, &t->slots[0]), 0);
 	assert_int_equal(run(t), 0);
 }
 
 static void test_bad_address(void **state)
 {
 	struct xt *t = *state;
-	struct srv_slot *s = &t->slots[2];
 	struct nvme_uring_cmd u;
 	char *buf = fx_alloc(4096);
 	int ret;
@@ -208,18 +175,15 @@ static void test_bad_address(void **state)
 	 */
 	fx_rw_cmd(&u, 0x01, t->s.fx.nsid, 0, 1, (void *)0x1000, t->s.fx.lbs);
 	nvme_sqe(t, t->s.ng, NVME_URING_CMD_IO, &u);
-	assert_int_equal(xl(t, s), 0);
 	assert_int_equal(run(t), -EFAULT);
 	/* past the user address space */
 	fx_rw_cmd(&u, 0x01, t->s.fx.nsid, 0, 1, (void *)(uintptr_t)(UCMD_TASK_SIZE - 8),
 		  t->s.fx.lbs);
 	nvme_sqe(t, t->s.ng, NVME_URING_CMD_IO, &u);
-	assert_int_equal(xl(t, s), 0);
 	assert_int_equal(run(t), -EFAULT);
 	/* a read into a bad address: the device read, the copy back fails */
 	fx_rw_cmd(&u, 0x02, t->s.fx.nsid, 0, 1, (void *)0x1000, t->s.fx.lbs);
 	nvme_sqe(t, t->s.ng, NVME_URING_CMD_IO, &u);
-	assert_int_equal(xl(t, s), 0);
 	ret = run(t);
 	assert_int_equal(ret, -EFAULT);
 	assert_int_equal(ret, -EFAULT);
@@ -227,17 +191,15 @@ static void test_bad_address(void **state)
 	/* an iovec array that is not there */
 	memset(t->cb, 0, sizeof(t->cb));
 	ucmd_prep_readv(t->c, t->s.bdev, (void *)0x3000, 2, 0);
-	assert_int_equal(xl(t, s), 0);
 	assert_int_equal(run(t), -EFAULT);
 	/* the engine's bounces count against the client's limit: -ENOMEM past it */
 	atomic_store(&t->s.c.bounce_bytes, SRV_MAX_BOUNCE - 100);
 	fx_rw_cmd(&u, 0x01, t->s.fx.nsid, 0, 1, buf, t->s.fx.lbs);
 	nvme_sqe(t, t->s.ng, NVME_URING_CMD_IO, &u);
-	assert_int_equal(xl(t, s), 0);
 	assert_int_equal(run(t), -ENOMEM);
 	assert_int_equal(atomic_load(&t->s.c.bounce_bytes), SRV_MAX_BOUNCE - 100);
 	atomic_store(&t->s.c.bounce_bytes, 0);
-	assert_int_equal(run_again(t, s), 0);
+	assert_int_equal(run_again(t), 0);
 	assert_int_equal(atomic_load(&t->s.c.bounce_bytes), 0);
 	free(buf);
 }
@@ -245,19 +207,15 @@ static void test_bad_address(void **state)
 static void test_rw_family_and_fds(void **state)
 {
 	struct xt *t = *state;
-	struct srv_slot *s = &t->slots[3];
 	char *w = fx_alloc(4096), *a = fx_alloc(2048), *b = fx_alloc(2048);
 	struct iovec iov[2] = { { a, 2048 }, { b, 2048 } };
 
 	fx_fill(w, 4096, 3);
 	memset(t->cb, 0, sizeof(t->cb));
 	ucmd_prep_write(t->c, t->s.bdev, w, 4096, 8192);
-	assert_int_equal(xl(t, s), 0);
-	assert_int_equal(t->e->fd, t->s.bdev);
 	assert_int_equal(run(t), 4096);
 	memset(t->cb, 0, sizeof(t->cb));
 	ucmd_prep_readv(t->c, t->s.bdev, iov, 2, 8192);
-	assert_int_equal(xl(t, s), 0);
 	assert_int_equal(run(t), 4096);
 	assert_memory_equal(a, w, 2048);
 	assert_memory_equal(b, w + 2048, 2048);
@@ -265,29 +223,21 @@ static void test_rw_family_and_fds(void **state)
 	memset(a, 0x44, 2048);
 	memset(t->cb, 0, sizeof(t->cb));
 	ucmd_prep_read(t->c, t->s.null, a, 2048, 0);
-	assert_int_equal(xl(t, s), 0);
 	assert_int_equal(run(t), 0);
 	assert_int_equal((uint8_t)a[0], 0x44);
 	/* fds: the client's numbers, the engine's to resolve in the client's table alone */
 	memset(t->cb, 0, sizeof(t->cb));
 	ucmd_prep_fsync(t->c, 40, 0);
-	assert_int_equal(xl(t, s), 0);
 	assert_int_equal(run(t), -EBADF);
 	ucmd_prep_fsync(t->c, t->s.fx.ng, 0);	/* the engine's own number: not the client's */
-	assert_int_equal(xl(t, s), 0);
 	assert_int_equal(run(t), -EBADF);
 	ucmd_prep_fsync(t->c, -1, 0);
-	assert_int_equal(xl(t, s), 0);
 	assert_int_equal(run(t), -EBADF);
 	ucmd_prep_fsync(t->c, t->s.bdev, 0);
-	assert_int_equal(xl(t, s), 0);
-	assert_int_equal(t->e->fd, t->s.bdev);
 	assert_int_equal(run(t), 0);
 	/* fixed files: the index is kept (the engine ring's table is the client's) */
 	ucmd_prep_fsync(t->c, 1, 0);
 	t->c->flags = IOSQE_FIXED_FILE;
-	assert_int_equal(xl(t, s), 0);
-	assert_int_equal(t->e->fd, 1);
 	assert_int_equal(run(t), -EBADF);	/* the fixture's ring registered none */
 	free(w);
 	free(a);
@@ -302,7 +252,6 @@ static void test_rw_family_and_fds(void **state)
 static void test_fixed_buffers(void **state)
 {
 	struct xt *t = *state;
-	struct srv_slot *s = &t->slots[4];
 	unsigned lbs = t->s.fx.lbs;
 	char *cbuf = fx_alloc(4 * lbs), *want = fx_alloc(lbs);
 	struct nvme_uring_cmd u;
@@ -313,33 +262,25 @@ static void test_fixed_buffers(void **state)
 	fx_fill(cbuf, 4 * lbs, 11);
 	memset(t->cb, 0, sizeof(t->cb));
 	ucmd_prep_write_fixed(t->c, t->s.bdev, cbuf + lbs, lbs, 0, 0);
-	assert_int_equal(xl(t, s), 0);
-	assert_int_equal(t->e->addr, (uint64_t)(uintptr_t)(cbuf + lbs));
 	assert_int_equal(run(t), (int)lbs);
 	memset(t->cb, 0, sizeof(t->cb));
 	ucmd_prep_read(t->c, t->s.bdev, want, lbs, 0);
-	assert_int_equal(xl(t, s), 0);
 	assert_int_equal(run(t), (int)lbs);
 	assert_memory_equal(want, cbuf + lbs, lbs);
 	/* outside the buffer, or another index: the engine's -EFAULT */
 	ucmd_prep_write_fixed(t->c, t->s.bdev, cbuf + 3 * lbs, 2 * lbs, 0, 0);
-	assert_int_equal(xl(t, s), 0);
 	assert_int_equal(run(t), -EFAULT);
 	ucmd_prep_write_fixed(t->c, t->s.bdev, cbuf, lbs, 0, 1);
-	assert_int_equal(xl(t, s), 0);
 	assert_int_equal(run(t), -EFAULT);
 	/* a fixed uring_cmd: written from the client's range, read back into another */
 	fx_rw_cmd(&u, 0x01, t->s.fx.nsid, 100, 1, cbuf + lbs, lbs);
 	nvme_sqe(t, t->s.ng, NVME_URING_CMD_IO, &u);
 	t->c->uring_cmd_flags = IORING_URING_CMD_FIXED;
-	assert_int_equal(xl(t, s), 0);
-	assert_memory_equal(t->e->cmd, t->c->cmd, sizeof(u));
 	assert_int_equal(run(t), 0);
 	memset(cbuf + 2 * lbs, 0, lbs);
 	fx_rw_cmd(&u, 0x02, t->s.fx.nsid, 100, 1, cbuf + 2 * lbs, lbs);
 	nvme_sqe(t, t->s.ng, NVME_URING_CMD_IO, &u);
 	t->c->uring_cmd_flags = IORING_URING_CMD_FIXED;
-	assert_int_equal(xl(t, s), 0);
 	assert_int_equal(run(t), 0);
 	assert_memory_equal(cbuf + 2 * lbs, cbuf + lbs, lbs);
 	assert_int_equal(atomic_load(&t->s.c.bounce_bytes), 0);
@@ -355,19 +296,16 @@ static void test_fixed_buffers(void **state)
 	fx_rw_cmd(&u, 0x02, t->s.fx.nsid, 100, 1, cv, 2);
 	nvme_sqe(t, t->s.ng, NVME_URING_CMD_IO_VEC, &u);
 	t->c->uring_cmd_flags = IORING_URING_CMD_FIXED;
-	assert_int_equal(xl(t, s), 0);
 	assert_int_equal(run(t), 0);
 	assert_memory_equal(cbuf + 3 * lbs, want, lbs / 2);
 	assert_memory_equal(cbuf, want + lbs / 2, lbs / 2);
 	cv[1] = (struct iovec){ cbuf + 4 * lbs - 8, lbs / 2 };
 	nvme_sqe(t, t->s.ng, NVME_URING_CMD_IO_VEC, &u);
 	t->c->uring_cmd_flags = IORING_URING_CMD_FIXED;
-	assert_int_equal(xl(t, s), 0);
 	assert_int_equal(run(t), -EFAULT);
 	cv[1] = (struct iovec){ want, lbs / 2 };
 	nvme_sqe(t, t->s.ng, NVME_URING_CMD_IO_VEC, &u);
 	t->c->uring_cmd_flags = IORING_URING_CMD_FIXED;
-	assert_int_equal(xl(t, s), 0);
 	assert_int_equal(run(t), -EFAULT);
 	/* a range the client's memory does not have cannot be registered */
 	assert_int_equal(ucmd_unregister_buffers(&t->s.fx.ring), 0);
@@ -380,68 +318,43 @@ static void test_fixed_buffers(void **state)
 static void test_timeout_cancel_nop_unknown(void **state)
 {
 	struct xt *t = *state;
-	struct srv_slot *s = &t->slots[5];
 	struct __kernel_timespec ts = { .tv_sec = 0, .tv_nsec = 1000000 };
 
 	memset(t->cb, 0, sizeof(t->cb));
 	ucmd_prep_timeout(t->c, &ts, 0, 0);
-	assert_int_equal(xl(t, s), 0);
 	/* the timespec is read by the engine, from the client's memory */
-	assert_int_equal(t->e->addr, (uint64_t)(uintptr_t)&ts);
 	assert_int_equal(run(t), -ETIME);
 	ucmd_prep_timeout(t->c, (void *)0x1000, 0, 0);
-	assert_int_equal(xl(t, s), 0);
 	assert_int_equal(run(t), -EFAULT);
 	ucmd_prep_timeout(t->c, &ts, 0, 0);
 	t->c->len = 2;
-	assert_int_equal(xl(t, s), 0);
 	assert_int_equal(run(t), -EINVAL);
 
-	/* cancel by the client's user_data: the slot's index is the engine's */
-	t->slots[6].busy = true;
-	t->slots[6].user_data = 0xabc;
-	ucmd_prep_cancel64(t->c, 0xabc, 0);
-	assert_int_equal(xl(t, s), 0);
-	assert_int_equal(t->e->addr, 6);
+	/* cancel by the client's user_data: the engine knows it as the client wrote it */
 	ucmd_prep_cancel64(t->c, 0xabd, 0);
-	assert_int_equal(xl(t, s), 0);
-	assert_int_equal(t->e->addr, SRV_UD_NONE);
 	assert_int_equal(run(t), -ENOENT);
-	t->slots[6].busy = false;
 	ucmd_prep_cancel_fd(t->c, 40, 0);
-	assert_int_equal(xl(t, s), 0);
-	assert_int_equal(t->e->fd, 40);		/* the client's number: none in its table */
+	/* the client's number: none in its table */
 	assert_int_equal(run(t), -EBADF);
 
 	ucmd_prep_nop(t->c);
 	t->c->fd = t->s.ng;
-	assert_int_equal(xl(t, s), 0);
-	assert_int_equal(t->e->fd, -1);
 	assert_int_equal(run(t), 0);
 	/* opcodes: past Linux's table, known to Linux only, buffer select, bad flags */
 	t->c->opcode = IORING_OP_LAST;
-	assert_int_equal(xl(t, s), 0);
 	assert_int_equal(run(t), -EINVAL);
 	t->c->opcode = 0xff;
-	assert_int_equal(xl(t, s), 0);
 	assert_int_equal(run(t), -EINVAL);
 	t->c->opcode = IORING_OP_SENDMSG;
-	assert_int_equal(xl(t, s), -EOPNOTSUPP);
+	t->c->fd = -1;
+	assert_int_equal(run(t), -EOPNOTSUPP);
 	t->c->opcode = IORING_OP_OPENAT;
-	assert_int_equal(xl(t, s), -EOPNOTSUPP);
+	assert_int_equal(run(t), -EOPNOTSUPP);
 	t->c->opcode = IORING_OP_READ;
 	t->c->flags = IOSQE_BUFFER_SELECT;
-	assert_int_equal(xl(t, s), 0);
 	assert_int_equal(run(t), -EOPNOTSUPP);
 	t->c->flags = 0x80;
-	assert_int_equal(xl(t, s), 0);
 	assert_int_equal(run(t), -EINVAL);
-	/* CQE_SKIP_SUCCESS is the proxy's: the engine posts every CQE */
-	ucmd_prep_nop(t->c);
-	t->c->flags = IOSQE_CQE_SKIP_SUCCESS | IOSQE_IO_LINK;
-	assert_int_equal(xl(t, s), 0);
-	assert_true(s->skip_success);
-	assert_int_equal(t->e->flags, IOSQE_IO_LINK);
 }
 
 int main(void)

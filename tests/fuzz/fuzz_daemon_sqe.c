@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: ucmdd's path for one client SQE, srv_xlate()
- * (src/server/xlate.c), then the engine running it on a ring that belongs to the client's task, as ucmdd's
- * rings do (core/task.h): every client address reaches the engine as it is,
+ * libFuzzer target: ucmdd's path for one client SQE: the engine running it
+ * as the client wrote it on a ring that belongs to the client's task, as
+ * ucmdd's rings do (core/task.h): every client address reaches the engine as it is,
  * and the engine reaches it only through the client's mm (its
  * /proc/PID/mem, its regions) -- the NVMe host's bounce (nvme/host/bounce.c),
  * iov_iter, the timespec -- on any SQE a client may put in its ring.
@@ -35,14 +35,12 @@
  * both iovec tables, their bases and lengths mapped the same way, and the
  * same bytes unmapped at offset 1K (up to 1 KiB: a timespec, raw iovecs).
  *
- * Invariants: srv_xlate answers 0 or a -errno; on an error nothing is held
- * (bounce_bytes 0). On 0, fds, fixed indexes and every address stay the
- * client's (the engine resolves them in the client's table and memory);
- * CQE_SKIP_SUCCESS is not passed on. The engine then runs it: exactly one
- * CQE, and the engine's bounces for the client (bounce_bytes) are back to 0.
+ * Invariants: the engine runs it: exactly one CQE (CQE_SKIP_SUCCESS is
+ * cleared: the check needs one), and the engine's bounces for the client
+ * (bounce_bytes) are back to 0.
  * Timeouts are capped to 1 ms in the client's memory before they run, and
  * admin commands that never complete or take the driver's queues or
- * namespace away are translated and released, not run (fuzz_nvme_cmd.c
+ * namespace away are not run (fuzz_nvme_cmd.c
  * skips the same).
  */
 #include <errno.h>
@@ -80,12 +78,9 @@
 #define DATA_LEN 1024u
 #define NR_FTAB 5u
 #define NR_BTAB 4u
-#define NR_SLOTS 4u
 
 static struct srv_daemon daemon_;
 static struct srv_client client;
-static struct srv_xl xl128, xl64;
-static struct srv_slot slots[NR_SLOTS];
 static int ftab[NR_FTAB];
 /* the registered buffers: the client's ranges, as ring_reg.c registers them */
 static struct iovec btab[NR_BTAB];
@@ -99,7 +94,7 @@ static int ng_efd, ctrl_efd, bdev_efd, null_efd;
 
 static _Noreturn void die(const char *what)
 {
-	fprintf(stderr, "fuzz_daemon_xlate: %s\n", what);
+	fprintf(stderr, "fuzz_daemon_sqe: %s\n", what);
 	abort();
 }
 
@@ -237,14 +232,6 @@ static void setup(void)
 
 	engine_ring(&ring128, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
 	engine_ring(&ring64, 0);
-	for (int i = 0; i < 2; i++) {
-		struct srv_xl *x = i ? &xl64 : &xl128;
-
-		*x = (struct srv_xl){ .sqe128 = !i, .slots = slots, .nr_slots = NR_SLOTS };
-	}
-	/* a request the proxy holds that the engine does not: a cancel's -ENOENT */
-	slots[2].busy = true;
-	slots[2].user_data = 0xc0ffee;
 }
 
 /* An address field: the arena's parts and edges, or impossible ones, by its top bits. */
@@ -369,81 +356,28 @@ static void client_mem(const uint8_t *in, size_t size, bool raw)
 	}
 }
 
-/* ---- the invariant: the engine gets the client's SQE, its names unchanged ---- */
-
-/* What the client named reaches the engine as the client wrote it. */
-static void check_same(uint64_t e, uint64_t c, const char *what)
-{
-	if (e != c)
-		die(what);
-}
+/* ---- what runs ---- */
 
 /* The client's number the SQE names (its fixed file's), or -1. */
-static int target_efd(const struct io_uring_sqe *csqe, const struct io_uring_sqe *esqe)
+static int target_efd(const struct io_uring_sqe *sqe)
 {
-	if (csqe->flags & IOSQE_FIXED_FILE)
-		return (unsigned)csqe->fd < NR_FTAB ? ftab[csqe->fd] : -1;
-	return esqe->fd;
+	if (sqe->flags & IOSQE_FIXED_FILE)
+		return (unsigned)sqe->fd < NR_FTAB ? ftab[sqe->fd] : -1;
+	return sqe->fd;
 }
 
 /* What the engine must not run here (see the top of the file). */
-static bool skipped(struct srv_xl *x, const struct io_uring_sqe *csqe,
-		    const struct io_uring_sqe *esqe)
+static bool skipped(bool sqe128, const struct io_uring_sqe *sqe)
 {
-	const struct nvme_uring_cmd *u = (const void *)esqe->cmd;
+	const struct nvme_uring_cmd *u = (const void *)sqe->cmd;
 
-	if (csqe->opcode != IORING_OP_URING_CMD || !x->sqe128 ||
-	    target_efd(csqe, esqe) != ctrl_efd || !nvme_cmd_op(csqe->cmd_op))
+	if (sqe->opcode != IORING_OP_URING_CMD || !sqe128 || target_efd(sqe) != ctrl_efd ||
+	    !nvme_cmd_op(sqe->cmd_op))
 		return false;
 	return u->opcode == nvme_admin_async_event || u->opcode == nvme_admin_create_sq ||
 	       u->opcode == nvme_admin_create_cq || u->opcode == nvme_admin_delete_sq ||
 	       u->opcode == nvme_admin_delete_cq || u->opcode == nvme_admin_ns_mgmt ||
 	       u->opcode == nvme_admin_ns_attach;
-}
-
-static void check_translated(struct srv_xl *x, const struct io_uring_sqe *csqe,
-			     const struct io_uring_sqe *esqe)
-{
-	if (esqe->flags & IOSQE_CQE_SKIP_SUCCESS)
-		die("CQE_SKIP_SUCCESS reached the engine");
-	/* what the engine refuses first reaches it untranslated, with no fd */
-	if (io_sqe_refused_early(csqe)) {
-		if (esqe->fd != -1 || esqe->addr != csqe->addr)
-			die("an SQE the engine refuses was translated");
-		return;
-	}
-	/* a fixed index is kept: the engine's table has the client's slots */
-	bool fixed_fd = (csqe->flags & IOSQE_FIXED_FILE) ||
-			(csqe->opcode == IORING_OP_ASYNC_CANCEL &&
-			 (csqe->cancel_flags & IORING_ASYNC_CANCEL_FD_FIXED));
-
-	if (!fixed_fd && esqe->fd != -1 && esqe->fd != csqe->fd)
-		die("the client's fd was rewritten");
-	switch (csqe->opcode) {
-	case IORING_OP_READ_FIXED:
-	case IORING_OP_WRITE_FIXED:
-	case IORING_OP_READ:
-	case IORING_OP_WRITE:
-	case IORING_OP_READV:
-	case IORING_OP_WRITEV:
-	case IORING_OP_TIMEOUT:
-	case IORING_OP_LINK_TIMEOUT:
-		check_same(esqe->addr, csqe->addr, "a client address was rewritten");
-		break;
-	case IORING_OP_URING_CMD: {
-		const struct nvme_uring_cmd *u = (const void *)esqe->cmd;
-		const struct nvme_uring_cmd *cu = (const void *)csqe->cmd;
-
-		if (!x->sqe128)
-			break;	/* a 64-byte SQE carries no NVMe command */
-		/* fixed or not, the data is the client's range: the engine checks and reaches it */
-		check_same(u->addr, cu->addr, "NVMe data's address was rewritten");
-		check_same(u->metadata, cu->metadata, "NVMe metadata's address was rewritten");
-		break;
-	}
-	default:
-		break;
-	}
 }
 
 /*
@@ -452,21 +386,21 @@ static void check_translated(struct srv_xl *x, const struct io_uring_sqe *csqe,
  * False when it cannot be capped (readable, not writeable: the child's
  * text, say), and the request is then released, not run.
  */
-static bool cap_timeout(const struct io_uring_sqe *esqe)
+static bool cap_timeout(const struct io_uring_sqe *sqe)
 {
 	struct __kernel_timespec ts;
 
-	if (user_mm_copy_from(&client.task_mm, &ts, esqe->addr, sizeof(ts)))
+	if (user_mm_copy_from(&client.task_mm, &ts, sqe->addr, sizeof(ts)))
 		return true;	/* the engine's -EFAULT */
 	if (ts.tv_sec < 0 || ts.tv_nsec < 0)
 		return true;	/* the engine's -EINVAL */
 	if (!ts.tv_sec && ts.tv_nsec <= 1000000)
 		return true;
 	ts = (struct __kernel_timespec){ .tv_sec = 0, .tv_nsec = 1000000 };
-	return !user_mm_copy_to(&client.task_mm, esqe->addr, &ts, sizeof(ts));
+	return !user_mm_copy_to(&client.task_mm, sqe->addr, &ts, sizeof(ts));
 }
 
-static int32_t run(struct ucmd_ring *r, const struct io_uring_sqe *esqe, size_t size)
+static int32_t run(struct ucmd_ring *r, const struct io_uring_sqe *csqe, size_t size)
 {
 	struct io_uring_sqe *sqe = ucmd_get_sqe(r);
 	struct io_uring_cqe *cqe;
@@ -474,8 +408,8 @@ static int32_t run(struct ucmd_ring *r, const struct io_uring_sqe *esqe, size_t 
 
 	if (!sqe)
 		die("engine ring full");
-	memcpy(sqe, esqe, size);
-	sqe->user_data = 0;	/* the slot's index, as ring.c gives */
+	memcpy(sqe, csqe, size);
+	sqe->user_data = 0;
 	if (ucmd_submit_and_wait(r, 1) != 1 || ucmd_wait_cqe(r, &cqe))
 		die("engine submit");
 	if (cqe->user_data != 0)
@@ -489,19 +423,15 @@ static int32_t run(struct ucmd_ring *r, const struct io_uring_sqe *esqe, size_t 
 
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 {
-	_Alignas(64) unsigned char cb[128], eb[128];
+	_Alignas(64) unsigned char cb[128];
 	struct io_uring_sqe *csqe = (struct io_uring_sqe *)(void *)cb;
-	struct io_uring_sqe *esqe = (struct io_uring_sqe *)(void *)eb;
-	struct srv_slot *s = &slots[0];
-	struct srv_xl *x;
-	bool raw;
-	int ret;
+	bool raw, sqe128;
 
 	if (!daemon_.e)
 		setup();
 	if (size < 1)
 		return 0;
-	x = in[0] & 1 ? &xl128 : &xl64;
+	sqe128 = in[0] & 1;
 	raw = in[0] & 2;
 	/* a client gone while its request ran: the completion writes it nothing */
 	atomic_store(&client.dead, (in[0] & 4) != 0);
@@ -509,34 +439,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 	size--;
 	memset(cb, 0, sizeof(cb));
 	memcpy(cb, in, size < sizeof(cb) ? size : sizeof(cb));
-	if (!x->sqe128)
+	if (!sqe128)
 		memset(cb + 64, 0, 64);
 	in += size < sizeof(cb) ? size : sizeof(cb);
 	size -= size < sizeof(cb) ? size : sizeof(cb);
-	client_sqe(csqe, x->sqe128, raw);
+	client_sqe(csqe, sqe128, raw);
 	client_mem(in, size, raw);
 	if (waitpid(child, NULL, WNOHANG) != 0)
 		die("the client process died");
-
-	memset(eb, 0xa5, sizeof(eb));
-	s->busy = true;
-	s->user_data = csqe->user_data;
-	ret = srv_xlate(x, csqe, esqe, s);
-	if (ret) {
-		if (ret > 0 || ret < -4095)
-			die("not 0 or -errno");
-		if (atomic_load(&client.bounce_bytes))
-			die("a failed translation holds memory");
-		s->busy = false;
-		return 0;
-	}
-	check_translated(x, csqe, esqe);
-	if (!skipped(x, csqe, esqe) &&
+	/* one CQE per SQE is what is checked */
+	csqe->flags &= (uint8_t)~IOSQE_CQE_SKIP_SUCCESS;
+	if (!skipped(sqe128, csqe) &&
 	    !((csqe->opcode == IORING_OP_TIMEOUT || csqe->opcode == IORING_OP_LINK_TIMEOUT) &&
-	      !cap_timeout(esqe)))
-		(void)run(x->sqe128 ? &ring128 : &ring64, esqe, x->sqe128 ? 128 : 64);
+	      !cap_timeout(csqe)))
+		(void)run(sqe128 ? &ring128 : &ring64, csqe, sqe128 ? 128 : 64);
 	if (atomic_load(&client.bounce_bytes))
 		die("bounce bytes held after the request");
-	s->busy = false;
 	return 0;
 }
