@@ -46,6 +46,28 @@ if Z=$(instance_of ucmdzp); then
 		"$(wc -l < "$R/kernel.out") lines in all"
 fi
 
+# the multipath subsystem (run.sh --mp): its device names, then the sequence
+# through its head and each controller. Its two controllers share one
+# serial: A is the one with the lower controller ID.
+mp_ctrls() {
+	for c in /sys/class/nvme/nvme*; do
+		[ "$(tr -d ' ' < "$c/serial")" = ucmdmp ] && echo "$(cat "$c/cntlid") ${c##*/nvme}"
+	done | sort -n | awk '{print $2}' | tr '\n' ' '
+}
+set -- $(mp_ctrls)
+if [ $# -eq 2 ]; then
+	MA=$1 MB=$2
+	part "multipath: subsystem of nvme$MA + nvme$MB"
+	MS=$(ls -d /sys/class/nvme-subsystem/nvme-subsys*/nvme"$MA" 2>/dev/null | sed 's|.*/nvme-subsys\([0-9]*\)/.*|\1|')
+	ls /sys/class/nvme-subsystem/nvme-subsys"$MS" /sys/block
+	if [ -n "$MS" ] && sh /bin/mp_names.sh "$MS" "$MA" "$MB" >> "$R/kernel.out" &&
+	   difftest_guest --kernel-mp /dev/ng"$MS"n1 /dev/nvme"$MA" /dev/nvme"$MB" >> "$R/kernel.out"; then
+		ok difftest-mp
+	else
+		bad difftest-mp
+	fi
+fi
+
 if [ -x /bin/ucmd ]; then
 	# nvme-cli style: a /dev path after the command selects the kernel backend
 	part "ucmd CLI on /dev/ng${I}n1"
