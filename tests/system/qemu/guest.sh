@@ -54,12 +54,16 @@ mp_ctrls() {
 		[ "$(tr -d ' ' < "$c/serial")" = ucmdmp ] && echo "$(cat "$c/cntlid") ${c##*/nvme}"
 	done | sort -n | awk '{print $2}' | tr '\n' ' '
 }
-set -- $(mp_ctrls)
-if [ $# -eq 2 ]; then
-	MA=$1 MB=$2
+read -r MA MB extra <<EOF
+$(mp_ctrls)
+EOF
+if [ -n "$MB" ] && [ -z "$extra" ]; then
 	part "multipath: subsystem of nvme$MA + nvme$MB"
-	MS=$(ls -d /sys/class/nvme-subsystem/nvme-subsys*/nvme"$MA" 2>/dev/null | sed 's|.*/nvme-subsys\([0-9]*\)/.*|\1|')
-	ls /sys/class/nvme-subsystem/nvme-subsys"$MS" /sys/block
+	MS=""
+	for d in /sys/class/nvme-subsystem/nvme-subsys*; do
+		[ -e "$d/nvme$MA" ] && MS=${d##*/nvme-subsys}
+	done
+	echo "subsystem $MS:" /sys/class/nvme-subsystem/nvme-subsys"$MS"/* /sys/block/*
 	if [ -n "$MS" ] && sh /bin/mp_names.sh "$MS" "$MA" "$MB" >> "$R/kernel.out" &&
 	   difftest_guest --kernel-mp /dev/ng"$MS"n1 /dev/nvme"$MA" /dev/nvme"$MB" >> "$R/kernel.out"; then
 		ok difftest-mp

@@ -10,21 +10,24 @@
 S=$1 A=$2 B=$3
 norm() {
 	case $1 in
-	nvme${S}c${A}n*) echo "nvmeScAn${1#nvme${S}c${A}n}" ;;
-	nvme${S}c${B}n*) echo "nvmeScBn${1#nvme${S}c${B}n}" ;;
-	nvme${S}n*) echo "nvmeSn${1#nvme${S}n}" ;;
-	ng${S}n*) echo "ngSn${1#ng${S}n}" ;;
-	nvme${A}) echo nvmeA ;;
-	nvme${B}) echo nvmeB ;;
-	nvme${A}n*) echo "nvmeAn${1#nvme${A}n}" ;;
-	nvme${B}n*) echo "nvmeBn${1#nvme${B}n}" ;;
-	ng${A}n*) echo "ngAn${1#ng${A}n}" ;;
-	ng${B}n*) echo "ngBn${1#ng${B}n}" ;;
+	nvme"$S"c"$A"n*) echo "nvmeScAn${1#nvme"$S"c"$A"n}" ;;
+	nvme"$S"c"$B"n*) echo "nvmeScBn${1#nvme"$S"c"$B"n}" ;;
+	nvme"$S"n*) echo "nvmeSn${1#nvme"$S"n}" ;;
+	ng"$S"n*) echo "ngSn${1#ng"$S"n}" ;;
+	nvme"$A") echo nvmeA ;;
+	nvme"$B") echo nvmeB ;;
+	nvme"$A"n*) echo "nvmeAn${1#nvme"$A"n}" ;;
+	nvme"$B"n*) echo "nvmeBn${1#nvme"$B"n}" ;;
+	ng"$A"n*) echo "ngAn${1#ng"$A"n}" ;;
+	ng"$B"n*) echo "ngBn${1#ng"$B"n}" ;;
 	*) [ "$2" = keep ] && echo "$1" ;;
 	esac
 }
 names() {
-	for n in $(ls "$1" 2>/dev/null); do norm "$n" "$2"; done | sort | tr '\n' ',' | sed 's/,$//'
+	for p in "$1"/*; do
+		[ -e "$p" ] || [ -L "$p" ] || continue
+		norm "${p##*/}" "$2"
+	done | sort | tr '\n' ',' | sed 's/,$//'
 }
 echo "mp.names.subsys value=$(names /sys/class/nvme-subsystem/nvme-subsys"$S" keep)"
 echo "mp.names.block value=$(names /sys/block)"
