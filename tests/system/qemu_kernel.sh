@@ -22,7 +22,7 @@ ninja -C "$B" tests/system/qemu/kernel_smoke tests/system/qemu/difftest_guest \
 	tests/system/qemu/difftest tools/ucmd >/dev/null ||
 	fail "build failed (kernel_smoke, difftest_guest, difftest and ucmd are needed)"
 
-bins=(--bin "$Q/kernel_smoke" --bin "$Q/difftest_guest")
+bins=(--bin "$Q/kernel_smoke" --bin "$Q/difftest_guest" --bin tests/system/qemu/mp_names.sh)
 # the CLI goes in (dynamic, with its libraries) once it has the kernel backend
 if grep -qs ucmd_kernel_nvme_open tools/ucmd/*.c; then
 	bins+=(--dyn "$B/tools/ucmd")
@@ -30,7 +30,7 @@ fi
 
 echo "--- guest (results in $out)"
 grc=0
-bash tests/system/qemu/run.sh --out "$out" --script tests/system/qemu/guest.sh "${bins[@]}" --fio --zp || grc=$?
+bash tests/system/qemu/run.sh --out "$out" --script tests/system/qemu/guest.sh "${bins[@]}" --fio --zp --mp || grc=$?
 [ -f "$out/guest.log" ] && sed 's/^/guest| /' "$out/guest.log" | grep -E 'GUEST-PART|^guest\| guest:|FAIL' || true
 [ "$grc" -eq 125 ] && fail "the guest did not run (see above)"
 
@@ -49,6 +49,14 @@ for f in "2 1 0 1 0" "3 6 1 2 0" "4 1 1 3 0" "5 10 0 1 0" "6 2 0 1 1"; do
 		--force >/dev/null || fail "namespace $id (format $f) failed"
 done
 "$Q/difftest" --emulated-zp "$zp" >> "$out/emulated.out" || fail "difftest --emulated-zp failed"
+# the multipath subsystem of run.sh --mp: two controllers sharing namespace 1,
+# under ucmd's multipath host (ucmd exec for the names it shows)
+mp=$T/mp
+"$UCMD" --ctrl "$mp" create-ctrl --controllers 2 --nsze=32768 >/dev/null ||
+	fail "create-ctrl --controllers 2 failed"
+timeout 120 "$UCMD" exec --ctrl "$mp" -- sh tests/system/qemu/mp_names.sh 0 0 1 >> "$out/emulated.out" ||
+	fail "the multipath names under ucmd exec"
+"$Q/difftest" --emulated-mp "$mp" >> "$out/emulated.out" || fail "difftest --emulated-mp failed"
 echo "--- comparison (docs/compat.md explains the known differences)"
 crc=0
 python3 tests/system/qemu/compare.py "$out/kernel.out" "$out/emulated.out" docs/compat.md |

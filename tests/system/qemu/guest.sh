@@ -46,6 +46,32 @@ if Z=$(instance_of ucmdzp); then
 		"$(wc -l < "$R/kernel.out") lines in all"
 fi
 
+# the multipath subsystem (run.sh --mp): its device names, then the sequence
+# through its head and each controller. Its two controllers share one
+# serial: A is the one with the lower controller ID.
+mp_ctrls() {
+	for c in /sys/class/nvme/nvme*; do
+		[ "$(tr -d ' ' < "$c/serial")" = ucmdmp ] && echo "$(cat "$c/cntlid") ${c##*/nvme}"
+	done | sort -n | awk '{print $2}' | tr '\n' ' '
+}
+read -r MA MB extra <<EOF
+$(mp_ctrls)
+EOF
+if [ -n "$MB" ] && [ -z "$extra" ]; then
+	part "multipath: subsystem of nvme$MA + nvme$MB"
+	MS=""
+	for d in /sys/class/nvme-subsystem/nvme-subsys*; do
+		[ -e "$d/nvme$MA" ] && MS=${d##*/nvme-subsys}
+	done
+	echo "subsystem $MS:" /sys/class/nvme-subsystem/nvme-subsys"$MS"/* /sys/block/*
+	if [ -n "$MS" ] && sh /bin/mp_names.sh "$MS" "$MA" "$MB" >> "$R/kernel.out" &&
+	   difftest_guest --kernel-mp /dev/ng"$MS"n1 /dev/nvme"$MA" /dev/nvme"$MB" >> "$R/kernel.out"; then
+		ok difftest-mp
+	else
+		bad difftest-mp
+	fi
+fi
+
 if [ -x /bin/ucmd ]; then
 	# nvme-cli style: a /dev path after the command selects the kernel backend
 	part "ucmd CLI on /dev/ng${I}n1"

@@ -4,7 +4,7 @@
 # separate metadata), run a test script in the guest, bring back its files
 # and exit status.
 #   run.sh --out DIR --script FILE [--bin FILE]... [--dyn FILE]... [--fio]
-#          [--mod NAME]... [--append ARGS] [--zp]
+#          [--mod NAME]... [--append ARGS] [--zp] [--mp]
 # Guest: /test.sh is FILE, each --bin (static) lands in /bin, each --dyn
 # (dynamic) too with its shared libraries and the loader; --fio is
 # --dyn $(command -v fio). Each --mod is a kernel module of the same kernel
@@ -17,11 +17,15 @@
 # --zp adds, after the results controller, a third controller (serial
 # "ucmdzp", Zone Append Size Limit 5) with the zoned namespace and the five
 # protection information namespaces of tests/system/qemu/difftest.h.
+# --mp adds an NVM subsystem (nvme-subsys, NQN "ucmdmp") of two controllers
+# (QEMU wants one serial in a subsystem: "ucmdmp" for both) sharing namespace 1 (512-byte blocks,
+# DT_MP_BLOCKS of tests/system/qemu/dt_subsys.h): Linux's native multipath
+# makes its head.
 # Exit status: the guest script's; 125 when the guest did not come up or
 # finish in time (the console tail is printed), or the harness failed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out="" script="" fio=0 bins=() dyns=() mods=() append="" zp=0
+out="" script="" fio=0 bins=() dyns=() mods=() append="" zp=0 mp=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--out) out=$2; shift 2 ;;
@@ -32,6 +36,7 @@ while [ $# -gt 0 ]; do
 	--mod) mods+=("$2"); shift 2 ;;
 	--append) append=" $2"; shift 2 ;;
 	--zp) zp=1; shift ;;
+	--mp) mp=1; shift ;;
 	*) echo "run.sh: unknown argument $1" >&2; exit 125 ;;
 	esac
 done
@@ -177,6 +182,15 @@ if [ "$zp" = 1 ]; then
 		qemu+=(-drive "file=$work/pi$id.img,if=none,id=pi$id,format=raw"
 			-device "nvme-ns,drive=pi$id,bus=nvme2,nsid=$id,logical_block_size=$bs,physical_block_size=$bs,ms=$ms,mset=$mset,pi=$pi,pil=$pil,pif=$pif")
 	done
+fi
+if [ "$mp" = 1 ]; then
+	# shared=on: the namespace is attached to every controller of the subsystem
+	truncate -s 16M "$work/mp.img"
+	qemu+=(-device nvme-subsys,id=mpsubsys,nqn=ucmdmp
+		-device nvme,serial=ucmdmp,id=nvmemp0,subsys=mpsubsys
+		-device nvme,serial=ucmdmp,id=nvmemp1,subsys=mpsubsys
+		-drive "file=$work/mp.img,if=none,id=mp,format=raw"
+		-device "nvme-ns,drive=mp,bus=nvmemp0,nsid=1,shared=on,logical_block_size=512,physical_block_size=512")
 fi
 say "${qemu[*]}"
 log=$out/console.log
