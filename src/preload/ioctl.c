@@ -138,43 +138,14 @@ static int submit_io(struct pl_file *f, int fd, void *arg)
 /*
  * NVME_IOCTL_IO_CMD on the controller's device (nvme_dev_user_cmd): Linux
  * runs it on the controller's only namespace, with a warning in its log
- * (here: the trace); ENOTTY with no namespace, EINVAL with several. The
- * namespace is opened privately with the controller fd's access, so the
- * daemon's policy judges the command as one on that namespace.
+ * (here: the trace). The daemon's driver does it, as the kernel's does: it
+ * knows the controller's own namespace also when that is one path of a
+ * multipath head, which has no device here to open.
  */
-static int dev_user_cmd(struct pl_file *f, void *arg)
+static int dev_user_cmd(struct pl_file *f, int fd, void *arg)
 {
-	const struct pl_devinfo *list[256], *ns = NULL;
-	struct ucmd_engine *e = pl_engine();
-	unsigned n, count = 0;
-	int acc = f->oflags & O_ACCMODE, pfd, ret;
-
-	/* the controller's namespaces now, not when this process last looked */
-	ret = pl_devinfo_reload();
-	if (ret)
-		return ret;
-	n = pl_devinfo_list(list, 256);
-
-	for (unsigned i = 0; i < n; i++)
-		if (list[i]->kind == PL_DEV_NS_CHR && list[i]->instance == f->dev->instance) {
-			ns = list[i];
-			count++;
-		}
-	if (!count)
-		return -ENOTTY;
-	if (count > 1) {
-		pl_trace("%s: NVME_IOCTL_IO_CMD not supported when multiple namespaces present",
-			 f->dev->name);
-		return -EINVAL;
-	}
-	pl_trace("%s: using deprecated NVME_IOCTL_IO_CMD ioctl on the char device (on %s)",
-		 f->dev->name, ns->name);
-	pfd = pl_private_open(e, ns->name, acc == O_WRONLY ? O_WRONLY : acc);
-	if (pfd < 0)
-		return pfd;
-	ret = passthru32(pfd, NVME_IOCTL_IO_CMD, arg);
-	pl_private_close(e, pfd);
-	return ret;
+	pl_trace("%s: using deprecated NVME_IOCTL_IO_CMD ioctl on the char device", f->dev->name);
+	return ucmd_ioctl(pl_engine(), fd, NVME_IOCTL_IO_CMD, arg);
 }
 
 static int nvme_ioctl(struct pl_file *f, int fd, unsigned long req, void *arg)
@@ -184,7 +155,7 @@ static int nvme_ioctl(struct pl_file *f, int fd, unsigned long req, void *arg)
 		return ucmd_ioctl(pl_engine(), fd, req, NULL);
 	case NVME_IOCTL_IO_CMD:
 		if (f->dev->kind == PL_DEV_CTRL)
-			return dev_user_cmd(f, arg);
+			return dev_user_cmd(f, fd, arg);
 		return passthru32(fd, req, arg);
 	case NVME_IOCTL_ADMIN_CMD:
 		return passthru32(fd, req, arg);

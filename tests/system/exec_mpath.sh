@@ -5,7 +5,10 @@
 # nvme-cli shows it as on Linux: `nvme list-subsys` one subsystem with both
 # controllers, `nvme show-topology` namespace 1 with a path through each and
 # its ANA state, `nvme list` the head's nvme0n1 once; data written through
-# the head under exec reads back through ucmd's own host.
+# the head under exec reads back through ucmd's own host. NVME_IOCTL_IO_CMD
+# on a controller's /dev/nvmeX (nvme io-passthru) runs on that controller's
+# own path of the namespace, as Linux's nvme_dev_user_cmd does, not through
+# the head's path selection: each controller's Host Write Commands count it.
 # shellcheck source=tests/system/lib/common.sh
 source "$(dirname "$0")/lib/common.sh"
 [ -x "$UCMD" ] || fail "no $UCMD: build first"
@@ -44,4 +47,36 @@ X nvme write /dev/nvme0n1 -s 8 -c 15 -z 8192 -d "$T/pat" > "$T/w.out" 2>&1 ||
 	{ cat "$T/w.out"; fail "nvme write through the head"; }
 "$UCMD" --ctrl "$ctrl" read -s 8 -c 15 -z 8192 -d "$T/back" > /dev/null || fail "ucmd read"
 cmp "$T/pat" "$T/back" || fail "the data differ"
+
+# One session: each controller's SMART Host Write Commands, a write through
+# /dev/nvme$1 by io-passthru, the counts again (four numbers, one a line).
+cat > "$T/pw.sh" <<'EOF'
+hwc() { nvme smart-log "/dev/nvme$1" -o json | sed -n 's/^ *"host_write_commands":"\([0-9]*\)",*$/\1/p'; }
+hwc 0 && hwc 1 &&
+	nvme io-passthru "/dev/nvme$1" --opcode=1 --namespace-id=1 --data-len=512 \
+		--cdw10=$((100 + $1)) --write -i "$2" >&2 &&
+	hwc 0 && hwc 1
+EOF
+for c in 1 0; do
+	step "nvme io-passthru on /dev/nvme$c: on that controller only, data read back by ucmd"
+	# nvme0 non-optimized: the head's path selection would pick nvme1
+	[ "$c" = 1 ] || "$UCMD" --ctrl "$ctrl" ana-state --controller nvme0 --state non-optimized \
+		> /dev/null || fail "ana-state nvme0 non-optimized"
+	head -c 512 /dev/urandom > "$T/blk$c"
+	X bash "$T/pw.sh" "$c" "$T/blk$c" > "$T/pw.out" 2> "$T/pw.err" ||
+		{ cat "$T/pw.err"; fail "io-passthru write on nvme$c"; }
+	mapfile -t n < "$T/pw.out"
+	[ "${#n[@]}" = 4 ] || { cat "$T/pw.out" "$T/pw.err"; fail "no host_write_commands in smart-log"; }
+	if [ "$c" = 1 ]; then
+		[ "${n[3]}" = $((n[1] + 1)) ] && [ "${n[2]}" = "${n[0]}" ]
+	else
+		[ "${n[2]}" = $((n[0] + 1)) ] && [ "${n[3]}" = "${n[1]}" ]
+	fi || fail "nvme$c's write counted: nvme0 ${n[0]} -> ${n[2]}, nvme1 ${n[1]} -> ${n[3]}"
+	"$UCMD" --ctrl "$ctrl" read -s $((100 + c)) -c 0 -z 512 -d "$T/blkback" > /dev/null || fail "ucmd read"
+	cmp "$T/blk$c" "$T/blkback" || fail "nvme$c's io-passthru data differ"
+	X nvme io-passthru "/dev/nvme$c" --opcode=2 --namespace-id=1 --data-len=512 \
+		--cdw10=$((100 + c)) --read -b > "$T/pr.out" 2> "$T/pr.err" ||
+		{ cat "$T/pr.err"; fail "io-passthru read on nvme$c"; }
+	cmp "$T/blk$c" "$T/pr.out" || fail "nvme$c's io-passthru read differs"
+done
 echo "PASS"

@@ -325,6 +325,23 @@ int nvme_dev_describe_ioctl(const struct ucmd_file *f, unsigned long cmd, const 
 		d->intrusive = true;
 		return 0;
 	}
+	if (cmd == NVME_IOCTL_IO_CMD && karg) {
+		struct nvme_ns *ns;
+
+		/* without a namespace the driver refuses it */
+		if (nvme_dev_user_ns(h, &ns))
+			return 1;
+		/* the fields it shares with struct nvme_passthru_cmd64 */
+		nvme_desc_get_ioctl_cmd(karg, &c);
+		/*
+		 * Judged as a command on the namespace's device, as the same
+		 * command sent there is; a multipath path's namespace has none,
+		 * so there the controller's device that was opened.
+		 */
+		nvme_describe_cmd(h, h->ns_hidden ? h->name : ns->ng_name, (uint32_t)cmd, false, &c,
+				  ns, d);
+		return 0;
+	}
 	if (cmd != NVME_IOCTL_ADMIN64_CMD || !karg)
 		return 1;
 	nvme_desc_get_ioctl_cmd(karg, &c);

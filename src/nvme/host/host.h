@@ -535,6 +535,8 @@ int nvme_dev_describe(const struct io_uring_cmd *cmd, struct ucmd_cmd_desc *d);
 /* The NVME_IOCTL_*64_CMD twins: the same description from the ioctl's copy. */
 int nvme_ns_describe_ioctl(const struct ucmd_file *f, unsigned long cmd, const void *karg,
 			   struct ucmd_cmd_desc *d);
+/* The namespace NVME_IOCTL_IO_CMD on the controller's device runs on (ioctl.c). */
+int nvme_dev_user_ns(struct nvme_host *h, struct nvme_ns **nsp);
 int nvme_dev_describe_ioctl(const struct ucmd_file *f, unsigned long cmd, const void *karg,
 			    struct ucmd_cmd_desc *d);
 int nvme_bdev_describe_rw(const struct ucmd_kiocb_rw *kiocb, struct ucmd_cmd_desc *d);

@@ -320,10 +320,9 @@ static int nvme_dev_uring_cmd(struct io_uring_cmd *ioucmd, unsigned issue_flags)
  * karg is the engine's copy of the user's command (vfs_ioctl), which the
  * security chain judged: executed as it is, never read again from arg.
  */
-static long nvme_user_cmd64(struct nvme_host *h, struct nvme_ns *ns, void *arg,
-			    const void *karg, bool vec)
+static long nvme_user_cmd(struct nvme_host *h, struct nvme_ns *ns, void *arg,
+			  const void *karg, bool vec, bool res32)
 {
-	struct nvme_passthru_cmd64 *ucmd = arg;
 	/* the builder reads the common part */
 	union {
 		struct nvme_passthru_cmd64 p;
@@ -331,11 +330,15 @@ static long nvme_user_cmd64(struct nvme_host *h, struct nvme_ns *ns, void *arg,
 	} cmd;
 	struct request *rq = NULL;	/* as above */
 	uint64_t result = 0;
+	size_t res_off = res32 ? offsetof(struct nvme_passthru_cmd, result) :
+				 offsetof(struct nvme_passthru_cmd64, result);
 	int ret;
 
 	if (!karg)
 		return -EFAULT;
-	memcpy(&cmd.p, karg, sizeof(cmd.p));
+	memset(&cmd, 0, sizeof(cmd));
+	/* struct nvme_passthru_cmd ends with its 32-bit result where the others have rsvd2 */
+	memcpy(&cmd.p, karg, res32 ? offsetof(struct nvme_passthru_cmd, result) : sizeof(cmd.p));
 	if (cmd.p.flags)
 		return -EINVAL;
 	if (ns && cmd.p.nsid != ns->nsid)
@@ -347,10 +350,43 @@ static long nvme_user_cmd64(struct nvme_host *h, struct nvme_ns *ns, void *arg,
 	if (!ns && ret >= 0)
 		nvme_passthru_end(h, cmd.p.opcode);
 	/* Linux's put_user(): the command ran, but the caller hears -EFAULT. */
-	if (ret >= 0 && user_mm_copy_to(current_task()->mm, (uint64_t)(uintptr_t)&ucmd->result,
-					&result, sizeof(result)))
+	if (ret >= 0 && user_mm_copy_to(current_task()->mm, (uint64_t)(uintptr_t)arg + res_off,
+					&result, res32 ? sizeof(uint32_t) : sizeof(result)))
 		return -EFAULT;
 	return ret;
+}
+
+static long nvme_user_cmd64(struct nvme_host *h, struct nvme_ns *ns, void *arg,
+			    const void *karg, bool vec)
+{
+	return nvme_user_cmd(h, ns, arg, karg, vec, false);
+}
+
+/*
+ * The namespace NVME_IOCTL_IO_CMD on a controller's device runs on (Linux's
+ * nvme_dev_user_cmd): the controller's only one, -ENOTTY with none, -EINVAL
+ * with several. The controller's own namespace, also when it is a path of a
+ * multipath head (no device of its own): the command goes to that
+ * controller, never through the head's path selection.
+ */
+int nvme_dev_user_ns(struct nvme_host *h, struct nvme_ns **nsp)
+{
+	struct nvme_ns *ns = NULL;
+	unsigned count = 0;
+
+	pthread_mutex_lock(&h->scan_lock);
+	for (unsigned i = 0; i < h->nr_ns; i++)
+		if (!h->ns[i]->gone) {
+			ns = h->ns[i];
+			count++;
+		}
+	pthread_mutex_unlock(&h->scan_lock);
+	if (!count)
+		return -ENOTTY;
+	if (count > 1)
+		return -EINVAL;
+	*nsp = ns;	/* namespaces are freed only with their host */
+	return 0;
 }
 
 long nvme_ns_ioctl(struct ucmd_file *f, unsigned long cmd, void *arg, const void *karg)
@@ -382,6 +418,14 @@ static long nvme_dev_ioctl(struct ucmd_file *f, unsigned long cmd, void *arg, co
 	switch (cmd) {
 	case NVME_IOCTL_ADMIN64_CMD:
 		return nvme_user_cmd64(h, NULL, arg, karg, false);
+	case NVME_IOCTL_IO_CMD: {
+		struct nvme_ns *ns;
+		int ret = nvme_dev_user_ns(h, &ns);
+
+		if (ret)
+			return ret;
+		return nvme_user_cmd(h, ns, arg, karg, false, true);
+	}
 	case NVME_IOCTL_RESET:
 		/* on the controller's device only, as in Linux */
 		return nvme_reset_ctrl(h);
