@@ -34,7 +34,8 @@ static void head_down(struct dt_mp *m)
 }
 
 /*
- * ucmd's engine has no NVME_IOCTL_IO_CMD on a controller's device: the
+ * Written before ucmd's engine served NVME_IOCTL_IO_CMD on a controller's
+ * device, and kept, as the kernel's results compared with it are: the
  * head goes, and controller i is attached alone, its namespace 1 read
  * through its own ng0n1 (the same command, on that controller only).
  */
