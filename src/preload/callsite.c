@@ -400,8 +400,12 @@ int pl_cs_apply(const struct pl_cs_plan *plan, int prot)
 	ret = stub_get(plan, &ar, &off);
 	if (ret)
 		goto out;
+	/*
+	 * The stub's bytes before the jump that leads to them: store5()'s
+	 * locked cmpxchg orders every earlier store (a release at least), so
+	 * no fence here (and TSan, which rejects fences, builds it).
+	 */
 	stub_write(ar->w + off, ar->x + off, ar->x, plan);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	jmp[0] = 0xe9;
 	put32(jmp + 1, (int64_t)(ar->x + off) - (int64_t)(plan->start + 5));
 	/* the page stays executable throughout: other threads may be running in it */

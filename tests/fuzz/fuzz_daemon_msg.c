@@ -41,6 +41,7 @@ static size_t min_payload(uint16_t op)
 	case UCMDD_ADOPT: return 0;	/* the pidfd travels as SCM_RIGHTS */
 	case UCMDD_PORT_STATE: return sizeof(struct ucmdd_port_state);
 	case UCMDD_REGS_READ: return sizeof(struct ucmdd_regs_read);
+	case UCMDD_CTRL_ANA_STATE: return sizeof(struct ucmdd_ctrl_ana_state);
 	default: return SIZE_MAX;
 	}
 }
