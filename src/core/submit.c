@@ -283,6 +283,33 @@ static void io_sq_blocked_update(struct ucmd_ctx *ctx)
  * submitted, as with IORING_SETUP_SUBMIT_ALL (a failed one fails only its
  * chain). Returns the new head.
  */
+/*
+ * The SQE at SQ index idx (read once by the caller), as the engine's own
+ * copy in a new request: the snapshot hooks and providers see. NULL with
+ * *dropped set for an index outside the SQE array (counted in sq_dropped,
+ * as Linux; the caller skips it), NULL alone when no request is free.
+ * Constant sizes let the compiler inline the copy.
+ */
+static inline __attribute__((always_inline)) struct ucmd_kiocb *
+io_take_sqe(struct ucmd_ctx *ctx, const struct io_rings *r, unsigned idx, bool *dropped)
+{
+	struct ucmd_kiocb *req;
+
+	*dropped = idx >= r->sq_entries;
+	if (*dropped) {
+		__atomic_store_n(r->sq_dropped, ++ctx->sq_dropped, __ATOMIC_RELEASE);
+		return NULL;
+	}
+	req = io_alloc_req(ctx);
+	if (!req)
+		return NULL;
+	if (r->sqe_shift)
+		memcpy(req->sqe, io_rings_sqe(r, idx), 2 * sizeof(struct io_uring_sqe));
+	else
+		memcpy(req->sqe, io_rings_sqe(r, idx), sizeof(struct io_uring_sqe));
+	return req;
+}
+
 static unsigned io_submit_sqes_bounded(struct ucmd_ctx *ctx, unsigned nr, unsigned *submitted,
 				       struct blk_plug *plug, bool *plugged)
 {
@@ -318,20 +345,16 @@ static unsigned io_submit_sqes_bounded(struct ucmd_ctx *ctx, unsigned nr, unsign
 		unsigned idx = __atomic_load_n(&r->sq_array[head & r->sq_mask], __ATOMIC_RELAXED);
 		struct ucmd_kiocb *req;
 
+		bool dropped;
+
 		head++;
-		if (idx >= r->sq_entries) {
-			__atomic_store_n(r->sq_dropped, ++ctx->sq_dropped, __ATOMIC_RELEASE);
+		req = io_take_sqe(ctx, r, idx, &dropped);
+		if (dropped)
 			continue;
-		}
-		req = io_alloc_req(ctx);
 		if (!req) {
 			head--;
 			break;
 		}
-		if (r->sqe_shift)
-			memcpy(req->sqe, io_rings_sqe(r, idx), 2 * sizeof(struct io_uring_sqe));
-		else
-			memcpy(req->sqe, io_rings_sqe(r, idx), sizeof(struct io_uring_sqe));
 		*tail = req;
 		tail = &req->next;
 	}
@@ -384,29 +407,17 @@ int io_submit_sqes(struct ucmd_ctx *ctx, unsigned nr)
 	}
 	for (taken = 0; taken < nr; taken++) {
 		unsigned idx = __atomic_load_n(&r->sq_array[head & r->sq_mask], __ATOMIC_RELAXED);
+		bool dropped;
+
 		head++;
-		if (idx >= r->sq_entries) {
-			/*
-			 * An index outside the SQE array: counted and skipped, and
-			 * the SQEs behind it still go (it used its place in nr).
-			 */
-			__atomic_store_n(r->sq_dropped, ++ctx->sq_dropped, __ATOMIC_RELEASE);
+		/* a bad index is skipped and the SQEs behind it still go (it used its place in nr) */
+		struct ucmd_kiocb *req = io_take_sqe(ctx, r, idx, &dropped);
+		if (dropped)
 			continue;
-		}
-		struct ucmd_kiocb *req = io_alloc_req(ctx);
 		if (!req) {
 			head--;
 			break;
 		}
-		/*
-		 * The snapshot: hooks and providers see only this copy. Constant
-		 * sizes let the compiler inline the copy instead of calling
-		 * memcpy for every SQE.
-		 */
-		if (r->sqe_shift)
-			memcpy(req->sqe, io_rings_sqe(r, idx), 2 * sizeof(struct io_uring_sqe));
-		else
-			memcpy(req->sqe, io_rings_sqe(r, idx), sizeof(struct io_uring_sqe));
 		if (!plugged && nr > 1 && io_issue_defs[req->sqe[0].opcode < IORING_OP_LAST ?
 							req->sqe[0].opcode : 0].plug) {
 			blk_start_plug(&plug);
