@@ -29,6 +29,20 @@ X nvme list-subsys > "$T/ls.out" 2>&1 || { cat "$T/ls.out"; fail "nvme list-subs
 	grep -Eq '^ \+- nvme0 pcie [0-9a-f]{4}:00:[0-9a-f]{2}\.0 live' "$T/ls.out" &&
 	grep -Eq '^ \+- nvme1 pcie [0-9a-f]{4}:00:[0-9a-f]{2}\.0 live' "$T/ls.out" || { cat "$T/ls.out"; fail "list-subsys"; }
 
+step "ucmd list-subsys: the same subsystem and paths as nvme-cli's, key for key (JSON)"
+X nvme list-subsys -o json >"$T/ls_nvme.json" 2>&1 || { cat "$T/ls_nvme.json"; fail "nvme list-subsys -o json"; }
+"$UCMD" --ctrl "$ctrl" list-subsys -o json >"$T/ls_ucmd.json" 2>&1 ||
+	{ cat "$T/ls_ucmd.json"; fail "ucmd list-subsys -o json"; }
+python3 - "$T/ls_nvme.json" "$T/ls_ucmd.json" <<'PY' || fail "ucmd list-subsys differs from nvme-cli's"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+if a != b:
+    print("nvme-cli:", json.dumps(a, indent=1)); print("ucmd:", json.dumps(b, indent=1)); sys.exit(1)
+paths = [p["Name"] for p in a[0]["Subsystems"][0]["Paths"]]
+if paths != ["nvme0", "nvme1"]:
+    print("paths:", paths); sys.exit(1)
+PY
+
 step "nvme show-topology: namespace 1, a path through each controller, ANA optimized"
 X nvme show-topology > "$T/topo.out" 2>&1 || { cat "$T/topo.out"; fail "nvme show-topology"; }
 grep -q '^ +- ns 1$' "$T/topo.out" &&

@@ -12,6 +12,8 @@
 #include <nvme/fabrics.h>
 #include <nvme/types.h>
 
+#include <ucmd/ctrl.h>
+
 #include "cli.h"
 
 int cmd_id_ctrl(struct cli *cli, int argc, char **argv)
@@ -69,26 +71,29 @@ int cmd_smart_log(struct cli *cli, int argc, char **argv)
 #define LIST_MAX_NS 64
 
 /*
- * Controller 0's PCI function as `ucmd exec` shows it in sysfs
- * (src/preload/sysfs.c, pci_name): the first device number of bus 0 that
- * the host's own PCI functions leave free.
+ * Controller x's PCI function as `ucmd exec` shows it in sysfs
+ * (src/preload/sysfs.c, pci_name): the x-th device number of bus 0 that
+ * the host's own PCI functions leave free, then domains 1, 2... whole.
  */
-static void pci_addr0(char *out, size_t len)
+static void pci_addr(unsigned x, char *out, size_t len)
 {
+	unsigned dom = 0, slot = 0, free_seen = 0;
 	struct stat st;
-	unsigned slot;
 
-	for (slot = 1; slot <= 31; slot++) {
+	for (;;) {
 		char path[64];
 
-		snprintf(path, sizeof(path), "/sys/bus/pci/devices/0000:00:%02x.0", slot);
-		if (lstat(path, &st))
+		if (++slot > 31) {
+			dom++;
+			slot = 1;
+		}
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%04x:00:%02x.0", dom, slot);
+		if (!dom && !lstat(path, &st))
+			continue;	/* the host's */
+		if (free_seen++ == x)
 			break;
 	}
-	if (slot > 31)
-		snprintf(out, len, "0001:00:01.0");
-	else
-		snprintf(out, len, "0000:00:%02x.0", slot);
+	snprintf(out, len, "%04x:00:%02x.0", dom, slot);
 }
 
 /* The one controller of the session, as nvme-cli sees it through ucmd exec's sysfs. */
@@ -122,25 +127,37 @@ static int list_common(struct cli *cli, bool subsys)
 		ns[nr].gendev = gen[nr];
 		nr++;
 	}
-	char addr[16];
+	/*
+	 * A directory of several controllers is one subsystem with a path
+	 * per controller (nvme0, nvme1...), as exec's sysfs shows it
+	 * (src/preload/sysfs_mpath.c); list shows the head's namespaces once.
+	 */
+	unsigned nctl = subsys && cli->s.ctrl ? ucmd_ctrl_controllers(cli->s.ctrl) : 1;
+	struct print_ctrl c[UCMD_CTRL_MAX_CONTROLLERS];
+	char addr[UCMD_CTRL_MAX_CONTROLLERS][16], name[UCMD_CTRL_MAX_CONTROLLERS][16];
 
-	pci_addr0(addr, sizeof(addr));
-	struct print_ctrl c = {
-		.name = "nvme0",
-		.subsys = "nvme-subsys0",
-		.transport = "pcie",
-		.address = addr,	/* what src/preload/sysfs.c shows */
-		.state = "live",
-		.hostnqn = hostnqn,
-		.hostid = hostid,
-		.id = id,
-		.nr_ns = nr,
-		.ns = ns,
-	};
+	if (nctl < 1 || nctl > UCMD_CTRL_MAX_CONTROLLERS)
+		nctl = 1;
+	for (unsigned i = 0; i < nctl; i++) {
+		pci_addr(i, addr[i], sizeof(addr[i]));
+		snprintf(name[i], sizeof(name[i]), "nvme%u", i);
+		c[i] = (struct print_ctrl){
+			.name = name[i],
+			.subsys = "nvme-subsys0",
+			.transport = "pcie",
+			.address = addr[i],
+			.state = "live",
+			.hostnqn = hostnqn,
+			.hostid = hostid,
+			.id = id,
+			.nr_ns = nr,
+			.ns = ns,
+		};
+	}
 	if (subsys)
-		print_list_subsys(&c, 1, cli_fmt(cli), cli_pflags(cli));
+		print_list_subsys(c, (int)nctl, cli_fmt(cli), cli_pflags(cli));
 	else
-		print_list(&c, 1, cli_fmt(cli), cli_pflags(cli));
+		print_list(c, 1, cli_fmt(cli), cli_pflags(cli));
 	ret = 0;
 out:
 	for (int i = 0; i < LIST_MAX_NS; i++)
