@@ -276,14 +276,6 @@ static void io_sq_blocked_update(struct ucmd_ctx *ctx)
 }
 
 /*
- * io_submit_sqes on a bounded ring, which another process fills and whose
- * submitter waits for the head on another thread: every SQE is copied
- * first, the head published, and only then is anything issued, so that
- * the submitter goes on while the requests run. Each taken SQE is
- * submitted, as with IORING_SETUP_SUBMIT_ALL (a failed one fails only its
- * chain). Returns the new head.
- */
-/*
  * The SQE at SQ index idx (read once by the caller), as the engine's own
  * copy in a new request: the snapshot hooks and providers see. NULL with
  * *dropped set for an index outside the SQE array (counted in sq_dropped,
@@ -310,6 +302,14 @@ io_take_sqe(struct ucmd_ctx *ctx, const struct io_rings *r, unsigned idx, bool *
 	return req;
 }
 
+/*
+ * io_submit_sqes on a bounded ring, which another process fills and whose
+ * submitter waits for the head on another thread: every SQE is copied
+ * first, the head published, and only then is anything issued, so that
+ * the submitter goes on while the requests run. Each taken SQE is
+ * submitted, as with IORING_SETUP_SUBMIT_ALL (a failed one fails only its
+ * chain). Returns the new head.
+ */
 static unsigned io_submit_sqes_bounded(struct ucmd_ctx *ctx, unsigned nr, unsigned *submitted,
 				       struct blk_plug *plug, bool *plugged)
 {
