@@ -100,7 +100,7 @@ fuzz() {
 	if [ "$ffail" -ne 0 ]; then
 		failures+=("fuzz")
 		# again at the very end, where a log cut to its tail still shows it
-		details+=("$(grep -E '^fuzz .*FAILED|^fuzz: |SUMMARY|ERROR: |deadly signal|invariant|timeout|out-of-memory' "$flog" | head -20)")
+		details+=("$(grep -E '^fuzz .*FAILED|^fuzz: |SUMMARY|ERROR: |deadly signal|runtime error|invariant|timeout|out-of-memory' "$flog" | head -20)")
 	fi
 	echo "== fuzz: $fok passed, $ffail failed"
 	rm -f "$flog"

@@ -367,9 +367,14 @@ static void op_getevents(struct in *in)
 	check(ret <= nr, "no more than nr events");
 	if (queued >= (unsigned)min_nr && in_arena(ev, (size_t)nr * sizeof(*ev)))
 		check(ret >= min_nr, "min_nr events when that many are queued");
-	for (long i = 0; i < ret; i++)
-		if (ev[i].obj)	/* the modelled kernel's events are zeros */
-			check_event(&ev[i]);
+	/* the input chose the array: it may be misaligned, so read it as bytes */
+	for (long i = 0; i < ret; i++) {
+		struct io_event e;
+
+		memcpy(&e, (const uint8_t *)ev + i * sizeof(e), sizeof(e));
+		if (e.obj)	/* the modelled kernel's events are zeros */
+			check_event(&e);
+	}
 }
 
 /* Every queued device event comes back, once: nothing lost or doubled */
