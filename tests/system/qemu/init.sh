@@ -28,6 +28,8 @@ echo "UCMD-GUEST-STATUS $(cat /results/status)"
 if [ -n "$res" ]; then
 	(cd /results && tar -cf - .) > "$res"
 	sync
+	# the host may stop QEMU from here on: the results are on its image
+	echo "UCMD-GUEST-SYNCED"
 else
 	echo "UCMD-GUEST: no results controller"
 fi

@@ -43,6 +43,10 @@ done
 [ -n "$out" ] && [ -n "$script" ] || { echo "usage: run.sh --out DIR --script FILE [--bin FILE]... [--dyn FILE]... [--fio]" >&2; exit 125; }
 BOOT_TIMEOUT=${UCMD_QEMU_BOOT_TIMEOUT:-90}	# seconds until the guest's first marker
 RUN_TIMEOUT=${UCMD_QEMU_RUN_TIMEOUT:-420}	# seconds for the whole guest run
+# Seconds QEMU has to exit once the guest's results are on the image: a
+# power-off that never ends (seen once on CI, after the status, with a
+# multipath subsystem in the guest) must not fail a run whose results are in.
+OFF_TIMEOUT=${UCMD_QEMU_OFF_TIMEOUT:-60}
 say() { echo "qemu: $*"; }
 
 # --- tools ------------------------------------------------------------------
@@ -203,17 +207,27 @@ fail() {
 	tail -40 "$log" | tr -d '\r' | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g' >&2
 	exit 125
 }
-up=0
+up=0 synced=0
 while kill -0 "$qpid" 2>/dev/null; do
 	now=$(date +%s)
 	if [ "$up" = 0 ] && grep -q UCMD-GUEST-UP "$log"; then
 		up=1; say "guest up after $((now - start)) s"
 	fi
+	if [ "$synced" = 0 ] && grep -q UCMD-GUEST-SYNCED "$log"; then
+		synced=$now; say "guest results written after $((now - start)) s"
+	fi
+	if [ "$synced" != 0 ] && [ $((now - synced)) -ge "$OFF_TIMEOUT" ]; then
+		say "WARNING: the guest did not power off within $OFF_TIMEOUT s of writing its results; stopping QEMU"
+		tail -5 "$log" | tr -d '\r' | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/^/qemu: console| /'
+		kill -9 "$qpid" 2>/dev/null
+		break
+	fi
 	[ "$up" = 0 ] && [ $((now - start)) -ge "$BOOT_TIMEOUT" ] && fail "guest did not come up within $BOOT_TIMEOUT s"
-	[ $((now - start)) -ge "$RUN_TIMEOUT" ] && fail "guest did not finish within $RUN_TIMEOUT s"
+	[ "$synced" = 0 ] && [ $((now - start)) -ge "$RUN_TIMEOUT" ] &&
+		fail "guest did not finish within $RUN_TIMEOUT s"
 	sleep 0.5
 done
-wait "$qpid" || true
+{ wait "$qpid"; } 2>/dev/null || true	# "Killed" after a stopped power-off is said above
 qpid=""
 say "guest finished after $(( $(date +%s) - start )) s"
 grep -q UCMD-GUEST-UP "$log" || fail "guest never came up"
