@@ -13,7 +13,11 @@
 # and prints exec/kernel and exec/native. The configurations: fio's
 # defaults (one SQE per io_uring_enter), batches of 8 submitted and reaped
 # (iodepth_batch_submit/iodepth_batch_complete_min), and fio's SQPOLL
-# (sqthread_poll). Not a test: it asserts nothing (docs/performance.md).
+# (sqthread_poll). Then the scaling row: the default job as two fio
+# processes (--numjobs=2) on one ucmdd, their sum against the one job's
+# figure, beside the kernel's same ratio (target: at least 1.6x on two
+# cores: ucmdd must not serialise its clients). Not a test: it asserts
+# nothing (docs/performance.md).
 #
 #   UCMD_BUILD  build directory (default build)   RUNTIME  seconds per run (5)
 set -euo pipefail
@@ -38,6 +42,8 @@ for _ in $(seq 200); do [ -S "$dir/sock" ] && break; sleep 0.05; done
 
 JOB=(--name=bench --rw=randread --bs=4k --iodepth=32 --size=256M --time_based
      --runtime="$RUNTIME" --output-format=json)
+# fio's JSON after whatever exec printed first; with --group_reporting
+# the first job is the group's sum
 iops() { python3 -c '
 import json, sys
 t = sys.stdin.read()
@@ -66,3 +72,16 @@ for cfg in default batch8 sqpoll; do
 	python3 -c 'import sys; c,k,e,n=sys.argv[1],*map(int,sys.argv[2:]); print("%-10s %12d %12d %12d %11.2fx %11.2fx" % (c,k,e,n,e/k,e/n))' \
 		"$cfg" "$k" "$e" "$n"
 done
+
+# Two clients: fio forks one process per job; each opens its own ring on
+# ucmdd. The kernel's own ratio on this machine shows what two cores allow.
+k1=$(fio "${JOB[@]}" --ioengine=io_uring --filename="$shm" | iops)
+k2=$(fio "${JOB[@]}" --ioengine=io_uring --numjobs=2 --group_reporting --filename="$shm" | iops)
+e1=$("$UCMD" exec --daemon "$dir/sock" -- fio "${JOB[@]}" --ioengine=io_uring_cmd \
+	--cmd_type=nvme --filename=/dev/ng0n1 | iops)
+e2=$("$UCMD" exec --daemon "$dir/sock" -- fio "${JOB[@]}" --ioengine=io_uring_cmd \
+	--cmd_type=nvme --numjobs=2 --group_reporting --filename=/dev/ng0n1 | iops)
+echo
+printf '%-10s %12s %12s %12s %12s %12s\n' scaling kernel-1 kernel-2 exec-1 exec-2 exec-2/exec-1
+python3 -c 'import sys; k1,k2,e1,e2=map(int,sys.argv[1:]); print("%-10s %12d %12d %12d %12d %11.2fx   (kernel %.2fx; target 1.60x)" % ("2 jobs",k1,k2,e1,e2,e2/e1,k2/k1))' \
+	"$k1" "$k2" "$e1" "$e2"
