@@ -126,6 +126,8 @@ static unsigned pass(struct srv_ring *r, bool take)
 
 	mutex_lock(&ctx->uring_lock);
 	current_ctx = ctx;
+	/* the client's mappings are asked for their protection once per pass */
+	user_mm_batch_begin();
 	sq_head = ctx->cached_sq_head;
 	did = io_owner_reap(ctx);
 	if (take) {
@@ -146,6 +148,7 @@ static unsigned pass(struct srv_ring *r, bool take)
 	r->nr_reqs = ctx->nr_reqs;
 	r->nr_iopoll = ctx->nr_iopoll;
 	r->overflowing = ctx->ocq_head != NULL;
+	user_mm_batch_end();
 	current_ctx = NULL;
 	mutex_unlock(&ctx->uring_lock);
 	if (posted)

@@ -19,6 +19,17 @@
  * is skipped: a forced access to the client's own memory is then the
  * client's own business, never another process's.
  *
+ * Inside a batch (user_mm_batch_begin/end: ucmdd's ring thread brackets
+ * each pass over a ring with it) a mapping's protection is asked once and
+ * holds for every further copy into that mapping until the batch ends, as
+ * Linux checks a buffer's protection when it pins the pages at issue and
+ * moves the data later whatever the owner did to the mapping meanwhile. A
+ * query is a system call as dear as the copy itself here (docs/
+ * performance.md), and a pass copies many buffers of one mapping. The
+ * answer is this thread's alone and dropped at the batch's end, so a
+ * change the owner makes is seen by the next pass; what a stale answer can
+ * reach is the owner's own memory, as above.
+ *
  * A bad address is EFAULT; a transfer stops at the first byte it may not
  * reach, and the bytes left are returned, as the kernel's raw copies do.
  */
@@ -58,6 +69,28 @@ struct rm_procmap_query {
 
 static const unsigned char rm_zeros[RM_ZEROS];
 
+/*
+ * The protection answer of the current batch (user_mm_batch_begin/end), this
+ * thread's alone: one query per mapping per batch instead of one per copy.
+ */
+struct rm_batch {
+	unsigned depth;
+	const struct user_mm *mm;	/* whose answer below, NULL: none */
+	uint64_t start, end, flags;
+};
+static __thread struct rm_batch rm_batch;
+
+void user_mm_batch_begin(void)
+{
+	rm_batch.depth++;
+}
+
+void user_mm_batch_end(void)
+{
+	if (rm_batch.depth && !--rm_batch.depth)
+		rm_batch.mm = NULL;
+}
+
 static void rm_mark_gone(const struct user_mm *mm)
 {
 	/* the struct is the caller's own, never a const object: only the ops see it const */
@@ -75,10 +108,21 @@ static size_t rm_allowed(const struct user_mm *mm, uint64_t addr, size_t n, bool
 
 	if (mm->maps_fd < 0)
 		return n;
-	if (ioctl(mm->maps_fd, RM_PROCMAP_QUERY, &q)) {
-		if (errno == ESRCH)
-			rm_mark_gone(mm);
-		return 0;
+	if (rm_batch.mm == mm && addr >= rm_batch.start && addr < rm_batch.end) {
+		q.vma_start = rm_batch.start;
+		q.vma_end = rm_batch.end;
+		q.vma_flags = rm_batch.flags;
+	} else {
+		atomic_fetch_add_explicit(&((struct user_mm *)mm)->queries, 1,
+					  memory_order_relaxed);
+		if (ioctl(mm->maps_fd, RM_PROCMAP_QUERY, &q)) {
+			if (errno == ESRCH)
+				rm_mark_gone(mm);
+			return 0;
+		}
+		if (rm_batch.depth)
+			rm_batch = (struct rm_batch){ rm_batch.depth, mm, q.vma_start, q.vma_end,
+						      q.vma_flags };
 	}
 	if (!(q.vma_flags & need) || q.vma_end <= addr)
 		return 0;
@@ -186,6 +230,7 @@ int user_mm_init_remote(struct user_mm *mm, pid_t pid)
 	mm->ops = &user_mm_remote_ops;
 	mm->pid = pid;
 	atomic_init(&mm->gone, false);
+	atomic_init(&mm->queries, 0);
 	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
 	mm->mem_fd = open(path, O_RDWR | O_CLOEXEC);
 	if (mm->mem_fd < 0)

@@ -20,7 +20,8 @@
  *                   address space: it never reaches the image an exec
  *                   loads, and reads 0 bytes once the space is gone
  *                   (user_mm_gone). Two system calls per copy (the
- *                   mapping's protection, then the copy).
+ *                   mapping's protection, then the copy); one inside a
+ *                   batch once the mapping's protection is known.
  *
  * The raw entry points return the number of bytes NOT copied (0 on
  * success), as the kernel's raw_copy_*_user do; on a fault the destination's
@@ -76,6 +77,7 @@ struct user_mm {
 	int mem_fd;		/* /proc/PID/mem */
 	int maps_fd;		/* /proc/PID/maps (PROCMAP_QUERY), or -1 */
 	atomic_bool gone;	/* the address space was found gone: exec or exit */
+	atomic_ulong queries;	/* protection queries made (PROCMAP_QUERY), for tests */
 };
 
 /* This process, through the fault guard. */
@@ -89,6 +91,14 @@ extern const struct user_mm_ops user_mm_remote_ops;
  * (-EACCES/-EPERM: not this caller's to reach; -ENOENT: no such process).
  */
 int user_mm_init_remote(struct user_mm *mm, pid_t pid);
+/*
+ * A batch of copies on the calling thread (nestable): between begin and end
+ * a remote mm's protection answer for a mapping is asked once and reused
+ * for every further copy into that mapping (remote.c). The engine's ring
+ * owner brackets each pass with it.
+ */
+void user_mm_batch_begin(void);
+void user_mm_batch_end(void);
 /* Close what user_mm_init_remote opened (nothing for user_mm_self). */
 void user_mm_release(struct user_mm *mm);
 /* NULL stands for this process too (an iov_iter that never named an mm). */

@@ -204,6 +204,67 @@ static void test_threads(void **state)
 	munmap(none, PG);
 }
 
+static unsigned long queries(struct user_mm *mm)
+{
+	return atomic_load(&mm->queries);
+}
+
+/*
+ * A batch asks a mapping's protection once for all its copies; outside a
+ * batch every copy asks; an answer never outlives its batch, so a
+ * protection the owner changed between two batches is honoured.
+ */
+static void test_batch_queries(void **state)
+{
+	struct user_mm remote;
+	/* a: four pages, a hole, b: one page, a mapping of its own */
+	uint8_t *a = map(6, PROT_READ | PROT_WRITE), *b = a + 5 * PG;
+	uint8_t src[64];
+	unsigned long q;
+
+	(void)state;
+	assert_int_equal(mprotect(a + 4 * PG, PG, PROT_NONE), 0);
+	memset(src, 0x5a, sizeof(src));
+	assert_int_equal(user_mm_init_remote(&remote, getpid()), 0);
+	if (remote.maps_fd < 0) {
+		user_mm_release(&remote);
+		skip();	/* Linux before 6.11: no PROCMAP_QUERY, nothing is asked */
+	}
+	q = queries(&remote);
+	for (unsigned i = 0; i < 4; i++)
+		assert_int_equal(user_mm_copy_to(&remote, (uintptr_t)(a + i * PG), src, 64), 0);
+	assert_int_equal(queries(&remote) - q, 4);
+
+	q = queries(&remote);
+	user_mm_batch_begin();
+	for (unsigned i = 0; i < 4; i++)
+		assert_int_equal(user_mm_copy_to(&remote, (uintptr_t)(a + i * PG), src, 64), 0);
+	assert_int_equal(queries(&remote) - q, 1);
+	/* another mapping is asked about */
+	assert_int_equal(user_mm_copy_to(&remote, (uintptr_t)b, src, 64), 0);
+	assert_int_equal(queries(&remote) - q, 2);
+	user_mm_batch_end();
+	assert_memory_equal(a + 3 * PG, src, 64);
+
+	/* the next batch sees what the owner did meanwhile */
+	assert_int_equal(mprotect(b, PG, PROT_READ), 0);
+	user_mm_batch_begin();
+	assert_int_equal(user_mm_copy_to(&remote, (uintptr_t)b, src, 64), -EFAULT);
+	/* nested batches end with the outermost */
+	user_mm_batch_begin();
+	user_mm_batch_end();
+	q = queries(&remote);
+	assert_int_equal(user_mm_copy_to(&remote, (uintptr_t)b, src, 64), -EFAULT);
+	assert_int_equal(queries(&remote) - q, 0);
+	user_mm_batch_end();
+	q = queries(&remote);
+	assert_int_equal(user_mm_copy_to(&remote, (uintptr_t)b, src, 64), -EFAULT);
+	assert_int_equal(queries(&remote) - q, 1);
+
+	user_mm_release(&remote);
+	munmap(a, 6 * PG);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -212,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_sigbus),
 		cmocka_unit_test(test_other_faults_still_crash),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_batch_queries),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
