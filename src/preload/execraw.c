@@ -13,10 +13,13 @@
  * on stderr), then made through the trampoline with the preload's
  * environment kept: LD_PRELOAD naming this library, UCMD_DAEMON,
  * UCMD_EXEC_ROOT, UCMD_EXEC_TRACE and the filter's mark are put back into
- * the new image's environment if the program left them out or changed
- * them (`env -i`, an environment built by hand), since an image without
- * them would see the host's /dev and /sys and die of SIGSYS on io_uring.
- * The rest of the environment is the program's.
+ * the new image's environment if the program left them out (`env -i`, an
+ * environment built by hand), and this library is put first in an
+ * LD_PRELOAD that does not name it, since an image without them would see
+ * the host's /dev and /sys and die of SIGSYS on io_uring. A value the
+ * program gave one of them is its own (a nested `ucmd exec` names its own
+ * daemon; a wrong one makes the new image fail closed), and so is the
+ * rest of the environment.
  *
  * The program's arguments are read with process_vm_readv on ourselves (a
  * bad pointer is EFAULT, never a fault here), and nothing is allocated
@@ -125,7 +128,7 @@ static int build_env(char *const *envp, char ***out, size_t *len)
 	size_t n = 0, k = 0;
 	const char *r = getenv(PL_ENV_ROOT);
 	struct env_room *room;
-	bool have_ldp = false;
+	bool have_ldp = false, seen[4] = { false };
 
 	/* count, without trusting the array */
 	for (; envp; n++) {
@@ -160,7 +163,7 @@ static int build_env(char *const *envp, char ***out, size_t *len)
 			head[sizeof(head) - 1] = '\0';
 		for (unsigned j = 0; j < 4; j++)
 			if (is_var(head, keep_names[j]))
-				drop = j == 3 ? root[0] != '\0' : keep[j] != NULL;
+				seen[j] = true;
 		if (is_var(head, "LD_PRELOAD") && !have_ldp) {
 			char *val = room->val;
 
@@ -187,9 +190,9 @@ static int build_env(char *const *envp, char ***out, size_t *len)
 		v[k++] = ldp;
 	}
 	for (unsigned j = 0; j < 3; j++)
-		if (keep[j])
+		if (keep[j] && !seen[j])
 			v[k++] = keep[j];
-	if (root[0])
+	if (root[0] && !seen[3])
 		v[k++] = root;
 	v[k] = NULL;
 	return 0;

@@ -10,7 +10,8 @@
 #   exec (it opens ucmd's /dev/ng0n1) and keeps the program's X=1;
 # - posix_spawn with that environment (libc's execve, in a child whose
 #   signal handlers glibc resets: a trap would kill it) and `env -i`: the
-#   same;
+#   same; a UCMD_DAEMON the program set is kept (a wrong one: ENOENT, not
+#   the host's device);
 # - a bad environment pointer is EFAULT, as the kernel says.
 source "$(dirname "$0")/lib/common.sh"
 need_tools cc
@@ -49,6 +50,11 @@ out=$(timeout 300 "$UCMD" exec --ctrl "$CTRL" -- env -i X=1 "$dir/raw_exec" prob
 	fail "env -i: $out"
 grep -qx 'probe open ok' <<<"$out" || fail "env -i: not under exec: $out"
 grep -qx 'probe X 1' <<<"$out" || fail "env -i: the environment: $out"
+
+step "a UCMD_DAEMON the program gave is its own: a wrong one fails closed (ENOENT)"
+out=$(timeout 300 "$UCMD" exec --ctrl "$CTRL" -- env -i X=1 UCMD_DAEMON="$dir/nobody.sock" \
+	"$dir/raw_exec" probe 2>&1) || fail "env -i UCMD_DAEMON: $out"
+grep -qx 'probe open ENOENT' <<<"$out" || fail "env -i UCMD_DAEMON: $out"
 
 step "a bad environment pointer: EFAULT"
 run execve-badenv "$dir/raw_exec"
