@@ -125,7 +125,7 @@ struct env_room {
 static int build_env(char *const *envp, char ***out, size_t *len)
 {
 	char head[64], *p, **v, *ldp, *root;
-	size_t n = 0, k = 0;
+	size_t n = 0, k = 0, size;
 	const char *r = getenv(PL_ENV_ROOT);
 	struct env_room *room;
 	bool have_ldp = false, seen[4] = { false };
@@ -139,11 +139,12 @@ static int build_env(char *const *envp, char ***out, size_t *len)
 		if (!p)
 			break;
 	}
-	*len = sizeof(*room) + (n + 8) * sizeof(char *);
-	room = (struct env_room *)pl_raw_syscall(__NR_mmap, 0, (long)*len, PROT_READ | PROT_WRITE,
+	size = sizeof(*room) + (n + 8) * sizeof(char *);
+	room = (struct env_room *)pl_raw_syscall(__NR_mmap, 0, (long)size, PROT_READ | PROT_WRITE,
 						 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if ((long)room < 0 && (long)room > -4096)
 		return (int)(long)room;
+	*len = size;
 	*out = v = (char **)(room + 1);
 	ldp = room->ldp;
 	root = room->root;
@@ -235,14 +236,13 @@ long pl_exec_syscall(long nr, const long a[6])
 	return ret;
 }
 
-/* The syscall instruction of libc's function fn, made with number nr; 0 if none. */
-static uintptr_t libc_site(const char *fn, long nr)
+/* The syscall instruction of libc's function fn (a wrapper); 0 if none. */
+static uintptr_t libc_site(const char *fn)
 {
 	const uint8_t *p = dlsym(RTLD_NEXT, fn);
 	struct pl_insn in;
 	size_t off = 0;
 
-	(void)nr;
 	if (!p)
 		return 0;
 	/* a wrapper: the syscall is among its first few instructions */
@@ -273,7 +273,7 @@ void pl_exec_init(void)
 		{ "execve", __NR_execve }, { "execveat", __NR_execveat },
 	};
 	for (unsigned i = 0; i < 2; i++) {
-		uintptr_t sc = libc_site(sites[i].fn, sites[i].nr);
+		uintptr_t sc = libc_site(sites[i].fn);
 		int ret = sc ? pl_cs_take_over(sc + 2, sites[i].nr) : -ENOENT;
 
 		if (ret)
