@@ -359,7 +359,7 @@ static const int nrs[] = {
 	__NR_io_uring_register, __NR_mmap, __NR_dup2, __NR_dup3, __NR_ioctl, __NR_close,
 	__NR_read, __NR_write, __NR_pread64, __NR_pwrite64, __NR_lseek, __NR_readv, __NR_writev,
 	__NR_preadv, __NR_pwritev, __NR_preadv2, __NR_pwritev2, __NR_fsync, __NR_fdatasync,
-	__NR_fstat, __NR_newfstatat, __NR_statx,
+	__NR_fstat, __NR_newfstatat, __NR_statx, __NR_getdents64,
 };
 static const char *names[] = { "nvme0", "ng0n1", "nvme0n1" };
 static char phdir[] = "/tmp/fuzz_supervise.XXXXXX";
