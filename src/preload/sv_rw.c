@@ -129,11 +129,8 @@ static int64_t direct(struct sv *s, const struct sv_fd *f, int fd, bool write,
 static int64_t rw(struct sv *s, const struct seccomp_notif *req, struct sv_fd *f, int fd,
 		  bool write, const struct iovec *iov, int cnt, uint64_t off, unsigned rwf)
 {
-	int acc = f->oflags & O_ACCMODE;
 	size_t total = 0;
 
-	if (write ? acc == O_RDONLY : acc == O_WRONLY)
-		return -EBADF;
 	for (int i = 0; i < cnt; i++) {
 		/* rw_verify_area of the whole: a negative total is EINVAL before anything moves */
 		if (iov[i].iov_len > (size_t)INT64_MAX - total)
@@ -175,6 +172,13 @@ int64_t sv_blk_call(struct sv *s, const struct seccomp_notif *req, struct sv_fd 
 	struct iovec one, *iov;
 	int64_t ret;
 
+	if (nr != __NR_lseek && nr != __NR_fsync && nr != __NR_fdatasync) {
+		int acc = f->oflags & O_ACCMODE;
+
+		/* vfs_read/vfs_write: the open's mode first, then whether the file has the call */
+		if (write ? acc == O_RDONLY : acc == O_WRONLY)
+			return -EBADF;
+	}
 	if (!f->blk)
 		return nr == __NR_lseek ? -ESPIPE : -EINVAL;
 	switch (nr) {

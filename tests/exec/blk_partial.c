@@ -5,7 +5,7 @@
  * or dynamically (tests/system/exec_blk_partial.sh builds it both ways and
  * runs it on a loop device too, where Linux answers):
  *
- *   blk_partial BLK OFF SEED IMAGE
+ *   blk_partial BLK OFF SEED IMAGE [CHR]
  *
  * On the 32 KiB at byte OFF (a multiple of 4096): whole blocks of the
  * pattern of SEED, then over them pwrite of 100 bytes at +1000 from an odd
@@ -17,7 +17,9 @@
  * address is EINVAL, whole blocks are served. A read-only fd: writes EBADF.
  * Then BLKZEROOUT and BLKDISCARD of the last two 4 KiB (zeroes read back:
  * the namespaces here read zeroes where deallocated) and their refusals:
- * read-only fd, empty, unaligned, past the end; BLKSECDISCARD. One line per
+ * read-only fd, empty, unaligned, past the end; BLKSECDISCARD. With CHR (a
+ * generic node ngXnY): read and write on it, EBADF for the open's mode
+ * before EINVAL for a device that has neither. One line per
  * check, "NAME RESULT" (an errno name or a count), so that two runs compare
  * line for line; the 32 KiB as they should be written to IMAGE; exit 0.
  * Exit 1 with a line on stderr when a read back differs.
@@ -90,7 +92,7 @@ int main(int argc, char **argv)
 	FILE *img;
 
 	if (argc < 5) {
-		fprintf(stderr, "usage: blk_partial BLK OFF SEED IMAGE\n");
+		fprintf(stderr, "usage: blk_partial BLK OFF SEED IMAGE [CHR]\n");
 		return 1;
 	}
 	off = (off_t)strtoull(argv[2], NULL, 0);
@@ -188,6 +190,20 @@ int main(int argc, char **argv)
 	show("secdiscard", range_ioctl(fd, BLKSECDISCARD, dc, 4096));
 	show("pread-after", pread(fd, r, LEN, off));
 	same("pread-after", r, 0, LEN);
+
+	/* a char device (ngXnY) has no read or write: but the open's mode is judged first */
+	if (argc > 5) {
+		int cr = open(argv[5], O_RDONLY), cw = open(argv[5], O_WRONLY), crw = open(argv[5], O_RDWR);
+
+		if (cr < 0 || cw < 0 || crw < 0) {
+			perror(argv[5]);
+			return 1;
+		}
+		show("chr-ro-write", write(cr, w, 512));
+		show("chr-wo-read", read(cw, r, 512));
+		show("chr-read", read(crw, r, 512));
+		show("chr-pwrite", pwrite(crw, w, 512, 0));
+	}
 
 	img = fopen(argv[4], "wb");
 	if (!img || fwrite(want, 1, LEN, img) != LEN || fclose(img)) {
