@@ -8,10 +8,11 @@
  *
  * The system call made with the program's own instruction (Go's runtime,
  * hand-written assembly) is not caught: the seccomp filter would have to
- * trap every getdents64, and the filter outlives exec, so a program exec'd
- * without the preload (an environment without LD_PRELOAD) or a preloaded
- * one before its SIGSYS handler is in place would be killed by SIGSYS for
- * listing any directory (docs/compat.md).
+ * trap every getdents64 of every process of the tree (it outlives exec),
+ * and one whose SIGSYS handler is not ours (Go's runtime installs its own;
+ * posix_spawn's child resets it; an image before its constructor put ours
+ * in place) would be killed by SIGSYS for listing any directory
+ * (docs/compat.md).
  *
  * The position is the kernel's: after each call the directory's file
  * offset is set to the index of the next entry (devtmpfs and sysfs take

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * execve/execveat from a preloaded program (a shell, make, a test runner):
+ * execve/execveat through libc from a preloaded program (a shell, make, a
+ * test runner):
  * the new image is preloaded again only if the dynamic linker loads it. A
  * statically linked or 32-bit program is not, so it would open the host's
  * real /dev/nvme* and /sys; and the seccomp filter it inherits traps its
@@ -10,10 +11,10 @@
  *
  * The exec family and posix_spawn are interposed (glibc's own execvp,
  * execl* and posix_spawn call its internal execve, which no symbol
- * catches): each judges the file it will run first. Not a seccomp trap:
- * posix_spawn's child runs with every handler reset (SIGSYS would kill
- * it). A program making the execve system call with its own instruction
- * is not seen (docs/compat.md). The file is read with raw system calls, so
+ * catches): each judges the file it will run first, with a line that
+ * names the program. The system calls themselves, whoever makes them, are
+ * execraw.c's (judged again there, and the environment kept). The file is
+ * read with raw system calls, so
  * that a path is the kernel's, not paths.c's. What is judged is the file at
  * the moment of the check; a program racing its own exec against a rename
  * can get past it (the preload does not guard against the program it
@@ -138,7 +139,7 @@ static const char *search(const char *file, char *out, size_t len)
 }
 
 /* 0 if the exec may go on, else EACCES with the reason on stderr. */
-static int check(int dirfd, const char *file, bool path_search)
+int pl_exec_check(int dirfd, const char *file, bool path_search)
 {
 	char interp[PATH_LEN] = "", found[PATH_LEN], line[3 * PATH_LEN];
 	const char *why, *f = file;
@@ -175,28 +176,28 @@ typedef int (*spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t 
 
 PL_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	int err = check(AT_FDCWD, path, false);
+	int err = pl_exec_check(AT_FDCWD, path, false);
 
 	return err ? refuse(err) : ((execve_fn)pl_next("execve"))(path, argv, envp);
 }
 
 PL_EXPORT int execv(const char *path, char *const argv[])
 {
-	int err = check(AT_FDCWD, path, false);
+	int err = pl_exec_check(AT_FDCWD, path, false);
 
 	return err ? refuse(err) : ((execvp_fn)pl_next("execv"))(path, argv);
 }
 
 PL_EXPORT int execvp(const char *file, char *const argv[])
 {
-	int err = check(AT_FDCWD, file, true);
+	int err = pl_exec_check(AT_FDCWD, file, true);
 
 	return err ? refuse(err) : ((execvp_fn)pl_next("execvp"))(file, argv);
 }
 
 PL_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	int err = check(AT_FDCWD, file, true);
+	int err = pl_exec_check(AT_FDCWD, file, true);
 
 	return err ? refuse(err) : ((execvpe_fn)pl_next("execvpe"))(file, argv, envp);
 }
@@ -209,9 +210,9 @@ PL_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *co
 
 	if ((flags & AT_EMPTY_PATH) && !*path) {
 		snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", dirfd);
-		err = check(AT_FDCWD, fdpath, false);
+		err = pl_exec_check(AT_FDCWD, fdpath, false);
 	} else {
-		err = check(dirfd, path, false);
+		err = pl_exec_check(dirfd, path, false);
 	}
 	return err ? refuse(err) : ((execveat_fn)pl_next("execveat"))(dirfd, path, argv, envp,
 								       flags);
@@ -223,7 +224,7 @@ PL_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 	int err;
 
 	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
-	err = check(AT_FDCWD, fdpath, false);
+	err = pl_exec_check(AT_FDCWD, fdpath, false);
 	return err ? refuse(err) : ((fexecve_fn)pl_next("fexecve"))(fd, argv, envp);
 }
 
@@ -312,7 +313,7 @@ PL_EXPORT int execle(const char *path, const char *arg, ...)
 PL_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
 			  const posix_spawnattr_t *at, char *const argv[], char *const envp[])
 {
-	int err = check(AT_FDCWD, path, false);
+	int err = pl_exec_check(AT_FDCWD, path, false);
 
 	return err ? err : ((spawn_fn)pl_next("posix_spawn"))(pid, path, fa, at, argv, envp);
 }
@@ -320,7 +321,7 @@ PL_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_a
 PL_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
 			   const posix_spawnattr_t *at, char *const argv[], char *const envp[])
 {
-	int err = check(AT_FDCWD, file, true);
+	int err = pl_exec_check(AT_FDCWD, file, true);
 
 	return err ? err : ((spawn_fn)pl_next("posix_spawnp"))(pid, file, fa, at, argv, envp);
 }

@@ -152,6 +152,23 @@ int pl_zone_info(const struct pl_devinfo *ctrl, const struct pl_devinfo *d, stru
 int pl_private_open(struct ucmd_engine *e, const char *name, int flags);
 void pl_private_close(struct ucmd_engine *e, int fd);
 
+/* ---- execguard.c, execraw.c ---- */
+
+/*
+ * 0 if the program file (relative to dirfd; searched in $PATH if
+ * path_search and it has no slash) may run under exec, else EACCES with
+ * the reason on stderr (a static or 32-bit program: no preload).
+ */
+int pl_exec_check(int dirfd, const char *file, bool path_search);
+/*
+ * The execve or execveat system call nr with arguments a (trapped, or from
+ * libc's own call sites): judged as pl_exec_check, then made through the
+ * trampoline with the preload's environment kept. Its result (-errno).
+ */
+long pl_exec_syscall(long nr, const long a[6]);
+/* In the constructor: libc's execve and execveat call sites taken over (a call, not a trap). */
+void pl_exec_init(void);
+
 /* ---- fdmap.c ---- */
 
 struct pl_file {

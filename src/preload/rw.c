@@ -33,7 +33,8 @@
  *   logical block size, every segment's address of 4 (NVMe's dword DMA
  *   alignment, Linux >= 6.0), else EINVAL.
  * - without O_DIRECT any offset and length work: the LBAs at unaligned
- *   edges are read, patched and written back. There is no page cache:
+ *   edges are read, patched and written back (blkdev.c's pl_blk_rw, which
+ *   ucmd-supervise runs too for a static program). There is no page cache:
  *   writes reach the device before the call returns, reads always come
  *   from it. Two threads writing different bytes of one LBA at once can
  *   lose one update (the read-modify-write is not atomic), which Linux's
@@ -93,7 +94,6 @@
 _Static_assert(sizeof(off_t) == 8, "rw.c: 64-bit off_t only");
 
 #define RW_CHUNK_MAX	(128u * 1024)	/* bytes per command at most */
-#define RW_DMA_ALIGN	4u		/* NVMe's dword DMA alignment for O_DIRECT */
 #define RW_MAX_COUNT	0x7ffff000L	/* MAX_RW_COUNT: Linux caps one call at this */
 #define RW_RWF_OK	(RWF_HIPRI | RWF_DSYNC | RWF_SYNC | RWF_NOWAIT | RWF_APPEND | RWF_NOAPPEND)
 
@@ -308,92 +308,44 @@ static long rw_cmd(struct rw_ctx *c, int op, int fd, const void *addr, unsigned 
 	return res == -ENOTCONN ? -EIO : res;
 }
 
-/* ---- user iovecs ------------------------------------------------------------ */
+/* ---- the data side of blkdev.c's block I/O ------------------------------------ */
 
-/*
- * Copy n bytes between buf and the user's segments, from byte skip of
- * them on: 0 or -EFAULT.
- */
-static int iov_copy(const struct iovec *iov, int cnt, size_t skip, void *buf, size_t n,
-		    bool to_user)
+struct rw_io {
+	struct rw_ctx *c;
+	int fd;
+	const struct iovec *iov;	/* our copy of the user's array */
+	int cnt;
+};
+
+static long rw_io_dev(void *ctx, bool write, void *buf, uint32_t len, uint64_t off, unsigned rwf)
 {
+	struct rw_io *io = ctx;
+
+	return rw_cmd(io->c, write ? IORING_OP_WRITE : IORING_OP_READ, io->fd, buf, len, off, rwf);
+}
+
+/* n bytes between buf and the user's segments, from byte skip of them on: 0 or -EFAULT. */
+static int rw_io_copy(void *ctx, size_t skip, void *buf, size_t n, bool to_user)
+{
+	struct rw_io *io = ctx;
 	char *p = buf;
 
-	for (int i = 0; i < cnt && n; i++) {
-		size_t len = iov[i].iov_len, take;
+	for (int i = 0; i < io->cnt && n; i++) {
+		size_t len = io->iov[i].iov_len, take;
 
 		if (skip >= len) {
 			skip -= len;
 			continue;
 		}
 		take = len - skip < n ? len - skip : n;
-		if (to_user ? copy_to_user((char *)iov[i].iov_base + skip, p, take)
-			    : copy_from_user(p, (char *)iov[i].iov_base + skip, take))
+		if (to_user ? copy_to_user((char *)io->iov[i].iov_base + skip, p, take)
+			    : copy_from_user(p, (char *)io->iov[i].iov_base + skip, take))
 			return -EFAULT;
 		p += take;
 		n -= take;
 		skip = 0;
 	}
 	return 0;
-}
-
-/* ---- block I/O ---------------------------------------------------------------- */
-
-struct rw_req {
-	int fd;
-	struct pl_file *f;
-	const struct iovec *iov;	/* our copy of the array */
-	int cnt;
-	size_t total;			/* bytes, already cut to the device */
-	uint64_t pos;
-	bool write;
-	unsigned rwf;			/* RWF_* for the device (writes: DSYNC) */
-};
-
-/*
- * Whole LBAs through the bounce buffer, MDTS at a time; read-modify-write
- * at unaligned edges (never with O_DIRECT, whose checks were made).
- */
-static ssize_t blk_io(struct rw_ctx *c, const struct pl_blk_geo *g, const struct rw_req *r)
-{
-	uint64_t lmask = g->lbs - 1, end = (r->pos + r->total + lmask) & ~lmask;
-	size_t done = 0;
-	long res;
-
-	while (done < r->total) {
-		uint64_t p = r->pos + done, a = p & ~lmask;
-		uint64_t b = a + g->chunk < end ? a + g->chunk : end;
-		size_t in = (size_t)(p - a), n = (size_t)(b - p);
-
-		if (n > r->total - done)
-			n = r->total - done;
-		if (!r->write || in || p + n < b) {
-			res = rw_cmd(c, IORING_OP_READ, r->fd, c->bounce, (unsigned)(b - a), a, 0);
-			if (res >= 0 && (uint64_t)res < b - a)
-				res = -EIO;
-			if (res < 0)
-				goto err;
-		}
-		if (!r->write) {
-			res = iov_copy(r->iov, r->cnt, done, (char *)c->bounce + in, n, true);
-			if (res < 0)
-				goto err;
-		} else {
-			res = iov_copy(r->iov, r->cnt, done, (char *)c->bounce + in, n, false);
-			if (res < 0)
-				goto err;
-			res = rw_cmd(c, IORING_OP_WRITE, r->fd, c->bounce, (unsigned)(b - a), a,
-				     r->rwf);
-			if (res >= 0 && (uint64_t)res < b - a)
-				res = -EIO;
-			if (res < 0)
-				goto err;
-		}
-		done += n;
-	}
-	return (ssize_t)done;
-err:
-	return done ? (ssize_t)done : res;
 }
 
 static bool acc_ok(const struct pl_file *f, bool write)
@@ -414,10 +366,11 @@ static ssize_t dev_rw(struct pl_file *f, int fd, const struct iovec *uiov, int c
 		      off_t off, bool use_pos, bool write, int flags)
 {
 	struct iovec small[8], *iov = small;
-	struct rw_req r = { .fd = fd, .f = f, .write = write };
 	struct pl_blk_geo g;
-	struct rw_ctx *c;
+	struct rw_io io = { .fd = fd };
+	struct pl_blk_io bio = { rw_io_dev, rw_io_copy, &io, NULL };
 	size_t total = 0;
+	unsigned rwf = 0;
 	ssize_t ret;
 	int err;
 
@@ -474,21 +427,9 @@ static ssize_t dev_rw(struct pl_file *f, int fd, const struct iovec *uiov, int c
 	if (total > g.size - (uint64_t)off)
 		total = (size_t)(g.size - (uint64_t)off);
 	if (f->oflags & O_DIRECT) {
-		size_t seen = 0;
-
-		if ((uint64_t)off & (g.lbs - 1)) {
+		if (pl_blk_dio_check(&g, (uint64_t)off, iov, cnt, total)) {
 			ret = fail(EINVAL);
 			goto out;
-		}
-		for (int i = 0; i < cnt && seen < total; i++) {
-			if (!iov[i].iov_len)
-				continue;
-			if (((uintptr_t)iov[i].iov_base & (RW_DMA_ALIGN - 1)) ||
-			    (iov[i].iov_len & (g.lbs - 1))) {
-				ret = fail(EINVAL);
-				goto out;
-			}
-			seen += iov[i].iov_len;
 		}
 	} else if (write && (flags & RWF_NOWAIT)) {
 		/* blkdev_write_iter: no buffered NOWAIT writes */
@@ -496,17 +437,16 @@ static ssize_t dev_rw(struct pl_file *f, int fd, const struct iovec *uiov, int c
 		goto out;
 	}
 	if (write && ((flags & (RWF_DSYNC | RWF_SYNC)) || (f->oflags & O_DSYNC)))
-		r.rwf = RWF_DSYNC;
-	r.iov = iov;
-	r.cnt = cnt;
-	r.total = total;
-	r.pos = (uint64_t)off;
-	c = rw_ctx_get(g.chunk, &err);
-	if (!c) {
+		rwf = RWF_DSYNC;
+	io.iov = iov;
+	io.cnt = cnt;
+	io.c = rw_ctx_get(g.chunk, &err);
+	if (!io.c) {
 		ret = fail(err);
 		goto out;
 	}
-	ret = blk_io(c, &g, &r);
+	bio.bounce = io.c->bounce;
+	ret = pl_blk_rw(&g, &bio, (uint64_t)off, total, write, rwf);
 	if (ret < 0) {
 		ret = fail((int)-ret);
 		goto out;
@@ -806,81 +746,60 @@ PL_EXPORT int rw_sync_file_range(int fd, off_t off, off_t n, unsigned int fl)
 static int blk_zeroout(struct pl_file *f, int fd, uint64_t start, uint64_t len)
 {
 	struct pl_blk_geo g;
-	struct rw_ctx *c;
+	struct rw_io io = { .fd = fd };
+	struct pl_blk_io bio = { rw_io_dev, rw_io_copy, &io, NULL };
 	int err;
 
 	rw_geo(f->dev, &g);
-	c = rw_ctx_get(g.chunk, &err);
-	if (!c)
+	io.c = rw_ctx_get(g.chunk, &err);
+	if (!io.c)
 		return -err;
-	memset(c->bounce, 0, g.chunk);
-	while (len) {
-		unsigned n = len < g.chunk ? (unsigned)len : g.chunk;
-		long res = rw_cmd(c, IORING_OP_WRITE, fd, c->bounce, n, start, 0);
+	bio.bounce = io.c->bounce;
+	return pl_blk_zeroout(&g, &bio, start, len);
+}
 
-		if (res >= 0 && res < n)
-			res = -EIO;
-		if (res < 0)
-			return (int)res;
-		start += n;
-		len -= n;
-	}
-	return 0;
+struct rw_dsm {
+	struct ucmd_engine *e;
+	int fd;
+};
+
+static int rw_dsm_cmd(void *ctx, struct nvme_passthru_cmd64 *cmd)
+{
+	struct rw_dsm *d = ctx;
+
+	return ucmd_ioctl(d->e, d->fd, NVME_IOCTL_IO64_CMD, cmd);
 }
 
 /*
- * Deallocate [start, start + len) (LBA-aligned, inside the device): NVMe
- * Dataset Management with AD, as Linux's discard, on the namespace's
- * generic node ngXnY opened read-write on a private number
- * (pl_private_open), never one the program could hold. 0 or -errno:
- * -EOPNOTSUPP if the
- * controller has no DSM (ONCS), -EIO for an NVMe error.
+ * Deallocate [start, start + len) (LBA-aligned, inside the device):
+ * blkdev.c's Dataset Management commands on the namespace's generic node
+ * ngXnY opened read-write on a private number (pl_private_open), never one
+ * the program could hold. 0 or -errno: -EOPNOTSUPP if the controller has
+ * no DSM (ONCS), -EIO for an NVMe error.
  */
 static int blk_discard(struct pl_file *f, uint64_t start, uint64_t len)
 {
 	const struct pl_devinfo *d = f->dev;
-	struct nvme_passthru_cmd64 cmd = { .opcode = 0x09, .nsid = d->nsid, .data_len = 16,
-					   .cdw11 = 1u << 2 /* AD */ };
-	struct ucmd_engine *e;
+	struct rw_dsm dsm;
 	struct pl_blk_geo g;
-	uint64_t *range;
 	char name[32];
-	int fd, ret;
+	int ret;
 
 	if (!(ctrl_caps(d->instance).oncs & RW_ONCS_DSM))
 		return -EOPNOTSUPP;
 	if (!len)
 		return 0;
-	e = pl_engine();
-	if (!e)
+	dsm.e = pl_engine();
+	if (!dsm.e)
 		return -EIO;
 	rw_geo(d, &g);
 	snprintf(name, sizeof(name), "ng%un%u", d->instance, d->nsid);
-	range = aligned_alloc(4096, 4096);
-	if (!range)
-		return -ENOMEM;
-	ret = fd = pl_private_open(e, name, O_RDWR);
-	if (fd < 0)
-		goto out;
-	while (ret >= 0 && len) {
-		/* one range of at most 2^32 - 1 blocks: context attributes, NLB, SLBA */
-		uint64_t nlb = len / g.lbs < 0xffffffffu ? len / g.lbs : 0xffffffffu;
-
-		range[0] = htole64(nlb << 32);
-		range[1] = htole64(start / g.lbs);
-		cmd.addr = (uint64_t)(uintptr_t)range;
-		ret = ucmd_ioctl(e, fd, NVME_IOCTL_IO64_CMD, &cmd);
-		if (ret > 0)
-			ret = -EIO;
-		start += nlb * g.lbs;
-		len -= nlb * g.lbs;
-	}
-	pl_private_close(e, fd);
-out:
-	if (ret > 0 || ret == -ENOTCONN)
-		ret = -EIO;
-	free(range);
-	return ret < 0 ? ret : 0;
+	dsm.fd = pl_private_open(dsm.e, name, O_RDWR);
+	if (dsm.fd < 0)
+		return dsm.fd == -ENOTCONN ? -EIO : dsm.fd;
+	ret = pl_blk_discard(&g, d->nsid, start, len, rw_dsm_cmd, &dsm);
+	pl_private_close(dsm.e, dsm.fd);
+	return ret == -ENOTCONN ? -EIO : ret;
 }
 
 #define RW_FALLOC_BLK (FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE | \
@@ -1009,20 +928,9 @@ static int put_user_val(void *arg, const void *val, size_t n)
 	return copy_to_user(arg, val, n) ? (int)fail(EFAULT) : 0;
 }
 
-/* blk_ioctl_zeroout / blk_ioctl_discard: the range, checked. 0 or -1 with errno. */
-static int blk_range(struct pl_file *f, void *arg, const struct pl_blk_geo *g, uint64_t r[2])
+static int rw_fetch_range(void *arg, uint64_t r[2])
 {
-	uint64_t end;
-
-	if (!acc_ok(f, true))
-		return (int)fail(EBADF);
-	if (copy_from_user(r, arg, 2 * sizeof(uint64_t)))
-		return (int)fail(EFAULT);
-	if ((r[0] | r[1]) & 511)
-		return (int)fail(EINVAL);
-	if (__builtin_add_overflow(r[0], r[1], &end) || end > g->size)
-		return (int)fail(EINVAL);
-	return 0;
+	return copy_from_user(r, arg, 2 * sizeof(uint64_t)) ? -EFAULT : 0;
 }
 
 int pl_blk_ioctl(struct pl_file *f, int fd, unsigned long req, void *arg)
@@ -1049,29 +957,14 @@ int pl_blk_ioctl(struct pl_file *f, int fd, unsigned long req, void *arg)
 		/* no buffers: nothing is cached on this side */
 		return 0;
 	case BLKSECDISCARD:
-		/* no secure erase through the block node: Linux's answer for that */
-		if (!acc_ok(f, true))
-			return (int)fail(EBADF);
-		return (int)fail(EOPNOTSUPP);
 	case BLKDISCARD:
-		/* blk_ioctl_discard: a device without discard says so before reading the range */
-		if (!acc_ok(f, true))
-			return (int)fail(EBADF);
-		if (!(ctrl_caps(f->dev->instance).oncs & RW_ONCS_DSM))
-			return (int)fail(EOPNOTSUPP);
-		if (blk_range(f, arg, &g, r))
-			return -1;
-		if ((r[0] | r[1]) & (g.lbs - 1))
-			return (int)fail(EINVAL);
-		ret = blk_discard(f, r[0], r[1]);
-		return ret < 0 ? (int)fail(-ret) : 0;
 	case BLKZEROOUT:
-		if (blk_range(f, arg, &g, r))
-			return -1;
-		/* an empty range is EINVAL here (its end would come before its start) */
-		if (!r[1] || ((r[0] | r[1]) & (g.lbs - 1)))
-			return (int)fail(EINVAL);
-		ret = blk_zeroout(f, fd, r[0], r[1]);
+		ret = pl_blk_range_ioctl(&g, req, acc_ok(f, true),
+					 ctrl_caps(f->dev->instance).oncs & RW_ONCS_DSM,
+					 rw_fetch_range, arg, r);
+		if (!ret)
+			ret = req == BLKDISCARD ? blk_discard(f, r[0], r[1])
+						: blk_zeroout(f, fd, r[0], r[1]);
 		return ret < 0 ? (int)fail(-ret) : 0;
 	default:
 		return -2;

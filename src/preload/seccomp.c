@@ -16,6 +16,7 @@
  *   io_uring_setup, io_uring_enter, io_uring_register    (every call)
  *   io_setup, io_destroy, io_submit, io_cancel,
  *   io_getevents, io_pgetevents                         (every call, aio.c)
+ *   execve, execveat                                    (every call, execraw.c)
  *   mmap with offset IORING_OFF_CQ_RING or IORING_OFF_SQES (uring.c)
  *
  * and the SIGSYS handler runs the call (uring.c, aio.c) and puts its result where
@@ -33,9 +34,8 @@
  * it too pays a call.
  *
  * What this does not cover (docs/compat.md): a program that installs its
- * own SIGSYS handler over ours; an exec'd program without the preload
- * (LD_PRELOAD dropped) that uses io_uring (it gets SIGSYS); architectures
- * other than x86-64.
+ * own SIGSYS handler over ours (its io_uring calls and execs die of
+ * SIGSYS); architectures other than x86-64.
  */
 #include <errno.h>
 #include <linux/audit.h>
@@ -125,6 +125,7 @@ static const int trapped[] = {
 	__NR_io_uring_setup, __NR_io_uring_enter, __NR_io_uring_register,
 	__NR_io_setup, __NR_io_destroy, __NR_io_submit, __NR_io_cancel,
 	__NR_io_getevents, __NR_io_pgetevents,
+	__NR_execve, __NR_execveat,
 };
 #define NR_TRAPPED (sizeof(trapped) / sizeof(trapped[0]))
 
@@ -188,6 +189,9 @@ static long dispatch(long nr, const long a[6], bool *handled)
 			break;
 		return ret;
 	}
+	case __NR_execve:
+	case __NR_execveat:
+		return pl_exec_syscall(nr, a);
 	case __NR_mmap:
 		if (!is_uring_off(a[5]) || !pl_uring_is_ring((int)a[4]))
 			break;
@@ -352,12 +356,13 @@ int pl_seccomp_install(void)
 	if (ret)
 		pl_trace("call sites stay on the trap: %s", strerror(-ret));
 	/* the filter of an ancestor image is still there after exec: one is enough */
-	if (getenv(PL_ENV_SECCOMP) && prctl(PR_GET_SECCOMP, 0, 0, 0, 0) == 2)
-		return 0;
-	ret = filter_install();
-	if (ret)
-		return ret;
-	setenv(PL_ENV_SECCOMP, "1", 1);
+	if (!getenv(PL_ENV_SECCOMP) || prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != 2) {
+		ret = filter_install();
+		if (ret)
+			return ret;
+		setenv(PL_ENV_SECCOMP, "1", 1);
+	}
+	pl_exec_init();
 	return 0;
 }
 

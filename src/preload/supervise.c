@@ -10,7 +10,8 @@
  * The filter (x86-64 only; any other system call ABI -- int 0x80, x32 --
  * is ENOSYS, so that no call escapes it):
  *
- *   open, openat, creat, io_uring_setup/enter/register   always
+ *   open, openat, creat, io_uring_setup/enter/register,
+ *   getdents64                                            always
  *   ioctl, close, read, write, pread64, pwrite64, readv,
  *   writev, preadv, pwritev, preadv2, pwritev2, fsync,
  *   fdatasync, lseek, fstat, newfstatat, statx            on numbers SV_FD_BASE..

@@ -18,6 +18,9 @@
  *   sv_dev.c     ioctl (the BLK* queries: blkdev.c's, as the preload's),
  *                fstat, close
  *   sv_rw.c      the read/write family, fsync, lseek on block namespaces
+ *   sv_own.c     what goes through a buffer of ours on a connection of our
+ *                own: partial-block reads and writes, BLKZEROOUT, BLKDISCARD
+ *   sv_dirs.c    getdents64: /dev lists ucmd's devices, not the host's NVMe
  *   sv_geo.c     a block namespace's size and block size, read at open
  *   sv_common.c  the program's memory, the descriptor table, the daemon
  *
@@ -36,6 +39,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include "client/client.h"
 #include "preload/blkdev.h"
@@ -59,7 +63,10 @@ struct sv_fd {
 	enum sv_kind kind;
 	char name[32];		/* device: "ng0n1" */
 	bool blk;		/* nvmeXnY: the read/write family is served */
+	int oflags;		/* device: as the program opened it (access mode, O_DIRECT, O_DSYNC) */
 	struct pl_blk_geo geo;	/* nvmeXnY: its size and block size when opened */
+	bool dsm;		/* nvmeXnY: its controller has Dataset Management (ONCS) */
+	int own_fd;		/* nvmeXnY: our number for it on s->own (sv_own.c), or -1 */
 	uint64_t pos;		/* its file position (read/write) */
 	struct ucmd_ring ring;	/* ring: the daemon's, mapped here too */
 	size_t rings_len, sqes_len;
@@ -81,6 +88,9 @@ struct sv {
 	struct sv_reg regs[SV_REG_MAX];
 	struct ucmd_ring io;	/* our own ring: read/write family on nvmeXnY */
 	bool io_live;
+	struct ucmd_engine *own;	/* a connection of ours, not acting in the program (sv_own.c) */
+	struct ucmd_ring own_ring;
+	void *own_buf;		/* the bounce buffer, shared with the daemon */
 	unsigned long served, passed;	/* counts for --trace */
 	bool trace;
 };
@@ -126,8 +136,21 @@ int sv_ring_fds(struct sv *s, const struct seccomp_notif *req, pid_t tg, bool re
 struct sv_fd *sv_reg_ring(struct sv *s, pid_t tid, uint64_t idx, int *err);
 /* a ring's descriptor closed or a registration dropped: freed when nothing holds it */
 void sv_ring_put(struct sv *s, struct sv_fd *f);
-/* sv_geo.c: the block device of namespace node name ("nvme0n1"): 0 or -errno */
-int sv_blk_geo(struct sv *s, const char *name, struct pl_blk_geo *g);
+/* sv_dirs.c: getdents64 (every call): /dev with ucmd's devices and none of the host's NVMe */
+void sv_getdents(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);
+/* sv_geo.c: the block device of namespace node name ("nvme0n1") and its DSM: 0 or -errno */
+int sv_blk_geo(struct sv *s, const char *name, struct pl_blk_geo *g, bool *dsm);
+/*
+ * sv_own.c: total bytes (cut to the device) at pos of device f between the
+ * program's segments iov[cnt] (our copy of its array) and the device,
+ * through our bounce buffer (blkdev.c's read-modify-write): bytes or -errno
+ */
+int64_t sv_own_rw(struct sv *s, pid_t pid, struct sv_fd *f, const struct iovec *iov, int cnt,
+		  uint64_t pos, size_t total, bool write, unsigned rwf);
+/* BLKDISCARD, BLKSECDISCARD, BLKZEROOUT on device f, range at the program's arg: 0 or -errno */
+int sv_own_range_ioctl(struct sv *s, pid_t pid, struct sv_fd *f, unsigned long cmd, uint64_t arg);
+/* device f closed: our number for it goes too */
+void sv_own_close(struct sv *s, struct sv_fd *f);
 /* sv_rw.c: read/write family, fsync, fdatasync, lseek on device f: result or -errno */
 int64_t sv_blk_call(struct sv *s, const struct seccomp_notif *req, struct sv_fd *f);
 /* sv_dev.c: a call whose argument 0 is a number of ours (ioctl, read/write family, close...) */

@@ -72,11 +72,13 @@ static int dev_stat(struct sv *s, const struct seccomp_notif *req, const struct 
 
 /*
  * ioctl: a block node's BLK* queries are answered here as the preload
- * answers them (blkdev.c), BLKFLSBUF has nothing to flush; the rest (the
+ * answers them (blkdev.c), BLKFLSBUF has nothing to flush, BLKDISCARD,
+ * BLKSECDISCARD and BLKZEROOUT are sv_own.c's (blkdev.c's checks, Dataset
+ * Management and zeroes written, as the preload's); the rest (the
  * NVMe ioctls, which Linux serves on the block node too) go to the daemon,
  * which reads and writes the argument in the program's memory.
  */
-static int64_t dev_ioctl(struct sv *s, const struct seccomp_notif *req, const struct sv_fd *f)
+static int64_t dev_ioctl(struct sv *s, const struct seccomp_notif *req, struct sv_fd *f)
 {
 	const __u64 *g = req->data.args;
 	unsigned long cmd = (unsigned long)g[1];
@@ -89,6 +91,8 @@ static int64_t dev_ioctl(struct sv *s, const struct seccomp_notif *req, const st
 			return sv_mem_out((pid_t)req->pid, g[2], &val, (size_t)n);
 		if (cmd == BLKFLSBUF)
 			return 0;
+		if (cmd == BLKDISCARD || cmd == BLKSECDISCARD || cmd == BLKZEROOUT)
+			return sv_own_range_ioctl(s, (pid_t)req->pid, f, cmd, g[2]);
 	}
 	return ucmd_ioctl(s->e, (int)(uint32_t)g[0], cmd, (void *)(uintptr_t)g[2]);
 }
@@ -106,6 +110,7 @@ void sv_fd_call(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct 
 	}
 	if (nr == __NR_close) {
 		if (tg == s->pid && f->kind == SV_DEV) {
+			sv_own_close(s, f);
 			ucmd_close(s->e, fd);
 			f->kind = SV_FREE;
 		} else if (tg == s->pid) {

@@ -2,7 +2,8 @@
 /*
  * The geometry of a block namespace a static program opens (sv.h), for
  * what sv_dev.c answers without the daemon: the BLK* queries, lseek's
- * SEEK_END, the end of the device for the read/write family. Read when the
+ * SEEK_END, the end of the device for the read/write family, whether a
+ * discard can be served. Read when the
  * program opens nvmeXnY, as Linux's bdev size is what the last revalidation
  * found: Identify Namespace and Identify Controller (MDTS) on a connection
  * of our own, since the program's (adopted) connection takes addresses in
@@ -40,7 +41,7 @@ static int identify(struct ucmd_engine *e, int fd, uint32_t nsid, uint32_t cns, 
 	return ucmd_ioctl(e, fd, NVME_IOCTL_ADMIN64_CMD, &cmd);
 }
 
-int sv_blk_geo(struct sv *s, const char *name, struct pl_blk_geo *g)
+int sv_blk_geo(struct sv *s, const char *name, struct pl_blk_geo *g, bool *dsm)
 {
 	struct pl_devinfo d = { 0 };
 	struct ucmd_engine *e;
@@ -68,8 +69,12 @@ int sv_blk_geo(struct sv *s, const char *name, struct pl_blk_geo *g)
 		ret = identify(e, fd, y, 0x00, id);
 	if (ret == 0) {
 		pl_ns_geometry(id, &d);
-		if (identify(e, fd, 0, 0x01, id) == 0)
+		*dsm = false;
+		if (identify(e, fd, 0, 0x01, id) == 0) {
 			max = pl_mdts_bytes(id, max);
+			/* ONCS, bytes 521:520, bit 2: Dataset Management */
+			*dsm = ((uint8_t *)id)[520] & (1u << 2);
+		}
 		pl_blk_geo_of(&d, max, g);
 	} else if (ret > 0) {
 		ret = -EIO;	/* an NVMe status: the namespace is not there to be sized */

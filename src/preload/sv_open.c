@@ -84,7 +84,9 @@ static void open_device(struct sv *s, const struct seccomp_notif *req, const cha
 	f->kind = SV_DEV;
 	memcpy(f->name, name, strlen(name) + 1);
 	f->blk = !strncmp(name, "nvme", 4) && strchr(name + 4, 'n');
-	ret = f->blk ? sv_blk_geo(s, name, &f->geo) : 0;
+	f->oflags = flags;
+	f->own_fd = -1;
+	ret = f->blk ? sv_blk_geo(s, name, &f->geo, &f->dsm) : 0;
 	if (ret) {
 		sv_trace(s, "the size of %s: %s", name, strerror(-ret));
 		ucmd_close(s->e, fd);

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -73,18 +74,12 @@ static int64_t op(struct sv *s, int opcode, int fd, uint64_t addr, uint32_t len,
 	return ret;
 }
 
-/* len bytes at the program's buf, device offset off: bytes moved or -errno. */
+/* len bytes at the program's buf, device offset off (inside it): bytes moved or -errno. */
 static int64_t seg(struct sv *s, const struct sv_fd *f, int fd, bool write, uint64_t buf,
 		   uint64_t len, uint64_t off, unsigned rwf)
 {
 	uint64_t done = 0;
 
-	if (!len)
-		return 0;
-	if (off >= f->geo.size)
-		return write ? -ENOSPC : 0;
-	if (len > f->geo.size - off)
-		len = f->geo.size - off;
 	while (done < len) {
 		uint64_t n = len - done < f->geo.chunk ? len - done : f->geo.chunk;
 		int64_t r = op(s, write ? IORING_OP_WRITE : IORING_OP_READ, fd, buf + done,
@@ -99,51 +94,70 @@ static int64_t seg(struct sv *s, const struct sv_fd *f, int fd, bool write, uint
 	return (int64_t)done;
 }
 
-/* The program's iovec array uiov[cnt]: bytes moved or -errno. */
-static int64_t vec(struct sv *s, const struct seccomp_notif *req, const struct sv_fd *f, int fd,
-		   bool write, uint64_t uiov, uint64_t cnt, uint64_t off, unsigned rwf)
+/*
+ * total bytes (cut to the device) at off over the program's segments
+ * iov[cnt], each a whole number of blocks at an address the daemon's block
+ * node takes: one segment at a time, in the program's memory.
+ */
+static int64_t direct(struct sv *s, const struct sv_fd *f, int fd, bool write,
+		      const struct iovec *iov, int cnt, uint64_t off, size_t total, unsigned rwf)
 {
-	struct iovec iov[64];
-	uint64_t total = 0, done = 0;
-	int ret;
+	uint64_t done = 0;
 
-	if (cnt > SV_UIO_MAXIOV)
-		return -EINVAL;
-	/* rw_verify_area of the whole: a negative total is EINVAL before anything moves */
-	for (uint64_t i = 0; i < cnt; i += 64) {
-		unsigned n = cnt - i < 64 ? (unsigned)(cnt - i) : 64;
+	for (int i = 0; i < cnt && done < total; i++) {
+		uint64_t len = iov[i].iov_len < total - done ? iov[i].iov_len : total - done;
+		int64_t r = seg(s, f, fd, write, (uint64_t)(uintptr_t)iov[i].iov_base, len,
+				off + done, rwf);
 
-		ret = sv_mem_in((pid_t)req->pid, iov, uiov + i * sizeof(*iov), n * sizeof(*iov));
-		if (ret)
-			return ret;
-		for (unsigned k = 0; k < n; k++)
-			if ((int64_t)iov[k].iov_len < 0 ||
-			    __builtin_add_overflow(total, iov[k].iov_len, &total) ||
-			    (int64_t)total < 0)
-				return -EINVAL;
-	}
-	for (uint64_t i = 0; i < cnt && done < SV_MAX_COUNT; i += 64) {
-		unsigned n = cnt - i < 64 ? (unsigned)(cnt - i) : 64;
-
-		ret = sv_mem_in((pid_t)req->pid, iov, uiov + i * sizeof(*iov), n * sizeof(*iov));
-		if (ret)
-			return done ? (int64_t)done : ret;
-		for (unsigned k = 0; k < n && done < SV_MAX_COUNT; k++) {
-			uint64_t len = iov[k].iov_len;
-			int64_t r;
-
-			if (len > SV_MAX_COUNT - done)
-				len = SV_MAX_COUNT - done;
-			r = seg(s, f, fd, write, (uint64_t)(uintptr_t)iov[k].iov_base, len, off + done,
-				rwf);
-			if (r < 0)
-				return done ? (int64_t)done : r;
-			done += (uint64_t)r;
-			if ((uint64_t)r < len)
-				return (int64_t)done;
-		}
+		if (r < 0)
+			return done ? (int64_t)done : r;
+		done += (uint64_t)r;
+		if ((uint64_t)r < len)
+			break;
 	}
 	return (int64_t)done;
+}
+
+/*
+ * The whole of a read/write-family call on f, as the preload's dev_rw
+ * (rw.c): segments iov[cnt] (ours), at off. Whole blocks at dword-aligned
+ * addresses go straight between the program's memory and the device;
+ * anything else is EINVAL with O_DIRECT, as Linux's direct I/O, and
+ * otherwise goes through our bounce buffer (sv_own.c), as Linux's buffered
+ * block device serves it.
+ */
+static int64_t rw(struct sv *s, const struct seccomp_notif *req, struct sv_fd *f, int fd,
+		  bool write, const struct iovec *iov, int cnt, uint64_t off, unsigned rwf)
+{
+	size_t total = 0;
+
+	for (int i = 0; i < cnt; i++) {
+		/* rw_verify_area of the whole: a negative total is EINVAL before anything moves */
+		if (iov[i].iov_len > (size_t)INT64_MAX - total)
+			return -EINVAL;
+		total += iov[i].iov_len;
+	}
+	if (total > SV_MAX_COUNT)
+		total = SV_MAX_COUNT;
+	if ((int64_t)(off + total) < 0)
+		return -EINVAL;
+	if (!total)
+		return 0;
+	if (off >= f->geo.size)
+		return write ? -ENOSPC : 0;
+	if (total > f->geo.size - off)
+		total = (size_t)(f->geo.size - off);
+	if (write && (f->oflags & O_DSYNC))
+		rwf |= RWF_DSYNC;
+	if (!pl_blk_dio_check(&f->geo, off, iov, cnt, total))
+		return direct(s, f, fd, write, iov, cnt, off, total, rwf);
+	if (f->oflags & O_DIRECT)
+		return -EINVAL;
+	/* blkdev_write_iter: no buffered NOWAIT writes */
+	if (write && (rwf & RWF_NOWAIT))
+		return -EOPNOTSUPP;
+	return sv_own_rw(s, (pid_t)req->pid, f, iov, cnt, off, total, write,
+			 write && (rwf & (RWF_DSYNC | RWF_SYNC)) ? RWF_DSYNC : 0);
 }
 
 int64_t sv_blk_call(struct sv *s, const struct seccomp_notif *req, struct sv_fd *f)
@@ -155,8 +169,16 @@ int64_t sv_blk_call(struct sv *s, const struct seccomp_notif *req, struct sv_fd 
 	uint64_t off = f->pos;
 	unsigned rwf = 0;
 	bool at_pos = true;
+	struct iovec one, *iov;
 	int64_t ret;
 
+	if (nr != __NR_lseek && nr != __NR_fsync && nr != __NR_fdatasync) {
+		int acc = f->oflags & O_ACCMODE;
+
+		/* vfs_read/vfs_write: the open's mode first, then whether the file has the call */
+		if (write ? acc == O_RDONLY : acc == O_WRONLY)
+			return -EBADF;
+	}
 	if (!f->blk)
 		return nr == __NR_lseek ? -ESPIPE : -EINVAL;
 	switch (nr) {
@@ -198,10 +220,20 @@ int64_t sv_blk_call(struct sv *s, const struct seccomp_notif *req, struct sv_fd 
 	case __NR_write:
 	case __NR_pread64:
 	case __NR_pwrite64:
-		ret = seg(s, f, fd, write, g[1], g[2] > SV_MAX_COUNT ? SV_MAX_COUNT : g[2], off, 0);
+		one = (struct iovec){ (void *)(uintptr_t)g[1], (size_t)g[2] };
+		ret = rw(s, req, f, fd, write, &one, 1, off, 0);
 		break;
 	default:
-		ret = vec(s, req, f, fd, write, g[1], g[2], off, rwf);
+		/* the program's array, read once: what the kernel's import_iovec copies */
+		if (g[2] > SV_UIO_MAXIOV)
+			return -EINVAL;
+		iov = malloc(((size_t)g[2] ? (size_t)g[2] : 1) * sizeof(*iov));
+		if (!iov)
+			return -ENOMEM;
+		ret = sv_mem_in((pid_t)req->pid, iov, g[1], (size_t)g[2] * sizeof(*iov));
+		if (!ret)
+			ret = rw(s, req, f, fd, write, iov, (int)g[2], off, rwf);
+		free(iov);
 		break;
 	}
 	if (ret > 0 && at_pos)

@@ -223,11 +223,46 @@ void ucmd_queue_exit(struct ucmd_ring *ring)
 	ring->backend = NULL;
 }
 
+/* The supervisor's bounce buffer (sv_own.c), shared with the daemon. */
+static unsigned char own_buf[128 * 1024];
+
+void *ucmd_buf_alloc(struct ucmd_engine *e, size_t len)
+{
+	if (is_adopted(e) || len > sizeof(own_buf))
+		__builtin_trap();	/* the program's connection has no buffer of ours */
+	return byte() == 0xee ? NULL : own_buf;
+}
+
+/*
+ * An SQE on the supervisor's own ring (sv_own.c): whole blocks of a device
+ * opened there, inside it, from or into the bounce buffer.
+ */
+static void check_own_sqe(const struct io_uring_sqe *sqe)
+{
+	const struct sv_fd *f = NULL;
+
+	for (unsigned i = 0; i < SV_FD_NR; i++)
+		if (sv.fds[i].kind == SV_DEV && sv.fds[i].blk && sv.fds[i].own_fd >= 0 &&
+		    sv.fds[i].own_fd == sqe->fd)
+			f = &sv.fds[i];
+	if (!f || (sqe->opcode != IORING_OP_READ && sqe->opcode != IORING_OP_WRITE))
+		__builtin_trap();
+	if (!sqe->len || sqe->len % f->geo.lbs || sqe->off % f->geo.lbs || sqe->len > f->geo.chunk ||
+	    sqe->off >= f->geo.size || sqe->len > f->geo.size - sqe->off)
+		__builtin_trap();
+	if (sqe->addr < (uintptr_t)own_buf || sqe->addr + sqe->len > (uintptr_t)own_buf + sizeof(own_buf))
+		__builtin_trap();
+}
+
 /* The block device an SQE's fd names, checked against what the supervisor may send. */
-static void check_sqe(const struct io_uring_sqe *sqe)
+static void check_sqe(const struct ucmd_ring *ring, const struct io_uring_sqe *sqe)
 {
 	struct sv_fd *f = sv_slot_of(&sv, (uint32_t)sqe->fd);
 
+	if (ring == &sv.own_ring) {
+		check_own_sqe(sqe);
+		return;
+	}
 	if (!f || f->kind != SV_DEV || !f->blk)
 		__builtin_trap();
 	if (sqe->opcode == IORING_OP_FSYNC)
@@ -249,7 +284,7 @@ int ucmd_submit(struct ucmd_ring *ring)
 		struct io_uring_cqe *cqe = &m->cqes[m->cq_tail & 7];
 		uint8_t b = byte();
 
-		check_sqe(sqe);
+		check_sqe(ring, sqe);
 		/* the whole, a part, or an errno */
 		cqe->res = b < 128 ? (int)sqe->len : b < 200 ? (int)(sqe->len * (b - 128) / 72)
 							    : -(b % 40);
@@ -324,7 +359,7 @@ static const int nrs[] = {
 	__NR_io_uring_register, __NR_mmap, __NR_dup2, __NR_dup3, __NR_ioctl, __NR_close,
 	__NR_read, __NR_write, __NR_pread64, __NR_pwrite64, __NR_lseek, __NR_readv, __NR_writev,
 	__NR_preadv, __NR_pwritev, __NR_preadv2, __NR_pwritev2, __NR_fsync, __NR_fdatasync,
-	__NR_fstat, __NR_newfstatat, __NR_statx,
+	__NR_fstat, __NR_newfstatat, __NR_statx, __NR_getdents64,
 };
 static const char *names[] = { "nvme0", "ng0n1", "nvme0n1" };
 static char phdir[] = "/tmp/fuzz_supervise.XXXXXX";
@@ -402,6 +437,10 @@ static void reset_table(void)
 	if (sv.io_live)
 		ucmd_queue_exit(&sv.io);
 	sv.io_live = false;
+	if (sv.own)
+		ucmd_queue_exit(&sv.own_ring);
+	sv.own = NULL;
+	sv.own_buf = NULL;
 	sv.adopted = false;
 	memset(adopted_eng, 0, sizeof(adopted_eng));
 	next_eng = 0;
@@ -438,6 +477,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			f->kind = SV_DEV;
 			snprintf(f->name, sizeof(f->name), "%s", names[(b >> 2) % 3]);
 			f->blk = !strcmp(f->name, "nvme0n1");
+			f->own_fd = -1;
+			f->oflags = (int)(byte() % 3) | (byte() & 1 ? O_DIRECT : 0);
+			f->dsm = byte() & 1;
 			f->geo.lbs = 512u << ((b >> 4) % 4);
 			f->geo.size = (u64() % (1u << 20)) * f->geo.lbs;
 			f->geo.chunk = f->geo.lbs * (1 + byte() % 8);

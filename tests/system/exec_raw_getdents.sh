@@ -6,7 +6,9 @@
 # block device), the controller's PCI function in /sys/devices/pci0000:00
 # and its class entry in /sys/class/nvme, and the host's other entries
 # (/dev/null); a rewind (lseek 0) lists the same again. A directory the
-# tree does not have (/etc) is the host's, untouched.
+# tree does not have (/etc) is the host's, untouched. The same program
+# linked statically (ucmd-supervise, which serves every getdents64) lists
+# /dev as the dynamic one does, and /etc as the host's.
 source "$(dirname "$0")/lib/common.sh"
 need_tools cc python3
 cc -O2 -o "$T/raw_getdents" "$SRC/tests/exec/raw_getdents.c" || fail "cc raw_getdents"
@@ -43,4 +45,21 @@ ex "$T/raw_getdents" /sys/devices/pci0000:00 >"$T/pci.txt" 2>&1 || fail "raw_get
 grep -qE '^0000:00:[0-9a-f]{2}\.0 d$' "$T/pci.txt" || fail "no PCI function listed raw: $(cat "$T/pci.txt")"
 ex "$T/raw_getdents" /sys/class/nvme >"$T/class.txt" 2>&1 || fail "raw_getdents /sys/class/nvme"
 grep -qE '^nvme0 ' "$T/class.txt" || fail "no nvme0 in /sys/class/nvme listed raw: $(cat "$T/class.txt")"
+step "a static program (ucmd-supervise) lists /dev with ucmd's devices, no host NVMe node"
+cc -O2 -static -o "$T/raw_getdents.static" "$SRC/tests/exec/raw_getdents.c" || fail "cc -static"
+ex "$T/raw_getdents.static" /dev >"$T/sdev.txt" 2>&1 || fail "static /dev: $(cat "$T/sdev.txt")"
+for want in "nvme0 c" "ng0n1 c" "nvme0n1 b" "null c"; do
+	grep -qx "$want" "$T/sdev.txt" || fail "static getdents64 of /dev has no '$want': $(cat "$T/sdev.txt")"
+done
+# the same names as the dynamic program's listing (the preload's)
+cut -d' ' -f1 "$T/sdev.txt" | sort >"$T/sdev.names"
+cut -d' ' -f1 "$T/dev.txt" | sort >"$T/dev.names"
+diff "$T/sdev.names" "$T/dev.names" >"$T/diff.txt" ||
+	fail "static and dynamic listings of /dev differ: $(cat "$T/diff.txt")"
+step "a static program's listing of another directory is the host's own"
+ex "$T/raw_getdents.static" /etc >"$T/setc.txt" 2>&1 || fail "static /etc: $(cat "$T/setc.txt")"
+cut -d' ' -f1 "$T/setc.txt" | sort >"$T/setc.names"
+ls -A /etc | sort >"$T/etc.names"
+diff "$T/setc.names" "$T/etc.names" >"$T/diff.txt" ||
+	fail "static listing of /etc is not the host's: $(cat "$T/diff.txt")"
 echo "exec_raw_getdents: ok"

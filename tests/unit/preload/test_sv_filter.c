@@ -69,6 +69,8 @@ static int calls(void)
 	EXPECT(err(syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDONLY)) == EXDEV);
 	EXPECT(err(syscall(SYS_open, "/dev/null", O_RDONLY)) == EXDEV);
 	EXPECT(err(syscall(SYS_io_uring_setup, 1, NULL)) == EXDEV);
+	/* directory listings too (/dev shows ucmd's devices) */
+	EXPECT(err(syscall(SYS_getdents64, 0, buf, sizeof(buf))) == EXDEV);
 	/* openat2 has no supervisor: ENOSYS, libc falls back to openat */
 	EXPECT(err(syscall(SYS_openat2, AT_FDCWD, "/dev/null", NULL, 0)) == ENOSYS);
 	/* fd calls only on the supervisor's numbers */

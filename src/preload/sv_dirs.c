@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * getdents64 for a static program (sv.h): every call comes here (readdir
+ * and a program's own instruction alike), so that a listing of /dev shows
+ * ucmd's devices and none of the host's NVMe nodes, as the preload's
+ * listing does for a dynamic program (dirs.c). The call is made here on a
+ * copy of the program's descriptor (pidfd_getfd: the same open file, so
+ * the same position), never continued: the program could make the number
+ * name /dev between our look and the kernel's. The records go to the
+ * program's buffer through a bounce buffer of ours (at most SV_DENTS_MAX
+ * bytes per call, as a short answer is Linux's too).
+ *
+ * /dev (the host's directory, whatever path opened it): the host's entries
+ * less its NVMe nodes, then ucmd's devices (nvmeXnY a block device, the
+ * others character devices). Its position is the index of the next entry,
+ * set on the open file after each call (tmpfs and devtmpfs take any
+ * offset), so lseek, rewinddir and a dup behave as on Linux. Any other
+ * directory is the kernel's own listing. A device or ring descriptor of
+ * ours is ENOTDIR, as Linux's device nodes and rings.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "preload/preload.h"
+#include "preload/sv.h"
+
+#define SV_DENTS_MAX (64u * 1024)
+
+/* struct linux_dirent64 */
+struct rec {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+/* The merged /dev's entry i: its name, type and inode; false past the end. */
+struct ent {
+	char name[256];
+	unsigned char type;
+	uint64_t ino;
+};
+
+/* The host's /dev less its NVMe nodes, then ucmd's devices: up to max in out; the count. */
+static int dev_listing(struct sv *s, struct ent *out, int max)
+{
+	DIR *d = opendir("/dev");
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)) && n < max) {
+		if (pl_path_dev_name(de->d_name))
+			continue;	/* the host's NVMe nodes: never shown */
+		snprintf(out[n].name, sizeof(out[n].name), "%s", de->d_name);
+		out[n].type = de->d_type;
+		out[n].ino = de->d_ino;
+		n++;
+	}
+	closedir(d);
+	for (int i = 0; i < s->nr_names && n < max; i++) {
+		const char *nm = s->names[i];
+
+		/* the daemon's other devices (its null device) are no /dev node of ours */
+		if (!pl_path_dev_name(nm))
+			continue;
+		snprintf(out[n].name, sizeof(out[n].name), "%s", nm);
+		out[n].type = !strncmp(nm, "nvme", 4) && strchr(nm + 4, 'n') ? DT_BLK : DT_CHR;
+		out[n].ino = 0x75636d6400000000ull + (uint64_t)i;	/* "ucmd", apart from tmpfs's */
+		n++;
+	}
+	return n;
+}
+
+/* Records of entries pos.. into buf (count bytes): bytes written, *next the next index. */
+static long dev_records(const struct ent *e, int n, int64_t pos, char *buf, size_t count,
+			int64_t *next)
+{
+	size_t used = 0;
+	int64_t i;
+
+	for (i = pos < 0 ? 0 : pos; i < n; i++) {
+		size_t nl = strlen(e[i].name), len = (offsetof(struct rec, d_name) + nl + 1 + 7) & ~7ul;
+		struct rec *r = (struct rec *)(buf + used);
+
+		if (used + len > count)
+			break;
+		memset(r, 0, len);
+		r->d_ino = e[i].ino;
+		r->d_off = i + 1;
+		r->d_reclen = (unsigned short)len;
+		r->d_type = e[i].type;
+		memcpy(r->d_name, e[i].name, nl + 1);
+		used += len;
+	}
+	*next = i;
+	/* not even one record fits: the kernel's answer */
+	return !used && i < n ? -EINVAL : (long)used;
+}
+
+static bool is_host_dev(const struct stat *st)
+{
+	struct stat dev;
+
+	return !stat("/dev", &dev) && dev.st_dev == st->st_dev && dev.st_ino == st->st_ino;
+}
+
+/* The program's descriptor fd, as a descriptor of ours on the same open file; or -errno. */
+static int their_fd(struct sv *s, pid_t tg, int fd)
+{
+	int pidfd = tg == s->pid ? s->pidfd : (int)syscall(SYS_pidfd_open, tg, 0), dup;
+
+	if (pidfd < 0)
+		return -ESRCH;
+	dup = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	if (dup < 0)
+		dup = -errno;
+	if (pidfd != s->pidfd)
+		close(pidfd);
+	return dup;
+}
+
+void sv_getdents(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a)
+{
+	const __u64 *g = req->data.args;
+	struct sv_fd *f = sv_slot_of(s, g[0]);
+	size_t count = (uint32_t)g[2] > SV_DENTS_MAX ? SV_DENTS_MAX : (uint32_t)g[2];
+	struct stat st;
+	char *buf = NULL;
+	long ret;
+	int fd;
+
+	if (f && f->kind != SV_FREE && !f->closed && tg == s->pid) {
+		a->error = -ENOTDIR;
+		return;
+	}
+	fd = their_fd(s, tg, (int)(uint32_t)g[0]);
+	if (fd < 0) {
+		a->error = fd == -ESRCH ? -EBADF : fd;
+		return;
+	}
+	buf = malloc(count ? count : 1);
+	if (!buf) {
+		ret = -ENOMEM;
+	} else if (fstat(fd, &st)) {
+		ret = -errno;
+	} else if (!is_host_dev(&st)) {
+		ret = syscall(SYS_getdents64, fd, buf, count);
+		if (ret < 0)
+			ret = -errno;
+	} else {
+		enum { MAX_ENTS = 4096 };
+		struct ent *e = malloc(MAX_ENTS * sizeof(*e));
+		int n = e ? dev_listing(s, e, MAX_ENTS) : -ENOMEM;
+		int64_t pos = lseek(fd, 0, SEEK_CUR), next;
+
+		ret = n;
+		if (n >= 0) {
+			ret = dev_records(e, n, pos, buf, count, &next);
+			if (ret >= 0 && lseek(fd, next, SEEK_SET) < 0)
+				ret = -errno;
+		}
+		free(e);
+	}
+	if (ret > 0 && sv_mem_out((pid_t)req->pid, g[1], buf, (size_t)ret))
+		ret = -EFAULT;
+	free(buf);
+	close(fd);
+	if (ret < 0)
+		a->error = (int)ret;
+	else
+		a->val = ret;
+}
