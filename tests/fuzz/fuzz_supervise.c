@@ -364,12 +364,20 @@ static const int nrs[] = {
 static const char *names[] = { "nvme0", "ng0n1", "nvme0n1" };
 static char phdir[] = "/tmp/fuzz_supervise.XXXXXX";
 
+/* At exit: the child, then the placeholders' directory (each run made one in /tmp) */
 static void stop_child(void)
 {
+	char p[64];
+
 	if (child > 0) {
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);
 	}
+	for (unsigned i = 0; i < 3; i++) {
+		snprintf(p, sizeof(p), "%s/%s", phdir, names[i]);
+		rmdir(p);
+	}
+	rmdir(phdir);
 }
 
 static void setup(void)
