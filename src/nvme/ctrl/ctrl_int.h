@@ -384,6 +384,12 @@ struct ucmd_ctrl {
 	uint8_t ana_state[UCMD_CTRL_MAX_CONTROLLERS];
 	uint64_t ana_chgcnt;
 	struct ctrl_feat_vals sib_saved[UCMD_CTRL_MAX_CONTROLLERS - 1];
+	/*
+	 * Controllers 2..N's SMART counters as loaded, and as they left
+	 * when they were destroyed (ctrl_subsys_free): the final save comes
+	 * after them. While they exist their own smart is the current one.
+	 */
+	struct ctrl_smart sib_smart[UCMD_CTRL_MAX_CONTROLLERS - 1];
 	uint8_t kick;
 	/*
 	 * This controller's, under controller 1's lock: an ANA change its

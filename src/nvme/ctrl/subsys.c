@@ -58,6 +58,8 @@ void ctrl_subsys_free(struct ucmd_ctrl *c)
 			continue;
 		/* its thread first: then nothing of it reaches the namespaces */
 		ctrl_thread_stop(s);
+		/* its counters for the final save, which comes after it */
+		c->sib_smart[i - 1] = s->smart;
 		memset(s->ns, 0, sizeof(s->ns));
 		ucmd_ctrl_destroy(s);
 		c->sib[i - 1] = NULL;
