@@ -281,6 +281,11 @@ int ctrl_sibling_create(struct ucmd_ctrl *primary, uint16_t cntlid, struct ucmd_
 	c->cur = c->saved;
 	/* its health counters too, each controller its own */
 	c->smart = primary->sib_smart[c->idx - 1];
+	/*
+	 * The endurance group is the subsystem's: controller 1's, reached
+	 * under its lock as the namespaces are (never freed through this one)
+	 */
+	c->fdp = primary->fdp;
 	c->cap = initial_cap(c);
 	c->nsqa = c->ncqa = (uint16_t)(c->qmax - 1);
 	memcpy(c->cur_boot_id, primary->cur_boot_id, sizeof(c->cur_boot_id));

@@ -424,6 +424,12 @@ void ctrl_subsys_free(struct ucmd_ctrl *c);
  * processing pass, a register write): controller 1's lock, and its
  * namespace table copied in. Called with c->lock held.
  */
+/*
+ * What the subsystem's endurance group counts: every controller's SMART
+ * counters summed (*errors their error counts), the same through any
+ * controller. Under controller 1's lock, as in any controller's pass.
+ */
+void ctrl_subsys_smart(struct ucmd_ctrl *c, struct ctrl_smart *sum, uint64_t *errors);
 void ctrl_subsys_enter(struct ucmd_ctrl *c);
 void ctrl_subsys_leave(struct ucmd_ctrl *c);
 /* Firmware and device self-test, controller 1's only: false for them on another. */

@@ -777,10 +777,6 @@ int ctrl_state_check(struct ucmd_ctrl *c, json_object *root)
 	if (json_object_object_get_ex(root, "controllers", &o)) {
 		if ((ret = want_uint(&k, root, "controllers", 1, UCMD_CTRL_MAX_CONTROLLERS, &nc)))
 			return ret;
-		if (nc > 1 && json_object_object_get_ex(root, "fdp", &o))
-			return bad(&k, "controllers", "%llu controllers with FDP: Flexible Data "
-				   "Placement is offered by a subsystem of one controller",
-				   (unsigned long long)nc);
 	}
 	/* a subsystem of several has its own state; one of one has none */
 	if (json_object_object_get_ex(root, "subsystem", &o)) {
