@@ -24,7 +24,6 @@
 
 #include <ucmd/ctrl.h>
 #include <ucmd/kernel.h>
-#include <ucmd/nvme.h>
 
 #include "cli.h"
 
@@ -54,19 +53,6 @@ static void pci_addr(unsigned x, char *out, size_t len)
 			break;
 	}
 	snprintf(out, len, "%04x:00:%02x.0", dom, slot);
-}
-
-/* Linux's sysfs ana_state names (nvme_ana_state_names) */
-static const char *ana_name(unsigned state)
-{
-	switch (state) {
-	case NVME_ANA_STATE_OPTIMIZED: return "optimized";
-	case NVME_ANA_STATE_NONOPTIMIZED: return "non-optimized";
-	case NVME_ANA_STATE_INACCESSIBLE: return "inaccessible";
-	case NVME_ANA_STATE_PERSISTENT_LOSS: return "persistent-loss";
-	case NVME_ANA_STATE_CHANGE: return "change";
-	default: return "invalid";
-	}
 }
 
 /* What list-subsys shows of the subsystem: which namespace's paths, how. */
@@ -113,29 +99,6 @@ static int last_by_name(char names[][32], int nr)
 	return last;
 }
 
-/*
- * Which controllers of the directory namespace nsid is attached to
- * (Identify CNS 12h through the session's controller, controller i's ID
- * the first's plus i): a bit per controller, 0 when it cannot tell.
- */
-static unsigned attached_mask(struct cli *cli, uint32_t nsid, uint16_t cntlid0, unsigned nctl)
-{
-	uint16_t *list = cli_identify(cli, "list-subsys", NVME_IDENTIFY_CNS_NS_CTRL_LIST, nsid);
-	unsigned mask = 0, n;
-
-	if (!list)
-		return 0;
-	n = le16toh(list[0]);
-	for (unsigned k = 1; k <= n && k < 2048; k++) {
-		unsigned id = le16toh(list[k]);
-
-		if (id >= cntlid0 && id - cntlid0 < nctl)
-			mask |= 1u << (id - cntlid0);
-	}
-	free(list);
-	return mask;
-}
-
 /* The one controller of the session, or the subsystem's, as nvme-cli sees them through ucmd exec's sysfs. */
 static int list_common(struct cli *cli, bool subsys)
 {
@@ -168,20 +131,8 @@ static int list_common(struct cli *cli, bool subsys)
 		ns[nr].gendev = gen[nr];
 		nr++;
 	}
-	/*
-	 * A directory of several controllers is one subsystem with a path
-	 * per controller (nvme0, nvme1...), as exec's sysfs shows it
-	 * (src/preload/sysfs_mpath.c); list shows the head's namespaces once.
-	 */
-	unsigned nctl = subsys && cli->s.ctrl ? ucmd_ctrl_controllers(cli->s.ctrl) : 1;
-	struct print_ctrl c[UCMD_CTRL_MAX_CONTROLLERS];
-	char addr[UCMD_CTRL_MAX_CONTROLLERS][16], name[UCMD_CTRL_MAX_CONTROLLERS][16];
 	char nsname[LIST_MAX_NS][32];
-	unsigned mask = 0;
-	int np = 0;
 
-	if (nctl < 1 || nctl > UCMD_CTRL_MAX_CONTROLLERS)
-		nctl = 1;
 	for (int i = 0; i < nr; i++)
 		snprintf(nsname[i], sizeof(nsname[i]), "nvme0n%u", ns[i].nsid);
 	if (subsys && cli->a.dev) {
@@ -203,26 +154,33 @@ static int list_common(struct cli *cli, bool subsys)
 	} else if (subsys) {
 		v.ns = last_by_name(nsname, nr);
 	}
+	/*
+	 * A subsystem of several controllers (a directory of several, in
+	 * this process or in ucmdd) has a path per controller (nvme0,
+	 * nvme1...), as exec's sysfs shows it (src/preload/sysfs_mpath.c);
+	 * list shows the head's namespaces once.
+	 */
+	struct subsys_path sp[UCMD_CTRL_MAX_CONTROLLERS] = { { .fd = -1 } };
+	unsigned nctl = subsys ? subsys_paths(cli, id, sp, UCMD_CTRL_MAX_CONTROLLERS) : 1;
+	struct print_ctrl c[UCMD_CTRL_MAX_CONTROLLERS];
+	char addr[UCMD_CTRL_MAX_CONTROLLERS][16], name[UCMD_CTRL_MAX_CONTROLLERS][16];
+	unsigned mask = 0;
+	int np = 0;
+
 	/* paths exist only in a subsystem of several (Linux's multipath layout) */
 	if (subsys && nctl > 1 && v.ns >= 0)
-		mask = attached_mask(cli, ns[v.ns].nsid, le16toh(id->cntlid), nctl);
+		mask = subsys_paths_attached(cli, sp, nctl, ns[v.ns].nsid);
 	for (unsigned k = 0; k < nctl; k++) {
 		/* paths in their controllers' order; controllers alone in the reverse */
 		unsigned i = mask ? k : nctl - 1 - k;
-		struct ucmd_nvme_path_info pi;
 		const char *ana = NULL;
 
 		if (mask && !(mask & 1u << i))
 			continue;
-		if (mask) {
-			ana = "";
-			if (v.show_ana)
-				ana = cli->s.subsys &&
-				      !ucmd_nvme_subsys_path_info(cli->s.subsys, ns[v.ns].nsid, i, &pi)
-					      ? ana_name(pi.ana_state) : "optimized";
-		}
-		pci_addr(i, addr[i], sizeof(addr[i]));
-		snprintf(name[i], sizeof(name[i]), "nvme%u", i);
+		if (mask)
+			ana = v.show_ana ? subsys_path_ana(cli, &sp[i], ns[v.ns].nsid) : "";
+		pci_addr(sp[i].inst, addr[i], sizeof(addr[i]));
+		snprintf(name[i], sizeof(name[i]), "nvme%u", sp[i].inst);
 		c[np++] = (struct print_ctrl){
 			.name = name[i],
 			.subsys = v.hidden ? NULL : "nvme-subsys0",
@@ -237,6 +195,7 @@ static int list_common(struct cli *cli, bool subsys)
 			.ana_state = ana,
 		};
 	}
+	subsys_paths_close(cli, sp, nctl);
 	if (subsys)
 		print_list_subsys(c, np, cli_fmt(cli), cli_pflags(cli));
 	else
