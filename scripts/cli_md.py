@@ -159,14 +159,19 @@ Differences in behaviour, on purpose:
   of `--ctrl DIR`, `$UCMD_CTRL` or `./ucmd-ctrl` (see ucmd(1)); `--ctrl DIR`
   must exist unless `--create` is given or `ucmd --ctrl DIR create-ctrl` made
   it. The global `-n`/`-o` before the command still set the defaults.
+  `list-subsys /dev/nvmeXnY` with `--ctrl` or `--daemon` is nvme-cli's
+  filter on that view's names (the paths of that namespace, each with its
+  ANA state); without them, the real device.
 - **`format`** names the device and waits 10 seconds (Ctrl-C cancels, nothing
   is sent) unless `--force`, as nvme-cli; without `--lbaf` it keeps the
   format in use.
 - **`get-feature`** needs `-f` (nvme-cli without it walks every feature).
 - **`show-regs`** reads the embedded controller's whole register file with
-  `ucmd_ctrl_regs_read()`, as nvme-cli maps BAR0; through ucmdd or over
-  NVMe/TCP it reads CAP, VS, CC, CSTS and NSSR with Property Get, and a
-  controller that does not support that answers with its NVMe status.
+  `ucmd_ctrl_regs_read()`, as nvme-cli maps BAR0, and ucmdd's controller's
+  with `ucmd_nvme_regs_read()` (the daemon reads it; ASQ and ACQ, the
+  daemon's addresses, show as 0); over NVMe/TCP it reads CAP, VS, CC, CSTS
+  and NSSR with Property Get, and a controller that does not support that
+  answers with its NVMe status.
 - **`zns ...`** are nvme-cli's zns plugin (`ucmd zns report-zones`, as
   `nvme zns report-zones`), with its messages and JSON keys, including
   2.3's oddities (id-ns prints `frl` for `frl1`..`frl3`, report-zones' JSON

@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <unistd.h>
 
+#include "server/ana_keep.h"
 #include "server/ctl.h"
 #include "nvme/target/tcp.h"
 #include "ucmd/ctrl.h"
@@ -418,6 +419,13 @@ struct daemon_state {
 	struct ucmd_nvme_subsys *subsys[MAX_CTRLS];
 	struct nvmet_tcp_port *tcp[NVMET_TCP_MAX_PORTS];	/* --nvme-tcp, port i + 1 */
 	unsigned nr_tcp;
+	/*
+	 * The first --ctrl directory, where the ports' ANA states are kept
+	 * (server/ana_keep.h); -1 with none (--ram only: not kept). ana_lock
+	 * makes a change and its save one step among the clients' threads.
+	 */
+	int keep_fd;
+	pthread_mutex_t ana_lock;
 	bool security;
 	int lfd, sfd;
 	bool own_socket;
@@ -546,6 +554,8 @@ static int daemon_down(struct daemon_state *s, const struct opts *o)
 	srv_quota_free(&s->d);
 	if (s->sfd >= 0)
 		close(s->sfd);
+	if (s->keep_fd >= 0)
+		close(s->keep_fd);
 	return ret;
 }
 
@@ -559,10 +569,68 @@ static int ana_state(struct srv_daemon *d, uint32_t port, uint32_t grpid, uint32
 		return -ENODEV;
 	if (state > 0xff)
 		return -EINVAL;
+	if (state && s->keep_fd >= 0) {
+		/* kept before it is made: a change the next start would not find is none */
+		uint8_t st[NVMET_TCP_MAX_PORTS][ANA_KEEP_GRPS];
+
+		if (!grpid || grpid > ANA_KEEP_GRPS || !nvmet_tcp_ana_state_name((uint8_t)state))
+			return -EINVAL;
+		pthread_mutex_lock(&s->ana_lock);
+		for (unsigned p = 0; p < s->nr_tcp; p++)
+			for (unsigned g = 0; g < ANA_KEEP_GRPS; g++)
+				st[p][g] = nvmet_tcp_ana_get(s->tcp[p], g + 1);
+		st[port - 1][grpid - 1] = (uint8_t)state;
+		ret = ana_keep_save(s->keep_fd, st, s->nr_tcp);
+		if (ret)
+			srv_log("nvme-tcp: port %u: keeping its ANA state in %s: %s", port,
+				ANA_KEEP_FILE, strerror(-ret));
+		else
+			ret = nvmet_tcp_ana_set(s->tcp[port - 1], grpid, (uint8_t)state);
+		pthread_mutex_unlock(&s->ana_lock);
+		if (ret)
+			return ret;
+		return nvmet_tcp_ana_get(s->tcp[port - 1], grpid);
+	}
 	ret = state ? nvmet_tcp_ana_set(s->tcp[port - 1], grpid, (uint8_t)state) : 0;
 	if (!ret && !(ret = nvmet_tcp_ana_get(s->tcp[port - 1], grpid)))
 		ret = -EINVAL;	/* no such group */
 	return ret;
+}
+
+/*
+ * The ports' ANA states as the last run left them (ucmdd-ports.json in the
+ * first --ctrl directory), before any host connects. A file that is not
+ * ucmdd's stops the start: 0 or -errno (said in the log).
+ */
+static int ana_restore(struct daemon_state *s, const struct opts *o)
+{
+	uint8_t st[ANA_KEEP_MAX_PORTS][ANA_KEEP_GRPS];
+	const char *dir = NULL;
+	char err[256] = "";
+	int ret;
+
+	for (unsigned i = 0; i < o->nr_ctrl && !dir; i++)
+		dir = o->ctrl[i];
+	if (!dir || !o->nr_tcp)
+		return 0;
+	s->keep_fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (s->keep_fd < 0) {
+		ret = -errno;
+		srv_log("%s: %s", dir, strerror(-ret));
+		return ret;
+	}
+	ret = ana_keep_load(s->keep_fd, st, err, sizeof(err));
+	if (ret) {
+		srv_log("%s/%s: %s (remove it to start with every port optimized)", dir,
+			ANA_KEEP_FILE, err[0] ? err : strerror(-ret));
+		return ret;
+	}
+	/* a port not given this time is forgotten at the next change */
+	for (unsigned p = 0; p < s->nr_tcp; p++)
+		for (unsigned g = 0; g < ANA_KEEP_GRPS; g++)
+			if (st[p][g] && (ret = nvmet_tcp_ana_set(s->tcp[p], g + 1, st[p][g])))
+				return ret;
+	return 0;
 }
 
 /* UCMDD_PORT_STATE: the port taken down or brought back, when state is not 0 */
@@ -647,6 +715,8 @@ static int daemon_up(struct daemon_state *s, const struct opts *o, int lfd)
 		}
 	}
 	s->nr_tcp = o->nr_tcp;
+	if ((ret = ana_restore(s, o)))
+		return ret;
 	s->d.ana_state = ana_state;
 	s->d.port_state = port_state;
 	s->d.ctrl_ana_state = ctrl_ana_state;
@@ -776,7 +846,8 @@ int main(int argc, char **argv)
 
 static int run(int argc, char **argv, struct opts *op)
 {
-	struct daemon_state s = { .lfd = -1, .sfd = -1, .d.stop_fd = -1 };
+	struct daemon_state s = { .lfd = -1, .sfd = -1, .d.stop_fd = -1, .keep_fd = -1,
+				  .ana_lock = PTHREAD_MUTEX_INITIALIZER };
 	sigset_t set;
 	int ret, lfd, report = -1;
 

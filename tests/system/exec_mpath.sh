@@ -93,4 +93,41 @@ for c in 1 0; do
 		{ cat "$T/pr.err"; fail "io-passthru read on nvme$c"; }
 	cmp "$T/blk$c" "$T/pr.out" || fail "nvme$c's io-passthru read differs"
 done
+# ucmd list-subsys [DEVICE] and nvme-cli's under exec, text and JSON, byte
+# for byte (nvme-cli's text has a path's empty ANA field: a trailing space).
+same_list_subsys() {
+	local d=$1 f
+	for f in normal json; do
+		X nvme list-subsys -o "$f" ${d:+"$d"} > "$T/lsn.$f" 2>&1 ||
+			{ cat "$T/lsn.$f"; fail "nvme list-subsys -o $f $d"; }
+		"$UCMD" --ctrl "$ctrl" list-subsys -o "$f" ${d:+"$d"} > "$T/lsu.$f" 2>&1 ||
+			{ cat "$T/lsu.$f"; fail "ucmd list-subsys -o $f $d"; }
+		cmp -s "$T/lsn.$f" "$T/lsu.$f" ||
+			{ diff "$T/lsn.$f" "$T/lsu.$f"; fail "list-subsys -o $f $d: ucmd differs from nvme-cli"; }
+	done
+}
+
+step "list-subsys /dev/nvme0n1: each path's ANA state, nvme1 made inaccessible, as nvme-cli's"
+"$UCMD" --ctrl "$ctrl" ana-state --controller nvme1 --state inaccessible > /dev/null ||
+	fail "ana-state nvme1 inaccessible"
+for d in /dev/nvme0n1 "" /dev/nvme0n7 /dev/nvme1n1 /dev/nvme0n-1; do
+	same_list_subsys "$d"
+done
+"$UCMD" --ctrl "$ctrl" list-subsys /dev/nvme0n1 > "$T/lsu.txt" || fail "ucmd list-subsys /dev/nvme0n1"
+grep -Eq '^ \+- nvme0 pcie [0-9a-f]{4}:00:[0-9a-f]{2}\.0 live non-optimized$' "$T/lsu.txt" &&
+	grep -Eq '^ \+- nvme1 pcie [0-9a-f]{4}:00:[0-9a-f]{2}\.0 live inaccessible$' "$T/lsu.txt" ||
+	{ cat "$T/lsu.txt"; fail "list-subsys /dev/nvme0n1: the ANA states"; }
+"$UCMD" --ctrl "$ctrl" list-subsys /dev/nvme0c1n1 > "$T/bad.out" 2>&1 && fail "nvme0c1n1 taken"
+grep -q '^Invalid device name nvme0c1n1$' "$T/bad.out" || { cat "$T/bad.out"; fail "its message"; }
+
+step "list-subsys of a namespace attached to nvme1 alone: its one path (Linux's)"
+"$UCMD" --ctrl "$ctrl" create-ns --nsze=256 > /dev/null && "$UCMD" --ctrl "$ctrl" attach-ns -n 2 -c 2 \
+	> /dev/null || fail "namespace 2 on controller 2"
+"$UCMD" --ctrl "$ctrl" list-subsys -o json /dev/nvme0n2 > "$T/ls2.json" || fail "list-subsys nvme0n2"
+python3 - "$T/ls2.json" <<'PY' || fail "list-subsys /dev/nvme0n2"
+import json, sys
+p = json.load(open(sys.argv[1]))[0]["Subsystems"][0]["Paths"]
+if [(x["Name"], x["ANAState"]) for x in p] != [("nvme1", "inaccessible")]:
+    print(p); sys.exit(1)
+PY
 echo "PASS"

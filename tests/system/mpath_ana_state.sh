@@ -11,7 +11,7 @@
 # Needs root (a second user asks and is refused).
 # shellcheck source=tests/system/lib/daemon.sh
 source "$(dirname "$0")/lib/daemon.sh"
-need_tools setpriv
+need_tools setpriv nvme
 
 D=$T/subsys
 "$UCMD" --ctrl "$D" create-ctrl --controllers 2 >/dev/null || fail "create-ctrl --controllers 2"
@@ -83,6 +83,20 @@ for _ in $(seq 100); do
 done
 "$UCMD" --daemon "$SOCK" read -s 0 -c 7 -z 4096 > /dev/null ||
 	fail "controller 2 optimized again: the head's read still fails"
+# list-subsys through ucmdd: both paths and their states, as nvme-cli under exec --daemon
+for d in /dev/nvme0n1 ""; do
+	for f in normal json; do
+		timeout 60 "$UCMD" exec --daemon "$SOCK" -- nvme list-subsys -o "$f" ${d:+"$d"} \
+			> "$T/lsn" 2>&1 || { cat "$T/lsn"; fail "nvme list-subsys -o $f $d under exec"; }
+		"$UCMD" --daemon "$SOCK" list-subsys -o "$f" ${d:+"$d"} > "$T/lsu" 2>&1 ||
+			{ cat "$T/lsu"; fail "ucmd --daemon list-subsys -o $f $d"; }
+		cmp -s "$T/lsn" "$T/lsu" || { diff "$T/lsn" "$T/lsu"; fail "list-subsys -o $f $d differs"; }
+	done
+done
+"$UCMD" --daemon "$SOCK" list-subsys /dev/nvme0n1 > "$T/lsu.txt" || fail "list-subsys /dev/nvme0n1"
+grep -Eq '^ \+- nvme0 pcie [0-9a-f]{4}:00:[0-9a-f]{2}\.0 live inaccessible$' "$T/lsu.txt" &&
+	grep -Eq '^ \+- nvme1 pcie [0-9a-f]{4}:00:[0-9a-f]{2}\.0 live optimized$' "$T/lsu.txt" ||
+	{ cat "$T/lsu.txt"; fail "ucmd --daemon list-subsys /dev/nvme0n1: the paths' states"; }
 daemon_stop
 [ "$(state --ctrl "$D" ana-state --controller nvme0)" = "nvme0 group 1: inaccessible" ] ||
 	fail "the daemon's change of nvme0 is not kept"

@@ -133,6 +133,12 @@ struct cmd_spec {
 	bool no_session;	/* works without a controller */
 	bool only_reads;	/* changes nothing: opens the controller read-only */
 	bool no_device;		/* takes no /dev path (run, bench, exec, policy) */
+	/*
+	 * With --ctrl or --daemon its /dev path names a device of that
+	 * session's view (list-subsys /dev/nvme0n1, nvme-cli's filter), not
+	 * a real device to open.
+	 */
+	bool dev_in_view;
 };
 
 /* The command table, in `ucmd help` order; NULL name ends it. */

@@ -92,6 +92,23 @@ int session_passthru(struct session *s, bool admin, const struct nvme_uring_cmd 
 		     uint64_t *result);
 int session_namespace_info(struct session *s, uint32_t nsid);
 
+/* subsys_paths.c: the session's subsystem's controllers, for list-subsys */
+struct subsys_path {
+	unsigned inst;		/* nvme<inst> */
+	int fd;			/* its device, open on the session's engine; -1: the session's */
+	uint16_t cntlid;
+	bool ana;		/* it reports ANA (CMIC bit 3) */
+};
+/* Up to max into p, nvme0 (the session's controller) among them: how many (1 or more) */
+unsigned subsys_paths(struct cli *cli, const struct nvme_id_ctrl *id0, struct subsys_path *p,
+		      unsigned max);
+void subsys_paths_close(struct cli *cli, struct subsys_path *p, unsigned n);
+/* Bit i: namespace nsid is attached to p[i] (Identify CNS 12h); 0 if none or unknown */
+unsigned subsys_paths_attached(struct cli *cli, const struct subsys_path *p, unsigned n,
+			       uint32_t nsid);
+/* nsid's ANA state through p, as Linux's ana_state names it ("optimized" without ANA) */
+const char *subsys_path_ana(struct cli *cli, const struct subsys_path *p, uint32_t nsid);
+
 /* The output a command's options ask for: -b is binary whatever -o says. */
 static inline enum out_fmt cli_fmt(const struct cli *cli)
 {

@@ -316,7 +316,9 @@ int main(int argc, char **argv)
 			fprintf(stderr, "See 'ucmd %s --help'.\n", name);
 			return 2;
 		}
-		cli.device = cli.a.dev;
+		/* list-subsys /dev/nvme0n1 with --ctrl or --daemon: a name in their view */
+		if (!spec->dev_in_view || (!cli.ctrl_given && !cli.daemon))
+			cli.device = cli.a.dev;
 	} else if (!strcmp(name, "bench")) {
 		/* bench: a /dev path right after the name is the kernel backend's device */
 		if (cargc > 1 && !strncmp(cargv[1], "/dev/", 5)) {

@@ -36,7 +36,7 @@ struct print_ns {
 /* One controller as nvme-cli's list/list-subsys see it through sysfs. */
 struct print_ctrl {
 	const char *name;	/* "nvme0" */
-	const char *subsys;	/* "nvme-subsys0" */
+	const char *subsys;	/* "nvme-subsys0"; NULL: filtered out, only its host shows */
 	const char *transport;	/* "pcie", "tcp" */
 	const char *address;	/* "0000:00:04.0", "traddr=...,trsvcid=..." */
 	const char *state;	/* "live" */
@@ -45,6 +45,12 @@ struct print_ctrl {
 	const struct nvme_id_ctrl *id;
 	int nr_ns;
 	const struct print_ns *ns;
+	/*
+	 * list-subsys: NULL, shown as a controller of its subsystem; else as
+	 * a path of a namespace (nvme-cli's "+- nvme0 pcie ADDR live STATE"),
+	 * with this ANA state when it is not "" (JSON "ANAState").
+	 */
+	const char *ana_state;
 };
 
 void print_list(const struct print_ctrl *c, int nr, enum out_fmt f, unsigned flags);

@@ -124,11 +124,17 @@ static void host_keys(struct json_object *o, const struct print_ctrl *c, int nr)
 		pj_str(o, "HostID", c[0].hostid);
 }
 
+/* both in one subsystem (NULL: filtered out, in none) */
+static bool same_subsys(const struct print_ctrl *a, const struct print_ctrl *b)
+{
+	return a->subsys && b->subsys && !strcmp(a->subsys, b->subsys);
+}
+
 /* the controllers of one subsystem are those with its name, in order */
 static bool first_of_subsys(const struct print_ctrl *c, int i)
 {
 	for (int k = 0; k < i; k++)
-		if (!strcmp(c[k].subsys, c[i].subsys))
+		if (same_subsys(&c[k], &c[i]))
 			return false;
 	return true;
 }
@@ -155,7 +161,7 @@ static void list_json_verbose(const struct print_ctrl *c, int nr)
 			struct json_object *jc, *nss;
 			struct ids x = ctrl_ids(&c[k]);
 
-			if (strcmp(c[k].subsys, c[i].subsys))
+			if (!same_subsys(&c[k], &c[i]))
 				continue;
 			jc = json_object_new_object();
 			nss = json_object_new_array();
@@ -223,7 +229,7 @@ static void list_normal_verbose(const struct print_ctrl *c, int nr)
 			continue;
 		printf("%-16s %-96s ", c[i].subsys, ctrl_ids(&c[i]).nqn);
 		for (int k = i; k < nr; k++) {
-			if (strcmp(c[k].subsys, c[i].subsys))
+			if (!same_subsys(&c[k], &c[i]))
 				continue;
 			printf("%s%s", first ? "" : ", ", c[k].name);
 			first = false;
@@ -286,7 +292,7 @@ void print_list_subsys(const struct print_ctrl *c, int nr, enum out_fmt f, unsig
 		for (int i = 0; i < nr; i++) {
 			struct json_object *s, *paths;
 
-			if (!first_of_subsys(c, i))
+			if (!c[i].subsys || !first_of_subsys(c, i))
 				continue;
 			s = json_object_new_object();
 			paths = json_object_new_array();
@@ -295,13 +301,15 @@ void print_list_subsys(const struct print_ctrl *c, int nr, enum out_fmt f, unsig
 			for (int k = i; k < nr; k++) {
 				struct json_object *p;
 
-				if (strcmp(c[k].subsys, c[i].subsys))
+				if (!same_subsys(&c[k], &c[i]))
 					continue;
 				p = json_object_new_object();
 				pj_str(p, "Name", c[k].name);
 				pj_str(p, "Transport", c[k].transport);
 				pj_str(p, "Address", c[k].address);
 				pj_str(p, "State", c[k].state);
+				if (c[k].ana_state && *c[k].ana_state)
+					pj_str(p, "ANAState", c[k].ana_state);
 				json_object_array_add(paths, p);
 			}
 			json_object_object_add(s, "Paths", paths);
@@ -312,13 +320,19 @@ void print_list_subsys(const struct print_ctrl *c, int nr, enum out_fmt f, unsig
 		return pj_print(root);
 	}
 	for (int i = 0; i < nr; i++) {
-		if (!first_of_subsys(c, i))
+		if (!c[i].subsys || !first_of_subsys(c, i))
 			continue;
 		printf("%s - NQN=%s\n", c[i].subsys, ctrl_ids(&c[i]).nqn);
 		printf("\\\n");
-		for (int k = i; k < nr; k++)
-			if (!strcmp(c[k].subsys, c[i].subsys))
-				printf(" +- %s %s %s %s\n", c[k].name, c[k].transport,
-				       c[k].address, c[k].state);
+		for (int k = i; k < nr; k++) {
+			if (!same_subsys(&c[k], &c[i]))
+				continue;
+			printf(" +- %s %s %s %s", c[k].name, c[k].transport, c[k].address,
+			       c[k].state);
+			/* a path has the state's field even when it is empty */
+			if (c[k].ana_state)
+				printf(" %s", c[k].ana_state);
+			printf("\n");
+		}
 	}
 }

@@ -25,6 +25,9 @@ uint64_t ctrl_tnvmcap(const struct ucmd_ctrl *c)
 	struct statvfs fs;
 	uint64_t size;
 
+	/* the subsystem's capacity: controller 1's directory, through any controller */
+	if (c->primary)
+		c = c->primary;
 	if (!c->dir)
 		return c->p.ram_capacity ? c->p.ram_capacity : UCMD_TNVMCAP_STORE;
 	if (c->dirfd < 0 || fstatvfs(c->dirfd, &fs) ||

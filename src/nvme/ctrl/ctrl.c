@@ -217,6 +217,14 @@ static void power_on(struct ucmd_ctrl *c, bool found)
 	c->smart.power_cycles++;
 	if (found && !c->last_clean)
 		c->smart.unsafe_shutdowns++;
+	/* the subsystem's other controllers lost the power with it */
+	for (unsigned i = 1; i < c->nr_ctrls; i++) {
+		if (!c->sib[i - 1])
+			continue;
+		c->sib[i - 1]->smart.power_cycles++;
+		if (found && !c->last_clean)
+			c->sib[i - 1]->smart.unsafe_shutdowns++;
+	}
 	/* a pending activation waits for a reset, and a cold start is one; a
 	 * download not committed is gone with the power */
 	ctrl_fw_discard(c);
@@ -271,6 +279,13 @@ int ctrl_sibling_create(struct ucmd_ctrl *primary, uint16_t cntlid, struct ucmd_
 	/* its saved features are controller 1's to keep: current from them at power on */
 	c->saved = primary->sib_saved[c->idx - 1];
 	c->cur = c->saved;
+	/* its health counters too, each controller its own */
+	c->smart = primary->sib_smart[c->idx - 1];
+	/*
+	 * The endurance group is the subsystem's: controller 1's, reached
+	 * under its lock as the namespaces are (never freed through this one)
+	 */
+	c->fdp = primary->fdp;
 	c->cap = initial_cap(c);
 	c->nsqa = c->ncqa = (uint16_t)(c->qmax - 1);
 	memcpy(c->cur_boot_id, primary->cur_boot_id, sizeof(c->cur_boot_id));

@@ -384,6 +384,12 @@ struct ucmd_ctrl {
 	uint8_t ana_state[UCMD_CTRL_MAX_CONTROLLERS];
 	uint64_t ana_chgcnt;
 	struct ctrl_feat_vals sib_saved[UCMD_CTRL_MAX_CONTROLLERS - 1];
+	/*
+	 * Controllers 2..N's SMART counters as loaded, and as they left
+	 * when they were destroyed (ctrl_subsys_free): the final save comes
+	 * after them. While they exist their own smart is the current one.
+	 */
+	struct ctrl_smart sib_smart[UCMD_CTRL_MAX_CONTROLLERS - 1];
 	uint8_t kick;
 	/*
 	 * This controller's, under controller 1's lock: an ANA change its
@@ -418,6 +424,12 @@ void ctrl_subsys_free(struct ucmd_ctrl *c);
  * processing pass, a register write): controller 1's lock, and its
  * namespace table copied in. Called with c->lock held.
  */
+/*
+ * What the subsystem's endurance group counts: every controller's SMART
+ * counters summed (*errors their error counts), the same through any
+ * controller. Under controller 1's lock, as in any controller's pass.
+ */
+void ctrl_subsys_smart(struct ucmd_ctrl *c, struct ctrl_smart *sum, uint64_t *errors);
 void ctrl_subsys_enter(struct ucmd_ctrl *c);
 void ctrl_subsys_leave(struct ucmd_ctrl *c);
 /* Firmware and device self-test, controller 1's only: false for them on another. */

@@ -105,7 +105,9 @@ int ctrl_fdp_setup(struct ucmd_ctrl *c, const struct ucmd_fdp_params *p)
 
 void ctrl_fdp_free(struct ucmd_ctrl *c)
 {
-	free(c->fdp);
+	/* another controller of the subsystem only borrows controller 1's */
+	if (!c->primary)
+		free(c->fdp);
 	c->fdp = NULL;
 }
 

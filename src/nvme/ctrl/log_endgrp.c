@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Endurance Group Information log (09h). The controller has one Endurance
+ * Endurance Group Information log (09h). The subsystem has one Endurance
  * Group (UCMD_ENDGID) holding every namespace and all of its capacity, so
- * the group's counters are the controller's SMART / Health ones and its
- * capacity is TNVMCAP/UNVMCAP. Unlike SMART's data units (thousands of
+ * the group's counters are its controllers' SMART / Health ones summed
+ * (the same log through any of them) and its capacity is TNVMCAP/UNVMCAP. Unlike SMART's data units (thousands of
  * 512 bytes), the group's DUR, DUW and MUW are in billions of bytes,
  * rounded up. Media units written are the host's data plus what FDP's media
  * model moved in garbage collection. The Log Specific Identifier names the
@@ -39,6 +39,8 @@ uint16_t ctrl_log_endgrp(struct ucmd_ctrl *c, const struct ctrl_req *req, uint8_
 	uint16_t endgid = req->cmd.cdw11 >> 16;
 	struct nvme_endurance_group_log *e;
 	struct nvme_smart_log s;
+	struct ctrl_smart sum;
+	uint64_t errors;
 
 	_Static_assert(sizeof(*e) == 512, "Endurance Group log");
 	if (endgid != UCMD_ENDGID)
@@ -50,6 +52,7 @@ uint16_t ctrl_log_endgrp(struct ucmd_ctrl *c, const struct ctrl_req *req, uint8_
 	e = (void *)*buf;
 	memset(&s, 0, sizeof(s));
 	ctrl_log_smart(c, &s);
+	ctrl_subsys_smart(c, &sum, &errors);
 	/* the SMART warnings that are the group's: spare, reliability, read-only */
 	e->critical_warning = s.critical_warning & (NVME_SMART_CRIT_SPARE |
 						    NVME_SMART_CRIT_DEGRADED |
@@ -57,15 +60,15 @@ uint16_t ctrl_log_endgrp(struct ucmd_ctrl *c, const struct ctrl_req *req, uint8_
 	e->avl_spare = s.avail_spare;
 	e->avl_spare_threshold = s.spare_thresh;
 	e->percent_used = s.percent_used;
-	put128(e->data_units_read, eg_units(c->smart.units_read_512));
-	put128(e->data_units_written, eg_units(c->smart.units_written_512));
+	put128(e->data_units_read, eg_units(sum.units_read_512));
+	put128(e->data_units_written, eg_units(sum.units_written_512));
 	/* without FDP's model the media holds exactly what the host wrote */
 	put128(e->media_units_written,
-	       eg_units(c->smart.units_written_512 + (c->fdp ? c->fdp->gc_bytes / 512 : 0)));
-	memcpy(e->host_read_cmds, s.host_reads, 16);
-	memcpy(e->host_write_cmds, s.host_writes, 16);
-	memcpy(e->media_data_integrity_err, s.media_errors, 16);
-	memcpy(e->num_err_info_log_entries, s.num_err_log_entries, 16);
+	       eg_units(sum.units_written_512 + (c->fdp ? c->fdp->gc_bytes / 512 : 0)));
+	put128(e->host_read_cmds, sum.host_reads);
+	put128(e->host_write_cmds, sum.host_writes);
+	put128(e->media_data_integrity_err, sum.media_errors);
+	put128(e->num_err_info_log_entries, errors);
 	put128(*buf + EG_TEGCAP_OFF, ctrl_tnvmcap(c));
 	put128(*buf + EG_UEGCAP_OFF, ctrl_unvmcap(c));
 	return 0;

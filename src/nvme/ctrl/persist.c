@@ -106,13 +106,43 @@ static void features_load(json_object *o, struct ctrl_feat_vals *f)
 }
 
 /*
+ * One controller's SMART counters: power_on_seconds the kept part plus
+ * this power-on's (the subsystem's controllers power on together).
+ */
+static void smart_members(json_object *o, const struct ctrl_smart *s, uint64_t created_ns)
+{
+	add_u64(o, "units_read_512", s->units_read_512);
+	add_u64(o, "units_written_512", s->units_written_512);
+	add_u64(o, "host_reads", s->host_reads);
+	add_u64(o, "host_writes", s->host_writes);
+	add_u64(o, "power_cycles", s->power_cycles);
+	add_u64(o, "unsafe_shutdowns", s->unsafe_shutdowns);
+	add_u64(o, "power_on_seconds",
+		s->power_on_seconds + (ktime_get_ns() - created_ns) / 1000000000ull);
+	add_u64(o, "media_errors", s->media_errors);
+}
+
+static void smart_members_load(json_object *o, struct ctrl_smart *s)
+{
+	s->units_read_512 = get_u64(o, "units_read_512", 0);
+	s->units_written_512 = get_u64(o, "units_written_512", 0);
+	s->host_reads = get_u64(o, "host_reads", 0);
+	s->host_writes = get_u64(o, "host_writes", 0);
+	s->power_cycles = get_u64(o, "power_cycles", 0);
+	s->unsafe_shutdowns = get_u64(o, "unsafe_shutdowns", 0);
+	s->power_on_seconds = get_u64(o, "power_on_seconds", 0);
+	s->media_errors = get_u64(o, "media_errors", 0);
+}
+
+/*
  * A subsystem of several controllers: each controller's ANA state, the ANA
- * change count, and controllers 2..N's saved features.
+ * change count, and controllers 2..N's saved features and SMART counters
+ * (their own while they exist: their passes count under this lock).
  */
 static json_object *subsys_json(struct ucmd_ctrl *c)
 {
 	json_object *o = json_object_new_object(), *a = json_object_new_array();
-	json_object *f = json_object_new_array();
+	json_object *f = json_object_new_array(), *sm = json_object_new_array();
 
 	for (unsigned i = 0; i < c->nr_ctrls; i++)
 		json_object_array_add(a, json_object_new_uint64(c->ana_state[i]));
@@ -121,6 +151,14 @@ static json_object *subsys_json(struct ucmd_ctrl *c)
 	for (unsigned i = 1; i < c->nr_ctrls; i++)
 		json_object_array_add(f, features_json(&c->sib_saved[i - 1]));
 	json_object_object_add(o, "saved_features", f);
+	for (unsigned i = 1; i < c->nr_ctrls; i++) {
+		json_object *s = json_object_new_object();
+
+		smart_members(s, c->sib[i - 1] ? &c->sib[i - 1]->smart : &c->sib_smart[i - 1],
+			      c->created_ns);
+		json_object_array_add(sm, s);
+	}
+	json_object_object_add(o, "smart", sm);
 	return o;
 }
 
@@ -136,21 +174,18 @@ static void subsys_load(struct ucmd_ctrl *c, json_object *o)
 	json_object_object_get_ex(o, "saved_features", &a);
 	for (size_t i = 0; i < json_object_array_length(a) && i < UCMD_CTRL_MAX_CONTROLLERS - 1; i++)
 		features_load(json_object_array_get_idx(a, i), &c->sib_saved[i]);
+	/* absent in a file from before it: counters from 0 */
+	if (json_object_object_get_ex(o, "smart", &a))
+		for (size_t i = 0; i < json_object_array_length(a) && i < UCMD_CTRL_MAX_CONTROLLERS - 1;
+		     i++)
+			smart_members_load(json_object_array_get_idx(a, i), &c->sib_smart[i]);
 }
 
 static json_object *smart_json(struct ucmd_ctrl *c)
 {
 	json_object *o = json_object_new_object();
-	uint64_t pos = c->smart.power_on_seconds + (ktime_get_ns() - c->created_ns) / 1000000000ull;
 
-	add_u64(o, "units_read_512", c->smart.units_read_512);
-	add_u64(o, "units_written_512", c->smart.units_written_512);
-	add_u64(o, "host_reads", c->smart.host_reads);
-	add_u64(o, "host_writes", c->smart.host_writes);
-	add_u64(o, "power_cycles", c->smart.power_cycles);
-	add_u64(o, "unsafe_shutdowns", c->smart.unsafe_shutdowns);
-	add_u64(o, "power_on_seconds", pos);
-	add_u64(o, "media_errors", c->smart.media_errors);
+	smart_members(o, &c->smart, c->created_ns);
 	add_u64(o, "error_count", c->error_count);
 	return o;
 }
@@ -665,14 +700,7 @@ int ctrl_persist_load(struct ucmd_ctrl *c, bool *found)
 	if (json_object_object_get_ex(root, "saved_features", &o))
 		features_load(o, &c->saved);
 	if (json_object_object_get_ex(root, "smart", &o)) {
-		c->smart.units_read_512 = get_u64(o, "units_read_512", 0);
-		c->smart.units_written_512 = get_u64(o, "units_written_512", 0);
-		c->smart.host_reads = get_u64(o, "host_reads", 0);
-		c->smart.host_writes = get_u64(o, "host_writes", 0);
-		c->smart.power_cycles = get_u64(o, "power_cycles", 0);
-		c->smart.unsafe_shutdowns = get_u64(o, "unsafe_shutdowns", 0);
-		c->smart.power_on_seconds = get_u64(o, "power_on_seconds", 0);
-		c->smart.media_errors = get_u64(o, "media_errors", 0);
+		smart_members_load(o, &c->smart);
 		c->error_count = get_u64(o, "error_count", 0);
 	}
 	/* power_on() (ctrl.c) counts the unsafe shutdown if this is false */

@@ -171,17 +171,27 @@ static int check_features(struct chk *k, json_object *o)
 	return ret;
 }
 
-static int check_smart(struct chk *k, json_object *o)
+/* controller 1's SMART counters; the others' have no error_count (their error logs go) */
+static int check_smart_keys(struct chk *k, json_object *o, bool error_count)
 {
 	static const char *const keys[] = { "units_read_512", "units_written_512", "host_reads",
 		"host_writes", "power_cycles", "unsafe_shutdowns", "power_on_seconds",
 		"media_errors", "error_count", NULL };
+	static const char *const sib_keys[] = { "units_read_512", "units_written_512",
+		"host_reads", "host_writes", "power_cycles", "unsafe_shutdowns",
+		"power_on_seconds", "media_errors", NULL };
+	const char *const *want_keys = error_count ? keys : sib_keys;
 	uint64_t v;
-	int ret = only_keys(k, o, keys);
+	int ret = only_keys(k, o, want_keys);
 
-	for (const char *const *p = keys; !ret && *p; p++)
+	for (const char *const *p = want_keys; !ret && *p; p++)
 		ret = want_uint(k, o, *p, 0, UINT64_MAX, &v);
 	return ret;
+}
+
+static int check_smart(struct chk *k, json_object *o)
+{
+	return check_smart_keys(k, o, true);
 }
 
 /* A boolean member */
@@ -566,10 +576,15 @@ static int check_ns(struct chk *k, json_object *o, uint32_t *nsid_out, const boo
 	return 0;
 }
 
-/* A subsystem of nc controllers: an ANA state each, the change count, 2..nc's saved features */
+/*
+ * A subsystem of nc controllers: an ANA state each, the change count,
+ * 2..nc's saved features and (absent in a file from before them) SMART
+ * counters.
+ */
 static int check_subsys(struct chk *k, json_object *o, uint64_t nc)
 {
-	static const char *const keys[] = { "ana_states", "ana_chgcnt", "saved_features", NULL };
+	static const char *const keys[] = { "ana_states", "ana_chgcnt", "saved_features",
+					    "smart", NULL };
 	json_object *a;
 	uint64_t v;
 	int ret;
@@ -607,6 +622,23 @@ static int check_subsys(struct chk *k, json_object *o, uint64_t nc)
 			return bad(k, "", "expected object");
 		if ((ret = check_features(k, f)))
 			return ret;
+	}
+	strcpy(k->where, "subsystem.");
+	if (json_object_object_get_ex(o, "smart", &a)) {
+		if ((ret = want(k, o, "smart", json_type_array, &a)))
+			return ret;
+		if (json_object_array_length(a) != nc - 1)
+			return bad(k, "smart", "%zu for controllers 2..%llu",
+				   json_object_array_length(a), (unsigned long long)nc);
+		for (size_t i = 0; i < nc - 1; i++) {
+			json_object *s = json_object_array_get_idx(a, i);
+
+			snprintf(k->where, sizeof(k->where), "subsystem.smart[%zu].", i);
+			if (!json_object_is_type(s, json_type_object))
+				return bad(k, "", "expected object");
+			if ((ret = check_smart_keys(k, s, false)))
+				return ret;
+		}
 	}
 	k->where[0] = 0;
 	return 0;
@@ -745,10 +777,6 @@ int ctrl_state_check(struct ucmd_ctrl *c, json_object *root)
 	if (json_object_object_get_ex(root, "controllers", &o)) {
 		if ((ret = want_uint(&k, root, "controllers", 1, UCMD_CTRL_MAX_CONTROLLERS, &nc)))
 			return ret;
-		if (nc > 1 && json_object_object_get_ex(root, "fdp", &o))
-			return bad(&k, "controllers", "%llu controllers with FDP: Flexible Data "
-				   "Placement is offered by a subsystem of one controller",
-				   (unsigned long long)nc);
 	}
 	/* a subsystem of several has its own state; one of one has none */
 	if (json_object_object_get_ex(root, "subsystem", &o)) {

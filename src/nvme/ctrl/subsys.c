@@ -28,10 +28,6 @@ int ctrl_subsys_populate(struct ucmd_ctrl *c, unsigned n)
 	if (n < 1 || n > UCMD_CTRL_MAX_CONTROLLERS)
 		return ctrl_ctrl_why(c, -EINVAL, "%u controllers: a subsystem has 1 to %u", n,
 				     UCMD_CTRL_MAX_CONTROLLERS);
-	/* FDP's endurance group and its events belong to one controller */
-	if (n > 1 && c->fdp)
-		return ctrl_ctrl_why(c, -EINVAL, "%u controllers with FDP: Flexible Data "
-				     "Placement is offered by a subsystem of one controller", n);
 	if (n > 1 && c->p.cntlid > 0xffef - (n - 1))
 		return ctrl_ctrl_why(c, -EINVAL, "controller IDs from %u for %u controllers pass "
 				     "FFEFh", c->p.cntlid, n);
@@ -58,11 +54,34 @@ void ctrl_subsys_free(struct ucmd_ctrl *c)
 			continue;
 		/* its thread first: then nothing of it reaches the namespaces */
 		ctrl_thread_stop(s);
+		/* its counters for the final save, which comes after it */
+		c->sib_smart[i - 1] = s->smart;
 		memset(s->ns, 0, sizeof(s->ns));
 		ucmd_ctrl_destroy(s);
 		c->sib[i - 1] = NULL;
 	}
 	/* nr_ctrls stays: the final save of the state writes it */
+}
+
+void ctrl_subsys_smart(struct ucmd_ctrl *c, struct ctrl_smart *sum, uint64_t *errors)
+{
+	struct ucmd_ctrl *p = ctrl_primary(c);
+	unsigned n = p->nr_ctrls ? p->nr_ctrls : 1;
+
+	memset(sum, 0, sizeof(*sum));
+	*errors = 0;
+	for (unsigned i = 0; i < n; i++) {
+		struct ucmd_ctrl *x = i ? p->sib[i - 1] : p;
+
+		if (!x)
+			continue;
+		sum->units_read_512 += x->smart.units_read_512;
+		sum->units_written_512 += x->smart.units_written_512;
+		sum->host_reads += x->smart.host_reads;
+		sum->host_writes += x->smart.host_writes;
+		sum->media_errors += x->smart.media_errors;
+		*errors += x->error_count;
+	}
 }
 
 void ctrl_subsys_enter(struct ucmd_ctrl *c)

@@ -378,7 +378,7 @@ static void aer_submit(struct nvme_subsys *s, unsigned p)
 
 /*
  * Read path p's Changed Namespace List (log 04h) and drop it: the notice
- * is unmasked. The heads do not change with it (no rescan: docs).
+ * is unmasked. The caller then scans the path again (scan_heads).
  */
 static void clear_changed_ns_log(struct nvme_subsys *s, unsigned p)
 {
@@ -394,6 +394,92 @@ static void clear_changed_ns_log(struct nvme_subsys *s, unsigned p)
 	c.cdw10 = NVME_LOG_LID_CHANGED_NS | ((NVME_PAGE_SIZE / 4 - 1) << 16);
 	nvme_submit_sync_cmd(h, &c, buf, NVME_PAGE_SIZE, NULL);
 	free(buf);
+}
+
+static struct nvme_ns_head *head_new(struct nvme_subsys *s, struct nvme_host *first,
+				     unsigned idx, struct nvme_ns *ns);
+static int add_head_devices(struct nvme_subsys *s, struct nvme_ns_head *head);
+
+/* The namespaces path host h has now, copied under its scan lock: how many, or -ENOMEM. */
+static int path_namespaces(struct nvme_host *h, struct nvme_ns ***out)
+{
+	struct nvme_ns **v;
+	unsigned n;
+
+	pthread_mutex_lock(&h->scan_lock);
+	n = h->nr_ns;
+	v = calloc(n ? n : 1, sizeof(*v));
+	if (v)
+		memcpy(v, h->ns, n * sizeof(*v));
+	pthread_mutex_unlock(&h->scan_lock);
+	*out = v;
+	return v ? (int)n : -ENOMEM;
+}
+
+/*
+ * Linux's nvme_scan_work, for the heads: path p's namespaces scanned
+ * again (nvme_rescan: new ones allocated, deleted ones gone), a namespace
+ * ID no head has gets one, its devices added once every path's ANA log
+ * was read; a head takes the path's namespace it did not have, or one
+ * made again after a deletion. A deleted namespace's head stays, without
+ * a usable path through that controller.
+ */
+static void scan_heads(struct nvme_subsys *s, unsigned p)
+{
+	struct nvme_host *h = path_host(s, p), *first = NULL;
+	struct nvme_ns_head **fresh;
+	struct nvme_ns **ns;
+	unsigned first_idx = 0, nfresh = 0;
+	int n;
+
+	if (!h || path_state(h) != NVME_PATH_LIVE || nvme_rescan(h))
+		return;
+	n = path_namespaces(h, &ns);
+	if (n < 0)
+		return;
+	fresh = calloc(n ? (size_t)n : 1, sizeof(*fresh));
+	if (!fresh) {
+		free(ns);
+		return;
+	}
+	/* the heads' devices are named after the first path attached, as at the start */
+	for (unsigned i = 0; i < s->nr_paths && !first; i++)
+		if ((first = path_host(s, i)))
+			first_idx = i;
+	pthread_mutex_lock(&s->lock);
+	for (int i = 0; i < n && !s->stop; i++) {
+		struct nvme_ns_head *head;
+		struct nvme_ns *cur;
+
+		if (ns[i]->gone)
+			continue;
+		head = find_head(s, ns[i]->nsid);
+		if (!head) {
+			if (s->nr_heads == NVME_MPATH_MAX_HEADS ||
+			    !(head = head_new(s, first, first_idx, ns[i])))
+				continue;
+			s->heads[s->nr_heads] = head;
+			__atomic_store_n(&s->nr_heads, s->nr_heads + 1, __ATOMIC_RELEASE);
+			fresh[nfresh++] = head;
+		}
+		cur = path_ns(head, p);
+		if (!cur || cur->gone)
+			__atomic_store_n(&head->path_ns[p], ns[i], __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&s->lock);
+	/* a new head's paths have their states before its first I/O */
+	for (unsigned q = 0; nfresh && q < s->nr_paths; q++)
+		nvme_mpath_read_ana(s, q);
+	/*
+	 * Under the lock, against nvme_mpath_stop's removal of the devices
+	 * (the engine's lock is taken inside this one, never around it).
+	 */
+	pthread_mutex_lock(&s->lock);
+	for (unsigned i = 0; i < nfresh && !s->stop; i++)
+		add_head_devices(s, fresh[i]);
+	pthread_mutex_unlock(&s->lock);
+	free(fresh);
+	free(ns);
 }
 
 /* ---- the requeue and ANA thread ------------------------------------------- */
@@ -462,6 +548,7 @@ static void *ana_thread(void *arg)
 			s->chg_log_want[p] = false;
 			pthread_mutex_unlock(&s->lock);
 			clear_changed_ns_log(s, p);
+			scan_heads(s, p);
 			pthread_mutex_lock(&s->lock);
 		}
 		if (s->ana_stale || mono_ms() >= next_ana) {
@@ -630,6 +717,9 @@ int nvme_mpath_create(struct ucmd_engine *e, struct nvme_host **paths, unsigned 
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&s->cond, &ca);
 	pthread_condattr_destroy(&ca);
+	s->heads = calloc(NVME_MPATH_MAX_HEADS, sizeof(*s->heads));
+	if (!s->heads)
+		goto fail;
 	/* one head per namespace ID any path has: the subsystem's NSIDs are shared */
 	for (unsigned p = 0; p < nr; p++) {
 		for (unsigned i = 0; paths[p] && i < paths[p]->nr_ns; i++) {
@@ -640,12 +730,10 @@ int nvme_mpath_create(struct ucmd_engine *e, struct nvme_host **paths, unsigned 
 				continue;
 			head = find_head(s, ns->nsid);
 			if (!head) {
-				struct nvme_ns_head **n = realloc(s->heads, (s->nr_heads + 1) *
-								  sizeof(*n));
-
-				if (!n)
+				if (s->nr_heads == NVME_MPATH_MAX_HEADS) {
+					ret = -ENOSPC;
 					goto fail;
-				s->heads = n;
+				}
 				head = head_new(s, first, first_idx, ns);
 				if (!head)
 					goto fail;
@@ -706,7 +794,8 @@ int nvme_mpath_add_path(struct nvme_subsys *s, unsigned p, struct nvme_host *h)
 	return 0;
 }
 
-void nvme_mpath_stop(struct nvme_subsys *s)
+/* Under s->lock: the heads' devices go (a rescan adds under it too). */
+static void remove_head_devices(struct nvme_subsys *s)
 {
 	for (unsigned i = 0; i < s->nr_heads; i++) {
 		struct nvme_ns_head *head = s->heads[i];
@@ -718,6 +807,13 @@ void nvme_mpath_stop(struct nvme_subsys *s)
 			engine_remove_device(s->engine, head->rep.blk_name);
 		head->devices_added = false;
 	}
+}
+
+void nvme_mpath_stop(struct nvme_subsys *s)
+{
+	pthread_mutex_lock(&s->lock);
+	remove_head_devices(s);
+	pthread_mutex_unlock(&s->lock);
 	pthread_mutex_lock(&s->lock);
 	s->stop = true;
 	pthread_cond_broadcast(&s->cond);
@@ -729,6 +825,8 @@ void nvme_mpath_stop(struct nvme_subsys *s)
 	s->ana_started = s->requeue_started = false;
 	pthread_mutex_lock(&s->lock);
 	s->stop = true;
+	/* a head a rescan added before it saw stop */
+	remove_head_devices(s);
 	pthread_mutex_unlock(&s->lock);
 }
 

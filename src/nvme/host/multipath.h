@@ -19,6 +19,12 @@
 
 #define NVME_MPATH_MAX_PATHS	8
 /*
+ * Heads a subsystem may have: the namespace IDs one Identify active list
+ * holds. The table is that size from the start, so that a head a rescan
+ * adds never moves the others (readers take no lock).
+ */
+#define NVME_MPATH_MAX_HEADS	1024
+/*
  * The ANA log of a path is read again when its controller sends the ANA
  * Change notice (an Asynchronous Event Request is kept outstanding on each
  * path, as Linux's nvme_async_event), when an I/O gets an ANA status, and,
@@ -56,8 +62,8 @@ struct nvme_subsys {
 	atomic_int iopolicy;			/* enum nvme_iopolicy */
 	unsigned nr_paths;
 	struct nvme_host *paths[NVME_MPATH_MAX_PATHS];
-	struct nvme_ns_head **heads;
-	unsigned nr_heads;
+	struct nvme_ns_head **heads;		/* NVME_MPATH_MAX_HEADS of them */
+	unsigned nr_heads;			/* grows under lock (a rescan), never shrinks */
 	atomic_ulong failovers;			/* block requests sent again on another path */
 	/*
 	 * Paths not attached at the start (paths[p] NULL, published with
@@ -77,7 +83,8 @@ struct nvme_subsys {
 		unsigned path;
 	} aer[NVME_MPATH_MAX_PATHS];
 	bool aer_want[NVME_MPATH_MAX_PATHS], aer_pending[NVME_MPATH_MAX_PATHS];
-	bool chg_log_want[NVME_MPATH_MAX_PATHS];	/* a Namespace Attribute notice came */
+	/* a Namespace Attribute notice came: the log read, the path and heads scanned */
+	bool chg_log_want[NVME_MPATH_MAX_PATHS];
 	unsigned long ana_aens[NVME_MPATH_MAX_PATHS];
 
 	/* the requeue thread and the ANA thread */

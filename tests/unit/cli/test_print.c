@@ -646,6 +646,58 @@ static void test_list(void **state)
 	assert_string_equal(t, "nvme-subsys0 - NQN=nqn.x\n\\\n +- nvme0 pcie ucmd.0 live\n");
 }
 
+/*
+ * list-subsys's paths of a namespace: nvme-cli's ANA field (even empty:
+ * its trailing space), "ANAState" only with a state; a subsystem filtered
+ * out leaves its host alone.
+ */
+static void test_list_subsys_paths(void **state)
+{
+	struct nvme_id_ctrl id;
+
+	(void)state;
+	fill_id_ctrl(&id);
+	memcpy(id.subnqn, "nqn.x", 5);
+	struct print_ctrl c[2] = {
+		{ "nvme0", "nvme-subsys0", "pcie", "a0", "live", "nqn.host", "hid", &id, 0, NULL,
+		  "optimized" },
+		{ "nvme1", "nvme-subsys0", "pcie", "a1", "live", "nqn.host", "hid", &id, 0, NULL,
+		  "inaccessible" },
+	};
+	const char *t = CAPTURE(print_list_subsys(c, 2, OUT_NORMAL, 0));
+
+	assert_string_equal(t, "nvme-subsys0 - NQN=nqn.x\n\\\n +- nvme0 pcie a0 live optimized\n"
+			       " +- nvme1 pcie a1 live inaccessible\n");
+	struct json_object *o = parse(CAPTURE(print_list_subsys(c, 2, OUT_JSON, 0)));
+	struct json_object *h = json_object_array_get_idx(o, 0);
+	struct json_object *s = json_object_array_get_idx(key(h, "Subsystems", json_type_array), 0);
+	struct json_object *p = key(s, "Paths", json_type_array);
+	assert_int_equal(json_object_array_length(p), 2);
+	key_str(json_object_array_get_idx(p, 0), "ANAState", "optimized");
+	key_str(json_object_array_get_idx(p, 1), "ANAState", "inaccessible");
+	key_str(json_object_array_get_idx(p, 1), "Name", "nvme1");
+	json_object_put(o);
+
+	c[0].ana_state = c[1].ana_state = "";
+	t = CAPTURE(print_list_subsys(c, 2, OUT_NORMAL, 0));
+	assert_string_equal(t, "nvme-subsys0 - NQN=nqn.x\n\\\n +- nvme0 pcie a0 live \n"
+			       " +- nvme1 pcie a1 live \n");
+	o = parse(CAPTURE(print_list_subsys(c, 2, OUT_JSON, 0)));
+	s = json_object_array_get_idx(key(json_object_array_get_idx(o, 0), "Subsystems",
+					  json_type_array), 0);
+	no_key(json_object_array_get_idx(key(s, "Paths", json_type_array), 0), "ANAState");
+	json_object_put(o);
+
+	c[0].subsys = c[1].subsys = NULL;
+	t = CAPTURE(print_list_subsys(c, 2, OUT_NORMAL, 0));
+	assert_string_equal(t, "");
+	o = parse(CAPTURE(print_list_subsys(c, 2, OUT_JSON, 0)));
+	h = json_object_array_get_idx(o, 0);
+	key_str(h, "HostNQN", "nqn.host");
+	assert_int_equal(json_object_array_length(key(h, "Subsystems", json_type_array)), 0);
+	json_object_put(o);
+}
+
 /* ---- show-regs ---- */
 
 static void test_show_regs(void **state)
@@ -697,6 +749,7 @@ int main(void)
 		cmocka_unit_test(test_feature),
 		cmocka_unit_test(test_get_log),
 		cmocka_unit_test(test_list),
+		cmocka_unit_test(test_list_subsys_paths),
 		cmocka_unit_test(test_show_regs),
 	};
 	int r = cmocka_run_group_tests(tests, NULL, NULL);

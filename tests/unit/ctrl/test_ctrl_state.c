@@ -294,8 +294,8 @@ static void test_v3_members(void **state)
 
 /*
  * A subsystem of several controllers: its ANA states, change count and
- * controllers 2..N's saved features, a namespace attached to some of them;
- * each checked, and what is valid comes back.
+ * controllers 2..N's saved features and SMART counters, a namespace
+ * attached to some of them; each checked, and what is valid comes back.
  */
 static void test_subsystem_members(void **state)
 {
@@ -303,7 +303,11 @@ static void test_subsystem_members(void **state)
 	static const char feats[] = "{\"arbitration\":3,\"power_mgmt\":0,\"err_recovery\":0,"
 		"\"vwc\":1,\"irq_coalesce\":0,\"write_atomic\":0,\"async_event\":0,"
 		"\"tmpth_over\":343,\"tmpth_under\":0}";
-	char good[512], buf[512];
+	/* controller 2's SMART counters */
+	static const char smart[] = "{\"units_read_512\":11,\"units_written_512\":22,"
+		"\"host_reads\":3,\"host_writes\":4,\"power_cycles\":5,\"unsafe_shutdowns\":1,"
+		"\"power_on_seconds\":600,\"media_errors\":2}";
+	char good[1024], buf[1024];
 	static const struct { const char *sub, *att, *why; } bad[] = {
 		{ "{\"ana_states\":[1,9],\"ana_chgcnt\":0,\"saved_features\":[%s]}", NULL,
 		  "subsystem.ana_states: entry 1 is no ANA state" },
@@ -315,6 +319,23 @@ static void test_subsystem_members(void **state)
 		  "subsystem.saved_features: 0 for controllers 2..2" },
 		{ "{\"ana_states\":[1,1],\"ana_chgcnt\":0,\"saved_features\":[%s],\"x\":1}", NULL,
 		  "subsystem.x: unknown field" },
+		{ "{\"ana_states\":[1,1],\"ana_chgcnt\":0,\"saved_features\":[%s],\"smart\":[]}",
+		  NULL, "subsystem.smart: 0 for controllers 2..2" },
+		{ "{\"ana_states\":[1,1],\"ana_chgcnt\":0,\"saved_features\":[%s],\"smart\":{}}",
+		  NULL, "subsystem.smart: expected array, found object" },
+		{ "{\"ana_states\":[1,1],\"ana_chgcnt\":0,\"saved_features\":[%s],\"smart\":[7]}",
+		  NULL, "subsystem.smart[0].: expected object" },
+		{ "{\"ana_states\":[1,1],\"ana_chgcnt\":0,\"saved_features\":[%s],"
+		  "\"smart\":[{\"error_count\":0}]}", NULL,
+		  "subsystem.smart[0].error_count: unknown field" },
+		{ "{\"ana_states\":[1,1],\"ana_chgcnt\":0,\"saved_features\":[%s],"
+		  "\"smart\":[{\"host_reads\":1}]}", NULL,
+		  "subsystem.smart[0].units_read_512: missing" },
+		{ "{\"ana_states\":[1,1],\"ana_chgcnt\":0,\"saved_features\":[%s],"
+		  "\"smart\":[{\"units_read_512\":0,\"units_written_512\":0,\"host_reads\":-1,"
+		  "\"host_writes\":0,\"power_cycles\":0,\"unsafe_shutdowns\":0,"
+		  "\"power_on_seconds\":0,\"media_errors\":0}]}", NULL,
+		  "subsystem.smart[0].host_reads" },
 		{ "{\"ana_states\":[1,1],\"ana_chgcnt\":0,\"saved_features\":[%s]}", "[3]",
 		  "namespaces[0].attached_to: entry 0 is no controller 1..2" },
 		{ "{\"ana_states\":[1,1],\"ana_chgcnt\":0,\"saved_features\":[%s]}", "[1,2]",
@@ -327,7 +348,7 @@ static void test_subsystem_members(void **state)
 
 	/* one controller has no subsystem state */
 	snprintf(good, sizeof(good), "{\"ana_states\":[1,3],\"ana_chgcnt\":5,"
-		 "\"saved_features\":[%s]}", feats);
+		 "\"saved_features\":[%s],\"smart\":[%s]}", feats, smart);
 	edit(f, true, "subsystem", J(good), true);
 	assert_refused(f, -EINVAL, "subsystem: present for a subsystem of one controller");
 	edit(f, true, "controllers", json_object_new_int(2), true);
@@ -352,6 +373,14 @@ static void test_subsystem_members(void **state)
 	assert_int_equal(c->ns[1]->attached, 2);
 	assert_int_equal(c->sib[0]->saved.arbitration, 3);
 	assert_int_equal(c->saved.arbitration, 0);
+	/* controller 2's counters, its own (this start is a cold one: one cycle more) */
+	assert_int_equal(c->sib[0]->smart.units_read_512, 11);
+	assert_int_equal(c->sib[0]->smart.units_written_512, 22);
+	assert_int_equal(c->sib[0]->smart.host_reads, 3);
+	assert_int_equal(c->sib[0]->smart.host_writes, 4);
+	assert_int_equal(c->sib[0]->smart.power_cycles, c->power_cycled ? 6 : 5);
+	assert_int_equal(c->sib[0]->smart.power_on_seconds, 600);
+	assert_int_equal(c->sib[0]->smart.media_errors, 2);
 	assert_int_equal(ucmd_ctrl_destroy(c), 0);
 	/* and saved as loaded */
 	json_object *root = json_object_from_file(f->json), *v;

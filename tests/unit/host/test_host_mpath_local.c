@@ -6,7 +6,7 @@
  * controllers as paths, data written through one controller is read
  * through the other, the count of controllers is kept in ctrl.json, a
  * directory of one loads as before, and each controller's saved features
- * are its own.
+ * and SMART counters are its own.
  */
 #include "mpath_fixture.h"
 
@@ -273,6 +273,106 @@ static void test_saved_features_per_controller(void **state)
 	assert_int_equal(system(rm), 0);
 }
 
+static uint64_t le64at(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return le64toh(v);
+}
+
+/* Controller dev's SMART log: host reads, host writes, data units written, power cycles */
+static void smart_of(struct mp *m, const char *dev, uint64_t out[4])
+{
+	struct nvme_smart_log *s = fx_alloc(512);
+	struct nvme_uring_cmd g = { .opcode = nvme_admin_get_log_page, .nsid = 0xffffffff,
+				    .cdw10 = NVME_LOG_LID_SMART | ((512 / 4 - 1) << 16),
+				    .addr = (uint64_t)(uintptr_t)s, .data_len = 512 };
+	int fd = ucmd_open(m->e, dev, O_RDWR);
+
+	assert_true(fd >= 0);
+	assert_int_equal(cmd(m, fd, NVME_URING_CMD_ADMIN, &g, NULL), 0);
+	ucmd_close(m->e, fd);
+	out[0] = le64at(s->host_reads);
+	out[1] = le64at(s->host_writes);
+	out[2] = le64at(s->data_units_written);
+	out[3] = le64at(s->power_cycles);
+	free(s);
+}
+
+/*
+ * Each controller's SMART counters are its own and kept across a restart
+ * (not only controller 1's): round-robin I/O through the head counts on
+ * each path's controller; a start after a power-off counts a power cycle
+ * on every controller of the subsystem.
+ */
+static void test_smart_per_controller(void **state)
+{
+	static const char *const dev[3] = { "nvme0", "nvme1", "nvme2" };
+	struct mp m = { 0 };
+	uint8_t *wr = fx_alloc(8 * 512);
+	uint64_t before[3][4], after[3][4];
+
+	(void)state;
+	snprintf(m.dir, sizeof(m.dir), "/tmp/ucmd-mpl-XXXXXX");
+	assert_non_null(mkdtemp(m.dir));
+	up(&m, 3, true);
+	assert_int_equal(ucmd_nvme_subsys_set_iopolicy(m.s, "round-robin"), 0);
+	int ng = ucmd_open(m.e, "ng0n1", O_RDWR);
+	assert_true(ng >= 0);
+	/* 8 writes of 8 blocks and 4 reads over three paths */
+	for (unsigned b = 0; b < 12; b++) {
+		struct nvme_uring_cmd c;
+
+		fx_fill(wr, 8 * 512, b);
+		fx_rw_cmd(&c, b < 8 ? nvme_cmd_write : nvme_cmd_read, 1, b * 8, 8, wr, 8 * 512);
+		assert_int_equal(cmd(&m, ng, NVME_URING_CMD_IO, &c, NULL), 0);
+	}
+	ucmd_close(m.e, ng);
+	uint64_t reads = 0, writes = 0;
+	for (unsigned i = 0; i < 3; i++) {
+		smart_of(&m, dev[i], before[i]);
+		reads += before[i][0];
+		writes += before[i][1];
+		/* every path carried some; a new directory is one power-on */
+		assert_true(before[i][0] + before[i][1] > 0);
+		assert_int_equal(before[i][3], 1);
+	}
+	assert_true(reads >= 4);
+	assert_true(writes >= 8);
+	down(&m);
+
+	/* the same boot, shut down cleanly: every count as it was */
+	up(&m, 0, false);
+	for (unsigned i = 0; i < 3; i++) {
+		smart_of(&m, dev[i], after[i]);
+		assert_memory_equal(after[i], before[i], sizeof(after[i]));
+	}
+	down(&m);
+
+	/* a start after a power-off: one power cycle more on each controller */
+	struct ucmd_ctrl_params cp = { .dir = m.dir, .power_on = true };
+	struct io_uring_params p = { .flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 };
+	struct ucmd_nvme_host_opts ho = { 0 };
+
+	m.e = ucmd_engine_new();
+	assert_non_null(m.e);
+	assert_int_equal(ucmd_ctrl_create(&cp, &m.ctrl), 0);
+	assert_int_equal(ucmd_nvme_attach_multipath(m.e, m.ctrl, &ho, &m.s), 0);
+	assert_int_equal(ucmd_queue_init_engine(m.e, 16, &m.ring, &p), 0);
+	for (unsigned i = 0; i < 3; i++) {
+		smart_of(&m, dev[i], after[i]);
+		assert_int_equal(after[i][3], 2);
+		assert_int_equal(after[i][1], before[i][1]);
+		assert_int_equal(after[i][2], before[i][2]);
+	}
+	down(&m);
+	char rm[128];
+	snprintf(rm, sizeof(rm), "rm -rf %s", m.dir);
+	assert_int_equal(system(rm), 0);
+	free(wr);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -280,6 +380,7 @@ int main(void)
 		cmocka_unit_test(test_one_controller_as_before),
 		cmocka_unit_test(test_threaded_controllers),
 		cmocka_unit_test(test_saved_features_per_controller),
+		cmocka_unit_test(test_smart_per_controller),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -124,10 +124,111 @@ static void test_ns_mgmt_any_controller(void **state)
 	free(id); free(cl); free(sl);
 }
 
+/* Until the head's device name appears (the rescan a notice starts): its fd, else a failure */
+static int wait_head(struct mp *m, const char *name)
+{
+	for (unsigned t = 0; t < 500; t++) {
+		int fd = ucmd_open(m->e, name, O_RDWR);
+
+		if (fd >= 0)
+			return fd;
+		usleep(10000);
+	}
+	fail_msg("no %s 5 s after the namespace was attached", name);
+	return -1;
+}
+
+/*
+ * A namespace made and attached after the attach gets its head, as Linux's
+ * nvme_scan_work makes it on the Namespace Attribute notice, without a new
+ * attach: namespace 2 on both controllers is read and written through
+ * ng0n2 and nvme0n2 over either path; namespace 3 on controller 2 alone
+ * has only that path (controller 2 inaccessible: no usable path).
+ */
+static void test_head_after_attach(void **state)
+{
+	struct mp m = { 0 };
+	struct nvme_id_ns *id = fx_alloc(4096);
+	uint8_t *wr = fx_alloc(8 * 512), *rd = fx_alloc(8 * 512);
+	const uint16_t both[] = { 1, 2 }, second[] = { 2 };
+	struct ucmd_nvme_path_info pi;
+	uint64_t res = 0;
+
+	(void)state;
+	snprintf(m.dir, sizeof(m.dir), "/tmp/ucmd-mpl-XXXXXX");
+	assert_non_null(mkdtemp(m.dir));
+	up(&m, 2, true);
+	assert_int_equal(ucmd_open(m.e, "ng0n2", O_RDWR), -ENOENT);
+	for (uint32_t nsid = 2; nsid <= 3; nsid++) {
+		struct nvme_uring_cmd mk = { .opcode = nvme_admin_ns_mgmt, .cdw10 = 0,
+					     .addr = (uint64_t)(uintptr_t)id, .data_len = 4096 };
+
+		memset(id, 0, 4096);
+		id->nsze = id->ncap = htole64(1024);
+		assert_int_equal(admin(&m, "nvme0", &mk, &res), 0);
+		assert_int_equal(res, nsid);
+	}
+	assert_int_equal(attach(&m, "nvme1", 2, 0, 2, both), 0);
+	assert_int_equal(attach(&m, "nvme0", 3, 0, 1, second), 0);
+
+	int ng = wait_head(&m, "ng0n2");
+	int ng3 = wait_head(&m, "ng0n3");
+	assert_int_equal(ucmd_nvme_subsys_set_iopolicy(m.s, "round-robin"), 0);
+	for (unsigned b = 0; b < 4; b++) {
+		struct nvme_uring_cmd c;
+
+		fx_fill(wr, 8 * 512, 300 + b);
+		fx_rw_cmd(&c, nvme_cmd_write, 2, b * 8, 8, wr, 8 * 512);
+		assert_int_equal(cmd(&m, ng, NVME_URING_CMD_IO, &c, NULL), 0);
+		fx_rw_cmd(&c, nvme_cmd_read, 2, b * 8, 8, rd, 8 * 512);
+		assert_int_equal(cmd(&m, ng, NVME_URING_CMD_IO, &c, NULL), 0);
+		assert_memory_equal(wr, rd, 8 * 512);
+	}
+	for (unsigned i = 0; i < 2; i++) {
+		assert_int_equal(ucmd_nvme_subsys_path_info(m.s, 2, i, &pi), 0);
+		assert_int_equal(pi.ana_state, NVME_ANA_STATE_OPTIMIZED);
+		assert_true(pi.dispatched > 0);
+	}
+	/* its block device too */
+	int bd = ucmd_open(m.e, "nvme0n2", O_RDWR);
+	assert_true(bd >= 0);
+	ucmd_close(m.e, bd);
+
+	/* namespace 3: through controller 2 only */
+	struct nvme_uring_cmd c;
+	fx_fill(wr, 8 * 512, 400);
+	fx_rw_cmd(&c, nvme_cmd_write, 3, 0, 8, wr, 8 * 512);
+	assert_int_equal(cmd(&m, ng3, NVME_URING_CMD_IO, &c, NULL), 0);
+	assert_int_equal(ucmd_ctrl_ana_state(ucmd_ctrl_controller(m.ctrl, 1), 1,
+					     NVME_ANA_STATE_INACCESSIBLE), NVME_ANA_STATE_INACCESSIBLE);
+	for (unsigned t = 0; t < 500; t++) {
+		assert_int_equal(ucmd_nvme_subsys_path_info(m.s, 3, 1, &pi), 0);
+		if (pi.ana_state == NVME_ANA_STATE_INACCESSIBLE)
+			break;
+		usleep(10000);
+	}
+	assert_int_equal(pi.ana_state, NVME_ANA_STATE_INACCESSIBLE);
+	fx_rw_cmd(&c, nvme_cmd_read, 3, 0, 8, rd, 8 * 512);
+	assert_int_equal(cmd(&m, ng3, NVME_URING_CMD_IO, &c, NULL), -EINVAL);
+	/* namespace 2 still has controller 1 */
+	fx_rw_cmd(&c, nvme_cmd_read, 2, 0, 8, rd, 8 * 512);
+	assert_int_equal(cmd(&m, ng, NVME_URING_CMD_IO, &c, NULL), 0);
+	ucmd_close(m.e, ng);
+	ucmd_close(m.e, ng3);
+	down(&m);
+	char rm[128];
+	snprintf(rm, sizeof(rm), "rm -rf %s", m.dir);
+	assert_int_equal(system(rm), 0);
+	free(id);
+	free(wr);
+	free(rd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ns_mgmt_any_controller),
+		cmocka_unit_test(test_head_after_attach),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
