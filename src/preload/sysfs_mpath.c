@@ -169,6 +169,19 @@ static int join_subsys(const char *root, unsigned c, unsigned x)
 	return ret ?: pl_sysfs_link(t, p);
 }
 
+/*
+ * Is nsid attached to controller c (in its active namespace list, CNS 02h)?
+ * Linux makes a path only through a controller that reports the namespace.
+ */
+static bool ns_attached(const struct pl_devinfo *c, unsigned nsid)
+{
+	static uint32_t list[1024];
+
+	if (!nsid || pl_identify(c, nsid - 1, NVME_IDENTIFY_CNS_NS_ACTIVE_LIST, NVME_CSI_NVM, list))
+		return false;
+	return le32toh(list[0]) == nsid;
+}
+
 /* Path nvmeXcCnY of head nsid y through controller c. */
 static int add_path(const char *root, const struct pl_devinfo *c, unsigned x, unsigned y)
 {
@@ -239,7 +252,7 @@ int pl_sysfs_mpath(const char *root, const struct pl_devinfo **v, unsigned n)
 			if (ret || v[k]->kind != PL_DEV_NS_BLK)
 				continue;
 			for (unsigned j = 0; j < nc && !ret; j++)
-				if (c[j].lead == (int)i)
+				if (c[j].lead == (int)i && ns_attached(c[j].d, v[k]->nsid))
 					ret = add_path(root, c[j].d, x, v[k]->nsid);
 		}
 	}

@@ -123,6 +123,18 @@ grep -q '^Invalid device name nvme0c1n1$' "$T/bad.out" || { cat "$T/bad.out"; fa
 step "list-subsys of a namespace attached to nvme1 alone: its one path (Linux's)"
 "$UCMD" --ctrl "$ctrl" create-ns --nsze=256 > /dev/null && "$UCMD" --ctrl "$ctrl" attach-ns -n 2 -c 2 \
 	> /dev/null || fail "namespace 2 on controller 2"
+# with its one path usable, nvme-cli under exec agrees: exec's sysfs has a
+# path only through a controller the namespace is attached to, as Linux's
+"$UCMD" --ctrl "$ctrl" ana-state --controller nvme1 --state optimized > /dev/null ||
+	fail "ana-state nvme1 optimized"
+same_list_subsys /dev/nvme0n2
+"$UCMD" --ctrl "$ctrl" ana-state --controller nvme1 --state inaccessible > /dev/null ||
+	fail "ana-state nvme1 inaccessible again"
+# with none usable, NVME_IOCTL_ID on the head is EWOULDBLOCK (Linux's
+# nvme_ns_head_ioctl), so nvme-cli lists every controller without a state;
+# ucmd's list-subsys still shows the one path and why it is unusable
+X nvme id-ns /dev/nvme0n2 > "$T/idns2.out" 2>&1 && fail "id-ns through a head with no usable path"
+grep -q "Resource temporarily unavailable" "$T/idns2.out" || { cat "$T/idns2.out"; fail "its errno"; }
 "$UCMD" --ctrl "$ctrl" list-subsys -o json /dev/nvme0n2 > "$T/ls2.json" || fail "list-subsys nvme0n2"
 python3 - "$T/ls2.json" <<'PY' || fail "list-subsys /dev/nvme0n2"
 import json, sys

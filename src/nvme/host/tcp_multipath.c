@@ -368,12 +368,16 @@ int ucmd_nvme_subsys_path_info(struct ucmd_nvme_subsys *subsys, uint32_t nsid, u
 
 	if (!s || !info || path >= s->nr_paths)
 		return -EINVAL;
+	memset(info, 0, sizeof(*info));
+	/* a rescan adds heads under the lock; a head, once added, stays until stop */
+	pthread_mutex_lock(&s->lock);
 	for (unsigned i = 0; i < s->nr_heads; i++)
 		if (s->heads[i]->nsid == nsid)
 			head = s->heads[i];
+	info->ana_aens = s->ana_aens[path];
+	pthread_mutex_unlock(&s->lock);
 	if (!head)
 		return -ENODEV;
-	memset(info, 0, sizeof(*info));
 	struct nvme_host *h = __atomic_load_n(&s->paths[path], __ATOMIC_ACQUIRE);
 
 	/* a path not connected yet: the instance it will have, not live */
@@ -385,8 +389,5 @@ int ucmd_nvme_subsys_path_info(struct ucmd_nvme_subsys *subsys, uint32_t nsid, u
 	info->live = h && (h->ops->path_state ? h->ops->path_state(h) == NVME_PATH_LIVE : true);
 	info->dispatched = atomic_load(&head->dispatched[path]);
 	info->failovers = atomic_load(&s->failovers);
-	pthread_mutex_lock(&s->lock);
-	info->ana_aens = s->ana_aens[path];
-	pthread_mutex_unlock(&s->lock);
 	return 0;
 }
