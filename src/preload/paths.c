@@ -581,6 +581,17 @@ PL_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struc
 	return ret;
 }
 
+const char *pl_path_for(const char *path, char buf[PATH_MAX])
+{
+	struct where w;
+
+	classify(AT_FDCWD, path, &w);
+	if (w.kind == P_NONE)
+		return path;
+	memcpy(buf, w.path, strlen(w.path) + 1);
+	return buf;
+}
+
 /* ---- access: the placeholder's mode is the device node's (0600, the user's) ---- */
 
 PL_EXPORT int access(const char *path, int amode)

@@ -29,6 +29,7 @@
  *   rw.c       read/write/pread/pwrite/readv/writev/preadv/pwritev/lseek,
  *              BLK* ioctls
  *   paths.c    path interposers: /dev/<ucmd device>, /sys -> <root>/sys
+ *   xattr.c    the path-named extended attribute calls, through paths.c
  *   sysfs.c    the generated tree under <root>
  *   dirs.c     listings of the directories the host and the tree share
  *   uring.c    io_uring_setup/enter/register on the daemon's rings
@@ -330,7 +331,9 @@ bool pl_dir_merging(void);
 bool pl_dir_getdents64(int fd, void *buf, size_t count, long *ret);
 
 /* ---- paths.c ---- */
-/* The path interposers (open*, stat*, access, opendir, readlink...): no API of their own. */
+/* The path interposers (open*, stat*, access, opendir, readlink...), and: */
+/* The path a path-only call reaches: path itself, or (copied to buf) the tree's or the placeholder's. */
+const char *pl_path_for(const char *path, char buf[PATH_MAX]);
 
 /* ---- pathname.c: the string side of paths.c, pure ---- */
 

@@ -164,4 +164,17 @@ step "/sys/bus/pci/rescan and rescan_controller are accepted"
 X sh -c 'echo 1 >/sys/bus/pci/rescan && echo 1 >/sys/class/nvme/nvme0/rescan_controller &&
 	test -b /dev/nvme0n1' || fail "rescan"
 
+step "ls -l in the tree and on a device: no error (lgetxattr reaches the tree, ENODATA)"
+X ls -lL /sys/class/nvme /sys/class/nvme/nvme0/ /dev/nvme0n1 >"$T/lsl.out" 2>"$T/lsl.err" ||
+	{ cat "$T/lsl.err"; fail "ls -l under exec"; }
+[ ! -s "$T/lsl.err" ] || { cat "$T/lsl.err"; fail "ls -l printed errors"; }
+X python3 -c 'import os, sys
+for p in sys.argv[1:]:
+    try:
+        os.getxattr(p, "security.selinux", follow_symlinks=False)
+    except OSError as e:
+        print(e.errno)' /sys/class/nvme/nvme0 /dev/nvme0n1 >"$T/xattr.out" ||
+	fail "getxattr under exec"
+[ "$(cat "$T/xattr.out")" = "$(printf '61\n61')" ] || { cat "$T/xattr.out"; fail "getxattr: ENODATA twice"; }
+
 echo "exec_sysfs_pci: ok"
