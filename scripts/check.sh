@@ -40,6 +40,7 @@ skipped=0
 failures=()
 skips=()
 details=()	# a line or two per failure, printed again last
+tier_time=()	# "label N s" of each tier, printed last
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
@@ -64,7 +65,7 @@ count() {	# name, meson-test output file
 }
 
 suite() {	# build-dir, meson options, suite, label
-	local dir=$1 opts=$2 suite=$3 label=$4 log
+	local dir=$1 opts=$2 suite=$3 label=$4 log start=$SECONDS
 	log=$(mktemp)
 	if [ ! -f "$dir/build.ninja" ]; then
 		# shellcheck disable=SC2086
@@ -78,15 +79,17 @@ suite() {	# build-dir, meson options, suite, label
 		failed=$((failed + 1)); failures+=("$label build")
 		return
 	fi
-	meson test -C "$dir" --suite "$suite" --print-errorlogs --num-processes "$(nproc)" >"$log" 2>&1
+	# built just above: no second look at the whole tree
+	meson test -C "$dir" --no-rebuild --suite "$suite" --print-errorlogs --num-processes "$(nproc)" >"$log" 2>&1
 	grep -E '^ *[0-9]+/[0-9]+ ' "$log"
 	grep -qE '^(Fail|Timeout): *[1-9]' "$log" && sed -n '/Listing/,$p;/stdout:/,/^$/p' "$log" | tail -80
 	count "$label" "$log"
 	rm -f "$log"
+	tier_time+=("$label $((SECONDS - start)) s")
 }
 
 fuzz() {
-	local flog frc fok ffail
+	local flog frc fok ffail start=$SECONDS
 	flog=$(mktemp)
 	FUZZ_SECONDS=${FUZZ_SECONDS:-20} bash scripts/run-fuzz.sh >"$flog" 2>&1
 	frc=$?
@@ -104,28 +107,37 @@ fuzz() {
 	fi
 	echo "== fuzz: $fok passed, $ffail failed"
 	rm -f "$flog"
+	tier_time+=("fuzz $((SECONDS - start)) s")
 }
 
 # A system test that boots a QEMU guest (minutes each): only in `all`.
 boots_qemu() { grep -q 'tests/system/qemu/run\.sh' "$1"; }
 
 LOGS=${UCMD_CHECK_LOGS:-build/check-logs}
+# install.sh's `make install` builds here, kept between runs: a new
+# prefix rebuilds only what names it, not the whole LTO tree every time
+export UCMD_INSTALL_BUILD=${UCMD_INSTALL_BUILD:-build-check-install}
 
-# One system test; its status and seconds go to $LOGS/NAME.rc.
+# One system test; its status, seconds and CPU seconds go to $LOGS/NAME.rc.
 run_one() {	# path
-	local name start rc
+	local name start rc cpu
 	name=$(basename "$1" .sh)
 	start=$SECONDS
 	UCMD_BUILD=build bash "$1" >"$LOGS/$name.log" 2>&1
 	rc=$?
-	echo "$rc $((SECONDS - start))" >"$LOGS/$name.rc"
+	# the CPU seconds it took (user + system, its processes that were
+	# waited for): what tells a light test from a heavy one
+	times >"$LOGS/$name.times"
+	cpu=$(awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%.0f", t }' "$LOGS/$name.times")
+	rm -f "$LOGS/$name.times"
+	echo "$rc $((SECONDS - start)) ${cpu:-?}" >"$LOGS/$name.rc"
 }
 
 # What run_one found, printed and counted.
 report() {	# path
 	local name rc secs
 	name=$(basename "$1" .sh)
-	read -r rc secs <"$LOGS/$name.rc" || { rc=1; secs='?'; }
+	read -r rc secs _ <"$LOGS/$name.rc" || { rc=1; secs='?'; }
 	case $rc in
 	0) echo "system $name: ok ($secs s)"; passed=$((passed + 1)) ;;
 	77)
@@ -141,35 +153,83 @@ report() {	# path
 	esac
 }
 
-# UCMD_CHECK_JOBS=2: the QEMU tests one after the other in a lane of their
-# own, beside the others one after the other (a guest under TCG and a test
-# waiting on its daemon share the CPUs well); never two guests at once, nor
-# two of the others. Default 1: one test at a time.
+# How a system test shares the machine with the others:
+#   qemu    names tests/system/qemu/run.sh: boots a TCG guest that wants
+#           both CPUs within run.sh's time limits. Never two at once, nor
+#           beside a heavy test; beside light ones.
+#   heavy   says "# check: heavy" in its header (install.sh builds a tree of
+#           its own with every CPU): never beside a qemu or another heavy one.
+#   serial  says "# check: serial": runs alone (none does today).
+#   light   every other: beside anything but a serial test. A light test
+#           keeps to its own T, ports and processes (docs/testing.md).
+test_class() {	# path
+	if boots_qemu "$1"; then echo qemu
+	elif grep -q '^# check: serial' "$1"; then echo serial
+	elif grep -q '^# check: heavy' "$1"; then echo heavy
+	else echo light; fi
+}
+
+# The system tests, UCMD_CHECK_JOBS (default 2) at a time, within what
+# their classes allow, the longest first (the previous run's seconds in
+# $LOGS/NAME.rc; without them a guess by class), each into its own log.
+# The results are printed once all have run, in name order.
 system() {	# with_qemu (0|1)
-	local t name all=() qemu=() rest=()
+	local t name cls secs pid i started start=$SECONDS
+	local jobs=${UCMD_CHECK_JOBS:-2} running=0 qemu_on=0 heavy_on=0 serial_on=0
+	local all=() queue=() keyed=()
+	local -A class_of=() pid_test=()
+	[ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
 	mkdir -p "$LOGS"
 	for t in tests/system/*.sh; do
 		[ -f "$t" ] || continue
 		name=$(basename "$t" .sh)
 		[[ $name =~ ${UCMD_CHECK_ONLY:-.} ]] || continue
-		if boots_qemu "$t"; then
-			[ "$1" = 1 ] || continue
-			qemu+=("$t")
-		else
-			rest+=("$t")
+		cls=$(test_class "$t")
+		[ "$cls" = qemu ] && [ "$1" = 0 ] && continue
+		secs=
+		[ -f "$LOGS/$name.rc" ] && read -r _ secs _ <"$LOGS/$name.rc"
+		if ! [[ $secs =~ ^[0-9]+$ ]]; then
+			case $cls in qemu) secs=120 ;; heavy) secs=90 ;; *) secs=10 ;; esac
 		fi
+		class_of[$t]=$cls
 		all+=("$t")
+		keyed+=("$secs $t")
 		rm -f "$LOGS/$name.rc"
 	done
-	if [ "${UCMD_CHECK_JOBS:-1}" -ge 2 ] && [ ${#qemu[@]} -ne 0 ]; then
-		echo "system: ${#qemu[@]} QEMU tests beside ${#rest[@]} others (UCMD_CHECK_JOBS)"
-		{ for t in "${qemu[@]}"; do run_one "$t"; done; } &
-		{ for t in "${rest[@]}"; do run_one "$t"; done; } &
-		wait
-		for t in "${all[@]}"; do report "$t"; done
-	else
-		for t in "${all[@]}"; do run_one "$t"; report "$t"; done
-	fi
+	mapfile -t queue < <(printf '%s\n' "${keyed[@]}" | sort -k1,1nr -k2,2 | cut -d' ' -f2-)
+	echo "system: ${#all[@]} tests, $jobs at a time, the longest first (logs: $LOGS)"
+	while [ ${#queue[@]} -ne 0 ] || [ "$running" -ne 0 ]; do
+		started=1
+		while [ "$started" = 1 ]; do
+			started=0
+			for i in "${!queue[@]}"; do
+				[ "$running" -lt "$jobs" ] && [ "$serial_on" = 0 ] || break
+				t=${queue[$i]}
+				case ${class_of[$t]} in
+				serial) [ "$running" = 0 ] || continue; serial_on=1 ;;
+				qemu) [ "$qemu_on$heavy_on" = 00 ] || continue; qemu_on=1 ;;
+				heavy) [ "$qemu_on$heavy_on" = 00 ] || continue; heavy_on=1 ;;
+				esac
+				run_one "$t" &
+				pid_test[$!]=$t
+				running=$((running + 1))
+				unset 'queue[i]'
+				started=1
+				break	# from the head of the queue again
+			done
+		done
+		[ "$running" -ne 0 ] || break
+		pid=
+		wait -n -p pid || [ -n "$pid" ] || { wait; running=0; break; }	# no job left to wait for
+		[ -n "${pid_test[$pid]:-}" ] || continue
+		case ${class_of[${pid_test[$pid]}]} in
+		serial) serial_on=0 ;; qemu) qemu_on=0 ;; heavy) heavy_on=0 ;;
+		esac
+		unset 'pid_test[$pid]'
+		running=$((running - 1))
+	done
+	for t in "${all[@]}"; do report "$t"; done
+	tier_time+=("system $((SECONDS - start)) s")
 }
 
 suite build "" unit "unit"
@@ -186,6 +246,8 @@ all) system 1 ;;
 esac
 
 for d in "${details[@]}"; do echo "$d"; done
+t=$(printf '%s, ' "${tier_time[@]}")
+echo "time: ${t}total $SECONDS s"
 [ ${#failures[@]} -eq 0 ] || echo "failing: ${failures[*]}"
 if [ ${#skips[@]} -ne 0 ]; then
 	if [ "$allow_skip" = 1 ]; then
