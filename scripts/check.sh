@@ -3,7 +3,7 @@
 # "N passed, N failed, N skipped". Exits non-zero if anything failed, or if
 # anything was skipped where skips are not allowed (docs/testing.md).
 #
-#   scripts/check.sh [all|quick|unit]      (make check, check-quick, check-unit)
+#   scripts/check.sh [all|quick|unit|system]  (make check, check-quick, check-unit)
 #
 #   unit   build        unit tests, plain (meson suite unit): seconds
 #   quick  unit, then
@@ -13,6 +13,7 @@
 #          build-tsan   threaded tests under ThreadSanitizer
 #          build-fuzz   every libFuzzer target for FUZZ_SECONDS from its corpus
 #          system       the QEMU tests too (those naming tests/system/qemu/run.sh)
+#   system the system tests of `all` alone, over the trees as they are
 #
 # A skip (exit 77 from a system test, SKIP from meson) is counted apart and
 # listed. `all` fails on any: the machine `make check` is for (root, with
@@ -22,16 +23,18 @@
 #   UCMD_CHECK_LOGS             where the system tests' logs go (build/check-logs)
 #   UCMD_CHECK_ONLY=REGEX       only the system tests whose name matches (a
 #                               run with it is not `make check`)
-#   UCMD_CHECK_JOBS=2           the QEMU tests in a lane of their own, beside
-#                               the other system tests (default 1)
+#   UCMD_CHECK_JOBS=N           system tests run at once (default 2; how
+#                               they share the machine: test_class below)
+#   UCMD_CHECK_SYSTEM=DIR       where the system tests are (tests/system;
+#                               tests/unit/check_sched.sh gives its own)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
 tier=${1:-all}
 case $tier in
-all) allow_skip=${UCMD_CHECK_ALLOW_SKIP:-0} ;;
+all | system) allow_skip=${UCMD_CHECK_ALLOW_SKIP:-0} ;;
 quick | unit) allow_skip=${UCMD_CHECK_ALLOW_SKIP:-1} ;;
-*) echo "usage: $0 [all|quick|unit]" >&2; exit 2 ;;
+*) echo "usage: $0 [all|quick|unit|system]" >&2; exit 2 ;;
 esac
 
 passed=0
@@ -64,8 +67,31 @@ count() {	# name, meson-test output file
 	echo "== $1: $ok passed, $((fail + to)) failed, $skip skipped"
 }
 
-suite() {	# build-dir, meson options, suite, label
-	local dir=$1 opts=$2 suite=$3 label=$4 log start=$SECONDS
+# The files ninja builds for the tests of SUITE in build-dir and nothing
+# else (each test's executable, the programs its arguments name, and so
+# what they link), from meson's account of the tests.
+suite_targets() {	# build-dir suite
+	python3 - "$1" "$2" <<'PY'
+import json, os, subprocess, sys
+d, suite = sys.argv[1], sys.argv[2]
+def intro(what):
+    return json.loads(subprocess.run(["meson", "introspect", d, what], check=True,
+                                     capture_output=True, text=True).stdout)
+files = {t["id"]: t["filename"] for t in intro("--targets")}
+top = os.path.realpath(d)
+want = set()
+for t in intro("--tests"):
+    if suite in (s.split(":")[-1] for s in t["suite"]):
+        for i in t["depends"]:
+            want.update(files[i])
+print("\n".join(os.path.relpath(f, top) for f in sorted(want)))
+PY
+}
+
+# Build build-dir (all of it, or with "only" only what the suite's tests
+# need), run the suite, count.
+suite() {	# build-dir, meson options, suite, label [only]
+	local dir=$1 opts=$2 suite=$3 label=$4 only=${5:-} log start=$SECONDS targets=()
 	log=$(mktemp)
 	if [ ! -f "$dir/build.ninja" ]; then
 		# shellcheck disable=SC2086
@@ -74,7 +100,14 @@ suite() {	# build-dir, meson options, suite, label
 		# `make run` may have configured it with only what it runs
 		bash scripts/full_config.sh "$dir" >"$log" 2>&1 || { tail -20 "$log"; echo "meson configure $dir failed"; failed=$((failed + 1)); failures+=("$label configure"); return; }
 	fi
-	if ! ninja -C "$dir" >"$log" 2>&1; then
+	if [ "$only" = only ]; then
+		# regenerated first when meson.build changed: introspect reads
+		# the build directory as it is
+		ninja -C "$dir" build.ninja >"$log" 2>&1 &&
+			mapfile -t targets < <(suite_targets "$dir" "$suite" 2>>"$log") &&
+			[ ${#targets[@]} -ne 0 ] || { tail -20 "$log"; echo "no targets for suite $suite in $dir"; failed=$((failed + 1)); failures+=("$label build"); return; }
+	fi
+	if ! ninja -C "$dir" "${targets[@]}" >"$log" 2>&1; then
 		tail -40 "$log"
 		failed=$((failed + 1)); failures+=("$label build")
 		return
@@ -180,7 +213,7 @@ system() {	# with_qemu (0|1)
 	local -A class_of=() pid_test=()
 	[ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
 	mkdir -p "$LOGS"
-	for t in tests/system/*.sh; do
+	for t in "${UCMD_CHECK_SYSTEM:-tests/system}"/*.sh; do
 		[ -f "$t" ] || continue
 		name=$(basename "$t" .sh)
 		[[ $name =~ ${UCMD_CHECK_ONLY:-.} ]] || continue
@@ -232,17 +265,18 @@ system() {	# with_qemu (0|1)
 	tier_time+=("system $((SECONDS - start)) s")
 }
 
-suite build "" unit "unit"
-if [ "$tier" != unit ]; then
+[ "$tier" = system ] || suite build "" unit "unit"
+if [ "$tier" = quick ] || [ "$tier" = all ]; then
 	suite build-asan "-Db_sanitize=address,undefined -Db_lundef=false -Db_lto=false" unit "unit (asan+ubsan)"
 fi
 if [ "$tier" = all ]; then
-	suite build-tsan "-Db_sanitize=thread -Db_lundef=false -Db_lto=false" threaded "threaded (tsan)"
+	# the threaded tests only: the rest of this tree never runs under TSan
+	suite build-tsan "-Db_sanitize=thread -Db_lundef=false -Db_lto=false" threaded "threaded (tsan)" only
 	fuzz
 fi
 case $tier in
 quick) system 0 ;;
-all) system 1 ;;
+all | system) system 1 ;;
 esac
 
 for d in "${details[@]}"; do echo "$d"; done
