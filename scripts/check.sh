@@ -16,7 +16,7 @@
 #   system the system tests of `all` alone, over the trees as they are
 #
 # A skip (exit 77 from a system test, SKIP from meson) is counted apart and
-# listed. `all` fails on any: the machine `make check` is for (root, with
+# listed. `all` (and `system`) fail on any: the machine `make check` is for (root, with
 # what scripts/deps.sh installs) runs every test, so a skip there is a test
 # that did not run. unit and quick, the inner loop, report skips and pass.
 #   UCMD_CHECK_ALLOW_SKIP=0|1   override that
