@@ -88,4 +88,4 @@ install: deps
 	meson install -C $(INSTALL_BUILD) --no-rebuild $(if $(DESTDIR),--destdir $(abspath $(DESTDIR)))
 
 clean:
-	rm -rf build build-asan build-tsan build-fuzz build-install build-perf
+	rm -rf build build-asan build-tsan build-fuzz build-install build-perf build-check-install

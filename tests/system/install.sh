@@ -4,7 +4,9 @@
 # against the shared library, one against the static library, every
 # installed header alone in C and C++. Checks what the libraries export.
 #   UCMD_INSTALL_BUILD  build directory for make install (default: a new
-#                       one in the temporary directory, the defaults: LTO)
+#                       one in the temporary directory, the defaults: LTO;
+#                       scripts/check.sh keeps one between its runs)
+# check: heavy (an LTO build with every CPU: not beside a QEMU guest)
 source "$(dirname "$0")/lib/common.sh"
 set +e	# every check runs; the failures are counted
 src=$PWD
