@@ -676,12 +676,19 @@ static void io_hybrid_sleep(struct ucmd_ctx *ctx)
  * work already queued, means no sleep.
  */
 static void io_wait_on_src(struct ucmd_ctx *ctx, const struct io_wait_src_ops *wsrc, void *arg,
-			   uint32_t seq, int timeout_ms)
+			   uint32_t seq, unsigned nr_wait, int timeout_ms)
 {
+	bool defer = ctx->flags & IORING_SETUP_DEFER_TASKRUN;
+
 	atomic_fetch_add_explicit(&ctx->nr_fd_waiters, 1, memory_order_seq_cst);
+	/* DEFER_TASKRUN: remote task work wakes us once it reaches what we wait for */
+	if (defer)
+		atomic_store_explicit(&ctx->cq_wait_nr, nr_wait ? nr_wait : 1, memory_order_seq_cst);
 	if (atomic_load_explicit(&ctx->wake, memory_order_seq_cst) == seq &&
 	    !atomic_load_explicit(&ctx->tw_list, memory_order_seq_cst))
 		wsrc->sleep(arg, ctx->wait_efd, timeout_ms);
+	if (defer)
+		atomic_store_explicit(&ctx->cq_wait_nr, IO_CQ_WAKE_INIT, memory_order_relaxed);
 	atomic_fetch_sub_explicit(&ctx->nr_fd_waiters, 1, memory_order_seq_cst);
 }
 
@@ -747,7 +754,7 @@ int io_cqring_wait_deadline(struct ucmd_ctx *ctx, unsigned min_events, uint64_t 
 		}
 		if (wsrc) {
 			if (ret > 0)
-				io_wait_on_src(ctx, wsrc, wsrc_arg, seq, wait_ms);
+				io_wait_on_src(ctx, wsrc, wsrc_arg, seq, min_events - events, wait_ms);
 			wsrc->sleep_end(wsrc_arg);
 		} else if (ret > 0 && polling)
 			sched_yield();	/* IOPOLL: completions are found by polling, not by sleeping */

@@ -87,9 +87,9 @@ void io_uring_cmd_set_wait_src(struct io_uring_cmd *cmd, const struct io_wait_sr
 	/*
 	 * Only the ring's owner under its lock (an io-wq worker's retry
 	 * counts nothing), and only rings whose waiter sleeps on ctx->wake
+	 * (an IOPOLL ring's polls, an SQPOLL ring's thread find theirs)
 	 */
-	if (current_ctx != ctx ||
-	    (ctx->flags & (IORING_SETUP_IOPOLL | IORING_SETUP_SQPOLL | IORING_SETUP_DEFER_TASKRUN)))
+	if (current_ctx != ctx || (ctx->flags & (IORING_SETUP_IOPOLL | IORING_SETUP_SQPOLL)))
 		return;
 	if (!ctx->wsrc_nr) {
 		if (ctx->wait_efd < 0) {

@@ -57,7 +57,7 @@ void io_uring_cmd_complete_in_task(struct io_uring_cmd *cmd,
  *                     has something, efd (the ring's wake-up) is readable
  *                     or the time passed; it may return earlier
  *   sleep_end(arg)
- * Rings without it, IOPOLL, SQPOLL and DEFER_TASKRUN rings sleep as before.
+ * Rings without it, IOPOLL and SQPOLL rings wait as before.
  */
 struct io_wait_src_ops {
 	int  (*reap)(void *arg);

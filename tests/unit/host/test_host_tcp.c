@@ -994,6 +994,28 @@ static void test_waiter_reads(void **state)
 	}
 	assert_true(waited_cqes(&r) - w0 >= 1);
 	r.f->read_delay_ms = 0;
+	/* a DEFER_TASKRUN ring (fio's and ucmd bench's choice) reads the queue the same way */
+	struct io_uring_params dp = { .flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 |
+					       IORING_SETUP_SINGLE_ISSUER |
+					       IORING_SETUP_DEFER_TASKRUN };
+	struct ucmd_ring dr;
+
+	assert_int_equal(ucmd_queue_init_engine(r.e, 64, &dr, &dp), 0);
+	w0 = waited_cqes(&r);
+	for (unsigned i = 0; i < 64; i++) {
+		struct nvme_uring_cmd c = { .opcode = nvme_cmd_read, .nsid = 1,
+					    .addr = (uintptr_t)b, .data_len = 512, .cdw10 = i };
+		struct io_uring_cqe *cqe;
+
+		ucmd_prep_nvme_cmd(ucmd_get_sqe(&dr), r.ng, NVME_URING_CMD_IO, &c);
+		assert_int_equal(ucmd_submit_and_wait(&dr, 1), 1);
+		assert_int_equal(ucmd_wait_cqe(&dr, &cqe), 0);
+		assert_int_equal(cqe->res, 0);
+		ucmd_cqe_seen(&dr, cqe);
+		assert_memory_equal(b, r.f->ram + i * 512, 512);
+	}
+	assert_true(waited_cqes(&r) - w0 >= 32);
+	ucmd_queue_exit(&dr);
 	/* the admin queue stays its receiver's (the keep-alive, the events) */
 	uint8_t *id = aligned_alloc(4096, 4096);
 
