@@ -312,6 +312,16 @@ int main(int argc, char **argv)
 		       "ucmd's NVMe/TCP host to ucmdd on %s\n\n", cfg.o.seconds, cfg.o.rounds,
 		       (unsigned long long)(cfg.o.size >> 20), addr);
 		table_print(&table, best, cfg.dopt.only);
+		/* where the host's completions were read: by the waiting thread, a poller, or the receivers */
+		const struct dirctrl *hosts[] = { &c.tcp_file, &c.tcp_ram };
+		for (unsigned i = 0; i < 2; i++) {
+			struct ucmd_nvme_tcp_info info;
+
+			if (hosts[i]->host && !ucmd_nvme_tcp_info(hosts[i]->host, &info))
+				printf("%s host: %lu completions read by a waiting thread, %lu by a poller\n",
+				       i ? "RAM" : "file", info.waited_completions,
+				       info.polled_completions);
+		}
 	}
 	dirctrl_close(&c.tcp_file);
 	dirctrl_close(&c.tcp_ram);

@@ -118,6 +118,7 @@ struct ucmd_nvme_tcp_info {
 	unsigned long keep_alives;	/* Keep Alive commands sent so far */
 	unsigned long reconnects;	/* associations re-established after a loss */
 	unsigned long polled_completions; /* completed by a poller on a polled queue */
+	unsigned long waited_completions; /* completed by a ring's waiter reading an I/O queue */
 };
 /* -EINVAL unless host came from ucmd_nvme_attach_tcp(). */
 int ucmd_nvme_tcp_info(struct ucmd_nvme_host *host, struct ucmd_nvme_tcp_info *info);

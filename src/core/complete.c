@@ -117,9 +117,17 @@ bool io_flush_overflow(struct ucmd_ctx *ctx)
 
 void io_wake_waiters(struct ucmd_ctx *ctx)
 {
-	atomic_fetch_add_explicit(&ctx->wake, 1, memory_order_release);
+	/* seq_cst: pairs with io_wait_on_src's count-then-look (Dekker) */
+	atomic_fetch_add_explicit(&ctx->wake, 1, memory_order_seq_cst);
 	if (atomic_load_explicit(&ctx->nr_waiters, memory_order_acquire))
 		futex_wake(&ctx->wake, INT_MAX);
+	/* a waiter asleep on its wait source (io_wait_on_src) is woken through its eventfd */
+	if (atomic_load_explicit(&ctx->nr_fd_waiters, memory_order_seq_cst)) {
+		uint64_t one = 1;
+
+		if (write(ctx->wait_efd, &one, sizeof(one)) < 0)
+			return;	/* a full counter is already a wake-up */
+	}
 	if (__builtin_expect(ctx->owner_efd >= 0, 0)) {
 		uint64_t one = 1;
 
@@ -214,6 +222,8 @@ static inline __attribute__((always_inline)) void io_free_req_resources(struct u
 	req->file = NULL;
 	if (req->flags & REQ_F_INFLIGHT)
 		ctx->inflight--;
+	if (req->flags & REQ_F_WAIT_SRC)
+		ctx->wsrc_nr--;
 }
 
 static inline __attribute__((always_inline)) void io_free_req(struct ucmd_kiocb *req)
@@ -266,7 +276,8 @@ static void io_flush_defer(struct ucmd_ctx *ctx);
  * not a fixed one (and needs its reference dropped).
  */
 #define REQ_FLUSH_SLOW                                                                   \
-	(REQ_F_CQE_SKIP | REQ_F_NEED_CLEANUP | REQ_F_CMD_SNAP | REQ_F_INFLIGHT | REQ_F_FIXED_FILE)
+	(REQ_F_CQE_SKIP | REQ_F_NEED_CLEANUP | REQ_F_CMD_SNAP | REQ_F_INFLIGHT | REQ_F_FIXED_FILE | \
+	 REQ_F_WAIT_SRC)
 #define REQ_FLUSH_EXPECT (REQ_F_INFLIGHT | REQ_F_FIXED_FILE)
 
 /*
@@ -658,6 +669,29 @@ static void io_hybrid_sleep(struct ucmd_ctx *ctx)
 	nanosleep(&ts, NULL);
 }
 
+/*
+ * Sleep on the wait source until it has something or the ring is woken
+ * (wait_efd, written by io_wake_waiters while we are counted): the waiter,
+ * counted in nr_waiters, read seq before; a wake-up since then, or task
+ * work already queued, means no sleep.
+ */
+static void io_wait_on_src(struct ucmd_ctx *ctx, const struct io_wait_src_ops *wsrc, void *arg,
+			   uint32_t seq, unsigned nr_wait, int timeout_ms)
+{
+	bool defer = ctx->flags & IORING_SETUP_DEFER_TASKRUN;
+
+	atomic_fetch_add_explicit(&ctx->nr_fd_waiters, 1, memory_order_seq_cst);
+	/* DEFER_TASKRUN: remote task work wakes us once it reaches what we wait for */
+	if (defer)
+		atomic_store_explicit(&ctx->cq_wait_nr, nr_wait ? nr_wait : 1, memory_order_seq_cst);
+	if (atomic_load_explicit(&ctx->wake, memory_order_seq_cst) == seq &&
+	    !atomic_load_explicit(&ctx->tw_list, memory_order_seq_cst))
+		wsrc->sleep(arg, ctx->wait_efd, timeout_ms);
+	if (defer)
+		atomic_store_explicit(&ctx->cq_wait_nr, IO_CQ_WAKE_INIT, memory_order_relaxed);
+	atomic_fetch_sub_explicit(&ctx->nr_fd_waiters, 1, memory_order_seq_cst);
+}
+
 int io_cqring_wait_deadline(struct ucmd_ctx *ctx, unsigned min_events, uint64_t deadline)
 {
 	/* before the first poll: a request just issued is not worth polling yet */
@@ -671,6 +705,24 @@ int io_cqring_wait_deadline(struct ucmd_ctx *ctx, unsigned min_events, uint64_t 
 		io_owner_reap(ctx);
 		unsigned events = io_cqring_events(ctx);
 		bool polling = ctx->nr_iopoll != 0;
+		/*
+		 * Completions a wait source holds are read here, on this thread,
+		 * and a waiter that still needs more sleeps on the source
+		 * itself (io_wait_on_src): no other thread in between.
+		 */
+		const struct io_wait_src_ops *wsrc = NULL;
+		void *wsrc_arg = NULL;
+
+		if (ctx->wsrc_nr && events < min_events) {
+			if (ctx->wsrc_ops->reap(ctx->wsrc_arg) > 0) {
+				io_owner_reap(ctx);
+				events = io_cqring_events(ctx);
+			}
+			if (ctx->wsrc_nr && events < min_events && ctx->wsrc_ops->sleep_begin(ctx->wsrc_arg)) {
+				wsrc = ctx->wsrc_ops;
+				wsrc_arg = ctx->wsrc_arg;
+			}
+		}
 		/*
 		 * Counted as a waiter before reading the wake sequence, under
 		 * uring_lock: another thread that submits (and posts CQEs in its
@@ -700,7 +752,11 @@ int io_cqring_wait_deadline(struct ucmd_ctx *ctx, unsigned min_events, uint64_t 
 					wait_ms = (int)left_ms;
 			}
 		}
-		if (ret > 0 && polling)
+		if (wsrc) {
+			if (ret > 0)
+				io_wait_on_src(ctx, wsrc, wsrc_arg, seq, min_events - events, wait_ms);
+			wsrc->sleep_end(wsrc_arg);
+		} else if (ret > 0 && polling)
 			sched_yield();	/* IOPOLL: completions are found by polling, not by sleeping */
 		else if (ret > 0 && early)
 			io_wait_tw_counted(ctx, seq, min_events - events, wait_ms);

@@ -84,6 +84,7 @@ enum {
 	REQ_F_CMD_SNAP     = 1u << 14,	/* cmd.snap holds a provider's snapshot */
 	REQ_F_ARM_LTIMEOUT = 1u << 15,	/* link is a LINK_TIMEOUT to arm at issue */
 	REQ_F_LTIMEOUT_ACTIVE = 1u << 16, /* that LINK_TIMEOUT is armed: disarm at completion */
+	REQ_F_WAIT_SRC     = 1u << 17,	/* counted in ctx->wsrc_nr */
 };
 
 /*
@@ -279,6 +280,19 @@ struct ucmd_ctx {
 	 * TWA_SIGNAL task work interrupts its owner's poll. -1: none.
 	 */
 	int owner_efd;
+	/*
+	 * A wait source (io_uring_cmd_set_wait_src): the provider whose
+	 * completions the waiter reads itself instead of sleeping until
+	 * another thread posts them. Valid while wsrc_nr, the requests in
+	 * flight that named it, is not 0; under uring_lock. A waiter sleeping
+	 * on it (counted in nr_fd_waiters) is woken through wait_efd by
+	 * whatever else wakes the ring (io_wake_waiters).
+	 */
+	const struct io_wait_src_ops *wsrc_ops;
+	void *wsrc_arg;
+	unsigned wsrc_nr;
+	int wait_efd;			/* eventfd, created with the first wait source; -1 */
+	atomic_int nr_fd_waiters;
 	bool ring_fd_registered;
 	struct ucmd_file **retired_files;	/* replaced by files_update, dropped when idle */
 	unsigned nr_retired_files;

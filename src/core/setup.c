@@ -42,6 +42,8 @@ static void ctx_free(struct ucmd_ctx *ctx)
 		ctx->retired_creds = c->retired_next;
 		free(c);
 	}
+	if (ctx->wait_efd >= 0)
+		close(ctx->wait_efd);
 	io_rings_destroy(&ctx->rings);
 	free(ctx);
 }
@@ -132,6 +134,7 @@ static int queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring 
 	ctx->task = &init_task;
 	ctx->evfd = -1;
 	ctx->owner_efd = -1;
+	ctx->wait_efd = -1;
 	ctx->flags = p->flags;
 	ctx->issue_flags = io_issue_flags(ctx);
 	atomic_init(&ctx->uring_lock.v, 0);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 
 #include "core/core.h"
 #include "core/provider_done.h"
@@ -75,6 +76,34 @@ void io_uring_cmd_done(struct io_uring_cmd *cmd, long ret, uint64_t res2)
 	/* res2 has a place only in a 32-byte CQE */
 	io_req_set_res(req, (int32_t)ret, (req->ctx->flags & IORING_SETUP_CQE32) ? res2 : 0);
 	io_req_provider_done(req);
+}
+
+void io_uring_cmd_set_wait_src(struct io_uring_cmd *cmd, const struct io_wait_src_ops *ops,
+			       void *arg)
+{
+	struct ucmd_kiocb *req = cmd_to_req(cmd);
+	struct ucmd_ctx *ctx = req->ctx;
+
+	/*
+	 * Only the ring's owner under its lock (an io-wq worker's retry
+	 * counts nothing), and only rings whose waiter sleeps on ctx->wake
+	 * (an IOPOLL ring's polls, an SQPOLL ring's thread find theirs)
+	 */
+	if (current_ctx != ctx || (ctx->flags & (IORING_SETUP_IOPOLL | IORING_SETUP_SQPOLL)))
+		return;
+	if (!ctx->wsrc_nr) {
+		if (ctx->wait_efd < 0) {
+			ctx->wait_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+			if (ctx->wait_efd < 0)
+				return;
+		}
+		ctx->wsrc_ops = ops;
+		ctx->wsrc_arg = arg;
+	} else if (ctx->wsrc_ops != ops || ctx->wsrc_arg != arg) {
+		return;		/* a second source: its completions wake the waiter as usual */
+	}
+	ctx->wsrc_nr++;
+	req->flags |= REQ_F_WAIT_SRC;
 }
 
 static void io_uring_cmd_work(struct ucmd_tw_node *node)

@@ -8,6 +8,7 @@
 #ifndef UCMD_CORE_URING_CMD_H
 #define UCMD_CORE_URING_CMD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,6 +40,34 @@ void io_uring_cmd_done(struct io_uring_cmd *cmd, long ret, uint64_t res2);
  */
 void io_uring_cmd_complete_in_task(struct io_uring_cmd *cmd,
 				   void (*cb)(struct io_uring_cmd *cmd, unsigned issue_flags));
+
+/*
+ * A wait source: a provider whose completions arrive where a thread can
+ * read them (a socket) lets the ring's waiter read them itself, on its own
+ * thread, instead of sleeping until the provider's thread reads them and
+ * hands them over (a wake-up and a thread switch per batch). The waiter
+ * of a ring whose requests in flight named one (the last one named while
+ * none was in flight) calls, in its wait loop:
+ *   reap(arg)         with the ring's lock held: complete what is there,
+ *                     never sleeping; how many it completed
+ *   sleep_begin(arg)  with the lock held: true when the waiter may sleep
+ *                     on the source; the source then stays valid (and its
+ *                     own reader stays away) until sleep_end
+ *   sleep(arg, efd, timeout_ms)  without the lock: sleep until the source
+ *                     has something, efd (the ring's wake-up) is readable
+ *                     or the time passed; it may return earlier
+ *   sleep_end(arg)
+ * Rings without it, IOPOLL and SQPOLL rings wait as before.
+ */
+struct io_wait_src_ops {
+	int  (*reap)(void *arg);
+	bool (*sleep_begin)(void *arg);
+	void (*sleep)(void *arg, int efd, int timeout_ms);
+	void (*sleep_end)(void *arg);
+};
+/* Name ops/arg as the wait source of cmd's ring, from ->uring_cmd(). */
+void io_uring_cmd_set_wait_src(struct io_uring_cmd *cmd, const struct io_wait_src_ops *ops,
+			       void *arg);
 
 /* The address space the command's user addresses name (the ring's task's). */
 struct user_mm;

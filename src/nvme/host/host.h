@@ -192,6 +192,12 @@ struct nvme_ctrl_ops {
 	/* Reap completions (iopoll); 0 when another thread completes them. */
 	int  (*poll)(struct nvme_queue *q);
 	/*
+	 * A passthrough command goes to q: name q as its ring's wait source
+	 * (io_uring_cmd_set_wait_src) when the ring's waiter can read q's
+	 * completions itself. May be NULL.
+	 */
+	void (*wait_src)(struct nvme_queue *q, struct io_uring_cmd *ioucmd);
+	/*
 	 * For a multipath head (multipath.c): whether the controller carries
 	 * commands now (NVME_PATH_LIVE), is being reconnected (a path that
 	 * may come back) or is lost for good. NULL: always live.

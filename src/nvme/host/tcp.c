@@ -532,11 +532,9 @@ static void tcp_fail_queue(struct nvme_tcp_queue *tq)
 	atomic_store(&tq->dead, true);
 	pthread_mutex_unlock(&tq->send_lock);
 	shutdown(tq->fd, SHUT_RDWR);
-	/* a poller still parsing (it sees the socket end) is done before the requests are looked at */
-	if (tq->polled) {
-		pthread_mutex_lock(&tq->rx_lock);
-		pthread_mutex_unlock(&tq->rx_lock);
-	}
+	/* a poller or waiter still parsing (it sees the socket end) is done before the requests are looked at */
+	pthread_mutex_lock(&tq->rx_lock);
+	pthread_mutex_unlock(&tq->rx_lock);
 	if (!nvme_tcp_error_recovery(tq->nq->host)) {
 		tcp_end_requests(tq, false, -EIO);
 		return;
@@ -578,15 +576,6 @@ static enum blk_eh_timer_return tcp_timeout(struct request *rq)
 	return BLK_EH_DONE;
 }
 
-static void *tcp_rx_thread(void *arg)
-{
-	struct nvme_tcp_queue *tq = arg;
-
-	while (!atomic_load(&tq->dead) && !tcp_rx_one(tq))
-		;
-	tcp_fail_queue(tq);
-	return NULL;
-}
 
 /*
  * Every PDU the connection holds now, the last one finished if it has
@@ -614,6 +603,92 @@ static int tcp_rx_avail(struct nvme_tcp_queue *tq)
 		if (ret)
 			return ret;
 	}
+}
+
+/*
+ * A ring's waiter sleeps on this queue's socket, or read it within
+ * NVME_TCP_WAIT_IDLE_MS (tcp_wait_*); *left: how long to watch before
+ * looking again.
+ */
+static bool tcp_waiter_recent(struct nvme_tcp_queue *tq, uint64_t now, uint64_t *left)
+{
+	uint64_t last;
+
+	/* acquire: a sleeper that just left stored its claim's time before (tcp_wait_end) */
+	if (atomic_load_explicit(&tq->wait_sleepers, memory_order_acquire)) {
+		*left = NVME_TCP_WAIT_IDLE_MS;
+		return true;
+	}
+	last = atomic_load_explicit(&tq->last_poll_ms, memory_order_relaxed);
+	if (last + NVME_TCP_WAIT_IDLE_MS <= now)
+		return false;
+	*left = last + NVME_TCP_WAIT_IDLE_MS - now;
+	return true;
+}
+
+/*
+ * What one recv brings (the rest of a PDU it begins included), parsed:
+ * 0 also when there was nothing, else the error that ends the connection.
+ * rx_lock held.
+ */
+static int tcp_rx_batch(struct nvme_tcp_queue *tq)
+{
+	int ret = 0;
+
+	if (tq->rxq_off == tq->rxq_len) {
+		ssize_t r = recv(tq->fd, tq->rxq, NVME_TCP_RXQ, MSG_DONTWAIT);
+
+		if (r < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+		if (r == 0)
+			return -ECONNRESET;
+		tq->rxq_off = 0;
+		tq->rxq_len = (uint32_t)r;
+	}
+	while (!ret && tq->rxq_off != tq->rxq_len)
+		ret = tcp_rx_one(tq);
+	return ret;
+}
+
+/*
+ * An I/O or admin queue's receiver. It reads the PDUs as they come (the
+ * stream under rx_lock, never held while it sleeps) until a ring's waiter
+ * reads the connection itself (tcp_wait_*: the completions then happen on
+ * the waiting thread); while waiters come it only watches for the
+ * connection's end, as a polled queue's receiver does, and it reads again
+ * once none has come for NVME_TCP_WAIT_IDLE_MS, so that a ring that does
+ * not wait (one read through its eventfd, or from memory) still gets its
+ * completions.
+ */
+static void *tcp_rx_thread(void *arg)
+{
+	struct nvme_tcp_queue *tq = arg;
+	uint64_t left = 0;
+	int ret = 0;
+
+	while (!ret && !atomic_load(&tq->dead)) {
+		bool watch = tcp_waiter_recent(tq, mono_ms(), &left);
+		struct pollfd pf = { .fd = tq->fd, .events = (short)(POLLRDHUP | (watch ? 0 : POLLIN)) };
+		int r = poll(&pf, 1, watch ? (int)left : -1);
+
+		if (r < 0 && errno != EINTR)
+			ret = -errno;
+		if (!ret)
+			ret = atomic_load(&tq->rx_err);
+		if (ret || r <= 0 || !pf.revents)
+			continue;
+		/* bytes a waiter that came meanwhile reads (it sleeps on the socket too) */
+		if (pf.revents == POLLIN && tcp_waiter_recent(tq, mono_ms(), &left))
+			continue;
+		pthread_mutex_lock(&tq->rx_lock);
+		if (!atomic_load(&tq->dead))
+			ret = (pf.revents & ~POLLIN) ? tcp_rx_avail(tq) : tcp_rx_batch(tq);
+		pthread_mutex_unlock(&tq->rx_lock);
+		if (!ret)
+			ret = atomic_load(&tq->rx_err);
+	}
+	tcp_fail_queue(tq);
+	return NULL;
 }
 
 /*
@@ -821,12 +896,51 @@ static int tcp_map_data(struct nvme_host *h, struct request *rq)
  * which recovers it as any other loss. Other queues: their receivers
  * complete everything.
  */
+/*
+ * Read and complete what tq's connection holds, on this thread, unless
+ * another (the receiver, a poller) holds the stream: how many completed.
+ * An error ends the connection through the receiver, which recovers it
+ * as any other loss.
+ */
+static int tcp_read_avail(struct nvme_tcp_queue *tq, uint64_t now_ms, atomic_ulong *count)
+{
+	struct nvme_queue *q = tq->nq;
+	unsigned before;
+	int ret;
+
+	if (atomic_load(&tq->dead) || atomic_load(&tq->rx_err) ||
+	    pthread_mutex_trylock(&tq->rx_lock))
+		return -EBUSY;
+	if (atomic_load(&tq->dead)) {
+		pthread_mutex_unlock(&tq->rx_lock);
+		return -EBUSY;
+	}
+	before = tq->rx_completed;
+	/* a PDU that has begun is finished within the I/O timeout, never waited for longer */
+	tq->rx_deadline_ms = now_ms + nvme_tcp_ctrl(q->host)->fabrics.opts.io_tmo_ms;
+	blk_complete_batch_begin();
+	ret = tcp_rx_avail(tq);
+	blk_complete_batch_end();
+	tq->rx_deadline_ms = 0;
+	before = tq->rx_completed - before;
+	pthread_mutex_unlock(&tq->rx_lock);
+	if (before)
+		atomic_fetch_add_explicit(count, before, memory_order_relaxed);
+	if (ret) {
+		int zero = 0;
+
+		atomic_compare_exchange_strong(&tq->rx_err, &zero, ret);
+		shutdown(tq->fd, SHUT_RDWR);	/* the receiver sees it and fails the queue */
+		return ret;	/* the receiver ends the connection */
+	}
+	return (int)before;
+}
+
 static int tcp_poll(struct nvme_queue *q)
 {
 	struct nvme_tcp_queue *tq = q->priv;
 	struct timespec ts;
 	uint64_t ns, now;
-	unsigned before;
 	int ret;
 
 	if (!tq || !tq->polled)
@@ -841,34 +955,90 @@ static int tcp_poll(struct nvme_queue *q)
 	 */
 	if (ns - atomic_load_explicit(&tq->empty_ns, memory_order_relaxed) < NVME_TCP_POLL_RECHECK_NS)
 		return 0;
+	ret = tcp_read_avail(tq, now, &nvme_tcp_ctrl(q->host)->polled_cqes);
+	if (!ret)
+		atomic_store_explicit(&tq->empty_ns, ns, memory_order_relaxed);
+	return ret > 0 ? ret : 0;
+}
+
+/* ---- a ring's waiter reads the connection (io_wait_src_ops) ------------------------ */
+
+/*
+ * The waiter of a ring whose requests went to tq: complete what the
+ * connection holds here, on the waiting thread, with the ring's lock held
+ * (its own requests complete at once, nothing crosses to another thread).
+ * The receiver reading already (it holds the stream): 0, it completes them,
+ * and, told by the claim, leaves the next batches to the waiters.
+ */
+static int tcp_wait_reap(void *arg)
+{
+	struct nvme_tcp_queue *tq = arg;
+	uint64_t now = mono_ms();
+
+	int n;
+
+	atomic_store_explicit(&tq->last_poll_ms, now, memory_order_relaxed);
+	n = tcp_read_avail(tq, now, &nvme_tcp_ctrl(tq->nq->host)->waited_cqes);
+	return n > 0 ? n : 0;
+}
+
+/* The waiter may sleep on the socket: it holds the stream (rx_lock) until tcp_wait_end. */
+static bool tcp_wait_begin(void *arg)
+{
+	struct nvme_tcp_queue *tq = arg;
+
 	if (atomic_load(&tq->dead) || atomic_load(&tq->rx_err) ||
 	    pthread_mutex_trylock(&tq->rx_lock))
-		return 0;
+		return false;
 	if (atomic_load(&tq->dead)) {
 		pthread_mutex_unlock(&tq->rx_lock);
-		return 0;
+		return false;
 	}
-	before = tq->rx_completed;
-	/* a PDU that has begun is finished within the I/O timeout, never waited for longer */
-	tq->rx_deadline_ms = now + nvme_tcp_ctrl(q->host)->fabrics.opts.io_tmo_ms;
-	blk_complete_batch_begin();
-	ret = tcp_rx_avail(tq);
-	blk_complete_batch_end();
-	tq->rx_deadline_ms = 0;
-	before = tq->rx_completed - before;
-	if (!ret && !before)
-		atomic_store_explicit(&tq->empty_ns, ns, memory_order_relaxed);
-	pthread_mutex_unlock(&tq->rx_lock);
-	if (before)
-		atomic_fetch_add_explicit(&nvme_tcp_ctrl(q->host)->polled_cqes, before,
-					  memory_order_relaxed);
-	if (ret) {
-		int zero = 0;
+	atomic_store_explicit(&tq->last_poll_ms, mono_ms(), memory_order_relaxed);
+	atomic_store_explicit(&tq->wait_sleepers, 1, memory_order_relaxed);
+	return true;
+}
 
-		atomic_compare_exchange_strong(&tq->rx_err, &zero, ret);
-		shutdown(tq->fd, SHUT_RDWR);	/* the receiver sees it and fails the queue */
-	}
-	return (int)before;
+/* Until the connection has bytes (or ends), the ring is woken (efd) or timeout_ms pass. */
+static void tcp_wait_sleep(void *arg, int efd, int timeout_ms)
+{
+	struct nvme_tcp_queue *tq = arg;
+	struct pollfd pf[2] = { { .fd = tq->fd, .events = POLLIN }, { .fd = efd, .events = POLLIN } };
+	uint64_t v;
+
+	if (poll(pf, 2, timeout_ms) > 0 && (pf[1].revents & POLLIN) &&
+	    read(efd, &v, sizeof(v)) < 0)
+		return;		/* EAGAIN: another waiter took the count */
+}
+
+static void tcp_wait_end(void *arg)
+{
+	struct nvme_tcp_queue *tq = arg;
+
+	/* the claim runs from now: the receiver stays away while the waiter comes back */
+	atomic_store_explicit(&tq->last_poll_ms, mono_ms(), memory_order_relaxed);
+	atomic_store_explicit(&tq->wait_sleepers, 0, memory_order_release);
+	pthread_mutex_unlock(&tq->rx_lock);
+}
+
+static const struct io_wait_src_ops tcp_wait_ops = {
+	.reap = tcp_wait_reap,
+	.sleep_begin = tcp_wait_begin,
+	.sleep = tcp_wait_sleep,
+	.sleep_end = tcp_wait_end,
+};
+
+/*
+ * A passthrough command on an I/O queue: its ring's waiter reads the
+ * connection. Not on polled queues (their IOPOLL pollers do) nor the admin
+ * queue (the keep-alive and the asynchronous events are its receiver's).
+ */
+static void tcp_wait_src(struct nvme_queue *q, struct io_uring_cmd *ioucmd)
+{
+	struct nvme_tcp_queue *tq = q->priv;
+
+	if (tq && q->qid && !tq->polled)
+		io_uring_cmd_set_wait_src(ioucmd, &tcp_wait_ops, tq);
 }
 
 /* ---- connections ------------------------------------------------------------------ */
@@ -1283,6 +1453,7 @@ static const struct nvme_ctrl_ops nvme_tcp_ctrl_ops = {
 	.free_ctrl = tcp_free_ctrl,
 	.map_data = tcp_map_data,
 	.poll = tcp_poll,
+	.wait_src = tcp_wait_src,
 	.path_state = tcp_path_state,
 	.admin_mq_ops = &nvme_tcp_mq_ops,
 	.mq_ops = &nvme_tcp_mq_ops,
@@ -1389,5 +1560,6 @@ int ucmd_nvme_tcp_info(struct ucmd_nvme_host *host, struct ucmd_nvme_tcp_info *i
 	info->keep_alives = atomic_load(&c->fabrics.ka_sent);
 	info->reconnects = atomic_load(&c->reconnects);
 	info->polled_completions = atomic_load(&c->polled_cqes);
+	info->waited_completions = atomic_load(&c->waited_cqes);
 	return 0;
 }

@@ -10,6 +10,11 @@
  * the request through the same path as a PCI completion (nvme_handle_cqe).
  * Submitters write CapsuleCmds under the queue's send lock.
  *
+ * An I/O queue's completions are read by the waiting thread of the ring
+ * that sent the commands (a wait source, core/uring_cmd.h): its receiver
+ * reads only while no waiter comes, so a read completes where its caller
+ * waits, with no thread switch in between.
+ *
  * A polled queue (nr_poll_queues, Linux's nvme-tcp poll queues) is read
  * by whoever polls it (an IOPOLL ring's waiter, through ->poll): the
  * completions happen on the polling thread, with no thread switch. Its
@@ -62,6 +67,7 @@ struct nvme_tcp_ctrl {
 	bool rec_started;		/* written by attach/detach under state_lock */
 	atomic_ulong reconnects;	/* associations re-established */
 	atomic_ulong polled_cqes;	/* completions a poller read off a socket */
+	atomic_ulong waited_cqes;	/* completions a ring's waiter read off a socket */
 	/*
 	 * Why a connection failed, said by the thread that saw it (the
 	 * receiver, the timeout handler): an attach that fails for it
@@ -109,11 +115,13 @@ struct nvme_tcp_queue {
 	 * except to finish a PDU that has begun. A poller that finds the
 	 * connection broken records why in rx_err and shuts the socket down:
 	 * the receiver, which watches it, then fails the queue as usual.
+	 * A ring's waiter (tcp_wait_*) reads an I/O queue the same way.
 	 */
 	bool polled;
 	pthread_mutex_t rx_lock;
 	atomic_int rx_err;
-	atomic_ullong last_poll_ms;	/* CLOCK_MONOTONIC ms of the last poll */
+	atomic_ullong last_poll_ms;	/* CLOCK_MONOTONIC ms of the last poll (or waiter's read) */
+	atomic_int wait_sleepers;	/* a ring's waiter sleeps on the socket (holding rx_lock) */
 	atomic_ullong empty_ns;		/* CLOCK_MONOTONIC ns a poll last found nothing */
 	/*
 	 * The PDUs of one submission, staged until its last request (or
@@ -128,6 +136,11 @@ struct nvme_tcp_queue {
 #define NVME_TCP_BUF	(128u * 1024)
 /* a polled queue's receiver reads the socket after this long without a poll */
 #define NVME_TCP_POLL_IDLE_MS	100u
+/*
+ * an I/O queue's receiver leaves the reading to the rings' waiters while
+ * one has come within this long (tcp_wait_*), then reads again
+ */
+#define NVME_TCP_WAIT_IDLE_MS	10u
 /* a poll this soon after one that found the connection empty does not look again */
 #define NVME_TCP_POLL_RECHECK_NS	2000u
 #define NVME_TCP_RXQ	(64u * 1024)
