@@ -125,8 +125,8 @@ void io_wake_waiters(struct ucmd_ctx *ctx)
 	if (atomic_load_explicit(&ctx->nr_fd_waiters, memory_order_seq_cst)) {
 		uint64_t one = 1;
 
-		if (write(ctx->wait_efd, &one, sizeof(one)) < 0)
-			return;	/* a full counter is already a wake-up */
+		/* a full counter (-EAGAIN) is already a wake-up; the owner's eventfd still gets its own */
+		(void)!write(ctx->wait_efd, &one, sizeof(one));
 	}
 	if (__builtin_expect(ctx->owner_efd >= 0, 0)) {
 		uint64_t one = 1;
