@@ -119,6 +119,15 @@ struct ucmd_nvme_tcp_info {
 	unsigned long reconnects;	/* associations re-established after a loss */
 	unsigned long polled_completions; /* completed by a poller on a polled queue */
 	unsigned long waited_completions; /* completed by a ring's waiter reading an I/O queue */
+	/*
+	 * Where the controller is, as Linux's sysfs "address" of an nvme-tcp
+	 * controller names it: the URL's host ([v6] without brackets) and
+	 * port, and the local address of the admin connection (numeric, no
+	 * port) while the association is live, "" while it is reconnected.
+	 */
+	char traddr[256];
+	char trsvcid[16];
+	char src_addr[64];
 };
 /* -EINVAL unless host came from ucmd_nvme_attach_tcp(). */
 int ucmd_nvme_tcp_info(struct ucmd_nvme_host *host, struct ucmd_nvme_tcp_info *info);

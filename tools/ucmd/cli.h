@@ -108,6 +108,19 @@ unsigned subsys_paths_attached(struct cli *cli, const struct subsys_path *p, uns
 			       uint32_t nsid);
 /* nsid's ANA state through p, as Linux's ana_state names it ("optimized" without ANA) */
 const char *subsys_path_ana(struct cli *cli, const struct subsys_path *p, uint32_t nsid);
+/* Linux's sysfs ana_state names (nvme_ana_state_names) of an ANA state */
+const char *subsys_ana_name(unsigned state);
+
+/* subsys_tcp.c: the paths of an nvme-tcp:// session (--ctrl URL[,URL...]) */
+struct subsys_tcp_path {
+	unsigned inst;		/* nvme<inst> */
+	char address[400];	/* Linux's sysfs "address" of an nvme-tcp controller */
+	const char *state;	/* "live", "connecting" */
+	const char *ana;	/* the head's ANA state of the path for nsid */
+};
+/* One per URL, in their order, up to max: how many; 0 for a session not over nvme-tcp:// */
+unsigned subsys_tcp_paths(struct cli *cli, uint32_t nsid, struct subsys_tcp_path *p,
+			  unsigned max);
 
 /* The output a command's options ask for: -b is binary whatever -o says. */
 static inline enum out_fmt cli_fmt(const struct cli *cli)

@@ -10,7 +10,9 @@
  * device, or naming a namespace that is not there, libnvme's scan order
  * shows through: the paths of the subsystem's namespace that sorts last
  * by name (its list is built by head insertion), else its controllers in
- * the reverse of their names' order.
+ * the reverse of their names' order. Controllers reached over NVMe/TCP
+ * show as Linux's nvme-tcp ones (subsys_tcp.c), the others as PCIe
+ * functions.
  */
 #include <endian.h>
 #include <errno.h>
@@ -161,7 +163,11 @@ static int list_common(struct cli *cli, bool subsys)
 	 * list shows the head's namespaces once.
 	 */
 	struct subsys_path sp[UCMD_CTRL_MAX_CONTROLLERS] = { { .fd = -1 } };
-	unsigned nctl = subsys ? subsys_paths(cli, id, sp, UCMD_CTRL_MAX_CONTROLLERS) : 1;
+	/* over NVMe/TCP: a path per URL, as Linux's nvme-tcp controllers */
+	struct subsys_tcp_path tp[UCMD_CTRL_MAX_CONTROLLERS];
+	unsigned ntcp = subsys_tcp_paths(cli, v.ns >= 0 ? ns[v.ns].nsid : 0, tp,
+					 UCMD_CTRL_MAX_CONTROLLERS);
+	unsigned nctl = !subsys ? 1 : ntcp ? ntcp : subsys_paths(cli, id, sp, UCMD_CTRL_MAX_CONTROLLERS);
 	struct print_ctrl c[UCMD_CTRL_MAX_CONTROLLERS];
 	char addr[UCMD_CTRL_MAX_CONTROLLERS][16], name[UCMD_CTRL_MAX_CONTROLLERS][16];
 	unsigned mask = 0;
@@ -169,7 +175,7 @@ static int list_common(struct cli *cli, bool subsys)
 
 	/* paths exist only in a subsystem of several (Linux's multipath layout) */
 	if (subsys && nctl > 1 && v.ns >= 0)
-		mask = subsys_paths_attached(cli, sp, nctl, ns[v.ns].nsid);
+		mask = ntcp ? (1u << ntcp) - 1 : subsys_paths_attached(cli, sp, nctl, ns[v.ns].nsid);
 	for (unsigned k = 0; k < nctl; k++) {
 		/* paths in their controllers' order; controllers alone in the reverse */
 		unsigned i = mask ? k : nctl - 1 - k;
@@ -177,16 +183,19 @@ static int list_common(struct cli *cli, bool subsys)
 
 		if (mask && !(mask & 1u << i))
 			continue;
-		if (mask)
+		if (mask && ntcp)
+			ana = v.show_ana ? tp[i].ana : "";
+		else if (mask)
 			ana = v.show_ana ? subsys_path_ana(cli, &sp[i], ns[v.ns].nsid) : "";
-		pci_addr(sp[i].inst, addr[i], sizeof(addr[i]));
-		snprintf(name[i], sizeof(name[i]), "nvme%u", sp[i].inst);
+		if (!ntcp)
+			pci_addr(sp[i].inst, addr[i], sizeof(addr[i]));
+		snprintf(name[i], sizeof(name[i]), "nvme%u", ntcp ? tp[i].inst : sp[i].inst);
 		c[np++] = (struct print_ctrl){
 			.name = name[i],
 			.subsys = v.hidden ? NULL : "nvme-subsys0",
-			.transport = "pcie",
-			.address = addr[i],
-			.state = "live",
+			.transport = ntcp ? "tcp" : "pcie",
+			.address = ntcp ? tp[i].address : addr[i],
+			.state = ntcp ? tp[i].state : "live",
 			.hostnqn = hostnqn,
 			.hostid = hostid,
 			.id = id,
@@ -195,7 +204,8 @@ static int list_common(struct cli *cli, bool subsys)
 			.ana_state = ana,
 		};
 	}
-	subsys_paths_close(cli, sp, nctl);
+	/* only those subsys_paths() filled in (it opened their devices) */
+	subsys_paths_close(cli, sp, subsys && !ntcp ? nctl : 1);
 	if (subsys)
 		print_list_subsys(c, np, cli_fmt(cli), cli_pflags(cli));
 	else

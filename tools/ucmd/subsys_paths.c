@@ -129,8 +129,7 @@ unsigned subsys_paths_attached(struct cli *cli, const struct subsys_path *p, uns
 	return mask;
 }
 
-/* Linux's sysfs ana_state names (nvme_ana_state_names) */
-static const char *ana_name(unsigned state)
+const char *subsys_ana_name(unsigned state)
 {
 	switch (state) {
 	case NVME_ANA_STATE_OPTIMIZED: return "optimized";
@@ -167,7 +166,7 @@ const char *subsys_path_ana(struct cli *cli, const struct subsys_path *p, uint32
 
 			memcpy(&id, buf + off, 4);
 			if (le32toh(id) == nsid)
-				state = ana_name(d->state & 0xf);
+				state = subsys_ana_name(d->state & 0xf);
 		}
 	}
 	free(buf);

@@ -25,6 +25,7 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -1539,6 +1540,32 @@ int ucmd_nvme_attach_tcp(struct ucmd_engine *e, const char *url,
 	return nvme_tcp_attach(e, url, opts, topts, false, out);
 }
 
+/*
+ * The admin connection's local address, numeric and without its port (as
+ * Linux's src_addr), while the association is live: the socket is not
+ * replaced before a reconnect has left LIVE. "" otherwise.
+ */
+static void tcp_src_addr(struct nvme_tcp_ctrl *c, char *out, size_t len)
+{
+	struct nvme_tcp_queue *tq = c->host.queues ? c->host.queues[0].priv : NULL;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	const void *a = NULL;
+
+	out[0] = 0;
+	pthread_mutex_lock(&c->state_lock);
+	if (c->state == NVME_TCP_LIVE && tq && tq->fd >= 0 &&
+	    !getsockname(tq->fd, (struct sockaddr *)&ss, &sl)) {
+		if (ss.ss_family == AF_INET)
+			a = &((struct sockaddr_in *)&ss)->sin_addr;
+		else if (ss.ss_family == AF_INET6)
+			a = &((struct sockaddr_in6 *)&ss)->sin6_addr;
+		if (!a || !inet_ntop(ss.ss_family, a, out, (socklen_t)len))
+			out[0] = 0;
+	}
+	pthread_mutex_unlock(&c->state_lock);
+}
+
 int ucmd_nvme_tcp_info(struct ucmd_nvme_host *host, struct ucmd_nvme_tcp_info *info)
 {
 	struct nvme_host *h = (struct nvme_host *)host;
@@ -1561,5 +1588,8 @@ int ucmd_nvme_tcp_info(struct ucmd_nvme_host *host, struct ucmd_nvme_tcp_info *i
 	info->reconnects = atomic_load(&c->reconnects);
 	info->polled_completions = atomic_load(&c->polled_cqes);
 	info->waited_completions = atomic_load(&c->waited_cqes);
+	snprintf(info->traddr, sizeof(info->traddr), "%s", c->fabrics.opts.traddr);
+	snprintf(info->trsvcid, sizeof(info->trsvcid), "%s", c->fabrics.opts.trsvcid);
+	tcp_src_addr(c, info->src_addr, sizeof(info->src_addr));
 	return 0;
 }
