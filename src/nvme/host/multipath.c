@@ -61,6 +61,8 @@ int nvme_mpath_find_path(struct nvme_ns_head *head)
  */
 static bool nvme_available_path(struct nvme_ns_head *head)
 {
+	if (atomic_load(&head->removed))
+		return false;
 	for (unsigned i = 0; i < head->subsys->nr_paths; i++) {
 		struct nvme_ns *ns = path_ns(head, i);
 
@@ -255,7 +257,7 @@ const struct ucmd_file_ops nvme_ns_head_bdev_fops = {
 static struct nvme_ns_head *find_head(struct nvme_subsys *s, uint32_t nsid)
 {
 	for (unsigned i = 0; i < s->nr_heads; i++)
-		if (s->heads[i]->nsid == nsid)
+		if (s->heads[i]->nsid == nsid && !atomic_load(&s->heads[i]->removed))
 			return s->heads[i];
 	return NULL;
 }
@@ -417,12 +419,44 @@ static int path_namespaces(struct nvme_host *h, struct nvme_ns ***out)
 }
 
 /*
+ * Linux's nvme_mpath_remove_disk once the last path's namespace went
+ * (nvme_ns_remove): a head whose namespace no path has any more loses its
+ * devices (unlinked: files open on them stay, and their I/O finds no path:
+ * passthrough EINVAL, block I/O EIO). It stays allocated for those files
+ * until the subsystem is freed. Under s->lock.
+ */
+static void remove_orphan_heads(struct nvme_subsys *s)
+{
+	for (unsigned i = 0; i < s->nr_heads; i++) {
+		struct nvme_ns_head *head = s->heads[i];
+		bool has = false;
+
+		if (atomic_load(&head->removed))
+			continue;
+		for (unsigned p = 0; p < s->nr_paths && !has; p++) {
+			struct nvme_ns *ns = path_ns(head, p);
+
+			has = ns && !ns->gone;
+		}
+		if (has)
+			continue;
+		atomic_store(&head->removed, true);
+		if (!head->devices_added)
+			continue;
+		engine_unlink_device(s->engine, head->rep.ng_name);
+		if (!head->rep.no_bdev)
+			engine_unlink_device(s->engine, head->rep.blk_name);
+		head->devices_added = false;
+	}
+}
+
+/*
  * Linux's nvme_scan_work, for the heads: path p's namespaces scanned
  * again (nvme_rescan: new ones allocated, deleted ones gone), a namespace
  * ID no head has gets one, its devices added once every path's ANA log
  * was read; a head takes the path's namespace it did not have, or one
- * made again after a deletion. A deleted namespace's head stays, without
- * a usable path through that controller.
+ * made again after a deletion. A deleted or detached namespace's head
+ * loses that path; once it has none, it is removed (remove_orphan_heads).
  */
 static void scan_heads(struct nvme_subsys *s, unsigned p)
 {
@@ -466,6 +500,8 @@ static void scan_heads(struct nvme_subsys *s, unsigned p)
 		if (!cur || cur->gone)
 			__atomic_store_n(&head->path_ns[p], ns[i], __ATOMIC_RELEASE);
 	}
+	if (!s->stop)
+		remove_orphan_heads(s);
 	pthread_mutex_unlock(&s->lock);
 	/* a new head's paths have their states before its first I/O */
 	for (unsigned q = 0; nfresh && q < s->nr_paths; q++)

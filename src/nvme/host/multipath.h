@@ -55,6 +55,12 @@ struct nvme_ns_head {
 	atomic_ulong dispatched[NVME_MPATH_MAX_PATHS];	/* requests sent on each path */
 	atomic_int current_path;			/* round-robin's last choice */
 	bool devices_added;
+	/*
+	 * No path has its namespace any more (deleted, or detached from every
+	 * controller): its devices are unlinked, it takes no I/O, and a
+	 * namespace made again with its NSID gets a new head. Set under lock.
+	 */
+	atomic_bool removed;
 };
 
 struct nvme_subsys {

@@ -369,10 +369,13 @@ int ucmd_nvme_subsys_path_info(struct ucmd_nvme_subsys *subsys, uint32_t nsid, u
 	if (!s || !info || path >= s->nr_paths)
 		return -EINVAL;
 	memset(info, 0, sizeof(*info));
-	/* a rescan adds heads under the lock; a head, once added, stays until stop */
+	/*
+	 * a rescan adds heads under the lock; a head, once added, stays
+	 * allocated until stop, a removed one (its namespace on no path) is none
+	 */
 	pthread_mutex_lock(&s->lock);
 	for (unsigned i = 0; i < s->nr_heads; i++)
-		if (s->heads[i]->nsid == nsid)
+		if (s->heads[i]->nsid == nsid && !atomic_load(&s->heads[i]->removed))
 			head = s->heads[i];
 	info->ana_aens = s->ana_aens[path];
 	pthread_mutex_unlock(&s->lock);

@@ -224,11 +224,106 @@ static void test_head_after_attach(void **state)
 	free(rd);
 }
 
+/* Until name is no device of the engine any more (the rescan a notice starts), else a failure */
+static void wait_no_head(struct mp *m, const char *name)
+{
+	for (unsigned t = 0; t < 500; t++) {
+		int fd = ucmd_open(m->e, name, O_RDWR);
+
+		if (fd == -ENOENT)
+			return;
+		if (fd >= 0)
+			ucmd_close(m->e, fd);
+		usleep(10000);
+	}
+	fail_msg("%s still there 5 s after its namespace left every path", name);
+}
+
+/*
+ * Linux removes a head's disk once no path has its namespace
+ * (nvme_mpath_remove_disk): namespace 1, shared by both controllers,
+ * deleted through controller 2, takes ng0n1 and nvme0n1 away; files
+ * still open on them get what Linux gives with no path (passthrough
+ * EINVAL, block I/O EIO, not a wait); a namespace made again with NSID 1
+ * gets a new head, whose I/O works while the old files still fail.
+ */
+static void test_head_removed_with_namespace(void **state)
+{
+	struct mp m = { 0 };
+	struct nvme_id_ns *id = fx_alloc(4096);
+	uint8_t *wr = fx_alloc(8 * 512), *rd = fx_alloc(8 * 512);
+	const uint16_t both[] = { 1, 2 };
+	struct ucmd_nvme_path_info pi;
+	struct io_uring_cqe *cqe;
+	struct nvme_uring_cmd c;
+	uint64_t res = 0;
+
+	(void)state;
+	snprintf(m.dir, sizeof(m.dir), "/tmp/ucmd-mpl-XXXXXX");
+	assert_non_null(mkdtemp(m.dir));
+	up(&m, 2, true);
+	int ng = ucmd_open(m.e, "ng0n1", O_RDWR), bd = ucmd_open(m.e, "nvme0n1", O_RDWR);
+	assert_true(ng >= 0);
+	assert_true(bd >= 0);
+	fx_fill(wr, 8 * 512, 500);
+	fx_rw_cmd(&c, nvme_cmd_write, 1, 0, 8, wr, 8 * 512);
+	assert_int_equal(cmd(&m, ng, NVME_URING_CMD_IO, &c, NULL), 0);
+
+	struct nvme_uring_cmd del = { .opcode = nvme_admin_ns_mgmt, .nsid = 1, .cdw10 = 1 };
+	assert_int_equal(admin(&m, "nvme1", &del, NULL), 0);
+	wait_no_head(&m, "ng0n1");
+	wait_no_head(&m, "nvme0n1");
+	assert_int_equal(ucmd_nvme_subsys_path_info(m.s, 1, 0, &pi), -ENODEV);
+	/* the open files: no path, at once */
+	fx_rw_cmd(&c, nvme_cmd_read, 1, 0, 8, rd, 8 * 512);
+	assert_int_equal(cmd(&m, ng, NVME_URING_CMD_IO, &c, NULL), -EINVAL);
+	ucmd_prep_read(ucmd_get_sqe(&m.ring), bd, rd, 4096, 0);
+	assert_int_equal(ucmd_submit_and_wait(&m.ring, 1), 1);
+	assert_int_equal(ucmd_wait_cqe(&m.ring, &cqe), 0);
+	assert_int_equal(cqe->res, -EIO);
+	ucmd_cqe_seen(&m.ring, cqe);
+
+	/* made again, 1024 blocks, attached to both: a new head */
+	struct nvme_uring_cmd mk = { .opcode = nvme_admin_ns_mgmt, .cdw10 = 0,
+				     .addr = (uint64_t)(uintptr_t)id, .data_len = 4096 };
+	memset(id, 0, 4096);
+	id->nsze = id->ncap = htole64(1024);
+	assert_int_equal(admin(&m, "nvme0", &mk, &res), 0);
+	assert_int_equal(res, 1);
+	assert_int_equal(attach(&m, "nvme0", 1, 0, 2, both), 0);
+	int ng2 = wait_head(&m, "ng0n1");
+	for (unsigned i = 0; i < 2; i++)
+		assert_int_equal(ucmd_nvme_subsys_path_info(m.s, 1, i, &pi), 0);
+	fx_fill(wr, 8 * 512, 501);
+	fx_rw_cmd(&c, nvme_cmd_write, 1, 1016, 8, wr, 8 * 512);
+	assert_int_equal(cmd(&m, ng2, NVME_URING_CMD_IO, &c, NULL), 0);
+	fx_rw_cmd(&c, nvme_cmd_read, 1, 1016, 8, rd, 8 * 512);
+	assert_int_equal(cmd(&m, ng2, NVME_URING_CMD_IO, &c, NULL), 0);
+	assert_memory_equal(wr, rd, 8 * 512);
+	/* past the new namespace's end: its size, not the old one's */
+	fx_rw_cmd(&c, nvme_cmd_read, 1, 1024, 8, rd, 8 * 512);
+	assert_int_not_equal(cmd(&m, ng2, NVME_URING_CMD_IO, &c, NULL), 0);
+	/* the old head's files stay without a path */
+	fx_rw_cmd(&c, nvme_cmd_read, 1, 0, 8, rd, 8 * 512);
+	assert_int_equal(cmd(&m, ng, NVME_URING_CMD_IO, &c, NULL), -EINVAL);
+	ucmd_close(m.e, ng2);
+	ucmd_close(m.e, ng);
+	ucmd_close(m.e, bd);
+	down(&m);
+	char rm[128];
+	snprintf(rm, sizeof(rm), "rm -rf %s", m.dir);
+	assert_int_equal(system(rm), 0);
+	free(id);
+	free(wr);
+	free(rd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ns_mgmt_any_controller),
 		cmocka_unit_test(test_head_after_attach),
+		cmocka_unit_test(test_head_removed_with_namespace),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
