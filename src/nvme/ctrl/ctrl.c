@@ -281,6 +281,9 @@ int ctrl_sibling_create(struct ucmd_ctrl *primary, uint16_t cntlid, struct ucmd_
 	c->cur = c->saved;
 	/* its health counters too, each controller its own */
 	c->smart = primary->sib_smart[c->idx - 1];
+	/* and its error log */
+	memcpy(c->errlog, primary->sib_err[c->idx - 1].e, sizeof(c->errlog));
+	c->error_count = primary->sib_err[c->idx - 1].count;
 	/*
 	 * The endurance group is the subsystem's: controller 1's, reached
 	 * under its lock as the namespaces are (never freed through this one)

@@ -390,6 +390,11 @@ struct ucmd_ctrl {
 	 * after them. While they exist their own smart is the current one.
 	 */
 	struct ctrl_smart sib_smart[UCMD_CTRL_MAX_CONTROLLERS - 1];
+	/* Controllers 2..N's error logs and error counts, kept as sib_smart is */
+	struct ctrl_errlog {
+		struct nvme_error_log_page e[UCMD_ERRLOG_ENTRIES];
+		uint64_t count;
+	} sib_err[UCMD_CTRL_MAX_CONTROLLERS - 1];
 	uint8_t kick;
 	/*
 	 * This controller's, under controller 1's lock: an ANA change its

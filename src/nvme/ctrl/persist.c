@@ -134,15 +134,19 @@ static void smart_members_load(json_object *o, struct ctrl_smart *s)
 	s->media_errors = get_u64(o, "media_errors", 0);
 }
 
+static json_object *errlog_json(const struct nvme_error_log_page *log, uint64_t count);
+static void errlog_load(json_object *a, struct nvme_error_log_page *log);
+
 /*
  * A subsystem of several controllers: each controller's ANA state, the ANA
- * change count, and controllers 2..N's saved features and SMART counters
- * (their own while they exist: their passes count under this lock).
+ * change count, and controllers 2..N's saved features, SMART counters and
+ * error logs (their own while they exist: their passes count under this lock).
  */
 static json_object *subsys_json(struct ucmd_ctrl *c)
 {
 	json_object *o = json_object_new_object(), *a = json_object_new_array();
 	json_object *f = json_object_new_array(), *sm = json_object_new_array();
+	json_object *er = json_object_new_array();
 
 	for (unsigned i = 0; i < c->nr_ctrls; i++)
 		json_object_array_add(a, json_object_new_uint64(c->ana_state[i]));
@@ -159,6 +163,17 @@ static json_object *subsys_json(struct ucmd_ctrl *c)
 		json_object_array_add(sm, s);
 	}
 	json_object_object_add(o, "smart", sm);
+	for (unsigned i = 1; i < c->nr_ctrls; i++) {
+		struct ucmd_ctrl *x = c->sib[i - 1];
+		json_object *e = json_object_new_object();
+		const struct nvme_error_log_page *log = x ? x->errlog : c->sib_err[i - 1].e;
+		uint64_t count = x ? x->error_count : c->sib_err[i - 1].count;
+
+		add_u64(e, "error_count", count);
+		json_object_object_add(e, "error_log", errlog_json(log, count));
+		json_object_array_add(er, e);
+	}
+	json_object_object_add(o, "errors", er);
 	return o;
 }
 
@@ -179,6 +194,16 @@ static void subsys_load(struct ucmd_ctrl *c, json_object *o)
 		for (size_t i = 0; i < json_object_array_length(a) && i < UCMD_CTRL_MAX_CONTROLLERS - 1;
 		     i++)
 			smart_members_load(json_object_array_get_idx(a, i), &c->sib_smart[i]);
+	/* absent in a file from before them: empty error logs */
+	if (json_object_object_get_ex(o, "errors", &a))
+		for (size_t i = 0; i < json_object_array_length(a) && i < UCMD_CTRL_MAX_CONTROLLERS - 1;
+		     i++) {
+			json_object *e = json_object_array_get_idx(a, i), *log;
+
+			c->sib_err[i].count = get_u64(e, "error_count", 0);
+			json_object_object_get_ex(e, "error_log", &log);
+			errlog_load(log, c->sib_err[i].e);
+		}
 }
 
 static json_object *smart_json(struct ucmd_ctrl *c)
@@ -199,15 +224,14 @@ static json_object *uarr(const uint64_t *v, size_t n)
 	return a;
 }
 
-/* The error log's entries, oldest first: [error_count, sqid, cmdid, status, nsid, lba] */
-static json_object *errlog_json(struct ucmd_ctrl *c)
+/* An error log's entries, oldest first: [error_count, sqid, cmdid, status, nsid, lba] */
+static json_object *errlog_json(const struct nvme_error_log_page *log, uint64_t count)
 {
 	json_object *a = json_object_new_array();
-	uint64_t n = c->error_count < UCMD_ERRLOG_ENTRIES ? c->error_count : UCMD_ERRLOG_ENTRIES;
+	uint64_t n = count < UCMD_ERRLOG_ENTRIES ? count : UCMD_ERRLOG_ENTRIES;
 
 	for (uint64_t i = n; i > 0; i--) {
-		const struct nvme_error_log_page *e =
-			&c->errlog[(c->error_count - i) % UCMD_ERRLOG_ENTRIES];
+		const struct nvme_error_log_page *e = &log[(count - i) % UCMD_ERRLOG_ENTRIES];
 		uint64_t v[6] = { le64toh(e->error_count), le16toh(e->sqid), le16toh(e->cmdid),
 				  le16toh(e->status_field), le32toh(e->nsid), le64toh(e->lba) };
 
@@ -404,7 +428,7 @@ int ctrl_persist_save(struct ucmd_ctrl *c, bool clean)
 	json_object_object_add(root, "boot_id", json_object_new_string(c->cur_boot_id));
 	json_object_object_add(root, "current_features",
 			       features_json(c->shn_valid ? &c->shn_cur : &c->cur));
-	json_object_object_add(root, "error_log", errlog_json(c));
+	json_object_object_add(root, "error_log", errlog_json(c->errlog, c->error_count));
 	json_object_object_add(root, "sanitize", sanitize_json(c));
 	json_object_object_add(root, "self_test", selftest_json(c));
 	{
@@ -596,6 +620,24 @@ static uint64_t idx_u64(json_object *a, size_t i)
 	return json_object_get_uint64(json_object_array_get_idx(a, i));
 }
 
+/* errlog_json's entries (persist_check.c checked them) back into log */
+static void errlog_load(json_object *a, struct nvme_error_log_page *log)
+{
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		json_object *e = json_object_array_get_idx(a, i);
+		uint64_t cnt = idx_u64(e, 0);
+		struct nvme_error_log_page *p = &log[(cnt - 1) % UCMD_ERRLOG_ENTRIES];
+
+		p->error_count = htole64(cnt);
+		p->sqid = htole16((uint16_t)idx_u64(e, 1));
+		p->cmdid = htole16((uint16_t)idx_u64(e, 2));
+		p->status_field = htole16((uint16_t)idx_u64(e, 3));
+		p->parm_error_location = htole16(0xffff);
+		p->nsid = htole32((uint32_t)idx_u64(e, 4));
+		p->lba = htole64(idx_u64(e, 5));
+	}
+}
+
 /* The members version 3 added; persist_check.c checked every one */
 static int load_v3(struct ucmd_ctrl *c, json_object *root)
 {
@@ -613,19 +655,7 @@ static int load_v3(struct ucmd_ctrl *c, json_object *root)
 	features_load(o, &c->cur);
 	c->cur_valid = true;
 	json_object_object_get_ex(root, "error_log", &a);
-	for (size_t i = 0; i < json_object_array_length(a); i++) {
-		json_object *e = json_object_array_get_idx(a, i);
-		uint64_t cnt = idx_u64(e, 0);
-		struct nvme_error_log_page *p = &c->errlog[(cnt - 1) % UCMD_ERRLOG_ENTRIES];
-
-		p->error_count = htole64(cnt);
-		p->sqid = htole16((uint16_t)idx_u64(e, 1));
-		p->cmdid = htole16((uint16_t)idx_u64(e, 2));
-		p->status_field = htole16((uint16_t)idx_u64(e, 3));
-		p->parm_error_location = htole16(0xffff);
-		p->nsid = htole32((uint32_t)idx_u64(e, 4));
-		p->lba = htole64(idx_u64(e, 5));
-	}
+	errlog_load(a, c->errlog);
 	json_object_object_get_ex(root, "sanitize", &o);
 	c->san.sstat = (uint16_t)get_u64(o, "sstat", 0);
 	c->san.scdw10 = (uint32_t)get_u64(o, "scdw10", 0);

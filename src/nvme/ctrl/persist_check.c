@@ -171,7 +171,7 @@ static int check_features(struct chk *k, json_object *o)
 	return ret;
 }
 
-/* controller 1's SMART counters; the others' have no error_count (their error logs go) */
+/* controller 1's SMART counters; the others' error counts are in subsystem.errors */
 static int check_smart_keys(struct chk *k, json_object *o, bool error_count)
 {
 	static const char *const keys[] = { "units_read_512", "units_written_512", "host_reads",
@@ -576,15 +576,43 @@ static int check_ns(struct chk *k, json_object *o, uint32_t *nsid_out, const boo
 	return 0;
 }
 
+/* Controllers 2..nc's error counts and error logs, each as controller 1's */
+static int check_sib_errors(struct chk *k, json_object *o, uint64_t nc)
+{
+	static const char *const keys[] = { "error_count", "error_log", NULL };
+	json_object *a, *log;
+	uint64_t count;
+	int ret;
+
+	if ((ret = want(k, o, "errors", json_type_array, &a)))
+		return ret;
+	if (json_object_array_length(a) != nc - 1)
+		return bad(k, "errors", "%zu for controllers 2..%llu", json_object_array_length(a),
+			   (unsigned long long)nc);
+	for (size_t i = 0; i < nc - 1; i++) {
+		json_object *e = json_object_array_get_idx(a, i);
+
+		snprintf(k->where, sizeof(k->where), "subsystem.errors[%zu].", i);
+		if (!json_object_is_type(e, json_type_object))
+			return bad(k, "", "expected object");
+		if ((ret = only_keys(k, e, keys)) ||
+		    (ret = want_uint(k, e, "error_count", 0, UINT64_MAX, &count)) ||
+		    (ret = want(k, e, "error_log", json_type_array, &log)) ||
+		    (ret = check_errlog(k, log, count)))
+			return ret;
+	}
+	return 0;
+}
+
 /*
  * A subsystem of nc controllers: an ANA state each, the change count,
  * 2..nc's saved features and (absent in a file from before them) SMART
- * counters.
+ * counters and error logs.
  */
 static int check_subsys(struct chk *k, json_object *o, uint64_t nc)
 {
 	static const char *const keys[] = { "ana_states", "ana_chgcnt", "saved_features",
-					    "smart", NULL };
+					    "smart", "errors", NULL };
 	json_object *a;
 	uint64_t v;
 	int ret;
@@ -640,6 +668,9 @@ static int check_subsys(struct chk *k, json_object *o, uint64_t nc)
 				return ret;
 		}
 	}
+	strcpy(k->where, "subsystem.");
+	if (json_object_object_get_ex(o, "errors", &a) && (ret = check_sib_errors(k, o, nc)))
+		return ret;
 	k->where[0] = 0;
 	return 0;
 }

@@ -56,6 +56,8 @@ void ctrl_subsys_free(struct ucmd_ctrl *c)
 		ctrl_thread_stop(s);
 		/* its counters for the final save, which comes after it */
 		c->sib_smart[i - 1] = s->smart;
+		memcpy(c->sib_err[i - 1].e, s->errlog, sizeof(s->errlog));
+		c->sib_err[i - 1].count = s->error_count;
 		memset(s->ns, 0, sizeof(s->ns));
 		ucmd_ctrl_destroy(s);
 		c->sib[i - 1] = NULL;

@@ -307,6 +307,9 @@ static void test_subsystem_members(void **state)
 	static const char smart[] = "{\"units_read_512\":11,\"units_written_512\":22,"
 		"\"host_reads\":3,\"host_writes\":4,\"power_cycles\":5,\"unsafe_shutdowns\":1,"
 		"\"power_on_seconds\":600,\"media_errors\":2}";
+	/* controller 2's error log: its 69th and 70th errors */
+	static const char errors[] = "{\"error_count\":70,\"error_log\":"
+		"[[69,0,5,8194,1,7],[70,1,9,4,1,8]]}";
 	char good[1024], buf[1024];
 	static const struct { const char *sub, *att, *why; } bad[] = {
 		{ "{\"ana_states\":[1,9],\"ana_chgcnt\":0,\"saved_features\":[%s]}", NULL,
@@ -336,6 +339,25 @@ static void test_subsystem_members(void **state)
 		  "\"host_writes\":0,\"power_cycles\":0,\"unsafe_shutdowns\":0,"
 		  "\"power_on_seconds\":0,\"media_errors\":0}]}", NULL,
 		  "subsystem.smart[0].host_reads" },
+		{ "{\"ana_states\":[1,1],\"ana_chgcnt\":0,\"saved_features\":[%s],\"errors\":[]}",
+		  NULL, "subsystem.errors: 0 for controllers 2..2" },
+		{ "{\"ana_states\":[1,1],\"ana_chgcnt\":0,\"saved_features\":[%s],\"errors\":[7]}",
+		  NULL, "subsystem.errors[0].: expected object" },
+		{ "{\"ana_states\":[1,1],\"ana_chgcnt\":0,\"saved_features\":[%s],"
+		  "\"errors\":[{\"error_count\":0,\"error_log\":[],\"x\":1}]}", NULL,
+		  "subsystem.errors[0].x: unknown field" },
+		{ "{\"ana_states\":[1,1],\"ana_chgcnt\":0,\"saved_features\":[%s],"
+		  "\"errors\":[{\"error_log\":[]}]}", NULL,
+		  "subsystem.errors[0].error_count: missing" },
+		{ "{\"ana_states\":[1,1],\"ana_chgcnt\":0,\"saved_features\":[%s],"
+		  "\"errors\":[{\"error_count\":1,\"error_log\":[[2,0,0,0,0,0]]}]}", NULL,
+		  "subsystem.errors[0].error_log[0]: error count 2 is not one of the 64 newest of 1" },
+		{ "{\"ana_states\":[1,1],\"ana_chgcnt\":0,\"saved_features\":[%s],"
+		  "\"errors\":[{\"error_count\":100,\"error_log\":[[30,0,0,0,0,0]]}]}", NULL,
+		  "subsystem.errors[0].error_log[0]: error count 30 is not one of the 64 newest" },
+		{ "{\"ana_states\":[1,1],\"ana_chgcnt\":0,\"saved_features\":[%s],"
+		  "\"errors\":[{\"error_count\":1,\"error_log\":[[1,0,0,65536,0,0]]}]}", NULL,
+		  "subsystem.errors[0].error_log[0][3]" },
 		{ "{\"ana_states\":[1,1],\"ana_chgcnt\":0,\"saved_features\":[%s]}", "[3]",
 		  "namespaces[0].attached_to: entry 0 is no controller 1..2" },
 		{ "{\"ana_states\":[1,1],\"ana_chgcnt\":0,\"saved_features\":[%s]}", "[1,2]",
@@ -348,7 +370,7 @@ static void test_subsystem_members(void **state)
 
 	/* one controller has no subsystem state */
 	snprintf(good, sizeof(good), "{\"ana_states\":[1,3],\"ana_chgcnt\":5,"
-		 "\"saved_features\":[%s],\"smart\":[%s]}", feats, smart);
+		 "\"saved_features\":[%s],\"smart\":[%s],\"errors\":[%s]}", feats, smart, errors);
 	edit(f, true, "subsystem", J(good), true);
 	assert_refused(f, -EINVAL, "subsystem: present for a subsystem of one controller");
 	edit(f, true, "controllers", json_object_new_int(2), true);
@@ -381,13 +403,38 @@ static void test_subsystem_members(void **state)
 	assert_int_equal(c->sib[0]->smart.power_cycles, c->power_cycled ? 6 : 5);
 	assert_int_equal(c->sib[0]->smart.power_on_seconds, 600);
 	assert_int_equal(c->sib[0]->smart.media_errors, 2);
+	/* its error log: what Get Log Page reads (the newest 64, count 70) */
+	assert_int_equal(c->sib[0]->error_count, 70);
+	assert_int_equal(le64toh(c->sib[0]->errlog[69 % 64].error_count), 70);
+	assert_int_equal(le16toh(c->sib[0]->errlog[69 % 64].cmdid), 9);
+	assert_int_equal(le64toh(c->sib[0]->errlog[68 % 64].error_count), 69);
+	assert_int_equal(le16toh(c->sib[0]->errlog[68 % 64].status_field), 8194);
+	assert_int_equal(c->error_count, 0);
+	/* one more error on controller 2 while it runs: kept too */
+	ctrl_error_record(c->sib[0], 1, 11, 0x2, 1, 12);
 	assert_int_equal(ucmd_ctrl_destroy(c), 0);
 	/* and saved as loaded */
-	json_object *root = json_object_from_file(f->json), *v;
+	json_object *root = json_object_from_file(f->json), *v, *sub, *er;
 	assert_true(json_object_object_get_ex(ns0(root), "attached_to", &v));
 	assert_int_equal(json_object_array_length(v), 1);
 	assert_int_equal(json_object_get_int(json_object_array_get_idx(v, 0)), 2);
+	assert_true(json_object_object_get_ex(root, "subsystem", &sub));
+	assert_true(json_object_object_get_ex(sub, "errors", &er));
+	assert_int_equal(json_object_array_length(er), 1);
+	er = json_object_array_get_idx(er, 0);
+	assert_true(json_object_object_get_ex(er, "error_count", &v));
+	assert_int_equal(json_object_get_uint64(v), 71);
+	assert_true(json_object_object_get_ex(er, "error_log", &v));
+	assert_int_equal(json_object_array_length(v), 3);
 	json_object_put(root);
+	/* and back after the restart, controller 1's log untouched */
+	assert_int_equal(ucmd_ctrl_create(&p, &c), 0);
+	assert_int_equal(c->sib[0]->error_count, 71);
+	assert_int_equal(le16toh(c->sib[0]->errlog[70 % 64].cmdid), 11);
+	assert_int_equal(le64toh(c->sib[0]->errlog[70 % 64].lba), 12);
+	assert_int_equal(le16toh(c->sib[0]->errlog[69 % 64].cmdid), 9);
+	assert_int_equal(c->error_count, 0);
+	assert_int_equal(ucmd_ctrl_destroy(c), 0);
 }
 
 static void test_features_smart_range(void **state)
