@@ -45,6 +45,9 @@ echo "--- without a namespace: the paths without their ANA state"
 "$UCMD" --ctrl "$U1,$U2" list-subsys > "$T/ls2.txt" 2>&1 || { cat "$T/ls2.txt"; fail "list-subsys"; }
 grep -qx " +- nvme1 tcp $A2 live " "$T/ls2.txt" || { cat "$T/ls2.txt"; fail "list-subsys: no path 2"; }
 ana 2 optimized
+# one URL: its controller, over tcp too
+"$UCMD" --ctrl "$U2" list-subsys > "$T/ls1.txt" 2>&1 || { cat "$T/ls1.txt"; fail "list-subsys, one URL"; }
+grep -qx " +- nvme0 tcp $A2 live" "$T/ls1.txt" || { cat "$T/ls1.txt"; fail "list-subsys, one URL: not tcp"; }
 
 echo "--- a path that is not connected: connecting, no src_addr"
 P3=$(free_port)
