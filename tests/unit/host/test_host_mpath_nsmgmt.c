@@ -4,6 +4,7 @@
  * through any controller of a controller directory's subsystem of several.
  */
 #include "mpath_fixture.h"
+#include "nvme/host/multipath.h"
 
 /*
  * Namespace management, attachment, Format and Sanitize through any
@@ -282,6 +283,24 @@ static void test_head_removed_with_namespace(void **state)
 	assert_int_equal(ucmd_wait_cqe(&m.ring, &cqe), 0);
 	assert_int_equal(cqe->res, -EIO);
 	ucmd_cqe_seen(&m.ring, cqe);
+	/*
+	 * even while a path is still being connected (an NVMe/TCP path being
+	 * retried, which a live head's block I/O waits for): the head is gone
+	 */
+	struct nvme_subsys *ks = (struct nvme_subsys *)m.s;
+	struct __kernel_timespec two_s = { .tv_sec = 2 };
+
+	pthread_mutex_lock(&ks->lock);
+	ks->pending[1] = true;
+	pthread_mutex_unlock(&ks->lock);
+	ucmd_prep_read(ucmd_get_sqe(&m.ring), bd, rd, 4096, 0);
+	assert_int_equal(ucmd_submit(&m.ring), 1);
+	assert_int_equal(ucmd_wait_cqe_timeout(&m.ring, &cqe, &two_s), 0);
+	assert_int_equal(cqe->res, -EIO);
+	ucmd_cqe_seen(&m.ring, cqe);
+	pthread_mutex_lock(&ks->lock);
+	ks->pending[1] = false;
+	pthread_mutex_unlock(&ks->lock);
 
 	/* made again, 1024 blocks, attached to both: a new head */
 	struct nvme_uring_cmd mk = { .opcode = nvme_admin_ns_mgmt, .cdw10 = 0,
