@@ -128,6 +128,7 @@ struct ucmd_nvme_tcp_info {
 	char traddr[256];
 	char trsvcid[16];
 	char src_addr[64];
+	char hostid[37];		/* the Connect's host ID, as a UUID string */
 };
 /* -EINVAL unless host came from ucmd_nvme_attach_tcp(). */
 int ucmd_nvme_tcp_info(struct ucmd_nvme_host *host, struct ucmd_nvme_tcp_info *info);

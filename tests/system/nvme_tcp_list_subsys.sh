@@ -4,7 +4,9 @@
 # native-multipath nvme-tcp subsystem on Linux: one path per URL, nvme0 and
 # nvme1, transport tcp, Linux's sysfs address of an nvme-tcp controller
 # (traddr=...,trsvcid=...,src_addr=...), state live, and with a namespace
-# named each path's ANA state, which follows ucmd ana-state; a path not
+# named each path's ANA state, which follows ucmd ana-state; the host NQN
+# and ID the paths connected as (libnvme groups fabrics controllers by
+# them); a path not
 # connected is "connecting", without src_addr (Linux's while reconnecting).
 # shellcheck source=tests/system/lib/daemon.sh
 source "$(dirname "$0")/lib/daemon.sh"
@@ -24,11 +26,16 @@ echo "ok: two tcp paths, their addresses and ports, live, optimized"
 
 echo "--- list-subsys -o json after port 2 turns inaccessible"
 ana 2 inaccessible
-"$UCMD" --ctrl "$U1,$U2" list-subsys -o json /dev/nvme0n1 > "$T/ls.json" 2>&1 ||
+# the host is the one the paths connected as (HostNQN, HostID: ucmdd's log says which)
+HNQN=nqn.2014-08.org.nvmexpress:uuid:$(python3 -c 'import uuid; print(uuid.uuid4())')
+"$UCMD" --hostnqn "$HNQN" --ctrl "$U1,$U2" list-subsys -o json /dev/nvme0n1 > "$T/ls.json" 2>&1 ||
 	{ cat "$T/ls.json"; fail "list-subsys -o json /dev/nvme0n1"; }
-python3 - "$T/ls.json" "$NQN" "$A1" "$A2" <<'PY' || { cat "$T/ls.json"; fail "list-subsys -o json"; }
+HID=$(sed -n "s/.*$HNQN (host ID \([0-9a-f-]*\)).*/\1/p" "$DLOG" | head -1)
+[ -n "$HID" ] || fail "ucmdd logged no connection of $HNQN"
+python3 - "$T/ls.json" "$NQN" "$A1" "$A2" "$HNQN" "$HID" <<'PY' ||
 import json, sys
 doc = json.load(open(sys.argv[1]))
+assert doc[0]["HostNQN"] == sys.argv[5] and doc[0]["HostID"] == sys.argv[6], doc[0]
 subs = doc[0]["Subsystems"]
 assert len(subs) == 1 and subs[0]["Name"] == "nvme-subsys0" and subs[0]["NQN"] == sys.argv[2], subs
 want = [
@@ -39,6 +46,7 @@ want = [
 ]
 assert subs[0]["Paths"] == want, subs[0]["Paths"]
 PY
+	{ cat "$T/ls.json"; fail "list-subsys -o json"; }
 echo "ok: port 2's path inaccessible, port 1's optimized"
 
 echo "--- without a namespace: the paths without their ANA state"

@@ -121,6 +121,12 @@ struct subsys_tcp_path {
 /* One per URL, in their order, up to max: how many; 0 for a session not over nvme-tcp:// */
 unsigned subsys_tcp_paths(struct cli *cli, uint32_t nsid, struct subsys_tcp_path *p,
 			  unsigned max);
+/*
+ * The host NQN and host ID the session's nvme-tcp:// controllers were
+ * connected with (Linux's sysfs hostnqn and hostid, which nvme-cli groups
+ * them by): false for a session not over nvme-tcp://, or none connected.
+ */
+bool subsys_tcp_host(struct cli *cli, char *nqn, size_t nqn_len, char *id, size_t id_len);
 
 /* The output a command's options ask for: -b is binary whatever -o says. */
 static inline enum out_fmt cli_fmt(const struct cli *cli)

@@ -170,6 +170,9 @@ static int list_common(struct cli *cli, bool subsys)
 	unsigned nctl = !subsys ? 1 : ntcp ? ntcp : subsys_paths(cli, id, sp, UCMD_CTRL_MAX_CONTROLLERS);
 	struct print_ctrl c[UCMD_CTRL_MAX_CONTROLLERS];
 	char addr[UCMD_CTRL_MAX_CONTROLLERS][16], name[UCMD_CTRL_MAX_CONTROLLERS][16];
+	char tnqn[224], tid[40];
+	/* a fabrics controller's host is the one it connected as (libnvme's scan) */
+	bool thost = ntcp && subsys_tcp_host(cli, tnqn, sizeof(tnqn), tid, sizeof(tid));
 	unsigned mask = 0;
 	int np = 0;
 
@@ -196,8 +199,8 @@ static int list_common(struct cli *cli, bool subsys)
 			.transport = ntcp ? "tcp" : "pcie",
 			.address = ntcp ? tp[i].address : addr[i],
 			.state = ntcp ? tp[i].state : "live",
-			.hostnqn = hostnqn,
-			.hostid = hostid,
+			.hostnqn = thost ? tnqn : hostnqn,
+			.hostid = thost ? tid : hostid,
 			.id = id,
 			.nr_ns = nr,
 			.ns = ns,

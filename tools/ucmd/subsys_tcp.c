@@ -84,3 +84,22 @@ unsigned subsys_tcp_paths(struct cli *cli, uint32_t nsid, struct subsys_tcp_path
 	free(copy);
 	return n;
 }
+
+bool subsys_tcp_host(struct cli *cli, char *nqn, size_t nqn_len, char *id, size_t id_len)
+{
+	struct ucmd_nvme_tcp_info ti;
+
+	if (cli->s.kernel || cli->s.daemon || !cli->s.dir || strncmp(cli->s.dir, "nvme-tcp://", 11))
+		return false;
+	for (unsigned i = 0; i < 8; i++) {
+		struct ucmd_nvme_host *h = cli->s.subsys ? ucmd_nvme_subsys_path(cli->s.subsys, i)
+							 : i ? NULL : cli->s.host;
+
+		if (h && !ucmd_nvme_tcp_info(h, &ti)) {
+			snprintf(nqn, nqn_len, "%s", ti.hostnqn);
+			snprintf(id, id_len, "%s", ti.hostid);
+			return true;
+		}
+	}
+	return false;
+}

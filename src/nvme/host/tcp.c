@@ -1591,5 +1591,11 @@ int ucmd_nvme_tcp_info(struct ucmd_nvme_host *host, struct ucmd_nvme_tcp_info *i
 	snprintf(info->traddr, sizeof(info->traddr), "%s", c->fabrics.opts.traddr);
 	snprintf(info->trsvcid, sizeof(info->trsvcid), "%s", c->fabrics.opts.trsvcid);
 	tcp_src_addr(c, info->src_addr, sizeof(info->src_addr));
+	const uint8_t *u = c->fabrics.opts.hostid;
+
+	snprintf(info->hostid, sizeof(info->hostid),
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
+		 u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
+		 u[15]);
 	return 0;
 }
