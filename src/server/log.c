@@ -1,18 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /* ucmdd's messages: stderr in the foreground, syslog once detached. */
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <syslog.h>
 
 #include "server/ctl.h"
 
-static bool use_syslog;
+/* set once, at detach, while the listeners' threads may already log (TSan saw the race) */
+static atomic_bool use_syslog;
 
 void srv_log_to_syslog(void)
 {
 	openlog("ucmdd", LOG_PID, LOG_DAEMON);
-	use_syslog = true;
+	atomic_store_explicit(&use_syslog, true, memory_order_release);
 }
 
 void srv_log(const char *fmt, ...)
@@ -20,7 +22,7 @@ void srv_log(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	if (use_syslog) {
+	if (atomic_load_explicit(&use_syslog, memory_order_acquire)) {
 		vsyslog(LOG_NOTICE, fmt, ap);
 	} else {
 		fputs("ucmdd: ", stderr);
