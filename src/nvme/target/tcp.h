@@ -15,6 +15,7 @@
  *                   H2CData into the command's buffer, sends, TermReq,
  *                   the command's way from its capsule to its response
  *   target_io.c     the connection's engine ring: submission, completion
+ *   tcp_buf.c       the commands' data buffers, kept by the slots
  *   target_cmd.c    one command: fabrics (Connect, Property Get/Set,
  *                   Disconnect), the admin commands a fabrics controller
  *                   answers itself, passthrough to the engine, discovery
@@ -173,7 +174,7 @@ struct nvmet_tcp_conn {
 	bool hdgst, ddgst;
 	uint8_t hpda;		/* the alignment the host asked of our data */
 	/* set by Connect */
-	/* set by a worker's Connect, read by the receive thread: atomic */
+	/* set by Connect; read by must_end() on the same thread, atomic as it was */
 	struct nvmet_tcp_ctrl *_Atomic ctrl;
 	uint16_t qid, sqsize;	/* sqsize 0's based */
 	/*
