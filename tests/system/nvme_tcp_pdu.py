@@ -315,6 +315,31 @@ if st or st2 or got != small or got2 != big:
 print("ok: in-capsule, R2T/H2CData and C2HData transfers with digests")
 
 
+# The target keeps each command slot's data buffer for its next command: a
+# read whose data block is longer than the blocks it names must get zeros
+# past them, never the bytes an earlier command left in the buffer (here:
+# 8 blocks of `big`, read through the same slot just before).
+def read_long_sgl(c, slba, nblocks, sgl_len):
+    def sqe(cid, sgl):
+        return struct.pack("<BBHI16x", 0x02, 0x40, cid, 1) + struct.pack("<QI3xB", 0, sgl_len, 0x5A) + \
+            struct.pack("<IIIIII", slba & 0xFFFFFFFF, slba >> 32, nblocks - 1, 0, 0, 0)
+    return c.cmd(sqe, b"", sgl_len, False)
+
+
+for _ in range(2):
+    st, _, _, got = rw(io, 0x02, 100, 8)
+    if st or got != big[:8 * 4096]:
+        fail("read of 8 blocks differs")
+    st, _, _, got = read_long_sgl(io, 10, 1, 8 * 4096)
+    if st == 0 and (got[:4096] != small or got[4096:] != bytes(7 * 4096)):
+        stale = got[4096:] != bytes(7 * 4096)
+        fail(f"a 1-block read into a 32 KiB data block: {len(got)} bytes, "
+             f"{'old bytes past its block' if stale else 'its block differs'}")
+    if st and got:
+        fail(f"a failed read sent {len(got)} bytes")
+print(f"ok: a 1-block read into a longer data block: status {st:#x}, nothing of the previous command")
+
+
 def pipelined(c, cmds):
     """cmds: [(opc, slba, nblocks, data)] all sent before any response is
     read, as a host with that many in flight does; {cid: (status, data)}."""

@@ -15,6 +15,7 @@
  *                   H2CData into the command's buffer, sends, TermReq,
  *                   the command's way from its capsule to its response
  *   target_io.c     the connection's engine ring: submission, completion
+ *   tcp_buf.c       the commands' data buffers, kept by the slots
  *   target_cmd.c    one command: fabrics (Connect, Property Get/Set,
  *                   Disconnect), the admin commands a fabrics controller
  *                   answers itself, passthrough to the engine, discovery
@@ -92,6 +93,14 @@ struct nvmet_tcp_limits {
 /* PDUs queued for one sendmsg (a read's response is up to 4 iovecs) */
 #define NVMET_TCP_OUT_MAX		32
 #define NVMET_TCP_OUT_IOV		(4 * NVMET_TCP_OUT_MAX)
+/*
+ * A slot keeps its data buffer for the next command it serves when it is
+ * at most NVMET_TCP_POOL_BUF and the connection keeps no more than
+ * NVMET_TCP_POOL_MEM in all: no allocation per command at a steady load,
+ * and what an idle connection holds stays bounded.
+ */
+#define NVMET_TCP_POOL_BUF		(128u << 10)
+#define NVMET_TCP_POOL_MEM		(1u << 20)
 
 /* One exported controller: ucmdd's nvme<instance>, named by its subnqn. */
 struct nvmet_tcp_subsys {
@@ -136,6 +145,14 @@ struct nvmet_tcp_slot {
 	bool h2c;		/* data flows host -> controller */
 	bool icd;		/* data came in the capsule */
 	uint32_t mem;		/* bytes of NVMET_TCP_CONN_MEM it holds */
+	/*
+	 * The slot's kept buffer (tcp_buf.c), pool_cap bytes, or NULL. It
+	 * holds zeros or bytes this connection's host sent or was sent:
+	 * a command whose data it filled and did not send zeroes it.
+	 */
+	uint8_t *pool;
+	uint32_t pool_cap;
+	bool unsent;		/* buf was not zeroed and its data is not yet queued to the host */
 	uint8_t icd_data[NVMET_TCP_ICD_LEN];
 	/* its queued PDUs' headers (R2T or C2HData; CapsuleResp), until sent */
 	uint8_t hdr[2][NVME_TCP_HDR_BUF];
@@ -157,7 +174,7 @@ struct nvmet_tcp_conn {
 	bool hdgst, ddgst;
 	uint8_t hpda;		/* the alignment the host asked of our data */
 	/* set by Connect */
-	/* set by a worker's Connect, read by the receive thread: atomic */
+	/* set by Connect; read by must_end() on the same thread, atomic as it was */
 	struct nvmet_tcp_ctrl *_Atomic ctrl;
 	uint16_t qid, sqsize;	/* sqsize 0's based */
 	/*
@@ -170,14 +187,18 @@ struct nvmet_tcp_conn {
 	int efd;		/* engine fd: nvme<i> on the admin queue */
 	int ns_fd[8];		/* engine fds of ng<i>n<nsid> on an I/O queue, by nsid-1 */
 
-	pthread_mutex_t lock;	/* slots, the memory queue, mem_used, inflight */
+	/*
+	 * Everything below is the receive thread's alone (tcp_io.c: it
+	 * receives, submits, reaps and sends): no lock. Other threads only
+	 * shut the socket down (tcp_port.c) or read the atomics.
+	 */
 	struct nvmet_tcp_slot *slots;	/* NVMET_TCP_QUEUE_SIZE */
 	struct nvmet_tcp_slot *q_head, *q_tail;	/* waiting for memory, in arrival order */
 	uint32_t mem_used;	/* of NVMET_TCP_CONN_MEM */
 	bool dispatching;	/* a thread is starting queued slots */
 	unsigned inflight;	/* submitted to the engine, not yet reaped */
+	uint32_t pool_bytes;	/* kept by the slots (pool_cap), of NVMET_TCP_POOL_MEM */
 	atomic_bool dead;
-	pthread_mutex_t send_lock;	/* the socket's sending side and the out queue */
 	/* PDUs waiting for one sendmsg; a slot whose response it is goes back after */
 	struct iovec out_iov[NVMET_TCP_OUT_IOV];
 	unsigned out_niov, out_nslot;
@@ -191,7 +212,6 @@ struct nvmet_tcp_conn {
 	bool has_ring;
 	int ring_efd;		/* eventfd registered on the ring: late completions */
 	unsigned sq_pending;	/* SQEs queued, submitted at the next flush */
-	pthread_mutex_t sq_lock;	/* the ring's SQ */
 	pthread_t rx;
 	_Atomic uint64_t last_ka;	/* CLOCK_MONOTONIC ms of the last admin command */
 	_Atomic uint64_t ana_seen;	/* the port's ANA change count the host was told of */
@@ -304,6 +324,22 @@ void nvmet_tcp_conn_respond(struct nvmet_tcp_conn *c, struct nvmet_tcp_slot *s, 
 		       uint32_t out_len);
 /* Send the queued PDUs in one sendmsg, then free the slots they answered. */
 void nvmet_tcp_conn_flush_out(struct nvmet_tcp_conn *c);
+
+/* ---- tcp_buf.c: the slots' data buffers ---- */
+/*
+ * s->buf for s->len bytes: the slot's kept buffer when it is large
+ * enough, else a new one (kept when the pool has room). Zeroed except
+ * where the command is known to overwrite it (an I/O queue's Read: the
+ * blocks it reads). 0 or -ENOMEM.
+ */
+int  nvmet_tcp_buf_get(struct nvmet_tcp_conn *c, struct nvmet_tcp_slot *s);
+/*
+ * s's buffer back: kept or freed; a buffer whose data was filled and not
+ * queued to the host (s->unsent: the command failed) is zeroed first.
+ */
+void nvmet_tcp_buf_put(struct nvmet_tcp_slot *s);
+/* Every kept buffer freed (the connection's end). */
+void nvmet_tcp_buf_drain(struct nvmet_tcp_conn *c);
 
 /* ---- target_io.c ---- */
 /* The ring of a connection that Connect bound to a subsystem, and its eventfd. */

@@ -217,13 +217,11 @@ void nvmet_tcp_ana_notice(struct nvmet_tcp_conn *c)
 		return;
 	if (!(atomic_load(&ctrl->aec) & NVMET_TCP_AEN_CFG_ANA))
 		return;
-	pthread_mutex_lock(&c->lock);
 	for (unsigned i = 0; i < NVMET_TCP_QUEUE_SIZE && !aer; i++)
 		if (c->slots[i].state == SLOT_PARKED)
 			aer = &c->slots[i];
 	if (aer)
 		aer->state = SLOT_RUNNING;
-	pthread_mutex_unlock(&c->lock);
 	if (!aer)
 		return;	/* told once the host sends an AER again */
 	atomic_store(&c->ana_seen, chg);

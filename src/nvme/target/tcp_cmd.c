@@ -271,7 +271,6 @@ static int ns_fd(struct nvmet_tcp_conn *c, uint32_t nsid)
 
 	if (!nsid || nsid > n)
 		return -ENOENT;
-	pthread_mutex_lock(&c->lock);
 	fd = c->ns_fd[nsid - 1];
 	if (fd < 0) {
 		snprintf(name, sizeof(name), "ng%un%u", c->t->subsys[c->ctrl->subsys].instance, nsid);
@@ -279,7 +278,6 @@ static int ns_fd(struct nvmet_tcp_conn *c, uint32_t nsid)
 		if (fd >= 0)
 			c->ns_fd[nsid - 1] = fd;
 	}
-	pthread_mutex_unlock(&c->lock);
 	return fd;
 }
 

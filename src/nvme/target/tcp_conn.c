@@ -111,9 +111,7 @@ static int send_pdu(struct nvmet_tcp_conn *c, void *hdr, const void *data, uint3
 	n = pdu_iov(hdr, data, data_len, &ddgst, iov);
 	if (atomic_load(&c->dead))
 		return -EPIPE;
-	pthread_mutex_lock(&c->send_lock);
 	ret = send_all(c, iov, n);
-	pthread_mutex_unlock(&c->send_lock);
 	if (ret)
 		nvmet_tcp_conn_fail(c, 0, 0, NULL, 0);
 	return ret;
@@ -130,7 +128,6 @@ static void queue_pdus(struct nvmet_tcp_conn *c, struct nvmet_tcp_slot *s, void 
 
 	if (c->out_nslot == NVMET_TCP_OUT_MAX)
 		nvmet_tcp_conn_flush_out(c);
-	pthread_mutex_lock(&c->send_lock);
 	n = c->out_niov;
 	n += (unsigned)pdu_iov(hdr, data, data_len, &s->ddgst, c->out_iov + n);
 	if (hdr2)
@@ -138,20 +135,15 @@ static void queue_pdus(struct nvmet_tcp_conn *c, struct nvmet_tcp_slot *s, void 
 	c->out_niov = n;
 	c->out_release[c->out_nslot] = release;
 	c->out_slot[c->out_nslot++] = s;
-	pthread_mutex_unlock(&c->send_lock);
 }
 
 /* A slot whose response is sent (or never will be): its memory and itself go back. */
 static void slot_release(struct nvmet_tcp_conn *c, struct nvmet_tcp_slot *s)
 {
-	pthread_mutex_lock(&c->lock);
-	if (!s->icd)
-		free(s->buf);
-	s->buf = NULL;
+	nvmet_tcp_buf_put(s);
 	c->mem_used -= s->mem;
 	s->mem = 0;
 	s->state = SLOT_FREE;
-	pthread_mutex_unlock(&c->lock);
 }
 
 static void dispatch(struct nvmet_tcp_conn *c);
@@ -163,15 +155,14 @@ void nvmet_tcp_conn_flush_out(struct nvmet_tcp_conn *c)
 	unsigned n;
 	int ret = 0;
 
-	pthread_mutex_lock(&c->send_lock);
 	n = c->out_nslot;
 	if (n && !atomic_load(&c->dead))
 		ret = send_all(c, c->out_iov, (int)c->out_niov);
+	/* copied: the slots' release may queue more (dispatch) */
 	memcpy(done, c->out_slot, n * sizeof(done[0]));
 	memcpy(release, c->out_release, n * sizeof(release[0]));
 	c->out_nslot = 0;
 	c->out_niov = 0;
-	pthread_mutex_unlock(&c->send_lock);
 	if (!n)
 		return;
 	/* a failed send has failed the connection: the slots go back all the same */
@@ -216,6 +207,8 @@ static void queue_c2h_rsp(struct nvmet_tcp_conn *c, struct nvmet_tcp_slot *s, ui
 	d->cccid = s->sqe.cid;
 	d->datao = 0;
 	d->datal = htole32(len);
+	if (len >= s->len)
+		s->unsent = false;	/* all it filled goes to the host */
 	if (success) {
 		queue_pdus(c, s, s->hdr[0], s->buf, len, NULL, true);
 		return;
@@ -251,9 +244,7 @@ void nvmet_tcp_conn_fail(struct nvmet_tcp_conn *c, uint16_t fes, uint32_t fei, c
 						 fei, hdr, hdr_len);
 
 		iov = (struct iovec){ buf, n };
-		pthread_mutex_lock(&c->send_lock);
 		send_all(c, &iov, 1);	/* best effort: the connection ends anyway */
-		pthread_mutex_unlock(&c->send_lock);
 	}
 	atomic_store(&c->dead, true);
 	/* the receiver sees its socket end */
@@ -482,7 +473,6 @@ void nvmet_tcp_conn_respond(struct nvmet_tcp_conn *c, struct nvmet_tcp_slot *s, 
 {
 	cqe->cid = s->sqe.cid;
 	cqe->sq_id = htole16(c->qid);
-	pthread_mutex_lock(&c->lock);
 	/*
 	 * Without SQ flow control SQHD is reserved (0), except in the Connect
 	 * response that agrees to it: FFFFh says so (TP 8005, as nvmet does).
@@ -494,7 +484,6 @@ void nvmet_tcp_conn_respond(struct nvmet_tcp_conn *c, struct nvmet_tcp_slot *s, 
 		cqe->sq_head = htole16(0xffff);
 	else
 		cqe->sq_head = 0;
-	pthread_mutex_unlock(&c->lock);
 	if (out_len && !cqe->status) {
 		queue_c2h_rsp(c, s, out_len, cqe);
 	} else {
@@ -523,12 +512,9 @@ static void exec_slot(struct nvmet_tcp_conn *c, struct nvmet_tcp_slot *s)
 static void start_slot(struct nvmet_tcp_conn *c, struct nvmet_tcp_slot *s)
 {
 	if (s->mem) {
-		/* the command's own buffer, freed when it completes (or by the teardown) */
-		if (posix_memalign((void **)&s->buf, 4096, s->len))
+		/* the command's buffer (the slot's kept one), back when it completes */
+		if (nvmet_tcp_buf_get(c, s)) {
 			s->buf = NULL;
-		else if (!s->h2c)
-			memset(s->buf, 0, s->len);
-		if (!s->buf) {
 			struct ucmd_nvme_cqe cqe = { 0 };
 
 			cqe.status = htole16(NVMET_TCP_SC(0, NVME_SC_INTERNAL, 0) << 1);
@@ -536,35 +522,29 @@ static void start_slot(struct nvmet_tcp_conn *c, struct nvmet_tcp_slot *s)
 			return;
 		}
 	}
-	pthread_mutex_lock(&c->lock);
 	if (s->h2c && !s->icd && s->len) {
 		s->state = SLOT_WAIT_DATA;	/* on_h2c executes it once all is there */
 		s->received = 0;
-		pthread_mutex_unlock(&c->lock);
 		/* a failed send fails the connection: the teardown frees s->buf */
 		queue_r2t(c, s, (uint16_t)(s - c->slots), s->len);
 		return;
 	}
 	s->state = SLOT_RUNNING;
-	pthread_mutex_unlock(&c->lock);
 	exec_slot(c, s);
 }
 
 /*
  * Start the commands waiting for memory, in arrival order, while their
- * data fits NVMET_TCP_CONN_MEM. One thread at a time: a caller that finds
- * another dispatching leaves it to that one, which looks again after each
- * command it starts (the check and the flag are under one lock).
+ * data fits NVMET_TCP_CONN_MEM. Not nested: a command started here may
+ * complete and free memory (nvmet_tcp_conn_flush_out calls back), and the
+ * outer loop, which looks again after each command it starts, takes it.
  */
 static void dispatch(struct nvmet_tcp_conn *c)
 {
 	struct nvmet_tcp_slot *s;
 
-	pthread_mutex_lock(&c->lock);
-	if (c->dispatching) {
-		pthread_mutex_unlock(&c->lock);
+	if (c->dispatching)
 		return;
-	}
 	c->dispatching = true;
 	while ((s = c->q_head) && !atomic_load(&c->dead) &&
 	       s->mem <= NVMET_TCP_CONN_MEM - c->mem_used) {
@@ -573,12 +553,9 @@ static void dispatch(struct nvmet_tcp_conn *c)
 			c->q_tail = NULL;
 		c->mem_used += s->mem;
 		s->state = SLOT_RUNNING;
-		pthread_mutex_unlock(&c->lock);
 		start_slot(c, s);
-		pthread_mutex_lock(&c->lock);
 	}
 	c->dispatching = false;
-	pthread_mutex_unlock(&c->lock);
 }
 
 static int on_cmd(struct nvmet_tcp_conn *c, const uint8_t *hdr, uint32_t hdr_len)
@@ -596,7 +573,6 @@ static int on_cmd(struct nvmet_tcp_conn *c, const uint8_t *hdr, uint32_t hdr_len
 		nvmet_tcp_conn_fail(c, NVME_TCP_FES_DATA_LIMIT_EXCEEDED, 4, hdr, hdr_len);
 		return -EPROTO;
 	}
-	pthread_mutex_lock(&c->lock);
 	for (unsigned i = 0; i < n; i++) {
 		if (c->slots[i].state == SLOT_FREE) {
 			s = &c->slots[i];
@@ -604,7 +580,6 @@ static int on_cmd(struct nvmet_tcp_conn *c, const uint8_t *hdr, uint32_t hdr_len
 			break;
 		}
 	}
-	pthread_mutex_unlock(&c->lock);
 	if (!s) {	/* more commands than the queue holds */
 		nvmet_tcp_conn_fail(c, NVME_TCP_FES_PDU_SEQ_ERR, 0, hdr, hdr_len);
 		return -EPROTO;
@@ -662,10 +637,8 @@ static int on_cmd(struct nvmet_tcp_conn *c, const uint8_t *hdr, uint32_t hdr_len
 
 	/* its data, unless it came in the capsule, counts against NVMET_TCP_CONN_MEM */
 	s->mem = s->len && !s->icd ? s->len : 0;
-	pthread_mutex_lock(&c->lock);
 	if (c->ctrl && nvmet_tcp_cmd_parks(c, &s->sqe)) {
 		s->state = SLOT_PARKED;	/* an AER: answered only by events */
-		pthread_mutex_unlock(&c->lock);
 		return 0;
 	}
 	s->state = SLOT_WAIT_MEM;
@@ -675,7 +648,6 @@ static int on_cmd(struct nvmet_tcp_conn *c, const uint8_t *hdr, uint32_t hdr_len
 	else
 		c->q_head = s;
 	c->q_tail = s;
-	pthread_mutex_unlock(&c->lock);
 	dispatch(c);
 	return 0;
 }
@@ -695,9 +667,7 @@ static int on_h2c(struct nvmet_tcp_conn *c, const uint8_t *hdr, uint32_t hdr_len
 		return -EPROTO;
 	}
 	s = &c->slots[ttag];
-	pthread_mutex_lock(&c->lock);
 	ret = s->state == SLOT_WAIT_DATA && s->sqe.cid == d->cccid ? 0 : -EPROTO;
-	pthread_mutex_unlock(&c->lock);
 	if (ret) {
 		nvmet_tcp_conn_fail(c, NVME_TCP_FES_PDU_SEQ_ERR, 0, hdr, hdr_len);
 		return ret;
@@ -723,11 +693,9 @@ static int on_h2c(struct nvmet_tcp_conn *c, const uint8_t *hdr, uint32_t hdr_len
 		nvmet_tcp_conn_fail(c, 0, 0, NULL, 0);
 		return ret;
 	}
-	pthread_mutex_lock(&c->lock);
 	s->received += datal;
 	if (done)
 		s->state = SLOT_RUNNING;
-	pthread_mutex_unlock(&c->lock);
 	if (done)
 		exec_slot(c, s);
 	return 0;
@@ -791,14 +759,9 @@ static void conn_free(struct nvmet_tcp_conn *c)
 	pthread_cond_broadcast(&t->gone);
 	pthread_mutex_unlock(&t->lock);
 	close(c->sock);
-	for (unsigned i = 0; i < NVMET_TCP_QUEUE_SIZE; i++)
-		if (c->slots[i].buf && !c->slots[i].icd)
-			free(c->slots[i].buf);
+	nvmet_tcp_buf_drain(c);
 	free(c->slots);
 	free(c->rxbuf);
-	pthread_mutex_destroy(&c->lock);
-	pthread_mutex_destroy(&c->send_lock);
-	pthread_mutex_destroy(&c->sq_lock);
 	free(c);
 }
 
@@ -925,9 +888,6 @@ int nvmet_tcp_conn_start(struct nvmet_tcp_port *t, int sock)
 	for (unsigned i = 0; i < sizeof(c->ns_fd) / sizeof(c->ns_fd[0]); i++)
 		c->ns_fd[i] = -1;
 	atomic_init(&c->dead, false);
-	pthread_mutex_init(&c->lock, NULL);
-	pthread_mutex_init(&c->send_lock, NULL);
-	pthread_mutex_init(&c->sq_lock, NULL);
 	setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	ret = peer_identity(c);
 
@@ -942,9 +902,6 @@ int nvmet_tcp_conn_start(struct nvmet_tcp_port *t, int sock)
 	pthread_mutex_unlock(&t->lock);
 	if (ret) {
 		c->sock = -1;	/* the caller closes it */
-		pthread_mutex_destroy(&c->lock);
-		pthread_mutex_destroy(&c->send_lock);
-		pthread_mutex_destroy(&c->sq_lock);
 		free(c->slots);
 		free(c->rxbuf);
 		free(c);

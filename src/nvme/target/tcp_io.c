@@ -41,9 +41,7 @@ static void reap_one(struct nvmet_tcp_conn *c, uint64_t ud, int res, uint64_t re
 	if (ud >= NVMET_TCP_QUEUE_SIZE)
 		return;
 	s = &c->slots[ud];
-	pthread_mutex_lock(&c->lock);
 	c->inflight--;
-	pthread_mutex_unlock(&c->lock);
 	nvmet_tcp_cmd_done(c, s, res, result, &rsp, &out_len);
 	nvmet_tcp_conn_respond(c, s, &rsp, out_len);
 }
@@ -53,15 +51,11 @@ static bool submit_pending(struct nvmet_tcp_conn *c)
 {
 	int ret;
 
-	pthread_mutex_lock(&c->sq_lock);
-	if (!c->sq_pending) {
-		pthread_mutex_unlock(&c->sq_lock);
+	if (!c->sq_pending)
 		return true;
-	}
 	ret = ucmd_submit(&c->ring);
 	if (ret >= 0)
 		c->sq_pending -= (unsigned)ret < c->sq_pending ? (unsigned)ret : c->sq_pending;
-	pthread_mutex_unlock(&c->sq_lock);
 	/*
 	 * An SQE the ring did not take stays on the SQ and goes with the next
 	 * submission: it is in flight, its completion answers it. A ring that
@@ -183,9 +177,7 @@ void nvmet_tcp_io_stop(struct nvmet_tcp_conn *c)
 		unsigned inflight;
 
 		nvmet_tcp_io_flush(c);
-		pthread_mutex_lock(&c->lock);
 		inflight = c->inflight;
-		pthread_mutex_unlock(&c->lock);
 		if (!inflight)
 			break;
 		nvmet_tcp_io_wait_begin(c, &pf);
@@ -207,12 +199,9 @@ int nvmet_tcp_io_submit(struct nvmet_tcp_conn *c, struct nvmet_tcp_slot *s, int 
 
 	if (!c->has_ring)
 		return -ENXIO;
-	pthread_mutex_lock(&c->sq_lock);
 	sqe = ucmd_get_sqe(&c->ring);	/* never full: entries > slots */
-	if (!sqe) {
-		pthread_mutex_unlock(&c->sq_lock);
+	if (!sqe)
 		return -EBUSY;
-	}
 	memset(sqe, 0, 2 * sizeof(*sqe));	/* SQE128 */
 	sqe->opcode = IORING_OP_URING_CMD;
 	sqe->fd = fd;
@@ -232,10 +221,7 @@ int nvmet_tcp_io_submit(struct nvmet_tcp_conn *c, struct nvmet_tcp_slot *s, int 
 	uc->addr = (uint64_t)(uintptr_t)s->buf;
 	uc->data_len = s->len;
 	c->sq_pending++;
-	pthread_mutex_unlock(&c->sq_lock);
-	pthread_mutex_lock(&c->lock);
 	c->inflight++;
-	pthread_mutex_unlock(&c->lock);
 	/* submitted with the others at the next flush, when the receive buffer is empty */
 	return 0;
 }
