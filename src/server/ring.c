@@ -21,8 +21,9 @@
  *
  * Wake-ups without a system call per command while both sides are busy: a
  * SQPOLL ring's poller (within its uid's budget, quota.c) polls for
- * idle_ms after its last work, any other for SRV_BUSY_POLL_US after a pass
- * that did work (ring_thread); then it sets IORING_SQ_NEED_WAKEUP, looks
+ * idle_ms after its last work as long as its client reaps what it posted,
+ * any other for SRV_BUSY_POLL_US after a pass that did work (ring_thread);
+ * then it sets IORING_SQ_NEED_WAKEUP, looks
  * once more, and sleeps in poll() on the sq eventfd (the client's
  * doorbell) and an eventfd the engine writes whenever the ring's owner has
  * completions to run (io_ring_set_owner_wake). The client sleeping for
@@ -54,6 +55,13 @@
 #define SRV_BUSY_POLL_US	50u
 /* idle polls that only pause before each further one yields the CPU */
 #define RING_SPIN_PAUSES	256u
+/*
+ * A client that runs reaps what was posted within about a cache-line
+ * transfer: CQEs left unreaped this long after the last work mean it is
+ * not on a CPU (it may be waiting for ours), and polling on would only
+ * keep it off.
+ */
+#define SRV_REAP_WAIT_US	SRV_BUSY_POLL_US
 /*
  * The engine ring's flags taken from the client's; the rest concern the
  * client's threads (SQPOLL is this file's thread; a task-run or single
@@ -180,6 +188,16 @@ static void ring_sleep(struct srv_ring *r)
 	sq_flag(r, IORING_SQ_NEED_WAKEUP, false);
 }
 
+/*
+ * CQEs posted but not reaped: the client's head is read as a hint only (it
+ * decides nothing but when we sleep; a client lying about it sleeps its own
+ * ring's thread, which its doorbell wakes).
+ */
+static bool cq_unreaped(const struct srv_ring *r)
+{
+	return __atomic_load_n(r->ctx->rings.cq_head, __ATOMIC_RELAXED) != r->cq_told;
+}
+
 static bool ring_done(struct srv_ring *r)
 {
 	return atomic_load(&r->stop) || atomic_load(&r->c->dead) ||
@@ -238,6 +256,7 @@ static void *ring_thread(void *arg)
 	 */
 	uint64_t poll_us = r->spin ? (uint64_t)r->idle_ms * 1000u : SRV_BUSY_POLL_US;
 	uint64_t idle_until = r->spin ? now_us() + poll_us : 0;
+	uint64_t last_work = 0;
 	unsigned idle_spins = 0;
 
 	/* everything the engine does for this ring sees the client */
@@ -249,14 +268,24 @@ static void *ring_thread(void *arg)
 		did = pass(r, true);
 		pthread_mutex_unlock(&r->lock);
 		if (did) {
-			idle_until = now_us() + poll_us;
+			last_work = now_us();
+			idle_until = last_work + poll_us;
 			idle_spins = 0;
 			continue;
 		}
 		/* an IOPOLL ring completes only by being polled */
 		if (r->nr_iopoll)
 			continue;
-		if (now_us() < idle_until) {
+		/*
+		 * Poll only while the client keeps up: a client that left our
+		 * CQEs unreaped past SRV_REAP_WAIT_US is off the CPU -- often
+		 * waiting for this very one, spinning on its CQ as an SQPOLL
+		 * client may (fio) -- and each poll would hand it back a whole
+		 * time slice too late. Asleep, we are woken by its next
+		 * submission (IORING_SQ_NEED_WAKEUP) instead.
+		 */
+		if (now_us() < idle_until &&
+		    !(cq_unreaped(r) && now_us() - last_work >= SRV_REAP_WAIT_US)) {
 			/*
 			 * SQPOLL's idle poll: a short pure spin, then yielding.
 			 * On a machine with more runnable threads than CPUs the

@@ -70,7 +70,8 @@ static int teardown(void **state)
 	return 0;
 }
 
-static int cring_open(struct sfx *s, struct cring *r, unsigned entries, unsigned flags)
+static int cring_open_idle(struct sfx *s, struct cring *r, unsigned entries, unsigned flags,
+			   unsigned sq_thread_idle)
 {
 	struct ucmdd_queue_init req = { .entries = entries };
 	int fds[3];
@@ -78,6 +79,7 @@ static int cring_open(struct sfx *s, struct cring *r, unsigned entries, unsigned
 
 	memset(r, 0, sizeof(*r));
 	req.p.flags = flags;
+	req.p.sq_thread_idle = sq_thread_idle;
 	r->id = srv_ring_create(&s->c, &req, &r->rep, fds);
 	if (r->id < 0)
 		return r->id;
@@ -105,6 +107,11 @@ static int cring_open(struct sfx *s, struct cring *r, unsigned entries, unsigned
 	r->big = flags & IORING_SETUP_SQE128;
 	r->tail = *r->sq_tail;
 	return 0;
+}
+
+static int cring_open(struct sfx *s, struct cring *r, unsigned entries, unsigned flags)
+{
+	return cring_open_idle(s, r, entries, flags, 0);
 }
 
 static struct io_uring_sqe *sqe_at(struct cring *r, unsigned i)
@@ -731,6 +738,68 @@ static void test_destroy_posts(void **state)
 	assert_int_equal(c.res, -ECANCELED);
 }
 
+static bool need_wakeup(struct cring *r)
+{
+	return __atomic_load_n(r->sq_flags, __ATOMIC_SEQ_CST) & IORING_SQ_NEED_WAKEUP;
+}
+
+/*
+ * Publish a NOP and wait until its CQE is posted, spinning as a running
+ * client does (spin) or sleeping between looks; leave it unreaped.
+ */
+static void nop_posted(struct cring *r, uint64_t ud, bool spin)
+{
+	get_sqe(r)->user_data = ud;
+	publish(r);
+	for (unsigned long i = 0; !cq_ready(r); i++) {
+		if (spin) {
+			assert_true(i < 10000000000ul);
+			continue;
+		}
+		assert_true(i < 100000);	/* 10 s */
+		usleep(100);
+	}
+}
+
+/*
+ * An SQPOLL ring's thread polls for sq_thread_idle after its last work, so
+ * a client that reaps and submits again needs no wake-up per I/O; but not
+ * for a client that leaves its CQEs unreaped: that client is off the CPU
+ * (fio spinning on its CQ, on the poller's own CPU, is), and polling on
+ * would keep it off. The thread sleeps long before sq_thread_idle ends
+ * (IORING_SQ_NEED_WAKEUP), and the client's next submission wakes it.
+ * Counted over rounds: a round whose client is itself held off the CPU
+ * for most of sq_thread_idle would see either.
+ */
+static void test_sqpoll_unreaped_sleeps(void **state)
+{
+	struct rt *t = *state;
+	struct cring *r = &t->r;
+	unsigned slept_unreaped = 0, polled_reaped = 0;
+
+	/* 100 ms: the longest sq_thread_idle the daemon grants */
+	assert_int_equal(cring_open_idle(&t->s, r, 8,
+					 IORING_SETUP_SQPOLL | IORING_SETUP_SQE128 |
+						 IORING_SETUP_CQE32,
+					 100),
+			 0);
+	for (unsigned round = 0; round < 5; round++) {
+		/* reaped at once: the thread keeps polling */
+		nop_posted(r, 2 * round, true);
+		assert_int_equal(wait_cqe(r, NULL).user_data, 2 * round);
+		usleep(20000);
+		polled_reaped += !need_wakeup(r);
+		/* left unreaped: the thread sleeps well within sq_thread_idle */
+		nop_posted(r, 2 * round + 1, false);
+		usleep(20000);
+		slept_unreaped += need_wakeup(r);
+		/* and the next submission (publish's doorbell) wakes it */
+		assert_int_equal(wait_cqe(r, NULL).user_data, 2 * round + 1);
+	}
+	assert_int_not_equal(slept_unreaped, 0);
+	assert_int_not_equal(polled_reaped, 0);
+}
+
 /*
  * A sleeping proxy learns of completions found on other threads (the
  * controller's, the timer's): the engine ring's owner wake-up.
@@ -908,6 +977,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_nvme_io, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_submit_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sqpoll_unreaped_sleeps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_copyback_batch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_copyback_query_per_pass, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chain_failure, setup, teardown),
