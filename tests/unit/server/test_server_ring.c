@@ -6,8 +6,10 @@
  * garbage in the ring, a CQ that is not reaped, registration, teardown
  * with requests in flight.
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -761,21 +763,59 @@ static void nop_posted(struct cring *r, uint64_t ud, bool spin)
 	}
 }
 
+#define MAX_TIDS 256
+
+/* This process's threads, sorted as /proc lists them; how many. */
+static unsigned list_tids(pid_t *tids)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	unsigned n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)) && n < MAX_TIDS)
+		if (e->d_name[0] != '.')
+			tids[n++] = (pid_t)atoi(e->d_name);
+	closedir(d);
+	return n;
+}
+
+/* The voluntary context switches of the threads in tids (each a sleep). */
+static long nvcsw(const pid_t *tids, unsigned n)
+{
+	long sum = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		char path[64], line[128];
+		long v;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)tids[i]);
+		f = fopen(path, "r");
+		assert_non_null(f);
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "voluntary_ctxt_switches: %ld", &v) == 1)
+				sum += v;
+		fclose(f);
+	}
+	return sum;
+}
+
 /*
  * An SQPOLL ring's thread polls for sq_thread_idle after its last work, so
  * a client that reaps and submits again needs no wake-up per I/O; but not
- * for a client that leaves its CQEs unreaped: that client is off the CPU
- * (fio spinning on its CQ, on the poller's own CPU, is), and polling on
- * would keep it off. The thread sleeps long before sq_thread_idle ends
- * (IORING_SQ_NEED_WAKEUP), and the client's next submission wakes it.
- * Counted over rounds: a round whose client is itself held off the CPU
- * for most of sq_thread_idle would see either.
+ * on while its client leaves CQEs unreaped: that client is off the CPU
+ * (fio spinning on its CQ, on the thread's own CPU, is), and a poll that
+ * only yields keeps it off. The thread naps instead, giving the CPU away
+ * (a voluntary switch each), and takes the next submission. Counted over rounds: a round whose threads are held off the
+ * CPU by a busy machine may see neither.
  */
-static void test_sqpoll_unreaped_sleeps(void **state)
+static void test_sqpoll_unreaped_naps(void **state)
 {
 	struct rt *t = *state;
 	struct cring *r = &t->r;
-	unsigned slept_unreaped = 0, polled_reaped = 0;
+	pid_t before[MAX_TIDS], after[MAX_TIDS], ring_tids[MAX_TIDS];
+	unsigned nb = list_tids(before), na, nr = 0, napped = 0, polled_reaped = 0;
 
 	/* 100 ms: the longest sq_thread_idle the daemon grants */
 	assert_int_equal(cring_open_idle(&t->s, r, 8,
@@ -783,20 +823,36 @@ static void test_sqpoll_unreaped_sleeps(void **state)
 						 IORING_SETUP_CQE32,
 					 100),
 			 0);
+	na = list_tids(after);
+	for (unsigned i = 0; i < na; i++) {
+		bool old = false;
+
+		for (unsigned j = 0; j < nb; j++)
+			old |= after[i] == before[j];
+		if (!old)
+			ring_tids[nr++] = after[i];
+	}
+	assert_int_not_equal(nr, 0);
 	for (unsigned round = 0; round < 5; round++) {
-		/* reaped at once: the thread keeps polling */
+		long v0;
+
+		/* reaped at once: the thread keeps polling, no wake-up needed */
 		nop_posted(r, 2 * round, true);
 		assert_int_equal(wait_cqe(r, NULL).user_data, 2 * round);
 		usleep(20000);
 		polled_reaped += !need_wakeup(r);
-		/* left unreaped: the thread sleeps well within sq_thread_idle */
+		/* left unreaped: the thread naps, well within sq_thread_idle */
 		nop_posted(r, 2 * round + 1, false);
+		v0 = nvcsw(ring_tids, nr);
 		usleep(20000);
-		slept_unreaped += need_wakeup(r);
-		/* and the next submission (publish's doorbell) wakes it */
+		napped += nvcsw(ring_tids, nr) - v0 >= 10;
 		assert_int_equal(wait_cqe(r, NULL).user_data, 2 * round + 1);
+		/* and takes the next submission */
+		get_sqe(r)->user_data = 100 + round;
+		publish(r);
+		assert_int_equal(wait_cqe(r, NULL).user_data, 100 + round);
 	}
-	assert_int_not_equal(slept_unreaped, 0);
+	assert_int_not_equal(napped, 0);
 	assert_int_not_equal(polled_reaped, 0);
 }
 
@@ -977,7 +1033,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_nvme_io, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_submit_limit, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_sqpoll_unreaped_sleeps, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sqpoll_unreaped_naps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_copyback_batch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_copyback_query_per_pass, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chain_failure, setup, teardown),
