@@ -6,8 +6,10 @@
  * garbage in the ring, a CQ that is not reaped, registration, teardown
  * with requests in flight.
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -70,7 +72,8 @@ static int teardown(void **state)
 	return 0;
 }
 
-static int cring_open(struct sfx *s, struct cring *r, unsigned entries, unsigned flags)
+static int cring_open_idle(struct sfx *s, struct cring *r, unsigned entries, unsigned flags,
+			   unsigned sq_thread_idle)
 {
 	struct ucmdd_queue_init req = { .entries = entries };
 	int fds[3];
@@ -78,6 +81,7 @@ static int cring_open(struct sfx *s, struct cring *r, unsigned entries, unsigned
 
 	memset(r, 0, sizeof(*r));
 	req.p.flags = flags;
+	req.p.sq_thread_idle = sq_thread_idle;
 	r->id = srv_ring_create(&s->c, &req, &r->rep, fds);
 	if (r->id < 0)
 		return r->id;
@@ -105,6 +109,11 @@ static int cring_open(struct sfx *s, struct cring *r, unsigned entries, unsigned
 	r->big = flags & IORING_SETUP_SQE128;
 	r->tail = *r->sq_tail;
 	return 0;
+}
+
+static int cring_open(struct sfx *s, struct cring *r, unsigned entries, unsigned flags)
+{
+	return cring_open_idle(s, r, entries, flags, 0);
 }
 
 static struct io_uring_sqe *sqe_at(struct cring *r, unsigned i)
@@ -731,6 +740,122 @@ static void test_destroy_posts(void **state)
 	assert_int_equal(c.res, -ECANCELED);
 }
 
+static bool need_wakeup(struct cring *r)
+{
+	return __atomic_load_n(r->sq_flags, __ATOMIC_SEQ_CST) & IORING_SQ_NEED_WAKEUP;
+}
+
+/*
+ * Publish a NOP and wait until its CQE is posted, spinning as a running
+ * client does (spin) or sleeping between looks; leave it unreaped.
+ */
+static void nop_posted(struct cring *r, uint64_t ud, bool spin)
+{
+	get_sqe(r)->user_data = ud;
+	publish(r);
+	for (unsigned long i = 0; !cq_ready(r); i++) {
+		if (spin) {
+			assert_true(i < 10000000000ul);
+			continue;
+		}
+		assert_true(i < 100000);	/* 10 s */
+		usleep(100);
+	}
+}
+
+#define MAX_TIDS 256
+
+/* This process's threads, sorted as /proc lists them; how many. */
+static unsigned list_tids(pid_t *tids)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	unsigned n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)) && n < MAX_TIDS)
+		if (e->d_name[0] != '.')
+			tids[n++] = (pid_t)atoi(e->d_name);
+	closedir(d);
+	return n;
+}
+
+/* The voluntary context switches of the threads in tids (each a sleep). */
+static long nvcsw(const pid_t *tids, unsigned n)
+{
+	long sum = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		char path[64], line[128];
+		long v;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/self/task/%d/status", (int)tids[i]);
+		f = fopen(path, "r");
+		assert_non_null(f);
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "voluntary_ctxt_switches: %ld", &v) == 1)
+				sum += v;
+		fclose(f);
+	}
+	return sum;
+}
+
+/*
+ * An SQPOLL ring's thread polls for sq_thread_idle after its last work, so
+ * a client that reaps and submits again needs no wake-up per I/O; but not
+ * on while its client leaves CQEs unreaped: that client is off the CPU
+ * (fio spinning on its CQ, on the thread's own CPU, is), and a poll that
+ * only yields keeps it off. The thread naps instead, giving the CPU away
+ * (a voluntary switch each), and takes the next submission. Counted over rounds: a round whose threads are held off the
+ * CPU by a busy machine may see neither.
+ */
+static void test_sqpoll_unreaped_naps(void **state)
+{
+	struct rt *t = *state;
+	struct cring *r = &t->r;
+	pid_t before[MAX_TIDS], after[MAX_TIDS], ring_tids[MAX_TIDS];
+	unsigned nb = list_tids(before), na, nr = 0, napped = 0, polled_reaped = 0;
+
+	/* 100 ms: the longest sq_thread_idle the daemon grants */
+	assert_int_equal(cring_open_idle(&t->s, r, 8,
+					 IORING_SETUP_SQPOLL | IORING_SETUP_SQE128 |
+						 IORING_SETUP_CQE32,
+					 100),
+			 0);
+	na = list_tids(after);
+	for (unsigned i = 0; i < na; i++) {
+		bool old = false;
+
+		for (unsigned j = 0; j < nb; j++)
+			old |= after[i] == before[j];
+		if (!old)
+			ring_tids[nr++] = after[i];
+	}
+	assert_int_not_equal(nr, 0);
+	for (unsigned round = 0; round < 5; round++) {
+		long v0;
+
+		/* reaped at once: the thread keeps polling, no wake-up needed */
+		nop_posted(r, 2 * round, true);
+		assert_int_equal(wait_cqe(r, NULL).user_data, 2 * round);
+		usleep(20000);
+		polled_reaped += !need_wakeup(r);
+		/* left unreaped: the thread naps, well within sq_thread_idle */
+		nop_posted(r, 2 * round + 1, false);
+		v0 = nvcsw(ring_tids, nr);
+		usleep(20000);
+		napped += nvcsw(ring_tids, nr) - v0 >= 10;
+		assert_int_equal(wait_cqe(r, NULL).user_data, 2 * round + 1);
+		/* and takes the next submission */
+		get_sqe(r)->user_data = 100 + round;
+		publish(r);
+		assert_int_equal(wait_cqe(r, NULL).user_data, 100 + round);
+	}
+	assert_int_not_equal(napped, 0);
+	assert_int_not_equal(polled_reaped, 0);
+}
+
 /*
  * A sleeping proxy learns of completions found on other threads (the
  * controller's, the timer's): the engine ring's owner wake-up.
@@ -908,6 +1033,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_nvme_io, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_submit_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sqpoll_unreaped_naps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_copyback_batch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_copyback_query_per_pass, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chain_failure, setup, teardown),
