@@ -50,15 +50,6 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct raw_dir tab[RAW_DIRS] = { [0 ... RAW_DIRS - 1] = { .fd = -1 } };
 static unsigned next_evict;
 
-/* struct linux_dirent64 */
-struct rec {
-	uint64_t d_ino;
-	int64_t d_off;
-	unsigned short d_reclen;
-	unsigned char d_type;
-	char d_name[];
-};
-
 /* The entry of fd for the directory (dev, ino), made again at offset 0. */
 static struct raw_dir *entry_locked(int fd, const char *dir, const struct stat *st, long pos,
 				    int *err)
@@ -125,9 +116,7 @@ bool pl_dir_getdents64(int fd, void *buf, size_t count, long *ret)
 	flushed = pos;
 	while ((unsigned long)pos < r->n && !err) {
 		const struct pl_dirent *e = &r->e[pos];
-		size_t len = strlen(e->name);
-		size_t reclen = (offsetof(struct rec, d_name) + len + 1 + 7) & ~(size_t)7;
-		struct rec *rc;
+		size_t reclen = pl_dirent64_len(e->name);
 
 		if (total + used + reclen > count)
 			break;
@@ -139,13 +128,7 @@ bool pl_dir_getdents64(int fd, void *buf, size_t count, long *ret)
 			used = 0;
 			flushed = pos;
 		}
-		rc = (struct rec *)(out + used);
-		memset(rc, 0, reclen);
-		rc->d_ino = e->ino;
-		rc->d_off = pos + 1;
-		rc->d_reclen = (unsigned short)reclen;
-		rc->d_type = e->type;
-		memcpy(rc->d_name, e->name, len);
+		pl_dirent64_put(out + used, reclen, e->ino, pos + 1, e->type, e->name);
 		used += reclen;
 		pos++;
 	}

@@ -3,6 +3,7 @@
  * Path strings as paths.c judges them: no system call, no state, so that
  * fuzz_preload_path can feed them anything a program may pass to open().
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,4 +60,31 @@ bool pl_pci_class_nvme(const char *class_text)
 		return false;
 	/* base class 01h (mass storage), subclass 08h (non-volatile memory): any interface */
 	return (c >> 8) == 0x0108;
+}
+
+/* struct linux_dirent64, as getdents64 writes it */
+struct dirent64_rec {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+size_t pl_dirent64_len(const char *name)
+{
+	return (offsetof(struct dirent64_rec, d_name) + strlen(name) + 1 + 7) & ~(size_t)7;
+}
+
+void pl_dirent64_put(void *rec, size_t reclen, uint64_t ino, int64_t off, unsigned char type,
+		     const char *name)
+{
+	struct dirent64_rec *r = rec;
+
+	memset(r, 0, reclen);
+	r->d_ino = ino;
+	r->d_off = off;
+	r->d_reclen = (unsigned short)reclen;
+	r->d_type = type;
+	memcpy(r->d_name, name, strlen(name) + 1);
 }

@@ -337,6 +337,12 @@ const char *pl_path_for(const char *path, char buf[PATH_MAX]);
 
 /* ---- pathname.c: the string side of paths.c, pure ---- */
 
+/* A struct linux_dirent64 record of name (getdents64's): its length, 8-byte aligned. */
+size_t pl_dirent64_len(const char *name);
+/* Write that record, reclen = pl_dirent64_len(name) bytes, padding zeroed, at rec. */
+void pl_dirent64_put(void *rec, size_t reclen, uint64_t ino, int64_t off, unsigned char type,
+		     const char *name);
+
 /* A PCI function's sysfs class ("0x010802\n"): an NVMe controller's (01h/08h)? */
 bool pl_pci_class_nvme(const char *class_text);
 /* "nvme..." or "ng..." then a digit, one component: a name devinfo may know. */

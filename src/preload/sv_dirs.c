@@ -34,15 +34,6 @@
 
 #define SV_DENTS_MAX (64u * 1024)
 
-/* struct linux_dirent64 */
-struct rec {
-	uint64_t d_ino;
-	int64_t d_off;
-	unsigned short d_reclen;
-	unsigned char d_type;
-	char d_name[];
-};
-
 /* The merged /dev's entry i: its name, type and inode; false past the end. */
 struct ent {
 	char name[256];
@@ -90,17 +81,11 @@ static long dev_records(const struct ent *e, int n, int64_t pos, char *buf, size
 	int64_t i;
 
 	for (i = pos < 0 ? 0 : pos; i < n; i++) {
-		size_t nl = strlen(e[i].name), len = (offsetof(struct rec, d_name) + nl + 1 + 7) & ~7ul;
-		struct rec *r = (struct rec *)(buf + used);
+		size_t len = pl_dirent64_len(e[i].name);
 
 		if (used + len > count)
 			break;
-		memset(r, 0, len);
-		r->d_ino = e[i].ino;
-		r->d_off = i + 1;
-		r->d_reclen = (unsigned short)len;
-		r->d_type = e[i].type;
-		memcpy(r->d_name, e[i].name, nl + 1);
+		pl_dirent64_put(buf + used, len, e[i].ino, i + 1, e[i].type, e[i].name);
 		used += len;
 	}
 	*next = i;
