@@ -61,6 +61,9 @@ static void check_bounds(const struct cmd_spec *c, const struct cmd_args *a)
 		case OPT_SANACT:
 			check(*(const uint32_t *)p >= 1 && *(const uint32_t *)p <= 4);
 			break;
+		case OPT_RANKING:
+			check(a->ranking == TOPO_NAMESPACE || a->ranking == TOPO_CTRL);
+			break;
 		case OPT_FMT:
 			check(a->fmt <= (enum out_fmt)max);
 			break;

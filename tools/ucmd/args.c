@@ -220,6 +220,13 @@ static int set_value(const struct opt *o, struct cmd_args *a, const char *v, cha
 				    "start-block-erase, start-overwrite, start-crypto-erase)",
 				    v, opt_name(o, n, sizeof(n)));
 		return 0;
+	case OPT_RANKING:
+		/* nvme-cli's two words, nothing else (it refuses the rest too) */
+		if (strcmp(v, "namespace") && strcmp(v, "ctrl"))
+			return fail(err, errlen, "invalid value '%s' for %s (namespace or ctrl)", v,
+				    opt_name(o, n, sizeof(n)));
+		*(enum topo_ranking *)p = strcmp(v, "ctrl") ? TOPO_NAMESPACE : TOPO_CTRL;
+		return 0;
 	case OPT_LIST:
 		if (parse_list(v, p, max))
 			return fail(err, errlen, "invalid list '%s' for %s (1..%d numbers, "
@@ -391,7 +398,7 @@ void cli_args_help(FILE *f, const struct cmd_spec *c)
 static const char *type_name(enum opt_type t)
 {
 	static const char *const names[] = { "flag", "num", "num", "string", "fmt", "list",
-					     "string", "size" };
+					     "string", "size", "string" };
 
 	return names[t];
 }

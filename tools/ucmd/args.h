@@ -47,6 +47,7 @@ enum opt_type {
 	OPT_LIST,	/* struct u64_list, each 0..max */
 	OPT_SANACT,	/* uint32_t: 1..4 or nvme-cli's action names */
 	OPT_SIZE,	/* uint64_t bytes, 0..max, with a K, M, G or T suffix (binary) */
+	OPT_RANKING,	/* enum topo_ranking: nvme-cli's show-topology "namespace" or "ctrl" */
 };
 
 /* flags of an option */
@@ -109,6 +110,7 @@ struct cmd_args {
 	bool ana_groups;		/* ana-log --groups: RGO */
 	const char *ana_state;
 	const char *ana_ctrl;		/* ana-state --controller nvmeX */
+	enum topo_ranking ranking;	/* show-topology -r */
 	/* which options the command line gave, by table index */
 	bool seen[CLI_MAX_OPTS];
 };

@@ -110,6 +110,10 @@ unsigned subsys_paths_attached(struct cli *cli, const struct subsys_path *p, uns
 const char *subsys_path_ana(struct cli *cli, const struct subsys_path *p, uint32_t nsid);
 /* Linux's sysfs ana_state names (nvme_ana_state_names) of an ANA state */
 const char *subsys_ana_name(unsigned state);
+/* Controller nvme<x>'s PCI address as `ucmd exec`'s sysfs shows it ("0000:00:06.0") */
+void subsys_pci_addr(unsigned x, char *out, size_t len);
+/* The session's namespaces (its ng0nY devices), up to max, in the engine's order: how many */
+int subsys_nsids(struct cli *cli, uint32_t *nsid, int max);
 
 /* subsys_tcp.c: the paths of an nvme-tcp:// session (--ctrl URL[,URL...]) */
 struct subsys_tcp_path {
@@ -194,6 +198,7 @@ int cmd_policy(struct cli *cli, int argc, char **argv);
 int cmd_bench(struct cli *cli, int argc, char **argv);
 int cmd_exec(struct cli *cli, int argc, char **argv);
 int cmd_list_subsys(struct cli *cli, int argc, char **argv);
+int cmd_show_topology(struct cli *cli, int argc, char **argv);
 int cmd_fw_log(struct cli *cli, int argc, char **argv);
 int cmd_sanitize_log(struct cli *cli, int argc, char **argv);
 int cmd_self_test_log(struct cli *cli, int argc, char **argv);

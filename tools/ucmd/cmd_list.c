@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <nvme/fabrics.h>
 #include <nvme/types.h>
@@ -30,32 +29,6 @@
 #include "cli.h"
 
 #define LIST_MAX_NS 64
-
-/*
- * Controller x's PCI function as `ucmd exec` shows it in sysfs
- * (src/preload/sysfs.c, pci_name): the x-th device number of bus 0 that
- * the host's own PCI functions leave free, then domains 1, 2... whole.
- */
-static void pci_addr(unsigned x, char *out, size_t len)
-{
-	unsigned dom = 0, slot = 0, free_seen = 0;
-	struct stat st;
-
-	for (;;) {
-		char path[64];
-
-		if (++slot > 31) {
-			dom++;
-			slot = 1;
-		}
-		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%04x:00:%02x.0", dom, slot);
-		if (!dom && !lstat(path, &st))
-			continue;	/* the host's */
-		if (free_seen++ == x)
-			break;
-	}
-	snprintf(out, len, "%04x:00:%02x.0", dom, slot);
-}
 
 /* What list-subsys shows of the subsystem: which namespace's paths, how. */
 struct subsys_view {
@@ -108,21 +81,20 @@ static int list_common(struct cli *cli, bool subsys)
 	char blk[LIST_MAX_NS][32], gen[LIST_MAX_NS][32];
 	/* as nvme-cli shows them for a PCIe controller: libnvme's /etc/nvme files, or none */
 	char *hostnqn = nvmf_hostnqn_from_file(), *hostid = nvmf_hostid_from_file();
-	const char *names[256];
 	struct nvme_id_ctrl *id;
-	int n = ucmd_device_names(cli->s.e, names, 256), nr = 0, ret = 1;
+	int nr = 0, ret = 1;
 	struct subsys_view v = { .ns = -1 };
 
 	memset(ns, 0, sizeof(ns));
 	id = cli_identify(cli, subsys ? "list-subsys" : "list", NVME_IDENTIFY_CNS_CTRL, 0);
 	if (!id)
 		goto out;
-	for (int i = 0; i < n && i < 256 && nr < LIST_MAX_NS; i++) {
-		uint32_t nsid;
-		char tail;
+	uint32_t nsids[LIST_MAX_NS];
+	int nns = subsys_nsids(cli, nsids, LIST_MAX_NS);
 
-		if (sscanf(names[i], "ng0n%u%c", &nsid, &tail) != 1)
-			continue;
+	for (int i = 0; i < nns; i++) {
+		uint32_t nsid = nsids[i];
+
 		ns[nr].id = cli_identify(cli, "list", NVME_IDENTIFY_CNS_NS, nsid);
 		if (!ns[nr].id)
 			goto out;
@@ -191,7 +163,7 @@ static int list_common(struct cli *cli, bool subsys)
 		else if (mask)
 			ana = v.show_ana ? subsys_path_ana(cli, &sp[i], ns[v.ns].nsid) : "";
 		if (!ntcp)
-			pci_addr(sp[i].inst, addr[i], sizeof(addr[i]));
+			subsys_pci_addr(sp[i].inst, addr[i], sizeof(addr[i]));
 		snprintf(name[i], sizeof(name[i]), "nvme%u", ntcp ? tp[i].inst : sp[i].inst);
 		c[np++] = (struct print_ctrl){
 			.name = name[i],

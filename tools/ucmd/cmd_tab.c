@@ -34,6 +34,11 @@ static const struct opt none[] = { END };
 static const struct opt list_opts[] = {
 	FMT2, FLAG("verbose", 'v', verbose, "Increase output verbosity"), END };
 
+static const struct opt topology_opts[] = {
+	FMT3, FLAG("verbose", 'v', verbose, "Increase output verbosity"),
+	{ "ranking", 'r', OPT_RANKING, F(ranking), 0, 0, 0, "FMT", "Ranking order: namespace|ctrl" },
+	END };
+
 static const struct opt id_ctrl_opts[] = {
 	FLAG("vendor-specific", 'v', vs, "dump binary vendor field"),
 	FMT3, BIN("show identify in binary format"),
@@ -373,6 +378,12 @@ const struct cmd_spec cli_specs[] = {
 	  .only_reads = true },
 	{ "list-subsys", "List nvme subsystems", NULL, list_opts, .only_reads = true,
 	  .dev_in_view = true },
+	{ "show-topology", "Show the topology",
+	  "The subsystem's namespaces and their paths (a controller each, with its\n"
+	  "state and the path's ANA state), or with --ranking ctrl each controller and\n"
+	  "the namespaces it is a path of: a directory of several controllers, here or\n"
+	  "in ucmdd, or nvme-tcp:// URLs of one subsystem, as nvme-cli shows Linux's.",
+	  topology_opts, .only_reads = true, .no_device = true },
 	{ "id-ctrl", "Send NVMe Identify Controller", NULL, id_ctrl_opts, .only_reads = true },
 	{ "nvm-id-ns", "Send NVMe Identify Namespace NVM Command Set, display structure", NULL,
 	  nvm_id_ns_opts, .only_reads = true },

@@ -30,6 +30,7 @@ static const struct {
 	{ "run", cmd_run },
 	{ "list", cmd_list },
 	{ "list-subsys", cmd_list_subsys },
+	{ "show-topology", cmd_show_topology },
 	{ "id-ctrl", cmd_id_ctrl },
 	{ "id-ns", cmd_id_ns },
 	{ "nvm-id-ns", cmd_nvm_id_ns },

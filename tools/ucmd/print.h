@@ -53,8 +53,33 @@ struct print_ctrl {
 	const char *ana_state;
 };
 
+/* show-topology -r: the tree's first level, as nvme-cli's enum nvme_cli_topo_ranking */
+enum topo_ranking { TOPO_NAMESPACE, TOPO_CTRL };
+
+/*
+ * show-topology: one subsystem as libnvme's tree holds it. ctrl[] are its
+ * controllers in their names' order (libnvme's scandir), which is the
+ * order of a namespace's paths; the subsystem's own list of controllers
+ * is the reverse (head insertion), and so is nsid[] (the namespaces in the
+ * subsystem's list order, given so). ana[i * nr_ctrl + k] is the ANA state
+ * of namespace i's path through ctrl[k], NULL where there is no path; ana
+ * NULL: no multipath head (one controller), the namespaces are the
+ * controller's own.
+ */
+struct print_topo {
+	const char *hostnqn, *hostid;	/* may be NULL */
+	const char *name, *nqn;		/* "nvme-subsys0", its NQN */
+	int nr_ctrl;
+	const struct print_ctrl *ctrl;	/* name, transport, address, state */
+	int nr_ns;
+	const uint32_t *nsid;
+	const char *const *ana;
+};
+
 void print_list(const struct print_ctrl *c, int nr, enum out_fmt f, unsigned flags);
 void print_list_subsys(const struct print_ctrl *c, int nr, enum out_fmt f, unsigned flags);
+/* show-topology; OUT_BINARY is the text, as nvme-cli prints it */
+void print_topology(const struct print_topo *t, enum out_fmt f, enum topo_ranking r);
 void print_id_ctrl(const struct nvme_id_ctrl *id, enum out_fmt f, unsigned flags);
 void print_id_ns(const struct nvme_id_ns *ns, uint32_t nsid, enum out_fmt f, unsigned flags);
 /* buf: the 4096-byte Namespace Identification Descriptor list (CNS 03h) */

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <nvme/types.h>
 
@@ -171,4 +172,44 @@ const char *subsys_path_ana(struct cli *cli, const struct subsys_path *p, uint32
 	}
 	free(buf);
 	return state;
+}
+
+/*
+ * Controller x's PCI function as `ucmd exec` shows it in sysfs
+ * (src/preload/sysfs.c, pci_name): the x-th device number of bus 0 that
+ * the host's own PCI functions leave free, then domains 1, 2... whole.
+ */
+void subsys_pci_addr(unsigned x, char *out, size_t len)
+{
+	unsigned dom = 0, slot = 0, free_seen = 0;
+	struct stat st;
+
+	for (;;) {
+		char path[64];
+
+		if (++slot > 31) {
+			dom++;
+			slot = 1;
+		}
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%04x:00:%02x.0", dom, slot);
+		if (!dom && !lstat(path, &st))
+			continue;	/* the host's */
+		if (free_seen++ == x)
+			break;
+	}
+	snprintf(out, len, "%04x:00:%02x.0", dom, slot);
+}
+
+int subsys_nsids(struct cli *cli, uint32_t *nsid, int max)
+{
+	const char *names[256];
+	int n = ucmd_device_names(cli->s.e, names, 256), nr = 0;
+
+	for (int i = 0; i < n && i < 256 && nr < max; i++) {
+		char tail;
+
+		if (sscanf(names[i], "ng0n%u%c", &nsid[nr], &tail) == 1)
+			nr++;
+	}
+	return nr;
 }
