@@ -66,6 +66,14 @@ static void test_defaults_and_names(void **state)
 	assert_int_equal(a.slbs.n, 2);
 	assert_int_equal(a.blocks.v[1], 4);
 	assert_true(a.ad);
+	/* show-topology: nvme-cli's ranking by namespace unless -r ctrl */
+	assert_int_equal(parse(&a, "show-topology", NULL), 0);
+	assert_int_equal(a.ranking, TOPO_NAMESPACE);
+	assert_int_equal(parse(&a, "show-topology", "-r", "ctrl", "-o", "binary", NULL), 0);
+	assert_int_equal(a.ranking, TOPO_CTRL);
+	assert_int_equal(a.fmt, OUT_BINARY);
+	assert_int_equal(parse(&a, "show-topology", "--ranking=namespace", NULL), 0);
+	assert_int_equal(a.ranking, TOPO_NAMESPACE);
 }
 
 static void test_globals_and_device(void **state)
@@ -129,6 +137,9 @@ static void test_bad_input_named(void **state)
 		{ "id-ns", "stray", NULL, "unexpected argument 'stray'" },
 		{ "run", "/dev/ng0n1", NULL, "unexpected argument" },
 		{ "get-log", "-i", "2", "--log-len is required" },
+		{ "show-topology", "-r", "bogus", "invalid value 'bogus' for --ranking" },
+		{ "show-topology", "-r", "", "--ranking" },
+		{ "show-topology", "/dev/nvme0n1", NULL, "unexpected argument" },
 	};
 	struct cmd_args a;
 

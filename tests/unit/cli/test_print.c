@@ -733,6 +733,87 @@ static void test_show_regs(void **state)
 	assert_int_equal(out_len, 0xe1c);
 }
 
+/*
+ * show-topology: nvme-cli's tree ranked by namespace (paths in the
+ * controllers' order) and by controller (the subsystem's list: reversed),
+ * a namespace's missing path left out; JSON Namespaces[].Paths[] with
+ * ANAState, and without a head each controller's namespaces with a
+ * "Controller" array and no ANA state.
+ */
+static void test_topology(void **state)
+{
+	const struct print_ctrl c[2] = {
+		{ .name = "nvme0", .transport = "pcie", .address = "a0", .state = "live" },
+		{ .name = "nvme1", .transport = "tcp", .address = "a1", .state = "connecting" },
+	};
+	const uint32_t nsid[2] = { 2, 1 };
+	const char *const ana[4] = { NULL, "optimized", "non-optimized", "inaccessible" };
+	struct print_topo t = { "nqn.host", "hid", "nvme-subsys0", "nqn.x", 2, c, 2, nsid, ana };
+	const char *s;
+
+	(void)state;
+	s = CAPTURE(print_topology(&t, OUT_NORMAL, TOPO_NAMESPACE));
+	assert_string_equal(s, "nvme-subsys0 - NQN=nqn.x\n\\\n"
+			       " +- ns 2\n \\\n  +- nvme1 tcp a1 connecting optimized\n"
+			       " +- ns 1\n \\\n  +- nvme0 pcie a0 live non-optimized\n"
+			       "  +- nvme1 tcp a1 connecting inaccessible\n");
+	/* -o binary: the text, as nvme-cli (CAPTURE's buffer is reused: a copy) */
+	char *text = strdup(s);
+	assert_non_null(text);
+	assert_string_equal(CAPTURE(print_topology(&t, OUT_BINARY, TOPO_NAMESPACE)), text);
+	free(text);
+	s = CAPTURE(print_topology(&t, OUT_NORMAL, TOPO_CTRL));
+	assert_string_equal(s, "nvme-subsys0 - NQN=nqn.x\n\\\n"
+			       " +- nvme1 tcp a1\n \\\n  +- ns 2 connecting optimized\n"
+			       "  +- ns 1 connecting inaccessible\n"
+			       " +- nvme0 pcie a0\n \\\n  +- ns 1 live non-optimized\n");
+
+	struct json_object *o = parse(CAPTURE(print_topology(&t, OUT_JSON, TOPO_CTRL)));
+	struct json_object *h = json_object_array_get_idx(o, 0);
+	key_str(h, "HostNQN", "nqn.host");
+	key_str(h, "HostID", "hid");
+	struct json_object *sub = json_object_array_get_idx(key(h, "Subsystems", json_type_array), 0);
+	key_str(sub, "Name", "nvme-subsys0");
+	key_str(sub, "NQN", "nqn.x");
+	struct json_object *nss = key(sub, "Namespaces", json_type_array);
+	assert_int_equal(json_object_array_length(nss), 2);
+	struct json_object *n1 = json_object_array_get_idx(nss, 1);
+	assert_int_equal(json_object_get_int(key(n1, "NSID", json_type_int)), 1);
+	struct json_object *p = key(n1, "Paths", json_type_array);
+	assert_int_equal(json_object_array_length(p), 2);
+	key_str(json_object_array_get_idx(p, 1), "Name", "nvme1");
+	key_str(json_object_array_get_idx(p, 1), "Transport", "tcp");
+	key_str(json_object_array_get_idx(p, 1), "Address", "a1");
+	key_str(json_object_array_get_idx(p, 1), "State", "connecting");
+	key_str(json_object_array_get_idx(p, 1), "ANAState", "inaccessible");
+	assert_int_equal(json_object_array_length(key(json_object_array_get_idx(nss, 0), "Paths",
+						      json_type_array)), 1);
+	json_object_put(o);
+
+	/* one controller, no head: its own namespaces */
+	t.nr_ctrl = 1;
+	t.ana = NULL;
+	t.hostid = NULL;
+	s = CAPTURE(print_topology(&t, OUT_NORMAL, TOPO_NAMESPACE));
+	assert_string_equal(s, "nvme-subsys0 - NQN=nqn.x\n\\\n"
+			       " +- ns 2\n \\\n  +- nvme0 pcie a0 live\n"
+			       " +- ns 1\n \\\n  +- nvme0 pcie a0 live\n");
+	s = CAPTURE(print_topology(&t, OUT_NORMAL, TOPO_CTRL));
+	assert_string_equal(s, "nvme-subsys0 - NQN=nqn.x\n\\\n"
+			       " +- nvme0 pcie a0\n \\\n  +- ns 2 live\n  +- ns 1 live\n");
+	o = parse(CAPTURE(print_topology(&t, OUT_JSON, TOPO_NAMESPACE)));
+	h = json_object_array_get_idx(o, 0);
+	no_key(h, "HostID");
+	sub = json_object_array_get_idx(key(h, "Subsystems", json_type_array), 0);
+	n1 = json_object_array_get_idx(key(sub, "Namespaces", json_type_array), 1);
+	no_key(n1, "Paths");
+	struct json_object *ctl = json_object_array_get_idx(key(n1, "Controller", json_type_array), 0);
+	key_str(ctl, "Name", "nvme0");
+	key_str(ctl, "State", "live");
+	no_key(ctl, "ANAState");
+	json_object_put(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -750,6 +831,7 @@ int main(void)
 		cmocka_unit_test(test_get_log),
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_list_subsys_paths),
+		cmocka_unit_test(test_topology),
 		cmocka_unit_test(test_show_regs),
 	};
 	int r = cmocka_run_group_tests(tests, NULL, NULL);
