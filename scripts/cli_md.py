@@ -162,6 +162,12 @@ Differences in behaviour, on purpose:
   `list-subsys /dev/nvmeXnY` with `--ctrl` or `--daemon` is nvme-cli's
   filter on that view's names (the paths of that namespace, each with its
   ANA state); without them, the real device.
+- **`show-topology`** shows the session's one subsystem (`--ctrl DIR` of one
+  or several controllers, `--daemon`, or `--ctrl` nvme-tcp:// URLs of one
+  subsystem) as nvme-cli shows Linux's; it takes no device. A namespace none
+  of whose paths is usable still shows, with each path's ANA state, where
+  nvme-cli under `ucmd exec` leaves it out (Identify through its head fails,
+  as on Linux). docs/compat.md says how it is checked.
 - **`format`** names the device and waits 10 seconds (Ctrl-C cancels, nothing
   is sent) unless `--force`, as nvme-cli; without `--lbaf` it keeps the
   format in use.

@@ -468,6 +468,14 @@ void cli_args_complete(FILE *f, int cword, int nwords, char **words)
 			}
 		}
 	}
+	/* show-topology's -r (elsewhere -r is a flag: sanitize-log's, zns changed-zone-list's) */
+	if (c && !strcmp(c->name, "show-topology") && cword - 1 > ci && cword - 1 < nwords &&
+	    (!strcmp(words[cword - 1], "-r") || !strcmp(words[cword - 1], "--ranking"))) {
+		for (const char *const *v = (const char *const[]){ "namespace", "ctrl", NULL }; *v; v++)
+			if (!strncmp(*v, cur, lc))
+				fprintf(f, "%s\n", *v);
+		return;
+	}
 	if (ci < 0) {
 		if (cur[0] == '-') {
 			for (int i = 0; globals[i]; i++)

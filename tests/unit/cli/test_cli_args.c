@@ -186,6 +186,19 @@ static void test_suggest_and_complete(void **state)
 	cli_args_complete(f, 2, 3, words);
 	fclose(f);
 	assert_string_equal(buf, "--namespace-id\n");
+	/* show-topology -r: its two rankings */
+	char *topo[] = { "ucmd", "show-topology", "-r", "" };
+	f = fmemopen(buf, sizeof(buf), "w");
+	assert_non_null(f);
+	cli_args_complete(f, 3, 4, topo);
+	fclose(f);
+	assert_string_equal(buf, "namespace\nctrl\n");
+	topo[3] = "c";
+	f = fmemopen(buf, sizeof(buf), "w");
+	assert_non_null(f);
+	cli_args_complete(f, 3, 4, topo);
+	fclose(f);
+	assert_string_equal(buf, "ctrl\n");
 }
 
 int main(void)
