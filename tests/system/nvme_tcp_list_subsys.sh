@@ -62,8 +62,17 @@ P3=$(free_port)
 "$UCMD" --ctrl "$U1,nvme-tcp://127.0.0.1:$P3/$NQN" list-subsys /dev/nvme0n1 > "$T/ls3.txt" 2>&1 ||
 	{ cat "$T/ls3.txt"; fail "list-subsys with an unreachable path"; }
 grep -qx " +- nvme0 tcp $A1 live optimized" "$T/ls3.txt" &&
-	grep -Eq "^ \+- nvme1 tcp traddr=127\.0\.0\.1,trsvcid=$P3 connecting( |$)" "$T/ls3.txt" ||
+	grep -qx " +- nvme1 tcp traddr=127.0.0.1,trsvcid=$P3 connecting " "$T/ls3.txt" ||
 	{ cat "$T/ls3.txt"; fail "list-subsys: the unreachable path is not shown connecting"; }
-echo "ok: the unreachable path connecting"
+# never connected, it is no path of the namespace: no ANA state (not "invalid")
+"$UCMD" --ctrl "$U1,nvme-tcp://127.0.0.1:$P3/$NQN" list-subsys -o json /dev/nvme0n1 > "$T/ls3.json" 2>&1 ||
+	{ cat "$T/ls3.json"; fail "list-subsys -o json with an unreachable path"; }
+python3 - "$T/ls3.json" <<'PY' || { cat "$T/ls3.json"; fail "list-subsys -o json: the unreachable path"; }
+import json, sys
+p = json.load(open(sys.argv[1]))[0]["Subsystems"][0]["Paths"]
+assert [(x["Name"], x["State"], x.get("ANAState")) for x in p] == \
+    [("nvme0", "live", "optimized"), ("nvme1", "connecting", None)], p
+PY
+echo "ok: the unreachable path connecting, without an ANA state"
 daemon_stop
 echo "PASS"

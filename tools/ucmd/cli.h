@@ -120,7 +120,8 @@ struct subsys_tcp_path {
 	unsigned inst;		/* nvme<inst> */
 	char address[400];	/* Linux's sysfs "address" of an nvme-tcp controller */
 	const char *state;	/* "live", "connecting" */
-	const char *ana;	/* the head's ANA state of the path for nsid */
+	const char *ana;	/* the head's ANA state of the path for nsid; NULL: never
+				 * connected, no path of any namespace */
 };
 /* One per URL, in their order, up to max: how many; 0 for a session not over nvme-tcp:// */
 unsigned subsys_tcp_paths(struct cli *cli, uint32_t nsid, struct subsys_tcp_path *p,

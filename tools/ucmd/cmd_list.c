@@ -159,7 +159,7 @@ static int list_common(struct cli *cli, bool subsys)
 		if (mask && !(mask & 1u << i))
 			continue;
 		if (mask && ntcp)
-			ana = v.show_ana ? tp[i].ana : "";
+			ana = v.show_ana && tp[i].ana ? tp[i].ana : "";
 		else if (mask)
 			ana = v.show_ana ? subsys_path_ana(cli, &sp[i], ns[v.ns].nsid) : "";
 		if (!ntcp)

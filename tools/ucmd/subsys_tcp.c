@@ -6,7 +6,7 @@
  * nvme_tcp_get_address() writes it ("traddr=A,trsvcid=P" and, while the
  * admin connection is live, ",src_addr=S"), the state "live" or, while a
  * lost path is being connected again, "connecting"; and each path's ANA
- * state as the host's head knows it.
+ * state as the host's head knows it, none for a path that never connected.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,7 +57,11 @@ static void one_path(struct cli *cli, const char *url, unsigned i, uint32_t nsid
 	p->ana = "optimized";
 	if (cli->s.subsys && !ucmd_nvme_subsys_path_info(cli->s.subsys, nsid, i, &pi)) {
 		p->inst = pi.instance;
-		p->ana = subsys_ana_name(pi.ana_state);
+		/*
+		 * a path never connected (still being tried) has no namespace:
+		 * Linux makes a path when it scans a live controller's list
+		 */
+		p->ana = h ? subsys_ana_name(pi.ana_state) : NULL;
 		live = pi.live;
 	}
 	p->state = live ? "live" : "connecting";
