@@ -104,8 +104,9 @@ PY
 
 step "bad input: an unknown ranking, no ranking, a device: refused before any session"
 for bad in "-r bogus" "-r" "--ranking=Namespace" "/dev/nvme0n1"; do
+	rc=0
 	# shellcheck disable=SC2086
-	rc=0; C show-topology $bad > "$T/bad.out" 2>&1 || rc=$?
+	C show-topology $bad > "$T/bad.out" 2>&1 || rc=$?
 	[ "$rc" = 2 ] || { cat "$T/bad.out"; fail "show-topology $bad: exit $rc, not 2"; }
 	grep -q "^ucmd show-topology: " "$T/bad.out" || { cat "$T/bad.out"; fail "show-topology $bad: no message"; }
 done
