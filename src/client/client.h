@@ -52,6 +52,15 @@ struct dring {
 	int sq_efd;			/* doorbell: the proxy sleeps (IORING_SQ_NEED_WAKEUP) */
 	int cq_efd;			/* the daemon posted CQEs while cq_waiting */
 	atomic_uint waiters;		/* threads of ours waiting for CQEs */
+	/*
+	 * UCMDD_QI_SUBMIT_COPY: the program's SQ (proto.h's UCMDD_PSQ_*),
+	 * copied into the ring's at submit under psq_lock (two threads may
+	 * enter one ring); NULL psq_tail: none.
+	 */
+	pthread_mutex_t psq_lock;
+	unsigned *psq_head, *psq_tail, *psq_array;
+	char *psq_sqes;
+	unsigned psq_cached_head;	/* ours: the program only reads its head */
 };
 
 /*
