@@ -100,6 +100,15 @@ int dc_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *rin
 /* The same with UCMDD_QI_* flags (UCMDD_QI_SQES_AT_OFF: the supervisor's rings). */
 int dc_queue_init_flags(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
 			struct io_uring_params *p, unsigned qi_flags);
+/*
+ * A ring for a program that fills the SQ itself (libucmd-preload): with an
+ * SQ of the program's own, copied at each submit (UCMDD_QI_SUBMIT_COPY),
+ * unless the ring is SQPOLL or has no SQ array, or the daemon refuses the
+ * flag (-EINVAL: one that predates it); else the shared SQ. p as
+ * io_uring_setup(2) fills it: its sq_off is the program's SQ either way.
+ */
+int dc_queue_init_psq(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
+		      struct io_uring_params *p);
 void dc_queue_exit(struct ucmd_ring *ring);
 int dc_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete, unsigned flags);
 int dc_enter_timeout(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,

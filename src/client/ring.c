@@ -233,6 +233,22 @@ fail:
 	return ret;
 }
 
+int dc_queue_init_psq(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
+		      struct io_uring_params *p)
+{
+	struct io_uring_params in = *p;
+	int ret;
+
+	if (!(p->flags & (IORING_SETUP_SQPOLL | IORING_SETUP_NO_SQARRAY))) {
+		ret = dc_queue_init_flags(e, entries, ring, p, UCMDD_QI_SUBMIT_COPY);
+		/* a ucmdd that predates the flag refuses it: the shared SQ then */
+		if (ret != -EINVAL)
+			return ret;
+		*p = in;
+	}
+	return dc_queue_init_flags(e, entries, ring, p, 0);
+}
+
 void dc_queue_exit(struct ucmd_ring *ring)
 {
 	struct dring *dr = to_dr(ring);

@@ -95,9 +95,7 @@ long pl_io_uring_setup(unsigned entries, struct io_uring_params *up)
 	 * them (docs/daemon.md). A SQPOLL ring is taken without an enter; a
 	 * ring without an SQ array keeps the one SQ (an uncommon layout).
 	 */
-	ret = dc_queue_init_flags(e, entries, &r->ring, &p,
-				  p.flags & (IORING_SETUP_SQPOLL | IORING_SETUP_NO_SQARRAY)
-					  ? 0 : UCMDD_QI_SUBMIT_COPY);
+	ret = dc_queue_init_psq(e, entries, &r->ring, &p);
 	if (ret) {
 		free(r);
 		return ret;

@@ -38,6 +38,8 @@ enum fake_mode {
 	FAKE_OLD_VERSION,	/* HELLO answers version 2 */
 	FAKE_BAD_SEQ,		/* the OPEN reply carries another seq */
 	FAKE_CLOSE_ON_OPEN,	/* hang up instead of answering OPEN */
+	FAKE_NO_COPY,		/* refuses UCMDD_QI_SUBMIT_COPY, as a daemon before it */
+	FAKE_SHORT_COPY,	/* takes it, but makes no room for the program's SQ */
 };
 
 struct fake {
@@ -106,7 +108,7 @@ static int fake_ring(struct fake *f, const struct ucmdd_queue_init *req, int fds
 		f->rep.ctl_off = off;
 		f->mem_len = off + 4096;
 		/* the program's SQ after the control page's struct */
-		if (req->flags & UCMDD_QI_SUBMIT_COPY)
+		if ((req->flags & UCMDD_QI_SUBMIT_COPY) && f->mode != FAKE_SHORT_COPY)
 			f->mem_len = off + up(ucmdd_psq_len(n, sqe), 4096);
 	}
 	f->rep.mmap_size = f->mem_len;
@@ -218,6 +220,11 @@ static void *fake_main(void *arg)
 			break;
 		}
 		case UCMDD_QUEUE_INIT:
+			if (f->mode == FAKE_NO_COPY &&
+			    (((const struct ucmdd_queue_init *)req)->flags & UCMDD_QI_SUBMIT_COPY)) {
+				result = -EINVAL;
+				break;
+			}
 			result = fake_ring(f, req, fds);
 			memcpy(payload, &f->rep, sizeof(f->rep));
 			plen = sizeof(f->rep);
@@ -762,6 +769,52 @@ static void test_submit_copy(void **state)
 	fake_stop(&f, e);
 }
 
+/*
+ * A daemon that refuses UCMDD_QI_SUBMIT_COPY (one before it): the ring is
+ * made again with the shared SQ, and the program is told of that one.
+ * SQPOLL never asks for it.
+ */
+static void test_submit_copy_fallback(void **state)
+{
+	struct fake f;
+	struct ucmd_engine *e = fake_start(&f, FAKE_NO_COPY);
+	struct io_uring_params p = { 0 };
+	struct ucmd_ring ring;
+	unsigned before = f.nreq;
+
+	(void)state;
+	assert_int_equal(dc_queue_init_psq(e, 4, &ring, &p), 0);
+	assert_int_equal(f.nreq - before, 2);	/* refused, then the shared SQ */
+	assert_int_equal(p.sq_off.head, f.rep.p.sq_off.head);
+	assert_int_equal(p.sq_off.array, f.rep.p.sq_off.array);
+	ucmd_queue_exit(&ring);
+	fake_stop(&f, e);
+
+	e = fake_start(&f, FAKE_OK);
+	p = (struct io_uring_params){ .flags = IORING_SETUP_SQPOLL };
+	before = f.nreq;
+	assert_int_equal(dc_queue_init_psq(e, 4, &ring, &p), 0);
+	assert_int_equal(f.nreq - before, 1);
+	assert_int_equal(p.sq_off.head, f.rep.p.sq_off.head);
+	ucmd_queue_exit(&ring);
+	fake_stop(&f, e);
+}
+
+/* A daemon that takes the flag but makes no room for the program's SQ: -EPROTO, the ring given back. */
+static void test_submit_copy_short(void **state)
+{
+	struct fake f;
+	struct ucmd_engine *e = fake_start(&f, FAKE_SHORT_COPY);
+	struct io_uring_params p = { 0 };
+	struct ucmd_ring ring;
+
+	(void)state;
+	assert_int_equal(dc_queue_init_psq(e, 4, &ring, &p), -EPROTO);
+	assert_true(f.exited);
+	assert_int_equal(ring.ring_fd, -1);
+	fake_stop(&f, e);
+}
+
 struct late_taker {
 	struct fake *f;
 	struct psq *q;
@@ -1143,6 +1196,8 @@ int main(void)
 		cmocka_unit_test(test_submit_copy),
 		cmocka_unit_test(test_submit_copy_full),
 		cmocka_unit_test(test_submit_copy_threads),
+		cmocka_unit_test(test_submit_copy_fallback),
+		cmocka_unit_test(test_submit_copy_short),
 		cmocka_unit_test(test_wait_wakes),
 		cmocka_unit_test(test_wait_daemon_hangs_up),
 		cmocka_unit_test(test_wait_ring_dead),
