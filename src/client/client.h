@@ -52,6 +52,15 @@ struct dring {
 	int sq_efd;			/* doorbell: the proxy sleeps (IORING_SQ_NEED_WAKEUP) */
 	int cq_efd;			/* the daemon posted CQEs while cq_waiting */
 	atomic_uint waiters;		/* threads of ours waiting for CQEs */
+	/*
+	 * UCMDD_QI_SUBMIT_COPY: the program's SQ (proto.h's UCMDD_PSQ_*),
+	 * copied into the ring's at submit under psq_lock (two threads may
+	 * enter one ring); NULL psq_tail: none.
+	 */
+	pthread_mutex_t psq_lock;
+	unsigned *psq_head, *psq_tail, *psq_array;
+	char *psq_sqes;
+	unsigned psq_cached_head;	/* ours: the program only reads its head */
 };
 
 /*
@@ -91,6 +100,15 @@ int dc_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *rin
 /* The same with UCMDD_QI_* flags (UCMDD_QI_SQES_AT_OFF: the supervisor's rings). */
 int dc_queue_init_flags(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
 			struct io_uring_params *p, unsigned qi_flags);
+/*
+ * A ring for a program that fills the SQ itself (libucmd-preload): with an
+ * SQ of the program's own, copied at each submit (UCMDD_QI_SUBMIT_COPY),
+ * unless the ring is SQPOLL or has no SQ array, or the daemon refuses the
+ * flag (-EINVAL: one that predates it); else the shared SQ. p as
+ * io_uring_setup(2) fills it: its sq_off is the program's SQ either way.
+ */
+int dc_queue_init_psq(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
+		      struct io_uring_params *p);
 void dc_queue_exit(struct ucmd_ring *ring);
 int dc_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete, unsigned flags);
 int dc_enter_timeout(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,

@@ -91,6 +91,34 @@ static bool layout_ok(const struct ucmdd_queue_init_rep *rep, size_t size)
 	       rep->ctl_off + sizeof(struct ucmdd_ring_ctl) <= size;
 }
 
+/*
+ * UCMDD_QI_SUBMIT_COPY: the program's SQ after the control page, where
+ * proto.h says, if the memfd holds it (the daemon's word is checked).
+ */
+static int psq_map(struct dring *dr, const struct ucmdd_queue_init_rep *rep)
+{
+	uint32_t sqe_sz = (rep->p.flags & IORING_SETUP_SQE128) ? 128 : 64;
+	char *b;
+
+	if ((rep->p.flags & IORING_SETUP_SQPOLL) || rep->ctl_off < rep->sqes_off ||
+	    (rep->ctl_off & (UCMDD_PSQ_PAGE - 1)) ||
+	    rep->ctl_off + ucmdd_psq_len(rep->p.sq_entries, sqe_sz) > dr->mem_len)
+		return -EPROTO;
+	b = (char *)dr->mem + rep->ctl_off;
+	dr->psq_head = (unsigned *)(b + UCMDD_PSQ_HEAD);
+	dr->psq_tail = (unsigned *)(b + UCMDD_PSQ_TAIL);
+	dr->psq_array = (rep->p.flags & IORING_SETUP_NO_SQARRAY)
+				? NULL : (unsigned *)(b + UCMDD_PSQ_ARRAY);
+	dr->psq_sqes = b + ucmdd_psq_sqes(rep->p.sq_entries);
+	dr->psq_cached_head = 0;
+	/* the identity to start with, as the ring's own array (and liburing's mapping) */
+	for (unsigned i = 0; dr->psq_array && i < rep->p.sq_entries; i++)
+		dr->psq_array[i] = i;
+	__atomic_store_n(dr->psq_head, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(dr->psq_tail, 0, __ATOMIC_RELEASE);
+	return 0;
+}
+
 int dc_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
 		  struct io_uring_params *p)
 {
@@ -127,6 +155,7 @@ int dc_queue_init_flags(struct ucmd_engine *e, unsigned entries, struct ucmd_rin
 	dr->cq_efd = fds[2];
 	dr->mem = MAP_FAILED;
 	atomic_init(&dr->waiters, 0);
+	pthread_mutex_init(&dr->psq_lock, NULL);
 	/* a short memfd would fault (SIGBUS) where the layout says there is memory */
 	if (len != sizeof(rep) || rep.mmap_size > SIZE_MAX || fstat(fds[0], &st) ||
 	    (uint64_t)st.st_size < rep.mmap_size || !layout_ok(&rep, (size_t)rep.mmap_size)) {
@@ -159,6 +188,11 @@ int dc_queue_init_flags(struct ucmd_engine *e, unsigned entries, struct ucmd_rin
 		goto fail;
 	}
 	dr->ctl = (struct ucmdd_ring_ctl *)((char *)dr->mem + rep.ctl_off);
+	if (qi_flags & UCMDD_QI_SUBMIT_COPY) {
+		ret = psq_map(dr, &rep);
+		if (ret)
+			goto fail;
+	}
 	*p = rep.p;
 	ring->flags = rep.p.flags;
 	/* the proxy takes what is published: ucmd_submit() counts that */
@@ -170,10 +204,20 @@ int dc_queue_init_flags(struct ucmd_engine *e, unsigned entries, struct ucmd_rin
 	ring->ring_fd = fds[0];
 	ring->enter_ring_fd = ring->ring_fd;
 	backend_ring_map(ring, &rep.p, dr->mem, dr->mem_len, rep.sqes_off);
+	if (dr->psq_tail) {
+		/* the program is told of its own SQ; the rest of the layout is the ring's */
+		p->sq_off.head = (uint32_t)(rep.ctl_off + UCMDD_PSQ_HEAD);
+		p->sq_off.tail = (uint32_t)(rep.ctl_off + UCMDD_PSQ_TAIL);
+		if (!(p->flags & IORING_SETUP_NO_SQARRAY))
+			p->sq_off.array = (uint32_t)(rep.ctl_off + UCMDD_PSQ_ARRAY);
+		p->sq_off.resv2 = rep.ctl_off + ucmdd_psq_sqes(rep.p.sq_entries);
+	}
 	return 0;
 fail:
 	if (dr && dr->mem != MAP_FAILED)
 		munmap(dr->mem, dr->mem_len);
+	if (dr)
+		pthread_mutex_destroy(&dr->psq_lock);
 	free(dr);
 	for (int i = 0; i < 3; i++)
 		if (fds[i] >= 0)
@@ -189,6 +233,22 @@ fail:
 	return ret;
 }
 
+int dc_queue_init_psq(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
+		      struct io_uring_params *p)
+{
+	struct io_uring_params in = *p;
+	int ret;
+
+	if (!(p->flags & (IORING_SETUP_SQPOLL | IORING_SETUP_NO_SQARRAY))) {
+		ret = dc_queue_init_flags(e, entries, ring, p, UCMDD_QI_SUBMIT_COPY);
+		/* a ucmdd that predates the flag refuses it: the shared SQ then */
+		if (ret != -EINVAL)
+			return ret;
+		*p = in;
+	}
+	return dc_queue_init_flags(e, entries, ring, p, 0);
+}
+
 void dc_queue_exit(struct ucmd_ring *ring)
 {
 	struct dring *dr = to_dr(ring);
@@ -200,6 +260,7 @@ void dc_queue_exit(struct ucmd_ring *ring)
 	close(dr->sq_efd);
 	close(dr->cq_efd);
 	close(ring->ring_fd);
+	pthread_mutex_destroy(&dr->psq_lock);
 	free(dr);
 	memset(ring, 0, sizeof(*ring));
 	ring->ring_fd = -1;
@@ -413,6 +474,109 @@ static int submit_limit(struct ucmd_ring *ring, unsigned to_submit)
 	return (int)n;
 }
 
+/*
+ * The ring's SQ has room for how many more (the proxy frees slots as it
+ * copies SQEs out): wait for at least one unless the proxy takes nothing
+ * until the program reaps (sq_blocked), or its head is stuck. 0: none.
+ */
+static int copy_room(struct ucmd_ring *ring, unsigned etail)
+{
+	struct dring *dr = to_dr(ring);
+	unsigned head, last = 0, room;
+	uint64_t since = 0;
+
+	for (unsigned spins = 0;; spins++) {
+		head = __atomic_load_n(ring->sq.khead, __ATOMIC_ACQUIRE);
+		room = ring->sq.ring_entries - (etail - head);
+		/* a head the proxy never stores (a damaged ring): no room */
+		if (room && room <= ring->sq.ring_entries)
+			return (int)room;
+		if (ring_dead(dr))
+			return -ENOTCONN;
+		if (__atomic_load_n(&dr->ctl->sq_blocked, __ATOMIC_ACQUIRE))
+			return 0;
+		if (spins < DC_SPIN_PAUSES) {
+			cpu_relax();
+			continue;
+		}
+		if (!since || head != last) {
+			last = head;
+			since = ktime_get_ns();
+		} else if (ktime_get_ns() - since > DC_SUBMIT_STUCK_NS) {
+			return 0;
+		}
+		if (!(spins & 255))
+			kick(ring, 1, 0);
+		sched_yield();
+	}
+}
+
+/*
+ * A UCMDD_QI_SUBMIT_COPY ring: what the program submits is copied from its
+ * SQ into the ring's, as Linux copies it in io_uring_enter(2) (to_submit
+ * at most, and no more than it published), and its head moved past them:
+ * its slots are free again, and the proxy takes the copies when it comes
+ * to them. No wait for the proxy, unless the ring's SQ is full. An index
+ * outside the SQE array goes to the ring's SQ as it is, for the proxy to
+ * count in sq dropped, as Linux does. How many were submitted; -EAGAIN when
+ * none fit because the proxy takes nothing until the program reaps (as
+ * Linux answers when it is out of resources), -ENOTCONN.
+ */
+static int submit_copy(struct ucmd_ring *ring, unsigned to_submit)
+{
+	struct dring *dr = to_dr(ring);
+	unsigned entries = ring->sq.ring_entries, mask = ring->sq.ring_mask;
+	size_t sqe_sz = (ring->flags & IORING_SETUP_SQE128) ? 128 : 64;
+	unsigned head, avail, etail, done = 0;
+	int ret = 0;
+
+	pthread_mutex_lock(&dr->psq_lock);
+	head = dr->psq_cached_head;
+	/* acquire: the program's SQEs before its tail */
+	avail = __atomic_load_n(dr->psq_tail, __ATOMIC_ACQUIRE) - head;
+	if (avail > entries)
+		avail = entries;	/* a tail more than a ring ahead: a ring's worth, as Linux */
+	if (to_submit > avail)
+		to_submit = avail;
+	etail = __atomic_load_n(ring->sq.ktail, __ATOMIC_RELAXED);
+	while (done < to_submit) {
+		int room = copy_room(ring, etail);
+		unsigned n;
+
+		if (room <= 0) {
+			ret = room;
+			break;
+		}
+		n = to_submit - done < (unsigned)room ? to_submit - done : (unsigned)room;
+		for (unsigned k = 0; k < n; k++, head++, etail++) {
+			unsigned idx = dr->psq_array ? __atomic_load_n(&dr->psq_array[head & mask],
+								       __ATOMIC_RELAXED)
+						     : head & mask;
+			unsigned slot = etail & mask;
+
+			if (idx < entries)
+				memcpy((char *)ring->sq.sqes + slot * sqe_sz,
+				       dr->psq_sqes + (size_t)idx * sqe_sz, sqe_sz);
+			else
+				slot = idx;	/* the proxy drops it and counts it */
+			if (ring->sq.array)
+				__atomic_store_n(&ring->sq.array[etail & mask], slot,
+						 __ATOMIC_RELAXED);
+		}
+		done += n;
+		/* seq_cst: pairs with the proxy's NEED_WAKEUP, then its look at the tail */
+		__atomic_store_n(ring->sq.ktail, etail, __ATOMIC_SEQ_CST);
+		kick(ring, n, 0);
+	}
+	dr->psq_cached_head = head;
+	/* the program's slots are free once copied */
+	__atomic_store_n(dr->psq_head, head, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&dr->psq_lock);
+	if (done)
+		return (int)done;
+	return ret == 0 && to_submit ? -EAGAIN : ret;
+}
+
 int dc_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete, unsigned flags)
 {
 	struct dring *dr = to_dr(ring);
@@ -424,7 +588,8 @@ int dc_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete, 
 			      cq_ready(ring) < min_complete))
 		return -ENOTCONN;
 	if (!(ring->flags & IORING_SETUP_SQPOLL)) {
-		int ret = submit_limit(ring, to_submit);
+		int ret = dr->psq_tail ? submit_copy(ring, to_submit)
+				       : submit_limit(ring, to_submit);
 
 		if (ret < 0)
 			return ret;

@@ -164,6 +164,41 @@ struct ucmdd_ioctl {
 
 /* in ucmdd_queue_init.flags: the SQEs at offset IORING_OFF_SQES of the ring memfd */
 #define UCMDD_QI_SQES_AT_OFF 1u
+/*
+ * in ucmdd_queue_init.flags: a ring without SQPOLL whose program fills an SQ
+ * of its own (the program's SQ, UCMDD_PSQ_* below), which the client copies
+ * into the ring's SQ when the program submits, as Linux copies SQEs in
+ * io_uring_enter(2). The client's submit then returns without waiting for
+ * the proxy to take them: the program's head moves when they are copied,
+ * and its slots are free again at once. The daemon never reads the
+ * program's SQ; it takes the ring's SQ up to its tail (no sq_limit: only
+ * the client's submit moves that tail). Not with SQPOLL or
+ * UCMDD_QI_SQES_AT_OFF (-EINVAL).
+ */
+#define UCMDD_QI_SUBMIT_COPY 2u
+
+/*
+ * The program's SQ of a UCMDD_QI_SUBMIT_COPY ring, in the memfd after the
+ * control page's struct, at these offsets from ctl_off: its head (the
+ * client writes), tail (the program writes), index array (sq_entries
+ * words), and its SQEs, page-aligned after the array (sq_entries of the
+ * ring's SQE size). The memfd holds at least ctl_off + ucmdd_psq_len().
+ */
+#define UCMDD_PSQ_HEAD	64u
+#define UCMDD_PSQ_TAIL	128u
+#define UCMDD_PSQ_ARRAY	192u
+#define UCMDD_PSQ_PAGE	4096u
+
+static inline uint64_t ucmdd_psq_sqes(uint32_t sq_entries)
+{
+	return ((uint64_t)UCMDD_PSQ_ARRAY + 4u * (uint64_t)sq_entries + UCMDD_PSQ_PAGE - 1) &
+	       ~(uint64_t)(UCMDD_PSQ_PAGE - 1);
+}
+
+static inline uint64_t ucmdd_psq_len(uint32_t sq_entries, uint32_t sqe_size)
+{
+	return ucmdd_psq_sqes(sq_entries) + (uint64_t)sq_entries * sqe_size;
+}
 
 struct ucmdd_queue_init {
 	uint32_t entries;
@@ -234,8 +269,9 @@ struct ucmdd_region {
  * the socket, whose hang-up means the daemon is gone); the daemon writes
  * the cq eventfd after posting CQEs only while cq_waiting is set.
  *
- * A ring without IORING_SETUP_SQPOLL is consumed as Linux consumes one:
- * only what io_uring_enter(2) submitted. sq_limit is the SQ index the
+ * A ring without IORING_SETUP_SQPOLL (and without UCMDD_QI_SUBMIT_COPY,
+ * whose SQ tail is only moved by the client's submit) is consumed as
+ * Linux consumes one: only what io_uring_enter(2) submitted. sq_limit is the SQ index the
  * client submitted up to (its enter moves it by to_submit, at most to the
  * tail); the proxy takes no SQE at or past it, and the client's enter
  * returns once the SQ head has reached it (programs such as fio read the

@@ -16,8 +16,10 @@
  * needs nothing of ours; mmap(IORING_OFF_CQ_RING) and mmap(IORING_OFF_SQES)
  * name offsets the memfd does not have, so they are caught (seccomp.c) and
  * mapped here at where the CQ and the SQEs really are. The program then
- * fills SQEs and moves the SQ tail itself, in memory the daemon's proxy
- * polls, exactly as on Linux.
+ * fills SQEs and moves the SQ tail itself, exactly as on Linux: without
+ * SQPOLL in an SQ of its own in the memfd, which its io_uring_enter copies
+ * into the one the daemon's proxy polls (UCMDD_QI_SUBMIT_COPY), with
+ * SQPOLL in that one directly.
  *
  * Every ring made here is ucmd's: its requests reach ucmd's devices only
  * (the fds in its SQEs are the program's numbers, which the daemon mirrors
@@ -87,7 +89,13 @@ long pl_io_uring_setup(unsigned entries, struct io_uring_params *up)
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
-	ret = ucmd_queue_init_engine(e, entries, &r->ring, &p);
+	/*
+	 * The program fills an SQ of its own, copied into the daemon's at
+	 * each enter, so that its submit need not wait for ucmdd to take
+	 * them (docs/daemon.md). A SQPOLL ring is taken without an enter; a
+	 * ring without an SQ array keeps the one SQ (an uncommon layout).
+	 */
+	ret = dc_queue_init_psq(e, entries, &r->ring, &p);
 	if (ret) {
 		free(r);
 		return ret;

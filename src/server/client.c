@@ -424,7 +424,7 @@ static int payload_check(unsigned op, const void *p)
 		struct ucmdd_queue_init qi;
 
 		memcpy(&qi, p, sizeof(qi));
-		return qi.flags & ~UCMDD_QI_SQES_AT_OFF ? -EINVAL : 0;
+		return qi.flags & ~(UCMDD_QI_SQES_AT_OFF | UCMDD_QI_SUBMIT_COPY) ? -EINVAL : 0;
 	}
 	case UCMDD_QUEUE_EXIT: {
 		struct ucmdd_ring_id id;

@@ -348,7 +348,9 @@ static int ring_setup(struct srv_ring *r, const struct ucmdd_queue_init *req,
 	struct io_uring_params ep = *p;
 	struct io_ring_bounds b = { 0 };
 	struct io_rings *m;
-	unsigned entries = req->entries;
+	unsigned entries = req->entries, sq = 1;
+	bool copy = req->flags & UCMDD_QI_SUBMIT_COPY;
+	size_t tail = sizeof(struct ucmdd_ring_ctl);
 	int ret;
 
 	ret = io_validate_params(p);
@@ -361,6 +363,15 @@ static int ring_setup(struct srv_ring *r, const struct ucmdd_queue_init *req,
 			return -EINVAL;
 		entries = SRV_MAX_ENTRIES;
 	}
+	if (copy) {
+		/* a SQPOLL ring has no submit to copy in; the supervisor's layout has no room */
+		if ((p->flags & IORING_SETUP_SQPOLL) || (req->flags & UCMDD_QI_SQES_AT_OFF))
+			return -EINVAL;
+		/* the program's SQ after the control page: as long as the ring's, as the engine rounds it */
+		while (sq < entries)
+			sq <<= 1;
+		tail = ucmdd_psq_len(sq, (p->flags & IORING_SETUP_SQE128) ? 128 : 64);
+	}
 	/* a client asking for a polling thread is judged as in-process */
 	if (p->flags & IORING_SETUP_SQPOLL) {
 		ret = security_uring_sqpoll(r->c->d->e, &r->c->cred);
@@ -370,15 +381,14 @@ static int ring_setup(struct srv_ring *r, const struct ucmdd_queue_init *req,
 		r->spin = !srv_quota_charge(r->c->d, r->c->cred.uid, SRV_RES_SPIN, 1);
 	}
 	ep.flags = p->flags & ENGINE_FLAGS;
-	ret = io_queue_init_shared(r->c->d->e, entries, &r->er, &ep,
-				   sizeof(struct ucmdd_ring_ctl),
+	ret = io_queue_init_shared(r->c->d->e, entries, &r->er, &ep, tail,
 				   req->flags & UCMDD_QI_SQES_AT_OFF ? IORING_OFF_SQES : 0);
 	if (ret)
 		return ret;
 	r->er_live = true;
 	r->ctx = ring_to_ctx(&r->er);
 	m = &r->ctx->rings;
-	if (m->cq_entries > UCMD_MAX_CQ_ENTRIES)
+	if (m->cq_entries > UCMD_MAX_CQ_ENTRIES || (copy && m->sq_entries != sq))
 		return -EINVAL;
 	/* the client may map it, never resize it under the daemon's mapping */
 	if (fcntl(m->memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
@@ -404,8 +414,12 @@ static int ring_setup(struct srv_ring *r, const struct ucmdd_queue_init *req,
 	b.max_reqs = 2 * m->sq_entries;
 	if (b.max_reqs > SRV_MAX_OVERFLOW)
 		b.max_reqs = SRV_MAX_OVERFLOW;
-	/* without SQPOLL, the client's submit says how far the SQ is submitted */
-	if (!(p->flags & IORING_SETUP_SQPOLL))
+	/*
+	 * Without SQPOLL, the client's submit says how far the SQ is
+	 * submitted: by sq_limit, or (UCMDD_QI_SUBMIT_COPY) by the tail, which
+	 * only its submit moves.
+	 */
+	if (!(p->flags & IORING_SETUP_SQPOLL) && !copy)
 		b.sq_limit = &r->ctl->sq_limit;
 	b.sq_blocked = &r->ctl->sq_blocked;
 	io_ring_set_bounds(&r->er, &b);

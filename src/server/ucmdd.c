@@ -17,6 +17,7 @@
 #include <getopt.h>
 #include <grp.h>
 #include <limits.h>
+#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -835,10 +836,27 @@ static void report_up(int report, int status)
 
 static int run(int argc, char **argv, struct opts *o);
 
+/*
+ * Free heap kept by each malloc arena before it is given back. A ring
+ * thread allocates a bounce buffer per request it takes and frees it at
+ * completion; with glibc's default (128 KiB, or a dynamic one) a pass that
+ * took 32 reads of 4 KiB crossed it, and every such pass ended in an
+ * madvise(MADV_DONTNEED) of the arena's top (a TLB shootdown on every CPU)
+ * and the next one in page faults and zeroing the pages again: perf put
+ * most of ucmdd's time of fio's batch-8 job under exec there once the
+ * client's submit stopped waiting for the ring thread (passes of many
+ * SQEs). What is kept is memory a pass used; 8 MiB per arena holds QD256
+ * of 32 KiB bounces.
+ */
+#define UCMDD_HEAP_KEEP (8 << 20)
+
 int main(int argc, char **argv)
 {
 	struct opts o = { .socket_gid = (gid_t)-1, .socket_mode = -1, .lim = srv_limits_default };
-	int ret = run(argc, argv, &o);
+	int ret;
+
+	(void)mallopt(M_TRIM_THRESHOLD, UCMDD_HEAP_KEEP);
+	ret = run(argc, argv, &o);
 
 	opts_free(&o);
 	return ret;

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -37,6 +38,8 @@ enum fake_mode {
 	FAKE_OLD_VERSION,	/* HELLO answers version 2 */
 	FAKE_BAD_SEQ,		/* the OPEN reply carries another seq */
 	FAKE_CLOSE_ON_OPEN,	/* hang up instead of answering OPEN */
+	FAKE_NO_COPY,		/* refuses UCMDD_QI_SUBMIT_COPY, as a daemon before it */
+	FAKE_SHORT_COPY,	/* takes it, but makes no room for the program's SQ */
 };
 
 struct fake {
@@ -104,6 +107,9 @@ static int fake_ring(struct fake *f, const struct ucmdd_queue_init *req, int fds
 		off = up(off + (size_t)n * sqe, 4096);
 		f->rep.ctl_off = off;
 		f->mem_len = off + 4096;
+		/* the program's SQ after the control page's struct */
+		if ((req->flags & UCMDD_QI_SUBMIT_COPY) && f->mode != FAKE_SHORT_COPY)
+			f->mem_len = off + up(ucmdd_psq_len(n, sqe), 4096);
 	}
 	f->rep.mmap_size = f->mem_len;
 	f->rep.ring_id = 5;
@@ -214,6 +220,11 @@ static void *fake_main(void *arg)
 			break;
 		}
 		case UCMDD_QUEUE_INIT:
+			if (f->mode == FAKE_NO_COPY &&
+			    (((const struct ucmdd_queue_init *)req)->flags & UCMDD_QI_SUBMIT_COPY)) {
+				result = -EINVAL;
+				break;
+			}
 			result = fake_ring(f, req, fds);
 			memcpy(payload, &f->rep, sizeof(f->rep));
 			plen = sizeof(f->rep);
@@ -661,6 +672,340 @@ static void test_ring_sqes_at_off(void **state)
 	fake_stop(&f, e);
 }
 
+/* ---- UCMDD_QI_SUBMIT_COPY: the program's SQ, copied at submit ---- */
+
+/* The program's view of a UCMDD_QI_SUBMIT_COPY ring, from what setup told it. */
+struct psq {
+	unsigned *head, *tail, *array;
+	struct io_uring_sqe *sqes;
+	/* the ring's (the proxy's) SQ, in the fake's mapping */
+	unsigned *ehead, *etail, *earray;
+	struct io_uring_sqe *esqes;
+};
+
+static void psq_of(struct fake *f, const struct ucmd_ring *ring, const struct io_uring_params *p,
+		   struct psq *q)
+{
+	char *b = ring->sq.ring_ptr;
+
+	q->head = (unsigned *)(b + p->sq_off.head);
+	q->tail = (unsigned *)(b + p->sq_off.tail);
+	q->array = (unsigned *)(b + p->sq_off.array);
+	q->sqes = (struct io_uring_sqe *)(b + p->sq_off.resv2);
+	q->ehead = word(f, f->rep.p.sq_off.head);
+	q->etail = word(f, f->rep.p.sq_off.tail);
+	q->earray = word(f, f->rep.p.sq_off.array);
+	q->esqes = (struct io_uring_sqe *)(f->mem + f->rep.sqes_off);
+}
+
+/* The program publishes one NOP with user_data ud in SQE slot `slot`. */
+static void psq_push(struct psq *q, unsigned mask, unsigned slot, uint64_t ud)
+{
+	unsigned t = *q->tail;
+
+	memset(&q->sqes[slot], 0, sizeof(q->sqes[slot]));
+	q->sqes[slot].opcode = IORING_OP_NOP;
+	q->sqes[slot].user_data = ud;
+	q->array[t & mask] = slot;
+	__atomic_store_n(q->tail, t + 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * The program's SQ is its own, where setup said (after the control page),
+ * and its submit copies from it into the ring's and returns at once: the
+ * fake daemon takes nothing, yet the program's head moves and its slots
+ * are free again (overwriting one does not touch the copy). Only what was
+ * published goes, to_submit at most; an index outside the SQE array goes
+ * as it is, for the proxy to drop and count.
+ */
+static void test_submit_copy(void **state)
+{
+	struct fake f;
+	struct ucmd_engine *e = fake_start(&f, FAKE_OK);
+	struct io_uring_params p = { 0 };
+	struct ucmd_ring ring;
+	struct psq q;
+
+	(void)state;
+	assert_int_equal(dc_queue_init_flags(e, 4, &ring, &p, UCMDD_QI_SUBMIT_COPY), 0);
+	assert_int_equal(p.sq_off.head, f.rep.ctl_off + UCMDD_PSQ_HEAD);
+	assert_int_equal(p.sq_off.tail, f.rep.ctl_off + UCMDD_PSQ_TAIL);
+	assert_int_equal(p.sq_off.array, f.rep.ctl_off + UCMDD_PSQ_ARRAY);
+	assert_int_equal(p.sq_off.resv2, f.rep.ctl_off + ucmdd_psq_sqes(4));
+	assert_int_equal(p.sq_off.resv2 % 4096, 0);
+	/* flags, dropped, mask and the CQ are the ring's own */
+	assert_int_equal(p.sq_off.flags, f.rep.p.sq_off.flags);
+	assert_int_equal(p.sq_off.dropped, f.rep.p.sq_off.dropped);
+	assert_int_equal(p.cq_off.cqes, f.rep.p.cq_off.cqes);
+	psq_of(&f, &ring, &p, &q);
+	for (unsigned i = 0; i < 4; i++)
+		assert_int_equal(q.array[i], i);
+
+	psq_push(&q, 3, 2, 11);
+	psq_push(&q, 3, 3, 12);
+	assert_int_equal(dc_enter(&ring, 1, 0, 0), 1);
+	assert_int_equal(*q.head, 1);
+	assert_int_equal(*q.etail, 1);
+	assert_int_equal(*q.ehead, 0);	/* nobody took it */
+	assert_int_equal(q.earray[0], 0);
+	assert_int_equal(q.esqes[0].user_data, 11);
+	assert_int_equal(q.esqes[0].opcode, IORING_OP_NOP);
+	q.sqes[2].user_data = 99;
+	assert_int_equal(q.esqes[0].user_data, 11);
+
+	/* a bad index behind the second: both go, the bad one as it is */
+	q.array[2 & 3] = 9;
+	__atomic_store_n(q.tail, 3, __ATOMIC_RELEASE);
+	assert_int_equal(dc_enter(&ring, 10, 0, 0), 2);
+	assert_int_equal(*q.head, 3);
+	assert_int_equal(*q.etail, 3);
+	assert_int_equal(q.earray[1], 1);
+	assert_int_equal(q.esqes[1].user_data, 12);
+	assert_int_equal(q.earray[2], 9);
+	/* nothing more published: nothing submitted */
+	assert_int_equal(dc_enter(&ring, 5, 0, 0), 0);
+	assert_int_equal(*q.etail, 3);
+	ucmd_queue_exit(&ring);
+	fake_stop(&f, e);
+}
+
+/*
+ * A daemon that refuses UCMDD_QI_SUBMIT_COPY (one before it): the ring is
+ * made again with the shared SQ, and the program is told of that one.
+ * SQPOLL never asks for it.
+ */
+static void test_submit_copy_fallback(void **state)
+{
+	struct fake f;
+	struct ucmd_engine *e = fake_start(&f, FAKE_NO_COPY);
+	struct io_uring_params p = { 0 };
+	struct ucmd_ring ring;
+	unsigned before = f.nreq;
+
+	(void)state;
+	assert_int_equal(dc_queue_init_psq(e, 4, &ring, &p), 0);
+	assert_int_equal(f.nreq - before, 2);	/* refused, then the shared SQ */
+	assert_int_equal(p.sq_off.head, f.rep.p.sq_off.head);
+	assert_int_equal(p.sq_off.array, f.rep.p.sq_off.array);
+	ucmd_queue_exit(&ring);
+	fake_stop(&f, e);
+
+	e = fake_start(&f, FAKE_OK);
+	p = (struct io_uring_params){ .flags = IORING_SETUP_SQPOLL };
+	before = f.nreq;
+	assert_int_equal(dc_queue_init_psq(e, 4, &ring, &p), 0);
+	assert_int_equal(f.nreq - before, 1);
+	assert_int_equal(p.sq_off.head, f.rep.p.sq_off.head);
+	ucmd_queue_exit(&ring);
+	fake_stop(&f, e);
+}
+
+/* A daemon that takes the flag but makes no room for the program's SQ: -EPROTO, the ring given back. */
+static void test_submit_copy_short(void **state)
+{
+	struct fake f;
+	struct ucmd_engine *e = fake_start(&f, FAKE_SHORT_COPY);
+	struct io_uring_params p = { 0 };
+	struct ucmd_ring ring;
+
+	(void)state;
+	assert_int_equal(dc_queue_init_psq(e, 4, &ring, &p), -EPROTO);
+	assert_true(f.exited);
+	assert_int_equal(ring.ring_fd, -1);
+	fake_stop(&f, e);
+}
+
+struct late_taker {
+	struct fake *f;
+	struct psq *q;
+	unsigned take;		/* move the ring's head by this much */
+	bool mark_dead;		/* instead, ctl->state = DEAD */
+};
+
+/* A proxy that comes late: after the submitter found the ring's SQ full. */
+static void *late_main(void *arg)
+{
+	struct late_taker *lt = arg;
+
+	usleep(30000);
+	if (lt->mark_dead)
+		__atomic_store_n(&ctl_of(lt->f)->state, UCMDD_RING_DEAD, __ATOMIC_SEQ_CST);
+	else
+		__atomic_store_n(lt->q->ehead, *lt->q->ehead + lt->take, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * The ring's SQ full: a proxy that takes nothing until the program reaps
+ * (sq_blocked) makes the submit -EAGAIN with nothing copied (the program's
+ * head stays); one that takes late is waited for; a daemon that dies
+ * meanwhile is -ENOTCONN, never a hang.
+ */
+static void test_submit_copy_full(void **state)
+{
+	struct fake f;
+	struct ucmd_engine *e = fake_start(&f, FAKE_OK);
+	struct io_uring_params p = { 0 };
+	struct ucmd_ring ring;
+	struct late_taker lt = { .f = &f };
+	struct psq q;
+	pthread_t t;
+
+	(void)state;
+	assert_int_equal(dc_queue_init_flags(e, 4, &ring, &p, UCMDD_QI_SUBMIT_COPY), 0);
+	psq_of(&f, &ring, &p, &q);
+	lt.q = &q;
+	for (unsigned i = 0; i < 4; i++)
+		psq_push(&q, 3, i, 100 + i);
+	assert_int_equal(dc_enter(&ring, 4, 0, 0), 4);
+	assert_int_equal(*q.etail, 4);
+	/* the program may reuse every slot now */
+	psq_push(&q, 3, 0, 104);
+	__atomic_store_n(&ctl_of(&f)->sq_blocked, 1, __ATOMIC_RELEASE);
+	assert_int_equal(dc_enter(&ring, 1, 0, 0), -EAGAIN);
+	assert_int_equal(*q.head, 4);
+	assert_int_equal(*q.etail, 4);
+	assert_int_equal(q.esqes[0].user_data, 100);
+	/* unblocked, but the proxy takes two only a little later: the submit waits for it */
+	__atomic_store_n(&ctl_of(&f)->sq_blocked, 0, __ATOMIC_RELEASE);
+	lt.take = 2;
+	assert_int_equal(pthread_create(&t, NULL, late_main, &lt), 0);
+	assert_int_equal(dc_enter(&ring, 1, 0, 0), 1);
+	pthread_join(t, NULL);
+	assert_int_equal(*q.head, 5);
+	assert_int_equal(*q.etail, 5);
+	assert_int_equal(q.esqes[0].user_data, 104);
+	/* full again (tail 6, head 2), and the daemon dies while we wait */
+	psq_push(&q, 3, 1, 105);
+	assert_int_equal(dc_enter(&ring, 1, 0, 0), 1);
+	psq_push(&q, 3, 2, 106);
+	lt.mark_dead = true;
+	assert_int_equal(pthread_create(&t, NULL, late_main, &lt), 0);
+	assert_int_equal(dc_enter(&ring, 1, 0, 0), -ENOTCONN);
+	pthread_join(t, NULL);
+	assert_int_equal(*q.head, 6);
+	ucmd_queue_exit(&ring);
+	fake_stop(&f, e);
+}
+
+#define CP_THREADS 4
+#define CP_PER_THREAD 2000
+
+struct cp_shared {
+	struct fake *f;
+	struct ucmd_ring *ring;
+	struct psq *q;
+	pthread_mutex_t prog_lock;	/* the program's own lock round its SQ */
+	unsigned char seen[CP_THREADS * CP_PER_THREAD];
+	atomic_bool bad;
+};
+
+struct cp_thread {
+	struct cp_shared *sh;
+	unsigned id;
+};
+
+/* The proxy's side: take each SQE the ring's SQ publishes, once. */
+static void *cp_proxy(void *arg)
+{
+	struct cp_shared *sh = arg;
+	unsigned head = 0, want = CP_THREADS * CP_PER_THREAD;
+
+	while (head != want) {
+		unsigned tail = __atomic_load_n(sh->q->etail, __ATOMIC_ACQUIRE);
+
+		if (tail == head) {
+			sched_yield();
+			continue;
+		}
+		for (; head != tail; head++) {
+			unsigned idx = sh->q->earray[head & 7];
+			uint64_t ud = idx < 8 ? sh->q->esqes[idx].user_data : ~0ull;
+
+			if (ud >= want || sh->seen[ud])
+				atomic_store(&sh->bad, true);
+			else
+				sh->seen[ud] = 1;
+		}
+		__atomic_store_n(sh->q->ehead, head, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+/* A program thread: under the program's lock, an SQE in a free slot; then enter. */
+static void *cp_submitter(void *arg)
+{
+	struct cp_thread *ct = arg;
+	struct cp_shared *sh = ct->sh;
+
+	for (unsigned i = 0; i < CP_PER_THREAD; i++) {
+		uint64_t ud = (uint64_t)ct->id * CP_PER_THREAD + i;
+		int ret;
+
+		for (;;) {
+			pthread_mutex_lock(&sh->prog_lock);
+			unsigned t = *sh->q->tail;
+
+			if (t - __atomic_load_n(sh->q->head, __ATOMIC_ACQUIRE) < 8) {
+				psq_push(sh->q, 7, t & 7, ud);
+				pthread_mutex_unlock(&sh->prog_lock);
+				break;
+			}
+			pthread_mutex_unlock(&sh->prog_lock);
+			/* full: someone's enter will copy them; ours may too */
+			(void)dc_enter(sh->ring, 8, 0, 0);
+		}
+		ret = dc_enter(sh->ring, 1, 0, 0);
+		if (ret < 0)
+			atomic_store(&sh->bad, true);
+	}
+	return NULL;
+}
+
+/*
+ * Threads of one program entering one ring at once (as Linux allows,
+ * under its uring_lock): every SQE they published reaches the ring's SQ
+ * exactly once, whichever enter copied it.
+ */
+static void test_submit_copy_threads(void **state)
+{
+	struct fake f;
+	struct ucmd_engine *e = fake_start(&f, FAKE_OK);
+	struct io_uring_params p = { 0 };
+	struct ucmd_ring ring;
+	struct psq q;
+	struct cp_shared *sh = calloc(1, sizeof(*sh));
+	struct cp_thread ct[CP_THREADS];
+	pthread_t proxy, th[CP_THREADS];
+
+	(void)state;
+	assert_non_null(sh);
+	assert_int_equal(dc_queue_init_flags(e, 8, &ring, &p, UCMDD_QI_SUBMIT_COPY), 0);
+	psq_of(&f, &ring, &p, &q);
+	sh->f = &f;
+	sh->ring = &ring;
+	sh->q = &q;
+	pthread_mutex_init(&sh->prog_lock, NULL);
+	assert_int_equal(pthread_create(&proxy, NULL, cp_proxy, sh), 0);
+	for (unsigned i = 0; i < CP_THREADS; i++) {
+		ct[i] = (struct cp_thread){ .sh = sh, .id = i };
+		assert_int_equal(pthread_create(&th[i], NULL, cp_submitter, &ct[i]), 0);
+	}
+	for (unsigned i = 0; i < CP_THREADS; i++)
+		pthread_join(th[i], NULL);
+	/* what the last enters left published goes with one more */
+	while (__atomic_load_n(q.head, __ATOMIC_ACQUIRE) != *q.tail)
+		assert_true(dc_enter(&ring, 8, 0, 0) >= 0);
+	pthread_join(proxy, NULL);
+	assert_false(atomic_load(&sh->bad));
+	for (unsigned i = 0; i < CP_THREADS * CP_PER_THREAD; i++)
+		assert_int_equal(sh->seen[i], 1);
+	pthread_mutex_destroy(&sh->prog_lock);
+	free(sh);
+	ucmd_queue_exit(&ring);
+	fake_stop(&f, e);
+}
+
 static void test_wait_wakes(void **state)
 {
 	(void)state;
@@ -848,6 +1193,11 @@ int main(void)
 		cmocka_unit_test(test_no_sigpipe_on_send),
 		cmocka_unit_test(test_ring_mapping),
 		cmocka_unit_test(test_ring_sqes_at_off),
+		cmocka_unit_test(test_submit_copy),
+		cmocka_unit_test(test_submit_copy_full),
+		cmocka_unit_test(test_submit_copy_threads),
+		cmocka_unit_test(test_submit_copy_fallback),
+		cmocka_unit_test(test_submit_copy_short),
 		cmocka_unit_test(test_wait_wakes),
 		cmocka_unit_test(test_wait_daemon_hangs_up),
 		cmocka_unit_test(test_wait_ring_dead),

@@ -171,10 +171,12 @@ static void test_payload_fields(void **state)
 	((struct ucmdd_ioctl *)(void *)(buf + HDR))->pad = 1;
 	assert_int_equal(srv_msg_check(buf, n), -EINVAL);
 	n = msg(UCMDD_QUEUE_INIT, sizeof(struct ucmdd_queue_init));
-	/* flags: UCMDD_QI_SQES_AT_OFF is known, any other bit refused */
-	((struct ucmdd_queue_init *)(void *)(buf + HDR))->flags = 2;
+	/* flags: UCMDD_QI_SQES_AT_OFF and UCMDD_QI_SUBMIT_COPY are known, any other bit refused */
+	((struct ucmdd_queue_init *)(void *)(buf + HDR))->flags = 4;
 	assert_int_equal(srv_msg_check(buf, n), -EINVAL);
 	((struct ucmdd_queue_init *)(void *)(buf + HDR))->flags = UCMDD_QI_SQES_AT_OFF;
+	assert_int_equal(srv_msg_check(buf, n), 0);
+	((struct ucmdd_queue_init *)(void *)(buf + HDR))->flags = UCMDD_QI_SUBMIT_COPY;
 	assert_int_equal(srv_msg_check(buf, n), 0);
 	n = msg(UCMDD_QUEUE_EXIT, sizeof(struct ucmdd_ring_id));
 	((struct ucmdd_ring_id *)(void *)(buf + HDR))->pad = 1;

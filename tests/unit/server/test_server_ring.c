@@ -72,10 +72,10 @@ static int teardown(void **state)
 	return 0;
 }
 
-static int cring_open_idle(struct sfx *s, struct cring *r, unsigned entries, unsigned flags,
-			   unsigned sq_thread_idle)
+static int cring_open_qi(struct sfx *s, struct cring *r, unsigned entries, unsigned flags,
+			 unsigned sq_thread_idle, unsigned qi_flags)
 {
-	struct ucmdd_queue_init req = { .entries = entries };
+	struct ucmdd_queue_init req = { .entries = entries, .flags = qi_flags };
 	int fds[3];
 	const struct io_uring_params *p;
 
@@ -109,6 +109,12 @@ static int cring_open_idle(struct sfx *s, struct cring *r, unsigned entries, uns
 	r->big = flags & IORING_SETUP_SQE128;
 	r->tail = *r->sq_tail;
 	return 0;
+}
+
+static int cring_open_idle(struct sfx *s, struct cring *r, unsigned entries, unsigned flags,
+			   unsigned sq_thread_idle)
+{
+	return cring_open_qi(s, r, entries, flags, sq_thread_idle, 0);
 }
 
 static int cring_open(struct sfx *s, struct cring *r, unsigned entries, unsigned flags)
@@ -291,6 +297,40 @@ static void test_submit_limit(void **state)
 	usleep(20000);
 	assert_int_equal(__atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE), 2);
 	assert_int_equal(cq_ready(r), 0);
+}
+
+/*
+ * UCMDD_QI_SUBMIT_COPY: the memfd holds the program's SQ after the control
+ * page (the daemon never reads it), and the ring's SQ is taken as far as
+ * its tail, which only the client's submit moves: no sq_limit. Not with
+ * SQPOLL (no submit to copy in) or the supervisor's layout.
+ */
+static void test_submit_copy_ring(void **state)
+{
+	struct rt *t = *state;
+	struct cring *r = &t->r;
+	struct cring bad;
+	uint64_t one = 1;
+
+	assert_int_equal(cring_open_qi(&t->s, &bad, 8, IORING_SETUP_SQPOLL, 0,
+				       UCMDD_QI_SUBMIT_COPY), -EINVAL);
+	assert_int_equal(cring_open_qi(&t->s, &bad, 8, 0, 0,
+				       UCMDD_QI_SUBMIT_COPY | UCMDD_QI_SQES_AT_OFF), -EINVAL);
+	assert_int_equal(cring_open_qi(&t->s, r, 5, IORING_SETUP_SQE128 | IORING_SETUP_CQE32, 0,
+				       UCMDD_QI_SUBMIT_COPY), 0);
+	assert_int_equal(r->sq_entries, 8);
+	assert_int_equal(r->rep.ctl_off % 4096, 0);
+	assert_true(r->rep.ctl_off + ucmdd_psq_len(8, 128) <= r->rep.mmap_size);
+	get_sqe(r)->user_data = 1;	/* a NOP */
+	get_sqe(r)->user_data = 2;
+	/* the tail alone submits (sq_limit stays 0) */
+	__atomic_store_n(r->sq_tail, r->tail, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(r->sq_flags, __ATOMIC_SEQ_CST) & IORING_SQ_NEED_WAKEUP)
+		assert_int_equal(write(r->sq_efd, &one, sizeof(one)), sizeof(one));
+	assert_int_equal(wait_cqe(r, NULL).user_data, 1);
+	assert_int_equal(wait_cqe(r, NULL).user_data, 2);
+	assert_int_equal(__atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE), 2);
+	assert_int_equal(r->ctl->sq_limit, 0);
 }
 
 static void test_read_copyback_batch(void **state)
@@ -1033,6 +1073,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_nvme_io, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_submit_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_submit_copy_ring, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sqpoll_unreaped_naps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_copyback_batch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_copyback_query_per_pass, setup, teardown),
