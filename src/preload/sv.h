@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ucmd-supervise: `ucmd exec` for a statically linked program, which no
- * dynamic linker preloads. The program runs under a seccomp filter whose
+ * dynamic linker preloads; and, with --dirs, beside the preload of a
+ * dynamic one for getdents64 alone (sv_dirs.c), which the program may make
+ * with its own instruction, out of the preload's reach. The program runs under a seccomp filter whose
  * calls that may name ucmd's devices come here as user notifications
  * (SECCOMP_RET_USER_NOTIF); this process serves them on the daemon, whose
  * connection acts in the program's memory (UCMDD_ADOPT), and answers with
@@ -93,6 +95,9 @@ struct sv {
 	void *own_buf;		/* the bounce buffer, shared with the daemon */
 	unsigned long served, passed;	/* counts for --trace */
 	bool trace;
+	bool dirs;		/* --dirs: a dynamic program's getdents64 alone */
+	dev_t dev_dev;		/* the host's /dev, looked at once */
+	ino_t dev_ino;
 };
 
 /* What to answer one notification with. */
@@ -165,6 +170,8 @@ extern const unsigned sv_nr_fd0;
 #define SV_FILTER_MAX 128
 struct sock_filter;
 int sv_filter_build(struct sock_filter *out);
+/* the filter of a dynamic program (--dirs): getdents64 only */
+int sv_dirs_filter_build(struct sock_filter *out);
 /* supervise.c: is the notification still pending (its memory read stays good)? */
 bool sv_id_valid(struct sv *s, uint64_t id);
 void sv_trace(struct sv *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
