@@ -355,6 +355,17 @@ bool pl_path_under(const char *p, const char *dir);
  * kernel resolves it, and a folded ".." could cross a symbolic link.
  */
 void pl_path_fold(char *out, const char *p);
+/* /proc/devices text: does its character (block) section name major "nvme" or "nvme-generic"? */
+bool pl_proc_devices_nvme(const char *text, bool block, unsigned major);
+/* A /sys/dev/block/MAJ:MIN link's target: an NVMe namespace (nvmeXnY, nvmeXcYnZ) or its partition? */
+bool pl_sysfs_block_nvme(const char *target);
+/* UCMD_TEST_NVME_MAJORS's "c:MAJ,b:MAJ..." (tests only): does it name major of that kind? */
+bool pl_test_majors_has(const char *spec, bool block, unsigned major);
+
+/* ---- hostnvme.c ---- */
+
+/* Is st (of a file just opened) one of the host's NVMe devices, by its device number? */
+bool pl_host_nvme_rdev(const struct stat *st);
 
 /* ---- uring.c ---- */
 
