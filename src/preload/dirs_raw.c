@@ -8,9 +8,9 @@
  *
  * The system call made with the program's own instruction (Go's runtime,
  * hand-written assembly) is not caught here: a SIGSYS trap on every
- * getdents64 of every process of the tree (it outlives exec) would kill one
- * whose SIGSYS handler is not ours (Go's runtime installs its own;
- * posix_spawn's child resets it). ucmd-supervise --dirs, which `ucmd exec`
+ * getdents64 of every process of the tree (it outlives exec) would cost a
+ * signal per call, and kill an image that lists a directory before our
+ * constructor put our handler in place. ucmd-supervise --dirs, which `ucmd exec`
  * runs the program under, takes those with a user notification instead
  * and serves /dev (sv_dirs.c); /sys is the host's there (docs/compat.md).
  *

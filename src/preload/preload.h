@@ -46,6 +46,7 @@
 #ifndef UCMD_PRELOAD_H
 #define UCMD_PRELOAD_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -386,5 +387,14 @@ long pl_uring_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t of
 int pl_seccomp_install(void);
 /* A system call that the filter lets through (the trampoline's address is allowed). */
 long pl_raw_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
+
+/* ---- sigsys.c (x86-64): the program's SIGSYS disposition, apart from ours ---- */
+
+/* Our handler in the kernel (restorer: rt_sigreturn's code); the program's is SIG_DFL: 0 or -errno. */
+int pl_sigsys_install(void (*handler)(int, siginfo_t *, void *), void *restorer);
+/* rt_sigaction(SIGSYS, act, oact, size) made by the program (a: the call's arguments): 0 or -errno. */
+long pl_sigsys_action(const long a[6]);
+/* A SIGSYS not of our filter: to the program's recorded disposition. */
+void pl_sigsys_chain(int sig, siginfo_t *si, void *ctx);
 
 #endif /* UCMD_PRELOAD_H */
