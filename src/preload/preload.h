@@ -388,13 +388,16 @@ int pl_seccomp_install(void);
 /* A system call that the filter lets through (the trampoline's address is allowed). */
 long pl_raw_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
 
+/* The trampoline's page (seccomp.c): far below the mmap area and above any PIE or heap, free in
+ * every image we have seen; the same in every image, so ucmd-supervise's filter knows it too. */
+#define PL_TRAMP_ADDR 0x10000000000ul
+#define PL_TRAMP_LEN 4096ul
+
 /* ---- sigsys.c (x86-64): the program's SIGSYS disposition, apart from ours ---- */
 
-/* Our handler in the kernel (restorer: rt_sigreturn's code); the program's is SIG_DFL: 0 or -errno. */
+/* Our handler in the kernel (restorer: rt_sigreturn's code), the program's SIG_DFL: 0 or -errno. */
 int pl_sigsys_install(void (*handler)(int, siginfo_t *, void *), void *restorer);
-/* rt_sigaction(SIGSYS, act, oact, size) made by the program (a: the call's arguments): 0 or -errno. */
-long pl_sigsys_action(const long a[6]);
-/* A SIGSYS not of our filter: to the program's recorded disposition. */
+/* A SIGSYS not of our filter: to the program's disposition, as ucmd-supervise recorded it. */
 void pl_sigsys_chain(int sig, siginfo_t *si, void *ctx);
 
 #endif /* UCMD_PRELOAD_H */

@@ -18,7 +18,6 @@
  *   io_getevents, io_pgetevents                         (every call, aio.c)
  *   execve, execveat                                    (every call, execraw.c)
  *   mmap with offset IORING_OFF_CQ_RING or IORING_OFF_SQES (uring.c)
- *   rt_sigaction of SIGSYS                              (sigsys.c)
  *
  * and the SIGSYS handler runs the call (uring.c, aio.c) and puts its result where
  * the system call's would be. A call that is not ours (a ring fd the
@@ -34,12 +33,12 @@
  * callsite.c knows (fio's io_uring engines, liburing's submit), so that
  * it too pays a call.
  *
- * A program's own SIGSYS handler, or its reset to SIG_DFL, is recorded
- * and not made (sigsys.c): ours stays, so that a process whose runtime
- * installs its own (Go's) or a child that resets every handler before exec
- * (Go's, posix_spawn's) is served rather than killed by its next trapped
- * call. What this does not cover (docs/compat.md): architectures other
- * than x86-64.
+ * Under ucmd exec, a program's own SIGSYS handler, or its reset to
+ * SIG_DFL, is recorded by ucmd-supervise and not made (sigsys.c): ours
+ * stays, so that a process whose runtime installs its own (Go's) or a
+ * child that resets every handler before exec (Go's) is served rather
+ * than killed by its next trapped call. What this does not cover
+ * (docs/compat.md): architectures other than x86-64.
  */
 #include <errno.h>
 #include <linux/audit.h>
@@ -67,9 +66,8 @@
 
 #if defined(__x86_64__)
 
-/* Far below the mmap area and above any PIE or heap: free in every image we have seen. */
-#define TRAMP_ADDR 0x10000000000ul
-#define TRAMP_LEN 4096ul
+#define TRAMP_ADDR PL_TRAMP_ADDR
+#define TRAMP_LEN PL_TRAMP_LEN
 
 /* Marks an image whose ancestors installed the filter (it survives exec). */
 #define PL_ENV_SECCOMP "UCMD_PRELOAD_SECCOMP"
@@ -201,10 +199,6 @@ static long dispatch(long nr, const long a[6], bool *handled)
 	case __NR_execve:
 	case __NR_execveat:
 		return pl_exec_syscall(nr, a);
-	case __NR_rt_sigaction:	/* of SIGSYS: the filter traps no other */
-		if (a[0] != SIGSYS)
-			break;
-		return pl_sigsys_action(a);
 	case __NR_mmap:
 		if (!is_uring_off(a[5]) || !pl_uring_is_ring((int)a[4]))
 			break;
@@ -246,8 +240,7 @@ static void sigsys(int sig, siginfo_t *si, void *ctx)
 
 	/* a SIGSYS of someone else's (kill, another filter's trap): the program's disposition */
 	if (si->si_code != SYS_SECCOMP ||
-	    !(is_trapped(si->si_syscall) || si->si_syscall == __NR_mmap ||
-	      si->si_syscall == __NR_rt_sigaction)) {
+	    !(is_trapped(si->si_syscall) || si->si_syscall == __NR_mmap)) {
 		pl_sigsys_chain(sig, si, ctx);
 		errno = saved;
 		return;
@@ -312,8 +305,7 @@ static int filter_install(void)
 	enum {
 		L_NR = 7,				/* load the call's number */
 		L_TRAPS = L_NR + 1,			/* one JEQ per trapped call */
-		L_SIGACT = L_TRAPS + NR_TRAPPED,	/* rt_sigaction of SIGSYS */
-		L_MMAP = L_SIGACT + 3,
+		L_MMAP = L_TRAPS + NR_TRAPPED,
 		L_TRAP = L_MMAP + 6,
 		L_ALLOW = L_TRAP + 1,
 		L_LEN = L_ALLOW + 1,
@@ -333,10 +325,6 @@ static int filter_install(void)
 	for (unsigned i = 0; i < NR_TRAPPED; i++)
 		f[L_TRAPS + i] = (struct sock_filter)JEQ((uint32_t)trapped[i],
 							 L_TRAP - (L_TRAPS + i + 1), 0);
-	f[L_SIGACT] = (struct sock_filter)JEQ(__NR_rt_sigaction, 0, L_MMAP - (L_SIGACT + 1));
-	f[L_SIGACT + 1] = (struct sock_filter)LD(ARG_LO(0));
-	f[L_SIGACT + 2] = (struct sock_filter)JEQ(SIGSYS, L_TRAP - (L_SIGACT + 3),
-						  L_ALLOW - (L_SIGACT + 3));
 	/* mmap: only at the two offsets no file of a real program has */
 	f[L_MMAP] = (struct sock_filter)JEQ(__NR_mmap, 0, L_ALLOW - (L_MMAP + 1));
 	f[L_MMAP + 1] = (struct sock_filter)LD(ARG_LO(5));
@@ -365,7 +353,6 @@ int pl_seccomp_install(void)
 		pl_trace("no trampoline at %#lx: %s", TRAMP_ADDR, strerror(-ret));
 		return ret;
 	}
-	/* through the trampoline: an ancestor's filter traps libc's rt_sigaction of SIGSYS */
 	ret = pl_sigsys_install(sigsys, (void *)(TRAMP_ADDR + TRAMP_RESTORER));
 	if (ret)
 		return ret;

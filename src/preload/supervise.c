@@ -10,9 +10,11 @@
  *
  * With --dirs, what `ucmd exec` runs for a dynamically linked one: the
  * program starts with LD_PRELOAD=LIST (the preload serves its devices) and
- * under a filter that sends us its getdents64 calls alone, which a program
+ * under a filter that sends us its getdents64 calls, which a program
  * may make with its own instruction (Go's runtime never calls libc for
- * them): /dev lists ucmd's devices whoever asks (sv_dirs.c). A filter
+ * them): /dev lists ucmd's devices whoever asks (sv_dirs.c); and its
+ * rt_sigaction calls of SIGSYS, recorded and not made, so that the
+ * preload's handler stays (sv_sigsys.c). A filter
  * rather than the preload's SIGSYS trap, because a process whose SIGSYS
  * handler is not the preload's (Go's runtime installs its own) would die
  * listing any directory. Once we have taken a call, only a fatal signal

@@ -23,6 +23,7 @@
  *   sv_own.c     what goes through a buffer of ours on a connection of our
  *                own: partial-block reads and writes, BLKZEROOUT, BLKDISCARD
  *   sv_dirs.c    getdents64: /dev lists ucmd's devices, not the host's NVMe
+ *   sv_sigsys.c  rt_sigaction of SIGSYS (--dirs): the program's, not the kernel's
  *   sv_geo.c     a block namespace's size and block size, read at open
  *   sv_common.c  the program's memory, the descriptor table, the daemon
  *
@@ -143,6 +144,8 @@ struct sv_fd *sv_reg_ring(struct sv *s, pid_t tid, uint64_t idx, int *err);
 void sv_ring_put(struct sv *s, struct sv_fd *f);
 /* sv_dirs.c: getdents64 (every call): /dev with ucmd's devices and none of the host's NVMe */
 void sv_getdents(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);
+/* sv_sigsys.c: rt_sigaction of SIGSYS (--dirs): recorded per thread group, never made */
+void sv_sigaction(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);
 /* sv_geo.c: the block device of namespace node name ("nvme0n1") and its DSM: 0 or -errno */
 int sv_blk_geo(struct sv *s, const char *name, struct pl_blk_geo *g, bool *dsm);
 /*

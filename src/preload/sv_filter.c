@@ -4,18 +4,22 @@
  * built from their own tables (sv.h). A static program's: x86-64 only,
  * every other system call ABI ENOSYS; USER_NOTIF for the calls that may
  * name ucmd's devices. A dynamic program's (--dirs, beside the preload):
- * USER_NOTIF for getdents64 only, so that its own instruction's listing of
- * /dev is ours too; the getdents calls of the other ABIs are ENOSYS, so
- * that none lists the host's /dev, and everything else runs untouched.
+ * USER_NOTIF for getdents64, so that its own instruction's listing of
+ * /dev is ours too, and for rt_sigaction of SIGSYS not made from the
+ * preload's trampoline (sv_sigsys.c); the getdents calls of the other ABIs
+ * are ENOSYS, so that none lists the host's /dev, and everything else runs
+ * untouched.
  * Jumps are written as labels and resolved at the end (BPF jumps forward
  * only).
  */
 #include <errno.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
+#include <signal.h>
 #include <stddef.h>
 #include <sys/syscall.h>
 
+#include "preload/preload.h"
 #include "preload/sv.h"
 
 const int sv_always[] = {
@@ -30,7 +34,7 @@ const int sv_fd0[] = {
 };
 const unsigned sv_nr_fd0 = sizeof(sv_fd0) / sizeof(sv_fd0[0]);
 
-enum { L_ALLOW = -1, L_NOTIFY = -2, L_ENOSYS = -3, L_A0 = -4, L_A1 = -5, L_A4 = -6 };
+enum { L_ALLOW = -1, L_NOTIFY = -2, L_ENOSYS = -3, L_A0 = -4, L_A1 = -5, L_A4 = -6, L_SIG = -7 };
 
 struct insn {
 	struct sock_filter f;
@@ -95,6 +99,7 @@ int sv_dirs_filter_build(struct sock_filter *out)
 
 	n_insn = 0;
 	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr), 0, 0);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_rt_sigaction, L_SIG, 0);
 	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_getdents64, L_A0, 0);
 	emit(BPF_JMP | BPF_JEQ | BPF_K, 0x40000000u | __NR_getdents64, L_ENOSYS, 0);
 	emit(BPF_JMP | BPF_JEQ | BPF_K, I386_NR_getdents64, L_A1, 0);
@@ -107,6 +112,17 @@ int sv_dirs_filter_build(struct sock_filter *out)
 	where[-L_A1] = (int)n_insn;
 	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch), 0, 0);
 	emit(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_I386, L_ENOSYS, L_ALLOW);
+	/* x86-64's rt_sigaction of SIGSYS, but the preload's own (from its trampoline page) */
+	where[-L_SIG] = (int)n_insn;
+	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch), 0, 0);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, L_ALLOW);
+	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args), 0, 0);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, SIGSYS, 0, L_ALLOW);
+	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, instruction_pointer) + 4, 0, 0);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(PL_TRAMP_ADDR >> 32), 0, L_NOTIFY);
+	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, instruction_pointer), 0, 0);
+	emit(BPF_JMP | BPF_JGE | BPF_K, (uint32_t)PL_TRAMP_ADDR + (uint32_t)PL_TRAMP_LEN, L_NOTIFY, 0);
+	emit(BPF_JMP | BPF_JGE | BPF_K, (uint32_t)PL_TRAMP_ADDR, L_ALLOW, L_NOTIFY);
 	emit_returns(where);
 	return resolve(out, where);
 }

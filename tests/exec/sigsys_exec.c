@@ -9,6 +9,9 @@
  *                                      runs execve with its own instruction;
  *                                      prints "child exit N" or "child signal
  *                                      N", or "child execve: ERR" (exit 3)
+ *   sigsys_exec blocked PROG [ARGS...] the same with every signal blocked
+ *                                      around vfork until the child's reset is
+ *                                      done, as Go's os/exec
  *   sigsys_exec own PROG [ARGS...]     installs a SIGSYS handler of its own
  *                                      (it prints "own handler" and exits 99),
  *                                      checks sigaction reads it back, then
@@ -56,9 +59,15 @@ static void own(int sig)
 
 int main(int argc, char **argv)
 {
-	if (argc >= 3 && !strcmp(argv[1], "vfork")) {
-		int st;
-		pid_t pid = vfork();
+	if (argc >= 3 && (!strcmp(argv[1], "vfork") || !strcmp(argv[1], "blocked"))) {
+		int st, blocked = !strcmp(argv[1], "blocked");
+		sigset_t all, old;
+		pid_t pid;
+
+		sigfillset(&all);
+		if (blocked)
+			sigprocmask(SIG_SETMASK, &all, &old);
+		pid = vfork();
 
 		if (pid == 0) {
 			/* struct k_sigaction { handler, flags, restorer, mask }: SIG_DFL */
@@ -73,11 +82,15 @@ int main(int argc, char **argv)
 				write(1, msg, (size_t)n);
 				_exit(2);
 			}
+			if (blocked)
+				insn4(SYS_rt_sigprocmask, SIG_SETMASK, (long)&old, 0, 8);
 			ret = insn3(SYS_execve, (long)argv[2], (long)(argv + 2), (long)environ);
 			n = snprintf(msg, sizeof(msg), "child execve: %s\n", strerror((int)-ret));
 			write(1, msg, (size_t)n);
 			_exit(3);
 		}
+		if (blocked)
+			sigprocmask(SIG_SETMASK, &old, NULL);
 		if (pid < 0 || waitpid(pid, &st, 0) != pid)
 			return 1;
 		if (WIFSIGNALED(st))
@@ -109,6 +122,6 @@ int main(int argc, char **argv)
 		raise(SIGSYS);
 		return 1;
 	}
-	fprintf(stderr, "usage: sigsys_exec vfork|own PROG [ARGS...] | raise | raise-dfl\n");
+	fprintf(stderr, "usage: sigsys_exec vfork|blocked|own PROG [ARGS...] | raise | raise-dfl\n");
 	return 1;
 }

@@ -5,7 +5,10 @@
 # runtime and its children):
 # - a vfork child that resets SIGSYS to SIG_DFL (its own rt_sigaction),
 #   then runs execve with its own instruction: the new image runs (exit 0,
-#   its output); a static image is refused with EACCES, the child lives on;
+#   its output), also when every signal is blocked around the reset (Go's
+#   os/exec); a static image is refused with EACCES, the child lives on;
+# - posix_spawn (Python's), whose child asks every disposition with all
+#   signals blocked: the new image runs;
 # - a program with its own SIGSYS handler (sigaction reads it back) running
 #   execve with its own instruction: the new image runs;
 # - a SIGSYS that is not the preload's (raise) reaches the program's
@@ -23,6 +26,18 @@ step "a vfork child with SIGSYS reset runs execve with its own instruction: serv
 out=$(ex "$T/sigsys_exec" vfork /bin/echo from-the-child 2>&1) || fail "vfork: exit $?: $out"
 [ "$out" = "from-the-child
 child exit 0" ] || fail "vfork child: '$out'"
+
+step "the same with every signal blocked around the child's reset, as Go's os/exec"
+out=$(ex "$T/sigsys_exec" blocked /bin/echo blocked-child 2>&1) || fail "blocked: exit $?: $out"
+[ "$out" = "blocked-child
+child exit 0" ] || fail "vfork child, signals blocked: '$out'"
+
+step "posix_spawn: the child runs"
+need_tools python3
+out=$(ex python3 -c 'import os; p = os.posix_spawn("/bin/echo", ["echo", "spawned"], os.environ); print(os.waitpid(p, 0)[1])' 2>&1) ||
+	fail "posix_spawn: exit $?: $out"
+[ "$out" = "spawned
+0" ] || fail "posix_spawn: '$out'"
 
 step "the same child execs a static program: EACCES, not killed"
 out=$(ex "$T/sigsys_exec" vfork "$T/static7" 2>/dev/null) || fail "vfork static: exit $?: $out"

@@ -14,6 +14,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <string.h>
@@ -95,9 +96,10 @@ static int calls(void)
 	return 0;
 }
 
-/* In the child, after the dynamic program's filter (--dirs): getdents64 alone is sent. */
+/* In the child, after the dynamic program's filter (--dirs): getdents64 and SIGSYS's rt_sigaction are sent. */
 static int dirs_calls(void)
 {
+	long k[4];
 	char buf[8];
 	long fd;
 
@@ -112,6 +114,9 @@ static int dirs_calls(void)
 	EXPECT(err(syscall(SYS_openat2, AT_FDCWD, "/dev/null", NULL, 0)) != ENOSYS);
 	/* i386's getdents64 number is another call on x86-64 (semtimedop): not sent */
 	EXPECT(err(syscall(220, 0, NULL, 0, NULL)) != EXDEV);
+	/* rt_sigaction of SIGSYS (not from the preload's trampoline), and of no other signal */
+	EXPECT(err(syscall(SYS_rt_sigaction, SIGSYS, NULL, k, 8)) == EXDEV);
+	EXPECT(err(syscall(SYS_rt_sigaction, SIGUSR1, NULL, k, 8)) == 0);
 	/* x32's getdents64: ENOSYS from the filter, so no listing escapes it */
 	EXPECT(err(syscall(0x40000000 | SYS_getdents64, 0, buf, sizeof(buf))) == ENOSYS);
 	return 0;
