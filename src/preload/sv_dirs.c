@@ -53,7 +53,22 @@ static int dev_listing(struct sv *s, struct ent *out, int max)
 {
 	DIR *d = opendir("/dev");
 	struct dirent *de;
-	int n = 0;
+	const char **names = s->names, *fresh[256];
+	int n = 0, nr = s->nr_names;
+
+	/*
+	 * A dynamic program's devices follow the daemon's list (hot-plug), as
+	 * its preload's do: asked again at each listing. A static program's
+	 * are the ones it started with (their placeholders).
+	 */
+	if (s->dirs) {
+		int got = ucmd_device_names(s->e, fresh, 256);
+
+		if (got >= 0) {
+			names = fresh;
+			nr = got < 256 ? got : 256;
+		}
+	}
 
 	if (!d)
 		return -errno;
@@ -66,8 +81,8 @@ static int dev_listing(struct sv *s, struct ent *out, int max)
 		n++;
 	}
 	closedir(d);
-	for (int i = 0; i < s->nr_names && n < max; i++) {
-		const char *nm = s->names[i];
+	for (int i = 0; i < nr && n < max; i++) {
+		const char *nm = names[i];
 
 		/* the daemon's other devices (its null device) are no /dev node of ours */
 		if (!pl_path_dev_name(nm))
