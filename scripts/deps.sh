@@ -35,6 +35,7 @@ check=(
   man-db groff-base file	# tests/system/man_pages.sh, install.sh
   nvme-cli	# a real client for ucmd exec's tests (exec_nvme_cli.sh); cli_docs.sh checks docs/cli.md against its help
   fio e2fsprogs	# real clients under libucmd-preload (tests/system/exec_fio_blk.sh)
+  golang-go	# a dynamically linked Go client under ucmd exec (tests/system/exec_go.sh)
   libcap2-bin	# setcap: the file-capability client of tests/system/daemon_client_mm.sh
   strace	# counts ucmdd's madvise calls (tests/system/daemon_heap_trim.sh)
   # the QEMU harness (tests/system/qemu/run.sh): guest kernel, initramfs

@@ -7,12 +7,12 @@
  * records.
  *
  * The system call made with the program's own instruction (Go's runtime,
- * hand-written assembly) is not caught: the seccomp filter would have to
- * trap every getdents64 of every process of the tree (it outlives exec),
- * and one whose SIGSYS handler is not ours (Go's runtime installs its own;
- * posix_spawn's child resets it; an image before its constructor put ours
- * in place) would be killed by SIGSYS for listing any directory
- * (docs/compat.md).
+ * hand-written assembly) is not caught here: a SIGSYS trap on every
+ * getdents64 of every process of the tree (it outlives exec) would cost a
+ * signal per call, and kill an image that lists a directory before our
+ * constructor put our handler in place. ucmd-supervise --dirs, which `ucmd exec`
+ * runs the program under, takes those with a user notification instead
+ * and serves /dev (sv_dirs.c); /sys is the host's there (docs/compat.md).
  *
  * The position is the kernel's: after each call the directory's file
  * offset is set to the index of the next entry (devtmpfs and sysfs take

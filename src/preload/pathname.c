@@ -4,6 +4,7 @@
  * fuzz_preload_path can feed them anything a program may pass to open().
  */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,4 +88,100 @@ void pl_dirent64_put(void *rec, size_t reclen, uint64_t ino, int64_t off, unsign
 	r->d_reclen = (unsigned short)reclen;
 	r->d_type = type;
 	memcpy(r->d_name, name, strlen(name) + 1);
+}
+
+/* Does the "Character devices:" (or "Block devices:") section of text name major as NVMe's? */
+bool pl_proc_devices_nvme(const char *text, bool block, unsigned major)
+{
+	const char *want = block ? "Block devices:" : "Character devices:";
+	bool in = false;
+
+	if (!text)
+		return false;
+	for (const char *l = text; *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+		char line[128], name[64];
+		unsigned m;
+
+		if (len < sizeof(line)) {
+			memcpy(line, l, len);
+			line[len] = '\0';
+			if (line[0] && line[0] != ' ' && (line[0] < '0' || line[0] > '9'))
+				in = !strcmp(line, want);	/* a section's heading */
+			else if (in && sscanf(line, "%u %63s", &m, name) == 2 && m == major &&
+				 (!strcmp(name, "nvme") || !strcmp(name, "nvme-generic")))
+				return true;
+		}
+		l += len + (nl ? 1 : 0);
+	}
+	return false;
+}
+
+/* "nvme" digits ("c" digits) "n" digits, then nothing or "p" digits: a namespace (or partition) */
+static bool nvme_ns_component(const char *s, size_t len)
+{
+	const char *e = s + len, *p = s + 4;
+
+	if (len < 7 || strncmp(s, "nvme", 4))
+		return false;
+#define DIGITS() do { const char *d = p; while (p < e && *p >= '0' && *p <= '9') p++; \
+		      if (p == d) return false; } while (0)
+	DIGITS();
+	if (p < e && *p == 'c') {
+		p++;
+		DIGITS();
+	}
+	if (p >= e || *p++ != 'n')
+		return false;
+	DIGITS();
+	if (p < e && *p == 'p') {
+		p++;
+		DIGITS();
+	}
+#undef DIGITS
+	return p == e;
+}
+
+/* a component nvmeXnY (nvmeXcYnZ, their partitions) or nvme-subsysN: native multipath's head */
+bool pl_sysfs_block_nvme(const char *target)
+{
+	if (!target)
+		return false;
+	for (const char *c = target; *c;) {
+		size_t len = strcspn(c, "/");
+
+		if (nvme_ns_component(c, len) ||
+		    (len > 11 && !strncmp(c, "nvme-subsys", 11) &&
+		     strspn(c + 11, "0123456789") == len - 11))
+			return true;
+		c += len;
+		while (*c == '/')
+			c++;
+	}
+	return false;
+}
+
+bool pl_test_majors_has(const char *spec, bool block, unsigned major)
+{
+	char kind = block ? 'b' : 'c';
+
+	if (!spec)
+		return false;
+	for (const char *p = spec; *p;) {
+		char *end;
+		unsigned long m;
+
+		if ((p[0] == 'b' || p[0] == 'c') && p[1] == ':' && p[2] >= '0' && p[2] <= '9') {
+			m = strtoul(p + 2, &end, 10);
+			if (p[0] == kind && m == major && (*end == ',' || *end == '\0'))
+				return true;
+			p = end;
+		}
+		p = strchr(p, ',');
+		if (!p)
+			break;
+		p++;
+	}
+	return false;
 }

@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "preload.h"
@@ -290,6 +291,23 @@ static int res0_opened(const struct where *w, int fd)
 	return fd;
 }
 
+/*
+ * A file the kernel opened for the program: one of the host's NVMe devices
+ * by its numbers (a node made elsewhere with mknod, a bind mount: the name
+ * said nothing) is closed again, ENXIO (hostnvme.c).
+ */
+static int judged(int fd)
+{
+	struct stat st;
+
+	if (fd < 0 || pl_raw_syscall(__NR_fstat, fd, (long)&st, 0, 0, 0, 0) ||
+	    !pl_host_nvme_rdev(&st))
+		return fd;
+	pl_raw_syscall(__NR_close, fd, 0, 0, 0, 0, 0);
+	errno = ENXIO;
+	return -1;
+}
+
 static int do_openat(const char *sym, int dirfd, const char *path, int flags, mode_t mode)
 {
 	struct where w;
@@ -300,7 +318,7 @@ static int do_openat(const char *sym, int dirfd, const char *path, int flags, mo
 	if (sys_open_ok(&w, flags))
 		return -1;
 	int (*real)(int, const char *, int, ...) = pl_next(sym);
-	int fd = real(dirfd, w.kind == P_SYS ? w.path : path, flags, mode);
+	int fd = judged(real(dirfd, w.kind == P_SYS ? w.path : path, flags, mode));
 
 	return res0_opened(&w, fd);
 }
@@ -315,7 +333,7 @@ static int do_open(const char *sym, const char *path, int flags, mode_t mode)
 	if (sys_open_ok(&w, flags))
 		return -1;
 	int (*real)(const char *, int, ...) = pl_next(sym);
-	int fd = real(w.kind == P_SYS ? w.path : path, flags, mode);
+	int fd = judged(real(w.kind == P_SYS ? w.path : path, flags, mode));
 
 	return res0_opened(&w, fd);
 }
@@ -373,7 +391,7 @@ PL_EXPORT int __open_2(const char *path, int flags)
 		return -1;
 	int (*real)(const char *, int) = pl_next("__open_2");
 
-	return real(w.kind == P_SYS ? w.path : path, flags);
+	return judged(real(w.kind == P_SYS ? w.path : path, flags));
 }
 
 PL_EXPORT int __open64_2(const char *path, int flags)
@@ -387,7 +405,7 @@ PL_EXPORT int __open64_2(const char *path, int flags)
 		return -1;
 	int (*real)(const char *, int) = pl_next("__open64_2");
 
-	return real(w.kind == P_SYS ? w.path : path, flags);
+	return judged(real(w.kind == P_SYS ? w.path : path, flags));
 }
 
 PL_EXPORT int __openat_2(int dirfd, const char *path, int flags)
@@ -401,7 +419,7 @@ PL_EXPORT int __openat_2(int dirfd, const char *path, int flags)
 		return -1;
 	int (*real)(int, const char *, int) = pl_next("__openat_2");
 
-	return real(dirfd, w.kind == P_SYS ? w.path : path, flags);
+	return judged(real(dirfd, w.kind == P_SYS ? w.path : path, flags));
 }
 
 PL_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
@@ -415,7 +433,7 @@ PL_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 		return -1;
 	int (*real)(int, const char *, int) = pl_next("__openat64_2");
 
-	return real(dirfd, w.kind == P_SYS ? w.path : path, flags);
+	return judged(real(dirfd, w.kind == P_SYS ? w.path : path, flags));
 }
 
 /* fopen(3)'s mode string as open(2) flags (glibc's letters: r w a + e x). */
@@ -468,8 +486,16 @@ static FILE *do_fopen(const char *sym, const char *path, const char *mode)
 	if (w.kind == P_SYS && fopen_flags(mode) >= 0 && sys_open_ok(&w, fopen_flags(mode)))
 		return NULL;
 	FILE *(*real)(const char *, const char *) = pl_next(sym);
+	FILE *f = real(w.kind == P_SYS ? w.path : path, mode);
+	struct stat st;
 
-	return real(w.kind == P_SYS ? w.path : path, mode);
+	if (f && !pl_raw_syscall(__NR_fstat, fileno(f), (long)&st, 0, 0, 0, 0) &&
+	    pl_host_nvme_rdev(&st)) {
+		fclose(f);	/* nothing was read or written: stdio buffers until then */
+		errno = ENXIO;
+		return NULL;
+	}
+	return f;
 }
 
 PL_EXPORT FILE *fopen(const char *path, const char *mode)

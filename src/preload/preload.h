@@ -46,6 +46,7 @@
 #ifndef UCMD_PRELOAD_H
 #define UCMD_PRELOAD_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -355,6 +356,17 @@ bool pl_path_under(const char *p, const char *dir);
  * kernel resolves it, and a folded ".." could cross a symbolic link.
  */
 void pl_path_fold(char *out, const char *p);
+/* /proc/devices text: does its character (block) section name major "nvme" or "nvme-generic"? */
+bool pl_proc_devices_nvme(const char *text, bool block, unsigned major);
+/* A /sys/dev/block/MAJ:MIN link's target: an NVMe namespace (nvmeXnY, nvmeXcYnZ) or its partition? */
+bool pl_sysfs_block_nvme(const char *target);
+/* UCMD_TEST_NVME_MAJORS's "c:MAJ,b:MAJ..." (tests only): does it name major of that kind? */
+bool pl_test_majors_has(const char *spec, bool block, unsigned major);
+
+/* ---- hostnvme.c ---- */
+
+/* Is st (of a file just opened) one of the host's NVMe devices, by its device number? */
+bool pl_host_nvme_rdev(const struct stat *st);
 
 /* ---- uring.c ---- */
 
@@ -375,5 +387,17 @@ long pl_uring_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t of
 int pl_seccomp_install(void);
 /* A system call that the filter lets through (the trampoline's address is allowed). */
 long pl_raw_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
+
+/* The trampoline's page (seccomp.c): far below the mmap area and above any PIE or heap, free in
+ * every image we have seen; the same in every image, so ucmd-supervise's filter knows it too. */
+#define PL_TRAMP_ADDR 0x10000000000ul
+#define PL_TRAMP_LEN 4096ul
+
+/* ---- sigsys.c (x86-64): the program's SIGSYS disposition, apart from ours ---- */
+
+/* Our handler in the kernel (restorer: rt_sigreturn's code), the program's SIG_DFL: 0 or -errno. */
+int pl_sigsys_install(void (*handler)(int, siginfo_t *, void *), void *restorer);
+/* A SIGSYS not of our filter: to the program's disposition, as ucmd-supervise recorded it. */
+void pl_sigsys_chain(int sig, siginfo_t *si, void *ctx);
 
 #endif /* UCMD_PRELOAD_H */

@@ -33,9 +33,12 @@
  * callsite.c knows (fio's io_uring engines, liburing's submit), so that
  * it too pays a call.
  *
- * What this does not cover (docs/compat.md): a program that installs its
- * own SIGSYS handler over ours (its io_uring calls and execs die of
- * SIGSYS); architectures other than x86-64.
+ * Under ucmd exec, a program's own SIGSYS handler, or its reset to
+ * SIG_DFL, is recorded by ucmd-supervise and not made (sigsys.c): ours
+ * stays, so that a process whose runtime installs its own (Go's) or a
+ * child that resets every handler before exec (Go's) is served rather
+ * than killed by its next trapped call. What this does not cover
+ * (docs/compat.md): architectures other than x86-64.
  */
 #include <errno.h>
 #include <linux/audit.h>
@@ -63,9 +66,8 @@
 
 #if defined(__x86_64__)
 
-/* Far below the mmap area and above any PIE or heap: free in every image we have seen. */
-#define TRAMP_ADDR 0x10000000000ul
-#define TRAMP_LEN 4096ul
+#define TRAMP_ADDR PL_TRAMP_ADDR
+#define TRAMP_LEN PL_TRAMP_LEN
 
 /* Marks an image whose ancestors installed the filter (it survives exec). */
 #define PL_ENV_SECCOMP "UCMD_PRELOAD_SECCOMP"
@@ -87,7 +89,12 @@ static const unsigned char tramp_code[] = {
 	0x4c, 0x8b, 0x4c, 0x24, 0x08,	/* mov 0x8(%rsp),%r9 */
 	0x0f, 0x05,			/* syscall */
 	0xc3,				/* ret */
+	0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
+	/* TRAMP_RESTORER: the signal handler's return (rt_sigreturn), as libc's __restore_rt */
+	0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00,	/* mov $15,%rax */
+	0x0f, 0x05,			/* syscall */
 };
+#define TRAMP_RESTORER 34
 
 static int tramp_map(void)
 {
@@ -231,8 +238,10 @@ static void sigsys(int sig, siginfo_t *si, void *ctx)
 	int saved = errno;
 	bool handled;
 
-	(void)sig;
-	if (si->si_code != SYS_SECCOMP) {
+	/* a SIGSYS of someone else's (kill, another filter's trap): the program's disposition */
+	if (si->si_code != SYS_SECCOMP ||
+	    !(is_trapped(si->si_syscall) || si->si_syscall == __NR_mmap)) {
+		pl_sigsys_chain(sig, si, ctx);
 		errno = saved;
 		return;
 	}
@@ -337,7 +346,6 @@ static int filter_install(void)
 
 int pl_seccomp_install(void)
 {
-	struct sigaction sa;
 	int ret;
 
 	ret = tramp_map();
@@ -345,13 +353,9 @@ int pl_seccomp_install(void)
 		pl_trace("no trampoline at %#lx: %s", TRAMP_ADDR, strerror(-ret));
 		return ret;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = sigsys;
-	/* SA_NODEFER: a handler's own trapped call (a nested ring op) must not be blocked */
-	sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGSYS, &sa, NULL))
-		return -errno;
+	ret = pl_sigsys_install(sigsys, (void *)(TRAMP_ADDR + TRAMP_RESTORER));
+	if (ret)
+		return ret;
 	ret = pl_cs_init(callsite_handler);
 	if (ret)
 		pl_trace("call sites stay on the trap: %s", strerror(-ret));

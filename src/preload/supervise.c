@@ -1,11 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ucmd-supervise --daemon SOCKET [--trace] -- PROGRAM [ARGS...]
+ * ucmd-supervise --daemon SOCKET --dirs --preload LIST [--trace] -- PROGRAM [ARGS...]
  *
  * What `ucmd exec` runs for a statically linked PROGRAM (sv.h): the
  * program is our child, started under a seccomp filter that sends us the
  * calls that may name ucmd's devices; we serve them until it exits, and
  * exit with its status (128+N when signal N ended it).
+ *
+ * With --dirs, what `ucmd exec` runs for a dynamically linked one: the
+ * program starts with LD_PRELOAD=LIST (the preload serves its devices) and
+ * under a filter that sends us its getdents64 calls, which a program
+ * may make with its own instruction (Go's runtime never calls libc for
+ * them): /dev lists ucmd's devices whoever asks (sv_dirs.c); and its
+ * rt_sigaction calls of SIGSYS, recorded and not made, so that the
+ * preload's handler stays (sv_sigsys.c). A filter
+ * rather than the preload's SIGSYS trap, because a process whose SIGSYS
+ * handler is not the preload's (Go's runtime installs its own) would die
+ * listing any directory. Once we have taken a call, only a fatal signal
+ * cuts the program's wait short (SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV):
+ * the listing has moved the directory's position by then, and a restarted
+ * call would miss those entries. i386 and x32 getdents calls are ENOSYS.
  *
  * The filter (x86-64 only; any other system call ABI -- int 0x80, x32 --
  * is ENOSYS, so that no call escapes it):
@@ -122,11 +137,14 @@ static int recv_fd(int sock)
 	return fd;
 }
 
+static bool dirs_only;
+static const char *preload_list;
+
 /* In the child: the filter, its listener to the parent, then the program. Never returns. */
 static void start_program(char **argv, int sock)
 {
 	struct sock_filter f[SV_FILTER_MAX];
-	int n = sv_filter_build(f), listener;
+	int n = dirs_only ? sv_dirs_filter_build(f) : sv_filter_build(f), listener = -1;
 	struct sock_fprog fp = { .len = (unsigned short)n, .filter = f };
 
 	signal(SIGINT, SIG_DFL);
@@ -135,8 +153,13 @@ static void start_program(char **argv, int sock)
 		fprintf(stderr, "ucmd exec: no_new_privs: %s\n", strerror(errno));
 		_exit(126);
 	}
-	listener = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-				SECCOMP_FILTER_FLAG_NEW_LISTENER, &fp);
+	if (dirs_only)
+		listener = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+					SECCOMP_FILTER_FLAG_NEW_LISTENER |
+					SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &fp);
+	if (listener < 0)	/* before Linux 5.19: a signal may cost a listing its entries */
+		listener = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+					SECCOMP_FILTER_FLAG_NEW_LISTENER, &fp);
 	if (listener < 0) {
 		fprintf(stderr, "ucmd exec: the seccomp filter: %s\n", strerror(errno));
 		_exit(126);
@@ -147,6 +170,10 @@ static void start_program(char **argv, int sock)
 	}
 	close(listener);
 	close(sock);
+	if (preload_list && setenv("LD_PRELOAD", preload_list, 1)) {
+		fprintf(stderr, "ucmd exec: environment: %s\n", strerror(errno));
+		_exit(126);
+	}
 	execvp(argv[0], argv);
 	fprintf(stderr, "ucmd exec: %s: %s\n", argv[0], strerror(errno));
 	_exit(errno == ENOENT ? 127 : 126);
@@ -187,7 +214,7 @@ static void remove_placeholders(const char *dev)
 {
 	char p[PATH_MAX];
 
-	if (!dev)
+	if (!dev || !*dev)
 		return;
 	for (int i = 0; i < sv.nr_names; i++) {
 		snprintf(p, sizeof(p), "%s/%s", dev, sv.names[i]);
@@ -255,7 +282,8 @@ static int serve_loop(void)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: ucmd-supervise --daemon SOCKET [--trace] -- PROGRAM [ARGS...]\n");
+	fprintf(stderr, "usage: ucmd-supervise --daemon SOCKET [--dirs --preload LIST] [--trace] "
+		"-- PROGRAM [ARGS...]\n");
 }
 
 int main(int argc, char **argv)
@@ -263,6 +291,8 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "daemon", required_argument, 0, 'D' },
 		{ "trace", no_argument, 0, 't' },
+		{ "dirs", no_argument, 0, 'd' },
+		{ "preload", required_argument, 0, 'p' },
 		{ 0, 0, 0, 0 },
 	};
 	const char *sock_path = NULL, *dev;
@@ -274,15 +304,17 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'D': sock_path = optarg; break;
 		case 't': sv.trace = true; break;
+		case 'd': dirs_only = sv.dirs = true; break;
+		case 'p': preload_list = optarg; break;
 		default: usage(); return 2;
 		}
 	}
-	if (!sock_path || optind >= argc) {
+	if (!sock_path || optind >= argc || !dirs_only != !preload_list) {
 		usage();
 		return 2;
 	}
 	/* the numbers the filter judges must be ones the program can hold */
-	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur < SV_FD_BASE + SV_FD_NR) {
+	if (!dirs_only && (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur < SV_FD_BASE + SV_FD_NR)) {
 		fprintf(stderr, "ucmd exec: RLIMIT_NOFILE is below %u: the static program's device "
 			"descriptors (%u..%u) would not fit\n", SV_FD_BASE + SV_FD_NR, SV_FD_BASE,
 			SV_FD_BASE + SV_FD_NR - 1);
@@ -311,7 +343,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "ucmd exec: %s\n", strerror(ENOMEM));
 			return 126;
 		}
-	dev = make_placeholders();
+	/* the dynamic program's devices are the preload's: no placeholders of ours */
+	dev = dirs_only ? "" : make_placeholders();
 	if (!dev) {
 		fprintf(stderr, "ucmd exec: a private directory: %s\n", strerror(errno));
 		return 126;

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ucmd-supervise: `ucmd exec` for a statically linked program, which no
- * dynamic linker preloads. The program runs under a seccomp filter whose
+ * dynamic linker preloads; and, with --dirs, beside the preload of a
+ * dynamic one for getdents64 alone (sv_dirs.c), which the program may make
+ * with its own instruction, out of the preload's reach. The program runs under a seccomp filter whose
  * calls that may name ucmd's devices come here as user notifications
  * (SECCOMP_RET_USER_NOTIF); this process serves them on the daemon, whose
  * connection acts in the program's memory (UCMDD_ADOPT), and answers with
@@ -21,6 +23,7 @@
  *   sv_own.c     what goes through a buffer of ours on a connection of our
  *                own: partial-block reads and writes, BLKZEROOUT, BLKDISCARD
  *   sv_dirs.c    getdents64: /dev lists ucmd's devices, not the host's NVMe
+ *   sv_sigsys.c  rt_sigaction of SIGSYS (--dirs): the program's, not the kernel's
  *   sv_geo.c     a block namespace's size and block size, read at open
  *   sv_common.c  the program's memory, the descriptor table, the daemon
  *
@@ -93,6 +96,9 @@ struct sv {
 	void *own_buf;		/* the bounce buffer, shared with the daemon */
 	unsigned long served, passed;	/* counts for --trace */
 	bool trace;
+	bool dirs;		/* --dirs: a dynamic program's getdents64 alone */
+	dev_t dev_dev;		/* the host's /dev, looked at once */
+	ino_t dev_ino;
 };
 
 /* What to answer one notification with. */
@@ -138,6 +144,8 @@ struct sv_fd *sv_reg_ring(struct sv *s, pid_t tid, uint64_t idx, int *err);
 void sv_ring_put(struct sv *s, struct sv_fd *f);
 /* sv_dirs.c: getdents64 (every call): /dev with ucmd's devices and none of the host's NVMe */
 void sv_getdents(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);
+/* sv_sigsys.c: rt_sigaction of SIGSYS (--dirs): recorded per thread group, never made */
+void sv_sigaction(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);
 /* sv_geo.c: the block device of namespace node name ("nvme0n1") and its DSM: 0 or -errno */
 int sv_blk_geo(struct sv *s, const char *name, struct pl_blk_geo *g, bool *dsm);
 /*
@@ -165,6 +173,8 @@ extern const unsigned sv_nr_fd0;
 #define SV_FILTER_MAX 128
 struct sock_filter;
 int sv_filter_build(struct sock_filter *out);
+/* the filter of a dynamic program (--dirs): getdents64 only */
+int sv_dirs_filter_build(struct sock_filter *out);
 /* supervise.c: is the notification still pending (its memory read stays good)? */
 bool sv_id_valid(struct sv *s, uint64_t id);
 void sv_trace(struct sv *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

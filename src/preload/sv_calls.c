@@ -56,6 +56,9 @@ void sv_serve(struct sv *s, const struct seccomp_notif *req, struct sv_ans *a)
 	case __NR_getdents64:
 		sv_getdents(s, req, tg, a);
 		break;
+	case __NR_rt_sigaction:	/* of SIGSYS, from a dynamic program (--dirs) */
+		sv_sigaction(s, req, tg, a);
+		break;
 	case __NR_dup2:
 	case __NR_dup3:
 		a->error = -EBADF;	/* onto a number of ours (the filter sends only those) */

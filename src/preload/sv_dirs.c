@@ -17,6 +17,13 @@
  * offset), so lseek, rewinddir and a dup behave as on Linux. Any other
  * directory is the kernel's own listing. A device or ring descriptor of
  * ours is ENOTDIR, as Linux's device nodes and rings.
+ *
+ * A dynamic program's calls (--dirs: the preload has its devices, we have
+ * no descriptors of it) are served the same for /dev; for any other
+ * directory they go on to the kernel (SECCOMP_USER_NOTIF_FLAG_CONTINUE),
+ * which costs half of making the call here. A program that moves /dev onto
+ * the number between our look and the kernel's gets the host's /dev names
+ * (names only: the preload judges every open); none does by accident.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -46,7 +53,22 @@ static int dev_listing(struct sv *s, struct ent *out, int max)
 {
 	DIR *d = opendir("/dev");
 	struct dirent *de;
-	int n = 0;
+	const char **names = s->names, *fresh[256];
+	int n = 0, nr = s->nr_names;
+
+	/*
+	 * A dynamic program's devices follow the daemon's list (hot-plug), as
+	 * its preload's do: asked again at each listing. A static program's
+	 * are the ones it started with (their placeholders).
+	 */
+	if (s->dirs) {
+		int got = ucmd_device_names(s->e, fresh, 256);
+
+		if (got >= 0) {
+			names = fresh;
+			nr = got < 256 ? got : 256;
+		}
+	}
 
 	if (!d)
 		return -errno;
@@ -59,8 +81,8 @@ static int dev_listing(struct sv *s, struct ent *out, int max)
 		n++;
 	}
 	closedir(d);
-	for (int i = 0; i < s->nr_names && n < max; i++) {
-		const char *nm = s->names[i];
+	for (int i = 0; i < nr && n < max; i++) {
+		const char *nm = names[i];
 
 		/* the daemon's other devices (its null device) are no /dev node of ours */
 		if (!pl_path_dev_name(nm))
@@ -93,11 +115,17 @@ static long dev_records(const struct ent *e, int n, int64_t pos, char *buf, size
 	return !used && i < n ? -EINVAL : (long)used;
 }
 
-static bool is_host_dev(const struct stat *st)
+static bool is_host_dev(struct sv *s, const struct stat *st)
 {
 	struct stat dev;
 
-	return !stat("/dev", &dev) && dev.st_dev == st->st_dev && dev.st_ino == st->st_ino;
+	if (!s->dev_ino) {
+		if (stat("/dev", &dev))
+			return false;
+		s->dev_dev = dev.st_dev;
+		s->dev_ino = dev.st_ino;
+	}
+	return s->dev_dev == st->st_dev && s->dev_ino == st->st_ino;
 }
 
 /* The program's descriptor fd, as a descriptor of ours on the same open file; or -errno. */
@@ -134,12 +162,21 @@ void sv_getdents(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct
 		a->error = fd == -ESRCH ? -EBADF : fd;
 		return;
 	}
+	if (fstat(fd, &st)) {
+		a->error = -errno;
+		close(fd);
+		return;
+	}
+	if (s->dirs && !is_host_dev(s, &st)) {
+		/* a dynamic program's other directories: the kernel's call, on its own descriptor */
+		a->cont = true;
+		close(fd);
+		return;
+	}
 	buf = malloc(count ? count : 1);
 	if (!buf) {
 		ret = -ENOMEM;
-	} else if (fstat(fd, &st)) {
-		ret = -errno;
-	} else if (!is_host_dev(&st)) {
+	} else if (!is_host_dev(s, &st)) {
 		ret = syscall(SYS_getdents64, fd, buf, count);
 		if (ret < 0)
 			ret = -errno;

@@ -1,16 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ucmd-supervise's seccomp filter (the list is supervise.c's comment),
- * built from its own tables (sv.h): x86-64 only, every other system call ABI
- * ENOSYS; USER_NOTIF for the calls that may name ucmd's devices. Jumps
- * are written as labels and resolved at the end (BPF jumps forward only).
+ * ucmd-supervise's seccomp filters (the lists are supervise.c's comment),
+ * built from their own tables (sv.h). A static program's: x86-64 only,
+ * every other system call ABI ENOSYS; USER_NOTIF for the calls that may
+ * name ucmd's devices. A dynamic program's (--dirs, beside the preload):
+ * USER_NOTIF for getdents64, so that its own instruction's listing of
+ * /dev is ours too, and for rt_sigaction of SIGSYS not made from the
+ * preload's trampoline (sv_sigsys.c); the getdents calls of the other ABIs
+ * are ENOSYS, so that none lists the host's /dev, and everything else runs
+ * untouched.
+ * Jumps are written as labels and resolved at the end (BPF jumps forward
+ * only).
  */
 #include <errno.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
+#include <signal.h>
 #include <stddef.h>
 #include <sys/syscall.h>
 
+#include "preload/preload.h"
 #include "preload/sv.h"
 
 const int sv_always[] = {
@@ -25,7 +34,7 @@ const int sv_fd0[] = {
 };
 const unsigned sv_nr_fd0 = sizeof(sv_fd0) / sizeof(sv_fd0[0]);
 
-enum { L_ALLOW = -1, L_NOTIFY = -2, L_ENOSYS = -3, L_A0 = -4, L_A1 = -5, L_A4 = -6 };
+enum { L_ALLOW = -1, L_NOTIFY = -2, L_ENOSYS = -3, L_A0 = -4, L_A1 = -5, L_A4 = -6, L_SIG = -7 };
 
 struct insn {
 	struct sock_filter f;
@@ -49,6 +58,75 @@ static void emit_arg_block(int label, unsigned n, int *where)
 	emit(BPF_JMP | BPF_JGE | BPF_K, SV_FD_BASE + SV_FD_NR, L_ALLOW, L_NOTIFY);
 }
 
+/* labels to offsets, counted from the next instruction; every jump goes forward */
+static int resolve(struct sock_filter *out, const int *where)
+{
+	for (unsigned i = 0; i < n_insn; i++) {
+		struct sock_filter f = prog[i].f;
+		int jt = prog[i].jt ? where[-prog[i].jt] - (int)i - 1 : 0;
+		int jf = prog[i].jf ? where[-prog[i].jf] - (int)i - 1 : 0;
+
+		if (jt < 0 || jf < 0 || jt > 255 || jf > 255)
+			return -EINVAL;
+		if (BPF_OP(f.code) == BPF_JA && BPF_CLASS(f.code) == BPF_JMP) {
+			f.k = (uint32_t)jt;
+		} else {
+			f.jt = (uint8_t)jt;
+			f.jf = (uint8_t)jf;
+		}
+		out[i] = f;
+	}
+	return (int)n_insn;
+}
+
+static void emit_returns(int *where)
+{
+	where[-L_ALLOW] = (int)n_insn;
+	emit(BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0);
+	where[-L_NOTIFY] = (int)n_insn;
+	emit(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
+	where[-L_ENOSYS] = (int)n_insn;
+	emit(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS, 0, 0);
+}
+
+/* i386's numbers (int 0x80 on x86-64) */
+#define I386_NR_getdents 141u
+#define I386_NR_getdents64 220u
+
+int sv_dirs_filter_build(struct sock_filter *out)
+{
+	int where[8] = { 0 };
+
+	n_insn = 0;
+	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr), 0, 0);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_rt_sigaction, L_SIG, 0);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_getdents64, L_A0, 0);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, 0x40000000u | __NR_getdents64, L_ENOSYS, 0);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, I386_NR_getdents64, L_A1, 0);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, I386_NR_getdents, L_A1, L_ALLOW);
+	/* x86-64's getdents64 (x32's and i386's numbers are other calls there) */
+	where[-L_A0] = (int)n_insn;
+	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch), 0, 0);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, L_NOTIFY, L_ALLOW);
+	/* i386's getdents and getdents64 */
+	where[-L_A1] = (int)n_insn;
+	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch), 0, 0);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_I386, L_ENOSYS, L_ALLOW);
+	/* x86-64's rt_sigaction of SIGSYS, but the preload's own (from its trampoline page) */
+	where[-L_SIG] = (int)n_insn;
+	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch), 0, 0);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, L_ALLOW);
+	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args), 0, 0);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, SIGSYS, 0, L_ALLOW);
+	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, instruction_pointer) + 4, 0, 0);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(PL_TRAMP_ADDR >> 32), 0, L_NOTIFY);
+	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, instruction_pointer), 0, 0);
+	emit(BPF_JMP | BPF_JGE | BPF_K, (uint32_t)PL_TRAMP_ADDR + (uint32_t)PL_TRAMP_LEN, L_NOTIFY, 0);
+	emit(BPF_JMP | BPF_JGE | BPF_K, (uint32_t)PL_TRAMP_ADDR, L_ALLOW, L_NOTIFY);
+	emit_returns(where);
+	return resolve(out, where);
+}
+
 int sv_filter_build(struct sock_filter *out)
 {
 	int where[8] = { 0 };
@@ -70,27 +148,6 @@ int sv_filter_build(struct sock_filter *out)
 	emit_arg_block(L_A0, 0, where);
 	emit_arg_block(L_A1, 1, where);
 	emit_arg_block(L_A4, 4, where);
-	where[-L_ALLOW] = (int)n_insn;
-	emit(BPF_RET | BPF_K, SECCOMP_RET_ALLOW, 0, 0);
-	where[-L_NOTIFY] = (int)n_insn;
-	emit(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF, 0, 0);
-	where[-L_ENOSYS] = (int)n_insn;
-	emit(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS, 0, 0);
-	/* labels to offsets, counted from the next instruction; every jump goes forward */
-	for (unsigned i = 0; i < n_insn; i++) {
-		struct sock_filter f = prog[i].f;
-		int jt = prog[i].jt ? where[-prog[i].jt] - (int)i - 1 : 0;
-		int jf = prog[i].jf ? where[-prog[i].jf] - (int)i - 1 : 0;
-
-		if (jt < 0 || jf < 0 || jt > 255 || jf > 255)
-			return -EINVAL;
-		if (BPF_OP(f.code) == BPF_JA && BPF_CLASS(f.code) == BPF_JMP) {
-			f.k = (uint32_t)jt;
-		} else {
-			f.jt = (uint8_t)jt;
-			f.jf = (uint8_t)jf;
-		}
-		out[i] = f;
-	}
-	return (int)n_insn;
+	emit_returns(where);
+	return resolve(out, where);
 }

@@ -120,22 +120,28 @@ static mode_t umask_of(pid_t tid)
 	return (mode_t)m;
 }
 
-/* Is the file fd (opened here) one of the host's NVMe nodes? */
-static bool host_nvme(int fd)
+/*
+ * Is the file fd (opened here) one of the host's NVMe devices? By its name
+ * (ENOENT, as for a name ucmd does not have), else by its device number (a
+ * node made elsewhere, a bind mount: ENXIO, hostnvme.c); 0 if not.
+ */
+static int host_nvme(int fd)
 {
 	char link[64], target[PATH_MAX];
 	struct stat st;
 	ssize_t n;
 
 	if (fstat(fd, &st) || (!S_ISCHR(st.st_mode) && !S_ISBLK(st.st_mode)))
-		return false;
+		return 0;
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	n = readlink(link, target, sizeof(target) - 1);
 	if (n < 0)
-		return true;	/* a device we cannot name: not given out */
+		return -ENOENT;	/* a device we cannot name: not given out */
 	target[n] = '\0';
-	return pl_path_under(target, "/dev") && strrchr(target, '/') &&
-	       pl_path_dev_name(strrchr(target, '/') + 1);
+	if (pl_path_under(target, "/dev") && strrchr(target, '/') &&
+	    pl_path_dev_name(strrchr(target, '/') + 1))
+		return -ENOENT;
+	return pl_host_nvme_rdev(&st) ? -ENXIO : 0;
 }
 
 /* Anything else: opened here as the program would have (its cwd or dirfd, its umask). */
@@ -180,10 +186,10 @@ static void open_plain(struct sv *s, const struct seccomp_notif *req, int dirfd,
 		close(dfd);
 	if (fd < 0)
 		return;
-	if (host_nvme(fd)) {
-		sv_trace(s, "%s is the host's NVMe device: ENOENT", path);
+	a->error = host_nvme(fd);
+	if (a->error) {
+		sv_trace(s, "%s is the host's NVMe device: %s", path, strerror(-a->error));
 		close(fd);
-		a->error = -ENOENT;
 		return;
 	}
 	sv_addfd_send(s, req, fd, -1, flags & O_CLOEXEC, a);

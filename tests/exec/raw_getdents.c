@@ -3,10 +3,14 @@
  * Lists a directory with the getdents64 call, not readdir, as a program
  * with its own directory walker does:
  *
- *   raw_getdents DIR [syscall]
+ *   raw_getdents DIR [syscall|insn|orphan]
  *
- * through glibc's getdents64(), or with "syscall" through
- * syscall(SYS_getdents64, ...). Prints "NAME TYPE" per entry (TYPE: b, c,
+ * through glibc's getdents64(), with "syscall" through
+ * syscall(SYS_getdents64, ...), with "insn" through a syscall instruction
+ * of its own (x86-64), as Go's runtime lists directories: no libc at all,
+ * and a SIGSYS handler of its own, as Go's (a SIGSYS is "sigsys" on stderr,
+ * exit 99). "orphan" kills its parent (under `ucmd exec`, the supervisor)
+ * first, waits to be reparented, then lists with its own instruction. Prints "NAME TYPE" per entry (TYPE: b, c,
  * d, l, r or ?), "." and ".." left out, reading with a 512-byte buffer
  * (several calls); then rewinds (lseek 0) and lists again, which must give
  * the same count ("again N" on stderr otherwise, exit 1). Exit 0; 1 with
@@ -18,16 +22,37 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-static int use_syscall;
+static int use_syscall, use_insn;
+
+/* getdents64 with our own instruction: -errno or the bytes */
+static long insn_getdents64(int fd, void *buf, unsigned long len)
+{
+#ifdef __x86_64__
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"((long)SYS_getdents64), "D"((long)fd), "S"(buf), "d"(len)
+			 : "rcx", "r11", "memory");
+	return ret;
+#else
+	(void)fd; (void)buf; (void)len;
+	return -ENOSYS;
+#endif
+}
 
 static long raw_getdents64(int fd, void *buf, unsigned long len)
 {
-	long ret = use_syscall ? syscall(SYS_getdents64, fd, buf, len) : getdents64(fd, buf, len);
+	long ret;
 
+	if (use_insn)
+		return insn_getdents64(fd, buf, len);
+	ret = use_syscall ? syscall(SYS_getdents64, fd, buf, len) : getdents64(fd, buf, len);
 	return ret < 0 ? -errno : ret;
 }
 
@@ -65,15 +90,33 @@ static int list(int fd, int print)
 	}
 }
 
+static void on_sigsys(int sig)
+{
+	(void)sig;
+	write(2, "sigsys\n", 7);
+	_exit(99);
+}
+
 int main(int argc, char **argv)
 {
 	int fd, first, again;
+	int orphan = argc > 2 && !strcmp(argv[2], "orphan");
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: raw_getdents DIR [syscall]\n");
+		fprintf(stderr, "usage: raw_getdents DIR [syscall|insn]\n");
 		return 1;
 	}
 	use_syscall = argc > 2 && !strcmp(argv[2], "syscall");
+	use_insn = orphan || (argc > 2 && !strcmp(argv[2], "insn"));
+	if (use_insn)
+		signal(SIGSYS, on_sigsys);
+	if (orphan) {
+		pid_t parent = getppid();
+
+		kill(parent, SIGKILL);
+		while (getppid() == parent)
+			usleep(1000);
+	}
 	fd = open(argv[1], O_RDONLY | O_DIRECTORY);
 	if (fd < 0) {
 		fprintf(stderr, "%s: %s\n", argv[1], strerror(errno));

@@ -8,7 +8,10 @@
  * does not end in "/."; it is never longer than the input; folding again
  * changes nothing; a name pl_path_dev_name() accepts is one component
  * starting with nvme or ng and a digit; pl_path_under() agrees with a
- * plain prefix-and-boundary comparison.
+ * plain prefix-and-boundary comparison. The device-number classifiers
+ * (hostnvme.c's /proc/devices text, /sys/dev/block link, test majors)
+ * take the input as their text and answer without a fault; a link they
+ * call NVMe has "nvme" in it.
  *
  * Input: a path (NUL-terminated here), an optional second path after the
  * first NUL for pl_path_under(). Seeds: corpus/preload_path/.
@@ -70,6 +73,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check(pl_path_under(out, dir) == expect, "under agrees with prefix + boundary");
 	}
 	check(pl_path_under(out, out), "a path is under itself");
+
+	/* the input as /proc/devices, a sysfs link, a test list */
+	for (unsigned m = 0; m < 512; m += 37) {
+		(void)pl_proc_devices_nvme(in + 1, m & 1, m);
+		(void)pl_test_majors_has(in + 1, m & 1, m);
+	}
+	if (pl_sysfs_block_nvme(in + 1))
+		check(strstr(in + 1, "nvme") != NULL, "an NVMe link names nvme");
 	free(in);
 	free(out);
 	free(again);

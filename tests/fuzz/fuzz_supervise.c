@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target: ucmd-supervise's call handling (src/preload/sv_*.c) on
- * hostile seccomp notifications, as a static program under `ucmd exec`
- * makes them: any trapped system call number, any arguments, any path
+ * hostile seccomp notifications, as a program under `ucmd exec` makes them
+ * (a dynamic one's rt_sigaction of SIGSYS among them): any trapped system call number, any arguments, any path
  * bytes, from the program's thread or another one.
  *
  * sv_*.c are linked whole; the daemon's client (src/client) is a model
@@ -119,6 +119,15 @@ int dc_open_fixed(struct ucmd_engine *e, const char *name, int flags, int fd)
 	if (!name[0])
 		__builtin_trap();
 	return byte() == 0xee ? -EACCES : fd;
+}
+
+/* the daemon's device list: the one the supervisor started with */
+int ucmd_device_names(struct ucmd_engine *e, const char **names, unsigned max)
+{
+	(void)e;
+	for (int i = 0; i < sv.nr_names && (unsigned)i < max; i++)
+		names[i] = sv.names[i];
+	return sv.nr_names;
 }
 
 int ucmd_close(struct ucmd_engine *e, int fd)
@@ -359,7 +368,7 @@ static const int nrs[] = {
 	__NR_io_uring_register, __NR_mmap, __NR_dup2, __NR_dup3, __NR_ioctl, __NR_close,
 	__NR_read, __NR_write, __NR_pread64, __NR_pwrite64, __NR_lseek, __NR_readv, __NR_writev,
 	__NR_preadv, __NR_pwritev, __NR_preadv2, __NR_pwritev2, __NR_fsync, __NR_fdatasync,
-	__NR_fstat, __NR_newfstatat, __NR_statx, __NR_getdents64,
+	__NR_fstat, __NR_newfstatat, __NR_statx, __NR_getdents64, __NR_rt_sigaction,
 };
 static const char *names[] = { "nvme0", "ng0n1", "nvme0n1" };
 static char phdir[] = "/tmp/fuzz_supervise.XXXXXX";

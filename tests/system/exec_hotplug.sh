@@ -2,7 +2,8 @@
 # Namespaces come and go under `ucmd exec` as on Linux, with Debian's
 # nvme-cli: after create-ns + attach-ns, another process of the same exec
 # (nvme list) and a new exec see /dev/nvme0n2, /dev/ng0n2 and
-# /sys/block/nvme0n2, and data written there is on the new namespace;
+# /sys/block/nvme0n2 (and a listing of /dev made with the program's own
+# getdents64 instruction), and data written there is on the new namespace;
 # after delete-ns they are gone. NVME_IOCTL_IO_CMD on /dev/nvme0 (nvme-cli's
 # flush, read and write on the controller's device) is served on the
 # controller's only namespace, EINVAL with two, ENOTTY with none, as
@@ -16,6 +17,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib/daemon.sh"
 
 command -v nvme >/dev/null || fail "nvme-cli is missing (scripts/deps.sh installs it)"
+cc -O2 -o "$T/raw_getdents" "$SRC/tests/exec/raw_getdents.c" || fail "cc raw_getdents"
 daemon_start --ctrl "$T/ctrl"
 px() {
 	(cd "$T" && timeout -k 5 120 "$UCMD" exec --daemon "$SOCK" -- "$@")
@@ -65,9 +67,12 @@ read -r used before < <(unvmcap)
 step "create-ns + attach-ns in one process; another process and a new exec see nvme0n2"
 px sh -c "nvme create-ns /dev/nvme0 --nsze=4096 --ncap=4096 --flbas=0 &&
 	nvme attach-ns /dev/nvme0 -n 2 -c $CNTLID && nvme list -o json >'$T/same.json' &&
-	cat /sys/block/nvme0n2/size && test -b /dev/nvme0n2 && test -c /dev/ng0n2" >"$T/out.txt" 2>&1 ||
+	cat /sys/block/nvme0n2/size && test -b /dev/nvme0n2 && test -c /dev/ng0n2 &&
+	'$T/raw_getdents' /dev insn >'$T/raw.txt'" >"$T/out.txt" 2>&1 ||
 	{ cat "$T/out.txt"; fail "create/attach"; }
 grep -qx 4096 "$T/out.txt" || { cat "$T/out.txt"; fail "/sys/block/nvme0n2/size"; }
+# /dev listed with the program's own getdents64 instruction (ucmd-supervise) follows too
+grep -qx "nvme0n2 b" "$T/raw.txt" || fail "a raw listing of /dev misses nvme0n2: $(cat "$T/raw.txt")"
 grep -q '"/dev/nvme0n2"' "$T/same.json" || fail "nvme list in the same exec misses nvme0n2"
 [ "$(list)" = "/dev/nvme0n1 /dev/nvme0n2" ] || fail "a new exec lists '$(list)'"
 python3 -c 'import sys; sys.stdout.buffer.write(bytes(range(256)) * 16)' >"$T/n2.bin"
@@ -85,7 +90,10 @@ grep -q "Invalid argument" "$T/out.txt" || { cat "$T/out.txt"; fail "not EINVAL"
 
 step "delete-ns 2: /dev/nvme0n2 and its sysfs are gone, in the process and in a new exec"
 px sh -c "nvme delete-ns /dev/nvme0 -n 2 && test ! -e /dev/nvme0n2 && test ! -e /dev/ng0n2 &&
-	test ! -e /sys/block/nvme0n2" >"$T/out.txt" 2>&1 || { cat "$T/out.txt"; fail "delete-ns"; }
+	test ! -e /sys/block/nvme0n2 && '$T/raw_getdents' /dev insn >'$T/raw.txt'" >"$T/out.txt" 2>&1 ||
+	{ cat "$T/out.txt"; fail "delete-ns"; }
+! grep -q "^nvme0n2 " "$T/raw.txt" || fail "a raw listing of /dev still has nvme0n2"
+grep -qx "nvme0n1 b" "$T/raw.txt" || fail "a raw listing of /dev lost nvme0n1: $(cat "$T/raw.txt")"
 [ "$(list)" = "/dev/nvme0n1" ] || fail "after delete-ns a new exec lists '$(list)'"
 [ "$(rc_of test -e /dev/nvme0n2)" = rc=1 ] || fail "/dev/nvme0n2 is still there"
 [ "$(rc_of nvme flush /dev/nvme0 -n 1)" = rc=0 ] || { cat "$T/out.txt"; fail "one namespace again"; }

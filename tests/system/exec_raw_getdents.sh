@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A program that lists /dev or /sys with getdents64 itself, not readdir
-# (tests/exec/raw_getdents.c: glibc's getdents64(), and syscall()) under
+# (tests/exec/raw_getdents.c: glibc's getdents64(), syscall(), and its own
+# syscall instruction with a SIGSYS handler of its own, as Go's runtime) under
 # `ucmd exec` sees what `ls` (libc's readdir, interposed) sees: ucmd's
 # devices in /dev (nvme0 and ng0n1 as character devices, nvme0n1 as a
 # block device), the controller's PCI function in /sys/devices/pci0000:00
@@ -8,7 +9,9 @@
 # (/dev/null); a rewind (lseek 0) lists the same again. A directory the
 # tree does not have (/etc) is the host's, untouched. The same program
 # linked statically (ucmd-supervise, which serves every getdents64) lists
-# /dev as the dynamic one does, and /etc as the host's.
+# /dev as the dynamic one does, and /etc as the host's. With the supervisor
+# gone, the dynamic program's own getdents64 fails (ENOSYS) rather than
+# list the host's /dev.
 source "$(dirname "$0")/lib/common.sh"
 need_tools cc python3
 cc -O2 -o "$T/raw_getdents" "$SRC/tests/exec/raw_getdents.c" || fail "cc raw_getdents"
@@ -20,9 +23,11 @@ ex() { timeout 300 "$UCMD" exec --ctrl "$CTRL" -- "$@"; }
 step "/dev with getdents64: ucmd's devices, of their kinds"
 ex "$T/raw_getdents" /dev >"$T/dev.txt" 2>&1 || fail "raw_getdents /dev: $(cat "$T/dev.txt")"
 ex "$T/raw_getdents" /dev syscall >"$T/dev2.txt" 2>&1 || fail "raw_getdents /dev syscall: $(cat "$T/dev2.txt")"
+ex "$T/raw_getdents" /dev insn >"$T/dev3.txt" 2>&1 || fail "raw_getdents /dev insn: $(cat "$T/dev3.txt")"
 for want in "nvme0 c" "ng0n1 c" "nvme0n1 b" "null c"; do
 	grep -qx "$want" "$T/dev.txt" || fail "getdents64() of /dev has no '$want': $(cat "$T/dev.txt")"
 	grep -qx "$want" "$T/dev2.txt" || fail "syscall(getdents64) of /dev has no '$want': $(cat "$T/dev2.txt")"
+	grep -qx "$want" "$T/dev3.txt" || fail "its own getdents64 instruction on /dev has no '$want': $(cat "$T/dev3.txt")"
 done
 
 step "the same names as ls (libc's readdir) lists"
@@ -36,6 +41,8 @@ compare() {	# dir [syscall]
 }
 compare /dev
 compare /dev syscall
+compare /dev insn
+compare /etc insn
 compare /sys/devices/pci0000:00
 compare /sys/class/nvme
 compare /etc
@@ -62,4 +69,16 @@ cut -d' ' -f1 "$T/setc.txt" | sort >"$T/setc.names"
 ls -A /etc | sort >"$T/etc.names"
 diff "$T/setc.names" "$T/etc.names" >"$T/diff.txt" ||
 	fail "static listing of /etc is not the host's: $(cat "$T/diff.txt")"
+step "the supervisor gone: a listing with the program's own instruction fails, never the host's"
+set +e
+ex "$T/raw_getdents" /dev orphan >"$T/orphan.txt" 2>&1
+rc=$?
+set -e
+[ "$rc" = 137 ] || fail "ucmd exec after its supervisor was killed: exit $rc, not 137"
+for _ in $(seq 100); do
+	grep -q "getdents64" "$T/orphan.txt" && break
+	sleep 0.1
+done
+grep -qx "getdents64: Function not implemented" "$T/orphan.txt" ||
+	fail "the orphan's listing did not fail with ENOSYS: $(cat "$T/orphan.txt")"
 echo "exec_raw_getdents: ok"

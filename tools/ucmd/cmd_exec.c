@@ -239,22 +239,32 @@ static void forward(int sig)
 }
 
 /*
- * A static program runs under ucmd-supervise (no preload): argv becomes
- * [supervise, --daemon, sock, (--trace), --, argv...]. NULL on ENOMEM.
+ * Every program runs under ucmd-supervise: a static one served by it alone
+ * (no preload), argv [supervise, --daemon, sock, (--trace), --, argv...];
+ * a dynamic one with the preload list ldp, the supervisor serving only its
+ * getdents64 calls (the ones its own instruction makes are out of the
+ * preload's reach), argv [supervise, --daemon, sock, --dirs, --preload,
+ * ldp, --, argv...]. NULL on ENOMEM.
  */
-static char **supervised_argv(char **argv, const char *supervise, const char *sock, bool trace)
+static char **supervised_argv(char **argv, const char *supervise, const char *sock, bool trace,
+			      const char *ldp)
 {
 	size_t n = 0, i = 0;
 	char **v;
 
 	while (argv[n])
 		n++;
-	v = calloc(n + 6, sizeof(*v));
+	v = calloc(n + 9, sizeof(*v));
 	if (!v)
 		return NULL;
 	v[i++] = (char *)supervise;
 	v[i++] = (char *)"--daemon";
 	v[i++] = (char *)sock;
+	if (ldp) {
+		v[i++] = (char *)"--dirs";
+		v[i++] = (char *)"--preload";
+		v[i++] = (char *)ldp;
+	}
 	if (trace)
 		v[i++] = (char *)"--trace";
 	v[i++] = (char *)"--";
@@ -262,23 +272,23 @@ static char **supervised_argv(char **argv, const char *supervise, const char *so
 	return v;
 }
 
-static int run_program(char **argv, const char *preload, const char *sock, const char *root,
-		       bool trace)
+/* LD_PRELOAD for a dynamic program: the preload first, then the caller's; NULL on ENOMEM */
+static char *preload_list(const char *preload)
+{
+	const char *prev = getenv("LD_PRELOAD");
+	char *ldp;
+
+	if (prev && *prev)
+		return asprintf(&ldp, "%s:%s", preload, prev) < 0 ? NULL : ldp;
+	return strdup(preload);
+}
+
+static int run_program(char **argv, const char *sock, const char *root, bool trace)
 {
 	struct sigaction fw = { .sa_handler = forward }, ign = { .sa_handler = SIG_IGN };
 	struct sigaction old_int, old_quit, old_term, old_hup;
-	const char *prev = getenv("LD_PRELOAD");
-	char *ldp;
 	int st;
 
-	if (!preload) {
-		ldp = strdup("");
-	} else if (prev && *prev) {
-		if (asprintf(&ldp, "%s:%s", preload, prev) < 0)
-			return 1;
-	} else {
-		ldp = strdup(preload);
-	}
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
 	sigaction(SIGTERM, &fw, &old_term);
@@ -289,8 +299,7 @@ static int run_program(char **argv, const char *preload, const char *sock, const
 		sigaction(SIGQUIT, &old_quit, NULL);
 		sigaction(SIGTERM, &old_term, NULL);
 		sigaction(SIGHUP, &old_hup, NULL);
-		if (!ldp || (preload && setenv("LD_PRELOAD", ldp, 1)) ||
-		    setenv("UCMD_DAEMON", sock, 1) ||
+		if (setenv("UCMD_DAEMON", sock, 1) ||
 		    setenv("UCMD_EXEC_ROOT", root, 1) ||
 		    (trace ? setenv("UCMD_EXEC_TRACE", "1", 1) : unsetenv("UCMD_EXEC_TRACE"))) {
 			fprintf(stderr, "ucmd exec: environment: %s\n", strerror(errno));
@@ -300,7 +309,6 @@ static int run_program(char **argv, const char *preload, const char *sock, const
 		fprintf(stderr, "ucmd exec: %s: %s\n", argv[0], strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
 	}
-	free(ldp);
 	if (prog_pid < 0) {
 		fprintf(stderr, "ucmd exec: fork: %s\n", strerror(errno));
 		return 1;
@@ -331,7 +339,8 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 	const char *ctrl = cli->ctrl_given ? cli->ctrl_dir : NULL, *daemon = cli->daemon;
 	const char *policy = cli->policy, *audit = cli->audit;
 	char tmpl[PATH_MAX], *dir = NULL, *root = NULL, *sock = NULL, *log = NULL;
-	char *preload = NULL, *ucmdd = NULL, *ctrl_abs = NULL, *supervise = NULL;
+	char *preload = NULL, *ucmdd = NULL, *ctrl_abs = NULL, *supervise = NULL, *ldp = NULL;
+	char **v = NULL;
 	bool is_static = false, trace = false, create = cli->create, named = cli->ctrl_given;
 	pid_t dpid = -1;
 	int c, ret = 1;
@@ -416,16 +425,15 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 
 	if (exec_check_program(argv[optind], &is_static))
 		return 126;
-	if (is_static) {
-		supervise = locate("UCMD_SUPERVISE", "src/preload/ucmd-supervise",
-				   UCMD_INSTALL_LIBEXECDIR "/ucmd-supervise");
-		if (!supervise || access(supervise, X_OK)) {
-			fprintf(stderr, "ucmd exec: %s is statically linked and needs the "
-				"supervisor %s: %s\n", argv[optind], supervise ? supervise : "",
-				strerror(supervise ? errno : ENOMEM));
-			goto out;
-		}
-	} else {
+	/* a dynamic program needs it too, for the getdents64 of its own instruction */
+	supervise = locate("UCMD_SUPERVISE", "src/preload/ucmd-supervise",
+			   UCMD_INSTALL_LIBEXECDIR "/ucmd-supervise");
+	if (!supervise || access(supervise, X_OK)) {
+		fprintf(stderr, "ucmd exec: %s needs the supervisor %s: %s\n", argv[optind],
+			supervise ? supervise : "", strerror(supervise ? errno : ENOMEM));
+		goto out;
+	}
+	if (!is_static) {
 		preload = locate("UCMD_PRELOAD", "src/preload/libucmd-preload.so",
 				 UCMD_INSTALL_LIBDIR "/libucmd-preload.so");
 		if (!preload || access(preload, R_OK)) {
@@ -462,19 +470,18 @@ int cmd_exec(struct cli *cli, int argc, char **argv)
 	}
 	if (!sock || exec_check_daemon(sock))
 		goto out;
-	if (is_static) {
-		char **v = supervised_argv(argv + optind, supervise, sock, trace);
-
-		if (!v) {
-			fprintf(stderr, "ucmd exec: %s\n", strerror(ENOMEM));
-			goto out;
-		}
-		ret = run_program(v, NULL, sock, root, false);
-		free(v);
-	} else {
-		ret = run_program(argv + optind, preload, sock, root, trace);
+	ldp = is_static ? NULL : preload_list(preload);
+	/* the supervisor's own trace is a static program's; a dynamic one's is the preload's */
+	v = is_static || ldp ? supervised_argv(argv + optind, supervise, sock,
+					       is_static && trace, ldp) : NULL;
+	if (!v) {
+		fprintf(stderr, "ucmd exec: %s\n", strerror(ENOMEM));
+		goto out;
 	}
+	ret = run_program(v, sock, root, !is_static && trace);
 out:
+	free(v);
+	free(ldp);
 	stop_daemon(dpid, log);
 	if (dir)
 		rm_rf(dir);

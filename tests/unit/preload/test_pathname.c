@@ -86,6 +86,79 @@ static void test_pci_class(void **state)
 	assert_false(pl_pci_class_nvme(NULL));
 }
 
+/* /proc/devices as an NVMe host shows it: the majors hostnvme.c refuses by number. */
+static const char proc_devices[] =
+	"Character devices:\n"
+	"  1 mem\n"
+	" 10 misc\n"
+	"240 nvme-generic\n"
+	"241 nvme\n"
+	"242 nvme-subsys\n"
+	"259 blkext\n"
+	"\n"
+	"Block devices:\n"
+	"  7 loop\n"
+	"240 nvme-fake-block\n"
+	"259 blkext\n";
+
+static void test_proc_devices(void **state)
+{
+	(void)state;
+	assert_true(pl_proc_devices_nvme(proc_devices, false, 240));
+	assert_true(pl_proc_devices_nvme(proc_devices, false, 241));
+	assert_false(pl_proc_devices_nvme(proc_devices, false, 242));	/* another name */
+	assert_false(pl_proc_devices_nvme(proc_devices, false, 1));
+	assert_false(pl_proc_devices_nvme(proc_devices, false, 24));	/* a prefix of 240 */
+	/* the block section is another namespace of majors: 240 there is not nvme's */
+	assert_false(pl_proc_devices_nvme(proc_devices, true, 240));
+	assert_false(pl_proc_devices_nvme(proc_devices, true, 259));
+	assert_true(pl_proc_devices_nvme("Block devices:\n259 nvme\n", true, 259));
+	assert_false(pl_proc_devices_nvme("Block devices:\n259 nvme\n", false, 259));
+	/* no section heading: nothing is in a section */
+	assert_false(pl_proc_devices_nvme("241 nvme\n", false, 241));
+	assert_false(pl_proc_devices_nvme("", false, 241));
+	assert_false(pl_proc_devices_nvme(NULL, false, 241));
+	/* no final newline */
+	assert_true(pl_proc_devices_nvme("Character devices:\n241 nvme", false, 241));
+}
+
+static void test_sysfs_block(void **state)
+{
+	(void)state;
+	assert_true(pl_sysfs_block_nvme("../../devices/pci0000:00/0000:00:04.0/nvme/nvme0/nvme0n1"));
+	assert_true(pl_sysfs_block_nvme("../../devices/pci0000:00/0000:00:04.0/nvme/nvme0/nvme0n1/nvme0n1p2"));
+	assert_true(pl_sysfs_block_nvme("../../devices/virtual/nvme-subsystem/nvme-subsys0/nvme0n1"));
+	assert_true(pl_sysfs_block_nvme("../../devices/pci0000:00/0000:00:04.0/nvme/nvme0/nvme0c0n1"));
+	assert_true(pl_sysfs_block_nvme("../../devices/virtual/nvme-subsystem/nvme-subsys3"));
+	assert_false(pl_sysfs_block_nvme("../../devices/virtual/block/loop0"));
+	assert_false(pl_sysfs_block_nvme("../../devices/pci0000:00/0000:00:05.0/virtio2/block/vda"));
+	/* names that only look like it */
+	assert_false(pl_sysfs_block_nvme("../../devices/virtual/block/nvme0"));
+	assert_false(pl_sysfs_block_nvme("../../devices/virtual/block/nvme0n"));
+	assert_false(pl_sysfs_block_nvme("../../devices/virtual/block/nvme0n1x"));
+	assert_false(pl_sysfs_block_nvme("../../devices/virtual/block/nvmeXn1"));
+	assert_false(pl_sysfs_block_nvme("../../devices/virtual/block/nvme-subsys"));
+	assert_false(pl_sysfs_block_nvme("../../devices/virtual/nvme-subsystem/x"));
+	assert_false(pl_sysfs_block_nvme(""));
+	assert_false(pl_sysfs_block_nvme(NULL));
+}
+
+static void test_test_majors(void **state)
+{
+	(void)state;
+	assert_true(pl_test_majors_has("c:1", false, 1));
+	assert_false(pl_test_majors_has("c:1", true, 1));
+	assert_true(pl_test_majors_has("b:7,c:1", false, 1));
+	assert_true(pl_test_majors_has("b:7,c:1", true, 7));
+	assert_false(pl_test_majors_has("b:7,c:1", true, 1));
+	assert_false(pl_test_majors_has("c:10", false, 1));
+	assert_false(pl_test_majors_has("c:1x", false, 1));
+	assert_true(pl_test_majors_has("junk,c:5", false, 5));
+	assert_false(pl_test_majors_has("c:", false, 0));
+	assert_false(pl_test_majors_has("", false, 0));
+	assert_false(pl_test_majors_has(NULL, false, 0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -93,6 +166,9 @@ int main(void)
 		cmocka_unit_test(test_dev_name),
 		cmocka_unit_test(test_under),
 		cmocka_unit_test(test_pci_class),
+		cmocka_unit_test(test_proc_devices),
+		cmocka_unit_test(test_sysfs_block),
+		cmocka_unit_test(test_test_majors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

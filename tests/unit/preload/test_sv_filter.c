@@ -5,6 +5,7 @@
  * NEW_LISTENER, that thread only) and makes calls; another thread, outside
  * the filter, answers every notification with EXDEV, an errno none of the
  * calls could give by itself. So EXDEV means "sent to the supervisor".
+ * Both filters: a static program's, and a dynamic one's (--dirs).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +14,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <string.h>
@@ -94,17 +96,43 @@ static int calls(void)
 	return 0;
 }
 
-static void test_filter(void **state)
+/* In the child, after the dynamic program's filter (--dirs): getdents64 and SIGSYS's rt_sigaction are sent. */
+static int dirs_calls(void)
+{
+	long k[4];
+	char buf[8];
+	long fd;
+
+	EXPECT(err(syscall(SYS_getdents64, 0, buf, sizeof(buf))) == EXDEV);
+	EXPECT(err(syscall(SYS_getdents64, SV_FD_BASE, buf, sizeof(buf))) == EXDEV);
+	/* every other call is the kernel's: opens, the numbers a static program's would judge */
+	fd = syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDONLY);
+	EXPECT(fd >= 0);
+	close((int)fd);
+	EXPECT(err(syscall(SYS_io_uring_setup, 1, NULL)) != EXDEV);
+	EXPECT(err(syscall(SYS_read, SV_FD_BASE, buf, 1)) == EBADF);
+	EXPECT(err(syscall(SYS_openat2, AT_FDCWD, "/dev/null", NULL, 0)) != ENOSYS);
+	/* i386's getdents64 number is another call on x86-64 (semtimedop): not sent */
+	EXPECT(err(syscall(220, 0, NULL, 0, NULL)) != EXDEV);
+	/* rt_sigaction of SIGSYS (not from the preload's trampoline), and of no other signal */
+	EXPECT(err(syscall(SYS_rt_sigaction, SIGSYS, NULL, k, 8)) == EXDEV);
+	EXPECT(err(syscall(SYS_rt_sigaction, SIGUSR1, NULL, k, 8)) == 0);
+	/* x32's getdents64: ENOSYS from the filter, so no listing escapes it */
+	EXPECT(err(syscall(0x40000000 | SYS_getdents64, 0, buf, sizeof(buf))) == ENOSYS);
+	return 0;
+}
+
+/* In a forked child: the filter by build(), answered by another thread; run(): 0 or a line. */
+static void run_filtered(int (*build)(struct sock_filter *), int (*run)(void))
 {
 	int st;
 	pid_t pid;
 
-	(void)state;
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		struct sock_filter f[SV_FILTER_MAX];
-		int n = sv_filter_build(f);
+		int n = build(f);
 		struct sock_fprog fp = { .len = (unsigned short)n, .filter = f };
 		pthread_t t;
 
@@ -116,18 +144,31 @@ static void test_filter(void **state)
 					SECCOMP_FILTER_FLAG_NEW_LISTENER, &fp);
 		if (listener < 0)
 			_exit(201);
-		_exit(calls());
+		_exit(run());
 	}
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_true(WIFEXITED(st));
-	/* the failing check's line in calls(), 0 when all held */
+	/* the failing check's line in run(), 0 when all held */
 	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+static void test_filter(void **state)
+{
+	(void)state;
+	run_filtered(sv_filter_build, calls);
+}
+
+static void test_dirs_filter(void **state)
+{
+	(void)state;
+	run_filtered(sv_dirs_filter_build, dirs_calls);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_filter),
+		cmocka_unit_test(test_dirs_filter),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

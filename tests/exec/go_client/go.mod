@@ -1,0 +1,3 @@
+module ucmd.test/go_client
+
+go 1.19
