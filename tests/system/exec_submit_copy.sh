@@ -43,15 +43,18 @@ step "clients killed mid-submit, 10 rounds"
 fds0=$(proc_fds "$DPID")
 thr0=$(proc_status "$DPID" Threads)
 for i in $(seq 10); do
-	( cd "$T" && exec setsid "$UCMD" exec --daemon "$SOCK" -- fio --name=k --rw=randread \
+	( cd "$T" && exec setsid "$UCMD" exec --daemon "$SOCK" -- fio --name="k$$-$i" --rw=randread \
 		--ioengine=io_uring_cmd --cmd_type=nvme --filename=/dev/ng0n1 --bs=4k --size=32M \
 		--iodepth=32 --iodepth_batch_submit=$(( i % 2 ? 1 : 8 )) --time_based --runtime=30 \
 		>/dev/null 2>&1 ) &
 	k=$!
 	STARTED_PIDS+=("$k")
 	sleep "0.$(( 2 + i % 5 ))"
-	# the whole session: ucmd exec and fio
+	# the whole session: ucmd exec, its supervisor and fio; fio's job
+	# process is a session of its own (fio calls setsid), so it is found
+	# by its job name
 	kill -KILL -- "-$k" 2>/dev/null || kill -KILL "$k"
+	pkill -KILL -f -- "--name=k$$-$i " || true
 	wait "$k" 2>/dev/null || true
 	daemon_alive
 done
