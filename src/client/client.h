@@ -52,6 +52,7 @@ struct dring {
 	int sq_efd;			/* doorbell: the proxy sleeps (IORING_SQ_NEED_WAKEUP) */
 	int cq_efd;			/* the daemon posted CQEs while cq_waiting */
 	atomic_uint waiters;		/* threads of ours waiting for CQEs */
+	struct dc_bounce *bounce;	/* the read bounce area (bounce.c), or NULL */
 };
 
 /*
@@ -84,6 +85,18 @@ int dc_open_fixed(struct ucmd_engine *e, const char *name, int flags, int fd);
 int dc_adopt(struct ucmd_engine *e, int pidfd);
 
 extern const struct ucmd_backend daemon_backend;
+
+/* bounce.c: a ring's read bounce area (UCMDD_RING_BOUNCE) */
+struct dc_bounce;
+/* Ask the daemon for one and map it: NULL when it has none for us (reads go the old way). */
+struct dc_bounce *dc_bounce_attach(struct dclient *dc, uint32_t ring_id);
+void dc_bounce_detach(struct dc_bounce *b);
+/*
+ * Copy what the daemon completed into our buffers, then say so (done):
+ * true when this call copied something (the daemon may be asleep and need
+ * its doorbell to show the CQEs).
+ */
+bool dc_bounce_reap(struct dc_bounce *b);
 
 /* ring.c */
 int dc_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,

@@ -118,6 +118,16 @@ enum ucmdd_op {
 	 * or state.
 	 */
 	UCMDD_CTRL_ANA_STATE,
+	/*
+	 * -> ucmdd_ring_id; <- ucmdd_bounce_rep and SCM_RIGHTS [a memfd,
+	 * sealed]: the ring's read bounce area (struct ucmdd_bounce_ctl
+	 * below), which the client maps. From then on the daemon completes a
+	 * read into the client's plain memory there, and holds that read's
+	 * CQE back until the client copied it out. -EBADF: no such ring;
+	 * -EEXIST: it has one; -EOPNOTSUPP: a SQPOLL ring (its owner need not
+	 * enter), or a connection acting for another process (UCMDD_ADOPT).
+	 */
+	UCMDD_RING_BOUNCE,
 	UCMDD_OP_MAX
 };
 
@@ -249,6 +259,42 @@ struct ucmdd_ring_ctl {
 	uint32_t wakeups;	/* daemon: times it slept and was woken (statistics) */
 	uint32_t sq_limit;	/* client writes (rings without SQPOLL); daemon reads, bounds */
 	uint32_t sq_blocked;	/* daemon writes: 1 while it takes no SQE until the client reaps */
+};
+
+/*
+ * The read bounce area (UCMDD_RING_BOUNCE): this control block at offset 0,
+ * nr_recs records at recs_off, data_len bytes of data at data_off. The
+ * daemon writes a read's data into the data area, then its record, then
+ * moves tail. The client, when it enters the ring, claims the records from
+ * claim to tail (compare-and-swap of claim), copies each one's data to its
+ * buffer, then stores done: the daemon posts the CQEs of those reads (the
+ * CQ tail it stores stops before them until then). A client that does not
+ * claim within a bound (about a millisecond) finds claim moved by the
+ * daemon, which then writes the data through /proc/PID/mem itself, as it
+ * does without an area. The daemon decides from its own records alone;
+ * what the client writes here (claim, done, anything else) can only delay
+ * or garble its own reads.
+ */
+struct ucmdd_bounce_ctl {
+	uint32_t tail;		/* daemon writes: records published */
+	uint32_t claim;		/* both, by compare-and-swap: records taken to be copied */
+	uint32_t done;		/* client writes: records it copied */
+	uint32_t pad;
+};
+
+struct ucmdd_bounce_rec {
+	uint64_t addr;		/* the client's buffer */
+	uint32_t off;		/* the data's offset in the data area */
+	uint32_t len;		/* bytes */
+};
+
+struct ucmdd_bounce_rep {
+	uint64_t size;		/* bytes of the memfd to map (MAP_SHARED) */
+	uint64_t recs_off;	/* struct ucmdd_bounce_rec[nr_recs] */
+	uint64_t data_off;
+	uint64_t data_len;
+	uint32_t nr_recs;	/* a power of two; record n is at n & (nr_recs - 1) */
+	uint32_t pad;
 };
 
 #define UCMDD_RING_LIVE	0u
