@@ -33,6 +33,12 @@ struct dc_bounce {
 	uint64_t data_len;
 	uint32_t mask;
 	pthread_mutex_t lock;		/* one copier at a time: done moves in order */
+	/*
+	 * Under lock: records below copied are copied, by us or by the daemon
+	 * (ctl->taken says up to where it did); ours from pend_from to pend_to
+	 * are too, but the daemon may still be copying some before them.
+	 */
+	unsigned copied, pend_from, pend_to;
 };
 
 static bool rep_ok(const struct ucmdd_bounce_rep *rep, uint64_t fsize)
@@ -93,12 +99,44 @@ void dc_bounce_detach(struct dc_bounce *b)
 	free(b);
 }
 
-bool dc_bounce_reap(struct dc_bounce *b)
+/*
+ * Show the CQEs whose data is in place without waiting for the daemon to
+ * see done (a wake-up of another thread per batch): cq says which CQEs are
+ * written and which records they may need. Under lock.
+ */
+static void cq_show(struct dc_bounce *b, unsigned *ktail)
+{
+	uint64_t cq = __atomic_load_n(&b->ctl->cq, __ATOMIC_ACQUIRE);
+	unsigned recs = (unsigned)(cq >> 32), t = (unsigned)cq, cur;
+	unsigned taken = __atomic_load_n(&b->ctl->taken, __ATOMIC_ACQUIRE);
+
+	if ((int)(taken - b->copied) > 0)
+		b->copied = taken;
+	if (b->pend_from != b->pend_to && (int)(b->copied - b->pend_from) >= 0) {
+		if ((int)(b->pend_to - b->copied) > 0)
+			b->copied = b->pend_to;
+		b->pend_from = b->pend_to;
+	}
+	if ((int)(b->copied - recs) < 0)
+		return;
+	cur = __atomic_load_n(ktail, __ATOMIC_RELAXED);
+	/* never back: the daemon moves it too */
+	while ((int)(t - cur) > 0)
+		if (__atomic_compare_exchange_n(ktail, &cur, t, false, __ATOMIC_SEQ_CST,
+						__ATOMIC_RELAXED))
+			break;
+}
+
+bool dc_bounce_reap(struct dc_bounce *b, unsigned *ktail)
 {
 	unsigned claim, tail;
 
 	tail = __atomic_load_n(&b->ctl->tail, __ATOMIC_ACQUIRE);
-	if (tail == __atomic_load_n(&b->ctl->claim, __ATOMIC_RELAXED))
+	claim = __atomic_load_n(&b->ctl->claim, __ATOMIC_RELAXED);
+	/* nothing new, and nothing held back for data we copied: two loads */
+	if (tail == claim &&
+	    (uint32_t)__atomic_load_n(&b->ctl->cq, __ATOMIC_RELAXED) ==
+		    __atomic_load_n(ktail, __ATOMIC_RELAXED))
 		return false;
 	/* another thread of ours copies: it moves done when it is through */
 	if (pthread_mutex_trylock(&b->lock))
@@ -109,6 +147,7 @@ bool dc_bounce_reap(struct dc_bounce *b)
 	if (claim == tail || tail - claim > b->mask + 1 ||
 	    !__atomic_compare_exchange_n(&b->ctl->claim, &claim, tail, false, __ATOMIC_SEQ_CST,
 					 __ATOMIC_RELAXED)) {
+		cq_show(b, ktail);
 		pthread_mutex_unlock(&b->lock);
 		return false;
 	}
@@ -120,6 +159,16 @@ bool dc_bounce_reap(struct dc_bounce *b)
 	}
 	/* seq_cst: pairs with the daemon's NEED_WAKEUP-then-look before it sleeps */
 	__atomic_store_n(&b->ctl->done, tail, __ATOMIC_SEQ_CST);
+	/*
+	 * Ours, after our last: one range; after the daemon's (it took some
+	 * since): ours from here, the older range forgotten (the daemon then
+	 * shows those CQEs itself, a little later).
+	 */
+	if (b->pend_from != b->pend_to && b->pend_to == claim)
+		b->pend_to = tail;
+	else
+		b->pend_from = claim, b->pend_to = tail;
+	cq_show(b, ktail);
 	pthread_mutex_unlock(&b->lock);
 	return true;
 }

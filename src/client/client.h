@@ -92,11 +92,12 @@ struct dc_bounce;
 struct dc_bounce *dc_bounce_attach(struct dclient *dc, uint32_t ring_id);
 void dc_bounce_detach(struct dc_bounce *b);
 /*
- * Copy what the daemon completed into our buffers, then say so (done):
- * true when this call copied something (the daemon may be asleep and need
- * its doorbell to show the CQEs).
+ * Copy what the daemon completed into our buffers, say so (done), and show
+ * the CQEs whose data is now in place (the CQ tail at ktail): true when
+ * this call copied something (the daemon may be asleep and need its
+ * doorbell to show CQEs that we could not).
  */
-bool dc_bounce_reap(struct dc_bounce *b);
+bool dc_bounce_reap(struct dc_bounce *b, unsigned *ktail);
 
 /* ring.c */
 int dc_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,

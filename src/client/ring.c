@@ -244,7 +244,7 @@ static void bounce_reap(struct ucmd_ring *ring)
 {
 	struct dring *dr = to_dr(ring);
 
-	if (dr->bounce && dc_bounce_reap(dr->bounce) &&
+	if (dr->bounce && dc_bounce_reap(dr->bounce, ring->cq.ktail) &&
 	    (__atomic_load_n(ring->sq.kflags, __ATOMIC_SEQ_CST) & IORING_SQ_NEED_WAKEUP))
 		doorbell(dr);
 }

@@ -166,8 +166,8 @@ void io_ring_set_task(struct ucmd_ring *ring, const struct ucmd_task *task)
 	}
 }
 
-void io_ring_set_cq_publish(struct ucmd_ring *ring, unsigned (*fn)(void *data, unsigned tail),
-			    void *data)
+void io_ring_set_cq_publish(struct ucmd_ring *ring,
+			    void (*fn)(void *data, unsigned *ktail, unsigned tail), void *data)
 {
 	struct ucmd_ctx *ctx = ring_to_ctx(ring);
 
@@ -179,15 +179,14 @@ void io_ring_set_cq_publish(struct ucmd_ring *ring, unsigned (*fn)(void *data, u
 
 void __io_commit_cqring(struct ucmd_ctx *ctx)
 {
-	unsigned tail = ctx->cached_cq_tail;
-
 	/* TIMEOUTs waiting for a number of CQEs: posted with the ones that reached it */
 	if (__builtin_expect(ctx->off_timeout_used, 0))
 		io_flush_timeouts(ctx);
 	ctx->cq_dirty = false;
 	if (__builtin_expect(ctx->cq_publish != NULL, 0))
-		tail = ctx->cq_publish(ctx->cq_publish_data, ctx->cached_cq_tail);
-	__atomic_store_n(ctx->rings.cq_tail, tail, __ATOMIC_RELEASE);
+		ctx->cq_publish(ctx->cq_publish_data, ctx->rings.cq_tail, ctx->cached_cq_tail);
+	else
+		__atomic_store_n(ctx->rings.cq_tail, ctx->cached_cq_tail, __ATOMIC_RELEASE);
 	if (__builtin_expect(ctx->evfd >= 0, 0))
 		io_eventfd_signal(ctx);
 	/*

@@ -207,11 +207,8 @@ struct ucmd_ctx {
 	struct ucmd_tw_node *local_tw;	/* task work queued by the owner itself */
 	struct ucmd_tw_node **local_tw_tail;
 	bool cq_dirty;
-	/*
-	 * NULL, or what decides the CQ tail the application is shown: at most
-	 * the tail given (io_ring_set_cq_publish).
-	 */
-	unsigned (*cq_publish)(void *data, unsigned tail);
+	/* NULL, or what stores the CQ tail the application is shown (io_ring_set_cq_publish) */
+	void (*cq_publish)(void *data, unsigned *ktail, unsigned tail);
 	void *cq_publish_data;
 
 	/* Task work from other threads (lock-free stack) */
@@ -470,13 +467,13 @@ int io_queue_init_shared(struct ucmd_engine *e, unsigned entries, struct ucmd_ri
 unsigned io_sqring_takeable(struct ucmd_ctx *ctx);
 
 /*
- * The CQ tail stored for the application becomes fn(data, tail) (at most
- * tail, never less than it returned before): the owner of a ring whose
- * completions need a step of the application's first holds their CQEs
- * back. Any time; NULL: the tail as it is.
+ * The CQ tail is stored for the application by fn(data, ktail, tail)
+ * (tail: the CQEs written), which may store less: the owner of a ring
+ * whose completions need a step of the application's first holds their
+ * CQEs back. Any time; NULL: the tail as it is.
  */
-void io_ring_set_cq_publish(struct ucmd_ring *ring, unsigned (*fn)(void *data, unsigned tail),
-			    void *data);
+void io_ring_set_cq_publish(struct ucmd_ring *ring,
+			    void (*fn)(void *data, unsigned *ktail, unsigned tail), void *data);
 /* Set ctx->owner_efd (an eventfd, the caller's) before the ring's first request. */
 void io_ring_set_owner_wake(struct ucmd_ring *ring, int efd);
 /*

@@ -267,19 +267,24 @@ struct ucmdd_ring_ctl {
  * daemon writes a read's data into the data area, then its record, then
  * moves tail. The client, when it enters the ring, claims the records from
  * claim to tail (compare-and-swap of claim), copies each one's data to its
- * buffer, then stores done: the daemon posts the CQEs of those reads (the
- * CQ tail it stores stops before them until then). A client that does not
- * claim within a bound (about a millisecond) finds claim moved by the
- * daemon, which then writes the data through /proc/PID/mem itself, as it
- * does without an area. The daemon decides from its own records alone;
- * what the client writes here (claim, done, anything else) can only delay
- * or garble its own reads.
+ * buffer, then stores done. The CQ tail the daemon stores stops before the
+ * CQE of any read not yet copied; it moves on once the daemon sees done,
+ * or the client moves it itself: cq says that every CQE below its low half
+ * is written and that only records below its high half may need copying
+ * first, so a client that has copied all of those may store a CQ tail up
+ * to that low half (never moving it back: compare-and-swap). A client that
+ * does not claim within a bound (about a millisecond) finds claim moved by
+ * the daemon, which then writes the data through /proc/PID/mem itself, as
+ * without an area, and stores taken once it has. The daemon decides from
+ * its own records alone; what the client writes here (claim, done, the CQ
+ * tail, anything else) can only delay or garble its own reads.
  */
 struct ucmdd_bounce_ctl {
 	uint32_t tail;		/* daemon writes: records published */
 	uint32_t claim;		/* both, by compare-and-swap: records taken to be copied */
 	uint32_t done;		/* client writes: records it copied */
-	uint32_t pad;
+	uint32_t taken;		/* daemon writes: records below it are copied (its takeovers) */
+	uint64_t cq;		/* daemon writes: records << 32 | CQEs written */
 };
 
 struct ucmdd_bounce_rec {

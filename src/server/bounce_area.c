@@ -261,7 +261,21 @@ static void done_to(struct srv_bounce *b, unsigned to)
 	}
 }
 
-unsigned srv_bounce_cq_publish(void *arg, unsigned tail)
+/*
+ * Move the shared CQ tail up to t, never back: the client may have moved it
+ * past t. Bounded: a client that keeps changing it only stalls its own CQ.
+ */
+static void cq_tail_max(unsigned *ktail, unsigned t)
+{
+	unsigned cur = __atomic_load_n(ktail, __ATOMIC_RELAXED);
+
+	for (int i = 0; i < 16 && (int)(t - cur) > 0; i++)
+		if (__atomic_compare_exchange_n(ktail, &cur, t, false, __ATOMIC_SEQ_CST,
+						__ATOMIC_RELAXED))
+			return;
+}
+
+void srv_bounce_cq_publish(void *arg, unsigned *ktail, unsigned tail)
 {
 	struct srv_bounce *b = arg;
 	unsigned t = tail;
@@ -273,12 +287,17 @@ unsigned srv_bounce_cq_publish(void *arg, unsigned tail)
 		if ((int)(hold - t) < 0)
 			t = hold;
 	}
-	/* never backwards: the application may have seen it */
 	if ((int)(t - b->pub) < 0)
 		t = b->pub;
 	b->pub = t;
+	/*
+	 * For the client: every CQE below tail is written, and only records
+	 * below b->tail can belong to one (a later record's CQE is written
+	 * after this, at tail or beyond).
+	 */
+	__atomic_store_n(&b->ctl->cq, (uint64_t)b->tail << 32 | tail, __ATOMIC_RELEASE);
+	cq_tail_max(ktail, t);
 	pthread_mutex_unlock(&b->lock);
-	return t;
 }
 
 bool srv_bounce_poll(struct srv_bounce *b, bool force)
@@ -326,6 +345,8 @@ bool srv_bounce_poll(struct srv_bounce *b, bool force)
 
 		(void)srv_mm_copy_to(c, r->addr, b->data + r->off, r->len);
 	}
+	/* for a client that moves the CQ tail itself: everything below to is copied */
+	__atomic_store_n(&b->ctl->taken, to, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&b->lock);
 	/* the client may have written done meanwhile (a lie: it claimed nothing) */
 	if (to - b->done <= b->tail - b->done)

@@ -53,8 +53,11 @@ bool srv_bounce_owns(const struct srv_bounce *b, const void *p);
 int srv_bounce_post(struct srv_bounce *b, const void *p, uint64_t uaddr, size_t n);
 void srv_bounce_put(struct srv_bounce *b, const void *p);
 
-/* core's cq_publish for the ring: the tail stops before the oldest read not copied out. */
-unsigned srv_bounce_cq_publish(void *b, unsigned tail);
+/*
+ * core's cq_publish for the ring: the tail stored stops before the oldest
+ * read not copied out, and never moves back (the client may move it too).
+ */
+void srv_bounce_cq_publish(void *b, unsigned *ktail, unsigned tail);
 /*
  * The ring's owner, once per pass: takes in what the client copied, and
  * copies itself what it left unclaimed for SRV_BOUNCE_WAIT_NS (all of it

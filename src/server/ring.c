@@ -116,7 +116,9 @@ static void cq_posted(struct srv_ring *r, unsigned tail)
 	 * The tail again, seq_cst (a plain store on x86), then the client's
 	 * flag: pairs with the client's flag store, then its look at the tail.
 	 */
-	__atomic_store_n(r->ctx->rings.cq_tail, tail, __ATOMIC_SEQ_CST);
+	if (!r->bounce)
+		__atomic_store_n(r->ctx->rings.cq_tail, tail, __ATOMIC_SEQ_CST);
+	/* else the commit's compare-and-swap was that store (bounce_area.c) */
 	if (__atomic_load_n(&r->ctl->cq_waiting, __ATOMIC_SEQ_CST))
 		(void)srv_efd_signal(r->cq_efd);
 	if (r->user_efd >= 0 &&
