@@ -104,7 +104,8 @@ void dc_bounce_detach(struct dc_bounce *b)
  * see done (a wake-up of another thread per batch): cq says which CQEs are
  * written and which records they may need. Under lock.
  */
-static void cq_show(struct dc_bounce *b, unsigned *ktail)
+/* true when CQEs stay held that the daemon has to show (it must see done first) */
+static bool cq_show(struct dc_bounce *b, unsigned *ktail)
 {
 	uint64_t cq = __atomic_load_n(&b->ctl->cq, __ATOMIC_ACQUIRE);
 	unsigned recs = (unsigned)(cq >> 32), t = (unsigned)cq, cur;
@@ -117,19 +118,21 @@ static void cq_show(struct dc_bounce *b, unsigned *ktail)
 			b->copied = b->pend_to;
 		b->pend_from = b->pend_to;
 	}
-	if ((int)(b->copied - recs) < 0)
-		return;
 	cur = __atomic_load_n(ktail, __ATOMIC_RELAXED);
+	if ((int)(b->copied - recs) < 0)
+		return (int)(t - cur) > 0;
 	/* never back: the daemon moves it too */
 	while ((int)(t - cur) > 0)
 		if (__atomic_compare_exchange_n(ktail, &cur, t, false, __ATOMIC_SEQ_CST,
 						__ATOMIC_RELAXED))
 			break;
+	return false;
 }
 
 bool dc_bounce_reap(struct dc_bounce *b, unsigned *ktail)
 {
 	unsigned claim, tail;
+	bool held;
 
 	tail = __atomic_load_n(&b->ctl->tail, __ATOMIC_ACQUIRE);
 	claim = __atomic_load_n(&b->ctl->claim, __ATOMIC_RELAXED);
@@ -147,9 +150,9 @@ bool dc_bounce_reap(struct dc_bounce *b, unsigned *ktail)
 	if (claim == tail || tail - claim > b->mask + 1 ||
 	    !__atomic_compare_exchange_n(&b->ctl->claim, &claim, tail, false, __ATOMIC_SEQ_CST,
 					 __ATOMIC_RELAXED)) {
-		cq_show(b, ktail);
+		held = cq_show(b, ktail);
 		pthread_mutex_unlock(&b->lock);
-		return false;
+		return held;
 	}
 	for (unsigned i = claim; i != tail; i++) {
 		struct ucmdd_bounce_rec r = b->recs[i & b->mask];
@@ -168,7 +171,7 @@ bool dc_bounce_reap(struct dc_bounce *b, unsigned *ktail)
 		b->pend_to = tail;
 	else
 		b->pend_from = claim, b->pend_to = tail;
-	cq_show(b, ktail);
+	held = cq_show(b, ktail);
 	pthread_mutex_unlock(&b->lock);
-	return true;
+	return held;
 }

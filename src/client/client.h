@@ -94,8 +94,8 @@ void dc_bounce_detach(struct dc_bounce *b);
 /*
  * Copy what the daemon completed into our buffers, say so (done), and show
  * the CQEs whose data is now in place (the CQ tail at ktail): true when
- * this call copied something (the daemon may be asleep and need its
- * doorbell to show CQEs that we could not).
+ * CQEs stay held that only the daemon can show once it sees done (it may
+ * be asleep and need its doorbell).
  */
 bool dc_bounce_reap(struct dc_bounce *b, unsigned *ktail);
 

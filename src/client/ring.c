@@ -237,8 +237,9 @@ static void kick(struct ucmd_ring *ring, unsigned to_submit, unsigned flags)
 }
 
 /*
- * Copy out what the daemon completed in the bounce area; it shows those
- * CQEs once it sees that, so wake it if it sleeps.
+ * Copy out what the daemon completed in the bounce area and show their
+ * CQEs; those only the daemon can show wait for it to see done: wake it if
+ * it sleeps.
  */
 static void bounce_reap(struct ucmd_ring *ring)
 {
