@@ -39,7 +39,27 @@ struct dc_bounce {
 	 * are too, but the daemon may still be copying some before them.
 	 */
 	unsigned copied, pend_from, pend_to;
+	unsigned gen;			/* dc_forks when attached */
 };
+
+/*
+ * Children made by fork since start. A child shares the area's mapping but
+ * not the memory its records name (its parent's): it must not copy, or
+ * the parent would see CQEs of reads whose data went into the child. The
+ * daemon then writes the parent's data itself, a millisecond later.
+ */
+static unsigned dc_forks;
+static pthread_once_t dc_fork_once = PTHREAD_ONCE_INIT;
+
+static void dc_forked(void)
+{
+	__atomic_fetch_add(&dc_forks, 1, __ATOMIC_RELAXED);
+}
+
+static void dc_fork_hook(void)
+{
+	(void)pthread_atfork(NULL, NULL, dc_forked);
+}
 
 static bool rep_ok(const struct ucmdd_bounce_rep *rep, uint64_t fsize)
 {
@@ -81,6 +101,8 @@ struct dc_bounce *dc_bounce_attach(struct dclient *dc, uint32_t ring_id)
 	b->data_len = rep.data_len;
 	b->mask = rep.nr_recs - 1;
 	pthread_mutex_init(&b->lock, NULL);
+	pthread_once(&dc_fork_once, dc_fork_hook);
+	b->gen = __atomic_load_n(&dc_forks, __ATOMIC_RELAXED);
 	return b;
 fail:
 	/* the daemon keeps the area and bounces into it: never claimed, it writes the data itself */
@@ -134,6 +156,8 @@ bool dc_bounce_reap(struct dc_bounce *b, unsigned *ktail)
 	unsigned claim, tail;
 	bool held;
 
+	if (__atomic_load_n(&dc_forks, __ATOMIC_RELAXED) != b->gen)
+		return false;
 	tail = __atomic_load_n(&b->ctl->tail, __ATOMIC_ACQUIRE);
 	claim = __atomic_load_n(&b->ctl->claim, __ATOMIC_RELAXED);
 	/* nothing new, and nothing held back for data we copied: two loads */

@@ -356,6 +356,44 @@ bool srv_bounce_poll(struct srv_bounce *b, bool force)
 	return true;
 }
 
+/*
+ * Before the daemon reads [addr, addr + n) of the client's memory for a
+ * request (a Write's data, an iovec array): a read still waiting in the
+ * area for that memory must be there first, as Linux's data is in place
+ * when a linked or drained request after the read starts. We write what
+ * waits ourselves; what the client claimed, it is copying: wait for its
+ * done a little (a client stopped mid-copy gets the stale bytes it raced).
+ */
+void srv_bounce_sync(struct srv_bounce *b, uint64_t addr, size_t n)
+{
+	unsigned last = 0;
+	bool hit = false;
+
+	pthread_mutex_lock(&b->lock);
+	for (unsigned i = b->done; i != b->tail; i++) {
+		const struct brec *r = &b->recs[i & (SRV_BOUNCE_RECS - 1)];
+
+		if (addr < r->addr + r->len && r->addr < addr + n) {
+			hit = true;
+			last = i + 1;
+		}
+	}
+	pthread_mutex_unlock(&b->lock);
+	if (!hit)
+		return;
+	(void)srv_bounce_poll(b, true);
+	for (uint64_t end = ktime_get_ns() + srv_bounce_wait_ns;;) {
+		bool through;
+
+		pthread_mutex_lock(&b->lock);
+		through = (int)(b->done - last) >= 0;
+		pthread_mutex_unlock(&b->lock);
+		if (through || ktime_get_ns() >= end)
+			return;
+		(void)srv_bounce_poll(b, true);
+	}
+}
+
 unsigned srv_bounce_published(struct srv_bounce *b)
 {
 	unsigned t;

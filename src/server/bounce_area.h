@@ -64,6 +64,11 @@ void srv_bounce_cq_publish(void *b, unsigned *ktail, unsigned tail);
  * when force). true when the CQ tail may move on (commit again).
  */
 bool srv_bounce_poll(struct srv_bounce *b, bool force);
+/*
+ * The client's memory [addr, addr + n) is about to be read for a request:
+ * reads waiting in the area for it are written there first.
+ */
+void srv_bounce_sync(struct srv_bounce *b, uint64_t addr, size_t n);
 /* Records published so far, and whether any wait for the client. */
 unsigned srv_bounce_published(struct srv_bounce *b);
 bool srv_bounce_waiting(struct srv_bounce *b);

@@ -153,11 +153,15 @@ static size_t cmm_copy_from(const struct user_mm *mm, void *dst, uint64_t usrc, 
 {
 	struct srv_client *c = mm_client(mm);
 	void *r = n ? srv_region_lookup(c, usrc, n) : NULL;
+	struct srv_bounce *b = srv_bounce_current();
 
 	if (r) {
 		memcpy(dst, r, n);
 		return 0;
 	}
+	/* a read of this ring's still in its bounce area reaches this memory first */
+	if (b && srv_bounce_client(b) == c)
+		srv_bounce_sync(b, usrc, n);
 	return cmm_left(c, user_mm_copy_from(&c->mm, dst, usrc, n), n);
 }
 

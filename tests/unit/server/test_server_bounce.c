@@ -477,6 +477,38 @@ static void test_lies(void **state)
 	munmap(w, 4096);
 }
 
+/*
+ * A Write linked behind a Read into the same plain buffer sends what the
+ * Read brought, as on Linux, though the client has not copied it out yet.
+ */
+static void test_linked_read_write(void **state)
+{
+	struct bt *t = *state;
+	struct cring *r = &t->r;
+	unsigned len = 4096;
+	char *w, *buf, *back;
+
+	srv_bounce_wait_ns = 60000000000ull;
+	cring_open(&t->s, r);
+	w = write_pattern(t, 56, len, 48);
+	buf = pages(1);
+	back = pages(1);
+	memset(buf, 0x5a, len);
+	prep_rw(r, &t->s, 0x02, 56, buf, len, 1);
+	r->sqes[(size_t)((r->tail - 1) & r->sq_mask) << 1].flags |= IOSQE_IO_LINK;
+	prep_rw(r, &t->s, 0x01, 64, buf, len, 2);
+	publish(r);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(next_cqe(r, true).res, 0);
+	prep_rw(r, &t->s, 0x02, 64, back, len, 3);
+	publish(r);
+	assert_int_equal(next_cqe(r, true).res, 0);
+	assert_memory_equal(back, w, len);
+	munmap(buf, 4096);
+	munmap(back, 4096);
+	munmap(w, 4096);
+}
+
 /* Reads that fail: no record, the error in the CQE, the area's pages back. */
 static void test_failed_read(void **state)
 {
@@ -520,6 +552,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_exit_unclaimed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lies, setup_thread, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_read, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_linked_read_write, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_linked_read_write, setup_thread, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
