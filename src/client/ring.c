@@ -21,6 +21,10 @@
  * (ctl->cq_waiting), check again, and sleep in ppoll() on the cq eventfd
  * and on the socket, whose hang-up means the daemon is gone (-ENOTCONN, as
  * is ctl->state == UCMDD_RING_DEAD, set by a daemon that stops).
+ *
+ * Every enter, and every look at the CQ while waiting, also copies out
+ * what the daemon completed in the ring's read bounce area (bounce.c):
+ * those reads' CQEs show only after that.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -17,7 +17,8 @@
  * SO_PEERGROUPS, never a field. Addresses are the client's own (its address
  * space), read and written by the daemon through its /proc/PID/mem, opened
  * as the client at connect, or inside a region the client shared
- * (UCMDD_REGION_ADD).
+ * (UCMDD_REGION_ADD); a read's data may also reach the client through a
+ * ring's read bounce area, which the client copies out (UCMDD_RING_BOUNCE).
  *
  * All integers are the host's byte order: the socket never leaves the host.
  */
