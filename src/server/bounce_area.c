@@ -394,32 +394,11 @@ void srv_bounce_sync(struct srv_bounce *b, uint64_t addr, size_t n)
 	}
 }
 
-unsigned srv_bounce_published(struct srv_bounce *b)
+void srv_bounce_state(struct srv_bounce *b, unsigned *recs, bool *waiting, unsigned *cq_tail)
 {
-	unsigned t;
-
 	pthread_mutex_lock(&b->lock);
-	t = b->tail;
+	*recs = b->tail;
+	*waiting = b->done != b->tail;
+	*cq_tail = b->pub;
 	pthread_mutex_unlock(&b->lock);
-	return t;
-}
-
-bool srv_bounce_waiting(struct srv_bounce *b)
-{
-	bool w;
-
-	pthread_mutex_lock(&b->lock);
-	w = b->done != b->tail;
-	pthread_mutex_unlock(&b->lock);
-	return w;
-}
-
-unsigned srv_bounce_cq_tail(struct srv_bounce *b)
-{
-	unsigned t;
-
-	pthread_mutex_lock(&b->lock);
-	t = b->pub;
-	pthread_mutex_unlock(&b->lock);
-	return t;
 }

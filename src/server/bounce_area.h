@@ -69,10 +69,10 @@ bool srv_bounce_poll(struct srv_bounce *b, bool force);
  * reads waiting in the area for it are written there first.
  */
 void srv_bounce_sync(struct srv_bounce *b, uint64_t addr, size_t n);
-/* Records published so far, and whether any wait for the client. */
-unsigned srv_bounce_published(struct srv_bounce *b);
-bool srv_bounce_waiting(struct srv_bounce *b);
-/* The CQ tail last published (the hook's answer). */
-unsigned srv_bounce_cq_tail(struct srv_bounce *b);
+/*
+ * For the ring's owner after a pass, in one look: records published so
+ * far, whether any wait for the client, the CQ tail last stored.
+ */
+void srv_bounce_state(struct srv_bounce *b, unsigned *recs, bool *waiting, unsigned *cq_tail);
 
 #endif

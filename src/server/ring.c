@@ -160,17 +160,19 @@ static unsigned pass(struct srv_ring *r, bool take)
 	io_commit_cqring(ctx);
 	did += ctx->cached_sq_head - sq_head;
 	/* also what registration's quiesce posted since the last pass */
-	shown = r->bounce ? srv_bounce_cq_tail(r->bounce) : ctx->cached_cq_tail;
+	shown = ctx->cached_cq_tail;
+	if (r->bounce) {
+		unsigned made;
+
+		srv_bounce_state(r->bounce, &made, &r->bounce_waiting, &shown);
+		/* records for the client to copy: it is woken for them as for CQEs */
+		recs = made - r->bounce_told;
+		r->bounce_told = made;
+		did += recs;
+	}
 	posted = shown - r->cq_told;
 	r->cq_told = shown;
 	did += posted;
-	if (r->bounce) {
-		/* records for the client to copy: it is woken for them as for CQEs */
-		recs = srv_bounce_published(r->bounce) - r->bounce_told;
-		r->bounce_told += recs;
-		did += recs;
-		r->bounce_waiting = srv_bounce_waiting(r->bounce);
-	}
 	srv_bounce_leave();
 	r->nr_reqs = ctx->nr_reqs;
 	r->nr_iopoll = ctx->nr_iopoll;
