@@ -41,8 +41,9 @@ ALLOWED = {
     # ucmdd's wire protocol: the contract between client and server, alone
     'daemon':    set(),
     # the daemon backend (libucmd's client of ucmdd): core/backend.h only,
-    # and ring's mapping of a ring memfd whose SQEs sit at IORING_OFF_SQES
-    'client':    {'lib', 'core', 'daemon', 'ring'},
+    # ring's mapping of a ring memfd whose SQEs sit at IORING_OFF_SQES, and
+    # uaccess for bounce.c's fault-safe copies out of a read bounce area
+    'client':    {'lib', 'uaccess', 'core', 'daemon', 'ring'},
     # ucmdd itself: the engine's internals, the protocol, remote user memory
     'server':    {'lib', 'uaccess', 'block', 'core', 'security', 'ring', 'daemon',
                   'nvme/host', 'nvme/ctrl', 'nvme/target', 'store', 'tcp'},

@@ -61,6 +61,7 @@ struct dring {
 	unsigned *psq_head, *psq_tail, *psq_array;
 	char *psq_sqes;
 	unsigned psq_cached_head;	/* ours: the program only reads its head */
+	struct dc_bounce *bounce;	/* the read bounce area (bounce.c), or NULL */
 };
 
 /*
@@ -93,6 +94,19 @@ int dc_open_fixed(struct ucmd_engine *e, const char *name, int flags, int fd);
 int dc_adopt(struct ucmd_engine *e, int pidfd);
 
 extern const struct ucmd_backend daemon_backend;
+
+/* bounce.c: a ring's read bounce area (UCMDD_RING_BOUNCE) */
+struct dc_bounce;
+/* Ask the daemon for one and map it: NULL when it has none for us (reads go the old way). */
+struct dc_bounce *dc_bounce_attach(struct dclient *dc, uint32_t ring_id);
+void dc_bounce_detach(struct dc_bounce *b);
+/*
+ * Copy what the daemon completed into our buffers, say so (done), and show
+ * the CQEs whose data is now in place (the CQ tail at ktail): true when
+ * CQEs stay held that only the daemon can show once it sees done (it may
+ * be asleep and need its doorbell).
+ */
+bool dc_bounce_reap(struct dc_bounce *b, unsigned *ktail);
 
 /* ring.c */
 int dc_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,

@@ -21,6 +21,10 @@
  * (ctl->cq_waiting), check again, and sleep in ppoll() on the cq eventfd
  * and on the socket, whose hang-up means the daemon is gone (-ENOTCONN, as
  * is ctl->state == UCMDD_RING_DEAD, set by a daemon that stops).
+ *
+ * Every enter, and every look at the CQ while waiting, also copies out
+ * what the daemon completed in the ring's read bounce area (bounce.c):
+ * those reads' CQEs show only after that.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -212,6 +216,13 @@ int dc_queue_init_flags(struct ucmd_engine *e, unsigned entries, struct ucmd_rin
 			p->sq_off.array = (uint32_t)(rep.ctl_off + UCMDD_PSQ_ARRAY);
 		p->sq_off.resv2 = rep.ctl_off + ucmdd_psq_sqes(rep.p.sq_entries);
 	}
+	/*
+	 * Reads into our plain memory complete in an area we copy out of when
+	 * we enter: not for a SQPOLL ring (its owner need not enter), nor for
+	 * the supervisor's rings (the memory is its child's, not ours).
+	 */
+	if (!(rep.p.flags & IORING_SETUP_SQPOLL) && !(qi_flags & UCMDD_QI_SQES_AT_OFF))
+		dr->bounce = dc_bounce_attach(dc, dr->ring_id);
 	return 0;
 fail:
 	if (dr && dr->mem != MAP_FAILED)
@@ -256,6 +267,7 @@ void dc_queue_exit(struct ucmd_ring *ring)
 
 	/* the daemon completes or cancels what the ring holds, then answers */
 	dc_call(dr->dc, UCMDD_QUEUE_EXIT, &id, sizeof(id), NULL, 0, NULL, 0, NULL, NULL, 0);
+	dc_bounce_detach(dr->bounce);
 	munmap(dr->mem, dr->mem_len);
 	close(dr->sq_efd);
 	close(dr->cq_efd);
@@ -287,6 +299,20 @@ static void kick(struct ucmd_ring *ring, unsigned to_submit, unsigned flags)
 	if ((flags & IORING_ENTER_SQ_WAKEUP) ||
 	    ((to_submit || (sqf & IORING_SQ_CQ_OVERFLOW)) && (sqf & IORING_SQ_NEED_WAKEUP)))
 		doorbell(to_dr(ring));
+}
+
+/*
+ * Copy out what the daemon completed in the bounce area and show their
+ * CQEs; those only the daemon can show wait for it to see done: wake it if
+ * it sleeps.
+ */
+static void bounce_reap(struct ucmd_ring *ring)
+{
+	struct dring *dr = to_dr(ring);
+
+	if (dr->bounce && dc_bounce_reap(dr->bounce, ring->cq.ktail) &&
+	    (__atomic_load_n(ring->sq.kflags, __ATOMIC_SEQ_CST) & IORING_SQ_NEED_WAKEUP))
+		doorbell(dr);
 }
 
 static unsigned cq_ready(const struct ucmd_ring *ring)
@@ -362,7 +388,7 @@ static int cq_wait(struct ucmd_ring *ring, unsigned min_complete, uint64_t deadl
 	uint64_t cnt;
 	int ret = 0;
 
-	for (unsigned spins = 0; cq_ready(ring) < min_complete; spins++) {
+	for (unsigned spins = 0; (bounce_reap(ring), cq_ready(ring) < min_complete); spins++) {
 		if (ring_dead(dr))
 			return -ENOTCONN;
 		if (ktime_get_ns() >= spin_end)
@@ -390,6 +416,7 @@ static int cq_wait(struct ucmd_ring *ring, unsigned min_complete, uint64_t deadl
 		/* drain first, then look: a wake-up after the look stays counted */
 		while (read(dr->cq_efd, &cnt, sizeof(cnt)) > 0)
 			;
+		bounce_reap(ring);
 		if (cq_ready(ring) >= min_complete)
 			break;
 		if (ring_dead(dr)) {
@@ -583,6 +610,8 @@ int dc_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete, 
 
 	if (flags & ~(IORING_ENTER_GETEVENTS | IORING_ENTER_SQ_WAKEUP | IORING_ENTER_SQ_WAIT))
 		return -EINVAL;
+	/* every enter copies out what is ready: a program may reap without waiting */
+	bounce_reap(ring);
 	/* a daemon that is gone: only CQEs it posted before are still there to reap */
 	if (ring_dead(dr) && (to_submit || !(flags & IORING_ENTER_GETEVENTS) || !cq_ready(ring) ||
 			      cq_ready(ring) < min_complete))

@@ -166,13 +166,27 @@ void io_ring_set_task(struct ucmd_ring *ring, const struct ucmd_task *task)
 	}
 }
 
+void io_ring_set_cq_publish(struct ucmd_ring *ring,
+			    void (*fn)(void *data, unsigned *ktail, unsigned tail), void *data)
+{
+	struct ucmd_ctx *ctx = ring_to_ctx(ring);
+
+	mutex_lock(&ctx->uring_lock);
+	ctx->cq_publish = fn;
+	ctx->cq_publish_data = data;
+	mutex_unlock(&ctx->uring_lock);
+}
+
 void __io_commit_cqring(struct ucmd_ctx *ctx)
 {
 	/* TIMEOUTs waiting for a number of CQEs: posted with the ones that reached it */
 	if (__builtin_expect(ctx->off_timeout_used, 0))
 		io_flush_timeouts(ctx);
 	ctx->cq_dirty = false;
-	__atomic_store_n(ctx->rings.cq_tail, ctx->cached_cq_tail, __ATOMIC_RELEASE);
+	if (__builtin_expect(ctx->cq_publish != NULL, 0))
+		ctx->cq_publish(ctx->cq_publish_data, ctx->rings.cq_tail, ctx->cached_cq_tail);
+	else
+		__atomic_store_n(ctx->rings.cq_tail, ctx->cached_cq_tail, __ATOMIC_RELEASE);
 	if (__builtin_expect(ctx->evfd >= 0, 0))
 		io_eventfd_signal(ctx);
 	/*

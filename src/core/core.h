@@ -207,6 +207,9 @@ struct ucmd_ctx {
 	struct ucmd_tw_node *local_tw;	/* task work queued by the owner itself */
 	struct ucmd_tw_node **local_tw_tail;
 	bool cq_dirty;
+	/* NULL, or what stores the CQ tail the application is shown (io_ring_set_cq_publish) */
+	void (*cq_publish)(void *data, unsigned *ktail, unsigned tail);
+	void *cq_publish_data;
 
 	/* Task work from other threads (lock-free stack) */
 	_Atomic(struct ucmd_tw_node *) tw_list;
@@ -463,6 +466,14 @@ int io_queue_init_shared(struct ucmd_engine *e, unsigned entries, struct ucmd_ri
  */
 unsigned io_sqring_takeable(struct ucmd_ctx *ctx);
 
+/*
+ * The CQ tail is stored for the application by fn(data, ktail, tail)
+ * (tail: the CQEs written), which may store less: the owner of a ring
+ * whose completions need a step of the application's first holds their
+ * CQEs back. Any time; NULL: the tail as it is.
+ */
+void io_ring_set_cq_publish(struct ucmd_ring *ring,
+			    void (*fn)(void *data, unsigned *ktail, unsigned tail), void *data);
 /* Set ctx->owner_efd (an eventfd, the caller's) before the ring's first request. */
 void io_ring_set_owner_wake(struct ucmd_ring *ring, int efd);
 /*

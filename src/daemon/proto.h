@@ -17,7 +17,8 @@
  * SO_PEERGROUPS, never a field. Addresses are the client's own (its address
  * space), read and written by the daemon through its /proc/PID/mem, opened
  * as the client at connect, or inside a region the client shared
- * (UCMDD_REGION_ADD).
+ * (UCMDD_REGION_ADD); a read's data may also reach the client through a
+ * ring's read bounce area, which the client copies out (UCMDD_RING_BOUNCE).
  *
  * All integers are the host's byte order: the socket never leaves the host.
  */
@@ -118,6 +119,16 @@ enum ucmdd_op {
 	 * or state.
 	 */
 	UCMDD_CTRL_ANA_STATE,
+	/*
+	 * -> ucmdd_ring_id; <- ucmdd_bounce_rep and SCM_RIGHTS [a memfd,
+	 * sealed]: the ring's read bounce area (struct ucmdd_bounce_ctl
+	 * below), which the client maps. From then on the daemon completes a
+	 * read into the client's plain memory there, and holds that read's
+	 * CQE back until the client copied it out. -EBADF: no such ring;
+	 * -EEXIST: it has one; -EOPNOTSUPP: a SQPOLL ring (its owner need not
+	 * enter), or a connection acting for another process (UCMDD_ADOPT).
+	 */
+	UCMDD_RING_BOUNCE,
 	UCMDD_OP_MAX
 };
 
@@ -285,6 +296,47 @@ struct ucmdd_ring_ctl {
 	uint32_t wakeups;	/* daemon: times it slept and was woken (statistics) */
 	uint32_t sq_limit;	/* client writes (rings without SQPOLL); daemon reads, bounds */
 	uint32_t sq_blocked;	/* daemon writes: 1 while it takes no SQE until the client reaps */
+};
+
+/*
+ * The read bounce area (UCMDD_RING_BOUNCE): this control block at offset 0,
+ * nr_recs records at recs_off, data_len bytes of data at data_off. The
+ * daemon writes a read's data into the data area, then its record, then
+ * moves tail. The client, when it enters the ring, claims the records from
+ * claim to tail (compare-and-swap of claim), copies each one's data to its
+ * buffer, then stores done. The CQ tail the daemon stores stops before the
+ * CQE of any read not yet copied; it moves on once the daemon sees done,
+ * or the client moves it itself: cq says that every CQE below its low half
+ * is written and that only records below its high half may need copying
+ * first, so a client that has copied all of those may store a CQ tail up
+ * to that low half (never moving it back: compare-and-swap). A client that
+ * does not claim within a bound (about a millisecond) finds claim moved by
+ * the daemon, which then writes the data through /proc/PID/mem itself, as
+ * without an area, and stores taken once it has. The daemon decides from
+ * its own records alone; what the client writes here (claim, done, the CQ
+ * tail, anything else) can only delay or garble its own reads.
+ */
+struct ucmdd_bounce_ctl {
+	uint32_t tail;		/* daemon writes: records published */
+	uint32_t claim;		/* both, by compare-and-swap: records taken to be copied */
+	uint32_t done;		/* client writes: records it copied */
+	uint32_t taken;		/* daemon writes: records below it are copied (its takeovers) */
+	uint64_t cq;		/* daemon writes: records << 32 | CQEs written */
+};
+
+struct ucmdd_bounce_rec {
+	uint64_t addr;		/* the client's buffer */
+	uint32_t off;		/* the data's offset in the data area */
+	uint32_t len;		/* bytes */
+};
+
+struct ucmdd_bounce_rep {
+	uint64_t size;		/* bytes of the memfd to map (MAP_SHARED) */
+	uint64_t recs_off;	/* struct ucmdd_bounce_rec[nr_recs] */
+	uint64_t data_off;
+	uint64_t data_len;
+	uint32_t nr_recs;	/* a power of two; record n is at n & (nr_recs - 1) */
+	uint32_t pad;
 };
 
 #define UCMDD_RING_LIVE	0u

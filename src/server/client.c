@@ -207,6 +207,25 @@ static void op_queue_exit(struct srv_client *c, struct srv_req *q, struct srv_re
 	r->result = srv_ring_destroy(c, id.ring_id);
 }
 
+static void op_ring_bounce(struct srv_client *c, struct srv_req *q, struct srv_rep *r)
+{
+	struct ucmdd_ring_id id;
+	struct ucmdd_bounce_rep *rep = calloc(1, sizeof(*rep));
+
+	if (!rep) {
+		r->result = -ENOMEM;
+		return;
+	}
+	memcpy(&id, q->p, sizeof(id));
+	/* the supervisor's library is not in the memory it acts on: it cannot copy */
+	r->result = c->adopted ? -EOPNOTSUPP : srv_ring_bounce(c, id.ring_id, rep, r->fds);
+	r->payload = r->to_free = rep;
+	if (r->result >= 0) {
+		r->len = sizeof(*rep);
+		r->nfds = 1;
+	}
+}
+
 static void op_register(struct srv_client *c, struct srv_req *q, struct srv_rep *r)
 {
 	struct ucmdd_register reg;
@@ -303,6 +322,7 @@ static void op_adopt(struct srv_client *c, struct srv_req *q, struct srv_rep *r)
 	c->mm = mm;
 	close(c->pidfd);
 	c->pidfd = pidfd;
+	c->adopted = true;
 	c->pid = pid;
 	c->cred.pid = pid;
 }
@@ -375,6 +395,7 @@ static const struct srv_op {
 	[UCMDD_PORT_STATE] = { sizeof(struct ucmdd_port_state), op_port_state },
 	[UCMDD_REGS_READ] = { sizeof(struct ucmdd_regs_read), op_regs_read },
 	[UCMDD_CTRL_ANA_STATE] = { sizeof(struct ucmdd_ctrl_ana_state), op_ctrl_ana_state },
+	[UCMDD_RING_BOUNCE] = { sizeof(struct ucmdd_ring_id), op_ring_bounce },
 };
 
 /* ---- checking a request ---- */
@@ -426,7 +447,8 @@ static int payload_check(unsigned op, const void *p)
 		memcpy(&qi, p, sizeof(qi));
 		return qi.flags & ~(UCMDD_QI_SQES_AT_OFF | UCMDD_QI_SUBMIT_COPY) ? -EINVAL : 0;
 	}
-	case UCMDD_QUEUE_EXIT: {
+	case UCMDD_QUEUE_EXIT:
+	case UCMDD_RING_BOUNCE: {
 		struct ucmdd_ring_id id;
 
 		memcpy(&id, p, sizeof(id));

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "core/core.h"
+#include "server/bounce_area.h"
 #include "server/server.h"
 
 #define PAGE 4096u
@@ -152,11 +153,15 @@ static size_t cmm_copy_from(const struct user_mm *mm, void *dst, uint64_t usrc, 
 {
 	struct srv_client *c = mm_client(mm);
 	void *r = n ? srv_region_lookup(c, usrc, n) : NULL;
+	struct srv_bounce *b = srv_bounce_current();
 
 	if (r) {
 		memcpy(dst, r, n);
 		return 0;
 	}
+	/* a read of this ring's still in its bounce area reaches this memory first */
+	if (b && srv_bounce_client(b) == c)
+		srv_bounce_sync(b, usrc, n);
 	return cmm_left(c, user_mm_copy_from(&c->mm, dst, usrc, n), n);
 }
 
@@ -229,6 +234,39 @@ static void cmm_bounce_uncharge(const struct user_mm *mm, size_t n)
 	atomic_fetch_sub(&mm_client(mm)->bounce_bytes, n);
 }
 
+/*
+ * A read into plain memory, issued by one of this client's rings on that
+ * ring's thread: bounced in the ring's area (bounce_area.c) when it has
+ * one, and only into memory the client may write (the check the copy
+ * would make; a bad buffer then bounces as before, and its read ends in
+ * -EFAULT as before).
+ */
+static void *cmm_share_alloc(const struct user_mm *mm, uint64_t uaddr, size_t n, void **area)
+{
+	struct srv_client *c = mm_client(mm);
+	struct srv_bounce *b = srv_bounce_current();
+
+	if (!b || srv_bounce_client(b) != c || !user_mm_remote_writeable(&c->mm, uaddr, n))
+		return NULL;
+	*area = b;
+	return srv_bounce_alloc(b, uaddr, n);
+}
+
+static bool cmm_share_owns(void *area, const void *p)
+{
+	return srv_bounce_owns(area, p);
+}
+
+static int cmm_share_post(void *area, const void *p, uint64_t uaddr, size_t n)
+{
+	return srv_bounce_post(area, p, uaddr, n);
+}
+
+static void cmm_share_put(void *area, const void *p)
+{
+	srv_bounce_put(area, p);
+}
+
 static const struct user_mm_ops client_mm_ops = {
 	.name = "ucmdd_client",
 	.copy_from = cmm_copy_from,
@@ -239,6 +277,10 @@ static const struct user_mm_ops client_mm_ops = {
 	.map_local = cmm_map_local,
 	.bounce_charge = cmm_bounce_charge,
 	.bounce_uncharge = cmm_bounce_uncharge,
+	.share_alloc = cmm_share_alloc,
+	.share_owns = cmm_share_owns,
+	.share_post = cmm_share_post,
+	.share_put = cmm_share_put,
 };
 
 /* ---- copies ---- */

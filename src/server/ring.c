@@ -45,6 +45,7 @@
 
 #include "core/core.h"
 #include "security/hooks.h"
+#include "server/bounce_area.h"
 #include "server/efd.h"
 #include "server/ring.h"
 
@@ -115,7 +116,9 @@ static void cq_posted(struct srv_ring *r, unsigned tail)
 	 * The tail again, seq_cst (a plain store on x86), then the client's
 	 * flag: pairs with the client's flag store, then its look at the tail.
 	 */
-	__atomic_store_n(r->ctx->rings.cq_tail, tail, __ATOMIC_SEQ_CST);
+	if (!r->bounce)
+		__atomic_store_n(r->ctx->rings.cq_tail, tail, __ATOMIC_SEQ_CST);
+	/* else the commit's compare-and-swap was that store (bounce_area.c) */
 	if (__atomic_load_n(&r->ctl->cq_waiting, __ATOMIC_SEQ_CST))
 		(void)srv_efd_signal(r->cq_efd);
 	if (r->user_efd >= 0 &&
@@ -132,12 +135,14 @@ static void cq_posted(struct srv_ring *r, unsigned tail)
 static unsigned pass(struct srv_ring *r, bool take)
 {
 	struct ucmd_ctx *ctx = r->ctx;
-	unsigned did, posted, sq_head;
+	unsigned did, posted, sq_head, recs = 0, shown;
 
 	mutex_lock(&ctx->uring_lock);
 	current_ctx = ctx;
 	/* the client's mappings are asked for their protection once per pass */
 	user_mm_batch_begin();
+	/* reads issued in this pass may bounce in this ring's area */
+	srv_bounce_enter(r->bounce);
 	sq_head = ctx->cached_sq_head;
 	did = io_owner_reap(ctx);
 	if (take) {
@@ -149,12 +154,26 @@ static unsigned pass(struct srv_ring *r, bool take)
 			did += io_owner_reap(ctx);
 		}
 	}
+	/* what the client copied out of the area (or we did for it): its CQEs may show */
+	if (r->bounce && srv_bounce_poll(r->bounce, r->exiting))
+		ctx->cq_dirty = true;
 	io_commit_cqring(ctx);
 	did += ctx->cached_sq_head - sq_head;
 	/* also what registration's quiesce posted since the last pass */
-	posted = ctx->cached_cq_tail - r->cq_told;
-	r->cq_told = ctx->cached_cq_tail;
+	shown = ctx->cached_cq_tail;
+	if (r->bounce) {
+		unsigned made;
+
+		srv_bounce_state(r->bounce, &made, &r->bounce_waiting, &shown);
+		/* records for the client to copy: it is woken for them as for CQEs */
+		recs = made - r->bounce_told;
+		r->bounce_told = made;
+		did += recs;
+	}
+	posted = shown - r->cq_told;
+	r->cq_told = shown;
 	did += posted;
+	srv_bounce_leave();
 	r->nr_reqs = ctx->nr_reqs;
 	r->nr_iopoll = ctx->nr_iopoll;
 	r->overflowing = ctx->ocq_head != NULL;
@@ -163,6 +182,8 @@ static unsigned pass(struct srv_ring *r, bool take)
 	mutex_unlock(&ctx->uring_lock);
 	if (posted)
 		cq_posted(r, r->cq_told);
+	else if (recs && __atomic_load_n(&r->ctl->cq_waiting, __ATOMIC_SEQ_CST))
+		(void)srv_efd_signal(r->cq_efd);
 	return did;
 }
 
@@ -182,7 +203,9 @@ static void ring_sleep(struct srv_ring *r)
 	pthread_mutex_unlock(&r->lock);
 	if (!did && !atomic_load(&r->stop)) {
 		/* a backed-up CQ is looked at again soon: the client need not ring for reaping */
-		if (poll(pfd, 2, r->overflowing ? (int)r->idle_ms : -1) > 0)
+		/* so is one whose client has data to copy out: we copy it after a while */
+		if (poll(pfd, 2, r->overflowing ? (int)r->idle_ms
+				 : r->bounce_waiting ? (int)(srv_bounce_wait_ns / 1000000u) + 1 : -1) > 0)
 			__atomic_fetch_add(&r->ctl->wakeups, 1, __ATOMIC_RELAXED);
 		srv_efd_drain(r->sq_efd);
 		efd_drain(r->owner_efd);
@@ -238,6 +261,11 @@ static void ring_exit(struct srv_ring *r)
 			break;
 		if (!r->nr_iopoll && poll(&pfd, 1, 100) > 0)
 			efd_drain(r->owner_efd);
+	}
+	/* data the client has not copied out: through its /proc/PID/mem, then the CQEs */
+	if (r->bounce_waiting) {
+		r->exiting = true;
+		pass(r, false);
 	}
 	__atomic_store_n(&r->ctl->state, UCMDD_RING_DEAD, __ATOMIC_SEQ_CST);
 	(void)srv_efd_signal(r->cq_efd);
@@ -325,6 +353,8 @@ static void ring_free(struct srv_ring *r)
 	/* the ring memory goes with the engine ring; the client keeps its own mapping */
 	if (r->er_live)
 		ucmd_queue_exit(&r->er);
+	/* the engine ring's completions and commits are over */
+	srv_bounce_free(r->bounce);
 	/* the engine ring may write owner_efd until it is gone */
 	if (r->owner_efd >= 0)
 		close(r->owner_efd);
@@ -506,6 +536,44 @@ int srv_ring_create(struct srv_client *c, const struct ucmdd_queue_init *req,
 	rep->sqes_off = p.sq_off.resv2;
 	rep->p = p;
 	return id;
+}
+
+int srv_ring_bounce(struct srv_client *c, uint32_t ring_id, struct ucmdd_bounce_rep *rep, int *fd)
+{
+	struct srv_ring *r = srv_ring_get(c, ring_id);
+	struct srv_bounce *b = NULL;
+	unsigned tail;
+	int ret;
+
+	if (!r)
+		return -EBADF;
+	/* a SQPOLL ring's owner need not enter: nobody would copy */
+	if (r->flags & IORING_SETUP_SQPOLL)
+		return -EOPNOTSUPP;
+	pthread_mutex_lock(&r->lock);
+	if (r->bounce) {
+		pthread_mutex_unlock(&r->lock);
+		return -EEXIST;
+	}
+	mutex_lock(&r->ctx->uring_lock);
+	tail = r->ctx->cached_cq_tail;
+	mutex_unlock(&r->ctx->uring_lock);
+	ret = srv_bounce_create(c, tail, &b, rep);
+	if (!ret) {
+		*fd = fcntl(srv_bounce_fd(b), F_DUPFD_CLOEXEC, 0);
+		if (*fd < 0) {
+			ret = -errno;
+			srv_bounce_free(b);
+		}
+	}
+	if (!ret) {
+		/* between passes (we hold lock): the next one issues into it */
+		r->bounce = b;
+		r->bounce_told = 0;
+		io_ring_set_cq_publish(&r->er, srv_bounce_cq_publish, b);
+	}
+	pthread_mutex_unlock(&r->lock);
+	return ret;
 }
 
 static void ring_stop_free(struct srv_ring *r)

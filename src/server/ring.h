@@ -34,6 +34,11 @@ struct srv_ring {
 	unsigned nr_reqs, nr_iopoll;
 	unsigned cq_told;		/* the CQ tail the client was last woken for */
 	bool overflowing;
+	/* the read bounce area (bounce_area.c), set under lock; NULL: none */
+	struct srv_bounce *bounce;
+	unsigned bounce_told;		/* its records the client was last woken for */
+	bool bounce_waiting;		/* records wait for the client */
+	bool exiting;			/* ring_exit: the client's records are copied at once */
 };
 
 /*

@@ -85,6 +85,7 @@ struct srv_client {
 	pthread_t thread;		/* control thread (client.c) */
 	atomic_bool dead;		/* connection gone: rings stop and clean up */
 	bool held;			/* control thread: ever held a device, ring or region */
+	bool adopted;			/* control thread: acts for another process (UCMDD_ADOPT) */
 
 	pthread_mutex_t lock;		/* rings */
 	/*
@@ -168,6 +169,8 @@ int srv_mm_copy_to(struct srv_client *c, uint64_t cdst, const void *src, size_t 
  */
 int srv_ring_create(struct srv_client *c, const struct ucmdd_queue_init *req,
 		    struct ucmdd_queue_init_rep *rep, int fds[3]);
+/* UCMDD_RING_BOUNCE: the ring's read bounce area; *fd is ours to send and close. */
+int srv_ring_bounce(struct srv_client *c, uint32_t ring_id, struct ucmdd_bounce_rep *rep, int *fd);
 /* UCMDD_REGISTER; a probe goes to *payload (malloc'd, *payload_len bytes). */
 int srv_ring_register(struct srv_client *c, const struct ucmdd_register *req, int fd_in,
 		      void **payload, size_t *payload_len);

@@ -129,6 +129,20 @@ static size_t rm_allowed(const struct user_mm *mm, uint64_t addr, size_t n, bool
 	return q.vma_end - addr < n ? (size_t)(q.vma_end - addr) : n;
 }
 
+bool user_mm_remote_writeable(const struct user_mm *mm, uint64_t addr, size_t n)
+{
+	if (addr + n < addr || addr + n > UCMD_TASK_SIZE || atomic_load(&mm->gone))
+		return false;
+	for (size_t done = 0; done < n;) {
+		size_t k = rm_allowed(mm, addr + done, n - done, true);
+
+		if (!k)
+			return false;
+		done += k;
+	}
+	return true;
+}
+
 /* Move n bytes between local and remote; returns the bytes not moved. */
 static size_t rm_xfer(const struct user_mm *mm, void *local, uint64_t remote, size_t n,
 		      bool write)

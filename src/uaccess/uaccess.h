@@ -68,6 +68,22 @@ struct user_mm_ops {
 	 */
 	int (*bounce_charge)(const struct user_mm *mm, size_t n);
 	void (*bounce_uncharge)(const struct user_mm *mm, size_t n);
+	/*
+	 * Optional: a read's bounce in memory the owner shares with us, so
+	 * that the owner copies the data out itself. share_alloc: n zeroed
+	 * bytes at uaddr's offset in its page, for a read into
+	 * [uaddr, uaddr + n), or NULL (none free, or the range is not
+	 * writeable: the caller bounces as before); *area names the shared
+	 * area, for the others. share_owns: p lies in area's memory.
+	 * share_post: at completion, before the CQE, the data is handed over
+	 * (the owner copies it before it sees the CQE): 0, or -ENOSPC, and
+	 * the caller copies it itself and puts it back. share_put: give
+	 * unposted memory back.
+	 */
+	void *(*share_alloc)(const struct user_mm *mm, uint64_t uaddr, size_t n, void **area);
+	bool (*share_owns)(void *area, const void *p);
+	int (*share_post)(void *area, const void *p, uint64_t uaddr, size_t n);
+	void (*share_put)(void *area, const void *p);
 };
 
 struct user_mm {
@@ -99,6 +115,11 @@ int user_mm_init_remote(struct user_mm *mm, pid_t pid);
  */
 void user_mm_batch_begin(void);
 void user_mm_batch_end(void);
+/*
+ * Whether [addr, addr + n) of a remote mm lies in writeable mappings, as a
+ * copy_to would find it (inside a batch, from the batch's answer).
+ */
+bool user_mm_remote_writeable(const struct user_mm *mm, uint64_t addr, size_t n);
 /* Close what user_mm_init_remote opened (nothing for user_mm_self). */
 void user_mm_release(struct user_mm *mm);
 /* NULL stands for this process too (an iov_iter that never named an mm). */

@@ -42,6 +42,7 @@ static size_t min_payload(uint16_t op)
 	case UCMDD_PORT_STATE: return sizeof(struct ucmdd_port_state);
 	case UCMDD_REGS_READ: return sizeof(struct ucmdd_regs_read);
 	case UCMDD_CTRL_ANA_STATE: return sizeof(struct ucmdd_ctrl_ana_state);
+	case UCMDD_RING_BOUNCE: return sizeof(struct ucmdd_ring_id);
 	default: return SIZE_MAX;
 	}
 }

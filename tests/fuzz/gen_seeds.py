@@ -207,6 +207,7 @@ def daemon_seeds():
     ucmdd_msg("register_buffers", 9, struct.pack("<IIQII", 0, 0, 0x7f0000002000, 2, 0))
     ucmdd_msg("region_add", 10, struct.pack("<QQ", 0x7f0000100000, 1 << 20))
     ucmdd_msg("region_del", 11, struct.pack("<QQ", 0x7f0000100000, 0))
+    ucmdd_msg("ring_bounce", 17, struct.pack("<II", 0, 0))
     # broken: the length lies, the name fills its field, an unknown op, bad magic
     ucmdd_msg("bad_len", 4, struct.pack("<iI", 2, 0) + name("ng0n1"), length=0xffffffff)
     ucmdd_msg("unterminated_name", 4, struct.pack("<iI", 2, 0) + b"n" * 64)

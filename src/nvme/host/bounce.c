@@ -26,6 +26,8 @@
 
 struct nvme_bounce {
 	struct iov_iter user;		/* the user's segments, in their mm */
+	void *share;			/* the owner's shared area (share_alloc), or NULL */
+	uint64_t shared;		/* segments (bit i: segment i) bounced in it, not yet posted */
 	const struct user_mm *charged;	/* len bytes counted against it, or NULL */
 	const struct user_mm *meta_mm;	/* the metadata's, NULL: not bounced */
 	uint64_t meta_uaddr;
@@ -73,16 +75,41 @@ static void *local_range(const struct user_mm *mm, uint64_t uaddr, size_t n)
 	return mm->ops->map_local && n ? mm->ops->map_local(mm, uaddr, n) : NULL;
 }
 
+/*
+ * A read on an I/O queue may bounce in memory its owner shares with us and
+ * copies out itself (user_mm_ops.share_alloc): its data is only ever the
+ * owner's, never parsed by the driver. Admin data (Identify and the like)
+ * is read by the host too, and a client must not change it under us.
+ */
+static bool may_share(struct request *rq, const struct user_mm *mm, bool write, unsigned nr)
+{
+	const struct nvme_request *req = nvme_req(rq);
+
+	return !write && mm && mm->ops->share_alloc && nr <= 64 && req->nvmeq &&
+	       req->nvmeq->qid;
+}
+
+/* Shared segments of dev[] (bits of mask) back to their area. */
+static void share_put_all(const struct user_mm *mm, void *area, const struct iovec *dev,
+			  uint64_t mask)
+{
+	for (unsigned i = 0; mask; i++, mask >>= 1)
+		if (mask & 1)
+			mm->ops->share_put(area, dev[i].iov_base);
+}
+
 int nvme_rq_bounce(struct request *rq, const struct user_mm *meta_mm, bool write)
 {
 	struct nvme_request *req = nvme_req(rq);
 	const struct user_mm *mm = req->has_data ? req->data.mm : NULL;
 	const struct user_mm *owner;
 	struct iovec small[UCMD_FAST_IOV], *dev = small;
-	void *meta_local = NULL;
+	void *meta_local = NULL, *share = NULL;
 	struct nvme_bounce *b;
 	size_t need = 0, off = 0;
 	unsigned nr = mm ? req->data.nr_segs : 0;
+	uint64_t shared = 0;
+	bool sharing = may_share(rq, mm, write, nr);
 
 	if (user_mm_is_self(meta_mm) || !rq->meta_len)
 		meta_mm = NULL;
@@ -102,6 +129,19 @@ int nvme_rq_bounce(struct request *rq, const struct user_mm *meta_mm, bool write
 		size_t l = req->data.iov[i].iov_len;
 
 		dev[i] = (struct iovec){ local_range(mm, ua, l), l };
+		if (!dev[i].iov_base && sharing && l) {
+			void *area = NULL;
+
+			dev[i].iov_base = mm->ops->share_alloc(mm, ua, l, &area);
+			/* one request, one ring, one area; anything else bounces here */
+			if (dev[i].iov_base && share && area != share) {
+				mm->ops->share_put(area, dev[i].iov_base);
+				dev[i].iov_base = NULL;
+			} else if (dev[i].iov_base) {
+				share = area;
+				shared |= 1ull << i;
+			}
+		}
 		if (!dev[i].iov_base)
 			need += page_span(ua, l);
 	}
@@ -113,6 +153,8 @@ int nvme_rq_bounce(struct request *rq, const struct user_mm *meta_mm, bool write
 	owner = mm ? mm : meta_mm;
 	/* the owner's limit on what it makes us hold (ucmdd: per client) */
 	if (owner->ops->bounce_charge && owner->ops->bounce_charge(owner, need)) {
+		if (shared)
+			share_put_all(mm, share, dev, shared);
 		if (dev != small)
 			free(dev);
 		return -ENOMEM;
@@ -128,11 +170,15 @@ int nvme_rq_bounce(struct request *rq, const struct user_mm *meta_mm, bool write
 	if (!b) {
 		if (owner->ops->bounce_uncharge)
 			owner->ops->bounce_uncharge(owner, need);
+		if (shared)
+			share_put_all(mm, share, dev, shared);
 		if (dev != small)
 			free(dev);
 		return -ENOMEM;
 	}
 	b->charged = owner->ops->bounce_charge ? owner : NULL;
+	b->share = share;
+	b->shared = shared;
 	b->len = need;
 	if (!write && need)
 		memset(b->buf, 0, need);
@@ -147,7 +193,7 @@ int nvme_rq_bounce(struct request *rq, const struct user_mm *meta_mm, bool write
 		uint64_t ua = (uint64_t)(uintptr_t)req->data.iov[i].iov_base;
 
 		if (dev[i].iov_base)
-			continue;
+			continue;	/* the owner's: shared with us, or its bounce area */
 		dev[i].iov_base = bounce_place(b, &off, ua, dev[i].iov_len);
 		if (write && user_mm_copy_from(mm, dev[i].iov_base, ua, dev[i].iov_len))
 			goto fault;
@@ -194,10 +240,20 @@ int nvme_rq_bounce_out(struct request *rq, int status)
 		return status;
 	for (unsigned i = 0; i < b->user.nr_segs && !err; i++) {
 		const struct iovec *d = &req->data.iov[i];
+		uint64_t ua = (uint64_t)(uintptr_t)b->user.iov[i].iov_base;
 
-		if (in_buf(b, d->iov_base))
-			err = user_mm_copy_to(b->user.mm, (uint64_t)(uintptr_t)b->user.iov[i].iov_base,
-					      d->iov_base, d->iov_len);
+		if (in_buf(b, d->iov_base)) {
+			err = user_mm_copy_to(b->user.mm, ua, d->iov_base, d->iov_len);
+		} else if (i < 64 && (b->shared & (1ull << i))) {
+			const struct user_mm_ops *ops = b->user.mm->ops;
+
+			/* the owner copies it out before it sees our CQE; no room: as above */
+			b->shared &= ~(1ull << i);
+			if (ops->share_post(b->share, d->iov_base, ua, d->iov_len)) {
+				err = user_mm_copy_to(b->user.mm, ua, d->iov_base, d->iov_len);
+				ops->share_put(b->share, d->iov_base);
+			}
+		}
 	}
 	if (!err && b->meta_mm && in_buf(b, rq->meta))
 		err = user_mm_copy_to(b->meta_mm, b->meta_uaddr, rq->meta, b->meta_len);
@@ -213,6 +269,9 @@ void nvme_rq_bounce_free(struct request *rq)
 	if (!b)
 		return;
 	req->bounce = NULL;
+	/* a failed or cancelled read: its shared bounce was never handed over */
+	if (b->shared)
+		share_put_all(b->user.mm, b->share, req->data.iov, b->shared);
 	iov_iter_release(&b->user);
 	bounce_release(b);
 }

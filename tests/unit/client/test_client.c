@@ -40,6 +40,7 @@ enum fake_mode {
 	FAKE_CLOSE_ON_OPEN,	/* hang up instead of answering OPEN */
 	FAKE_NO_COPY,		/* refuses UCMDD_QI_SUBMIT_COPY, as a daemon before it */
 	FAKE_SHORT_COPY,	/* takes it, but makes no room for the program's SQ */
+	FAKE_BOUNCE,		/* as FAKE_OK, and gives each ring a read bounce area */
 };
 
 struct fake {
@@ -66,6 +67,9 @@ struct fake {
 	size_t mem_len;
 	struct ucmdd_queue_init_rep rep;
 	int sq_efd, cq_efd;
+	/* the read bounce area (FAKE_BOUNCE; else UCMDD_RING_BOUNCE is -EINVAL) */
+	char *bmem;
+	struct ucmdd_bounce_rep brep;
 };
 
 static size_t up(size_t v, size_t a)
@@ -233,6 +237,25 @@ static void *fake_main(void *arg)
 		case UCMDD_QUEUE_EXIT:
 			f->exited = true;
 			break;
+		case UCMDD_RING_BOUNCE:
+			if (f->mode != FAKE_BOUNCE) {
+				result = -EINVAL;
+				break;
+			}
+			/* a control page, a page of records, four pages of data */
+			f->brep = (struct ucmdd_bounce_rep){ .size = 6 * 4096, .recs_off = 4096,
+							     .data_off = 2 * 4096,
+							     .data_len = 4 * 4096, .nr_recs = 256 };
+			fds[0] = memfd_create("fake-bounce", MFD_CLOEXEC);
+			if (fds[0] < 0 || ftruncate(fds[0], 6 * 4096)) {
+				result = -ENOMEM;
+				break;
+			}
+			f->bmem = mmap(NULL, 6 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fds[0], 0);
+			memcpy(payload, &f->brep, sizeof(f->brep));
+			plen = sizeof(f->brep);
+			nfds = 1;
+			break;
 		case UCMDD_REGISTER: {
 			const struct ucmdd_register *r = req;
 			f->reg_opcode = r->opcode;
@@ -296,12 +319,12 @@ static void *fake_main(void *arg)
 		struct msghdr rm = { .msg_iov = riov, .msg_iovlen = 2 };
 		if (nfds && result >= 0) {
 			rm.msg_control = cout.b;
-			rm.msg_controllen = CMSG_SPACE(sizeof(int) * 3);
+			rm.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfds);
 			struct cmsghdr *oc = CMSG_FIRSTHDR(&rm);
 			oc->cmsg_level = SOL_SOCKET;
 			oc->cmsg_type = SCM_RIGHTS;
-			oc->cmsg_len = CMSG_LEN(sizeof(int) * 3);
-			memcpy(CMSG_DATA(oc), fds, sizeof(int) * 3);
+			oc->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfds);
+			memcpy(CMSG_DATA(oc), fds, sizeof(int) * (size_t)nfds);
 		}
 		if (sendmsg(f->sock, &rm, MSG_NOSIGNAL) < 0)
 			break;
@@ -640,6 +663,123 @@ static void wait_with(struct poster ps, int expect)
  * IORING_OFF_SQES of the memfd, the hole before them not mapped, so the
  * client's view is still base + offset and costs no memory for the hole.
  */
+/* A CQE written at the CQ's index i, the tail left where it is (the daemon holds it). */
+static void write_cqe_at(struct fake *f, unsigned i, uint64_t user_data)
+{
+	const struct io_uring_params *p = &f->rep.p;
+	unsigned shift = (p->flags & IORING_SETUP_CQE32) ? 1 : 0;
+	struct io_uring_cqe *cqe = (struct io_uring_cqe *)(f->mem + p->cq_off.cqes) +
+				   ((i & (p->cq_entries - 1)) << shift);
+
+	cqe->user_data = user_data;
+	cqe->res = 4096;
+	cqe->flags = 0;
+}
+
+/* The fake's record n: len bytes at data page pg for the client's addr, published. */
+static void bounce_rec(struct fake *f, unsigned n, unsigned pg, void *addr, unsigned len, int v)
+{
+	struct ucmdd_bounce_ctl *ctl = (struct ucmdd_bounce_ctl *)f->bmem;
+	struct ucmdd_bounce_rec *r = (struct ucmdd_bounce_rec *)(f->bmem + f->brep.recs_off);
+
+	memset(f->bmem + f->brep.data_off + pg * 4096, v, len);
+	r[n] = (struct ucmdd_bounce_rec){ (uint64_t)(uintptr_t)addr, pg * 4096, len };
+	__atomic_store_n(&ctl->tail, n + 1, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * The read bounce area, the client's side: entering the ring copies the
+ * records out (a bad address faults into nothing, never the program), says
+ * done, and shows the CQEs the daemon vouched for (ctl->cq) once every
+ * record they may need is copied -- by us, or by the daemon (taken) --
+ * and not one more.
+ */
+static void test_bounce_area(void **state)
+{
+	struct fake f;
+	struct ucmd_engine *e;
+	struct io_uring_params p = { .flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 };
+	struct ucmd_ring ring;
+	struct io_uring_cqe *cqe;
+	struct __kernel_timespec ts = { .tv_nsec = 2000000 };
+	struct ucmdd_bounce_ctl *ctl;
+	unsigned *ktail;
+	char *a = malloc(4096), *b = malloc(4096);
+
+	(void)state;
+	e = fake_start(&f, FAKE_BOUNCE);
+	assert_int_equal(ucmd_queue_init_engine(e, 4, &ring, &p), 0);
+	assert_non_null(f.bmem);
+	ctl = (struct ucmdd_bounce_ctl *)f.bmem;
+	ktail = word(&f, f.rep.p.cq_off.tail);
+	memset(a, 0, 4096);
+	memset(b, 0, 4096);
+
+	/* three reads done, their CQEs written and held: one into unmapped memory */
+	bounce_rec(&f, 0, 0, a, 4096, 0x11);
+	bounce_rec(&f, 1, 1, (void *)(uintptr_t)0x1000, 4096, 0x22);
+	bounce_rec(&f, 2, 2, b + 100, 3000, 0x33);
+	for (unsigned i = 0; i < 3; i++)
+		write_cqe_at(&f, i, 10 + i);
+	__atomic_store_n(&ctl->cq, (uint64_t)3 << 32 | 3, __ATOMIC_SEQ_CST);
+	assert_int_equal(ucmd_wait_cqe(&ring, &cqe), 0);
+	assert_int_equal(cqe->user_data, 10);
+	assert_int_equal(__atomic_load_n(ktail, __ATOMIC_SEQ_CST), 3);
+	assert_int_equal(ctl->claim, 3);
+	assert_int_equal(ctl->done, 3);
+	for (unsigned i = 0; i < 4096; i++)
+		assert_int_equal((unsigned char)a[i], 0x11);
+	for (unsigned i = 0; i < 4096; i++)
+		assert_int_equal((unsigned char)b[i], i >= 100 && i < 3100 ? 0x33 : 0);
+	ucmd_cq_advance(&ring, 3);
+
+	/* a CQE that may need a record not yet published (recs 5, tail 4): not shown */
+	bounce_rec(&f, 3, 0, a, 4096, 0x44);
+	write_cqe_at(&f, 3, 13);
+	write_cqe_at(&f, 4, 14);
+	__atomic_store_n(&ctl->cq, (uint64_t)5 << 32 | 5, __ATOMIC_SEQ_CST);
+	assert_int_equal(ucmd_wait_cqe_timeout(&ring, &cqe, &ts), -ETIME);
+	assert_int_equal(ctl->done, 4);
+	assert_int_equal(__atomic_load_n(ktail, __ATOMIC_SEQ_CST), 3);
+	/* it comes: both show */
+	bounce_rec(&f, 4, 1, b, 4096, 0x55);
+	assert_int_equal(ucmd_wait_cqe_nr(&ring, &cqe, 2), 0);
+	assert_int_equal(__atomic_load_n(ktail, __ATOMIC_SEQ_CST), 5);
+	assert_int_equal((unsigned char)a[0], 0x44);
+	assert_int_equal((unsigned char)b[4095], 0x55);
+	ucmd_cq_advance(&ring, 2);
+
+	/* the daemon took record 5 (claim moved): shown only once it says taken */
+	bounce_rec(&f, 5, 2, a, 4096, 0x66);
+	__atomic_store_n(&ctl->claim, 6, __ATOMIC_SEQ_CST);
+	write_cqe_at(&f, 5, 15);
+	__atomic_store_n(&ctl->cq, (uint64_t)6 << 32 | 6, __ATOMIC_SEQ_CST);
+	assert_int_equal(ucmd_wait_cqe_timeout(&ring, &cqe, &ts), -ETIME);
+	bounce_rec(&f, 6, 3, b, 4096, 0x77);
+	write_cqe_at(&f, 6, 16);
+	__atomic_store_n(&ctl->cq, (uint64_t)7 << 32 | 7, __ATOMIC_SEQ_CST);
+	assert_int_equal(ucmd_wait_cqe_timeout(&ring, &cqe, &ts), -ETIME);
+	assert_int_equal(__atomic_load_n(ktail, __ATOMIC_SEQ_CST), 5);
+	__atomic_store_n(&ctl->taken, 6, __ATOMIC_SEQ_CST);
+	bounce_rec(&f, 7, 0, b, 8, 0x78);
+	write_cqe_at(&f, 7, 17);
+	__atomic_store_n(&ctl->cq, (uint64_t)8 << 32 | 8, __ATOMIC_SEQ_CST);
+	assert_int_equal(ucmd_wait_cqe_nr(&ring, &cqe, 3), 0);
+	assert_int_equal(__atomic_load_n(ktail, __ATOMIC_SEQ_CST), 8);
+	assert_int_equal((unsigned char)b[0], 0x78);
+	assert_int_equal((unsigned char)b[8], 0x77);
+	/* never back: a tail the daemon moved further stays */
+	__atomic_store_n(ktail, 9, __ATOMIC_SEQ_CST);
+	(void)ucmd_wait_cqe_timeout(&ring, &cqe, &ts);
+	assert_int_equal(__atomic_load_n(ktail, __ATOMIC_SEQ_CST), 9);
+
+	ucmd_queue_exit(&ring);
+	munmap(f.bmem, 6 * 4096);
+	fake_stop(&f, e);
+	free(a);
+	free(b);
+}
+
 static void test_ring_sqes_at_off(void **state)
 {
 	struct fake f;
@@ -784,7 +924,7 @@ static void test_submit_copy_fallback(void **state)
 
 	(void)state;
 	assert_int_equal(dc_queue_init_psq(e, 4, &ring, &p), 0);
-	assert_int_equal(f.nreq - before, 2);	/* refused, then the shared SQ */
+	assert_int_equal(f.nreq - before, 3);	/* refused, the shared SQ, its read bounce area */
 	assert_int_equal(p.sq_off.head, f.rep.p.sq_off.head);
 	assert_int_equal(p.sq_off.array, f.rep.p.sq_off.array);
 	ucmd_queue_exit(&ring);
@@ -1198,6 +1338,7 @@ int main(void)
 		cmocka_unit_test(test_submit_copy_threads),
 		cmocka_unit_test(test_submit_copy_fallback),
 		cmocka_unit_test(test_submit_copy_short),
+		cmocka_unit_test(test_bounce_area),
 		cmocka_unit_test(test_wait_wakes),
 		cmocka_unit_test(test_wait_daemon_hangs_up),
 		cmocka_unit_test(test_wait_ring_dead),

@@ -35,6 +35,7 @@ static const size_t op_size[UCMDD_OP_MAX] = {
 	[UCMDD_PORT_STATE] = sizeof(struct ucmdd_port_state),
 	[UCMDD_REGS_READ] = sizeof(struct ucmdd_regs_read),
 	[UCMDD_CTRL_ANA_STATE] = sizeof(struct ucmdd_ctrl_ana_state),
+	[UCMDD_RING_BOUNCE] = sizeof(struct ucmdd_ring_id),
 };
 
 static _Alignas(8) unsigned char buf[UCMDD_MSG_MAX + 64];

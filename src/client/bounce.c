@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A ring's read bounce area, the client's side (src/daemon/proto.h,
+ * UCMDD_RING_BOUNCE). The daemon completes a read into our plain memory in
+ * this shared area instead of writing it through our /proc/PID/mem (a
+ * system call per buffer), and shows the read's CQE only once we copied
+ * the data out: which we do whenever the ring is entered (dc_enter, and
+ * each look at the CQ while waiting), in this process, without a system
+ * call. The daemon takes back what we leave unclaimed for about a
+ * millisecond, so a program that never enters still gets its data.
+ *
+ * The copy is guarded (uaccess): a buffer the program unmapped after it
+ * submitted the read faults into nothing, the program's own loss, as with
+ * Linux's pinned pages; a buffer that was bad when submitted never comes
+ * here (the daemon bounces it the old way, which ends in -EFAULT).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "client/client.h"
+#include "uaccess/uaccess.h"
+
+struct dc_bounce {
+	void *mem;
+	size_t size;
+	struct ucmdd_bounce_ctl *ctl;
+	const struct ucmdd_bounce_rec *recs;
+	const unsigned char *data;
+	uint64_t data_len;
+	uint32_t mask;
+	pthread_mutex_t lock;		/* one copier at a time: done moves in order */
+	/*
+	 * Under lock: records below copied are copied, by us or by the daemon
+	 * (ctl->taken says up to where it did); ours from pend_from to pend_to
+	 * are too, but the daemon may still be copying some before them.
+	 */
+	unsigned copied, pend_from, pend_to;
+	unsigned gen;			/* dc_forks when attached */
+};
+
+/*
+ * Children made by fork since start. A child shares the area's mapping but
+ * not the memory its records name (its parent's): it must not copy, or
+ * the parent would see CQEs of reads whose data went into the child. The
+ * daemon then writes the parent's data itself, a millisecond later.
+ */
+static unsigned dc_forks;
+static pthread_once_t dc_fork_once = PTHREAD_ONCE_INIT;
+
+static void dc_forked(void)
+{
+	__atomic_fetch_add(&dc_forks, 1, __ATOMIC_RELAXED);
+}
+
+static void dc_fork_hook(void)
+{
+	(void)pthread_atfork(NULL, NULL, dc_forked);
+}
+
+static bool rep_ok(const struct ucmdd_bounce_rep *rep, uint64_t fsize)
+{
+	uint64_t n = rep->nr_recs;
+
+	return n && !(n & (n - 1)) && rep->size <= fsize && rep->size <= SIZE_MAX &&
+	       rep->size >= sizeof(struct ucmdd_bounce_ctl) && !(rep->recs_off & 7) &&
+	       rep->recs_off >= sizeof(struct ucmdd_bounce_ctl) &&
+	       rep->recs_off <= rep->size && n <= (rep->size - rep->recs_off) / sizeof(struct ucmdd_bounce_rec) &&
+	       rep->data_off <= rep->size && rep->data_len <= rep->size - rep->data_off &&
+	       rep->data_len <= UINT32_MAX;
+}
+
+struct dc_bounce *dc_bounce_attach(struct dclient *dc, uint32_t ring_id)
+{
+	struct ucmdd_ring_id id = { .ring_id = ring_id };
+	struct ucmdd_bounce_rep rep;
+	struct dc_bounce *b;
+	struct stat st;
+	size_t len = 0;
+	int fd = -1, ret;
+
+	memset(&rep, 0, sizeof(rep));
+	ret = dc_call(dc, UCMDD_RING_BOUNCE, &id, sizeof(id), NULL, 0, &rep, sizeof(rep), &len,
+		      &fd, 1);
+	if (ret < 0)
+		return NULL;
+	b = calloc(1, sizeof(*b));
+	if (!b || len != sizeof(rep) || fstat(fd, &st) || !rep_ok(&rep, (uint64_t)st.st_size))
+		goto fail;
+	b->size = (size_t)rep.size;
+	b->mem = mmap(NULL, b->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+	if (b->mem == MAP_FAILED)
+		goto fail;
+	close(fd);
+	b->ctl = b->mem;
+	b->recs = (const struct ucmdd_bounce_rec *)((char *)b->mem + rep.recs_off);
+	b->data = (const unsigned char *)b->mem + rep.data_off;
+	b->data_len = rep.data_len;
+	b->mask = rep.nr_recs - 1;
+	pthread_mutex_init(&b->lock, NULL);
+	pthread_once(&dc_fork_once, dc_fork_hook);
+	b->gen = __atomic_load_n(&dc_forks, __ATOMIC_RELAXED);
+	return b;
+fail:
+	/* the daemon keeps the area and bounces into it: never claimed, it writes the data itself */
+	free(b);
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+void dc_bounce_detach(struct dc_bounce *b)
+{
+	if (!b)
+		return;
+	munmap(b->mem, b->size);
+	pthread_mutex_destroy(&b->lock);
+	free(b);
+}
+
+/*
+ * Show the CQEs whose data is in place without waiting for the daemon to
+ * see done (a wake-up of another thread per batch): cq says which CQEs are
+ * written and which records they may need. Under lock.
+ */
+/* true when CQEs stay held that the daemon has to show (it must see done first) */
+static bool cq_show(struct dc_bounce *b, unsigned *ktail)
+{
+	uint64_t cq = __atomic_load_n(&b->ctl->cq, __ATOMIC_ACQUIRE);
+	unsigned recs = (unsigned)(cq >> 32), t = (unsigned)cq, cur;
+	unsigned taken = __atomic_load_n(&b->ctl->taken, __ATOMIC_ACQUIRE);
+
+	if ((int)(taken - b->copied) > 0)
+		b->copied = taken;
+	if (b->pend_from != b->pend_to && (int)(b->copied - b->pend_from) >= 0) {
+		if ((int)(b->pend_to - b->copied) > 0)
+			b->copied = b->pend_to;
+		b->pend_from = b->pend_to;
+	}
+	cur = __atomic_load_n(ktail, __ATOMIC_RELAXED);
+	if ((int)(b->copied - recs) < 0)
+		return (int)(t - cur) > 0;
+	/* never back: the daemon moves it too */
+	while ((int)(t - cur) > 0)
+		if (__atomic_compare_exchange_n(ktail, &cur, t, false, __ATOMIC_SEQ_CST,
+						__ATOMIC_RELAXED))
+			break;
+	return false;
+}
+
+bool dc_bounce_reap(struct dc_bounce *b, unsigned *ktail)
+{
+	unsigned claim, tail;
+	bool held;
+
+	if (__atomic_load_n(&dc_forks, __ATOMIC_RELAXED) != b->gen)
+		return false;
+	tail = __atomic_load_n(&b->ctl->tail, __ATOMIC_ACQUIRE);
+	claim = __atomic_load_n(&b->ctl->claim, __ATOMIC_RELAXED);
+	/* nothing new, and nothing held back for data we copied: two loads */
+	if (tail == claim &&
+	    (uint32_t)__atomic_load_n(&b->ctl->cq, __ATOMIC_RELAXED) ==
+		    __atomic_load_n(ktail, __ATOMIC_RELAXED))
+		return false;
+	/* another thread of ours copies: it moves done when it is through */
+	if (pthread_mutex_trylock(&b->lock))
+		return false;
+	claim = __atomic_load_n(&b->ctl->claim, __ATOMIC_ACQUIRE);
+	tail = __atomic_load_n(&b->ctl->tail, __ATOMIC_ACQUIRE);
+	/* the daemon took them (claim moved), or a tail no record array holds */
+	if (claim == tail || tail - claim > b->mask + 1 ||
+	    !__atomic_compare_exchange_n(&b->ctl->claim, &claim, tail, false, __ATOMIC_SEQ_CST,
+					 __ATOMIC_RELAXED)) {
+		held = cq_show(b, ktail);
+		pthread_mutex_unlock(&b->lock);
+		return held;
+	}
+	for (unsigned i = claim; i != tail; i++) {
+		struct ucmdd_bounce_rec r = b->recs[i & b->mask];
+
+		if (r.off <= b->data_len && r.len <= b->data_len - r.off)
+			(void)raw_copy_to_user((void *)(uintptr_t)r.addr, b->data + r.off, r.len);
+	}
+	/* seq_cst: pairs with the daemon's NEED_WAKEUP-then-look before it sleeps */
+	__atomic_store_n(&b->ctl->done, tail, __ATOMIC_SEQ_CST);
+	/*
+	 * Ours, after our last: one range; after the daemon's (it took some
+	 * since): ours from here, the older range forgotten (the daemon then
+	 * shows those CQEs itself, a little later).
+	 */
+	if (b->pend_from != b->pend_to && b->pend_to == claim)
+		b->pend_to = tail;
+	else
+		b->pend_from = claim, b->pend_to = tail;
+	held = cq_show(b, ktail);
+	pthread_mutex_unlock(&b->lock);
+	return held;
+}

@@ -1,0 +1,404 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A ring's read bounce area (proto.h, UCMDD_RING_BOUNCE). Without it, a read
+ * into a client's plain memory completes into a buffer of ours and reaches
+ * the client by one pwrite to its /proc/PID/mem per buffer, a system call
+ * dearer than the whole read. With it, the device writes into this memfd,
+ * which the client maps too; the client's library copies the data out when
+ * it next enters the ring (it enters to wait for completions anyway), and
+ * only then is the read's CQE shown: the CQ tail we store stops before it.
+ *
+ * Nothing the client writes here is trusted. Each record is ours (kept in
+ * recs[], copied out to the shared array for the client's eyes only); the
+ * client's done and claim words decide only when its own CQEs are shown
+ * and who copies its own data. A client that lies about them sees its CQEs
+ * early or its data garbled, nothing else. A client that does not come
+ * back within SRV_BOUNCE_WAIT_NS gets its data written through
+ * /proc/PID/mem, as without an area: we take its records by moving claim
+ * ourselves (compare-and-swap: never both of us), and a full area or a
+ * full record array sends the next reads the old way. The memfd is sealed:
+ * the client cannot shrink it under our mapping.
+ *
+ * The CQ tail's bound: a record's CQE is written after the record (the
+ * read's completion copies, then posts), so its index is at least the CQ
+ * tail published when the record was made (hold). Showing the CQ only up
+ * to the hold of the oldest record not yet copied shows no CQE before its
+ * data; a CQE of another request behind that waits too, for as long as the
+ * client takes to enter.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "lib/clock.h"
+#include "server/bounce_area.h"
+#include "server/server.h"
+
+#define BPAGE 4096u
+#define WORDS (SRV_BOUNCE_PAGES / 64u)
+
+struct brec {
+	uint64_t addr;
+	uint32_t off, len;
+	unsigned hold;		/* the CQ tail published when it was made */
+};
+
+struct srv_bounce {
+	struct srv_client *c;
+	int memfd;
+	void *mem;
+	size_t size;
+	struct ucmdd_bounce_ctl *ctl;
+	struct ucmdd_bounce_rec *srecs;	/* the client's view of recs[] */
+	unsigned char *data;
+
+	pthread_mutex_t lock;
+	uint64_t used[WORDS];		/* data pages taken */
+	uint8_t run[SRV_BOUNCE_PAGES];	/* pages of the allocation starting at each */
+	unsigned hint;			/* where the next search starts */
+	struct brec recs[SRV_BOUNCE_RECS];
+	unsigned tail;			/* records made */
+	unsigned done;			/* records whose data reached the client */
+	unsigned pub;			/* the CQ tail last published */
+	unsigned wait_rec;		/* the oldest record seen waiting, since wait_since */
+	uint64_t wait_since;
+};
+
+static __thread struct srv_bounce *cur;
+unsigned long long srv_bounce_wait_ns = SRV_BOUNCE_WAIT_NS;
+
+struct srv_bounce *srv_bounce_current(void)
+{
+	return cur;
+}
+
+void srv_bounce_enter(struct srv_bounce *b)
+{
+	cur = b;
+}
+
+void srv_bounce_leave(void)
+{
+	cur = NULL;
+}
+
+struct srv_client *srv_bounce_client(const struct srv_bounce *b)
+{
+	return b->c;
+}
+
+int srv_bounce_fd(const struct srv_bounce *b)
+{
+	return b->memfd;
+}
+
+int srv_bounce_create(struct srv_client *c, unsigned cq_tail, struct srv_bounce **out,
+		      struct ucmdd_bounce_rep *rep)
+{
+	const size_t recs_off = BPAGE;
+	const size_t data_off = recs_off + ((SRV_BOUNCE_RECS * sizeof(struct ucmdd_bounce_rec) +
+					     BPAGE - 1) & ~(size_t)(BPAGE - 1));
+	const size_t data_len = (size_t)SRV_BOUNCE_PAGES * BPAGE;
+	struct srv_bounce *b = calloc(1, sizeof(*b));
+	int ret;
+
+	if (!b)
+		return -ENOMEM;
+	b->c = c;
+	b->pub = cq_tail;
+	b->size = data_off + data_len;
+	b->mem = MAP_FAILED;
+	b->memfd = memfd_create("ucmdd-bounce", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (b->memfd < 0 || ftruncate(b->memfd, (off_t)b->size) ||
+	    fcntl(b->memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
+		ret = -errno;
+		goto fail;
+	}
+	b->mem = mmap(NULL, b->size, PROT_READ | PROT_WRITE, MAP_SHARED, b->memfd, 0);
+	if (b->mem == MAP_FAILED) {
+		ret = -errno;
+		goto fail;
+	}
+	b->ctl = b->mem;
+	b->srecs = (struct ucmdd_bounce_rec *)((char *)b->mem + recs_off);
+	b->data = (unsigned char *)b->mem + data_off;
+	pthread_mutex_init(&b->lock, NULL);
+	memset(rep, 0, sizeof(*rep));
+	rep->size = b->size;
+	rep->recs_off = recs_off;
+	rep->data_off = data_off;
+	rep->data_len = data_len;
+	rep->nr_recs = SRV_BOUNCE_RECS;
+	*out = b;
+	return 0;
+fail:
+	if (b->memfd >= 0)
+		close(b->memfd);
+	free(b);
+	return ret;
+}
+
+void srv_bounce_free(struct srv_bounce *b)
+{
+	if (!b)
+		return;
+	munmap(b->mem, b->size);
+	close(b->memfd);
+	pthread_mutex_destroy(&b->lock);
+	free(b);
+}
+
+static bool page_used(const struct srv_bounce *b, unsigned p)
+{
+	return b->used[p / 64] >> (p % 64) & 1;
+}
+
+static void pages_mark(struct srv_bounce *b, unsigned p, unsigned n, bool on)
+{
+	for (unsigned i = p; i < p + n; i++) {
+		if (on)
+			b->used[i / 64] |= 1ull << (i % 64);
+		else
+			b->used[i / 64] &= ~(1ull << (i % 64));
+	}
+}
+
+/* First fit from the hint, wrapping once: n free pages in a row, or -1. */
+static int pages_find(struct srv_bounce *b, unsigned n)
+{
+	for (unsigned k = 0, p = b->hint; k < SRV_BOUNCE_PAGES; k++, p = (p + 1) % SRV_BOUNCE_PAGES) {
+		unsigned i;
+
+		if (p + n > SRV_BOUNCE_PAGES)
+			continue;
+		for (i = 0; i < n && !page_used(b, p + i); i++)
+			;
+		if (i == n)
+			return (int)p;
+	}
+	return -1;
+}
+
+void *srv_bounce_alloc(struct srv_bounce *b, uint64_t uaddr, size_t n)
+{
+	size_t span = ((uaddr & (BPAGE - 1)) + n + BPAGE - 1) / BPAGE;
+	int p;
+
+	if (!n || span > SRV_BOUNCE_SEG_PAGES)
+		return NULL;
+	pthread_mutex_lock(&b->lock);
+	p = pages_find(b, (unsigned)span);
+	if (p >= 0) {
+		pages_mark(b, (unsigned)p, (unsigned)span, true);
+		b->run[p] = (uint8_t)span;
+		b->hint = ((unsigned)p + (unsigned)span) % SRV_BOUNCE_PAGES;
+	}
+	pthread_mutex_unlock(&b->lock);
+	if (p < 0)
+		return NULL;
+	/* what the device does not write reads as zeros, as a bounce of ours does */
+	memset(b->data + (size_t)p * BPAGE, 0, span * BPAGE);
+	return b->data + (size_t)p * BPAGE + (uaddr & (BPAGE - 1));
+}
+
+bool srv_bounce_owns(const struct srv_bounce *b, const void *p)
+{
+	const unsigned char *q = p;
+
+	return q >= b->data && q < b->data + (size_t)SRV_BOUNCE_PAGES * BPAGE;
+}
+
+static void put_locked(struct srv_bounce *b, size_t off)
+{
+	unsigned p = (unsigned)(off / BPAGE);
+
+	if (p < SRV_BOUNCE_PAGES && b->run[p]) {
+		pages_mark(b, p, b->run[p], false);
+		b->run[p] = 0;
+	}
+}
+
+void srv_bounce_put(struct srv_bounce *b, const void *p)
+{
+	pthread_mutex_lock(&b->lock);
+	put_locked(b, (size_t)((const unsigned char *)p - b->data));
+	pthread_mutex_unlock(&b->lock);
+}
+
+int srv_bounce_post(struct srv_bounce *b, const void *p, uint64_t uaddr, size_t n)
+{
+	uint32_t off = (uint32_t)((const unsigned char *)p - b->data);
+	struct brec *r;
+
+	pthread_mutex_lock(&b->lock);
+	if (b->tail - b->done >= SRV_BOUNCE_RECS) {
+		pthread_mutex_unlock(&b->lock);
+		return -ENOSPC;
+	}
+	r = &b->recs[b->tail & (SRV_BOUNCE_RECS - 1)];
+	*r = (struct brec){ .addr = uaddr, .off = off, .len = (uint32_t)n, .hold = b->pub };
+	b->srecs[b->tail & (SRV_BOUNCE_RECS - 1)] =
+		(struct ucmdd_bounce_rec){ .addr = uaddr, .off = off, .len = (uint32_t)n };
+	b->tail++;
+	/* the data and the record before the tail that shows them */
+	__atomic_store_n(&b->ctl->tail, b->tail, __ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(&b->lock);
+	return 0;
+}
+
+/* Records [b->done, to) reached the client: their pages come back. Under lock. */
+static void done_to(struct srv_bounce *b, unsigned to)
+{
+	while (b->done != to) {
+		const struct brec *r = &b->recs[b->done & (SRV_BOUNCE_RECS - 1)];
+
+		put_locked(b, r->off);
+		b->done++;
+	}
+}
+
+/*
+ * Move the shared CQ tail up to t, never back: the client may have moved it
+ * past t. Bounded: a client that keeps changing it only stalls its own CQ.
+ */
+static void cq_tail_max(unsigned *ktail, unsigned t)
+{
+	unsigned cur = __atomic_load_n(ktail, __ATOMIC_RELAXED);
+
+	for (int i = 0; i < 16 && (int)(t - cur) > 0; i++)
+		if (__atomic_compare_exchange_n(ktail, &cur, t, false, __ATOMIC_SEQ_CST,
+						__ATOMIC_RELAXED))
+			return;
+}
+
+void srv_bounce_cq_publish(void *arg, unsigned *ktail, unsigned tail)
+{
+	struct srv_bounce *b = arg;
+	unsigned t = tail;
+
+	pthread_mutex_lock(&b->lock);
+	if (b->done != b->tail) {
+		unsigned hold = b->recs[b->done & (SRV_BOUNCE_RECS - 1)].hold;
+
+		if ((int)(hold - t) < 0)
+			t = hold;
+	}
+	if ((int)(t - b->pub) < 0)
+		t = b->pub;
+	b->pub = t;
+	/*
+	 * For the client: every CQE below tail is written, and only records
+	 * below b->tail can belong to one (a later record's CQE is written
+	 * after this, at tail or beyond).
+	 */
+	__atomic_store_n(&b->ctl->cq, (uint64_t)b->tail << 32 | tail, __ATOMIC_RELEASE);
+	cq_tail_max(ktail, t);
+	pthread_mutex_unlock(&b->lock);
+}
+
+bool srv_bounce_poll(struct srv_bounce *b, bool force)
+{
+	struct srv_client *c = b->c;
+	unsigned d, from, to;
+	bool moved = false;
+
+	pthread_mutex_lock(&b->lock);
+	/* what the client says it copied: only ever within what we made */
+	d = __atomic_load_n(&b->ctl->done, __ATOMIC_ACQUIRE);
+	if (d != b->done && d - b->done <= b->tail - b->done) {
+		done_to(b, d);
+		moved = true;
+	}
+	from = b->done;
+	to = b->tail;
+	if (from == to) {
+		pthread_mutex_unlock(&b->lock);
+		return moved;
+	}
+	if (!force) {
+		uint64_t now = ktime_get_ns();
+
+		if (b->wait_rec != from || !b->wait_since) {
+			b->wait_rec = from;
+			b->wait_since = now;
+		}
+		if (now - b->wait_since < srv_bounce_wait_ns) {
+			pthread_mutex_unlock(&b->lock);
+			return moved;
+		}
+	}
+	/* the client claimed nothing past done: take them, or it did meanwhile */
+	if (!__atomic_compare_exchange_n(&b->ctl->claim, &from, to, false, __ATOMIC_SEQ_CST,
+					 __ATOMIC_RELAXED)) {
+		pthread_mutex_unlock(&b->lock);
+		return moved;
+	}
+	from = b->done;
+	pthread_mutex_unlock(&b->lock);
+	/* records are never changed once made, and their pages stay ours until done moves */
+	for (unsigned i = from; i != to; i++) {
+		const struct brec *r = &b->recs[i & (SRV_BOUNCE_RECS - 1)];
+
+		(void)srv_mm_copy_to(c, r->addr, b->data + r->off, r->len);
+	}
+	/* for a client that moves the CQ tail itself: everything below to is copied */
+	__atomic_store_n(&b->ctl->taken, to, __ATOMIC_RELEASE);
+	pthread_mutex_lock(&b->lock);
+	/* the client may have written done meanwhile (a lie: it claimed nothing) */
+	if (to - b->done <= b->tail - b->done)
+		done_to(b, to);
+	b->wait_since = 0;
+	pthread_mutex_unlock(&b->lock);
+	return true;
+}
+
+/*
+ * Before the daemon reads [addr, addr + n) of the client's memory for a
+ * request (a Write's data, an iovec array): a read still waiting in the
+ * area for that memory must be there first, as Linux's data is in place
+ * when a linked or drained request after the read starts. We write what
+ * waits ourselves; what the client claimed, it is copying: wait for its
+ * done a little (a client stopped mid-copy gets the stale bytes it raced).
+ */
+void srv_bounce_sync(struct srv_bounce *b, uint64_t addr, size_t n)
+{
+	unsigned last = 0;
+	bool hit = false;
+
+	pthread_mutex_lock(&b->lock);
+	for (unsigned i = b->done; i != b->tail; i++) {
+		const struct brec *r = &b->recs[i & (SRV_BOUNCE_RECS - 1)];
+
+		if (addr < r->addr + r->len && r->addr < addr + n) {
+			hit = true;
+			last = i + 1;
+		}
+	}
+	pthread_mutex_unlock(&b->lock);
+	if (!hit)
+		return;
+	(void)srv_bounce_poll(b, true);
+	for (uint64_t end = ktime_get_ns() + srv_bounce_wait_ns;;) {
+		bool through;
+
+		pthread_mutex_lock(&b->lock);
+		through = (int)(b->done - last) >= 0;
+		pthread_mutex_unlock(&b->lock);
+		if (through || ktime_get_ns() >= end)
+			return;
+		(void)srv_bounce_poll(b, true);
+	}
+}
+
+void srv_bounce_state(struct srv_bounce *b, unsigned *recs, bool *waiting, unsigned *cq_tail)
+{
+	pthread_mutex_lock(&b->lock);
+	*recs = b->tail;
+	*waiting = b->done != b->tail;
+	*cq_tail = b->pub;
+	pthread_mutex_unlock(&b->lock);
+}
