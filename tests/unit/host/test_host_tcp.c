@@ -782,7 +782,7 @@ static void test_batched_capsules(void **state)
 static void test_deferred_sends(void **state)
 {
 	struct rig r;
-	uint8_t *b = aligned_alloc(4096, 9 * 512);
+	uint8_t *b = aligned_alloc(4096, 8192);	/* 9 blocks */
 	uint64_t segs = 0;
 
 	(void)state;
@@ -836,7 +836,7 @@ static void test_deferred_sends(void **state)
 static void test_deferred_unwaited(void **state)
 {
 	struct rig r;
-	uint8_t *b = aligned_alloc(4096, 2 * 512);
+	uint8_t *b = aligned_alloc(4096, 4096);	/* 2 blocks */
 	bool deferred = false;
 
 	(void)state;
