@@ -1320,16 +1320,16 @@ static int tcp_start_queue(struct nvme_host *h, struct nvme_queue *q, uint32_t i
 	q->priv = tq;
 	tq->nq = q;
 	tq->fd = -1;
-	tq->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	tq->polled = q->polled;
 	pthread_mutex_init(&tq->send_lock, NULL);
 	pthread_mutex_init(&tq->rx_lock, NULL);
+	tq->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (tq->kick_fd < 0)
+		return -errno;
 	tq->rxq = malloc(NVME_TCP_RXQ);
 	tq->tx_buf = malloc(NVME_TCP_TXQ);
 	if (!tq->rxq || !tq->tx_buf)
 		return -ENOMEM;
-	if (tq->kick_fd < 0)
-		return -errno;
 	tq->inline_max = inline_max < NVME_TCP_BUF ? inline_max : NVME_TCP_BUF;
 	tq->lim.from_host = false;
 	tq->lim.pda = 0;
