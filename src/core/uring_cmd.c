@@ -78,7 +78,7 @@ void io_uring_cmd_done(struct io_uring_cmd *cmd, long ret, uint64_t res2)
 	io_req_provider_done(req);
 }
 
-void io_uring_cmd_set_wait_src(struct io_uring_cmd *cmd, const struct io_wait_src_ops *ops,
+bool io_uring_cmd_set_wait_src(struct io_uring_cmd *cmd, const struct io_wait_src_ops *ops,
 			       void *arg)
 {
 	struct ucmd_kiocb *req = cmd_to_req(cmd);
@@ -90,20 +90,21 @@ void io_uring_cmd_set_wait_src(struct io_uring_cmd *cmd, const struct io_wait_sr
 	 * (an IOPOLL ring's polls, an SQPOLL ring's thread find theirs)
 	 */
 	if (current_ctx != ctx || (ctx->flags & (IORING_SETUP_IOPOLL | IORING_SETUP_SQPOLL)))
-		return;
+		return false;
 	if (!ctx->wsrc_nr) {
 		if (ctx->wait_efd < 0) {
 			ctx->wait_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 			if (ctx->wait_efd < 0)
-				return;
+				return false;
 		}
 		ctx->wsrc_ops = ops;
 		ctx->wsrc_arg = arg;
 	} else if (ctx->wsrc_ops != ops || ctx->wsrc_arg != arg) {
-		return;		/* a second source: its completions wake the waiter as usual */
+		return false;	/* a second source: its completions wake the waiter as usual */
 	}
 	ctx->wsrc_nr++;
 	req->flags |= REQ_F_WAIT_SRC;
+	return true;
 }
 
 static void io_uring_cmd_work(struct ucmd_tw_node *node)

@@ -65,8 +65,12 @@ struct io_wait_src_ops {
 	void (*sleep)(void *arg, int efd, int timeout_ms);
 	void (*sleep_end)(void *arg);
 };
-/* Name ops/arg as the wait source of cmd's ring, from ->uring_cmd(). */
-void io_uring_cmd_set_wait_src(struct io_uring_cmd *cmd, const struct io_wait_src_ops *ops,
+/*
+ * Name ops/arg as the wait source of cmd's ring, from ->uring_cmd(): true
+ * when the ring's waiter will call them for cmd (false: an IOPOLL or
+ * SQPOLL ring, another source already named, not the ring's owner).
+ */
+bool io_uring_cmd_set_wait_src(struct io_uring_cmd *cmd, const struct io_wait_src_ops *ops,
 			       void *arg);
 
 /* The address space the command's user addresses name (the ring's task's). */

@@ -83,6 +83,7 @@ enum {
 	NVME_REQ_CANCELLED = 1u << 0,
 	NVME_REQ_XFER_ERR = 1u << 1,	/* TCP: the user's buffer faulted, or a data digest failed */
 	NVME_REQ_TCP_SENT = 1u << 2,	/* TCP: on a connection (sent again after a reconnect) */
+	NVME_REQ_TCP_WAITED = 1u << 3,	/* TCP: its ring's waiter reads its queue (tcp_wait_*) */
 };
 /*
  * A namespace head's block request (Linux's REQ_NVME_MPATH): a path error,
@@ -194,9 +195,10 @@ struct nvme_ctrl_ops {
 	/*
 	 * A passthrough command goes to q: name q as its ring's wait source
 	 * (io_uring_cmd_set_wait_src) when the ring's waiter can read q's
-	 * completions itself. May be NULL.
+	 * completions itself (rq: the command's request, not yet issued).
+	 * May be NULL.
 	 */
-	void (*wait_src)(struct nvme_queue *q, struct io_uring_cmd *ioucmd);
+	void (*wait_src)(struct nvme_queue *q, struct io_uring_cmd *ioucmd, struct request *rq);
 	/*
 	 * For a multipath head (multipath.c): whether the controller carries
 	 * commands now (NVME_PATH_LIVE), is being reconnected (a path that

@@ -241,7 +241,7 @@ nvme_uring_cmd_io(struct nvme_host *h, struct nvme_ns *ns, struct io_uring_cmd *
 	rq->end_io_data = ioucmd;
 	/* the queue's own transport: a multipath head's request runs on a path's */
 	if (pdu->nvmeq && pdu->nvmeq->host->ops->wait_src && !(issue_flags & IO_URING_F_IOPOLL))
-		pdu->nvmeq->host->ops->wait_src(pdu->nvmeq, ioucmd);
+		pdu->nvmeq->host->ops->wait_src(pdu->nvmeq, ioucmd, rq);
 	blk_execute_rq_nowait(rq, false);
 	return -EIOCBQUEUED;
 }

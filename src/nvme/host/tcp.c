@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -199,8 +200,32 @@ static int tcp_flush(struct nvme_tcp_queue *tq)
 	if (!tq->tx_len)
 		return 0;
 	tq->tx_len = 0;
+	atomic_store_explicit(&tq->tx_deferred, false, memory_order_relaxed);
 	ret = send_iov(tq->fd, &v, 1);
 	return ret;
+}
+
+/* What is staged goes nowhere (the connection is gone). Send lock held. */
+static void tcp_drop_staged(struct nvme_tcp_queue *tq)
+{
+	tq->tx_len = 0;
+	atomic_store_explicit(&tq->tx_deferred, false, memory_order_relaxed);
+}
+
+/*
+ * Send what a waiter owed, if anything (tx_deferred). A failed send closes
+ * the socket: the receiver sees it and the requests are sent again or fail.
+ */
+static void tcp_send_deferred(struct nvme_tcp_queue *tq)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&tq->send_lock);
+	if (atomic_load_explicit(&tq->tx_deferred, memory_order_relaxed) && !atomic_load(&tq->dead))
+		ret = tcp_flush(tq);
+	pthread_mutex_unlock(&tq->send_lock);
+	if (ret)
+		shutdown(tq->fd, SHUT_RDWR);
 }
 
 /* Send a header (pre bytes in hdr) and optional data with its digest. Send lock held. */
@@ -627,6 +652,12 @@ static bool tcp_waiter_recent(struct nvme_tcp_queue *tq, uint64_t now, uint64_t 
 	return true;
 }
 
+/* Staged sends have waited for a waiter a claim period: the receiver sends them. */
+static bool tcp_defer_expired(struct nvme_tcp_queue *tq, uint64_t now)
+{
+	return atomic_load_explicit(&tq->tx_defer_ms, memory_order_relaxed) + NVME_TCP_WAIT_IDLE_MS <= now;
+}
+
 /*
  * What one recv brings (the rest of a PDU it begins included), parsed:
  * 0 also when there was nothing, else the error that ends the connection.
@@ -668,14 +699,46 @@ static void *tcp_rx_thread(void *arg)
 	int ret = 0;
 
 	while (!ret && !atomic_load(&tq->dead)) {
-		bool watch = tcp_waiter_recent(tq, mono_ms(), &left);
-		struct pollfd pf = { .fd = tq->fd, .events = (short)(POLLRDHUP | (watch ? 0 : POLLIN)) };
-		int r = poll(&pf, 1, watch ? (int)left : -1);
+		uint64_t now = mono_ms();
+		bool watch = tcp_waiter_recent(tq, now, &left);
+
+		if (watch) {
+			/* sends may wait for a waiter: at most a claim period, then they go here */
+			atomic_store(&tq->rx_watching, true);
+			if (atomic_load_explicit(&tq->tx_deferred, memory_order_relaxed) &&
+			    tcp_defer_expired(tq, now))
+				tcp_send_deferred(tq);
+		} else if (atomic_load_explicit(&tq->rx_watching, memory_order_relaxed) ||
+			   atomic_load_explicit(&tq->tx_deferred, memory_order_relaxed)) {
+			/*
+			 * about to sleep untimed: nothing may wait for a waiter
+			 * from now on, unless it kicks this thread first
+			 */
+			pthread_mutex_lock(&tq->send_lock);
+			atomic_store(&tq->rx_watching, false);
+			pthread_mutex_unlock(&tq->send_lock);
+			tcp_send_deferred(tq);
+		}
+		struct pollfd pfs[2] = {
+			{ .fd = tq->fd, .events = (short)(POLLRDHUP | (watch ? 0 : POLLIN)) },
+			{ .fd = tq->kick_fd, .events = POLLIN },
+		};
+		struct pollfd pf = pfs[0];
+		int r = poll(pfs, 2, watch ? (int)left : -1);
 
 		if (r < 0 && errno != EINTR)
 			ret = -errno;
 		if (!ret)
 			ret = atomic_load(&tq->rx_err);
+		if (!ret && r > 0 && (pfs[1].revents & POLLIN)) {
+			uint64_t v;
+
+			/* a submitter left a send for a waiter: watch (above) */
+			if (read(tq->kick_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+				ret = -errno;
+			atomic_store(&tq->rx_kicked, false);
+		}
+		pf = pfs[0];
 		if (ret || r <= 0 || !pf.revents)
 			continue;
 		/* bytes a waiter that came meanwhile reads (it sleeps on the socket too) */
@@ -790,6 +853,45 @@ static int tcp_send_cmd(struct nvme_tcp_queue *tq, struct nvme_request *req)
 	return 0;
 }
 
+/* A thread's identity for tq->waiter: the address of its own copy of this. */
+static __thread char tcp_self;
+
+/*
+ * The staged capsules (the submission's last request req's among them)
+ * may wait for the ring's waiter instead of leaving now: req's ring reads
+ * tq (its waiter will flush them before it looks for their completions,
+ * tcp_wait_reap), the submitting thread is that waiter (it comes back),
+ * none sleeps on the socket meanwhile (it would not send them), and the
+ * receiver watches (it sends them if the waiter does not come). Send lock
+ * held.
+ */
+static bool tcp_may_defer(struct nvme_tcp_queue *tq, struct nvme_request *req)
+{
+	uint64_t left;
+
+	if (!nvme_req_test_flag(req, NVME_REQ_TCP_WAITED) ||
+	    atomic_load_explicit(&tq->waiter, memory_order_relaxed) != &tcp_self ||
+	    atomic_load_explicit(&tq->wait_sleepers, memory_order_relaxed) || atomic_load(&tq->dead))
+		return false;
+	if (atomic_load_explicit(&tq->rx_watching, memory_order_relaxed))
+		return true;
+	/*
+	 * The receiver sleeps untimed (a waiter read the data under its
+	 * nose): when this thread waited lately, it comes back; the receiver
+	 * is woken once to watch meanwhile (one write per watch period).
+	 */
+	if (!tcp_waiter_recent(tq, mono_ms(), &left))
+		return false;
+	if (!atomic_load_explicit(&tq->rx_kicked, memory_order_relaxed)) {
+		uint64_t one = 1;
+
+		if (write(tq->kick_fd, &one, sizeof(one)) < 0)
+			return false;
+		atomic_store_explicit(&tq->rx_kicked, true, memory_order_relaxed);
+	}
+	return true;
+}
+
 static blk_status_t tcp_queue_rq(struct blk_mq_hw_ctx *hctx, const struct blk_mq_queue_data *bd)
 {
 	struct nvme_queue *q = hctx->driver_data;
@@ -802,7 +904,12 @@ static blk_status_t tcp_queue_rq(struct blk_mq_hw_ctx *hctx, const struct blk_mq
 		return ret;
 	ret = tcp_send_cmd(tq, req);
 	/* the submission's last request (or commit_rqs) sends what is staged */
-	if ((!ret || ret == -EFAULT) && bd->last) {
+	if (!ret && bd->last && tcp_may_defer(tq, req)) {
+		if (!atomic_load_explicit(&tq->tx_deferred, memory_order_relaxed)) {
+			atomic_store_explicit(&tq->tx_defer_ms, mono_ms(), memory_order_relaxed);
+			atomic_store_explicit(&tq->tx_deferred, true, memory_order_release);
+		}
+	} else if ((!ret || ret == -EFAULT) && bd->last) {
 		int fret = tcp_flush(tq);
 
 		if (fret)
@@ -827,7 +934,7 @@ static void tcp_commit_rqs(struct blk_mq_hw_ctx *hctx)
 	pthread_mutex_lock(&tq->send_lock);
 	/* a dead connection's staged requests are sent again by the recovery, or fail */
 	if (atomic_load(&tq->dead)) {
-		tq->tx_len = 0;
+		tcp_drop_staged(tq);
 		ret = 0;
 	} else {
 		ret = tcp_flush(tq);
@@ -979,6 +1086,10 @@ static int tcp_wait_reap(void *arg)
 	int n;
 
 	atomic_store_explicit(&tq->last_poll_ms, now, memory_order_relaxed);
+	atomic_store_explicit(&tq->waiter, &tcp_self, memory_order_relaxed);
+	/* what this ring's submissions left staged goes before their completions are looked for */
+	if (atomic_load_explicit(&tq->tx_deferred, memory_order_relaxed))
+		tcp_send_deferred(tq);
 	n = tcp_read_avail(tq, now, &nvme_tcp_ctrl(tq->nq->host)->waited_cqes);
 	return n > 0 ? n : 0;
 }
@@ -1034,12 +1145,12 @@ static const struct io_wait_src_ops tcp_wait_ops = {
  * connection. Not on polled queues (their IOPOLL pollers do) nor the admin
  * queue (the keep-alive and the asynchronous events are its receiver's).
  */
-static void tcp_wait_src(struct nvme_queue *q, struct io_uring_cmd *ioucmd)
+static void tcp_wait_src(struct nvme_queue *q, struct io_uring_cmd *ioucmd, struct request *rq)
 {
 	struct nvme_tcp_queue *tq = q->priv;
 
-	if (tq && q->qid && !tq->polled)
-		io_uring_cmd_set_wait_src(ioucmd, &tcp_wait_ops, tq);
+	if (tq && q->qid && !tq->polled && io_uring_cmd_set_wait_src(ioucmd, &tcp_wait_ops, tq))
+		nvme_req_set_flag(nvme_req(rq), NVME_REQ_TCP_WAITED);
 }
 
 /* ---- connections ------------------------------------------------------------------ */
@@ -1212,6 +1323,9 @@ static int tcp_start_queue(struct nvme_host *h, struct nvme_queue *q, uint32_t i
 	tq->polled = q->polled;
 	pthread_mutex_init(&tq->send_lock, NULL);
 	pthread_mutex_init(&tq->rx_lock, NULL);
+	tq->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (tq->kick_fd < 0)
+		return -errno;
 	tq->rxq = malloc(NVME_TCP_RXQ);
 	tq->tx_buf = malloc(NVME_TCP_TXQ);
 	if (!tq->rxq || !tq->tx_buf)
@@ -1277,7 +1391,8 @@ int nvme_tcp_reconnect_queue(struct nvme_host *h, struct nvme_queue *q)
 	rx_reset(tq);
 	/* what was staged for the lost connection is sent again by nvme_tcp_resend() */
 	pthread_mutex_lock(&tq->send_lock);
-	tq->tx_len = 0;
+	tcp_drop_staged(tq);
+	atomic_store(&tq->rx_watching, false);	/* until the new receiver watches */
 	pthread_mutex_unlock(&tq->send_lock);
 	memset(&tq->lim, 0, sizeof(tq->lim));
 	tq->lim.max_data = UINT32_MAX;
@@ -1383,6 +1498,8 @@ static void tcp_free_queue(struct nvme_queue *q)
 	}
 	if (tq->fd >= 0)
 		close(tq->fd);
+	if (tq->kick_fd >= 0)
+		close(tq->kick_fd);
 	pthread_mutex_destroy(&tq->send_lock);
 	pthread_mutex_destroy(&tq->rx_lock);
 	free(tq->rxq);

@@ -131,6 +131,25 @@ struct nvme_tcp_queue {
 	 */
 	uint8_t *tx_buf;
 	uint32_t tx_len;
+	/*
+	 * Sends a ring's waiter owes (tcp_queue_rq): at one SQE per submit the
+	 * capsules of consecutive submissions stay staged while that ring's
+	 * waiter is about to come back for their completions, and it sends
+	 * them together before it reads the socket (tcp_wait_reap): one
+	 * sendmsg per pass instead of one per command. Only while the
+	 * receiver watches (rx_watching, cleared with a flush under send_lock
+	 * before it sleeps untimed; a submitter that finds it cleared wakes it
+	 * through kick_fd first) and no waiter sleeps on the socket; the
+	 * receiver sends what waited NVME_TCP_WAIT_IDLE_MS (tx_defer_ms, the
+	 * first one's time) itself, so a ring that stops waiting is not stuck.
+	 * tx_deferred: set and cleared under send_lock, read without it.
+	 */
+	atomic_bool tx_deferred;
+	atomic_bool rx_watching;
+	int kick_fd;			/* eventfd: wakes the receiver to watch */
+	atomic_bool rx_kicked;		/* written, not yet read by the receiver */
+	atomic_ullong tx_defer_ms;
+	_Atomic(const void *) waiter;	/* the thread that last read it as a ring's waiter */
 };
 
 #define NVME_TCP_BUF	(128u * 1024)
