@@ -36,6 +36,11 @@ static bool cq_has_room(struct ucmd_ctx *ctx)
 	return ctx->cq_room != 0;
 }
 
+bool io_cqring_room(struct ucmd_ctx *ctx)
+{
+	return cq_has_room(ctx);
+}
+
 static void write_cqe(struct ucmd_ctx *ctx, uint64_t user_data, int32_t res, uint32_t flags,
 		      const uint64_t *extra)
 {

@@ -426,6 +426,41 @@ static inline void io_commit_cqring(struct ucmd_ctx *ctx)
 		__io_commit_cqring(ctx);
 }
 bool io_flush_overflow(struct ucmd_ctx *ctx);
+/* The CQ has a free slot: the application's head read again when none was known. */
+bool io_cqring_room(struct ucmd_ctx *ctx);
+/*
+ * Post the CQE of req, which its provider just finished inline with res
+ * (and no res2), and free it: what io_req_set_res, the batched flush and
+ * io_free_req would do, done at once. Only for a request with nothing to
+ * release (a fixed file, counted in flight, no other flag) whose CQE goes
+ * straight to the CQ (nothing collected or overflowed before it, room in
+ * the CQ); false, having done nothing, for any other.
+ */
+static inline bool io_post_inline(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, int32_t res)
+{
+	struct io_uring_cqe *cqe;
+
+	if (__builtin_expect(ctx->compl_head || ctx->ocq_head ||
+			     req->flags != (REQ_F_FIXED_FILE | REQ_F_INFLIGHT), 0))
+		return false;
+	if (__builtin_expect(!ctx->cq_room, 0) && !io_cqring_room(ctx))
+		return false;
+	cqe = io_rings_cqe(&ctx->rings, ctx->cached_cq_tail++);
+	ctx->cq_room--;
+	cqe->user_data = req->user_data;
+	cqe->res = res;
+	cqe->flags = 0;
+	if (ctx->rings.cqe_shift) {
+		cqe->big_cqe[0] = 0;
+		cqe->big_cqe[1] = 0;
+	}
+	ctx->cq_dirty = true;
+	ctx->inflight--;
+	req->next = ctx->free_reqs;
+	ctx->free_reqs = req;
+	ctx->nr_reqs--;
+	return true;
+}
 unsigned io_cqring_events(struct ucmd_ctx *ctx);
 void io_wake_waiters(struct ucmd_ctx *ctx);
 #define SQE_VALID_FLAGS                                                                  \
