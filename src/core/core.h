@@ -420,10 +420,21 @@ static inline unsigned io_run_task_work(struct ucmd_ctx *ctx)
 }
 /* Publish the CQ tail (and wake whoever waits) if CQEs were posted. */
 void __io_commit_cqring(struct ucmd_ctx *ctx);
+void io_wake_waiters(struct ucmd_ctx *ctx);
 static inline void io_commit_cqring(struct ucmd_ctx *ctx)
 {
-	if (ctx->cq_dirty)
+	if (!ctx->cq_dirty)
+		return;
+	/* counted TIMEOUTs, an eventfd, an SQPOLL ring: the full path */
+	if (__builtin_expect(ctx->off_timeout_used | (ctx->evfd >= 0) |
+			     (ctx->flags & IORING_SETUP_SQPOLL), 0)) {
 		__io_commit_cqring(ctx);
+		return;
+	}
+	ctx->cq_dirty = false;
+	__atomic_store_n(ctx->rings.cq_tail, ctx->cached_cq_tail, __ATOMIC_RELEASE);
+	if (atomic_load_explicit(&ctx->nr_waiters, memory_order_acquire))
+		io_wake_waiters(ctx);
 }
 bool io_flush_overflow(struct ucmd_ctx *ctx);
 /* The CQ has a free slot: the application's head read again when none was known. */
@@ -462,7 +473,6 @@ static inline bool io_post_inline(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, 
 	return true;
 }
 unsigned io_cqring_events(struct ucmd_ctx *ctx);
-void io_wake_waiters(struct ucmd_ctx *ctx);
 #define SQE_VALID_FLAGS                                                                  \
 	(IOSQE_FIXED_FILE | IOSQE_IO_DRAIN | IOSQE_IO_LINK | IOSQE_IO_HARDLINK |         \
 	 IOSQE_ASYNC | IOSQE_BUFFER_SELECT | IOSQE_CQE_SKIP_SUCCESS)

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Submission: fetch SQEs from the shared ring, snapshot each one, check the
- * fields common to all opcodes once (seed 008), build link chains, and issue.
+ * fields common to all opcodes once (seed 008), build link chains, and issue;
+ * and io_uring_enter(2) itself (native_enter), which submits, then waits.
  */
 #include <errno.h>
+#include <sched.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -179,6 +182,37 @@ static int io_submit_fail_init(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, int
 static inline __attribute__((always_inline)) void __io_req_issue(struct ucmd_kiocb *req,
 								 const struct io_issue_def *def);
 
+static inline bool io_submit_plain(const struct ucmd_ctx *ctx)
+{
+	return !((ctx->flags & IORING_SETUP_IOPOLL) || ctx->link_head || ctx->defer_head ||
+		 ctx->drain_next);
+}
+
+/* An SQE's first four bytes: its opcode, its flags and its ioprio. */
+struct sqe_head {
+	uint8_t opcode, flags;
+	uint16_t ioprio;
+};
+_Static_assert(offsetof(struct io_uring_sqe, ioprio) == 2 &&
+		       offsetof(struct io_uring_sqe, personality) ==
+			       offsetof(struct io_uring_sqe, buf_index) + 2,
+	       "the SQE's words read whole below");
+
+static inline uint32_t sqe_word(const void *p)
+{
+	uint32_t w;
+
+	memcpy(&w, p, sizeof(w));
+	return w;
+}
+
+static inline uint32_t sqe_head_word(uint8_t opcode, uint8_t flags)
+{
+	const struct sqe_head h = { opcode, flags, 0 };
+
+	return sqe_word(&h);
+}
+
 /*
  * The common uring_cmd from its SQE to its CQE, in one piece: a fixed
  * file, no other SQE flag, nothing reserved or optional set, a ring
@@ -200,13 +234,11 @@ io_submit_uring_cmd(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, const struct i
 	struct ucmd_file *file;
 	int ret;
 
-	if ((sqe->opcode ^ IORING_OP_URING_CMD) | (sqe->flags ^ IOSQE_FIXED_FILE) |
-	    sqe->ioprio | sqe->personality | !io_uring_cmd_sqe_clean(sqe))
+	/* opcode, flags and ioprio in one word; reserved, buf_index and personality in three */
+	if ((sqe_word(sqe) ^ sqe_head_word(IORING_OP_URING_CMD, IOSQE_FIXED_FILE)) |
+	    sqe->__pad1 | sqe->uring_cmd_flags | sqe_word(&sqe->buf_index))
 		return false;
 	if (fd >= ctx->nr_fixed_files || !(file = ctx->fixed_files[fd]))
-		return false;
-	if ((ctx->flags & IORING_SETUP_IOPOLL) || ctx->link_head || ctx->defer_head ||
-	    ctx->drain_next)
 		return false;
 	uring_cmd = io_uring_cmd_direct(file, ctx->sub_creds);
 	if (!uring_cmd)
@@ -239,16 +271,14 @@ io_submit_uring_cmd(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, const struct i
 }
 
 /*
- * Inlined into both submission loops: with two callers the compiler made it
- * a call per SQE, about a tenth of a null uring_cmd at batch 32.
+ * Any SQE but the common uring_cmd; inlined into both submission loops:
+ * with two callers the compiler made it a call per SQE.
  */
 static inline __attribute__((always_inline)) int
 io_submit_sqe(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, const struct io_uring_sqe *sqe)
 {
 	int ret;
 
-	if (__builtin_expect(io_submit_uring_cmd(ctx, req, sqe), 1))
-		return 0;
 	ret = io_init_req(ctx, req, sqe);
 
 	if (__builtin_expect(ret, 0))
@@ -345,6 +375,12 @@ static void io_sq_blocked_update(struct ucmd_ctx *ctx)
 	}
 }
 
+/* The index at SQ position pos, read once, here (the caller bounds it). */
+static inline unsigned io_sq_index(const struct io_rings *r, unsigned pos)
+{
+	return __atomic_load_n(&r->sq_array[pos & r->sq_mask], __ATOMIC_RELAXED);
+}
+
 /*
  * The SQE at SQ index idx (read once by the caller), as the engine's own
  * copy in a new request: the snapshot hooks and providers see. NULL with
@@ -358,7 +394,7 @@ io_take_sqe(struct ucmd_ctx *ctx, const struct io_rings *r, unsigned idx, bool *
 	struct ucmd_kiocb *req;
 
 	*dropped = idx >= r->sq_entries;
-	if (*dropped) {
+	if (__builtin_expect(*dropped, 0)) {
 		__atomic_store_n(r->sq_dropped, ++ctx->sq_dropped, __ATOMIC_RELEASE);
 		return NULL;
 	}
@@ -370,6 +406,33 @@ io_take_sqe(struct ucmd_ctx *ctx, const struct io_rings *r, unsigned idx, bool *
 	else
 		memcpy(req->sqe, io_rings_sqe(r, idx), sizeof(struct io_uring_sqe));
 	return req;
+}
+
+/* The first SQE of a batch of several whose opcode is worth a block plug. */
+static inline bool io_want_plug(const struct ucmd_kiocb *req, unsigned nr)
+{
+	uint8_t op = req->sqe[0].opcode;
+
+	return nr > 1 && io_issue_defs[op < IORING_OP_LAST ? op : 0].plug;
+}
+
+/*
+ * One SQE taken: the common uring_cmd's path if it is one and *plain (no
+ * IOPOLL, no chain or drain open) holds, else the general path, after
+ * which *plain is read again (nothing else changes it). Returns what
+ * io_submit_sqe returns.
+ */
+static inline __attribute__((always_inline)) int
+io_submit_one(struct ucmd_ctx *ctx, bool *plain, struct ucmd_kiocb *req)
+{
+	int ret;
+
+	if (__builtin_expect(*plain, 1) &&
+	    __builtin_expect(io_submit_uring_cmd(ctx, req, req->sqe), 1))
+		return 0;
+	ret = io_submit_sqe(ctx, req, req->sqe);
+	*plain = io_submit_plain(ctx);
+	return ret;
 }
 
 /*
@@ -386,6 +449,7 @@ static unsigned io_submit_sqes_bounded(struct ucmd_ctx *ctx, unsigned nr, unsign
 	struct io_rings *r = &ctx->rings;
 	unsigned head = ctx->cached_sq_head;
 	struct ucmd_kiocb *list = NULL, **tail = &list;
+	bool plain;
 
 	/*
 	 * Every SQE line is a cross-core miss, which copying them one after
@@ -412,9 +476,8 @@ static unsigned io_submit_sqes_bounded(struct ucmd_ctx *ctx, unsigned nr, unsign
 
 	for (unsigned taken = 0; taken < nr; taken++) {
 		/* each index read once, here, and bounded */
-		unsigned idx = __atomic_load_n(&r->sq_array[head & r->sq_mask], __ATOMIC_RELAXED);
+		unsigned idx = io_sq_index(r, head);
 		struct ucmd_kiocb *req;
-
 		bool dropped;
 
 		head++;
@@ -431,30 +494,37 @@ static unsigned io_submit_sqes_bounded(struct ucmd_ctx *ctx, unsigned nr, unsign
 	*tail = NULL;
 	/* the slots are free once copied */
 	__atomic_store_n(r->sq_head, head, __ATOMIC_RELEASE);
+	plain = io_submit_plain(ctx);
 	while (list) {
 		struct ucmd_kiocb *req = list;
 
 		/* issuing may put req on a list of its own through ->next */
 		list = req->next;
-		if (!*plugged && nr > 1 && io_issue_defs[req->sqe[0].opcode < IORING_OP_LAST ?
-							 req->sqe[0].opcode : 0].plug) {
+		if (!*plugged && io_want_plug(req, nr)) {
 			blk_start_plug(plug);
 			*plugged = true;
 		}
 		(*submitted)++;
-		(void)io_submit_sqe(ctx, req, req->sqe);
+		(void)io_submit_one(ctx, &plain, req);
 	}
 	return head;
 }
 
-int io_submit_sqes(struct ucmd_ctx *ctx, unsigned nr)
+/*
+ * Take up to nr published SQEs and submit them (Linux's io_submit_sqes),
+ * under uring_lock; returns how many were taken. Inlined into the
+ * system call's fast path (native_enter) and out of line for the other
+ * submitters (io_submit_sqes: SQPOLL, ucmdd's rings).
+ */
+static inline __attribute__((always_inline)) int __io_submit_sqes(struct ucmd_ctx *ctx,
+								  unsigned nr)
 {
-	struct io_rings *r = &ctx->rings;
+	const struct io_rings *r = &ctx->rings;
 	unsigned head = ctx->cached_sq_head;
 	unsigned avail = io_sqring_entries(ctx);
-	unsigned submitted = 0, taken;
+	unsigned submitted = 0, end;
 	struct blk_plug plug;
-	bool plugged = false;
+	bool plugged = false, plain;
 
 	if (nr > avail)
 		nr = avail;
@@ -466,36 +536,35 @@ int io_submit_sqes(struct ucmd_ctx *ctx, unsigned nr)
 	}
 
 	/*
-	 * What completes inline is posted at the end, in one pass (also for
-	 * one request: the batched flush is the cheaper path, not only the
-	 * batched one).
+	 * What completes inline and is not posted at once is posted at the
+	 * end, in one pass (Linux's compl_reqs).
 	 */
 	ctx->compl_defer = true;
 	if (__builtin_expect(ctx->max_reqs != 0, 0)) {
 		head = io_submit_sqes_bounded(ctx, nr, &submitted, &plug, &plugged);
 		goto done;
 	}
-	for (taken = 0; taken < nr; taken++) {
-		unsigned idx = __atomic_load_n(&r->sq_array[head & r->sq_mask], __ATOMIC_RELAXED);
+	plain = io_submit_plain(ctx);
+	for (end = head + nr; head != end;) {
+		unsigned idx = io_sq_index(r, head);
+		struct ucmd_kiocb *req;
 		bool dropped;
 
 		head++;
 		/* a bad index is skipped and the SQEs behind it still go (it used its place in nr) */
-		struct ucmd_kiocb *req = io_take_sqe(ctx, r, idx, &dropped);
+		req = io_take_sqe(ctx, r, idx, &dropped);
 		if (dropped)
 			continue;
 		if (!req) {
 			head--;
 			break;
 		}
-		if (!plugged && nr > 1 && io_issue_defs[req->sqe[0].opcode < IORING_OP_LAST ?
-							req->sqe[0].opcode : 0].plug) {
+		if (!plugged && io_want_plug(req, nr)) {
 			blk_start_plug(&plug);
 			plugged = true;
 		}
 		submitted++;
-		if (io_submit_sqe(ctx, req, req->sqe) &&
-		    !(ctx->flags & IORING_SETUP_SUBMIT_ALL))
+		if (io_submit_one(ctx, &plain, req) && !(ctx->flags & IORING_SETUP_SUBMIT_ALL))
 			break;
 	}
 done:
@@ -515,6 +584,101 @@ done:
 	if (__builtin_expect(ctx->sq_blocked != NULL, 0))
 		io_sq_blocked_update(ctx);
 	return (int)submitted;
+}
+
+int io_submit_sqes(struct ucmd_ctx *ctx, unsigned nr)
+{
+	return __io_submit_sqes(ctx, nr);
+}
+
+/* ---- io_uring_enter(2) ---------------------------------------------------- */
+
+#define ENTER_FLAGS (IORING_ENTER_GETEVENTS | IORING_ENTER_SQ_WAKEUP | IORING_ENTER_SQ_WAIT)
+
+/* An SQPOLL ring: its thread submits; the caller may wake it, wait for SQ room. */
+static __attribute__((noinline)) int io_sqpoll_enter(struct ucmd_ctx *ctx, unsigned to_submit,
+						     unsigned min_complete, unsigned flags)
+{
+	if (flags & IORING_ENTER_SQ_WAKEUP)
+		io_wake_waiters(ctx);
+	if (flags & IORING_ENTER_SQ_WAIT) {
+		while (__atomic_load_n(ctx->rings.sq_tail, __ATOMIC_ACQUIRE) -
+			       __atomic_load_n(ctx->rings.sq_head, __ATOMIC_ACQUIRE) >=
+		       ctx->rings.sq_entries)
+			sched_yield();
+	}
+	if (flags & IORING_ENTER_GETEVENTS) {
+		int ret = io_cqring_wait(ctx, min_complete);
+		if (ret < 0 && !to_submit)
+			return ret;
+	}
+	return (int)to_submit;
+}
+
+/*
+ * The system call: submit, then wait. The submission, its CQ commit and
+ * the test whether what the caller waits for is there already run in
+ * this one frame, the common uring_cmd's path inlined: a small batch is
+ * mostly this call chain.
+ */
+int native_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
+		 unsigned flags)
+{
+	struct ucmd_ctx *ctx = ring_to_ctx(ring);
+	int submitted = 0;
+
+	if (flags & ~ENTER_FLAGS)
+		return -EINVAL;
+	/* The setups that check who calls, or submit on their own thread: one test for all. */
+	if (__builtin_expect(ctx->flags & (IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_SQPOLL |
+					   IORING_SETUP_SINGLE_ISSUER), 0)) {
+		/* DEFER_TASKRUN: only the submitter runs task work, so only it waits. */
+		if ((ctx->flags & IORING_SETUP_DEFER_TASKRUN) && (flags & IORING_ENTER_GETEVENTS) &&
+		    ctx->submitter_tid != current_tid())
+			return -EEXIST;
+		if (ctx->flags & IORING_SETUP_SQPOLL)
+			return io_sqpoll_enter(ctx, to_submit, min_complete, flags);
+		if ((ctx->flags & IORING_SETUP_SINGLE_ISSUER) && to_submit &&
+		    ctx->submitter_tid != current_tid())
+			return -EEXIST;
+	}
+	if (to_submit) {
+		mutex_lock(&ctx->uring_lock);
+		/*
+		 * Requests act as whoever submits them now: one load tells
+		 * whether the process's credentials changed since last read.
+		 */
+		if (__builtin_expect(cred_generation() != ctx->creds_gen, 0)) {
+			int ret = io_ring_refresh_creds(ctx);
+
+			if (ret) {
+				mutex_unlock(&ctx->uring_lock);
+				return ret;
+			}
+		}
+		current_ctx = ctx;
+		submitted = __io_submit_sqes(ctx, to_submit);
+		io_run_task_work(ctx);
+		io_commit_cqring(ctx);
+		/*
+		 * The CQEs waited for are there already (requests that completed
+		 * inline): Linux's io_cqring_wait returns at once then, so do not
+		 * take the lock again and rerun task work just to find that out.
+		 * The CQ tail was just published: it is cached_cq_tail.
+		 */
+		if ((flags & IORING_ENTER_GETEVENTS) && !ctx->nr_iopoll && !ctx->ocq_head &&
+		    ctx->cached_cq_tail - __atomic_load_n(ctx->rings.cq_head, __ATOMIC_ACQUIRE) >=
+			    min_complete)
+			flags &= ~IORING_ENTER_GETEVENTS;
+		current_ctx = NULL;
+		mutex_unlock(&ctx->uring_lock);
+	}
+	if (flags & IORING_ENTER_GETEVENTS) {
+		int ret = io_cqring_wait(ctx, min_complete);
+		if (ret < 0 && !submitted)
+			return ret;
+	}
+	return submitted;
 }
 
 /* IO_URING_F_* bits that follow from the ring's setup, computed once. */
