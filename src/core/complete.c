@@ -142,6 +142,14 @@ void io_wake_waiters(struct ucmd_ctx *ctx)
 	}
 }
 
+void io_ring_update_simple(struct ucmd_ctx *ctx)
+{
+	ctx->simple = !(ctx->flags & (IORING_SETUP_SQPOLL | IORING_SETUP_DEFER_TASKRUN |
+				      IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_IOPOLL)) &&
+		      !ctx->max_reqs && !ctx->sq_limit && !ctx->sq_blocked && ctx->evfd < 0 &&
+		      !ctx->off_timeout_used;
+}
+
 void io_ring_set_bounds(struct ucmd_ring *ring, const struct io_ring_bounds *b)
 {
 	struct ucmd_ctx *ctx = ring_to_ctx(ring);
@@ -152,6 +160,7 @@ void io_ring_set_bounds(struct ucmd_ring *ring, const struct io_ring_bounds *b)
 	ctx->sq_blocked_val = false;
 	if (ctx->sq_blocked)
 		__atomic_store_n(ctx->sq_blocked, 0, __ATOMIC_RELEASE);
+	io_ring_update_simple(ctx);
 }
 
 void io_ring_set_owner_wake(struct ucmd_ring *ring, int efd)

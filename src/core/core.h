@@ -177,6 +177,14 @@ struct ucmd_ctx {
 	const struct ucmd_cred *sub_creds;
 	unsigned long creds_gen;	/* cred_generation() sub_creds was read at */
 
+	/*
+	 * None of what makes the enter or the CQ commit take the long way:
+	 * an SQPOLL, DEFER_TASKRUN, SINGLE_ISSUER or IOPOLL setup, bounds
+	 * (io_ring_set_bounds), an eventfd, a TIMEOUT counting CQEs. Kept
+	 * by io_ring_update_simple() wherever one of those changes; read
+	 * under uring_lock.
+	 */
+	bool simple;
 	struct mutex uring_lock;	/* held by whoever submits / runs task work */
 	pid_t submitter_tid;		/* IORING_SETUP_SINGLE_ISSUER */
 
@@ -418,6 +426,8 @@ static inline unsigned io_run_task_work(struct ucmd_ctx *ctx)
 		return 0;
 	return __io_run_task_work(ctx);
 }
+/* Set ctx->simple from what it sums up; under uring_lock (or before the ring is used). */
+void io_ring_update_simple(struct ucmd_ctx *ctx);
 /* Publish the CQ tail (and wake whoever waits) if CQEs were posted. */
 void __io_commit_cqring(struct ucmd_ctx *ctx);
 void io_wake_waiters(struct ucmd_ctx *ctx);
@@ -426,8 +436,7 @@ static inline void io_commit_cqring(struct ucmd_ctx *ctx)
 	if (!ctx->cq_dirty)
 		return;
 	/* counted TIMEOUTs, an eventfd, an SQPOLL ring: the full path */
-	if (__builtin_expect(ctx->off_timeout_used | (ctx->evfd >= 0) |
-			     (ctx->flags & IORING_SETUP_SQPOLL), 0)) {
+	if (__builtin_expect(!ctx->simple, 0)) {
 		__io_commit_cqring(ctx);
 		return;
 	}
@@ -441,11 +450,12 @@ bool io_flush_overflow(struct ucmd_ctx *ctx);
 bool io_cqring_room(struct ucmd_ctx *ctx);
 /*
  * Post the CQE of req, which its provider just finished inline with res
- * (and no res2), and free it: what io_req_set_res, the batched flush and
- * io_free_req would do, done at once. Only for a request with nothing to
- * release (a fixed file, counted in flight, no other flag) whose CQE goes
- * straight to the CQ (nothing collected or overflowed before it, room in
- * the CQ); false, having done nothing, for any other.
+ * (and no res2): what io_req_set_res and the batched flush would do, done
+ * at once. Only for a request with nothing to release (a fixed file, no
+ * other flag but REQ_F_INFLIGHT, which it is not counted in) whose CQE
+ * goes straight to the CQ (nothing collected or overflowed before it,
+ * room in the CQ); false, having done nothing, for any other. The request
+ * itself is the caller's to free.
  */
 static inline bool io_post_inline(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, int32_t res)
 {
@@ -466,10 +476,6 @@ static inline bool io_post_inline(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, 
 		cqe->big_cqe[1] = 0;
 	}
 	ctx->cq_dirty = true;
-	ctx->inflight--;
-	req->next = ctx->free_reqs;
-	ctx->free_reqs = req;
-	ctx->nr_reqs--;
 	return true;
 }
 unsigned io_cqring_events(struct ucmd_ctx *ctx);

@@ -25,25 +25,75 @@ _Static_assert(REQ_F_FIXED_FILE == IOSQE_FIXED_FILE && REQ_F_IO_DRAIN == IOSQE_I
 		       REQ_F_FORCE_ASYNC == IOSQE_ASYNC && REQ_F_CQE_SKIP == IOSQE_CQE_SKIP_SUCCESS,
 	       "REQ_F_ SQE-flag bits must equal the IOSQE_ bits");
 
-static struct ucmd_kiocb *io_alloc_req(struct ucmd_ctx *ctx)
+/* A new request for ctx's cache, not counted in nr_reqs; NULL without memory. */
+static __attribute__((noinline)) struct ucmd_kiocb *io_new_req(struct ucmd_ctx *ctx)
 {
-	struct ucmd_kiocb *req = ctx->free_reqs;
-
-	if (req) {
-		ctx->free_reqs = req->next;
-		ctx->nr_reqs++;
-		return req;
-	}
 	/* cache-line aligned: which lines a request touches is then fixed */
-	req = aligned_alloc(64, sizeof(*req));
+	struct ucmd_kiocb *req = aligned_alloc(64, sizeof(*req));
+
 	if (req) {
 		/* the ring's own cache: a request never serves another ring */
 		req->ctx = ctx;
 		req->cqe_flags = 0;
 		req->big_cqe[1] = 0;
-		ctx->nr_reqs++;
+		req->issuing = false;
 	}
 	return req;
+}
+
+static struct ucmd_kiocb *io_alloc_req(struct ucmd_ctx *ctx)
+{
+	struct ucmd_kiocb *req = ctx->free_reqs;
+
+	if (req)
+		ctx->free_reqs = req->next;
+	else
+		req = io_new_req(ctx);
+	if (req)
+		ctx->nr_reqs++;
+	return req;
+}
+
+/*
+ * The request the next SQE will use, left at the head of the free list:
+ * the common uring_cmd that completes inline (io_submit_uring_cmd) leaves
+ * it there, and only a request that lives on is taken off it
+ * (io_req_take_peeked). NULL without memory.
+ */
+static inline struct ucmd_kiocb *io_peek_req(struct ucmd_ctx *ctx)
+{
+	struct ucmd_kiocb *req = ctx->free_reqs;
+
+	if (__builtin_expect(!req, 0)) {
+		req = io_new_req(ctx);
+		if (req) {
+			req->next = NULL;
+			ctx->free_reqs = req;
+		}
+	}
+	return req;
+}
+
+/*
+ * Take the peeked req off the free list: at its head unless a provider
+ * freed requests meanwhile (completions it posted during the issue).
+ */
+static inline void io_req_take_peeked(struct ucmd_ctx *ctx, struct ucmd_kiocb *req)
+{
+	struct ucmd_kiocb **pp = &ctx->free_reqs;
+
+	while (__builtin_expect(*pp != req, 0))
+		pp = &(*pp)->next;
+	*pp = req->next;
+	ctx->nr_reqs++;
+}
+
+/* A request taken off the free list goes back (it held nothing). */
+static inline void io_req_put(struct ucmd_ctx *ctx, struct ucmd_kiocb *req)
+{
+	req->next = ctx->free_reqs;
+	ctx->free_reqs = req;
+	ctx->nr_reqs--;
 }
 
 static inline __attribute__((always_inline)) int
@@ -182,10 +232,11 @@ static int io_submit_fail_init(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, int
 static inline __attribute__((always_inline)) void __io_req_issue(struct ucmd_kiocb *req,
 								 const struct io_issue_def *def);
 
-static inline bool io_submit_plain(const struct ucmd_ctx *ctx)
+/* No IOPOLL (a simple ring has none), no chain or drain open. */
+static inline bool io_submit_plain(const struct ucmd_ctx *ctx, bool simple)
 {
-	return !((ctx->flags & IORING_SETUP_IOPOLL) || ctx->link_head || ctx->defer_head ||
-		 ctx->drain_next);
+	return !((!simple && (ctx->flags & IORING_SETUP_IOPOLL)) || ctx->link_head ||
+		 ctx->defer_head || ctx->drain_next);
 }
 
 /* An SQE's first four bytes: its opcode, its flags and its ioprio. */
@@ -227,7 +278,8 @@ static inline uint32_t sqe_head_word(uint8_t opcode, uint8_t flags)
  * the general path's.
  */
 static inline __attribute__((always_inline)) bool
-io_submit_uring_cmd(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, const struct io_uring_sqe *sqe)
+io_submit_uring_cmd(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, const struct io_uring_sqe *sqe,
+		    bool peeked)
 {
 	unsigned fd = (unsigned)sqe->fd;
 	int (*uring_cmd)(struct io_uring_cmd *, unsigned);
@@ -245,6 +297,7 @@ io_submit_uring_cmd(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, const struct i
 		return false;
 
 	req->opcode = IORING_OP_URING_CMD;
+	/* counted in ctx->inflight only if it outlives its issue */
 	req->flags = REQ_F_FIXED_FILE | REQ_F_INFLIGHT;
 	req->user_data = sqe->user_data;
 	req->file = file;
@@ -252,18 +305,28 @@ io_submit_uring_cmd(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, const struct i
 	req->buf_index = 0;
 	req->link = NULL;
 	io_uring_cmd_prep_fields(&req->cmd, file, sqe, 0);
-	ctx->inflight++;
 
 	req->issuing = true;
 	ret = uring_cmd(&req->cmd, ctx->issue_flags | IO_URING_F_NONBLOCK);
-	req->issuing = false;
-	if (__builtin_expect(ret == -EAGAIN, 0)) {
-		io_queue_iowq(req);
+	/* a result (>= 0 the common one) other than "later" and "retry blocking" */
+	if (__builtin_expect(ret >= 0 || (ret != -EAGAIN && ret != -EIOCBQUEUED), 1) &&
+	    __builtin_expect(io_post_inline(ctx, req, ret), 1)) {
+		/*
+		 * Done: a peeked request is still on the free list, nothing to
+		 * free (and its issuing flag is set again before its next issue)
+		 */
+		if (!peeked)
+			io_req_put(ctx, req);
 		return true;
 	}
-	if (__builtin_expect(ret == -EIOCBQUEUED, 0))
-		return true;
-	if (__builtin_expect(!io_post_inline(ctx, req, ret), 0)) {
+	req->issuing = false;
+	/* it lives on: off the free list, in flight */
+	if (peeked)
+		io_req_take_peeked(ctx, req);
+	ctx->inflight++;
+	if (ret == -EAGAIN) {
+		io_queue_iowq(req);
+	} else if (ret != -EIOCBQUEUED) {
 		io_req_set_res(req, ret, 0);
 		io_req_complete_or_defer(req);
 	}
@@ -314,7 +377,8 @@ io_submit_sqe(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, const struct io_urin
  * shared index read once here and bounded, as a tail or a limit further
  * ahead than the ring is long is the application's bug.
  */
-static unsigned io_sqring_entries(const struct ucmd_ctx *ctx)
+static inline __attribute__((always_inline)) unsigned
+__io_sqring_entries(const struct ucmd_ctx *ctx, bool simple)
 {
 	const struct io_rings *r = &ctx->rings;
 	unsigned head = ctx->cached_sq_head;
@@ -323,7 +387,7 @@ static unsigned io_sqring_entries(const struct ucmd_ctx *ctx)
 
 	if (avail > r->sq_entries)
 		avail = r->sq_entries;
-	if (__builtin_expect(ctx->sq_limit != NULL, 0)) {
+	if (!simple && __builtin_expect(ctx->sq_limit != NULL, 0)) {
 		/* seq_cst: pairs with the submitter's limit store, then its sq_blocked load */
 		unsigned lim = __atomic_load_n(ctx->sq_limit, __ATOMIC_SEQ_CST) - head;
 
@@ -336,6 +400,11 @@ static unsigned io_sqring_entries(const struct ucmd_ctx *ctx)
 			avail = lim;
 	}
 	return avail;
+}
+
+static unsigned io_sqring_entries(const struct ucmd_ctx *ctx)
+{
+	return __io_sqring_entries(ctx, false);
 }
 
 /*
@@ -386,10 +455,12 @@ static inline unsigned io_sq_index(const struct io_rings *r, unsigned pos)
  * copy in a new request: the snapshot hooks and providers see. NULL with
  * *dropped set for an index outside the SQE array (counted in sq_dropped,
  * as Linux; the caller skips it), NULL alone when no request is free.
- * Constant sizes let the compiler inline the copy.
+ * peek: the request stays on the free list (io_peek_req). Constant sizes
+ * let the compiler inline the copy.
  */
 static inline __attribute__((always_inline)) struct ucmd_kiocb *
-io_take_sqe(struct ucmd_ctx *ctx, const struct io_rings *r, unsigned idx, bool *dropped)
+io_take_sqe(struct ucmd_ctx *ctx, const struct io_rings *r, unsigned idx, bool *dropped,
+	    bool peek)
 {
 	struct ucmd_kiocb *req;
 
@@ -398,7 +469,7 @@ io_take_sqe(struct ucmd_ctx *ctx, const struct io_rings *r, unsigned idx, bool *
 		__atomic_store_n(r->sq_dropped, ++ctx->sq_dropped, __ATOMIC_RELEASE);
 		return NULL;
 	}
-	req = io_alloc_req(ctx);
+	req = peek ? io_peek_req(ctx) : io_alloc_req(ctx);
 	if (!req)
 		return NULL;
 	if (r->sqe_shift)
@@ -423,15 +494,17 @@ static inline bool io_want_plug(const struct ucmd_kiocb *req, unsigned nr)
  * io_submit_sqe returns.
  */
 static inline __attribute__((always_inline)) int
-io_submit_one(struct ucmd_ctx *ctx, bool *plain, struct ucmd_kiocb *req)
+io_submit_one(struct ucmd_ctx *ctx, bool *plain, struct ucmd_kiocb *req, bool peeked)
 {
 	int ret;
 
 	if (__builtin_expect(*plain, 1) &&
-	    __builtin_expect(io_submit_uring_cmd(ctx, req, req->sqe), 1))
+	    __builtin_expect(io_submit_uring_cmd(ctx, req, req->sqe, peeked), 1))
 		return 0;
+	if (peeked)
+		io_req_take_peeked(ctx, req);
 	ret = io_submit_sqe(ctx, req, req->sqe);
-	*plain = io_submit_plain(ctx);
+	*plain = io_submit_plain(ctx, false);
 	return ret;
 }
 
@@ -481,7 +554,7 @@ static unsigned io_submit_sqes_bounded(struct ucmd_ctx *ctx, unsigned nr, unsign
 		bool dropped;
 
 		head++;
-		req = io_take_sqe(ctx, r, idx, &dropped);
+		req = io_take_sqe(ctx, r, idx, &dropped, false);
 		if (dropped)
 			continue;
 		if (!req) {
@@ -494,7 +567,7 @@ static unsigned io_submit_sqes_bounded(struct ucmd_ctx *ctx, unsigned nr, unsign
 	*tail = NULL;
 	/* the slots are free once copied */
 	__atomic_store_n(r->sq_head, head, __ATOMIC_RELEASE);
-	plain = io_submit_plain(ctx);
+	plain = io_submit_plain(ctx, false);
 	while (list) {
 		struct ucmd_kiocb *req = list;
 
@@ -505,7 +578,7 @@ static unsigned io_submit_sqes_bounded(struct ucmd_ctx *ctx, unsigned nr, unsign
 			*plugged = true;
 		}
 		(*submitted)++;
-		(void)io_submit_one(ctx, &plain, req);
+		(void)io_submit_one(ctx, &plain, req, false);
 	}
 	return head;
 }
@@ -514,21 +587,22 @@ static unsigned io_submit_sqes_bounded(struct ucmd_ctx *ctx, unsigned nr, unsign
  * Take up to nr published SQEs and submit them (Linux's io_submit_sqes),
  * under uring_lock; returns how many were taken. Inlined into the
  * system call's fast path (native_enter) and out of line for the other
- * submitters (io_submit_sqes: SQPOLL, ucmdd's rings).
+ * submitters (io_submit_sqes: SQPOLL, ucmdd's rings). simple: ctx->simple
+ * held when the submission began (the checks for what it excludes then go).
  */
 static inline __attribute__((always_inline)) int __io_submit_sqes(struct ucmd_ctx *ctx,
-								  unsigned nr)
+								  unsigned nr, bool simple)
 {
 	const struct io_rings *r = &ctx->rings;
 	unsigned head = ctx->cached_sq_head;
-	unsigned avail = io_sqring_entries(ctx);
+	unsigned avail = __io_sqring_entries(ctx, simple);
 	unsigned submitted = 0, end;
 	struct blk_plug plug;
 	bool plugged = false, plain;
 
 	if (nr > avail)
 		nr = avail;
-	if (__builtin_expect(ctx->max_reqs != 0, 0) && nr) {
+	if (!simple && __builtin_expect(ctx->max_reqs != 0, 0) && nr) {
 		unsigned room = io_req_room(ctx);
 
 		if (nr > room)
@@ -540,11 +614,11 @@ static inline __attribute__((always_inline)) int __io_submit_sqes(struct ucmd_ct
 	 * end, in one pass (Linux's compl_reqs).
 	 */
 	ctx->compl_defer = true;
-	if (__builtin_expect(ctx->max_reqs != 0, 0)) {
+	if (!simple && __builtin_expect(ctx->max_reqs != 0, 0)) {
 		head = io_submit_sqes_bounded(ctx, nr, &submitted, &plug, &plugged);
 		goto done;
 	}
-	plain = io_submit_plain(ctx);
+	plain = io_submit_plain(ctx, simple);
 	for (end = head + nr; head != end;) {
 		unsigned idx = io_sq_index(r, head);
 		struct ucmd_kiocb *req;
@@ -552,7 +626,7 @@ static inline __attribute__((always_inline)) int __io_submit_sqes(struct ucmd_ct
 
 		head++;
 		/* a bad index is skipped and the SQEs behind it still go (it used its place in nr) */
-		req = io_take_sqe(ctx, r, idx, &dropped);
+		req = io_take_sqe(ctx, r, idx, &dropped, true);
 		if (dropped)
 			continue;
 		if (!req) {
@@ -564,7 +638,7 @@ static inline __attribute__((always_inline)) int __io_submit_sqes(struct ucmd_ct
 			plugged = true;
 		}
 		submitted++;
-		if (io_submit_one(ctx, &plain, req) && !(ctx->flags & IORING_SETUP_SUBMIT_ALL))
+		if (io_submit_one(ctx, &plain, req, true) && !(ctx->flags & IORING_SETUP_SUBMIT_ALL))
 			break;
 	}
 done:
@@ -581,14 +655,14 @@ done:
 	ctx->compl_defer = false;
 	if (ctx->compl_head)
 		io_submit_flush_completions(ctx);
-	if (__builtin_expect(ctx->sq_blocked != NULL, 0))
+	if (!simple && __builtin_expect(ctx->sq_blocked != NULL, 0))
 		io_sq_blocked_update(ctx);
 	return (int)submitted;
 }
 
 int io_submit_sqes(struct ucmd_ctx *ctx, unsigned nr)
 {
-	return __io_submit_sqes(ctx, nr);
+	return __io_submit_sqes(ctx, nr, false);
 }
 
 /* ---- io_uring_enter(2) ---------------------------------------------------- */
@@ -626,6 +700,7 @@ int native_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_comple
 {
 	struct ucmd_ctx *ctx = ring_to_ctx(ring);
 	int submitted = 0;
+	bool simple;
 
 	if (flags & ~ENTER_FLAGS)
 		return -EINVAL;
@@ -657,7 +732,12 @@ int native_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_comple
 			}
 		}
 		current_ctx = ctx;
-		submitted = __io_submit_sqes(ctx, to_submit);
+		/* the simple ring's submission inline, without the checks for what it has not */
+		simple = ctx->simple;
+		if (__builtin_expect(simple, 1))
+			submitted = __io_submit_sqes(ctx, to_submit, true);
+		else
+			submitted = io_submit_sqes(ctx, to_submit);
 		io_run_task_work(ctx);
 		io_commit_cqring(ctx);
 		/*
@@ -666,7 +746,7 @@ int native_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_comple
 		 * take the lock again and rerun task work just to find that out.
 		 * The CQ tail was just published: it is cached_cq_tail.
 		 */
-		if ((flags & IORING_ENTER_GETEVENTS) && !ctx->nr_iopoll && !ctx->ocq_head &&
+		if ((flags & IORING_ENTER_GETEVENTS) && (simple || !ctx->nr_iopoll) && !ctx->ocq_head &&
 		    ctx->cached_cq_tail - __atomic_load_n(ctx->rings.cq_head, __ATOMIC_ACQUIRE) >=
 			    min_complete)
 			flags &= ~IORING_ENTER_GETEVENTS;

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "core/uring_cmd.h"
@@ -51,7 +53,8 @@ static int echo_uring_cmd(struct io_uring_cmd *cmd, unsigned issue_flags)
 /*
  * First byte 1: kept (-EIOCBQUEUED) until the test or a later command
  * completes it. First byte 2: completes the kept one with 11, then itself
- * inline with 22. Any other: inline with that byte.
+ * inline with 22. First byte 3: completes the kept one with 11 and is
+ * kept in its place. Any other: inline with that byte.
  */
 static struct io_uring_cmd *held;
 
@@ -64,9 +67,13 @@ static int hold_uring_cmd(struct io_uring_cmd *cmd, unsigned issue_flags)
 		held = cmd;
 		return -EIOCBQUEUED;
 	}
-	if (c[0] == 2) {
+	if (c[0] == 2 || c[0] == 3) {
 		io_uring_cmd_done(held, 11, 0);
 		held = NULL;
+		if (c[0] == 3) {
+			held = cmd;
+			return -EIOCBQUEUED;
+		}
 		return 22;
 	}
 	return c[0];
@@ -321,6 +328,58 @@ static void test_order_with_completion_during_issue(void **state)
 }
 
 /*
+ * A provider frees a request during a later one's issue (it completes a
+ * chain's head, which completes at once so that the chain goes on), and
+ * the later one lives on: the request it was given is no longer the first
+ * of the free ones when it is taken off their list. The ring keeps
+ * working with every request where it belongs.
+ */
+static void test_request_freed_during_issue(void **state)
+{
+	struct ucmd_ring ring;
+	struct cqe_copy c[2];
+	int hfd = ucmd_open(eng, "hold", O_RDWR), ifd = ucmd_open(eng, "inline", O_RDWR);
+	int fds[2] = { hfd, ifd };
+
+	(void)state;
+	ring_setup(eng, &ring, 8, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+	assert_int_equal(ucmd_register_files(&ring, fds, 2), 0);
+	cmd_sqe(&ring, 0, true, 9, 9);
+	assert_int_equal(submit_one(&ring, c), 9);
+	for (int round = 0; round < 4; round++) {
+		cmd_sqe(&ring, 0, true, 1, 1)->flags |= IOSQE_IO_LINK;
+		cmd_sqe(&ring, 1, true, 2, 44);
+		assert_int_equal(ucmd_submit(&ring), 2);
+		assert_int_equal(ucmd_cq_ready(&ring), 0);
+		cmd_sqe(&ring, 0, true, 3, 3);
+		assert_int_equal(ucmd_submit(&ring), 1);
+		reap(&ring, c, 2);
+		assert_int_equal(c[0].user_data, 1);
+		assert_int_equal(c[0].res, 11);
+		assert_int_equal(c[1].user_data, 2);
+		assert_int_equal(c[1].res, 44);
+		/* a batch that needs every free request, while 3 is still held */
+		for (uint64_t i = 0; i < 6; i++)
+			cmd_sqe(&ring, 1, true, 10 + i, (uint8_t)(50 + i));
+		assert_int_equal(ucmd_submit(&ring), 6);
+		for (uint64_t i = 0; i < 6; i++) {
+			reap(&ring, c, 1);
+			assert_int_equal(c[0].user_data, 10 + i);
+			assert_int_equal(c[0].res, 50 + (int)i);
+		}
+		assert_non_null(held);
+		io_uring_cmd_done(held, 12, 0);
+		held = NULL;
+		reap(&ring, c, 1);
+		assert_int_equal(c[0].user_data, 3);
+		assert_int_equal(c[0].res, 12);
+	}
+	ucmd_queue_exit(&ring);
+	ucmd_close(eng, hfd);
+	ucmd_close(eng, ifd);
+}
+
+/*
  * A clean SQE behind an open chain is the chain's last member: a failed
  * head cancels it. One behind a drain waits for the drain.
  */
@@ -464,16 +523,68 @@ static void test_other_completions_on_fixed_files(void **state)
 		ucmd_close(eng, fds[i]);
 }
 
+/*
+ * The commit's short way is for a ring with no eventfd and no TIMEOUT
+ * counting CQEs (ctx->simple). Registering an eventfd between
+ * submissions, or a counted TIMEOUT submitted in the very batch of the
+ * commands it counts, must take the ring off it at once.
+ */
+static void test_simple_ring_changes(void **state)
+{
+	struct ucmd_ring ring;
+	struct cqe_copy c[2];
+	int fd = ucmd_open(eng, "inline", O_RDWR);
+	int efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	uint64_t n;
+
+	(void)state;
+	assert_true(efd >= 0);
+	ring_setup(eng, &ring, 8, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+	assert_int_equal(ucmd_register_files(&ring, &fd, 1), 0);
+	for (int i = 0; i < 2; i++) {
+		cmd_sqe(&ring, 0, true, 1, 5);
+		assert_int_equal(submit_one(&ring, c), 5);
+	}
+	assert_int_equal(ucmd_register_eventfd(&ring, efd), 0);
+	cmd_sqe(&ring, 0, true, 2, 6);
+	assert_int_equal(submit_one(&ring, c), 6);
+	assert_int_equal(read(efd, &n, sizeof(n)), (ssize_t)sizeof(n));
+	assert_true(n >= 1);
+	assert_int_equal(ucmd_unregister_eventfd(&ring), 0);
+	cmd_sqe(&ring, 0, true, 3, 7);
+	assert_int_equal(submit_one(&ring, c), 7);
+	assert_int_equal(read(efd, &n, sizeof(n)), -1);
+
+	/* a TIMEOUT of 10 s that a single CQE completes, then the command */
+	struct __kernel_timespec ts = { .tv_sec = 10 };
+	struct io_uring_sqe *sqe = ucmd_get_sqe(&ring);
+	ucmd_prep_timeout(sqe, &ts, 1, 0);
+	sqe->user_data = 4;
+	cmd_sqe(&ring, 0, true, 5, 8);
+	assert_int_equal(ucmd_submit(&ring), 2);
+	assert_int_equal(ucmd_cq_ready(&ring), 2);
+	reap(&ring, c, 2);
+	assert_int_equal(c[0].user_data, 5);
+	assert_int_equal(c[0].res, 8);
+	assert_int_equal(c[1].user_data, 4);
+	assert_int_equal(c[1].res, 0);
+	ucmd_queue_exit(&ring);
+	ucmd_close(eng, fd);
+	close(efd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_variants_match_plain_fd),
 		cmocka_unit_test(test_bad_fixed_files),
 		cmocka_unit_test(test_order_with_completion_during_issue),
+		cmocka_unit_test(test_request_freed_during_issue),
 		cmocka_unit_test(test_chain_and_drain_before),
 		cmocka_unit_test(test_security_on_fixed_file),
 		cmocka_unit_test(test_iopoll_ring),
 		cmocka_unit_test(test_other_completions_on_fixed_files),
+		cmocka_unit_test(test_simple_ring_changes),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
