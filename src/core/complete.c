@@ -144,8 +144,12 @@ void io_wake_waiters(struct ucmd_ctx *ctx)
 
 void io_ring_update_simple(struct ucmd_ctx *ctx)
 {
-	ctx->simple = !(ctx->flags & (IORING_SETUP_SQPOLL | IORING_SETUP_DEFER_TASKRUN |
-				      IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_IOPOLL)) &&
+	/*
+	 * SINGLE_ISSUER and DEFER_TASKRUN change who may enter and how task
+	 * work runs, which native_enter checks before it submits, not the
+	 * submission or the commit: such rings are simple too
+	 */
+	ctx->simple = !(ctx->flags & (IORING_SETUP_SQPOLL | IORING_SETUP_IOPOLL)) &&
 		      !ctx->max_reqs && !ctx->sq_limit && !ctx->sq_blocked && ctx->evfd < 0 &&
 		      !ctx->off_timeout_used;
 }

@@ -179,7 +179,7 @@ struct ucmd_ctx {
 
 	/*
 	 * None of what makes the enter or the CQ commit take the long way:
-	 * an SQPOLL, DEFER_TASKRUN, SINGLE_ISSUER or IOPOLL setup, bounds
+	 * an SQPOLL or IOPOLL setup, bounds
 	 * (io_ring_set_bounds), an eventfd, a TIMEOUT counting CQEs. Kept
 	 * by io_ring_update_simple() wherever one of those changes; read
 	 * under uring_lock.

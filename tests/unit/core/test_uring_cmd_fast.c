@@ -253,6 +253,9 @@ static void test_variants_match_plain_fd(void **state)
 	(void)state;
 	variants_match(0);
 	variants_match(IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+	/* who may enter is checked first; the submission is the same */
+	variants_match(IORING_SETUP_SQE128 | IORING_SETUP_CQE32 | IORING_SETUP_SINGLE_ISSUER |
+		       IORING_SETUP_DEFER_TASKRUN);
 }
 
 /* Fixed slots the fast path must not take: out of range, empty, a file without uring_cmd. */
