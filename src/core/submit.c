@@ -286,9 +286,11 @@ io_submit_uring_cmd(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, const struct i
 	struct ucmd_file *file;
 	int ret;
 
-	/* opcode, flags and ioprio in one word; reserved, buf_index and personality in three */
-	if ((sqe_word(sqe) ^ sqe_head_word(IORING_OP_URING_CMD, IOSQE_FIXED_FILE)) |
-	    sqe->__pad1 | sqe->uring_cmd_flags | sqe_word(&sqe->buf_index))
+	/* opcode, flags and ioprio in one word: any other opcode goes at once */
+	if (sqe_word(sqe) != sqe_head_word(IORING_OP_URING_CMD, IOSQE_FIXED_FILE))
+		return false;
+	/* reserved, command flags, buf_index and personality in three */
+	if (sqe->__pad1 | sqe->uring_cmd_flags | sqe_word(&sqe->buf_index))
 		return false;
 	if (fd >= ctx->nr_fixed_files || !(file = ctx->fixed_files[fd]))
 		return false;
@@ -489,13 +491,16 @@ static inline bool io_want_plug(const struct ucmd_kiocb *req, unsigned nr)
 
 /*
  * One SQE taken: the common uring_cmd's path if it is one and *plain (no
- * IOPOLL, no chain or drain open) holds, else the general path, after
- * which *plain is read again (nothing else changes it). Returns what
+ * IOPOLL, no chain or drain open) holds, else the general path. Only the
+ * general path changes what *plain says, and from true only for an SQE
+ * that links or drains (a chain or a drain is open, or a drained request
+ * has run): *plain is read again then, or when it was false. Returns what
  * io_submit_sqe returns.
  */
 static inline __attribute__((always_inline)) int
 io_submit_one(struct ucmd_ctx *ctx, bool *plain, struct ucmd_kiocb *req, bool peeked)
 {
+	uint8_t sqe_flags = req->sqe[0].flags;
 	int ret;
 
 	if (__builtin_expect(*plain, 1) &&
@@ -504,7 +509,8 @@ io_submit_one(struct ucmd_ctx *ctx, bool *plain, struct ucmd_kiocb *req, bool pe
 	if (peeked)
 		io_req_take_peeked(ctx, req);
 	ret = io_submit_sqe(ctx, req, req->sqe);
-	*plain = io_submit_plain(ctx, false);
+	if (!*plain || (sqe_flags & (IOSQE_IO_LINK | IOSQE_IO_HARDLINK | IOSQE_IO_DRAIN)))
+		*plain = io_submit_plain(ctx, false);
 	return ret;
 }
 
