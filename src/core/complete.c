@@ -333,7 +333,8 @@ static inline __attribute__((always_inline)) void io_flush_list(struct ucmd_ctx 
 								unsigned n, bool cqe32)
 {
 	struct ucmd_kiocb *first = req;
-	unsigned cq_tail = ctx->cached_cq_tail, mask = ctx->rings.cq_mask, inflight = 0;
+	unsigned start = ctx->cached_cq_tail, cq_tail = start, mask = ctx->rings.cq_mask;
+	unsigned inflight = 0;
 	struct io_uring_cqe *cqes = ctx->rings.cqes;
 	bool room = cq_has_room_for(ctx, n);
 
@@ -352,7 +353,13 @@ static inline __attribute__((always_inline)) void io_flush_list(struct ucmd_ctx 
 		}
 		req = req->next;
 	} while (req);
-	if (cq_tail != ctx->cached_cq_tail) {
+	/*
+	 * Against the tail at the start: a slow request stores the tail
+	 * before it posts, so when the last one posts nothing (a skipped
+	 * success) the short way's CQEs before it are no longer told apart
+	 * by the cached tail, and would wait for a later commit.
+	 */
+	if (cq_tail != start) {
 		ctx->cached_cq_tail = cq_tail;
 		ctx->cq_dirty = true;
 	}
