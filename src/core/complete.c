@@ -36,6 +36,11 @@ static bool cq_has_room(struct ucmd_ctx *ctx)
 	return ctx->cq_room != 0;
 }
 
+bool io_cqring_room(struct ucmd_ctx *ctx)
+{
+	return cq_has_room(ctx);
+}
+
 static void write_cqe(struct ucmd_ctx *ctx, uint64_t user_data, int32_t res, uint32_t flags,
 		      const uint64_t *extra)
 {
@@ -137,6 +142,18 @@ void io_wake_waiters(struct ucmd_ctx *ctx)
 	}
 }
 
+void io_ring_update_simple(struct ucmd_ctx *ctx)
+{
+	/*
+	 * SINGLE_ISSUER and DEFER_TASKRUN change who may enter and how task
+	 * work runs, which native_enter checks before it submits, not the
+	 * submission or the commit: such rings are simple too
+	 */
+	ctx->simple = !(ctx->flags & (IORING_SETUP_SQPOLL | IORING_SETUP_IOPOLL)) &&
+		      !ctx->max_reqs && !ctx->sq_limit && !ctx->sq_blocked && ctx->evfd < 0 &&
+		      !ctx->off_timeout_used;
+}
+
 void io_ring_set_bounds(struct ucmd_ring *ring, const struct io_ring_bounds *b)
 {
 	struct ucmd_ctx *ctx = ring_to_ctx(ring);
@@ -147,6 +164,7 @@ void io_ring_set_bounds(struct ucmd_ring *ring, const struct io_ring_bounds *b)
 	ctx->sq_blocked_val = false;
 	if (ctx->sq_blocked)
 		__atomic_store_n(ctx->sq_blocked, 0, __ATOMIC_RELEASE);
+	io_ring_update_simple(ctx);
 }
 
 void io_ring_set_owner_wake(struct ucmd_ring *ring, int efd)
@@ -329,7 +347,8 @@ static inline __attribute__((always_inline)) void io_flush_list(struct ucmd_ctx 
 								unsigned n, bool cqe32)
 {
 	struct ucmd_kiocb *first = req;
-	unsigned cq_tail = ctx->cached_cq_tail, mask = ctx->rings.cq_mask, inflight = 0;
+	unsigned start = ctx->cached_cq_tail, cq_tail = start, mask = ctx->rings.cq_mask;
+	unsigned inflight = 0;
 	struct io_uring_cqe *cqes = ctx->rings.cqes;
 	bool room = cq_has_room_for(ctx, n);
 
@@ -348,7 +367,13 @@ static inline __attribute__((always_inline)) void io_flush_list(struct ucmd_ctx 
 		}
 		req = req->next;
 	} while (req);
-	if (cq_tail != ctx->cached_cq_tail) {
+	/*
+	 * Against the tail at the start: a slow request stores the tail
+	 * before it posts, so when the last one posts nothing (a skipped
+	 * success) the short way's CQEs before it are no longer told apart
+	 * by the cached tail, and would wait for a later commit.
+	 */
+	if (cq_tail != start) {
 		ctx->cached_cq_tail = cq_tail;
 		ctx->cq_dirty = true;
 	}

@@ -177,6 +177,14 @@ struct ucmd_ctx {
 	const struct ucmd_cred *sub_creds;
 	unsigned long creds_gen;	/* cred_generation() sub_creds was read at */
 
+	/*
+	 * None of what makes the enter or the CQ commit take the long way:
+	 * an SQPOLL or IOPOLL setup, bounds
+	 * (io_ring_set_bounds), an eventfd, a TIMEOUT counting CQEs. Kept
+	 * by io_ring_update_simple() wherever one of those changes; read
+	 * under uring_lock.
+	 */
+	bool simple;
 	struct mutex uring_lock;	/* held by whoever submits / runs task work */
 	pid_t submitter_tid;		/* IORING_SETUP_SINGLE_ISSUER */
 
@@ -421,16 +429,59 @@ static inline unsigned io_run_task_work(struct ucmd_ctx *ctx)
 		return 0;
 	return __io_run_task_work(ctx);
 }
+/* Set ctx->simple from what it sums up; under uring_lock (or before the ring is used). */
+void io_ring_update_simple(struct ucmd_ctx *ctx);
 /* Publish the CQ tail (and wake whoever waits) if CQEs were posted. */
 void __io_commit_cqring(struct ucmd_ctx *ctx);
+void io_wake_waiters(struct ucmd_ctx *ctx);
 static inline void io_commit_cqring(struct ucmd_ctx *ctx)
 {
-	if (ctx->cq_dirty)
+	if (!ctx->cq_dirty)
+		return;
+	/* counted TIMEOUTs, an eventfd, an SQPOLL ring: the full path */
+	if (__builtin_expect(!ctx->simple, 0)) {
 		__io_commit_cqring(ctx);
+		return;
+	}
+	ctx->cq_dirty = false;
+	__atomic_store_n(ctx->rings.cq_tail, ctx->cached_cq_tail, __ATOMIC_RELEASE);
+	if (atomic_load_explicit(&ctx->nr_waiters, memory_order_acquire))
+		io_wake_waiters(ctx);
 }
 bool io_flush_overflow(struct ucmd_ctx *ctx);
+/* The CQ has a free slot: the application's head read again when none was known. */
+bool io_cqring_room(struct ucmd_ctx *ctx);
+/*
+ * Post the CQE of req, which its provider just finished inline with res
+ * (and no res2): what io_req_set_res and the batched flush would do, done
+ * at once. Only for a request with nothing to release (a fixed file, no
+ * other flag but REQ_F_INFLIGHT, which it is not counted in) whose CQE
+ * goes straight to the CQ (nothing collected or overflowed before it,
+ * room in the CQ); false, having done nothing, for any other. The request
+ * itself is the caller's to free.
+ */
+static inline bool io_post_inline(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, int32_t res)
+{
+	struct io_uring_cqe *cqe;
+
+	if (__builtin_expect(ctx->compl_head || ctx->ocq_head ||
+			     req->flags != (REQ_F_FIXED_FILE | REQ_F_INFLIGHT), 0))
+		return false;
+	if (__builtin_expect(!ctx->cq_room, 0) && !io_cqring_room(ctx))
+		return false;
+	cqe = io_rings_cqe(&ctx->rings, ctx->cached_cq_tail++);
+	ctx->cq_room--;
+	cqe->user_data = req->user_data;
+	cqe->res = res;
+	cqe->flags = 0;
+	if (ctx->rings.cqe_shift) {
+		cqe->big_cqe[0] = 0;
+		cqe->big_cqe[1] = 0;
+	}
+	ctx->cq_dirty = true;
+	return true;
+}
 unsigned io_cqring_events(struct ucmd_ctx *ctx);
-void io_wake_waiters(struct ucmd_ctx *ctx);
 #define SQE_VALID_FLAGS                                                                  \
 	(IOSQE_FIXED_FILE | IOSQE_IO_DRAIN | IOSQE_IO_LINK | IOSQE_IO_HARDLINK |         \
 	 IOSQE_ASYNC | IOSQE_BUFFER_SELECT | IOSQE_CQE_SKIP_SUCCESS)

@@ -1,78 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * io_uring_enter(2) and the liburing-style calls built on it. The
- * application side touches only the shared ring memory (in-process, through
- * the engine's mapping of it: see ring_map_app); everything else goes through
- * the ring's backend (ring->ops->enter: native_enter below for ucmd's own
+ * The liburing-style calls built on io_uring_enter(2). The application side
+ * touches only the shared ring memory (in-process, through the engine's
+ * mapping of it: see ring_map_app); everything else goes through the ring's
+ * backend (ring->ops->enter: native_enter in submit.c for ucmd's own
  * engine). The SQ/CQ logic here works on any backend's ring memory, which
  * all have Linux's layout.
  */
 #include <errno.h>
-#include <sched.h>
 
 #include "core/core.h"
-
-int native_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
-		 unsigned flags)
-{
-	struct ucmd_ctx *ctx = ring_to_ctx(ring);
-	int submitted = 0;
-
-	if (flags & ~(IORING_ENTER_GETEVENTS | IORING_ENTER_SQ_WAKEUP | IORING_ENTER_SQ_WAIT))
-		return -EINVAL;
-	/* DEFER_TASKRUN: only the submitter runs task work, so only it waits. */
-	if ((ctx->flags & IORING_SETUP_DEFER_TASKRUN) && (flags & IORING_ENTER_GETEVENTS) &&
-	    ctx->submitter_tid != current_tid())
-		return -EEXIST;
-	if (ctx->flags & IORING_SETUP_SQPOLL) {
-		if (flags & IORING_ENTER_SQ_WAKEUP)
-			io_wake_waiters(ctx);
-		if (flags & IORING_ENTER_SQ_WAIT) {
-			while (__atomic_load_n(ctx->rings.sq_tail, __ATOMIC_ACQUIRE) -
-				       __atomic_load_n(ctx->rings.sq_head, __ATOMIC_ACQUIRE) >=
-			       ctx->rings.sq_entries)
-				sched_yield();
-		}
-		submitted = (int)to_submit;
-	} else if (to_submit) {
-		if ((ctx->flags & IORING_SETUP_SINGLE_ISSUER) &&
-		    ctx->submitter_tid != current_tid())
-			return -EEXIST;
-		mutex_lock(&ctx->uring_lock);
-		/*
-		 * Requests act as whoever submits them now: one load tells
-		 * whether the process's credentials changed since last read.
-		 */
-		if (__builtin_expect(cred_generation() != ctx->creds_gen, 0)) {
-			int ret = io_ring_refresh_creds(ctx);
-
-			if (ret) {
-				mutex_unlock(&ctx->uring_lock);
-				return ret;
-			}
-		}
-		current_ctx = ctx;
-		submitted = io_submit_sqes(ctx, to_submit);
-		io_run_task_work(ctx);
-		io_commit_cqring(ctx);
-		/*
-		 * The CQEs waited for are there already (requests that completed
-		 * inline): Linux's io_cqring_wait returns at once then, so do not
-		 * take the lock again and rerun task work just to find that out.
-		 */
-		if ((flags & IORING_ENTER_GETEVENTS) && !ctx->nr_iopoll && !ctx->ocq_head &&
-		    io_cqring_events(ctx) >= min_complete)
-			flags &= ~IORING_ENTER_GETEVENTS;
-		current_ctx = NULL;
-		mutex_unlock(&ctx->uring_lock);
-	}
-	if (flags & IORING_ENTER_GETEVENTS) {
-		int ret = io_cqring_wait(ctx, min_complete);
-		if (ret < 0 && !submitted)
-			return ret;
-	}
-	return submitted;
-}
 
 /*
  * Publish the SQEs handed out by ucmd_get_sqe(); returns how many wait (on a

@@ -208,6 +208,7 @@ int native_register_eventfd(struct ucmd_ring *ring, int fd)
 		ret = -EBUSY;
 	else
 		ctx->evfd = dup_fd;
+	io_ring_update_simple(ctx);
 	mutex_unlock(&ctx->uring_lock);
 	if (ret)
 		close(dup_fd);
@@ -224,6 +225,7 @@ int native_unregister_eventfd(struct ucmd_ring *ring)
 	mutex_lock(&ctx->uring_lock);
 	fd = ctx->evfd;
 	ctx->evfd = -1;
+	io_ring_update_simple(ctx);
 	mutex_unlock(&ctx->uring_lock);
 	if (fd < 0)
 		return -ENXIO;

@@ -137,6 +137,7 @@ static int queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring 
 	ctx->wait_efd = -1;
 	ctx->flags = p->flags;
 	ctx->issue_flags = io_issue_flags(ctx);
+	io_ring_update_simple(ctx);
 	atomic_init(&ctx->uring_lock.v, 0);
 	ctx->local_tw_tail = &ctx->local_tw;
 	ctx->compl_tail = &ctx->compl_head;

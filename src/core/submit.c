@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Submission: fetch SQEs from the shared ring, snapshot each one, check the
- * fields common to all opcodes once (seed 008), build link chains, and issue.
+ * fields common to all opcodes once (seed 008), build link chains, and issue;
+ * and io_uring_enter(2) itself (native_enter), which submits, then waits.
  */
 #include <errno.h>
+#include <sched.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "block/blk.h"
 #include "core/core.h"
+#include "core/uring_cmd_fast.h"
 #include "lib/cpu.h"
 #include "lib/clock.h"
 #include "security/hooks.h"
@@ -21,25 +25,75 @@ _Static_assert(REQ_F_FIXED_FILE == IOSQE_FIXED_FILE && REQ_F_IO_DRAIN == IOSQE_I
 		       REQ_F_FORCE_ASYNC == IOSQE_ASYNC && REQ_F_CQE_SKIP == IOSQE_CQE_SKIP_SUCCESS,
 	       "REQ_F_ SQE-flag bits must equal the IOSQE_ bits");
 
-static struct ucmd_kiocb *io_alloc_req(struct ucmd_ctx *ctx)
+/* A new request for ctx's cache, not counted in nr_reqs; NULL without memory. */
+static __attribute__((noinline)) struct ucmd_kiocb *io_new_req(struct ucmd_ctx *ctx)
 {
-	struct ucmd_kiocb *req = ctx->free_reqs;
-
-	if (req) {
-		ctx->free_reqs = req->next;
-		ctx->nr_reqs++;
-		return req;
-	}
 	/* cache-line aligned: which lines a request touches is then fixed */
-	req = aligned_alloc(64, sizeof(*req));
+	struct ucmd_kiocb *req = aligned_alloc(64, sizeof(*req));
+
 	if (req) {
 		/* the ring's own cache: a request never serves another ring */
 		req->ctx = ctx;
 		req->cqe_flags = 0;
 		req->big_cqe[1] = 0;
-		ctx->nr_reqs++;
+		req->issuing = false;
 	}
 	return req;
+}
+
+static struct ucmd_kiocb *io_alloc_req(struct ucmd_ctx *ctx)
+{
+	struct ucmd_kiocb *req = ctx->free_reqs;
+
+	if (req)
+		ctx->free_reqs = req->next;
+	else
+		req = io_new_req(ctx);
+	if (req)
+		ctx->nr_reqs++;
+	return req;
+}
+
+/*
+ * The request the next SQE will use, left at the head of the free list:
+ * the common uring_cmd that completes inline (io_submit_uring_cmd) leaves
+ * it there, and only a request that lives on is taken off it
+ * (io_req_take_peeked). NULL without memory.
+ */
+static inline struct ucmd_kiocb *io_peek_req(struct ucmd_ctx *ctx)
+{
+	struct ucmd_kiocb *req = ctx->free_reqs;
+
+	if (__builtin_expect(!req, 0)) {
+		req = io_new_req(ctx);
+		if (req) {
+			req->next = NULL;
+			ctx->free_reqs = req;
+		}
+	}
+	return req;
+}
+
+/*
+ * Take the peeked req off the free list: at its head unless a provider
+ * freed requests meanwhile (completions it posted during the issue).
+ */
+static inline void io_req_take_peeked(struct ucmd_ctx *ctx, struct ucmd_kiocb *req)
+{
+	struct ucmd_kiocb **pp = &ctx->free_reqs;
+
+	while (__builtin_expect(*pp != req, 0))
+		pp = &(*pp)->next;
+	*pp = req->next;
+	ctx->nr_reqs++;
+}
+
+/* A request taken off the free list goes back (it held nothing). */
+static inline void io_req_put(struct ucmd_ctx *ctx, struct ucmd_kiocb *req)
+{
+	req->next = ctx->free_reqs;
+	ctx->free_reqs = req;
+	ctx->nr_reqs--;
 }
 
 static inline __attribute__((always_inline)) int
@@ -178,14 +232,119 @@ static int io_submit_fail_init(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, int
 static inline __attribute__((always_inline)) void __io_req_issue(struct ucmd_kiocb *req,
 								 const struct io_issue_def *def);
 
+/* No IOPOLL (a simple ring has none), no chain or drain open. */
+static inline bool io_submit_plain(const struct ucmd_ctx *ctx, bool simple)
+{
+	return !((!simple && (ctx->flags & IORING_SETUP_IOPOLL)) || ctx->link_head ||
+		 ctx->defer_head || ctx->drain_next);
+}
+
+/* An SQE's first four bytes: its opcode, its flags and its ioprio. */
+struct sqe_head {
+	uint8_t opcode, flags;
+	uint16_t ioprio;
+};
+_Static_assert(offsetof(struct io_uring_sqe, ioprio) == 2 &&
+		       offsetof(struct io_uring_sqe, personality) ==
+			       offsetof(struct io_uring_sqe, buf_index) + 2,
+	       "the SQE's words read whole below");
+
+static inline uint32_t sqe_word(const void *p)
+{
+	uint32_t w;
+
+	memcpy(&w, p, sizeof(w));
+	return w;
+}
+
+static inline uint32_t sqe_head_word(uint8_t opcode, uint8_t flags)
+{
+	const struct sqe_head h = { opcode, flags, 0 };
+
+	return sqe_word(&h);
+}
+
 /*
- * Inlined into both submission loops: with two callers the compiler made it
- * a call per SQE, about a tenth of a null uring_cmd at batch 32.
+ * The common uring_cmd from its SQE to its CQE, in one piece: a fixed
+ * file, no other SQE flag, nothing reserved or optional set, a ring
+ * without IOPOLL and no chain or drain open, a provider every security
+ * module lets anyone use. It is what io_init_req, io_uring_cmd_prep,
+ * io_uring_cmd_issue and the batched flush do for such an SQE, without
+ * their table lookups, indirect calls and second pass: the opcode's prep
+ * and issue are known, and a result returned at once is posted at once
+ * (once nothing is waiting to be posted before it, so that CQEs keep
+ * their order). Returns false, having changed nothing, for any other
+ * SQE: the general path then takes it from the start, so every error is
+ * the general path's.
+ */
+static inline __attribute__((always_inline)) bool
+io_submit_uring_cmd(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, const struct io_uring_sqe *sqe,
+		    bool peeked)
+{
+	unsigned fd = (unsigned)sqe->fd;
+	int (*uring_cmd)(struct io_uring_cmd *, unsigned);
+	struct ucmd_file *file;
+	int ret;
+
+	/* opcode, flags and ioprio in one word: any other opcode goes at once */
+	if (sqe_word(sqe) != sqe_head_word(IORING_OP_URING_CMD, IOSQE_FIXED_FILE))
+		return false;
+	/* reserved, command flags, buf_index and personality in three */
+	if (sqe->__pad1 | sqe->uring_cmd_flags | sqe_word(&sqe->buf_index))
+		return false;
+	if (fd >= ctx->nr_fixed_files || !(file = ctx->fixed_files[fd]))
+		return false;
+	uring_cmd = io_uring_cmd_direct(file, ctx->sub_creds);
+	if (!uring_cmd)
+		return false;
+
+	req->opcode = IORING_OP_URING_CMD;
+	/* counted in ctx->inflight only if it outlives its issue */
+	req->flags = REQ_F_FIXED_FILE | REQ_F_INFLIGHT;
+	req->user_data = sqe->user_data;
+	req->file = file;
+	req->creds = ctx->sub_creds;
+	req->buf_index = 0;
+	req->link = NULL;
+	io_uring_cmd_prep_fields(&req->cmd, file, sqe, 0);
+
+	req->issuing = true;
+	ret = uring_cmd(&req->cmd, ctx->issue_flags | IO_URING_F_NONBLOCK);
+	/* a result (>= 0 the common one) other than "later" and "retry blocking" */
+	if (__builtin_expect(ret >= 0 || (ret != -EAGAIN && ret != -EIOCBQUEUED), 1) &&
+	    __builtin_expect(io_post_inline(ctx, req, ret), 1)) {
+		/*
+		 * Done: a peeked request is still on the free list, nothing to
+		 * free (and its issuing flag is set again before its next issue)
+		 */
+		if (!peeked)
+			io_req_put(ctx, req);
+		return true;
+	}
+	req->issuing = false;
+	/* it lives on: off the free list, in flight */
+	if (peeked)
+		io_req_take_peeked(ctx, req);
+	ctx->inflight++;
+	if (ret == -EAGAIN) {
+		io_queue_iowq(req);
+	} else if (ret != -EIOCBQUEUED) {
+		io_req_set_res(req, ret, 0);
+		io_req_complete_or_defer(req);
+	}
+	return true;
+}
+
+/*
+ * Any SQE but the common uring_cmd; inlined into both submission loops:
+ * with two callers the compiler made it a call per SQE.
  */
 static inline __attribute__((always_inline)) int
 io_submit_sqe(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, const struct io_uring_sqe *sqe)
 {
-	int ret = io_init_req(ctx, req, sqe);
+	int ret;
+
+	ret = io_init_req(ctx, req, sqe);
 
 	if (__builtin_expect(ret, 0))
 		return io_submit_fail_init(ctx, req, ret);
@@ -220,7 +379,8 @@ io_submit_sqe(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, const struct io_urin
  * shared index read once here and bounded, as a tail or a limit further
  * ahead than the ring is long is the application's bug.
  */
-static unsigned io_sqring_entries(const struct ucmd_ctx *ctx)
+static inline __attribute__((always_inline)) unsigned
+__io_sqring_entries(const struct ucmd_ctx *ctx, bool simple)
 {
 	const struct io_rings *r = &ctx->rings;
 	unsigned head = ctx->cached_sq_head;
@@ -229,7 +389,7 @@ static unsigned io_sqring_entries(const struct ucmd_ctx *ctx)
 
 	if (avail > r->sq_entries)
 		avail = r->sq_entries;
-	if (__builtin_expect(ctx->sq_limit != NULL, 0)) {
+	if (!simple && __builtin_expect(ctx->sq_limit != NULL, 0)) {
 		/* seq_cst: pairs with the submitter's limit store, then its sq_blocked load */
 		unsigned lim = __atomic_load_n(ctx->sq_limit, __ATOMIC_SEQ_CST) - head;
 
@@ -242,6 +402,11 @@ static unsigned io_sqring_entries(const struct ucmd_ctx *ctx)
 			avail = lim;
 	}
 	return avail;
+}
+
+static unsigned io_sqring_entries(const struct ucmd_ctx *ctx)
+{
+	return __io_sqring_entries(ctx, false);
 }
 
 /*
@@ -281,24 +446,32 @@ static void io_sq_blocked_update(struct ucmd_ctx *ctx)
 	}
 }
 
+/* The index at SQ position pos, read once, here (the caller bounds it). */
+static inline unsigned io_sq_index(const struct io_rings *r, unsigned pos)
+{
+	return __atomic_load_n(&r->sq_array[pos & r->sq_mask], __ATOMIC_RELAXED);
+}
+
 /*
  * The SQE at SQ index idx (read once by the caller), as the engine's own
  * copy in a new request: the snapshot hooks and providers see. NULL with
  * *dropped set for an index outside the SQE array (counted in sq_dropped,
  * as Linux; the caller skips it), NULL alone when no request is free.
- * Constant sizes let the compiler inline the copy.
+ * peek: the request stays on the free list (io_peek_req). Constant sizes
+ * let the compiler inline the copy.
  */
 static inline __attribute__((always_inline)) struct ucmd_kiocb *
-io_take_sqe(struct ucmd_ctx *ctx, const struct io_rings *r, unsigned idx, bool *dropped)
+io_take_sqe(struct ucmd_ctx *ctx, const struct io_rings *r, unsigned idx, bool *dropped,
+	    bool peek)
 {
 	struct ucmd_kiocb *req;
 
 	*dropped = idx >= r->sq_entries;
-	if (*dropped) {
+	if (__builtin_expect(*dropped, 0)) {
 		__atomic_store_n(r->sq_dropped, ++ctx->sq_dropped, __ATOMIC_RELEASE);
 		return NULL;
 	}
-	req = io_alloc_req(ctx);
+	req = peek ? io_peek_req(ctx) : io_alloc_req(ctx);
 	if (!req)
 		return NULL;
 	if (r->sqe_shift)
@@ -306,6 +479,39 @@ io_take_sqe(struct ucmd_ctx *ctx, const struct io_rings *r, unsigned idx, bool *
 	else
 		memcpy(req->sqe, io_rings_sqe(r, idx), sizeof(struct io_uring_sqe));
 	return req;
+}
+
+/* The first SQE of a batch of several whose opcode is worth a block plug. */
+static inline bool io_want_plug(const struct ucmd_kiocb *req, unsigned nr)
+{
+	uint8_t op = req->sqe[0].opcode;
+
+	return nr > 1 && io_issue_defs[op < IORING_OP_LAST ? op : 0].plug;
+}
+
+/*
+ * One SQE taken: the common uring_cmd's path if it is one and *plain (no
+ * IOPOLL, no chain or drain open) holds, else the general path. Only the
+ * general path changes what *plain says, and from true only for an SQE
+ * that links or drains (a chain or a drain is open, or a drained request
+ * has run): *plain is read again then, or when it was false. Returns what
+ * io_submit_sqe returns.
+ */
+static inline __attribute__((always_inline)) int
+io_submit_one(struct ucmd_ctx *ctx, bool *plain, struct ucmd_kiocb *req, bool peeked)
+{
+	uint8_t sqe_flags = req->sqe[0].flags;
+	int ret;
+
+	if (__builtin_expect(*plain, 1) &&
+	    __builtin_expect(io_submit_uring_cmd(ctx, req, req->sqe, peeked), 1))
+		return 0;
+	if (peeked)
+		io_req_take_peeked(ctx, req);
+	ret = io_submit_sqe(ctx, req, req->sqe);
+	if (!*plain || (sqe_flags & (IOSQE_IO_LINK | IOSQE_IO_HARDLINK | IOSQE_IO_DRAIN)))
+		*plain = io_submit_plain(ctx, false);
+	return ret;
 }
 
 /*
@@ -322,6 +528,7 @@ static unsigned io_submit_sqes_bounded(struct ucmd_ctx *ctx, unsigned nr, unsign
 	struct io_rings *r = &ctx->rings;
 	unsigned head = ctx->cached_sq_head;
 	struct ucmd_kiocb *list = NULL, **tail = &list;
+	bool plain;
 
 	/*
 	 * Every SQE line is a cross-core miss, which copying them one after
@@ -348,13 +555,12 @@ static unsigned io_submit_sqes_bounded(struct ucmd_ctx *ctx, unsigned nr, unsign
 
 	for (unsigned taken = 0; taken < nr; taken++) {
 		/* each index read once, here, and bounded */
-		unsigned idx = __atomic_load_n(&r->sq_array[head & r->sq_mask], __ATOMIC_RELAXED);
+		unsigned idx = io_sq_index(r, head);
 		struct ucmd_kiocb *req;
-
 		bool dropped;
 
 		head++;
-		req = io_take_sqe(ctx, r, idx, &dropped);
+		req = io_take_sqe(ctx, r, idx, &dropped, false);
 		if (dropped)
 			continue;
 		if (!req) {
@@ -367,34 +573,42 @@ static unsigned io_submit_sqes_bounded(struct ucmd_ctx *ctx, unsigned nr, unsign
 	*tail = NULL;
 	/* the slots are free once copied */
 	__atomic_store_n(r->sq_head, head, __ATOMIC_RELEASE);
+	plain = io_submit_plain(ctx, false);
 	while (list) {
 		struct ucmd_kiocb *req = list;
 
 		/* issuing may put req on a list of its own through ->next */
 		list = req->next;
-		if (!*plugged && nr > 1 && io_issue_defs[req->sqe[0].opcode < IORING_OP_LAST ?
-							 req->sqe[0].opcode : 0].plug) {
+		if (!*plugged && io_want_plug(req, nr)) {
 			blk_start_plug(plug);
 			*plugged = true;
 		}
 		(*submitted)++;
-		(void)io_submit_sqe(ctx, req, req->sqe);
+		(void)io_submit_one(ctx, &plain, req, false);
 	}
 	return head;
 }
 
-int io_submit_sqes(struct ucmd_ctx *ctx, unsigned nr)
+/*
+ * Take up to nr published SQEs and submit them (Linux's io_submit_sqes),
+ * under uring_lock; returns how many were taken. Inlined into the
+ * system call's fast path (native_enter) and out of line for the other
+ * submitters (io_submit_sqes: SQPOLL, ucmdd's rings). simple: ctx->simple
+ * held when the submission began (the checks for what it excludes then go).
+ */
+static inline __attribute__((always_inline)) int __io_submit_sqes(struct ucmd_ctx *ctx,
+								  unsigned nr, bool simple)
 {
-	struct io_rings *r = &ctx->rings;
+	const struct io_rings *r = &ctx->rings;
 	unsigned head = ctx->cached_sq_head;
-	unsigned avail = io_sqring_entries(ctx);
-	unsigned submitted = 0, taken;
+	unsigned avail = __io_sqring_entries(ctx, simple);
+	unsigned submitted = 0, end;
 	struct blk_plug plug;
-	bool plugged = false;
+	bool plugged = false, plain;
 
 	if (nr > avail)
 		nr = avail;
-	if (__builtin_expect(ctx->max_reqs != 0, 0) && nr) {
+	if (!simple && __builtin_expect(ctx->max_reqs != 0, 0) && nr) {
 		unsigned room = io_req_room(ctx);
 
 		if (nr > room)
@@ -402,36 +616,35 @@ int io_submit_sqes(struct ucmd_ctx *ctx, unsigned nr)
 	}
 
 	/*
-	 * What completes inline is posted at the end, in one pass (also for
-	 * one request: the batched flush is the cheaper path, not only the
-	 * batched one).
+	 * What completes inline and is not posted at once is posted at the
+	 * end, in one pass (Linux's compl_reqs).
 	 */
 	ctx->compl_defer = true;
-	if (__builtin_expect(ctx->max_reqs != 0, 0)) {
+	if (!simple && __builtin_expect(ctx->max_reqs != 0, 0)) {
 		head = io_submit_sqes_bounded(ctx, nr, &submitted, &plug, &plugged);
 		goto done;
 	}
-	for (taken = 0; taken < nr; taken++) {
-		unsigned idx = __atomic_load_n(&r->sq_array[head & r->sq_mask], __ATOMIC_RELAXED);
+	plain = io_submit_plain(ctx, simple);
+	for (end = head + nr; head != end;) {
+		unsigned idx = io_sq_index(r, head);
+		struct ucmd_kiocb *req;
 		bool dropped;
 
 		head++;
 		/* a bad index is skipped and the SQEs behind it still go (it used its place in nr) */
-		struct ucmd_kiocb *req = io_take_sqe(ctx, r, idx, &dropped);
+		req = io_take_sqe(ctx, r, idx, &dropped, true);
 		if (dropped)
 			continue;
 		if (!req) {
 			head--;
 			break;
 		}
-		if (!plugged && nr > 1 && io_issue_defs[req->sqe[0].opcode < IORING_OP_LAST ?
-							req->sqe[0].opcode : 0].plug) {
+		if (!plugged && io_want_plug(req, nr)) {
 			blk_start_plug(&plug);
 			plugged = true;
 		}
 		submitted++;
-		if (io_submit_sqe(ctx, req, req->sqe) &&
-		    !(ctx->flags & IORING_SETUP_SUBMIT_ALL))
+		if (io_submit_one(ctx, &plain, req, true) && !(ctx->flags & IORING_SETUP_SUBMIT_ALL))
 			break;
 	}
 done:
@@ -448,9 +661,110 @@ done:
 	ctx->compl_defer = false;
 	if (ctx->compl_head)
 		io_submit_flush_completions(ctx);
-	if (__builtin_expect(ctx->sq_blocked != NULL, 0))
+	if (!simple && __builtin_expect(ctx->sq_blocked != NULL, 0))
 		io_sq_blocked_update(ctx);
 	return (int)submitted;
+}
+
+int io_submit_sqes(struct ucmd_ctx *ctx, unsigned nr)
+{
+	return __io_submit_sqes(ctx, nr, false);
+}
+
+/* ---- io_uring_enter(2) ---------------------------------------------------- */
+
+#define ENTER_FLAGS (IORING_ENTER_GETEVENTS | IORING_ENTER_SQ_WAKEUP | IORING_ENTER_SQ_WAIT)
+
+/* An SQPOLL ring: its thread submits; the caller may wake it, wait for SQ room. */
+static __attribute__((noinline)) int io_sqpoll_enter(struct ucmd_ctx *ctx, unsigned to_submit,
+						     unsigned min_complete, unsigned flags)
+{
+	if (flags & IORING_ENTER_SQ_WAKEUP)
+		io_wake_waiters(ctx);
+	if (flags & IORING_ENTER_SQ_WAIT) {
+		while (__atomic_load_n(ctx->rings.sq_tail, __ATOMIC_ACQUIRE) -
+			       __atomic_load_n(ctx->rings.sq_head, __ATOMIC_ACQUIRE) >=
+		       ctx->rings.sq_entries)
+			sched_yield();
+	}
+	if (flags & IORING_ENTER_GETEVENTS) {
+		int ret = io_cqring_wait(ctx, min_complete);
+		if (ret < 0 && !to_submit)
+			return ret;
+	}
+	return (int)to_submit;
+}
+
+/*
+ * The system call: submit, then wait. The submission, its CQ commit and
+ * the test whether what the caller waits for is there already run in
+ * this one frame, the common uring_cmd's path inlined: a small batch is
+ * mostly this call chain.
+ */
+int native_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
+		 unsigned flags)
+{
+	struct ucmd_ctx *ctx = ring_to_ctx(ring);
+	int submitted = 0;
+	bool simple;
+
+	if (flags & ~ENTER_FLAGS)
+		return -EINVAL;
+	/* The setups that check who calls, or submit on their own thread: one test for all. */
+	if (__builtin_expect(ctx->flags & (IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_SQPOLL |
+					   IORING_SETUP_SINGLE_ISSUER), 0)) {
+		/* DEFER_TASKRUN: only the submitter runs task work, so only it waits. */
+		if ((ctx->flags & IORING_SETUP_DEFER_TASKRUN) && (flags & IORING_ENTER_GETEVENTS) &&
+		    ctx->submitter_tid != current_tid())
+			return -EEXIST;
+		if (ctx->flags & IORING_SETUP_SQPOLL)
+			return io_sqpoll_enter(ctx, to_submit, min_complete, flags);
+		if ((ctx->flags & IORING_SETUP_SINGLE_ISSUER) && to_submit &&
+		    ctx->submitter_tid != current_tid())
+			return -EEXIST;
+	}
+	if (to_submit) {
+		mutex_lock(&ctx->uring_lock);
+		/*
+		 * Requests act as whoever submits them now: one load tells
+		 * whether the process's credentials changed since last read.
+		 */
+		if (__builtin_expect(cred_generation() != ctx->creds_gen, 0)) {
+			int ret = io_ring_refresh_creds(ctx);
+
+			if (ret) {
+				mutex_unlock(&ctx->uring_lock);
+				return ret;
+			}
+		}
+		current_ctx = ctx;
+		/* the simple ring's submission inline, without the checks for what it has not */
+		simple = ctx->simple;
+		if (__builtin_expect(simple, 1))
+			submitted = __io_submit_sqes(ctx, to_submit, true);
+		else
+			submitted = io_submit_sqes(ctx, to_submit);
+		io_run_task_work(ctx);
+		io_commit_cqring(ctx);
+		/*
+		 * The CQEs waited for are there already (requests that completed
+		 * inline): Linux's io_cqring_wait returns at once then, so do not
+		 * take the lock again and rerun task work just to find that out.
+		 * The CQ tail was just published: it is cached_cq_tail.
+		 */
+		if ((flags & IORING_ENTER_GETEVENTS) && (simple || !ctx->nr_iopoll) && !ctx->ocq_head &&
+		    ctx->cached_cq_tail - __atomic_load_n(ctx->rings.cq_head, __ATOMIC_ACQUIRE) >=
+			    min_complete)
+			flags &= ~IORING_ENTER_GETEVENTS;
+		current_ctx = NULL;
+		mutex_unlock(&ctx->uring_lock);
+	}
+	if (flags & IORING_ENTER_GETEVENTS) {
+		int ret = io_cqring_wait(ctx, min_complete);
+		if (ret < 0 && !submitted)
+			return ret;
+	}
+	return submitted;
 }
 
 /* IO_URING_F_* bits that follow from the ring's setup, computed once. */

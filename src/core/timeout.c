@@ -272,6 +272,7 @@ int io_timeout(struct ucmd_kiocb *req, unsigned issue_flags)
 		to->target_seq = tail + to->off;
 		ctx->cq_last_tm_flush = tail;
 		ctx->off_timeout_used = true;
+		io_ring_update_simple(ctx);
 	}
 	timer_arm(ctx, req);
 	return -EIOCBQUEUED;

@@ -7,30 +7,24 @@
 
 #include "core/core.h"
 #include "core/provider_done.h"
-#include "security/hooks.h"
+#include "core/uring_cmd_fast.h"
 
 int io_uring_cmd_prep(struct ucmd_kiocb *req, const struct io_uring_sqe *sqe)
 {
-	struct io_uring_cmd *cmd = &req->cmd;
+	uint32_t flags = sqe->uring_cmd_flags;
 
-	cmd->flags = sqe->uring_cmd_flags;
 	/* reserved fields and flags: one branch for the common, clean SQE */
-	if (__builtin_expect(sqe->__pad1 | cmd->flags | sqe->buf_index, 0)) {
-		if (sqe->__pad1 || (cmd->flags & ~IORING_URING_CMD_FIXED))
+	if (__builtin_expect(!io_uring_cmd_sqe_clean(sqe), 0)) {
+		if (sqe->__pad1 || (flags & ~IORING_URING_CMD_FIXED))
 			return -EINVAL;
 		/* buf_index is read with FIXED only: Linux ignores it otherwise */
-		if (cmd->flags & IORING_URING_CMD_FIXED) {
+		if (flags & IORING_URING_CMD_FIXED) {
 			if (sqe->buf_index >= req->ctx->nr_bufs)
 				return -EFAULT;
 			req->buf_index = sqe->buf_index;
 		}
 	}
-	cmd->file = req->file;
-	/* sqe is the request's own snapshot (io_submit_sqes copied it). */
-	cmd->sqe = sqe;
-	cmd->cmd_op = sqe->cmd_op;
-	cmd->task_work_cb = NULL;
-	/* pdu is the provider's to initialise, as in Linux */
+	io_uring_cmd_prep_fields(&req->cmd, req->file, sqe, flags);
 	return 0;
 }
 

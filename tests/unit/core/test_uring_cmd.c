@@ -344,6 +344,42 @@ static void test_batched_flush_overflow(void **state)
 }
 
 /*
+ * A flushed batch whose CQEs all take the flush's short way but whose last
+ * request posts none (a skipped success): the CQEs before it must still
+ * be published when the submission ends, not wait for some later CQE.
+ */
+static void test_flush_ends_with_skipped(void **state)
+{
+	struct ucmd_ring ring;
+	struct cqe_copy c[2];
+	int fd = ucmd_open(eng, "inline", O_RDWR);
+
+	(void)state;
+	ring_setup(eng, &ring, 4, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+	assert_int_equal(ucmd_register_files(&ring, &fd, 1), 0);
+	for (int round = 0; round < 3; round++) {
+		/* ioprio: the general path, whose inline results are collected */
+		for (uint32_t i = 0; i < 3; i++) {
+			struct io_uring_sqe *sqe = cmd_sqe(&ring, 0, i);
+
+			memset(ucmd_sqe_cmd(sqe), 0, 16);
+			((uint8_t *)ucmd_sqe_cmd(sqe))[0] = (uint8_t)(60 + i);
+			sqe->ioprio = 1;
+			sqe->flags = IOSQE_FIXED_FILE | (i == 2 ? IOSQE_CQE_SKIP_SUCCESS : 0);
+		}
+		assert_int_equal(ucmd_submit(&ring), 3);
+		assert_int_equal(ucmd_cq_ready(&ring), 2);
+		reap(&ring, c, 2);
+		for (uint32_t i = 0; i < 2; i++) {
+			assert_int_equal(c[i].user_data, i);
+			assert_int_equal(c[i].res, 60 + (int32_t)i);
+		}
+	}
+	ucmd_queue_exit(&ring);
+	ucmd_close(eng, fd);
+}
+
+/*
  * The same for completions handed back as task work (echo completes from
  * inside its issue): a run of task work posts them together. A linked
  * pair in a batch (its head completes at once, so that the next member
@@ -412,6 +448,7 @@ int main(void)
 		cmocka_unit_test(test_complete_from_other_thread),
 		cmocka_unit_test(test_eagain_retry_sees_snapshot),
 		cmocka_unit_test(test_batched_flush_overflow),
+		cmocka_unit_test(test_flush_ends_with_skipped),
 		cmocka_unit_test(test_task_work_flush_overflow),
 		cmocka_unit_test(test_open_close),
 	};
