@@ -151,7 +151,7 @@ void io_ring_update_simple(struct ucmd_ctx *ctx)
 	 */
 	ctx->simple = !(ctx->flags & (IORING_SETUP_SQPOLL | IORING_SETUP_IOPOLL)) &&
 		      !ctx->max_reqs && !ctx->sq_limit && !ctx->sq_blocked && ctx->evfd < 0 &&
-		      !ctx->off_timeout_used;
+		      !ctx->off_timeout_used && !ctx->cq_publish;
 }
 
 void io_ring_set_bounds(struct ucmd_ring *ring, const struct io_ring_bounds *b)
@@ -192,6 +192,8 @@ void io_ring_set_cq_publish(struct ucmd_ring *ring,
 	mutex_lock(&ctx->uring_lock);
 	ctx->cq_publish = fn;
 	ctx->cq_publish_data = data;
+	/* the simple commit stores the tail itself: a publisher needs the full one */
+	io_ring_update_simple(ctx);
 	mutex_unlock(&ctx->uring_lock);
 }
 

@@ -438,7 +438,7 @@ static inline void io_commit_cqring(struct ucmd_ctx *ctx)
 {
 	if (!ctx->cq_dirty)
 		return;
-	/* counted TIMEOUTs, an eventfd, an SQPOLL ring: the full path */
+	/* counted TIMEOUTs, an eventfd, a CQ publisher, an SQPOLL ring: the full path */
 	if (__builtin_expect(!ctx->simple, 0)) {
 		__io_commit_cqring(ctx);
 		return;
