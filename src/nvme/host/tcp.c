@@ -45,6 +45,8 @@
 
 #define NVME_SC_XFER_ERR	(NVME_SC_DATA_XFER_ERROR)
 
+atomic_uint nvme_tcp_poll_idle_ms = 100, nvme_tcp_wait_idle_ms = 10;
+
 /* ---- socket I/O ------------------------------------------------------------- */
 
 static int send_iov(int fd, struct iovec *iov, int n)
@@ -638,17 +640,17 @@ static int tcp_rx_avail(struct nvme_tcp_queue *tq)
  */
 static bool tcp_waiter_recent(struct nvme_tcp_queue *tq, uint64_t now, uint64_t *left)
 {
-	uint64_t last;
+	uint64_t last, idle = NVME_TCP_WAIT_IDLE_MS;
 
 	/* acquire: a sleeper that just left stored its claim's time before (tcp_wait_end) */
 	if (atomic_load_explicit(&tq->wait_sleepers, memory_order_acquire)) {
-		*left = NVME_TCP_WAIT_IDLE_MS;
+		*left = idle;
 		return true;
 	}
 	last = atomic_load_explicit(&tq->last_poll_ms, memory_order_relaxed);
-	if (last + NVME_TCP_WAIT_IDLE_MS <= now)
+	if (last + idle <= now)
 		return false;
-	*left = last + NVME_TCP_WAIT_IDLE_MS - now;
+	*left = last + idle - now;
 	return true;
 }
 
@@ -770,10 +772,10 @@ static void *tcp_rx_thread_polled(void *arg)
 
 	while (!ret && !atomic_load(&tq->dead)) {
 		uint64_t last = atomic_load_explicit(&tq->last_poll_ms, memory_order_relaxed);
-		uint64_t now = mono_ms();
-		bool watch = last + NVME_TCP_POLL_IDLE_MS > now;
+		uint64_t now = mono_ms(), idle = NVME_TCP_POLL_IDLE_MS;
+		bool watch = last + idle > now;
 		struct pollfd pf = { .fd = tq->fd, .events = (short)(POLLRDHUP | (watch ? 0 : POLLIN)) };
-		int r = poll(&pf, 1, watch ? (int)(last + NVME_TCP_POLL_IDLE_MS - now) : 1000);
+		int r = poll(&pf, 1, watch ? (int)(last + idle - now) : 1000);
 
 		if (r < 0 && errno != EINTR)
 			ret = -errno;

@@ -153,13 +153,17 @@ struct nvme_tcp_queue {
 };
 
 #define NVME_TCP_BUF	(128u * 1024)
-/* a polled queue's receiver reads the socket after this long without a poll */
-#define NVME_TCP_POLL_IDLE_MS	100u
 /*
- * an I/O queue's receiver leaves the reading to the rings' waiters while
- * one has come within this long (tcp_wait_*), then reads again
+ * A polled queue's receiver reads the socket after nvme_tcp_poll_idle_ms
+ * (100) without a poll; an I/O queue's receiver leaves the reading to the
+ * rings' waiters while one has come within nvme_tcp_wait_idle_ms (10,
+ * tcp_wait_*), then reads again. Variables only so that a test can widen
+ * them: which thread completes what is otherwise decided by how long a
+ * thread keeps its CPU, which no test on a loaded machine can assume.
  */
-#define NVME_TCP_WAIT_IDLE_MS	10u
+extern atomic_uint nvme_tcp_poll_idle_ms, nvme_tcp_wait_idle_ms;
+#define NVME_TCP_POLL_IDLE_MS	atomic_load_explicit(&nvme_tcp_poll_idle_ms, memory_order_relaxed)
+#define NVME_TCP_WAIT_IDLE_MS	atomic_load_explicit(&nvme_tcp_wait_idle_ms, memory_order_relaxed)
 /* a poll this soon after one that found the connection empty does not look again */
 #define NVME_TCP_POLL_RECHECK_NS	2000u
 #define NVME_TCP_RXQ	(64u * 1024)

@@ -41,6 +41,13 @@
 /* the host's NVME_TCP_POLL_IDLE_MS and NVME_TCP_WAIT_IDLE_MS (src/nvme/host/tcp.h) */
 #define NVME_TCP_POLL_IDLE_MS_TEST	100u
 #define NVME_TCP_WAIT_IDLE_MS_TEST	10u
+/*
+ * ...as variables (tcp.h), widened where a test counts which thread
+ * completed what: a thread that loses its CPU for longer than a claim
+ * period (TSan, a loaded machine) hands the reading to the receiver
+ */
+extern atomic_uint nvme_tcp_poll_idle_ms, nvme_tcp_wait_idle_ms;
+#define CLAIM_WIDE_MS	5000u
 #define WRONG_DIR_LBA	210	/* scripted: a write gets C2HData, a read an R2T */
 
 struct fake {
@@ -1046,8 +1053,10 @@ static void test_polled_queue(void **state)
 	write_read_compare(&r, 64, 32, 12);	/* R2T answered by the poller */
 	assert_int_equal(r.f->r2ts, 1);
 	unsigned long p0 = polled_cqes(&r);
+	atomic_store(&nvme_tcp_poll_idle_ms, CLAIM_WIDE_MS);
 	for (unsigned i = 0; i < 64; i++)
 		assert_int_equal(pt(&r, false, nvme_cmd_read, b, 512, i, 0), 0);
+	atomic_store(&nvme_tcp_poll_idle_ms, NVME_TCP_POLL_IDLE_MS_TEST);
 	/* a busy poller keeps the receiver off the socket: nearly all were polled */
 	assert_true(polled_cqes(&r) - p0 >= 48);
 	r.f->success_flag = true;		/* C2HData SUCCESS completes on the poller too */
@@ -1090,9 +1099,10 @@ static void test_waiter_reads(void **state)
 	write_read_compare(&r, 64, 32, 22);	/* R2T answered by the waiter */
 	assert_int_equal(r.f->r2ts, 1);
 	w0 = waited_cqes(&r);
+	atomic_store(&nvme_tcp_wait_idle_ms, CLAIM_WIDE_MS);
 	for (unsigned i = 0; i < 64; i++)
 		assert_int_equal(pt(&r, false, nvme_cmd_read, b, 512, i, 0), 0);
-	/* the receiver only where the waiter was away for a while (a loaded machine) */
+	/* the receiver only where the waiter was away for a claim period */
 	assert_true(waited_cqes(&r) - w0 >= 32);
 	r.f->success_flag = true;
 	write_read_compare(&r, 17, 100, 23);
@@ -1102,7 +1112,8 @@ static void test_waiter_reads(void **state)
 	 * along (the receiver only if the waiter lost its CPU for longer than
 	 * a claim period at the wrong moment: one of four is enough)
 	 */
-	r.f->read_delay_ms = 3 * NVME_TCP_WAIT_IDLE_MS_TEST;
+	atomic_store(&nvme_tcp_wait_idle_ms, 100u);
+	r.f->read_delay_ms = 3 * 100u;
 	w0 = waited_cqes(&r);
 	for (unsigned i = 0; i < 4; i++) {
 		memset(b, 0, sizeof(b));
@@ -1111,6 +1122,7 @@ static void test_waiter_reads(void **state)
 	}
 	assert_true(waited_cqes(&r) - w0 >= 1);
 	r.f->read_delay_ms = 0;
+	atomic_store(&nvme_tcp_wait_idle_ms, CLAIM_WIDE_MS);
 	/* a DEFER_TASKRUN ring (fio's and ucmd bench's choice) reads the queue the same way */
 	struct io_uring_params dp = { .flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 |
 					       IORING_SETUP_SINGLE_ISSUER |
@@ -1132,6 +1144,7 @@ static void test_waiter_reads(void **state)
 		assert_memory_equal(b, r.f->ram + i * 512, 512);
 	}
 	assert_true(waited_cqes(&r) - w0 >= 32);
+	atomic_store(&nvme_tcp_wait_idle_ms, NVME_TCP_WAIT_IDLE_MS_TEST);
 	ucmd_queue_exit(&dr);
 	/* the admin queue stays its receiver's (the keep-alive, the events) */
 	uint8_t *id = aligned_alloc(4096, 4096);
