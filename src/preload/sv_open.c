@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * open, openat, creat for a static program (sv.h). Paths: once read, the
+ * open, openat, creat for a static program (sv.h), and for a dynamic one
+ * (--dirs): every open it makes, its libc's and its own instruction's. Paths: once read, the
  * notification is checked to be still pending (SECCOMP_IOCTL_NOTIF_ID_VALID)
  * and every open is made here, never continued: the program could change
  * the path between our read and the kernel's. A file this process opens for
@@ -153,8 +154,16 @@ static void open_plain(struct sv *s, const struct seccomp_notif *req, int dirfd,
 	int dfd = AT_FDCWD, fd;
 	pid_t tid = (pid_t)req->pid;
 
-	/* /proc/self here would be ours */
-	if (pl_path_under(path, "/proc/self")) {
+	/* /proc/self here would be ours, and so would /dev/fd and /dev/stdin (links to it) */
+	if (pl_path_under(path, "/dev/fd")) {
+		snprintf(buf, sizeof(buf), "/proc/%d/fd%s", (int)tid, path + 7);
+		p = buf;
+	} else if (!strcmp(path, "/dev/stdin") || !strcmp(path, "/dev/stdout") ||
+		   !strcmp(path, "/dev/stderr")) {
+		snprintf(buf, sizeof(buf), "/proc/%d/fd/%d", (int)tid,
+			 path[8] == 'i' ? 0 : path[8] == 'o' ? 1 : 2);
+		p = buf;
+	} else if (pl_path_under(path, "/proc/self")) {
 		snprintf(buf, sizeof(buf), "/proc/%d%s", (int)tg, path + 10);
 		p = buf;
 	} else if (pl_path_under(path, "/proc/thread-self")) {
