@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,6 +146,87 @@ static int host_nvme(int fd)
 	return pl_host_nvme_rdev(&st) ? -ENXIO : 0;
 }
 
+/* A blocking open of a FIFO or a character device, made on a thread of its own. */
+struct slow_open {
+	struct sv *s;
+	struct seccomp_notif req;	/* our copy: the loop's is reused */
+	int probe;			/* O_PATH, the file judged */
+	int flags;
+};
+
+static void *slow_open_run(void *arg)
+{
+	struct slow_open *j = arg;
+	struct seccomp_notif_resp resp = { .id = j->req.id };
+	struct sv_ans a = { 0 };
+	char self[64];
+	int fd;
+
+	/* the inode the probe found, not the path again (the program may have changed it) */
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", j->probe);
+	fd = open(self, (j->flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW)) | O_CLOEXEC);
+	if (fd < 0)
+		a.error = -errno;
+	else
+		a.error = host_nvme(fd);
+	if (!a.error)
+		sv_addfd_send(j->s, &j->req, fd, -1, j->flags & O_CLOEXEC, &a);
+	if (!a.sent) {
+		resp.error = a.error ? a.error : -EIO;
+		ioctl(j->s->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	}
+	if (fd >= 0)
+		close(fd);
+	close(j->probe);
+	free(j);
+	return NULL;
+}
+
+/*
+ * A FIFO's open waits for its other end, a terminal line's for its
+ * carrier: made here in the loop, it would stop every other call of the
+ * program (the other end's open among them). Such a file, found by an
+ * O_PATH look that never waits, is opened on a thread that answers by
+ * itself; true when it took the call.
+ */
+static bool open_slow(struct sv *s, const struct seccomp_notif *req, int dfd, const char *p,
+		      int flags, struct sv_ans *a)
+{
+	struct slow_open *j;
+	struct stat st;
+	pthread_attr_t at;
+	pthread_t t;
+	int probe;
+
+	if ((flags & (O_NONBLOCK | O_PATH)) || (flags & O_TMPFILE) == O_TMPFILE)
+		return false;
+	probe = openat(dfd, p, O_PATH | O_CLOEXEC | (flags & (O_NOFOLLOW | O_DIRECTORY)));
+	if (probe < 0)
+		return false;	/* the open itself says why (or creates it) */
+	if (fstat(probe, &st) || !(S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) ||
+	    ((flags & O_CREAT) && (flags & O_EXCL))) {
+		close(probe);
+		return false;
+	}
+	j = malloc(sizeof(*j));
+	if (!j) {
+		close(probe);
+		return false;
+	}
+	*j = (struct slow_open){ .s = s, .req = *req, .probe = probe, .flags = flags };
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &at, slow_open_run, j)) {
+		pthread_attr_destroy(&at);
+		free(j);
+		close(probe);
+		return false;
+	}
+	pthread_attr_destroy(&at);
+	a->sent = true;	/* the thread answers */
+	return true;
+}
+
 /* Anything else: opened here as the program would have (its cwd or dirfd, its umask). */
 static void open_plain(struct sv *s, const struct seccomp_notif *req, int dirfd,
 		       const char *path, int flags, mode_t mode, pid_t tg, struct sv_ans *a)
@@ -180,6 +262,11 @@ static void open_plain(struct sv *s, const struct seccomp_notif *req, int dirfd,
 			a->error = errno == ENOENT ? -EBADF : -errno;
 			return;
 		}
+	}
+	if (open_slow(s, req, dfd, p, flags, a)) {
+		if (dfd >= 0)
+			close(dfd);
+		return;
 	}
 	if (flags & (O_CREAT | O_TMPFILE)) {
 		mode_t old = umask(umask_of(tid));

@@ -5,9 +5,10 @@
 # so /dev/ng0n1 and /dev/nvme0n1 are ucmd's (their NVME_IOCTL_ID, and a
 # raw read gives what dd wrote through the preload), a name ucmd does not
 # have is ENOENT, an NVMe device number is ENXIO, and every other file
-# opens as it would.
+# opens as it would: a FIFO's open waits for its other end without stopping
+# the program's other opens, /dev/stdin is the program's.
 source "$(dirname "$0")/lib/common.sh"
-need_tools cc dd od
+need_tools cc dd od mkfifo
 cc -O2 -o "$T/raw_open" "$SRC/tests/exec/raw_open.c" || fail "cc raw_open"
 CTRL=$T/ctrl
 timeout 60 "$UCMD" --ctrl "$CTRL" create-ctrl >/dev/null || fail "create-ctrl"
@@ -44,4 +45,13 @@ data: 6162636465666768" ex sh -c 'cd "$1" && "$2" plain' sh "$T" "$T/raw_open"
 step "an NVMe device number (UCMD_TEST_NVME_MAJORS names /dev/null's): ENXIO"
 expect "open: No such device or address" env UCMD_TEST_NVME_MAJORS=c:1 \
 	timeout 300 "$UCMD" exec --ctrl "$CTRL" -- "$T/raw_open" /dev/null
+step "opens that wait (a FIFO's two ends) and the program's own /dev/stdin, made by the supervisor"
+mkfifo "$T/fifo" || fail "mkfifo"
+out=$(timeout 60 "$UCMD" exec --ctrl "$CTRL" -- sh -c 'cat "$1" & echo through-a-fifo >"$1"; wait' \
+	sh "$T/fifo" 2>&1) || fail "a FIFO under exec: exit $?: $out"
+[ "$out" = "through-a-fifo" ] || fail "a FIFO under exec: '$out'"
+out=$(echo outer | ex sh -c 'echo inner | cat /dev/stdin; echo fd | cat /dev/fd/0' 2>&1) ||
+	fail "/dev/stdin under exec: exit $?: $out"
+[ "$out" = "inner
+fd" ] || fail "/dev/stdin under exec is not the program's: '$out'"
 echo "exec_raw_open: ok"
