@@ -446,9 +446,13 @@ static bool path_ok(const char *p)
 
 static void reset_table(void)
 {
-	for (unsigned i = 0; i < SV_FD_NR; i++)
+	for (unsigned i = 0; i < SV_FD_NR; i++) {
 		if (sv.fds[i].kind == SV_RING)
 			ucmd_queue_exit(&sv.fds[i].ring);
+		/* a device's number on our own connection is a descriptor (sv_own.c's eventfd) */
+		if (sv.fds[i].kind == SV_DEV && sv.fds[i].own_fd >= 0)
+			close(sv.fds[i].own_fd);
+	}
 	memset(sv.fds, 0, sizeof(sv.fds));
 	memset(sv.regs, 0, sizeof(sv.regs));
 	if (sv.io_live)
