@@ -33,6 +33,86 @@
 #include "preload/preload.h"
 #include "preload/sv.h"
 
+/*
+ * What decides a thread's access to files: its uids and gids (real,
+ * effective, saved, fs), groups and effective capabilities, from
+ * /proc/TID/status; its root and mount namespace as (dev, ino). 0 or -errno.
+ */
+struct sv_view {
+	char ids[512];
+	dev_t root_dev, mnt_dev;
+	ino_t root_ino, mnt_ino;
+};
+
+static int view_of(const char *proc, struct sv_view *v)
+{
+	static const char *const keys[] = { "Uid:", "Gid:", "Groups:", "CapEff:" };
+	char path[64], line[512];
+	struct stat st;
+	size_t len = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/status", proc);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	v->ids[0] = '\0';
+	while (fgets(line, sizeof(line), f))
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			if (!strncmp(line, keys[k], strlen(keys[k])) && len + strlen(line) < sizeof(v->ids)) {
+				strcpy(v->ids + len, line);
+				len += strlen(line);
+			}
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/root", proc);
+	if (stat(path, &st))
+		return -errno;
+	v->root_dev = st.st_dev;
+	v->root_ino = st.st_ino;
+	snprintf(path, sizeof(path), "%s/ns/mnt", proc);
+	if (stat(path, &st))
+		return -errno;
+	v->mnt_dev = st.st_dev;
+	v->mnt_ino = st.st_ino;
+	return 0;
+}
+
+static struct sv_view own_view;
+static int own_view_err;
+static pthread_once_t own_view_once = PTHREAD_ONCE_INIT;
+
+static void own_view_init(void)
+{
+	own_view_err = view_of("/proc/self", &own_view);
+}
+
+/*
+ * Opens are made here with our credentials, root and mount namespace, the
+ * ones the program started with. A thread that has changed any of them
+ * since (a root program dropping to a user, a chroot, an unshare) would
+ * have its files opened with rights it no longer has: refused (EACCES),
+ * never made with ours.
+ */
+static int same_view(pid_t tid)
+{
+	struct sv_view v;
+	char proc[32];
+	int ret;
+
+	pthread_once(&own_view_once, own_view_init);
+	if (own_view_err)
+		return own_view_err;
+	snprintf(proc, sizeof(proc), "/proc/%d", (int)tid);
+	ret = view_of(proc, &v);
+	if (ret)
+		return ret == -ENOENT ? -ESRCH : ret;
+	if (strcmp(v.ids, own_view.ids) || v.root_dev != own_view.root_dev ||
+	    v.root_ino != own_view.root_ino || v.mnt_dev != own_view.mnt_dev ||
+	    v.mnt_ino != own_view.mnt_ino)
+		return -EACCES;
+	return 0;
+}
+
 static bool known_device(struct sv *s, const char *name)
 {
 	for (int i = 0; i < s->nr_names; i++)
@@ -311,6 +391,13 @@ void sv_open(struct sv *s, const struct seccomp_notif *req, int dirfd, uint64_t 
 	tg = sv_tgid_of(s, tid);
 	if (!path[0]) {
 		a->error = -ENOENT;
+		return;
+	}
+	ret = same_view(tid);
+	if (ret) {
+		sv_trace(s, "%s: the caller's credentials, root or mounts are no longer the ones "
+			 "it started with: %s", path, strerror(-ret));
+		a->error = ret;
 		return;
 	}
 	if (path[0] == '/') {
