@@ -9,10 +9,15 @@
  * exit with its status (128+N when signal N ended it).
  *
  * With --dirs, what `ucmd exec` runs for a dynamically linked one: the
- * program starts with LD_PRELOAD=LIST (the preload serves its devices) and
- * under a filter that sends us its getdents64 calls, which a program
+ * program starts with LD_PRELOAD=LIST (the preload serves its libc calls)
+ * and under a filter that sends us its getdents64 calls, which a program
  * may make with its own instruction (Go's runtime never calls libc for
- * them): /dev lists ucmd's devices whoever asks (sv_dirs.c); and its
+ * them): /dev lists ucmd's devices whoever asks (sv_dirs.c); its opens
+ * (open, openat, creat, whoever makes them: the filter cannot tell libc's
+ * instruction from the program's), made here as a static program's, so
+ * that Go's os.Open of /dev/ng0n1 gets ucmd's device (a descriptor of
+ * ours, SV_FD_BASE.., whose calls come here as a static program's) and
+ * never the host's node; and its
  * rt_sigaction calls of SIGSYS, recorded and not made, so that the
  * preload's handler stays (sv_sigsys.c). A filter
  * rather than the preload's SIGSYS trap, because a process whose SIGSYS
@@ -343,8 +348,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "ucmd exec: %s\n", strerror(ENOMEM));
 			return 126;
 		}
-	/* the dynamic program's devices are the preload's: no placeholders of ours */
-	dev = dirs_only ? "" : make_placeholders();
+	/* a dynamic program's too: its own open instruction is served here (sv_open.c) */
+	dev = make_placeholders();
 	if (!dev) {
 		fprintf(stderr, "ucmd exec: a private directory: %s\n", strerror(errno));
 		return 126;

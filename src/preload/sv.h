@@ -2,8 +2,9 @@
 /*
  * ucmd-supervise: `ucmd exec` for a statically linked program, which no
  * dynamic linker preloads; and, with --dirs, beside the preload of a
- * dynamic one for getdents64 alone (sv_dirs.c), which the program may make
- * with its own instruction, out of the preload's reach. The program runs under a seccomp filter whose
+ * dynamic one for its getdents64 (sv_dirs.c) and its opens (sv_open.c),
+ * which the program may make with its own instruction, out of the
+ * preload's reach, and the calls on a device such an open gave. The program runs under a seccomp filter whose
  * calls that may name ucmd's devices come here as user notifications
  * (SECCOMP_RET_USER_NOTIF); this process serves them on the daemon, whose
  * connection acts in the program's memory (UCMDD_ADOPT), and answers with
@@ -96,7 +97,7 @@ struct sv {
 	void *own_buf;		/* the bounce buffer, shared with the daemon */
 	unsigned long served, passed;	/* counts for --trace */
 	bool trace;
-	bool dirs;		/* --dirs: a dynamic program's getdents64 alone */
+	bool dirs;		/* --dirs: a dynamic program's getdents64 and opens */
 	dev_t dev_dev;		/* the host's /dev, looked at once */
 	ino_t dev_ino;
 };
@@ -173,7 +174,7 @@ extern const unsigned sv_nr_fd0;
 #define SV_FILTER_MAX 128
 struct sock_filter;
 int sv_filter_build(struct sock_filter *out);
-/* the filter of a dynamic program (--dirs): getdents64 only */
+/* the filter of a dynamic program (--dirs): getdents64, opens, calls on our numbers */
 int sv_dirs_filter_build(struct sock_filter *out);
 /* supervise.c: is the notification still pending (its memory read stays good)? */
 bool sv_id_valid(struct sv *s, uint64_t id);

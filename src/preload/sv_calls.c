@@ -60,9 +60,17 @@ void sv_serve(struct sv *s, const struct seccomp_notif *req, struct sv_ans *a)
 		sv_sigaction(s, req, tg, a);
 		break;
 	case __NR_dup2:
-	case __NR_dup3:
-		a->error = -EBADF;	/* onto a number of ours (the filter sends only those) */
+	case __NR_dup3: {
+		/* onto a number of ours (the filter sends only those) */
+		struct sv_fd *f = sv_slot_of(s, g[1]);
+
+		/* a dynamic program may hold it while we do not: its own (sv_slot_free skips it) */
+		if (s->dirs && f && f->kind == SV_FREE)
+			a->cont = true;
+		else
+			a->error = -EBADF;
 		break;
+	}
 	default:
 		sv_fd_call(s, req, tg, a);
 		break;

@@ -118,10 +118,22 @@ struct sv_fd *sv_slot_of(struct sv *s, uint64_t fd)
 	return &s->fds[(uint32_t)fd - SV_FD_BASE];
 }
 
+/*
+ * A number the program holds already (a dynamic program's own, a dup2
+ * onto it) is not free: SECCOMP_ADDFD_FLAG_SETFD would close its file.
+ */
+static bool program_holds(struct sv *s, unsigned fd)
+{
+	char path[64], target[8];
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%u", (int)s->pid, fd);
+	return readlink(path, target, sizeof(target)) >= 0;
+}
+
 int sv_slot_free(struct sv *s)
 {
 	for (unsigned i = 0; i < SV_FD_NR; i++)
-		if (s->fds[i].kind == SV_FREE)
+		if (s->fds[i].kind == SV_FREE && !program_holds(s, SV_FD_BASE + i))
 			return (int)i;
 	return -1;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Calls on a device or ring descriptor of a static program (sv.h): ioctl,
+ * Calls on a device or ring descriptor of a static program (sv.h), or one
+ * a dynamic program's own open got from sv_open.c (--dirs): ioctl,
  * fstat and its family, close; the read/write family, fsync and lseek are
  * sv_rw.c's.
  */

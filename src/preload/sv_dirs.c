@@ -18,12 +18,12 @@
  * directory is the kernel's own listing. A device or ring descriptor of
  * ours is ENOTDIR, as Linux's device nodes and rings.
  *
- * A dynamic program's calls (--dirs: the preload has its devices, we have
- * no descriptors of it) are served the same for /dev; for any other
+ * A dynamic program's calls (--dirs: the preload has the devices its libc
+ * opened) are served the same for /dev; for any other
  * directory they go on to the kernel (SECCOMP_USER_NOTIF_FLAG_CONTINUE),
  * which costs half of making the call here. A program that moves /dev onto
  * the number between our look and the kernel's gets the host's /dev names
- * (names only: the preload judges every open); none does by accident.
+ * (names only: every open is judged, sv_open.c); none does by accident.
  */
 #include <dirent.h>
 #include <errno.h>

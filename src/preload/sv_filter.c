@@ -5,10 +5,15 @@
  * every other system call ABI ENOSYS; USER_NOTIF for the calls that may
  * name ucmd's devices. A dynamic program's (--dirs, beside the preload):
  * USER_NOTIF for getdents64, so that its own instruction's listing of
- * /dev is ours too, and for rt_sigaction of SIGSYS not made from the
- * preload's trampoline (sv_sigsys.c); the getdents calls of the other ABIs
- * are ENOSYS, so that none lists the host's /dev, and everything else runs
- * untouched.
+ * /dev is ours too; for open, openat and creat from anywhere (a filter
+ * cannot tell libc's text from the program's: libc and the preload are
+ * mapped where the loader puts them), so that an open made with the
+ * program's own instruction (Go's os.Open) is judged as a static
+ * program's; for the calls on a device descriptor such an open gave (the
+ * static program's numbers); for rt_sigaction of SIGSYS not made from the
+ * preload's trampoline (sv_sigsys.c). openat2 and open_by_handle_at are
+ * ENOSYS, as are the opens and listings of i386 and every x32 call, so
+ * that none reaches the host's /dev; everything else runs untouched.
  * Jumps are written as labels and resolved at the end (BPF jumps forward
  * only).
  */
@@ -34,7 +39,8 @@ const int sv_fd0[] = {
 };
 const unsigned sv_nr_fd0 = sizeof(sv_fd0) / sizeof(sv_fd0[0]);
 
-enum { L_ALLOW = -1, L_NOTIFY = -2, L_ENOSYS = -3, L_A0 = -4, L_A1 = -5, L_A4 = -6, L_SIG = -7 };
+enum { L_ALLOW = -1, L_NOTIFY = -2, L_ENOSYS = -3, L_A0 = -4, L_A1 = -5, L_A4 = -6, L_SIG = -7,
+       L_I386 = -8 };
 
 struct insn {
 	struct sock_filter f;
@@ -90,32 +96,53 @@ static void emit_returns(int *where)
 }
 
 /* i386's numbers (int 0x80 on x86-64) */
+#define I386_NR_open 5u
+#define I386_NR_creat 8u
 #define I386_NR_getdents 141u
 #define I386_NR_getdents64 220u
+#define I386_NR_openat 295u
+#define I386_NR_open_by_handle_at 342u
+#define I386_NR_openat2 437u
 
 int sv_dirs_filter_build(struct sock_filter *out)
 {
-	int where[8] = { 0 };
+	static const uint32_t i386_refused[] = {
+		I386_NR_open, I386_NR_creat, I386_NR_getdents, I386_NR_getdents64, I386_NR_openat,
+		I386_NR_open_by_handle_at, I386_NR_openat2,
+	};
+	int where[10] = { 0 };
 
 	n_insn = 0;
+	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch), 0, 0);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_I386, L_I386, 0);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, L_ALLOW);
 	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr), 0, 0);
+	/* x32: the preload cannot serve such a program; none of its calls runs */
+	emit(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u /* __X32_SYSCALL_BIT */, L_ENOSYS, 0);
 	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_rt_sigaction, L_SIG, 0);
-	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_getdents64, L_A0, 0);
-	emit(BPF_JMP | BPF_JEQ | BPF_K, 0x40000000u | __NR_getdents64, L_ENOSYS, 0);
-	emit(BPF_JMP | BPF_JEQ | BPF_K, I386_NR_getdents64, L_A1, 0);
-	emit(BPF_JMP | BPF_JEQ | BPF_K, I386_NR_getdents, L_A1, L_ALLOW);
-	/* x86-64's getdents64 (x32's and i386's numbers are other calls there) */
-	where[-L_A0] = (int)n_insn;
-	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch), 0, 0);
-	emit(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, L_NOTIFY, L_ALLOW);
-	/* i386's getdents and getdents64 */
-	where[-L_A1] = (int)n_insn;
-	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch), 0, 0);
-	emit(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_I386, L_ENOSYS, L_ALLOW);
+	/* every open: the program's own instruction is out of the preload's reach */
+	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_open, L_NOTIFY, 0);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_openat, L_NOTIFY, 0);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_creat, L_NOTIFY, 0);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_getdents64, L_NOTIFY, 0);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_openat2, L_ENOSYS, 0);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_open_by_handle_at, L_ENOSYS, 0);
+	/* the calls on a device descriptor the supervisor gave (an open above) */
+	for (unsigned i = 0; i < sv_nr_fd0; i++)
+		emit(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)sv_fd0[i], L_A0, 0);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_dup2, L_A1, 0);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_dup3, L_A1, 0);
+	emit(BPF_JMP | BPF_JA, 0, L_ALLOW, 0);	/* jt holds the target of JA's k */
+	emit_arg_block(L_A0, 0, where);
+	emit_arg_block(L_A1, 1, where);
+	/* i386's opens and listings: ENOSYS, so that none reaches the host's /dev */
+	where[-L_I386] = (int)n_insn;
+	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr), 0, 0);
+	for (unsigned i = 0; i < sizeof(i386_refused) / sizeof(i386_refused[0]); i++)
+		emit(BPF_JMP | BPF_JEQ | BPF_K, i386_refused[i], L_ENOSYS, 0);
+	emit(BPF_JMP | BPF_JA, 0, L_ALLOW, 0);
 	/* x86-64's rt_sigaction of SIGSYS, but the preload's own (from its trampoline page) */
 	where[-L_SIG] = (int)n_insn;
-	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch), 0, 0);
-	emit(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, L_ALLOW);
 	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args), 0, 0);
 	emit(BPF_JMP | BPF_JEQ | BPF_K, SIGSYS, 0, L_ALLOW);
 	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, instruction_pointer) + 4, 0, 0);
@@ -129,7 +156,7 @@ int sv_dirs_filter_build(struct sock_filter *out)
 
 int sv_filter_build(struct sock_filter *out)
 {
-	int where[8] = { 0 };
+	int where[10] = { 0 };
 
 	n_insn = 0;
 	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch), 0, 0);

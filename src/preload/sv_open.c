@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * open, openat, creat for a static program (sv.h). Paths: once read, the
+ * open, openat, creat for a static program (sv.h), and for a dynamic one
+ * (--dirs): every open it makes, its libc's and its own instruction's. Paths: once read, the
  * notification is checked to be still pending (SECCOMP_IOCTL_NOTIF_ID_VALID)
  * and every open is made here, never continued: the program could change
  * the path between our read and the kernel's. A file this process opens for
@@ -13,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +32,86 @@
 
 #include "preload/preload.h"
 #include "preload/sv.h"
+
+/*
+ * What decides a thread's access to files: its uids and gids (real,
+ * effective, saved, fs), groups and effective capabilities, from
+ * /proc/TID/status; its root and mount namespace as (dev, ino). 0 or -errno.
+ */
+struct sv_view {
+	char ids[512];
+	dev_t root_dev, mnt_dev;
+	ino_t root_ino, mnt_ino;
+};
+
+static int view_of(const char *proc, struct sv_view *v)
+{
+	static const char *const keys[] = { "Uid:", "Gid:", "Groups:", "CapEff:" };
+	char path[64], line[512];
+	struct stat st;
+	size_t len = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/status", proc);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	v->ids[0] = '\0';
+	while (fgets(line, sizeof(line), f))
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			if (!strncmp(line, keys[k], strlen(keys[k])) && len + strlen(line) < sizeof(v->ids)) {
+				strcpy(v->ids + len, line);
+				len += strlen(line);
+			}
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/root", proc);
+	if (stat(path, &st))
+		return -errno;
+	v->root_dev = st.st_dev;
+	v->root_ino = st.st_ino;
+	snprintf(path, sizeof(path), "%s/ns/mnt", proc);
+	if (stat(path, &st))
+		return -errno;
+	v->mnt_dev = st.st_dev;
+	v->mnt_ino = st.st_ino;
+	return 0;
+}
+
+static struct sv_view own_view;
+static int own_view_err;
+static pthread_once_t own_view_once = PTHREAD_ONCE_INIT;
+
+static void own_view_init(void)
+{
+	own_view_err = view_of("/proc/self", &own_view);
+}
+
+/*
+ * Opens are made here with our credentials, root and mount namespace, the
+ * ones the program started with. A thread that has changed any of them
+ * since (a root program dropping to a user, a chroot, an unshare) would
+ * have its files opened with rights it no longer has: refused (EACCES),
+ * never made with ours.
+ */
+static int same_view(pid_t tid)
+{
+	struct sv_view v;
+	char proc[32];
+	int ret;
+
+	pthread_once(&own_view_once, own_view_init);
+	if (own_view_err)
+		return own_view_err;
+	snprintf(proc, sizeof(proc), "/proc/%d", (int)tid);
+	ret = view_of(proc, &v);
+	if (ret)
+		return ret == -ENOENT ? -ESRCH : ret;
+	if (strcmp(v.ids, own_view.ids) || v.root_dev != own_view.root_dev ||
+	    v.root_ino != own_view.root_ino || v.mnt_dev != own_view.mnt_dev ||
+	    v.mnt_ino != own_view.mnt_ino)
+		return -EACCES;
+	return 0;
+}
 
 static bool known_device(struct sv *s, const char *name)
 {
@@ -144,6 +226,87 @@ static int host_nvme(int fd)
 	return pl_host_nvme_rdev(&st) ? -ENXIO : 0;
 }
 
+/* A blocking open of a FIFO or a character device, made on a thread of its own. */
+struct slow_open {
+	struct sv *s;
+	struct seccomp_notif req;	/* our copy: the loop's is reused */
+	int probe;			/* O_PATH, the file judged */
+	int flags;
+};
+
+static void *slow_open_run(void *arg)
+{
+	struct slow_open *j = arg;
+	struct seccomp_notif_resp resp = { .id = j->req.id };
+	struct sv_ans a = { 0 };
+	char self[64];
+	int fd;
+
+	/* the inode the probe found, not the path again (the program may have changed it) */
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", j->probe);
+	fd = open(self, (j->flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW)) | O_CLOEXEC);
+	if (fd < 0)
+		a.error = -errno;
+	else
+		a.error = host_nvme(fd);
+	if (!a.error)
+		sv_addfd_send(j->s, &j->req, fd, -1, j->flags & O_CLOEXEC, &a);
+	if (!a.sent) {
+		resp.error = a.error ? a.error : -EIO;
+		ioctl(j->s->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	}
+	if (fd >= 0)
+		close(fd);
+	close(j->probe);
+	free(j);
+	return NULL;
+}
+
+/*
+ * A FIFO's open waits for its other end, a terminal line's for its
+ * carrier: made here in the loop, it would stop every other call of the
+ * program (the other end's open among them). Such a file, found by an
+ * O_PATH look that never waits, is opened on a thread that answers by
+ * itself; true when it took the call.
+ */
+static bool open_slow(struct sv *s, const struct seccomp_notif *req, int dfd, const char *p,
+		      int flags, struct sv_ans *a)
+{
+	struct slow_open *j;
+	struct stat st;
+	pthread_attr_t at;
+	pthread_t t;
+	int probe;
+
+	if ((flags & (O_NONBLOCK | O_PATH)) || (flags & O_TMPFILE) == O_TMPFILE)
+		return false;
+	probe = openat(dfd, p, O_PATH | O_CLOEXEC | (flags & (O_NOFOLLOW | O_DIRECTORY)));
+	if (probe < 0)
+		return false;	/* the open itself says why (or creates it) */
+	if (fstat(probe, &st) || !(S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)) ||
+	    ((flags & O_CREAT) && (flags & O_EXCL))) {
+		close(probe);
+		return false;
+	}
+	j = malloc(sizeof(*j));
+	if (!j) {
+		close(probe);
+		return false;
+	}
+	*j = (struct slow_open){ .s = s, .req = *req, .probe = probe, .flags = flags };
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &at, slow_open_run, j)) {
+		pthread_attr_destroy(&at);
+		free(j);
+		close(probe);
+		return false;
+	}
+	pthread_attr_destroy(&at);
+	a->sent = true;	/* the thread answers */
+	return true;
+}
+
 /* Anything else: opened here as the program would have (its cwd or dirfd, its umask). */
 static void open_plain(struct sv *s, const struct seccomp_notif *req, int dirfd,
 		       const char *path, int flags, mode_t mode, pid_t tg, struct sv_ans *a)
@@ -153,8 +316,16 @@ static void open_plain(struct sv *s, const struct seccomp_notif *req, int dirfd,
 	int dfd = AT_FDCWD, fd;
 	pid_t tid = (pid_t)req->pid;
 
-	/* /proc/self here would be ours */
-	if (pl_path_under(path, "/proc/self")) {
+	/* /proc/self here would be ours, and so would /dev/fd and /dev/stdin (links to it) */
+	if (pl_path_under(path, "/dev/fd")) {
+		snprintf(buf, sizeof(buf), "/proc/%d/fd%s", (int)tid, path + 7);
+		p = buf;
+	} else if (!strcmp(path, "/dev/stdin") || !strcmp(path, "/dev/stdout") ||
+		   !strcmp(path, "/dev/stderr")) {
+		snprintf(buf, sizeof(buf), "/proc/%d/fd/%d", (int)tid,
+			 path[8] == 'i' ? 0 : path[8] == 'o' ? 1 : 2);
+		p = buf;
+	} else if (pl_path_under(path, "/proc/self")) {
 		snprintf(buf, sizeof(buf), "/proc/%d%s", (int)tg, path + 10);
 		p = buf;
 	} else if (pl_path_under(path, "/proc/thread-self")) {
@@ -171,6 +342,11 @@ static void open_plain(struct sv *s, const struct seccomp_notif *req, int dirfd,
 			a->error = errno == ENOENT ? -EBADF : -errno;
 			return;
 		}
+	}
+	if (open_slow(s, req, dfd, p, flags, a)) {
+		if (dfd >= 0)
+			close(dfd);
+		return;
 	}
 	if (flags & (O_CREAT | O_TMPFILE)) {
 		mode_t old = umask(umask_of(tid));
@@ -215,6 +391,13 @@ void sv_open(struct sv *s, const struct seccomp_notif *req, int dirfd, uint64_t 
 	tg = sv_tgid_of(s, tid);
 	if (!path[0]) {
 		a->error = -ENOENT;
+		return;
+	}
+	ret = same_view(tid);
+	if (ret) {
+		sv_trace(s, "%s: the caller's credentials, root or mounts are no longer the ones "
+			 "it started with: %s", path, strerror(-ret));
+		a->error = ret;
 		return;
 	}
 	if (path[0] == '/') {

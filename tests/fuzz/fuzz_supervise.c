@@ -24,7 +24,8 @@
  * not empty; an fsync names a block device; a block device's position
  * never goes past its size; a read/write result is at most what was asked.
  *
- * Input: 4 slot bytes, then notifications of 64 bytes each (nr selector,
+ * Input (its length odd: a dynamic program's supervisor, --dirs): 4 slot
+ * bytes, then notifications of 64 bytes each (nr selector,
  * flags, six arguments as tags and values), the rest path bytes and arena
  * contents. Seeds: corpus/supervise/.
  */
@@ -446,9 +447,13 @@ static bool path_ok(const char *p)
 
 static void reset_table(void)
 {
-	for (unsigned i = 0; i < SV_FD_NR; i++)
+	for (unsigned i = 0; i < SV_FD_NR; i++) {
 		if (sv.fds[i].kind == SV_RING)
 			ucmd_queue_exit(&sv.fds[i].ring);
+		/* a device's number on our own connection is a descriptor (sv_own.c's eventfd) */
+		if (sv.fds[i].kind == SV_DEV && sv.fds[i].own_fd >= 0)
+			close(sv.fds[i].own_fd);
+	}
 	memset(sv.fds, 0, sizeof(sv.fds));
 	memset(sv.regs, 0, sizeof(sv.regs));
 	if (sv.io_live)
@@ -478,6 +483,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	in_len = size;
 	in_pos = 0;
 	reset_table();
+	/* a dynamic program's supervisor (--dirs) on odd lengths: the corpus keeps its meaning */
+	sv.dirs = size & 1;
 	/* the table: up to 4 descriptors, as opens and setups would have left them */
 	for (unsigned i = 0; i < 4; i++) {
 		uint8_t b = byte();

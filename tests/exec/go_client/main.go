@@ -6,9 +6,13 @@
 // handler.
 //
 //	go_client DIR PROG [ARGS...]
+//	go_client open PATH
 //
 // Prints the entries of DIR that start with "nvme" or "ng" ("dev: a b c"),
 // then runs PROG through os/exec ("exec: OUTPUT" or "exec error: ERR").
+// With "open": os.Open(PATH) ("open error: ERR"), then NVME_IOCTL_ID on it
+// ("nsid N" or "nsid error: ERR") and a read of 4096 bytes ("data: " and
+// the first 8 bytes in hex, or "read error: ERR").
 package main
 
 // #include <stdlib.h>
@@ -19,8 +23,42 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"unsafe"
 )
+
+const nvmeIoctlID = 0x4e40 // _IO('N', 0x40)
+
+func openAndRead(path string) {
+	f, err := os.Open(path)
+	if err != nil {
+		fmt.Println("open error:", err)
+		return
+	}
+	defer f.Close()
+	sc, err := f.SyscallConn()
+	if err != nil {
+		fmt.Println("open error:", err)
+		return
+	}
+	sc.Control(func(fd uintptr) {
+		nsid, _, e := syscall.Syscall(syscall.SYS_IOCTL, fd, nvmeIoctlID, 0)
+		if e != 0 {
+			fmt.Println("nsid error:", e)
+		} else {
+			fmt.Println("nsid", nsid)
+		}
+	})
+	buf := make([]byte, 4096)
+	n, err := f.Read(buf)
+	if err != nil {
+		fmt.Println("read error:", err)
+	} else if n < 8 {
+		fmt.Println("read error: short,", n)
+	} else {
+		fmt.Printf("data: %x\n", buf[:8])
+	}
+}
 
 func main() {
 	if len(os.Args) < 3 {
@@ -30,6 +68,10 @@ func main() {
 	// a call into libc: the binary is linked dynamically, and so preloaded
 	p := C.malloc(1)
 	C.free(unsafe.Pointer(p))
+	if os.Args[1] == "open" {
+		openAndRead(os.Args[2])
+		return
+	}
 	ents, err := os.ReadDir(os.Args[1])
 	if err != nil {
 		fmt.Println("readdir:", err)

@@ -96,7 +96,7 @@ static int calls(void)
 	return 0;
 }
 
-/* In the child, after the dynamic program's filter (--dirs): getdents64 and SIGSYS's rt_sigaction are sent. */
+/* In the child, after the dynamic program's filter (--dirs): opens, getdents64, SIGSYS's rt_sigaction, calls on our numbers. */
 static int dirs_calls(void)
 {
 	long k[4];
@@ -105,20 +105,33 @@ static int dirs_calls(void)
 
 	EXPECT(err(syscall(SYS_getdents64, 0, buf, sizeof(buf))) == EXDEV);
 	EXPECT(err(syscall(SYS_getdents64, SV_FD_BASE, buf, sizeof(buf))) == EXDEV);
-	/* every other call is the kernel's: opens, the numbers a static program's would judge */
-	fd = syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDONLY);
-	EXPECT(fd >= 0);
+	/* every open, whoever makes it (a filter cannot tell libc's instruction from the program's) */
+	EXPECT(err(syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDONLY)) == EXDEV);
+	EXPECT(err(syscall(SYS_open, "/dev/null", O_RDONLY)) == EXDEV);
+	EXPECT(err(syscall(SYS_creat, "/nonexistent/x", 0600)) == EXDEV);
+	/* the opens with no supervisor: ENOSYS (libc falls back to openat) */
+	EXPECT(err(syscall(SYS_openat2, AT_FDCWD, "/dev/null", NULL, 0)) == ENOSYS);
+	EXPECT(err(syscall(SYS_open_by_handle_at, 0, NULL, O_RDONLY)) == ENOSYS);
+	/* calls on the numbers a served open gives, and only on those */
+	EXPECT(err(syscall(SYS_read, SV_FD_BASE, buf, 1)) == EXDEV);
+	EXPECT(err(syscall(SYS_ioctl, SV_FD_BASE + SV_FD_NR - 1, 0, 0)) == EXDEV);
+	EXPECT(err(syscall(SYS_ioctl, SV_FD_BASE + SV_FD_NR, 0, 0)) == EBADF);
+	EXPECT(err(syscall(SYS_read, 900, buf, 1)) == EBADF);
+	EXPECT(err(syscall(SYS_dup2, 0, SV_FD_BASE + 1)) == EXDEV);
+	EXPECT(err(syscall(SYS_dup3, 0, SV_FD_BASE + 1, 0)) == EXDEV);
+	fd = syscall(SYS_dup2, 0, 900);
+	EXPECT(fd == 900);
 	close((int)fd);
+	/* io_uring stays the preload's */
 	EXPECT(err(syscall(SYS_io_uring_setup, 1, NULL)) != EXDEV);
-	EXPECT(err(syscall(SYS_read, SV_FD_BASE, buf, 1)) == EBADF);
-	EXPECT(err(syscall(SYS_openat2, AT_FDCWD, "/dev/null", NULL, 0)) != ENOSYS);
 	/* i386's getdents64 number is another call on x86-64 (semtimedop): not sent */
 	EXPECT(err(syscall(220, 0, NULL, 0, NULL)) != EXDEV);
 	/* rt_sigaction of SIGSYS (not from the preload's trampoline), and of no other signal */
 	EXPECT(err(syscall(SYS_rt_sigaction, SIGSYS, NULL, k, 8)) == EXDEV);
 	EXPECT(err(syscall(SYS_rt_sigaction, SIGUSR1, NULL, k, 8)) == 0);
-	/* x32's getdents64: ENOSYS from the filter, so no listing escapes it */
+	/* x32's calls: ENOSYS from the filter, so no listing or open escapes it */
 	EXPECT(err(syscall(0x40000000 | SYS_getdents64, 0, buf, sizeof(buf))) == ENOSYS);
+	EXPECT(err(syscall(0x40000000 | SYS_openat, AT_FDCWD, "/dev/null", O_RDONLY)) == ENOSYS);
 	return 0;
 }
 
