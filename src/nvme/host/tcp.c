@@ -202,6 +202,7 @@ static int tcp_flush(struct nvme_tcp_queue *tq)
 	if (!tq->tx_len)
 		return 0;
 	tq->tx_len = 0;
+	tq->tx_nr = 0;
 	atomic_store_explicit(&tq->tx_deferred, false, memory_order_relaxed);
 	ret = send_iov(tq->fd, &v, 1);
 	return ret;
@@ -211,6 +212,7 @@ static int tcp_flush(struct nvme_tcp_queue *tq)
 static void tcp_drop_staged(struct nvme_tcp_queue *tq)
 {
 	tq->tx_len = 0;
+	tq->tx_nr = 0;
 	atomic_store_explicit(&tq->tx_deferred, false, memory_order_relaxed);
 }
 
@@ -851,6 +853,7 @@ static int tcp_send_cmd(struct nvme_tcp_queue *tq, struct nvme_request *req)
 		memcpy(at + pre + inline_len, &dd, sizeof(dd));
 	}
 	tq->tx_len += need;
+	tq->tx_nr++;
 	nvme_req_set_flag(req, NVME_REQ_TCP_SENT);
 	return 0;
 }
@@ -871,7 +874,7 @@ static bool tcp_may_defer(struct nvme_tcp_queue *tq, struct nvme_request *req)
 {
 	uint64_t left;
 
-	if (!nvme_req_test_flag(req, NVME_REQ_TCP_WAITED) ||
+	if (!nvme_req_test_flag(req, NVME_REQ_TCP_WAITED) || tq->tx_nr >= NVME_TCP_DEFER_MAX ||
 	    atomic_load_explicit(&tq->waiter, memory_order_relaxed) != &tcp_self ||
 	    atomic_load_explicit(&tq->wait_sleepers, memory_order_relaxed) || atomic_load(&tq->dead))
 		return false;

@@ -894,6 +894,49 @@ static void test_deferred_unwaited(void **state)
 	free(b);
 }
 
+/*
+ * A submission of NVME_TCP_DEFER_MAX (8) reads by the ring's waiter is not
+ * held for it: deferral is for one-SQE submissions, and a batch held back
+ * waits for a waiter that may have its CQEs already (peeked, never
+ * entering). The claim period is widened to 5 s, so a held batch would
+ * reach the target only when the receiver gives up on the waiter.
+ */
+static void test_deferred_batch_sent(void **state)
+{
+	struct rig r;
+	uint8_t *b = aligned_alloc(4096, 8 * 512);
+	struct io_uring_cqe *cqe;
+	uint64_t segs0;
+	unsigned i;
+
+	(void)state;
+	assert_int_equal(rig_up(&r, "", NULL), 0);
+	write_read_compare(&r, 1, 0, 31);	/* this thread is the queue's waiter */
+	atomic_store(&nvme_tcp_wait_idle_ms, CLAIM_WIDE_MS);
+	segs0 = io_data_segs(r.f);
+	for (i = 0; i < 8; i++) {
+		struct nvme_uring_cmd c = { .opcode = nvme_cmd_read, .nsid = 1,
+					    .addr = (uintptr_t)(b + i * 512), .data_len = 512,
+					    .cdw10 = i };
+
+		ucmd_prep_nvme_cmd(ucmd_get_sqe(&r.ring), r.ng, NVME_URING_CMD_IO, &c);
+	}
+	assert_int_equal(ucmd_submit(&r.ring), 8);
+	/* without waiting: the capsules reach the target (2 s, well inside the 5 s claim) */
+	for (i = 0; i < 2000 && io_data_segs(r.f) == segs0; i++)
+		usleep(1000);
+	assert_true(io_data_segs(r.f) > segs0);
+	for (i = 0; i < 8; i++) {
+		assert_int_equal(ucmd_wait_cqe(&r.ring, &cqe), 0);
+		assert_int_equal(cqe->res, 0);
+		ucmd_cqe_seen(&r.ring, cqe);
+	}
+	atomic_store(&nvme_tcp_wait_idle_ms, NVME_TCP_WAIT_IDLE_MS_TEST);
+	assert_false(r.f->bad_pdu_seen);
+	rig_down(&r);
+	free(b);
+}
+
 static void test_digests(void **state)
 {
 	struct rig r;
@@ -1302,6 +1345,7 @@ int main(void)
 		cmocka_unit_test(test_batched_capsules),
 		cmocka_unit_test(test_deferred_sends),
 		cmocka_unit_test(test_deferred_unwaited),
+		cmocka_unit_test(test_deferred_batch_sent),
 		cmocka_unit_test(test_digests),
 		cmocka_unit_test(test_keep_alive),
 		cmocka_unit_test(test_timeout),
