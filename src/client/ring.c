@@ -443,6 +443,45 @@ static int cq_wait(struct ucmd_ring *ring, unsigned min_complete, uint64_t deadl
 }
 
 /*
+ * One step of waiting for the proxy to move the SQ head (it takes SQEs as
+ * it copies them out): 0 go on waiting, 1 stop (it takes nothing until the
+ * program reaps, sq_blocked, or the head has not moved for
+ * DC_SUBMIT_STUCK_NS: a ring the program damaged), -ENOTCONN the daemon is
+ * gone. Spins with pauses first, then yields; kicks the proxy (nkick SQEs)
+ * every 256 steps, in case it went to sleep between a kick and its look.
+ */
+struct head_wait {
+	unsigned spins, last;
+	uint64_t since;
+};
+
+static int head_wait_step(struct ucmd_ring *ring, struct head_wait *w, unsigned head,
+			  unsigned nkick)
+{
+	struct dring *dr = to_dr(ring);
+	unsigned spins = w->spins++;
+
+	if (ring_dead(dr))
+		return -ENOTCONN;
+	if (__atomic_load_n(&dr->ctl->sq_blocked, __ATOMIC_ACQUIRE))
+		return 1;
+	if (spins < DC_SPIN_PAUSES) {
+		cpu_relax();
+		return 0;
+	}
+	if (!w->since || head != w->last) {
+		w->last = head;
+		w->since = ktime_get_ns();
+	} else if (ktime_get_ns() - w->since > DC_SUBMIT_STUCK_NS) {
+		return 1;
+	}
+	if (!(spins & 255))
+		kick(ring, nkick, 0);
+	sched_yield();
+	return 0;
+}
+
+/*
  * A ring without SQPOLL: submit as io_uring_enter(2) does, to_submit SQEs
  * at most and no more than were published, and return once the proxy has
  * taken them (the SQ head is where Linux leaves it after enter). How many
@@ -474,29 +513,16 @@ static int submit_limit(struct ucmd_ring *ring, unsigned to_submit)
 	 * submitted either way: a head that does not move for a second (a
 	 * ring our program damaged) ends the wait, not the call.
 	 */
-	unsigned head, last = 0;
-	uint64_t since = 0;
+	struct head_wait w = { 0 };
+	unsigned head;
 
-	for (unsigned spins = 0;
-	     (int)(want - (head = __atomic_load_n(ring->sq.khead, __ATOMIC_ACQUIRE))) > 0; spins++) {
-		if (ring_dead(dr))
-			return -ENOTCONN;
-		if (__atomic_load_n(&dr->ctl->sq_blocked, __ATOMIC_ACQUIRE))
+	while ((int)(want - (head = __atomic_load_n(ring->sq.khead, __ATOMIC_ACQUIRE))) > 0) {
+		int ret = head_wait_step(ring, &w, head, n);
+
+		if (ret < 0)
+			return ret;
+		if (ret)
 			break;
-		if (spins < DC_SPIN_PAUSES) {
-			cpu_relax();
-			continue;
-		}
-		if (!since || head != last) {
-			last = head;
-			since = ktime_get_ns();
-		} else if (ktime_get_ns() - since > DC_SUBMIT_STUCK_NS) {
-			break;
-		}
-		/* the proxy may have gone to sleep between our kick and its look */
-		if (!(spins & 255))
-			kick(ring, n, 0);
-		sched_yield();
 	}
 	return (int)n;
 }
@@ -508,33 +534,19 @@ static int submit_limit(struct ucmd_ring *ring, unsigned to_submit)
  */
 static int copy_room(struct ucmd_ring *ring, unsigned etail)
 {
-	struct dring *dr = to_dr(ring);
-	unsigned head, last = 0, room;
-	uint64_t since = 0;
+	struct head_wait w = { 0 };
 
-	for (unsigned spins = 0;; spins++) {
-		head = __atomic_load_n(ring->sq.khead, __ATOMIC_ACQUIRE);
-		room = ring->sq.ring_entries - (etail - head);
+	for (;;) {
+		unsigned head = __atomic_load_n(ring->sq.khead, __ATOMIC_ACQUIRE);
+		unsigned room = ring->sq.ring_entries - (etail - head);
+		int ret;
+
 		/* a head the proxy never stores (a damaged ring): no room */
 		if (room && room <= ring->sq.ring_entries)
 			return (int)room;
-		if (ring_dead(dr))
-			return -ENOTCONN;
-		if (__atomic_load_n(&dr->ctl->sq_blocked, __ATOMIC_ACQUIRE))
-			return 0;
-		if (spins < DC_SPIN_PAUSES) {
-			cpu_relax();
-			continue;
-		}
-		if (!since || head != last) {
-			last = head;
-			since = ktime_get_ns();
-		} else if (ktime_get_ns() - since > DC_SUBMIT_STUCK_NS) {
-			return 0;
-		}
-		if (!(spins & 255))
-			kick(ring, 1, 0);
-		sched_yield();
+		ret = head_wait_step(ring, &w, head, 1);
+		if (ret)
+			return ret < 0 ? ret : 0;
 	}
 }
 
