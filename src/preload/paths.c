@@ -308,34 +308,41 @@ static int judged(int fd)
 	return -1;
 }
 
-static int do_openat(const char *sym, int dirfd, const char *path, int flags, mode_t mode)
+/*
+ * The open itself, once judged: with a copy of the path in our memory (a
+ * second thread rewriting the program's buffer between our look and the
+ * kernel's would open what we did not judge), through the preload's openat
+ * stub, which ucmd-supervise lets through (pl_open_judged; docs/security.md,
+ * "The preload's opens"), then judged again by what was opened.
+ */
+static int open_judged(int dirfd, const char *path, int flags, mode_t mode)
 {
+	char copy[PATH_MAX];
 	struct where w;
+	size_t len;
+	long fd;
 
-	classify(dirfd, path, &w);
+	if (!path) {
+		errno = EFAULT;
+		return -1;
+	}
+	len = strnlen(path, sizeof(copy));
+	if (len == sizeof(copy)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(copy, path, len + 1);
+	classify(dirfd, copy, &w);
 	if (w.kind == P_DEV)
 		return pl_dev_open(w.dev, flags);
 	if (sys_open_ok(&w, flags))
 		return -1;
-	int (*real)(int, const char *, int, ...) = pl_next(sym);
-	int fd = judged(real(dirfd, w.kind == P_SYS ? w.path : path, flags, mode));
-
-	return res0_opened(&w, fd);
-}
-
-static int do_open(const char *sym, const char *path, int flags, mode_t mode)
-{
-	struct where w;
-
-	classify(AT_FDCWD, path, &w);
-	if (w.kind == P_DEV)
-		return pl_dev_open(w.dev, flags);
-	if (sys_open_ok(&w, flags))
+	fd = pl_open_judged(dirfd, w.kind == P_SYS ? w.path : copy, flags, needs_mode(flags) ? mode : 0);
+	if (fd < 0) {
+		errno = (int)-fd;
 		return -1;
-	int (*real)(const char *, int, ...) = pl_next(sym);
-	int fd = judged(real(w.kind == P_SYS ? w.path : path, flags, mode));
-
-	return res0_opened(&w, fd);
+	}
+	return res0_opened(&w, judged((int)fd));
 }
 
 #define OPEN_MODE(flags, mode) do {			\
@@ -352,7 +359,7 @@ PL_EXPORT int open(const char *path, int flags, ...)
 	mode_t mode = 0;
 
 	OPEN_MODE(flags, mode);
-	return do_open("open", path, flags, mode);
+	return open_judged(AT_FDCWD, path, flags, mode);
 }
 
 PL_EXPORT int open64(const char *path, int flags, ...)
@@ -360,7 +367,7 @@ PL_EXPORT int open64(const char *path, int flags, ...)
 	mode_t mode = 0;
 
 	OPEN_MODE(flags, mode);
-	return do_open("open64", path, flags, mode);
+	return open_judged(AT_FDCWD, path, flags, mode);
 }
 
 PL_EXPORT int openat(int dirfd, const char *path, int flags, ...)
@@ -368,7 +375,7 @@ PL_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 	mode_t mode = 0;
 
 	OPEN_MODE(flags, mode);
-	return do_openat("openat", dirfd, path, flags, mode);
+	return open_judged(dirfd, path, flags, mode);
 }
 
 PL_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
@@ -376,64 +383,46 @@ PL_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 	mode_t mode = 0;
 
 	OPEN_MODE(flags, mode);
-	return do_openat("openat64", dirfd, path, flags, mode);
+	return open_judged(dirfd, path, flags, mode);
 }
 
-/* _FORTIFY_SOURCE's open without a mode: O_CREAT is refused by glibc itself. */
+/*
+ * _FORTIFY_SOURCE's open without a mode: O_CREAT or O_TMPFILE there is
+ * glibc's own abort (its message), so those go to glibc.
+ */
+static int open_2(const char *sym, bool at, int dirfd, const char *path, int flags)
+{
+	if (needs_mode(flags)) {
+		if (!at) {
+			int (*real)(const char *, int) = pl_next(sym);
+
+			return real(path, flags);
+		}
+		int (*real)(int, const char *, int) = pl_next(sym);
+
+		return real(dirfd, path, flags);
+	}
+	return open_judged(dirfd, path, flags, 0);
+}
+
 PL_EXPORT int __open_2(const char *path, int flags)
 {
-	struct where w;
-
-	classify(AT_FDCWD, path, &w);
-	if (w.kind == P_DEV)
-		return pl_dev_open(w.dev, flags);
-	if (sys_open_ok(&w, flags))
-		return -1;
-	int (*real)(const char *, int) = pl_next("__open_2");
-
-	return judged(real(w.kind == P_SYS ? w.path : path, flags));
+	return open_2("__open_2", false, AT_FDCWD, path, flags);
 }
 
 PL_EXPORT int __open64_2(const char *path, int flags)
 {
-	struct where w;
-
-	classify(AT_FDCWD, path, &w);
-	if (w.kind == P_DEV)
-		return pl_dev_open(w.dev, flags);
-	if (sys_open_ok(&w, flags))
-		return -1;
-	int (*real)(const char *, int) = pl_next("__open64_2");
-
-	return judged(real(w.kind == P_SYS ? w.path : path, flags));
+	return open_2("__open64_2", false, AT_FDCWD, path, flags);
 }
 
 PL_EXPORT int __openat_2(int dirfd, const char *path, int flags)
 {
-	struct where w;
-
-	classify(dirfd, path, &w);
-	if (w.kind == P_DEV)
-		return pl_dev_open(w.dev, flags);
-	if (sys_open_ok(&w, flags))
-		return -1;
-	int (*real)(int, const char *, int) = pl_next("__openat_2");
-
-	return judged(real(dirfd, w.kind == P_SYS ? w.path : path, flags));
+	return open_2("__openat_2", true, dirfd, path, flags);
 }
 
 PL_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 {
-	struct where w;
-
-	classify(dirfd, path, &w);
-	if (w.kind == P_DEV)
-		return pl_dev_open(w.dev, flags);
-	if (sys_open_ok(&w, flags))
-		return -1;
-	int (*real)(int, const char *, int) = pl_next("__openat64_2");
-
-	return judged(real(dirfd, w.kind == P_SYS ? w.path : path, flags));
+	return open_2("__openat64_2", true, dirfd, path, flags);
 }
 
 /* fopen(3)'s mode string as open(2) flags (glibc's letters: r w a + e x). */
@@ -458,10 +447,51 @@ static int fopen_flags(const char *mode)
 	return flags;
 }
 
+/*
+ * fopen as open_judged and fdopen, for the modes both read alike (glibc's
+ * r, w, a, +, b, e, x): x and e are the open's flags, the rest fdopen's.
+ * Others (",ccs=", 'm', 'c') go to glibc's fopen, whose own open
+ * ucmd-supervise makes. NULL with *done false: not taken.
+ */
+static FILE *fopen_judged(const char *path, const char *mode, bool *done)
+{
+	char fmode[8];
+	size_t n = 0;
+	FILE *f;
+	int fd;
+
+	*done = false;
+	if (!mode || fopen_flags(mode) < 0)
+		return NULL;
+	for (const char *m = mode; *m; m++) {
+		if (!strchr("rwa+bex", *m) || n + 1 >= sizeof(fmode))
+			return NULL;
+		if (*m != 'x' && *m != 'e')
+			fmode[n++] = *m;
+	}
+	fmode[n] = '\0';
+	*done = true;
+	fd = open_judged(AT_FDCWD, path, fopen_flags(mode), 0666);
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, fmode);
+	if (!f) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+	}
+	return f;
+}
+
 static FILE *do_fopen(const char *sym, const char *path, const char *mode)
 {
 	struct where w;
+	bool done;
+	FILE *fast = fopen_judged(path, mode, &done);
 
+	if (done)
+		return fast;
 	classify(AT_FDCWD, path, &w);
 	if (w.kind == P_DEV) {
 		int flags = fopen_flags(mode), fd;

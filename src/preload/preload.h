@@ -392,6 +392,12 @@ long pl_raw_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a
  * every image we have seen; the same in every image, so ucmd-supervise's filter knows it too. */
 #define PL_TRAMP_ADDR 0x10000000000ul
 #define PL_TRAMP_LEN 4096ul
+/* Its openat stub (pl_open_judged): the entry, and the address after its syscall instruction,
+ * which ucmd-supervise's filter lets openat through from (seccomp_data.instruction_pointer). */
+#define PL_TRAMP_OPENAT 48ul
+#define PL_TRAMP_OPENAT_IP 58ul
+/* An open whose path the preload has judged and copied (paths.c): fd or -errno. */
+long pl_open_judged(int dirfd, const char *path, int flags, mode_t mode);
 
 /* ---- sigsys.c (x86-64): the program's SIGSYS disposition, apart from ours ---- */
 

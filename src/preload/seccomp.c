@@ -93,8 +93,21 @@ static const unsigned char tramp_code[] = {
 	/* TRAMP_RESTORER: the signal handler's return (rt_sigreturn), as libc's __restore_rt */
 	0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00,	/* mov $15,%rax */
 	0x0f, 0x05,			/* syscall */
+	0x90, 0x90, 0x90, 0x90, 0x90,
+	/*
+	 * PL_TRAMP_OPENAT: long openat(dirfd, path, flags, mode), the only
+	 * syscall instruction whose openat ucmd-supervise lets through
+	 * (PL_TRAMP_OPENAT_IP is the address after it)
+	 */
+	0x49, 0x89, 0xca,		/* mov %rcx,%r10 */
+	0xb8, 0x01, 0x01, 0x00, 0x00,	/* mov $257,%eax (__NR_openat) */
+	0x0f, 0x05,			/* syscall */
+	0xc3,				/* ret */
 };
 #define TRAMP_RESTORER 34
+_Static_assert(PL_TRAMP_OPENAT == TRAMP_RESTORER + 9 + 5, "the openat stub's offset");
+_Static_assert(PL_TRAMP_OPENAT_IP == PL_TRAMP_OPENAT + 10, "the address after its syscall");
+_Static_assert(sizeof(tramp_code) == PL_TRAMP_OPENAT + 11, "the trampoline's length");
 
 static int tramp_map(void)
 {
@@ -115,6 +128,25 @@ static int tramp_map(void)
 	}
 	tramp = (tramp_fn)p;
 	return 0;
+}
+
+/*
+ * An open the preload has judged (paths.c): through the one instruction
+ * whose openat ucmd-supervise lets through, so that it costs a system call
+ * rather than a user notification; without a trampoline, libc's (which the
+ * supervisor, if any, makes itself). The fd or -errno.
+ */
+long pl_open_judged(int dirfd, const char *path, int flags, mode_t mode)
+{
+	if (tramp) {
+		long (*stub)(long, long, long, long) =
+			(long (*)(long, long, long, long))(TRAMP_ADDR + PL_TRAMP_OPENAT);
+
+		return stub(dirfd, (long)path, flags, mode);
+	}
+	long ret = syscall(__NR_openat, dirfd, path, flags, mode);
+
+	return ret < 0 ? -errno : ret;
 }
 
 long pl_raw_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a5)
@@ -371,6 +403,13 @@ int pl_seccomp_install(void)
 }
 
 #else /* !__x86_64__ */
+
+long pl_open_judged(int dirfd, const char *path, int flags, mode_t mode)
+{
+	long ret = syscall(__NR_openat, dirfd, path, flags, mode);
+
+	return ret < 0 ? -errno : ret;
+}
 
 long pl_raw_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a5)
 {

@@ -9,7 +9,10 @@
  * cannot tell libc's text from the program's: libc and the preload are
  * mapped where the loader puts them), so that an open made with the
  * program's own instruction (Go's os.Open) is judged as a static
- * program's; for the calls on a device descriptor such an open gave (the
+ * program's, but openat from the one instruction of the preload's
+ * trampoline page made for it (PL_TRAMP_OPENAT_IP): the opens the preload
+ * has judged itself, with a path copied into its own memory
+ * (docs/security.md, "The preload's opens"); for the calls on a device descriptor such an open gave (the
  * static program's numbers); for rt_sigaction of SIGSYS not made from the
  * preload's trampoline (sv_sigsys.c). openat2 and open_by_handle_at are
  * ENOSYS, as are the opens and listings of i386 and every x32 call, so
@@ -40,7 +43,7 @@ const int sv_fd0[] = {
 const unsigned sv_nr_fd0 = sizeof(sv_fd0) / sizeof(sv_fd0[0]);
 
 enum { L_ALLOW = -1, L_NOTIFY = -2, L_ENOSYS = -3, L_A0 = -4, L_A1 = -5, L_A4 = -6, L_SIG = -7,
-       L_I386 = -8 };
+       L_I386 = -8, L_OPENAT = -9 };
 
 struct insn {
 	struct sock_filter f;
@@ -122,7 +125,7 @@ int sv_dirs_filter_build(struct sock_filter *out)
 	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_rt_sigaction, L_SIG, 0);
 	/* every open: the program's own instruction is out of the preload's reach */
 	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_open, L_NOTIFY, 0);
-	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_openat, L_NOTIFY, 0);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_openat, L_OPENAT, 0);
 	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_creat, L_NOTIFY, 0);
 	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_getdents64, L_NOTIFY, 0);
 	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_openat2, L_ENOSYS, 0);
@@ -150,6 +153,18 @@ int sv_dirs_filter_build(struct sock_filter *out)
 	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, instruction_pointer), 0, 0);
 	emit(BPF_JMP | BPF_JGE | BPF_K, (uint32_t)PL_TRAMP_ADDR + (uint32_t)PL_TRAMP_LEN, L_NOTIFY, 0);
 	emit(BPF_JMP | BPF_JGE | BPF_K, (uint32_t)PL_TRAMP_ADDR, L_ALLOW, L_NOTIFY);
+	/*
+	 * openat from the preload's openat stub alone (the instruction after
+	 * its syscall): an open whose path the preload judged and copied into
+	 * its own memory (docs/security.md, "The preload's opens")
+	 */
+	where[-L_OPENAT] = (int)n_insn;
+	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, instruction_pointer) + 4, 0, 0);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)((PL_TRAMP_ADDR + PL_TRAMP_OPENAT_IP) >> 32), 0,
+	     L_NOTIFY);
+	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, instruction_pointer), 0, 0);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(PL_TRAMP_ADDR + PL_TRAMP_OPENAT_IP), L_ALLOW,
+	     L_NOTIFY);
 	emit_returns(where);
 	return resolve(out, where);
 }

@@ -27,6 +27,7 @@
 
 #include <cmocka.h>
 
+#include "preload/preload.h"
 #include "preload/sv.h"
 
 static volatile int listener = -1;	/* set by the other thread */
@@ -96,12 +97,69 @@ static int calls(void)
 	return 0;
 }
 
+/*
+ * A call made from the preload's trampoline page (PL_TRAMP_ADDR) at
+ * offset at: "mov %rcx,%r10; mov $nr,%eax; syscall; ret", as the
+ * preload's openat stub is laid out (its syscall ends PL_TRAMP_OPENAT_IP
+ * when at is PL_TRAMP_OPENAT). errno, 0 if it succeeded (closed again).
+ */
+static int tramp_call(unsigned long at, uint32_t nr, long a0, const char *a1, long a2)
+{
+	unsigned char code[] = { 0x49, 0x89, 0xca, 0xb8, 0, 0, 0, 0, 0x0f, 0x05, 0xc3 };
+	unsigned char *page = (unsigned char *)PL_TRAMP_ADDR;
+	long (*fn)(long, const char *, long, long);
+	long ret;
+
+	memcpy(code + 4, &nr, 4);
+	if (mprotect(page, PL_TRAMP_LEN, PROT_READ | PROT_WRITE))
+		return -1;
+	memset(page, 0xcc, PL_TRAMP_LEN);
+	memcpy(page + at, code, sizeof(code));
+	if (mprotect(page, PL_TRAMP_LEN, PROT_READ | PROT_EXEC))
+		return -1;
+	fn = (long (*)(long, const char *, long, long))(page + at);
+	ret = fn(a0, a1, a2, 0);
+	if (ret < 0)
+		return (int)-ret;
+	close((int)ret);
+	return 0;
+}
+
+/* The preload's openat stub: its openat alone goes to the kernel, nothing else from its page. */
+static int tramp_calls(void)
+{
+	void *page = mmap((void *)PL_TRAMP_ADDR, PL_TRAMP_LEN, PROT_READ | PROT_EXEC,
+			  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+	EXPECT(page == (void *)PL_TRAMP_ADDR);
+	EXPECT(PL_TRAMP_OPENAT + 10 == PL_TRAMP_OPENAT_IP);
+	/* from the stub: made by the kernel (no EXDEV), its errors the kernel's */
+	EXPECT(tramp_call(PL_TRAMP_OPENAT, SYS_openat, AT_FDCWD, "/dev/null", O_RDONLY) == 0);
+	EXPECT(tramp_call(PL_TRAMP_OPENAT, SYS_openat, AT_FDCWD, "/nonexistent/x", O_RDONLY) ==
+	       ENOENT);
+	/* the same instruction making open or creat: sent */
+	EXPECT(tramp_call(PL_TRAMP_OPENAT, SYS_open, (long)"/dev/null", NULL, O_RDONLY) == EXDEV);
+	EXPECT(tramp_call(PL_TRAMP_OPENAT, SYS_creat, (long)"/nonexistent/x", NULL, 0600) == EXDEV);
+	/* openat from any other instruction of the page (the generic trampoline's): sent */
+	EXPECT(tramp_call(0, SYS_openat, AT_FDCWD, "/dev/null", O_RDONLY) == EXDEV);
+	EXPECT(tramp_call(PL_TRAMP_OPENAT + 1, SYS_openat, AT_FDCWD, "/dev/null", O_RDONLY) ==
+	       EXDEV);
+	EXPECT(tramp_call(PL_TRAMP_OPENAT - 1, SYS_openat, AT_FDCWD, "/dev/null", O_RDONLY) ==
+	       EXDEV);
+	munmap(page, PL_TRAMP_LEN);
+	return 0;
+}
+
 /* In the child, after the dynamic program's filter (--dirs): opens, getdents64, SIGSYS's rt_sigaction, calls on our numbers. */
 static int dirs_calls(void)
 {
 	long k[4];
 	char buf[8];
 	long fd;
+	int line = tramp_calls();
+
+	if (line)
+		return line;
 
 	EXPECT(err(syscall(SYS_getdents64, 0, buf, sizeof(buf))) == EXDEV);
 	EXPECT(err(syscall(SYS_getdents64, SV_FD_BASE, buf, sizeof(buf))) == EXDEV);
