@@ -131,6 +131,16 @@ void sv_addfd_send(struct sv *s, const struct seccomp_notif *req, int src, int a
 /* sv_open.c: open, openat, creat */
 void sv_open(struct sv *s, const struct seccomp_notif *req, int dirfd, uint64_t upath, int flags,
 	     mode_t mode, struct sv_ans *a);
+/* sv_open.c: is the file fd one of the host's NVMe devices? -ENOENT, -ENXIO, or 0 */
+int sv_host_nvme(int fd);
+/*
+ * sv_open_as.c: path (relative to dfd, an O_PATH of the thread's, or
+ * absolute when dfd < 0) opened as thread req->pid would (its ids, groups,
+ * capabilities, root, mount namespace, umask); a thread of ours answers
+ * (a->sent), or a->error
+ */
+void sv_open_as(struct sv *s, const struct seccomp_notif *req, int dfd, const char *path,
+		int flags, mode_t mode, struct sv_ans *a);
 /* sv_uring.c: io_uring_setup/enter/register, mmap of a number of ours */
 void sv_uring_setup(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);
 void sv_uring_enter(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);

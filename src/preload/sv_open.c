@@ -90,8 +90,8 @@ static void own_view_init(void)
  * Opens are made here with our credentials, root and mount namespace, the
  * ones the program started with. A thread that has changed any of them
  * since (a root program dropping to a user, a chroot, an unshare) would
- * have its files opened with rights it no longer has: refused (EACCES),
- * never made with ours.
+ * have its files opened with rights it no longer has: -EACCES here, and
+ * its open is made as it would make it (sv_open_as.c), never with ours.
  */
 static int same_view(pid_t tid)
 {
@@ -207,7 +207,7 @@ static mode_t umask_of(pid_t tid)
  * (ENOENT, as for a name ucmd does not have), else by its device number (a
  * node made elsewhere, a bind mount: ENXIO, hostnvme.c); 0 if not.
  */
-static int host_nvme(int fd)
+int sv_host_nvme(int fd)
 {
 	char link[64], target[PATH_MAX];
 	struct stat st;
@@ -248,7 +248,7 @@ static void *slow_open_run(void *arg)
 	if (fd < 0)
 		a.error = -errno;
 	else
-		a.error = host_nvme(fd);
+		a.error = sv_host_nvme(fd);
 	if (!a.error)
 		sv_addfd_send(j->s, &j->req, fd, -1, j->flags & O_CLOEXEC, &a);
 	if (!a.sent) {
@@ -309,7 +309,8 @@ static bool open_slow(struct sv *s, const struct seccomp_notif *req, int dfd, co
 
 /* Anything else: opened here as the program would have (its cwd or dirfd, its umask). */
 static void open_plain(struct sv *s, const struct seccomp_notif *req, int dirfd,
-		       const char *path, int flags, mode_t mode, pid_t tg, struct sv_ans *a)
+		       const char *path, int flags, mode_t mode, pid_t tg, bool changed,
+		       struct sv_ans *a)
 {
 	char buf[PATH_MAX + 64], dpath[64];
 	const char *p = path;
@@ -343,6 +344,12 @@ static void open_plain(struct sv *s, const struct seccomp_notif *req, int dirfd,
 			return;
 		}
 	}
+	if (changed) {
+		sv_open_as(s, req, dfd, p, flags, mode, a);
+		if (dfd >= 0)
+			close(dfd);
+		return;
+	}
 	if (open_slow(s, req, dfd, p, flags, a)) {
 		if (dfd >= 0)
 			close(dfd);
@@ -362,7 +369,7 @@ static void open_plain(struct sv *s, const struct seccomp_notif *req, int dirfd,
 		close(dfd);
 	if (fd < 0)
 		return;
-	a->error = host_nvme(fd);
+	a->error = sv_host_nvme(fd);
 	if (a->error) {
 		sv_trace(s, "%s is the host's NVMe device: %s", path, strerror(-a->error));
 		close(fd);
@@ -378,6 +385,7 @@ void sv_open(struct sv *s, const struct seccomp_notif *req, int dirfd, uint64_t 
 	char path[PATH_MAX], abs[2 * PATH_MAX + 2], folded[2 * PATH_MAX + 4], base[PATH_MAX];
 	pid_t tid = (pid_t)req->pid, tg;
 	int ret = sv_str_in(tid, path, upath, sizeof(path));
+	bool changed;
 
 	if (ret) {
 		a->error = ret;
@@ -394,12 +402,11 @@ void sv_open(struct sv *s, const struct seccomp_notif *req, int dirfd, uint64_t 
 		return;
 	}
 	ret = same_view(tid);
-	if (ret) {
-		sv_trace(s, "%s: the caller's credentials, root or mounts are no longer the ones "
-			 "it started with: %s", path, strerror(-ret));
+	if (ret && ret != -EACCES) {
 		a->error = ret;
 		return;
 	}
+	changed = ret == -EACCES;
 	if (path[0] == '/') {
 		snprintf(abs, sizeof(abs), "%s", path);
 	} else {
@@ -416,7 +423,12 @@ void sv_open(struct sv *s, const struct seccomp_notif *req, int dirfd, uint64_t 
 	}
 	pl_path_fold(folded, abs);
 	if (pl_path_under(folded, "/dev") && folded[4] == '/' && pl_path_dev_name(folded + 5)) {
-		if (known_device(s, folded + 5)) {
+		if (known_device(s, folded + 5) && changed) {
+			/* the daemon would judge our connection's credentials, not the thread's */
+			sv_trace(s, "%s: the caller's credentials, root or mounts are no longer the "
+				 "ones it started with: EACCES", folded);
+			a->error = -EACCES;
+		} else if (known_device(s, folded + 5)) {
 			open_device(s, req, folded + 5, flags, tg, a);
 		} else {
 			sv_trace(s, "%s: not one of ucmd's devices: ENOENT", folded);
@@ -424,5 +436,5 @@ void sv_open(struct sv *s, const struct seccomp_notif *req, int dirfd, uint64_t 
 		}
 		return;
 	}
-	open_plain(s, req, dirfd, path, flags, mode, tg, a);
+	open_plain(s, req, dirfd, path, flags, mode, tg, changed, a);
 }

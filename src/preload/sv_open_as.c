@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * An open for a thread whose credentials, root or mount namespace are no
+ * longer the ones the program started with (a root service that dropped to
+ * a user, then exec'd: its dynamic loader's opens reach us): made as that
+ * thread would make it, never with our rights. A child process of ours
+ * takes on the thread's mount namespace (setns, CAP_SYS_ADMIN), root
+ * (chroot to /proc/TID/root), uids, gids, groups and effective
+ * capabilities, opens the path from the thread's cwd or dirfd with its
+ * umask, into the descriptor table it shares with us (CLONE_FILES); a
+ * thread of ours waits for it (a FIFO's open may wait for its other end)
+ * and answers the notification itself, after the host-NVMe check on what was
+ * opened. What the child cannot take on (no CAP_SYS_ADMIN for another
+ * mount namespace, another user namespace, capabilities we lack) is EACCES:
+ * the open is refused rather than made with other rights.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/fsuid.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/capability.h>
+
+#include "preload/preload.h"
+#include "preload/sv.h"
+
+#define AS_GROUPS_MAX 256
+
+/* What a thread's opens are judged by, from /proc/TID/status. */
+struct as_ids {
+	unsigned uid[4], gid[4];	/* real, effective, saved, fs */
+	unsigned groups[AS_GROUPS_MAX];
+	int ngroups;
+	uint64_t cap_eff;
+	unsigned umask;
+};
+
+static int ids_of(const char *proc, struct as_ids *id)
+{
+	char path[64], line[4096];
+	int have = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/status", proc);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	memset(id, 0, sizeof(*id));
+	id->umask = 022;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long cap;
+
+		if (sscanf(line, "Uid: %u %u %u %u", &id->uid[0], &id->uid[1], &id->uid[2],
+			   &id->uid[3]) == 4) {
+			have |= 1;
+		} else if (sscanf(line, "Gid: %u %u %u %u", &id->gid[0], &id->gid[1], &id->gid[2],
+				  &id->gid[3]) == 4) {
+			have |= 2;
+		} else if (!strncmp(line, "Groups:", 7)) {
+			char *p = line + 7, *end;
+
+			if (!strchr(line, '\n'))
+				have |= 16;	/* longer than we read: not ours to take on */
+			for (;;) {
+				unsigned long g = strtoul(p, &end, 10);
+
+				if (end == p)
+					break;
+				if (id->ngroups == AS_GROUPS_MAX) {
+					have |= 16;
+					break;
+				}
+				id->groups[id->ngroups++] = (unsigned)g;
+				p = end;
+			}
+			have |= 4;
+		} else if (sscanf(line, "CapEff: %llx", &cap) == 1) {
+			id->cap_eff = cap;
+			have |= 8;
+		} else {
+			sscanf(line, "Umask: %o", &id->umask);
+		}
+	}
+	fclose(f);
+	return have == 15 ? 0 : -EACCES;
+}
+
+static bool same_ns(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+struct open_as {
+	struct sv *s;
+	struct seccomp_notif req;	/* our copy: the loop's is reused */
+	struct as_ids id;
+	int dfd;			/* the thread's cwd or dirfd (O_PATH), or AT_FDCWD */
+	int rootfd;			/* the thread's root (O_PATH) */
+	int nsfd;			/* the thread's mount namespace, or -1: ours */
+	bool chroot;			/* its root is not ours (or its namespace is not) */
+	int flags;
+	mode_t mode;
+	int fd, err;			/* the child's answer */
+	char path[];
+};
+
+/* In the child: become the thread, as far as opening a file goes. 0 or -errno. */
+static int become(const struct open_as *j)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+	gid_t groups[AS_GROUPS_MAX], ours[AS_GROUPS_MAX];
+	const struct as_ids *id = &j->id;
+	uid_t r, e, su;
+	gid_t gr, ge, gs;
+	int n;
+
+	if (j->nsfd >= 0 && setns(j->nsfd, CLONE_NEWNS))
+		return -EACCES;
+	if (j->chroot && (fchdir(j->rootfd) || chroot(".")))
+		return -EACCES;
+	umask((mode_t)id->umask);
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0))
+		return -EACCES;
+	/* each set only where it differs: without CAP_SETUID, setting one's own ids again is refused */
+	for (int i = 0; i < id->ngroups; i++)
+		groups[i] = id->groups[i];
+	n = (int)syscall(SYS_getgroups, AS_GROUPS_MAX, ours);
+	if ((n != id->ngroups || memcmp(ours, groups, sizeof(gid_t) * (size_t)n)) &&
+	    syscall(SYS_setgroups, id->ngroups, groups))
+		return -EACCES;
+	if (syscall(SYS_getresgid, &gr, &ge, &gs) ||
+	    ((gr != id->gid[0] || ge != id->gid[1] || gs != id->gid[2]) &&
+	     syscall(SYS_setresgid, id->gid[0], id->gid[1], id->gid[2])))
+		return -EACCES;
+	if (syscall(SYS_getresuid, &r, &e, &su) ||
+	    ((r != id->uid[0] || e != id->uid[1] || su != id->uid[2]) &&
+	     syscall(SYS_setresuid, id->uid[0], id->uid[1], id->uid[2])))
+		return -EACCES;
+	/* setresuid took the effective set away; fsgid and fsuid need it */
+	if (syscall(SYS_capget, &h, d))
+		return -EACCES;
+	d[0].effective = d[0].permitted;
+	d[1].effective = d[1].permitted;
+	if (syscall(SYS_capset, &h, d))
+		return -EACCES;
+	setfsgid(id->gid[3]);
+	setfsuid(id->uid[3]);
+	if ((unsigned)setfsgid((gid_t)-1) != id->gid[3] || (unsigned)setfsuid((uid_t)-1) != id->uid[3])
+		return -EACCES;
+	/* the thread's effective capabilities, as far as we hold them (never more) */
+	d[0].effective &= (uint32_t)id->cap_eff;
+	d[1].effective &= (uint32_t)(id->cap_eff >> 32);
+	d[0].permitted = d[0].effective;
+	d[1].permitted = d[1].effective;
+	d[0].inheritable = d[1].inheritable = 0;
+	if (syscall(SYS_capset, &h, d))
+		return -EACCES;
+	return 0;
+}
+
+/*
+ * The child: shares our memory and descriptor table (so what it opens is
+ * ours at once), not our credentials, root or namespace, which it changes
+ * for itself alone. Raw system calls only: it runs on a stack of its own
+ * while the thread that made it waits (CLONE_VFORK).
+ */
+static int child(void *arg)
+{
+	struct open_as *j = arg;
+	int err = become(j), fd = -1;
+
+	if (!err) {
+		fd = openat(j->dfd >= 0 ? j->dfd : AT_FDCWD, j->path, j->flags | O_CLOEXEC, j->mode);
+		err = fd < 0 ? -errno : 0;
+	}
+	j->fd = fd;
+	j->err = err;
+	return 0;
+}
+
+static void *open_as_run(void *arg)
+{
+	struct open_as *j = arg;
+	struct seccomp_notif_resp resp = { .id = j->req.id };
+	struct sv_ans a = { 0 };
+	size_t stack_len = 64 * 1024;
+	char *stack = malloc(stack_len);
+	pid_t pid;
+	int st;
+
+	j->fd = -1;
+	j->err = -EIO;
+	if (!stack) {
+		a.error = -ENOMEM;
+		goto answer;
+	}
+	/* a fork would copy our page tables (the program's mappings among them): milliseconds */
+	pid = clone(child, stack + stack_len, CLONE_VM | CLONE_VFORK | CLONE_FILES | SIGCHLD, j);
+	if (pid < 0) {
+		a.error = -errno;
+		goto answer;
+	}
+	while (waitpid(pid, &st, __WALL) < 0 && errno == EINTR)
+		;
+	if (j->fd < 0) {
+		a.error = j->err ? j->err : -EIO;
+		sv_trace(j->s, "%s, opened as thread %d would: %s", j->path, (int)j->req.pid,
+			 strerror(-a.error));
+		goto answer;
+	}
+	a.error = sv_host_nvme(j->fd);
+	if (!a.error)
+		sv_addfd_send(j->s, &j->req, j->fd, -1, j->flags & O_CLOEXEC, &a);
+	close(j->fd);
+answer:
+	free(stack);
+	if (!a.sent) {
+		resp.error = a.error ? a.error : -EIO;
+		ioctl(j->s->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	}
+	if (j->dfd >= 0)
+		close(j->dfd);
+	close(j->rootfd);
+	if (j->nsfd >= 0)
+		close(j->nsfd);
+	free(j);
+	return NULL;
+}
+
+void sv_open_as(struct sv *s, const struct seccomp_notif *req, int dfd, const char *path,
+		int flags, mode_t mode, struct sv_ans *a)
+{
+	size_t len = strlen(path) + 1;
+	struct open_as *j = calloc(1, sizeof(*j) + len);
+	char proc[64], link[96];
+	pthread_attr_t at;
+	pthread_t t;
+	int ret;
+
+	if (!j) {
+		a->error = -ENOMEM;
+		return;
+	}
+	*j = (struct open_as){ .s = s, .req = *req, .dfd = -1, .rootfd = -1, .nsfd = -1,
+			       .flags = flags, .mode = mode };
+	memcpy(j->path, path, len);
+	snprintf(proc, sizeof(proc), "/proc/%d", (int)req->pid);
+	ret = ids_of(proc, &j->id);
+	snprintf(link, sizeof(link), "%s/ns/user", proc);
+	/* its capabilities are another user namespace's: we cannot take them on */
+	if (!ret && !same_ns(link, "/proc/self/ns/user"))
+		ret = -EACCES;
+	if (ret)
+		goto fail;
+	snprintf(link, sizeof(link), "%s/root", proc);
+	j->rootfd = open(link, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (j->rootfd < 0) {
+		ret = errno == ENOENT ? -ESRCH : -errno;
+		goto fail;
+	}
+	j->chroot = !same_ns(link, "/proc/self/root");
+	snprintf(link, sizeof(link), "%s/ns/mnt", proc);
+	if (!same_ns(link, "/proc/self/ns/mnt")) {
+		j->chroot = true;
+		j->nsfd = open(link, O_RDONLY | O_CLOEXEC);
+		if (j->nsfd < 0) {
+			ret = -EACCES;
+			goto fail;
+		}
+	}
+	if (dfd >= 0) {
+		j->dfd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+		if (j->dfd < 0) {
+			ret = -errno;
+			goto fail;
+		}
+	}
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	ret = -pthread_create(&t, &at, open_as_run, j);
+	pthread_attr_destroy(&at);
+	if (ret)
+		goto fail;
+	a->sent = true;	/* the thread answers */
+	return;
+fail:
+	if (j->dfd >= 0)
+		close(j->dfd);
+	if (j->rootfd >= 0)
+		close(j->rootfd);
+	if (j->nsfd >= 0)
+		close(j->nsfd);
+	free(j);
+	a->error = ret;
+}
