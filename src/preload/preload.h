@@ -381,6 +381,9 @@ bool pl_uring_is_ring(int fd);
 void pl_uring_close(int fd);
 long pl_uring_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
 
+/* ---- svtab.c: the device fds ucmd-supervise gave, mirrored for our rings (before an enter) ---- */
+void pl_svtab_sync(void);
+
 /* ---- seccomp.c ---- */
 
 /* Install the filter and the SIGSYS handler once per process image. 0 or -errno. */

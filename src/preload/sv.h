@@ -141,6 +141,13 @@ int sv_host_nvme(int fd);
  */
 void sv_open_as(struct sv *s, const struct seccomp_notif *req, int dfd, const char *path,
 		int flags, mode_t mode, struct sv_ans *a);
+/*
+ * sv_svtab.c (svtab.h): the table of our device fds the preload's rings
+ * mirror: fd's entry written again (installed or closed); the ioctl that
+ * asks for it answered with a read-only descriptor of it
+ */
+void sv_svtab_update(struct sv *s, int fd);
+void sv_svtab_give(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);
 /* sv_uring.c: io_uring_setup/enter/register, mmap of a number of ours */
 void sv_uring_setup(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);
 void sv_uring_enter(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);

@@ -24,6 +24,7 @@
 
 #include "preload/preload.h"
 #include "preload/sv.h"
+#include "preload/svtab.h"
 
 void sv_serve(struct sv *s, const struct seccomp_notif *req, struct sv_ans *a)
 {
@@ -72,6 +73,11 @@ void sv_serve(struct sv *s, const struct seccomp_notif *req, struct sv_ans *a)
 		break;
 	}
 	default:
+		if (req->data.nr == __NR_ioctl && (uint32_t)g[0] == PL_SV_TABLE_FD &&
+		    (uint32_t)g[1] == PL_SV_IOC_TABLE) {
+			sv_svtab_give(s, req, tg, a);
+			break;
+		}
 		sv_fd_call(s, req, tg, a);
 		break;
 	}

@@ -114,6 +114,7 @@ void sv_fd_call(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct 
 			sv_own_close(s, f);
 			ucmd_close(s->e, fd);
 			f->kind = SV_FREE;
+			sv_svtab_update(s, fd);
 		} else if (tg == s->pid) {
 			/* a registered ring outlives its descriptor, as on Linux */
 			f->closed = true;

@@ -176,11 +176,14 @@ static void open_device(struct sv *s, const struct seccomp_notif *req, const cha
 		a->error = ret;
 		return;
 	}
+	/* in the table before the program has the number: its next io_uring_enter finds it */
+	sv_svtab_update(s, fd);
 	sv_addfd_send(s, req, pfd, fd, flags & O_CLOEXEC, a);
 	close(pfd);
 	if (!a->sent) {
 		ucmd_close(s->e, fd);
 		f->kind = SV_FREE;
+		sv_svtab_update(s, fd);
 	}
 }
 

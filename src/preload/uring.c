@@ -202,6 +202,8 @@ long pl_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete, unsign
 		return -EBADF;
 	if (r->pid != pl_pid())
 		return -EBADF;	/* a parent's ring: its requests would run in the parent's memory */
+	/* SQEs may name a device fd the supervisor gave (the program's own open) */
+	pl_svtab_sync();
 	flags &= ~IORING_ENTER_REGISTERED_RING;
 	if (flags & IORING_ENTER_EXT_ARG) {
 		struct __kernel_timespec ts;
