@@ -31,6 +31,7 @@ build=(
 )
 check=(
   util-linux valgrind
+  mount	# mount -t tmpfs in a namespace of its own (tests/system/exec_cred_change.sh)
   clang	# the libFuzzer targets (scripts/run-fuzz.sh)
   man-db groff-base file	# tests/system/man_pages.sh, install.sh
   nvme-cli	# a real client for ucmd exec's tests (exec_nvme_cli.sh); cli_docs.sh checks docs/cli.md against its help
