@@ -16,6 +16,9 @@
  *   sv_filter.c  the seccomp filter
  *   sv_calls.c   one notification to its family:
  *   sv_open.c    open, openat, creat
+ *   sv_open_as.c an open for a thread whose credentials, root or mount
+ *                namespace changed: made as that thread would
+ *   sv_svtab.c   the table of our device fds that the preload's rings mirror
  *   sv_uring.c   io_uring_setup/enter/register, the ring mmaps
  *   sv_regring.c IORING_REGISTER_RING_FDS
  *   sv_dev.c     ioctl (the BLK* queries: blkdev.c's, as the preload's),
