@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# A statically linked program's children do I/O on ucmd's devices under
+# `ucmd exec` as on Linux (ucmd-supervise serves each descendant as a
+# process of its own; tests/exec/static_forkio.c, linked with Debian's
+# liburing.a):
+#
+# - io: a forked child preads and pwrites through the descriptor it
+#   inherited, opens the namespace anew, makes a ring of its own and writes
+#   through the inherited descriptor on it; its write() moves the position
+#   it shares with the parent (the parent sees it); the parent's ring is
+#   EEXIST for it and keeps serving the parent; a grandchild does the same;
+#   the child execs a static program (itself) that writes through the
+#   descriptor it kept, and so does one the parent posix_spawn()s. Every block written is read back with dd under
+#   `ucmd exec` and compared (cmp) with what was written.
+# - kill: children killed (SIGKILL) in the middle of their I/O leave the
+#   parent served and the supervisor with no more descriptors than before.
+source "$(dirname "$0")/lib/common.sh"
+need_tools cc python3 dd cmp
+[ -f /usr/lib/x86_64-linux-gnu/liburing.a ] || fail "no liburing.a (liburing-dev, scripts/deps.sh)"
+P=$T/static_forkio
+cc -O2 -static -o "$P" "$SRC/tests/exec/static_forkio.c" -luring || fail "cc -static"
+grep -q 'statically linked' <<<"$(file "$P")" || fail "not static"
+CTRL=$T/ctrl
+timeout 60 "$UCMD" --ctrl "$CTRL" create-ctrl >/dev/null || fail "create-ctrl"
+LBS=$(timeout 60 "$UCMD" --ctrl "$CTRL" --output-format json id-ns | python3 -c '
+import json, sys
+ns = json.load(sys.stdin)
+print(1 << ns["lbafs"][ns["flbas"] & 0xf]["ds"])')
+
+# every line the program printed says ok
+all_ok() {	# what output
+	local bad
+	bad=$(grep -v ' ok$' <<<"$2" || true)
+	[ -z "$bad" ] || fail "$1: $bad"
+}
+
+step "a child, a grandchild and an exec'd image do I/O beside the parent"
+set +e
+out=$(timeout 300 "$UCMD" exec --ctrl "$CTRL" -- "$P" io /dev/nvme0n1 "$LBS" "$P" 2>&1)
+rc=$?
+set -e
+[ "$rc" = 0 ] || fail "static_forkio io: status $rc: $out"
+all_ok "static_forkio io" "$out"
+for want in "child pread inherited ok" "child inherited ring EEXIST ok" \
+	"child ring write inherited fd ok" "parent position moved by the child ok" \
+	"grandchild pwrite inherited ok" "grandchild ring read ok" "exec'd pwrite kept fd ok" \
+	"exec'd pread new fd ok" "parent ring after the fork ok" "spawned image's pwrite ok"; do
+	grep -qx "$want" <<<"$out" || fail "no '$want': $out"
+done
+
+step "what each process wrote is on the namespace (dd under exec, cmp)"
+# block:seed: parent 0:1 33:8, child 8:2 16:3 24:4 32:5, grandchild 40:6, exec'd 48:7,
+# posix_spawn'd 64:11
+for bs in 0:1 8:2 16:3 24:4 32:5 33:8 40:6 48:7 64:11; do
+	k=${bs%:*} seed=${bs#*:}
+	python3 -c '
+import sys
+k, seed, lbs = map(int, sys.argv[1:4])
+sys.stdout.buffer.write(bytes((seed * 131 + k * 7 + i) & 0xff for i in range(lbs)))' \
+		"$k" "$seed" "$LBS" >"$T/want.$k"
+	timeout 60 "$UCMD" exec --ctrl "$CTRL" -- dd if=/dev/nvme0n1 of="$T/got.$k" bs="$LBS" \
+		skip="$k" count=1 status=none || fail "dd block $k"
+	cmp "$T/want.$k" "$T/got.$k" || fail "block $k is not what was written (seed $seed)"
+done
+
+step "children killed in the middle of their I/O: the parent is served, nothing left behind"
+set +e
+out=$(timeout 300 "$UCMD" exec --ctrl "$CTRL" -- "$P" kill /dev/nvme0n1 "$LBS" 2>&1)
+rc=$?
+set -e
+[ "$rc" = 0 ] || fail "static_forkio kill: status $rc: $out"
+all_ok "static_forkio kill" "$out"
+grep -qx "supervisor released the children ok" <<<"$out" || fail "kill: $out"
+echo "exec_static_forkio: ok"
