@@ -43,6 +43,10 @@
 
 #include <linux/kcmp.h>
 
+#ifndef P_PIDFD
+#define P_PIDFD 3	/* Linux 5.4 */
+#endif
+
 #include <ucmd/daemon.h>
 
 #include "preload/sv.h"
@@ -248,9 +252,9 @@ static void view_free(struct sv **slot)
 	struct sv *v = *slot;
 
 	view_clear(v);
+	/* an orphan given to us (PR_SET_CHILD_SUBREAPER): ours to reap; by pidfd, never a reused pid */
+	waitid((idtype_t)P_PIDFD, (id_t)v->pidfd, &(siginfo_t){ 0 }, WEXITED | WNOHANG);
 	close(v->pidfd);
-	/* an orphan given to us (PR_SET_CHILD_SUBREAPER): ours to reap */
-	waitpid(v->pid, NULL, WNOHANG);
 	*slot = views[--nviews];
 	free(v);
 }

@@ -5,6 +5,7 @@
  *
  *   static_forkio io BLK LBS SELF     (SELF: this program's path, for the exec)
  *   static_forkio kill BLK LBS
+ *   static_forkio selfexec BLK LBS SELF
  *   static_forkio exec FD LBS BLK [K SEED]  (what the child execs; FD inherited)
  *
  * Block k of BLK (/dev/nvme0n1, LBS bytes a block) written here holds
@@ -26,6 +27,9 @@
  * and compares; then posix_spawn()s SELF exec A with block 64 (seed 11)
  * and reads that back. Lines "NAME ok" or "NAME: what went wrong"; exit 0 when all
  * are ok.
+ *
+ * selfexec: opens BLK, pwrites block 72 (seed 12), and execs SELF exec
+ * with that descriptor, block 73 (seed 13): the program's own exec.
  *
  * kill: 20 times, a child opens BLK, makes a ring and keeps writing block 56
  * (seed 9) through both the inherited and its own descriptor, and is killed
@@ -331,6 +335,24 @@ static int do_kill(const char *blk)
 	return failed;
 }
 
+/* the program itself execs, its descriptor kept: the new image is served too */
+static int do_selfexec(const char *blk, const char *self)
+{
+	char fdarg[16], lbsarg[16];
+	int a = open(blk, O_RDWR);
+
+	if (a < 0) {
+		report("selfexec open", strerror(errno));
+		return 1;
+	}
+	report("selfexec pwrite", pw(a, 72, 12));
+	snprintf(fdarg, sizeof(fdarg), "%d", a);
+	snprintf(lbsarg, sizeof(lbsarg), "%u", lbs);
+	execl(self, self, "exec", fdarg, lbsarg, blk, "73", "13", (char *)NULL);
+	report("selfexec exec", strerror(errno));
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 4)
@@ -338,6 +360,8 @@ int main(int argc, char **argv)
 	lbs = (unsigned)strtoul(argv[3], NULL, 0);
 	if (!strcmp(argv[1], "io") && argc == 5)
 		return do_io(argv[2], argv[4]);
+	if (!strcmp(argv[1], "selfexec") && argc == 5)
+		return do_selfexec(argv[2], argv[4]);
 	if (!strcmp(argv[1], "kill"))
 		return do_kill(argv[2]);
 	if (!strcmp(argv[1], "exec") && argc == 5)

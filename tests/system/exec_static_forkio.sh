@@ -10,7 +10,8 @@
 #   it shares with the parent (the parent sees it); the parent's ring is
 #   EEXIST for it and keeps serving the parent; a grandchild does the same;
 #   the child execs a static program (itself) that writes through the
-#   descriptor it kept, and so does one the parent posix_spawn()s. Every block written is read back with dd under
+#   descriptor it kept, and so does one the parent posix_spawn()s; the
+#   program's own exec of a static image is served there too. Every block written is read back with dd under
 #   `ucmd exec` and compared (cmp) with what was written.
 # - kill: children killed (SIGKILL) in the middle of their I/O leave the
 #   parent served and the supervisor with no more descriptors than before.
@@ -34,6 +35,14 @@ all_ok() {	# what output
 	[ -z "$bad" ] || fail "$1: $bad"
 }
 
+# the bytes static_forkio writes to block $1 with seed $2
+want_block() {
+	python3 -c '
+import sys
+k, seed, lbs = map(int, sys.argv[1:4])
+sys.stdout.buffer.write(bytes((seed * 131 + k * 7 + i) & 0xff for i in range(lbs)))' "$1" "$2" "$LBS"
+}
+
 step "a child, a grandchild and an exec'd image do I/O beside the parent"
 set +e
 out=$(timeout 300 "$UCMD" exec --ctrl "$CTRL" -- "$P" io /dev/nvme0n1 "$LBS" "$P" 2>&1)
@@ -53,11 +62,23 @@ step "what each process wrote is on the namespace (dd under exec, cmp)"
 # posix_spawn'd 64:11
 for bs in 0:1 8:2 16:3 24:4 32:5 33:8 40:6 48:7 64:11; do
 	k=${bs%:*} seed=${bs#*:}
-	python3 -c '
-import sys
-k, seed, lbs = map(int, sys.argv[1:4])
-sys.stdout.buffer.write(bytes((seed * 131 + k * 7 + i) & 0xff for i in range(lbs)))' \
-		"$k" "$seed" "$LBS" >"$T/want.$k"
+	want_block "$k" "$seed" >"$T/want.$k"
+	timeout 60 "$UCMD" exec --ctrl "$CTRL" -- dd if=/dev/nvme0n1 of="$T/got.$k" bs="$LBS" \
+		skip="$k" count=1 status=none || fail "dd block $k"
+	cmp "$T/want.$k" "$T/got.$k" || fail "block $k is not what was written (seed $seed)"
+done
+
+step "the program itself execs a static image: served there, the descriptor it kept too"
+set +e
+out=$(timeout 300 "$UCMD" exec --ctrl "$CTRL" -- "$P" selfexec /dev/nvme0n1 "$LBS" "$P" 2>&1)
+rc=$?
+set -e
+[ "$rc" = 0 ] || fail "static_forkio selfexec: status $rc: $out"
+all_ok "static_forkio selfexec" "$out"
+grep -qx "exec'd pwrite kept fd ok" <<<"$out" || fail "selfexec: $out"
+for bs in 72:12 73:13; do
+	k=${bs%:*} seed=${bs#*:}
+	want_block "$k" "$seed" >"$T/want.$k"
 	timeout 60 "$UCMD" exec --ctrl "$CTRL" -- dd if=/dev/nvme0n1 of="$T/got.$k" bs="$LBS" \
 		skip="$k" count=1 status=none || fail "dd block $k"
 	cmp "$T/want.$k" "$T/got.$k" || fail "block $k is not what was written (seed $seed)"
