@@ -17,7 +17,8 @@
  * opens BLK anew (B) and pwrites block 16 (seed 3); BLKGETSIZE64 on A;
  * io_uring_enter on R must fail (EEXIST: the parent's ring); a ring of its
  * own writes block 24 (seed 4) through A and reads block 8 back through B;
- * write() on A (the shared position: block 32, seed 5); a grandchild preads
+ * write() on A (the shared position: block 32, seed 5); a thread of the
+ * child pwrites and preads block 80 (seed 14) through B; a grandchild preads
  * block 16 through B, pwrites block 40 (seed 6) through A and reads block 24
  * on a ring of its own; then the child execs SELF exec A, which pwrites block
  * 48 (seed 7) on the descriptor it kept and preads block 8 on a new open.
@@ -25,7 +26,8 @@
  * child's write moved it), write() there writes block 33 (seed 8); R still
  * serves it (reads block 40 back); it preads blocks 8, 16, 24, 32, 40 and 48
  * and compares; then posix_spawn()s SELF exec A with block 64 (seed 11)
- * and reads that back. Lines "NAME ok" or "NAME: what went wrong"; exit 0 when all
+ * and reads that back; a vfork child's pread on A must be EBADF; a thread of
+ * the parent pwrites and preads block 81 (seed 15). Lines "NAME ok" or "NAME: what went wrong"; exit 0 when all
  * are ok.
  *
  * selfexec: opens BLK, pwrites block 72 (seed 12), and execs SELF exec
@@ -43,6 +45,7 @@
 #include <fcntl.h>
 #include <liburing.h>
 #include <linux/fs.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -148,6 +151,33 @@ static int grandchild(int a, int b)
 	return failed;
 }
 
+struct thr {
+	int fd;
+	unsigned k, seed;
+	const char *why;
+};
+
+static void *thread_io(void *arg)
+{
+	struct thr *t = arg;
+
+	t->why = pw(t->fd, t->k, t->seed);
+	if (!t->why)
+		t->why = pr(t->fd, t->k, t->seed);
+	return NULL;
+}
+
+/* pwrite and pread of block k on fd from a thread of ours (CLONE_VM | CLONE_THREAD) */
+static const char *in_thread(int fd, unsigned k, unsigned seed)
+{
+	struct thr t = { fd, k, seed, "not run" };
+	pthread_t th;
+
+	if (pthread_create(&th, NULL, thread_io, &t) || pthread_join(th, NULL))
+		return "pthread";
+	return t.why;
+}
+
 static int child(int a, struct io_uring *pr_ring, const char *blk, const char *self)
 {
 	unsigned char *buf = aligned_alloc(4096, lbs);
@@ -176,6 +206,7 @@ static int child(int a, struct io_uring *pr_ring, const char *blk, const char *s
 	report("child ring read new fd", ring_io(&r, b, false, 8, 2));
 	pattern(buf, 32, 5);
 	report("child write at the shared position", err(write(a, buf, lbs), lbs));
+	report("child's thread pwrite and pread", in_thread(b, 80, 14));
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0)
@@ -241,6 +272,24 @@ static int do_io(const char *blk, const char *self)
 					 WEXITSTATUS(st) ? "failed" : NULL);
 		report("spawned image's pwrite", pr(a, 64, 11));
 	}
+	{
+		/*
+		 * vfork: the child runs in our memory until it execs or exits,
+		 * where no device call of its own can be served: refused, never
+		 * made in the wrong memory
+		 */
+		static volatile long vr, verr;
+
+		pid = vfork();
+		if (pid == 0) {
+			vr = pread(a, buf, lbs, 0);
+			verr = errno;
+			_exit(0);
+		}
+		report("vfork child pread EBADF", pid > 0 && waitpid(pid, &st, 0) == pid && vr == -1 &&
+						  verr == EBADF ? NULL : "not refused");
+	}
+	report("parent's thread pwrite and pread", in_thread(a, 81, 15));
 	return failed;
 }
 

@@ -11,8 +11,11 @@
 #   EEXIST for it and keeps serving the parent; a grandchild does the same;
 #   the child execs a static program (itself) that writes through the
 #   descriptor it kept, and so does one the parent posix_spawn()s; the
-#   program's own exec of a static image is served there too. Every block written is read back with dd under
-#   `ucmd exec` and compared (cmp) with what was written.
+#   program's own exec of a static image is served there too; threads of
+#   the parent and of the child are served as their process; a vfork
+#   child's pread (the parent's memory) is EBADF. Every block written is
+#   read back with dd under `ucmd exec` and compared (cmp) with what was
+#   written.
 # - kill: children killed (SIGKILL) in the middle of their I/O leave the
 #   parent served and the supervisor with no more descriptors than before.
 source "$(dirname "$0")/lib/common.sh"
@@ -53,14 +56,15 @@ all_ok "static_forkio io" "$out"
 for want in "child pread inherited ok" "child inherited ring EEXIST ok" \
 	"child ring write inherited fd ok" "parent position moved by the child ok" \
 	"grandchild pwrite inherited ok" "grandchild ring read ok" "exec'd pwrite kept fd ok" \
-	"exec'd pread new fd ok" "parent ring after the fork ok" "spawned image's pwrite ok"; do
+	"exec'd pread new fd ok" "parent ring after the fork ok" "spawned image's pwrite ok" \
+	"child's thread pwrite and pread ok" "vfork child pread EBADF ok"; do
 	grep -qx "$want" <<<"$out" || fail "no '$want': $out"
 done
 
 step "what each process wrote is on the namespace (dd under exec, cmp)"
 # block:seed: parent 0:1 33:8, child 8:2 16:3 24:4 32:5, grandchild 40:6, exec'd 48:7,
-# posix_spawn'd 64:11
-for bs in 0:1 8:2 16:3 24:4 32:5 33:8 40:6 48:7 64:11; do
+# posix_spawn'd 64:11, the child's thread 80:14, the parent's thread 81:15
+for bs in 0:1 8:2 16:3 24:4 32:5 33:8 40:6 48:7 64:11 80:14 81:15; do
 	k=${bs%:*} seed=${bs#*:}
 	want_block "$k" "$seed" >"$T/want.$k"
 	timeout 60 "$UCMD" exec --ctrl "$CTRL" -- dd if=/dev/nvme0n1 of="$T/got.$k" bs="$LBS" \
