@@ -398,7 +398,8 @@ int main(int argc, char **argv)
 	sigaction(SIGQUIT, &ign, NULL);
 	sigaction(SIGTERM, &fw, NULL);
 	sigaction(SIGHUP, &fw, NULL);
-	sigaction(SIGCHLD, &(struct sigaction){ .sa_handler = on_chld }, NULL);
+	/* restarted: the daemon's calls in flight must not see EINTR (poll returns it anyway) */
+	sigaction(SIGCHLD, &(struct sigaction){ .sa_handler = on_chld, .sa_flags = SA_RESTART }, NULL);
 	/* a descendant whose parent exits stays ours, and so served (sv_fork.c) */
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	child = fork();
