@@ -6,6 +6,7 @@
  *   static_forkio io BLK LBS SELF     (SELF: this program's path, for the exec)
  *   static_forkio kill BLK LBS
  *   static_forkio selfexec BLK LBS SELF
+ *   static_forkio late BLK LBS
  *   static_forkio exec FD LBS BLK [K SEED]  (what the child execs; FD inherited)
  *
  * Block k of BLK (/dev/nvme0n1, LBS bytes a block) written here holds
@@ -32,6 +33,13 @@
  *
  * selfexec: opens BLK, pwrites block 72 (seed 12), and execs SELF exec
  * with that descriptor, block 73 (seed 13): the program's own exec.
+ *
+ * late: the parent opens BLK (A), pwrites block 88 (seed 16) and forks a
+ * child, which forks a grandchild and exits (the grandchild an orphan),
+ * and a second child; neither makes a call on A before the parent closes
+ * A. Then the second child pwrites block 89 (seed 17) and the orphan preads
+ * block 88 and pwrites block 90 (seed 18) through A; the parent reads both
+ * blocks back on a new open.
  *
  * kill: 20 times, a child opens BLK, makes a ring and keeps writing block 56
  * (seed 9) through both the inherited and its own descriptor, and is killed
@@ -384,6 +392,72 @@ static int do_kill(const char *blk)
 	return failed;
 }
 
+/*
+ * A child that has made no call we see yet, and an orphan (its parent gone,
+ * so the supervisor's), still hold the parent's descriptor after the parent
+ * closed it: both use it then.
+ */
+static int do_late(const char *blk)
+{
+	int a = open(blk, O_RDWR), go[2], res[2], st;	/* go: one byte for each waiter */
+	char line[128];
+	pid_t pid;
+	ssize_t n;
+
+	if (a < 0 || pipe(go) || pipe(res)) {
+		report("late setup", "failed");
+		return 1;
+	}
+	report("late pwrite", pw(a, 88, 16));
+	pid = fork();
+	if (pid == 0) {
+		char c;
+		pid_t g = fork();
+
+		if (g == 0) {
+			/* the orphan: waits (no call of ours) until its parent and the fd's opener let go */
+			if (read(go[0], &c, 1) != 1)
+				_exit(1);
+			const char *why = pr(a, 88, 16);
+
+			if (!why)
+				why = pw(a, 90, 18);
+			n = snprintf(line, sizeof(line), "orphan pread and pwrite %s\n", why ? why : "ok");
+			_exit(write(res[1], line, (size_t)n) == n ? 0 : 1);
+		}
+		_exit(g < 0);
+	}
+	/* a second child: waits for the close the same way, then uses the fd */
+	pid_t late = fork();
+
+	if (late == 0) {
+		char c;
+
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		const char *why = pw(a, 89, 17);
+
+		n = snprintf(line, sizeof(line), "late child pwrite %s\n", why ? why : "ok");
+		_exit(write(res[1], line, (size_t)n) == n ? 0 : 1);
+	}
+	/* the first child goes (its child now the supervisor's); then the fd closes here */
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		report("late first child", "failed");
+	report("late close", err(close(a), 0));
+	if (write(go[1], "xx", 2) != 2 || waitpid(late, &st, 0) != late)
+		report("late second child", "failed");
+	close(res[1]);
+	while ((n = read(res[0], line, sizeof(line) - 1)) > 0) {
+		line[n] = '\0';
+		fputs(line, stdout);
+		failed |= !strstr(line, " ok\n");
+	}
+	a = open(blk, O_RDONLY);
+	report("late child's data", pr(a, 89, 17));
+	report("orphan's data", pr(a, 90, 18));
+	return failed;
+}
+
 /* the program itself execs, its descriptor kept: the new image is served too */
 static int do_selfexec(const char *blk, const char *self)
 {
@@ -411,6 +485,8 @@ int main(int argc, char **argv)
 		return do_io(argv[2], argv[4]);
 	if (!strcmp(argv[1], "selfexec") && argc == 5)
 		return do_selfexec(argv[2], argv[4]);
+	if (!strcmp(argv[1], "late"))
+		return do_late(argv[2]);
 	if (!strcmp(argv[1], "kill"))
 		return do_kill(argv[2]);
 	if (!strcmp(argv[1], "exec") && argc == 5)

@@ -16,6 +16,9 @@
 #   child's pread (the parent's memory) is EBADF. Every block written is
 #   read back with dd under `ucmd exec` and compared (cmp) with what was
 #   written.
+# - late: a child and an orphan (its parent gone) that made no call yet use
+#   the descriptor after the parent closed it (the description lives while
+#   a process holds it).
 # - kill: children killed (SIGKILL) in the middle of their I/O leave the
 #   parent served and the supervisor with no more descriptors than before.
 source "$(dirname "$0")/lib/common.sh"
@@ -38,12 +41,17 @@ all_ok() {	# what output
 	[ -z "$bad" ] || fail "$1: $bad"
 }
 
-# the bytes static_forkio writes to block $1 with seed $2
-want_block() {
+# block $1 of the namespace, read with dd under exec, is what static_forkio
+# writes there with seed $2 (cmp)
+blocks_hold() {	# block seed
 	python3 -c '
 import sys
 k, seed, lbs = map(int, sys.argv[1:4])
-sys.stdout.buffer.write(bytes((seed * 131 + k * 7 + i) & 0xff for i in range(lbs)))' "$1" "$2" "$LBS"
+sys.stdout.buffer.write(bytes((seed * 131 + k * 7 + i) & 0xff for i in range(lbs)))' \
+		"$1" "$2" "$LBS" >"$T/want.$1"
+	timeout 60 "$UCMD" exec --ctrl "$CTRL" -- dd if=/dev/nvme0n1 of="$T/got.$1" bs="$LBS" \
+		skip="$1" count=1 status=none || fail "dd block $1"
+	cmp "$T/want.$1" "$T/got.$1" || fail "block $1 is not what was written (seed $2)"
 }
 
 step "a child, a grandchild and an exec'd image do I/O beside the parent"
@@ -65,11 +73,7 @@ step "what each process wrote is on the namespace (dd under exec, cmp)"
 # block:seed: parent 0:1 33:8, child 8:2 16:3 24:4 32:5, grandchild 40:6, exec'd 48:7,
 # posix_spawn'd 64:11, the child's thread 80:14, the parent's thread 81:15
 for bs in 0:1 8:2 16:3 24:4 32:5 33:8 40:6 48:7 64:11 80:14 81:15; do
-	k=${bs%:*} seed=${bs#*:}
-	want_block "$k" "$seed" >"$T/want.$k"
-	timeout 60 "$UCMD" exec --ctrl "$CTRL" -- dd if=/dev/nvme0n1 of="$T/got.$k" bs="$LBS" \
-		skip="$k" count=1 status=none || fail "dd block $k"
-	cmp "$T/want.$k" "$T/got.$k" || fail "block $k is not what was written (seed $seed)"
+	blocks_hold "${bs%:*}" "${bs#*:}"
 done
 
 step "the program itself execs a static image: served there, the descriptor it kept too"
@@ -81,11 +85,21 @@ set -e
 all_ok "static_forkio selfexec" "$out"
 grep -qx "exec'd pwrite kept fd ok" <<<"$out" || fail "selfexec: $out"
 for bs in 72:12 73:13; do
-	k=${bs%:*} seed=${bs#*:}
-	want_block "$k" "$seed" >"$T/want.$k"
-	timeout 60 "$UCMD" exec --ctrl "$CTRL" -- dd if=/dev/nvme0n1 of="$T/got.$k" bs="$LBS" \
-		skip="$k" count=1 status=none || fail "dd block $k"
-	cmp "$T/want.$k" "$T/got.$k" || fail "block $k is not what was written (seed $seed)"
+	blocks_hold "${bs%:*}" "${bs#*:}"
+done
+
+step "the parent closes first: a child and an orphan that made no call yet still use the descriptor"
+set +e
+out=$(timeout 300 "$UCMD" exec --ctrl "$CTRL" -- "$P" late /dev/nvme0n1 "$LBS" 2>&1)
+rc=$?
+set -e
+[ "$rc" = 0 ] || fail "static_forkio late: status $rc: $out"
+all_ok "static_forkio late" "$out"
+for want in "late child pwrite ok" "orphan pread and pwrite ok"; do
+	grep -qx "$want" <<<"$out" || fail "late: no '$want': $out"
+done
+for bs in 89:17 90:18; do
+	blocks_hold "${bs%:*}" "${bs#*:}"
 done
 
 step "children killed in the middle of their I/O: the parent is served, nothing left behind"
