@@ -31,7 +31,7 @@
  * is ENOSYS, so that no call escapes it):
  *
  *   open, openat, creat, io_uring_setup/enter/register,
- *   getdents64                                            always
+ *   getdents64, execve, execveat (noted, let through)     always
  *   ioctl, close, read, write, pread64, pwrite64, readv,
  *   writev, preadv, pwritev, preadv2, pwritev2, fsync,
  *   fdatasync, lseek, fstat, newfstatat, statx            on numbers SV_FD_BASE..

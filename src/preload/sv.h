@@ -111,6 +111,7 @@ struct sv {
 	pid_t pid;		/* the process (a thread group) */
 	int pidfd;
 	int memfd;		/* its /proc/PID/mem when first seen: reads 0 once it exec'd */
+	bool exec_pending;	/* it called execve: is its image another from its next call on? */
 	struct sv *root;	/* the program we started (itself for it) */
 	int listener;		/* seccomp notification fd */
 	bool adopted;

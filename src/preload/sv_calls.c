@@ -64,6 +64,13 @@ void sv_serve(struct sv *s, const struct seccomp_notif *req, struct sv_ans *a)
 	case __NR_rt_sigaction:	/* of SIGSYS, from a dynamic program (--dirs) */
 		sv_sigaction(root, req, tg, a);
 		break;
+	case __NR_execve:
+	case __NR_execveat:
+		/* made by the kernel; whether it took is seen at the next call (sv_fork.c) */
+		if (v)
+			v->exec_pending = true;
+		a->cont = true;
+		break;
 	case __NR_dup2:
 	case __NR_dup3: {
 		/* onto a number of ours (the filter sends only those) */

@@ -21,9 +21,11 @@
  * looked for it (the supervisor is their subreaper, so orphans stay ours)
  * and become views if they hold it.
  *
- * An exec is seen at the process's next call: the memory it had when we
- * first saw it (its /proc/PID/mem, opened then) reads nothing once its
- * image is gone. Its view is then made anew from what it still holds (what
+ * An exec is seen at the process's next call after its execve (which the
+ * filter sends us, to be let through; every call of a dynamic program's
+ * under --dirs, which has no such note): the memory it had when we first
+ * saw it (its /proc/PID/mem, opened then) reads nothing once its image is
+ * gone. Its view is then made anew from what it still holds (what
  * was not close-on-exec) on a new connection, as the daemon cuts the old
  * one off. A process that shares its parent's memory (vfork, clone with
  * CLONE_VM, until it execs) gets no view: it is refused as before
@@ -302,8 +304,15 @@ struct sv *sv_view(struct sv *root, pid_t tg, uint64_t ip)
 			return is_descendant(tg) ? view_make(root, tg) : NULL;
 		v = *slot;
 	}
-	if (v->memfd >= 0 && pread(v->memfd, &b, 1, (off_t)ip) != 1)
+	/*
+	 * A static program's exec is a call we are sent; a dynamic one's (--dirs)
+	 * is not, so each of its calls looks. The look stays on after an exec
+	 * that failed (or one another thread's call raced): it is only cost.
+	 */
+	if ((v->exec_pending || v->dirs) && v->memfd >= 0 && pread(v->memfd, &b, 1, (off_t)ip) != 1) {
 		view_exec(v);
+		v->exec_pending = false;
+	}
 	return v;
 }
 
