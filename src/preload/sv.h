@@ -144,8 +144,9 @@ struct sv_ans {
  * sv_fork.c: the process a notification of thread group tg is served as:
  * root for the program, a view of its own for a descendant (made on its
  * first call, its table found with kcmp; remade after an exec); NULL when
- * tg cannot be served (a vfork child sharing its parent's memory: root's
- * rules for others apply, EOPNOTSUPP/EBADF/EEXIST).
+ * tg cannot be served (a vfork child sharing its parent's memory, or past
+ * the table's size): root's rules for other processes apply (EOPNOTSUPP,
+ * EBADF).
  */
 struct sv *sv_view(struct sv *root, pid_t tg, uint64_t ip);
 /* a new open file description for slot f (ours: file): 0 or -errno */
