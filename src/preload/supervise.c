@@ -31,7 +31,7 @@
  * is ENOSYS, so that no call escapes it):
  *
  *   open, openat, creat, io_uring_setup/enter/register,
- *   getdents64                                            always
+ *   getdents64, execve, execveat (noted, let through)     always
  *   ioctl, close, read, write, pread64, pwrite64, readv,
  *   writev, preadv, pwritev, preadv2, pwritev2, fsync,
  *   fdatasync, lseek, fstat, newfstatat, statx            on numbers SV_FD_BASE..
@@ -231,6 +231,35 @@ static void remove_placeholders(const char *dev)
 	rmdir(p);
 }
 
+static volatile sig_atomic_t chld;
+
+static void on_chld(int sig)
+{
+	(void)sig;
+	chld = 1;
+}
+
+/*
+ * Orphans of the program's descendants are ours (PR_SET_CHILD_SUBREAPER,
+ * so that they stay served): reap those that exited. The program itself
+ * is left to the loop (its status is ours).
+ */
+static void reap_orphans(void)
+{
+	siginfo_t si;
+
+	chld = 0;
+	for (;;) {
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) || !si.si_pid ||
+		    si.si_pid == sv.pid)
+			return;
+		waitpid(si.si_pid, NULL, WNOHANG);
+	}
+}
+
+#define SV_POLL_MAX 130
+
 static int serve_loop(void)
 {
 	struct seccomp_notif_sizes sz;
@@ -246,10 +275,13 @@ static int serve_loop(void)
 	if (!req || !resp)
 		return -ENOMEM;
 	for (;;) {
-		struct pollfd pf[2] = { { sv.listener, POLLIN, 0 }, { sv.pidfd, POLLIN, 0 } };
+		struct pollfd pf[SV_POLL_MAX] = { { sv.listener, POLLIN, 0 }, { sv.pidfd, POLLIN, 0 } };
+		int nv = sv_views_pollfds(pf + 2, SV_POLL_MAX - 2);
 		struct sv_ans a;
 
-		if (poll(pf, 2, -1) < 0) {
+		if (chld)
+			reap_orphans();
+		if (poll(pf, 2 + (nfds_t)nv, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
@@ -260,6 +292,8 @@ static int serve_loop(void)
 					return -errno;
 			break;
 		}
+		/* a descendant's exit: its connection, rings and descriptions go */
+		sv_views_exited(&sv, pf + 2, nv);
 		if (!(pf[0].revents & POLLIN))
 			continue;
 		memset(req, 0, sz.seccomp_notif);
@@ -279,6 +313,7 @@ static int serve_loop(void)
 		/* ENOENT: the call was interrupted meanwhile; the program retries or not, as on Linux */
 		ioctl(sv.listener, SECCOMP_IOCTL_NOTIF_SEND, resp);
 	}
+	sv_views_end(&sv);
 	sv_trace(&sv, "%lu calls served, %lu passed on", sv.served, sv.passed);
 	free(req);
 	free(resp);
@@ -363,9 +398,14 @@ int main(int argc, char **argv)
 	sigaction(SIGQUIT, &ign, NULL);
 	sigaction(SIGTERM, &fw, NULL);
 	sigaction(SIGHUP, &fw, NULL);
+	/* restarted: the daemon's calls in flight must not see EINTR (poll returns it anyway) */
+	sigaction(SIGCHLD, &(struct sigaction){ .sa_handler = on_chld, .sa_flags = SA_RESTART }, NULL);
+	/* a descendant whose parent exits stays ours, and so served (sv_fork.c) */
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	child = fork();
 	if (child == 0) {
 		close(sp[0]);
+		signal(SIGCHLD, SIG_DFL);
 		start_program(argv + optind, sp[1]);
 	}
 	close(sp[1]);

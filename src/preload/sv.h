@@ -28,6 +28,7 @@
  *                own: partial-block reads and writes, BLKZEROOUT, BLKDISCARD
  *   sv_dirs.c    getdents64: /dev lists ucmd's devices, not the host's NVMe
  *   sv_sigsys.c  rt_sigaction of SIGSYS (--dirs): the program's, not the kernel's
+ *   sv_fork.c    the program's descendants, each served as a process of its own
  *   sv_geo.c     a block namespace's size and block size, read at open
  *   sv_common.c  the program's memory, the descriptor table, the daemon
  *
@@ -43,6 +44,7 @@
 #define UCMD_PRELOAD_SV_H
 
 #include <linux/seccomp.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -66,26 +68,54 @@ struct sv_reg {
 	int slot;
 };
 
+struct sv_desc;
+
 struct sv_fd {
 	enum sv_kind kind;
+	struct sv_desc *desc;	/* the open file description, shared across fork (sv_fork.c) */
+	bool foreign;		/* ring: another process's, inherited across fork (EEXIST) */
+	bool attach;		/* device: inherited, not yet opened on this process's connection */
+	int attach_err;		/* device: why that open failed (its calls fail so), or 0 */
 	char name[32];		/* device: "ng0n1" */
 	bool blk;		/* nvmeXnY: the read/write family is served */
 	int oflags;		/* device: as the program opened it (access mode, O_DIRECT, O_DSYNC) */
 	struct pl_blk_geo geo;	/* nvmeXnY: its size and block size when opened */
 	bool dsm;		/* nvmeXnY: its controller has Dataset Management (ONCS) */
 	int own_fd;		/* nvmeXnY: our number for it on s->own (sv_own.c), or -1 */
-	uint64_t pos;		/* its file position (read/write) */
 	struct ucmd_ring ring;	/* ring: the daemon's, mapped here too */
 	size_t rings_len, sqes_len;
 	unsigned regs;		/* ring: registrations holding it (sv_regring.c) */
 	bool closed;		/* ring: its descriptor closed, registrations keep it */
 };
 
+/*
+ * An open file description of ours (a device or ring descriptor) as the
+ * kernel knows it: the file the program holds (file, our own reference to
+ * it, which kcmp(KCMP_FILE) finds in any process), its file position, and
+ * what a process that inherits it needs (tmpl). Held by every process's
+ * slot that names it (sv_fork.c).
+ */
+struct sv_desc {
+	unsigned refs;
+	int file;		/* ours: the placeholder directory, or the ring's memfd */
+	uint64_t pos;		/* the file position (read/write family, lseek): shared as on Linux */
+	struct sv_fd tmpl;	/* the slot as opened (its ring: the opener's, not to be used) */
+	struct sv_desc *next;
+};
+
+/*
+ * One process served: the program we started (supervise.c's), or one of
+ * its descendants (a forked child, sv_fork.c) with its own connection
+ * acting in its own memory and its own table of our numbers.
+ */
 struct sv {
 	const char *sock;	/* the daemon's socket */
 	struct ucmd_engine *e;	/* acting in the program's memory once adopted */
-	pid_t pid;		/* the program (the process we started) */
+	pid_t pid;		/* the process (a thread group) */
 	int pidfd;
+	int memfd;		/* its /proc/PID/mem when first seen: reads 0 once it exec'd */
+	bool exec_pending;	/* it called execve: is its image another from its next call on? */
+	struct sv *root;	/* the program we started (itself for it) */
 	int listener;		/* seccomp notification fd */
 	bool adopted;
 	const char *phdir;	/* <dir>/dev: the placeholders */
@@ -112,6 +142,27 @@ struct sv_ans {
 	bool cont;		/* SECCOMP_USER_NOTIF_FLAG_CONTINUE */
 	bool sent;		/* answered already (SECCOMP_ADDFD_FLAG_SEND) */
 };
+
+/*
+ * sv_fork.c: the process a notification of thread group tg is served as:
+ * root for the program, a view of its own for a descendant (made on its
+ * first call, its table found with kcmp; remade after an exec); NULL when
+ * tg cannot be served (a vfork child sharing its parent's memory, or past
+ * the table's size): root's rules for other processes apply (EOPNOTSUPP,
+ * EBADF).
+ */
+struct sv *sv_view(struct sv *root, pid_t tg, uint64_t ip);
+/* a new open file description for slot f (ours: file): 0 or -errno */
+int sv_desc_new(struct sv *s, struct sv_fd *f, int file);
+/* slot f lets go of its description */
+void sv_desc_put(struct sv *s, struct sv_fd *f);
+/* device slot f of s inherited: opened on s's connection now (0 or -errno) */
+int sv_attach(struct sv *s, struct sv_fd *f);
+/* supervise.c's loop: the served descendants' pidfds into pf (at most max), and their exits */
+int sv_views_pollfds(struct pollfd *pf, int max);
+void sv_views_exited(struct sv *root, const struct pollfd *pf, int n);
+/* once the program is gone: every view released */
+void sv_views_end(struct sv *root);
 
 /* sv_calls.c: serve one notification (req->data.nr is one the filter traps). */
 void sv_serve(struct sv *s, const struct seccomp_notif *req, struct sv_ans *a);

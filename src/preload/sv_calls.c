@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The calls ucmd-supervise serves for a static program (sv.h), one
- * notification at a time, sent to their family: sv_open.c, sv_uring.c,
- * sv_dev.c (sv_common.c has what they share).
+ * notification at a time, as the process that made it (the program, or a
+ * descendant served as its own: sv_fork.c), sent to their family:
+ * sv_open.c, sv_uring.c, sv_dev.c (sv_common.c has what they share).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,7 +31,11 @@ void sv_serve(struct sv *s, const struct seccomp_notif *req, struct sv_ans *a)
 {
 	const __u64 *g = req->data.args;
 	pid_t tg = sv_tgid_of(s, (pid_t)req->pid);
+	struct sv *root = s, *v = tg > 0 ? sv_view(s, tg, req->data.instruction_pointer) : NULL;
 
+	/* a process we cannot serve as its own is judged by the program's rules: refused */
+	if (v)
+		s = v;
 	memset(a, 0, sizeof(*a));
 	switch (req->data.nr) {
 	case __NR_open:
@@ -55,10 +60,17 @@ void sv_serve(struct sv *s, const struct seccomp_notif *req, struct sv_ans *a)
 		sv_mmap(s, req, a);
 		break;
 	case __NR_getdents64:
-		sv_getdents(s, req, tg, a);
+		sv_getdents(root, req, tg, a);
 		break;
 	case __NR_rt_sigaction:	/* of SIGSYS, from a dynamic program (--dirs) */
-		sv_sigaction(s, req, tg, a);
+		sv_sigaction(root, req, tg, a);
+		break;
+	case __NR_execve:
+	case __NR_execveat:
+		/* made by the kernel; whether it took is seen at the next call (sv_fork.c) */
+		if (v)
+			v->exec_pending = true;
+		a->cont = true;
 		break;
 	case __NR_dup2:
 	case __NR_dup3: {
@@ -82,7 +94,7 @@ void sv_serve(struct sv *s, const struct seccomp_notif *req, struct sv_ans *a)
 		break;
 	}
 	if (a->cont)
-		s->passed++;
+		root->passed++;
 	else
-		s->served++;
+		root->served++;
 }

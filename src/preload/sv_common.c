@@ -108,6 +108,10 @@ int sv_adopt(struct sv *s)
 		return ret;
 	}
 	s->adopted = true;
+	/* what a forked child inherited: the same numbers on its own connection */
+	for (unsigned i = 0; i < SV_FD_NR; i++)
+		if (s->fds[i].kind == SV_DEV && s->fds[i].attach)
+			sv_attach(s, &s->fds[i]);
 	return 0;
 }
 

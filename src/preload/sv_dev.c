@@ -112,19 +112,39 @@ void sv_fd_call(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct 
 	if (nr == __NR_close) {
 		if (tg == s->pid && f->kind == SV_DEV) {
 			sv_own_close(s, f);
-			ucmd_close(s->e, fd);
-			f->kind = SV_FREE;
+			if (!f->attach && !f->attach_err)
+				ucmd_close(s->e, fd);
+			sv_desc_put(s, f);
+			memset(f, 0, sizeof(*f));
 			sv_svtab_update(s, fd);
+		} else if (tg == s->pid && f->foreign) {
+			sv_desc_put(s, f);	/* the parent's ring: nothing of it is ours here */
+			memset(f, 0, sizeof(*f));
 		} else if (tg == s->pid) {
 			/* a registered ring outlives its descriptor, as on Linux */
 			f->closed = true;
+			sv_desc_put(s, f);
 			sv_ring_put(s, f);
 		}
 		a->cont = true;	/* the kernel closes the program's descriptor */
 		return;
 	}
 	if (tg != s->pid) {
-		a->error = -EBADF;	/* a forked child: the daemon's mirror is the parent's */
+		a->error = -EBADF;	/* a vfork child: no process of its own here */
+		return;
+	}
+	/* inherited across fork: opened on this process's connection at its first use */
+	if (f->kind == SV_DEV && f->attach) {
+		ret = sv_adopt(s);
+		if (!ret && f->attach)
+			sv_attach(s, f);
+		if (ret) {
+			a->error = (int)ret;
+			return;
+		}
+	}
+	if (f->kind == SV_DEV && f->attach_err) {
+		a->error = f->attach_err;
 		return;
 	}
 	if (f->kind == SV_RING) {

@@ -33,6 +33,7 @@
 const int sv_always[] = {
 	__NR_open, __NR_openat, __NR_creat,
 	__NR_io_uring_setup, __NR_io_uring_enter, __NR_io_uring_register, __NR_getdents64,
+	__NR_execve, __NR_execveat,	/* only noted: the process's next call looks for a new image */
 };
 const unsigned sv_nr_always = sizeof(sv_always) / sizeof(sv_always[0]);
 const int sv_fd0[] = {

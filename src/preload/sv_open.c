@@ -7,9 +7,9 @@
  * the path between our read and the kernel's. A file this process opens for
  * the program that turns out to be an NVMe node of the host (a symbolic
  * link, "..", a relative path into /dev) is ENOENT, so the host's drives
- * are never reached. Only the process we started is served: its forked
- * children share none of its daemon state, and their device opens fail
- * (EOPNOTSUPP).
+ * are never reached. A descendant is served as a process of its own
+ * (sv_fork.c); one that shares its parent's memory (vfork) is not: its
+ * device opens fail (EOPNOTSUPP).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -169,6 +169,8 @@ static void open_device(struct sv *s, const struct seccomp_notif *req, const cha
 	f->oflags = flags;
 	f->own_fd = -1;
 	ret = f->blk ? sv_blk_geo(s, name, &f->geo, &f->dsm) : 0;
+	if (!ret)
+		ret = sv_desc_new(s, f, pfd);
 	if (ret) {
 		sv_trace(s, "the size of %s: %s", name, strerror(-ret));
 		ucmd_close(s->e, fd);
@@ -182,6 +184,7 @@ static void open_device(struct sv *s, const struct seccomp_notif *req, const cha
 	close(pfd);
 	if (!a->sent) {
 		ucmd_close(s->e, fd);
+		sv_desc_put(s, f);
 		f->kind = SV_FREE;
 		sv_svtab_update(s, fd);
 	}

@@ -166,7 +166,7 @@ int64_t sv_blk_call(struct sv *s, const struct seccomp_notif *req, struct sv_fd 
 	int fd = (int)(uint32_t)g[0], nr = req->data.nr;
 	bool write = nr == __NR_write || nr == __NR_pwrite64 || nr == __NR_writev ||
 		     nr == __NR_pwritev || nr == __NR_pwritev2;
-	uint64_t off = f->pos;
+	uint64_t off = f->desc->pos;
 	unsigned rwf = 0;
 	bool at_pos = true;
 	struct iovec one, *iov;
@@ -183,9 +183,9 @@ int64_t sv_blk_call(struct sv *s, const struct seccomp_notif *req, struct sv_fd 
 		return nr == __NR_lseek ? -ESPIPE : -EINVAL;
 	switch (nr) {
 	case __NR_lseek:
-		ret = pl_blk_llseek(f->geo.size, (int64_t)f->pos, (int64_t)g[1], (int)g[2]);
+		ret = pl_blk_llseek(f->geo.size, (int64_t)f->desc->pos, (int64_t)g[1], (int)g[2]);
 		if (ret >= 0)
-			f->pos = (uint64_t)ret;
+			f->desc->pos = (uint64_t)ret;
 		return ret;
 	case __NR_fsync:
 	case __NR_fdatasync:
@@ -237,6 +237,6 @@ int64_t sv_blk_call(struct sv *s, const struct seccomp_notif *req, struct sv_fd 
 		break;
 	}
 	if (ret > 0 && at_pos)
-		f->pos = off + (uint64_t)ret;
+		f->desc->pos = off + (uint64_t)ret;
 	return ret;
 }

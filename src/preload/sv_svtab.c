@@ -46,7 +46,8 @@ void sv_svtab_update(struct sv *s, int fd)
 {
 	unsigned i = (unsigned)fd - SV_FD_BASE;
 
-	if (!tab || i >= SV_FD_NR)
+	/* the program's own table: a descendant's numbers are its own (sv_fork.c) */
+	if (!tab || i >= SV_FD_NR || (s->root && s != s->root))
 		return;
 	slot_write(s, i);
 	__atomic_add_fetch(&tab->gen, 1, __ATOMIC_RELEASE);
@@ -57,8 +58,8 @@ void sv_svtab_give(struct sv *s, const struct seccomp_notif *req, pid_t tg, stru
 	char self[64];
 	int ro;
 
-	if (!s->dirs || tg != s->pid) {
-		a->error = -ENOTTY;	/* a forked child's rings get no mirrors: the parent's fds */
+	if (!s->dirs || tg != s->pid || (s->root && s != s->root)) {
+		a->error = -ENOTTY;	/* a forked child's rings get no mirrors: its numbers are not the table's */
 		return;
 	}
 	if (!tab) {

@@ -79,11 +79,15 @@ void sv_uring_setup(struct sv *s, const struct seccomp_notif *req, pid_t tg, str
 	ret = sv_mem_out(req->pid, req->data.args[1], &p, sizeof(p));
 	if (!ret) {
 		f->kind = SV_RING;
+		ret = sv_desc_new(s, f, f->ring.ring_fd);
+	}
+	if (!ret) {
 		/* Linux's ring descriptors are close-on-exec */
 		sv_addfd_send(s, req, f->ring.ring_fd, (int)SV_FD_BASE + i, true, a);
 		if (a->sent)
 			return;
 		ret = a->error;
+		sv_desc_put(s, f);
 	}
 	f->kind = SV_FREE;
 	ucmd_queue_exit(&f->ring);
@@ -104,12 +108,24 @@ static struct sv_fd *ring_of(struct sv *s, const struct seccomp_notif *req, pid_
 static struct sv_fd *ring_arg(struct sv *s, const struct seccomp_notif *req, pid_t tg,
 			      bool registered, int *err)
 {
+	struct sv_fd *f;
+
 	*err = -EBADF;
 	if (!registered)
-		return ring_of(s, req, tg);
-	if (tg != s->pid)
+		f = ring_of(s, req, tg);
+	else if (tg != s->pid)
 		return NULL;
-	return sv_reg_ring(s, (pid_t)req->pid, req->data.args[0], err);
+	else
+		f = sv_reg_ring(s, (pid_t)req->pid, req->data.args[0], err);
+	/*
+	 * a ring inherited across fork: its requests would run in the parent's
+	 * memory. Linux's answer when a ring's submitter is another task.
+	 */
+	if (f && f->foreign) {
+		*err = -EEXIST;
+		return NULL;
+	}
+	return f;
 }
 
 void sv_uring_enter(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a)

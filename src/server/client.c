@@ -293,8 +293,8 @@ static void op_ctrl_ana_state(struct srv_client *c, struct srv_req *q, struct sr
 
 /*
  * The seccomp supervisor (src/preload/supervise.c) acts for its child, a
- * static program: the connection's memory becomes the child's, and the
- * child's exit ends it. Only while the connection holds nothing, so that no
+ * static program, or one of the program's descendants (sv_fork.c): the
+ * connection's memory becomes that process's, and its exit ends it. Only while the connection holds nothing, so that no
  * ring or fd was set up against the other memory.
  */
 static void op_adopt(struct srv_client *c, struct srv_req *q, struct srv_rep *r)
@@ -316,7 +316,7 @@ static void op_adopt(struct srv_client *c, struct srv_req *q, struct srv_rep *r)
 		user_mm_release(&mm);
 		return;
 	}
-	srv_log("pid %d (uid %u) acts for its child %d", (int)c->pid, (unsigned)c->cred.uid,
+	srv_log("pid %d (uid %u) acts for its descendant %d", (int)c->pid, (unsigned)c->cred.uid,
 		(int)pid);
 	user_mm_release(&c->mm);
 	c->mm = mm;

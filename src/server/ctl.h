@@ -63,7 +63,7 @@ int srv_peer_cred(int sock, struct ucmd_cred *cred, int *pidfd, struct user_mm *
 int srv_peer_mm_open(struct user_mm *mm, pid_t pid, uid_t uid, gid_t gid, uint64_t caps);
 /*
  * UCMDD_ADOPT: the process behind pidfd, if the peer may act in its memory
- * (its child, of the peer's euid, its memory opened as the peer's identity
+ * (its descendant -- a child, a child's child... -- of the peer's euid, its memory opened as the peer's identity
  * with the peer's capabilities): its pid in *pid, its memory in *mm. 0 or
  * -errno (-ESRCH, -EPERM, -EACCES).
  */

@@ -274,6 +274,27 @@ static int parent_and_euid(pid_t pid, pid_t *ppid, uid_t *euid)
 	return have_p && have_u ? 0 : -ESRCH;
 }
 
+/*
+ * Is the process whose parent is ppid a descendant of peer (its child, a
+ * child of a child...)? 0 or -EPERM. A chain longer than ADOPT_DEPTH_MAX
+ * generations, or one that reaches pid 1 or a process already gone, is not.
+ * A process only ever moves up its ancestry (reparented to a subreaper or
+ * init), never into another's subtree, so a chain found is one that was.
+ */
+#define ADOPT_DEPTH_MAX 64
+static int descends_from(pid_t ppid, pid_t peer)
+{
+	uid_t euid;
+
+	for (int depth = 0; depth < ADOPT_DEPTH_MAX && ppid > 1; depth++) {
+		if (ppid == peer)
+			return 0;
+		if (parent_and_euid(ppid, &ppid, &euid))
+			return -EPERM;
+	}
+	return -EPERM;
+}
+
 int srv_peer_adopt(const struct ucmd_cred *peer, int pidfd, pid_t *pid_out, struct user_mm *mm)
 {
 	struct peer_status ps;
@@ -286,8 +307,11 @@ int srv_peer_adopt(const struct ucmd_cred *peer, int pidfd, pid_t *pid_out, stru
 	ret = parent_and_euid(pid, &ppid, &euid);
 	if (ret)
 		return ret;
-	if (ppid != peer->pid || euid != peer->euid)
+	if (euid != peer->euid)
 		return -EPERM;
+	ret = descends_from(ppid, peer->pid);
+	if (ret)
+		return ret;
 	/* the peer's own capabilities, never the child's: it is the peer that acts */
 	ret = peer_mm_open(mm, peer, pid, pidfd, &ps);
 	if (ret)

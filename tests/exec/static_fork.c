@@ -2,7 +2,8 @@
 /*
  * A statically linked program that forks under `ucmd exec`
  * (tests/system/exec_static_fork.sh): its children keep the supervision,
- * so none of their calls reaches the host's /dev.
+ * so none of their calls reaches the host's /dev (and those on ucmd's
+ * devices are served).
  *
  *   static_fork BLK NG OUT
  *

@@ -10,7 +10,7 @@
 # kernel's (root may read the SMART log, nobody may not, nor nobody as
 # "root" of a user namespace of its own); SIGHUP reloads the policy;
 # SIGTERM exits 0 and connected clients see the connection close.
-# UCMDD_ADOPT is taken for the client's own child only, and only before the
+# UCMDD_ADOPT is taken for the client's own descendants only, and only before the
 # connection held anything; the child's exit ends the connection.
 source "$(dirname "$0")/lib/common.sh"
 dir=$T
@@ -235,6 +235,16 @@ except (ConnectionError, OSError):
     gone = True
 check(gone, "the connection outlived the adopted child")
 a.close()
+# a descendant further down (ucmd-supervise's program's forked child): taken too
+sh = subprocess.Popen(["sh", "-c", "sleep 60 & echo $!; wait"], stdout=subprocess.PIPE)
+grandkid = int(sh.stdout.readline())
+g = Client(sys.argv[1])
+gpfd = os.pidfd_open(grandkid)
+check(g.msg(ADOPT, fds=[gpfd])[0] == 0, "adopt our child's child")
+check(g.open("ng0n1") == 0, "open after adopting a grandchild")
+g.close()
+os.kill(grandkid, 9)
+sh.wait()
 print("adopt: ok")
 PY
 alive "after malformed messages"

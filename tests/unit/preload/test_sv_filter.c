@@ -74,6 +74,9 @@ static int calls(void)
 	EXPECT(err(syscall(SYS_io_uring_setup, 1, NULL)) == EXDEV);
 	/* directory listings too (/dev shows ucmd's devices) */
 	EXPECT(err(syscall(SYS_getdents64, 0, buf, sizeof(buf))) == EXDEV);
+	/* exec, to be noted (the process's image changes: sv_fork.c) */
+	EXPECT(err(syscall(SYS_execve, "/nonexistent", NULL, NULL)) == EXDEV);
+	EXPECT(err(syscall(SYS_execveat, AT_FDCWD, "/nonexistent", NULL, NULL, 0)) == EXDEV);
 	/* openat2 has no supervisor: ENOSYS, libc falls back to openat */
 	EXPECT(err(syscall(SYS_openat2, AT_FDCWD, "/dev/null", NULL, 0)) == ENOSYS);
 	/* fd calls only on the supervisor's numbers */
@@ -194,6 +197,8 @@ static int dirs_calls(void)
 	fd = syscall(SYS_dup2, 0, 900);
 	EXPECT(fd == 900);
 	close((int)fd);
+	/* exec stays the preload's (its own trap) */
+	EXPECT(err(syscall(SYS_execve, "/nonexistent", NULL, NULL)) == ENOENT);
 	/* io_uring stays the preload's */
 	EXPECT(err(syscall(SYS_io_uring_setup, 1, NULL)) != EXDEV);
 	/* i386's getdents64 number is another call on x86-64 (semtimedop): not sent */
