@@ -203,11 +203,18 @@ struct nvmf_connect_sqe {
 	__le16		recfmt;	/* record format, 0 */
 	__le16		qid;	/* 0: admin queue */
 	__le16		sqsize;	/* 0's based */
-	uint8_t		cattr;	/* bit 2: the host disables SQ flow control */
+	uint8_t		cattr;	/* NVMF_CONNECT_DISABLE_SQFLOW */
 	uint8_t		rsvd47;
 	__le32		kato;	/* keep alive timeout, ms, admin queue only */
 	uint8_t		rsvd52[12];
 };
+
+/*
+ * Connect's CATTR bit 2 (SQFCD): the host asks for no SQ flow control on
+ * the queue; SQHD is then reserved and a read that succeeds may end with
+ * C2HData's SUCCESS flag instead of a CapsuleResp (NVMe/TCP 1.0 3.6.2.7)
+ */
+#define NVMF_CONNECT_DISABLE_SQFLOW	(1u << 2)
 
 struct nvmf_prop_sqe {	/* Property Get and Property Set */
 	uint8_t		opcode;

@@ -237,7 +237,7 @@ int nvmf_host_identity(struct nvmf_ctrl_options *o, const char *hostnqn, const c
 	return getrandom(o->hostid, sizeof(o->hostid), 0) == (ssize_t)sizeof(o->hostid) ? 0 : -EIO;
 }
 
-void nvmf_build_connect(const struct nvmf_ctrl *f, uint16_t qid, uint16_t sqsize,
+void nvmf_build_connect(const struct nvmf_ctrl *f, uint16_t qid, uint16_t sqsize, uint8_t cattr,
 			struct ucmd_nvme_sqe *sqe, struct nvmf_connect_data *data)
 {
 	struct nvmf_connect_sqe *cs = (struct nvmf_connect_sqe *)(void *)sqe;
@@ -247,6 +247,7 @@ void nvmf_build_connect(const struct nvmf_ctrl *f, uint16_t qid, uint16_t sqsize
 	cs->fctype = NVMF_FCTYPE_CONNECT;
 	cs->qid = htole16(qid);
 	cs->sqsize = htole16(sqsize);
+	cs->cattr = cattr;
 	/* KATO on the admin queue only; it bounds the controller's patience with us */
 	if (!qid)
 		cs->kato = htole32(f->opts.kato_ms);

@@ -68,8 +68,11 @@ int nvmf_parse_url(struct nvmf_ctrl_options *o, const char *url, unsigned defaul
 		   const char **why);
 /* The host NQN and host ID: given, else /etc/nvme/hostnqn|hostid, else generated. */
 int nvmf_host_identity(struct nvmf_ctrl_options *o, const char *hostnqn, const char *hostid);
-/* The Connect SQE and its data for queue qid (cntlid 0xffff for the admin queue). */
-void nvmf_build_connect(const struct nvmf_ctrl *f, uint16_t qid, uint16_t sqsize,
+/*
+ * The Connect SQE and its data for queue qid (cntlid 0xffff for the admin
+ * queue), with attributes cattr (NVMF_CONNECT_DISABLE_SQFLOW).
+ */
+void nvmf_build_connect(const struct nvmf_ctrl *f, uint16_t qid, uint16_t sqsize, uint8_t cattr,
 			struct ucmd_nvme_sqe *sqe, struct nvmf_connect_data *data);
 /* The registers as Property Get/Set on the admin queue (Linux's nvmf_reg_*). */
 int  nvmf_reg_read32(struct nvme_host *h, uint32_t off, uint32_t *val);

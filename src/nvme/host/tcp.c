@@ -1241,10 +1241,11 @@ static int tcp_init_connection(struct nvme_tcp_ctrl *c, struct nvme_tcp_queue *t
 /*
  * Connect, before the receiver runs: the capsule, its 1024 bytes in the
  * capsule when they fit (else by R2T/H2CData), and the CapsuleResp. The
- * result's dw0 holds the controller ID on the admin queue.
+ * result's dw0 holds the controller ID on the admin queue. *status: the
+ * NVMe status of a refusal (then -ECONNREFUSED), else 0.
  */
-static int tcp_connect_cmd(struct nvme_tcp_ctrl *c, struct nvme_tcp_queue *tq, uint16_t qid,
-			   uint16_t sqsize)
+static int tcp_connect_once(struct nvme_tcp_ctrl *c, struct nvme_tcp_queue *tq, uint16_t qid,
+			    uint16_t sqsize, uint8_t cattr, uint16_t *status)
 {
 	struct nvmf_connect_data *data = aligned_alloc(4096, 4096);
 	uint8_t hdr[NVME_TCP_HDR_BUF] = { 0 };
@@ -1257,7 +1258,8 @@ static int tcp_connect_cmd(struct nvme_tcp_ctrl *c, struct nvme_tcp_queue *tq, u
 
 	if (!data)
 		return -ENOMEM;
-	nvmf_build_connect(&c->fabrics, qid, sqsize, &cmd->cmd, data);
+	*status = 0;
+	nvmf_build_connect(&c->fabrics, qid, sqsize, cattr, &cmd->cmd, data);
 	cmd->cmd.flags = NVME_CMD_PSDT_SGL;
 	sgl->length = htole32(sizeof(*data));
 	sgl->type = incap ? NVME_TCP_SGL_INCAPSULE : NVME_TCP_SGL_TRANSPORT;
@@ -1293,6 +1295,7 @@ static int tcp_connect_cmd(struct nvme_tcp_ctrl *c, struct nvme_tcp_queue *tq, u
 		const struct ucmd_nvme_cqe *cqe = &((const struct nvme_tcp_rsp *)rbuf)->cqe;
 		uint16_t st = ucmd_nvme_cqe_status(cqe);
 
+		*status = st;
 		if (st) {
 			ret = last_error_set(-ECONNREFUSED, "nvme-tcp: Connect (queue %u) to %s "
 					     "refused: status %#x (dw0 %#x)", qid, c->fabrics.opts.subsysnqn, st,
@@ -1311,6 +1314,32 @@ static int tcp_connect_cmd(struct nvme_tcp_ctrl *c, struct nvme_tcp_queue *tq, u
 		last_error_set(ret, "nvme-tcp: no answer to Connect (queue %u) from %s:%s within "
 			       "%u ms (%s)", qid, c->fabrics.opts.traddr, c->fabrics.opts.trsvcid, tmo,
 			       qid ? "io_timeout" : "admin_timeout");
+	return ret;
+}
+
+/*
+ * Connect queue qid. An I/O queue asks for no SQ flow control first: the
+ * host never reads SQHD (it holds no more commands than the queue has
+ * entries), and the controller may then end a read that succeeds with its
+ * C2HData alone (the SUCCESS flag), one PDU per read instead of two, as
+ * Linux's nvme-tcp does with nvme-cli's --disable-sqflow. A controller that
+ * cannot (Connect Invalid Parameters, or Invalid Field from one that reads
+ * CATTR as reserved) is asked again on the same connection without it.
+ */
+static int tcp_connect_cmd(struct nvme_tcp_ctrl *c, struct nvme_tcp_queue *tq, uint16_t qid,
+			   uint16_t sqsize)
+{
+	uint16_t st;
+	int ret;
+
+	if (!qid)
+		return tcp_connect_once(c, tq, qid, sqsize, 0, &st);
+	ret = tcp_connect_once(c, tq, qid, sqsize, NVMF_CONNECT_DISABLE_SQFLOW, &st);
+	st &= 0x7ff;	/* SCT and SC */
+	if (ret == -ECONNREFUSED &&
+	    (st == (NVME_SCT_CMD_SPECIFIC << NVME_SCT_SHIFT | NVMF_SC_CONNECT_INVALID_PARAM) ||
+	     st == NVME_SC_INVALID_FIELD))
+		ret = tcp_connect_once(c, tq, qid, sqsize, 0, &st);
 	return ret;
 }
 

@@ -67,8 +67,6 @@ struct ucmd_engine;
 #define NVMET_TCP_MDTS		8	/* 2^8 x 4 KiB = 1 MiB per command */
 #define NVMET_TCP_MAX_XFER		(4096u << NVMET_TCP_MDTS)
 #define NVMET_TCP_MAX_IO_QUEUES	64
-/* Connect's CATTR bit 2 (NVMe-oF 1.1 section 3.3): the host needs no SQHD */
-#define NVMET_TCP_CATTR_DISABLE_SQFLOW	(1u << 2)
 /*
  * The limits of a target (the --nvme-tcp option's ",key=value" settings,
  * docs/nvme-tcp.md): every one bounds what a peer that does not follow

@@ -158,7 +158,7 @@ static uint16_t fab_connect(struct nvmet_tcp_conn *c, struct nvmet_tcp_slot *s, 
 	}
 	c->qid = qid;
 	c->sqsize = sqsize;
-	c->sqflow_off = cs->cattr & NVMET_TCP_CATTR_DISABLE_SQFLOW;
+	c->sqflow_off = cs->cattr & NVMF_CONNECT_DISABLE_SQFLOW;
 	c->last_ka = nvmet_tcp_now_ms();
 	/* what the host reads at connect is the state it knows: notices are for changes after */
 	c->ana_seen = atomic_load(&c->t->ana_chgcnt);

@@ -7,7 +7,8 @@
  * MAXH2CDATA). The fake checks every PDU the host sends with the shared
  * validator (src/tcp/pdu.c, the target's side), so a header, flag, length,
  * alignment or digest the host gets wrong fails the test. Scripted faults:
- * a corrupt header digest, a refused Connect.
+ * a corrupt header digest, a refused Connect, a controller that cannot
+ * disable SQ flow control.
  */
 #include <arpa/inet.h>
 #include <endian.h>
@@ -67,6 +68,13 @@ struct fake {
 	atomic_uint keep_alives, r2ts, h2c_pdus, incapsule_writes;
 	atomic_bool success_flag;	/* reads end with C2HData SUCCESS, no CapsuleResp */
 	atomic_bool refuse_connect;
+	/*
+	 * An I/O queue's Connect that asks for no SQ flow control is refused
+	 * with: 1 Connect Invalid Parameters, 2 Invalid Field, 3 Connect
+	 * Invalid Host (a refusal of something else)
+	 */
+	unsigned refuse_sqflow;
+	unsigned sqflow_asked, sqflow_refused;	/* I/O Connects with CATTR SQFCD; refused */
 	atomic_uint read_delay_ms;	/* reads answered this late */
 	atomic_bool corrupt_rsp_hdgst;	/* the next CapsuleResp on an I/O queue has a bad digest */
 	atomic_bool bad_pdu_seen;	/* the validator rejected a PDU from the host */
@@ -265,6 +273,8 @@ static uint8_t *get_data(struct conn *c, const struct ucmd_nvme_sqe *sqe, uint8_
  * Identify Controller (CNS 06h) refused with Invalid Field
  */
 static int fake_zoned;
+/* fake_start's refuse_sqflow */
+static unsigned fake_refuse_sqflow;
 
 static void admin_cmd(struct conn *c, struct ucmd_nvme_sqe *s, uint8_t *data, uint32_t dlen)
 {
@@ -355,6 +365,24 @@ static void fabrics_cmd(struct conn *c, struct ucmd_nvme_sqe *s, uint8_t *data, 
 		}
 		pthread_mutex_unlock(&f->lock);
 		FCHECK(!strcmp(cd->subsysnqn, SUBNQN));
+		/* SQ flow control is the I/O queues' to disable; the admin queue keeps it */
+		FCHECK(c->qid || !(cs->cattr & NVMF_CONNECT_DISABLE_SQFLOW));
+		if (c->qid && (cs->cattr & NVMF_CONNECT_DISABLE_SQFLOW)) {
+			static const uint16_t why[] = { 0, 1 << 8 | NVMF_SC_CONNECT_INVALID_PARAM,
+							NVME_SC_INVALID_FIELD,
+							1 << 8 | NVMF_SC_CONNECT_INVALID_HOST };
+
+			pthread_mutex_lock(&f->lock);
+			f->sqflow_asked++;
+			f->sqflow_refused += f->refuse_sqflow != 0;
+			pthread_mutex_unlock(&f->lock);
+			if (f->refuse_sqflow) {
+				/* the connection stays: the host may ask again on it */
+				send_rsp(c, s->cid, (uint16_t)(why[f->refuse_sqflow] | NVME_SC_DNR), 0);
+				free(cd);
+				return;
+			}
+		}
 		send_rsp(c, s->cid, f->refuse_connect ? (1 << 8 | NVMF_SC_CONNECT_INVALID_HOST) : 0,
 			 c->qid ? 0 : CNTLID);
 		free(cd);
@@ -523,6 +551,7 @@ static struct fake *fake_start(void)
 	socklen_t al = sizeof(a);
 
 	pthread_mutex_init(&f->lock, NULL);
+	f->refuse_sqflow = fake_refuse_sqflow;
 	f->lfd = socket(AF_INET, SOCK_STREAM, 0);
 	assert_int_equal(bind(f->lfd, (void *)&a, sizeof(a)), 0);
 	assert_int_equal(listen(f->lfd, 16), 0);
@@ -1337,6 +1366,59 @@ static void test_refused(void **state)
 	fake_stop(f);
 }
 
+/*
+ * I/O queues ask for no SQ flow control, so that a read that succeeds is
+ * one C2HData (SUCCESS) PDU; a controller that refuses that (Connect
+ * Invalid Parameters, or Invalid Field) is asked again without it on the
+ * same connection, and a refusal for another reason is not retried.
+ */
+static void test_sqflow(void **state)
+{
+	static const uint16_t retried[] = { 1, 2 };
+	struct rig r;
+
+	(void)state;
+	fake_refuse_sqflow = 0;
+	assert_int_equal(rig_up(&r, "", NULL), 0);
+	pthread_mutex_lock(&r.f->lock);
+	/* both I/O queues asked, none was refused, nothing was connected twice */
+	assert_int_equal(r.f->sqflow_asked, 2);
+	assert_int_equal(r.f->io_connects, 2);
+	pthread_mutex_unlock(&r.f->lock);
+	r.f->success_flag = true;	/* reads end with their C2HData alone */
+	write_read_compare(&r, 8, 16, 0x31);
+	r.f->success_flag = false;
+	write_read_compare(&r, 8, 24, 0x32);
+	assert_false(r.f->bad_pdu_seen);
+	rig_down(&r);
+
+	for (unsigned i = 0; i < sizeof(retried) / sizeof(retried[0]); i++) {
+		fake_refuse_sqflow = retried[i];
+		assert_int_equal(rig_up(&r, "", NULL), 0);
+		pthread_mutex_lock(&r.f->lock);
+		/* each queue: refused with the flag, connected without it */
+		assert_int_equal(r.f->sqflow_asked, 2);
+		assert_int_equal(r.f->sqflow_refused, 2);
+		assert_int_equal(r.f->io_connects, 4);
+		pthread_mutex_unlock(&r.f->lock);
+		write_read_compare(&r, 4, 40, (uint8_t)(0x40 + i));
+		assert_false(r.f->bad_pdu_seen);
+		rig_down(&r);
+	}
+
+	/* refused for something else: the attach fails, nothing is asked twice */
+	fake_refuse_sqflow = 3;
+	assert_int_equal(rig_up(&r, "", NULL), -ECONNREFUSED);
+	assert_non_null(strstr(ucmd_last_error(), "refused"));
+	pthread_mutex_lock(&r.f->lock);
+	assert_int_equal(r.f->io_connects, r.f->sqflow_asked);
+	assert_true(r.f->io_connects >= 1 && r.f->io_connects <= 2);
+	pthread_mutex_unlock(&r.f->lock);
+	fake_refuse_sqflow = 0;
+	ucmd_engine_free(r.e);
+	fake_stop(r.f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1351,6 +1433,7 @@ int main(void)
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_wrong_direction),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_sqflow),
 		cmocka_unit_test(test_zoned_needs_id_ctrl),
 		cmocka_unit_test(test_polled_queue),
 		cmocka_unit_test(test_polled_idle),
