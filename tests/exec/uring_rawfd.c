@@ -12,7 +12,9 @@
  * 4096 bytes of a pattern at LBA 0 and reads them back with
  * IORING_OP_URING_CMD (NVME_URING_CMD_IO; 8 LBAs of 512 bytes, or one of
  * 4096 when the first is refused), then prints
- * "write RES", "read RES" (ok, or the errno's name) and "same" or "differs";
+ * "write RES", "read RES" (ok, or the errno's name) and "same" or "differs"
+ * (a forked child closes its inherited copy with its own instruction
+ * between the two: the parent's descriptor stays);
  * then closes it with its own instruction and reads on the same number
  * again ("closed RES": EBADF as Linux, the number names no file). Exit 0 either way
  * (1 on bad usage or another architecture).
@@ -30,6 +32,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #ifdef __x86_64__
@@ -90,6 +93,7 @@ int main(int argc, char **argv)
 	static unsigned char rbuf[4096] __attribute__((aligned(4096)));
 	struct io_uring ring;
 	long fd, nsid;
+	pid_t child;
 	int res, ret;
 
 	if (argc != 2) {
@@ -119,6 +123,14 @@ int main(int argc, char **argv)
 	if (res == -EINVAL || res > 0)
 		res = cmd(&ring, (int)fd, 0x01, (uint32_t)nsid, wbuf, sizeof(wbuf), 1);
 	printf("write %s\n", res < 0 ? strerrorname_np(-res) : res ? "positive" : "ok");
+	/* a child's close of its inherited copy leaves the parent's descriptor alone */
+	child = fork();
+	if (child == 0) {
+		own_close(fd);
+		_exit(0);
+	}
+	if (child < 0 || waitpid(child, NULL, 0) != child)
+		printf("fork: %s\n", strerror(errno));
 	res = cmd(&ring, (int)fd, 0x02 /* Read */, (uint32_t)nsid, rbuf, sizeof(rbuf), 8);
 	if (res == -EINVAL || res > 0)
 		res = cmd(&ring, (int)fd, 0x02, (uint32_t)nsid, rbuf, sizeof(rbuf), 1);
