@@ -200,8 +200,11 @@ void *srv_bounce_alloc(struct srv_bounce *b, uint64_t uaddr, size_t n)
 	pthread_mutex_unlock(&b->lock);
 	if (p < 0)
 		return NULL;
-	/* what the device does not write reads as zeros, as a bounce of ours does */
-	memset(b->data + (size_t)p * BPAGE, 0, span * BPAGE);
+	/*
+	 * Not zeroed: the caller zeroes what the device will not write
+	 * (src/nvme/host/bounce.c), and only [uaddr, uaddr + n) ever reaches
+	 * the client; the rest of these pages is this client's own old data.
+	 */
 	return b->data + (size_t)p * BPAGE + (uaddr & (BPAGE - 1));
 }
 

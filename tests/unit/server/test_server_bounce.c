@@ -539,6 +539,86 @@ static void test_failed_read(void **state)
 	munmap(rd, 4096);
 }
 
+/*
+ * A read whose buffer is longer than the blocks it reads: what the device
+ * does not write reaches the buffer as zeros, never as what the bounce
+ * held before (the area's old data, the daemon's memory), in the area, in
+ * a later segment of a vectored read, and in a bounce of the daemon's own.
+ */
+static void test_unwritten_zeroed(void **state)
+{
+	struct bt *t = *state;
+	struct cring *r = &t->r;
+	unsigned lbs = t->s.fx.lbs, big = (SRV_BOUNCE_SEG_PAGES + 1) * 4096;
+	size_t zero_len = big;
+	char *w, *rd, *a, *b, *zeros = calloc(1, zero_len);
+	struct iovec iov[2];
+	struct nvme_uring_cmd u;
+	struct io_uring_sqe *sqe;
+	unsigned recs0;
+
+	assert_non_null(zeros);
+	srv_bounce_wait_ns = 60000000000ull;
+	cring_open(&t->s, r);
+	w = write_pattern(t, 72, big, 49);
+	/* old data everywhere in the area */
+	memset(r->data, 0xa5, r->brep.data_len);
+	rd = pages(2);
+	memset(rd, 0xee, 8192);
+	recs0 = r->bctl->tail;
+	fx_rw_cmd(&u, 0x02, t->s.fx.nsid, 72, 1, rd, 8192);
+	sqe = get_sqe(r);
+	ucmd_prep_nvme_cmd(sqe, t->s.ng, NVME_URING_CMD_IO, &u);
+	sqe->user_data = 1;
+	publish(r);
+	assert_int_equal(next_cqe(r, true).res, 0);
+	assert_int_equal(r->bctl->tail - recs0, 1);
+	assert_memory_equal(rd, w, lbs);
+	assert_memory_equal(rd + lbs, zeros, 8192 - lbs);
+
+	/* vectored: the first segment is the blocks read, the second none of them */
+	memset(r->data, 0xa5, r->brep.data_len);
+	a = pages(1);
+	b = pages(1);
+	memset(a, 0xee, 4096);
+	memset(b, 0xee, 4096);
+	/* the first ends where its page does: the PRPs' rule */
+	iov[0] = (struct iovec){ a + 4096 - lbs, lbs };
+	iov[1] = (struct iovec){ b, 4096 };
+	fx_rw_cmd(&u, 0x02, t->s.fx.nsid, 72, 1, (void *)iov, 2);
+	sqe = get_sqe(r);
+	ucmd_prep_nvme_cmd(sqe, t->s.ng, NVME_URING_CMD_IO_VEC, &u);
+	sqe->user_data = 2;
+	publish(r);
+	assert_int_equal(next_cqe(r, true).res, 0);
+	assert_memory_equal(a + 4096 - lbs, w, lbs);
+	assert_memory_equal(b, zeros, 4096);
+
+	/*
+	 * Too long for the area: the daemon's own bounce, first filled by a
+	 * read of all of it, then reused (the allocator hands the freed
+	 * buffer back) by one that reads a single block.
+	 */
+	munmap(rd, 8192);
+	rd = pages(big / 4096);
+	for (int pass = 0; pass < 2; pass++) {
+		memset(rd, 0xee, big);
+		fx_rw_cmd(&u, 0x02, t->s.fx.nsid, 72, pass ? 1 : big / lbs, rd, big);
+		sqe = get_sqe(r);
+		ucmd_prep_nvme_cmd(sqe, t->s.ng, NVME_URING_CMD_IO, &u);
+		sqe->user_data = 3;
+		publish(r);
+		assert_int_equal(next_cqe(r, true).res, 0);
+	}
+	assert_memory_equal(rd, w, lbs);
+	assert_memory_equal(rd + lbs, zeros, big - lbs);
+	munmap(rd, big);
+	munmap(a, 4096);
+	munmap(b, 4096);
+	munmap(w, big);
+	free(zeros);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -554,6 +634,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_failed_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_linked_read_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_linked_read_write, setup_thread, teardown),
+		cmocka_unit_test_setup_teardown(test_unwritten_zeroed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unwritten_zeroed, setup_thread, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
