@@ -61,10 +61,19 @@ struct srv_bounce {
 	uint8_t run[SRV_BOUNCE_PAGES];	/* pages of the allocation starting at each */
 	unsigned hint;			/* where the next search starts */
 	struct brec recs[SRV_BOUNCE_RECS];
-	unsigned tail;			/* records made */
-	unsigned done;			/* records whose data reached the client */
-	unsigned pub;			/* the CQ tail last published */
-	unsigned wait_rec;		/* the oldest record seen waiting, since wait_since */
+	/*
+	 * Records made: changed under lock (by whichever thread completes a
+	 * read), read without it by the ring's pass (atomic).
+	 */
+	unsigned tail;
+	/*
+	 * Records whose data reached the client: changed under lock, and only
+	 * by the ring's pass (srv_bounce_poll), which reads it without lock.
+	 */
+	unsigned done;
+	unsigned pub;			/* the CQ tail last published (as tail) */
+	/* the pass's alone: the oldest record seen waiting, since wait_since */
+	unsigned wait_rec;
 	uint64_t wait_since;
 };
 
@@ -246,7 +255,8 @@ int srv_bounce_post(struct srv_bounce *b, const void *p, uint64_t uaddr, size_t 
 	*r = (struct brec){ .addr = uaddr, .off = off, .len = (uint32_t)n, .hold = b->pub };
 	b->srecs[b->tail & (SRV_BOUNCE_RECS - 1)] =
 		(struct ucmdd_bounce_rec){ .addr = uaddr, .off = off, .len = (uint32_t)n };
-	b->tail++;
+	/* the record before the tail the pass reads without lock */
+	__atomic_store_n(&b->tail, b->tail + 1, __ATOMIC_RELEASE);
 	/* the data and the record before the tail that shows them */
 	__atomic_store_n(&b->ctl->tail, b->tail, __ATOMIC_SEQ_CST);
 	pthread_mutex_unlock(&b->lock);
@@ -292,7 +302,7 @@ void srv_bounce_cq_publish(void *arg, unsigned *ktail, unsigned tail)
 	}
 	if ((int)(t - b->pub) < 0)
 		t = b->pub;
-	b->pub = t;
+	__atomic_store_n(&b->pub, t, __ATOMIC_RELAXED);
 	/*
 	 * For the client: every CQE below tail is written, and only records
 	 * below b->tail can belong to one (a later record's CQE is written
@@ -309,6 +319,25 @@ bool srv_bounce_poll(struct srv_bounce *b, bool force)
 	unsigned d, from, to;
 	bool moved = false;
 
+	/*
+	 * Run by every pass, idle polls included: nothing waiting, or the
+	 * client copied nothing since and its time is not up, is decided
+	 * without the lock (done and the wait are the pass's own).
+	 */
+	to = __atomic_load_n(&b->tail, __ATOMIC_ACQUIRE);
+	if (b->done == to)
+		return false;
+	if (!force && __atomic_load_n(&b->ctl->done, __ATOMIC_ACQUIRE) == b->done) {
+		uint64_t now = ktime_get_ns();
+
+		if (b->wait_rec != b->done || !b->wait_since) {
+			b->wait_rec = b->done;
+			b->wait_since = now;
+			return false;
+		}
+		if (now - b->wait_since < srv_bounce_wait_ns)
+			return false;
+	}
 	pthread_mutex_lock(&b->lock);
 	/* what the client says it copied: only ever within what we made */
 	d = __atomic_load_n(&b->ctl->done, __ATOMIC_ACQUIRE);
@@ -399,9 +428,11 @@ void srv_bounce_sync(struct srv_bounce *b, uint64_t addr, size_t n)
 
 void srv_bounce_state(struct srv_bounce *b, unsigned *recs, bool *waiting, unsigned *cq_tail)
 {
-	pthread_mutex_lock(&b->lock);
-	*recs = b->tail;
-	*waiting = b->done != b->tail;
-	*cq_tail = b->pub;
-	pthread_mutex_unlock(&b->lock);
+	/*
+	 * Without the lock: a read completing meanwhile on another thread is
+	 * seen by the next pass, which its completion brings anyway.
+	 */
+	*recs = __atomic_load_n(&b->tail, __ATOMIC_ACQUIRE);
+	*waiting = b->done != *recs;
+	*cq_tail = __atomic_load_n(&b->pub, __ATOMIC_RELAXED);
 }
