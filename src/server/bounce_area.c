@@ -55,6 +55,10 @@ struct srv_bounce {
 	struct ucmdd_bounce_ctl *ctl;
 	struct ucmdd_bounce_rec *srecs;	/* the client's view of recs[] */
 	unsigned char *data;
+	/* the client's write records and their data: read, never trusted */
+	const struct ucmdd_bounce_wrec *wrecs;
+	const unsigned char *wdata;
+	unsigned wfloor;		/* the pass's: SQ positions below are dead */
 
 	pthread_mutex_t lock;
 	uint64_t used[WORDS];		/* data pages taken */
@@ -85,9 +89,18 @@ struct srv_bounce *srv_bounce_current(void)
 	return cur;
 }
 
-void srv_bounce_enter(struct srv_bounce *b)
+void srv_bounce_enter(struct srv_bounce *b, unsigned sq_head)
 {
 	cur = b;
+	if (!b)
+		return;
+	/*
+	 * Records of SQEs taken in earlier passes are never read again: a
+	 * request is matched with its record only in the pass that takes its
+	 * SQE (srv_bounce_wtake), so the client may reuse them now.
+	 */
+	b->wfloor = sq_head;
+	__atomic_store_n(&b->ctl->wdone, sq_head, __ATOMIC_RELEASE);
 }
 
 void srv_bounce_leave(void)
@@ -112,6 +125,9 @@ int srv_bounce_create(struct srv_client *c, unsigned cq_tail, struct srv_bounce 
 	const size_t data_off = recs_off + ((SRV_BOUNCE_RECS * sizeof(struct ucmdd_bounce_rec) +
 					     BPAGE - 1) & ~(size_t)(BPAGE - 1));
 	const size_t data_len = (size_t)SRV_BOUNCE_PAGES * BPAGE;
+	const size_t wrecs_off = data_off + data_len;
+	const size_t wdata_off = wrecs_off + ((SRV_BOUNCE_WRECS * sizeof(struct ucmdd_bounce_wrec) +
+					       BPAGE - 1) & ~(size_t)(BPAGE - 1));
 	struct srv_bounce *b = calloc(1, sizeof(*b));
 	int ret;
 
@@ -119,7 +135,7 @@ int srv_bounce_create(struct srv_client *c, unsigned cq_tail, struct srv_bounce 
 		return -ENOMEM;
 	b->c = c;
 	b->pub = cq_tail;
-	b->size = data_off + data_len;
+	b->size = wdata_off + SRV_BOUNCE_WDATA;
 	b->mem = MAP_FAILED;
 	b->memfd = memfd_create("ucmdd-bounce", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (b->memfd < 0 || ftruncate(b->memfd, (off_t)b->size) ||
@@ -135,6 +151,8 @@ int srv_bounce_create(struct srv_client *c, unsigned cq_tail, struct srv_bounce 
 	b->ctl = b->mem;
 	b->srecs = (struct ucmdd_bounce_rec *)((char *)b->mem + recs_off);
 	b->data = (unsigned char *)b->mem + data_off;
+	b->wrecs = (const struct ucmdd_bounce_wrec *)((char *)b->mem + wrecs_off);
+	b->wdata = (const unsigned char *)b->mem + wdata_off;
 	pthread_mutex_init(&b->lock, NULL);
 	memset(rep, 0, sizeof(*rep));
 	rep->size = b->size;
@@ -142,6 +160,10 @@ int srv_bounce_create(struct srv_client *c, unsigned cq_tail, struct srv_bounce 
 	rep->data_off = data_off;
 	rep->data_len = data_len;
 	rep->nr_recs = SRV_BOUNCE_RECS;
+	rep->nr_wrecs = SRV_BOUNCE_WRECS;
+	rep->wrecs_off = wrecs_off;
+	rep->wdata_off = wdata_off;
+	rep->wdata_len = SRV_BOUNCE_WDATA;
 	*out = b;
 	return 0;
 fail:
@@ -424,6 +446,33 @@ void srv_bounce_sync(struct srv_bounce *b, uint64_t addr, size_t n)
 			return;
 		(void)srv_bounce_poll(b, true);
 	}
+}
+
+int srv_bounce_wtake(struct srv_bounce *b, void *dst, uint64_t uaddr, size_t n, unsigned pos,
+		     uint64_t user_data)
+{
+	const volatile struct ucmdd_bounce_wrec *sw = &b->wrecs[pos & (SRV_BOUNCE_WRECS - 1)];
+	struct ucmdd_bounce_wrec w;
+
+	/* taken in an earlier pass: the client may have reused its record and data */
+	if ((int)(pos - b->wfloor) < 0)
+		return -ENOENT;
+	/* each word read once, then judged: the client may change them meanwhile */
+	w.pos = sw->pos;
+	w.len = sw->len;
+	w.addr = sw->addr;
+	w.user_data = sw->user_data;
+	w.off = sw->off;
+	if (w.pos != pos || w.addr != uaddr || w.len != n || w.user_data != user_data ||
+	    w.off > SRV_BOUNCE_WDATA || n > SRV_BOUNCE_WDATA - w.off)
+		return -ENOENT;
+	/*
+	 * Into our own memory before anything uses it, as the copy from
+	 * /proc/PID/mem was: a client writing the area meanwhile garbles its
+	 * own write only, and nothing changes once it is issued.
+	 */
+	memcpy(dst, b->wdata + w.off, n);
+	return 0;
 }
 
 void srv_bounce_state(struct srv_bounce *b, unsigned *recs, bool *waiting, unsigned *cq_tail)
