@@ -977,6 +977,60 @@ static void psq_push(struct psq *q, unsigned mask, unsigned slot, uint64_t ud)
 	__atomic_store_n(q->tail, t + 1, __ATOMIC_RELEASE);
 }
 
+/* The program publishes a write of len bytes from buf, SQE flags flags. */
+static void psq_push_write(struct psq *q, unsigned mask, unsigned slot, uint64_t ud,
+			   const void *buf, unsigned len, unsigned flags)
+{
+	unsigned t = *q->tail;
+
+	memset(&q->sqes[slot], 0, sizeof(q->sqes[slot]));
+	ucmd_prep_write(&q->sqes[slot], 0, buf, len, 0);
+	q->sqes[slot].user_data = ud;
+	q->sqes[slot].flags = (uint8_t)flags;
+	q->array[t & mask] = slot;
+	__atomic_store_n(q->tail, t + 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * A UCMDD_QI_SUBMIT_COPY ring (a program under ucmd exec): the write's
+ * data and record go into the area as its SQE is copied into the ring's
+ * SQ, named by the ring's SQ position; the write linked behind it gets
+ * none.
+ */
+static void test_submit_copy_writes(void **state)
+{
+	struct fake f;
+	struct ucmd_engine *e = fake_start(&f, FAKE_BOUNCE_W);
+	struct io_uring_params p = { 0 };
+	struct ucmd_ring ring;
+	struct ucmdd_bounce_wrec *w;
+	unsigned char *wdata;
+	char *a = malloc(4096);
+	struct psq q;
+
+	(void)state;
+	assert_int_equal(dc_queue_init_flags(e, 4, &ring, &p, UCMDD_QI_SUBMIT_COPY), 0);
+	assert_non_null(f.bmem);
+	wdata = (unsigned char *)f.bmem + f.brep.wdata_off;
+	psq_of(&f, &ring, &p, &q);
+	memset(a, 0x61, 4096);
+	psq_push_write(&q, 3, 1, 21, a, 4096, IOSQE_IO_LINK);
+	psq_push_write(&q, 3, 2, 22, a, 4096, 0);
+	assert_int_equal(dc_enter(&ring, 2, 0, 0), 2);
+	memset(a, 0x62, 4096);
+	w = wrec_at(&f, 0);
+	assert_non_null(w);
+	assert_int_equal(w->user_data, 21);
+	assert_ptr_equal((void *)(uintptr_t)w->addr, a);
+	for (unsigned i = 0; i < 4096; i++)
+		assert_int_equal(wdata[w->off + i], 0x61);
+	assert_null(wrec_at(&f, 1));
+	ucmd_queue_exit(&ring);
+	munmap(f.bmem, f.brep.size);
+	fake_stop(&f, e);
+	free(a);
+}
+
 /*
  * The program's SQ is its own, where setup said (after the control page),
  * and its submit copies from it into the ring's and returns at once: the
@@ -1467,6 +1521,7 @@ int main(void)
 		cmocka_unit_test(test_submit_copy_short),
 		cmocka_unit_test(test_bounce_area),
 		cmocka_unit_test(test_bounce_writes),
+		cmocka_unit_test(test_submit_copy_writes),
 		cmocka_unit_test(test_wait_wakes),
 		cmocka_unit_test(test_wait_daemon_hangs_up),
 		cmocka_unit_test(test_wait_ring_dead),
