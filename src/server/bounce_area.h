@@ -28,7 +28,7 @@ struct srv_bounce;
 /*
  * A client that has not claimed its data this long gets it through
  * /proc/PID/mem: srv_bounce_wait_ns, SRV_BOUNCE_WAIT_NS unless a test
- * changes it.
+ * changes it, on the coarse monotonic clock (up to a tick longer).
  */
 #define SRV_BOUNCE_WAIT_NS	1000000ull
 extern unsigned long long srv_bounce_wait_ns;
