@@ -121,10 +121,12 @@ enum ucmdd_op {
 	UCMDD_CTRL_ANA_STATE,
 	/*
 	 * -> ucmdd_ring_id; <- ucmdd_bounce_rep and SCM_RIGHTS [a memfd,
-	 * sealed]: the ring's read bounce area (struct ucmdd_bounce_ctl
+	 * sealed]: the ring's bounce area (struct ucmdd_bounce_ctl
 	 * below), which the client maps. From then on the daemon completes a
 	 * read into the client's plain memory there, and holds that read's
-	 * CQE back until the client copied it out. -EBADF: no such ring;
+	 * CQE back until the client copied it out; and takes a write's data
+	 * from there when the client copied it in as it submitted the write
+	 * (struct ucmdd_bounce_wrec). -EBADF: no such ring;
 	 * -EEXIST: it has one; -EOPNOTSUPP: a SQPOLL ring (its owner need not
 	 * enter), or a connection acting for another process (UCMDD_ADOPT).
 	 */
