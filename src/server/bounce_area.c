@@ -114,7 +114,14 @@ void srv_bounce_enter(struct srv_bounce *b, unsigned sq_head)
 	 * request is matched with its record only in the pass that takes its
 	 * SQE (srv_bounce_wtake), so the client may reuse them now.
 	 */
+	if (b->wfloor == sq_head)
+		return;
 	b->wfloor = sq_head;
+	/*
+	 * Only when it moved: the client reads this line at every enter, and
+	 * a store each idle poll would take it from the client's cache each
+	 * time.
+	 */
 	__atomic_store_n(&b->ctl->wdone, sq_head, __ATOMIC_RELEASE);
 }
 
