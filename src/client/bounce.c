@@ -15,6 +15,7 @@
  * here (the daemon bounces it the old way, which ends in -EFAULT).
  */
 #include <errno.h>
+#include <linux/nvme_ioctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -40,6 +41,22 @@ struct dc_bounce {
 	 */
 	unsigned copied, pend_from, pend_to;
 	unsigned gen;			/* dc_forks when attached */
+	/*
+	 * Writes (dc_bounce_wsubmit, under the ring's submit lock): records
+	 * at wrecs[pos & wmask], data allocated in SQ order from a ring of
+	 * wdata_len bytes (whead allocated, wtail freed, both counting up);
+	 * wlive[] the live allocations in order, freed as ctl->wdone passes.
+	 */
+	struct ucmdd_bounce_wrec *wrecs;
+	unsigned char *wdata;
+	uint64_t wdata_len;
+	uint32_t wmask;			/* nr_wrecs - 1; writes off when wrecs is NULL */
+	struct wlive {
+		uint32_t pos;
+		uint64_t end;		/* whead after it */
+	} *wlive;
+	unsigned wl_head, wl_tail;
+	uint64_t whead, wtail;
 };
 
 /*
@@ -73,6 +90,18 @@ static bool rep_ok(const struct ucmdd_bounce_rep *rep, uint64_t fsize)
 	       rep->data_len <= UINT32_MAX;
 }
 
+/* The write part of the area: usable, or writes go the old way (false). */
+static bool wrep_ok(const struct ucmdd_bounce_rep *rep)
+{
+	uint64_t n = rep->nr_wrecs;
+
+	return n && !(n & (n - 1)) && n <= 65536 && !(rep->wrecs_off & 7) &&
+	       rep->wrecs_off >= sizeof(struct ucmdd_bounce_ctl) && rep->wrecs_off <= rep->size &&
+	       n <= (rep->size - rep->wrecs_off) / sizeof(struct ucmdd_bounce_wrec) &&
+	       rep->wdata_off <= rep->size && rep->wdata_len <= rep->size - rep->wdata_off &&
+	       rep->wdata_len >= 4096 && rep->wdata_len <= UINT32_MAX;
+}
+
 struct dc_bounce *dc_bounce_attach(struct dclient *dc, uint32_t ring_id)
 {
 	struct ucmdd_ring_id id = { .ring_id = ring_id };
@@ -100,6 +129,12 @@ struct dc_bounce *dc_bounce_attach(struct dclient *dc, uint32_t ring_id)
 	b->data = (const unsigned char *)b->mem + rep.data_off;
 	b->data_len = rep.data_len;
 	b->mask = rep.nr_recs - 1;
+	if (wrep_ok(&rep) && (b->wlive = calloc(rep.nr_wrecs, sizeof(*b->wlive)))) {
+		b->wrecs = (struct ucmdd_bounce_wrec *)((char *)b->mem + rep.wrecs_off);
+		b->wdata = (unsigned char *)b->mem + rep.wdata_off;
+		b->wdata_len = rep.wdata_len;
+		b->wmask = rep.nr_wrecs - 1;
+	}
 	pthread_mutex_init(&b->lock, NULL);
 	pthread_once(&dc_fork_once, dc_fork_hook);
 	b->gen = __atomic_load_n(&dc_forks, __ATOMIC_RELAXED);
@@ -118,7 +153,99 @@ void dc_bounce_detach(struct dc_bounce *b)
 		return;
 	munmap(b->mem, b->size);
 	pthread_mutex_destroy(&b->lock);
+	free(b->wlive);
 	free(b);
+}
+
+/*
+ * The buffer a write from plain memory reads: an NVMe Write passthrough
+ * (one segment, not a registered buffer) or IORING_OP_WRITE. Not one the
+ * engine may issue later than we submit it (DRAIN; ASYNC: another thread),
+ * nor one linked behind another: that one must read what its predecessor
+ * left in the buffer, Linux's order (the daemon reads our memory then).
+ */
+static bool wtarget(const struct io_uring_sqe *sqe, size_t sqe_sz, uint64_t *addr, uint32_t *len)
+{
+	struct nvme_uring_cmd c;
+
+	if (sqe->flags & (IOSQE_IO_DRAIN | IOSQE_ASYNC | IOSQE_BUFFER_SELECT))
+		return false;
+	switch (sqe->opcode) {
+	case IORING_OP_WRITE:
+		*addr = sqe->addr;
+		*len = sqe->len;
+		return true;
+	case IORING_OP_URING_CMD:
+		if (sqe_sz < 128 || sqe->cmd_op != NVME_URING_CMD_IO ||
+		    (sqe->uring_cmd_flags & IORING_URING_CMD_FIXED))
+			return false;
+		memcpy(&c, sqe->cmd, sizeof(c));
+		if (c.opcode != 0x01)	/* Write */
+			return false;
+		*addr = c.addr;
+		*len = c.data_len;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Allocations whose SQE the daemon has taken in an earlier pass are ours again. */
+static void wfree(struct dc_bounce *b)
+{
+	unsigned wdone = __atomic_load_n(&b->ctl->wdone, __ATOMIC_ACQUIRE);
+
+	while (b->wl_head != b->wl_tail && (int)(b->wlive[b->wl_head & b->wmask].pos - wdone) < 0)
+		b->wtail = b->wlive[b->wl_head++ & b->wmask].end;
+}
+
+/* n bytes (64-aligned) of the write data ring: their offset, or -1. */
+static int64_t walloc(struct dc_bounce *b, uint32_t n, uint64_t *end)
+{
+	uint64_t sz = ((uint64_t)n + 63) & ~63ull, off = b->whead % b->wdata_len, need = sz;
+
+	if (off + sz > b->wdata_len) {
+		need += b->wdata_len - off;	/* the tail of the ring is skipped */
+		off = 0;
+	}
+	if (b->whead + need - b->wtail > b->wdata_len)
+		return -1;
+	*end = b->whead + need;
+	return (int64_t)off;
+}
+
+void dc_bounce_wsubmit(struct dc_bounce *b, const struct io_uring_sqe *sqe, size_t sqe_sz,
+		       unsigned pos, bool linked)
+{
+	struct ucmdd_bounce_wrec *w;
+	uint64_t addr, end;
+	uint32_t len;
+	int64_t off;
+
+	if (!b || !b->wrecs || linked || !wtarget(sqe, sqe_sz, &addr, &len) || !len ||
+	    len > b->wdata_len / 4 ||
+	    __atomic_load_n(&dc_forks, __ATOMIC_RELAXED) != b->gen)
+		return;
+	wfree(b);
+	/*
+	 * Its slot is free: every position the daemon may still match lies in
+	 * [wdone, pos), less than a record array from pos. A full ring: the
+	 * old way.
+	 */
+	if (pos - __atomic_load_n(&b->ctl->wdone, __ATOMIC_ACQUIRE) > b->wmask ||
+	    b->wl_tail - b->wl_head > b->wmask || (off = walloc(b, len, &end)) < 0)
+		return;
+	/* a buffer we cannot read: no record, the daemon's read of it fails the write */
+	if (raw_copy_from_user(b->wdata + off, (const void *)(uintptr_t)addr, len))
+		return;
+	w = &b->wrecs[pos & b->wmask];
+	w->pos = pos;
+	w->len = len;
+	w->addr = addr;
+	w->user_data = sqe->user_data;
+	w->off = (uint32_t)off;
+	b->whead = end;
+	b->wlive[b->wl_tail++ & b->wmask] = (struct wlive){ .pos = pos, .end = end };
 }
 
 /*

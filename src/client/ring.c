@@ -482,6 +482,35 @@ static int head_wait_step(struct ucmd_ring *ring, struct head_wait *w, unsigned 
 }
 
 /*
+ * The SQEs of positions [from, to) of the ring's SQ, published by our
+ * program, go to the proxy next: writes from plain memory copy their data
+ * into the bounce area now (dc_bounce_wsubmit). A chain is only within
+ * one submission, as Linux's.
+ */
+static void bounce_writes(struct ucmd_ring *ring, unsigned from, unsigned to)
+{
+	struct dring *dr = to_dr(ring);
+	size_t sqe_sz = (ring->flags & IORING_SETUP_SQE128) ? 128 : 64;
+	unsigned mask = ring->sq.ring_mask, entries = ring->sq.ring_entries;
+	bool linked = false;
+
+	for (unsigned pos = from; pos != to; pos++) {
+		unsigned idx = ring->sq.array ? __atomic_load_n(&ring->sq.array[pos & mask],
+							       __ATOMIC_RELAXED)
+					      : pos & mask;
+		const struct io_uring_sqe *sqe;
+
+		if (idx >= entries) {
+			linked = false;
+			continue;	/* the proxy drops it */
+		}
+		sqe = (const struct io_uring_sqe *)((const char *)ring->sq.sqes + idx * sqe_sz);
+		dc_bounce_wsubmit(dr->bounce, sqe, sqe_sz, pos, linked);
+		linked = sqe->flags & (IOSQE_IO_LINK | IOSQE_IO_HARDLINK);
+	}
+}
+
+/*
  * A ring without SQPOLL: submit as io_uring_enter(2) does, to_submit SQEs
  * at most and no more than were published, and return once the proxy has
  * taken them (the SQ head is where Linux leaves it after enter). How many
@@ -492,19 +521,32 @@ static int submit_limit(struct ucmd_ring *ring, unsigned to_submit)
 	struct dring *dr = to_dr(ring);
 	unsigned lim, n, want;
 
+	/*
+	 * Writes' data goes into the bounce area before the limit lets the
+	 * proxy take their SQEs: one submitter at a time then.
+	 */
+	if (dr->bounce)
+		pthread_mutex_lock(&dr->psq_lock);
 	/* CAS: two threads of ours may enter one ring, as Linux's uring_lock allows */
 	lim = __atomic_load_n(&dr->ctl->sq_limit, __ATOMIC_RELAXED);
 	do {
-		n = __atomic_load_n(ring->sq.ktail, __ATOMIC_RELAXED) - lim;
+		n = __atomic_load_n(ring->sq.ktail, __ATOMIC_ACQUIRE) - lim;
 		if (n > ring->sq.ring_entries)
 			n = 0;	/* our own tail behind the limit: nothing new */
 		if (n > to_submit)
 			n = to_submit;
-		if (!n)
+		if (!n) {
+			if (dr->bounce)
+				pthread_mutex_unlock(&dr->psq_lock);
 			return 0;
+		}
 		want = lim + n;
+		if (dr->bounce)
+			bounce_writes(ring, lim, want);
 	} while (!__atomic_compare_exchange_n(&dr->ctl->sq_limit, &lim, want, false,
 					      __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+	if (dr->bounce)
+		pthread_mutex_unlock(&dr->psq_lock);
 	kick(ring, n, 0);
 	/*
 	 * Wait for the proxy to take them, unless it says it takes nothing
@@ -567,6 +609,7 @@ static int submit_copy(struct ucmd_ring *ring, unsigned to_submit)
 	unsigned entries = ring->sq.ring_entries, mask = ring->sq.ring_mask;
 	size_t sqe_sz = (ring->flags & IORING_SETUP_SQE128) ? 128 : 64;
 	unsigned head, avail, etail, done = 0;
+	bool plinked = false;		/* the SQE before, in this submission, links to the next */
 	int ret = 0;
 
 	pthread_mutex_lock(&dr->psq_lock);
@@ -593,11 +636,19 @@ static int submit_copy(struct ucmd_ring *ring, unsigned to_submit)
 						     : head & mask;
 			unsigned slot = etail & mask;
 
-			if (idx < entries)
-				memcpy((char *)ring->sq.sqes + slot * sqe_sz,
-				       dr->psq_sqes + (size_t)idx * sqe_sz, sqe_sz);
-			else
+			if (idx < entries) {
+				const struct io_uring_sqe *sqe =
+					(const struct io_uring_sqe *)((char *)ring->sq.sqes +
+								      slot * sqe_sz);
+
+				memcpy((void *)sqe, dr->psq_sqes + (size_t)idx * sqe_sz, sqe_sz);
+				/* its write data into the bounce area, from the copy the proxy takes */
+				dc_bounce_wsubmit(dr->bounce, sqe, sqe_sz, etail, plinked);
+				plinked = sqe->flags & (IOSQE_IO_LINK | IOSQE_IO_HARDLINK);
+			} else {
 				slot = idx;	/* the proxy drops it and counts it */
+				plinked = false;
+			}
 			if (ring->sq.array)
 				__atomic_store_n(&ring->sq.array[etail & mask], slot,
 						 __ATOMIC_RELAXED);

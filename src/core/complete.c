@@ -16,6 +16,7 @@
 #include "lib/clock.h"
 
 __thread struct ucmd_ctx *current_ctx;
+__thread const struct ucmd_kiocb *io_issuing_req;
 
 static unsigned cq_head_acquire(const struct ucmd_ctx *ctx)
 {

@@ -133,6 +133,7 @@ struct ucmd_kiocb {
 	uint64_t iopoll_start;		/* HYBRID_IOPOLL: when it went on iopoll_list */
 	uint16_t buf_index;
 	bool issuing;			/* ->issue on the owner's stack (provider_done.c) */
+	uint32_t sq_pos;		/* the SQ head count it was taken at */
 	struct ucmd_kiocb *link;	/* next request of the chain */
 	struct ucmd_kiocb *next;	/* free list, defer list, iopoll list */
 	struct ucmd_tw_node tw;
@@ -552,6 +553,12 @@ int io_cqring_wait_deadline(struct ucmd_ctx *ctx, unsigned min_events, uint64_t 
 
 /* The ctx whose uring_lock this thread holds (its "task context"). */
 extern __thread struct ucmd_ctx *current_ctx;
+/*
+ * The request whose ->issue runs on this thread's stack, from the
+ * submission (not io-wq), or NULL: what a user_mm's copy is made for
+ * (ucmdd's write data copied by its client, src/server/bounce_area.c).
+ */
+extern __thread const struct ucmd_kiocb *io_issuing_req;
 
 static inline struct ucmd_kiocb *cmd_to_req(const struct io_uring_cmd *cmd)
 {

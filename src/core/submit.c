@@ -567,6 +567,7 @@ static unsigned io_submit_sqes_bounded(struct ucmd_ctx *ctx, unsigned nr, unsign
 			head--;
 			break;
 		}
+		req->sq_pos = head - 1;
 		*tail = req;
 		tail = &req->next;
 	}
@@ -639,6 +640,7 @@ static inline __attribute__((always_inline)) int __io_submit_sqes(struct ucmd_ct
 			head--;
 			break;
 		}
+		req->sq_pos = head - 1;
 		if (!plugged && io_want_plug(req, nr)) {
 			blk_start_plug(&plug);
 			plugged = true;
@@ -801,6 +803,7 @@ static inline __attribute__((always_inline)) void __io_req_issue(struct ucmd_kio
 								 const struct io_issue_def *def)
 {
 	struct ucmd_ctx *ctx = req->ctx;
+	const struct ucmd_kiocb *outer;
 	int ret;
 
 	if (__builtin_expect(req->flags & (REQ_F_FORCE_ASYNC | REQ_F_ARM_LTIMEOUT), 0)) {
@@ -813,8 +816,11 @@ static inline __attribute__((always_inline)) void __io_req_issue(struct ucmd_kio
 		}
 	}
 	req->issuing = true;
+	outer = io_issuing_req;
+	io_issuing_req = req;
 	ret = def->issue(req, ctx->issue_flags | IO_URING_F_NONBLOCK);
 	/* still ours: anything the provider finished went to task work */
+	io_issuing_req = outer;
 	req->issuing = false;
 	if (ret == -EAGAIN) {
 		io_queue_iowq(req);

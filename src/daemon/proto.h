@@ -121,10 +121,12 @@ enum ucmdd_op {
 	UCMDD_CTRL_ANA_STATE,
 	/*
 	 * -> ucmdd_ring_id; <- ucmdd_bounce_rep and SCM_RIGHTS [a memfd,
-	 * sealed]: the ring's read bounce area (struct ucmdd_bounce_ctl
+	 * sealed]: the ring's bounce area (struct ucmdd_bounce_ctl
 	 * below), which the client maps. From then on the daemon completes a
 	 * read into the client's plain memory there, and holds that read's
-	 * CQE back until the client copied it out. -EBADF: no such ring;
+	 * CQE back until the client copied it out; and takes a write's data
+	 * from there when the client copied it in as it submitted the write
+	 * (struct ucmdd_bounce_wrec). -EBADF: no such ring;
 	 * -EEXIST: it has one; -EOPNOTSUPP: a SQPOLL ring (its owner need not
 	 * enter), or a connection acting for another process (UCMDD_ADOPT).
 	 */
@@ -322,6 +324,31 @@ struct ucmdd_bounce_ctl {
 	uint32_t done;		/* client writes: records it copied */
 	uint32_t taken;		/* daemon writes: records below it are copied (its takeovers) */
 	uint64_t cq;		/* daemon writes: records << 32 | CQEs written */
+	/*
+	 * daemon writes: write records of SQ positions below it are read no
+	 * more; their slots and data are the client's again
+	 */
+	uint32_t wdone;
+	uint32_t pad;
+};
+
+/*
+ * A write's data, copied into the write data area by the client when it
+ * submitted the write's SQE, before the daemon may take it (sq_limit, or
+ * the SQ tail of a UCMDD_QI_SUBMIT_COPY ring). At nr_wrecs slots, the
+ * record of SQ position pos at pos & (nr_wrecs - 1). The daemon uses it
+ * for the request of that very SQE issued while it takes it, and only if
+ * all of it matches (pos, the user_data, the buffer's address and
+ * length, the data inside the area); else it reads the client's memory
+ * as without. It copies the data into memory of its own before it uses it.
+ */
+struct ucmdd_bounce_wrec {
+	uint32_t pos;		/* the SQE's position: the SQ tail count when it was published */
+	uint32_t len;		/* bytes */
+	uint64_t addr;		/* the client's buffer */
+	uint64_t user_data;	/* the SQE's */
+	uint32_t off;		/* the copy's offset in the write data area */
+	uint32_t pad;
 };
 
 struct ucmdd_bounce_rec {
@@ -336,7 +363,10 @@ struct ucmdd_bounce_rep {
 	uint64_t data_off;
 	uint64_t data_len;
 	uint32_t nr_recs;	/* a power of two; record n is at n & (nr_recs - 1) */
-	uint32_t pad;
+	uint32_t nr_wrecs;	/* a power of two: struct ucmdd_bounce_wrec[nr_wrecs] */
+	uint64_t wrecs_off;
+	uint64_t wdata_off;	/* the write data area */
+	uint64_t wdata_len;
 };
 
 #define UCMDD_RING_LIVE	0u

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/clock.h"
@@ -55,20 +56,47 @@ struct srv_bounce {
 	struct ucmdd_bounce_ctl *ctl;
 	struct ucmdd_bounce_rec *srecs;	/* the client's view of recs[] */
 	unsigned char *data;
+	/* the client's write records and their data: read, never trusted */
+	const struct ucmdd_bounce_wrec *wrecs;
+	const unsigned char *wdata;
+	unsigned wfloor;		/* the pass's: SQ positions below are dead */
 
 	pthread_mutex_t lock;
 	uint64_t used[WORDS];		/* data pages taken */
 	uint8_t run[SRV_BOUNCE_PAGES];	/* pages of the allocation starting at each */
 	unsigned hint;			/* where the next search starts */
 	struct brec recs[SRV_BOUNCE_RECS];
-	unsigned tail;			/* records made */
-	unsigned done;			/* records whose data reached the client */
-	unsigned pub;			/* the CQ tail last published */
-	unsigned wait_rec;		/* the oldest record seen waiting, since wait_since */
+	/*
+	 * Records made: changed under lock (by whichever thread completes a
+	 * read), read without it by the ring's pass (atomic).
+	 */
+	unsigned tail;
+	/*
+	 * Records whose data reached the client: changed under lock, and only
+	 * by the ring's pass (srv_bounce_poll), which reads it without lock.
+	 */
+	unsigned done;
+	unsigned pub;			/* the CQ tail last published (as tail) */
+	/* the pass's alone: the oldest record seen waiting, since wait_since */
+	unsigned wait_rec;
 	uint64_t wait_since;
 };
 
 static __thread struct srv_bounce *cur;
+
+/*
+ * The clock of the client's wait: read by every pass while a record waits,
+ * idle polls included, where clock_gettime(CLOCK_MONOTONIC) was a tenth of
+ * the ring thread's time in a VM (a TSC read per call); the coarse clock
+ * is one load, and its tick (1-4 ms) only makes the wait that much longer.
+ */
+static uint64_t wait_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 unsigned long long srv_bounce_wait_ns = SRV_BOUNCE_WAIT_NS;
 
 struct srv_bounce *srv_bounce_current(void)
@@ -76,9 +104,25 @@ struct srv_bounce *srv_bounce_current(void)
 	return cur;
 }
 
-void srv_bounce_enter(struct srv_bounce *b)
+void srv_bounce_enter(struct srv_bounce *b, unsigned sq_head)
 {
 	cur = b;
+	if (!b)
+		return;
+	/*
+	 * Records of SQEs taken in earlier passes are never read again: a
+	 * request is matched with its record only in the pass that takes its
+	 * SQE (srv_bounce_wtake), so the client may reuse them now.
+	 */
+	if (b->wfloor == sq_head)
+		return;
+	b->wfloor = sq_head;
+	/*
+	 * Only when it moved: the client reads this line at every enter, and
+	 * a store each idle poll would take it from the client's cache each
+	 * time.
+	 */
+	__atomic_store_n(&b->ctl->wdone, sq_head, __ATOMIC_RELEASE);
 }
 
 void srv_bounce_leave(void)
@@ -103,6 +147,9 @@ int srv_bounce_create(struct srv_client *c, unsigned cq_tail, struct srv_bounce 
 	const size_t data_off = recs_off + ((SRV_BOUNCE_RECS * sizeof(struct ucmdd_bounce_rec) +
 					     BPAGE - 1) & ~(size_t)(BPAGE - 1));
 	const size_t data_len = (size_t)SRV_BOUNCE_PAGES * BPAGE;
+	const size_t wrecs_off = data_off + data_len;
+	const size_t wdata_off = wrecs_off + ((SRV_BOUNCE_WRECS * sizeof(struct ucmdd_bounce_wrec) +
+					       BPAGE - 1) & ~(size_t)(BPAGE - 1));
 	struct srv_bounce *b = calloc(1, sizeof(*b));
 	int ret;
 
@@ -110,7 +157,7 @@ int srv_bounce_create(struct srv_client *c, unsigned cq_tail, struct srv_bounce 
 		return -ENOMEM;
 	b->c = c;
 	b->pub = cq_tail;
-	b->size = data_off + data_len;
+	b->size = wdata_off + SRV_BOUNCE_WDATA;
 	b->mem = MAP_FAILED;
 	b->memfd = memfd_create("ucmdd-bounce", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (b->memfd < 0 || ftruncate(b->memfd, (off_t)b->size) ||
@@ -126,6 +173,8 @@ int srv_bounce_create(struct srv_client *c, unsigned cq_tail, struct srv_bounce 
 	b->ctl = b->mem;
 	b->srecs = (struct ucmdd_bounce_rec *)((char *)b->mem + recs_off);
 	b->data = (unsigned char *)b->mem + data_off;
+	b->wrecs = (const struct ucmdd_bounce_wrec *)((char *)b->mem + wrecs_off);
+	b->wdata = (const unsigned char *)b->mem + wdata_off;
 	pthread_mutex_init(&b->lock, NULL);
 	memset(rep, 0, sizeof(*rep));
 	rep->size = b->size;
@@ -133,6 +182,10 @@ int srv_bounce_create(struct srv_client *c, unsigned cq_tail, struct srv_bounce 
 	rep->data_off = data_off;
 	rep->data_len = data_len;
 	rep->nr_recs = SRV_BOUNCE_RECS;
+	rep->nr_wrecs = SRV_BOUNCE_WRECS;
+	rep->wrecs_off = wrecs_off;
+	rep->wdata_off = wdata_off;
+	rep->wdata_len = SRV_BOUNCE_WDATA;
 	*out = b;
 	return 0;
 fail:
@@ -200,8 +253,11 @@ void *srv_bounce_alloc(struct srv_bounce *b, uint64_t uaddr, size_t n)
 	pthread_mutex_unlock(&b->lock);
 	if (p < 0)
 		return NULL;
-	/* what the device does not write reads as zeros, as a bounce of ours does */
-	memset(b->data + (size_t)p * BPAGE, 0, span * BPAGE);
+	/*
+	 * Not zeroed: the caller zeroes what the device will not write
+	 * (src/nvme/host/bounce.c), and only [uaddr, uaddr + n) ever reaches
+	 * the client; the rest of these pages is this client's own old data.
+	 */
 	return b->data + (size_t)p * BPAGE + (uaddr & (BPAGE - 1));
 }
 
@@ -243,7 +299,8 @@ int srv_bounce_post(struct srv_bounce *b, const void *p, uint64_t uaddr, size_t 
 	*r = (struct brec){ .addr = uaddr, .off = off, .len = (uint32_t)n, .hold = b->pub };
 	b->srecs[b->tail & (SRV_BOUNCE_RECS - 1)] =
 		(struct ucmdd_bounce_rec){ .addr = uaddr, .off = off, .len = (uint32_t)n };
-	b->tail++;
+	/* the record before the tail the pass reads without lock */
+	__atomic_store_n(&b->tail, b->tail + 1, __ATOMIC_RELEASE);
 	/* the data and the record before the tail that shows them */
 	__atomic_store_n(&b->ctl->tail, b->tail, __ATOMIC_SEQ_CST);
 	pthread_mutex_unlock(&b->lock);
@@ -289,7 +346,7 @@ void srv_bounce_cq_publish(void *arg, unsigned *ktail, unsigned tail)
 	}
 	if ((int)(t - b->pub) < 0)
 		t = b->pub;
-	b->pub = t;
+	__atomic_store_n(&b->pub, t, __ATOMIC_RELAXED);
 	/*
 	 * For the client: every CQE below tail is written, and only records
 	 * below b->tail can belong to one (a later record's CQE is written
@@ -306,6 +363,25 @@ bool srv_bounce_poll(struct srv_bounce *b, bool force)
 	unsigned d, from, to;
 	bool moved = false;
 
+	/*
+	 * Run by every pass, idle polls included: nothing waiting, or the
+	 * client copied nothing since and its time is not up, is decided
+	 * without the lock (done and the wait are the pass's own).
+	 */
+	to = __atomic_load_n(&b->tail, __ATOMIC_ACQUIRE);
+	if (b->done == to)
+		return false;
+	if (!force && __atomic_load_n(&b->ctl->done, __ATOMIC_ACQUIRE) == b->done) {
+		uint64_t now = wait_clock_ns();
+
+		if (b->wait_rec != b->done || !b->wait_since) {
+			b->wait_rec = b->done;
+			b->wait_since = now;
+			return false;
+		}
+		if (now - b->wait_since < srv_bounce_wait_ns)
+			return false;
+	}
 	pthread_mutex_lock(&b->lock);
 	/* what the client says it copied: only ever within what we made */
 	d = __atomic_load_n(&b->ctl->done, __ATOMIC_ACQUIRE);
@@ -320,7 +396,7 @@ bool srv_bounce_poll(struct srv_bounce *b, bool force)
 		return moved;
 	}
 	if (!force) {
-		uint64_t now = ktime_get_ns();
+		uint64_t now = wait_clock_ns();
 
 		if (b->wait_rec != from || !b->wait_since) {
 			b->wait_rec = from;
@@ -394,11 +470,40 @@ void srv_bounce_sync(struct srv_bounce *b, uint64_t addr, size_t n)
 	}
 }
 
+int srv_bounce_wtake(struct srv_bounce *b, void *dst, uint64_t uaddr, size_t n, unsigned pos,
+		     uint64_t user_data)
+{
+	const volatile struct ucmdd_bounce_wrec *sw = &b->wrecs[pos & (SRV_BOUNCE_WRECS - 1)];
+	struct ucmdd_bounce_wrec w;
+
+	/* taken in an earlier pass: the client may have reused its record and data */
+	if ((int)(pos - b->wfloor) < 0)
+		return -ENOENT;
+	/* each word read once, then judged: the client may change them meanwhile */
+	w.pos = sw->pos;
+	w.len = sw->len;
+	w.addr = sw->addr;
+	w.user_data = sw->user_data;
+	w.off = sw->off;
+	if (w.pos != pos || w.addr != uaddr || w.len != n || w.user_data != user_data ||
+	    w.off > SRV_BOUNCE_WDATA || n > SRV_BOUNCE_WDATA - w.off)
+		return -ENOENT;
+	/*
+	 * Into our own memory before anything uses it, as the copy from
+	 * /proc/PID/mem was: a client writing the area meanwhile garbles its
+	 * own write only, and nothing changes once it is issued.
+	 */
+	memcpy(dst, b->wdata + w.off, n);
+	return 0;
+}
+
 void srv_bounce_state(struct srv_bounce *b, unsigned *recs, bool *waiting, unsigned *cq_tail)
 {
-	pthread_mutex_lock(&b->lock);
-	*recs = b->tail;
-	*waiting = b->done != b->tail;
-	*cq_tail = b->pub;
-	pthread_mutex_unlock(&b->lock);
+	/*
+	 * Without the lock: a read completing meanwhile on another thread is
+	 * seen by the next pass, which its completion brings anyway.
+	 */
+	*recs = __atomic_load_n(&b->tail, __ATOMIC_ACQUIRE);
+	*waiting = b->done != *recs;
+	*cq_tail = __atomic_load_n(&b->pub, __ATOMIC_RELAXED);
 }

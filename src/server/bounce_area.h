@@ -20,12 +20,15 @@ struct srv_bounce;
 /* Records outstanding at most, and the data area's pages (4 KiB). */
 #define SRV_BOUNCE_RECS		256u
 #define SRV_BOUNCE_PAGES	512u
+/* Write records (one per SQ position modulo) and the write data area's bytes. */
+#define SRV_BOUNCE_WRECS	256u
+#define SRV_BOUNCE_WDATA	(1u << 20)
 /* The most pages one segment may take: a larger read bounces as before. */
 #define SRV_BOUNCE_SEG_PAGES	64u
 /*
  * A client that has not claimed its data this long gets it through
  * /proc/PID/mem: srv_bounce_wait_ns, SRV_BOUNCE_WAIT_NS unless a test
- * changes it.
+ * changes it, on the coarse monotonic clock (up to a tick longer).
  */
 #define SRV_BOUNCE_WAIT_NS	1000000ull
 extern unsigned long long srv_bounce_wait_ns;
@@ -41,9 +44,13 @@ int srv_bounce_fd(const struct srv_bounce *b);
 /* After the engine ring that used it is gone. */
 void srv_bounce_free(struct srv_bounce *b);
 
-/* The area of the ring whose pass runs on this thread (srv_bounce_enter/leave), or NULL. */
+/*
+ * The area of the ring whose pass runs on this thread (srv_bounce_enter/leave), or NULL.
+ * srv_bounce_enter: a pass starts, the ring's SQ head at sq_head: write
+ * records of earlier positions are read no more (UCMDD's wdone).
+ */
 struct srv_bounce *srv_bounce_current(void);
-void srv_bounce_enter(struct srv_bounce *b);
+void srv_bounce_enter(struct srv_bounce *b, unsigned sq_head);
 void srv_bounce_leave(void);
 struct srv_client *srv_bounce_client(const struct srv_bounce *b);
 
@@ -69,6 +76,15 @@ bool srv_bounce_poll(struct srv_bounce *b, bool force);
  * reads waiting in the area for it are written there first.
  */
 void srv_bounce_sync(struct srv_bounce *b, uint64_t addr, size_t n);
+/*
+ * The data of a write the client copied into the area when it submitted
+ * it (struct ucmdd_bounce_wrec), for the request taken at SQ position pos
+ * in this pass, with this user_data, reading [uaddr, uaddr + n): copied to
+ * dst (ours), 0; -ENOENT when no record matches all of it (the caller
+ * reads the client's memory as without).
+ */
+int srv_bounce_wtake(struct srv_bounce *b, void *dst, uint64_t uaddr, size_t n, unsigned pos,
+		     uint64_t user_data);
 /*
  * For the ring's owner after a pass, in one look: records published so
  * far, whether any wait for the client, the CQ tail last stored.

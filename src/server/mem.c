@@ -159,9 +159,15 @@ static size_t cmm_copy_from(const struct user_mm *mm, void *dst, uint64_t usrc, 
 		memcpy(dst, r, n);
 		return 0;
 	}
-	/* a read of this ring's still in its bounce area reaches this memory first */
-	if (b && srv_bounce_client(b) == c)
+	if (b && srv_bounce_client(b) == c) {
+		const struct ucmd_kiocb *req = io_issuing_req;
+
+		/* a write's data the client copied into the area as it submitted it */
+		if (req && !srv_bounce_wtake(b, dst, usrc, n, req->sq_pos, req->user_data))
+			return 0;
+		/* a read of this ring's still in its bounce area reaches this memory first */
 		srv_bounce_sync(b, usrc, n);
+	}
 	return cmm_left(c, user_mm_copy_from(&c->mm, dst, usrc, n), n);
 }
 

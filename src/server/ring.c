@@ -142,7 +142,7 @@ static unsigned pass(struct srv_ring *r, bool take)
 	/* the client's mappings are asked for their protection once per pass */
 	user_mm_batch_begin();
 	/* reads issued in this pass may bounce in this ring's area */
-	srv_bounce_enter(r->bounce);
+	srv_bounce_enter(r->bounce, ctx->cached_sq_head);
 	sq_head = ctx->cached_sq_head;
 	did = io_owner_reap(ctx);
 	if (take) {

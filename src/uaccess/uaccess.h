@@ -70,8 +70,10 @@ struct user_mm_ops {
 	void (*bounce_uncharge)(const struct user_mm *mm, size_t n);
 	/*
 	 * Optional: a read's bounce in memory the owner shares with us, so
-	 * that the owner copies the data out itself. share_alloc: n zeroed
-	 * bytes at uaddr's offset in its page, for a read into
+	 * that the owner copies the data out itself. share_alloc: n bytes
+	 * (not zeroed: the caller zeroes what its device will not write, and
+	 * the memory holds nothing but the owner's own earlier data) at
+	 * uaddr's offset in its page, for a read into
 	 * [uaddr, uaddr + n), or NULL (none free, or the range is not
 	 * writeable: the caller bounces as before); *area names the shared
 	 * area, for the others. share_owns: p lies in area's memory.

@@ -14,9 +14,10 @@
  * Each bounced range keeps the user's offset within its page and has the
  * rest of its pages: the driver judges alignment as the user's buffer has
  * it, and the controller, which writes up to the end of each page its PRPs
- * name, stays inside. A read's bounce starts zeroed, so what the device did
- * not write reaches the user as zeros, never as the daemon's memory; only
- * the user's own length is copied back.
+ * name, stays inside. Of a read's bounce, what the device will not write
+ * is zeroed (read_xfer: all of it when we cannot tell), so it reaches the
+ * user as zeros, never as the daemon's memory; only the user's own length
+ * is copied back, and only after success.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -89,6 +90,39 @@ static bool may_share(struct request *rq, const struct user_mm *mm, bool write, 
 	       req->nvmeq->qid;
 }
 
+/*
+ * How many bytes from the start of a read's data the device writes when it
+ * succeeds, as far as we know it: all of a block read (its data is the
+ * transfer), nlb logical blocks of an NVMe Read on a namespace without
+ * metadata or protection; 0 when we cannot tell. A read's
+ * data goes to the user only after success (nvme_rq_bounce_out), so a
+ * bounce needs zeros only past this: the rest the device overwrites.
+ */
+static size_t read_xfer(struct request *rq)
+{
+	const struct ucmd_nvme_sqe *c = &nvme_req(rq)->cmd;
+	const struct nvme_ns *ns = rq->q->queuedata;
+
+	if (!nvme_req(rq)->nvmeq || !nvme_req(rq)->nvmeq->qid || !ns)
+		return 0;
+	if (c->opcode != nvme_cmd_read || (c->flags & 3) || c->nsid != ns->nsid || ns->ms ||
+	    ns->pi_type || ns->ext)
+		return 0;
+	return (size_t)((c->cdw12 & 0xffffu) + 1u) << ns->lba_shift;
+}
+
+/*
+ * Zero what the device will not write of a read's bounce for the user's
+ * [at, at + n) of the data (p holds it): bytes past xfer.
+ */
+static void zero_unwritten(void *p, size_t at, size_t n, size_t xfer)
+{
+	size_t skip = xfer > at ? xfer - at : 0;
+
+	if (skip < n)
+		memset((unsigned char *)p + skip, 0, n - skip);
+}
+
 /* Shared segments of dev[] (bits of mask) back to their area. */
 static void share_put_all(const struct user_mm *mm, void *area, const struct iovec *dev,
 			  uint64_t mask)
@@ -106,10 +140,11 @@ int nvme_rq_bounce(struct request *rq, const struct user_mm *meta_mm, bool write
 	struct iovec small[UCMD_FAST_IOV], *dev = small;
 	void *meta_local = NULL, *share = NULL;
 	struct nvme_bounce *b;
-	size_t need = 0, off = 0;
+	size_t need = 0, off = 0, at = 0;
 	unsigned nr = mm ? req->data.nr_segs : 0;
 	uint64_t shared = 0;
 	bool sharing = may_share(rq, mm, write, nr);
+	size_t xfer = write ? 0 : read_xfer(rq);
 
 	if (user_mm_is_self(meta_mm) || !rq->meta_len)
 		meta_mm = NULL;
@@ -140,10 +175,12 @@ int nvme_rq_bounce(struct request *rq, const struct user_mm *meta_mm, bool write
 			} else if (dev[i].iov_base) {
 				share = area;
 				shared |= 1ull << i;
+				zero_unwritten(dev[i].iov_base, at, l, xfer);
 			}
 		}
 		if (!dev[i].iov_base)
 			need += page_span(ua, l);
+		at += l;
 	}
 	if (meta_mm) {
 		meta_local = local_range(meta_mm, (uint64_t)(uintptr_t)rq->meta, rq->meta_len);
@@ -180,8 +217,6 @@ int nvme_rq_bounce(struct request *rq, const struct user_mm *meta_mm, bool write
 	b->share = share;
 	b->shared = shared;
 	b->len = need;
-	if (!write && need)
-		memset(b->buf, 0, need);
 	b->write = write;
 	b->meta_mm = meta_mm;
 	b->meta_uaddr = (uint64_t)(uintptr_t)rq->meta;
@@ -189,19 +224,26 @@ int nvme_rq_bounce(struct request *rq, const struct user_mm *meta_mm, bool write
 	b->user.mm = NULL;
 	b->user.nr_segs = 0;
 	b->user.alloc = NULL;
+	at = 0;
 	for (unsigned i = 0; i < nr; i++) {
 		uint64_t ua = (uint64_t)(uintptr_t)req->data.iov[i].iov_base;
+		size_t l = dev[i].iov_len;
 
+		at += l;
 		if (dev[i].iov_base)
 			continue;	/* the owner's: shared with us, or its bounce area */
-		dev[i].iov_base = bounce_place(b, &off, ua, dev[i].iov_len);
-		if (write && user_mm_copy_from(mm, dev[i].iov_base, ua, dev[i].iov_len))
+		dev[i].iov_base = bounce_place(b, &off, ua, l);
+		if (write && user_mm_copy_from(mm, dev[i].iov_base, ua, l))
 			goto fault;
+		if (!write)
+			zero_unwritten(dev[i].iov_base, at - l, l, xfer);
 	}
 	if (meta_mm && !meta_local) {
 		meta_local = bounce_place(b, &off, b->meta_uaddr, b->meta_len);
 		if (write && user_mm_copy_from(meta_mm, meta_local, b->meta_uaddr, b->meta_len))
 			goto fault;
+		if (!write)
+			memset(meta_local, 0, b->meta_len);
 	}
 	if (mm) {
 		/* the user's segments move to b; the request gets the device's */

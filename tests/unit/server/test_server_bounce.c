@@ -39,6 +39,8 @@ struct cring {
 	struct ucmdd_bounce_ctl *bctl;
 	struct ucmdd_bounce_rec *recs;
 	unsigned char *data;
+	struct ucmdd_bounce_wrec *wrecs;
+	unsigned char *wdata;
 };
 
 struct bt {
@@ -127,6 +129,9 @@ static void cring_open(struct sfx *s, struct cring *r)
 	r->bctl = (struct ucmdd_bounce_ctl *)r->bmem;
 	r->recs = (struct ucmdd_bounce_rec *)(r->bmem + r->brep.recs_off);
 	r->data = (unsigned char *)r->bmem + r->brep.data_off;
+	assert_true(r->brep.nr_wrecs >= 64 && r->brep.wdata_len >= 65536);
+	r->wrecs = (struct ucmdd_bounce_wrec *)(r->bmem + r->brep.wrecs_off);
+	r->wdata = (unsigned char *)r->bmem + r->brep.wdata_off;
 	/* one area per ring */
 	assert_int_equal(srv_ring_bounce(&s->c, (uint32_t)r->id, &r->brep, &bfd), -EEXIST);
 }
@@ -539,6 +544,231 @@ static void test_failed_read(void **state)
 	munmap(rd, 4096);
 }
 
+/*
+ * A read whose buffer is longer than the blocks it reads: what the device
+ * does not write reaches the buffer as zeros, never as what the bounce
+ * held before (the area's old data, the daemon's memory), in the area, in
+ * a later segment of a vectored read, and in a bounce of the daemon's own.
+ */
+static void test_unwritten_zeroed(void **state)
+{
+	struct bt *t = *state;
+	struct cring *r = &t->r;
+	unsigned lbs = t->s.fx.lbs, big = (SRV_BOUNCE_SEG_PAGES + 1) * 4096;
+	size_t zero_len = big;
+	char *w, *rd, *a, *b, *zeros = calloc(1, zero_len);
+	struct iovec iov[2];
+	struct nvme_uring_cmd u;
+	struct io_uring_sqe *sqe;
+	unsigned recs0;
+
+	assert_non_null(zeros);
+	srv_bounce_wait_ns = 60000000000ull;
+	cring_open(&t->s, r);
+	w = write_pattern(t, 72, big, 49);
+	/* old data everywhere in the area */
+	memset(r->data, 0xa5, r->brep.data_len);
+	rd = pages(2);
+	memset(rd, 0xee, 8192);
+	recs0 = r->bctl->tail;
+	fx_rw_cmd(&u, 0x02, t->s.fx.nsid, 72, 1, rd, 8192);
+	sqe = get_sqe(r);
+	ucmd_prep_nvme_cmd(sqe, t->s.ng, NVME_URING_CMD_IO, &u);
+	sqe->user_data = 1;
+	publish(r);
+	assert_int_equal(next_cqe(r, true).res, 0);
+	assert_int_equal(r->bctl->tail - recs0, 1);
+	assert_memory_equal(rd, w, lbs);
+	assert_memory_equal(rd + lbs, zeros, 8192 - lbs);
+
+	/* vectored: the first segment is the blocks read, the second none of them */
+	memset(r->data, 0xa5, r->brep.data_len);
+	a = pages(1);
+	b = pages(1);
+	memset(a, 0xee, 4096);
+	memset(b, 0xee, 4096);
+	/* the first ends where its page does: the PRPs' rule */
+	iov[0] = (struct iovec){ a + 4096 - lbs, lbs };
+	iov[1] = (struct iovec){ b, 4096 };
+	fx_rw_cmd(&u, 0x02, t->s.fx.nsid, 72, 1, (void *)iov, 2);
+	sqe = get_sqe(r);
+	ucmd_prep_nvme_cmd(sqe, t->s.ng, NVME_URING_CMD_IO_VEC, &u);
+	sqe->user_data = 2;
+	publish(r);
+	assert_int_equal(next_cqe(r, true).res, 0);
+	assert_memory_equal(a + 4096 - lbs, w, lbs);
+	assert_memory_equal(b, zeros, 4096);
+
+	/*
+	 * Too long for the area: the daemon's own bounce, first filled by a
+	 * read of all of it, then reused (the allocator hands the freed
+	 * buffer back) by one that reads a single block.
+	 */
+	munmap(rd, 8192);
+	rd = pages(big / 4096);
+	for (int pass = 0; pass < 2; pass++) {
+		memset(rd, 0xee, big);
+		fx_rw_cmd(&u, 0x02, t->s.fx.nsid, 72, pass ? 1 : big / lbs, rd, big);
+		sqe = get_sqe(r);
+		ucmd_prep_nvme_cmd(sqe, t->s.ng, NVME_URING_CMD_IO, &u);
+		sqe->user_data = 3;
+		publish(r);
+		assert_int_equal(next_cqe(r, true).res, 0);
+	}
+	assert_memory_equal(rd, w, lbs);
+	assert_memory_equal(rd + lbs, zeros, big - lbs);
+	munmap(rd, big);
+	munmap(a, 4096);
+	munmap(b, 4096);
+	munmap(w, big);
+	free(zeros);
+}
+
+/*
+ * What the client library does when it submits a write from plain memory:
+ * the data into the write area at off, the record for the SQE's position,
+ * all before the SQE is published.
+ */
+static void wrec(struct cring *r, unsigned pos, const void *data, void *addr, unsigned len,
+		 unsigned off, uint64_t ud)
+{
+	memcpy(r->wdata + off, data, len);
+	r->wrecs[pos & (r->brep.nr_wrecs - 1)] = (struct ucmdd_bounce_wrec){
+		.pos = pos, .len = len, .addr = (uint64_t)(uintptr_t)addr, .user_data = ud, .off = off
+	};
+}
+
+/* Read len bytes at slba back through a buffer of its own (the area's read path). */
+static void read_back(struct bt *t, uint64_t slba, char *out, unsigned len)
+{
+	prep_rw(&t->r, &t->s, 0x02, slba, out, len, 77);
+	publish(&t->r);
+	assert_int_equal(next_cqe(&t->r, true).res, 0);
+}
+
+/*
+ * A write whose data the client copied into the area as it submitted it:
+ * the device gets the area's copy, not what the buffer holds when the
+ * daemon issues it (the buffer was changed after the submit, as a program
+ * may once io_uring_enter returned). Then the daemon says the record is
+ * dead (wdone) once a pass after the SQE's began.
+ */
+static void test_write_from_area(void **state)
+{
+	struct bt *t = *state;
+	struct cring *r = &t->r;
+	unsigned len = 8192;
+	char *buf = pages(2), *want = malloc(len), *back = pages(2);
+	unsigned pos;
+
+	cring_open(&t->s, r);
+	fx_fill(want, len, 61);
+	memset(buf, 0x3c, len);		/* what the buffer holds by the time the daemon looks */
+	pos = r->tail;
+	wrec(r, pos, want, buf, len, 4096, 501);
+	prep_rw(r, &t->s, 0x01, 80, buf, len, 501);
+	publish(r);
+	assert_int_equal(next_cqe(r, true).res, 0);
+	read_back(t, 80, back, len);
+	assert_memory_equal(back, want, len);
+	/* the pass after the one that took it: the record and its data are the client's again */
+	assert_true((int)(__atomic_load_n(&r->bctl->wdone, __ATOMIC_ACQUIRE) - (pos + 1)) >= 0);
+	free(want);
+	munmap(buf, len);
+	munmap(back, len);
+}
+
+/*
+ * Records that do not match their request in every way, or that lie about
+ * the area, are not used: the daemon reads the client's memory as without
+ * one. Each write's buffer holds the truth, its record something else.
+ */
+static void test_write_bad_records(void **state)
+{
+	struct bt *t = *state;
+	struct cring *r = &t->r;
+	unsigned len = 4096, mask;
+	char *buf = pages(1), *back = pages(1), *lie = malloc(len);
+
+	cring_open(&t->s, r);
+	mask = r->brep.nr_wrecs - 1;
+	memset(lie, 0xd1, len);
+	for (int kind = 0; kind < 8; kind++) {
+		struct ucmdd_bounce_wrec *w;
+		unsigned pos = r->tail;
+
+		fx_fill(buf, len, 70 + kind);
+		wrec(r, pos, lie, buf, len, 0, 600 + kind);
+		w = &r->wrecs[pos & mask];
+		switch (kind) {
+		case 0: w->pos = pos + r->brep.nr_wrecs; break;	/* another position's */
+		case 1: w->user_data ^= 1; break;
+		case 2: w->addr += 64; break;
+		case 3: w->len = len / 2; break;
+		case 4: w->off = (uint32_t)r->brep.wdata_len; break;	/* past the area */
+		case 5: w->off = (uint32_t)r->brep.wdata_len - 100; break;	/* runs past it */
+		case 6: w->off = 0xffffffffu; w->len = 0xffffffffu; break;
+		case 7: memset(w, 0xff, sizeof(*w)); break;
+		}
+		prep_rw(r, &t->s, 0x01, 96, buf, len, 600 + kind);
+		publish(r);
+		assert_int_equal(next_cqe(r, true).res, 0);
+		read_back(t, 96, back, len);
+		assert_memory_equal(back, buf, len);
+	}
+	/* garbage everywhere in the write area: writes still send their buffers */
+	memset(r->wrecs, 0xa7, r->brep.nr_wrecs * sizeof(*r->wrecs));
+	memset(r->wdata, 0xa7, r->brep.wdata_len);
+	fx_fill(buf, len, 79);
+	prep_rw(r, &t->s, 0x01, 96, buf, len, 700);
+	publish(r);
+	assert_int_equal(next_cqe(r, true).res, 0);
+	read_back(t, 96, back, len);
+	assert_memory_equal(back, buf, len);
+	free(lie);
+	munmap(buf, len);
+	munmap(back, len);
+}
+
+/*
+ * Reads and writes mixed in one submission, the writes from the area, the
+ * reads into it: every read gets what was there before the batch (the
+ * writes go to other blocks), every write lands.
+ */
+static void test_mixed_rw(void **state)
+{
+	struct bt *t = *state;
+	struct cring *r = &t->r;
+	unsigned len = 4096, n = 8;
+	char *w, *rd = pages(n), *wb = pages(n), *back = pages(1);
+	char *want = malloc((size_t)n * len);
+
+	srv_bounce_wait_ns = 60000000000ull;
+	cring_open(&t->s, r);
+	w = write_pattern(t, 128, len, 81);
+	for (unsigned i = 0; i < n; i++) {
+		fx_fill(want + (size_t)i * len, len, 90 + i);
+		memset(wb + (size_t)i * len, 0, len);
+		wrec(r, r->tail, want + (size_t)i * len, wb + (size_t)i * len, len, i * len, 800 + i);
+		prep_rw(r, &t->s, 0x01, 136 + i * (len / t->s.fx.lbs), wb + (size_t)i * len, len,
+			800 + i);
+		prep_rw(r, &t->s, 0x02, 128, rd + (size_t)i * len, len, 900 + i);
+	}
+	publish(r);
+	for (unsigned i = 0; i < 2 * n; i++)
+		assert_int_equal(next_cqe(r, true).res, 0);
+	for (unsigned i = 0; i < n; i++) {
+		assert_memory_equal(rd + (size_t)i * len, w, len);
+		read_back(t, 136 + i * (len / t->s.fx.lbs), back, len);
+		assert_memory_equal(back, want + (size_t)i * len, len);
+	}
+	free(want);
+	munmap(w, len);
+	munmap(rd, (size_t)n * len);
+	munmap(wb, (size_t)n * len);
+	munmap(back, len);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -554,6 +784,13 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_failed_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_linked_read_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_linked_read_write, setup_thread, teardown),
+		cmocka_unit_test_setup_teardown(test_unwritten_zeroed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unwritten_zeroed, setup_thread, teardown),
+		cmocka_unit_test_setup_teardown(test_write_from_area, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_from_area, setup_thread, teardown),
+		cmocka_unit_test_setup_teardown(test_write_bad_records, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mixed_rw, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mixed_rw, setup_thread, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
