@@ -39,6 +39,12 @@ const int sv_fd0[] = {
 };
 const unsigned sv_nr_fd0 = sizeof(sv_fd0) / sizeof(sv_fd0[0]);
 
+const int sv_paths[] = {
+	__NR_stat, __NR_lstat, __NR_newfstatat, __NR_statx, __NR_access, __NR_faccessat,
+	__NR_faccessat2, __NR_readlink, __NR_readlinkat,
+};
+const unsigned sv_nr_paths = sizeof(sv_paths) / sizeof(sv_paths[0]);
+
 enum { L_ALLOW = -1, L_NOTIFY = -2, L_ENOSYS = -3, L_A0 = -4, L_A1 = -5, L_A4 = -6, L_SIG = -7,
        L_I386 = -8 };
 
@@ -125,6 +131,9 @@ int sv_dirs_filter_build(struct sock_filter *out)
 	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_openat, L_NOTIFY, 0);
 	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_creat, L_NOTIFY, 0);
 	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_getdents64, L_NOTIFY, 0);
+	/* the looks by path: a device's or the tree's are answered from the tree (sv_stat.c) */
+	for (unsigned i = 0; i < sv_nr_paths; i++)
+		emit(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)sv_paths[i], L_NOTIFY, 0);
 	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_openat2, L_ENOSYS, 0);
 	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_open_by_handle_at, L_ENOSYS, 0);
 	/* the calls on a device descriptor the supervisor gave (an open above) */

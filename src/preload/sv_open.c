@@ -416,7 +416,9 @@ void sv_open(struct sv *s, const struct seccomp_notif *req, int dirfd, uint64_t 
 	}
 	pl_path_fold(folded, abs);
 	if (pl_path_under(folded, "/dev") && folded[4] == '/' && pl_path_dev_name(folded + 5)) {
-		if (known_device(s, folded + 5)) {
+		/* a namespace attached since we started: the daemon's list again (--dirs) */
+		if (known_device(s, folded + 5) ||
+		    (s->dirs && sv_names_refresh(s, folded + 5))) {
 			open_device(s, req, folded + 5, flags, tg, a);
 		} else {
 			sv_trace(s, "%s: not one of ucmd's devices: ENOENT", folded);
@@ -424,5 +426,13 @@ void sv_open(struct sv *s, const struct seccomp_notif *req, int dirfd, uint64_t 
 		}
 		return;
 	}
-	open_plain(s, req, dirfd, path, flags, mode, tg, a);
+	/* the preload's tree (--dirs): its file, as the preload opens it */
+	ret = s->dirs ? sv_sysfs_where(s, path[0] == '/' ? NULL : base, path, flags, abs,
+				       sizeof(abs)) : 0;
+	if (ret < 0)
+		a->error = ret;
+	else if (ret > 0)
+		open_plain(s, req, AT_FDCWD, abs, flags, mode, tg, a);
+	else
+		open_plain(s, req, dirfd, path, flags, mode, tg, a);
 }

@@ -792,6 +792,8 @@ static int sync_locked(const char *root)
 	return pl_sysfs_mpath(root, v, n);
 }
 
+bool pl_sysfs_lock_nowait;
+
 static int lock_root(const char *root)
 {
 	char path[PATH_MAX];
@@ -802,7 +804,7 @@ static int lock_root(const char *root)
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	while (flock(fd, LOCK_EX)) {
+	while (flock(fd, LOCK_EX | (pl_sysfs_lock_nowait ? LOCK_NB : 0))) {
 		if (errno != EINTR) {
 			int ret = -errno;
 
