@@ -11,7 +11,7 @@
  *                                                   PATH's directory, opened raw)
  *   raw_stat cat PATH                               raw openat + read: the bytes
  *   raw_stat write PATH                             raw openat O_WRONLY: "ok" or the errno
- *   raw_stat bench N PATH                           N raw newfstatat: microseconds per call
+ *   raw_stat [libc] bench N PATH                    N newfstatat (libc: stat): microseconds per call
  *
  * An error prints "err <strerror>". Exit 0 unless the usage is wrong.
  */
@@ -81,7 +81,10 @@ int main(int argc, char **argv)
 			return 1;
 		clock_gettime(CLOCK_MONOTONIC, &a);
 		for (long i = 0; i < n; i++)
-			insn4(SYS_newfstatat, AT_FDCWD, (long)argv[3], (long)&st, 0);
+			if (use_libc)
+				stat(argv[3], &st);
+			else
+				insn4(SYS_newfstatat, AT_FDCWD, (long)argv[3], (long)&st, 0);
 		clock_gettime(CLOCK_MONOTONIC, &b);
 		printf("%.2f\n", ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / 1e3 / n);
 		return 0;
