@@ -38,6 +38,9 @@
  *   mmap                                                  on those numbers
  *   dup2, dup3                                            onto those numbers
  *   openat2                                               ENOSYS (libc falls back)
+ *   stat, lstat, newfstatat, statx, access, faccessat,
+ *   faccessat2, readlink, readlinkat                      --dirs: unless from the
+ *                                                         preload's trampoline
  *
  * Everything else runs as it would. The filter stays on whatever the
  * program execs and forks; when we are gone its trapped calls fail (ENOSYS).

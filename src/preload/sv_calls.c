@@ -73,8 +73,11 @@ void sv_serve(struct sv *s, const struct seccomp_notif *req, struct sv_ans *a)
 	case __NR_faccessat:
 	case __NR_faccessat2:
 	case __NR_readlink:
-	case __NR_readlinkat:	/* --dirs: by path */
-		sv_path_call(s, req, a);
+	case __NR_readlinkat:	/* --dirs: by path (a static program's filter never sends them) */
+		if (s->dirs)
+			sv_path_call(s, req, a);
+		else
+			a->cont = true;
 		break;
 	case __NR_rt_sigaction:	/* of SIGSYS, from a dynamic program (--dirs) */
 		sv_sigaction(s, req, tg, a);

@@ -19,7 +19,9 @@
  * ours is ENOTDIR, as Linux's device nodes and rings.
  *
  * A dynamic program's calls (--dirs: the preload has the devices its libc
- * opened) are served the same for /dev; for any other
+ * opened) are served the same for /dev, and a directory of the host's /sys
+ * that the preload's tree has too is the preload's merged listing
+ * (dirs_merge.c, sys_merged below); for any other
  * directory they go on to the kernel (SECCOMP_USER_NOTIF_FLAG_CONTINUE),
  * which costs half of making the call here. A program that moves /dev onto
  * the number between our look and the kernel's gets the host's /dev names
