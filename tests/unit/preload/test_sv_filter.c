@@ -21,12 +21,14 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
+#include "preload/preload.h"
 #include "preload/sv.h"
 
 static volatile int listener = -1;	/* set by the other thread */
@@ -96,12 +98,56 @@ static int calls(void)
 	return 0;
 }
 
+/*
+ * A system call of up to three arguments from code at addr (mapped there):
+ * its result, or -errno.
+ * "mov %rdi,%rax; mov %rsi,%rdi; mov %rdx,%rsi; mov %rcx,%rdx; syscall; ret"
+ */
+typedef long (*stub_fn)(long nr, long a0, long a1, long a2);
+
+static stub_fn stub_at(unsigned long addr)
+{
+	static const unsigned char code[] = { 0x48, 0x89, 0xf8, 0x48, 0x89, 0xf7, 0x48, 0x89, 0xd6,
+					      0x48, 0x89, 0xca, 0x0f, 0x05, 0xc3 };
+	void *p = mmap((void *)addr, 4096, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+
+	if (p != (void *)addr)
+		return NULL;
+	memcpy(p, code, sizeof(code));
+	if (mprotect(p, 4096, PROT_READ | PROT_EXEC))
+		return NULL;
+	return (stub_fn)p;
+}
+
 /* In the child, after the dynamic program's filter (--dirs): opens, getdents64, SIGSYS's rt_sigaction, calls on our numbers. */
 static int dirs_calls(void)
 {
+	stub_fn tramp = stub_at(PL_TRAMP_ADDR), past = stub_at(PL_TRAMP_ADDR + PL_TRAMP_LEN);
+	struct stat st;
+	char link[16];
 	long k[4];
 	char buf[8];
 	long fd;
+
+	/* the looks by path: the supervisor's unless made from the preload's trampoline */
+	EXPECT(tramp && past);
+	EXPECT(err(syscall(SYS_stat, "/", &st)) == EXDEV);
+	EXPECT(err(syscall(SYS_lstat, "/", &st)) == EXDEV);
+	EXPECT(err(syscall(SYS_newfstatat, AT_FDCWD, "/", &st, 0)) == EXDEV);
+	EXPECT(err(syscall(SYS_statx, AT_FDCWD, "/", 0, 0, buf)) == EXDEV);
+	EXPECT(err(syscall(SYS_access, "/", F_OK)) == EXDEV);
+	EXPECT(err(syscall(SYS_faccessat, AT_FDCWD, "/", F_OK)) == EXDEV);
+	EXPECT(err(syscall(SYS_faccessat2, AT_FDCWD, "/", F_OK, 0)) == EXDEV);
+	EXPECT(err(syscall(SYS_readlink, "/proc/self/exe", link, sizeof(link))) == EXDEV);
+	EXPECT(err(syscall(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", link, sizeof(link))) == EXDEV);
+	EXPECT(tramp(SYS_lstat, (long)"/", (long)&st, 0) == 0);
+	EXPECT(tramp(SYS_stat, (long)"/", (long)&st, 0) == 0);
+	EXPECT(tramp(SYS_access, (long)"/", F_OK, 0) == 0);
+	EXPECT(tramp(SYS_readlink, (long)"/proc/self/exe", (long)link, sizeof(link)) > 0);
+	EXPECT(past(SYS_stat, (long)"/", (long)&st, 0) == -EXDEV);
+	/* the trampoline lets the looks through, never an open */
+	EXPECT(tramp(SYS_openat, AT_FDCWD, (long)"/dev/null", O_RDONLY) == -EXDEV);
 
 	EXPECT(err(syscall(SYS_getdents64, 0, buf, sizeof(buf))) == EXDEV);
 	EXPECT(err(syscall(SYS_getdents64, SV_FD_BASE, buf, sizeof(buf))) == EXDEV);
