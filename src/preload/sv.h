@@ -45,6 +45,7 @@
 #include <linux/seccomp.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 
@@ -164,6 +165,13 @@ void sv_getdents(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct
  * files answered from the preload's tree (where.c), the rest continued
  */
 void sv_path_call(struct sv *s, const struct seccomp_notif *req, struct sv_ans *a);
+/*
+ * sv_stat.c (--dirs): what the preload's fstat of device name says (its
+ * placeholder in the tree, the device's kind and numbers): false when the
+ * tree has no such device
+ */
+struct statx;
+bool sv_tree_dev_stat(const char *name, struct stat *st, struct statx *stx);
 /* sv_pl.c: the preload's trace lines (pl_trace) go to stderr */
 extern bool sv_pl_trace;
 /* sv_sigsys.c: rt_sigaction of SIGSYS (--dirs): recorded per thread group, never made */

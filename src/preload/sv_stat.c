@@ -148,3 +148,23 @@ void sv_path_call(struct sv *s, const struct seccomp_notif *req, struct sv_ans *
 	else
 		a->val = ret;
 }
+
+bool sv_tree_dev_stat(const char *name, struct stat *st, struct statx *stx)
+{
+	const struct pl_devinfo *d = pl_devinfo(name);
+	const char *root = d ? pl_root() : NULL;
+	char ph[PATH_MAX];
+
+	if (!root || snprintf(ph, sizeof(ph), "%s/dev/%s", root, name) >= (int)sizeof(ph))
+		return false;
+	if (stx) {
+		if (syscall(SYS_statx, AT_FDCWD, ph, 0, STATX_BASIC_STATS, stx))
+			return false;
+		pl_statx_fix(d, stx);
+		return true;
+	}
+	if (stat(ph, st))
+		return false;
+	pl_stat_fix(d, st);
+	return true;
+}

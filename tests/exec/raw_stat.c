@@ -9,6 +9,7 @@
  *   raw_stat [libc] access|faccessat|faccessat2 PATH r|w
  *   raw_stat [libc] readlink|readlinkat PATH        the target (readlinkat: relative to
  *                                                   PATH's directory, opened raw)
+ *   raw_stat fstat PATH                             raw openat + fstat, as stat prints it
  *   raw_stat cat PATH                               raw openat + read: the bytes
  *   raw_stat write PATH                             raw openat O_WRONLY: "ok" or the errno
  *   raw_stat [libc] bench N PATH                    N newfstatat (libc: stat): microseconds per call
@@ -145,6 +146,12 @@ int main(int argc, char **argv)
 		buf[r] = '\0';
 		printf("%s\n", buf);
 		return 0;
+	} else if (!strcmp(op, "fstat")) {
+		long fd = insn4(SYS_openat, AT_FDCWD, (long)path, O_RDONLY, 0);
+
+		if (fd < 0)
+			return printf("err %s\n", strerror((int)-fd)), 0;
+		r = insn3(SYS_fstat, fd, (long)&st, 0);
 	} else if (!strcmp(op, "cat") || !strcmp(op, "write")) {
 		char buf[65536];
 		int w = op[0] == 'w';

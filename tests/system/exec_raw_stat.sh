@@ -7,7 +7,8 @@
 # ucmd does not have (ENOENT) and of the generated /sys tree (its files,
 # directories and links), byte for byte; its own opens of /sys attributes
 # read the tree's values, and an open for writing is EACCES (a rescan is
-# taken); its own listing of /sys/block shows ucmd's namespace beside the
+# taken), and fstat of a device it opened so says what stat of its path
+# says; its own listing of /sys/block shows ucmd's namespace beside the
 # host's disks, as ls does. A path that is neither is the host's
 # (/etc/passwd, /dev/null).
 source "$(dirname "$0")/lib/common.sh"
@@ -61,6 +62,17 @@ grep -qE "^readlink /sys/block/nvme0n1: \.\./devices/pci0000:00/0000:00:[0-9a-f]
 grep -qE "^readlinkat /sys/class/nvme/nvme0/device: \.\./\.\./\.\./0000:00:[0-9a-f]{2}\.0 \|" \
 	"$T/looks.txt" || fail "readlinkat device: $(grep "^readlinkat /sys/class/nvme/nvme0/device" "$T/looks.txt")"
 grep -q "^stat /dev/null: type=c mode=0666 rdev=1:3 " "$T/looks.txt" || fail "/dev/null is not the host's"
+
+step "fstat of a device its own openat gave: what stat of the path says (kind, mode, numbers)"
+for p in /dev/nvme0 /dev/ng0n1 /dev/nvme0n1; do
+	f=$(timeout 60 "$UCMD" exec --ctrl "$CTRL" -- "$T/raw_stat" fstat $p 2>&1) || fail "fstat $p: $f"
+	l=$(grep "^stat $p: " "$T/looks.txt")
+	l=${l#stat $p: }
+	l=${l%% | *}
+	# another exec, another tree: all but the placeholder's inode
+	[ "${f% ino=*}" = "${l% ino=*}" ] && [ -n "${f% ino=*}" ] ||
+		fail "fstat of a raw-opened $p says '$f', stat of its path '$l'"
+done
 
 step "its own opens of /sys: the tree's attributes; written, EACCES; a rescan taken"
 out=$(timeout 120 "$UCMD" exec --ctrl "$CTRL" -- sh -c "'$T/raw_stat' cat /sys/block/nvme0n1/size;
