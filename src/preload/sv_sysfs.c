@@ -38,6 +38,13 @@ int sv_sysfs_where(struct sv *s, const char *base, const char *path, int flags, 
 	if (w.kind != PL_WHERE_SYS)
 		return 0;	/* /dev's are sv_open.c's own */
 	ret = pl_where_open(&w, flags);
+	/*
+	 * a rescan's sync found the tree's lock held: a process of the program
+	 * is bringing the tree up to date at this moment (we never wait for it,
+	 * sv_pl.c); the rescan is that one
+	 */
+	if (ret == -EWOULDBLOCK)
+		ret = 0;
 	if (ret) {
 		sv_trace(s, "%s: %s", path, strerror(-ret));
 		return ret;
