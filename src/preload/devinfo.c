@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <nvme/types.h>
@@ -302,4 +304,25 @@ unsigned pl_devinfo_list(const struct pl_devinfo **out, unsigned max)
 	}
 	pthread_mutex_unlock(&devs_lock);
 	return n;
+}
+
+/* What a device node stats as (its placeholder's times and mode bits; the node's kind and numbers). */
+void pl_stat_fix(const struct pl_devinfo *d, struct stat *st)
+{
+	st->st_mode = (d->kind == PL_DEV_NS_BLK ? S_IFBLK : S_IFCHR) | (st->st_mode & 07777);
+	st->st_rdev = makedev(d->major, d->minor);
+	st->st_size = 0;
+	st->st_blocks = 0;
+	st->st_blksize = 4096;
+}
+
+void pl_statx_fix(const struct pl_devinfo *d, struct statx *stx)
+{
+	stx->stx_mode = (uint16_t)((d->kind == PL_DEV_NS_BLK ? S_IFBLK : S_IFCHR) |
+				   (stx->stx_mode & 07777));
+	stx->stx_rdev_major = d->major;
+	stx->stx_rdev_minor = d->minor;
+	stx->stx_size = 0;
+	stx->stx_blocks = 0;
+	stx->stx_blksize = 4096;
 }

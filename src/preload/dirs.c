@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "preload.h"
@@ -42,169 +43,26 @@ struct mdir {
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-/* merge() reads the host's directory: its getdents64 calls are the host's (dirs_raw.c) */
-static __thread bool merging;
 static struct mdir *tab[MAX_MERGED];
 static atomic_uint nr_merged;	/* readdir's fast path: nothing merged is open */
 
-/* Is the host's PCI function dir/name an NVMe controller (its class file)? */
-static bool host_pci_nvme(const char *dir, const char *name)
-{
-	int (*real_open)(const char *, int, ...) = pl_next("open");
-	char path[PATH_MAX], class_text[32];
-	ssize_t n;
-	int fd;
-
-	if (name[0] == '.' ||
-	    snprintf(path, sizeof(path), "%s/%s/class", dir, name) >= (int)sizeof(path))
-		return false;
-	fd = real_open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, class_text, sizeof(class_text) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	class_text[n] = '\0';
-	return pl_pci_class_nvme(class_text);
-}
-
-/*
- * A host entry that ucmd's view leaves out: the host's NVMe devices, their
- * class entries, and the PCI functions that are NVMe controllers where the
- * tree puts its own (a function behind a host bridge the tree does not
- * have stays in that bridge's host listing).
- */
-static bool host_hidden(const char *dir, const char *name)
-{
-	char path[PATH_MAX], target[PATH_MAX];
-	ssize_t (*real_readlink)(const char *, char *, size_t) = pl_next("readlink");
-	ssize_t n;
-
-	if (!strcmp(dir, "/dev"))
-		return pl_path_dev_name(name);
-	if (!strcmp(dir, "/sys/block") || !strcmp(dir, "/sys/class/block") ||
-	    !strcmp(dir, "/sys/class/nvme") || !strcmp(dir, "/sys/class/nvme-generic") ||
-	    !strcmp(dir, "/sys/class/nvme-subsystem"))
-		return !strncmp(name, "nvme", 4) || !strncmp(name, "ng", 2);
-	if (!strncmp(dir, "/sys/devices/pci", 16) || !strcmp(dir, "/sys/bus/pci/devices"))
-		return host_pci_nvme(dir, name);
-	if (!strcmp(dir, "/sys/bus/pci/drivers/nvme"))
-		return strchr(name, ':') != NULL;	/* the host's bindings: 0000:01:00.0 */
-	if (strcmp(dir, "/sys/dev/block") && strcmp(dir, "/sys/dev/char"))
-		return false;
-	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
-		return false;
-	n = real_readlink(path, target, sizeof(target) - 1);
-	if (n <= 0)
-		return false;
-	target[n] = '\0';
-	return strstr(target, "/nvme/") || strstr(target, "/nvme-generic/");
-}
-
-/* A file sysfs.c is writing (<name>.tmp<pid>, renamed into place): not an entry yet. */
-static bool transient(const char *name)
-{
-	const char *t = strstr(name, ".tmp");
-
-	if (!t)
-		return false;
-	t += 4;
-	if (!*t)
-		return false;
-	while (*t >= '0' && *t <= '9')
-		t++;
-	return !*t;
-}
-
-static int add(struct mdir *m, unsigned *cap, const char *name, unsigned char type, ino_t ino)
-{
-	if (m->n == *cap) {
-		unsigned nc = *cap ? *cap * 2 : 64;
-		struct pl_dirent *e = realloc(m->e, nc * sizeof(*e));
-
-		if (!e)
-			return -ENOMEM;
-		m->e = e;
-		*cap = nc;
-	}
-	snprintf(m->e[m->n].name, sizeof(m->e[m->n].name), "%s", name);
-	m->e[m->n].type = type;
-	m->e[m->n].ino = ino;
-	m->n++;
-	return 0;
-}
-
 /*
  * The merged listing of host directory dir (absolute, folded), read
- * through d (consumed), if the tree has a directory there too. NULL if
- * not (d untouched) or on failure.
+ * through d (consumed), if the tree has a directory there too
+ * (dirs_merge.c). NULL if not (d untouched) or on failure.
  */
 static struct mdir *merge(DIR *d, const char *dir)
 {
-	struct dirent64 *(*real_readdir)(DIR *) = pl_next("readdir64");
-	DIR *(*real_opendir)(const char *) = pl_next("opendir");
-	int (*real_closedir)(DIR *) = pl_next("closedir");
-	int (*real_lstat)(const char *, struct stat *) = pl_next("lstat");
-	char tdir[PATH_MAX], path[PATH_MAX];
-	const char *root;
-	struct dirent64 *de;
-	struct mdir *m;
-	struct stat st;
-	unsigned cap = 0;
-	DIR *td;
+	struct mdir *m = calloc(1, sizeof(*m));
 
-	if (strcmp(dir, "/dev") && !pl_path_under(dir, "/sys"))
+	if (!m)
 		return NULL;
-	root = pl_root();
-	if (!root || snprintf(tdir, sizeof(tdir), "%s%s", root, dir) >= (int)sizeof(tdir))
-		return NULL;
-	if (real_lstat(tdir, &st) || !S_ISDIR(st.st_mode))
-		return NULL;
-	td = real_opendir(tdir);
-	if (!td)
-		return NULL;
-	m = calloc(1, sizeof(*m));
-	if (!m) {
-		real_closedir(td);
+	if (pl_dir_merge(d, dir, &m->e, &m->n)) {
+		free(m);
 		return NULL;
 	}
 	m->d = d;
-	merging = true;
-	while ((de = real_readdir(d))) {
-		if (host_hidden(dir, de->d_name))
-			continue;
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
-		    snprintf(path, sizeof(path), "%s/%s", tdir, de->d_name) < (int)sizeof(path) &&
-		    !real_lstat(path, &st))
-			continue;	/* the tree's, below */
-		if (add(m, &cap, de->d_name, de->d_type, de->d_ino))
-			goto fail;
-	}
-	while ((de = real_readdir(td))) {
-		unsigned char type = de->d_type;
-
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || transient(de->d_name))
-			continue;
-		if (!strcmp(dir, "/dev")) {
-			const struct pl_devinfo *dev = pl_devinfo(de->d_name);
-
-			if (!dev)
-				continue;	/* a namespace gone since */
-			type = dev->kind == PL_DEV_NS_BLK ? DT_BLK : DT_CHR;
-		}
-		if (add(m, &cap, de->d_name, type, de->d_ino))
-			goto fail;
-	}
-	merging = false;
-	real_closedir(td);
 	return m;
-fail:
-	merging = false;
-	real_closedir(td);
-	free(m->e);
-	free(m);
-	return NULL;
 }
 
 static void track(DIR *d, const char *dir)
@@ -266,7 +124,6 @@ void pl_dir_opened(DIR *d, const char *path)
 PL_EXPORT DIR *fdopendir(int fd)
 {
 	DIR *(*real)(int) = pl_next("fdopendir");
-	ssize_t (*real_readlink)(const char *, char *, size_t) = pl_next("readlink");
 	char proc[64], dir[PATH_MAX];
 	DIR *d = real(fd);
 	ssize_t n;
@@ -274,7 +131,8 @@ PL_EXPORT DIR *fdopendir(int fd)
 	if (!d)
 		return NULL;
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	n = real_readlink(proc, dir, sizeof(dir) - 1);
+	/* from the trampoline: no notification for a look of our own (sv_filter.c) */
+	n = pl_raw_syscall(__NR_readlinkat, AT_FDCWD, (long)proc, (long)dir, sizeof(dir) - 1, 0, 0);
 	if (n > 0 && dir[0] == '/') {
 		dir[n] = '\0';
 		track(d, dir);
@@ -490,35 +348,4 @@ nomem:
 	free(v);
 	errno = ENOMEM;
 	return -1;
-}
-
-bool pl_dir_merging(void)
-{
-	return merging;
-}
-
-int pl_dir_listing(const char *dir, struct pl_dirent **out, unsigned *n)
-{
-	DIR *(*real_opendir)(const char *) = pl_next("opendir");
-	int (*real_closedir)(DIR *) = pl_next("closedir");
-	struct mdir *m;
-	DIR *d;
-
-	if (merging)
-		return -ENOENT;	/* merge()'s own read of the host's directory */
-	if (strcmp(dir, "/dev") && !pl_path_under(dir, "/sys"))
-		return -ENOENT;
-	merging = true;		/* opendir's own getdents64 calls, if any */
-	d = real_opendir(dir);
-	merging = false;
-	if (!d)
-		return -errno;
-	m = merge(d, dir);
-	real_closedir(d);
-	if (!m)
-		return -ENOENT;
-	*out = m->e;
-	*n = m->n;
-	free(m);
-	return 0;
 }

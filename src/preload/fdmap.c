@@ -156,26 +156,6 @@ int pl_dev_open(const struct pl_devinfo *d, int flags)
 	return fd;
 }
 
-void pl_stat_fix(const struct pl_devinfo *d, struct stat *st)
-{
-	st->st_mode = (d->kind == PL_DEV_NS_BLK ? S_IFBLK : S_IFCHR) | (st->st_mode & 07777);
-	st->st_rdev = makedev(d->major, d->minor);
-	st->st_size = 0;
-	st->st_blocks = 0;
-	st->st_blksize = 4096;
-}
-
-void pl_statx_fix(const struct pl_devinfo *d, struct statx *stx)
-{
-	stx->stx_mode = (uint16_t)((d->kind == PL_DEV_NS_BLK ? S_IFBLK : S_IFCHR) |
-				   (stx->stx_mode & 07777));
-	stx->stx_rdev_major = d->major;
-	stx->stx_rdev_minor = d->minor;
-	stx->stx_size = 0;
-	stx->stx_blocks = 0;
-	stx->stx_blksize = 4096;
-}
-
 /* ---- the daemon's side of inherited descriptors ---- */
 
 void pl_fdmap_reopen(struct ucmd_engine *e)

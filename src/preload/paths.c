@@ -41,214 +41,10 @@
 
 #include "preload.h"
 
-enum kind { P_NONE, P_DEV, P_SYS };
-
-struct where {
-	enum kind kind;
-	const struct pl_devinfo *dev;	/* P_DEV */
-	char path[PATH_MAX];		/* P_DEV: the placeholder; P_SYS: in the tree */
-	char norm[PATH_MAX];		/* the path as the program meant it, absolute */
-	bool host;			/* P_SYS: path is the host's (norm), reached from the tree */
-};
-
-/* The parts of /sys that are wholly the tree's: the host's NVMe devices are not shown. */
-static const char *const sys_own[] = {
-	"/sys/class/nvme", "/sys/class/nvme-generic", "/sys/class/nvme-subsystem",
-	"/sys/devices/virtual/nvme-subsystem",
-};
-/* Directories where the host's NVMe devices would be: without a tree, their NVMe names are denied. */
-static const char *const sys_shared[] = {
-	"/sys/block/", "/sys/class/block/", "/sys/dev/block/", "/sys/dev/char/",
-};
-
-/*
- * Does norm (under /sys) lead into the tree? What the tree has is the
- * tree's, except a directory that the host has too (/sys/block,
- * /sys/devices/pci0000:00, /sys/bus/pci/devices...): that stays the
- * host's, and a listing of it shows the tree's entries beside the host's
- * (dirs.c), as one directory.
- */
-static bool in_tree(const char *root, const char *norm)
-{
-	char path[PATH_MAX];
-	struct stat st, hst;
-	int (*real_lstat)(const char *, struct stat *) = pl_next("lstat");
-	int (*real_stat)(const char *, struct stat *) = pl_next("stat");
-
-	if (snprintf(path, sizeof(path), "%s%s", root, norm) >= (int)sizeof(path))
-		return false;
-	if (real_lstat(path, &st))
-		return false;
-	return !S_ISDIR(st.st_mode) || real_stat(norm, &hst) || !S_ISDIR(hst.st_mode);
-}
-
-/*
- * Under ucmd exec (UCMD_DAEMON set) an NVMe name is ucmd's or nothing: one
- * the daemon does not have, or any while the daemon cannot be reached,
- * leads to a path that does not exist (ENOENT), never to the host's
- * /dev/nvme* or its NVMe entries in /sys.
- */
-static void deny(struct where *w)
-{
-	if (!getenv(PL_ENV_DAEMON))
-		return;
-	snprintf(w->path, sizeof(w->path), "/proc/self/ucmd-exec-no-such-device");
-	w->kind = P_SYS;
-}
-
-/*
- * A directory of the tree (a dirfd the program opened through /sys or
- * /dev, its working directory) is known to the program by its /sys or /dev
- * name: base becomes that, and the ".." that lead up from it are taken
- * off (base is the kernel's name of the directory, without links), so
- * that "../" from /sys/devices/pci0000:00/0000:00:04.0 is the host's
- * /sys/devices/pci0000:00 as for the program (find and fts walk back up
- * so). False if base is not in the tree.
- */
-static bool from_tree(char *base, const char **path)
-{
-	const char *root = pl_root();
-	size_t n = root ? strlen(root) : 0;
-
-	if (!n || strncmp(base, root, n) || (base[n] != '/' && base[n]))
-		return false;
-	memmove(base, base + n, strlen(base + n) + 1);
-	if (strncmp(base, "/dev", 4) && strncmp(base, "/sys", 4))
-		return false;	/* the root's own files */
-	while (!strcmp(*path, "..") || !strncmp(*path, "../", 3)) {
-		char *slash = strrchr(base, '/');
-
-		if (slash == base)
-			return false;	/* up to / itself: not ucmd's business */
-		*slash = '\0';
-		*path += (*path)[2] ? 3 : 2;
-	}
-	return true;
-}
-
-/*
- * Where does the program's path lead: one of ucmd's devices, the tree, or
- * not ucmd's business (P_NONE, also when there is no daemon or no tree).
- */
-static void classify_in(int dirfd, const char *path, struct where *w, bool *moved)
-{
-	char abs[PATH_MAX];
-	const char *root;
-
-	if (!path || !*path)
-		return;
-	if (path[0] == '/') {
-		if (strncmp(path, "/dev/", 5) && strncmp(path, "/sys/", 5) &&
-		    strncmp(path, "//", 2))
-			return; /* the common case, decided without a system call */
-		if (strlen(path) >= sizeof(abs))
-			return;
-		strcpy(abs, path);
-	} else {
-		char base[PATH_MAX];
-		ssize_t n;
-
-		if (dirfd == AT_FDCWD) {
-			if (!getcwd(base, sizeof(base)))
-				return;
-			n = (ssize_t)strlen(base);
-		} else {
-			char proc[64];
-			ssize_t (*real_readlink)(const char *, char *, size_t) =
-				pl_next("readlink");
-
-			snprintf(proc, sizeof(proc), "/proc/self/fd/%d", dirfd);
-			n = real_readlink(proc, base, sizeof(base) - 1);
-			if (n <= 0)
-				return;
-			base[n] = '\0';
-		}
-		base[n] = '\0';
-		if (strncmp(base, "/dev", 4) && strncmp(base, "/sys", 4)) {
-			if (!from_tree(base, &path))
-				return;
-			*moved = true;
-		}
-		if (snprintf(abs, sizeof(abs), "%s/%s", base, path) >= (int)sizeof(abs))
-			return;
-	}
-	pl_path_fold(w->norm, abs);
-
-	if (!strncmp(w->norm, "/dev/", 5)) {
-		const char *name = w->norm + 5;
-
-		if (!pl_path_dev_name(name))
-			return;
-		w->dev = pl_devinfo(name);
-		root = w->dev ? pl_root() : NULL;
-		if (!root || snprintf(w->path, sizeof(w->path), "%s/dev/%s", root, name) >=
-				     (int)sizeof(w->path)) {
-			deny(w);
-			return;
-		}
-		w->kind = P_DEV;
-		return;
-	}
-	bool own = false;
-	size_t shared = 0;
-
-	if (strncmp(w->norm, "/sys/", 5))
-		return;
-	for (size_t i = 0; i < sizeof(sys_own) / sizeof(sys_own[0]); i++)
-		own |= pl_path_under(w->norm, sys_own[i]);
-	for (size_t i = 0; !own && i < sizeof(sys_shared) / sizeof(sys_shared[0]); i++)
-		if (!strncmp(w->norm, sys_shared[i], strlen(sys_shared[i])))
-			shared = strlen(sys_shared[i]);
-	root = pl_root();
-	if (!root) {
-		if (own || (shared && (!strncmp(w->norm + shared, "nvme", 4) ||
-				       !strncmp(w->norm + shared, "ng", 2))))
-			deny(w);
-		return;
-	}
-	if (!own && !in_tree(root, w->norm))
-		return;
-	if (snprintf(w->path, sizeof(w->path), "%s%s", root, w->norm) >= (int)sizeof(w->path))
-		return;
-	w->kind = P_SYS;
-}
-
-/*
- * An open of a file of the tree, before it is made: sysfs's attributes
- * are read-only (EACCES for writing or creating, as kernfs answers for an
- * attribute without a store), except the rescans, which are taken: the
- * device list is read again and the tree brought up to date (Linux scans
- * the bus, or the controller's namespaces). A PCI function's resource0 is
- * written again with the controller's registers as they are now.
- */
-static int sys_open(const struct where *w, int flags)
-{
-	const char *root = pl_root(), *base = strrchr(w->path, '/');
-	size_t n = root ? strlen(root) : 0;
-	bool writing = (flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC));
-	int ret;
-
-	if (!n || strncmp(w->path, root, n) || w->path[n] != '/' || !base)
-		return 0;	/* the denied path: ENOENT from the kernel */
-	base++;
-	if (writing) {
-		if (strcmp(base, "rescan") && strcmp(base, "rescan_controller"))
-			return -EACCES;
-		ret = pl_devinfo_reload();
-		return ret ? ret : pl_sysfs_sync(root);
-	}
-	if (!strcmp(base, "resource0")) {
-		ret = pl_sysfs_regs(w->path);
-		/* the daemon's refusal is the open's; a file not a function's is left alone */
-		return ret == -ENOENT ? 0 : ret;
-	}
-	return 0;
-}
-
 /* sys_open's verdict as libc's: -1 and errno, or 0. */
-static int sys_open_ok(const struct where *w, int flags)
+static int sys_open_ok(const struct pl_where *w, int flags)
 {
-	int ret = w->kind == P_SYS ? sys_open(w, flags) : 0;
+	int ret = pl_where_open(w, flags);
 
 	if (ret) {
 		errno = -ret;
@@ -257,19 +53,37 @@ static int sys_open_ok(const struct where *w, int flags)
 	return 0;
 }
 
-static void classify(int dirfd, const char *path, struct where *w)
+/*
+ * Where does the program's path lead (where.c): relative paths against
+ * the working directory or dirfd, as the kernel names it.
+ */
+static void classify(int dirfd, const char *path, struct pl_where *w)
 {
-	bool moved = false;
+	char base[PATH_MAX];
 
-	w->kind = P_NONE;
+	w->kind = PL_WHERE_NONE;
 	w->host = false;
-	classify_in(dirfd, path, w, &moved);
-	if (moved && w->kind == P_NONE) {
-		/* relative to a tree directory, yet the host's: by its absolute name */
-		snprintf(w->path, sizeof(w->path), "%s", w->norm);
-		w->kind = P_SYS;
-		w->host = true;
+	if (!path || !*path)
+		return;
+	if (path[0] != '/') {
+		ssize_t n;
+
+		if (dirfd == AT_FDCWD) {
+			if (!getcwd(base, sizeof(base)))
+				return;
+		} else {
+			char proc[64];
+
+			/* from the trampoline: no notification for a look of our own (sv_filter.c) */
+			snprintf(proc, sizeof(proc), "/proc/self/fd/%d", dirfd);
+			n = pl_raw_syscall(__NR_readlinkat, AT_FDCWD, (long)proc, (long)base,
+					   sizeof(base) - 1, 0, 0);
+			if (n <= 0)
+				return;
+			base[n] = '\0';
+		}
 	}
+	pl_where(path[0] == '/' ? NULL : base, path, w);
 }
 
 static bool needs_mode(int flags)
@@ -278,11 +92,11 @@ static bool needs_mode(int flags)
 }
 
 /* An open of the tree's resource0 made fd: its reads are the registers at each read (res0.c). */
-static int res0_opened(const struct where *w, int fd)
+static int res0_opened(const struct pl_where *w, int fd)
 {
 	const char *base = strrchr(w->path, '/');
 
-	if (fd >= 0 && w->kind == P_SYS && !w->host && base && !strcmp(base, "/resource0")) {
+	if (fd >= 0 && w->kind == PL_WHERE_SYS && !w->host && base && !strcmp(base, "/resource0")) {
 		int saved = errno;
 
 		pl_res0_opened(fd, w->path);
@@ -318,7 +132,7 @@ static int judged(int fd)
 static int open_judged(int dirfd, const char *path, int flags, mode_t mode)
 {
 	char copy[PATH_MAX];
-	struct where w;
+	struct pl_where w;
 	size_t len;
 	long fd;
 
@@ -333,11 +147,11 @@ static int open_judged(int dirfd, const char *path, int flags, mode_t mode)
 	}
 	memcpy(copy, path, len + 1);
 	classify(dirfd, copy, &w);
-	if (w.kind == P_DEV)
+	if (w.kind == PL_WHERE_DEV)
 		return pl_dev_open(w.dev, flags);
 	if (sys_open_ok(&w, flags))
 		return -1;
-	fd = pl_open_judged(dirfd, w.kind == P_SYS ? w.path : copy, flags, needs_mode(flags) ? mode : 0);
+	fd = pl_open_judged(dirfd, w.kind == PL_WHERE_SYS ? w.path : copy, flags, needs_mode(flags) ? mode : 0);
 	if (fd < 0) {
 		errno = (int)-fd;
 		return -1;
@@ -486,14 +300,14 @@ static FILE *fopen_judged(const char *path, const char *mode, bool *done)
 
 static FILE *do_fopen(const char *sym, const char *path, const char *mode)
 {
-	struct where w;
+	struct pl_where w;
 	bool done;
 	FILE *fast = fopen_judged(path, mode, &done);
 
 	if (done)
 		return fast;
 	classify(AT_FDCWD, path, &w);
-	if (w.kind == P_DEV) {
+	if (w.kind == PL_WHERE_DEV) {
 		int flags = fopen_flags(mode), fd;
 		FILE *f;
 
@@ -513,10 +327,10 @@ static FILE *do_fopen(const char *sym, const char *path, const char *mode)
 		}
 		return f;
 	}
-	if (w.kind == P_SYS && fopen_flags(mode) >= 0 && sys_open_ok(&w, fopen_flags(mode)))
+	if (w.kind == PL_WHERE_SYS && fopen_flags(mode) >= 0 && sys_open_ok(&w, fopen_flags(mode)))
 		return NULL;
 	FILE *(*real)(const char *, const char *) = pl_next(sym);
-	FILE *f = real(w.kind == P_SYS ? w.path : path, mode);
+	FILE *f = real(w.kind == PL_WHERE_SYS ? w.path : path, mode);
 	struct stat st;
 
 	if (f && !pl_raw_syscall(__NR_fstat, fileno(f), (long)&st, 0, 0, 0, 0) &&
@@ -540,17 +354,62 @@ PL_EXPORT FILE *fopen64(const char *path, const char *mode)
 
 /* ---- the stat family: a device stats as the device (its placeholder, fixed) ---- */
 
+/*
+ * The looks (stat, access, readlink) are made here once the path is
+ * judged, from the trampoline, which ucmd-supervise's filter lets through
+ * (sv_filter.c): the supervisor serves only the program's own instruction
+ * and libc's inner calls, and the common look costs no notification.
+ * Return values as libc's: -1 and errno.
+ */
+static long looked(long r)
+{
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+static int raw_fstatat(int dirfd, const char *p, struct stat *st, int flags)
+{
+	return (int)looked(pl_raw_syscall(__NR_newfstatat, dirfd, (long)p, (long)st, flags, 0, 0));
+}
+
+static int raw_statx(int dirfd, const char *p, int flags, unsigned mask, struct statx *stx)
+{
+	return (int)looked(pl_raw_syscall(__NR_statx, dirfd, (long)p, flags, mask, (long)stx, 0));
+}
+
+static int raw_faccessat(int dirfd, const char *p, int amode, int flags)
+{
+	long r = flags ? pl_raw_syscall(__NR_faccessat2, dirfd, (long)p, amode, flags, 0, 0)
+		       : pl_raw_syscall(__NR_faccessat, dirfd, (long)p, amode, 0, 0, 0);
+
+	if (r == -ENOSYS && flags) {
+		/* before Linux 5.8: glibc's own emulation of the flags */
+		int (*real)(int, const char *, int, int) = raw_faccessat;
+
+		return real(dirfd, p, amode, flags);
+	}
+	return (int)looked(r);
+}
+
+static ssize_t raw_readlinkat(int dirfd, const char *p, char *buf, size_t size)
+{
+	return looked(pl_raw_syscall(__NR_readlinkat, dirfd, (long)p, (long)buf, (long)size, 0, 0));
+}
+
 /* An AT_EMPTY_PATH path: "" (or NULL, which Linux 6.11 takes too). */
 static bool empty(const char *path)
 {
 	return !path || !*path;
 }
 
-static int do_fstatat(const char *sym, int dirfd, const char *path, struct stat *st, int flags)
+static int do_fstatat(int dirfd, const char *path, struct stat *st, int flags)
 {
-	int (*real)(int, const char *, struct stat *, int) = pl_next(sym);
+	int (*real)(int, const char *, struct stat *, int) = raw_fstatat;
 	struct pl_file *f;
-	struct where w;
+	struct pl_where w;
 	int ret;
 
 	if ((flags & AT_EMPTY_PATH) && empty(path) && (f = pl_fd(dirfd))) {
@@ -560,66 +419,66 @@ static int do_fstatat(const char *sym, int dirfd, const char *path, struct stat 
 		return ret;
 	}
 	classify(dirfd, path, &w);
-	if (w.kind == P_NONE)
+	if (w.kind == PL_WHERE_NONE)
 		return real(dirfd, path, st, flags);
 	ret = real(AT_FDCWD, w.path, st, flags);
-	if (!ret && w.kind == P_DEV)
+	if (!ret && w.kind == PL_WHERE_DEV)
 		pl_stat_fix(w.dev, st);
 	return ret;
 }
 
 PL_EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags)
 {
-	return do_fstatat("fstatat", dirfd, path, st, flags);
+	return do_fstatat(dirfd, path, st, flags);
 }
 
 PL_EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
 {
 	/* one layout on 64-bit Linux: struct stat64 is struct stat */
 	_Static_assert(sizeof(struct stat64) == sizeof(struct stat), "stat64 is stat");
-	return do_fstatat("fstatat64", dirfd, path, (struct stat *)st, flags);
+	return do_fstatat(dirfd, path, (struct stat *)st, flags);
 }
 
-static int do_stat(const char *sym, const char *path, struct stat *st)
+static int do_stat(bool nofollow, const char *path, struct stat *st)
 {
-	int (*real)(const char *, struct stat *) = pl_next(sym);
-	struct where w;
+	int flags = nofollow ? AT_SYMLINK_NOFOLLOW : 0;
+	struct pl_where w;
 	int ret;
 
 	classify(AT_FDCWD, path, &w);
-	if (w.kind == P_NONE)
-		return real(path, st);
-	ret = real(w.path, st);
-	if (!ret && w.kind == P_DEV)
+	if (w.kind == PL_WHERE_NONE)
+		return raw_fstatat(AT_FDCWD, path, st, flags);
+	ret = raw_fstatat(AT_FDCWD, w.path, st, flags);
+	if (!ret && w.kind == PL_WHERE_DEV)
 		pl_stat_fix(w.dev, st);
 	return ret;
 }
 
 PL_EXPORT int stat(const char *path, struct stat *st)
 {
-	return do_stat("stat", path, st);
+	return do_stat(false, path, st);
 }
 
 PL_EXPORT int stat64(const char *path, struct stat64 *st)
 {
-	return do_stat("stat64", path, (struct stat *)st);
+	return do_stat(false, path, (struct stat *)st);
 }
 
 PL_EXPORT int lstat(const char *path, struct stat *st)
 {
-	return do_stat("lstat", path, st);
+	return do_stat(true, path, st);
 }
 
 PL_EXPORT int lstat64(const char *path, struct stat64 *st)
 {
-	return do_stat("lstat64", path, (struct stat *)st);
+	return do_stat(true, path, (struct stat *)st);
 }
 
 PL_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *stx)
 {
-	int (*real)(int, const char *, int, unsigned, struct statx *) = pl_next("statx");
+	int (*real)(int, const char *, int, unsigned, struct statx *) = raw_statx;
 	struct pl_file *f;
-	struct where w;
+	struct pl_where w;
 	int ret;
 
 	if ((flags & AT_EMPTY_PATH) && empty(path) && (f = pl_fd(dirfd))) {
@@ -629,20 +488,20 @@ PL_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struc
 		return ret;
 	}
 	classify(dirfd, path, &w);
-	if (w.kind == P_NONE)
+	if (w.kind == PL_WHERE_NONE)
 		return real(dirfd, path, flags, mask, stx);
 	ret = real(AT_FDCWD, w.path, flags, mask, stx);
-	if (!ret && w.kind == P_DEV)
+	if (!ret && w.kind == PL_WHERE_DEV)
 		pl_statx_fix(w.dev, stx);
 	return ret;
 }
 
 const char *pl_path_for(const char *path, char buf[PATH_MAX])
 {
-	struct where w;
+	struct pl_where w;
 
 	classify(AT_FDCWD, path, &w);
-	if (w.kind == P_NONE)
+	if (w.kind == PL_WHERE_NONE)
 		return path;
 	memcpy(buf, w.path, strlen(w.path) + 1);
 	return buf;
@@ -652,20 +511,19 @@ const char *pl_path_for(const char *path, char buf[PATH_MAX])
 
 PL_EXPORT int access(const char *path, int amode)
 {
-	int (*real)(const char *, int) = pl_next("access");
-	struct where w;
+	struct pl_where w;
 
 	classify(AT_FDCWD, path, &w);
-	return real(w.kind == P_NONE ? path : w.path, amode);
+	return raw_faccessat(AT_FDCWD, w.kind == PL_WHERE_NONE ? path : w.path, amode, 0);
 }
 
 PL_EXPORT int faccessat(int dirfd, const char *path, int amode, int flags)
 {
-	int (*real)(int, const char *, int, int) = pl_next("faccessat");
-	struct where w;
+	int (*real)(int, const char *, int, int) = raw_faccessat;
+	struct pl_where w;
 
 	classify(dirfd, path, &w);
-	if (w.kind == P_NONE)
+	if (w.kind == PL_WHERE_NONE)
 		return real(dirfd, path, amode, flags);
 	return real(AT_FDCWD, w.path, amode, flags);
 }
@@ -675,17 +533,17 @@ PL_EXPORT int faccessat(int dirfd, const char *path, int amode, int flags)
 PL_EXPORT DIR *opendir(const char *path)
 {
 	DIR *(*real)(const char *) = pl_next("opendir");
-	struct where w;
+	struct pl_where w;
 
 	DIR *d;
 
 	classify(AT_FDCWD, path, &w);
-	if (w.kind == P_DEV) {
+	if (w.kind == PL_WHERE_DEV) {
 		errno = ENOTDIR;
 		return NULL;
 	}
-	d = real(w.kind == P_SYS ? w.path : path);
-	if (d && (w.kind == P_NONE || w.host))	/* one the tree has too lists both (dirs.c) */
+	d = real(w.kind == PL_WHERE_SYS ? w.path : path);
+	if (d && (w.kind == PL_WHERE_NONE || w.host))	/* one the tree has too lists both (dirs.c) */
 		pl_dir_opened(d, w.host ? w.path : path);
 	return d;
 }
@@ -698,21 +556,21 @@ typedef int (*compar_fn)(const struct dirent **, const struct dirent **);
 PL_EXPORT int scandir(const char *path, struct dirent ***list, filter_fn filter, compar_fn compar)
 {
 	int (*real)(const char *, struct dirent ***, filter_fn, compar_fn) = pl_next("scandir");
-	struct where w;
+	struct pl_where w;
 
 	classify(AT_FDCWD, path, &w);
-	if (w.kind == P_DEV) {
+	if (w.kind == PL_WHERE_DEV) {
 		errno = ENOTDIR;
 		return -1;
 	}
-	if (w.kind == P_NONE) {
+	if (w.kind == PL_WHERE_NONE) {
 		int n = pl_dir_scandir(path, (struct dirent64 ***)list, (filter64_fn)filter,
 				       (compar64_fn)compar);
 
 		if (n != -2)
 			return n;
 	}
-	return real(w.kind == P_SYS ? w.path : path, list, filter, compar);
+	return real(w.kind == PL_WHERE_SYS ? w.path : path, list, filter, compar);
 }
 
 PL_EXPORT int scandir64(const char *path, struct dirent64 ***list, filter64_fn filter,
@@ -720,40 +578,39 @@ PL_EXPORT int scandir64(const char *path, struct dirent64 ***list, filter64_fn f
 {
 	int (*real)(const char *, struct dirent64 ***, filter64_fn, compar64_fn) =
 		pl_next("scandir64");
-	struct where w;
+	struct pl_where w;
 
 	classify(AT_FDCWD, path, &w);
-	if (w.kind == P_DEV) {
+	if (w.kind == PL_WHERE_DEV) {
 		errno = ENOTDIR;
 		return -1;
 	}
-	if (w.kind == P_NONE) {
+	if (w.kind == PL_WHERE_NONE) {
 		int n = pl_dir_scandir(path, (struct dirent64 ***)list, (filter64_fn)filter,
 				       (compar64_fn)compar);
 
 		if (n != -2)
 			return n;
 	}
-	return real(w.kind == P_SYS ? w.path : path, list, filter, compar);
+	return real(w.kind == PL_WHERE_SYS ? w.path : path, list, filter, compar);
 }
 
 /* The tree's links are relative, as sysfs's: what they say is right as /sys's. */
 PL_EXPORT ssize_t readlink(const char *path, char *buf, size_t size)
 {
-	ssize_t (*real)(const char *, char *, size_t) = pl_next("readlink");
-	struct where w;
+	struct pl_where w;
 
 	classify(AT_FDCWD, path, &w);
-	return real(w.kind == P_NONE ? path : w.path, buf, size);
+	return raw_readlinkat(AT_FDCWD, w.kind == PL_WHERE_NONE ? path : w.path, buf, size);
 }
 
 PL_EXPORT ssize_t readlinkat(int dirfd, const char *path, char *buf, size_t size)
 {
-	ssize_t (*real)(int, const char *, char *, size_t) = pl_next("readlinkat");
-	struct where w;
+	ssize_t (*real)(int, const char *, char *, size_t) = raw_readlinkat;
+	struct pl_where w;
 
 	classify(dirfd, path, &w);
-	if (w.kind == P_NONE)
+	if (w.kind == PL_WHERE_NONE)
 		return real(dirfd, path, buf, size);
 	return real(AT_FDCWD, w.path, buf, size);
 }
@@ -767,13 +624,13 @@ static char *do_realpath(const char *path, char *resolved)
 	char *(*real)(const char *, char *) = pl_next("realpath");
 	char tmp[PATH_MAX], *r;
 	const char *root;
-	struct where w;
+	struct pl_where w;
 	size_t n;
 
 	classify(AT_FDCWD, path, &w);
-	if (w.kind == P_NONE)
+	if (w.kind == PL_WHERE_NONE)
 		return real(path, resolved);
-	if (w.kind == P_DEV) {
+	if (w.kind == PL_WHERE_DEV) {
 		if (resolved) {
 			strcpy(resolved, w.norm);
 			return resolved;

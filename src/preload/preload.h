@@ -46,6 +46,7 @@
 #ifndef UCMD_PRELOAD_H
 #define UCMD_PRELOAD_H
 
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -261,6 +262,12 @@ int pl_sysfs_build(const char *root);
  * 0 or -errno.
  */
 int pl_sysfs_sync(const char *root);
+/*
+ * Set by ucmd-supervise once the tree is built: its build and sync then
+ * never wait for the tree's lock (-EWOULDBLOCK), since the process holding
+ * it may be waiting for the supervisor to make its opens.
+ */
+extern bool pl_sysfs_lock_nowait;
 /* The tree's writes (sysfs_mpath.c's too), each appearing whole (renamed into place): */
 /* <dir>/<name> holds the formatted value and a newline. 0 or -errno. */
 int pl_sysfs_put(const char *dir, const char *name, const char *fmt, ...)
@@ -326,10 +333,49 @@ struct pl_dirent {
  * them): 0, -ENOENT if dir is not one the tree has too, or -errno.
  */
 int pl_dir_listing(const char *dir, struct pl_dirent **out, unsigned *n);
+/*
+ * dirs_merge.c: that listing of host directory dir read through d (the
+ * caller's, read to its end) into *out (malloc'ed, *n entries): 0, -ENOENT
+ * if the tree has no such directory, -ENOMEM.
+ */
+int pl_dir_merge(struct __dirstream *d, const char *dir, struct pl_dirent **out, unsigned *n);
 /* Is this thread inside a merge (reading the host's directory for it)? */
 bool pl_dir_merging(void);
 /* dirs_raw.c: the getdents64 system call (the SIGSYS trap, syscall()): false if fd is not a merged directory. */
 bool pl_dir_getdents64(int fd, void *buf, size_t count, long *ret);
+
+/* ---- where.c: where a path call's path leads (the preload's and ucmd-supervise's) ---- */
+
+enum pl_where_kind {
+	PL_WHERE_NONE,		/* not ucmd's business: the host's, untouched */
+	PL_WHERE_DEV,		/* one of ucmd's devices: path is its placeholder */
+	PL_WHERE_SYS,		/* the tree's: path is the file in the tree (or the denied path) */
+};
+
+struct pl_where {
+	enum pl_where_kind kind;
+	const struct pl_devinfo *dev;	/* PL_WHERE_DEV */
+	char path[PATH_MAX];		/* DEV: the placeholder; SYS: in the tree */
+	char norm[PATH_MAX];		/* the path as the program meant it, absolute */
+	bool host;			/* SYS: path is the host's (norm), reached from the tree */
+};
+
+/* An NVMe name ucmd does not have leads here: a path that does not exist (ENOENT). */
+#define PL_WHERE_DENIED "/proc/self/ucmd-exec-no-such-device"
+
+/*
+ * Where path leads; base is the directory a relative path starts from, as
+ * the kernel names it (the working directory, a dirfd's /proc link), or
+ * NULL (a relative path is then not ucmd's).
+ */
+void pl_where(const char *base, const char *path, struct pl_where *w);
+/*
+ * An open with flags of where w leads, before it is made: 0 to go on (open
+ * w->path), or -errno. sysfs's attributes are read-only (EACCES for
+ * writing), the rescans are taken (the tree brought up to date), a
+ * resource0 written again with the registers as they are now.
+ */
+int pl_where_open(const struct pl_where *w, int flags);
 
 /* ---- paths.c ---- */
 /* The path interposers (open*, stat*, access, opendir, readlink...), and: */

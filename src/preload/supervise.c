@@ -38,6 +38,9 @@
  *   mmap                                                  on those numbers
  *   dup2, dup3                                            onto those numbers
  *   openat2                                               ENOSYS (libc falls back)
+ *   stat, lstat, newfstatat, statx, access, faccessat,
+ *   faccessat2, readlink, readlinkat                      --dirs: unless from the
+ *                                                         preload's trampoline
  *
  * Everything else runs as it would. The filter stays on whatever the
  * program execs and forks; when we are gone its trapped calls fail (ENOSYS).
@@ -66,9 +69,10 @@
 
 #include <ucmd/daemon.h>
 
+#include "preload/preload.h"
 #include "preload/sv.h"
 
-#define MAX_NAMES 256
+#define MAX_NAMES ((int)SV_MAX_NAMES)
 
 static struct sv sv;
 static pid_t child;
@@ -361,6 +365,12 @@ int main(int argc, char **argv)
 		return 126;
 	}
 	sv.sock = sock_path;
+	sv_pl_trace = sv.trace;
+	/* the tree code (sv_pl.c) finds the daemon as the program's preload does */
+	if (dirs_only && setenv(PL_ENV_DAEMON, sock_path, 0)) {
+		fprintf(stderr, "ucmd exec: environment: %s\n", strerror(errno));
+		return 126;
+	}
 	ret = ucmd_engine_connect(sock_path, &sv.e);
 	if (ret) {
 		fprintf(stderr, "ucmd exec: cannot reach ucmdd at %s: %s\n", sock_path,
@@ -383,6 +393,14 @@ int main(int argc, char **argv)
 			fprintf(stderr, "ucmd exec: %s\n", strerror(ENOMEM));
 			return 126;
 		}
+	/*
+	 * The tree, built now by the preload's own code (sv_pl.c) before any
+	 * process of the program can hold its lock: a process holding it waits
+	 * for us to make its opens, so from here on we never wait for it.
+	 */
+	if (dirs_only && !pl_root())
+		sv_trace(&sv, "no device tree: the program's own looks at /sys are the host's");
+	pl_sysfs_lock_nowait = true;
 	/* a dynamic program's too: its own open instruction is served here (sv_open.c) */
 	dev = make_placeholders();
 	if (!dev) {

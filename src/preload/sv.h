@@ -27,6 +27,9 @@
  *   sv_own.c     what goes through a buffer of ours on a connection of our
  *                own: partial-block reads and writes, BLKZEROOUT, BLKDISCARD
  *   sv_dirs.c    getdents64: /dev lists ucmd's devices, not the host's NVMe
+ *   sv_stat.c    stat, access, readlink and their family by path (--dirs): the tree's
+ *   sv_sysfs.c   opens into the tree (--dirs); the device list read again on a miss
+ *   sv_pl.c      the preload's tree code (where.c, sysfs.c, devinfo.c, dirs_merge.c) here
  *   sv_sigsys.c  rt_sigaction of SIGSYS (--dirs): the program's, not the kernel's
  *   sv_fork.c    the program's descendants, each served as a process of its own
  *   sv_geo.c     a block namespace's size and block size, read at open
@@ -47,6 +50,7 @@
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 
@@ -55,6 +59,7 @@
 
 #define SV_FD_BASE 960u		/* below the default RLIMIT_NOFILE soft limit (1024) */
 #define SV_FD_NR 64u
+#define SV_MAX_NAMES 256u	/* the daemon's devices we know */
 
 #define SV_REG_RINGS 16u	/* IO_RINGFD_REG_MAX: registered ring indexes per thread */
 #define SV_REG_MAX 128u		/* registered rings across threads */
@@ -202,6 +207,15 @@ void sv_open_as(struct sv *s, const struct seccomp_notif *req, int dfd, const ch
  */
 void sv_svtab_update(struct sv *s, int fd);
 void sv_svtab_give(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);
+/*
+ * sv_sysfs.c (--dirs): where an open of path (base: its directory, for a
+ * relative one) leads in the preload's tree: 1 and the file to open in
+ * out, 0 if not the tree's, or -errno (EACCES: written; a rescan's error)
+ */
+int sv_sysfs_where(struct sv *s, const char *base, const char *path, int flags, char *out,
+		   size_t len);
+/* the daemon's device list read again, new names kept (placeholders made): does it have name? */
+bool sv_names_refresh(struct sv *s, const char *name);
 /* sv_uring.c: io_uring_setup/enter/register, mmap of a number of ours */
 void sv_uring_setup(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);
 void sv_uring_enter(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);
@@ -216,6 +230,21 @@ struct sv_fd *sv_reg_ring(struct sv *s, pid_t tid, uint64_t idx, int *err);
 void sv_ring_put(struct sv *s, struct sv_fd *f);
 /* sv_dirs.c: getdents64 (every call): /dev with ucmd's devices and none of the host's NVMe */
 void sv_getdents(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);
+/*
+ * sv_stat.c (--dirs): stat, lstat, newfstatat, statx, access, faccessat,
+ * faccessat2, readlink, readlinkat by path: ucmd's devices and the tree's
+ * files answered from the preload's tree (where.c), the rest continued
+ */
+void sv_path_call(struct sv *s, const struct seccomp_notif *req, struct sv_ans *a);
+/*
+ * sv_stat.c (--dirs): what the preload's fstat of device name says (its
+ * placeholder in the tree, the device's kind and numbers): false when the
+ * tree has no such device
+ */
+struct statx;
+bool sv_tree_dev_stat(const char *name, struct stat *st, struct statx *stx);
+/* sv_pl.c: the preload's trace lines (pl_trace) go to stderr */
+extern bool sv_pl_trace;
 /* sv_sigsys.c: rt_sigaction of SIGSYS (--dirs): recorded per thread group, never made */
 void sv_sigaction(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);
 /* sv_geo.c: the block device of namespace node name ("nvme0n1") and its DSM: 0 or -errno */
@@ -241,6 +270,8 @@ extern const int sv_always[];	/* every call */
 extern const unsigned sv_nr_always;
 extern const int sv_fd0[];	/* when argument 0 is a number of ours */
 extern const unsigned sv_nr_fd0;
+extern const int sv_paths[];	/* --dirs: every call (the looks by path, sv_stat.c) */
+extern const unsigned sv_nr_paths;
 /* sv_filter.c: the filter into out (SV_FILTER_MAX entries); its length, or -EINVAL. */
 #define SV_FILTER_MAX 128
 struct sock_filter;

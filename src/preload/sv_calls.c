@@ -62,6 +62,29 @@ void sv_serve(struct sv *s, const struct seccomp_notif *req, struct sv_ans *a)
 	case __NR_getdents64:
 		sv_getdents(root, req, tg, a);
 		break;
+	case __NR_newfstatat:
+	case __NR_statx: {
+		/* a device fd of ours (fstat's AT_EMPTY_PATH), else a path (--dirs) */
+		struct sv_fd *f = sv_slot_of(s, g[0]);
+
+		if (s->dirs && !(f && f->kind != SV_FREE && !f->closed))
+			sv_path_call(s, req, a);
+		else
+			sv_fd_call(s, req, tg, a);
+		break;
+	}
+	case __NR_stat:
+	case __NR_lstat:
+	case __NR_access:
+	case __NR_faccessat:
+	case __NR_faccessat2:
+	case __NR_readlink:
+	case __NR_readlinkat:	/* --dirs: by path (a static program's filter never sends them) */
+		if (s->dirs)
+			sv_path_call(s, req, a);
+		else
+			a->cont = true;
+		break;
 	case __NR_rt_sigaction:	/* of SIGSYS, from a dynamic program (--dirs) */
 		sv_sigaction(root, req, tg, a);
 		break;

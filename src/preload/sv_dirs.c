@@ -19,7 +19,9 @@
  * ours is ENOTDIR, as Linux's device nodes and rings.
  *
  * A dynamic program's calls (--dirs: the preload has the devices its libc
- * opened) are served the same for /dev; for any other
+ * opened) are served the same for /dev, and a directory of the host's /sys
+ * that the preload's tree has too is the preload's merged listing
+ * (dirs_merge.c, sys_merged below); for any other
  * directory they go on to the kernel (SECCOMP_USER_NOTIF_FLAG_CONTINUE),
  * which costs half of making the call here. A program that moves /dev onto
  * the number between our look and the kernel's gets the host's /dev names
@@ -28,11 +30,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -41,15 +46,8 @@
 
 #define SV_DENTS_MAX (64u * 1024)
 
-/* The merged /dev's entry i: its name, type and inode; false past the end. */
-struct ent {
-	char name[256];
-	unsigned char type;
-	uint64_t ino;
-};
-
 /* The host's /dev less its NVMe nodes, then ucmd's devices: up to max in out; the count. */
-static int dev_listing(struct sv *s, struct ent *out, int max)
+static int dev_listing(struct sv *s, struct pl_dirent *out, int max)
 {
 	DIR *d = opendir("/dev");
 	struct dirent *de;
@@ -96,7 +94,7 @@ static int dev_listing(struct sv *s, struct ent *out, int max)
 }
 
 /* Records of entries pos.. into buf (count bytes): bytes written, *next the next index. */
-static long dev_records(const struct ent *e, int n, int64_t pos, char *buf, size_t count,
+static long dev_records(const struct pl_dirent *e, int n, int64_t pos, char *buf, size_t count,
 			int64_t *next)
 {
 	size_t used = 0;
@@ -143,6 +141,52 @@ static int their_fd(struct sv *s, pid_t tg, int fd)
 	return dup;
 }
 
+/*
+ * A dynamic program's listing (--dirs) of a directory of the host's /sys
+ * that the preload's tree has too (/sys/block, /sys/class,
+ * /sys/devices/pci0000:00...): the preload's merged listing
+ * (dirs_merge.c), positions as /dev's. True when it answered; false for
+ * any other directory (the kernel's own listing: the tree's directories
+ * themselves, opened in the tree, list as they are).
+ */
+static bool sys_merged(struct sv *s, const struct seccomp_notif *req, int fd, size_t count,
+		       struct sv_ans *a)
+{
+	char link[64], dir[PATH_MAX];
+	struct pl_dirent *e = NULL;
+	struct statfs sfs;
+	unsigned n = 0;
+	int64_t pos, next;
+	char *buf;
+	ssize_t len;
+	long ret;
+
+	if (fstatfs(fd, &sfs) || sfs.f_type != SYSFS_MAGIC)
+		return false;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	len = readlink(link, dir, sizeof(dir) - 1);
+	if (len <= 0)
+		return false;
+	dir[len] = '\0';
+	if (pl_dir_listing(dir, &e, &n))
+		return false;
+	buf = malloc(count ? count : 1);
+	pos = lseek(fd, 0, SEEK_CUR);
+	ret = buf ? dev_records(e, (int)n, pos, buf, count, &next) : -ENOMEM;
+	if (ret >= 0 && lseek(fd, next, SEEK_SET) < 0)
+		ret = -errno;
+	if (ret > 0 && sv_mem_out((pid_t)req->pid, req->data.args[1], buf, (size_t)ret))
+		ret = -EFAULT;
+	sv_trace(s, "getdents64 of %s: the host's and the tree's: %ld", dir, ret);
+	free(buf);
+	free(e);
+	if (ret < 0)
+		a->error = (int)ret;
+	else
+		a->val = ret;
+	return true;
+}
+
 void sv_getdents(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a)
 {
 	const __u64 *g = req->data.args;
@@ -168,6 +212,11 @@ void sv_getdents(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct
 		return;
 	}
 	if (s->dirs && !is_host_dev(s, &st)) {
+		/* a directory of the host's /sys that the preload's tree has too: the merged listing */
+		if (sys_merged(s, req, fd, count, a)) {
+			close(fd);
+			return;
+		}
 		/* a dynamic program's other directories: the kernel's call, on its own descriptor */
 		a->cont = true;
 		close(fd);
@@ -182,7 +231,7 @@ void sv_getdents(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct
 			ret = -errno;
 	} else {
 		enum { MAX_ENTS = 4096 };
-		struct ent *e = malloc(MAX_ENTS * sizeof(*e));
+		struct pl_dirent *e = malloc(MAX_ENTS * sizeof(*e));
 		int n = e ? dev_listing(s, e, MAX_ENTS) : -ENOMEM;
 		int64_t pos = lseek(fd, 0, SEEK_CUR), next;
 

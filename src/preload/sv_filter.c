@@ -14,7 +14,11 @@
  * has judged itself, with a path copied into its own memory
  * (docs/security.md, "The preload's opens"); for the calls on a device descriptor such an open gave (the
  * static program's numbers); for rt_sigaction of SIGSYS not made from the
- * preload's trampoline (sv_sigsys.c). openat2 and open_by_handle_at are
+ * preload's trampoline (sv_sigsys.c); for stat, access, readlink and
+ * their family by path not made from that trampoline (sv_stat.c: the
+ * preload makes those of libc's interposers there, having judged the path
+ * itself, so that only the program's own instruction and libc's internal
+ * calls cost a notification). openat2 and open_by_handle_at are
  * ENOSYS, as are the opens and listings of i386 and every x32 call, so
  * that none reaches the host's /dev; everything else runs untouched.
  * Jumps are written as labels and resolved at the end (BPF jumps forward
@@ -43,8 +47,14 @@ const int sv_fd0[] = {
 };
 const unsigned sv_nr_fd0 = sizeof(sv_fd0) / sizeof(sv_fd0[0]);
 
+const int sv_paths[] = {
+	__NR_stat, __NR_lstat, __NR_newfstatat, __NR_statx, __NR_access, __NR_faccessat,
+	__NR_faccessat2, __NR_readlink, __NR_readlinkat,
+};
+const unsigned sv_nr_paths = sizeof(sv_paths) / sizeof(sv_paths[0]);
+
 enum { L_ALLOW = -1, L_NOTIFY = -2, L_ENOSYS = -3, L_A0 = -4, L_A1 = -5, L_A4 = -6, L_SIG = -7,
-       L_I386 = -8, L_OPENAT = -9 };
+       L_I386 = -8, L_OPENAT = -9, L_TRAMP = -10 };
 
 struct insn {
 	struct sock_filter f;
@@ -114,7 +124,7 @@ int sv_dirs_filter_build(struct sock_filter *out)
 		I386_NR_open, I386_NR_creat, I386_NR_getdents, I386_NR_getdents64, I386_NR_openat,
 		I386_NR_open_by_handle_at, I386_NR_openat2,
 	};
-	int where[10] = { 0 };
+	int where[12] = { 0 };
 
 	n_insn = 0;
 	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch), 0, 0);
@@ -129,6 +139,9 @@ int sv_dirs_filter_build(struct sock_filter *out)
 	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_openat, L_OPENAT, 0);
 	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_creat, L_NOTIFY, 0);
 	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_getdents64, L_NOTIFY, 0);
+	/* the looks by path: a device's or the tree's are answered from the tree (sv_stat.c) */
+	for (unsigned i = 0; i < sv_nr_paths; i++)
+		emit(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)sv_paths[i], L_TRAMP, 0);
 	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_openat2, L_ENOSYS, 0);
 	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_open_by_handle_at, L_ENOSYS, 0);
 	/* the calls on a device descriptor the supervisor gave (an open above) */
@@ -149,6 +162,12 @@ int sv_dirs_filter_build(struct sock_filter *out)
 	where[-L_SIG] = (int)n_insn;
 	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args), 0, 0);
 	emit(BPF_JMP | BPF_JEQ | BPF_K, SIGSYS, 0, L_ALLOW);
+	/*
+	 * ... and the looks by path the preload makes itself once it has
+	 * judged the path (paths.c): those of its trampoline page run, the
+	 * others come to us (sv_stat.c)
+	 */
+	where[-L_TRAMP] = (int)n_insn;
 	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, instruction_pointer) + 4, 0, 0);
 	emit(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)(PL_TRAMP_ADDR >> 32), 0, L_NOTIFY);
 	emit(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, instruction_pointer), 0, 0);

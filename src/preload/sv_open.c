@@ -429,12 +429,16 @@ void sv_open(struct sv *s, const struct seccomp_notif *req, int dirfd, uint64_t 
 	}
 	pl_path_fold(folded, abs);
 	if (pl_path_under(folded, "/dev") && folded[4] == '/' && pl_path_dev_name(folded + 5)) {
-		if (known_device(s, folded + 5) && changed) {
+		/* a namespace attached since we started: the daemon's list again (--dirs) */
+		bool known = known_device(s, folded + 5) ||
+			     (s->dirs && sv_names_refresh(s, folded + 5));
+
+		if (known && changed) {
 			/* the daemon would judge our connection's credentials, not the thread's */
 			sv_trace(s, "%s: the caller's credentials, root or mounts are no longer the "
 				 "ones it started with: EACCES", folded);
 			a->error = -EACCES;
-		} else if (known_device(s, folded + 5)) {
+		} else if (known) {
 			open_device(s, req, folded + 5, flags, tg, a);
 		} else {
 			sv_trace(s, "%s: not one of ucmd's devices: ENOENT", folded);
@@ -442,5 +446,13 @@ void sv_open(struct sv *s, const struct seccomp_notif *req, int dirfd, uint64_t 
 		}
 		return;
 	}
-	open_plain(s, req, dirfd, path, flags, mode, tg, changed, a);
+	/* the preload's tree (--dirs): its file, as the preload opens it */
+	ret = s->dirs ? sv_sysfs_where(s, path[0] == '/' ? NULL : base, path, flags, abs,
+				       sizeof(abs)) : 0;
+	if (ret < 0)
+		a->error = ret;
+	else if (ret > 0)
+		open_plain(s, req, AT_FDCWD, abs, flags, mode, tg, changed, a);
+	else
+		open_plain(s, req, dirfd, path, flags, mode, tg, changed, a);
 }

@@ -28,18 +28,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static long raw5(long nr, long a0, long a1, long a2, long a3, long a4)
-{
-	long ret;
-	register long r10 __asm__("r10") = a3;
-	register long r8 __asm__("r8") = a4;
-
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "a"(nr), "D"(a0), "S"(a1), "d"(a2), "r"(r10), "r"(r8)
-			 : "rcx", "r11", "memory");
-	return ret;
-}
+#include "insn.h"
 
 static const char *ename(long e)
 {
@@ -69,15 +58,15 @@ int main(int argc, char **argv)
 
 	fflush(stdout);
 	if (!strcmp(argv[1], "execve")) {
-		ret = raw5(__NR_execve, (long)argv[2], (long)args, (long)env, 0, 0);
+		ret = insn5(__NR_execve, (long)argv[2], (long)args, (long)env, 0, 0);
 	} else if (!strcmp(argv[1], "execve-badenv")) {
-		ret = raw5(__NR_execve, (long)argv[2], (long)args, 16, 0, 0);
+		ret = insn5(__NR_execve, (long)argv[2], (long)args, 16, 0, 0);
 	} else if (!strcmp(argv[1], "execveat")) {
 		int fd = open(argv[2], O_RDONLY | O_CLOEXEC);
 
 		if (fd < 0)
 			return 2;
-		ret = raw5(__NR_execveat, fd, (long)"", (long)args, (long)env, AT_EMPTY_PATH);
+		ret = insn5(__NR_execveat, fd, (long)"", (long)args, (long)env, AT_EMPTY_PATH);
 	} else if (!strcmp(argv[1], "spawn")) {
 		pid_t pid;
 		int st, err = posix_spawn(&pid, argv[2], NULL, NULL, args, env);

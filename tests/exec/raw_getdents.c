@@ -27,23 +27,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "insn.h"
+
 static int use_syscall, use_insn;
 
 /* getdents64 with our own instruction: -errno or the bytes */
 static long insn_getdents64(int fd, void *buf, unsigned long len)
 {
-#ifdef __x86_64__
-	long ret;
-
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "0"((long)SYS_getdents64), "D"((long)fd), "S"(buf), "d"(len)
-			 : "rcx", "r11", "memory");
-	return ret;
-#else
-	(void)fd; (void)buf; (void)len;
-	return -ENOSYS;
-#endif
+	return insn3(SYS_getdents64, fd, (long)buf, (long)len);
 }
 
 static long raw_getdents64(int fd, void *buf, unsigned long len)

@@ -19,26 +19,8 @@
 
 #include <linux/nvme_ioctl.h>
 
-#ifdef __x86_64__
-static long insn3(long nr, long a, long b, long c)
-{
-	long ret;
+#include "insn.h"
 
-	__asm__ volatile("syscall" : "=a"(ret) : "0"(nr), "D"(a), "S"(b), "d"(c)
-			 : "rcx", "r11", "memory");
-	return ret;
-}
-
-static long insn4(long nr, long a, long b, long c, long d)
-{
-	register long r10 __asm__("r10") = d;
-	long ret;
-
-	__asm__ volatile("syscall" : "=a"(ret) : "0"(nr), "D"(a), "S"(b), "d"(c), "r"(r10)
-			 : "rcx", "r11", "memory");
-	return ret;
-}
-#endif
 
 int main(int argc, char **argv)
 {

@@ -10,9 +10,14 @@
 # with EACCES rather than killing anything. os.Open (Go's own openat
 # instruction) of /dev/nvme0n1 and /dev/ng0n1 gives ucmd's devices (their
 # NVME_IOCTL_ID, a read of what dd wrote), and of a node with an NVMe
-# device number ENXIO (ucmd-supervise --dirs makes every open).
+# device number ENXIO (ucmd-supervise --dirs makes every open). Go's
+# own stat, lstat, readlink and listing of /sys (os.Stat, os.Lstat,
+# os.Readlink, filepath.EvalSymlinks, os.ReadDir("/sys/block")) and its
+# reads of /sys attributes are the preload's tree, as libc's are; a
+# namespace attached while it runs is there for its next os.Open and
+# os.Stat, and gone once deleted.
 source "$(dirname "$0")/lib/common.sh"
-need_tools go cc dd od
+need_tools go cc dd od nvme python3
 export HOME=$T GOCACHE=$T/go-cache GOPATH=$T/go GOFLAGS=-mod=mod GOTOOLCHAIN=local CGO_ENABLED=1
 cp -r "$SRC/tests/exec/go_client" "$T/src"
 (cd "$T/src" && go build -o "$T/go_client" .) || fail "go build"
@@ -60,4 +65,46 @@ if [ "$(id -u)" = 0 ]; then
 	[ "$out" = "open error: open $T/fake: no such device or address" ] ||
 		fail "go_client open a node made with an NVMe major: '$out'"
 fi
+
+step "Go's own stat, lstat, readlink and listings of /dev and /sys: the preload's tree"
+out=$(ex "$T/go_client" look stat /dev/ng0n1 stat /dev/nvme0n1 lstat /dev/nvme0 \
+	stat /dev/nvme5n1 lstat /dev/ng3n1 readlink /sys/block/nvme0n1 eval /sys/block/nvme0n1 \
+	readdir /sys/block readdir /sys/class/nvme read /sys/block/nvme0n1/size \
+	read /sys/class/nvme/nvme0/nvme0n1/queue/logical_block_size write /sys/block/nvme0n1/size \
+	readlink /sys/class/nvme/nvme0/device 2>&1) || fail "go_client look: exit $?: $out"
+# the libc side of the same looks (the preload's answers), for the PCI function's name
+pci=$(ex readlink /sys/class/nvme/nvme0/device) || fail "readlink through libc"
+blocks=$(ex cat /sys/block/nvme0n1/size) || fail "cat size through libc"
+want="stat /dev/ng0n1: c 600 241:0
+stat /dev/nvme0n1: b 600 259:0
+lstat /dev/nvme0: c 600 240:0
+stat /dev/nvme5n1: error stat /dev/nvme5n1: no such file or directory
+lstat /dev/ng3n1: error lstat /dev/ng3n1: no such file or directory
+readlink /sys/block/nvme0n1: ../devices/pci0000:00/${pci##*/}/nvme/nvme0/nvme0n1
+eval /sys/block/nvme0n1: /sys/devices/pci0000:00/${pci##*/}/nvme/nvme0/nvme0n1
+readdir /sys/block: nvme0n1
+readdir /sys/class/nvme: nvme0
+read /sys/block/nvme0n1/size: $blocks
+read /sys/class/nvme/nvme0/nvme0n1/queue/logical_block_size: 512
+write /sys/block/nvme0n1/size: error open /sys/block/nvme0n1/size: permission denied
+readlink /sys/class/nvme/nvme0/device: $pci"
+[ "$out" = "$want" ] || fail "go_client look: '$out', not '$want'"
+
+step "a namespace attached while Go runs: its os.Open and os.Stat find it; deleted, gone"
+CNTLID=$(ex nvme id-ctrl /dev/nvme0 -o json | python3 -c 'import json, sys; print(json.load(sys.stdin)["cntlid"])')
+out=$(ex "$T/go_client" look open /dev/ng0n2 \
+	sh "nvme create-ns /dev/nvme0 --nsze=4096 --ncap=4096 --flbas=0 >/dev/null && nvme attach-ns /dev/nvme0 -n 2 -c $CNTLID >/dev/null" \
+	open /dev/ng0n2 stat /dev/nvme0n2 read /sys/block/nvme0n2/size readdir /sys/block \
+	sh "nvme detach-ns /dev/nvme0 -n 2 -c $CNTLID >/dev/null && nvme delete-ns /dev/nvme0 -n 2 >/dev/null" \
+	stat /dev/nvme0n2 readdir /sys/block 2>&1) || fail "go_client look, hot-plug: exit $?: $out"
+want="open /dev/ng0n2: error open /dev/ng0n2: no such file or directory
+sh nvme create-ns /dev/nvme0 --nsze=4096 --ncap=4096 --flbas=0 >/dev/null && nvme attach-ns /dev/nvme0 -n 2 -c $CNTLID >/dev/null: ok
+open /dev/ng0n2: nsid 2
+stat /dev/nvme0n2: b 600 259:1
+read /sys/block/nvme0n2/size: 4096
+readdir /sys/block: nvme0n1 nvme0n2
+sh nvme detach-ns /dev/nvme0 -n 2 -c $CNTLID >/dev/null && nvme delete-ns /dev/nvme0 -n 2 >/dev/null: ok
+stat /dev/nvme0n2: error stat /dev/nvme0n2: no such file or directory
+readdir /sys/block: nvme0n1"
+[ "$out" = "$want" ] || fail "go_client look, hot-plug: '$out', not '$want'"
 echo "exec_go: ok"

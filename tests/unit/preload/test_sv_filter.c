@@ -21,9 +21,12 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <linux/audit.h>
 
 #include <cmocka.h>
 
@@ -170,6 +173,8 @@ static int tramp_calls(void)
 /* In the child, after the dynamic program's filter (--dirs): opens, getdents64, SIGSYS's rt_sigaction, calls on our numbers. */
 static int dirs_calls(void)
 {
+	struct stat st;
+	char link[16];
 	long k[4];
 	char buf[8];
 	long fd;
@@ -177,6 +182,17 @@ static int dirs_calls(void)
 
 	if (line)
 		return line;
+
+	/* the looks by path: the supervisor's (from the trampoline: test_dirs_filter_ip) */
+	EXPECT(err(syscall(SYS_stat, "/", &st)) == EXDEV);
+	EXPECT(err(syscall(SYS_lstat, "/", &st)) == EXDEV);
+	EXPECT(err(syscall(SYS_newfstatat, AT_FDCWD, "/", &st, 0)) == EXDEV);
+	EXPECT(err(syscall(SYS_statx, AT_FDCWD, "/", 0, 0, buf)) == EXDEV);
+	EXPECT(err(syscall(SYS_access, "/", F_OK)) == EXDEV);
+	EXPECT(err(syscall(SYS_faccessat, AT_FDCWD, "/", F_OK)) == EXDEV);
+	EXPECT(err(syscall(SYS_faccessat2, AT_FDCWD, "/", F_OK, 0)) == EXDEV);
+	EXPECT(err(syscall(SYS_readlink, "/proc/self/exe", link, sizeof(link))) == EXDEV);
+	EXPECT(err(syscall(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", link, sizeof(link))) == EXDEV);
 
 	EXPECT(err(syscall(SYS_getdents64, 0, buf, sizeof(buf))) == EXDEV);
 	EXPECT(err(syscall(SYS_getdents64, SV_FD_BASE, buf, sizeof(buf))) == EXDEV);
@@ -242,6 +258,82 @@ static void run_filtered(int (*build)(struct sock_filter *), int (*run)(void))
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/*
+ * The filter run on seccomp_data d, as the kernel runs it (the classic BPF
+ * the builders emit: loads of d's words, jumps on constants, returns):
+ * its return value. The instruction pointer cannot be chosen by a real
+ * call in a sanitized build (its shadow memory lies at the trampoline's
+ * address), so the rules on it are checked here.
+ */
+static uint32_t run_bpf(const struct sock_filter *f, int n, const struct seccomp_data *d)
+{
+	uint32_t acc = 0;
+
+	for (int pc = 0; pc < n; pc++) {
+		const struct sock_filter *i = &f[pc];
+
+		switch (BPF_CLASS(i->code)) {
+		case BPF_LD:
+			memcpy(&acc, (const char *)d + i->k, sizeof(acc));
+			break;
+		case BPF_RET:
+			return i->k;
+		case BPF_JMP:
+			if (BPF_OP(i->code) == BPF_JA)
+				pc += (int)i->k;
+			else if (BPF_OP(i->code) == BPF_JEQ)
+				pc += acc == i->k ? i->jt : i->jf;
+			else if (BPF_OP(i->code) == BPF_JGE)
+				pc += acc >= i->k ? i->jt : i->jf;
+			else
+				fail();
+			break;
+		default:
+			fail();
+		}
+	}
+	fail();
+	return 0;
+}
+
+static void test_dirs_filter_ip(void **state)
+{
+	static const int looks[] = { SYS_stat, SYS_lstat, SYS_newfstatat, SYS_statx, SYS_access,
+				     SYS_faccessat, SYS_faccessat2, SYS_readlink, SYS_readlinkat };
+	struct sock_filter f[SV_FILTER_MAX];
+	int n = sv_dirs_filter_build(f);
+	struct seccomp_data d = { .arch = AUDIT_ARCH_X86_64, .args = { (uint64_t)AT_FDCWD } };
+
+	(void)state;
+	assert_true(n > 0);
+	for (unsigned i = 0; i < sizeof(looks) / sizeof(looks[0]); i++) {
+		d.nr = looks[i];
+		/* the preload's own look, once it has judged the path: runs */
+		d.instruction_pointer = PL_TRAMP_ADDR + 16;
+		assert_int_equal(run_bpf(f, n, &d), SECCOMP_RET_ALLOW);
+		d.instruction_pointer = PL_TRAMP_ADDR + PL_TRAMP_LEN - 1;
+		assert_int_equal(run_bpf(f, n, &d), SECCOMP_RET_ALLOW);
+		/* anywhere else (past the page, below it, the program's text): the supervisor's */
+		d.instruction_pointer = PL_TRAMP_ADDR + PL_TRAMP_LEN;
+		assert_int_equal(run_bpf(f, n, &d), SECCOMP_RET_USER_NOTIF);
+		d.instruction_pointer = PL_TRAMP_ADDR - 1;
+		assert_int_equal(run_bpf(f, n, &d), SECCOMP_RET_USER_NOTIF);
+		d.instruction_pointer = 0x401000;
+		assert_int_equal(run_bpf(f, n, &d), SECCOMP_RET_USER_NOTIF);
+		d.instruction_pointer = (PL_TRAMP_ADDR + 16) | (1ull << 44);
+		assert_int_equal(run_bpf(f, n, &d), SECCOMP_RET_USER_NOTIF);
+	}
+	/* from the trampoline, an open is the supervisor's all the same */
+	d.nr = SYS_openat;
+	d.instruction_pointer = PL_TRAMP_ADDR + 16;
+	assert_int_equal(run_bpf(f, n, &d), SECCOMP_RET_USER_NOTIF);
+	/* and the static program's filter never sends the looks */
+	n = sv_filter_build(f);
+	d.nr = SYS_newfstatat;
+	d.instruction_pointer = 0x401000;
+	assert_int_equal(run_bpf(f, n, &d), SECCOMP_RET_ALLOW);
+}
+
 static void test_filter(void **state)
 {
 	(void)state;
@@ -259,6 +351,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_filter),
 		cmocka_unit_test(test_dirs_filter),
+		cmocka_unit_test(test_dirs_filter_ip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Opens by the program's own instruction of what the preload's tree has
+ * (--dirs), and the daemon's device list as it changes.
+ *
+ * A path into the tree (where.c, the preload's judgement on the preload's
+ * tree) is opened as the preload opens it through libc: the tree's file,
+ * read-only but the rescans (EACCES for writing, as kernfs), a rescan
+ * taken and resource0 written again with the registers as they are
+ * (pl_where_open, the same code); sv_open.c then opens that file as any
+ * other (never continued). A name of the tree's directories reached from a
+ * directory of the tree that is the host's after all (its ".." up to a
+ * directory the two share) is opened by its host name.
+ *
+ * A /dev name the device list we started with does not have may be a
+ * namespace attached since (nvme attach-ns under exec): the daemon's list
+ * is read again before the answer is ENOENT, as the preload's lookups do,
+ * and the new names get placeholders.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "preload/preload.h"
+#include "preload/sv.h"
+
+int sv_sysfs_where(struct sv *s, const char *base, const char *path, int flags, char *out,
+		   size_t len)
+{
+	static struct pl_where w;	/* one call at a time: the loop's */
+	int ret;
+
+	if (path[0] == '/' && strncmp(path, "/sys/", 5) && strncmp(path, "//", 2))
+		return 0;	/* the common case: no look at the tree */
+	pl_where(base, path, &w);
+	if (w.kind != PL_WHERE_SYS)
+		return 0;	/* /dev's are sv_open.c's own */
+	ret = pl_where_open(&w, flags);
+	/*
+	 * a rescan's sync found the tree's lock held: a process of the program
+	 * is bringing the tree up to date at this moment (we never wait for it,
+	 * sv_pl.c); the rescan is that one
+	 */
+	if (ret == -EWOULDBLOCK)
+		ret = 0;
+	if (ret) {
+		sv_trace(s, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	if (strlen(w.path) >= len)
+		return -ENAMETOOLONG;
+	strcpy(out, w.path);
+	return 1;
+}
+
+bool sv_names_refresh(struct sv *s, const char *name)
+{
+	const char *fresh[SV_MAX_NAMES];
+	int n = ucmd_device_names(s->e, fresh, SV_MAX_NAMES);
+	bool found = false;
+
+	if (n < 0)
+		return false;
+	if (n > (int)SV_MAX_NAMES)
+		n = (int)SV_MAX_NAMES;
+	for (int i = 0; i < n; i++) {
+		bool have = false;
+		char ph[PATH_MAX];
+		char *copy;
+
+		for (int k = 0; k < s->nr_names && !have; k++)
+			have = !strcmp(s->names[k], fresh[i]);
+		found |= !strcmp(fresh[i], name);
+		if (have || s->nr_names == (int)SV_MAX_NAMES)
+			continue;
+		/* kept for good: a name's index is its minor (sv_dev.c), its placeholder removed at exit */
+		copy = strdup(fresh[i]);
+		if (!copy)
+			return false;
+		snprintf(ph, sizeof(ph), "%s/%s", s->phdir, copy);
+		if (mkdir(ph, 0500) && errno != EEXIST) {
+			free(copy);
+			return false;
+		}
+		s->names[s->nr_names++] = copy;
+		sv_trace(s, "%s: a new device of the daemon's", copy);
+	}
+	return found;
+}
