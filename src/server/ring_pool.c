@@ -18,11 +18,11 @@
  * worker woken for the same doorbell does not poll on beside it. A worker
  * with nothing to poll sleeps; the last one awake (pool.active reaching
  * 0) first sets IORING_SQ_NEED_WAKEUP on every ring and makes one more
- * pass over each, as Linux's SQPOLL thread does, and every sleeper polls
- * every live ring's doorbell and owner eventfd, so any of them wakes for
- * any ring. A worker whose pass found more rings with SQEs waiting than
- * workers awake wakes a sleeping one: two busy clients get two workers,
- * one client one.
+ * pass over each, as Linux's SQPOLL thread does, then sleeps in poll() on
+ * every live ring's doorbell and owner eventfd; the others sleep on their
+ * own eventfd only (a doorbell wakes one worker, not all). A worker whose
+ * pass found more rings with SQEs waiting than workers awake wakes a
+ * sleeping one: two busy clients get two workers, one client one.
  *
  * A stuck pass. A pass may block where the client decides (its memory
  * behind a file system that does not answer, a registration holding the
@@ -70,7 +70,7 @@ struct pworker {
 	unsigned seen_gen;		/* the generation of the list it holds a copy of */
 	bool active;			/* counted in p->active: awake, looking at rings */
 	bool waking;			/* written to wake it, not yet awake */
-	bool stuck, stuck_was_active;	/* the watchdog's */
+	bool stuck;			/* the watchdog's: in one pass too long */
 	atomic_bool stuck_flag;		/* stuck, for the worker to see without the lock */
 	/* the ring it is in a pass of and since when (us, 0: none) */
 	_Atomic(struct srv_ring *) cur;
@@ -153,8 +153,26 @@ static void list_refresh(struct pworker *w)
 	pthread_mutex_unlock(&p->lock);
 }
 
-/* Back from a pass the watchdog counted as stuck: a worker again. */
-static void rejoin(struct pworker *w)
+/*
+ * p->active counts the workers whose ->active is set, whoever changes it:
+ * under p->lock, and only through here.
+ */
+static void active_set_locked(struct pworker *w, bool on)
+{
+	if (w->active == on)
+		return;
+	w->active = on;
+	if (on)
+		w->p->active++;
+	else
+		w->p->active--;
+}
+
+/*
+ * Back from a pass the watchdog counted as stuck: a worker again, awake if
+ * it is in its loop (awake), not if in the look before its sleep.
+ */
+static void rejoin(struct pworker *w, bool awake)
 {
 	struct srv_pool *p = w->p;
 
@@ -162,17 +180,18 @@ static void rejoin(struct pworker *w)
 	if (w->stuck) {
 		w->stuck = false;
 		p->nr_stuck--;
-		if (w->stuck_was_active) {
-			w->active = true;
-			p->active++;
-		}
+		if (awake)
+			active_set_locked(w, true);
 	}
 	atomic_store(&w->stuck_flag, false);
 	pthread_mutex_unlock(&p->lock);
 }
 
-/* One pass over r if no one else is in one; how much it did. */
-static unsigned serve(struct pworker *w, struct srv_ring *r, uint64_t now)
+/*
+ * One pass over r if no one else is in one; how much it did. awake: from
+ * the worker's loop, not from the look before its sleep.
+ */
+static unsigned serve(struct pworker *w, struct srv_ring *r, uint64_t now, bool awake)
 {
 	unsigned did;
 
@@ -186,8 +205,9 @@ static unsigned serve(struct pworker *w, struct srv_ring *r, uint64_t now)
 	atomic_store_explicit(&w->since, 0, memory_order_relaxed);
 	atomic_store(&w->cur, NULL);
 	pthread_mutex_unlock(&r->lock);
-	if (atomic_load_explicit(&w->stuck_flag, memory_order_relaxed))
-		rejoin(w);
+	/* the watchdog may mark a pass that just ended: seen after the next one then */
+	if (atomic_load(&w->stuck_flag))
+		rejoin(w, awake);
 	return did;
 }
 
@@ -228,13 +248,7 @@ static void set_active(struct pworker *w, bool on)
 	struct srv_pool *p = w->p;
 
 	pthread_mutex_lock(&p->lock);
-	if (w->active != on) {
-		w->active = on;
-		if (on)
-			p->active++;
-		else
-			p->active--;
-	}
+	active_set_locked(w, on);
 	w->waking = false;
 	pthread_mutex_unlock(&p->lock);
 }
@@ -251,10 +265,7 @@ static void worker_sleep(struct pworker *w)
 	bool last;
 
 	pthread_mutex_lock(&p->lock);
-	if (w->active) {
-		w->active = false;
-		p->active--;
-	}
+	active_set_locked(w, false);
 	last = !p->active;
 	pthread_mutex_unlock(&p->lock);
 	if (last) {
@@ -270,14 +281,19 @@ static void worker_sleep(struct pworker *w)
 		 */
 		for (unsigned i = 0; i < w->n && list_current(w); i++)
 			if (!srv_ring_done(w->l[i]))
-				did += serve(w, w->l[i], srv_now_us());
+				did += serve(w, w->l[i], srv_now_us(), false);
 		if (did || !list_current(w)) {
 			set_active(w, true);
 			return;
 		}
 	}
 	w->pfd[nfd++] = (struct pollfd){ .fd = w->efd, .events = POLLIN };
-	for (unsigned i = 0; i < w->n; i++) {
+	/*
+	 * Only the last to sleep watches the rings: the others wait for
+	 * their own eventfd (wake_helper, the watchdog, the list), so a
+	 * doorbell wakes one worker, not every one.
+	 */
+	for (unsigned i = 0; last && i < w->n; i++) {
 		struct srv_ring *r = w->l[i];
 		int t;
 
@@ -344,7 +360,7 @@ static void *worker_main(void *arg)
 				break;
 			if (srv_ring_done(r))
 				continue;
-			did += serve(w, r, now);
+			did += serve(w, r, now, true);
 			/* a ring polls on only for the worker that last did its work */
 			if (r->last_worker && r->last_worker != w)
 				continue;
@@ -408,7 +424,6 @@ static int worker_start(struct srv_pool *p)
 		return -ENOMEM;
 	w->p = p;
 	w->seen_gen = atomic_load(&p->gen) - 1;	/* takes the list first thing */
-	w->active = true;
 	atomic_init(&w->stuck_flag, false);
 	atomic_init(&w->cur, NULL);
 	atomic_init(&w->since, 0);
@@ -424,7 +439,7 @@ static int worker_start(struct srv_pool *p)
 		return ret;
 	}
 	p->w[p->nr_w++] = w;
-	p->active++;
+	active_set_locked(w, true);
 	return 0;
 }
 
@@ -453,11 +468,7 @@ static void *watchdog_main(void *arg)
 			if (!since || w->stuck || now - since < SRV_STALL_MS * 1000ull)
 				continue;
 			w->stuck = true;
-			w->stuck_was_active = w->active;
-			if (w->active) {
-				w->active = false;
-				p->active--;
-			}
+			active_set_locked(w, false);
 			p->nr_stuck++;
 			atomic_store(&w->stuck_flag, true);
 			marked = true;
