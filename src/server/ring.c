@@ -174,8 +174,8 @@ static unsigned pass(struct srv_ring *r, bool take)
 
 /*
  * CQEs posted but not reaped: the client's head is read as a hint only (it
- * decides nothing but when we sleep; a client lying about it sleeps its own
- * ring's thread, which its doorbell wakes).
+ * decides nothing but when a worker naps; a client lying about it only
+ * makes its own ring's poll nap).
  */
 static bool cq_unreaped(const struct srv_ring *r)
 {

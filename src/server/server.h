@@ -98,7 +98,7 @@ struct srv_client {
 	struct files_struct files;
 	/*
 	 * Regions have a lock of their own: the engine looks them up while
-	 * issuing (task_mm) from each ring's thread, under that ring's lock.
+	 * issuing (task_mm) from the ring workers, under the ring's lock.
 	 */
 	pthread_mutex_t region_lock;
 	struct srv_region regions[SRV_MAX_REGIONS];
