@@ -2,9 +2,10 @@
 /*
  * A client ring's insides, shared by ring.c (set-up, the passes, teardown),
  * ring_pool.c (the workers that make the passes), ring_reg.c
- * (registration), and by their tests. The ring is an engine ring whose memory is the memfd the client maps: the engine
- * takes the client's SQEs from it and posts the client's CQEs into it
- * itself, for the client's task (its fds, its mm, its credentials).
+ * (registration), and by their tests. The ring is an engine ring whose
+ * memory is the memfd the client maps: the engine takes the client's SQEs
+ * from it and posts the client's CQEs into it itself, for the client's
+ * task (its fds, its mm, its credentials).
  */
 #ifndef UCMD_SERVER_RING_H
 #define UCMD_SERVER_RING_H
