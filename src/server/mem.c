@@ -242,7 +242,7 @@ static void cmm_bounce_uncharge(const struct user_mm *mm, size_t n)
 
 /*
  * A read into plain memory, issued by one of this client's rings on that
- * ring's thread: bounced in the ring's area (bounce_area.c) when it has
+ * ring's pass (a ring worker): bounced in the ring's area (bounce_area.c) when it has
  * one, and only into memory the client may write (the check the copy
  * would make; a bad buffer then bounces as before, and its read ends in
  * -EFAULT as before).

@@ -2,8 +2,8 @@
 /*
  * A client ring: an engine ring whose memory is a memfd shared with the
  * client (Linux's ring layout, ring/ring.c, and a control page after the
- * SQEs), owned by a thread of ours in the model of the kernel's SQPOLL
- * thread. The engine takes the client's SQEs from that memory and posts
+ * SQEs), served by the daemon's workers in the model of the kernel's
+ * SQPOLL thread. The engine takes the client's SQEs from that memory and posts
  * its CQEs there, for the client's task: its fds are the client's numbers
  * (the task's file table), its addresses the client's memory (the task's
  * mm, reached when each request is issued).
@@ -19,27 +19,25 @@
  * no CQE is ever dropped (IORING_FEAT_NODROP) and a client that stops
  * reaping stops only itself (ctl->sq_blocked tells it so).
  *
- * Wake-ups without a system call per command while both sides are busy: a
- * SQPOLL ring's poller (within its uid's budget, quota.c) polls for
- * idle_ms after its last work (napping while its client leaves CQEs
- * unreaped), any other for SRV_BUSY_POLL_US after a pass that did work
- * (ring_thread); then it sets IORING_SQ_NEED_WAKEUP, looks once more, and
- * sleeps in poll() on the sq eventfd (the client's doorbell) and an eventfd
- * the engine writes whenever the ring's owner has completions to run
- * (io_ring_set_owner_wake). The client sleeping for
- * CQEs sets ctl->cq_waiting; the poller writes the cq eventfd after
- * posting only then, through efd.c, which never waits on a client's
- * eventfd.
+ * Wake-ups without a system call per command while both sides are busy:
+ * the daemon's ring workers (ring_pool.c) serve every ring, polling a
+ * SQPOLL ring (within its uid's budget, quota.c) for idle_ms after its
+ * last work (napping while its client leaves CQEs unreaped), any other
+ * for SRV_BUSY_POLL_US after a pass that did work (srv_ring_idle); the
+ * last worker to go to sleep sets IORING_SQ_NEED_WAKEUP, looks once more,
+ * and sleeps in poll() on the sq eventfds (the clients' doorbells) and the
+ * eventfds the engine writes whenever a ring's owner has completions to
+ * run (io_ring_set_owner_wake). The client sleeping for CQEs sets
+ * ctl->cq_waiting; the worker writes the cq eventfd after posting only
+ * then, through efd.c, which never waits on a client's eventfd.
  */
 #include <errno.h>
-#include <sched.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -48,6 +46,7 @@
 #include "server/bounce_area.h"
 #include "server/efd.h"
 #include "server/ring.h"
+#include "server/ring_pool.h"
 
 /* Polling after the last work before sleeping, when the client set no sq_thread_idle. */
 #define SRV_IDLE_MS_DEFAULT	1u
@@ -55,16 +54,12 @@
 #define SRV_IDLE_MS_MAX		100u
 /* A ring that may not poll while idle still polls this long after a pass that did work. */
 #define SRV_BUSY_POLL_US	50u
-/* idle polls that only pause before each further one yields the CPU */
-#define RING_SPIN_PAUSES	256u
 /*
  * A client that runs reaps what was posted within about a cache-line
  * transfer: CQEs left unreaped this long after the last work mean it is
  * off the CPU, perhaps waiting for ours.
  */
 #define SRV_REAP_WAIT_US	SRV_BUSY_POLL_US
-/* The idle poll's step then: off the CPU, short enough to take the next SQE nearly at once. */
-#define SRV_NAP_NS		20000
 /*
  * The engine ring's flags taken from the client's; the rest concern the
  * client's threads (SQPOLL is this file's thread; a task-run or single
@@ -75,22 +70,12 @@
 	 IORING_SETUP_CQSIZE | IORING_SETUP_CLAMP | IORING_SETUP_SUBMIT_ALL |            \
 	 IORING_SETUP_NO_SQARRAY)
 
-static uint64_t now_us(void)
+uint64_t srv_now_us(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
-/* Our own eventfds only (owner_efd): the client's go through efd.c, which never waits on it. */
-static void efd_signal(int fd)
-{
-	uint64_t one = 1;
-
-	/* a full counter (EAGAIN) already says "wake up" */
-	if (fd >= 0 && write(fd, &one, sizeof(one)) < 0)
-		return;
 }
 
 static void efd_drain(int fd)
@@ -187,43 +172,17 @@ static unsigned pass(struct srv_ring *r, bool take)
 	return did;
 }
 
-/* SQPOLL's sleep: say so, look once more, then wait for the doorbell or the engine. */
-static void ring_sleep(struct srv_ring *r)
-{
-	struct pollfd pfd[2] = {
-		{ .fd = r->sq_efd, .events = POLLIN },
-		{ .fd = r->owner_efd, .events = POLLIN },
-	};
-	unsigned did;
-
-	sq_flag(r, IORING_SQ_NEED_WAKEUP, true);
-	/* the engine's tail load is seq_cst: pairs with the client's tail store then flag load */
-	pthread_mutex_lock(&r->lock);
-	did = pass(r, true);
-	pthread_mutex_unlock(&r->lock);
-	if (!did && !atomic_load(&r->stop)) {
-		/* a backed-up CQ is looked at again soon: the client need not ring for reaping */
-		/* so is one whose client has data to copy out: we copy it after a while */
-		if (poll(pfd, 2, r->overflowing ? (int)r->idle_ms
-				 : r->bounce_waiting ? (int)(srv_bounce_wait_ns / 1000000u) + 1 : -1) > 0)
-			__atomic_fetch_add(&r->ctl->wakeups, 1, __ATOMIC_RELAXED);
-		srv_efd_drain(r->sq_efd);
-		efd_drain(r->owner_efd);
-	}
-	sq_flag(r, IORING_SQ_NEED_WAKEUP, false);
-}
-
 /*
  * CQEs posted but not reaped: the client's head is read as a hint only (it
- * decides nothing but when we sleep; a client lying about it sleeps its own
- * ring's thread, which its doorbell wakes).
+ * decides nothing but when a worker naps; a client lying about it only
+ * makes its own ring's poll nap).
  */
 static bool cq_unreaped(const struct srv_ring *r)
 {
 	return __atomic_load_n(r->ctx->rings.cq_head, __ATOMIC_RELAXED) != r->cq_told;
 }
 
-static bool ring_done(struct srv_ring *r)
+bool srv_ring_done(const struct srv_ring *r)
 {
 	return atomic_load(&r->stop) || atomic_load(&r->c->dead) ||
 	       atomic_load(&r->c->d->stopping);
@@ -237,15 +196,19 @@ static bool match_any(struct ucmd_kiocb *req, void *data)
 }
 
 /*
- * The end: no new SQE; what the engine can cancel is cancelled, the rest
- * waited for; CQEs posted while the client can still read them; then the
- * client learns the ring is dead.
+ * The end, on the thread that destroys the ring (never a worker: the
+ * wait below must not hold up other clients' rings), once no worker serves
+ * it: no new SQE; what the engine can cancel is cancelled (ring_exit_begin,
+ * for every ring of a client before any waits), the rest waited for; CQEs
+ * posted while the client can still read them; then the client learns the
+ * ring is dead.
  */
-static void ring_exit(struct srv_ring *r)
+static void ring_exit_begin(struct srv_ring *r)
 {
 	struct ucmd_ctx *ctx = r->ctx;
-	struct pollfd pfd = { .fd = r->owner_efd, .events = POLLIN };
+	const struct ucmd_task *prev = current_task();
 
+	task_override_set(&r->c->task);
 	pthread_mutex_lock(&r->lock);
 	pass(r, false);
 	if (r->nr_reqs) {
@@ -255,6 +218,17 @@ static void ring_exit(struct srv_ring *r)
 		current_ctx = NULL;
 		mutex_unlock(&ctx->uring_lock);
 	}
+	pthread_mutex_unlock(&r->lock);
+	task_override_set(prev);
+}
+
+static void ring_exit_wait(struct srv_ring *r)
+{
+	struct pollfd pfd = { .fd = r->owner_efd, .events = POLLIN };
+	const struct ucmd_task *prev = current_task();
+
+	task_override_set(&r->c->task);
+	pthread_mutex_lock(&r->lock);
 	for (;;) {
 		pass(r, false);
 		if (!r->nr_reqs)
@@ -270,80 +244,96 @@ static void ring_exit(struct srv_ring *r)
 	__atomic_store_n(&r->ctl->state, UCMDD_RING_DEAD, __ATOMIC_SEQ_CST);
 	(void)srv_efd_signal(r->cq_efd);
 	pthread_mutex_unlock(&r->lock);
+	task_override_set(prev);
 }
 
-static void *ring_thread(void *arg)
+/*
+ * Only a SQPOLL ring the policy allowed, within its uid's budget, polls
+ * for sq_thread_idle, and also after a wake-up that found nothing. Any
+ * other ring polls SRV_BUSY_POLL_US, and only after a pass that did work
+ * (the client's next batch usually follows within it: without, every batch
+ * would pay a wake-up); woken for nothing, it asks for sleep at once. A
+ * client ringing the doorbell of an idle ring buys a wake-up, never a
+ * spinning core.
+ */
+static uint64_t poll_us(const struct srv_ring *r)
 {
-	struct srv_ring *r = arg;
-	/*
-	 * Only a SQPOLL ring the policy allowed, within its uid's budget,
-	 * polls for sq_thread_idle, and also after a wake-up that found
-	 * nothing. Any other ring polls SRV_BUSY_POLL_US, and only after a
-	 * pass that did work (the client's next batch usually follows within
-	 * it: without, every batch would pay a wake-up); woken for nothing, it
-	 * sleeps again at once. A client ringing the doorbell of an idle ring
-	 * buys a wake-up, never a spinning core.
-	 */
-	uint64_t poll_us = r->spin ? (uint64_t)r->idle_ms * 1000u : SRV_BUSY_POLL_US;
-	uint64_t idle_until = r->spin ? now_us() + poll_us : 0;
-	uint64_t last_work = 0;
-	unsigned idle_spins = 0;
+	return r->spin ? (uint64_t)r->idle_ms * 1000u : SRV_BUSY_POLL_US;
+}
+
+unsigned srv_ring_serve(struct srv_ring *r, uint64_t now)
+{
+	unsigned did;
 
 	/* everything the engine does for this ring sees the client */
 	task_override_set(&r->c->task);
-	/* a nap is as long as asked, not the default 50 us slack longer */
-	(void)prctl(PR_SET_TIMERSLACK, 1ul, 0, 0, 0);
-	while (!ring_done(r)) {
-		uint64_t now;
-		unsigned did;
-
-		pthread_mutex_lock(&r->lock);
-		did = pass(r, true);
-		pthread_mutex_unlock(&r->lock);
-		if (did) {
-			last_work = now_us();
-			idle_until = last_work + poll_us;
-			idle_spins = 0;
-			continue;
-		}
-		/* an IOPOLL ring completes only by being polled */
-		if (r->nr_iopoll)
-			continue;
-		now = now_us();
-		if (now < idle_until) {
-			/*
-			 * SQPOLL's idle poll: a short pure spin, then yielding.
-			 * On a machine with more runnable threads than CPUs the
-			 * client we wait for may need this CPU, and spinning on
-			 * would keep it off for a time slice per batch
-			 * (bench_daemon beside one busy process: 20x slower).
-			 * And a client that leaves our CQEs unreaped is off the
-			 * CPU, often waiting for this one: an SQPOLL client may
-			 * spin on its CQ without a system call (fio), and a
-			 * yield did not hand it the CPU (fio sharing one with
-			 * this thread: 1.1K IOPS). So then the poll naps: the
-			 * CPU is free for it, and the next SQE is taken at the
-			 * nap's end without a doorbell (33K to 41K IOPS).
-			 */
-			if (r->spin && cq_unreaped(r) && now - last_work >= SRV_REAP_WAIT_US) {
-				struct timespec nap = { .tv_nsec = SRV_NAP_NS };
-
-				nanosleep(&nap, NULL);
-			} else if (++idle_spins < RING_SPIN_PAUSES) {
-#if defined(__x86_64__) || defined(__i386__)
-				__builtin_ia32_pause();
-#endif
-			} else {
-				sched_yield();
-			}
-			continue;
-		}
-		ring_sleep(r);
-		idle_until = r->spin ? now_us() + poll_us : 0;
-		idle_spins = 0;
+	did = pass(r, true);
+	task_override_set(NULL);
+	if (did) {
+		r->last_work = now;
+		r->idle_until = now + poll_us(r);
 	}
-	ring_exit(r);
-	return NULL;
+	return did;
+}
+
+enum srv_idle srv_ring_idle(const struct srv_ring *r, uint64_t now)
+{
+	/* an IOPOLL ring completes only by being polled */
+	if (r->nr_iopoll)
+		return SRV_IDLE_IOPOLL;
+	if (now >= r->idle_until)
+		return SRV_IDLE_SLEEP;
+	/*
+	 * A client that leaves our CQEs unreaped is off the CPU, often
+	 * waiting for one of ours: an SQPOLL client may spin on its CQ
+	 * without a system call (fio), and a yield did not hand it the CPU
+	 * (fio sharing one with the poller: 1.1K IOPS). So then the poll
+	 * naps: the CPU is free for it, and the next SQE is taken at the
+	 * nap's end without a doorbell (33K to 41K IOPS).
+	 */
+	if (r->spin && cq_unreaped(r) && now - r->last_work >= SRV_REAP_WAIT_US)
+		return SRV_IDLE_NAP;
+	return SRV_IDLE_POLL;
+}
+
+void srv_ring_woken(struct srv_ring *r, uint64_t now)
+{
+	if (r->spin)
+		r->idle_until = now + poll_us(r);
+}
+
+void srv_ring_need_wakeup(struct srv_ring *r, bool on)
+{
+	sq_flag(r, IORING_SQ_NEED_WAKEUP, on);
+}
+
+bool srv_ring_pending(const struct srv_ring *r)
+{
+	const struct ucmd_ctx *ctx = r->ctx;
+
+	return __atomic_load_n(ctx->rings.sq_tail, __ATOMIC_RELAXED) !=
+	       __atomic_load_n(&ctx->cached_sq_head, __ATOMIC_RELAXED);
+}
+
+void srv_ring_unlock(struct srv_ring *r)
+{
+	uint64_t one = 1;
+
+	pthread_mutex_unlock(&r->lock);
+	/* a full counter (EAGAIN) already says "wake up" */
+	if (write(r->owner_efd, &one, sizeof(one)) < 0)
+		return;
+}
+
+int srv_ring_sleep_ms(const struct srv_ring *r)
+{
+	/* a backed-up CQ is looked at again soon: the client need not ring for reaping */
+	if (r->overflowing)
+		return (int)r->idle_ms;
+	/* so is one whose client has data to copy out: we copy it after a while */
+	if (r->bounce_waiting)
+		return (int)(srv_bounce_wait_ns / 1000000u) + 1;
+	return -1;
 }
 
 /* ---- set-up and teardown ---- */
@@ -515,7 +505,9 @@ int srv_ring_create(struct srv_client *c, const struct ucmdd_queue_init *req,
 		ret = -EMFILE;
 	} else {
 		r->id = (uint32_t)id;
-		ret = -pthread_create(&r->thread, NULL, ring_thread, r);
+		/* a SQPOLL ring's poll starts at once, as its thread's would */
+		r->idle_until = r->spin ? srv_now_us() + poll_us(r) : 0;
+		ret = srv_pool_add(c->d, r);
 		if (ret) {
 			pthread_mutex_lock(&c->lock);
 			c->rings[id] = NULL;
@@ -552,7 +544,7 @@ int srv_ring_bounce(struct srv_client *c, uint32_t ring_id, struct ucmdd_bounce_
 		return -EOPNOTSUPP;
 	pthread_mutex_lock(&r->lock);
 	if (r->bounce) {
-		pthread_mutex_unlock(&r->lock);
+		srv_ring_unlock(r);
 		return -EEXIST;
 	}
 	mutex_lock(&r->ctx->uring_lock);
@@ -572,16 +564,17 @@ int srv_ring_bounce(struct srv_client *c, uint32_t ring_id, struct ucmdd_bounce_
 		r->bounce_told = 0;
 		io_ring_set_cq_publish(&r->er, srv_bounce_cq_publish, b);
 	}
-	pthread_mutex_unlock(&r->lock);
+	srv_ring_unlock(r);
 	return ret;
 }
 
+/* Out of the workers' hands, then drained and freed here. */
 static void ring_stop_free(struct srv_ring *r)
 {
 	atomic_store(&r->stop, true);
-	/* our own eventfd, which the thread sleeps on too: the client may hold the sq one full */
-	efd_signal(r->owner_efd);
-	pthread_join(r->thread, NULL);
+	srv_pool_remove(r->c->d, r);
+	ring_exit_begin(r);
+	ring_exit_wait(r);
 	ring_free(r);
 }
 
@@ -623,15 +616,19 @@ void srv_rings_destroy_all(struct srv_client *c)
 {
 	struct srv_ring *r[SRV_MAX_RINGS];
 
-	/* stop them all first: each drains while the others do */
+	/* stop them all and cancel what each holds first: each drains while the others do */
 	for (uint32_t i = 0; i < SRV_MAX_RINGS; i++) {
 		r[i] = ring_take(c, i);
 		if (r[i]) {
 			atomic_store(&r[i]->stop, true);
-			efd_signal(r[i]->owner_efd);
+			srv_pool_remove(c->d, r[i]);
+			ring_exit_begin(r[i]);
 		}
 	}
-	for (uint32_t i = 0; i < SRV_MAX_RINGS; i++)
-		if (r[i])
-			ring_stop_free(r[i]);
+	for (uint32_t i = 0; i < SRV_MAX_RINGS; i++) {
+		if (r[i]) {
+			ring_exit_wait(r[i]);
+			ring_free(r[i]);
+		}
+	}
 }

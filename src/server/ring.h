@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A client ring's insides, shared by ring.c (set-up, the polling thread,
- * teardown) and ring_reg.c (registration), and by their tests. The ring is
- * an engine ring whose memory is the memfd the client maps: the engine
- * takes the client's SQEs from it and posts the client's CQEs into it
- * itself, for the client's task (its fds, its mm, its credentials).
+ * A client ring's insides, shared by ring.c (set-up, the passes, teardown),
+ * ring_pool.c (the workers that make the passes), ring_reg.c
+ * (registration), and by their tests. The ring is an engine ring whose
+ * memory is the memfd the client maps: the engine takes the client's SQEs
+ * from it and posts the client's CQEs into it itself, for the client's
+ * task (its fds, its mm, its credentials).
  */
 #ifndef UCMD_SERVER_RING_H
 #define UCMD_SERVER_RING_H
@@ -26,10 +27,16 @@ struct srv_ring {
 	unsigned idle_ms;
 	bool spin;			/* polls idle_ms after work: SQPOLL, within the uid's budget */
 	bool charged;			/* counted against the uid's rings */
-	pthread_t thread;
 	atomic_bool stop;
-	/* held by the poller for a pass and by registration: tables change between passes */
+	/*
+	 * Held by a worker for a pass and by registration: tables change
+	 * between passes. Workers only try it: a ring another worker serves
+	 * (or one stuck in a pass) is skipped, never waited for.
+	 */
 	pthread_mutex_t lock;
+	/* the poll after work (ring_pool.c), under lock: until when, since when */
+	uint64_t idle_until, last_work;
+	const void *last_worker;	/* the worker that did its last work: it polls on */
 	/* what the last pass found, under lock */
 	unsigned nr_reqs, nr_iopoll;
 	unsigned cq_told;		/* the CQ tail the client was last woken for */
@@ -40,6 +47,38 @@ struct srv_ring {
 	bool bounce_waiting;		/* records wait for the client */
 	bool exiting;			/* ring_exit: the client's records are copied at once */
 };
+
+/* What a ring asks of a worker that found nothing to do in it (srv_ring_idle). */
+enum srv_idle {
+	/* in the order a worker serving several rings heeds them: the most wins */
+	SRV_IDLE_SLEEP,		/* nothing: sleep unless another ring asks more */
+	SRV_IDLE_NAP,		/* SQPOLL poll, CQEs unreaped: look again after a nap */
+	SRV_IDLE_POLL,		/* within its poll after work: look again soon */
+	SRV_IDLE_IOPOLL,	/* polled requests in flight: complete only by looking */
+};
+
+/*
+ * For the workers (ring_pool.c). srv_ring_serve: one pass under r->lock
+ * (the caller's), acting as the ring's client; how much it did.
+ * srv_ring_idle: what the ring asks when it had nothing to do.
+ * srv_ring_woken: a worker woke from a sleep (a SQPOLL ring polls again).
+ * srv_ring_need_wakeup: IORING_SQ_NEED_WAKEUP on or off.
+ * srv_ring_sleep_ms: how long a worker may sleep for this ring (-1: until
+ * a wake-up). srv_ring_done: the ring stops (its client or the daemon).
+ * srv_ring_pending: SQEs published and not yet taken (a hint, no lock).
+ * srv_ring_unlock: for a thread other than a worker that held r->lock (a
+ * worker going to sleep skips a ring it finds locked): wakes a sleeping
+ * worker to look at the ring.
+ */
+unsigned srv_ring_serve(struct srv_ring *r, uint64_t now_us);
+enum srv_idle srv_ring_idle(const struct srv_ring *r, uint64_t now_us);
+void srv_ring_woken(struct srv_ring *r, uint64_t now_us);
+void srv_ring_need_wakeup(struct srv_ring *r, bool on);
+int srv_ring_sleep_ms(const struct srv_ring *r);
+bool srv_ring_done(const struct srv_ring *r);
+bool srv_ring_pending(const struct srv_ring *r);
+void srv_ring_unlock(struct srv_ring *r);
+uint64_t srv_now_us(void);
 
 /*
  * The ring with this id, or NULL. The control thread (the only one that

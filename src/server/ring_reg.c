@@ -237,6 +237,6 @@ int srv_ring_register(struct srv_client *c, const struct ucmdd_register *req, in
 		return -EBADF;
 	pthread_mutex_lock(&r->lock);
 	ret = do_register(r, req, fd_in, payload, payload_len);
-	pthread_mutex_unlock(&r->lock);
+	srv_ring_unlock(r);
 	return ret;
 }

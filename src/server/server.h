@@ -3,13 +3,14 @@
  * ucmdd's insides: one engine holding every controller the daemon owns,
  * the security chain judging every command, and per client a connection
  * (control thread), a table of the devices it opened, the memory regions it
- * shared, and its rings (a polling thread each).
+ * shared, and its rings (served by the daemon's ring workers).
  *
  *   ucmdd.c      options, controllers, engine and security set-up, signals
  *   listen.c     the socket, accept, the peer's identity
  *   client.c     one connection: its control thread, the request table
  *   mem.c        the client's task (its file table, its mm): regions it shared, copies
- *   ring.c       a client ring: an engine ring in a memfd the client maps, its thread
+ *   ring.c       a client ring: an engine ring in a memfd the client maps
+ *   ring_pool.c  the workers that serve every client's rings, one per CPU
  *   ring_reg.c   io_uring_register(2) on a client ring
  *   efd.c        the eventfds a client shares: never waited on
  *   quota.c      per-uid quotas, the reserve for root and the daemon's user
@@ -97,7 +98,7 @@ struct srv_client {
 	struct files_struct files;
 	/*
 	 * Regions have a lock of their own: the engine looks them up while
-	 * issuing (task_mm) from each ring's thread, under that ring's lock.
+	 * issuing (task_mm) from the ring workers, under the ring's lock.
 	 */
 	pthread_mutex_t region_lock;
 	struct srv_region regions[SRV_MAX_REGIONS];
@@ -117,6 +118,9 @@ struct srv_daemon {
 	struct srv_client *clients;
 	unsigned nr_clients;
 	struct srv_quota *quota;	/* quota.c; NULL: nothing counted per uid */
+	/* ring_pool.c: the ring workers, while any ring exists (under lock) */
+	struct srv_pool *pool;
+	unsigned pool_workers;		/* how many serve rings; 0: one per online CPU */
 	/*
 	 * UCMDD_ANA_STATE, for the daemon's NVMe/TCP ports (ucmdd.c): the
 	 * state after the request, or -errno as proto.h says; NULL: no port.

@@ -6,14 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-void sfx_setup(struct sfx *s, const struct fx_opts *o)
+void sfx_client_init(struct sfx *s, struct srv_client *c)
 {
-	struct srv_client *c = &s->c;
-
-	memset(s, 0, sizeof(*s));
-	assert_int_equal(fx_setup(&s->fx, o), 0);
-	s->d.e = s->fx.e;
-	pthread_mutex_init(&s->d.lock, NULL);
+	memset(c, 0, sizeof(*c));
 	c->d = &s->d;
 	c->sock = -1;
 	c->pidfd = -1;
@@ -22,6 +17,24 @@ void sfx_setup(struct sfx *s, const struct fx_opts *o)
 	assert_int_equal(user_mm_init_remote(&c->mm, getpid()), 0);
 	pthread_mutex_init(&c->lock, NULL);
 	assert_int_equal(srv_task_init(c), 0);
+}
+
+void sfx_client_free(struct srv_client *c)
+{
+	srv_rings_destroy_all(c);
+	srv_task_free(c);
+	user_mm_release(&c->mm);
+	assert_int_equal(atomic_load(&c->bounce_bytes), 0);
+	pthread_mutex_destroy(&c->lock);
+}
+
+void sfx_setup(struct sfx *s, const struct fx_opts *o)
+{
+	memset(s, 0, sizeof(*s));
+	assert_int_equal(fx_setup(&s->fx, o), 0);
+	s->d.e = s->fx.e;
+	pthread_mutex_init(&s->d.lock, NULL);
+	sfx_client_init(s, &s->c);
 	/* the client's own table, numbered unlike the engine's, as a real client's is */
 	s->ng = 3, s->dev = 4, s->bdev = 5, s->null = 6;
 	sfx_install(s, s->fx.ng, s->ng);
@@ -46,10 +59,9 @@ void sfx_teardown(struct sfx *s)
 {
 	srv_rings_destroy_all(&s->c);
 	ucmd_close(s->fx.e, s->null_efd);
-	srv_task_free(&s->c);
-	user_mm_release(&s->c.mm);
-	assert_int_equal(atomic_load(&s->c.bounce_bytes), 0);
-	pthread_mutex_destroy(&s->c.lock);
+	sfx_client_free(&s->c);
+	/* the last ring took the workers with it */
+	assert_null(s->d.pool);
 	pthread_mutex_destroy(&s->d.lock);
 	fx_teardown(&s->fx);
 }

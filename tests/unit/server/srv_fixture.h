@@ -26,6 +26,12 @@ void sfx_install(struct sfx *s, int efd, int cfd);
 /* o: the host fixture's options (NULL: an inline controller) */
 void sfx_setup(struct sfx *s, const struct fx_opts *o);
 void sfx_teardown(struct sfx *s);
+/*
+ * Another client of the same daemon (same process, same memory), with an
+ * empty file table; and its end (its rings destroyed first).
+ */
+void sfx_client_init(struct sfx *s, struct srv_client *c);
+void sfx_client_free(struct srv_client *c);
 /* Open fds of this process: the daemon's leak check. */
 int sfx_nr_fds(void);
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "server/ctl.h"
+#include "server/ring_pool.h"
 #include "srv_fixture.h"
 
 struct cring {
@@ -72,8 +73,8 @@ static int teardown(void **state)
 	return 0;
 }
 
-static int cring_open_qi(struct sfx *s, struct cring *r, unsigned entries, unsigned flags,
-			 unsigned sq_thread_idle, unsigned qi_flags)
+static int cring_open_c(struct srv_client *c, struct cring *r, unsigned entries,
+			unsigned flags, unsigned sq_thread_idle, unsigned qi_flags)
 {
 	struct ucmdd_queue_init req = { .entries = entries, .flags = qi_flags };
 	int fds[3];
@@ -82,7 +83,7 @@ static int cring_open_qi(struct sfx *s, struct cring *r, unsigned entries, unsig
 	memset(r, 0, sizeof(*r));
 	req.p.flags = flags;
 	req.p.sq_thread_idle = sq_thread_idle;
-	r->id = srv_ring_create(&s->c, &req, &r->rep, fds);
+	r->id = srv_ring_create(c, &req, &r->rep, fds);
 	if (r->id < 0)
 		return r->id;
 	r->memfd = fds[0];
@@ -109,6 +110,21 @@ static int cring_open_qi(struct sfx *s, struct cring *r, unsigned entries, unsig
 	r->big = flags & IORING_SETUP_SQE128;
 	r->tail = *r->sq_tail;
 	return 0;
+}
+
+static int cring_open_qi(struct sfx *s, struct cring *r, unsigned entries, unsigned flags,
+			 unsigned sq_thread_idle, unsigned qi_flags)
+{
+	return cring_open_c(&s->c, r, entries, flags, sq_thread_idle, qi_flags);
+}
+
+static void cring_close(struct cring *r)
+{
+	munmap(r->mem, r->rep.mmap_size);
+	close(r->memfd);
+	close(r->sq_efd);
+	close(r->cq_efd);
+	memset(r, 0, sizeof(*r));
 }
 
 static int cring_open_idle(struct sfx *s, struct cring *r, unsigned entries, unsigned flags,
@@ -938,6 +954,133 @@ static void test_remote_completion(void **state)
 	free(rd);
 }
 
+/* A NOP through r and back. */
+static void nop_roundtrip(struct cring *r, uint64_t ud)
+{
+	get_sqe(r)->user_data = ud;
+	publish(r);
+	assert_int_equal(wait_cqe(r, NULL).user_data, ud);
+}
+
+/* Wait up to 5 s for the pool to have started n workers. */
+static void wait_workers(struct sfx *s, unsigned n)
+{
+	for (unsigned i = 0; srv_pool_nr_workers(&s->d) < n; i++) {
+		assert_true(i < 5000);
+		usleep(1000);
+	}
+}
+
+/*
+ * One worker serves several rings: each gets its SQEs taken and its CQEs
+ * posted, with the worker asleep now and then, and no thread per ring.
+ */
+static void test_pool_one_worker_rings(void **state)
+{
+	struct rt *t = *state;
+	struct cring b;
+
+	t->s.d.pool_workers = 1;
+	assert_int_equal(cring_open(&t->s, &t->r, 8, 0), 0);
+	assert_int_equal(cring_open(&t->s, &b, 8, 0), 0);
+	for (unsigned i = 0; i < 200; i++) {
+		get_sqe(&t->r)->user_data = i;
+		get_sqe(&b)->user_data = 1000 + i;
+		publish(&t->r);
+		publish(&b);
+		assert_int_equal(wait_cqe(&t->r, NULL).user_data, i);
+		assert_int_equal(wait_cqe(&b, NULL).user_data, 1000 + i);
+		/* let the worker fall asleep now and then */
+		if (i % 50 == 0)
+			usleep(2000);
+	}
+	assert_int_equal(srv_pool_nr_workers(&t->s.d), 1);
+	assert_int_equal(srv_ring_destroy(&t->s.c, (uint32_t)b.id), 0);
+	cring_close(&b);
+	/* the other ring is served on */
+	nop_roundtrip(&t->r, 7);
+}
+
+/*
+ * A pass that blocks (here on the engine ring's lock, held by the test, as
+ * a client's memory that does not answer would block it) holds up only its
+ * own ring: the watchdog starts a spare worker and the other ring is
+ * served; once the pass ends, both are served again. With one worker and
+ * no watchdog the other ring would wait as long as the stuck one.
+ */
+static void test_pool_stuck_pass(void **state)
+{
+	struct rt *t = *state;
+	struct cring b;
+	struct srv_ring *sa;
+
+	t->s.d.pool_workers = 1;
+	assert_int_equal(cring_open(&t->s, &t->r, 8, 0), 0);
+	assert_int_equal(cring_open(&t->s, &b, 8, 0), 0);
+	nop_roundtrip(&t->r, 1);
+	nop_roundtrip(&b, 2);
+	assert_int_equal(srv_pool_nr_workers(&t->s.d), 1);
+	sa = srv_ring_get(&t->s.c, (uint32_t)t->r.id);
+	assert_non_null(sa);
+	mutex_lock(&sa->ctx->uring_lock);
+	get_sqe(&t->r)->user_data = 3;
+	publish(&t->r);
+	wait_workers(&t->s, 2);
+	for (unsigned i = 0; i < 20; i++)
+		nop_roundtrip(&b, 100 + i);
+	assert_int_equal(cq_ready(&t->r), 0);
+	mutex_unlock(&sa->ctx->uring_lock);
+	assert_int_equal(wait_cqe(&t->r, NULL).user_data, 3);
+	for (unsigned i = 0; i < 20; i++) {
+		nop_roundtrip(&t->r, 200 + i);
+		nop_roundtrip(&b, 300 + i);
+	}
+	assert_int_equal(srv_ring_destroy(&t->s.c, (uint32_t)b.id), 0);
+	cring_close(&b);
+}
+
+/*
+ * A client killed while its ring, served by the same worker as another
+ * client's, has a request in flight: the worker leaves its ring alone, the
+ * other client's ring is served on, and the teardown (on the destroying
+ * thread) cancels the request, posts its CQE and marks the ring dead.
+ */
+static void test_pool_client_killed(void **state)
+{
+	struct rt *t = *state;
+	struct __kernel_timespec ts = { .tv_sec = 30 };
+	struct srv_client c2;
+	struct cring b;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe c;
+
+	t->s.d.pool_workers = 1;
+	sfx_client_init(&t->s, &c2);
+	assert_int_equal(cring_open(&t->s, &t->r, 8, 0), 0);
+	assert_int_equal(cring_open_c(&c2, &b, 8, 0, 0, 0), 0);
+	sqe = get_sqe(&b);
+	ucmd_prep_timeout(sqe, &ts, 0, 0);
+	sqe->user_data = 9;
+	publish(&b);
+	while (__atomic_load_n(b.sq_head, __ATOMIC_ACQUIRE) != b.tail)
+		usleep(100);
+	nop_roundtrip(&t->r, 1);
+	atomic_store(&c2.dead, true);
+	for (unsigned i = 0; i < 20; i++)
+		nop_roundtrip(&t->r, 10 + i);
+	srv_rings_destroy_all(&c2);
+	assert_int_equal(__atomic_load_n(&b.ctl->state, __ATOMIC_ACQUIRE), UCMDD_RING_DEAD);
+	assert_int_equal(cq_ready(&b), 1);
+	c = wait_cqe(&b, NULL);
+	assert_int_equal(c.user_data, 9);
+	assert_int_equal(c.res, -ECANCELED);
+	for (unsigned i = 0; i < 20; i++)
+		nop_roundtrip(&t->r, 100 + i);
+	assert_int_equal(srv_pool_nr_workers(&t->s.d), 1);
+	sfx_client_free(&c2);
+	cring_close(&b);
+}
+
 static uint64_t rnd(uint64_t *x)
 {
 	*x ^= *x << 13;
@@ -1085,6 +1228,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_exit_inflight, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_destroy_posts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_remote_completion, setup_thread, teardown),
+		cmocka_unit_test_setup_teardown(test_pool_one_worker_rings, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pool_stuck_pass, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pool_client_killed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_random_garbage, setup_thread, teardown),
 		cmocka_unit_test_setup_teardown(test_setup_errors, setup, teardown),
 	};

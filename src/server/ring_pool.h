@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The workers that serve every ring of the daemon (ring_pool.c): one per
+ * CPU, each taking whichever ring has work, instead of a thread per ring.
+ */
+#ifndef UCMD_SERVER_RING_POOL_H
+#define UCMD_SERVER_RING_POOL_H
+
+#include "server/ring.h"
+
+/* A pass stuck this long (a client's memory that does not answer) no longer counts as a worker. */
+#define SRV_STALL_MS	20u
+
+/*
+ * Serve r from now on; the workers start with the daemon's first ring.
+ * 0, -ENOMEM or -EAGAIN (no thread).
+ */
+int srv_pool_add(struct srv_daemon *d, struct srv_ring *r);
+/*
+ * Serve r no more: on return no worker is in a pass of r or will start
+ * one, and none polls its eventfds. The workers stop with the last ring.
+ */
+void srv_pool_remove(struct srv_daemon *d, struct srv_ring *r);
+/* Statistics for tests: workers started so far (spares included), of the pool serving r. */
+unsigned srv_pool_nr_workers(struct srv_daemon *d);
+
+#endif /* UCMD_SERVER_RING_POOL_H */
