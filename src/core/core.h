@@ -425,7 +425,8 @@ unsigned __io_run_task_work(struct ucmd_ctx *ctx);
 /* Two loads when there is none, which is what a submission usually finds. */
 static inline unsigned io_run_task_work(struct ucmd_ctx *ctx)
 {
-	if (!ctx->local_tw && !atomic_load_explicit(&ctx->tw_list, memory_order_relaxed))
+	if (!((uintptr_t)ctx->local_tw |
+	      (uintptr_t)atomic_load_explicit(&ctx->tw_list, memory_order_relaxed)))
 		return 0;
 	return __io_run_task_work(ctx);
 }
