@@ -15,7 +15,7 @@
 #include "core/core.h"
 #include "lib/clock.h"
 
-__thread struct ucmd_ctx *current_ctx;
+__thread struct ucmd_ctx *current_ctx __attribute__((tls_model("initial-exec")));
 
 static unsigned cq_head_acquire(const struct ucmd_ctx *ctx)
 {

@@ -551,8 +551,13 @@ int io_cqring_wait(struct ucmd_ctx *ctx, unsigned min_events);
 unsigned app_flush_sq(struct ucmd_ring *ring);
 int io_cqring_wait_deadline(struct ucmd_ctx *ctx, unsigned min_events, uint64_t deadline);
 
-/* The ctx whose uring_lock this thread holds (its "task context"). */
-extern __thread struct ucmd_ctx *current_ctx;
+/*
+ * The ctx whose uring_lock this thread holds (its "task context"). Set
+ * and cleared on every io_uring_enter: initial-exec, so that the shared
+ * library reaches it with a load from the GOT, not a call to
+ * __tls_get_addr (as the uaccess guard's state).
+ */
+extern __thread struct ucmd_ctx *current_ctx __attribute__((tls_model("initial-exec")));
 
 static inline struct ucmd_kiocb *cmd_to_req(const struct io_uring_cmd *cmd)
 {
