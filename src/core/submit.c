@@ -490,12 +490,12 @@ static inline bool io_want_plug(const struct ucmd_kiocb *req, unsigned nr)
 }
 
 /*
- * One SQE taken: the common uring_cmd's path if it is one and *plain (no
- * IOPOLL, no chain or drain open) holds, else the general path. Only the
- * general path changes what *plain says, and from true only for an SQE
- * that links or drains (a chain or a drain is open, or a drained request
- * has run): *plain is read again then, or when it was false. Returns what
- * io_submit_sqe returns.
+ * One SQE taken the general way (the common uring_cmd's path declined it,
+ * having changed nothing, or *plain did not hold). Only the general path
+ * changes what *plain (no IOPOLL, no chain or drain open) says, and from
+ * true only for an SQE that links or drains (a chain or a drain is open,
+ * or a drained request has run): *plain is read again then, or when it
+ * was false. Returns what io_submit_sqe returns.
  */
 static inline __attribute__((always_inline)) int
 io_submit_general(struct ucmd_ctx *ctx, bool *plain, struct ucmd_kiocb *req, bool peeked)
@@ -511,6 +511,7 @@ io_submit_general(struct ucmd_ctx *ctx, bool *plain, struct ucmd_kiocb *req, boo
 	return ret;
 }
 
+/* One SQE taken: the common uring_cmd's path if it is one and *plain holds, else the general. */
 static inline __attribute__((always_inline)) int
 io_submit_one(struct ucmd_ctx *ctx, bool *plain, struct ucmd_kiocb *req, bool peeked)
 {
