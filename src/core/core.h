@@ -161,6 +161,11 @@ _Static_assert(offsetof(struct ucmd_kiocb, cqe_res) - offsetof(struct ucmd_kiocb
 	       "a request's CQE fields must be a struct io_uring_cqe (and CQE32's extra)");
 
 struct ucmd_ctx {
+	/*
+	 * Held by whoever submits / runs task work. First: every enter takes
+	 * it, and at offset 0 its address is the ctx's own.
+	 */
+	struct mutex uring_lock;
 	struct ucmd_engine *engine;
 	/* whose memory the SQEs' addresses name, and who acts (core/task.h) */
 	const struct ucmd_task *task;
@@ -185,7 +190,6 @@ struct ucmd_ctx {
 	 * under uring_lock.
 	 */
 	bool simple;
-	struct mutex uring_lock;	/* held by whoever submits / runs task work */
 	pid_t submitter_tid;		/* IORING_SETUP_SINGLE_ISSUER */
 
 	/*
