@@ -512,6 +512,39 @@ static void test_alone_behind_drain(void **state)
 }
 
 /*
+ * An SQ index outside the SQE array, alone in its enter, is dropped,
+ * counted and consumed: the SQE after it is the next one taken, once.
+ */
+static void test_dropped_alone(void **state)
+{
+	struct ucmd_ring ring;
+	struct cqe_copy c;
+	int fd = ucmd_open(eng, "inline", O_RDWR);
+	unsigned slot;
+
+	(void)state;
+	ring_setup(eng, &ring, 4, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+	assert_int_equal(ucmd_register_files(&ring, &fd, 1), 0);
+	cmd_sqe(&ring, 0, true, 1, 5);
+	assert_int_equal(submit_one(&ring, &c), 5);
+	cmd_sqe(&ring, 0, true, 2, 6);
+	slot = (ring.sq.sqe_tail - 1) & ring.sq.ring_mask;
+	ring.sq.array[slot] = 1000;
+	assert_int_equal(ucmd_submit(&ring), 0);
+	assert_int_equal(*ring.sq.kdropped, 1);
+	assert_int_equal(ucmd_sq_ready(&ring), 0);
+	assert_int_equal(ucmd_cq_ready(&ring), 0);
+	ring.sq.array[slot] = slot;
+	cmd_sqe(&ring, 0, true, 3, 7);
+	assert_int_equal(submit_one(&ring, &c), 7);
+	assert_int_equal(c.user_data, 3);
+	assert_int_equal(ucmd_cq_ready(&ring), 0);
+	assert_int_equal(*ring.sq.kdropped, 1);
+	ucmd_queue_exit(&ring);
+	ucmd_close(eng, fd);
+}
+
+/*
  * Requests act as whoever submits them: credentials changed between two
  * submissions of a clean SQE on a fixed file are the ones the next
  * request carries, alone in its enter or in a batch.
@@ -713,6 +746,7 @@ int main(void)
 		cmocka_unit_test(test_chain_and_drain_before),
 		cmocka_unit_test(test_alone_behind_drain),
 		cmocka_unit_test(test_creds_changed_between_submissions),
+		cmocka_unit_test(test_dropped_alone),
 		cmocka_unit_test(test_security_on_fixed_file),
 		cmocka_unit_test(test_iopoll_ring),
 		cmocka_unit_test(test_other_completions_on_fixed_files),
