@@ -15,8 +15,8 @@
 #include "core/core.h"
 #include "lib/clock.h"
 
-__thread struct ucmd_ctx *current_ctx;
-__thread const struct ucmd_kiocb *io_issuing_req;
+__thread struct ucmd_ctx *current_ctx __attribute__((tls_model("initial-exec")));
+__thread const struct ucmd_kiocb *io_issuing_req __attribute__((tls_model("initial-exec")));
 
 static unsigned cq_head_acquire(const struct ucmd_ctx *ctx)
 {

@@ -162,6 +162,11 @@ _Static_assert(offsetof(struct ucmd_kiocb, cqe_res) - offsetof(struct ucmd_kiocb
 	       "a request's CQE fields must be a struct io_uring_cqe (and CQE32's extra)");
 
 struct ucmd_ctx {
+	/*
+	 * Held by whoever submits / runs task work. First: every enter takes
+	 * it, and at offset 0 its address is the ctx's own.
+	 */
+	struct mutex uring_lock;
 	struct ucmd_engine *engine;
 	/* whose memory the SQEs' addresses name, and who acts (core/task.h) */
 	const struct ucmd_task *task;
@@ -186,7 +191,6 @@ struct ucmd_ctx {
 	 * under uring_lock.
 	 */
 	bool simple;
-	struct mutex uring_lock;	/* held by whoever submits / runs task work */
 	pid_t submitter_tid;		/* IORING_SETUP_SINGLE_ISSUER */
 
 	/*
@@ -426,7 +430,8 @@ unsigned __io_run_task_work(struct ucmd_ctx *ctx);
 /* Two loads when there is none, which is what a submission usually finds. */
 static inline unsigned io_run_task_work(struct ucmd_ctx *ctx)
 {
-	if (!ctx->local_tw && !atomic_load_explicit(&ctx->tw_list, memory_order_relaxed))
+	if (!((uintptr_t)ctx->local_tw |
+	      (uintptr_t)atomic_load_explicit(&ctx->tw_list, memory_order_relaxed)))
 		return 0;
 	return __io_run_task_work(ctx);
 }
@@ -551,14 +556,20 @@ int io_cqring_wait(struct ucmd_ctx *ctx, unsigned min_events);
 unsigned app_flush_sq(struct ucmd_ring *ring);
 int io_cqring_wait_deadline(struct ucmd_ctx *ctx, unsigned min_events, uint64_t deadline);
 
-/* The ctx whose uring_lock this thread holds (its "task context"). */
-extern __thread struct ucmd_ctx *current_ctx;
+/*
+ * The ctx whose uring_lock this thread holds (its "task context"). Set
+ * and cleared on every io_uring_enter: initial-exec, so that the shared
+ * library reaches it with a load from the GOT, not a call to
+ * __tls_get_addr (as the uaccess guard's state).
+ */
+extern __thread struct ucmd_ctx *current_ctx __attribute__((tls_model("initial-exec")));
 /*
  * The request whose ->issue runs on this thread's stack, from the
  * submission (not io-wq), or NULL: what a user_mm's copy is made for
  * (ucmdd's write data copied by its client, src/server/bounce_area.c).
+ * Initial-exec for the same reason.
  */
-extern __thread const struct ucmd_kiocb *io_issuing_req;
+extern __thread const struct ucmd_kiocb *io_issuing_req __attribute__((tls_model("initial-exec")));
 
 static inline struct ucmd_kiocb *cmd_to_req(const struct io_uring_cmd *cmd)
 {

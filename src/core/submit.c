@@ -490,28 +490,35 @@ static inline bool io_want_plug(const struct ucmd_kiocb *req, unsigned nr)
 }
 
 /*
- * One SQE taken: the common uring_cmd's path if it is one and *plain (no
- * IOPOLL, no chain or drain open) holds, else the general path. Only the
- * general path changes what *plain says, and from true only for an SQE
- * that links or drains (a chain or a drain is open, or a drained request
- * has run): *plain is read again then, or when it was false. Returns what
- * io_submit_sqe returns.
+ * One SQE taken the general way (the common uring_cmd's path declined it,
+ * having changed nothing, or *plain did not hold). Only the general path
+ * changes what *plain (no IOPOLL, no chain or drain open) says, and from
+ * true only for an SQE that links or drains (a chain or a drain is open,
+ * or a drained request has run): *plain is read again then, or when it
+ * was false. Returns what io_submit_sqe returns.
  */
 static inline __attribute__((always_inline)) int
-io_submit_one(struct ucmd_ctx *ctx, bool *plain, struct ucmd_kiocb *req, bool peeked)
+io_submit_general(struct ucmd_ctx *ctx, bool *plain, struct ucmd_kiocb *req, bool peeked)
 {
 	uint8_t sqe_flags = req->sqe[0].flags;
 	int ret;
 
-	if (__builtin_expect(*plain, 1) &&
-	    __builtin_expect(io_submit_uring_cmd(ctx, req, req->sqe, peeked), 1))
-		return 0;
 	if (peeked)
 		io_req_take_peeked(ctx, req);
 	ret = io_submit_sqe(ctx, req, req->sqe);
 	if (!*plain || (sqe_flags & (IOSQE_IO_LINK | IOSQE_IO_HARDLINK | IOSQE_IO_DRAIN)))
 		*plain = io_submit_plain(ctx, false);
 	return ret;
+}
+
+/* One SQE taken: the common uring_cmd's path if it is one and *plain holds, else the general. */
+static inline __attribute__((always_inline)) int
+io_submit_one(struct ucmd_ctx *ctx, bool *plain, struct ucmd_kiocb *req, bool peeked)
+{
+	if (__builtin_expect(*plain, 1) &&
+	    __builtin_expect(io_submit_uring_cmd(ctx, req, req->sqe, peeked), 1))
+		return 0;
+	return io_submit_general(ctx, plain, req, peeked);
 }
 
 /*
@@ -592,24 +599,21 @@ static unsigned io_submit_sqes_bounded(struct ucmd_ctx *ctx, unsigned nr, unsign
 
 /*
  * Take up to nr published SQEs and submit them (Linux's io_submit_sqes),
- * under uring_lock; returns how many were taken. Inlined into the
- * system call's fast path (native_enter) and out of line for the other
- * submitters (io_submit_sqes: SQPOLL, ucmdd's rings). simple: ctx->simple
- * held when the submission began (the checks for what it excludes then go).
+ * under uring_lock; returns how many were taken. The system call's common
+ * case, a simple ring's uring_cmds, takes io_enter_simple instead.
  */
-static inline __attribute__((always_inline)) int __io_submit_sqes(struct ucmd_ctx *ctx,
-								  unsigned nr, bool simple)
+int io_submit_sqes(struct ucmd_ctx *ctx, unsigned nr)
 {
 	const struct io_rings *r = &ctx->rings;
 	unsigned head = ctx->cached_sq_head;
-	unsigned avail = __io_sqring_entries(ctx, simple);
+	unsigned avail = __io_sqring_entries(ctx, false);
 	unsigned submitted = 0, end;
 	struct blk_plug plug;
 	bool plugged = false, plain;
 
 	if (nr > avail)
 		nr = avail;
-	if (!simple && __builtin_expect(ctx->max_reqs != 0, 0) && nr) {
+	if (__builtin_expect(ctx->max_reqs != 0, 0) && nr) {
 		unsigned room = io_req_room(ctx);
 
 		if (nr > room)
@@ -621,11 +625,11 @@ static inline __attribute__((always_inline)) int __io_submit_sqes(struct ucmd_ct
 	 * end, in one pass (Linux's compl_reqs).
 	 */
 	ctx->compl_defer = true;
-	if (!simple && __builtin_expect(ctx->max_reqs != 0, 0)) {
+	if (__builtin_expect(ctx->max_reqs != 0, 0)) {
 		head = io_submit_sqes_bounded(ctx, nr, &submitted, &plug, &plugged);
 		goto done;
 	}
-	plain = io_submit_plain(ctx, simple);
+	plain = io_submit_plain(ctx, false);
 	for (end = head + nr; head != end;) {
 		unsigned idx = io_sq_index(r, head);
 		struct ucmd_kiocb *req;
@@ -663,14 +667,62 @@ done:
 	ctx->compl_defer = false;
 	if (ctx->compl_head)
 		io_submit_flush_completions(ctx);
-	if (!simple && __builtin_expect(ctx->sq_blocked != NULL, 0))
+	if (__builtin_expect(ctx->sq_blocked != NULL, 0))
 		io_sq_blocked_update(ctx);
 	return (int)submitted;
 }
 
-int io_submit_sqes(struct ucmd_ctx *ctx, unsigned nr)
+/*
+ * The rest of a simple ring's submission (io_enter_simple) once an SQE is
+ * not the common uring_cmd: req, peeked, holds that SQE's snapshot (its
+ * index was read once, as every index, and it was counted and the plug
+ * decided for it), and it and the SQEs up to end go the general way, as
+ * in io_submit_sqes. Out of line, so that the common path carries none of
+ * the general path's registers. Publishes the head, closes a chain left
+ * open, finishes the plug; returns how many more SQEs it took.
+ */
+static __attribute__((noinline)) unsigned
+io_submit_rest(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, unsigned head, unsigned end,
+	       unsigned nr, struct blk_plug *plug, bool plugged)
 {
-	return __io_submit_sqes(ctx, nr, false);
+	const struct io_rings *r = &ctx->rings;
+	unsigned submitted = 0;
+	/* held at the start: the fast path required it */
+	bool plain = true;
+
+	if (io_submit_general(ctx, &plain, req, true) && !(ctx->flags & IORING_SETUP_SUBMIT_ALL))
+		end = head;
+	while (head != end) {
+		unsigned idx = io_sq_index(r, head);
+		bool dropped;
+
+		head++;
+		req = io_take_sqe(ctx, r, idx, &dropped, true);
+		if (dropped)
+			continue;
+		if (!req) {
+			head--;
+			break;
+		}
+		req->sq_pos = head - 1;
+		if (!plugged && io_want_plug(req, nr)) {
+			blk_start_plug(plug);
+			plugged = true;
+		}
+		submitted++;
+		if (io_submit_one(ctx, &plain, req, true) && !(ctx->flags & IORING_SETUP_SUBMIT_ALL))
+			break;
+	}
+	ctx->cached_sq_head = head;
+	__atomic_store_n(r->sq_head, head, __ATOMIC_RELEASE);
+	if (ctx->link_head) {
+		struct ucmd_kiocb *h = ctx->link_head;
+		ctx->link_head = NULL;
+		io_queue_or_defer(h);
+	}
+	if (plugged)
+		blk_finish_plug(plug);
+	return submitted;
 }
 
 /* ---- io_uring_enter(2) ---------------------------------------------------- */
@@ -698,17 +750,150 @@ static __attribute__((noinline)) int io_sqpoll_enter(struct ucmd_ctx *ctx, unsig
 }
 
 /*
- * The system call: submit, then wait. The submission, its CQ commit and
- * the test whether what the caller waits for is there already run in
- * this one frame, the common uring_cmd's path inlined: a small batch is
- * mostly this call chain.
+ * io_uring_enter's submission under uring_lock, the general way: the
+ * credentials read again if they changed, the SQEs submitted, task work
+ * run, the CQ committed. Returns how many SQEs it took, or the error of
+ * the credentials' read (current_ctx not set then).
+ */
+static __attribute__((noinline)) int io_enter_submit(struct ucmd_ctx *ctx, unsigned to_submit)
+{
+	int submitted;
+
+	/*
+	 * Requests act as whoever submits them now: one load tells whether
+	 * the process's credentials changed since last read.
+	 */
+	if (__builtin_expect(cred_generation() != ctx->creds_gen, 0)) {
+		int ret = io_ring_refresh_creds(ctx);
+
+		if (ret)
+			return ret;
+	}
+	current_ctx = ctx;
+	submitted = io_submit_sqes(ctx, to_submit);
+	io_run_task_work(ctx);
+	io_commit_cqring(ctx);
+	return submitted;
+}
+
+/*
+ * A simple ring's SQEs from head on, nr of them (not 1: see
+ * io_enter_simple), the common uring_cmd's path taken for each until one
+ * is anything else, which goes, with all behind it, to io_submit_rest.
+ * Publishes the head and finishes the plug; returns how many SQEs it took.
+ */
+static __attribute__((noinline)) unsigned io_submit_simple(struct ucmd_ctx *ctx, unsigned head,
+							   unsigned nr)
+{
+	const struct io_rings *r = &ctx->rings;
+	unsigned end, submitted = 0;
+	struct blk_plug plug;
+	bool plugged = false;
+
+	for (end = head + nr; head != end;) {
+		unsigned idx = io_sq_index(r, head);
+		struct ucmd_kiocb *req;
+		bool dropped;
+
+		head++;
+		req = io_take_sqe(ctx, r, idx, &dropped, true);
+		if (dropped)
+			continue;
+		if (!req) {
+			head--;
+			break;
+		}
+		req->sq_pos = head - 1;
+		if (!plugged && io_want_plug(req, nr)) {
+			blk_start_plug(&plug);
+			plugged = true;
+		}
+		submitted++;
+		if (__builtin_expect(!io_submit_uring_cmd(ctx, req, req->sqe, true), 0))
+			return submitted + io_submit_rest(ctx, req, head, end, nr, &plug, plugged);
+	}
+	ctx->cached_sq_head = head;
+	__atomic_store_n(r->sq_head, head, __ATOMIC_RELEASE);
+	if (plugged)
+		blk_finish_plug(&plug);
+	return submitted;
+}
+
+/*
+ * The common call's submission under uring_lock: a simple ring (no SQPOLL
+ * or IOPOLL, bounds, eventfd or counted TIMEOUT), the same credentials
+ * as last time, no chain or drain open. Its SQEs take the common
+ * uring_cmd's path (io_submit_uring_cmd) one by one; the first that is
+ * anything else goes, with all behind it, to io_submit_rest. It does what
+ * io_enter_submit does, without the checks for what such a ring has not.
+ * One SQE (a batch of one, the synchronous caller's) is taken here,
+ * without a loop and without the plug, which a batch of one never takes;
+ * more go to io_submit_simple. Anything else: io_enter_submit.
+ */
+static inline __attribute__((always_inline)) int io_enter_simple(struct ucmd_ctx *ctx,
+								 unsigned to_submit)
+{
+	const struct io_rings *r = &ctx->rings;
+	unsigned head, nr, submitted;
+
+	/*
+	 * Each a word or a byte, tested together: the common call takes no
+	 * branch. No chain is open here: every submission closes the one it
+	 * leaves open.
+	 */
+	if (__builtin_expect((cred_generation() ^ ctx->creds_gen) | !ctx->simple |
+				     (uintptr_t)ctx->defer_head | ctx->drain_next,
+			     0))
+		return io_enter_submit(ctx, to_submit);
+	current_ctx = ctx;
+	head = ctx->cached_sq_head;
+	nr = __io_sqring_entries(ctx, true);
+	if (nr > to_submit)
+		nr = to_submit;
+	/* what completes inline and cannot be posted at once is posted at the end */
+	ctx->compl_defer = true;
+	if (__builtin_expect(nr == 1, 1)) {
+		unsigned idx = io_sq_index(r, head);
+		struct ucmd_kiocb *req;
+		bool dropped;
+
+		req = io_take_sqe(ctx, r, idx, &dropped, true);
+		submitted = req != NULL;
+		if (req) {
+			req->sq_pos = head;	/* every request knows its SQ place (srv_bounce_wtake) */
+			head++;
+		} else if (dropped) {
+			head++;
+		}
+		if (req && __builtin_expect(!io_submit_uring_cmd(ctx, req, req->sqe, true), 0)) {
+			/* nr 1: io_want_plug says no, the plug is never used */
+			submitted += io_submit_rest(ctx, req, head, head, nr, NULL, false);
+			goto published;
+		}
+		ctx->cached_sq_head = head;
+		__atomic_store_n(r->sq_head, head, __ATOMIC_RELEASE);
+	} else {
+		submitted = io_submit_simple(ctx, head, nr);
+	}
+published:
+	ctx->compl_defer = false;
+	if (ctx->compl_head)
+		io_submit_flush_completions(ctx);
+	io_run_task_work(ctx);
+	io_commit_cqring(ctx);
+	return (int)submitted;
+}
+
+/*
+ * The system call: submit, then wait. The common call (SQEs to submit on
+ * a simple ring) runs in this one frame, the common uring_cmd's path
+ * inlined: a small batch is mostly this call chain.
  */
 int native_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
 		 unsigned flags)
 {
 	struct ucmd_ctx *ctx = ring_to_ctx(ring);
 	int submitted = 0;
-	bool simple;
 
 	if (flags & ~ENTER_FLAGS)
 		return -EINVAL;
@@ -727,34 +912,19 @@ int native_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_comple
 	}
 	if (to_submit) {
 		mutex_lock(&ctx->uring_lock);
-		/*
-		 * Requests act as whoever submits them now: one load tells
-		 * whether the process's credentials changed since last read.
-		 */
-		if (__builtin_expect(cred_generation() != ctx->creds_gen, 0)) {
-			int ret = io_ring_refresh_creds(ctx);
-
-			if (ret) {
-				mutex_unlock(&ctx->uring_lock);
-				return ret;
-			}
+		submitted = io_enter_simple(ctx, to_submit);
+		if (__builtin_expect(submitted < 0, 0)) {
+			mutex_unlock(&ctx->uring_lock);
+			return submitted;
 		}
-		current_ctx = ctx;
-		/* the simple ring's submission inline, without the checks for what it has not */
-		simple = ctx->simple;
-		if (__builtin_expect(simple, 1))
-			submitted = __io_submit_sqes(ctx, to_submit, true);
-		else
-			submitted = io_submit_sqes(ctx, to_submit);
-		io_run_task_work(ctx);
-		io_commit_cqring(ctx);
 		/*
-		 * The CQEs waited for are there already (requests that completed
-		 * inline): Linux's io_cqring_wait returns at once then, so do not
-		 * take the lock again and rerun task work just to find that out.
-		 * The CQ tail was just published: it is cached_cq_tail.
+		 * The CQEs waited for are there already (requests that
+		 * completed inline): Linux's io_cqring_wait returns at once
+		 * then, so do not take the lock again and rerun task work just
+		 * to find that out. The CQ tail was just published: it is
+		 * cached_cq_tail.
 		 */
-		if ((flags & IORING_ENTER_GETEVENTS) && (simple || !ctx->nr_iopoll) && !ctx->ocq_head &&
+		if ((flags & IORING_ENTER_GETEVENTS) && !(ctx->ocq_head || ctx->nr_iopoll) &&
 		    ctx->cached_cq_tail - __atomic_load_n(ctx->rings.cq_head, __ATOMIC_ACQUIRE) >=
 			    min_complete)
 			flags &= ~IORING_ENTER_GETEVENTS;

@@ -20,6 +20,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "core/core.h"
+#include "core/cred.h"
 #include "core/uring_cmd.h"
 #include "ringutil.h"
 #include "security/hooks.h"
@@ -97,12 +99,23 @@ static int snap_uring_cmd(struct io_uring_cmd *cmd, unsigned issue_flags)
 	return io_uring_cmd_snap(cmd) ? 5 : -ENOMEM;
 }
 
+/* Records the credentials its request acts as; completes inline with 0. */
+static const struct ucmd_cred *seen_creds;
+
+static int creds_uring_cmd(struct io_uring_cmd *cmd, unsigned issue_flags)
+{
+	(void)issue_flags;
+	seen_creds = cmd_to_req(cmd)->creds;
+	return 0;
+}
+
 static const struct ucmd_file_ops inline_fops = { .name = "inline", .uring_cmd = inline_uring_cmd };
 static const struct ucmd_file_ops echo_fops = { .name = "echo", .uring_cmd = echo_uring_cmd };
 static const struct ucmd_file_ops hold_fops = { .name = "hold", .uring_cmd = hold_uring_cmd };
 static const struct ucmd_file_ops again_fops = { .name = "again", .uring_cmd = again_uring_cmd };
 static const struct ucmd_file_ops snap_fops = { .name = "snap", .uring_cmd = snap_uring_cmd };
 static const struct ucmd_file_ops plain_fops = { .name = "plain" };
+static const struct ucmd_file_ops creds_fops = { .name = "creds", .uring_cmd = creds_uring_cmd };
 
 /* A module that denies cmd_op 0xd0. */
 static int deny_cmd(void *priv, const struct io_uring_cmd *cmd)
@@ -128,6 +141,7 @@ static int setup(void **state)
 	assert_int_equal(engine_add_device(eng, "again", &again_fops, NULL), 0);
 	assert_int_equal(engine_add_device(eng, "snap", &snap_fops, NULL), 0);
 	assert_int_equal(engine_add_device(eng, "plain", &plain_fops, NULL), 0);
+	assert_int_equal(engine_add_device(eng, "creds", &creds_fops, NULL), 0);
 	return 0;
 }
 
@@ -430,6 +444,152 @@ static void test_chain_and_drain_before(void **state)
 	ucmd_close(eng, hfd);
 }
 
+/*
+ * A clean SQE submitted alone (the enter's one-SQE path) while a drain is
+ * pending waits for it as one in a batch does: the drained request still
+ * deferred behind one in flight, then running with what follows held
+ * back (Linux's drain_next).
+ */
+static void test_alone_behind_drain(void **state)
+{
+	struct ucmd_ring ring;
+	struct cqe_copy c[3];
+	int ifd = ucmd_open(eng, "inline", O_RDWR), hfd = ucmd_open(eng, "hold", O_RDWR);
+	int fds[2] = { ifd, hfd };
+
+	(void)state;
+	ring_setup(eng, &ring, 8, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+	assert_int_equal(ucmd_register_files(&ring, fds, 2), 0);
+	for (int i = 0; i < 2; i++) {
+		cmd_sqe(&ring, i, true, 9, 9);
+		assert_int_equal(submit_one(&ring, c), 9);
+	}
+
+	/* 1 in flight; 2 drains behind it; 3, clean, waits behind 2: one enter each */
+	cmd_sqe(&ring, 1, true, 1, 1);
+	assert_int_equal(ucmd_submit(&ring), 1);
+	assert_non_null(held);
+	cmd_sqe(&ring, 0, true, 2, 8)->flags |= IOSQE_IO_DRAIN;
+	assert_int_equal(ucmd_submit(&ring), 1);
+	cmd_sqe(&ring, 0, true, 3, 9);
+	assert_int_equal(ucmd_submit(&ring), 1);
+	assert_int_equal(ucmd_cq_ready(&ring), 0);
+	io_uring_cmd_done(held, 11, 0);
+	held = NULL;
+	reap(&ring, c, 3);
+	for (unsigned i = 0; i < 3; i++)
+		assert_int_equal(c[i].user_data, i + 1);
+	assert_int_equal(c[0].res, 11);
+	assert_int_equal(c[1].res, 8);
+	assert_int_equal(c[2].res, 9);
+
+	/* 2 drains behind 1 and is kept when it starts: 3 waits for 2 to complete */
+	cmd_sqe(&ring, 1, true, 1, 1);
+	assert_int_equal(ucmd_submit(&ring), 1);
+	cmd_sqe(&ring, 1, true, 2, 1)->flags |= IOSQE_IO_DRAIN;
+	assert_int_equal(ucmd_submit(&ring), 1);
+	assert_int_equal(ucmd_cq_ready(&ring), 0);
+	io_uring_cmd_done(held, 11, 0);
+	held = NULL;
+	/* the wait runs the completion, which starts 2 */
+	reap(&ring, c, 1);
+	assert_int_equal(c[0].user_data, 1);
+	assert_int_equal(c[0].res, 11);
+	assert_non_null(held);
+	cmd_sqe(&ring, 0, true, 3, 9);
+	assert_int_equal(ucmd_submit(&ring), 1);
+	assert_int_equal(ucmd_cq_ready(&ring), 0);
+	io_uring_cmd_done(held, 12, 0);
+	held = NULL;
+	reap(&ring, c, 2);
+	assert_int_equal(c[0].user_data, 2);
+	assert_int_equal(c[0].res, 12);
+	assert_int_equal(c[1].user_data, 3);
+	assert_int_equal(c[1].res, 9);
+	ucmd_queue_exit(&ring);
+	ucmd_close(eng, ifd);
+	ucmd_close(eng, hfd);
+}
+
+/*
+ * An SQ index outside the SQE array, alone in its enter, is dropped,
+ * counted and consumed: the SQE after it is the next one taken, once.
+ */
+static void test_dropped_alone(void **state)
+{
+	struct ucmd_ring ring;
+	struct cqe_copy c;
+	int fd = ucmd_open(eng, "inline", O_RDWR);
+	unsigned slot;
+
+	(void)state;
+	ring_setup(eng, &ring, 4, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+	assert_int_equal(ucmd_register_files(&ring, &fd, 1), 0);
+	cmd_sqe(&ring, 0, true, 1, 5);
+	assert_int_equal(submit_one(&ring, &c), 5);
+	cmd_sqe(&ring, 0, true, 2, 6);
+	slot = (ring.sq.sqe_tail - 1) & ring.sq.ring_mask;
+	ring.sq.array[slot] = 1000;
+	assert_int_equal(ucmd_submit(&ring), 0);
+	assert_int_equal(*ring.sq.kdropped, 1);
+	assert_int_equal(ucmd_sq_ready(&ring), 0);
+	assert_int_equal(ucmd_cq_ready(&ring), 0);
+	ring.sq.array[slot] = slot;
+	cmd_sqe(&ring, 0, true, 3, 7);
+	assert_int_equal(submit_one(&ring, &c), 7);
+	assert_int_equal(c.user_data, 3);
+	assert_int_equal(ucmd_cq_ready(&ring), 0);
+	assert_int_equal(*ring.sq.kdropped, 1);
+	ucmd_queue_exit(&ring);
+	ucmd_close(eng, fd);
+}
+
+/*
+ * Requests act as whoever submits them: credentials changed between two
+ * submissions of a clean SQE on a fixed file are the ones the next
+ * request carries, alone in its enter or in a batch.
+ */
+static void test_creds_changed_between_submissions(void **state)
+{
+	struct ucmd_ring ring;
+	struct cqe_copy c[2];
+	struct ucmd_cred other;
+	int fd = ucmd_open(eng, "creds", O_RDWR);
+	uid_t uid;
+
+	(void)state;
+	ring_setup(eng, &ring, 4, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+	assert_int_equal(ucmd_register_files(&ring, &fd, 1), 0);
+	cmd_sqe(&ring, 0, true, 1, 0);
+	assert_int_equal(submit_one(&ring, c), 0);
+	assert_non_null(seen_creds);
+	uid = seen_creds->uid;
+	current_cred(&other);
+	other.uid = other.euid = uid + 1;
+	for (unsigned batch = 1; batch <= 2; batch++) {
+		cred_override_set(&other);
+		cred_changed();
+		seen_creds = NULL;
+		for (unsigned i = 0; i < batch; i++)
+			cmd_sqe(&ring, 0, true, 2, 0);
+		assert_int_equal(ucmd_submit(&ring), (int)batch);
+		reap(&ring, c, batch);
+		assert_non_null(seen_creds);
+		assert_int_equal(seen_creds->uid, uid + 1);
+		cred_override_set(NULL);
+		cred_changed();
+		seen_creds = NULL;
+		for (unsigned i = 0; i < batch; i++)
+			cmd_sqe(&ring, 0, true, 3, 0);
+		assert_int_equal(ucmd_submit(&ring), (int)batch);
+		reap(&ring, c, batch);
+		assert_non_null(seen_creds);
+		assert_int_equal(seen_creds->uid, uid);
+	}
+	ucmd_queue_exit(&ring);
+	ucmd_close(eng, fd);
+}
+
 /* A module that denies a command is asked on a fixed file too, and the cached "allowed" is dropped with it. */
 static void test_security_on_fixed_file(void **state)
 {
@@ -584,6 +744,9 @@ int main(void)
 		cmocka_unit_test(test_order_with_completion_during_issue),
 		cmocka_unit_test(test_request_freed_during_issue),
 		cmocka_unit_test(test_chain_and_drain_before),
+		cmocka_unit_test(test_alone_behind_drain),
+		cmocka_unit_test(test_creds_changed_between_submissions),
+		cmocka_unit_test(test_dropped_alone),
 		cmocka_unit_test(test_security_on_fixed_file),
 		cmocka_unit_test(test_iopoll_ring),
 		cmocka_unit_test(test_other_completions_on_fixed_files),
