@@ -176,6 +176,8 @@ void sv_serve(struct sv *s, const struct seccomp_notif *req, struct sv_ans *a);
 int sv_mem_in(pid_t pid, void *dst, uint64_t src, size_t len);
 int sv_mem_out(pid_t pid, uint64_t dst, const void *src, size_t len);
 int sv_str_in(pid_t pid, char *dst, uint64_t src, size_t max);
+/* the directory a relative path of thread tid starts from (its cwd, its dirfd): 0 or -EBADF */
+int sv_base_of(pid_t tid, int dirfd, char *base, size_t len);
 /* the thread group of thread tid (a notification names the thread), or -1 */
 pid_t sv_tgid_of(struct sv *s, pid_t tid);
 /* the daemon's connection acting in the program's memory, made on first need: 0 or -errno */

@@ -61,6 +61,22 @@ int sv_str_in(pid_t pid, char *dst, uint64_t src, size_t max)
 }
 
 /* The thread group of thread tid (a notification names the thread). */
+int sv_base_of(pid_t tid, int dirfd, char *base, size_t len)
+{
+	char link[64];
+	ssize_t n;
+
+	if (dirfd == AT_FDCWD)
+		snprintf(link, sizeof(link), "/proc/%d/cwd", (int)tid);
+	else
+		snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)tid, dirfd);
+	n = readlink(link, base, len - 1);
+	if (n <= 0)
+		return -EBADF;
+	base[n] = '\0';
+	return 0;
+}
+
 pid_t sv_tgid_of(struct sv *s, pid_t tid)
 {
 	char path[64], line[128];

@@ -416,15 +416,12 @@ void sv_open(struct sv *s, const struct seccomp_notif *req, int dirfd, uint64_t 
 	if (path[0] == '/') {
 		snprintf(abs, sizeof(abs), "%s", path);
 	} else {
-		char link[64];
-		ssize_t n;
-
-		if (dirfd == AT_FDCWD)
-			snprintf(link, sizeof(link), "/proc/%d/cwd", (int)tid);
-		else
-			snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)tid, dirfd);
-		n = readlink(link, base, sizeof(base) - 1);
-		base[n > 0 ? n : 0] = '\0';
+		/* a bad dirfd is the kernel's EBADF, never a path judged from "/" */
+		ret = sv_base_of(tid, dirfd, base, sizeof(base));
+		if (ret) {
+			a->error = ret;
+			return;
+		}
 		snprintf(abs, sizeof(abs), "%s/%s", base, path);
 	}
 	pl_path_fold(folded, abs);

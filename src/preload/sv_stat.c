@@ -28,23 +28,6 @@
 #include "preload/preload.h"
 #include "preload/sv.h"
 
-/* The directory a relative path of thread tid starts from (its cwd, its dirfd): 0 or -errno. */
-static int base_of(pid_t tid, int dirfd, char *base, size_t len)
-{
-	char link[64];
-	ssize_t n;
-
-	if (dirfd == AT_FDCWD)
-		snprintf(link, sizeof(link), "/proc/%d/cwd", (int)tid);
-	else
-		snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)tid, dirfd);
-	n = readlink(link, base, len - 1);
-	if (n <= 0)
-		return -EBADF;
-	base[n] = '\0';
-	return 0;
-}
-
 /* The call on our path p, as the preload's libc call would make it: the result or -errno. */
 static long call_on(const struct seccomp_notif *req, const struct pl_where *w, const char *p)
 {
@@ -126,7 +109,7 @@ void sv_path_call(struct sv *s, const struct seccomp_notif *req, struct sv_ans *
 		a->cont = true;	/* the common case: no look at the tree */
 		return;
 	}
-	if (path[0] != '/' && base_of((pid_t)req->pid, dirfd, base, sizeof(base))) {
+	if (path[0] != '/' && sv_base_of((pid_t)req->pid, dirfd, base, sizeof(base))) {
 		a->cont = true;	/* a bad dirfd: the kernel says so */
 		return;
 	}

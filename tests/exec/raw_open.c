@@ -3,9 +3,9 @@
  * Opens a file with a syscall instruction of its own (x86-64), as Go's
  * os.Open does: no libc, so no preload sees the call.
  *
- *   raw_open PATH
+ *   raw_open PATH [DIRFD]
  *
- * openat(AT_FDCWD, PATH, O_RDONLY), then on the descriptor, with its own
+ * openat(DIRFD or AT_FDCWD, PATH, O_RDONLY), then on the descriptor, with its own
  * instructions too: NVME_IOCTL_ID ("nsid N", or "nsid: <strerror>"), and a
  * read of 4096 bytes at offset 0 ("data: " and the first 8 bytes in hex,
  * or "read: <strerror>"). "open: <strerror>" when the open fails. Exit 0
@@ -13,6 +13,7 @@
  */
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
@@ -28,11 +29,11 @@ int main(int argc, char **argv)
 	static unsigned char buf[4096] __attribute__((aligned(4096)));
 	long fd, ret;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: raw_open PATH\n");
+	if (argc != 2 && argc != 3) {
+		fprintf(stderr, "usage: raw_open PATH [DIRFD]\n");
 		return 1;
 	}
-	fd = insn4(SYS_openat, AT_FDCWD, (long)argv[1], O_RDONLY, 0);
+	fd = insn4(SYS_openat, argc == 3 ? atol(argv[2]) : AT_FDCWD, (long)argv[1], O_RDONLY, 0);
 	if (fd < 0) {
 		printf("open: %s\n", strerror((int)-fd));
 		return 0;

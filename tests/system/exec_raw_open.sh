@@ -42,6 +42,9 @@ data: 6162636465666768" ex "$T/raw_open" "$T/plain"
 expect "nsid: Inappropriate ioctl for device
 data: 6162636465666768" ex sh -c 'cd "$1" && "$2" plain' sh "$T" "$T/raw_open"
 
+step "a relative name on a descriptor that is not open: EBADF, never judged from /"
+expect "open: Bad file descriptor" ex "$T/raw_open" dev/nvme0n1 77
+
 step "an NVMe device number (UCMD_TEST_NVME_MAJORS names /dev/null's): ENXIO"
 expect "open: No such device or address" env UCMD_TEST_NVME_MAJORS=c:1 \
 	timeout 300 "$UCMD" exec --ctrl "$CTRL" -- "$T/raw_open" /dev/null
