@@ -144,24 +144,29 @@ static unsigned pass(struct srv_ring *r, bool take)
 		ctx->cq_dirty = true;
 	io_commit_cqring(ctx);
 	did += ctx->cached_sq_head - sq_head;
+	__atomic_store_n(&r->sq_taken, ctx->cached_sq_head, __ATOMIC_RELAXED);
 	/* also what registration's quiesce posted since the last pass */
 	shown = ctx->cached_cq_tail;
 	if (r->bounce) {
 		unsigned made;
+		bool waiting;
 
-		srv_bounce_state(r->bounce, &made, &r->bounce_waiting, &shown);
+		srv_bounce_state(r->bounce, &made, &waiting, &shown);
+		/* read by a worker choosing how long to sleep, without the ring's lock */
+		__atomic_store_n(&r->bounce_waiting, waiting, __ATOMIC_RELAXED);
 		/* records for the client to copy: it is woken for them as for CQEs */
 		recs = made - r->bounce_told;
 		r->bounce_told = made;
 		did += recs;
 	}
 	posted = shown - r->cq_told;
-	r->cq_told = shown;
+	__atomic_store_n(&r->cq_told, shown, __ATOMIC_RELAXED);
 	did += posted;
 	srv_bounce_leave();
 	r->nr_reqs = ctx->nr_reqs;
-	r->nr_iopoll = ctx->nr_iopoll;
-	r->overflowing = ctx->ocq_head != NULL;
+	/* these four are read by workers choosing how to wait, without the ring's lock */
+	__atomic_store_n(&r->nr_iopoll, ctx->nr_iopoll, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->overflowing, ctx->ocq_head != NULL, __ATOMIC_RELAXED);
 	user_mm_batch_end();
 	current_ctx = NULL;
 	mutex_unlock(&ctx->uring_lock);
@@ -179,7 +184,8 @@ static unsigned pass(struct srv_ring *r, bool take)
  */
 static bool cq_unreaped(const struct srv_ring *r)
 {
-	return __atomic_load_n(r->ctx->rings.cq_head, __ATOMIC_RELAXED) != r->cq_told;
+	return __atomic_load_n(r->ctx->rings.cq_head, __ATOMIC_RELAXED) !=
+	       __atomic_load_n(&r->cq_told, __ATOMIC_RELAXED);
 }
 
 bool srv_ring_done(const struct srv_ring *r)
@@ -270,8 +276,8 @@ unsigned srv_ring_serve(struct srv_ring *r, uint64_t now)
 	did = pass(r, true);
 	task_override_set(NULL);
 	if (did) {
-		r->last_work = now;
-		r->idle_until = now + poll_us(r);
+		__atomic_store_n(&r->last_work, now, __ATOMIC_RELAXED);
+		__atomic_store_n(&r->idle_until, now + poll_us(r), __ATOMIC_RELAXED);
 	}
 	return did;
 }
@@ -279,9 +285,9 @@ unsigned srv_ring_serve(struct srv_ring *r, uint64_t now)
 enum srv_idle srv_ring_idle(const struct srv_ring *r, uint64_t now)
 {
 	/* an IOPOLL ring completes only by being polled */
-	if (r->nr_iopoll)
+	if (__atomic_load_n(&r->nr_iopoll, __ATOMIC_RELAXED))
 		return SRV_IDLE_IOPOLL;
-	if (now >= r->idle_until)
+	if (now >= __atomic_load_n(&r->idle_until, __ATOMIC_RELAXED))
 		return SRV_IDLE_SLEEP;
 	/*
 	 * A client that leaves our CQEs unreaped is off the CPU, often
@@ -291,7 +297,8 @@ enum srv_idle srv_ring_idle(const struct srv_ring *r, uint64_t now)
 	 * naps: the CPU is free for it, and the next SQE is taken at the
 	 * nap's end without a doorbell (33K to 41K IOPS).
 	 */
-	if (r->spin && cq_unreaped(r) && now - r->last_work >= SRV_REAP_WAIT_US)
+	if (r->spin && cq_unreaped(r) &&
+	    now - __atomic_load_n(&r->last_work, __ATOMIC_RELAXED) >= SRV_REAP_WAIT_US)
 		return SRV_IDLE_NAP;
 	return SRV_IDLE_POLL;
 }
@@ -299,7 +306,7 @@ enum srv_idle srv_ring_idle(const struct srv_ring *r, uint64_t now)
 void srv_ring_woken(struct srv_ring *r, uint64_t now)
 {
 	if (r->spin)
-		r->idle_until = now + poll_us(r);
+		__atomic_store_n(&r->idle_until, now + poll_us(r), __ATOMIC_RELAXED);
 }
 
 void srv_ring_need_wakeup(struct srv_ring *r, bool on)
@@ -311,8 +318,13 @@ bool srv_ring_pending(const struct srv_ring *r)
 {
 	const struct ucmd_ctx *ctx = r->ctx;
 
+	/*
+	 * The head as the last pass left it (sq_taken), not the ring's: the
+	 * client can write that one, and a worker that believed it would never
+	 * sleep. Behind the engine's, never ahead: a stale look costs a loop.
+	 */
 	return __atomic_load_n(ctx->rings.sq_tail, __ATOMIC_RELAXED) !=
-	       __atomic_load_n(&ctx->cached_sq_head, __ATOMIC_RELAXED);
+	       __atomic_load_n(&r->sq_taken, __ATOMIC_RELAXED);
 }
 
 void srv_ring_unlock(struct srv_ring *r)
@@ -328,10 +340,11 @@ void srv_ring_unlock(struct srv_ring *r)
 int srv_ring_sleep_ms(const struct srv_ring *r)
 {
 	/* a backed-up CQ is looked at again soon: the client need not ring for reaping */
-	if (r->overflowing)
+	/* without the ring's lock (a sleeping worker looks at every ring): a stale look costs a wake */
+	if (__atomic_load_n(&r->overflowing, __ATOMIC_RELAXED))
 		return (int)r->idle_ms;
 	/* so is one whose client has data to copy out: we copy it after a while */
-	if (r->bounce_waiting)
+	if (__atomic_load_n(&r->bounce_waiting, __ATOMIC_RELAXED))
 		return (int)(srv_bounce_wait_ns / 1000000u) + 1;
 	return -1;
 }

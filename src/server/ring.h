@@ -39,6 +39,7 @@ struct srv_ring {
 	const void *last_worker;	/* the worker that did its last work: it polls on */
 	/* what the last pass found, under lock */
 	unsigned nr_reqs, nr_iopoll;
+	unsigned sq_taken;		/* the SQ head after the last pass (srv_ring_pending) */
 	unsigned cq_told;		/* the CQ tail the client was last woken for */
 	bool overflowing;
 	/* the read bounce area (bounce_area.c), set under lock; NULL: none */

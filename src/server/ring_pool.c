@@ -162,10 +162,8 @@ static void active_set_locked(struct pworker *w, bool on)
 	if (w->active == on)
 		return;
 	w->active = on;
-	if (on)
-		w->p->active++;
-	else
-		w->p->active--;
+	/* read without the lock by wake_helper, as a hint */
+	__atomic_store_n(&w->p->active, on ? w->p->active + 1 : w->p->active - 1, __ATOMIC_RELAXED);
 }
 
 /*
@@ -201,7 +199,7 @@ static unsigned serve(struct pworker *w, struct srv_ring *r, uint64_t now, bool 
 	atomic_store_explicit(&w->since, now ? now : 1, memory_order_relaxed);
 	did = srv_ring_serve(r, now);
 	if (did)
-		r->last_worker = w;
+		__atomic_store_n(&r->last_worker, w, __ATOMIC_RELAXED);
 	atomic_store_explicit(&w->since, 0, memory_order_relaxed);
 	atomic_store(&w->cur, NULL);
 	pthread_mutex_unlock(&r->lock);
@@ -354,6 +352,7 @@ static void *worker_main(void *arg)
 		now = srv_now_us();
 		for (unsigned i = 0; i < w->n; i++) {
 			struct srv_ring *r = w->l[(start + i) % w->n];
+			const void *last;
 			enum srv_idle idle;
 
 			if (!list_current(w))
@@ -362,7 +361,8 @@ static void *worker_main(void *arg)
 				continue;
 			did += serve(w, r, now, true);
 			/* a ring polls on only for the worker that last did its work */
-			if (r->last_worker && r->last_worker != w)
+			last = __atomic_load_n(&r->last_worker, __ATOMIC_RELAXED);
+			if (last && last != w)
 				continue;
 			idle = srv_ring_idle(r, now);
 			if (idle > want)

@@ -584,8 +584,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				__builtin_trap();
 		}
 		for (unsigned i = 0; i < SV_FD_NR; i++)
-			if (sv.fds[i].kind == SV_DEV && sv.fds[i].blk &&
-			    sv.fds[i].pos > sv.fds[i].geo.size)
+			if (sv.fds[i].kind == SV_DEV && sv.fds[i].blk && sv.fds[i].desc &&
+			    sv.fds[i].desc->pos > sv.fds[i].geo.size)
 				__builtin_trap();
 	}
 	return 0;
