@@ -15,6 +15,13 @@ need_tools setpriv cat unshare mount cc
 CTRL=$T/ctrl
 timeout 60 "$UCMD" --ctrl "$CTRL" create-ctrl >/dev/null || fail "create-ctrl"
 cc -O2 -o "$T/cred_open" "$SRC/tests/exec/cred_open.c" || fail "cc cred_open"
+# The dropped user's dynamic loader opens the preload as that user: a build
+# tree under a 0700 home (CI's clone under /root) is not the user's to read,
+# and the loader would run the program without it. An installed ucmd is
+# under /usr; here a copy in the test's 0755 directory stands for it.
+cp "$B/src/preload/libucmd-preload.so" "$T/libucmd-preload.so" || fail "copy the preload"
+chmod 644 "$T/libucmd-preload.so"
+export UCMD_PRELOAD=$T/libucmd-preload.so
 ex() { timeout 120 "$UCMD" exec --ctrl "$CTRL" -- "$@"; }
 echo "ucmd-secret-$$" >"$T/secret"
 chmod 600 "$T/secret"
