@@ -255,6 +255,14 @@ void *ucmd_buf_alloc(struct ucmd_engine *e, size_t len)
 	return byte() == 0xee ? NULL : own_buf;
 }
 
+/* a descendant's view let go (sv_fork.c): only the buffer handed out above */
+void ucmd_buf_free(struct ucmd_engine *e, void *p)
+{
+	(void)e;
+	if (p && p != own_buf)
+		__builtin_trap();
+}
+
 /*
  * An SQE on the supervisor's own ring (sv_own.c): whole blocks of a device
  * opened there, inside it, from or into the bounce buffer.
@@ -402,6 +410,8 @@ static void stop_child(void)
 	rmdir(phdir);
 }
 
+static int desc_file = -1;
+
 static void setup(void)
 {
 	char p[64];
@@ -424,6 +434,10 @@ static void setup(void)
 	if (child < 0)
 		abort();
 	atexit(stop_child);
+	/* what the slots' descriptions hold (a placeholder directory, as sv_open's) */
+	desc_file = open(phdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (desc_file < 0)
+		abort();
 	sv.sock = "/nonexistent/ucmdd.sock";
 	sv.pid = child;
 	sv.pidfd = -1;
@@ -460,6 +474,8 @@ static bool path_ok(const char *p)
 static void reset_table(void)
 {
 	for (unsigned i = 0; i < SV_FD_NR; i++) {
+		/* the open file description every slot holds (sv_fork.c) */
+		sv_desc_put(&sv, &sv.fds[i]);
 		if (sv.fds[i].kind == SV_RING)
 			ucmd_queue_exit(&sv.fds[i].ring);
 		/* a device's number on our own connection is a descriptor (sv_own.c's eventfd) */
@@ -525,6 +541,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			f->rings_len = 4096;
 			f->sqes_len = 4096;
 		}
+		/* as sv_open and sv_uring_setup leave it: a description of its own */
+		if (sv_desc_new(&sv, f, desc_file))
+			__builtin_trap();
 	}
 	/* the path and the arena's data, in the child */
 	plen = byte() % sizeof(path);
