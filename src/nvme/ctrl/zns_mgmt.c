@@ -71,11 +71,6 @@ static uint16_t for_all(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint32_t mask, 
 	return 0;
 }
 
-static uint16_t open_explicit(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint32_t zid)
-{
-	return ctrl_zone_open(c, ns, zid, false);
-}
-
 static uint16_t open_all(struct ucmd_ctrl *c, struct ctrl_ns *ns)
 {
 	struct ctrl_zoned *zn = ns->zoned;
@@ -88,7 +83,18 @@ static uint16_t open_all(struct ucmd_ctrl *c, struct ctrl_ns *ns)
 	st = ctrl_zone_room(c, ns, 0, closed, false);
 	if (st)
 		return st;
-	return for_all(c, ns, 1u << NVME_ZNS_ZS_CLOSED, open_explicit);
+	/*
+	 * Open exactly the zones that were Closed when the command began, and
+	 * only then close the oldest implicitly opened zones for room. Making
+	 * room zone by zone would close an implicitly opened zone that a later
+	 * step of the same loop finds Closed and opens in turn, until a step
+	 * fails with zones already changed. Closed to open takes no active
+	 * resource, so the count checked above is all this needs.
+	 */
+	for (uint32_t z = 0; z < zn->nr_zones; z++)
+		if (ctrl_zone_state(zn, z) == NVME_ZNS_ZS_CLOSED)
+			ctrl_zone_set_state(ns, z, NVME_ZNS_ZS_EXPL_OPEN);
+	return ctrl_zone_room(c, ns, 0, 0, true);
 }
 
 static uint16_t reset_one(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint32_t zid)

@@ -406,6 +406,38 @@ static void test_limits(void **state)
 	assert_int_equal(wr(f, 3 * ZSZE, 1), 0);
 }
 
+/*
+ * Select-all open needing the room of two implicitly opened zones: opens
+ * the zone that was Closed and closes the implicitly opened ones, and opens
+ * none of those it closed (a zone-by-zone loop did, then failed with Too
+ * Many Open Zones with three zones already changed).
+ */
+static void test_open_all_makes_room_once(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(wr(f, 0, 1), 0);
+	assert_int_equal(wr(f, ZSZE, 1), 0);
+	assert_int_equal(zms(f, 0, NVME_ZNS_ZSA_CLOSE, false, NULL, 0), 0);
+	assert_int_equal(wr(f, 2 * ZSZE, 1), 0);
+	/* zone 0 Closed, zones 1 and 2 implicitly open: max_open 2, max_active 3 */
+	assert_int_equal(zms(f, 0, NVME_ZNS_ZSA_OPEN, true, NULL, 0), 0);
+	assert_int_equal(zs(f, 0), NVME_ZNS_ZS_EXPL_OPEN);
+	assert_int_equal(zs(f, 1), NVME_ZNS_ZS_CLOSED);	/* the oldest implicit one */
+	assert_int_equal(zs(f, 2), NVME_ZNS_ZS_IMPL_OPEN);
+	/* again: zone 1 opens, zone 2 (the only implicit one) closes for it */
+	assert_int_equal(zms(f, 0, NVME_ZNS_ZSA_OPEN, true, NULL, 0), 0);
+	assert_int_equal(zs(f, 1), NVME_ZNS_ZS_EXPL_OPEN);
+	assert_int_equal(zs(f, 2), NVME_ZNS_ZS_CLOSED);
+	/* now both open resources are explicit: nothing may change */
+	assert_int_equal(zms(f, 0, NVME_ZNS_ZSA_OPEN, true, NULL, 0),
+			 ZST(NVME_SC_ZNS_TOO_MANY_OPENS));
+	assert_int_equal(zs(f, 0), NVME_ZNS_ZS_EXPL_OPEN);
+	assert_int_equal(zs(f, 1), NVME_ZNS_ZS_EXPL_OPEN);
+	assert_int_equal(zs(f, 2), NVME_ZNS_ZS_CLOSED);
+	assert_int_equal(wp(f, 2), 2 * ZSZE + 1);
+}
+
 static void test_report(void **state)
 {
 	struct fx *f = *state;
@@ -681,6 +713,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_append, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_machine, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_limits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_all_makes_room_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_report, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_report_mdts, setup_mdts, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_input_changes_nothing, setup, teardown),
