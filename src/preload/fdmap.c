@@ -37,6 +37,7 @@
 
 #include "client/client.h"
 #include "preload/preload.h"
+#include "preload/svtab.h"
 
 #define PL_MAX_FD 1024	/* the daemon's SRV_FD_SPACE: numbers past it cannot be mirrored */
 #define PL_MAX_FILES 512u
@@ -233,10 +234,29 @@ static void forget(int fd)
 		ucmd_close(e, fd);
 }
 
+/*
+ * What oldfd is: ours, or a device ucmd-supervise gave (an open made with
+ * the program's own instruction, svtab.c), whose copy the program makes
+ * through libc becomes ours: a number the supervisor's filter does not
+ * judge (below 960), and its own in the daemon for the rings.
+ */
+static struct pl_file *file_of(int fd)
+{
+	struct pl_file *f = pl_fd(fd);
+	const struct pl_devinfo *d;
+	char name[32];
+	int flags;
+
+	if (f || (unsigned)fd - PL_SV_FD_BASE >= PL_SV_FD_NR || !pl_svtab_dev(fd, name, &flags))
+		return f;
+	d = pl_devinfo(name);
+	return d ? intern(d, flags) : NULL;
+}
+
 /* newfd now refers to what oldfd refers to: mirror it in the daemon. */
 static int mirror(int oldfd, int newfd)
 {
-	struct pl_file *f = pl_fd(oldfd);
+	struct pl_file *f = file_of(oldfd);
 	struct ucmd_engine *e;
 	int ret;
 
@@ -262,7 +282,7 @@ static int dup_done(int oldfd, int newfd)
 	static int (*next_close)(int);
 	int ret;
 
-	if (newfd < 0 || !pl_fd(oldfd))
+	if (newfd < 0 || !file_of(oldfd))
 		return newfd;
 	ret = mirror(oldfd, newfd);
 	if (ret) {
@@ -305,7 +325,7 @@ PL_EXPORT int dup2(int oldfd, int newfd)
 	ret = next(oldfd, newfd);
 	if (ret < 0 || oldfd == newfd)
 		return ret;
-	if (!pl_fd(oldfd)) {
+	if (!file_of(oldfd)) {
 		forget(newfd);	/* dup2 closed what newfd was */
 		return ret;
 	}
@@ -322,7 +342,7 @@ PL_EXPORT int dup3(int oldfd, int newfd, int flags)
 	ret = next(oldfd, newfd, flags);
 	if (ret < 0)
 		return ret;
-	if (!pl_fd(oldfd)) {
+	if (!file_of(oldfd)) {
 		forget(newfd);
 		return ret;
 	}

@@ -74,6 +74,8 @@ struct sv_reg {
 };
 
 struct sv_desc;
+struct pl_svtab;
+struct pl_svack;
 
 struct sv_fd {
 	enum sv_kind kind;
@@ -136,6 +138,10 @@ struct sv {
 	unsigned long served, passed;	/* counts for --trace */
 	bool trace;
 	bool dirs;		/* --dirs: a dynamic program's getdents64 and opens */
+	struct pl_svtab *svtab;	/* sv_svtab.c: the table this process's preload mirrors, or NULL */
+	int svtab_fd;
+	struct pl_svack *svack;	/* the preload's answers (an SQPOLL ring), or NULL */
+	int svack_fd;
 	dev_t dev_dev;		/* the host's /dev, looked at once */
 	ino_t dev_ino;
 };
@@ -203,11 +209,15 @@ int sv_host_nvme(int fd);
 void sv_open_as(struct sv *s, const struct seccomp_notif *req, int dfd, const char *path,
 		int flags, mode_t mode, struct sv_ans *a);
 /*
- * sv_svtab.c (svtab.h): the table of our device fds the preload's rings
- * mirror: fd's entry written again (installed or closed); the ioctl that
- * asks for it answered with a read-only descriptor of it
+ * sv_svtab.c (svtab.h): the table of s's device fds (each process its
+ * own) that its preload's rings mirror: fd's entry written again
+ * (installed or closed); the ioctl that asks for it answered with a
+ * read-only descriptor of it (PL_SV_IOC_ACK: of the preload's answer page)
  */
 void sv_svtab_update(struct sv *s, int fd);
+/* every entry written again (s exec'd: what it kept); s's table let go (s exited) */
+void sv_svtab_rewrite(struct sv *s);
+void sv_svtab_release(struct sv *s);
 void sv_svtab_give(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);
 /*
  * sv_sysfs.c (--dirs): where an open of path (base: its directory, for a

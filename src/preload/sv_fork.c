@@ -254,6 +254,7 @@ static void view_free(struct sv **slot)
 	struct sv *v = *slot;
 
 	view_clear(v);
+	sv_svtab_release(v);
 	/* an orphan given to us (PR_SET_CHILD_SUBREAPER): ours to reap; by pidfd, never a reused pid */
 	waitid((idtype_t)P_PIDFD, (id_t)v->pidfd, &(siginfo_t){ 0 }, WEXITED | WNOHANG);
 	close(v->pidfd);
@@ -274,6 +275,7 @@ static void view_exec(struct sv *v)
 	if (!old) {
 		view_clear(v);
 		v->memfd = mem_open(v->pid);
+		sv_svtab_rewrite(v);
 		return;
 	}
 	tmp = *v;
@@ -284,6 +286,7 @@ static void view_exec(struct sv *v)
 	memcpy(v->fds, old, sizeof(v->fds));
 	free(old);
 	v->memfd = mem_open(v->pid);
+	sv_svtab_rewrite(v);	/* the new image's preload mirrors what it kept */
 }
 
 struct sv *sv_view(struct sv *root, pid_t tg, uint64_t ip)
