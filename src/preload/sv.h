@@ -107,6 +107,12 @@ struct sv_desc {
 	int file;		/* ours: the placeholder directory, or the ring's memfd */
 	uint64_t pos;		/* the file position (read/write family, lseek): shared as on Linux */
 	struct sv_fd tmpl;	/* the slot as opened (its ring: the opener's, not to be used) */
+	/*
+	 * ring: its maker's slot while the maker holds it, through which a
+	 * process that inherited an SQPOLL ring has its enters served
+	 * (sv_uring.c); NULL once the maker let go of it
+	 */
+	struct sv_fd *owner;
 	struct sv_desc *next;
 };
 

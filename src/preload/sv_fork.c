@@ -15,8 +15,9 @@
  * the same number. A ring inherited is the parent's ring, whose requests
  * the daemon runs in the parent's memory: the child's io_uring_enter and
  * io_uring_register on it are EEXIST (Linux's answer for a ring whose
- * submitter is another task, IORING_SETUP_SINGLE_ISSUER); its mappings and
- * close are the kernel's. A description lives while a process holds it:
+ * submitter is another task, IORING_SETUP_SINGLE_ISSUER), but for an
+ * SQPOLL ring's enter, served on its maker's ring (sv_uring.c); its
+ * mappings and close are the kernel's. A description lives while a process holds it:
  * when the last served holder lets go, the descendants not yet seen are
  * looked for it (the supervisor is their subreaper, so orphans stay ours)
  * and become views if they hold it.
@@ -86,6 +87,7 @@ int sv_desc_new(struct sv *s, struct sv_fd *f, int file)
 		/* another process's copy: only the memfd's identity (its mappings) is used */
 		d->tmpl.foreign = true;
 		d->tmpl.ring.ring_fd = d->file;
+		d->owner = f;
 	} else {
 		d->tmpl.attach = true;
 	}
@@ -350,6 +352,8 @@ void sv_desc_put(struct sv *s, struct sv_fd *f)
 	struct sv_desc *d = f->desc, **p;
 
 	f->desc = NULL;
+	if (d && d->owner == f)
+		d->owner = NULL;	/* the maker closed its ring or is gone: its ring goes */
 	if (!d || --d->refs)
 		return;
 	find_holders(s->root ? s->root : s, d);
