@@ -29,6 +29,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 
 #include "client/client.h"
 #include "preload/preload.h"
@@ -151,13 +152,20 @@ static void *watch(void *arg)
 	(void)arg;
 	__atomic_store_n(&ack->tid, (int32_t)pl_raw_syscall(__NR_gettid, 0, 0, 0, 0, 0, 0),
 			 __ATOMIC_RELEASE);
-	for (;;) {
+	for (uint32_t last = 0;;) {
 		uint32_t gen;
 
 		pl_svtab_sync();
 		gen = __atomic_load_n(&seen_gen, __ATOMIC_ACQUIRE);
 		__atomic_store_n(&ack->gen, gen, __ATOMIC_RELEASE);
 		pl_raw_syscall(__NR_futex, (long)&ack->gen, FUTEX_WAKE, INT_MAX, 0, 0, 0);
+		if (gen == last && __atomic_load_n(&tab->gen, __ATOMIC_ACQUIRE) != gen) {
+			/* a pass that could not mirror (no daemon connection): not a busy loop */
+			struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+			nanosleep(&ts, NULL);
+		}
+		last = gen;
 		/* woken by the supervisor's change; at once if one came meanwhile */
 		pl_raw_syscall(__NR_futex, (long)&tab->gen, FUTEX_WAIT, gen, 0, 0, 0);
 	}
