@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -177,6 +178,33 @@ void pl_fdmap_reopen(struct ucmd_engine *e)
 	}
 }
 
+/*
+ * A copy of a device descriptor of ucmd-supervise's (a placeholder of its
+ * private directory, .../ucmd-supervise.XXXXXX/dev/NAME) at a number its
+ * filter does not judge: the program's own dup, kept across the exec that
+ * started this image (a Go program's device given to a child as its
+ * stdin). The supervisor says which device and open flags it is (kcmp
+ * against the files it gave: the path alone proves nothing); it becomes
+ * ours. Its own numbers (960..) stay its.
+ */
+static const struct pl_devinfo *sv_copy_dev(int fd, const char *target, int *flags)
+{
+	struct pl_svfd q = { .fd = fd };
+	const struct pl_devinfo *d;
+	const char *dev = strstr(target, "/ucmd-supervise.");
+
+	*flags = -1;
+	if (!dev || !(dev = strstr(dev, "/dev/")) || (unsigned)fd - PL_SV_FD_BASE < PL_SV_FD_NR)
+		return NULL;
+	if (pl_raw_syscall(__NR_ioctl, PL_SV_TABLE_FD, PL_SV_IOC_FDINFO, (long)&q, 0, 0, 0))
+		return NULL;
+	q.name[sizeof(q.name) - 1] = '\0';
+	d = pl_devinfo(q.name);
+	if (d)
+		*flags = q.flags;
+	return d;
+}
+
 void pl_fdmap_recover(void)
 {
 	char link[64], target[PATH_MAX];
@@ -203,6 +231,8 @@ void pl_fdmap_recover(void)
 		target[n] = 0;
 		d = pl_placeholder_dev(target);
 		fl = d ? fcntl(fd, F_GETFL) : -1;
+		if (!d)
+			d = sv_copy_dev(fd, target, &fl);
 		if (fl < 0)
 			continue;
 		set_fd(fd, intern(d, fl));

@@ -171,6 +171,8 @@ struct sv_ans {
 struct sv *sv_view(struct sv *root, pid_t tg, uint64_t ip);
 /* a new open file description for slot f (ours: file): 0 or -errno */
 int sv_desc_new(struct sv *s, struct sv_fd *f, int file);
+/* the description of ours process pid holds at number fd (kcmp), or NULL */
+struct sv_desc *sv_desc_of(pid_t pid, int fd);
 /* slot f lets go of its description */
 void sv_desc_put(struct sv *s, struct sv_fd *f);
 /* device slot f of s inherited: opened on s's connection now (0 or -errno) */
@@ -225,6 +227,8 @@ void sv_svtab_update(struct sv *s, int fd);
 void sv_svtab_rewrite(struct sv *s);
 void sv_svtab_release(struct sv *s);
 void sv_svtab_give(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);
+/* PL_SV_IOC_FDINFO: which device of ours the process's descriptor is */
+void sv_svtab_fdinfo(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);
 /*
  * sv_sysfs.c (--dirs): where an open of path (base: its directory, for a
  * relative one) leads in the preload's tree: 1 and the file to open in

@@ -97,6 +97,16 @@ int sv_desc_new(struct sv *s, struct sv_fd *f, int file)
 	return 0;
 }
 
+struct sv_desc *sv_desc_of(pid_t pid, int fd)
+{
+	pid_t self = getpid();
+
+	for (struct sv_desc *d = descs; d; d = d->next)
+		if (!kcmp(self, pid, KCMP_FILE, (unsigned long)d->file, (unsigned long)fd))
+			return d;
+	return NULL;
+}
+
 /* ---- the descendants ---- */
 
 static pid_t ppid_of(pid_t pid)

@@ -195,3 +195,31 @@ void sv_svtab_give(struct sv *s, const struct seccomp_notif *req, pid_t tg, stru
 	}
 	give(s, req, s->svack_fd, O_RDWR, a);
 }
+
+void sv_svtab_fdinfo(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a)
+{
+	struct pl_svfd q;
+	const struct sv_desc *d;
+	int ret;
+
+	_Static_assert(sizeof(q) == ((PL_SV_IOC_FDINFO >> 16) & 0x3fff), "the ioctl's size");
+	if (!s->dirs || tg != s->pid) {
+		a->error = -ENOTTY;
+		return;
+	}
+	ret = sv_mem_in(req->pid, &q, req->data.args[2], sizeof(q));
+	if (ret) {
+		a->error = ret;
+		return;
+	}
+	d = q.fd >= 0 ? sv_desc_of(tg, q.fd) : NULL;
+	if (!d || d->tmpl.kind != SV_DEV) {
+		a->error = -ENOENT;
+		return;
+	}
+	q.flags = d->tmpl.oflags;
+	memcpy(q.name, d->tmpl.name, sizeof(q.name));
+	ret = sv_mem_out(req->pid, req->data.args[2], &q, sizeof(q));
+	if (ret)
+		a->error = ret;
+}

@@ -22,6 +22,20 @@
 #define PL_SV_IOC_TABLE 0x8004758du
 /* _IOR('u', 0x8e, int): the preload's page (struct pl_svack), answered read-write */
 #define PL_SV_IOC_ACK 0x8004758eu
+/*
+ * _IOWR('u', 0x8f, struct pl_svfd): which device of the supervisor's the
+ * asking process's descriptor fd is (the same open file description,
+ * kcmp(KCMP_FILE)): name and flags filled, 0; -ENOENT when none. A copy
+ * below 960 that the preload did not make (the program's own dup, kept
+ * across an exec) is so found again at the image's start (fdmap.c).
+ */
+#define PL_SV_IOC_FDINFO 0xc028758fu
+
+struct pl_svfd {
+	int32_t fd;
+	int32_t flags;		/* the open's flags */
+	char name[32];
+};
 
 /*
  * One descriptor's entry; seq odd while the supervisor writes it (a
