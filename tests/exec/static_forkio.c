@@ -49,7 +49,10 @@
  * its maker's memory, on Linux too: its poller is a thread of the maker's;
  * the buffer is at the same address with the same bytes in both); its
  * io_uring_register on S is EEXIST. The parent, the child gone, writes
- * block 97 (seed 20) on S and reads block 96 back on it.
+ * block 97 (seed 20) on S and reads block 96 back on it. Then a child
+ * makes an SQPOLL ring of its own, forks a grandchild and exits: the
+ * grandchild's io_uring_enter on the ring it inherited, its maker gone, is
+ * EOWNERDEAD (Linux's answer once the poller's task is gone).
  *
  * kill: 20 times, a child opens BLK, makes a ring and keeps writing block 56
  * (seed 9) through both the inherited and its own descriptor, and is killed
@@ -486,6 +489,52 @@ static int do_selfexec(const char *blk, const char *self)
 	return 1;
 }
 
+/* the grandchild's enter on an SQPOLL ring whose maker (its parent) exited */
+static int sqpoll_orphan(void)
+{
+	struct io_uring_params p = { .flags = IORING_SETUP_SQPOLL, .sq_thread_idle = 10 };
+	int res[2], ret = -1;
+	char v = 1;
+	pid_t c;
+
+	if (pipe(res))
+		return 1;
+	fflush(stdout);
+	c = fork();
+	if (c == 0) {
+		struct io_uring s;
+		pid_t maker = getpid();
+
+		close(res[0]);
+		if (io_uring_queue_init_params(4, &s, &p))
+			_exit(1);
+		if (fork() == 0) {
+			struct timespec ts = { 0, 200 * 1000 * 1000 };
+
+			/* reparented once the maker is gone; then the supervisor has seen it go */
+			while (getppid() == maker)
+				nanosleep(&(struct timespec){ 0, 1000 * 1000 }, NULL);
+			nanosleep(&ts, NULL);
+			ret = io_uring_enter(s.ring_fd, 0, 0, IORING_ENTER_SQ_WAKEUP, NULL);
+			v = ret == -EOWNERDEAD ? 0 : 1;
+			if (v)
+				printf("grandchild enter on the SQPOLL ring of a maker gone: %d\n", ret);
+			fflush(stdout);
+			if (write(res[1], &v, 1) != 1)
+				_exit(1);
+			_exit(0);
+		}
+		_exit(0);
+	}
+	close(res[1]);
+	if (c < 0 || waitpid(c, NULL, 0) != c || read(res[0], &v, 1) != 1)
+		v = 1;
+	close(res[0]);
+	report("grandchild enter on the SQPOLL ring of a maker gone EOWNERDEAD",
+	       v ? "not EOWNERDEAD" : NULL);
+	return v;
+}
+
 static int do_sqpoll(const char *blk)
 {
 	struct io_uring_params p = { .flags = IORING_SETUP_SQPOLL, .sq_thread_idle = 10 };
@@ -531,7 +580,7 @@ static int do_sqpoll(const char *blk)
 	s.sq.sqe_head = s.sq.sqe_tail = io_uring_smp_load_acquire(s.sq.ktail);
 	report("parent SQPOLL ring after the child", ring_io(&s, a, true, 97, 20));
 	report("parent SQPOLL ring reads the child's block", ring_io(&s, a, false, 96, 19));
-	return failed;
+	return failed | sqpoll_orphan();
 }
 
 int main(int argc, char **argv)

@@ -22,7 +22,8 @@
 # - sqpoll: a forked child queues a write on the SQPOLL ring it inherited
 #   and waits for it with io_uring_enter: served on the parent's ring, whose
 #   poller runs the requests in the parent's memory as Linux's does; its
-#   io_uring_register there is EEXIST; the parent's ring goes on.
+#   io_uring_register there is EEXIST; the parent's ring goes on. A
+#   grandchild's enter on an SQPOLL ring whose maker exited is EOWNERDEAD.
 # - kill: children killed (SIGKILL) in the middle of their I/O leave the
 #   parent served and the supervisor with no more descriptors than before.
 source "$(dirname "$0")/lib/common.sh"
@@ -116,7 +117,8 @@ all_ok "static_forkio sqpoll" "$out"
 for want in "child enter on the inherited SQPOLL ring ok" \
 	"child write on the inherited SQPOLL ring ok" \
 	"child register on the inherited SQPOLL ring EEXIST ok" \
-	"parent SQPOLL ring reads the child's block ok"; do
+	"parent SQPOLL ring reads the child's block ok" \
+	"grandchild enter on the SQPOLL ring of a maker gone EOWNERDEAD ok"; do
 	grep -qx "$want" <<<"$out" || fail "sqpoll: no '$want': $out"
 done
 for bs in 96:19 97:20; do
