@@ -32,11 +32,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "client/client.h"
 #include "preload/preload.h"
+#include "preload/svtab.h"
 
 #define PL_MAX_FD 1024	/* the daemon's SRV_FD_SPACE: numbers past it cannot be mirrored */
 #define PL_MAX_FILES 512u
@@ -176,6 +178,33 @@ void pl_fdmap_reopen(struct ucmd_engine *e)
 	}
 }
 
+/*
+ * A copy of a device descriptor of ucmd-supervise's (a placeholder of its
+ * private directory, .../ucmd-supervise.XXXXXX/dev/NAME) at a number its
+ * filter does not judge: the program's own dup, kept across the exec that
+ * started this image (a Go program's device given to a child as its
+ * stdin). The supervisor says which device and open flags it is (kcmp
+ * against the files it gave: the path alone proves nothing); it becomes
+ * ours. Its own numbers (960..) stay its.
+ */
+static const struct pl_devinfo *sv_copy_dev(int fd, const char *target, int *flags)
+{
+	struct pl_svfd q = { .fd = fd };
+	const struct pl_devinfo *d;
+	const char *dev = strstr(target, "/ucmd-supervise.");
+
+	*flags = -1;
+	if (!dev || !(dev = strstr(dev, "/dev/")) || (unsigned)fd - PL_SV_FD_BASE < PL_SV_FD_NR)
+		return NULL;
+	if (pl_raw_syscall(__NR_ioctl, PL_SV_TABLE_FD, PL_SV_IOC_FDINFO, (long)&q, 0, 0, 0))
+		return NULL;
+	q.name[sizeof(q.name) - 1] = '\0';
+	d = pl_devinfo(q.name);
+	if (d)
+		*flags = q.flags;
+	return d;
+}
+
 void pl_fdmap_recover(void)
 {
 	char link[64], target[PATH_MAX];
@@ -202,6 +231,8 @@ void pl_fdmap_recover(void)
 		target[n] = 0;
 		d = pl_placeholder_dev(target);
 		fl = d ? fcntl(fd, F_GETFL) : -1;
+		if (!d)
+			d = sv_copy_dev(fd, target, &fl);
 		if (fl < 0)
 			continue;
 		set_fd(fd, intern(d, fl));
@@ -233,10 +264,29 @@ static void forget(int fd)
 		ucmd_close(e, fd);
 }
 
+/*
+ * What oldfd is: ours, or a device ucmd-supervise gave (an open made with
+ * the program's own instruction, svtab.c), whose copy the program makes
+ * through libc becomes ours: a number the supervisor's filter does not
+ * judge (below 960), and its own in the daemon for the rings.
+ */
+static struct pl_file *file_of(int fd)
+{
+	struct pl_file *f = pl_fd(fd);
+	const struct pl_devinfo *d;
+	char name[32];
+	int flags;
+
+	if (f || (unsigned)fd - PL_SV_FD_BASE >= PL_SV_FD_NR || !pl_svtab_dev(fd, name, &flags))
+		return f;
+	d = pl_devinfo(name);
+	return d ? intern(d, flags) : NULL;
+}
+
 /* newfd now refers to what oldfd refers to: mirror it in the daemon. */
 static int mirror(int oldfd, int newfd)
 {
-	struct pl_file *f = pl_fd(oldfd);
+	struct pl_file *f = file_of(oldfd);
 	struct ucmd_engine *e;
 	int ret;
 
@@ -262,7 +312,7 @@ static int dup_done(int oldfd, int newfd)
 	static int (*next_close)(int);
 	int ret;
 
-	if (newfd < 0 || !pl_fd(oldfd))
+	if (newfd < 0 || !file_of(oldfd))
 		return newfd;
 	ret = mirror(oldfd, newfd);
 	if (ret) {
@@ -305,7 +355,7 @@ PL_EXPORT int dup2(int oldfd, int newfd)
 	ret = next(oldfd, newfd);
 	if (ret < 0 || oldfd == newfd)
 		return ret;
-	if (!pl_fd(oldfd)) {
+	if (!file_of(oldfd)) {
 		forget(newfd);	/* dup2 closed what newfd was */
 		return ret;
 	}
@@ -322,7 +372,7 @@ PL_EXPORT int dup3(int oldfd, int newfd, int flags)
 	ret = next(oldfd, newfd, flags);
 	if (ret < 0)
 		return ret;
-	if (!pl_fd(oldfd)) {
+	if (!file_of(oldfd)) {
 		forget(newfd);
 		return ret;
 	}

@@ -429,6 +429,10 @@ long pl_uring_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t of
 
 /* ---- svtab.c: the device fds ucmd-supervise gave, mirrored for our rings (before an enter) ---- */
 void pl_svtab_sync(void);
+/* an SQPOLL ring was made: a thread mirrors each change of the table before the open returns */
+void pl_svtab_watch(void);
+/* fd is a device the supervisor gave this process: its name and open flags */
+bool pl_svtab_dev(int fd, char name[32], int *flags);
 
 /* ---- seccomp.c ---- */
 

@@ -74,6 +74,8 @@ struct sv_reg {
 };
 
 struct sv_desc;
+struct pl_svtab;
+struct pl_svack;
 
 struct sv_fd {
 	enum sv_kind kind;
@@ -105,6 +107,12 @@ struct sv_desc {
 	int file;		/* ours: the placeholder directory, or the ring's memfd */
 	uint64_t pos;		/* the file position (read/write family, lseek): shared as on Linux */
 	struct sv_fd tmpl;	/* the slot as opened (its ring: the opener's, not to be used) */
+	/*
+	 * ring: its maker's slot while the maker holds it, through which a
+	 * process that inherited an SQPOLL ring has its enters served
+	 * (sv_uring.c); NULL once the maker let go of it
+	 */
+	struct sv_fd *owner;
 	struct sv_desc *next;
 };
 
@@ -136,6 +144,10 @@ struct sv {
 	unsigned long served, passed;	/* counts for --trace */
 	bool trace;
 	bool dirs;		/* --dirs: a dynamic program's getdents64 and opens */
+	struct pl_svtab *svtab;	/* sv_svtab.c: the table this process's preload mirrors, or NULL */
+	int svtab_fd;
+	struct pl_svack *svack;	/* the preload's answers (an SQPOLL ring), or NULL */
+	int svack_fd;
 	dev_t dev_dev;		/* the host's /dev, looked at once */
 	ino_t dev_ino;
 };
@@ -159,6 +171,8 @@ struct sv_ans {
 struct sv *sv_view(struct sv *root, pid_t tg, uint64_t ip);
 /* a new open file description for slot f (ours: file): 0 or -errno */
 int sv_desc_new(struct sv *s, struct sv_fd *f, int file);
+/* the description of ours process pid holds at number fd (kcmp), or NULL */
+struct sv_desc *sv_desc_of(pid_t pid, int fd);
 /* slot f lets go of its description */
 void sv_desc_put(struct sv *s, struct sv_fd *f);
 /* device slot f of s inherited: opened on s's connection now (0 or -errno) */
@@ -203,12 +217,18 @@ int sv_host_nvme(int fd);
 void sv_open_as(struct sv *s, const struct seccomp_notif *req, int dfd, const char *path,
 		int flags, mode_t mode, struct sv_ans *a);
 /*
- * sv_svtab.c (svtab.h): the table of our device fds the preload's rings
- * mirror: fd's entry written again (installed or closed); the ioctl that
- * asks for it answered with a read-only descriptor of it
+ * sv_svtab.c (svtab.h): the table of s's device fds (each process its
+ * own) that its preload's rings mirror: fd's entry written again
+ * (installed or closed); the ioctl that asks for it answered with a
+ * read-only descriptor of it (PL_SV_IOC_ACK: of the preload's answer page)
  */
 void sv_svtab_update(struct sv *s, int fd);
+/* every entry written again (s exec'd: what it kept); s's table let go (s exited) */
+void sv_svtab_rewrite(struct sv *s);
+void sv_svtab_release(struct sv *s);
 void sv_svtab_give(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);
+/* PL_SV_IOC_FDINFO: which device of ours the process's descriptor is */
+void sv_svtab_fdinfo(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);
 /*
  * sv_sysfs.c (--dirs): where an open of path (base: its directory, for a
  * relative one) leads in the preload's tree: 1 and the file to open in

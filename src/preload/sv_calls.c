@@ -109,8 +109,13 @@ void sv_serve(struct sv *s, const struct seccomp_notif *req, struct sv_ans *a)
 	}
 	default:
 		if (req->data.nr == __NR_ioctl && (uint32_t)g[0] == PL_SV_TABLE_FD &&
-		    (uint32_t)g[1] == PL_SV_IOC_TABLE) {
+		    ((uint32_t)g[1] == PL_SV_IOC_TABLE || (uint32_t)g[1] == PL_SV_IOC_ACK)) {
 			sv_svtab_give(s, req, tg, a);
+			break;
+		}
+		if (req->data.nr == __NR_ioctl && (uint32_t)g[0] == PL_SV_TABLE_FD &&
+		    (uint32_t)g[1] == PL_SV_IOC_FDINFO) {
+			sv_svtab_fdinfo(s, req, tg, a);
 			break;
 		}
 		sv_fd_call(s, req, tg, a);

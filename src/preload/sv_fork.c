@@ -15,8 +15,9 @@
  * the same number. A ring inherited is the parent's ring, whose requests
  * the daemon runs in the parent's memory: the child's io_uring_enter and
  * io_uring_register on it are EEXIST (Linux's answer for a ring whose
- * submitter is another task, IORING_SETUP_SINGLE_ISSUER); its mappings and
- * close are the kernel's. A description lives while a process holds it:
+ * submitter is another task, IORING_SETUP_SINGLE_ISSUER), but for an
+ * SQPOLL ring's enter, served on its maker's ring (sv_uring.c); its
+ * mappings and close are the kernel's. A description lives while a process holds it:
  * when the last served holder lets go, the descendants not yet seen are
  * looked for it (the supervisor is their subreaper, so orphans stay ours)
  * and become views if they hold it.
@@ -86,6 +87,7 @@ int sv_desc_new(struct sv *s, struct sv_fd *f, int file)
 		/* another process's copy: only the memfd's identity (its mappings) is used */
 		d->tmpl.foreign = true;
 		d->tmpl.ring.ring_fd = d->file;
+		d->owner = f;
 	} else {
 		d->tmpl.attach = true;
 	}
@@ -93,6 +95,16 @@ int sv_desc_new(struct sv *s, struct sv_fd *f, int file)
 	descs = d;
 	f->desc = d;
 	return 0;
+}
+
+struct sv_desc *sv_desc_of(pid_t pid, int fd)
+{
+	pid_t self = getpid();
+
+	for (struct sv_desc *d = descs; d; d = d->next)
+		if (!kcmp(self, pid, KCMP_FILE, (unsigned long)d->file, (unsigned long)fd))
+			return d;
+	return NULL;
 }
 
 /* ---- the descendants ---- */
@@ -254,6 +266,7 @@ static void view_free(struct sv **slot)
 	struct sv *v = *slot;
 
 	view_clear(v);
+	sv_svtab_release(v);
 	/* an orphan given to us (PR_SET_CHILD_SUBREAPER): ours to reap; by pidfd, never a reused pid */
 	waitid((idtype_t)P_PIDFD, (id_t)v->pidfd, &(siginfo_t){ 0 }, WEXITED | WNOHANG);
 	close(v->pidfd);
@@ -274,6 +287,7 @@ static void view_exec(struct sv *v)
 	if (!old) {
 		view_clear(v);
 		v->memfd = mem_open(v->pid);
+		sv_svtab_rewrite(v);
 		return;
 	}
 	tmp = *v;
@@ -284,6 +298,7 @@ static void view_exec(struct sv *v)
 	memcpy(v->fds, old, sizeof(v->fds));
 	free(old);
 	v->memfd = mem_open(v->pid);
+	sv_svtab_rewrite(v);	/* the new image's preload mirrors what it kept */
 }
 
 struct sv *sv_view(struct sv *root, pid_t tg, uint64_t ip)
@@ -347,6 +362,8 @@ void sv_desc_put(struct sv *s, struct sv_fd *f)
 	struct sv_desc *d = f->desc, **p;
 
 	f->desc = NULL;
+	if (d && d->owner == f)
+		d->owner = NULL;	/* the maker closed its ring or is gone: its ring goes */
 	if (!d || --d->refs)
 		return;
 	find_holders(s->root ? s->root : s, d);

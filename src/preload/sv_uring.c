@@ -104,9 +104,13 @@ static struct sv_fd *ring_of(struct sv *s, const struct seccomp_notif *req, pid_
 	return f;
 }
 
-/* The ring argument 0 names: a descriptor, or with registered an index of the thread's. */
+/*
+ * The ring argument 0 names: a descriptor, or with registered an index of
+ * the thread's. enter: for io_uring_enter, which an SQPOLL ring inherited
+ * across fork is served (on its maker's ring).
+ */
 static struct sv_fd *ring_arg(struct sv *s, const struct seccomp_notif *req, pid_t tg,
-			      bool registered, int *err)
+			      bool registered, bool enter, int *err)
 {
 	struct sv_fd *f;
 
@@ -118,12 +122,22 @@ static struct sv_fd *ring_arg(struct sv *s, const struct seccomp_notif *req, pid
 	else
 		f = sv_reg_ring(s, (pid_t)req->pid, req->data.args[0], err);
 	/*
-	 * a ring inherited across fork: its requests would run in the parent's
-	 * memory. Linux's answer when a ring's submitter is another task.
+	 * A ring inherited across fork: its requests run in its maker's
+	 * memory. So do an SQPOLL ring's on Linux (its poller is a thread of
+	 * its maker's), whose SQEs any process holding the ring queues: its
+	 * enter (a wake-up, a wait for CQEs) is the maker's ring's, and
+	 * EOWNERDEAD once the maker let go of it. Any other ring's requests
+	 * would be submitted by this process, whose memory they name: Linux's
+	 * answer when a ring's submitter is another task.
 	 */
 	if (f && f->foreign) {
+		struct sv_fd *o = f->desc ? f->desc->owner : NULL;
+
 		*err = -EEXIST;
-		return NULL;
+		if (!enter || !(f->ring.flags & IORING_SETUP_SQPOLL))
+			return NULL;
+		*err = -EOWNERDEAD;
+		return o;
 	}
 	return f;
 }
@@ -138,7 +152,7 @@ void sv_uring_enter(struct sv *s, const struct seccomp_notif *req, pid_t tg, str
 	struct sv_fd *f;
 	int ret;
 
-	f = ring_arg(s, req, tg, flags & IORING_ENTER_REGISTERED_RING, &ret);
+	f = ring_arg(s, req, tg, flags & IORING_ENTER_REGISTERED_RING, true, &ret);
 	if (!f) {
 		a->error = ret;
 		return;
@@ -182,7 +196,7 @@ void sv_uring_register(struct sv *s, const struct seccomp_notif *req, pid_t tg,
 	struct sv_fd *f;
 	int ret, efd;
 
-	f = ring_arg(s, req, tg, registered, &ret);
+	f = ring_arg(s, req, tg, registered, false, &ret);
 	if (!f) {
 		a->error = ret;
 		return;

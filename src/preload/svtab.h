@@ -20,6 +20,22 @@
 #define PL_SV_TABLE_FD (PL_SV_FD_BASE + PL_SV_FD_NR - 1)
 /* _IOR('u', 0x8d, int): a number no driver of a file the program may hold there answers */
 #define PL_SV_IOC_TABLE 0x8004758du
+/* _IOR('u', 0x8e, int): the preload's page (struct pl_svack), answered read-write */
+#define PL_SV_IOC_ACK 0x8004758eu
+/*
+ * _IOWR('u', 0x8f, struct pl_svfd): which device of the supervisor's the
+ * asking process's descriptor fd is (the same open file description,
+ * kcmp(KCMP_FILE)): name and flags filled, 0; -ENOENT when none. A copy
+ * below 960 that the preload did not make (the program's own dup, kept
+ * across an exec) is so found again at the image's start (fdmap.c).
+ */
+#define PL_SV_IOC_FDINFO 0xc028758fu
+
+struct pl_svfd {
+	int32_t fd;
+	int32_t flags;		/* the open's flags */
+	char name[32];
+};
 
 /*
  * One descriptor's entry; seq odd while the supervisor writes it (a
@@ -36,6 +52,21 @@ struct pl_svtab {
 	uint32_t gen;		/* moved after every slot change: a reader's cheap look */
 	int32_t pid;		/* the process the supervisor serves (a forked child is not) */
 	struct pl_svtab_slot slot[PL_SV_FD_NR];
+};
+
+/*
+ * The preload's answer, a page of its own that both sides map read-write:
+ * an SQPOLL ring's poller takes SQEs without an io_uring_enter, so a
+ * descriptor the supervisor gives must be mirrored before the program has
+ * its number. While a thread of the preload watches the table (tid, made
+ * with the first SQPOLL ring), the supervisor wakes it after each change
+ * (FUTEX_WAKE on the table's gen) and answers the open or close only once
+ * gen here has caught up with the table's, or after a second. The program
+ * can write this page: a lie only delays or hurries its own opens.
+ */
+struct pl_svack {
+	int32_t tid;		/* the preload's watching thread, or 0 */
+	uint32_t gen;		/* the table's gen the preload's mirrors are at (a futex) */
 };
 
 #endif /* UCMD_PRELOAD_SVTAB_H */

@@ -121,6 +121,9 @@ long pl_io_uring_setup(unsigned entries, struct io_uring_params *up)
 	if (ret)
 		goto fail;
 	atomic_store_explicit(&rings[fd], r, memory_order_release);
+	/* its poller takes SQEs without an enter to mirror the supervisor's descriptors at */
+	if (p.flags & IORING_SETUP_SQPOLL)
+		pl_svtab_watch();
 	return fd;
 fail:
 	if (fd >= 0)

@@ -7,6 +7,7 @@
  *   static_forkio kill BLK LBS
  *   static_forkio selfexec BLK LBS SELF
  *   static_forkio late BLK LBS
+ *   static_forkio sqpoll BLK LBS
  *   static_forkio exec FD LBS BLK [K SEED]  (what the child execs; FD inherited)
  *
  * Block k of BLK (/dev/nvme0n1, LBS bytes a block) written here holds
@@ -40,6 +41,18 @@
  * A. Then the second child pwrites block 89 (seed 17) and the orphan preads
  * block 88 and pwrites block 90 (seed 18) through A; the parent reads both
  * blocks back on a new open.
+ *
+ * sqpoll: the parent opens BLK (A), makes an SQPOLL ring S and fills a
+ * buffer with block 96 (seed 19) before it forks. The child queues a write
+ * of that buffer to block 96 through A on S, the ring it inherited, and
+ * waits for its CQE with io_uring_enter (an SQPOLL ring's requests run in
+ * its maker's memory, on Linux too: its poller is a thread of the maker's;
+ * the buffer is at the same address with the same bytes in both); its
+ * io_uring_register on S is EEXIST. The parent, the child gone, writes
+ * block 97 (seed 20) on S and reads block 96 back on it. Then a child
+ * makes an SQPOLL ring of its own, forks a grandchild and exits: the
+ * grandchild's io_uring_enter on the ring it inherited, its maker gone, is
+ * EOWNERDEAD (Linux's answer once the poller's task is gone).
  *
  * kill: 20 times, a child opens BLK, makes a ring and keeps writing block 56
  * (seed 9) through both the inherited and its own descriptor, and is killed
@@ -476,6 +489,100 @@ static int do_selfexec(const char *blk, const char *self)
 	return 1;
 }
 
+/* the grandchild's enter on an SQPOLL ring whose maker (its parent) exited */
+static int sqpoll_orphan(void)
+{
+	struct io_uring_params p = { .flags = IORING_SETUP_SQPOLL, .sq_thread_idle = 10 };
+	int res[2], ret = -1;
+	char v = 1;
+	pid_t c;
+
+	if (pipe(res))
+		return 1;
+	fflush(stdout);
+	c = fork();
+	if (c == 0) {
+		struct io_uring s;
+		pid_t maker = getpid();
+
+		close(res[0]);
+		if (io_uring_queue_init_params(4, &s, &p))
+			_exit(1);
+		if (fork() == 0) {
+			struct timespec ts = { 0, 200 * 1000 * 1000 };
+
+			/* reparented once the maker is gone; then the supervisor has seen it go */
+			while (getppid() == maker)
+				nanosleep(&(struct timespec){ 0, 1000 * 1000 }, NULL);
+			nanosleep(&ts, NULL);
+			ret = io_uring_enter(s.ring_fd, 0, 0, IORING_ENTER_SQ_WAKEUP, NULL);
+			v = ret == -EOWNERDEAD ? 0 : 1;
+			if (v)
+				printf("grandchild enter on the SQPOLL ring of a maker gone: %d\n", ret);
+			fflush(stdout);
+			if (write(res[1], &v, 1) != 1)
+				_exit(1);
+			_exit(0);
+		}
+		_exit(0);
+	}
+	close(res[1]);
+	if (c < 0 || waitpid(c, NULL, 0) != c || read(res[0], &v, 1) != 1)
+		v = 1;
+	close(res[0]);
+	report("grandchild enter on the SQPOLL ring of a maker gone EOWNERDEAD",
+	       v ? "not EOWNERDEAD" : NULL);
+	return v;
+}
+
+static int do_sqpoll(const char *blk)
+{
+	struct io_uring_params p = { .flags = IORING_SETUP_SQPOLL, .sq_thread_idle = 10 };
+	unsigned char *b = aligned_alloc(4096, lbs);
+	struct io_uring_cqe *cqe;
+	struct io_uring s;
+	int a = open(blk, O_RDWR | O_CLOEXEC), ret, st;
+	pid_t c;
+
+	if (a < 0 || !b || (ret = io_uring_queue_init_params(8, &s, &p))) {
+		report("sqpoll setup", strerror(errno));
+		return 1;
+	}
+	pattern(b, 96, 19);
+	c = fork();
+	if (c == 0) {
+		static char m[128];
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&s);
+		struct io_uring_probe *probe;
+
+		io_uring_prep_write(sqe, a, b, lbs, 96ull * lbs);
+		ret = io_uring_submit(&s);
+		report("child queues on the inherited SQPOLL ring", err(ret, 1));
+		/* an enter of the child's own on the parent's ring, whatever liburing did */
+		ret = io_uring_enter(s.ring_fd, 0, 1, IORING_ENTER_GETEVENTS | IORING_ENTER_SQ_WAKEUP,
+				     NULL);
+		report("child enter on the inherited SQPOLL ring", ret < 0 ? strerror(-ret) : NULL);
+		ret = io_uring_peek_cqe(&s, &cqe);
+		if (!ret && cqe->res != (int)lbs)
+			snprintf(m, sizeof(m), "res %d", cqe->res);
+		report("child write on the inherited SQPOLL ring", ret ? strerror(-ret) :
+			cqe->res != (int)lbs ? m : NULL);
+		if (!ret)
+			io_uring_cqe_seen(&s, cqe);
+		probe = calloc(1, sizeof(*probe) + 4 * sizeof(probe->ops[0]));
+		ret = probe ? io_uring_register_probe(&s, probe, 4) : -ENOMEM;
+		report("child register on the inherited SQPOLL ring EEXIST", err(ret, -EEXIST));
+		_exit(failed);
+	}
+	if (c < 0 || waitpid(c, &st, 0) != c || !WIFEXITED(st) || WEXITSTATUS(st))
+		failed = 1;
+	/* the child moved the shared SQ tail; liburing's copy of it here is the parent's */
+	s.sq.sqe_head = s.sq.sqe_tail = io_uring_smp_load_acquire(s.sq.ktail);
+	report("parent SQPOLL ring after the child", ring_io(&s, a, true, 97, 20));
+	report("parent SQPOLL ring reads the child's block", ring_io(&s, a, false, 96, 19));
+	return failed | sqpoll_orphan();
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 4)
@@ -489,6 +596,8 @@ int main(int argc, char **argv)
 		return do_late(argv[2]);
 	if (!strcmp(argv[1], "kill"))
 		return do_kill(argv[2]);
+	if (!strcmp(argv[1], "sqpoll"))
+		return do_sqpoll(argv[2]);
 	if (!strcmp(argv[1], "exec") && argc == 5)
 		return do_exec(atoi(argv[2]), argv[4], 48, 7);
 	if (!strcmp(argv[1], "exec") && argc == 7)

@@ -19,6 +19,11 @@
 # - late: a child and an orphan (its parent gone) that made no call yet use
 #   the descriptor after the parent closed it (the description lives while
 #   a process holds it).
+# - sqpoll: a forked child queues a write on the SQPOLL ring it inherited
+#   and waits for it with io_uring_enter: served on the parent's ring, whose
+#   poller runs the requests in the parent's memory as Linux's does; its
+#   io_uring_register there is EEXIST; the parent's ring goes on. A
+#   grandchild's enter on an SQPOLL ring whose maker exited is EOWNERDEAD.
 # - kill: children killed (SIGKILL) in the middle of their I/O leave the
 #   parent served and the supervisor with no more descriptors than before.
 source "$(dirname "$0")/lib/common.sh"
@@ -99,6 +104,24 @@ for want in "late child pwrite ok" "orphan pread and pwrite ok"; do
 	grep -qx "$want" <<<"$out" || fail "late: no '$want': $out"
 done
 for bs in 89:17 90:18; do
+	blocks_hold "${bs%:*}" "${bs#*:}"
+done
+
+step "sqpoll: a child's enter on the SQPOLL ring it inherited"
+set +e
+out=$(timeout 300 "$UCMD" exec --ctrl "$CTRL" -- "$P" sqpoll /dev/nvme0n1 "$LBS" 2>&1)
+rc=$?
+set -e
+[ "$rc" = 0 ] || fail "static_forkio sqpoll: status $rc: $out"
+all_ok "static_forkio sqpoll" "$out"
+for want in "child enter on the inherited SQPOLL ring ok" \
+	"child write on the inherited SQPOLL ring ok" \
+	"child register on the inherited SQPOLL ring EEXIST ok" \
+	"parent SQPOLL ring reads the child's block ok" \
+	"grandchild enter on the SQPOLL ring of a maker gone EOWNERDEAD ok"; do
+	grep -qx "$want" <<<"$out" || fail "sqpoll: no '$want': $out"
+done
+for bs in 96:19 97:20; do
 	blocks_hold "${bs%:*}" "${bs#*:}"
 done
 

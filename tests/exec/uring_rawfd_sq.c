@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * io_uring passthrough on device descriptors the program opened with its
+ * own syscall instruction (ucmd-supervise's under `ucmd exec`), where the
+ * preload's ring cannot wait for an io_uring_enter to learn of them.
+ * Built against Debian's liburing alone.
+ *
+ *   uring_rawfd_sq sqpoll NGPATH
+ *     An SQPOLL ring (sq_thread_idle 100 ms), woken; the device opened
+ *     with the program's own instruction after that; an SQE writing 4096
+ *     bytes of pattern 1 at LBA 0 through it submitted while the poller is
+ *     awake (no io_uring_enter: liburing enters only for a sleeping
+ *     poller). Prints "write RES". Then the descriptor closed with the
+ *     program's own instruction and a read through it submitted so:
+ *     "closed RES" (EBADF as Linux). An attempt that finds the poller
+ *     asleep before its submit is made again (at most 20).
+ *   uring_rawfd_dup NGPATH
+ *     The device opened with the program's own instruction, then copied
+ *     through libc: dup, dup2 (to 100), dup3 (to 101, O_CLOEXEC),
+ *     fcntl(F_DUPFD, 200), fcntl(F_DUPFD_CLOEXEC, 300); the original
+ *     closed with the program's own instruction; through each copy
+ *     NVME_IOCTL_ID and a ring write of 4096 bytes of pattern 2+k at LBA
+ *     8*(k+1) (4096-byte blocks: LBA k+1; k the copy's index): prints
+ *     "NAME RES". Each copy closed through libc, then the ring's read
+ *     through it: "NAME closed RES".
+ *   uring_rawfd_sq fork NGPATH
+ *     The device opened with the program's own instruction; a forked
+ *     child makes a ring of its own and writes pattern 7 at block 6 (4096
+ *     bytes) through the descriptor it inherited ("child inherited RES"),
+ *     opens the device again with its own instruction and writes pattern
+ *     8 at block 7 through that ("child opened RES"), closes the inherited
+ *     one with its own instruction and writes through it again ("child
+ *     closed RES": EBADF). Then the parent writes pattern 9 at block 8
+ *     through its descriptor on its ring ("parent RES": the child's close
+ *     left it alone).
+ *   uring_rawfd_sq pattern N
+ *     Writes pattern N's 4096 bytes to stdout (what dd reads back).
+ *
+ * RES is ok or the errno's name. Exit 0 either way (1 on bad usage or
+ * another architecture).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <liburing.h>
+#include <linux/nvme_ioctl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "insn.h"
+
+static unsigned char buf[4096] __attribute__((aligned(4096)));
+
+static void pattern(unsigned n)
+{
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (unsigned char)(i * (2 * n + 5) + 13 * n + 1);
+}
+
+static const char *res_name(int res)
+{
+	return res < 0 ? strerrorname_np(-res) : res ? "positive" : "ok";
+}
+
+/*
+ * The CQE of the SQE just queued. With entered (an SQPOLL ring), the SQE
+ * is handed to the poller by the tail alone and the CQE polled for
+ * without an io_uring_enter; only a poller found asleep with the SQE not
+ * taken is woken by one, and *entered says so (the attempt proves nothing).
+ */
+static int reap(struct io_uring *ring, bool *entered)
+{
+	struct io_uring_cqe *cqe;
+	int res;
+
+	if (!entered) {
+		if (io_uring_submit(ring) != 1 || io_uring_wait_cqe(ring, &cqe))
+			return -EIO;
+	} else {
+		ring->sq.sqe_head = ring->sq.sqe_tail;
+		io_uring_smp_store_release(ring->sq.ktail, ring->sq.sqe_tail);
+		*entered = false;
+		for (int i = 0; io_uring_peek_cqe(ring, &cqe); i++) {
+			if (i > 20000 || (IO_URING_READ_ONCE(*ring->sq.kflags) & IORING_SQ_NEED_WAKEUP &&
+					  *ring->sq.khead != *ring->sq.ktail)) {
+				*entered = true;
+				if (io_uring_enter(ring->ring_fd, 0, 1,
+						   IORING_ENTER_SQ_WAKEUP | IORING_ENTER_GETEVENTS, NULL) < 0 ||
+				    io_uring_wait_cqe(ring, &cqe))
+					return -EIO;
+				break;
+			}
+			usleep(100);
+		}
+	}
+	res = cqe->res;
+	io_uring_cqe_seen(ring, cqe);
+	return res;
+}
+
+/* one passthrough command on fd (entered: reap's) */
+static int cmd_e(struct io_uring *ring, int fd, uint8_t op, uint32_t nsid, uint64_t slba,
+		 unsigned lbsz, bool *entered)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	struct nvme_uring_cmd *c;
+
+	if (!sqe)
+		return -EBUSY;
+	c = (struct nvme_uring_cmd *)sqe->cmd;
+	memset((void *)sqe, 0, 2 * sizeof(*sqe));
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = fd;
+	sqe->cmd_op = NVME_URING_CMD_IO;
+	c->opcode = op;
+	c->nsid = nsid;
+	c->addr = (uint64_t)(uintptr_t)buf;
+	c->data_len = sizeof(buf);
+	c->cdw10 = (uint32_t)slba;
+	c->cdw11 = (uint32_t)(slba >> 32);
+	c->cdw12 = sizeof(buf) / lbsz - 1;
+	return reap(ring, entered);
+}
+
+static int cmd(struct io_uring *ring, int fd, uint8_t op, uint32_t nsid, uint64_t slba,
+	       unsigned lbsz)
+{
+	return cmd_e(ring, fd, op, nsid, slba, lbsz, NULL);
+}
+
+/* the LBA size: a read of 8 LBAs of 512 at 0, else 4096 */
+static unsigned lba_size(struct io_uring *ring, int fd, uint32_t nsid)
+{
+	int res = cmd(ring, fd, 0x02, nsid, 0, 512);
+
+	return res == -EINVAL || res > 0 ? 4096 : 512;
+}
+
+static int sqpoll(const char *path)
+{
+	struct io_uring_params p = { .flags = IORING_SETUP_SQPOLL | IORING_SETUP_SQE128 |
+					      IORING_SETUP_CQE32, .sq_thread_idle = 100 };
+	struct io_uring ring;
+	bool entered = true;
+	unsigned lbsz;
+	long fd, nsid;
+	int res = 0, ret;
+
+	ret = io_uring_queue_init_params(8, &ring, &p);
+	if (ret) {
+		printf("setup: %s\n", strerror(-ret));
+		return 0;
+	}
+	fd = insn3(SYS_openat, AT_FDCWD, (long)path, O_RDWR);
+	if (fd < 0) {
+		printf("open: %s\n", strerror((int)-fd));
+		return 0;
+	}
+	/* through libc: the supervisor's (a number it gave) */
+	nsid = ioctl((int)fd, NVME_IOCTL_ID);
+	if (nsid <= 0) {
+		printf("nsid: %s\n", strerror(errno));
+		return 0;
+	}
+	lbsz = lba_size(&ring, (int)fd, (uint32_t)nsid);
+	insn3(SYS_close, fd, 0, 0);
+	pattern(1);
+	/* each attempt's descriptor kept open: the next one's number is new to the ring */
+	for (int i = 0; i < 20 && entered; i++) {
+		/* the poller awake: this enter is the ring's last before the open */
+		io_uring_enter(ring.ring_fd, 0, 0, IORING_ENTER_SQ_WAKEUP, NULL);
+		fd = insn3(SYS_openat, AT_FDCWD, (long)path, O_RDWR);
+		if (fd < 0) {
+			printf("open: %s\n", strerror((int)-fd));
+			return 0;
+		}
+		res = cmd_e(&ring, (int)fd, 0x01 /* Write */, (uint32_t)nsid, 0, lbsz, &entered);
+	}
+	printf("write %s%s\n", res_name(res), entered ? " (entered)" : "");
+	entered = true;
+	for (int i = 0; i < 20 && entered; i++) {
+		/* mirrored at this enter on any code; then closed */
+		io_uring_enter(ring.ring_fd, 0, 0, IORING_ENTER_SQ_WAKEUP, NULL);
+		insn3(SYS_close, fd, 0, 0);
+		res = cmd_e(&ring, (int)fd, 0x02 /* Read */, (uint32_t)nsid, 0, lbsz, &entered);
+		fd = insn3(SYS_openat, AT_FDCWD, (long)path, O_RDWR);	/* the same number */
+		if (fd < 0)
+			break;
+	}
+	printf("closed %s%s\n", res_name(res), entered ? " (entered)" : "");
+	io_uring_queue_exit(&ring);
+	return 0;
+}
+
+static int dups(const char *path)
+{
+	static const char *const names[] = { "dup", "dup2", "dup3", "F_DUPFD", "F_DUPFD_CLOEXEC" };
+	struct io_uring ring;
+	int copy[5], ret, res;
+	unsigned lbsz;
+	long fd, nsid;
+
+	fd = insn3(SYS_openat, AT_FDCWD, (long)path, O_RDWR);
+	if (fd < 0) {
+		printf("open: %s\n", strerror((int)-fd));
+		return 0;
+	}
+	nsid = ioctl((int)fd, NVME_IOCTL_ID);
+	if (nsid <= 0) {
+		printf("nsid: %s\n", strerror(errno));
+		return 0;
+	}
+	ret = io_uring_queue_init(8, &ring, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+	if (ret) {
+		printf("setup: %s\n", strerror(-ret));
+		return 0;
+	}
+	lbsz = lba_size(&ring, (int)fd, (uint32_t)nsid);
+	copy[0] = dup((int)fd);
+	copy[1] = dup2((int)fd, 100);
+	copy[2] = dup3((int)fd, 101, O_CLOEXEC);
+	copy[3] = fcntl((int)fd, F_DUPFD, 200);
+	copy[4] = fcntl((int)fd, F_DUPFD_CLOEXEC, 300);
+	insn3(SYS_close, fd, 0, 0);
+	for (unsigned k = 0; k < 5; k++) {
+		long id;
+
+		if (copy[k] < 0) {
+			printf("%s: %s\n", names[k], strerrorname_np(errno));
+			continue;
+		}
+		id = ioctl(copy[k], NVME_IOCTL_ID);
+		if (id != nsid) {
+			printf("%s id %s\n", names[k], id < 0 ? strerrorname_np(errno) : "other");
+			continue;
+		}
+		pattern(2 + k);
+		res = cmd(&ring, copy[k], 0x01, (uint32_t)nsid, 4096 / lbsz * (k + 1), lbsz);
+		printf("%s %s\n", names[k], res_name(res));
+	}
+	for (unsigned k = 0; k < 5; k++) {
+		if (copy[k] < 0)
+			continue;
+		close(copy[k]);
+		res = cmd(&ring, copy[k], 0x02, (uint32_t)nsid, 0, lbsz);
+		printf("%s closed %s\n", names[k], res_name(res));
+	}
+	io_uring_queue_exit(&ring);
+	return 0;
+}
+
+static int forked(const char *path)
+{
+	struct io_uring ring;
+	unsigned lbsz;
+	long fd, nsid;
+	pid_t child;
+	int ret, res, st;
+
+	fd = insn3(SYS_openat, AT_FDCWD, (long)path, O_RDWR);
+	if (fd < 0) {
+		printf("open: %s\n", strerror((int)-fd));
+		return 0;
+	}
+	nsid = ioctl((int)fd, NVME_IOCTL_ID);
+	if (nsid <= 0) {
+		printf("nsid: %s\n", strerror(errno));
+		return 0;
+	}
+	fflush(stdout);
+	child = fork();
+	if (child == 0) {
+		long fd2;
+
+		ret = io_uring_queue_init(8, &ring, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+		if (ret) {
+			printf("child setup: %s\n", strerror(-ret));
+			_exit(0);
+		}
+		lbsz = lba_size(&ring, (int)fd, (uint32_t)nsid);
+		pattern(7);
+		res = cmd(&ring, (int)fd, 0x01, (uint32_t)nsid, 4096 / lbsz * 6, lbsz);
+		printf("child inherited %s\n", res_name(res));
+		fd2 = insn3(SYS_openat, AT_FDCWD, (long)path, O_RDWR);
+		pattern(8);
+		res = fd2 < 0 ? (int)fd2 : cmd(&ring, (int)fd2, 0x01, (uint32_t)nsid, 4096 / lbsz * 7, lbsz);
+		printf("child opened %s\n", res_name(res));
+		insn3(SYS_close, fd, 0, 0);
+		res = cmd(&ring, (int)fd, 0x01, (uint32_t)nsid, 4096 / lbsz * 7, lbsz);
+		printf("child closed %s\n", res_name(res));
+		fflush(stdout);
+		_exit(0);
+	}
+	if (child < 0 || waitpid(child, &st, 0) != child) {
+		printf("fork: %s\n", strerror(errno));
+		return 0;
+	}
+	ret = io_uring_queue_init(8, &ring, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+	if (ret) {
+		printf("setup: %s\n", strerror(-ret));
+		return 0;
+	}
+	lbsz = lba_size(&ring, (int)fd, (uint32_t)nsid);
+	pattern(9);
+	res = cmd(&ring, (int)fd, 0x01, (uint32_t)nsid, 4096 / lbsz * 8, lbsz);
+	printf("parent %s\n", res_name(res));
+	io_uring_queue_exit(&ring);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+#ifdef __x86_64__
+	if (argc == 3 && !strcmp(argv[1], "pattern")) {
+		pattern((unsigned)atoi(argv[2]));
+		return fwrite(buf, sizeof(buf), 1, stdout) == 1 ? 0 : 1;
+	}
+	if (argc == 3 && !strcmp(argv[1], "sqpoll"))
+		return sqpoll(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "dup"))
+		return dups(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "fork"))
+		return forked(argv[2]);
+	fprintf(stderr, "usage: uring_rawfd_sq sqpoll|dup|fork NGPATH | pattern N\n");
+	return 1;
+#else
+	(void)argc;
+	(void)argv;
+	fprintf(stderr, "uring_rawfd_sq: x86-64 only\n");
+	return 1;
+#endif
+}
