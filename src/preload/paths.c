@@ -9,8 +9,8 @@
  * Which functions: those Debian 12's nvme-cli 2.3, libnvme 1.3 and fio 3.33
  * import (nm -D): open64, __open64_2, fopen64, stat64, lstat64, statx,
  * access, opendir, scandir64, readlink, realpath, __realpath_chk, and their
- * other spellings for programs built otherwise (open, openat*, fstatat*,
- * fopen, stat, lstat, faccessat, scandir, readlinkat,
+ * other spellings for programs built otherwise (open, openat*, creat*,
+ * fstatat*, fopen, stat, lstat, faccessat, scandir, readlinkat,
  * canonicalize_file_name). glibc's own calls inside those (fopen's open,
  * scandir's opendir) do not come through here, hence the outer ones. glibc
  * 2.33+ programs call stat64 and friends, not __xstat: the old entry points
@@ -239,56 +239,88 @@ PL_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 	return open_2("__openat64_2", true, dirfd, path, flags);
 }
 
-/* fopen(3)'s mode string as open(2) flags (glibc's letters: r w a + e x). */
-static int fopen_flags(const char *mode)
+PL_EXPORT int creat(const char *path, mode_t mode)
 {
-	int flags;
+	return open_judged(AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+}
 
-	switch (mode[0]) {
-	case 'r': flags = O_RDONLY; break;
-	case 'w': flags = O_WRONLY | O_CREAT | O_TRUNC; break;
-	case 'a': flags = O_WRONLY | O_CREAT | O_APPEND; break;
-	default: return -1;
-	}
-	for (const char *m = mode + 1; *m && *m != ','; m++) {
-		if (*m == '+')
-			flags = (flags & ~O_ACCMODE) | O_RDWR;
-		else if (*m == 'e')
-			flags |= O_CLOEXEC;
-		else if (*m == 'x')
-			flags |= O_EXCL;
-	}
-	return flags;
+PL_EXPORT int creat64(const char *path, mode_t mode)
+{
+	return open_judged(AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC, mode);
 }
 
 /*
- * fopen as open_judged and fdopen, for the modes both read alike (glibc's
- * r, w, a, +, b, e, x): x and e are the open's flags, the rest fdopen's.
- * Others (",ccs=", 'm', 'c') go to glibc's fopen, whose own open
- * ucmd-supervise makes. NULL with *done false: not taken.
+ * fopen(3)'s mode string as glibc 2.36's fopen reads it: the first letter
+ * r, w or a, then at most six more, each taken or ignored ('+' O_RDWR,
+ * 'x' O_EXCL, 'e' O_CLOEXEC, 'm' a read-only stream read through mmap,
+ * 'c' a stream whose calls are no cancellation points, anything else
+ * nothing), and ",ccs=" anywhere after the last of '+', 'x', 'b'.
+ * fdopen takes the rest: its mode is the first letter and '+' (or 'm').
  */
-static FILE *fopen_judged(const char *path, const char *mode, bool *done)
-{
-	char fmode[8];
-	size_t n = 0;
-	FILE *f;
-	int fd;
+struct fmode {
+	int flags;		/* open(2)'s */
+	int flags2;		/* glibc's FILE._flags2 bits for 'm', 'c', 'e' */
+	bool ccs;
+	char fd_mode[3];	/* fdopen's */
+};
 
-	*done = false;
-	if (!mode || fopen_flags(mode) < 0)
-		return NULL;
-	for (const char *m = mode; *m; m++) {
-		if (!strchr("rwa+bex", *m) || n + 1 >= sizeof(fmode))
-			return NULL;
-		if (*m != 'x' && *m != 'e')
-			fmode[n++] = *m;
+/* glibc's libio.h values (stable since 2.x; FILE._flags2 is in the public struct_FILE.h) */
+#define PL_IO_FLAGS2_MMAP 1
+#define PL_IO_FLAGS2_NOTCANCEL 2
+#define PL_IO_FLAGS2_CLOEXEC 64
+
+static int fopen_mode(const char *mode, struct fmode *m)
+{
+	const char *last = mode;
+	bool plus = false;
+
+	memset(m, 0, sizeof(*m));
+	switch (mode[0]) {
+	case 'r': m->flags = O_RDONLY; break;
+	case 'w': m->flags = O_WRONLY | O_CREAT | O_TRUNC; break;
+	case 'a': m->flags = O_WRONLY | O_CREAT | O_APPEND; break;
+	default: return -EINVAL;
 	}
-	fmode[n] = '\0';
-	*done = true;
-	fd = open_judged(AT_FDCWD, path, fopen_flags(mode), 0666);
-	if (fd < 0)
-		return NULL;
-	f = fdopen(fd, fmode);
+	for (int i = 1; i < 7 && mode[i]; i++) {
+		switch (mode[i]) {
+		case '+':
+			m->flags = (m->flags & ~O_ACCMODE) | O_RDWR;
+			plus = true;
+			last = mode + i;
+			break;
+		case 'x':
+			m->flags |= O_EXCL;
+			last = mode + i;
+			break;
+		case 'b':
+			last = mode + i;
+			break;
+		case 'm':
+			m->flags2 |= PL_IO_FLAGS2_MMAP;
+			break;
+		case 'c':
+			m->flags2 |= PL_IO_FLAGS2_NOTCANCEL;
+			break;
+		case 'e':
+			m->flags |= O_CLOEXEC;
+			m->flags2 |= PL_IO_FLAGS2_CLOEXEC;
+			break;
+		}
+	}
+	m->ccs = strstr(last + 1, ",ccs=") != NULL;
+	m->fd_mode[0] = mode[0];
+	if (plus)
+		m->fd_mode[1] = '+';
+	else if (m->flags2 & PL_IO_FLAGS2_MMAP)
+		m->fd_mode[1] = 'm';
+	return 0;
+}
+
+/* fdopen, or the descriptor closed again keeping fdopen's errno. */
+static FILE *fdopen_or_close(int fd, const char *mode)
+{
+	FILE *f = fdopen(fd, mode);
+
 	if (!f) {
 		int e = errno;
 
@@ -298,47 +330,74 @@ static FILE *fopen_judged(const char *path, const char *mode, bool *done)
 	return f;
 }
 
-static FILE *do_fopen(const char *sym, const char *path, const char *mode)
+/*
+ * ",ccs=": only glibc's fopen gives a stream its conversion (fdopen reads
+ * no ",ccs=", and no interface sets one on a FILE made otherwise), so the
+ * open is glibc's own, which ucmd-supervise makes (docs/compat.md); one of
+ * ucmd's devices is a byte stream as in any mode (stdio.c).
+ */
+static FILE *fopen_ccs(const char *sym, const char *path, const char *mode,
+		       const struct fmode *m)
 {
+	FILE *(*real)(const char *, const char *) = pl_next(sym);
 	struct pl_where w;
-	bool done;
-	FILE *fast = fopen_judged(path, mode, &done);
+	struct stat st;
+	FILE *f;
 
-	if (done)
-		return fast;
 	classify(AT_FDCWD, path, &w);
 	if (w.kind == PL_WHERE_DEV) {
-		int flags = fopen_flags(mode), fd;
-		FILE *f;
+		int fd = pl_dev_open(w.dev, m->flags);
 
-		if (flags < 0) {
-			errno = EINVAL;
-			return NULL;
-		}
-		fd = pl_dev_open(w.dev, flags);
-		if (fd < 0)
-			return NULL;
-		f = fdopen(fd, mode);
-		if (!f) {
-			int e = errno;
-
-			close(fd);
-			errno = e;
-		}
-		return f;
+		return fd < 0 ? NULL : fdopen_or_close(fd, m->fd_mode);
 	}
-	if (w.kind == PL_WHERE_SYS && fopen_flags(mode) >= 0 && sys_open_ok(&w, fopen_flags(mode)))
+	if (w.kind == PL_WHERE_SYS && sys_open_ok(&w, m->flags))
 		return NULL;
-	FILE *(*real)(const char *, const char *) = pl_next(sym);
-	FILE *f = real(w.kind == PL_WHERE_SYS ? w.path : path, mode);
-	struct stat st;
-
+	f = real(w.kind == PL_WHERE_SYS ? w.path : path, mode);
 	if (f && !pl_raw_syscall(__NR_fstat, fileno(f), (long)&st, 0, 0, 0, 0) &&
 	    pl_host_nvme_rdev(&st)) {
 		fclose(f);	/* nothing was read or written: stdio buffers until then */
 		errno = ENXIO;
 		return NULL;
 	}
+	return f;
+}
+
+/*
+ * fopen as glibc makes it, its open made by open_judged: glibc's flags,
+ * its mode 0666, its seek to the end for "a", then fdopen, with the
+ * stream's flags glibc's fopen sets and fdopen does not ('c', 'e', 'm').
+ */
+static FILE *do_fopen(const char *sym, const char *path, const char *mode)
+{
+	struct fmode m;
+	FILE *f;
+	int fd;
+
+	if (!mode) {
+		FILE *(*real)(const char *, const char *) = pl_next(sym);
+
+		return real(path, mode);	/* glibc's own answer to no mode */
+	}
+	if (fopen_mode(mode, &m)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (m.ccs)
+		return fopen_ccs(sym, path, mode, &m);
+	fd = open_judged(AT_FDCWD, path, m.flags, 0666);
+	if (fd < 0)
+		return NULL;
+	if ((m.flags & (O_ACCMODE | O_APPEND)) == (O_WRONLY | O_APPEND) &&
+	    lseek(fd, 0, SEEK_END) < 0 && errno != ESPIPE) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return NULL;
+	}
+	f = fdopen_or_close(fd, m.fd_mode);
+	if (f)
+		f->_flags2 |= m.flags2;
 	return f;
 }
 
