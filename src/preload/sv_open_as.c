@@ -33,67 +33,7 @@
 
 #include "preload/preload.h"
 #include "preload/sv.h"
-
-#define AS_GROUPS_MAX 256
-
-/* What a thread's opens are judged by, from /proc/TID/status. */
-struct as_ids {
-	unsigned uid[4], gid[4];	/* real, effective, saved, fs */
-	unsigned groups[AS_GROUPS_MAX];
-	int ngroups;
-	uint64_t cap_eff;
-	unsigned umask;
-};
-
-static int ids_of(const char *proc, struct as_ids *id)
-{
-	char path[64], line[4096];
-	int have = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/status", proc);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	memset(id, 0, sizeof(*id));
-	id->umask = 022;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long cap;
-
-		if (sscanf(line, "Uid: %u %u %u %u", &id->uid[0], &id->uid[1], &id->uid[2],
-			   &id->uid[3]) == 4) {
-			have |= 1;
-		} else if (sscanf(line, "Gid: %u %u %u %u", &id->gid[0], &id->gid[1], &id->gid[2],
-				  &id->gid[3]) == 4) {
-			have |= 2;
-		} else if (!strncmp(line, "Groups:", 7)) {
-			char *p = line + 7, *end;
-
-			if (!strchr(line, '\n'))
-				have |= 16;	/* longer than we read: not ours to take on */
-			for (;;) {
-				unsigned long g = strtoul(p, &end, 10);
-
-				if (end == p)
-					break;
-				if (id->ngroups == AS_GROUPS_MAX) {
-					have |= 16;
-					break;
-				}
-				id->groups[id->ngroups++] = (unsigned)g;
-				p = end;
-			}
-			have |= 4;
-		} else if (sscanf(line, "CapEff: %llx", &cap) == 1) {
-			id->cap_eff = cap;
-			have |= 8;
-		} else {
-			sscanf(line, "Umask: %o", &id->umask);
-		}
-	}
-	fclose(f);
-	return have == 15 ? 0 : -EACCES;
-}
+#include "preload/sv_ids.h"
 
 static bool same_ns(const char *a, const char *b)
 {
@@ -105,7 +45,7 @@ static bool same_ns(const char *a, const char *b)
 struct open_as {
 	struct sv *s;
 	struct seccomp_notif req;	/* our copy: the loop's is reused */
-	struct as_ids id;
+	struct sv_ids id;
 	int dfd;			/* the thread's cwd or dirfd (O_PATH), or AT_FDCWD */
 	int rootfd;			/* the thread's root (O_PATH) */
 	int nsfd;			/* the thread's mount namespace, or -1: ours */
@@ -121,8 +61,8 @@ static int become(const struct open_as *j)
 {
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct d[2];
-	gid_t groups[AS_GROUPS_MAX], ours[AS_GROUPS_MAX];
-	const struct as_ids *id = &j->id;
+	gid_t groups[SV_IDS_GROUPS_MAX], ours[SV_IDS_GROUPS_MAX];
+	const struct sv_ids *id = &j->id;
 	uid_t r, e, su;
 	gid_t gr, ge, gs;
 	int n;
@@ -137,7 +77,7 @@ static int become(const struct open_as *j)
 	/* each set only where it differs: without CAP_SETUID, setting one's own ids again is refused */
 	for (int i = 0; i < id->ngroups; i++)
 		groups[i] = id->groups[i];
-	n = (int)syscall(SYS_getgroups, AS_GROUPS_MAX, ours);
+	n = (int)syscall(SYS_getgroups, SV_IDS_GROUPS_MAX, ours);
 	if ((n != id->ngroups || memcmp(ours, groups, sizeof(gid_t) * (size_t)n)) &&
 	    syscall(SYS_setgroups, id->ngroups, groups))
 		return -EACCES;
@@ -240,8 +180,8 @@ answer:
 	return NULL;
 }
 
-void sv_open_as(struct sv *s, const struct seccomp_notif *req, int dfd, const char *path,
-		int flags, mode_t mode, struct sv_ans *a)
+void sv_open_as(struct sv *s, const struct seccomp_notif *req, const struct sv_ids *ids, int dfd,
+		const char *path, int flags, mode_t mode, struct sv_ans *a)
 {
 	size_t len = strlen(path) + 1;
 	struct open_as *j = calloc(1, sizeof(*j) + len);
@@ -254,11 +194,12 @@ void sv_open_as(struct sv *s, const struct seccomp_notif *req, int dfd, const ch
 		a->error = -ENOMEM;
 		return;
 	}
-	*j = (struct open_as){ .s = s, .req = *req, .dfd = -1, .rootfd = -1, .nsfd = -1,
-			       .flags = flags, .mode = mode };
+	*j = (struct open_as){ .s = s, .req = *req, .id = *ids, .dfd = -1, .rootfd = -1,
+			       .nsfd = -1, .flags = flags, .mode = mode };
 	memcpy(j->path, path, len);
 	snprintf(proc, sizeof(proc), "/proc/%d", (int)req->pid);
-	ret = ids_of(proc, &j->id);
+	/* more groups than we hold: not ours to take on */
+	ret = ids->ngroups > SV_IDS_GROUPS_MAX ? -EACCES : 0;
 	snprintf(link, sizeof(link), "%s/ns/user", proc);
 	/* its capabilities are another user namespace's: we cannot take them on */
 	if (!ret && !same_ns(link, "/proc/self/ns/user"))
