@@ -10,7 +10,7 @@
  * import (nm -D): open64, __open64_2, fopen64, stat64, lstat64, statx,
  * access, opendir, scandir64, readlink, realpath, __realpath_chk, and their
  * other spellings for programs built otherwise (open, openat*, creat*,
- * fstatat*, fopen, stat, lstat, faccessat, scandir, readlinkat,
+ * fstatat*, fopen, freopen*, stat, lstat, faccessat, scandir, readlinkat,
  * canonicalize_file_name). glibc's own calls inside those (fopen's open,
  * scandir's opendir) do not come through here, hence the outer ones. glibc
  * 2.33+ programs call stat64 and friends, not __xstat: the old entry points
@@ -409,6 +409,129 @@ PL_EXPORT FILE *fopen(const char *path, const char *mode)
 PL_EXPORT FILE *fopen64(const char *path, const char *mode)
 {
 	return do_fopen("fopen64", path, mode);
+}
+
+/*
+ * freopen as glibc 2.36's (libio/freopen.c), its open made by open_judged.
+ * glibc re-makes the FILE in place around an open of its own, and no
+ * public interface hands it a descriptor instead; its exported libio
+ * functions do the rest as its freopen does: close the stream but not its
+ * descriptor (_IO_FLAGS2_NOCLOSE, _IO_file_close_it), open, set the
+ * stream's read/write/append flags as _IO_file_open does, put it back on
+ * glibc's list of streams (_IO_link_in), then dup3 the new file onto the
+ * old number (O_CLOEXEC if the stream ever had 'e', as glibc's). Streams
+ * this cannot re-make exactly go to glibc's own freopen (its open the
+ * supervisor's): one not on glibc's plain file operations (wide, mmap, a
+ * cookie: ucmd's devices), a mode it rejects or with ",ccs=", 'm' now or
+ * before, a path to one of ucmd's devices.
+ */
+#define PL_IO_NO_READS 0x0004
+#define PL_IO_NO_WRITES 0x0008
+#define PL_IO_IS_APPENDING 0x1000
+#define PL_IO_IS_FILEBUF 0x2000
+#define PL_IO_FLAGS2_NOCLOSE 32
+
+struct _IO_jump_t;
+extern const struct _IO_jump_t _IO_file_jumps;
+int _IO_file_close_it(FILE *fp);
+void _IO_link_in(void *fp);
+
+/* The FILE's vtable: the word after it in glibc's struct _IO_FILE_plus. */
+static const struct _IO_jump_t *vtable_of(FILE *fp)
+{
+	return *(const struct _IO_jump_t *const *)(const void *)((const char *)fp + sizeof(FILE));
+}
+
+static bool freopen_ours(const char *path, const struct fmode *m, FILE *fp)
+{
+	struct pl_where w;
+
+	/* glibc keeps a stream's 'm' (and 'e') across freopen: its mmap reads too */
+	if (m->ccs || ((m->flags2 | fp->_flags2) & PL_IO_FLAGS2_MMAP) ||
+	    !(fp->_flags & PL_IO_IS_FILEBUF) ||
+	    vtable_of(fp) != &_IO_file_jumps || fp->_fileno < 0 || pl_fd(fp->_fileno))
+		return false;
+	classify(AT_FDCWD, path, &w);
+	return w.kind != PL_WHERE_DEV;
+}
+
+static FILE *do_freopen(const char *sym, const char *path, const char *mode, FILE *fp)
+{
+	FILE *(*real)(const char *, const char *, FILE *) = pl_next(sym);
+	char copy[PATH_MAX];
+	struct fmode m;
+	int fd, oldfd, rw, e;
+
+	if (!mode || !fp || fopen_mode(mode, &m))
+		return real(path, mode, fp);
+	if (path) {
+		size_t len = strnlen(path, sizeof(copy));
+
+		if (len == sizeof(copy))
+			return real(path, mode, fp);	/* glibc's ENAMETOOLONG */
+		memcpy(copy, path, len + 1);
+	} else {
+		/* the same file again, as glibc names it */
+		snprintf(copy, sizeof(copy), "/proc/self/fd/%d", fp->_fileno);
+	}
+	flockfile(fp);
+	if (!freopen_ours(copy, &m, fp)) {
+		funlockfile(fp);
+		return real(path, mode, fp);
+	}
+	fflush_unlocked(fp);
+	oldfd = fp->_fileno;
+	fp->_flags2 |= PL_IO_FLAGS2_NOCLOSE;
+	_IO_file_close_it(fp);
+	fp->_flags2 |= m.flags2;
+	fd = open_judged(AT_FDCWD, copy, m.flags, 0666);
+	fp->_flags2 &= ~PL_IO_FLAGS2_NOCLOSE;
+	rw = m.fd_mode[0] == 'r' ? PL_IO_NO_WRITES :
+	     m.fd_mode[0] == 'w' ? PL_IO_NO_READS : PL_IO_NO_READS | PL_IO_IS_APPENDING;
+	if (m.fd_mode[1] == '+')
+		rw &= PL_IO_IS_APPENDING;
+	if (fd >= 0 && (rw & (PL_IO_IS_APPENDING | PL_IO_NO_READS)) ==
+	    (PL_IO_IS_APPENDING | PL_IO_NO_READS) && lseek(fd, 0, SEEK_END) < 0 && errno != ESPIPE) {
+		e = errno;
+		close(fd);
+		errno = e;
+		fd = -1;
+	}
+	if (fd < 0)
+		goto fail;
+	fp->_fileno = fd;
+	fp->_flags = (fp->_flags & ~(PL_IO_NO_READS | PL_IO_NO_WRITES | PL_IO_IS_APPENDING)) | rw;
+	_IO_link_in(fp);
+	fp->_mode = 0;
+	if (fd != oldfd) {
+		if (dup3(fd, oldfd, (fp->_flags2 & PL_IO_FLAGS2_CLOEXEC) ? O_CLOEXEC : 0) < 0) {
+			e = errno;
+			_IO_file_close_it(fp);
+			errno = e;
+			funlockfile(fp);
+			return NULL;
+		}
+		close(fd);
+		fp->_fileno = oldfd;
+	}
+	funlockfile(fp);
+	return fp;
+fail:
+	e = errno;
+	close(oldfd);
+	errno = e;
+	funlockfile(fp);
+	return NULL;
+}
+
+PL_EXPORT FILE *freopen(const char *path, const char *mode, FILE *fp)
+{
+	return do_freopen("freopen", path, mode, fp);
+}
+
+PL_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *fp)
+{
+	return do_freopen("freopen64", path, mode, fp);
 }
 
 /* ---- the stat family: a device stats as the device (its placeholder, fixed) ---- */

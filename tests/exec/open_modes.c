@@ -11,7 +11,8 @@
  * access mode, O_APPEND, FD_CLOEXEC, the bits of the stream's glibc
  * _flags2 that fopen's 'm', 'c' and 'e' set, its orientation, ftell at
  * once, the first byte read (or '-'), the file's mode bits and size after
- * the close. KIND: creat, creat64, freopen:MODE or fopen:MODE. Exit 0 (1
+ * the close. KIND: creat, creat64, freopen:MODE or fopen:MODE.
+ * freopen cases: fopen of a first file, a byte read, then freopen. Exit 0 (1
  * on bad usage).
  */
 #define _GNU_SOURCE
@@ -118,38 +119,45 @@ static void fopen_case(const char *dir, const char *name, const char *mode, bool
 	file_line(path);
 }
 
-static void freopen_case(const char *dir, const char *name, const char *mode, bool existing)
+/* fopen(first, first_mode), then freopen(name or NULL: the same file, mode) */
+static void freopen_case(const char *dir, const char *first_mode, const char *name,
+			 const char *mode, bool existing)
 {
 	char path[4096], first[4096];
 	FILE *f, *g;
-	int c;
+	int c, fd;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(path, sizeof(path), "%s/%s", dir, name ? name : "freopen-first");
 	snprintf(first, sizeof(first), "%s/freopen-first", dir);
 	fill(first);
-	if (existing)
+	if (name && existing)
 		fill(path);
-	else
+	else if (name)
 		unlink(path);
-	f = fopen(first, "r");
+	f = fopen(first, first_mode);
 	if (!f) {
 		printf("freopen: the first fopen: %s\n", ename(errno));
 		return;
 	}
-	int fd = fileno(f);
-
+	fd = fileno(f);
+	c = fgetc(f);	/* something buffered, for freopen to drop */
 	errno = 0;
-	g = freopen(path, mode, f);
-	printf("freopen %s \"%s\":", name, mode);
+	g = freopen(name ? path : NULL, mode, f);
+	printf("freopen \"%s\" %s \"%s\":", first_mode, name ? name : "(null)", mode);
 	if (!g) {
-		printf(" %s\n", ename(errno));
+		int e = errno;
+		bool closed = fcntl(fd, F_GETFD) < 0 && errno == EBADF;
+
+		printf(" %s old-fd-closed=%d\n", ename(e), closed);
 		return;
 	}
 	printf(" same=%d samefd=%d", g == f, fileno(g) == fd);
 	fd_line(fileno(g));
-	printf(" flags2=%#x tell=%ld", g->_flags2 & 0x43, ftell(g));
+	printf(" flags2=%#x wide=%d tell=%ld", g->_flags2 & 0x43, fwide(g, 0), ftell(g));
 	c = fgetc(g);
 	printf(" first=%c", c == EOF ? '-' : c);
+	clearerr(g);
+	printf(" put=%d", fputs("more\n", g) >= 0);
 	fclose(g);
 	file_line(path);
 }
@@ -174,10 +182,21 @@ static int cases(const char *dir)
 		fopen_case(dir, "f-new", fresh[i], false);
 	fopen_case(dir, "no-dir/f", "w", false);
 	fopen_case(dir, ".", "r+", true);
-	freopen_case(dir, "g-old", "r", true);
-	freopen_case(dir, "g-old", "a", true);
-	freopen_case(dir, "g-new", "wxe", false);
-	freopen_case(dir, "g-new", "r", false);
+	freopen_case(dir, "r", "g-old", "r", true);
+	freopen_case(dir, "r", "g-old", "a", true);
+	freopen_case(dir, "r", "g-old", "r+", true);
+	freopen_case(dir, "r", "g-old", "w", true);
+	freopen_case(dir, "r", "g-new", "wxe", false);
+	freopen_case(dir, "r", "g-new", "r", false);
+	freopen_case(dir, "r", "g-old", "wx", true);
+	freopen_case(dir, "r", "g-old", "q", true);
+	freopen_case(dir, "re", "g-old", "r", true);
+	freopen_case(dir, "rc", "g-old", "a+", true);
+	freopen_case(dir, "rm", "g-old", "r", true);
+	freopen_case(dir, "r", "g-old", "rm", true);
+	freopen_case(dir, "r", "g-old", "r,ccs=UTF-8", true);
+	freopen_case(dir, "r", NULL, "r+", true);
+	freopen_case(dir, "a", NULL, "r", true);
 	return 0;
 }
 
