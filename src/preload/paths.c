@@ -10,9 +10,10 @@
  * import (nm -D): open64, __open64_2, fopen64, stat64, lstat64, statx,
  * access, opendir, scandir64, readlink, realpath, __realpath_chk, and their
  * other spellings for programs built otherwise (open, openat*, creat*,
- * fstatat*, fopen, freopen*, stat, lstat, faccessat, scandir, readlinkat,
- * canonicalize_file_name). glibc's own calls inside those (fopen's open,
- * scandir's opendir) do not come through here, hence the outer ones. glibc
+ * fstatat*, stat, lstat, faccessat, scandir, readlinkat,
+ * canonicalize_file_name); fopen and freopen are fopen.c's. glibc's own
+ * calls inside those (scandir's opendir) do not come through here, hence
+ * the outer ones. glibc
  * 2.33+ programs call stat64 and friends, not __xstat: the old entry points
  * are left alone (docs/compat.md).
  *
@@ -42,7 +43,7 @@
 #include "preload.h"
 
 /* sys_open's verdict as libc's: -1 and errno, or 0. */
-static int sys_open_ok(const struct pl_where *w, int flags)
+int pl_sys_open_ok(const struct pl_where *w, int flags)
 {
 	int ret = pl_where_open(w, flags);
 
@@ -57,7 +58,7 @@ static int sys_open_ok(const struct pl_where *w, int flags)
  * Where does the program's path lead (where.c): relative paths against
  * the working directory or dirfd, as the kernel names it.
  */
-static void classify(int dirfd, const char *path, struct pl_where *w)
+void pl_classify(int dirfd, const char *path, struct pl_where *w)
 {
 	char base[PATH_MAX];
 
@@ -129,7 +130,7 @@ static int judged(int fd)
  * stub, which ucmd-supervise lets through (pl_open_judged; docs/security.md,
  * "The preload's opens"), then judged again by what was opened.
  */
-static int open_judged(int dirfd, const char *path, int flags, mode_t mode)
+int pl_open_path(int dirfd, const char *path, int flags, mode_t mode)
 {
 	char copy[PATH_MAX];
 	struct pl_where w;
@@ -146,10 +147,10 @@ static int open_judged(int dirfd, const char *path, int flags, mode_t mode)
 		return -1;
 	}
 	memcpy(copy, path, len + 1);
-	classify(dirfd, copy, &w);
+	pl_classify(dirfd, copy, &w);
 	if (w.kind == PL_WHERE_DEV)
 		return pl_dev_open(w.dev, flags);
-	if (sys_open_ok(&w, flags))
+	if (pl_sys_open_ok(&w, flags))
 		return -1;
 	fd = pl_open_judged(dirfd, w.kind == PL_WHERE_SYS ? w.path : copy, flags, needs_mode(flags) ? mode : 0);
 	if (fd < 0) {
@@ -173,7 +174,7 @@ PL_EXPORT int open(const char *path, int flags, ...)
 	mode_t mode = 0;
 
 	OPEN_MODE(flags, mode);
-	return open_judged(AT_FDCWD, path, flags, mode);
+	return pl_open_path(AT_FDCWD, path, flags, mode);
 }
 
 PL_EXPORT int open64(const char *path, int flags, ...)
@@ -181,7 +182,7 @@ PL_EXPORT int open64(const char *path, int flags, ...)
 	mode_t mode = 0;
 
 	OPEN_MODE(flags, mode);
-	return open_judged(AT_FDCWD, path, flags, mode);
+	return pl_open_path(AT_FDCWD, path, flags, mode);
 }
 
 PL_EXPORT int openat(int dirfd, const char *path, int flags, ...)
@@ -189,7 +190,7 @@ PL_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 	mode_t mode = 0;
 
 	OPEN_MODE(flags, mode);
-	return open_judged(dirfd, path, flags, mode);
+	return pl_open_path(dirfd, path, flags, mode);
 }
 
 PL_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
@@ -197,7 +198,7 @@ PL_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 	mode_t mode = 0;
 
 	OPEN_MODE(flags, mode);
-	return open_judged(dirfd, path, flags, mode);
+	return pl_open_path(dirfd, path, flags, mode);
 }
 
 /*
@@ -216,7 +217,7 @@ static int open_2(const char *sym, bool at, int dirfd, const char *path, int fla
 
 		return real(dirfd, path, flags);
 	}
-	return open_judged(dirfd, path, flags, 0);
+	return pl_open_path(dirfd, path, flags, 0);
 }
 
 PL_EXPORT int __open_2(const char *path, int flags)
@@ -241,297 +242,12 @@ PL_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 
 PL_EXPORT int creat(const char *path, mode_t mode)
 {
-	return open_judged(AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+	return pl_open_path(AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC, mode);
 }
 
 PL_EXPORT int creat64(const char *path, mode_t mode)
 {
-	return open_judged(AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC, mode);
-}
-
-/*
- * fopen(3)'s mode string as glibc 2.36's fopen reads it: the first letter
- * r, w or a, then at most six more, each taken or ignored ('+' O_RDWR,
- * 'x' O_EXCL, 'e' O_CLOEXEC, 'm' a read-only stream read through mmap,
- * 'c' a stream whose calls are no cancellation points, anything else
- * nothing), and ",ccs=" anywhere after the last of '+', 'x', 'b'.
- * fdopen takes the rest: its mode is the first letter and '+' (or 'm').
- */
-struct fmode {
-	int flags;		/* open(2)'s */
-	int flags2;		/* glibc's FILE._flags2 bits for 'm', 'c', 'e' */
-	bool ccs;
-	char fd_mode[3];	/* fdopen's */
-};
-
-/* glibc's libio.h values (stable since 2.x; FILE._flags2 is in the public struct_FILE.h) */
-#define PL_IO_FLAGS2_MMAP 1
-#define PL_IO_FLAGS2_NOTCANCEL 2
-#define PL_IO_FLAGS2_CLOEXEC 64
-
-static int fopen_mode(const char *mode, struct fmode *m)
-{
-	const char *last = mode;
-	bool plus = false;
-
-	memset(m, 0, sizeof(*m));
-	switch (mode[0]) {
-	case 'r': m->flags = O_RDONLY; break;
-	case 'w': m->flags = O_WRONLY | O_CREAT | O_TRUNC; break;
-	case 'a': m->flags = O_WRONLY | O_CREAT | O_APPEND; break;
-	default: return -EINVAL;
-	}
-	for (int i = 1; i < 7 && mode[i]; i++) {
-		switch (mode[i]) {
-		case '+':
-			m->flags = (m->flags & ~O_ACCMODE) | O_RDWR;
-			plus = true;
-			last = mode + i;
-			break;
-		case 'x':
-			m->flags |= O_EXCL;
-			last = mode + i;
-			break;
-		case 'b':
-			last = mode + i;
-			break;
-		case 'm':
-			m->flags2 |= PL_IO_FLAGS2_MMAP;
-			break;
-		case 'c':
-			m->flags2 |= PL_IO_FLAGS2_NOTCANCEL;
-			break;
-		case 'e':
-			m->flags |= O_CLOEXEC;
-			m->flags2 |= PL_IO_FLAGS2_CLOEXEC;
-			break;
-		}
-	}
-	m->ccs = strstr(last + 1, ",ccs=") != NULL;
-	m->fd_mode[0] = mode[0];
-	if (plus)
-		m->fd_mode[1] = '+';
-	else if (m->flags2 & PL_IO_FLAGS2_MMAP)
-		m->fd_mode[1] = 'm';
-	return 0;
-}
-
-/* fdopen, or the descriptor closed again keeping fdopen's errno. */
-static FILE *fdopen_or_close(int fd, const char *mode)
-{
-	FILE *f = fdopen(fd, mode);
-
-	if (!f) {
-		int e = errno;
-
-		close(fd);
-		errno = e;
-	}
-	return f;
-}
-
-/*
- * ",ccs=": only glibc's fopen gives a stream its conversion (fdopen reads
- * no ",ccs=", and no interface sets one on a FILE made otherwise), so the
- * open is glibc's own, which ucmd-supervise makes (docs/compat.md); one of
- * ucmd's devices is a byte stream as in any mode (stdio.c).
- */
-static FILE *fopen_ccs(const char *sym, const char *path, const char *mode,
-		       const struct fmode *m)
-{
-	FILE *(*real)(const char *, const char *) = pl_next(sym);
-	struct pl_where w;
-	struct stat st;
-	FILE *f;
-
-	classify(AT_FDCWD, path, &w);
-	if (w.kind == PL_WHERE_DEV) {
-		int fd = pl_dev_open(w.dev, m->flags);
-
-		return fd < 0 ? NULL : fdopen_or_close(fd, m->fd_mode);
-	}
-	if (w.kind == PL_WHERE_SYS && sys_open_ok(&w, m->flags))
-		return NULL;
-	f = real(w.kind == PL_WHERE_SYS ? w.path : path, mode);
-	if (f && !pl_raw_syscall(__NR_fstat, fileno(f), (long)&st, 0, 0, 0, 0) &&
-	    pl_host_nvme_rdev(&st)) {
-		fclose(f);	/* nothing was read or written: stdio buffers until then */
-		errno = ENXIO;
-		return NULL;
-	}
-	return f;
-}
-
-/*
- * fopen as glibc makes it, its open made by open_judged: glibc's flags,
- * its mode 0666, its seek to the end for "a", then fdopen, with the
- * stream's flags glibc's fopen sets and fdopen does not ('c', 'e', 'm').
- */
-static FILE *do_fopen(const char *sym, const char *path, const char *mode)
-{
-	struct fmode m;
-	FILE *f;
-	int fd;
-
-	if (!mode) {
-		FILE *(*real)(const char *, const char *) = pl_next(sym);
-
-		return real(path, mode);	/* glibc's own answer to no mode */
-	}
-	if (fopen_mode(mode, &m)) {
-		errno = EINVAL;
-		return NULL;
-	}
-	if (m.ccs)
-		return fopen_ccs(sym, path, mode, &m);
-	fd = open_judged(AT_FDCWD, path, m.flags, 0666);
-	if (fd < 0)
-		return NULL;
-	if ((m.flags & (O_ACCMODE | O_APPEND)) == (O_WRONLY | O_APPEND) &&
-	    lseek(fd, 0, SEEK_END) < 0 && errno != ESPIPE) {
-		int e = errno;
-
-		close(fd);
-		errno = e;
-		return NULL;
-	}
-	f = fdopen_or_close(fd, m.fd_mode);
-	if (f)
-		f->_flags2 |= m.flags2;
-	return f;
-}
-
-PL_EXPORT FILE *fopen(const char *path, const char *mode)
-{
-	return do_fopen("fopen", path, mode);
-}
-
-PL_EXPORT FILE *fopen64(const char *path, const char *mode)
-{
-	return do_fopen("fopen64", path, mode);
-}
-
-/*
- * freopen as glibc 2.36's (libio/freopen.c), its open made by open_judged.
- * glibc re-makes the FILE in place around an open of its own, and no
- * public interface hands it a descriptor instead; its exported libio
- * functions do the rest as its freopen does: close the stream but not its
- * descriptor (_IO_FLAGS2_NOCLOSE, _IO_file_close_it), open, set the
- * stream's read/write/append flags as _IO_file_open does, put it back on
- * glibc's list of streams (_IO_link_in), then dup3 the new file onto the
- * old number (O_CLOEXEC if the stream ever had 'e', as glibc's). Streams
- * this cannot re-make exactly go to glibc's own freopen (its open the
- * supervisor's): one not on glibc's plain file operations (wide, mmap, a
- * cookie: ucmd's devices), a mode it rejects or with ",ccs=", 'm' now or
- * before, a path to one of ucmd's devices.
- */
-#define PL_IO_NO_READS 0x0004
-#define PL_IO_NO_WRITES 0x0008
-#define PL_IO_IS_APPENDING 0x1000
-#define PL_IO_IS_FILEBUF 0x2000
-#define PL_IO_FLAGS2_NOCLOSE 32
-
-struct _IO_jump_t;
-extern const struct _IO_jump_t _IO_file_jumps;
-int _IO_file_close_it(FILE *fp);
-void _IO_link_in(void *fp);
-
-/* The FILE's vtable: the word after it in glibc's struct _IO_FILE_plus. */
-static const struct _IO_jump_t *vtable_of(FILE *fp)
-{
-	return *(const struct _IO_jump_t *const *)(const void *)((const char *)fp + sizeof(FILE));
-}
-
-static bool freopen_ours(const char *path, const struct fmode *m, FILE *fp)
-{
-	struct pl_where w;
-
-	/* glibc keeps a stream's 'm' (and 'e') across freopen: its mmap reads too */
-	if (m->ccs || ((m->flags2 | fp->_flags2) & PL_IO_FLAGS2_MMAP) ||
-	    !(fp->_flags & PL_IO_IS_FILEBUF) ||
-	    vtable_of(fp) != &_IO_file_jumps || fp->_fileno < 0 || pl_fd(fp->_fileno))
-		return false;
-	classify(AT_FDCWD, path, &w);
-	return w.kind != PL_WHERE_DEV;
-}
-
-static FILE *do_freopen(const char *sym, const char *path, const char *mode, FILE *fp)
-{
-	FILE *(*real)(const char *, const char *, FILE *) = pl_next(sym);
-	char copy[PATH_MAX];
-	struct fmode m;
-	int fd, oldfd, rw, e;
-
-	if (!mode || !fp || fopen_mode(mode, &m))
-		return real(path, mode, fp);
-	if (path) {
-		size_t len = strnlen(path, sizeof(copy));
-
-		if (len == sizeof(copy))
-			return real(path, mode, fp);	/* glibc's ENAMETOOLONG */
-		memcpy(copy, path, len + 1);
-	} else {
-		/* the same file again, as glibc names it */
-		snprintf(copy, sizeof(copy), "/proc/self/fd/%d", fp->_fileno);
-	}
-	flockfile(fp);
-	if (!freopen_ours(copy, &m, fp)) {
-		funlockfile(fp);
-		return real(path, mode, fp);
-	}
-	fflush_unlocked(fp);
-	oldfd = fp->_fileno;
-	fp->_flags2 |= PL_IO_FLAGS2_NOCLOSE;
-	_IO_file_close_it(fp);
-	fp->_flags2 |= m.flags2;
-	fd = open_judged(AT_FDCWD, copy, m.flags, 0666);
-	fp->_flags2 &= ~PL_IO_FLAGS2_NOCLOSE;
-	rw = m.fd_mode[0] == 'r' ? PL_IO_NO_WRITES :
-	     m.fd_mode[0] == 'w' ? PL_IO_NO_READS : PL_IO_NO_READS | PL_IO_IS_APPENDING;
-	if (m.fd_mode[1] == '+')
-		rw &= PL_IO_IS_APPENDING;
-	if (fd >= 0 && (rw & (PL_IO_IS_APPENDING | PL_IO_NO_READS)) ==
-	    (PL_IO_IS_APPENDING | PL_IO_NO_READS) && lseek(fd, 0, SEEK_END) < 0 && errno != ESPIPE) {
-		e = errno;
-		close(fd);
-		errno = e;
-		fd = -1;
-	}
-	if (fd < 0)
-		goto fail;
-	fp->_fileno = fd;
-	fp->_flags = (fp->_flags & ~(PL_IO_NO_READS | PL_IO_NO_WRITES | PL_IO_IS_APPENDING)) | rw;
-	_IO_link_in(fp);
-	fp->_mode = 0;
-	if (fd != oldfd) {
-		if (dup3(fd, oldfd, (fp->_flags2 & PL_IO_FLAGS2_CLOEXEC) ? O_CLOEXEC : 0) < 0) {
-			e = errno;
-			_IO_file_close_it(fp);
-			errno = e;
-			funlockfile(fp);
-			return NULL;
-		}
-		close(fd);
-		fp->_fileno = oldfd;
-	}
-	funlockfile(fp);
-	return fp;
-fail:
-	e = errno;
-	close(oldfd);
-	errno = e;
-	funlockfile(fp);
-	return NULL;
-}
-
-PL_EXPORT FILE *freopen(const char *path, const char *mode, FILE *fp)
-{
-	return do_freopen("freopen", path, mode, fp);
-}
-
-PL_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *fp)
-{
-	return do_freopen("freopen64", path, mode, fp);
+	return pl_open_path(AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC, mode);
 }
 
 /* ---- the stat family: a device stats as the device (its placeholder, fixed) ---- */
@@ -600,7 +316,7 @@ static int do_fstatat(int dirfd, const char *path, struct stat *st, int flags)
 			pl_stat_fix(f->dev, st);
 		return ret;
 	}
-	classify(dirfd, path, &w);
+	pl_classify(dirfd, path, &w);
 	if (w.kind == PL_WHERE_NONE)
 		return real(dirfd, path, st, flags);
 	ret = real(AT_FDCWD, w.path, st, flags);
@@ -627,7 +343,7 @@ static int do_stat(bool nofollow, const char *path, struct stat *st)
 	struct pl_where w;
 	int ret;
 
-	classify(AT_FDCWD, path, &w);
+	pl_classify(AT_FDCWD, path, &w);
 	if (w.kind == PL_WHERE_NONE)
 		return raw_fstatat(AT_FDCWD, path, st, flags);
 	ret = raw_fstatat(AT_FDCWD, w.path, st, flags);
@@ -669,7 +385,7 @@ PL_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struc
 			pl_statx_fix(f->dev, stx);
 		return ret;
 	}
-	classify(dirfd, path, &w);
+	pl_classify(dirfd, path, &w);
 	if (w.kind == PL_WHERE_NONE)
 		return real(dirfd, path, flags, mask, stx);
 	ret = real(AT_FDCWD, w.path, flags, mask, stx);
@@ -682,7 +398,7 @@ const char *pl_path_for(const char *path, char buf[PATH_MAX])
 {
 	struct pl_where w;
 
-	classify(AT_FDCWD, path, &w);
+	pl_classify(AT_FDCWD, path, &w);
 	if (w.kind == PL_WHERE_NONE)
 		return path;
 	memcpy(buf, w.path, strlen(w.path) + 1);
@@ -695,7 +411,7 @@ PL_EXPORT int access(const char *path, int amode)
 {
 	struct pl_where w;
 
-	classify(AT_FDCWD, path, &w);
+	pl_classify(AT_FDCWD, path, &w);
 	return raw_faccessat(AT_FDCWD, w.kind == PL_WHERE_NONE ? path : w.path, amode, 0);
 }
 
@@ -704,7 +420,7 @@ PL_EXPORT int faccessat(int dirfd, const char *path, int amode, int flags)
 	int (*real)(int, const char *, int, int) = raw_faccessat;
 	struct pl_where w;
 
-	classify(dirfd, path, &w);
+	pl_classify(dirfd, path, &w);
 	if (w.kind == PL_WHERE_NONE)
 		return real(dirfd, path, amode, flags);
 	return real(AT_FDCWD, w.path, amode, flags);
@@ -719,7 +435,7 @@ PL_EXPORT DIR *opendir(const char *path)
 
 	DIR *d;
 
-	classify(AT_FDCWD, path, &w);
+	pl_classify(AT_FDCWD, path, &w);
 	if (w.kind == PL_WHERE_DEV) {
 		errno = ENOTDIR;
 		return NULL;
@@ -740,7 +456,7 @@ PL_EXPORT int scandir(const char *path, struct dirent ***list, filter_fn filter,
 	int (*real)(const char *, struct dirent ***, filter_fn, compar_fn) = pl_next("scandir");
 	struct pl_where w;
 
-	classify(AT_FDCWD, path, &w);
+	pl_classify(AT_FDCWD, path, &w);
 	if (w.kind == PL_WHERE_DEV) {
 		errno = ENOTDIR;
 		return -1;
@@ -762,7 +478,7 @@ PL_EXPORT int scandir64(const char *path, struct dirent64 ***list, filter64_fn f
 		pl_next("scandir64");
 	struct pl_where w;
 
-	classify(AT_FDCWD, path, &w);
+	pl_classify(AT_FDCWD, path, &w);
 	if (w.kind == PL_WHERE_DEV) {
 		errno = ENOTDIR;
 		return -1;
@@ -782,7 +498,7 @@ PL_EXPORT ssize_t readlink(const char *path, char *buf, size_t size)
 {
 	struct pl_where w;
 
-	classify(AT_FDCWD, path, &w);
+	pl_classify(AT_FDCWD, path, &w);
 	return raw_readlinkat(AT_FDCWD, w.kind == PL_WHERE_NONE ? path : w.path, buf, size);
 }
 
@@ -791,7 +507,7 @@ PL_EXPORT ssize_t readlinkat(int dirfd, const char *path, char *buf, size_t size
 	ssize_t (*real)(int, const char *, char *, size_t) = raw_readlinkat;
 	struct pl_where w;
 
-	classify(dirfd, path, &w);
+	pl_classify(dirfd, path, &w);
 	if (w.kind == PL_WHERE_NONE)
 		return real(dirfd, path, buf, size);
 	return real(AT_FDCWD, w.path, buf, size);
@@ -809,7 +525,7 @@ static char *do_realpath(const char *path, char *resolved)
 	struct pl_where w;
 	size_t n;
 
-	classify(AT_FDCWD, path, &w);
+	pl_classify(AT_FDCWD, path, &w);
 	if (w.kind == PL_WHERE_NONE)
 		return real(path, resolved);
 	if (w.kind == PL_WHERE_DEV) {
