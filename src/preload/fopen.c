@@ -135,7 +135,7 @@ static FILE *fopen_ccs(const char *sym, const char *path, const char *mode,
 }
 
 /*
- * fopen as glibc makes it, its open made by open_judged: glibc's flags,
+ * fopen as glibc makes it, its open made by pl_open_path: glibc's flags,
  * its mode 0666, its seek to the end for "a", then fdopen, with the
  * stream's flags glibc's fopen sets and fdopen does not ('c', 'e', 'm').
  */
@@ -184,7 +184,7 @@ PL_EXPORT FILE *fopen64(const char *path, const char *mode)
 }
 
 /*
- * freopen as glibc 2.36's (libio/freopen.c), its open made by open_judged.
+ * freopen as glibc 2.36's (libio/freopen.c), its open made by pl_open_path.
  * glibc re-makes the FILE in place around an open of its own, and no
  * public interface hands it a descriptor instead; its exported libio
  * functions do the rest as its freopen does: close the stream but not its
