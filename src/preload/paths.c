@@ -9,10 +9,11 @@
  * Which functions: those Debian 12's nvme-cli 2.3, libnvme 1.3 and fio 3.33
  * import (nm -D): open64, __open64_2, fopen64, stat64, lstat64, statx,
  * access, opendir, scandir64, readlink, realpath, __realpath_chk, and their
- * other spellings for programs built otherwise (open, openat*, fstatat*,
- * fopen, stat, lstat, faccessat, scandir, readlinkat,
- * canonicalize_file_name). glibc's own calls inside those (fopen's open,
- * scandir's opendir) do not come through here, hence the outer ones. glibc
+ * other spellings for programs built otherwise (open, openat*, creat*,
+ * fstatat*, stat, lstat, faccessat, scandir, readlinkat,
+ * canonicalize_file_name); fopen and freopen are fopen.c's. glibc's own
+ * calls inside those (scandir's opendir) do not come through here, hence
+ * the outer ones. glibc
  * 2.33+ programs call stat64 and friends, not __xstat: the old entry points
  * are left alone (docs/compat.md).
  *
@@ -42,7 +43,7 @@
 #include "preload.h"
 
 /* sys_open's verdict as libc's: -1 and errno, or 0. */
-static int sys_open_ok(const struct pl_where *w, int flags)
+int pl_sys_open_ok(const struct pl_where *w, int flags)
 {
 	int ret = pl_where_open(w, flags);
 
@@ -57,7 +58,7 @@ static int sys_open_ok(const struct pl_where *w, int flags)
  * Where does the program's path lead (where.c): relative paths against
  * the working directory or dirfd, as the kernel names it.
  */
-static void classify(int dirfd, const char *path, struct pl_where *w)
+void pl_classify(int dirfd, const char *path, struct pl_where *w)
 {
 	char base[PATH_MAX];
 
@@ -129,7 +130,7 @@ static int judged(int fd)
  * stub, which ucmd-supervise lets through (pl_open_judged; docs/security.md,
  * "The preload's opens"), then judged again by what was opened.
  */
-static int open_judged(int dirfd, const char *path, int flags, mode_t mode)
+int pl_open_path(int dirfd, const char *path, int flags, mode_t mode)
 {
 	char copy[PATH_MAX];
 	struct pl_where w;
@@ -146,10 +147,10 @@ static int open_judged(int dirfd, const char *path, int flags, mode_t mode)
 		return -1;
 	}
 	memcpy(copy, path, len + 1);
-	classify(dirfd, copy, &w);
+	pl_classify(dirfd, copy, &w);
 	if (w.kind == PL_WHERE_DEV)
 		return pl_dev_open(w.dev, flags);
-	if (sys_open_ok(&w, flags))
+	if (pl_sys_open_ok(&w, flags))
 		return -1;
 	fd = pl_open_judged(dirfd, w.kind == PL_WHERE_SYS ? w.path : copy, flags, needs_mode(flags) ? mode : 0);
 	if (fd < 0) {
@@ -173,7 +174,7 @@ PL_EXPORT int open(const char *path, int flags, ...)
 	mode_t mode = 0;
 
 	OPEN_MODE(flags, mode);
-	return open_judged(AT_FDCWD, path, flags, mode);
+	return pl_open_path(AT_FDCWD, path, flags, mode);
 }
 
 PL_EXPORT int open64(const char *path, int flags, ...)
@@ -181,7 +182,7 @@ PL_EXPORT int open64(const char *path, int flags, ...)
 	mode_t mode = 0;
 
 	OPEN_MODE(flags, mode);
-	return open_judged(AT_FDCWD, path, flags, mode);
+	return pl_open_path(AT_FDCWD, path, flags, mode);
 }
 
 PL_EXPORT int openat(int dirfd, const char *path, int flags, ...)
@@ -189,7 +190,7 @@ PL_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 	mode_t mode = 0;
 
 	OPEN_MODE(flags, mode);
-	return open_judged(dirfd, path, flags, mode);
+	return pl_open_path(dirfd, path, flags, mode);
 }
 
 PL_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
@@ -197,7 +198,7 @@ PL_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 	mode_t mode = 0;
 
 	OPEN_MODE(flags, mode);
-	return open_judged(dirfd, path, flags, mode);
+	return pl_open_path(dirfd, path, flags, mode);
 }
 
 /*
@@ -216,7 +217,7 @@ static int open_2(const char *sym, bool at, int dirfd, const char *path, int fla
 
 		return real(dirfd, path, flags);
 	}
-	return open_judged(dirfd, path, flags, 0);
+	return pl_open_path(dirfd, path, flags, 0);
 }
 
 PL_EXPORT int __open_2(const char *path, int flags)
@@ -239,117 +240,14 @@ PL_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 	return open_2("__openat64_2", true, dirfd, path, flags);
 }
 
-/* fopen(3)'s mode string as open(2) flags (glibc's letters: r w a + e x). */
-static int fopen_flags(const char *mode)
+PL_EXPORT int creat(const char *path, mode_t mode)
 {
-	int flags;
-
-	switch (mode[0]) {
-	case 'r': flags = O_RDONLY; break;
-	case 'w': flags = O_WRONLY | O_CREAT | O_TRUNC; break;
-	case 'a': flags = O_WRONLY | O_CREAT | O_APPEND; break;
-	default: return -1;
-	}
-	for (const char *m = mode + 1; *m && *m != ','; m++) {
-		if (*m == '+')
-			flags = (flags & ~O_ACCMODE) | O_RDWR;
-		else if (*m == 'e')
-			flags |= O_CLOEXEC;
-		else if (*m == 'x')
-			flags |= O_EXCL;
-	}
-	return flags;
+	return pl_open_path(AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC, mode);
 }
 
-/*
- * fopen as open_judged and fdopen, for the modes both read alike (glibc's
- * r, w, a, +, b, e, x): x and e are the open's flags, the rest fdopen's.
- * Others (",ccs=", 'm', 'c') go to glibc's fopen, whose own open
- * ucmd-supervise makes. NULL with *done false: not taken.
- */
-static FILE *fopen_judged(const char *path, const char *mode, bool *done)
+PL_EXPORT int creat64(const char *path, mode_t mode)
 {
-	char fmode[8];
-	size_t n = 0;
-	FILE *f;
-	int fd;
-
-	*done = false;
-	if (!mode || fopen_flags(mode) < 0)
-		return NULL;
-	for (const char *m = mode; *m; m++) {
-		if (!strchr("rwa+bex", *m) || n + 1 >= sizeof(fmode))
-			return NULL;
-		if (*m != 'x' && *m != 'e')
-			fmode[n++] = *m;
-	}
-	fmode[n] = '\0';
-	*done = true;
-	fd = open_judged(AT_FDCWD, path, fopen_flags(mode), 0666);
-	if (fd < 0)
-		return NULL;
-	f = fdopen(fd, fmode);
-	if (!f) {
-		int e = errno;
-
-		close(fd);
-		errno = e;
-	}
-	return f;
-}
-
-static FILE *do_fopen(const char *sym, const char *path, const char *mode)
-{
-	struct pl_where w;
-	bool done;
-	FILE *fast = fopen_judged(path, mode, &done);
-
-	if (done)
-		return fast;
-	classify(AT_FDCWD, path, &w);
-	if (w.kind == PL_WHERE_DEV) {
-		int flags = fopen_flags(mode), fd;
-		FILE *f;
-
-		if (flags < 0) {
-			errno = EINVAL;
-			return NULL;
-		}
-		fd = pl_dev_open(w.dev, flags);
-		if (fd < 0)
-			return NULL;
-		f = fdopen(fd, mode);
-		if (!f) {
-			int e = errno;
-
-			close(fd);
-			errno = e;
-		}
-		return f;
-	}
-	if (w.kind == PL_WHERE_SYS && fopen_flags(mode) >= 0 && sys_open_ok(&w, fopen_flags(mode)))
-		return NULL;
-	FILE *(*real)(const char *, const char *) = pl_next(sym);
-	FILE *f = real(w.kind == PL_WHERE_SYS ? w.path : path, mode);
-	struct stat st;
-
-	if (f && !pl_raw_syscall(__NR_fstat, fileno(f), (long)&st, 0, 0, 0, 0) &&
-	    pl_host_nvme_rdev(&st)) {
-		fclose(f);	/* nothing was read or written: stdio buffers until then */
-		errno = ENXIO;
-		return NULL;
-	}
-	return f;
-}
-
-PL_EXPORT FILE *fopen(const char *path, const char *mode)
-{
-	return do_fopen("fopen", path, mode);
-}
-
-PL_EXPORT FILE *fopen64(const char *path, const char *mode)
-{
-	return do_fopen("fopen64", path, mode);
+	return pl_open_path(AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC, mode);
 }
 
 /* ---- the stat family: a device stats as the device (its placeholder, fixed) ---- */
@@ -418,7 +316,7 @@ static int do_fstatat(int dirfd, const char *path, struct stat *st, int flags)
 			pl_stat_fix(f->dev, st);
 		return ret;
 	}
-	classify(dirfd, path, &w);
+	pl_classify(dirfd, path, &w);
 	if (w.kind == PL_WHERE_NONE)
 		return real(dirfd, path, st, flags);
 	ret = real(AT_FDCWD, w.path, st, flags);
@@ -445,7 +343,7 @@ static int do_stat(bool nofollow, const char *path, struct stat *st)
 	struct pl_where w;
 	int ret;
 
-	classify(AT_FDCWD, path, &w);
+	pl_classify(AT_FDCWD, path, &w);
 	if (w.kind == PL_WHERE_NONE)
 		return raw_fstatat(AT_FDCWD, path, st, flags);
 	ret = raw_fstatat(AT_FDCWD, w.path, st, flags);
@@ -487,7 +385,7 @@ PL_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struc
 			pl_statx_fix(f->dev, stx);
 		return ret;
 	}
-	classify(dirfd, path, &w);
+	pl_classify(dirfd, path, &w);
 	if (w.kind == PL_WHERE_NONE)
 		return real(dirfd, path, flags, mask, stx);
 	ret = real(AT_FDCWD, w.path, flags, mask, stx);
@@ -500,7 +398,7 @@ const char *pl_path_for(const char *path, char buf[PATH_MAX])
 {
 	struct pl_where w;
 
-	classify(AT_FDCWD, path, &w);
+	pl_classify(AT_FDCWD, path, &w);
 	if (w.kind == PL_WHERE_NONE)
 		return path;
 	memcpy(buf, w.path, strlen(w.path) + 1);
@@ -513,7 +411,7 @@ PL_EXPORT int access(const char *path, int amode)
 {
 	struct pl_where w;
 
-	classify(AT_FDCWD, path, &w);
+	pl_classify(AT_FDCWD, path, &w);
 	return raw_faccessat(AT_FDCWD, w.kind == PL_WHERE_NONE ? path : w.path, amode, 0);
 }
 
@@ -522,7 +420,7 @@ PL_EXPORT int faccessat(int dirfd, const char *path, int amode, int flags)
 	int (*real)(int, const char *, int, int) = raw_faccessat;
 	struct pl_where w;
 
-	classify(dirfd, path, &w);
+	pl_classify(dirfd, path, &w);
 	if (w.kind == PL_WHERE_NONE)
 		return real(dirfd, path, amode, flags);
 	return real(AT_FDCWD, w.path, amode, flags);
@@ -537,7 +435,7 @@ PL_EXPORT DIR *opendir(const char *path)
 
 	DIR *d;
 
-	classify(AT_FDCWD, path, &w);
+	pl_classify(AT_FDCWD, path, &w);
 	if (w.kind == PL_WHERE_DEV) {
 		errno = ENOTDIR;
 		return NULL;
@@ -558,7 +456,7 @@ PL_EXPORT int scandir(const char *path, struct dirent ***list, filter_fn filter,
 	int (*real)(const char *, struct dirent ***, filter_fn, compar_fn) = pl_next("scandir");
 	struct pl_where w;
 
-	classify(AT_FDCWD, path, &w);
+	pl_classify(AT_FDCWD, path, &w);
 	if (w.kind == PL_WHERE_DEV) {
 		errno = ENOTDIR;
 		return -1;
@@ -580,7 +478,7 @@ PL_EXPORT int scandir64(const char *path, struct dirent64 ***list, filter64_fn f
 		pl_next("scandir64");
 	struct pl_where w;
 
-	classify(AT_FDCWD, path, &w);
+	pl_classify(AT_FDCWD, path, &w);
 	if (w.kind == PL_WHERE_DEV) {
 		errno = ENOTDIR;
 		return -1;
@@ -600,7 +498,7 @@ PL_EXPORT ssize_t readlink(const char *path, char *buf, size_t size)
 {
 	struct pl_where w;
 
-	classify(AT_FDCWD, path, &w);
+	pl_classify(AT_FDCWD, path, &w);
 	return raw_readlinkat(AT_FDCWD, w.kind == PL_WHERE_NONE ? path : w.path, buf, size);
 }
 
@@ -609,7 +507,7 @@ PL_EXPORT ssize_t readlinkat(int dirfd, const char *path, char *buf, size_t size
 	ssize_t (*real)(int, const char *, char *, size_t) = raw_readlinkat;
 	struct pl_where w;
 
-	classify(dirfd, path, &w);
+	pl_classify(dirfd, path, &w);
 	if (w.kind == PL_WHERE_NONE)
 		return real(dirfd, path, buf, size);
 	return real(AT_FDCWD, w.path, buf, size);
@@ -627,7 +525,7 @@ static char *do_realpath(const char *path, char *resolved)
 	struct pl_where w;
 	size_t n;
 
-	classify(AT_FDCWD, path, &w);
+	pl_classify(AT_FDCWD, path, &w);
 	if (w.kind == PL_WHERE_NONE)
 		return real(path, resolved);
 	if (w.kind == PL_WHERE_DEV) {

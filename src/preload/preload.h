@@ -381,6 +381,12 @@ int pl_where_open(const struct pl_where *w, int flags);
 /* The path interposers (open*, stat*, access, opendir, readlink...), and: */
 /* The path a path-only call reaches: path itself, or (copied to buf) the tree's or the placeholder's. */
 const char *pl_path_for(const char *path, char buf[PATH_MAX]);
+/* Where path leads (where.c), relative to dirfd as the kernel resolves it. */
+void pl_classify(int dirfd, const char *path, struct pl_where *w);
+/* pl_where_open's verdict as libc's: 0, or -1 and errno. */
+int pl_sys_open_ok(const struct pl_where *w, int flags);
+/* open's open, as libc's (fd, or -1 and errno): judged, from the stub, checked after (fopen.c) */
+int pl_open_path(int dirfd, const char *path, int flags, mode_t mode);
 
 /* ---- pathname.c: the string side of paths.c, pure ---- */
 

@@ -18,6 +18,7 @@
  *   sv_open.c    open, openat, creat
  *   sv_open_as.c an open for a thread whose credentials, root or mount
  *                namespace changed: made as that thread would
+ *   sv_ids.c     a thread's credentials from /proc/TID/status (sv_ids.h)
  *   sv_svtab.c   the table of our device fds that the preload's rings mirror
  *   sv_uring.c   io_uring_setup/enter/register, the ring mmaps
  *   sv_regring.c IORING_REGISTER_RING_FDS
@@ -210,12 +211,13 @@ void sv_open(struct sv *s, const struct seccomp_notif *req, int dirfd, uint64_t 
 int sv_host_nvme(int fd);
 /*
  * sv_open_as.c: path (relative to dfd, an O_PATH of the thread's, or
- * absolute when dfd < 0) opened as thread req->pid would (its ids, groups,
- * capabilities, root, mount namespace, umask); a thread of ours answers
- * (a->sent), or a->error
+ * absolute when dfd < 0) opened as thread req->pid would (ids: its ids,
+ * groups, capabilities and umask, sv_ids.h; its root, mount namespace); a
+ * thread of ours answers (a->sent), or a->error
  */
-void sv_open_as(struct sv *s, const struct seccomp_notif *req, int dfd, const char *path,
-		int flags, mode_t mode, struct sv_ans *a);
+struct sv_ids;
+void sv_open_as(struct sv *s, const struct seccomp_notif *req, const struct sv_ids *ids, int dfd,
+		const char *path, int flags, mode_t mode, struct sv_ans *a);
 /*
  * sv_svtab.c (svtab.h): the table of s's device fds (each process its
  * own) that its preload's rings mirror: fd's entry written again

@@ -32,46 +32,34 @@
 
 #include "preload/preload.h"
 #include "preload/sv.h"
+#include "preload/sv_ids.h"
 
 /*
- * What decides a thread's access to files: its uids and gids (real,
- * effective, saved, fs), groups and effective capabilities, from
- * /proc/TID/status; its root and mount namespace as (dev, ino). 0 or -errno.
+ * What decides a thread's access to files: its credentials and umask
+ * (sv_ids.h), its root and mount namespace as (dev, ino). 0 or -errno.
  */
 struct sv_view {
-	char ids[512];
+	struct sv_ids ids;
 	dev_t root_dev, mnt_dev;
 	ino_t root_ino, mnt_ino;
 };
 
-static int view_of(const char *proc, struct sv_view *v)
+static int view_of(pid_t tid, struct sv_view *v)
 {
-	static const char *const keys[] = { "Uid:", "Gid:", "Groups:", "CapEff:" };
-	char path[64], line[512];
+	char path[64];
 	struct stat st;
-	size_t len = 0;
-	FILE *f;
+	int ret = sv_ids_of(tid, &v->ids);
 
-	snprintf(path, sizeof(path), "%s/status", proc);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	v->ids[0] = '\0';
-	while (fgets(line, sizeof(line), f))
-		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
-			if (!strncmp(line, keys[k], strlen(keys[k])) && len + strlen(line) < sizeof(v->ids)) {
-				strcpy(v->ids + len, line);
-				len += strlen(line);
-			}
-	fclose(f);
-	snprintf(path, sizeof(path), "%s/root", proc);
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), tid ? "/proc/%d/root" : "/proc/self/root", (int)tid);
 	if (stat(path, &st))
-		return -errno;
+		return errno == ENOENT ? -ESRCH : -errno;
 	v->root_dev = st.st_dev;
 	v->root_ino = st.st_ino;
-	snprintf(path, sizeof(path), "%s/ns/mnt", proc);
+	snprintf(path, sizeof(path), tid ? "/proc/%d/ns/mnt" : "/proc/self/ns/mnt", (int)tid);
 	if (stat(path, &st))
-		return -errno;
+		return errno == ENOENT ? -ESRCH : -errno;
 	v->mnt_dev = st.st_dev;
 	v->mnt_ino = st.st_ino;
 	return 0;
@@ -83,7 +71,7 @@ static pthread_once_t own_view_once = PTHREAD_ONCE_INIT;
 
 static void own_view_init(void)
 {
-	own_view_err = view_of("/proc/self", &own_view);
+	own_view_err = view_of(0, &own_view);
 }
 
 /*
@@ -92,23 +80,21 @@ static void own_view_init(void)
  * since (a root program dropping to a user, a chroot, an unshare) would
  * have its files opened with rights it no longer has: -EACCES here, and
  * its open is made as it would make it (sv_open_as.c), never with ours.
+ * v: the thread's view, whatever the answer.
  */
-static int same_view(pid_t tid)
+static int same_view(pid_t tid, struct sv_view *v)
 {
-	struct sv_view v;
-	char proc[32];
 	int ret;
 
 	pthread_once(&own_view_once, own_view_init);
 	if (own_view_err)
 		return own_view_err;
-	snprintf(proc, sizeof(proc), "/proc/%d", (int)tid);
-	ret = view_of(proc, &v);
+	ret = view_of(tid, v);
 	if (ret)
-		return ret == -ENOENT ? -ESRCH : ret;
-	if (strcmp(v.ids, own_view.ids) || v.root_dev != own_view.root_dev ||
-	    v.root_ino != own_view.root_ino || v.mnt_dev != own_view.mnt_dev ||
-	    v.mnt_ino != own_view.mnt_ino)
+		return ret;
+	if (!sv_ids_same(&v->ids, &own_view.ids) || v->root_dev != own_view.root_dev ||
+	    v->root_ino != own_view.root_ino || v->mnt_dev != own_view.mnt_dev ||
+	    v->mnt_ino != own_view.mnt_ino)
 		return -EACCES;
 	return 0;
 }
@@ -188,24 +174,6 @@ static void open_device(struct sv *s, const struct seccomp_notif *req, const cha
 		f->kind = SV_FREE;
 		sv_svtab_update(s, fd);
 	}
-}
-
-/* The program's umask (applies to O_CREAT as the kernel applies it). */
-static mode_t umask_of(pid_t tid)
-{
-	char path[64], line[128];
-	unsigned m = 022;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	f = fopen(path, "re");
-	if (!f)
-		return 022;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Umask: %o", &m) == 1)
-			break;
-	fclose(f);
-	return (mode_t)m;
 }
 
 /*
@@ -315,8 +283,8 @@ static bool open_slow(struct sv *s, const struct seccomp_notif *req, int dfd, co
 
 /* Anything else: opened here as the program would have (its cwd or dirfd, its umask). */
 static void open_plain(struct sv *s, const struct seccomp_notif *req, int dirfd,
-		       const char *path, int flags, mode_t mode, pid_t tg, bool changed,
-		       struct sv_ans *a)
+		       const char *path, int flags, mode_t mode, pid_t tg,
+		       const struct sv_view *v, bool changed, struct sv_ans *a)
 {
 	char buf[PATH_MAX + 64], dpath[64];
 	const char *p = path;
@@ -351,7 +319,7 @@ static void open_plain(struct sv *s, const struct seccomp_notif *req, int dirfd,
 		}
 	}
 	if (changed) {
-		sv_open_as(s, req, dfd, p, flags, mode, a);
+		sv_open_as(s, req, &v->ids, dfd, p, flags, mode, a);
 		if (dfd >= 0)
 			close(dfd);
 		return;
@@ -362,7 +330,7 @@ static void open_plain(struct sv *s, const struct seccomp_notif *req, int dirfd,
 		return;
 	}
 	if (flags & (O_CREAT | O_TMPFILE)) {
-		mode_t old = umask(umask_of(tid));
+		mode_t old = umask((mode_t)v->ids.umask);
 
 		fd = openat(dfd, p, flags | O_CLOEXEC, mode);
 		umask(old);
@@ -391,6 +359,7 @@ void sv_open(struct sv *s, const struct seccomp_notif *req, int dirfd, uint64_t 
 	char path[PATH_MAX], abs[2 * PATH_MAX + 2], folded[2 * PATH_MAX + 4], base[PATH_MAX];
 	pid_t tid = (pid_t)req->pid, tg;
 	int ret = sv_str_in(tid, path, upath, sizeof(path));
+	struct sv_view v;
 	bool changed;
 
 	if (ret) {
@@ -407,7 +376,7 @@ void sv_open(struct sv *s, const struct seccomp_notif *req, int dirfd, uint64_t 
 		a->error = -ENOENT;
 		return;
 	}
-	ret = same_view(tid);
+	ret = same_view(tid, &v);
 	if (ret && ret != -EACCES) {
 		a->error = ret;
 		return;
@@ -449,7 +418,7 @@ void sv_open(struct sv *s, const struct seccomp_notif *req, int dirfd, uint64_t 
 	if (ret < 0)
 		a->error = ret;
 	else if (ret > 0)
-		open_plain(s, req, AT_FDCWD, abs, flags, mode, tg, changed, a);
+		open_plain(s, req, AT_FDCWD, abs, flags, mode, tg, &v, changed, a);
 	else
-		open_plain(s, req, dirfd, path, flags, mode, tg, changed, a);
+		open_plain(s, req, dirfd, path, flags, mode, tg, &v, changed, a);
 }

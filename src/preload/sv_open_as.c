@@ -3,16 +3,19 @@
  * An open for a thread whose credentials, root or mount namespace are no
  * longer the ones the program started with (a root service that dropped to
  * a user, then exec'd: its dynamic loader's opens reach us): made as that
- * thread would make it, never with our rights. A child process of ours
- * takes on the thread's mount namespace (setns, CAP_SYS_ADMIN), root
- * (chroot to /proc/TID/root), uids, gids, groups and effective
- * capabilities, opens the path from the thread's cwd or dirfd with its
- * umask, into the descriptor table it shares with us (CLONE_FILES); a
- * thread of ours waits for it (a FIFO's open may wait for its other end)
- * and answers the notification itself, after the host-NVMe check on what was
- * opened. What the child cannot take on (no CAP_SYS_ADMIN for another
- * mount namespace, another user namespace, capabilities we lack) is EACCES:
- * the open is refused rather than made with other rights.
+ * thread would make it, never with our rights, on a thread of ours that
+ * answers the notification itself (a FIFO's open may wait for its other
+ * end), after the host-NVMe check on what was opened. Where only its ids
+ * changed (uids, gids, groups, effective capabilities: setpriv, a service
+ * dropping to a user), that thread takes them on for itself alone and
+ * opens (Linux's credentials are per thread), then ends. Where its root or
+ * mount namespace changed too, a child process of ours takes on the
+ * thread's mount namespace (setns, CAP_SYS_ADMIN), root (chroot to
+ * /proc/TID/root) and ids, and opens into the descriptor table it shares
+ * with us (CLONE_FILES). Both open from the thread's cwd or dirfd with its
+ * umask. What cannot be taken on (no CAP_SYS_ADMIN for another mount
+ * namespace, another user namespace, capabilities we lack) is EACCES: the
+ * open is refused rather than made with other rights.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,67 +36,7 @@
 
 #include "preload/preload.h"
 #include "preload/sv.h"
-
-#define AS_GROUPS_MAX 256
-
-/* What a thread's opens are judged by, from /proc/TID/status. */
-struct as_ids {
-	unsigned uid[4], gid[4];	/* real, effective, saved, fs */
-	unsigned groups[AS_GROUPS_MAX];
-	int ngroups;
-	uint64_t cap_eff;
-	unsigned umask;
-};
-
-static int ids_of(const char *proc, struct as_ids *id)
-{
-	char path[64], line[4096];
-	int have = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/status", proc);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	memset(id, 0, sizeof(*id));
-	id->umask = 022;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long cap;
-
-		if (sscanf(line, "Uid: %u %u %u %u", &id->uid[0], &id->uid[1], &id->uid[2],
-			   &id->uid[3]) == 4) {
-			have |= 1;
-		} else if (sscanf(line, "Gid: %u %u %u %u", &id->gid[0], &id->gid[1], &id->gid[2],
-				  &id->gid[3]) == 4) {
-			have |= 2;
-		} else if (!strncmp(line, "Groups:", 7)) {
-			char *p = line + 7, *end;
-
-			if (!strchr(line, '\n'))
-				have |= 16;	/* longer than we read: not ours to take on */
-			for (;;) {
-				unsigned long g = strtoul(p, &end, 10);
-
-				if (end == p)
-					break;
-				if (id->ngroups == AS_GROUPS_MAX) {
-					have |= 16;
-					break;
-				}
-				id->groups[id->ngroups++] = (unsigned)g;
-				p = end;
-			}
-			have |= 4;
-		} else if (sscanf(line, "CapEff: %llx", &cap) == 1) {
-			id->cap_eff = cap;
-			have |= 8;
-		} else {
-			sscanf(line, "Umask: %o", &id->umask);
-		}
-	}
-	fclose(f);
-	return have == 15 ? 0 : -EACCES;
-}
+#include "preload/sv_ids.h"
 
 static bool same_ns(const char *a, const char *b)
 {
@@ -105,7 +48,7 @@ static bool same_ns(const char *a, const char *b)
 struct open_as {
 	struct sv *s;
 	struct seccomp_notif req;	/* our copy: the loop's is reused */
-	struct as_ids id;
+	struct sv_ids id;
 	int dfd;			/* the thread's cwd or dirfd (O_PATH), or AT_FDCWD */
 	int rootfd;			/* the thread's root (O_PATH) */
 	int nsfd;			/* the thread's mount namespace, or -1: ours */
@@ -116,13 +59,17 @@ struct open_as {
 	char path[];
 };
 
-/* In the child: become the thread, as far as opening a file goes. 0 or -errno. */
+/*
+ * In the child, or in our thread that opens (its file system context its
+ * own): become the thread, as far as opening a file goes, with calls that
+ * change the caller's credentials alone. 0 or -errno.
+ */
 static int become(const struct open_as *j)
 {
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct d[2];
-	gid_t groups[AS_GROUPS_MAX], ours[AS_GROUPS_MAX];
-	const struct as_ids *id = &j->id;
+	gid_t groups[SV_IDS_GROUPS_MAX], ours[SV_IDS_GROUPS_MAX];
+	const struct sv_ids *id = &j->id;
 	uid_t r, e, su;
 	gid_t gr, ge, gs;
 	int n;
@@ -137,7 +84,7 @@ static int become(const struct open_as *j)
 	/* each set only where it differs: without CAP_SETUID, setting one's own ids again is refused */
 	for (int i = 0; i < id->ngroups; i++)
 		groups[i] = id->groups[i];
-	n = (int)syscall(SYS_getgroups, AS_GROUPS_MAX, ours);
+	n = (int)syscall(SYS_getgroups, SV_IDS_GROUPS_MAX, ours);
 	if ((n != id->ngroups || memcmp(ours, groups, sizeof(gid_t) * (size_t)n)) &&
 	    syscall(SYS_setgroups, id->ngroups, groups))
 		return -EACCES;
@@ -191,30 +138,82 @@ static int child(void *arg)
 	return 0;
 }
 
-static void *open_as_run(void *arg)
+/*
+ * The thread's root and mount namespace are ours, only its ids differ:
+ * this thread of ours takes them on for itself alone and opens. Linux's
+ * credentials are a thread's own: the raw calls of become() change no
+ * other thread's (libc's setuid family would change every thread's), and
+ * the umask is this thread's once it has a file system context of its own
+ * (unshare CLONE_FS). The thread ends after this open, its credentials
+ * with it; it answers the program meanwhile (sv_host_nvme reads our own
+ * /proc/self/fd, which every thread of ours may, whatever its ids).
+ */
+static void open_here(struct open_as *j)
 {
-	struct open_as *j = arg;
-	struct seccomp_notif_resp resp = { .id = j->req.id };
-	struct sv_ans a = { 0 };
+	int err = unshare(CLONE_FS) ? -EACCES : become(j);
+	struct stat st;
+	int probe;
+
+	if (!err) {
+		j->fd = openat(j->dfd >= 0 ? j->dfd : AT_FDCWD, j->path, j->flags | O_CLOEXEC, j->mode);
+		err = j->fd < 0 ? -errno : 0;
+	}
+	/*
+	 * A device is judged by /proc/devices (hostnvme.c), which judges none
+	 * it cannot read: with these ids it must be readable (it is, 0444,
+	 * where no security module says otherwise), or the device is refused.
+	 */
+	if (!err && !fstat(j->fd, &st) && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))) {
+		probe = open("/proc/devices", O_RDONLY | O_CLOEXEC);
+		if (probe < 0) {
+			sv_trace(j->s, "%s: /proc/devices cannot be read as thread %d: EACCES",
+				 j->path, (int)j->req.pid);
+			close(j->fd);
+			j->fd = -1;
+			err = -EACCES;
+		} else {
+			close(probe);
+		}
+	}
+	j->err = err;
+}
+
+/* Another root or mount namespace: a child process, which changes them for itself alone. */
+static int open_in_child(struct open_as *j)
+{
 	size_t stack_len = 64 * 1024;
 	char *stack = malloc(stack_len);
 	pid_t pid;
 	int st;
 
-	j->fd = -1;
-	j->err = -EIO;
-	if (!stack) {
-		a.error = -ENOMEM;
-		goto answer;
-	}
+	if (!stack)
+		return -ENOMEM;
 	/* a fork would copy our page tables (the program's mappings among them): milliseconds */
 	pid = clone(child, stack + stack_len, CLONE_VM | CLONE_VFORK | CLONE_FILES | SIGCHLD, j);
 	if (pid < 0) {
-		a.error = -errno;
-		goto answer;
+		free(stack);
+		return -errno;
 	}
 	while (waitpid(pid, &st, __WALL) < 0 && errno == EINTR)
 		;
+	free(stack);
+	return 0;
+}
+
+static void *open_as_run(void *arg)
+{
+	struct open_as *j = arg;
+	struct seccomp_notif_resp resp = { .id = j->req.id };
+	struct sv_ans a = { 0 };
+
+	j->fd = -1;
+	j->err = -EIO;
+	if (j->chroot || j->nsfd >= 0)
+		a.error = open_in_child(j);
+	else
+		open_here(j);
+	if (a.error)
+		goto answer;
 	if (j->fd < 0) {
 		a.error = j->err ? j->err : -EIO;
 		sv_trace(j->s, "%s, opened as thread %d would: %s", j->path, (int)j->req.pid,
@@ -226,7 +225,6 @@ static void *open_as_run(void *arg)
 		sv_addfd_send(j->s, &j->req, j->fd, -1, j->flags & O_CLOEXEC, &a);
 	close(j->fd);
 answer:
-	free(stack);
 	if (!a.sent) {
 		resp.error = a.error ? a.error : -EIO;
 		ioctl(j->s->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
@@ -240,8 +238,8 @@ answer:
 	return NULL;
 }
 
-void sv_open_as(struct sv *s, const struct seccomp_notif *req, int dfd, const char *path,
-		int flags, mode_t mode, struct sv_ans *a)
+void sv_open_as(struct sv *s, const struct seccomp_notif *req, const struct sv_ids *ids, int dfd,
+		const char *path, int flags, mode_t mode, struct sv_ans *a)
 {
 	size_t len = strlen(path) + 1;
 	struct open_as *j = calloc(1, sizeof(*j) + len);
@@ -254,11 +252,12 @@ void sv_open_as(struct sv *s, const struct seccomp_notif *req, int dfd, const ch
 		a->error = -ENOMEM;
 		return;
 	}
-	*j = (struct open_as){ .s = s, .req = *req, .dfd = -1, .rootfd = -1, .nsfd = -1,
-			       .flags = flags, .mode = mode };
+	*j = (struct open_as){ .s = s, .req = *req, .id = *ids, .dfd = -1, .rootfd = -1,
+			       .nsfd = -1, .flags = flags, .mode = mode };
 	memcpy(j->path, path, len);
 	snprintf(proc, sizeof(proc), "/proc/%d", (int)req->pid);
-	ret = ids_of(proc, &j->id);
+	/* more groups than we hold: not ours to take on */
+	ret = ids->ngroups > SV_IDS_GROUPS_MAX ? -EACCES : 0;
 	snprintf(link, sizeof(link), "%s/ns/user", proc);
 	/* its capabilities are another user namespace's: we cannot take them on */
 	if (!ret && !same_ns(link, "/proc/self/ns/user"))

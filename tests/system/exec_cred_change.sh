@@ -7,14 +7,18 @@
 # to that user, so does exec (EACCES); what that user may read it reads; a
 # program that drops privileges and then execs loads its libraries (the
 # dynamic loader's opens reach the supervisor); a file it creates is that
-# user's. The preload's own opens (cat's) go to the kernel, which judges
-# them so by itself; tests/exec/cred_open.c's go to the supervisor.
+# user's; one thread of a program that takes on a user opens as that user
+# while the others keep theirs (the supervisor's thread that takes the
+# user's ids on changes its own alone), and a device it opens is judged by
+# its number as any. The preload's own opens (cat's) go to the kernel,
+# which judges them so by itself; tests/exec/cred_open.c's go to the
+# supervisor.
 source "$(dirname "$0")/lib/common.sh"
 need_tools setpriv cat unshare mount cc
 [ "$(id -u)" = 0 ] || skip "needs root (setpriv --reuid, unshare -m)"
 CTRL=$T/ctrl
 timeout 60 "$UCMD" --ctrl "$CTRL" create-ctrl >/dev/null || fail "create-ctrl"
-cc -O2 -o "$T/cred_open" "$SRC/tests/exec/cred_open.c" || fail "cc cred_open"
+cc -O2 -pthread -o "$T/cred_open" "$SRC/tests/exec/cred_open.c" || fail "cc cred_open"
 # The dropped user's dynamic loader opens the preload as that user: a build
 # tree under a 0700 home (CI's clone under /root) is not the user's to read,
 # and the loader would run the program without it. An installed ucmd is
@@ -57,6 +61,26 @@ out=$(ex "$T/cred_open" -u 65534 -c "$T/drop/made" "$T/made" 2>&1) || fail "cred
 $T/made: Permission denied" ] || fail "cred_open -c as 65534: '$out'"
 [ "$(stat -c %u "$T/drop/made")" = 65534 ] || fail "the file made is not the user's"
 [ ! -e "$T/made" ] || fail "a file was made where the user may not write"
+
+step "one thread of the program takes on a user, the others keep root: each opens as it is"
+# the supervisor's thread that opens as the user changes its own ids alone
+out=$(ex "$T/cred_open" -t 65534 "$T/public" "$T/secret" 2>&1) || fail "cred_open -t: $out"
+[ "$out" = "thread $T/public: ucmd-public-$$
+thread $T/secret: Permission denied
+main $T/public: ucmd-public-$$
+main $T/secret: ucmd-secret-$$" ] || fail "cred_open -t 65534: '$out'"
+out=$(ex "$T/cred_open" -t 65534 -c "$T/drop/t-made" 2>&1) || fail "cred_open -t -c: $out"
+[ "$out" = "thread $T/drop/t-made: uid 65534 mode 0644
+main $T/drop/t-made: File exists" ] || fail "cred_open -t 65534 -c: '$out'"
+
+step "a device opened as the user is judged by its number as any (ENXIO for an NVMe major's)"
+out=$(ex "$T/cred_open" -t 65534 /dev/null 2>&1) || fail "cred_open -t /dev/null: $out"
+[ "$out" = "thread /dev/null: 
+main /dev/null: " ] || fail "cred_open -t 65534 /dev/null: '$out'"
+out=$(UCMD_TEST_NVME_MAJORS=c:1 ex "$T/cred_open" -t 65534 /dev/null 2>&1) ||
+	fail "cred_open -t /dev/null, major 1 as NVMe's: $out"
+[ "$out" = "thread /dev/null: No such device or address
+main /dev/null: No such device or address" ] || fail "/dev/null as an NVMe major's: '$out'"
 
 step "a program in a mount namespace of its own: its mounts, its libraries"
 out=$(ex unshare -m --propagation private sh -c \
