@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <gnu/libc-version.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -40,6 +41,21 @@ struct fmode {
 #define PL_IO_FLAGS2_MMAP 1
 #define PL_IO_FLAGS2_NOTCANCEL 2
 #define PL_IO_FLAGS2_CLOEXEC 64
+
+/*
+ * The FILE's private flags and layout this file writes are those of the
+ * glibc it was checked against (Debian 12's 2.36). With any other glibc the
+ * streams that need them ('c', 'e', 'm', freopen) are glibc's own, whose
+ * opens ucmd-supervise judges: slower, never a stream glibc would not make.
+ */
+static bool libio_known(void)
+{
+	static int known = -1;
+
+	if (known < 0)
+		known = !strcmp(gnu_get_libc_version(), "2.36");
+	return known;
+}
 
 static int fopen_mode(const char *mode, struct fmode *m)
 {
@@ -106,7 +122,8 @@ static FILE *fdopen_or_close(int fd, const char *mode)
  * ",ccs=": only glibc's fopen gives a stream its conversion (fdopen reads
  * no ",ccs=", and no interface sets one on a FILE made otherwise), so the
  * open is glibc's own, which ucmd-supervise makes (docs/compat.md); one of
- * ucmd's devices is a byte stream as in any mode (stdio.c).
+ * ucmd's devices is a byte stream as in any mode (stdio.c). Also the way
+ * for 'c', 'e' and 'm' under a glibc other than the one checked.
  */
 static FILE *fopen_ccs(const char *sym, const char *path, const char *mode,
 		       const struct fmode *m)
@@ -154,7 +171,7 @@ static FILE *do_fopen(const char *sym, const char *path, const char *mode)
 		errno = EINVAL;
 		return NULL;
 	}
-	if (m.ccs)
+	if (m.ccs || (m.flags2 && !libio_known()))
 		return fopen_ccs(sym, path, mode, &m);
 	fd = pl_open_path(AT_FDCWD, path, m.flags, 0666);
 	if (fd < 0)
@@ -219,7 +236,7 @@ static bool freopen_ours(const char *path, const struct fmode *m, FILE *fp)
 	struct pl_where w;
 
 	/* glibc keeps a stream's 'm' (and 'e') across freopen: its mmap reads too */
-	if (m->ccs || ((m->flags2 | fp->_flags2) & PL_IO_FLAGS2_MMAP) ||
+	if (!libio_known() || m->ccs || ((m->flags2 | fp->_flags2) & PL_IO_FLAGS2_MMAP) ||
 	    !(fp->_flags & PL_IO_IS_FILEBUF) ||
 	    vtable_of(fp) != &_IO_file_jumps || fp->_fileno < 0 || pl_fd(fp->_fileno))
 		return false;
