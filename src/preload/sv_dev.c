@@ -30,9 +30,11 @@
 /*
  * fstat of a device fd: what Linux shows of the node (char for nvmeX and
  * ngXnY, block for nvmeXnY; st_size 0 as for any device node), not the
- * placeholder directory; a dynamic program's (--dirs) is what its
- * preload's fstat of the same device says (the tree's placeholder, the
- * preload's numbers: sv_stat.c), so that f.Stat() agrees with os.Stat. The numbers are the preload's (preload.h). The
+ * placeholder directory: what a dynamic program's preload's fstat of the
+ * same device says (the tree's placeholder, the preload's numbers:
+ * sv_stat.c), so that fstat agrees with stat of the path (os.Stat), a
+ * static program's as a dynamic one's; made up here only when there is no
+ * tree. The numbers are the preload's (preload.h). The
  * program's glibc makes it newfstatat(fd, "", AT_EMPTY_PATH) or statx: a
  * path below one of our fds is ENOENT (the placeholder holds nothing).
  */
@@ -59,13 +61,13 @@ static int dev_stat(struct sv *s, const struct seccomp_notif *req, const struct 
 			return -ENOENT;
 		buf = req->data.nr == __NR_statx ? g[4] : g[2];
 	}
-	/* a dynamic program's: the preload's answer for the same device (its tree) */
-	if (s->dirs && req->data.nr == __NR_statx) {
+	/* the preload's answer for the same device (its tree): what stat of the path says */
+	if (req->data.nr == __NR_statx) {
 		struct statx sx;
 
 		if (sv_tree_dev_stat(f->name, NULL, &sx))
 			return sv_mem_out(req->pid, buf, &sx, sizeof(sx));
-	} else if (s->dirs) {
+	} else {
 		struct stat st;
 
 		if (sv_tree_dev_stat(f->name, &st, NULL))
