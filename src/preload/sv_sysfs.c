@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Opens by the program's own instruction of what the preload's tree has
- * (--dirs), and the daemon's device list as it changes.
+ * Opens of what the preload's tree has, by a static program (every open)
+ * or a dynamic one's own instruction (--dirs), and the daemon's device
+ * list as it changes.
  *
  * A path into the tree (where.c, the preload's judgement on the preload's
  * tree) is opened as the preload opens it through libc: the tree's file,
