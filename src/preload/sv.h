@@ -26,6 +26,7 @@
  *   sv_rw.c      the read/write family, fsync, lseek on block namespaces
  *   sv_own.c     what goes through a buffer of ours on a connection of our
  *                own: partial-block reads and writes, BLKZEROOUT, BLKDISCARD
+ *   sv_pass32.c  the 32-bit passthrough ioctls (libnvme 1.x's), on that connection
  *   sv_dirs.c    getdents64: /dev lists ucmd's devices, not the host's NVMe
  *   sv_stat.c    stat, access, readlink and their family by path: the tree's
  *   sv_access.c  access of the tree's files, for the calling thread's ids as they are
@@ -275,6 +276,14 @@ int64_t sv_own_rw(struct sv *s, pid_t pid, struct sv_fd *f, const struct iovec *
 		  uint64_t pos, size_t total, bool write, unsigned rwf);
 /* BLKDISCARD, BLKSECDISCARD, BLKZEROOUT on device f, range at the program's arg: 0 or -errno */
 int sv_own_range_ioctl(struct sv *s, pid_t pid, struct sv_fd *f, unsigned long cmd, uint64_t arg);
+/* device f's number on our connection (opened on first need), or -errno */
+int sv_own_dev_fd(struct sv *s, struct sv_fd *f);
+/*
+ * sv_pass32.c: NVME_IOCTL_ADMIN_CMD, NVME_IOCTL_IO_CMD (the 32-bit result)
+ * on device f, its struct at the program's arg: built as the 64-bit form
+ * on our connection, data through our buffer; the ioctl's result or -errno
+ */
+int64_t sv_passthru32(struct sv *s, pid_t pid, struct sv_fd *f, unsigned long cmd, uint64_t arg);
 /* device f closed: our number for it goes too */
 void sv_own_close(struct sv *s, struct sv_fd *f);
 /* sv_rw.c: read/write family, fsync, fdatasync, lseek on device f: result or -errno */

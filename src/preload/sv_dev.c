@@ -21,6 +21,7 @@
 
 #include <linux/fs.h>
 #include <linux/io_uring.h>
+#include <linux/nvme_ioctl.h>
 
 #include <ucmd/daemon.h>
 
@@ -93,7 +94,8 @@ static int dev_stat(struct sv *s, const struct seccomp_notif *req, const struct 
  * BLKSECDISCARD and BLKZEROOUT are sv_own.c's (blkdev.c's checks, Dataset
  * Management and zeroes written, as the preload's); the rest (the
  * NVMe ioctls, which Linux serves on the block node too) go to the daemon,
- * which reads and writes the argument in the program's memory.
+ * which reads and writes the argument in the program's memory, but the
+ * 32-bit passthrough forms, which the daemon does not take (sv_pass32.c).
  */
 static int64_t dev_ioctl(struct sv *s, const struct seccomp_notif *req, struct sv_fd *f)
 {
@@ -111,6 +113,10 @@ static int64_t dev_ioctl(struct sv *s, const struct seccomp_notif *req, struct s
 		if (cmd == BLKDISCARD || cmd == BLKSECDISCARD || cmd == BLKZEROOUT)
 			return sv_own_range_ioctl(s, (pid_t)req->pid, f, cmd, g[2]);
 	}
+	/* the 32-bit forms: the daemon's are the 64-bit ones (on nvmeX, IO_CMD is the daemon's own) */
+	if (cmd == NVME_IOCTL_ADMIN_CMD ||
+	    (cmd == NVME_IOCTL_IO_CMD && (f->blk || !strncmp(f->name, "ng", 2))))
+		return sv_passthru32(s, (pid_t)req->pid, f, cmd, g[2]);
 	return ucmd_ioctl(s->e, (int)(uint32_t)g[0], cmd, (void *)(uintptr_t)g[2]);
 }
 

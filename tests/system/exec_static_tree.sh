@@ -17,10 +17,12 @@
 # - busybox's own ls -l, stat, cat, readlink show ucmd's nodes and the
 #   tree's attributes; writing an attribute is EACCES, a rescan is taken;
 # - Debian's libnvme linked statically (tests/exec/nvme_scan.c, as
-#   nvme-cli's list-subsys scans sysfs) finds the same subsystem and
-#   controller as linked dynamically.
+#   nvme-cli's list-subsys scans sysfs) finds the same subsystem,
+#   controller and namespace as linked dynamically, and its 32-bit
+#   passthrough ioctls (Get Features' result, a Write and a Read) work on
+#   ng0n1 and nvme0n1, the namespace holding what was written.
 source "$(dirname "$0")/lib/common.sh"
-need_tools cc busybox pkg-config
+need_tools cc busybox pkg-config python3
 grep -q 'statically linked' <<<"$(file -L "$(command -v busybox)")" ||
 	fail "busybox is not busybox-static (scripts/deps.sh)"
 for p in raw_stat raw_getdents; do
@@ -133,9 +135,23 @@ grep -qx "sh: can't create /sys/block/nvme0n1/size: Permission denied" <<<"$out"
 ok
 err Permission denied" ] || fail "the rescans and a written attribute: $out"
 
-step "libnvme linked statically finds the subsystem and controller the dynamic one finds"
+step "libnvme linked statically finds the subsystem, controller and namespace the dynamic one finds"
 s=$(ex "$T/nvme_scan_s" 2>&1) || fail "static nvme_scan: $s"
 d=$(ex "$T/nvme_scan" 2>&1) || fail "dynamic nvme_scan: $d"
 grep -q '^ ctrl nvme0 transport=pcie address=0000:00:' <<<"$d" || fail "dynamic nvme_scan: $d"
+grep -q '^  ns nvme0n1 nsid=1 lba=512 blocks=[1-9]' <<<"$d" || fail "dynamic nvme_scan: $d"
 [ "$s" = "$d" ] || fail "libnvme's scan, static: '$s', dynamic: '$d'"
+
+step "libnvme 1.x's 32-bit passthrough from the static program: a result, a write the namespace holds"
+for dev in /dev/ng0n1 /dev/nvme0n1; do
+	s=$(ex "$T/nvme_scan_s" io $dev 2>&1) || fail "static nvme_scan io $dev: $s"
+	d=$(ex "$T/nvme_scan" io $dev 2>&1) || fail "dynamic nvme_scan io $dev: $d"
+	grep -qx "io ok" <<<"$s" && [ "$s" = "$d" ] || fail "io on $dev, static: '$s', dynamic: '$d'"
+done
+timeout 60 "$UCMD" --ctrl "$CTRL" read -s 64 -c 7 -z 4096 -d "$T/back.bin" >/dev/null || fail "ucmd read"
+python3 - "$T/back.bin" <<'PY' || fail "the namespace does not hold nvme_scan's pattern"
+import sys
+data = open(sys.argv[1], 'rb').read()
+sys.exit(0 if data[:4096] == bytes((i * 7 + 3) & 0xff for i in range(4096)) else 1)
+PY
 echo "exec_static_tree: ok"
