@@ -69,9 +69,10 @@ int64_t sv_passthru32(struct sv *s, pid_t pid, struct sv_fd *f, unsigned long cm
 	c64.nsid = c.nsid;
 	c64.cdw2 = c.cdw2;
 	c64.cdw3 = c.cdw3;
-	c64.addr = data ? (uint64_t)(uintptr_t)buf : c.addr;
+	/* an address without a length moves nothing: none of the program's reaches our connection */
+	c64.addr = data ? (uint64_t)(uintptr_t)buf : 0;
 	c64.data_len = c.data_len;
-	c64.metadata = meta ? (uint64_t)(uintptr_t)((char *)buf + meta_at) : c.metadata;
+	c64.metadata = meta ? (uint64_t)(uintptr_t)((char *)buf + meta_at) : 0;
 	c64.metadata_len = c.metadata_len;
 	c64.cdw10 = c.cdw10;
 	c64.cdw11 = c.cdw11;
