@@ -68,7 +68,8 @@ static int err(long ret)
 /* In the child, after the filter: each call trapped or not as the filter's table says. */
 static int calls(void)
 {
-	char buf[8];
+	char buf[8], sx[256];	/* sx: a struct statx's room */
+	struct stat st;
 	void *p;
 
 	/* path calls always reach the supervisor */
@@ -81,11 +82,11 @@ static int calls(void)
 	EXPECT(err(syscall(SYS_execve, "/nonexistent", NULL, NULL)) == EXDEV);
 	EXPECT(err(syscall(SYS_execveat, AT_FDCWD, "/nonexistent", NULL, NULL, 0)) == EXDEV);
 	/* the looks by path too (ucmd's /dev and /sys are the tree's: sv_stat.c) */
-	EXPECT(err(syscall(SYS_stat, "/", buf)) == EXDEV);
+	EXPECT(err(syscall(SYS_stat, "/", &st)) == EXDEV);
 	EXPECT(err(syscall(SYS_access, "/", F_OK)) == EXDEV);
 	EXPECT(err(syscall(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", buf, sizeof(buf))) == EXDEV);
-	EXPECT(err(syscall(SYS_newfstatat, AT_FDCWD, "/", buf, 0)) == EXDEV);
-	EXPECT(err(syscall(SYS_statx, 3, "", AT_EMPTY_PATH, 0, buf)) == EXDEV);
+	EXPECT(err(syscall(SYS_newfstatat, AT_FDCWD, "/", &st, 0)) == EXDEV);
+	EXPECT(err(syscall(SYS_statx, 0, "", AT_EMPTY_PATH, 0, sx)) == EXDEV);
 	/* openat2 has no supervisor: ENOSYS, libc falls back to openat */
 	EXPECT(err(syscall(SYS_openat2, AT_FDCWD, "/dev/null", NULL, 0)) == ENOSYS);
 	/* fd calls only on the supervisor's numbers */
