@@ -39,6 +39,7 @@ check=(
   golang-go	# a dynamically linked Go client under ucmd exec (tests/system/exec_go.sh)
   libcap2-bin	# setcap: the file-capability client of tests/system/daemon_client_mm.sh
   strace	# counts ucmdd's madvise calls (tests/system/daemon_heap_trim.sh)
+  libssl-dev	# libcrypto.a: libnvme linked statically (tests/system/exec_static_tree.sh)
   # the QEMU harness (tests/system/qemu/run.sh): guest kernel, initramfs
   qemu-system-x86 busybox-static cpio
 )

@@ -6,7 +6,10 @@
  * What `ucmd exec` runs for a statically linked PROGRAM (sv.h): the
  * program is our child, started under a seccomp filter that sends us the
  * calls that may name ucmd's devices; we serve them until it exits, and
- * exit with its status (128+N when signal N ended it).
+ * exit with its status (128+N when signal N ended it). Its looks at /dev
+ * and /sys (stat, access, readlink, opens of /sys, listings) are answered
+ * from the tree a dynamic program's preload answers from, built here with
+ * the preload's code (sv_pl.c), so both see one /dev and one /sys.
  *
  * With --dirs, what `ucmd exec` runs for a dynamically linked one: the
  * program starts with LD_PRELOAD=LIST (the preload serves its libc calls)
@@ -39,8 +42,10 @@
  *   dup2, dup3                                            onto those numbers
  *   openat2                                               ENOSYS (libc falls back)
  *   stat, lstat, newfstatat, statx, access, faccessat,
- *   faccessat2, readlink, readlinkat                      --dirs: unless from the
- *                                                         preload's trampoline
+ *   faccessat2, readlink, readlinkat                      always (a static program:
+ *                                                         sv_stat.c answers from the
+ *                                                         tree); --dirs: unless from
+ *                                                         the preload's trampoline
  *
  * Everything else runs as it would. The filter stays on whatever the
  * program execs and forks; when we are gone its trapped calls fail (ENOSYS).
@@ -367,7 +372,7 @@ int main(int argc, char **argv)
 	sv.sock = sock_path;
 	sv_pl_trace = sv.trace;
 	/* the tree code (sv_pl.c) finds the daemon as the program's preload does */
-	if (dirs_only && setenv(PL_ENV_DAEMON, sock_path, 0)) {
+	if (setenv(PL_ENV_DAEMON, sock_path, 0)) {
 		fprintf(stderr, "ucmd exec: environment: %s\n", strerror(errno));
 		return 126;
 	}
@@ -396,10 +401,12 @@ int main(int argc, char **argv)
 	/*
 	 * The tree, built now by the preload's own code (sv_pl.c) before any
 	 * process of the program can hold its lock: a process holding it waits
-	 * for us to make its opens, so from here on we never wait for it.
+	 * for us to make its opens, so from here on we never wait for it. A
+	 * static program's looks at /dev and /sys are answered from it alone.
 	 */
-	if (dirs_only && !pl_root())
-		sv_trace(&sv, "no device tree: the program's own looks at /sys are the host's");
+	if (!pl_root())
+		sv_trace(&sv, "no device tree: the program's looks find no NVMe device in /dev or "
+			 "/sys (ENOENT), the rest of /sys is the host's");
 	pl_sysfs_lock_nowait = true;
 	/* a dynamic program's too: its own open instruction is served here (sv_open.c) */
 	dev = make_placeholders();

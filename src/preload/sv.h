@@ -27,9 +27,11 @@
  *   sv_rw.c      the read/write family, fsync, lseek on block namespaces
  *   sv_own.c     what goes through a buffer of ours on a connection of our
  *                own: partial-block reads and writes, BLKZEROOUT, BLKDISCARD
+ *   sv_pass32.c  the 32-bit passthrough ioctls (libnvme 1.x's), on that connection
  *   sv_dirs.c    getdents64: /dev lists ucmd's devices, not the host's NVMe
- *   sv_stat.c    stat, access, readlink and their family by path (--dirs): the tree's
- *   sv_sysfs.c   opens into the tree (--dirs); the device list read again on a miss
+ *   sv_stat.c    stat, access, readlink and their family by path: the tree's
+ *   sv_access.c  access of the tree's files, for the calling thread's ids as they are
+ *   sv_sysfs.c   opens into the tree; the device list read again on a miss
  *   sv_pl.c      the preload's tree code (where.c, sysfs.c, devinfo.c, dirs_merge.c) here
  *   sv_sigsys.c  rt_sigaction of SIGSYS (--dirs): the program's, not the kernel's
  *   sv_fork.c    the program's descendants, each served as a process of its own
@@ -232,7 +234,7 @@ void sv_svtab_give(struct sv *s, const struct seccomp_notif *req, pid_t tg, stru
 /* PL_SV_IOC_FDINFO: which device of ours the process's descriptor is */
 void sv_svtab_fdinfo(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);
 /*
- * sv_sysfs.c (--dirs): where an open of path (base: its directory, for a
+ * sv_sysfs.c: where an open of path (base: its directory, for a
  * relative one) leads in the preload's tree: 1 and the file to open in
  * out, 0 if not the tree's, or -errno (EACCES: written; a rescan's error)
  */
@@ -252,21 +254,35 @@ int sv_ring_fds(struct sv *s, const struct seccomp_notif *req, pid_t tg, bool re
 struct sv_fd *sv_reg_ring(struct sv *s, pid_t tid, uint64_t idx, int *err);
 /* a ring's descriptor closed or a registration dropped: freed when nothing holds it */
 void sv_ring_put(struct sv *s, struct sv_fd *f);
-/* sv_dirs.c: getdents64 (every call): /dev with ucmd's devices and none of the host's NVMe */
+/*
+ * sv_dirs.c: getdents64 (every call): /dev with ucmd's devices and none of
+ * the host's NVMe, /sys/block and the like merged with the tree's
+ */
 void sv_getdents(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);
 /*
- * sv_stat.c (--dirs): stat, lstat, newfstatat, statx, access, faccessat,
+ * sv_stat.c: stat, lstat, newfstatat, statx, access, faccessat,
  * faccessat2, readlink, readlinkat by path: ucmd's devices and the tree's
  * files answered from the preload's tree (where.c), the rest continued
  */
 void sv_path_call(struct sv *s, const struct seccomp_notif *req, struct sv_ans *a);
 /*
- * sv_stat.c (--dirs): what the preload's fstat of device name says (its
+ * sv_stat.c: what the preload's fstat of device name says (its
  * placeholder in the tree, the device's kind and numbers): false when the
  * tree has no such device
  */
 struct statx;
 bool sv_tree_dev_stat(const char *name, struct stat *st, struct statx *stx);
+/*
+ * sv_access.c: access of the tree's file p (faccessat2's mode and flags)
+ * for thread tid, as its ids are now: 0 or -errno
+ */
+int sv_access_as(pid_t tid, const char *p, int mode, int flags);
+/*
+ * Linux's permission check of mode (R_OK, W_OK, X_OK; 0 is F_OK) on the
+ * file st for ids uid, gid, groups and capabilities caps: 0 or -EACCES
+ */
+int sv_access_check(const struct stat *st, int mode, unsigned uid, unsigned gid,
+		    const unsigned *groups, int ngroups, unsigned long long caps);
 /* sv_pl.c: the preload's trace lines (pl_trace) go to stderr */
 extern bool sv_pl_trace;
 /* sv_sigsys.c: rt_sigaction of SIGSYS (--dirs): recorded per thread group, never made */
@@ -282,6 +298,14 @@ int64_t sv_own_rw(struct sv *s, pid_t pid, struct sv_fd *f, const struct iovec *
 		  uint64_t pos, size_t total, bool write, unsigned rwf);
 /* BLKDISCARD, BLKSECDISCARD, BLKZEROOUT on device f, range at the program's arg: 0 or -errno */
 int sv_own_range_ioctl(struct sv *s, pid_t pid, struct sv_fd *f, unsigned long cmd, uint64_t arg);
+/* device f's number on our connection (opened on first need), or -errno */
+int sv_own_dev_fd(struct sv *s, struct sv_fd *f);
+/*
+ * sv_pass32.c: NVME_IOCTL_ADMIN_CMD, NVME_IOCTL_IO_CMD (the 32-bit result)
+ * on device f, its struct at the program's arg: built as the 64-bit form
+ * on our connection, data through our buffer; the ioctl's result or -errno
+ */
+int64_t sv_passthru32(struct sv *s, pid_t pid, struct sv_fd *f, unsigned long cmd, uint64_t arg);
 /* device f closed: our number for it goes too */
 void sv_own_close(struct sv *s, struct sv_fd *f);
 /* sv_rw.c: read/write family, fsync, fdatasync, lseek on device f: result or -errno */
@@ -294,7 +318,7 @@ extern const int sv_always[];	/* every call */
 extern const unsigned sv_nr_always;
 extern const int sv_fd0[];	/* when argument 0 is a number of ours */
 extern const unsigned sv_nr_fd0;
-extern const int sv_paths[];	/* --dirs: every call (the looks by path, sv_stat.c) */
+extern const int sv_paths[];	/* the looks by path (sv_stat.c): every one (--dirs: but the trampoline's) */
 extern const unsigned sv_nr_paths;
 /* sv_filter.c: the filter into out (SV_FILTER_MAX entries); its length, or -EINVAL. */
 #define SV_FILTER_MAX 128

@@ -3,7 +3,8 @@
  * The calls ucmd-supervise serves for a static program (sv.h), one
  * notification at a time, as the process that made it (the program, or a
  * descendant served as its own: sv_fork.c), sent to their family:
- * sv_open.c, sv_uring.c, sv_dev.c (sv_common.c has what they share).
+ * sv_open.c, sv_uring.c, sv_dev.c, sv_stat.c (the looks by path),
+ * sv_dirs.c (sv_common.c has what they share).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -64,10 +65,10 @@ void sv_serve(struct sv *s, const struct seccomp_notif *req, struct sv_ans *a)
 		break;
 	case __NR_newfstatat:
 	case __NR_statx: {
-		/* a device fd of ours (fstat's AT_EMPTY_PATH), else a path (--dirs) */
+		/* a device fd of ours (fstat's AT_EMPTY_PATH), else a path */
 		struct sv_fd *f = sv_slot_of(s, g[0]);
 
-		if (s->dirs && !(f && f->kind != SV_FREE && !f->closed))
+		if (!(f && f->kind != SV_FREE && !f->closed))
 			sv_path_call(s, req, a);
 		else
 			sv_fd_call(s, req, tg, a);
@@ -79,11 +80,8 @@ void sv_serve(struct sv *s, const struct seccomp_notif *req, struct sv_ans *a)
 	case __NR_faccessat:
 	case __NR_faccessat2:
 	case __NR_readlink:
-	case __NR_readlinkat:	/* --dirs: by path (a static program's filter never sends them) */
-		if (s->dirs)
-			sv_path_call(s, req, a);
-		else
-			a->cont = true;
+	case __NR_readlinkat:
+		sv_path_call(s, req, a);
 		break;
 	case __NR_rt_sigaction:	/* of SIGSYS, from a dynamic program (--dirs) */
 		sv_sigaction(root, req, tg, a);

@@ -21,6 +21,7 @@
 
 #include <linux/fs.h>
 #include <linux/io_uring.h>
+#include <linux/nvme_ioctl.h>
 
 #include <ucmd/daemon.h>
 
@@ -30,9 +31,11 @@
 /*
  * fstat of a device fd: what Linux shows of the node (char for nvmeX and
  * ngXnY, block for nvmeXnY; st_size 0 as for any device node), not the
- * placeholder directory; a dynamic program's (--dirs) is what its
- * preload's fstat of the same device says (the tree's placeholder, the
- * preload's numbers: sv_stat.c), so that f.Stat() agrees with os.Stat. The numbers are the preload's (preload.h). The
+ * placeholder directory: what a dynamic program's preload's fstat of the
+ * same device says (the tree's placeholder, the preload's numbers:
+ * sv_stat.c), so that fstat agrees with stat of the path (os.Stat), a
+ * static program's as a dynamic one's; made up here only when there is no
+ * tree. The numbers are the preload's (preload.h). The
  * program's glibc makes it newfstatat(fd, "", AT_EMPTY_PATH) or statx: a
  * path below one of our fds is ENOENT (the placeholder holds nothing).
  */
@@ -59,13 +62,13 @@ static int dev_stat(struct sv *s, const struct seccomp_notif *req, const struct 
 			return -ENOENT;
 		buf = req->data.nr == __NR_statx ? g[4] : g[2];
 	}
-	/* a dynamic program's: the preload's answer for the same device (its tree) */
-	if (s->dirs && req->data.nr == __NR_statx) {
+	/* the preload's answer for the same device (its tree): what stat of the path says */
+	if (req->data.nr == __NR_statx) {
 		struct statx sx;
 
 		if (sv_tree_dev_stat(f->name, NULL, &sx))
 			return sv_mem_out(req->pid, buf, &sx, sizeof(sx));
-	} else if (s->dirs) {
+	} else {
 		struct stat st;
 
 		if (sv_tree_dev_stat(f->name, &st, NULL))
@@ -91,7 +94,8 @@ static int dev_stat(struct sv *s, const struct seccomp_notif *req, const struct 
  * BLKSECDISCARD and BLKZEROOUT are sv_own.c's (blkdev.c's checks, Dataset
  * Management and zeroes written, as the preload's); the rest (the
  * NVMe ioctls, which Linux serves on the block node too) go to the daemon,
- * which reads and writes the argument in the program's memory.
+ * which reads and writes the argument in the program's memory, but the
+ * 32-bit passthrough forms, which the daemon does not take (sv_pass32.c).
  */
 static int64_t dev_ioctl(struct sv *s, const struct seccomp_notif *req, struct sv_fd *f)
 {
@@ -109,6 +113,10 @@ static int64_t dev_ioctl(struct sv *s, const struct seccomp_notif *req, struct s
 		if (cmd == BLKDISCARD || cmd == BLKSECDISCARD || cmd == BLKZEROOUT)
 			return sv_own_range_ioctl(s, (pid_t)req->pid, f, cmd, g[2]);
 	}
+	/* the 32-bit forms: the daemon's are the 64-bit ones (on nvmeX, IO_CMD is the daemon's own) */
+	if (cmd == NVME_IOCTL_ADMIN_CMD ||
+	    (cmd == NVME_IOCTL_IO_CMD && (f->blk || !strncmp(f->name, "ng", 2))))
+		return sv_passthru32(s, (pid_t)req->pid, f, cmd, g[2]);
 	return ucmd_ioctl(s->e, (int)(uint32_t)g[0], cmd, (void *)(uintptr_t)g[2]);
 }
 

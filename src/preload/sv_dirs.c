@@ -14,16 +14,19 @@
  * less its NVMe nodes, then ucmd's devices (nvmeXnY a block device, the
  * others character devices). Its position is the index of the next entry,
  * set on the open file after each call (tmpfs and devtmpfs take any
- * offset), so lseek, rewinddir and a dup behave as on Linux. Any other
- * directory is the kernel's own listing. A device or ring descriptor of
+ * offset), so lseek, rewinddir and a dup behave as on Linux. A directory
+ * of the host's /sys that the preload's tree has too (/sys/block,
+ * /sys/class...) is the preload's merged listing (dirs_merge.c, sys_merged
+ * below), the same code as a dynamic program's. Any other directory is
+ * the kernel's own listing (the tree's own directories, which opens of
+ * /sys/class/nvme... gave: sv_sysfs.c). A device or ring descriptor of
  * ours is ENOTDIR, as Linux's device nodes and rings.
  *
  * A dynamic program's calls (--dirs: the preload has the devices its libc
- * opened) are served the same for /dev, and a directory of the host's /sys
- * that the preload's tree has too is the preload's merged listing
- * (dirs_merge.c, sys_merged below); for any other
- * directory they go on to the kernel (SECCOMP_USER_NOTIF_FLAG_CONTINUE),
- * which costs half of making the call here. A program that moves /dev onto
+ * opened) are served the same for /dev and the merged directories; for
+ * any other directory they go on to the kernel
+ * (SECCOMP_USER_NOTIF_FLAG_CONTINUE), which costs half of making the call
+ * here. A program that moves /dev onto
  * the number between our look and the kernel's gets the host's /dev names
  * (names only: every open is judged, sv_open.c); none does by accident.
  */
@@ -52,20 +55,16 @@ static int dev_listing(struct sv *s, struct pl_dirent *out, int max)
 	DIR *d = opendir("/dev");
 	struct dirent *de;
 	const char **names = s->names, *fresh[256];
-	int n = 0, nr = s->nr_names;
+	int n = 0, nr = s->nr_names, got;
 
 	/*
-	 * A dynamic program's devices follow the daemon's list (hot-plug), as
-	 * its preload's do: asked again at each listing. A static program's
-	 * are the ones it started with (their placeholders).
+	 * The devices follow the daemon's list (hot-plug), as a dynamic
+	 * program's preload's do: asked again at each listing.
 	 */
-	if (s->dirs) {
-		int got = ucmd_device_names(s->e, fresh, 256);
-
-		if (got >= 0) {
-			names = fresh;
-			nr = got < 256 ? got : 256;
-		}
+	got = ucmd_device_names(s->e, fresh, 256);
+	if (got >= 0) {
+		names = fresh;
+		nr = got < 256 ? got : 256;
 	}
 
 	if (!d)
@@ -142,8 +141,8 @@ static int their_fd(struct sv *s, pid_t tg, int fd)
 }
 
 /*
- * A dynamic program's listing (--dirs) of a directory of the host's /sys
- * that the preload's tree has too (/sys/block, /sys/class,
+ * A listing of a directory of the host's /sys that the preload's tree has
+ * too (/sys/block, /sys/class,
  * /sys/devices/pci0000:00...): the preload's merged listing
  * (dirs_merge.c), positions as /dev's. True when it answered; false for
  * any other directory (the kernel's own listing: the tree's directories
@@ -211,12 +210,12 @@ void sv_getdents(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct
 		close(fd);
 		return;
 	}
+	/* a directory of the host's /sys that the preload's tree has too: the merged listing */
+	if (!is_host_dev(s, &st) && sys_merged(s, req, fd, count, a)) {
+		close(fd);
+		return;
+	}
 	if (s->dirs && !is_host_dev(s, &st)) {
-		/* a directory of the host's /sys that the preload's tree has too: the merged listing */
-		if (sys_merged(s, req, fd, count, a)) {
-			close(fd);
-			return;
-		}
 		/* a dynamic program's other directories: the kernel's call, on its own descriptor */
 		a->cont = true;
 		close(fd);

@@ -3,7 +3,9 @@
  * ucmd-supervise's seccomp filters (the lists are supervise.c's comment),
  * built from their own tables (sv.h). A static program's: x86-64 only,
  * every other system call ABI ENOSYS; USER_NOTIF for the calls that may
- * name ucmd's devices. A dynamic program's (--dirs, beside the preload):
+ * name ucmd's devices, and for the looks by path (stat, access, readlink
+ * and their family: sv_stat.c answers those of ucmd's /dev and /sys from
+ * the tree, as for a dynamic program). A dynamic program's (--dirs, beside the preload):
  * USER_NOTIF for getdents64, so that its own instruction's listing of
  * /dev is ours too; for open, openat and creat from anywhere (a filter
  * cannot tell libc's text from the program's: libc and the preload are
@@ -200,6 +202,13 @@ int sv_filter_build(struct sock_filter *out)
 	emit(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u /* __X32_SYSCALL_BIT */, L_ENOSYS, 0);
 	for (unsigned i = 0; i < sv_nr_always; i++)
 		emit(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)sv_always[i], L_NOTIFY, 0);
+	/*
+	 * the looks by path, from any instruction (a static program has no
+	 * trampoline: each is its own): newfstatat and statx on a number of
+	 * ours are fstat (sv_calls.c tells them apart), so they come first
+	 */
+	for (unsigned i = 0; i < sv_nr_paths; i++)
+		emit(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)sv_paths[i], L_NOTIFY, 0);
 	for (unsigned i = 0; i < sv_nr_fd0; i++)
 		emit(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)sv_fd0[i], L_A0, 0);
 	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_dup2, L_A1, 0);

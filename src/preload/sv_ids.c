@@ -28,15 +28,16 @@ static bool four(const char *v, unsigned out[4])
 int sv_ids_parse(const char *text, struct sv_ids *id)
 {
 	const char *g = field(text, "Groups"), *cap = field(text, "CapEff");
-	const char *um = field(text, "Umask");
-	unsigned long long c;
+	const char *prm = field(text, "CapPrm"), *um = field(text, "Umask");
+	unsigned long long c, cp;
 	unsigned m;
 
 	memset(id, 0, sizeof(*id));
 	if (!four(field(text, "Uid"), id->uid) || !four(field(text, "Gid"), id->gid) || !g ||
-	    !cap || sscanf(cap, "%llx", &c) != 1)
+	    !cap || sscanf(cap, "%llx", &c) != 1 || !prm || sscanf(prm, "%llx", &cp) != 1)
 		return -EACCES;
 	id->cap_eff = c;
+	id->cap_prm = cp;
 	id->umask = um && sscanf(um, "%o", &m) == 1 ? m : 022;
 	id->groups_hash = 14695981039346656037ull;
 	for (const char *p = g; *p && *p != '\n'; p++)

@@ -2,9 +2,10 @@
 /*
  * What decides a thread's access to files, as /proc/TID/status says it:
  * its uids and gids (real, effective, saved, file system), supplementary
- * groups, effective capabilities, and its umask. One reader for the
- * supervisor's every question about a thread's credentials (has it
- * changed them since it started, which to take on to open as it would).
+ * groups, permitted and effective capabilities, and its umask. One reader
+ * for the supervisor's every question about a thread's credentials (has it
+ * changed them since it started, which to take on to open as it would,
+ * what access(2) answers it: sv_access.c).
  */
 #ifndef UCMD_PRELOAD_SV_IDS_H
 #define UCMD_PRELOAD_SV_IDS_H
@@ -20,13 +21,13 @@ struct sv_ids {
 	unsigned groups[SV_IDS_GROUPS_MAX];
 	int ngroups;			/* all of them; groups[] holds the first SV_IDS_GROUPS_MAX */
 	uint64_t groups_hash;		/* FNV-1a of the whole Groups: list, to tell longer ones apart */
-	uint64_t cap_eff;
+	uint64_t cap_prm, cap_eff;
 	unsigned umask;			/* 022 when the kernel does not say (before Linux 4.7) */
 };
 
 /*
- * The text of a status file: 0, or -EACCES when a Uid, Gid, Groups or
- * CapEff line is missing (credentials not known: nothing is opened as them).
+ * The text of a status file: 0, or -EACCES when a Uid, Gid, Groups,
+ * CapPrm or CapEff line is missing (credentials not known: nothing is opened as them).
  */
 int sv_ids_parse(const char *text, struct sv_ids *id);
 

@@ -395,9 +395,8 @@ void sv_open(struct sv *s, const struct seccomp_notif *req, int dirfd, uint64_t 
 	}
 	pl_path_fold(folded, abs);
 	if (pl_path_under(folded, "/dev") && folded[4] == '/' && pl_path_dev_name(folded + 5)) {
-		/* a namespace attached since we started: the daemon's list again (--dirs) */
-		bool known = known_device(s, folded + 5) ||
-			     (s->dirs && sv_names_refresh(s, folded + 5));
+		/* a namespace attached since we started: the daemon's list again */
+		bool known = known_device(s, folded + 5) || sv_names_refresh(s, folded + 5);
 
 		if (known && changed) {
 			/* the daemon would judge our connection's credentials, not the thread's */
@@ -412,9 +411,8 @@ void sv_open(struct sv *s, const struct seccomp_notif *req, int dirfd, uint64_t 
 		}
 		return;
 	}
-	/* the preload's tree (--dirs): its file, as the preload opens it */
-	ret = s->dirs ? sv_sysfs_where(s, path[0] == '/' ? NULL : base, path, flags, abs,
-				       sizeof(abs)) : 0;
+	/* the preload's tree: its file, as the preload opens it */
+	ret = sv_sysfs_where(s, path[0] == '/' ? NULL : base, path, flags, abs, sizeof(abs));
 	if (ret < 0)
 		a->error = ret;
 	else if (ret > 0)

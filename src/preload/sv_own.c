@@ -94,6 +94,13 @@ static int own_fd(struct sv *s, struct sv_fd *f)
 	return 0;
 }
 
+int sv_own_dev_fd(struct sv *s, struct sv_fd *f)
+{
+	int ret = own_fd(s, f);
+
+	return ret ? (ret == -ENOTCONN ? -EIO : ret) : f->own_fd;
+}
+
 void sv_own_close(struct sv *s, struct sv_fd *f)
 {
 	if (f->own_fd >= 0 && s->own)

@@ -2,8 +2,9 @@
 /*
  * What the preload's tree code (where.c, devinfo.c, sysfs.c,
  * sysfs_mpath.c, zoned.c, dirs_merge.c) needs of its session, given in
- * ucmd-supervise --dirs, so that the supervisor answers the program's own
- * path calls from the very tree the preload answers libc's from, built by
+ * ucmd-supervise, so that the supervisor answers a static program's path
+ * calls, and a dynamic one's own (--dirs), from the very tree the preload
+ * answers libc's from, built by
  * the same code (one generator): the tree's root is UCMD_EXEC_ROOT (`ucmd
  * exec` sets it for the supervisor and the program alike), built here if
  * the program has not built it yet (sysfs.c's lock and .ready make the two

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The path calls that look without opening (--dirs): stat, lstat,
- * newfstatat, statx, access, faccessat, faccessat2, readlink, readlinkat,
- * whoever makes them (Go's os.Stat, os.Readlink, filepath.EvalSymlinks
- * never call libc). A path that leads to one of ucmd's devices or into the
- * tree (where.c: the preload's judgement, on the preload's tree) is
- * answered here, by the call made on the file the preload's libc call
- * would reach (the placeholder, fixed to the device's kind and numbers;
- * the tree's file), on our copy of the path: the program changing its
- * memory after our read changes nothing of the answer. Every other path
+ * The path calls that look without opening: stat, lstat, newfstatat,
+ * statx, access, faccessat, faccessat2, readlink, readlinkat, every one a
+ * static program makes (it has no preload), and a dynamic one's (--dirs)
+ * not made from the preload's trampoline (Go's os.Stat, os.Readlink,
+ * filepath.EvalSymlinks never call libc). A path that leads to one of
+ * ucmd's devices or into the tree (where.c: the preload's judgement, on
+ * the preload's tree) is answered here, by the call made on the file the
+ * preload's libc call would reach (the placeholder, fixed to the device's
+ * kind and numbers; the tree's file), on our copy of the path: the
+ * program changing its memory after our read changes nothing of the
+ * answer; access for the calling thread's ids (sv_access.c). Every other path
  * goes on to the kernel (SECCOMP_USER_NOTIF_FLAG_CONTINUE), which reads the
  * path again: a program that rewrites it between the two reads can stat
  * the host's /dev/nvme0n1 or read a link in the host's /sys, which is
@@ -60,13 +62,12 @@ static long call_on(const struct seccomp_notif *req, const struct pl_where *w, c
 		return sv_mem_out(tid, g[4], &stx, sizeof(stx));
 	}
 	case __NR_access:
-		ret = syscall(SYS_faccessat2, AT_FDCWD, p, (int)g[1], 0);
-		return ret ? -errno : 0;
+		/* for the thread's ids as they are now, not ours (sv_access.c) */
+		return sv_access_as(tid, p, (int)g[1], 0);
 	case __NR_faccessat:
 	case __NR_faccessat2:
-		ret = syscall(SYS_faccessat2, AT_FDCWD, p, (int)g[2],
-			      req->data.nr == __NR_faccessat2 ? (int)g[3] : 0);
-		return ret ? -errno : 0;
+		return sv_access_as(tid, p, (int)g[2],
+				    req->data.nr == __NR_faccessat2 ? (int)g[3] : 0);
 	case __NR_readlink:
 	case __NR_readlinkat: {
 		bool at = req->data.nr == __NR_readlinkat;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Opens by the program's own instruction of what the preload's tree has
- * (--dirs), and the daemon's device list as it changes.
+ * Opens of what the preload's tree has, by a static program (every open)
+ * or a dynamic one's own instruction (--dirs), and the daemon's device
+ * list as it changes.
  *
  * A path into the tree (where.c, the preload's judgement on the preload's
  * tree) is opened as the preload opens it through libc: the tree's file,
@@ -57,35 +58,42 @@ int sv_sysfs_where(struct sv *s, const char *base, const char *path, int flags, 
 
 bool sv_names_refresh(struct sv *s, const char *name)
 {
+	/*
+	 * One list for every process served (a forked child's view shares the
+	 * program's array): kept in the program's, the caller's count brought
+	 * up to it; asked on the caller's connection, or the program's while
+	 * the caller has none yet
+	 */
+	struct sv *r = s->root ? s->root : s;
 	const char *fresh[SV_MAX_NAMES];
-	int n = ucmd_device_names(s->e, fresh, SV_MAX_NAMES);
-	bool found = false;
+	int n = ucmd_device_names(s->e ? s->e : r->e, fresh, SV_MAX_NAMES);
+	bool found = false, ok = true;
 
 	if (n < 0)
 		return false;
 	if (n > (int)SV_MAX_NAMES)
 		n = (int)SV_MAX_NAMES;
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < n && ok; i++) {
 		bool have = false;
 		char ph[PATH_MAX];
 		char *copy;
 
-		for (int k = 0; k < s->nr_names && !have; k++)
-			have = !strcmp(s->names[k], fresh[i]);
+		for (int k = 0; k < r->nr_names && !have; k++)
+			have = !strcmp(r->names[k], fresh[i]);
 		found |= !strcmp(fresh[i], name);
-		if (have || s->nr_names == (int)SV_MAX_NAMES)
+		if (have || r->nr_names == (int)SV_MAX_NAMES)
 			continue;
 		/* kept for good: a name's index is its minor (sv_dev.c), its placeholder removed at exit */
 		copy = strdup(fresh[i]);
-		if (!copy)
-			return false;
-		snprintf(ph, sizeof(ph), "%s/%s", s->phdir, copy);
-		if (mkdir(ph, 0500) && errno != EEXIST) {
+		snprintf(ph, sizeof(ph), "%s/%s", r->phdir, copy ? copy : "");
+		if (!copy || (mkdir(ph, 0500) && errno != EEXIST)) {
 			free(copy);
-			return false;
+			ok = false;
+			break;
 		}
-		s->names[s->nr_names++] = copy;
+		r->names[r->nr_names++] = copy;
 		sv_trace(s, "%s: a new device of the daemon's", copy);
 	}
-	return found;
+	s->nr_names = r->nr_names;
+	return ok && found;
 }

@@ -14,10 +14,15 @@
  *   raw_stat write PATH                             raw openat O_WRONLY: "ok" or the errno
  *   raw_stat [libc] bench N PATH                    N newfstatat (libc: stat): microseconds per call
  *
- * An error prints "err <strerror>". Exit 0 unless the usage is wrong.
+ * "-u UID" before it all first takes on that user (setgroups(0),
+ * setresgid and setresuid: the whole process, as a root service that drops
+ * privileges), so that access answers for it. An error prints
+ * "err <strerror>". Exit 0 unless the usage is wrong (or the user cannot be
+ * taken on: 1).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <grp.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +70,14 @@ int main(int argc, char **argv)
 	const char *op, *path;
 	long r;
 
+	if (argc > 2 && !strcmp(argv[1], "-u")) {
+		unsigned id = (unsigned)strtoul(argv[2], NULL, 10);
+
+		if (setgroups(0, NULL) || setresgid(id, id, id) || setresuid(id, id, id))
+			return perror("raw_stat: taking on the user"), 1;
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc > 1 && !strcmp(argv[1], "libc")) {
 		use_libc = 1;
 		argv++;

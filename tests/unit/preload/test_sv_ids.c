@@ -49,6 +49,7 @@ static void test_parse(void **state)
 	assert_int_equal(id.groups[0], 4);
 	assert_int_equal(id.groups[2], 27);
 	assert_int_equal(id.cap_eff, 0x402);
+	assert_true(id.cap_prm == 0x1ffffffffffull);
 	assert_int_equal(id.umask, 027);
 }
 
@@ -73,7 +74,7 @@ static void test_no_groups(void **state)
 /* A missing line: the credentials are not known, nothing is opened as them. */
 static void test_missing(void **state)
 {
-	static const char *const keys[] = { "Uid:", "Gid:", "Groups:", "CapEff:" };
+	static const char *const keys[] = { "Uid:", "Gid:", "Groups:", "CapPrm:", "CapEff:" };
 	struct sv_ids id;
 
 	(void)state;
@@ -99,7 +100,7 @@ static char *long_status(int n, unsigned last)
 	len = (size_t)snprintf(t, cap, "Uid:\t0 0 0 0\nGid:\t0 0 0 0\nGroups:\t");
 	for (int i = 0; i < n; i++)
 		len += (size_t)snprintf(t + len, cap - len, "%u ", i == n - 1 ? last : 5000u + i);
-	snprintf(t + len, cap - len, "\nCapEff:\t0\n");
+	snprintf(t + len, cap - len, "\nCapPrm:\t0\nCapEff:\t0\n");
 	return t;
 }
 

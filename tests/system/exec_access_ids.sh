@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# access, faccessat and faccessat2 of ucmd's nodes and of the tree's
+# attributes, answered by ucmd-supervise (a static program's every look, a
+# dynamic one's own syscall instruction), are for the ids the calling
+# process has now, as Linux answers them: a root program that dropped to
+# user 65534 (tests/exec/raw_stat.c -u) is refused a 0600 root node
+# (EACCES, read and write) and may read, not write, a 0444 attribute;
+# root may do both. Static (raw and through glibc) and dynamic (raw)
+# alike. The preload's own answer through libc for a dynamic program that
+# dropped is not the supervisor's to give and is not checked here.
+source "$(dirname "$0")/lib/common.sh"
+need_tools cc busybox
+[ "$(id -u)" = 0 ] || skip "needs root (a program that drops from root to a user)"
+cc -O2 -static -o "$T/raw_stat_s" "$SRC/tests/exec/raw_stat.c" || fail "cc -static raw_stat"
+cc -O2 -o "$T/raw_stat" "$SRC/tests/exec/raw_stat.c" || fail "cc raw_stat"
+CTRL=$T/ctrl
+timeout 60 "$UCMD" --ctrl "$CTRL" create-ctrl >/dev/null || fail "create-ctrl"
+
+# "WHO OP MODE PATH: ANSWER" for root and for 65534, each call as $1 [libc] makes it
+cat >"$T/access.sh" <<'EOS'
+R=$1
+shift
+for p in /dev/ng0n1 /dev/nvme0n1 /dev/nvme0 /sys/block/nvme0n1/size /sys/class/nvme/nvme0/model; do
+	for op in access faccessat faccessat2; do
+		for m in r w; do
+			echo "root $op $m $p: $("$R" "$@" $op $p $m)"
+			echo "65534 $op $m $p: $("$R" -u 65534 "$@" $op $p $m)"
+		done
+	done
+done
+EOS
+ex() { timeout 300 "$UCMD" exec --ctrl "$CTRL" -- "$@"; }
+ex busybox sh "$T/access.sh" "$T/raw_stat_s" >"$T/s_raw.txt" 2>&1 || fail "static: $(cat "$T/s_raw.txt")"
+ex busybox sh "$T/access.sh" "$T/raw_stat_s" libc >"$T/s_libc.txt" 2>&1 || fail "static libc: $(cat "$T/s_libc.txt")"
+ex bash "$T/access.sh" "$T/raw_stat" >"$T/d_raw.txt" 2>&1 || fail "dynamic: $(cat "$T/d_raw.txt")"
+
+# what Linux answers for those files (root 0600 nodes; sysfs 0444 attributes)
+for p in /dev/ng0n1 /dev/nvme0n1 /dev/nvme0; do
+	for op in access faccessat faccessat2; do
+		for m in r w; do
+			echo "root $op $m $p: ok"
+			echo "65534 $op $m $p: err Permission denied"
+		done
+	done
+done >"$T/want.txt"
+for p in /sys/block/nvme0n1/size /sys/class/nvme/nvme0/model; do
+	for op in access faccessat faccessat2; do
+		printf '%s\n' "root $op r $p: ok" "65534 $op r $p: ok" "root $op w $p: ok" \
+			"65534 $op w $p: err Permission denied"
+	done
+done >>"$T/want.txt"
+sort "$T/want.txt" >"$T/want.sorted"
+
+for f in s_raw s_libc d_raw; do
+	step "$f: each answer for the ids the program has at the call"
+	sort "$T/$f.txt" >"$T/$f.sorted"
+	diff "$T/want.sorted" "$T/$f.sorted" >"$T/$f.diff" ||
+		fail "$f answers other than Linux's (- Linux, + exec): $(cat "$T/$f.diff")"
+done
+echo "exec_access_ids: ok"
