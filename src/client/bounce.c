@@ -258,19 +258,68 @@ static int64_t walloc(struct dc_bounce *b, uint32_t n, uint64_t *end)
 	return (int64_t)off;
 }
 
+/*
+ * The buffer of a read into plain memory that the daemon may bounce in
+ * the area: IORING_OP_READ, or an NVMe Read passthrough of one segment
+ * (not a registered buffer), under wtargets' conditions.
+ */
+static bool rtarget(const struct io_uring_sqe *sqe, size_t sqe_sz, uint64_t *addr, uint32_t *len)
+{
+	struct nvme_uring_cmd c;
+
+	if (sqe->flags & (IOSQE_IO_DRAIN | IOSQE_ASYNC | IOSQE_BUFFER_SELECT))
+		return false;
+	if (sqe->opcode == IORING_OP_READ) {
+		*addr = sqe->addr;
+		*len = sqe->len;
+		return *len;
+	}
+	if (sqe->opcode != IORING_OP_URING_CMD || sqe_sz < 128 ||
+	    sqe->cmd_op != NVME_URING_CMD_IO || (sqe->uring_cmd_flags & IORING_URING_CMD_FIXED))
+		return false;
+	memcpy(&c, sqe->cmd, sizeof(c));
+	if (c.opcode != 0x02)	/* Read */
+		return false;
+	*addr = c.addr;
+	*len = c.data_len;
+	return *len;
+}
+
+/*
+ * A read's record (UCMDD_BOUNCE_WREC_READ): we found its buffer writeable
+ * now, without changing a byte, so the daemon need not ask our mappings
+ * (a system call of its) before the read bounces in the area. No data:
+ * the slot alone.
+ */
+static void rsubmit(struct dc_bounce *b, const struct io_uring_sqe *sqe, unsigned pos,
+		    uint64_t addr, uint32_t len)
+{
+	if (pos - __atomic_load_n(&b->ctl->wdone, __ATOMIC_ACQUIRE) > b->wmask ||
+	    raw_fault_in_writeable((void *)(uintptr_t)addr, len))
+		return;
+	b->wrecs[pos & b->wmask] = (struct ucmdd_bounce_wrec){
+		.pos = pos, .len = len, .addr = addr, .user_data = sqe->user_data,
+		.nr = UCMDD_BOUNCE_WREC_READ
+	};
+}
+
 void dc_bounce_wsubmit(struct dc_bounce *b, const struct io_uring_sqe *sqe, size_t sqe_sz,
 		       unsigned pos, bool linked)
 {
 	struct wrange r[UCMDD_BOUNCE_WSEG_MAX];
 	struct ucmdd_bounce_wrec *w;
 	struct ucmdd_bounce_wseg *tbl;
-	uint64_t end, total;
-	uint32_t at;
+	uint64_t end, total, raddr;
+	uint32_t at, rlen;
 	unsigned n;
 	int64_t off;
 
 	if (!b || !b->wrecs || linked || __atomic_load_n(&dc_forks, __ATOMIC_RELAXED) != b->gen)
 		return;
+	if (rtarget(sqe, sqe_sz, &raddr, &rlen)) {
+		rsubmit(b, sqe, pos, raddr, rlen);
+		return;
+	}
 	n = wtargets(sqe, sqe_sz, r, UCMDD_BOUNCE_WSEG_MAX);
 	/* more than one range: a table first, 64 bytes per 4 entries, the copies after it */
 	total = n > 1 ? ((uint64_t)n * sizeof(*tbl) + 63) & ~63ull : 0;

@@ -369,6 +369,14 @@ struct ucmdd_bounce_wseg {
 
 /* The most ranges one record's table may hold (the daemon ignores a larger one). */
 #define UCMDD_BOUNCE_WSEG_MAX	64u
+/*
+ * In nr: not a write's record but a read's, with no data. The client found
+ * [addr, addr + len), the read's buffer, writeable when it submitted the
+ * SQE (a probe in its own process), so the daemon need not ask the
+ * client's mappings before the read bounces in the area. A client that
+ * lies loses its own read's data (its copy out faults into nothing).
+ */
+#define UCMDD_BOUNCE_WREC_READ	0x80000000u
 
 struct ucmdd_bounce_rec {
 	uint64_t addr;		/* the client's buffer */

@@ -523,7 +523,7 @@ int srv_bounce_wtake(struct srv_bounce *b, void *dst, uint64_t uaddr, size_t n, 
 	w.user_data = sw->user_data;
 	w.off = sw->off;
 	w.nr = sw->nr;
-	if (w.pos != pos || w.user_data != user_data)
+	if (w.pos != pos || w.user_data != user_data || (w.nr & UCMDD_BOUNCE_WREC_READ))
 		return -ENOENT;
 	/*
 	 * A range within what the client copied: a request may read its
@@ -540,6 +540,23 @@ int srv_bounce_wtake(struct srv_bounce *b, void *dst, uint64_t uaddr, size_t n, 
 	 */
 	memcpy(dst, b->wdata + at, n);
 	return 0;
+}
+
+bool srv_bounce_wchecked(const struct srv_bounce *b, uint64_t uaddr, size_t n, unsigned pos,
+			 uint64_t user_data)
+{
+	const volatile struct ucmdd_bounce_wrec *sw = &b->wrecs[pos & (SRV_BOUNCE_WRECS - 1)];
+	uint64_t addr;
+	uint32_t len;
+
+	if ((int)(pos - b->wfloor) < 0)
+		return false;
+	if (sw->pos != pos || sw->user_data != user_data || sw->nr != UCMDD_BOUNCE_WREC_READ)
+		return false;
+	/* read once: the client may change them meanwhile (and hurts only its own read) */
+	addr = sw->addr;
+	len = sw->len;
+	return uaddr >= addr && n <= len && uaddr - addr <= len - n;
 }
 
 void srv_bounce_state(struct srv_bounce *b, unsigned *recs, bool *waiting, unsigned *cq_tail)

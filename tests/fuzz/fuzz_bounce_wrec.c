@@ -8,7 +8,8 @@
  * Input: bytes 0..3 the request's SQ position, 4..7 the pass's floor (the
  * SQ head when the pass began), 8..15 the buffer's address, 16..19 its
  * length (at most the write data area and a page), 20..27 its user_data,
- * 28 flags (bit 0: the record is made to match the request in position,
+ * 28 flags (bit 7: a read record, UCMDD_BOUNCE_WREC_READ in nr; bit 0: the
+ * record is made to match the request in position,
  * address, length and user_data, so that its offset alone decides; bit 1:
  * it is made a table record of 1 + (flags >> 2) ranges (up to one past the
  * most), its table 8-aligned, and its last range written to hold the
@@ -20,7 +21,8 @@
  * user_data, not below the floor) and its one range, or the first of its
  * table's that holds the request's range, lies inside the area, the copy
  * then being that range's bytes; otherwise -ENOENT and the destination
- * untouched.
+ * untouched (a read record's data is never taken). srv_bounce_wchecked
+ * says yes only for a read record of this request holding the range.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -148,10 +150,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (rec.off + (size_t)rec.nr * sizeof(e) <= SRV_BOUNCE_WDATA)
 			memcpy(view.wdata + rec.off + (size_t)(rec.nr - 1) * sizeof(e), &e, sizeof(e));
 	}
+	if (data[28] & 0x80)
+		rec.nr = UCMDD_BOUNCE_WREC_READ;
 	view.wrecs[pos & (SRV_BOUNCE_WRECS - 1)] = rec;
 
 	at = model(&rec, addr, n);
 	srv_bounce_enter(area, floor);
+	/* a read record's word: only its own request's, only a range it holds */
+	if (srv_bounce_wchecked(area, addr, n, pos, ud) !=
+	    ((int)(pos - floor) >= 0 && rec.pos == pos && rec.user_data == ud &&
+	     rec.nr == UCMDD_BOUNCE_WREC_READ && addr >= rec.addr &&
+	     (unsigned __int128)addr + n <= (unsigned __int128)rec.addr + rec.len))
+		abort();
 	memset(dst, 0x5a, n);
 	ret = srv_bounce_wtake(area, dst, addr, n, pos, ud);
 	srv_bounce_leave();

@@ -1034,6 +1034,77 @@ static void test_bounce_wvec(void **state)
 	free(snap);
 }
 
+/*
+ * Reads into plain memory: a record (UCMDD_BOUNCE_WREC_READ, no data)
+ * says the buffer was writeable at submit; none for a buffer that is not
+ * (probed without changing a byte), a vectored read, or a read linked
+ * behind another SQE.
+ */
+static void test_bounce_read_records(void **state)
+{
+	struct fake f;
+	struct ucmd_engine *e;
+	struct io_uring_params p = { 0 };
+	struct ucmd_ring ring;
+	struct taker tk = { .f = &f };
+	struct ucmdd_bounce_wrec *w;
+	struct io_uring_sqe *sqe;
+	struct iovec iov = { 0 };
+	char *a = malloc(4096);
+	/*
+	 * not writeable: the kernel's half, refused without a fault (under
+	 * ThreadSanitizer a second guarded fault in this process killed it,
+	 * test_bounce_writes says)
+	 */
+	char *ro = (char *)(uintptr_t)0xffff800000001000ull;
+	pthread_t t;
+
+	(void)state;
+	assert_int_equal(ucmd_uaccess_init(), 0);
+	e = fake_start(&f, FAKE_BOUNCE_W);
+	assert_int_equal(ucmd_queue_init_engine(e, 8, &ring, &p), 0);
+	assert_non_null(f.bmem);
+	assert_int_equal(pthread_create(&t, NULL, taker_main, &tk), 0);
+	memset(a, 0x41, 4096);
+	iov.iov_base = a;
+	iov.iov_len = 4096;
+
+	sqe = ucmd_get_sqe(&ring);
+	ucmd_prep_read(sqe, 0, a, 4096, 0);
+	sqe->user_data = 41;
+	sqe = ucmd_get_sqe(&ring);
+	ucmd_prep_read(sqe, 0, ro, 4096, 0);
+	sqe->user_data = 42;
+	sqe = ucmd_get_sqe(&ring);
+	ucmd_prep_readv(sqe, 0, &iov, 1, 0);
+	sqe->user_data = 43;
+	sqe->flags |= IOSQE_IO_LINK;
+	sqe = ucmd_get_sqe(&ring);
+	ucmd_prep_read(sqe, 0, a, 4096, 0);
+	sqe->user_data = 44;
+	assert_int_equal(ucmd_submit(&ring), 4);
+
+	w = (struct ucmdd_bounce_wrec *)(f.bmem + f.brep.wrecs_off);
+	assert_int_equal(w[0].pos, 0);
+	assert_int_equal(w[0].nr, UCMDD_BOUNCE_WREC_READ);
+	assert_ptr_equal((void *)(uintptr_t)w[0].addr, a);
+	assert_int_equal(w[0].len, 4096);
+	assert_int_equal(w[0].user_data, 41);
+	/* the probe changed nothing */
+	for (unsigned i = 0; i < 4096; i++)
+		assert_int_equal(a[i], 0x41);
+	assert_false(w[1].pos == 1 && w[1].user_data == 42);
+	assert_false(w[2].pos == 2 && w[2].user_data == 43);
+	assert_false(w[3].pos == 3 && w[3].user_data == 44);
+
+	__atomic_store_n(&tk.stop, true, __ATOMIC_SEQ_CST);
+	pthread_join(t, NULL);
+	ucmd_queue_exit(&ring);
+	munmap(f.bmem, f.brep.size);
+	fake_stop(&f, e);
+	free(a);
+}
+
 static void test_ring_sqes_at_off(void **state)
 {
 	struct fake f;
@@ -1649,6 +1720,7 @@ int main(void)
 		cmocka_unit_test(test_bounce_area),
 		cmocka_unit_test(test_bounce_writes),
 		cmocka_unit_test(test_bounce_wvec),
+		cmocka_unit_test(test_bounce_read_records),
 		cmocka_unit_test(test_submit_copy_writes),
 		cmocka_unit_test(test_wait_wakes),
 		cmocka_unit_test(test_wait_daemon_hangs_up),

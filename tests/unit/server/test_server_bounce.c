@@ -357,6 +357,73 @@ static void test_bad_buffer(void **state)
 	munmap(w, 4096);
 }
 
+/* A read record (UCMDD_BOUNCE_WREC_READ) for the SQE at pos: the client says buf was writeable. */
+static void rrec(struct cring *r, unsigned pos, void *buf, unsigned len, uint64_t ud)
+{
+	r->wrecs[pos & (r->brep.nr_wrecs - 1)] = (struct ucmdd_bounce_wrec){
+		.pos = pos, .len = len, .addr = (uint64_t)(uintptr_t)buf, .user_data = ud,
+		.nr = UCMDD_BOUNCE_WREC_READ
+	};
+}
+
+/*
+ * Read records: the client's word that a read's buffer was writeable at
+ * submit is taken without asking its mappings. An honest one reads as
+ * ever; a lying one (a read-only buffer) bounces in the area, and the
+ * liar loses only its own read's data: the daemon's own copy, when the
+ * client does not claim it, still asks the mappings and writes nothing.
+ * A record that is not this request's (user_data, a range it does not
+ * hold) is not taken: the read-only buffer is -EFAULT as before.
+ */
+static void test_read_records(void **state)
+{
+	struct bt *t = *state;
+	struct cring *r = &t->r;
+	unsigned len = 4096, recs0;
+	char *w, *ro, *ok;
+	struct io_uring_cqe c;
+
+	cring_open(&t->s, r);
+	w = write_pattern(t, 20, len, 45);
+	ro = pages(1);
+	ok = pages(1);
+	memset(ro, 0x11, 4096);
+	assert_int_equal(mprotect(ro, 4096, PROT_READ), 0);
+
+	rrec(r, r->tail, ok, len, 31);
+	prep_rw(r, &t->s, 0x02, 20, ok, len, 31);
+	publish(r);
+	c = next_cqe(r, true);
+	assert_int_equal(c.res, 0);
+	assert_memory_equal(ok, w, len);
+
+	/* the lie: never claimed (a copy by hand would fault), the daemon's copy refused */
+	recs0 = r->bctl->tail;
+	rrec(r, r->tail, ro, len, 32);
+	prep_rw(r, &t->s, 0x02, 20, ro, len, 32);
+	publish(r);
+	c = next_cqe(r, false);
+	assert_int_equal(c.user_data, 32);
+	assert_int_equal(c.res, 0);
+	assert_int_equal(r->bctl->tail - recs0, 1);
+	for (unsigned i = 0; i < len; i++)
+		assert_int_equal((unsigned char)ro[i], 0x11);
+
+	/* records that are not the request's: asked, refused, -EFAULT, no record */
+	recs0 = r->bctl->tail;
+	rrec(r, r->tail, ro, len, 34);			/* another user_data */
+	prep_rw(r, &t->s, 0x02, 20, ro, len, 33);
+	rrec(r, r->tail, ro + 512, len - 512, 35);	/* a range that does not hold the buffer */
+	prep_rw(r, &t->s, 0x02, 20, ro, len, 35);
+	publish(r);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(next_cqe(r, false).res, -EFAULT);
+	assert_int_equal(r->bctl->tail, recs0);
+	munmap(ro, 4096);
+	munmap(ok, 4096);
+	munmap(w, 4096);
+}
+
 /* A vectored read: each segment its own record, the data in order. */
 static void test_vectored(void **state)
 {
@@ -1033,6 +1100,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fallback_unclaimed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fallback_unclaimed, setup_thread, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_buffer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_records, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vectored, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_area_full, setup_thread, teardown),
 		cmocka_unit_test_setup_teardown(test_exit_unclaimed, setup, teardown),
