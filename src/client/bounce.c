@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "client/client.h"
@@ -157,36 +158,79 @@ void dc_bounce_detach(struct dc_bounce *b)
 	free(b);
 }
 
+/* A range of our memory a write reads. */
+struct wrange {
+	uint64_t addr;
+	uint32_t len;
+};
+
 /*
- * The buffer a write from plain memory reads: an NVMe Write passthrough
- * (one segment, not a registered buffer) or IORING_OP_WRITE. Not one the
- * engine may issue later than we submit it (DRAIN; ASYNC: another thread),
- * nor one linked behind another: that one must read what its predecessor
- * left in the buffer, Linux's order (the daemon reads our memory then).
+ * An iovec array of nr at uvec (ours: the guarded copy fails on a bad
+ * one): the array, then each segment not empty, appended to r[*n] (at
+ * most max in all). false: not one the area takes.
  */
-static bool wtarget(const struct io_uring_sqe *sqe, size_t sqe_sz, uint64_t *addr, uint32_t *len)
+static bool wvec(uint64_t uvec, uint64_t nr, struct wrange *r, unsigned *n, unsigned max)
+{
+	struct iovec iov[UCMDD_BOUNCE_WSEG_MAX];
+
+	if (!nr || nr > UCMDD_BOUNCE_WSEG_MAX || *n + 1 > max ||
+	    raw_copy_from_user(iov, (const void *)(uintptr_t)uvec, nr * sizeof(*iov)))
+		return false;
+	r[(*n)++] = (struct wrange){ uvec, (uint32_t)(nr * sizeof(*iov)) };
+	for (uint64_t i = 0; i < nr; i++) {
+		if (!iov[i].iov_len)
+			continue;
+		if (iov[i].iov_len > UINT32_MAX || *n + 1 > max)
+			return false;
+		r[(*n)++] = (struct wrange){ (uint64_t)(uintptr_t)iov[i].iov_base,
+					     (uint32_t)iov[i].iov_len };
+	}
+	return true;
+}
+
+/*
+ * The ranges of our plain memory a write reads, in r[] (at most max): an
+ * NVMe Write passthrough (one segment or an iovec array, and separate
+ * metadata; not a registered buffer), IORING_OP_WRITE or WRITEV. Not one
+ * the engine may issue later than we submit it (DRAIN; ASYNC: another
+ * thread), nor one linked behind another: that one must read what its
+ * predecessor left in the buffer, Linux's order (the daemon reads our
+ * memory then). How many; 0: none.
+ */
+static unsigned wtargets(const struct io_uring_sqe *sqe, size_t sqe_sz, struct wrange *r,
+			 unsigned max)
 {
 	struct nvme_uring_cmd c;
+	unsigned n = 0;
 
 	if (sqe->flags & (IOSQE_IO_DRAIN | IOSQE_ASYNC | IOSQE_BUFFER_SELECT))
-		return false;
+		return 0;
 	switch (sqe->opcode) {
 	case IORING_OP_WRITE:
-		*addr = sqe->addr;
-		*len = sqe->len;
-		return true;
+		r[0] = (struct wrange){ sqe->addr, sqe->len };
+		return 1;
+	case IORING_OP_WRITEV:
+		return wvec(sqe->addr, sqe->len, r, &n, max) ? n : 0;
 	case IORING_OP_URING_CMD:
-		if (sqe_sz < 128 || sqe->cmd_op != NVME_URING_CMD_IO ||
+		if (sqe_sz < 128 || (sqe->cmd_op != NVME_URING_CMD_IO &&
+				     sqe->cmd_op != NVME_URING_CMD_IO_VEC) ||
 		    (sqe->uring_cmd_flags & IORING_URING_CMD_FIXED))
-			return false;
+			return 0;
 		memcpy(&c, sqe->cmd, sizeof(c));
 		if (c.opcode != 0x01)	/* Write */
-			return false;
-		*addr = c.addr;
-		*len = c.data_len;
-		return true;
+			return 0;
+		if (sqe->cmd_op == NVME_URING_CMD_IO)
+			r[n++] = (struct wrange){ c.addr, c.data_len };
+		else if (!wvec(c.addr, c.data_len, r, &n, max))
+			return 0;
+		if (c.metadata && c.metadata_len) {
+			if (n + 1 > max)
+				return 0;
+			r[n++] = (struct wrange){ c.metadata, c.metadata_len };
+		}
+		return n;
 	default:
-		return false;
+		return 0;
 	}
 }
 
@@ -214,17 +258,74 @@ static int64_t walloc(struct dc_bounce *b, uint32_t n, uint64_t *end)
 	return (int64_t)off;
 }
 
+/*
+ * The buffer of a read into plain memory that the daemon may bounce in
+ * the area: IORING_OP_READ, or an NVMe Read passthrough of one segment
+ * (not a registered buffer), under wtargets' conditions.
+ */
+static bool rtarget(const struct io_uring_sqe *sqe, size_t sqe_sz, uint64_t *addr, uint32_t *len)
+{
+	struct nvme_uring_cmd c;
+
+	if (sqe->flags & (IOSQE_IO_DRAIN | IOSQE_ASYNC | IOSQE_BUFFER_SELECT))
+		return false;
+	if (sqe->opcode == IORING_OP_READ) {
+		*addr = sqe->addr;
+		*len = sqe->len;
+		return *len;
+	}
+	if (sqe->opcode != IORING_OP_URING_CMD || sqe_sz < 128 ||
+	    sqe->cmd_op != NVME_URING_CMD_IO || (sqe->uring_cmd_flags & IORING_URING_CMD_FIXED))
+		return false;
+	memcpy(&c, sqe->cmd, sizeof(c));
+	if (c.opcode != 0x02)	/* Read */
+		return false;
+	*addr = c.addr;
+	*len = c.data_len;
+	return *len;
+}
+
+/*
+ * A read's record (UCMDD_BOUNCE_WREC_READ): we found its buffer writeable
+ * now, without changing a byte, so the daemon need not ask our mappings
+ * (a system call of its) before the read bounces in the area. No data:
+ * the slot alone.
+ */
+static void rsubmit(struct dc_bounce *b, const struct io_uring_sqe *sqe, unsigned pos,
+		    uint64_t addr, uint32_t len)
+{
+	if (pos - __atomic_load_n(&b->ctl->wdone, __ATOMIC_ACQUIRE) > b->wmask ||
+	    raw_fault_in_writeable((void *)(uintptr_t)addr, len))
+		return;
+	b->wrecs[pos & b->wmask] = (struct ucmdd_bounce_wrec){
+		.pos = pos, .len = len, .addr = addr, .user_data = sqe->user_data,
+		.nr = UCMDD_BOUNCE_WREC_READ
+	};
+}
+
 void dc_bounce_wsubmit(struct dc_bounce *b, const struct io_uring_sqe *sqe, size_t sqe_sz,
 		       unsigned pos, bool linked)
 {
+	struct wrange r[UCMDD_BOUNCE_WSEG_MAX];
 	struct ucmdd_bounce_wrec *w;
-	uint64_t addr, end;
-	uint32_t len;
+	struct ucmdd_bounce_wseg *tbl;
+	uint64_t end, total, raddr;
+	uint32_t at, rlen;
+	unsigned n;
 	int64_t off;
 
-	if (!b || !b->wrecs || linked || !wtarget(sqe, sqe_sz, &addr, &len) || !len ||
-	    len > b->wdata_len / 4 ||
-	    __atomic_load_n(&dc_forks, __ATOMIC_RELAXED) != b->gen)
+	if (!b || !b->wrecs || linked || __atomic_load_n(&dc_forks, __ATOMIC_RELAXED) != b->gen)
+		return;
+	if (rtarget(sqe, sqe_sz, &raddr, &rlen)) {
+		rsubmit(b, sqe, pos, raddr, rlen);
+		return;
+	}
+	n = wtargets(sqe, sqe_sz, r, UCMDD_BOUNCE_WSEG_MAX);
+	/* more than one range: a table first, 64 bytes per 4 entries, the copies after it */
+	total = n > 1 ? ((uint64_t)n * sizeof(*tbl) + 63) & ~63ull : 0;
+	for (unsigned i = 0; i < n; i++)
+		total += r[i].len;
+	if (!n || (n == 1 && !r[0].len) || total > b->wdata_len / 4)
 		return;
 	wfree(b);
 	/*
@@ -233,17 +334,29 @@ void dc_bounce_wsubmit(struct dc_bounce *b, const struct io_uring_sqe *sqe, size
 	 * old way.
 	 */
 	if (pos - __atomic_load_n(&b->ctl->wdone, __ATOMIC_ACQUIRE) > b->wmask ||
-	    b->wl_tail - b->wl_head > b->wmask || (off = walloc(b, len, &end)) < 0)
-		return;
-	/* a buffer we cannot read: no record, the daemon's read of it fails the write */
-	if (raw_copy_from_user(b->wdata + off, (const void *)(uintptr_t)addr, len))
+	    b->wl_tail - b->wl_head > b->wmask || (off = walloc(b, (uint32_t)total, &end)) < 0)
 		return;
 	w = &b->wrecs[pos & b->wmask];
-	w->pos = pos;
-	w->len = len;
-	w->addr = addr;
-	w->user_data = sqe->user_data;
-	w->off = (uint32_t)off;
+	if (n == 1) {
+		/* a buffer we cannot read: no record, the daemon's read of it fails the write */
+		if (raw_copy_from_user(b->wdata + off, (const void *)(uintptr_t)r[0].addr, r[0].len))
+			return;
+		*w = (struct ucmdd_bounce_wrec){ .pos = pos, .len = r[0].len, .addr = r[0].addr,
+						 .user_data = sqe->user_data, .off = (uint32_t)off };
+	} else {
+		tbl = (struct ucmdd_bounce_wseg *)(b->wdata + off);
+		at = (uint32_t)off + (uint32_t)(((uint64_t)n * sizeof(*tbl) + 63) & ~63ull);
+		for (unsigned i = 0; i < n; i++) {
+			if (raw_copy_from_user(b->wdata + at, (const void *)(uintptr_t)r[i].addr,
+					       r[i].len))
+				return;
+			tbl[i] = (struct ucmdd_bounce_wseg){ .addr = r[i].addr, .len = r[i].len,
+							     .off = at };
+			at += r[i].len;
+		}
+		*w = (struct ucmdd_bounce_wrec){ .pos = pos, .user_data = sqe->user_data,
+						 .off = (uint32_t)off, .nr = n };
+	}
 	b->whead = end;
 	b->wlive[b->wl_tail++ & b->wmask] = (struct wlive){ .pos = pos, .end = end };
 }

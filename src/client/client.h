@@ -110,8 +110,9 @@ bool dc_bounce_reap(struct dc_bounce *b, unsigned *ktail);
 /*
  * The SQE at SQ position pos (sqe_sz bytes) is about to be published to
  * the daemon: a write from plain memory has its data copied into the area
- * now, for the daemon to take from there (linked: the SQE before it in
- * this submission links to it, it goes the old way). Callers of one ring
+ * now, for the daemon to take from there, and a read into plain memory
+ * that we find writeable says so (UCMDD_BOUNCE_WREC_READ) (linked: the SQE
+ * before it in this submission links to it, it goes the old way). Callers of one ring
  * one at a time (the ring's submit lock); b may be NULL.
  */
 void dc_bounce_wsubmit(struct dc_bounce *b, const struct io_uring_sqe *sqe, size_t sqe_sz,

@@ -565,7 +565,8 @@ int io_cqring_wait_deadline(struct ucmd_ctx *ctx, unsigned min_events, uint64_t 
 extern __thread struct ucmd_ctx *current_ctx __attribute__((tls_model("initial-exec")));
 /*
  * The request whose ->issue runs on this thread's stack, from the
- * submission (not io-wq), or NULL: what a user_mm's copy is made for
+ * submission (not io-wq), or whose iovec array a READV/WRITEV prep reads,
+ * or NULL: what a user_mm's copy is made for
  * (ucmdd's write data copied by its client, src/server/bounce_area.c).
  * Initial-exec for the same reason.
  */

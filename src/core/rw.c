@@ -82,11 +82,17 @@ int io_rw_prep(struct ucmd_kiocb *req, const struct io_uring_sqe *sqe)
 		ret = io_import_fixed(req->ctx, dir, sqe->buf_index, sqe->addr, sqe->len, &rw->iter);
 		break;
 	case IORING_OP_READV:
-	case IORING_OP_WRITEV:
+	case IORING_OP_WRITEV: {
+		const struct ucmd_kiocb *outer = io_issuing_req;
+
 		if (sqe->buf_index)
 			return -EINVAL;
+		/* the array is read for this request now, as its data is at issue */
+		io_issuing_req = req;
 		ret = import_iovec_mm(req->ctx->task->mm, dir, sqe->addr, sqe->len, &rw->iter);
+		io_issuing_req = outer;
 		break;
+	}
 	default:
 		if (sqe->buf_index)
 			return -EINVAL;

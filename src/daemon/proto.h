@@ -338,9 +338,18 @@ struct ucmdd_bounce_ctl {
  * the SQ tail of a UCMDD_QI_SUBMIT_COPY ring). At nr_wrecs slots, the
  * record of SQ position pos at pos & (nr_wrecs - 1). The daemon uses it
  * for the request of that very SQE issued while it takes it, and only if
- * all of it matches (pos, the user_data, the buffer's address and
- * length, the data inside the area); else it reads the client's memory
- * as without. It copies the data into memory of its own before it uses it.
+ * all of it matches (pos, the user_data, the range read lying within the
+ * record's buffer, the data inside the area); else it reads the client's
+ * memory as without. It copies the data into memory of its own before it
+ * uses it.
+ *
+ * A write that reads more than one range of the client's memory (an
+ * iovec array and its segments, separate metadata) has one record with nr
+ * set: its off then names a table of nr struct ucmdd_bounce_wseg in the
+ * write data area (8-aligned), one per range, and its addr and len are 0
+ * (which no read of the daemon's can match: a daemon that predates nr
+ * takes nothing from such a record). nr is 0 for a record of one range,
+ * which addr, len and off describe.
  */
 struct ucmdd_bounce_wrec {
 	uint32_t pos;		/* the SQE's position: the SQ tail count when it was published */
@@ -348,8 +357,26 @@ struct ucmdd_bounce_wrec {
 	uint64_t addr;		/* the client's buffer */
 	uint64_t user_data;	/* the SQE's */
 	uint32_t off;		/* the copy's offset in the write data area */
-	uint32_t pad;
+	uint32_t nr;		/* 0, or the ranges in the table at off */
 };
+
+/* One range of a record's table: the client's [addr, addr + len), its copy at off. */
+struct ucmdd_bounce_wseg {
+	uint64_t addr;
+	uint32_t len;
+	uint32_t off;		/* in the write data area */
+};
+
+/* The most ranges one record's table may hold (the daemon ignores a larger one). */
+#define UCMDD_BOUNCE_WSEG_MAX	64u
+/*
+ * In nr: not a write's record but a read's, with no data. The client found
+ * [addr, addr + len), the read's buffer, writeable when it submitted the
+ * SQE (a probe in its own process), so the daemon need not ask the
+ * client's mappings before the read bounces in the area. A client that
+ * lies loses its own read's data (its copy out faults into nothing).
+ */
+#define UCMDD_BOUNCE_WREC_READ	0x80000000u
 
 struct ucmdd_bounce_rec {
 	uint64_t addr;		/* the client's buffer */

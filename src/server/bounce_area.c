@@ -470,11 +470,48 @@ void srv_bounce_sync(struct srv_bounce *b, uint64_t addr, size_t n)
 	}
 }
 
+/*
+ * Where the bytes of [uaddr, uaddr + n) are in the write data area, when
+ * that range lies within the client's [addr, addr + len) whose copy is at
+ * off, itself inside the area; else -1.
+ */
+static int64_t wrange_at(uint64_t addr, uint64_t len, uint64_t off, uint64_t uaddr, size_t n)
+{
+	if (off > SRV_BOUNCE_WDATA || len > SRV_BOUNCE_WDATA - off)
+		return -1;
+	if (uaddr < addr || n > len || uaddr - addr > len - n)
+		return -1;
+	return (int64_t)(off + (uaddr - addr));
+}
+
+/* The range of a record's table (nr of them at off) that holds [uaddr, uaddr + n): or -1. */
+static int64_t wtable_at(const struct srv_bounce *b, uint32_t off, uint32_t nr, uint64_t uaddr,
+			 size_t n)
+{
+	const volatile struct ucmdd_bounce_wseg *t;
+
+	if (nr > UCMDD_BOUNCE_WSEG_MAX || (off & 7) || off > SRV_BOUNCE_WDATA ||
+	    (size_t)nr * sizeof(*t) > SRV_BOUNCE_WDATA - off)
+		return -1;
+	t = (const volatile struct ucmdd_bounce_wseg *)(b->wdata + off);
+	for (uint32_t i = 0; i < nr; i++) {
+		/* each word read once: the client may change the table meanwhile */
+		uint64_t a = t[i].addr;
+		uint32_t l = t[i].len, o = t[i].off;
+		int64_t at = wrange_at(a, l, o, uaddr, n);
+
+		if (at >= 0)
+			return at;
+	}
+	return -1;
+}
+
 int srv_bounce_wtake(struct srv_bounce *b, void *dst, uint64_t uaddr, size_t n, unsigned pos,
 		     uint64_t user_data)
 {
 	const volatile struct ucmdd_bounce_wrec *sw = &b->wrecs[pos & (SRV_BOUNCE_WRECS - 1)];
 	struct ucmdd_bounce_wrec w;
+	int64_t at;
 
 	/* taken in an earlier pass: the client may have reused its record and data */
 	if ((int)(pos - b->wfloor) < 0)
@@ -485,16 +522,41 @@ int srv_bounce_wtake(struct srv_bounce *b, void *dst, uint64_t uaddr, size_t n, 
 	w.addr = sw->addr;
 	w.user_data = sw->user_data;
 	w.off = sw->off;
-	if (w.pos != pos || w.addr != uaddr || w.len != n || w.user_data != user_data ||
-	    w.off > SRV_BOUNCE_WDATA || n > SRV_BOUNCE_WDATA - w.off)
+	w.nr = sw->nr;
+	if (w.pos != pos || w.user_data != user_data || (w.nr & UCMDD_BOUNCE_WREC_READ))
+		return -ENOENT;
+	/*
+	 * A range within what the client copied: a request may read its
+	 * buffer in parts, and an iovec array, its segments and metadata each
+	 * are one range of a table.
+	 */
+	at = w.nr ? wtable_at(b, w.off, w.nr, uaddr, n) : wrange_at(w.addr, w.len, w.off, uaddr, n);
+	if (at < 0)
 		return -ENOENT;
 	/*
 	 * Into our own memory before anything uses it, as the copy from
 	 * /proc/PID/mem was: a client writing the area meanwhile garbles its
 	 * own write only, and nothing changes once it is issued.
 	 */
-	memcpy(dst, b->wdata + w.off, n);
+	memcpy(dst, b->wdata + at, n);
 	return 0;
+}
+
+bool srv_bounce_wchecked(const struct srv_bounce *b, uint64_t uaddr, size_t n, unsigned pos,
+			 uint64_t user_data)
+{
+	const volatile struct ucmdd_bounce_wrec *sw = &b->wrecs[pos & (SRV_BOUNCE_WRECS - 1)];
+	uint64_t addr;
+	uint32_t len;
+
+	if ((int)(pos - b->wfloor) < 0)
+		return false;
+	if (sw->pos != pos || sw->user_data != user_data || sw->nr != UCMDD_BOUNCE_WREC_READ)
+		return false;
+	/* read once: the client may change them meanwhile (and hurts only its own read) */
+	addr = sw->addr;
+	len = sw->len;
+	return uaddr >= addr && n <= len && uaddr - addr <= len - n;
 }
 
 void srv_bounce_state(struct srv_bounce *b, unsigned *recs, bool *waiting, unsigned *cq_tail)

@@ -80,11 +80,20 @@ void srv_bounce_sync(struct srv_bounce *b, uint64_t addr, size_t n);
  * The data of a write the client copied into the area when it submitted
  * it (struct ucmdd_bounce_wrec), for the request taken at SQ position pos
  * in this pass, with this user_data, reading [uaddr, uaddr + n): copied to
- * dst (ours), 0; -ENOENT when no record matches all of it (the caller
- * reads the client's memory as without).
+ * dst (ours), 0; -ENOENT when no record of that SQE holds all of that
+ * range (one range, or one of a table's: proto.h) inside the area (the
+ * caller reads the client's memory as without).
  */
 int srv_bounce_wtake(struct srv_bounce *b, void *dst, uint64_t uaddr, size_t n, unsigned pos,
 		     uint64_t user_data);
+/*
+ * The client said, in a read record (UCMDD_BOUNCE_WREC_READ) of the
+ * request taken at SQ position pos in this pass with this user_data, that
+ * [uaddr, uaddr + n) was writeable when it submitted it: true, and the
+ * caller need not ask the client's mappings before bouncing the read here.
+ */
+bool srv_bounce_wchecked(const struct srv_bounce *b, uint64_t uaddr, size_t n, unsigned pos,
+			 uint64_t user_data);
 /*
  * For the ring's owner after a pass, in one look: records published so
  * far, whether any wait for the client, the CQ tail last stored.

@@ -251,8 +251,18 @@ static void *cmm_share_alloc(const struct user_mm *mm, uint64_t uaddr, size_t n,
 {
 	struct srv_client *c = mm_client(mm);
 	struct srv_bounce *b = srv_bounce_current();
+	const struct ucmd_kiocb *req = io_issuing_req;
 
-	if (!b || srv_bounce_client(b) != c || !user_mm_remote_writeable(&c->mm, uaddr, n))
+	if (!b || srv_bounce_client(b) != c)
+		return NULL;
+	/*
+	 * The client's word that it found the buffer writeable at submit
+	 * spares a query of its mappings (a system call per pass): a lie
+	 * costs only its own read's data. Our own copy, should it not claim
+	 * the data, asks the mappings itself (srv_mm_copy_to).
+	 */
+	if (!(req && srv_bounce_wchecked(b, uaddr, n, req->sq_pos, req->user_data)) &&
+	    !user_mm_remote_writeable(&c->mm, uaddr, n))
 		return NULL;
 	*area = b;
 	return srv_bounce_alloc(b, uaddr, n);

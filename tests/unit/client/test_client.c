@@ -912,6 +912,199 @@ static void test_bounce_writes(void **state)
 	free(b);
 }
 
+/* The fake's record of several ranges (a table) at pos, or NULL. */
+static const struct ucmdd_bounce_wseg *wtable_at(struct fake *f, unsigned pos, unsigned *nr)
+{
+	struct ucmdd_bounce_wrec *w = (struct ucmdd_bounce_wrec *)(f->bmem + f->brep.wrecs_off) +
+				      (pos & (f->brep.nr_wrecs - 1));
+
+	if (w->pos != pos || !w->nr)
+		return NULL;
+	assert_int_equal(w->len, 0);
+	assert_int_equal(w->addr, 0);
+	assert_int_equal(w->off % 8, 0);
+	*nr = w->nr;
+	return (const struct ucmdd_bounce_wseg *)(f->bmem + f->brep.wdata_off + w->off);
+}
+
+/* Range i of a table holds [addr, addr + len) with the bytes of p. */
+static void wseg_check(struct fake *f, const struct ucmdd_bounce_wseg *t, const void *addr,
+		       unsigned len, const void *p)
+{
+	assert_ptr_equal((void *)(uintptr_t)t->addr, addr);
+	assert_int_equal(t->len, len);
+	assert_true(t->off + len <= f->brep.wdata_len);
+	assert_memory_equal(f->bmem + f->brep.wdata_off + t->off, p, len);
+}
+
+/*
+ * Vectored writes from plain memory: one record whose table names the
+ * iovec array and each segment (empty ones left out), all copied at
+ * submit; an NVMe Write's separate metadata is a range of its record. An
+ * array we cannot read, or more ranges than a table holds: no record.
+ */
+static void test_bounce_wvec(void **state)
+{
+	struct fake f;
+	struct ucmd_engine *e;
+	struct io_uring_params p = { .flags = IORING_SETUP_SQE128 };
+	struct ucmd_ring ring;
+	struct taker tk = { .f = &f };
+	const struct ucmdd_bounce_wseg *t;
+	struct iovec iov[3], many[UCMDD_BOUNCE_WSEG_MAX];
+	struct nvme_uring_cmd u;
+	struct io_uring_sqe *sqe;
+	char *a = malloc(100), *b = malloc(200), *m = malloc(16), *snap = malloc(300);
+	unsigned nr = 0;
+	pthread_t th;
+
+	(void)state;
+	assert_int_equal(ucmd_uaccess_init(), 0);
+	e = fake_start(&f, FAKE_BOUNCE_W);
+	assert_int_equal(ucmd_queue_init_engine(e, 8, &ring, &p), 0);
+	assert_non_null(f.bmem);
+	assert_int_equal(pthread_create(&th, NULL, taker_main, &tk), 0);
+	memset(a, 0x61, 100);
+	memset(b, 0x62, 200);
+	memset(m, 0x6d, 16);
+	memcpy(snap, a, 100);
+	memcpy(snap + 100, b, 200);
+	iov[0] = (struct iovec){ a, 100 };
+	iov[1] = (struct iovec){ b, 0 };
+	iov[2] = (struct iovec){ b, 200 };
+
+	sqe = ucmd_get_sqe(&ring);
+	ucmd_prep_writev(sqe, 0, iov, 3, 0);
+	sqe->user_data = 21;
+	/* an NVMe Write of one segment with separate metadata */
+	memset(&u, 0, sizeof(u));
+	u.opcode = 0x01;
+	u.addr = (uint64_t)(uintptr_t)b;
+	u.data_len = 200;
+	u.metadata = (uint64_t)(uintptr_t)m;
+	u.metadata_len = 16;
+	sqe = ucmd_get_sqe(&ring);
+	ucmd_prep_nvme_cmd(sqe, 0, NVME_URING_CMD_IO, &u);
+	sqe->user_data = 22;
+	/* an NVMe vectored Write whose array cannot be read */
+	u.addr = 0xffff800000001000ull;
+	u.data_len = 2;
+	u.metadata = 0;
+	u.metadata_len = 0;
+	sqe = ucmd_get_sqe(&ring);
+	ucmd_prep_nvme_cmd(sqe, 0, NVME_URING_CMD_IO_VEC, &u);
+	sqe->user_data = 23;
+	/* the array and 64 segments: one range too many */
+	for (unsigned i = 0; i < UCMDD_BOUNCE_WSEG_MAX; i++)
+		many[i] = (struct iovec){ a + i, 1 };
+	sqe = ucmd_get_sqe(&ring);
+	ucmd_prep_writev(sqe, 0, many, UCMDD_BOUNCE_WSEG_MAX, 0);
+	sqe->user_data = 24;
+	assert_int_equal(ucmd_submit(&ring), 4);
+	/* what the program does after the submit returned changes nothing in the records */
+	memset(a, 0x99, 100);
+	memset(b, 0x99, 200);
+	memset(m, 0x99, 16);
+
+	t = wtable_at(&f, 0, &nr);
+	assert_non_null(t);
+	assert_int_equal(nr, 3);
+	wseg_check(&f, &t[0], iov, sizeof(iov), iov);
+	wseg_check(&f, &t[1], a, 100, snap);
+	wseg_check(&f, &t[2], b, 200, snap + 100);
+	t = wtable_at(&f, 1, &nr);
+	assert_non_null(t);
+	assert_int_equal(nr, 2);
+	wseg_check(&f, &t[0], b, 200, snap + 100);
+	memset(snap, 0x6d, 16);
+	wseg_check(&f, &t[1], m, 16, snap);
+	assert_null(wtable_at(&f, 2, &nr));
+	assert_null(wrec_at(&f, 2));
+	assert_null(wtable_at(&f, 3, &nr));
+	assert_null(wrec_at(&f, 3));
+
+	__atomic_store_n(&tk.stop, true, __ATOMIC_SEQ_CST);
+	pthread_join(th, NULL);
+	ucmd_queue_exit(&ring);
+	munmap(f.bmem, f.brep.size);
+	fake_stop(&f, e);
+	free(a);
+	free(b);
+	free(m);
+	free(snap);
+}
+
+/*
+ * Reads into plain memory: a record (UCMDD_BOUNCE_WREC_READ, no data)
+ * says the buffer was writeable at submit; none for a buffer that is not
+ * (probed without changing a byte), a vectored read, or a read linked
+ * behind another SQE.
+ */
+static void test_bounce_read_records(void **state)
+{
+	struct fake f;
+	struct ucmd_engine *e;
+	struct io_uring_params p = { 0 };
+	struct ucmd_ring ring;
+	struct taker tk = { .f = &f };
+	struct ucmdd_bounce_wrec *w;
+	struct io_uring_sqe *sqe;
+	struct iovec iov = { 0 };
+	char *a = malloc(4096);
+	/*
+	 * not writeable: the kernel's half, refused without a fault (under
+	 * ThreadSanitizer a second guarded fault in this process killed it,
+	 * test_bounce_writes says)
+	 */
+	char *ro = (char *)(uintptr_t)0xffff800000001000ull;
+	pthread_t t;
+
+	(void)state;
+	assert_int_equal(ucmd_uaccess_init(), 0);
+	e = fake_start(&f, FAKE_BOUNCE_W);
+	assert_int_equal(ucmd_queue_init_engine(e, 8, &ring, &p), 0);
+	assert_non_null(f.bmem);
+	assert_int_equal(pthread_create(&t, NULL, taker_main, &tk), 0);
+	memset(a, 0x41, 4096);
+	iov.iov_base = a;
+	iov.iov_len = 4096;
+
+	sqe = ucmd_get_sqe(&ring);
+	ucmd_prep_read(sqe, 0, a, 4096, 0);
+	sqe->user_data = 41;
+	sqe = ucmd_get_sqe(&ring);
+	ucmd_prep_read(sqe, 0, ro, 4096, 0);
+	sqe->user_data = 42;
+	sqe = ucmd_get_sqe(&ring);
+	ucmd_prep_readv(sqe, 0, &iov, 1, 0);
+	sqe->user_data = 43;
+	sqe->flags |= IOSQE_IO_LINK;
+	sqe = ucmd_get_sqe(&ring);
+	ucmd_prep_read(sqe, 0, a, 4096, 0);
+	sqe->user_data = 44;
+	assert_int_equal(ucmd_submit(&ring), 4);
+
+	w = (struct ucmdd_bounce_wrec *)(f.bmem + f.brep.wrecs_off);
+	assert_int_equal(w[0].pos, 0);
+	assert_int_equal(w[0].nr, UCMDD_BOUNCE_WREC_READ);
+	assert_ptr_equal((void *)(uintptr_t)w[0].addr, a);
+	assert_int_equal(w[0].len, 4096);
+	assert_int_equal(w[0].user_data, 41);
+	/* the probe changed nothing */
+	for (unsigned i = 0; i < 4096; i++)
+		assert_int_equal(a[i], 0x41);
+	assert_false(w[1].pos == 1 && w[1].user_data == 42);
+	assert_false(w[2].pos == 2 && w[2].user_data == 43);
+	assert_false(w[3].pos == 3 && w[3].user_data == 44);
+
+	__atomic_store_n(&tk.stop, true, __ATOMIC_SEQ_CST);
+	pthread_join(t, NULL);
+	ucmd_queue_exit(&ring);
+	munmap(f.bmem, f.brep.size);
+	fake_stop(&f, e);
+	free(a);
+}
+
 static void test_ring_sqes_at_off(void **state)
 {
 	struct fake f;
@@ -1526,6 +1719,8 @@ int main(void)
 		cmocka_unit_test(test_submit_copy_short),
 		cmocka_unit_test(test_bounce_area),
 		cmocka_unit_test(test_bounce_writes),
+		cmocka_unit_test(test_bounce_wvec),
+		cmocka_unit_test(test_bounce_read_records),
 		cmocka_unit_test(test_submit_copy_writes),
 		cmocka_unit_test(test_wait_wakes),
 		cmocka_unit_test(test_wait_daemon_hangs_up),

@@ -357,6 +357,73 @@ static void test_bad_buffer(void **state)
 	munmap(w, 4096);
 }
 
+/* A read record (UCMDD_BOUNCE_WREC_READ) for the SQE at pos: the client says buf was writeable. */
+static void rrec(struct cring *r, unsigned pos, void *buf, unsigned len, uint64_t ud)
+{
+	r->wrecs[pos & (r->brep.nr_wrecs - 1)] = (struct ucmdd_bounce_wrec){
+		.pos = pos, .len = len, .addr = (uint64_t)(uintptr_t)buf, .user_data = ud,
+		.nr = UCMDD_BOUNCE_WREC_READ
+	};
+}
+
+/*
+ * Read records: the client's word that a read's buffer was writeable at
+ * submit is taken without asking its mappings. An honest one reads as
+ * ever; a lying one (a read-only buffer) bounces in the area, and the
+ * liar loses only its own read's data: the daemon's own copy, when the
+ * client does not claim it, still asks the mappings and writes nothing.
+ * A record that is not this request's (user_data, a range it does not
+ * hold) is not taken: the read-only buffer is -EFAULT as before.
+ */
+static void test_read_records(void **state)
+{
+	struct bt *t = *state;
+	struct cring *r = &t->r;
+	unsigned len = 4096, recs0;
+	char *w, *ro, *ok;
+	struct io_uring_cqe c;
+
+	cring_open(&t->s, r);
+	w = write_pattern(t, 20, len, 45);
+	ro = pages(1);
+	ok = pages(1);
+	memset(ro, 0x11, 4096);
+	assert_int_equal(mprotect(ro, 4096, PROT_READ), 0);
+
+	rrec(r, r->tail, ok, len, 31);
+	prep_rw(r, &t->s, 0x02, 20, ok, len, 31);
+	publish(r);
+	c = next_cqe(r, true);
+	assert_int_equal(c.res, 0);
+	assert_memory_equal(ok, w, len);
+
+	/* the lie: never claimed (a copy by hand would fault), the daemon's copy refused */
+	recs0 = r->bctl->tail;
+	rrec(r, r->tail, ro, len, 32);
+	prep_rw(r, &t->s, 0x02, 20, ro, len, 32);
+	publish(r);
+	c = next_cqe(r, false);
+	assert_int_equal(c.user_data, 32);
+	assert_int_equal(c.res, 0);
+	assert_int_equal(r->bctl->tail - recs0, 1);
+	for (unsigned i = 0; i < len; i++)
+		assert_int_equal((unsigned char)ro[i], 0x11);
+
+	/* records that are not the request's: asked, refused, -EFAULT, no record */
+	recs0 = r->bctl->tail;
+	rrec(r, r->tail, ro, len, 34);			/* another user_data */
+	prep_rw(r, &t->s, 0x02, 20, ro, len, 33);
+	rrec(r, r->tail, ro + 512, len - 512, 35);	/* a range that does not hold the buffer */
+	prep_rw(r, &t->s, 0x02, 20, ro, len, 35);
+	publish(r);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(next_cqe(r, false).res, -EFAULT);
+	assert_int_equal(r->bctl->tail, recs0);
+	munmap(ro, 4096);
+	munmap(ok, 4096);
+	munmap(w, 4096);
+}
+
 /* A vectored read: each segment its own record, the data in order. */
 static void test_vectored(void **state)
 {
@@ -731,6 +798,262 @@ static void test_write_bad_records(void **state)
 }
 
 /*
+ * A record of several ranges (proto.h, nr): its table at off, 8-aligned,
+ * and each range's data copied after it; ranges[i] is the client's range,
+ * data[i] what the area holds for it. Returns the table's offset.
+ */
+static unsigned wrec_table(struct cring *r, unsigned pos, unsigned off, unsigned nr,
+			   const struct iovec *ranges, const void *const *data, uint64_t ud)
+{
+	struct ucmdd_bounce_wseg *tbl = (struct ucmdd_bounce_wseg *)(r->wdata + off);
+	unsigned at = off + ((nr * (unsigned)sizeof(*tbl) + 63) & ~63u);
+
+	for (unsigned i = 0; i < nr; i++) {
+		memcpy(r->wdata + at, data[i], ranges[i].iov_len);
+		tbl[i] = (struct ucmdd_bounce_wseg){ .addr = (uint64_t)(uintptr_t)ranges[i].iov_base,
+						     .len = (uint32_t)ranges[i].iov_len, .off = at };
+		at += (unsigned)ranges[i].iov_len;
+	}
+	r->wrecs[pos & (r->brep.nr_wrecs - 1)] =
+		(struct ucmdd_bounce_wrec){ .pos = pos, .user_data = ud, .off = off, .nr = nr };
+	return off;
+}
+
+/* An NVMe vectored Write of two segments (the second mid-page) at slba. */
+static void prep_wvec(struct cring *r, struct sfx *s, uint64_t slba, struct iovec *iov,
+		      unsigned len, uint64_t ud)
+{
+	struct nvme_uring_cmd u;
+	struct io_uring_sqe *sqe = get_sqe(r);
+
+	fx_rw_cmd(&u, 0x01, s->fx.nsid, slba, len / s->fx.lbs, (void *)iov, 2);
+	ucmd_prep_nvme_cmd(sqe, s->ng, NVME_URING_CMD_IO_VEC, &u);
+	sqe->user_data = ud;
+}
+
+/*
+ * A vectored write whose iovec array and segments the client copied into
+ * the area (one record, a table of three ranges): the device gets the
+ * area's copies, not what the segments hold when the daemon issues it.
+ */
+static void test_write_vec_from_area(void **state)
+{
+	struct bt *t = *state;
+	struct cring *r = &t->r;
+	unsigned len = 8192;
+	char *a = pages(1), *b = pages(2), *back = pages(2), *want = malloc(len);
+	struct iovec iov[2], ranges[3];
+	const void *data[3];
+	unsigned pos;
+
+	cring_open(&t->s, r);
+	fx_fill(want, len, 62);
+	memset(a, 0x3c, 4096);
+	memset(b, 0x3d, 8192);
+	iov[0] = (struct iovec){ a, 4096 };
+	iov[1] = (struct iovec){ b + 512, 4096 };
+	ranges[0] = (struct iovec){ iov, sizeof(iov) };
+	ranges[1] = iov[0];
+	ranges[2] = iov[1];
+	data[0] = iov;
+	data[1] = want;
+	data[2] = want + 4096;
+	pos = r->tail;
+	wrec_table(r, pos, 4096, 3, ranges, data, 511);
+	prep_wvec(r, &t->s, 160, iov, len, 511);
+	publish(r);
+	assert_int_equal(next_cqe(r, true).res, 0);
+	read_back(t, 160, back, len);
+	assert_memory_equal(back, want, len);
+	free(want);
+	munmap(a, 4096);
+	munmap(b, 8192);
+	munmap(back, 8192);
+}
+
+/*
+ * Tables that lie (too many ranges, off the area, misaligned, ranges that
+ * do not hold the segment, another SQE's): not used, the segments' own
+ * bytes reach the device; a table naming only some of the ranges serves
+ * those and the rest are read from the client's memory.
+ */
+static void test_write_vec_bad_tables(void **state)
+{
+	struct bt *t = *state;
+	struct cring *r = &t->r;
+	unsigned len = 8192, mask;
+	char *a = pages(1), *b = pages(2), *back = pages(2), *lie = malloc(len), *truth = malloc(len);
+	struct iovec iov[2], ranges[3];
+	const void *data[3];
+
+	cring_open(&t->s, r);
+	mask = r->brep.nr_wrecs - 1;
+	memset(lie, 0xd2, len);
+	iov[0] = (struct iovec){ a, 4096 };
+	iov[1] = (struct iovec){ b + 512, 4096 };
+	ranges[0] = (struct iovec){ iov, sizeof(iov) };
+	ranges[1] = iov[0];
+	ranges[2] = iov[1];
+	data[0] = iov;
+	data[1] = lie;
+	data[2] = lie + 4096;
+	for (int kind = 0; kind < 9; kind++) {
+		struct ucmdd_bounce_wrec *w;
+		struct ucmdd_bounce_wseg *tbl;
+		unsigned pos = r->tail;
+
+		fx_fill(truth, len, 120 + kind);
+		memcpy(a, truth, 4096);
+		memcpy(b + 512, truth + 4096, 4096);
+		wrec_table(r, pos, 8192, 3, ranges, data, 610 + kind);
+		w = &r->wrecs[pos & mask];
+		tbl = (struct ucmdd_bounce_wseg *)(r->wdata + 8192);
+		switch (kind) {
+		case 0: w->nr = UCMDD_BOUNCE_WSEG_MAX + 1; break;
+		case 1: w->nr = 0xffffffffu; break;
+		case 2: w->off = 8192 + 4; break;	/* not 8-aligned */
+		case 3: w->off = (uint32_t)r->brep.wdata_len - 16; break;	/* the table runs past */
+		case 4: w->user_data ^= 1; break;
+		case 5:	/* every range's copy past the area */
+			for (int i = 0; i < 3; i++)
+				tbl[i].off = (uint32_t)r->brep.wdata_len - tbl[i].len + 1;
+			break;
+		case 6:	/* ranges that do not hold the segments */
+			tbl[1].addr += 8;
+			tbl[2].len -= 1;
+			break;
+		case 7:	/* lengths that wrap */
+			tbl[1].len = 0xffffffffu;
+			tbl[2].len = 0xffffffffu;
+			break;
+		case 8:	/* only the array is in the table: the segments are read from memory */
+			w->nr = 1;
+			break;
+		}
+		prep_wvec(r, &t->s, 176, iov, len, 610 + kind);
+		publish(r);
+		assert_int_equal(next_cqe(r, true).res, 0);
+		read_back(t, 176, back, len);
+		assert_memory_equal(back, truth, len);
+	}
+	free(lie);
+	free(truth);
+	munmap(a, 4096);
+	munmap(b, 8192);
+	munmap(back, 8192);
+}
+
+/*
+ * IORING_OP_WRITEV on the block device: its iovec array (read when the
+ * SQE is prepared) and its segments (when it is issued) come from one
+ * record of the area.
+ */
+static void test_writev_from_area(void **state)
+{
+	struct bt *t = *state;
+	struct cring *r = &t->r;
+	unsigned len = 8192;
+	char *a = pages(1), *b = pages(1), *back = pages(2), *want = malloc(len);
+	struct iovec iov[2], ranges[3], *liar = malloc(sizeof(iov));
+	const void *data[3];
+	struct io_uring_sqe *sqe;
+	unsigned pos;
+
+	cring_open(&t->s, r);
+	fx_fill(want, len, 64);
+	memset(a, 0x3a, 4096);
+	memset(b, 0x3b, 4096);
+	iov[0] = (struct iovec){ a, 4096 };
+	iov[1] = (struct iovec){ b, 4096 };
+	/* what the area says the array held at submit; the array in memory now names other bytes */
+	memcpy(liar, iov, sizeof(iov));
+	ranges[0] = (struct iovec){ liar, sizeof(iov) };
+	ranges[1] = iov[0];
+	ranges[2] = iov[1];
+	data[0] = iov;
+	data[1] = want;
+	data[2] = want + 4096;
+	liar[0] = (struct iovec){ b, 4096 };
+	pos = r->tail;
+	wrec_table(r, pos, 4096, 3, ranges, data, 531);
+	sqe = get_sqe(r);
+	ucmd_prep_writev(sqe, t->s.bdev, liar, 2, 192 * 4096ull);
+	sqe->user_data = 531;
+	publish(r);
+	assert_int_equal(next_cqe(r, true).res, (int)len);
+	read_back(t, 192 * 4096ull / t->s.fx.lbs, back, len);
+	assert_memory_equal(back, want, len);
+	free(want);
+	free(liar);
+	munmap(a, 4096);
+	munmap(b, 4096);
+	munmap(back, 8192);
+}
+
+static int setup_meta(void **state)
+{
+	struct bt *t = calloc(1, sizeof(*t));
+	struct fx_opts o = { .lbaf = 5 };	/* 4 KiB blocks, 8 bytes of separate metadata */
+
+	srv_bounce_wait_ns = SRV_BOUNCE_WAIT_NS;
+	sfx_setup(&t->s, &o);
+	*state = t;
+	return 0;
+}
+
+/*
+ * A Write with separate metadata: its data and its metadata are two
+ * ranges of one record, and the device gets both copies from the area.
+ */
+static void test_write_meta_from_area(void **state)
+{
+	struct bt *t = *state;
+	struct cring *r = &t->r;
+	unsigned len = 4096;
+	char *buf = pages(1), *back = pages(1), *want = malloc(len);
+	uint8_t meta[8], wmeta[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, mback[8];
+	struct iovec ranges[2];
+	const void *data[2];
+	struct nvme_uring_cmd u;
+	struct io_uring_sqe *sqe;
+	unsigned pos;
+
+	cring_open(&t->s, r);
+	assert_int_equal(t->s.fx.lbs, 4096);
+	fx_fill(want, len, 63);
+	memset(buf, 0x3e, len);
+	memset(meta, 0x3f, sizeof(meta));
+	ranges[0] = (struct iovec){ buf, len };
+	ranges[1] = (struct iovec){ meta, sizeof(meta) };
+	data[0] = want;
+	data[1] = wmeta;
+	pos = r->tail;
+	wrec_table(r, pos, 0, 2, ranges, data, 521);
+	fx_rw_cmd(&u, 0x01, t->s.fx.nsid, 8, 1, buf, len);
+	u.metadata = (uint64_t)(uintptr_t)meta;
+	u.metadata_len = sizeof(meta);
+	sqe = get_sqe(r);
+	ucmd_prep_nvme_cmd(sqe, t->s.ng, NVME_URING_CMD_IO, &u);
+	sqe->user_data = 521;
+	publish(r);
+	assert_int_equal(next_cqe(r, true).res, 0);
+	memset(mback, 0, sizeof(mback));
+	fx_rw_cmd(&u, 0x02, t->s.fx.nsid, 8, 1, back, len);
+	u.metadata = (uint64_t)(uintptr_t)mback;
+	u.metadata_len = sizeof(mback);
+	sqe = get_sqe(r);
+	ucmd_prep_nvme_cmd(sqe, t->s.ng, NVME_URING_CMD_IO, &u);
+	sqe->user_data = 522;
+	publish(r);
+	assert_int_equal(next_cqe(r, true).res, 0);
+	assert_memory_equal(back, want, len);
+	assert_memory_equal(mback, wmeta, sizeof(wmeta));
+	free(want);
+	munmap(buf, len);
+	munmap(back, len);
+}
+
+/*
  * Reads and writes mixed in one submission, the writes from the area, the
  * reads into it: every read gets what was there before the batch (the
  * writes go to other blocks), every write lands.
@@ -777,6 +1100,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fallback_unclaimed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fallback_unclaimed, setup_thread, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_buffer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_records, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vectored, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_area_full, setup_thread, teardown),
 		cmocka_unit_test_setup_teardown(test_exit_unclaimed, setup, teardown),
@@ -789,6 +1113,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_write_from_area, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_from_area, setup_thread, teardown),
 		cmocka_unit_test_setup_teardown(test_write_bad_records, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_vec_from_area, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_vec_from_area, setup_thread, teardown),
+		cmocka_unit_test_setup_teardown(test_write_vec_bad_tables, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_meta_from_area, setup_meta, teardown),
+		cmocka_unit_test_setup_teardown(test_writev_from_area, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mixed_rw, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mixed_rw, setup_thread, teardown),
 	};
