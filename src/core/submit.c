@@ -446,47 +446,59 @@ static void io_sq_blocked_update(struct ucmd_ctx *ctx)
 	}
 }
 
-/* The index at SQ position pos, read once, here (the caller bounds it). */
-static inline unsigned io_sq_index(const struct io_rings *r, unsigned pos)
+/*
+ * The next SQE from SQ position *pos on, before end, as the engine's own
+ * copy in a request: the snapshot hooks and providers see. Every
+ * submission loop takes its SQEs here. Each SQ index is read once, here,
+ * and bounded: one outside the SQE array is dropped (counted in
+ * sq_dropped, as Linux) and the SQEs behind it still go, as it used its
+ * place in the batch. The request is told its SQ place (every request
+ * knows it: srv_bounce_wtake), and *pos moves past it. NULL at end, or
+ * when no request is free (*pos left on that SQE, which stays in the
+ * SQ). peek: the request stays on the free list (io_peek_req). Constant
+ * sizes let the compiler inline the copy.
+ */
+static inline __attribute__((always_inline)) struct ucmd_kiocb *
+io_next_sqe(struct ucmd_ctx *ctx, const struct io_rings *r, unsigned *pos, unsigned end, bool peek)
 {
-	return __atomic_load_n(&r->sq_array[pos & r->sq_mask], __ATOMIC_RELAXED);
+	for (unsigned p = *pos; p != end; p++) {
+		unsigned idx = __atomic_load_n(&r->sq_array[p & r->sq_mask], __ATOMIC_RELAXED);
+		struct ucmd_kiocb *req;
+
+		if (__builtin_expect(idx >= r->sq_entries, 0)) {
+			__atomic_store_n(r->sq_dropped, ++ctx->sq_dropped, __ATOMIC_RELEASE);
+			continue;
+		}
+		req = peek ? io_peek_req(ctx) : io_alloc_req(ctx);
+		if (!req) {
+			*pos = p;
+			return NULL;
+		}
+		if (r->sqe_shift)
+			memcpy(req->sqe, io_rings_sqe(r, idx), 2 * sizeof(struct io_uring_sqe));
+		else
+			memcpy(req->sqe, io_rings_sqe(r, idx), sizeof(struct io_uring_sqe));
+		req->sq_pos = p;
+		*pos = p + 1;
+		return req;
+	}
+	*pos = end;
+	return NULL;
 }
 
 /*
- * The SQE at SQ index idx (read once by the caller), as the engine's own
- * copy in a new request: the snapshot hooks and providers see. NULL with
- * *dropped set for an index outside the SQE array (counted in sq_dropped,
- * as Linux; the caller skips it), NULL alone when no request is free.
- * peek: the request stays on the free list (io_peek_req). Constant sizes
- * let the compiler inline the copy.
+ * Start the block plug, once per submission, at the first SQE of a batch
+ * of several whose opcode is worth one.
  */
-static inline __attribute__((always_inline)) struct ucmd_kiocb *
-io_take_sqe(struct ucmd_ctx *ctx, const struct io_rings *r, unsigned idx, bool *dropped,
-	    bool peek)
-{
-	struct ucmd_kiocb *req;
-
-	*dropped = idx >= r->sq_entries;
-	if (__builtin_expect(*dropped, 0)) {
-		__atomic_store_n(r->sq_dropped, ++ctx->sq_dropped, __ATOMIC_RELEASE);
-		return NULL;
-	}
-	req = peek ? io_peek_req(ctx) : io_alloc_req(ctx);
-	if (!req)
-		return NULL;
-	if (r->sqe_shift)
-		memcpy(req->sqe, io_rings_sqe(r, idx), 2 * sizeof(struct io_uring_sqe));
-	else
-		memcpy(req->sqe, io_rings_sqe(r, idx), sizeof(struct io_uring_sqe));
-	return req;
-}
-
-/* The first SQE of a batch of several whose opcode is worth a block plug. */
-static inline bool io_want_plug(const struct ucmd_kiocb *req, unsigned nr)
+static inline void io_plug_start(const struct ucmd_kiocb *req, unsigned nr, struct blk_plug *plug,
+				 bool *plugged)
 {
 	uint8_t op = req->sqe[0].opcode;
 
-	return nr > 1 && io_issue_defs[op < IORING_OP_LAST ? op : 0].plug;
+	if (!*plugged && nr > 1 && io_issue_defs[op < IORING_OP_LAST ? op : 0].plug) {
+		blk_start_plug(plug);
+		*plugged = true;
+	}
 }
 
 /*
@@ -533,7 +545,7 @@ static unsigned io_submit_sqes_bounded(struct ucmd_ctx *ctx, unsigned nr, unsign
 				       struct blk_plug *plug, bool *plugged)
 {
 	struct io_rings *r = &ctx->rings;
-	unsigned head = ctx->cached_sq_head;
+	unsigned head = ctx->cached_sq_head, end = head + nr;
 	struct ucmd_kiocb *list = NULL, **tail = &list;
 	bool plain;
 
@@ -560,21 +572,7 @@ static unsigned io_submit_sqes_bounded(struct ucmd_ctx *ctx, unsigned nr, unsign
 	for (unsigned k = 0; k < nr && k < r->cq_entries; k += 4u >> r->cqe_shift)
 		prefetchw(io_rings_cqe(r, ctx->cached_cq_tail + k));
 
-	for (unsigned taken = 0; taken < nr; taken++) {
-		/* each index read once, here, and bounded */
-		unsigned idx = io_sq_index(r, head);
-		struct ucmd_kiocb *req;
-		bool dropped;
-
-		head++;
-		req = io_take_sqe(ctx, r, idx, &dropped, false);
-		if (dropped)
-			continue;
-		if (!req) {
-			head--;
-			break;
-		}
-		req->sq_pos = head - 1;
+	for (struct ucmd_kiocb *req; (req = io_next_sqe(ctx, r, &head, end, false));) {
 		*tail = req;
 		tail = &req->next;
 	}
@@ -587,14 +585,66 @@ static unsigned io_submit_sqes_bounded(struct ucmd_ctx *ctx, unsigned nr, unsign
 
 		/* issuing may put req on a list of its own through ->next */
 		list = req->next;
-		if (!*plugged && io_want_plug(req, nr)) {
-			blk_start_plug(plug);
-			*plugged = true;
-		}
+		io_plug_start(req, nr, plug, plugged);
 		(*submitted)++;
 		(void)io_submit_one(ctx, &plain, req, false);
 	}
 	return head;
+}
+
+/*
+ * SQEs from head up to end, the general way: each the common uring_cmd's
+ * path if it is one and *plain holds, else io_submit_sqe; a failed one
+ * stops the submission unless IORING_SETUP_SUBMIT_ALL. Then the end of a
+ * submission: the head published, a chain still open queued as it is,
+ * the plug finished. Out of line, so that the frames of the common path
+ * carry none of the general path's registers. Returns how many SQEs it
+ * took.
+ */
+static __attribute__((noinline)) unsigned io_submit_loop(struct ucmd_ctx *ctx, bool plain,
+							 unsigned head, unsigned end, unsigned nr,
+							 struct blk_plug *plug, bool plugged)
+{
+	const struct io_rings *r = &ctx->rings;
+	unsigned submitted = 0;
+
+	for (struct ucmd_kiocb *req; (req = io_next_sqe(ctx, r, &head, end, true));) {
+		io_plug_start(req, nr, plug, &plugged);
+		submitted++;
+		if (io_submit_one(ctx, &plain, req, true) && !(ctx->flags & IORING_SETUP_SUBMIT_ALL))
+			break;
+	}
+	ctx->cached_sq_head = head;
+	__atomic_store_n(r->sq_head, head, __ATOMIC_RELEASE);
+	/* A chain still open at the end of a submission goes as it is. */
+	if (ctx->link_head) {
+		struct ucmd_kiocb *h = ctx->link_head;
+		ctx->link_head = NULL;
+		io_queue_or_defer(h);
+	}
+	if (plugged)
+		blk_finish_plug(plug);
+	return submitted;
+}
+
+/*
+ * The rest of a simple ring's submission (io_enter_simple) once an SQE is
+ * not the common uring_cmd: req, peeked, holds that SQE's snapshot (its
+ * index was read once, as every index, and it was counted and the plug
+ * decided for it), and it and the SQEs up to end go the general way, as
+ * in io_submit_sqes. Out of line, as io_submit_loop. Returns how many
+ * more SQEs it took.
+ */
+static __attribute__((noinline)) unsigned
+io_submit_rest(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, unsigned head, unsigned end,
+	       unsigned nr, struct blk_plug *plug, bool plugged)
+{
+	/* held at the start: the fast path required it */
+	bool plain = true;
+
+	if (io_submit_general(ctx, &plain, req, true) && !(ctx->flags & IORING_SETUP_SUBMIT_ALL))
+		end = head;
+	return io_submit_loop(ctx, plain, head, end, nr, plug, plugged);
 }
 
 /*
@@ -604,12 +654,11 @@ static unsigned io_submit_sqes_bounded(struct ucmd_ctx *ctx, unsigned nr, unsign
  */
 int io_submit_sqes(struct ucmd_ctx *ctx, unsigned nr)
 {
-	const struct io_rings *r = &ctx->rings;
 	unsigned head = ctx->cached_sq_head;
 	unsigned avail = __io_sqring_entries(ctx, false);
-	unsigned submitted = 0, end;
+	unsigned submitted = 0;
 	struct blk_plug plug;
-	bool plugged = false, plain;
+	bool plugged = false;
 
 	if (nr > avail)
 		nr = avail;
@@ -627,102 +676,18 @@ int io_submit_sqes(struct ucmd_ctx *ctx, unsigned nr)
 	ctx->compl_defer = true;
 	if (__builtin_expect(ctx->max_reqs != 0, 0)) {
 		head = io_submit_sqes_bounded(ctx, nr, &submitted, &plug, &plugged);
-		goto done;
+		/* everything taken was issued: the rest of io_submit_loop, with no SQE */
+		submitted += io_submit_loop(ctx, true, head, head, nr, &plug, plugged);
+	} else {
+		submitted = io_submit_loop(ctx, io_submit_plain(ctx, false), head, head + nr, nr,
+					   &plug, false);
 	}
-	plain = io_submit_plain(ctx, false);
-	for (end = head + nr; head != end;) {
-		unsigned idx = io_sq_index(r, head);
-		struct ucmd_kiocb *req;
-		bool dropped;
-
-		head++;
-		/* a bad index is skipped and the SQEs behind it still go (it used its place in nr) */
-		req = io_take_sqe(ctx, r, idx, &dropped, true);
-		if (dropped)
-			continue;
-		if (!req) {
-			head--;
-			break;
-		}
-		req->sq_pos = head - 1;
-		if (!plugged && io_want_plug(req, nr)) {
-			blk_start_plug(&plug);
-			plugged = true;
-		}
-		submitted++;
-		if (io_submit_one(ctx, &plain, req, true) && !(ctx->flags & IORING_SETUP_SUBMIT_ALL))
-			break;
-	}
-done:
-	ctx->cached_sq_head = head;
-	__atomic_store_n(r->sq_head, head, __ATOMIC_RELEASE);
-	/* A chain still open at the end of a submission goes as it is. */
-	if (ctx->link_head) {
-		struct ucmd_kiocb *h = ctx->link_head;
-		ctx->link_head = NULL;
-		io_queue_or_defer(h);
-	}
-	if (plugged)
-		blk_finish_plug(&plug);
 	ctx->compl_defer = false;
 	if (ctx->compl_head)
 		io_submit_flush_completions(ctx);
 	if (__builtin_expect(ctx->sq_blocked != NULL, 0))
 		io_sq_blocked_update(ctx);
 	return (int)submitted;
-}
-
-/*
- * The rest of a simple ring's submission (io_enter_simple) once an SQE is
- * not the common uring_cmd: req, peeked, holds that SQE's snapshot (its
- * index was read once, as every index, and it was counted and the plug
- * decided for it), and it and the SQEs up to end go the general way, as
- * in io_submit_sqes. Out of line, so that the common path carries none of
- * the general path's registers. Publishes the head, closes a chain left
- * open, finishes the plug; returns how many more SQEs it took.
- */
-static __attribute__((noinline)) unsigned
-io_submit_rest(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, unsigned head, unsigned end,
-	       unsigned nr, struct blk_plug *plug, bool plugged)
-{
-	const struct io_rings *r = &ctx->rings;
-	unsigned submitted = 0;
-	/* held at the start: the fast path required it */
-	bool plain = true;
-
-	if (io_submit_general(ctx, &plain, req, true) && !(ctx->flags & IORING_SETUP_SUBMIT_ALL))
-		end = head;
-	while (head != end) {
-		unsigned idx = io_sq_index(r, head);
-		bool dropped;
-
-		head++;
-		req = io_take_sqe(ctx, r, idx, &dropped, true);
-		if (dropped)
-			continue;
-		if (!req) {
-			head--;
-			break;
-		}
-		req->sq_pos = head - 1;
-		if (!plugged && io_want_plug(req, nr)) {
-			blk_start_plug(plug);
-			plugged = true;
-		}
-		submitted++;
-		if (io_submit_one(ctx, &plain, req, true) && !(ctx->flags & IORING_SETUP_SUBMIT_ALL))
-			break;
-	}
-	ctx->cached_sq_head = head;
-	__atomic_store_n(r->sq_head, head, __ATOMIC_RELEASE);
-	if (ctx->link_head) {
-		struct ucmd_kiocb *h = ctx->link_head;
-		ctx->link_head = NULL;
-		io_queue_or_defer(h);
-	}
-	if (plugged)
-		blk_finish_plug(plug);
-	return submitted;
 }
 
 /* ---- io_uring_enter(2) ---------------------------------------------------- */
@@ -790,24 +755,9 @@ static __attribute__((noinline)) unsigned io_submit_simple(struct ucmd_ctx *ctx,
 	struct blk_plug plug;
 	bool plugged = false;
 
-	for (end = head + nr; head != end;) {
-		unsigned idx = io_sq_index(r, head);
-		struct ucmd_kiocb *req;
-		bool dropped;
-
-		head++;
-		req = io_take_sqe(ctx, r, idx, &dropped, true);
-		if (dropped)
-			continue;
-		if (!req) {
-			head--;
-			break;
-		}
-		req->sq_pos = head - 1;
-		if (!plugged && io_want_plug(req, nr)) {
-			blk_start_plug(&plug);
-			plugged = true;
-		}
+	end = head + nr;
+	for (struct ucmd_kiocb *req; (req = io_next_sqe(ctx, r, &head, end, true));) {
+		io_plug_start(req, nr, &plug, &plugged);
 		submitted++;
 		if (__builtin_expect(!io_submit_uring_cmd(ctx, req, req->sqe, true), 0))
 			return submitted + io_submit_rest(ctx, req, head, end, nr, &plug, plugged);
@@ -853,29 +803,21 @@ static inline __attribute__((always_inline)) int io_enter_simple(struct ucmd_ctx
 	/* what completes inline and cannot be posted at once is posted at the end */
 	ctx->compl_defer = true;
 	if (__builtin_expect(nr == 1, 1)) {
-		unsigned idx = io_sq_index(r, head);
-		struct ucmd_kiocb *req;
-		bool dropped;
+		struct ucmd_kiocb *req = io_next_sqe(ctx, r, &head, head + 1, true);
 
-		req = io_take_sqe(ctx, r, idx, &dropped, true);
-		submitted = req != NULL;
-		if (req) {
-			req->sq_pos = head;	/* every request knows its SQ place (srv_bounce_wtake) */
-			head++;
-		} else if (dropped) {
-			head++;
-		}
-		if (req && __builtin_expect(!io_submit_uring_cmd(ctx, req, req->sqe, true), 0)) {
-			/* nr 1: io_want_plug says no, the plug is never used */
-			submitted += io_submit_rest(ctx, req, head, head, nr, NULL, false);
-			goto published;
-		}
+		/*
+		 * The slot is free once copied (or dropped): published before
+		 * the issue, so that the head is not kept across it.
+		 */
 		ctx->cached_sq_head = head;
 		__atomic_store_n(r->sq_head, head, __ATOMIC_RELEASE);
+		submitted = req != NULL;
+		/* nr 1: io_plug_start would not plug, the plug is never used */
+		if (req && __builtin_expect(!io_submit_uring_cmd(ctx, req, req->sqe, true), 0))
+			submitted += io_submit_rest(ctx, req, head, head, nr, NULL, false);
 	} else {
 		submitted = io_submit_simple(ctx, head, nr);
 	}
-published:
 	ctx->compl_defer = false;
 	if (ctx->compl_head)
 		io_submit_flush_completions(ctx);

@@ -545,6 +545,75 @@ static void test_dropped_alone(void **state)
 }
 
 /*
+ * One batch: a clean command for each 'c' of pat, a NOP for 'n', an SQ
+ * index outside the SQE array for 'x'. Every SQE but the dropped ones
+ * must be taken in the one enter and give its CQE in order (user_data
+ * from 1 in pat's order), the dropped ones counted and consumed.
+ */
+static void dropped_in_batch(struct ucmd_ring *ring, const char *pat)
+{
+	unsigned n = (unsigned)strlen(pat), want = 0, dropped = *ring->sq.kdropped;
+	uint64_t ud[8];
+	struct cqe_copy c[8];
+
+	for (unsigned i = 0; i < n; i++) {
+		struct io_uring_sqe *sqe;
+
+		if (pat[i] == 'n') {
+			sqe = ucmd_get_sqe(ring);
+			ucmd_prep_nop(sqe);
+			sqe->user_data = i + 1;
+		} else {
+			sqe = cmd_sqe(ring, 0, true, i + 1, (uint8_t)(40 + i));
+		}
+		if (pat[i] == 'x')
+			ring->sq.array[(ring->sq.sqe_tail - 1) & ring->sq.ring_mask] = 1000 + i;
+		else
+			ud[want++] = i + 1;
+	}
+	assert_int_equal(ucmd_submit(ring), (int)want);
+	assert_int_equal(*ring->sq.kdropped, dropped + (n - want));
+	assert_int_equal(ucmd_sq_ready(ring), 0);
+	assert_int_equal(ucmd_cq_ready(ring), want);
+	reap(ring, c, want);
+	for (unsigned i = 0; i < want; i++) {
+		assert_int_equal(c[i].user_data, ud[i]);
+		assert_int_equal(c[i].res, pat[ud[i] - 1] == 'n' ? 0 : (int)(40 + ud[i] - 1));
+	}
+	/* the slots of the dropped indexes serve again */
+	for (unsigned i = 0; i < ring->sq.ring_entries; i++)
+		ring->sq.array[i] = i;
+}
+
+/*
+ * A bad SQ index at the start, in the middle and at the end of a batch,
+ * in each submission loop: the common uring_cmd's (a simple ring's batch
+ * of commands), the general one behind a NOP on a simple ring, the
+ * general one of a ring that is not simple (an eventfd registered).
+ */
+static void test_dropped_in_every_loop(void **state)
+{
+	static const char *const pats[] = { "xcc", "cxc", "ccx", "cxxc", "nxc", "ncx", "xnc" };
+	struct ucmd_ring ring;
+	int fd = ucmd_open(eng, "inline", O_RDWR);
+	int efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+
+	(void)state;
+	assert_true(efd >= 0);
+	ring_setup(eng, &ring, 8, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+	assert_int_equal(ucmd_register_files(&ring, &fd, 1), 0);
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1)
+			assert_int_equal(ucmd_register_eventfd(&ring, efd), 0);
+		for (size_t i = 0; i < sizeof(pats) / sizeof(pats[0]); i++)
+			dropped_in_batch(&ring, pats[i]);
+	}
+	ucmd_queue_exit(&ring);
+	ucmd_close(eng, fd);
+	close(efd);
+}
+
+/*
  * Requests act as whoever submits them: credentials changed between two
  * submissions of a clean SQE on a fixed file are the ones the next
  * request carries, alone in its enter or in a batch.
@@ -747,6 +816,7 @@ int main(void)
 		cmocka_unit_test(test_alone_behind_drain),
 		cmocka_unit_test(test_creds_changed_between_submissions),
 		cmocka_unit_test(test_dropped_alone),
+		cmocka_unit_test(test_dropped_in_every_loop),
 		cmocka_unit_test(test_security_on_fixed_file),
 		cmocka_unit_test(test_iopoll_ring),
 		cmocka_unit_test(test_other_completions_on_fixed_files),
