@@ -273,11 +273,15 @@ static inline uint32_t sqe_head_word(uint8_t opcode, uint8_t flags)
  * their table lookups, indirect calls and second pass: the opcode's prep
  * and issue are known, and a result returned at once is posted at once
  * (once nothing is waiting to be posted before it, so that CQEs keep
- * their order). Returns false, having changed nothing, for any other
- * SQE: the general path then takes it from the start, so every error is
- * the general path's.
+ * their order). Returns IO_CMD_DECLINED (0), having changed nothing,
+ * for any other SQE: the general path then takes it from the start, so
+ * every error is the general path's. IO_CMD_POSTED: its CQE is in the
+ * CQ and nothing else was posted or collected since io_post_inline
+ * checked. IO_CMD_TAKEN: it lives on, or completed some other way.
  */
-static inline __attribute__((always_inline)) bool
+enum { IO_CMD_DECLINED, IO_CMD_POSTED, IO_CMD_TAKEN };
+
+static inline __attribute__((always_inline)) int
 io_submit_uring_cmd(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, const struct io_uring_sqe *sqe,
 		    bool peeked)
 {
@@ -288,15 +292,15 @@ io_submit_uring_cmd(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, const struct i
 
 	/* opcode, flags and ioprio in one word: any other opcode goes at once */
 	if (sqe_word(sqe) != sqe_head_word(IORING_OP_URING_CMD, IOSQE_FIXED_FILE))
-		return false;
+		return IO_CMD_DECLINED;
 	/* reserved, command flags, buf_index and personality in three */
 	if (sqe->__pad1 | sqe->uring_cmd_flags | sqe_word(&sqe->buf_index))
-		return false;
+		return IO_CMD_DECLINED;
 	if (fd >= ctx->nr_fixed_files || !(file = ctx->fixed_files[fd]))
-		return false;
+		return IO_CMD_DECLINED;
 	uring_cmd = io_uring_cmd_direct(file, ctx->sub_creds);
 	if (!uring_cmd)
-		return false;
+		return IO_CMD_DECLINED;
 
 	req->opcode = IORING_OP_URING_CMD;
 	/* counted in ctx->inflight only if it outlives its issue */
@@ -319,7 +323,7 @@ io_submit_uring_cmd(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, const struct i
 		 */
 		if (!peeked)
 			io_req_put(ctx, req);
-		return true;
+		return IO_CMD_POSTED;
 	}
 	req->issuing = false;
 	/* it lives on: off the free list, in flight */
@@ -332,7 +336,7 @@ io_submit_uring_cmd(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, const struct i
 		io_req_set_res(req, ret, 0);
 		io_req_complete_or_defer(req);
 	}
-	return true;
+	return IO_CMD_TAKEN;
 }
 
 /*
@@ -770,31 +774,33 @@ static __attribute__((noinline)) unsigned io_submit_simple(struct ucmd_ctx *ctx,
 }
 
 /*
- * The common call's submission under uring_lock: a simple ring (no SQPOLL
- * or IOPOLL, bounds, eventfd or counted TIMEOUT), the same credentials
- * as last time, no chain or drain open. Its SQEs take the common
- * uring_cmd's path (io_submit_uring_cmd) one by one; the first that is
- * anything else goes, with all behind it, to io_submit_rest. It does what
- * io_enter_submit does, without the checks for what such a ring has not.
- * One SQE (a batch of one, the synchronous caller's) is taken here,
- * without a loop and without the plug, which a batch of one never takes;
- * more go to io_submit_simple. Anything else: io_enter_submit.
+ * Whether the call's submission may take io_enter_simple: a simple ring
+ * (no SQPOLL or IOPOLL, bounds, eventfd or counted TIMEOUT), the same
+ * credentials as last time, no drain pending. Each a word or a byte,
+ * tested together: the common call takes no branch. No chain is open
+ * here: every submission closes the one it leaves open.
  */
-static inline __attribute__((always_inline)) int io_enter_simple(struct ucmd_ctx *ctx,
-								 unsigned to_submit)
+static inline bool io_enter_is_simple(const struct ucmd_ctx *ctx)
+{
+	return !((cred_generation() ^ ctx->creds_gen) | !ctx->simple |
+		 (uintptr_t)ctx->defer_head | ctx->drain_next);
+}
+
+/*
+ * The common call's submission under uring_lock (io_enter_is_simple said
+ * so). Its SQEs take the common uring_cmd's path (io_submit_uring_cmd)
+ * one by one; the first that is anything else goes, with all behind it,
+ * to io_submit_rest. It does what io_enter_submit does, without the
+ * checks for what such a ring has not. One SQE (a batch of one, the
+ * synchronous caller's) is taken here, without a loop and without the
+ * plug, which a batch of one never takes; more go to io_submit_simple.
+ */
+static inline __attribute__((always_inline)) unsigned
+io_enter_simple(struct ucmd_ctx *ctx, unsigned to_submit, bool *alone)
 {
 	const struct io_rings *r = &ctx->rings;
 	unsigned head, nr, submitted;
 
-	/*
-	 * Each a word or a byte, tested together: the common call takes no
-	 * branch. No chain is open here: every submission closes the one it
-	 * leaves open.
-	 */
-	if (__builtin_expect((cred_generation() ^ ctx->creds_gen) | !ctx->simple |
-				     (uintptr_t)ctx->defer_head | ctx->drain_next,
-			     0))
-		return io_enter_submit(ctx, to_submit);
 	current_ctx = ctx;
 	head = ctx->cached_sq_head;
 	nr = __io_sqring_entries(ctx, true);
@@ -812,9 +818,28 @@ static inline __attribute__((always_inline)) int io_enter_simple(struct ucmd_ctx
 		ctx->cached_sq_head = head;
 		__atomic_store_n(r->sq_head, head, __ATOMIC_RELEASE);
 		submitted = req != NULL;
-		/* nr 1: io_plug_start would not plug, the plug is never used */
-		if (req && __builtin_expect(!io_submit_uring_cmd(ctx, req, req->sqe, true), 0))
-			submitted += io_submit_rest(ctx, req, head, head, nr, NULL, false);
+		if (__builtin_expect(req != NULL, 1)) {
+			int taken = io_submit_uring_cmd(ctx, req, req->sqe, true);
+
+			/*
+			 * Posted at once, and no task work queued: its CQE is
+			 * all this enter posted. Nothing was collected before
+			 * it or since, nothing overflowed, and nothing ran that
+			 * could take the ring off simple (only an issue does,
+			 * and only task work issues from here): the commit's
+			 * short way, with none of the tests below.
+			 */
+			if (__builtin_expect(taken == IO_CMD_POSTED, 1) &&
+			    __builtin_expect(!io_task_work_pending(ctx), 1)) {
+				ctx->compl_defer = false;
+				io_commit_cqring_simple(ctx);
+				*alone = true;
+				return 1;
+			}
+			/* nr 1: io_plug_start would not plug, the plug is never used */
+			if (__builtin_expect(taken == IO_CMD_DECLINED, 0))
+				submitted += io_submit_rest(ctx, req, head, head, nr, NULL, false);
+		}
 	} else {
 		submitted = io_submit_simple(ctx, head, nr);
 	}
@@ -823,7 +848,57 @@ static inline __attribute__((always_inline)) int io_enter_simple(struct ucmd_ctx
 		io_submit_flush_completions(ctx);
 	io_run_task_work(ctx);
 	io_commit_cqring(ctx);
-	return (int)submitted;
+	return submitted;
+}
+
+/*
+ * io_uring_enter's submission and wait once its arguments and the ring's
+ * setup are checked: inlined into native_enter and native_submit_and_wait.
+ */
+static inline __attribute__((always_inline)) int
+io_enter_checked(struct ucmd_ctx *ctx, unsigned to_submit, unsigned min_complete, unsigned flags,
+		 bool may_iopoll)
+{
+	int submitted = 0;
+	bool alone = false;
+
+	if (to_submit) {
+		mutex_lock(&ctx->uring_lock);
+		if (__builtin_expect(io_enter_is_simple(ctx), 1)) {
+			submitted = (int)io_enter_simple(ctx, to_submit, &alone);
+		} else {
+			submitted = io_enter_submit(ctx, to_submit);
+			if (submitted < 0) {
+				mutex_unlock(&ctx->uring_lock);
+				return submitted;
+			}
+		}
+		/*
+		 * The CQEs waited for are there already (requests that
+		 * completed inline): Linux's io_cqring_wait returns at once
+		 * then, so do not take the lock again and rerun task work just
+		 * to find that out. The CQ tail was just published: it is
+		 * cached_cq_tail. Only an IOPOLL ring has polled requests
+		 * (nr_iopoll), which the wait must reap; a CQE posted alone
+		 * leaves no overflow (io_enter_simple).
+		 */
+		if ((flags & IORING_ENTER_GETEVENTS) &&
+		    (alone || !(ctx->ocq_head || (may_iopoll && ctx->nr_iopoll))) &&
+		    ctx->cached_cq_tail - __atomic_load_n(ctx->rings.cq_head, __ATOMIC_ACQUIRE) >=
+			    min_complete) {
+			current_ctx = NULL;
+			mutex_unlock(&ctx->uring_lock);
+			return submitted;
+		}
+		current_ctx = NULL;
+		mutex_unlock(&ctx->uring_lock);
+	}
+	if (flags & IORING_ENTER_GETEVENTS) {
+		int ret = io_cqring_wait(ctx, min_complete);
+		if (ret < 0 && !submitted)
+			return ret;
+	}
+	return submitted;
 }
 
 /*
@@ -835,7 +910,6 @@ int native_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_comple
 		 unsigned flags)
 {
 	struct ucmd_ctx *ctx = ring_to_ctx(ring);
-	int submitted = 0;
 
 	if (flags & ~ENTER_FLAGS)
 		return -EINVAL;
@@ -852,33 +926,43 @@ int native_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_comple
 		    ctx->submitter_tid != current_tid())
 			return -EEXIST;
 	}
-	if (to_submit) {
-		mutex_lock(&ctx->uring_lock);
-		submitted = io_enter_simple(ctx, to_submit);
-		if (__builtin_expect(submitted < 0, 0)) {
-			mutex_unlock(&ctx->uring_lock);
-			return submitted;
-		}
-		/*
-		 * The CQEs waited for are there already (requests that
-		 * completed inline): Linux's io_cqring_wait returns at once
-		 * then, so do not take the lock again and rerun task work just
-		 * to find that out. The CQ tail was just published: it is
-		 * cached_cq_tail.
-		 */
-		if ((flags & IORING_ENTER_GETEVENTS) && !(ctx->ocq_head || ctx->nr_iopoll) &&
-		    ctx->cached_cq_tail - __atomic_load_n(ctx->rings.cq_head, __ATOMIC_ACQUIRE) >=
-			    min_complete)
-			flags &= ~IORING_ENTER_GETEVENTS;
-		current_ctx = NULL;
-		mutex_unlock(&ctx->uring_lock);
-	}
-	if (flags & IORING_ENTER_GETEVENTS) {
-		int ret = io_cqring_wait(ctx, min_complete);
-		if (ret < 0 && !submitted)
-			return ret;
-	}
-	return submitted;
+	return io_enter_checked(ctx, to_submit, min_complete, flags, true);
+}
+
+/*
+ * ucmd_submit_and_wait on a native ring: what app_submit_and_wait and
+ * native_enter do, in one frame, for the common call: SQEs to publish on
+ * a ring without SQPOLL (its poller submits), IOPOLL (every submission
+ * enters to poll) or SINGLE_ISSUER (the enter checks its caller; a
+ * DEFER_TASKRUN ring is always SINGLE_ISSUER too). Every SQE published is
+ * submitted, as when the flush counts them from the SQ head; the enter's
+ * arguments need no check. Anything else goes the generic way, and so
+ * does a call with nothing new to publish, which then takes no lock
+ * unless SQEs were left unsubmitted before.
+ */
+int native_submit_and_wait(struct ucmd_ring *ring, unsigned wait_nr)
+{
+	struct ucmd_ctx *ctx = ring_to_ctx(ring);
+	struct ucmd_sq *sq = &ring->sq;
+	unsigned tail = sq->sqe_tail;
+	unsigned flags = IORING_ENTER_GETEVENTS;
+
+	if (__builtin_expect(ctx->flags & (IORING_SETUP_SQPOLL | IORING_SETUP_SINGLE_ISSUER |
+					   IORING_SETUP_IOPOLL), 0) ||
+	    __builtin_expect(tail == sq->sqe_head, 0))
+		return app_submit_and_wait(ring, wait_nr);
+	sq->sqe_head = tail;
+	/*
+	 * Release, not app_flush_sq's seq_cst: that pairs with an SQPOLL
+	 * thread's NEED_WAKEUP, and this ring has none. Its SQ tail is read
+	 * by an enter under uring_lock, this one or another thread's.
+	 */
+	__atomic_store_n(sq->ktail, tail, __ATOMIC_RELEASE);
+	/* as app_submit_and_wait: no wait asked, but CQEs overflowed to flush */
+	if (!wait_nr && !(__atomic_load_n(sq->kflags, __ATOMIC_ACQUIRE) & IORING_SQ_CQ_OVERFLOW))
+		flags = 0;
+	/* no IOPOLL: nothing for the wait to reap */
+	return io_enter_checked(ctx, ~0u, wait_nr, flags, false);
 }
 
 /* IO_URING_F_* bits that follow from the ring's setup, computed once. */
