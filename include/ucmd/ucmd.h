@@ -347,11 +347,16 @@ static inline void ucmd_cqe_seen(struct ucmd_ring *ring, struct io_uring_cqe *cq
 		ucmd_cq_advance(ring, 1);
 }
 
+/*
+ * The loop tests the tail, not the CQE pointer, which the compiler cannot
+ * tell is never NULL; cqe is NULL after the loop, as with liburing's.
+ */
 #define ucmd_for_each_cqe(ring, head, cqe)					\
 	for (head = *(ring)->cq.khead;						\
-	     (cqe = (head != __atomic_load_n((ring)->cq.ktail, __ATOMIC_ACQUIRE) ? \
-		     &(ring)->cq.cqes[((head) & (ring)->cq.ring_mask) << ucmd_cqe_shift(ring)] \
-		     : NULL));							\
+	     head != __atomic_load_n((ring)->cq.ktail, __ATOMIC_ACQUIRE) ?	\
+		     (cqe = &(ring)->cq.cqes[((head) & (ring)->cq.ring_mask)	\
+					     << ucmd_cqe_shift(ring)], 1) :	\
+		     (cqe = NULL, 0);						\
 	     head++)
 
 /* ---- SQE preparation (liburing's io_uring_prep_* twins) ------------------ */

@@ -35,6 +35,7 @@ const struct ucmd_backend native_backend = {
 	.queue_init = native_queue_init,
 	.queue_exit = native_queue_exit,
 	.enter = native_enter,
+	.submit_and_wait = native_submit_and_wait,
 	.register_files = native_register_files,
 	.unregister_files = native_unregister_files,
 	.register_buffers = native_register_buffers,

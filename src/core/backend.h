@@ -58,6 +58,12 @@ struct ucmd_backend {
 	/* io_uring_enter(2): SQEs published up to the SQ tail, then wait. */
 	int (*enter)(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
 		     unsigned flags);
+	/*
+	 * ucmd_submit_and_wait whole: the application's SQ flush and the
+	 * enter in one call. NULL: app_submit_and_wait, which flushes, then
+	 * calls ->enter.
+	 */
+	int (*submit_and_wait)(struct ucmd_ring *ring, unsigned wait_nr);
 
 	/* ---- io_uring_register(2) (ucmd_register_*, ucmd_unregister_*) ---- */
 	int (*register_files)(struct ucmd_ring *ring, const int *files, unsigned nr);

@@ -427,11 +427,16 @@ void io_req_set_res(struct ucmd_kiocb *req, int32_t res, uint64_t res2);
 void io_req_task_work_add(struct ucmd_kiocb *req, void (*func)(struct ucmd_tw_node *));
 /* Owner: run queued task work; returns how many items ran. */
 unsigned __io_run_task_work(struct ucmd_ctx *ctx);
+/* Task work queued: two loads, one test. */
+static inline bool io_task_work_pending(struct ucmd_ctx *ctx)
+{
+	return (uintptr_t)ctx->local_tw |
+	       (uintptr_t)atomic_load_explicit(&ctx->tw_list, memory_order_relaxed);
+}
 /* Two loads when there is none, which is what a submission usually finds. */
 static inline unsigned io_run_task_work(struct ucmd_ctx *ctx)
 {
-	if (!((uintptr_t)ctx->local_tw |
-	      (uintptr_t)atomic_load_explicit(&ctx->tw_list, memory_order_relaxed)))
+	if (!io_task_work_pending(ctx))
 		return 0;
 	return __io_run_task_work(ctx);
 }
@@ -440,6 +445,14 @@ void io_ring_update_simple(struct ucmd_ctx *ctx);
 /* Publish the CQ tail (and wake whoever waits) if CQEs were posted. */
 void __io_commit_cqring(struct ucmd_ctx *ctx);
 void io_wake_waiters(struct ucmd_ctx *ctx);
+/* The commit of a simple ring (ctx->simple) with CQEs posted: the tail, and a waiter woken. */
+static inline void io_commit_cqring_simple(struct ucmd_ctx *ctx)
+{
+	ctx->cq_dirty = false;
+	__atomic_store_n(ctx->rings.cq_tail, ctx->cached_cq_tail, __ATOMIC_RELEASE);
+	if (atomic_load_explicit(&ctx->nr_waiters, memory_order_acquire))
+		io_wake_waiters(ctx);
+}
 static inline void io_commit_cqring(struct ucmd_ctx *ctx)
 {
 	if (!ctx->cq_dirty)
@@ -449,10 +462,7 @@ static inline void io_commit_cqring(struct ucmd_ctx *ctx)
 		__io_commit_cqring(ctx);
 		return;
 	}
-	ctx->cq_dirty = false;
-	__atomic_store_n(ctx->rings.cq_tail, ctx->cached_cq_tail, __ATOMIC_RELEASE);
-	if (atomic_load_explicit(&ctx->nr_waiters, memory_order_acquire))
-		io_wake_waiters(ctx);
+	io_commit_cqring_simple(ctx);
 }
 bool io_flush_overflow(struct ucmd_ctx *ctx);
 /* The CQ has a free slot: the application's head read again when none was known. */
@@ -554,6 +564,8 @@ unsigned io_owner_reap(struct ucmd_ctx *ctx);
 int io_cqring_wait(struct ucmd_ctx *ctx, unsigned min_events);
 /* The application side of ucmd_submit (enter.c): publish the SQ tail. */
 unsigned app_flush_sq(struct ucmd_ring *ring);
+/* ucmd_submit_and_wait for a backend without ->submit_and_wait: the flush, then ->enter. */
+int app_submit_and_wait(struct ucmd_ring *ring, unsigned wait_nr);
 int io_cqring_wait_deadline(struct ucmd_ctx *ctx, unsigned min_events, uint64_t deadline);
 
 /*
@@ -613,6 +625,7 @@ int native_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring 
 void native_queue_exit(struct ucmd_ring *ring);
 int native_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
 		 unsigned flags);
+int native_submit_and_wait(struct ucmd_ring *ring, unsigned wait_nr);
 int native_register_files(struct ucmd_ring *ring, const int *files, unsigned nr);
 int native_unregister_files(struct ucmd_ring *ring);
 int native_register_buffers(struct ucmd_ring *ring, const struct iovec *iov, unsigned nr);

@@ -52,6 +52,13 @@ static bool cq_needs_flush(struct ucmd_ring *ring)
 
 int ucmd_submit_and_wait(struct ucmd_ring *ring, unsigned wait_nr)
 {
+	if (ring->ops->submit_and_wait)
+		return ring->ops->submit_and_wait(ring, wait_nr);
+	return app_submit_and_wait(ring, wait_nr);
+}
+
+int app_submit_and_wait(struct ucmd_ring *ring, unsigned wait_nr)
+{
 	unsigned submitted = app_flush_sq(ring);
 	unsigned flags = 0;
 

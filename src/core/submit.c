@@ -273,11 +273,15 @@ static inline uint32_t sqe_head_word(uint8_t opcode, uint8_t flags)
  * their table lookups, indirect calls and second pass: the opcode's prep
  * and issue are known, and a result returned at once is posted at once
  * (once nothing is waiting to be posted before it, so that CQEs keep
- * their order). Returns false, having changed nothing, for any other
- * SQE: the general path then takes it from the start, so every error is
- * the general path's.
+ * their order). Returns IO_CMD_DECLINED (0), having changed nothing,
+ * for any other SQE: the general path then takes it from the start, so
+ * every error is the general path's. IO_CMD_POSTED: its CQE is in the
+ * CQ and nothing else was posted or collected since io_post_inline
+ * checked. IO_CMD_TAKEN: it lives on, or completed some other way.
  */
-static inline __attribute__((always_inline)) bool
+enum { IO_CMD_DECLINED, IO_CMD_POSTED, IO_CMD_TAKEN };
+
+static inline __attribute__((always_inline)) int
 io_submit_uring_cmd(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, const struct io_uring_sqe *sqe,
 		    bool peeked)
 {
@@ -288,15 +292,15 @@ io_submit_uring_cmd(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, const struct i
 
 	/* opcode, flags and ioprio in one word: any other opcode goes at once */
 	if (sqe_word(sqe) != sqe_head_word(IORING_OP_URING_CMD, IOSQE_FIXED_FILE))
-		return false;
+		return IO_CMD_DECLINED;
 	/* reserved, command flags, buf_index and personality in three */
 	if (sqe->__pad1 | sqe->uring_cmd_flags | sqe_word(&sqe->buf_index))
-		return false;
+		return IO_CMD_DECLINED;
 	if (fd >= ctx->nr_fixed_files || !(file = ctx->fixed_files[fd]))
-		return false;
+		return IO_CMD_DECLINED;
 	uring_cmd = io_uring_cmd_direct(file, ctx->sub_creds);
 	if (!uring_cmd)
-		return false;
+		return IO_CMD_DECLINED;
 
 	req->opcode = IORING_OP_URING_CMD;
 	/* counted in ctx->inflight only if it outlives its issue */
@@ -319,7 +323,7 @@ io_submit_uring_cmd(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, const struct i
 		 */
 		if (!peeked)
 			io_req_put(ctx, req);
-		return true;
+		return IO_CMD_POSTED;
 	}
 	req->issuing = false;
 	/* it lives on: off the free list, in flight */
@@ -332,7 +336,7 @@ io_submit_uring_cmd(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, const struct i
 		io_req_set_res(req, ret, 0);
 		io_req_complete_or_defer(req);
 	}
-	return true;
+	return IO_CMD_TAKEN;
 }
 
 /*
@@ -446,47 +450,59 @@ static void io_sq_blocked_update(struct ucmd_ctx *ctx)
 	}
 }
 
-/* The index at SQ position pos, read once, here (the caller bounds it). */
-static inline unsigned io_sq_index(const struct io_rings *r, unsigned pos)
+/*
+ * The next SQE from SQ position *pos on, before end, as the engine's own
+ * copy in a request: the snapshot hooks and providers see. Every
+ * submission loop takes its SQEs here. Each SQ index is read once, here,
+ * and bounded: one outside the SQE array is dropped (counted in
+ * sq_dropped, as Linux) and the SQEs behind it still go, as it used its
+ * place in the batch. The request is told its SQ place (every request
+ * knows it: srv_bounce_wtake), and *pos moves past it. NULL at end, or
+ * when no request is free (*pos left on that SQE, which stays in the
+ * SQ). peek: the request stays on the free list (io_peek_req). Constant
+ * sizes let the compiler inline the copy.
+ */
+static inline __attribute__((always_inline)) struct ucmd_kiocb *
+io_next_sqe(struct ucmd_ctx *ctx, const struct io_rings *r, unsigned *pos, unsigned end, bool peek)
 {
-	return __atomic_load_n(&r->sq_array[pos & r->sq_mask], __ATOMIC_RELAXED);
+	for (unsigned p = *pos; p != end; p++) {
+		unsigned idx = __atomic_load_n(&r->sq_array[p & r->sq_mask], __ATOMIC_RELAXED);
+		struct ucmd_kiocb *req;
+
+		if (__builtin_expect(idx >= r->sq_entries, 0)) {
+			__atomic_store_n(r->sq_dropped, ++ctx->sq_dropped, __ATOMIC_RELEASE);
+			continue;
+		}
+		req = peek ? io_peek_req(ctx) : io_alloc_req(ctx);
+		if (!req) {
+			*pos = p;
+			return NULL;
+		}
+		if (r->sqe_shift)
+			memcpy(req->sqe, io_rings_sqe(r, idx), 2 * sizeof(struct io_uring_sqe));
+		else
+			memcpy(req->sqe, io_rings_sqe(r, idx), sizeof(struct io_uring_sqe));
+		req->sq_pos = p;
+		*pos = p + 1;
+		return req;
+	}
+	*pos = end;
+	return NULL;
 }
 
 /*
- * The SQE at SQ index idx (read once by the caller), as the engine's own
- * copy in a new request: the snapshot hooks and providers see. NULL with
- * *dropped set for an index outside the SQE array (counted in sq_dropped,
- * as Linux; the caller skips it), NULL alone when no request is free.
- * peek: the request stays on the free list (io_peek_req). Constant sizes
- * let the compiler inline the copy.
+ * Start the block plug, once per submission, at the first SQE of a batch
+ * of several whose opcode is worth one.
  */
-static inline __attribute__((always_inline)) struct ucmd_kiocb *
-io_take_sqe(struct ucmd_ctx *ctx, const struct io_rings *r, unsigned idx, bool *dropped,
-	    bool peek)
-{
-	struct ucmd_kiocb *req;
-
-	*dropped = idx >= r->sq_entries;
-	if (__builtin_expect(*dropped, 0)) {
-		__atomic_store_n(r->sq_dropped, ++ctx->sq_dropped, __ATOMIC_RELEASE);
-		return NULL;
-	}
-	req = peek ? io_peek_req(ctx) : io_alloc_req(ctx);
-	if (!req)
-		return NULL;
-	if (r->sqe_shift)
-		memcpy(req->sqe, io_rings_sqe(r, idx), 2 * sizeof(struct io_uring_sqe));
-	else
-		memcpy(req->sqe, io_rings_sqe(r, idx), sizeof(struct io_uring_sqe));
-	return req;
-}
-
-/* The first SQE of a batch of several whose opcode is worth a block plug. */
-static inline bool io_want_plug(const struct ucmd_kiocb *req, unsigned nr)
+static inline void io_plug_start(const struct ucmd_kiocb *req, unsigned nr, struct blk_plug *plug,
+				 bool *plugged)
 {
 	uint8_t op = req->sqe[0].opcode;
 
-	return nr > 1 && io_issue_defs[op < IORING_OP_LAST ? op : 0].plug;
+	if (!*plugged && nr > 1 && io_issue_defs[op < IORING_OP_LAST ? op : 0].plug) {
+		blk_start_plug(plug);
+		*plugged = true;
+	}
 }
 
 /*
@@ -533,7 +549,7 @@ static unsigned io_submit_sqes_bounded(struct ucmd_ctx *ctx, unsigned nr, unsign
 				       struct blk_plug *plug, bool *plugged)
 {
 	struct io_rings *r = &ctx->rings;
-	unsigned head = ctx->cached_sq_head;
+	unsigned head = ctx->cached_sq_head, end = head + nr;
 	struct ucmd_kiocb *list = NULL, **tail = &list;
 	bool plain;
 
@@ -560,21 +576,7 @@ static unsigned io_submit_sqes_bounded(struct ucmd_ctx *ctx, unsigned nr, unsign
 	for (unsigned k = 0; k < nr && k < r->cq_entries; k += 4u >> r->cqe_shift)
 		prefetchw(io_rings_cqe(r, ctx->cached_cq_tail + k));
 
-	for (unsigned taken = 0; taken < nr; taken++) {
-		/* each index read once, here, and bounded */
-		unsigned idx = io_sq_index(r, head);
-		struct ucmd_kiocb *req;
-		bool dropped;
-
-		head++;
-		req = io_take_sqe(ctx, r, idx, &dropped, false);
-		if (dropped)
-			continue;
-		if (!req) {
-			head--;
-			break;
-		}
-		req->sq_pos = head - 1;
+	for (struct ucmd_kiocb *req; (req = io_next_sqe(ctx, r, &head, end, false));) {
 		*tail = req;
 		tail = &req->next;
 	}
@@ -587,14 +589,66 @@ static unsigned io_submit_sqes_bounded(struct ucmd_ctx *ctx, unsigned nr, unsign
 
 		/* issuing may put req on a list of its own through ->next */
 		list = req->next;
-		if (!*plugged && io_want_plug(req, nr)) {
-			blk_start_plug(plug);
-			*plugged = true;
-		}
+		io_plug_start(req, nr, plug, plugged);
 		(*submitted)++;
 		(void)io_submit_one(ctx, &plain, req, false);
 	}
 	return head;
+}
+
+/*
+ * SQEs from head up to end, the general way: each the common uring_cmd's
+ * path if it is one and *plain holds, else io_submit_sqe; a failed one
+ * stops the submission unless IORING_SETUP_SUBMIT_ALL. Then the end of a
+ * submission: the head published, a chain still open queued as it is,
+ * the plug finished. Out of line, so that the frames of the common path
+ * carry none of the general path's registers. Returns how many SQEs it
+ * took.
+ */
+static __attribute__((noinline)) unsigned io_submit_loop(struct ucmd_ctx *ctx, bool plain,
+							 unsigned head, unsigned end, unsigned nr,
+							 struct blk_plug *plug, bool plugged)
+{
+	const struct io_rings *r = &ctx->rings;
+	unsigned submitted = 0;
+
+	for (struct ucmd_kiocb *req; (req = io_next_sqe(ctx, r, &head, end, true));) {
+		io_plug_start(req, nr, plug, &plugged);
+		submitted++;
+		if (io_submit_one(ctx, &plain, req, true) && !(ctx->flags & IORING_SETUP_SUBMIT_ALL))
+			break;
+	}
+	ctx->cached_sq_head = head;
+	__atomic_store_n(r->sq_head, head, __ATOMIC_RELEASE);
+	/* A chain still open at the end of a submission goes as it is. */
+	if (ctx->link_head) {
+		struct ucmd_kiocb *h = ctx->link_head;
+		ctx->link_head = NULL;
+		io_queue_or_defer(h);
+	}
+	if (plugged)
+		blk_finish_plug(plug);
+	return submitted;
+}
+
+/*
+ * The rest of a simple ring's submission (io_enter_simple) once an SQE is
+ * not the common uring_cmd: req, peeked, holds that SQE's snapshot (its
+ * index was read once, as every index, and it was counted and the plug
+ * decided for it), and it and the SQEs up to end go the general way, as
+ * in io_submit_sqes. Out of line, as io_submit_loop. Returns how many
+ * more SQEs it took.
+ */
+static __attribute__((noinline)) unsigned
+io_submit_rest(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, unsigned head, unsigned end,
+	       unsigned nr, struct blk_plug *plug, bool plugged)
+{
+	/* held at the start: the fast path required it */
+	bool plain = true;
+
+	if (io_submit_general(ctx, &plain, req, true) && !(ctx->flags & IORING_SETUP_SUBMIT_ALL))
+		end = head;
+	return io_submit_loop(ctx, plain, head, end, nr, plug, plugged);
 }
 
 /*
@@ -604,12 +658,11 @@ static unsigned io_submit_sqes_bounded(struct ucmd_ctx *ctx, unsigned nr, unsign
  */
 int io_submit_sqes(struct ucmd_ctx *ctx, unsigned nr)
 {
-	const struct io_rings *r = &ctx->rings;
 	unsigned head = ctx->cached_sq_head;
 	unsigned avail = __io_sqring_entries(ctx, false);
-	unsigned submitted = 0, end;
+	unsigned submitted = 0;
 	struct blk_plug plug;
-	bool plugged = false, plain;
+	bool plugged = false;
 
 	if (nr > avail)
 		nr = avail;
@@ -627,102 +680,18 @@ int io_submit_sqes(struct ucmd_ctx *ctx, unsigned nr)
 	ctx->compl_defer = true;
 	if (__builtin_expect(ctx->max_reqs != 0, 0)) {
 		head = io_submit_sqes_bounded(ctx, nr, &submitted, &plug, &plugged);
-		goto done;
+		/* everything taken was issued: the rest of io_submit_loop, with no SQE */
+		submitted += io_submit_loop(ctx, true, head, head, nr, &plug, plugged);
+	} else {
+		submitted = io_submit_loop(ctx, io_submit_plain(ctx, false), head, head + nr, nr,
+					   &plug, false);
 	}
-	plain = io_submit_plain(ctx, false);
-	for (end = head + nr; head != end;) {
-		unsigned idx = io_sq_index(r, head);
-		struct ucmd_kiocb *req;
-		bool dropped;
-
-		head++;
-		/* a bad index is skipped and the SQEs behind it still go (it used its place in nr) */
-		req = io_take_sqe(ctx, r, idx, &dropped, true);
-		if (dropped)
-			continue;
-		if (!req) {
-			head--;
-			break;
-		}
-		req->sq_pos = head - 1;
-		if (!plugged && io_want_plug(req, nr)) {
-			blk_start_plug(&plug);
-			plugged = true;
-		}
-		submitted++;
-		if (io_submit_one(ctx, &plain, req, true) && !(ctx->flags & IORING_SETUP_SUBMIT_ALL))
-			break;
-	}
-done:
-	ctx->cached_sq_head = head;
-	__atomic_store_n(r->sq_head, head, __ATOMIC_RELEASE);
-	/* A chain still open at the end of a submission goes as it is. */
-	if (ctx->link_head) {
-		struct ucmd_kiocb *h = ctx->link_head;
-		ctx->link_head = NULL;
-		io_queue_or_defer(h);
-	}
-	if (plugged)
-		blk_finish_plug(&plug);
 	ctx->compl_defer = false;
 	if (ctx->compl_head)
 		io_submit_flush_completions(ctx);
 	if (__builtin_expect(ctx->sq_blocked != NULL, 0))
 		io_sq_blocked_update(ctx);
 	return (int)submitted;
-}
-
-/*
- * The rest of a simple ring's submission (io_enter_simple) once an SQE is
- * not the common uring_cmd: req, peeked, holds that SQE's snapshot (its
- * index was read once, as every index, and it was counted and the plug
- * decided for it), and it and the SQEs up to end go the general way, as
- * in io_submit_sqes. Out of line, so that the common path carries none of
- * the general path's registers. Publishes the head, closes a chain left
- * open, finishes the plug; returns how many more SQEs it took.
- */
-static __attribute__((noinline)) unsigned
-io_submit_rest(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, unsigned head, unsigned end,
-	       unsigned nr, struct blk_plug *plug, bool plugged)
-{
-	const struct io_rings *r = &ctx->rings;
-	unsigned submitted = 0;
-	/* held at the start: the fast path required it */
-	bool plain = true;
-
-	if (io_submit_general(ctx, &plain, req, true) && !(ctx->flags & IORING_SETUP_SUBMIT_ALL))
-		end = head;
-	while (head != end) {
-		unsigned idx = io_sq_index(r, head);
-		bool dropped;
-
-		head++;
-		req = io_take_sqe(ctx, r, idx, &dropped, true);
-		if (dropped)
-			continue;
-		if (!req) {
-			head--;
-			break;
-		}
-		req->sq_pos = head - 1;
-		if (!plugged && io_want_plug(req, nr)) {
-			blk_start_plug(plug);
-			plugged = true;
-		}
-		submitted++;
-		if (io_submit_one(ctx, &plain, req, true) && !(ctx->flags & IORING_SETUP_SUBMIT_ALL))
-			break;
-	}
-	ctx->cached_sq_head = head;
-	__atomic_store_n(r->sq_head, head, __ATOMIC_RELEASE);
-	if (ctx->link_head) {
-		struct ucmd_kiocb *h = ctx->link_head;
-		ctx->link_head = NULL;
-		io_queue_or_defer(h);
-	}
-	if (plugged)
-		blk_finish_plug(plug);
-	return submitted;
 }
 
 /* ---- io_uring_enter(2) ---------------------------------------------------- */
@@ -790,24 +759,9 @@ static __attribute__((noinline)) unsigned io_submit_simple(struct ucmd_ctx *ctx,
 	struct blk_plug plug;
 	bool plugged = false;
 
-	for (end = head + nr; head != end;) {
-		unsigned idx = io_sq_index(r, head);
-		struct ucmd_kiocb *req;
-		bool dropped;
-
-		head++;
-		req = io_take_sqe(ctx, r, idx, &dropped, true);
-		if (dropped)
-			continue;
-		if (!req) {
-			head--;
-			break;
-		}
-		req->sq_pos = head - 1;
-		if (!plugged && io_want_plug(req, nr)) {
-			blk_start_plug(&plug);
-			plugged = true;
-		}
+	end = head + nr;
+	for (struct ucmd_kiocb *req; (req = io_next_sqe(ctx, r, &head, end, true));) {
+		io_plug_start(req, nr, &plug, &plugged);
 		submitted++;
 		if (__builtin_expect(!io_submit_uring_cmd(ctx, req, req->sqe, true), 0))
 			return submitted + io_submit_rest(ctx, req, head, end, nr, &plug, plugged);
@@ -820,31 +774,33 @@ static __attribute__((noinline)) unsigned io_submit_simple(struct ucmd_ctx *ctx,
 }
 
 /*
- * The common call's submission under uring_lock: a simple ring (no SQPOLL
- * or IOPOLL, bounds, eventfd or counted TIMEOUT), the same credentials
- * as last time, no chain or drain open. Its SQEs take the common
- * uring_cmd's path (io_submit_uring_cmd) one by one; the first that is
- * anything else goes, with all behind it, to io_submit_rest. It does what
- * io_enter_submit does, without the checks for what such a ring has not.
- * One SQE (a batch of one, the synchronous caller's) is taken here,
- * without a loop and without the plug, which a batch of one never takes;
- * more go to io_submit_simple. Anything else: io_enter_submit.
+ * Whether the call's submission may take io_enter_simple: a simple ring
+ * (no SQPOLL or IOPOLL, bounds, eventfd or counted TIMEOUT), the same
+ * credentials as last time, no drain pending. Each a word or a byte,
+ * tested together: the common call takes no branch. No chain is open
+ * here: every submission closes the one it leaves open.
  */
-static inline __attribute__((always_inline)) int io_enter_simple(struct ucmd_ctx *ctx,
-								 unsigned to_submit)
+static inline bool io_enter_is_simple(const struct ucmd_ctx *ctx)
+{
+	return !((cred_generation() ^ ctx->creds_gen) | !ctx->simple |
+		 (uintptr_t)ctx->defer_head | ctx->drain_next);
+}
+
+/*
+ * The common call's submission under uring_lock (io_enter_is_simple said
+ * so). Its SQEs take the common uring_cmd's path (io_submit_uring_cmd)
+ * one by one; the first that is anything else goes, with all behind it,
+ * to io_submit_rest. It does what io_enter_submit does, without the
+ * checks for what such a ring has not. One SQE (a batch of one, the
+ * synchronous caller's) is taken here, without a loop and without the
+ * plug, which a batch of one never takes; more go to io_submit_simple.
+ */
+static inline __attribute__((always_inline)) unsigned
+io_enter_simple(struct ucmd_ctx *ctx, unsigned to_submit, bool *alone)
 {
 	const struct io_rings *r = &ctx->rings;
 	unsigned head, nr, submitted;
 
-	/*
-	 * Each a word or a byte, tested together: the common call takes no
-	 * branch. No chain is open here: every submission closes the one it
-	 * leaves open.
-	 */
-	if (__builtin_expect((cred_generation() ^ ctx->creds_gen) | !ctx->simple |
-				     (uintptr_t)ctx->defer_head | ctx->drain_next,
-			     0))
-		return io_enter_submit(ctx, to_submit);
 	current_ctx = ctx;
 	head = ctx->cached_sq_head;
 	nr = __io_sqring_entries(ctx, true);
@@ -853,35 +809,96 @@ static inline __attribute__((always_inline)) int io_enter_simple(struct ucmd_ctx
 	/* what completes inline and cannot be posted at once is posted at the end */
 	ctx->compl_defer = true;
 	if (__builtin_expect(nr == 1, 1)) {
-		unsigned idx = io_sq_index(r, head);
-		struct ucmd_kiocb *req;
-		bool dropped;
+		struct ucmd_kiocb *req = io_next_sqe(ctx, r, &head, head + 1, true);
 
-		req = io_take_sqe(ctx, r, idx, &dropped, true);
-		submitted = req != NULL;
-		if (req) {
-			req->sq_pos = head;	/* every request knows its SQ place (srv_bounce_wtake) */
-			head++;
-		} else if (dropped) {
-			head++;
-		}
-		if (req && __builtin_expect(!io_submit_uring_cmd(ctx, req, req->sqe, true), 0)) {
-			/* nr 1: io_want_plug says no, the plug is never used */
-			submitted += io_submit_rest(ctx, req, head, head, nr, NULL, false);
-			goto published;
-		}
+		/*
+		 * The slot is free once copied (or dropped): published before
+		 * the issue, so that the head is not kept across it.
+		 */
 		ctx->cached_sq_head = head;
 		__atomic_store_n(r->sq_head, head, __ATOMIC_RELEASE);
+		submitted = req != NULL;
+		if (__builtin_expect(req != NULL, 1)) {
+			int taken = io_submit_uring_cmd(ctx, req, req->sqe, true);
+
+			/*
+			 * Posted at once, and no task work queued: its CQE is
+			 * all this enter posted. Nothing was collected before
+			 * it or since, nothing overflowed, and nothing ran that
+			 * could take the ring off simple (only an issue does,
+			 * and only task work issues from here): the commit's
+			 * short way, with none of the tests below.
+			 */
+			if (__builtin_expect(taken == IO_CMD_POSTED, 1) &&
+			    __builtin_expect(!io_task_work_pending(ctx), 1)) {
+				ctx->compl_defer = false;
+				io_commit_cqring_simple(ctx);
+				*alone = true;
+				return 1;
+			}
+			/* nr 1: io_plug_start would not plug, the plug is never used */
+			if (__builtin_expect(taken == IO_CMD_DECLINED, 0))
+				submitted += io_submit_rest(ctx, req, head, head, nr, NULL, false);
+		}
 	} else {
 		submitted = io_submit_simple(ctx, head, nr);
 	}
-published:
 	ctx->compl_defer = false;
 	if (ctx->compl_head)
 		io_submit_flush_completions(ctx);
 	io_run_task_work(ctx);
 	io_commit_cqring(ctx);
-	return (int)submitted;
+	return submitted;
+}
+
+/*
+ * io_uring_enter's submission and wait once its arguments and the ring's
+ * setup are checked: inlined into native_enter and native_submit_and_wait.
+ */
+static inline __attribute__((always_inline)) int
+io_enter_checked(struct ucmd_ctx *ctx, unsigned to_submit, unsigned min_complete, unsigned flags,
+		 bool may_iopoll)
+{
+	int submitted = 0;
+	bool alone = false;
+
+	if (to_submit) {
+		mutex_lock(&ctx->uring_lock);
+		if (__builtin_expect(io_enter_is_simple(ctx), 1)) {
+			submitted = (int)io_enter_simple(ctx, to_submit, &alone);
+		} else {
+			submitted = io_enter_submit(ctx, to_submit);
+			if (submitted < 0) {
+				mutex_unlock(&ctx->uring_lock);
+				return submitted;
+			}
+		}
+		/*
+		 * The CQEs waited for are there already (requests that
+		 * completed inline): Linux's io_cqring_wait returns at once
+		 * then, so do not take the lock again and rerun task work just
+		 * to find that out. The CQ tail was just published: it is
+		 * cached_cq_tail. Only an IOPOLL ring has polled requests
+		 * (nr_iopoll), which the wait must reap; a CQE posted alone
+		 * leaves no overflow (io_enter_simple).
+		 */
+		if ((flags & IORING_ENTER_GETEVENTS) &&
+		    (alone || !(ctx->ocq_head || (may_iopoll && ctx->nr_iopoll))) &&
+		    ctx->cached_cq_tail - __atomic_load_n(ctx->rings.cq_head, __ATOMIC_ACQUIRE) >=
+			    min_complete) {
+			current_ctx = NULL;
+			mutex_unlock(&ctx->uring_lock);
+			return submitted;
+		}
+		current_ctx = NULL;
+		mutex_unlock(&ctx->uring_lock);
+	}
+	if (flags & IORING_ENTER_GETEVENTS) {
+		int ret = io_cqring_wait(ctx, min_complete);
+		if (ret < 0 && !submitted)
+			return ret;
+	}
+	return submitted;
 }
 
 /*
@@ -893,7 +910,6 @@ int native_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_comple
 		 unsigned flags)
 {
 	struct ucmd_ctx *ctx = ring_to_ctx(ring);
-	int submitted = 0;
 
 	if (flags & ~ENTER_FLAGS)
 		return -EINVAL;
@@ -910,33 +926,43 @@ int native_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_comple
 		    ctx->submitter_tid != current_tid())
 			return -EEXIST;
 	}
-	if (to_submit) {
-		mutex_lock(&ctx->uring_lock);
-		submitted = io_enter_simple(ctx, to_submit);
-		if (__builtin_expect(submitted < 0, 0)) {
-			mutex_unlock(&ctx->uring_lock);
-			return submitted;
-		}
-		/*
-		 * The CQEs waited for are there already (requests that
-		 * completed inline): Linux's io_cqring_wait returns at once
-		 * then, so do not take the lock again and rerun task work just
-		 * to find that out. The CQ tail was just published: it is
-		 * cached_cq_tail.
-		 */
-		if ((flags & IORING_ENTER_GETEVENTS) && !(ctx->ocq_head || ctx->nr_iopoll) &&
-		    ctx->cached_cq_tail - __atomic_load_n(ctx->rings.cq_head, __ATOMIC_ACQUIRE) >=
-			    min_complete)
-			flags &= ~IORING_ENTER_GETEVENTS;
-		current_ctx = NULL;
-		mutex_unlock(&ctx->uring_lock);
-	}
-	if (flags & IORING_ENTER_GETEVENTS) {
-		int ret = io_cqring_wait(ctx, min_complete);
-		if (ret < 0 && !submitted)
-			return ret;
-	}
-	return submitted;
+	return io_enter_checked(ctx, to_submit, min_complete, flags, true);
+}
+
+/*
+ * ucmd_submit_and_wait on a native ring: what app_submit_and_wait and
+ * native_enter do, in one frame, for the common call: SQEs to publish on
+ * a ring without SQPOLL (its poller submits), IOPOLL (every submission
+ * enters to poll) or SINGLE_ISSUER (the enter checks its caller; a
+ * DEFER_TASKRUN ring is always SINGLE_ISSUER too). Every SQE published is
+ * submitted, as when the flush counts them from the SQ head; the enter's
+ * arguments need no check. Anything else goes the generic way, and so
+ * does a call with nothing new to publish, which then takes no lock
+ * unless SQEs were left unsubmitted before.
+ */
+int native_submit_and_wait(struct ucmd_ring *ring, unsigned wait_nr)
+{
+	struct ucmd_ctx *ctx = ring_to_ctx(ring);
+	struct ucmd_sq *sq = &ring->sq;
+	unsigned tail = sq->sqe_tail;
+	unsigned flags = IORING_ENTER_GETEVENTS;
+
+	if (__builtin_expect(ctx->flags & (IORING_SETUP_SQPOLL | IORING_SETUP_SINGLE_ISSUER |
+					   IORING_SETUP_IOPOLL), 0) ||
+	    __builtin_expect(tail == sq->sqe_head, 0))
+		return app_submit_and_wait(ring, wait_nr);
+	sq->sqe_head = tail;
+	/*
+	 * Release, not app_flush_sq's seq_cst: that pairs with an SQPOLL
+	 * thread's NEED_WAKEUP, and this ring has none. Its SQ tail is read
+	 * by an enter under uring_lock, this one or another thread's.
+	 */
+	__atomic_store_n(sq->ktail, tail, __ATOMIC_RELEASE);
+	/* as app_submit_and_wait: no wait asked, but CQEs overflowed to flush */
+	if (!wait_nr && !(__atomic_load_n(sq->kflags, __ATOMIC_ACQUIRE) & IORING_SQ_CQ_OVERFLOW))
+		flags = 0;
+	/* no IOPOLL: nothing for the wait to reap */
+	return io_enter_checked(ctx, ~0u, wait_nr, flags, false);
 }
 
 /* IO_URING_F_* bits that follow from the ring's setup, computed once. */

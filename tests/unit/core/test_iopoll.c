@@ -134,6 +134,29 @@ static void test_found_by_polling(void **state)
 	}
 }
 
+/*
+ * ucmd_submit on an IOPOLL ring enters with GETEVENTS, as liburing's
+ * io_uring_submit does there: the enter polls once, so what completed by
+ * then is in the CQ when the submit returns.
+ */
+static void test_submit_polls_once(void **state)
+{
+	struct fx *f = *state;
+	struct td_cqe c[4];
+
+	for (unsigned i = 0; i < 4; i++)
+		td_prep(&f->ring, f->td_fd, TD_OP_POLLED, 200 + i, (int64_t)i);
+	assert_int_equal(ucmd_submit(&f->ring), 4);
+	assert_true(td_nr_polls() >= 1);
+	assert_int_equal(ucmd_cq_ready(&f->ring), 4);
+	td_reap(&f->ring, c, 4);
+	for (unsigned i = 0; i < 4; i++) {
+		const struct td_cqe *x = td_find(c, 4, 200 + i);
+		assert_non_null(x);
+		assert_int_equal(x->res, (int)i);
+	}
+}
+
 /* Requests that went to the worker still complete on a polled ring. */
 static void test_async_on_iopoll(void **state)
 {
@@ -163,6 +186,7 @@ int main(void)
 		T(test_provider_without_iopoll),
 		T(test_opcode_without_iopoll),
 		T(test_found_by_polling),
+		T(test_submit_polls_once),
 		T(test_async_on_iopoll),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -63,11 +63,51 @@ static void test_bogus_cq_head(void **state)
 	ucmd_queue_exit(&ring);
 }
 
+/*
+ * A submission while CQEs wait in the overflow list enters with
+ * GETEVENTS, as liburing's io_uring_submit does: the enter moves them
+ * into the room the application made, so they are there when the submit
+ * returns, before the new request's CQE and in order.
+ */
+static void test_submit_flushes_overflow(void **state)
+{
+	struct ucmd_ring ring;
+	struct cqe_copy c[8];
+	uint64_t ud = 0;
+
+	(void)state;
+	/* SQ 2, CQ 4: three batches of two, two CQEs overflow */
+	ring_setup(ucmd_engine_default(), &ring, 2, 0);
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < 2; i++) {
+			struct io_uring_sqe *sqe = ucmd_get_sqe(&ring);
+			ucmd_prep_nop(sqe);
+			sqe->user_data = ud++;
+		}
+		assert_int_equal(ucmd_submit(&ring), 2);
+	}
+	assert_int_equal(ucmd_cq_ready(&ring), 4);
+	assert_true(*ring.sq.kflags & IORING_SQ_CQ_OVERFLOW);
+	/* room made without an enter */
+	ucmd_cq_advance(&ring, 4);
+	struct io_uring_sqe *sqe = ucmd_get_sqe(&ring);
+	ucmd_prep_nop(sqe);
+	sqe->user_data = ud++;
+	assert_int_equal(ucmd_submit(&ring), 1);
+	assert_int_equal(ucmd_cq_ready(&ring), 3);
+	assert_false(*ring.sq.kflags & IORING_SQ_CQ_OVERFLOW);
+	reap(&ring, c, 3);
+	for (unsigned i = 0; i < 3; i++)
+		assert_int_equal(c[i].user_data, 4 + i);
+	ucmd_queue_exit(&ring);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_overflow_nothing_lost),
 		cmocka_unit_test(test_bogus_cq_head),
+		cmocka_unit_test(test_submit_flushes_overflow),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

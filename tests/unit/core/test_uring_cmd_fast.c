@@ -11,6 +11,7 @@
  * to release.
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -109,6 +110,17 @@ static int creds_uring_cmd(struct io_uring_cmd *cmd, unsigned issue_flags)
 	return 0;
 }
 
+/* Records the thread its request is issued on; completes inline with 0. */
+static pthread_t issued_on;
+
+static int tid_uring_cmd(struct io_uring_cmd *cmd, unsigned issue_flags)
+{
+	(void)cmd;
+	(void)issue_flags;
+	issued_on = pthread_self();
+	return 0;
+}
+
 static const struct ucmd_file_ops inline_fops = { .name = "inline", .uring_cmd = inline_uring_cmd };
 static const struct ucmd_file_ops echo_fops = { .name = "echo", .uring_cmd = echo_uring_cmd };
 static const struct ucmd_file_ops hold_fops = { .name = "hold", .uring_cmd = hold_uring_cmd };
@@ -116,6 +128,7 @@ static const struct ucmd_file_ops again_fops = { .name = "again", .uring_cmd = a
 static const struct ucmd_file_ops snap_fops = { .name = "snap", .uring_cmd = snap_uring_cmd };
 static const struct ucmd_file_ops plain_fops = { .name = "plain" };
 static const struct ucmd_file_ops creds_fops = { .name = "creds", .uring_cmd = creds_uring_cmd };
+static const struct ucmd_file_ops tid_fops = { .name = "tid", .uring_cmd = tid_uring_cmd };
 
 /* A module that denies cmd_op 0xd0. */
 static int deny_cmd(void *priv, const struct io_uring_cmd *cmd)
@@ -142,6 +155,7 @@ static int setup(void **state)
 	assert_int_equal(engine_add_device(eng, "snap", &snap_fops, NULL), 0);
 	assert_int_equal(engine_add_device(eng, "plain", &plain_fops, NULL), 0);
 	assert_int_equal(engine_add_device(eng, "creds", &creds_fops, NULL), 0);
+	assert_int_equal(engine_add_device(eng, "tid", &tid_fops, NULL), 0);
 	return 0;
 }
 
@@ -545,6 +559,142 @@ static void test_dropped_alone(void **state)
 }
 
 /*
+ * One batch: a clean command for each 'c' of pat, a NOP for 'n', an SQ
+ * index outside the SQE array for 'x'. Every SQE but the dropped ones
+ * must be taken in the one enter and give its CQE in order (user_data
+ * from 1 in pat's order), the dropped ones counted and consumed.
+ */
+static void dropped_in_batch(struct ucmd_ring *ring, const char *pat)
+{
+	unsigned n = (unsigned)strlen(pat), want = 0, dropped = *ring->sq.kdropped;
+	uint64_t ud[8];
+	struct cqe_copy c[8];
+
+	for (unsigned i = 0; i < n; i++) {
+		struct io_uring_sqe *sqe;
+
+		if (pat[i] == 'n') {
+			sqe = ucmd_get_sqe(ring);
+			ucmd_prep_nop(sqe);
+			sqe->user_data = i + 1;
+		} else {
+			sqe = cmd_sqe(ring, 0, true, i + 1, (uint8_t)(40 + i));
+		}
+		if (pat[i] == 'x')
+			ring->sq.array[(ring->sq.sqe_tail - 1) & ring->sq.ring_mask] = 1000 + i;
+		else
+			ud[want++] = i + 1;
+	}
+	assert_int_equal(ucmd_submit(ring), (int)want);
+	assert_int_equal(*ring->sq.kdropped, dropped + (n - want));
+	assert_int_equal(ucmd_sq_ready(ring), 0);
+	assert_int_equal(ucmd_cq_ready(ring), want);
+	reap(ring, c, want);
+	for (unsigned i = 0; i < want; i++) {
+		assert_int_equal(c[i].user_data, ud[i]);
+		assert_int_equal(c[i].res, pat[ud[i] - 1] == 'n' ? 0 : (int)(40 + ud[i] - 1));
+	}
+	/* the slots of the dropped indexes serve again */
+	for (unsigned i = 0; i < ring->sq.ring_entries; i++)
+		ring->sq.array[i] = i;
+}
+
+/*
+ * A bad SQ index at the start, in the middle and at the end of a batch,
+ * in each submission loop: the common uring_cmd's (a simple ring's batch
+ * of commands), the general one behind a NOP on a simple ring, the
+ * general one of a ring that is not simple (an eventfd registered).
+ */
+static void test_dropped_in_every_loop(void **state)
+{
+	static const char *const pats[] = { "xcc", "cxc", "ccx", "cxxc", "nxc", "ncx", "xnc" };
+	struct ucmd_ring ring;
+	int fd = ucmd_open(eng, "inline", O_RDWR);
+	int efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+
+	(void)state;
+	assert_true(efd >= 0);
+	ring_setup(eng, &ring, 8, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+	assert_int_equal(ucmd_register_files(&ring, &fd, 1), 0);
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1)
+			assert_int_equal(ucmd_register_eventfd(&ring, efd), 0);
+		for (size_t i = 0; i < sizeof(pats) / sizeof(pats[0]); i++)
+			dropped_in_batch(&ring, pats[i]);
+	}
+	ucmd_queue_exit(&ring);
+	ucmd_close(eng, fd);
+	close(efd);
+}
+
+static void *complete_held(void *arg)
+{
+	(void)arg;
+	io_uring_cmd_done(held, 11, 0);
+	return NULL;
+}
+
+/*
+ * Task work another thread queued (a completion) runs in the next enter,
+ * even one whose clean SQE, alone, posts its CQE at once: both CQEs are
+ * there when the submit returns.
+ */
+static void test_alone_runs_task_work(void **state)
+{
+	struct ucmd_ring ring;
+	struct cqe_copy c[2];
+	int fd = ucmd_open(eng, "hold", O_RDWR);
+	pthread_t t;
+
+	(void)state;
+	ring_setup(eng, &ring, 8, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+	assert_int_equal(ucmd_register_files(&ring, &fd, 1), 0);
+	for (int round = 0; round < 3; round++) {
+		cmd_sqe(&ring, 0, true, 1, 1);
+		assert_int_equal(ucmd_submit(&ring), 1);
+		assert_non_null(held);
+		assert_int_equal(pthread_create(&t, NULL, complete_held, NULL), 0);
+		assert_int_equal(pthread_join(t, NULL), 0);
+		held = NULL;
+		cmd_sqe(&ring, 0, true, 2, 5);
+		assert_int_equal(ucmd_submit(&ring), 1);
+		assert_int_equal(ucmd_cq_ready(&ring), 2);
+		reap(&ring, c, 2);
+		assert_int_equal(c[0].user_data + c[1].user_data, 3);
+		for (int i = 0; i < 2; i++)
+			assert_int_equal(c[i].res, c[i].user_data == 1 ? 11 : 5);
+	}
+	ucmd_queue_exit(&ring);
+	ucmd_close(eng, fd);
+}
+
+/*
+ * On an SQPOLL ring ucmd_submit_and_wait only publishes and wakes: the
+ * poller issues every request, never the caller's thread.
+ */
+static void test_sqpoll_issues_on_poller(void **state)
+{
+	struct ucmd_ring ring;
+	struct cqe_copy c;
+	int fd = ucmd_open(eng, "tid", O_RDWR);
+
+	(void)state;
+	ring_setup(eng, &ring, 8, IORING_SETUP_SQPOLL | IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+	assert_int_equal(ucmd_register_files(&ring, &fd, 1), 0);
+	for (uint64_t i = 0; i < 20; i++) {
+		issued_on = pthread_self();
+		cmd_sqe(&ring, 0, true, i, 0);
+		assert_true(ucmd_submit_and_wait(&ring, 1) >= 0);
+		reap(&ring, &c, 1);
+		assert_int_equal(c.user_data, i);
+		assert_int_equal(c.res, 0);
+		assert_false(pthread_equal(issued_on, pthread_self()));
+	}
+	ucmd_queue_exit(&ring);
+	ucmd_close(eng, fd);
+}
+
+/*
  * Requests act as whoever submits them: credentials changed between two
  * submissions of a clean SQE on a fixed file are the ones the next
  * request carries, alone in its enter or in a batch.
@@ -747,6 +897,9 @@ int main(void)
 		cmocka_unit_test(test_alone_behind_drain),
 		cmocka_unit_test(test_creds_changed_between_submissions),
 		cmocka_unit_test(test_dropped_alone),
+		cmocka_unit_test(test_dropped_in_every_loop),
+		cmocka_unit_test(test_alone_runs_task_work),
+		cmocka_unit_test(test_sqpoll_issues_on_poller),
 		cmocka_unit_test(test_security_on_fixed_file),
 		cmocka_unit_test(test_iopoll_ring),
 		cmocka_unit_test(test_other_completions_on_fixed_files),
