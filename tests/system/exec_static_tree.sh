@@ -109,11 +109,11 @@ diff "$T/d_libc.txt" "$T/s_insn.txt" >"$T/lists.diff" ||
 diff "$T/s_libc.txt" "$T/s_insn.txt" >"$T/lists.diff" ||
 	fail "static: glibc's and the own instruction's listings differ: $(cat "$T/lists.diff")"
 for n in nvme0 ng0n1 nvme0n1; do
-	sed -n '/^== \/dev$/,/^== /p' "$T/s_insn.txt" | grep -qx "$n" || fail "no $n in /dev: $(cat "$T/s_insn.txt")"
+	grep -qx "$n" <<<"$(sed -n '/^== \/dev$/,/^== /p' "$T/s_insn.txt")" || fail "no $n in /dev: $(cat "$T/s_insn.txt")"
 done
-sed -n '/^== \/sys\/block$/,/^== /p' "$T/s_insn.txt" | grep -qx nvme0n1 ||
+grep -qx nvme0n1 <<<"$(sed -n '/^== \/sys\/block$/,/^== /p' "$T/s_insn.txt")" ||
 	fail "no nvme0n1 in /sys/block: $(cat "$T/s_insn.txt")"
-sed -n '/^== \/sys\/class\/nvme\/nvme0$/,/^== /p' "$T/s_insn.txt" | grep -qx model ||
+grep -qx model <<<"$(sed -n '/^== \/sys\/class\/nvme\/nvme0$/,/^== /p' "$T/s_insn.txt")" ||
 	fail "no model in the controller's directory: $(cat "$T/s_insn.txt")"
 
 step "busybox's own ls -l, stat, cat, readlink; an attribute written: EACCES; a rescan taken"
