@@ -93,6 +93,7 @@ struct srv_pool {
 	struct pworker **w;
 	unsigned nr_w, cap_w;
 	unsigned base;			/* workers wanted, stuck ones not counted */
+	unsigned stall_ms;		/* a pass this long is stuck (SRV_STALL_MS) */
 	unsigned active, nr_stuck;
 	atomic_bool stop;
 	pthread_t wd;
@@ -457,7 +458,7 @@ static void *watchdog_main(void *arg)
 		uint64_t now;
 		bool marked = false;
 
-		if (poll(&pfd, 1, (int)SRV_STALL_MS / 2) > 0)
+		if (poll(&pfd, 1, (int)p->stall_ms / 2) > 0)
 			efd_read(p->wd_efd);
 		now = srv_now_us();
 		pthread_mutex_lock(&p->lock);
@@ -465,7 +466,7 @@ static void *watchdog_main(void *arg)
 			struct pworker *w = p->w[i];
 			uint64_t since = atomic_load_explicit(&w->since, memory_order_relaxed);
 
-			if (!since || w->stuck || now - since < SRV_STALL_MS * 1000ull)
+			if (!since || w->stuck || now - since < p->stall_ms * 1000ull)
 				continue;
 			w->stuck = true;
 			active_set_locked(w, false);
@@ -528,6 +529,7 @@ static struct srv_pool *pool_new(struct srv_daemon *d)
 	atomic_init(&p->stop, false);
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	p->base = d->pool_workers ? d->pool_workers : ncpu > 0 ? (unsigned)ncpu : 1u;
+	p->stall_ms = d->pool_stall_ms ? d->pool_stall_ms : SRV_STALL_MS;
 	if (p->base > POOL_MAX_BASE)
 		p->base = POOL_MAX_BASE;
 	p->wd_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

@@ -121,6 +121,7 @@ struct srv_daemon {
 	/* ring_pool.c: the ring workers, while any ring exists (under lock) */
 	struct srv_pool *pool;
 	unsigned pool_workers;		/* how many serve rings; 0: one per online CPU */
+	unsigned pool_stall_ms;		/* a pass this long counts as stuck; 0: SRV_STALL_MS */
 	/*
 	 * UCMDD_ANA_STATE, for the daemon's NVMe/TCP ports (ucmdd.c): the
 	 * state after the request, or -errno as proto.h says; NULL: no port.

@@ -981,6 +981,12 @@ static void test_pool_one_worker_rings(void **state)
 	struct cring b;
 
 	t->s.d.pool_workers = 1;
+	/*
+	 * No spare: a preemption of the worker mid-pass (a loaded machine, a
+	 * sanitizer build) longer than the watchdog's 20 ms would start one,
+	 * as it should, and this test counts workers.
+	 */
+	t->s.d.pool_stall_ms = 60000;
 	assert_int_equal(cring_open(&t->s, &t->r, 8, 0), 0);
 	assert_int_equal(cring_open(&t->s, &b, 8, 0), 0);
 	for (unsigned i = 0; i < 200; i++) {
@@ -1015,6 +1021,8 @@ static void test_pool_stuck_pass(void **state)
 	struct srv_ring *sa;
 
 	t->s.d.pool_workers = 1;
+	/* long enough that only the held lock, not a preemption, makes a pass stuck */
+	t->s.d.pool_stall_ms = 500;
 	assert_int_equal(cring_open(&t->s, &t->r, 8, 0), 0);
 	assert_int_equal(cring_open(&t->s, &b, 8, 0), 0);
 	nop_roundtrip(&t->r, 1);
@@ -1055,6 +1063,7 @@ static void test_pool_client_killed(void **state)
 	struct io_uring_cqe c;
 
 	t->s.d.pool_workers = 1;
+	t->s.d.pool_stall_ms = 60000;	/* no spare for a preempted pass: workers are counted */
 	sfx_client_init(&t->s, &c2);
 	assert_int_equal(cring_open(&t->s, &t->r, 8, 0), 0);
 	assert_int_equal(cring_open_c(&c2, &b, 8, 0, 0, 0), 0);
