@@ -28,6 +28,7 @@
 
 #include <nvme/types.h>
 
+#include "preload/passthru32.h"
 #include "preload/preload.h"
 
 /* The devices and the tree as the daemon now has them. */
@@ -67,24 +68,7 @@ static int passthru32(int fd, unsigned long req, void *arg)
 
 	if (ret)
 		return ret;
-	memset(&c64, 0, sizeof(c64));
-	c64.opcode = c.opcode;
-	c64.flags = c.flags;
-	c64.rsvd1 = c.rsvd1;
-	c64.nsid = c.nsid;
-	c64.cdw2 = c.cdw2;
-	c64.cdw3 = c.cdw3;
-	c64.metadata = c.metadata;
-	c64.addr = c.addr;
-	c64.metadata_len = c.metadata_len;
-	c64.data_len = c.data_len;
-	c64.cdw10 = c.cdw10;
-	c64.cdw11 = c.cdw11;
-	c64.cdw12 = c.cdw12;
-	c64.cdw13 = c.cdw13;
-	c64.cdw14 = c.cdw14;
-	c64.cdw15 = c.cdw15;
-	c64.timeout_ms = c.timeout_ms;
+	pl_passthru_widen(&c, &c64);
 	ret = passthru64(fd, req == NVME_IOCTL_ADMIN_CMD ? NVME_IOCTL_ADMIN64_CMD :
 				 NVME_IOCTL_IO64_CMD, &c64);
 	/* the kernel writes the result back whenever the command ran, whatever its status */

@@ -25,6 +25,7 @@
 
 #include <ucmd/daemon.h>
 
+#include "preload/passthru32.h"
 #include "preload/sv.h"
 
 #define SV_PASS_MAX (16u << 20)	/* past any MDTS the daemon takes: EINVAL, as the kernel's limit */
@@ -62,25 +63,10 @@ int64_t sv_passthru32(struct sv *s, pid_t pid, struct sv_fd *f, unsigned long cm
 		ucmd_buf_free(s->own, buf);
 		return -EFAULT;
 	}
-	memset(&c64, 0, sizeof(c64));
-	c64.opcode = c.opcode;
-	c64.flags = c.flags;
-	c64.rsvd1 = c.rsvd1;
-	c64.nsid = c.nsid;
-	c64.cdw2 = c.cdw2;
-	c64.cdw3 = c.cdw3;
+	pl_passthru_widen(&c, &c64);
 	/* an address without a length moves nothing: none of the program's reaches our connection */
 	c64.addr = data ? (uint64_t)(uintptr_t)buf : 0;
-	c64.data_len = c.data_len;
 	c64.metadata = meta ? (uint64_t)(uintptr_t)((char *)buf + meta_at) : 0;
-	c64.metadata_len = c.metadata_len;
-	c64.cdw10 = c.cdw10;
-	c64.cdw11 = c.cdw11;
-	c64.cdw12 = c.cdw12;
-	c64.cdw13 = c.cdw13;
-	c64.cdw14 = c.cdw14;
-	c64.cdw15 = c.cdw15;
-	c64.timeout_ms = c.timeout_ms;
 	ret = ucmd_ioctl(s->own, fd, cmd == NVME_IOCTL_ADMIN_CMD ? NVME_IOCTL_ADMIN64_CMD :
 				   NVME_IOCTL_IO64_CMD, &c64);
 	if (ret >= 0) {
