@@ -132,6 +132,28 @@ static void share_put_all(const struct user_mm *mm, void *area, const struct iov
 			mm->ops->share_put(area, dev[i].iov_base);
 }
 
+/*
+ * The request's segments become the device's (dev, nr of them; small: the
+ * caller's on-stack array, copied into the request's own): this process's
+ * memory from now on, so nothing bounces them again.
+ */
+static void data_to_device(struct request *rq, struct iovec *dev, const struct iovec *small,
+			   unsigned nr)
+{
+	struct nvme_request *req = nvme_req(rq);
+
+	if (dev == small) {
+		memcpy(req->data.fast, small, nr * sizeof(*dev));
+		req->data.iov = req->data.fast;
+		req->data.alloc = NULL;
+	} else {
+		req->data.iov = dev;
+		req->data.alloc = dev;
+	}
+	req->data.mm = NULL;
+	rq->segs = req->data.iov;
+}
+
 int nvme_rq_bounce(struct request *rq, const struct user_mm *meta_mm, bool write)
 {
 	struct nvme_request *req = nvme_req(rq);
@@ -186,6 +208,20 @@ int nvme_rq_bounce(struct request *rq, const struct user_mm *meta_mm, bool write
 		meta_local = local_range(meta_mm, (uint64_t)(uintptr_t)rq->meta, rq->meta_len);
 		if (!meta_local)
 			need += page_span((uint64_t)(uintptr_t)rq->meta, rq->meta_len);
+	}
+	/*
+	 * Wholly in memory the owner shares with us (ucmd_buf_alloc's): the
+	 * device reaches it as it is, and nothing is held for the request,
+	 * so a read needs nothing at its completion either.
+	 */
+	if (!need && !shared) {
+		if (mm) {
+			iov_iter_release(&req->data);
+			data_to_device(rq, dev, small, nr);
+		}
+		if (meta_mm)
+			rq->meta = meta_local;
+		return 0;
 	}
 	owner = mm ? mm : meta_mm;
 	/* the owner's limit on what it makes us hold (ucmdd: per client) */
@@ -250,16 +286,7 @@ int nvme_rq_bounce(struct request *rq, const struct user_mm *meta_mm, bool write
 		b->user = req->data;
 		if (req->data.iov == req->data.fast)
 			b->user.iov = b->user.fast;
-		if (dev == small) {
-			memcpy(req->data.fast, small, nr * sizeof(*dev));
-			req->data.iov = req->data.fast;
-			req->data.alloc = NULL;
-		} else {
-			req->data.iov = dev;
-			req->data.alloc = dev;
-		}
-		req->data.mm = NULL;
-		rq->segs = req->data.iov;
+		data_to_device(rq, dev, small, nr);
 	}
 	if (meta_mm)
 		rq->meta = meta_local;

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "srv_fixture.h"
 
@@ -357,6 +358,81 @@ static void test_timeout_cancel_nop_unknown(void **state)
 	assert_int_equal(run(t), -EINVAL);
 }
 
+/* Two pages of a sealed memfd, mapped here and shared with the daemon as a region. */
+static char *region_map(struct xt *t, size_t len)
+{
+	int fd = memfd_create("region", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	char *p;
+
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)len), 0);
+	assert_int_equal(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK), 0);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	assert_true(p != MAP_FAILED);
+	assert_int_equal(srv_region_add(&t->s.c, fd, (uint64_t)(uintptr_t)p, len), 0);
+	close(fd);
+	return p;
+}
+
+/*
+ * A request wholly inside memory the client shares (ucmd_buf_alloc's
+ * regions) reaches the device as it is: nothing is bounced or held for
+ * it, so the client's bounce limit never refuses it (seen here with the
+ * limit already passed). Anything partly outside, or in a region given
+ * back, bounces as before and is refused then.
+ */
+static void test_region_no_bounce(void **state)
+{
+	struct xt *t = *state;
+	unsigned lbs = t->s.fx.lbs;
+	char *reg = region_map(t, 2 * 4096), *plain = fx_alloc(lbs), *w = fx_alloc(lbs);
+	struct iovec iov[2] = { { reg + 4096, lbs }, { plain, lbs } };
+	struct nvme_uring_cmd u;
+
+	fx_fill(reg, lbs, 21);
+	atomic_store(&t->s.c.bounce_bytes, SRV_MAX_BOUNCE + 1);
+	fx_rw_cmd(&u, 0x01, t->s.fx.nsid, 8, 1, reg, lbs);
+	nvme_sqe(t, t->s.ng, NVME_URING_CMD_IO, &u);
+	assert_int_equal(run(t), 0);
+	memset(reg + 4096, 0x5a, lbs);
+	fx_rw_cmd(&u, 0x02, t->s.fx.nsid, 8, 1, reg + 4096, lbs);
+	nvme_sqe(t, t->s.ng, NVME_URING_CMD_IO, &u);
+	assert_int_equal(run(t), 0);
+	assert_memory_equal(reg + 4096, reg, lbs);
+	/* nothing was held: the count is as the test left it */
+	assert_int_equal(atomic_load(&t->s.c.bounce_bytes), SRV_MAX_BOUNCE + 1);
+
+	/* one segment in the region, one in plain memory: bounced, so refused */
+	fx_rw_cmd(&u, 0x02, t->s.fx.nsid, 8, 2, iov, 2);
+	nvme_sqe(t, t->s.ng, NVME_URING_CMD_IO_VEC, &u);
+	assert_int_equal(run(t), -ENOMEM);
+	atomic_store(&t->s.c.bounce_bytes, 0);
+	fx_fill(w, lbs, 22);
+	fx_rw_cmd(&u, 0x01, t->s.fx.nsid, 9, 1, w, lbs);
+	nvme_sqe(t, t->s.ng, NVME_URING_CMD_IO, &u);
+	assert_int_equal(run(t), 0);
+	memset(reg + 4096, 0, lbs);
+	fx_rw_cmd(&u, 0x02, t->s.fx.nsid, 8, 2, iov, 2);
+	nvme_sqe(t, t->s.ng, NVME_URING_CMD_IO_VEC, &u);
+	assert_int_equal(run(t), 0);
+	assert_memory_equal(reg + 4096, reg, lbs);
+	assert_memory_equal(plain, w, lbs);
+	assert_int_equal(atomic_load(&t->s.c.bounce_bytes), 0);
+
+	/* a region given back is plain memory again: bounced (and refused past the limit) */
+	assert_int_equal(srv_region_del(&t->s.c, (uint64_t)(uintptr_t)reg), 0);
+	atomic_store(&t->s.c.bounce_bytes, SRV_MAX_BOUNCE + 1);
+	fx_rw_cmd(&u, 0x02, t->s.fx.nsid, 9, 1, reg + 4096, lbs);
+	nvme_sqe(t, t->s.ng, NVME_URING_CMD_IO, &u);
+	assert_int_equal(run(t), -ENOMEM);
+	atomic_store(&t->s.c.bounce_bytes, 0);
+	assert_int_equal(run_again(t), 0);
+	assert_memory_equal(reg + 4096, w, lbs);
+	munmap(reg, 2 * 4096);
+	free(plain);
+	free(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -367,6 +443,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rw_family_and_fds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fixed_buffers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeout_cancel_nop_unknown, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_region_no_bounce, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
