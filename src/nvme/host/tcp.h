@@ -178,7 +178,12 @@ extern atomic_uint nvme_tcp_poll_idle_ms, nvme_tcp_wait_idle_ms;
 #define NVME_TCP_WAIT_IDLE_MS	atomic_load_explicit(&nvme_tcp_wait_idle_ms, memory_order_relaxed)
 /* a poll this soon after one that found the connection empty does not look again */
 #define NVME_TCP_POLL_RECHECK_NS	2000u
-#define NVME_TCP_RXQ	(64u * 1024)
+/*
+ * What one waiter's pass brings fits one recv: QD32 of 4 KiB reads is
+ * 32 C2HData of 4,120 bytes (131,840), which a 64 KiB buffer took in
+ * three recvs and the pass's last empty one.
+ */
+#define NVME_TCP_RXQ	(256u * 1024)
 /* tx_buf: any one CapsuleCmd (header, in-capsule data up to NVME_TCP_BUF, digest) fits */
 #define NVME_TCP_TXQ	(NVME_TCP_BUF + NVME_TCP_HDR_BUF + NVME_TCP_DIGEST_LEN)
 
