@@ -106,7 +106,7 @@ struct ctrl_ns {
 };
 
 struct ctrl_req {
-	struct ucmd_nvme_sqe cmd;
+	struct ucmd_nvme_sqe cmd;	/* first: ctrl_req_get zeroes what follows it */
 	uint16_t sqid;
 	uint32_t dw0, dw1;
 	uint64_t err_lba;	/* the error log entry's LBA when the command fails */
