@@ -682,6 +682,15 @@ void ctrl_iovs_free_spare(struct ucmd_ctrl *c, struct ctrl_iovs *v);
 /* Map the data pointer (PRP or SGL by PSDT) for len bytes */
 uint16_t ctrl_map_data(struct ucmd_ctrl *c, struct ctrl_req *req, uint64_t len,
 			struct ctrl_iovs *out);
+/*
+ * The short path: a transfer of len bytes that PRP1 and PRP2 describe
+ * without a PRP list (ctrl_prp_short says whether it is one) maps onto
+ * iov[2] on the caller's stack, with ctrl_map_data's checks and statuses;
+ * nothing to free.
+ */
+bool ctrl_prp_short(const struct ctrl_req *req, uint64_t len);
+uint16_t ctrl_map_prp_short(struct ucmd_ctrl *c, const struct ctrl_req *req, uint64_t len,
+			    struct iovec iov[2], int *cnt);
 /* Map the metadata pointer (MPTR) for len bytes */
 uint16_t ctrl_map_meta(struct ucmd_ctrl *c, struct ctrl_req *req, uint64_t len,
 			struct ctrl_iovs *out);
