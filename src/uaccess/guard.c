@@ -332,11 +332,23 @@ static void ua_do(const struct ua_args *a)
 #endif
 
 /*
+ * With the exception table, each entry below gets its own copy of this,
+ * with its op known: no switch at run time and no frame of its own (a
+ * device's read makes three of these calls). A function that calls
+ * sigsetjmp cannot be inlined, so the portable guard stays one function.
+ */
+#ifdef UA_EXTABLE
+#define UA_GUARDED_INLINE inline __attribute__((always_inline))
+#else
+#define UA_GUARDED_INLINE
+#endif
+
+/*
  * One guarded access. Whatever is read after the jump back lives in memory
  * (the arguments in a, the outer slot), so no register copy of it can be
  * stale there.
  */
-static size_t ua_guarded(enum ua_op op, void *dst, const void *src, size_t n, uintptr_t user)
+static UA_GUARDED_INLINE size_t ua_guarded(enum ua_op op, void *dst, const void *src, size_t n, uintptr_t user)
 {
 #ifndef UA_EXTABLE
 	struct ua_args a = { .op = op, .dst = dst, .src = src, .n = n, .user = user };

@@ -11,7 +11,9 @@
  * reads a PRP list entry or an SGL descriptor past what it mapped is a heap
  * overflow for ASan, not a silent read of neighbouring arena bytes. Every
  * iovec the walker hands back must lie inside one mapped window, and a
- * walk that succeeds must describe exactly the requested length.
+ * walk that succeeds must describe exactly the requested length. A data
+ * transfer that the short path takes (ctrl_map_prp_short) must get the
+ * same status from it as from the general walk, and the same length.
  *
  * Input: 1 byte selector (bit 0: data or metadata pointer; bit 1: which
  * controller, MDTS unlimited or 2^2 pages), 4 bytes transfer length (taken
@@ -123,6 +125,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 			abort();
 	}
 	ctrl_iovs_free(&v);
+	/*
+	 * The short path (a transfer PRP1 and PRP2 hold, without a list) must
+	 * give the general walk's status and, on success, the same bytes.
+	 */
+	if (!(sel & 1) && ctrl_prp_short(&req, len)) {
+		struct iovec iov[2];
+		int cnt;
+
+		if (ctrl_map_prp_short(c, &req, len, iov, &cnt) != st)
+			abort();
+		sum = 0;
+		for (int i = 0; !st && i < cnt; i++) {
+			if (!iov[i].iov_len || !in_window(&iov[i]))
+				abort();
+			sum += iov[i].iov_len;
+		}
+		if (!st && (sum != len || cnt > 2))
+			abort();
+	}
 	for (unsigned i = 0; i < nwindows; i++)
 		free(windows[i].p);
 	return 0;

@@ -83,7 +83,9 @@ struct ctrl_fdp;
 struct ctrl_ns {
 	uint32_t nsid;
 	uint64_t nsze;		/* logical blocks */
-	uint8_t lbaf;
+	uint8_t lbaf;		/* set with ctrl_ns_set_lbaf(), which derives the two below */
+	uint8_t lba_shift;	/* log2 of the LBA data size (Linux's ns->head->lba_shift) */
+	uint16_t ms;		/* metadata bytes per LBA */
 	bool extended;
 	uint8_t dps;		/* protection: NVME_NS_DPS_PI_* type, PI_FIRST (pi_io.c) */
 	uint64_t lbstm;		/* Logical Block Storage Tag Mask, set when created (pi.h) */
@@ -104,7 +106,7 @@ struct ctrl_ns {
 };
 
 struct ctrl_req {
-	struct ucmd_nvme_sqe cmd;
+	struct ucmd_nvme_sqe cmd;	/* first: ctrl_req_get zeroes what follows it */
 	uint16_t sqid;
 	uint32_t dw0, dw1;
 	uint64_t err_lba;	/* the error log entry's LBA when the command fails */
@@ -624,8 +626,10 @@ uint8_t ctrl_lbaf_pif(uint8_t lbaf);
 uint8_t ctrl_lbaf_sts(uint8_t lbaf);
 /* its metadata holds that format's protection tuple (8 or 16 bytes) */
 bool ctrl_lbaf_pi_fits(uint8_t lbaf);
-static inline uint32_t ctrl_ns_ds(const struct ctrl_ns *ns) { return ctrl_lbaf_ds(ns->lbaf); }
-static inline uint16_t ctrl_ns_ms(const struct ctrl_ns *ns) { return ctrl_lbaf_ms(ns->lbaf); }
+/* every I/O asks these several times: read from the namespace, not the table */
+static inline uint32_t ctrl_ns_ds(const struct ctrl_ns *ns) { return 1u << ns->lba_shift; }
+static inline uint16_t ctrl_ns_ms(const struct ctrl_ns *ns) { return ns->ms; }
+void ctrl_ns_set_lbaf(struct ctrl_ns *ns, uint8_t lbaf);
 /* Store layout: data of every LBA, then the metadata of every LBA. */
 static inline uint64_t ctrl_ns_data_off(const struct ctrl_ns *ns, uint64_t lba)
 {
@@ -678,6 +682,15 @@ void ctrl_iovs_free_spare(struct ucmd_ctrl *c, struct ctrl_iovs *v);
 /* Map the data pointer (PRP or SGL by PSDT) for len bytes */
 uint16_t ctrl_map_data(struct ucmd_ctrl *c, struct ctrl_req *req, uint64_t len,
 			struct ctrl_iovs *out);
+/*
+ * The short path: a transfer of len bytes that PRP1 and PRP2 describe
+ * without a PRP list (ctrl_prp_short says whether it is one) maps onto
+ * iov[2] on the caller's stack, with ctrl_map_data's checks and statuses;
+ * nothing to free.
+ */
+bool ctrl_prp_short(const struct ctrl_req *req, uint64_t len);
+uint16_t ctrl_map_prp_short(struct ucmd_ctrl *c, const struct ctrl_req *req, uint64_t len,
+			    struct iovec iov[2], int *cnt);
 /* Map the metadata pointer (MPTR) for len bytes */
 uint16_t ctrl_map_meta(struct ucmd_ctrl *c, struct ctrl_req *req, uint64_t len,
 			struct ctrl_iovs *out);

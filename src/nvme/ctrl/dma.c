@@ -91,29 +91,67 @@ static uint16_t add_host(struct ucmd_ctrl *c, struct ctrl_iovs *out, uint64_t ad
 	return 0;
 }
 
-static uint16_t map_prp(struct ucmd_ctrl *c, uint64_t prp1, uint64_t prp2, uint64_t len,
-			struct ctrl_iovs *out)
+/*
+ * PRP1's page and, when the rest fits in one page, PRP2's: every check of
+ * those two entries, into iov[2] (a second page adjacent to the first
+ * merges, as ctrl_iovs_add merges). *rest is what is left for a PRP list at
+ * PRP2 (0: none). Shared by map_prp and the short path (ctrl_map_prp_short).
+ */
+static inline uint16_t prp_pages(struct ucmd_ctrl *c, uint64_t prp1, uint64_t prp2, uint64_t len,
+				 struct iovec iov[2], int *cnt, uint64_t *rest)
 {
-	uint64_t chunk, rem = len;
-	uint16_t st;
+	uint64_t chunk;
+	void *p;
 
+	*cnt = 0;
+	*rest = 0;
 	/* PRP1 may start anywhere in a page, but dword aligned. */
 	if (prp1 & 3)
 		return UCMD_GEN(NVME_SC_PRP_INVALID_OFFSET) | UCMD_DNR;
 	chunk = UCMD_PAGE_SIZE - (prp1 & (UCMD_PAGE_SIZE - 1));
-	if (chunk > rem)
-		chunk = rem;
-	if ((st = add_host(c, out, prp1, chunk)))
-		return st;
-	rem -= chunk;
-	if (!rem)
+	if (chunk > len)
+		chunk = len;
+	if (!(p = c->dma->map(c->dma, prp1, chunk)))
+		return ST_XFER;
+	iov[0].iov_base = p;
+	iov[0].iov_len = chunk;
+	*cnt = 1;
+	len -= chunk;
+	if (!len)
 		return 0;
-	if (rem <= UCMD_PAGE_SIZE) {
-		/* PRP2 is the second (and last) data page. */
-		if (prp2 & (UCMD_PAGE_SIZE - 1))
-			return UCMD_GEN(NVME_SC_PRP_INVALID_OFFSET) | UCMD_DNR;
-		return add_host(c, out, prp2, rem);
+	if (len > UCMD_PAGE_SIZE) {
+		*rest = len;
+		return 0;
 	}
+	/* PRP2 is the second (and last) data page. */
+	if (prp2 & (UCMD_PAGE_SIZE - 1))
+		return UCMD_GEN(NVME_SC_PRP_INVALID_OFFSET) | UCMD_DNR;
+	if (!(p = c->dma->map(c->dma, prp2, len)))
+		return ST_XFER;
+	if (p == (char *)iov[0].iov_base + chunk) {
+		iov[0].iov_len += len;
+		return 0;
+	}
+	iov[1].iov_base = p;
+	iov[1].iov_len = len;
+	*cnt = 2;
+	return 0;
+}
+
+static uint16_t map_prp(struct ucmd_ctrl *c, uint64_t prp1, uint64_t prp2, uint64_t len,
+			struct ctrl_iovs *out)
+{
+	struct iovec head[2];
+	uint64_t chunk, rem;
+	uint16_t st;
+	int n;
+
+	st = prp_pages(c, prp1, prp2, len, head, &n, &rem);
+	for (int i = 0; i < n; i++)
+		if (ctrl_iovs_add(out, head[i].iov_base, head[i].iov_len))
+			return UCMD_GEN(NVME_SC_INTERNAL);
+	if (st || !rem)
+		return st;
 	/* PRP2 points to a PRP list; its last entry chains to the next list page. */
 	if (prp2 & 7)
 		return UCMD_GEN(NVME_SC_PRP_INVALID_OFFSET) | UCMD_DNR;
@@ -228,6 +266,29 @@ static uint16_t map_data(struct ucmd_ctrl *c, struct ctrl_req *req, uint64_t len
 
 	memcpy(&d, req->cmd.dptr.sgl1, sizeof(d));
 	return map_sgl(c, &d, len, out);
+}
+
+bool ctrl_prp_short(const struct ctrl_req *req, uint64_t len)
+{
+	uint64_t prp1 = req->cmd.dptr.prp1;
+
+	/* PRP1's page holds PAGE - offset bytes, PRP2's one page more */
+	return (req->cmd.flags & UCMD_NVME_PSDT_MASK) == UCMD_NVME_PSDT_PRP &&
+	       len <= 2 * UCMD_PAGE_SIZE - (prp1 & (UCMD_PAGE_SIZE - 1));
+}
+
+uint16_t ctrl_map_prp_short(struct ucmd_ctrl *c, const struct ctrl_req *req, uint64_t len,
+			    struct iovec iov[2], int *cnt)
+{
+	uint64_t rest;
+
+	/* map_data's checks, in its order (a short transfer is within any MDTS) */
+	*cnt = 0;
+	if (!len)
+		return 0;
+	if (c->p.mdts && len > ((uint64_t)UCMD_PAGE_SIZE << c->p.mdts))
+		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
+	return prp_pages(c, req->cmd.dptr.prp1, req->cmd.dptr.prp2, len, iov, cnt, &rest);
 }
 
 /*

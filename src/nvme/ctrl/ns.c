@@ -36,6 +36,13 @@ uint32_t ctrl_lbaf_ds(uint8_t lbaf)
 	return 1u << lbafs[lbaf % UCMD_NR_LBAF].ds_shift;
 }
 
+void ctrl_ns_set_lbaf(struct ctrl_ns *ns, uint8_t lbaf)
+{
+	ns->lbaf = lbaf;
+	ns->lba_shift = lbafs[lbaf % UCMD_NR_LBAF].ds_shift;
+	ns->ms = lbafs[lbaf % UCMD_NR_LBAF].ms;
+}
+
 uint16_t ctrl_lbaf_ms(uint8_t lbaf)
 {
 	return lbafs[lbaf % UCMD_NR_LBAF].ms;
@@ -137,7 +144,7 @@ int ctrl_ns_add(struct ucmd_ctrl *c, const struct ucmd_ns_params *p, uint32_t ns
 	ns->lbstm = ctrl_lbaf_sts(p->lbaf) ? (1ull << ctrl_lbaf_sts(p->lbaf)) - 1 : 0;
 	ns->nsid = nsid;
 	ns->nsze = p->nsze;
-	ns->lbaf = p->lbaf;
+	ctrl_ns_set_lbaf(ns, p->lbaf);
 	ns->extended = p->extended && ctrl_lbaf_ms(p->lbaf);
 	/* a namespace made attached is attached to every controller of the subsystem */
 	ns->attached = p->attach ? ctrl_all_bits(c) : 0;

@@ -56,7 +56,7 @@ static uint16_t format_ns(struct ucmd_ctrl *c, struct ctrl_ns *ns, uint8_t lbaf,
 	if (ret)
 		return ctrl_store_status(ret);
 	ns->nsze = nsze;
-	ns->lbaf = lbaf;
+	ctrl_ns_set_lbaf(ns, lbaf);
 	ns->extended = mset && ctrl_lbaf_ms(lbaf);
 	ns->dps = dps;
 	if (!ctrl_lbaf_sts(lbaf))

@@ -143,11 +143,61 @@ void ctrl_nvm_prefetch(struct ucmd_ctrl *c, const struct ucmd_nvme_sqe *sqe)
 		ns->st->ops->prefetch(ns->st, ctrl_ns_data_off(ns, slba), ctrl_ns_ds(ns));
 }
 
+/*
+ * A transfer without metadata that PRP1 and PRP2 describe (one or two
+ * pages: a block read or write, as a rule) maps onto the stack and goes to
+ * the store in one call. The same checks in the same order as rw_mapped;
+ * no iovec array is taken, filled and given back.
+ */
+static uint16_t rw_short(struct ucmd_ctrl *c, struct ctrl_req *req, const struct rw *rw,
+			 bool write, bool fua)
+{
+	uint64_t off = ctrl_ns_data_off(rw->ns, rw->slba);
+	struct store *sto = rw->ns->st;
+	struct iovec iov[2];
+	uint16_t st;
+	int cnt, ret;
+
+	st = ctrl_map_prp_short(c, req, rw->nlb << rw->ns->lba_shift, iov, &cnt);
+	if (st)
+		return st;
+	if (!write && (st = ctrl_nvm_read_check(c, rw->ns, rw->slba, rw->nlb)))
+		return st;
+	if (write && !ctrl_ranges_remove_fits(&rw->ns->uncor, rw->slba, rw->nlb))
+		return UCMD_ST_RANGES_FULL;
+	ret = write ? sto->ops->writev(sto, iov, cnt, off, fua) : sto->ops->readv(sto, iov, cnt, off);
+	return ret < 0 ? ctrl_store_status(ret) : 0;
+}
+
+/* Any other transfer: host buffers mapped into iovec arrays, data and metadata apart */
+static uint16_t rw_mapped(struct ucmd_ctrl *c, struct ctrl_req *req, struct rw *rw, bool write,
+			  bool fua)
+{
+	struct ctrl_iovs host, dv, mv;
+	uint16_t st;
+
+	ctrl_iovs_init_spare(c, &host);
+	ctrl_iovs_init(&dv);
+	ctrl_iovs_init(&mv);
+	st = map_blocks(c, req, rw, &host, &dv, &mv);
+	if (!st && !write)
+		st = ctrl_nvm_read_check(c, rw->ns, rw->slba, rw->nlb);
+	/* A write that would split a mark of a full table fails before it writes. */
+	if (!st && write && !ctrl_ranges_remove_fits(&rw->ns->uncor, rw->slba, rw->nlb))
+		st = UCMD_ST_RANGES_FULL;
+	if (!st)
+		st = ctrl_store_status(blocks_xfer(rw, &dv, &mv, write, fua));
+	/* the array moved to dv unless LBAs are extended: each one gives it back */
+	ctrl_iovs_free_spare(c, &host);
+	ctrl_iovs_free_spare(c, &dv);
+	ctrl_iovs_free(&mv);
+	return st;
+}
+
 uint16_t ctrl_nvm_rw(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
 	bool write = req->cmd.opcode == nvme_cmd_write;
 	bool fua = (req->cmd.cdw12 & CDW12_FUA) || !c->cur.vwc;
-	struct ctrl_iovs host, dv, mv;
 	uint32_t stream = 0;
 	struct rw rw;
 	uint16_t st;
@@ -167,21 +217,11 @@ uint16_t ctrl_nvm_rw(struct ucmd_ctrl *c, struct ctrl_req *req)
 			ctrl_fdp_write_commit(c, rw.ns, stream, rw.slba, rw.nlb);
 		return st;
 	}
-	ctrl_iovs_init_spare(c, &host);
-	ctrl_iovs_init(&dv);
-	ctrl_iovs_init(&mv);
-	st = map_blocks(c, req, &rw, &host, &dv, &mv);
-	if (!st && !write)
-		st = ctrl_nvm_read_check(c, rw.ns, rw.slba, rw.nlb);
-	/* A write that would split a mark of a full table fails before it writes. */
-	if (!st && write && !ctrl_ranges_remove_fits(&rw.ns->uncor, rw.slba, rw.nlb))
-		st = UCMD_ST_RANGES_FULL;
-	if (!st)
-		st = ctrl_store_status(blocks_xfer(&rw, &dv, &mv, write, fua));
-	/* the array moved to dv unless LBAs are extended: each one gives it back */
-	ctrl_iovs_free_spare(c, &host);
-	ctrl_iovs_free_spare(c, &dv);
-	ctrl_iovs_free(&mv);
+	/* no metadata anywhere (nor extended LBAs): the data alone, maybe short */
+	if (!rw.ns->ms && ctrl_prp_short(req, rw.nlb << rw.ns->lba_shift))
+		st = rw_short(c, req, &rw, write, fua);
+	else
+		st = rw_mapped(c, req, &rw, write, fua);
 	if (st)
 		return st;
 	if (write) {

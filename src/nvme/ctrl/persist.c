@@ -519,7 +519,7 @@ static int ns_load(struct ucmd_ctrl *c, json_object *o)
 		return -ENOMEM;
 	ns->nsid = (uint32_t)get_u64(o, "nsid", 0);
 	ns->nsze = get_u64(o, "nsze", 0);
-	ns->lbaf = (uint8_t)get_u64(o, "lbaf", 0);
+	ctrl_ns_set_lbaf(ns, (uint8_t)get_u64(o, "lbaf", 0));
 	ns->extended = json_object_object_get_ex(o, "extended", &v) && json_object_get_boolean(v);
 	ns->dps = (uint8_t)get_u64(o, "dps", 0);
 	ns->lbstm = get_u64(o, "lbstm", 0);

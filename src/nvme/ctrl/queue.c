@@ -164,15 +164,21 @@ static void cq_drain_backlog(struct ctrl_cq *cq)
 	}
 }
 
-/* A zeroed request: the one kept from the last command, or a new one. */
-static struct ctrl_req *ctrl_req_get(struct ucmd_ctrl *c)
+/*
+ * A request for the SQ entry at sqe: the one kept from the last command, or
+ * a new one. The entry is copied whole, so only what follows it is zeroed.
+ */
+static struct ctrl_req *ctrl_req_get(struct ucmd_ctrl *c, const struct ucmd_nvme_sqe *sqe,
+				     uint16_t sqid)
 {
 	struct ctrl_req *req = c->req_spare;
 
-	if (!req)
-		return calloc(1, sizeof(*req));
+	if (!req && !(req = malloc(sizeof(*req))))
+		return NULL;
 	c->req_spare = NULL;
-	memset(req, 0, sizeof(*req));
+	memcpy(&req->cmd, sqe, sizeof(req->cmd));
+	memset((char *)req + sizeof(req->cmd), 0, sizeof(*req) - sizeof(req->cmd));
+	req->sqid = sqid;
 	return req;
 }
 
@@ -242,13 +248,11 @@ static void sq_process(struct ucmd_ctrl *c, struct ctrl_sq *sq, uint64_t now)
 
 		if (cq_free(cq) <= cq->nr_backlog && (!cq_refresh(c, cq) || cq_free(cq) <= cq->nr_backlog))
 			break;
-		req = ctrl_req_get(c);
+		req = ctrl_req_get(c, &sq->mem[sq->head], sq->qid);
 		if (!req) {
 			ctrl_ctrl_fatal(c);
 			return;
 		}
-		memcpy(&req->cmd, &sq->mem[sq->head], sizeof(req->cmd));
-		req->sqid = sq->qid;
 		sq->head = sq_next(sq, sq->head);
 		delay = c->delay_ms[sq->qid == 0][req->cmd.opcode];
 		if (delay && c->p.mode == UCMD_CTRL_THREAD) {

@@ -45,36 +45,32 @@ static bool prp_capable(const struct iovec **segs, unsigned n)
 	return true;
 }
 
+/*
+ * The pages after the first byte's, in order, go straight where the
+ * controller reads them: PRP2 for a second page, a PRP list for more. No
+ * array of every page is built and thrown away (two pages took a malloc).
+ */
 static int nvme_setup_prps(struct nvme_request *req, const struct iovec **segs, unsigned n)
 {
+	const uint64_t mask = NVME_PAGE_SIZE - 1;
 	uint64_t first = seg_addr(segs[0]);
-	size_t nr_pages = 0, idx = 0;
-	uint64_t *pages;
+	size_t nr_pages = 0;
 
-	/* Every page start after the first byte, in order. */
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t s = seg_addr(segs[i]), e = s + segs[i]->iov_len;
 
-		nr_pages += (size_t)(((e + NVME_PAGE_SIZE - 1) & ~(uint64_t)(NVME_PAGE_SIZE - 1)) -
-				     (s & ~(uint64_t)(NVME_PAGE_SIZE - 1))) / NVME_PAGE_SIZE;
+		nr_pages += (size_t)(((e + mask) & ~mask) - (s & ~mask)) / NVME_PAGE_SIZE;
 	}
 	req->cmd.dptr.prp1 = first;
 	req->cmd.dptr.prp2 = 0;
 	if (nr_pages <= 1)
 		return 0;
-	pages = malloc(nr_pages * sizeof(*pages));
-	if (!pages)
-		return -ENOMEM;
-	for (unsigned i = 0; i < n; i++) {
-		uint64_t s = seg_addr(segs[i]) & ~(uint64_t)(NVME_PAGE_SIZE - 1);
-		uint64_t e = seg_addr(segs[i]) + segs[i]->iov_len;
-
-		for (uint64_t p = s; p < e; p += NVME_PAGE_SIZE)
-			pages[idx++] = p;
-	}
 	if (nr_pages == 2) {
-		req->cmd.dptr.prp2 = pages[1];
-		free(pages);
+		/* the first segment's next page, or the second segment (page aligned) */
+		bool spans = ((first & mask) + segs[0]->iov_len) > NVME_PAGE_SIZE;
+
+		req->cmd.dptr.prp2 = spans ? (first & ~mask) + NVME_PAGE_SIZE
+					   : seg_addr(segs[1]) & ~mask;
 		return 0;
 	}
 	/* PRP list: 511 entries per page plus a chain pointer, or 512 on the last. */
@@ -82,24 +78,27 @@ static int nvme_setup_prps(struct nvme_request *req, const struct iovec **segs, 
 	while (entries > nr_lists * (PRPS_PER_PAGE - 1) + 1)
 		nr_lists++;
 	uint64_t *lists = aligned_alloc(NVME_PAGE_SIZE, nr_lists * NVME_PAGE_SIZE);
-	if (!lists) {
-		free(pages);
+	if (!lists)
 		return -ENOMEM;
-	}
 	memset(lists, 0, nr_lists * NVME_PAGE_SIZE);
-	size_t li = 0, slot = 0;
-	for (size_t i = 1; i < nr_pages; i++) {
-		uint64_t *list = lists + li * PRPS_PER_PAGE;
+	size_t li = 0, slot = 0, k = 0;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t s = seg_addr(segs[i]) & ~mask, e = seg_addr(segs[i]) + segs[i]->iov_len;
 
-		if (slot == PRPS_PER_PAGE - 1 && i != nr_pages - 1) {
-			list[slot] = (uint64_t)(uintptr_t)(lists + (li + 1) * PRPS_PER_PAGE);
-			li++;
-			slot = 0;
-			list = lists + li * PRPS_PER_PAGE;
+		for (uint64_t p = s; p < e; p += NVME_PAGE_SIZE) {
+			uint64_t *list = lists + li * PRPS_PER_PAGE;
+
+			if (k++ == 0)
+				continue;	/* PRP1's */
+			if (slot == PRPS_PER_PAGE - 1 && k != nr_pages) {
+				list[slot] = (uint64_t)(uintptr_t)(lists + (li + 1) * PRPS_PER_PAGE);
+				li++;
+				slot = 0;
+				list = lists + li * PRPS_PER_PAGE;
+			}
+			list[slot++] = p;
 		}
-		list[slot++] = pages[i];
 	}
-	free(pages);
 	req->cmd.dptr.prp2 = (uint64_t)(uintptr_t)lists;
 	req->dma_list = lists;
 	return 0;
@@ -147,12 +146,18 @@ int nvme_pci_map_data(struct nvme_host *h, struct request *rq)
 	req->cmd.mptr = rq->meta_len ? (uint64_t)(uintptr_t)rq->meta : 0;
 	if (!req->has_data || !req->data.count)
 		return 0;
-	if (req->data.nr_segs > UCMD_FAST_IOV) {
-		segs = malloc(req->data.nr_segs * sizeof(*segs));
-		if (!segs)
-			return -ENOMEM;
+	if (req->data.nr_segs == 1) {
+		/* a flat buffer (the rule): count > 0, so its one segment is not empty */
+		stack[0] = &req->data.iov[0];
+		n = 1;
+	} else {
+		if (req->data.nr_segs > UCMD_FAST_IOV) {
+			segs = malloc(req->data.nr_segs * sizeof(*segs));
+			if (!segs)
+				return -ENOMEM;
+		}
+		n = collect_segs(&req->data, segs, req->data.nr_segs);
 	}
-	n = collect_segs(&req->data, segs, req->data.nr_segs);
 	if (!n)
 		ret = 0;	/* count > 0 means a non-empty segment; this keeps gcc sure */
 	else if (prp_capable(segs, n))

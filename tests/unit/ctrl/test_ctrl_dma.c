@@ -66,6 +66,15 @@ static uint16_t rw_sqe(struct fx *f, struct ucmd_nvme_sqe *s, uint8_t opc, uint6
 	return host_cmd(&f->h, 1, s, NULL);
 }
 
+static uint16_t rw_sqe_flat(struct fx *f, uint8_t opc, uint64_t slba, uint32_t nlb, void *buf,
+			    size_t len)
+{
+	struct ucmd_nvme_sqe s = { 0 };
+
+	host_set_prp(&f->h, &s, buf, len);
+	return rw_sqe(f, &s, opc, slba, nlb);
+}
+
 /* Write through PRPs of various shapes, read back flat */
 static void prp_roundtrip(struct fx *f, size_t off, uint32_t nlb)
 {
@@ -93,6 +102,69 @@ static void test_prp_shapes(void **state)
 	prp_roundtrip(f, 0, 64);	/* PRP list */
 	prp_roundtrip(f, 1024, 64);	/* list with offset PRP1 */
 	prp_roundtrip(f, 0, 4096);	/* 2 MiB: chained PRP list pages */
+}
+
+/*
+ * Write from and read into buffers at an offset in their page: len fits
+ * PRP1's page and PRP2's exactly when len <= 8192 - offset (the short
+ * path, ctrl_prp_short), and one byte more needs a PRP list at PRP2. The
+ * bytes around the read's buffer stay as they were.
+ */
+static void prp_offsets(struct fx *f, size_t off, uint32_t nlb, uint64_t slba)
+{
+	size_t len = (size_t)nlb * BS, all = len + off + 4096;
+	uint8_t *w = host_alloc(&f->h, all), *r = host_alloc(&f->h, all);
+	uint8_t *ref = malloc(all);
+	struct ucmd_nvme_sqe s = { 0 };
+
+	assert_non_null(ref);
+	fill_pattern(w + off, len, (unsigned)(off + nlb));
+	memset(r, 0xa5, all);
+	memset(ref, 0xa5, all);
+	memcpy(ref + off, w + off, len);
+	host_set_prp(&f->h, &s, w + off, len);
+	assert_int_equal(rw_sqe(f, &s, nvme_cmd_write, slba, nlb), 0);
+	memset(&s, 0, sizeof(s));
+	host_set_prp(&f->h, &s, r + off, len);
+	assert_int_equal(rw_sqe(f, &s, nvme_cmd_read, slba, nlb), 0);
+	assert_memory_equal(ref, r, all);
+	free(ref);
+}
+
+static void test_prp_short_boundary(void **state)
+{
+	struct fx *f = *state;
+
+	prp_offsets(f, 512, 15, 100);	/* 3584 + 4096: PRP1 and PRP2 exactly */
+	prp_offsets(f, 512, 16, 200);	/* 512 bytes more: a list at PRP2 */
+	prp_offsets(f, 4092, 1, 300);	/* 4 bytes in PRP1's page, 508 in PRP2's */
+	prp_offsets(f, 4092, 9, 400);	/* 4 + 4096 + 508: a list */
+	prp_offsets(f, 8, 16, 500);	/* 4088 + 4096 + 8: a list */
+	prp_offsets(f, 0, 16, 600);	/* two whole pages */
+}
+
+/* PRP1 and PRP2 in pages apart: the short path's two iovecs, for each direction */
+static void test_prp_short_apart(void **state)
+{
+	struct fx *f = *state;
+	const size_t len = 15 * BS, first = 4096 - 512;
+	uint8_t *flat = host_alloc(&f->h, len), *b = host_alloc(&f->h, 4 * 4096);
+	uint8_t *back = host_alloc(&f->h, len);
+	struct ucmd_nvme_sqe s = { 0 };
+
+	fill_pattern(flat, len, 77);
+	assert_int_equal(rw_sqe_flat(f, nvme_cmd_write, 700, 15, flat, len), 0);
+	s.dptr.prp1 = (uintptr_t)b + 512;
+	s.dptr.prp2 = (uintptr_t)b + 3 * 4096;
+	assert_int_equal(rw_sqe(f, &s, nvme_cmd_read, 700, 15), 0);
+	assert_memory_equal(b + 512, flat, first);
+	assert_memory_equal(b + 3 * 4096, flat + first, len - first);
+	for (size_t i = 4096; i < 3 * 4096; i++)
+		assert_int_equal(b[i], 0);
+	/* and written from the two places back to other blocks */
+	assert_int_equal(rw_sqe(f, &s, nvme_cmd_write, 800, 15), 0);
+	assert_int_equal(rw_sqe_flat(f, nvme_cmd_read, 800, 15, back, len), 0);
+	assert_memory_equal(back, flat, len);
 }
 
 static void test_prp_invalid_offset(void **state)
@@ -245,6 +317,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_prp_shapes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_prp_short_boundary, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_prp_short_apart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prp_invalid_offset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prp_list_chain_offset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unmappable, setup, teardown),

@@ -83,6 +83,14 @@ static void test_ns_lifecycle(void **state)
 	assert_int_equal(host_identify(&h, 0, nsid, 0, b), 0);
 	assert_int_equal(((struct nvme_id_ns *)b)->nsze, 256);
 	assert_int_equal(((struct nvme_id_ns *)b)->flbas & 0xf, 4);
+	/* I/O moves the new block size (the namespace's lba_shift follows Format) */
+	uint8_t *w = host_alloc(&h, 2 * 4096), *r = host_alloc(&h, 2 * 4096);
+	fill_pattern(w, 2 * 4096, 3);
+	assert_int_equal(host_io(&h, nvme_cmd_write, nsid, 254, 2, w, 2 * 4096, NULL, 0), 0);
+	assert_int_equal(host_io(&h, nvme_cmd_read, nsid, 255, 1, r, 4096, NULL, 0), 0);
+	assert_memory_equal(r, w + 4096, 4096);
+	assert_int_equal(host_io(&h, nvme_cmd_read, nsid, 255, 2, r, 2 * 4096, NULL, 0),
+			 SC(0, 0x80) | DNR);
 	f.cdw10 = 12;		/* no such LBA format */
 	assert_int_equal(host_cmd(&h, 0, &f, NULL), SC(1, 0x0a) | DNR);
 	f.cdw10 = 0 | 1u << 5;	/* protection information without metadata (test_ctrl_pi_io) */
