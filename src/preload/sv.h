@@ -235,11 +235,16 @@ void sv_svtab_give(struct sv *s, const struct seccomp_notif *req, pid_t tg, stru
 void sv_svtab_fdinfo(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);
 /*
  * sv_sysfs.c: where an open of path (base: its directory, for a
- * relative one) leads in the preload's tree: 1 and the file to open in
- * out, 0 if not the tree's, or -errno (EACCES: written; a rescan's error)
+ * relative one) leads in the preload's tree: 1 and the tree's file to open
+ * in out, 2 and the host's (a ".." out of a tree directory), 0 if not the
+ * tree's, or -errno (EACCES: written; a rescan's error). as_tid, not 0: a
+ * thread whose ids are no longer ours, for which Linux's permission check
+ * on the tree's file is made first (sv_access.c): the tree is ours to open
+ * then, its directories all 0755 as sysfs's, the exec's private directory
+ * above it passed with our credentials.
  */
 int sv_sysfs_where(struct sv *s, const char *base, const char *path, int flags, char *out,
-		   size_t len);
+		   size_t len, pid_t as_tid);
 /* the daemon's device list read again, new names kept (placeholders made): does it have name? */
 bool sv_names_refresh(struct sv *s, const char *name);
 /* sv_uring.c: io_uring_setup/enter/register, mmap of a number of ours */

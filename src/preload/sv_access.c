@@ -16,8 +16,10 @@
  * uid is 0 has its permitted set, any other none; with it, its effective
  * set. A thread in another user namespace than ours has none over our files
  * (its uids are as we see them). The directories leading to the tree's file
- * are not searched as the thread: they stand for /dev and /sys, which every
- * user may search, while the tree lies in a private 0700 directory.
+ * are not searched as the thread: the tree's own are 0755, as /dev and /sys
+ * are, which every user may search, and above them lies the exec's private
+ * 0700 directory, which stands for nothing of Linux's. sv_sysfs.c makes
+ * the same check before it opens a file of the tree for such a thread.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -120,6 +120,10 @@ void sv_path_call(struct sv *s, const struct seccomp_notif *req, struct sv_ans *
 		a->cont = true;
 		return;
 	}
+	if (w->kind == PL_WHERE_SV) {
+		a->error = -EACCES;	/* our own tree out of our reach: nothing to answer from */
+		return;
+	}
 	/* what we read is the call's only while it is still pending */
 	if (!sv_id_valid(s, req->id)) {
 		a->error = -ENOENT;

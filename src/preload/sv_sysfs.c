@@ -19,16 +19,32 @@
  * and the new names get placeholders.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "preload/preload.h"
 #include "preload/sv.h"
 
+/* What an open with flags asks of the file: may_open's MAY_READ and MAY_WRITE, as access's bits. */
+static int open_access(int flags)
+{
+	int acc = 0;
+
+	if (flags & O_PATH)
+		return 0;	/* nothing of the file itself */
+	if ((flags & O_ACCMODE) != O_WRONLY)
+		acc |= R_OK;
+	if ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC))
+		acc |= W_OK;
+	return acc;
+}
+
 int sv_sysfs_where(struct sv *s, const char *base, const char *path, int flags, char *out,
-		   size_t len)
+		   size_t len, pid_t as_tid)
 {
 	static struct pl_where w;	/* one call at a time: the loop's */
 	int ret;
@@ -36,8 +52,24 @@ int sv_sysfs_where(struct sv *s, const char *base, const char *path, int flags, 
 	if (path[0] == '/' && strncmp(path, "/sys/", 5) && strncmp(path, "//", 2))
 		return 0;	/* the common case: no look at the tree */
 	pl_where(base, path, &w);
+	if (w.kind == PL_WHERE_SV)
+		return -EACCES;	/* our own tree out of our reach: nothing to open */
 	if (w.kind != PL_WHERE_SYS)
 		return 0;	/* /dev's are sv_open.c's own */
+	if (as_tid && !w.host) {
+		/*
+		 * before the open's side effects (a rescan): what the thread may
+		 * do with the file, as Linux checks it (its file system ids and
+		 * effective capabilities); kernfs creates no file
+		 */
+		ret = sv_access_as(as_tid, w.path, open_access(flags), AT_EACCESS);
+		if (ret == -ENOENT && (flags & O_CREAT))
+			ret = -EACCES;
+		if (ret) {
+			sv_trace(s, "%s: for the thread's ids: %s", path, strerror(-ret));
+			return ret;
+		}
+	}
 	ret = pl_where_open(&w, flags);
 	/*
 	 * a rescan's sync found the tree's lock held: a process of the program
@@ -53,7 +85,7 @@ int sv_sysfs_where(struct sv *s, const char *base, const char *path, int flags, 
 	if (strlen(w.path) >= len)
 		return -ENAMETOOLONG;
 	strcpy(out, w.path);
-	return 1;
+	return w.host ? 2 : 1;
 }
 
 bool sv_names_refresh(struct sv *s, const char *name)

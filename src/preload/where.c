@@ -40,25 +40,40 @@ static const char *const sys_shared[] = {
  * tree's, except a directory that the host has too (/sys/block,
  * /sys/devices/pci0000:00, /sys/bus/pci/devices...): that stays the
  * host's, and a listing of it shows the tree's entries beside the host's
- * (dirs.c), as one directory.
+ * (dirs.c), as one directory. 1, 0, or -EACCES when this thread cannot
+ * look into the tree (it dropped to another user).
  */
-static bool in_tree(const char *root, const char *norm)
+static int in_tree(const char *root, const char *norm)
 {
 	char path[PATH_MAX];
 	struct stat st, hst;
+	long r;
 
 	/*
 	 * The host's answer, not one ucmd-supervise would give for norm:
 	 * from the trampoline, which its filter lets through (sv_filter.c)
 	 */
 	if (snprintf(path, sizeof(path), "%s%s", root, norm) >= (int)sizeof(path))
-		return false;
-	if (pl_raw_syscall(__NR_newfstatat, AT_FDCWD, (long)path, (long)&st, AT_SYMLINK_NOFOLLOW,
-			   0, 0))
-		return false;
+		return 0;
+	r = pl_raw_syscall(__NR_newfstatat, AT_FDCWD, (long)path, (long)&st, AT_SYMLINK_NOFOLLOW,
+			   0, 0);
+	if (r)
+		return r == -EACCES ? -EACCES : 0;
 	return !S_ISDIR(st.st_mode) ||
 	       pl_raw_syscall(__NR_newfstatat, AT_FDCWD, (long)norm, (long)&hst, 0, 0, 0) ||
 	       !S_ISDIR(hst.st_mode);
+}
+
+/*
+ * ucmd's, but this thread cannot reach what says so (the daemon's socket,
+ * the tree: both in the exec's private directory, and it dropped to
+ * another user): ucmd-supervise answers, as it answers the program's own
+ * instruction (PL_WHERE_SV).
+ */
+static void unreachable(struct pl_where *w)
+{
+	snprintf(w->path, sizeof(w->path), "%s", w->norm);
+	w->kind = PL_WHERE_SV;
 }
 
 /*
@@ -142,6 +157,10 @@ static void where_in(const char *base_in, const char *path, struct pl_where *w, 
 			return;
 		w->dev = pl_devinfo(name);
 		root = w->dev ? pl_root() : NULL;
+		if (!root && errno == EACCES && getenv(PL_ENV_DAEMON)) {
+			unreachable(w);
+			return;
+		}
 		if (!root || snprintf(w->path, sizeof(w->path), "%s/dev/%s", root, name) >=
 				     (int)sizeof(w->path)) {
 			deny(w);
@@ -161,14 +180,28 @@ static void where_in(const char *base_in, const char *path, struct pl_where *w, 
 		if (!strncmp(w->norm, sys_shared[i], strlen(sys_shared[i])))
 			shared = strlen(sys_shared[i]);
 	root = pl_root();
+	if (!root && errno == EACCES && getenv(PL_ENV_DAEMON) &&
+	    (own || (shared && (!strncmp(w->norm + shared, "nvme", 4) ||
+				!strncmp(w->norm + shared, "ng", 2))))) {
+		unreachable(w);
+		return;
+	}
 	if (!root) {
 		if (own || (shared && (!strncmp(w->norm + shared, "nvme", 4) ||
 				       !strncmp(w->norm + shared, "ng", 2))))
 			deny(w);
 		return;
 	}
-	if (!own && !in_tree(root, w->norm))
-		return;
+	if (!own) {
+		int in = in_tree(root, w->norm);
+
+		if (in < 0) {
+			unreachable(w);
+			return;
+		}
+		if (!in)
+			return;
+	}
 	if (snprintf(w->path, sizeof(w->path), "%s%s", root, w->norm) >= (int)sizeof(w->path))
 		return;
 	w->kind = PL_WHERE_SYS;
