@@ -79,7 +79,7 @@ int sv_access_check(const struct stat *st, int mode, unsigned uid, unsigned gid,
 	return -EACCES;
 }
 
-int sv_access_as(pid_t tid, const char *p, int mode, int flags)
+int sv_access_as(pid_t tid, int dirfd, const char *p, int mode, int flags)
 {
 	struct sv_ids id;
 	struct stat st;
@@ -92,7 +92,7 @@ int sv_access_as(pid_t tid, const char *p, int mode, int flags)
 		return -EINVAL;
 	if (flags & ~(AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
 		return -EINVAL;
-	if (fstatat(AT_FDCWD, p, &st, flags & AT_SYMLINK_NOFOLLOW))
+	if (fstatat(dirfd, p, &st, (flags & AT_SYMLINK_NOFOLLOW) | (p[0] ? 0 : AT_EMPTY_PATH)))
 		return -errno;
 	if (!(mode & (R_OK | W_OK | X_OK)))
 		return 0;

@@ -368,6 +368,7 @@ void sv_open(struct sv *s, const struct seccomp_notif *req, int dirfd, uint64_t 
 	int ret = sv_str_in(tid, path, upath, sizeof(path));
 	struct sv_view v;
 	bool changed;
+	int hold = -1;
 
 	if (ret) {
 		a->error = ret;
@@ -425,13 +426,15 @@ void sv_open(struct sv *s, const struct seccomp_notif *req, int dirfd, uint64_t 
 	 * longer search, where Linux's /sys is every user's)
 	 */
 	ret = sv_sysfs_where(s, path[0] == '/' ? NULL : base, path, flags, abs, sizeof(abs),
-			     changed && same_place(&v) ? tid : 0);
+			     changed && same_place(&v) ? tid : 0, &hold);
 	if (ret < 0)
 		a->error = ret;
-	else if (ret == 1 && changed && same_place(&v))
-		open_plain(s, req, AT_FDCWD, abs, flags, mode, tg, &v, false, a);
+	else if (hold >= 0)	/* a /proc link to the file: O_NOFOLLOW was for the file's path */
+		open_plain(s, req, AT_FDCWD, abs, flags & ~O_NOFOLLOW, mode, tg, &v, false, a);
 	else if (ret > 0)
 		open_plain(s, req, AT_FDCWD, abs, flags, mode, tg, &v, changed, a);
 	else
 		open_plain(s, req, dirfd, path, flags, mode, tg, &v, changed, a);
+	if (hold >= 0)
+		close(hold);
 }

@@ -24,7 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <linux/openat2.h>
 
 #include "preload/preload.h"
 #include "preload/sv.h"
@@ -43,11 +46,47 @@ static int open_access(int flags)
 	return acc;
 }
 
+/*
+ * The tree lies in the exec's private directory, beside the daemon's socket
+ * and log: a path that climbs out of /sys through the tree's links and
+ * ".." ("device/driver/0000:00:04.0/../../../../../../ucmdd.log": where.c
+ * does not fold "..", and a link's target is the kernel's to follow) must
+ * not reach them with our credentials, so the kernel resolves it beneath
+ * <root>/sys (RESOLVE_BENEATH), as the program's own walk of /sys would
+ * never leave /sys for ucmd's files.
+ */
+int sv_tree_fd(const char *path, bool follow)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW),
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+	};
+	const char *root = pl_root();
+	char sys[PATH_MAX];
+	size_t n;
+	long fd;
+	int dfd;
+
+	if (!root || snprintf(sys, sizeof(sys), "%s/sys", root) >= (int)sizeof(sys))
+		return -ENOENT;
+	n = strlen(sys);
+	if (strncmp(path, sys, n) || path[n] != '/')
+		return -ENOENT;	/* not under the tree's /sys (the denied path among them) */
+	dfd = open(sys, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	fd = syscall(SYS_openat2, dfd, path + n + 1, &how, sizeof(how));
+	if (fd < 0)
+		fd = errno == EXDEV ? -ENOENT : -errno;
+	close(dfd);
+	return (int)fd;
+}
+
 int sv_sysfs_where(struct sv *s, const char *base, const char *path, int flags, char *out,
-		   size_t len, pid_t as_tid)
+		   size_t len, pid_t as_tid, int *hold)
 {
 	static struct pl_where w;	/* one call at a time: the loop's */
-	int ret;
+	int ret, fd;
 
 	if (path[0] == '/' && strncmp(path, "/sys/", 5) && strncmp(path, "//", 2))
 		return 0;	/* the common case: no look at the tree */
@@ -62,7 +101,10 @@ int sv_sysfs_where(struct sv *s, const char *base, const char *path, int flags, 
 		 * do with the file, as Linux checks it (its file system ids and
 		 * effective capabilities); kernfs creates no file
 		 */
-		ret = sv_access_as(as_tid, w.path, open_access(flags), AT_EACCESS);
+		fd = sv_tree_fd(w.path, !(flags & O_NOFOLLOW));
+		ret = fd < 0 ? fd : sv_access_as(as_tid, fd, "", open_access(flags), AT_EACCESS);
+		if (fd >= 0)
+			close(fd);
 		if (ret == -ENOENT && (flags & O_CREAT))
 			ret = -EACCES;
 		if (ret) {
@@ -81,6 +123,23 @@ int sv_sysfs_where(struct sv *s, const char *base, const char *path, int flags, 
 	if (ret) {
 		sv_trace(s, "%s: %s", path, strerror(-ret));
 		return ret;
+	}
+	if (as_tid && !w.host) {
+		/* after the open's own work (resource0 written again): that file, beneath /sys */
+		fd = sv_tree_fd(w.path, !(flags & O_NOFOLLOW));
+		if (fd < 0)
+			return fd;
+		if (!(flags & O_PATH)) {
+			struct stat st;
+
+			if (fstat(fd, &st) || S_ISLNK(st.st_mode)) {
+				close(fd);
+				return -ELOOP;	/* O_NOFOLLOW on a link, as open answers */
+			}
+		}
+		*hold = fd;
+		snprintf(out, len, "/proc/%d/fd/%d", (int)getpid(), fd);
+		return 1;
 	}
 	if (strlen(w.path) >= len)
 		return -ENAMETOOLONG;

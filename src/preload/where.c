@@ -91,6 +91,39 @@ static void deny(struct pl_where *w)
 }
 
 /*
+ * Does norm, which names a ".." (where.c does not fold them: a link's
+ * target is the kernel's to follow), stay in the tree's /sys once the
+ * kernel walks root/norm? The tree lies in the exec's private directory,
+ * beside the daemon's socket and log, and the tree's links lead deeper or
+ * shallower than their names ("device/driver/../../../../../../sock" is the
+ * socket): such a path must not answer with those files. The walk's own
+ * answer, the file's name (an O_PATH open through the preload's judged
+ * stub; ucmd-supervise's own): 1 in, 0 out, -errno (EACCES: out of this
+ * thread's reach).
+ */
+static int dotdot_beneath(const char *root, const char *path, const char *norm)
+{
+	size_t n = strlen(norm), r = strlen(root);
+	char proc[64], name[PATH_MAX];
+	long fd, len;
+
+	if (!strstr(norm, "/../") && (n < 3 || strcmp(norm + n - 3, "/..")))
+		return 1;
+	fd = pl_open_judged(AT_FDCWD, path, O_PATH | O_CLOEXEC, 0);
+	if (fd < 0)
+		return fd == -ENOENT ? 0 : (int)fd;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%ld", fd);
+	len = pl_raw_syscall(__NR_readlinkat, AT_FDCWD, (long)proc, (long)name, sizeof(name) - 1,
+			     0, 0);
+	pl_raw_syscall(__NR_close, fd, 0, 0, 0, 0, 0);
+	if (len <= 0)
+		return 0;
+	name[len] = '\0';
+	return !strncmp(name, root, r) && !strncmp(name + r, "/sys", 4) &&
+	       (name[r + 4] == '/' || !name[r + 4]);
+}
+
+/*
  * A directory of the tree (a dirfd the program opened through /sys or
  * /dev, its working directory) is known to the program by its /sys or /dev
  * name: base becomes that, and the ".." that lead up from it are taken
@@ -204,6 +237,16 @@ static void where_in(const char *base_in, const char *path, struct pl_where *w, 
 	}
 	if (snprintf(w->path, sizeof(w->path), "%s%s", root, w->norm) >= (int)sizeof(w->path))
 		return;
+	int in = dotdot_beneath(root, w->path, w->norm);
+
+	if (in == -EACCES) {
+		unreachable(w);
+		return;
+	}
+	if (in <= 0) {
+		deny(w);	/* out of the tree: nothing of ucmd's, nor the host's NVMe */
+		return;
+	}
 	w->kind = PL_WHERE_SYS;
 }
 
