@@ -588,6 +588,33 @@ PL_EXPORT ssize_t readlinkat(int dirfd, const char *path, char *buf, size_t size
 }
 
 /*
+ * The tree's file path leads to, out of this thread's reach: the kernel's
+ * name of the file the supervisor opens for it (svcall.c), in tmp; NULL and
+ * errno if it may not open it.
+ */
+static char *sv_realpath(const char *path, char tmp[PATH_MAX])
+{
+	char proc[64];
+	long fd = pl_sv_call(__NR_openat, AT_FDCWD, (long)path,
+			     O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0, 0);
+	long len;
+
+	if (fd < 0) {
+		errno = (int)-fd;
+		return NULL;
+	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%ld", fd);
+	len = pl_raw_syscall(__NR_readlinkat, AT_FDCWD, (long)proc, (long)tmp, PATH_MAX - 1, 0, 0);
+	pl_raw_syscall(__NR_close, fd, 0, 0, 0, 0, 0);
+	if (len <= 0) {
+		errno = len < 0 ? (int)-len : ENOENT;
+		return NULL;
+	}
+	tmp[len] = '\0';
+	return tmp;
+}
+
+/*
  * A device's canonical name is its /dev path (the node is not a link); a
  * path in the tree resolves there and is given back as /sys's.
  */
@@ -602,14 +629,16 @@ static char *do_realpath(const char *path, char *resolved)
 	pl_classify(AT_FDCWD, path, &w);
 	if (w.kind == PL_WHERE_NONE)
 		return real(path, resolved);
-	if (w.kind == PL_WHERE_DEV) {
+	if (w.kind == PL_WHERE_DEV || (w.kind == PL_WHERE_SV && !strncmp(w.norm, "/dev/", 5))) {
 		if (resolved) {
 			strcpy(resolved, w.norm);
 			return resolved;
 		}
 		return strdup(w.norm);
 	}
-	r = real(w.path, tmp);
+	r = w.kind == PL_WHERE_SV ? NULL : real(w.path, tmp);
+	if (to_sv(&w, r ? 0 : -errno))
+		r = sv_realpath(path, tmp);
 	if (!r)
 		return NULL;
 	root = pl_root();

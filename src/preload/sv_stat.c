@@ -102,6 +102,15 @@ static long call_on(const struct seccomp_notif *req, const struct pl_where *w, i
 
 		if (size <= 0)
 			return -EINVAL;
+		if (!p[0]) {
+			struct stat st;
+
+			/* readlinkat(fd, "") of what is no link is ENOENT; readlink's answer is EINVAL */
+			if (fstat(dfd, &st))
+				return -errno;
+			if (!S_ISLNK(st.st_mode))
+				return -EINVAL;
+		}
 		n = readlinkat(dfd, p, target, sizeof(target));
 		if (n < 0)
 			return -errno;

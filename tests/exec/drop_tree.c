@@ -17,6 +17,7 @@
  *   access|eaccess PATH r|w    access / faccessat(AT_EACCESS): "ok" or the error
  *   open PATH r|w              open(O_RDONLY or O_WRONLY): "ok" or the error
  *   cat PATH                   open + read: its first line
+ *   realpath PATH              realpath(3): the canonical name
  *   ls PATH                    opendir + readdir: the names, sorted, space-separated
  *                              (in /dev and /sys/block only nvme* and ng*: the
  *                              host's other entries are not ucmd's)
@@ -29,6 +30,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,6 +139,13 @@ static void one(const char *op, const char *path, const char *m)
 			snprintf(buf, sizeof(buf), "(empty)\n");
 		fclose(f);
 		printf("cat %s: %s%s", path, buf, strchr(buf, '\n') ? "" : "\n");
+	} else if (!strcmp(op, "realpath")) {
+		char buf[PATH_MAX];
+
+		if (realpath(path, buf))
+			printf("realpath %s: %s\n", path, buf);
+		else
+			printf("realpath %s: err %s\n", path, strerror(errno));
 	} else if (!strcmp(op, "ls")) {
 		ls(path);
 	} else {

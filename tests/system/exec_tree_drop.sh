@@ -8,7 +8,7 @@
 # - a root program that drops to user 65534 (setresuid, as a service does;
 #   tests/exec/drop_tree.c), before it ever looked at /dev or /sys or after
 #   it connected and looked as root (-w), sees through libc what root sees
-#   (the same stat answers, listings of the tree's directories and of
+#   (the same stat and realpath answers, listings of the tree's directories and of
 #   /sys/block and /dev, attributes' contents), and is refused what Linux
 #   refuses that user: ucmd's 0600 root nodes (access and open EACCES), a
 #   rescan (0200), writing an attribute; a 0444 attribute is readable and
@@ -49,7 +49,7 @@ devs="/dev/ng0n1 /dev/nvme0 /dev/nvme0n1"
 for p in $dirs $attrs $rescans $devs; do
 	printf '%s %s\n' stat "$p" lstat "$p" statx "$p"
 done >"$T/A.ops"
-for p in $dirs; do echo "fstat $p"; done >>"$T/A.ops"
+for p in $dirs; do printf '%s %s\n' fstat "$p" realpath "$p"; done >>"$T/A.ops"
 for p in $attrs; do echo "cat $p"; done >>"$T/A.ops"
 for p in /sys/class/nvme /sys/class/nvme/nvme0 /sys/block/nvme0n1/queue /sys/block /dev; do
 	echo "ls $p"
