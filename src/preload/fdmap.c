@@ -136,7 +136,7 @@ int pl_dev_open(const struct pl_devinfo *d, int flags)
 		char *slash = strrchr(path, '/');
 
 		*slash = 0;
-		mkdir(path, 0700);
+		pl_sysfs_mkdir(path);
 		*slash = '/';
 		fd = next_open(path, (flags & ~O_DIRECT) | O_CREAT, 0600);
 	}

@@ -55,6 +55,39 @@ int pl_sys_open_ok(const struct pl_where *w, int flags)
 }
 
 /*
+ * The looks (stat, access, readlink) are made here once the path is
+ * judged, from the trampoline, which ucmd-supervise's filter lets through
+ * (sv_filter.c): the supervisor serves only the program's own instruction
+ * and libc's inner calls, and the common look costs no notification.
+ * Return values as libc's: -1 and errno.
+ */
+static long looked(long r)
+{
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+/*
+ * Should the call go to ucmd-supervise (svcall.c)? What this thread cannot
+ * reach of ucmd's (PL_WHERE_SV), or an EACCES on the tree's own path
+ * (the thread dropped to another user after where.c looked): the
+ * supervisor's answer is Linux's for the thread's ids, EACCES included.
+ */
+static bool to_sv(const struct pl_where *w, long r)
+{
+	return w->kind == PL_WHERE_SV || (r == -EACCES && w->kind != PL_WHERE_NONE && !w->host);
+}
+
+/* The call as the program made it, answered by the supervisor: as libc's, -1 and errno. */
+static long sv_looked(long nr, long a0, long a1, long a2, long a3, long a4)
+{
+	return looked(pl_sv_call(nr, a0, a1, a2, a3, a4));
+}
+
+/*
  * Where does the program's path lead (where.c): relative paths against
  * the working directory or dirfd, as the kernel names it.
  */
@@ -150,9 +183,15 @@ int pl_open_path(int dirfd, const char *path, int flags, mode_t mode)
 	pl_classify(dirfd, copy, &w);
 	if (w.kind == PL_WHERE_DEV)
 		return pl_dev_open(w.dev, flags);
+	if (w.kind == PL_WHERE_SV)
+		return judged((int)sv_looked(__NR_openat, dirfd, (long)copy, flags,
+					     needs_mode(flags) ? mode : 0, 0));
 	if (pl_sys_open_ok(&w, flags))
 		return -1;
 	fd = pl_open_judged(dirfd, w.kind == PL_WHERE_SYS ? w.path : copy, flags, needs_mode(flags) ? mode : 0);
+	if (to_sv(&w, fd))
+		return judged((int)sv_looked(__NR_openat, dirfd, (long)copy, flags,
+					     needs_mode(flags) ? mode : 0, 0));
 	if (fd < 0) {
 		errno = (int)-fd;
 		return -1;
@@ -252,22 +291,6 @@ PL_EXPORT int creat64(const char *path, mode_t mode)
 
 /* ---- the stat family: a device stats as the device (its placeholder, fixed) ---- */
 
-/*
- * The looks (stat, access, readlink) are made here once the path is
- * judged, from the trampoline, which ucmd-supervise's filter lets through
- * (sv_filter.c): the supervisor serves only the program's own instruction
- * and libc's inner calls, and the common look costs no notification.
- * Return values as libc's: -1 and errno.
- */
-static long looked(long r)
-{
-	if (r < 0) {
-		errno = (int)-r;
-		return -1;
-	}
-	return r;
-}
-
 static int raw_fstatat(int dirfd, const char *p, struct stat *st, int flags)
 {
 	return (int)looked(pl_raw_syscall(__NR_newfstatat, dirfd, (long)p, (long)st, flags, 0, 0));
@@ -319,7 +342,9 @@ static int do_fstatat(int dirfd, const char *path, struct stat *st, int flags)
 	pl_classify(dirfd, path, &w);
 	if (w.kind == PL_WHERE_NONE)
 		return real(dirfd, path, st, flags);
-	ret = real(AT_FDCWD, w.path, st, flags);
+	ret = w.kind == PL_WHERE_SV ? -1 : real(AT_FDCWD, w.path, st, flags);
+	if (to_sv(&w, ret ? -errno : 0))
+		return (int)sv_looked(__NR_newfstatat, dirfd, (long)path, (long)st, flags, 0);
 	if (!ret && w.kind == PL_WHERE_DEV)
 		pl_stat_fix(w.dev, st);
 	return ret;
@@ -346,7 +371,9 @@ static int do_stat(bool nofollow, const char *path, struct stat *st)
 	pl_classify(AT_FDCWD, path, &w);
 	if (w.kind == PL_WHERE_NONE)
 		return raw_fstatat(AT_FDCWD, path, st, flags);
-	ret = raw_fstatat(AT_FDCWD, w.path, st, flags);
+	ret = w.kind == PL_WHERE_SV ? -1 : raw_fstatat(AT_FDCWD, w.path, st, flags);
+	if (to_sv(&w, ret ? -errno : 0))
+		return (int)sv_looked(__NR_newfstatat, AT_FDCWD, (long)path, (long)st, flags, 0);
 	if (!ret && w.kind == PL_WHERE_DEV)
 		pl_stat_fix(w.dev, st);
 	return ret;
@@ -388,7 +415,9 @@ PL_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struc
 	pl_classify(dirfd, path, &w);
 	if (w.kind == PL_WHERE_NONE)
 		return real(dirfd, path, flags, mask, stx);
-	ret = real(AT_FDCWD, w.path, flags, mask, stx);
+	ret = w.kind == PL_WHERE_SV ? -1 : real(AT_FDCWD, w.path, flags, mask, stx);
+	if (to_sv(&w, ret ? -errno : 0))
+		return (int)sv_looked(__NR_statx, dirfd, (long)path, flags, mask, (long)stx);
 	if (!ret && w.kind == PL_WHERE_DEV)
 		pl_statx_fix(w.dev, stx);
 	return ret;
@@ -399,7 +428,7 @@ const char *pl_path_for(const char *path, char buf[PATH_MAX])
 	struct pl_where w;
 
 	pl_classify(AT_FDCWD, path, &w);
-	if (w.kind == PL_WHERE_NONE)
+	if (w.kind == PL_WHERE_NONE || w.kind == PL_WHERE_SV)
 		return path;
 	memcpy(buf, w.path, strlen(w.path) + 1);
 	return buf;
@@ -410,9 +439,15 @@ const char *pl_path_for(const char *path, char buf[PATH_MAX])
 PL_EXPORT int access(const char *path, int amode)
 {
 	struct pl_where w;
+	int ret;
 
 	pl_classify(AT_FDCWD, path, &w);
-	return raw_faccessat(AT_FDCWD, w.kind == PL_WHERE_NONE ? path : w.path, amode, 0);
+	if (w.kind == PL_WHERE_NONE)
+		return raw_faccessat(AT_FDCWD, path, amode, 0);
+	ret = w.kind == PL_WHERE_SV ? -1 : raw_faccessat(AT_FDCWD, w.path, amode, 0);
+	if (to_sv(&w, ret ? -errno : 0))
+		return (int)sv_looked(__NR_access, (long)path, amode, 0, 0, 0);
+	return ret;
 }
 
 PL_EXPORT int faccessat(int dirfd, const char *path, int amode, int flags)
@@ -420,10 +455,16 @@ PL_EXPORT int faccessat(int dirfd, const char *path, int amode, int flags)
 	int (*real)(int, const char *, int, int) = raw_faccessat;
 	struct pl_where w;
 
+	int ret;
+
 	pl_classify(dirfd, path, &w);
 	if (w.kind == PL_WHERE_NONE)
 		return real(dirfd, path, amode, flags);
-	return real(AT_FDCWD, w.path, amode, flags);
+	ret = w.kind == PL_WHERE_SV ? -1 : real(AT_FDCWD, w.path, amode, flags);
+	if (to_sv(&w, ret ? -errno : 0))
+		return (int)(flags ? sv_looked(__NR_faccessat2, dirfd, (long)path, amode, flags, 0)
+				   : sv_looked(__NR_faccessat, dirfd, (long)path, amode, 0, 0));
+	return ret;
 }
 
 /* ---- directories and links of the tree ---- */
@@ -440,7 +481,14 @@ PL_EXPORT DIR *opendir(const char *path)
 		errno = ENOTDIR;
 		return NULL;
 	}
-	d = real(w.kind == PL_WHERE_SYS ? w.path : path);
+	d = w.kind == PL_WHERE_SV ? NULL : real(w.kind == PL_WHERE_SYS ? w.path : path);
+	/*
+	 * out of this thread's reach: glibc's own open of the program's path,
+	 * which ucmd-supervise makes (svcall.c), and its getdents64, which it
+	 * lists (sv_dirs.c)
+	 */
+	if (to_sv(&w, d ? 0 : -errno))
+		return real(path);
 	if (d && (w.kind == PL_WHERE_NONE || w.host))	/* one the tree has too lists both (dirs.c) */
 		pl_dir_opened(d, w.host ? w.path : path);
 	return d;
@@ -468,7 +516,14 @@ PL_EXPORT int scandir(const char *path, struct dirent ***list, filter_fn filter,
 		if (n != -2)
 			return n;
 	}
-	return real(w.kind == PL_WHERE_SYS ? w.path : path, list, filter, compar);
+	if (w.kind != PL_WHERE_SV) {
+		int n = real(w.kind == PL_WHERE_SYS ? w.path : path, list, filter, compar);
+
+		if (!to_sv(&w, n < 0 ? -errno : 0))
+			return n;
+	}
+	/* out of this thread's reach: glibc's own open, which ucmd-supervise makes (svcall.c) */
+	return real(path, list, filter, compar);
 }
 
 PL_EXPORT int scandir64(const char *path, struct dirent64 ***list, filter64_fn filter,
@@ -490,7 +545,14 @@ PL_EXPORT int scandir64(const char *path, struct dirent64 ***list, filter64_fn f
 		if (n != -2)
 			return n;
 	}
-	return real(w.kind == PL_WHERE_SYS ? w.path : path, list, filter, compar);
+	if (w.kind != PL_WHERE_SV) {
+		int n = real(w.kind == PL_WHERE_SYS ? w.path : path, list, filter, compar);
+
+		if (!to_sv(&w, n < 0 ? -errno : 0))
+			return n;
+	}
+	/* out of this thread's reach: glibc's own open, which ucmd-supervise makes (svcall.c) */
+	return real(path, list, filter, compar);
 }
 
 /* The tree's links are relative, as sysfs's: what they say is right as /sys's. */
@@ -498,8 +560,15 @@ PL_EXPORT ssize_t readlink(const char *path, char *buf, size_t size)
 {
 	struct pl_where w;
 
+	ssize_t ret;
+
 	pl_classify(AT_FDCWD, path, &w);
-	return raw_readlinkat(AT_FDCWD, w.kind == PL_WHERE_NONE ? path : w.path, buf, size);
+	if (w.kind == PL_WHERE_NONE)
+		return raw_readlinkat(AT_FDCWD, path, buf, size);
+	ret = w.kind == PL_WHERE_SV ? -1 : raw_readlinkat(AT_FDCWD, w.path, buf, size);
+	if (to_sv(&w, ret < 0 ? -errno : 0))
+		return sv_looked(__NR_readlink, (long)path, (long)buf, (long)size, 0, 0);
+	return ret;
 }
 
 PL_EXPORT ssize_t readlinkat(int dirfd, const char *path, char *buf, size_t size)
@@ -507,10 +576,42 @@ PL_EXPORT ssize_t readlinkat(int dirfd, const char *path, char *buf, size_t size
 	ssize_t (*real)(int, const char *, char *, size_t) = raw_readlinkat;
 	struct pl_where w;
 
+	ssize_t ret;
+
 	pl_classify(dirfd, path, &w);
 	if (w.kind == PL_WHERE_NONE)
 		return real(dirfd, path, buf, size);
-	return real(AT_FDCWD, w.path, buf, size);
+	ret = w.kind == PL_WHERE_SV ? -1 : real(AT_FDCWD, w.path, buf, size);
+	if (to_sv(&w, ret < 0 ? -errno : 0))
+		return sv_looked(__NR_readlinkat, dirfd, (long)path, (long)buf, (long)size, 0);
+	return ret;
+}
+
+/*
+ * The tree's file path leads to, out of this thread's reach: the kernel's
+ * name of the file the supervisor opens for it (svcall.c), in tmp; NULL and
+ * errno if it may not open it.
+ */
+static char *sv_realpath(const char *path, char tmp[PATH_MAX])
+{
+	char proc[64];
+	long fd = pl_sv_call(__NR_openat, AT_FDCWD, (long)path,
+			     O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0, 0);
+	long len;
+
+	if (fd < 0) {
+		errno = (int)-fd;
+		return NULL;
+	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%ld", fd);
+	len = pl_raw_syscall(__NR_readlinkat, AT_FDCWD, (long)proc, (long)tmp, PATH_MAX - 1, 0, 0);
+	pl_raw_syscall(__NR_close, fd, 0, 0, 0, 0, 0);
+	if (len <= 0) {
+		errno = len < 0 ? (int)-len : ENOENT;
+		return NULL;
+	}
+	tmp[len] = '\0';
+	return tmp;
 }
 
 /*
@@ -528,14 +629,16 @@ static char *do_realpath(const char *path, char *resolved)
 	pl_classify(AT_FDCWD, path, &w);
 	if (w.kind == PL_WHERE_NONE)
 		return real(path, resolved);
-	if (w.kind == PL_WHERE_DEV) {
+	if (w.kind == PL_WHERE_DEV || (w.kind == PL_WHERE_SV && !strncmp(w.norm, "/dev/", 5))) {
 		if (resolved) {
 			strcpy(resolved, w.norm);
 			return resolved;
 		}
 		return strdup(w.norm);
 	}
-	r = real(w.path, tmp);
+	r = w.kind == PL_WHERE_SV ? NULL : real(w.path, tmp);
+	if (to_sv(&w, r ? 0 : -errno))
+		r = sv_realpath(path, tmp);
 	if (!r)
 		return NULL;
 	root = pl_root();

@@ -268,6 +268,8 @@ int pl_sysfs_sync(const char *root);
  * it may be waiting for the supervisor to make its opens.
  */
 extern bool pl_sysfs_lock_nowait;
+/* A directory of the tree: 0755 whatever the umask (sysfs_mpath.c's too). 0 or -errno. */
+int pl_sysfs_mkdir(const char *path);
 /* The tree's writes (sysfs_mpath.c's too), each appearing whole (renamed into place): */
 /* <dir>/<name> holds the formatted value and a newline. 0 or -errno. */
 int pl_sysfs_put(const char *dir, const char *name, const char *fmt, ...)
@@ -350,6 +352,12 @@ enum pl_where_kind {
 	PL_WHERE_NONE,		/* not ucmd's business: the host's, untouched */
 	PL_WHERE_DEV,		/* one of ucmd's devices: path is its placeholder */
 	PL_WHERE_SYS,		/* the tree's: path is the file in the tree (or the denied path) */
+	/*
+	 * ucmd's or the tree's, but out of this thread's reach (it dropped to
+	 * another user; the tree lies in the exec's private directory): the
+	 * call is ucmd-supervise's to answer (paths.c, pl_sv_call)
+	 */
+	PL_WHERE_SV,
 };
 
 struct pl_where {
@@ -385,6 +393,15 @@ const char *pl_path_for(const char *path, char buf[PATH_MAX]);
 void pl_classify(int dirfd, const char *path, struct pl_where *w);
 /* pl_where_open's verdict as libc's: 0, or -1 and errno. */
 int pl_sys_open_ok(const struct pl_where *w, int flags);
+/*
+ * The call nr made again as the program made it, from libc's syscall
+ * instruction, which ucmd-supervise's filter sends it: the answer for what
+ * this thread cannot reach of the tree (PL_WHERE_SV, or EACCES on the
+ * tree's path), as the supervisor gives it for this thread's ids. Without a
+ * supervisor (LD_PRELOAD by hand): -EACCES, never the unjudged call.
+ * The result or -errno.
+ */
+long pl_sv_call(long nr, long a0, long a1, long a2, long a3, long a4);
 /* open's open, as libc's (fd, or -1 and errno): judged, from the stub, checked after (fopen.c) */
 int pl_open_path(int dirfd, const char *path, int flags, mode_t mode);
 

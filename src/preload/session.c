@@ -281,7 +281,13 @@ const char *pl_root(void)
 		setenv(PL_ENV_ROOT, root_path, 1);
 	}
 	snprintf(ready_path, sizeof(ready_path), "%s/.ready", root_path);
-	if (access(ready_path, F_OK))
+	/*
+	 * EACCES: ucmd exec's tree, which ucmd-supervise built before the
+	 * program started, in the exec's private directory, which this
+	 * process, dropped to another user since, cannot search: the name is
+	 * still right, and where.c has the supervisor answer what is in it
+	 */
+	if (access(ready_path, F_OK) && !(errno == EACCES && r && *r))
 		ret = pl_sysfs_build(root_path);
 	if (ret) {
 		pl_trace("cannot build the device tree in %s: %s", root_path, strerror(-ret));

@@ -235,11 +235,18 @@ void sv_svtab_give(struct sv *s, const struct seccomp_notif *req, pid_t tg, stru
 void sv_svtab_fdinfo(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);
 /*
  * sv_sysfs.c: where an open of path (base: its directory, for a
- * relative one) leads in the preload's tree: 1 and the file to open in
- * out, 0 if not the tree's, or -errno (EACCES: written; a rescan's error)
+ * relative one) leads in the preload's tree: 1 and the tree's file to open
+ * in out, 2 and the host's (a ".." out of a tree directory), 0 if not the
+ * tree's, or -errno (EACCES: written; a rescan's error). as_tid, not 0: a
+ * thread whose ids are no longer ours, for which Linux's permission check
+ * on the tree's file is made first (sv_access.c): the tree is ours to open
+ * then, its directories all 0755 as sysfs's, the exec's private directory
+ * above it passed with our credentials; out is then that file resolved
+ * beneath the tree's /sys (sv_tree_fd), a descriptor of ours in *hold,
+ * which the caller closes once it opened out.
  */
 int sv_sysfs_where(struct sv *s, const char *base, const char *path, int flags, char *out,
-		   size_t len);
+		   size_t len, pid_t as_tid, int *hold);
 /* the daemon's device list read again, new names kept (placeholders made): does it have name? */
 bool sv_names_refresh(struct sv *s, const char *name);
 /* sv_uring.c: io_uring_setup/enter/register, mmap of a number of ours */
@@ -273,10 +280,17 @@ void sv_path_call(struct sv *s, const struct seccomp_notif *req, struct sv_ans *
 struct statx;
 bool sv_tree_dev_stat(const char *name, struct stat *st, struct statx *stx);
 /*
- * sv_access.c: access of the tree's file p (faccessat2's mode and flags)
- * for thread tid, as its ids are now: 0 or -errno
+ * sv_access.c: access of the tree's file p relative to dirfd ("": dirfd
+ * itself; faccessat2's mode and flags) for thread tid, as its ids are now:
+ * 0 or -errno
  */
-int sv_access_as(pid_t tid, const char *p, int mode, int flags);
+int sv_access_as(pid_t tid, int dirfd, const char *p, int mode, int flags);
+/*
+ * sv_sysfs.c: the tree's file path (<root>/sys/...), resolved by the
+ * kernel beneath <root>/sys alone, as an O_PATH descriptor (follow: its last
+ * link followed): fd, or -errno (-ENOENT for a path that leads out of it)
+ */
+int sv_tree_fd(const char *path, bool follow);
 /*
  * Linux's permission check of mode (R_OK, W_OK, X_OK; 0 is F_OK) on the
  * file st for ids uid, gid, groups and capabilities caps: 0 or -EACCES

@@ -16,8 +16,10 @@
  * uid is 0 has its permitted set, any other none; with it, its effective
  * set. A thread in another user namespace than ours has none over our files
  * (its uids are as we see them). The directories leading to the tree's file
- * are not searched as the thread: they stand for /dev and /sys, which every
- * user may search, while the tree lies in a private 0700 directory.
+ * are not searched as the thread: the tree's own are 0755, as /dev and /sys
+ * are, which every user may search, and above them lies the exec's private
+ * 0700 directory, which stands for nothing of Linux's. sv_sysfs.c makes
+ * the same check before it opens a file of the tree for such a thread.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -77,7 +79,7 @@ int sv_access_check(const struct stat *st, int mode, unsigned uid, unsigned gid,
 	return -EACCES;
 }
 
-int sv_access_as(pid_t tid, const char *p, int mode, int flags)
+int sv_access_as(pid_t tid, int dirfd, const char *p, int mode, int flags)
 {
 	struct sv_ids id;
 	struct stat st;
@@ -90,7 +92,7 @@ int sv_access_as(pid_t tid, const char *p, int mode, int flags)
 		return -EINVAL;
 	if (flags & ~(AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
 		return -EINVAL;
-	if (fstatat(AT_FDCWD, p, &st, flags & AT_SYMLINK_NOFOLLOW))
+	if (fstatat(dirfd, p, &st, (flags & AT_SYMLINK_NOFOLLOW) | (p[0] ? 0 : AT_EMPTY_PATH)))
 		return -errno;
 	if (!(mode & (R_OK | W_OK | X_OK)))
 		return 0;

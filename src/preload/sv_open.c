@@ -99,6 +99,13 @@ static int same_view(pid_t tid, struct sv_view *v)
 	return 0;
 }
 
+/* The thread's root and mount namespace are ours (after same_view): the tree's path is its /sys. */
+static bool same_place(const struct sv_view *v)
+{
+	return v->root_dev == own_view.root_dev && v->root_ino == own_view.root_ino &&
+	       v->mnt_dev == own_view.mnt_dev && v->mnt_ino == own_view.mnt_ino;
+}
+
 static bool known_device(struct sv *s, const char *name)
 {
 	for (int i = 0; i < s->nr_names; i++)
@@ -361,6 +368,7 @@ void sv_open(struct sv *s, const struct seccomp_notif *req, int dirfd, uint64_t 
 	int ret = sv_str_in(tid, path, upath, sizeof(path));
 	struct sv_view v;
 	bool changed;
+	int hold = -1;
 
 	if (ret) {
 		a->error = ret;
@@ -411,12 +419,22 @@ void sv_open(struct sv *s, const struct seccomp_notif *req, int dirfd, uint64_t 
 		}
 		return;
 	}
-	/* the preload's tree: its file, as the preload opens it */
-	ret = sv_sysfs_where(s, path[0] == '/' ? NULL : base, path, flags, abs, sizeof(abs));
+	/*
+	 * the preload's tree: its file, as the preload opens it; for a thread
+	 * whose ids changed, with ours once Linux's check for its ids said yes
+	 * (the tree lies in the exec's private directory, which it may no
+	 * longer search, where Linux's /sys is every user's)
+	 */
+	ret = sv_sysfs_where(s, path[0] == '/' ? NULL : base, path, flags, abs, sizeof(abs),
+			     changed && same_place(&v) ? tid : 0, &hold);
 	if (ret < 0)
 		a->error = ret;
+	else if (hold >= 0)	/* a /proc link to the file: O_NOFOLLOW was for the file's path */
+		open_plain(s, req, AT_FDCWD, abs, flags & ~O_NOFOLLOW, mode, tg, &v, false, a);
 	else if (ret > 0)
 		open_plain(s, req, AT_FDCWD, abs, flags, mode, tg, &v, changed, a);
 	else
 		open_plain(s, req, dirfd, path, flags, mode, tg, &v, changed, a);
+	if (hold >= 0)
+		close(hold);
 }

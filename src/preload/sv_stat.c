@@ -30,11 +30,36 @@
 #include "preload/preload.h"
 #include "preload/sv.h"
 
-/* The call on our path p, as the preload's libc call would make it: the result or -errno. */
-static long call_on(const struct seccomp_notif *req, const struct pl_where *w, const char *p)
+/* Does the call follow the path's last link? */
+static bool follows(const struct seccomp_notif *req)
+{
+	const __u64 *g = req->data.args;
+
+	switch (req->data.nr) {
+	case __NR_lstat:
+	case __NR_readlink:
+	case __NR_readlinkat:
+		return false;
+	case __NR_newfstatat:
+		return !((int)g[3] & AT_SYMLINK_NOFOLLOW);
+	case __NR_statx:
+		return !((int)g[2] & AT_SYMLINK_NOFOLLOW);
+	case __NR_faccessat2:
+		return !((int)g[3] & AT_SYMLINK_NOFOLLOW);
+	}
+	return true;
+}
+
+/*
+ * The call on our path p relative to dfd ("": dfd itself), as the
+ * preload's libc call would make it: the result or -errno.
+ */
+static long call_on(const struct seccomp_notif *req, const struct pl_where *w, int dfd,
+		    const char *p)
 {
 	const __u64 *g = req->data.args;
 	pid_t tid = (pid_t)req->pid;
+	int empty = p[0] ? 0 : AT_EMPTY_PATH;
 	long ret;
 
 	switch (req->data.nr) {
@@ -46,7 +71,7 @@ static long call_on(const struct seccomp_notif *req, const struct pl_where *w, c
 			    req->data.nr == __NR_lstat ? AT_SYMLINK_NOFOLLOW : 0;
 		uint64_t buf = req->data.nr == __NR_newfstatat ? g[2] : g[1];
 
-		if (syscall(SYS_newfstatat, AT_FDCWD, p, &st, flags))
+		if (syscall(SYS_newfstatat, dfd, p, &st, flags | empty))
 			return -errno;
 		if (w->kind == PL_WHERE_DEV)
 			pl_stat_fix(w->dev, &st);
@@ -55,7 +80,7 @@ static long call_on(const struct seccomp_notif *req, const struct pl_where *w, c
 	case __NR_statx: {
 		struct statx stx;
 
-		if (syscall(SYS_statx, AT_FDCWD, p, (int)g[2], (unsigned)g[3], &stx))
+		if (syscall(SYS_statx, dfd, p, (int)g[2] | empty, (unsigned)g[3], &stx))
 			return -errno;
 		if (w->kind == PL_WHERE_DEV)
 			pl_statx_fix(w->dev, &stx);
@@ -63,10 +88,10 @@ static long call_on(const struct seccomp_notif *req, const struct pl_where *w, c
 	}
 	case __NR_access:
 		/* for the thread's ids as they are now, not ours (sv_access.c) */
-		return sv_access_as(tid, p, (int)g[1], 0);
+		return sv_access_as(tid, dfd, p, (int)g[1], 0);
 	case __NR_faccessat:
 	case __NR_faccessat2:
-		return sv_access_as(tid, p, (int)g[2],
+		return sv_access_as(tid, dfd, p, (int)g[2],
 				    req->data.nr == __NR_faccessat2 ? (int)g[3] : 0);
 	case __NR_readlink:
 	case __NR_readlinkat: {
@@ -77,7 +102,16 @@ static long call_on(const struct seccomp_notif *req, const struct pl_where *w, c
 
 		if (size <= 0)
 			return -EINVAL;
-		n = readlink(p, target, sizeof(target));
+		if (!p[0]) {
+			struct stat st;
+
+			/* readlinkat(fd, "") of what is no link is ENOENT; readlink's answer is EINVAL */
+			if (fstat(dfd, &st))
+				return -errno;
+			if (!S_ISLNK(st.st_mode))
+				return -EINVAL;
+		}
+		n = readlinkat(dfd, p, target, sizeof(target));
 		if (n < 0)
 			return -errno;
 		if (n > size)
@@ -120,12 +154,25 @@ void sv_path_call(struct sv *s, const struct seccomp_notif *req, struct sv_ans *
 		a->cont = true;
 		return;
 	}
+	if (w->kind == PL_WHERE_SV) {
+		a->error = -EACCES;	/* our own tree out of our reach: nothing to answer from */
+		return;
+	}
 	/* what we read is the call's only while it is still pending */
 	if (!sv_id_valid(s, req->id)) {
 		a->error = -ENOENT;
 		return;
 	}
-	ret = call_on(req, w, w->path);
+	if (w->kind == PL_WHERE_SYS && !w->host) {
+		/* the tree's file, never out of its /sys (sv_tree_fd) */
+		int fd = sv_tree_fd(w->path, follows(req));
+
+		ret = fd < 0 ? fd : call_on(req, w, fd, "");
+		if (fd >= 0)
+			close(fd);
+	} else {
+		ret = call_on(req, w, AT_FDCWD, w->path);
+	}
 	sv_trace(s, "%s: %s: %ld", path, w->path, ret);
 	if (ret < 0)
 		a->error = (int)ret;

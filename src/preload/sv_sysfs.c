@@ -19,25 +19,99 @@
  * and the new names get placeholders.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/openat2.h>
 
 #include "preload/preload.h"
 #include "preload/sv.h"
 
+/* What an open with flags asks of the file: may_open's MAY_READ and MAY_WRITE, as access's bits. */
+static int open_access(int flags)
+{
+	int acc = 0;
+
+	if (flags & O_PATH)
+		return 0;	/* nothing of the file itself */
+	if ((flags & O_ACCMODE) != O_WRONLY)
+		acc |= R_OK;
+	if ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC))
+		acc |= W_OK;
+	return acc;
+}
+
+/*
+ * The tree lies in the exec's private directory, beside the daemon's socket
+ * and log: a path that climbs out of /sys through the tree's links and
+ * ".." ("device/driver/0000:00:04.0/../../../../../../ucmdd.log": where.c
+ * does not fold "..", and a link's target is the kernel's to follow) must
+ * not reach them with our credentials, so the kernel resolves it beneath
+ * <root>/sys (RESOLVE_BENEATH), as the program's own walk of /sys would
+ * never leave /sys for ucmd's files.
+ */
+int sv_tree_fd(const char *path, bool follow)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW),
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
+	};
+	const char *root = pl_root();
+	char sys[PATH_MAX];
+	size_t n;
+	long fd;
+	int dfd;
+
+	if (!root || snprintf(sys, sizeof(sys), "%s/sys", root) >= (int)sizeof(sys))
+		return -ENOENT;
+	n = strlen(sys);
+	if (strncmp(path, sys, n) || path[n] != '/')
+		return -ENOENT;	/* not under the tree's /sys (the denied path among them) */
+	dfd = open(sys, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	fd = syscall(SYS_openat2, dfd, path + n + 1, &how, sizeof(how));
+	if (fd < 0)
+		fd = errno == EXDEV ? -ENOENT : -errno;
+	close(dfd);
+	return (int)fd;
+}
+
 int sv_sysfs_where(struct sv *s, const char *base, const char *path, int flags, char *out,
-		   size_t len)
+		   size_t len, pid_t as_tid, int *hold)
 {
 	static struct pl_where w;	/* one call at a time: the loop's */
-	int ret;
+	int ret, fd;
 
 	if (path[0] == '/' && strncmp(path, "/sys/", 5) && strncmp(path, "//", 2))
 		return 0;	/* the common case: no look at the tree */
 	pl_where(base, path, &w);
+	if (w.kind == PL_WHERE_SV)
+		return -EACCES;	/* our own tree out of our reach: nothing to open */
 	if (w.kind != PL_WHERE_SYS)
 		return 0;	/* /dev's are sv_open.c's own */
+	if (as_tid && !w.host) {
+		/*
+		 * before the open's side effects (a rescan): what the thread may
+		 * do with the file, as Linux checks it (its file system ids and
+		 * effective capabilities); kernfs creates no file
+		 */
+		fd = sv_tree_fd(w.path, !(flags & O_NOFOLLOW));
+		ret = fd < 0 ? fd : sv_access_as(as_tid, fd, "", open_access(flags), AT_EACCESS);
+		if (fd >= 0)
+			close(fd);
+		if (ret == -ENOENT && (flags & O_CREAT))
+			ret = -EACCES;
+		if (ret) {
+			sv_trace(s, "%s: for the thread's ids: %s", path, strerror(-ret));
+			return ret;
+		}
+	}
 	ret = pl_where_open(&w, flags);
 	/*
 	 * a rescan's sync found the tree's lock held: a process of the program
@@ -50,10 +124,27 @@ int sv_sysfs_where(struct sv *s, const char *base, const char *path, int flags, 
 		sv_trace(s, "%s: %s", path, strerror(-ret));
 		return ret;
 	}
+	if (as_tid && !w.host) {
+		/* after the open's own work (resource0 written again): that file, beneath /sys */
+		fd = sv_tree_fd(w.path, !(flags & O_NOFOLLOW));
+		if (fd < 0)
+			return fd;
+		if (!(flags & O_PATH)) {
+			struct stat st;
+
+			if (fstat(fd, &st) || S_ISLNK(st.st_mode)) {
+				close(fd);
+				return -ELOOP;	/* O_NOFOLLOW on a link, as open answers */
+			}
+		}
+		*hold = fd;
+		snprintf(out, len, "/proc/%d/fd/%d", (int)getpid(), fd);
+		return 1;
+	}
 	if (strlen(w.path) >= len)
 		return -ENAMETOOLONG;
 	strcpy(out, w.path);
-	return 1;
+	return w.host ? 2 : 1;
 }
 
 bool sv_names_refresh(struct sv *s, const char *name)

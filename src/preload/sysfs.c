@@ -60,10 +60,25 @@
 #define BAR0_SIZE 0x4000u
 #define BAR0_BASE 0xfe000000ull	/* where BAR0 of controller 0 says it is; X's is X BARs on */
 
+/*
+ * A directory of the tree, 0755 as sysfs's are whatever the umask (stat and
+ * access of it answer as Linux's, and a program that dropped to another user
+ * may search and list it: svcall.c, sv_sysfs.c); what keeps the tree private is the
+ * exec's own 0700 directory above its root, which no one else can pass.
+ * 0 if made or there, or -errno.
+ */
+int pl_sysfs_mkdir(const char *path)
+{
+	if (mkdir(path, 0755))
+		return errno == EEXIST ? 0 : -errno;
+	return chmod(path, 0755) ? -errno : 0;
+}
+
 static int mkdirs(const char *path)
 {
 	char p[PATH_MAX];
 	size_t n = strlen(path);
+	int ret;
 
 	if (n >= sizeof(p))
 		return -ENAMETOOLONG;
@@ -72,13 +87,12 @@ static int mkdirs(const char *path)
 		if (*s != '/')
 			continue;
 		*s = '\0';
-		if (mkdir(p, 0700) && errno != EEXIST)
-			return -errno;
+		ret = pl_sysfs_mkdir(p);
+		if (ret)
+			return ret;
 		*s = '/';
 	}
-	if (mkdir(p, 0700) && errno != EEXIST)
-		return -errno;
-	return 0;
+	return pl_sysfs_mkdir(p);
 }
 
 static int vpath(char *out, const char *fmt, va_list ap)
@@ -102,7 +116,10 @@ static int put_bytes(const char *path, const void *buf, size_t len, mode_t mode)
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
 	if (fd < 0)
 		return -errno;
-	if (write(fd, buf, len) != (ssize_t)len)
+	/* sysfs's modes, not the umask's: a 0444 attribute is readable by every user */
+	if (fchmod(fd, mode))
+		ret = -errno;
+	else if (write(fd, buf, len) != (ssize_t)len)
 		ret = errno ? -errno : -EIO;
 	close(fd);
 	if (!ret && rename(tmp, path))

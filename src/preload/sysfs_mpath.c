@@ -194,9 +194,8 @@ static int add_path(const char *root, const struct pl_devinfo *c, unsigned x, un
 	ret = ret ?: pl_sysfs_path(dir, "%s/sys/devices/%s/nvme%uc%un%u", root, dev, x, cc, y);
 	if (ret)
 		return ret;
-	if (mkdir(dir, 0700) && errno != EEXIST)
-		return -errno;
-	ret = pl_sysfs_put(dir, "ana_state", "%s", state);
+	ret = pl_sysfs_mkdir(dir);
+	ret = ret ?: pl_sysfs_put(dir, "ana_state", "%s", state);
 	ret = ret ?: pl_sysfs_put(dir, "ana_grpid", "%u", grpid);
 	ret = ret ?: pl_sysfs_put(dir, "nsid", "%u", y);
 	ret = ret ?: pl_sysfs_put(dir, "hidden", "1");

@@ -40,25 +40,40 @@ static const char *const sys_shared[] = {
  * tree's, except a directory that the host has too (/sys/block,
  * /sys/devices/pci0000:00, /sys/bus/pci/devices...): that stays the
  * host's, and a listing of it shows the tree's entries beside the host's
- * (dirs.c), as one directory.
+ * (dirs.c), as one directory. 1, 0, or -EACCES when this thread cannot
+ * look into the tree (it dropped to another user).
  */
-static bool in_tree(const char *root, const char *norm)
+static int in_tree(const char *root, const char *norm)
 {
 	char path[PATH_MAX];
 	struct stat st, hst;
+	long r;
 
 	/*
 	 * The host's answer, not one ucmd-supervise would give for norm:
 	 * from the trampoline, which its filter lets through (sv_filter.c)
 	 */
 	if (snprintf(path, sizeof(path), "%s%s", root, norm) >= (int)sizeof(path))
-		return false;
-	if (pl_raw_syscall(__NR_newfstatat, AT_FDCWD, (long)path, (long)&st, AT_SYMLINK_NOFOLLOW,
-			   0, 0))
-		return false;
+		return 0;
+	r = pl_raw_syscall(__NR_newfstatat, AT_FDCWD, (long)path, (long)&st, AT_SYMLINK_NOFOLLOW,
+			   0, 0);
+	if (r)
+		return r == -EACCES ? -EACCES : 0;
 	return !S_ISDIR(st.st_mode) ||
 	       pl_raw_syscall(__NR_newfstatat, AT_FDCWD, (long)norm, (long)&hst, 0, 0, 0) ||
 	       !S_ISDIR(hst.st_mode);
+}
+
+/*
+ * ucmd's, but this thread cannot reach what says so (the daemon's socket,
+ * the tree: both in the exec's private directory, and it dropped to
+ * another user): ucmd-supervise answers, as it answers the program's own
+ * instruction (PL_WHERE_SV).
+ */
+static void unreachable(struct pl_where *w)
+{
+	snprintf(w->path, sizeof(w->path), "%s", w->norm);
+	w->kind = PL_WHERE_SV;
 }
 
 /*
@@ -73,6 +88,39 @@ static void deny(struct pl_where *w)
 		return;
 	snprintf(w->path, sizeof(w->path), "%s", PL_WHERE_DENIED);
 	w->kind = PL_WHERE_SYS;
+}
+
+/*
+ * Does norm, which names a ".." (where.c does not fold them: a link's
+ * target is the kernel's to follow), stay in the tree's /sys once the
+ * kernel walks root/norm? The tree lies in the exec's private directory,
+ * beside the daemon's socket and log, and the tree's links lead deeper or
+ * shallower than their names ("device/driver/../../../../../../sock" is the
+ * socket): such a path must not answer with those files. The walk's own
+ * answer, the file's name (an O_PATH open through the preload's judged
+ * stub; ucmd-supervise's own): 1 in, 0 out, -errno (EACCES: out of this
+ * thread's reach).
+ */
+static int dotdot_beneath(const char *root, const char *path, const char *norm)
+{
+	size_t n = strlen(norm), r = strlen(root);
+	char proc[64], name[PATH_MAX];
+	long fd, len;
+
+	if (!strstr(norm, "/../") && (n < 3 || strcmp(norm + n - 3, "/..")))
+		return 1;
+	fd = pl_open_judged(AT_FDCWD, path, O_PATH | O_CLOEXEC, 0);
+	if (fd < 0)
+		return fd == -ENOENT ? 0 : (int)fd;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%ld", fd);
+	len = pl_raw_syscall(__NR_readlinkat, AT_FDCWD, (long)proc, (long)name, sizeof(name) - 1,
+			     0, 0);
+	pl_raw_syscall(__NR_close, fd, 0, 0, 0, 0, 0);
+	if (len <= 0)
+		return 0;
+	name[len] = '\0';
+	return !strncmp(name, root, r) && !strncmp(name + r, "/sys", 4) &&
+	       (name[r + 4] == '/' || !name[r + 4]);
 }
 
 /*
@@ -142,6 +190,10 @@ static void where_in(const char *base_in, const char *path, struct pl_where *w, 
 			return;
 		w->dev = pl_devinfo(name);
 		root = w->dev ? pl_root() : NULL;
+		if (!root && errno == EACCES && getenv(PL_ENV_DAEMON)) {
+			unreachable(w);
+			return;
+		}
 		if (!root || snprintf(w->path, sizeof(w->path), "%s/dev/%s", root, name) >=
 				     (int)sizeof(w->path)) {
 			deny(w);
@@ -161,16 +213,40 @@ static void where_in(const char *base_in, const char *path, struct pl_where *w, 
 		if (!strncmp(w->norm, sys_shared[i], strlen(sys_shared[i])))
 			shared = strlen(sys_shared[i]);
 	root = pl_root();
+	if (!root && errno == EACCES && getenv(PL_ENV_DAEMON) &&
+	    (own || (shared && (!strncmp(w->norm + shared, "nvme", 4) ||
+				!strncmp(w->norm + shared, "ng", 2))))) {
+		unreachable(w);
+		return;
+	}
 	if (!root) {
 		if (own || (shared && (!strncmp(w->norm + shared, "nvme", 4) ||
 				       !strncmp(w->norm + shared, "ng", 2))))
 			deny(w);
 		return;
 	}
-	if (!own && !in_tree(root, w->norm))
-		return;
+	if (!own) {
+		int in = in_tree(root, w->norm);
+
+		if (in < 0) {
+			unreachable(w);
+			return;
+		}
+		if (!in)
+			return;
+	}
 	if (snprintf(w->path, sizeof(w->path), "%s%s", root, w->norm) >= (int)sizeof(w->path))
 		return;
+	int in = dotdot_beneath(root, w->path, w->norm);
+
+	if (in == -EACCES) {
+		unreachable(w);
+		return;
+	}
+	if (in <= 0) {
+		deny(w);	/* out of the tree: nothing of ucmd's, nor the host's NVMe */
+		return;
+	}
 	w->kind = PL_WHERE_SYS;
 }
 

@@ -5,9 +5,9 @@
 # process has now, as Linux answers them: a root program that dropped to
 # user 65534 (tests/exec/raw_stat.c -u) is refused a 0600 root node
 # (EACCES, read and write) and may read, not write, a 0444 attribute;
-# root may do both. Static (raw and through glibc) and dynamic (raw)
-# alike. The preload's own answer through libc for a dynamic program that
-# dropped is not the supervisor's to give and is not checked here.
+# root may do both. Static (raw and through glibc) and dynamic (raw, and
+# through the preload's interposers, which ask the supervisor what the
+# dropped user can no longer reach: src/preload/svcall.c) alike.
 source "$(dirname "$0")/lib/common.sh"
 need_tools cc busybox
 [ "$(id -u)" = 0 ] || skip "needs root (a program that drops from root to a user)"
@@ -33,6 +33,7 @@ ex() { timeout 300 "$UCMD" exec --ctrl "$CTRL" -- "$@"; }
 ex busybox sh "$T/access.sh" "$T/raw_stat_s" >"$T/s_raw.txt" 2>&1 || fail "static: $(cat "$T/s_raw.txt")"
 ex busybox sh "$T/access.sh" "$T/raw_stat_s" libc >"$T/s_libc.txt" 2>&1 || fail "static libc: $(cat "$T/s_libc.txt")"
 ex bash "$T/access.sh" "$T/raw_stat" >"$T/d_raw.txt" 2>&1 || fail "dynamic: $(cat "$T/d_raw.txt")"
+ex bash "$T/access.sh" "$T/raw_stat" libc >"$T/d_libc.txt" 2>&1 || fail "dynamic libc: $(cat "$T/d_libc.txt")"
 
 # what Linux answers for those files (root 0600 nodes; sysfs 0444 attributes)
 for p in /dev/ng0n1 /dev/nvme0n1 /dev/nvme0; do
@@ -51,7 +52,7 @@ for p in /sys/block/nvme0n1/size /sys/class/nvme/nvme0/model; do
 done >>"$T/want.txt"
 sort "$T/want.txt" >"$T/want.sorted"
 
-for f in s_raw s_libc d_raw; do
+for f in s_raw s_libc d_raw d_libc; do
 	step "$f: each answer for the ids the program has at the call"
 	sort "$T/$f.txt" >"$T/$f.sorted"
 	diff "$T/want.sorted" "$T/$f.sorted" >"$T/$f.diff" ||
