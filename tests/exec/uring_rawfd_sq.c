@@ -42,20 +42,11 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <errno.h>
-#include <fcntl.h>
-#include <liburing.h>
-#include <linux/nvme_ioctl.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "insn.h"
+#include "rawdev.h"
 
 static unsigned char buf[4096] __attribute__((aligned(4096)));
 
@@ -110,23 +101,8 @@ static int reap(struct io_uring *ring, bool *entered)
 static int cmd_e(struct io_uring *ring, int fd, uint8_t op, uint32_t nsid, uint64_t slba,
 		 unsigned lbsz, bool *entered)
 {
-	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-	struct nvme_uring_cmd *c;
-
-	if (!sqe)
+	if (!rawdev_sqe(ring, fd, op, nsid, buf, sizeof(buf), slba, sizeof(buf) / lbsz))
 		return -EBUSY;
-	c = (struct nvme_uring_cmd *)sqe->cmd;
-	memset((void *)sqe, 0, 2 * sizeof(*sqe));
-	sqe->opcode = IORING_OP_URING_CMD;
-	sqe->fd = fd;
-	sqe->cmd_op = NVME_URING_CMD_IO;
-	c->opcode = op;
-	c->nsid = nsid;
-	c->addr = (uint64_t)(uintptr_t)buf;
-	c->data_len = sizeof(buf);
-	c->cdw10 = (uint32_t)slba;
-	c->cdw11 = (uint32_t)(slba >> 32);
-	c->cdw12 = sizeof(buf) / lbsz - 1;
 	return reap(ring, entered);
 }
 
@@ -146,30 +122,15 @@ static unsigned lba_size(struct io_uring *ring, int fd, uint32_t nsid)
 
 static int sqpoll(const char *path)
 {
-	struct io_uring_params p = { .flags = IORING_SETUP_SQPOLL | IORING_SETUP_SQE128 |
-					      IORING_SETUP_CQE32, .sq_thread_idle = 100 };
+	struct io_uring_params p = { .flags = IORING_SETUP_SQPOLL, .sq_thread_idle = 100 };
 	struct io_uring ring;
 	bool entered = true;
 	unsigned lbsz;
 	long fd, nsid;
-	int res = 0, ret;
+	int res = 0;
 
-	ret = io_uring_queue_init_params(8, &ring, &p);
-	if (ret) {
-		printf("setup: %s\n", strerror(-ret));
+	if (rawdev_ring(&ring, &p) || (fd = rawdev_open(path)) < 0 || (nsid = rawdev_nsid(fd)) < 0)
 		return 0;
-	}
-	fd = insn3(SYS_openat, AT_FDCWD, (long)path, O_RDWR);
-	if (fd < 0) {
-		printf("open: %s\n", strerror((int)-fd));
-		return 0;
-	}
-	/* through libc: the supervisor's (a number it gave) */
-	nsid = ioctl((int)fd, NVME_IOCTL_ID);
-	if (nsid <= 0) {
-		printf("nsid: %s\n", strerror(errno));
-		return 0;
-	}
 	lbsz = lba_size(&ring, (int)fd, (uint32_t)nsid);
 	insn3(SYS_close, fd, 0, 0);
 	pattern(1);
@@ -204,25 +165,12 @@ static int dups(const char *path)
 {
 	static const char *const names[] = { "dup", "dup2", "dup3", "F_DUPFD", "F_DUPFD_CLOEXEC" };
 	struct io_uring ring;
-	int copy[5], ret, res;
+	int copy[5], res;
 	unsigned lbsz;
 	long fd, nsid;
 
-	fd = insn3(SYS_openat, AT_FDCWD, (long)path, O_RDWR);
-	if (fd < 0) {
-		printf("open: %s\n", strerror((int)-fd));
+	if ((fd = rawdev_open(path)) < 0 || (nsid = rawdev_nsid(fd)) < 0 || rawdev_ring(&ring, NULL))
 		return 0;
-	}
-	nsid = ioctl((int)fd, NVME_IOCTL_ID);
-	if (nsid <= 0) {
-		printf("nsid: %s\n", strerror(errno));
-		return 0;
-	}
-	ret = io_uring_queue_init(8, &ring, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
-	if (ret) {
-		printf("setup: %s\n", strerror(-ret));
-		return 0;
-	}
 	lbsz = lba_size(&ring, (int)fd, (uint32_t)nsid);
 	copy[0] = dup((int)fd);
 	copy[1] = dup2((int)fd, 100);
@@ -263,26 +211,17 @@ static int forked(const char *path)
 	unsigned lbsz;
 	long fd, nsid;
 	pid_t child;
-	int ret, res, st;
+	int res, st;
 
-	fd = insn3(SYS_openat, AT_FDCWD, (long)path, O_RDWR);
-	if (fd < 0) {
-		printf("open: %s\n", strerror((int)-fd));
+	if ((fd = rawdev_open(path)) < 0 || (nsid = rawdev_nsid(fd)) < 0)
 		return 0;
-	}
-	nsid = ioctl((int)fd, NVME_IOCTL_ID);
-	if (nsid <= 0) {
-		printf("nsid: %s\n", strerror(errno));
-		return 0;
-	}
 	fflush(stdout);
 	child = fork();
 	if (child == 0) {
 		long fd2;
 
-		ret = io_uring_queue_init(8, &ring, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
-		if (ret) {
-			printf("child setup: %s\n", strerror(-ret));
+		if (rawdev_ring(&ring, NULL)) {
+			fflush(stdout);
 			_exit(0);
 		}
 		lbsz = lba_size(&ring, (int)fd, (uint32_t)nsid);
@@ -303,11 +242,8 @@ static int forked(const char *path)
 		printf("fork: %s\n", strerror(errno));
 		return 0;
 	}
-	ret = io_uring_queue_init(8, &ring, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
-	if (ret) {
-		printf("setup: %s\n", strerror(-ret));
+	if (rawdev_ring(&ring, NULL))
 		return 0;
-	}
 	lbsz = lba_size(&ring, (int)fd, (uint32_t)nsid);
 	pattern(9);
 	res = cmd(&ring, (int)fd, 0x01, (uint32_t)nsid, 4096 / lbsz * 8, lbsz);
