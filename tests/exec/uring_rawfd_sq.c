@@ -33,6 +33,15 @@
  *     closed RES": EBADF). Then the parent writes pattern 9 at block 8
  *     through its descriptor on its ring ("parent RES": the child's close
  *     left it alone).
+ *   uring_rawfd_sq rawdup NGPATH BLKPATH
+ *     As dup, but each copy made with the program's own instruction (no
+ *     interposer sees it: Go's syscall.Dup), its first call NVME_IOCTL_ID
+ *     through libc, the write at block 11+k (pattern 11+k); the copy
+ *     closed through libc before the ring's read through it. Then
+ *     BLKPATH (/dev/nvmeXnY) opened so and copied so three times, the
+ *     first call on each copy through libc: pwrite of pattern 16 at block
+ *     16 ("blk write RES"), pread of it ("blk read RES same|differs"),
+ *     fstat ("blk fstat RES block|other").
  *   uring_rawfd_sq pattern N
  *     Writes pattern N's 4096 bytes to stdout (what dd reads back).
  *
@@ -43,6 +52,7 @@
 #define _GNU_SOURCE
 #endif
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -205,6 +215,67 @@ static int dups(const char *path)
 	return 0;
 }
 
+/*
+ * Copies made with the program's own instruction, which no interposer
+ * sees (Go's syscall.Dup): found by the preload at their first call
+ * through libc, each of which fails on the bare placeholder.
+ */
+static int rawdups(const char *path, const char *blkpath)
+{
+	static const char *const names[] = { "dup", "dup2", "dup3", "F_DUPFD", "F_DUPFD_CLOEXEC" };
+	static unsigned char back[4096] __attribute__((aligned(4096)));
+	struct io_uring ring;
+	long fd, nsid, copy[5], c;
+	unsigned lbsz;
+	struct stat st;
+	int res;
+
+	if ((fd = rawdev_open(path)) < 0 || (nsid = rawdev_nsid(fd)) < 0 || rawdev_ring(&ring, NULL))
+		return 0;
+	lbsz = lba_size(&ring, (int)fd, (uint32_t)nsid);
+	copy[0] = insn3(SYS_dup, fd, 0, 0);
+	copy[1] = insn3(SYS_dup2, fd, 100, 0);
+	copy[2] = insn3(SYS_dup3, fd, 101, O_CLOEXEC);
+	copy[3] = insn3(SYS_fcntl, fd, F_DUPFD, 200);
+	copy[4] = insn3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 300);
+	insn3(SYS_close, fd, 0, 0);
+	for (unsigned k = 0; k < 5; k++) {
+		long id;
+
+		if (copy[k] < 0) {
+			printf("%s: %s\n", names[k], strerrorname_np((int)-copy[k]));
+			continue;
+		}
+		/* the first call on the copy, through libc */
+		id = ioctl((int)copy[k], NVME_IOCTL_ID);
+		if (id != nsid) {
+			printf("%s id %s\n", names[k], id < 0 ? strerrorname_np(errno) : "other");
+			continue;
+		}
+		pattern(11 + k);
+		res = cmd(&ring, (int)copy[k], 0x01, (uint32_t)nsid, 4096 / lbsz * (11 + k), lbsz);
+		printf("%s %s\n", names[k], res_name(res));
+		close((int)copy[k]);
+		res = cmd(&ring, (int)copy[k], 0x02, (uint32_t)nsid, 0, lbsz);
+		printf("%s closed %s\n", names[k], res_name(res));
+	}
+	io_uring_queue_exit(&ring);
+	/* the block device: a write, a read and an fstat as the first call on a copy each */
+	if ((fd = rawdev_open(blkpath)) < 0)
+		return 0;
+	pattern(16);
+	c = insn3(SYS_dup, fd, 0, 0);
+	res = c < 0 ? (int)c : pwrite((int)c, buf, sizeof(buf), 16 * 4096) == sizeof(buf) ? 0 : -errno;
+	printf("blk write %s\n", res_name(res));
+	c = insn3(SYS_dup, fd, 0, 0);
+	res = c < 0 ? (int)c : pread((int)c, back, sizeof(back), 16 * 4096) == sizeof(back) ? 0 : -errno;
+	printf("blk read %s %s\n", res_name(res), memcmp(buf, back, sizeof(buf)) ? "differs" : "same");
+	c = insn3(SYS_dup, fd, 0, 0);
+	res = c < 0 ? (int)c : fstat((int)c, &st) ? -errno : 0;
+	printf("blk fstat %s %s\n", res_name(res), S_ISBLK(st.st_mode) ? "block" : "other");
+	return 0;
+}
+
 static int forked(const char *path)
 {
 	struct io_uring ring;
@@ -265,7 +336,10 @@ int main(int argc, char **argv)
 		return dups(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "fork"))
 		return forked(argv[2]);
-	fprintf(stderr, "usage: uring_rawfd_sq sqpoll|dup|fork NGPATH | pattern N\n");
+	if (argc == 4 && !strcmp(argv[1], "rawdup"))
+		return rawdups(argv[2], argv[3]);
+	fprintf(stderr, "usage: uring_rawfd_sq sqpoll|dup|fork NGPATH | rawdup NGPATH BLKPATH | "
+		"pattern N\n");
 	return 1;
 #else
 	(void)argc;

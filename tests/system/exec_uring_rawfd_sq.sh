@@ -11,6 +11,10 @@
 # - dup: copies made through libc (dup, dup2, dup3, F_DUPFD,
 #   F_DUPFD_CLOEXEC) of such a descriptor, the original closed, are the
 #   device for NVME_IOCTL_ID and on a ring; each closed, EBADF.
+# - rawdup: the same copies made with the program's own instruction (no
+#   interposer sees them: Go's syscall.Dup), each found by the preload at
+#   its first call through libc (NVME_IOCTL_ID; on nvmeXnY a pwrite, a
+#   pread, an fstat), served from then on, rings included.
 # - fork: a forked child's own ring serves the descriptor it inherited and
 #   one it opened so; its close of the inherited one is EBADF on its ring
 #   and leaves the parent's served.
@@ -51,6 +55,26 @@ for k in 0 1 2 3 4; do
 	"$PROG" pattern $((2 + k)) >"$T/want" || fail "pattern"
 	block_at $((4096 * (k + 1))) >"$T/got" || fail "dd from nvme0n1"
 	cmp "$T/want" "$T/got" || fail "block $((k + 1)) is not what copy $k wrote"
+done
+step "rawdup: copies made with the program's own instruction"
+out=$(ex "$PROG" rawdup /dev/ng0n1 /dev/nvme0n1 2>&1) || fail "rawdup: exit $?: $out"
+[ "$out" = "dup ok
+dup closed EBADF
+dup2 ok
+dup2 closed EBADF
+dup3 ok
+dup3 closed EBADF
+F_DUPFD ok
+F_DUPFD closed EBADF
+F_DUPFD_CLOEXEC ok
+F_DUPFD_CLOEXEC closed EBADF
+blk write ok
+blk read ok same
+blk fstat ok block" ] || fail "rawdup: '$out'"
+for k in 0 1 2 3 4 5; do
+	"$PROG" pattern $((11 + k)) >"$T/want" || fail "pattern"
+	block_at $((4096 * (11 + k))) >"$T/got" || fail "dd from nvme0n1"
+	cmp "$T/want" "$T/got" || fail "block $((11 + k)) is not what raw copy $k wrote"
 done
 step "fork: a child's ring and the descriptors it inherited and opened"
 out=$(ex "$PROG" fork /dev/ng0n1 2>&1) || fail "fork: exit $?: $out"
