@@ -42,6 +42,14 @@
  *     first call on each copy through libc: pwrite of pattern 16 at block
  *     16 ("blk write RES"), pread of it ("blk read RES same|differs"),
  *     fstat ("blk fstat RES block|other").
+ *   uring_rawfd_sq sqfork NGPATH
+ *     NGPATH opened through libc, an SQPOLL ring, pattern 17 written
+ *     before a fork; the child writes it at block 17 through the ring it
+ *     inherited (io_uring_submit_and_wait: "child sqpoll RES"). Then a
+ *     child makes an SQPOLL ring, forks a grandchild and exits; the
+ *     grandchild's io_uring_enter waiting for a CQE on the inherited ring
+ *     ends when the daemon drops the maker's ring ("maker gone RES":
+ *     EOWNERDEAD as Linux).
  *   uring_rawfd_sq pattern N
  *     Writes pattern N's 4096 bytes to stdout (what dd reads back).
  *
@@ -276,6 +284,74 @@ static int rawdups(const char *path, const char *blkpath)
 	return 0;
 }
 
+/*
+ * An SQPOLL ring inherited through fork: its maker's, whose poller takes
+ * the child's SQEs (their buffers in the maker's memory, as Linux's poller
+ * reads them: the pattern is written before the fork, so both hold it).
+ */
+static int sqfork(const char *path)
+{
+	struct io_uring_params p = { .flags = IORING_SETUP_SQPOLL, .sq_thread_idle = 100 };
+	struct io_uring ring;
+	int fd, done[2], res;
+	unsigned lbsz;
+	long nsid;
+	pid_t child, maker;
+	char c;
+
+	fd = open(path, O_RDWR);
+	if (fd < 0 || (nsid = rawdev_nsid(fd)) < 0 || rawdev_ring(&ring, &p))
+		return 0;
+	lbsz = lba_size(&ring, fd, (uint32_t)nsid);
+	pattern(17);
+	fflush(stdout);
+	child = fork();
+	if (child == 0) {
+		struct io_uring_cqe *cqe;
+
+		/* the SQE by the tail; an enter that waits for its CQE, always made */
+		if (!rawdev_sqe(&ring, fd, 0x01, (uint32_t)nsid, buf, sizeof(buf), 4096 / lbsz * 17,
+				sizeof(buf) / lbsz))
+			_exit(0);
+		res = io_uring_submit_and_wait(&ring, 1);
+		if (res >= 0)
+			res = io_uring_peek_cqe(&ring, &cqe) ? -EIO : cqe->res;
+		printf("child sqpoll %s\n", res_name(res));
+		fflush(stdout);
+		_exit(0);
+	}
+	if (child < 0 || waitpid(child, NULL, 0) != child) {
+		printf("fork: %s\n", strerror(errno));
+		return 0;
+	}
+	io_uring_queue_exit(&ring);
+	/* the maker gone: a grandchild's wait on its ring ends when the daemon drops the ring */
+	if (pipe(done))
+		return 0;
+	maker = fork();
+	if (maker == 0) {
+		if (rawdev_ring(&ring, &p))
+			_exit(0);
+		if (fork() == 0) {
+			close(done[0]);
+			res = io_uring_enter(ring.ring_fd, 0, 1, IORING_ENTER_GETEVENTS, NULL);
+			printf("maker gone %s\n", res_name(res));
+			fflush(stdout);
+			_exit(0);
+		}
+		_exit(0);
+	}
+	close(done[1]);
+	if (maker < 0 || waitpid(maker, NULL, 0) != maker) {
+		printf("fork: %s\n", strerror(errno));
+		return 0;
+	}
+	/* EOF once the grandchild has exited */
+	while (read(done[0], &c, 1) > 0)
+		;
+	return 0;
+}
+
 static int forked(const char *path)
 {
 	struct io_uring ring;
@@ -336,9 +412,11 @@ int main(int argc, char **argv)
 		return dups(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "fork"))
 		return forked(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "sqfork"))
+		return sqfork(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "rawdup"))
 		return rawdups(argv[2], argv[3]);
-	fprintf(stderr, "usage: uring_rawfd_sq sqpoll|dup|fork NGPATH | rawdup NGPATH BLKPATH | "
+	fprintf(stderr, "usage: uring_rawfd_sq sqpoll|dup|fork|sqfork NGPATH | rawdup NGPATH BLKPATH | "
 		"pattern N\n");
 	return 1;
 #else
