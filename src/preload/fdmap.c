@@ -221,8 +221,9 @@ static int fd_target(int fd, char *target, size_t len)
 
 /*
  * Placeholders answer calls as no device does: the supervisor's (an empty
- * directory opened read-only) EISDIR to reads, EBADF to writes, EINVAL to
- * lseek's SEEK_END; ours (an empty file) ENOTTY to the NVMe ioctls. So a
+ * directory opened read-only) EISDIR to reads, EBADF to writes, a
+ * directory to fstat (EINVAL to the lseek a directory refuses); ours (an
+ * empty file) ENOTTY to the NVMe and block ioctls. So a
  * copy that the program made with its own dup, dup2, dup3 or
  * fcntl(F_DUPFD) system call (Go's syscall.Dup), which no interposer
  * sees, is found at its first call through libc that fails so, and

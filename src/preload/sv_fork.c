@@ -20,7 +20,9 @@
  * mappings and close are the kernel's. A description lives while a process holds it:
  * when the last served holder lets go, the descendants not yet seen are
  * looked for it (the supervisor is their subreaper, so orphans stay ours)
- * and become views if they hold it.
+ * and become views if they hold it; a device's stays known, with none of
+ * our numbers, while a copy below them holds it (the program's own dup),
+ * for the preload to be told which device that copy is.
  *
  * An exec is seen at the process's next call after its execve (which the
  * filter sends us, to be let through; every call of a dynamic program's
