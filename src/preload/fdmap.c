@@ -205,6 +205,60 @@ static const struct pl_devinfo *sv_copy_dev(int fd, const char *target, int *fla
 	return d;
 }
 
+/* the target of fd's /proc link, made from the trampoline (no user notification): 0 or -errno */
+static int fd_target(int fd, char *target, size_t len)
+{
+	char link[64];
+	long n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = pl_raw_syscall(__NR_readlink, (long)link, (long)target, (long)len - 1, 0, 0, 0);
+	if (n <= 0)
+		return n ? (int)n : -ENOENT;
+	target[n] = '\0';
+	return 0;
+}
+
+/*
+ * Placeholders answer calls as no device does: the supervisor's (an empty
+ * directory opened read-only) EISDIR to reads, EBADF to writes, a
+ * directory to fstat (EINVAL to the lseek a directory refuses); ours (an
+ * empty file) ENOTTY to the NVMe and block ioctls. So a
+ * copy that the program made with its own dup, dup2, dup3 or
+ * fcntl(F_DUPFD) system call (Go's syscall.Dup), which no interposer
+ * sees, is found at its first call through libc that fails so, and
+ * becomes ours as a copy made through libc does: the daemon opens it at
+ * its number (for the rings too). Every other failure costs a readlink.
+ */
+struct pl_file *pl_fd_adopt(int fd, int err)
+{
+	char target[PATH_MAX];
+	const struct pl_devinfo *d;
+	struct ucmd_engine *e;
+	struct pl_file *f;
+	int saved = errno, fl;
+
+	if ((err != ENOTTY && err != EISDIR && err != EBADF && err != EINVAL) || fd < 0 ||
+	    fd >= PL_MAX_FD || (unsigned)fd - PL_SV_FD_BASE < PL_SV_FD_NR ||
+	    !getenv(PL_ENV_DAEMON) || fd_target(fd, target, sizeof(target)))
+		goto none;
+	d = pl_placeholder_dev(target);
+	fl = d ? (int)pl_raw_syscall(__NR_fcntl, fd, F_GETFL, 0, 0, 0, 0) : -1;
+	if (!d)
+		d = sv_copy_dev(fd, target, &fl);
+	if (!d || fl < 0 || !(f = intern(d, fl)) || !(e = pl_engine()))
+		goto none;
+	if (dc_open_fixed(e, d->name, fl & O_ACCMODE, fd) < 0)
+		goto none;
+	set_fd(fd, f);
+	pl_trace("fd %d: a copy of %s made without libc, served from its first call", fd, d->name);
+	errno = saved;
+	return f;
+none:
+	errno = saved;
+	return NULL;
+}
+
 void pl_fdmap_recover(void)
 {
 	char link[64], target[PATH_MAX];
@@ -431,6 +485,14 @@ PL_EXPORT int fcntl64(int fd, int cmd, ...)
 	return fcntl_common(next, fd, cmd, arg);
 }
 
+/* fd's device after an fstat that succeeded; a directory may be a copy of the supervisor's */
+static struct pl_file *fstat_file(int fd, bool dir)
+{
+	struct pl_file *f = pl_fd(fd);
+
+	return f || !dir ? f : pl_fd_adopt(fd, EISDIR);
+}
+
 PL_EXPORT int fstat(int fd, struct stat *st)
 {
 	static int (*next)(int, struct stat *);
@@ -440,7 +502,7 @@ PL_EXPORT int fstat(int fd, struct stat *st)
 	if (!next)
 		next = pl_next("fstat");
 	ret = next(fd, st);
-	f = ret ? NULL : pl_fd(fd);
+	f = ret ? NULL : fstat_file(fd, S_ISDIR(st->st_mode));
 	if (f)
 		pl_stat_fix(f->dev, st);
 	return ret;
@@ -455,7 +517,7 @@ PL_EXPORT int fstat64(int fd, struct stat64 *st)
 	if (!next)
 		next = pl_next("fstat64");
 	ret = next(fd, st);
-	f = ret ? NULL : pl_fd(fd);
+	f = ret ? NULL : fstat_file(fd, S_ISDIR(st->st_mode));
 	/* struct stat and stat64 are one layout on 64-bit Linux */
 	if (f)
 		pl_stat_fix(f->dev, (struct stat *)(void *)st);
@@ -472,7 +534,7 @@ PL_EXPORT int __fxstat(int ver, int fd, struct stat *st)
 	if (!next)
 		next = pl_next("__fxstat");
 	ret = next(ver, fd, st);
-	f = ret ? NULL : pl_fd(fd);
+	f = ret ? NULL : fstat_file(fd, S_ISDIR(st->st_mode));
 	if (f)
 		pl_stat_fix(f->dev, st);
 	return ret;
@@ -487,7 +549,7 @@ PL_EXPORT int __fxstat64(int ver, int fd, struct stat64 *st)
 	if (!next)
 		next = pl_next("__fxstat64");
 	ret = next(ver, fd, st);
-	f = ret ? NULL : pl_fd(fd);
+	f = ret ? NULL : fstat_file(fd, S_ISDIR(st->st_mode));
 	if (f)
 		pl_stat_fix(f->dev, (struct stat *)(void *)st);
 	return ret;

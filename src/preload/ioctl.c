@@ -190,7 +190,14 @@ PL_EXPORT int ioctl(int fd, unsigned long req, ...)
 	if (!f) {
 		if (!next)
 			next = pl_next("ioctl");
-		return next(fd, req, arg);
+		ret = next(fd, req, arg);
+		/*
+		 * a placeholder's ENOTTY to a request of ours ('N', the block
+		 * layer's 0x12; not isatty's): a device copied without libc? (fdmap.c)
+		 */
+		if (ret >= 0 || (_IOC_TYPE(req) != 'N' && _IOC_TYPE(req) != 0x12) ||
+		    !(f = pl_fd_adopt(fd, errno)))
+			return ret;
 	}
 	if (f->dev->kind == PL_DEV_NS_BLK) {
 		ret = pl_blk_ioctl(f, fd, req, arg);

@@ -182,6 +182,14 @@ struct pl_file {
 /* The ucmd device behind the program's fd, or NULL if it is not one. Lock-free. */
 struct pl_file *pl_fd(int fd);
 /*
+ * After a call on fd, unknown above, failed with err as no device's would
+ * (ENOTTY, EISDIR, EBADF, EINVAL: a placeholder's answers): is fd a copy
+ * of a device descriptor made with the program's own instruction (a raw
+ * dup)? Then it is ours from now on and its file is returned, for the call
+ * to be made again on it; else NULL, errno unchanged.
+ */
+struct pl_file *pl_fd_adopt(int fd, int err);
+/*
  * open(2) of a ucmd device: the placeholder opened with the program's
  * flags (less what a regular file would take otherwise: O_DIRECT, O_CREAT,
  * O_TRUNC, O_EXCL), then the daemon's open at the same number. fd or -1

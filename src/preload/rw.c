@@ -477,6 +477,20 @@ ssize_t pl_dev_rw(struct pl_file *f, int fd, const struct iovec *iov, int cnt, b
 
 /* ---- interposers: read/write family ----------------------------------------- */
 
+/*
+ * In an interposer, for a number not ours: the kernel's answer, unless it
+ * is the error a placeholder gives and the number turns out to be a
+ * device copied without libc (pl_fd_adopt, fdmap.c): then f is its file
+ * and the interposer goes on to serve the call.
+ */
+#define UNKNOWN_FD(f, fd, call)							\
+	do {									\
+		__typeof__(call) r_ = (call);					\
+										\
+		if (r_ >= 0 || !((f) = pl_fd_adopt((fd), errno)))		\
+			return r_;						\
+	} while (0)
+
 PL_EXPORT ssize_t rw_read(int fd, void *buf, size_t n) __asm__("read");
 PL_EXPORT ssize_t rw_read(int fd, void *buf, size_t n)
 {
@@ -487,7 +501,7 @@ PL_EXPORT ssize_t rw_read(int fd, void *buf, size_t n)
 	if (!f) {
 		if (pl_res0_read(fd, buf, n, 0, true, &r))
 			return r < 0 ? fail((int)-r) : r;
-		return NEXT(read_fn, "read")(fd, buf, n);
+		UNKNOWN_FD(f, fd, NEXT(read_fn, "read")(fd, buf, n));
 	}
 	return dev_rw1(f, fd, buf, n, 0, true, false);
 }
@@ -498,7 +512,7 @@ PL_EXPORT ssize_t rw_write(int fd, const void *buf, size_t n)
 	struct pl_file *f = pl_fd(fd);
 
 	if (!f)
-		return NEXT(write_fn, "write")(fd, buf, n);
+		UNKNOWN_FD(f, fd, NEXT(write_fn, "write")(fd, buf, n));
 	return dev_rw1(f, fd, buf, n, 0, true, true);
 }
 
@@ -512,7 +526,7 @@ PL_EXPORT ssize_t rw_pread(int fd, void *buf, size_t n, off_t off)
 	if (!f) {
 		if (pl_res0_read(fd, buf, n, off, false, &r))
 			return r < 0 ? fail((int)-r) : r;
-		return NEXT(pread_fn, "pread")(fd, buf, n, off);
+		UNKNOWN_FD(f, fd, NEXT(pread_fn, "pread")(fd, buf, n, off));
 	}
 	return dev_rw1(f, fd, buf, n, off, false, false);
 }
@@ -527,7 +541,7 @@ PL_EXPORT ssize_t rw_pread64(int fd, void *buf, size_t n, off_t off)
 	if (!f) {
 		if (pl_res0_read(fd, buf, n, off, false, &r))
 			return r < 0 ? fail((int)-r) : r;
-		return NEXT(pread_fn, "pread64")(fd, buf, n, off);
+		UNKNOWN_FD(f, fd, NEXT(pread_fn, "pread64")(fd, buf, n, off));
 	}
 	return dev_rw1(f, fd, buf, n, off, false, false);
 }
@@ -538,7 +552,7 @@ PL_EXPORT ssize_t rw_pwrite(int fd, const void *buf, size_t n, off_t off)
 	struct pl_file *f = pl_fd(fd);
 
 	if (!f)
-		return NEXT(pwrite_fn, "pwrite")(fd, buf, n, off);
+		UNKNOWN_FD(f, fd, NEXT(pwrite_fn, "pwrite")(fd, buf, n, off));
 	return dev_rw1(f, fd, buf, n, off, false, true);
 }
 
@@ -548,7 +562,7 @@ PL_EXPORT ssize_t rw_pwrite64(int fd, const void *buf, size_t n, off_t off)
 	struct pl_file *f = pl_fd(fd);
 
 	if (!f)
-		return NEXT(pwrite_fn, "pwrite64")(fd, buf, n, off);
+		UNKNOWN_FD(f, fd, NEXT(pwrite_fn, "pwrite64")(fd, buf, n, off));
 	return dev_rw1(f, fd, buf, n, off, false, true);
 }
 
@@ -558,7 +572,7 @@ PL_EXPORT ssize_t rw_readv(int fd, const struct iovec *iov, int cnt)
 	struct pl_file *f = pl_fd(fd);
 
 	if (!f)
-		return NEXT(readv_fn, "readv")(fd, iov, cnt);
+		UNKNOWN_FD(f, fd, NEXT(readv_fn, "readv")(fd, iov, cnt));
 	return dev_rw(f, fd, iov, cnt, true, 0, true, false, 0);
 }
 
@@ -568,7 +582,7 @@ PL_EXPORT ssize_t rw_writev(int fd, const struct iovec *iov, int cnt)
 	struct pl_file *f = pl_fd(fd);
 
 	if (!f)
-		return NEXT(readv_fn, "writev")(fd, iov, cnt);
+		UNKNOWN_FD(f, fd, NEXT(readv_fn, "writev")(fd, iov, cnt));
 	return dev_rw(f, fd, iov, cnt, true, 0, true, true, 0);
 }
 
@@ -579,7 +593,7 @@ PL_EXPORT ssize_t cname(int fd, const struct iovec *iov, int cnt, off_t off)		\
 	struct pl_file *f = pl_fd(fd);							\
 											\
 	if (!f)										\
-		return NEXT(preadv_fn, sym)(fd, iov, cnt, off);				\
+		UNKNOWN_FD(f, fd, NEXT(preadv_fn, sym)(fd, iov, cnt, off));		\
 	return dev_rw(f, fd, iov, cnt, true, off, false, write, 0);			\
 }
 
@@ -596,7 +610,7 @@ PL_EXPORT ssize_t cname(int fd, const struct iovec *iov, int cnt, off_t off, int
 	struct pl_file *f = pl_fd(fd);								\
 												\
 	if (!f)											\
-		return NEXT(preadv2_fn, sym)(fd, iov, cnt, off, fl);				\
+		UNKNOWN_FD(f, fd, NEXT(preadv2_fn, sym)(fd, iov, cnt, off, fl));		\
 	return dev_rw(f, fd, iov, cnt, true, off, off == -1, write, fl);			\
 }
 
@@ -618,7 +632,7 @@ PL_EXPORT ssize_t rw_read_chk(int fd, void *buf, size_t n, size_t buflen)
 	struct pl_file *f = pl_fd(fd);
 
 	if (!f)
-		return NEXT(read_chk_fn, "__read_chk")(fd, buf, n, buflen);
+		UNKNOWN_FD(f, fd, NEXT(read_chk_fn, "__read_chk")(fd, buf, n, buflen));
 	if (n > buflen)
 		chk_fail();
 	return dev_rw1(f, fd, buf, n, 0, true, false);
@@ -631,7 +645,7 @@ PL_EXPORT ssize_t cname(int fd, void *buf, size_t n, off_t off, size_t buflen)		
 	struct pl_file *f = pl_fd(fd);							\
 											\
 	if (!f)										\
-		return NEXT(pread_chk_fn, sym)(fd, buf, n, off, buflen);		\
+		UNKNOWN_FD(f, fd, NEXT(pread_chk_fn, sym)(fd, buf, n, off, buflen));	\
 	if (n > buflen)									\
 		chk_fail();								\
 	return dev_rw1(f, fd, buf, n, off, false, false);				\
@@ -668,7 +682,7 @@ PL_EXPORT off_t rw_lseek(int fd, off_t off, int whence)
 	struct pl_file *f = pl_fd(fd);
 
 	if (!f)
-		return next_lseek(fd, off, whence);
+		UNKNOWN_FD(f, fd, next_lseek(fd, off, whence));
 	return dev_lseek(f, fd, off, whence);
 }
 
@@ -678,7 +692,7 @@ PL_EXPORT off_t rw_lseek64(int fd, off_t off, int whence)
 	struct pl_file *f = pl_fd(fd);
 
 	if (!f)
-		return NEXT(lseek_fn, "lseek64")(fd, off, whence);
+		UNKNOWN_FD(f, fd, NEXT(lseek_fn, "lseek64")(fd, off, whence));
 	return dev_lseek(f, fd, off, whence);
 }
 

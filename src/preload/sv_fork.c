@@ -20,7 +20,9 @@
  * mappings and close are the kernel's. A description lives while a process holds it:
  * when the last served holder lets go, the descendants not yet seen are
  * looked for it (the supervisor is their subreaper, so orphans stay ours)
- * and become views if they hold it.
+ * and become views if they hold it; a device's stays known, with none of
+ * our numbers, while a copy below them holds it (the program's own dup),
+ * for the preload to be told which device that copy is.
  *
  * An exec is seen at the process's next call after its execve (which the
  * filter sends us, to be let through; every call of a dynamic program's
@@ -357,23 +359,109 @@ static void find_holders(struct sv *root, struct sv_desc *d)
 	closedir(dir);
 }
 
+/*
+ * Does process pid hold d's file at a number below ours: a copy it made
+ * with its own dup, dup2, dup3 or fcntl(F_DUPFD), which no filter sees?
+ * Only a link into our placeholders' directory (phdir) is compared.
+ */
+static bool holds_copy(pid_t pid, const char *phdir, const struct sv_desc *d)
+{
+	char path[64], target[PATH_MAX];
+	size_t plen = strlen(phdir);
+	pid_t self = getpid();
+	struct dirent *de;
+	bool found = false;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return false;
+	while (!found && (de = readdir(dir))) {
+		int fd = atoi(de->d_name);
+		ssize_t n;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9' || (unsigned)fd >= SV_FD_BASE)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
+		n = readlink(path, target, sizeof(target) - 1);
+		if (n <= (ssize_t)plen || strncmp(target, phdir, plen) || target[plen] != '/')
+			continue;
+		found = !kcmp(self, pid, KCMP_FILE, (unsigned long)d->file, (unsigned long)fd);
+	}
+	closedir(dir);
+	return found;
+}
+
+/* Does the program or a descendant of it hold a copy of device d below our numbers? */
+static bool copy_held(struct sv *root, const struct sv_desc *d)
+{
+	DIR *dir;
+	struct dirent *de;
+	bool found = false;
+
+	if (d->tmpl.kind != SV_DEV || !root->phdir)
+		return false;
+	if (holds_copy(root->pid, root->phdir, d))
+		return true;
+	dir = opendir("/proc");
+	if (!dir)
+		return false;
+	while (!found && (de = readdir(dir))) {
+		pid_t pid = (pid_t)atoi(de->d_name);
+
+		if (pid > 0 && pid != root->pid && pid != getpid() && is_descendant(pid))
+			found = holds_copy(pid, root->phdir, d);
+	}
+	closedir(dir);
+	return found;
+}
+
+static void desc_free(struct sv_desc *d)
+{
+	struct sv_desc **p;
+
+	for (p = &descs; *p != d; p = &(*p)->next)
+		;
+	*p = d->next;
+	close(d->file);
+	free(d);
+}
+
+/*
+ * A device description none of our numbers names any more but that a
+ * copy below them still holds stays known (refs 0), so that an image
+ * exec'd with the copy, or the preload at the copy's first call, is told
+ * which device it is (sv_svtab_fdinfo); it goes once no copy is left,
+ * looked at whenever a description is let go.
+ */
+static void lingering_sweep(struct sv *root, const struct sv_desc *skip)
+{
+	struct sv_desc *d = descs, *next;
+
+	for (; d; d = next) {
+		next = d->next;
+		if (!d->refs && d != skip && !copy_held(root, d))
+			desc_free(d);
+	}
+}
+
 void sv_desc_put(struct sv *s, struct sv_fd *f)
 {
-	struct sv_desc *d = f->desc, **p;
+	struct sv *root = s->root ? s->root : s;
+	struct sv_desc *d = f->desc;
 
 	f->desc = NULL;
 	if (d && d->owner == f)
 		d->owner = NULL;	/* the maker closed its ring or is gone: its ring goes */
 	if (!d || --d->refs)
 		return;
-	find_holders(s->root ? s->root : s, d);
+	find_holders(root, d);
 	if (d->refs)
 		return;
-	for (p = &descs; *p != d; p = &(*p)->next)
-		;
-	*p = d->next;
-	close(d->file);
-	free(d);
+	lingering_sweep(root, d);
+	if (!copy_held(root, d))
+		desc_free(d);
 }
 
 int sv_attach(struct sv *s, struct sv_fd *f)

@@ -32,20 +32,22 @@ _Static_assert(sizeof(struct pl_svtab) <= 4096, "one page");
 /* how long a change waits for the preload's watching thread */
 #define SV_ACK_WAIT_NS 1000000000LL
 
+/*
+ * A seqlock's writer: seq odd, the fields, seq even. Each field is a
+ * release store, which keeps the odd seq before it (so a reader whose
+ * acquire load sees a new field sees seq moved: svtab.c's slot_copy), in
+ * place of a release fence, which ThreadSanitizer does not model.
+ */
 static void slot_write(struct sv *s, unsigned i)
 {
 	struct pl_svtab_slot *t = &s->svtab->slot[i];
 	const struct sv_fd *f = &s->fds[i];
+	bool dev = f->kind == SV_DEV;
 
 	__atomic_store_n(&t->seq, t->seq + 1, __ATOMIC_RELAXED);	/* odd: being written */
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	if (f->kind == SV_DEV) {
-		t->flags = f->oflags;
-		memcpy(t->name, f->name, sizeof(t->name));
-	} else {
-		t->flags = 0;
-		memset(t->name, 0, sizeof(t->name));
-	}
+	__atomic_store_n(&t->flags, dev ? f->oflags : 0, __ATOMIC_RELEASE);
+	for (size_t k = 0; k < sizeof(t->name); k++)
+		__atomic_store_n(&t->name[k], dev ? f->name[k] : '\0', __ATOMIC_RELEASE);
 	__atomic_store_n(&t->seq, t->seq + 1, __ATOMIC_RELEASE);
 }
 

@@ -76,7 +76,13 @@ static const struct pl_svtab *table(void)
 	return tab;
 }
 
-/* A consistent copy of slot i; false while the supervisor writes it. */
+/*
+ * A consistent copy of slot i; false while the supervisor writes it. Each
+ * field is an acquire load, which keeps the second look at seq after it
+ * (a fence would do with relaxed loads, but ThreadSanitizer models no
+ * fences: a full -Db_sanitize=thread build refuses them); on x86-64 these
+ * are plain moves. The writer's half is sv_svtab.c's slot_write.
+ */
 static bool slot_copy(unsigned i, struct pl_svtab_slot *out)
 {
 	const struct pl_svtab_slot *t = &tab->slot[i];
@@ -84,9 +90,9 @@ static bool slot_copy(unsigned i, struct pl_svtab_slot *out)
 
 	if (seq & 1)
 		return false;
-	out->flags = t->flags;
-	memcpy(out->name, t->name, sizeof(out->name));
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	out->flags = __atomic_load_n(&t->flags, __ATOMIC_ACQUIRE);
+	for (size_t k = 0; k < sizeof(out->name); k++)
+		out->name[k] = __atomic_load_n(&t->name[k], __ATOMIC_ACQUIRE);
 	out->seq = seq;
 	out->name[sizeof(out->name) - 1] = '\0';
 	return __atomic_load_n(&t->seq, __ATOMIC_RELAXED) == seq;

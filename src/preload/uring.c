@@ -193,20 +193,47 @@ static struct pl_ring *enter_ring(int fd, unsigned flags)
 	return ring_get(fd);
 }
 
+static long enter_ring_args(struct pl_ring *r, unsigned to_submit, unsigned min_complete,
+			    unsigned flags, const void *arg, size_t argsz);
+
 long pl_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete, unsigned flags,
 		       const void *arg, size_t argsz)
 {
 	struct pl_ring *r = enter_ring(fd, flags);
-	struct io_uring_getevents_arg ga;
-	sigset_t mask;
 	int ret;
 
 	if (!r)
 		return -EBADF;
-	if (r->pid != pl_pid())
-		return -EBADF;	/* a parent's ring: its requests would run in the parent's memory */
+	if (r->pid != pl_pid()) {
+		/*
+		 * A ring inherited through fork is its maker's, whose requests
+		 * the daemon runs in the maker's memory. An SQPOLL ring's are on
+		 * Linux too (its poller is a thread of its maker's): the child's
+		 * SQEs are taken as the maker's, and its enter (a wake-up, a
+		 * wait for CQEs, all in the shared mappings and eventfds) is
+		 * served while the maker holds the ring; once the maker is gone
+		 * the daemon has marked it dead: EOWNERDEAD, Linux's answer when
+		 * the poller's task is gone. Any other ring's requests would run
+		 * in the wrong memory: EBADF.
+		 */
+		if (!(r->ring.flags & IORING_SETUP_SQPOLL))
+			return -EBADF;
+		ret = (int)enter_ring_args(r, to_submit, min_complete, flags, arg, argsz);
+		return ret == -ENOTCONN ? -EOWNERDEAD : ret;
+	}
 	/* SQEs may name a device fd the supervisor gave (the program's own open) */
 	pl_svtab_sync();
+	return enter_ring_args(r, to_submit, min_complete, flags, arg, argsz);
+}
+
+/* io_uring_enter on r, its arguments read from the program */
+static long enter_ring_args(struct pl_ring *r, unsigned to_submit, unsigned min_complete,
+			    unsigned flags, const void *arg, size_t argsz)
+{
+	struct io_uring_getevents_arg ga;
+	sigset_t mask;
+	int ret;
+
 	flags &= ~IORING_ENTER_REGISTERED_RING;
 	if (flags & IORING_ENTER_EXT_ARG) {
 		struct __kernel_timespec ts;

@@ -33,6 +33,23 @@
  *     closed RES": EBADF). Then the parent writes pattern 9 at block 8
  *     through its descriptor on its ring ("parent RES": the child's close
  *     left it alone).
+ *   uring_rawfd_sq rawdup NGPATH BLKPATH
+ *     As dup, but each copy made with the program's own instruction (no
+ *     interposer sees it: Go's syscall.Dup), its first call NVME_IOCTL_ID
+ *     through libc, the write at block 11+k (pattern 11+k); the copy
+ *     closed through libc before the ring's read through it. Then
+ *     BLKPATH (/dev/nvmeXnY) opened so and copied so three times, the
+ *     first call on each copy through libc: pwrite of pattern 16 at block
+ *     16 ("blk write RES"), pread of it ("blk read RES same|differs"),
+ *     fstat ("blk fstat RES block|other").
+ *   uring_rawfd_sq sqfork NGPATH
+ *     NGPATH opened through libc, an SQPOLL ring, pattern 17 written
+ *     before a fork; the child writes it at block 17 through the ring it
+ *     inherited (io_uring_submit_and_wait: "child sqpoll RES"). Then a
+ *     child makes an SQPOLL ring, forks a grandchild and exits; the
+ *     grandchild's io_uring_enter waiting for a CQE on the inherited ring
+ *     ends when the daemon drops the maker's ring ("maker gone RES":
+ *     EOWNERDEAD as Linux).
  *   uring_rawfd_sq pattern N
  *     Writes pattern N's 4096 bytes to stdout (what dd reads back).
  *
@@ -42,20 +59,12 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <errno.h>
-#include <fcntl.h>
-#include <liburing.h>
-#include <linux/nvme_ioctl.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
-#include <sys/syscall.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "insn.h"
+#include "rawdev.h"
 
 static unsigned char buf[4096] __attribute__((aligned(4096)));
 
@@ -110,23 +119,8 @@ static int reap(struct io_uring *ring, bool *entered)
 static int cmd_e(struct io_uring *ring, int fd, uint8_t op, uint32_t nsid, uint64_t slba,
 		 unsigned lbsz, bool *entered)
 {
-	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-	struct nvme_uring_cmd *c;
-
-	if (!sqe)
+	if (!rawdev_sqe(ring, fd, op, nsid, buf, sizeof(buf), slba, sizeof(buf) / lbsz))
 		return -EBUSY;
-	c = (struct nvme_uring_cmd *)sqe->cmd;
-	memset((void *)sqe, 0, 2 * sizeof(*sqe));
-	sqe->opcode = IORING_OP_URING_CMD;
-	sqe->fd = fd;
-	sqe->cmd_op = NVME_URING_CMD_IO;
-	c->opcode = op;
-	c->nsid = nsid;
-	c->addr = (uint64_t)(uintptr_t)buf;
-	c->data_len = sizeof(buf);
-	c->cdw10 = (uint32_t)slba;
-	c->cdw11 = (uint32_t)(slba >> 32);
-	c->cdw12 = sizeof(buf) / lbsz - 1;
 	return reap(ring, entered);
 }
 
@@ -146,30 +140,15 @@ static unsigned lba_size(struct io_uring *ring, int fd, uint32_t nsid)
 
 static int sqpoll(const char *path)
 {
-	struct io_uring_params p = { .flags = IORING_SETUP_SQPOLL | IORING_SETUP_SQE128 |
-					      IORING_SETUP_CQE32, .sq_thread_idle = 100 };
+	struct io_uring_params p = { .flags = IORING_SETUP_SQPOLL, .sq_thread_idle = 100 };
 	struct io_uring ring;
 	bool entered = true;
 	unsigned lbsz;
 	long fd, nsid;
-	int res = 0, ret;
+	int res = 0;
 
-	ret = io_uring_queue_init_params(8, &ring, &p);
-	if (ret) {
-		printf("setup: %s\n", strerror(-ret));
+	if (rawdev_ring(&ring, &p) || (fd = rawdev_open(path)) < 0 || (nsid = rawdev_nsid(fd)) < 0)
 		return 0;
-	}
-	fd = insn3(SYS_openat, AT_FDCWD, (long)path, O_RDWR);
-	if (fd < 0) {
-		printf("open: %s\n", strerror((int)-fd));
-		return 0;
-	}
-	/* through libc: the supervisor's (a number it gave) */
-	nsid = ioctl((int)fd, NVME_IOCTL_ID);
-	if (nsid <= 0) {
-		printf("nsid: %s\n", strerror(errno));
-		return 0;
-	}
 	lbsz = lba_size(&ring, (int)fd, (uint32_t)nsid);
 	insn3(SYS_close, fd, 0, 0);
 	pattern(1);
@@ -204,25 +183,12 @@ static int dups(const char *path)
 {
 	static const char *const names[] = { "dup", "dup2", "dup3", "F_DUPFD", "F_DUPFD_CLOEXEC" };
 	struct io_uring ring;
-	int copy[5], ret, res;
+	int copy[5], res;
 	unsigned lbsz;
 	long fd, nsid;
 
-	fd = insn3(SYS_openat, AT_FDCWD, (long)path, O_RDWR);
-	if (fd < 0) {
-		printf("open: %s\n", strerror((int)-fd));
+	if ((fd = rawdev_open(path)) < 0 || (nsid = rawdev_nsid(fd)) < 0 || rawdev_ring(&ring, NULL))
 		return 0;
-	}
-	nsid = ioctl((int)fd, NVME_IOCTL_ID);
-	if (nsid <= 0) {
-		printf("nsid: %s\n", strerror(errno));
-		return 0;
-	}
-	ret = io_uring_queue_init(8, &ring, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
-	if (ret) {
-		printf("setup: %s\n", strerror(-ret));
-		return 0;
-	}
 	lbsz = lba_size(&ring, (int)fd, (uint32_t)nsid);
 	copy[0] = dup((int)fd);
 	copy[1] = dup2((int)fd, 100);
@@ -257,32 +223,152 @@ static int dups(const char *path)
 	return 0;
 }
 
+/*
+ * Copies made with the program's own instruction, which no interposer
+ * sees (Go's syscall.Dup): found by the preload at their first call
+ * through libc, each of which fails on the bare placeholder.
+ */
+static int rawdups(const char *path, const char *blkpath)
+{
+	static const char *const names[] = { "dup", "dup2", "dup3", "F_DUPFD", "F_DUPFD_CLOEXEC" };
+	static unsigned char back[4096] __attribute__((aligned(4096)));
+	struct io_uring ring;
+	long fd, nsid, copy[5], c;
+	unsigned lbsz;
+	struct stat st;
+	int res;
+
+	if ((fd = rawdev_open(path)) < 0 || (nsid = rawdev_nsid(fd)) < 0 || rawdev_ring(&ring, NULL))
+		return 0;
+	lbsz = lba_size(&ring, (int)fd, (uint32_t)nsid);
+	copy[0] = insn3(SYS_dup, fd, 0, 0);
+	copy[1] = insn3(SYS_dup2, fd, 100, 0);
+	copy[2] = insn3(SYS_dup3, fd, 101, O_CLOEXEC);
+	copy[3] = insn3(SYS_fcntl, fd, F_DUPFD, 200);
+	copy[4] = insn3(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 300);
+	insn3(SYS_close, fd, 0, 0);
+	for (unsigned k = 0; k < 5; k++) {
+		long id;
+
+		if (copy[k] < 0) {
+			printf("%s: %s\n", names[k], strerrorname_np((int)-copy[k]));
+			continue;
+		}
+		/* the first call on the copy, through libc */
+		id = ioctl((int)copy[k], NVME_IOCTL_ID);
+		if (id != nsid) {
+			printf("%s id %s\n", names[k], id < 0 ? strerrorname_np(errno) : "other");
+			continue;
+		}
+		pattern(11 + k);
+		res = cmd(&ring, (int)copy[k], 0x01, (uint32_t)nsid, 4096 / lbsz * (11 + k), lbsz);
+		printf("%s %s\n", names[k], res_name(res));
+		close((int)copy[k]);
+		res = cmd(&ring, (int)copy[k], 0x02, (uint32_t)nsid, 0, lbsz);
+		printf("%s closed %s\n", names[k], res_name(res));
+	}
+	io_uring_queue_exit(&ring);
+	/* the block device: a write, a read and an fstat as the first call on a copy each */
+	if ((fd = rawdev_open(blkpath)) < 0)
+		return 0;
+	pattern(16);
+	c = insn3(SYS_dup, fd, 0, 0);
+	res = c < 0 ? (int)c : pwrite((int)c, buf, sizeof(buf), 16 * 4096) == sizeof(buf) ? 0 : -errno;
+	printf("blk write %s\n", res_name(res));
+	c = insn3(SYS_dup, fd, 0, 0);
+	res = c < 0 ? (int)c : pread((int)c, back, sizeof(back), 16 * 4096) == sizeof(back) ? 0 : -errno;
+	printf("blk read %s %s\n", res_name(res), memcmp(buf, back, sizeof(buf)) ? "differs" : "same");
+	c = insn3(SYS_dup, fd, 0, 0);
+	res = c < 0 ? (int)c : fstat((int)c, &st) ? -errno : 0;
+	printf("blk fstat %s %s\n", res_name(res), S_ISBLK(st.st_mode) ? "block" : "other");
+	return 0;
+}
+
+/*
+ * An SQPOLL ring inherited through fork: its maker's, whose poller takes
+ * the child's SQEs (their buffers in the maker's memory, as Linux's poller
+ * reads them: the pattern is written before the fork, so both hold it).
+ */
+static int sqfork(const char *path)
+{
+	struct io_uring_params p = { .flags = IORING_SETUP_SQPOLL, .sq_thread_idle = 100 };
+	struct io_uring ring;
+	int fd, done[2], res;
+	unsigned lbsz;
+	long nsid;
+	pid_t child, maker;
+	char c;
+
+	fd = open(path, O_RDWR);
+	if (fd < 0 || (nsid = rawdev_nsid(fd)) < 0 || rawdev_ring(&ring, &p))
+		return 0;
+	lbsz = lba_size(&ring, fd, (uint32_t)nsid);
+	pattern(17);
+	fflush(stdout);
+	child = fork();
+	if (child == 0) {
+		struct io_uring_cqe *cqe;
+
+		/* the SQE by the tail; an enter that waits for its CQE, always made */
+		if (!rawdev_sqe(&ring, fd, 0x01, (uint32_t)nsid, buf, sizeof(buf), 4096 / lbsz * 17,
+				sizeof(buf) / lbsz))
+			_exit(0);
+		res = io_uring_submit_and_wait(&ring, 1);
+		if (res >= 0)
+			res = io_uring_peek_cqe(&ring, &cqe) ? -EIO : cqe->res;
+		printf("child sqpoll %s\n", res_name(res));
+		fflush(stdout);
+		_exit(0);
+	}
+	if (child < 0 || waitpid(child, NULL, 0) != child) {
+		printf("fork: %s\n", strerror(errno));
+		return 0;
+	}
+	io_uring_queue_exit(&ring);
+	/* the maker gone: a grandchild's wait on its ring ends when the daemon drops the ring */
+	if (pipe(done))
+		return 0;
+	maker = fork();
+	if (maker == 0) {
+		if (rawdev_ring(&ring, &p))
+			_exit(0);
+		if (fork() == 0) {
+			close(done[0]);
+			res = io_uring_enter(ring.ring_fd, 0, 1, IORING_ENTER_GETEVENTS, NULL);
+			printf("maker gone %s\n", res_name(res));
+			fflush(stdout);
+			_exit(0);
+		}
+		_exit(0);
+	}
+	close(done[1]);
+	if (maker < 0 || waitpid(maker, NULL, 0) != maker) {
+		printf("fork: %s\n", strerror(errno));
+		return 0;
+	}
+	/* EOF once the grandchild has exited */
+	while (read(done[0], &c, 1) > 0)
+		;
+	return 0;
+}
+
 static int forked(const char *path)
 {
 	struct io_uring ring;
 	unsigned lbsz;
 	long fd, nsid;
 	pid_t child;
-	int ret, res, st;
+	int res, st;
 
-	fd = insn3(SYS_openat, AT_FDCWD, (long)path, O_RDWR);
-	if (fd < 0) {
-		printf("open: %s\n", strerror((int)-fd));
+	if ((fd = rawdev_open(path)) < 0 || (nsid = rawdev_nsid(fd)) < 0)
 		return 0;
-	}
-	nsid = ioctl((int)fd, NVME_IOCTL_ID);
-	if (nsid <= 0) {
-		printf("nsid: %s\n", strerror(errno));
-		return 0;
-	}
 	fflush(stdout);
 	child = fork();
 	if (child == 0) {
 		long fd2;
 
-		ret = io_uring_queue_init(8, &ring, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
-		if (ret) {
-			printf("child setup: %s\n", strerror(-ret));
+		if (rawdev_ring(&ring, NULL)) {
+			fflush(stdout);
 			_exit(0);
 		}
 		lbsz = lba_size(&ring, (int)fd, (uint32_t)nsid);
@@ -303,11 +389,8 @@ static int forked(const char *path)
 		printf("fork: %s\n", strerror(errno));
 		return 0;
 	}
-	ret = io_uring_queue_init(8, &ring, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
-	if (ret) {
-		printf("setup: %s\n", strerror(-ret));
+	if (rawdev_ring(&ring, NULL))
 		return 0;
-	}
 	lbsz = lba_size(&ring, (int)fd, (uint32_t)nsid);
 	pattern(9);
 	res = cmd(&ring, (int)fd, 0x01, (uint32_t)nsid, 4096 / lbsz * 8, lbsz);
@@ -329,7 +412,12 @@ int main(int argc, char **argv)
 		return dups(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "fork"))
 		return forked(argv[2]);
-	fprintf(stderr, "usage: uring_rawfd_sq sqpoll|dup|fork NGPATH | pattern N\n");
+	if (argc == 3 && !strcmp(argv[1], "sqfork"))
+		return sqfork(argv[2]);
+	if (argc == 4 && !strcmp(argv[1], "rawdup"))
+		return rawdups(argv[2], argv[3]);
+	fprintf(stderr, "usage: uring_rawfd_sq sqpoll|dup|fork|sqfork NGPATH | rawdup NGPATH BLKPATH | "
+		"pattern N\n");
 	return 1;
 #else
 	(void)argc;
