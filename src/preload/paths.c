@@ -307,10 +307,16 @@ static int raw_faccessat(int dirfd, const char *p, int amode, int flags)
 		       : pl_raw_syscall(__NR_faccessat, dirfd, (long)p, amode, 0, 0, 0);
 
 	if (r == -ENOSYS && flags) {
-		/* before Linux 5.8: glibc's own emulation of the flags */
-		int (*real)(int, const char *, int, int) = raw_faccessat;
+		/*
+		 * No faccessat2 (before Linux 5.8, or a filter of the program's
+		 * own): glibc's faccessat emulates the flags from a stat. Its
+		 * own, the next definition: ours would come back here.
+		 */
+		static int (*next_faccessat)(int, const char *, int, int);
 
-		return real(dirfd, p, amode, flags);
+		if (!next_faccessat)
+			next_faccessat = pl_next("faccessat");
+		return next_faccessat(dirfd, p, amode, flags);
 	}
 	return (int)looked(r);
 }
