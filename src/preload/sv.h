@@ -28,7 +28,7 @@
  *   sv_own.c     what goes through a buffer of ours on a connection of our
  *                own: partial-block reads and writes, BLKZEROOUT, BLKDISCARD
  *   sv_pass32.c  the 32-bit passthrough ioctls (libnvme 1.x's), on that connection
- *   sv_dirs.c    getdents64: /dev lists ucmd's devices, not the host's NVMe
+ *   sv_dirs.c    getdents64, getdents: /dev lists ucmd's devices, not the host's NVMe
  *   sv_stat.c    stat, access, readlink and their family by path: the tree's
  *   sv_access.c  access of the tree's files, for the calling thread's ids as they are
  *   sv_sysfs.c   opens into the tree; the device list read again on a miss
@@ -255,7 +255,7 @@ struct sv_fd *sv_reg_ring(struct sv *s, pid_t tid, uint64_t idx, int *err);
 /* a ring's descriptor closed or a registration dropped: freed when nothing holds it */
 void sv_ring_put(struct sv *s, struct sv_fd *f);
 /*
- * sv_dirs.c: getdents64 (every call): /dev with ucmd's devices and none of
+ * sv_dirs.c: getdents64 and getdents (every call): /dev with ucmd's devices and none of
  * the host's NVMe, /sys/block and the like merged with the tree's
  */
 void sv_getdents(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);
