@@ -15,7 +15,8 @@
  * directory ours is (device and inode). Otherwise the file is the
  * thread's own, and the kernel (or an open made as the thread) answers.
  * A thread with our root and mounts is answered as before, at the cost of
- * two stats.
+ * two stats (none for an absolute path outside /dev and /sys, which is
+ * never the tree's).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -72,7 +73,12 @@ int sv_thread_base(pid_t tid, int dirfd, const char *path, char *base, size_t le
 	int ret;
 
 	base[0] = '\0';
-	if (path[0] != '/') {
+	if (path[0] == '/') {
+		/* nothing of the tree (most opens): the same answer whoever asks, no look */
+		pl_path_fold(folded, path);
+		if (!pl_path_under(folded, "/dev") && !pl_path_under(folded, "/sys"))
+			return 0;
+	} else {
 		ret = sv_base_of(tid, dirfd, base, len);
 		if (ret)
 			return ret;
