@@ -4,7 +4,9 @@
  * (/dev, /sys/devices/pci0000:00...), made by the program through libc's
  * getdents64() or syscall(SYS_getdents64, ...) (seccomp.c): the same merged
  * listing dirs.c gives readdir, in the kernel's struct linux_dirent64
- * records.
+ * records; and x86-64's old getdents through syscall(SYS_getdents, ...)
+ * (glibc has no function for it), the same listing in its struct
+ * linux_dirent records (d_type the record's last byte).
  *
  * The system call made with the program's own instruction (Go's runtime,
  * hand-written assembly) is not caught here: a SIGSYS trap on every
@@ -78,7 +80,7 @@ static struct raw_dir *entry_locked(int fd, const char *dir, const struct stat *
 	return r;
 }
 
-bool pl_dir_getdents64(int fd, void *buf, size_t count, long *ret)
+static bool merged_getdents(int fd, void *buf, size_t count, bool old, long *ret)
 {
 	char proc[64], dir[PATH_MAX];
 	char out[4096];
@@ -116,7 +118,7 @@ bool pl_dir_getdents64(int fd, void *buf, size_t count, long *ret)
 	flushed = pos;
 	while ((unsigned long)pos < r->n && !err) {
 		const struct pl_dirent *e = &r->e[pos];
-		size_t reclen = pl_dirent64_len(e->name);
+		size_t reclen = pl_dirent_rec_len(old, e->name);
 
 		if (total + used + reclen > count)
 			break;
@@ -128,7 +130,7 @@ bool pl_dir_getdents64(int fd, void *buf, size_t count, long *ret)
 			used = 0;
 			flushed = pos;
 		}
-		pl_dirent64_put(out + used, reclen, e->ino, pos + 1, e->type, e->name);
+		pl_dirent_rec_put(old, out + used, reclen, e->ino, pos + 1, e->type, e->name);
 		used += reclen;
 		pos++;
 	}
@@ -150,6 +152,16 @@ bool pl_dir_getdents64(int fd, void *buf, size_t count, long *ret)
 	pl_raw_syscall(__NR_lseek, fd, pos, SEEK_SET, 0, 0, 0);
 	*ret = (long)total;
 	return true;
+}
+
+bool pl_dir_getdents64(int fd, void *buf, size_t count, long *ret)
+{
+	return merged_getdents(fd, buf, count, false, ret);
+}
+
+bool pl_dir_getdents(int fd, void *buf, size_t count, long *ret)
+{
+	return merged_getdents(fd, buf, count, true, ret);
 }
 
 PL_EXPORT ssize_t getdents64(int fd, void *buf, size_t count)

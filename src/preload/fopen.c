@@ -3,9 +3,10 @@
  * fopen and freopen as glibc 2.36's, their opens made as paths.c makes
  * open's (pl_open_path: the path copied and judged, the preload's openat
  * stub, the device-number check after): glibc's flags and mode, then
- * fdopen, or freopen's stream re-made in place. What only glibc's own can
- * make (",ccs=", some freopens) goes to glibc, whose open is then
- * ucmd-supervise's (docs/compat.md).
+ * fdopen, or freopen's stream re-made in place; ",ccs=UTF-8" as fdopen then
+ * fwide under a UTF-8 LC_CTYPE (the same conversion glibc's fopen loads).
+ * What only glibc's own can make (other ",ccs=" sets, some freopens) goes
+ * to glibc, whose open is then ucmd-supervise's (docs/compat.md).
  */
 /* fopen and fopen64 (freopen, freopen64) are both defined here, as in paths.c */
 #undef _FILE_OFFSET_BITS
@@ -14,8 +15,12 @@
 #include <fcntl.h>
 #include <gnu/libc-version.h>
 #include <limits.h>
+#include <locale.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
+#include <wchar.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -34,6 +39,7 @@ struct fmode {
 	int flags;		/* open(2)'s */
 	int flags2;		/* glibc's FILE._flags2 bits for 'm', 'c', 'e' */
 	bool ccs;
+	bool ccs_utf8;		/* ",ccs=UTF-8" (any case), nothing after it but ",..." */
 	char fd_mode[3];	/* fdopen's */
 };
 
@@ -95,7 +101,14 @@ static int fopen_mode(const char *mode, struct fmode *m)
 			break;
 		}
 	}
-	m->ccs = strstr(last + 1, ",ccs=") != NULL;
+	{
+		const char *cs = strstr(last + 1, ",ccs=");
+
+		m->ccs = cs != NULL;
+		/* glibc names the set up to the next ',' and upper-cases it */
+		m->ccs_utf8 = cs && !strncasecmp(cs + 5, "UTF-8", 5) &&
+			      (cs[10] == '\0' || cs[10] == ',');
+	}
 	m->fd_mode[0] = mode[0];
 	if (plus)
 		m->fd_mode[1] = '+';
@@ -152,6 +165,45 @@ static FILE *fopen_ccs(const char *sym, const char *path, const char *mode,
 }
 
 /*
+ * ",ccs=UTF-8" made without glibc's fopen, so that its open is the
+ * preload's (the supervisor's costs some 30 us more). glibc 2.36's fopen
+ * loads the named set's conversion (__wcsmbs_named_conv: "INTERNAL" to and
+ * from "UTF-8//", one step each way), clears the wide buffers and the
+ * conversion states, puts the wide vtable on the stream and makes it wide
+ * (_mode 1); fwide(f, 1) does the same with the conversion of the thread's
+ * LC_CTYPE (__wcsmbs_clone_conv), which under a UTF-8 locale is that very
+ * pair of steps. So the stream is made by fdopen as any other mode, then
+ * made wide while the thread's locale is C.UTF-8 (uselocale: this thread
+ * alone, given back at once). Without that locale (newlocale fails),
+ * glibc's fopen makes it (fopen_ccs). The 'm' mode is left to glibc too
+ * (its mmap vtable under the wide one).
+ */
+static locale_t utf8_ctype;
+static pthread_once_t utf8_once = PTHREAD_ONCE_INIT;
+
+static void utf8_ctype_init(void)
+{
+	utf8_ctype = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+}
+
+static bool ccs_ours(const struct fmode *m)
+{
+	if (!m->ccs_utf8 || (m->flags2 & PL_IO_FLAGS2_MMAP) || !libio_known())
+		return false;
+	pthread_once(&utf8_once, utf8_ctype_init);
+	return utf8_ctype != (locale_t)0;
+}
+
+/* f made wide with the UTF-8 conversion, as glibc's ",ccs=UTF-8" makes it */
+static void make_wide_utf8(FILE *f)
+{
+	locale_t old = uselocale(utf8_ctype);
+
+	fwide(f, 1);
+	uselocale(old);
+}
+
+/*
  * fopen as glibc makes it, its open made by pl_open_path: glibc's flags,
  * its mode 0666, its seek to the end for "a", then fdopen, with the
  * stream's flags glibc's fopen sets and fdopen does not ('c', 'e', 'm').
@@ -171,8 +223,16 @@ static FILE *do_fopen(const char *sym, const char *path, const char *mode)
 		errno = EINVAL;
 		return NULL;
 	}
-	if (m.ccs || (m.flags2 && !libio_known()))
+	if (m.ccs && ccs_ours(&m)) {
+		struct pl_where w;
+
+		/* one of ucmd's devices: a byte stream, as glibc's way makes it (stdio.c) */
+		pl_classify(AT_FDCWD, path, &w);
+		if (w.kind == PL_WHERE_DEV)
+			return fopen_ccs(sym, path, mode, &m);
+	} else if (m.ccs || (m.flags2 && !libio_known())) {
 		return fopen_ccs(sym, path, mode, &m);
+	}
 	fd = pl_open_path(AT_FDCWD, path, m.flags, 0666);
 	if (fd < 0)
 		return NULL;
@@ -187,6 +247,8 @@ static FILE *do_fopen(const char *sym, const char *path, const char *mode)
 	f = fdopen_or_close(fd, m.fd_mode);
 	if (f)
 		f->_flags2 |= m.flags2;
+	if (f && m.ccs)
+		make_wide_utf8(f);
 	return f;
 }
 

@@ -90,6 +90,52 @@ void pl_dirent64_put(void *rec, size_t reclen, uint64_t ino, int64_t off, unsign
 	memcpy(r->d_name, name, strlen(name) + 1);
 }
 
+/*
+ * struct linux_dirent, as the old getdents writes it (x86-64's call 78):
+ * d_ino and d_off are longs, the name follows d_reclen, and d_type is the
+ * record's last byte, after the name's NUL and the padding.
+ */
+struct linux_dirent_rec {
+	unsigned long d_ino;
+	unsigned long d_off;
+	unsigned short d_reclen;
+	char d_name[];
+};
+
+size_t pl_linux_dirent_len(const char *name)
+{
+	/* the name, its NUL and d_type, long-aligned: fs/readdir.c's filldir */
+	return (offsetof(struct linux_dirent_rec, d_name) + strlen(name) + 2 + sizeof(long) - 1) &
+	       ~(sizeof(long) - 1);
+}
+
+void pl_linux_dirent_put(void *rec, size_t reclen, uint64_t ino, int64_t off,
+			 unsigned char type, const char *name)
+{
+	struct linux_dirent_rec *r = rec;
+
+	memset(r, 0, reclen);
+	r->d_ino = (unsigned long)ino;
+	r->d_off = (unsigned long)off;
+	r->d_reclen = (unsigned short)reclen;
+	memcpy(r->d_name, name, strlen(name) + 1);
+	((unsigned char *)rec)[reclen - 1] = type;
+}
+
+size_t pl_dirent_rec_len(bool old, const char *name)
+{
+	return old ? pl_linux_dirent_len(name) : pl_dirent64_len(name);
+}
+
+void pl_dirent_rec_put(bool old, void *rec, size_t reclen, uint64_t ino, int64_t off,
+		       unsigned char type, const char *name)
+{
+	if (old)
+		pl_linux_dirent_put(rec, reclen, ino, off, type, name);
+	else
+		pl_dirent64_put(rec, reclen, ino, off, type, name);
+}
+
 /* Does the "Character devices:" (or "Block devices:") section of text name major as NVMe's? */
 bool pl_proc_devices_nvme(const char *text, bool block, unsigned major)
 {

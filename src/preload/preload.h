@@ -353,6 +353,8 @@ int pl_dir_merge(struct __dirstream *d, const char *dir, struct pl_dirent **out,
 bool pl_dir_merging(void);
 /* dirs_raw.c: the getdents64 system call (the SIGSYS trap, syscall()): false if fd is not a merged directory. */
 bool pl_dir_getdents64(int fd, void *buf, size_t count, long *ret);
+/* The same for the old getdents (syscall(SYS_getdents)), in struct linux_dirent records. */
+bool pl_dir_getdents(int fd, void *buf, size_t count, long *ret);
 
 /* ---- where.c: where a path call's path leads (the preload's and ucmd-supervise's) ---- */
 
@@ -420,6 +422,15 @@ size_t pl_dirent64_len(const char *name);
 /* Write that record, reclen = pl_dirent64_len(name) bytes, padding zeroed, at rec. */
 void pl_dirent64_put(void *rec, size_t reclen, uint64_t ino, int64_t off, unsigned char type,
 		     const char *name);
+/* A struct linux_dirent record (the old getdents's: d_type last): its length, long-aligned. */
+size_t pl_linux_dirent_len(const char *name);
+/* Write that record, reclen = pl_linux_dirent_len(name) bytes, padding zeroed, at rec. */
+void pl_linux_dirent_put(void *rec, size_t reclen, uint64_t ino, int64_t off,
+			 unsigned char type, const char *name);
+/* Either record: old for getdents's struct linux_dirent, else getdents64's. */
+size_t pl_dirent_rec_len(bool old, const char *name);
+void pl_dirent_rec_put(bool old, void *rec, size_t reclen, uint64_t ino, int64_t off,
+		       unsigned char type, const char *name);
 
 /* A PCI function's sysfs class ("0x010802\n"): an NVMe controller's (01h/08h)? */
 bool pl_pci_class_nvme(const char *class_text);

@@ -221,10 +221,14 @@ static long dispatch(long nr, const long a[6], bool *handled)
 			break;
 		return pl_io_getevents((unsigned long)a[0], a[1], a[2], (void *)a[3], (void *)a[4],
 				       (const void *)a[5], nr == __NR_io_pgetevents);
-	case __NR_getdents64: {	/* from syscall() only */
+	case __NR_getdents64:	/* from syscall() only */
+	case __NR_getdents: {
 		long ret;
+		bool ours = nr == __NR_getdents ?
+			    pl_dir_getdents((int)a[0], (void *)a[1], (size_t)a[2], &ret) :
+			    pl_dir_getdents64((int)a[0], (void *)a[1], (size_t)a[2], &ret);
 
-		if (!pl_dir_getdents64((int)a[0], (void *)a[1], (size_t)a[2], &ret))
+		if (!ours)
 			break;
 		return ret;
 	}
@@ -303,8 +307,9 @@ PL_EXPORT long syscall(long nr, ...)
 	for (int i = 0; i < 6; i++)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
-	/* getdents64 is not trapped (dirs_raw.c says why), but served through syscall() */
-	if (is_trapped(nr) || nr == __NR_getdents64 || (nr == __NR_mmap && is_uring_off(a[5]))) {
+	/* getdents64 and getdents are not trapped (dirs_raw.c says why), but served through syscall() */
+	if (is_trapped(nr) || nr == __NR_getdents64 || nr == __NR_getdents ||
+	    (nr == __NR_mmap && is_uring_off(a[5]))) {
 		ret = dispatch(nr, a, &handled);
 	} else if (pl_syscall_fd(nr, a, &ret)) {
 		return ret;

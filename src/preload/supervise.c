@@ -13,7 +13,7 @@
  *
  * With --dirs, what `ucmd exec` runs for a dynamically linked one: the
  * program starts with LD_PRELOAD=LIST (the preload serves its libc calls)
- * and under a filter that sends us its getdents64 calls, which a program
+ * and under a filter that sends us its getdents64 and getdents calls, which a program
  * may make with its own instruction (Go's runtime never calls libc for
  * them): /dev lists ucmd's devices whoever asks (sv_dirs.c); its opens
  * (open, openat, creat, whoever makes them: the filter cannot tell libc's
@@ -34,7 +34,7 @@
  * is ENOSYS, so that no call escapes it):
  *
  *   open, openat, creat, io_uring_setup/enter/register,
- *   getdents64, execve, execveat (noted, let through)     always
+ *   getdents64, getdents, execve, execveat (noted)        always
  *   ioctl, close, read, write, pread64, pwrite64, readv,
  *   writev, preadv, pwritev, preadv2, pwritev2, fsync,
  *   fdatasync, lseek, fstat, newfstatat, statx            on numbers SV_FD_BASE..

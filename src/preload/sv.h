@@ -28,8 +28,9 @@
  *   sv_own.c     what goes through a buffer of ours on a connection of our
  *                own: partial-block reads and writes, BLKZEROOUT, BLKDISCARD
  *   sv_pass32.c  the 32-bit passthrough ioctls (libnvme 1.x's), on that connection
- *   sv_dirs.c    getdents64: /dev lists ucmd's devices, not the host's NVMe
+ *   sv_dirs.c    getdents64, getdents: /dev lists ucmd's devices, not the host's NVMe
  *   sv_stat.c    stat, access, readlink and their family by path: the tree's
+ *   sv_tview.c   whose /dev and /sys a thread's path reaches (its root, its mounts)
  *   sv_access.c  access of the tree's files, for the calling thread's ids as they are
  *   sv_sysfs.c   opens into the tree; the device list read again on a miss
  *   sv_pl.c      the preload's tree code (where.c, sysfs.c, devinfo.c, dirs_merge.c) here
@@ -195,6 +196,16 @@ int sv_mem_out(pid_t pid, uint64_t dst, const void *src, size_t len);
 int sv_str_in(pid_t pid, char *dst, uint64_t src, size_t max);
 /* the directory a relative path of thread tid starts from (its cwd, its dirfd): 0 or -EBADF */
 int sv_base_of(pid_t tid, int dirfd, char *base, size_t len);
+/*
+ * sv_tview.c: how thread tid's path (relative to dirfd) is judged against
+ * the tree: 0 as ours, base then the directory a relative path starts from
+ * ("" for an absolute path); 1: its root or mounts give it another /dev or
+ * /sys than ours, or none (chroot, unshare -m): the thread's own file, not
+ * the tree's; -EBADF for a dirfd not open
+ */
+int sv_thread_base(pid_t tid, int dirfd, const char *path, char *base, size_t len);
+/* sv_tview.c: do the two paths name one file (device and inode)? */
+bool sv_same_file(const char *a, const char *b);
 /* the thread group of thread tid (a notification names the thread), or -1 */
 pid_t sv_tgid_of(struct sv *s, pid_t tid);
 /* the daemon's connection acting in the program's memory, made on first need: 0 or -errno */
@@ -262,7 +273,7 @@ struct sv_fd *sv_reg_ring(struct sv *s, pid_t tid, uint64_t idx, int *err);
 /* a ring's descriptor closed or a registration dropped: freed when nothing holds it */
 void sv_ring_put(struct sv *s, struct sv_fd *f);
 /*
- * sv_dirs.c: getdents64 (every call): /dev with ucmd's devices and none of
+ * sv_dirs.c: getdents64 and getdents (every call): /dev with ucmd's devices and none of
  * the host's NVMe, /sys/block and the like merged with the tree's
  */
 void sv_getdents(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a);

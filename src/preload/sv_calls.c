@@ -61,6 +61,7 @@ void sv_serve(struct sv *s, const struct seccomp_notif *req, struct sv_ans *a)
 		sv_mmap(s, req, a);
 		break;
 	case __NR_getdents64:
+	case __NR_getdents:
 		sv_getdents(root, req, tg, a);
 		break;
 	case __NR_newfstatat:

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * getdents64 for a static program (sv.h): every call comes here (readdir
- * and a program's own instruction alike), so that a listing of /dev shows
+ * and a program's own instruction alike), and x86-64's old getdents (the
+ * same listing in its struct linux_dirent records, d_type the record's last
+ * byte), so that a listing of /dev shows
  * ucmd's devices and none of the host's NVMe nodes, as the preload's
  * listing does for a dynamic program (dirs.c). The call is made here on a
  * copy of the program's descriptor (pidfd_getfd: the same open file, so
@@ -92,19 +94,22 @@ static int dev_listing(struct sv *s, struct pl_dirent *out, int max)
 	return n;
 }
 
-/* Records of entries pos.. into buf (count bytes): bytes written, *next the next index. */
+/*
+ * Records of entries pos.. into buf (count bytes), getdents's (old) or
+ * getdents64's: bytes written, *next the next index.
+ */
 static long dev_records(const struct pl_dirent *e, int n, int64_t pos, char *buf, size_t count,
-			int64_t *next)
+			bool old, int64_t *next)
 {
 	size_t used = 0;
 	int64_t i;
 
 	for (i = pos < 0 ? 0 : pos; i < n; i++) {
-		size_t len = pl_dirent64_len(e[i].name);
+		size_t len = pl_dirent_rec_len(old, e[i].name);
 
 		if (used + len > count)
 			break;
-		pl_dirent64_put(buf + used, len, e[i].ino, i + 1, e[i].type, e[i].name);
+		pl_dirent_rec_put(old, buf + used, len, e[i].ino, i + 1, e[i].type, e[i].name);
 		used += len;
 	}
 	*next = i;
@@ -171,12 +176,14 @@ static bool sys_merged(struct sv *s, const struct seccomp_notif *req, int fd, si
 		return false;
 	buf = malloc(count ? count : 1);
 	pos = lseek(fd, 0, SEEK_CUR);
-	ret = buf ? dev_records(e, (int)n, pos, buf, count, &next) : -ENOMEM;
+	ret = buf ? dev_records(e, (int)n, pos, buf, count, req->data.nr == __NR_getdents, &next) :
+		    -ENOMEM;
 	if (ret >= 0 && lseek(fd, next, SEEK_SET) < 0)
 		ret = -errno;
 	if (ret > 0 && sv_mem_out((pid_t)req->pid, req->data.args[1], buf, (size_t)ret))
 		ret = -EFAULT;
-	sv_trace(s, "getdents64 of %s: the host's and the tree's: %ld", dir, ret);
+	sv_trace(s, "%s of %s: the host's and the tree's: %ld",
+		 req->data.nr == __NR_getdents ? "getdents" : "getdents64", dir, ret);
 	free(buf);
 	free(e);
 	if (ret < 0)
@@ -191,6 +198,7 @@ void sv_getdents(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct
 	const __u64 *g = req->data.args;
 	struct sv_fd *f = sv_slot_of(s, g[0]);
 	size_t count = (uint32_t)g[2] > SV_DENTS_MAX ? SV_DENTS_MAX : (uint32_t)g[2];
+	bool old = req->data.nr == __NR_getdents;	/* struct linux_dirent records */
 	struct stat st;
 	char *buf = NULL;
 	long ret;
@@ -225,7 +233,7 @@ void sv_getdents(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct
 	if (!buf) {
 		ret = -ENOMEM;
 	} else if (!is_host_dev(s, &st)) {
-		ret = syscall(SYS_getdents64, fd, buf, count);
+		ret = syscall(old ? SYS_getdents : SYS_getdents64, fd, buf, count);
 		if (ret < 0)
 			ret = -errno;
 	} else {
@@ -236,7 +244,7 @@ void sv_getdents(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct
 
 		ret = n;
 		if (n >= 0) {
-			ret = dev_records(e, n, pos, buf, count, &next);
+			ret = dev_records(e, n, pos, buf, count, old, &next);
 			if (ret >= 0 && lseek(fd, next, SEEK_SET) < 0)
 				ret = -errno;
 		}

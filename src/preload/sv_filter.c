@@ -6,7 +6,7 @@
  * name ucmd's devices, and for the looks by path (stat, access, readlink
  * and their family: sv_stat.c answers those of ucmd's /dev and /sys from
  * the tree, as for a dynamic program). A dynamic program's (--dirs, beside the preload):
- * USER_NOTIF for getdents64, so that its own instruction's listing of
+ * USER_NOTIF for getdents64 and getdents, so that its own instruction's listing of
  * /dev is ours too; for open, openat and creat from anywhere (a filter
  * cannot tell libc's text from the program's: libc and the preload are
  * mapped where the loader puts them), so that an open made with the
@@ -39,6 +39,7 @@
 const int sv_always[] = {
 	__NR_open, __NR_openat, __NR_creat,
 	__NR_io_uring_setup, __NR_io_uring_enter, __NR_io_uring_register, __NR_getdents64,
+	__NR_getdents,	/* x86-64's old listing call: the same listing, its own records */
 	__NR_execve, __NR_execveat,	/* only noted: the process's next call looks for a new image */
 };
 const unsigned sv_nr_always = sizeof(sv_always) / sizeof(sv_always[0]);
@@ -141,6 +142,7 @@ int sv_dirs_filter_build(struct sock_filter *out)
 	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_openat, L_OPENAT, 0);
 	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_creat, L_NOTIFY, 0);
 	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_getdents64, L_NOTIFY, 0);
+	emit(BPF_JMP | BPF_JEQ | BPF_K, __NR_getdents, L_NOTIFY, 0);
 	/* the looks by path: a device's or the tree's are answered from the tree (sv_stat.c) */
 	for (unsigned i = 0; i < sv_nr_paths; i++)
 		emit(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)sv_paths[i], L_TRAMP, 0);

@@ -360,6 +360,32 @@ static void open_plain(struct sv *s, const struct seccomp_notif *req, int dirfd,
 	close(fd);
 }
 
+/* Has the thread of view v (same_view's) another root or mount namespace than ours? */
+static bool view_moved(const struct sv_view *v)
+{
+	return v->root_dev != own_view.root_dev || v->root_ino != own_view.root_ino ||
+	       v->mnt_dev != own_view.mnt_dev || v->mnt_ino != own_view.mnt_ino;
+}
+
+/*
+ * The tree's file for a thread whose root is not ours but reaches our /sys
+ * (sv_tview.c: a bind mount of it): the tree lies in our root, so it is
+ * named from an O_PATH of our root, which the thread's chroot and mount
+ * namespace leave as it is, and opened with the thread's ids.
+ */
+static void open_tree_as(struct sv *s, const struct seccomp_notif *req, const struct sv_view *v,
+			 const char *abs, int flags, mode_t mode, struct sv_ans *a)
+{
+	int rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (rootfd < 0) {
+		a->error = -errno;
+		return;
+	}
+	sv_open_as(s, req, &v->ids, rootfd, abs + 1, flags, mode, a);
+	close(rootfd);
+}
+
 void sv_open(struct sv *s, const struct seccomp_notif *req, int dirfd, uint64_t upath,
 		    int flags, mode_t mode, struct sv_ans *a)
 {
@@ -390,17 +416,24 @@ void sv_open(struct sv *s, const struct seccomp_notif *req, int dirfd, uint64_t 
 		return;
 	}
 	changed = ret == -EACCES;
-	if (path[0] == '/') {
-		snprintf(abs, sizeof(abs), "%s", path);
-	} else {
-		/* a bad dirfd is the kernel's EBADF, never a path judged from "/" */
-		ret = sv_base_of(tid, dirfd, base, sizeof(base));
-		if (ret) {
-			a->error = ret;
-			return;
-		}
-		snprintf(abs, sizeof(abs), "%s/%s", base, path);
+	/* a bad dirfd is the kernel's EBADF, never a path judged from "/" */
+	ret = sv_thread_base(tid, dirfd, path, base, sizeof(base));
+	if (ret < 0) {
+		a->error = ret;
+		return;
 	}
+	if (ret > 0) {
+		/*
+		 * its root or mounts give it another /dev and /sys, or none
+		 * (sv_tview.c; changed, then): its own file, as it opens it
+		 */
+		open_plain(s, req, dirfd, path, flags, mode, tg, &v, changed, a);
+		return;
+	}
+	if (path[0] == '/')
+		snprintf(abs, sizeof(abs), "%s", path);
+	else
+		snprintf(abs, sizeof(abs), "%s/%s", base, path);
 	pl_path_fold(folded, abs);
 	if (pl_path_under(folded, "/dev") && folded[4] == '/' && pl_path_dev_name(folded + 5)) {
 		/* a namespace attached since we started: the daemon's list again */
@@ -431,6 +464,8 @@ void sv_open(struct sv *s, const struct seccomp_notif *req, int dirfd, uint64_t 
 		a->error = ret;
 	else if (hold >= 0)	/* a /proc link to the file: O_NOFOLLOW was for the file's path */
 		open_plain(s, req, AT_FDCWD, abs, flags & ~O_NOFOLLOW, mode, tg, &v, false, a);
+	else if (ret > 0 && changed && view_moved(&v))
+		open_tree_as(s, req, &v, abs, flags, mode, a);
 	else if (ret > 0)
 		open_plain(s, req, AT_FDCWD, abs, flags, mode, tg, &v, changed, a);
 	else

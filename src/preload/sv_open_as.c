@@ -38,13 +38,6 @@
 #include "preload/sv.h"
 #include "preload/sv_ids.h"
 
-static bool same_ns(const char *a, const char *b)
-{
-	struct stat sa, sb;
-
-	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 struct open_as {
 	struct sv *s;
 	struct seccomp_notif req;	/* our copy: the loop's is reused */
@@ -260,7 +253,7 @@ void sv_open_as(struct sv *s, const struct seccomp_notif *req, const struct sv_i
 	ret = ids->ngroups > SV_IDS_GROUPS_MAX ? -EACCES : 0;
 	snprintf(link, sizeof(link), "%s/ns/user", proc);
 	/* its capabilities are another user namespace's: we cannot take them on */
-	if (!ret && !same_ns(link, "/proc/self/ns/user"))
+	if (!ret && !sv_same_file(link, "/proc/self/ns/user"))
 		ret = -EACCES;
 	if (ret)
 		goto fail;
@@ -270,9 +263,9 @@ void sv_open_as(struct sv *s, const struct seccomp_notif *req, const struct sv_i
 		ret = errno == ENOENT ? -ESRCH : -errno;
 		goto fail;
 	}
-	j->chroot = !same_ns(link, "/proc/self/root");
+	j->chroot = !sv_same_file(link, "/proc/self/root");
 	snprintf(link, sizeof(link), "%s/ns/mnt", proc);
-	if (!same_ns(link, "/proc/self/ns/mnt")) {
+	if (!sv_same_file(link, "/proc/self/ns/mnt")) {
 		j->chroot = true;
 		j->nsfd = open(link, O_RDONLY | O_CLOEXEC);
 		if (j->nsfd < 0) {

@@ -10,7 +10,9 @@
  * preload's libc call would reach (the placeholder, fixed to the device's
  * kind and numbers; the tree's file), on our copy of the path: the
  * program changing its memory after our read changes nothing of the
- * answer; access for the calling thread's ids (sv_access.c). Every other path
+ * answer; access for the calling thread's ids (sv_access.c). A thread that
+ * changed its root or mount namespace is answered so only where its own
+ * root reaches our /dev or /sys (sv_tview.c). Every other path
  * goes on to the kernel (SECCOMP_USER_NOTIF_FLAG_CONTINUE), which reads the
  * path again: a program that rewrites it between the two reads can stat
  * the host's /dev/nvme0n1 or read a link in the host's /sys, which is
@@ -144,12 +146,17 @@ void sv_path_call(struct sv *s, const struct seccomp_notif *req, struct sv_ans *
 		a->cont = true;	/* the common case: no look at the tree */
 		return;
 	}
-	if (path[0] != '/' && sv_base_of((pid_t)req->pid, dirfd, base, sizeof(base))) {
-		a->cont = true;	/* a bad dirfd: the kernel says so */
+	/*
+	 * a bad dirfd: the kernel says so; a thread whose root or mounts give
+	 * it another /dev or /sys (or none): its own file, the kernel's answer
+	 * in its root (sv_tview.c)
+	 */
+	if (sv_thread_base((pid_t)req->pid, dirfd, path, base, sizeof(base))) {
+		a->cont = true;
 		return;
 	}
 	w = &where;
-	pl_where(path[0] == '/' ? NULL : base, path, w);
+	pl_where(base[0] ? base : NULL, path, w);
 	if (w->kind == PL_WHERE_NONE) {
 		a->cont = true;
 		return;

@@ -10,8 +10,10 @@
  * A case's line: the errno's name when the open failed, else the file's
  * access mode, O_APPEND, FD_CLOEXEC, the bits of the stream's glibc
  * _flags2 that fopen's 'm', 'c' and 'e' set, its orientation, ftell at
- * once, the first byte read (or '-'), the file's mode bits and size after
- * the close. KIND: creat, creat64, freopen:MODE or fopen:MODE.
+ * once, the first byte read (or '-'; a wide stream's first two characters
+ * as code points, then a wide character written: U+00E9, two bytes in
+ * UTF-8), the file's mode bits and size after the close. The files hold
+ * "h", U+00E9 in UTF-8, "llo". KIND: creat, creat64, freopen:MODE or fopen:MODE.
  * freopen cases: fopen of a first file, a byte read, then freopen. Exit 0 (1
  * on bad usage).
  */
@@ -63,7 +65,7 @@ static void fill(const char *path)
 	FILE *f = fopen(path, "w");
 
 	if (f) {
-		fputs("hello\n", f);
+		fputs("h\xc3\xa9llo\n", f);
 		fclose(f);
 	}
 }
@@ -108,9 +110,13 @@ static void fopen_case(const char *dir, const char *name, const char *mode, bool
 	fd_line(fileno(f));
 	printf(" flags2=%#x wide=%d tell=%ld", f->_flags2 & 0x43, fwide(f, 0), ftell(f));
 	if (fwide(f, 0) > 0) {
-		wint_t w = fgetwc(f);
+		wint_t w = fgetwc(f), w2 = w == WEOF ? WEOF : fgetwc(f);
 
 		printf(" first=%s", w == WEOF ? "-" : "w");
+		if (w != WEOF)
+			printf(" wide=%#x,%#x", (unsigned)w, (unsigned)w2);
+		clearerr(f);
+		printf(" put=%d", fputwc(0xe9, f) != WEOF);
 	} else {
 		c = fgetc(f);
 		printf(" first=%c", c == EOF ? '-' : c);
@@ -167,8 +173,11 @@ static int cases(const char *dir)
 	static const char *const existing[] = {
 		"r", "rb", "r+", "rm", "rc", "re", "rx", "rmce", "w", "w+", "wx", "a", "a+",
 		"ab+e", "rbbbbbbe", "r+m", "q", "mr", "", "r,ccs=UTF-8", "r,ccs=NOSUCH",
+		"r,ccs=utf-8", "r+,ccs=UTF-8", "a,ccs=UTF-8", "rm,ccs=UTF-8", "re,ccs=UTF-8",
+		"rc,ccs=UTF-8,x", "r,ccs=UTF-8e", "r,ccs=UTF-16LE", "rb+,ccs=UTF-8",
 	};
-	static const char *const fresh[] = { "r", "w", "wx", "wxe", "a", "a+x", "r+" };
+	static const char *const fresh[] = { "r", "w", "wx", "wxe", "a", "a+x", "r+",
+					     "w,ccs=UTF-8", "a+,ccs=UTF-8", "wxe,ccs=UTF-8" };
 
 	umask(027);
 	creat_case(dir, "c-new", false, false);

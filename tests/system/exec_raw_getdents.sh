@@ -11,7 +11,9 @@
 # linked statically (ucmd-supervise, which serves every getdents64) lists
 # /dev as the dynamic one does, and /etc as the host's. With the supervisor
 # gone, the dynamic program's own getdents64 fails (ENOSYS) rather than
-# list the host's /dev.
+# list the host's /dev. x86-64's old getdents call (its own record layout)
+# lists the same as getdents64, through syscall() and inline, dynamic and
+# static.
 source "$(dirname "$0")/lib/common.sh"
 need_tools cc python3
 cc -O2 -o "$T/raw_getdents" "$SRC/tests/exec/raw_getdents.c" || fail "cc raw_getdents"
@@ -69,6 +71,28 @@ cut -d' ' -f1 "$T/setc.txt" | sort >"$T/setc.names"
 ls -A /etc | sort >"$T/etc.names"
 diff "$T/setc.names" "$T/etc.names" >"$T/diff.txt" ||
 	fail "static listing of /etc is not the host's: $(cat "$T/diff.txt")"
+step "the old getdents (struct linux_dirent) lists what getdents64 lists, dynamic and static"
+# syscall(SYS_getdents) (the preload) and the program's own instruction
+# (ucmd-supervise), names and types alike; before, both were the host's
+# listing (no ng0n1 in /dev, no nvme0n1 in /sys/block)
+old_same() {	# program dir mode
+	ex "$1" "$2" >"$T/new.txt" 2>&1 || fail "$1 $2: $(cat "$T/new.txt")"
+	ex "$1" "$2" "$3" >"$T/old.txt" 2>&1 || fail "$1 $2 $3: $(cat "$T/old.txt")"
+	sort "$T/new.txt" >"$T/new.sorted"
+	sort "$T/old.txt" >"$T/old.sorted"
+	diff "$T/old.sorted" "$T/new.sorted" >"$T/diff.txt" ||
+		fail "$1 $2: getdents ($3) and getdents64 differ: $(cat "$T/diff.txt")"
+}
+for prog in "$T/raw_getdents" "$T/raw_getdents.static"; do
+	for mode in old oldinsn; do
+		old_same "$prog" /dev "$mode"
+		grep -qx "ng0n1 c" "$T/old.txt" || fail "$prog /dev $mode: no 'ng0n1 c': $(cat "$T/old.txt")"
+		grep -qx "nvme0n1 b" "$T/old.txt" || fail "$prog /dev $mode: no 'nvme0n1 b'"
+		old_same "$prog" /sys/block "$mode"
+		grep -qE "^nvme0n1 [ld]$" "$T/old.txt" || fail "$prog /sys/block $mode: no nvme0n1: $(cat "$T/old.txt")"
+		old_same "$prog" /etc "$mode"
+	done
+done
 step "the supervisor gone: the open and the listing fail (ENOSYS), never the host's"
 set +e
 ex "$T/raw_getdents" /dev orphan >"$T/orphan.txt" 2>&1

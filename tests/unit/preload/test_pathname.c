@@ -5,11 +5,17 @@
  * names it asks the daemon about, and which it never does (/dev/null must
  * cost nothing, ".." must stay for the kernel to resolve).
  */
+#include <dirent.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -159,6 +165,68 @@ static void test_test_majors(void **state)
 	assert_false(pl_test_majors_has(NULL, false, 0));
 }
 
+/*
+ * The records the getdents calls write, ours against the kernel's own for
+ * the same name (a file in a new directory): the same length, the name and
+ * d_type where the kernel puts them (linux_dirent64: d_type before the name;
+ * the old linux_dirent: the name after d_reclen, d_type the last byte).
+ */
+static void kernel_record(bool old, const char *name, char *rec, size_t *len)
+{
+	char dir[] = "/tmp/test_pathname.XXXXXX", path[64], buf[4096];
+	long n;
+	int fd;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	n = syscall(old ? SYS_getdents : SYS_getdents64, fd, buf, sizeof(buf));
+	close(fd);
+	unlink(path);
+	rmdir(dir);
+	*len = 0;
+	for (long off = 0; off < n;) {
+		unsigned short reclen;
+
+		memcpy(&reclen, buf + off + 16, 2);
+		if (!strcmp(buf + off + (old ? 18 : 19), name)) {
+			memcpy(rec, buf + off, reclen);
+			*len = reclen;
+			return;
+		}
+		off += reclen;
+	}
+	fail_msg("%s not listed", name);
+}
+
+static void test_dirent_records(void **state)
+{
+	static const char *names[] = { "ng0n1", "nvme0n1", "a", "abcdef", "abcdefg", "x234567890123" };
+	char ours[512], theirs[512];
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		for (int old = 0; old < 2; old++) {
+			size_t len, klen;
+
+			kernel_record(old, names[i], theirs, &klen);
+			len = pl_dirent_rec_len(old, names[i]);
+			if (len != klen)
+				fail_msg("%s (%s): length %zu, the kernel's %zu", names[i],
+					 old ? "getdents" : "getdents64", len, klen);
+			pl_dirent_rec_put(old, ours, len, 7, 3, DT_REG, names[i]);
+			assert_int_equal(ours[old ? len - 1 : 18], DT_REG);
+			assert_int_equal((unsigned char)theirs[old ? klen - 1 : 18], DT_REG);
+			assert_string_equal(ours + (old ? 18 : 19), names[i]);
+			assert_int_equal(memcmp(ours + 16, theirs + 16, 2), 0);	/* d_reclen */
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -169,6 +237,7 @@ int main(void)
 		cmocka_unit_test(test_proc_devices),
 		cmocka_unit_test(test_sysfs_block),
 		cmocka_unit_test(test_test_majors),
+		cmocka_unit_test(test_dirent_records),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -76,8 +76,9 @@ static int calls(void)
 	EXPECT(err(syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDONLY)) == EXDEV);
 	EXPECT(err(syscall(SYS_open, "/dev/null", O_RDONLY)) == EXDEV);
 	EXPECT(err(syscall(SYS_io_uring_setup, 1, NULL)) == EXDEV);
-	/* directory listings too (/dev shows ucmd's devices) */
+	/* directory listings too (/dev shows ucmd's devices), the old getdents as well */
 	EXPECT(err(syscall(SYS_getdents64, 0, buf, sizeof(buf))) == EXDEV);
+	EXPECT(err(syscall(SYS_getdents, 0, buf, sizeof(buf))) == EXDEV);
 	/* exec, to be noted (the process's image changes: sv_fork.c) */
 	EXPECT(err(syscall(SYS_execve, "/nonexistent", NULL, NULL)) == EXDEV);
 	EXPECT(err(syscall(SYS_execveat, AT_FDCWD, "/nonexistent", NULL, NULL, 0)) == EXDEV);
@@ -203,6 +204,7 @@ static int dirs_calls(void)
 
 	EXPECT(err(syscall(SYS_getdents64, 0, buf, sizeof(buf))) == EXDEV);
 	EXPECT(err(syscall(SYS_getdents64, SV_FD_BASE, buf, sizeof(buf))) == EXDEV);
+	EXPECT(err(syscall(SYS_getdents, 0, buf, sizeof(buf))) == EXDEV);
 	/* every open, whoever makes it (a filter cannot tell libc's instruction from the program's) */
 	EXPECT(err(syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDONLY)) == EXDEV);
 	EXPECT(err(syscall(SYS_open, "/dev/null", O_RDONLY)) == EXDEV);
