@@ -55,7 +55,8 @@ common_cleanup() {
 	for f in "${EXIT_FUNCS[@]}"; do "$f" || true; done
 	for j in $(jobs -p); do kill -KILL "$j" 2>/dev/null || true; done
 	wait 2>/dev/null || true
-	rm -rf "$COMMON_TMP"
+	# never through a mount a test left (a bind of /dev would lose the host its nodes)
+	rm -rf --one-file-system "$COMMON_TMP"
 }
 trap common_cleanup EXIT
 
