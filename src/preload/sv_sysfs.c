@@ -24,13 +24,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <linux/openat2.h>
 
 #include "preload/preload.h"
 #include "preload/sv.h"
+#include "preload/sv_openat2.h"
 
 /* What an open with flags asks of the file: may_open's MAY_READ and MAY_WRITE, as access's bits. */
 static int open_access(int flags)
@@ -64,8 +64,7 @@ int sv_tree_fd(const char *path, bool follow)
 	const char *root = pl_root();
 	char sys[PATH_MAX];
 	size_t n;
-	long fd;
-	int dfd;
+	int fd, dfd;
 
 	if (!root || snprintf(sys, sizeof(sys), "%s/sys", root) >= (int)sizeof(sys))
 		return -ENOENT;
@@ -75,11 +74,10 @@ int sv_tree_fd(const char *path, bool follow)
 	dfd = open(sys, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return -errno;
-	fd = syscall(SYS_openat2, dfd, path + n + 1, &how, sizeof(how));
-	if (fd < 0)
-		fd = errno == EXDEV ? -ENOENT : -errno;
+	/* a rename anywhere racing the links' ".." is no answer (sv_openat2.c) */
+	fd = sv_openat2(dfd, path + n + 1, &how);
 	close(dfd);
-	return (int)fd;
+	return fd == -EXDEV ? -ENOENT : fd;
 }
 
 int sv_sysfs_where(struct sv *s, const char *base, const char *path, int flags, char *out,

@@ -24,13 +24,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <linux/openat2.h>
 
 #include "preload/preload.h"
 #include "preload/sv.h"
+#include "preload/sv_openat2.h"
 
 bool sv_same_file(const char *a, const char *b)
 {
@@ -53,7 +53,8 @@ static bool top_is_ours(pid_t tid, const char *top)
 	rootfd = open(link, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (rootfd < 0)
 		return false;
-	fd = (int)syscall(SYS_openat2, rootfd, top + 1, &how, sizeof(how));
+	/* a link of their root climbing by "..", a rename anywhere meanwhile: no EAGAIN (sv_openat2.c) */
+	fd = sv_openat2(rootfd, top + 1, &how);
 	close(rootfd);
 	if (fd < 0)
 		return false;
