@@ -13,6 +13,9 @@
  *   raw_stat cat PATH                               raw openat + read: the bytes
  *   raw_stat write PATH                             raw openat O_WRONLY: "ok" or the errno
  *   raw_stat [libc] bench N PATH                    N newfstatat (libc: stat): microseconds per call
+ *   raw_stat [libc] looks N PATH                    N newfstatat and N faccessat R_OK (libc: stat,
+ *                                                   access): "ok", or the first error and how
+ *                                                   many of the 2N calls failed
  *
  * "-u UID" before it all first takes on that user (setgroups(0),
  * setresgid and setresuid: the whole process, as a root service that drops
@@ -101,6 +104,30 @@ int main(int argc, char **argv)
 				insn4(SYS_newfstatat, AT_FDCWD, (long)argv[3], (long)&st, 0);
 		clock_gettime(CLOCK_MONOTONIC, &b);
 		printf("%.2f\n", ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / 1e3 / n);
+		return 0;
+	}
+	if (!strcmp(op, "looks")) {
+		long n = atol(argv[2]), bad = 0, first = 0;
+
+		if (argc < 4 || n <= 0)
+			return 1;
+		for (long i = 0; i < n; i++) {
+			long e[2];
+
+			e[0] = use_libc ? err_of(stat(argv[3], &st))
+					: insn4(SYS_newfstatat, AT_FDCWD, (long)argv[3], (long)&st, 0);
+			e[1] = use_libc ? err_of(access(argv[3], R_OK))
+					: insn4(SYS_faccessat, AT_FDCWD, (long)argv[3], R_OK, 0);
+			for (int k = 0; k < 2; k++)
+				if (e[k] < 0) {
+					first = first ? first : e[k];
+					bad++;
+				}
+		}
+		if (bad)
+			printf("err %s (%ld of %ld)\n", strerror((int)-first), bad, 2 * n);
+		else
+			printf("ok\n");
 		return 0;
 	}
 	if (!strcmp(op, "stat"))

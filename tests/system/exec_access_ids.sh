@@ -67,4 +67,25 @@ ex "$T/access_enosys" $P >"$T/enosys.txt" 2>&1 || fail "access_enosys: $(cat "$T
 for p in $P; do echo "$p: ok"; done >"$T/enosys.want"
 diff "$T/enosys.want" "$T/enosys.txt" >"$T/enosys.diff" ||
 	fail "faccessat without faccessat2 (- Linux, + exec): $(cat "$T/enosys.diff")"
+
+# A rename anywhere on the machine makes a scoped lookup's ".." fail with
+# EAGAIN (fs/namei.c); the tree's links climb by "..", so the answers to a
+# stat or access of a tree attribute were EAGAIN now and then on a busy
+# machine (another exec syncing its tree beside this one). With renames
+# running all along, every one of thousands of looks is answered.
+step "stat and access of tree attributes while the machine renames"
+cc -O2 -o "$T/rename_loop" "$SRC/tests/exec/rename_loop.c" || fail "cc rename_loop"
+mkdir "$T/ren"
+mkfifo "$T/ren.fifo"
+"$T/rename_loop" "$T/ren" >"$T/ren.fifo" &
+REN=$!
+read -r ready <"$T/ren.fifo" || fail "rename_loop did not start"
+[ "$ready" = ready ] || fail "rename_loop: $ready"
+for p in /sys/class/nvme/nvme0/model /sys/block/nvme0n1/size; do
+	got=$(ex "$T/raw_stat_s" looks 5000 "$p" 2>&1) || fail "static looks $p: $got"
+	[ "$got" = ok ] || fail "static looks at $p during renames: $got"
+	got=$(ex "$T/raw_stat" looks 5000 "$p" 2>&1) || fail "dynamic looks $p: $got"
+	[ "$got" = ok ] || fail "dynamic (own instruction) looks at $p during renames: $got"
+done
+kill "$REN"
 echo "exec_access_ids: ok"
