@@ -1101,8 +1101,9 @@ static struct {
 	pthread_mutex_t m;
 	pthread_cond_t cv;
 	struct srv_ring *ring;
-	bool armed;
-	pthread_t x, y;
+	bool watch, armed;
+	pthread_t x, y, seen[2];	/* seen: workers about to poll while watched */
+	unsigned nr_seen;
 	bool have_x, have_y, y_cleared, y_sleeps;
 	bool x_go, y_go, y_go2;
 } hk = { .m = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
@@ -1134,6 +1135,11 @@ static void hk_hook(enum srv_pool_at at, struct srv_ring *r, int efd)
 	pthread_t me = pthread_self();
 
 	pthread_mutex_lock(&hk.m);
+	if (hk.watch && at == SRV_POOL_AT_SLEEP && hk.nr_seen < 2 &&
+	    (!hk.nr_seen || !pthread_equal(me, hk.seen[0]))) {
+		hk.seen[hk.nr_seen++] = me;
+		pthread_cond_broadcast(&hk.cv);
+	}
 	if (hk.armed) {
 		switch (at) {
 		case SRV_POOL_AT_WOKEN:
@@ -1169,6 +1175,21 @@ static void hk_hook(enum srv_pool_at at, struct srv_ring *r, int efd)
 	pthread_mutex_unlock(&hk.m);
 }
 
+/* Wait (10 s at most) until *v is at least n. */
+static void hk_wait_n(const unsigned *v, unsigned n)
+{
+	struct timespec end;
+	int ret = 0;
+
+	clock_gettime(CLOCK_REALTIME, &end);
+	end.tv_sec += 10;
+	pthread_mutex_lock(&hk.m);
+	while (*v < n && ret != ETIMEDOUT)
+		ret = pthread_cond_timedwait(&hk.cv, &hk.m, &end);
+	pthread_mutex_unlock(&hk.m);
+	assert_true(*v >= n);
+}
+
 /* Wait (10 s at most) for a worker to reach where *flag says. */
 static void hk_wait(const bool *flag)
 {
@@ -1195,7 +1216,7 @@ static void hk_release(bool *go)
 static int teardown_hook(void **state)
 {
 	pthread_mutex_lock(&hk.m);
-	hk.armed = false;
+	hk.watch = hk.armed = false;
 	hk.x_go = hk.y_go = hk.y_go2 = true;
 	pthread_cond_broadcast(&hk.cv);
 	pthread_mutex_unlock(&hk.m);
@@ -1225,24 +1246,37 @@ static void efd_empty(int fd)
 static void test_pool_relook(void **state)
 {
 	struct rt *t = *state;
-	struct cring b;
-	struct srv_ring *sr, *sb;
+	struct cring b, c;
+	struct srv_ring *sr, *sb, *sc;
 
 	t->s.d.pool_workers = 2;
 	t->s.d.pool_stall_ms = 60000;	/* the watchdog wakes no one meanwhile */
+	atomic_store(&srv_pool_test_hook, hk_hook);
 	assert_int_equal(cring_open(&t->s, &t->r, 8, 0), 0);
-	nop_roundtrip(&t->r, 1);
 	sr = srv_ring_get(&t->s.c, (uint32_t)t->r.id);
 	assert_non_null(sr);
+	nop_roundtrip(&t->r, 1);
+	/*
+	 * Both workers about to poll from now on (each checks just before
+	 * that its list is current: it holds the ring), so whichever is
+	 * woken later clears the ring's NEED_WAKEUP too. A second ring's
+	 * list wakes both.
+	 */
+	pthread_mutex_lock(&hk.m);
+	hk.watch = true;
+	pthread_mutex_unlock(&hk.m);
+	assert_int_equal(cring_open(&t->s, &b, 8, 0), 0);
+	sb = srv_ring_get(&t->s.c, (uint32_t)b.id);
+	assert_non_null(sb);
+	hk_wait_n(&hk.nr_seen, 2);
 	pthread_mutex_lock(&hk.m);
 	hk.ring = sr;
 	hk.armed = true;
 	pthread_mutex_unlock(&hk.m);
-	atomic_store(&srv_pool_test_hook, hk_hook);
-	/* a second ring: its list wakes every worker */
-	assert_int_equal(cring_open(&t->s, &b, 8, 0), 0);
-	sb = srv_ring_get(&t->s.c, (uint32_t)b.id);
-	assert_non_null(sb);
+	/* a third ring: its list wakes every worker again, now to be held */
+	assert_int_equal(cring_open(&t->s, &c, 8, 0), 0);
+	sc = srv_ring_get(&t->s.c, (uint32_t)c.id);
+	assert_non_null(sc);
 	hk_wait(&hk.have_y);
 	hk_wait(&hk.have_x);
 	assert_true(__atomic_load_n(t->r.sq_flags, __ATOMIC_SEQ_CST) & IORING_SQ_NEED_WAKEUP);
@@ -1250,10 +1284,10 @@ static void test_pool_relook(void **state)
 	hk_wait(&hk.y_cleared);
 	assert_false(__atomic_load_n(t->r.sq_flags, __ATOMIC_SEQ_CST) & IORING_SQ_NEED_WAKEUP);
 	/* no stale count wakes a sleeper: only a doorbell could */
-	efd_empty(sr->sq_efd);
-	efd_empty(sr->owner_efd);
-	efd_empty(sb->sq_efd);
-	efd_empty(sb->owner_efd);
+	for (struct srv_ring **p = (struct srv_ring *[]){ sr, sb, sc, NULL }; *p; p++) {
+		efd_empty((*p)->sq_efd);
+		efd_empty((*p)->owner_efd);
+	}
 	get_sqe(&t->r)->user_data = 2;
 	publish(&t->r);
 	hk_release(&hk.y_go2);
@@ -1261,8 +1295,11 @@ static void test_pool_relook(void **state)
 	hk_release(&hk.x_go);
 	assert_int_equal(wait_cqe(&t->r, NULL).user_data, 2);
 	nop_roundtrip(&b, 3);
+	nop_roundtrip(&c, 4);
 	assert_int_equal(srv_ring_destroy(&t->s.c, (uint32_t)b.id), 0);
+	assert_int_equal(srv_ring_destroy(&t->s.c, (uint32_t)c.id), 0);
 	cring_close(&b);
+	cring_close(&c);
 }
 
 static uint64_t rnd(uint64_t *x)
