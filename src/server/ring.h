@@ -37,6 +37,11 @@ struct srv_ring {
 	/* the poll after work (ring_pool.c), under lock: until when, since when */
 	uint64_t idle_until, last_work;
 	const void *last_worker;	/* the worker that did its last work: it polls on */
+	/*
+	 * A worker's look before it sleeps found the ring locked: whoever
+	 * holds it looks again after its pass (ring_pool.c serve).
+	 */
+	atomic_bool relook;
 	/* what the last pass found, under lock */
 	unsigned nr_reqs, nr_iopoll;
 	unsigned sq_taken;		/* the SQ head after the last pass (srv_ring_pending) */

@@ -18,7 +18,8 @@
  * worker woken for the same doorbell does not poll on beside it. A worker
  * with nothing to poll sleeps; the last one awake (pool.active reaching
  * 0) first sets IORING_SQ_NEED_WAKEUP on every ring and makes one more
- * pass over each, as Linux's SQPOLL thread does, then sleeps in poll() on
+ * pass over each, as Linux's SQPOLL thread does (a ring it finds locked
+ * its holder passes over again: serve, relook), then sleeps in poll() on
  * every live ring's doorbell and owner eventfd; the others sleep on their
  * own eventfd only (a doorbell wakes one worker, not all). A worker whose
  * pass found more rings with SQEs waiting than workers awake wakes a
@@ -100,6 +101,16 @@ struct srv_pool {
 	bool wd_live;
 	int wd_efd;
 };
+
+_Atomic(srv_pool_hook_fn *) srv_pool_test_hook;
+
+static void hook(enum srv_pool_at at, struct pworker *w, struct srv_ring *r)
+{
+	srv_pool_hook_fn *fn = atomic_load_explicit(&srv_pool_test_hook, memory_order_acquire);
+
+	if (fn)
+		fn(at, r, w->efd);
+}
 
 static void efd_write(int fd)
 {
@@ -194,8 +205,34 @@ static unsigned serve(struct pworker *w, struct srv_ring *r, uint64_t now, bool 
 {
 	unsigned did;
 
-	if (pthread_mutex_trylock(&r->lock))
-		return 0;
+	if (pthread_mutex_trylock(&r->lock)) {
+		if (awake)
+			return 0;
+		/*
+		 * The look before sleeping, which must see every SQE published
+		 * before the client could see our NEED_WAKEUP, finds the ring
+		 * locked. The holder may be a worker in its own look before
+		 * sleeping, whose pass began before our NEED_WAKEUP, after which
+		 * a worker woken late cleared the flag again: the client then
+		 * rang no doorbell, and that pass took nothing, and both went to
+		 * sleep (server_bounce under TSan: a CQE that never came). So the
+		 * holder is asked to look again (relook), and it does after its
+		 * unlock. Ordering: our relook store, a fence, then a trylock
+		 * that fails reading the lock held; the holder's unlock, a
+		 * fence, then its relook load. Our load of the lock word did not
+		 * see that unlock, so our fence precedes the holder's, and its
+		 * load sees our store (or a later holder's pass cleared it,
+		 * after our NEED_WAKEUP). The second trylock covers a holder
+		 * that let go in between.
+		 */
+		atomic_store(&r->relook, true);
+		atomic_thread_fence(memory_order_seq_cst);
+		if (pthread_mutex_trylock(&r->lock))
+			return 0;
+	}
+	/* this pass is the look asked for: it reads the tail after the asker's NEED_WAKEUP */
+	if (atomic_load_explicit(&r->relook, memory_order_relaxed))
+		atomic_store(&r->relook, false);
 	atomic_store(&w->cur, r);
 	atomic_store_explicit(&w->since, now ? now : 1, memory_order_relaxed);
 	did = srv_ring_serve(r, now);
@@ -203,7 +240,13 @@ static unsigned serve(struct pworker *w, struct srv_ring *r, uint64_t now, bool 
 		__atomic_store_n(&r->last_worker, w, __ATOMIC_RELAXED);
 	atomic_store_explicit(&w->since, 0, memory_order_relaxed);
 	atomic_store(&w->cur, NULL);
+	if (!awake)
+		hook(SRV_POOL_AT_LOOKED, w, r);
 	pthread_mutex_unlock(&r->lock);
+	/* a sleeper found the ring locked during our pass: we look again (counts as work) */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load_explicit(&r->relook, memory_order_relaxed) && atomic_exchange(&r->relook, false))
+		did++;
 	/* the watchdog may mark a pass that just ended: seen after the next one then */
 	if (atomic_load(&w->stuck_flag))
 		rejoin(w, awake);
@@ -275,8 +318,9 @@ static void worker_sleep(struct pworker *w)
 			srv_ring_need_wakeup(w->l[i], true);
 		/*
 		 * A ring locked now is in a pass of a worker, which looks at
-		 * it again before it sleeps, or in the control thread's hands,
-		 * which writes its owner eventfd when done (srv_ring_unlock).
+		 * it again after (serve: relook), or in the control thread's
+		 * hands, which writes its owner eventfd when done
+		 * (srv_ring_unlock).
 		 */
 		for (unsigned i = 0; i < w->n && list_current(w); i++)
 			if (!srv_ring_done(w->l[i]))
@@ -308,6 +352,7 @@ static void worker_sleep(struct pworker *w)
 			timeout = t;
 	}
 	if (list_current(w) && !atomic_load(&p->stop)) {
+		hook(SRV_POOL_AT_SLEEP, w, NULL);
 		n = poll(w->pfd, nfd, timeout);
 		if (n > 0) {
 			if (w->pfd[0].revents)
@@ -324,6 +369,7 @@ static void worker_sleep(struct pworker *w)
 					efd_read(r->owner_efd);
 			}
 		}
+		hook(SRV_POOL_AT_WOKEN, w, NULL);
 	}
 	set_active(w, true);
 	{
@@ -334,6 +380,7 @@ static void worker_sleep(struct pworker *w)
 			srv_ring_woken(w->l[i], now);
 		}
 	}
+	hook(SRV_POOL_AT_AWAKE, w, NULL);
 }
 
 static void *worker_main(void *arg)

@@ -21,6 +21,19 @@ int srv_pool_add(struct srv_daemon *d, struct srv_ring *r);
  * one, and none polls its eventfds. The workers stop with the last ring.
  */
 void srv_pool_remove(struct srv_daemon *d, struct srv_ring *r);
+/*
+ * For tests only (NULL in the daemon): called at these points of a
+ * worker's way to sleep and back, with its own eventfd, so that a test can
+ * pause workers there and replay an interleaving.
+ */
+enum srv_pool_at {
+	SRV_POOL_AT_LOOKED,	/* its look before sleeping made a pass of r, r's lock still held */
+	SRV_POOL_AT_SLEEP,	/* about to poll */
+	SRV_POOL_AT_WOKEN,	/* back from poll, not yet counted awake */
+	SRV_POOL_AT_AWAKE,	/* counted awake, NEED_WAKEUP cleared on every ring */
+};
+typedef void srv_pool_hook_fn(enum srv_pool_at at, struct srv_ring *r, int efd);
+extern _Atomic(srv_pool_hook_fn *) srv_pool_test_hook;
 /* Statistics for tests: workers started so far (spares included), of the pool serving r. */
 unsigned srv_pool_nr_workers(struct srv_daemon *d);
 

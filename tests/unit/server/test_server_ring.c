@@ -7,13 +7,16 @@
  * with requests in flight.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "server/ctl.h"
@@ -1090,6 +1093,215 @@ static void test_pool_client_killed(void **state)
 	cring_close(&b);
 }
 
+/*
+ * test_pool_relook's replay: which worker is which, and where each waits
+ * for the test (under m; the workers wait unbounded, the test 10 s).
+ */
+static struct {
+	pthread_mutex_t m;
+	pthread_cond_t cv;
+	struct srv_ring *ring;
+	bool watch, armed;
+	pthread_t x, y, seen[2];	/* seen: workers about to poll while watched */
+	unsigned nr_seen;
+	bool have_x, have_y, y_cleared, y_sleeps;
+	bool x_go, y_go, y_go2;
+} hk = { .m = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+
+/* A worker's own eventfd emptied: nothing but the rings' eventfds can wake it. */
+static void hk_drain(int fd)
+{
+	uint64_t v;
+
+	if (read(fd, &v, sizeof(v)) < 0)
+		return;
+}
+
+static void hk_pause(bool *go)
+{
+	pthread_cond_broadcast(&hk.cv);
+	while (!*go)
+		pthread_cond_wait(&hk.cv, &hk.m);
+}
+
+/*
+ * Y: the first worker back from poll, held before it counts as awake.
+ * X: the other, held in its look before sleeping, in a pass of the ring
+ * done, its lock held. Y then goes on, clears NEED_WAKEUP (after X set
+ * it) and is held again; then it goes to sleep.
+ */
+static void hk_hook(enum srv_pool_at at, struct srv_ring *r, int efd)
+{
+	pthread_t me = pthread_self();
+
+	pthread_mutex_lock(&hk.m);
+	if (hk.watch && at == SRV_POOL_AT_SLEEP && hk.nr_seen < 2 &&
+	    (!hk.nr_seen || !pthread_equal(me, hk.seen[0]))) {
+		hk.seen[hk.nr_seen++] = me;
+		pthread_cond_broadcast(&hk.cv);
+	}
+	if (hk.armed) {
+		switch (at) {
+		case SRV_POOL_AT_WOKEN:
+			if (!hk.have_y) {
+				hk.y = me;
+				hk.have_y = true;
+				hk_pause(&hk.y_go);
+			}
+			break;
+		case SRV_POOL_AT_LOOKED:
+			if (hk.have_y && !hk.have_x && r == hk.ring && !pthread_equal(me, hk.y)) {
+				hk.x = me;
+				hk.have_x = true;
+				hk_drain(efd);
+				hk_pause(&hk.x_go);
+			}
+			break;
+		case SRV_POOL_AT_AWAKE:
+			if (hk.have_y && pthread_equal(me, hk.y) && !hk.y_cleared) {
+				hk.y_cleared = true;
+				hk_pause(&hk.y_go2);
+			}
+			break;
+		case SRV_POOL_AT_SLEEP:
+			if (hk.y_go2 && pthread_equal(me, hk.y) && !hk.y_sleeps) {
+				hk_drain(efd);
+				hk.y_sleeps = true;
+				pthread_cond_broadcast(&hk.cv);
+			}
+			break;
+		}
+	}
+	pthread_mutex_unlock(&hk.m);
+}
+
+/* Wait (10 s at most) until *v is at least n. */
+static void hk_wait_n(const unsigned *v, unsigned n)
+{
+	struct timespec end;
+	int ret = 0;
+
+	clock_gettime(CLOCK_REALTIME, &end);
+	end.tv_sec += 10;
+	pthread_mutex_lock(&hk.m);
+	while (*v < n && ret != ETIMEDOUT)
+		ret = pthread_cond_timedwait(&hk.cv, &hk.m, &end);
+	pthread_mutex_unlock(&hk.m);
+	assert_true(*v >= n);
+}
+
+/* Wait (10 s at most) for a worker to reach where *flag says. */
+static void hk_wait(const bool *flag)
+{
+	struct timespec end;
+	int ret = 0;
+
+	clock_gettime(CLOCK_REALTIME, &end);
+	end.tv_sec += 10;
+	pthread_mutex_lock(&hk.m);
+	while (!*flag && ret != ETIMEDOUT)
+		ret = pthread_cond_timedwait(&hk.cv, &hk.m, &end);
+	pthread_mutex_unlock(&hk.m);
+	assert_true(*flag);
+}
+
+static void hk_release(bool *go)
+{
+	pthread_mutex_lock(&hk.m);
+	*go = true;
+	pthread_cond_broadcast(&hk.cv);
+	pthread_mutex_unlock(&hk.m);
+}
+
+static int teardown_hook(void **state)
+{
+	pthread_mutex_lock(&hk.m);
+	hk.watch = hk.armed = false;
+	hk.x_go = hk.y_go = hk.y_go2 = true;
+	pthread_cond_broadcast(&hk.cv);
+	pthread_mutex_unlock(&hk.m);
+	atomic_store(&srv_pool_test_hook, NULL);
+	return teardown(state);
+}
+
+static void efd_empty(int fd)
+{
+	uint64_t v;
+
+	while (read(fd, &v, sizeof(v)) > 0)
+		;
+}
+
+/*
+ * A lost wake-up between two workers going to sleep at once (seen as a
+ * CQE that never came in server_bounce under TSan), replayed step by
+ * step: X, the last awake, sets NEED_WAKEUP and makes its look before
+ * sleeping, a pass of the ring that finds nothing; Y, back from poll
+ * late, clears NEED_WAKEUP; the client publishes a NOP, sees no
+ * NEED_WAKEUP and rings no doorbell; Y, now the last awake, sets the flag
+ * and looks, but finds the ring locked (X's pass) and skips it. Both
+ * sleep: nothing takes the NOP. The fix: Y's look asks X to look again
+ * after its pass, and X takes the NOP.
+ */
+static void test_pool_relook(void **state)
+{
+	struct rt *t = *state;
+	struct cring b, c;
+	struct srv_ring *sr, *sb, *sc;
+
+	t->s.d.pool_workers = 2;
+	t->s.d.pool_stall_ms = 60000;	/* the watchdog wakes no one meanwhile */
+	atomic_store(&srv_pool_test_hook, hk_hook);
+	assert_int_equal(cring_open(&t->s, &t->r, 8, 0), 0);
+	sr = srv_ring_get(&t->s.c, (uint32_t)t->r.id);
+	assert_non_null(sr);
+	nop_roundtrip(&t->r, 1);
+	/*
+	 * Both workers about to poll from now on (each checks just before
+	 * that its list is current: it holds the ring), so whichever is
+	 * woken later clears the ring's NEED_WAKEUP too. A second ring's
+	 * list wakes both.
+	 */
+	pthread_mutex_lock(&hk.m);
+	hk.watch = true;
+	pthread_mutex_unlock(&hk.m);
+	assert_int_equal(cring_open(&t->s, &b, 8, 0), 0);
+	sb = srv_ring_get(&t->s.c, (uint32_t)b.id);
+	assert_non_null(sb);
+	hk_wait_n(&hk.nr_seen, 2);
+	pthread_mutex_lock(&hk.m);
+	hk.ring = sr;
+	hk.armed = true;
+	pthread_mutex_unlock(&hk.m);
+	/* a third ring: its list wakes every worker again, now to be held */
+	assert_int_equal(cring_open(&t->s, &c, 8, 0), 0);
+	sc = srv_ring_get(&t->s.c, (uint32_t)c.id);
+	assert_non_null(sc);
+	hk_wait(&hk.have_y);
+	hk_wait(&hk.have_x);
+	assert_true(__atomic_load_n(t->r.sq_flags, __ATOMIC_SEQ_CST) & IORING_SQ_NEED_WAKEUP);
+	hk_release(&hk.y_go);
+	hk_wait(&hk.y_cleared);
+	assert_false(__atomic_load_n(t->r.sq_flags, __ATOMIC_SEQ_CST) & IORING_SQ_NEED_WAKEUP);
+	/* no stale count wakes a sleeper: only a doorbell could */
+	for (struct srv_ring **p = (struct srv_ring *[]){ sr, sb, sc, NULL }; *p; p++) {
+		efd_empty((*p)->sq_efd);
+		efd_empty((*p)->owner_efd);
+	}
+	get_sqe(&t->r)->user_data = 2;
+	publish(&t->r);
+	hk_release(&hk.y_go2);
+	hk_wait(&hk.y_sleeps);
+	hk_release(&hk.x_go);
+	assert_int_equal(wait_cqe(&t->r, NULL).user_data, 2);
+	nop_roundtrip(&b, 3);
+	nop_roundtrip(&c, 4);
+	assert_int_equal(srv_ring_destroy(&t->s.c, (uint32_t)b.id), 0);
+	assert_int_equal(srv_ring_destroy(&t->s.c, (uint32_t)c.id), 0);
+	cring_close(&b);
+	cring_close(&c);
+}
+
 static uint64_t rnd(uint64_t *x)
 {
 	*x ^= *x << 13;
@@ -1240,6 +1452,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pool_one_worker_rings, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pool_stuck_pass, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pool_client_killed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pool_relook, setup, teardown_hook),
 		cmocka_unit_test_setup_teardown(test_random_garbage, setup_thread, teardown),
 		cmocka_unit_test_setup_teardown(test_setup_errors, setup, teardown),
 	};
