@@ -203,7 +203,6 @@ static int tcp_flush(struct nvme_tcp_queue *tq)
 		return 0;
 	tq->tx_len = 0;
 	tq->tx_nr = 0;
-	tq->tx_held = 0;
 	atomic_store_explicit(&tq->tx_deferred, false, memory_order_relaxed);
 	ret = send_iov(tq->fd, &v, 1);
 	return ret;
@@ -214,7 +213,6 @@ static void tcp_drop_staged(struct nvme_tcp_queue *tq)
 {
 	tq->tx_len = 0;
 	tq->tx_nr = 0;
-	tq->tx_held = 0;
 	atomic_store_explicit(&tq->tx_deferred, false, memory_order_relaxed);
 }
 
@@ -869,15 +867,14 @@ static __thread char tcp_self;
  * tq (its waiter will flush them before it looks for their completions,
  * tcp_wait_reap), the submitting thread is that waiter (it comes back),
  * none sleeps on the socket meanwhile (it would not send them), and the
- * receiver watches (it sends them if the waiter does not come), and the
- * submission staged req alone (a batch leaves now: tx_held).
- * Send lock held.
+ * receiver watches (it sends them if the waiter does not come). Send lock
+ * held.
  */
 static bool tcp_may_defer(struct nvme_tcp_queue *tq, struct nvme_request *req)
 {
 	uint64_t left;
 
-	if (!nvme_req_test_flag(req, NVME_REQ_TCP_WAITED) || tq->tx_nr - tq->tx_held > 1 ||
+	if (!nvme_req_test_flag(req, NVME_REQ_TCP_WAITED) || tq->tx_nr >= NVME_TCP_DEFER_MAX ||
 	    atomic_load_explicit(&tq->waiter, memory_order_relaxed) != &tcp_self ||
 	    atomic_load_explicit(&tq->wait_sleepers, memory_order_relaxed) || atomic_load(&tq->dead))
 		return false;
@@ -917,7 +914,6 @@ static blk_status_t tcp_queue_rq(struct blk_mq_hw_ctx *hctx, const struct blk_mq
 			atomic_store_explicit(&tq->tx_defer_ms, mono_ms(), memory_order_relaxed);
 			atomic_store_explicit(&tq->tx_deferred, true, memory_order_release);
 		}
-		tq->tx_held = tq->tx_nr;
 	} else if ((!ret || ret == -EFAULT) && bd->last) {
 		int fret = tcp_flush(tq);
 

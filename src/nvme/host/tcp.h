@@ -131,18 +131,7 @@ struct nvme_tcp_queue {
 	 */
 	uint8_t *tx_buf;
 	uint32_t tx_len;
-	uint32_t tx_nr;		/* capsules staged (tx_len's) */
-	/*
-	 * Of them, staged for a ring's waiter by earlier submissions
-	 * (tcp_may_defer): capsules wait so one submission of one request at
-	 * a time, as many as tx_buf holds (it is sent when full), so that at
-	 * one SQE per submit a waiter's pass leaves in one sendmsg however
-	 * deep the queue. A submission of several sends at once, with what
-	 * waits before it: batches already leave in one sendmsg, and held
-	 * back they would wait for a waiter that has its CQEs (peeked from
-	 * the CQ without entering) and does not come.
-	 */
-	uint32_t tx_held;
+	uint32_t tx_nr;		/* capsules staged (tx_len's), for NVME_TCP_DEFER_MAX */
 	/*
 	 * Sends a ring's waiter owes (tcp_queue_rq): at one SQE per submit the
 	 * capsules of consecutive submissions stay staged while that ring's
@@ -165,6 +154,14 @@ struct nvme_tcp_queue {
 };
 
 #define NVME_TCP_BUF	(128u * 1024)
+/*
+ * At most this many capsules wait for a ring's waiter (tcp_may_defer): a
+ * submission that stages more, or brings the staged ones to it, sends them
+ * at once. Deferral is for one-SQE submissions; batches of several already
+ * leave in one sendmsg, and held back they would wait for a waiter that has
+ * its CQEs (peeked from the CQ without entering) and does not come.
+ */
+#define NVME_TCP_DEFER_MAX	8u
 /*
  * A polled queue's receiver reads the socket after nvme_tcp_poll_idle_ms
  * (100) without a poll; an I/O queue's receiver leaves the reading to the

@@ -924,54 +924,7 @@ static void test_deferred_unwaited(void **state)
 }
 
 /*
- * However deep the queue, the capsules of one-SQE submissions by the
- * ring's waiter wait for its next wait and leave then in one sendmsg:
- * sixteen reads, each submitted by its own enter, reach the target as one
- * TCP segment, none before the wait (an eighth once sent the first
- * eight). The claim period is widened to 5 s, so the receiver does not
- * send them meanwhile: what leaves before the wait is the submitter's.
- */
-static void test_deferred_deep(void **state)
-{
-	struct rig r;
-	uint8_t *b = aligned_alloc(4096, 16 * 512);
-	struct io_uring_cqe *cqe;
-	uint64_t segs0;
-	unsigned i;
-
-	(void)state;
-	assert_int_equal(rig_up(&r, "", NULL), 0);
-	write_read_compare(&r, 1, 0, 31);	/* this thread is the queue's waiter */
-	for (i = 0; i < 16 * 512; i++)
-		r.f->ram[i] = (uint8_t)(i / 512 + 1);
-	atomic_store(&nvme_tcp_wait_idle_ms, CLAIM_WIDE_MS);
-	memset(b, 0, 16 * 512);
-	segs0 = io_data_segs(r.f);
-	for (i = 0; i < 16; i++) {
-		struct nvme_uring_cmd c = { .opcode = nvme_cmd_read, .nsid = 1,
-					    .addr = (uintptr_t)(b + i * 512), .data_len = 512,
-					    .cdw10 = i };
-
-		ucmd_prep_nvme_cmd(ucmd_get_sqe(&r.ring), r.ng, NVME_URING_CMD_IO, &c);
-		assert_int_equal(ucmd_submit(&r.ring), 1);
-	}
-	assert_int_equal(io_data_segs(r.f), segs0);
-	for (i = 0; i < 16; i++) {
-		assert_int_equal(ucmd_wait_cqe(&r.ring, &cqe), 0);
-		assert_int_equal(cqe->res, 0);
-		ucmd_cqe_seen(&r.ring, cqe);
-	}
-	assert_int_equal(io_data_segs(r.f) - segs0, 1);
-	for (i = 0; i < 16; i++)
-		assert_int_equal(b[i * 512], i + 1);
-	atomic_store(&nvme_tcp_wait_idle_ms, NVME_TCP_WAIT_IDLE_MS_TEST);
-	assert_false(r.f->bad_pdu_seen);
-	rig_down(&r);
-	free(b);
-}
-
-/*
- * A submission of several (8) reads by the ring's waiter is not
+ * A submission of NVME_TCP_DEFER_MAX (8) reads by the ring's waiter is not
  * held for it: deferral is for one-SQE submissions, and a batch held back
  * waits for a waiter that may have its CQEs already (peeked, never
  * entering). The claim period is widened to 5 s, so a held batch would
@@ -1474,7 +1427,6 @@ int main(void)
 		cmocka_unit_test(test_batched_capsules),
 		cmocka_unit_test(test_deferred_sends),
 		cmocka_unit_test(test_deferred_unwaited),
-		cmocka_unit_test(test_deferred_deep),
 		cmocka_unit_test(test_deferred_batch_sent),
 		cmocka_unit_test(test_digests),
 		cmocka_unit_test(test_keep_alive),
