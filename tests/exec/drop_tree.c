@@ -37,18 +37,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static char type_of(unsigned mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFCHR: return 'c';
-	case S_IFBLK: return 'b';
-	case S_IFDIR: return 'd';
-	case S_IFLNK: return 'l';
-	case S_IFREG: return 'f';
-	default: return '?';
-	}
-}
+#include "ftype.h"
 
 static void show(const char *op, const char *path, int r, unsigned mode)
 {

@@ -37,24 +37,13 @@
 #include <unistd.h>
 
 #include "insn.h"
+#include "ftype.h"
 
 static int use_libc;
 
 static long err_of(long r)
 {
 	return use_libc ? (r < 0 ? -errno : r) : r;
-}
-
-static char type_of(unsigned mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFCHR: return 'c';
-	case S_IFBLK: return 'b';
-	case S_IFDIR: return 'd';
-	case S_IFLNK: return 'l';
-	case S_IFREG: return 'f';
-	default: return '?';
-	}
 }
 
 static int show(long r, const struct stat *st)
