@@ -196,7 +196,11 @@ struct pl_file *pl_fd_adopt(int fd, int err);
  * with errno (the daemon's answer: EACCES by policy, ENOENT...).
  */
 int pl_dev_open(const struct pl_devinfo *d, int flags);
-/* Overwrite what a stat of the placeholder says with the device's: mode, st_rdev, sizes. */
+/*
+ * Overwrite what a stat of the placeholder says with the device's: type,
+ * st_rdev, sizes, and Linux's owner and mode (root:disk 0660 for a block
+ * node, root:root 0600 for a character one).
+ */
 void pl_stat_fix(const struct pl_devinfo *d, struct stat *st);
 void pl_statx_fix(const struct pl_devinfo *d, struct statx *stx);
 /* At load: the device fds this image inherited through exec, found by their placeholders. */

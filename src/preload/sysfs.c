@@ -129,28 +129,60 @@ static int put_bytes(const char *path, const void *buf, size_t len, mode_t mode)
 	return ret;
 }
 
+/*
+ * An attribute's modes, as sysfs's: 0444 for one the kernel only shows,
+ * 0644 for one it also takes writes to (DEVICE_ATTR_RW, S_IRUGO | S_IWUSR:
+ * a device's uevent, the block queue's tunables, a PCI function's enable,
+ * config...), whether or not ucmd takes the write (pl_where_open: it takes
+ * only the rescans, an open for writing of the others is EACCES).
+ */
+#define ATTR_RO 0444
+#define ATTR_RW 0644
+
 /* Write an attribute: file path (printf-style, already formatted) gets text. */
-static int put_text(const char *path, const char *text)
+static int put_text(const char *path, const char *text, mode_t mode)
 {
-	return put_bytes(path, text, strlen(text), 0444);
+	return put_bytes(path, text, strlen(text), mode);
 }
 
-int pl_sysfs_put(const char *dir, const char *name, const char *fmt, ...)
+static int vput(const char *dir, const char *name, mode_t mode, const char *fmt, va_list ap)
 {
 	char path[PATH_MAX], val[1024];
-	va_list ap;
 	int n;
 
 	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
-	va_start(ap, fmt);
 	n = vsnprintf(val, sizeof(val) - 1, fmt, ap);
-	va_end(ap);
 	if (n < 0 || n >= (int)sizeof(val) - 1)
 		return -EINVAL;
 	val[n] = '\n';
 	val[n + 1] = '\0';
-	return put_text(path, val);
+	return put_text(path, val, mode);
+}
+
+int pl_sysfs_put(const char *dir, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vput(dir, name, ATTR_RO, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/* An attribute Linux takes writes to (0644): as pl_sysfs_put otherwise. */
+static int put_rw(const char *dir, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int put_rw(const char *dir, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vput(dir, name, ATTR_RW, fmt, ap);
+	va_end(ap);
+	return ret;
 }
 
 int pl_sysfs_link(const char *target, const char *path)
@@ -316,7 +348,7 @@ static int put_wo(const char *dir, const char *name)
 	if (pl_sysfs_path(path, "%s/%s", dir, name))
 		return -ENAMETOOLONG;
 	if (access(path, F_OK)) {
-		int ret = put_text(path, "");
+		int ret = put_text(path, "", 0200);
 
 		if (ret)
 			return ret;
@@ -330,7 +362,7 @@ static int put_regs(const char *path, const struct pl_devinfo *c)
 	static uint8_t bar[BAR0_SIZE];	/* not on an interposer's stack */
 	int ret = pl_regs_now(c, bar, sizeof(bar));
 
-	return ret ?: put_bytes(path, bar, sizeof(bar), 0400);
+	return ret ?: put_bytes(path, bar, sizeof(bar), 0600);
 }
 
 /*
@@ -356,7 +388,7 @@ static int put_config(const char *dir, const struct ctrl_facts *f, unsigned dev_
 	cfg[0x3d] = 0x01;			/* INTA */
 	if (pl_sysfs_path(path, "%s/config", dir))
 		return -ENAMETOOLONG;
-	return put_bytes(path, cfg, sizeof(cfg), 0444);
+	return put_bytes(path, cfg, sizeof(cfg), ATTR_RW);
 }
 
 /* The controller's PCI function, its bus and driver links (drivers/pci's names). */
@@ -378,16 +410,16 @@ static int build_pci(const char *root, const struct pl_devinfo *c, const struct 
 	ret = ret ?: pl_sysfs_put(dir, "class", "0x010802");
 	ret = ret ?: pl_sysfs_put(dir, "revision", "0x02");
 	ret = ret ?: pl_sysfs_put(dir, "irq", "0");
-	ret = ret ?: pl_sysfs_put(dir, "numa_node", "-1");
-	ret = ret ?: pl_sysfs_put(dir, "enable", "1");
-	ret = ret ?: pl_sysfs_put(dir, "msi_bus", "1");
+	ret = ret ?: put_rw(dir, "numa_node", "-1");
+	ret = ret ?: put_rw(dir, "enable", "1");
+	ret = ret ?: put_rw(dir, "msi_bus", "1");
 	ret = ret ?: pl_sysfs_put(dir, "local_cpulist", "0-%ld", sysconf(_SC_NPROCESSORS_CONF) - 1);
 	ret = ret ?: pl_sysfs_put(dir, "current_link_speed", "Unknown");
 	ret = ret ?: pl_sysfs_put(dir, "current_link_width", "0");
-	ret = ret ?: pl_sysfs_put(dir, "driver_override", "(null)");
+	ret = ret ?: put_rw(dir, "driver_override", "(null)");
 	ret = ret ?: pl_sysfs_put(dir, "modalias", "pci:v%08Xd%08Xsv%08Xsd%08Xbc01sc08i02", f->vid, dev_id,
 			 f->ssvid, 0x1100u);
-	ret = ret ?: pl_sysfs_put(dir, "uevent", "DRIVER=nvme\nPCI_CLASS=10802\nPCI_ID=%04X:%04X\n"
+	ret = ret ?: put_rw(dir, "uevent", "DRIVER=nvme\nPCI_CLASS=10802\nPCI_ID=%04X:%04X\n"
 			 "PCI_SUBSYS_ID=%04X:1100\nPCI_SLOT_NAME=%s\n"
 			 "MODALIAS=pci:v%08Xd%08Xsv%08Xsd%08Xbc01sc08i02",
 			 f->vid, dev_id, f->ssvid, p.addr, f->vid, dev_id, f->ssvid, 0x1100u);
@@ -433,7 +465,7 @@ static int build_ctrl(const char *root, const struct pl_devinfo *c, const struct
 	ret = ret ?: ctrl_path(dir, root, x, NULL);
 	ret = ret ?: mkdirs(dir);
 	ret = ret ?: pl_sysfs_put(dir, "dev", "%u:%u", c->major, c->minor);
-	ret = ret ?: pl_sysfs_put(dir, "uevent", "MAJOR=%u\nMINOR=%u\nDEVNAME=%s", c->major, c->minor,
+	ret = ret ?: put_rw(dir, "uevent", "MAJOR=%u\nMINOR=%u\nDEVNAME=%s", c->major, c->minor,
 			 c->name);
 	ret = ret ?: pl_sysfs_put(dir, "model", "%s", f->mn);
 	ret = ret ?: pl_sysfs_put(dir, "serial", "%s", f->sn);
@@ -467,7 +499,7 @@ static int build_ctrl(const char *root, const struct pl_devinfo *c, const struct
 	ret = ret ?: pl_sysfs_put(dir, "serial", "%s", f->sn);
 	ret = ret ?: pl_sysfs_put(dir, "firmware_rev", "%s", f->fr);
 	ret = ret ?: pl_sysfs_put(dir, "subsystype", "nvm");
-	ret = ret ?: pl_sysfs_put(dir, "iopolicy", "numa");
+	ret = ret ?: put_rw(dir, "iopolicy", "numa");
 	ret = ret ?: pl_sysfs_path(t, "../../../%s/%s/nvme/nvme%u", p.bus, p.addr, x);
 	ret = ret ?: pl_sysfs_path(l, "%s/nvme%u", dir, x);
 	ret = ret ?: pl_sysfs_link(t, l);
@@ -535,8 +567,8 @@ static int build_integrity(const char *dir, const struct pl_devinfo *c, const st
 	ret = ret ?: pl_sysfs_put(dir, "tuple_size", "%u", ms);
 	ret = ret ?: pl_sysfs_put(dir, "tag_size", "%u", tag);
 	ret = ret ?: pl_sysfs_put(dir, "protection_interval_bytes", "%u", ms ? d->lba_size : 0);
-	ret = ret ?: pl_sysfs_put(dir, "read_verify", "%u", tag ? 1 : 0);
-	ret = ret ?: pl_sysfs_put(dir, "write_generate", "%u", tag ? 1 : 0);
+	ret = ret ?: put_rw(dir, "read_verify", "%u", tag ? 1 : 0);
+	ret = ret ?: put_rw(dir, "write_generate", "%u", tag ? 1 : 0);
 	return ret ?: pl_sysfs_put(dir, "device_is_integrity_capable", "%u", tag ? 1 : 0);
 }
 
@@ -561,7 +593,7 @@ static int build_ns(const char *root, const struct pl_devinfo *c, const struct c
 	ret = ctrl_path(dir, root, x, d->name);
 	ret = ret ?: mkdirs(dir);
 	ret = ret ?: pl_sysfs_put(dir, "dev", "%u:%u", d->major, d->minor);
-	ret = ret ?: pl_sysfs_put(dir, "uevent", "MAJOR=%u\nMINOR=%u\nDEVNAME=%s%s", d->major, d->minor,
+	ret = ret ?: put_rw(dir, "uevent", "MAJOR=%u\nMINOR=%u\nDEVNAME=%s%s", d->major, d->minor,
 			 d->name, blk ? "\nDEVTYPE=disk" : "");
 	ret = ret ?: pl_sysfs_path(l, "%s/device", dir);
 	ret = ret ?: pl_sysfs_path(t, "../../nvme%u", x);
@@ -618,10 +650,10 @@ static int build_ns(const char *root, const struct pl_devinfo *c, const struct c
 	ret = ret ?: pl_sysfs_put(dir, "minimum_io_size", "%u", d->lba_size);
 	ret = ret ?: pl_sysfs_put(dir, "optimal_io_size", "0");
 	ret = ret ?: pl_sysfs_put(dir, "max_hw_sectors_kb", "2048");
-	ret = ret ?: pl_sysfs_put(dir, "max_sectors_kb", "1280");
+	ret = ret ?: put_rw(dir, "max_sectors_kb", "1280");
 	ret = ret ?: pl_sysfs_put(dir, "max_segments", "128");
-	ret = ret ?: pl_sysfs_put(dir, "nr_requests", "1023");
-	ret = ret ?: pl_sysfs_put(dir, "rotational", "0");
+	ret = ret ?: put_rw(dir, "nr_requests", "1023");
+	ret = ret ?: put_rw(dir, "rotational", "0");
 	pl_zone_info(c, d, &zi);
 	ret = ret ?: pl_sysfs_put(dir, "zoned", zi.zoned ? "host-managed" : "none");
 	ret = ret ?: pl_sysfs_put(dir, "chunk_sectors", "%llu", (unsigned long long)zi.zone_sectors);
@@ -629,10 +661,19 @@ static int build_ns(const char *root, const struct pl_devinfo *c, const struct c
 	ret = ret ?: pl_sysfs_put(dir, "max_open_zones", "%u", zi.max_open);
 	ret = ret ?: pl_sysfs_put(dir, "max_active_zones", "%u", zi.max_active);
 	ret = ret ?: pl_sysfs_put(dir, "zone_append_max_bytes", "%u", zi.append_max_bytes);
-	ret = ret ?: pl_sysfs_put(dir, "scheduler", "[none]");
+	ret = ret ?: put_rw(dir, "scheduler", "[none]");
 	ret = ret ?: pl_sysfs_put(dir, "discard_granularity", "%u", d->lba_size);
-	ret = ret ?: pl_sysfs_put(dir, "discard_max_bytes", "2199023255040");
-	ret = ret ?: pl_sysfs_put(dir, "write_cache", "write back");
+	ret = ret ?: put_rw(dir, "discard_max_bytes", "2199023255040");
+	ret = ret ?: put_rw(dir, "write_cache", "write back");
+	/* the block layer's tunables, Linux's defaults for a non-rotational disk */
+	ret = ret ?: put_rw(dir, "read_ahead_kb", "128");
+	ret = ret ?: put_rw(dir, "nomerges", "0");
+	ret = ret ?: put_rw(dir, "rq_affinity", "1");
+	ret = ret ?: put_rw(dir, "io_poll", "0");
+	ret = ret ?: put_rw(dir, "io_poll_delay", "-1");
+	ret = ret ?: put_rw(dir, "wbt_lat_usec", "2000");
+	ret = ret ?: put_rw(dir, "iostats", "1");
+	ret = ret ?: put_rw(dir, "add_random", "0");
 	return ret;
 }
 
@@ -672,7 +713,8 @@ static void rm_tree(const char *path)
 			"max_sectors_kb", "max_segments", "nr_requests", "rotational", "zoned",
 			"scheduler", "discard_granularity", "discard_max_bytes", "write_cache",
 			"chunk_sectors", "nr_zones", "max_open_zones", "max_active_zones",
-			"zone_append_max_bytes",
+			"zone_append_max_bytes", "read_ahead_kb", "nomerges", "rq_affinity", "io_poll",
+			"io_poll_delay", "wbt_lat_usec", "iostats", "add_random",
 		};
 		char f[PATH_MAX];
 
@@ -851,7 +893,7 @@ int pl_sysfs_build(const char *root)
 	ret = 0;
 	if (access(ready, F_OK)) {
 		ret = sync_locked(root);
-		ret = ret ?: put_text(ready, "");
+		ret = ret ?: put_text(ready, "", ATTR_RO);
 	}
 	close(lk); /* drops the flock */
 	return ret;

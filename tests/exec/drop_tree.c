@@ -12,7 +12,7 @@
  * takes on UID (setgroups(0), setresgid, setresuid: the whole process).
  * Then each line of standard input, "OP PATH [r|w]", prints one line:
  *
- *   stat|lstat|statx PATH      "OP PATH: TYPE MODE" (d, f, l, c, b; octal)
+ *   stat|lstat|statx PATH      "OP PATH: TYPE MODE UID:GID" (d, f, l, c, b; octal)
  *   fstat PATH                 open(O_RDONLY) + fstat, the same
  *   access|eaccess PATH r|w    access / faccessat(AT_EACCESS): "ok" or the error
  *   open PATH r|w              open(O_RDONLY or O_WRONLY): "ok" or the error
@@ -39,12 +39,13 @@
 #include <unistd.h>
 #include "ftype.h"
 
-static void show(const char *op, const char *path, int r, unsigned mode)
+static void show(const char *op, const char *path, int r, unsigned mode, unsigned uid,
+		 unsigned gid)
 {
 	if (r < 0)
 		printf("%s %s: err %s\n", op, path, strerror(errno));
 	else
-		printf("%s %s: %c %04o\n", op, path, type_of(mode), mode & 07777);
+		printf("%s %s: %c %04o %u:%u\n", op, path, type_of(mode), mode & 07777, uid, gid);
 }
 
 static int cmp(const void *a, const void *b)
@@ -89,19 +90,19 @@ static void one(const char *op, const char *path, const char *m)
 
 	if (!strcmp(op, "stat")) {
 		r = stat(path, &st);
-		show(op, path, r, st.st_mode);
+		show(op, path, r, st.st_mode, st.st_uid, st.st_gid);
 	} else if (!strcmp(op, "lstat")) {
 		r = lstat(path, &st);
-		show(op, path, r, st.st_mode);
+		show(op, path, r, st.st_mode, st.st_uid, st.st_gid);
 	} else if (!strcmp(op, "statx")) {
 		struct statx sx;
 
 		r = statx(AT_FDCWD, path, 0, STATX_BASIC_STATS, &sx);
-		show(op, path, r, sx.stx_mode);
+		show(op, path, r, sx.stx_mode, sx.stx_uid, sx.stx_gid);
 	} else if (!strcmp(op, "fstat")) {
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		r = fd < 0 ? -1 : fstat(fd, &st);
-		show(op, path, r, st.st_mode);
+		show(op, path, r, st.st_mode, st.st_uid, st.st_gid);
 		if (fd >= 0)
 			close(fd);
 	} else if (!strcmp(op, "access") || !strcmp(op, "eaccess")) {

@@ -3,8 +3,15 @@
 # whatever the umask ucmd exec ran with (077 here):
 #
 # - stat, lstat, statx and fstat of the tree's directories show 0755, its
-#   attributes 0444 and its rescans 0200, the modes this host's own /sys
-#   shows for a directory, an attribute and /sys/bus/pci/rescan;
+#   attributes 0444, the ones Linux takes writes to 0644 (the block queue's
+#   tunables, a device's uevent, a PCI function's enable and config...) and
+#   its rescans 0200, the modes this host's own /sys shows for a directory,
+#   an attribute, the same writable attribute and /sys/bus/pci/rescan;
+#   resource0 0600 (Linux's PCI resourceN); root writing a 0644 attribute
+#   is refused (EACCES, docs/compat.md: ucmd takes no such write);
+# - ucmd's device nodes are Linux's under Debian's udev, for root and for
+#   the user alike: /dev/nvme0 and /dev/ng0n1 crw------- root root,
+#   /dev/nvme0n1 brw-rw---- root disk (stat, lstat, statx, fstat);
 # - a root program that drops to user 65534 (setresuid, as a service does;
 #   tests/exec/drop_tree.c), before it ever looked at /dev or /sys or after
 #   it connected and looked as root (-w), sees through libc what root sees
@@ -37,7 +44,38 @@ for f in /sys/bus/pci/devices/*/vendor; do [ -e "$f" ] && attr=$f && break; done
 dmode=$(stat -L -c %04a /sys/class/block)
 amode=$(stat -c %04a "$attr")
 rmode=$(stat -c %04a /sys/bus/pci/rescan)
-step "this host's /sys: directories $dmode, attributes $amode, rescan $rmode"
+pcidir=$(dirname "$attr")
+hostq=
+for f in /sys/block/*/queue/scheduler; do [ -e "$f" ] && hostq=$(dirname "$f") && break; done
+[ -n "$hostq" ] || skip "no block queue in this host's /sys to compare with"
+# resourceN: this host's if it has one (0600, root's), else Linux's 0600
+pmode=0600
+for f in "$pcidir"/resource0 /sys/bus/pci/devices/*/resource0; do
+	[ -e "$f" ] && pmode=$(stat -c %04a "$f") && break
+done
+step "this host's /sys: directories $dmode, attributes $amode, rescan $rmode, resource0 $pmode"
+# Linux's writable attributes: each with the host file whose mode it must have
+rw="/sys/block/nvme0n1/queue/scheduler=$hostq/scheduler"
+rw+=" /sys/block/nvme0n1/queue/nr_requests=$hostq/nr_requests"
+rw+=" /sys/block/nvme0n1/queue/read_ahead_kb=$hostq/read_ahead_kb"
+rw+=" /sys/block/nvme0n1/queue/max_sectors_kb=$hostq/max_sectors_kb"
+rw+=" /sys/block/nvme0n1/queue/rotational=$hostq/rotational"
+rw+=" /sys/block/nvme0n1/queue/nomerges=$hostq/nomerges"
+rw+=" /sys/block/nvme0n1/queue/rq_affinity=$hostq/rq_affinity"
+rw+=" /sys/block/nvme0n1/queue/io_poll_delay=$hostq/io_poll_delay"
+rw+=" /sys/block/nvme0n1/queue/wbt_lat_usec=$hostq/wbt_lat_usec"
+rw+=" /sys/block/nvme0n1/uevent=$pcidir/uevent /sys/class/nvme/nvme0/uevent=$pcidir/uevent"
+rw+=" /sys/class/nvme/nvme0/device/enable=$pcidir/enable"
+rw+=" /sys/class/nvme/nvme0/device/config=$pcidir/config"
+rw+=" /sys/class/nvme/nvme0/device/driver_override=$pcidir/driver_override"
+rwattrs=
+for e in $rw; do
+	[ -e "${e#*=}" ] || skip "this host's /sys has no ${e#*=} to compare with"
+	rwattrs+=" ${e%%=*}"
+done
+res0=/sys/class/nvme/nvme0/device/resource0
+diskgid=$(getent group disk | cut -d: -f3)
+[ -n "$diskgid" ] || diskgid=6
 
 dirs="/sys/class/nvme /sys/class/nvme/nvme0 /sys/class/nvme/nvme0/device /sys/block/nvme0n1"
 dirs+=" /sys/block/nvme0n1/queue /sys/class/nvme-subsystem/nvme-subsys0 /sys/bus/pci/drivers/nvme"
@@ -46,11 +84,13 @@ rescans="/sys/bus/pci/rescan /sys/class/nvme/nvme0/rescan_controller"
 devs="/dev/ng0n1 /dev/nvme0 /dev/nvme0n1"
 
 # A: answers that are every user's (stat, listings, contents): root's are the reference
-for p in $dirs $attrs $rescans $devs; do
+for p in $dirs $attrs $rwattrs $res0 $rescans $devs; do
 	printf '%s %s\n' stat "$p" lstat "$p" statx "$p"
 done >"$T/A.ops"
 for p in $dirs; do printf '%s %s\n' fstat "$p" realpath "$p"; done >>"$T/A.ops"
-for p in $attrs; do echo "cat $p"; done >>"$T/A.ops"
+for p in $attrs /sys/block/nvme0n1/queue/read_ahead_kb /sys/block/nvme0n1/queue/scheduler; do
+	echo "cat $p"
+done >>"$T/A.ops"
 for p in /sys/class/nvme /sys/class/nvme/nvme0 /sys/block/nvme0n1/queue /sys/block /dev; do
 	echo "ls $p"
 done >>"$T/A.ops"
@@ -64,8 +104,8 @@ echo "lstat $esc/sock" >>"$T/A.ops"
 # B: what user 65534 may do, as Linux answers it for those modes (root's nodes, sysfs's files)
 : >"$T/B.ops"
 : >"$T/B.want"
-for p in $dirs $attrs $rescans $devs; do
-	case " $attrs $dirs " in *" $p "*) r="ok" ;; *) r="err Permission denied" ;; esac
+for p in $dirs $attrs $rwattrs $res0 $rescans $devs; do
+	case " $attrs $rwattrs $dirs " in *" $p "*) r="ok" ;; *) r="err Permission denied" ;; esac
 	for op in access eaccess; do
 		echo "$op $p r" >>"$T/B.ops"
 		echo "$op $p w" >>"$T/B.ops"
@@ -91,20 +131,53 @@ for kind in dynamic static; do
 		grep -qxF "stat $p: err No such file or directory" "$T/$kind.root" ||
 			fail "$kind: $p leads out of the tree: $(grep -F "stat $p:" "$T/$kind.root")"
 	done
+	# the tree's files are the exec user's (root here); the device nodes root's
 	for p in $dirs; do
 		for op in stat statx fstat; do
-			grep -qxF "$op $p: d $dmode" "$T/$kind.root" ||
+			grep -qxF "$op $p: d $dmode 0:0" "$T/$kind.root" ||
 				fail "$kind: $op $p is not a directory of mode $dmode: $(grep -F "$op $p:" "$T/$kind.root")"
 		done
 	done
 	for p in $attrs; do
-		grep -qxF "stat $p: f $amode" "$T/$kind.root" ||
+		grep -qxF "stat $p: f $amode 0:0" "$T/$kind.root" ||
 			fail "$kind: $p is not an attribute of mode $amode: $(grep -F "stat $p:" "$T/$kind.root")"
 	done
+	for e in $rw; do
+		p=${e%%=*}
+		want=$(stat -c %04a "${e#*=}")
+		for op in stat statx; do
+			grep -qxF "$op $p: f $want 0:0" "$T/$kind.root" ||
+				fail "$kind: $op $p is not of mode $want, as ${e#*=}: $(grep -F "$op $p:" "$T/$kind.root")"
+		done
+	done
+	grep -qxF "stat $res0: f $pmode 0:0" "$T/$kind.root" ||
+		fail "$kind: resource0 is not of mode $pmode: $(grep -F "stat $res0:" "$T/$kind.root")"
 	for p in $rescans; do
-		grep -qxF "stat $p: f $rmode" "$T/$kind.root" ||
+		grep -qxF "stat $p: f $rmode 0:0" "$T/$kind.root" ||
 			fail "$kind: $p is not of mode $rmode: $(grep -F "stat $p:" "$T/$kind.root")"
 	done
+	for op in stat lstat statx; do
+		for p in /dev/nvme0 /dev/ng0n1; do
+			grep -qxF "$op $p: c 0600 0:0" "$T/$kind.root" ||
+				fail "$kind: $op $p is not crw------- root root: $(grep -F "$op $p:" "$T/$kind.root")"
+		done
+		grep -qxF "$op /dev/nvme0n1: b 0660 0:$diskgid" "$T/$kind.root" ||
+			fail "$kind: $op /dev/nvme0n1 is not brw-rw---- root disk: $(grep -F "$op /dev/nvme0n1:" "$T/$kind.root")"
+	done
+	# root alone may open the nodes: fstat of the open device says the same
+	printf 'fstat %s\n' $devs >"$T/R.ops"
+	printf 'open %s w\n' $rwattrs >>"$T/R.ops"
+	echo "cat /sys/block/nvme0n1/queue/scheduler" >>"$T/R.ops"
+	ex "$prog" <"$T/R.ops" >"$T/$kind.R" 2>&1 || fail "$kind as root: $(cat "$T/$kind.R")"
+	{
+		echo "fstat /dev/ng0n1: c 0600 0:0"
+		echo "fstat /dev/nvme0: c 0600 0:0"
+		echo "fstat /dev/nvme0n1: b 0660 0:$diskgid"
+		for p in $rwattrs; do echo "open $p w: err Permission denied"; done
+		echo "cat /sys/block/nvme0n1/queue/scheduler: [none]"
+	} >"$T/R.want"
+	diff "$T/R.want" "$T/$kind.R" >"$T/R.diff" ||
+		fail "$kind as root: nodes or writes other than want (- want, + exec): $(cat "$T/R.diff")"
 	grep -qxF "ls /sys/class/nvme: nvme0" "$T/$kind.root" || fail "$kind: ls /sys/class/nvme"
 	grep -qxF "ls /dev: ng0n1 nvme0 nvme0n1" "$T/$kind.root" || fail "$kind: ls /dev"
 
