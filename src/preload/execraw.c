@@ -12,7 +12,7 @@
  * 32-bit program, which no preload would reach, is EACCES with the reason
  * on stderr), then made through the trampoline with the preload's
  * environment kept: LD_PRELOAD naming this library, UCMD_DAEMON,
- * UCMD_EXEC_ROOT, UCMD_EXEC_TRACE and the filter's mark are put back into
+ * UCMD_EXEC_ROOT, UCMD_EXEC_TRACE, UCMD_EXEC_VIEW and the filter's mark are put back into
  * the new image's environment if the program left them out (`env -i`, an
  * environment built by hand), and this library is put first in an
  * LD_PRELOAD that does not name it, since an image without them would see
@@ -48,9 +48,9 @@
 
 /* What the constructor saw: the values every exec'd image gets back. */
 static char lib_path[PATH_MAX];
-static char *keep[4];		/* "NAME=value" of the variables below, or NULL */
-static const char *const keep_names[4] = {
-	PL_ENV_DAEMON, PL_ENV_TRACE, PL_ENV_SECCOMP_MARK, PL_ENV_ROOT,
+static char *keep[5];		/* "NAME=value" of the variables below, or NULL */
+static const char *const keep_names[5] = {
+	PL_ENV_DAEMON, PL_ENV_TRACE, PL_ENV_SECCOMP_MARK, PL_ENV_ROOT, PL_ENV_VIEW,
 };
 
 /* n bytes at src of our own memory, as the kernel would read them: bytes read or -EFAULT. */
@@ -128,7 +128,7 @@ static int build_env(char *const *envp, char ***out, size_t *len)
 	size_t n = 0, k = 0, size;
 	const char *r = getenv(PL_ENV_ROOT);
 	struct env_room *room;
-	bool have_ldp = false, seen[4] = { false };
+	bool have_ldp = false, seen[5] = { false };
 
 	/* count, without trusting the array */
 	for (; envp; n++) {
@@ -162,7 +162,7 @@ static int build_env(char *const *envp, char ***out, size_t *len)
 			return -EFAULT;
 		if (l < 0)
 			head[sizeof(head) - 1] = '\0';
-		for (unsigned j = 0; j < 4; j++)
+		for (unsigned j = 0; j < 5; j++)
 			if (is_var(head, keep_names[j]))
 				seen[j] = true;
 		if (is_var(head, "LD_PRELOAD") && !have_ldp) {
@@ -190,8 +190,8 @@ static int build_env(char *const *envp, char ***out, size_t *len)
 		snprintf(ldp, sizeof(room->ldp), "LD_PRELOAD=%s", lib_path);
 		v[k++] = ldp;
 	}
-	for (unsigned j = 0; j < 3; j++)
-		if (keep[j] && !seen[j])
+	for (unsigned j = 0; j < 5; j++)
+		if (j != 3 && keep[j] && !seen[j])	/* the root's is made here, below */
 			v[k++] = keep[j];
 	if (root[0] && !seen[3])
 		v[k++] = root;
@@ -262,8 +262,8 @@ void pl_exec_init(void)
 
 	if (dladdr((void *)pl_exec_init, &di) && di.dli_fname && di.dli_fname[0] == '/')
 		snprintf(lib_path, sizeof(lib_path), "%s", di.dli_fname);
-	for (unsigned j = 0; j < 3; j++) {
-		const char *v = getenv(keep_names[j]);
+	for (unsigned j = 0; j < 5; j++) {
+		const char *v = j == 3 ? NULL : getenv(keep_names[j]);
 
 		if (v && asprintf(&keep[j], "%s=%s", keep_names[j], v) < 0)
 			keep[j] = NULL;

@@ -147,7 +147,7 @@ static FILE *fopen_ccs(const char *sym, const char *path, const char *mode,
 	FILE *f;
 
 	pl_classify(AT_FDCWD, path, &w);
-	if (w.kind == PL_WHERE_DEV) {
+	if (w.kind == PL_WHERE_DEV || (w.through && w.dev)) {
 		int fd = pl_dev_open(w.dev, m->flags);
 
 		return fd < 0 ? NULL : fdopen_or_close(fd, m->fd_mode);
@@ -228,7 +228,7 @@ static FILE *do_fopen(const char *sym, const char *path, const char *mode)
 
 		/* one of ucmd's devices: a byte stream, as glibc's way makes it (stdio.c) */
 		pl_classify(AT_FDCWD, path, &w);
-		if (w.kind == PL_WHERE_DEV)
+		if (w.kind == PL_WHERE_DEV || (w.through && w.dev))
 			return fopen_ccs(sym, path, mode, &m);
 	} else if (m.ccs || (m.flags2 && !libio_known())) {
 		return fopen_ccs(sym, path, mode, &m);
@@ -303,7 +303,7 @@ static bool freopen_ours(const char *path, const struct fmode *m, FILE *fp)
 	    vtable_of(fp) != &_IO_file_jumps || fp->_fileno < 0 || pl_fd(fp->_fileno))
 		return false;
 	pl_classify(AT_FDCWD, path, &w);
-	return w.kind != PL_WHERE_DEV;
+	return w.kind != PL_WHERE_DEV && !(w.through && w.dev);
 }
 
 static FILE *do_freopen(const char *sym, const char *path, const char *mode, FILE *fp)

@@ -88,6 +88,44 @@ static long sv_looked(long nr, long a0, long a1, long a2, long a3, long a4)
 }
 
 /*
+ * A thread that changed its root or mounts (view.c) names /dev and /sys
+ * in its own root: where its /dev or /sys is not ours, the file is its
+ * own (NONE: the kernel answers); where it is ours (a bind mount of it),
+ * the tree and the placeholders are out of our reach from that root, and
+ * ucmd-supervise, which follows the thread's root (sv_tview.c: the same
+ * verdict), answers (SV), but for a device's open, which stays ours
+ * (through: the daemon's connection does not go through the root). Decided
+ * before where.c, whose looks at the tree would fail from that root. True
+ * if decided; false: our view, where.c judges.
+ */
+static bool view_moved(const char *base, const char *path, struct pl_where *w)
+{
+	char abs[2 * PATH_MAX + 2], folded[2 * PATH_MAX + 4];
+	enum pl_view v;
+
+	/* the common case, the program never left our view: not a byte looked at */
+	if (!pl_view_left() || (path[0] != '/' && !base))
+		return false;
+	snprintf(abs, sizeof(abs), "%s%s%s", path[0] == '/' ? "" : base, path[0] == '/' ? "" : "/",
+		 path);
+	pl_path_fold(folded, abs);
+	v = pl_view_here(folded);
+	if (v == PL_VIEW_OURS)
+		return false;
+	if (v == PL_VIEW_THROUGH) {
+		if (strlen(folded) >= sizeof(w->norm))
+			return true;	/* NONE: the kernel's ENAMETOOLONG */
+		snprintf(w->norm, sizeof(w->norm), "%s", folded);
+		snprintf(w->path, sizeof(w->path), "%s", folded);
+		w->kind = PL_WHERE_SV;
+		w->through = true;
+		w->dev = !strncmp(folded, "/dev/", 5) && pl_path_dev_name(folded + 5) ?
+			 pl_devinfo(folded + 5) : NULL;
+	}
+	return true;
+}
+
+/*
  * Where does the program's path lead (where.c): relative paths against
  * the working directory or dirfd, as the kernel names it.
  */
@@ -97,6 +135,7 @@ void pl_classify(int dirfd, const char *path, struct pl_where *w)
 
 	w->kind = PL_WHERE_NONE;
 	w->host = false;
+	w->through = false;
 	if (!path || !*path)
 		return;
 	if (path[0] != '/') {
@@ -117,6 +156,8 @@ void pl_classify(int dirfd, const char *path, struct pl_where *w)
 			base[n] = '\0';
 		}
 	}
+	if (view_moved(path[0] == '/' ? NULL : base, path, w))
+		return;
 	pl_where(path[0] == '/' ? NULL : base, path, w);
 }
 
@@ -181,7 +222,7 @@ int pl_open_path(int dirfd, const char *path, int flags, mode_t mode)
 	}
 	memcpy(copy, path, len + 1);
 	pl_classify(dirfd, copy, &w);
-	if (w.kind == PL_WHERE_DEV)
+	if (w.kind == PL_WHERE_DEV || (w.through && w.dev))
 		return pl_dev_open(w.dev, flags);
 	if (w.kind == PL_WHERE_SV)
 		return judged((int)sv_looked(__NR_openat, dirfd, (long)copy, flags,

@@ -62,6 +62,7 @@
 #define PL_ENV_DAEMON	"UCMD_DAEMON"		/* the daemon's socket (required) */
 #define PL_ENV_ROOT	"UCMD_EXEC_ROOT"	/* the generated tree; made if unset */
 #define PL_ENV_TRACE	"UCMD_EXEC_TRACE"	/* "1": unhandled calls to stderr; else a file */
+#define PL_ENV_VIEW	"UCMD_EXEC_VIEW"	/* "/", /dev, /sys at the start (view.c); made if unset */
 
 #define PL_EXPORT __attribute__((visibility("default")))
 
@@ -380,6 +381,7 @@ struct pl_where {
 	char path[PATH_MAX];		/* DEV: the placeholder; SYS: in the tree */
 	char norm[PATH_MAX];		/* the path as the program meant it, absolute */
 	bool host;			/* SYS: path is the host's (norm), reached from the tree */
+	bool through;			/* SV: ucmd's, from another root (view.c): dev still set */
 };
 
 /* An NVMe name ucmd does not have leads here: a path that does not exist (ENOENT). */
@@ -448,6 +450,30 @@ bool pl_path_under(const char *p, const char *dir);
  * kernel resolves it, and a folded ".." could cross a symbolic link.
  */
 void pl_path_fold(char *out, const char *p);
+
+/*
+ * view.c: whose /dev and /sys a thread's path reaches, ucmd-supervise's
+ * (sv_tview.c) and the preload's (paths.c) one verdict. PL_VIEW_OURS: the
+ * thread has the program's root and mounts, the path is judged as always;
+ * PL_VIEW_THROUGH: another root or mounts, whose /dev or /sys is ours (a
+ * bind mount of it): ucmd's, but reached through that root; PL_VIEW_OWN:
+ * the thread's own file, the kernel's answer in its root.
+ */
+enum pl_view { PL_VIEW_OURS, PL_VIEW_THROUGH, PL_VIEW_OWN };
+/*
+ * folded: the absolute path as the thread names it; same_view: the thread
+ * has our root and mounts; top_ours("/dev" or "/sys", arg): is that
+ * directory, looked up in the thread's root and mounts, our own?
+ */
+enum pl_view pl_view_of(const char *folded, bool same_view,
+			bool (*top_ours)(const char *top, void *arg), void *arg);
+/* The preload's: the calling thread's view, against the program's start (PL_ENV_VIEW). */
+void pl_view_init(void);
+enum pl_view pl_view_here(const char *folded);
+/* The process may have left our view: a chroot, pivot_root, unshare or setns (seccomp.c). */
+void pl_view_moved(void);
+/* Has it (and is there a view to leave)? Without, pl_view_here is PL_VIEW_OURS. */
+bool pl_view_left(void);
 /* /proc/devices text: does its character (block) section name major "nvme" or "nvme-generic"? */
 bool pl_proc_devices_nvme(const char *text, bool block, unsigned major);
 /* A /sys/dev/block/MAJ:MIN link's target: an NVMe namespace (nvmeXnY, nvmeXcYnZ) or its partition? */

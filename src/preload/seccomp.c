@@ -159,12 +159,17 @@ long pl_raw_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a
 	return ret < 0 ? -errno : ret;
 }
 
-/* The system calls the filter always traps: io_uring's and native aio's. */
+/*
+ * The system calls the filter always traps: io_uring's and native aio's,
+ * exec, and what changes the process's root or mounts (view.c: from then
+ * on a path's /dev or /sys is looked at, whose it is).
+ */
 static const int trapped[] = {
 	__NR_io_uring_setup, __NR_io_uring_enter, __NR_io_uring_register,
 	__NR_io_setup, __NR_io_destroy, __NR_io_submit, __NR_io_cancel,
 	__NR_io_getevents, __NR_io_pgetevents,
 	__NR_execve, __NR_execveat,
+	__NR_chroot, __NR_pivot_root, __NR_unshare, __NR_setns,
 };
 #define NR_TRAPPED (sizeof(trapped) / sizeof(trapped[0]))
 
@@ -235,6 +240,12 @@ static long dispatch(long nr, const long a[6], bool *handled)
 	case __NR_execve:
 	case __NR_execveat:
 		return pl_exec_syscall(nr, a);
+	case __NR_chroot:
+	case __NR_pivot_root:
+	case __NR_unshare:
+	case __NR_setns:
+		pl_view_moved();	/* before: another thread may look meanwhile */
+		return pl_raw_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	case __NR_mmap:
 		if (!is_uring_off(a[5]) || !pl_uring_is_ring((int)a[4]))
 			break;

@@ -307,6 +307,7 @@ __attribute__((constructor)) static void session_init(void)
 	pthread_atfork(NULL, NULL, session_atfork_child);
 	if (!getenv(PL_ENV_DAEMON))
 		return;
+	pl_view_init();
 	pl_fdmap_recover();
 	if (pl_seccomp_install())
 		pl_trace("io_uring system calls made without libc are not caught");

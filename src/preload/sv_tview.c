@@ -16,7 +16,7 @@
  * thread's own, and the kernel (or an open made as the thread) answers.
  * A thread with our root and mounts is answered as before, at the cost of
  * two stats (none for an absolute path outside /dev and /sys, which is
- * never the tree's).
+ * never the tree's). The verdict itself is view.c's, the preload's too.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -62,6 +62,11 @@ static bool top_is_ours(pid_t tid, const char *top)
 	       theirs.st_ino == ours.st_ino;
 	close(fd);
 	return same;
+}
+
+static bool top_cb(const char *top, void *arg)
+{
+	return top_is_ours(*(pid_t *)arg, top);
 }
 
 int sv_thread_base(pid_t tid, int dirfd, const char *path, char *base, size_t len)
@@ -110,9 +115,6 @@ int sv_thread_base(pid_t tid, int dirfd, const char *path, char *base, size_t le
 		snprintf(whole, sizeof(whole), "%s", path);
 	}
 	pl_path_fold(folded, whole);
-	if (pl_path_under(folded, "/dev"))
-		return top_is_ours(tid, "/dev") ? 0 : 1;
-	if (pl_path_under(folded, "/sys"))
-		return top_is_ours(tid, "/sys") ? 0 : 1;
-	return 1;
+	/* view.c's verdict, the preload's too; we reach the tree through any root ourselves */
+	return pl_view_of(folded, false, top_cb, &tid) == PL_VIEW_OWN ? 1 : 0;
 }

@@ -256,6 +256,7 @@ void pl_where(const char *base, const char *path, struct pl_where *w)
 
 	w->kind = PL_WHERE_NONE;
 	w->host = false;
+	w->through = false;
 	where_in(base, path, w, &moved);
 	if (moved && w->kind == PL_WHERE_NONE) {
 		/* relative to a tree directory, yet the host's: by its absolute name */
@@ -266,9 +267,11 @@ void pl_where(const char *base, const char *path, struct pl_where *w)
 }
 
 /*
- * An open of a file of the tree, before it is made: sysfs's attributes
- * are read-only (EACCES for writing or creating, as kernfs answers for an
- * attribute without a store), except the rescans, which are taken: the
+ * An open of a file of the tree, before it is made: its attributes take
+ * no write (EACCES for writing or creating, as kernfs answers for an
+ * attribute without a store; the 0644 ones, whose store Linux has, too:
+ * a block queue's tunables are a kernel queue's, which ucmd has not, and
+ * a write that seemed taken would be a lie), except the rescans, which are taken: the
  * device list is read again and the tree brought up to date (Linux scans
  * the bus, or the controller's namespaces). A PCI function's resource0 is
  * written again with the controller's registers as they are now.

@@ -3,7 +3,8 @@
 # sees ucmd's /dev and /sys only where its new root reaches them, as on
 # Linux (tests/exec/chroot_look.c: stat, lstat, statx, access, readlink,
 # an open of /sys and a stat relative to its cwd, made with its own
-# instruction: ucmd-supervise answers them, dynamic and static alike):
+# instruction: ucmd-supervise answers them, dynamic and static alike; and
+# the same through libc: a dynamic program's preload judges them itself):
 # chrooted into a directory without /dev or /sys, every look is ENOENT;
 # chrooted into one where /dev and /sys are bind mounts of the host's
 # (where ucmd's stand), the looks are ucmd's, the relative one from the
@@ -60,16 +61,21 @@ want
 $want"
 }
 
-for prog in "$T/chroot_look" "$T/chroot_look.static"; do
-	step "$(basename "$prog"): the program's own root (chroot /): ucmd's /dev and /sys"
-	check "$ours" "$prog" chroot /
-	step "$(basename "$prog"): chroot into a directory without /dev or /sys: ENOENT, as Linux"
-	check "$(none "stat dev/ng0n1 from /: ENOENT")" "$prog" chroot "$T/bare"
-	step "$(basename "$prog"): chroot into one whose /dev and /sys are the host's: ucmd's"
-	check "$ours" "$prog" chroot "$T/bound"
-	step "$(basename "$prog"): unshare -m, a tmpfs over /dev and /sys: its own, empty"
-	check "$(none "stat ng0n1 from /dev: ENOENT")" "$prog" unshare
-	step "$(basename "$prog"): unshare -m alone: ucmd's"
-	check "$ours" "$prog" keep
+# the program's own instruction (ucmd-supervise answers), then libc's calls
+# (a dynamic program's are the preload's own looks, which must agree)
+# shellcheck disable=SC2086  # $run is a program and its option
+for run in "$T/chroot_look" "$T/chroot_look.static" "$T/chroot_look --libc" \
+	"$T/chroot_look.static --libc"; do
+	name=$(basename "$run")
+	step "$name: the program's own root (chroot /): ucmd's /dev and /sys"
+	check "$ours" $run chroot /
+	step "$name: chroot into a directory without /dev or /sys: ENOENT, as Linux"
+	check "$(none "stat dev/ng0n1 from /: ENOENT")" $run chroot "$T/bare"
+	step "$name: chroot into one whose /dev and /sys are the host's: ucmd's"
+	check "$ours" $run chroot "$T/bound"
+	step "$name: unshare -m, a tmpfs over /dev and /sys: its own, empty"
+	check "$(none "stat ng0n1 from /dev: ENOENT")" $run unshare
+	step "$name: unshare -m alone: ucmd's"
+	check "$ours" $run keep
 done
 echo "exec_chroot_look: ok"
