@@ -284,9 +284,11 @@ extern bool pl_sysfs_lock_nowait;
 /* A directory of the tree: 0755 whatever the umask (sysfs_mpath.c's too). 0 or -errno. */
 int pl_sysfs_mkdir(const char *path);
 /* The tree's writes (sysfs_mpath.c's too), each appearing whole (renamed into place): */
-/* <dir>/<name> holds the formatted value and a newline. 0 or -errno. */
-int pl_sysfs_put(const char *dir, const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+/* <dir>/<name> holds the formatted value and a newline, of mode (0444, 0644). 0 or -errno. */
+int pl_sysfs_putm(const char *dir, const char *name, mode_t mode, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* A read-only attribute (0444), as most of sysfs's. */
+#define pl_sysfs_put(dir, name, ...) pl_sysfs_putm(dir, name, 0444, __VA_ARGS__)
 /* A symbolic link at path pointing at target (relative, as sysfs's links are). 0 or -errno. */
 int pl_sysfs_link(const char *target, const char *path);
 /* A path formatted into out (PATH_MAX bytes): 0, or -ENAMETOOLONG. */

@@ -145,14 +145,17 @@ static int put_text(const char *path, const char *text, mode_t mode)
 	return put_bytes(path, text, strlen(text), mode);
 }
 
-static int vput(const char *dir, const char *name, mode_t mode, const char *fmt, va_list ap)
+int pl_sysfs_putm(const char *dir, const char *name, mode_t mode, const char *fmt, ...)
 {
 	char path[PATH_MAX], val[1024];
+	va_list ap;
 	int n;
 
 	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
+	va_start(ap, fmt);
 	n = vsnprintf(val, sizeof(val) - 1, fmt, ap);
+	va_end(ap);
 	if (n < 0 || n >= (int)sizeof(val) - 1)
 		return -EINVAL;
 	val[n] = '\n';
@@ -160,30 +163,8 @@ static int vput(const char *dir, const char *name, mode_t mode, const char *fmt,
 	return put_text(path, val, mode);
 }
 
-int pl_sysfs_put(const char *dir, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-	int ret;
-
-	va_start(ap, fmt);
-	ret = vput(dir, name, ATTR_RO, fmt, ap);
-	va_end(ap);
-	return ret;
-}
-
 /* An attribute Linux takes writes to (0644): as pl_sysfs_put otherwise. */
-static int put_rw(const char *dir, const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int put_rw(const char *dir, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-	int ret;
-
-	va_start(ap, fmt);
-	ret = vput(dir, name, ATTR_RW, fmt, ap);
-	va_end(ap);
-	return ret;
-}
+#define put_rw(dir, name, ...) pl_sysfs_putm(dir, name, ATTR_RW, __VA_ARGS__)
 
 int pl_sysfs_link(const char *target, const char *path)
 {

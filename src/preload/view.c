@@ -32,18 +32,21 @@
 
 #include "preload.h"
 
+/* The top a path falls under, "/dev" or "/sys", or NULL. */
+static const char *top_of(const char *folded)
+{
+	return pl_path_under(folded, "/dev") ? "/dev" :
+	       pl_path_under(folded, "/sys") ? "/sys" : NULL;
+}
+
 enum pl_view pl_view_of(const char *folded, bool same_view,
 			bool (*top_ours)(const char *top, void *arg), void *arg)
 {
-	const char *top;
+	const char *top = top_of(folded);
 
 	if (same_view)
 		return PL_VIEW_OURS;
-	if (pl_path_under(folded, "/dev"))
-		top = "/dev";
-	else if (pl_path_under(folded, "/sys"))
-		top = "/sys";
-	else
+	if (!top)
 		return PL_VIEW_OWN;
 	/* its /dev or /sys is ours (a bind mount of it): ucmd's, through another root */
 	return top_ours(top, arg) ? PL_VIEW_THROUGH : PL_VIEW_OWN;
@@ -123,11 +126,8 @@ enum pl_view pl_view_here(const char *folded)
 	/* the common case: the program never left our view, no look at all */
 	if (!pl_view_left())
 		return PL_VIEW_OURS;
-	if (pl_path_under(folded, "/dev"))
-		top = "/dev";
-	else if (pl_path_under(folded, "/sys"))
-		top = "/sys";
-	else
+	top = top_of(folded);
+	if (!top)
 		return PL_VIEW_OURS;	/* nothing of ours by that name: where.c says so */
 	/*
 	 * Our root and the top as we left it: ours. A mount namespace of its

@@ -55,19 +55,12 @@ for f in "$pcidir"/resource0 /sys/bus/pci/devices/*/resource0; do
 done
 step "this host's /sys: directories $dmode, attributes $amode, rescan $rmode, resource0 $pmode"
 # Linux's writable attributes: each with the host file whose mode it must have
-rw="/sys/block/nvme0n1/queue/scheduler=$hostq/scheduler"
-rw+=" /sys/block/nvme0n1/queue/nr_requests=$hostq/nr_requests"
-rw+=" /sys/block/nvme0n1/queue/read_ahead_kb=$hostq/read_ahead_kb"
-rw+=" /sys/block/nvme0n1/queue/max_sectors_kb=$hostq/max_sectors_kb"
-rw+=" /sys/block/nvme0n1/queue/rotational=$hostq/rotational"
-rw+=" /sys/block/nvme0n1/queue/nomerges=$hostq/nomerges"
-rw+=" /sys/block/nvme0n1/queue/rq_affinity=$hostq/rq_affinity"
-rw+=" /sys/block/nvme0n1/queue/io_poll_delay=$hostq/io_poll_delay"
-rw+=" /sys/block/nvme0n1/queue/wbt_lat_usec=$hostq/wbt_lat_usec"
-rw+=" /sys/block/nvme0n1/uevent=$pcidir/uevent /sys/class/nvme/nvme0/uevent=$pcidir/uevent"
-rw+=" /sys/class/nvme/nvme0/device/enable=$pcidir/enable"
-rw+=" /sys/class/nvme/nvme0/device/config=$pcidir/config"
-rw+=" /sys/class/nvme/nvme0/device/driver_override=$pcidir/driver_override"
+rw="/sys/block/nvme0n1/uevent=$pcidir/uevent /sys/class/nvme/nvme0/uevent=$pcidir/uevent"
+for a in scheduler nr_requests read_ahead_kb max_sectors_kb rotational nomerges rq_affinity \
+	io_poll_delay wbt_lat_usec; do
+	rw+=" /sys/block/nvme0n1/queue/$a=$hostq/$a"
+done
+for a in enable config driver_override; do rw+=" /sys/class/nvme/nvme0/device/$a=$pcidir/$a"; done
 rwattrs=
 for e in $rw; do
 	[ -e "${e#*=}" ] || skip "this host's /sys has no ${e#*=} to compare with"
