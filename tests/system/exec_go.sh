@@ -76,7 +76,7 @@ out=$(ex "$T/go_client" look stat /dev/ng0n1 stat /dev/nvme0n1 lstat /dev/nvme0 
 pci=$(ex readlink /sys/class/nvme/nvme0/device) || fail "readlink through libc"
 blocks=$(ex cat /sys/block/nvme0n1/size) || fail "cat size through libc"
 want="stat /dev/ng0n1: c 600 241:0
-stat /dev/nvme0n1: b 600 259:0
+stat /dev/nvme0n1: b 660 259:0
 lstat /dev/nvme0: c 600 240:0
 stat /dev/nvme5n1: error stat /dev/nvme5n1: no such file or directory
 lstat /dev/ng3n1: error lstat /dev/ng3n1: no such file or directory
@@ -100,7 +100,7 @@ out=$(ex "$T/go_client" look open /dev/ng0n2 \
 want="open /dev/ng0n2: error open /dev/ng0n2: no such file or directory
 sh nvme create-ns /dev/nvme0 --nsze=4096 --ncap=4096 --flbas=0 >/dev/null && nvme attach-ns /dev/nvme0 -n 2 -c $CNTLID >/dev/null: ok
 open /dev/ng0n2: nsid 2
-stat /dev/nvme0n2: b 600 259:1
+stat /dev/nvme0n2: b 660 259:1
 read /sys/block/nvme0n2/size: 4096
 readdir /sys/block: nvme0n1 nvme0n2
 sh nvme detach-ns /dev/nvme0 -n 2 -c $CNTLID >/dev/null && nvme delete-ns /dev/nvme0 -n 2 >/dev/null: ok

@@ -48,8 +48,8 @@ step "the answers are ucmd's: device kinds and numbers, ENOENT for other NVMe na
 want() { grep -qxF "$1" "$T/looks.txt" || fail "no '$1' in: $(grep -F "${1%%:*}:" "$T/looks.txt")"; }
 grep -q "^stat /dev/nvme0: type=c mode=0600 rdev=240:0 size=0 " "$T/looks.txt" || fail "stat nvme0"
 grep -q "^statx /dev/ng0n1: type=c mode=0600 rdev=241:0 size=0 " "$T/looks.txt" || fail "statx ng0n1: $(grep "^statx /dev/ng0n1" "$T/looks.txt")"
-grep -q "^lstat /dev/nvme0n1: type=b mode=0600 rdev=259:0 size=0 " "$T/looks.txt" || fail "lstat nvme0n1"
-grep -q "^fstatat /dev/nvme0n1: type=b mode=0600 rdev=259:0 size=0 " "$T/looks.txt" || fail "fstatat nvme0n1"
+grep -q "^lstat /dev/nvme0n1: type=b mode=0660 rdev=259:0 size=0 " "$T/looks.txt" || fail "lstat nvme0n1"
+grep -q "^fstatat /dev/nvme0n1: type=b mode=0660 rdev=259:0 size=0 " "$T/looks.txt" || fail "fstatat nvme0n1"
 want "stat /dev/nvme0n9: err No such file or directory | err No such file or directory"
 want "statx /dev/ng7n1: err No such file or directory | err No such file or directory"
 want "access r /dev/ng7n1: err No such file or directory | err No such file or directory"

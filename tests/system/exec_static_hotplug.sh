@@ -42,10 +42,10 @@ ng0n2
 nvme0
 nvme0n1
 nvme0n2" ] || fail "/dev after the attach: $out"
-grep -qE '^brw------- +1 [^ ]+ +[^ ]+ +259, +1 .* /dev/nvme0n2$' <<<"$out" || fail "ls -l nvme0n2: $out"
-grep -qE '^crw------- +1 [^ ]+ +[^ ]+ +241, +1 .* /dev/ng0n2$' <<<"$out" || fail "ls -l ng0n2: $out"
+grep -qE '^brw-rw---- +1 root +(disk|6) +259, +1 .* /dev/nvme0n2$' <<<"$out" || fail "ls -l nvme0n2: $out"
+grep -qE '^crw------- +1 root +root +241, +1 .* /dev/ng0n2$' <<<"$out" || fail "ls -l ng0n2: $out"
 grep -qx 4096 <<<"$out" || fail "size of nvme0n2 (4096 512-byte sectors): $out"
 grep -qx nvme0n2 <<<"$out" && grep -qx ng0n2 <<<"$out" || fail "the controller's directory: $out"
-grep -q "^type=b mode=0600 rdev=259:1 size=0 nlink=1 " <<<"$out" || fail "fstat nvme0n2: $out"
+grep -q "^type=b mode=0660 rdev=259:1 size=0 nlink=1 " <<<"$out" || fail "fstat nvme0n2: $out"
 grep -q "^type=c mode=0600 rdev=241:1 size=0 nlink=1 " <<<"$out" || fail "fstat ng0n2: $out"
 echo "exec_static_hotplug: ok"

@@ -76,10 +76,10 @@ diff "$T/dynamic.cmp" "$T/static.cmp" >"$T/looks.diff" ||
 step "they are ucmd's: device kinds and numbers, ENOENT for other NVMe names, the tree's links"
 want() { grep -qxF "$1" "$T/static.cmp" || fail "no '$1' in: $(grep -F "${1%%:*}:" "$T/static.cmp")"; }
 want "stat /dev/ng0n1: type=c mode=0600 rdev=241:0 size=0 nlink=1 | type=c mode=0600 rdev=241:0 size=0 nlink=1"
-want "statx /dev/nvme0n1: type=b mode=0600 rdev=259:0 size=0 nlink=1 | type=b mode=0600 rdev=259:0 size=0 nlink=1"
+want "statx /dev/nvme0n1: type=b mode=0660 rdev=259:0 size=0 nlink=1 | type=b mode=0660 rdev=259:0 size=0 nlink=1"
 want "lstat /dev/nvme0: type=c mode=0600 rdev=240:0 size=0 nlink=1 | type=c mode=0600 rdev=240:0 size=0 nlink=1"
 want "fstat /dev/ng0n1: type=c mode=0600 rdev=241:0 size=0 nlink=1"
-want "fstat /dev/nvme0n1: type=b mode=0600 rdev=259:0 size=0 nlink=1"
+want "fstat /dev/nvme0n1: type=b mode=0660 rdev=259:0 size=0 nlink=1"
 want "stat /dev/nvme0n9: err No such file or directory | err No such file or directory"
 want "access r /dev/ng7n1: err No such file or directory | err No such file or directory"
 want "faccessat2 w /dev/ng0n1: ok | ok"
@@ -123,8 +123,8 @@ out=$(ex busybox sh -c "ls -l /dev/ng0n1 /dev/nvme0n1; stat -c '%F %a %t:%T' /de
 	'$T/raw_stat_s' write /sys/bus/pci/rescan; '$T/raw_stat_s' write /sys/class/nvme/nvme0/model" 2>&1) ||
 	fail "busybox: $out"
 size=$(ex cat /sys/block/nvme0n1/size 2>&1) || fail "dynamic cat: $size"
-grep -qE '^crw------- +1 [^ ]+ +[^ ]+ +241, +0 .* /dev/ng0n1$' <<<"$out" || fail "ls -l ng0n1: $out"
-grep -qE '^brw------- +1 [^ ]+ +[^ ]+ +259, +0 .* /dev/nvme0n1$' <<<"$out" || fail "ls -l nvme0n1: $out"
+grep -qE '^crw------- +1 root +root +241, +0 .* /dev/ng0n1$' <<<"$out" || fail "ls -l ng0n1: $out"
+grep -qE '^brw-rw---- +1 root +(disk|6) +259, +0 .* /dev/nvme0n1$' <<<"$out" || fail "ls -l nvme0n1: $out"
 grep -qx "character special file 600 f0:0" <<<"$out" || fail "stat nvme0: $out"
 grep -qx "$size" <<<"$out" && [ "$size" -gt 0 ] || fail "cat size: '$out' (dynamic: $size)"
 grep -qE '^\.\./\.\./\.\./0000:00:[0-9a-f]{2}\.0$' <<<"$out" || fail "readlink device: $out"
