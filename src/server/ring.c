@@ -300,7 +300,8 @@ enum srv_idle srv_ring_idle(const struct srv_ring *r, uint64_t now)
 	if (r->spin && cq_unreaped(r) &&
 	    now - __atomic_load_n(&r->last_work, __ATOMIC_RELAXED) >= SRV_REAP_WAIT_US)
 		return SRV_IDLE_NAP;
-	return SRV_IDLE_POLL;
+	/* the SQPOLL budget is the policy's promise; the busy poll is only ours */
+	return r->spin ? SRV_IDLE_POLL : SRV_IDLE_BUSY;
 }
 
 void srv_ring_woken(struct srv_ring *r, uint64_t now)
