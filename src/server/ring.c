@@ -23,8 +23,8 @@
  * the daemon's ring workers (ring_pool.c) serve every ring, polling a
  * SQPOLL ring (within its uid's budget, quota.c) for idle_ms after its
  * last work (napping while its client leaves CQEs unreaped), any other
- * for SRV_BUSY_POLL_US after a pass that did work (srv_ring_idle); the
- * last worker to go to sleep sets IORING_SQ_NEED_WAKEUP, looks once more,
+ * for SRV_BUSY_POLL_US after a pass that did work (srv_ring_idle: cut
+ * short on a crowded machine, ring_pool.c); the last worker to go to sleep sets IORING_SQ_NEED_WAKEUP, looks once more,
  * and sleeps in poll() on the sq eventfds (the clients' doorbells) and the
  * eventfds the engine writes whenever a ring's owner has completions to
  * run (io_ring_set_owner_wake). The client sleeping for CQEs sets
@@ -300,7 +300,8 @@ enum srv_idle srv_ring_idle(const struct srv_ring *r, uint64_t now)
 	if (r->spin && cq_unreaped(r) &&
 	    now - __atomic_load_n(&r->last_work, __ATOMIC_RELAXED) >= SRV_REAP_WAIT_US)
 		return SRV_IDLE_NAP;
-	return SRV_IDLE_POLL;
+	/* the SQPOLL budget is the policy's promise; the busy poll is only ours */
+	return r->spin ? SRV_IDLE_POLL : SRV_IDLE_BUSY;
 }
 
 void srv_ring_woken(struct srv_ring *r, uint64_t now)

@@ -59,7 +59,8 @@ enum srv_idle {
 	/* in the order a worker serving several rings heeds them: the most wins */
 	SRV_IDLE_SLEEP,		/* nothing: sleep unless another ring asks more */
 	SRV_IDLE_NAP,		/* SQPOLL poll, CQEs unreaped: look again after a nap */
-	SRV_IDLE_POLL,		/* within its poll after work: look again soon */
+	SRV_IDLE_BUSY,		/* within SRV_BUSY_POLL_US after work: look again soon, unless crowded */
+	SRV_IDLE_POLL,		/* SQPOLL within its budget: look again soon */
 	SRV_IDLE_IOPOLL,	/* polled requests in flight: complete only by looking */
 };
 

@@ -25,6 +25,16 @@
  * pass found more rings with SQEs waiting than workers awake wakes a
  * sleeping one: two busy clients get two workers, one client one.
  *
+ * A crowded machine (more threads runnable than CPUs, crowd.c). There a
+ * worker polling beside its client holds a CPU another thread wants: one
+ * fio job under exec was fio on one CPU and its worker polling on the
+ * other, and two jobs on two CPUs were four busy threads. So then no
+ * second worker is woken (one serves every ring in turn), and the poll
+ * after work (SRV_IDLE_BUSY; a SQPOLL ring's budget is kept) yields at
+ * each empty look and sleeps after POOL_CROWDED_POLLS of them, by the
+ * same way to sleep as ever (NEED_WAKEUP, the look before sleeping): the
+ * client rings the doorbell for its next batch.
+ *
  * A stuck pass. A pass may block where the client decides (its memory
  * behind a file system that does not answer, a registration holding the
  * engine ring's lock). Only that ring waits: the watchdog thread counts a
@@ -54,6 +64,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "server/crowd.h"
 #include "server/efd.h"
 #include "server/ring_pool.h"
 
@@ -61,6 +72,8 @@
 #define POOL_SPIN_PAUSES	256u
 /* An SQPOLL ring's nap (SRV_IDLE_NAP): off the CPU, short enough to take the next SQE nearly at once. */
 #define POOL_NAP_NS		20000
+/* empty looks, each after a sched_yield, before a crowded machine's worker sleeps */
+#define POOL_CROWDED_POLLS	4u
 #define POOL_MAX_BASE		64u
 
 struct pworker {
@@ -100,6 +113,9 @@ struct srv_pool {
 	pthread_t wd;
 	bool wd_live;
 	int wd_efd;
+	struct srv_crowd crowd;
+	/* for tests (srv_pool_stats) */
+	atomic_ulong helper_wakes, empty_polls, crowded_sleeps;
 };
 
 _Atomic(srv_pool_hook_fn *) srv_pool_test_hook;
@@ -263,7 +279,7 @@ static bool list_current(const struct pworker *w)
  * More rings with SQEs waiting than workers awake: wake a sleeping one.
  * The counts are hints; a wake-up too many costs a worker one loop.
  */
-static void wake_helper(struct pworker *w)
+static void wake_helper(struct pworker *w, uint64_t now)
 {
 	struct srv_pool *p = w->p;
 	unsigned pending = 0;
@@ -272,6 +288,14 @@ static void wake_helper(struct pworker *w)
 		pending += !srv_ring_done(w->l[i]) && srv_ring_pending(w->l[i]);
 	if (pending <= __atomic_load_n(&p->active, __ATOMIC_RELAXED))
 		return;
+	/*
+	 * A crowded machine has no CPU for a second worker: it would take
+	 * one from a client (two fio jobs on two CPUs were four busy threads).
+	 * This one serves every ring in turn; the wake-ups that keep a ring
+	 * from waiting forever (NEED_WAKEUP, the watchdog) do not pass here.
+	 */
+	if (srv_crowded(&p->crowd, now))
+		return;
 	pthread_mutex_lock(&p->lock);
 	for (unsigned i = 0; i < p->nr_w; i++) {
 		struct pworker *o = p->w[i];
@@ -279,6 +303,7 @@ static void wake_helper(struct pworker *w)
 		if (!o->active && !o->stuck && !o->waking) {
 			o->waking = true;
 			efd_write(o->efd);
+			atomic_fetch_add_explicit(&p->helper_wakes, 1, memory_order_relaxed);
 			break;
 		}
 	}
@@ -387,7 +412,7 @@ static void *worker_main(void *arg)
 {
 	struct pworker *w = arg;
 	struct srv_pool *p = w->p;
-	unsigned start = 0, spins = 0;
+	unsigned start = 0, spins = 0, crowded = 0;
 
 	/* a nap is as long as asked, not the default 50 us slack longer */
 	(void)prctl(PR_SET_TIMERSLACK, 1ul, 0, 0, 0);
@@ -421,12 +446,31 @@ static void *worker_main(void *arg)
 			continue;
 		if (did) {
 			spins = 0;
-			wake_helper(w);
+			crowded = 0;
+			wake_helper(w, now);
 			continue;
+		}
+		if (want >= SRV_IDLE_BUSY)
+			atomic_fetch_add_explicit(&p->empty_polls, 1, memory_order_relaxed);
+		if (want == SRV_IDLE_BUSY && srv_crowded(&p->crowd, now)) {
+			/*
+			 * Crowded: the busy poll holds a CPU that a client (ours
+			 * or not) wants. Yield at each look, and sleep after a
+			 * few that found nothing: the client then rings the
+			 * doorbell, a wake-up per batch instead of a CPU per
+			 * client.
+			 */
+			if (++crowded <= POOL_CROWDED_POLLS) {
+				sched_yield();
+				continue;
+			}
+			atomic_fetch_add_explicit(&p->crowded_sleeps, 1, memory_order_relaxed);
+			want = SRV_IDLE_SLEEP;
 		}
 		if (want == SRV_IDLE_SLEEP) {
 			worker_sleep(w);
 			spins = 0;
+			crowded = 0;
 		} else if (want == SRV_IDLE_NAP) {
 			struct timespec nap = { .tv_nsec = POOL_NAP_NS };
 
@@ -555,6 +599,7 @@ static void pool_free(struct srv_pool *p)
 	}
 	if (p->wd_efd >= 0)
 		close(p->wd_efd);
+	srv_crowd_fini(&p->crowd);
 	free(p->w);
 	free(p->rings);
 	pthread_cond_destroy(&p->acked);
@@ -579,6 +624,7 @@ static struct srv_pool *pool_new(struct srv_daemon *d)
 	p->stall_ms = d->pool_stall_ms ? d->pool_stall_ms : SRV_STALL_MS;
 	if (p->base > POOL_MAX_BASE)
 		p->base = POOL_MAX_BASE;
+	srv_crowd_init(&p->crowd, ncpu > 0 ? (unsigned)ncpu : 1u);
 	p->wd_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (p->wd_efd < 0)
 		goto fail;
@@ -697,6 +743,18 @@ void srv_pool_remove(struct srv_daemon *d, struct srv_ring *r)
 		pthread_mutex_unlock(&d->lock);
 		pool_free(p);
 		return;
+	}
+	pthread_mutex_unlock(&d->lock);
+}
+
+void srv_pool_stats(struct srv_daemon *d, struct srv_pool_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	pthread_mutex_lock(&d->lock);
+	if (d->pool) {
+		st->helper_wakes = atomic_load(&d->pool->helper_wakes);
+		st->empty_polls = atomic_load(&d->pool->empty_polls);
+		st->crowded_sleeps = atomic_load(&d->pool->crowded_sleeps);
 	}
 	pthread_mutex_unlock(&d->lock);
 }

@@ -36,5 +36,12 @@ typedef void srv_pool_hook_fn(enum srv_pool_at at, struct srv_ring *r, int efd);
 extern _Atomic(srv_pool_hook_fn *) srv_pool_test_hook;
 /* Statistics for tests: workers started so far (spares included), of the pool serving r. */
 unsigned srv_pool_nr_workers(struct srv_daemon *d);
+/* Statistics for tests, of the pool now serving d's rings (all 0 without one). */
+struct srv_pool_stats {
+	unsigned long helper_wakes;	/* a sleeping worker woken for rings with SQEs waiting */
+	unsigned long empty_polls;	/* loops that found nothing and looked again (poll after work) */
+	unsigned long crowded_sleeps;	/* busy polls cut short: the machine was crowded */
+};
+void srv_pool_stats(struct srv_daemon *d, struct srv_pool_stats *st);
 
 #endif /* UCMD_SERVER_RING_POOL_H */
