@@ -196,6 +196,38 @@ static struct pl_ring *enter_ring(int fd, unsigned flags)
 static long enter_ring_args(struct pl_ring *r, unsigned to_submit, unsigned min_complete,
 			    unsigned flags, const void *arg, size_t argsz);
 
+/*
+ * io_uring_enter on a ring inherited through fork, which is its maker's:
+ * the daemon runs its requests in the maker's memory. 0 when this enter is
+ * served on it, else the answer.
+ *
+ * An SQPOLL ring's requests are its maker's on Linux too (its poller is a
+ * thread of the maker's): the child's SQEs are taken as the maker's, and
+ * its enter (a wake-up, a wait for CQEs, all in the shared mappings and
+ * eventfds) is served. Any other ring's enter that submits nothing (a wait
+ * for CQEs, a look) is served as Linux serves it, in the shared CQ, but
+ * for a IORING_SETUP_DEFER_TASKRUN ring, whose waiter must be its
+ * submitter (io_cqring_wait: EEXIST; an IOPOLL ring's wait polls instead). A submission from the child would run
+ * in the wrong memory: EEXIST for a IORING_SETUP_SINGLE_ISSUER ring (Linux's
+ * own answer to any task but the maker), EBADF for the others (Linux would
+ * submit them in the child's memory, which the daemon's ring cannot act in
+ * beside the maker's). Once the maker is gone the daemon has ended the ring:
+ * EOWNERDEAD, Linux's answer when an SQPOLL ring's poller is gone.
+ */
+static long inherited_check(const struct pl_ring *r, unsigned to_submit, unsigned flags)
+{
+	unsigned setup = r->ring.flags;
+
+	if (setup & IORING_SETUP_SQPOLL)
+		return 0;
+	if (to_submit)
+		return (setup & IORING_SETUP_SINGLE_ISSUER) ? -EEXIST : -EBADF;
+	if ((flags & IORING_ENTER_GETEVENTS) && (setup & IORING_SETUP_DEFER_TASKRUN) &&
+	    !(setup & IORING_SETUP_IOPOLL))
+		return -EEXIST;
+	return 0;
+}
+
 long pl_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete, unsigned flags,
 		       const void *arg, size_t argsz)
 {
@@ -205,19 +237,9 @@ long pl_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete, unsign
 	if (!r)
 		return -EBADF;
 	if (r->pid != pl_pid()) {
-		/*
-		 * A ring inherited through fork is its maker's, whose requests
-		 * the daemon runs in the maker's memory. An SQPOLL ring's are on
-		 * Linux too (its poller is a thread of its maker's): the child's
-		 * SQEs are taken as the maker's, and its enter (a wake-up, a
-		 * wait for CQEs, all in the shared mappings and eventfds) is
-		 * served while the maker holds the ring; once the maker is gone
-		 * the daemon has marked it dead: EOWNERDEAD, Linux's answer when
-		 * the poller's task is gone. Any other ring's requests would run
-		 * in the wrong memory: EBADF.
-		 */
-		if (!(r->ring.flags & IORING_SETUP_SQPOLL))
-			return -EBADF;
+		ret = (int)inherited_check(r, to_submit, flags);
+		if (ret)
+			return ret;
 		ret = (int)enter_ring_args(r, to_submit, min_complete, flags, arg, argsz);
 		return ret == -ENOTCONN ? -EOWNERDEAD : ret;
 	}
@@ -310,8 +332,17 @@ long pl_io_uring_register(int fd, unsigned opcode, void *arg, unsigned nr_args)
 
 	/* IORING_REGISTER_USE_REGISTERED_RING (6.3) is not in 6.1's ABI: plain fds only */
 	r = ring_get(fd);
-	if (!r || r->pid != pl_pid())
+	if (!r)
 		return -EBADF;
+	/*
+	 * An inherited ring is its maker's, which registers in its own
+	 * memory and file table: Linux's answer to another task for a
+	 * IORING_SETUP_SINGLE_ISSUER ring is EEXIST; any other would register
+	 * the child's buffers, files or eventfd, which the daemon's ring,
+	 * acting for the maker, cannot take from the child: EBADF.
+	 */
+	if (r->pid != pl_pid())
+		return (r->ring.flags & IORING_SETUP_SINGLE_ISSUER) ? -EEXIST : -EBADF;
 	switch (opcode) {
 	case IORING_REGISTER_RING_FDS:
 		return register_ring_fds(r, arg, nr_args, true);
