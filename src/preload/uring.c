@@ -55,6 +55,19 @@ struct pl_ring {
 
 static struct pl_ring *_Atomic rings[PL_MAX_RING_FD];
 static struct pl_ring *_Atomic reg_rings[PL_MAX_REG_RINGS];
+/*
+ * This process has used io_uring itself (made a ring, submitted on one,
+ * registered ring fds): Linux's io_uring_task, which holds the registered
+ * ring indexes and which a forked child does not inherit.
+ */
+static atomic_bool has_tctx;
+
+void pl_uring_forked(void)
+{
+	for (unsigned i = 0; i < PL_MAX_REG_RINGS; i++)
+		atomic_store(&reg_rings[i], NULL);
+	atomic_store(&has_tctx, false);
+}
 
 static struct pl_ring *ring_get(int fd)
 {
@@ -121,6 +134,7 @@ long pl_io_uring_setup(unsigned entries, struct io_uring_params *up)
 	if (ret)
 		goto fail;
 	atomic_store_explicit(&rings[fd], r, memory_order_release);
+	atomic_store(&has_tctx, true);
 	/* its poller takes SQEs without an enter to mirror the supervisor's descriptors at */
 	if (p.flags & IORING_SETUP_SQPOLL)
 		pl_svtab_watch();
@@ -183,11 +197,16 @@ long pl_uring_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t of
 	return p == MAP_FAILED ? -errno : (long)(uintptr_t)p;
 }
 
-static struct pl_ring *enter_ring(int fd, unsigned flags)
+/* The ring enter names, or NULL and *err: as io_uring_enter(2) finds it. */
+static struct pl_ring *enter_ring(int fd, unsigned flags, int *err)
 {
+	*err = -EBADF;
 	if (flags & IORING_ENTER_REGISTERED_RING) {
-		if (fd < 0 || (unsigned)fd >= PL_MAX_REG_RINGS)
+		/* no io_uring_task (a forked child that used none yet), or no such index */
+		if (!atomic_load(&has_tctx) || fd < 0 || (unsigned)fd >= PL_MAX_REG_RINGS) {
+			*err = -EINVAL;
 			return NULL;
+		}
 		return atomic_load(&reg_rings[fd]);
 	}
 	return ring_get(fd);
@@ -231,11 +250,12 @@ static long inherited_check(const struct pl_ring *r, unsigned to_submit, unsigne
 long pl_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete, unsigned flags,
 		       const void *arg, size_t argsz)
 {
-	struct pl_ring *r = enter_ring(fd, flags);
+	struct pl_ring *r;
 	int ret;
 
+	r = enter_ring(fd, flags, &ret);
 	if (!r)
-		return -EBADF;
+		return ret;
 	if (r->pid != pl_pid()) {
 		ret = (int)inherited_check(r, to_submit, flags);
 		if (ret)
@@ -243,6 +263,8 @@ long pl_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete, unsign
 		ret = (int)enter_ring_args(r, to_submit, min_complete, flags, arg, argsz);
 		return ret == -ENOTCONN ? -EOWNERDEAD : ret;
 	}
+	if (to_submit && !(r->ring.flags & IORING_SETUP_SQPOLL))
+		atomic_store(&has_tctx, true);
 	/* SQEs may name a device fd the supervisor gave (the program's own open) */
 	pl_svtab_sync();
 	return enter_ring_args(r, to_submit, min_complete, flags, arg, argsz);
@@ -290,6 +312,8 @@ static long register_ring_fds(struct pl_ring *r, void *arg, unsigned nr, bool re
 	unsigned done = 0;
 
 	(void)r;
+	if (reg)
+		atomic_store(&has_tctx, true);	/* io_ringfd_register makes it first */
 	for (; done < nr; done++) {
 		struct io_uring_rsrc_update *u = (struct io_uring_rsrc_update *)arg + done;
 		int ret = pl_copy_in(&up, u, sizeof(up));
@@ -337,12 +361,18 @@ long pl_io_uring_register(int fd, unsigned opcode, void *arg, unsigned nr_args)
 	/*
 	 * An inherited ring is its maker's, which registers in its own
 	 * memory and file table: Linux's answer to another task for a
-	 * IORING_SETUP_SINGLE_ISSUER ring is EEXIST; any other would register
-	 * the child's buffers, files or eventfd, which the daemon's ring,
-	 * acting for the maker, cannot take from the child: EBADF.
+	 * IORING_SETUP_SINGLE_ISSUER ring is EEXIST. Ring fds are the
+	 * registering task's own (ours, in this process), served; any other
+	 * opcode would register the child's buffers, files or eventfd, which
+	 * the daemon's ring, acting for the maker, cannot take from the
+	 * child: EBADF.
 	 */
-	if (r->pid != pl_pid())
-		return (r->ring.flags & IORING_SETUP_SINGLE_ISSUER) ? -EEXIST : -EBADF;
+	if (r->pid != pl_pid()) {
+		if (r->ring.flags & IORING_SETUP_SINGLE_ISSUER)
+			return -EEXIST;
+		if (opcode != IORING_REGISTER_RING_FDS && opcode != IORING_UNREGISTER_RING_FDS)
+			return -EBADF;
+	}
 	switch (opcode) {
 	case IORING_REGISTER_RING_FDS:
 		return register_ring_fds(r, arg, nr_args, true);

@@ -19,6 +19,13 @@
  *     IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN: the child's
  *     wait is EEXIST too (io_cqring_wait: only the submitter runs the
  *     ring's task work).
+ *   uring_inherit regring NGPATH
+ *     The parent registers its ring's fd (IORING_REGISTER_RING_FDS) and
+ *     forks. Registered indexes are a task's own: the child's enter by
+ *     the parent's index is EINVAL (it has no io_uring task yet); it
+ *     registers the inherited ring itself (served: a plain ring's register
+ *     of ring fds needs nothing of the maker's), enters by its own index
+ *     (0), and by one it never registered (EBADF).
  *
  * Each line printed is "what: RES", RES ok or the errno's name; the script
  * compares the lines. Exit 0 unless the usage is wrong.
@@ -184,11 +191,54 @@ static int run(const char *path, const char *mode)
 	return 0;
 }
 
+static const char *enter_reg(unsigned idx)
+{
+	long ret = syscall(SYS_io_uring_enter, idx, 0, 0, IORING_ENTER_REGISTERED_RING, NULL, 0);
+
+	return res_name(ret < 0 ? -errno : 0);
+}
+
+static int regring(void)
+{
+	struct io_uring_rsrc_update up = { .offset = -1U };
+	struct io_uring ring;
+	unsigned idx;
+	long ret;
+	pid_t pid;
+
+	if (rawdev_ring(&ring, NULL))
+		return 0;
+	ret = io_uring_register_ring_fd(&ring);
+	printf("parent register ring fd: %s\n", res_name(ret == 1 ? 0 : (int)ret));
+	idx = (unsigned)ring.enter_ring_fd;
+	printf("parent enter by its index: %s\n", enter_reg(idx));
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		printf("fork: %s\n", strerror(errno));
+		return 0;
+	}
+	if (pid == 0) {
+		printf("child enter by the parent's index: %s\n", enter_reg(idx));
+		up.data = (unsigned)ring.ring_fd;
+		ret = syscall(SYS_io_uring_register, ring.ring_fd, IORING_REGISTER_RING_FDS, &up, 1);
+		printf("child register ring fd: %s\n", res_name(ret == 1 ? 0 : ret < 0 ? -errno : -EIO));
+		printf("child enter by its index: %s\n", enter_reg(up.offset));
+		printf("child enter by an index not its: %s\n", enter_reg(up.offset == 15 ? 14 : 15));
+		fflush(stdout);
+		_exit(0);
+	}
+	wait_child(pid);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "regring"))
+		return regring();
 	if (argc == 3 && (!strcmp(argv[1], "wait") || !strcmp(argv[1], "single") ||
 			  !strcmp(argv[1], "defer")))
 		return run(argv[2], argv[1]);
-	fprintf(stderr, "usage: uring_inherit wait|single|defer NGPATH\n");
+	fprintf(stderr, "usage: uring_inherit wait|single|defer|regring NGPATH\n");
 	return 1;
 }

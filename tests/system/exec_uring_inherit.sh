@@ -13,6 +13,9 @@
 #   ring's submitter), its wait is served.
 # - defer: with IORING_SETUP_DEFER_TASKRUN (and SINGLE_ISSUER) the child's
 #   wait is EEXIST too.
+# - regring: registered ring indexes (IORING_REGISTER_RING_FDS) are a
+#   task's own: the child's enter by its parent's index is EINVAL; it
+#   registers the inherited ring itself and enters by its own index.
 source "$(dirname "$0")/lib/common.sh"
 need_tools dd cmp
 PROG="$(pwd)/$B/tests/exec/uring_inherit"
@@ -52,4 +55,12 @@ child look: ok
 child submit: EEXIST
 child register eventfd: EEXIST
 child wait: EEXIST" ] || fail "defer: '$out'"
+step "regring: registered ring indexes are the task's own"
+out=$(ex "$PROG" regring /dev/ng0n1 2>&1) || fail "regring: exit $?: $out"
+[ "$out" = "parent register ring fd: ok
+parent enter by its index: ok
+child enter by the parent's index: EINVAL
+child register ring fd: ok
+child enter by its index: ok
+child enter by an index not its: EBADF" ] || fail "regring: '$out'"
 echo "exec_uring_inherit: ok"
