@@ -84,20 +84,24 @@ static int parent_io(struct io_uring *ring, int fd, uint8_t op, uint32_t nsid, v
 		     uint64_t slba, unsigned nlb)
 {
 	struct io_uring_sqe *sqe = rawdev_sqe(ring, fd, op, nsid, buf, 4096, slba, nlb);
-	struct io_uring_cqe *cqe;
 	int ret;
 
 	if (!sqe)
 		return -EBUSY;
-	ret = io_uring_submit_and_wait(ring, 1);
-	if (ret < 0)
-		return ret;
-	ret = io_uring_wait_cqe(ring, &cqe);
-	if (ret)
-		return ret;
-	ret = cqe->res;
-	io_uring_cqe_seen(ring, cqe);
-	return ret;
+	ret = io_uring_submit(ring);
+	return ret < 0 ? ret : rawdev_reap(ring);
+}
+
+/* fork, the output so far flushed first (the child's copy must not repeat it) */
+static pid_t fork_flushed(void)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		printf("fork: %s\n", strerror(errno));
+	return pid;
 }
 
 static int wait_child(pid_t pid)
@@ -140,12 +144,9 @@ static int run(const char *path, const char *mode)
 	pattern();
 	printf("parent write: %s\n",
 	       res_name(parent_io(&ring, fd, 0x01, (uint32_t)nsid, wbuf, 24 * nlb, nlb)));
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0) {
-		printf("fork: %s\n", strerror(errno));
+	pid = fork_flushed();
+	if (pid < 0)
 		return 0;
-	}
 	if (pid == 0) {
 		int efd = eventfd(0, EFD_CLOEXEC);
 
@@ -212,12 +213,9 @@ static int regring(void)
 	printf("parent register ring fd: %s\n", res_name(ret == 1 ? 0 : (int)ret));
 	idx = (unsigned)ring.enter_ring_fd;
 	printf("parent enter by its index: %s\n", enter_reg(idx));
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0) {
-		printf("fork: %s\n", strerror(errno));
+	pid = fork_flushed();
+	if (pid < 0)
 		return 0;
-	}
 	if (pid == 0) {
 		printf("child enter by the parent's index: %s\n", enter_reg(idx));
 		up.data = (unsigned)ring.ring_fd;
