@@ -680,8 +680,14 @@ int dc_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete, 
 			      cq_ready(ring) < min_complete))
 		return -ENOTCONN;
 	if (!(ring->flags & IORING_SETUP_SQPOLL)) {
-		int ret = dr->psq_tail ? submit_copy(ring, to_submit)
-				       : submit_limit(ring, to_submit);
+		/*
+		 * Nothing to submit touches no SQ: a forked child waiting on
+		 * its parent's ring must not store its stale copy of the
+		 * program's SQ head into the memory both share.
+		 */
+		int ret = !to_submit ? 0
+			  : dr->psq_tail ? submit_copy(ring, to_submit)
+					 : submit_limit(ring, to_submit);
 
 		if (ret < 0)
 			return ret;

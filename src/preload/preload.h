@@ -500,6 +500,8 @@ bool pl_uring_is_ring(int fd);
 /* The program closed fd through libc: if it was a ring's, forget it. */
 void pl_uring_close(int fd);
 long pl_uring_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
+/* In a forked child: no registered ring index, no io_uring_task, as Linux's new task. */
+void pl_uring_forked(void);
 
 /* ---- svtab.c: the device fds ucmd-supervise gave, mirrored for our rings (before an enter) ---- */
 void pl_svtab_sync(void);

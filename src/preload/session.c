@@ -212,6 +212,7 @@ static void session_atfork_child(void)
 	}
 	atomic_store(&session_engine, NULL);
 	session_pid = 0;
+	pl_uring_forked();
 }
 
 struct ucmd_engine *pl_engine(void)

@@ -335,28 +335,49 @@ struct sv *sv_view(struct sv *root, pid_t tg, uint64_t ip)
 
 /* ---- a description let go ---- */
 
-/* Descendants not yet served that hold d become views (and so hold it). */
-static void find_holders(struct sv *root, struct sv_desc *d)
+/*
+ * Call fn(root, pid, arg) for every descendant of the program's (the
+ * program itself and this process left out) until fn returns true: the
+ * one walk of /proc the looks below share. Returns whether fn did.
+ */
+static bool for_each_descendant(struct sv *root, bool (*fn)(struct sv *, pid_t, void *),
+				void *arg)
 {
 	DIR *dir = opendir("/proc");
 	struct dirent *de;
 	pid_t self = getpid();
+	bool stop = false;
 
 	if (!dir)
-		return;
-	while ((de = readdir(dir))) {
+		return false;
+	while (!stop && (de = readdir(dir))) {
 		pid_t pid = (pid_t)atoi(de->d_name);
 
-		if (pid <= 0 || pid == self || pid == root->pid || view_slot(pid) ||
-		    !is_descendant(pid))
-			continue;
-		for (unsigned i = 0; i < SV_FD_NR; i++)
-			if (!kcmp(self, pid, KCMP_FILE, (unsigned long)d->file, SV_FD_BASE + i)) {
-				view_make(root, pid);
-				break;
-			}
+		if (pid > 0 && pid != self && pid != root->pid && is_descendant(pid))
+			stop = fn(root, pid, arg);
 	}
 	closedir(dir);
+	return stop;
+}
+
+/* A descendant not yet served that holds d becomes a view (and so holds it). */
+static bool adopt_holder(struct sv *root, pid_t pid, void *arg)
+{
+	const struct sv_desc *d = arg;
+
+	if (view_slot(pid))
+		return false;
+	for (unsigned i = 0; i < SV_FD_NR; i++)
+		if (!kcmp(getpid(), pid, KCMP_FILE, (unsigned long)d->file, SV_FD_BASE + i)) {
+			view_make(root, pid);
+			break;
+		}
+	return false;	/* every holder, not the first */
+}
+
+static void find_holders(struct sv *root, struct sv_desc *d)
+{
+	for_each_descendant(root, adopt_holder, d);
 }
 
 /*
@@ -393,28 +414,19 @@ static bool holds_copy(pid_t pid, const char *phdir, const struct sv_desc *d)
 	return found;
 }
 
+static bool copy_held_by(struct sv *root, pid_t pid, void *arg)
+{
+	return holds_copy(pid, root->phdir, arg);
+}
+
 /* Does the program or a descendant of it hold a copy of device d below our numbers? */
 static bool copy_held(struct sv *root, const struct sv_desc *d)
 {
-	DIR *dir;
-	struct dirent *de;
-	bool found = false;
-
 	if (d->tmpl.kind != SV_DEV || !root->phdir)
 		return false;
 	if (holds_copy(root->pid, root->phdir, d))
 		return true;
-	dir = opendir("/proc");
-	if (!dir)
-		return false;
-	while (!found && (de = readdir(dir))) {
-		pid_t pid = (pid_t)atoi(de->d_name);
-
-		if (pid > 0 && pid != root->pid && pid != getpid() && is_descendant(pid))
-			found = holds_copy(pid, root->phdir, d);
-	}
-	closedir(dir);
-	return found;
+	return for_each_descendant(root, copy_held_by, (void *)d);
 }
 
 static void desc_free(struct sv_desc *d)

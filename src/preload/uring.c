@@ -55,6 +55,19 @@ struct pl_ring {
 
 static struct pl_ring *_Atomic rings[PL_MAX_RING_FD];
 static struct pl_ring *_Atomic reg_rings[PL_MAX_REG_RINGS];
+/*
+ * This process has used io_uring itself (made a ring, submitted on one,
+ * registered ring fds): Linux's io_uring_task, which holds the registered
+ * ring indexes and which a forked child does not inherit.
+ */
+static atomic_bool has_tctx;
+
+void pl_uring_forked(void)
+{
+	for (unsigned i = 0; i < PL_MAX_REG_RINGS; i++)
+		atomic_store(&reg_rings[i], NULL);
+	atomic_store(&has_tctx, false);
+}
 
 static struct pl_ring *ring_get(int fd)
 {
@@ -121,6 +134,7 @@ long pl_io_uring_setup(unsigned entries, struct io_uring_params *up)
 	if (ret)
 		goto fail;
 	atomic_store_explicit(&rings[fd], r, memory_order_release);
+	atomic_store(&has_tctx, true);
 	/* its poller takes SQEs without an enter to mirror the supervisor's descriptors at */
 	if (p.flags & IORING_SETUP_SQPOLL)
 		pl_svtab_watch();
@@ -183,11 +197,16 @@ long pl_uring_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t of
 	return p == MAP_FAILED ? -errno : (long)(uintptr_t)p;
 }
 
-static struct pl_ring *enter_ring(int fd, unsigned flags)
+/* The ring enter names, or NULL and *err: as io_uring_enter(2) finds it. */
+static struct pl_ring *enter_ring(int fd, unsigned flags, int *err)
 {
+	*err = -EBADF;
 	if (flags & IORING_ENTER_REGISTERED_RING) {
-		if (fd < 0 || (unsigned)fd >= PL_MAX_REG_RINGS)
+		/* no io_uring_task (a forked child that used none yet), or no such index */
+		if (!atomic_load(&has_tctx) || fd < 0 || (unsigned)fd >= PL_MAX_REG_RINGS) {
+			*err = -EINVAL;
 			return NULL;
+		}
 		return atomic_load(&reg_rings[fd]);
 	}
 	return ring_get(fd);
@@ -196,31 +215,56 @@ static struct pl_ring *enter_ring(int fd, unsigned flags)
 static long enter_ring_args(struct pl_ring *r, unsigned to_submit, unsigned min_complete,
 			    unsigned flags, const void *arg, size_t argsz);
 
+/*
+ * io_uring_enter on a ring inherited through fork, which is its maker's:
+ * the daemon runs its requests in the maker's memory. 0 when this enter is
+ * served on it, else the answer.
+ *
+ * An SQPOLL ring's requests are its maker's on Linux too (its poller is a
+ * thread of the maker's): the child's SQEs are taken as the maker's, and
+ * its enter (a wake-up, a wait for CQEs, all in the shared mappings and
+ * eventfds) is served. Any other ring's enter that submits nothing (a wait
+ * for CQEs, a look) is served as Linux serves it, in the shared CQ, but
+ * for a IORING_SETUP_DEFER_TASKRUN ring, whose waiter must be its
+ * submitter (io_cqring_wait: EEXIST; an IOPOLL ring's wait polls instead). A submission from the child would run
+ * in the wrong memory: EEXIST for a IORING_SETUP_SINGLE_ISSUER ring (Linux's
+ * own answer to any task but the maker), EBADF for the others (Linux would
+ * submit them in the child's memory, which the daemon's ring cannot act in
+ * beside the maker's). Once the maker is gone the daemon has ended the ring:
+ * EOWNERDEAD, Linux's answer when an SQPOLL ring's poller is gone.
+ */
+static long inherited_check(const struct pl_ring *r, unsigned to_submit, unsigned flags)
+{
+	unsigned setup = r->ring.flags;
+
+	if (setup & IORING_SETUP_SQPOLL)
+		return 0;
+	if (to_submit)
+		return (setup & IORING_SETUP_SINGLE_ISSUER) ? -EEXIST : -EBADF;
+	if ((flags & IORING_ENTER_GETEVENTS) && (setup & IORING_SETUP_DEFER_TASKRUN) &&
+	    !(setup & IORING_SETUP_IOPOLL))
+		return -EEXIST;
+	return 0;
+}
+
 long pl_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete, unsigned flags,
 		       const void *arg, size_t argsz)
 {
-	struct pl_ring *r = enter_ring(fd, flags);
+	struct pl_ring *r;
 	int ret;
 
+	r = enter_ring(fd, flags, &ret);
 	if (!r)
-		return -EBADF;
+		return ret;
 	if (r->pid != pl_pid()) {
-		/*
-		 * A ring inherited through fork is its maker's, whose requests
-		 * the daemon runs in the maker's memory. An SQPOLL ring's are on
-		 * Linux too (its poller is a thread of its maker's): the child's
-		 * SQEs are taken as the maker's, and its enter (a wake-up, a
-		 * wait for CQEs, all in the shared mappings and eventfds) is
-		 * served while the maker holds the ring; once the maker is gone
-		 * the daemon has marked it dead: EOWNERDEAD, Linux's answer when
-		 * the poller's task is gone. Any other ring's requests would run
-		 * in the wrong memory: EBADF.
-		 */
-		if (!(r->ring.flags & IORING_SETUP_SQPOLL))
-			return -EBADF;
+		ret = (int)inherited_check(r, to_submit, flags);
+		if (ret)
+			return ret;
 		ret = (int)enter_ring_args(r, to_submit, min_complete, flags, arg, argsz);
 		return ret == -ENOTCONN ? -EOWNERDEAD : ret;
 	}
+	if (to_submit && !(r->ring.flags & IORING_SETUP_SQPOLL))
+		atomic_store(&has_tctx, true);
 	/* SQEs may name a device fd the supervisor gave (the program's own open) */
 	pl_svtab_sync();
 	return enter_ring_args(r, to_submit, min_complete, flags, arg, argsz);
@@ -268,6 +312,8 @@ static long register_ring_fds(struct pl_ring *r, void *arg, unsigned nr, bool re
 	unsigned done = 0;
 
 	(void)r;
+	if (reg)
+		atomic_store(&has_tctx, true);	/* io_ringfd_register makes it first */
 	for (; done < nr; done++) {
 		struct io_uring_rsrc_update *u = (struct io_uring_rsrc_update *)arg + done;
 		int ret = pl_copy_in(&up, u, sizeof(up));
@@ -310,8 +356,23 @@ long pl_io_uring_register(int fd, unsigned opcode, void *arg, unsigned nr_args)
 
 	/* IORING_REGISTER_USE_REGISTERED_RING (6.3) is not in 6.1's ABI: plain fds only */
 	r = ring_get(fd);
-	if (!r || r->pid != pl_pid())
+	if (!r)
 		return -EBADF;
+	/*
+	 * An inherited ring is its maker's, which registers in its own
+	 * memory and file table: Linux's answer to another task for a
+	 * IORING_SETUP_SINGLE_ISSUER ring is EEXIST. Ring fds are the
+	 * registering task's own (ours, in this process), served; any other
+	 * opcode would register the child's buffers, files or eventfd, which
+	 * the daemon's ring, acting for the maker, cannot take from the
+	 * child: EBADF.
+	 */
+	if (r->pid != pl_pid()) {
+		if (r->ring.flags & IORING_SETUP_SINGLE_ISSUER)
+			return -EEXIST;
+		if (opcode != IORING_REGISTER_RING_FDS && opcode != IORING_UNREGISTER_RING_FDS)
+			return -EBADF;
+	}
 	switch (opcode) {
 	case IORING_REGISTER_RING_FDS:
 		return register_ring_fds(r, arg, nr_args, true);

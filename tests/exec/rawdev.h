@@ -89,4 +89,17 @@ static inline struct io_uring_sqe *rawdev_sqe(struct io_uring *ring, int fd, uin
 	return sqe;
 }
 
+/* wait for the ring's next CQE and reap it: its res, or the wait's -errno */
+static inline int rawdev_reap(struct io_uring *ring)
+{
+	struct io_uring_cqe *cqe;
+	int ret = io_uring_wait_cqe(ring, &cqe);
+
+	if (ret)
+		return ret;
+	ret = cqe->res;
+	io_uring_cqe_seen(ring, cqe);
+	return ret;
+}
+
 #endif

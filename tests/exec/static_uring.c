@@ -34,6 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rawdev.h"
+
 #define LEN 8192u
 
 static int one(struct io_uring *ring, int fd, unsigned nsid, unsigned shift, uint64_t slba,
@@ -41,7 +43,6 @@ static int one(struct io_uring *ring, int fd, unsigned nsid, unsigned shift, uin
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
 	struct nvme_uring_cmd *cmd;
-	struct io_uring_cqe *cqe;
 	int ret;
 
 	if (!sqe)
@@ -61,12 +62,7 @@ static int one(struct io_uring *ring, int fd, unsigned nsid, unsigned shift, uin
 	ret = io_uring_submit(ring);
 	if (ret != 1)
 		return ret < 0 ? ret : -EIO;
-	ret = io_uring_wait_cqe(ring, &cqe);
-	if (ret)
-		return ret;
-	ret = cqe->res;
-	io_uring_cqe_seen(ring, cqe);
-	return ret;
+	return rawdev_reap(ring);
 }
 
 int main(int argc, char **argv)

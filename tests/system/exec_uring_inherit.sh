@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# A ring without SQPOLL that a forked child inherited, under `ucmd exec`
+# (tests/exec/uring_inherit.c), as Linux's io_uring_enter and
+# io_uring_register answer the child:
+#
+# - wait: the child's enter with nothing to submit is served on the
+#   parent's ring: a look returns 0, and its wait sees the CQEs of a NOP
+#   and an NVMe Read the parent submitted after the fork, in the CQ both
+#   share (io_cqring_wait serves any task); the Read's data is in the
+#   parent's buffer, and block 24 holds what the parent wrote.
+# - single: IORING_SETUP_SINGLE_ISSUER: the child's submit and its
+#   io_uring_register are EEXIST (Linux's answer to any task but the
+#   ring's submitter), its wait is served.
+# - defer: with IORING_SETUP_DEFER_TASKRUN (and SINGLE_ISSUER) the child's
+#   wait is EEXIST too.
+# - regring: registered ring indexes (IORING_REGISTER_RING_FDS) are a
+#   task's own: the child's enter by its parent's index is EINVAL; it
+#   registers the inherited ring itself and enters by its own index.
+source "$(dirname "$0")/lib/common.sh"
+need_tools dd cmp
+PROG="$(pwd)/$B/tests/exec/uring_inherit"
+[ -x "$PROG" ] || fail "$PROG not built"
+CTRL=$T/ctrl
+timeout 60 "$UCMD" --ctrl "$CTRL" create-ctrl >/dev/null || fail "create-ctrl"
+ex() { timeout 120 "$UCMD" exec --ctrl "$CTRL" -- "$@"; }
+
+step "wait: the child waits on its parent's ring"
+out=$(ex "$PROG" wait /dev/ng0n1 2>&1) || fail "wait: exit $?: $out"
+# the child's lines come out when it exits, before or after the parent's submit line
+[ "$(grep '^child' <<<"$out")" = "child look: ok
+child reaped 2: ok" ] || fail "wait: '$out'"
+[ "$(grep '^parent' <<<"$out")" = "parent write: ok
+parent submit: ok
+parent read back: ok" ] || fail "wait: '$out'"
+# the pattern uring_inherit writes: byte i is i * 7 + 29
+python3 -c 'import sys; sys.stdout.buffer.write(bytes((i * 7 + 29) & 255 for i in range(4096)))' \
+	>"$T/want" || fail "pattern"
+ex dd if=/dev/nvme0n1 bs=4096 skip=24 count=1 iflag=direct status=none >"$T/got" ||
+	fail "dd from nvme0n1"
+cmp "$T/want" "$T/got" || fail "block 24 is not what the parent wrote"
+
+step "single: SINGLE_ISSUER refuses the child's submit and register"
+out=$(ex "$PROG" single /dev/ng0n1 2>&1) || fail "single: exit $?: $out"
+[ "$(grep '^child' <<<"$out")" = "child look: ok
+child submit: EEXIST
+child register eventfd: EEXIST
+child reaped 1: ok" ] || fail "single: '$out'"
+[ "$(grep '^parent' <<<"$out")" = "parent write: ok
+parent submit: ok" ] || fail "single: '$out'"
+
+step "defer: DEFER_TASKRUN refuses the child's wait"
+out=$(ex "$PROG" defer /dev/ng0n1 2>&1) || fail "defer: exit $?: $out"
+[ "$out" = "parent write: ok
+child look: ok
+child submit: EEXIST
+child register eventfd: EEXIST
+child wait: EEXIST" ] || fail "defer: '$out'"
+step "regring: registered ring indexes are the task's own"
+out=$(ex "$PROG" regring /dev/ng0n1 2>&1) || fail "regring: exit $?: $out"
+[ "$out" = "parent register ring fd: ok
+parent enter by its index: ok
+child enter by the parent's index: EINVAL
+child register ring fd: ok
+child enter by its index: ok
+child enter by an index not its: EBADF" ] || fail "regring: '$out'"
+echo "exec_uring_inherit: ok"
