@@ -954,6 +954,66 @@ static void test_deferred_batch_of_two(void **state)
 }
 
 /*
+ * The connection ends while capsules wait for the waiter (the target
+ * closes it mid-batch, with reads in flight and three held): the host
+ * reconnects, sends the held ones with those in flight again (a staged
+ * capsule counts as sent), and every read completes with its block; the
+ * new connection counts nothing in flight from the old one.
+ */
+static void test_deferred_conn_lost(void **state)
+{
+	struct rig r;
+	struct ucmd_nvme_tcp_info info;
+	struct ucmd_nvme_host_opts ho = { .nr_io_queues = 2, .queue_depth = 64 };
+	struct io_uring_params p = { .flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 };
+	struct __kernel_timespec ts = { .tv_nsec = 2000000 };
+	struct io_uring_cqe *cqe;
+	uint8_t *b = aligned_alloc(4096, 32 * 512);
+	char url[256];
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	r.f = fake_start();
+	snprintf(url, sizeof(url), "nvme-tcp://127.0.0.1:%u/%s?reconnect_delay=1", r.f->port, SUBNQN);
+	assert_int_equal(ucmd_engine_create(&r.e), 0);
+	assert_int_equal(ucmd_nvme_attach_tcp(r.e, url, &ho, NULL, &r.host), 0);
+	assert_int_equal(ucmd_queue_init_engine(r.e, 64, &r.ring, &p), 0);
+	r.ng = ucmd_open(r.e, "ng0n1", O_RDWR);
+	r.ctrl = ucmd_open(r.e, "nvme0", O_RDWR);
+	assert_true(r.ng >= 0 && r.ctrl >= 0);
+	for (unsigned i = 0; i < 19 * 512; i++)
+		r.f->ram[i] = (uint8_t)(i / 512 + 1);
+	memset(b, 0, 19 * 512);
+	atomic_store(&nvme_tcp_wait_idle_ms, CLAIM_WIDE_MS);
+	r.f->read_delay_ms = 50;
+	for (unsigned i = 0; i < 16; i++)
+		submit_one_read(&r, b, i);
+	(void)ucmd_wait_cqe_timeout(&r.ring, &cqe, &ts);	/* this thread is the waiter */
+	for (unsigned i = 16; i < 19; i++)
+		submit_one_read(&r, b, i);
+	/* the target ends every I/O connection */
+	pthread_mutex_lock(&r.f->lock);
+	for (unsigned i = 0; i < r.f->nr_io_fds; i++)
+		shutdown(r.f->io_fds[i], SHUT_RDWR);
+	pthread_mutex_unlock(&r.f->lock);
+	r.f->read_delay_ms = 0;
+	for (unsigned i = 0; i < 19; i++) {
+		assert_int_equal(ucmd_wait_cqe(&r.ring, &cqe), 0);
+		assert_int_equal(cqe->res, 0);
+		ucmd_cqe_seen(&r.ring, cqe);
+	}
+	atomic_store(&nvme_tcp_wait_idle_ms, NVME_TCP_WAIT_IDLE_MS_TEST);
+	for (unsigned i = 0; i < 19; i++)
+		assert_int_equal(b[i * 512], i + 1);
+	assert_int_equal(ucmd_nvme_tcp_info(r.host, &info), 0);
+	assert_int_equal(info.reconnects, 1);
+	write_read_compare(&r, 4, 40, 21);
+	assert_false(r.f->bad_pdu_seen);
+	rig_down(&r);
+	free(b);
+}
+
+/*
  * At QD32 two halves a pass, not four quarters: with 32 reads in flight,
  * sixteen more leave in one segment (two, of eight each, before).
  */
@@ -1534,6 +1594,7 @@ int main(void)
 		cmocka_unit_test(test_deferred_sends),
 		cmocka_unit_test(test_deferred_half_depth),
 		cmocka_unit_test(test_deferred_batch_of_two),
+		cmocka_unit_test(test_deferred_conn_lost),
 		cmocka_unit_test(test_deferred_deep),
 		cmocka_unit_test(test_deferred_unwaited),
 		cmocka_unit_test(test_deferred_batch_sent),
