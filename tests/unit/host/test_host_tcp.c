@@ -878,11 +878,21 @@ static int segs_after_depth(struct rig *r, unsigned depth, unsigned n, bool batc
 }
 
 /* A rig whose I/O queues take 64 commands: a scene's reads never wait for a tag. */
-static void rig_up_deep(struct rig *r)
+static void rig_up_deep(struct rig *r, const char *opts)
 {
 	rig_queue_depth = 64;
-	assert_int_equal(rig_up(r, "", NULL), 0);
+	assert_int_equal(rig_up(r, opts, NULL), 0);
 	rig_queue_depth = 16;
+}
+
+/* segs_after_depth's scene until it shows want segments, at most 10 tries (a loaded machine) */
+static void expect_segs(struct rig *r, unsigned depth, unsigned n, bool batch, int want)
+{
+	int segs = -1;
+
+	for (unsigned t = 0; t < 10 && segs != want; t++)
+		segs = segs_after_depth(r, depth, n, batch);
+	assert_int_equal(segs, want);
 }
 
 /*
@@ -897,13 +907,10 @@ static void rig_up_deep(struct rig *r)
 static void test_deferred_sends(void **state)
 {
 	struct rig r;
-	int segs = -1;
 
 	(void)state;
-	rig_up_deep(&r);
-	for (unsigned t = 0; t < 10 && segs != 1; t++)
-		segs = segs_after_depth(&r, 16, 8, false);
-	assert_int_equal(segs, 1);
+	rig_up_deep(&r, "");
+	expect_segs(&r, 16, 8, false, 1);
 	assert_false(r.f->bad_pdu_seen);
 	rig_down(&r);
 }
@@ -918,18 +925,12 @@ static void test_deferred_sends(void **state)
 static void test_deferred_half_depth(void **state)
 {
 	struct rig r;
-	int segs = -1;
 
 	(void)state;
-	rig_up_deep(&r);
-	for (unsigned t = 0; t < 10 && segs != 1; t++)
-		segs = segs_after_depth(&r, 4, 2, false);
-	assert_int_equal(segs, 1);
+	rig_up_deep(&r, "");
+	expect_segs(&r, 4, 2, false, 1);
 	/* and one alone waits: fewer than half */
-	segs = -1;
-	for (unsigned t = 0; t < 10 && segs != 0; t++)
-		segs = segs_after_depth(&r, 4, 1, false);
-	assert_int_equal(segs, 0);
+	expect_segs(&r, 4, 1, false, 0);
 	assert_false(r.f->bad_pdu_seen);
 	rig_down(&r);
 }
@@ -942,13 +943,10 @@ static void test_deferred_half_depth(void **state)
 static void test_deferred_batch_of_two(void **state)
 {
 	struct rig r;
-	int segs = -1;
 
 	(void)state;
-	rig_up_deep(&r);
-	for (unsigned t = 0; t < 10 && segs != 1; t++)
-		segs = segs_after_depth(&r, 16, 2, true);
-	assert_int_equal(segs, 1);
+	rig_up_deep(&r, "");
+	expect_segs(&r, 16, 2, true, 1);
 	assert_false(r.f->bad_pdu_seen);
 	rig_down(&r);
 }
@@ -964,23 +962,12 @@ static void test_deferred_conn_lost(void **state)
 {
 	struct rig r;
 	struct ucmd_nvme_tcp_info info;
-	struct ucmd_nvme_host_opts ho = { .nr_io_queues = 2, .queue_depth = 64 };
-	struct io_uring_params p = { .flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 };
 	struct __kernel_timespec ts = { .tv_nsec = 2000000 };
 	struct io_uring_cqe *cqe;
 	uint8_t *b = aligned_alloc(4096, 32 * 512);
-	char url[256];
 
 	(void)state;
-	memset(&r, 0, sizeof(r));
-	r.f = fake_start();
-	snprintf(url, sizeof(url), "nvme-tcp://127.0.0.1:%u/%s?reconnect_delay=1", r.f->port, SUBNQN);
-	assert_int_equal(ucmd_engine_create(&r.e), 0);
-	assert_int_equal(ucmd_nvme_attach_tcp(r.e, url, &ho, NULL, &r.host), 0);
-	assert_int_equal(ucmd_queue_init_engine(r.e, 64, &r.ring, &p), 0);
-	r.ng = ucmd_open(r.e, "ng0n1", O_RDWR);
-	r.ctrl = ucmd_open(r.e, "nvme0", O_RDWR);
-	assert_true(r.ng >= 0 && r.ctrl >= 0);
+	rig_up_deep(&r, "?reconnect_delay=1");
 	for (unsigned i = 0; i < 19 * 512; i++)
 		r.f->ram[i] = (uint8_t)(i / 512 + 1);
 	memset(b, 0, 19 * 512);
@@ -1020,13 +1007,10 @@ static void test_deferred_conn_lost(void **state)
 static void test_deferred_deep(void **state)
 {
 	struct rig r;
-	int segs = -1;
 
 	(void)state;
-	rig_up_deep(&r);
-	for (unsigned t = 0; t < 10 && segs != 1; t++)
-		segs = segs_after_depth(&r, 32, 16, false);
-	assert_int_equal(segs, 1);
+	rig_up_deep(&r, "");
+	expect_segs(&r, 32, 16, false, 1);
 	assert_false(r.f->bad_pdu_seen);
 	rig_down(&r);
 }
