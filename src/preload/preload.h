@@ -183,16 +183,17 @@ struct pl_file {
 struct pl_file *pl_fd(int fd);
 /*
  * After a call on fd, unknown above, failed with err as no device's would
- * (ENOTTY, EISDIR, EBADF, EINVAL: a placeholder's answers): is fd a copy
+ * (ENOTTY, EISDIR, EBADF, EINVAL, ENODEV, EACCES: a placeholder's answers;
+ * 0: it succeeded, as fsync does on a placeholder): is fd a copy
  * of a device descriptor made with the program's own instruction (a raw
  * dup)? Then it is ours from now on and its file is returned, for the call
  * to be made again on it; else NULL, errno unchanged.
  */
 struct pl_file *pl_fd_adopt(int fd, int err);
 /*
- * open(2) of a ucmd device: the placeholder opened with the program's
- * flags (less what a regular file would take otherwise: O_DIRECT, O_CREAT,
- * O_TRUNC, O_EXCL), then the daemon's open at the same number. fd or -1
+ * open(2) of a ucmd device: the placeholder (an empty directory, read-only)
+ * opened with the program's status flags (fdmap.c), then the daemon's open
+ * at the same number. fd or -1
  * with errno (the daemon's answer: EACCES by policy, ENOENT...).
  */
 int pl_dev_open(const struct pl_devinfo *d, int flags);
@@ -203,8 +204,11 @@ void pl_statx_fix(const struct pl_devinfo *d, struct statx *stx);
 void pl_fdmap_recover(void);
 /* A new connection (first use, after fork): the daemon opens every known device fd again. */
 void pl_fdmap_reopen(struct ucmd_engine *e);
-/* Is this path (as the kernel resolved it) a placeholder? Its device, or NULL. */
-const struct pl_devinfo *pl_placeholder_dev(const char *path);
+/*
+ * Is this path (as the kernel resolved it) one of our placeholders (an fd's
+ * /proc link)? Its device and the access mode it stands for (*acc), or NULL.
+ */
+const struct pl_devinfo *pl_placeholder_dev(const char *path, int *acc);
 
 /* ---- rw.c ---- */
 
