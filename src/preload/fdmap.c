@@ -172,7 +172,7 @@ int pl_dev_open(const struct pl_devinfo *d, int flags)
 	struct ucmd_engine *e;
 	struct pl_file *f;
 	char path[PATH_MAX];
-	int fd, ret;
+	int fd, ret, saved = errno;
 
 	if (!next_open)
 		next_open = pl_next("open");
@@ -209,6 +209,8 @@ int pl_dev_open(const struct pl_devinfo *d, int flags)
 		return -1;
 	}
 	set_fd(fd, f);
+	/* a success leaves errno as it was (the placeholder's first open fails, ENOENT) */
+	errno = saved;
 	return fd;
 }
 

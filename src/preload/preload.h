@@ -14,10 +14,13 @@
  * process (session.c), so fork, exec, threads and fio's job processes all
  * share one controller under the daemon's policy and audit.
  *
- * A device fd is a real descriptor of the program's: an open placeholder
- * file, <root>/dev/<name>, so that numbers, O_CLOEXEC, dup/dup2/fcntl,
- * fork, exec and close behave as the kernel makes them, and the file
- * offset is the kernel's (shared by dups and forks as a device's is). The
+ * A device fd is a real descriptor of the program's: an open placeholder,
+ * an empty directory <root>/dev.fd/<access mode>/<name> opened read-only
+ * (fdmap.c), so that numbers, O_CLOEXEC, dup/dup2/fcntl, fork, exec and
+ * close behave as the kernel makes them, the file offset is the kernel's
+ * (shared by dups and forks as a device's is), and a call that reaches it
+ * unserved fails with an errno (<root>/dev/<name>, an empty file, is what
+ * the path calls reach). The
  * daemon knows the device under the same number (UCMDD_OPEN_FIXED),
  * because the program's SQEs name it and the daemon reads SQEs straight
  * from the shared ring. Modules:

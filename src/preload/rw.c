@@ -12,7 +12,7 @@
  * mkfs.ext4: BLKGETSIZE64, BLKSSZGET, BLKPBSZGET, BLKGETZONESZ,
  * BLKDISCARDZEROES, BLKROGET, BLKDISCARD, fallocate(FALLOC_FL_ZERO_RANGE),
  * pread64/pwrite64, fsync; floppy and CD-ROM ioctls it expects to fail.
- * posix_fadvise is not interposed: the placeholder (a regular file) gives
+ * posix_fadvise is not interposed: the placeholder (a directory) gives
  * the answer a block or char device gives (0, or EINVAL for bad advice).
  *
  * Where the bytes go: IORING_OP_READ/WRITE(V) and FSYNC on a small ring of

@@ -194,7 +194,7 @@ static int dir_at(char *out, const char *fmt, ...)
 	return ret ? ret : mkdirs(out);
 }
 
-/* The placeholder a device fd is opened on: an empty regular file, 0600. */
+/* What a device's path (stat, access, open) reaches: an empty regular file, 0600 (fds: fdmap.c). */
 static int placeholder(const char *root, const char *name)
 {
 	char path[PATH_MAX];

@@ -13,6 +13,9 @@
 #   (none reaches a file).
 # - ng: an SQE naming a copy before any call on it through libc is served
 #   (the preload asks about the numbers of the SQEs at io_uring_enter).
+# - a device sh opened through libc, kept across its exec of dd (found
+#   again by the new image's preload by its placeholder's path, which
+#   names the access mode), with dd's F_SETFL(O_DIRECT) on it.
 source "$(dirname "$0")/lib/common.sh"
 need_tools dd cmp grep
 PROG="$(pwd)/$B/tests/exec/rawdup_libc"
@@ -83,4 +86,12 @@ blk sqe ok
 ng read EINVAL" ] || fail "ng: '$out'"
 same_block 30 "an SQE on ng0n1"
 same_block 31 "an SQE on nvme0n1"
+step "a device sh opened through libc, inherited by dd across exec (its F_SETFL O_DIRECT)"
+head -c 4096 /dev/urandom >"$T/in40"
+ex sh -c "dd bs=4096 seek=40 count=1 oflag=direct status=none <'$T/in40' >/dev/nvme0n1" ||
+	fail "dd to the stdout sh opened"
+ex sh -c "dd bs=4096 skip=40 count=1 iflag=direct status=none </dev/nvme0n1" >"$T/got40" ||
+	fail "dd from the stdin sh opened"
+cmp -s "$T/in40" "$T/got40" || fail "block 40 is not what dd wrote through the stdout sh opened"
+block_at 40 | cmp -s "$T/in40" - || fail "block 40 on the namespace is not what dd wrote"
 echo "exec_rawdup_libc: ok"
