@@ -108,24 +108,6 @@ static int placeholder_path(const struct pl_devinfo *d, int acc, char *buf, size
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-/* The placeholder's directories below the root (path is placeholder_path's), made: 0 or -errno. */
-static int placeholder_make(char *path)
-{
-	size_t n = strlen(pl_root());
-	int ret;
-
-	for (char *s = path + n + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		ret = pl_sysfs_mkdir(path);
-		*s = '/';
-		if (ret)
-			return ret;
-	}
-	return pl_sysfs_mkdir(path);
-}
-
 const struct pl_devinfo *pl_placeholder_dev(const char *path, int *acc)
 {
 	const char *root = pl_root();
@@ -187,7 +169,7 @@ int pl_dev_open(const struct pl_devinfo *d, int flags)
 		return -1;
 	fd = placeholder_open(next_open, path, flags);
 	if (fd < 0 && errno == ENOENT) {
-		ret = placeholder_make(path);
+		ret = pl_sysfs_mkdirs(path);
 		if (ret) {
 			errno = -ret;
 			return -1;

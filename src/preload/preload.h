@@ -285,6 +285,8 @@ int pl_sysfs_sync(const char *root);
 extern bool pl_sysfs_lock_nowait;
 /* A directory of the tree: 0755 whatever the umask (sysfs_mpath.c's too). 0 or -errno. */
 int pl_sysfs_mkdir(const char *path);
+/* path and every directory above it, as pl_sysfs_mkdir makes one. 0 or -errno. */
+int pl_sysfs_mkdirs(const char *path);
 /* The tree's writes (sysfs_mpath.c's too), each appearing whole (renamed into place): */
 /* <dir>/<name> holds the formatted value and a newline. 0 or -errno. */
 int pl_sysfs_put(const char *dir, const char *name, const char *fmt, ...)

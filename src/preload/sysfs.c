@@ -74,7 +74,7 @@ int pl_sysfs_mkdir(const char *path)
 	return chmod(path, 0755) ? -errno : 0;
 }
 
-static int mkdirs(const char *path)
+int pl_sysfs_mkdirs(const char *path)
 {
 	char p[PATH_MAX];
 	size_t n = strlen(path);
@@ -191,7 +191,7 @@ static int dir_at(char *out, const char *fmt, ...)
 	va_start(ap, fmt);
 	ret = vpath(out, fmt, ap);
 	va_end(ap);
-	return ret ? ret : mkdirs(out);
+	return ret ? ret : pl_sysfs_mkdirs(out);
 }
 
 /* What a device's path (stat, access, open) reaches: an empty regular file, 0600 (fds: fdmap.c). */
@@ -431,7 +431,7 @@ static int build_ctrl(const char *root, const struct pl_devinfo *c, const struct
 	pci_name(x, &p);
 	ret = build_pci(root, c, f);
 	ret = ret ?: ctrl_path(dir, root, x, NULL);
-	ret = ret ?: mkdirs(dir);
+	ret = ret ?: pl_sysfs_mkdirs(dir);
 	ret = ret ?: pl_sysfs_put(dir, "dev", "%u:%u", c->major, c->minor);
 	ret = ret ?: pl_sysfs_put(dir, "uevent", "MAJOR=%u\nMINOR=%u\nDEVNAME=%s", c->major, c->minor,
 			 c->name);
@@ -559,7 +559,7 @@ static int build_ns(const char *root, const struct pl_devinfo *c, const struct c
 	}
 	pci_name(x, &p);
 	ret = ctrl_path(dir, root, x, d->name);
-	ret = ret ?: mkdirs(dir);
+	ret = ret ?: pl_sysfs_mkdirs(dir);
 	ret = ret ?: pl_sysfs_put(dir, "dev", "%u:%u", d->major, d->minor);
 	ret = ret ?: pl_sysfs_put(dir, "uevent", "MAJOR=%u\nMINOR=%u\nDEVNAME=%s%s", d->major, d->minor,
 			 d->name, blk ? "\nDEVTYPE=disk" : "");
@@ -607,11 +607,11 @@ static int build_ns(const char *root, const struct pl_devinfo *c, const struct c
 	ret = ret ?: pl_sysfs_put(dir, "capability", "50");
 	ret = ret ?: pl_sysfs_path(l, "%s/integrity", d->name);
 	ret = ret ?: ctrl_path(dir, root, x, l);
-	ret = ret ?: mkdirs(dir);
+	ret = ret ?: pl_sysfs_mkdirs(dir);
 	ret = ret ?: build_integrity(dir, c, d, &ns);
 	ret = ret ?: pl_sysfs_path(l, "%s/queue", d->name);
 	ret = ret ?: ctrl_path(dir, root, x, l);
-	ret = ret ?: mkdirs(dir);
+	ret = ret ?: pl_sysfs_mkdirs(dir);
 	ret = ret ?: pl_sysfs_put(dir, "logical_block_size", "%u", d->lba_size);
 	ret = ret ?: pl_sysfs_put(dir, "physical_block_size", "%u", d->lba_size);
 	ret = ret ?: pl_sysfs_put(dir, "hw_sector_size", "%u", d->lba_size);
