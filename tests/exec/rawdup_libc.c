@@ -14,7 +14,8 @@
  *     (FALLOC_FL_ZERO_RANGE of block 26, written with pattern 26 first),
  *     then read, pread, readv, preadv of blocks 20..23 ("same" when they
  *     hold what was written), mmap, ftruncate, copy_file_range (to a
- *     memfd), fsync, fstat ("block" when it says S_IFBLK), F_GETFL
+ *     memfd), fsync, fstat and statx(AT_EMPTY_PATH) ("block" when they
+ *     say S_IFBLK), F_GETFL
  *     ("rdwr" when it says O_RDWR). Prints "NAME RES [what]" each.
  *     Then the same calls made with the program's own instruction, on the
  *     original and on a copy: "raw NAME RES" (an errno's name for each).
@@ -131,6 +132,7 @@ static void check(const char *name, long r, unsigned n)
 static void reads(int fd)
 {
 	struct iovec iov = { back, BS };
+	struct statx stx;
 	struct stat st;
 	void *map;
 	long r;
@@ -151,6 +153,8 @@ static void reads(int fd)
 	printf("fsync %s\n", res_of(fsync(copy_of(fd))));
 	r = fstat(copy_of(fd), &st);
 	printf("fstat %s %s\n", res_of(r), S_ISBLK(st.st_mode) ? "block" : "other");
+	r = statx(copy_of(fd), "", AT_EMPTY_PATH, STATX_TYPE, &stx);
+	printf("statx %s %s\n", res_of(r), S_ISBLK(stx.stx_mode) ? "block" : "other");
 	fl = fcntl(copy_of(fd), F_GETFL);
 	printf("F_GETFL %s %s\n", res_of(fl < 0 ? -1 : 0),
 	       (fl & O_ACCMODE) == O_RDWR ? "rdwr" : "other");

@@ -6,7 +6,7 @@
 #
 # - blk: the first call on each copy through libc (write, pwrite, writev,
 #   pwritev, sendfile, splice, fallocate, read, pread, readv, preadv, mmap,
-#   ftruncate, copy_file_range, fsync, fstat, F_GETFL) is found by the
+#   ftruncate, copy_file_range, fsync, fstat, statx, F_GETFL) is found by the
 #   preload and served as the device: the blocks written are read back
 #   with dd from the namespace; the same calls made with the program's own
 #   instruction, on the original and on a copy, each fail with an errno
@@ -50,6 +50,7 @@ ftruncate EINVAL
 copy_file_range EINVAL
 fsync ok
 fstat ok block
+statx ok block
 F_GETFL ok rdwr"
 raw="raw read EISDIR
 raw write EBADF
@@ -77,7 +78,7 @@ ex dd if=/dev/nvme0n1 bs=4096 skip=26 count=1 iflag=direct status=none | cmp -s 
 	fail "block 26 is not zeroes after fallocate through a raw copy"
 # fsync answers 0 either way: the trace says the copy was found (and flushed)
 n=$(grep -c "a copy of nvme0n1 made without libc" "$T/trace") || true
-[ "$n" = 17 ] || fail "the trace names $n raw copies found, not 17: $(cat "$T/trace")"
+[ "$n" = 18 ] || fail "the trace names $n raw copies found, not 18: $(cat "$T/trace")"
 
 step "ng: an SQE naming a raw copy before any call on it through libc"
 out=$(ex "$PROG" ng /dev/ng0n1 /dev/nvme0n1 2>&1) || fail "ng: exit $?: $out"
