@@ -133,6 +133,15 @@ int dc_queue_init_flags(struct ucmd_engine *e, unsigned entries, struct ucmd_rin
  */
 int dc_queue_init_psq(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
 		      struct io_uring_params *p);
+/*
+ * A UCMDD_QI_SUBMIT_COPY ring: fn(fd, ctx) for each SQE the program
+ * published and has not submitted yet (to_submit at most), of those that
+ * name a descriptor (not IOSQE_FIXED_FILE), in the order of the SQ; fn
+ * runs under the ring's submit lock, so it must not submit on the ring.
+ * Nothing for another ring.
+ */
+void dc_psq_each_fd(struct ucmd_ring *ring, unsigned to_submit, void (*fn)(int fd, void *ctx),
+		    void *ctx);
 void dc_queue_exit(struct ucmd_ring *ring);
 int dc_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete, unsigned flags);
 int dc_enter_timeout(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,

@@ -592,6 +592,39 @@ static int copy_room(struct ucmd_ring *ring, unsigned etail)
 	}
 }
 
+void dc_psq_each_fd(struct ucmd_ring *ring, unsigned to_submit, void (*fn)(int fd, void *ctx),
+		    void *ctx)
+{
+	struct dring *dr = to_dr(ring);
+	unsigned entries = ring->sq.ring_entries, mask = ring->sq.ring_mask;
+	size_t sqe_sz = (ring->flags & IORING_SETUP_SQE128) ? 128 : 64;
+	unsigned head, avail;
+
+	if (!dr->psq_tail)
+		return;
+	pthread_mutex_lock(&dr->psq_lock);
+	head = dr->psq_cached_head;
+	/* acquire: the program's SQEs before its tail, as submit_copy reads them */
+	avail = __atomic_load_n(dr->psq_tail, __ATOMIC_ACQUIRE) - head;
+	if (avail > entries)
+		avail = entries;
+	if (to_submit > avail)
+		to_submit = avail;
+	for (unsigned k = 0; k < to_submit; k++, head++) {
+		unsigned idx = dr->psq_array ? __atomic_load_n(&dr->psq_array[head & mask],
+							       __ATOMIC_RELAXED)
+					     : head & mask;
+		const struct io_uring_sqe *sqe;
+
+		if (idx >= entries)
+			continue;
+		sqe = (const struct io_uring_sqe *)(dr->psq_sqes + (size_t)idx * sqe_sz);
+		if (!(sqe->flags & IOSQE_FIXED_FILE))
+			fn(sqe->fd, ctx);
+	}
+	pthread_mutex_unlock(&dr->psq_lock);
+}
+
 /*
  * A UCMDD_QI_SUBMIT_COPY ring: what the program submits is copied from its
  * SQ into the ring's, as Linux copies it in io_uring_enter(2) (to_submit

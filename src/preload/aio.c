@@ -3,8 +3,8 @@
  * Linux's native aio (io_setup, io_submit, io_getevents, io_pgetevents,
  * io_cancel, io_destroy: what libaio and fio's libaio engine call) on
  * ucmd's device fds. Without this, an iocb naming a device fd would reach
- * the kernel, which would read and write the placeholder file behind the
- * fd: silent data loss. libaio makes these calls through libc's syscall()
+ * the kernel, which would refuse the placeholder behind the fd (an empty
+ * directory: EINVAL) where the device serves it. libaio makes these calls through libc's syscall()
  * (interposed, seccomp.c) and a program may make them inline (caught by
  * the seccomp filter): both land here.
  *

@@ -6,11 +6,21 @@
  */
 #undef _FILE_OFFSET_BITS
 /*
- * Device fds. A program's device fd is a real descriptor on a placeholder
- * file (<root>/dev/<name>), so the kernel keeps its number, flags, offset,
- * dups and fork/exec inheritance exactly as it keeps a device's; this table
- * only says which numbers are ucmd's and what they are, and the daemon
- * holds the device under the same number (UCMDD_OPEN_FIXED).
+ * Device fds. A program's device fd is a real descriptor on a placeholder,
+ * so the kernel keeps its number, status flags, offset, dups and fork/exec
+ * inheritance exactly as it keeps a device's; this table only says which
+ * numbers are ucmd's and what they are, and the daemon holds the device
+ * under the same number (UCMDD_OPEN_FIXED).
+ *
+ * The placeholder is an empty directory opened read-only,
+ * <root>/dev.fd/<access mode>/<name> (the access mode, which a directory
+ * cannot be opened with, is in its path), as ucmd-supervise's are: every
+ * call that reaches it without being served fails with an errno (read
+ * EISDIR, write EBADF, mmap ENODEV, ftruncate EINVAL...), never moves data
+ * to or from a file. So a copy made with the program's own instruction
+ * (pl_fd_adopt) loses nothing before its first call through libc, and a
+ * call with the program's own instruction on any device fd fails. What the
+ * program asks of the fd through libc (F_GETFL, fstat) is the device's.
  *
  * The table is read without a lock (one atomic load per call on any fd);
  * its entries point at interned, never-freed struct pl_file (device, open
@@ -50,7 +60,7 @@ static struct pl_file files[PL_MAX_FILES];
 static unsigned nr_files;
 
 /* What a placeholder keeps of the program's flags: the rest is the device's business. */
-#define PL_KEPT_FLAGS (O_DIRECT | O_NONBLOCK | O_SYNC | O_DSYNC | O_ACCMODE)
+#define PL_KEPT_FLAGS (O_DIRECT | O_NONBLOCK | O_SYNC | O_DSYNC | O_NOATIME | O_ACCMODE)
 
 static struct pl_file *intern(const struct pl_devinfo *d, int oflags)
 {
@@ -86,18 +96,19 @@ static void set_fd(int fd, struct pl_file *f)
 		atomic_store_explicit(&fd_table[fd], f, memory_order_release);
 }
 
-static int placeholder_path(const struct pl_devinfo *d, char *buf, size_t len)
+/* <root>/dev.fd/<acc>/<name>: the placeholder of name opened for acc (O_ACCMODE) */
+static int placeholder_path(const struct pl_devinfo *d, int acc, char *buf, size_t len)
 {
 	const char *root = pl_root();
 	int n;
 
 	if (!root)
 		return -errno;
-	n = snprintf(buf, len, "%s/dev/%s", root, d->name);
+	n = snprintf(buf, len, "%s/dev.fd/%d/%s", root, acc & O_ACCMODE, d->name);
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-const struct pl_devinfo *pl_placeholder_dev(const char *path)
+const struct pl_devinfo *pl_placeholder_dev(const char *path, int *acc)
 {
 	const char *root = pl_root();
 	size_t n;
@@ -105,9 +116,36 @@ const struct pl_devinfo *pl_placeholder_dev(const char *path)
 	if (!root)
 		return NULL;
 	n = strlen(root);
-	if (strncmp(path, root, n) || strncmp(path + n, "/dev/", 5))
+	if (strncmp(path, root, n) || strncmp(path + n, "/dev.fd/", 8) || path[n + 8] < '0' ||
+	    path[n + 8] > '3' || path[n + 9] != '/')
 		return NULL;
-	return pl_devinfo(path + n + 5);
+	*acc = path[n + 8] - '0';
+	return pl_devinfo(path + n + 10);
+}
+
+/*
+ * Open flags the placeholder keeps for the kernel: the status flags
+ * (O_NONBLOCK, O_SYNC, O_APPEND... F_GETFL's and F_SETFL's), O_CLOEXEC;
+ * not the access mode (a directory is read-only), O_DIRECT (ours,
+ * pl_file), nor what means nothing for a device.
+ */
+#define PL_DIR_DROP (O_ACCMODE | O_DIRECT | O_CREAT | O_TRUNC | O_EXCL | O_TMPFILE | O_PATH | \
+		     O_DIRECTORY | O_NOFOLLOW | O_NOCTTY)
+
+/*
+ * The placeholder opened (fd, or -1 and errno). O_NOATIME marks it (the
+ * kernel keeps it in the status flags, and programs hardly ask for it), so
+ * that an F_GETFL through libc of a copy made without libc is found at the
+ * cost of a readlink for the few other files so opened; a process that no
+ * longer owns the tree (it changed its uid) opens it unmarked.
+ */
+static int placeholder_open(int (*next_open)(const char *, int, ...), const char *path, int flags)
+{
+	int fd = next_open(path, (flags & ~PL_DIR_DROP) | O_RDONLY | O_NOATIME);
+
+	if (fd < 0 && errno == EPERM)
+		fd = next_open(path, (flags & ~PL_DIR_DROP) | O_RDONLY);
+	return fd;
 }
 
 int pl_dev_open(const struct pl_devinfo *d, int flags)
@@ -116,11 +154,12 @@ int pl_dev_open(const struct pl_devinfo *d, int flags)
 	struct ucmd_engine *e;
 	struct pl_file *f;
 	char path[PATH_MAX];
-	int fd, ret;
+	int fd, ret, saved = errno;
 
 	if (!next_open)
 		next_open = pl_next("open");
-	ret = placeholder_path(d, path, sizeof(path));
+	flags &= ~(O_CREAT | O_TRUNC | O_EXCL | O_TMPFILE | O_PATH | O_DIRECTORY | O_NOFOLLOW);
+	ret = placeholder_path(d, flags, path, sizeof(path));
 	if (ret) {
 		errno = -ret;
 		return -1;
@@ -128,17 +167,14 @@ int pl_dev_open(const struct pl_devinfo *d, int flags)
 	e = pl_engine();
 	if (!e)
 		return -1;
-	/* O_DIRECT would fail on tmpfs, O_CREAT/O_TRUNC/O_EXCL mean nothing for a device */
-	flags &= ~(O_CREAT | O_TRUNC | O_EXCL | O_TMPFILE | O_PATH | O_DIRECTORY | O_NOFOLLOW);
-	fd = next_open(path, (flags & ~O_DIRECT) | O_CREAT, 0600);
+	fd = placeholder_open(next_open, path, flags);
 	if (fd < 0 && errno == ENOENT) {
-		/* a tree not built yet (or pruned): the placeholder's directory is all we need */
-		char *slash = strrchr(path, '/');
-
-		*slash = 0;
-		pl_sysfs_mkdir(path);
-		*slash = '/';
-		fd = next_open(path, (flags & ~O_DIRECT) | O_CREAT, 0600);
+		ret = pl_sysfs_mkdirs(path);
+		if (ret) {
+			errno = -ret;
+			return -1;
+		}
+		fd = placeholder_open(next_open, path, flags);
 	}
 	if (fd < 0)
 		return -1;
@@ -155,6 +191,8 @@ int pl_dev_open(const struct pl_devinfo *d, int flags)
 		return -1;
 	}
 	set_fd(fd, f);
+	/* a success leaves errno as it was (the placeholder's first open fails, ENOENT) */
+	errno = saved;
 	return fd;
 }
 
@@ -220,15 +258,35 @@ static int fd_target(int fd, char *target, size_t len)
 }
 
 /*
- * Placeholders answer calls as no device does: the supervisor's (an empty
- * directory opened read-only) EISDIR to reads, EBADF to writes, a
- * directory to fstat (EINVAL to the lseek a directory refuses); ours (an
- * empty file) ENOTTY to the NVMe and block ioctls. So a
- * copy that the program made with its own dup, dup2, dup3 or
- * fcntl(F_DUPFD) system call (Go's syscall.Dup), which no interposer
- * sees, is found at its first call through libc that fails so, and
- * becomes ours as a copy made through libc does: the daemon opens it at
- * its number (for the rings too). Every other failure costs a readlink.
+ * The device whose placeholder fd is (target: its /proc link), ours or the
+ * supervisor's, and the program's open flags for it (*flags); NULL if none.
+ */
+static const struct pl_devinfo *copy_dev(int fd, const char *target, int *flags)
+{
+	const struct pl_devinfo *d;
+	int acc;
+
+	d = pl_placeholder_dev(target, &acc);
+	if (!d)
+		return sv_copy_dev(fd, target, flags);
+	/* the kernel's status flags; the access mode the placeholder's path names */
+	*flags = (int)pl_raw_syscall(__NR_fcntl, fd, F_GETFL, 0, 0, 0, 0);
+	if (*flags >= 0)
+		*flags = (*flags & ~(O_ACCMODE | O_NOATIME)) | acc;
+	return d;
+}
+
+/*
+ * Placeholders, the supervisor's and ours (empty directories opened
+ * read-only), answer calls as no device does: EISDIR to reads, EBADF to
+ * writes and fallocate, ENODEV or EACCES to mmap, EINVAL to ftruncate,
+ * sendfile and splice, ENOTTY to the NVMe and block ioctls, a directory to
+ * fstat; fsync succeeds doing nothing (err 0). So a copy that the program
+ * made with its own dup, dup2, dup3 or fcntl(F_DUPFD) system call (Go's
+ * syscall.Dup), which no interposer sees, is found at its first call
+ * through libc that answers so, and becomes ours as a copy made through
+ * libc does: the daemon opens it at its number (for the rings too). Every
+ * other such answer costs a readlink.
  */
 struct pl_file *pl_fd_adopt(int fd, int err)
 {
@@ -238,14 +296,12 @@ struct pl_file *pl_fd_adopt(int fd, int err)
 	struct pl_file *f;
 	int saved = errno, fl;
 
-	if ((err != ENOTTY && err != EISDIR && err != EBADF && err != EINVAL) || fd < 0 ||
+	if ((err && err != ENOTTY && err != EISDIR && err != EBADF && err != EINVAL &&
+	     err != ENODEV && err != EACCES) || fd < 0 ||
 	    fd >= PL_MAX_FD || (unsigned)fd - PL_SV_FD_BASE < PL_SV_FD_NR ||
 	    !getenv(PL_ENV_DAEMON) || fd_target(fd, target, sizeof(target)))
 		goto none;
-	d = pl_placeholder_dev(target);
-	fl = d ? (int)pl_raw_syscall(__NR_fcntl, fd, F_GETFL, 0, 0, 0, 0) : -1;
-	if (!d)
-		d = sv_copy_dev(fd, target, &fl);
+	d = copy_dev(fd, target, &fl);
 	if (!d || fl < 0 || !(f = intern(d, fl)) || !(e = pl_engine()))
 		goto none;
 	if (dc_open_fixed(e, d->name, fl & O_ACCMODE, fd) < 0)
@@ -283,11 +339,8 @@ void pl_fdmap_recover(void)
 		if (n <= 0)
 			continue;
 		target[n] = 0;
-		d = pl_placeholder_dev(target);
-		fl = d ? fcntl(fd, F_GETFL) : -1;
-		if (!d)
-			d = sv_copy_dev(fd, target, &fl);
-		if (fl < 0)
+		d = copy_dev(fd, target, &fl);
+		if (!d || fl < 0)
 			continue;
 		set_fd(fd, intern(d, fl));
 		found = true;
@@ -433,19 +486,54 @@ PL_EXPORT int dup3(int oldfd, int newfd, int flags)
 	return dup_done(oldfd, ret);
 }
 
+/*
+ * F_SETFL on device f: the status flags are the placeholder's, but
+ * O_DIRECT, which a directory refuses, is ours (setfl: the block device
+ * takes it, the char devices have no direct I/O: EINVAL).
+ */
+static int dev_setfl(int (*next)(int, int, ...), int fd, struct pl_file *f, long arg)
+{
+	const int ours = O_DIRECT | O_NOATIME;
+	struct pl_file *nf;
+	int ret, cur;
+
+	if ((arg & O_DIRECT) && f->dev->kind != PL_DEV_NS_BLK) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* the placeholder's mark stays (pl_dev_open) */
+	cur = next(fd, F_GETFL);
+	if (cur < 0)
+		return cur;
+	ret = next(fd, F_SETFL, (void *)((arg & ~(long)ours) | (cur & O_NOATIME)));
+	if (ret < 0 || (arg & ours) == (f->oflags & ours))
+		return ret;
+	nf = intern(f->dev, (f->oflags & ~ours) | (int)(arg & ours));
+	if (nf)
+		set_fd(fd, nf);
+	return ret;
+}
+
 static int fcntl_common(int (*next)(int, int, ...), int fd, int cmd, void *arg)
 {
 	struct pl_file *f = pl_fd(fd);
-	int ret = next(fd, cmd, arg);
+	int ret;
 
+	if (f && cmd == F_SETFL)
+		return dev_setfl(next, fd, f, (long)arg);
+	ret = next(fd, cmd, arg);
 	switch (cmd) {
 	case F_DUPFD:
 	case F_DUPFD_CLOEXEC:
 		return dup_done(fd, ret);
 	case F_GETFL:
-		/* the placeholder was opened without O_DIRECT; the device was not */
+		/* a marked read-only directory: a device copied without libc? */
+		if (ret >= 0 && !f && (ret & (O_NOATIME | O_ACCMODE)) == O_NOATIME)
+			f = pl_fd_adopt(fd, 0);
+		/* a marked read-only directory without O_DIRECT stands for the device as opened */
 		if (ret >= 0 && f)
-			ret |= f->oflags & O_DIRECT;
+			ret = (ret & ~(O_ACCMODE | O_DIRECT | O_NOATIME)) |
+			      (f->oflags & (O_ACCMODE | O_DIRECT | O_NOATIME));
 		return ret;
 	default:
 		return ret;

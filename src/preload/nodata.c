@@ -8,8 +8,10 @@
 /*
  * The calls that move a device's data without the read/write family: on a
  * device fd each is served here or fails with an errno, because letting
- * it through would read or write the placeholder file behind the fd (an
- * empty regular file) and report success: silent data loss.
+ * it through would reach the placeholder behind the fd (an empty
+ * directory, fdmap.c), which fails it with an errno no device gives.
+ * A device copied with the program's own instruction (fdmap.c's
+ * pl_fd_adopt) is found at such an answer and served as the device.
  *
  *   sendfile, splice   served: the bytes go through a bounce buffer with
  *                      the read/write family (rw.c), as Linux's block
@@ -69,25 +71,31 @@ static long fail(int err)
 
 /* ---- mmap -------------------------------------------------------------------- */
 
-static void *dev_mmap(const char *sym, void *addr, size_t len, int prot, int flags, int fd,
-		      off_t off)
+static void *dev_mmap(void *(*next)(void *, size_t, int, int, int, off_t), void *addr,
+		      size_t len, int prot, int flags, int fd, off_t off)
 {
-	if (!(flags & MAP_ANONYMOUS) && pl_fd(fd)) {
-		pl_trace("mmap of %s (fd %d): not served (ENODEV)", pl_fd(fd)->dev->name, fd);
-		errno = ENODEV;
-		return MAP_FAILED;
+	struct pl_file *f = flags & MAP_ANONYMOUS ? NULL : pl_fd(fd);
+
+	if (!f) {
+		void *p = next(addr, len, prot, flags, fd, off);
+
+		/* a placeholder's ENODEV or EACCES: a device copied without libc? */
+		if (p != MAP_FAILED || (flags & MAP_ANONYMOUS) || !(f = pl_fd_adopt(fd, errno)))
+			return p;
 	}
-	return NEXT(mmap_fn, sym)(addr, len, prot, flags, fd, off);
+	pl_trace("mmap of %s (fd %d): not served (ENODEV)", f->dev->name, fd);
+	errno = ENODEV;
+	return MAP_FAILED;
 }
 
 PL_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	return dev_mmap("mmap", addr, len, prot, flags, fd, off);
+	return dev_mmap(NEXT(mmap_fn, "mmap"), addr, len, prot, flags, fd, off);
 }
 
 PL_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	return dev_mmap("mmap64", addr, len, prot, flags, fd, off);
+	return dev_mmap(NEXT(mmap_fn, "mmap64"), addr, len, prot, flags, fd, off);
 }
 
 /* ---- sendfile and splice through a bounce buffer --------------------------- */
@@ -192,17 +200,39 @@ static ssize_t dev_sendfile(int out, int in, off_t *offset, size_t count)
 	return ret;
 }
 
+/*
+ * Neither end a device, and the call failed: was one a device copied
+ * without libc (its placeholder answers EBADF, EINVAL, EISDIR)? Both ends
+ * are asked, so that the call is made again on what is now known.
+ */
+static bool adopted(int a, int b)
+{
+	int err = errno;
+	bool fa = pl_fd_adopt(a, err) != NULL, fb = pl_fd_adopt(b, err) != NULL;
+
+	return fa || fb;
+}
+
+/* The call of one of these two ends made by libc: -1 and not an end copied without libc. */
+#define NEITHER_END(a, b, call)								\
+	do {										\
+		if (!pl_fd(a) && !pl_fd(b)) {						\
+			__typeof__(call) r_ = (call);					\
+											\
+			if (r_ >= 0 || !adopted((a), (b)))				\
+				return r_;						\
+		}									\
+	} while (0)
+
 PL_EXPORT ssize_t sendfile(int out, int in, off_t *offset, size_t count)
 {
-	if (!pl_fd(out) && !pl_fd(in))
-		return NEXT(sendfile_fn, "sendfile")(out, in, offset, count);
+	NEITHER_END(out, in, NEXT(sendfile_fn, "sendfile")(out, in, offset, count));
 	return dev_sendfile(out, in, offset, count);
 }
 
 PL_EXPORT ssize_t sendfile64(int out, int in, off_t *offset, size_t count)
 {
-	if (!pl_fd(out) && !pl_fd(in))
-		return NEXT(sendfile_fn, "sendfile64")(out, in, offset, count);
+	NEITHER_END(out, in, NEXT(sendfile_fn, "sendfile64")(out, in, offset, count));
 	return dev_sendfile(out, in, offset, count);
 }
 
@@ -213,8 +243,7 @@ PL_EXPORT ssize_t splice(int in, off_t *in_off, int out, off_t *out_off, size_t 
 	off_t ipos, opos;
 	ssize_t ret;
 
-	if (!pl_fd(in) && !pl_fd(out))
-		return NEXT(splice_fn, "splice")(in, in_off, out, out_off, len, flags);
+	NEITHER_END(in, out, NEXT(splice_fn, "splice")(in, in_off, out, out_off, len, flags));
 	if (!readable(in) || !writable(out))
 		return fail(EBADF);
 	if (char_dev(in) || char_dev(out))
@@ -241,8 +270,7 @@ PL_EXPORT ssize_t splice(int in, off_t *in_off, int out, off_t *out_off, size_t 
 PL_EXPORT ssize_t copy_file_range(int in, off_t *in_off, int out, off_t *out_off, size_t len,
 				  unsigned flags)
 {
-	if (!pl_fd(in) && !pl_fd(out))
-		return NEXT(cfr_fn, "copy_file_range")(in, in_off, out, out_off, len, flags);
+	NEITHER_END(in, out, NEXT(cfr_fn, "copy_file_range")(in, in_off, out, out_off, len, flags));
 	if (flags)
 		return fail(EINVAL);
 	if (!readable(in) || !writable(out))
@@ -254,8 +282,12 @@ PL_EXPORT ssize_t readahead(int fd, off_t off, size_t count)
 {
 	struct pl_file *f = pl_fd(fd);
 
-	if (!f)
-		return NEXT(readahead_fn, "readahead")(fd, off, count);
+	if (!f) {
+		ssize_t r = NEXT(readahead_fn, "readahead")(fd, off, count);
+
+		if (r >= 0 || !(f = pl_fd_adopt(fd, errno)))
+			return r;
+	}
 	if (!readable(fd))
 		return fail(EBADF);
 	if (f->dev->kind != PL_DEV_NS_BLK)

@@ -387,8 +387,14 @@ static int do_fstatat(int dirfd, const char *path, struct stat *st, int flags)
 		return ret;
 	}
 	pl_classify(dirfd, path, &w);
-	if (w.kind == PL_WHERE_NONE)
-		return real(dirfd, path, st, flags);
+	if (w.kind == PL_WHERE_NONE) {
+		ret = real(dirfd, path, st, flags);
+		/* a directory may be a device's placeholder copied without libc (fdmap.c) */
+		if (!ret && (flags & AT_EMPTY_PATH) && empty(path) && S_ISDIR(st->st_mode) &&
+		    (f = pl_fd_adopt(dirfd, EISDIR)))
+			pl_stat_fix(f->dev, st);
+		return ret;
+	}
 	ret = w.kind == PL_WHERE_SV ? -1 : real(AT_FDCWD, w.path, st, flags);
 	if (to_sv(&w, ret ? -errno : 0))
 		return (int)sv_looked(__NR_newfstatat, dirfd, (long)path, (long)st, flags, 0);
@@ -460,8 +466,13 @@ PL_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struc
 		return ret;
 	}
 	pl_classify(dirfd, path, &w);
-	if (w.kind == PL_WHERE_NONE)
-		return real(dirfd, path, flags, mask, stx);
+	if (w.kind == PL_WHERE_NONE) {
+		ret = real(dirfd, path, flags, mask, stx);
+		if (!ret && (flags & AT_EMPTY_PATH) && empty(path) && (stx->stx_mask & STATX_TYPE) &&
+		    S_ISDIR(stx->stx_mode) && (f = pl_fd_adopt(dirfd, EISDIR)))
+			pl_statx_fix(f->dev, stx);
+		return ret;
+	}
 	ret = w.kind == PL_WHERE_SV ? -1 : real(AT_FDCWD, w.path, flags, mask, stx);
 	if (to_sv(&w, ret ? -errno : 0))
 		return (int)sv_looked(__NR_statx, dirfd, (long)path, flags, mask, (long)stx);

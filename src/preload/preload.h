@@ -14,10 +14,13 @@
  * process (session.c), so fork, exec, threads and fio's job processes all
  * share one controller under the daemon's policy and audit.
  *
- * A device fd is a real descriptor of the program's: an open placeholder
- * file, <root>/dev/<name>, so that numbers, O_CLOEXEC, dup/dup2/fcntl,
- * fork, exec and close behave as the kernel makes them, and the file
- * offset is the kernel's (shared by dups and forks as a device's is). The
+ * A device fd is a real descriptor of the program's: an open placeholder,
+ * an empty directory <root>/dev.fd/<access mode>/<name> opened read-only
+ * (fdmap.c), so that numbers, O_CLOEXEC, dup/dup2/fcntl, fork, exec and
+ * close behave as the kernel makes them, the file offset is the kernel's
+ * (shared by dups and forks as a device's is), and a call that reaches it
+ * unserved fails with an errno (<root>/dev/<name>, an empty file, is what
+ * the path calls reach). The
  * daemon knows the device under the same number (UCMDD_OPEN_FIXED),
  * because the program's SQEs name it and the daemon reads SQEs straight
  * from the shared ring. Modules:
@@ -184,16 +187,17 @@ struct pl_file {
 struct pl_file *pl_fd(int fd);
 /*
  * After a call on fd, unknown above, failed with err as no device's would
- * (ENOTTY, EISDIR, EBADF, EINVAL: a placeholder's answers): is fd a copy
+ * (ENOTTY, EISDIR, EBADF, EINVAL, ENODEV, EACCES: a placeholder's answers;
+ * 0: it succeeded, as fsync does on a placeholder): is fd a copy
  * of a device descriptor made with the program's own instruction (a raw
  * dup)? Then it is ours from now on and its file is returned, for the call
  * to be made again on it; else NULL, errno unchanged.
  */
 struct pl_file *pl_fd_adopt(int fd, int err);
 /*
- * open(2) of a ucmd device: the placeholder opened with the program's
- * flags (less what a regular file would take otherwise: O_DIRECT, O_CREAT,
- * O_TRUNC, O_EXCL), then the daemon's open at the same number. fd or -1
+ * open(2) of a ucmd device: the placeholder (an empty directory, read-only)
+ * opened with the program's status flags (fdmap.c), then the daemon's open
+ * at the same number. fd or -1
  * with errno (the daemon's answer: EACCES by policy, ENOENT...).
  */
 int pl_dev_open(const struct pl_devinfo *d, int flags);
@@ -208,8 +212,11 @@ void pl_statx_fix(const struct pl_devinfo *d, struct statx *stx);
 void pl_fdmap_recover(void);
 /* A new connection (first use, after fork): the daemon opens every known device fd again. */
 void pl_fdmap_reopen(struct ucmd_engine *e);
-/* Is this path (as the kernel resolved it) a placeholder? Its device, or NULL. */
-const struct pl_devinfo *pl_placeholder_dev(const char *path);
+/*
+ * Is this path (as the kernel resolved it) one of our placeholders (an fd's
+ * /proc link)? Its device and the access mode it stands for (*acc), or NULL.
+ */
+const struct pl_devinfo *pl_placeholder_dev(const char *path, int *acc);
 
 /* ---- rw.c ---- */
 
@@ -283,6 +290,8 @@ int pl_sysfs_sync(const char *root);
 extern bool pl_sysfs_lock_nowait;
 /* A directory of the tree: 0755 whatever the umask (sysfs_mpath.c's too). 0 or -errno. */
 int pl_sysfs_mkdir(const char *path);
+/* path and every directory above it, as pl_sysfs_mkdir makes one. 0 or -errno. */
+int pl_sysfs_mkdirs(const char *path);
 /* The tree's writes (sysfs_mpath.c's too), each appearing whole (renamed into place): */
 /* <dir>/<name> holds the formatted value and a newline, of mode (0444, 0644). 0 or -errno. */
 int pl_sysfs_putm(const char *dir, const char *name, mode_t mode, const char *fmt, ...)

@@ -12,7 +12,7 @@
  * mkfs.ext4: BLKGETSIZE64, BLKSSZGET, BLKPBSZGET, BLKGETZONESZ,
  * BLKDISCARDZEROES, BLKROGET, BLKDISCARD, fallocate(FALLOC_FL_ZERO_RANGE),
  * pread64/pwrite64, fsync; floppy and CD-ROM ioctls it expects to fail.
- * posix_fadvise is not interposed: the placeholder (a regular file) gives
+ * posix_fadvise is not interposed: the placeholder (a directory) gives
  * the answer a block or char device gives (0, or EINVAL for bad advice).
  *
  * Where the bytes go: IORING_OP_READ/WRITE(V) and FSYNC on a small ring of
@@ -721,13 +721,26 @@ int pl_dev_fsync(struct pl_file *f, int fd, bool datasync)
 	return dev_fsync(f, fd, datasync) < 0 ? -errno : 0;
 }
 
+/*
+ * fsync on a placeholder (a directory) succeeds doing nothing: a device
+ * copied without libc is found after it (a readlink per fsync of any other
+ * file, whose own fsync costs far more), and flushed.
+ */
+#define SYNCED_FD(f, fd, call)							\
+	do {									\
+		int r_ = (call);						\
+										\
+		if (r_ < 0 || !((f) = pl_fd_adopt((fd), 0)))			\
+			return r_;						\
+	} while (0)
+
 PL_EXPORT int rw_fsync(int fd) __asm__("fsync");
 PL_EXPORT int rw_fsync(int fd)
 {
 	struct pl_file *f = pl_fd(fd);
 
 	if (!f)
-		return NEXT(fsync_fn, "fsync")(fd);
+		SYNCED_FD(f, fd, NEXT(fsync_fn, "fsync")(fd));
 	return dev_fsync(f, fd, false);
 }
 
@@ -737,7 +750,7 @@ PL_EXPORT int rw_fdatasync(int fd)
 	struct pl_file *f = pl_fd(fd);
 
 	if (!f)
-		return NEXT(fsync_fn, "fdatasync")(fd);
+		SYNCED_FD(f, fd, NEXT(fsync_fn, "fdatasync")(fd));
 	return dev_fsync(f, fd, true);
 }
 
@@ -867,7 +880,7 @@ PL_EXPORT int rw_fallocate(int fd, int mode, off_t off, off_t len)
 	int ret;
 
 	if (!f)
-		return NEXT(fallocate_fn, "fallocate")(fd, mode, off, len);
+		UNKNOWN_FD(f, fd, NEXT(fallocate_fn, "fallocate")(fd, mode, off, len));
 	ret = dev_fallocate(f, fd, mode, off, len);
 	return ret < 0 ? fail(-ret) : 0;
 }
@@ -879,7 +892,7 @@ PL_EXPORT int rw_fallocate64(int fd, int mode, off_t off, off_t len)
 	int ret;
 
 	if (!f)
-		return NEXT(fallocate_fn, "fallocate64")(fd, mode, off, len);
+		UNKNOWN_FD(f, fd, NEXT(fallocate_fn, "fallocate64")(fd, mode, off, len));
 	ret = dev_fallocate(f, fd, mode, off, len);
 	return ret < 0 ? fail(-ret) : 0;
 }
@@ -903,8 +916,13 @@ PL_EXPORT int rw_posix_fallocate(int fd, off_t off, off_t len)
 {
 	struct pl_file *f = pl_fd(fd);
 
-	if (!f)
-		return NEXT(pfallocate_fn, "posix_fallocate")(fd, off, len);
+	if (!f) {
+		int r = NEXT(pfallocate_fn, "posix_fallocate")(fd, off, len);
+
+		/* it returns the error: a placeholder's EBADF (not opened for writing) */
+		if (!r || !(f = pl_fd_adopt(fd, r)))
+			return r;
+	}
 	return dev_posix_fallocate(f, off, len);
 }
 
@@ -913,25 +931,36 @@ PL_EXPORT int rw_posix_fallocate64(int fd, off_t off, off_t len)
 {
 	struct pl_file *f = pl_fd(fd);
 
-	if (!f)
-		return NEXT(pfallocate_fn, "posix_fallocate64")(fd, off, len);
+	if (!f) {
+		int r = NEXT(pfallocate_fn, "posix_fallocate64")(fd, off, len);
+
+		/* it returns the error: a placeholder's EBADF (not opened for writing) */
+		if (!r || !(f = pl_fd_adopt(fd, r)))
+			return r;
+	}
 	return dev_posix_fallocate(f, off, len);
 }
 
-/* ftruncate(2) of what is not a regular file is EINVAL (the placeholder must not grow). */
+/* ftruncate(2) of what is not a regular file is EINVAL. */
 PL_EXPORT int rw_ftruncate(int fd, off_t len) __asm__("ftruncate");
 PL_EXPORT int rw_ftruncate(int fd, off_t len)
 {
-	if (!pl_fd(fd))
-		return NEXT(ftruncate_fn, "ftruncate")(fd, len);
+	struct pl_file *f = pl_fd(fd);
+
+	if (!f)
+		UNKNOWN_FD(f, fd, NEXT(ftruncate_fn, "ftruncate")(fd, len));
+	(void)f;	/* a device's answer, whichever */
 	return fail(EINVAL);
 }
 
 PL_EXPORT int rw_ftruncate64(int fd, off_t len) __asm__("ftruncate64");
 PL_EXPORT int rw_ftruncate64(int fd, off_t len)
 {
-	if (!pl_fd(fd))
-		return NEXT(ftruncate_fn, "ftruncate64")(fd, len);
+	struct pl_file *f = pl_fd(fd);
+
+	if (!f)
+		UNKNOWN_FD(f, fd, NEXT(ftruncate_fn, "ftruncate64")(fd, len));
+	(void)f;
 	return fail(EINVAL);
 }
 

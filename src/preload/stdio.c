@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * stdio on a device fd. glibc's FILE reads and writes with its internal
- * read/write, which no interposer sees: a FILE on the placeholder would
- * read nothing and write into the placeholder. So a FILE that fdopen (or
+ * read/write, which no interposer sees: a FILE on the placeholder (an
+ * empty directory) would fail every read and write. So a FILE that fdopen (or
  * fopen of a device, paths.c) makes on a device fd is a fopencookie
  * stream whose read, write, seek and close are the interposers' (rw.c,
  * fdmap.c), and fileno() gives its descriptor back as for any FILE.

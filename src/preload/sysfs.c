@@ -74,7 +74,7 @@ int pl_sysfs_mkdir(const char *path)
 	return chmod(path, 0755) ? -errno : 0;
 }
 
-static int mkdirs(const char *path)
+int pl_sysfs_mkdirs(const char *path)
 {
 	char p[PATH_MAX];
 	size_t n = strlen(path);
@@ -204,10 +204,10 @@ static int dir_at(char *out, const char *fmt, ...)
 	va_start(ap, fmt);
 	ret = vpath(out, fmt, ap);
 	va_end(ap);
-	return ret ? ret : mkdirs(out);
+	return ret ? ret : pl_sysfs_mkdirs(out);
 }
 
-/* The placeholder a device fd is opened on: an empty regular file, 0600. */
+/* What a device's path (stat, access, open) reaches: an empty regular file, 0600 (fds: fdmap.c). */
 static int placeholder(const char *root, const char *name)
 {
 	char path[PATH_MAX];
@@ -444,7 +444,7 @@ static int build_ctrl(const char *root, const struct pl_devinfo *c, const struct
 	pci_name(x, &p);
 	ret = build_pci(root, c, f);
 	ret = ret ?: ctrl_path(dir, root, x, NULL);
-	ret = ret ?: mkdirs(dir);
+	ret = ret ?: pl_sysfs_mkdirs(dir);
 	ret = ret ?: pl_sysfs_put(dir, "dev", "%u:%u", c->major, c->minor);
 	ret = ret ?: put_rw(dir, "uevent", "MAJOR=%u\nMINOR=%u\nDEVNAME=%s", c->major, c->minor,
 			 c->name);
@@ -572,7 +572,7 @@ static int build_ns(const char *root, const struct pl_devinfo *c, const struct c
 	}
 	pci_name(x, &p);
 	ret = ctrl_path(dir, root, x, d->name);
-	ret = ret ?: mkdirs(dir);
+	ret = ret ?: pl_sysfs_mkdirs(dir);
 	ret = ret ?: pl_sysfs_put(dir, "dev", "%u:%u", d->major, d->minor);
 	ret = ret ?: put_rw(dir, "uevent", "MAJOR=%u\nMINOR=%u\nDEVNAME=%s%s", d->major, d->minor,
 			 d->name, blk ? "\nDEVTYPE=disk" : "");
@@ -620,11 +620,11 @@ static int build_ns(const char *root, const struct pl_devinfo *c, const struct c
 	ret = ret ?: pl_sysfs_put(dir, "capability", "50");
 	ret = ret ?: pl_sysfs_path(l, "%s/integrity", d->name);
 	ret = ret ?: ctrl_path(dir, root, x, l);
-	ret = ret ?: mkdirs(dir);
+	ret = ret ?: pl_sysfs_mkdirs(dir);
 	ret = ret ?: build_integrity(dir, c, d, &ns);
 	ret = ret ?: pl_sysfs_path(l, "%s/queue", d->name);
 	ret = ret ?: ctrl_path(dir, root, x, l);
-	ret = ret ?: mkdirs(dir);
+	ret = ret ?: pl_sysfs_mkdirs(dir);
 	ret = ret ?: pl_sysfs_put(dir, "logical_block_size", "%u", d->lba_size);
 	ret = ret ?: pl_sysfs_put(dir, "physical_block_size", "%u", d->lba_size);
 	ret = ret ?: pl_sysfs_put(dir, "hw_sector_size", "%u", d->lba_size);

@@ -247,6 +247,46 @@ static long inherited_check(const struct pl_ring *r, unsigned to_submit, unsigne
 	return 0;
 }
 
+#define PL_ENTER_UNKNOWN 8	/* numbers looked at per enter, at most */
+
+struct unknown_fds {
+	int fd[PL_ENTER_UNKNOWN];
+	unsigned n;
+};
+
+/* An SQE's fd that is none of ours: kept (once) to be looked at after the scan. */
+static void note_unknown(int fd, void *ctx)
+{
+	struct unknown_fds *u = ctx;
+
+	if (fd < 0 || pl_fd(fd) || ring_get(fd) || u->n == PL_ENTER_UNKNOWN)
+		return;
+	for (unsigned i = 0; i < u->n; i++)
+		if (u->fd[i] == fd)
+			return;
+	u->fd[u->n++] = fd;
+}
+
+/*
+ * SQEs about to be submitted may name a device copied with the program's
+ * own instruction (a raw dup) before any call through libc found it: the
+ * daemon would not know the number (EBADF). Each number none of ours is
+ * asked about as a failed call's would be (pl_fd_adopt: a readlink; the
+ * daemon opens a copy at its number). Only what the program's own SQ holds
+ * (a ring without SQPOLL and with an SQ array): a poller takes the others
+ * without an enter.
+ */
+static void adopt_sqe_fds(struct pl_ring *r, unsigned to_submit)
+{
+	struct unknown_fds u = { .n = 0 };
+
+	if (!to_submit)
+		return;
+	dc_psq_each_fd(&r->ring, to_submit, note_unknown, &u);
+	for (unsigned i = 0; i < u.n; i++)
+		pl_fd_adopt(u.fd[i], EBADF);
+}
+
 long pl_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete, unsigned flags,
 		       const void *arg, size_t argsz)
 {
@@ -267,6 +307,7 @@ long pl_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete, unsign
 		atomic_store(&has_tctx, true);
 	/* SQEs may name a device fd the supervisor gave (the program's own open) */
 	pl_svtab_sync();
+	adopt_sqe_fds(r, to_submit);
 	return enter_ring_args(r, to_submit, min_complete, flags, arg, argsz);
 }
 
