@@ -24,6 +24,8 @@
  * saturated one does.
  */
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -179,4 +181,10 @@ void srv_efd_drain(int fd)
 	/* a counter the client read first is nothing to drain */
 	if (efd_ready(fd, POLLIN))
 		(void)efd_io_once(fd, &v, false);
+}
+
+int srv_futex_wake(uint32_t *w)
+{
+	/* not FUTEX_PRIVATE_FLAG: the sleeper is another process mapping the same memfd */
+	return syscall(SYS_futex, w, FUTEX_WAKE, INT_MAX, NULL, NULL, 0) < 0 ? -errno : 0;
 }
