@@ -183,9 +183,13 @@ static unsigned pass(struct srv_ring *r, bool take)
 	did += posted;
 	srv_bounce_leave();
 	r->nr_reqs = ctx->nr_reqs;
+	r->passes++;
 	/* these four are read by workers choosing how to wait, without the ring's lock */
 	__atomic_store_n(&r->nr_iopoll, ctx->nr_iopoll, __ATOMIC_RELAXED);
 	__atomic_store_n(&r->overflowing, ctx->ocq_head != NULL, __ATOMIC_RELAXED);
+	/* nothing alive, nothing held for the client: only new SQEs can give the next pass work */
+	__atomic_store_n(&r->quiet, !did && !ctx->nr_reqs && !ctx->ocq_head && !recs &&
+			 !(r->bounce && r->bounce_waiting), __ATOMIC_RELAXED);
 	user_mm_batch_end();
 	current_ctx = NULL;
 	mutex_unlock(&ctx->uring_lock);
@@ -294,6 +298,9 @@ unsigned srv_ring_serve(struct srv_ring *r, uint64_t now)
 
 	/* everything the engine does for this ring sees the client */
 	task_override_set(&r->c->task);
+	/* before the pass: a poke after this is seen by the next look */
+	if (atomic_load_explicit(&r->poked, memory_order_relaxed))
+		atomic_store(&r->poked, false);
 	did = pass(r, true);
 	task_override_set(NULL);
 	if (did) {
@@ -348,10 +355,26 @@ bool srv_ring_pending(const struct srv_ring *r)
 	       __atomic_load_n(&r->sq_taken, __ATOMIC_RELAXED);
 }
 
+bool srv_ring_quiet(const struct srv_ring *r)
+{
+	/*
+	 * The poke first: a thread that changed the ring under its lock
+	 * (registration, the bounce area) pokes it before its unlock, so a
+	 * worker that sees quiet from an older pass sees the poke too.
+	 */
+	if (atomic_load(&r->poked) || !__atomic_load_n(&r->quiet, __ATOMIC_ACQUIRE))
+		return false;
+	/* seq_cst: after a relook (ring_pool.c serve) this load is the look asked for */
+	return __atomic_load_n(r->ctx->rings.sq_tail, __ATOMIC_SEQ_CST) ==
+	       __atomic_load_n(&r->sq_taken, __ATOMIC_RELAXED);
+}
+
 void srv_ring_unlock(struct srv_ring *r)
 {
 	uint64_t one = 1;
 
+	/* a polling worker looks at it whole again (srv_ring_quiet) */
+	atomic_store(&r->poked, true);
 	pthread_mutex_unlock(&r->lock);
 	/* a full counter (EAGAIN) already says "wake up" */
 	if (write(r->owner_efd, &one, sizeof(one)) < 0)
@@ -516,6 +539,7 @@ int srv_ring_create(struct srv_client *c, const struct ucmdd_queue_init *req,
 	r->c = c;
 	r->sq_efd = r->cq_efd = r->owner_efd = r->user_efd = -1;
 	atomic_init(&r->stop, false);
+	atomic_init(&r->poked, false);
 	pthread_mutex_init(&r->lock, NULL);
 	ret = srv_quota_charge(c->d, c->cred.uid, SRV_RES_RING, 1);
 	r->charged = !ret;

@@ -833,6 +833,45 @@ static void test_cq_futex_wake(void **state)
 	assert_int_not_equal(__atomic_load_n(&r->ctl->cq_futex, __ATOMIC_SEQ_CST), seq);
 }
 
+static unsigned long ring_passes(struct sfx *s, struct cring *r)
+{
+	struct srv_ring *sr = srv_ring_get(&s->c, (uint32_t)r->id);
+	unsigned long n;
+
+	pthread_mutex_lock(&sr->lock);
+	n = sr->passes;
+	pthread_mutex_unlock(&sr->lock);
+	return n;
+}
+
+/*
+ * A polling worker with nothing in flight looks at the SQ tail, not the
+ * whole ring: through 50 ms of a SQPOLL ring's 100 ms poll after its last
+ * work, a few passes (the one that did the work, the one that found
+ * nothing, perhaps the look before a sleep), never one per loop. The next
+ * SQE is still taken without a doorbell.
+ */
+static void test_poll_looks_at_tail(void **state)
+{
+	struct rt *t = *state;
+	struct cring *r = &t->r;
+	unsigned long p0, p1;
+
+	assert_int_equal(cring_open_idle(&t->s, r, 8, IORING_SETUP_SQPOLL, 100), 0);
+	ucmd_prep_nop(get_sqe(r));
+	publish(r);
+	(void)wait_cqe(r, NULL);
+	p0 = ring_passes(&t->s, r);
+	usleep(50000);
+	p1 = ring_passes(&t->s, r);
+	assert_true(p1 - p0 <= 8);
+	/* still seen: the tail the worker watches (or a doorbell, if it slept) */
+	ucmd_prep_nop(get_sqe(r));
+	publish(r);
+	(void)wait_cqe(r, NULL);
+	assert_true(ring_passes(&t->s, r) > p1);
+}
+
 static bool need_wakeup(struct cring *r)
 {
 	return __atomic_load_n(r->sq_flags, __ATOMIC_SEQ_CST) & IORING_SQ_NEED_WAKEUP;
@@ -1489,6 +1528,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_exit_inflight, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_destroy_posts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cq_futex_wake, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_poll_looks_at_tail, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_remote_completion, setup_thread, teardown),
 		cmocka_unit_test_setup_teardown(test_pool_one_worker_rings, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pool_stuck_pass, setup, teardown),
