@@ -354,17 +354,26 @@ static bool sq_full(const struct ucmd_ring *ring)
 	       ring->sq.ring_entries;
 }
 
-/* Sleep until woken, the deadline (0: none) or the daemon's hang-up. */
-static int sleep_once(struct dring *dr, uint64_t deadline, const sigset_t *sigmask)
+/*
+ * A look before a sleep for CQEs: 1 enough are there, -ENOTCONN the daemon
+ * is gone, 0 sleep (the proxy kicked for overflowed CQEs, which it moves in
+ * once there is room).
+ */
+static int cq_look(struct ucmd_ring *ring, unsigned min_complete)
 {
-	struct pollfd pfd[2] = {
-		{ .fd = dr->cq_efd, .events = POLLIN },
-		/* only the hang-up: a reply to another thread's request is not ours */
-		{ .fd = dr->dc->sock, .events = POLLRDHUP },
-	};
+	bounce_reap(ring);
+	if (cq_ready(ring) >= min_complete)
+		return 1;
+	if (ring_dead(to_dr(ring)))
+		return -ENOTCONN;
+	kick(ring, 0, 0);
+	return 0;
+}
+
+/* A sleep's length: DC_SLEEP_MAX_MS, or less to the deadline (0: none); -ETIME past it. */
+static int sleep_len(uint64_t deadline, struct timespec *ts)
+{
 	uint64_t ns = (uint64_t)DC_SLEEP_MAX_MS * 1000000ull;
-	struct timespec ts;
-	int n;
 
 	if (deadline) {
 		uint64_t now = ktime_get_ns();
@@ -374,8 +383,24 @@ static int sleep_once(struct dring *dr, uint64_t deadline, const sigset_t *sigma
 		if (deadline - now < ns)
 			ns = deadline - now;
 	}
-	ts.tv_sec = (time_t)(ns / 1000000000ull);
-	ts.tv_nsec = (long)(ns % 1000000000ull);
+	ts->tv_sec = (time_t)(ns / 1000000000ull);
+	ts->tv_nsec = (long)(ns % 1000000000ull);
+	return 0;
+}
+
+/* Sleep until woken, the deadline (0: none) or the daemon's hang-up. */
+static int sleep_once(struct dring *dr, uint64_t deadline, const sigset_t *sigmask)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = dr->cq_efd, .events = POLLIN },
+		/* only the hang-up: a reply to another thread's request is not ours */
+		{ .fd = dr->dc->sock, .events = POLLRDHUP },
+	};
+	struct timespec ts;
+	int n = sleep_len(deadline, &ts);
+
+	if (n)
+		return n;
 	n = ppoll(pfd, 2, &ts, sigmask);
 	if (n < 0)
 		return errno == EINTR ? -EINTR : -errno;
@@ -394,21 +419,12 @@ static int sleep_once(struct dring *dr, uint64_t deadline, const sigset_t *sigma
  */
 static int futex_sleep_once(struct dring *dr, uint32_t seq, uint64_t deadline)
 {
-	uint64_t ns = (uint64_t)DC_SLEEP_MAX_MS * 1000000ull;
 	struct pollfd pfd = { .fd = dr->dc->sock, .events = POLLRDHUP };
 	struct timespec ts;
-	long n;
+	long n = sleep_len(deadline, &ts);
 
-	if (deadline) {
-		uint64_t now = ktime_get_ns();
-
-		if (now >= deadline)
-			return -ETIME;
-		if (deadline - now < ns)
-			ns = deadline - now;
-	}
-	ts.tv_sec = (time_t)(ns / 1000000000ull);
-	ts.tv_nsec = (long)(ns % 1000000000ull);
+	if (n)
+		return (int)n;
 	/* shared (no FUTEX_PRIVATE_FLAG): the daemon wakes it through its own mapping */
 	n = syscall(SYS_futex, &dr->ctl->cq_futex, FUTEX_WAIT, seq, &ts, NULL, 0);
 	if (n == 0 || errno == EAGAIN)
@@ -440,21 +456,14 @@ static int cq_wait_futex(struct ucmd_ring *ring, unsigned min_complete, uint64_t
 		/* the word before the look: a bump after the look fails the wait at once */
 		uint32_t seq = __atomic_load_n(&dr->ctl->cq_futex, __ATOMIC_SEQ_CST);
 
-		bounce_reap(ring);
-		if (cq_ready(ring) >= min_complete)
-			break;
-		if (ring_dead(dr)) {
-			ret = -ENOTCONN;
-			break;
-		}
-		/* overflowed CQEs: the proxy moves them in once there is room */
-		kick(ring, 0, 0);
-		ret = futex_sleep_once(dr, seq, deadline);
+		ret = cq_look(ring, min_complete);
+		if (ret <= 0)
+			ret = ret ? ret : futex_sleep_once(dr, seq, deadline);
 		if (ret)
 			break;
 	}
 	__atomic_fetch_sub(&dr->ctl->cq_fwaiting, 1, __ATOMIC_SEQ_CST);
-	if (ret && cq_ready(ring) >= min_complete)
+	if (ret > 0 || (ret && cq_ready(ring) >= min_complete))
 		ret = 0;
 	return ret;
 }
@@ -504,16 +513,9 @@ static int cq_wait(struct ucmd_ring *ring, unsigned min_complete, uint64_t deadl
 		/* drain first, then look: a wake-up after the look stays counted */
 		while (read(dr->cq_efd, &cnt, sizeof(cnt)) > 0)
 			;
-		bounce_reap(ring);
-		if (cq_ready(ring) >= min_complete)
-			break;
-		if (ring_dead(dr)) {
-			ret = -ENOTCONN;
-			break;
-		}
-		/* overflowed CQEs: the proxy moves them in once there is room */
-		kick(ring, 0, 0);
-		ret = sleep_once(dr, deadline, sigmask);
+		ret = cq_look(ring, min_complete);
+		if (ret <= 0)
+			ret = ret ? ret : sleep_once(dr, deadline, sigmask);
 		if (ret)
 			break;
 	}
@@ -525,7 +527,7 @@ static int cq_wait(struct ucmd_ring *ring, unsigned min_complete, uint64_t deadl
 		if (write(dr->cq_efd, &one, sizeof(one)) < 0)
 			cnt = 0;	/* the counter is full: they are awake */
 	}
-	if (ret && cq_ready(ring) >= min_complete)
+	if (ret > 0 || (ret && cq_ready(ring) >= min_complete))
 		ret = 0;
 	return ret;
 }
