@@ -22,6 +22,9 @@
  * timer that fired before the write began (a preempted thread) loses no
  * wake-up; a counter at its maximum already says "wake up", as Linux's
  * saturated one does.
+ *
+ * A client that sleeps on its ring's futex instead (srv_futex_wake) needs
+ * none of this: FUTEX_WAKE never waits, whatever the client does.
  */
 #include <errno.h>
 #include <limits.h>
