@@ -18,9 +18,12 @@
  * ->enter is then: the doorbell (write the sq eventfd when the proxy said
  * IORING_SQ_NEED_WAKEUP, or holds overflowed CQEs), and the completion
  * wait: spin up to DC_SPIN_NS on the CQ, then tell the daemon we sleep
- * (ctl->cq_waiting), check again, and sleep in ppoll() on the cq eventfd
- * and on the socket, whose hang-up means the daemon is gone (-ENOTCONN, as
- * is ctl->state == UCMDD_RING_DEAD, set by a daemon that stops).
+ * (ctl->cq_fwaiting), check again, and sleep on the control page's futex,
+ * looking at the socket, whose hang-up means the daemon is gone
+ * (-ENOTCONN, as is ctl->state == UCMDD_RING_DEAD, set by a daemon that
+ * stops), each DC_SLEEP_MAX_MS. With a signal mask to install, or a daemon
+ * that predates the futex: ctl->cq_waiting, and ppoll() on the cq eventfd
+ * and the socket.
  *
  * Every enter, and every look at the CQ while waiting, also copies out
  * what the daemon completed in the ring's read bounce area (bounce.c):
@@ -28,12 +31,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -52,10 +57,14 @@
 #define DC_SPIN_NS 20000ull
 /* pure spins before each further one yields the CPU */
 #define DC_SPIN_PAUSES 256u
+/* the wait's spin reads the clock once in this many looks */
+#define DC_CLOCK_EVERY 16u
 /*
- * A sleep is cut at this length and the CQ looked at again. Only a second
- * thread waiting on the same ring can need it: it may have drained the cq
- * eventfd for a wake-up that was ours. One waiter never loses a wake-up.
+ * A sleep is cut at this length and the CQ looked at again. On the cq
+ * eventfd only a second thread waiting on the same ring can need it: it
+ * may have drained the eventfd for a wake-up that was ours (one waiter
+ * never loses a wake-up). On the futex it is how a daemon that was killed
+ * before it could mark the ring dead is found gone (its socket's hang-up).
  */
 #define DC_SLEEP_MAX_MS 100
 /* submit's wait for the proxy to take what it submitted: a head stuck this long ends it */
@@ -192,6 +201,8 @@ int dc_queue_init_flags(struct ucmd_engine *e, unsigned entries, struct ucmd_rin
 		goto fail;
 	}
 	dr->ctl = (struct ucmdd_ring_ctl *)((char *)dr->mem + rep.ctl_off);
+	/* the daemon's word, read once: a daemon that predates it leaves 0 */
+	dr->cq_futex = __atomic_load_n(&dr->ctl->features, __ATOMIC_RELAXED) & UCMDD_CTL_CQ_FUTEX;
 	if (qi_flags & UCMDD_QI_SUBMIT_COPY) {
 		ret = psq_map(dr, &rep);
 		if (ret)
@@ -343,17 +354,26 @@ static bool sq_full(const struct ucmd_ring *ring)
 	       ring->sq.ring_entries;
 }
 
-/* Sleep until woken, the deadline (0: none) or the daemon's hang-up. */
-static int sleep_once(struct dring *dr, uint64_t deadline, const sigset_t *sigmask)
+/*
+ * A look before a sleep for CQEs: 1 enough are there, -ENOTCONN the daemon
+ * is gone, 0 sleep (the proxy kicked for overflowed CQEs, which it moves in
+ * once there is room).
+ */
+static int cq_look(struct ucmd_ring *ring, unsigned min_complete)
 {
-	struct pollfd pfd[2] = {
-		{ .fd = dr->cq_efd, .events = POLLIN },
-		/* only the hang-up: a reply to another thread's request is not ours */
-		{ .fd = dr->dc->sock, .events = POLLRDHUP },
-	};
+	bounce_reap(ring);
+	if (cq_ready(ring) >= min_complete)
+		return 1;
+	if (ring_dead(to_dr(ring)))
+		return -ENOTCONN;
+	kick(ring, 0, 0);
+	return 0;
+}
+
+/* A sleep's length: DC_SLEEP_MAX_MS, or less to the deadline (0: none); -ETIME past it. */
+static int sleep_len(uint64_t deadline, struct timespec *ts)
+{
 	uint64_t ns = (uint64_t)DC_SLEEP_MAX_MS * 1000000ull;
-	struct timespec ts;
-	int n;
 
 	if (deadline) {
 		uint64_t now = ktime_get_ns();
@@ -363,8 +383,24 @@ static int sleep_once(struct dring *dr, uint64_t deadline, const sigset_t *sigma
 		if (deadline - now < ns)
 			ns = deadline - now;
 	}
-	ts.tv_sec = (time_t)(ns / 1000000000ull);
-	ts.tv_nsec = (long)(ns % 1000000000ull);
+	ts->tv_sec = (time_t)(ns / 1000000000ull);
+	ts->tv_nsec = (long)(ns % 1000000000ull);
+	return 0;
+}
+
+/* Sleep until woken, the deadline (0: none) or the daemon's hang-up. */
+static int sleep_once(struct dring *dr, uint64_t deadline, const sigset_t *sigmask)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = dr->cq_efd, .events = POLLIN },
+		/* only the hang-up: a reply to another thread's request is not ours */
+		{ .fd = dr->dc->sock, .events = POLLRDHUP },
+	};
+	struct timespec ts;
+	int n = sleep_len(deadline, &ts);
+
+	if (n)
+		return n;
 	n = ppoll(pfd, 2, &ts, sigmask);
 	if (n < 0)
 		return errno == EINTR ? -EINTR : -errno;
@@ -373,6 +409,63 @@ static int sleep_once(struct dring *dr, uint64_t deadline, const sigset_t *sigma
 		return -ENOTCONN;
 	}
 	return 0;
+}
+
+/*
+ * Sleep on the control page's futex until the daemon bumps it from seq,
+ * the deadline (0: none), DC_SLEEP_MAX_MS, or a signal. A sleep that ran
+ * out looks at the socket: a daemon killed before it could mark the ring
+ * dead wakes nobody, and its hang-up says it is gone.
+ */
+static int futex_sleep_once(struct dring *dr, uint32_t seq, uint64_t deadline)
+{
+	struct pollfd pfd = { .fd = dr->dc->sock, .events = POLLRDHUP };
+	struct timespec ts;
+	long n = sleep_len(deadline, &ts);
+
+	if (n)
+		return (int)n;
+	/* shared (no FUTEX_PRIVATE_FLAG): the daemon wakes it through its own mapping */
+	n = syscall(SYS_futex, &dr->ctl->cq_futex, FUTEX_WAIT, seq, &ts, NULL, 0);
+	if (n == 0 || errno == EAGAIN)
+		return 0;
+	if (errno == EINTR)
+		return -EINTR;
+	if (errno != ETIMEDOUT)
+		return -errno;
+	if (poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLHUP | POLLRDHUP | POLLERR | POLLNVAL))) {
+		dc_kill(dr->dc);
+		return -ENOTCONN;
+	}
+	return 0;
+}
+
+/*
+ * The sleep of cq_wait on the futex (a daemon that offers it, no signal
+ * mask to install): no eventfd to drain, one system call per sleep, and
+ * every sleeper is woken, so no wake-up needs passing on.
+ */
+static int cq_wait_futex(struct ucmd_ring *ring, unsigned min_complete, uint64_t deadline)
+{
+	struct dring *dr = to_dr(ring);
+	int ret = 0;
+
+	/* seq_cst: pairs with the daemon's CQ tail store, then its cq_fwaiting load */
+	__atomic_fetch_add(&dr->ctl->cq_fwaiting, 1, __ATOMIC_SEQ_CST);
+	for (;;) {
+		/* the word before the look: a bump after the look fails the wait at once */
+		uint32_t seq = __atomic_load_n(&dr->ctl->cq_futex, __ATOMIC_SEQ_CST);
+
+		ret = cq_look(ring, min_complete);
+		if (ret <= 0)
+			ret = ret ? ret : futex_sleep_once(dr, seq, deadline);
+		if (ret)
+			break;
+	}
+	__atomic_fetch_sub(&dr->ctl->cq_fwaiting, 1, __ATOMIC_SEQ_CST);
+	if (ret > 0 || (ret && cq_ready(ring) >= min_complete))
+		ret = 0;
+	return ret;
 }
 
 /*
@@ -391,7 +484,8 @@ static int cq_wait(struct ucmd_ring *ring, unsigned min_complete, uint64_t deadl
 	for (unsigned spins = 0; (bounce_reap(ring), cq_ready(ring) < min_complete); spins++) {
 		if (ring_dead(dr))
 			return -ENOTCONN;
-		if (ktime_get_ns() >= spin_end)
+		/* a clock read costs as much as a pause here: every DC_CLOCK_EVERY looks */
+		if (!(spins % DC_CLOCK_EVERY) && ktime_get_ns() >= spin_end)
 			break;
 		/*
 		 * A short pure spin catches a proxy that is running; then
@@ -409,6 +503,9 @@ static int cq_wait(struct ucmd_ring *ring, unsigned min_complete, uint64_t deadl
 		cqes_prefetch(ring);
 		return 0;
 	}
+	/* ppoll installs a signal mask atomically with the sleep; a futex cannot */
+	if (!sigmask && dr->cq_futex)
+		return cq_wait_futex(ring, min_complete, deadline);
 	atomic_fetch_add(&dr->waiters, 1);
 	/* seq_cst: pairs with the daemon's CQ tail store, then its cq_waiting load */
 	__atomic_fetch_add(&dr->ctl->cq_waiting, 1, __ATOMIC_SEQ_CST);
@@ -416,16 +513,9 @@ static int cq_wait(struct ucmd_ring *ring, unsigned min_complete, uint64_t deadl
 		/* drain first, then look: a wake-up after the look stays counted */
 		while (read(dr->cq_efd, &cnt, sizeof(cnt)) > 0)
 			;
-		bounce_reap(ring);
-		if (cq_ready(ring) >= min_complete)
-			break;
-		if (ring_dead(dr)) {
-			ret = -ENOTCONN;
-			break;
-		}
-		/* overflowed CQEs: the proxy moves them in once there is room */
-		kick(ring, 0, 0);
-		ret = sleep_once(dr, deadline, sigmask);
+		ret = cq_look(ring, min_complete);
+		if (ret <= 0)
+			ret = ret ? ret : sleep_once(dr, deadline, sigmask);
 		if (ret)
 			break;
 	}
@@ -437,7 +527,7 @@ static int cq_wait(struct ucmd_ring *ring, unsigned min_complete, uint64_t deadl
 		if (write(dr->cq_efd, &one, sizeof(one)) < 0)
 			cnt = 0;	/* the counter is full: they are awake */
 	}
-	if (ret && cq_ready(ring) >= min_complete)
+	if (ret > 0 || (ret && cq_ready(ring) >= min_complete))
 		ret = 0;
 	return ret;
 }

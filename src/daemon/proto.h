@@ -291,6 +291,15 @@ struct ucmdd_region {
  * SQ head before io_uring_enter and count on it not moving meanwhile) --
  * unless sq_blocked says that the proxy takes nothing until the client
  * reaps (its CQ backed up, or as many requests in flight as it may have).
+ *
+ * A daemon that sets UCMDD_CTL_CQ_FUTEX in features (before it sends the
+ * ring) also wakes a client that sleeps on a futex instead: the client
+ * reads cq_futex, adds itself to cq_fwaiting, looks at the CQ again and
+ * sleeps in FUTEX_WAIT on cq_futex (a shared futex: both map the memfd);
+ * the daemon, after posting CQEs (or making the ring dead) while
+ * cq_fwaiting is set, bumps cq_futex and calls FUTEX_WAKE, which never
+ * blocks on the client (no eventfd, no guard timers). The two ways are
+ * independent: a client that predates the futex sets only cq_waiting.
  */
 struct ucmdd_ring_ctl {
 	uint32_t cq_waiting;	/* client writes; daemon reads */
@@ -298,7 +307,12 @@ struct ucmdd_ring_ctl {
 	uint32_t wakeups;	/* daemon: times it slept and was woken (statistics) */
 	uint32_t sq_limit;	/* client writes (rings without SQPOLL); daemon reads, bounds */
 	uint32_t sq_blocked;	/* daemon writes: 1 while it takes no SQE until the client reaps */
+	uint32_t features;	/* daemon writes at set-up: UCMDD_CTL_* */
+	uint32_t cq_futex;	/* daemon writes: bumped before each FUTEX_WAKE */
+	uint32_t cq_fwaiting;	/* client writes: its threads sleeping on cq_futex */
 };
+
+#define UCMDD_CTL_CQ_FUTEX	(1u << 0)	/* the daemon wakes cq_fwaiting sleepers */
 
 /*
  * The read bounce area (UCMDD_RING_BOUNCE): this control block at offset 0,

@@ -22,8 +22,13 @@
  * timer that fired before the write began (a preempted thread) loses no
  * wake-up; a counter at its maximum already says "wake up", as Linux's
  * saturated one does.
+ *
+ * A client that sleeps on its ring's futex instead (srv_futex_wake) needs
+ * none of this: FUTEX_WAKE never waits, whatever the client does.
  */
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -179,4 +184,10 @@ void srv_efd_drain(int fd)
 	/* a counter the client read first is nothing to drain */
 	if (efd_ready(fd, POLLIN))
 		(void)efd_io_once(fd, &v, false);
+}
+
+int srv_futex_wake(uint32_t *w)
+{
+	/* not FUTEX_PRIVATE_FLAG: the sleeper is another process mapping the same memfd */
+	return syscall(SYS_futex, w, FUTEX_WAKE, INT_MAX, NULL, NULL, 0) < 0 ? -errno : 0;
 }

@@ -7,6 +7,7 @@
 #define UCMD_SERVER_EFD_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /* How long a write or read of a client's eventfd may wait before it is cut short. */
 #define SRV_EFD_WAIT_MS 10
@@ -19,5 +20,10 @@
 int srv_efd_signal(int fd);
 /* Reset the counter if it is not 0; never waits for the client. */
 void srv_efd_drain(int fd);
+/*
+ * Wake every thread in FUTEX_WAIT on the shared futex word w (a client's,
+ * in memory both map): never waits for anyone. 0 or -errno.
+ */
+int srv_futex_wake(uint32_t *w);
 
 #endif /* UCMD_SERVER_EFD_H */

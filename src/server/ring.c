@@ -28,8 +28,10 @@
  * and sleeps in poll() on the sq eventfds (the clients' doorbells) and the
  * eventfds the engine writes whenever a ring's owner has completions to
  * run (io_ring_set_owner_wake). The client sleeping for CQEs sets
- * ctl->cq_waiting; the worker writes the cq eventfd after posting only
- * then, through efd.c, which never waits on a client's eventfd.
+ * ctl->cq_fwaiting and sleeps on the control page's futex, which the
+ * worker wakes after posting only then (cq_wake: one FUTEX_WAKE); a client
+ * that predates the futex sets ctl->cq_waiting and sleeps on the cq
+ * eventfd, written through efd.c, which never waits on a client's eventfd.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -94,6 +96,24 @@ static void sq_flag(struct srv_ring *r, unsigned flag, bool on)
 		__atomic_fetch_and(r->ctx->rings.sq_flags, ~flag, __ATOMIC_SEQ_CST);
 }
 
+/*
+ * Wake the client's threads that sleep for CQEs: on the cq eventfd
+ * (cq_waiting) and on the control page's futex (cq_fwaiting). The caller
+ * stored what they wait for (seq_cst) before: pairs with the client's
+ * count store, then its look. A FUTEX_WAKE never waits on the client, so
+ * it needs none of efd.c's guard.
+ */
+static void cq_wake(struct srv_ring *r)
+{
+	if (__atomic_load_n(&r->ctl->cq_waiting, __ATOMIC_SEQ_CST))
+		(void)srv_efd_signal(r->cq_efd);
+	if (__atomic_load_n(&r->ctl->cq_fwaiting, __ATOMIC_SEQ_CST)) {
+		/* after the client's read of it: its FUTEX_WAIT then returns at once */
+		__atomic_fetch_add(&r->ctl->cq_futex, 1, __ATOMIC_SEQ_CST);
+		(void)srv_futex_wake(&r->ctl->cq_futex);
+	}
+}
+
 /* CQEs were posted up to tail: wake the client if it sleeps, signal its eventfd. */
 static void cq_posted(struct srv_ring *r, unsigned tail)
 {
@@ -104,8 +124,7 @@ static void cq_posted(struct srv_ring *r, unsigned tail)
 	if (!r->bounce)
 		__atomic_store_n(r->ctx->rings.cq_tail, tail, __ATOMIC_SEQ_CST);
 	/* else the commit's compare-and-swap was that store (bounce_area.c) */
-	if (__atomic_load_n(&r->ctl->cq_waiting, __ATOMIC_SEQ_CST))
-		(void)srv_efd_signal(r->cq_efd);
+	cq_wake(r);
 	if (r->user_efd >= 0 &&
 	    !(__atomic_load_n(r->ctx->rings.cq_flags, __ATOMIC_RELAXED) &
 	      IORING_CQ_EVENTFD_DISABLED))
@@ -164,16 +183,20 @@ static unsigned pass(struct srv_ring *r, bool take)
 	did += posted;
 	srv_bounce_leave();
 	r->nr_reqs = ctx->nr_reqs;
+	r->passes++;
 	/* these four are read by workers choosing how to wait, without the ring's lock */
 	__atomic_store_n(&r->nr_iopoll, ctx->nr_iopoll, __ATOMIC_RELAXED);
 	__atomic_store_n(&r->overflowing, ctx->ocq_head != NULL, __ATOMIC_RELAXED);
+	/* nothing alive, nothing held for the client: only new SQEs can give the next pass work */
+	__atomic_store_n(&r->quiet, !did && !ctx->nr_reqs && !ctx->ocq_head && !recs &&
+			 !(r->bounce && r->bounce_waiting), __ATOMIC_RELAXED);
 	user_mm_batch_end();
 	current_ctx = NULL;
 	mutex_unlock(&ctx->uring_lock);
 	if (posted)
 		cq_posted(r, r->cq_told);
-	else if (recs && __atomic_load_n(&r->ctl->cq_waiting, __ATOMIC_SEQ_CST))
-		(void)srv_efd_signal(r->cq_efd);
+	else if (recs)
+		cq_wake(r);
 	return did;
 }
 
@@ -248,7 +271,9 @@ static void ring_exit_wait(struct srv_ring *r)
 		pass(r, false);
 	}
 	__atomic_store_n(&r->ctl->state, UCMDD_RING_DEAD, __ATOMIC_SEQ_CST);
+	/* a client asleep for CQEs wakes to -ENOTCONN, whichever way it sleeps */
 	(void)srv_efd_signal(r->cq_efd);
+	cq_wake(r);
 	pthread_mutex_unlock(&r->lock);
 	task_override_set(prev);
 }
@@ -273,6 +298,9 @@ unsigned srv_ring_serve(struct srv_ring *r, uint64_t now)
 
 	/* everything the engine does for this ring sees the client */
 	task_override_set(&r->c->task);
+	/* before the pass: a poke after this is seen by the next look */
+	if (atomic_load_explicit(&r->poked, memory_order_relaxed))
+		atomic_store(&r->poked, false);
 	did = pass(r, true);
 	task_override_set(NULL);
 	if (did) {
@@ -328,10 +356,26 @@ bool srv_ring_pending(const struct srv_ring *r)
 	       __atomic_load_n(&r->sq_taken, __ATOMIC_RELAXED);
 }
 
+bool srv_ring_quiet(const struct srv_ring *r)
+{
+	/*
+	 * The poke first: a thread that changed the ring under its lock
+	 * (registration, the bounce area) pokes it before its unlock, so a
+	 * worker that sees quiet from an older pass sees the poke too.
+	 */
+	if (atomic_load(&r->poked) || !__atomic_load_n(&r->quiet, __ATOMIC_ACQUIRE))
+		return false;
+	/* seq_cst: after a relook (ring_pool.c serve) this load is the look asked for */
+	return __atomic_load_n(r->ctx->rings.sq_tail, __ATOMIC_SEQ_CST) ==
+	       __atomic_load_n(&r->sq_taken, __ATOMIC_RELAXED);
+}
+
 void srv_ring_unlock(struct srv_ring *r)
 {
 	uint64_t one = 1;
 
+	/* a polling worker looks at it whole again (srv_ring_quiet) */
+	atomic_store(&r->poked, true);
 	pthread_mutex_unlock(&r->lock);
 	/* a full counter (EAGAIN) already says "wake up" */
 	if (write(r->owner_efd, &one, sizeof(one)) < 0)
@@ -428,6 +472,8 @@ static int ring_setup(struct srv_ring *r, const struct ucmdd_queue_init *req,
 	if (fcntl(m->memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
 		return -errno;
 	r->ctl = (struct ucmdd_ring_ctl *)((char *)m->mem + m->tail_off);
+	/* before the client has the ring: it may sleep on the futex (cq_wake) */
+	r->ctl->features = UCMDD_CTL_CQ_FUTEX;
 	/* what the client is told: its own flags, the layout the engine made */
 	ep.flags = p->flags;
 	ep.sq_thread_cpu = p->sq_thread_cpu;
@@ -494,6 +540,7 @@ int srv_ring_create(struct srv_client *c, const struct ucmdd_queue_init *req,
 	r->c = c;
 	r->sq_efd = r->cq_efd = r->owner_efd = r->user_efd = -1;
 	atomic_init(&r->stop, false);
+	atomic_init(&r->poked, false);
 	pthread_mutex_init(&r->lock, NULL);
 	ret = srv_quota_charge(c->d, c->cred.uid, SRV_RES_RING, 1);
 	r->charged = !ret;

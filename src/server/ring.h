@@ -52,6 +52,16 @@ struct srv_ring {
 	unsigned bounce_told;		/* its records the client was last woken for */
 	bool bounce_waiting;		/* records wait for the client */
 	bool exiting;			/* ring_exit: the client's records are copied at once */
+	/*
+	 * The last pass did nothing and left nothing that could need one:
+	 * no request alive, no overflow, no record waiting. Until the client
+	 * publishes SQEs (srv_ring_pending) or another thread pokes it
+	 * (srv_ring_unlock), a polling worker only looks at the SQ tail
+	 * (srv_ring_quiet). Written under lock, read without.
+	 */
+	bool quiet;
+	atomic_bool poked;
+	unsigned long passes;		/* full passes made (statistics, tests), under lock */
 };
 
 /* What a ring asks of a worker that found nothing to do in it (srv_ring_idle). */
@@ -73,6 +83,8 @@ enum srv_idle {
  * srv_ring_sleep_ms: how long a worker may sleep for this ring (-1: until
  * a wake-up). srv_ring_done: the ring stops (its client or the daemon).
  * srv_ring_pending: SQEs published and not yet taken (a hint, no lock).
+ * srv_ring_quiet: a pass would find nothing to do unless the client
+ * published SQEs since the last (no lock; stale only towards a pass).
  * srv_ring_unlock: for a thread other than a worker that held r->lock (a
  * worker going to sleep skips a ring it finds locked): wakes a sleeping
  * worker to look at the ring.
@@ -84,6 +96,7 @@ void srv_ring_need_wakeup(struct srv_ring *r, bool on);
 int srv_ring_sleep_ms(const struct srv_ring *r);
 bool srv_ring_done(const struct srv_ring *r);
 bool srv_ring_pending(const struct srv_ring *r);
+bool srv_ring_quiet(const struct srv_ring *r);
 void srv_ring_unlock(struct srv_ring *r);
 uint64_t srv_now_us(void);
 

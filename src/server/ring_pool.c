@@ -70,6 +70,8 @@
 
 /* idle polls that only pause before each further one yields the CPU */
 #define POOL_SPIN_PAUSES	256u
+/* an idle poll reads the clock once in this many loops */
+#define POOL_CLOCK_EVERY	8u
 /* An SQPOLL ring's nap (SRV_IDLE_NAP): off the CPU, short enough to take the next SQE nearly at once. */
 #define POOL_NAP_NS		20000
 /* empty looks, each after a sched_yield, before a crowded machine's worker sleeps */
@@ -413,16 +415,26 @@ static void *worker_main(void *arg)
 	struct pworker *w = arg;
 	struct srv_pool *p = w->p;
 	unsigned start = 0, spins = 0, crowded = 0;
+	uint64_t now = 0;
+	bool clock_due = true;
 
 	/* a nap is as long as asked, not the default 50 us slack longer */
 	(void)prctl(PR_SET_TIMERSLACK, 1ul, 0, 0, 0);
 	while (!atomic_load(&p->stop)) {
 		enum srv_idle want = SRV_IDLE_SLEEP;
 		unsigned did = 0;
-		uint64_t now;
 
 		list_refresh(w);
-		now = srv_now_us();
+		/*
+		 * A clock read costs as much as a pause here: while pausing,
+		 * once in POOL_CLOCK_EVERY loops; after anything else (work,
+		 * a sleep, a nap, a yield, which may have lasted a time
+		 * slice) at once.
+		 */
+		if (clock_due || !(spins % POOL_CLOCK_EVERY)) {
+			now = srv_now_us();
+			clock_due = false;
+		}
 		for (unsigned i = 0; i < w->n; i++) {
 			struct srv_ring *r = w->l[(start + i) % w->n];
 			const void *last;
@@ -432,7 +444,15 @@ static void *worker_main(void *arg)
 				break;
 			if (srv_ring_done(r))
 				continue;
-			did += serve(w, r, now, true);
+			/*
+			 * A ring whose last pass found nothing and left
+			 * nothing alive waits only for SQEs: a look at its
+			 * tail, not a pass (two mutexes, the engine's reap
+			 * and commit), so that the client's next batch is
+			 * seen within a few loads.
+			 */
+			if (!srv_ring_quiet(r))
+				did += serve(w, r, now, true);
 			/* a ring polls on only for the worker that last did its work */
 			last = __atomic_load_n(&r->last_worker, __ATOMIC_RELAXED);
 			if (last && last != w)
@@ -447,9 +467,11 @@ static void *worker_main(void *arg)
 		if (did) {
 			spins = 0;
 			crowded = 0;
+			clock_due = true;
 			wake_helper(w, now);
 			continue;
 		}
+		clock_due = true;	/* unless only a pause follows */
 		if (want >= SRV_IDLE_BUSY)
 			atomic_fetch_add_explicit(&p->empty_polls, 1, memory_order_relaxed);
 		if (want == SRV_IDLE_BUSY && srv_crowded(&p->crowd, now)) {
@@ -481,6 +503,7 @@ static void *worker_main(void *arg)
 			 */
 			nanosleep(&nap, NULL);
 		} else if (++spins < POOL_SPIN_PAUSES) {
+			clock_due = false;
 #if defined(__x86_64__) || defined(__i386__)
 			__builtin_ia32_pause();
 #endif

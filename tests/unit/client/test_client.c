@@ -10,6 +10,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -24,6 +26,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -43,6 +46,7 @@ enum fake_mode {
 	FAKE_SHORT_COPY,	/* takes it, but makes no room for the program's SQ */
 	FAKE_BOUNCE,		/* as FAKE_OK, and gives each ring a read bounce area */
 	FAKE_BOUNCE_W,		/* the same with a write part: 8 records, 16 KiB of data */
+	FAKE_FUTEX,		/* as FAKE_OK, and offers the futex wake-up (UCMDD_CTL_CQ_FUTEX) */
 };
 
 struct fake {
@@ -129,6 +133,8 @@ static int fake_ring(struct fake *f, const struct ucmdd_queue_init *req, int fds
 	*(unsigned *)(f->mem + p->sq_off.ring_entries) = n;
 	*(unsigned *)(f->mem + p->cq_off.ring_mask) = 2 * n - 1;
 	*(unsigned *)(f->mem + p->cq_off.ring_entries) = 2 * n;
+	if (f->mode == FAKE_FUTEX)
+		((struct ucmdd_ring_ctl *)(f->mem + f->rep.ctl_off))->features = UCMDD_CTL_CQ_FUTEX;
 	fds[1] = f->sq_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	fds[2] = f->cq_efd = eventfd(0, EFD_CLOEXEC);
 	return 5;
@@ -615,6 +621,8 @@ struct poster {
 	struct fake *f;
 	bool hang_up;		/* instead of posting, close the socket */
 	bool mark_dead;		/* instead of posting, ctl->state = DEAD */
+	bool futex;		/* the fake offers the futex: the waiter must sleep on it */
+	bool saw_sleep;		/* the waiter said it sleeps the way it was offered */
 };
 
 /* The daemon's side of a sleeping waiter: post once it says it sleeps, and wake it. */
@@ -622,11 +630,15 @@ static void *poster_main(void *arg)
 {
 	struct poster *ps = arg;
 	struct fake *f = ps->f;
+	uint32_t *waiting = ps->futex ? &ctl_of(f)->cq_fwaiting : &ctl_of(f)->cq_waiting;
 	uint64_t one = 1;
 
-	while (!__atomic_load_n(&ctl_of(f)->cq_waiting, __ATOMIC_SEQ_CST))
+	/* 10 s: a waiter that sleeps the other way is never seen (it then times out below) */
+	for (int i = 0; i < 10000 && !__atomic_load_n(waiting, __ATOMIC_SEQ_CST); i++)
 		usleep(1000);
+	ps->saw_sleep = __atomic_load_n(waiting, __ATOMIC_SEQ_CST);
 	if (ps->hang_up) {
+		/* no wake-up at all: a killed daemon's; the waiter finds the socket gone */
 		shutdown(f->sock, SHUT_RDWR);
 		return NULL;
 	}
@@ -634,6 +646,11 @@ static void *poster_main(void *arg)
 		__atomic_store_n(&ctl_of(f)->state, UCMDD_RING_DEAD, __ATOMIC_SEQ_CST);
 	else
 		post_cqe(f, 7, 512);
+	if (ps->futex) {
+		__atomic_fetch_add(&ctl_of(f)->cq_futex, 1, __ATOMIC_SEQ_CST);
+		syscall(SYS_futex, &ctl_of(f)->cq_futex, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+		return NULL;
+	}
 	if (write(f->cq_efd, &one, sizeof(one)) != sizeof(one))
 		return NULL;
 	return NULL;
@@ -642,7 +659,7 @@ static void *poster_main(void *arg)
 static void wait_with(struct poster ps, int expect)
 {
 	struct fake f;
-	struct ucmd_engine *e = fake_start(&f, FAKE_OK);
+	struct ucmd_engine *e = fake_start(&f, ps.futex ? FAKE_FUTEX : FAKE_OK);
 	struct io_uring_params p = { 0 };
 	struct ucmd_ring ring;
 	struct io_uring_cqe *cqe = NULL;
@@ -658,8 +675,10 @@ static void wait_with(struct poster ps, int expect)
 		ucmd_cqe_seen(&ring, cqe);
 	}
 	pthread_join(t, NULL);
+	assert_true(ps.saw_sleep);
 	/* the waiter said it no longer sleeps */
 	assert_int_equal(ctl_of(&f)->cq_waiting, 0);
+	assert_int_equal(ctl_of(&f)->cq_fwaiting, 0);
 	if (expect == -ENOTCONN) {
 		/* and nothing after it hangs or pretends to work */
 		ucmd_prep_nop(ucmd_get_sqe(&ring));
@@ -1543,6 +1562,26 @@ static void test_wait_ring_dead(void **state)
 	wait_with((struct poster){ .mark_dead = true }, -ENOTCONN);
 }
 
+/* A daemon that offers the futex: the waiter sleeps on it, not on the cq eventfd. */
+static void test_wait_futex_wakes(void **state)
+{
+	(void)state;
+	wait_with((struct poster){ .futex = true }, 0);
+}
+
+/* Killed without marking the ring dead: nobody wakes the futex, the socket's hang-up tells. */
+static void test_wait_futex_daemon_hangs_up(void **state)
+{
+	(void)state;
+	wait_with((struct poster){ .futex = true, .hang_up = true }, -ENOTCONN);
+}
+
+static void test_wait_futex_ring_dead(void **state)
+{
+	(void)state;
+	wait_with((struct poster){ .futex = true, .mark_dead = true }, -ENOTCONN);
+}
+
 static void test_register(void **state)
 {
 	struct fake f;
@@ -1725,6 +1764,9 @@ int main(void)
 		cmocka_unit_test(test_wait_wakes),
 		cmocka_unit_test(test_wait_daemon_hangs_up),
 		cmocka_unit_test(test_wait_ring_dead),
+		cmocka_unit_test(test_wait_futex_wakes),
+		cmocka_unit_test(test_wait_futex_daemon_hangs_up),
+		cmocka_unit_test(test_wait_futex_ring_dead),
 		cmocka_unit_test(test_register),
 		cmocka_unit_test(test_buf_shared),
 		cmocka_unit_test(test_buf_native),

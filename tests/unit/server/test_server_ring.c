@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -800,6 +802,77 @@ static void test_destroy_posts(void **state)
 	assert_int_equal(c.res, -ECANCELED);
 }
 
+/*
+ * A client asleep on the control page's futex (cq_fwaiting): the worker
+ * wakes it after posting (the word bumped, FUTEX_WAKE), and so does the
+ * ring's end (-ENOTCONN for the client). A FUTEX_WAIT of 10 s that runs out
+ * means nobody woke it.
+ */
+static void test_cq_futex_wake(void **state)
+{
+	struct rt *t = *state;
+	struct cring *r = &t->r;
+	struct timespec ts = { .tv_sec = 10 };
+	uint32_t seq;
+	long n;
+
+	assert_int_equal(cring_open(&t->s, r, 8, 0), 0);
+	assert_true(r->ctl->features & UCMDD_CTL_CQ_FUTEX);
+	__atomic_store_n(&r->ctl->cq_fwaiting, 1, __ATOMIC_SEQ_CST);
+	seq = __atomic_load_n(&r->ctl->cq_futex, __ATOMIC_SEQ_CST);
+	ucmd_prep_nop(get_sqe(r));
+	publish(r);
+	/* woken, or the word moved before the wait began (EAGAIN): never the timeout */
+	n = syscall(SYS_futex, &r->ctl->cq_futex, FUTEX_WAIT, seq, &ts, NULL, 0);
+	assert_true(n == 0 || errno == EAGAIN);
+	assert_int_equal(cq_ready(r), 1);
+	assert_int_not_equal(__atomic_load_n(&r->ctl->cq_futex, __ATOMIC_SEQ_CST), seq);
+	/* the end: the ring marked dead, then the sleeper woken */
+	seq = __atomic_load_n(&r->ctl->cq_futex, __ATOMIC_SEQ_CST);
+	assert_int_equal(srv_ring_destroy(&t->s.c, (uint32_t)r->id), 0);
+	assert_int_equal(r->ctl->state, UCMDD_RING_DEAD);
+	assert_int_not_equal(__atomic_load_n(&r->ctl->cq_futex, __ATOMIC_SEQ_CST), seq);
+}
+
+static unsigned long ring_passes(struct sfx *s, struct cring *r)
+{
+	struct srv_ring *sr = srv_ring_get(&s->c, (uint32_t)r->id);
+	unsigned long n;
+
+	pthread_mutex_lock(&sr->lock);
+	n = sr->passes;
+	pthread_mutex_unlock(&sr->lock);
+	return n;
+}
+
+/*
+ * A polling worker with nothing in flight looks at the SQ tail, not the
+ * whole ring: through 50 ms of a SQPOLL ring's 100 ms poll after its last
+ * work, a few passes (the one that did the work, the one that found
+ * nothing, perhaps the look before a sleep), never one per loop. The next
+ * SQE is still taken without a doorbell.
+ */
+static void test_poll_looks_at_tail(void **state)
+{
+	struct rt *t = *state;
+	struct cring *r = &t->r;
+	unsigned long p0, p1;
+
+	assert_int_equal(cring_open_idle(&t->s, r, 8, IORING_SETUP_SQPOLL, 100), 0);
+	ucmd_prep_nop(get_sqe(r));
+	publish(r);
+	(void)wait_cqe(r, NULL);
+	p0 = ring_passes(&t->s, r);
+	usleep(50000);
+	p1 = ring_passes(&t->s, r);
+	assert_true(p1 - p0 <= 8);
+	/* still seen: the tail the worker watches (or a doorbell, if it slept) */
+	ucmd_prep_nop(get_sqe(r));
+	publish(r);
+	(void)wait_cqe(r, NULL);
+	assert_true(ring_passes(&t->s, r) > p1);
+}
+
 static bool need_wakeup(struct cring *r)
 {
 	return __atomic_load_n(r->sq_flags, __ATOMIC_SEQ_CST) & IORING_SQ_NEED_WAKEUP;
@@ -1552,6 +1625,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fixed_file_number_reused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exit_inflight, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_destroy_posts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cq_futex_wake, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_poll_looks_at_tail, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_remote_completion, setup_thread, teardown),
 		cmocka_unit_test_setup_teardown(test_pool_one_worker_rings, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pool_stuck_pass, setup, teardown),
