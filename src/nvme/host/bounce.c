@@ -25,19 +25,6 @@
 
 #include "host.h"
 
-struct nvme_bounce {
-	struct iov_iter user;		/* the user's segments, in their mm */
-	void *share;			/* the owner's shared area (share_alloc), or NULL */
-	uint64_t shared;		/* segments (bit i: segment i) bounced in it, not yet posted */
-	const struct user_mm *charged;	/* len bytes counted against it, or NULL */
-	const struct user_mm *meta_mm;	/* the metadata's, NULL: not bounced */
-	uint64_t meta_uaddr;
-	uint32_t meta_len;
-	bool write;
-	size_t len;			/* bytes of buf */
-	unsigned char *buf;		/* whole pages */
-};
-
 #define BOUNCE_PAGE 4096u
 
 /* The pages [uaddr, uaddr + n) touches, in bytes; an empty range still has its page. */
@@ -61,7 +48,7 @@ static void bounce_release(struct nvme_bounce *b)
 	if (b->charged)
 		b->charged->ops->bounce_uncharge(b->charged, b->len);
 	free(b->buf);
-	free(b);
+	b->buf = NULL;
 }
 
 static bool in_buf(const struct nvme_bounce *b, const void *p)
@@ -232,15 +219,10 @@ int nvme_rq_bounce(struct request *rq, const struct user_mm *meta_mm, bool write
 			free(dev);
 		return -ENOMEM;
 	}
-	b = malloc(sizeof(*b));
-	if (b) {
-		b->buf = need ? aligned_alloc(BOUNCE_PAGE, need) : NULL;
-		if (need && !b->buf) {
-			free(b);
-			b = NULL;
-		}
-	}
-	if (!b) {
+	/* the request's own slot: an I/O into the owner's shared area allocates nothing */
+	b = &req->bounce_slot;
+	b->buf = need ? aligned_alloc(BOUNCE_PAGE, need) : NULL;
+	if (need && !b->buf) {
 		if (owner->ops->bounce_uncharge)
 			owner->ops->bounce_uncharge(owner, need);
 		if (shared)

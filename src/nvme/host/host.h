@@ -93,6 +93,20 @@ enum {
 #define REQ_NVME_MPATH	REQ_DRV
 enum { NVME_TO_NONE, NVME_TO_RUNNING, NVME_TO_CQE_SEEN, NVME_TO_ABORT_SENT };
 
+/* bounce.c's record of a bounced request (nvme_request's bounce_slot) */
+struct nvme_bounce {
+	struct iov_iter user;		/* the user's segments, in their mm */
+	void *share;			/* the owner's shared area (share_alloc), or NULL */
+	uint64_t shared;		/* segments (bit i: segment i) bounced in it, not yet posted */
+	const struct user_mm *charged;	/* len bytes counted against it, or NULL */
+	const struct user_mm *meta_mm;	/* the metadata's, NULL: not bounced */
+	uint64_t meta_uaddr;
+	uint32_t meta_len;
+	bool write;
+	size_t len;			/* bytes of buf */
+	unsigned char *buf;		/* whole pages */
+};
+
 struct nvme_request {
 	struct ucmd_nvme_sqe cmd;
 	struct nvme_queue *nvmeq;
@@ -110,6 +124,8 @@ struct nvme_request {
 	struct iov_iter data;	/* the data's segments (user memory) */
 	bool has_data;
 	struct nvme_bounce *bounce;	/* bounce.c: the user's memory is another process's */
+	/* where bounce points when set: one per request, not a malloc per I/O */
+	struct nvme_bounce bounce_slot;
 };
 
 static inline struct nvme_request *nvme_req(struct request *rq)
