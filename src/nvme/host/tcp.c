@@ -164,9 +164,6 @@ static int recv_all(struct nvme_tcp_queue *tq, void *buf, size_t len)
 static void rx_reset(struct nvme_tcp_queue *tq)
 {
 	tq->rxq_off = tq->rxq_len = 0;
-	/* nothing is in flight on a new connection until the resend's flush */
-	atomic_store_explicit(&tq->tx_outstanding, 0, memory_order_relaxed);
-	atomic_store_explicit(&tq->tx_depth, 0, memory_order_relaxed);
 }
 
 /* Copy between a bounce buffer and the request's data at byte offset off. */
@@ -204,10 +201,8 @@ static int tcp_flush(struct nvme_tcp_queue *tq)
 
 	if (!tq->tx_len)
 		return 0;
-	atomic_fetch_add_explicit(&tq->tx_outstanding, (int)tq->tx_nr, memory_order_relaxed);
 	tq->tx_len = 0;
 	tq->tx_nr = 0;
-	tq->tx_sub = 0;
 	atomic_store_explicit(&tq->tx_deferred, false, memory_order_relaxed);
 	ret = send_iov(tq->fd, &v, 1);
 	return ret;
@@ -218,7 +213,6 @@ static void tcp_drop_staged(struct nvme_tcp_queue *tq)
 {
 	tq->tx_len = 0;
 	tq->tx_nr = 0;
-	tq->tx_sub = 0;
 	atomic_store_explicit(&tq->tx_deferred, false, memory_order_relaxed);
 }
 
@@ -407,7 +401,6 @@ static void tcp_complete(struct nvme_tcp_queue *tq, struct ucmd_nvme_cqe *cqe)
 	struct request *rq = nvme_find_rq(tq->nq, cqe->cid);
 
 	tq->rx_completed++;
-	atomic_fetch_sub_explicit(&tq->tx_outstanding, 1, memory_order_relaxed);
 
 	if (rq && nvme_req_test_flag(nvme_req(rq), NVME_REQ_XFER_ERR) && !(cqe->status >> 1))
 		cqe->status = (uint16_t)(NVME_SC_XFER_ERR << 1 | (cqe->status & 1));
@@ -861,7 +854,6 @@ static int tcp_send_cmd(struct nvme_tcp_queue *tq, struct nvme_request *req)
 	}
 	tq->tx_len += need;
 	tq->tx_nr++;
-	tq->tx_sub++;
 	nvme_req_set_flag(req, NVME_REQ_TCP_SENT);
 	return 0;
 }
@@ -875,18 +867,14 @@ static __thread char tcp_self;
  * tq (its waiter will flush them before it looks for their completions,
  * tcp_wait_reap), the submitting thread is that waiter (it comes back),
  * none sleeps on the socket meanwhile (it would not send them), and the
- * receiver watches (it sends them if the waiter does not come). Only a
- * one-SQE submission's capsule waits (tx_sub), and fewer than half of
- * what was in flight when the waiter last came (tx_depth): the target
- * keeps the other half to work on. Send lock held.
+ * receiver watches (it sends them if the waiter does not come). Send lock
+ * held.
  */
 static bool tcp_may_defer(struct nvme_tcp_queue *tq, struct nvme_request *req)
 {
-	uint32_t depth = atomic_load_explicit(&tq->tx_depth, memory_order_relaxed);
 	uint64_t left;
 
-	if (!nvme_req_test_flag(req, NVME_REQ_TCP_WAITED) || tq->tx_sub > 1 ||
-	    tq->tx_nr >= NVME_TCP_DEFER_MAX || tq->tx_nr >= depth / 2 ||
+	if (!nvme_req_test_flag(req, NVME_REQ_TCP_WAITED) || tq->tx_nr >= NVME_TCP_DEFER_MAX ||
 	    atomic_load_explicit(&tq->waiter, memory_order_relaxed) != &tcp_self ||
 	    atomic_load_explicit(&tq->wait_sleepers, memory_order_relaxed) || atomic_load(&tq->dead))
 		return false;
@@ -922,7 +910,6 @@ static blk_status_t tcp_queue_rq(struct blk_mq_hw_ctx *hctx, const struct blk_mq
 	ret = tcp_send_cmd(tq, req);
 	/* the submission's last request (or commit_rqs) sends what is staged */
 	if (!ret && bd->last && tcp_may_defer(tq, req)) {
-		tq->tx_sub = 0;
 		if (!atomic_load_explicit(&tq->tx_deferred, memory_order_relaxed)) {
 			atomic_store_explicit(&tq->tx_defer_ms, mono_ms(), memory_order_relaxed);
 			atomic_store_explicit(&tq->tx_deferred, true, memory_order_release);
@@ -1100,16 +1087,14 @@ static int tcp_wait_reap(void *arg)
 {
 	struct nvme_tcp_queue *tq = arg;
 	uint64_t now = mono_ms();
-	int n, busy;
+
+	int n;
 
 	atomic_store_explicit(&tq->last_poll_ms, now, memory_order_relaxed);
 	atomic_store_explicit(&tq->waiter, &tcp_self, memory_order_relaxed);
 	/* what this ring's submissions left staged goes before their completions are looked for */
 	if (atomic_load_explicit(&tq->tx_deferred, memory_order_relaxed))
 		tcp_send_deferred(tq);
-	/* the depth this ring runs at: all it submitted before it came to wait */
-	busy = atomic_load_explicit(&tq->tx_outstanding, memory_order_relaxed);
-	atomic_store_explicit(&tq->tx_depth, busy > 0 ? (unsigned)busy : 0u, memory_order_relaxed);
 	n = tcp_read_avail(tq, now, &nvme_tcp_ctrl(tq->nq->host)->waited_cqes);
 	return n > 0 ? n : 0;
 }

@@ -132,18 +132,6 @@ struct nvme_tcp_queue {
 	uint8_t *tx_buf;
 	uint32_t tx_len;
 	uint32_t tx_nr;		/* capsules staged (tx_len's), for NVME_TCP_DEFER_MAX */
-	uint32_t tx_sub;	/* of them, the submission's being staged (to its last) */
-	/*
-	 * Capsules sent on this connection and not yet completed: added by
-	 * each flush (send_lock), taken by each completion parsed (rx_lock),
-	 * zero on a new connection. tx_depth: how many were in flight when a
-	 * ring's waiter last came to read (tcp_wait_reap), the depth its ring
-	 * runs at; a waiter holds at most half of it (tcp_may_defer). Both
-	 * only bound the holding: a count off by a timed-out command makes
-	 * sends earlier or later, never lost.
-	 */
-	atomic_int tx_outstanding;
-	atomic_uint tx_depth;
 	/*
 	 * Sends a ring's waiter owes (tcp_queue_rq): at one SQE per submit the
 	 * capsules of consecutive submissions stay staged while that ring's
@@ -167,18 +155,13 @@ struct nvme_tcp_queue {
 
 #define NVME_TCP_BUF	(128u * 1024)
 /*
- * At most this many capsules wait for a ring's waiter (tcp_may_defer), and
- * at most half of the depth its ring runs at (tx_depth): a submission that
- * stages more, or brings the staged ones to either, sends them at once.
- * Half, so that the target works on one half while the host completes and
- * stages the other (held whole, the two took turns: a quarter lost at
- * QD32); two halves a pass, not four quarters, as two sendmsg a pass cost
- * the host fewer system calls and both sides fewer wake-ups. Deferral is
- * for one-SQE submissions; batches of several already leave in one
- * sendmsg, and held back they would wait for a waiter that has its CQEs
- * (peeked from the CQ without entering) and does not come.
+ * At most this many capsules wait for a ring's waiter (tcp_may_defer): a
+ * submission that stages more, or brings the staged ones to it, sends them
+ * at once. Deferral is for one-SQE submissions; batches of several already
+ * leave in one sendmsg, and held back they would wait for a waiter that has
+ * its CQEs (peeked from the CQ without entering) and does not come.
  */
-#define NVME_TCP_DEFER_MAX	16u
+#define NVME_TCP_DEFER_MAX	8u
 /*
  * A polled queue's receiver reads the socket after nvme_tcp_poll_idle_ms
  * (100) without a poll; an I/O queue's receiver leaves the reading to the
