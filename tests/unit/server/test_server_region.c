@@ -37,8 +37,8 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* A page of a sealed memfd filled with fill, mapped here (the client's address). */
-static char *region_page(int *fdp, unsigned char fill)
+/* A sealed memfd of one page, filled with fill. */
+static int memfd_page(unsigned char fill)
 {
 	int fd = memfd_create("region", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	char *p;
@@ -49,7 +49,18 @@ static char *region_page(int *fdp, unsigned char fill)
 	p = mmap(NULL, RPAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	assert_true(p != MAP_FAILED);
 	memset(p, fill, RPAGE);
-	*fdp = fd;
+	munmap(p, RPAGE);
+	return fd;
+}
+
+/* Such a page, mapped here (the client's address), and its memfd in *fdp. */
+static char *region_page(int *fdp, unsigned char fill)
+{
+	char *p;
+
+	*fdp = memfd_page(fill);
+	p = mmap(NULL, RPAGE, PROT_READ | PROT_WRITE, MAP_SHARED, *fdp, 0);
+	assert_true(p != MAP_FAILED);
 	return p;
 }
 
@@ -153,17 +164,9 @@ static void test_lookups_race_add_del(void **state)
 	assert_int_equal(pthread_create(&th, NULL, race_lookups, &r), 0);
 	for (unsigned i = 0; i < RACE_REGIONS; i++) {
 		uint64_t a = (uint64_t)(uintptr_t)pages[i];
-		int fd = memfd_create("region", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-		char *q;
-
 		/* the daemon maps a second memfd of the same bytes: the client's is pages[i] */
-		assert_true(fd >= 0);
-		assert_int_equal(ftruncate(fd, RPAGE), 0);
-		assert_int_equal(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK), 0);
-		q = mmap(NULL, RPAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-		assert_true(q != MAP_FAILED);
-		memset(q, (int)(i + 1), RPAGE);
-		munmap(q, RPAGE);
+		int fd = memfd_page((unsigned char)(i + 1));
+
 		__atomic_store_n(&r.caddr[i], a, __ATOMIC_RELEASE);
 		assert_int_equal(srv_region_add(&s->c, fd, a, RPAGE), 0);
 		close(fd);
