@@ -26,6 +26,7 @@
  * data; a CQE of another request behind that waits too, for as long as the
  * client takes to enter.
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -61,10 +62,24 @@ struct srv_bounce {
 	const unsigned char *wdata;
 	unsigned wfloor;		/* the pass's: SQ positions below are dead */
 
-	pthread_mutex_t lock;
+	/*
+	 * The data pages belong to the ring's pass (the thread holding the
+	 * ring's lock, srv_bounce_enter to _leave): srv_bounce_alloc runs only
+	 * there (share_alloc, at issue, finds the area by srv_bounce_current),
+	 * and so does done_to (srv_bounce_poll, _sync). An allocation given
+	 * back from any other thread (a read that failed or found the records
+	 * full, completed on the controller's thread, say) is only marked in
+	 * freed, which the pass takes in at its next allocation. So no lock:
+	 * a read took four lock pairs, and this was one of them.
+	 */
 	uint64_t used[WORDS];		/* data pages taken */
 	uint8_t run[SRV_BOUNCE_PAGES];	/* pages of the allocation starting at each */
 	unsigned hint;			/* where the next search starts */
+	uint64_t freed[WORDS];		/* starts given back off the pass (atomic) */
+	unsigned freed_any;		/* set after a bit of freed (atomic) */
+
+	/* the records: made by whichever thread completes a read */
+	pthread_mutex_t lock;
 	struct brec recs[SRV_BOUNCE_RECS];
 	/*
 	 * Records made: changed under lock (by whichever thread completes a
@@ -205,6 +220,13 @@ void srv_bounce_free(struct srv_bounce *b)
 	free(b);
 }
 
+/* The invariant above, checked where the pages are touched (assert: builds without NDEBUG). */
+static void assert_on_pass(const struct srv_bounce *b)
+{
+	assert(cur == b);
+	(void)b;
+}
+
 static bool page_used(const struct srv_bounce *b, unsigned p)
 {
 	return b->used[p / 64] >> (p % 64) & 1;
@@ -217,6 +239,35 @@ static void pages_mark(struct srv_bounce *b, unsigned p, unsigned n, bool on)
 			b->used[i / 64] |= 1ull << (i % 64);
 		else
 			b->used[i / 64] &= ~(1ull << (i % 64));
+	}
+}
+
+/* An allocation starting at page p goes back. On the pass only. */
+static void pages_put(struct srv_bounce *b, unsigned p)
+{
+	if (p < SRV_BOUNCE_PAGES && b->run[p]) {
+		pages_mark(b, p, b->run[p], false);
+		b->run[p] = 0;
+	}
+}
+
+/*
+ * What other threads gave back since (srv_bounce_put). The exchange on
+ * freed_any reads the last store before it: a bit set before that store
+ * is seen by the exchanges below, one set after it by the next call.
+ */
+static void freed_take(struct srv_bounce *b)
+{
+	if (!__atomic_load_n(&b->freed_any, __ATOMIC_RELAXED) ||
+	    !__atomic_exchange_n(&b->freed_any, 0, __ATOMIC_ACQUIRE))
+		return;
+	for (unsigned w = 0; w < WORDS; w++) {
+		uint64_t bits = __atomic_exchange_n(&b->freed[w], 0, __ATOMIC_ACQUIRE);
+
+		while (bits) {
+			pages_put(b, w * 64 + (unsigned)__builtin_ctzll(bits));
+			bits &= bits - 1;
+		}
 	}
 }
 
@@ -243,14 +294,14 @@ void *srv_bounce_alloc(struct srv_bounce *b, uint64_t uaddr, size_t n)
 
 	if (!n || span > SRV_BOUNCE_SEG_PAGES)
 		return NULL;
-	pthread_mutex_lock(&b->lock);
+	assert_on_pass(b);
+	freed_take(b);
 	p = pages_find(b, (unsigned)span);
 	if (p >= 0) {
 		pages_mark(b, (unsigned)p, (unsigned)span, true);
 		b->run[p] = (uint8_t)span;
 		b->hint = ((unsigned)p + (unsigned)span) % SRV_BOUNCE_PAGES;
 	}
-	pthread_mutex_unlock(&b->lock);
 	if (p < 0)
 		return NULL;
 	/*
@@ -268,21 +319,19 @@ bool srv_bounce_owns(const struct srv_bounce *b, const void *p)
 	return q >= b->data && q < b->data + (size_t)SRV_BOUNCE_PAGES * BPAGE;
 }
 
-static void put_locked(struct srv_bounce *b, size_t off)
-{
-	unsigned p = (unsigned)(off / BPAGE);
-
-	if (p < SRV_BOUNCE_PAGES && b->run[p]) {
-		pages_mark(b, p, b->run[p], false);
-		b->run[p] = 0;
-	}
-}
-
 void srv_bounce_put(struct srv_bounce *b, const void *p)
 {
-	pthread_mutex_lock(&b->lock);
-	put_locked(b, (size_t)((const unsigned char *)p - b->data));
-	pthread_mutex_unlock(&b->lock);
+	unsigned pg = (unsigned)((size_t)((const unsigned char *)p - b->data) / BPAGE);
+
+	if (pg >= SRV_BOUNCE_PAGES)
+		return;
+	if (cur == b) {
+		pages_put(b, pg);
+		return;
+	}
+	/* off the pass: the pass takes it in (freed_take); the data is no longer ours to touch */
+	__atomic_fetch_or(&b->freed[pg / 64], 1ull << (pg % 64), __ATOMIC_RELEASE);
+	__atomic_store_n(&b->freed_any, 1, __ATOMIC_RELEASE);
 }
 
 int srv_bounce_post(struct srv_bounce *b, const void *p, uint64_t uaddr, size_t n)
@@ -307,13 +356,17 @@ int srv_bounce_post(struct srv_bounce *b, const void *p, uint64_t uaddr, size_t 
 	return 0;
 }
 
-/* Records [b->done, to) reached the client: their pages come back. Under lock. */
+/*
+ * Records [b->done, to) reached the client: their pages come back. Under
+ * lock, on the pass (poll and sync run nowhere else).
+ */
 static void done_to(struct srv_bounce *b, unsigned to)
 {
+	assert_on_pass(b);
 	while (b->done != to) {
 		const struct brec *r = &b->recs[b->done & (SRV_BOUNCE_RECS - 1)];
 
-		put_locked(b, r->off);
+		pages_put(b, r->off / BPAGE);
 		b->done++;
 	}
 }

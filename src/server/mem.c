@@ -62,7 +62,9 @@ int srv_region_add(struct srv_client *c, int memfd, uint64_t caddr, uint64_t len
 		ret = -ENOMEM;
 		goto out;
 	}
-	c->regions[c->nr_regions++] = (struct srv_region){ .caddr = caddr, .len = len, .daddr = p };
+	c->regions[c->nr_regions] = (struct srv_region){ .caddr = caddr, .len = len, .daddr = p };
+	/* the entry before the count that shows it to srv_region_lookup */
+	__atomic_store_n(&c->nr_regions, c->nr_regions + 1, __ATOMIC_RELEASE);
 out:
 	pthread_mutex_unlock(&c->region_lock);
 	return ret;
@@ -75,7 +77,12 @@ int srv_region_del(struct srv_client *c, uint64_t caddr)
 	pthread_mutex_lock(&c->region_lock);
 	for (unsigned i = 0; i < c->nr_regions; i++) {
 		if (!c->regions[i].retired && c->regions[i].caddr == caddr) {
-			c->regions[i].retired = true;
+			/*
+			 * Before the reply: the client reuses the address only
+			 * after it, so a request it submits then is taken by a
+			 * pass after this store (srv_region_lookup).
+			 */
+			__atomic_store_n(&c->regions[i].retired, true, __ATOMIC_SEQ_CST);
 			ret = 0;
 			break;
 		}
@@ -113,23 +120,35 @@ void srv_task_free(struct srv_client *c)
 	pthread_mutex_destroy(&c->region_lock);
 }
 
+/*
+ * Without region_lock: run for every copy a request makes (three or four
+ * per read), where the lock's pair was a tenth of the daemon's side of a
+ * read. Safe because the table only grows while the client lives: an entry
+ * is written whole before the count that shows it (release, above), is
+ * never changed after but for retired (false to true, once), and its
+ * mapping stays until srv_task_free, after every ring of the client is
+ * gone. So an entry seen here is complete and its memory mapped for as
+ * long as a request of the client can hold the pointer, as it was with the
+ * lock (which was let go before the pointer was used). A lookup racing
+ * UCMDD_REGION_ADD or _DEL sees the region or not, as it did then: both
+ * answers are right (NULL sends the copy through the client's memory,
+ * where the region is mapped too).
+ */
 void *srv_region_lookup(struct srv_client *c, uint64_t caddr, uint64_t len)
 {
-	void *ret = NULL;
+	unsigned n;
 
 	if (caddr + len < caddr)
 		return NULL;
-	pthread_mutex_lock(&c->region_lock);
-	for (unsigned i = 0; i < c->nr_regions; i++) {
+	n = __atomic_load_n(&c->nr_regions, __ATOMIC_ACQUIRE);
+	for (unsigned i = 0; i < n; i++) {
 		const struct srv_region *r = &c->regions[i];
 
-		if (!r->retired && caddr >= r->caddr && caddr + len <= r->caddr + r->len) {
-			ret = (char *)r->daddr + (caddr - r->caddr);
-			break;
-		}
+		if (!__atomic_load_n(&r->retired, __ATOMIC_ACQUIRE) && caddr >= r->caddr &&
+		    caddr + len <= r->caddr + r->len)
+			return (char *)r->daddr + (caddr - r->caddr);
 	}
-	pthread_mutex_unlock(&c->region_lock);
-	return ret;
+	return NULL;
 }
 
 /*

@@ -97,8 +97,10 @@ struct srv_client {
 	 */
 	struct files_struct files;
 	/*
-	 * Regions have a lock of their own: the engine looks them up while
-	 * issuing (task_mm) from the ring workers, under the ring's lock.
+	 * Regions have a lock of their own, for their writers (add, del,
+	 * the connection's thread): the engine looks them up without it while
+	 * issuing (task_mm) from the ring workers (srv_region_lookup says why
+	 * that is safe). nr_regions only grows, stored with release.
 	 */
 	pthread_mutex_t region_lock;
 	struct srv_region regions[SRV_MAX_REGIONS];
