@@ -35,6 +35,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/kcmp.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -355,6 +356,20 @@ void pl_fdmap_recover(void)
 	}
 }
 
+int pl_fd_same_file(int fd, const struct pl_devinfo *d)
+{
+	pid_t pid = getpid();
+
+	for (int g = 0; g < PL_MAX_FD; g++) {
+		struct pl_file *f = pl_fd(g);
+
+		if (g != fd && f && f->dev == d &&
+		    !pl_raw_syscall(__NR_kcmp, pid, pid, KCMP_FILE, fd, g, 0))
+			return g;
+	}
+	return -1;
+}
+
 /* ---- interposers ---- */
 
 /* The daemon forgets fd: it was closed or replaced. */
@@ -365,6 +380,7 @@ static void forget(int fd)
 
 	if (!f)
 		return;
+	pl_devlock_closing(fd, f->dev);
 	set_fd(fd, NULL);
 	e = pl_engine();
 	if (e)
@@ -521,6 +537,8 @@ static int fcntl_common(int (*next)(int, int, ...), int fd, int cmd, void *arg)
 
 	if (f && cmd == F_SETFL)
 		return dev_setfl(next, fd, f, (long)arg);
+	if (f && pl_devlock_cmd(cmd))
+		return pl_devlock_fcntl(fd, f, cmd, arg);
 	ret = next(fd, cmd, arg);
 	switch (cmd) {
 	case F_DUPFD:

@@ -28,6 +28,7 @@
  *   session.c  the daemon connection; fork; the root; tracing; pl_next()
  *   devinfo.c  which devices exist, their kinds, numbers and geometry
  *   fdmap.c    device fds: open, close, dup*, fcntl, fstat; exec recovery
+ *   devlock.c  record locks and flock on device fds (a lock file per device)
  *   ioctl.c    ioctl(2) on device fds (NVMe and BLK* requests)
  *   rw.c       read/write/pread/pwrite/readv/writev/preadv/pwritev/lseek,
  *              BLK* ioctls
@@ -194,6 +195,15 @@ struct pl_file *pl_fd(int fd);
  * to be made again on it; else NULL, errno unchanged.
  */
 struct pl_file *pl_fd_adopt(int fd, int err);
+/* Another fd of the program's, of device d, on the same open file description as fd; or -1. */
+int pl_fd_same_file(int fd, const struct pl_devinfo *d);
+/* devlock.c: record locks and flock on device fds, on the device's lock file */
+struct flock;
+bool pl_devlock_cmd(int cmd);	/* F_GETLK, F_SETLK(W) or their OFD forms */
+int pl_devlock_fcntl(int fd, struct pl_file *f, int cmd, struct flock *fl);	/* fcntl's result */
+int pl_devlock_flock(int fd, struct pl_file *f, int op);			/* flock's result */
+/* fd, of device d, is about to be closed or replaced: locks go as Linux's close drops them */
+void pl_devlock_closing(int fd, const struct pl_devinfo *d);
 /*
  * open(2) of a ucmd device: the placeholder (an empty directory, read-only)
  * opened with the program's status flags (fdmap.c), then the daemon's open
