@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -215,6 +216,33 @@ static void session_atfork_child(void)
 	pl_uring_forked();
 }
 
+/*
+ * The connection's socket, made at the lowest free number, is moved out of
+ * the program's way: a program that takes a low number it believes free
+ * (a shell's `exec 3<>FILE` moves what holds 3 aside, dup2 onto it) would
+ * otherwise cut the preload off the daemon. Below the numbers
+ * ucmd-supervise keeps (PL_SV_FD_BASE); where RLIMIT_NOFILE does not
+ * reach that far, it stays where it is.
+ */
+#define PL_SESSION_FD_MIN 900
+
+static void move_socket_high(struct ucmd_engine *e)
+{
+	struct dclient *dc;
+	int fd;
+
+	if (!ucmd_engine_is_daemon(e))
+		return;
+	dc = backend_engine_priv(e);
+	if (dc->sock >= PL_SESSION_FD_MIN)
+		return;
+	fd = (int)pl_raw_syscall(__NR_fcntl, dc->sock, F_DUPFD_CLOEXEC, PL_SESSION_FD_MIN, 0, 0, 0);
+	if (fd < 0)
+		return;
+	pl_raw_syscall(__NR_close, dc->sock, 0, 0, 0, 0, 0);
+	dc->sock = fd;
+}
+
 struct ucmd_engine *pl_engine(void)
 {
 	struct ucmd_engine *e = atomic_load_explicit(&session_engine, memory_order_acquire);
@@ -241,6 +269,7 @@ struct ucmd_engine *pl_engine(void)
 		return NULL;
 	}
 	session_pid = getpid();
+	move_socket_high(e);
 	/* the descriptors this image inherited (fork, exec) become the daemon's too */
 	pl_fdmap_reopen(e);
 	atomic_store_explicit(&session_engine, e, memory_order_release);
