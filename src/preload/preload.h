@@ -28,6 +28,7 @@
  *   session.c  the daemon connection; fork; the root; tracing; pl_next()
  *   devinfo.c  which devices exist, their kinds, numbers and geometry
  *   fdmap.c    device fds: open, close, dup*, fcntl, fstat; exec recovery
+ *   fdpath.c   /dev/fd/N, /proc/self/fd/N, /dev/stdin... naming a device fd
  *   devlock.c  record locks and flock on device fds (a lock file per device)
  *   ioctl.c    ioctl(2) on device fds (NVMe and BLK* requests)
  *   rw.c       read/write/pread/pwrite/readv/writev/preadv/pwritev/lseek,
@@ -197,6 +198,12 @@ struct pl_file *pl_fd(int fd);
 struct pl_file *pl_fd_adopt(int fd, int err);
 /* Another fd of the program's, of device d, on the same open file description as fd; or -1. */
 int pl_fd_same_file(int fd, const struct pl_devinfo *d);
+/*
+ * fdpath.c: path names a device descriptor (/dev/fd/N, /proc/self/fd/N,
+ * /dev/stdin...)? Then *d is its device (the open is the device's); 0 or
+ * -errno (ENOTDIR: a path below it).
+ */
+int pl_fd_path_dev(const char *path, const struct pl_devinfo **d);
 /* devlock.c: record locks and flock on device fds, on the device's lock file */
 struct flock;
 bool pl_devlock_cmd(int cmd);	/* F_GETLK, F_SETLK(W) or their OFD forms */
