@@ -26,8 +26,10 @@ static int named_fd(const char *path, const char **rest)
 	long n;
 
 	for (int i = 0; i < 3; i++) {
-		if (!strcmp(path, std[i])) {
-			*rest = "";
+		size_t n = strlen(std[i]);
+
+		if (!strncmp(path, std[i], n) && (!path[n] || path[n] == '/')) {
+			*rest = path + n;
 			return i;
 		}
 	}
