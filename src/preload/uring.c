@@ -34,8 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -270,23 +268,10 @@ static void note_unknown(int fd, void *ctx)
 }
 
 /*
- * Could fd be a placeholder (a directory, ours or the supervisor's)? A
- * file, socket or pipe is answered by one fstat, which costs less than the
- * readlink of its /proc link (a closed number is none either), and stays right whatever the program does to
- * the number between enters (no cache to go stale).
- */
-static bool maybe_placeholder(int fd)
-{
-	struct stat st;
-
-	return !pl_raw_syscall(__NR_fstat, fd, (long)&st, 0, 0, 0, 0) && S_ISDIR(st.st_mode);
-}
-
-/*
  * SQEs about to be submitted may name a device copied with the program's
  * own instruction (a raw dup) before any call through libc found it: the
  * daemon would not know the number (EBADF). Each number none of ours is
- * asked about as a failed call's would be (pl_fd_adopt: a readlink; the
+ * asked about as a failed call's would be (pl_fd_adopt: an fstat, a readlink for a directory; the
  * daemon opens a copy at its number). Only what the program's own SQ holds
  * (a ring without SQPOLL and with an SQ array): a poller takes the others
  * without an enter.
@@ -299,8 +284,7 @@ static void adopt_sqe_fds(struct pl_ring *r, unsigned to_submit)
 		return;
 	dc_psq_each_fd(&r->ring, to_submit, note_unknown, &u);
 	for (unsigned i = 0; i < u.n; i++)
-		if (maybe_placeholder(u.fd[i]))
-			pl_fd_adopt(u.fd[i], EBADF);
+		pl_fd_adopt(u.fd[i], EBADF);
 }
 
 long pl_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete, unsigned flags,
