@@ -26,7 +26,8 @@
  *
  * The access mode is the device fd's, checked here (F_WRLCK needs it
  * writable, F_RDLCK readable: EBADF), since the lock file is open
- * read-write. Lock descriptors are close-on-exec: an exec drops the
+ * read-write. Lock descriptors are close-on-exec (and at 900 or above,
+ * as the daemon connection: pl_fd_move_high): an exec drops the
  * process's locks on its devices (Linux keeps those of fds that survive
  * the exec; docs/compat.md).
  */
@@ -84,7 +85,8 @@ static int lockfile_open(const struct pl_devinfo *d)
 		path[n - strlen(d->name) - 1] = '/';
 		fd = next_open(path, fl, 0600);
 	}
-	return fd < 0 ? -errno : fd;
+	/* high, so that a program's dup2 onto a number it believes free spares it */
+	return fd < 0 ? -errno : pl_fd_move_high(fd);
 }
 
 static bool same_file(int a, int b)

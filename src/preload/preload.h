@@ -81,6 +81,15 @@
 struct ucmd_engine *pl_engine(void);
 /* The next definition of a libc symbol (dlsym RTLD_NEXT); aborts if none. */
 void *pl_next(const char *sym);
+/*
+ * The preload's own long-lived descriptors (the daemon connection, the
+ * device lock files) live at PL_HIGH_FD_MIN or above, out of the way of a
+ * program that takes low numbers it believes free, below the numbers
+ * ucmd-supervise keeps (PL_SV_FD_BASE). fd moved there, close-on-exec (fd
+ * itself closed), or fd as it was where RLIMIT_NOFILE does not reach.
+ */
+#define PL_HIGH_FD_MIN 900
+int pl_fd_move_high(int fd);
 /* The tree's root directory (no trailing slash), built on first use. NULL if it cannot be. */
 const char *pl_root(void);
 /* `ucmd exec --trace`: one line per intercepted call that was not handled. */

@@ -216,31 +216,33 @@ static void session_atfork_child(void)
 	pl_uring_forked();
 }
 
+int pl_fd_move_high(int fd)
+{
+	int hi;
+
+	if (fd < 0 || fd >= PL_HIGH_FD_MIN)
+		return fd;
+	hi = (int)pl_raw_syscall(__NR_fcntl, fd, F_DUPFD_CLOEXEC, PL_HIGH_FD_MIN, 0, 0, 0);
+	if (hi < 0)
+		return fd;
+	pl_raw_syscall(__NR_close, fd, 0, 0, 0, 0, 0);
+	return hi;
+}
+
 /*
  * The connection's socket, made at the lowest free number, is moved out of
  * the program's way: a program that takes a low number it believes free
  * (a shell's `exec 3<>FILE` moves what holds 3 aside, dup2 onto it) would
- * otherwise cut the preload off the daemon. Below the numbers
- * ucmd-supervise keeps (PL_SV_FD_BASE); where RLIMIT_NOFILE does not
- * reach that far, it stays where it is.
+ * otherwise cut the preload off the daemon.
  */
-#define PL_SESSION_FD_MIN 900
-
 static void move_socket_high(struct ucmd_engine *e)
 {
 	struct dclient *dc;
-	int fd;
 
 	if (!ucmd_engine_is_daemon(e))
 		return;
 	dc = backend_engine_priv(e);
-	if (dc->sock >= PL_SESSION_FD_MIN)
-		return;
-	fd = (int)pl_raw_syscall(__NR_fcntl, dc->sock, F_DUPFD_CLOEXEC, PL_SESSION_FD_MIN, 0, 0, 0);
-	if (fd < 0)
-		return;
-	pl_raw_syscall(__NR_close, dc->sock, 0, 0, 0, 0, 0);
-	dc->sock = fd;
+	dc->sock = pl_fd_move_high(dc->sock);
 }
 
 struct ucmd_engine *pl_engine(void)
