@@ -35,6 +35,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/kcmp.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -258,6 +259,19 @@ static int fd_target(int fd, char *target, size_t len)
 }
 
 /*
+ * Could fd be a placeholder (a directory, ours or the supervisor's)? A
+ * file, socket or pipe is answered by one fstat, which costs less than the
+ * readlink of its /proc link (a closed number is none either), and stays
+ * right whatever the program does to the number meanwhile (no cache).
+ */
+static bool is_dir(int fd)
+{
+	struct stat st;
+
+	return !pl_raw_syscall(__NR_fstat, fd, (long)&st, 0, 0, 0, 0) && S_ISDIR(st.st_mode);
+}
+
+/*
  * The device whose placeholder fd is (target: its /proc link), ours or the
  * supervisor's, and the program's open flags for it (*flags); NULL if none.
  */
@@ -286,7 +300,7 @@ static const struct pl_devinfo *copy_dev(int fd, const char *target, int *flags)
  * syscall.Dup), which no interposer sees, is found at its first call
  * through libc that answers so, and becomes ours as a copy made through
  * libc does: the daemon opens it at its number (for the rings too). Every
- * other such answer costs a readlink.
+ * other such answer costs an fstat, and a readlink for a directory.
  */
 struct pl_file *pl_fd_adopt(int fd, int err)
 {
@@ -299,7 +313,7 @@ struct pl_file *pl_fd_adopt(int fd, int err)
 	if ((err && err != ENOTTY && err != EISDIR && err != EBADF && err != EINVAL &&
 	     err != ENODEV && err != EACCES) || fd < 0 ||
 	    fd >= PL_MAX_FD || (unsigned)fd - PL_SV_FD_BASE < PL_SV_FD_NR ||
-	    !getenv(PL_ENV_DAEMON) || fd_target(fd, target, sizeof(target)))
+	    !getenv(PL_ENV_DAEMON) || !is_dir(fd) || fd_target(fd, target, sizeof(target)))
 		goto none;
 	d = copy_dev(fd, target, &fl);
 	if (!d || fl < 0 || !(f = intern(d, fl)) || !(e = pl_engine()))
@@ -355,6 +369,20 @@ void pl_fdmap_recover(void)
 	}
 }
 
+int pl_fd_same_file(int fd, const struct pl_devinfo *d)
+{
+	pid_t pid = getpid();
+
+	for (int g = 0; g < PL_MAX_FD; g++) {
+		struct pl_file *f = pl_fd(g);
+
+		if (g != fd && f && f->dev == d &&
+		    !pl_raw_syscall(__NR_kcmp, pid, pid, KCMP_FILE, fd, g, 0))
+			return g;
+	}
+	return -1;
+}
+
 /* ---- interposers ---- */
 
 /* The daemon forgets fd: it was closed or replaced. */
@@ -365,6 +393,7 @@ static void forget(int fd)
 
 	if (!f)
 		return;
+	pl_devlock_closing(fd, f->dev);
 	set_fd(fd, NULL);
 	e = pl_engine();
 	if (e)
@@ -521,6 +550,8 @@ static int fcntl_common(int (*next)(int, int, ...), int fd, int cmd, void *arg)
 
 	if (f && cmd == F_SETFL)
 		return dev_setfl(next, fd, f, (long)arg);
+	if (f && pl_devlock_cmd(cmd))
+		return pl_devlock_fcntl(fd, f, cmd, arg);
 	ret = next(fd, cmd, arg);
 	switch (cmd) {
 	case F_DUPFD:

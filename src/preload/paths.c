@@ -206,10 +206,12 @@ static int judged(int fd)
  */
 int pl_open_path(int dirfd, const char *path, int flags, mode_t mode)
 {
+	const struct pl_devinfo *dev;
 	char copy[PATH_MAX];
 	struct pl_where w;
 	size_t len;
 	long fd;
+	int ret;
 
 	if (!path) {
 		errno = EFAULT;
@@ -221,6 +223,13 @@ int pl_open_path(int dirfd, const char *path, int flags, mode_t mode)
 		return -1;
 	}
 	memcpy(copy, path, len + 1);
+	ret = pl_fd_path_dev(copy, &dev);
+	if (ret || dev) {
+		if (!ret)
+			return pl_dev_open(dev, flags);
+		errno = -ret;
+		return -1;
+	}
 	pl_classify(dirfd, copy, &w);
 	if (w.kind == PL_WHERE_DEV || (w.through && w.dev))
 		return pl_dev_open(w.dev, flags);

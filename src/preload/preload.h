@@ -28,6 +28,8 @@
  *   session.c  the daemon connection; fork; the root; tracing; pl_next()
  *   devinfo.c  which devices exist, their kinds, numbers and geometry
  *   fdmap.c    device fds: open, close, dup*, fcntl, fstat; exec recovery
+ *   fdpath.c   /dev/fd/N, /proc/self/fd/N, /dev/stdin... naming a device fd
+ *   devlock.c  record locks and flock on device fds (a lock file per device)
  *   ioctl.c    ioctl(2) on device fds (NVMe and BLK* requests)
  *   rw.c       read/write/pread/pwrite/readv/writev/preadv/pwritev/lseek,
  *              BLK* ioctls
@@ -79,6 +81,15 @@
 struct ucmd_engine *pl_engine(void);
 /* The next definition of a libc symbol (dlsym RTLD_NEXT); aborts if none. */
 void *pl_next(const char *sym);
+/*
+ * The preload's own long-lived descriptors (the daemon connection, the
+ * device lock files) live at PL_HIGH_FD_MIN or above, out of the way of a
+ * program that takes low numbers it believes free, below the numbers
+ * ucmd-supervise keeps (PL_SV_FD_BASE). fd moved there, close-on-exec (fd
+ * itself closed), or fd as it was where RLIMIT_NOFILE does not reach.
+ */
+#define PL_HIGH_FD_MIN 900
+int pl_fd_move_high(int fd);
 /* The tree's root directory (no trailing slash), built on first use. NULL if it cannot be. */
 const char *pl_root(void);
 /* `ucmd exec --trace`: one line per intercepted call that was not handled. */
@@ -194,6 +205,21 @@ struct pl_file *pl_fd(int fd);
  * to be made again on it; else NULL, errno unchanged.
  */
 struct pl_file *pl_fd_adopt(int fd, int err);
+/* Another fd of the program's, of device d, on the same open file description as fd; or -1. */
+int pl_fd_same_file(int fd, const struct pl_devinfo *d);
+/*
+ * fdpath.c: path names a device descriptor (/dev/fd/N, /proc/self/fd/N,
+ * /dev/stdin...)? Then *d is its device (the open is the device's); 0 or
+ * -errno (ENOTDIR: a path below it).
+ */
+int pl_fd_path_dev(const char *path, const struct pl_devinfo **d);
+/* devlock.c: record locks and flock on device fds, on the device's lock file */
+struct flock;
+bool pl_devlock_cmd(int cmd);	/* F_GETLK, F_SETLK(W) or their OFD forms */
+int pl_devlock_fcntl(int fd, struct pl_file *f, int cmd, struct flock *fl);	/* fcntl's result */
+int pl_devlock_flock(int fd, struct pl_file *f, int op);			/* flock's result */
+/* fd, of device d, is about to be closed or replaced: locks go as Linux's close drops them */
+void pl_devlock_closing(int fd, const struct pl_devinfo *d);
 /*
  * open(2) of a ucmd device: the placeholder (an empty directory, read-only)
  * opened with the program's status flags (fdmap.c), then the daemon's open

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -215,6 +216,35 @@ static void session_atfork_child(void)
 	pl_uring_forked();
 }
 
+int pl_fd_move_high(int fd)
+{
+	int hi;
+
+	if (fd < 0 || fd >= PL_HIGH_FD_MIN)
+		return fd;
+	hi = (int)pl_raw_syscall(__NR_fcntl, fd, F_DUPFD_CLOEXEC, PL_HIGH_FD_MIN, 0, 0, 0);
+	if (hi < 0)
+		return fd;
+	pl_raw_syscall(__NR_close, fd, 0, 0, 0, 0, 0);
+	return hi;
+}
+
+/*
+ * The connection's socket, made at the lowest free number, is moved out of
+ * the program's way: a program that takes a low number it believes free
+ * (a shell's `exec 3<>FILE` moves what holds 3 aside, dup2 onto it) would
+ * otherwise cut the preload off the daemon.
+ */
+static void move_socket_high(struct ucmd_engine *e)
+{
+	struct dclient *dc;
+
+	if (!ucmd_engine_is_daemon(e))
+		return;
+	dc = backend_engine_priv(e);
+	dc->sock = pl_fd_move_high(dc->sock);
+}
+
 struct ucmd_engine *pl_engine(void)
 {
 	struct ucmd_engine *e = atomic_load_explicit(&session_engine, memory_order_acquire);
@@ -241,6 +271,7 @@ struct ucmd_engine *pl_engine(void)
 		return NULL;
 	}
 	session_pid = getpid();
+	move_socket_high(e);
 	/* the descriptors this image inherited (fork, exec) become the daemon's too */
 	pl_fdmap_reopen(e);
 	atomic_store_explicit(&session_engine, e, memory_order_release);

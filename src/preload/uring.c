@@ -271,7 +271,7 @@ static void note_unknown(int fd, void *ctx)
  * SQEs about to be submitted may name a device copied with the program's
  * own instruction (a raw dup) before any call through libc found it: the
  * daemon would not know the number (EBADF). Each number none of ours is
- * asked about as a failed call's would be (pl_fd_adopt: a readlink; the
+ * asked about as a failed call's would be (pl_fd_adopt: an fstat, a readlink for a directory; the
  * daemon opens a copy at its number). Only what the program's own SQ holds
  * (a ring without SQPOLL and with an SQ array): a poller takes the others
  * without an enter.

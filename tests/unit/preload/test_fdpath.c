@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * src/preload/fdpath.c: which paths name a descriptor (/dev/fd/N,
+ * /proc/self/fd/N, /proc/thread-self/fd/N, /proc/<own pid>/fd/N,
+ * /dev/stdin...), and that only a device descriptor's is taken (its
+ * device; ENOTDIR for a path below it). The fd table is stubbed: fd 3
+ * and 0 are devices, 7 a device copied without libc (adopted), the rest
+ * none.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "preload/preload.h"
+
+static const struct pl_devinfo dev = { 0 };
+static struct pl_file file = { .dev = &dev };
+static int adopted;
+
+struct pl_file *pl_fd(int fd)
+{
+	return fd == 3 || fd == 0 ? &file : NULL;
+}
+
+struct pl_file *pl_fd_adopt(int fd, int err)
+{
+	assert_int_equal(err, 0);
+	adopted++;
+	return fd == 7 ? &file : NULL;
+}
+
+static int named(const char *path, const struct pl_devinfo **d)
+{
+	*d = (const void *)1;
+	return pl_fd_path_dev(path, d);
+}
+
+static void test_device_fds(void **state)
+{
+	const struct pl_devinfo *d;
+	char own[64];
+
+	(void)state;
+	snprintf(own, sizeof(own), "/proc/%d/fd/3", (int)getpid());
+	const char *yes[] = { "/dev/fd/3", "/proc/self/fd/3", "/proc/thread-self/fd/3", own,
+			      "/dev/stdin", "/dev/fd/0", "/dev/fd/7" };
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		assert_int_equal(named(yes[i], &d), 0);
+		assert_ptr_equal(d, &dev);
+	}
+	assert_int_equal(named("/dev/fd/3/", &d), -ENOTDIR);
+	assert_int_equal(named("/proc/self/fd/3/x", &d), -ENOTDIR);
+	assert_int_equal(named("/dev/stdin/", &d), -ENOTDIR);
+}
+
+static void test_not_device(void **state)
+{
+	const struct pl_devinfo *d;
+	const char *no[] = { "/dev/fd/4", "/dev/stdout", "/dev/fd/03", "/dev/fd/3x", "/dev/fd/",
+			     "/dev/fd/-3", "/dev/fd/99999999999999999999", "/proc/1/fd/3",
+			     "/proc/self/fdinfo/3", "/proc/selfx/fd/3", "/dev/fdx/3", "dev/fd/3",
+			     "/dev/stdinx", "/dev/stdout/", "/proc/self/fd/4/x", "" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+		assert_int_equal(named(no[i], &d), 0);
+		assert_null(d);
+	}
+}
+
+static void test_adopt_only_when_unknown(void **state)
+{
+	const struct pl_devinfo *d;
+
+	(void)state;
+	adopted = 0;
+	named("/dev/fd/3", &d);
+	named("/dev/null", &d);
+	assert_int_equal(adopted, 0);
+	named("/dev/fd/5", &d);
+	assert_int_equal(adopted, 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_device_fds),
+		cmocka_unit_test(test_not_device),
+		cmocka_unit_test(test_adopt_only_when_unknown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
