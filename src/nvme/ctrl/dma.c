@@ -205,7 +205,7 @@ static uint16_t map_sgl(struct ucmd_ctrl *c, const struct ucmd_nvme_sgl_desc *fi
 	const struct ucmd_nvme_sgl_desc *seg = NULL;
 	unsigned nseg = 0, idx = 0, total = 0;
 	bool last_seg = false;
-	uint64_t got = 0;
+	uint64_t got = 0, take;
 	uint16_t st;
 
 	for (;;) {
@@ -217,11 +217,15 @@ static uint16_t map_sgl(struct ucmd_ctrl *c, const struct ucmd_nvme_sgl_desc *fi
 		case UCMD_NVME_SGL_DATA_BLOCK:
 			if (sub != 0)	/* only "address" subtype: no keyed/offset SGLs */
 				return UCMD_GEN(NVME_SC_SGL_INVALID_TYPE) | UCMD_DNR;
-			if (got + d.length > len)
-				return UCMD_GEN(NVME_SC_SGL_INVALID_DATA) | UCMD_DNR;
-			if (d.length && (st = add_host(c, out, d.addr, d.length)))
+			/*
+			 * Longer than the transfer: the rest is not touched
+			 * (SGLS bit 18, NVME_CTRL_SGLS_OVERSIZE), as a read of
+			 * one block into a larger buffer is on Linux.
+			 */
+			take = d.length < len - got ? d.length : len - got;
+			if (take && (st = add_host(c, out, d.addr, take)))
 				return st;
-			got += d.length;
+			got += take;
 			break;
 		case UCMD_NVME_SGL_SEGMENT:
 		case UCMD_NVME_SGL_LAST_SEGMENT:

@@ -78,7 +78,7 @@ static void id_ctrl(struct ucmd_ctrl *c, struct nvme_id_ctrl *id)
 	/* Copy source range formats 0h (16b guard) and 1h (64b guard) */
 	id->ocfs = htole16(1u << 0 | 1u << 1);
 	/* SGLs without alignment requirement; MPTR may be an SGL. */
-	id->sgls = htole32(1 | NVME_CTRL_SGLS_MPTR_SGL);
+	id->sgls = htole32(1 | NVME_CTRL_SGLS_OVERSIZE | NVME_CTRL_SGLS_MPTR_SGL);
 	id->mnan = htole32(UCMD_MAX_NS);
 	ctrl_id_ctrl_capacity(c, id);
 	/* Per directory, made at creation (ctrl.c) and kept in ctrl.json */

@@ -160,12 +160,12 @@ int nvme_pci_map_data(struct nvme_host *h, struct request *rq)
 	}
 	if (!n)
 		ret = 0;	/* count > 0 means a non-empty segment; this keeps gcc sure */
-	else if (prp_capable(segs, n))
+	else if (!req->sgl_only && prp_capable(segs, n))
 		ret = nvme_setup_prps(req, segs, n);
 	else if (h->sgl_supported)
 		ret = nvme_setup_sgls(req, segs, n);
 	else
-		ret = -EINVAL;	/* not expressible as PRPs and no SGL support */
+		ret = -EINVAL;	/* not expressible as PRPs (or not to be) and no SGL support */
 	if (segs != stack)
 		free(segs);
 	return ret;

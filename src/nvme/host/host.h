@@ -123,6 +123,18 @@ struct nvme_request {
 	void *dma_list;			/* PRP list pages or SGL descriptors */
 	struct iov_iter data;	/* the data's segments (user memory) */
 	bool has_data;
+	/*
+	 * The data is described by SGL descriptors, never PRPs: set for a
+	 * command another process wrote (ucmdd's clients, exec's programs).
+	 * A PRP entry carries no length, so a controller that reads a longer
+	 * transfer from the command's own fields (NLB, NUMD) than the buffer
+	 * has takes PRP2 for a list pointer and walks the data pages as PRP
+	 * entries: a write to wherever they point, in this process. An SGL
+	 * states its length and the controller refuses a mismatch (SGL Data
+	 * Block length invalid), as the IOMMU a real device sits behind would
+	 * fault it.
+	 */
+	bool sgl_only;
 	struct nvme_bounce *bounce;	/* bounce.c: the user's memory is another process's */
 	/* where bounce points when set: one per request, not a malloc per I/O */
 	struct nvme_bounce bounce_slot;

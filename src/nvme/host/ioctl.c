@@ -167,6 +167,11 @@ static inline __attribute__((always_inline)) int nvme_build_user_request(struct 
 	rq->timeout_ms = u->timeout_ms;
 	if (has_data) {
 		nvme_rq_set_data(rq, &it);
+		/*
+		 * Lengths the controller can check (see sgl_only); an I/O
+		 * queue's only: over PCIe an admin command's data is PRPs.
+		 */
+		nvme_req(rq)->sgl_only = ns && !user_mm_is_self(meta_mm);
 		if (has_meta) {
 			rq->meta = (void *)(uintptr_t)u->metadata;
 			rq->meta_len = u->metadata_len;

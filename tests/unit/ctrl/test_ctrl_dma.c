@@ -252,7 +252,8 @@ static void set_desc(void *p, uint64_t addr, uint32_t len, uint8_t type)
 static void test_sgl(void **state)
 {
 	struct fx *f = *state;
-	uint8_t *w = host_alloc(&f->h, 8 * BS), *r = host_alloc(&f->h, 8 * BS);
+	/* r has a byte past the transfer: an oversized SGL must leave it alone */
+	uint8_t *w = host_alloc(&f->h, 8 * BS), *r = host_alloc(&f->h, 8 * BS + 1);
 	struct ucmd_nvme_sgl_desc *seg1 = host_alloc(&f->h, 4096), *seg2 = host_alloc(&f->h, 4096);
 	struct ucmd_nvme_sqe s = { .flags = UCMD_NVME_PSDT_SGL_MPTR_CONTIG };
 
@@ -275,9 +276,12 @@ static void test_sgl(void **state)
 	/* too short */
 	set_desc(&seg2[1], (uintptr_t)r + 3100, 8 * BS - 3101, UCMD_NVME_SGL_DATA_BLOCK);
 	assert_int_equal(rw_sqe(f, &s, nvme_cmd_read, 32, 8), SC(0, 0x0f) | DNR);
-	/* too long */
+	/* too long (SGLS bit 18): the transfer's bytes, nothing past them */
+	r[8 * BS] = 0x5a;
 	set_desc(&seg2[1], (uintptr_t)r + 3100, 8 * BS - 3099, UCMD_NVME_SGL_DATA_BLOCK);
-	assert_int_equal(rw_sqe(f, &s, nvme_cmd_read, 32, 8), SC(0, 0x0f) | DNR);
+	assert_int_equal(rw_sqe(f, &s, nvme_cmd_read, 32, 8), 0);
+	assert_memory_equal(w, r, 8 * BS);
+	assert_int_equal(r[8 * BS], 0x5a);
 	/* bit bucket / reserved types */
 	set_desc(&seg2[1], (uintptr_t)r + 3100, 8 * BS - 3100, UCMD_NVME_SGL_BIT_BUCKET);
 	assert_int_equal(rw_sqe(f, &s, nvme_cmd_read, 32, 8), SC(0, 0x11) | DNR);

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include <nvme/types.h>
+
 #include "srv_fixture.h"
 
 struct xt {
@@ -381,6 +383,37 @@ static char *region_map(struct xt *t, size_t len)
  * limit already passed). Anything partly outside, or in a region given
  * back, bounces as before and is refused then.
  */
+/*
+ * A client's read whose command asks for more than its buffer holds (NLB
+ * for four pages, data_len two): with PRPs the controller, in this
+ * process, would take PRP2 for a list and walk the buffer's second page
+ * (the client's own bytes, here the address of daemon memory) as PRP
+ * entries, writing there. The data is an SGL of the buffer's length for
+ * a client's command, which the controller refuses: SGL Data Length
+ * Invalid, and nothing written.
+ */
+static void test_short_buffer_no_prp_walk(void **state)
+{
+	struct xt *t = *state;
+	unsigned lbs = t->s.fx.lbs;
+	char *reg = region_map(t, 2 * 4096);
+	uint8_t *canary = aligned_alloc(4096, 4096);
+	uint64_t *fake_list = (uint64_t *)(void *)(reg + 4096);
+	struct nvme_uring_cmd u;
+
+	assert_non_null(canary);
+	memset(canary, 0x77, 4096);
+	memset(reg, 0, 2 * 4096);
+	for (unsigned i = 0; i < 8; i++)
+		fake_list[i] = (uint64_t)(uintptr_t)canary;
+	fx_rw_cmd(&u, 0x02, t->s.fx.nsid, 8, 4 * 4096 / lbs, reg, 2 * 4096);
+	nvme_sqe(t, t->s.ng, NVME_URING_CMD_IO, &u);
+	assert_int_equal(run(t), NVME_SC_SGL_INVALID_DATA | NVME_SC_DNR);
+	for (unsigned i = 0; i < 4096; i++)
+		assert_int_equal(canary[i], 0x77);
+	free(canary);
+}
+
 static void test_region_no_bounce(void **state)
 {
 	struct xt *t = *state;
@@ -444,6 +477,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fixed_buffers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeout_cancel_nop_unknown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_region_no_bounce, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_short_buffer_no_prp_walk, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
