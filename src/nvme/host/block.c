@@ -102,8 +102,15 @@ long nvme_bdev_rw_ns(struct nvme_ns *ns, struct ucmd_kiocb_rw *kiocb, unsigned i
 	it.count = kiocb->iter.count;
 	nvme_rq_set_data(rq, &it);
 	ret = 0;
-	if (__builtin_expect(it.mm != NULL, 0))
+	if (__builtin_expect(it.mm != NULL, 0)) {
+		/*
+		 * Another process's memory: lengths the controller checks
+		 * (sgl_only), should its view of the format have moved
+		 * from ours (a Format since our last look).
+		 */
+		nvme_req(rq)->sgl_only = true;
 		ret = nvme_rq_bounce(rq, NULL, write);
+	}
 	if (!ret)
 		ret = nvme_map_data(ns->host, rq);
 	if (ret) {
