@@ -19,6 +19,9 @@ uint16_t ctrl_admin_create_cq(struct ucmd_ctrl *c, struct ctrl_req *req)
 	uint64_t base = req->cmd.dptr.prp1;
 	void *mem;
 
+	/* queue memory outlives the command: never from a windowed one (ctrl.h) */
+	if (ctrl_dma_windowed(c, req))
+		return UCMD_GEN(NVME_SC_DATA_XFER_ERROR) | UCMD_DNR;
 	if (CC_IOCQES(c->cc) != 4)
 		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
 	if (!qid || qid > c->ncqa + 1u || c->cq[qid].valid)
@@ -49,6 +52,9 @@ uint16_t ctrl_admin_create_sq(struct ucmd_ctrl *c, struct ctrl_req *req)
 	uint64_t base = req->cmd.dptr.prp1;
 	void *mem;
 
+	/* queue memory outlives the command: never from a windowed one (ctrl.h) */
+	if (ctrl_dma_windowed(c, req))
+		return UCMD_GEN(NVME_SC_DATA_XFER_ERROR) | UCMD_DNR;
 	if (CC_IOSQES(c->cc) != 6)
 		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
 	if (!cqid || cqid > c->qmax || !c->cq[cqid].valid)

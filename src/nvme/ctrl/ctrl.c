@@ -400,6 +400,15 @@ int ctrl_set_irq(struct ucmd_ctrl *c, void (*irq)(void *arg, uint16_t vector), v
 	return ret;
 }
 
+void ctrl_set_dma_window(struct ucmd_ctrl *c, ctrl_dma_window_fn window, void *arg)
+{
+	/* every mapping runs under the lock: none sees a half-changed pair */
+	pthread_mutex_lock(&c->lock);
+	c->dma_window = window;
+	c->dma_window_arg = window ? arg : NULL;
+	pthread_mutex_unlock(&c->lock);
+}
+
 /*
  * The state on disk after a failed final save is the last ctrl.json plus
  * the journal, consistent but older: the caller must hear of it (ucmdd

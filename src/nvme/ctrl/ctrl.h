@@ -25,6 +25,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include "ucmd/ctrl.h"
 #include "ucmd/nvme_wire.h"
@@ -55,6 +56,39 @@ int ctrl_create_dma(const struct ucmd_ctrl_params *p, const struct ucmd_dma *dma
  * detached host may be freed. Not from within the irq handler itself.
  */
 int ctrl_set_irq(struct ucmd_ctrl *ctrl, void (*irq)(void *arg, uint16_t vector), void *arg);
+
+/*
+ * The host's IOMMU, per command: the only host memory one command may have
+ * the controller touch. A PRP entry carries no length, and the controller
+ * reads a command's transfer length from the command (NLB, NUMD), so a
+ * command another process wrote can ask for more than the buffer the host
+ * described: a two-page buffer read as a four-page transfer makes PRP2 a
+ * list pointer, and the buffer's bytes addresses. With the controller in
+ * the host's address space (ucmdd), that is a write wherever they point.
+ * A real device behind an IOMMU faults such an access; this is that check.
+ *
+ * window(arg, sqid, cid, out) is called for a command before the controller
+ * maps its data, metadata or PRP/SGL lists; it returns false when the
+ * command may reach any host memory dma->map takes (the host's own
+ * commands), or true with *out the ranges it may reach: every mapping
+ * outside their pages (an IOMMU's granule; the host gives whole pages of
+ * their own) fails the command with Data Transfer Error, and a command so
+ * limited cannot give the controller queue memory (Create I/O SQ/CQ: the
+ * memory would stay mapped past the command). Called with the controller's
+ * lock held, for commands the host has not seen complete: the ranges stay
+ * valid until the host sees the command's completion. NULL removes it;
+ * ctrl_set_dma_window waits for a pass in progress, so that after it returns
+ * no call of the previous one is in flight.
+ */
+struct ucmd_dma_window {
+	const struct iovec *seg;	/* the data's segments */
+	unsigned nr_seg;
+	uint64_t list, list_len;	/* PRP list pages or SGL descriptors the host built */
+	uint64_t meta, meta_len;	/* the metadata buffer */
+};
+typedef bool (*ctrl_dma_window_fn)(void *arg, uint16_t sqid, uint16_t cid,
+				   struct ucmd_dma_window *out);
+void ctrl_set_dma_window(struct ucmd_ctrl *ctrl, ctrl_dma_window_fn window, void *arg);
 
 /* BAR0 register access, including doorbells (offset >= UCMD_NVME_REG_DBS). */
 uint32_t ctrl_read32(struct ucmd_ctrl *ctrl, uint32_t off);

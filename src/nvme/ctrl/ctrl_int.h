@@ -249,6 +249,9 @@ struct ucmd_ctrl {
 	uint16_t qmax;			/* highest I/O qid the controller has */
 
 	pthread_mutex_t lock;
+	/* the host's per-command DMA window (ctrl_set_dma_window), under lock */
+	ctrl_dma_window_fn dma_window;
+	void *dma_window_arg;
 
 	/* Registers */
 	uint64_t cap;
@@ -688,6 +691,8 @@ uint16_t ctrl_map_data(struct ucmd_ctrl *c, struct ctrl_req *req, uint64_t len,
  * iov[2] on the caller's stack, with ctrl_map_data's checks and statuses;
  * nothing to free.
  */
+/* Whether the host limits req's DMA to a window (ctrl_set_dma_window). */
+bool ctrl_dma_windowed(struct ucmd_ctrl *c, const struct ctrl_req *req);
 bool ctrl_prp_short(const struct ctrl_req *req, uint64_t len);
 uint16_t ctrl_map_prp_short(struct ucmd_ctrl *c, const struct ctrl_req *req, uint64_t len,
 			    struct iovec iov[2], int *cnt);

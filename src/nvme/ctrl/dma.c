@@ -22,6 +22,63 @@
 #define ST_XFER		(UCMD_GEN(NVME_SC_DATA_XFER_ERROR) | UCMD_DNR)
 #define PRPS_PER_PAGE	(UCMD_PAGE_SIZE / 8)
 
+/* One command's DMA window (ctrl_set_dma_window), looked up once per mapping. */
+struct dma_win {
+	bool on;
+	struct ucmd_dma_window w;
+};
+
+/*
+ * Whether [addr, addr + len) lies in the pages of [base, base + blen): an
+ * IOMMU maps pages, and Linux's PRPs are page-granular too, so a device may
+ * write a one-block read into the rest of a 100-byte buffer's page. The
+ * host's buffers for another's command are whole pages of their own (a
+ * bounce, a shared region's, the NVMe/TCP target's); only the pages are
+ * the limit.
+ */
+static bool range_in(uint64_t addr, uint64_t len, uint64_t base, uint64_t blen)
+{
+	const uint64_t mask = UCMD_PAGE_SIZE - 1;
+	uint64_t lo = base & ~mask, end = base + blen;
+
+	if (!blen || end < base || end > UINT64_MAX - mask)
+		return false;
+	end = (end + mask) & ~mask;
+	return addr >= lo && len <= end - lo && addr - lo <= end - lo - len;
+}
+
+static bool window_has(const struct ucmd_dma_window *w, uint64_t addr, uint64_t len)
+{
+	if (addr + len < addr)
+		return false;
+	for (unsigned i = 0; i < w->nr_seg; i++)
+		if (range_in(addr, len, (uint64_t)(uintptr_t)w->seg[i].iov_base, w->seg[i].iov_len))
+			return true;
+	return range_in(addr, len, w->list, w->list_len) ||
+	       range_in(addr, len, w->meta, w->meta_len);
+}
+
+static void win_get(struct ucmd_ctrl *c, const struct ctrl_req *req, struct dma_win *w)
+{
+	w->on = c->dma_window && c->dma_window(c->dma_window_arg, req->sqid, req->cmd.cid, &w->w);
+}
+
+bool ctrl_dma_windowed(struct ucmd_ctrl *c, const struct ctrl_req *req)
+{
+	struct dma_win w;
+
+	win_get(c, req, &w);
+	return w.on;
+}
+
+/* dma->map, within the command's window when it has one */
+static inline void *win_map(struct ucmd_ctrl *c, const struct dma_win *w, uint64_t addr, uint64_t len)
+{
+	if (__builtin_expect(w->on, 0) && !window_has(&w->w, addr, len))
+		return NULL;
+	return c->dma->map(c->dma, addr, len);
+}
+
 void ctrl_iovs_init(struct ctrl_iovs *v)
 {
 	memset(v, 0, sizeof(*v));
@@ -80,9 +137,10 @@ int ctrl_iovs_add(struct ctrl_iovs *v, void *base, size_t len)
 	return 0;
 }
 
-static uint16_t add_host(struct ucmd_ctrl *c, struct ctrl_iovs *out, uint64_t addr, uint64_t len)
+static uint16_t add_host(struct ucmd_ctrl *c, const struct dma_win *w, struct ctrl_iovs *out,
+			 uint64_t addr, uint64_t len)
 {
-	void *p = c->dma->map(c->dma, addr, len);
+	void *p = win_map(c, w, addr, len);
 
 	if (!p)
 		return UCMD_GEN(NVME_SC_DATA_XFER_ERROR) | UCMD_DNR;
@@ -97,8 +155,9 @@ static uint16_t add_host(struct ucmd_ctrl *c, struct ctrl_iovs *out, uint64_t ad
  * merges, as ctrl_iovs_add merges). *rest is what is left for a PRP list at
  * PRP2 (0: none). Shared by map_prp and the short path (ctrl_map_prp_short).
  */
-static inline uint16_t prp_pages(struct ucmd_ctrl *c, uint64_t prp1, uint64_t prp2, uint64_t len,
-				 struct iovec iov[2], int *cnt, uint64_t *rest)
+static inline uint16_t prp_pages(struct ucmd_ctrl *c, const struct dma_win *w, uint64_t prp1,
+				 uint64_t prp2, uint64_t len, struct iovec iov[2], int *cnt,
+				 uint64_t *rest)
 {
 	uint64_t chunk;
 	void *p;
@@ -111,7 +170,7 @@ static inline uint16_t prp_pages(struct ucmd_ctrl *c, uint64_t prp1, uint64_t pr
 	chunk = UCMD_PAGE_SIZE - (prp1 & (UCMD_PAGE_SIZE - 1));
 	if (chunk > len)
 		chunk = len;
-	if (!(p = c->dma->map(c->dma, prp1, chunk)))
+	if (!(p = win_map(c, w, prp1, chunk)))
 		return ST_XFER;
 	iov[0].iov_base = p;
 	iov[0].iov_len = chunk;
@@ -126,7 +185,7 @@ static inline uint16_t prp_pages(struct ucmd_ctrl *c, uint64_t prp1, uint64_t pr
 	/* PRP2 is the second (and last) data page. */
 	if (prp2 & (UCMD_PAGE_SIZE - 1))
 		return UCMD_GEN(NVME_SC_PRP_INVALID_OFFSET) | UCMD_DNR;
-	if (!(p = c->dma->map(c->dma, prp2, len)))
+	if (!(p = win_map(c, w, prp2, len)))
 		return ST_XFER;
 	if (p == (char *)iov[0].iov_base + chunk) {
 		iov[0].iov_len += len;
@@ -138,15 +197,15 @@ static inline uint16_t prp_pages(struct ucmd_ctrl *c, uint64_t prp1, uint64_t pr
 	return 0;
 }
 
-static uint16_t map_prp(struct ucmd_ctrl *c, uint64_t prp1, uint64_t prp2, uint64_t len,
-			struct ctrl_iovs *out)
+static uint16_t map_prp(struct ucmd_ctrl *c, const struct dma_win *w, uint64_t prp1, uint64_t prp2,
+			uint64_t len, struct ctrl_iovs *out)
 {
 	struct iovec head[2];
 	uint64_t chunk, rem;
 	uint16_t st;
 	int n;
 
-	st = prp_pages(c, prp1, prp2, len, head, &n, &rem);
+	st = prp_pages(c, w, prp1, prp2, len, head, &n, &rem);
 	for (int i = 0; i < n; i++)
 		if (ctrl_iovs_add(out, head[i].iov_base, head[i].iov_len))
 			return UCMD_GEN(NVME_SC_INTERNAL);
@@ -158,13 +217,15 @@ static uint16_t map_prp(struct ucmd_ctrl *c, uint64_t prp1, uint64_t prp2, uint6
 	uint64_t list = prp2;
 	while (rem) {
 		unsigned nent = (UCMD_PAGE_SIZE - (list & (UCMD_PAGE_SIZE - 1))) / 8;
-		const uint64_t *ent = c->dma->map(c->dma, list, (uint64_t)nent * 8);
 		/* The entries this list page can still supply: the data pages left, and a chain. */
 		uint64_t want = (rem + UCMD_PAGE_SIZE - 1) / UCMD_PAGE_SIZE;
 		uint64_t ents[PRPS_PER_PAGE];
+		const uint64_t *ent;
 
 		if (want < nent)
 			nent = (unsigned)want;
+		/* only the entries read: a window (ctrl.h) may end with the list */
+		ent = win_map(c, w, list, (uint64_t)nent * 8);
 		if (!ent || copy_from_user(ents, ent, (size_t)nent * 8))
 			return ST_XFER;
 		for (unsigned i = 0; i < nent && rem; i++) {
@@ -186,7 +247,7 @@ static uint16_t map_prp(struct ucmd_ctrl *c, uint64_t prp1, uint64_t prp2, uint6
 			if (e & (UCMD_PAGE_SIZE - 1))
 				return UCMD_GEN(NVME_SC_PRP_INVALID_OFFSET) | UCMD_DNR;
 			chunk = rem < UCMD_PAGE_SIZE ? rem : UCMD_PAGE_SIZE;
-			if ((st = add_host(c, out, e, chunk)))
+			if ((st = add_host(c, w, out, e, chunk)))
 				return st;
 			rem -= chunk;
 		}
@@ -198,8 +259,8 @@ static uint16_t map_prp(struct ucmd_ctrl *c, uint64_t prp1, uint64_t prp2, uint6
  * Walk an SGL starting at one descriptor. Bit bucket descriptors are not
  * supported (SGLS bit 16 clear), so every data byte lands in host memory.
  */
-static uint16_t map_sgl(struct ucmd_ctrl *c, const struct ucmd_nvme_sgl_desc *first, uint64_t len,
-			struct ctrl_iovs *out)
+static uint16_t map_sgl(struct ucmd_ctrl *c, const struct dma_win *w,
+			const struct ucmd_nvme_sgl_desc *first, uint64_t len, struct ctrl_iovs *out)
 {
 	struct ucmd_nvme_sgl_desc d = *first;
 	const struct ucmd_nvme_sgl_desc *seg = NULL;
@@ -223,7 +284,7 @@ static uint16_t map_sgl(struct ucmd_ctrl *c, const struct ucmd_nvme_sgl_desc *fi
 			 * one block into a larger buffer is on Linux.
 			 */
 			take = d.length < len - got ? d.length : len - got;
-			if (take && (st = add_host(c, out, d.addr, take)))
+			if (take && (st = add_host(c, w, out, d.addr, take)))
 				return st;
 			got += take;
 			break;
@@ -237,7 +298,7 @@ static uint16_t map_sgl(struct ucmd_ctrl *c, const struct ucmd_nvme_sgl_desc *fi
 				return UCMD_GEN(NVME_SC_SGL_INVALID_LAST) | UCMD_DNR;
 			if (!d.length || d.length % sizeof(d))
 				return UCMD_GEN(NVME_SC_SGL_INVALID_LAST) | UCMD_DNR;
-			seg = c->dma->map(c->dma, d.addr, d.length);
+			seg = win_map(c, w, d.addr, d.length);
 			if (!seg)
 				return UCMD_GEN(NVME_SC_DATA_XFER_ERROR) | UCMD_DNR;
 			nseg = d.length / sizeof(d);
@@ -260,16 +321,19 @@ static uint16_t map_sgl(struct ucmd_ctrl *c, const struct ucmd_nvme_sgl_desc *fi
 static uint16_t map_data(struct ucmd_ctrl *c, struct ctrl_req *req, uint64_t len,
 			 struct ctrl_iovs *out)
 {
+	struct dma_win w;
+
 	if (!len)
 		return 0;
 	if (c->p.mdts && len > ((uint64_t)UCMD_PAGE_SIZE << c->p.mdts))
 		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
+	win_get(c, req, &w);
 	if ((req->cmd.flags & UCMD_NVME_PSDT_MASK) == UCMD_NVME_PSDT_PRP)
-		return map_prp(c, req->cmd.dptr.prp1, req->cmd.dptr.prp2, len, out);
+		return map_prp(c, &w, req->cmd.dptr.prp1, req->cmd.dptr.prp2, len, out);
 	struct ucmd_nvme_sgl_desc d;
 
 	memcpy(&d, req->cmd.dptr.sgl1, sizeof(d));
-	return map_sgl(c, &d, len, out);
+	return map_sgl(c, &w, &d, len, out);
 }
 
 bool ctrl_prp_short(const struct ctrl_req *req, uint64_t len)
@@ -284,6 +348,7 @@ bool ctrl_prp_short(const struct ctrl_req *req, uint64_t len)
 uint16_t ctrl_map_prp_short(struct ucmd_ctrl *c, const struct ctrl_req *req, uint64_t len,
 			    struct iovec iov[2], int *cnt)
 {
+	struct dma_win w;
 	uint64_t rest;
 
 	/* map_data's checks, in its order (a short transfer is within any MDTS) */
@@ -292,7 +357,8 @@ uint16_t ctrl_map_prp_short(struct ucmd_ctrl *c, const struct ctrl_req *req, uin
 		return 0;
 	if (c->p.mdts && len > ((uint64_t)UCMD_PAGE_SIZE << c->p.mdts))
 		return UCMD_GEN(NVME_SC_INVALID_FIELD) | UCMD_DNR;
-	return prp_pages(c, req->cmd.dptr.prp1, req->cmd.dptr.prp2, len, iov, cnt, &rest);
+	win_get(c, req, &w);
+	return prp_pages(c, &w, req->cmd.dptr.prp1, req->cmd.dptr.prp2, len, iov, cnt, &rest);
 }
 
 /*
@@ -313,24 +379,26 @@ static uint16_t map_meta(struct ucmd_ctrl *c, struct ctrl_req *req, uint64_t len
 			 struct ctrl_iovs *out)
 {
 	uint8_t psdt = req->cmd.flags & UCMD_NVME_PSDT_MASK;
+	struct dma_win w;
 
 	if (!len)
 		return 0;
+	win_get(c, req, &w);
 	if (psdt == UCMD_NVME_PSDT_SGL_MPTR_SGL) {
 		/* MPTR addresses one SGL descriptor describing the metadata. */
-		const struct ucmd_nvme_sgl_desc *d = c->dma->map(c->dma, req->cmd.mptr, sizeof(*d));
+		const struct ucmd_nvme_sgl_desc *d = win_map(c, &w, req->cmd.mptr, sizeof(*d));
 		struct ucmd_nvme_sgl_desc copy;
 
 		if (!d || copy_from_user(&copy, d, sizeof(copy)))
 			return ST_XFER;
-		uint16_t st = map_sgl(c, &copy, len, out);
+		uint16_t st = map_sgl(c, &w, &copy, len, out);
 
 		if ((st & 0xff) == NVME_SC_SGL_INVALID_DATA && !(st & 0x700))
 			st = UCMD_GEN(NVME_SC_SGL_INVALID_METADATA) | UCMD_DNR;
 		return st;
 	}
 	/* PRPs or PSDT 01b: MPTR is one contiguous buffer. */
-	return add_host(c, out, req->cmd.mptr, len);
+	return add_host(c, &w, out, req->cmd.mptr, len);
 }
 
 uint16_t ctrl_map_meta(struct ucmd_ctrl *c, struct ctrl_req *req, uint64_t len,

@@ -109,6 +109,7 @@ long nvme_bdev_rw_ns(struct nvme_ns *ns, struct ucmd_kiocb_rw *kiocb, unsigned i
 		 * from ours (a Format since our last look).
 		 */
 		nvme_req(rq)->sgl_only = true;
+		nvme_req(rq)->dma_window = true;
 		ret = nvme_rq_bounce(rq, NULL, write);
 	}
 	if (!ret)

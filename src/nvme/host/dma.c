@@ -101,6 +101,7 @@ static int nvme_setup_prps(struct nvme_request *req, const struct iovec **segs, 
 	}
 	req->cmd.dptr.prp2 = (uint64_t)(uintptr_t)lists;
 	req->dma_list = lists;
+	req->dma_list_len = (uint32_t)(nr_lists * NVME_PAGE_SIZE);
 	return 0;
 }
 
@@ -133,6 +134,7 @@ static int nvme_setup_sgls(struct nvme_request *req, const struct iovec **segs, 
 	memset(d->rsvd, 0, sizeof(d->rsvd));
 	d->type = UCMD_NVME_SGL_LAST_SEGMENT << 4;
 	req->dma_list = list;
+	req->dma_list_len = n * (uint32_t)sizeof(*list);
 	return 0;
 }
 

@@ -121,6 +121,7 @@ struct nvme_request {
 	atomic_uchar flags;
 	atomic_int tstate;		/* timeout vs completion handshake */
 	void *dma_list;			/* PRP list pages or SGL descriptors */
+	uint32_t dma_list_len;		/* its bytes */
 	struct iov_iter data;	/* the data's segments (user memory) */
 	bool has_data;
 	/*
@@ -135,6 +136,15 @@ struct nvme_request {
 	 * fault it.
 	 */
 	bool sgl_only;
+	/*
+	 * The controller may touch only this request's buffers (its data's
+	 * segments, its PRP list or SGL, its metadata): the command came from
+	 * another process, whose own fields (NLB, NUMD) set the transfer's
+	 * length. Admin commands over PCIe are PRPs whatever sgl_only says,
+	 * and no PRP states a length: this window is what bounds them
+	 * (ctrl_set_dma_window, pci.c).
+	 */
+	bool dma_window;
 	struct nvme_bounce *bounce;	/* bounce.c: the user's memory is another process's */
 	/* where bounce points when set: one per request, not a malloc per I/O */
 	struct nvme_bounce bounce_slot;

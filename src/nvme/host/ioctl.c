@@ -165,6 +165,14 @@ static inline __attribute__((always_inline)) int nvme_build_user_request(struct 
 	}
 	nvme_fill_cmd(&nvme_req(rq)->cmd, u);
 	rq->timeout_ms = u->timeout_ms;
+	/*
+	 * A passthrough command's transfer length is its own fields', which
+	 * whoever wrote it chose: another process (ucmdd's clients, exec's
+	 * programs), a remote host (ucmdd's NVMe/TCP target submits its
+	 * peers' commands from its own buffers) or this one. The controller
+	 * touches its buffers alone, whichever.
+	 */
+	nvme_req(rq)->dma_window = true;
 	if (has_data) {
 		nvme_rq_set_data(rq, &it);
 		/*

@@ -270,6 +270,40 @@ static void nvme_irq(void *arg, uint16_t vector)
 	}
 }
 
+/*
+ * The controller's question before it touches host memory for a command
+ * (ctrl_set_dma_window): a command another process wrote reaches only the
+ * buffers its request holds. A command id this host does not know now is
+ * allowed nothing: the controller cannot tell whose it was.
+ */
+static bool nvme_dma_window(void *arg, uint16_t sqid, uint16_t cid, struct ucmd_dma_window *w)
+{
+	struct nvme_host *h = arg;
+	unsigned n = __atomic_load_n(&h->nr_queues, __ATOMIC_ACQUIRE);
+	struct request *rq = sqid < n ? nvme_find_rq(&h->queues[sqid], cid) : NULL;
+	struct nvme_request *req;
+
+	memset(w, 0, sizeof(*w));
+	if (!rq)
+		return true;
+	req = nvme_req(rq);
+	if (!req->dma_window)
+		return false;
+	if (req->has_data) {
+		w->seg = req->data.iov;
+		w->nr_seg = req->data.nr_segs;
+	}
+	if (req->dma_list) {
+		w->list = (uint64_t)(uintptr_t)req->dma_list;
+		w->list_len = req->dma_list_len;
+	}
+	if (rq->meta_len) {
+		w->meta = (uint64_t)(uintptr_t)rq->meta;
+		w->meta_len = rq->meta_len;
+	}
+	return true;
+}
+
 static int nvme_poll(struct blk_mq_hw_ctx *hctx)
 {
 	return pci_poll_queue(hctx->driver_data);
@@ -387,8 +421,10 @@ static void pci_disconnect(struct nvme_host *h)
 {
 	struct nvme_pci_dev *dev = (struct nvme_pci_dev *)(void *)h;
 
-	if (dev->irq_connected)
+	if (dev->irq_connected) {
+		ctrl_set_dma_window(dev->ctrl, NULL, NULL);
 		ctrl_set_irq(dev->ctrl, NULL, NULL);
+	}
 	dev->irq_connected = false;
 }
 
@@ -453,6 +489,7 @@ int nvme_pci_attach(struct ucmd_engine *e, struct ucmd_ctrl *ctrl,
 	}
 	dev->irq_connected = true;
 	dev->ctrl = ctrl;
+	ctrl_set_dma_window(ctrl, nvme_dma_window, h);
 	nvme_init_ctrl(h, e, &nvme_pci_ctrl_ops, opts);
 	h->ns_hidden = ns_hidden;
 	h->regs_ok = true;	/* MMIO: even a failed bring-up is undone by a disable */

@@ -29,6 +29,7 @@ struct request *nvme_alloc_request_nocmd(struct request_queue *q, unsigned rq_fl
 	/* req->data is read only while has_data says it holds something. */
 	req->has_data = false;
 	req->sgl_only = false;
+	req->dma_window = false;
 	atomic_store_explicit(&req->tstate, NVME_TO_NONE, memory_order_relaxed);
 	/*
 	 * The command id is the tag plus a generation bumped on every use, so a

@@ -306,6 +306,125 @@ static void test_sgl(void **state)
 	assert_int_equal(rw_sqe(f, &s, nvme_cmd_read, 32, 8), SC(0, 0x02) | DNR);
 }
 
+/* ctrl_set_dma_window: one window for every command, and who asked */
+static struct ucmd_dma_window test_win;
+static struct iovec test_win_seg[2];
+static bool test_win_on;
+static unsigned test_win_calls;
+static uint16_t test_win_sqid;
+
+static bool test_window(void *arg, uint16_t sqid, uint16_t cid, struct ucmd_dma_window *out)
+{
+	(void)arg;
+	(void)cid;
+	test_win_calls++;
+	test_win_sqid = sqid;
+	*out = test_win;
+	return test_win_on;
+}
+
+/*
+ * A windowed command reaches only its window: PRP1's page past the
+ * buffer, PRP2 read as a list pointer into the data, a list page outside,
+ * metadata past its buffer and an SGL longer than the window are Data
+ * Transfer Errors with nothing written; the same commands inside it are
+ * served; queue memory is never taken from one; an unwindowed command
+ * (the host's own) reaches any memory map() takes.
+ */
+static void test_dma_window(void **state)
+{
+	struct fx *f = *state;
+	uint8_t *b = host_alloc(&f->h, 4 * 4096), *canary = host_alloc(&f->h, 4096);
+	uint64_t *list = host_alloc(&f->h, 4096);
+	struct ucmd_nvme_sqe s = { 0 };
+
+	memset(canary, 0x77, 4096);
+	test_win_seg[0] = (struct iovec){ b, 2 * 4096 };
+	test_win = (struct ucmd_dma_window){ .seg = test_win_seg, .nr_seg = 1 };
+	test_win_on = true;
+	test_win_calls = 0;
+	ctrl_set_dma_window(f->h.ctrl, test_window, NULL);
+
+	/* inside: two pages through PRP1/PRP2 */
+	host_set_prp(&f->h, &s, b, 2 * 4096);
+	assert_int_equal(rw_sqe(f, &s, nvme_cmd_read, 0, 16), 0);
+	assert_true(test_win_calls > 0);
+	assert_int_equal(test_win_sqid, 1);
+	/* NLB for four pages: PRP2 (the second data page) taken for a list */
+	for (unsigned i = 0; i < 512; i++)
+		((uint64_t *)(void *)(b + 4096))[i] = (uintptr_t)canary;
+	memset(&s, 0, sizeof(s));
+	s.dptr.prp1 = (uintptr_t)b;
+	s.dptr.prp2 = (uintptr_t)b + 4096;
+	assert_int_equal(rw_sqe(f, &s, nvme_cmd_read, 0, 32), SC(0, 0x04) | DNR);
+	for (unsigned i = 0; i < 4096; i++)
+		assert_int_equal(canary[i], 0x77);
+	/* a 512-byte window: its page is the limit (an IOMMU's), PRP2's is past it */
+	test_win_seg[0].iov_len = 512;
+	memset(&s, 0, sizeof(s));
+	host_set_prp(&f->h, &s, b, 2 * 4096);
+	memset(b + 4096, 0x5a, 4096);
+	assert_int_equal(rw_sqe(f, &s, nvme_cmd_read, 0, 16), SC(0, 0x04) | DNR);
+	for (unsigned i = 4096; i < 2 * 4096; i++)
+		assert_int_equal(b[i], 0x5a);
+	assert_int_equal(rw_sqe(f, &s, nvme_cmd_read, 0, 8), 0);
+	/* a window ending in the page before: PRP1 one byte in is outside */
+	test_win_seg[0] = (struct iovec){ b - 512, 512 };
+	assert_int_equal(rw_sqe(f, &s, nvme_cmd_read, 0, 1), SC(0, 0x04) | DNR);
+
+	/* a PRP list: outside the window, then in it (list range) */
+	test_win_seg[0] = (struct iovec){ b, 4 * 4096 };
+	list[0] = (uintptr_t)b + 4096;
+	list[1] = (uintptr_t)b + 2 * 4096;
+	list[2] = (uintptr_t)b + 3 * 4096;
+	memset(&s, 0, sizeof(s));
+	s.dptr.prp1 = (uintptr_t)b;
+	s.dptr.prp2 = (uintptr_t)list;
+	assert_int_equal(rw_sqe(f, &s, nvme_cmd_read, 0, 32), SC(0, 0x04) | DNR);
+	test_win.list = (uintptr_t)list;
+	test_win.list_len = 3 * 8;
+	assert_int_equal(rw_sqe(f, &s, nvme_cmd_read, 0, 32), 0);
+	/* the list's entries are checked too: one at the canary */
+	list[2] = (uintptr_t)canary;
+	assert_int_equal(rw_sqe(f, &s, nvme_cmd_read, 0, 32), SC(0, 0x04) | DNR);
+	for (unsigned i = 0; i < 4096; i++)
+		assert_int_equal(canary[i], 0x77);
+
+	/* an SGL data block longer than the window */
+	memset(&s, 0, sizeof(s));
+	s.flags = UCMD_NVME_PSDT_SGL_MPTR_CONTIG;
+	set_desc(s.dptr.sgl1, (uintptr_t)b, 5 * 4096, UCMD_NVME_SGL_DATA_BLOCK);
+	assert_int_equal(rw_sqe(f, &s, nvme_cmd_read, 0, 40), SC(0, 0x04) | DNR);
+	set_desc(s.dptr.sgl1, (uintptr_t)b, 4 * 4096, UCMD_NVME_SGL_DATA_BLOCK);
+	assert_int_equal(rw_sqe(f, &s, nvme_cmd_read, 0, 32), 0);
+	/* an address whose end wraps past 2^64 */
+	set_desc(s.dptr.sgl1, UINT64_MAX - 100, 4096, UCMD_NVME_SGL_DATA_BLOCK);
+	assert_int_equal(rw_sqe(f, &s, nvme_cmd_read, 0, 8), SC(0, 0x04) | DNR);
+
+	/* queue memory from a windowed command: refused before any field */
+	memset(&s, 0, sizeof(s));
+	s.opcode = nvme_admin_create_cq;
+	s.dptr.prp1 = (uintptr_t)b;
+	s.cdw10 = 1u << 16 | 4;
+	s.cdw11 = 1;
+	assert_int_equal(host_cmd(&f->h, 0, &s, NULL), SC(0, 0x04) | DNR);
+	assert_int_equal(test_win_sqid, 0);
+	s.opcode = nvme_admin_create_sq;
+	s.cdw11 = 1 | 1u << 16;
+	assert_int_equal(host_cmd(&f->h, 0, &s, NULL), SC(0, 0x04) | DNR);
+
+	/* not windowed (the host's own): the canary page is reachable */
+	test_win_on = false;
+	memset(&s, 0, sizeof(s));
+	host_set_prp(&f->h, &s, canary, 4096);
+	assert_int_equal(rw_sqe(f, &s, nvme_cmd_read, 0, 8), 0);
+	/* removed: no more calls */
+	ctrl_set_dma_window(f->h.ctrl, NULL, NULL);
+	test_win_calls = 0;
+	assert_int_equal(rw_sqe(f, &s, nvme_cmd_read, 0, 8), 0);
+	assert_int_equal(test_win_calls, 0);
+}
+
 static void test_admin_rejects_sgl(void **state)
 {
 	struct fx *f = *state;
@@ -328,6 +447,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unmappable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mdts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sgl, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dma_window, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_admin_rejects_sgl, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -114,6 +114,55 @@ static void test_iopoll_admin(void **state)
 }
 
 /* lbaf 1: 512 + 8 separate metadata; length must be nlb * 8. */
+/*
+ * A command whose own fields (NLB, NUMD) ask for more than its buffer, from
+ * this process (an in-process user, and ucmdd's NVMe/TCP target, whose
+ * buffers are its own but whose commands a remote host wrote): the
+ * controller may not walk the buffer's second page as a PRP list and write
+ * wherever its bytes point. Data Transfer Error, nothing outside the buffer
+ * written (the host's DMA window, ctrl_set_dma_window).
+ */
+static void test_short_buffer_no_prp_walk(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	struct fx_opts o = { .mode = UCMD_CTRL_INLINE };
+	uint8_t *buf = fx_alloc(2 * 4096), *canary = fx_alloc(4096);
+	struct nvme_uring_cmd c;
+
+	(void)state;
+	assert_int_equal(fx_setup(f, &o), 0);
+	memset(canary, 0x77, 4096);
+	for (unsigned i = 0; i < 512; i++)
+		((uint64_t *)(void *)(buf + 4096))[i] = (uint64_t)(uintptr_t)canary;
+	fx_rw_cmd(&c, nvme_cmd_read, f->nsid, 0, 4 * 4096 / f->lbs, buf, 2 * 4096);
+	assert_int_equal(fx_nvme(f, f->ng, NVME_URING_CMD_IO, &c, NULL),
+			 NVME_SC_DATA_XFER_ERROR | NVME_SC_DNR);
+	for (unsigned i = 0; i < 4096; i++)
+		assert_int_equal(canary[i], 0x77);
+	/* the admin queue: Get Log Page (SMART), NUMD for 16 KiB */
+	for (unsigned i = 0; i < 512; i++)
+		((uint64_t *)(void *)(buf + 4096))[i] = (uint64_t)(uintptr_t)canary;
+	memset(&c, 0, sizeof(c));
+	c.opcode = nvme_admin_get_log_page;
+	c.nsid = 0xffffffff;
+	c.addr = (uint64_t)(uintptr_t)buf;
+	c.data_len = 2 * 4096;
+	c.cdw10 = (4 * 4096 / 4 - 1) << 16 | NVME_LOG_LID_SMART;
+	assert_int_equal(fx_nvme(f, f->dev, NVME_URING_CMD_ADMIN, &c, NULL),
+			 NVME_SC_DATA_XFER_ERROR | NVME_SC_DNR);
+	for (unsigned i = 0; i < 4096; i++)
+		assert_int_equal(canary[i], 0x77);
+	/* the same within the buffer is served */
+	c.cdw10 = (2 * 4096 / 4 - 1) << 16 | NVME_LOG_LID_SMART;
+	assert_int_equal(fx_nvme(f, f->dev, NVME_URING_CMD_ADMIN, &c, NULL), 0);
+	fx_rw_cmd(&c, nvme_cmd_read, f->nsid, 0, 2 * 4096 / f->lbs, buf, 2 * 4096);
+	assert_int_equal(fx_nvme(f, f->ng, NVME_URING_CMD_IO, &c, NULL), 0);
+	fx_teardown(f);
+	free(f);
+	free(buf);
+	free(canary);
+}
+
 static void test_metadata(void **state)
 {
 	struct fx *f = calloc(1, sizeof(*f));
@@ -158,6 +207,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sqe64),
+		cmocka_unit_test(test_short_buffer_no_prp_walk),
 		cmocka_unit_test(test_cqe16),
 		cmocka_unit_test(test_fields),
 		cmocka_unit_test(test_iopoll_admin),

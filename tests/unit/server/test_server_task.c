@@ -414,6 +414,80 @@ static void test_short_buffer_no_prp_walk(void **state)
 	free(canary);
 }
 
+/*
+ * The admin queue's counterpart: an admin command's data is PRPs over PCIe
+ * (no SGL states its length), so what stops the controller walking a
+ * client's page as a PRP list is the host's DMA window (ctrl_set_dma_window):
+ * Get Log Page whose NUMD asks for four pages of a two-page buffer whose
+ * second page holds the address of daemon memory is a Data Transfer Error,
+ * and nothing outside the client's buffer is written. Then a 512-byte
+ * data_len with NUMD for two pages (its page is the limit, as an IOMMU's),
+ * a bounced (plain memory) one, and a Create I/O Completion Queue the
+ * client's buffer would back: queue memory must outlive the command.
+ */
+static void test_admin_short_buffer_no_prp_walk(void **state)
+{
+	struct xt *t = *state;
+	char *reg = region_map(t, 2 * 4096);
+	uint8_t *canary = aligned_alloc(4096, 4096), *plain = aligned_alloc(4096, 2 * 4096);
+	uint64_t *fake_list = (uint64_t *)(void *)(reg + 4096);
+	struct nvme_uring_cmd u;
+
+	assert_non_null(canary);
+	assert_non_null(plain);
+	memset(canary, 0x77, 4096);
+	memset(reg, 0, 2 * 4096);
+	for (unsigned i = 0; i < 8; i++)
+		fake_list[i] = (uint64_t)(uintptr_t)canary;
+	/* Get Log Page, SMART (02h), NUMD for 16 KiB (past the log: zeros) */
+	memset(&u, 0, sizeof(u));
+	u.opcode = 0x02;
+	u.nsid = 0xffffffff;
+	u.addr = (uint64_t)(uintptr_t)reg;
+	u.data_len = 2 * 4096;
+	u.cdw10 = (4 * 4096 / 4 - 1) << 16 | 0x02;
+	nvme_sqe(t, t->s.dev, NVME_URING_CMD_ADMIN, &u);
+	assert_int_equal(run(t), NVME_SC_DATA_XFER_ERROR | NVME_SC_DNR);
+	for (unsigned i = 0; i < 4096; i++)
+		assert_int_equal(canary[i], 0x77);
+	/* within the buffer it is served: NUMD for the two pages */
+	u.cdw10 = (2 * 4096 / 4 - 1) << 16 | 0x02;
+	nvme_sqe(t, t->s.dev, NVME_URING_CMD_ADMIN, &u);
+	assert_int_equal(run(t), 0);
+
+	/* a 512-byte buffer, NUMD for 8 KiB: its page (as Linux's PRPs), never the next */
+	memset(reg, 0x5a, 2 * 4096);
+	u.data_len = 512;
+	u.cdw10 = (2 * 4096 / 4 - 1) << 16 | 0x02;
+	nvme_sqe(t, t->s.dev, NVME_URING_CMD_ADMIN, &u);
+	assert_int_equal(run(t), NVME_SC_DATA_XFER_ERROR | NVME_SC_DNR);
+	for (unsigned i = 4096; i < 2 * 4096; i++)
+		assert_int_equal((uint8_t)reg[i], 0x5a);
+
+	/* plain memory (bounced): the same */
+	memset(plain, 0x5a, 2 * 4096);
+	u.addr = (uint64_t)(uintptr_t)plain;
+	u.data_len = 4096;
+	u.cdw10 = (3 * 4096 / 4 - 1) << 16 | 0x02;
+	nvme_sqe(t, t->s.dev, NVME_URING_CMD_ADMIN, &u);
+	assert_int_equal(run(t), NVME_SC_DATA_XFER_ERROR | NVME_SC_DNR);
+	for (unsigned i = 0; i < 2 * 4096; i++)
+		assert_int_equal(plain[i], 0x5a);
+
+	/* Create I/O Completion Queue 9 in the client's (bounced) buffer */
+	memset(&u, 0, sizeof(u));
+	u.opcode = 0x05;
+	u.addr = (uint64_t)(uintptr_t)plain;
+	u.data_len = 4096;
+	u.cdw10 = (2 - 1) << 16 | 9;
+	u.cdw11 = 1;	/* physically contiguous, no interrupts */
+	nvme_sqe(t, t->s.dev, NVME_URING_CMD_ADMIN, &u);
+	assert_int_equal(run(t), NVME_SC_DATA_XFER_ERROR | NVME_SC_DNR);
+	munmap(reg, 2 * 4096);
+	free(canary);
+	free(plain);
+}
+
 static void test_region_no_bounce(void **state)
 {
 	struct xt *t = *state;
@@ -478,6 +552,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_timeout_cancel_nop_unknown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_region_no_bounce, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_short_buffer_no_prp_walk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_admin_short_buffer_no_prp_walk, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
