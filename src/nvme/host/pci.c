@@ -283,24 +283,20 @@ static bool nvme_dma_window(void *arg, uint16_t sqid, uint16_t cid, struct ucmd_
 	struct request *rq = sqid < n ? nvme_find_rq(&h->queues[sqid], cid) : NULL;
 	struct nvme_request *req;
 
-	memset(w, 0, sizeof(*w));
-	if (!rq)
+	if (!rq) {
+		memset(w, 0, sizeof(*w));
 		return true;
+	}
 	req = nvme_req(rq);
+	/* the host's own command (a block read, an Identify of its own): no question */
 	if (!req->dma_window)
 		return false;
-	if (req->has_data) {
-		w->seg = req->data.iov;
-		w->nr_seg = req->data.nr_segs;
-	}
-	if (req->dma_list) {
-		w->list = (uint64_t)(uintptr_t)req->dma_list;
-		w->list_len = req->dma_list_len;
-	}
-	if (rq->meta_len) {
-		w->meta = (uint64_t)(uintptr_t)rq->meta;
-		w->meta_len = rq->meta_len;
-	}
+	w->seg = req->data.iov;
+	w->nr_seg = req->has_data ? req->data.nr_segs : 0;
+	w->list = (uint64_t)(uintptr_t)req->dma_list;
+	w->list_len = req->dma_list ? req->dma_list_len : 0;
+	w->meta = (uint64_t)(uintptr_t)rq->meta;
+	w->meta_len = rq->meta_len;
 	return true;
 }
 
