@@ -254,6 +254,21 @@ struct ucmd_ctx {
 	struct ucmd_kiocb *compl_head, **compl_tail;
 	unsigned compl_nr;		/* on that list */
 	bool compl_defer;		/* io_submit_sqes is collecting */
+	/*
+	 * A submission's file cache (io_file_get_cached, submit.c): the last
+	 * fd an SQE named and its file, with a reference of the cache's, so
+	 * a batch of SQEs on one fd takes the table's lock once, not once
+	 * each. Valid while the table's gen is gen (core/fdtable.h: a close
+	 * or replace changes it); dropped at the end of every submission
+	 * (io_fcache_drop), so no file outlives its close past it. Under
+	 * uring_lock.
+	 */
+	struct {
+		struct ucmd_file *file;
+		const struct files_struct *files;
+		int fd;
+		unsigned gen;
+	} fcache;
 	bool drain_next;		/* a drained chain runs: hold the next one back */
 	struct ucmd_kiocb *iopoll_list;
 	unsigned nr_iopoll;

@@ -14,6 +14,7 @@ int files_init(struct files_struct *files, unsigned max_fds, unsigned max_open)
 	files->max_fds = max_fds;
 	files->max_open = max_open;
 	files->nr_open = 0;
+	files->gen = 0;
 	pthread_mutex_init(&files->lock, NULL);
 	return 0;
 }
@@ -29,7 +30,7 @@ void files_exit(struct files_struct *files)
 	pthread_mutex_destroy(&files->lock);
 }
 
-struct ucmd_file *files_fget(struct files_struct *files, int fd)
+struct ucmd_file *files_fget_gen(struct files_struct *files, int fd, unsigned *gen)
 {
 	struct ucmd_file *f;
 
@@ -39,8 +40,22 @@ struct ucmd_file *files_fget(struct files_struct *files, int fd)
 	f = files->fd[fd];
 	if (f)
 		get_file(f);
+	*gen = files->gen;
 	pthread_mutex_unlock(&files->lock);
 	return f;
+}
+
+struct ucmd_file *files_fget(struct files_struct *files, int fd)
+{
+	unsigned gen;
+
+	return files_fget_gen(files, fd, &gen);
+}
+
+/* A number stopped naming its file: under lock, before the caller returns. */
+static void files_gen_bump(struct files_struct *files)
+{
+	__atomic_store_n(&files->gen, files->gen + 1, __ATOMIC_RELEASE);
 }
 
 int fd_install_lowest(struct files_struct *files, struct ucmd_file *f)
@@ -72,6 +87,7 @@ int replace_fd(struct files_struct *files, int fd, struct ucmd_file *f, struct u
 	if (files->fd[fd]) {
 		*old = files->fd[fd];
 		files->fd[fd] = f;
+		files_gen_bump(files);
 	} else if (files->nr_open < files->max_open) {
 		files->fd[fd] = f;
 		files->nr_open++;
@@ -93,6 +109,7 @@ int close_fd(struct files_struct *files, int fd)
 	if (f) {
 		files->fd[fd] = NULL;
 		files->nr_open--;
+		files_gen_bump(files);
 	}
 	pthread_mutex_unlock(&files->lock);
 	if (!f)

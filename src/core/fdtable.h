@@ -12,6 +12,12 @@
  * A lookup takes a reference under the table's lock, so a number closed or
  * replaced meanwhile yields the file it named then or none, never another
  * task's.
+ *
+ * gen changes whenever a number stops naming the file it named (close,
+ * replace), before the call returns: a submission's file cache
+ * (core/submit.c) hands out its file again only while gen is what it was
+ * at the lookup, so a file closed before an SQE is taken is never served
+ * to it, as Linux's fget per SQE.
  */
 #ifndef UCMD_CORE_FDTABLE_H
 #define UCMD_CORE_FDTABLE_H
@@ -26,6 +32,7 @@ struct files_struct {
 	unsigned max_open;		/* files held at once (RLIMIT_NOFILE) */
 	unsigned nr_open;
 	struct ucmd_file **fd;		/* max_fds entries, NULL: free */
+	unsigned gen;			/* changed under lock, read without (atomic) */
 };
 
 /* 0 or -ENOMEM. */
@@ -34,6 +41,13 @@ int files_init(struct files_struct *files, unsigned max_fds, unsigned max_open);
 void files_exit(struct files_struct *files);
 /* The file at fd with a reference (fput), or NULL. */
 struct ucmd_file *files_fget(struct files_struct *files, int fd);
+/* files_fget, and *gen: files_gen() as it was when the file was taken. */
+struct ucmd_file *files_fget_gen(struct files_struct *files, int fd, unsigned *gen);
+/* The table's generation: another value than a lookup's gen, a number it saw may name another file. */
+static inline unsigned files_gen(const struct files_struct *files)
+{
+	return __atomic_load_n(&files->gen, __ATOMIC_ACQUIRE);
+}
 /* Install f (the table takes the caller's reference) at the lowest free number: it, or -EMFILE. */
 int fd_install_lowest(struct files_struct *files, struct ucmd_file *f);
 /*

@@ -96,6 +96,56 @@ static inline void io_req_put(struct ucmd_ctx *ctx, struct ucmd_kiocb *req)
 	ctx->nr_reqs--;
 }
 
+/* The submission's file cache goes (its reference with it): at the end of every submission. */
+static inline void io_fcache_drop(struct ucmd_ctx *ctx)
+{
+	struct ucmd_file *f = ctx->fcache.file;
+
+	if (f) {
+		ctx->fcache.file = NULL;
+		fput(f);
+	}
+}
+
+/* The cache missed: the table's lookup, whose file the cache keeps (a reference of its own). */
+static __attribute__((noinline)) struct ucmd_file *
+io_fcache_fill(struct ucmd_ctx *ctx, struct files_struct *files, int fd)
+{
+	struct ucmd_file *f;
+	unsigned gen;
+
+	io_fcache_drop(ctx);
+	f = files_fget_gen(files, fd, &gen);
+	if (f) {
+		get_file(f);
+		ctx->fcache.file = f;
+		ctx->fcache.files = files;
+		ctx->fcache.fd = fd;
+		ctx->fcache.gen = gen;
+	}
+	return f;
+}
+
+/*
+ * io_file_get within a submission: the same fd as the SQE before it, and
+ * no number of the table closed or replaced since that lookup (its gen,
+ * read after the SQE was: a close that returned before the client
+ * published this SQE is seen), is that file again with one reference
+ * more and no lock. Anything else is a lookup.
+ */
+static inline struct ucmd_file *io_file_get_cached(struct ucmd_ctx *ctx, int fd)
+{
+	struct files_struct *files = task_files(ctx->engine, ctx->task);
+	struct ucmd_file *f = ctx->fcache.file;
+
+	if (f && ctx->fcache.fd == fd && ctx->fcache.files == files &&
+	    files_gen(files) == ctx->fcache.gen) {
+		get_file(f);
+		return f;
+	}
+	return io_fcache_fill(ctx, files, fd);
+}
+
 static inline __attribute__((always_inline)) int
 io_assign_file(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, int fd)
 {
@@ -106,7 +156,7 @@ io_assign_file(struct ucmd_ctx *ctx, struct ucmd_kiocb *req, int fd)
 		req->file = ctx->fixed_files[fd];
 		return 0;
 	}
-	req->file = io_file_get(ctx, fd);
+	req->file = io_file_get_cached(ctx, fd);
 	return req->file ? 0 : -EBADF;
 }
 
@@ -687,6 +737,7 @@ int io_submit_sqes(struct ucmd_ctx *ctx, unsigned nr)
 					   &plug, false);
 	}
 	ctx->compl_defer = false;
+	io_fcache_drop(ctx);
 	if (ctx->compl_head)
 		io_submit_flush_completions(ctx);
 	if (__builtin_expect(ctx->sq_blocked != NULL, 0))
@@ -829,6 +880,7 @@ io_enter_simple(struct ucmd_ctx *ctx, unsigned to_submit, bool *alone)
 			 * and only task work issues from here): the commit's
 			 * short way, with none of the tests below.
 			 */
+			/* the fixed-file path alone ran: the file cache is empty */
 			if (__builtin_expect(taken == IO_CMD_POSTED, 1) &&
 			    __builtin_expect(!io_task_work_pending(ctx), 1)) {
 				ctx->compl_defer = false;
@@ -844,6 +896,7 @@ io_enter_simple(struct ucmd_ctx *ctx, unsigned to_submit, bool *alone)
 		submitted = io_submit_simple(ctx, head, nr);
 	}
 	ctx->compl_defer = false;
+	io_fcache_drop(ctx);
 	if (ctx->compl_head)
 		io_submit_flush_completions(ctx);
 	io_run_task_work(ctx);

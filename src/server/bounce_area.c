@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -37,6 +38,7 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
+#include "lib/cpu.h"
 #include "server/bounce_area.h"
 #include "server/server.h"
 
@@ -78,17 +80,21 @@ struct srv_bounce {
 	uint64_t freed[WORDS];		/* starts given back off the pass (atomic) */
 	unsigned freed_any;		/* set after a bit of freed (atomic) */
 
-	/* the records: made by whichever thread completes a read */
+	/*
+	 * The records: made by whichever thread completes a read, without
+	 * the lock (srv_bounce_post: a read took a lock pair for it). A
+	 * maker reserves its index (resv), writes the record, and makes it
+	 * visible by moving tail past it, in index order.
+	 */
 	pthread_mutex_t lock;
 	struct brec recs[SRV_BOUNCE_RECS];
-	/*
-	 * Records made: changed under lock (by whichever thread completes a
-	 * read), read without it by the ring's pass (atomic).
-	 */
+	unsigned resv;			/* indexes reserved (atomic) */
+	/* Records made: moved by their makers, in order (atomic). */
 	unsigned tail;
 	/*
 	 * Records whose data reached the client: changed under lock, and only
-	 * by the ring's pass (srv_bounce_poll), which reads it without lock.
+	 * by the ring's pass (srv_bounce_poll), which reads it without lock;
+	 * a maker reads it for the room left (atomic).
 	 */
 	unsigned done;
 	unsigned pub;			/* the CQ tail last published (as tail) */
@@ -334,25 +340,52 @@ void srv_bounce_put(struct srv_bounce *b, const void *p)
 	__atomic_store_n(&b->freed_any, 1, __ATOMIC_RELEASE);
 }
 
+/* The makers before a record's: spins, then gives up its CPU to them (a loaded machine preempts). */
+static void tail_wait(struct srv_bounce *b, unsigned idx)
+{
+	for (unsigned spins = 0; __atomic_load_n(&b->tail, __ATOMIC_ACQUIRE) != idx; spins++) {
+		if (spins < 64)
+			cpu_relax();
+		else
+			sched_yield();
+	}
+}
+
 int srv_bounce_post(struct srv_bounce *b, const void *p, uint64_t uaddr, size_t n)
 {
 	uint32_t off = (uint32_t)((const unsigned char *)p - b->data);
-	struct brec *r;
+	unsigned idx = __atomic_load_n(&b->resv, __ATOMIC_RELAXED), slot;
 
-	pthread_mutex_lock(&b->lock);
-	if (b->tail - b->done >= SRV_BOUNCE_RECS) {
-		pthread_mutex_unlock(&b->lock);
-		return -ENOSPC;
-	}
-	r = &b->recs[b->tail & (SRV_BOUNCE_RECS - 1)];
-	*r = (struct brec){ .addr = uaddr, .off = off, .len = (uint32_t)n, .hold = b->pub };
-	b->srecs[b->tail & (SRV_BOUNCE_RECS - 1)] =
-		(struct ucmdd_bounce_rec){ .addr = uaddr, .off = off, .len = (uint32_t)n };
-	/* the record before the tail the pass reads without lock */
-	__atomic_store_n(&b->tail, b->tail + 1, __ATOMIC_RELEASE);
-	/* the data and the record before the tail that shows them */
-	__atomic_store_n(&b->ctl->tail, b->tail, __ATOMIC_SEQ_CST);
-	pthread_mutex_unlock(&b->lock);
+	/*
+	 * An index whose slot's record is done: done moves only forwards,
+	 * so a stale done refuses at worst one it could have had.
+	 */
+	do {
+		if (idx - __atomic_load_n(&b->done, __ATOMIC_ACQUIRE) >= SRV_BOUNCE_RECS)
+			return -ENOSPC;
+	} while (!__atomic_compare_exchange_n(&b->resv, &idx, idx + 1, false, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	slot = idx & (SRV_BOUNCE_RECS - 1);
+	/*
+	 * hold: a CQ tail published before this record's CQE is written (it
+	 * is written after we return), so the CQE is at or past it. One
+	 * published earlier than the last only holds the CQ back as far as
+	 * that last (srv_bounce_cq_publish never moves back).
+	 */
+	b->recs[slot] = (struct brec){ .addr = uaddr, .off = off, .len = (uint32_t)n,
+				       .hold = __atomic_load_n(&b->pub, __ATOMIC_RELAXED) };
+	b->srecs[slot] = (struct ucmdd_bounce_rec){ .addr = uaddr, .off = off, .len = (uint32_t)n };
+	/* in index order: the earlier makers first (almost always done already) */
+	if (__builtin_expect(__atomic_load_n(&b->tail, __ATOMIC_ACQUIRE) != idx, 0))
+		tail_wait(b, idx);
+	/*
+	 * For the client, the data and the record before the tail that shows
+	 * them; stored before ours, so the next maker's (after our tail)
+	 * never goes before it.
+	 */
+	__atomic_store_n(&b->ctl->tail, idx + 1, __ATOMIC_SEQ_CST);
+	/* for the pass and the next maker: the record before the tail */
+	__atomic_store_n(&b->tail, idx + 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -367,7 +400,8 @@ static void done_to(struct srv_bounce *b, unsigned to)
 		const struct brec *r = &b->recs[b->done & (SRV_BOUNCE_RECS - 1)];
 
 		pages_put(b, r->off / BPAGE);
-		b->done++;
+		/* after its record is read: a maker may reuse the slot then */
+		__atomic_store_n(&b->done, b->done + 1, __ATOMIC_RELEASE);
 	}
 }
 
@@ -388,10 +422,16 @@ static void cq_tail_max(unsigned *ktail, unsigned t)
 void srv_bounce_cq_publish(void *arg, unsigned *ktail, unsigned tail)
 {
 	struct srv_bounce *b = arg;
-	unsigned t = tail;
+	unsigned t = tail, rtail;
 
 	pthread_mutex_lock(&b->lock);
-	if (b->done != b->tail) {
+	/*
+	 * Records made after this load have their CQEs at tail or past:
+	 * each is made before its CQE is written, and tail counts only CQEs
+	 * written before this call.
+	 */
+	rtail = __atomic_load_n(&b->tail, __ATOMIC_ACQUIRE);
+	if (b->done != rtail) {
 		unsigned hold = b->recs[b->done & (SRV_BOUNCE_RECS - 1)].hold;
 
 		if ((int)(hold - t) < 0)
@@ -402,10 +442,10 @@ void srv_bounce_cq_publish(void *arg, unsigned *ktail, unsigned tail)
 	__atomic_store_n(&b->pub, t, __ATOMIC_RELAXED);
 	/*
 	 * For the client: every CQE below tail is written, and only records
-	 * below b->tail can belong to one (a later record's CQE is written
+	 * below rtail can belong to one (a later record's CQE is written
 	 * after this, at tail or beyond).
 	 */
-	__atomic_store_n(&b->ctl->cq, (uint64_t)b->tail << 32 | tail, __ATOMIC_RELEASE);
+	__atomic_store_n(&b->ctl->cq, (uint64_t)rtail << 32 | tail, __ATOMIC_RELEASE);
 	cq_tail_max(ktail, t);
 	pthread_mutex_unlock(&b->lock);
 }
@@ -438,12 +478,12 @@ bool srv_bounce_poll(struct srv_bounce *b, bool force)
 	pthread_mutex_lock(&b->lock);
 	/* what the client says it copied: only ever within what we made */
 	d = __atomic_load_n(&b->ctl->done, __ATOMIC_ACQUIRE);
-	if (d != b->done && d - b->done <= b->tail - b->done) {
+	to = __atomic_load_n(&b->tail, __ATOMIC_ACQUIRE);
+	if (d != b->done && d - b->done <= to - b->done) {
 		done_to(b, d);
 		moved = true;
 	}
 	from = b->done;
-	to = b->tail;
 	if (from == to) {
 		pthread_mutex_unlock(&b->lock);
 		return moved;
@@ -478,7 +518,7 @@ bool srv_bounce_poll(struct srv_bounce *b, bool force)
 	__atomic_store_n(&b->ctl->taken, to, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&b->lock);
 	/* the client may have written done meanwhile (a lie: it claimed nothing) */
-	if (to - b->done <= b->tail - b->done)
+	if (to - b->done <= __atomic_load_n(&b->tail, __ATOMIC_ACQUIRE) - b->done)
 		done_to(b, to);
 	b->wait_since = 0;
 	pthread_mutex_unlock(&b->lock);
@@ -495,11 +535,12 @@ bool srv_bounce_poll(struct srv_bounce *b, bool force)
  */
 void srv_bounce_sync(struct srv_bounce *b, uint64_t addr, size_t n)
 {
-	unsigned last = 0;
+	unsigned last = 0, end;
 	bool hit = false;
 
 	pthread_mutex_lock(&b->lock);
-	for (unsigned i = b->done; i != b->tail; i++) {
+	end = __atomic_load_n(&b->tail, __ATOMIC_ACQUIRE);
+	for (unsigned i = b->done; i != end; i++) {
 		const struct brec *r = &b->recs[i & (SRV_BOUNCE_RECS - 1)];
 
 		if (addr < r->addr + r->len && r->addr < addr + n) {
@@ -619,6 +660,6 @@ void srv_bounce_state(struct srv_bounce *b, unsigned *recs, bool *waiting, unsig
 	 * seen by the next pass, which its completion brings anyway.
 	 */
 	*recs = __atomic_load_n(&b->tail, __ATOMIC_ACQUIRE);
-	*waiting = b->done != *recs;
+	*waiting = __atomic_load_n(&b->done, __ATOMIC_RELAXED) != *recs;
 	*cq_tail = __atomic_load_n(&b->pub, __ATOMIC_RELAXED);
 }

@@ -36,6 +36,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -175,11 +176,37 @@ int srv_efd_signal(int fd)
 	return -ETIMEDOUT;
 }
 
+/*
+ * 0: preadv2(RWF_NOWAIT) reads an eventfd without ever blocking (Linux
+ * 5.13's eventfd read_iter honours IOCB_NOWAIT whatever the description's
+ * O_NONBLOCK); 1: the kernel refused it (EOPNOTSUPP before 5.13, ENOSYS
+ * or EINVAL before preadv2 or its flag), the guarded read from then on.
+ * Atomic: any pool worker may find out first.
+ */
+static int efd_no_nowait;
+
 void srv_efd_drain(int fd)
 {
 	uint64_t v;
 
-	if (fd < 0 || efd_timer())
+	if (fd < 0)
+		return;
+	/*
+	 * One system call: a doorbell's drain was four (the poll for
+	 * POLLIN, the timer armed, the read, the timer disarmed), per
+	 * wake-up of a sleeping worker.
+	 */
+	if (!__atomic_load_n(&efd_no_nowait, __ATOMIC_RELAXED)) {
+		struct iovec iov = { .iov_base = &v, .iov_len = sizeof(v) };
+
+		if (preadv2(fd, &iov, 1, -1, RWF_NOWAIT) >= 0 || errno == EAGAIN)
+			return;	/* drained, or 0 already */
+		/* an fd that reads nothing (EBADF, ...): nothing to drain either way */
+		if (errno != EOPNOTSUPP && errno != ENOSYS && errno != EINVAL)
+			return;
+		__atomic_store_n(&efd_no_nowait, 1, __ATOMIC_RELAXED);
+	}
+	if (efd_timer())
 		return;
 	/* a counter the client read first is nothing to drain */
 	if (efd_ready(fd, POLLIN))

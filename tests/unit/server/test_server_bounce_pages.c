@@ -6,11 +6,13 @@
  * on another thread (a read completed on the controller's thread) reach
  * the pass's next allocation. Run under TSan in the threaded suite.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -186,12 +188,134 @@ static void test_pass_races_remote_puts(void **state)
 	srv_bounce_free(b);
 }
 
+/*
+ * Read records are made without a lock (srv_bounce_post), by whichever
+ * threads complete reads, at once. MAKERS threads make SRV_BOUNCE_RECS
+ * records between them while this thread, as the client does, follows the
+ * shared tail and reads each record below it, and publishes CQ tails as
+ * completions do: the tail never moves back, every record below it is
+ * whole, each maker's records are in its order, none is lost or made
+ * twice, the next is refused (-ENOSPC) until the client's done frees
+ * slots, and the slots freed take the next round.
+ */
+#define MAKERS 4u
+#define PER_MAKER (SRV_BOUNCE_RECS / MAKERS)
+#define MAKER_ROUNDS 200u
+
+struct maker {
+	struct srv_bounce *b;
+	void *p;
+	unsigned id, round;
+	int bad;
+	unsigned *finished;
+};
+
+static uint64_t rec_addr(unsigned id, unsigned round, unsigned i)
+{
+	return (uint64_t)(id + 1) << 40 | (uint64_t)round << 32 | i;
+}
+
+static void *make_recs(void *arg)
+{
+	struct maker *m = arg;
+
+	for (unsigned i = 0; i < PER_MAKER; i++)
+		if (srv_bounce_post(m->b, m->p, rec_addr(m->id, m->round, i), BP - m->id))
+			m->bad++;
+	__atomic_fetch_add(m->finished, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* The records below the shared tail, as the client reads them: whole, each maker's in order. */
+static void check_recs(const struct ucmdd_bounce_rec *recs, unsigned from, unsigned to,
+		       unsigned round)
+{
+	unsigned next[MAKERS] = { 0 };
+
+	for (unsigned k = from; k != to; k++) {
+		const struct ucmdd_bounce_rec *r = &recs[k % SRV_BOUNCE_RECS];
+		unsigned id = (unsigned)(r->addr >> 40) - 1;
+
+		assert_true(id < MAKERS);
+		assert_int_equal(r->len, BP - id);
+		assert_int_equal(r->addr, rec_addr(id, round, next[id]));
+		next[id]++;
+	}
+}
+
+static void make_round(struct srv_bounce *b, void *p, struct ucmdd_bounce_ctl *ctl,
+		       const struct ucmdd_bounce_rec *recs_view, unsigned round)
+{
+	struct maker m[MAKERS];
+	pthread_t th[MAKERS];
+	unsigned base = round * SRV_BOUNCE_RECS, seen = base, cq = 0, ktail = 0, finished = 0;
+	unsigned recs;
+	bool waiting;
+
+	for (unsigned i = 0; i < MAKERS; i++) {
+		m[i] = (struct maker){ .b = b, .p = p, .id = i, .round = round, .finished = &finished };
+		assert_int_equal(pthread_create(&th[i], NULL, make_recs, &m[i]), 0);
+	}
+	while (__atomic_load_n(&finished, __ATOMIC_ACQUIRE) != MAKERS) {
+		unsigned t = __atomic_load_n(&ctl->tail, __ATOMIC_ACQUIRE);
+
+		/* never back, never past what was made */
+		assert_true(t - base >= seen - base && t - base <= SRV_BOUNCE_RECS);
+		check_recs(recs_view, base, t, round);
+		seen = t;
+		srv_bounce_cq_publish(b, &ktail, ++cq);
+	}
+	for (unsigned i = 0; i < MAKERS; i++) {
+		assert_int_equal(pthread_join(th[i], NULL), 0);
+		assert_int_equal(m[i].bad, 0);
+	}
+	/* all of them shown, to the client and to the pass */
+	assert_int_equal(__atomic_load_n(&ctl->tail, __ATOMIC_ACQUIRE), base + SRV_BOUNCE_RECS);
+	srv_bounce_state(b, &recs, &waiting, &cq);
+	assert_int_equal(recs, base + SRV_BOUNCE_RECS);
+	assert_true(waiting);
+	check_recs(recs_view, base, base + SRV_BOUNCE_RECS, round);
+	/* every slot holds a record not yet copied */
+	assert_int_equal(srv_bounce_post(b, p, 0x1000, BP), -ENOSPC);
+	/* the client copied them all: the pass takes that in, the slots are free again */
+	__atomic_store_n(&ctl->done, base + SRV_BOUNCE_RECS, __ATOMIC_RELEASE);
+	assert_true(srv_bounce_poll(b, false));
+}
+
+static void test_concurrent_makers(void **state)
+{
+	struct ucmdd_bounce_rep rep;
+	struct srv_bounce *b;
+	struct ucmdd_bounce_ctl *ctl;
+	void *mem;
+
+	(void)state;
+	assert_int_equal(srv_bounce_create(NULL, 0, &b, &rep), 0);
+	/* the client's own mapping of the area */
+	mem = mmap(NULL, rep.size, PROT_READ | PROT_WRITE, MAP_SHARED, srv_bounce_fd(b), 0);
+	assert_true(mem != MAP_FAILED);
+	ctl = mem;
+	srv_bounce_enter(b, 0);
+	/* rounds enough for makers to be preempted between their index and their tail */
+	for (unsigned round = 0; round < MAKER_ROUNDS; round++) {
+		void *p = srv_bounce_alloc(b, 0x10000u, BP);
+
+		assert_non_null(p);
+		make_round(b, p, ctl, (const struct ucmdd_bounce_rec *)((char *)mem + rep.recs_off),
+			   round);
+	}
+	srv_bounce_leave();
+	munmap(mem, rep.size);
+	srv_bounce_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_put_off_pass_reaches_pass),
 		cmocka_unit_test(test_alloc_off_pass_asserts),
 		cmocka_unit_test(test_pass_races_remote_puts),
+		cmocka_unit_test(test_concurrent_makers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
