@@ -29,11 +29,13 @@
  * indexes, so READ_FIXED/WRITE_FIXED on own files work.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -88,7 +90,12 @@ static void *sys_mmap(size_t len, int fd, off_t off)
 
 /* ---- classification ---- */
 
-enum { C_NEUTRAL, C_DEV, C_OWN };
+/*
+ * C_LOCAL: an SQE the preload runs itself, through its own interposers, so
+ * that a path names what the program's libc calls would (ucmd's devices
+ * under /dev): OPENAT, STATX, CLOSE.
+ */
+enum { C_NEUTRAL, C_DEV, C_OWN, C_LOCAL };
 
 /* Not a device, a ring of ucmd's, or nothing */
 static bool own_fd(int fd)
@@ -109,6 +116,27 @@ static int sqe_class(const struct pl_own *o, const struct io_uring_sqe *sqe)
 	case IORING_OP_PROVIDE_BUFFERS:	/* fd is a count: the buffers of own RECVs */
 	case IORING_OP_REMOVE_BUFFERS:
 		return C_OWN;
+	case IORING_OP_OPENAT:
+	case IORING_OP_STATX:
+		return C_LOCAL;
+	case IORING_OP_CLOSE:
+		/*
+		 * An own descriptor's close is the kernel's (in a chain with its
+		 * I/O), a device's ours; a fixed slot's is the table's, the
+		 * kernel ring's for an own one.
+		 */
+		if (!sqe->file_index && !own_fd(sqe->fd))
+			return C_LOCAL;
+		break;
+	case IORING_OP_OPENAT2:	/* openat2 is ENOSYS under exec: the daemon's EOPNOTSUPP */
+	case IORING_OP_RENAMEAT:	/* paths the kernel would take as the host's, not */
+	case IORING_OP_UNLINKAT:	/* ucmd's view: the daemon's EOPNOTSUPP, as before */
+	case IORING_OP_MKDIRAT:
+	case IORING_OP_SYMLINKAT:
+	case IORING_OP_LINKAT:
+	case IORING_OP_SETXATTR:
+	case IORING_OP_GETXATTR:
+		return C_DEV;
 	default:
 		break;
 	}
@@ -137,7 +165,9 @@ static int sqe_class(const struct pl_own *o, const struct io_uring_sqe *sqe)
 
 bool pl_own_sqe(const struct pl_own *o, const struct io_uring_sqe *sqe)
 {
-	return sqe_class(o, sqe) == C_OWN;
+	int c = sqe_class(o, sqe);
+
+	return c == C_OWN || c == C_LOCAL;
 }
 
 /* ---- the kernel ring ---- */
@@ -302,7 +332,10 @@ static bool own_queue(struct pl_own *o, const struct io_uring_sqe *sqe)
 	return true;
 }
 
-/* A completion with this result, through the kernel ring (a NOP that injects it): in order. */
+/*
+ * A completion with this result, through the kernel ring (a NOP that
+ * injects it), so that it comes in order with the kernel's own.
+ */
 static void own_queue_fail(struct pl_own *o, uint64_t user_data, int res)
 {
 	struct io_uring_sqe nop;
@@ -338,7 +371,7 @@ static void own_flush(struct pl_own *o)
 
 /* ---- a submission ---- */
 
-enum { V_DEV, V_OWN, V_EINVAL, V_ECANCELED };
+enum { V_DEV, V_OWN, V_LOCAL, V_EINVAL, V_ECANCELED };
 
 struct plan {
 	struct pl_own *o;
@@ -346,16 +379,25 @@ struct plan {
 	bool started;
 	unsigned char *v;		/* verdict per SQ position - base */
 	unsigned chain;			/* first of the chain being read */
-	bool in_chain, has_own, has_dev;
+	bool in_chain, has_own, has_dev, has_local;
+	struct io_uring_sqe *local;	/* the V_LOCAL SQEs, copied, in order */
+	unsigned nlocal;
 };
 
+/*
+ * A chain runs where its SQEs go: on the daemon's ring, the kernel's, or
+ * here (one SQE alone). A chain that would need two of them is refused.
+ */
 static void resolve(struct plan *pl, unsigned end)
 {
+	unsigned places = pl->has_own + pl->has_dev + pl->has_local;
+	bool mixed = places > 1 || (pl->has_local && end > pl->chain);
+
 	for (unsigned k = pl->chain; k <= end; k++) {
-		if (pl->has_own && pl->has_dev)
+		if (mixed)
 			pl->v[k] = k == pl->chain ? V_EINVAL : V_ECANCELED;
 		else
-			pl->v[k] = pl->has_own ? V_OWN : V_DEV;
+			pl->v[k] = pl->has_own ? V_OWN : pl->has_local ? V_LOCAL : V_DEV;
 	}
 	pl->in_chain = false;
 }
@@ -377,10 +419,11 @@ static void plan_note(const struct io_uring_sqe *sqe, unsigned pos, void *ctx)
 	if (!pl->in_chain) {
 		pl->chain = k;
 		pl->in_chain = true;
-		pl->has_own = pl->has_dev = false;
+		pl->has_own = pl->has_dev = pl->has_local = false;
 	}
 	pl->has_own |= c == C_OWN;
 	pl->has_dev |= c == C_DEV;
+	pl->has_local |= c == C_LOCAL;
 	if (!(sqe->flags & (IOSQE_IO_LINK | IOSQE_IO_HARDLINK)))
 		resolve(pl, k);
 }
@@ -397,6 +440,9 @@ static bool plan_divert(const struct io_uring_sqe *sqe, unsigned pos, void *ctx)
 		if (!own_queue(pl->o, sqe))
 			own_queue_fail(pl->o, sqe->user_data, -EBUSY);
 		return true;
+	case V_LOCAL:
+		memcpy(&pl->local[pl->nlocal++], sqe, sizeof(*sqe));
+		return true;
 	case V_EINVAL:
 		own_queue_fail(pl->o, sqe->user_data, -EINVAL);
 		return true;
@@ -406,6 +452,39 @@ static bool plan_divert(const struct io_uring_sqe *sqe, unsigned pos, void *ctx)
 	default:
 		return false;
 	}
+}
+
+/* An SQE the preload runs itself (C_LOCAL): its result, as the call's through libc. */
+static int run_local(const struct io_uring_sqe *sqe)
+{
+	int ret;
+
+	switch (sqe->opcode) {
+	case IORING_OP_OPENAT:
+		/* a direct descriptor (file_index) would go in a table the daemon holds */
+		if (sqe->file_index || sqe->buf_index || sqe->ioprio)
+			return -EINVAL;
+		ret = pl_open_path(sqe->fd, (const char *)(uintptr_t)sqe->addr,
+				   (int)sqe->open_flags | O_LARGEFILE, (mode_t)sqe->len);
+		break;
+	case IORING_OP_STATX:
+		if (sqe->buf_index || sqe->splice_fd_in)
+			return -EINVAL;
+		ret = statx(sqe->fd, (const char *)(uintptr_t)sqe->addr, (int)sqe->statx_flags,
+			    sqe->len, (struct statx *)(uintptr_t)sqe->addr2);
+		break;
+	case IORING_OP_CLOSE:
+		if (sqe->off || sqe->addr || sqe->len || sqe->rw_flags || sqe->buf_index)
+			return -EINVAL;
+		/* Linux's io_close refuses an io_uring fd (its own or another's) */
+		if (pl_uring_is_ring(sqe->fd))
+			return -EBADF;
+		ret = close(sqe->fd);
+		break;
+	default:
+		return -EINVAL;
+	}
+	return ret < 0 ? -errno : ret;
 }
 
 int pl_own_submit(struct pl_own **op, struct ucmd_ring *ring, const struct pl_own_bufs *b,
@@ -418,16 +497,24 @@ int pl_own_submit(struct pl_own **op, struct ucmd_ring *ring, const struct pl_ow
 	if (!pl.o)
 		return dc_enter(ring, to_submit, 0, flags);	/* the daemon's answers, as before */
 	pl.v = calloc(to_submit ? to_submit : 1, 1);
-	if (!pl.v)
+	pl.local = calloc(to_submit ? to_submit : 1, sizeof(*pl.local));
+	if (!pl.v || !pl.local) {
+		free(pl.v);
+		free(pl.local);
 		return -ENOMEM;
+	}
 	dc_psq_each_sqe(ring, to_submit, plan_note, &pl);
 	if (pl.in_chain)
 		resolve(&pl, pl.n - 1 < pl.chain ? pl.chain : pl.n - 1);
 	pthread_mutex_lock(&pl.o->lock);
 	ret = dc_enter_divert(ring, to_submit, 0, flags, plan_divert, &pl);
+	/* after the SQ lock: an open of a device asks the daemon */
+	for (unsigned i = 0; i < pl.nlocal; i++)
+		own_queue_fail(pl.o, pl.local[i].user_data, run_local(&pl.local[i]));
 	own_flush(pl.o);
 	pthread_mutex_unlock(&pl.o->lock);
 	free(pl.v);
+	free(pl.local);
 	return ret;
 }
 

@@ -13,7 +13,8 @@
  * a file write (ucmd: -EINVAL, -ECANCELED, nothing written; Linux would run
  * it); registered files mixing the device and own descriptors
  * (IOSQE_FIXED_FILE) with registered buffers (WRITE_FIXED/READ_FIXED);
- * OPENAT, STATX, POLL_ADD, CLOSE, NOP. Prints one line per check, "name
+ * OPENAT, STATX, POLL_ADD, CLOSE, NOP; an OPENAT of the device (ucmd's, as
+ * through libc) and a write on what it opened. Prints one line per check, "name
  * ok" or what went wrong; exit 1 on any failure. Under old ucmd the own
  * requests completed with -EBADF.
  */
@@ -258,6 +259,22 @@ int main(int argc, char **argv)
 		check("poll_add", res[24] > 0 && (res[24] & POLLIN), "res %ld %ld", res[24], 0);
 		check("opened_write", res[25] == 6, "res %ld %ld", res[25], 6);
 		check("close", res[26] == 0 && fcntl(nfd, F_GETFD) < 0, "res %ld %ld", res[26], 0);
+	}
+	/* 7. OPENAT of the device names ucmd's, as open(2) through libc does */
+	{
+		int dfd;
+
+		io_uring_prep_openat(sqe_ud(27), AT_FDCWD, argv[1], O_RDWR | O_DIRECT, 0);
+		submit_reap("open_dev_submit", 1, 1, res);
+		check("openat_dev", res[27] >= 0, "res %ld %ld", res[27], 0);
+		dfd = res[27];
+		memset(dbuf, 0xa7, 4096);
+		io_uring_prep_write(sqe_ud(28), dfd, dbuf, 4096, NS_OFF + 3 * 4096);
+		submit_reap("opened_dev_write_submit", 1, 1, res);
+		check("opened_dev_write", res[28] == 4096, "res %ld %ld", res[28], 4096);
+		io_uring_prep_close(sqe_ud(29), dfd);
+		submit_reap("close_dev_submit", 1, 1, res);
+		check("close_dev", res[29] == 0, "res %ld %ld", res[29], 0);
 	}
 	io_uring_queue_exit(&ring);
 	printf("%s\n", failed ? "FAILED" : "all ok");

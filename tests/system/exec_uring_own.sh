@@ -46,6 +46,9 @@ statx ok
 poll_add ok
 opened_write ok
 close ok
+openat_dev ok
+opened_dev_write ok
+close_dev ok
 all ok
 W
 diff "$T/want" <(echo "$out") || fail "uring_own's checks"
@@ -62,4 +65,5 @@ blk() {	# LBA-in-4k: the first byte, in hex
 [ "$(blk 100)" = d1 ] || fail "block 100: $(blk 100)"
 [ "$(blk 101)" != e2 ] || fail "block 101 has the refused chain's write"
 [ "$(blk 102)" = f3 ] || fail "block 102: $(blk 102)"
+[ "$(blk 103)" = a7 ] || fail "block 103 (through the ring's OPENAT): $(blk 103)"
 echo "exec_uring_own: ok"
