@@ -42,6 +42,7 @@
 
 #include "core/backend.h"
 #include "preload/preload.h"
+#include "preload/svtab.h"
 #include "preload/uring_own.h"
 
 #define OWN_CQ_BATCH 64u
@@ -97,10 +98,15 @@ static void *sys_mmap(size_t len, int fd, off_t off)
  */
 enum { C_NEUTRAL, C_DEV, C_OWN, C_LOCAL };
 
-/* Not a device, a ring of ucmd's, or nothing */
+/*
+ * Not a device, a ring of ucmd's, or nothing. The numbers ucmd-supervise
+ * gives devices are never the program's own (a dup onto one is EBADF),
+ * known to the preload or not yet (svtab.h).
+ */
 static bool own_fd(int fd)
 {
-	return fd >= 0 && !pl_fd(fd) && !pl_uring_is_ring(fd);
+	return fd >= 0 && (unsigned)fd - PL_SV_FD_BASE >= PL_SV_FD_NR && !pl_fd(fd) &&
+	       !pl_uring_is_ring(fd);
 }
 
 static int sqe_class(const struct pl_own *o, const struct io_uring_sqe *sqe)
@@ -256,7 +262,8 @@ static struct pl_own *own_make(struct ucmd_ring *ring, const struct pl_own_bufs 
 		free(o);
 		return NULL;
 	}
-	o->fd = (int)ret;
+	/* out of the program's numbers: a number it just closed names no ring of ours */
+	o->fd = pl_fd_move_high((int)ret);
 	o->rings_len = p.sq_off.array + p.sq_entries * sizeof(unsigned);
 	if (p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe) > o->rings_len)
 		o->rings_len = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
