@@ -516,8 +516,13 @@ int pl_own_submit(struct pl_own **op, struct ucmd_ring *ring, const struct pl_ow
 	pthread_mutex_lock(&pl.o->lock);
 	ret = dc_enter_divert(ring, to_submit, 0, flags, plan_divert, &pl);
 	/* after the SQ lock: an open of a device asks the daemon */
-	for (unsigned i = 0; i < pl.nlocal; i++)
-		own_queue_fail(pl.o, pl.local[i].user_data, run_local(&pl.local[i]));
+	for (unsigned i = 0; i < pl.nlocal; i++) {
+		int res = run_local(&pl.local[i]);
+
+		/* as Linux: a success asked not to post, posts nothing */
+		if (res < 0 || !(pl.local[i].flags & IOSQE_CQE_SKIP_SUCCESS))
+			own_queue_fail(pl.o, pl.local[i].user_data, res);
+	}
 	own_flush(pl.o);
 	pthread_mutex_unlock(&pl.o->lock);
 	free(pl.v);
