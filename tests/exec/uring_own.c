@@ -3,7 +3,7 @@
  * One io_uring ring doing I/O on a ucmd device and on the program's own
  * descriptors, as a server or fio with several files does:
  *
- *   uring_own /dev/nvme0n1 DIR
+ *   uring_own /dev/nvme0n1 DIR [SETUP-FLAGS]
  *
  * On one ring (liburing, nothing of ucmd's): one submission mixing an
  * O_DIRECT write to the namespace with writes to a regular file in DIR, a
@@ -89,8 +89,8 @@ int main(int argc, char **argv)
 	struct iovec iov[2];
 	struct statx stx;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: %s /dev/nvme0n1 DIR\n", argv[0]);
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: %s /dev/nvme0n1 DIR [SETUP-FLAGS]\n", argv[0]);
 		return 2;
 	}
 	snprintf(path, sizeof(path), "%s/own.dat", argv[2]);
@@ -99,7 +99,7 @@ int main(int argc, char **argv)
 	file = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	if (dev < 0 || file < 0 || pipe(p) || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) ||
 	    posix_memalign((void **)&dbuf, 4096, 4096) || posix_memalign((void **)&dbuf2, 4096, 4096) ||
-	    posix_memalign((void **)&fbuf, 4096, 8192) || io_uring_queue_init(32, &ring, 0)) {
+	    posix_memalign((void **)&fbuf, 4096, 8192) || io_uring_queue_init(32, &ring, argc == 4 ? (unsigned)strtoul(argv[3], NULL, 0) : 0)) {
 		perror("setup");
 		return 1;
 	}

@@ -16,9 +16,6 @@ timeout 60 "$UCMD" --ctrl "$CTRL" create-ctrl >/dev/null || fail "create-ctrl"
 ex() { timeout 120 "$UCMD" exec --ctrl "$CTRL" -- "$@"; }
 mkdir "$T/dir"
 
-step "device, file, pipe, socket, chains, fixed files and buffers on one ring"
-out=$(ex "$PROG" /dev/nvme0n1 "$T/dir" 2>&1) || fail "uring_own: exit $?: $out"
-echo "$out"
 cat >"$T/want" <<'W'
 mixed_dev_write ok
 mixed_file_write ok
@@ -51,6 +48,9 @@ opened_dev_write ok
 close_dev ok
 all ok
 W
+step "device, file, pipe, socket, chains, fixed files and buffers on one ring"
+out=$(ex "$PROG" /dev/nvme0n1 "$T/dir" 2>&1) || fail "uring_own: exit $?: $out"
+echo "$out"
 diff "$T/want" <(echo "$out") || fail "uring_own's checks"
 
 step "the files hold what the ring wrote"
@@ -66,4 +66,13 @@ blk() {	# LBA-in-4k: the first byte, in hex
 [ "$(blk 101)" != e2 ] || fail "block 101 has the refused chain's write"
 [ "$(blk 102)" = f3 ] || fail "block 102: $(blk 102)"
 [ "$(blk 103)" = a7 ] || fail "block 103 (through the ring's OPENAT): $(blk 103)"
+
+# IORING_SETUP_SINGLE_ISSUER | DEFER_TASKRUN (the completions the preload
+# posts are task work the waiter runs), then COOP_TASKRUN
+for flags in 0x3000 0x100; do
+	step "the same on a ring set up with $flags"
+	rm -rf "$T/dir" && mkdir "$T/dir"
+	out=$(ex "$PROG" /dev/nvme0n1 "$T/dir" $flags 2>&1) || fail "uring_own $flags: exit $?: $out"
+	diff "$T/want" <(echo "$out") || fail "uring_own's checks with $flags"
+done
 echo "exec_uring_own: ok"
