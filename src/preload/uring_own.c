@@ -61,9 +61,17 @@ struct pl_own {
 	struct io_uring_cqe *cqes;
 	unsigned local_tail;		/* SQEs we queued, submitted or not */
 	unsigned pending;		/* queued, not yet submitted */
-	/* registered files: which indexes hold an own descriptor */
-	bool *_Atomic own_slot;
-	_Atomic unsigned nr_slots;
+	/*
+	 * Registered files: which indexes hold an own descriptor. One
+	 * allocation, swapped whole and never freed, so that a submitter
+	 * reading it without a lock sees one table, old or new.
+	 */
+	struct own_slots *_Atomic slots;
+};
+
+struct own_slots {
+	unsigned nr;
+	bool own[];
 };
 
 static long sys_uring_setup(unsigned entries, struct io_uring_params *p)
@@ -147,10 +155,11 @@ static int sqe_class(const struct pl_own *o, const struct io_uring_sqe *sqe)
 		break;
 	}
 	if (sqe->flags & IOSQE_FIXED_FILE) {
-		bool *slot = o ? atomic_load_explicit(&o->own_slot, memory_order_acquire) : NULL;
+		const struct own_slots *t =
+			o ? atomic_load_explicit(&o->slots, memory_order_acquire) : NULL;
 		unsigned i = (unsigned)sqe->fd;
 
-		return slot && i < atomic_load(&o->nr_slots) && slot[i] ? C_OWN : C_DEV;
+		return t && i < t->nr && t->own[i] ? C_OWN : C_DEV;
 	}
 	switch (sqe->opcode) {
 	case IORING_OP_READV:
@@ -536,7 +545,8 @@ long pl_own_register_files(struct pl_own **op, struct ucmd_ring *ring,
 			   const struct pl_own_bufs *b, const void *arg, unsigned nr)
 {
 	int *fds, *dev, *own;
-	bool *slot, any = false;
+	struct own_slots *slot;
+	bool any = false;
 	struct pl_own *o;
 	long ret;
 
@@ -562,15 +572,15 @@ long pl_own_register_files(struct pl_own **op, struct ucmd_ring *ring,
 	o = own_get(op, ring, b);
 	dev = malloc(nr * sizeof(int));
 	own = malloc(nr * sizeof(int));
-	slot = calloc(nr, sizeof(bool));
+	slot = calloc(1, sizeof(*slot) + nr * sizeof(bool));
 	if (!o || !dev || !own || !slot) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	for (unsigned i = 0; i < nr; i++) {
-		slot[i] = own_fd(fds[i]);
-		dev[i] = slot[i] ? -1 : fds[i];
-		own[i] = slot[i] ? fds[i] : -1;
+		slot->own[i] = own_fd(fds[i]);
+		dev[i] = slot->own[i] ? -1 : fds[i];
+		own[i] = slot->own[i] ? fds[i] : -1;
 	}
 	ret = dc_register_raw(ring, IORING_REGISTER_FILES, dev, nr, -1, NULL, 0, NULL);
 	if (ret < 0)
@@ -580,10 +590,9 @@ long pl_own_register_files(struct pl_own **op, struct ucmd_ring *ring,
 		dc_unregister_files(ring);
 		goto out;
 	}
-	/* the old table (none: Linux's EBUSY came before) is never freed: a racing reader */
-	atomic_store(&o->nr_slots, 0);
-	atomic_store_explicit(&o->own_slot, slot, memory_order_release);
-	atomic_store(&o->nr_slots, nr);
+	slot->nr = nr;
+	/* the old table is never freed: a submitter may be reading it */
+	atomic_store_explicit(&o->slots, slot, memory_order_release);
 	slot = NULL;
 out:
 	free(fds);
@@ -595,9 +604,11 @@ out:
 
 void pl_own_unregister_files(struct pl_own *o)
 {
-	if (!o || !atomic_load(&o->own_slot))
+	static struct own_slots none = { .nr = 0 };
+
+	if (!o || !atomic_load(&o->slots))
 		return;
-	atomic_store(&o->nr_slots, 0);
+	atomic_store_explicit(&o->slots, &none, memory_order_release);
 	sys_uring_register(o->fd, IORING_UNREGISTER_FILES, NULL, 0);
 }
 
