@@ -135,16 +135,26 @@ int dc_queue_init_flags(struct ucmd_engine *e, unsigned entries, struct ucmd_rin
 int dc_queue_init_psq(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
 		      struct io_uring_params *p);
 /*
- * A UCMDD_QI_SUBMIT_COPY ring: fn(fd, ctx) for each SQE the program
- * published and has not submitted yet (to_submit at most), of those that
- * name a descriptor (not IOSQE_FIXED_FILE), in the order of the SQ; fn
- * runs under the ring's submit lock, so it must not submit on the ring.
- * Nothing for another ring.
+ * A UCMDD_QI_SUBMIT_COPY ring: fn(sqe, pos, ctx) for each SQE the program
+ * published and has not submitted yet (to_submit at most), in the order of
+ * the SQ (pos: its SQ position); fn runs under the ring's submit lock, so
+ * it must not submit on the ring. Nothing for another ring.
  */
-void dc_psq_each_fd(struct ucmd_ring *ring, unsigned to_submit, void (*fn)(int fd, void *ctx),
-		    void *ctx);
+void dc_psq_each_sqe(struct ucmd_ring *ring, unsigned to_submit,
+		     void (*fn)(const struct io_uring_sqe *sqe, unsigned pos, void *ctx), void *ctx);
+/*
+ * Asked, under the submit lock, about each SQE of the program's SQ as a
+ * submission copies it (pos: its SQ position): true when the caller took
+ * it, which then takes no slot of the daemon's ring.
+ */
+typedef bool (*dc_divert_fn)(const struct io_uring_sqe *sqe, unsigned pos, void *ctx);
 void dc_queue_exit(struct ucmd_ring *ring);
 int dc_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete, unsigned flags);
+/* dc_enter whose submission asks divert about each SQE (a ring with a program's SQ) */
+int dc_enter_divert(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
+		    unsigned flags, dc_divert_fn divert, void *dctx);
+/* Post completions made elsewhere into the ring's CQ, in order (ring.c) */
+int dc_post_cqes(struct ucmd_ring *ring, const struct io_uring_cqe *cqes, unsigned nr);
 int dc_enter_timeout(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
 		     unsigned flags, const struct __kernel_timespec *ts, const sigset_t *sigmask);
 /*

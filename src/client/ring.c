@@ -682,8 +682,8 @@ static int copy_room(struct ucmd_ring *ring, unsigned etail)
 	}
 }
 
-void dc_psq_each_fd(struct ucmd_ring *ring, unsigned to_submit, void (*fn)(int fd, void *ctx),
-		    void *ctx)
+void dc_psq_each_sqe(struct ucmd_ring *ring, unsigned to_submit,
+		     void (*fn)(const struct io_uring_sqe *sqe, unsigned pos, void *ctx), void *ctx)
 {
 	struct dring *dr = to_dr(ring);
 	unsigned entries = ring->sq.ring_entries, mask = ring->sq.ring_mask;
@@ -704,13 +704,10 @@ void dc_psq_each_fd(struct ucmd_ring *ring, unsigned to_submit, void (*fn)(int f
 		unsigned idx = dr->psq_array ? __atomic_load_n(&dr->psq_array[head & mask],
 							       __ATOMIC_RELAXED)
 					     : head & mask;
-		const struct io_uring_sqe *sqe;
 
 		if (idx >= entries)
 			continue;
-		sqe = (const struct io_uring_sqe *)(dr->psq_sqes + (size_t)idx * sqe_sz);
-		if (!(sqe->flags & IOSQE_FIXED_FILE))
-			fn(sqe->fd, ctx);
+		fn((const struct io_uring_sqe *)(dr->psq_sqes + (size_t)idx * sqe_sz), head, ctx);
 	}
 	pthread_mutex_unlock(&dr->psq_lock);
 }
@@ -726,7 +723,8 @@ void dc_psq_each_fd(struct ucmd_ring *ring, unsigned to_submit, void (*fn)(int f
  * none fit because the proxy takes nothing until the program reaps (as
  * Linux answers when it is out of resources), -ENOTCONN.
  */
-static int submit_copy(struct ucmd_ring *ring, unsigned to_submit)
+static int submit_copy(struct ucmd_ring *ring, unsigned to_submit, dc_divert_fn divert,
+		       void *dctx)
 {
 	struct dring *dr = to_dr(ring);
 	unsigned entries = ring->sq.ring_entries, mask = ring->sq.ring_mask;
@@ -752,13 +750,23 @@ static int submit_copy(struct ucmd_ring *ring, unsigned to_submit)
 			ret = room;
 			break;
 		}
+		unsigned copied = 0;
+
 		n = to_submit - done < (unsigned)room ? to_submit - done : (unsigned)room;
-		for (unsigned k = 0; k < n; k++, head++, etail++) {
+		for (unsigned k = 0; k < n; k++, head++) {
 			unsigned idx = dr->psq_array ? __atomic_load_n(&dr->psq_array[head & mask],
 								       __ATOMIC_RELAXED)
 						     : head & mask;
 			unsigned slot = etail & mask;
 
+			/* taken by the caller (the preload's forwarding): no slot of the ring's */
+			if (divert && idx < entries &&
+			    divert((const struct io_uring_sqe *)(dr->psq_sqes + (size_t)idx * sqe_sz),
+				   head, dctx)) {
+				plinked = false;
+				continue;
+			}
+			copied++;
 			if (idx < entries) {
 				const struct io_uring_sqe *sqe =
 					(const struct io_uring_sqe *)((char *)ring->sq.sqes +
@@ -775,11 +783,14 @@ static int submit_copy(struct ucmd_ring *ring, unsigned to_submit)
 			if (ring->sq.array)
 				__atomic_store_n(&ring->sq.array[etail & mask], slot,
 						 __ATOMIC_RELAXED);
+			etail++;
 		}
 		done += n;
+		if (!copied)
+			continue;
 		/* seq_cst: pairs with the proxy's NEED_WAKEUP, then its look at the tail */
 		__atomic_store_n(ring->sq.ktail, etail, __ATOMIC_SEQ_CST);
-		kick(ring, n, 0);
+		kick(ring, copied, 0);
 	}
 	dr->psq_cached_head = head;
 	/* the program's slots are free once copied */
@@ -791,6 +802,12 @@ static int submit_copy(struct ucmd_ring *ring, unsigned to_submit)
 }
 
 int dc_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete, unsigned flags)
+{
+	return dc_enter_divert(ring, to_submit, min_complete, flags, NULL, NULL);
+}
+
+int dc_enter_divert(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
+		    unsigned flags, dc_divert_fn divert, void *dctx)
 {
 	struct dring *dr = to_dr(ring);
 
@@ -809,7 +826,7 @@ int dc_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete, 
 		 * program's SQ head into the memory both share.
 		 */
 		int ret = !to_submit ? 0
-			  : dr->psq_tail ? submit_copy(ring, to_submit)
+			  : dr->psq_tail ? submit_copy(ring, to_submit, divert, dctx)
 					 : submit_limit(ring, to_submit);
 
 		if (ret < 0)
@@ -860,6 +877,55 @@ int dc_enter_timeout(struct ucmd_ring *ring, unsigned to_submit, unsigned min_co
 	}
 	/* as io_uring_enter(2): what was submitted wins over the wait's result */
 	return submitted ? submitted : ret;
+}
+
+/*
+ * Completions of requests the preload ran elsewhere (forwarded to a
+ * kernel ring): each goes into the ring's SQ as a NOP that posts its
+ * user_data, res and flags (UCMD_NOP_INJECT_RESULT | UCMD_NOP_CQE_FLAGS),
+ * after what the program submitted before, under the submit lock. How
+ * many went in (fewer when the ring's SQ has no room), or -ENOTCONN,
+ * -EOPNOTSUPP for a ring without a program's SQ of its own.
+ */
+int dc_post_cqes(struct ucmd_ring *ring, const struct io_uring_cqe *cqes, unsigned nr)
+{
+	struct dring *dr = to_dr(ring);
+	unsigned mask = ring->sq.ring_mask, entries = ring->sq.ring_entries;
+	size_t sqe_sz = (ring->flags & IORING_SETUP_SQE128) ? 128 : 64;
+	unsigned etail, head, room, n;
+
+	if (!dr->psq_tail)
+		return -EOPNOTSUPP;
+	if (ring_dead(dr))
+		return -ENOTCONN;
+	pthread_mutex_lock(&dr->psq_lock);
+	etail = __atomic_load_n(ring->sq.ktail, __ATOMIC_RELAXED);
+	head = __atomic_load_n(ring->sq.khead, __ATOMIC_ACQUIRE);
+	room = entries - (etail - head);
+	if (room > entries)
+		room = 0;	/* a head the proxy never stored: nothing fits */
+	n = nr < room ? nr : room;
+	for (unsigned i = 0; i < n; i++, etail++) {
+		struct io_uring_sqe *sqe =
+			(struct io_uring_sqe *)((char *)ring->sq.sqes + (etail & mask) * sqe_sz);
+
+		memset(sqe, 0, sqe_sz);
+		sqe->opcode = IORING_OP_NOP;
+		sqe->fd = -1;
+		sqe->rw_flags = UCMD_NOP_INJECT_RESULT | UCMD_NOP_CQE_FLAGS;
+		sqe->len = (uint32_t)cqes[i].res;
+		sqe->off = cqes[i].flags;
+		sqe->user_data = cqes[i].user_data;
+		if (ring->sq.array)
+			__atomic_store_n(&ring->sq.array[etail & mask], etail & mask,
+					 __ATOMIC_RELAXED);
+	}
+	if (n) {
+		__atomic_store_n(ring->sq.ktail, etail, __ATOMIC_SEQ_CST);
+		kick(ring, n, 0);
+	}
+	pthread_mutex_unlock(&dr->psq_lock);
+	return (int)n;
 }
 
 /* ---- io_uring_register(2): UCMDD_REGISTER, the daemon reads arg from us ---- */

@@ -21,10 +21,11 @@
  * into the one the daemon's proxy polls (UCMDD_QI_SUBMIT_COPY), with
  * SQPOLL in that one directly.
  *
- * Every ring made here is ucmd's: its requests reach ucmd's devices only
+ * Every ring made here is ucmd's: its device requests reach the daemon
  * (the fds in its SQEs are the program's numbers, which the daemon mirrors
- * for device fds); a request on another file completes with -EBADF
- * (docs/compat.md).
+ * for device fds); a request on the program's own files, pipes, sockets
+ * runs on a kernel ring of ours (uring_own.c), found by the scan each
+ * submitting enter makes of the SQEs anyway (docs/compat.md).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,6 +42,7 @@
 
 #include "client/client.h"
 #include "preload/preload.h"
+#include "preload/uring_own.h"
 
 #define PL_MAX_RING_FD 1024
 #define PL_MAX_REG_RINGS 16u	/* IORING_REGISTER_RING_FDS slots, as Linux's */
@@ -51,6 +53,9 @@ struct pl_ring {
 	pid_t pid;		/* the process that made it: a forked child's copy is not usable */
 	size_t rings_len;	/* offset 0..rings_len: SQ and CQ rings */
 	size_t sqes_off, sqes_len;
+	struct pl_own *own;	/* the kernel ring for own fds (uring_own.c), or NULL */
+	struct pl_own_bufs bufs;	/* the registered buffers, for that ring */
+	pthread_mutex_t reg_lock;	/* bufs */
 };
 
 static struct pl_ring *_Atomic rings[PL_MAX_RING_FD];
@@ -102,6 +107,7 @@ long pl_io_uring_setup(unsigned entries, struct io_uring_params *up)
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
+	pthread_mutex_init(&r->reg_lock, NULL);
 	/*
 	 * The program fills an SQ of its own, copied into the daemon's at
 	 * each enter, so that its submit need not wait for ucmdd to take
@@ -252,14 +258,24 @@ static long inherited_check(const struct pl_ring *r, unsigned to_submit, unsigne
 struct unknown_fds {
 	int fd[PL_ENTER_UNKNOWN];
 	unsigned n;
+	const struct pl_own *own;
+	bool any_own;		/* an SQE that is the program's own (or may be) */
 };
 
-/* An SQE's fd that is none of ours: kept (once) to be looked at after the scan. */
-static void note_unknown(int fd, void *ctx)
+/*
+ * An SQE's fd that is none of ours: kept (once) to be looked at after the
+ * scan; and whether the SQE may be the program's own (uring_own.c).
+ */
+static void note_unknown(const struct io_uring_sqe *sqe, unsigned pos, void *ctx)
 {
 	struct unknown_fds *u = ctx;
+	int fd = sqe->fd;
 
-	if (fd < 0 || pl_fd(fd) || ring_get(fd) || u->n == PL_ENTER_UNKNOWN)
+	(void)pos;
+	if (!u->any_own && pl_own_sqe(u->own, sqe))
+		u->any_own = true;
+	if ((sqe->flags & IOSQE_FIXED_FILE) || fd < 0 || pl_fd(fd) || ring_get(fd) ||
+	    u->n == PL_ENTER_UNKNOWN)
 		return;
 	for (unsigned i = 0; i < u->n; i++)
 		if (u->fd[i] == fd)
@@ -276,15 +292,40 @@ static void note_unknown(int fd, void *ctx)
  * (a ring without SQPOLL and with an SQ array): a poller takes the others
  * without an enter.
  */
-static void adopt_sqe_fds(struct pl_ring *r, unsigned to_submit)
+static bool adopt_sqe_fds(struct pl_ring *r, unsigned to_submit)
 {
-	struct unknown_fds u = { .n = 0 };
+	struct unknown_fds u = { .n = 0, .own = __atomic_load_n(&r->own, __ATOMIC_ACQUIRE) };
 
 	if (!to_submit)
-		return;
-	dc_psq_each_fd(&r->ring, to_submit, note_unknown, &u);
+		return false;
+	dc_psq_each_sqe(&r->ring, to_submit, note_unknown, &u);
 	for (unsigned i = 0; i < u.n; i++)
 		pl_fd_adopt(u.fd[i], EBADF);
+	return u.any_own;
+}
+
+/*
+ * A submission naming the program's own files: submitted apart
+ * (uring_own.c), then the wait as any enter's. What was submitted wins
+ * over the wait's result, as io_uring_enter(2).
+ */
+static long enter_own(struct pl_ring *r, unsigned to_submit, unsigned min_complete, unsigned flags,
+		      const void *arg, size_t argsz)
+{
+	unsigned sflags = flags & (IORING_ENTER_SQ_WAKEUP | IORING_ENTER_SQ_WAIT);
+	long sub, ret;
+
+	if (flags & ~(IORING_ENTER_GETEVENTS | IORING_ENTER_SQ_WAKEUP | IORING_ENTER_SQ_WAIT |
+		      IORING_ENTER_EXT_ARG | IORING_ENTER_REGISTERED_RING))
+		return -EINVAL;
+	pthread_mutex_lock(&r->reg_lock);
+	sub = pl_own_submit(&r->own, &r->ring, &r->bufs, to_submit, sflags);
+	pthread_mutex_unlock(&r->reg_lock);
+	if (sub < 0 || !(flags & IORING_ENTER_GETEVENTS))
+		return sub;
+	ret = enter_ring_args(r, 0, min_complete, flags & ~(sflags | IORING_ENTER_REGISTERED_RING),
+			      arg, argsz);
+	return sub ? sub : ret;
 }
 
 long pl_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete, unsigned flags,
@@ -307,7 +348,8 @@ long pl_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete, unsign
 		atomic_store(&has_tctx, true);
 	/* SQEs may name a device fd the supervisor gave (the program's own open) */
 	pl_svtab_sync();
-	adopt_sqe_fds(r, to_submit);
+	if (adopt_sqe_fds(r, to_submit))
+		return enter_own(r, to_submit, min_complete, flags, arg, argsz);
 	return enter_ring_args(r, to_submit, min_complete, flags, arg, argsz);
 }
 
@@ -389,6 +431,30 @@ static long register_ring_fds(struct pl_ring *r, void *arg, unsigned nr, bool re
 	return (long)done;
 }
 
+/*
+ * The buffers the daemon took (nr 0: none now), kept for the kernel ring
+ * of own fds, which registers them too (uring_own.c).
+ */
+static void keep_buffers(struct pl_ring *r, const void *arg, unsigned nr)
+{
+	struct iovec *iov = NULL;
+
+	if (nr) {
+		iov = malloc(nr * sizeof(*iov));
+		if (!iov || pl_copy_in(iov, arg, nr * sizeof(*iov))) {
+			free(iov);
+			iov = NULL;
+			nr = 0;
+		}
+	}
+	pthread_mutex_lock(&r->reg_lock);
+	free(r->bufs.iov);
+	r->bufs.iov = iov;
+	r->bufs.nr = nr;
+	pl_own_buffers(r->own, &r->bufs);
+	pthread_mutex_unlock(&r->reg_lock);
+}
+
 long pl_io_uring_register(int fd, unsigned opcode, void *arg, unsigned nr_args)
 {
 	struct pl_ring *r;
@@ -449,6 +515,25 @@ long pl_io_uring_register(int fd, unsigned opcode, void *arg, unsigned nr_args)
 		free(p);
 		return ret;
 	}
+	case IORING_REGISTER_FILES:
+		pthread_mutex_lock(&r->reg_lock);
+		ret = (int)pl_own_register_files(&r->own, &r->ring, &r->bufs, arg, nr_args);
+		pthread_mutex_unlock(&r->reg_lock);
+		if (ret != PL_OWN_PASS)
+			return ret;
+		return dc_register_raw(&r->ring, opcode, arg, nr_args, -1, NULL, 0, NULL);
+	case IORING_UNREGISTER_FILES:
+		ret = dc_register_raw(&r->ring, opcode, arg, nr_args, -1, NULL, 0, NULL);
+		if (!ret)
+			pl_own_unregister_files(__atomic_load_n(&r->own, __ATOMIC_ACQUIRE));
+		return ret;
+	case IORING_REGISTER_BUFFERS:
+	case IORING_UNREGISTER_BUFFERS:
+		ret = dc_register_raw(&r->ring, opcode, arg, nr_args, -1, NULL, 0, NULL);
+		if (!ret)
+			keep_buffers(r, opcode == IORING_REGISTER_BUFFERS ? arg : NULL,
+				     opcode == IORING_REGISTER_BUFFERS ? nr_args : 0);
+		return ret;
 	default:
 		return dc_register_raw(&r->ring, opcode, arg, nr_args, -1, NULL, 0, NULL);
 	}

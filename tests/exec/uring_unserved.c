@@ -71,6 +71,7 @@ int main(int argc, char **argv)
 	run("write_fixed_unregistered", NULL);
 	io_uring_prep_sync_file_range(io_uring_get_sqe(&ring), blk, 4096, 0, 0);
 	run("sync_file_range_blk", NULL);
+	/* no descriptor: the kernel's, as on Linux (src/preload/uring_own.c) */
 	io_uring_prep_madvise(io_uring_get_sqe(&ring), buf, 4096, 0);
 	run("madvise", NULL);
 	/* served: LBA 9040 of the namespace gets 0xf6 */

@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "core/backend.h"
 #include "client/client.h"
 #include "daemon/proto.h"
 #include "uaccess/uaccess.h"
@@ -1208,6 +1209,66 @@ static void psq_push_write(struct psq *q, unsigned mask, unsigned slot, uint64_t
 	__atomic_store_n(q->tail, t + 1, __ATOMIC_RELEASE);
 }
 
+/* divert: takes the SQEs whose user_data is odd (the preload's own-fd forwarding) */
+static bool divert_odd(const struct io_uring_sqe *sqe, unsigned pos, void *ctx)
+{
+	unsigned *seen = ctx;
+
+	(void)pos;
+	(*seen)++;
+	return sqe->user_data & 1;
+}
+
+/*
+ * dc_enter_divert: the SQEs divert takes count as submitted but take no
+ * slot of the ring's SQ, and the others keep their order; dc_post_cqes
+ * puts NOPs after them that post user_data, res and flags (nop_flags
+ * UCMD_NOP_INJECT_RESULT | UCMD_NOP_CQE_FLAGS), as many as fit.
+ */
+static void test_submit_divert_post(void **state)
+{
+	struct fake f;
+	struct ucmd_engine *e = fake_start(&f, FAKE_OK);
+	struct io_uring_params p = { 0 };
+	struct io_uring_cqe c[4] = { { .user_data = 91, .res = -9, .flags = 0x2 },
+				     { .user_data = 92, .res = 4096, .flags = 0 },
+				     { .user_data = 93, .res = 1, .flags = 0 },
+				     { .user_data = 94, .res = 1, .flags = 0 } };
+	struct ucmd_ring ring;
+	unsigned seen = 0;
+	struct psq q;
+
+	(void)state;
+	assert_int_equal(dc_queue_init_flags(e, 4, &ring, &p, UCMDD_QI_SUBMIT_COPY), 0);
+	psq_of(&f, &ring, &p, &q);
+	psq_push(&q, 3, 0, 10);
+	psq_push(&q, 3, 1, 11);
+	psq_push(&q, 3, 2, 13);
+	psq_push(&q, 3, 3, 12);
+	assert_int_equal(dc_enter_divert(&ring, 4, 0, 0, divert_odd, &seen), 4);
+	assert_int_equal(seen, 4);
+	assert_int_equal(*q.head, 4);
+	assert_int_equal(*q.etail, 2);	/* 10 and 12 only */
+	assert_int_equal(q.esqes[q.earray[0]].user_data, 10);
+	assert_int_equal(q.esqes[q.earray[1]].user_data, 12);
+	/* two slots left in the ring's SQ: two of the four CQEs go */
+	assert_int_equal(dc_post_cqes(&ring, c, 4), 2);
+	assert_int_equal(*q.etail, 4);
+	for (unsigned i = 0; i < 2; i++) {
+		const struct io_uring_sqe *s = &q.esqes[q.earray[2 + i]];
+
+		assert_int_equal(s->opcode, IORING_OP_NOP);
+		assert_int_equal(s->user_data, c[i].user_data);
+		assert_int_equal((int32_t)s->len, c[i].res);
+		assert_int_equal(s->off, c[i].flags);
+		assert_int_equal(s->rw_flags, UCMD_NOP_INJECT_RESULT | UCMD_NOP_CQE_FLAGS);
+		assert_int_equal(s->flags, 0);
+	}
+	assert_int_equal(dc_post_cqes(&ring, c + 2, 2), 0);	/* full */
+	ucmd_queue_exit(&ring);
+	fake_stop(&f, e);
+}
+
 /*
  * A UCMDD_QI_SUBMIT_COPY ring (a program under ucmd exec): the write's
  * data and record go into the area as its SQE is copied into the ring's
@@ -1761,6 +1822,7 @@ int main(void)
 		cmocka_unit_test(test_bounce_wvec),
 		cmocka_unit_test(test_bounce_read_records),
 		cmocka_unit_test(test_submit_copy_writes),
+		cmocka_unit_test(test_submit_divert_post),
 		cmocka_unit_test(test_wait_wakes),
 		cmocka_unit_test(test_wait_daemon_hangs_up),
 		cmocka_unit_test(test_wait_ring_dead),

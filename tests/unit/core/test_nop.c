@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "ringutil.h"
+#include "core/backend.h"
 
 /* 4-entry SQE128/CQE32 ring, 250 rounds of 3: the indexes wrap many times. */
 static void test_wraparound_sqe128(void **state)
@@ -68,6 +69,44 @@ static void bad_flags(struct io_uring_sqe *s) { s->flags = 0x80; }
 static void nop_ioprio(struct io_uring_sqe *s) { s->ioprio = 1; }
 static void buffer_select(struct io_uring_sqe *s) { s->flags = IOSQE_BUFFER_SELECT; }
 static void bad_personality(struct io_uring_sqe *s) { s->personality = 7; }
+
+/*
+ * nop_flags (Linux 6.x): INJECT_RESULT posts sqe->len as res; ucmd's own
+ * UCMD_NOP_CQE_FLAGS posts sqe->off as the CQE's flags; Linux's other
+ * flags change nothing; any other bit is -EINVAL.
+ */
+static void nop_inject(struct io_uring_sqe *s) { s->rw_flags = UCMD_NOP_INJECT_RESULT; s->len = (unsigned)-9; }
+static void nop_inject_pos(struct io_uring_sqe *s) { s->rw_flags = UCMD_NOP_INJECT_RESULT; s->len = 4096; }
+static void nop_linux_flags(struct io_uring_sqe *s) { s->rw_flags = 0x3e; s->len = 5; }
+static void nop_bad_flag(struct io_uring_sqe *s) { s->rw_flags = 1u << 6; }
+static void nop_cqe_flags(struct io_uring_sqe *s)
+{
+	s->rw_flags = UCMD_NOP_INJECT_RESULT | UCMD_NOP_CQE_FLAGS;
+	s->len = 7;
+	s->off = 0x3;
+}
+
+static void test_nop_flags(void **state)
+{
+	struct ucmd_ring ring;
+	struct cqe_copy c;
+	struct io_uring_sqe *sqe;
+
+	(void)state;
+	ring_setup(ucmd_engine_default(), &ring, 4, 0);
+	assert_int_equal(one(&ring, nop_inject), -9);
+	assert_int_equal(one(&ring, nop_inject_pos), 4096);
+	assert_int_equal(one(&ring, nop_linux_flags), 0);
+	assert_int_equal(one(&ring, nop_bad_flag), -EINVAL);
+	sqe = ucmd_get_sqe(&ring);
+	ucmd_prep_nop(sqe);
+	sqe->user_data = 43;
+	nop_cqe_flags(sqe);
+	assert_int_equal(submit_one(&ring, &c), 7);
+	assert_int_equal(c.user_data, 43);
+	assert_int_equal(c.flags, 0x3);
+	ucmd_queue_exit(&ring);
+}
 
 static void test_common_checks(void **state)
 {
@@ -194,6 +233,7 @@ int main(void)
 		cmocka_unit_test(test_wraparound_sqe128),
 		cmocka_unit_test(test_sq_full),
 		cmocka_unit_test(test_common_checks),
+		cmocka_unit_test(test_nop_flags),
 		cmocka_unit_test(test_dropped),
 		cmocka_unit_test(test_dropped_middle),
 		cmocka_unit_test(test_wild_tail),

@@ -1,0 +1,628 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The program's own descriptors on ucmd's rings.
+ *
+ * A ring made under `ucmd exec` is the daemon's (uring.c), which knows
+ * only ucmd's devices. An SQE naming anything else of the program's (a
+ * regular file, a pipe, a socket, an eventfd) runs on Linux, so here on a
+ * kernel io_uring of the preload's (the shadow), made with the real system
+ * call at the first such SQE: the SQE goes there unchanged (user_data,
+ * flags, links within it), and a thread of ours waits on the shadow's CQ
+ * and posts each CQE into the program's ring through the daemon (a NOP
+ * that posts user_data, res and flags: dc_post_cqes), in the order the
+ * kernel completed them.
+ *
+ * Nothing here runs for a submission that names only devices: uring.c's
+ * scan of the SQEs (which it makes anyway) asks pl_own_sqe() of each and
+ * takes the usual path unless one is the program's own.
+ *
+ * A chain that links device SQEs and own ones cannot keep Linux's order
+ * across the two rings: its first SQE completes with -EINVAL and the
+ * others with -ECANCELED, none of it run (docs/compat.md). Fileless SQEs
+ * (NOP, TIMEOUT, LINK_TIMEOUT, ASYNC_CANCEL) go with their chain, and to
+ * the daemon alone.
+ *
+ * Registered files: the kernel ring holds the own descriptors of the
+ * program's table at the same indexes (-1 at the devices'), the daemon's
+ * -1 at the own ones'; an IOSQE_FIXED_FILE SQE goes where its index is.
+ * Registered buffers are registered on the kernel ring too, at the same
+ * indexes, so READ_FIXED/WRITE_FIXED on own files work.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/backend.h"
+#include "preload/preload.h"
+#include "preload/svtab.h"
+#include "preload/uring_own.h"
+
+#define OWN_CQ_BATCH 64u
+#define OWN_MIN_ENTRIES 64u
+
+struct pl_own {
+	int fd;				/* the kernel ring */
+	struct ucmd_ring *ring;		/* the program's, where the CQEs go */
+	pthread_mutex_t lock;		/* our side of the kernel SQ */
+	void *rings;
+	size_t rings_len;
+	struct io_uring_sqe *sqes;
+	size_t sqes_len;
+	unsigned *sq_head, *sq_tail, *sq_array, sq_mask, sq_entries;
+	unsigned *cq_head, *cq_tail, cq_mask;
+	struct io_uring_cqe *cqes;
+	unsigned local_tail;		/* SQEs we queued, submitted or not */
+	unsigned pending;		/* queued, not yet submitted */
+	/*
+	 * Registered files: which indexes hold an own descriptor. One
+	 * allocation, swapped whole and never freed, so that a submitter
+	 * reading it without a lock sees one table, old or new.
+	 */
+	struct own_slots *_Atomic slots;
+};
+
+struct own_slots {
+	unsigned nr;
+	bool own[];
+};
+
+static long sys_uring_setup(unsigned entries, struct io_uring_params *p)
+{
+	return pl_raw_syscall(SYS_io_uring_setup, entries, (long)p, 0, 0, 0, 0);
+}
+
+static long sys_uring_enter(int fd, unsigned to_submit, unsigned min, unsigned flags)
+{
+	return pl_raw_syscall(SYS_io_uring_enter, fd, to_submit, min, flags, 0, 0);
+}
+
+static long sys_uring_register(int fd, unsigned op, const void *arg, unsigned nr)
+{
+	return pl_raw_syscall(SYS_io_uring_register, fd, op, (long)arg, nr, 0, 0);
+}
+
+static void *sys_mmap(size_t len, int fd, off_t off)
+{
+	long p = pl_raw_syscall(SYS_mmap, 0, (long)len, PROT_READ | PROT_WRITE,
+				MAP_SHARED | MAP_POPULATE, fd, off);
+
+	return (p < 0 && p > -4096) ? NULL : (void *)p;
+}
+
+/* ---- classification ---- */
+
+/*
+ * C_LOCAL: an SQE the preload runs itself, through its own interposers, so
+ * that a path names what the program's libc calls would (ucmd's devices
+ * under /dev): OPENAT, STATX, CLOSE.
+ */
+enum { C_NEUTRAL, C_DEV, C_OWN, C_LOCAL };
+
+/*
+ * Not a device, a ring of ucmd's, or nothing. The numbers ucmd-supervise
+ * gives devices are never the program's own (a dup onto one is EBADF),
+ * known to the preload or not yet (svtab.h).
+ */
+static bool own_fd(int fd)
+{
+	return fd >= 0 && (unsigned)fd - PL_SV_FD_BASE >= PL_SV_FD_NR && !pl_fd(fd) &&
+	       !pl_uring_is_ring(fd);
+}
+
+static int sqe_class(const struct pl_own *o, const struct io_uring_sqe *sqe)
+{
+	switch (sqe->opcode) {
+	case IORING_OP_NOP:
+	case IORING_OP_TIMEOUT:
+	case IORING_OP_LINK_TIMEOUT:
+	case IORING_OP_ASYNC_CANCEL:
+	case IORING_OP_TIMEOUT_REMOVE:
+	case IORING_OP_FILES_UPDATE:	/* the daemon's table (EOPNOTSUPP there) */
+		return C_NEUTRAL;
+	case IORING_OP_PROVIDE_BUFFERS:	/* fd is a count: the buffers of own RECVs */
+	case IORING_OP_REMOVE_BUFFERS:
+		return C_OWN;
+	case IORING_OP_OPENAT:
+	case IORING_OP_STATX:
+		return C_LOCAL;
+	case IORING_OP_CLOSE:
+		/*
+		 * An own descriptor's close is the kernel's (in a chain with its
+		 * I/O), a device's ours; a fixed slot's is the table's, the
+		 * kernel ring's for an own one.
+		 */
+		if (!sqe->file_index && !own_fd(sqe->fd))
+			return C_LOCAL;
+		break;
+	case IORING_OP_OPENAT2:	/* openat2 is ENOSYS under exec: the daemon's EOPNOTSUPP */
+	case IORING_OP_RENAMEAT:	/* paths the kernel would take as the host's, not */
+	case IORING_OP_UNLINKAT:	/* ucmd's view: the daemon's EOPNOTSUPP, as before */
+	case IORING_OP_MKDIRAT:
+	case IORING_OP_SYMLINKAT:
+	case IORING_OP_LINKAT:
+	case IORING_OP_SETXATTR:
+	case IORING_OP_GETXATTR:
+		return C_DEV;
+	default:
+		break;
+	}
+	if (sqe->flags & IOSQE_FIXED_FILE) {
+		const struct own_slots *t =
+			o ? atomic_load_explicit(&o->slots, memory_order_acquire) : NULL;
+		unsigned i = (unsigned)sqe->fd;
+
+		return t && i < t->nr && t->own[i] ? C_OWN : C_DEV;
+	}
+	switch (sqe->opcode) {
+	case IORING_OP_READV:
+	case IORING_OP_WRITEV:
+	case IORING_OP_READ_FIXED:
+	case IORING_OP_WRITE_FIXED:
+	case IORING_OP_READ:
+	case IORING_OP_WRITE:
+	case IORING_OP_FSYNC:
+	case IORING_OP_URING_CMD:
+		/* the daemon's opcodes: its answer (EBADF) for no descriptor */
+		return own_fd(sqe->fd) ? C_OWN : C_DEV;
+	default:
+		/* the kernel's alone (OPENAT, STATX at AT_FDCWD...), unless on a device */
+		return sqe->fd < 0 || own_fd(sqe->fd) ? C_OWN : C_DEV;
+	}
+}
+
+bool pl_own_sqe(const struct pl_own *o, const struct io_uring_sqe *sqe)
+{
+	int c = sqe_class(o, sqe);
+
+	return c == C_OWN || c == C_LOCAL;
+}
+
+/* ---- the kernel ring ---- */
+
+/* post the kernel's CQEs into the program's ring, in order, until either ring is gone */
+static void *reaper(void *arg)
+{
+	struct pl_own *o = arg;
+	struct io_uring_cqe batch[OWN_CQ_BATCH];
+
+	for (;;) {
+		unsigned head = *o->cq_head, tail, n = 0;
+		long ret;
+
+		tail = __atomic_load_n(o->cq_tail, __ATOMIC_ACQUIRE);
+		if (head == tail) {
+			ret = sys_uring_enter(o->fd, 0, 1, IORING_ENTER_GETEVENTS);
+			if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY &&
+			    ret != -ETIME)
+				break;
+			continue;
+		}
+		while (head != tail && n < OWN_CQ_BATCH)
+			batch[n++] = o->cqes[head++ & o->cq_mask];
+		__atomic_store_n(o->cq_head, head, __ATOMIC_RELEASE);
+		for (unsigned done = 0; done < n;) {
+			int put = dc_post_cqes(o->ring, batch + done, n - done);
+
+			if (put < 0) {
+				pl_trace("kernel ring %d: its completions have nowhere to go (%d)", o->fd,
+					 put);
+				return NULL;
+			}
+			done += (unsigned)put;
+			if (done < n) {
+				/* the program's SQ is full until it reaps: wait for it */
+				struct timespec ts = { 0, 50000 };
+
+				nanosleep(&ts, NULL);
+			}
+		}
+	}
+	pl_trace("kernel ring %d: reaper ends (%s)", o->fd, "enter failed");
+	return NULL;
+}
+
+static void own_free(struct pl_own *o)
+{
+	if (o->sqes)
+		munmap(o->sqes, o->sqes_len);
+	if (o->rings)
+		munmap(o->rings, o->rings_len);
+	if (o->fd >= 0)
+		close(o->fd);
+	free(o);
+}
+
+static struct pl_own *own_make(struct ucmd_ring *ring, const struct pl_own_bufs *b)
+{
+	struct io_uring_params p;
+	struct pl_own *o;
+	unsigned entries = ring->sq.ring_entries;
+	sigset_t all, old;
+	pthread_attr_t at;
+	pthread_t t;
+	long ret;
+	char *m;
+
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return NULL;
+	o->fd = -1;
+	o->ring = ring;
+	pthread_mutex_init(&o->lock, NULL);
+	memset(&p, 0, sizeof(p));
+	/* completions wait in the kernel's CQ for the reaper: room for a full SQ twice over */
+	p.flags = IORING_SETUP_CQSIZE | IORING_SETUP_CLAMP;
+	if (entries < OWN_MIN_ENTRIES)
+		entries = OWN_MIN_ENTRIES;
+	p.cq_entries = entries * 4;
+	ret = sys_uring_setup(entries, &p);
+	if (ret < 0 || !(p.features & IORING_FEAT_SINGLE_MMAP)) {
+		pl_trace("no kernel ring for the program's own descriptors: %ld", ret);
+		if (ret >= 0)
+			close((int)ret);
+		free(o);
+		return NULL;
+	}
+	/* out of the program's numbers: a number it just closed names no ring of ours */
+	o->fd = pl_fd_move_high((int)ret);
+	o->rings_len = p.sq_off.array + p.sq_entries * sizeof(unsigned);
+	if (p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe) > o->rings_len)
+		o->rings_len = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
+	o->sqes_len = p.sq_entries * sizeof(struct io_uring_sqe);
+	o->rings = sys_mmap(o->rings_len, o->fd, IORING_OFF_SQ_RING);
+	o->sqes = sys_mmap(o->sqes_len, o->fd, IORING_OFF_SQES);
+	if (!o->rings || !o->sqes) {
+		own_free(o);
+		return NULL;
+	}
+	m = o->rings;
+	o->sq_head = (unsigned *)(m + p.sq_off.head);
+	o->sq_tail = (unsigned *)(m + p.sq_off.tail);
+	o->sq_array = (unsigned *)(m + p.sq_off.array);
+	o->sq_mask = *(unsigned *)(m + p.sq_off.ring_mask);
+	o->sq_entries = p.sq_entries;
+	o->cq_head = (unsigned *)(m + p.cq_off.head);
+	o->cq_tail = (unsigned *)(m + p.cq_off.tail);
+	o->cq_mask = *(unsigned *)(m + p.cq_off.ring_mask);
+	o->cqes = (struct io_uring_cqe *)(m + p.cq_off.cqes);
+	o->local_tail = *o->sq_tail;
+	if (b && b->nr)
+		pl_own_buffers(o, b);
+	/* the program's signals are not for this thread */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	ret = pthread_create(&t, &at, reaper, o);
+	pthread_attr_destroy(&at);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret) {
+		pl_trace("no thread to reap the kernel ring: %s", strerror((int)ret));
+		own_free(o);
+		return NULL;
+	}
+	pl_trace("kernel ring %d for the program's own descriptors", o->fd);
+	return o;
+}
+
+/* The kernel ring, made at the first need; NULL if it cannot be made. */
+static struct pl_own *own_get(struct pl_own **op, struct ucmd_ring *ring,
+			      const struct pl_own_bufs *b)
+{
+	static pthread_mutex_t make_lock = PTHREAD_MUTEX_INITIALIZER;
+	struct pl_own *o = __atomic_load_n(op, __ATOMIC_ACQUIRE);
+
+	if (o)
+		return o;
+	pthread_mutex_lock(&make_lock);
+	o = *op;
+	if (!o) {
+		o = own_make(ring, b);
+		if (o)
+			__atomic_store_n(op, o, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&make_lock);
+	return o;
+}
+
+/* Queue one SQE on the kernel ring (o->lock held); false when its SQ is full. */
+static bool own_queue(struct pl_own *o, const struct io_uring_sqe *sqe)
+{
+	unsigned head = __atomic_load_n(o->sq_head, __ATOMIC_ACQUIRE);
+	unsigned slot = o->local_tail & o->sq_mask;
+
+	if (o->local_tail - head >= o->sq_entries)
+		return false;
+	memcpy(&o->sqes[slot], sqe, sizeof(*sqe));
+	o->sq_array[slot] = slot;
+	o->local_tail++;
+	o->pending++;
+	return true;
+}
+
+/*
+ * A completion with this result, through the kernel ring (a NOP that
+ * injects it), so that it comes in order with the kernel's own.
+ */
+static void own_queue_fail(struct pl_own *o, uint64_t user_data, int res)
+{
+	struct io_uring_sqe nop;
+
+	memset(&nop, 0, sizeof(nop));
+	nop.opcode = IORING_OP_NOP;
+	nop.fd = -1;
+	nop.rw_flags = UCMD_NOP_INJECT_RESULT;	/* Linux's IORING_NOP_INJECT_RESULT */
+	nop.len = (unsigned)res;
+	nop.user_data = user_data;
+	if (!own_queue(o, &nop))
+		pl_trace("kernel ring full: the CQE of %llx (%d) is lost",
+			 (unsigned long long)user_data, res);
+}
+
+/* Submit what is queued (o->lock held). */
+static void own_flush(struct pl_own *o)
+{
+	__atomic_store_n(o->sq_tail, o->local_tail, __ATOMIC_RELEASE);
+	while (o->pending) {
+		long ret = sys_uring_enter(o->fd, o->pending, 0, 0);
+
+		if (ret == -EINTR)
+			continue;
+		if (ret <= 0) {
+			/* out of resources: they stay queued for the next submission */
+			pl_trace("kernel ring %d: submit %u: %ld", o->fd, o->pending, ret);
+			break;
+		}
+		o->pending -= (unsigned)ret;
+	}
+}
+
+/* ---- a submission ---- */
+
+enum { V_DEV, V_OWN, V_LOCAL, V_EINVAL, V_ECANCELED };
+
+struct plan {
+	struct pl_own *o;
+	unsigned base, n;
+	bool started;
+	unsigned char *v;		/* verdict per SQ position - base */
+	unsigned chain;			/* first of the chain being read */
+	bool in_chain, has_own, has_dev, has_local;
+	struct io_uring_sqe *local;	/* the V_LOCAL SQEs, copied, in order */
+	unsigned nlocal;
+};
+
+/*
+ * A chain runs where its SQEs go: on the daemon's ring, the kernel's, or
+ * here (one SQE alone). A chain that would need two of them is refused.
+ */
+static void resolve(struct plan *pl, unsigned end)
+{
+	unsigned places = pl->has_own + pl->has_dev + pl->has_local;
+	bool mixed = places > 1 || (pl->has_local && end > pl->chain);
+
+	for (unsigned k = pl->chain; k <= end; k++) {
+		if (mixed)
+			pl->v[k] = k == pl->chain ? V_EINVAL : V_ECANCELED;
+		else
+			pl->v[k] = pl->has_own ? V_OWN : pl->has_local ? V_LOCAL : V_DEV;
+	}
+	pl->in_chain = false;
+}
+
+static void plan_note(const struct io_uring_sqe *sqe, unsigned pos, void *ctx)
+{
+	struct plan *pl = ctx;
+	unsigned k;
+	int c;
+
+	if (!pl->started) {
+		pl->base = pos;
+		pl->started = true;
+	}
+	k = pos - pl->base;
+	if (k >= pl->n)
+		return;
+	c = sqe_class(pl->o, sqe);
+	if (!pl->in_chain) {
+		pl->chain = k;
+		pl->in_chain = true;
+		pl->has_own = pl->has_dev = pl->has_local = false;
+	}
+	pl->has_own |= c == C_OWN;
+	pl->has_dev |= c == C_DEV;
+	pl->has_local |= c == C_LOCAL;
+	if (!(sqe->flags & (IOSQE_IO_LINK | IOSQE_IO_HARDLINK)))
+		resolve(pl, k);
+}
+
+static bool plan_divert(const struct io_uring_sqe *sqe, unsigned pos, void *ctx)
+{
+	struct plan *pl = ctx;
+	unsigned k = pos - pl->base;
+
+	if (!pl->started || k >= pl->n)
+		return false;	/* another thread's, submitted meanwhile: the daemon's */
+	switch (pl->v[k]) {
+	case V_OWN:
+		if (!own_queue(pl->o, sqe))
+			own_queue_fail(pl->o, sqe->user_data, -EBUSY);
+		return true;
+	case V_LOCAL:
+		memcpy(&pl->local[pl->nlocal++], sqe, sizeof(*sqe));
+		return true;
+	case V_EINVAL:
+		own_queue_fail(pl->o, sqe->user_data, -EINVAL);
+		return true;
+	case V_ECANCELED:
+		own_queue_fail(pl->o, sqe->user_data, -ECANCELED);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* An SQE the preload runs itself (C_LOCAL): its result, as the call's through libc. */
+static int run_local(const struct io_uring_sqe *sqe)
+{
+	int ret;
+
+	switch (sqe->opcode) {
+	case IORING_OP_OPENAT:
+		/* a direct descriptor (file_index) would go in a table the daemon holds */
+		if (sqe->file_index || sqe->buf_index || sqe->ioprio)
+			return -EINVAL;
+		ret = pl_open_path(sqe->fd, (const char *)(uintptr_t)sqe->addr,
+				   (int)sqe->open_flags | O_LARGEFILE, (mode_t)sqe->len);
+		break;
+	case IORING_OP_STATX:
+		if (sqe->buf_index || sqe->splice_fd_in)
+			return -EINVAL;
+		ret = statx(sqe->fd, (const char *)(uintptr_t)sqe->addr, (int)sqe->statx_flags,
+			    sqe->len, (struct statx *)(uintptr_t)sqe->addr2);
+		break;
+	case IORING_OP_CLOSE:
+		if (sqe->off || sqe->addr || sqe->len || sqe->rw_flags || sqe->buf_index)
+			return -EINVAL;
+		/* Linux's io_close refuses an io_uring fd (its own or another's) */
+		if (pl_uring_is_ring(sqe->fd))
+			return -EBADF;
+		ret = close(sqe->fd);
+		break;
+	default:
+		return -EINVAL;
+	}
+	return ret < 0 ? -errno : ret;
+}
+
+int pl_own_submit(struct pl_own **op, struct ucmd_ring *ring, const struct pl_own_bufs *b,
+		  unsigned to_submit, unsigned flags)
+{
+	struct plan pl = { .n = to_submit };
+	int ret;
+
+	pl.o = own_get(op, ring, b);
+	if (!pl.o)
+		return dc_enter(ring, to_submit, 0, flags);	/* the daemon's answers, as before */
+	pl.v = calloc(to_submit ? to_submit : 1, 1);
+	pl.local = calloc(to_submit ? to_submit : 1, sizeof(*pl.local));
+	if (!pl.v || !pl.local) {
+		free(pl.v);
+		free(pl.local);
+		return -ENOMEM;
+	}
+	dc_psq_each_sqe(ring, to_submit, plan_note, &pl);
+	if (pl.in_chain)
+		resolve(&pl, pl.n - 1 < pl.chain ? pl.chain : pl.n - 1);
+	pthread_mutex_lock(&pl.o->lock);
+	ret = dc_enter_divert(ring, to_submit, 0, flags, plan_divert, &pl);
+	/* after the SQ lock: an open of a device asks the daemon */
+	for (unsigned i = 0; i < pl.nlocal; i++) {
+		int res = run_local(&pl.local[i]);
+
+		/* as Linux: a success asked not to post, posts nothing */
+		if (res < 0 || !(pl.local[i].flags & IOSQE_CQE_SKIP_SUCCESS))
+			own_queue_fail(pl.o, pl.local[i].user_data, res);
+	}
+	own_flush(pl.o);
+	pthread_mutex_unlock(&pl.o->lock);
+	free(pl.v);
+	free(pl.local);
+	return ret;
+}
+
+/* ---- registration ---- */
+
+long pl_own_register_files(struct pl_own **op, struct ucmd_ring *ring,
+			   const struct pl_own_bufs *b, const void *arg, unsigned nr)
+{
+	int *fds, *dev, *own;
+	struct own_slots *slot;
+	bool any = false;
+	struct pl_own *o;
+	long ret;
+
+	if (!nr || nr > (1u << 20) || !arg)
+		return PL_OWN_PASS;	/* the daemon's answer */
+	fds = malloc(nr * sizeof(int));
+	if (!fds)
+		return -ENOMEM;
+	if (pl_copy_in(fds, arg, nr * sizeof(int))) {
+		free(fds);
+		return PL_OWN_PASS;	/* the daemon's EFAULT */
+	}
+	for (unsigned i = 0; i < nr; i++) {
+		/* a device copied with the program's own instruction: as an SQE's (uring.c) */
+		if (own_fd(fds[i]))
+			pl_fd_adopt(fds[i], EBADF);
+		any |= own_fd(fds[i]);
+	}
+	if (!any) {
+		free(fds);
+		return PL_OWN_PASS;
+	}
+	o = own_get(op, ring, b);
+	dev = malloc(nr * sizeof(int));
+	own = malloc(nr * sizeof(int));
+	slot = calloc(1, sizeof(*slot) + nr * sizeof(bool));
+	if (!o || !dev || !own || !slot) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (unsigned i = 0; i < nr; i++) {
+		slot->own[i] = own_fd(fds[i]);
+		dev[i] = slot->own[i] ? -1 : fds[i];
+		own[i] = slot->own[i] ? fds[i] : -1;
+	}
+	ret = dc_register_raw(ring, IORING_REGISTER_FILES, dev, nr, -1, NULL, 0, NULL);
+	if (ret < 0)
+		goto out;
+	ret = sys_uring_register(o->fd, IORING_REGISTER_FILES, own, nr);
+	if (ret < 0) {
+		dc_unregister_files(ring);
+		goto out;
+	}
+	slot->nr = nr;
+	/* the old table is never freed: a submitter may be reading it */
+	atomic_store_explicit(&o->slots, slot, memory_order_release);
+	slot = NULL;
+out:
+	free(fds);
+	free(dev);
+	free(own);
+	free(slot);
+	return ret;
+}
+
+void pl_own_unregister_files(struct pl_own *o)
+{
+	static struct own_slots none = { .nr = 0 };
+
+	if (!o || !atomic_load(&o->slots))
+		return;
+	atomic_store_explicit(&o->slots, &none, memory_order_release);
+	sys_uring_register(o->fd, IORING_UNREGISTER_FILES, NULL, 0);
+}
+
+void pl_own_buffers(struct pl_own *o, const struct pl_own_bufs *b)
+{
+	long ret;
+
+	if (!o)
+		return;
+	sys_uring_register(o->fd, IORING_UNREGISTER_BUFFERS, NULL, 0);
+	if (!b || !b->nr)
+		return;
+	/* a failure leaves own fixed-buffer requests the kernel's answer (-EFAULT) */
+	ret = sys_uring_register(o->fd, IORING_REGISTER_BUFFERS, b->iov, b->nr);
+	if (ret < 0)
+		pl_trace("kernel ring %d: buffers not registered: %ld", o->fd, ret);
+}
