@@ -538,6 +538,18 @@ long pl_uring_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t of
 /* In a forked child: no registered ring index, no io_uring_task, as Linux's new task. */
 void pl_uring_forked(void);
 
+/* ---- uring_relay.c: a forked child's submit on an inherited ring ---- */
+struct pl_relay;
+struct ucmd_ring;
+/*
+ * Take up to to_submit SQEs the program published on shared (its maker's
+ * ring) and run them in this process, their CQEs relayed into shared's CQ;
+ * *slot is made at the first. How many were taken, or -errno (EBADF: an
+ * SQE names the shared ring's registered resources, or the ring has no
+ * program SQ).
+ */
+long pl_relay_submit(struct ucmd_ring *shared, struct pl_relay *_Atomic *slot, unsigned to_submit);
+
 /* ---- svtab.c: the device fds ucmd-supervise gave, mirrored for our rings (before an enter) ---- */
 void pl_svtab_sync(void);
 /* an SQPOLL ring was made: a thread mirrors each change of the table before the open returns */

@@ -51,6 +51,8 @@ struct pl_ring {
 	pid_t pid;		/* the process that made it: a forked child's copy is not usable */
 	size_t rings_len;	/* offset 0..rings_len: SQ and CQ rings */
 	size_t sqes_off, sqes_len;
+	/* a forked child's: its submits on this inherited ring (uring_relay.c) */
+	struct pl_relay *_Atomic relay;
 };
 
 static struct pl_ring *_Atomic rings[PL_MAX_RING_FD];
@@ -64,6 +66,15 @@ static atomic_bool has_tctx;
 
 void pl_uring_forked(void)
 {
+	for (unsigned i = 0; i < PL_MAX_RING_FD; i++) {
+		struct pl_ring *r = atomic_load(&rings[i]);
+
+		/* the parent's relay thread is not here; a thread's lock may have been held */
+		if (r) {
+			atomic_store(&r->relay, NULL);
+			dc_ring_forked(&r->ring);
+		}
+	}
 	for (unsigned i = 0; i < PL_MAX_REG_RINGS; i++)
 		atomic_store(&reg_rings[i], NULL);
 	atomic_store(&has_tctx, false);
@@ -239,8 +250,8 @@ static long inherited_check(const struct pl_ring *r, unsigned to_submit, unsigne
 
 	if (setup & IORING_SETUP_SQPOLL)
 		return 0;
-	if (to_submit)
-		return (setup & IORING_SETUP_SINGLE_ISSUER) ? -EEXIST : -EBADF;
+	if (to_submit && (setup & IORING_SETUP_SINGLE_ISSUER))
+		return -EEXIST;
 	if ((flags & IORING_ENTER_GETEVENTS) && (setup & IORING_SETUP_DEFER_TASKRUN) &&
 	    !(setup & IORING_SETUP_IOPOLL))
 		return -EEXIST;
@@ -287,6 +298,36 @@ static void adopt_sqe_fds(struct pl_ring *r, unsigned to_submit)
 		pl_fd_adopt(u.fd[i], EBADF);
 }
 
+/*
+ * A forked child's submitting enter on an inherited ring without SQPOLL:
+ * its SQEs run in its own memory on a ring of its connection, their CQEs
+ * relayed into the shared CQ (uring_relay.c); then the wait, if any, on the
+ * shared CQ. EOWNERDEAD once the maker's ring is gone, as a wait's.
+ */
+static long inherited_submit(struct pl_ring *r, unsigned to_submit, unsigned min_complete,
+			     unsigned flags, const void *arg, size_t argsz)
+{
+	long n, ret;
+
+	/* nothing to submit and no wait: -ENOTCONN from a ring the daemon ended */
+	if (dc_enter(&r->ring, 0, 0, 0) == -ENOTCONN)
+		return -EOWNERDEAD;
+	atomic_store(&has_tctx, true);
+	/* the numbers the SQEs name are ours: the connection mirrors them */
+	if (!pl_engine())
+		return -errno;
+	pl_svtab_sync();
+	adopt_sqe_fds(r, to_submit);
+	n = pl_relay_submit(&r->ring, &r->relay, to_submit);
+	if (n < 0)
+		return n;
+	ret = enter_ring_args(r, 0, min_complete, flags, arg, argsz);
+	if (ret == -ENOTCONN)
+		ret = -EOWNERDEAD;
+	/* as io_uring_enter(2): what was submitted wins over the wait's result */
+	return n ? n : ret;
+}
+
 long pl_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete, unsigned flags,
 		       const void *arg, size_t argsz)
 {
@@ -300,6 +341,8 @@ long pl_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete, unsign
 		ret = (int)inherited_check(r, to_submit, flags);
 		if (ret)
 			return ret;
+		if (to_submit && !(r->ring.flags & IORING_SETUP_SQPOLL))
+			return inherited_submit(r, to_submit, min_complete, flags, arg, argsz);
 		ret = (int)enter_ring_args(r, to_submit, min_complete, flags, arg, argsz);
 		return ret == -ENOTCONN ? -EOWNERDEAD : ret;
 	}
