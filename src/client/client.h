@@ -141,11 +141,12 @@ int dc_queue_init_flags(struct ucmd_engine *e, unsigned entries, struct ucmd_rin
 int dc_queue_init_psq(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
 		      struct io_uring_params *p);
 /*
- * A UCMDD_QI_SUBMIT_COPY ring: fn(fd, ctx) for each SQE the program
- * published and has not submitted yet (to_submit at most), of those that
- * name a descriptor (not IOSQE_FIXED_FILE), in the order of the SQ; fn
- * runs under the ring's submit lock, so it must not submit on the ring.
- * Nothing for another ring.
+ * A ring without SQPOLL: fn(fd, ctx) for each SQE the program published
+ * and has not submitted yet (to_submit at most), of those that name a
+ * descriptor (not IOSQE_FIXED_FILE), in the order of the SQ, whether the
+ * program's own SQ (UCMDD_QI_SUBMIT_COPY; fn then runs under the ring's
+ * submit lock, so it must not submit on the ring) or the ring's (no SQ
+ * array). Nothing for an SQPOLL ring.
  */
 void dc_psq_each_fd(struct ucmd_ring *ring, unsigned to_submit, void (*fn)(int fd, void *ctx),
 		    void *ctx);

@@ -758,31 +758,48 @@ void dc_psq_each_fd(struct ucmd_ring *ring, unsigned to_submit, void (*fn)(int f
 	struct dring *dr = to_dr(ring);
 	unsigned entries = ring->sq.ring_entries, mask = ring->sq.ring_mask;
 	size_t sqe_sz = (ring->flags & IORING_SETUP_SQE128) ? 128 : 64;
+	bool own = dr->psq_tail != NULL;
+	const unsigned *array = own ? dr->psq_array : ring->sq.array;
+	const char *sqes = own ? dr->psq_sqes : (const char *)ring->sq.sqes;
 	unsigned head, avail;
 
-	if (!dr->psq_tail)
+	/* an SQPOLL ring's poller takes SQEs without an enter: nothing to look at first */
+	if (!own && (ring->flags & IORING_SETUP_SQPOLL))
 		return;
-	psq_lock(dr);
-	head = __atomic_load_n(dr->psq_khead, __ATOMIC_RELAXED);
-	/* acquire: the program's SQEs before its tail, as submit_copy reads them */
-	avail = __atomic_load_n(dr->psq_tail, __ATOMIC_ACQUIRE) - head;
+	if (own) {
+		psq_lock(dr);
+		head = __atomic_load_n(dr->psq_khead, __ATOMIC_RELAXED);
+		/* acquire: the program's SQEs before its tail, as submit_copy reads them */
+		avail = __atomic_load_n(dr->psq_tail, __ATOMIC_ACQUIRE) - head;
+	} else {
+		/*
+		 * The ring's own SQ (no SQ array, or a daemon without the
+		 * program's SQ): the proxy takes nothing past sq_limit, which
+		 * only submit_limit moves, so what lies between it and the
+		 * program's tail is still to come. A thread of ours moving it
+		 * meanwhile makes a number looked at twice, or not at all for
+		 * SQEs it took: theirs looked at their own.
+		 */
+		head = __atomic_load_n(&dr->ctl->sq_limit, __ATOMIC_RELAXED);
+		avail = __atomic_load_n(ring->sq.ktail, __ATOMIC_ACQUIRE) - head;
+	}
 	if (avail > entries)
 		avail = entries;
 	if (to_submit > avail)
 		to_submit = avail;
 	for (unsigned k = 0; k < to_submit; k++, head++) {
-		unsigned idx = dr->psq_array ? __atomic_load_n(&dr->psq_array[head & mask],
-							       __ATOMIC_RELAXED)
-					     : head & mask;
+		unsigned idx = array ? __atomic_load_n(&array[head & mask], __ATOMIC_RELAXED)
+				     : head & mask;
 		const struct io_uring_sqe *sqe;
 
 		if (idx >= entries)
 			continue;
-		sqe = (const struct io_uring_sqe *)(dr->psq_sqes + (size_t)idx * sqe_sz);
+		sqe = (const struct io_uring_sqe *)(sqes + (size_t)idx * sqe_sz);
 		if (!(sqe->flags & IOSQE_FIXED_FILE))
 			fn(sqe->fd, ctx);
 	}
-	psq_unlock(dr);
+	if (own)
+		psq_unlock(dr);
 }
 
 /*

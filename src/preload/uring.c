@@ -283,8 +283,9 @@ static void note_unknown(int fd, void *ctx)
  * own instruction (a raw dup) before any call through libc found it: the
  * daemon would not know the number (EBADF). Each number none of ours is
  * asked about as a failed call's would be (pl_fd_adopt: an fstat, a readlink for a directory; the
- * daemon opens a copy at its number). Only what the program's own SQ holds
- * (a ring without SQPOLL and with an SQ array): a poller takes the others
+ * daemon opens a copy at its number). Any ring without SQPOLL (the
+ * program's own SQ, or the ring's when it has no SQ array: the proxy takes
+ * nothing past what an enter submits); an SQPOLL ring's poller takes SQEs
  * without an enter.
  */
 static void adopt_sqe_fds(struct pl_ring *r, unsigned to_submit)
