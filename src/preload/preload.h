@@ -221,6 +221,15 @@ int pl_devlock_flock(int fd, struct pl_file *f, int op);			/* flock's result */
 /* fd, of device d, is about to be closed or replaced: locks go as Linux's close drops them */
 void pl_devlock_closing(int fd, const struct pl_devinfo *d);
 /*
+ * An exec is about to be made: the lock descriptors whose locks Linux's
+ * exec keeps are left open across it (their fds survive); _failed: it
+ * failed, they are close-on-exec again. _recover, at load: the ones the
+ * image before kept.
+ */
+void pl_devlock_exec(void);
+void pl_devlock_exec_failed(void);
+void pl_devlock_recover(void);
+/*
  * open(2) of a ucmd device: the placeholder (an empty directory, read-only)
  * opened with the program's status flags (fdmap.c), then the daemon's open
  * at the same number. fd or -1
