@@ -884,7 +884,7 @@ int dc_psq_take(struct ucmd_ring *ring, unsigned to_submit,
 	struct dring *dr = to_dr(ring);
 	unsigned entries = ring->sq.ring_entries, mask = ring->sq.ring_mask;
 	size_t sqe_sz = (ring->flags & IORING_SETUP_SQE128) ? 128 : 64;
-	unsigned head, avail, done = 0;
+	unsigned head, avail, done = 0, taken = 0;
 	int ret = 0;
 
 	if (!dr->psq_tail)
@@ -905,7 +905,7 @@ int dc_psq_take(struct ucmd_ring *ring, unsigned to_submit,
 			const struct io_uring_sqe *sqe;
 
 			if (idx >= entries) {
-				done += pass;	/* dropped, as Linux drops it */
+				done += pass;	/* dropped, as Linux drops it: not counted */
 				continue;
 			}
 			sqe = (const struct io_uring_sqe *)(dr->psq_sqes + (size_t)idx * sqe_sz);
@@ -913,13 +913,14 @@ int dc_psq_take(struct ucmd_ring *ring, unsigned to_submit,
 			if (ret)
 				break;
 			done += pass;
+			taken += pass;
 		}
 	}
 	head += done;
 	__atomic_store_n(dr->psq_khead, head, __ATOMIC_RELAXED);
 	__atomic_store_n(dr->psq_head, head, __ATOMIC_RELEASE);
 	psq_unlock(dr);
-	return ret < 0 ? ret : (int)done;
+	return ret < 0 ? ret : (int)taken;
 }
 
 int dc_inject_cqe(struct ucmd_ring *ring, const struct io_uring_cqe *cqe)
