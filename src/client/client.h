@@ -61,7 +61,13 @@ struct dring {
 	pthread_mutex_t psq_lock;
 	unsigned *psq_head, *psq_tail, *psq_array;
 	char *psq_sqes;
-	unsigned psq_cached_head;	/* ours: the program only reads its head */
+	/*
+	 * In the memfd (UCMDD_PSQ_XLOCK, _KHEAD): the lock a forked child
+	 * sharing the ring takes too, and how far the program's SQ was
+	 * copied (the program only reads its head).
+	 */
+	uint32_t *psq_xlock;
+	unsigned *psq_khead;
 	struct dc_bounce *bounce;	/* the read bounce area (bounce.c), or NULL */
 };
 
@@ -135,10 +141,12 @@ int dc_queue_init_flags(struct ucmd_engine *e, unsigned entries, struct ucmd_rin
 int dc_queue_init_psq(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
 		      struct io_uring_params *p);
 /*
- * A UCMDD_QI_SUBMIT_COPY ring: fn(sqe, pos, ctx) for each SQE the program
+ * A ring without SQPOLL: fn(sqe, pos, ctx) for each SQE the program
  * published and has not submitted yet (to_submit at most), in the order of
- * the SQ (pos: its SQ position); fn runs under the ring's submit lock, so
- * it must not submit on the ring. Nothing for another ring.
+ * the SQ (pos: its SQ position), whether the program's own SQ
+ * (UCMDD_QI_SUBMIT_COPY; fn then runs under the ring's submit lock, so it
+ * must not submit on the ring) or the ring's (no SQ array). Nothing for an
+ * SQPOLL ring.
  */
 void dc_psq_each_sqe(struct ucmd_ring *ring, unsigned to_submit,
 		     void (*fn)(const struct io_uring_sqe *sqe, unsigned pos, void *ctx), void *ctx);
@@ -148,6 +156,29 @@ void dc_psq_each_sqe(struct ucmd_ring *ring, unsigned to_submit,
  * it, which then takes no slot of the daemon's ring.
  */
 typedef bool (*dc_divert_fn)(const struct io_uring_sqe *sqe, unsigned pos, void *ctx);
+/* Whether the ring copies a program's SQ of its own (UCMDD_QI_SUBMIT_COPY). */
+bool dc_psq_own(struct ucmd_ring *ring);
+/*
+ * A forked child's submit on its maker's UCMDD_QI_SUBMIT_COPY ring, whose
+ * SQEs the daemon would run in the maker's memory: the SQEs the program
+ * published (to_submit at most) are taken from its SQ, which both share,
+ * under the lock both take, and handed to take(sqe, ctx) to be run
+ * elsewhere, in SQ order. check(sqe, ctx) sees them all first: its error
+ * takes none. take returns 0 taken, 1 no room (it and the rest stay
+ * published). How many were taken, -EBADF for another kind of ring.
+ */
+int dc_psq_take(struct ucmd_ring *ring, unsigned to_submit,
+		int (*check)(const struct io_uring_sqe *sqe, void *ctx),
+		int (*take)(const struct io_uring_sqe *sqe, void *ctx), void *ctx);
+/*
+ * Post cqe (its user_data, res, and a CQE32's extra words; not its flags)
+ * into ring's CQ: a NOP with Linux's nop_flags INJECT_RESULT (and CQE32)
+ * put into the ring's SQ under the lock dc_psq_take takes. 0, or -ENOTCONN
+ * (the ring is gone), -EAGAIN (its SQ stays full).
+ */
+int dc_inject_cqe(struct ucmd_ring *ring, const struct io_uring_cqe *cqe);
+/* In a forked child: the ring's thread lock may have been held by a thread that is not here. */
+void dc_ring_forked(struct ucmd_ring *ring);
 void dc_queue_exit(struct ucmd_ring *ring);
 int dc_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete, unsigned flags);
 /* dc_enter whose submission asks divert about each SQE (a ring with a program's SQ) */

@@ -34,6 +34,7 @@
 #include <linux/futex.h>
 #include <poll.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -123,7 +124,10 @@ static int psq_map(struct dring *dr, const struct ucmdd_queue_init_rep *rep)
 	dr->psq_array = (rep->p.flags & IORING_SETUP_NO_SQARRAY)
 				? NULL : (unsigned *)(b + UCMDD_PSQ_ARRAY);
 	dr->psq_sqes = b + ucmdd_psq_sqes(rep->p.sq_entries);
-	dr->psq_cached_head = 0;
+	dr->psq_xlock = (uint32_t *)(b + UCMDD_PSQ_XLOCK);
+	dr->psq_khead = (unsigned *)(b + UCMDD_PSQ_KHEAD);
+	__atomic_store_n(dr->psq_xlock, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(dr->psq_khead, 0, __ATOMIC_RELAXED);
 	/* the identity to start with, as the ring's own array (and liburing's mapping) */
 	for (unsigned i = 0; dr->psq_array && i < rep->p.sq_entries; i++)
 		dr->psq_array[i] = i;
@@ -682,34 +686,122 @@ static int copy_room(struct ucmd_ring *ring, unsigned etail)
 	}
 }
 
+/*
+ * The program's SQ and the ring's are shared by every process holding the
+ * ring (a forked child's submit): this process's threads take psq_lock,
+ * then the processes take the lock word in the memfd, holding their pid
+ * (the kernel's uring_lock). A holder found gone (killed between two
+ * loads) is taken over: what it left half-copied is the program's loss,
+ * as a ring it damaged.
+ */
+static uint32_t self_pid;	/* getpid(), once per process: a submit is on the fast path */
+static pthread_once_t self_pid_once = PTHREAD_ONCE_INIT;
+
+static void self_pid_forked(void)
+{
+	__atomic_store_n(&self_pid, 0, __ATOMIC_RELAXED);
+}
+
+static void self_pid_hook(void)
+{
+	(void)pthread_atfork(NULL, NULL, self_pid_forked);
+}
+
+static uint32_t my_pid(void)
+{
+	uint32_t p = __atomic_load_n(&self_pid, __ATOMIC_RELAXED);
+
+	if (!p) {
+		pthread_once(&self_pid_once, self_pid_hook);
+		p = (uint32_t)getpid();
+		__atomic_store_n(&self_pid, p, __ATOMIC_RELAXED);
+	}
+	return p;
+}
+
+static void psq_lock(struct dring *dr)
+{
+	uint32_t me = my_pid();
+
+	pthread_mutex_lock(&dr->psq_lock);
+	for (unsigned spins = 0;; spins++) {
+		uint32_t cur = 0;
+
+		if (__atomic_compare_exchange_n(dr->psq_xlock, &cur, me, false, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			return;
+		if (spins < DC_SPIN_PAUSES) {
+			cpu_relax();
+			continue;
+		}
+		if (cur && kill((pid_t)cur, 0) && errno == ESRCH)
+			__atomic_compare_exchange_n(dr->psq_xlock, &cur, 0, false,
+						    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+		sched_yield();
+	}
+}
+
+static void psq_unlock(struct dring *dr)
+{
+	__atomic_store_n(dr->psq_xlock, 0, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&dr->psq_lock);
+}
+
+bool dc_psq_own(struct ucmd_ring *ring)
+{
+	return to_dr(ring)->psq_tail != NULL;
+}
+
+void dc_ring_forked(struct ucmd_ring *ring)
+{
+	pthread_mutex_init(&to_dr(ring)->psq_lock, NULL);
+}
+
 void dc_psq_each_sqe(struct ucmd_ring *ring, unsigned to_submit,
 		     void (*fn)(const struct io_uring_sqe *sqe, unsigned pos, void *ctx), void *ctx)
 {
 	struct dring *dr = to_dr(ring);
 	unsigned entries = ring->sq.ring_entries, mask = ring->sq.ring_mask;
 	size_t sqe_sz = (ring->flags & IORING_SETUP_SQE128) ? 128 : 64;
+	bool own = dr->psq_tail != NULL;
+	const unsigned *array = own ? dr->psq_array : ring->sq.array;
+	const char *sqes = own ? dr->psq_sqes : (const char *)ring->sq.sqes;
 	unsigned head, avail;
 
-	if (!dr->psq_tail)
+	/* an SQPOLL ring's poller takes SQEs without an enter: nothing to look at first */
+	if (!own && (ring->flags & IORING_SETUP_SQPOLL))
 		return;
-	pthread_mutex_lock(&dr->psq_lock);
-	head = dr->psq_cached_head;
-	/* acquire: the program's SQEs before its tail, as submit_copy reads them */
-	avail = __atomic_load_n(dr->psq_tail, __ATOMIC_ACQUIRE) - head;
+	if (own) {
+		psq_lock(dr);
+		head = __atomic_load_n(dr->psq_khead, __ATOMIC_RELAXED);
+		/* acquire: the program's SQEs before its tail, as submit_copy reads them */
+		avail = __atomic_load_n(dr->psq_tail, __ATOMIC_ACQUIRE) - head;
+	} else {
+		/*
+		 * The ring's own SQ (no SQ array, or a daemon without the
+		 * program's SQ): the proxy takes nothing past sq_limit, which
+		 * only submit_limit moves, so what lies between it and the
+		 * program's tail is still to come. A thread of ours moving it
+		 * meanwhile makes a number looked at twice, or not at all for
+		 * SQEs it took: theirs looked at their own.
+		 */
+		head = __atomic_load_n(&dr->ctl->sq_limit, __ATOMIC_RELAXED);
+		avail = __atomic_load_n(ring->sq.ktail, __ATOMIC_ACQUIRE) - head;
+	}
 	if (avail > entries)
 		avail = entries;
 	if (to_submit > avail)
 		to_submit = avail;
 	for (unsigned k = 0; k < to_submit; k++, head++) {
-		unsigned idx = dr->psq_array ? __atomic_load_n(&dr->psq_array[head & mask],
-							       __ATOMIC_RELAXED)
-					     : head & mask;
+		unsigned idx = array ? __atomic_load_n(&array[head & mask], __ATOMIC_RELAXED)
+				     : head & mask;
 
 		if (idx >= entries)
 			continue;
-		fn((const struct io_uring_sqe *)(dr->psq_sqes + (size_t)idx * sqe_sz), head, ctx);
+		fn((const struct io_uring_sqe *)(sqes + (size_t)idx * sqe_sz), head, ctx);
 	}
-	pthread_mutex_unlock(&dr->psq_lock);
+	if (own)
+		psq_unlock(dr);
 }
 
 /*
@@ -733,8 +825,8 @@ static int submit_copy(struct ucmd_ring *ring, unsigned to_submit, dc_divert_fn 
 	bool plinked = false;		/* the SQE before, in this submission, links to the next */
 	int ret = 0;
 
-	pthread_mutex_lock(&dr->psq_lock);
-	head = dr->psq_cached_head;
+	psq_lock(dr);
+	head = __atomic_load_n(dr->psq_khead, __ATOMIC_RELAXED);
 	/* acquire: the program's SQEs before its tail */
 	avail = __atomic_load_n(dr->psq_tail, __ATOMIC_ACQUIRE) - head;
 	if (avail > entries)
@@ -792,13 +884,98 @@ static int submit_copy(struct ucmd_ring *ring, unsigned to_submit, dc_divert_fn 
 		__atomic_store_n(ring->sq.ktail, etail, __ATOMIC_SEQ_CST);
 		kick(ring, copied, 0);
 	}
-	dr->psq_cached_head = head;
+	__atomic_store_n(dr->psq_khead, head, __ATOMIC_RELAXED);
 	/* the program's slots are free once copied */
 	__atomic_store_n(dr->psq_head, head, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&dr->psq_lock);
+	psq_unlock(dr);
 	if (done)
 		return (int)done;
 	return ret == 0 && to_submit ? -EAGAIN : ret;
+}
+
+int dc_psq_take(struct ucmd_ring *ring, unsigned to_submit,
+		int (*check)(const struct io_uring_sqe *sqe, void *ctx),
+		int (*take)(const struct io_uring_sqe *sqe, void *ctx), void *ctx)
+{
+	struct dring *dr = to_dr(ring);
+	unsigned entries = ring->sq.ring_entries, mask = ring->sq.ring_mask;
+	size_t sqe_sz = (ring->flags & IORING_SETUP_SQE128) ? 128 : 64;
+	unsigned head, avail, done = 0, taken = 0;
+	int ret = 0;
+
+	if (!dr->psq_tail)
+		return -EBADF;
+	psq_lock(dr);
+	head = __atomic_load_n(dr->psq_khead, __ATOMIC_RELAXED);
+	avail = __atomic_load_n(dr->psq_tail, __ATOMIC_ACQUIRE) - head;
+	if (avail > entries)
+		avail = entries;
+	if (to_submit > avail)
+		to_submit = avail;
+	for (int pass = 0; pass < 2 && !ret; pass++) {
+		for (unsigned k = 0; k < to_submit; k++) {
+			unsigned pos = head + k;
+			unsigned idx = dr->psq_array ? __atomic_load_n(&dr->psq_array[pos & mask],
+								       __ATOMIC_RELAXED)
+						     : pos & mask;
+			const struct io_uring_sqe *sqe;
+
+			if (idx >= entries) {
+				done += pass;	/* dropped, as Linux drops it: not counted */
+				continue;
+			}
+			sqe = (const struct io_uring_sqe *)(dr->psq_sqes + (size_t)idx * sqe_sz);
+			ret = pass ? take(sqe, ctx) : check(sqe, ctx);
+			if (ret)
+				break;
+			done += pass;
+			taken += pass;
+		}
+	}
+	head += done;
+	__atomic_store_n(dr->psq_khead, head, __ATOMIC_RELAXED);
+	__atomic_store_n(dr->psq_head, head, __ATOMIC_RELEASE);
+	psq_unlock(dr);
+	return ret < 0 ? ret : (int)taken;
+}
+
+int dc_inject_cqe(struct ucmd_ring *ring, const struct io_uring_cqe *cqe)
+{
+	struct dring *dr = to_dr(ring);
+	bool big = ring->flags & IORING_SETUP_CQE32;
+	size_t sqe_sz = (ring->flags & IORING_SETUP_SQE128) ? 128 : 64;
+	struct io_uring_sqe *sqe;
+	unsigned etail;
+	int room;
+
+	if (ring_dead(dr))
+		return -ENOTCONN;
+	psq_lock(dr);
+	etail = __atomic_load_n(ring->sq.ktail, __ATOMIC_RELAXED);
+	room = copy_room(ring, etail);
+	if (room <= 0) {
+		psq_unlock(dr);
+		return room ? room : -EAGAIN;
+	}
+	sqe = (struct io_uring_sqe *)((char *)ring->sq.sqes + (etail & ring->sq.ring_mask) * sqe_sz);
+	memset(sqe, 0, sqe_sz);
+	sqe->opcode = IORING_OP_NOP;
+	/* Linux's nop_flags: IORING_NOP_INJECT_RESULT, IORING_NOP_CQE32 */
+	sqe->rw_flags = 1u | (big ? 1u << 5 : 0);
+	sqe->len = (uint32_t)cqe->res;
+	sqe->user_data = cqe->user_data;
+	if (big) {
+		sqe->off = cqe->big_cqe[0];
+		sqe->addr = cqe->big_cqe[1];
+	}
+	if (ring->sq.array)
+		__atomic_store_n(&ring->sq.array[etail & ring->sq.ring_mask],
+				 etail & ring->sq.ring_mask, __ATOMIC_RELAXED);
+	/* seq_cst: pairs with the proxy's NEED_WAKEUP, then its look at the tail */
+	__atomic_store_n(ring->sq.ktail, etail + 1, __ATOMIC_SEQ_CST);
+	psq_unlock(dr);
+	kick(ring, 1, 0);
+	return 0;
 }
 
 int dc_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete, unsigned flags)
@@ -898,7 +1075,7 @@ int dc_post_cqes(struct ucmd_ring *ring, const struct io_uring_cqe *cqes, unsign
 		return -EOPNOTSUPP;
 	if (ring_dead(dr))
 		return -ENOTCONN;
-	pthread_mutex_lock(&dr->psq_lock);
+	psq_lock(dr);
 	etail = __atomic_load_n(ring->sq.ktail, __ATOMIC_RELAXED);
 	head = __atomic_load_n(ring->sq.khead, __ATOMIC_ACQUIRE);
 	room = entries - (etail - head);
@@ -914,7 +1091,7 @@ int dc_post_cqes(struct ucmd_ring *ring, const struct io_uring_cqe *cqes, unsign
 		sqe->fd = -1;
 		sqe->rw_flags = UCMD_NOP_INJECT_RESULT | UCMD_NOP_CQE_FLAGS;
 		sqe->len = (uint32_t)cqes[i].res;
-		sqe->off = cqes[i].flags;
+		sqe->addr3 = cqes[i].flags;
 		sqe->user_data = cqes[i].user_data;
 		if (ring->sq.array)
 			__atomic_store_n(&ring->sq.array[etail & mask], etail & mask,
@@ -924,7 +1101,7 @@ int dc_post_cqes(struct ucmd_ring *ring, const struct io_uring_cqe *cqes, unsign
 		__atomic_store_n(ring->sq.ktail, etail, __ATOMIC_SEQ_CST);
 		kick(ring, n, 0);
 	}
-	pthread_mutex_unlock(&dr->psq_lock);
+	psq_unlock(dr);
 	return (int)n;
 }
 

@@ -125,12 +125,14 @@ const struct ucmd_backend *backend_engine_ops(const struct ucmd_engine *e);
 
 /*
  * IORING_OP_NOP's nop_flags (Linux 6.x; the system header may predate
- * them): INJECT_RESULT posts sqe->len as the CQE's res. UCMD_NOP_CQE_FLAGS
- * is ucmd's own (Linux answers -EINVAL to it): the CQE's flags from the low
- * 32 bits of sqe->off. The preload posts a forwarded request's completion
- * with both (src/preload/uring_own.c).
+ * them): INJECT_RESULT posts sqe->len as the CQE's res; CQE32 sqe->off and
+ * sqe->addr as a big CQE's extra words. UCMD_NOP_CQE_FLAGS is ucmd's own
+ * (Linux answers -EINVAL to it): the CQE's flags from the low 32 bits of
+ * sqe->addr3 (off is CQE32's). The preload posts a forwarded request's
+ * completion with INJECT_RESULT and CQE_FLAGS (src/preload/uring_own.c).
  */
 #define UCMD_NOP_INJECT_RESULT (1u << 0)
+#define UCMD_NOP_CQE32 (1u << 5)
 #define UCMD_NOP_CQE_FLAGS (1u << 31)
 
 #endif /* UCMD_CORE_BACKEND_H */

@@ -359,6 +359,7 @@ extern const struct io_issue_def io_issue_defs[IORING_OP_LAST];
 /* ---- per-op handlers ---------------------------------------------------- */
 int io_nop_prep(struct ucmd_kiocb *req, const struct io_uring_sqe *sqe);
 int io_nop(struct ucmd_kiocb *req, unsigned issue_flags);
+void io_nop_cleanup(struct ucmd_kiocb *req);
 int io_rw_prep(struct ucmd_kiocb *req, const struct io_uring_sqe *sqe);
 int io_read(struct ucmd_kiocb *req, unsigned issue_flags);
 int io_write(struct ucmd_kiocb *req, unsigned issue_flags);

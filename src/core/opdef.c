@@ -30,6 +30,7 @@ const struct io_issue_def io_issue_defs[IORING_OP_LAST] = {
 		.iopoll = 1,
 		.prep = io_nop_prep,
 		.issue = io_nop,
+		.cleanup = io_nop_cleanup,
 	},
 	[IORING_OP_READV]	= RW_DEF("READV", io_read),
 	[IORING_OP_WRITEV]	= RW_DEF("WRITEV", io_write),

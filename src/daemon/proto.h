@@ -198,6 +198,15 @@ struct ucmdd_ioctl {
  * ring's SQE size). The memfd holds at least ctl_off + ucmdd_psq_len().
  */
 #define UCMDD_PSQ_HEAD	64u
+/*
+ * Client words the program is not told of, in the head's line: the lock
+ * every process holding the ring takes to copy from the program's SQ into
+ * the ring's (a forked child shares both with its maker, as Linux's
+ * uring_lock serialises submitters), its holder's pid; and how far the
+ * program's SQ was copied (the head the program reads is stored from it).
+ */
+#define UCMDD_PSQ_XLOCK	96u
+#define UCMDD_PSQ_KHEAD	100u
 #define UCMDD_PSQ_TAIL	128u
 #define UCMDD_PSQ_ARRAY	192u
 #define UCMDD_PSQ_PAGE	4096u

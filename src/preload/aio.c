@@ -292,9 +292,23 @@ static long submit_one(struct aio_ctx *c, void *user_cb)
 	if ((ssize_t)cb.aio_nbytes < 0)
 		return -EINVAL;
 	f = pl_fd((int)cb.aio_fildes);
+	/*
+	 * A copy made with the program's own dup (pl_fd_adopt) is a
+	 * placeholder, an empty directory opened read-only, until found: the
+	 * kernel's fsync of it succeeds doing nothing, so an fsync is asked
+	 * about first (an fstat for another file, as libc's fsync); its reads
+	 * and writes the kernel refuses at once (EINVAL: no read_iter; EBADF:
+	 * not open for writing), and are asked about then.
+	 */
+	if (!f && (int)cb.aio_fildes >= 0 &&
+	    (cb.aio_lio_opcode == IOCB_CMD_FSYNC || cb.aio_lio_opcode == IOCB_CMD_FDSYNC))
+		f = pl_fd_adopt((int)cb.aio_fildes, 0);
 	if (f && (int)cb.aio_fildes >= 0)
 		return submit_dev(c, f, &cb, user_cb);
 	ret = raw(__NR_io_submit, (long)c->kern, 1, (long)&user_cb, 0, 0, 0);
+	if ((ret == -EINVAL || ret == -EBADF) && (int)cb.aio_fildes >= 0 &&
+	    (f = pl_fd_adopt((int)cb.aio_fildes, (int)-ret)))
+		return submit_dev(c, f, &cb, user_cb);
 	if (ret == 1) {
 		pthread_mutex_lock(&c->lock);
 		c->kern_inflight++;

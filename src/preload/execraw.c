@@ -227,10 +227,13 @@ long pl_exec_syscall(long nr, const long a[6])
 				       (long)len, 0, 0, 0, 0);
 		return ret;
 	}
+	/* the device locks Linux's exec keeps: their descriptors survive it */
+	pl_devlock_exec();
 	if (at)
 		ret = pl_raw_syscall(nr, a[0], a[1], a[2], (long)env, a[4], 0);
 	else
 		ret = pl_raw_syscall(nr, a[0], a[1], (long)env, 0, 0, 0);
+	pl_devlock_exec_failed();
 	pl_raw_syscall(__NR_munmap, (long)env - (long)sizeof(struct env_room), (long)len, 0, 0, 0,
 		       0);
 	return ret;

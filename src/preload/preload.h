@@ -221,6 +221,15 @@ int pl_devlock_flock(int fd, struct pl_file *f, int op);			/* flock's result */
 /* fd, of device d, is about to be closed or replaced: locks go as Linux's close drops them */
 void pl_devlock_closing(int fd, const struct pl_devinfo *d);
 /*
+ * An exec is about to be made: the lock descriptors whose locks Linux's
+ * exec keeps are left open across it (their fds survive); _failed: it
+ * failed, they are close-on-exec again. _recover, at load: the ones the
+ * image before kept.
+ */
+void pl_devlock_exec(void);
+void pl_devlock_exec_failed(void);
+void pl_devlock_recover(void);
+/*
  * open(2) of a ucmd device: the placeholder (an empty directory, read-only)
  * opened with the program's status flags (fdmap.c), then the daemon's open
  * at the same number. fd or -1
@@ -537,6 +546,18 @@ void pl_uring_close(int fd);
 long pl_uring_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
 /* In a forked child: no registered ring index, no io_uring_task, as Linux's new task. */
 void pl_uring_forked(void);
+
+/* ---- uring_relay.c: a forked child's submit on an inherited ring ---- */
+struct pl_relay;
+struct ucmd_ring;
+/*
+ * Take up to to_submit SQEs the program published on shared (its maker's
+ * ring) and run them in this process, their CQEs relayed into shared's CQ;
+ * *slot is made at the first. How many were taken, or -errno (EBADF: an
+ * SQE names the shared ring's registered resources, or the ring has no
+ * program SQ).
+ */
+long pl_relay_submit(struct ucmd_ring *shared, struct pl_relay *_Atomic *slot, unsigned to_submit);
 
 /* ---- svtab.c: the device fds ucmd-supervise gave, mirrored for our rings (before an enter) ---- */
 void pl_svtab_sync(void);

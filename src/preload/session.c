@@ -341,6 +341,7 @@ __attribute__((constructor)) static void session_init(void)
 		return;
 	pl_view_init();
 	pl_fdmap_recover();
+	pl_devlock_recover();
 	if (pl_seccomp_install())
 		pl_trace("io_uring system calls made without libc are not caught");
 }

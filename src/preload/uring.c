@@ -56,6 +56,8 @@ struct pl_ring {
 	struct pl_own *own;	/* the kernel ring for own fds (uring_own.c), or NULL */
 	struct pl_own_bufs bufs;	/* the registered buffers, for that ring */
 	pthread_mutex_t reg_lock;	/* bufs */
+	/* a forked child's: its submits on this inherited ring (uring_relay.c) */
+	struct pl_relay *_Atomic relay;
 };
 
 static struct pl_ring *_Atomic rings[PL_MAX_RING_FD];
@@ -69,6 +71,15 @@ static atomic_bool has_tctx;
 
 void pl_uring_forked(void)
 {
+	for (unsigned i = 0; i < PL_MAX_RING_FD; i++) {
+		struct pl_ring *r = atomic_load(&rings[i]);
+
+		/* the parent's relay thread is not here; a thread's lock may have been held */
+		if (r) {
+			atomic_store(&r->relay, NULL);
+			dc_ring_forked(&r->ring);
+		}
+	}
 	for (unsigned i = 0; i < PL_MAX_REG_RINGS; i++)
 		atomic_store(&reg_rings[i], NULL);
 	atomic_store(&has_tctx, false);
@@ -245,8 +256,8 @@ static long inherited_check(const struct pl_ring *r, unsigned to_submit, unsigne
 
 	if (setup & IORING_SETUP_SQPOLL)
 		return 0;
-	if (to_submit)
-		return (setup & IORING_SETUP_SINGLE_ISSUER) ? -EEXIST : -EBADF;
+	if (to_submit && (setup & IORING_SETUP_SINGLE_ISSUER))
+		return -EEXIST;
 	if ((flags & IORING_ENTER_GETEVENTS) && (setup & IORING_SETUP_DEFER_TASKRUN) &&
 	    !(setup & IORING_SETUP_IOPOLL))
 		return -EEXIST;
@@ -288,8 +299,9 @@ static void note_unknown(const struct io_uring_sqe *sqe, unsigned pos, void *ctx
  * own instruction (a raw dup) before any call through libc found it: the
  * daemon would not know the number (EBADF). Each number none of ours is
  * asked about as a failed call's would be (pl_fd_adopt: an fstat, a readlink for a directory; the
- * daemon opens a copy at its number). Only what the program's own SQ holds
- * (a ring without SQPOLL and with an SQ array): a poller takes the others
+ * daemon opens a copy at its number). Any ring without SQPOLL (the
+ * program's own SQ, or the ring's when it has no SQ array: the proxy takes
+ * nothing past what an enter submits); an SQPOLL ring's poller takes SQEs
  * without an enter.
  */
 static bool adopt_sqe_fds(struct pl_ring *r, unsigned to_submit)
@@ -301,7 +313,8 @@ static bool adopt_sqe_fds(struct pl_ring *r, unsigned to_submit)
 	dc_psq_each_sqe(&r->ring, to_submit, note_unknown, &u);
 	for (unsigned i = 0; i < u.n; i++)
 		pl_fd_adopt(u.fd[i], EBADF);
-	return u.any_own;
+	/* own SQEs are diverted only from the program's own SQ (dc_enter_divert) */
+	return u.any_own && dc_psq_own(&r->ring);
 }
 
 /*
@@ -328,6 +341,36 @@ static long enter_own(struct pl_ring *r, unsigned to_submit, unsigned min_comple
 	return sub ? sub : ret;
 }
 
+/*
+ * A forked child's submitting enter on an inherited ring without SQPOLL:
+ * its SQEs run in its own memory on a ring of its connection, their CQEs
+ * relayed into the shared CQ (uring_relay.c); then the wait, if any, on the
+ * shared CQ. EOWNERDEAD once the maker's ring is gone, as a wait's.
+ */
+static long inherited_submit(struct pl_ring *r, unsigned to_submit, unsigned min_complete,
+			     unsigned flags, const void *arg, size_t argsz)
+{
+	long n, ret;
+
+	/* nothing to submit and no wait: -ENOTCONN from a ring the daemon ended */
+	if (dc_enter(&r->ring, 0, 0, 0) == -ENOTCONN)
+		return -EOWNERDEAD;
+	atomic_store(&has_tctx, true);
+	/* the numbers the SQEs name are ours: the connection mirrors them */
+	if (!pl_engine())
+		return -errno;
+	pl_svtab_sync();
+	adopt_sqe_fds(r, to_submit);
+	n = pl_relay_submit(&r->ring, &r->relay, to_submit);
+	if (n < 0)
+		return n;
+	ret = enter_ring_args(r, 0, min_complete, flags, arg, argsz);
+	if (ret == -ENOTCONN)
+		ret = -EOWNERDEAD;
+	/* as io_uring_enter(2): what was submitted wins over the wait's result */
+	return n ? n : ret;
+}
+
 long pl_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete, unsigned flags,
 		       const void *arg, size_t argsz)
 {
@@ -341,6 +384,8 @@ long pl_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete, unsign
 		ret = (int)inherited_check(r, to_submit, flags);
 		if (ret)
 			return ret;
+		if (to_submit && !(r->ring.flags & IORING_SETUP_SQPOLL))
+			return inherited_submit(r, to_submit, min_complete, flags, arg, argsz);
 		ret = (int)enter_ring_args(r, to_submit, min_complete, flags, arg, argsz);
 		return ret == -ENOTCONN ? -EOWNERDEAD : ret;
 	}

@@ -140,12 +140,62 @@ static void flock_contend(void)
 	close(fd);
 }
 
+static void kept_contend(void)
+{
+	int fd = xopen(O_RDWR);
+
+	getlk("child getlk 0+100", fd, F_GETLK, 0, 100);
+	getlk("child ofd getlk 200+10", fd, F_OFD_GETLK, 200, 10);
+	say("child flock ex nb", flock(fd, LOCK_EX | LOCK_NB));
+	close(fd);
+}
+
+static int exec_kept(int argc, char **argv)
+{
+	char fds[3][16];
+	int a, o, f;
+
+	if (argc == 3) {
+		a = xopen(O_RDWR);
+		o = xopen(O_RDWR);
+		f = xopen(O_RDONLY);
+		say("setlk write 0+100", lk(a, F_SETLK, F_WRLCK, 0, 100));
+		say("ofd setlk write 200+10", lk(o, F_OFD_SETLK, F_WRLCK, 200, 10));
+		say("flock ex", flock(f, LOCK_EX));
+		in_child(kept_contend);
+		snprintf(fds[0], sizeof(fds[0]), "%d", a);
+		snprintf(fds[1], sizeof(fds[1]), "%d", o);
+		snprintf(fds[2], sizeof(fds[2]), "%d", f);
+		execl("/proc/self/exe", "dev_locks", "exec", path, fds[0], fds[1], fds[2],
+		      (char *)NULL);
+		say("exec", -1);
+		return 1;
+	}
+	a = atoi(argv[3]);
+	o = atoi(argv[4]);
+	f = atoi(argv[5]);
+	printf("after exec\n");
+	in_child(kept_contend);
+	close(f);	/* the flock's description's last fd */
+	in_child(kept_contend);
+	close(o);	/* the OFD lock's */
+	in_child(kept_contend);
+	close(a);	/* any close drops the POSIX locks */
+	in_child(kept_contend);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int a, b, ro, wo;
 
+	if (argc >= 3 && !strcmp(argv[1], "exec")) {
+		path = argv[2];
+		parent = getpid();
+		return exec_kept(argc, argv);
+	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: dev_locks PATH\n");
+		fprintf(stderr, "usage: dev_locks PATH | dev_locks exec PATH\n");
 		return 1;
 	}
 	path = argv[1];

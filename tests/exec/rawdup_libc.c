@@ -26,6 +26,13 @@
  *     block 30 (IORING_OP_URING_CMD, "ng sqe RES"), an IORING_OP_WRITE of
  *     pattern 31 at block 31 ("blk sqe RES"). Then read through libc on a
  *     copy of NGPATH ("ng read RES": EINVAL as a char device).
+ *   rawdup_libc aio BLKPATH
+ *     BLKPATH opened O_RDWR | O_DIRECT through libc, and native aio
+ *     (io_setup, io_submit, io_getevents through libc's syscall(), as
+ *     libaio calls them) on copies made with the program's own dup, each
+ *     iocb the first call on its copy: a PWRITE of pattern 34 at block 34
+ *     ("aio write RES"), a PREAD of it ("aio read RES same|differs"), an
+ *     FSYNC ("aio fsync RES").
  *   rawdup_libc pattern N
  *     Writes pattern N's 4096 bytes to stdout (what dd reads back).
  *
@@ -35,6 +42,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <linux/aio_abi.h>
 #include <linux/falloc.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -252,17 +260,55 @@ static int ng(const char *ngpath, const char *blkpath)
 	return 0;
 }
 
+/* one iocb on a fresh raw copy of fd, submitted and waited for: its event's res, or -errno */
+static long aio_one(aio_context_t ctx, int fd, unsigned op, void *b)
+{
+	struct iocb cb = { .aio_fildes = (uint32_t)copy_of(fd), .aio_lio_opcode = (uint16_t)op,
+			   .aio_buf = (uint64_t)(uintptr_t)b, .aio_nbytes = b ? BS : 0,
+			   .aio_offset = b ? 34 * BS : 0, .aio_data = 34 };
+	struct iocb *list[1] = { &cb };
+	struct io_event ev;
+
+	if (syscall(SYS_io_submit, ctx, 1, list) != 1 ||
+	    syscall(SYS_io_getevents, ctx, 1, 1, &ev, NULL) != 1)
+		return -errno;
+	return ev.data == 34 ? ev.res : -EIO;
+}
+
+static int aio(const char *blkpath)
+{
+	aio_context_t ctx = 0;
+	int fd = open(blkpath, O_RDWR | O_DIRECT);
+	long res;
+
+	if (fd < 0 || syscall(SYS_io_setup, 4, &ctx)) {
+		printf("setup: %s\n", strerrorname_np(errno));
+		return 0;
+	}
+	pattern(34);
+	res = aio_one(ctx, fd, IOCB_CMD_PWRITE, buf);
+	printf("aio write %s\n", raw_res(res == BS ? 0 : res < 0 ? res : -EIO));
+	memset(back, 0, sizeof(back));
+	res = aio_one(ctx, fd, IOCB_CMD_PREAD, back);
+	printf("aio read %s %s\n", raw_res(res == BS ? 0 : res < 0 ? res : -EIO),
+	       memcmp(buf, back, BS) ? "differs" : "same");
+	printf("aio fsync %s\n", raw_res(aio_one(ctx, fd, IOCB_CMD_FSYNC, NULL)));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 3 && !strcmp(argv[1], "blk"))
 		return blk(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "aio"))
+		return aio(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "ng"))
 		return ng(argv[2], argv[3]);
 	if (argc == 3 && !strcmp(argv[1], "pattern")) {
 		pattern((unsigned)atoi(argv[2]));
 		return fwrite(buf, BS, 1, stdout) == 1 ? 0 : 1;
 	}
-	fprintf(stderr, "usage: rawdup_libc blk BLKPATH | ng NGPATH BLKPATH | pattern N\n");
+	fprintf(stderr, "usage: rawdup_libc blk BLKPATH | ng NGPATH BLKPATH | aio BLKPATH | pattern N\n");
 	return 1;
 }

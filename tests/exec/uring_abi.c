@@ -6,6 +6,10 @@
  * IORING_SETUP_HYBRID_IOPOLL (with IOPOLL; alone it is EINVAL). On each
  * ring: NOPs twice round it, then an O_DIRECT READ of LBA 0 of the block
  * device, compared with pread. Prints one line per case, "ok" or why not.
+ * Last, a ring without an SQ array again, its READs through a copy of the
+ * device made with the program's own dup instruction (no interposer sees
+ * it: Go's syscall.Dup), an SQE the first call on it: io_uring_enter finds
+ * the copy among the SQEs' numbers before the ring takes them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +20,8 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include "insn.h"
 
 #ifndef IORING_SETUP_NO_SQARRAY
 #define IORING_SETUP_NO_SQARRAY (1U << 16)
@@ -146,5 +152,11 @@ int main(int argc, char **argv)
 	printf("hybrid_iopoll_no_sqarray %s\n",
 	       run(IORING_SETUP_IOPOLL | IORING_SETUP_HYBRID_IOPOLL | IORING_SETUP_NO_SQARRAY, dev,
 		   want));
+	{
+		long copy = insn3(__NR_dup, dev, 0, 0);
+
+		printf("no_sqarray_rawdup %s\n",
+		       copy < 0 ? "dup failed" : run(IORING_SETUP_NO_SQARRAY, (int)copy, want));
+	}
 	return 0;
 }

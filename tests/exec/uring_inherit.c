@@ -19,6 +19,16 @@
  *     IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN: the child's
  *     wait is EEXIST too (io_cqring_wait: only the submitter runs the
  *     ring's task work).
+ *   uring_inherit submit NGPATH
+ *     Both submit on the ring they share, at once: the child writes 4 KiB
+ *     blocks 40..47 from buffers of its own (byte value 0xc0 + i, written
+ *     after the fork: the parent's pages at those addresses stay zero),
+ *     the parent blocks 48..55 (0x50 + i), one SQE per enter, each under a
+ *     lock both hold in turn around filling and submitting (the SQ is one,
+ *     as on Linux; liburing's own idea of the tail is re-read from it). The
+ *     parent reaps all 16 CQEs from the CQ both share: the child's come
+ *     with its user_data (100 + i) and the result of its write. The script
+ *     reads the blocks with dd.
  *   uring_inherit regring NGPATH
  *     The parent registers its ring's fd (IORING_REGISTER_RING_FDS) and
  *     forks. Registered indexes are a task's own: the child's enter by
@@ -33,8 +43,11 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -192,6 +205,125 @@ static int run(const char *path, const char *mode)
 	return 0;
 }
 
+#define SUB_N 8u
+
+static unsigned char sbuf[SUB_N][4096] __attribute__((aligned(4096)));
+
+/* one write of sbuf[i] at 4 KiB block blk, filled and submitted under m; its enter's result */
+static int shared_write(struct io_uring *ring, pthread_mutex_t *m, int fd, uint32_t nsid,
+			unsigned i, unsigned blk, unsigned nlb, uint64_t ud)
+{
+	struct io_uring_sqe *sqe;
+	int ret = -EBUSY;
+
+	pthread_mutex_lock(m);
+	/* the other process moved the SQ tail both share since liburing last looked */
+	ring->sq.sqe_head = ring->sq.sqe_tail = *ring->sq.ktail;
+	sqe = rawdev_sqe(ring, fd, 0x01, nsid, sbuf[i], 4096, (uint64_t)blk * nlb, nlb);
+	if (sqe) {
+		sqe->user_data = ud;
+		ret = io_uring_submit(ring);
+	}
+	pthread_mutex_unlock(m);
+	return ret;
+}
+
+static int submit_both(const char *path)
+{
+	struct io_uring ring;
+	pthread_mutexattr_t ma;
+	pthread_mutex_t *m;
+	int c2p[2], p2c[2], fd, ret;
+	unsigned nlb, got = 0, child_n = 0, parent_n = 0, seen_c = 0, seen_p = 0;
+	long nsid;
+	pid_t pid;
+
+	fd = open(path, O_RDWR);
+	if (fd < 0) {
+		printf("open: %s\n", strerror(errno));
+		return 0;
+	}
+	nsid = rawdev_nsid(fd);
+	if (nsid < 0 || rawdev_ring(&ring, NULL))
+		return 0;
+	nlb = parent_io(&ring, fd, 0x02, (uint32_t)nsid, rbuf, 0, 8) == -EINVAL ? 1 : 8;
+	m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED || pipe(c2p) || pipe(p2c)) {
+		printf("setup: %s\n", strerror(errno));
+		return 0;
+	}
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
+	pthread_mutex_init(m, &ma);
+	pid = fork_flushed();
+	if (pid < 0)
+		return 0;
+	if (pid == 0) {
+		unsigned n = 0;
+		char c;
+
+		for (unsigned i = 0; i < SUB_N; i++)
+			memset(sbuf[i], 0xc0 + (int)i, sizeof(sbuf[i]));
+		for (unsigned i = 0; i < SUB_N; i++) {
+			ret = shared_write(&ring, m, fd, (uint32_t)nsid, i, 40 + i, nlb, 100 + i);
+			if (ret != 1) {
+				printf("child submit %u: %s\n", i, res_name(ret < 0 ? ret : -EIO));
+				break;
+			}
+			n++;
+			sched_yield();
+		}
+		if (n == SUB_N)
+			printf("child submitted %u: ok\n", n);
+		fflush(stdout);
+		/* what it submitted is in flight until the parent says it reaped it all */
+		if (write(c2p[1], &n, sizeof(n)) != sizeof(n) || read(p2c[0], &c, 1) != 1)
+			_exit(1);
+		_exit(0);
+	}
+	for (unsigned i = 0; i < SUB_N; i++)
+		memset(sbuf[i], 0x50 + (int)i, sizeof(sbuf[i]));
+	/* what its enters took: a child's SQE left published in the SQ is taken with its own */
+	for (unsigned i = 0; i < SUB_N; i++) {
+		ret = shared_write(&ring, m, fd, (uint32_t)nsid, i, 48 + i, nlb, 200 + i);
+		if (ret < 0) {
+			printf("parent submit %u: %s\n", i, res_name(ret));
+			break;
+		}
+		parent_n += (unsigned)ret;
+		sched_yield();
+	}
+	if (read(c2p[0], &child_n, sizeof(child_n)) != sizeof(child_n))
+		child_n = 0;
+	while (got < parent_n + child_n) {
+		struct io_uring_cqe *cqe;
+
+		ret = io_uring_wait_cqe(&ring, &cqe);
+		if (ret) {
+			printf("parent wait: %s\n", res_name(ret));
+			break;
+		}
+		if (cqe->res)
+			printf("parent cqe %llu: %s\n", (unsigned long long)cqe->user_data,
+			       res_name(cqe->res));
+		else if (cqe->user_data >= 100 && cqe->user_data < 100 + SUB_N)
+			seen_c |= 1u << (cqe->user_data - 100);
+		else if (cqe->user_data >= 200 && cqe->user_data < 200 + SUB_N)
+			seen_p |= 1u << (cqe->user_data - 200);
+		else
+			printf("parent cqe %llu: unexpected\n", (unsigned long long)cqe->user_data);
+		io_uring_cqe_seen(&ring, cqe);
+		got++;
+	}
+	printf("parent reaped child's %u, its own %u: %s\n", (unsigned)__builtin_popcount(seen_c),
+	       (unsigned)__builtin_popcount(seen_p),
+	       seen_c == (1u << SUB_N) - 1 && seen_p == (1u << SUB_N) - 1 ? "ok" : "EIO");
+	if (write(p2c[1], "x", 1) != 1)
+		printf("pipe: %s\n", strerror(errno));
+	wait_child(pid);
+	return 0;
+}
+
 static const char *enter_reg(unsigned idx)
 {
 	long ret = syscall(SYS_io_uring_enter, idx, 0, 0, IORING_ENTER_REGISTERED_RING, NULL, 0);
@@ -234,9 +366,11 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "regring"))
 		return regring();
+	if (argc == 3 && !strcmp(argv[1], "submit"))
+		return submit_both(argv[2]);
 	if (argc == 3 && (!strcmp(argv[1], "wait") || !strcmp(argv[1], "single") ||
 			  !strcmp(argv[1], "defer")))
 		return run(argv[2], argv[1]);
-	fprintf(stderr, "usage: uring_inherit wait|single|defer|regring NGPATH\n");
+	fprintf(stderr, "usage: uring_inherit wait|single|defer|regring|submit NGPATH\n");
 	return 1;
 }

@@ -13,6 +13,9 @@
 #   (none reaches a file).
 # - ng: an SQE naming a copy before any call on it through libc is served
 #   (the preload asks about the numbers of the SQEs at io_uring_enter).
+# - aio: a native aio iocb (libaio's io_submit) naming a copy before any
+#   call on it is served as the device: a write read back with dd, a read,
+#   an fsync.
 # - a device sh opened through libc, kept across its exec of dd (found
 #   again by the new image's preload by its placeholder's path, which
 #   names the access mode), with dd's F_SETFL(O_DIRECT) on it.
@@ -87,6 +90,12 @@ blk sqe ok
 ng read EINVAL" ] || fail "ng: '$out'"
 same_block 30 "an SQE on ng0n1"
 same_block 31 "an SQE on nvme0n1"
+step "aio: native aio iocbs naming raw copies of nvme0n1, each the copy's first call"
+out=$(ex "$PROG" aio /dev/nvme0n1 2>&1) || fail "aio: exit $?: $out"
+[ "$out" = "aio write ok
+aio read ok same
+aio fsync ok" ] || fail "aio: '$out'"
+same_block 34 "an aio write through a raw copy"
 step "a device sh opened through libc, inherited by dd across exec (its F_SETFL O_DIRECT)"
 head -c 4096 /dev/urandom >"$T/in40"
 ex sh -c "dd bs=4096 seek=40 count=1 oflag=direct status=none <'$T/in40' >/dev/nvme0n1" ||

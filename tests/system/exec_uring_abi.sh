@@ -22,6 +22,7 @@ hybrid_alone EINVAL
 no_sqarray ok
 hybrid_iopoll ok
 hybrid_iopoll_no_sqarray ok
+no_sqarray_rawdup ok
 W
 diff "$T/want.txt" "$T/out.txt" || fail "the current setup flags are not served"
 echo "exec_uring_abi: ok"

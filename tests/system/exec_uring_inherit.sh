@@ -13,6 +13,11 @@
 #   ring's submitter), its wait is served.
 # - defer: with IORING_SETUP_DEFER_TASKRUN (and SINGLE_ISSUER) the child's
 #   wait is EEXIST too.
+# - submit: parent and child submit on the ring they share at once (8
+#   writes each, one per enter, under a lock of the program's): the parent
+#   reaps the child's CQEs with its own from the one CQ, and the blocks hold
+#   what each wrote from its own memory (the child's buffers, filled after
+#   the fork, are zero in the parent).
 # - regring: registered ring indexes (IORING_REGISTER_RING_FDS) are a
 #   task's own: the child's enter by its parent's index is EINVAL; it
 #   registers the inherited ring itself and enters by its own index.
@@ -55,6 +60,16 @@ child look: ok
 child submit: EEXIST
 child register eventfd: EEXIST
 child wait: EEXIST" ] || fail "defer: '$out'"
+step "submit: the child submits on the ring it shares with its parent"
+out=$(ex "$PROG" submit /dev/ng0n1 2>&1) || fail "submit: exit $?: $out"
+[ "$(grep '^child' <<<"$out")" = "child submitted 8: ok" ] || fail "submit: '$out'"
+[ "$(grep '^parent' <<<"$out")" = "parent reaped child's 8, its own 8: ok" ] || fail "submit: '$out'"
+ex dd if=/dev/nvme0n1 bs=4096 skip=40 count=16 iflag=direct status=none >"$T/got" ||
+	fail "dd from nvme0n1"
+python3 -c 'import sys; sys.stdout.buffer.write(b"".join(bytes([0xc0 + i]) * 4096 for i in range(8)) + b"".join(bytes([0x50 + i]) * 4096 for i in range(8)))' \
+	>"$T/want" || fail "pattern"
+cmp "$T/want" "$T/got" || fail "blocks 40..55 are not what the child and the parent wrote"
+
 step "regring: registered ring indexes are the task's own"
 out=$(ex "$PROG" regring /dev/ng0n1 2>&1) || fail "regring: exit $?: $out"
 [ "$out" = "parent register ring fd: ok

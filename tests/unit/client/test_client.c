@@ -1260,7 +1260,7 @@ static void test_submit_divert_post(void **state)
 		assert_int_equal(s->opcode, IORING_OP_NOP);
 		assert_int_equal(s->user_data, c[i].user_data);
 		assert_int_equal((int32_t)s->len, c[i].res);
-		assert_int_equal(s->off, c[i].flags);
+		assert_int_equal(s->addr3, c[i].flags);
 		assert_int_equal(s->rw_flags, UCMD_NOP_INJECT_RESULT | UCMD_NOP_CQE_FLAGS);
 		assert_int_equal(s->flags, 0);
 	}

@@ -72,18 +72,19 @@ static void bad_personality(struct io_uring_sqe *s) { s->personality = 7; }
 
 /*
  * nop_flags (Linux 6.x): INJECT_RESULT posts sqe->len as res; ucmd's own
- * UCMD_NOP_CQE_FLAGS posts sqe->off as the CQE's flags; Linux's other
+ * UCMD_NOP_CQE_FLAGS posts sqe->addr3 as the CQE's flags; Linux's other
  * flags change nothing; any other bit is -EINVAL.
  */
 static void nop_inject(struct io_uring_sqe *s) { s->rw_flags = UCMD_NOP_INJECT_RESULT; s->len = (unsigned)-9; }
 static void nop_inject_pos(struct io_uring_sqe *s) { s->rw_flags = UCMD_NOP_INJECT_RESULT; s->len = 4096; }
-static void nop_linux_flags(struct io_uring_sqe *s) { s->rw_flags = 0x3e; s->len = 5; }
+/* CQE32 (bit 5) is left out: this ring's CQEs are 16 bytes (test_nop_inject) */
+static void nop_linux_flags(struct io_uring_sqe *s) { s->rw_flags = 0x1e; s->len = 5; }
 static void nop_bad_flag(struct io_uring_sqe *s) { s->rw_flags = 1u << 6; }
 static void nop_cqe_flags(struct io_uring_sqe *s)
 {
 	s->rw_flags = UCMD_NOP_INJECT_RESULT | UCMD_NOP_CQE_FLAGS;
 	s->len = 7;
-	s->off = 0x3;
+	s->addr3 = 0x3;
 }
 
 static void test_nop_flags(void **state)
@@ -227,6 +228,44 @@ static void test_head_is_ours(void **state)
 	ucmd_queue_exit(&ring);
 }
 
+/*
+ * nop_flags (Linux 6.10's IORING_NOP_INJECT_RESULT, 6.18's IORING_NOP_CQE32):
+ * the result and a CQE32's extra words come from the SQE; CQE32 on a ring
+ * of 16-byte CQEs is EINVAL. The preload relays a forked child's
+ * completions into its parent's ring with them.
+ */
+static void test_nop_inject(void **state)
+{
+	struct ucmd_ring ring;
+	struct cqe_copy c;
+	struct io_uring_sqe *sqe;
+
+	(void)state;
+	ring_setup(ucmd_engine_default(), &ring, 4, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+	sqe = ucmd_get_sqe(&ring);
+	ucmd_prep_nop(sqe);
+	sqe->rw_flags = (1u << 0) | (1u << 5);
+	sqe->len = (uint32_t)-EIO;
+	sqe->off = 0x1122334455667788ull;
+	sqe->addr = 0x99;
+	sqe->user_data = 7;
+	assert_int_equal(submit_one(&ring, &c), -EIO);
+	assert_true(c.user_data == 7 && c.big[0] == 0x1122334455667788ull && c.big[1] == 0x99);
+	sqe = ucmd_get_sqe(&ring);
+	ucmd_prep_nop(sqe);
+	sqe->rw_flags = 1u << 0;
+	sqe->len = 4096;
+	assert_int_equal(submit_one(&ring, &c), 4096);
+	assert_true(c.big[0] == 0 && c.big[1] == 0);
+	ucmd_queue_exit(&ring);
+	ring_setup(ucmd_engine_default(), &ring, 4, 0);
+	sqe = ucmd_get_sqe(&ring);
+	ucmd_prep_nop(sqe);
+	sqe->rw_flags = 1u << 5;
+	assert_int_equal(submit_one(&ring, &c), -EINVAL);
+	ucmd_queue_exit(&ring);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -238,6 +277,7 @@ int main(void)
 		cmocka_unit_test(test_dropped_middle),
 		cmocka_unit_test(test_wild_tail),
 		cmocka_unit_test(test_head_is_ours),
+		cmocka_unit_test(test_nop_inject),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
