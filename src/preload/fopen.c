@@ -155,6 +155,7 @@ static FILE *fopen_ccs(const char *sym, const char *path, const char *mode,
 	if (w.kind == PL_WHERE_SYS && pl_sys_open_ok(&w, m->flags))
 		return NULL;
 	f = real(w.kind == PL_WHERE_SYS ? w.path : path, mode);
+	pl_ctl_done();
 	if (f && !pl_raw_syscall(__NR_fstat, fileno(f), (long)&st, 0, 0, 0, 0) &&
 	    pl_host_nvme_rdev(&st)) {
 		fclose(f);	/* nothing was read or written: stdio buffers until then */

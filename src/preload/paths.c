@@ -239,6 +239,7 @@ int pl_open_path(int dirfd, const char *path, int flags, mode_t mode)
 	if (pl_sys_open_ok(&w, flags))
 		return -1;
 	fd = pl_open_judged(dirfd, w.kind == PL_WHERE_SYS ? w.path : copy, flags, needs_mode(flags) ? mode : 0);
+	pl_ctl_done();
 	if (to_sv(&w, fd))
 		return judged((int)sv_looked(__NR_openat, dirfd, (long)copy, flags,
 					     needs_mode(flags) ? mode : 0, 0));

@@ -438,6 +438,21 @@ void pl_where(const char *base, const char *path, struct pl_where *w);
  */
 int pl_where_open(const struct pl_where *w, int flags);
 
+/* ---- ctlfiles.c: the tree's write-only control files ---- */
+/*
+ * An open for writing of the tree's file path (its last name base), under
+ * root: a control file's action taken (rescan, rescan_controller,
+ * reset_controller, a PCI function's reset, remove, rescan), 0 or its
+ * -errno; any other file -EACCES (kernfs's answer without a store).
+ */
+int pl_ctl_open(const char *root, const char *path, const char *base);
+/* After the open pl_ctl_open judged, made or not: what it left for then (a removal's tree sync). */
+void pl_ctl_done(void);
+/* Was controller instance's PCI function removed (its remove written, no rescan since)? */
+bool pl_ctl_removed(unsigned instance);
+/* The same for a device name (nvmeX, nvmeXnY, ngXnY): its controller's. */
+bool pl_name_removed(const char *name);
+
 /* ---- paths.c ---- */
 /* The path interposers (open*, stat*, access, opendir, readlink...), and: */
 /* The path a path-only call reaches: path itself, or (copied to buf) the tree's or the placeholder's. */

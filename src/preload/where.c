@@ -271,9 +271,9 @@ void pl_where(const char *base, const char *path, struct pl_where *w)
  * no write (EACCES for writing or creating, as kernfs answers for an
  * attribute without a store; the 0644 ones, whose store Linux has, too:
  * a block queue's tunables are a kernel queue's, which ucmd has not, and
- * a write that seemed taken would be a lie), except the rescans, which are taken: the
- * device list is read again and the tree brought up to date (Linux scans
- * the bus, or the controller's namespaces). A PCI function's resource0 is
+ * a write that seemed taken would be a lie), except the control files,
+ * whose action is taken (ctlfiles.c: the rescans, a controller's or a
+ * function's reset, a function's removal). A PCI function's resource0 is
  * written again with the controller's registers as they are now.
  */
 int pl_where_open(const struct pl_where *w, int flags)
@@ -291,12 +291,8 @@ int pl_where_open(const struct pl_where *w, int flags)
 	if (!n || strncmp(w->path, root, n) || w->path[n] != '/' || !base)
 		return 0;	/* the denied path: ENOENT from the kernel */
 	base++;
-	if (writing) {
-		if (strcmp(base, "rescan") && strcmp(base, "rescan_controller"))
-			return -EACCES;
-		ret = pl_devinfo_reload();
-		return ret ? ret : pl_sysfs_sync(root);
-	}
+	if (writing)
+		return pl_ctl_open(root, w->path, base);
 	if (!strcmp(base, "resource0")) {
 		ret = pl_sysfs_regs(w->path);
 		/* the daemon's refusal is the open's; a file not a function's is left alone */

@@ -5,7 +5,7 @@
 # - stat, lstat, statx and fstat of the tree's directories show 0755, its
 #   attributes 0444, the ones Linux takes writes to 0644 (the block queue's
 #   tunables, a device's uevent, a PCI function's enable and config...) and
-#   its rescans 0200, the modes this host's own /sys shows for a directory,
+#   its control files (rescans, resets, remove) 0200, the modes this host's own /sys shows for a directory,
 #   an attribute, the same writable attribute and /sys/bus/pci/rescan;
 #   resource0 0600 (Linux's PCI resourceN); root writing a 0644 attribute
 #   is refused (EACCES, docs/compat.md: ucmd takes no such write);
@@ -73,7 +73,8 @@ diskgid=$(getent group disk | cut -d: -f3)
 dirs="/sys/class/nvme /sys/class/nvme/nvme0 /sys/class/nvme/nvme0/device /sys/block/nvme0n1"
 dirs+=" /sys/block/nvme0n1/queue /sys/class/nvme-subsystem/nvme-subsys0 /sys/bus/pci/drivers/nvme"
 attrs="/sys/class/nvme/nvme0/model /sys/block/nvme0n1/size /sys/class/nvme/nvme0/device/vendor"
-rescans="/sys/bus/pci/rescan /sys/class/nvme/nvme0/rescan_controller"
+rescans="/sys/bus/pci/rescan /sys/class/nvme/nvme0/rescan_controller /sys/class/nvme/nvme0/reset_controller"
+rescans+=" /sys/class/nvme/nvme0/device/remove /sys/class/nvme/nvme0/device/rescan /sys/class/nvme/nvme0/device/reset"
 devs="/dev/ng0n1 /dev/nvme0 /dev/nvme0n1"
 
 # A: answers that are every user's (stat, listings, contents): root's are the reference
