@@ -213,6 +213,8 @@ int pl_fd_same_file(int fd, const struct pl_devinfo *d);
  * -errno (ENOTDIR: a path below it).
  */
 int pl_fd_path_dev(const char *path, const struct pl_devinfo **d);
+/* The same, and *fd the descriptor path names (-1: none) when *d is set. */
+int pl_fd_path_fd(const char *path, const struct pl_devinfo **d, int *fd);
 /* devlock.c: record locks and flock on device fds, on the device's lock file */
 struct flock;
 bool pl_devlock_cmd(int cmd);	/* F_GETLK, F_SETLK(W) or their OFD forms */
