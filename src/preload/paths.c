@@ -47,11 +47,11 @@ int pl_sys_open_ok(const struct pl_where *w, int flags)
 {
 	int ret = pl_where_open(w, flags);
 
-	if (ret) {
+	if (ret < 0) {
 		errno = -ret;
 		return -1;
 	}
-	return 0;
+	return ret;
 }
 
 /*
@@ -236,8 +236,11 @@ int pl_open_path(int dirfd, const char *path, int flags, mode_t mode)
 	if (w.kind == PL_WHERE_SV)
 		return judged((int)sv_looked(__NR_openat, dirfd, (long)copy, flags,
 					     needs_mode(flags) ? mode : 0, 0));
-	if (pl_sys_open_ok(&w, flags))
+	ret = pl_sys_open_ok(&w, flags);
+	if (ret < 0)
 		return -1;
+	if (ret == PL_OPEN_ATTRW)
+		flags = pl_attrw_flags(flags);
 	fd = pl_open_judged(dirfd, w.kind == PL_WHERE_SYS ? w.path : copy, flags, needs_mode(flags) ? mode : 0);
 	pl_ctl_done();
 	if (to_sv(&w, fd))

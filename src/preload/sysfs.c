@@ -133,8 +133,8 @@ static int put_bytes(const char *path, const void *buf, size_t len, mode_t mode)
  * An attribute's modes, as sysfs's: 0444 for one the kernel only shows,
  * 0644 for one it also takes writes to (DEVICE_ATTR_RW, S_IRUGO | S_IWUSR:
  * a device's uevent, the block queue's tunables, a PCI function's enable,
- * config...), whether or not ucmd takes the write (pl_where_open: it takes
- * only the rescans, an open for writing of the others is EACCES).
+ * config...): root's write of the current value is taken, another is
+ * EINVAL (pl_where_open, attrw.c); 0200 for the control files (ctlfiles.c).
  */
 #define ATTR_RO 0444
 #define ATTR_RW 0644
