@@ -174,7 +174,8 @@ static int load_locked(void)
 		struct pl_devinfo d;
 		struct dev_slot *s;
 
-		if (!classify(names[i], &d))
+		/* a removed PCI function's devices are no one's until a rescan (ctlfiles.c) */
+		if (!classify(names[i], &d) || pl_ctl_removed(d.instance))
 			continue;
 		s = find_locked(d.name);
 		if (!s) {
@@ -262,7 +263,8 @@ const struct pl_devinfo *pl_devinfo(const char *name)
 	if (first)
 		ret = load_locked();
 	s = ret ? NULL : find_locked(name);
-	if (!ret && (!s || s->gone) && !first) {
+	/* removed by another process since our list was read (ctlfiles.c): gone now */
+	if (!ret && (!s || s->gone || pl_ctl_removed(s->info.instance)) && !first) {
 		ret = load_locked();
 		reloaded = true;
 		s = ret ? NULL : find_locked(name);

@@ -7,7 +7,9 @@
  * file description, judged as any open of the device node). The kernel
  * would follow the link to the placeholder (a read-only directory:
  * EISDIR for writing, a directory for reading), so such an open of a
- * device fd is made here as an open of its device.
+ * device fd is made here as an open of its device; a stat that follows
+ * the link (stat, fstatat and statx without AT_SYMLINK_NOFOLLOW) is the
+ * descriptor's, as fstat's of it (paths.c).
  */
 #include <errno.h>
 #include <limits.h>
@@ -62,11 +64,19 @@ static int named_fd(const char *path, const char **rest)
 
 int pl_fd_path_dev(const char *path, const struct pl_devinfo **d)
 {
+	int fd;
+
+	return pl_fd_path_fd(path, d, &fd);
+}
+
+int pl_fd_path_fd(const char *path, const struct pl_devinfo **d, int *fdp)
+{
 	const char *rest;
 	struct pl_file *f;
 	int fd = named_fd(path, &rest);
 
 	*d = NULL;
+	*fdp = fd;
 	if (fd < 0)
 		return 0;
 	f = pl_fd(fd);

@@ -152,9 +152,20 @@ static FILE *fopen_ccs(const char *sym, const char *path, const char *mode,
 
 		return fd < 0 ? NULL : fdopen_or_close(fd, m->fd_mode);
 	}
-	if (w.kind == PL_WHERE_SYS && pl_sys_open_ok(&w, m->flags))
-		return NULL;
+	if (w.kind == PL_WHERE_SYS) {
+		int ret = pl_sys_open_ok(&w, m->flags);
+
+		if (ret == PL_OPEN_ATTRW) {
+			/* glibc's wide stream writes with its own write: no judge would see it */
+			errno = EACCES;
+			pl_ctl_done();
+			return NULL;
+		}
+		if (ret)
+			return NULL;
+	}
 	f = real(w.kind == PL_WHERE_SYS ? w.path : path, mode);
+	pl_ctl_done();
 	if (f && !pl_raw_syscall(__NR_fstat, fileno(f), (long)&st, 0, 0, 0, 0) &&
 	    pl_host_nvme_rdev(&st)) {
 		fclose(f);	/* nothing was read or written: stdio buffers until then */

@@ -47,11 +47,11 @@ int pl_sys_open_ok(const struct pl_where *w, int flags)
 {
 	int ret = pl_where_open(w, flags);
 
-	if (ret) {
+	if (ret < 0) {
 		errno = -ret;
 		return -1;
 	}
-	return 0;
+	return ret;
 }
 
 /*
@@ -236,9 +236,13 @@ int pl_open_path(int dirfd, const char *path, int flags, mode_t mode)
 	if (w.kind == PL_WHERE_SV)
 		return judged((int)sv_looked(__NR_openat, dirfd, (long)copy, flags,
 					     needs_mode(flags) ? mode : 0, 0));
-	if (pl_sys_open_ok(&w, flags))
+	ret = pl_sys_open_ok(&w, flags);
+	if (ret < 0)
 		return -1;
+	if (ret == PL_OPEN_ATTRW)
+		flags = pl_attrw_flags(flags);
 	fd = pl_open_judged(dirfd, w.kind == PL_WHERE_SYS ? w.path : copy, flags, needs_mode(flags) ? mode : 0);
+	pl_ctl_done();
 	if (to_sv(&w, fd))
 		return judged((int)sv_looked(__NR_openat, dirfd, (long)copy, flags,
 					     needs_mode(flags) ? mode : 0, 0));
@@ -382,6 +386,41 @@ static bool empty(const char *path)
 	return !path || !*path;
 }
 
+/*
+ * A followed stat of /dev/fd/N, /proc/self/fd/N, /dev/stdin... that names
+ * a device fd: Linux follows the link to the device, so the answer is the
+ * descriptor's (as fstat's of it), not the placeholder's the kernel would
+ * reach. True if answered (*ret: 0, or -1 and errno).
+ */
+static bool fd_path_stat(const char *path, int flags, struct stat *st, struct statx *stx,
+			 unsigned mask, int *ret)
+{
+	const struct pl_devinfo *d;
+	int fd, r;
+
+	if ((flags & AT_SYMLINK_NOFOLLOW) || !path || path[0] != '/')
+		return false;
+	r = pl_fd_path_fd(path, &d, &fd);
+	if (!r && !d)
+		return false;
+	if (!r)
+		r = stx ? (int)pl_raw_syscall(__NR_statx, fd, (long)"", AT_EMPTY_PATH | flags, mask,
+					      (long)stx, 0)
+			: (int)pl_raw_syscall(__NR_newfstatat, fd, (long)"", (long)st,
+					      AT_EMPTY_PATH | flags, 0, 0);
+	if (r) {
+		errno = -r;
+		*ret = -1;
+		return true;
+	}
+	if (stx)
+		pl_statx_fix(d, stx);
+	else
+		pl_stat_fix(d, st);
+	*ret = 0;
+	return true;
+}
+
 static int do_fstatat(int dirfd, const char *path, struct stat *st, int flags)
 {
 	int (*real)(int, const char *, struct stat *, int) = raw_fstatat;
@@ -395,6 +434,8 @@ static int do_fstatat(int dirfd, const char *path, struct stat *st, int flags)
 			pl_stat_fix(f->dev, st);
 		return ret;
 	}
+	if (fd_path_stat(path, flags, st, NULL, 0, &ret))
+		return ret;
 	pl_classify(dirfd, path, &w);
 	if (w.kind == PL_WHERE_NONE) {
 		ret = real(dirfd, path, st, flags);
@@ -430,6 +471,8 @@ static int do_stat(bool nofollow, const char *path, struct stat *st)
 	struct pl_where w;
 	int ret;
 
+	if (fd_path_stat(path, flags, st, NULL, 0, &ret))
+		return ret;
 	pl_classify(AT_FDCWD, path, &w);
 	if (w.kind == PL_WHERE_NONE)
 		return raw_fstatat(AT_FDCWD, path, st, flags);
@@ -474,6 +517,8 @@ PL_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struc
 			pl_statx_fix(f->dev, stx);
 		return ret;
 	}
+	if (fd_path_stat(path, flags, NULL, stx, mask, &ret))
+		return ret;
 	pl_classify(dirfd, path, &w);
 	if (w.kind == PL_WHERE_NONE) {
 		ret = real(dirfd, path, flags, mask, stx);

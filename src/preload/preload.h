@@ -213,6 +213,8 @@ int pl_fd_same_file(int fd, const struct pl_devinfo *d);
  * -errno (ENOTDIR: a path below it).
  */
 int pl_fd_path_dev(const char *path, const struct pl_devinfo **d);
+/* The same, and *fd the descriptor path names (-1: none) when *d is set. */
+int pl_fd_path_fd(const char *path, const struct pl_devinfo **d, int *fd);
 /* devlock.c: record locks and flock on device fds, on the device's lock file */
 struct flock;
 bool pl_devlock_cmd(int cmd);	/* F_GETLK, F_SETLK(W) or their OFD forms */
@@ -446,6 +448,36 @@ void pl_where(const char *base, const char *path, struct pl_where *w);
  * resource0 written again with the registers as they are now.
  */
 int pl_where_open(const struct pl_where *w, int flags);
+/* pl_where_open's "open it with pl_attrw_flags(flags)": a 0644 attribute, opened by root for writing */
+#define PL_OPEN_ATTRW 1
+
+/* ---- attrw.c: writes to the tree's 0644 attributes (the preload's) ---- */
+/* The flags an attribute's open for writing is made with (O_RDONLY | O_APPEND: attrw.c). */
+int pl_attrw_flags(int flags);
+/*
+ * A write (iov, cnt: the program's) the kernel refused (EBADF) on fd: if
+ * fd is an attribute opened for writing, true and *ret the write's result
+ * as libc's (its length, or -1 and errno: EINVAL for a value not the
+ * current one); false: not one, the kernel's answer stands.
+ */
+bool pl_attrw(int fd, const struct iovec *iov, int cnt, ssize_t *ret);
+/* Is fd an attribute opened for writing (stdio.c: its stream's writes are write's)? */
+bool pl_attrw_fd(int fd);
+
+/* ---- ctlfiles.c: the tree's write-only control files ---- */
+/*
+ * An open for writing of the tree's file path (its last name base), under
+ * root: a control file's action taken (rescan, rescan_controller,
+ * reset_controller, a PCI function's reset, remove, rescan), 0 or its
+ * -errno; any other file -EACCES (kernfs's answer without a store).
+ */
+int pl_ctl_open(const char *root, const char *path, const char *base);
+/* After the open pl_ctl_open judged, made or not: what it left for then (a removal's tree sync). */
+void pl_ctl_done(void);
+/* Was controller instance's PCI function removed (its remove written, no rescan since)? */
+bool pl_ctl_removed(unsigned instance);
+/* The same for a device name (nvmeX, nvmeXnY, ngXnY): its controller's. */
+bool pl_name_removed(const char *name);
 
 /* ---- paths.c ---- */
 /* The path interposers (open*, stat*, access, opendir, readlink...), and: */
@@ -453,7 +485,7 @@ int pl_where_open(const struct pl_where *w, int flags);
 const char *pl_path_for(const char *path, char buf[PATH_MAX]);
 /* Where path leads (where.c), relative to dirfd as the kernel resolves it. */
 void pl_classify(int dirfd, const char *path, struct pl_where *w);
-/* pl_where_open's verdict as libc's: 0, or -1 and errno. */
+/* pl_where_open's verdict as libc's: 0 (or PL_OPEN_ATTRW), or -1 and errno. */
 int pl_sys_open_ok(const struct pl_where *w, int flags);
 /*
  * The call nr made again as the program made it, from libc's syscall

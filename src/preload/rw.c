@@ -491,6 +491,20 @@ ssize_t pl_dev_rw(struct pl_file *f, int fd, const struct iovec *iov, int cnt, b
 			return r_;						\
 	} while (0)
 
+/*
+ * As UNKNOWN_FD, for a write: the kernel's EBADF on a tree attribute
+ * opened for writing (attrw.c, read-only underneath) is the store's answer.
+ */
+#define UNKNOWN_WFD(f, fd, call, iov, cnt)						\
+	do {									\
+		ssize_t r_ = (call), a_;					\
+										\
+		if (r_ < 0 && errno == EBADF && pl_attrw((fd), (iov), (cnt), &a_))	\
+			return a_;						\
+		if (r_ >= 0 || !((f) = pl_fd_adopt((fd), errno)))		\
+			return r_;						\
+	} while (0)
+
 PL_EXPORT ssize_t rw_read(int fd, void *buf, size_t n) __asm__("read");
 PL_EXPORT ssize_t rw_read(int fd, void *buf, size_t n)
 {
@@ -511,8 +525,11 @@ PL_EXPORT ssize_t rw_write(int fd, const void *buf, size_t n)
 {
 	struct pl_file *f = pl_fd(fd);
 
-	if (!f)
-		UNKNOWN_FD(f, fd, NEXT(write_fn, "write")(fd, buf, n));
+	if (!f) {
+		struct iovec v = { (void *)buf, n };
+
+		UNKNOWN_WFD(f, fd, NEXT(write_fn, "write")(fd, buf, n), &v, 1);
+	}
 	return dev_rw1(f, fd, buf, n, 0, true, true);
 }
 
@@ -551,8 +568,11 @@ PL_EXPORT ssize_t rw_pwrite(int fd, const void *buf, size_t n, off_t off)
 {
 	struct pl_file *f = pl_fd(fd);
 
-	if (!f)
-		UNKNOWN_FD(f, fd, NEXT(pwrite_fn, "pwrite")(fd, buf, n, off));
+	if (!f) {
+		struct iovec v = { (void *)buf, n };
+
+		UNKNOWN_WFD(f, fd, NEXT(pwrite_fn, "pwrite")(fd, buf, n, off), &v, 1);
+	}
 	return dev_rw1(f, fd, buf, n, off, false, true);
 }
 
@@ -561,8 +581,11 @@ PL_EXPORT ssize_t rw_pwrite64(int fd, const void *buf, size_t n, off_t off)
 {
 	struct pl_file *f = pl_fd(fd);
 
-	if (!f)
-		UNKNOWN_FD(f, fd, NEXT(pwrite_fn, "pwrite64")(fd, buf, n, off));
+	if (!f) {
+		struct iovec v = { (void *)buf, n };
+
+		UNKNOWN_WFD(f, fd, NEXT(pwrite_fn, "pwrite64")(fd, buf, n, off), &v, 1);
+	}
 	return dev_rw1(f, fd, buf, n, off, false, true);
 }
 
@@ -582,7 +605,7 @@ PL_EXPORT ssize_t rw_writev(int fd, const struct iovec *iov, int cnt)
 	struct pl_file *f = pl_fd(fd);
 
 	if (!f)
-		UNKNOWN_FD(f, fd, NEXT(readv_fn, "writev")(fd, iov, cnt));
+		UNKNOWN_WFD(f, fd, NEXT(readv_fn, "writev")(fd, iov, cnt), iov, cnt);
 	return dev_rw(f, fd, iov, cnt, true, 0, true, true, 0);
 }
 
@@ -592,7 +615,9 @@ PL_EXPORT ssize_t cname(int fd, const struct iovec *iov, int cnt, off_t off)		\
 {											\
 	struct pl_file *f = pl_fd(fd);							\
 											\
-	if (!f)										\
+	if (!f && (write))								\
+		UNKNOWN_WFD(f, fd, NEXT(preadv_fn, sym)(fd, iov, cnt, off), iov, cnt);	\
+	else if (!f)									\
 		UNKNOWN_FD(f, fd, NEXT(preadv_fn, sym)(fd, iov, cnt, off));		\
 	return dev_rw(f, fd, iov, cnt, true, off, false, write, 0);			\
 }
@@ -609,7 +634,9 @@ PL_EXPORT ssize_t cname(int fd, const struct iovec *iov, int cnt, off_t off, int
 {												\
 	struct pl_file *f = pl_fd(fd);								\
 												\
-	if (!f)											\
+	if (!f && (write))									\
+		UNKNOWN_WFD(f, fd, NEXT(preadv2_fn, sym)(fd, iov, cnt, off, fl), iov, cnt);	\
+	else if (!f)										\
 		UNKNOWN_FD(f, fd, NEXT(preadv2_fn, sym)(fd, iov, cnt, off, fl));		\
 	return dev_rw(f, fd, iov, cnt, true, off, off == -1, write, fl);			\
 }

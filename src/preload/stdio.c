@@ -67,7 +67,8 @@ static bool mode_fits(int fd, const char *mode)
 
 	if (fl < 0)
 		return false;
-	acc = fl & O_ACCMODE;
+	/* an attribute opened for writing is read-only underneath (attrw.c): its open said both */
+	acc = pl_attrw_fd(fd) ? O_RDWR : fl & O_ACCMODE;
 	if (plus)
 		return acc == O_RDWR;
 	if (mode[0] == 'r')
@@ -83,7 +84,8 @@ PL_EXPORT FILE *fdopen(int fd, const char *mode)
 	FILE *f;
 	int i;
 
-	if (!pl_fd(fd)) {
+	/* an attribute opened for writing (attrw.c): its stream writes through write() too */
+	if (!pl_fd(fd) && !pl_attrw_fd(fd)) {
 		FILE *(*real)(int, const char *) = pl_next("fdopen");
 
 		return real(fd, mode);

@@ -84,7 +84,7 @@ static int dev_listing(struct sv *s, struct pl_dirent *out, int max)
 		const char *nm = names[i];
 
 		/* the daemon's other devices (its null device) are no /dev node of ours */
-		if (!pl_path_dev_name(nm))
+		if (!pl_path_dev_name(nm) || pl_name_removed(nm))
 			continue;
 		snprintf(out[n].name, sizeof(out[n].name), "%s", nm);
 		out[n].type = !strncmp(nm, "nvme", 4) && strchr(nm + 4, 'n') ? DT_BLK : DT_CHR;

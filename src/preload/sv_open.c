@@ -436,8 +436,9 @@ void sv_open(struct sv *s, const struct seccomp_notif *req, int dirfd, uint64_t 
 		snprintf(abs, sizeof(abs), "%s/%s", base, path);
 	pl_path_fold(folded, abs);
 	if (pl_path_under(folded, "/dev") && folded[4] == '/' && pl_path_dev_name(folded + 5)) {
-		/* a namespace attached since we started: the daemon's list again */
-		bool known = known_device(s, folded + 5) || sv_names_refresh(s, folded + 5);
+		/* attached since we started: the list again; a removed function's: gone */
+		bool known = !pl_name_removed(folded + 5) &&
+			     (known_device(s, folded + 5) || sv_names_refresh(s, folded + 5));
 
 		if (known && changed) {
 			/* the daemon would judge our connection's credentials, not the thread's */
@@ -470,6 +471,7 @@ void sv_open(struct sv *s, const struct seccomp_notif *req, int dirfd, uint64_t 
 		open_plain(s, req, AT_FDCWD, abs, flags, mode, tg, &v, changed, a);
 	else
 		open_plain(s, req, dirfd, path, flags, mode, tg, &v, changed, a);
+	pl_ctl_done();	/* a removal's tree sync, once its file is open */
 	if (hold >= 0)
 		close(hold);
 }

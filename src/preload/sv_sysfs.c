@@ -6,9 +6,11 @@
  *
  * A path into the tree (where.c, the preload's judgement on the preload's
  * tree) is opened as the preload opens it through libc: the tree's file,
- * read-only but the rescans (EACCES for writing, as kernfs), a rescan
- * taken and resource0 written again with the registers as they are
- * (pl_where_open, the same code); sv_open.c then opens that file as any
+ * read-only but the control files (EACCES for writing, as kernfs; a 0644
+ * attribute too, whose writes only the preload judges), a control file's
+ * action taken (a rescan, a reset, a removal) and resource0 written again
+ * with the registers as they are (pl_where_open, the same code); sv_open.c
+ * then opens that file as any
  * other (never continued). A name of the tree's directories reached from a
  * directory of the tree that is the host's after all (its ".." up to a
  * directory the two share) is opened by its host name.
@@ -111,6 +113,12 @@ int sv_sysfs_where(struct sv *s, const char *base, const char *path, int flags, 
 		}
 	}
 	ret = pl_where_open(&w, flags);
+	/*
+	 * a 0644 attribute for writing: its writes are the preload's to judge
+	 * (attrw.c), on a low descriptor we never see: refused, as before
+	 */
+	if (ret == PL_OPEN_ATTRW)
+		ret = -EACCES;
 	/*
 	 * a rescan's sync found the tree's lock held: a process of the program
 	 * is bringing the tree up to date at this moment (we never wait for it,

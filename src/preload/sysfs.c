@@ -133,8 +133,8 @@ static int put_bytes(const char *path, const void *buf, size_t len, mode_t mode)
  * An attribute's modes, as sysfs's: 0444 for one the kernel only shows,
  * 0644 for one it also takes writes to (DEVICE_ATTR_RW, S_IRUGO | S_IWUSR:
  * a device's uevent, the block queue's tunables, a PCI function's enable,
- * config...), whether or not ucmd takes the write (pl_where_open: it takes
- * only the rescans, an open for writing of the others is EACCES).
+ * config...): root's write of the current value is taken, another is
+ * EINVAL (pl_where_open, attrw.c); 0200 for the control files (ctlfiles.c).
  */
 #define ATTR_RO 0444
 #define ATTR_RW 0644
@@ -415,6 +415,10 @@ static int build_pci(const char *root, const struct pl_devinfo *c, const struct 
 	ret = ret ?: put_config(dir, f, dev_id, bar);
 	ret = ret ?: pl_sysfs_path(l, "%s/resource0", dir);
 	ret = ret ?: put_regs(l, c);
+	/* pci-sysfs's write-only files: remove, rescan (its bus), reset (ctlfiles.c) */
+	ret = ret ?: put_wo(dir, "remove");
+	ret = ret ?: put_wo(dir, "rescan");
+	ret = ret ?: put_wo(dir, "reset");
 	ret = ret ?: pl_sysfs_path(t, "../../../bus/pci/drivers/nvme");
 	ret = ret ?: pl_sysfs_path(l, "%s/driver", dir);
 	ret = ret ?: pl_sysfs_link(t, l);
@@ -463,6 +467,7 @@ static int build_ctrl(const char *root, const struct pl_devinfo *c, const struct
 	ret = ret ?: pl_sysfs_put(dir, "cntrltype", "io");
 	ret = ret ?: pl_sysfs_put(dir, "dctype", "none");
 	ret = ret ?: put_wo(dir, "rescan_controller");
+	ret = ret ?: put_wo(dir, "reset_controller");
 	ret = ret ?: pl_sysfs_path(t, "../../../%s", p.addr);
 	ret = ret ?: pl_sysfs_path(l, "%s/device", dir);
 	ret = ret ?: pl_sysfs_link(t, l);
@@ -787,6 +792,80 @@ static void prune(const char *root, const struct pl_devinfo **v, unsigned n)
 	}
 }
 
+/*
+ * Remove a directory of the tree and what is in it (its files, links and
+ * directories, never following a link: the tree's are relative links
+ * into itself).
+ */
+static void rm_rf(const char *path)
+{
+	char ent[PATH_MAX];
+	struct dirent *e;
+	struct stat st;
+	DIR *dp;
+
+	if (lstat(path, &st))
+		return;
+	if (!S_ISDIR(st.st_mode)) {
+		unlink(path);
+		return;
+	}
+	dp = opendir(path);
+	if (dp) {
+		while ((e = readdir(dp))) {
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			if (snprintf(ent, sizeof(ent), "%s/%s", path, e->d_name) < (int)sizeof(ent))
+				rm_rf(ent);
+		}
+		closedir(dp);
+	}
+	rmdir(path);
+}
+
+/*
+ * Controllers the list no longer has (a PCI function removed through its
+ * remove file, ctlfiles.c, or a controller the daemon dropped): their
+ * node, their PCI function with everything below it, its bus and driver
+ * links and their subsystem go, as Linux's removal of the function takes
+ * its devices with it. Their namespaces are prune()'s, links left
+ * dangling too.
+ */
+static void prune_ctrls(const char *root, const struct pl_devinfo **v, unsigned n)
+{
+	char cls[PATH_MAX], path[PATH_MAX], rel[PATH_MAX];
+	struct dirent *e;
+	DIR *dp;
+
+	if (pl_sysfs_path(cls, "%s/sys/class/nvme", root) || !(dp = opendir(cls)))
+		return;
+	while ((e = readdir(dp))) {
+		struct pci_name p;
+		unsigned x;
+		char tail;
+
+		if (sscanf(e->d_name, "nvme%u%c", &x, &tail) != 1 || listed(v, n, e->d_name))
+			continue;
+		pci_name(x, &p);
+		if (!pl_sysfs_path(path, "%s/dev/nvme%u", root, x))
+			unlink(path);
+		if (!pl_sysfs_path(path, "%s/sys/bus/pci/devices/%s", root, p.addr))
+			unlink(path);
+		if (!pl_sysfs_path(path, "%s/sys/bus/pci/drivers/nvme/%s", root, p.addr))
+			unlink(path);
+		if (!pl_sysfs_path(path, "%s/sys/class/nvme-subsystem/nvme-subsys%u", root, x))
+			unlink(path);
+		if (!pl_sysfs_path(path, "%s/sys/devices/virtual/nvme-subsystem/nvme-subsys%u",
+				   root, x))
+			rm_rf(path);
+		if (!pl_sysfs_path(rel, "%s/sys/devices/%s/%s", root, p.bus, p.addr))
+			rm_rf(rel);
+		if (!pl_sysfs_path(path, "%s/%s", cls, e->d_name))
+			unlink(path);
+	}
+	closedir(dp);
+}
+
 /* Make the tree say what pl_devinfo_list() says now. Under the lock. */
 static int sync_locked(const char *root)
 {
@@ -829,6 +908,7 @@ static int sync_locked(const char *root)
 	for (unsigned i = 0; i < n; i++)
 		if (v[i]->kind != PL_DEV_CTRL && !ctrl_of(v, n, v[i]->instance))
 			pl_trace("sysfs: %s has no controller in the device list", v[i]->name);
+	prune_ctrls(root, v, n);
 	prune(root, v, n);
 	/* controllers of one subsystem under one head: Linux's multipath layout */
 	return pl_sysfs_mpath(root, v, n);

@@ -267,15 +267,31 @@ void pl_where(const char *base, const char *path, struct pl_where *w)
 }
 
 /*
- * An open of a file of the tree, before it is made: its attributes take
- * no write (EACCES for writing or creating, as kernfs answers for an
- * attribute without a store; the 0644 ones, whose store Linux has, too:
+ * An open of a file of the tree, before it is made: an attribute without
+ * a store (0444) takes no write (EACCES for writing or creating, as kernfs
+ * answers); a 0644 one, whose store Linux has, is opened for root as
+ * attrw.c says (PL_OPEN_ATTRW: its current value taken, another EINVAL:
  * a block queue's tunables are a kernel queue's, which ucmd has not, and
- * a write that seemed taken would be a lie), except the rescans, which are taken: the
- * device list is read again and the tree brought up to date (Linux scans
- * the bus, or the controller's namespaces). A PCI function's resource0 is
- * written again with the controller's registers as they are now.
+ * a write that seemed taken would be a lie); the control files' action is
+ * taken (ctlfiles.c: the rescans, a controller's or a function's reset, a
+ * function's removal). A PCI function's resource0 is written again with
+ * the controller's registers as they are now.
  */
+/*
+ * An attribute opened for writing: a 0644 one (a store on Linux) by root
+ * (Linux's are root's), PL_OPEN_ATTRW, whose writes attrw.c judges; any
+ * other EACCES (0444: no store; 0600 resource0, a link, another user).
+ */
+static int attr_open(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) || !S_ISREG(st.st_mode) || (st.st_mode & 07777) != 0644 ||
+	    geteuid() != 0)
+		return -EACCES;
+	return PL_OPEN_ATTRW;
+}
+
 int pl_where_open(const struct pl_where *w, int flags)
 {
 	const char *root, *base = strrchr(w->path, '/');
@@ -292,10 +308,8 @@ int pl_where_open(const struct pl_where *w, int flags)
 		return 0;	/* the denied path: ENOENT from the kernel */
 	base++;
 	if (writing) {
-		if (strcmp(base, "rescan") && strcmp(base, "rescan_controller"))
-			return -EACCES;
-		ret = pl_devinfo_reload();
-		return ret ? ret : pl_sysfs_sync(root);
+		ret = pl_ctl_open(root, w->path, base);
+		return ret == -EACCES ? attr_open(w->path) : ret;
 	}
 	if (!strcmp(base, "resource0")) {
 		ret = pl_sysfs_regs(w->path);

@@ -2,8 +2,9 @@
 # /dev/fd/N, /proc/self/fd/N and /dev/stdin, stdout naming a device fd
 # under `ucmd exec` open the device afresh with the new open's flags, as
 # Linux's do: what dd writes through them is on the namespace (read back
-# by another exec), what it reads through them is the namespace's; a path
-# below one is ENOTDIR (docs/compat.md; src/preload/fdpath.c).
+# by another exec), what it reads through them is the namespace's; a stat
+# that follows one is the device's (lstat: the link); a path below one is
+# ENOTDIR (docs/compat.md; src/preload/fdpath.c).
 source "$(dirname "$0")/lib/common.sh"
 need_tools dd cmp
 CTRL=$T/ctrl
@@ -39,6 +40,18 @@ ex -- sh -c "dd if='$T/pat2' of=/dev/stdout bs=4096 count=1 seek=1 conv=notrunc 
 	fail "dd of=/dev/stdout"
 ex -- dd if=/dev/nvme0n1 of="$T/back2" bs=4096 skip=1 count=1 status=none || fail "dd if=/dev/nvme0n1 skip=1"
 cmp "$T/pat2" "$T/back2" || fail "what dd wrote through /dev/stdout is not on the namespace"
+
+step "stat of /dev/fd/N, /proc/self/fd/N, /dev/stdin naming a device fd: the device's (stat -L, test -b/-c)"
+out=$(ex -- sh -c "exec 3</dev/nvme0n1 4</dev/nvme0; stat -L -c '%F %t:%T %a' /dev/fd/3 /proc/self/fd/3 /dev/nvme0n1;
+	stat -L -c '%F %t:%T %a' /dev/stdin </dev/ng0n1; test -b /dev/fd/3 && test -c /dev/fd/4 && echo types;
+	stat -c %F /dev/fd/3; stat -L /dev/fd/3/x 2>&1 | grep -o 'Not a directory'") || fail "stat of /dev/fd/N: $out"
+[ "$out" = "block special file 103:0 660
+block special file 103:0 660
+block special file 103:0 660
+character special file f1:0 600
+types
+symbolic link
+Not a directory" ] || fail "stat of a device's /dev/fd/N: $out"
 
 step "a path below a device's /dev/fd/N: ENOTDIR"
 out=$(ex -- sh -c "exec 3</dev/nvme0n1; cat /dev/fd/3/x 2>&1" || true)

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Writes to the tree's 0644 attributes under `ucmd exec` as Linux's stores
+# answer them, for what ucmd can answer truly (docs/compat.md;
+# src/preload/attrw.c):
+#
+# - root's open for writing of a 0644 attribute succeeds (Linux's are
+#   root's 0644), and a write of the current value succeeds: dash's
+#   `echo none > .../queue/scheduler` ("[none]" selected), `echo 128 >
+#   read_ahead_kb`, write_cache's "write back", printf without a newline,
+#   tee, python's os.write and a C program's fopen + fprintf (stdio);
+# - a different value is EINVAL (mq-deadline, 256, "write through"), and
+#   the tree still says what it said; a uevent action ("change") is taken;
+# - 0444 attributes stay EACCES; a static program (ucmd-supervise) is
+#   refused the open (EACCES) as before.
+source "$(dirname "$0")/lib/common.sh"
+need_tools python3 cc busybox tee
+CTRL=$T/ctrl
+timeout 60 "$UCMD" --ctrl "$CTRL" create-ctrl >/dev/null || fail "create-ctrl"
+ex() { timeout 300 "$UCMD" exec --ctrl "$CTRL" -- "$@" 2>"$T/err"; }
+Q=/sys/block/nvme0n1/queue
+
+step "dash's echo, printf and tee of the current values: taken"
+ex sh -c "echo none >$Q/scheduler && echo 128 >$Q/read_ahead_kb && echo 'write back' >$Q/write_cache &&
+	printf 0 >$Q/nomerges && echo 1 | tee $Q/rq_affinity >/dev/null && echo change >/sys/block/nvme0n1/uevent" ||
+	fail "writes of the current values: $(cat "$T/err")"
+
+step "python's os.write: the current value taken, another EINVAL, 0444 EACCES"
+cat >"$T/w.py" <<'EOF'
+import errno, os, sys
+def w(p, v):
+    try:
+        fd = os.open(p, os.O_WRONLY)
+    except OSError as e:
+        return "open " + errno.errorcode[e.errno]
+    try:
+        r = "ok %d" % os.write(fd, v.encode())
+    except OSError as e:
+        r = errno.errorcode[e.errno]
+    os.close(fd)
+    return r
+for a in sys.argv[1:]:
+    p, v = a.split("=", 1)
+    print(p.rsplit("/", 1)[1], repr(v), w(p, v))
+EOF
+ex python3 "$T/w.py" "$Q/scheduler=none
+" "$Q/scheduler=[none]" "$Q/scheduler=mq-deadline
+" "$Q/read_ahead_kb=128
+" "$Q/read_ahead_kb=256
+" "$Q/write_cache=write back
+" "$Q/write_cache=write through
+" "/sys/block/nvme0n1/size=2097152
+" "/sys/block/nvme0n1/uevent=bogus
+" >"$T/out" || fail "python: $(cat "$T/err")"
+[ "$(cat "$T/out")" = "scheduler 'none\n' ok 5
+scheduler '[none]' EINVAL
+scheduler 'mq-deadline\n' EINVAL
+read_ahead_kb '128\n' ok 4
+read_ahead_kb '256\n' EINVAL
+write_cache 'write back\n' ok 11
+write_cache 'write through\n' EINVAL
+size '2097152\n' open EACCES
+uevent 'bogus\n' EINVAL" ] || fail "python's writes: $(cat "$T/out")"
+
+step "the tree still says what it said"
+out=$(ex cat $Q/scheduler $Q/read_ahead_kb $Q/write_cache) || fail "cat: $(cat "$T/err")"
+[ "$out" = "[none]
+128
+write back" ] || fail "after the writes: $out"
+
+step "a C program's fopen + fprintf (glibc's stdio): the current value taken, another EINVAL"
+cat >"$T/fw.c" <<'EOF'
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+int main(int argc, char **argv)
+{
+	FILE *f = fopen(argv[1], "w");
+	if (!f) {
+		printf("fopen %s\n", strerror(errno));
+		return 0;
+	}
+	fprintf(f, "%s\n", argv[2]);
+	int r = fflush(f), e = errno;
+	fclose(f);
+	printf("%s\n", r ? strerror(e) : "ok");
+	return 0;
+}
+EOF
+cc -O2 -o "$T/fw" "$T/fw.c" || fail "cc fw"
+out=$(ex sh -c "'$T/fw' $Q/read_ahead_kb 128; '$T/fw' $Q/read_ahead_kb 4096") || fail "fw: $(cat "$T/err")"
+[ "$out" = "ok
+Invalid argument" ] || fail "stdio writes: $out"
+
+step "a static program: the open refused (EACCES), as before"
+out=$(ex busybox sh -c "echo none >$Q/scheduler 2>&1 || echo refused") || true
+case $out in *refused*) ;; *) fail "static echo to scheduler: $out $(cat "$T/err")" ;; esac
+echo "exec_attr_write: ok"
