@@ -1454,7 +1454,12 @@ static void test_sqflow(void **state)
  * short recv had answered. Not under TSan, whose own interceptors of these
  * calls it would displace.
  */
-#if !defined(__SANITIZE_THREAD__)
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define UNDER_TSAN 1
+#endif
+#endif
+#if !defined(__SANITIZE_THREAD__) && !defined(UNDER_TSAN)
 #define COUNTS_SYSCALLS 1
 static __thread int short_fd = -1;
 static atomic_uint needless_recvs;
