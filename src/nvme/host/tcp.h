@@ -107,6 +107,7 @@ struct nvme_tcp_queue {
 	 */
 	uint8_t *rxq;
 	uint32_t rxq_off, rxq_len;
+	bool rx_short;			/* the last recv took less than NVME_TCP_RXQ: the socket was empty */
 	/* completions parsed off this connection (under rx_lock on a polled queue) */
 	unsigned rx_completed;
 	/*
