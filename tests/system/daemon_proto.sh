@@ -303,14 +303,21 @@ alive "after SIGHUP"
 
 step "SIGTERM: connected clients see the connection close, ucmdd exits 0"
 coproc EOF { "$PY" "$PROTO" "$sock" eof; }
-read -r line <&"${EOF[0]}"
+# Copies of the coproc's pipes, read and written from here on: once bash
+# reaps a coproc that has exited it closes its fds and unsets EOF (the last
+# read below raced the client's exit: "EOF[0]: unbound variable"), and what
+# the client wrote last would go with them. Ours stay open until we close them.
+[ -n "${EOF[0]:-}" ] || fail "eof client exited at once"
+exec {eof_out}<&"${EOF[0]}" {eof_in}>&"${EOF[1]}"
+read -r line <&"$eof_out"
 [ "$line" = connected ] || fail "eof client: $line"
 kill -TERM "$pid"
 rc=0; wait "$pid" || rc=$?
 pid=
 [ "$rc" = 0 ] || { cat "$dir/ucmdd.log"; fail "ucmdd exited $rc on SIGTERM"; }
-echo >&"${EOF[1]}"
-read -r line <&"${EOF[0]}" || true
+echo >&"$eof_in"
+read -r line <&"$eof_out" || true
+exec {eof_out}<&- {eof_in}>&-
 [ "$line" = "after SIGTERM: the connection is closed" ] || fail "eof client: '$line'"
 [ ! -e "$sock" ] || fail "socket left after SIGTERM"
 
