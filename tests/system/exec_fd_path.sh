@@ -4,7 +4,8 @@
 # Linux's do: what dd writes through them is on the namespace (read back
 # by another exec), what it reads through them is the namespace's; a stat
 # that follows one is the device's (lstat: the link); a path below one is
-# ENOTDIR (docs/compat.md; src/preload/fdpath.c).
+# ENOTDIR; spelled with "//", "/./" or a thread's task/<tid> too
+# (docs/compat.md; src/preload/fdpath.c).
 source "$(dirname "$0")/lib/common.sh"
 need_tools dd cmp
 CTRL=$T/ctrl
@@ -52,6 +53,19 @@ character special file f1:0 600
 types
 symbolic link
 Not a directory" ] || fail "stat of a device's /dev/fd/N: $out"
+
+step "the same through other spellings the kernel walks alike: //, /./, task/<tid>"
+# dd's writes through each (a block each, at its own offset), read back by another exec
+i=0
+for p in /dev//fd/3 /dev/./fd/3 /proc/self//fd/./3 '/proc/self/task/$$/fd/3'; do
+	head -c 4096 /dev/urandom >"$T/sp$i"
+	# exec: dd runs as the shell's pid ($$), which task/$$ names
+	ex -- sh -c "exec 3<>/dev/nvme0n1; exec dd if='$T/sp$i' of=$p bs=4096 seek=$((4 + i)) count=1 conv=notrunc,fsync status=none" ||
+		fail "dd of=$p"
+	ex -- dd if=/dev/nvme0n1 of="$T/spb" bs=4096 skip=$((4 + i)) count=1 status=none || fail "dd if=/dev/nvme0n1"
+	cmp "$T/sp$i" "$T/spb" || fail "what dd wrote through $p is not on the namespace"
+	i=$((i + 1))
+done
 
 step "a path below a device's /dev/fd/N: ENOTDIR"
 out=$(ex -- sh -c "exec 3</dev/nvme0n1; cat /dev/fd/3/x 2>&1" || true)

@@ -73,6 +73,44 @@ static void test_not_device(void **state)
 	}
 }
 
+/*
+ * The same descriptor paths in the other spellings the kernel walks to
+ * the same components: "//" and "/./" anywhere, a thread's directory
+ * (task/<tid>, /proc/<tid>). Before, these reached the placeholder
+ * (EISDIR for an open to write).
+ */
+static void test_spellings(void **state)
+{
+	const struct pl_devinfo *d;
+	char own[6][80];
+	int pid = (int)getpid();
+
+	(void)state;
+	snprintf(own[0], sizeof(own[0]), "/proc/self/task/%d/fd/3", pid);
+	snprintf(own[1], sizeof(own[1]), "/proc/%d/task/%d/fd/3", pid, pid);
+	snprintf(own[2], sizeof(own[2]), "/proc//%d/./fd//3", pid);
+	snprintf(own[3], sizeof(own[3]), "/proc/self/task/%d/fd/3/", pid);
+	snprintf(own[4], sizeof(own[4]), "/proc/self/task/0%d/fd/3", pid);
+	snprintf(own[5], sizeof(own[5]), "/proc/thread-self/task/%d/fd/3", pid);
+	const char *yes[] = { "/dev//fd/3", "/dev/fd//3", "/dev/./fd/3", "//dev/fd/3",
+			      "/proc/self//fd/3", "/proc/self/fd/./3", "/proc/./self/fd/3",
+			      "/dev/./stdin", "/dev//stdin", own[0], own[1], own[2] };
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		assert_int_equal(named(yes[i], &d), 0);
+		assert_ptr_equal(d, &dev);
+	}
+	const char *below[] = { "/dev/fd/3/.", "/dev/fd/3//", "/dev/stdin/.", own[3] };
+	for (size_t i = 0; i < sizeof(below) / sizeof(below[0]); i++)
+		assert_int_equal(named(below[i], &d), -ENOTDIR);
+	/* not ours: another process's task, a leading zero, thread-self has no task */
+	const char *no[] = { "/proc/self/task/1/fd/3", own[4], own[5], "/dev/fd/./03",
+			     "/proc/self/task/fd/3", "/dev/../dev/fd/3x" };
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+		assert_int_equal(named(no[i], &d), 0);
+		assert_null(d);
+	}
+}
+
 static void test_adopt_only_when_unknown(void **state)
 {
 	const struct pl_devinfo *d;
@@ -91,6 +129,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_device_fds),
 		cmocka_unit_test(test_not_device),
+		cmocka_unit_test(test_spellings),
 		cmocka_unit_test(test_adopt_only_when_unknown),
 	};
 
