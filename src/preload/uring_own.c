@@ -398,6 +398,8 @@ struct plan {
 	bool in_chain, has_own, has_dev, has_local;
 	struct io_uring_sqe *local;	/* the V_LOCAL SQEs, copied, in order */
 	unsigned nlocal;
+	unsigned last;			/* the last SQE read */
+	bool dangling;			/* it links to nothing: its chain ends with the submission */
 };
 
 /*
@@ -432,6 +434,7 @@ static void plan_note(const struct io_uring_sqe *sqe, unsigned pos, void *ctx)
 	if (k >= pl->n)
 		return;
 	c = sqe_class(pl->o, sqe);
+	pl->last = k;
 	if (!pl->in_chain) {
 		pl->chain = k;
 		pl->in_chain = true;
@@ -453,6 +456,20 @@ static bool plan_divert(const struct io_uring_sqe *sqe, unsigned pos, void *ctx)
 		return false;	/* another thread's, submitted meanwhile: the daemon's */
 	switch (pl->v[k]) {
 	case V_OWN:
+		if (pl->dangling && k == pl->last) {
+			/*
+			 * A chain still open at the end of the submission ends
+			 * there (Linux's io_submit_state_end): on the kernel ring
+			 * its link flag would tie it to the CQEs queued after it
+			 * (own_queue_fail) or to the next submission's SQEs.
+			 */
+			struct io_uring_sqe end = *sqe;
+
+			end.flags &= (uint8_t)~(IOSQE_IO_LINK | IOSQE_IO_HARDLINK);
+			if (!own_queue(pl->o, &end))
+				own_queue_fail(pl->o, sqe->user_data, -EBUSY);
+			return true;
+		}
 		if (!own_queue(pl->o, sqe))
 			own_queue_fail(pl->o, sqe->user_data, -EBUSY);
 		return true;
@@ -520,6 +537,7 @@ int pl_own_submit(struct pl_own **op, struct ucmd_ring *ring, const struct pl_ow
 		return -ENOMEM;
 	}
 	dc_psq_each_sqe(ring, to_submit, plan_note, &pl);
+	pl.dangling = pl.in_chain;
 	if (pl.in_chain)
 		resolve(&pl, pl.n - 1 < pl.chain ? pl.chain : pl.n - 1);
 	pthread_mutex_lock(&pl.o->lock);
