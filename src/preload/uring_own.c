@@ -47,6 +47,8 @@
 
 #define OWN_CQ_BATCH 64u
 #define OWN_MIN_ENTRIES 64u
+/* the daemon's personality ids are below its UCMD_MAX_PERSONALITIES (64) */
+#define OWN_MAX_PERS 64u
 
 struct pl_own {
 	int fd;				/* the kernel ring */
@@ -67,6 +69,13 @@ struct pl_own {
 	 * reading it without a lock sees one table, old or new.
 	 */
 	struct own_slots *_Atomic slots;
+	/*
+	 * IORING_REGISTER_PERSONALITY: the kernel ring's id for each of the
+	 * daemon's (0: none), registered on both by the same call, so that an
+	 * own SQE naming one runs as the credentials it names, as on Linux.
+	 * Under the ring's reg_lock (uring.c), as every submission here.
+	 */
+	uint16_t pers[OWN_MAX_PERS];
 };
 
 struct own_slots {
@@ -400,6 +409,7 @@ struct plan {
 	unsigned nlocal;
 	unsigned last;			/* the last SQE read */
 	bool dangling;			/* it links to nothing: its chain ends with the submission */
+	int bad;			/* the chain's SQE with an unknown personality, or -1 */
 };
 
 /*
@@ -412,7 +422,10 @@ static void resolve(struct plan *pl, unsigned end)
 	bool mixed = places > 1 || (pl->has_local && end > pl->chain);
 
 	for (unsigned k = pl->chain; k <= end; k++) {
-		if (mixed)
+		if (pl->bad >= 0 && !mixed)
+			/* as Linux's failed io_init_req: it -EINVAL, its chain cancelled */
+			pl->v[k] = (int)k == pl->bad ? V_EINVAL : V_ECANCELED;
+		else if (mixed)
 			pl->v[k] = k == pl->chain ? V_EINVAL : V_ECANCELED;
 		else
 			pl->v[k] = pl->has_own ? V_OWN : pl->has_local ? V_LOCAL : V_DEV;
@@ -439,7 +452,12 @@ static void plan_note(const struct io_uring_sqe *sqe, unsigned pos, void *ctx)
 		pl->chain = k;
 		pl->in_chain = true;
 		pl->has_own = pl->has_dev = pl->has_local = false;
+		pl->bad = -1;
 	}
+	/* a personality neither ring knows: the kernel ring's ids are not the program's */
+	if (c == C_OWN && sqe->personality && pl->bad < 0 &&
+	    (sqe->personality >= OWN_MAX_PERS || !pl->o->pers[sqe->personality]))
+		pl->bad = (int)k;
 	pl->has_own |= c == C_OWN;
 	pl->has_dev |= c == C_DEV;
 	pl->has_local |= c == C_LOCAL;
@@ -456,17 +474,21 @@ static bool plan_divert(const struct io_uring_sqe *sqe, unsigned pos, void *ctx)
 		return false;	/* another thread's, submitted meanwhile: the daemon's */
 	switch (pl->v[k]) {
 	case V_OWN:
-		if (pl->dangling && k == pl->last) {
+		if ((pl->dangling && k == pl->last) || sqe->personality) {
+			struct io_uring_sqe copy = *sqe;
+
 			/*
 			 * A chain still open at the end of the submission ends
 			 * there (Linux's io_submit_state_end): on the kernel ring
 			 * its link flag would tie it to the CQEs queued after it
 			 * (own_queue_fail) or to the next submission's SQEs.
 			 */
-			struct io_uring_sqe end = *sqe;
-
-			end.flags &= (uint8_t)~(IOSQE_IO_LINK | IOSQE_IO_HARDLINK);
-			if (!own_queue(pl->o, &end))
+			if (pl->dangling && k == pl->last)
+				copy.flags &= (uint8_t)~(IOSQE_IO_LINK | IOSQE_IO_HARDLINK);
+			/* the kernel ring's id for it (plan_note: there is one) */
+			if (sqe->personality)
+				copy.personality = pl->o->pers[sqe->personality];
+			if (!own_queue(pl->o, &copy))
 				own_queue_fail(pl->o, sqe->user_data, -EBUSY);
 			return true;
 		}
@@ -492,6 +514,12 @@ static int run_local(const struct io_uring_sqe *sqe)
 {
 	int ret;
 
+	/*
+	 * Run here, as this thread: a personality's credentials would not
+	 * be the ones it runs as (docs/compat.md).
+	 */
+	if (sqe->personality)
+		return -EOPNOTSUPP;
 	switch (sqe->opcode) {
 	case IORING_OP_OPENAT:
 		/* a direct descriptor (file_index) would go in a table the daemon holds */
@@ -628,6 +656,37 @@ void pl_own_unregister_files(struct pl_own *o)
 		return;
 	atomic_store_explicit(&o->slots, &none, memory_order_release);
 	sys_uring_register(o->fd, IORING_UNREGISTER_FILES, NULL, 0);
+}
+
+int pl_own_register_personality(struct pl_own **op, struct ucmd_ring *ring,
+				const struct pl_own_bufs *b, int id)
+{
+	struct pl_own *o;
+	long kid;
+
+	if (id <= 0 || (unsigned)id >= OWN_MAX_PERS)
+		return -EINVAL;
+	o = own_get(op, ring, b);
+	if (!o)
+		return -ENOMEM;
+	/* this thread's credentials, as the daemon took them for id */
+	kid = sys_uring_register(o->fd, IORING_REGISTER_PERSONALITY, NULL, 0);
+	if (kid < 0)
+		return (int)kid;
+	if (!kid || kid > 0xffff) {
+		sys_uring_register(o->fd, IORING_UNREGISTER_PERSONALITY, NULL, (unsigned)kid);
+		return -EINVAL;
+	}
+	o->pers[id] = (uint16_t)kid;
+	return 0;
+}
+
+void pl_own_unregister_personality(struct pl_own *o, int id)
+{
+	if (!o || id <= 0 || (unsigned)id >= OWN_MAX_PERS || !o->pers[id])
+		return;
+	sys_uring_register(o->fd, IORING_UNREGISTER_PERSONALITY, NULL, o->pers[id]);
+	o->pers[id] = 0;
 }
 
 void pl_own_buffers(struct pl_own *o, const struct pl_own_bufs *b)
