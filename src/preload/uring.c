@@ -523,9 +523,12 @@ long pl_io_uring_register(int fd, unsigned opcode, void *arg, unsigned nr_args)
 			return ret;
 		return dc_register_raw(&r->ring, opcode, arg, nr_args, -1, NULL, 0, NULL);
 	case IORING_UNREGISTER_FILES:
+		/* the kernel ring's table changes as registration does: under the lock */
+		pthread_mutex_lock(&r->reg_lock);
 		ret = dc_register_raw(&r->ring, opcode, arg, nr_args, -1, NULL, 0, NULL);
 		if (!ret)
 			pl_own_unregister_files(__atomic_load_n(&r->own, __ATOMIC_ACQUIRE));
+		pthread_mutex_unlock(&r->reg_lock);
 		return ret;
 	case IORING_REGISTER_PERSONALITY:
 		/*

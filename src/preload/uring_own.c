@@ -31,7 +31,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -65,10 +67,13 @@ struct pl_own {
 	unsigned pending;		/* queued, not yet submitted */
 	/*
 	 * Registered files: which indexes hold an own descriptor. One
-	 * allocation, swapped whole and never freed, so that a submitter
-	 * reading it without a lock sees one table, old or new.
+	 * allocation, swapped whole, so that a submitter reading it without a
+	 * lock sees one table, old or new; each look counts itself in
+	 * slot_readers around it, and a swap frees the old table once none is
+	 * counted (swap_slots).
 	 */
 	struct own_slots *_Atomic slots;
+	atomic_uint slot_readers;
 	/*
 	 * IORING_REGISTER_PERSONALITY: the kernel ring's id for each of the
 	 * daemon's (0: none), registered on both by the same call, so that an
@@ -82,6 +87,9 @@ struct own_slots {
 	unsigned nr;
 	bool own[];
 };
+
+/* no files registered: never freed */
+static struct own_slots no_slots = { .nr = 0 };
 
 static long sys_uring_setup(unsigned entries, struct io_uring_params *p)
 {
@@ -164,11 +172,25 @@ static int sqe_class(const struct pl_own *o, const struct io_uring_sqe *sqe)
 		break;
 	}
 	if (sqe->flags & IOSQE_FIXED_FILE) {
-		const struct own_slots *t =
-			o ? atomic_load_explicit(&o->slots, memory_order_acquire) : NULL;
+		atomic_uint *readers;
+		const struct own_slots *t;
 		unsigned i = (unsigned)sqe->fd;
+		bool own;
 
-		return t && i < t->nr && t->own[i] ? C_OWN : C_DEV;
+		if (!o)
+			return C_DEV;
+		/* the count is the only thing a look writes */
+		readers = (atomic_uint *)&o->slot_readers;
+		/*
+		 * seq_cst, the count before the load: a swap that the load did
+		 * not see yet reads the count after it (swap_slots), and so
+		 * waits for this look to end before it frees what it loaded.
+		 */
+		atomic_fetch_add(readers, 1);
+		t = atomic_load(&o->slots);
+		own = t && i < t->nr && t->own[i];
+		atomic_fetch_sub_explicit(readers, 1, memory_order_release);
+		return own ? C_OWN : C_DEV;
 	}
 	switch (sqe->opcode) {
 	case IORING_OP_READV:
@@ -587,6 +609,20 @@ int pl_own_submit(struct pl_own **op, struct ucmd_ring *ring, const struct pl_ow
 
 /* ---- registration ---- */
 
+/*
+ * Put t in place of the table and free the old one once no look holds it
+ * (sqe_class counts each, a few loads long). Under the ring's reg_lock.
+ */
+static void swap_slots(struct pl_own *o, struct own_slots *t)
+{
+	struct own_slots *old = atomic_exchange(&o->slots, t);
+
+	while (atomic_load(&o->slot_readers))
+		sched_yield();
+	if (old != &no_slots)
+		free(old);
+}
+
 long pl_own_register_files(struct pl_own **op, struct ucmd_ring *ring,
 			   const struct pl_own_bufs *b, const void *arg, unsigned nr)
 {
@@ -637,8 +673,7 @@ long pl_own_register_files(struct pl_own **op, struct ucmd_ring *ring,
 		goto out;
 	}
 	slot->nr = nr;
-	/* the old table is never freed: a submitter may be reading it */
-	atomic_store_explicit(&o->slots, slot, memory_order_release);
+	swap_slots(o, slot);
 	slot = NULL;
 out:
 	free(fds);
@@ -650,11 +685,9 @@ out:
 
 void pl_own_unregister_files(struct pl_own *o)
 {
-	static struct own_slots none = { .nr = 0 };
-
 	if (!o || !atomic_load(&o->slots))
 		return;
-	atomic_store_explicit(&o->slots, &none, memory_order_release);
+	swap_slots(o, &no_slots);
 	sys_uring_register(o->fd, IORING_UNREGISTER_FILES, NULL, 0);
 }
 
