@@ -26,7 +26,10 @@
  * program's table at the same indexes (-1 at the devices'), the daemon's
  * -1 at the own ones'; an IOSQE_FIXED_FILE SQE goes where its index is.
  * Registered buffers are registered on the kernel ring too, at the same
- * indexes, so READ_FIXED/WRITE_FIXED on own files work.
+ * indexes, so READ_FIXED/WRITE_FIXED on own files work. Personalities
+ * too, by the same call (their ids differ: an own SQE's is translated).
+ * A chain left open at the end of a submission ends there on the kernel
+ * ring, as Linux ends it: nothing queued after it joins it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -497,6 +500,7 @@ static bool plan_divert(const struct io_uring_sqe *sqe, unsigned pos, void *ctx)
 	switch (pl->v[k]) {
 	case V_OWN:
 		if ((pl->dangling && k == pl->last) || sqe->personality) {
+			/* read once: the program may be writing its SQ meanwhile */
 			struct io_uring_sqe copy = *sqe;
 
 			/*
@@ -507,11 +511,19 @@ static bool plan_divert(const struct io_uring_sqe *sqe, unsigned pos, void *ctx)
 			 */
 			if (pl->dangling && k == pl->last)
 				copy.flags &= (uint8_t)~(IOSQE_IO_LINK | IOSQE_IO_HARDLINK);
-			/* the kernel ring's id for it (plan_note: there is one) */
-			if (sqe->personality)
-				copy.personality = pl->o->pers[sqe->personality];
+			/* the kernel ring's id for it (plan_note found one, unless rewritten since) */
+			if (copy.personality) {
+				uint16_t kid = copy.personality < OWN_MAX_PERS ?
+						       pl->o->pers[copy.personality] : 0;
+
+				if (!kid) {
+					own_queue_fail(pl->o, copy.user_data, -EINVAL);
+					return true;
+				}
+				copy.personality = kid;
+			}
 			if (!own_queue(pl->o, &copy))
-				own_queue_fail(pl->o, sqe->user_data, -EBUSY);
+				own_queue_fail(pl->o, copy.user_data, -EBUSY);
 			return true;
 		}
 		if (!own_queue(pl->o, sqe))
