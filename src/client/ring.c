@@ -843,6 +843,7 @@ static int submit_copy(struct ucmd_ring *ring, unsigned to_submit, dc_divert_fn 
 			break;
 		}
 		unsigned copied = 0;
+		struct io_uring_sqe *last = NULL;	/* the chunk's last copy */
 
 		n = to_submit - done < (unsigned)room ? to_submit - done : (unsigned)room;
 		for (unsigned k = 0; k < n; k++, head++) {
@@ -868,9 +869,11 @@ static int submit_copy(struct ucmd_ring *ring, unsigned to_submit, dc_divert_fn 
 				/* its write data into the bounce area, from the copy the proxy takes */
 				dc_bounce_wsubmit(dr->bounce, sqe, sqe_sz, etail, plinked);
 				plinked = sqe->flags & (IOSQE_IO_LINK | IOSQE_IO_HARDLINK);
+				last = (struct io_uring_sqe *)sqe;
 			} else {
 				slot = idx;	/* the proxy drops it and counts it */
 				plinked = false;
+				last = NULL;
 			}
 			if (ring->sq.array)
 				__atomic_store_n(&ring->sq.array[etail & mask], slot,
@@ -878,6 +881,17 @@ static int submit_copy(struct ucmd_ring *ring, unsigned to_submit, dc_divert_fn 
 			etail++;
 		}
 		done += n;
+		/*
+		 * A chain still open at the end of the submission ends there, as
+		 * Linux's io_submit_state_end queues it as it is. The proxy takes
+		 * whatever is published, which may run on into the program's
+		 * next submission or a CQE the preload posts (dc_post_cqes):
+		 * the copy's link flag would tie them to this chain. (A chain
+		 * split by a full ring SQ, the chunks before this one, may still
+		 * be taken in two passes and so end early.)
+		 */
+		if (done == to_submit && last)
+			last->flags &= (uint8_t)~(IOSQE_IO_LINK | IOSQE_IO_HARDLINK);
 		if (!copied)
 			continue;
 		/* seq_cst: pairs with the proxy's NEED_WAKEUP, then its look at the tail */

@@ -561,6 +561,13 @@ void io_req_task_work_add(struct ucmd_kiocb *req, void (*func)(struct ucmd_tw_no
 	} while (!atomic_compare_exchange_weak_explicit(&ctx->tw_list, &head, node,
 							 memory_order_seq_cst,
 							 memory_order_acquire));
+	/*
+	 * IORING_SETUP_TASKRUN_FLAG: the application is told that completions
+	 * wait for it to enter (Linux's IORING_SQ_TASKRUN), so that a peek of
+	 * the CQ knows to enter. Cleared when the list is taken.
+	 */
+	if (ctx->flags & IORING_SETUP_TASKRUN_FLAG)
+		set_sq_flag(ctx, IORING_SQ_TASKRUN, true);
 	if (ctx->flags & IORING_SETUP_DEFER_TASKRUN) {
 		/*
 		 * Linux's io_req_local_work_add: wake the one waiter when the
@@ -595,6 +602,9 @@ unsigned __io_run_task_work(struct ucmd_ctx *ctx)
 		ctx->local_tw = NULL;
 		ctx->local_tw_tail = &ctx->local_tw;
 		if (!list && atomic_load_explicit(&ctx->tw_list, memory_order_relaxed)) {
+			/* before the take: an item added after it sets the flag again */
+			if (ctx->flags & IORING_SETUP_TASKRUN_FLAG)
+				set_sq_flag(ctx, IORING_SQ_TASKRUN, false);
 			/* The remote list is a stack: reverse it to run in order. */
 			struct ucmd_tw_node *n = atomic_exchange_explicit(&ctx->tw_list, NULL,
 									  memory_order_acquire);

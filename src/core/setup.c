@@ -58,12 +58,20 @@ int io_validate_params(const struct io_uring_params *p)
 	/* Linux's combination rules */
 	if ((p->flags & IORING_SETUP_SQ_AFF) && !(p->flags & IORING_SETUP_SQPOLL))
 		return -EINVAL;
-	if ((p->flags & IORING_SETUP_COOP_TASKRUN) && (p->flags & IORING_SETUP_TASKRUN_FLAG))
+	/*
+	 * Linux's io_uring_create: no task-run mode for a SQPOLL ring (its
+	 * thread is the one that runs), and TASKRUN_FLAG only with a mode that
+	 * defers task work (COOP_TASKRUN or DEFER_TASKRUN), which it reports on.
+	 */
+	if ((p->flags & IORING_SETUP_SQPOLL) &&
+	    (p->flags & (IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG |
+			 IORING_SETUP_DEFER_TASKRUN)))
+		return -EINVAL;
+	if ((p->flags & IORING_SETUP_TASKRUN_FLAG) &&
+	    !(p->flags & (IORING_SETUP_COOP_TASKRUN | IORING_SETUP_DEFER_TASKRUN)))
 		return -EINVAL;
 	if ((p->flags & IORING_SETUP_DEFER_TASKRUN) &&
 	    !(p->flags & IORING_SETUP_SINGLE_ISSUER))
-		return -EINVAL;
-	if ((p->flags & IORING_SETUP_DEFER_TASKRUN) && (p->flags & IORING_SETUP_SQPOLL))
 		return -EINVAL;
 	/* hybrid polling is a way of polling: IOPOLL's only */
 	if ((p->flags & IORING_SETUP_HYBRID_IOPOLL) && !(p->flags & IORING_SETUP_IOPOLL))

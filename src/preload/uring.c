@@ -568,9 +568,39 @@ long pl_io_uring_register(int fd, unsigned opcode, void *arg, unsigned nr_args)
 			return ret;
 		return dc_register_raw(&r->ring, opcode, arg, nr_args, -1, NULL, 0, NULL);
 	case IORING_UNREGISTER_FILES:
+		/* the kernel ring's table changes as registration does: under the lock */
+		pthread_mutex_lock(&r->reg_lock);
 		ret = dc_register_raw(&r->ring, opcode, arg, nr_args, -1, NULL, 0, NULL);
 		if (!ret)
 			pl_own_unregister_files(__atomic_load_n(&r->own, __ATOMIC_ACQUIRE));
+		pthread_mutex_unlock(&r->reg_lock);
+		return ret;
+	case IORING_REGISTER_PERSONALITY:
+		/*
+		 * Own SQEs run on the kernel ring: the same credentials are
+		 * registered there, so that they run as the id names (Linux's
+		 * semantics) rather than as the submitter.
+		 */
+		pthread_mutex_lock(&r->reg_lock);
+		ret = dc_register_raw(&r->ring, opcode, arg, nr_args, -1, NULL, 0, NULL);
+		if (ret > 0) {
+			int err = pl_own_register_personality(&r->own, &r->ring, &r->bufs, ret);
+
+			if (err) {
+				dc_register_raw(&r->ring, IORING_UNREGISTER_PERSONALITY, NULL,
+						(unsigned)ret, -1, NULL, 0, NULL);
+				ret = err;
+			}
+		}
+		pthread_mutex_unlock(&r->reg_lock);
+		return ret;
+	case IORING_UNREGISTER_PERSONALITY:
+		pthread_mutex_lock(&r->reg_lock);
+		ret = dc_register_raw(&r->ring, opcode, arg, nr_args, -1, NULL, 0, NULL);
+		if (!ret)
+			pl_own_unregister_personality(__atomic_load_n(&r->own, __ATOMIC_ACQUIRE),
+						      (int)nr_args);
+		pthread_mutex_unlock(&r->reg_lock);
 		return ret;
 	case IORING_REGISTER_BUFFERS:
 	case IORING_UNREGISTER_BUFFERS:

@@ -26,12 +26,17 @@
  * program's table at the same indexes (-1 at the devices'), the daemon's
  * -1 at the own ones'; an IOSQE_FIXED_FILE SQE goes where its index is.
  * Registered buffers are registered on the kernel ring too, at the same
- * indexes, so READ_FIXED/WRITE_FIXED on own files work.
+ * indexes, so READ_FIXED/WRITE_FIXED on own files work. Personalities
+ * too, by the same call (their ids differ: an own SQE's is translated).
+ * A chain left open at the end of a submission ends there on the kernel
+ * ring, as Linux ends it: nothing queued after it joins it.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -47,6 +52,8 @@
 
 #define OWN_CQ_BATCH 64u
 #define OWN_MIN_ENTRIES 64u
+/* the daemon's personality ids are below its UCMD_MAX_PERSONALITIES (64) */
+#define OWN_MAX_PERS 64u
 
 struct pl_own {
 	int fd;				/* the kernel ring */
@@ -63,16 +70,29 @@ struct pl_own {
 	unsigned pending;		/* queued, not yet submitted */
 	/*
 	 * Registered files: which indexes hold an own descriptor. One
-	 * allocation, swapped whole and never freed, so that a submitter
-	 * reading it without a lock sees one table, old or new.
+	 * allocation, swapped whole, so that a submitter reading it without a
+	 * lock sees one table, old or new; each look counts itself in
+	 * slot_readers around it, and a swap frees the old table once none is
+	 * counted (swap_slots).
 	 */
 	struct own_slots *_Atomic slots;
+	atomic_uint slot_readers;
+	/*
+	 * IORING_REGISTER_PERSONALITY: the kernel ring's id for each of the
+	 * daemon's (0: none), registered on both by the same call, so that an
+	 * own SQE naming one runs as the credentials it names, as on Linux.
+	 * Under the ring's reg_lock (uring.c), as every submission here.
+	 */
+	uint16_t pers[OWN_MAX_PERS];
 };
 
 struct own_slots {
 	unsigned nr;
 	bool own[];
 };
+
+/* no files registered: never freed */
+static struct own_slots no_slots = { .nr = 0 };
 
 static long sys_uring_setup(unsigned entries, struct io_uring_params *p)
 {
@@ -155,11 +175,25 @@ static int sqe_class(const struct pl_own *o, const struct io_uring_sqe *sqe)
 		break;
 	}
 	if (sqe->flags & IOSQE_FIXED_FILE) {
-		const struct own_slots *t =
-			o ? atomic_load_explicit(&o->slots, memory_order_acquire) : NULL;
+		atomic_uint *readers;
+		const struct own_slots *t;
 		unsigned i = (unsigned)sqe->fd;
+		bool own;
 
-		return t && i < t->nr && t->own[i] ? C_OWN : C_DEV;
+		if (!o)
+			return C_DEV;
+		/* the count is the only thing a look writes */
+		readers = (atomic_uint *)&o->slot_readers;
+		/*
+		 * seq_cst, the count before the load: a swap that the load did
+		 * not see yet reads the count after it (swap_slots), and so
+		 * waits for this look to end before it frees what it loaded.
+		 */
+		atomic_fetch_add(readers, 1);
+		t = atomic_load(&o->slots);
+		own = t && i < t->nr && t->own[i];
+		atomic_fetch_sub_explicit(readers, 1, memory_order_release);
+		return own ? C_OWN : C_DEV;
 	}
 	switch (sqe->opcode) {
 	case IORING_OP_READV:
@@ -398,6 +432,9 @@ struct plan {
 	bool in_chain, has_own, has_dev, has_local;
 	struct io_uring_sqe *local;	/* the V_LOCAL SQEs, copied, in order */
 	unsigned nlocal;
+	unsigned last;			/* the last SQE read */
+	bool dangling;			/* it links to nothing: its chain ends with the submission */
+	int bad;			/* the chain's SQE with an unknown personality, or -1 */
 };
 
 /*
@@ -410,7 +447,10 @@ static void resolve(struct plan *pl, unsigned end)
 	bool mixed = places > 1 || (pl->has_local && end > pl->chain);
 
 	for (unsigned k = pl->chain; k <= end; k++) {
-		if (mixed)
+		if (pl->bad >= 0 && !mixed)
+			/* as Linux's failed io_init_req: it -EINVAL, its chain cancelled */
+			pl->v[k] = (int)k == pl->bad ? V_EINVAL : V_ECANCELED;
+		else if (mixed)
 			pl->v[k] = k == pl->chain ? V_EINVAL : V_ECANCELED;
 		else
 			pl->v[k] = pl->has_own ? V_OWN : pl->has_local ? V_LOCAL : V_DEV;
@@ -432,11 +472,17 @@ static void plan_note(const struct io_uring_sqe *sqe, unsigned pos, void *ctx)
 	if (k >= pl->n)
 		return;
 	c = sqe_class(pl->o, sqe);
+	pl->last = k;
 	if (!pl->in_chain) {
 		pl->chain = k;
 		pl->in_chain = true;
 		pl->has_own = pl->has_dev = pl->has_local = false;
+		pl->bad = -1;
 	}
+	/* a personality neither ring knows: the kernel ring's ids are not the program's */
+	if (c == C_OWN && sqe->personality && pl->bad < 0 &&
+	    (sqe->personality >= OWN_MAX_PERS || !pl->o->pers[sqe->personality]))
+		pl->bad = (int)k;
 	pl->has_own |= c == C_OWN;
 	pl->has_dev |= c == C_DEV;
 	pl->has_local |= c == C_LOCAL;
@@ -453,6 +499,33 @@ static bool plan_divert(const struct io_uring_sqe *sqe, unsigned pos, void *ctx)
 		return false;	/* another thread's, submitted meanwhile: the daemon's */
 	switch (pl->v[k]) {
 	case V_OWN:
+		if ((pl->dangling && k == pl->last) || sqe->personality) {
+			/* read once: the program may be writing its SQ meanwhile */
+			struct io_uring_sqe copy = *sqe;
+
+			/*
+			 * A chain still open at the end of the submission ends
+			 * there (Linux's io_submit_state_end): on the kernel ring
+			 * its link flag would tie it to the CQEs queued after it
+			 * (own_queue_fail) or to the next submission's SQEs.
+			 */
+			if (pl->dangling && k == pl->last)
+				copy.flags &= (uint8_t)~(IOSQE_IO_LINK | IOSQE_IO_HARDLINK);
+			/* the kernel ring's id for it (plan_note found one, unless rewritten since) */
+			if (copy.personality) {
+				uint16_t kid = copy.personality < OWN_MAX_PERS ?
+						       pl->o->pers[copy.personality] : 0;
+
+				if (!kid) {
+					own_queue_fail(pl->o, copy.user_data, -EINVAL);
+					return true;
+				}
+				copy.personality = kid;
+			}
+			if (!own_queue(pl->o, &copy))
+				own_queue_fail(pl->o, copy.user_data, -EBUSY);
+			return true;
+		}
 		if (!own_queue(pl->o, sqe))
 			own_queue_fail(pl->o, sqe->user_data, -EBUSY);
 		return true;
@@ -475,6 +548,12 @@ static int run_local(const struct io_uring_sqe *sqe)
 {
 	int ret;
 
+	/*
+	 * Run here, as this thread: a personality's credentials would not
+	 * be the ones it runs as (docs/compat.md).
+	 */
+	if (sqe->personality)
+		return -EOPNOTSUPP;
 	switch (sqe->opcode) {
 	case IORING_OP_OPENAT:
 		/* a direct descriptor (file_index) would go in a table the daemon holds */
@@ -520,6 +599,7 @@ int pl_own_submit(struct pl_own **op, struct ucmd_ring *ring, const struct pl_ow
 		return -ENOMEM;
 	}
 	dc_psq_each_sqe(ring, to_submit, plan_note, &pl);
+	pl.dangling = pl.in_chain;
 	if (pl.in_chain)
 		resolve(&pl, pl.n - 1 < pl.chain ? pl.chain : pl.n - 1);
 	pthread_mutex_lock(&pl.o->lock);
@@ -540,6 +620,20 @@ int pl_own_submit(struct pl_own **op, struct ucmd_ring *ring, const struct pl_ow
 }
 
 /* ---- registration ---- */
+
+/*
+ * Put t in place of the table and free the old one once no look holds it
+ * (sqe_class counts each, a few loads long). Under the ring's reg_lock.
+ */
+static void swap_slots(struct pl_own *o, struct own_slots *t)
+{
+	struct own_slots *old = atomic_exchange(&o->slots, t);
+
+	while (atomic_load(&o->slot_readers))
+		sched_yield();
+	if (old != &no_slots)
+		free(old);
+}
 
 long pl_own_register_files(struct pl_own **op, struct ucmd_ring *ring,
 			   const struct pl_own_bufs *b, const void *arg, unsigned nr)
@@ -591,8 +685,7 @@ long pl_own_register_files(struct pl_own **op, struct ucmd_ring *ring,
 		goto out;
 	}
 	slot->nr = nr;
-	/* the old table is never freed: a submitter may be reading it */
-	atomic_store_explicit(&o->slots, slot, memory_order_release);
+	swap_slots(o, slot);
 	slot = NULL;
 out:
 	free(fds);
@@ -604,12 +697,41 @@ out:
 
 void pl_own_unregister_files(struct pl_own *o)
 {
-	static struct own_slots none = { .nr = 0 };
-
 	if (!o || !atomic_load(&o->slots))
 		return;
-	atomic_store_explicit(&o->slots, &none, memory_order_release);
+	swap_slots(o, &no_slots);
 	sys_uring_register(o->fd, IORING_UNREGISTER_FILES, NULL, 0);
+}
+
+int pl_own_register_personality(struct pl_own **op, struct ucmd_ring *ring,
+				const struct pl_own_bufs *b, int id)
+{
+	struct pl_own *o;
+	long kid;
+
+	if (id <= 0 || (unsigned)id >= OWN_MAX_PERS)
+		return -EINVAL;
+	o = own_get(op, ring, b);
+	if (!o)
+		return -ENOMEM;
+	/* this thread's credentials, as the daemon took them for id */
+	kid = sys_uring_register(o->fd, IORING_REGISTER_PERSONALITY, NULL, 0);
+	if (kid < 0)
+		return (int)kid;
+	if (!kid || kid > 0xffff) {
+		sys_uring_register(o->fd, IORING_UNREGISTER_PERSONALITY, NULL, (unsigned)kid);
+		return -EINVAL;
+	}
+	o->pers[id] = (uint16_t)kid;
+	return 0;
+}
+
+void pl_own_unregister_personality(struct pl_own *o, int id)
+{
+	if (!o || id <= 0 || (unsigned)id >= OWN_MAX_PERS || !o->pers[id])
+		return;
+	sys_uring_register(o->fd, IORING_UNREGISTER_PERSONALITY, NULL, o->pers[id]);
+	o->pers[id] = 0;
 }
 
 void pl_own_buffers(struct pl_own *o, const struct pl_own_bufs *b)

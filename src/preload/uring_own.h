@@ -47,6 +47,16 @@ long pl_own_register_files(struct pl_own **op, struct ucmd_ring *ring,
 			   const struct pl_own_bufs *b, const void *arg, unsigned nr);
 /* IORING_UNREGISTER_FILES: the kernel ring's table too */
 void pl_own_unregister_files(struct pl_own *o);
+/*
+ * IORING_REGISTER_PERSONALITY gave id on the daemon's ring: the calling
+ * thread's credentials registered on the kernel ring too (made now if
+ * need be), for own SQEs naming id. 0 or -errno (the caller then
+ * unregisters id on the daemon's ring).
+ */
+int pl_own_register_personality(struct pl_own **op, struct ucmd_ring *ring,
+				const struct pl_own_bufs *b, int id);
+/* IORING_UNREGISTER_PERSONALITY of id: the kernel ring's too */
+void pl_own_unregister_personality(struct pl_own *o, int id);
 /* The program registered (nr) or unregistered (0) buffers: the kernel ring's too. */
 void pl_own_buffers(struct pl_own *o, const struct pl_own_bufs *b);
 

@@ -171,6 +171,18 @@ static unsigned pass(struct srv_ring *r, bool take)
 		bool waiting;
 
 		srv_bounce_state(r->bounce, &made, &waiting, &shown);
+		/*
+		 * IORING_SETUP_TASKRUN_FLAG: Linux sets IORING_SQ_TASKRUN while
+		 * completions wait for the task to enter (its task work). Ours
+		 * are the reads whose data waits in the area for the client's
+		 * enter to copy it out: their CQEs show only then, or after
+		 * srv_bounce_wait_ns. A program that peeks the CQ (liburing
+		 * enters for it only when the flag says so) gets them at once.
+		 */
+		if ((r->flags & IORING_SETUP_TASKRUN_FLAG) && waiting != r->taskrun) {
+			sq_flag(r, IORING_SQ_TASKRUN, waiting);
+			r->taskrun = waiting;
+		}
 		/* read by a worker choosing how long to sleep, without the ring's lock */
 		__atomic_store_n(&r->bounce_waiting, waiting, __ATOMIC_RELAXED);
 		/* records for the client to copy: it is woken for them as for CQEs */

@@ -51,6 +51,7 @@ struct srv_ring {
 	struct srv_bounce *bounce;
 	unsigned bounce_told;		/* its records the client was last woken for */
 	bool bounce_waiting;		/* records wait for the client */
+	bool taskrun;			/* IORING_SQ_TASKRUN is set (a TASKRUN_FLAG ring's) */
 	bool exiting;			/* ring_exit: the client's records are copied at once */
 	/*
 	 * The last pass did nothing and left nothing that could need one:

@@ -68,8 +68,9 @@ blk() {	# LBA-in-4k: the first byte, in hex
 [ "$(blk 103)" = a7 ] || fail "block 103 (through the ring's OPENAT): $(blk 103)"
 
 # IORING_SETUP_SINGLE_ISSUER | DEFER_TASKRUN (the completions the preload
-# posts are task work the waiter runs), then COOP_TASKRUN
-for flags in 0x3000 0x100; do
+# posts are task work the waiter runs), then COOP_TASKRUN, then COOP_TASKRUN |
+# TASKRUN_FLAG (refused with EINVAL before: Linux takes it)
+for flags in 0x3000 0x100 0x300; do
 	step "the same on a ring set up with $flags"
 	rm -rf "$T/dir" && mkdir "$T/dir"
 	out=$(ex "$PROG" /dev/nvme0n1 "$T/dir" $flags 2>&1) || fail "uring_own $flags: exit $?: $out"

@@ -5,6 +5,7 @@
  * io_req_local_work_add with cq_wait_nr), and only the submitter may wait.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
@@ -134,6 +135,45 @@ static void test_other_thread_may_not_wait(void **state)
 }
 
 /* Linux's setup rules for the flag. */
+/*
+ * IORING_SETUP_TASKRUN_FLAG: completions waiting for the submitter's
+ * enter (task work another thread added) show as IORING_SQ_TASKRUN in the
+ * SQ flags, as Linux's do; running them clears it. Without the flag, never.
+ */
+static void taskrun_round(unsigned flags, bool want)
+{
+	struct ucmd_engine *e = ucmd_engine_new();
+	struct io_uring_cqe *cqe;
+	struct ucmd_ring ring;
+	int fd;
+
+	td_register(e);
+	td_ring_init(e, &ring, 8, flags);
+	fd = ucmd_open(e, "tdev_nopoll", O_RDWR);
+	assert_true(fd >= 0);
+	td_prep(&ring, fd, TD_OP_QUEUE, 7, 107);
+	assert_int_equal(ucmd_submit(&ring), 1);
+	assert_false(__atomic_load_n(ring.sq.kflags, __ATOMIC_ACQUIRE) & IORING_SQ_TASKRUN);
+	/* this thread is not the ring's while it does not enter: the work waits */
+	assert_int_equal(td_complete_some(1), 1);
+	assert_int_equal(!!(__atomic_load_n(ring.sq.kflags, __ATOMIC_ACQUIRE) & IORING_SQ_TASKRUN),
+			 want);
+	assert_int_equal(ucmd_wait_cqe(&ring, &cqe), 0);
+	assert_int_equal(cqe->user_data, 7);
+	assert_int_equal(cqe->res, 107);
+	ucmd_cqe_seen(&ring, cqe);
+	assert_false(__atomic_load_n(ring.sq.kflags, __ATOMIC_ACQUIRE) & IORING_SQ_TASKRUN);
+	ucmd_queue_exit(&ring);
+	ucmd_engine_free(e);
+}
+
+static void test_taskrun_flag(void **state)
+{
+	(void)state;
+	taskrun_round(defer_flags | IORING_SETUP_TASKRUN_FLAG, true);
+	taskrun_round(defer_flags, false);
+}
+
 static void test_setup_rules(void **state)
 {
 	struct ucmd_engine *e = ucmd_engine_new();
@@ -156,6 +196,7 @@ int main(void)
 		cmocka_unit_test(test_one_wakeup_per_batch),
 		cmocka_unit_test(test_other_thread_may_not_wait),
 		cmocka_unit_test(test_setup_rules),
+		cmocka_unit_test(test_taskrun_flag),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -74,6 +74,33 @@ static void test_bad_params(void **state)
 	memset(&p, 0, sizeof(p));
 	p.flags = IORING_SETUP_DEFER_TASKRUN;	/* needs SINGLE_ISSUER */
 	assert_int_equal(init(8, &p, &ring), -EINVAL);
+	memset(&p, 0, sizeof(p));
+	p.flags = IORING_SETUP_TASKRUN_FLAG;	/* needs COOP_ or DEFER_TASKRUN */
+	assert_int_equal(init(8, &p, &ring), -EINVAL);
+	memset(&p, 0, sizeof(p));
+	p.flags = IORING_SETUP_SQPOLL | IORING_SETUP_COOP_TASKRUN;	/* no task-run mode */
+	assert_int_equal(init(8, &p, &ring), -EINVAL);
+}
+
+/* Linux's accepted task-run combinations: TASKRUN_FLAG with either mode. */
+static void test_taskrun_flags(void **state)
+{
+	static const unsigned ok[] = {
+		IORING_SETUP_COOP_TASKRUN,
+		IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG,
+		IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN |
+			IORING_SETUP_TASKRUN_FLAG,
+	};
+	struct ucmd_ring ring;
+	struct io_uring_params p;
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		memset(&p, 0, sizeof(p));
+		p.flags = ok[i];
+		assert_int_equal(init(8, &p, &ring), 0);
+		ucmd_queue_exit(&ring);
+	}
 }
 
 /* The offsets describe one region: a second mapping sees the same ring. */
@@ -212,6 +239,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_bad_params),
+		cmocka_unit_test(test_taskrun_flags),
 		cmocka_unit_test(test_offsets_only),
 		cmocka_unit_test(test_single_issuer),
 		cmocka_unit_test(test_single_issuer_fork),

@@ -48,11 +48,15 @@ struct bt {
 	struct cring r;
 };
 
+/* setup flags the next cring_open adds (IORING_SETUP_*) */
+static unsigned cring_flags;
+
 static int setup(void **state)
 {
 	struct bt *t = calloc(1, sizeof(*t));
 
 	srv_bounce_wait_ns = SRV_BOUNCE_WAIT_NS;
+	cring_flags = 0;
 
 	sfx_setup(&t->s, NULL);
 	*state = t;
@@ -65,6 +69,7 @@ static int setup_thread(void **state)
 	struct fx_opts o = { .mode = UCMD_CTRL_THREAD };
 
 	srv_bounce_wait_ns = SRV_BOUNCE_WAIT_NS;
+	cring_flags = 0;
 	sfx_setup(&t->s, &o);
 	*state = t;
 	return 0;
@@ -96,7 +101,7 @@ static void cring_open(struct sfx *s, struct cring *r)
 	int fds[3], bfd = -1;
 
 	memset(r, 0, sizeof(*r));
-	req.p.flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32;
+	req.p.flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 | cring_flags;
 	r->id = srv_ring_create(&s->c, &req, &r->rep, fds);
 	assert_true(r->id >= 0);
 	r->memfd = fds[0];
@@ -292,6 +297,74 @@ static void test_fast_path(void **state)
 	}
 	munmap(rd, (size_t)n * 4096);
 	munmap(w, 4096);
+}
+
+/* Until IORING_SQ_TASKRUN is as on (bounded), or fail. */
+static void wait_taskrun(struct cring *r, bool on)
+{
+	uint64_t end = now_ms() + 10000;
+
+	while (!!(__atomic_load_n(r->sq_flags, __ATOMIC_ACQUIRE) & IORING_SQ_TASKRUN) != on &&
+	       now_ms() < end)
+		usleep(50);
+	assert_int_equal(!!(__atomic_load_n(r->sq_flags, __ATOMIC_ACQUIRE) & IORING_SQ_TASKRUN),
+			 on);
+}
+
+/*
+ * IORING_SETUP_COOP_TASKRUN | TASKRUN_FLAG: while a read's data waits in
+ * the area for the client's enter (its CQE hidden until then), the SQ
+ * flags say IORING_SQ_TASKRUN, as Linux's do for task work waiting for
+ * the task; once copied, the CQE shows and the flag is gone. A ring
+ * without TASKRUN_FLAG never has it.
+ */
+static void test_taskrun_flag(void **state)
+{
+	struct bt *t = *state;
+	struct cring *r = &t->r;
+	unsigned len = 4096, recs0;
+	char *w, *rd;
+
+	srv_bounce_wait_ns = 60000000000ull;
+	cring_flags = IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG;
+	cring_open(&t->s, r);
+	w = write_pattern(t, 16, len, 43);
+	wait_taskrun(r, false);
+	rd = pages(1);
+	recs0 = r->bctl->tail;
+	prep_rw(r, &t->s, 0x02, 16, rd, len, 300);
+	publish(r);
+	wait_recs(r, recs0 + 1);
+	wait_taskrun(r, true);
+	assert_int_equal(cq_ready(r), 0);
+	assert_int_equal(client_copy(r), 1);
+	assert_int_equal(next_cqe(r, false).user_data, 300);
+	assert_memory_equal(rd, w, len);
+	wait_taskrun(r, false);
+	munmap(rd, 4096);
+	munmap(w, 4096);
+}
+
+static void test_no_taskrun_flag(void **state)
+{
+	struct bt *t = *state;
+	struct cring *r = &t->r;
+	unsigned len = 4096, recs0;
+	char *rd;
+
+	srv_bounce_wait_ns = 60000000000ull;
+	cring_flags = IORING_SETUP_COOP_TASKRUN;
+	cring_open(&t->s, r);
+	rd = pages(1);
+	recs0 = r->bctl->tail;
+	prep_rw(r, &t->s, 0x02, 16, rd, len, 301);
+	publish(r);
+	wait_recs(r, recs0 + 1);
+	usleep(2000);
+	assert_false(__atomic_load_n(r->sq_flags, __ATOMIC_ACQUIRE) & IORING_SQ_TASKRUN);
+	assert_int_equal(client_copy(r), 1);
+	assert_int_equal(next_cqe(r, false).user_data, 301);
+	munmap(rd, 4096);
 }
 
 /* A client that never claims: its data comes through /proc/PID/mem, then the CQEs. */
@@ -1098,6 +1171,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fast_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fast_path, setup_thread, teardown),
 		cmocka_unit_test_setup_teardown(test_fallback_unclaimed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_taskrun_flag, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_taskrun_flag, setup_thread, teardown),
+		cmocka_unit_test_setup_teardown(test_no_taskrun_flag, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fallback_unclaimed, setup_thread, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_buffer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_records, setup, teardown),
