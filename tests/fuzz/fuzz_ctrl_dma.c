@@ -15,10 +15,17 @@
  * transfer that the short path takes (ctrl_map_prp_short) must get the
  * same status from it as from the general walk, and the same length.
  *
+ * With selector bit 2 the command is windowed (ctrl_set_dma_window, the
+ * host's IOMMU): four (offset, length) pairs of 16-bit numbers after the SQE
+ * are its two data segments, its list and its metadata in the arena, and
+ * every map() the walker makes must then lie in the pages of one of them,
+ * checked here with page arithmetic of its own.
+ *
  * Input: 1 byte selector (bit 0: data or metadata pointer; bit 1: which
- * controller, MDTS unlimited or 2^2 pages), 4 bytes transfer length (taken
- * modulo 1 MiB: past the arena on purpose), the 64-byte SQE, then the
- * arena's contents (zero padded).
+ * controller, MDTS unlimited or 2^2 pages; bit 2: windowed), 4 bytes
+ * transfer length (taken modulo 1 MiB: past the arena on purpose), the
+ * 64-byte SQE, the window's 16 bytes when windowed, then the arena's
+ * contents (zero padded).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -41,6 +48,30 @@ static struct window windows[MAX_WINDOWS];
 static unsigned nwindows;
 static struct ucmd_ctrl *ctrls[2];
 
+/* the window: [lo, hi) bus ranges, pages whole */
+static bool win_on;
+static struct iovec win_seg[2];
+static struct ucmd_dma_window win;
+static uint64_t win_lo[4], win_hi[4];
+
+static bool fz_window(void *arg, uint16_t sqid, uint16_t cid, struct ucmd_dma_window *out)
+{
+	(void)arg;
+	(void)sqid;
+	(void)cid;
+	*out = win;
+	return win_on;
+}
+
+static bool in_window_pages(uint64_t addr, uint64_t len)
+{
+	for (unsigned i = 0; i < 4; i++)
+		if (win_hi[i] > win_lo[i] && addr >= win_lo[i] && addr + len <= win_hi[i] &&
+		    addr + len >= addr)
+			return true;
+	return false;
+}
+
 static void *arena_map(const struct ucmd_dma *dma, uint64_t addr, uint64_t len)
 {
 	uint8_t *p;
@@ -48,6 +79,9 @@ static void *arena_map(const struct ucmd_dma *dma, uint64_t addr, uint64_t len)
 	(void)dma;
 	if (addr < ARENA_BUS || len > ARENA_SIZE || addr - ARENA_BUS > ARENA_SIZE - len)
 		return NULL;
+	/* a windowed command's maps are checked before they reach map() */
+	if (win_on && !in_window_pages(addr, len))
+		abort();
 	/* the walker maps at most a bounded number of windows per command */
 	if (nwindows == MAX_WINDOWS)
 		abort();
@@ -71,6 +105,29 @@ static void setup(void)
 	p.mdts = 2;
 	if (ctrl_create_dma(&p, &arena_dma, &ctrls[1]))
 		abort();
+	ctrl_set_dma_window(ctrls[0], fz_window, NULL);
+	ctrl_set_dma_window(ctrls[1], fz_window, NULL);
+}
+
+static void window_from(const uint8_t *w)
+{
+	uint64_t r[4][2];
+
+	for (unsigned i = 0; i < 4; i++) {
+		uint16_t off, len;
+
+		memcpy(&off, w + 4 * i, 2);
+		memcpy(&len, w + 4 * i + 2, 2);
+		r[i][0] = ARENA_BUS + off;
+		r[i][1] = len;
+		/* the pages of [off, off + len): empty ranges give none */
+		win_lo[i] = len ? r[i][0] & ~4095ull : 0;
+		win_hi[i] = len ? (r[i][0] + len + 4095) & ~4095ull : 0;
+	}
+	win_seg[0] = (struct iovec){ (void *)(uintptr_t)r[0][0], r[0][1] };
+	win_seg[1] = (struct iovec){ (void *)(uintptr_t)r[1][0], r[1][1] };
+	win = (struct ucmd_dma_window){ .seg = win_seg, .nr_seg = 2, .list = r[2][0],
+					.list_len = r[2][1], .meta = r[3][0], .meta_len = r[3][1] };
 }
 
 static bool in_window(const struct iovec *iov)
@@ -104,6 +161,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 	memcpy(&req.cmd, in + 5, sizeof(req.cmd));
 	in += 5 + sizeof(req.cmd);
 	size -= 5 + sizeof(req.cmd);
+	win_on = false;
+	if (sel & 4) {
+		if (size < 16)
+			return 0;
+		window_from(in);
+		win_on = true;
+		in += 16;
+		size -= 16;
+	}
 	memset(arena, 0, sizeof(arena));
 	memcpy(arena, in, size < ARENA_SIZE ? size : ARENA_SIZE);
 
