@@ -107,10 +107,11 @@ static void reap(struct state *s)
 		uint64_t tag = cqe->user_data;
 		if (tag >= s->ntags)
 			die("CQE for an unknown tag", (unsigned long)tag, s->ntags);
-		if (cqe->res < -4095)
+		/* a NOP with IORING_NOP_INJECT_RESULT posts whatever 32 bits it was given */
+		if (cqe->res < -4095 && s->opcode[tag] != IORING_OP_NOP)
 			die("CQE res is not an errno", (unsigned long)tag,
 			    (unsigned long)(long)cqe->res);
-		if (cqe->res > 0 && !is_write(s->opcode[tag]))
+		if (cqe->res > 0 && !is_write(s->opcode[tag]) && s->opcode[tag] != IORING_OP_NOP)
 			die("positive res for an op that gives 0", s->opcode[tag],
 			    (unsigned long)cqe->res);
 		if (++s->posted[tag] > s->consumed[tag])
