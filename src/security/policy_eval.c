@@ -86,27 +86,13 @@ static bool ranges_match(const struct pol_range *r, const struct ucmd_cmd_desc *
 	return allow && any;
 }
 
-/*
- * fnmatch(glob, dev, 0), without its cost for the globs policies use
- * ("nvme*", "ng0n1"): a literal, or a literal then one final '*'.
- */
-static bool glob_matches(const char *glob, const char *dev)
-{
-	size_t n = strcspn(glob, "*?[\\");
-
-	if (!glob[n])
-		return !strcmp(glob, dev);
-	if (glob[n] == '*' && !glob[n + 1])
-		return !strncmp(glob, dev, n);
-	return !fnmatch(glob, dev, 0);
-}
-
+/* Each glob was classified at load: most need no fnmatch(), nor a scan for one. */
 static bool devices_ok(const struct ucmd_policy_rule *r, const char *dev)
 {
 	if (!r->ndevices)
 		return true;
 	for (unsigned i = 0; i < r->ndevices; i++)
-		if (glob_matches(r->devices[i], dev))
+		if (pol_glob_match(&r->devglobs[i], dev))
 			return true;
 	return false;
 }
@@ -117,8 +103,6 @@ static bool cmd_ok(const struct ucmd_policy_rule *r, const struct ucmd_policy_su
 	bool allow = r->action == 1;
 
 	if (!d)
-		return false;
-	if (!devices_ok(r, d->device))
 		return false;
 	if (r->nsid.n && !pv_set_has(&r->nsid, d->nsid))
 		return false;
@@ -139,7 +123,12 @@ static bool cmd_ok(const struct ucmd_policy_rule *r, const struct ucmd_policy_su
 		return false;
 	if (r->has_lba && !ranges_match(&r->lba, d, allow, false))
 		return false;
-	return true;
+	/*
+	 * The device last: every key must match, so the order changes no
+	 * answer, and the integer keys above turn most rules away first (the
+	 * default policy's rules all name "nvme*, ng*" and differ in them).
+	 */
+	return devices_ok(r, d->device);
 }
 
 /* A rule naming host NQNs matches only NVMe/TCP connections with one of them. */

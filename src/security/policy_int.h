@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "security/policy_glob.h"
 #include "security/security.h"
 
 /* Which hooks a rule applies to (bit per enum ucmd_security_hook). */
@@ -40,6 +41,7 @@ struct ucmd_policy_rule {
 	struct pol_set uid, gid, nsid, select, opcode, target_uid, target_gid;
 	unsigned ndevices;
 	char **devices;			/* fnmatch() globs */
+	struct pol_glob *devglobs;	/* the same, classified (policy_glob.h) */
 	unsigned nhostnqns;
 	char **hostnqns;		/* fnmatch() globs on the NVMe/TCP host NQN */
 	unsigned nhostids;

@@ -56,6 +56,7 @@ void pol_rule_free(struct ucmd_policy_rule *r)
 	for (unsigned i = 0; i < r->ndevices; i++)
 		free(r->devices[i]);
 	free(r->devices);
+	free(r->devglobs);
 	for (unsigned i = 0; i < r->nhostnqns; i++)
 		free(r->hostnqns[i]);
 	free(r->hostnqns);
@@ -82,7 +83,8 @@ static int set_devices(struct ucmd_policy_rule *r, char *v, const char **bad)
 	if (n < 0)
 		return n;
 	r->devices = calloc((size_t)n, sizeof(char *));
-	if (!r->devices)
+	r->devglobs = calloc((size_t)n, sizeof(*r->devglobs));
+	if (!r->devices || !r->devglobs)
 		return -ENOMEM;
 	for (int i = 0; i < n; i++) {
 		*bad = items[i];
@@ -90,6 +92,7 @@ static int set_devices(struct ucmd_policy_rule *r, char *v, const char **bad)
 			return -EINVAL;	/* longer than any device name */
 		if (!(r->devices[r->ndevices] = strdup(items[i])))
 			return -ENOMEM;
+		pol_glob_init(&r->devglobs[r->ndevices], r->devices[r->ndevices]);
 		r->ndevices++;
 	}
 	return 0;
