@@ -171,9 +171,10 @@ int dc_psq_take(struct ucmd_ring *ring, unsigned to_submit,
 		int (*check)(const struct io_uring_sqe *sqe, void *ctx),
 		int (*take)(const struct io_uring_sqe *sqe, void *ctx), void *ctx);
 /*
- * Post cqe (its user_data, res, and a CQE32's extra words; not its flags)
- * into ring's CQ: a NOP with Linux's nop_flags INJECT_RESULT (and CQE32)
- * put into the ring's SQ under the lock dc_psq_take takes. 0, or -ENOTCONN
+ * Post cqe (its user_data, res, flags and a CQE32's extra words) into
+ * ring's CQ: a NOP with Linux's nop_flags INJECT_RESULT (and CQE32) and
+ * ucmd's UCMD_NOP_CQE_FLAGS put into the ring's SQ under the lock
+ * dc_psq_take takes. 0, or -ENOTCONN
  * (the ring is gone), -EAGAIN (its SQ stays full).
  */
 int dc_inject_cqe(struct ucmd_ring *ring, const struct io_uring_cqe *cqe);

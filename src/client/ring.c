@@ -974,9 +974,14 @@ int dc_inject_cqe(struct ucmd_ring *ring, const struct io_uring_cqe *cqe)
 	sqe = (struct io_uring_sqe *)((char *)ring->sq.sqes + (etail & ring->sq.ring_mask) * sqe_sz);
 	memset(sqe, 0, sqe_sz);
 	sqe->opcode = IORING_OP_NOP;
-	/* Linux's nop_flags: IORING_NOP_INJECT_RESULT, IORING_NOP_CQE32 */
-	sqe->rw_flags = 1u | (big ? 1u << 5 : 0);
+	/*
+	 * Linux's nop_flags INJECT_RESULT (and CQE32), and ucmd's CQE_FLAGS:
+	 * the relayed CQE keeps its flags (F_MORE, F_SOCK_NONEMPTY...), as the
+	 * CQE Linux would post in the shared CQ has them
+	 */
+	sqe->rw_flags = UCMD_NOP_INJECT_RESULT | UCMD_NOP_CQE_FLAGS | (big ? UCMD_NOP_CQE32 : 0);
 	sqe->len = (uint32_t)cqe->res;
+	sqe->addr3 = cqe->flags;
 	sqe->user_data = cqe->user_data;
 	if (big) {
 		sqe->off = cqe->big_cqe[0];

@@ -590,6 +590,11 @@ struct ucmd_ring;
  * program SQ).
  */
 long pl_relay_submit(struct ucmd_ring *shared, struct pl_relay *_Atomic *slot, unsigned to_submit);
+/*
+ * The process is exiting: every request its relays took is cancelled or
+ * waited for, and its CQE relayed, before this returns (exit_hook.c).
+ */
+void pl_relay_exit(void);
 
 /* ---- svtab.c: the device fds ucmd-supervise gave, mirrored for our rings (before an enter) ---- */
 void pl_svtab_sync(void);

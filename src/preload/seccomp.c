@@ -327,6 +327,10 @@ PL_EXPORT long syscall(long nr, ...)
 	} else {
 		static long (*next)(long, ...);
 
+		/* _exit's own call: a forked child's relayed requests post their CQEs first */
+		if (nr == __NR_exit_group)
+			pl_relay_exit();
+
 		if (!next)
 			next = pl_next("syscall");
 		return next(nr, a[0], a[1], a[2], a[3], a[4], a[5]);

@@ -36,6 +36,23 @@
  *     registers the inherited ring itself (served: a plain ring's register
  *     of ring fds needs nothing of the maker's), enters by its own index
  *     (0), and by one it never registered (EBADF).
+ *   uring_inherit flags NGPATH
+ *     The child submits on the shared ring a NOP whose CQE carries flags
+ *     (IORING_CQE_F_MORE | IORING_CQE_F_SOCK_NONEMPTY, through ucmd's own
+ *     nop_flags bit UCMD_NOP_CQE_FLAGS, 1u << 31, flags from addr3: no op
+ *     ucmd's core runs posts flags otherwise; Linux answers -EINVAL to the
+ *     bit) and result 7; the parent reaps it from the CQ both share with
+ *     its user_data, result and flags, as the CQE Linux posts there.
+ *   uring_inherit exit|_exit|exit_group NGPATH
+ *     The child submits on the shared ring a TIMEOUT of an hour (user_data
+ *     300) and an NVMe Read of block 0 into a buffer of its own (301), and
+ *     leaves at once, by exit(0), _exit(0) or syscall(SYS_exit_group, 0).
+ *     Linux's ring outlives the task: its requests complete into the
+ *     shared CQ or end -ECANCELED, never vanish. The parent, the child
+ *     reaped, finds both CQEs: the TIMEOUT -ECANCELED (Linux would post
+ *     -ETIME an hour on; ucmd cancels at the exit, docs/compat.md), the
+ *     Read its result. A wait of 30 s guards against a CQE that never
+ *     comes (printed EINTR), not against a slow one.
  *
  * Each line printed is "what: RES", RES ok or the errno's name; the script
  * compares the lines. Exit 0 unless the usage is wrong.
@@ -324,6 +341,149 @@ static int submit_both(const char *path)
 	return 0;
 }
 
+static void on_alarm(int sig)
+{
+	(void)sig;	/* only to interrupt the wait */
+}
+
+/*
+ * The parent's reap of one CQE; a wait of 30 s ends EINTR (an alarm: a
+ * timed wait of liburing's may submit a TIMEOUT in the SQ the child shares).
+ */
+static int reap_one(struct io_uring *ring, struct io_uring_cqe *out)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	sigaction(SIGALRM, &sa, NULL);
+	alarm(30);
+	ret = io_uring_wait_cqe(ring, &cqe);
+	alarm(0);
+	if (ret)
+		return ret;
+	*out = *cqe;
+	io_uring_cqe_seen(ring, cqe);
+	return 0;
+}
+
+/* a plain ring on NGPATH, its fd, nsid and blocks per 4 KiB; 0 when so */
+static int plain_ring(const char *path, struct io_uring *ring, int *fd, long *nsid, unsigned *nlb)
+{
+	*fd = open(path, O_RDWR);
+	if (*fd < 0) {
+		printf("open: %s\n", strerror(errno));
+		return -1;
+	}
+	*nsid = rawdev_nsid(*fd);
+	if (*nsid < 0 || rawdev_ring(ring, NULL))
+		return -1;
+	*nlb = parent_io(ring, *fd, 0x02, (uint32_t)*nsid, rbuf, 0, 8) == -EINVAL ? 1 : 8;
+	return 0;
+}
+
+#define NOP_INJECT_RESULT 1u		/* Linux's IORING_NOP_INJECT_RESULT */
+#define NOP_CQE_FLAGS (1u << 31)	/* ucmd's UCMD_NOP_CQE_FLAGS (src/core/backend.h) */
+
+static int relay_flags(const char *path)
+{
+	const unsigned want = IORING_CQE_F_MORE | IORING_CQE_F_SOCK_NONEMPTY;
+	struct io_uring_cqe cqe;
+	struct io_uring ring;
+	unsigned nlb;
+	long nsid;
+	int p2c[2], fd, ret;
+	pid_t pid;
+
+	if (plain_ring(path, &ring, &fd, &nsid, &nlb) || pipe(p2c))
+		return 0;
+	pid = fork_flushed();
+	if (pid < 0)
+		return 0;
+	if (pid == 0) {
+		struct io_uring_sqe *sqe;
+		char c;
+
+		ring.sq.sqe_head = ring.sq.sqe_tail = *ring.sq.ktail;
+		sqe = io_uring_get_sqe(&ring);
+		io_uring_prep_nop(sqe);
+		sqe->rw_flags = (int)(NOP_INJECT_RESULT | NOP_CQE_FLAGS);
+		sqe->len = 7;
+		sqe->addr3 = want;
+		sqe->user_data = 400;
+		ret = io_uring_submit(&ring);
+		printf("child submit: %s\n", res_name(ret == 1 ? 0 : ret < 0 ? ret : -EIO));
+		fflush(stdout);
+		/* alive until the parent reaped: its exit is another test's */
+		_exit(read(p2c[0], &c, 1) == 1 ? 0 : 1);
+	}
+	ret = reap_one(&ring, &cqe);
+	if (ret)
+		printf("parent wait: %s\n", res_name(ret));
+	else
+		printf("parent cqe %llu: res %d flags %#x: %s\n", (unsigned long long)cqe.user_data,
+		       cqe.res, cqe.flags,
+		       cqe.user_data == 400 && cqe.res == 7 && cqe.flags == want ? "ok" : "EIO");
+	if (write(p2c[1], "x", 1) != 1)
+		printf("pipe: %s\n", strerror(errno));
+	wait_child(pid);
+	return 0;
+}
+
+static unsigned char cbuf[4096] __attribute__((aligned(4096)));
+
+static int relay_exit(const char *path, const char *how)
+{
+	struct io_uring_cqe cqe;
+	struct io_uring ring;
+	int fd, ret, res[2] = { 1, 1 };
+	unsigned nlb;
+	long nsid;
+	pid_t pid;
+
+	if (plain_ring(path, &ring, &fd, &nsid, &nlb))
+		return 0;
+	pid = fork_flushed();
+	if (pid < 0)
+		return 0;
+	if (pid == 0) {
+		static struct __kernel_timespec hour = { .tv_sec = 3600 };
+		struct io_uring_sqe *sqe;
+
+		ring.sq.sqe_head = ring.sq.sqe_tail = *ring.sq.ktail;
+		sqe = io_uring_get_sqe(&ring);
+		io_uring_prep_timeout(sqe, &hour, 0, 0);
+		sqe->user_data = 300;
+		sqe = rawdev_sqe(&ring, fd, 0x02, (uint32_t)nsid, cbuf, 4096, 0, nlb);
+		sqe->user_data = 301;
+		ret = io_uring_submit(&ring);
+		printf("child submitted 2: %s\n", res_name(ret == 2 ? 0 : ret < 0 ? ret : -EIO));
+		fflush(stdout);
+		if (!strcmp(how, "exit"))
+			exit(0);
+		if (!strcmp(how, "_exit"))
+			_exit(0);
+		syscall(SYS_exit_group, 0);
+		_exit(1);	/* not reached */
+	}
+	if (wait_child(pid) != 0)
+		return 0;
+	for (int i = 0; i < 2; i++) {
+		ret = reap_one(&ring, &cqe);
+		if (ret) {
+			printf("parent wait: %s\n", res_name(ret));
+			break;
+		}
+		if (cqe.user_data == 300 || cqe.user_data == 301)
+			res[cqe.user_data - 300] = cqe.res;
+		else
+			printf("parent cqe %llu: unexpected\n", (unsigned long long)cqe.user_data);
+	}
+	printf("parent timeout: %s\n", res[0] == 1 ? "none" : res_name(res[0]));
+	printf("parent read: %s\n", res[1] == 1 ? "none" : res_name(res[1]));
+	return 0;
+}
+
 static const char *enter_reg(unsigned idx)
 {
 	long ret = syscall(SYS_io_uring_enter, idx, 0, 0, IORING_ENTER_REGISTERED_RING, NULL, 0);
@@ -366,11 +526,16 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "regring"))
 		return regring();
+	if (argc == 3 && !strcmp(argv[1], "flags"))
+		return relay_flags(argv[2]);
+	if (argc == 3 && (!strcmp(argv[1], "exit") || !strcmp(argv[1], "_exit") ||
+			  !strcmp(argv[1], "exit_group")))
+		return relay_exit(argv[2], argv[1]);
 	if (argc == 3 && !strcmp(argv[1], "submit"))
 		return submit_both(argv[2]);
 	if (argc == 3 && (!strcmp(argv[1], "wait") || !strcmp(argv[1], "single") ||
 			  !strcmp(argv[1], "defer")))
 		return run(argv[2], argv[1]);
-	fprintf(stderr, "usage: uring_inherit wait|single|defer|regring|submit NGPATH\n");
+	fprintf(stderr, "usage: uring_inherit wait|single|defer|regring|submit|flags|exit|_exit|exit_group NGPATH\n");
 	return 1;
 }

@@ -21,6 +21,12 @@
 # - regring: registered ring indexes (IORING_REGISTER_RING_FDS) are a
 #   task's own: the child's enter by its parent's index is EINVAL; it
 #   registers the inherited ring itself and enters by its own index.
+# - flags: the child's relayed CQE keeps its flags (F_MORE,
+#   F_SOCK_NONEMPTY), not only its user_data and result.
+# - exit, _exit, exit_group: a child that leaves with a TIMEOUT of an hour
+#   and an NVMe Read in flight on the shared ring: the parent reaps both
+#   CQEs, the TIMEOUT's -ECANCELED, the Read's 0 (Linux's requests outlive
+#   the task that submitted them; none vanish).
 source "$(dirname "$0")/lib/common.sh"
 need_tools dd cmp
 PROG="$(pwd)/$B/tests/exec/uring_inherit"
@@ -78,4 +84,16 @@ child enter by the parent's index: EINVAL
 child register ring fd: ok
 child enter by its index: ok
 child enter by an index not its: EBADF" ] || fail "regring: '$out'"
+step "flags: a relayed CQE keeps its flags"
+out=$(ex "$PROG" flags /dev/ng0n1 2>&1) || fail "flags: exit $?: $out"
+[ "$(grep '^child' <<<"$out")" = "child submit: ok" ] || fail "flags: '$out'"
+[ "$(grep '^parent' <<<"$out")" = "parent cqe 400: res 7 flags 0x6: ok" ] || fail "flags: '$out'"
+
+for how in exit _exit exit_group; do
+	step "$how: the child's requests in flight post their CQEs"
+	out=$(ex "$PROG" "$how" /dev/ng0n1 2>&1) || fail "$how: exit $?: $out"
+	[ "$out" = "child submitted 2: ok
+parent timeout: ECANCELED
+parent read: ok" ] || fail "$how: '$out'"
+done
 echo "exec_uring_inherit: ok"
