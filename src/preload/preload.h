@@ -29,6 +29,7 @@
  *   devinfo.c  which devices exist, their kinds, numbers and geometry
  *   fdmap.c    device fds: open, close, dup*, fcntl, fstat; exec recovery
  *   fdpath.c   /dev/fd/N, /proc/self/fd/N, /dev/stdin... naming a device fd
+ *   fdname.c   the descriptor number such a path names (ucmd-supervise's too)
  *   devlock.c  record locks and flock on device fds (a lock file per device)
  *   ioctl.c    ioctl(2) on device fds (NVMe and BLK* requests)
  *   rw.c       read/write/pread/pwrite/readv/writev/preadv/pwritev/lseek,
@@ -215,6 +216,12 @@ int pl_fd_same_file(int fd, const struct pl_devinfo *d);
 int pl_fd_path_dev(const char *path, const struct pl_devinfo **d);
 /* The same, and *fd the descriptor path names (-1: none) when *d is set. */
 int pl_fd_path_fd(const char *path, const struct pl_devinfo **d, int *fd);
+/*
+ * fdname.c: the descriptor number path names for process pid (its
+ * /proc/self, its threads' ids), or -1; *rest: what follows the number's
+ * component ("" for none).
+ */
+int pl_fd_named(const char *path, pid_t pid, const char **rest);
 /* devlock.c: record locks and flock on device fds, on the device's lock file */
 struct flock;
 bool pl_devlock_cmd(int cmd);	/* F_GETLK, F_SETLK(W) or their OFD forms */

@@ -29,7 +29,8 @@
  *                own: partial-block reads and writes, BLKZEROOUT, BLKDISCARD
  *   sv_pass32.c  the 32-bit passthrough ioctls (libnvme 1.x's), on that connection
  *   sv_dirs.c    getdents64, getdents: /dev lists ucmd's devices, not the host's NVMe
- *   sv_stat.c    stat, access, readlink and their family by path: the tree's
+ *   sv_stat.c    stat, access, readlink and their family by path: the tree's,
+ *                /dev/fd/N of a device fd the device (fdname.c)
  *   sv_tview.c   whose /dev and /sys a thread's path reaches (its root, its mounts)
  *   sv_access.c  access of the tree's files, for the calling thread's ids as they are
  *   sv_sysfs.c   opens into the tree; the device list read again on a miss
