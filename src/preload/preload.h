@@ -470,6 +470,12 @@ int pl_attrw_flags(int flags);
 bool pl_attrw(int fd, const struct iovec *iov, int cnt, ssize_t *ret);
 /* Is fd an attribute opened for writing (stdio.c: its stream's writes are write's)? */
 bool pl_attrw_fd(int fd);
+/*
+ * attrval.c: the write of val to the tree's attribute at path, whose
+ * current value is cur (both NUL-terminated, both trimmed in place): 0 if
+ * taken, else -EINVAL
+ */
+int pl_attr_judge(const char *path, char *cur, char *val);
 
 /* ---- ctlfiles.c: the tree's write-only control files ---- */
 /*
