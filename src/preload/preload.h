@@ -29,6 +29,7 @@
  *   devinfo.c  which devices exist, their kinds, numbers and geometry
  *   fdmap.c    device fds: open, close, dup*, fcntl, fstat; exec recovery
  *   fdpath.c   /dev/fd/N, /proc/self/fd/N, /dev/stdin... naming a device fd
+ *   fdname.c   the descriptor number such a path names (ucmd-supervise's too)
  *   devlock.c  record locks and flock on device fds (a lock file per device)
  *   ioctl.c    ioctl(2) on device fds (NVMe and BLK* requests)
  *   rw.c       read/write/pread/pwrite/readv/writev/preadv/pwritev/lseek,
@@ -215,6 +216,12 @@ int pl_fd_same_file(int fd, const struct pl_devinfo *d);
 int pl_fd_path_dev(const char *path, const struct pl_devinfo **d);
 /* The same, and *fd the descriptor path names (-1: none) when *d is set. */
 int pl_fd_path_fd(const char *path, const struct pl_devinfo **d, int *fd);
+/*
+ * fdname.c: the descriptor number path names for process pid (its
+ * /proc/self, its threads' ids), or -1; *rest: what follows the number's
+ * component ("" for none).
+ */
+int pl_fd_named(const char *path, pid_t pid, const char **rest);
 /* devlock.c: record locks and flock on device fds, on the device's lock file */
 struct flock;
 bool pl_devlock_cmd(int cmd);	/* F_GETLK, F_SETLK(W) or their OFD forms */
@@ -463,6 +470,12 @@ int pl_attrw_flags(int flags);
 bool pl_attrw(int fd, const struct iovec *iov, int cnt, ssize_t *ret);
 /* Is fd an attribute opened for writing (stdio.c: its stream's writes are write's)? */
 bool pl_attrw_fd(int fd);
+/*
+ * attrval.c: the write of val to the tree's attribute at path, whose
+ * current value is cur (both NUL-terminated, both trimmed in place): 0 if
+ * taken, else -EINVAL
+ */
+int pl_attr_judge(const char *path, char *cur, char *val);
 
 /* ---- ctlfiles.c: the tree's write-only control files ---- */
 /*

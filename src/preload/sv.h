@@ -29,10 +29,12 @@
  *                own: partial-block reads and writes, BLKZEROOUT, BLKDISCARD
  *   sv_pass32.c  the 32-bit passthrough ioctls (libnvme 1.x's), on that connection
  *   sv_dirs.c    getdents64, getdents: /dev lists ucmd's devices, not the host's NVMe
- *   sv_stat.c    stat, access, readlink and their family by path: the tree's
+ *   sv_stat.c    stat, access, readlink and their family by path: the tree's,
+ *                /dev/fd/N of a device fd the device (fdname.c)
  *   sv_tview.c   whose /dev and /sys a thread's path reaches (its root, its mounts)
  *   sv_access.c  access of the tree's files, for the calling thread's ids as they are
  *   sv_sysfs.c   opens into the tree; the device list read again on a miss
+ *   sv_attrw.c   writes to the tree's 0644 attributes (attrval.c's rules)
  *   sv_pl.c      the preload's tree code (where.c, sysfs.c, devinfo.c, dirs_merge.c) here
  *   sv_sigsys.c  rt_sigaction of SIGSYS (--dirs): the program's, not the kernel's
  *   sv_fork.c    the program's descendants, each served as a process of its own
@@ -40,7 +42,9 @@
  *   sv_common.c  the program's memory, the descriptor table, the daemon
  *
  * Device and ring descriptors live at numbers SV_FD_BASE.. of the
- * program's table (the filter can only judge numbers): a device fd is an
+ * program's table (the filter can only judge numbers), and so does a 0644
+ * attribute of the tree opened for writing (SV_ATTR: its writes judged,
+ * sv_attrw.c; the rest is the kernel's on the read-only file): a device fd is an
  * empty directory opened read-only (supervise.c), so every call that is not
  * trapped fails on it by itself (never moves data); a ring fd is the ring's
  * memfd, whose SQEs sit at IORING_OFF_SQES (UCMDD_QI_SQES_AT_OFF) so that
@@ -68,7 +72,8 @@
 #define SV_REG_RINGS 16u	/* IO_RINGFD_REG_MAX: registered ring indexes per thread */
 #define SV_REG_MAX 128u		/* registered rings across threads */
 
-enum sv_kind { SV_FREE, SV_DEV, SV_RING };
+/* SV_ATTR: a 0644 attribute of the tree opened for writing (sv_attrw.c) */
+enum sv_kind { SV_FREE, SV_DEV, SV_RING, SV_ATTR };
 
 /* IORING_REGISTER_RING_FDS: thread tid's index idx names the ring of fds[slot] */
 struct sv_reg {
@@ -248,7 +253,8 @@ void sv_svtab_fdinfo(struct sv *s, const struct seccomp_notif *req, pid_t tg, st
  * sv_sysfs.c: where an open of path (base: its directory, for a
  * relative one) leads in the preload's tree: 1 and the tree's file to open
  * in out, 2 and the host's (a ".." out of a tree directory), 0 if not the
- * tree's, or -errno (EACCES: written; a rescan's error). as_tid, not 0: a
+ * tree's, 3 and the tree's file of a 0644 attribute opened for writing
+ * by root (sv_attr_open), or -errno (EACCES: written; a rescan's error). as_tid, not 0: a
  * thread whose ids are no longer ours, for which Linux's permission check
  * on the tree's file is made first (sv_access.c): the tree is ours to open
  * then, its directories all 0755 as sysfs's, the exec's private directory
@@ -258,6 +264,14 @@ void sv_svtab_fdinfo(struct sv *s, const struct seccomp_notif *req, pid_t tg, st
  */
 int sv_sysfs_where(struct sv *s, const char *base, const char *path, int flags, char *out,
 		   size_t len, pid_t as_tid, int *hold);
+/*
+ * sv_attrw.c: the tree's 0644 attribute at path opened for writing
+ * (sv_sysfs_where's 3), installed at one of our numbers; a call on such a
+ * slot: a write judged (bytes or -errno), else *cont (the kernel's)
+ */
+void sv_attr_open(struct sv *s, const struct seccomp_notif *req, const char *path, int flags,
+		  struct sv_ans *a);
+int64_t sv_attr_call(struct sv *s, const struct seccomp_notif *req, struct sv_fd *f, bool *cont);
 /* the daemon's device list read again, new names kept (placeholders made): does it have name? */
 bool sv_names_refresh(struct sv *s, const char *name);
 /* sv_uring.c: io_uring_setup/enter/register, mmap of a number of ours */

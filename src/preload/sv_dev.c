@@ -131,6 +131,27 @@ void sv_fd_call(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct 
 		a->cont = true;	/* a number of ours we did not give: the kernel's */
 		return;
 	}
+	if (f->kind == SV_ATTR) {
+		bool cont = false;
+
+		if (nr == __NR_close) {
+			if (tg == s->pid) {
+				sv_desc_put(s, f);
+				memset(f, 0, sizeof(*f));
+			}
+			a->cont = true;
+			return;
+		}
+		/* a vfork child's write too: judged in the memory it shares */
+		ret = sv_attr_call(s, req, f, &cont);
+		if (cont)
+			a->cont = true;
+		else if (ret < 0)
+			a->error = (int)ret;
+		else
+			a->val = ret;
+		return;
+	}
 	if (nr == __NR_close) {
 		if (tg == s->pid && f->kind == SV_DEV) {
 			sv_own_close(s, f);

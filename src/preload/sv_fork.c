@@ -91,7 +91,7 @@ int sv_desc_new(struct sv *s, struct sv_fd *f, int file)
 		d->tmpl.ring.ring_fd = d->file;
 		d->owner = f;
 	} else {
-		d->tmpl.attach = true;
+		d->tmpl.attach = f->kind == SV_DEV;	/* an attribute's is the kernel's file alone */
 	}
 	d->next = descs;
 	descs = d;

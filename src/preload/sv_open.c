@@ -463,6 +463,10 @@ void sv_open(struct sv *s, const struct seccomp_notif *req, int dirfd, uint64_t 
 			     changed && same_place(&v) ? tid : 0, &hold);
 	if (ret < 0)
 		a->error = ret;
+	else if (ret == 3 && changed)
+		a->error = -EACCES;	/* root's alone, judged on our ids: not a thread's that changed */
+	else if (ret == 3)
+		sv_attr_open(s, req, abs, flags, a);
 	else if (hold >= 0)	/* a /proc link to the file: O_NOFOLLOW was for the file's path */
 		open_plain(s, req, AT_FDCWD, abs, flags & ~O_NOFOLLOW, mode, tg, &v, false, a);
 	else if (ret > 0 && changed && view_moved(&v))

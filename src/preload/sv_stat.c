@@ -10,7 +10,9 @@
  * preload's libc call would reach (the placeholder, fixed to the device's
  * kind and numbers; the tree's file), on our copy of the path: the
  * program changing its memory after our read changes nothing of the
- * answer; access for the calling thread's ids (sv_access.c). A thread that
+ * answer; access for the calling thread's ids (sv_access.c); a followed
+ * stat of /dev/fd/N, /proc/self/fd/N, /dev/stdin... naming a device fd is
+ * the device's, as Linux follows the link (fd_path_stat). A thread that
  * changed its root or mount namespace is answered so only where its own
  * root reaches our /dev or /sys (sv_tview.c). Every other path
  * goes on to the kernel (SECCOMP_USER_NOTIF_FLAG_CONTINUE), which reads the
@@ -125,6 +127,94 @@ static long call_on(const struct seccomp_notif *req, const struct pl_where *w, i
 	return -ENOSYS;
 }
 
+/*
+ * The device whose placeholder the program's descriptor fd of process pid
+ * is (a device fd we gave, 960.., or a copy of one the program made below:
+ * its link names the same directory): its name in name, else false. The
+ * link's text is checked against our placeholders' directory and the
+ * file it leads to against that placeholder (device and inode), so a
+ * directory of the program's that merely has such a name is not taken.
+ */
+static bool fd_device(const struct sv *s, pid_t pid, int fd, char *name, size_t len)
+{
+	char link[64], target[PATH_MAX], ph[PATH_MAX];
+	size_t plen = s->phdir ? strlen(s->phdir) : 0;
+	ssize_t n;
+
+	if (!plen)
+		return false;
+	snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)pid, fd);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n <= (ssize_t)plen || strncmp(target, s->phdir, plen) || target[plen] != '/')
+		return false;
+	target[n] = '\0';
+	if (strchr(target + plen + 1, '/') || strlen(target + plen + 1) >= len)
+		return false;
+	snprintf(ph, sizeof(ph), "%s", target);
+	if (!sv_same_file(link, ph))
+		return false;
+	strcpy(name, target + plen + 1);
+	return true;
+}
+
+/*
+ * A followed stat (stat, newfstatat and statx without AT_SYMLINK_NOFOLLOW)
+ * of /dev/fd/N, /proc/self/fd/N, /dev/stdin... (fdname.c, the preload's
+ * reading) whose descriptor is a device of ours: Linux follows the magic
+ * link to the device, so the answer is the device's, the one fstat of it
+ * gives (sv_tree_dev_stat, as sv_dev.c's), not the placeholder directory
+ * the kernel would reach; a path below it is ENOTDIR (the device is no
+ * directory). Only for a thread with our root and mounts (any other reads
+ * the path in its own /dev or /proc: the kernel's answer). True if
+ * answered.
+ */
+static bool fd_path_stat(struct sv *s, const struct seccomp_notif *req, const char *path,
+			 struct sv_ans *a)
+{
+	const __u64 *g = req->data.args;
+	pid_t tid = (pid_t)req->pid, tg;
+	char name[32], proc[64];
+	const char *rest;
+	int fd;
+	long ret;
+
+	if ((req->data.nr != __NR_stat && req->data.nr != __NR_newfstatat &&
+	     req->data.nr != __NR_statx) || !follows(req) || path[0] != '/')
+		return false;
+	tg = sv_tgid_of(s, tid);
+	fd = tg > 0 ? pl_fd_named(path, tg, &rest) : -1;
+	if (fd < 0 || !fd_device(s, tg, fd, name, sizeof(name)))
+		return false;
+	snprintf(proc, sizeof(proc), "/proc/%d/root", (int)tid);
+	if (!sv_same_file(proc, "/proc/self/root"))
+		return false;
+	snprintf(proc, sizeof(proc), "/proc/%d/ns/mnt", (int)tid);
+	if (!sv_same_file(proc, "/proc/self/ns/mnt"))
+		return false;
+	if (!sv_id_valid(s, req->id)) {
+		a->error = -ENOENT;	/* the call is gone: nothing of ours answers it */
+		return true;
+	}
+	if (*rest) {
+		ret = -ENOTDIR;
+	} else if (req->data.nr == __NR_statx) {
+		struct statx stx;
+
+		ret = sv_tree_dev_stat(name, NULL, &stx) ? sv_mem_out(tid, g[4], &stx, sizeof(stx))
+							 : -ENOENT;
+	} else {
+		struct stat st;
+
+		ret = sv_tree_dev_stat(name, &st, NULL)
+			      ? sv_mem_out(tid, req->data.nr == __NR_stat ? g[1] : g[2], &st, sizeof(st))
+			      : -ENOENT;
+	}
+	sv_trace(s, "%s: fd %d, %s: %ld", path, fd, name, ret);
+	if (ret < 0)
+		a->error = (int)ret;
+	return true;
+}
+
 void sv_path_call(struct sv *s, const struct seccomp_notif *req, struct sv_ans *a)
 {
 	const __u64 *g = req->data.args;
@@ -141,6 +231,8 @@ void sv_path_call(struct sv *s, const struct seccomp_notif *req, struct sv_ans *
 		a->cont = true;
 		return;
 	}
+	if (fd_path_stat(s, req, path, a))
+		return;
 	if (path[0] == '/' && strncmp(path, "/dev/", 5) && strncmp(path, "/sys/", 5) &&
 	    strncmp(path, "//", 2)) {
 		a->cont = true;	/* the common case: no look at the tree */

@@ -7,7 +7,7 @@
  * A path into the tree (where.c, the preload's judgement on the preload's
  * tree) is opened as the preload opens it through libc: the tree's file,
  * read-only but the control files (EACCES for writing, as kernfs; a 0644
- * attribute too, whose writes only the preload judges), a control file's
+ * attribute opened for writing by root: sv_attrw.c), a control file's
  * action taken (a rescan, a reset, a removal) and resource0 written again
  * with the registers as they are (pl_where_open, the same code); sv_open.c
  * then opens that file as any
@@ -114,11 +114,18 @@ int sv_sysfs_where(struct sv *s, const char *base, const char *path, int flags, 
 	}
 	ret = pl_where_open(&w, flags);
 	/*
-	 * a 0644 attribute for writing: its writes are the preload's to judge
-	 * (attrw.c), on a low descriptor we never see: refused, as before
+	 * a 0644 attribute for writing: opened at one of our numbers, whose
+	 * writes we see (sv_attrw.c); for a thread whose ids changed, refused
+	 * (the open for writing is root's, judged on our ids by where.c)
 	 */
-	if (ret == PL_OPEN_ATTRW)
-		ret = -EACCES;
+	if (ret == PL_OPEN_ATTRW) {
+		if (as_tid || w.host)
+			return -EACCES;
+		if (strlen(w.path) >= len)
+			return -ENAMETOOLONG;
+		strcpy(out, w.path);
+		return 3;
+	}
 	/*
 	 * a rescan's sync found the tree's lock held: a process of the program
 	 * is bringing the tree up to date at this moment (we never wait for it,

@@ -317,6 +317,10 @@ void sv_mmap(struct sv *s, const struct seccomp_notif *req, struct sv_ans *a)
 		a->error = -ENODEV;	/* no mmap in nvme_dev_fops / nvme_ns_chr_fops */
 		return;
 	}
+	if (f->kind == SV_ATTR) {
+		a->cont = true;	/* the tree's file (sv_attrw.c): the kernel's */
+		return;
+	}
 	max = g[5] == IORING_OFF_SQES ? f->sqes_len : f->rings_len;
 	if (!len || len > ((max + 4095) & ~4095ul) ||
 	    (g[5] != IORING_OFF_SQ_RING && g[5] != IORING_OFF_CQ_RING && g[5] != IORING_OFF_SQES)) {

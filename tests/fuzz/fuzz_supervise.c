@@ -13,7 +13,8 @@
  * supervisor reads and writes (process_vm_readv/writev), an arena there
  * holds the input's bytes. No seccomp listener exists (-1), so installing
  * a descriptor fails as a dead listener would. The input's first bytes
- * put devices and rings in the descriptor table (as opens would).
+ * put devices, rings and an attribute opened for writing (b % 3 == 2 with
+ * its top bit) in the descriptor table (as opens would).
  * Opens of host files are kept harmless: the path is checked before the
  * child's arena holds it (relative without "..", or /dev/<nvme name>) and
  * creating or writing flags are dropped for anything but a device.
@@ -403,6 +404,8 @@ static void stop_child(void)
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);
 	}
+	snprintf(p, sizeof(p), "%s/scheduler", phdir);
+	unlink(p);
 	for (unsigned i = 0; i < 3; i++) {
 		snprintf(p, sizeof(p), "%s/%s", phdir, names[i]);
 		rmdir(p);
@@ -411,6 +414,7 @@ static void stop_child(void)
 }
 
 static int desc_file = -1;
+static int attr_file = -1;	/* an attribute opened for writing (sv_attrw.c): its value */
 
 static void setup(void)
 {
@@ -437,6 +441,10 @@ static void setup(void)
 	/* what the slots' descriptions hold (a placeholder directory, as sv_open's) */
 	desc_file = open(phdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (desc_file < 0)
+		abort();
+	snprintf(p, sizeof(p), "%s/scheduler", phdir);
+	attr_file = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (attr_file < 0 || pwrite(attr_file, "[none] mq-deadline\n", 19, 0) != 19)
 		abort();
 	sv.sock = "/nonexistent/ucmdd.sock";
 	sv.pid = child;
@@ -535,6 +543,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			f->geo.lbs = 512u << ((b >> 4) % 4);
 			f->geo.size = (u64() % (1u << 20)) * f->geo.lbs;
 			f->geo.chunk = f->geo.lbs * (1 + byte() % 8);
+		} else if (b & 0x80) {
+			f->kind = SV_ATTR;	/* sv_attr_open's: the attribute's file */
+			f->own_fd = -1;
 		} else {
 			f->kind = SV_RING;
 			mring_init(&f->ring);
@@ -542,7 +553,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			f->sqes_len = 4096;
 		}
 		/* as sv_open and sv_uring_setup leave it: a description of its own */
-		if (sv_desc_new(&sv, f, desc_file))
+		if (sv_desc_new(&sv, f, f->kind == SV_ATTR ? attr_file : desc_file))
 			__builtin_trap();
 	}
 	/* the path and the arena's data, in the child */

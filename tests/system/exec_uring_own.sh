@@ -8,7 +8,7 @@
 # (-EINVAL, -ECANCELED: docs/compat.md). The namespace then holds what the
 # ring's device writes wrote.
 source "$(dirname "$0")/lib/common.sh"
-need_tools od
+need_tools od cc
 PROG="$(pwd)/$B/tests/exec/uring_own"
 [ -x "$PROG" ] || fail "$PROG not built"
 CTRL=$T/ctrl
@@ -76,4 +76,22 @@ for flags in 0x3000 0x100 0x300; do
 	out=$(ex "$PROG" /dev/nvme0n1 "$T/dir" $flags 2>&1) || fail "uring_own $flags: exit $?: $out"
 	diff "$T/want" <(echo "$out") || fail "uring_own's checks with $flags"
 done
+
+# a static program's ring (ucmd-supervise): the device's requests served,
+# its own descriptors' answered as documented (docs/compat.md says why the
+# supervisor cannot run them): EBADF from the daemon, EOPNOTSUPP for the
+# opcodes the daemon does not serve at all (SEND, RECV, OPENAT...)
+cc -D_GNU_SOURCE -O2 -static -o "$T/uring_own.static" "$SRC/tests/exec/uring_own.c" -luring ||
+	fail "cc -static uring_own"
+grep -q 'statically linked' <<<"$(file "$T/uring_own.static")" || fail "uring_own.static is not static"
+{
+	step "a static program's ring: devices served, own descriptors EBADF (or EOPNOTSUPP)"
+	rm -rf "$T/dir" && mkdir "$T/dir"
+	out=$(ex "$T/uring_own.static" /dev/nvme0n1 "$T/dir" 2>&1) && fail "static uring_own passed: $out"
+	for line in "mixed_dev_write ok" "mixed_dev_read ok" "mixed_file_write: res -9 want 9" \
+		"mixed_pipe_write: res -9 want 9" "mixed_sock_send: res -95 want 9" \
+		"register_files: ret -9 0" "openat: res -95 0"; do
+		grep -qxF "$line" <<<"$out" || fail "static uring_own: no '$line' in: $out"
+	done
+}
 echo "exec_uring_own: ok"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * src/preload/fdpath.c: which paths name a descriptor (/dev/fd/N,
+ * src/preload/fdpath.c and fdname.c: which paths name a descriptor (/dev/fd/N,
  * /proc/self/fd/N, /proc/thread-self/fd/N, /proc/<own pid>/fd/N,
  * /dev/stdin...), and that only a device descriptor's is taken (its
  * device; ENOTDIR for a path below it). The fd table is stubbed: fd 3
@@ -11,7 +11,9 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -124,6 +126,37 @@ static void test_adopt_only_when_unknown(void **state)
 	assert_int_equal(adopted, 1);
 }
 
+/*
+ * fdname.c for another process (ucmd-supervise reads the program's
+ * paths): its pid names its table, /proc/self too; ours does not.
+ */
+static void test_named_for_another_process(void **state)
+{
+	char path[64];
+	const char *rest;
+	pid_t child = fork();
+
+	(void)state;
+	if (!child) {
+		pause();
+		_exit(0);
+	}
+	assert_true(child > 0);
+	snprintf(path, sizeof(path), "/proc/%d/fd/5", (int)child);
+	assert_int_equal(pl_fd_named(path, child, &rest), 5);
+	assert_string_equal(rest, "");
+	assert_int_equal(pl_fd_named(path, getpid(), &rest), -1);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/fd/9/x", (int)child, (int)child);
+	assert_int_equal(pl_fd_named(path, child, &rest), 9);
+	assert_string_equal(rest, "/x");
+	snprintf(path, sizeof(path), "/proc/%d/fd/5", (int)getpid());
+	assert_int_equal(pl_fd_named(path, child, &rest), -1);
+	assert_int_equal(pl_fd_named("/proc/self/fd/4", child, &rest), 4);
+	assert_int_equal(pl_fd_named("/dev/stdin", child, &rest), 0);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -131,6 +164,7 @@ int main(void)
 		cmocka_unit_test(test_not_device),
 		cmocka_unit_test(test_spellings),
 		cmocka_unit_test(test_adopt_only_when_unknown),
+		cmocka_unit_test(test_named_for_another_process),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
