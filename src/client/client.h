@@ -198,6 +198,9 @@ int dc_enter_divert(struct ucmd_ring *ring, unsigned to_submit, unsigned min_com
  * the rest another way (dc_psq_each_sqe, dc_enter_divert) and wait then.
  * walked: the submission was reached (an error before it leaves it
  * false). On another ring (SQPOLL, the shared SQ) fn is never asked.
+ * fn's answer must depend only on the SQE's opcode, fd, file_index and
+ * IOSQE_FIXED_FILE (and what fn itself knows): a run of SQEs alike in
+ * those is asked about once.
  */
 struct dc_plain {
 	bool (*fn)(const struct io_uring_sqe *sqe, void *ctx);

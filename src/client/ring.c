@@ -816,6 +816,33 @@ void dc_psq_each_sqe(struct ucmd_ring *ring, unsigned to_submit,
  * Linux answers when it is out of resources), -ENOTCONN.
  */
 /*
+ * plain's last yes: its answer depends only on what it is keyed by (its
+ * contract, client.h), and a batch is mostly one operation on one
+ * descriptor, so a run of SQEs alike is asked about once.
+ */
+struct plain_memo {
+	int fd;
+	uint32_t file_index;
+	uint8_t opcode, fixed;
+	bool ok;
+};
+
+static inline bool plain_ask(const struct dc_plain *plain, const struct io_uring_sqe *sqe,
+			     struct plain_memo *m)
+{
+	uint8_t fixed = sqe->flags & IOSQE_FIXED_FILE;
+
+	if (m->ok && sqe->fd == m->fd && sqe->opcode == m->opcode && fixed == m->fixed &&
+	    sqe->file_index == m->file_index)
+		return true;
+	if (!plain->fn(sqe, plain->ctx))
+		return false;
+	*m = (struct plain_memo){ .fd = sqe->fd, .file_index = sqe->file_index,
+				  .opcode = sqe->opcode, .fixed = fixed, .ok = true };
+	return true;
+}
+
+/*
  * How many SQ positions from pos on (max at most) plain lets go as they
  * are: whole chains only (the SQEs that link to the next and the one they
  * end at, an index outside the SQE array in none), 0 when the chain at pos
@@ -824,7 +851,7 @@ void dc_psq_each_sqe(struct ucmd_ring *ring, unsigned to_submit,
  * daemon's SQEs and others fails as one).
  */
 static unsigned plain_chain(struct ucmd_ring *ring, unsigned pos, unsigned max,
-			    const struct dc_plain *plain)
+			    const struct dc_plain *plain, struct plain_memo *m)
 {
 	struct dring *dr = to_dr(ring);
 	unsigned entries = ring->sq.ring_entries, mask = ring->sq.ring_mask;
@@ -839,7 +866,7 @@ static unsigned plain_chain(struct ucmd_ring *ring, unsigned pos, unsigned max,
 		if (idx >= entries)
 			continue;
 		sqe = (const struct io_uring_sqe *)(dr->psq_sqes + (size_t)idx * sqe_sz);
-		if (!plain->fn(sqe, plain->ctx))
+		if (!plain_ask(plain, sqe, m))
 			return 0;
 		if (!(sqe->flags & (IOSQE_IO_LINK | IOSQE_IO_HARDLINK)))
 			return j + 1;
@@ -855,6 +882,7 @@ static int submit_copy(struct ucmd_ring *ring, unsigned to_submit, dc_divert_fn 
 	size_t sqe_sz = (ring->flags & IORING_SETUP_SQE128) ? 128 : 64;
 	unsigned head, avail, etail, done = 0;
 	unsigned clear = 0;		/* SQ positions from head on that plain let go */
+	struct plain_memo memo = { .ok = false };
 	bool plinked = false;		/* the SQE before, in this submission, links to the next */
 	int ret = 0;
 
@@ -882,21 +910,32 @@ static int submit_copy(struct ucmd_ring *ring, unsigned to_submit, dc_divert_fn 
 
 		n = to_submit - done < (unsigned)room ? to_submit - done : (unsigned)room;
 		for (k = 0; k < n; k++, head++) {
-			unsigned idx, slot = etail & mask;
+			unsigned idx = dr->psq_array ? __atomic_load_n(&dr->psq_array[head & mask],
+								       __ATOMIC_RELAXED)
+						     : head & mask;
+			unsigned slot = etail & mask;
 
-			/* the first chain plain says no to stays in the program's SQ, and the rest */
-			if (plain && !clear) {
-				clear = plain_chain(ring, head, to_submit - done - k, plain);
+			/*
+			 * The first chain plain says no to stays in the program's
+			 * SQ, and the rest; an SQE linking to none (most) is asked
+			 * about here, a chain's whole before its first is copied.
+			 */
+			if (plain && !clear && idx < entries) {
+				const struct io_uring_sqe *psqe =
+					(const struct io_uring_sqe *)(dr->psq_sqes +
+								      (size_t)idx * sqe_sz);
+
+				clear = psqe->flags & (IOSQE_IO_LINK | IOSQE_IO_HARDLINK)
+						? plain_chain(ring, head, to_submit - done - k, plain,
+							      &memo)
+						: plain_ask(plain, psqe, &memo);
 				if (!clear) {
 					plain->left = to_submit - done - k;
 					break;
 				}
 			}
-			if (plain)
+			if (clear)
 				clear--;
-			idx = dr->psq_array ? __atomic_load_n(&dr->psq_array[head & mask],
-							      __ATOMIC_RELAXED)
-					    : head & mask;
 
 			/* taken by the caller (the preload's forwarding): no slot of the ring's */
 			if (divert && idx < entries &&
