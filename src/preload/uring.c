@@ -448,7 +448,9 @@ long pl_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete, unsign
 		atomic_store(&has_tctx, true);
 	/* SQEs may name a device fd the supervisor gave (the program's own open) */
 	pl_svtab_sync();
-	if (to_submit && dc_psq_own(&r->ring))
+	if (!to_submit)	/* nothing to look at: a wait, a look */
+		return enter_ring_args(r, 0, min_complete, flags, arg, argsz, NULL);
+	if (dc_psq_own(&r->ring))
 		return enter_plain(r, to_submit, min_complete, flags, arg, argsz);
 	return enter_two_step(r, to_submit, min_complete, flags, arg, argsz);
 }
