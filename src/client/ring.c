@@ -821,24 +821,29 @@ void dc_psq_each_sqe(struct ucmd_ring *ring, unsigned to_submit,
  * descriptor, so a run of SQEs alike is asked about once.
  */
 struct plain_memo {
-	int fd;
+	uint64_t key;		/* plain_key's, PLAIN_NONE before the first yes */
 	uint32_t file_index;
-	uint8_t opcode, fixed;
-	bool ok;
 };
+
+#define PLAIN_NONE (1ull << 9)	/* a bit no SQE's key has */
+
+static inline uint64_t plain_key(const struct io_uring_sqe *sqe)
+{
+	return (uint64_t)(uint32_t)sqe->fd << 32 |
+	       (uint64_t)(sqe->flags & IOSQE_FIXED_FILE) << 8 | sqe->opcode;
+}
 
 static inline bool plain_ask(const struct dc_plain *plain, const struct io_uring_sqe *sqe,
 			     struct plain_memo *m)
 {
-	uint8_t fixed = sqe->flags & IOSQE_FIXED_FILE;
+	uint64_t key = plain_key(sqe);
 
-	if (m->ok && sqe->fd == m->fd && sqe->opcode == m->opcode && fixed == m->fixed &&
-	    sqe->file_index == m->file_index)
+	if (key == m->key && sqe->file_index == m->file_index)
 		return true;
 	if (!plain->fn(sqe, plain->ctx))
 		return false;
-	*m = (struct plain_memo){ .fd = sqe->fd, .file_index = sqe->file_index,
-				  .opcode = sqe->opcode, .fixed = fixed, .ok = true };
+	m->key = key;
+	m->file_index = sqe->file_index;
 	return true;
 }
 
@@ -850,8 +855,10 @@ static inline bool plain_ask(const struct dc_plain *plain, const struct io_uring
  * copied: the caller's other path needs it whole (a chain mixing the
  * daemon's SQEs and others fails as one).
  */
-static unsigned plain_chain(struct ucmd_ring *ring, unsigned pos, unsigned max,
-			    const struct dc_plain *plain, struct plain_memo *m)
+/* out of the copy loop (noinline): a chain is rare, the loop's registers are not */
+static unsigned __attribute__((noinline)) plain_chain(struct ucmd_ring *ring, unsigned pos,
+						      unsigned max, const struct dc_plain *plain,
+						      struct plain_memo *m)
 {
 	struct dring *dr = to_dr(ring);
 	unsigned entries = ring->sq.ring_entries, mask = ring->sq.ring_mask;
@@ -882,7 +889,7 @@ static int submit_copy(struct ucmd_ring *ring, unsigned to_submit, dc_divert_fn 
 	size_t sqe_sz = (ring->flags & IORING_SETUP_SQE128) ? 128 : 64;
 	unsigned head, avail, etail, done = 0;
 	unsigned clear = 0;		/* SQ positions from head on that plain let go */
-	struct plain_memo memo = { .ok = false };
+	struct plain_memo memo = { .key = PLAIN_NONE };
 	bool plinked = false;		/* the SQE before, in this submission, links to the next */
 	int ret = 0;
 
