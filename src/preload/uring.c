@@ -56,6 +56,12 @@ struct pl_ring {
 	struct pl_own *own;	/* the kernel ring for own fds (uring_own.c), or NULL */
 	struct pl_own_bufs bufs;	/* the registered buffers, for that ring */
 	pthread_mutex_t reg_lock;	/* bufs */
+	/*
+	 * The last submission's look found own SQEs: the next takes the two
+	 * steps at once (the single walk would stop at its first SQE). A hint,
+	 * either answer submits the same.
+	 */
+	bool own_last;
 	/* a forked child's: its submits on this inherited ring (uring_relay.c) */
 	struct pl_relay *_Atomic relay;
 };
@@ -379,7 +385,10 @@ static long inherited_submit(struct pl_ring *r, unsigned to_submit, unsigned min
 static long enter_two_step(struct pl_ring *r, unsigned to_submit, unsigned min_complete,
 			   unsigned flags, const void *arg, size_t argsz)
 {
-	if (adopt_sqe_fds(r, to_submit))
+	bool own = adopt_sqe_fds(r, to_submit);
+
+	__atomic_store_n(&r->own_last, own, __ATOMIC_RELAXED);
+	if (own)
 		return enter_own(r, to_submit, min_complete, flags, arg, argsz);
 	return enter_ring_args(r, to_submit, min_complete, flags, arg, argsz, NULL);
 }
@@ -450,7 +459,7 @@ long pl_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete, unsign
 	pl_svtab_sync();
 	if (!to_submit)	/* nothing to look at: a wait, a look */
 		return enter_ring_args(r, 0, min_complete, flags, arg, argsz, NULL);
-	if (dc_psq_own(&r->ring))
+	if (dc_psq_own(&r->ring) && !__atomic_load_n(&r->own_last, __ATOMIC_RELAXED))
 		return enter_plain(r, to_submit, min_complete, flags, arg, argsz);
 	return enter_two_step(r, to_submit, min_complete, flags, arg, argsz);
 }
