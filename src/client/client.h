@@ -185,6 +185,34 @@ int dc_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete, 
 /* dc_enter whose submission asks divert about each SQE (a ring with a program's SQ) */
 int dc_enter_divert(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
 		    unsigned flags, dc_divert_fn divert, void *dctx);
+/*
+ * A submission from the program's own SQ (a UCMDD_QI_SUBMIT_COPY ring)
+ * that may stop short, in the one walk that copies it: fn(sqe, ctx) says
+ * whether an SQE may go to the daemon's ring as it is (libucmd-preload: it
+ * names a device or a fixed file), under the ring's submit lock (it must
+ * not enter the ring). The SQEs are copied in SQ order up to the first
+ * chain (the SQEs that link to the next and the one they end at) holding
+ * one fn says no to: that chain and the rest stay published in the
+ * program's SQ, left tells how many of to_submit, and the enter returns
+ * how many it copied at once, without its wait, for the caller to submit
+ * the rest another way (dc_psq_each_sqe, dc_enter_divert) and wait then.
+ * walked: the submission was reached (an error before it leaves it
+ * false). On another ring (SQPOLL, the shared SQ) fn is never asked.
+ * fn's answer must depend only on the SQE's opcode, fd, file_index and
+ * IOSQE_FIXED_FILE (and what fn itself knows): a run of SQEs alike in
+ * those is asked about once.
+ */
+struct dc_plain {
+	bool (*fn)(const struct io_uring_sqe *sqe, void *ctx);
+	void *ctx;
+	unsigned left;		/* out */
+	bool walked;		/* out */
+};
+int dc_enter_plain(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
+		   unsigned flags, struct dc_plain *plain);
+int dc_enter_timeout_plain(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
+			   unsigned flags, const struct __kernel_timespec *ts,
+			   const sigset_t *sigmask, struct dc_plain *plain);
 /* Post completions made elsewhere into the ring's CQ, in order (ring.c) */
 int dc_post_cqes(struct ucmd_ring *ring, const struct io_uring_cqe *cqes, unsigned nr);
 int dc_enter_timeout(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,

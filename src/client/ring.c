@@ -815,17 +815,87 @@ void dc_psq_each_sqe(struct ucmd_ring *ring, unsigned to_submit,
  * none fit because the proxy takes nothing until the program reaps (as
  * Linux answers when it is out of resources), -ENOTCONN.
  */
+/*
+ * plain's last yes: its answer depends only on what it is keyed by (its
+ * contract, client.h), and a batch is mostly one operation on one
+ * descriptor, so a run of SQEs alike is asked about once.
+ */
+struct plain_memo {
+	uint64_t key;		/* plain_key's, PLAIN_NONE before the first yes */
+	uint32_t file_index;
+};
+
+#define PLAIN_NONE (1ull << 9)	/* a bit no SQE's key has */
+
+static inline uint64_t plain_key(const struct io_uring_sqe *sqe)
+{
+	return (uint64_t)(uint32_t)sqe->fd << 32 |
+	       (uint64_t)(sqe->flags & IOSQE_FIXED_FILE) << 8 | sqe->opcode;
+}
+
+static inline bool plain_ask(const struct dc_plain *plain, const struct io_uring_sqe *sqe,
+			     struct plain_memo *m)
+{
+	uint64_t key = plain_key(sqe);
+
+	if (key == m->key && sqe->file_index == m->file_index)
+		return true;
+	if (!plain->fn(sqe, plain->ctx))
+		return false;
+	m->key = key;
+	m->file_index = sqe->file_index;
+	return true;
+}
+
+/*
+ * How many SQ positions from pos on (max at most) plain lets go as they
+ * are: whole chains only (the SQEs that link to the next and the one they
+ * end at, an index outside the SQE array in none), 0 when the chain at pos
+ * holds one it says no to. The chain is looked at before any of it is
+ * copied: the caller's other path needs it whole (a chain mixing the
+ * daemon's SQEs and others fails as one).
+ */
+/* out of the copy loop (noinline): a chain is rare, the loop's registers are not */
+static unsigned __attribute__((noinline)) plain_chain(struct ucmd_ring *ring, unsigned pos,
+						      unsigned max, const struct dc_plain *plain,
+						      struct plain_memo *m)
+{
+	struct dring *dr = to_dr(ring);
+	unsigned entries = ring->sq.ring_entries, mask = ring->sq.ring_mask;
+	size_t sqe_sz = (ring->flags & IORING_SETUP_SQE128) ? 128 : 64;
+
+	for (unsigned j = 0; j < max; j++, pos++) {
+		unsigned idx = dr->psq_array ? __atomic_load_n(&dr->psq_array[pos & mask],
+							       __ATOMIC_RELAXED)
+					     : pos & mask;
+		const struct io_uring_sqe *sqe;
+
+		if (idx >= entries)
+			continue;
+		sqe = (const struct io_uring_sqe *)(dr->psq_sqes + (size_t)idx * sqe_sz);
+		if (!plain_ask(plain, sqe, m))
+			return 0;
+		if (!(sqe->flags & (IOSQE_IO_LINK | IOSQE_IO_HARDLINK)))
+			return j + 1;
+	}
+	return max;	/* a chain the submission's end ends, as Linux ends it */
+}
+
 static int submit_copy(struct ucmd_ring *ring, unsigned to_submit, dc_divert_fn divert,
-		       void *dctx)
+		       void *dctx, struct dc_plain *plain)
 {
 	struct dring *dr = to_dr(ring);
 	unsigned entries = ring->sq.ring_entries, mask = ring->sq.ring_mask;
 	size_t sqe_sz = (ring->flags & IORING_SETUP_SQE128) ? 128 : 64;
 	unsigned head, avail, etail, done = 0;
+	unsigned clear = 0;		/* SQ positions from head on that plain let go */
+	struct plain_memo memo = { .key = PLAIN_NONE };
 	bool plinked = false;		/* the SQE before, in this submission, links to the next */
 	int ret = 0;
 
 	psq_lock(dr);
+	if (plain)
+		plain->walked = true;
 	head = __atomic_load_n(dr->psq_khead, __ATOMIC_RELAXED);
 	/* acquire: the program's SQEs before its tail */
 	avail = __atomic_load_n(dr->psq_tail, __ATOMIC_ACQUIRE) - head;
@@ -842,15 +912,37 @@ static int submit_copy(struct ucmd_ring *ring, unsigned to_submit, dc_divert_fn 
 			ret = room;
 			break;
 		}
-		unsigned copied = 0;
+		unsigned copied = 0, k;
 		struct io_uring_sqe *last = NULL;	/* the chunk's last copy */
 
 		n = to_submit - done < (unsigned)room ? to_submit - done : (unsigned)room;
-		for (unsigned k = 0; k < n; k++, head++) {
+		for (k = 0; k < n; k++, head++) {
 			unsigned idx = dr->psq_array ? __atomic_load_n(&dr->psq_array[head & mask],
 								       __ATOMIC_RELAXED)
 						     : head & mask;
 			unsigned slot = etail & mask;
+
+			/*
+			 * The first chain plain says no to stays in the program's
+			 * SQ, and the rest; an SQE linking to none (most) is asked
+			 * about here, a chain's whole before its first is copied.
+			 */
+			if (plain && !clear && idx < entries) {
+				const struct io_uring_sqe *psqe =
+					(const struct io_uring_sqe *)(dr->psq_sqes +
+								      (size_t)idx * sqe_sz);
+
+				clear = psqe->flags & (IOSQE_IO_LINK | IOSQE_IO_HARDLINK)
+						? plain_chain(ring, head, to_submit - done - k, plain,
+							      &memo)
+						: plain_ask(plain, psqe, &memo);
+				if (!clear) {
+					plain->left = to_submit - done - k;
+					break;
+				}
+			}
+			if (clear)
+				clear--;
 
 			/* taken by the caller (the preload's forwarding): no slot of the ring's */
 			if (divert && idx < entries &&
@@ -880,7 +972,7 @@ static int submit_copy(struct ucmd_ring *ring, unsigned to_submit, dc_divert_fn 
 						 __ATOMIC_RELAXED);
 			etail++;
 		}
-		done += n;
+		done += k;
 		/*
 		 * A chain still open at the end of the submission ends there, as
 		 * Linux's io_submit_state_end queues it as it is. The proxy takes
@@ -888,21 +980,24 @@ static int submit_copy(struct ucmd_ring *ring, unsigned to_submit, dc_divert_fn 
 		 * next submission or a CQE the preload posts (dc_post_cqes):
 		 * the copy's link flag would tie them to this chain. (A chain
 		 * split by a full ring SQ, the chunks before this one, may still
-		 * be taken in two passes and so end early.)
+		 * be taken in two passes and so end early.) A copy stopped short
+		 * by plain ends after a whole chain: nothing open.
 		 */
 		if (done == to_submit && last)
 			last->flags &= (uint8_t)~(IOSQE_IO_LINK | IOSQE_IO_HARDLINK);
-		if (!copied)
-			continue;
-		/* seq_cst: pairs with the proxy's NEED_WAKEUP, then its look at the tail */
-		__atomic_store_n(ring->sq.ktail, etail, __ATOMIC_SEQ_CST);
-		kick(ring, copied, 0);
+		if (copied) {
+			/* seq_cst: pairs with the proxy's NEED_WAKEUP, then its look at the tail */
+			__atomic_store_n(ring->sq.ktail, etail, __ATOMIC_SEQ_CST);
+			kick(ring, copied, 0);
+		}
+		if (plain && plain->left)
+			break;
 	}
 	__atomic_store_n(dr->psq_khead, head, __ATOMIC_RELAXED);
 	/* the program's slots are free once copied */
 	__atomic_store_n(dr->psq_head, head, __ATOMIC_RELEASE);
 	psq_unlock(dr);
-	if (done)
+	if (done || (plain && plain->left))
 		return (int)done;
 	return ret == 0 && to_submit ? -EAGAIN : ret;
 }
@@ -997,13 +1092,30 @@ int dc_inject_cqe(struct ucmd_ring *ring, const struct io_uring_cqe *cqe)
 	return 0;
 }
 
+static int enter_sub(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
+		     unsigned flags, dc_divert_fn divert, void *dctx, struct dc_plain *plain);
+
 int dc_enter(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete, unsigned flags)
 {
-	return dc_enter_divert(ring, to_submit, min_complete, flags, NULL, NULL);
+	return enter_sub(ring, to_submit, min_complete, flags, NULL, NULL, NULL);
 }
 
 int dc_enter_divert(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
 		    unsigned flags, dc_divert_fn divert, void *dctx)
+{
+	return enter_sub(ring, to_submit, min_complete, flags, divert, dctx, NULL);
+}
+
+int dc_enter_plain(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
+		   unsigned flags, struct dc_plain *plain)
+{
+	plain->left = 0;
+	plain->walked = false;
+	return enter_sub(ring, to_submit, min_complete, flags, NULL, NULL, plain);
+}
+
+static int enter_sub(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
+		     unsigned flags, dc_divert_fn divert, void *dctx, struct dc_plain *plain)
 {
 	struct dring *dr = to_dr(ring);
 
@@ -1022,10 +1134,13 @@ int dc_enter_divert(struct ucmd_ring *ring, unsigned to_submit, unsigned min_com
 		 * program's SQ head into the memory both share.
 		 */
 		int ret = !to_submit ? 0
-			  : dr->psq_tail ? submit_copy(ring, to_submit, divert, dctx)
+			  : dr->psq_tail ? submit_copy(ring, to_submit, divert, dctx, plain)
 					 : submit_limit(ring, to_submit);
 
 		if (ret < 0)
+			return ret;
+		/* stopped short: the caller submits the rest its way, then waits */
+		if (plain && plain->left)
 			return ret;
 		to_submit = (unsigned)ret;
 		if (flags & IORING_ENTER_SQ_WAKEUP)
@@ -1056,15 +1171,27 @@ int dc_enter_divert(struct ucmd_ring *ring, unsigned to_submit, unsigned min_com
 int dc_enter_timeout(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
 		     unsigned flags, const struct __kernel_timespec *ts, const sigset_t *sigmask)
 {
+	return dc_enter_timeout_plain(ring, to_submit, min_complete, flags, ts, sigmask, NULL);
+}
+
+int dc_enter_timeout_plain(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
+			   unsigned flags, const struct __kernel_timespec *ts,
+			   const sigset_t *sigmask, struct dc_plain *plain)
+{
 	uint64_t deadline;
 	int submitted = 0, ret = 0;
 
+	if (plain) {
+		plain->left = 0;
+		plain->walked = false;
+	}
 	if (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000)
 		return -EINVAL;
 	deadline = ktime_get_ns() + (uint64_t)ts->tv_sec * 1000000000ull + (uint64_t)ts->tv_nsec;
 	if (to_submit || (flags & ~IORING_ENTER_GETEVENTS)) {
-		submitted = dc_enter(ring, to_submit, 0, flags & ~IORING_ENTER_GETEVENTS);
-		if (submitted < 0)
+		submitted = enter_sub(ring, to_submit, 0, flags & ~IORING_ENTER_GETEVENTS, NULL,
+				      NULL, plain);
+		if (submitted < 0 || (plain && plain->left))
 			return submitted;
 	}
 	if (flags & IORING_ENTER_GETEVENTS) {

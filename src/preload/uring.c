@@ -56,6 +56,12 @@ struct pl_ring {
 	struct pl_own *own;	/* the kernel ring for own fds (uring_own.c), or NULL */
 	struct pl_own_bufs bufs;	/* the registered buffers, for that ring */
 	pthread_mutex_t reg_lock;	/* bufs */
+	/*
+	 * The last submission's look found own SQEs: the next takes the two
+	 * steps at once (the single walk would stop at its first SQE). A hint,
+	 * either answer submits the same.
+	 */
+	bool own_last;
 	/* a forked child's: its submits on this inherited ring (uring_relay.c) */
 	struct pl_relay *_Atomic relay;
 };
@@ -230,7 +236,7 @@ static struct pl_ring *enter_ring(int fd, unsigned flags, int *err)
 }
 
 static long enter_ring_args(struct pl_ring *r, unsigned to_submit, unsigned min_complete,
-			    unsigned flags, const void *arg, size_t argsz);
+			    unsigned flags, const void *arg, size_t argsz, struct dc_plain *plain);
 
 /*
  * io_uring_enter on a ring inherited through fork, which is its maker's:
@@ -337,7 +343,7 @@ static long enter_own(struct pl_ring *r, unsigned to_submit, unsigned min_comple
 	if (sub < 0 || !(flags & IORING_ENTER_GETEVENTS))
 		return sub;
 	ret = enter_ring_args(r, 0, min_complete, flags & ~(sflags | IORING_ENTER_REGISTERED_RING),
-			      arg, argsz);
+			      arg, argsz, NULL);
 	return sub ? sub : ret;
 }
 
@@ -364,11 +370,69 @@ static long inherited_submit(struct pl_ring *r, unsigned to_submit, unsigned min
 	n = pl_relay_submit(&r->ring, &r->relay, to_submit);
 	if (n < 0)
 		return n;
-	ret = enter_ring_args(r, 0, min_complete, flags, arg, argsz);
+	ret = enter_ring_args(r, 0, min_complete, flags, arg, argsz, NULL);
 	if (ret == -ENOTCONN)
 		ret = -EOWNERDEAD;
 	/* as io_uring_enter(2): what was submitted wins over the wait's result */
 	return n ? n : ret;
+}
+
+/*
+ * A submission as it was before the single walk: the SQEs looked at first
+ * (raw dups adopted, own ones found), then submitted, the own path's
+ * planned and diverted.
+ */
+static long enter_two_step(struct pl_ring *r, unsigned to_submit, unsigned min_complete,
+			   unsigned flags, const void *arg, size_t argsz)
+{
+	bool own = adopt_sqe_fds(r, to_submit);
+
+	__atomic_store_n(&r->own_last, own, __ATOMIC_RELAXED);
+	if (own)
+		return enter_own(r, to_submit, min_complete, flags, arg, argsz);
+	return enter_ring_args(r, to_submit, min_complete, flags, arg, argsz, NULL);
+}
+
+/*
+ * An SQE the daemon's ring can take as it is, with no look first: one
+ * adopt_sqe_fds would pass by (a fixed file, no descriptor, one of ours)
+ * and not the program's own (uring_own.c). Under the ring's submit lock.
+ */
+static bool plain_sqe(const struct io_uring_sqe *sqe, void *ctx)
+{
+	int fd = sqe->fd;
+
+	if (pl_own_sqe(ctx, sqe))
+		return false;
+	return (sqe->flags & IOSQE_FIXED_FILE) || fd < 0 || pl_fd(fd) || ring_get(fd);
+}
+
+/*
+ * A submitting enter on a ring with the program's own SQ: the SQEs are
+ * copied as they are classified, in one walk under one lock (the common
+ * case: every one a device's or a fixed file's). At the first chain holding
+ * one that is not, the copy stops and that chain and the rest take the two
+ * steps (its adoption and the own path's lookahead need them whole); what
+ * was submitted first wins over their error, as io_uring_enter(2). An error
+ * before the copy (the arguments, the flags, a daemon gone) submitted
+ * nothing: the two steps give the answer they gave.
+ */
+static long enter_plain(struct pl_ring *r, unsigned to_submit, unsigned min_complete,
+			unsigned flags, const void *arg, size_t argsz)
+{
+	struct dc_plain pl = { .fn = plain_sqe,
+			       .ctx = (void *)__atomic_load_n(&r->own, __ATOMIC_ACQUIRE) };
+	long n, rest;
+
+	n = enter_ring_args(r, to_submit, min_complete, flags, arg, argsz, &pl);
+	if (n < 0 && !pl.walked)
+		return enter_two_step(r, to_submit, min_complete, flags, arg, argsz);
+	if (n < 0 || !pl.left)
+		return n;
+	rest = enter_two_step(r, pl.left, min_complete, flags, arg, argsz);
+	if (rest < 0)
+		return n ? n : rest;
+	return n + rest;
 }
 
 long pl_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete, unsigned flags,
@@ -386,21 +450,30 @@ long pl_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete, unsign
 			return ret;
 		if (to_submit && !(r->ring.flags & IORING_SETUP_SQPOLL))
 			return inherited_submit(r, to_submit, min_complete, flags, arg, argsz);
-		ret = (int)enter_ring_args(r, to_submit, min_complete, flags, arg, argsz);
+		ret = (int)enter_ring_args(r, to_submit, min_complete, flags, arg, argsz, NULL);
 		return ret == -ENOTCONN ? -EOWNERDEAD : ret;
 	}
 	if (to_submit && !(r->ring.flags & IORING_SETUP_SQPOLL))
 		atomic_store(&has_tctx, true);
 	/* SQEs may name a device fd the supervisor gave (the program's own open) */
 	pl_svtab_sync();
-	if (adopt_sqe_fds(r, to_submit))
-		return enter_own(r, to_submit, min_complete, flags, arg, argsz);
-	return enter_ring_args(r, to_submit, min_complete, flags, arg, argsz);
+	if (!to_submit)	/* nothing to look at: a wait, a look */
+		return enter_ring_args(r, 0, min_complete, flags, arg, argsz, NULL);
+	if (dc_psq_own(&r->ring) && !__atomic_load_n(&r->own_last, __ATOMIC_RELAXED))
+		return enter_plain(r, to_submit, min_complete, flags, arg, argsz);
+	return enter_two_step(r, to_submit, min_complete, flags, arg, argsz);
 }
 
-/* io_uring_enter on r, its arguments read from the program */
+static int enter_plain_or(struct pl_ring *r, unsigned to_submit, unsigned min_complete,
+			  unsigned flags, struct dc_plain *plain)
+{
+	return plain ? dc_enter_plain(&r->ring, to_submit, min_complete, flags, plain)
+		     : dc_enter(&r->ring, to_submit, min_complete, flags);
+}
+
+/* io_uring_enter on r, its arguments read from the program; plain: dc_enter_plain's */
 static long enter_ring_args(struct pl_ring *r, unsigned to_submit, unsigned min_complete,
-			    unsigned flags, const void *arg, size_t argsz)
+			    unsigned flags, const void *arg, size_t argsz, struct dc_plain *plain)
 {
 	struct io_uring_getevents_arg ga;
 	sigset_t mask;
@@ -423,15 +496,15 @@ static long enter_ring_args(struct pl_ring *r, unsigned to_submit, unsigned min_
 		}
 		flags &= ~IORING_ENTER_EXT_ARG;
 		if (!ga.ts)
-			return dc_enter(&r->ring, to_submit, min_complete, flags);
+			return enter_plain_or(r, to_submit, min_complete, flags, plain);
 		ret = pl_copy_in(&ts, (void *)(uintptr_t)ga.ts, sizeof(ts));
 		if (ret)
 			return ret;
-		return dc_enter_timeout(&r->ring, to_submit, min_complete, flags, &ts,
-					ga.sigmask ? &mask : NULL);
+		return dc_enter_timeout_plain(&r->ring, to_submit, min_complete, flags, &ts,
+					      ga.sigmask ? &mask : NULL, plain);
 	}
 	/* the sigmask form without a timeout: the wait is ours, not interruptible by it */
-	return dc_enter(&r->ring, to_submit, min_complete, flags);
+	return enter_plain_or(r, to_submit, min_complete, flags, plain);
 }
 
 static long register_ring_fds(struct pl_ring *r, void *arg, unsigned nr, bool reg)

@@ -1269,6 +1269,138 @@ static void test_submit_divert_post(void **state)
 	fake_stop(&f, e);
 }
 
+/* plain: the preload's plain_sqe, fd >= 100 standing for the program's own */
+static bool plain_low(const struct io_uring_sqe *sqe, void *ctx)
+{
+	unsigned *asked = ctx;
+
+	(*asked)++;
+	return (sqe->flags & IOSQE_FIXED_FILE) || sqe->fd < 100;
+}
+
+/* The program publishes a NOP on fd with SQE flags flags (user_data: fd). */
+static void psq_push_fd(struct psq *q, unsigned slot, int fd, unsigned flags)
+{
+	psq_push(q, 15, slot, (uint64_t)fd);
+	q->sqes[slot].fd = fd;
+	q->sqes[slot].flags = (uint8_t)flags;
+}
+
+static void see_ud(const struct io_uring_sqe *sqe, unsigned pos, void *ctx)
+{
+	uint64_t **out = ctx;
+
+	(void)pos;
+	*(*out)++ = sqe->user_data;
+}
+
+/* user_data of the ring's SQ's copies from position from on, n of them, in its order */
+static void assert_copies(const struct psq *q, unsigned from, const uint64_t *ud, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(q->esqes[q->earray[(from + i) & 15]].user_data, ud[i]);
+}
+
+/*
+ * dc_enter_plain: the SQEs plain lets go are copied in SQ order in the one
+ * walk that asks it (a fixed file's among them), a run of SQEs alike
+ * asked about once; the copy stops before the first chain holding one it
+ * refuses, however far into the chain that one is, and leaves it and the
+ * rest published in the program's SQ (left), returning at once what it
+ * copied; the rest then goes its other way, in order. Only the SQEs this
+ * enter submits are asked about.
+ */
+static void test_submit_plain(void **state)
+{
+	struct fake f;
+	struct ucmd_engine *e = fake_start(&f, FAKE_OK);
+	struct io_uring_params p = { 0 };
+	struct ucmd_ring ring;
+	unsigned asked = 0;
+	struct dc_plain pl = { .fn = plain_low, .ctx = &asked };
+	uint64_t seen[8], *sp = seen;
+	struct psq q;
+
+	(void)state;
+	assert_int_equal(dc_queue_init_flags(e, 16, &ring, &p, UCMDD_QI_SUBMIT_COPY), 0);
+	psq_of(&f, &ring, &p, &q);
+
+	/* all plain, one a fixed file's (150: its index), a run on fd 3: asked 3 times */
+	psq_push_fd(&q, 0, 1, 0);
+	psq_push_fd(&q, 1, 150, IOSQE_FIXED_FILE);
+	psq_push_fd(&q, 2, 3, 0);
+	psq_push_fd(&q, 3, 3, 0);
+	psq_push_fd(&q, 4, 3, 0);
+	assert_int_equal(dc_enter_plain(&ring, 5, 0, 0, &pl), 5);
+	assert_int_equal(pl.left, 0);
+	assert_true(pl.walked);
+	assert_int_equal(asked, 3);
+	assert_int_equal(*q.head, 5);
+	assert_int_equal(*q.etail, 5);
+	assert_copies(&q, 0, (const uint64_t[]){ 1, 150, 3, 3, 3 }, 5);
+
+	/* fd 150 not fixed is the program's own: the copy stops right before it */
+	psq_push_fd(&q, 5, 4, 0);
+	psq_push_fd(&q, 6, 150, 0);
+	psq_push_fd(&q, 7, 5, 0);
+	asked = 0;
+	assert_int_equal(dc_enter_plain(&ring, 3, 0, 0, &pl), 1);
+	assert_int_equal(pl.left, 2);
+	assert_int_equal(asked, 2);	/* 5 is never asked */
+	assert_int_equal(*q.head, 6);
+	assert_int_equal(*q.etail, 6);
+	assert_copies(&q, 5, (const uint64_t[]){ 4 }, 1);
+	/* the rest, the other way (dc_enter_divert with nothing diverted), in order */
+	assert_int_equal(dc_enter_divert(&ring, pl.left, 0, 0, NULL, NULL), 2);
+	assert_int_equal(*q.etail, 8);
+	assert_copies(&q, 6, (const uint64_t[]){ 150, 5 }, 2);
+
+	/* an own SQE at a chain's end: the whole chain stays, from its first */
+	psq_push_fd(&q, 8, 9, 0);
+	psq_push_fd(&q, 9, 6, IOSQE_IO_LINK);
+	psq_push_fd(&q, 10, 7, IOSQE_IO_HARDLINK);
+	psq_push_fd(&q, 11, 102, 0);
+	psq_push_fd(&q, 12, 8, 0);
+	assert_int_equal(dc_enter_plain(&ring, 5, 0, 0, &pl), 1);
+	assert_int_equal(pl.left, 4);
+	assert_int_equal(*q.head, 9);
+	assert_int_equal(*q.etail, 9);
+	assert_copies(&q, 8, (const uint64_t[]){ 9 }, 1);
+	/* the other way sees them all, the chain whole, in SQ order */
+	dc_psq_each_sqe(&ring, pl.left, see_ud, &sp);
+	assert_int_equal(sp - seen, 4);
+	assert_int_equal(seen[0], 6);
+	assert_int_equal(seen[1], 7);
+	assert_int_equal(seen[2], 102);
+	assert_int_equal(seen[3], 8);
+	/* stopped at its first SQE: nothing copied, no -EAGAIN, nothing moved */
+	assert_int_equal(dc_enter_plain(&ring, 4, 0, 0, &pl), 0);
+	assert_int_equal(pl.left, 4);
+	assert_int_equal(*q.head, 9);
+	assert_int_equal(dc_enter(&ring, 4, 0, 0), 4);
+	assert_copies(&q, 9, (const uint64_t[]){ 6, 7, 102, 8 }, 4);
+
+	/* a plain chain, a bad index inside it: all go, the bad one as it is */
+	psq_push_fd(&q, 13, 10, IOSQE_IO_LINK);
+	psq_push_fd(&q, 14, 11, 0);
+	q.array[14] = 99;
+	psq_push_fd(&q, 15, 12, 0);
+	assert_int_equal(dc_enter_plain(&ring, 3, 0, 0, &pl), 3);
+	assert_int_equal(pl.left, 0);
+	assert_int_equal(*q.etail, 16);
+	assert_int_equal(q.esqes[q.earray[13]].user_data, 10);
+	assert_int_equal(q.earray[14], 99);
+	assert_int_equal(q.esqes[q.earray[15]].user_data, 12);
+
+	/* nothing published: nothing asked, nothing submitted */
+	asked = 0;
+	assert_int_equal(dc_enter_plain(&ring, 2, 0, 0, &pl), 0);
+	assert_int_equal(pl.left, 0);
+	assert_int_equal(asked, 0);
+	ucmd_queue_exit(&ring);
+	fake_stop(&f, e);
+}
+
 /*
  * A UCMDD_QI_SUBMIT_COPY ring (a program under ucmd exec): the write's
  * data and record go into the area as its SQE is copied into the ring's
@@ -1813,6 +1945,7 @@ int main(void)
 		cmocka_unit_test(test_ring_mapping),
 		cmocka_unit_test(test_ring_sqes_at_off),
 		cmocka_unit_test(test_submit_copy),
+		cmocka_unit_test(test_submit_plain),
 		cmocka_unit_test(test_submit_copy_full),
 		cmocka_unit_test(test_submit_copy_threads),
 		cmocka_unit_test(test_submit_copy_fallback),
