@@ -5,6 +5,8 @@
 # the previous run's seconds) first; every test run once; results in name
 # order; a failure and a skip counted and named, and the exit status says so.
 set -euo pipefail
+# the caller's selection is not this test's: its stand-ins are all to run
+unset UCMD_CHECK_ONLY
 src=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
