@@ -305,6 +305,11 @@ void sv_path_call(struct sv *s, const struct seccomp_notif *req, struct sv_ans *
 struct statx;
 bool sv_tree_dev_stat(const char *name, struct stat *st, struct statx *stx);
 /*
+ * sv_stat.c: the device whose placeholder descriptor fd of process pid is
+ * (one we gave, 960.., or the program's copy of one): its name, else false.
+ */
+bool sv_fd_device(const struct sv *s, pid_t pid, int fd, char *name, size_t len);
+/*
  * sv_access.c: access of the tree's file p relative to dirfd ("": dirfd
  * itself; faccessat2's mode and flags) for thread tid, as its ids are now:
  * 0 or -errno

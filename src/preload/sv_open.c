@@ -386,6 +386,34 @@ static void open_tree_as(struct sv *s, const struct seccomp_notif *req, const st
 	close(rootfd);
 }
 
+/*
+ * /dev/fd/N, /proc/self/fd/N, /dev/stdin... (fdname.c, the preload's
+ * reading) naming a device of ours: Linux opens the device afresh with the
+ * new open's flags (the magic link leads to the node), so the device is
+ * opened as its /dev name is (open_device: the daemon judges it), not the
+ * placeholder directory the kernel would reach; a path below it is
+ * ENOTDIR. abs is the path from the thread's own root and mounts (the
+ * caller's check). True if answered.
+ */
+static bool fd_path_open(struct sv *s, const struct seccomp_notif *req, const char *abs, int flags,
+			 pid_t tg, bool changed, struct sv_ans *a)
+{
+	char name[32];
+	const char *rest;
+	int fd = tg > 0 ? pl_fd_named(abs, tg, &rest) : -1;
+
+	if (fd < 0 || !sv_fd_device(s, tg, fd, name, sizeof(name)))
+		return false;
+	if (*rest)
+		a->error = -ENOTDIR;
+	else if (changed)
+		a->error = -EACCES;	/* the daemon would judge our credentials, not the thread's */
+	else
+		open_device(s, req, name, flags, tg, a);
+	sv_trace(s, "%s: fd %d, %s: %s", abs, fd, name, a->error ? strerror(-a->error) : "opened");
+	return true;
+}
+
 void sv_open(struct sv *s, const struct seccomp_notif *req, int dirfd, uint64_t upath,
 		    int flags, mode_t mode, struct sv_ans *a)
 {
@@ -435,6 +463,8 @@ void sv_open(struct sv *s, const struct seccomp_notif *req, int dirfd, uint64_t 
 	else
 		snprintf(abs, sizeof(abs), "%s/%s", base, path);
 	pl_path_fold(folded, abs);
+	if (fd_path_open(s, req, abs, flags, tg, changed, a))
+		return;
 	if (pl_path_under(folded, "/dev") && folded[4] == '/' && pl_path_dev_name(folded + 5)) {
 		/* attached since we started: the list again; a removed function's: gone */
 		bool known = !pl_name_removed(folded + 5) &&

@@ -135,7 +135,7 @@ static long call_on(const struct seccomp_notif *req, const struct pl_where *w, i
  * file it leads to against that placeholder (device and inode), so a
  * directory of the program's that merely has such a name is not taken.
  */
-static bool fd_device(const struct sv *s, pid_t pid, int fd, char *name, size_t len)
+bool sv_fd_device(const struct sv *s, pid_t pid, int fd, char *name, size_t len)
 {
 	char link[64], target[PATH_MAX], ph[PATH_MAX];
 	size_t plen = s->phdir ? strlen(s->phdir) : 0;
@@ -183,7 +183,7 @@ static bool fd_path_stat(struct sv *s, const struct seccomp_notif *req, const ch
 		return false;
 	tg = sv_tgid_of(s, tid);
 	fd = tg > 0 ? pl_fd_named(path, tg, &rest) : -1;
-	if (fd < 0 || !fd_device(s, tg, fd, name, sizeof(name)))
+	if (fd < 0 || !sv_fd_device(s, tg, fd, name, sizeof(name)))
 		return false;
 	snprintf(proc, sizeof(proc), "/proc/%d/root", (int)tid);
 	if (!sv_same_file(proc, "/proc/self/root"))
