@@ -1048,12 +1048,39 @@ int dc_psq_take(struct ucmd_ring *ring, unsigned to_submit,
 	return ret < 0 ? ret : (int)taken;
 }
 
+/*
+ * A completion made elsewhere as the NOP that posts it, at SQ position
+ * etail (the caller holds the submit lock and knows there is room): Linux's
+ * nop_flags INJECT_RESULT (and CQE32: its extra words from off and addr),
+ * and ucmd's CQE_FLAGS (addr3): the CQE keeps its user_data, res and flags
+ * (F_MORE, F_SOCK_NONEMPTY...), as the CQE Linux would post has them.
+ */
+static void put_cqe_nop(struct ucmd_ring *ring, unsigned etail, const struct io_uring_cqe *cqe,
+			bool big)
+{
+	size_t sqe_sz = (ring->flags & IORING_SETUP_SQE128) ? 128 : 64;
+	unsigned mask = ring->sq.ring_mask;
+	struct io_uring_sqe *sqe =
+		(struct io_uring_sqe *)((char *)ring->sq.sqes + (etail & mask) * sqe_sz);
+
+	memset(sqe, 0, sqe_sz);
+	sqe->opcode = IORING_OP_NOP;
+	sqe->fd = -1;
+	sqe->rw_flags = UCMD_NOP_INJECT_RESULT | UCMD_NOP_CQE_FLAGS | (big ? UCMD_NOP_CQE32 : 0);
+	sqe->len = (uint32_t)cqe->res;
+	sqe->addr3 = cqe->flags;
+	sqe->user_data = cqe->user_data;
+	if (big) {
+		sqe->off = cqe->big_cqe[0];
+		sqe->addr = cqe->big_cqe[1];
+	}
+	if (ring->sq.array)
+		__atomic_store_n(&ring->sq.array[etail & mask], etail & mask, __ATOMIC_RELAXED);
+}
+
 int dc_inject_cqe(struct ucmd_ring *ring, const struct io_uring_cqe *cqe)
 {
 	struct dring *dr = to_dr(ring);
-	bool big = ring->flags & IORING_SETUP_CQE32;
-	size_t sqe_sz = (ring->flags & IORING_SETUP_SQE128) ? 128 : 64;
-	struct io_uring_sqe *sqe;
 	unsigned etail;
 	int room;
 
@@ -1066,25 +1093,7 @@ int dc_inject_cqe(struct ucmd_ring *ring, const struct io_uring_cqe *cqe)
 		psq_unlock(dr);
 		return room ? room : -EAGAIN;
 	}
-	sqe = (struct io_uring_sqe *)((char *)ring->sq.sqes + (etail & ring->sq.ring_mask) * sqe_sz);
-	memset(sqe, 0, sqe_sz);
-	sqe->opcode = IORING_OP_NOP;
-	/*
-	 * Linux's nop_flags INJECT_RESULT (and CQE32), and ucmd's CQE_FLAGS:
-	 * the relayed CQE keeps its flags (F_MORE, F_SOCK_NONEMPTY...), as the
-	 * CQE Linux would post in the shared CQ has them
-	 */
-	sqe->rw_flags = UCMD_NOP_INJECT_RESULT | UCMD_NOP_CQE_FLAGS | (big ? UCMD_NOP_CQE32 : 0);
-	sqe->len = (uint32_t)cqe->res;
-	sqe->addr3 = cqe->flags;
-	sqe->user_data = cqe->user_data;
-	if (big) {
-		sqe->off = cqe->big_cqe[0];
-		sqe->addr = cqe->big_cqe[1];
-	}
-	if (ring->sq.array)
-		__atomic_store_n(&ring->sq.array[etail & ring->sq.ring_mask],
-				 etail & ring->sq.ring_mask, __ATOMIC_RELAXED);
+	put_cqe_nop(ring, etail, cqe, ring->flags & IORING_SETUP_CQE32);
 	/* seq_cst: pairs with the proxy's NEED_WAKEUP, then its look at the tail */
 	__atomic_store_n(ring->sq.ktail, etail + 1, __ATOMIC_SEQ_CST);
 	psq_unlock(dr);
@@ -1213,8 +1222,7 @@ int dc_enter_timeout_plain(struct ucmd_ring *ring, unsigned to_submit, unsigned 
 int dc_post_cqes(struct ucmd_ring *ring, const struct io_uring_cqe *cqes, unsigned nr)
 {
 	struct dring *dr = to_dr(ring);
-	unsigned mask = ring->sq.ring_mask, entries = ring->sq.ring_entries;
-	size_t sqe_sz = (ring->flags & IORING_SETUP_SQE128) ? 128 : 64;
+	unsigned entries = ring->sq.ring_entries;
 	unsigned etail, head, room, n;
 
 	if (!dr->psq_tail)
@@ -1228,21 +1236,9 @@ int dc_post_cqes(struct ucmd_ring *ring, const struct io_uring_cqe *cqes, unsign
 	if (room > entries)
 		room = 0;	/* a head the proxy never stored: nothing fits */
 	n = nr < room ? nr : room;
-	for (unsigned i = 0; i < n; i++, etail++) {
-		struct io_uring_sqe *sqe =
-			(struct io_uring_sqe *)((char *)ring->sq.sqes + (etail & mask) * sqe_sz);
-
-		memset(sqe, 0, sqe_sz);
-		sqe->opcode = IORING_OP_NOP;
-		sqe->fd = -1;
-		sqe->rw_flags = UCMD_NOP_INJECT_RESULT | UCMD_NOP_CQE_FLAGS;
-		sqe->len = (uint32_t)cqes[i].res;
-		sqe->addr3 = cqes[i].flags;
-		sqe->user_data = cqes[i].user_data;
-		if (ring->sq.array)
-			__atomic_store_n(&ring->sq.array[etail & mask], etail & mask,
-					 __ATOMIC_RELAXED);
-	}
+	/* the kernel ring's CQEs are 16 bytes: no extra words */
+	for (unsigned i = 0; i < n; i++, etail++)
+		put_cqe_nop(ring, etail, &cqes[i], false);
 	if (n) {
 		__atomic_store_n(ring->sq.ktail, etail, __ATOMIC_SEQ_CST);
 		kick(ring, n, 0);
