@@ -76,22 +76,6 @@ bool pl_name_removed(const char *name)
 	return pl_ctl_removed(x);
 }
 
-/* A controller reset, as NVME_IOCTL_RESET on its device (ioctl.c): 0 or -errno. */
-static int reset_ctrl(const struct pl_devinfo *c)
-{
-	struct ucmd_engine *e = pl_engine();
-	int fd, ret;
-
-	if (!e)
-		return -errno;
-	fd = pl_private_open(e, c->name, O_RDONLY);
-	if (fd < 0)
-		return fd;
-	ret = ucmd_ioctl(e, fd, NVME_IOCTL_RESET, NULL);
-	pl_private_close(e, fd);
-	return ret;
-}
-
 /* The tree as the daemon's list says now (a sync racing ours is the one that counts). */
 static int resync(const char *root)
 {
@@ -155,7 +139,7 @@ static int take_reset(const char *root, const char *path, bool function)
 
 	if (!c)
 		return -ENODEV;	/* the controller went away under its file */
-	ret = reset_ctrl(c);
+	ret = pl_dev_ioctl(c, NVME_IOCTL_RESET, NULL);
 	if (ret)
 		return ret;
 	/* what a reset changes shows: the firmware activated (firmware_rev), the namespaces */
@@ -238,7 +222,7 @@ static int take_rescan_bus(const char *root, const char *path)
 
 		snprintf(name, sizeof(name), "nvme%u", back[i]);
 		c = pl_devinfo(name);
-		ret = c ? reset_ctrl(c) : -errno;
+		ret = c ? pl_dev_ioctl(c, NVME_IOCTL_RESET, NULL) : -errno;
 		if (ret)
 			pl_trace("%s: not probed again on the rescan: %s", name, strerror(-ret));
 	}

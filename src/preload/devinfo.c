@@ -83,7 +83,7 @@ void pl_private_close(struct ucmd_engine *e, int fd)
 	close(fd);
 }
 
-int pl_admin(const struct pl_devinfo *d, struct nvme_passthru_cmd64 *cmd)
+int pl_dev_ioctl(const struct pl_devinfo *d, unsigned long op, void *arg)
 {
 	struct ucmd_engine *e = pl_engine();
 	int fd, ret;
@@ -93,9 +93,14 @@ int pl_admin(const struct pl_devinfo *d, struct nvme_passthru_cmd64 *cmd)
 	fd = pl_private_open(e, d->name, O_RDONLY);
 	if (fd < 0)
 		return fd;
-	ret = ucmd_ioctl(e, fd, NVME_IOCTL_ADMIN64_CMD, cmd);
+	ret = ucmd_ioctl(e, fd, op, arg);
 	pl_private_close(e, fd);
 	return ret;
+}
+
+int pl_admin(const struct pl_devinfo *d, struct nvme_passthru_cmd64 *cmd)
+{
+	return pl_dev_ioctl(d, NVME_IOCTL_ADMIN64_CMD, cmd);
 }
 
 int pl_identify(const struct pl_devinfo *ctrl, uint32_t nsid, uint32_t cns, uint8_t csi, void *buf)

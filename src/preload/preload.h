@@ -148,6 +148,8 @@ int pl_devinfo_reload(void);
  * or -errno.
  */
 int pl_admin(const struct pl_devinfo *d, struct nvme_passthru_cmd64 *cmd);
+/* ioctl op (arg) on device d through a private daemon fd, as pl_admin: its answer, or -errno. */
+int pl_dev_ioctl(const struct pl_devinfo *d, unsigned long op, void *arg);
 /* Identify (CNS cns, command set csi) of nsid on controller ctrl into buf (4 KiB, zeroed first), as pl_admin. */
 int pl_identify(const struct pl_devinfo *ctrl, uint32_t nsid, uint32_t cns, uint8_t csi, void *buf);
 
