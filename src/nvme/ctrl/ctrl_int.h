@@ -112,7 +112,15 @@ struct ctrl_req {
 	uint64_t err_lba;	/* the error log entry's LBA when the command fails */
 	uint64_t deadline_ns;	/* delayed (fault injection) commands */
 	struct ctrl_req *next;
+	/*
+	 * The host's DMA window for this command (ctrl_set_dma_window), asked
+	 * once: data and metadata mapping share the answer. win_state is the
+	 * last member ctrl_req_get zeroes; win is valid only once it is set.
+	 */
+	uint8_t win_state;	/* CTRL_WIN_* */
+	struct ucmd_dma_window win;
 };
+enum { CTRL_WIN_UNASKED, CTRL_WIN_NONE, CTRL_WIN_ON };
 
 /* A completion waiting for room in its CQ */
 struct ctrl_pending_cqe {
@@ -692,9 +700,9 @@ uint16_t ctrl_map_data(struct ucmd_ctrl *c, struct ctrl_req *req, uint64_t len,
  * nothing to free.
  */
 /* Whether the host limits req's DMA to a window (ctrl_set_dma_window). */
-bool ctrl_dma_windowed(struct ucmd_ctrl *c, const struct ctrl_req *req);
+bool ctrl_dma_windowed(struct ucmd_ctrl *c, struct ctrl_req *req);
 bool ctrl_prp_short(const struct ctrl_req *req, uint64_t len);
-uint16_t ctrl_map_prp_short(struct ucmd_ctrl *c, const struct ctrl_req *req, uint64_t len,
+uint16_t ctrl_map_prp_short(struct ucmd_ctrl *c, struct ctrl_req *req, uint64_t len,
 			    struct iovec iov[2], int *cnt);
 /* Map the metadata pointer (MPTR) for len bytes */
 uint16_t ctrl_map_meta(struct ucmd_ctrl *c, struct ctrl_req *req, uint64_t len,

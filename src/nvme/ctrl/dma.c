@@ -22,10 +22,14 @@
 #define ST_XFER		(UCMD_GEN(NVME_SC_DATA_XFER_ERROR) | UCMD_DNR)
 #define PRPS_PER_PAGE	(UCMD_PAGE_SIZE / 8)
 
-/* One command's DMA window (ctrl_set_dma_window), looked up once per mapping. */
+/*
+ * One command's DMA window (ctrl_set_dma_window): the host is asked once per
+ * command, its answer kept in the request, so that data, metadata and a
+ * short transfer's mapping share it.
+ */
 struct dma_win {
 	bool on;
-	struct ucmd_dma_window w;
+	const struct ucmd_dma_window *w;
 };
 
 /*
@@ -58,12 +62,18 @@ static bool window_has(const struct ucmd_dma_window *w, uint64_t addr, uint64_t 
 	       range_in(addr, len, w->meta, w->meta_len);
 }
 
-static void win_get(struct ucmd_ctrl *c, const struct ctrl_req *req, struct dma_win *w)
+static inline __attribute__((always_inline)) void win_get(struct ucmd_ctrl *c, struct ctrl_req *req,
+						    struct dma_win *w)
 {
-	w->on = c->dma_window && c->dma_window(c->dma_window_arg, req->sqid, req->cmd.cid, &w->w);
+	if (req->win_state == CTRL_WIN_UNASKED)
+		req->win_state = c->dma_window &&
+				 c->dma_window(c->dma_window_arg, req->sqid, req->cmd.cid, &req->win) ?
+				 CTRL_WIN_ON : CTRL_WIN_NONE;
+	w->on = req->win_state == CTRL_WIN_ON;
+	w->w = &req->win;
 }
 
-bool ctrl_dma_windowed(struct ucmd_ctrl *c, const struct ctrl_req *req)
+bool ctrl_dma_windowed(struct ucmd_ctrl *c, struct ctrl_req *req)
 {
 	struct dma_win w;
 
@@ -74,7 +84,7 @@ bool ctrl_dma_windowed(struct ucmd_ctrl *c, const struct ctrl_req *req)
 /* dma->map, within the command's window when it has one */
 static inline void *win_map(struct ucmd_ctrl *c, const struct dma_win *w, uint64_t addr, uint64_t len)
 {
-	if (__builtin_expect(w->on, 0) && !window_has(&w->w, addr, len))
+	if (__builtin_expect(w->on, 0) && !window_has(w->w, addr, len))
 		return NULL;
 	return c->dma->map(c->dma, addr, len);
 }
@@ -345,7 +355,7 @@ bool ctrl_prp_short(const struct ctrl_req *req, uint64_t len)
 	       len <= 2 * UCMD_PAGE_SIZE - (prp1 & (UCMD_PAGE_SIZE - 1));
 }
 
-uint16_t ctrl_map_prp_short(struct ucmd_ctrl *c, const struct ctrl_req *req, uint64_t len,
+uint16_t ctrl_map_prp_short(struct ucmd_ctrl *c, struct ctrl_req *req, uint64_t len,
 			    struct iovec iov[2], int *cnt)
 {
 	struct dma_win w;

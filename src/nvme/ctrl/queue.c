@@ -177,7 +177,8 @@ static struct ctrl_req *ctrl_req_get(struct ucmd_ctrl *c, const struct ucmd_nvme
 		return NULL;
 	c->req_spare = NULL;
 	memcpy(&req->cmd, sqe, sizeof(req->cmd));
-	memset((char *)req + sizeof(req->cmd), 0, sizeof(*req) - sizeof(req->cmd));
+	/* the window is read only once win_state says it was asked: not zeroed */
+	memset((char *)req + sizeof(req->cmd), 0, offsetof(struct ctrl_req, win) - sizeof(req->cmd));
 	req->sqid = sqid;
 	return req;
 }

@@ -76,6 +76,16 @@ struct nvme_queue {
 	uint8_t cq_phase;
 	atomic_int cq_pending;		/* someone asked for a CQ run while it was busy */
 	atomic_ulong stale_cqes;	/* CQEs that matched no live request */
+	/*
+	 * Windowed requests (nvme_request.dma_window) that entered this queue's
+	 * SQ, and those whose CQE came back: while the two are equal none is
+	 * in the SQ or the controller, and the DMA window question (pci.c) has
+	 * its answer without a lookup. Each has one writer (the submitter
+	 * under sq_lock, the reaper under cq_lock), so no locked instruction
+	 * on the I/O path; a request ended without its CQE leaves them apart,
+	 * the safe side.
+	 */
+	atomic_uint win_sub, win_done;
 };
 
 /* Per-request driver data (tag_set.cmd_size), Linux's struct nvme_request + iod. */
@@ -145,6 +155,7 @@ struct nvme_request {
 	 * (ctrl_set_dma_window, pci.c).
 	 */
 	bool dma_window;
+	atomic_bool win_counted;	/* in its queue's nr_windowed */
 	struct nvme_bounce *bounce;	/* bounce.c: the user's memory is another process's */
 	/* where bounce points when set: one per request, not a malloc per I/O */
 	struct nvme_bounce bounce_slot;

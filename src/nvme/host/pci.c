@@ -140,9 +140,18 @@ static int pci_setup_io_queue(struct nvme_host *h, struct nvme_queue *q)
 
 /* ---- submission ---------------------------------------------------------- */
 
-static void nvme_sq_copy_cmd(struct nvme_queue *q, const struct ucmd_nvme_sqe *cmd)
+static void nvme_sq_copy_cmd(struct nvme_queue *q, struct request *rq)
 {
-	memcpy(&q->sq_cmds[q->sq_tail], cmd, sizeof(*cmd));
+	struct nvme_request *req = nvme_req(rq);
+
+	/* counted before the controller can see it (win_sub; one writer: sq_lock's holder) */
+	if (req->dma_window) {
+		atomic_store_explicit(&q->win_sub,
+				      atomic_load_explicit(&q->win_sub, memory_order_relaxed) + 1,
+				      memory_order_release);
+		atomic_store_explicit(&req->win_counted, true, memory_order_relaxed);
+	}
+	memcpy(&q->sq_cmds[q->sq_tail], &req->cmd, sizeof(req->cmd));
 	if (++q->sq_tail == q->q_depth)
 		q->sq_tail = 0;
 }
@@ -165,7 +174,7 @@ static blk_status_t nvme_queue_rq(struct blk_mq_hw_ctx *hctx, const struct blk_m
 		pthread_mutex_unlock(&q->sq_lock);
 		return -EIO;
 	}
-	nvme_sq_copy_cmd(q, &nvme_req(rq)->cmd);
+	nvme_sq_copy_cmd(q, rq);
 	if (bd->last)
 		nvme_write_sq_db(q);
 	pthread_mutex_unlock(&q->sq_lock);
@@ -196,7 +205,7 @@ static void nvme_queue_rqs(struct request **rqlist)
 		return;		/* left on the list: the block layer fails them one by one */
 	}
 	for (; rq; rq = rq->rq_next)
-		nvme_sq_copy_cmd(q, &nvme_req(rq)->cmd);
+		nvme_sq_copy_cmd(q, rq);
 	nvme_write_sq_db(q);
 	pthread_mutex_unlock(&q->sq_lock);
 	*rqlist = NULL;
@@ -280,9 +289,23 @@ static bool nvme_dma_window(void *arg, uint16_t sqid, uint16_t cid, struct ucmd_
 {
 	struct nvme_host *h = arg;
 	unsigned n = __atomic_load_n(&h->nr_queues, __ATOMIC_ACQUIRE);
-	struct request *rq = sqid < n ? nvme_find_rq(&h->queues[sqid], cid) : NULL;
+	struct request *rq = NULL;
 	struct nvme_request *req;
 
+	if (sqid < n) {
+		struct nvme_queue *q = &h->queues[sqid];
+
+		/*
+		 * No windowed request in this queue: the host's own command. A
+		 * windowed one counted in win_sub before the doorbell showed it;
+		 * win_done is read first, so a stale value can only be low.
+		 */
+		unsigned done = atomic_load_explicit(&q->win_done, memory_order_acquire);
+
+		if (atomic_load_explicit(&q->win_sub, memory_order_acquire) == done)
+			return false;
+		rq = nvme_find_rq(q, cid);
+	}
 	if (!rq) {
 		memset(w, 0, sizeof(*w));
 		return true;

@@ -29,6 +29,8 @@ void nvme_queue_init_common(struct nvme_host *h, struct nvme_queue *q, uint16_t 
 	pthread_mutex_init(&q->cq_lock, NULL);
 	atomic_init(&q->cq_pending, 0);
 	atomic_init(&q->stale_cqes, 0);
+	atomic_init(&q->win_sub, 0);
+	atomic_init(&q->win_done, 0);
 }
 
 struct request *nvme_find_rq(struct nvme_queue *q, uint16_t cid)
@@ -60,6 +62,14 @@ void nvme_handle_cqe(struct nvme_queue *q, const struct ucmd_nvme_cqe *cqe)
 		return;
 	}
 	req = nvme_req(rq);
+	/* whatever the request's state, the controller is done with the command */
+	if (atomic_load_explicit(&req->win_counted, memory_order_relaxed)) {
+		atomic_store_explicit(&req->win_counted, false, memory_order_relaxed);
+		/* one writer: the reaper, under the queue's cq_lock */
+		atomic_store_explicit(&q->win_done,
+				      atomic_load_explicit(&q->win_done, memory_order_relaxed) + 1,
+				      memory_order_release);
+	}
 	if (blk_mq_complete_request_claim(rq)) {
 		req->status = ucmd_nvme_cqe_status(cqe);
 		req->result = (uint64_t)cqe->dw0 | (uint64_t)cqe->dw1 << 32;

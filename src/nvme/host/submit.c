@@ -30,6 +30,7 @@ struct request *nvme_alloc_request_nocmd(struct request_queue *q, unsigned rq_fl
 	req->has_data = false;
 	req->sgl_only = false;
 	req->dma_window = false;
+	atomic_store_explicit(&req->win_counted, false, memory_order_relaxed);
 	atomic_store_explicit(&req->tstate, NVME_TO_NONE, memory_order_relaxed);
 	/*
 	 * The command id is the tag plus a generation bumped on every use, so a
