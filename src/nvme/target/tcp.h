@@ -205,6 +205,12 @@ struct nvmet_tcp_conn {
 	/* received and not yet parsed: rxbuf[rx_off, rx_len) */
 	uint8_t *rxbuf;
 	uint32_t rx_off, rx_len;
+	/*
+	 * The last recv took less than it asked for: the socket was empty
+	 * then, and the next read sleeps in poll before it asks again
+	 * (recv_full)
+	 */
+	bool rx_short;
 	/* the engine ring (target_io.c): an I/O or subsystem admin queue has one */
 	struct ucmd_ring ring;
 	bool has_ring;
