@@ -7,7 +7,8 @@
 #   make check-unit   the plain unit tests: seconds once built
 #   make check-quick  unit, unit under ASan+UBSan, and the system tests that
 #                     boot no QEMU guest (no TSan, no fuzz)
-#   make bench / make bench-daemon / make bench-exec / make bench-tcp   the benchmarks
+#   make bench / make bench-daemon / make bench-exec / make bench-tcp / make bench-tcp-guest
+#               the benchmarks
 #               (docs/performance.md)
 #   make install PREFIX=/usr/local [DESTDIR=/staging]
 #               libucmd (shared and static), headers, ucmd.pc, the ucmd CLI,
@@ -23,7 +24,7 @@ INSTALL_BUILD ?= build-install
 PERF_BUILD ?= build-perf
 
 .PHONY: all deps deps-run deps-check build build-perf run check check-quick check-unit \
-	bench bench-daemon bench-exec bench-tcp install clean
+	bench bench-daemon bench-exec bench-tcp bench-tcp-guest install clean
 
 all: build
 
@@ -73,6 +74,11 @@ bench-daemon: build-perf
 # in-process path (docs/performance.md)
 bench-tcp: build-perf
 	./$(PERF_BUILD)/bench/bench_tcp
+
+# in a QEMU guest, ucmd's NVMe/TCP host against Linux's nvme-tcp host (fio)
+# on one ucmdd target (docs/performance.md)
+bench-tcp-guest: build-perf
+	UCMD_BUILD=$(PERF_BUILD) bash bench/bench_tcp_guest.sh
 
 # fio under `ucmd exec` against the kernel's io_uring and ucmd's own API (docs/performance.md)
 bench-exec: build-perf

@@ -19,7 +19,7 @@
  * way, which isolates what the daemon costs. Cases alternate round by round,
  * best of N. It reports; it never asserts a speed.
  *
- *   bench_daemon [--time S] [--rounds N] [--size BYTES] [--idle S] [--ucmdd PATH] [--only CASE] [--json]
+ *   bench_daemon [--time S] [--rounds N] [--size BYTES] [--idle S] [--ucmdd PATH] [--only CASE[|CASE...]] [--json]
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -196,7 +196,7 @@ static const struct table table = {
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench_daemon [--time S] [--rounds N] [--size BYTES] [--idle S] "
-			"[--ucmdd PATH] [--only CASE] [--json]\n");
+			"[--ucmdd PATH] [--only CASE[|CASE...]] [--json]\n");
 	exit(2);
 }
 
@@ -224,7 +224,7 @@ static void parse(int argc, char **argv, struct cfg *c)
 			usage();
 	}
 	if (!c->o.rounds || optind != argc ||
-	    (c->dopt.only && table_find(&table, c->dopt.only) < 0))
+	    !table_only_ok(&table, c->dopt.only))
 		usage();
 }
 

@@ -38,6 +38,38 @@ int table_find(const struct table *t, const char *name)
 	return -1;
 }
 
+bool table_picks(const char *only, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!only)
+		return true;
+	for (const char *p = only;; p++) {
+		const char *bar = strchr(p, '|');
+		size_t l = bar ? (size_t)(bar - p) : strlen(p);
+
+		if (l == n && !strncmp(p, name, n))
+			return true;
+		if (!bar)
+			return false;
+		p = bar;
+	}
+}
+
+bool table_only_ok(const struct table *t, const char *only)
+{
+	unsigned picked = 0, names = 1;
+
+	if (!only)
+		return true;
+	/* every name it lists is a case: as many cases picked as names (none empty or twice) */
+	for (unsigned i = 0; i < t->nr_cases; i++)
+		picked += table_picks(only, t->cases[i].name);
+	for (const char *p = only; *p; p++)
+		names += *p == '|';
+	return picked == names;
+}
+
 double table_rate(const struct table_run *r)
 {
 	return r->ops > 0 && r->elapsed > 0 ? (double)r->ops / r->elapsed : 0;
@@ -50,14 +82,14 @@ void table_run(const struct table *t, struct ctx *c, double seconds, unsigned ro
 	/* warm-up: fixtures built, caches and allocator free lists filled */
 	for (unsigned i = 0; i < t->nr_cases; i++) {
 		struct table_run r = { 0 };
-		if (only && strcmp(only, t->cases[i].name))
+		if (!table_picks(only, t->cases[i].name))
 			continue;
 		t->cases[i].fn(c, t->cases[i].arg, seconds / 5, &r);
 	}
 	for (unsigned round = 0; round < rounds; round++)
 		for (unsigned i = 0; i < t->nr_cases; i++) {
 			struct table_run r = { 0 };
-			if (only && strcmp(only, t->cases[i].name))
+			if (!table_picks(only, t->cases[i].name))
 				continue;
 			t->cases[i].fn(c, t->cases[i].arg, seconds, &r);
 			if (table_rate(&r) > table_rate(&best[i]))
@@ -90,7 +122,7 @@ void table_print(const struct table *t, const struct table_run *best, const char
 		const struct table_run *b = &best[i];
 		char extra[48] = "";
 
-		if (only && strcmp(only, k->name))
+		if (!table_picks(only, k->name))
 			continue;
 		if (i > 0 && strcmp(k->group, t->cases[i - 1].group))
 			printf("\n");
@@ -136,7 +168,7 @@ void table_json(json_object *root, const struct table *t, const struct table_run
 		const struct table_run *b = &best[i];
 		json_object *e;
 
-		if (only && strcmp(only, k->name))
+		if (!table_picks(only, k->name))
 			continue;
 		e = json_object_new_object();
 		json_object_object_add(e, "group", json_object_new_string(k->group));

@@ -71,14 +71,18 @@ int table_opt(struct table_opts *o, int ch, const char *arg);
 
 /* The index of the case called name, or -1. */
 int table_find(const struct table *t, const char *name);
+/* Whether --only ONLY ("CASE" or "CASE|CASE...", NULL: all) runs the case called name. */
+bool table_picks(const char *only, const char *name);
+/* Whether every name ONLY lists (once each) is a case of t; NULL is. */
+bool table_only_ok(const struct table *t, const char *only);
 /* ops per second, 0 when none */
 double table_rate(const struct table_run *r);
 
 /*
  * A warm-up pass of seconds/5 per case (fixtures built, caches and allocator
  * free lists filled), then `rounds` passes of every case in turn, keeping in
- * best[i] (nr_cases entries) the run of case i with the best rate. only: that
- * case alone, or NULL for all.
+ * best[i] (nr_cases entries) the run of case i with the best rate. only: the
+ * cases it names (table_picks), or NULL for all.
  */
 void table_run(const struct table *t, struct ctx *c, double seconds, unsigned rounds,
 	       const char *only, struct table_run *best);

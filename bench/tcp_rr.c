@@ -16,7 +16,7 @@
  * ../src/server/ucmdd next to this binary) on a free loopback port. Cases
  * alternate round by round, best of N. It reports; it never asserts a speed.
  *
- *   bench_tcp [--time S] [--rounds N] [--size BYTES] [--ucmdd PATH] [--only CASE] [--json]
+ *   bench_tcp [--time S] [--rounds N] [--size BYTES] [--ucmdd PATH] [--only CASE[|CASE...]] [--json]
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -191,7 +191,7 @@ static const struct table table = {
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench_tcp [--time S] [--rounds N] [--size BYTES] [--ucmdd PATH] "
-			"[--only CASE] [--json]\n");
+			"[--only CASE[|CASE...]] [--json]\n");
 	exit(2);
 }
 
@@ -213,7 +213,7 @@ static void parse(int argc, char **argv, struct cfg *c)
 			usage();
 	}
 	if (!c->o.rounds || optind != argc ||
-	    (c->dopt.only && table_find(&table, c->dopt.only) < 0))
+	    !table_only_ok(&table, c->dopt.only))
 		usage();
 }
 

@@ -63,6 +63,9 @@ CORE_H_USERS = {
     'src/server/mem.c', 'src/server/ring.h', 'src/server/ring.c',
     'src/server/quota.c',  # the reserve for root is a share of the engine's file table (UCMD_MAX_FILES)
     'src/security/security.c',  # the engine's modules live on the engine (e->setup)
+    # the NVMe/TCP target's connection owns an engine ring: completions other
+    # threads hand it as task work wake it (io_ring_set_owner_wake), as ucmdd's rings'
+    'src/nvme/target/tcp_io.c',
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 

@@ -205,6 +205,12 @@ struct nvmet_tcp_conn {
 	/* received and not yet parsed: rxbuf[rx_off, rx_len) */
 	uint8_t *rxbuf;
 	uint32_t rx_off, rx_len;
+	/*
+	 * The last recv took less than it asked for: the socket was empty
+	 * then, and the next read sleeps (in poll, or a blocking recv when
+	 * nothing is in flight) before it asks again (recv_full)
+	 */
+	bool rx_short;
 	/* the engine ring (target_io.c): an I/O or subsystem admin queue has one */
 	struct ucmd_ring ring;
 	bool has_ring;
@@ -354,6 +360,12 @@ int nvmet_tcp_io_submit(struct nvmet_tcp_conn *c, struct nvmet_tcp_slot *s, int 
  * what completed, send the responses (all of them in one sendmsg).
  */
 void nvmet_tcp_io_flush(struct nvmet_tcp_conn *c);
+/*
+ * Nothing submitted to the engine and not reaped, nothing queued: no
+ * completion can come while the receiver sleeps, which it may then do in
+ * its recv (recv_full) instead of a poll that also watches the ring.
+ */
+bool nvmet_tcp_io_idle(const struct nvmet_tcp_conn *c);
 /*
  * Around the receiver's poll: *pf becomes the ring's eventfd to poll
  * (fd -1: no ring; -2: CQEs are there already, do not sleep), and the

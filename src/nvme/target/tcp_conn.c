@@ -19,6 +19,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -315,12 +316,29 @@ static int rx_wait(struct nvmet_tcp_conn *c)
  * is; before each recv, the commands parsed so far are submitted and what
  * completed is answered (nvmet_tcp_io_flush), so one system call each way
  * serves all the capsules one receive brought.
+ *
+ * A recv that took less than it asked for emptied the socket: the next
+ * one would find nothing (EAGAIN, a system call of about 1 us here, at the
+ * end of nearly every pass), so the thread goes straight to its poll,
+ * which returns at once when more came meanwhile. What the host sends
+ * later, the rest of a PDU cut in two included, wakes that poll.
+ *
+ * With nothing in flight in the engine (ucmdd's inline controllers
+ * complete a command inside its submission: nearly always), no
+ * completion can come while the thread sleeps, so it sleeps in the recv
+ * itself: one system call per pass instead of a recv and a poll (and,
+ * before a sleep, the recv that found nothing). The socket's receive
+ * timeout (a second) bounds that sleep as the poll's did, for the
+ * keep-alive and the ICReq and Connect deadlines, and the port's stop
+ * and take-down shut the socket, which ends the recv.
  */
 static int recv_full(struct nvmet_tcp_conn *c, void *buf, size_t len)
 {
 	uint8_t *p = buf;
 
 	while (len) {
+		bool idle;
+		int flags = MSG_DONTWAIT;
 		ssize_t r;
 
 		if (c->rx_off < c->rx_len) {
@@ -337,17 +355,33 @@ static int recv_full(struct nvmet_tcp_conn *c, void *buf, size_t len)
 		nvmet_tcp_io_flush(c);
 		if (must_end(c))
 			return -ECONNABORTED;
+		idle = nvmet_tcp_io_idle(c);
+		if (idle) {
+			/* what rx_wait does before it sleeps: an ANA change, told now */
+			nvmet_tcp_ana_notice(c);
+			nvmet_tcp_conn_flush_out(c);
+			flags = 0;
+		} else if (c->rx_short) {
+			/* then round again: a late completion may have woken it, to be flushed */
+			c->rx_short = false;
+			r = rx_wait(c);
+			if (r)
+				return (int)r;
+			continue;
+		}
 		if (len >= NVMET_TCP_RXBUF / 2) {
 			/* a large remainder of data goes straight to its place */
-			r = recv(c->sock, p, len, MSG_DONTWAIT);
+			r = recv(c->sock, p, len, flags);
 			if (r > 0) {
+				c->rx_short = (size_t)r < len;
 				p += r;
 				len -= (size_t)r;
 				continue;
 			}
 		} else {
-			r = recv(c->sock, c->rxbuf, NVMET_TCP_RXBUF, MSG_DONTWAIT);
+			r = recv(c->sock, c->rxbuf, NVMET_TCP_RXBUF, flags);
 			if (r > 0) {
+				c->rx_short = (size_t)r < NVMET_TCP_RXBUF;
 				c->rx_off = 0;
 				c->rx_len = (uint32_t)r;
 				continue;
@@ -359,6 +393,8 @@ static int recv_full(struct nvmet_tcp_conn *c, void *buf, size_t len)
 			continue;
 		if (errno != EAGAIN)
 			return -errno;
+		if (idle)
+			continue;	/* the receive timeout: the deadlines are looked at again */
 		r = rx_wait(c);
 		if (r)
 			return (int)r;
@@ -889,6 +925,17 @@ int nvmet_tcp_conn_start(struct nvmet_tcp_port *t, int sock)
 		c->ns_fd[i] = -1;
 	atomic_init(&c->dead, false);
 	setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	/* a recv that sleeps (recv_full) wakes within a second, as rx_wait's poll */
+	{
+		struct timeval tv = { .tv_sec = 1 };
+
+		if (setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv))) {
+			free(c->slots);
+			free(c->rxbuf);
+			free(c);
+			return -errno;
+		}
+	}
 	ret = peer_identity(c);
 
 	pthread_mutex_lock(&t->lock);

@@ -18,6 +18,18 @@
  * the receiver through an eventfd registered on the ring, which it polls
  * beside its socket; while the receiver is awake the eventfd is disabled
  * (IORING_CQ_EVENTFD_DISABLED), so that busy periods cost no write(2).
+ *
+ * A completion another thread makes (a controller on its own thread) does
+ * not reach the CQ by itself: the engine hands it to the ring's owner as
+ * task work (Linux runs it when the owner's system call returns), which
+ * this thread runs by entering the ring. The engine writes the same
+ * eventfd when it queues such work (io_ring_set_owner_wake), so that the
+ * receiver's poll wakes for it, and the ring's IORING_SQ_TASKRUN flag
+ * (IORING_SETUP_TASKRUN_FLAG, which Linux allows with COOP_TASKRUN: task
+ * work that interrupts nothing, run when the owner enters) says when
+ * there is some to run. Before,
+ * such a completion waited for the poll's one-second timeout, or for the
+ * host's next PDU.
  */
 #include <errno.h>
 #include <poll.h>
@@ -27,6 +39,7 @@
 
 #include <linux/nvme_ioctl.h>
 
+#include "core/core.h"
 #include "nvme/target/tcp.h"
 
 #define CQE_BATCH	32
@@ -86,6 +99,12 @@ static unsigned reap_all(struct nvmet_tcp_conn *c)
 	return total;
 }
 
+/* Completions other threads left to this ring's owner, waiting as task work. */
+static bool task_work_waits(struct nvmet_tcp_conn *c)
+{
+	return c->inflight && (__atomic_load_n(c->ring.sq.kflags, __ATOMIC_ACQUIRE) & IORING_SQ_TASKRUN);
+}
+
 void nvmet_tcp_io_flush(struct nvmet_tcp_conn *c)
 {
 	/*
@@ -105,6 +124,9 @@ void nvmet_tcp_io_flush(struct nvmet_tcp_conn *c)
 				return;
 			}
 			left = c->sq_pending;
+			/* they reach the CQ when the owner enters: now */
+			if (task_work_waits(c))
+				ucmd_enter(&c->ring, 0, 0, IORING_ENTER_GETEVENTS);
 			reap_all(c);
 		}
 		nvmet_tcp_conn_flush_out(c);
@@ -113,6 +135,11 @@ void nvmet_tcp_io_flush(struct nvmet_tcp_conn *c)
 		if (left && left == before)
 			break;	/* the ring took none: the next flush tries again */
 	}
+}
+
+bool nvmet_tcp_io_idle(const struct nvmet_tcp_conn *c)
+{
+	return !c->has_ring || (!c->inflight && !c->sq_pending);
 }
 
 void nvmet_tcp_io_wait_begin(struct nvmet_tcp_conn *c, struct pollfd *pf)
@@ -125,7 +152,7 @@ void nvmet_tcp_io_wait_begin(struct nvmet_tcp_conn *c, struct pollfd *pf)
 	/* enable the wake-up, then look once more: a CQE posted before it woke nobody */
 	__atomic_and_fetch(c->ring.cq.kflags, ~IORING_CQ_EVENTFD_DISABLED, __ATOMIC_SEQ_CST);
 	pf->fd = c->ring_efd;
-	if (ucmd_cq_ready(&c->ring))
+	if (ucmd_cq_ready(&c->ring) || task_work_waits(c))
 		pf->fd = -2;	/* tells the caller not to sleep */
 }
 
@@ -142,7 +169,8 @@ void nvmet_tcp_io_wait_end(struct nvmet_tcp_conn *c, const struct pollfd *pf)
 
 int nvmet_tcp_io_start(struct nvmet_tcp_conn *c)
 {
-	struct io_uring_params p = { .flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 };
+	struct io_uring_params p = { .flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 |
+					      IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG };
 	int ret;
 
 	c->ring_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -157,6 +185,8 @@ int nvmet_tcp_io_start(struct nvmet_tcp_conn *c)
 		ucmd_queue_exit(&c->ring);
 		goto close_efd;
 	}
+	/* completions handed to this thread as task work wake it too */
+	io_ring_set_owner_wake(&c->ring, c->ring_efd);
 	/* the receiver is awake: it looks at the CQ itself until it sleeps */
 	__atomic_or_fetch(c->ring.cq.kflags, IORING_CQ_EVENTFD_DISABLED, __ATOMIC_SEQ_CST);
 	c->has_ring = true;
