@@ -134,8 +134,8 @@ int dc_queue_init_flags(struct ucmd_engine *e, unsigned entries, struct ucmd_rin
 /*
  * A ring for a program that fills the SQ itself (libucmd-preload): with an
  * SQ of the program's own, copied at each submit (UCMDD_QI_SUBMIT_COPY),
- * unless the ring is SQPOLL or has no SQ array, or the daemon refuses the
- * flag (-EINVAL: one that predates it); else the shared SQ. p as
+ * unless the ring is SQPOLL or the daemon refuses the flag (-EINVAL: one
+ * that predates it); else the shared SQ. p as
  * io_uring_setup(2) fills it: its sq_off is the program's SQ either way.
  */
 int dc_queue_init_psq(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
@@ -145,8 +145,8 @@ int dc_queue_init_psq(struct ucmd_engine *e, unsigned entries, struct ucmd_ring 
  * published and has not submitted yet (to_submit at most), in the order of
  * the SQ (pos: its SQ position), whether the program's own SQ
  * (UCMDD_QI_SUBMIT_COPY; fn then runs under the ring's submit lock, so it
- * must not submit on the ring) or the ring's (no SQ array). Nothing for an
- * SQPOLL ring.
+ * must not submit on the ring) or the ring's (a daemon that predates
+ * UCMDD_QI_SUBMIT_COPY). Nothing for an SQPOLL ring.
  */
 void dc_psq_each_sqe(struct ucmd_ring *ring, unsigned to_submit,
 		     void (*fn)(const struct io_uring_sqe *sqe, unsigned pos, void *ctx), void *ctx);

@@ -186,7 +186,8 @@ struct ucmdd_ioctl {
  * and its slots are free again at once. The daemon never reads the
  * program's SQ; it takes the ring's SQ up to its tail (no sq_limit: only
  * the client's submit moves that tail). Not with SQPOLL or
- * UCMDD_QI_SQES_AT_OFF (-EINVAL).
+ * UCMDD_QI_SQES_AT_OFF (-EINVAL). With IORING_SETUP_NO_SQARRAY too (the
+ * program's head and tail then at UCMDD_PSQ_NOARRAY_OFF, below).
  */
 #define UCMDD_QI_SUBMIT_COPY 2u
 
@@ -210,6 +211,18 @@ struct ucmdd_ioctl {
 #define UCMDD_PSQ_TAIL	128u
 #define UCMDD_PSQ_ARRAY	192u
 #define UCMDD_PSQ_PAGE	4096u
+/*
+ * A UCMDD_QI_SUBMIT_COPY ring without an SQ array (IORING_SETUP_NO_SQARRAY):
+ * the program is told of no array, so it maps the rings only as far as its
+ * CQEs end (liburing's size for it) and would not reach the words after the
+ * control page. Its head and tail are then the words this many bytes past
+ * the ring's sq_off.head and sq_off.tail (UCMDD_PSQ_HEAD and _TAIL stay
+ * unused; the array is none, the SQEs and the client words are where they
+ * are above): the daemon gives the ring's SQ head and tail a 64-byte line
+ * each (src/ring/ring.c) and never touches the rest of those lines. The
+ * client checks that they are clear of every other word of the layout.
+ */
+#define UCMDD_PSQ_NOARRAY_OFF 32u
 
 static inline uint64_t ucmdd_psq_sqes(uint32_t sq_entries)
 {

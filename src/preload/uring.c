@@ -128,8 +128,9 @@ long pl_io_uring_setup(unsigned entries, struct io_uring_params *up)
 	/*
 	 * The program fills an SQ of its own, copied into the daemon's at
 	 * each enter, so that its submit need not wait for ucmdd to take
-	 * them (docs/daemon.md). A SQPOLL ring is taken without an enter; a
-	 * ring without an SQ array keeps the one SQ (an uncommon layout).
+	 * them (docs/daemon.md); a ring without an SQ array too, its head and
+	 * tail where it maps them (proto.h's UCMDD_PSQ_NOARRAY_OFF). A SQPOLL
+	 * ring is taken without an enter.
 	 */
 	ret = dc_queue_init_psq(e, entries, &r->ring, &p);
 	if (ret) {
@@ -306,7 +307,7 @@ static void note_unknown(const struct io_uring_sqe *sqe, unsigned pos, void *ctx
  * daemon would not know the number (EBADF). Each number none of ours is
  * asked about as a failed call's would be (pl_fd_adopt: an fstat, a readlink for a directory; the
  * daemon opens a copy at its number). Any ring without SQPOLL (the
- * program's own SQ, or the ring's when it has no SQ array: the proxy takes
+ * program's own SQ, or the ring's from a daemon without it: the proxy takes
  * nothing past what an enter submits); an SQPOLL ring's poller takes SQEs
  * without an enter.
  */
