@@ -27,7 +27,12 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#ifndef IORING_SETUP_NO_SQARRAY
+#define IORING_SETUP_NO_SQARRAY (1U << 16)
+#endif
 
 #define NS_OFF (4096ull * 100)	/* where on the namespace the device writes go */
 
@@ -44,6 +49,36 @@ static void check(const char *name, int ok, const char *fmt, long a, long b)
 	printf(fmt, a, b);
 	printf("\n");
 	failed = 1;
+}
+
+/*
+ * The ring, set up with flags. liburing before 2.5 knows no
+ * IORING_SETUP_NO_SQARRAY (its init writes an index array at sq_off.array,
+ * which is 0 then): such a ring is set up with the system call and mapped
+ * by liburing, the array it would fill a spare one nobody reads (its
+ * submit writes none: the SQE at tail & mask is the next, as Linux takes it).
+ */
+static int ring_init(unsigned entries, unsigned flags)
+{
+	static unsigned spare[64];
+	struct io_uring_params p;
+	int fd, ret;
+
+	if (!(flags & IORING_SETUP_NO_SQARRAY))
+		return io_uring_queue_init(entries, &ring, flags);
+	memset(&p, 0, sizeof(p));
+	p.flags = flags;
+	fd = (int)syscall(__NR_io_uring_setup, entries, &p);
+	if (fd < 0)
+		return -errno;
+	if (p.sq_off.array || p.sq_entries > 64)
+		return -EPROTO;	/* Linux tells of no array */
+	ret = io_uring_queue_mmap(fd, &p, &ring);
+	if (ret)
+		return ret;
+	ring.sq.array = spare;
+	ring.features = p.features;
+	return 0;
 }
 
 /*
@@ -99,7 +134,7 @@ int main(int argc, char **argv)
 	file = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	if (dev < 0 || file < 0 || pipe(p) || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) ||
 	    posix_memalign((void **)&dbuf, 4096, 4096) || posix_memalign((void **)&dbuf2, 4096, 4096) ||
-	    posix_memalign((void **)&fbuf, 4096, 8192) || io_uring_queue_init(32, &ring, argc == 4 ? (unsigned)strtoul(argv[3], NULL, 0) : 0)) {
+	    posix_memalign((void **)&fbuf, 4096, 8192) || ring_init(32, argc == 4 ? (unsigned)strtoul(argv[3], NULL, 0) : 0)) {
 		perror("setup");
 		return 1;
 	}
