@@ -9,7 +9,9 @@
  * Last, a ring without an SQ array again, its READs through a copy of the
  * device made with the program's own dup instruction (no interposer sees
  * it: Go's syscall.Dup), an SQE the first call on it: io_uring_enter finds
- * the copy among the SQEs' numbers before the ring takes them.
+ * the copy among the SQEs' numbers before the ring takes them. Then a
+ * forked child's READ on its maker's ring without an SQ array, into its own
+ * memory, as on Linux.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +21,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "insn.h"
@@ -85,6 +88,59 @@ static int one(struct ring *r, const struct io_uring_sqe *s)
 	ret = c->user_data == s->user_data ? c->res : -ENOMSG;
 	__atomic_store_n(r->cq_head, head + 1, __ATOMIC_RELEASE);
 	return ret;
+}
+
+/*
+ * A forked child's READ on its maker's ring without an SQ array, in its own
+ * memory (the child's submit is relayed: src/preload/uring_relay.c), then
+ * the maker's own on it still: "ok", or why not.
+ */
+static const char *child_run(int dev, const char *want)
+{
+	static char why[64];
+	struct io_uring_sqe s;
+	struct ring r;
+	int ret = setup(&r, IORING_SETUP_NO_SQARRAY), st;
+	void *buf;
+	pid_t pid;
+
+	if (ret) {
+		snprintf(why, sizeof(why), "setup: %s", strerror(-ret));
+		return why;
+	}
+	if (posix_memalign(&buf, 4096, 4096))
+		return "no memory";
+	memset(&s, 0, sizeof(s));
+	s.opcode = IORING_OP_READ;
+	s.fd = dev;
+	s.addr = (unsigned long)buf;
+	s.len = 4096;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return "fork failed";
+	if (!pid) {
+		memset(buf, 0, 4096);
+		s.user_data = 21;
+		ret = one(&r, &s);
+		_exit(ret == 4096 && !memcmp(buf, want, 4096) ? 0 : ret < 0 ? -ret : 255);
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		snprintf(why, sizeof(why), "child: %s",
+			 WIFEXITED(st) && WEXITSTATUS(st) < 255 ? strerror(WEXITSTATUS(st))
+								 : "wrong data");
+		return why;
+	}
+	memset(buf, 0, 4096);
+	s.user_data = 22;
+	ret = one(&r, &s);
+	if (ret != 4096 || memcmp(buf, want, 4096)) {
+		snprintf(why, sizeof(why), "maker's read after: %d", ret);
+		return why;
+	}
+	free(buf);
+	close(r.fd);
+	return "ok";
 }
 
 static const char *run(unsigned flags, int dev, const char *want)
@@ -158,5 +214,6 @@ int main(int argc, char **argv)
 		printf("no_sqarray_rawdup %s\n",
 		       copy < 0 ? "dup failed" : run(IORING_SETUP_NO_SQARRAY, (int)copy, want));
 	}
+	printf("no_sqarray_child %s\n", child_run(dev, want));
 	return 0;
 }
