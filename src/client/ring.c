@@ -254,8 +254,8 @@ int dc_queue_init_flags(struct ucmd_engine *e, unsigned entries, struct ucmd_rin
 		/* the program is told of its own SQ; the rest of the layout is the ring's */
 		p->sq_off.head = (uint32_t)((char *)dr->psq_head - (char *)dr->mem);
 		p->sq_off.tail = (uint32_t)((char *)dr->psq_tail - (char *)dr->mem);
-		if (dr->psq_array)
-			p->sq_off.array = (uint32_t)(rep.ctl_off + UCMDD_PSQ_ARRAY);
+		/* no SQ array: Linux tells of none (offset 0) */
+		p->sq_off.array = dr->psq_array ? (uint32_t)(rep.ctl_off + UCMDD_PSQ_ARRAY) : 0;
 		p->sq_off.resv2 = rep.ctl_off + ucmdd_psq_sqes(rep.p.sq_entries);
 	}
 	/*

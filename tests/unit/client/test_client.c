@@ -1531,6 +1531,57 @@ static void test_submit_copy_fallback(void **state)
 	fake_stop(&f, e);
 }
 
+/*
+ * A ring without an SQ array has the program's own SQ too: no array told
+ * of, its head and tail UCMDD_PSQ_NOARRAY_OFF past the ring's (in the
+ * rings the program maps), its SQEs taken at tail & mask and copied into
+ * the ring's SQ in order at the enter, the ring's head and tail untouched
+ * by the program's.
+ */
+static void test_submit_copy_no_sqarray(void **state)
+{
+	struct fake f;
+	struct ucmd_engine *e = fake_start(&f, FAKE_OK);
+	struct io_uring_params p = { .flags = IORING_SETUP_NO_SQARRAY };
+	struct ucmd_ring ring;
+	unsigned *head, *tail, *etail;
+	struct io_uring_sqe *sqes, *esqes;
+	char *b;
+
+	(void)state;
+	assert_int_equal(dc_queue_init_psq(e, 4, &ring, &p), 0);
+	assert_true(dc_psq_own(&ring));
+	assert_int_equal(p.sq_off.array, 0);
+	assert_int_equal(p.sq_off.head, f.rep.p.sq_off.head + UCMDD_PSQ_NOARRAY_OFF);
+	assert_int_equal(p.sq_off.tail, f.rep.p.sq_off.tail + UCMDD_PSQ_NOARRAY_OFF);
+	b = ring.sq.ring_ptr;
+	head = (unsigned *)(b + p.sq_off.head);
+	tail = (unsigned *)(b + p.sq_off.tail);
+	sqes = (struct io_uring_sqe *)(b + p.sq_off.resv2);
+	etail = word(&f, f.rep.p.sq_off.tail);
+	esqes = (struct io_uring_sqe *)(f.mem + f.rep.sqes_off);
+	for (unsigned round = 0; round < 3; round++) {
+		for (unsigned i = 0; i < 3; i++) {
+			unsigned t = *tail;
+
+			memset(&sqes[t & 3], 0, sizeof(sqes[0]));
+			sqes[t & 3].opcode = IORING_OP_NOP;
+			sqes[t & 3].user_data = 70 + t;
+			__atomic_store_n(tail, t + 1, __ATOMIC_RELEASE);
+		}
+		assert_int_equal(*etail, round * 3);
+		assert_int_equal(dc_enter(&ring, 3, 0, 0), 3);
+		assert_int_equal(*head, round * 3 + 3);
+		assert_int_equal(*etail, round * 3 + 3);
+		for (unsigned i = 0; i < 3; i++)
+			assert_int_equal(esqes[(round * 3 + i) & 3].user_data, 70 + round * 3 + i);
+		/* the proxy took them */
+		__atomic_store_n(word(&f, f.rep.p.sq_off.head), *etail, __ATOMIC_RELEASE);
+	}
+	ucmd_queue_exit(&ring);
+	fake_stop(&f, e);
+}
+
 /* A daemon that takes the flag but makes no room for the program's SQ: -EPROTO, the ring given back. */
 static void test_submit_copy_short(void **state)
 {
@@ -1956,6 +2007,7 @@ int main(void)
 		cmocka_unit_test(test_bounce_read_records),
 		cmocka_unit_test(test_submit_copy_writes),
 		cmocka_unit_test(test_submit_divert_post),
+		cmocka_unit_test(test_submit_copy_no_sqarray),
 		cmocka_unit_test(test_wait_wakes),
 		cmocka_unit_test(test_wait_daemon_hangs_up),
 		cmocka_unit_test(test_wait_ring_dead),
