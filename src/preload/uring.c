@@ -43,6 +43,7 @@
 #include "client/client.h"
 #include "preload/preload.h"
 #include "preload/uring_own.h"
+#include "preload/uring_sqpoll.h"
 
 #define PL_MAX_RING_FD 1024
 #define PL_MAX_REG_RINGS 16u	/* IORING_REGISTER_RING_FDS slots, as Linux's */
@@ -90,6 +91,8 @@ void pl_uring_forked(void)
 		atomic_store(&reg_rings[i], NULL);
 	atomic_store(&has_tctx, false);
 }
+
+static long sqpoll_submit(void *ctx, unsigned n);
 
 static struct pl_ring *ring_get(int fd)
 {
@@ -162,6 +165,19 @@ long pl_io_uring_setup(unsigned entries, struct io_uring_params *up)
 	/* its poller takes SQEs without an enter to mirror the supervisor's descriptors at */
 	if (p.flags & IORING_SETUP_SQPOLL)
 		pl_svtab_watch();
+	/*
+	 * The program's SQ of a SQPOLL ring: our poller takes it, as the
+	 * program's enters would (uring_sqpoll.c). Without one the ring
+	 * could not be used: the setup fails, the ring left to the daemon.
+	 */
+	if (dc_psq_polled(&r->ring)) {
+		ret = pl_sqpoll_start(&r->ring, p.sq_thread_idle, sqpoll_submit, r);
+		if (ret) {
+			atomic_store(&rings[fd], NULL);
+			close(fd);
+			return ret;
+		}
+	}
 	return fd;
 fail:
 	if (fd >= 0)
@@ -436,6 +452,41 @@ static long enter_plain(struct pl_ring *r, unsigned to_submit, unsigned min_comp
 	return n + rest;
 }
 
+/*
+ * A SQPOLL ring whose program's SQ our poller takes, from any process
+ * holding it: as Linux, an enter submits nothing itself (to_submit is the
+ * answer, unless 0), wakes the poller, waits for room or completions.
+ */
+static long enter_sqpoll(struct pl_ring *r, unsigned to_submit, unsigned min_complete,
+			 unsigned flags, const void *arg, size_t argsz)
+{
+	unsigned wflags = flags & ~(IORING_ENTER_SQ_WAKEUP | IORING_ENTER_SQ_WAIT);
+	long ret;
+
+	if (flags & ~(IORING_ENTER_GETEVENTS | IORING_ENTER_SQ_WAKEUP | IORING_ENTER_SQ_WAIT |
+		      IORING_ENTER_EXT_ARG | IORING_ENTER_REGISTERED_RING))
+		return -EINVAL;
+	pl_sqpoll_enter(&r->ring, flags);
+	ret = enter_ring_args(r, 0, min_complete, wflags, arg, argsz, NULL);
+	if (ret == -ENOTCONN && r->pid != pl_pid())
+		ret = -EOWNERDEAD;
+	/* as Linux: what was submitted wins over the wait's timeout or signal */
+	if (to_submit && (ret >= 0 || ret == -ETIME || ret == -EINTR || ret == -EAGAIN))
+		return (long)to_submit;
+	return ret;
+}
+
+/* The poller's submission (uring_sqpoll.c): as a submitting enter's */
+static long sqpoll_submit(void *ctx, unsigned n)
+{
+	struct pl_ring *r = ctx;
+
+	pl_svtab_sync();
+	if (!__atomic_load_n(&r->own_last, __ATOMIC_RELAXED))
+		return enter_plain(r, n, 0, 0, NULL, 0);
+	return enter_two_step(r, n, 0, 0, NULL, 0);
+}
+
 long pl_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete, unsigned flags,
 		       const void *arg, size_t argsz)
 {
@@ -445,6 +496,8 @@ long pl_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete, unsign
 	r = enter_ring(fd, flags, &ret);
 	if (!r)
 		return ret;
+	if (dc_psq_polled(&r->ring))
+		return enter_sqpoll(r, to_submit, min_complete, flags, arg, argsz);
 	if (r->pid != pl_pid()) {
 		ret = (int)inherited_check(r, to_submit, flags);
 		if (ret)
