@@ -11,7 +11,7 @@
  * it: Go's syscall.Dup), an SQE the first call on it: io_uring_enter finds
  * the copy among the SQEs' numbers before the ring takes them. Then a
  * forked child's READ on its maker's ring without an SQ array, into its own
- * memory, as on Linux.
+ * memory, as on Linux. Last, READs through raw copies on SQPOLL rings.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -215,5 +215,20 @@ int main(int argc, char **argv)
 		       copy < 0 ? "dup failed" : run(IORING_SETUP_NO_SQARRAY, (int)copy, want));
 	}
 	printf("no_sqarray_child %s\n", child_run(dev, want));
+	/*
+	 * A SQPOLL ring (with an SQ array and without), READs through fresh
+	 * copies made with the program's own instruction: its poller takes
+	 * the SQEs without the program's enter, and finds the copies first.
+	 */
+	{
+		long copy = insn3(__NR_dup, dev, 0, 0), copy2 = insn3(__NR_dup, dev, 0, 0);
+
+		printf("sqpoll_rawdup %s\n",
+		       copy < 0 ? "dup failed" : run(IORING_SETUP_SQPOLL, (int)copy, want));
+		printf("sqpoll_no_sqarray_rawdup %s\n",
+		       copy2 < 0 ? "dup failed"
+				 : run(IORING_SETUP_SQPOLL | IORING_SETUP_NO_SQARRAY, (int)copy2,
+				       want));
+	}
 	return 0;
 }
