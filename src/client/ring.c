@@ -106,10 +106,6 @@ static bool layout_ok(const struct ucmdd_queue_init_rep *rep, size_t size)
 }
 
 /*
- * UCMDD_QI_SUBMIT_COPY: the program's SQ after the control page, where
- * proto.h says, if the memfd holds it (the daemon's word is checked).
- */
-/*
  * A word at off is clear of every word the ring's layout names, and of its
  * CQEs, below which it lies (a program told of no SQ array maps no further).
  */
@@ -129,6 +125,12 @@ static bool word_clear(const struct ucmdd_queue_init_rep *rep, uint64_t off)
 	return true;
 }
 
+/*
+ * UCMDD_QI_SUBMIT_COPY: the program's SQ after the control page, where
+ * proto.h says, if the memfd holds it (the daemon's word is checked); its
+ * head and tail in the rings without an SQ array, its flags word there
+ * with SQPOLL.
+ */
 static int psq_map(struct dring *dr, const struct ucmdd_queue_init_rep *rep)
 {
 	uint32_t sqe_sz = (rep->p.flags & IORING_SETUP_SQE128) ? 128 : 64;
@@ -815,8 +817,9 @@ void dc_psq_each_sqe(struct ucmd_ring *ring, unsigned to_submit,
 		avail = __atomic_load_n(dr->psq_tail, __ATOMIC_ACQUIRE) - head;
 	} else {
 		/*
-		 * The ring's own SQ (a daemon without the program's SQ): the proxy takes nothing past sq_limit, which
-		 * only submit_limit moves, so what lies between it and the
+		 * The ring's own SQ (a daemon without the program's SQ):
+		 * the proxy takes nothing past sq_limit, which only
+		 * submit_limit moves, so what lies between it and the
 		 * program's tail is still to come. A thread of ours moving it
 		 * meanwhile makes a number looked at twice, or not at all for
 		 * SQEs it took: theirs looked at their own.

@@ -16,16 +16,19 @@
  * needs nothing of ours; mmap(IORING_OFF_CQ_RING) and mmap(IORING_OFF_SQES)
  * name offsets the memfd does not have, so they are caught (seccomp.c) and
  * mapped here at where the CQ and the SQEs really are. The program then
- * fills SQEs and moves the SQ tail itself, exactly as on Linux: without
- * SQPOLL in an SQ of its own in the memfd, which its io_uring_enter copies
- * into the one the daemon's proxy polls (UCMDD_QI_SUBMIT_COPY), with
- * SQPOLL in that one directly.
+ * fills SQEs and moves the SQ tail itself, exactly as on Linux, in an SQ
+ * of its own in the memfd, which its io_uring_enter copies into the one
+ * the daemon's proxy polls (UCMDD_QI_SUBMIT_COPY); with SQPOLL a poller
+ * thread of ours copies it, as Linux's SQ thread takes SQEs
+ * (uring_sqpoll.c). Against a ucmdd that predates the copy, the program
+ * fills the ring's SQ directly.
  *
  * Every ring made here is ucmd's: its device requests reach the daemon
  * (the fds in its SQEs are the program's numbers, which the daemon mirrors
  * for device fds); a request on the program's own files, pipes, sockets
  * runs on a kernel ring of ours (uring_own.c), found by the scan each
- * submitting enter makes of the SQEs anyway (docs/compat.md).
+ * submitting enter (or the SQPOLL poller's submission) makes of the SQEs
+ * anyway (docs/compat.md).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -133,7 +136,7 @@ long pl_io_uring_setup(unsigned entries, struct io_uring_params *up)
 	 * each enter, so that its submit need not wait for ucmdd to take
 	 * them (docs/daemon.md); a ring without an SQ array too, its head and
 	 * tail where it maps them (proto.h's UCMDD_PSQ_NOARRAY_OFF). A SQPOLL
-	 * ring is taken without an enter.
+	 * ring's is taken without an enter, by our poller (below).
 	 */
 	ret = dc_queue_init_psq(e, entries, &r->ring, &p);
 	if (ret) {
