@@ -132,6 +132,14 @@ int dc_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *rin
 int dc_queue_init_flags(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
 			struct io_uring_params *p, unsigned qi_flags);
 /*
+ * A forked child's ring for its submits on shared, a ring it inherited
+ * (UCMDD_QI_RELAY): the CQEs it holds when it ends, its process dead with
+ * requests in flight, are posted into shared's CQ by the daemon. Those with
+ * user_data UCMDD_RELAY_OWN_UD are the caller's own, never posted.
+ */
+int dc_queue_init_relay(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
+			struct io_uring_params *p, const struct ucmd_ring *shared);
+/*
  * A ring for a program that fills the SQ itself (libucmd-preload): with an
  * SQ of the program's own, copied at each submit (UCMDD_QI_SUBMIT_COPY),
  * unless the ring is SQPOLL or has no SQ array, or the daemon refuses the

@@ -142,8 +142,23 @@ int dc_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *rin
 	return dc_queue_init_flags(e, entries, ring, p, 0);
 }
 
+static int queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
+		      struct io_uring_params *p, unsigned qi_flags, int relay_fd);
+
 int dc_queue_init_flags(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
 			struct io_uring_params *p, unsigned qi_flags)
+{
+	return queue_init(e, entries, ring, p, qi_flags & ~UCMDD_QI_RELAY, -1);
+}
+
+int dc_queue_init_relay(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
+			struct io_uring_params *p, const struct ucmd_ring *shared)
+{
+	return queue_init(e, entries, ring, p, UCMDD_QI_RELAY, shared->ring_fd);
+}
+
+static int queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
+		      struct io_uring_params *p, unsigned qi_flags, int relay_fd)
 {
 	struct dclient *dc = backend_engine_priv(e);
 	struct ucmdd_queue_init req = { .entries = entries, .flags = qi_flags, .p = *p };
@@ -157,8 +172,8 @@ int dc_queue_init_flags(struct ucmd_engine *e, unsigned entries, struct ucmd_rin
 	memset(ring, 0, sizeof(*ring));
 	ring->ring_fd = -1;
 	memset(&rep, 0, sizeof(rep));
-	ret = dc_call(dc, UCMDD_QUEUE_INIT, &req, sizeof(req), NULL, 0, &rep, sizeof(rep), &len,
-		      fds, 3);
+	ret = dc_call(dc, UCMDD_QUEUE_INIT, &req, sizeof(req), relay_fd >= 0 ? &relay_fd : NULL,
+		      relay_fd >= 0 ? 1 : 0, &rep, sizeof(rep), &len, fds, 3);
 	if (ret < 0)
 		return ret;
 	dr = calloc(1, sizeof(*dr));

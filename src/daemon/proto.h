@@ -57,7 +57,8 @@ enum ucmdd_op {
 	 */
 	UCMDD_IOCTL,
 	/*
-	 * -> ucmdd_queue_init; <- ucmdd_queue_init_rep and SCM_RIGHTS
+	 * -> ucmdd_queue_init (with UCMDD_QI_RELAY, SCM_RIGHTS [the shared
+	 * ring's memfd]); <- ucmdd_queue_init_rep and SCM_RIGHTS
 	 * [ring memfd, sq eventfd, cq eventfd]. result = ring id.
 	 */
 	UCMDD_QUEUE_INIT,
@@ -189,6 +190,22 @@ struct ucmdd_ioctl {
  * UCMDD_QI_SQES_AT_OFF (-EINVAL).
  */
 #define UCMDD_QI_SUBMIT_COPY 2u
+
+/*
+ * in ucmdd_queue_init.flags: a forked child's ring for its submits on a
+ * ring it inherited (libucmd-preload's relay: its SQEs run in its own
+ * memory and file table, their CQEs copied into the shared ring's CQ by
+ * the client). The message carries the shared ring's memfd (SCM_RIGHTS,
+ * one), which proves the client holds it. The CQEs this ring still holds
+ * when it ends (its client gone with requests in flight: cancelled, as at
+ * any client's end, or completed; never reaped) are posted into the shared
+ * ring's CQ, as Linux posts a dead task's requests' CQEs into the ring they
+ * were submitted on. CQEs with user_data UCMDD_RELAY_OWN_UD are the
+ * client's own and are not posted. -EBADF when no ring of the daemon's has
+ * that memfd; not with SQPOLL or UCMDD_QI_SUBMIT_COPY (-EINVAL).
+ */
+#define UCMDD_QI_RELAY 4u
+#define UCMDD_RELAY_OWN_UD 0x75636d6472656c79ull	/* "ucmdrely" */
 
 /*
  * The program's SQ of a UCMDD_QI_SUBMIT_COPY ring, in the memfd after the

@@ -65,7 +65,7 @@ struct pl_relay {
  * program's with the very same user_data, completing then, would be taken
  * for it).
  */
-#define RELAY_EXIT_UD 0x75636d6472656c79ull	/* "ucmdrely" */
+#define RELAY_EXIT_UD UCMDD_RELAY_OWN_UD	/* never posted by the daemon at our end */
 #define RELAY_EXIT_DONE (1u << 30)
 
 /* pushed once made, never taken off: no lock a fork could leave held */
@@ -135,17 +135,22 @@ static void *relay_main(void *arg)
 		if (ret)
 			return relay_done(rl);
 		memcpy(c, cqe, rl->cqe_sz);
-		ucmd_cqe_seen(&rl->own, cqe);
 		if (relay_exit_cqe(rl, (const struct io_uring_cqe *)c, &last)) {
+			ucmd_cqe_seen(&rl->own, cqe);
 			if (last)
 				return relay_done(rl);
 			continue;
 		}
-		/* EAGAIN: the shared SQ stays full until the program reaps */
+		/*
+		 * EAGAIN: the shared SQ stays full until the program reaps. Seen
+		 * only once posted: a CQE of ours when we die is the daemon's to
+		 * post (UCMDD_QI_RELAY), never lost.
+		 */
 		while ((ret = dc_inject_cqe(rl->shared, (const struct io_uring_cqe *)c)) == -EAGAIN)
 			nanosleep(&ms, NULL);
 		if (ret)
 			return relay_done(rl);
+		ucmd_cqe_seen(&rl->own, cqe);
 	}
 }
 
@@ -176,7 +181,7 @@ static struct pl_relay *relay_new(struct ucmd_ring *shared, int *err)
 	rl->sqe_sz = (p.flags & IORING_SETUP_SQE128) ? 128 : 64;
 	rl->cqe_sz = (p.flags & IORING_SETUP_CQE32) ? 32 : 16;
 	pthread_mutex_init(&rl->lock, NULL);
-	ret = dc_queue_init(e, shared->sq.ring_entries, &rl->own, &p);
+	ret = dc_queue_init_relay(e, shared->sq.ring_entries, &rl->own, &p, shared);
 	if (ret) {
 		free(rl);
 		*err = ret;

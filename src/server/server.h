@@ -176,6 +176,9 @@ int srv_mm_copy_to(struct srv_client *c, uint64_t cdst, const void *src, size_t 
  */
 int srv_ring_create(struct srv_client *c, const struct ucmdd_queue_init *req,
 		    struct ucmdd_queue_init_rep *rep, int fds[3]);
+/* the same with UCMDD_QI_RELAY's memfd (relay_fd; -1: none sent) */
+int srv_ring_create_relay(struct srv_client *c, const struct ucmdd_queue_init *req,
+			  struct ucmdd_queue_init_rep *rep, int fds[3], int relay_fd);
 /* UCMDD_RING_BOUNCE: the ring's read bounce area; *fd is ours to send and close. */
 int srv_ring_bounce(struct srv_client *c, uint32_t ring_id, struct ucmdd_bounce_rep *rep, int *fd);
 /* UCMDD_REGISTER; a probe goes to *payload (malloc'd, *payload_len bytes). */

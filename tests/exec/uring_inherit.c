@@ -53,6 +53,12 @@
  *     -ETIME an hour on; ucmd cancels at the exit, docs/compat.md), the
  *     Read its result. A wait of 30 s guards against a CQE that never
  *     comes (printed EINTR), not against a slow one.
+ *   uring_inherit sigkill|raw_exit_group NGPATH
+ *     The same, the child leaving by a SIGKILL of its own or by an
+ *     exit_group instruction of its own (no libc, no preload sees it): its
+ *     requests are the ring's, and their CQEs post all the same (Linux
+ *     cancels the dying task's TIMEOUT, -ECANCELED, and waits for the
+ *     Read). The parent checks the child died as asked.
  *
  * Each line printed is "what: RES", RES ok or the errno's name; the script
  * compares the lines. Exit 0 unless the usage is wrong.
@@ -62,6 +68,7 @@
 #endif
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
@@ -432,6 +439,31 @@ static int relay_flags(const char *path)
 
 static unsigned char cbuf[4096] __attribute__((aligned(4096)));
 
+/* exit_group by the program's own instruction: no libc, no preload sees it */
+static void raw_exit_group(int code)
+{
+#if defined(__x86_64__)
+	__asm__ volatile("syscall" : : "a"(SYS_exit_group), "D"(code) : "rcx", "r11", "memory");
+#else
+	syscall(SYS_exit_group, code);
+#endif
+}
+
+/* the child gone: exited 0, or killed by SIGKILL when killed; 0 when so */
+static int wait_gone(pid_t pid, bool killed)
+{
+	int st;
+
+	fflush(stdout);
+	if (waitpid(pid, &st, 0) != pid ||
+	    (killed ? !WIFSIGNALED(st) || WTERMSIG(st) != SIGKILL
+		    : !WIFEXITED(st) || WEXITSTATUS(st))) {
+		printf("child: not gone as asked (status %#x)\n", st);
+		return -1;
+	}
+	return 0;
+}
+
 static int relay_exit(const char *path, const char *how)
 {
 	struct io_uring_cqe cqe;
@@ -463,10 +495,14 @@ static int relay_exit(const char *path, const char *how)
 			exit(0);
 		if (!strcmp(how, "_exit"))
 			_exit(0);
+		if (!strcmp(how, "sigkill"))
+			kill(getpid(), SIGKILL);
+		else if (!strcmp(how, "raw_exit_group"))
+			raw_exit_group(0);
 		syscall(SYS_exit_group, 0);
 		_exit(1);	/* not reached */
 	}
-	if (wait_child(pid) != 0)
+	if (wait_gone(pid, !strcmp(how, "sigkill")))
 		return 0;
 	for (int i = 0; i < 2; i++) {
 		ret = reap_one(&ring, &cqe);
@@ -529,13 +565,14 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "flags"))
 		return relay_flags(argv[2]);
 	if (argc == 3 && (!strcmp(argv[1], "exit") || !strcmp(argv[1], "_exit") ||
-			  !strcmp(argv[1], "exit_group")))
+			  !strcmp(argv[1], "exit_group") || !strcmp(argv[1], "sigkill") ||
+			  !strcmp(argv[1], "raw_exit_group")))
 		return relay_exit(argv[2], argv[1]);
 	if (argc == 3 && !strcmp(argv[1], "submit"))
 		return submit_both(argv[2]);
 	if (argc == 3 && (!strcmp(argv[1], "wait") || !strcmp(argv[1], "single") ||
 			  !strcmp(argv[1], "defer")))
 		return run(argv[2], argv[1]);
-	fprintf(stderr, "usage: uring_inherit wait|single|defer|regring|submit|flags|exit|_exit|exit_group NGPATH\n");
+	fprintf(stderr, "usage: uring_inherit wait|single|defer|regring|submit|flags|exit|_exit|exit_group|sigkill|raw_exit_group NGPATH\n");
 	return 1;
 }

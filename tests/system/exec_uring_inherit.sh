@@ -89,7 +89,7 @@ out=$(ex "$PROG" flags /dev/ng0n1 2>&1) || fail "flags: exit $?: $out"
 [ "$(grep '^child' <<<"$out")" = "child submit: ok" ] || fail "flags: '$out'"
 [ "$(grep '^parent' <<<"$out")" = "parent cqe 400: res 7 flags 0x6: ok" ] || fail "flags: '$out'"
 
-for how in exit _exit exit_group; do
+for how in exit _exit exit_group sigkill raw_exit_group; do
 	step "$how: the child's requests in flight post their CQEs"
 	out=$(ex "$PROG" "$how" /dev/ng0n1 2>&1) || fail "$how: exit $?: $out"
 	[ "$out" = "child submitted 2: ok
