@@ -7,7 +7,10 @@
  * exit_group the preload never sees) copies nothing more: its ring ends as
  * any dead client's (what can be is cancelled, the rest completes), and the
  * CQEs it holds then are posted here into the shared ring, as Linux posts a
- * dead task's requests' CQEs into the ring they were submitted on. The
+ * dead task's requests' CQEs into the ring they were submitted on; SQEs it
+ * submitted that its ring never took (it held all it may while its CQEs
+ * waited) end -ECANCELED, as Linux cancels what a dying task had not
+ * started. The
  * shared ring is named by its memfd, which the child sent (it holds the
  * ring), and found again at the end: it may be gone by then (nothing to
  * post to, as on Linux once the last holder closed it).
@@ -78,6 +81,8 @@ void srv_relay_leftovers(struct srv_ring *r)
 	unsigned tail = __atomic_load_n(m->cq_tail, __ATOMIC_ACQUIRE);
 	/* the client's head, bounded by what the CQ holds: a client's lie posts no more */
 	unsigned head = __atomic_load_n(m->cq_head, __ATOMIC_ACQUIRE);
+	/* the SQ as the ring left it: the end takes no SQE */
+	unsigned sq_head = ctx->cached_sq_head, untaken = io_sqring_pending(ctx);
 	unsigned nr = 0, n = 0;
 	struct io_uring_cqe *cqes;
 	uint64_t(*extra)[2];
@@ -86,7 +91,7 @@ void srv_relay_leftovers(struct srv_ring *r)
 
 	if (tail - head > m->cq_entries)
 		head = tail - m->cq_entries;
-	nr = tail - head;
+	nr = tail - head + untaken;
 	for (struct ucmd_ocqe *o = ctx->ocq_head; o; o = o->next)
 		nr++;
 	if (!nr)
@@ -102,6 +107,21 @@ void srv_relay_leftovers(struct srv_ring *r)
 	}
 	for (struct ucmd_ocqe *o = ctx->ocq_head; o; o = o->next)
 		keep(cqes, extra, &n, &o->cqe, o->extra);
+	/*
+	 * Submitted, never taken (the ring held all it may while its CQEs
+	 * waited): Linux had taken them at the submit, and cancels what a
+	 * dying task has not started.
+	 */
+	for (unsigned i = 0; i < untaken; i++) {
+		unsigned pos = (sq_head + i) & m->sq_mask;
+		unsigned idx = m->sq_array ? __atomic_load_n(&m->sq_array[pos], __ATOMIC_RELAXED) : pos;
+		struct io_uring_cqe cqe = { .res = -ECANCELED };
+
+		if (idx >= m->sq_entries)
+			continue;	/* dropped, as Linux drops it */
+		cqe.user_data = io_rings_sqe(m, idx)->user_data;
+		keep(cqes, extra, &n, &cqe, NULL);
+	}
 	if (!n)
 		goto out;
 	pthread_mutex_lock(&r->c->d->lock);

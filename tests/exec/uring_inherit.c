@@ -59,6 +59,14 @@
  *     requests are the ring's, and their CQEs post all the same (Linux
  *     cancels the dying task's TIMEOUT, -ECANCELED, and waits for the
  *     Read). The parent checks the child died as asked.
+ *   uring_inherit sqfull
+ *     The child submits 48 NOPs, one per enter, on a plain ring of 4 SQ
+ *     entries, and exits; the parent reaps nothing before the child has
+ *     exited (as a program that waits for its child first). On Linux the
+ *     CQEs beyond the CQ wait in its overflow list and the child's exit
+ *     waits for nobody; the parent then reaps all 48. A child's exit that
+ *     waits for the parent's reap is seen as the parent's wait ending
+ *     EINTR after 30 s.
  *
  * Each line printed is "what: RES", RES ok or the errno's name; the script
  * compares the lines. Exit 0 unless the usage is wrong.
@@ -520,6 +528,72 @@ static int relay_exit(const char *path, const char *how)
 	return 0;
 }
 
+#define SQFULL_N 48u
+
+/*
+ * The child submits SQFULL_N NOPs on a ring of 4 entries that the parent
+ * does not reap until the child has exited: the shared CQ, what the daemon
+ * holds beyond it, and the shared SQ its CQEs are relayed through fill. Its
+ * exit must not wait for the parent's reap. The parent's wait for the child
+ * ends EINTR after 30 s (printed) when it does; then it reaps every CQE.
+ */
+static int sqfull(void)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct io_uring ring;
+	unsigned n = 0, got = 0, bad = 0;
+	pid_t pid;
+	int st, ret;
+
+	ret = io_uring_queue_init(4, &ring, 0);
+	if (ret) {
+		printf("setup: %s\n", strerror(-ret));
+		return 0;
+	}
+	pid = fork_flushed();
+	if (pid < 0)
+		return 0;
+	if (pid == 0) {
+		ring.sq.sqe_head = ring.sq.sqe_tail = *ring.sq.ktail;
+		for (; n < SQFULL_N; n++) {
+			struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+
+			if (!sqe)
+				break;
+			io_uring_prep_nop(sqe);
+			sqe->user_data = 500 + n;
+			if (io_uring_submit(&ring) != 1)
+				break;
+		}
+		printf("child submitted %u: %s\n", n, n == SQFULL_N ? "ok" : "EAGAIN");
+		fflush(stdout);
+		_exit(0);
+	}
+	sigaction(SIGALRM, &sa, NULL);
+	alarm(30);
+	ret = waitpid(pid, &st, 0) == pid ? 0 : -errno;
+	alarm(0);
+	printf("parent wait for the child: %s\n", res_name(ret));
+	if (ret) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+	}
+	while (got < SQFULL_N) {
+		struct io_uring_cqe cqe;
+
+		if (reap_one(&ring, &cqe))
+			break;
+		if (cqe.user_data < 500 || cqe.user_data >= 500 + SQFULL_N || cqe.res) {
+			printf("parent cqe %llu: %s\n", (unsigned long long)cqe.user_data,
+			       res_name(cqe.res));
+			bad++;
+		}
+		got++;
+	}
+	printf("parent reaped %u: %s\n", got, got == SQFULL_N && !bad ? "ok" : "EIO");
+	return 0;
+}
+
 static const char *enter_reg(unsigned idx)
 {
 	long ret = syscall(SYS_io_uring_enter, idx, 0, 0, IORING_ENTER_REGISTERED_RING, NULL, 0);
@@ -562,6 +636,8 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "regring"))
 		return regring();
+	if (argc == 2 && !strcmp(argv[1], "sqfull"))
+		return sqfull();
 	if (argc == 3 && !strcmp(argv[1], "flags"))
 		return relay_flags(argv[2]);
 	if (argc == 3 && (!strcmp(argv[1], "exit") || !strcmp(argv[1], "_exit") ||
@@ -573,6 +649,6 @@ int main(int argc, char **argv)
 	if (argc == 3 && (!strcmp(argv[1], "wait") || !strcmp(argv[1], "single") ||
 			  !strcmp(argv[1], "defer")))
 		return run(argv[2], argv[1]);
-	fprintf(stderr, "usage: uring_inherit wait|single|defer|regring|submit|flags|exit|_exit|exit_group|sigkill|raw_exit_group NGPATH\n");
+	fprintf(stderr, "usage: uring_inherit wait|single|defer|regring|submit|flags|exit|_exit|exit_group|sigkill|raw_exit_group NGPATH | sqfull\n");
 	return 1;
 }

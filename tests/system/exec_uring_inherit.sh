@@ -27,6 +27,14 @@
 #   and an NVMe Read in flight on the shared ring: the parent reaps both
 #   CQEs, the TIMEOUT's -ECANCELED, the Read's 0 (Linux's requests outlive
 #   the task that submitted them; none vanish).
+# - sigkill, raw_exit_group: the same, the child killed by SIGKILL or
+#   leaving by an exit_group instruction of its own, which the preload
+#   never sees: the daemon, seeing the child's connection end, cancels the
+#   TIMEOUT, waits for the Read and posts both CQEs into the shared ring.
+# - sqfull: the child submits 48 NOPs on a ring of 4 entries and exits
+#   while the parent, reaping nothing, waits for it: the exit does not wait
+#   for the parent to reap (the shared SQ the CQEs are relayed through is
+#   full); the parent then reaps all 48.
 source "$(dirname "$0")/lib/common.sh"
 need_tools dd cmp
 PROG="$(pwd)/$B/tests/exec/uring_inherit"
@@ -96,4 +104,9 @@ for how in exit _exit exit_group sigkill raw_exit_group; do
 parent timeout: ECANCELED
 parent read: ok" ] || fail "$how: '$out'"
 done
+step "sqfull: a child's exit with the shared SQ full waits for no reap"
+out=$(ex "$PROG" sqfull 2>&1) || fail "sqfull: exit $?: $out"
+[ "$out" = "child submitted 48: ok
+parent wait for the child: ok
+parent reaped 48: ok" ] || fail "sqfull: '$out'"
 echo "exec_uring_inherit: ok"
