@@ -232,6 +232,14 @@ int dc_enter_timeout(struct ucmd_ring *ring, unsigned to_submit, unsigned min_co
  */
 int dc_register_raw(struct ucmd_ring *ring, unsigned opcode, const void *arg, unsigned nr, int fd,
 		    void *rep, size_t rep_max, size_t *rep_len);
+/*
+ * The same on shared, a ring this process inherited (its maker's, another
+ * connection's), through e's connection (UCMDD_REG_SHARED): the probe and
+ * the eventfd; -EOPNOTSUPP for the rest.
+ */
+int dc_register_shared(struct ucmd_engine *e, const struct ucmd_ring *shared, unsigned opcode,
+		       const void *arg, unsigned nr, int fd, void *rep, size_t rep_max,
+		       size_t *rep_len);
 int dc_register_files(struct ucmd_ring *ring, const int *files, unsigned nr);
 int dc_unregister_files(struct ucmd_ring *ring);
 int dc_register_buffers(struct ucmd_ring *ring, const struct iovec *iov, unsigned nr);

@@ -1281,6 +1281,18 @@ int dc_register_raw(struct ucmd_ring *ring, unsigned opcode, const void *arg, un
 	return reg(ring, opcode, arg, nr, fd, rep, rep_max, rep_len);
 }
 
+int dc_register_shared(struct ucmd_engine *e, const struct ucmd_ring *shared, unsigned opcode,
+		       const void *arg, unsigned nr, int fd, void *rep, size_t rep_max,
+		       size_t *rep_len)
+{
+	struct ucmdd_register req = { .opcode = opcode, .arg = (uint64_t)(uintptr_t)arg, .nr = nr,
+				      .flags = UCMDD_REG_SHARED };
+	int fds[2] = { shared->ring_fd, fd };
+
+	return dc_call(backend_engine_priv(e), UCMDD_REGISTER, &req, sizeof(req), fds,
+		       fd >= 0 ? 2 : 1, rep, rep_max, rep_len, NULL, 0);
+}
+
 int dc_register_files(struct ucmd_ring *ring, const int *files, unsigned nr)
 {
 	return reg(ring, IORING_REGISTER_FILES, files, nr, -1, NULL, 0, NULL);

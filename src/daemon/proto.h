@@ -65,8 +65,8 @@ enum ucmdd_op {
 	/* -> ucmdd_ring_id; <- result (after the ring's requests are done or cancelled) */
 	UCMDD_QUEUE_EXIT,
 	/*
-	 * -> ucmdd_register, and for IORING_REGISTER_EVENTFD one SCM_RIGHTS
-	 * eventfd; <- result as io_uring_register(2) returns it, and for
+	 * -> ucmdd_register, and SCM_RIGHTS [the ring's memfd with
+	 * UCMDD_REG_SHARED, then for IORING_REGISTER_EVENTFD the eventfd]; <- result as io_uring_register(2) returns it, and for
 	 * IORING_REGISTER_PROBE the probe as payload.
 	 */
 	UCMDD_REGISTER,
@@ -264,8 +264,22 @@ struct ucmdd_register {
 	uint32_t opcode;	/* IORING_REGISTER_* */
 	uint64_t arg;		/* client address, as io_uring_register(2)'s arg */
 	uint32_t nr;		/* as io_uring_register(2)'s nr_args */
-	uint32_t pad;
+	uint32_t flags;		/* UCMDD_REG_* (others refused, -EINVAL) */
 };
+
+/*
+ * in ucmdd_register.flags: the ring is named by its memfd, sent first
+ * (SCM_RIGHTS; the eventfd second), not by ring_id (0): a forked child's
+ * io_uring_register on a ring it inherited, which is another connection's
+ * (libucmd-preload). Holding the memfd is holding the ring. Linux's
+ * registrations belong to the ring, whoever makes them; what the daemon's
+ * ring can take from a client that is not its own: IORING_REGISTER_PROBE,
+ * IORING_REGISTER_EVENTFD(_ASYNC), IORING_UNREGISTER_EVENTFD. Any other
+ * opcode names the caller's memory or file table, which the ring, acting
+ * in its maker's, cannot reach: -EOPNOTSUPP. -EBADF when no ring of the
+ * daemon's has that memfd.
+ */
+#define UCMDD_REG_SHARED 1u
 
 struct ucmdd_ana_state {
 	uint32_t port;		/* 1..: ucmdd's --nvme-tcp options in order */

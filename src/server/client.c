@@ -233,7 +233,11 @@ static void op_register(struct srv_client *c, struct srv_req *q, struct srv_rep 
 	size_t len = 0;
 
 	memcpy(&reg, q->p, sizeof(reg));
-	r->result = srv_ring_register(c, &reg, q->nfds ? q->fds[0] : -1, &payload, &len);
+	if (reg.flags & UCMDD_REG_SHARED)
+		r->result = srv_relay_register(c, &reg, q->fds[0], q->nfds > 1 ? q->fds[1] : -1,
+					       &payload, &len);
+	else
+		r->result = srv_ring_register(c, &reg, q->nfds ? q->fds[0] : -1, &payload, &len);
 	r->payload = r->to_free = payload;
 	r->len = payload && len <= UCMDD_MSG_MAX - HDR ? len : 0;
 }
@@ -459,7 +463,10 @@ static int payload_check(unsigned op, const void *p)
 		struct ucmdd_register reg;
 
 		memcpy(&reg, p, sizeof(reg));
-		return reg.pad ? -EINVAL : 0;
+		if (reg.flags & ~UCMDD_REG_SHARED)
+			return -EINVAL;
+		/* a shared ring is named by its memfd alone */
+		return (reg.flags & UCMDD_REG_SHARED) && reg.ring_id ? -EINVAL : 0;
 	}
 	case UCMDD_ANA_STATE: {
 		struct ucmdd_ana_state a;
@@ -536,6 +543,10 @@ void srv_msg_fds(const void *buf, size_t len, unsigned *min, unsigned *max)
 		if (reg.opcode == IORING_REGISTER_EVENTFD ||
 		    reg.opcode == IORING_REGISTER_EVENTFD_ASYNC)
 			*min = *max = 1;
+		if (reg.flags & UCMDD_REG_SHARED) {
+			(*min)++;
+			(*max)++;
+		}
 	}
 }
 

@@ -125,6 +125,9 @@ struct srv_ring *srv_ring_get(struct srv_client *c, uint32_t id);
  * woken, as a pass posts them; the caller keeps r alive.
  */
 int srv_relay_target(struct srv_daemon *d, int fd, dev_t *dev, ino_t *ino);
+/* UCMDD_REGISTER's opcode on r, under r's lock, the caller keeping r alive (ring_reg.c) */
+int srv_ring_register_on(struct srv_ring *r, const struct ucmdd_register *req, int fd_in,
+			 void **payload, size_t *payload_len);
 void srv_relay_leftovers(struct srv_ring *r);
 void srv_ring_post(struct srv_ring *r, const struct io_uring_cqe *cqes, const uint64_t (*extra)[2],
 		   unsigned nr);

@@ -20,8 +20,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <linux/io_uring.h>
+
 #include "daemon/proto.h"
 #include "server/ring.h"
+#include "server/server.h"
 
 /* The live ring with this memfd, under d->lock and its client's lock (held on return). */
 static struct srv_ring *find_locked(struct srv_daemon *d, dev_t dev, ino_t ino,
@@ -134,4 +137,48 @@ void srv_relay_leftovers(struct srv_ring *r)
 out:
 	free(cqes);
 	free(extra);
+}
+
+/*
+ * A forked child's io_uring_register on a ring it inherited
+ * (UCMDD_REG_SHARED): Linux's registrations are the ring's, whoever makes
+ * them. What needs nothing of the caller's memory or file table is made on
+ * the ring itself: the probe, and the eventfd (sent, the child's own,
+ * signalled for every CQE of the ring as it is on Linux). The rest would
+ * name the child's buffers or descriptors, which the ring, acting in its
+ * maker's memory and file table, cannot reach: -EOPNOTSUPP, before
+ * anything is looked at.
+ */
+int srv_relay_register(struct srv_client *c, const struct ucmdd_register *req, int ring_fd,
+		       int fd_in, void **payload, size_t *payload_len)
+{
+	struct srv_daemon *d = c->d;
+	struct srv_client *holder;
+	struct srv_ring *t;
+	struct stat st;
+	int ret;
+
+	*payload = NULL;
+	*payload_len = 0;
+	switch (req->opcode) {
+	case IORING_REGISTER_PROBE:
+	case IORING_REGISTER_EVENTFD:
+	case IORING_REGISTER_EVENTFD_ASYNC:
+	case IORING_UNREGISTER_EVENTFD:
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (fstat(ring_fd, &st) < 0)
+		return -EBADF;
+	pthread_mutex_lock(&d->lock);
+	t = find_locked(d, st.st_dev, st.st_ino, &holder);
+	if (t) {
+		ret = srv_ring_register_on(t, req, fd_in, payload, payload_len);
+		pthread_mutex_unlock(&holder->lock);
+	} else {
+		ret = -EBADF;
+	}
+	pthread_mutex_unlock(&d->lock);
+	return ret;
 }

@@ -184,6 +184,9 @@ int srv_ring_bounce(struct srv_client *c, uint32_t ring_id, struct ucmdd_bounce_
 /* UCMDD_REGISTER; a probe goes to *payload (malloc'd, *payload_len bytes). */
 int srv_ring_register(struct srv_client *c, const struct ucmdd_register *req, int fd_in,
 		      void **payload, size_t *payload_len);
+/* UCMDD_REGISTER with UCMDD_REG_SHARED: on the ring whose memfd is ring_fd (ring_relay.c). */
+int srv_relay_register(struct srv_client *c, const struct ucmdd_register *req, int ring_fd,
+		       int fd_in, void **payload, size_t *payload_len);
 /* UCMDD_QUEUE_EXIT: stop the ring, complete or cancel what it holds, free it. */
 int srv_ring_destroy(struct srv_client *c, uint32_t ring_id);
 /* The client is gone, or the daemon stops: every ring of c, as srv_ring_destroy. */

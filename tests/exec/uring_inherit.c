@@ -59,6 +59,15 @@
  *     requests are the ring's, and their CQEs post all the same (Linux
  *     cancels the dying task's TIMEOUT, -ECANCELED, and waits for the
  *     Read). The parent checks the child died as asked.
+ *   uring_inherit register
+ *     The child's io_uring_register on the plain ring it inherited. Linux's
+ *     registrations belong to the ring, whoever makes them: the probe is
+ *     the ring's (URING_CMD supported); an eventfd the child registers is
+ *     signalled for the ring's CQEs (the child's NOP, user_data 600, which
+ *     the parent reaps once the child exited); the child unregisters it.
+ *     Files and buffers, which Linux would register too, are EOPNOTSUPP
+ *     under ucmd (the daemon's ring acts in the maker's memory and file
+ *     table; docs/compat.md).
  *   uring_inherit sqfull
  *     The child submits 48 NOPs, one per enter, on a plain ring of 4 SQ
  *     entries, and exits; the parent reaps nothing before the child has
@@ -74,6 +83,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -594,6 +604,64 @@ static int sqfull(void)
 	return 0;
 }
 
+/*
+ * The child's io_uring_register on the ring it inherited: what Linux makes
+ * the ring's (the probe, an eventfd signalled for the ring's CQEs, its
+ * unregister), and what ucmd refuses (files, buffers: EOPNOTSUPP).
+ */
+static int child_register(void)
+{
+	struct io_uring ring;
+	pid_t pid;
+
+	if (rawdev_ring(&ring, NULL))
+		return 0;
+	pid = fork_flushed();
+	if (pid < 0)
+		return 0;
+	if (pid == 0) {
+		static unsigned char buf[4096];
+		struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+		struct pollfd pfd = { .events = POLLIN };
+		struct io_uring_probe *probe;
+		struct io_uring_sqe *sqe;
+		uint64_t v = 0;
+		int ret;
+
+		probe = io_uring_get_probe_ring(&ring);
+		printf("child probe: %s\n",
+		       probe && io_uring_opcode_supported(probe, IORING_OP_URING_CMD) ? "ok" : "EINVAL");
+		pfd.fd = eventfd(0, EFD_CLOEXEC);
+		printf("child register eventfd: %s\n", res_name(io_uring_register_eventfd(&ring, pfd.fd)));
+		ring.sq.sqe_head = ring.sq.sqe_tail = *ring.sq.ktail;
+		sqe = io_uring_get_sqe(&ring);
+		io_uring_prep_nop(sqe);
+		sqe->user_data = 600;
+		ret = io_uring_submit(&ring);
+		printf("child submit: %s\n", res_name(ret == 1 ? 0 : ret < 0 ? ret : -EIO));
+		/* the NOP's CQE, posted in the ring both share, signals the ring's eventfd */
+		ret = poll(&pfd, 1, 30000);
+		printf("child eventfd signalled: %s\n",
+		       ret == 1 && read(pfd.fd, &v, sizeof(v)) == sizeof(v) && v ? "ok" : "ETIME");
+		printf("child unregister eventfd: %s\n", res_name(io_uring_unregister_eventfd(&ring)));
+		printf("child register files: %s\n", res_name(io_uring_register_files(&ring, &pfd.fd, 1)));
+		printf("child register buffers: %s\n", res_name(io_uring_register_buffers(&ring, &iov, 1)));
+		fflush(stdout);
+		_exit(0);
+	}
+	if (wait_gone(pid, false) == 0) {
+		struct io_uring_cqe cqe;
+		int ret = reap_one(&ring, &cqe);
+
+		if (ret)
+			printf("parent wait: %s\n", res_name(ret));
+		else
+			printf("parent cqe %llu: %s\n", (unsigned long long)cqe.user_data,
+			       res_name(cqe.res));
+	}
+	return 0;
+}
+
 static const char *enter_reg(unsigned idx)
 {
 	long ret = syscall(SYS_io_uring_enter, idx, 0, 0, IORING_ENTER_REGISTERED_RING, NULL, 0);
@@ -638,6 +706,8 @@ int main(int argc, char **argv)
 		return regring();
 	if (argc == 2 && !strcmp(argv[1], "sqfull"))
 		return sqfull();
+	if (argc == 2 && !strcmp(argv[1], "register"))
+		return child_register();
 	if (argc == 3 && !strcmp(argv[1], "flags"))
 		return relay_flags(argv[2]);
 	if (argc == 3 && (!strcmp(argv[1], "exit") || !strcmp(argv[1], "_exit") ||
@@ -649,6 +719,6 @@ int main(int argc, char **argv)
 	if (argc == 3 && (!strcmp(argv[1], "wait") || !strcmp(argv[1], "single") ||
 			  !strcmp(argv[1], "defer")))
 		return run(argv[2], argv[1]);
-	fprintf(stderr, "usage: uring_inherit wait|single|defer|regring|submit|flags|exit|_exit|exit_group|sigkill|raw_exit_group NGPATH | sqfull\n");
+	fprintf(stderr, "usage: uring_inherit wait|single|defer|regring|submit|flags|exit|_exit|exit_group|sigkill|raw_exit_group NGPATH | sqfull|register\n");
 	return 1;
 }

@@ -31,6 +31,11 @@
 #   leaving by an exit_group instruction of its own, which the preload
 #   never sees: the daemon, seeing the child's connection end, cancels the
 #   TIMEOUT, waits for the Read and posts both CQEs into the shared ring.
+# - register: the child's io_uring_register on a plain ring it inherited
+#   is the ring's, as Linux's: the probe; an eventfd, signalled for the
+#   ring's CQEs (its NOP's), and its unregister. Files and buffers (the
+#   child's descriptors and memory, which the daemon's ring, acting in the
+#   maker's, cannot reach) are EOPNOTSUPP (docs/compat.md).
 # - sqfull: the child submits 48 NOPs on a ring of 4 entries and exits
 #   while the parent, reaping nothing, waits for it: the exit does not wait
 #   for the parent to reap (the shared SQ the CQEs are relayed through is
@@ -104,6 +109,16 @@ for how in exit _exit exit_group sigkill raw_exit_group; do
 parent timeout: ECANCELED
 parent read: ok" ] || fail "$how: '$out'"
 done
+step "register: the child registers on the ring it inherited"
+out=$(ex "$PROG" register 2>&1) || fail "register: exit $?: $out"
+[ "$out" = "child probe: ok
+child register eventfd: ok
+child submit: ok
+child eventfd signalled: ok
+child unregister eventfd: ok
+child register files: EOPNOTSUPP
+child register buffers: EOPNOTSUPP
+parent cqe 600: ok" ] || fail "register: '$out'"
 step "sqfull: a child's exit with the shared SQ full waits for no reap"
 out=$(ex "$PROG" sqfull 2>&1) || fail "sqfull: exit $?: $out"
 [ "$out" = "child submitted 48: ok
