@@ -12,6 +12,8 @@
  *   ring.c       a client ring: an engine ring in a memfd the client maps
  *   ring_pool.c  the workers that serve every client's rings, one per CPU
  *   ring_reg.c   io_uring_register(2) on a client ring
+ *   ring_relay.c a forked child's relay ring and its register on a ring it
+ *                inherited: another connection's ring, named by its memfd
  *   efd.c        the eventfds a client shares: never waited on
  *   quota.c      per-uid quotas, the reserve for root and the daemon's user
  *
