@@ -138,6 +138,14 @@ int dc_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *rin
 int dc_queue_init_flags(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
 			struct io_uring_params *p, unsigned qi_flags);
 /*
+ * A forked child's ring for its submits on shared, a ring it inherited
+ * (UCMDD_QI_RELAY): the CQEs it holds when it ends, its process dead with
+ * requests in flight, are posted into shared's CQ by the daemon. Those with
+ * user_data UCMDD_RELAY_OWN_UD are the caller's own, never posted.
+ */
+int dc_queue_init_relay(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
+			struct io_uring_params *p, const struct ucmd_ring *shared);
+/*
  * A ring for a program that fills the SQ itself (libucmd-preload): with an
  * SQ of the program's own, copied at each submit (UCMDD_QI_SUBMIT_COPY; a
  * SQPOLL ring's by a poller of the caller's, dc_psq_poll_*), unless the
@@ -253,6 +261,14 @@ int dc_enter_timeout(struct ucmd_ring *ring, unsigned to_submit, unsigned min_co
  */
 int dc_register_raw(struct ucmd_ring *ring, unsigned opcode, const void *arg, unsigned nr, int fd,
 		    void *rep, size_t rep_max, size_t *rep_len);
+/*
+ * The same on shared, a ring this process inherited (its maker's, another
+ * connection's), through e's connection (UCMDD_REG_SHARED): the probe and
+ * the eventfd; -EOPNOTSUPP for the rest.
+ */
+int dc_register_shared(struct ucmd_engine *e, const struct ucmd_ring *shared, unsigned opcode,
+		       const void *arg, unsigned nr, int fd, void *rep, size_t rep_max,
+		       size_t *rep_len);
 int dc_register_files(struct ucmd_ring *ring, const int *files, unsigned nr);
 int dc_unregister_files(struct ucmd_ring *ring);
 int dc_register_buffers(struct ucmd_ring *ring, const struct iovec *iov, unsigned nr);

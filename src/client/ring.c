@@ -181,8 +181,23 @@ int dc_queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *rin
 	return dc_queue_init_flags(e, entries, ring, p, 0);
 }
 
+static int queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
+		      struct io_uring_params *p, unsigned qi_flags, int relay_fd);
+
 int dc_queue_init_flags(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
 			struct io_uring_params *p, unsigned qi_flags)
+{
+	return queue_init(e, entries, ring, p, qi_flags & ~UCMDD_QI_RELAY, -1);
+}
+
+int dc_queue_init_relay(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
+			struct io_uring_params *p, const struct ucmd_ring *shared)
+{
+	return queue_init(e, entries, ring, p, UCMDD_QI_RELAY, shared->ring_fd);
+}
+
+static int queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
+		      struct io_uring_params *p, unsigned qi_flags, int relay_fd)
 {
 	struct dclient *dc = backend_engine_priv(e);
 	struct ucmdd_queue_init req = { .entries = entries, .flags = qi_flags, .p = *p };
@@ -196,8 +211,8 @@ int dc_queue_init_flags(struct ucmd_engine *e, unsigned entries, struct ucmd_rin
 	memset(ring, 0, sizeof(*ring));
 	ring->ring_fd = -1;
 	memset(&rep, 0, sizeof(rep));
-	ret = dc_call(dc, UCMDD_QUEUE_INIT, &req, sizeof(req), NULL, 0, &rep, sizeof(rep), &len,
-		      fds, 3);
+	ret = dc_call(dc, UCMDD_QUEUE_INIT, &req, sizeof(req), relay_fd >= 0 ? &relay_fd : NULL,
+		      relay_fd >= 0 ? 1 : 0, &rep, sizeof(rep), &len, fds, 3);
 	if (ret < 0)
 		return ret;
 	dr = calloc(1, sizeof(*dr));
@@ -1304,6 +1319,18 @@ int dc_register_raw(struct ucmd_ring *ring, unsigned opcode, const void *arg, un
 		    void *rep, size_t rep_max, size_t *rep_len)
 {
 	return reg(ring, opcode, arg, nr, fd, rep, rep_max, rep_len);
+}
+
+int dc_register_shared(struct ucmd_engine *e, const struct ucmd_ring *shared, unsigned opcode,
+		       const void *arg, unsigned nr, int fd, void *rep, size_t rep_max,
+		       size_t *rep_len)
+{
+	struct ucmdd_register req = { .opcode = opcode, .arg = (uint64_t)(uintptr_t)arg, .nr = nr,
+				      .flags = UCMDD_REG_SHARED };
+	int fds[2] = { shared->ring_fd, fd };
+
+	return dc_call(backend_engine_priv(e), UCMDD_REGISTER, &req, sizeof(req), fds,
+		       fd >= 0 ? 2 : 1, rep, rep_max, rep_len, NULL, 0);
 }
 
 int dc_register_files(struct ucmd_ring *ring, const int *files, unsigned nr)

@@ -104,6 +104,18 @@ static inline __attribute__((always_inline)) void io_fill_cqe(struct ucmd_ctx *c
 		io_fill_cqe_overflow(ctx, user_data, res, flags, extra);
 }
 
+/*
+ * A CQE made elsewhere, posted as it is (ucmdd: a dead forked child's
+ * relayed requests, into the ring they were taken from). Under uring_lock;
+ * the caller commits.
+ */
+void io_post_cqe(struct ucmd_ctx *ctx, const struct io_uring_cqe *cqe, const uint64_t *extra)
+{
+	static const uint64_t none[2];
+
+	io_fill_cqe(ctx, cqe->user_data, cqe->res, cqe->flags, extra ? extra : none);
+}
+
 bool io_flush_overflow(struct ucmd_ctx *ctx)
 {
 	while (ctx->ocq_head && cq_has_room(ctx)) {

@@ -481,6 +481,10 @@ static inline void io_commit_cqring(struct ucmd_ctx *ctx)
 	io_commit_cqring_simple(ctx);
 }
 bool io_flush_overflow(struct ucmd_ctx *ctx);
+/* SQEs published (and submitted, on a ring with a submit limit) the ring has not taken. */
+unsigned io_sqring_pending(const struct ucmd_ctx *ctx);
+/* Post a CQE made elsewhere (extra: a CQE32's words, or NULL); under uring_lock, then commit. */
+void io_post_cqe(struct ucmd_ctx *ctx, const struct io_uring_cqe *cqe, const uint64_t *extra);
 /* The CQ has a free slot: the application's head read again when none was known. */
 bool io_cqring_room(struct ucmd_ctx *ctx);
 /*

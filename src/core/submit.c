@@ -463,6 +463,11 @@ static unsigned io_sqring_entries(const struct ucmd_ctx *ctx)
 	return __io_sqring_entries(ctx, false);
 }
 
+unsigned io_sqring_pending(const struct ucmd_ctx *ctx)
+{
+	return io_sqring_entries(ctx);
+}
+
 /*
  * A bounded ring: how many more requests it may have alive. None while CQEs
  * overflow: every overflowed CQE then comes from a request alive when the

@@ -57,15 +57,16 @@ enum ucmdd_op {
 	 */
 	UCMDD_IOCTL,
 	/*
-	 * -> ucmdd_queue_init; <- ucmdd_queue_init_rep and SCM_RIGHTS
+	 * -> ucmdd_queue_init (with UCMDD_QI_RELAY, SCM_RIGHTS [the shared
+	 * ring's memfd]); <- ucmdd_queue_init_rep and SCM_RIGHTS
 	 * [ring memfd, sq eventfd, cq eventfd]. result = ring id.
 	 */
 	UCMDD_QUEUE_INIT,
 	/* -> ucmdd_ring_id; <- result (after the ring's requests are done or cancelled) */
 	UCMDD_QUEUE_EXIT,
 	/*
-	 * -> ucmdd_register, and for IORING_REGISTER_EVENTFD one SCM_RIGHTS
-	 * eventfd; <- result as io_uring_register(2) returns it, and for
+	 * -> ucmdd_register, and SCM_RIGHTS [the ring's memfd with
+	 * UCMDD_REG_SHARED, then for IORING_REGISTER_EVENTFD the eventfd]; <- result as io_uring_register(2) returns it, and for
 	 * IORING_REGISTER_PROBE the probe as payload.
 	 */
 	UCMDD_REGISTER,
@@ -195,6 +196,22 @@ struct ucmdd_ioctl {
 #define UCMDD_QI_SUBMIT_COPY 2u
 
 /*
+ * in ucmdd_queue_init.flags: a forked child's ring for its submits on a
+ * ring it inherited (libucmd-preload's relay: its SQEs run in its own
+ * memory and file table, their CQEs copied into the shared ring's CQ by
+ * the client). The message carries the shared ring's memfd (SCM_RIGHTS,
+ * one), which proves the client holds it. The CQEs this ring still holds
+ * when it ends (its client gone with requests in flight: cancelled, as at
+ * any client's end, or completed; never reaped) are posted into the shared
+ * ring's CQ, as Linux posts a dead task's requests' CQEs into the ring they
+ * were submitted on. CQEs with user_data UCMDD_RELAY_OWN_UD are the
+ * client's own and are not posted. -EBADF when no ring of the daemon's has
+ * that memfd; not with SQPOLL or UCMDD_QI_SUBMIT_COPY (-EINVAL).
+ */
+#define UCMDD_QI_RELAY 4u
+#define UCMDD_RELAY_OWN_UD 0x75636d6472656c79ull	/* "ucmdrely" */
+
+/*
  * The program's SQ of a UCMDD_QI_SUBMIT_COPY ring, in the memfd after the
  * control page's struct, at these offsets from ctl_off: its head (the
  * client writes), tail (the program writes), index array (sq_entries
@@ -277,8 +294,22 @@ struct ucmdd_register {
 	uint32_t opcode;	/* IORING_REGISTER_* */
 	uint64_t arg;		/* client address, as io_uring_register(2)'s arg */
 	uint32_t nr;		/* as io_uring_register(2)'s nr_args */
-	uint32_t pad;
+	uint32_t flags;		/* UCMDD_REG_* (others refused, -EINVAL) */
 };
+
+/*
+ * in ucmdd_register.flags: the ring is named by its memfd, sent first
+ * (SCM_RIGHTS; the eventfd second), not by ring_id (0): a forked child's
+ * io_uring_register on a ring it inherited, which is another connection's
+ * (libucmd-preload). Holding the memfd is holding the ring. Linux's
+ * registrations belong to the ring, whoever makes them; what the daemon's
+ * ring can take from a client that is not its own: IORING_REGISTER_PROBE,
+ * IORING_REGISTER_EVENTFD(_ASYNC), IORING_UNREGISTER_EVENTFD. Any other
+ * opcode names the caller's memory or file table, which the ring, acting
+ * in its maker's, cannot reach: -EOPNOTSUPP. -EBADF when no ring of the
+ * daemon's has that memfd.
+ */
+#define UCMDD_REG_SHARED 1u
 
 struct ucmdd_ana_state {
 	uint32_t port;		/* 1..: ucmdd's --nvme-tcp options in order */

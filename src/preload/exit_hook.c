@@ -7,8 +7,9 @@
  * own handlers, registered later, run before it and may still submit);
  * _exit and _Exit skip atexit, so they are interposed; a program's
  * syscall(SYS_exit_group) is seen in our syscall() (seccomp.c). Not seen:
- * a raw exit_group instruction of the program's own and a death by signal
- * (docs/compat.md).
+ * a raw exit_group instruction of the program's own and a death by signal:
+ * the daemon then posts the CQEs the child's relay ring holds at its end
+ * (UCMDD_QI_RELAY), after cancelling and waiting as for any dead client.
  */
 #include <stdlib.h>
 #include <unistd.h>

@@ -630,6 +630,57 @@ static void keep_buffers(struct pl_ring *r, const void *arg, unsigned nr)
 	pthread_mutex_unlock(&r->reg_lock);
 }
 
+/*
+ * A registration that needs nothing of the caller's memory or file table
+ * but what it sends (the probe, the eventfd): on a ring inherited through
+ * fork, made on the maker's ring through this process's own connection,
+ * naming the ring by its memfd (UCMDD_REG_SHARED); a ring the daemon ended
+ * with its maker is EOWNERDEAD, as the child's enter on it.
+ */
+static int reg_call(struct pl_ring *r, unsigned opcode, unsigned nr, int fd, void *rep,
+		    size_t rep_max, size_t *rep_len)
+{
+	struct ucmd_engine *e;
+	int ret;
+
+	if (r->pid == pl_pid())
+		return dc_register_raw(&r->ring, opcode, NULL, nr, fd, rep, rep_max, rep_len);
+	e = pl_engine();
+	if (!e)
+		return -errno;
+	ret = dc_register_shared(e, &r->ring, opcode, NULL, nr, fd, rep, rep_max, rep_len);
+	return ret == -EBADF ? -EOWNERDEAD : ret;
+}
+
+/*
+ * io_uring_register on a ring inherited through fork, which is its maker's.
+ * Linux's registrations belong to the ring, whoever makes them, and every
+ * holder's submits see them. Made so here: ring fds (the registering
+ * task's own, ours), the probe and the eventfd (reg_call). Buffers and
+ * files would be the child's memory and descriptors, which the daemon's
+ * ring, acting in the maker's, cannot reach: EOPNOTSUPP, before anything
+ * is done (docs/compat.md). A IORING_SETUP_SINGLE_ISSUER ring's is EEXIST,
+ * Linux's answer to any task but its submitter. 0: served as the maker's.
+ */
+static int inherited_register(const struct pl_ring *r, unsigned opcode)
+{
+	if (r->pid == pl_pid())
+		return 0;
+	if (r->ring.flags & IORING_SETUP_SINGLE_ISSUER)
+		return -EEXIST;
+	switch (opcode) {
+	case IORING_REGISTER_RING_FDS:
+	case IORING_UNREGISTER_RING_FDS:
+	case IORING_REGISTER_PROBE:
+	case IORING_REGISTER_EVENTFD:
+	case IORING_REGISTER_EVENTFD_ASYNC:
+	case IORING_UNREGISTER_EVENTFD:
+		return 0;
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
 long pl_io_uring_register(int fd, unsigned opcode, void *arg, unsigned nr_args)
 {
 	struct pl_ring *r;
@@ -640,21 +691,9 @@ long pl_io_uring_register(int fd, unsigned opcode, void *arg, unsigned nr_args)
 	r = ring_get(fd);
 	if (!r)
 		return -EBADF;
-	/*
-	 * An inherited ring is its maker's, which registers in its own
-	 * memory and file table: Linux's answer to another task for a
-	 * IORING_SETUP_SINGLE_ISSUER ring is EEXIST. Ring fds are the
-	 * registering task's own (ours, in this process), served; any other
-	 * opcode would register the child's buffers, files or eventfd, which
-	 * the daemon's ring, acting for the maker, cannot take from the
-	 * child: EBADF.
-	 */
-	if (r->pid != pl_pid()) {
-		if (r->ring.flags & IORING_SETUP_SINGLE_ISSUER)
-			return -EEXIST;
-		if (opcode != IORING_REGISTER_RING_FDS && opcode != IORING_UNREGISTER_RING_FDS)
-			return -EBADF;
-	}
+	ret = inherited_register(r, opcode);
+	if (ret)
+		return ret;
 	switch (opcode) {
 	case IORING_REGISTER_RING_FDS:
 		return register_ring_fds(r, arg, nr_args, true);
@@ -667,7 +706,11 @@ long pl_io_uring_register(int fd, unsigned opcode, void *arg, unsigned nr_args)
 		ret = pl_copy_in(&efd, arg, sizeof(efd));
 		if (ret)
 			return ret;
-		return dc_register_raw(&r->ring, opcode, NULL, 1, efd, NULL, 0, NULL);
+		return reg_call(r, opcode, 1, efd, NULL, 0, NULL);
+	case IORING_UNREGISTER_EVENTFD:
+		if (arg || nr_args)
+			return -EINVAL;	/* as Linux's __io_uring_register */
+		return reg_call(r, opcode, 0, -1, NULL, 0, NULL);
 	case IORING_REGISTER_PROBE: {
 		size_t max = sizeof(struct io_uring_probe) + 256 * sizeof(struct io_uring_probe_op);
 		struct io_uring_probe *p;
@@ -677,7 +720,7 @@ long pl_io_uring_register(int fd, unsigned opcode, void *arg, unsigned nr_args)
 		p = calloc(1, max);
 		if (!p)
 			return -ENOMEM;
-		ret = dc_register_raw(&r->ring, opcode, NULL, nr_args, -1, p, max, &len);
+		ret = reg_call(r, opcode, nr_args, -1, p, max, &len);
 		if (ret >= 0) {
 			size_t want = sizeof(*p) + (size_t)nr_args * sizeof(p->ops[0]);
 

@@ -20,7 +20,12 @@
  * vanish; ours, on the child's connection, ends with the child. So its
  * requests are cancelled (IORING_ASYNC_CANCEL_ALL: what can be, a
  * TIMEOUT, work waiting for a worker, -ECANCELED), the rest (a device
- * command) waited for, all relayed, before the exit goes on.
+ * command) waited for, all relayed, before the exit goes on; with the
+ * shared SQ full, only until all have completed: the CQEs still in our
+ * ring are posted into the shared one by the daemon at our connection's
+ * end (UCMDD_QI_RELAY), as they are when the child dies by a signal or
+ * leaves by an exit_group of its own, which the preload never sees (the
+ * daemon cancels and waits then, as at any client's end).
  *
  * What cannot be relayed so is refused before anything is taken, EBADF
  * (docs/compat.md): SQEs naming the shared ring's registered files,
@@ -65,8 +70,16 @@ struct pl_relay {
  * program's with the very same user_data, completing then, would be taken
  * for it).
  */
-#define RELAY_EXIT_UD 0x75636d6472656c79ull	/* "ucmdrely" */
+#define RELAY_EXIT_UD UCMDD_RELAY_OWN_UD	/* never posted by the daemon at our end */
 #define RELAY_EXIT_DONE (1u << 30)
+
+/*
+ * Our ring's SQ entries at least: while the program does not reap, the
+ * CQEs it has not room for wait in our ring (the daemon holds twice its
+ * entries), and our submits are taken until it is full. Linux's overflow
+ * has no bound; ours, per relay, is this.
+ */
+#define RELAY_MIN_ENTRIES 256u
 
 /* pushed once made, never taken off: no lock a fork could leave held */
 static struct pl_relay *_Atomic relays;
@@ -118,6 +131,31 @@ static bool relay_exit_cqe(struct pl_relay *rl, const struct io_uring_cqe *c, bo
 	return true;
 }
 
+/*
+ * The exit began and everything of ours has completed: the exit's drain
+ * CQE is in our CQ, behind the one the shared SQ has no room for. The
+ * process need not wait for the program to reap (its parent may be
+ * waiting for it to exit): what is left in our CQ is posted into the
+ * shared ring by the daemon when our connection ends (UCMDD_QI_RELAY).
+ * One in our ring's overflow is not seen here: the exit then waits.
+ */
+static bool drained_behind(struct pl_relay *rl)
+{
+	const struct ucmd_cq *cq = &rl->own.cq;
+	unsigned tail = __atomic_load_n(cq->ktail, __ATOMIC_ACQUIRE);
+	unsigned shift = rl->cqe_sz == 32 ? 1 : 0;
+
+	if (!atomic_load(&rl->exiting))
+		return false;
+	for (unsigned i = *cq->khead; i != tail; i++) {
+		const struct io_uring_cqe *c = &cq->cqes[(size_t)(i & cq->ring_mask) << shift];
+
+		if (c->user_data == RELAY_EXIT_UD && c->flags == RELAY_EXIT_DONE)
+			return true;
+	}
+	return false;
+}
+
 /* Each CQE of our ring, into the shared one, until either is gone or the exit drained. */
 static void *relay_main(void *arg)
 {
@@ -135,24 +173,36 @@ static void *relay_main(void *arg)
 		if (ret)
 			return relay_done(rl);
 		memcpy(c, cqe, rl->cqe_sz);
-		ucmd_cqe_seen(&rl->own, cqe);
 		if (relay_exit_cqe(rl, (const struct io_uring_cqe *)c, &last)) {
+			ucmd_cqe_seen(&rl->own, cqe);
 			if (last)
 				return relay_done(rl);
 			continue;
 		}
-		/* EAGAIN: the shared SQ stays full until the program reaps */
-		while ((ret = dc_inject_cqe(rl->shared, (const struct io_uring_cqe *)c)) == -EAGAIN)
+		/*
+		 * EAGAIN: the shared SQ stays full until the program reaps. Seen
+		 * only once posted: a CQE of ours when we die is the daemon's to
+		 * post (UCMDD_QI_RELAY), never lost.
+		 */
+		while ((ret = dc_inject_cqe(rl->shared, (const struct io_uring_cqe *)c)) == -EAGAIN) {
+			if (drained_behind(rl))
+				return relay_done(rl);
 			nanosleep(&ms, NULL);
+		}
 		if (ret)
 			return relay_done(rl);
+		ucmd_cqe_seen(&rl->own, cqe);
 	}
 }
 
 static struct pl_relay *relay_new(struct ucmd_ring *shared, int *err)
 {
-	struct io_uring_params p = { .flags = shared->flags & (IORING_SETUP_SQE128 |
-							       IORING_SETUP_CQE32) };
+	/* the daemon clamps it to what it allows */
+	struct io_uring_params p = { .flags = IORING_SETUP_CLAMP |
+					      (shared->flags & (IORING_SETUP_SQE128 |
+								IORING_SETUP_CQE32)) };
+	unsigned entries = shared->sq.ring_entries > RELAY_MIN_ENTRIES ? shared->sq.ring_entries
+									: RELAY_MIN_ENTRIES;
 	struct ucmd_engine *e = pl_engine();
 	struct pl_relay *rl;
 	sigset_t all, old;
@@ -176,7 +226,7 @@ static struct pl_relay *relay_new(struct ucmd_ring *shared, int *err)
 	rl->sqe_sz = (p.flags & IORING_SETUP_SQE128) ? 128 : 64;
 	rl->cqe_sz = (p.flags & IORING_SETUP_CQE32) ? 32 : 16;
 	pthread_mutex_init(&rl->lock, NULL);
-	ret = dc_queue_init(e, shared->sq.ring_entries, &rl->own, &p);
+	ret = dc_queue_init_relay(e, entries, &rl->own, &p, shared);
 	if (ret) {
 		free(rl);
 		*err = ret;

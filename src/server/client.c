@@ -191,7 +191,7 @@ static void op_queue_init(struct srv_client *c, struct srv_req *q, struct srv_re
 		return;
 	}
 	memcpy(&qi, q->p, sizeof(qi));
-	r->result = srv_ring_create(c, &qi, rep, r->fds);
+	r->result = srv_ring_create_relay(c, &qi, rep, r->fds, q->nfds ? q->fds[0] : -1);
 	r->payload = r->to_free = rep;
 	if (r->result >= 0) {
 		r->len = sizeof(*rep);
@@ -233,7 +233,11 @@ static void op_register(struct srv_client *c, struct srv_req *q, struct srv_rep 
 	size_t len = 0;
 
 	memcpy(&reg, q->p, sizeof(reg));
-	r->result = srv_ring_register(c, &reg, q->nfds ? q->fds[0] : -1, &payload, &len);
+	if (reg.flags & UCMDD_REG_SHARED)
+		r->result = srv_relay_register(c, &reg, q->fds[0], q->nfds > 1 ? q->fds[1] : -1,
+					       &payload, &len);
+	else
+		r->result = srv_ring_register(c, &reg, q->nfds ? q->fds[0] : -1, &payload, &len);
 	r->payload = r->to_free = payload;
 	r->len = payload && len <= UCMDD_MSG_MAX - HDR ? len : 0;
 }
@@ -445,7 +449,8 @@ static int payload_check(unsigned op, const void *p)
 		struct ucmdd_queue_init qi;
 
 		memcpy(&qi, p, sizeof(qi));
-		return qi.flags & ~(UCMDD_QI_SQES_AT_OFF | UCMDD_QI_SUBMIT_COPY) ? -EINVAL : 0;
+		return qi.flags & ~(UCMDD_QI_SQES_AT_OFF | UCMDD_QI_SUBMIT_COPY | UCMDD_QI_RELAY) ?
+			       -EINVAL : 0;
 	}
 	case UCMDD_QUEUE_EXIT:
 	case UCMDD_RING_BOUNCE: {
@@ -458,7 +463,10 @@ static int payload_check(unsigned op, const void *p)
 		struct ucmdd_register reg;
 
 		memcpy(&reg, p, sizeof(reg));
-		return reg.pad ? -EINVAL : 0;
+		if (reg.flags & ~UCMDD_REG_SHARED)
+			return -EINVAL;
+		/* a shared ring is named by its memfd alone */
+		return (reg.flags & UCMDD_REG_SHARED) && reg.ring_id ? -EINVAL : 0;
 	}
 	case UCMDD_ANA_STATE: {
 		struct ucmdd_ana_state a;
@@ -522,6 +530,12 @@ void srv_msg_fds(const void *buf, size_t len, unsigned *min, unsigned *max)
 	memcpy(&h, buf, HDR);
 	if (h.op == UCMDD_REGION_ADD || h.op == UCMDD_ADOPT) {
 		*min = *max = 1;
+	} else if (h.op == UCMDD_QUEUE_INIT && len >= HDR + sizeof(struct ucmdd_queue_init)) {
+		struct ucmdd_queue_init qi;
+
+		memcpy(&qi, (const char *)buf + HDR, sizeof(qi));
+		if (qi.flags & UCMDD_QI_RELAY)
+			*min = *max = 1;
 	} else if (h.op == UCMDD_REGISTER && len >= HDR + sizeof(struct ucmdd_register)) {
 		struct ucmdd_register reg;
 
@@ -529,6 +543,10 @@ void srv_msg_fds(const void *buf, size_t len, unsigned *min, unsigned *max)
 		if (reg.opcode == IORING_REGISTER_EVENTFD ||
 		    reg.opcode == IORING_REGISTER_EVENTFD_ASYNC)
 			*min = *max = 1;
+		if (reg.flags & UCMDD_REG_SHARED) {
+			(*min)++;
+			(*max)++;
+		}
 	}
 }
 
@@ -719,7 +737,6 @@ static void client_free(struct srv_client *c)
 	user_mm_release(&c->mm);
 	close(c->pidfd);
 	close(c->sock);
-	pthread_mutex_destroy(&c->lock);
 
 	pthread_mutex_lock(&d->lock);
 	for (struct srv_client **pp = &d->clients; *pp; pp = &(*pp)->next) {
@@ -731,6 +748,8 @@ static void client_free(struct srv_client *c)
 	d->nr_clients--;
 	pthread_cond_broadcast(&d->gone);
 	pthread_mutex_unlock(&d->lock);
+	/* out of the list first: a relay ring's end looks at every client's rings (ring_relay.c) */
+	pthread_mutex_destroy(&c->lock);
 	srv_quota_uncharge(d, c->cred.uid, SRV_RES_CONN, 1);
 	free(c);
 }

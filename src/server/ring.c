@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -288,6 +289,34 @@ static void ring_exit_wait(struct srv_ring *r)
 	cq_wake(r);
 	pthread_mutex_unlock(&r->lock);
 	task_override_set(prev);
+	/*
+	 * A relay ring's CQEs its client did not copy: into the ring they
+	 * belong to. Out of the pool and stopped, nothing else touches r; its
+	 * lock is not held while another ring's is taken.
+	 */
+	if (r->relay)
+		srv_relay_leftovers(r);
+}
+
+void srv_ring_post(struct srv_ring *r, const struct io_uring_cqe *cqes, const uint64_t (*extra)[2],
+		   unsigned nr)
+{
+	struct ucmd_ctx *ctx = r->ctx;
+	const struct ucmd_task *prev = current_task();
+
+	task_override_set(&r->c->task);
+	pthread_mutex_lock(&r->lock);
+	mutex_lock(&ctx->uring_lock);
+	current_ctx = ctx;
+	/* a CQ full: held in order with the ring's own overflow, as the engine holds any */
+	for (unsigned i = 0; i < nr; i++)
+		io_post_cqe(ctx, &cqes[i], extra ? extra[i] : NULL);
+	current_ctx = NULL;
+	mutex_unlock(&ctx->uring_lock);
+	/* committed, and the client woken, as for the ring's own CQEs */
+	pass(r, false);
+	srv_ring_unlock(r);
+	task_override_set(prev);
 }
 
 /*
@@ -441,6 +470,7 @@ static int ring_setup(struct srv_ring *r, const struct ucmdd_queue_init *req,
 	unsigned entries = req->entries, sq = 1;
 	bool copy = req->flags & UCMDD_QI_SUBMIT_COPY;
 	size_t tail = sizeof(struct ucmdd_ring_ctl);
+	struct stat st;
 	int ret;
 
 	ret = io_validate_params(p);
@@ -453,6 +483,9 @@ static int ring_setup(struct srv_ring *r, const struct ucmdd_queue_init *req,
 			return -EINVAL;
 		entries = SRV_MAX_ENTRIES;
 	}
+	/* a relay ring's client submits what it takes from the shared SQ */
+	if ((req->flags & UCMDD_QI_RELAY) && (copy || (p->flags & IORING_SETUP_SQPOLL)))
+		return -EINVAL;
 	if (copy) {
 		/*
 		 * The supervisor's layout has no room. A SQPOLL ring's program
@@ -486,6 +519,10 @@ static int ring_setup(struct srv_ring *r, const struct ucmdd_queue_init *req,
 	/* the client may map it, never resize it under the daemon's mapping */
 	if (fcntl(m->memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
 		return -errno;
+	if (fstat(m->memfd, &st) < 0)
+		return -errno;
+	r->mem_dev = st.st_dev;
+	r->mem_ino = st.st_ino;
 	r->ctl = (struct ucmdd_ring_ctl *)((char *)m->mem + m->tail_off);
 	/* before the client has the ring: it may sleep on the futex (cq_wake) */
 	r->ctl->features = UCMDD_CTL_CQ_FUTEX;
@@ -544,6 +581,12 @@ static int dup_fds(struct srv_ring *r, int fds[3])
 int srv_ring_create(struct srv_client *c, const struct ucmdd_queue_init *req,
 		    struct ucmdd_queue_init_rep *rep, int fds[3])
 {
+	return srv_ring_create_relay(c, req, rep, fds, -1);
+}
+
+int srv_ring_create_relay(struct srv_client *c, const struct ucmdd_queue_init *req,
+			  struct ucmdd_queue_init_rep *rep, int fds[3], int relay_fd)
+{
 	struct io_uring_params p = req->p;
 	struct srv_ring *r;
 	int id = -1, ret;
@@ -559,6 +602,11 @@ int srv_ring_create(struct srv_client *c, const struct ucmdd_queue_init *req,
 	pthread_mutex_init(&r->lock, NULL);
 	ret = srv_quota_charge(c->d, c->cred.uid, SRV_RES_RING, 1);
 	r->charged = !ret;
+	if (!ret && (req->flags & UCMDD_QI_RELAY)) {
+		r->relay = true;
+		ret = relay_fd < 0 ? -EBADF
+				   : srv_relay_target(c->d, relay_fd, &r->relay_dev, &r->relay_ino);
+	}
 	if (!ret)
 		ret = ring_setup(r, req, &p);
 	if (!ret)

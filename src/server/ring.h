@@ -10,6 +10,8 @@
 #ifndef UCMD_SERVER_RING_H
 #define UCMD_SERVER_RING_H
 
+#include <sys/types.h>
+
 #include "core/core.h"
 #include "ring/ring.h"
 #include "server/server.h"
@@ -63,6 +65,13 @@ struct srv_ring {
 	bool quiet;
 	atomic_bool poked;
 	unsigned long passes;		/* full passes made (statistics, tests), under lock */
+	/* the memfd's identity: a relay ring names the ring it serves by it */
+	dev_t mem_dev;
+	ino_t mem_ino;
+	/* UCMDD_QI_RELAY: the shared ring its leftover CQEs go to (ring_relay.c) */
+	bool relay;
+	dev_t relay_dev;
+	ino_t relay_ino;
 };
 
 /* What a ring asks of a worker that found nothing to do in it (srv_ring_idle). */
@@ -106,5 +115,21 @@ uint64_t srv_now_us(void);
  * registers and destroys a client's rings) may use it until it destroys it.
  */
 struct srv_ring *srv_ring_get(struct srv_client *c, uint32_t id);
+
+/*
+ * ring_relay.c. srv_relay_target: whether a live ring of the daemon's has
+ * the memfd fd (0, or -EBADF), its identity in *dev, *ino.
+ * srv_relay_leftovers: a relay ring's end, once nothing is in flight: the
+ * CQEs it holds (unreaped, overflowed) posted into the ring it serves.
+ * srv_ring_post (ring.c): CQEs made elsewhere posted into r and its client
+ * woken, as a pass posts them; the caller keeps r alive.
+ */
+int srv_relay_target(struct srv_daemon *d, int fd, dev_t *dev, ino_t *ino);
+/* UCMDD_REGISTER's opcode on r, under r's lock, the caller keeping r alive (ring_reg.c) */
+int srv_ring_register_on(struct srv_ring *r, const struct ucmdd_register *req, int fd_in,
+			 void **payload, size_t *payload_len);
+void srv_relay_leftovers(struct srv_ring *r);
+void srv_ring_post(struct srv_ring *r, const struct io_uring_cqe *cqes, const uint64_t (*extra)[2],
+		   unsigned nr);
 
 #endif /* UCMD_SERVER_RING_H */

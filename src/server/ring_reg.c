@@ -225,6 +225,19 @@ static int do_register(struct srv_ring *r, const struct ucmdd_register *req, int
 	}
 }
 
+int srv_ring_register_on(struct srv_ring *r, const struct ucmdd_register *req, int fd_in,
+			 void **payload, size_t *payload_len)
+{
+	int ret;
+
+	*payload = NULL;
+	*payload_len = 0;
+	pthread_mutex_lock(&r->lock);
+	ret = do_register(r, req, fd_in, payload, payload_len);
+	srv_ring_unlock(r);
+	return ret;
+}
+
 int srv_ring_register(struct srv_client *c, const struct ucmdd_register *req, int fd_in,
 		      void **payload, size_t *payload_len)
 {

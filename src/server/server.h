@@ -12,6 +12,8 @@
  *   ring.c       a client ring: an engine ring in a memfd the client maps
  *   ring_pool.c  the workers that serve every client's rings, one per CPU
  *   ring_reg.c   io_uring_register(2) on a client ring
+ *   ring_relay.c a forked child's relay ring and its register on a ring it
+ *                inherited: another connection's ring, named by its memfd
  *   efd.c        the eventfds a client shares: never waited on
  *   quota.c      per-uid quotas, the reserve for root and the daemon's user
  *
@@ -176,11 +178,17 @@ int srv_mm_copy_to(struct srv_client *c, uint64_t cdst, const void *src, size_t 
  */
 int srv_ring_create(struct srv_client *c, const struct ucmdd_queue_init *req,
 		    struct ucmdd_queue_init_rep *rep, int fds[3]);
+/* the same with UCMDD_QI_RELAY's memfd (relay_fd; -1: none sent) */
+int srv_ring_create_relay(struct srv_client *c, const struct ucmdd_queue_init *req,
+			  struct ucmdd_queue_init_rep *rep, int fds[3], int relay_fd);
 /* UCMDD_RING_BOUNCE: the ring's read bounce area; *fd is ours to send and close. */
 int srv_ring_bounce(struct srv_client *c, uint32_t ring_id, struct ucmdd_bounce_rep *rep, int *fd);
 /* UCMDD_REGISTER; a probe goes to *payload (malloc'd, *payload_len bytes). */
 int srv_ring_register(struct srv_client *c, const struct ucmdd_register *req, int fd_in,
 		      void **payload, size_t *payload_len);
+/* UCMDD_REGISTER with UCMDD_REG_SHARED: on the ring whose memfd is ring_fd (ring_relay.c). */
+int srv_relay_register(struct srv_client *c, const struct ucmdd_register *req, int ring_fd,
+		       int fd_in, void **payload, size_t *payload_len);
 /* UCMDD_QUEUE_EXIT: stop the ring, complete or cancel what it holds, free it. */
 int srv_ring_destroy(struct srv_client *c, uint32_t ring_id);
 /* The client is gone, or the daemon stops: every ring of c, as srv_ring_destroy. */

@@ -53,6 +53,29 @@
  *     -ETIME an hour on; ucmd cancels at the exit, docs/compat.md), the
  *     Read its result. A wait of 30 s guards against a CQE that never
  *     comes (printed EINTR), not against a slow one.
+ *   uring_inherit sigkill|raw_exit_group NGPATH
+ *     The same, the child leaving by a SIGKILL of its own or by an
+ *     exit_group instruction of its own (no libc, no preload sees it): its
+ *     requests are the ring's, and their CQEs post all the same (Linux
+ *     cancels the dying task's TIMEOUT, -ECANCELED, and waits for the
+ *     Read). The parent checks the child died as asked.
+ *   uring_inherit register
+ *     The child's io_uring_register on the plain ring it inherited. Linux's
+ *     registrations belong to the ring, whoever makes them: the probe is
+ *     the ring's (URING_CMD supported); an eventfd the child registers is
+ *     signalled for the ring's CQEs (the child's NOP, user_data 600, which
+ *     the parent reaps once the child exited); the child unregisters it.
+ *     Files and buffers, which Linux would register too, are EOPNOTSUPP
+ *     under ucmd (the daemon's ring acts in the maker's memory and file
+ *     table; docs/compat.md).
+ *   uring_inherit sqfull
+ *     The child submits 48 NOPs, one per enter, on a plain ring of 4 SQ
+ *     entries, and exits; the parent reaps nothing before the child has
+ *     exited (as a program that waits for its child first). On Linux the
+ *     CQEs beyond the CQ wait in its overflow list and the child's exit
+ *     waits for nobody; the parent then reaps all 48. A child's exit that
+ *     waits for the parent's reap is seen as the parent's wait ending
+ *     EINTR after 30 s.
  *
  * Each line printed is "what: RES", RES ok or the errno's name; the script
  * compares the lines. Exit 0 unless the usage is wrong.
@@ -60,8 +83,10 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
@@ -432,6 +457,31 @@ static int relay_flags(const char *path)
 
 static unsigned char cbuf[4096] __attribute__((aligned(4096)));
 
+/* exit_group by the program's own instruction: no libc, no preload sees it */
+static void raw_exit_group(int code)
+{
+#if defined(__x86_64__)
+	__asm__ volatile("syscall" : : "a"(SYS_exit_group), "D"(code) : "rcx", "r11", "memory");
+#else
+	syscall(SYS_exit_group, code);
+#endif
+}
+
+/* the child gone: exited 0, or killed by SIGKILL when killed; 0 when so */
+static int wait_gone(pid_t pid, bool killed)
+{
+	int st;
+
+	fflush(stdout);
+	if (waitpid(pid, &st, 0) != pid ||
+	    (killed ? !WIFSIGNALED(st) || WTERMSIG(st) != SIGKILL
+		    : !WIFEXITED(st) || WEXITSTATUS(st))) {
+		printf("child: not gone as asked (status %#x)\n", st);
+		return -1;
+	}
+	return 0;
+}
+
 static int relay_exit(const char *path, const char *how)
 {
 	struct io_uring_cqe cqe;
@@ -463,10 +513,14 @@ static int relay_exit(const char *path, const char *how)
 			exit(0);
 		if (!strcmp(how, "_exit"))
 			_exit(0);
+		if (!strcmp(how, "sigkill"))
+			kill(getpid(), SIGKILL);
+		else if (!strcmp(how, "raw_exit_group"))
+			raw_exit_group(0);
 		syscall(SYS_exit_group, 0);
 		_exit(1);	/* not reached */
 	}
-	if (wait_child(pid) != 0)
+	if (wait_gone(pid, !strcmp(how, "sigkill")))
 		return 0;
 	for (int i = 0; i < 2; i++) {
 		ret = reap_one(&ring, &cqe);
@@ -481,6 +535,130 @@ static int relay_exit(const char *path, const char *how)
 	}
 	printf("parent timeout: %s\n", res[0] == 1 ? "none" : res_name(res[0]));
 	printf("parent read: %s\n", res[1] == 1 ? "none" : res_name(res[1]));
+	return 0;
+}
+
+#define SQFULL_N 48u
+
+/*
+ * The child submits SQFULL_N NOPs on a ring of 4 entries that the parent
+ * does not reap until the child has exited: the shared CQ, what the daemon
+ * holds beyond it, and the shared SQ its CQEs are relayed through fill. Its
+ * exit must not wait for the parent's reap. The parent's wait for the child
+ * ends EINTR after 30 s (printed) when it does; then it reaps every CQE.
+ */
+static int sqfull(void)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct io_uring ring;
+	unsigned n = 0, got = 0, bad = 0;
+	pid_t pid;
+	int st, ret;
+
+	ret = io_uring_queue_init(4, &ring, 0);
+	if (ret) {
+		printf("setup: %s\n", strerror(-ret));
+		return 0;
+	}
+	pid = fork_flushed();
+	if (pid < 0)
+		return 0;
+	if (pid == 0) {
+		ring.sq.sqe_head = ring.sq.sqe_tail = *ring.sq.ktail;
+		for (; n < SQFULL_N; n++) {
+			struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+
+			if (!sqe)
+				break;
+			io_uring_prep_nop(sqe);
+			sqe->user_data = 500 + n;
+			if (io_uring_submit(&ring) != 1)
+				break;
+		}
+		printf("child submitted %u: %s\n", n, n == SQFULL_N ? "ok" : "EAGAIN");
+		fflush(stdout);
+		_exit(0);
+	}
+	sigaction(SIGALRM, &sa, NULL);
+	alarm(30);
+	ret = waitpid(pid, &st, 0) == pid ? 0 : -errno;
+	alarm(0);
+	printf("parent wait for the child: %s\n", res_name(ret));
+	if (ret) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+	}
+	while (got < SQFULL_N) {
+		struct io_uring_cqe cqe;
+
+		if (reap_one(&ring, &cqe))
+			break;
+		if (cqe.user_data < 500 || cqe.user_data >= 500 + SQFULL_N || cqe.res) {
+			printf("parent cqe %llu: %s\n", (unsigned long long)cqe.user_data,
+			       res_name(cqe.res));
+			bad++;
+		}
+		got++;
+	}
+	printf("parent reaped %u: %s\n", got, got == SQFULL_N && !bad ? "ok" : "EIO");
+	return 0;
+}
+
+/*
+ * The child's io_uring_register on the ring it inherited: what Linux makes
+ * the ring's (the probe, an eventfd signalled for the ring's CQEs, its
+ * unregister), and what ucmd refuses (files, buffers: EOPNOTSUPP).
+ */
+static int child_register(void)
+{
+	struct io_uring ring;
+	pid_t pid;
+
+	if (rawdev_ring(&ring, NULL))
+		return 0;
+	pid = fork_flushed();
+	if (pid < 0)
+		return 0;
+	if (pid == 0) {
+		static unsigned char buf[4096];
+		struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+		struct pollfd pfd = { .events = POLLIN };
+		struct io_uring_probe *probe;
+		struct io_uring_sqe *sqe;
+		uint64_t v = 0;
+		int ret;
+
+		probe = io_uring_get_probe_ring(&ring);
+		printf("child probe: %s\n",
+		       probe && io_uring_opcode_supported(probe, IORING_OP_URING_CMD) ? "ok" : "EINVAL");
+		pfd.fd = eventfd(0, EFD_CLOEXEC);
+		printf("child register eventfd: %s\n", res_name(io_uring_register_eventfd(&ring, pfd.fd)));
+		ring.sq.sqe_head = ring.sq.sqe_tail = *ring.sq.ktail;
+		sqe = io_uring_get_sqe(&ring);
+		io_uring_prep_nop(sqe);
+		sqe->user_data = 600;
+		ret = io_uring_submit(&ring);
+		printf("child submit: %s\n", res_name(ret == 1 ? 0 : ret < 0 ? ret : -EIO));
+		/* the NOP's CQE, posted in the ring both share, signals the ring's eventfd */
+		ret = poll(&pfd, 1, 30000);
+		printf("child eventfd signalled: %s\n",
+		       ret == 1 && read(pfd.fd, &v, sizeof(v)) == sizeof(v) && v ? "ok" : "ETIME");
+		printf("child unregister eventfd: %s\n", res_name(io_uring_unregister_eventfd(&ring)));
+		printf("child register files: %s\n", res_name(io_uring_register_files(&ring, &pfd.fd, 1)));
+		printf("child register buffers: %s\n", res_name(io_uring_register_buffers(&ring, &iov, 1)));
+		fflush(stdout);
+		_exit(0);
+	}
+	if (wait_gone(pid, false) == 0) {
+		struct io_uring_cqe cqe;
+		int ret = reap_one(&ring, &cqe);
+
+		if (ret)
+			printf("parent wait: %s\n", res_name(ret));
+		else
+			printf("parent cqe %llu: %s\n", (unsigned long long)cqe.user_data,
+			       res_name(cqe.res));
+	}
 	return 0;
 }
 
@@ -526,16 +704,21 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "regring"))
 		return regring();
+	if (argc == 2 && !strcmp(argv[1], "sqfull"))
+		return sqfull();
+	if (argc == 2 && !strcmp(argv[1], "register"))
+		return child_register();
 	if (argc == 3 && !strcmp(argv[1], "flags"))
 		return relay_flags(argv[2]);
 	if (argc == 3 && (!strcmp(argv[1], "exit") || !strcmp(argv[1], "_exit") ||
-			  !strcmp(argv[1], "exit_group")))
+			  !strcmp(argv[1], "exit_group") || !strcmp(argv[1], "sigkill") ||
+			  !strcmp(argv[1], "raw_exit_group")))
 		return relay_exit(argv[2], argv[1]);
 	if (argc == 3 && !strcmp(argv[1], "submit"))
 		return submit_both(argv[2]);
 	if (argc == 3 && (!strcmp(argv[1], "wait") || !strcmp(argv[1], "single") ||
 			  !strcmp(argv[1], "defer")))
 		return run(argv[2], argv[1]);
-	fprintf(stderr, "usage: uring_inherit wait|single|defer|regring|submit|flags|exit|_exit|exit_group NGPATH\n");
+	fprintf(stderr, "usage: uring_inherit wait|single|defer|regring|submit|flags|exit|_exit|exit_group|sigkill|raw_exit_group NGPATH | sqfull|register\n");
 	return 1;
 }

@@ -27,6 +27,19 @@
 #   and an NVMe Read in flight on the shared ring: the parent reaps both
 #   CQEs, the TIMEOUT's -ECANCELED, the Read's 0 (Linux's requests outlive
 #   the task that submitted them; none vanish).
+# - sigkill, raw_exit_group: the same, the child killed by SIGKILL or
+#   leaving by an exit_group instruction of its own, which the preload
+#   never sees: the daemon, seeing the child's connection end, cancels the
+#   TIMEOUT, waits for the Read and posts both CQEs into the shared ring.
+# - register: the child's io_uring_register on a plain ring it inherited
+#   is the ring's, as Linux's: the probe; an eventfd, signalled for the
+#   ring's CQEs (its NOP's), and its unregister. Files and buffers (the
+#   child's descriptors and memory, which the daemon's ring, acting in the
+#   maker's, cannot reach) are EOPNOTSUPP (docs/compat.md).
+# - sqfull: the child submits 48 NOPs on a ring of 4 entries and exits
+#   while the parent, reaping nothing, waits for it: the exit does not wait
+#   for the parent to reap (the shared SQ the CQEs are relayed through is
+#   full); the parent then reaps all 48.
 source "$(dirname "$0")/lib/common.sh"
 need_tools dd cmp
 PROG="$(pwd)/$B/tests/exec/uring_inherit"
@@ -89,11 +102,26 @@ out=$(ex "$PROG" flags /dev/ng0n1 2>&1) || fail "flags: exit $?: $out"
 [ "$(grep '^child' <<<"$out")" = "child submit: ok" ] || fail "flags: '$out'"
 [ "$(grep '^parent' <<<"$out")" = "parent cqe 400: res 7 flags 0x6: ok" ] || fail "flags: '$out'"
 
-for how in exit _exit exit_group; do
+for how in exit _exit exit_group sigkill raw_exit_group; do
 	step "$how: the child's requests in flight post their CQEs"
 	out=$(ex "$PROG" "$how" /dev/ng0n1 2>&1) || fail "$how: exit $?: $out"
 	[ "$out" = "child submitted 2: ok
 parent timeout: ECANCELED
 parent read: ok" ] || fail "$how: '$out'"
 done
+step "register: the child registers on the ring it inherited"
+out=$(ex "$PROG" register 2>&1) || fail "register: exit $?: $out"
+[ "$out" = "child probe: ok
+child register eventfd: ok
+child submit: ok
+child eventfd signalled: ok
+child unregister eventfd: ok
+child register files: EOPNOTSUPP
+child register buffers: EOPNOTSUPP
+parent cqe 600: ok" ] || fail "register: '$out'"
+step "sqfull: a child's exit with the shared SQ full waits for no reap"
+out=$(ex "$PROG" sqfull 2>&1) || fail "sqfull: exit $?: $out"
+[ "$out" = "child submitted 48: ok
+parent wait for the child: ok
+parent reaped 48: ok" ] || fail "sqfull: '$out'"
 echo "exec_uring_inherit: ok"

@@ -172,9 +172,11 @@ static void test_payload_fields(void **state)
 	((struct ucmdd_ioctl *)(void *)(buf + HDR))->pad = 1;
 	assert_int_equal(srv_msg_check(buf, n), -EINVAL);
 	n = msg(UCMDD_QUEUE_INIT, sizeof(struct ucmdd_queue_init));
-	/* flags: UCMDD_QI_SQES_AT_OFF and UCMDD_QI_SUBMIT_COPY are known, any other bit refused */
-	((struct ucmdd_queue_init *)(void *)(buf + HDR))->flags = 4;
+	/* flags: UCMDD_QI_SQES_AT_OFF, _SUBMIT_COPY and _RELAY are known, any other bit refused */
+	((struct ucmdd_queue_init *)(void *)(buf + HDR))->flags = 8;
 	assert_int_equal(srv_msg_check(buf, n), -EINVAL);
+	((struct ucmdd_queue_init *)(void *)(buf + HDR))->flags = UCMDD_QI_RELAY;
+	assert_int_equal(srv_msg_check(buf, n), 0);
 	((struct ucmdd_queue_init *)(void *)(buf + HDR))->flags = UCMDD_QI_SQES_AT_OFF;
 	assert_int_equal(srv_msg_check(buf, n), 0);
 	((struct ucmdd_queue_init *)(void *)(buf + HDR))->flags = UCMDD_QI_SUBMIT_COPY;
@@ -183,8 +185,14 @@ static void test_payload_fields(void **state)
 	((struct ucmdd_ring_id *)(void *)(buf + HDR))->pad = 1;
 	assert_int_equal(srv_msg_check(buf, n), -EINVAL);
 	n = msg(UCMDD_REGISTER, sizeof(struct ucmdd_register));
-	((struct ucmdd_register *)(void *)(buf + HDR))->pad = 1;
+	((struct ucmdd_register *)(void *)(buf + HDR))->flags = 2;
 	assert_int_equal(srv_msg_check(buf, n), -EINVAL);
+	/* a ring named by its memfd has no id too */
+	((struct ucmdd_register *)(void *)(buf + HDR))->flags = UCMDD_REG_SHARED;
+	((struct ucmdd_register *)(void *)(buf + HDR))->ring_id = 1;
+	assert_int_equal(srv_msg_check(buf, n), -EINVAL);
+	((struct ucmdd_register *)(void *)(buf + HDR))->ring_id = 0;
+	assert_int_equal(srv_msg_check(buf, n), 0);
 	n = msg(UCMDD_ANA_STATE, sizeof(struct ucmdd_ana_state));
 	((struct ucmdd_ana_state *)(void *)(buf + HDR))->pad = 1;
 	assert_int_equal(srv_msg_check(buf, n), -EINVAL);
@@ -229,6 +237,23 @@ static void test_fds_per_op(void **state)
 	reg->opcode = IORING_REGISTER_FILES;
 	srv_msg_fds(buf, HDR + sizeof(*reg), &min, &max);
 	assert_int_equal(max, 0);
+	/* a ring named by its memfd: that first, then the eventfd */
+	reg->flags = UCMDD_REG_SHARED;
+	reg->opcode = IORING_REGISTER_PROBE;
+	srv_msg_fds(buf, HDR + sizeof(*reg), &min, &max);
+	assert_int_equal(min, 1);
+	assert_int_equal(max, 1);
+	reg->opcode = IORING_REGISTER_EVENTFD;
+	srv_msg_fds(buf, HDR + sizeof(*reg), &min, &max);
+	assert_int_equal(min, 2);
+	assert_int_equal(max, 2);
+	reg->flags = 0;
+	/* a relay ring's QUEUE_INIT carries the shared ring's memfd */
+	msg(UCMDD_QUEUE_INIT, sizeof(struct ucmdd_queue_init));
+	((struct ucmdd_queue_init *)(void *)(buf + HDR))->flags = UCMDD_QI_RELAY;
+	srv_msg_fds(buf, HDR + sizeof(struct ucmdd_queue_init), &min, &max);
+	assert_int_equal(min, 1);
+	assert_int_equal(max, 1);
 }
 
 /* Random bytes never crash it, and whatever passes is a well-formed request. */

@@ -79,8 +79,9 @@ static int teardown(void **state)
 	return 0;
 }
 
-static int cring_open_c(struct srv_client *c, struct cring *r, unsigned entries,
-			unsigned flags, unsigned sq_thread_idle, unsigned qi_flags)
+/* relay_fd: UCMDD_QI_RELAY's memfd (with that flag), else -1 */
+static int cring_open_cr(struct srv_client *c, struct cring *r, unsigned entries,
+			 unsigned flags, unsigned sq_thread_idle, unsigned qi_flags, int relay_fd)
 {
 	struct ucmdd_queue_init req = { .entries = entries, .flags = qi_flags };
 	int fds[3];
@@ -89,7 +90,7 @@ static int cring_open_c(struct srv_client *c, struct cring *r, unsigned entries,
 	memset(r, 0, sizeof(*r));
 	req.p.flags = flags;
 	req.p.sq_thread_idle = sq_thread_idle;
-	r->id = srv_ring_create(c, &req, &r->rep, fds);
+	r->id = srv_ring_create_relay(c, &req, &r->rep, fds, relay_fd);
 	if (r->id < 0)
 		return r->id;
 	r->memfd = fds[0];
@@ -116,6 +117,12 @@ static int cring_open_c(struct srv_client *c, struct cring *r, unsigned entries,
 	r->big = flags & IORING_SETUP_SQE128;
 	r->tail = *r->sq_tail;
 	return 0;
+}
+
+static int cring_open_c(struct srv_client *c, struct cring *r, unsigned entries,
+			unsigned flags, unsigned sq_thread_idle, unsigned qi_flags)
+{
+	return cring_open_cr(c, r, entries, flags, sq_thread_idle, qi_flags, -1);
 }
 
 static int cring_open_qi(struct sfx *s, struct cring *r, unsigned entries, unsigned flags,
@@ -1284,6 +1291,110 @@ static void test_pool_client_killed(void **state)
 	cring_close(&b);
 }
 
+/* One CQE of r's, expected with this user_data and res. */
+static void expect_cqe(struct cring *r, uint64_t ud, int res)
+{
+	struct io_uring_cqe c = wait_cqe(r, NULL);
+
+	assert_int_equal(c.user_data, ud);
+	assert_int_equal(c.res, res);
+}
+
+/*
+ * A forked child's relay ring (UCMDD_QI_RELAY, ring_relay.c): when its
+ * client dies, what it holds is posted into the ring it serves, named by
+ * its memfd: the CQEs it did not reap, a TIMEOUT cancelled then, and an SQE
+ * submitted and never taken (the ring held all it may) -ECANCELED; never
+ * the client's own (UCMDD_RELAY_OWN_UD). The child's register on that ring
+ * (UCMDD_REG_SHARED): the probe and an eventfd, signalled for the ring's
+ * CQEs; files EOPNOTSUPP; a memfd no ring has EBADF.
+ */
+static void test_relay(void **state)
+{
+	struct rt *t = *state;
+	struct __kernel_timespec ts = { .tv_sec = 30 };
+	struct ucmdd_register reg = { .flags = UCMDD_REG_SHARED };
+	struct pollfd pfd = { .events = POLLIN };
+	struct srv_client c2;
+	struct cring b;
+	struct io_uring_sqe *sqe;
+	void *pl;
+	size_t len;
+	int other;
+
+	sfx_client_init(&t->s, &c2);
+	/* both in the daemon's list, as accepted clients are */
+	t->s.c.next = &c2;
+	c2.next = NULL;
+	t->s.d.clients = &t->s.c;
+	assert_int_equal(cring_open(&t->s, &t->r, 8, 0), 0);
+	other = memfd_create("none", MFD_CLOEXEC);
+	assert_true(other >= 0);
+	assert_int_equal(cring_open_cr(&c2, &b, 2, 0, 0, UCMDD_QI_RELAY, -1), -EBADF);
+	assert_int_equal(cring_open_cr(&c2, &b, 2, 0, 0, UCMDD_QI_RELAY, other), -EBADF);
+	assert_int_equal(cring_open_cr(&c2, &b, 2, IORING_SETUP_SQPOLL, 0, UCMDD_QI_RELAY,
+				       t->r.memfd), -EINVAL);
+	assert_int_equal(cring_open_cr(&c2, &b, 2, 0, 0, UCMDD_QI_RELAY, t->r.memfd), 0);
+	/* a NOP completed and not reaped, the client's own, then a TIMEOUT alive */
+	get_sqe(&b)->user_data = 10;
+	get_sqe(&b)->user_data = UCMDD_RELAY_OWN_UD;
+	publish(&b);
+	while (cq_ready(&b) != 2)
+		usleep(100);
+	/* 2 entries: 4 alive at most; the fourth TIMEOUT fills it, the NOP is never taken */
+	for (unsigned i = 0; i < 4; i++) {
+		sqe = get_sqe(&b);
+		ucmd_prep_timeout(sqe, &ts, 0, 0);
+		sqe->user_data = 20 + i;
+		publish(&b);
+		while (__atomic_load_n(b.sq_head, __ATOMIC_ACQUIRE) != b.tail)
+			usleep(100);
+	}
+	get_sqe(&b)->user_data = 30;
+	publish(&b);
+	assert_int_equal(cq_ready(&t->r), 0);
+	atomic_store(&c2.dead, true);
+	srv_rings_destroy_all(&c2);
+	expect_cqe(&t->r, 10, 0);
+	/* the TIMEOUTs in the order the cancel found them */
+	for (unsigned i = 0, seen = 0; i < 4; i++) {
+		struct io_uring_cqe c = wait_cqe(&t->r, NULL);
+
+		assert_true(c.user_data >= 20 && c.user_data < 24);
+		assert_false(seen & (1u << (c.user_data - 20)));
+		seen |= 1u << (c.user_data - 20);
+		assert_int_equal(c.res, -ECANCELED);
+	}
+	expect_cqe(&t->r, 30, -ECANCELED);
+	assert_int_equal(cq_ready(&t->r), 0);
+	cring_close(&b);
+
+	reg.opcode = IORING_REGISTER_PROBE;
+	reg.nr = 256;
+	assert_int_equal(srv_relay_register(&c2, &reg, t->r.memfd, -1, &pl, &len), 0);
+	assert_non_null(pl);
+	assert_true(len > sizeof(struct io_uring_probe));
+	free(pl);
+	assert_int_equal(srv_relay_register(&c2, &reg, other, -1, &pl, &len), -EBADF);
+	pfd.fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	reg.opcode = IORING_REGISTER_EVENTFD;
+	reg.nr = 1;
+	assert_int_equal(srv_relay_register(&c2, &reg, t->r.memfd, pfd.fd, &pl, &len), 0);
+	nop_roundtrip(&t->r, 40);
+	assert_int_equal(poll(&pfd, 1, 10000), 1);
+	reg.opcode = IORING_UNREGISTER_EVENTFD;
+	reg.nr = 0;
+	assert_int_equal(srv_relay_register(&c2, &reg, t->r.memfd, -1, &pl, &len), 0);
+	reg.opcode = IORING_REGISTER_FILES;
+	reg.nr = 1;
+	assert_int_equal(srv_relay_register(&c2, &reg, t->r.memfd, -1, &pl, &len), -EOPNOTSUPP);
+	close(pfd.fd);
+	close(other);
+	t->s.d.clients = NULL;
+	t->s.c.next = NULL;
+	sfx_client_free(&c2);
+}
+
 /*
  * test_pool_relook's replay: which worker is which, and where each waits
  * for the test (under m; the workers wait unbounded, the test 10 s).
@@ -1745,6 +1856,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pool_stuck_pass, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pool_client_killed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pool_relook, setup, teardown_hook),
+		cmocka_unit_test_setup_teardown(test_relay, setup, teardown),
 		cmocka_unit_test(test_crowd_parse),
 		cmocka_unit_test_setup_teardown(test_pool_crowded_one_worker, setup, teardown_crowd),
 		cmocka_unit_test_setup_teardown(test_pool_crowded_sleeps, setup, teardown_crowd),
