@@ -22,15 +22,21 @@
  *
  * A removal is a marker file <root>/.removed/nvmeX, shared by the
  * processes of the exec as the tree is; devinfo.c does not list a removed
- * controller's devices, and the tree loses them at its next sync.
+ * controller's devices, and the tree loses them at its next sync. The same
+ * removals are kept in <root>/.removed/map, a byte per controller instance
+ * that every process of the exec maps (pl_dev_gone): the device fds already
+ * open are asked about at each call, and a system call there would cost
+ * every read what a removal costs once.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -56,6 +62,64 @@ static int removed_path(char *out, size_t len, const char *name)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+/*
+ * The map: byte X is GONE_CTRL once controller X's function is removed,
+ * cleared by the rescan that brings it back. Instances past it are asked
+ * by their marker.
+ */
+#define GONE_MAP_LEN 4096u
+#define GONE_CTRL 1u
+
+static unsigned char *_Atomic gone_map;
+static const unsigned char gone_none[1];	/* no map to be had: markers then */
+
+/*
+ * Mapped at a process's first ask, created by whichever process asks first
+ * (the tree's root is the exec's, so is the map). Raw system calls: asked
+ * from the trampoline and from ucmd-supervise as pl_ctl_removed is.
+ */
+static unsigned char *gone_map_get(void)
+{
+	unsigned char *m = atomic_load_explicit(&gone_map, memory_order_acquire), *exp = NULL;
+	char dir[PATH_MAX], path[PATH_MAX];
+	struct stat st;
+	long fd, p;
+
+	if (m)
+		return m == gone_none ? NULL : m;
+	if (removed_path(dir, sizeof(dir), NULL) || removed_path(path, sizeof(path), "map"))
+		return NULL;	/* not under exec yet: nothing removed, asked again later */
+	pl_raw_syscall(__NR_mkdirat, AT_FDCWD, (long)dir, 0700, 0, 0, 0);
+	fd = pl_raw_syscall(__NR_openat, AT_FDCWD, (long)path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+			    0600, 0, 0);
+	m = (unsigned char *)gone_none;
+	if (fd >= 0) {
+		if (!pl_raw_syscall(__NR_fstat, fd, (long)&st, 0, 0, 0, 0) &&
+		    (st.st_size >= GONE_MAP_LEN ||
+		     !pl_raw_syscall(__NR_ftruncate, fd, GONE_MAP_LEN, 0, 0, 0, 0))) {
+			p = pl_raw_syscall(__NR_mmap, 0, GONE_MAP_LEN, PROT_READ | PROT_WRITE, MAP_SHARED,
+					   fd, 0);
+			if (p >= 0 || p < -4095)
+				m = (unsigned char *)p;
+		}
+		pl_raw_syscall(__NR_close, fd, 0, 0, 0, 0, 0);
+	}
+	if (!atomic_compare_exchange_strong(&gone_map, &exp, m)) {
+		if (m != gone_none)
+			pl_raw_syscall(__NR_munmap, (long)m, GONE_MAP_LEN, 0, 0, 0, 0);
+		m = exp;
+	}
+	return m == gone_none ? NULL : m;
+}
+
+static void gone_set(unsigned instance, bool gone)
+{
+	unsigned char *m = gone_map_get();
+
+	if (m && instance < GONE_MAP_LEN)
+		__atomic_store_n(&m[instance], gone ? GONE_CTRL : 0, __ATOMIC_RELEASE);
+}
+
 bool pl_ctl_removed(unsigned instance)
 {
 	char name[32], path[PATH_MAX];
@@ -65,6 +129,30 @@ bool pl_ctl_removed(unsigned instance)
 		return false;
 	/* from the trampoline: a look of our own, no notification (sv_filter.c) */
 	return !pl_raw_syscall(__NR_faccessat, AT_FDCWD, (long)path, F_OK, 0, 0, 0);
+}
+
+bool pl_instance_gone(unsigned instance)
+{
+	unsigned char *m = gone_map_get();
+
+	if (m && instance < GONE_MAP_LEN)
+		return __atomic_load_n(&m[instance], __ATOMIC_ACQUIRE) & GONE_CTRL;
+	/* no map (another user's root, or past it): the marker, a system call */
+	return getenv(PL_ENV_ROOT) && pl_ctl_removed(instance);
+}
+
+bool pl_dev_gone(const struct pl_devinfo *d)
+{
+	return d && pl_instance_gone(d->instance);
+}
+
+bool pl_name_gone(const char *name)
+{
+	unsigned x;
+
+	if (sscanf(name, "nvme%u", &x) != 1 && sscanf(name, "ng%u", &x) != 1)
+		return false;
+	return pl_instance_gone(x);
 }
 
 bool pl_name_removed(const char *name)
@@ -178,6 +266,7 @@ static int take_remove(const char *root, const char *path)
 	if (fd < 0)
 		return -errno;
 	close(fd);
+	gone_set(c->instance, true);	/* its fds open in any process of the exec fail from now */
 	/*
 	 * The tree loses the function once the open of its remove file is
 	 * made (pl_ctl_done): the write that removes a function succeeds on
@@ -211,6 +300,7 @@ static int take_rescan_bus(const char *root, const char *path)
 			    snprintf(marker, sizeof(marker), "%s/%s", dir, e->d_name) >=
 				    (int)sizeof(marker) || unlink(marker))
 				continue;
+			gone_set(x, false);
 			back[nr++] = x;
 		}
 		closedir(dp);

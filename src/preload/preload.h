@@ -493,6 +493,16 @@ void pl_ctl_done(void);
 bool pl_ctl_removed(unsigned instance);
 /* The same for a device name (nvmeX, nvmeXnY, ngXnY): its controller's. */
 bool pl_name_removed(const char *name);
+/*
+ * Has d's controller been removed (its PCI function's remove) since d was
+ * opened? Then an fd already open on it fails as Linux's do once the
+ * driver is unbound: its NVMe ioctls ENODEV (the queue is dying), its
+ * reads, writes and flushes EIO (the disk is dead). Without a system call.
+ */
+bool pl_dev_gone(const struct pl_devinfo *d);
+/* The same by controller instance, and by a device's name ("ng0n1": ucmd-supervise's fds). */
+bool pl_instance_gone(unsigned instance);
+bool pl_name_gone(const char *name);
 
 /* ---- paths.c ---- */
 /* The path interposers (open*, stat*, access, opendir, readlink...), and: */

@@ -379,6 +379,8 @@ static ssize_t dev_rw(struct pl_file *f, int fd, const struct iovec *uiov, int c
 	/* nvme_dev_fops / nvme_ns_chr_fops: neither read nor write */
 	if (f->dev->kind != PL_DEV_NS_BLK)
 		return fail(EINVAL);
+	if (pl_dev_gone(f->dev))
+		return fail(EIO);	/* a bio to a dead disk: bio_io_error */
 	if (flags & ~RW_RWF_OK)
 		return fail(EOPNOTSUPP);
 	if (cnt < 0 || cnt > IOV_MAX)
@@ -736,6 +738,8 @@ static int dev_fsync(struct pl_file *f, int fd, bool datasync)
 		return fail(EBADF);
 	if (f->dev->kind != PL_DEV_NS_BLK)
 		return fail(EINVAL);	/* no fsync in the char devices' fops */
+	if (pl_dev_gone(f->dev))
+		return fail(EIO);	/* blkdev_fsync's flush to a dead disk */
 	c = rw_ctx_get(0, &err);
 	if (!c)
 		return fail(err);
