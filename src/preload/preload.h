@@ -356,6 +356,14 @@ int pl_sysfs_path(char *out, const char *f, ...) __attribute__((format(printf, 2
  */
 int pl_sysfs_mpath(const char *root, const struct pl_devinfo **v, unsigned n);
 /*
+ * Namespace d's directory as sysfs.c makes it under its controller X's
+ * (d's instance), identified through controller c: for sysfs_mpath.c's
+ * head whose controller X is removed (moved then into its subsystem).
+ */
+int pl_sysfs_ns(const char *root, const struct pl_devinfo *c, const struct pl_devinfo *d);
+/* The controllers removed (ctlfiles.c), at most max: their count. */
+unsigned pl_ctl_removed_list(unsigned *out, unsigned max);
+/*
  * Controller x's directory under sys/devices, its PCI function's
  * "<bus>/<addr>/nvme/nvmeX", which sysfs.c decides: what sysfs_mpath.c
  * moves paths into and links to. 0 or -ENAMETOOLONG.
@@ -491,8 +499,17 @@ int pl_ctl_open(const char *root, const char *path, const char *base);
 void pl_ctl_done(void);
 /* Was controller instance's PCI function removed (its remove written, no rescan since)? */
 bool pl_ctl_removed(unsigned instance);
-/* The same for a device name (nvmeX, nvmeXnY, ngXnY): its controller's. */
+/* The same by a device's name: "nvme0" its controller's, "nvme0n1", "ng0n1" pl_kind_removed's. */
 bool pl_name_removed(const char *name);
+/*
+ * Are the devices of kind named after instance removed? A controller by
+ * its own function's removal; the namespaces nvmeXnY, ngXnY (any kind but
+ * PL_DEV_CTRL) once every controller of subsystem X is removed (X's own,
+ * or the controllers under one multipath head, named after the first).
+ */
+bool pl_kind_removed(enum pl_dev_kind kind, unsigned instance);
+/* Removed controller instance's subsystem when it was removed (X of nvme-subsysX), or -1. */
+int pl_ctl_removed_group(unsigned instance);
 /*
  * Has d's controller been removed (its PCI function's remove) since d was
  * opened? Then an fd already open on it fails as Linux's do once the
