@@ -400,3 +400,15 @@ void pl_statx_fix(const struct pl_devinfo *d, struct statx *stx)
 	stx->stx_blocks = 0;
 	stx->stx_blksize = 4096;
 }
+
+void pl_stat_tree(struct stat *st)
+{
+	st->st_uid = 0;
+	st->st_gid = 0;
+}
+
+void pl_statx_tree(struct statx *stx)
+{
+	stx->stx_uid = 0;
+	stx->stx_gid = 0;
+}

@@ -254,6 +254,14 @@ int pl_dev_open(const struct pl_devinfo *d, int flags);
  */
 void pl_stat_fix(const struct pl_devinfo *d, struct stat *st);
 void pl_statx_fix(const struct pl_devinfo *d, struct statx *stx);
+/*
+ * What the tree's files and directories (PL_WHERE_SYS) stat as: root's,
+ * as Linux's /sys, though the tree is the exec user's on disk. Shown
+ * only: what may be opened is where.c's judgement (a 0644 attribute
+ * writable by root alone, as a root-owned file is), not the owner.
+ */
+void pl_stat_tree(struct stat *st);
+void pl_statx_tree(struct statx *stx);
 /* At load: the device fds this image inherited through exec, found by their placeholders. */
 void pl_fdmap_recover(void);
 /* A new connection (first use, after fork): the daemon opens every known device fd again. */
