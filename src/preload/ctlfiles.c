@@ -115,6 +115,11 @@ static unsigned char *gone_map_get(void)
 	return m == gone_none ? NULL : m;
 }
 
+void pl_ctl_map(void)
+{
+	(void)gone_map_get();
+}
+
 static void gone_set(unsigned instance, unsigned char bit)
 {
 	unsigned char *m = gone_map_get();

@@ -525,6 +525,8 @@ int pl_ctl_removed_group(unsigned instance);
  * reads, writes and flushes EIO (the disk is dead). Without a system call.
  */
 bool pl_dev_gone(const struct pl_devinfo *d);
+/* Map the removals' map (pl_dev_gone's) now, if it can be: once the tree is ready. */
+void pl_ctl_map(void);
 /* The same by controller instance, and by a device's name ("ng0n1": ucmd-supervise's fds). */
 bool pl_instance_gone(unsigned instance);
 bool pl_name_gone(const char *name);
