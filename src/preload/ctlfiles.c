@@ -18,7 +18,11 @@
  *   <function>/reset          a function reset, which with the NVMe driver
  *       bound is a controller reset (its reset_prepare/reset_done)
  *   <function>/remove         the function and its controller leave /dev
- *       and /sys for every process of the exec until a rescan
+ *       and /sys for every process of the exec until a rescan, their
+ *       descriptors already open failing as on a driver unbound (ioctl.c,
+ *       rw.c, sv_dev.c); the namespaces named after its subsystem go with
+ *       the subsystem's last controller (a multipath head stays over the
+ *       controllers left, sysfs_mpath.c)
  *
  * A removal is a marker file <root>/.removed/nvmeX, shared by the
  * processes of the exec as the tree is; devinfo.c does not list a removed
