@@ -18,19 +18,29 @@
  *   <function>/reset          a function reset, which with the NVMe driver
  *       bound is a controller reset (its reset_prepare/reset_done)
  *   <function>/remove         the function and its controller leave /dev
- *       and /sys for every process of the exec until a rescan
+ *       and /sys for every process of the exec until a rescan, their
+ *       descriptors already open failing as on a driver unbound (ioctl.c,
+ *       rw.c, sv_dev.c); the namespaces named after its subsystem go with
+ *       the subsystem's last controller (a multipath head stays over the
+ *       controllers left, sysfs_mpath.c)
  *
  * A removal is a marker file <root>/.removed/nvmeX, shared by the
  * processes of the exec as the tree is; devinfo.c does not list a removed
- * controller's devices, and the tree loses them at its next sync.
+ * controller's devices, and the tree loses them at its next sync. The same
+ * removals are kept in <root>/.removed/map, a byte per controller instance
+ * that every process of the exec maps (pl_dev_gone): the device fds already
+ * open are asked about at each call, and a system call there would cost
+ * every read what a removal costs once.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -56,24 +66,185 @@ static int removed_path(char *out, size_t len, const char *name)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-bool pl_ctl_removed(unsigned instance)
+/*
+ * The map: byte X has GONE_CTRL once controller X's function is removed,
+ * GONE_NS once the namespaces named after X are (nvmeXnY, ngXnY: those of
+ * controller X alone, or a multipath head's, X its subsystem's, which go
+ * with the last controller of the subsystem), cleared by the rescan that
+ * brings them back. Instances past it are asked by their marker.
+ */
+#define GONE_MAP_LEN 4096u
+#define GONE_CTRL 1u
+#define GONE_NS 2u
+
+static unsigned char *_Atomic gone_map;
+static const unsigned char gone_none[1];	/* no map to be had: markers then */
+
+/*
+ * Mapped at a process's first ask, created by whichever process asks first
+ * (the tree's root is the exec's, so is the map). Raw system calls: asked
+ * from the trampoline and from ucmd-supervise as pl_ctl_removed is.
+ */
+static unsigned char *gone_map_get(void)
+{
+	unsigned char *m = atomic_load_explicit(&gone_map, memory_order_acquire), *exp = NULL;
+	char dir[PATH_MAX], path[PATH_MAX];
+	struct stat st;
+	long fd, p;
+
+	if (m)
+		return m == gone_none ? NULL : m;
+	if (removed_path(dir, sizeof(dir), NULL) || removed_path(path, sizeof(path), "map"))
+		return NULL;	/* not under exec yet: nothing removed, asked again later */
+	pl_raw_syscall(__NR_mkdirat, AT_FDCWD, (long)dir, 0700, 0, 0, 0);
+	fd = pl_raw_syscall(__NR_openat, AT_FDCWD, (long)path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+			    0600, 0, 0);
+	m = (unsigned char *)gone_none;
+	if (fd >= 0) {
+		if (!pl_raw_syscall(__NR_fstat, fd, (long)&st, 0, 0, 0, 0) &&
+		    (st.st_size >= GONE_MAP_LEN ||
+		     !pl_raw_syscall(__NR_ftruncate, fd, GONE_MAP_LEN, 0, 0, 0, 0))) {
+			p = pl_raw_syscall(__NR_mmap, 0, GONE_MAP_LEN, PROT_READ | PROT_WRITE, MAP_SHARED,
+					   fd, 0);
+			if (p >= 0 || p < -4095)
+				m = (unsigned char *)p;
+		}
+		pl_raw_syscall(__NR_close, fd, 0, 0, 0, 0, 0);
+	}
+	if (!atomic_compare_exchange_strong(&gone_map, &exp, m)) {
+		if (m != gone_none)
+			pl_raw_syscall(__NR_munmap, (long)m, GONE_MAP_LEN, 0, 0, 0, 0);
+		m = exp;
+	}
+	return m == gone_none ? NULL : m;
+}
+
+void pl_ctl_map(void)
+{
+	(void)gone_map_get();
+}
+
+static void gone_set(unsigned instance, unsigned char bit)
+{
+	unsigned char *m = gone_map_get();
+
+	if (m && instance < GONE_MAP_LEN)
+		__atomic_fetch_or(&m[instance], bit, __ATOMIC_RELEASE);
+}
+
+static void gone_clear_all(void)
+{
+	unsigned char *m = gone_map_get();
+
+	for (unsigned i = 0; m && i < GONE_MAP_LEN; i++)
+		__atomic_store_n(&m[i], 0, __ATOMIC_RELEASE);
+}
+
+/* A marker's name: nvmeX for a controller, nsX for the namespaces named after X. */
+static bool marker_exists(const char *prefix, unsigned instance)
 {
 	char name[32], path[PATH_MAX];
 
-	snprintf(name, sizeof(name), "nvme%u", instance);
+	snprintf(name, sizeof(name), "%s%u", prefix, instance);
 	if (removed_path(path, sizeof(path), name))
 		return false;
 	/* from the trampoline: a look of our own, no notification (sv_filter.c) */
 	return !pl_raw_syscall(__NR_faccessat, AT_FDCWD, (long)path, F_OK, 0, 0, 0);
 }
 
+bool pl_ctl_removed(unsigned instance)
+{
+	return marker_exists("nvme", instance);
+}
+
+bool pl_kind_removed(enum pl_dev_kind kind, unsigned instance)
+{
+	return marker_exists(kind == PL_DEV_CTRL ? "nvme" : "ns", instance);
+}
+
+/* name's kind (a controller's "nvmeX", or a namespace's) and X; false: none of ours */
+static bool name_kind(const char *name, enum pl_dev_kind *kind, unsigned *x)
+{
+	unsigned y;
+	char tail;
+
+	if (sscanf(name, "nvme%un%u%c", x, &y, &tail) == 2 ||
+	    sscanf(name, "ng%un%u%c", x, &y, &tail) == 2) {
+		*kind = PL_DEV_NS_BLK;	/* the block and char nodes alike */
+		return true;
+	}
+	*kind = PL_DEV_CTRL;
+	return sscanf(name, "nvme%u%c", x, &tail) == 1;
+}
+
 bool pl_name_removed(const char *name)
 {
+	enum pl_dev_kind kind;
 	unsigned x;
 
-	if (sscanf(name, "nvme%u", &x) != 1 && sscanf(name, "ng%u", &x) != 1)
-		return false;
-	return pl_ctl_removed(x);
+	return name_kind(name, &kind, &x) && pl_kind_removed(kind, x);
+}
+
+static bool instance_gone(enum pl_dev_kind kind, unsigned instance)
+{
+	unsigned char *m = gone_map_get();
+
+	if (m && instance < GONE_MAP_LEN)
+		return __atomic_load_n(&m[instance], __ATOMIC_ACQUIRE) &
+		       (kind == PL_DEV_CTRL ? GONE_CTRL : GONE_NS);
+	/* no map (another user's root, or past it): the marker, a system call */
+	return getenv(PL_ENV_ROOT) && pl_kind_removed(kind, instance);
+}
+
+bool pl_dev_gone(const struct pl_devinfo *d)
+{
+	return d && instance_gone(d->kind, d->instance);
+}
+
+bool pl_name_gone(const char *name)
+{
+	enum pl_dev_kind kind;
+	unsigned x;
+
+	return name_kind(name, &kind, &x) && instance_gone(kind, x);
+}
+
+int pl_ctl_removed_group(unsigned instance)
+{
+	char name[32], path[PATH_MAX], buf[16];
+	unsigned x;
+	ssize_t n;
+	int fd;
+
+	snprintf(name, sizeof(name), "nvme%u", instance);
+	if (removed_path(path, sizeof(path), name) ||
+	    (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return (int)instance;	/* an older marker: its own subsystem */
+	buf[n] = '\0';
+	return sscanf(buf, "%u", &x) == 1 && x <= INT_MAX ? (int)x : (int)instance;
+}
+
+unsigned pl_ctl_removed_list(unsigned *out, unsigned max)
+{
+	char dir[PATH_MAX];
+	struct dirent *e;
+	unsigned n = 0;
+	DIR *dp;
+
+	if (removed_path(dir, sizeof(dir), NULL) || !(dp = opendir(dir)))
+		return 0;
+	while ((e = readdir(dp)) && n < max) {
+		char tail;
+
+		if (sscanf(e->d_name, "nvme%u%c", &out[n], &tail) == 1)
+			n++;
+	}
+	closedir(dp);
+	return n;
 }
 
 /* The tree as the daemon's list says now (a sync racing ours is the one that counts). */
@@ -162,29 +333,113 @@ static int take_rescan_controller(const char *root, const char *path)
 	return resync(root);
 }
 
+/*
+ * The subsystem controller c is in, as the tree shows it now: X of the
+ * nvme-subsysX holding a link nvmeC (a multipath head's subsystem, named
+ * after its first controller, sysfs_mpath.c), else c's own.
+ */
+static unsigned subsys_of(const char *root, unsigned c)
+{
+	char dir[PATH_MAX], p[PATH_MAX];
+	struct dirent *e;
+	unsigned x = c, s;
+	struct stat st;
+	DIR *dp;
+
+	if (snprintf(dir, sizeof(dir), "%s/sys/devices/virtual/nvme-subsystem", root) >=
+		    (int)sizeof(dir) || !(dp = opendir(dir)))
+		return c;
+	while ((e = readdir(dp))) {
+		char tail;
+
+		if (sscanf(e->d_name, "nvme-subsys%u%c", &s, &tail) != 1 ||
+		    snprintf(p, sizeof(p), "%s/%s/nvme%u", dir, e->d_name, c) >= (int)sizeof(p) ||
+		    lstat(p, &st))
+			continue;
+		x = s;
+		break;
+	}
+	closedir(dp);
+	return x;
+}
+
+/* Is every controller of subsystem x (its links in nvme-subsysX) removed now? */
+static bool subsys_all_removed(const char *root, unsigned x)
+{
+	char dir[PATH_MAX];
+	struct dirent *e;
+	bool all = true;
+	DIR *dp;
+
+	if (snprintf(dir, sizeof(dir), "%s/sys/devices/virtual/nvme-subsystem/nvme-subsys%u", root,
+		     x) >= (int)sizeof(dir) || !(dp = opendir(dir)))
+		return true;	/* none left to show it */
+	while ((e = readdir(dp)) && all) {
+		unsigned c;
+		char tail;
+
+		if (sscanf(e->d_name, "nvme%u%c", &c, &tail) == 1 && !pl_ctl_removed(c))
+			all = false;
+	}
+	closedir(dp);
+	return all;
+}
+
+static int put_marker(const char *name, const char *fmt, unsigned v)
+{
+	char path[PATH_MAX], buf[16];
+	int fd, n, ret = 0;
+
+	if (removed_path(path, sizeof(path), name))
+		return -ENAMETOOLONG;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	n = snprintf(buf, sizeof(buf), fmt, v);
+	if (write(fd, buf, (size_t)n) != n)
+		ret = -EIO;
+	close(fd);
+	return ret;
+}
+
+/*
+ * Controller c leaves: its marker says its subsystem (for the tree to
+ * keep a multipath head over the others, sysfs_mpath.c), and the
+ * namespaces named after that subsystem go with its last controller, as
+ * Linux's head goes with its last path (nvme_mpath_remove_disk).
+ */
 static int take_remove(const char *root, const char *path)
 {
 	const struct pl_devinfo *c = ctrl_at(path, true);
-	char dir[PATH_MAX], marker[PATH_MAX];
-	int fd;
+	char dir[PATH_MAX], name[32];
+	unsigned x;
+	int ret;
 
 	if (!c)
 		return -ENODEV;
-	if (removed_path(dir, sizeof(dir), NULL) || removed_path(marker, sizeof(marker), c->name))
+	if (removed_path(dir, sizeof(dir), NULL))
 		return -ENAMETOOLONG;
 	if (mkdir(dir, 0700) && errno != EEXIST)
 		return -errno;
-	fd = open(marker, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	close(fd);
+	x = subsys_of(root, c->instance);
+	snprintf(name, sizeof(name), "nvme%u", c->instance);
+	ret = put_marker(name, "%u\n", x);
+	if (ret)
+		return ret;
+	gone_set(c->instance, GONE_CTRL);	/* its fds open in any process of the exec fail from now */
+	if (subsys_all_removed(root, x)) {
+		snprintf(name, sizeof(name), "ns%u", x);
+		ret = put_marker(name, "%u\n", x);
+		if (ret)
+			return ret;
+		gone_set(x, GONE_NS);
+	}
 	/*
 	 * The tree loses the function once the open of its remove file is
 	 * made (pl_ctl_done): the write that removes a function succeeds on
 	 * Linux, and the file would be gone from under its own open here.
 	 */
 	sync_pending = true;
-	(void)root;
 	return pl_devinfo_reload();
 }
 
@@ -207,13 +462,16 @@ static int take_rescan_bus(const char *root, const char *path)
 			unsigned x;
 			char tail;
 
-			if (sscanf(e->d_name, "nvme%u%c", &x, &tail) != 1 ||
+			if ((sscanf(e->d_name, "nvme%u%c", &x, &tail) != 1 &&
+			     sscanf(e->d_name, "ns%u%c", &x, &tail) != 1) ||
 			    snprintf(marker, sizeof(marker), "%s/%s", dir, e->d_name) >=
 				    (int)sizeof(marker) || unlink(marker))
 				continue;
-			back[nr++] = x;
+			if (e->d_name[1] == 'v')
+				back[nr++] = x;	/* a controller, probed again */
 		}
 		closedir(dp);
+		gone_clear_all();
 	}
 	for (unsigned i = 0; i < nr; i++) {
 		char name[32];

@@ -180,7 +180,7 @@ static int load_locked(void)
 		struct dev_slot *s;
 
 		/* a removed PCI function's devices are no one's until a rescan (ctlfiles.c) */
-		if (!classify(names[i], &d) || pl_ctl_removed(d.instance))
+		if (!classify(names[i], &d) || pl_kind_removed(d.kind, d.instance))
 			continue;
 		s = find_locked(d.name);
 		if (!s) {
@@ -210,7 +210,8 @@ static int load_locked(void)
 				continue;
 			d->major = PL_MAJOR_NG;
 			d->minor = ns_ordinal++;
-			geometry(d, ctrl_of(x));
+			/* a head whose first controller is removed: asked through the head (a path left) */
+			geometry(d, ctrl_of(x) ? ctrl_of(x) : d);
 			/* its block sibling has the same ordinal and geometry */
 			char blk[32];
 			struct dev_slot *b;
@@ -234,7 +235,7 @@ static int load_locked(void)
 		if (!devs[i].gone && d->kind == PL_DEV_NS_BLK && !d->major) {
 			d->major = PL_MAJOR_BLK;
 			d->minor = ns_ordinal++;
-			geometry(d, ctrl_of(d->instance));
+			geometry(d, ctrl_of(d->instance) ? ctrl_of(d->instance) : d);
 		}
 	}
 	loaded = true;
@@ -269,7 +270,7 @@ const struct pl_devinfo *pl_devinfo(const char *name)
 		ret = load_locked();
 	s = ret ? NULL : find_locked(name);
 	/* removed by another process since our list was read (ctlfiles.c): gone now */
-	if (!ret && (!s || s->gone || pl_ctl_removed(s->info.instance)) && !first) {
+	if (!ret && (!s || s->gone || pl_kind_removed(s->info.kind, s->info.instance)) && !first) {
 		ret = load_locked();
 		reloaded = true;
 		s = ret ? NULL : find_locked(name);
@@ -398,4 +399,16 @@ void pl_statx_fix(const struct pl_devinfo *d, struct statx *stx)
 	stx->stx_size = 0;
 	stx->stx_blocks = 0;
 	stx->stx_blksize = 4096;
+}
+
+void pl_stat_tree(struct stat *st)
+{
+	st->st_uid = 0;
+	st->st_gid = 0;
+}
+
+void pl_statx_tree(struct statx *stx)
+{
+	stx->stx_uid = 0;
+	stx->stx_gid = 0;
 }

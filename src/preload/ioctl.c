@@ -21,8 +21,10 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <linux/fs.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -198,6 +200,28 @@ PL_EXPORT int ioctl(int fd, unsigned long req, ...)
 		if (ret >= 0 || (_IOC_TYPE(req) != 'N' && _IOC_TYPE(req) != 0x12) ||
 		    !(f = pl_fd_adopt(fd, errno)))
 			return ret;
+	}
+	/* nvme_submit_user_cmd on a removed controller: blk_queue_enter's -ENODEV */
+	if (pl_dev_gone(f->dev) && (_IOC_TYPE(req) == 'N' || f->dev->kind != PL_DEV_NS_BLK)) {
+		errno = ENODEV;
+		return -1;
+	}
+	/* a dead disk: its bios fail, its capacity is 0 (blk_mark_disk_dead) */
+	if (pl_dev_gone(f->dev) && (req == BLKDISCARD || req == BLKSECDISCARD || req == BLKZEROOUT)) {
+		errno = EIO;
+		return -1;
+	}
+	if (pl_dev_gone(f->dev) && (req == BLKGETSIZE64 || req == BLKGETSIZE)) {
+		uint64_t z64 = 0;
+		unsigned long zl = 0;
+
+		ret = req == BLKGETSIZE64 ? pl_copy_out(arg, &z64, sizeof(z64)) :
+					    pl_copy_out(arg, &zl, sizeof(zl));
+		if (ret) {
+			errno = -ret;
+			return -1;
+		}
+		return 0;
 	}
 	if (f->dev->kind == PL_DEV_NS_BLK) {
 		ret = pl_blk_ioctl(f, fd, req, arg);

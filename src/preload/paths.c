@@ -450,6 +450,8 @@ static int do_fstatat(int dirfd, const char *path, struct stat *st, int flags)
 		return (int)sv_looked(__NR_newfstatat, dirfd, (long)path, (long)st, flags, 0);
 	if (!ret && w.kind == PL_WHERE_DEV)
 		pl_stat_fix(w.dev, st);
+	else if (!ret && w.kind == PL_WHERE_SYS)
+		pl_stat_tree(st);
 	return ret;
 }
 
@@ -481,6 +483,8 @@ static int do_stat(bool nofollow, const char *path, struct stat *st)
 		return (int)sv_looked(__NR_newfstatat, AT_FDCWD, (long)path, (long)st, flags, 0);
 	if (!ret && w.kind == PL_WHERE_DEV)
 		pl_stat_fix(w.dev, st);
+	else if (!ret && w.kind == PL_WHERE_SYS)
+		pl_stat_tree(st);
 	return ret;
 }
 
@@ -532,6 +536,8 @@ PL_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struc
 		return (int)sv_looked(__NR_statx, dirfd, (long)path, flags, mask, (long)stx);
 	if (!ret && w.kind == PL_WHERE_DEV)
 		pl_statx_fix(w.dev, stx);
+	else if (!ret && w.kind == PL_WHERE_SYS)
+		pl_statx_tree(stx);
 	return ret;
 }
 

@@ -254,6 +254,14 @@ int pl_dev_open(const struct pl_devinfo *d, int flags);
  */
 void pl_stat_fix(const struct pl_devinfo *d, struct stat *st);
 void pl_statx_fix(const struct pl_devinfo *d, struct statx *stx);
+/*
+ * What the tree's files and directories (PL_WHERE_SYS) stat as: root's,
+ * as Linux's /sys, though the tree is the exec user's on disk. Shown
+ * only: what may be opened is where.c's judgement (a 0644 attribute
+ * writable by root alone, as a root-owned file is), not the owner.
+ */
+void pl_stat_tree(struct stat *st);
+void pl_statx_tree(struct statx *stx);
 /* At load: the device fds this image inherited through exec, found by their placeholders. */
 void pl_fdmap_recover(void);
 /* A new connection (first use, after fork): the daemon opens every known device fd again. */
@@ -355,6 +363,14 @@ int pl_sysfs_path(char *out, const char *f, ...) __attribute__((format(printf, 2
  * by the sync with its device list, under its lock.
  */
 int pl_sysfs_mpath(const char *root, const struct pl_devinfo **v, unsigned n);
+/*
+ * Namespace d's directory as sysfs.c makes it under its controller X's
+ * (d's instance), identified through controller c: for sysfs_mpath.c's
+ * head whose controller X is removed (moved then into its subsystem).
+ */
+int pl_sysfs_ns(const char *root, const struct pl_devinfo *c, const struct pl_devinfo *d);
+/* The controllers removed (ctlfiles.c), at most max: their count. */
+unsigned pl_ctl_removed_list(unsigned *out, unsigned max);
 /*
  * Controller x's directory under sys/devices, its PCI function's
  * "<bus>/<addr>/nvme/nvmeX", which sysfs.c decides: what sysfs_mpath.c
@@ -491,8 +507,29 @@ int pl_ctl_open(const char *root, const char *path, const char *base);
 void pl_ctl_done(void);
 /* Was controller instance's PCI function removed (its remove written, no rescan since)? */
 bool pl_ctl_removed(unsigned instance);
-/* The same for a device name (nvmeX, nvmeXnY, ngXnY): its controller's. */
+/* The same by a device's name: "nvme0" its controller's, "nvme0n1", "ng0n1" pl_kind_removed's. */
 bool pl_name_removed(const char *name);
+/*
+ * Are the devices of kind named after instance removed? A controller by
+ * its own function's removal; the namespaces nvmeXnY, ngXnY (any kind but
+ * PL_DEV_CTRL) once every controller of subsystem X is removed (X's own,
+ * or the controllers under one multipath head, named after the first).
+ */
+bool pl_kind_removed(enum pl_dev_kind kind, unsigned instance);
+/* Removed controller instance's subsystem when it was removed (X of nvme-subsysX), or -1. */
+int pl_ctl_removed_group(unsigned instance);
+/*
+ * Has d's controller been removed (its PCI function's remove) since d was
+ * opened? Then an fd already open on it fails as Linux's do once the
+ * driver is unbound: its NVMe ioctls ENODEV (the queue is dying), its
+ * reads, writes and flushes EIO (the disk is dead). Without a system call.
+ */
+bool pl_dev_gone(const struct pl_devinfo *d);
+/* Map the removals' map (pl_dev_gone's) now, if it can be: once the tree is ready. */
+void pl_ctl_map(void);
+/* The same by controller instance, and by a device's name ("ng0n1": ucmd-supervise's fds). */
+bool pl_instance_gone(unsigned instance);
+bool pl_name_gone(const char *name);
 
 /* ---- paths.c ---- */
 /* The path interposers (open*, stat*, access, opendir, readlink...), and: */

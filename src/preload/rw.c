@@ -152,8 +152,17 @@ struct rw_ctrl {
 static struct rw_ctrl rw_ctrls[RW_MAX_CTRL];
 static pthread_mutex_t rw_ctrls_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static struct rw_ctrl ctrl_caps(unsigned instance)
+/*
+ * Namespace d's controller's MDTS and ONCS: asked of controller X (d's
+ * instance), or, X's function removed while the namespace stays (a
+ * multipath head over the controllers left, ctlfiles.c), of the namespace's
+ * device, which the daemon's head serves through a path left. The
+ * caller's errno is kept: the lookup is no part of its call.
+ */
+static struct rw_ctrl ctrl_caps(const struct pl_devinfo *d)
 {
+	unsigned instance = d->instance;
+	int saved = errno;
 	struct nvme_passthru_cmd64 cmd = { .opcode = 0x06, .cdw10 = 1, .data_len = 4096 };
 	struct rw_ctrl v = { .max_bytes = RW_CHUNK_MAX };
 	const struct pl_devinfo *c;
@@ -169,7 +178,7 @@ static struct rw_ctrl ctrl_caps(unsigned instance)
 		return v;
 	v.max_bytes = RW_CHUNK_MAX;
 	snprintf(name, sizeof(name), "nvme%u", instance);
-	c = pl_devinfo(name);
+	c = pl_ctl_removed(instance) ? d : pl_devinfo(name);
 	id = aligned_alloc(4096, 4096);
 	if (c && id) {
 		cmd.addr = (uint64_t)(uintptr_t)id;
@@ -182,12 +191,13 @@ static struct rw_ctrl ctrl_caps(unsigned instance)
 	pthread_mutex_lock(&rw_ctrls_lock);
 	rw_ctrls[instance] = v;
 	pthread_mutex_unlock(&rw_ctrls_lock);
+	errno = saved;
 	return v;
 }
 
 static void rw_geo(const struct pl_devinfo *d, struct pl_blk_geo *g)
 {
-	pl_blk_geo_of(d, ctrl_caps(d->instance).max_bytes, g);
+	pl_blk_geo_of(d, ctrl_caps(d).max_bytes, g);
 }
 
 /* ---- the thread's ring on the daemon ----------------------------------------- */
@@ -379,6 +389,8 @@ static ssize_t dev_rw(struct pl_file *f, int fd, const struct iovec *uiov, int c
 	/* nvme_dev_fops / nvme_ns_chr_fops: neither read nor write */
 	if (f->dev->kind != PL_DEV_NS_BLK)
 		return fail(EINVAL);
+	if (pl_dev_gone(f->dev))
+		return fail(EIO);	/* a bio to a dead disk: bio_io_error */
 	if (flags & ~RW_RWF_OK)
 		return fail(EOPNOTSUPP);
 	if (cnt < 0 || cnt > IOV_MAX)
@@ -736,6 +748,8 @@ static int dev_fsync(struct pl_file *f, int fd, bool datasync)
 		return fail(EBADF);
 	if (f->dev->kind != PL_DEV_NS_BLK)
 		return fail(EINVAL);	/* no fsync in the char devices' fops */
+	if (pl_dev_gone(f->dev))
+		return fail(EIO);	/* blkdev_fsync's flush to a dead disk */
 	c = rw_ctx_get(0, &err);
 	if (!c)
 		return fail(err);
@@ -839,7 +853,7 @@ static int blk_discard(struct pl_file *f, uint64_t start, uint64_t len)
 	char name[32];
 	int ret;
 
-	if (!(ctrl_caps(d->instance).oncs & RW_ONCS_DSM))
+	if (!(ctrl_caps(d).oncs & RW_ONCS_DSM))
 		return -EOPNOTSUPP;
 	if (!len)
 		return 0;
@@ -1030,7 +1044,7 @@ int pl_blk_ioctl(struct pl_file *f, int fd, unsigned long req, void *arg)
 	case BLKDISCARD:
 	case BLKZEROOUT:
 		ret = pl_blk_range_ioctl(&g, req, acc_ok(f, true),
-					 ctrl_caps(f->dev->instance).oncs & RW_ONCS_DSM,
+					 ctrl_caps(f->dev).oncs & RW_ONCS_DSM,
 					 rw_fetch_range, arg, r);
 		if (!ret)
 			ret = req == BLKDISCARD ? blk_discard(f, r[0], r[1])

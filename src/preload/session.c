@@ -327,6 +327,8 @@ const char *pl_root(void)
 		errno = -ret;
 		return NULL;
 	}
+	/* mapped now, while the tree is this process's to reach: a thread that drops later still asks it */
+	pl_ctl_map();
 	atomic_store_explicit(&ready, true, memory_order_release);
 out:
 	pthread_mutex_unlock(&lock);

@@ -120,6 +120,40 @@ static int64_t dev_ioctl(struct sv *s, const struct seccomp_notif *req, struct s
 	return ucmd_ioctl(s->e, (int)(uint32_t)g[0], cmd, (void *)(uintptr_t)g[2]);
 }
 
+/*
+ * A call on a device whose controller was removed (ctlfiles.c), as Linux's
+ * fd on an unbound driver answers it: the NVMe ioctls ENODEV (the queue is
+ * dying), a disk's reads, writes, flushes, discards EIO and its size 0 (the
+ * disk is dead);
+ * true when answered so (*ret), false for what still works as before (stat,
+ * lseek, the disk's block sizes, a char device's EINVAL to a read).
+ */
+static bool gone_call(struct sv *s, const struct seccomp_notif *req, struct sv_fd *f, int64_t *ret)
+{
+	unsigned long cmd = (unsigned long)req->data.args[1];
+	int nr = req->data.nr;
+
+	if (nr == __NR_ioctl) {
+		if (_IOC_TYPE(cmd) == 'N' || !f->blk)
+			*ret = -ENODEV;
+		else if (cmd == BLKDISCARD || cmd == BLKSECDISCARD || cmd == BLKZEROOUT)
+			*ret = -EIO;
+		else if (cmd == BLKGETSIZE64 || cmd == BLKGETSIZE) {
+			uint64_t zero = 0;	/* a dead disk's capacity (blk_mark_disk_dead) */
+
+			*ret = sv_mem_out((pid_t)req->pid, req->data.args[2], &zero,
+					  cmd == BLKGETSIZE64 ? sizeof(uint64_t) : sizeof(long));
+		} else
+			*ret = dev_ioctl(s, req, f);	/* the block sizes: the open's */
+		return true;
+	}
+	if (!f->blk || nr == __NR_fstat || nr == __NR_newfstatat || nr == __NR_statx ||
+	    nr == __NR_lseek)
+		return false;
+	*ret = -EIO;
+	return true;
+}
+
 void sv_fd_call(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct sv_ans *a)
 {
 	const __u64 *g = req->data.args;
@@ -198,6 +232,8 @@ void sv_fd_call(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct 
 		a->error = nr == __NR_ioctl ? -ENOTTY : nr == __NR_lseek ? -ESPIPE : -EINVAL;
 		return;
 	}
+	if (pl_name_gone(f->name) && gone_call(s, req, f, &ret))
+		goto out;
 	switch (nr) {
 	case __NR_ioctl:
 		ret = dev_ioctl(s, req, f);
@@ -211,6 +247,7 @@ void sv_fd_call(struct sv *s, const struct seccomp_notif *req, pid_t tg, struct 
 		ret = sv_blk_call(s, req, f);
 		break;
 	}
+out:
 	if (ret < 0)
 		a->error = (int)ret;
 	else

@@ -79,6 +79,8 @@ static long call_on(const struct seccomp_notif *req, const struct pl_where *w, i
 			return -errno;
 		if (w->kind == PL_WHERE_DEV)
 			pl_stat_fix(w->dev, &st);
+		else if (w->kind == PL_WHERE_SYS)
+			pl_stat_tree(&st);
 		return sv_mem_out(tid, buf, &st, sizeof(st));
 	}
 	case __NR_statx: {
@@ -88,6 +90,8 @@ static long call_on(const struct seccomp_notif *req, const struct pl_where *w, i
 			return -errno;
 		if (w->kind == PL_WHERE_DEV)
 			pl_statx_fix(w->dev, &stx);
+		else if (w->kind == PL_WHERE_SYS)
+			pl_statx_tree(&stx);
 		return sv_mem_out(tid, g[4], &stx, sizeof(stx));
 	}
 	case __NR_access:

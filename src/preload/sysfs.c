@@ -866,6 +866,14 @@ static void prune_ctrls(const char *root, const struct pl_devinfo **v, unsigned 
 	closedir(dp);
 }
 
+int pl_sysfs_ns(const char *root, const struct pl_devinfo *c, const struct pl_devinfo *d)
+{
+	static struct ctrl_facts f;
+
+	ctrl_facts(c, &f);
+	return build_ns(root, c, &f, d);
+}
+
 /* Make the tree say what pl_devinfo_list() says now. Under the lock. */
 static int sync_locked(const char *root)
 {

@@ -13,6 +13,7 @@
  *
  * Run after sysfs.c built the single-path layout, under its lock.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -204,10 +205,120 @@ static int add_path(const char *root, const struct pl_devinfo *c, unsigned x, un
 	return ret ?: pl_sysfs_link(t, l);
 }
 
+/* Is controller x in the list (not removed)? */
+static bool ctrl_listed(const struct mp_ctrl *c, unsigned nc, unsigned x)
+{
+	for (unsigned i = 0; i < nc; i++)
+		if (c[i].d->instance == x)
+			return true;
+	return false;
+}
+
+/*
+ * The subsystem's name when its first controller x, the one the head is
+ * named after, was removed: the head's namespaces still listed (others of
+ * the subsystem remain) whose Identify Controller, answered through the
+ * head, gives the group's NQN. x, or -1: the group's own first controller.
+ */
+static int removed_first(const struct mp_ctrl *c, unsigned nc, const char *nqn,
+			 const struct pl_devinfo **v, unsigned n)
+{
+	static struct nvme_id_ctrl id;
+
+	for (unsigned k = 0; k < n; k++) {
+		unsigned o = v[k]->instance;
+
+		if (v[k]->kind == PL_DEV_CTRL || ctrl_listed(c, nc, o) ||
+		    pl_ctl_removed_group(o) != (int)o)
+			continue;
+		if (!pl_identify(v[k], 0, NVME_IDENTIFY_CNS_CTRL, NVME_CSI_NVM, &id) &&
+		    !strncmp(id.subnqn, nqn, NVME_NQN_LENGTH))
+			return (int)o;
+	}
+	return -1;
+}
+
+/*
+ * nvme-subsysX for a group whose first controller x is removed: the
+ * subsystem keeps its name (Linux's subsystem outlives a controller), so
+ * controller c's own, as sysfs.c made it, becomes it (once: a later sync
+ * finds it made and c joins it as the others do).
+ */
+static int keep_subsys(const char *root, unsigned c, unsigned x)
+{
+	char from[PATH_MAX], to[PATH_MAX], l[PATH_MAX], t[PATH_MAX];
+	struct stat st;
+	int ret;
+
+	ret = pl_sysfs_path(to, "%s/sys/devices/virtual/nvme-subsystem/nvme-subsys%u", root, x);
+	ret = ret ?: pl_sysfs_path(from, "%s/sys/devices/virtual/nvme-subsystem/nvme-subsys%u", root, c);
+	if (ret)
+		return ret;
+	if (!lstat(to, &st))
+		return 0;
+	if (rename(from, to))
+		return -errno;
+	if (!pl_sysfs_path(l, "%s/sys/class/nvme-subsystem/nvme-subsys%u", root, c))
+		unlink(l);
+	ret = pl_sysfs_path(t, "../../devices/virtual/nvme-subsystem/nvme-subsys%u", x);
+	ret = ret ?: pl_sysfs_path(l, "%s/sys/class/nvme-subsystem/nvme-subsys%u", root, x);
+	return ret ?: pl_sysfs_link(t, l);
+}
+
+/*
+ * A head's disk whose controller x is removed: made as sysfs.c makes it
+ * (through controller c, under x's function), moved into the subsystem,
+ * and what of the removed function that made again goes.
+ */
+static int orphan_head(const char *root, const struct pl_devinfo *c, const struct pl_devinfo *d,
+		       unsigned x)
+{
+	char dev[128], p[PATH_MAX];
+	int ret = pl_sysfs_ns(root, c, d);
+
+	ret = ret ?: move_head(root, d, x);
+	if (ret || pl_sysfs_ctrl_dev(dev, sizeof(dev), x))
+		return ret;
+	/* <bus>/<addr>/nvme/nvmeX: each directory, emptied, up to the function's */
+	for (int up = 0; up < 3; up++) {
+		char *slash;
+
+		if (pl_sysfs_path(p, "%s/sys/devices/%s", root, dev) || rmdir(p))
+			break;
+		slash = strrchr(dev, '/');
+		if (!slash)
+			break;
+		*slash = '\0';
+	}
+	return 0;
+}
+
+/* nvme-subsysX's links to controllers no longer listed (removed): gone, as Linux unlinks them */
+static void drop_gone_links(const char *root, const struct mp_ctrl *c, unsigned nc, unsigned x)
+{
+	char dir[PATH_MAX], p[PATH_MAX];
+	struct dirent *e;
+	DIR *dp;
+
+	if (pl_sysfs_path(dir, "%s/sys/devices/virtual/nvme-subsystem/nvme-subsys%u", root, x) ||
+	    !(dp = opendir(dir)))
+		return;
+	while ((e = readdir(dp))) {
+		unsigned k;
+		char tail;
+
+		if (sscanf(e->d_name, "nvme%u%c", &k, &tail) == 1 && !ctrl_listed(c, nc, k) &&
+		    !pl_sysfs_path(p, "%s/%s", dir, e->d_name))
+			unlink(p);
+	}
+	closedir(dp);
+}
+
 int pl_sysfs_mpath(const char *root, const struct pl_devinfo **v, unsigned n)
 {
 	static struct mp_ctrl c[MAX_CTRLS];
 	static struct nvme_id_ctrl id;
+	unsigned removed[MAX_CTRLS], nr = pl_ctl_removed_list(removed, MAX_CTRLS);
 	unsigned nc = 0;
 	int ret = 0;
 
@@ -234,20 +345,31 @@ int pl_sysfs_mpath(const char *root, const struct pl_devinfo **v, unsigned n)
 	}
 	for (unsigned i = 0; i < nc && !ret; i++) {
 		unsigned x = c[i].d->instance, members = 0;
+		int first;
 
 		if (c[i].lead != (int)i)
 			continue;
+		/* the head and its subsystem are named after the first controller, removed or not */
+		first = removed_first(c, nc, c[i].nqn, v, n);
+		if (first >= 0)
+			x = (unsigned)first;
 		for (unsigned j = 0; j < nc; j++)
 			members += c[j].lead == (int)i;
+		/* the removed ones count: the head stays a head over the paths left (Linux's) */
+		for (unsigned r = 0; r < nr; r++)
+			members += pl_ctl_removed_group(removed[r]) == (int)x;
 		if (members < 2)
 			continue;	/* one controller: the layout stays */
+		if (first >= 0)
+			ret = keep_subsys(root, c[i].d->instance, x);
+		drop_gone_links(root, c, nc, x);
 		for (unsigned j = 0; j < nc && !ret; j++)
-			if (c[j].lead == (int)i && j != i)
+			if (c[j].lead == (int)i && c[j].d->instance != x)
 				ret = join_subsys(root, c[j].d->instance, x);
 		for (unsigned k = 0; k < n && !ret; k++) {
 			if (v[k]->kind == PL_DEV_CTRL || v[k]->instance != x)
 				continue;
-			ret = move_head(root, v[k], x);
+			ret = first >= 0 ? orphan_head(root, c[i].d, v[k], x) : move_head(root, v[k], x);
 			if (ret || v[k]->kind != PL_DEV_NS_BLK)
 				continue;
 			for (unsigned j = 0; j < nc && !ret; j++)
