@@ -336,7 +336,7 @@ struct ucmdd_ring_ctl {
 };
 
 #define UCMDD_CTL_CQ_FUTEX	(1u << 0)	/* the daemon wakes cq_fwaiting sleepers */
-#define UCMDD_CTL_SQ_BELL	(1u << 1)	/* the daemon clears sq_bell before emptying the sq eventfd */
+#define UCMDD_CTL_SQ_BELL	(1u << 1)	/* the daemon clears sq_bell after emptying the sq eventfd */
 
 /*
  * The read bounce area (UCMDD_RING_BOUNCE): this control block at offset 0,
