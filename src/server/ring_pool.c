@@ -397,13 +397,14 @@ static void worker_sleep(struct pworker *w)
 					 * this drain and wakes a later poll; a
 					 * client that found it set wrote nothing,
 					 * and its SQEs are seen by our passes
-					 * after this clear. Cleared first, a write
-					 * drained here would leave it set with
-					 * nothing to wake us.
+					 * after this clear (their tail and limit
+					 * loads are seq_cst, as this store).
+					 * Cleared first, a write drained here
+					 * would leave it set with nothing to wake
+					 * us.
 					 */
 					srv_efd_drain(r->sq_efd);
 					__atomic_store_n(&r->ctl->sq_bell, 0, __ATOMIC_SEQ_CST);
-					atomic_thread_fence(memory_order_seq_cst);
 				}
 				if (w->pfd[i + 1].revents)
 					efd_read(r->owner_efd);
