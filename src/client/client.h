@@ -53,6 +53,7 @@ struct dring {
 	int cq_efd;			/* the daemon posted CQEs while cq_waiting */
 	atomic_uint waiters;		/* threads of ours waiting for CQEs */
 	bool cq_futex;			/* the daemon wakes ctl->cq_futex (UCMDD_CTL_CQ_FUTEX) */
+	bool sq_bell;			/* one doorbell per drain: ctl->sq_bell (UCMDD_CTL_SQ_BELL) */
 	/*
 	 * UCMDD_QI_SUBMIT_COPY: the program's SQ (proto.h's UCMDD_PSQ_*),
 	 * copied into the ring's at submit under psq_lock (two threads may

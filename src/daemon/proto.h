@@ -370,6 +370,19 @@ struct ucmdd_region {
  * cq_fwaiting is set, bumps cq_futex and calls FUTEX_WAKE, which never
  * blocks on the client (no eventfd, no guard timers). The two ways are
  * independent: a client that predates the futex sets only cq_waiting.
+ *
+ * A daemon that sets UCMDD_CTL_SQ_BELL in features clears sq_bell (seq_cst)
+ * after each read that empties the sq eventfd, and looks at the ring after
+ * that. A client that would write the sq eventfd first swaps sq_bell to 1
+ * and writes only if it was 0. sq_bell set so means a write that no
+ * emptying read has taken yet (its swap came after the last clear, so its
+ * write after the read before it): a poll will wake the daemon, whose clear
+ * and look then come after the swap that found sq_bell set, and see every
+ * SQE that client published before it. Two clients of one ring, or a client
+ * that submits one SQE per enter while the daemon sleeps, ring once per
+ * sleep, not once per enter (fio's default job under `ucmd exec` wrote the
+ * eventfd for nearly every read on a crowded machine). A client that
+ * predates the bell writes every time, which the daemon drains as before.
  */
 struct ucmdd_ring_ctl {
 	uint32_t cq_waiting;	/* client writes; daemon reads */
@@ -380,9 +393,11 @@ struct ucmdd_ring_ctl {
 	uint32_t features;	/* daemon writes at set-up: UCMDD_CTL_* */
 	uint32_t cq_futex;	/* daemon writes: bumped before each FUTEX_WAKE */
 	uint32_t cq_fwaiting;	/* client writes: its threads sleeping on cq_futex */
+	uint32_t sq_bell;	/* client sets to 1 before it writes the sq eventfd; daemon clears */
 };
 
 #define UCMDD_CTL_CQ_FUTEX	(1u << 0)	/* the daemon wakes cq_fwaiting sleepers */
+#define UCMDD_CTL_SQ_BELL	(1u << 1)	/* the daemon clears sq_bell after emptying the sq eventfd */
 
 /*
  * The read bounce area (UCMDD_RING_BOUNCE): this control block at offset 0,

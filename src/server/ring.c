@@ -525,7 +525,7 @@ static int ring_setup(struct srv_ring *r, const struct ucmdd_queue_init *req,
 	r->mem_ino = st.st_ino;
 	r->ctl = (struct ucmdd_ring_ctl *)((char *)m->mem + m->tail_off);
 	/* before the client has the ring: it may sleep on the futex (cq_wake) */
-	r->ctl->features = UCMDD_CTL_CQ_FUTEX;
+	r->ctl->features = UCMDD_CTL_CQ_FUTEX | UCMDD_CTL_SQ_BELL;
 	/* what the client is told: its own flags, the layout the engine made */
 	ep.flags = p->flags;
 	ep.sq_thread_cpu = p->sq_thread_cpu;

@@ -390,8 +390,22 @@ static void worker_sleep(struct pworker *w)
 				if (!(w->pfd[i].revents | w->pfd[i + 1].revents))
 					continue;
 				__atomic_fetch_add(&r->ctl->wakeups, 1, __ATOMIC_RELAXED);
-				if (w->pfd[i].revents)
+				if (w->pfd[i].revents) {
+					/*
+					 * The bell after the drain (proto.h): set
+					 * again, its writer's write comes after
+					 * this drain and wakes a later poll; a
+					 * client that found it set wrote nothing,
+					 * and its SQEs are seen by our passes
+					 * after this clear (their tail and limit
+					 * loads are seq_cst, as this store).
+					 * Cleared first, a write drained here
+					 * would leave it set with nothing to wake
+					 * us.
+					 */
 					srv_efd_drain(r->sq_efd);
+					__atomic_store_n(&r->ctl->sq_bell, 0, __ATOMIC_SEQ_CST);
+				}
 				if (w->pfd[i + 1].revents)
 					efd_read(r->owner_efd);
 			}

@@ -48,6 +48,7 @@ enum fake_mode {
 	FAKE_BOUNCE,		/* as FAKE_OK, and gives each ring a read bounce area */
 	FAKE_BOUNCE_W,		/* the same with a write part: 8 records, 16 KiB of data */
 	FAKE_FUTEX,		/* as FAKE_OK, and offers the futex wake-up (UCMDD_CTL_CQ_FUTEX) */
+	FAKE_BELL,		/* as FAKE_OK, and clears sq_bell after emptying the doorbell (UCMDD_CTL_SQ_BELL) */
 };
 
 struct fake {
@@ -136,6 +137,8 @@ static int fake_ring(struct fake *f, const struct ucmdd_queue_init *req, int fds
 	*(unsigned *)(f->mem + p->cq_off.ring_entries) = 2 * n;
 	if (f->mode == FAKE_FUTEX)
 		((struct ucmdd_ring_ctl *)(f->mem + f->rep.ctl_off))->features = UCMDD_CTL_CQ_FUTEX;
+	if (f->mode == FAKE_BELL)
+		((struct ucmdd_ring_ctl *)(f->mem + f->rep.ctl_off))->features = UCMDD_CTL_SQ_BELL;
 	fds[1] = f->sq_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	fds[2] = f->cq_efd = eventfd(0, EFD_CLOEXEC);
 	return 5;
@@ -1501,6 +1504,53 @@ static void test_submit_copy(void **state)
 }
 
 /*
+ * The doorbell while the daemon sleeps (NEED_WAKEUP), one SQE per enter as
+ * fio's default job submits, on a copy ring (the enter does not wait for
+ * the take). A daemon with the bell (UCMDD_CTL_SQ_BELL) is rung once until
+ * it empties the eventfd and clears the bell, then once again; one
+ * without it, every time, as before (it never clears the bell: a client
+ * that waited for that would never ring again).
+ */
+static void bell_run(enum fake_mode mode, uint64_t want_first, uint64_t want_again)
+{
+	struct fake f;
+	struct ucmd_engine *e = fake_start(&f, mode);
+	struct io_uring_params p = { 0 };
+	struct ucmd_ring ring;
+	struct psq q;
+	uint64_t cnt = 0;
+
+	assert_int_equal(dc_queue_init_flags(e, 16, &ring, &p, UCMDD_QI_SUBMIT_COPY), 0);
+	psq_of(&f, &ring, &p, &q);
+	__atomic_store_n(word(&f, f.rep.p.sq_off.flags), IORING_SQ_NEED_WAKEUP, __ATOMIC_SEQ_CST);
+	for (unsigned i = 0; i < 6; i++) {
+		psq_push(&q, 15, i, i);
+		assert_int_equal(dc_enter(&ring, 1, 0, 0), 1);
+	}
+	assert_int_equal(read(f.sq_efd, &cnt, sizeof(cnt)), sizeof(cnt));
+	assert_int_equal(cnt, want_first);
+	/* the daemon woke: emptied the eventfd (above), then cleared the bell */
+	if (mode == FAKE_BELL)
+		__atomic_store_n(&ctl_of(&f)->sq_bell, 0, __ATOMIC_SEQ_CST);
+	for (unsigned i = 6; i < 9; i++) {
+		psq_push(&q, 15, i, i);
+		assert_int_equal(dc_enter(&ring, 1, 0, 0), 1);
+	}
+	assert_int_equal(read(f.sq_efd, &cnt, sizeof(cnt)), sizeof(cnt));
+	assert_int_equal(cnt, want_again);
+	assert_int_equal(*q.etail, 9);
+	ucmd_queue_exit(&ring);
+	fake_stop(&f, e);
+}
+
+static void test_doorbell_once(void **state)
+{
+	(void)state;
+	bell_run(FAKE_BELL, 1, 1);
+	bell_run(FAKE_OK, 6, 3);
+}
+
+/*
  * A daemon that refuses UCMDD_QI_SUBMIT_COPY (one before it): the ring is
  * made again with the shared SQ, and the program is told of that one. A
  * SQPOLL ring asks for it too: its program's flags word is then the
@@ -2070,6 +2120,7 @@ int main(void)
 		cmocka_unit_test(test_ring_mapping),
 		cmocka_unit_test(test_ring_sqes_at_off),
 		cmocka_unit_test(test_submit_copy),
+		cmocka_unit_test(test_doorbell_once),
 		cmocka_unit_test(test_submit_plain),
 		cmocka_unit_test(test_submit_copy_full),
 		cmocka_unit_test(test_submit_copy_threads),
