@@ -57,6 +57,7 @@
 #define OWN_MIN_ENTRIES 64u
 /* the daemon's personality ids are below its UCMD_MAX_PERSONALITIES (64) */
 #define OWN_MAX_PERS 64u
+#define OWN_TIMEOUTS 64u
 
 struct pl_own {
 	int fd;				/* the kernel ring */
@@ -87,6 +88,14 @@ struct pl_own {
 	 * Under the ring's reg_lock (uring.c), as every submission here.
 	 */
 	uint16_t pers[OWN_MAX_PERS];
+	/*
+	 * The user_data of the last TIMEOUTs and LINK_TIMEOUTs queued here
+	 * (under lock), for a timeout update to find the ring they are on: one
+	 * long done, or pushed out, is the kernel's -ENOENT, as Linux's is
+	 * once it fired.
+	 */
+	uint64_t tmo[OWN_TIMEOUTS];
+	unsigned tmo_next, tmo_n;
 };
 
 struct own_slots {
@@ -549,6 +558,15 @@ static int kernel_cancel(struct pl_own *o, uint64_t addr, int fd, unsigned flags
 	return (int)ret;
 }
 
+/* Whether a TIMEOUT or LINK_TIMEOUT with this user_data was queued on the kernel ring lately. */
+static bool own_timeout(const struct pl_own *o, uint64_t user_data)
+{
+	for (unsigned i = 0; i < o->tmo_n; i++)
+		if (o->tmo[i] == user_data)
+			return true;
+	return false;
+}
+
 /* The cancel's own CQE, through the kernel ring after the CQEs of what it cancelled there. */
 static bool xcancel_answer(struct plan *pl, const struct io_uring_sqe *sqe, int res)
 {
@@ -564,8 +582,10 @@ static bool xcancel_answer(struct plan *pl, const struct io_uring_sqe *sqe, int 
  * looked in first (kernel_cancel); what it found there is the answer, here
  * (true); what it did not find is the daemon's ring's to look for, the SQE
  * going there as before (false), and so is all the daemon answers alone:
- * a cancel by a device's descriptor, flags or fields it refuses, a
- * TIMEOUT_UPDATE. A cancel of all (IORING_ASYNC_CANCEL_ALL, _ANY) that
+ * a cancel by a device's descriptor, flags or fields it refuses. A timeout
+ * update (IORING_TIMEOUT_UPDATE, IORING_LINK_TIMEOUT_UPDATE) of a timeout
+ * queued on the kernel ring goes there (the daemon's ring updates none,
+ * EOPNOTSUPP). A cancel of all (IORING_ASYNC_CANCEL_ALL, _ANY) that
  * found some on the kernel ring is answered with their count and is also
  * made on the daemon's ring, its CQE not posted unless it fails
  * (IOSQE_CQE_SKIP_SUCCESS: its count is not added; docs/compat.md).
@@ -579,8 +599,20 @@ static bool xcancel(struct plan *pl, const struct io_uring_sqe *in)
 	int res;
 
 	if (sqe.opcode == IORING_OP_TIMEOUT_REMOVE) {
-		/* a remove Linux takes (an update, a bad one: the daemon's) */
-		if (sqe.timeout_flags || sqe.buf_index || sqe.len || sqe.splice_fd_in)
+		if (sqe.buf_index || sqe.len || sqe.splice_fd_in)
+			return false;	/* the daemon's answer */
+		/* an update of a timeout queued here: the kernel ring's, whose answer is Linux's */
+		if (sqe.timeout_flags & IORING_TIMEOUT_UPDATE_MASK) {
+			if (!own_timeout(pl->o, sqe.addr))
+				return false;
+			sqe.flags &= (uint8_t)~(IOSQE_IO_LINK | IOSQE_IO_HARDLINK);
+			own_flush(pl->o);
+			if (!own_queue(pl->o, &sqe))
+				own_queue_fail(pl->o, sqe.user_data, -EBUSY);
+			return true;
+		}
+		/* a remove Linux takes (a bad one: the daemon's) */
+		if (sqe.timeout_flags)
 			return false;
 		/* Linux's TIMEOUT_REMOVE is a cancel of a TIMEOUT by user_data */
 		res = kernel_cancel(pl->o, sqe.addr, 0, OWN_CANCEL_USERDATA | OWN_CANCEL_OP,
@@ -621,6 +653,14 @@ static bool plan_divert(const struct io_uring_sqe *sqe, unsigned pos, void *ctx)
 		return false;	/* another thread's, submitted meanwhile: the daemon's */
 	switch (pl->v[k]) {
 	case V_OWN:
+		if (sqe->opcode == IORING_OP_TIMEOUT || sqe->opcode == IORING_OP_LINK_TIMEOUT) {
+			struct pl_own *o = pl->o;
+
+			o->tmo[o->tmo_next] = sqe->user_data;
+			o->tmo_next = (o->tmo_next + 1) % OWN_TIMEOUTS;
+			if (o->tmo_n < OWN_TIMEOUTS)
+				o->tmo_n++;
+		}
 		if ((pl->dangling && k == pl->last) || sqe->personality) {
 			/* read once: the program may be writing its SQ meanwhile */
 			struct io_uring_sqe copy = *sqe;

@@ -11,7 +11,7 @@
  * user_data (in a submission of its own and in the RECV's), by descriptor,
  * by registered file, all of a descriptor's, any; a TIMEOUT linked to a
  * RECV (so on the kernel ring too) removed by TIMEOUT_REMOVE and cancelled
- * by ASYNC_CANCEL; a TIMEOUT of the ring's own (the daemon's under ucmd)
+ * by ASYNC_CANCEL, updated by TIMEOUT_UPDATE; a TIMEOUT of the ring's own (the daemon's under ucmd)
  * cancelled, and one cancelled with a RECV by
  * IORING_ASYNC_CANCEL_ANY; a cancel that finds nothing. Prints one line per
  * check, "name ok" or what came, exit 1 on any failure. Under ucmd before,
@@ -231,6 +231,30 @@ int main(void)
 	io_uring_prep_cancel64(sqe_get(21), 19, 0);
 	submit(1);
 	expect("cancel_timeout_linked", 21, 0, (unsigned[]){ 19, 20 }, 2);
+
+	/* the same updated to fire now (TIMEOUT_UPDATE): it ends -ETIME, its RECV cancelled */
+	{
+		struct __kernel_timespec now = { .tv_nsec = 1000000 };
+
+		timeout_on(32, &ts, true);
+		recv_on(sv[0], 33, false);
+		submit(2);
+		io_uring_prep_timeout_update(sqe_get(34), &now, 32, 0);
+		submit(1);
+		wait_for(34);
+		if (res[34] != 0 && write(sv[1], "x", 1) != 1)
+			die("write", errno);
+		wait_for(32);
+		wait_for(33);
+		drain();
+		if (res[34] == 0 && res[32] == -ETIME && res[33] == -ECANCELED) {
+			printf("timeout_update_linked ok\n");
+		} else {
+			printf("timeout_update_linked: update %d, timeout %d, recv %d\n", res[34],
+			       res[32], res[33]);
+			failed = 1;
+		}
+	}
 
 	/*
 	 * a TIMEOUT alone (the daemon's ring under ucmd) cancelled (its
