@@ -603,10 +603,10 @@ static bool xcancel(struct plan *pl, const struct io_uring_sqe *in)
 			return false;	/* the daemon's answer */
 		/* an update of a timeout queued here: the kernel ring's, whose answer is Linux's */
 		if (sqe.timeout_flags & IORING_TIMEOUT_UPDATE_MASK) {
-			if (!own_timeout(pl->o, sqe.addr))
+			/* a personality's id is the daemon's: the daemon's answer */
+			if (sqe.personality || !own_timeout(pl->o, sqe.addr))
 				return false;
 			sqe.flags &= (uint8_t)~(IOSQE_IO_LINK | IOSQE_IO_HARDLINK);
-			own_flush(pl->o);
 			if (!own_queue(pl->o, &sqe))
 				own_queue_fail(pl->o, sqe.user_data, -EBUSY);
 			return true;
