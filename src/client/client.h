@@ -216,6 +216,12 @@ int dc_psq_take(struct ucmd_ring *ring, unsigned to_submit,
  * (the ring is gone), -EAGAIN (its SQ stays full).
  */
 int dc_inject_cqe(struct ucmd_ring *ring, const struct io_uring_cqe *cqe);
+/*
+ * Put sqe (64 bytes: its own fields) into ring's SQ as dc_inject_cqe puts
+ * its NOP: a request of the preload's own, after what was submitted
+ * before. 0, -ENOTCONN, -EAGAIN.
+ */
+int dc_inject_sqe(struct ucmd_ring *ring, const struct io_uring_sqe *sqe);
 /* In a forked child: the ring's thread lock may have been held by a thread that is not here. */
 void dc_ring_forked(struct ucmd_ring *ring);
 void dc_queue_exit(struct ucmd_ring *ring);

@@ -1165,6 +1165,35 @@ int dc_inject_cqe(struct ucmd_ring *ring, const struct io_uring_cqe *cqe)
 	return 0;
 }
 
+int dc_inject_sqe(struct ucmd_ring *ring, const struct io_uring_sqe *in)
+{
+	size_t sqe_sz = (ring->flags & IORING_SETUP_SQE128) ? 128 : 64;
+	struct dring *dr = to_dr(ring);
+	struct io_uring_sqe *sqe;
+	unsigned etail, mask = ring->sq.ring_mask;
+	int room;
+
+	if (ring_dead(dr))
+		return -ENOTCONN;
+	psq_lock(dr);
+	etail = __atomic_load_n(ring->sq.ktail, __ATOMIC_RELAXED);
+	room = copy_room(ring, etail);
+	if (room <= 0) {
+		psq_unlock(dr);
+		return room ? room : -EAGAIN;
+	}
+	sqe = (struct io_uring_sqe *)((char *)ring->sq.sqes + (etail & mask) * sqe_sz);
+	memset(sqe, 0, sqe_sz);
+	memcpy(sqe, in, sizeof(*in));
+	if (ring->sq.array)
+		__atomic_store_n(&ring->sq.array[etail & mask], etail & mask, __ATOMIC_RELAXED);
+	/* seq_cst: pairs with the proxy's NEED_WAKEUP, then its look at the tail */
+	__atomic_store_n(ring->sq.ktail, etail + 1, __ATOMIC_SEQ_CST);
+	psq_unlock(dr);
+	kick(ring, 1, 0);
+	return 0;
+}
+
 static int enter_sub(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
 		     unsigned flags, dc_divert_fn divert, void *dctx, struct dc_plain *plain);
 

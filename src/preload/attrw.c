@@ -23,8 +23,12 @@
  *     ("change", "add"... as kobject_synth_uevent takes them), which ask
  *     for an event to udev, and no udev watches ucmd's devices;
  *   - a write the interposers do not see (glibc's own, as bash's echo
- *     through stdout makes it; a raw syscall) meets the read-only
- *     descriptor: EBADF, a refusal, never a write taken.
+ *     through stdout makes it) on 1 or 2 traps once the process opened an
+ *     attribute for writing (pl_seccomp_trap_std_writes: a filter that
+ *     sends those writes to the SIGSYS handler, pl_attrw_trapped) and is
+ *     judged the same; on another number (a raw syscall, a stream of
+ *     glibc's own) it meets the read-only descriptor: EBADF, a refusal,
+ *     never a write taken.
  *
  * The judgement itself is attrval.c's, which ucmd-supervise shares for a
  * static program's writes (sv_attrw.c).
@@ -106,6 +110,27 @@ bool pl_attrw(int fd, const struct iovec *iov, int cnt, ssize_t *ret)
 		*ret = (ssize_t)n;
 	}
 	return true;
+}
+
+long pl_attrw_trapped(long nr, const long a[6])
+{
+	struct iovec one = { (void *)a[1], (size_t)a[2] };
+	const struct iovec *iov = &one;
+	long ret = pl_raw_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+	int cnt = 1, saved = errno;
+	ssize_t r;
+
+	if (ret != -EBADF)
+		return ret;
+	if (nr == __NR_writev || nr == __NR_pwritev || nr == __NR_pwritev2) {
+		iov = (const struct iovec *)a[1];
+		cnt = (int)a[2];
+	}
+	if (!pl_attrw((int)a[0], iov, cnt, &r))
+		return ret;
+	ret = r < 0 ? -errno : r;
+	errno = saved;
+	return ret;
 }
 
 bool pl_attrw_fd(int fd)

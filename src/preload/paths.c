@@ -239,8 +239,11 @@ int pl_open_path(int dirfd, const char *path, int flags, mode_t mode)
 	ret = pl_sys_open_ok(&w, flags);
 	if (ret < 0)
 		return -1;
-	if (ret == PL_OPEN_ATTRW)
+	if (ret == PL_OPEN_ATTRW) {
 		flags = pl_attrw_flags(flags);
+		/* a shell's builtin echo writes it as 1 through glibc's own write: that traps */
+		pl_seccomp_trap_std_writes();
+	}
 	fd = pl_open_judged(dirfd, w.kind == PL_WHERE_SYS ? w.path : copy, flags, needs_mode(flags) ? mode : 0);
 	pl_ctl_done();
 	if (to_sv(&w, fd))

@@ -659,8 +659,24 @@ bool pl_svtab_dev(int fd, char name[32], int *flags);
 
 /* Install the filter and the SIGSYS handler once per process image. 0 or -errno. */
 int pl_seccomp_install(void);
+/* The filter and its trampoline are there: trapped calls reach our SIGSYS handler. */
+bool pl_seccomp_on(void);
 /* A system call that the filter lets through (the trampoline's address is allowed). */
 long pl_raw_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
+/*
+ * From now on the writes on descriptors 1 and 2 (write, pwrite64, writev,
+ * pwritev, pwritev2) that no interposer sees, glibc's own (a stdout
+ * stream's), trap too, in every thread and in the images exec makes, so
+ * that one on an attribute is judged (pl_attrw_trapped). Once per process
+ * (a second filter is not added). 0 or -errno.
+ */
+int pl_seccomp_trap_std_writes(void);
+/*
+ * A trapped write on 1 or 2 (nr, the call's arguments): made for real,
+ * and when the kernel refuses it (EBADF) on an attribute opened for
+ * writing, attrw.c's answer. The system call's result (-errno).
+ */
+long pl_attrw_trapped(long nr, const long a[6]);
 
 /* The trampoline's page (seccomp.c): far below the mmap area and above any PIE or heap, free in
  * every image we have seen; the same in every image, so ucmd-supervise's filter knows it too. */

@@ -44,6 +44,7 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -149,6 +150,11 @@ long pl_open_judged(int dirfd, const char *path, int flags, mode_t mode)
 	return ret < 0 ? -errno : ret;
 }
 
+bool pl_seccomp_on(void)
+{
+	return tramp != NULL;
+}
+
 long pl_raw_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a5)
 {
 	if (tramp)
@@ -180,6 +186,23 @@ static bool is_trapped(long nr)
 			return true;
 	return false;
 }
+
+/* the writes pl_seccomp_trap_std_writes traps on 1 and 2 */
+static const int std_writes[] = {
+	__NR_write, __NR_pwrite64, __NR_writev, __NR_pwritev, __NR_pwritev2,
+};
+#define NR_STD_WRITES (sizeof(std_writes) / sizeof(std_writes[0]))
+
+static bool is_std_write(long nr, long fd)
+{
+	for (unsigned i = 0; i < NR_STD_WRITES; i++)
+		if (nr == std_writes[i])
+			return (unsigned)fd == 1 || (unsigned)fd == 2;
+	return false;
+}
+
+/* this thread took a trapped write on 1 or 2: the filter is there (std_trapped) */
+static __thread bool std_write_seen;
 
 static bool is_uring_off(long off)
 {
@@ -287,8 +310,15 @@ static void sigsys(int sig, siginfo_t *si, void *ctx)
 
 	/* a SIGSYS of someone else's (kill, another filter's trap): the program's disposition */
 	if (si->si_code != SYS_SECCOMP ||
-	    !(is_trapped(si->si_syscall) || si->si_syscall == __NR_mmap)) {
+	    !(is_trapped(si->si_syscall) || si->si_syscall == __NR_mmap ||
+	      is_std_write(si->si_syscall, a[0]))) {
 		pl_sigsys_chain(sig, si, ctx);
+		errno = saved;
+		return;
+	}
+	if (is_std_write(si->si_syscall, a[0])) {
+		std_write_seen = true;
+		g[REG_RAX] = pl_attrw_trapped(si->si_syscall, a);
 		errno = saved;
 		return;
 	}
@@ -396,6 +426,76 @@ static int filter_install(void)
 	return 0;
 }
 
+/*
+ * Whether the writes on 1 and 2 trap already (a filter of this process's,
+ * or of the image before exec): a write on 1 through libc's syscall() is
+ * seen by the SIGSYS handler if so; its buffer is no user address, so the
+ * kernel refuses it (EFAULT, or EBADF) before anything is written.
+ */
+static bool std_trapped(void)
+{
+	static long (*next)(long, ...);
+
+	if (!next)
+		next = pl_next("syscall");
+	std_write_seen = false;
+	next(__NR_write, 1L, -1L, 1L);
+	return std_write_seen;
+}
+
+int pl_seccomp_trap_std_writes(void)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static bool done;
+	enum {
+		L_NR = 7,
+		L_NRS = L_NR + 1,			/* one JEQ per write call */
+		L_FD = L_NRS + NR_STD_WRITES,
+		L_TRAP = L_FD + 3,
+		L_ALLOW = L_TRAP + 1,
+		L_LEN = L_ALLOW + 1,
+	};
+	struct sock_filter f[L_LEN] = {
+		/* 0 */ LD(offsetof(struct seccomp_data, arch)),
+		/* 1 */ JEQ(AUDIT_ARCH_X86_64, 0, L_ALLOW - 2),
+		/* the trampoline's own calls go through: the handler's real write */
+		/* 2 */ LD(IP_HI),
+		/* 3 */ JEQ((uint32_t)(TRAMP_ADDR >> 32), 0, L_NR - 4),
+		/* 4 */ LD(IP_LO),
+		/* 5 */ JGE((uint32_t)TRAMP_ADDR + (uint32_t)TRAMP_LEN, L_NR - 6, 0),
+		/* 6 */ JGE((uint32_t)TRAMP_ADDR, L_ALLOW - 7, 0),
+		/* 7 */ LD(offsetof(struct seccomp_data, nr)),
+	};
+	struct sock_fprog prog = { .len = L_LEN, .filter = f };
+	int ret = 0;
+
+	if (!tramp)
+		return -EOPNOTSUPP;	/* no filter of ours: such a write stays EBADF */
+	for (unsigned i = 0; i < NR_STD_WRITES; i++)
+		f[L_NRS + i] = (struct sock_filter)JEQ((uint32_t)std_writes[i],
+						       L_FD - (L_NRS + i + 1), 0);
+	f[L_NRS + NR_STD_WRITES - 1].jf = L_ALLOW - L_FD;
+	/* the kernel takes the descriptor as an int: the low word */
+	f[L_FD] = (struct sock_filter)LD(ARG_LO(0));
+	f[L_FD + 1] = (struct sock_filter)JEQ(1, L_TRAP - (L_FD + 2), 0);
+	f[L_FD + 2] = (struct sock_filter)JEQ(2, L_TRAP - (L_FD + 3), L_ALLOW - (L_FD + 3));
+	f[L_TRAP] = (struct sock_filter)RET(SECCOMP_RET_TRAP);
+	f[L_ALLOW] = (struct sock_filter)RET(SECCOMP_RET_ALLOW);
+	pthread_mutex_lock(&lock);
+	if (!done && !std_trapped()) {
+		/* every thread's: the one that writes may not be the one that opened */
+		if (syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC,
+			    &prog) &&
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0))
+			ret = -errno;
+		else
+			pl_trace("writes on 1 and 2 trap from now on: an attribute's are judged");
+	}
+	done = !ret;
+	pthread_mutex_unlock(&lock);
+	return ret;
+}
+
 int pl_seccomp_install(void)
 {
 	int ret;
@@ -441,6 +541,16 @@ long pl_raw_syscall(long nr, long a0, long a1, long a2, long a3, long a4, long a
 int pl_seccomp_install(void)
 {
 	return -EOPNOTSUPP;
+}
+
+int pl_seccomp_trap_std_writes(void)
+{
+	return -EOPNOTSUPP;
+}
+
+bool pl_seccomp_on(void)
+{
+	return false;
 }
 
 #endif

@@ -17,7 +17,8 @@
  * trap) goes on to the recorded disposition: the program's handler,
  * nothing for SIG_IGN, death for SIG_DFL, as without us. Without the
  * supervisor (the preload loaded by hand) the program's calls reach the
- * kernel, and replace our handler, as before.
+ * kernel, and replace our handler, as before. The masks the program sets
+ * through libc never block SIGSYS (without_sigsys).
  */
 #include <errno.h>
 #include <signal.h>
@@ -58,6 +59,58 @@ int pl_sigsys_install(void (*handler)(int, siginfo_t *, void *), void *restorer)
 	/* libc's instruction: the supervisor's record of this image (ENOSYS once it is gone) */
 	syscall(SYS_rt_sigaction, SIGSYS, &dfl, NULL, sizeof(dfl.mask));
 	return (int)pl_raw_syscall(__NR_rt_sigaction, SIGSYS, (long)&ka, 0, sizeof(ka.mask), 0, 0);
+}
+
+/*
+ * SIGSYS is never blocked while the filter is there: a trapped call made
+ * while it is (a thread that blocks every signal and then writes its log
+ * to stderr, once the std-write trap is on: seccomp.c; a handler whose
+ * sa_mask holds it) would end the process, the kernel resetting a blocked
+ * trap signal to its default. So a mask the program asks for through libc
+ * is made without SIGSYS (a SIGSYS sent by kill is delivered as unblocked).
+ */
+static const sigset_t *without_sigsys(int how, const sigset_t *set, sigset_t *copy)
+{
+	if (!set || how == SIG_UNBLOCK || !pl_seccomp_on() || sigismember(set, SIGSYS) != 1)
+		return set;
+	*copy = *set;
+	sigdelset(copy, SIGSYS);
+	return copy;
+}
+
+PL_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	static int (*next)(int, const sigset_t *, sigset_t *);
+	sigset_t copy;
+
+	if (!next)
+		next = pl_next("sigprocmask");
+	return next(how, without_sigsys(how, set, &copy), old);
+}
+
+PL_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	static int (*next)(int, const sigset_t *, sigset_t *);
+	sigset_t copy;
+
+	if (!next)
+		next = pl_next("pthread_sigmask");
+	return next(how, without_sigsys(how, set, &copy), old);
+}
+
+PL_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	static int (*next)(int, const struct sigaction *, struct sigaction *);
+	struct sigaction copy;
+
+	if (!next)
+		next = pl_next("sigaction");
+	if (act && pl_seccomp_on() && sigismember(&act->sa_mask, SIGSYS) == 1) {
+		copy = *act;
+		sigdelset(&copy.sa_mask, SIGSYS);
+		act = &copy;
+	}
+	return next(sig, act, old);
 }
 
 void pl_sigsys_chain(int sig, siginfo_t *si, void *ctx)

@@ -20,7 +20,10 @@
  * across the two rings: its first SQE completes with -EINVAL and the
  * others with -ECANCELED, none of it run (docs/compat.md). Fileless SQEs
  * (NOP, TIMEOUT, LINK_TIMEOUT, ASYNC_CANCEL) go with their chain, and to
- * the daemon alone.
+ * the daemon alone. But an ASYNC_CANCEL or TIMEOUT_REMOVE of its own (in
+ * no chain) once the kernel ring is made looks in both rings, as Linux's
+ * looks in its one: the kernel ring first, synchronously, then the
+ * daemon's (xcancel below).
  *
  * Registered files: the kernel ring holds the own descriptors of the
  * program's table at the same indexes (-1 at the devices'), the daemon's
@@ -54,6 +57,7 @@
 #define OWN_MIN_ENTRIES 64u
 /* the daemon's personality ids are below its UCMD_MAX_PERSONALITIES (64) */
 #define OWN_MAX_PERS 64u
+#define OWN_TIMEOUTS 64u
 
 struct pl_own {
 	int fd;				/* the kernel ring */
@@ -84,6 +88,14 @@ struct pl_own {
 	 * Under the ring's reg_lock (uring.c), as every submission here.
 	 */
 	uint16_t pers[OWN_MAX_PERS];
+	/*
+	 * The user_data of the last TIMEOUTs and LINK_TIMEOUTs queued here
+	 * (under lock), for a timeout update to find the ring they are on: one
+	 * long done, or pushed out, is the kernel's -ENOENT, as Linux's is
+	 * once it fired.
+	 */
+	uint64_t tmo[OWN_TIMEOUTS];
+	unsigned tmo_next, tmo_n;
 };
 
 struct own_slots {
@@ -124,7 +136,7 @@ static void *sys_mmap(size_t len, int fd, off_t off)
  * that a path names what the program's libc calls would (ucmd's devices
  * under /dev): OPENAT, STATX, CLOSE.
  */
-enum { C_NEUTRAL, C_DEV, C_OWN, C_LOCAL };
+enum { C_NEUTRAL, C_DEV, C_OWN, C_LOCAL, C_XCANCEL };
 
 /*
  * Not a device, a ring of ucmd's, or nothing. The numbers ucmd-supervise
@@ -137,14 +149,36 @@ static bool own_fd(int fd)
 	       !pl_uring_is_ring(fd);
 }
 
+/* Whether registered file i is an own descriptor, on the kernel ring's table. */
+static bool own_slot(const struct pl_own *o, unsigned i)
+{
+	/* the count is the only thing a look writes */
+	atomic_uint *readers = (atomic_uint *)&o->slot_readers;
+	const struct own_slots *t;
+	bool own;
+
+	/*
+	 * seq_cst, the count before the load: a swap that the load did
+	 * not see yet reads the count after it (swap_slots), and so
+	 * waits for this look to end before it frees what it loaded.
+	 */
+	atomic_fetch_add(readers, 1);
+	t = atomic_load(&o->slots);
+	own = t && i < t->nr && t->own[i];
+	atomic_fetch_sub_explicit(readers, 1, memory_order_release);
+	return own;
+}
+
 static int sqe_class(const struct pl_own *o, const struct io_uring_sqe *sqe)
 {
 	switch (sqe->opcode) {
+	case IORING_OP_ASYNC_CANCEL:
+	case IORING_OP_TIMEOUT_REMOVE:
+		/* what it looks for may be on the kernel ring, once there is one */
+		return o ? C_XCANCEL : C_NEUTRAL;
 	case IORING_OP_NOP:
 	case IORING_OP_TIMEOUT:
 	case IORING_OP_LINK_TIMEOUT:
-	case IORING_OP_ASYNC_CANCEL:
-	case IORING_OP_TIMEOUT_REMOVE:
 	case IORING_OP_FILES_UPDATE:	/* the daemon's table (EOPNOTSUPP there) */
 		return C_NEUTRAL;
 	case IORING_OP_PROVIDE_BUFFERS:	/* fd is a count: the buffers of own RECVs */
@@ -174,27 +208,8 @@ static int sqe_class(const struct pl_own *o, const struct io_uring_sqe *sqe)
 	default:
 		break;
 	}
-	if (sqe->flags & IOSQE_FIXED_FILE) {
-		atomic_uint *readers;
-		const struct own_slots *t;
-		unsigned i = (unsigned)sqe->fd;
-		bool own;
-
-		if (!o)
-			return C_DEV;
-		/* the count is the only thing a look writes */
-		readers = (atomic_uint *)&o->slot_readers;
-		/*
-		 * seq_cst, the count before the load: a swap that the load did
-		 * not see yet reads the count after it (swap_slots), and so
-		 * waits for this look to end before it frees what it loaded.
-		 */
-		atomic_fetch_add(readers, 1);
-		t = atomic_load(&o->slots);
-		own = t && i < t->nr && t->own[i];
-		atomic_fetch_sub_explicit(readers, 1, memory_order_release);
-		return own ? C_OWN : C_DEV;
-	}
+	if (sqe->flags & IOSQE_FIXED_FILE)
+		return o && own_slot(o, (unsigned)sqe->fd) ? C_OWN : C_DEV;
 	switch (sqe->opcode) {
 	case IORING_OP_READV:
 	case IORING_OP_WRITEV:
@@ -216,7 +231,7 @@ bool pl_own_sqe(const struct pl_own *o, const struct io_uring_sqe *sqe)
 {
 	int c = sqe_class(o, sqe);
 
-	return c == C_OWN || c == C_LOCAL;
+	return c == C_OWN || c == C_LOCAL || c == C_XCANCEL;
 }
 
 /* ---- the kernel ring ---- */
@@ -421,7 +436,7 @@ static void own_flush(struct pl_own *o)
 
 /* ---- a submission ---- */
 
-enum { V_DEV, V_OWN, V_LOCAL, V_EINVAL, V_ECANCELED };
+enum { V_DEV, V_OWN, V_LOCAL, V_EINVAL, V_ECANCELED, V_XCANCEL };
 
 struct plan {
 	struct pl_own *o;
@@ -429,12 +444,14 @@ struct plan {
 	bool started;
 	unsigned char *v;		/* verdict per SQ position - base */
 	unsigned chain;			/* first of the chain being read */
-	bool in_chain, has_own, has_dev, has_local;
+	bool in_chain, has_own, has_dev, has_local, has_x;
 	struct io_uring_sqe *local;	/* the V_LOCAL SQEs, copied, in order */
 	unsigned nlocal;
 	unsigned last;			/* the last SQE read */
 	bool dangling;			/* it links to nothing: its chain ends with the submission */
 	int bad;			/* the chain's SQE with an unknown personality, or -1 */
+	struct io_uring_sqe *follow;	/* cancels for the daemon's ring after the submission */
+	unsigned nfollow;
 };
 
 /*
@@ -452,6 +469,8 @@ static void resolve(struct plan *pl, unsigned end)
 			pl->v[k] = (int)k == pl->bad ? V_EINVAL : V_ECANCELED;
 		else if (mixed)
 			pl->v[k] = k == pl->chain ? V_EINVAL : V_ECANCELED;
+		else if (places == 0 && pl->has_x && end == pl->chain)
+			pl->v[k] = V_XCANCEL;	/* a cancel in no chain: both rings */
 		else
 			pl->v[k] = pl->has_own ? V_OWN : pl->has_local ? V_LOCAL : V_DEV;
 	}
@@ -476,7 +495,7 @@ static void plan_note(const struct io_uring_sqe *sqe, unsigned pos, void *ctx)
 	if (!pl->in_chain) {
 		pl->chain = k;
 		pl->in_chain = true;
-		pl->has_own = pl->has_dev = pl->has_local = false;
+		pl->has_own = pl->has_dev = pl->has_local = pl->has_x = false;
 		pl->bad = -1;
 	}
 	/* a personality neither ring knows: the kernel ring's ids are not the program's */
@@ -486,8 +505,143 @@ static void plan_note(const struct io_uring_sqe *sqe, unsigned pos, void *ctx)
 	pl->has_own |= c == C_OWN;
 	pl->has_dev |= c == C_DEV;
 	pl->has_local |= c == C_LOCAL;
+	pl->has_x |= c == C_XCANCEL;
 	if (!(sqe->flags & (IOSQE_IO_LINK | IOSQE_IO_HARDLINK)))
 		resolve(pl, k);
+}
+
+/* ---- cancels: Linux finds a request wherever it is in its ring ---- */
+
+#ifndef IORING_REGISTER_SYNC_CANCEL
+#define IORING_REGISTER_SYNC_CANCEL 24
+#endif
+/* Linux 6.6's IORING_ASYNC_CANCEL_USERDATA and _OP: match user_data and opcode */
+#define OWN_CANCEL_USERDATA (1U << 4)
+#define OWN_CANCEL_OP (1U << 5)
+/* the flags the daemon's ring takes (src/core/cancel.c): any other is its EINVAL */
+#define OWN_CANCEL_FLAGS (IORING_ASYNC_CANCEL_ALL | IORING_ASYNC_CANCEL_FD | \
+			  IORING_ASYNC_CANCEL_ANY | IORING_ASYNC_CANCEL_FD_FIXED)
+
+/* Linux's io_uring_sync_cancel_reg, 6.6's layout (the same 64 bytes as 6.0's) */
+struct own_sync_cancel {
+	uint64_t addr;
+	int32_t fd;
+	uint32_t flags;
+	struct __kernel_timespec timeout;
+	uint8_t opcode;
+	uint8_t pad[7];
+	uint64_t pad2[3];
+};
+
+/*
+ * One look for what a cancel names on the kernel ring, cancelling it
+ * (o->lock held): IORING_REGISTER_SYNC_CANCEL with a zero timeout, which
+ * answers as ASYNC_CANCEL would but for a request found running, which it
+ * waits for (-ETIME after no time, -EINTR at a signal): that is
+ * ASYNC_CANCEL's -EALREADY.
+ */
+static int kernel_cancel(struct pl_own *o, uint64_t addr, int fd, unsigned flags, uint8_t opcode)
+{
+	struct own_sync_cancel sc;
+	long ret;
+
+	memset(&sc, 0, sizeof(sc));
+	sc.addr = addr;
+	sc.fd = fd;
+	sc.flags = flags;
+	sc.opcode = opcode;
+	/* what this submission queued before the cancel is in the ring, as on Linux */
+	own_flush(o);
+	ret = sys_uring_register(o->fd, IORING_REGISTER_SYNC_CANCEL, &sc, 1);
+	if (ret == -ETIME || ret == -EINTR)
+		ret = -EALREADY;
+	return (int)ret;
+}
+
+/* Whether a TIMEOUT or LINK_TIMEOUT with this user_data was queued on the kernel ring lately. */
+static bool own_timeout(const struct pl_own *o, uint64_t user_data)
+{
+	for (unsigned i = 0; i < o->tmo_n; i++)
+		if (o->tmo[i] == user_data)
+			return true;
+	return false;
+}
+
+/* The cancel's own CQE, through the kernel ring after the CQEs of what it cancelled there. */
+static bool xcancel_answer(struct plan *pl, const struct io_uring_sqe *sqe, int res)
+{
+	/* as Linux: a success asked not to post, posts nothing */
+	if (res < 0 || !(sqe->flags & IOSQE_CQE_SKIP_SUCCESS))
+		own_queue_fail(pl->o, sqe->user_data, res);
+	return true;
+}
+
+/*
+ * An ASYNC_CANCEL or TIMEOUT_REMOVE in no chain, on a ring whose kernel
+ * ring exists: what it names may be on either ring. The kernel ring is
+ * looked in first (kernel_cancel); what it found there is the answer, here
+ * (true); what it did not find is the daemon's ring's to look for, the SQE
+ * going there as before (false), and so is all the daemon answers alone:
+ * a cancel by a device's descriptor, flags or fields it refuses. A timeout
+ * update (IORING_TIMEOUT_UPDATE, IORING_LINK_TIMEOUT_UPDATE) of a timeout
+ * queued on the kernel ring goes there (the daemon's ring updates none,
+ * EOPNOTSUPP). A cancel of all (IORING_ASYNC_CANCEL_ALL, _ANY) that
+ * found some on the kernel ring is answered with their count and is also
+ * made on the daemon's ring, its CQE not posted unless it fails
+ * (IOSQE_CQE_SKIP_SUCCESS: its count is not added; docs/compat.md).
+ */
+static bool xcancel(struct plan *pl, const struct io_uring_sqe *in)
+{
+	/* read once: the program may be writing its SQ meanwhile */
+	struct io_uring_sqe sqe = *in;
+	unsigned flags = sqe.cancel_flags;
+	bool all, own;
+	int res;
+
+	if (sqe.opcode == IORING_OP_TIMEOUT_REMOVE) {
+		if (sqe.buf_index || sqe.len || sqe.splice_fd_in)
+			return false;	/* the daemon's answer */
+		/* an update of a timeout queued here: the kernel ring's, whose answer is Linux's */
+		if (sqe.timeout_flags & IORING_TIMEOUT_UPDATE_MASK) {
+			/* a personality's id is the daemon's: the daemon's answer */
+			if (sqe.personality || !own_timeout(pl->o, sqe.addr))
+				return false;
+			sqe.flags &= (uint8_t)~(IOSQE_IO_LINK | IOSQE_IO_HARDLINK);
+			if (!own_queue(pl->o, &sqe))
+				own_queue_fail(pl->o, sqe.user_data, -EBUSY);
+			return true;
+		}
+		/* a remove Linux takes (a bad one: the daemon's) */
+		if (sqe.timeout_flags)
+			return false;
+		/* Linux's TIMEOUT_REMOVE is a cancel of a TIMEOUT by user_data */
+		res = kernel_cancel(pl->o, sqe.addr, 0, OWN_CANCEL_USERDATA | OWN_CANCEL_OP,
+				    IORING_OP_TIMEOUT);
+		/* -EINVAL: a kernel before 6.6, without _OP */
+		if (res == -ENOENT || res == -EINVAL)
+			return false;
+		return xcancel_answer(pl, &sqe, res);
+	}
+	if ((flags & ~OWN_CANCEL_FLAGS) || sqe.off || sqe.file_index ||
+	    ((flags & IORING_ASYNC_CANCEL_FD) && (flags & IORING_ASYNC_CANCEL_ANY)))
+		return false;
+	all = flags & (IORING_ASYNC_CANCEL_ALL | IORING_ASYNC_CANCEL_ANY);
+	if (flags & IORING_ASYNC_CANCEL_FD) {
+		own = flags & IORING_ASYNC_CANCEL_FD_FIXED ? own_slot(pl->o, (unsigned)sqe.fd)
+							   : own_fd(sqe.fd);
+		/* a device's requests are the daemon's alone, an own file's the kernel's */
+		if (!own)
+			return false;
+		return xcancel_answer(pl, &sqe, kernel_cancel(pl->o, sqe.addr, sqe.fd, flags, 0));
+	}
+	res = kernel_cancel(pl->o, sqe.addr, sqe.fd, flags, 0);
+	if (!all)
+		return res == -ENOENT ? false : xcancel_answer(pl, &sqe, res);
+	if (res <= 0)
+		return false;	/* none there: the daemon's count is the answer */
+	pl->follow[pl->nfollow] = sqe;
+	pl->follow[pl->nfollow++].flags = IOSQE_CQE_SKIP_SUCCESS;
+	return xcancel_answer(pl, &sqe, res);
 }
 
 static bool plan_divert(const struct io_uring_sqe *sqe, unsigned pos, void *ctx)
@@ -499,6 +653,14 @@ static bool plan_divert(const struct io_uring_sqe *sqe, unsigned pos, void *ctx)
 		return false;	/* another thread's, submitted meanwhile: the daemon's */
 	switch (pl->v[k]) {
 	case V_OWN:
+		if (sqe->opcode == IORING_OP_TIMEOUT || sqe->opcode == IORING_OP_LINK_TIMEOUT) {
+			struct pl_own *o = pl->o;
+
+			o->tmo[o->tmo_next] = sqe->user_data;
+			o->tmo_next = (o->tmo_next + 1) % OWN_TIMEOUTS;
+			if (o->tmo_n < OWN_TIMEOUTS)
+				o->tmo_n++;
+		}
 		if ((pl->dangling && k == pl->last) || sqe->personality) {
 			/* read once: the program may be writing its SQ meanwhile */
 			struct io_uring_sqe copy = *sqe;
@@ -538,6 +700,8 @@ static bool plan_divert(const struct io_uring_sqe *sqe, unsigned pos, void *ctx)
 	case V_ECANCELED:
 		own_queue_fail(pl->o, sqe->user_data, -ECANCELED);
 		return true;
+	case V_XCANCEL:
+		return xcancel(pl, sqe);
 	default:
 		return false;
 	}
@@ -593,9 +757,11 @@ int pl_own_submit(struct pl_own **op, struct ucmd_ring *ring, const struct pl_ow
 		return dc_enter(ring, to_submit, 0, flags);	/* the daemon's answers, as before */
 	pl.v = calloc(to_submit ? to_submit : 1, 1);
 	pl.local = calloc(to_submit ? to_submit : 1, sizeof(*pl.local));
-	if (!pl.v || !pl.local) {
+	pl.follow = calloc(to_submit ? to_submit : 1, sizeof(*pl.follow));
+	if (!pl.v || !pl.local || !pl.follow) {
 		free(pl.v);
 		free(pl.local);
+		free(pl.follow);
 		return -ENOMEM;
 	}
 	dc_psq_each_sqe(ring, to_submit, plan_note, &pl);
@@ -614,8 +780,19 @@ int pl_own_submit(struct pl_own **op, struct ucmd_ring *ring, const struct pl_ow
 	}
 	own_flush(pl.o);
 	pthread_mutex_unlock(&pl.o->lock);
+	/* outside the SQ lock, which dc_inject_sqe takes */
+	for (unsigned i = 0; i < pl.nfollow; i++) {
+		int err;
+
+		while ((err = dc_inject_sqe(ring, &pl.follow[i])) == -EAGAIN)
+			sched_yield();
+		if (err)
+			pl_trace("the daemon's ring: cancel %llx not made (%d)",
+				 (unsigned long long)pl.follow[i].user_data, err);
+	}
 	free(pl.v);
 	free(pl.local);
+	free(pl.follow);
 	return ret;
 }
 

@@ -10,6 +10,10 @@
 #   tee, python's os.write and a C program's fopen + fprintf (stdio);
 # - a different value is EINVAL (mq-deadline, 256, "write through"), and
 #   the tree still says what it said; a uevent action ("change") is taken;
+# - bash's builtin echo and printf and coreutils' echo, which write through
+#   glibc's own write on 1 (or 2), get the same answers: an open of an
+#   attribute for writing makes those writes trap (src/preload/seccomp.c)
+#   to be judged; before, EBADF ("write error: Bad file descriptor");
 # - 0444 attributes stay EACCES;
 # - a static program (ucmd-supervise, src/preload/sv_attrw.c) gets the
 #   same answers from write, writev, pwrite, pwritev2 and stdio on the
@@ -27,6 +31,72 @@ step "dash's echo, printf and tee of the current values: taken"
 ex sh -c "echo none >$Q/scheduler && echo 128 >$Q/read_ahead_kb && echo 'write back' >$Q/write_cache &&
 	printf 0 >$Q/nomerges && echo 1 | tee $Q/rq_affinity >/dev/null && echo change >/sys/block/nvme0n1/uevent" ||
 	fail "writes of the current values: $(cat "$T/err")"
+
+step "bash's builtin echo and printf, coreutils' echo (glibc's own write on 1 or 2): the current value taken"
+out=$(ex bash -c "echo none >$Q/scheduler && echo 128 >$Q/read_ahead_kb && printf 'write back\n' >$Q/write_cache &&
+	echo none 2>$Q/scheduler >&2 && { exec 3>$Q/scheduler; echo none >&3; } && exec 3>&- &&
+	/bin/echo 128 >$Q/read_ahead_kb && echo still-stdout && echo still-stderr >&2") ||
+	fail "bash's writes of the current values: $(cat "$T/err")"
+[ "$out" = still-stdout ] && [ "$(cat "$T/err")" = still-stderr ] ||
+	fail "bash's stdout and stderr after the writes: $out / $(cat "$T/err")"
+
+step "bash's and coreutils' echo of another value: EINVAL (write error), as Linux's store"
+out=$(ex bash -c "echo mq-deadline >$Q/scheduler || echo refused; echo 256 >$Q/read_ahead_kb || echo refused;
+	/bin/echo 256 >$Q/read_ahead_kb || echo refused") || fail "bash: $(cat "$T/err")"
+[ "$out" = "refused
+refused
+refused" ] || fail "bash's writes of other values: $out $(cat "$T/err")"
+[ "$(grep -c 'write error: Invalid argument' "$T/err")" = 3 ] || fail "bash's errors: $(cat "$T/err")"
+
+step "glibc's own write on 1 and 2 with every signal blocked (a thread's mask, a handler's sa_mask): served, not killed"
+cat >"$T/masked.c" <<'EOF'
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+static void on_usr1(int sig)
+{
+	static const char m[] = "handler\n";
+	(void)sig;
+	if (write(2, m, sizeof(m) - 1) != (ssize_t)(sizeof(m) - 1))
+		_exit(3);
+}
+static void *thread(void *arg)
+{
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	dup2(*(int *)arg, 1);
+	printf("none\n");
+	return (void *)(long)fflush(stdout);
+}
+int main(int argc, char **argv)
+{
+	struct sigaction sa;
+	sigset_t all;
+	pthread_t t;
+	void *r;
+	int fd = open(argv[1], O_WRONLY), out = dup(1);
+	(void)argc;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	sigfillset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	raise(SIGUSR1);
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, NULL);
+	if (fd < 0 || pthread_create(&t, NULL, thread, &fd) || pthread_join(t, &r))
+		return 2;
+	dup2(out, 1);
+	printf("thread %s\n", r ? "refused" : "ok");
+	return 0;
+}
+EOF
+cc -O2 -pthread -o "$T/masked" "$T/masked.c" || fail "cc masked"
+out=$(ex "$T/masked" $Q/scheduler) || fail "masked: exit $?: $out $(cat "$T/err")"
+[ "$out" = "thread ok" ] && [ "$(cat "$T/err")" = handler ] || fail "masked: $out $(cat "$T/err")"
 
 step "python's os.write: the current value taken, another EINVAL, 0444 EACCES"
 cat >"$T/w.py" <<'EOF'

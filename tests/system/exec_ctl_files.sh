@@ -6,7 +6,8 @@
 #   (nvme_sysfs_reset): firmware committed for activation at the next reset
 #   becomes active (fw-log's afi, id-ctrl's fr, the tree's firmware_rev), the
 #   namespace keeps its data, and I/O works after it;
-# - echo 1 > the PCI function's reset is a controller reset too;
+# - echo 1 > the PCI function's reset is a controller reset too; bash's
+#   builtin echo (glibc's own write) as dash's;
 # - echo 1 > the function's remove takes the controller and its namespaces
 #   out of /dev and /sys (ls, test -e, nvme list) for every process of the
 #   exec, until /sys/bus/pci/rescan brings them back, the controller probed
@@ -125,4 +126,11 @@ nvme0
 nvme0n1
 node
 nvme0" ] || fail "static: $(cat "$T/out")"
+step "bash's builtin echo 1 > reset_controller (glibc's own write on 1): a controller reset, the write taken"
+fw_next 3 3.1
+out=$(ex bash -c "echo 1 >/sys/class/nvme/nvme0/reset_controller && cat /sys/class/nvme/nvme0/firmware_rev") ||
+	fail "bash's echo 1 > reset_controller: $(cat "$T/err")"
+[ "$(echo $out)" = "3.1" ] || fail "firmware_rev after bash's reset: '$out', expected 3.1"
+[ "$(afi)" = 3 ] || fail "afi $(afi) after bash's reset_controller, expected 3"
+
 echo "exec_ctl_files: ok"
