@@ -27,6 +27,7 @@
 #include "uaccess/uaccess.h"
 
 struct dc_bounce {
+	const struct dc_shared *shared;	/* the engine's: what the daemon maps needs nothing here */
 	void *mem;
 	size_t size;
 	struct ucmdd_bounce_ctl *ctl;
@@ -125,6 +126,7 @@ struct dc_bounce *dc_bounce_attach(struct dclient *dc, uint32_t ring_id)
 	if (b->mem == MAP_FAILED)
 		goto fail;
 	close(fd);
+	b->shared = &dc->shared;
 	b->ctl = b->mem;
 	b->recs = (const struct ucmdd_bounce_rec *)((char *)b->mem + rep.recs_off);
 	b->data = (const unsigned char *)b->mem + rep.data_off;
@@ -234,6 +236,19 @@ static unsigned wtargets(const struct io_uring_sqe *sqe, size_t sqe_sz, struct w
 	}
 }
 
+/*
+ * Every range in memory the daemon maps itself (ucmd_buf_alloc's): it
+ * takes the data from there before it would look for ours (mem.c's
+ * srv_region_lookup first), so a copy into the area would go unread.
+ */
+static bool all_shared(const struct dc_bounce *b, const struct wrange *r, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (!dc_shared_covers(b->shared, r[i].addr, r[i].len))
+			return false;
+	return true;
+}
+
 /* Allocations whose SQE the daemon has taken in an earlier pass are ours again. */
 static void wfree(struct dc_bounce *b)
 {
@@ -317,10 +332,13 @@ void dc_bounce_wsubmit(struct dc_bounce *b, const struct io_uring_sqe *sqe, size
 	if (!b || !b->wrecs || linked || __atomic_load_n(&dc_forks, __ATOMIC_RELAXED) != b->gen)
 		return;
 	if (rtarget(sqe, sqe_sz, &raddr, &rlen)) {
-		rsubmit(b, sqe, pos, raddr, rlen);
+		if (!dc_shared_covers(b->shared, raddr, rlen))
+			rsubmit(b, sqe, pos, raddr, rlen);
 		return;
 	}
 	n = wtargets(sqe, sqe_sz, r, UCMDD_BOUNCE_WSEG_MAX);
+	if (n && all_shared(b, r, n))
+		return;
 	/* more than one range: a table first, 64 bytes per 4 entries, the copies after it */
 	total = n > 1 ? ((uint64_t)n * sizeof(*tbl) + 63) & ~63ull : 0;
 	for (unsigned i = 0; i < n; i++)

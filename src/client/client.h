@@ -27,6 +27,18 @@ struct dc_buf {
 	struct dc_buf *next;
 };
 
+/*
+ * The ranges shared with the daemon (shared.c): read without a lock by
+ * every submit, changed under bufs_lock. A slot with hi 0 is free.
+ */
+#define DC_SHARED_MAX 32
+struct dc_shared {
+	unsigned nr;			/* slots in use are below it */
+	struct {
+		uint64_t lo, hi;
+	} r[DC_SHARED_MAX];
+};
+
 /* The engine's state (backend_engine_priv): the connection. */
 struct dclient {
 	int sock;			/* SOCK_SEQPACKET to ucmdd */
@@ -40,6 +52,7 @@ struct dclient {
 
 	pthread_mutex_t bufs_lock;
 	struct dc_buf *bufs;
+	struct dc_shared shared;	/* the bufs' ranges, for the submit path */
 };
 
 /* A ring's state (ring->backend). */
@@ -109,6 +122,15 @@ int dc_adopt(struct ucmd_engine *e, int pidfd);
 
 extern const struct ucmd_backend daemon_backend;
 
+/*
+ * shared.c: add and del under bufs_lock (a full table keeps no more:
+ * those go the recorded way); covers: [addr, addr + len) lies in one
+ * range, racy but only ever slower when wrong (shared.c).
+ */
+void dc_shared_add(struct dc_shared *s, const void *p, size_t len);
+void dc_shared_del(struct dc_shared *s, const void *p);
+bool dc_shared_covers(const struct dc_shared *s, uint64_t addr, uint64_t len);
+
 /* bounce.c: a ring's read bounce area (UCMDD_RING_BOUNCE) */
 struct dc_bounce;
 /* Ask the daemon for one and map it: NULL when it has none for us (reads go the old way). */
@@ -125,7 +147,8 @@ bool dc_bounce_reap(struct dc_bounce *b, unsigned *ktail);
  * The SQE at SQ position pos (sqe_sz bytes) is about to be published to
  * the daemon: a write from plain memory has its data copied into the area
  * now, for the daemon to take from there, and a read into plain memory
- * that we find writeable says so (UCMDD_BOUNCE_WREC_READ) (linked: the SQE
+ * that we find writeable says so (UCMDD_BOUNCE_WREC_READ); memory shared
+ * with the daemon (dc_shared_covers) needs neither (linked: the SQE
  * before it in this submission links to it, it goes the old way). Callers of one ring
  * one at a time (the ring's submit lock); b may be NULL.
  */

@@ -195,6 +195,7 @@ static void *dc_buf_alloc(struct ucmd_engine *e, size_t len)
 	pthread_mutex_lock(&dc->bufs_lock);
 	b->next = dc->bufs;
 	dc->bufs = b;
+	dc_shared_add(&dc->shared, p, plen);
 	pthread_mutex_unlock(&dc->bufs_lock);
 	return p;
 fail:
@@ -217,6 +218,8 @@ static void dc_buf_free(struct ucmd_engine *e, void *p)
 		if ((*pp)->addr == p) {
 			b = *pp;
 			*pp = b->next;
+			/* before the daemon forgets it: our I/O into it is recorded again */
+			dc_shared_del(&dc->shared, p);
 			break;
 		}
 	}

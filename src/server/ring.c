@@ -386,14 +386,12 @@ void srv_ring_need_wakeup(struct srv_ring *r, bool on)
 
 bool srv_ring_pending(const struct srv_ring *r)
 {
-	const struct ucmd_ctx *ctx = r->ctx;
-
 	/*
 	 * The head as the last pass left it (sq_taken), not the ring's: the
 	 * client can write that one, and a worker that believed it would never
 	 * sleep. Behind the engine's, never ahead: a stale look costs a loop.
 	 */
-	return __atomic_load_n(ctx->rings.sq_tail, __ATOMIC_RELAXED) !=
+	return __atomic_load_n(r->sq_sub, __ATOMIC_RELAXED) !=
 	       __atomic_load_n(&r->sq_taken, __ATOMIC_RELAXED);
 }
 
@@ -407,7 +405,7 @@ bool srv_ring_quiet(const struct srv_ring *r)
 	if (atomic_load(&r->poked) || !__atomic_load_n(&r->quiet, __ATOMIC_ACQUIRE))
 		return false;
 	/* seq_cst: after a relook (ring_pool.c serve) this load is the look asked for */
-	return __atomic_load_n(r->ctx->rings.sq_tail, __ATOMIC_SEQ_CST) ==
+	return __atomic_load_n(r->sq_sub, __ATOMIC_SEQ_CST) ==
 	       __atomic_load_n(&r->sq_taken, __ATOMIC_RELAXED);
 }
 
@@ -553,6 +551,14 @@ static int ring_setup(struct srv_ring *r, const struct ucmdd_queue_init *req,
 	 */
 	if (!(p->flags & IORING_SETUP_SQPOLL) && !copy)
 		b.sq_limit = &r->ctl->sq_limit;
+	/*
+	 * A poll looks at what the engine may take: SQEs published but not
+	 * yet submitted (the client's tail store comes before its submit's
+	 * limit, by a whole bounce_writes walk) would make it pass over the
+	 * ring again and again for nothing, and the pass under way when the
+	 * limit moves delays that batch.
+	 */
+	r->sq_sub = b.sq_limit ? b.sq_limit : r->ctx->rings.sq_tail;
 	b.sq_blocked = &r->ctl->sq_blocked;
 	io_ring_set_bounds(&r->er, &b);
 	io_ring_set_owner_wake(&r->er, r->owner_efd);

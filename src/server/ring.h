@@ -47,6 +47,12 @@ struct srv_ring {
 	/* what the last pass found, under lock */
 	unsigned nr_reqs, nr_iopoll;
 	unsigned sq_taken;		/* the SQ head after the last pass (srv_ring_pending) */
+	/*
+	 * How far the client submitted: the SQ tail, or for a ring whose
+	 * client submits by moving sq_limit (no SQPOLL, no UCMDD_QI_SUBMIT_COPY)
+	 * that limit. What a polling worker compares sq_taken with.
+	 */
+	const unsigned *sq_sub;
 	unsigned cq_told;		/* the CQ tail the client was last woken for */
 	bool overflowing;
 	/* the read bounce area (bounce_area.c), set under lock; NULL: none */

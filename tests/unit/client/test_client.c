@@ -1128,6 +1128,144 @@ static void test_bounce_read_records(void **state)
 	free(a);
 }
 
+/*
+ * Memory shared with the daemon (ucmd_buf_alloc's): the daemon reads and
+ * writes it through its own mapping before it looks for a record, so the
+ * submit leaves no record and copies nothing into the area for it, a
+ * read's or a write's; plain memory beside it still gets both. Once the
+ * buffer is freed, the same addresses are plain memory again.
+ */
+static void test_bounce_shared_buffers(void **state)
+{
+	struct fake f;
+	struct ucmd_engine *e;
+	struct io_uring_params p = { 0 };
+	struct ucmd_ring ring;
+	struct taker tk = { .f = &f };
+	struct io_uring_sqe *sqe;
+	unsigned char *wdata;
+	char *a = malloc(4096), *s;
+	pthread_t t;
+
+	(void)state;
+	assert_int_equal(ucmd_uaccess_init(), 0);
+	e = fake_start(&f, FAKE_BOUNCE_W);
+	assert_int_equal(ucmd_queue_init_engine(e, 8, &ring, &p), 0);
+	assert_non_null(f.bmem);
+	wdata = (unsigned char *)f.bmem + f.brep.wdata_off;
+	memset(wdata, 0, f.brep.wdata_len);
+	s = ucmd_buf_alloc(e, 8192);
+	assert_non_null(s);
+	assert_int_equal(pthread_create(&t, NULL, taker_main, &tk), 0);
+	memset(s, 0x5a, 8192);
+	memset(a, 0x41, 4096);
+
+	wsubmit(&ring, s, 4096, 1, 0);			/* 0: a write from the shared buffer */
+	sqe = ucmd_get_sqe(&ring);			/* 1: a read into it */
+	ucmd_prep_read(sqe, 0, s + 4096, 4096, 0);
+	sqe->user_data = 2;
+	wsubmit(&ring, s + 4196, 3996, 3, 0);		/* 2: to its last byte */
+	wsubmit(&ring, a, 4096, 4, 0);			/* 3: plain memory beside it */
+	sqe = ucmd_get_sqe(&ring);			/* 4 */
+	ucmd_prep_read(sqe, 0, a, 4096, 0);
+	sqe->user_data = 5;
+	assert_int_equal(ucmd_submit(&ring), 5);
+	assert_null(wrec_at(&f, 0));
+	assert_null(wrec_at(&f, 1));
+	assert_null(wrec_at(&f, 2));
+	assert_non_null(wrec_at(&f, 3));
+	assert_int_equal(wrec_at(&f, 3)->user_data, 4);
+	assert_non_null(wrec_at(&f, 4));
+	assert_int_equal(wrec_at(&f, 4)->nr, UCMDD_BOUNCE_WREC_READ);
+	/* only the plain write's data went into the area */
+	for (unsigned i = 0; i < f.brep.wdata_len; i++)
+		assert_int_not_equal(wdata[i], 0x5a);
+
+	/* freed: the same addresses, mapped again as plain memory, are recorded */
+	ucmd_buf_free(e, s);
+	assert_ptr_equal(mmap(s, 8192, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0), s);
+	memset(s, 0x66, 8192);
+	__atomic_store_n(&((struct ucmdd_bounce_ctl *)f.bmem)->wdone, 5, __ATOMIC_SEQ_CST);
+	wsubmit(&ring, s, 4096, 6, 0);			/* 5 */
+	sqe = ucmd_get_sqe(&ring);			/* 6 */
+	ucmd_prep_read(sqe, 0, s + 4096, 4096, 0);
+	sqe->user_data = 7;
+	assert_int_equal(ucmd_submit(&ring), 2);
+	assert_non_null(wrec_at(&f, 5));
+	assert_int_equal(wrec_at(&f, 5)->user_data, 6);
+	assert_int_equal(wdata[wrec_at(&f, 5)->off], 0x66);
+	assert_non_null(wrec_at(&f, 6));
+	assert_int_equal(wrec_at(&f, 6)->nr, UCMDD_BOUNCE_WREC_READ);
+
+	__atomic_store_n(&tk.stop, true, __ATOMIC_SEQ_CST);
+	pthread_join(t, NULL);
+	ucmd_queue_exit(&ring);
+	munmap(f.bmem, f.brep.size);
+	munmap(s, 8192);
+	fake_stop(&f, e);
+	free(a);
+}
+
+/* A read into buf at the ring's next SQ position: did it leave a record? */
+static bool read_recorded(struct fake *f, struct ucmd_ring *ring, void *buf)
+{
+	unsigned pos = *ring->sq.ktail;
+	struct io_uring_sqe *sqe = ucmd_get_sqe(ring);
+
+	/* every earlier position is the daemon's no more: the slot is free */
+	__atomic_store_n(&((struct ucmdd_bounce_ctl *)f->bmem)->wdone, pos, __ATOMIC_SEQ_CST);
+	ucmd_prep_read(sqe, 0, buf, 4096, 0);
+	sqe->user_data = 900 + pos;
+	assert_int_equal(ucmd_submit(ring), 1);
+	return wrec_at(f, pos) != NULL;
+}
+
+/*
+ * The table of shared ranges keeps DC_SHARED_MAX of them: a buffer past
+ * it is recorded as plain memory is (the daemon still maps it: only the
+ * record is spent), and a freed buffer's slot serves the next one.
+ */
+static void test_bounce_shared_table_full(void **state)
+{
+	struct fake f;
+	struct ucmd_engine *e;
+	struct io_uring_params p = { 0 };
+	struct ucmd_ring ring;
+	struct taker tk = { .f = &f };
+	char *s[DC_SHARED_MAX + 1], *more;
+	pthread_t t;
+
+	(void)state;
+	assert_int_equal(ucmd_uaccess_init(), 0);
+	e = fake_start(&f, FAKE_BOUNCE_W);
+	assert_int_equal(ucmd_queue_init_engine(e, 8, &ring, &p), 0);
+	assert_non_null(f.bmem);
+	assert_int_equal(pthread_create(&t, NULL, taker_main, &tk), 0);
+	for (unsigned i = 0; i <= DC_SHARED_MAX; i++) {
+		s[i] = ucmd_buf_alloc(e, 4096);
+		assert_non_null(s[i]);
+	}
+	for (unsigned i = 0; i < DC_SHARED_MAX; i++)
+		assert_false(read_recorded(&f, &ring, s[i]));
+	assert_true(read_recorded(&f, &ring, s[DC_SHARED_MAX]));
+	ucmd_buf_free(e, s[3]);
+	more = ucmd_buf_alloc(e, 4096);
+	assert_non_null(more);
+	assert_false(read_recorded(&f, &ring, more));
+	assert_false(read_recorded(&f, &ring, s[DC_SHARED_MAX - 1]));
+
+	__atomic_store_n(&tk.stop, true, __ATOMIC_SEQ_CST);
+	pthread_join(t, NULL);
+	ucmd_queue_exit(&ring);
+	munmap(f.bmem, f.brep.size);
+	for (unsigned i = 0; i <= DC_SHARED_MAX; i++)
+		if (i != 3)
+			ucmd_buf_free(e, s[i]);
+	ucmd_buf_free(e, more);
+	fake_stop(&f, e);
+}
+
 static void test_ring_sqes_at_off(void **state)
 {
 	struct fake f;
@@ -2130,6 +2268,8 @@ int main(void)
 		cmocka_unit_test(test_bounce_writes),
 		cmocka_unit_test(test_bounce_wvec),
 		cmocka_unit_test(test_bounce_read_records),
+		cmocka_unit_test(test_bounce_shared_buffers),
+		cmocka_unit_test(test_bounce_shared_table_full),
 		cmocka_unit_test(test_submit_copy_writes),
 		cmocka_unit_test(test_submit_divert_post),
 		cmocka_unit_test(test_submit_copy_no_sqarray),

@@ -991,6 +991,50 @@ static void test_poll_looks_at_tail(void **state)
 	assert_true(ring_passes(&t->s, r) > p1);
 }
 
+static bool need_wakeup(struct cring *r);
+
+/*
+ * Without SQPOLL, the engine takes SQEs only up to the client's submit
+ * (sq_limit): SQEs published (the tail stored) but not submitted give a
+ * polling worker nothing to do, and it does not pass over the ring for
+ * them. 100 times: a NOP submitted and reaped (the worker then polls for
+ * SRV_BUSY_POLL_US), another only published, 2 ms counted, then
+ * submitted. Per window, the pass after the work and the look before the
+ * sleep; not one pass per loop of the poll (the machine is told it is not
+ * crowded, so the worker polls rather than yields). Each NOP still
+ * completes once submitted.
+ */
+static void test_poll_looks_at_limit(void **state)
+{
+	struct rt *t = *state;
+	struct cring *r = &t->r;
+	unsigned long passes = 0;
+	uint64_t one = 1;
+
+	atomic_store(&srv_crowd_test_running, 1);
+	assert_int_equal(cring_open(&t->s, r, 8, 0), 0);
+	for (int i = 0; i < 100; i++) {
+		unsigned long p0;
+
+		ucmd_prep_nop(get_sqe(r));
+		publish(r);
+		(void)wait_cqe(r, NULL);
+		ucmd_prep_nop(get_sqe(r));
+		__atomic_store_n(r->sq_tail, r->tail, __ATOMIC_SEQ_CST);	/* published only */
+		p0 = ring_passes(&t->s, r);
+		usleep(2000);
+		passes += ring_passes(&t->s, r) - p0;
+		assert_int_equal(cq_ready(r), 0);
+		__atomic_store_n(&r->ctl->sq_limit, r->tail, __ATOMIC_SEQ_CST);
+		if (need_wakeup(r))
+			assert_int_equal(write(r->sq_efd, &one, sizeof(one)), sizeof(one));
+		(void)wait_cqe(r, NULL);
+	}
+	print_message("passes over a ring with SQEs published, not submitted: %lu in 100 windows\n",
+		      passes);
+	assert_true(passes <= 300);
+}
+
 static bool need_wakeup(struct cring *r)
 {
 	return __atomic_load_n(r->sq_flags, __ATOMIC_SEQ_CST) & IORING_SQ_NEED_WAKEUP;
@@ -1954,6 +1998,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_destroy_posts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cq_futex_wake, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_poll_looks_at_tail, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_poll_looks_at_limit, setup, teardown_crowd),
 		cmocka_unit_test_setup_teardown(test_remote_completion, setup_thread, teardown),
 		cmocka_unit_test_setup_teardown(test_pool_one_worker_rings, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pool_stuck_pass, setup, teardown),
