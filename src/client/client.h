@@ -82,12 +82,6 @@ struct dring {
 	 */
 	uint32_t *psq_xlock;
 	unsigned *psq_khead;
-	/*
-	 * A SQPOLL ring's (UCMDD_PSQ_FLAGS_OFF, _WAKE): the program's SQ
-	 * flags word, and the futex word its poller sleeps on; else NULL.
-	 */
-	unsigned *psq_flags;
-	uint32_t *psq_wake;
 	struct dc_bounce *bounce;	/* the read bounce area (bounce.c), or NULL */
 };
 
@@ -171,10 +165,9 @@ int dc_queue_init_relay(struct ucmd_engine *e, unsigned entries, struct ucmd_rin
 			struct io_uring_params *p, const struct ucmd_ring *shared);
 /*
  * A ring for a program that fills the SQ itself (libucmd-preload): with an
- * SQ of the program's own, copied at each submit (UCMDD_QI_SUBMIT_COPY; a
- * SQPOLL ring's by a poller of the caller's, dc_psq_poll_*), unless the
- * daemon refuses the flag (-EINVAL: one that predates it, or its use with
- * SQPOLL); else the shared SQ. p as
+ * SQ of the program's own, copied at each submit (UCMDD_QI_SUBMIT_COPY),
+ * unless the ring is SQPOLL or the daemon refuses the flag (-EINVAL: one
+ * that predates it); else the shared SQ. p as
  * io_uring_setup(2) fills it: its sq_off is the program's SQ either way.
  */
 int dc_queue_init_psq(struct ucmd_engine *e, unsigned entries, struct ucmd_ring *ring,
@@ -197,28 +190,6 @@ void dc_psq_each_sqe(struct ucmd_ring *ring, unsigned to_submit,
 typedef bool (*dc_divert_fn)(const struct io_uring_sqe *sqe, unsigned pos, void *ctx);
 /* Whether the ring copies a program's SQ of its own (UCMDD_QI_SUBMIT_COPY). */
 bool dc_psq_own(struct ucmd_ring *ring);
-/*
- * A SQPOLL ring with a program's SQ (psq_poll.c): a poller of the caller's
- * copies it, dc_enter*(to_submit = dc_psq_pending()) as an enter would
- * (the program's own enters submit nothing: to_submit 0).
- */
-bool dc_psq_polled(const struct ucmd_ring *ring);
-/* The daemon is gone or ended the ring. */
-bool dc_psq_gone(const struct ucmd_ring *ring);
-/* SQEs the program published and no one copied yet */
-unsigned dc_psq_pending(const struct ucmd_ring *ring);
-/* The program's SQ is full (IORING_ENTER_SQ_WAIT waits while so). */
-bool dc_psq_full(const struct ucmd_ring *ring);
-/* The ring's IORING_SQ_CQ_OVERFLOW into the program's flags word. */
-void dc_psq_poll_flags(const struct ucmd_ring *ring);
-/*
- * The poller sleeps: IORING_SQ_NEED_WAKEUP in the program's flags, a last
- * look, then until dc_psq_poll_wake (from any process holding the ring)
- * or max_ms; the flag cleared again. 0, or -EINVAL for no such ring.
- */
-int dc_psq_poll_sleep(const struct ucmd_ring *ring, unsigned max_ms);
-/* IORING_ENTER_SQ_WAKEUP: wake the poller. */
-void dc_psq_poll_wake(const struct ucmd_ring *ring);
 /*
  * A forked child's submit on its maker's UCMDD_QI_SUBMIT_COPY ring, whose
  * SQEs the daemon would run in the maker's memory: the SQEs the program

@@ -106,6 +106,10 @@ static bool layout_ok(const struct ucmdd_queue_init_rep *rep, size_t size)
 }
 
 /*
+ * UCMDD_QI_SUBMIT_COPY: the program's SQ after the control page, where
+ * proto.h says, if the memfd holds it (the daemon's word is checked).
+ */
+/*
  * A word at off is clear of every word the ring's layout names, and of its
  * CQEs, below which it lies (a program told of no SQ array maps no further).
  */
@@ -125,38 +129,22 @@ static bool word_clear(const struct ucmdd_queue_init_rep *rep, uint64_t off)
 	return true;
 }
 
-/*
- * UCMDD_QI_SUBMIT_COPY: the program's SQ after the control page, where
- * proto.h says, if the memfd holds it (the daemon's word is checked); its
- * head and tail in the rings without an SQ array, its flags word there
- * with SQPOLL.
- */
 static int psq_map(struct dring *dr, const struct ucmdd_queue_init_rep *rep)
 {
 	uint32_t sqe_sz = (rep->p.flags & IORING_SETUP_SQE128) ? 128 : 64;
 	bool no_array = rep->p.flags & IORING_SETUP_NO_SQARRAY;
-	bool sqpoll = rep->p.flags & IORING_SETUP_SQPOLL;
 	uint64_t head = rep->p.sq_off.head + (uint64_t)UCMDD_PSQ_NOARRAY_OFF;
 	uint64_t tail = rep->p.sq_off.tail + (uint64_t)UCMDD_PSQ_NOARRAY_OFF;
-	uint64_t flags = rep->p.sq_off.flags + (uint64_t)UCMDD_PSQ_FLAGS_OFF;
 	char *b;
 
-	if (rep->ctl_off < rep->sqes_off || (rep->ctl_off & (UCMDD_PSQ_PAGE - 1)) ||
+	if ((rep->p.flags & IORING_SETUP_SQPOLL) || rep->ctl_off < rep->sqes_off ||
+	    (rep->ctl_off & (UCMDD_PSQ_PAGE - 1)) ||
 	    rep->ctl_off + ucmdd_psq_len(rep->p.sq_entries, sqe_sz) > dr->mem_len)
 		return -EPROTO;
 	/* no array: the head and tail in the rings the program maps (proto.h) */
 	if (no_array && (head == tail || !word_clear(rep, head) || !word_clear(rep, tail)))
 		return -EPROTO;
-	/* SQPOLL: the program's flags word, the poller's; where the program maps it */
-	if (sqpoll && (!word_clear(rep, flags) || (no_array && (flags == head || flags == tail))))
-		return -EPROTO;
 	b = (char *)dr->mem + rep->ctl_off;
-	if (sqpoll) {
-		dr->psq_flags = (unsigned *)((char *)dr->mem + flags);
-		dr->psq_wake = (uint32_t *)(b + UCMDD_PSQ_WAKE);
-		__atomic_store_n(dr->psq_flags, 0, __ATOMIC_RELAXED);
-		__atomic_store_n(dr->psq_wake, 0, __ATOMIC_RELAXED);
-	}
 	dr->psq_head = no_array ? (unsigned *)((char *)dr->mem + head)
 				: (unsigned *)(b + UCMDD_PSQ_HEAD);
 	dr->psq_tail = no_array ? (unsigned *)((char *)dr->mem + tail)
@@ -284,8 +272,6 @@ static int queue_init(struct ucmd_engine *e, unsigned entries, struct ucmd_ring 
 		p->sq_off.tail = (uint32_t)((char *)dr->psq_tail - (char *)dr->mem);
 		/* no SQ array: Linux tells of none (offset 0) */
 		p->sq_off.array = dr->psq_array ? (uint32_t)(rep.ctl_off + UCMDD_PSQ_ARRAY) : 0;
-		if (dr->psq_flags)
-			p->sq_off.flags = (uint32_t)((char *)dr->psq_flags - (char *)dr->mem);
 		p->sq_off.resv2 = rep.ctl_off + ucmdd_psq_sqes(rep.p.sq_entries);
 	}
 	/*
@@ -322,11 +308,13 @@ int dc_queue_init_psq(struct ucmd_engine *e, unsigned entries, struct ucmd_ring 
 	struct io_uring_params in = *p;
 	int ret;
 
-	ret = dc_queue_init_flags(e, entries, ring, p, UCMDD_QI_SUBMIT_COPY);
-	/* a ucmdd that predates the flag (or, for SQPOLL, its use there) refuses it: the shared SQ */
-	if (ret != -EINVAL)
-		return ret;
-	*p = in;
+	if (!(p->flags & IORING_SETUP_SQPOLL)) {
+		ret = dc_queue_init_flags(e, entries, ring, p, UCMDD_QI_SUBMIT_COPY);
+		/* a ucmdd that predates the flag refuses it: the shared SQ then */
+		if (ret != -EINVAL)
+			return ret;
+		*p = in;
+	}
 	return dc_queue_init_flags(e, entries, ring, p, 0);
 }
 
@@ -842,9 +830,8 @@ void dc_psq_each_sqe(struct ucmd_ring *ring, unsigned to_submit,
 		avail = __atomic_load_n(dr->psq_tail, __ATOMIC_ACQUIRE) - head;
 	} else {
 		/*
-		 * The ring's own SQ (a daemon without the program's SQ):
-		 * the proxy takes nothing past sq_limit, which only
-		 * submit_limit moves, so what lies between it and the
+		 * The ring's own SQ (a daemon without the program's SQ): the proxy takes nothing past sq_limit, which
+		 * only submit_limit moves, so what lies between it and the
 		 * program's tail is still to come. A thread of ours moving it
 		 * meanwhile makes a number looked at twice, or not at all for
 		 * SQEs it took: theirs looked at their own.
@@ -1229,8 +1216,7 @@ static int enter_sub(struct ucmd_ring *ring, unsigned to_submit, unsigned min_co
 	if (ring_dead(dr) && (to_submit || !(flags & IORING_ENTER_GETEVENTS) || !cq_ready(ring) ||
 			      cq_ready(ring) < min_complete))
 		return -ENOTCONN;
-	/* a SQPOLL ring's program SQ: its poller's copy (dc_psq_poll_*) submits */
-	if (!(ring->flags & IORING_SETUP_SQPOLL) || (dr->psq_tail && to_submit)) {
+	if (!(ring->flags & IORING_SETUP_SQPOLL)) {
 		/*
 		 * Nothing to submit touches no SQ: a forked child waiting on
 		 * its parent's ring must not store its stale copy of the

@@ -179,19 +179,16 @@ struct ucmdd_ioctl {
 /* in ucmdd_queue_init.flags: the SQEs at offset IORING_OFF_SQES of the ring memfd */
 #define UCMDD_QI_SQES_AT_OFF 1u
 /*
- * in ucmdd_queue_init.flags: a ring whose program fills an SQ
+ * in ucmdd_queue_init.flags: a ring without SQPOLL whose program fills an SQ
  * of its own (the program's SQ, UCMDD_PSQ_* below), which the client copies
  * into the ring's SQ when the program submits, as Linux copies SQEs in
  * io_uring_enter(2). The client's submit then returns without waiting for
  * the proxy to take them: the program's head moves when they are copied,
  * and its slots are free again at once. The daemon never reads the
  * program's SQ; it takes the ring's SQ up to its tail (no sq_limit: only
- * the client's submit moves that tail). Not with UCMDD_QI_SQES_AT_OFF
- * (-EINVAL). With IORING_SETUP_NO_SQARRAY too (the program's head and tail
- * then at UCMDD_PSQ_NOARRAY_OFF, below). With IORING_SETUP_SQPOLL too: a
- * poller of the client's copies the program's SQ as the program fills it
- * (Linux's SQ thread), the daemon's polls the ring's as ever; the program's
- * SQ flags word is then the client's (UCMDD_PSQ_FLAGS_OFF, below).
+ * the client's submit moves that tail). Not with SQPOLL or
+ * UCMDD_QI_SQES_AT_OFF (-EINVAL). With IORING_SETUP_NO_SQARRAY too (the
+ * program's head and tail then at UCMDD_PSQ_NOARRAY_OFF, below).
  */
 #define UCMDD_QI_SUBMIT_COPY 2u
 
@@ -228,12 +225,6 @@ struct ucmdd_ioctl {
  */
 #define UCMDD_PSQ_XLOCK	96u
 #define UCMDD_PSQ_KHEAD	100u
-/*
- * A SQPOLL ring's: the futex word its client's poller sleeps on, which any
- * process holding the ring bumps and wakes (its program's enter with
- * IORING_ENTER_SQ_WAKEUP).
- */
-#define UCMDD_PSQ_WAKE	104u
 #define UCMDD_PSQ_TAIL	128u
 #define UCMDD_PSQ_ARRAY	192u
 #define UCMDD_PSQ_PAGE	4096u
@@ -249,14 +240,6 @@ struct ucmdd_ioctl {
  * client checks that they are clear of every other word of the layout.
  */
 #define UCMDD_PSQ_NOARRAY_OFF 32u
-/*
- * A UCMDD_QI_SUBMIT_COPY ring with SQPOLL: the program's SQ flags word
- * (sq_off.flags) is this many bytes past the ring's, in the line the daemon
- * gives the ring's mask, entries, flags and dropped (and never touches
- * otherwise): IORING_SQ_NEED_WAKEUP there is the client's poller's, which
- * copies the ring's IORING_SQ_CQ_OVERFLOW into it.
- */
-#define UCMDD_PSQ_FLAGS_OFF 32u
 
 static inline uint64_t ucmdd_psq_sqes(uint32_t sq_entries)
 {

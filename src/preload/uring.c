@@ -16,19 +16,16 @@
  * needs nothing of ours; mmap(IORING_OFF_CQ_RING) and mmap(IORING_OFF_SQES)
  * name offsets the memfd does not have, so they are caught (seccomp.c) and
  * mapped here at where the CQ and the SQEs really are. The program then
- * fills SQEs and moves the SQ tail itself, exactly as on Linux, in an SQ
- * of its own in the memfd, which its io_uring_enter copies into the one
- * the daemon's proxy polls (UCMDD_QI_SUBMIT_COPY); with SQPOLL a poller
- * thread of ours copies it, as Linux's SQ thread takes SQEs
- * (uring_sqpoll.c). Against a ucmdd that predates the copy, the program
- * fills the ring's SQ directly.
+ * fills SQEs and moves the SQ tail itself, exactly as on Linux: without
+ * SQPOLL in an SQ of its own in the memfd, which its io_uring_enter copies
+ * into the one the daemon's proxy polls (UCMDD_QI_SUBMIT_COPY), with
+ * SQPOLL in that one directly.
  *
  * Every ring made here is ucmd's: its device requests reach the daemon
  * (the fds in its SQEs are the program's numbers, which the daemon mirrors
  * for device fds); a request on the program's own files, pipes, sockets
  * runs on a kernel ring of ours (uring_own.c), found by the scan each
- * submitting enter (or the SQPOLL poller's submission) makes of the SQEs
- * anyway (docs/compat.md).
+ * submitting enter makes of the SQEs anyway (docs/compat.md).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,7 +43,6 @@
 #include "client/client.h"
 #include "preload/preload.h"
 #include "preload/uring_own.h"
-#include "preload/uring_sqpoll.h"
 
 #define PL_MAX_RING_FD 1024
 #define PL_MAX_REG_RINGS 16u	/* IORING_REGISTER_RING_FDS slots, as Linux's */
@@ -95,8 +91,6 @@ void pl_uring_forked(void)
 	atomic_store(&has_tctx, false);
 }
 
-static long sqpoll_submit(void *ctx, unsigned n);
-
 static struct pl_ring *ring_get(int fd)
 {
 	if (fd < 0 || fd >= PL_MAX_RING_FD)
@@ -136,7 +130,7 @@ long pl_io_uring_setup(unsigned entries, struct io_uring_params *up)
 	 * each enter, so that its submit need not wait for ucmdd to take
 	 * them (docs/daemon.md); a ring without an SQ array too, its head and
 	 * tail where it maps them (proto.h's UCMDD_PSQ_NOARRAY_OFF). A SQPOLL
-	 * ring's is taken without an enter, by our poller (below).
+	 * ring is taken without an enter.
 	 */
 	ret = dc_queue_init_psq(e, entries, &r->ring, &p);
 	if (ret) {
@@ -168,19 +162,6 @@ long pl_io_uring_setup(unsigned entries, struct io_uring_params *up)
 	/* its poller takes SQEs without an enter to mirror the supervisor's descriptors at */
 	if (p.flags & IORING_SETUP_SQPOLL)
 		pl_svtab_watch();
-	/*
-	 * The program's SQ of a SQPOLL ring: our poller takes it, as the
-	 * program's enters would (uring_sqpoll.c). Without one the ring
-	 * could not be used: the setup fails, the ring left to the daemon.
-	 */
-	if (dc_psq_polled(&r->ring)) {
-		ret = pl_sqpoll_start(&r->ring, p.sq_thread_idle, sqpoll_submit, r);
-		if (ret) {
-			atomic_store(&rings[fd], NULL);
-			close(fd);
-			return ret;
-		}
-	}
 	return fd;
 fail:
 	if (fd >= 0)
@@ -455,41 +436,6 @@ static long enter_plain(struct pl_ring *r, unsigned to_submit, unsigned min_comp
 	return n + rest;
 }
 
-/*
- * A SQPOLL ring whose program's SQ our poller takes, from any process
- * holding it: as Linux, an enter submits nothing itself (to_submit is the
- * answer, unless 0), wakes the poller, waits for room or completions.
- */
-static long enter_sqpoll(struct pl_ring *r, unsigned to_submit, unsigned min_complete,
-			 unsigned flags, const void *arg, size_t argsz)
-{
-	unsigned wflags = flags & ~(IORING_ENTER_SQ_WAKEUP | IORING_ENTER_SQ_WAIT);
-	long ret;
-
-	if (flags & ~(IORING_ENTER_GETEVENTS | IORING_ENTER_SQ_WAKEUP | IORING_ENTER_SQ_WAIT |
-		      IORING_ENTER_EXT_ARG | IORING_ENTER_REGISTERED_RING))
-		return -EINVAL;
-	pl_sqpoll_enter(&r->ring, flags);
-	ret = enter_ring_args(r, 0, min_complete, wflags, arg, argsz, NULL);
-	if (ret == -ENOTCONN && r->pid != pl_pid())
-		ret = -EOWNERDEAD;
-	/* as Linux: what was submitted wins over the wait's timeout or signal */
-	if (to_submit && (ret >= 0 || ret == -ETIME || ret == -EINTR || ret == -EAGAIN))
-		return (long)to_submit;
-	return ret;
-}
-
-/* The poller's submission (uring_sqpoll.c): as a submitting enter's */
-static long sqpoll_submit(void *ctx, unsigned n)
-{
-	struct pl_ring *r = ctx;
-
-	pl_svtab_sync();
-	if (!__atomic_load_n(&r->own_last, __ATOMIC_RELAXED))
-		return enter_plain(r, n, 0, 0, NULL, 0);
-	return enter_two_step(r, n, 0, 0, NULL, 0);
-}
-
 long pl_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete, unsigned flags,
 		       const void *arg, size_t argsz)
 {
@@ -499,8 +445,6 @@ long pl_io_uring_enter(int fd, unsigned to_submit, unsigned min_complete, unsign
 	r = enter_ring(fd, flags, &ret);
 	if (!r)
 		return ret;
-	if (dc_psq_polled(&r->ring))
-		return enter_sqpoll(r, to_submit, min_complete, flags, arg, argsz);
 	if (r->pid != pl_pid()) {
 		ret = (int)inherited_check(r, to_submit, flags);
 		if (ret)

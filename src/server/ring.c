@@ -485,11 +485,8 @@ static int ring_setup(struct srv_ring *r, const struct ucmdd_queue_init *req,
 	if ((req->flags & UCMDD_QI_RELAY) && (copy || (p->flags & IORING_SETUP_SQPOLL)))
 		return -EINVAL;
 	if (copy) {
-		/*
-		 * The supervisor's layout has no room. A SQPOLL ring's program
-		 * SQ is copied by a poller of the client's (proto.h).
-		 */
-		if (req->flags & UCMDD_QI_SQES_AT_OFF)
+		/* a SQPOLL ring has no submit to copy in; the supervisor's layout has no room */
+		if ((p->flags & IORING_SETUP_SQPOLL) || (req->flags & UCMDD_QI_SQES_AT_OFF))
 			return -EINVAL;
 		/* the program's SQ after the control page: as long as the ring's, as the engine rounds it */
 		while (sq < entries)

@@ -11,7 +11,7 @@
  * it: Go's syscall.Dup), an SQE the first call on it: io_uring_enter finds
  * the copy among the SQEs' numbers before the ring takes them. Then a
  * forked child's READ on its maker's ring without an SQ array, into its own
- * memory, as on Linux. Last, READs through raw copies on SQPOLL rings.
+ * memory, as on Linux.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,7 +35,7 @@
 
 struct ring {
 	int fd;
-	unsigned *sq_tail, *sq_mask, *sq_flags, *sq_array, *cq_head, *cq_tail, *cq_mask;
+	unsigned *sq_tail, *sq_mask, *cq_head, *cq_tail, *cq_mask;
 	struct io_uring_sqe *sqes;
 	struct io_uring_cqe *cqes;
 };
@@ -62,11 +62,6 @@ static int setup(struct ring *r, unsigned flags)
 		return -errno;
 	r->sq_tail = (unsigned *)(sq + p.sq_off.tail);
 	r->sq_mask = (unsigned *)(sq + p.sq_off.ring_mask);
-	r->sq_flags = (unsigned *)(sq + p.sq_off.flags);
-	/* a ring with an SQ array: the identity, written as liburing does (Linux leaves it 0) */
-	r->sq_array = p.sq_off.array ? (unsigned *)(sq + p.sq_off.array) : NULL;
-	for (unsigned i = 0; r->sq_array && i < p.sq_entries; i++)
-		r->sq_array[i] = i;
 	r->cq_head = (unsigned *)(cq + p.cq_off.head);
 	r->cq_tail = (unsigned *)(cq + p.cq_off.tail);
 	r->cq_mask = (unsigned *)(cq + p.cq_off.ring_mask);
@@ -74,7 +69,7 @@ static int setup(struct ring *r, unsigned flags)
 	return 0;
 }
 
-/* One SQE at tail & mask (the array, if any, the identity), entered and waited for: its res. */
+/* One SQE at tail & mask (no array written), entered and waited for: its res. */
 static int one(struct ring *r, const struct io_uring_sqe *s)
 {
 	unsigned tail = *r->sq_tail, head;
@@ -144,63 +139,6 @@ static const char *child_run(int dev, const char *want)
 		return why;
 	}
 	free(buf);
-	close(r.fd);
-	return "ok";
-}
-
-/*
- * A SQPOLL ring's poller asleep (IORING_SQ_NEED_WAKEUP in the SQ flags, as
- * Linux's after its sq_thread_idle): a WRITE to a pipe of the program's
- * published, then an enter with IORING_ENTER_SQ_WAKEUP and nothing to
- * submit wakes it, and the write's CQE comes: "ok", or why not.
- */
-static const char *sqpoll_wakeup(unsigned flags)
-{
-	static char why[64];
-	struct io_uring_sqe s;
-	struct ring r;
-	unsigned tail, head;
-	char got[4];
-	int p[2], ret = setup(&r, flags);
-
-	if (ret) {
-		snprintf(why, sizeof(why), "setup: %s", strerror(-ret));
-		return why;
-	}
-	if (pipe(p))
-		return "no pipe";
-	for (unsigned round = 0; round < 3; round++) {
-		/* as long as it takes: a poller that never sleeps fails by the test's timeout */
-		while (!(__atomic_load_n(r.sq_flags, __ATOMIC_SEQ_CST) & IORING_SQ_NEED_WAKEUP))
-			usleep(1000);
-		memset(&s, 0, sizeof(s));
-		s.opcode = IORING_OP_WRITE;
-		s.fd = p[1];
-		s.addr = (unsigned long)"wake";
-		s.len = 4;
-		s.user_data = 30 + round;
-		tail = *r.sq_tail;
-		r.sqes[tail & *r.sq_mask] = s;
-		__atomic_store_n(r.sq_tail, tail + 1, __ATOMIC_SEQ_CST);
-		ret = (int)syscall(__NR_io_uring_enter, r.fd, 0, 1,
-				   IORING_ENTER_SQ_WAKEUP | IORING_ENTER_GETEVENTS, NULL, 0);
-		if (ret < 0) {
-			snprintf(why, sizeof(why), "enter: %s", strerror(errno));
-			return why;
-		}
-		head = *r.cq_head;
-		if (head == __atomic_load_n(r.cq_tail, __ATOMIC_ACQUIRE))
-			return "no CQE";
-		ret = r.cqes[head & *r.cq_mask].res;
-		if (r.cqes[head & *r.cq_mask].user_data != 30 + round || ret != 4 ||
-		    read(p[0], got, 4) != 4 || memcmp(got, "wake", 4)) {
-			snprintf(why, sizeof(why), "round %u: write %d", round, ret);
-			return why;
-		}
-		__atomic_store_n(r.cq_head, head + 1, __ATOMIC_RELEASE);
-	}
-	close(p[0]);
-	close(p[1]);
 	close(r.fd);
 	return "ok";
 }
@@ -277,21 +215,5 @@ int main(int argc, char **argv)
 		       copy < 0 ? "dup failed" : run(IORING_SETUP_NO_SQARRAY, (int)copy, want));
 	}
 	printf("no_sqarray_child %s\n", child_run(dev, want));
-	/*
-	 * A SQPOLL ring (with an SQ array and without), READs through fresh
-	 * copies made with the program's own instruction: its poller takes
-	 * the SQEs without the program's enter, and finds the copies first.
-	 */
-	{
-		long copy = insn3(__NR_dup, dev, 0, 0), copy2 = insn3(__NR_dup, dev, 0, 0);
-
-		printf("sqpoll_rawdup %s\n",
-		       copy < 0 ? "dup failed" : run(IORING_SETUP_SQPOLL, (int)copy, want));
-		printf("sqpoll_wakeup %s\n", sqpoll_wakeup(IORING_SETUP_SQPOLL));
-		printf("sqpoll_no_sqarray_rawdup %s\n",
-		       copy2 < 0 ? "dup failed"
-				 : run(IORING_SETUP_SQPOLL | IORING_SETUP_NO_SQARRAY, (int)copy2,
-				       want));
-	}
 	return 0;
 }

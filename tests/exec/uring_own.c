@@ -38,19 +38,6 @@
 
 static struct io_uring ring;
 static int failed;
-static unsigned setup_flags;
-
-/*
- * io_uring_submit's answer for n SQEs: n, or on a SQPOLL ring any count
- * (liburing's is of those its SQ thread has not taken yet, earlier
- * submissions' included); the CQEs tell what ran.
- */
-static int submitted(int ret, unsigned n)
-{
-	if (setup_flags & IORING_SETUP_SQPOLL)
-		return ret >= 0;
-	return ret == (int)n;
-}
 
 static void check(const char *name, int ok, const char *fmt, long a, long b)
 {
@@ -103,7 +90,7 @@ static void submit_reap(const char *name, unsigned nsub, unsigned n, int res[64]
 	struct io_uring_cqe *cqe;
 	int ret = io_uring_submit(&ring);
 
-	if (!submitted(ret, nsub)) {
+	if (ret != (int)nsub) {
 		check(name, 0, "submit %ld, want %ld", ret, nsub);
 		exit(1);
 	}
@@ -147,7 +134,7 @@ int main(int argc, char **argv)
 	file = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	if (dev < 0 || file < 0 || pipe(p) || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) ||
 	    posix_memalign((void **)&dbuf, 4096, 4096) || posix_memalign((void **)&dbuf2, 4096, 4096) ||
-	    posix_memalign((void **)&fbuf, 4096, 8192) || ring_init(32, setup_flags = argc == 4 ? (unsigned)strtoul(argv[3], NULL, 0) : 0)) {
+	    posix_memalign((void **)&fbuf, 4096, 8192) || ring_init(32, argc == 4 ? (unsigned)strtoul(argv[3], NULL, 0) : 0)) {
 		perror("setup");
 		return 1;
 	}
@@ -190,7 +177,7 @@ int main(int argc, char **argv)
 		memset(in[3], 0, sizeof(in[3]));
 		io_uring_prep_recv(sqe_ud(10), sv[1], in[3], sizeof(in[3]), 0);
 		ret = io_uring_submit(&ring);
-		if (!submitted(ret, 1) || write(sv[0], "late", 4) != 4) {
+		if (ret != 1 || write(sv[0], "late", 4) != 4) {
 			check("waiting_recv", 0, "submit %ld (%ld)", ret, errno);
 		} else {
 			ret = io_uring_wait_cqe(&ring, &cqe);
@@ -290,7 +277,7 @@ int main(int argc, char **argv)
 		io_uring_prep_statx(sqe_ud(23), AT_FDCWD, path, 0, STATX_SIZE, &stx);
 		submit_reap("open_statx_submit", 2, 2, res);
 		io_uring_prep_poll_add(sqe_ud(24), sv[1], POLLIN);
-		if (!submitted(io_uring_submit(&ring), 1))
+		if (io_uring_submit(&ring) != 1)
 			check("poll_submit", 0, "%ld %ld", 0, 0);
 		check("openat", res[22] >= 0, "res %ld %ld", res[22], 0);
 		check("statx", res[23] == 0 && stx.stx_size == 8192 + 4096,

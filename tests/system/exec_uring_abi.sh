@@ -6,11 +6,6 @@
 # /dev/nvme0n1 that match pread), HYBRID_IOPOLL without IOPOLL is EINVAL.
 # A forked child submits on its maker's ring without an SQ array (EBADF
 # before: the relay needs the program's own SQ, which such a ring lacked).
-# SQPOLL rings read through copies of the device made with the program's
-# own dup instruction (EBADF before: the daemon's poller took the SQEs
-# without the preload's look; the preload's poller now takes them), and a
-# write to a pipe published while the SQPOLL poller sleeps
-# (IORING_SQ_NEED_WAKEUP) runs once an enter wakes it (EBADF before).
 set -euo pipefail
 # shellcheck source=tests/system/lib/daemon.sh
 . "$(dirname "$0")/lib/daemon.sh"
@@ -31,9 +26,6 @@ hybrid_iopoll ok
 hybrid_iopoll_no_sqarray ok
 no_sqarray_rawdup ok
 no_sqarray_child ok
-sqpoll_rawdup ok
-sqpoll_wakeup ok
-sqpoll_no_sqarray_rawdup ok
 W
 diff "$T/want.txt" "$T/out.txt" || fail "the current setup flags are not served"
 echo "exec_uring_abi: ok"

@@ -1690,9 +1690,8 @@ static void test_doorbell_once(void **state)
 
 /*
  * A daemon that refuses UCMDD_QI_SUBMIT_COPY (one before it): the ring is
- * made again with the shared SQ, and the program is told of that one. A
- * SQPOLL ring asks for it too: its program's flags word is then the
- * client's (UCMDD_PSQ_FLAGS_OFF past the ring's).
+ * made again with the shared SQ, and the program is told of that one.
+ * SQPOLL never asks for it.
  */
 static void test_submit_copy_fallback(void **state)
 {
@@ -1715,9 +1714,7 @@ static void test_submit_copy_fallback(void **state)
 	before = f.nreq;
 	assert_int_equal(dc_queue_init_psq(e, 4, &ring, &p), 0);
 	assert_int_equal(f.nreq - before, 1);
-	assert_true(dc_psq_polled(&ring));
-	assert_int_equal(p.sq_off.head, f.rep.ctl_off + UCMDD_PSQ_HEAD);
-	assert_int_equal(p.sq_off.flags, f.rep.p.sq_off.flags + UCMDD_PSQ_FLAGS_OFF);
+	assert_int_equal(p.sq_off.head, f.rep.p.sq_off.head);
 	ucmd_queue_exit(&ring);
 	fake_stop(&f, e);
 }
@@ -1769,77 +1766,6 @@ static void test_submit_copy_no_sqarray(void **state)
 		/* the proxy took them */
 		__atomic_store_n(word(&f, f.rep.p.sq_off.head), *etail, __ATOMIC_RELEASE);
 	}
-	ucmd_queue_exit(&ring);
-	fake_stop(&f, e);
-}
-
-struct waker {
-	const struct ucmd_ring *ring;
-	volatile unsigned *flags;
-	bool saw;
-};
-
-/* waits for the poller's NEED_WAKEUP in the program's flags, as a program reads it, then wakes it */
-static void *waker_main(void *arg)
-{
-	struct waker *w = arg;
-
-	while (!(__atomic_load_n(w->flags, __ATOMIC_SEQ_CST) & IORING_SQ_NEED_WAKEUP))
-		sched_yield();
-	w->saw = true;
-	dc_psq_poll_wake(w->ring);
-	return NULL;
-}
-
-/*
- * A SQPOLL ring's program SQ (psq_poll.c): its poller sleeps with
- * IORING_SQ_NEED_WAKEUP in the program's flags word (not the ring's) until
- * woken, and clears it; a published SQE keeps it from sleeping (the last
- * look); the ring's CQ_OVERFLOW shows in the program's flags; the poller's
- * enter copies the program's SQEs into the ring's SQ.
- */
-static void test_psq_poll(void **state)
-{
-	struct fake f;
-	struct ucmd_engine *e = fake_start(&f, FAKE_OK);
-	struct io_uring_params p = { .flags = IORING_SETUP_SQPOLL };
-	struct ucmd_ring ring;
-	struct waker w = { .ring = &ring };
-	pthread_t t;
-	struct psq q;
-	unsigned *flags;
-
-	(void)state;
-	assert_int_equal(dc_queue_init_psq(e, 4, &ring, &p), 0);
-	assert_true(dc_psq_polled(&ring));
-	psq_of(&f, &ring, &p, &q);
-	flags = (unsigned *)((char *)ring.sq.ring_ptr + p.sq_off.flags);
-	w.flags = flags;
-	assert_int_equal(dc_psq_pending(&ring), 0);
-	assert_int_equal(pthread_create(&t, NULL, waker_main, &w), 0);
-	assert_int_equal(dc_psq_poll_sleep(&ring, 60000), 0);
-	assert_int_equal(pthread_join(t, NULL), 0);
-	assert_true(w.saw);
-	assert_int_equal(*flags & IORING_SQ_NEED_WAKEUP, 0);
-	assert_int_equal(*ring.sq.kflags & IORING_SQ_NEED_WAKEUP, 0);
-	psq_push(&q, 3, 0, 61);
-	assert_int_equal(dc_psq_pending(&ring), 1);
-	assert_int_equal(dc_psq_poll_sleep(&ring, 60000), 0);	/* at once */
-	__atomic_fetch_or(ring.sq.kflags, IORING_SQ_CQ_OVERFLOW, __ATOMIC_SEQ_CST);
-	dc_psq_poll_flags(&ring);
-	assert_int_equal(*flags, IORING_SQ_CQ_OVERFLOW);
-	__atomic_fetch_and(ring.sq.kflags, ~IORING_SQ_CQ_OVERFLOW, __ATOMIC_SEQ_CST);
-	dc_psq_poll_flags(&ring);
-	assert_int_equal(*flags, 0);
-	assert_int_equal(dc_enter(&ring, dc_psq_pending(&ring), 0, 0), 1);
-	assert_int_equal(dc_psq_pending(&ring), 0);
-	assert_int_equal(*q.head, 1);
-	assert_int_equal(*q.etail, 1);
-	assert_int_equal(q.esqes[q.earray[0]].user_data, 61);
-	/* the program's enter submits nothing itself */
-	psq_push(&q, 3, 1, 62);
-	assert_int_equal(dc_enter(&ring, 0, 0, IORING_ENTER_SQ_WAKEUP), 0);
-	assert_int_equal(*q.etail, 1);
 	ucmd_queue_exit(&ring);
 	fake_stop(&f, e);
 }
@@ -2273,7 +2199,6 @@ int main(void)
 		cmocka_unit_test(test_submit_copy_writes),
 		cmocka_unit_test(test_submit_divert_post),
 		cmocka_unit_test(test_submit_copy_no_sqarray),
-		cmocka_unit_test(test_psq_poll),
 		cmocka_unit_test(test_wait_wakes),
 		cmocka_unit_test(test_wait_daemon_hangs_up),
 		cmocka_unit_test(test_wait_ring_dead),
