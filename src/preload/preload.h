@@ -94,6 +94,8 @@ int pl_fd_move_high(int fd);
 /* The tree's root directory (no trailing slash), built on first use. NULL if it cannot be. */
 const char *pl_root(void);
 /* `ucmd exec --trace`: one line per intercepted call that was not handled. */
+/* A detached thread of the preload's, the program's signals blocked on it (thread.c). */
+int pl_thread_start(void *(*fn)(void *), void *arg);
 void pl_trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool pl_tracing(void);
 /* getpid() without a system call: kept by session.c across fork. */

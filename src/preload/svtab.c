@@ -180,9 +180,6 @@ static void *watch(void *arg)
 
 void pl_svtab_watch(void)
 {
-	sigset_t all, old;
-	pthread_attr_t attr;
-	pthread_t t;
 	int ret;
 
 	pthread_mutex_lock(&lock);
@@ -199,13 +196,7 @@ void pl_svtab_watch(void)
 	}
 	/* the program's signals are not for this thread */
 	__atomic_store_n(&ack->tid, 0, __ATOMIC_RELEASE);	/* a thread of an image before an exec */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	ret = pthread_create(&t, &attr, watch, NULL);
-	pthread_attr_destroy(&attr);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	ret = pl_thread_start(watch, NULL);
 	if (!ret) {
 		watch_pid = pl_pid();
 		/* the supervisor waits for it from its first change on */

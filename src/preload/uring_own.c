@@ -294,9 +294,6 @@ static struct pl_own *own_make(struct ucmd_ring *ring, const struct pl_own_bufs 
 	struct io_uring_params p;
 	struct pl_own *o;
 	unsigned entries = ring->sq.ring_entries;
-	sigset_t all, old;
-	pthread_attr_t at;
-	pthread_t t;
 	long ret;
 	char *m;
 
@@ -345,16 +342,9 @@ static struct pl_own *own_make(struct ucmd_ring *ring, const struct pl_own_bufs 
 	o->local_tail = *o->sq_tail;
 	if (b && b->nr)
 		pl_own_buffers(o, b);
-	/* the program's signals are not for this thread */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pthread_attr_init(&at);
-	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-	ret = pthread_create(&t, &at, reaper, o);
-	pthread_attr_destroy(&at);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	ret = pl_thread_start(reaper, o);
 	if (ret) {
-		pl_trace("no thread to reap the kernel ring: %s", strerror((int)ret));
+		pl_trace("no thread to reap the kernel ring: %s", strerror((int)-ret));
 		own_free(o);
 		return NULL;
 	}

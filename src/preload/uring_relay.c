@@ -205,9 +205,6 @@ static struct pl_relay *relay_new(struct ucmd_ring *shared, int *err)
 									: RELAY_MIN_ENTRIES;
 	struct ucmd_engine *e = pl_engine();
 	struct pl_relay *rl;
-	sigset_t all, old;
-	pthread_attr_t at;
-	pthread_t thr;
 	int ret;
 
 	if (!e) {
@@ -232,21 +229,11 @@ static struct pl_relay *relay_new(struct ucmd_ring *shared, int *err)
 		*err = ret;
 		return NULL;
 	}
-	/* the program's handlers never run on our thread; SIGSYS and faults stay deliverable */
-	sigfillset(&all);
-	sigdelset(&all, SIGSYS);
-	sigdelset(&all, SIGSEGV);
-	sigdelset(&all, SIGBUS);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pthread_attr_init(&at);
-	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-	ret = pthread_create(&thr, &at, relay_main, rl);
-	pthread_attr_destroy(&at);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	ret = pl_thread_start(relay_main, rl);
 	if (ret) {
 		ucmd_queue_exit(&rl->own);
 		free(rl);
-		*err = -ret;
+		*err = ret;
 		return NULL;
 	}
 	rl->next = atomic_load(&relays);
