@@ -165,6 +165,7 @@ static int recv_all(struct nvme_tcp_queue *tq, void *buf, size_t len)
 static void rx_reset(struct nvme_tcp_queue *tq)
 {
 	tq->rxq_off = tq->rxq_len = 0;
+	tq->rx_drained = false;
 }
 
 /* Copy between a bounce buffer and the request's data at byte offset off. */
@@ -625,16 +626,20 @@ static enum blk_eh_timer_return tcp_timeout(struct request *rq)
 static int tcp_rx_avail(struct nvme_tcp_queue *tq)
 {
 	tq->rx_short = false;
+	tq->rx_drained = false;
 	for (;;) {
 		if (tq->rxq_off == tq->rxq_len) {
-			if (tq->rx_short)
+			if (tq->rx_short) {
+				tq->rx_drained = true;
 				return 0;
+			}
 
 			ssize_t r = recv(tq->fd, tq->rxq, NVME_TCP_RXQ, MSG_DONTWAIT);
 
 			if (r < 0) {
 				if (errno == EINTR)
 					continue;
+				tq->rx_drained = errno == EAGAIN;
 				return errno == EAGAIN ? 0 : -errno;
 			}
 			if (r == 0)
@@ -685,6 +690,8 @@ static bool tcp_defer_expired(struct nvme_tcp_queue *tq, uint64_t now)
 static int tcp_rx_batch(struct nvme_tcp_queue *tq)
 {
 	int ret = 0;
+
+	tq->rx_drained = false;
 
 	if (tq->rxq_off == tq->rxq_len) {
 		ssize_t r = recv(tq->fd, tq->rxq, NVME_TCP_RXQ, MSG_DONTWAIT);
@@ -1050,7 +1057,8 @@ static int tcp_map_data(struct nvme_host *h, struct request *rq)
  * An error ends the connection through the receiver, which recovers it
  * as any other loss.
  */
-static int tcp_read_avail(struct nvme_tcp_queue *tq, uint64_t now_ms, atomic_ulong *count)
+static int tcp_read_avail(struct nvme_tcp_queue *tq, uint64_t now_ms, atomic_ulong *count,
+			  bool sleeps)
 {
 	struct nvme_queue *q = tq->nq;
 	unsigned before;
@@ -1062,6 +1070,17 @@ static int tcp_read_avail(struct nvme_tcp_queue *tq, uint64_t now_ms, atomic_ulo
 	if (atomic_load(&tq->dead)) {
 		pthread_mutex_unlock(&tq->rx_lock);
 		return -EBUSY;
+	}
+	/*
+	 * Found empty at the last look and not polled since: a waiter that
+	 * sleeps next leaves the look to its poll, which returns at once if
+	 * something came (a recv that finds nothing, then the poll and
+	 * another recv, was most passes' way into a sleep: 3 calls, now 2;
+	 * when something did come, the poll is one call more)
+	 */
+	if (sleeps && tq->rx_drained) {
+		pthread_mutex_unlock(&tq->rx_lock);
+		return 0;
 	}
 	before = tq->rx_completed;
 	/* a PDU that has begun is finished within the I/O timeout, never waited for longer */
@@ -1103,7 +1122,7 @@ static int tcp_poll(struct nvme_queue *q)
 	 */
 	if (ns - atomic_load_explicit(&tq->empty_ns, memory_order_relaxed) < NVME_TCP_POLL_RECHECK_NS)
 		return 0;
-	ret = tcp_read_avail(tq, now, &nvme_tcp_ctrl(q->host)->polled_cqes);
+	ret = tcp_read_avail(tq, now, &nvme_tcp_ctrl(q->host)->polled_cqes, false);
 	if (!ret)
 		atomic_store_explicit(&tq->empty_ns, ns, memory_order_relaxed);
 	return ret > 0 ? ret : 0;
@@ -1118,7 +1137,7 @@ static int tcp_poll(struct nvme_queue *q)
  * The receiver reading already (it holds the stream): 0, it completes them,
  * and, told by the claim, leaves the next batches to the waiters.
  */
-static int tcp_wait_reap(void *arg)
+static int tcp_wait_reap(void *arg, bool sleeps)
 {
 	struct nvme_tcp_queue *tq = arg;
 	uint64_t now = mono_ms();
@@ -1130,7 +1149,7 @@ static int tcp_wait_reap(void *arg)
 	/* what this ring's submissions left staged goes before their completions are looked for */
 	if (atomic_load_explicit(&tq->tx_deferred, memory_order_relaxed))
 		tcp_send_deferred(tq);
-	n = tcp_read_avail(tq, now, &nvme_tcp_ctrl(tq->nq->host)->waited_cqes);
+	n = tcp_read_avail(tq, now, &nvme_tcp_ctrl(tq->nq->host)->waited_cqes, sleeps);
 	return n > 0 ? n : 0;
 }
 
@@ -1158,8 +1177,10 @@ static void tcp_wait_sleep(void *arg, int efd, int timeout_ms)
 	struct pollfd pf[2] = { { .fd = tq->fd, .events = POLLIN }, { .fd = efd, .events = POLLIN } };
 	uint64_t v;
 
-	if (poll(pf, 2, timeout_ms) > 0 && (pf[1].revents & POLLIN) &&
-	    read(efd, &v, sizeof(v)) < 0)
+	int r = poll(pf, 2, timeout_ms);
+
+	tq->rx_drained = false;		/* the next reap reads (rx_lock held since sleep_begin) */
+	if (r > 0 && (pf[1].revents & POLLIN) && read(efd, &v, sizeof(v)) < 0)
 		return;		/* EAGAIN: another waiter took the count */
 }
 

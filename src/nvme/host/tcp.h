@@ -108,6 +108,12 @@ struct nvme_tcp_queue {
 	uint8_t *rxq;
 	uint32_t rxq_off, rxq_len;
 	bool rx_short;			/* the last recv took less than NVME_TCP_RXQ: the socket was empty */
+	/*
+	 * The last read of the connection ended on finding it empty, and no
+	 * poll has looked at it since (under rx_lock): a waiter that would
+	 * sleep on it if it found nothing leaves the look to its poll.
+	 */
+	bool rx_drained;
 	/* completions parsed off this connection (under rx_lock on a polled queue) */
 	unsigned rx_completed;
 	/*

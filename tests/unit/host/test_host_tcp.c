@@ -1555,6 +1555,9 @@ static void test_sqflow(void **state)
 #define COUNTS_SYSCALLS 1
 static __thread int short_fd = -1;
 static atomic_uint needless_recvs;
+/* the test's thread: its recvs that found nothing, other than right after a poll */
+static __thread bool count_unpolled, after_poll;
+static atomic_uint unpolled_empty_recvs;
 
 ssize_t recv(int fd, void *buf, size_t n, int flags)
 {
@@ -1562,19 +1565,24 @@ ssize_t recv(int fd, void *buf, size_t n, int flags)
 
 	if (r < 0 && errno == EAGAIN && fd == short_fd)
 		atomic_fetch_add(&needless_recvs, 1);
+	if (r < 0 && errno == EAGAIN && count_unpolled && !after_poll)
+		atomic_fetch_add(&unpolled_empty_recvs, 1);
 	short_fd = r > 0 && (size_t)r < n ? fd : -1;
+	after_poll = false;
 	return r;
 }
 
 ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
 {
 	short_fd = -1;
+	after_poll = false;
 	return syscall(SYS_sendmsg, fd, m, flags);
 }
 
 int poll(struct pollfd *pfs, nfds_t n, int timeout)
 {
 	short_fd = -1;
+	after_poll = true;
 	return (int)syscall(SYS_poll, pfs, n, timeout);
 }
 #endif
@@ -1611,6 +1619,75 @@ static void test_no_recv_after_drain(void **state)
 	write_read_compare(&r, 17, 100, 31);	/* C2HData then CapsuleResp, whole */
 	r.f->whole_pdus = false;
 	write_read_compare(&r, 17, 100, 32);
+	assert_false(r.f->bad_pdu_seen);
+	rig_down(&r);
+#else
+	(void)state;
+	skip();
+#endif
+}
+
+/*
+ * A waiter whose last read found the connection empty, and that will
+ * sleep on it if it finds nothing, leaves the look to its poll (which
+ * returns at once when something came): it used to recv first, find
+ * nothing, then poll and recv again. 32 reads one at a time, each
+ * answered 1 ms late: no recv of the waiting thread finds nothing except
+ * right after a poll (on the old code one per read). A wait whose time
+ * is up still reads what is there: a read answered at once is found by
+ * a wait with a deadline that has passed.
+ */
+static void test_no_recv_before_sleep(void **state)
+{
+#ifdef COUNTS_SYSCALLS
+	struct rig r;
+	uint8_t b[512];
+	unsigned before;
+
+	(void)state;
+	assert_int_equal(rig_up(&r, "", NULL), 0);
+	atomic_store(&nvme_tcp_wait_idle_ms, CLAIM_WIDE_MS);
+	assert_int_equal(pt(&r, false, nvme_cmd_read, b, 512, 0, 0), 0);
+	r.f->whole_pdus = true;		/* no PDU ends up split over two recvs */
+	r.f->success_flag = true;	/* one PDU per read */
+	r.f->read_delay_ms = 1;
+	count_unpolled = true;
+	before = atomic_load(&unpolled_empty_recvs);
+	for (unsigned i = 0; i < 32; i++) {
+		assert_int_equal(pt(&r, false, nvme_cmd_read, b, 512, i, 0), 0);
+		assert_memory_equal(b, r.f->ram + i * 512, 512);
+	}
+	count_unpolled = false;
+	printf("recvs that found nothing, not after a poll: %u in 32 reads\n",
+	       atomic_load(&unpolled_empty_recvs) - before);
+	assert_int_equal(atomic_load(&unpolled_empty_recvs) - before, 0);
+	r.f->read_delay_ms = 0;
+	r.f->success_flag = false;
+	r.f->whole_pdus = false;
+
+	/* submitted, answered meanwhile, then a wait whose time is up: it reads the socket */
+	{
+		struct nvme_uring_cmd c = { .opcode = nvme_cmd_read, .nsid = 1,
+					    .addr = (uintptr_t)b, .data_len = 512, .cdw10 = 7 };
+		struct __kernel_timespec ts = { .tv_nsec = 0 };
+		struct io_uring_cqe *cqe = NULL;
+		int ret = -ETIME;
+
+		memset(b, 0, sizeof(b));
+		ucmd_prep_nvme_cmd(ucmd_get_sqe(&r.ring), r.ng, NVME_URING_CMD_IO, &c);
+		assert_int_equal(ucmd_submit(&r.ring), 1);
+		/* the capsule may wait for this thread: a zero wait sends it; then the answer comes */
+		for (unsigned i = 0; i < 2000 && ret == -ETIME; i++) {
+			ret = ucmd_wait_cqe_timeout(&r.ring, &cqe, &ts);
+			if (ret == -ETIME)
+				usleep(1000);
+		}
+		assert_int_equal(ret, 0);
+		assert_int_equal(cqe->res, 0);
+		ucmd_cqe_seen(&r.ring, cqe);
+		assert_memory_equal(b, r.f->ram + 7 * 512, 512);
+	}
+	atomic_store(&nvme_tcp_wait_idle_ms, NVME_TCP_WAIT_IDLE_MS_TEST);
 	assert_false(r.f->bad_pdu_seen);
 	rig_down(&r);
 #else
@@ -1677,6 +1754,7 @@ int main(void)
 		cmocka_unit_test(test_deferred_unwaited),
 		cmocka_unit_test(test_deferred_batch_sent),
 		cmocka_unit_test(test_held_while_busy),
+		cmocka_unit_test(test_no_recv_before_sleep),
 		cmocka_unit_test(test_digests),
 		cmocka_unit_test(test_keep_alive),
 		cmocka_unit_test(test_timeout),
