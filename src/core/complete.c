@@ -778,7 +778,10 @@ int io_cqring_wait_deadline(struct ucmd_ctx *ctx, unsigned min_events, uint64_t 
 		void *wsrc_arg = NULL;
 
 		if (ctx->wsrc_nr && events < min_events) {
-			if (ctx->wsrc_ops->reap(ctx->wsrc_arg) > 0) {
+			/* nothing reaped: the waiter sleeps on the source, unless its time is up */
+			bool sleeps = deadline == UINT64_MAX || ktime_get_ns() < deadline;
+
+			if (ctx->wsrc_ops->reap(ctx->wsrc_arg, sleeps) > 0) {
 				io_owner_reap(ctx);
 				events = io_cqring_events(ctx);
 			}

@@ -48,8 +48,12 @@ void io_uring_cmd_complete_in_task(struct io_uring_cmd *cmd,
  * hands them over (a wake-up and a thread switch per batch). The waiter
  * of a ring whose requests in flight named one (the last one named while
  * none was in flight) calls, in its wait loop:
- *   reap(arg)         with the ring's lock held: complete what is there,
- *                     never sleeping; how many it completed
+ *   reap(arg, sleeps) with the ring's lock held: complete what is there,
+ *                     never sleeping; how many it completed. sleeps: if
+ *                     it completes none the waiter goes on to sleep on
+ *                     the source (no deadline has passed), so a look the
+ *                     sleep makes anyway (a poll that returns at once when
+ *                     there is something) may be left to it
  *   sleep_begin(arg)  with the lock held: true when the waiter may sleep
  *                     on the source; the source then stays valid (and its
  *                     own reader stays away) until sleep_end
@@ -60,7 +64,7 @@ void io_uring_cmd_complete_in_task(struct io_uring_cmd *cmd,
  * Rings without it, IOPOLL and SQPOLL rings wait as before.
  */
 struct io_wait_src_ops {
-	int  (*reap)(void *arg);
+	int  (*reap)(void *arg, bool sleeps);
 	bool (*sleep_begin)(void *arg);
 	void (*sleep)(void *arg, int efd, int timeout_ms);
 	void (*sleep_end)(void *arg);

@@ -165,6 +165,7 @@ static int recv_all(struct nvme_tcp_queue *tq, void *buf, size_t len)
 static void rx_reset(struct nvme_tcp_queue *tq)
 {
 	tq->rxq_off = tq->rxq_len = 0;
+	tq->rx_drained = false;
 }
 
 /* Copy between a bounce buffer and the request's data at byte offset off. */
@@ -202,8 +203,10 @@ static int tcp_flush(struct nvme_tcp_queue *tq)
 
 	if (!tq->tx_len)
 		return 0;
+	/* counted sent before the send: its answers may be parsed before it returns */
+	atomic_fetch_add_explicit(&tq->tx_sent, tq->tx_nr, memory_order_relaxed);
 	tq->tx_len = 0;
-	tq->tx_nr = 0;
+	tq->tx_nr = tq->tx_nr_held = 0;
 	atomic_store_explicit(&tq->tx_deferred, false, memory_order_relaxed);
 	ret = send_iov(tq->fd, &v, 1);
 	return ret;
@@ -213,7 +216,7 @@ static int tcp_flush(struct nvme_tcp_queue *tq)
 static void tcp_drop_staged(struct nvme_tcp_queue *tq)
 {
 	tq->tx_len = 0;
-	tq->tx_nr = 0;
+	tq->tx_nr = tq->tx_nr_held = 0;
 	atomic_store_explicit(&tq->tx_deferred, false, memory_order_relaxed);
 }
 
@@ -402,6 +405,7 @@ static void tcp_complete(struct nvme_tcp_queue *tq, struct ucmd_nvme_cqe *cqe)
 	struct request *rq = nvme_find_rq(tq->nq, cqe->cid);
 
 	tq->rx_completed++;
+	atomic_fetch_add_explicit(&tq->rx_answered, 1, memory_order_relaxed);
 
 	if (rq && nvme_req_test_flag(nvme_req(rq), NVME_REQ_XFER_ERR) && !(cqe->status >> 1))
 		cqe->status = (uint16_t)(NVME_SC_XFER_ERR << 1 | (cqe->status & 1));
@@ -622,16 +626,20 @@ static enum blk_eh_timer_return tcp_timeout(struct request *rq)
 static int tcp_rx_avail(struct nvme_tcp_queue *tq)
 {
 	tq->rx_short = false;
+	tq->rx_drained = false;
 	for (;;) {
 		if (tq->rxq_off == tq->rxq_len) {
-			if (tq->rx_short)
+			if (tq->rx_short) {
+				tq->rx_drained = true;
 				return 0;
+			}
 
 			ssize_t r = recv(tq->fd, tq->rxq, NVME_TCP_RXQ, MSG_DONTWAIT);
 
 			if (r < 0) {
 				if (errno == EINTR)
 					continue;
+				tq->rx_drained = errno == EAGAIN;
 				return errno == EAGAIN ? 0 : -errno;
 			}
 			if (r == 0)
@@ -682,6 +690,8 @@ static bool tcp_defer_expired(struct nvme_tcp_queue *tq, uint64_t now)
 static int tcp_rx_batch(struct nvme_tcp_queue *tq)
 {
 	int ret = 0;
+
+	tq->rx_drained = false;
 
 	if (tq->rxq_off == tq->rxq_len) {
 		ssize_t r = recv(tq->fd, tq->rxq, NVME_TCP_RXQ, MSG_DONTWAIT);
@@ -870,6 +880,23 @@ static int tcp_send_cmd(struct nvme_tcp_queue *tq, struct nvme_request *req)
 	return 0;
 }
 
+/*
+ * The controller holds at least NVME_TCP_DEFER_MAX of this connection's
+ * capsules unanswered (or their answers are on the way): it has work until
+ * the waiter sends what is staged (NVME_TCP_HOLD_MAX). Answers are loaded
+ * first: a capsule is counted sent before it leaves, so sent >= answered
+ * and the difference never wraps (a completion parsed between the loads
+ * only overstates it). A difference past any queue's depth is a stale
+ * count: not busy.
+ */
+static bool tcp_target_busy(struct nvme_tcp_queue *tq)
+{
+	unsigned answered = atomic_load_explicit(&tq->rx_answered, memory_order_relaxed);
+	unsigned sent = atomic_load_explicit(&tq->tx_sent, memory_order_relaxed);
+
+	return sent - answered >= NVME_TCP_DEFER_MAX && sent - answered <= UINT16_MAX;
+}
+
 /* A thread's identity for tq->waiter: the address of its own copy of this. */
 static __thread char tcp_self;
 
@@ -886,7 +913,9 @@ static bool tcp_may_defer(struct nvme_tcp_queue *tq, struct nvme_request *req)
 {
 	uint64_t left;
 
-	if (!nvme_req_test_flag(req, NVME_REQ_TCP_WAITED) || tq->tx_nr >= NVME_TCP_DEFER_MAX ||
+	if (!nvme_req_test_flag(req, NVME_REQ_TCP_WAITED) || tq->tx_nr >= NVME_TCP_HOLD_MAX ||
+	    (tq->tx_nr >= NVME_TCP_DEFER_MAX &&
+	     (tq->tx_nr - tq->tx_nr_held > 1 || !tcp_target_busy(tq))) ||
 	    atomic_load_explicit(&tq->waiter, memory_order_relaxed) != &tcp_self ||
 	    atomic_load_explicit(&tq->wait_sleepers, memory_order_relaxed) || atomic_load(&tq->dead))
 		return false;
@@ -926,6 +955,7 @@ static blk_status_t tcp_queue_rq(struct blk_mq_hw_ctx *hctx, const struct blk_mq
 			atomic_store_explicit(&tq->tx_defer_ms, mono_ms(), memory_order_relaxed);
 			atomic_store_explicit(&tq->tx_deferred, true, memory_order_release);
 		}
+		tq->tx_nr_held = tq->tx_nr;
 	} else if ((!ret || ret == -EFAULT) && bd->last) {
 		int fret = tcp_flush(tq);
 
@@ -1027,7 +1057,8 @@ static int tcp_map_data(struct nvme_host *h, struct request *rq)
  * An error ends the connection through the receiver, which recovers it
  * as any other loss.
  */
-static int tcp_read_avail(struct nvme_tcp_queue *tq, uint64_t now_ms, atomic_ulong *count)
+static int tcp_read_avail(struct nvme_tcp_queue *tq, uint64_t now_ms, atomic_ulong *count,
+			  bool sleeps)
 {
 	struct nvme_queue *q = tq->nq;
 	unsigned before;
@@ -1039,6 +1070,17 @@ static int tcp_read_avail(struct nvme_tcp_queue *tq, uint64_t now_ms, atomic_ulo
 	if (atomic_load(&tq->dead)) {
 		pthread_mutex_unlock(&tq->rx_lock);
 		return -EBUSY;
+	}
+	/*
+	 * Found empty at the last look and not polled since: a waiter that
+	 * sleeps next leaves the look to its poll, which returns at once if
+	 * something came (a recv that finds nothing, then the poll and
+	 * another recv, was most passes' way into a sleep: 3 calls, now 2;
+	 * when something did come, the poll is one call more)
+	 */
+	if (sleeps && tq->rx_drained) {
+		pthread_mutex_unlock(&tq->rx_lock);
+		return 0;
 	}
 	before = tq->rx_completed;
 	/* a PDU that has begun is finished within the I/O timeout, never waited for longer */
@@ -1080,7 +1122,7 @@ static int tcp_poll(struct nvme_queue *q)
 	 */
 	if (ns - atomic_load_explicit(&tq->empty_ns, memory_order_relaxed) < NVME_TCP_POLL_RECHECK_NS)
 		return 0;
-	ret = tcp_read_avail(tq, now, &nvme_tcp_ctrl(q->host)->polled_cqes);
+	ret = tcp_read_avail(tq, now, &nvme_tcp_ctrl(q->host)->polled_cqes, false);
 	if (!ret)
 		atomic_store_explicit(&tq->empty_ns, ns, memory_order_relaxed);
 	return ret > 0 ? ret : 0;
@@ -1095,7 +1137,7 @@ static int tcp_poll(struct nvme_queue *q)
  * The receiver reading already (it holds the stream): 0, it completes them,
  * and, told by the claim, leaves the next batches to the waiters.
  */
-static int tcp_wait_reap(void *arg)
+static int tcp_wait_reap(void *arg, bool sleeps)
 {
 	struct nvme_tcp_queue *tq = arg;
 	uint64_t now = mono_ms();
@@ -1107,7 +1149,7 @@ static int tcp_wait_reap(void *arg)
 	/* what this ring's submissions left staged goes before their completions are looked for */
 	if (atomic_load_explicit(&tq->tx_deferred, memory_order_relaxed))
 		tcp_send_deferred(tq);
-	n = tcp_read_avail(tq, now, &nvme_tcp_ctrl(tq->nq->host)->waited_cqes);
+	n = tcp_read_avail(tq, now, &nvme_tcp_ctrl(tq->nq->host)->waited_cqes, sleeps);
 	return n > 0 ? n : 0;
 }
 
@@ -1135,8 +1177,10 @@ static void tcp_wait_sleep(void *arg, int efd, int timeout_ms)
 	struct pollfd pf[2] = { { .fd = tq->fd, .events = POLLIN }, { .fd = efd, .events = POLLIN } };
 	uint64_t v;
 
-	if (poll(pf, 2, timeout_ms) > 0 && (pf[1].revents & POLLIN) &&
-	    read(efd, &v, sizeof(v)) < 0)
+	int r = poll(pf, 2, timeout_ms);
+
+	tq->rx_drained = false;		/* the next reap reads (rx_lock held since sleep_begin) */
+	if (r > 0 && (pf[1].revents & POLLIN) && read(efd, &v, sizeof(v)) < 0)
 		return;		/* EAGAIN: another waiter took the count */
 }
 
@@ -1439,6 +1483,9 @@ int nvme_tcp_reconnect_queue(struct nvme_host *h, struct nvme_queue *q)
 	pthread_mutex_lock(&tq->send_lock);
 	tcp_drop_staged(tq);
 	atomic_store(&tq->rx_watching, false);	/* until the new receiver watches */
+	/* nothing is at the new connection's controller yet (the receiver is not running) */
+	atomic_store(&tq->tx_sent, 0);
+	atomic_store(&tq->rx_answered, 0);
 	pthread_mutex_unlock(&tq->send_lock);
 	memset(&tq->lim, 0, sizeof(tq->lim));
 	tq->lim.max_data = UINT32_MAX;
