@@ -1106,15 +1106,30 @@ int dc_psq_take(struct ucmd_ring *ring, unsigned to_submit,
  * and ucmd's CQE_FLAGS (addr3): the CQE keeps its user_data, res and flags
  * (F_MORE, F_SOCK_NONEMPTY...), as the CQE Linux would post has them.
  */
+/* The copy ring's SQE at etail, zeroed; slot_publish makes it the array's entry too. */
+static struct io_uring_sqe *slot_at(struct ucmd_ring *ring, unsigned etail)
+{
+	size_t sqe_sz = (ring->flags & IORING_SETUP_SQE128) ? 128 : 64;
+	struct io_uring_sqe *sqe =
+		(struct io_uring_sqe *)((char *)ring->sq.sqes + (etail & ring->sq.ring_mask) * sqe_sz);
+
+	memset(sqe, 0, sqe_sz);
+	return sqe;
+}
+
+static void slot_publish(struct ucmd_ring *ring, unsigned etail)
+{
+	unsigned mask = ring->sq.ring_mask;
+
+	if (ring->sq.array)
+		__atomic_store_n(&ring->sq.array[etail & mask], etail & mask, __ATOMIC_RELAXED);
+}
+
 static void put_cqe_nop(struct ucmd_ring *ring, unsigned etail, const struct io_uring_cqe *cqe,
 			bool big)
 {
-	size_t sqe_sz = (ring->flags & IORING_SETUP_SQE128) ? 128 : 64;
-	unsigned mask = ring->sq.ring_mask;
-	struct io_uring_sqe *sqe =
-		(struct io_uring_sqe *)((char *)ring->sq.sqes + (etail & mask) * sqe_sz);
+	struct io_uring_sqe *sqe = slot_at(ring, etail);
 
-	memset(sqe, 0, sqe_sz);
 	sqe->opcode = IORING_OP_NOP;
 	sqe->fd = -1;
 	sqe->rw_flags = UCMD_NOP_INJECT_RESULT | UCMD_NOP_CQE_FLAGS | (big ? UCMD_NOP_CQE32 : 0);
@@ -1125,11 +1140,23 @@ static void put_cqe_nop(struct ucmd_ring *ring, unsigned etail, const struct io_
 		sqe->off = cqe->big_cqe[0];
 		sqe->addr = cqe->big_cqe[1];
 	}
-	if (ring->sq.array)
-		__atomic_store_n(&ring->sq.array[etail & mask], etail & mask, __ATOMIC_RELAXED);
+	slot_publish(ring, etail);
 }
 
-int dc_inject_cqe(struct ucmd_ring *ring, const struct io_uring_cqe *cqe)
+static void fill_cqe_nop(struct ucmd_ring *ring, unsigned etail, const void *cqe)
+{
+	put_cqe_nop(ring, etail, cqe, ring->flags & IORING_SETUP_CQE32);
+}
+
+static void fill_sqe(struct ucmd_ring *ring, unsigned etail, const void *in)
+{
+	memcpy(slot_at(ring, etail), in, sizeof(struct io_uring_sqe));
+	slot_publish(ring, etail);
+}
+
+/* One SQE of ours into the daemon's ring, under the program's SQ lock, and a kick. */
+static int inject_one(struct ucmd_ring *ring,
+		      void (*fill)(struct ucmd_ring *, unsigned, const void *), const void *arg)
 {
 	struct dring *dr = to_dr(ring);
 	unsigned etail;
@@ -1144,7 +1171,7 @@ int dc_inject_cqe(struct ucmd_ring *ring, const struct io_uring_cqe *cqe)
 		psq_unlock(dr);
 		return room ? room : -EAGAIN;
 	}
-	put_cqe_nop(ring, etail, cqe, ring->flags & IORING_SETUP_CQE32);
+	fill(ring, etail, arg);
 	/* seq_cst: pairs with the proxy's NEED_WAKEUP, then its look at the tail */
 	__atomic_store_n(ring->sq.ktail, etail + 1, __ATOMIC_SEQ_CST);
 	psq_unlock(dr);
@@ -1152,33 +1179,14 @@ int dc_inject_cqe(struct ucmd_ring *ring, const struct io_uring_cqe *cqe)
 	return 0;
 }
 
+int dc_inject_cqe(struct ucmd_ring *ring, const struct io_uring_cqe *cqe)
+{
+	return inject_one(ring, fill_cqe_nop, cqe);
+}
+
 int dc_inject_sqe(struct ucmd_ring *ring, const struct io_uring_sqe *in)
 {
-	size_t sqe_sz = (ring->flags & IORING_SETUP_SQE128) ? 128 : 64;
-	struct dring *dr = to_dr(ring);
-	struct io_uring_sqe *sqe;
-	unsigned etail, mask = ring->sq.ring_mask;
-	int room;
-
-	if (ring_dead(dr))
-		return -ENOTCONN;
-	psq_lock(dr);
-	etail = __atomic_load_n(ring->sq.ktail, __ATOMIC_RELAXED);
-	room = copy_room(ring, etail);
-	if (room <= 0) {
-		psq_unlock(dr);
-		return room ? room : -EAGAIN;
-	}
-	sqe = (struct io_uring_sqe *)((char *)ring->sq.sqes + (etail & mask) * sqe_sz);
-	memset(sqe, 0, sqe_sz);
-	memcpy(sqe, in, sizeof(*in));
-	if (ring->sq.array)
-		__atomic_store_n(&ring->sq.array[etail & mask], etail & mask, __ATOMIC_RELAXED);
-	/* seq_cst: pairs with the proxy's NEED_WAKEUP, then its look at the tail */
-	__atomic_store_n(ring->sq.ktail, etail + 1, __ATOMIC_SEQ_CST);
-	psq_unlock(dr);
-	kick(ring, 1, 0);
-	return 0;
+	return inject_one(ring, fill_sqe, in);
 }
 
 static int enter_sub(struct ucmd_ring *ring, unsigned to_submit, unsigned min_complete,
