@@ -381,6 +381,21 @@ PL_EXPORT long syscall(long nr, ...)
 #define IP_LO offsetof(struct seccomp_data, instruction_pointer)
 #define IP_HI (IP_LO + 4)
 
+/*
+ * Instructions 0-7 of each filter: another architecture's calls and the
+ * trampoline's own go to allow (the preload's real calls), anything else
+ * loads the call's number at nr (7) for what follows.
+ */
+#define FILTER_PROLOGUE(l_nr, allow)						\
+	LD(offsetof(struct seccomp_data, arch)),				\
+	JEQ(AUDIT_ARCH_X86_64, 0, (allow) - 2),					\
+	LD(IP_HI),								\
+	JEQ((uint32_t)(TRAMP_ADDR >> 32), 0, (l_nr) - 4),				\
+	LD(IP_LO),								\
+	JGE((uint32_t)TRAMP_ADDR + (uint32_t)TRAMP_LEN, (l_nr) - 6, 0),		\
+	JGE((uint32_t)TRAMP_ADDR, (allow) - 7, 0),				\
+	LD(offsetof(struct seccomp_data, nr))
+
 static int filter_install(void)
 {
 	/* labels: where the jumps go (offsets are counted from the next instruction) */
@@ -393,15 +408,7 @@ static int filter_install(void)
 		L_LEN = L_ALLOW + 1,
 	};
 	struct sock_filter f[L_LEN] = {
-		/* 0 */ LD(offsetof(struct seccomp_data, arch)),
-		/* 1 */ JEQ(AUDIT_ARCH_X86_64, 0, L_ALLOW - 2),
-		/* the trampoline's own calls go through */
-		/* 2 */ LD(IP_HI),
-		/* 3 */ JEQ((uint32_t)(TRAMP_ADDR >> 32), 0, L_NR - 4),
-		/* 4 */ LD(IP_LO),
-		/* 5 */ JGE((uint32_t)TRAMP_ADDR + (uint32_t)TRAMP_LEN, L_NR - 6, 0),
-		/* 6 */ JGE((uint32_t)TRAMP_ADDR, L_ALLOW - 7, 0),
-		/* 7 */ LD(offsetof(struct seccomp_data, nr)),
+		FILTER_PROLOGUE(L_NR, L_ALLOW),
 	};
 
 	for (unsigned i = 0; i < NR_TRAPPED; i++)
@@ -456,15 +463,8 @@ int pl_seccomp_trap_std_writes(void)
 		L_LEN = L_ALLOW + 1,
 	};
 	struct sock_filter f[L_LEN] = {
-		/* 0 */ LD(offsetof(struct seccomp_data, arch)),
-		/* 1 */ JEQ(AUDIT_ARCH_X86_64, 0, L_ALLOW - 2),
 		/* the trampoline's own calls go through: the handler's real write */
-		/* 2 */ LD(IP_HI),
-		/* 3 */ JEQ((uint32_t)(TRAMP_ADDR >> 32), 0, L_NR - 4),
-		/* 4 */ LD(IP_LO),
-		/* 5 */ JGE((uint32_t)TRAMP_ADDR + (uint32_t)TRAMP_LEN, L_NR - 6, 0),
-		/* 6 */ JGE((uint32_t)TRAMP_ADDR, L_ALLOW - 7, 0),
-		/* 7 */ LD(offsetof(struct seccomp_data, nr)),
+		FILTER_PROLOGUE(L_NR, L_ALLOW),
 	};
 	struct sock_fprog prog = { .len = L_LEN, .filter = f };
 	int ret = 0;
