@@ -410,6 +410,7 @@ static int filter_install(void)
 	struct sock_filter f[L_LEN] = {
 		FILTER_PROLOGUE(L_NR, L_ALLOW),
 	};
+	_Static_assert(L_NR == 7, "FILTER_PROLOGUE is instructions 0-7");
 
 	for (unsigned i = 0; i < NR_TRAPPED; i++)
 		f[L_TRAPS + i] = (struct sock_filter)JEQ((uint32_t)trapped[i],
@@ -466,6 +467,7 @@ int pl_seccomp_trap_std_writes(void)
 		/* the trampoline's own calls go through: the handler's real write */
 		FILTER_PROLOGUE(L_NR, L_ALLOW),
 	};
+	_Static_assert(L_NR == 7, "FILTER_PROLOGUE is instructions 0-7");
 	struct sock_fprog prog = { .len = L_LEN, .filter = f };
 	int ret = 0;
 
