@@ -4,7 +4,8 @@
  * Linux's store answers it where ucmd can answer truly (attrw.c says why):
  * the value it holds (echo's newline off, "[x]" as x, numbers as numbers)
  * is taken; a uevent takes kobject_synth_uevent's actions; anything else
- * is EINVAL. The preload's writes (attrw.c) and ucmd-supervise's
+ * is EINVAL; a control file's write is ctlfiles.c's to take. The
+ * preload's writes (attrw.c) and ucmd-supervise's
  * (sv_attrw.c) are judged here alike.
  */
 #include <errno.h>
@@ -83,6 +84,9 @@ int pl_attr_judge(const char *path, char *cur, char *val)
 	const char *base = strrchr(path, '/');
 
 	base = base ? base + 1 : path;
+	/* a control file's write is its action, the value read as its store reads it */
+	if (pl_ctl_file(path))
+		return pl_ctl_write(path, val);
 	trim(val, false);
 	for (size_t i = 0; i < sizeof(judges) / sizeof(judges[0]); i++)
 		if (!strcmp(base, judges[i].name))

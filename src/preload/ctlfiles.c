@@ -1,28 +1,39 @@
 // SPDX-License-Identifier: MIT
 /*
  * The tree's write-only control files (0200, DEVICE_ATTR_WO), taken at
- * their open for writing (where.c), as the rescans always were: the open
- * is where the preload and ucmd-supervise see the file (its write goes to
- * the tree's file like any other), so any open for writing takes the
- * action, whatever is then written (docs/compat.md says where Linux reads
- * the value).
+ * their write, as Linux's stores take them: the open for writing (root's
+ * alone, as the mode says) is made as a 0644 attribute's is (where.c,
+ * PL_OPEN_ATTRW: the tree's file O_RDONLY | O_APPEND), and the write
+ * reaches pl_ctl_write through attrval.c's judgement, from the preload's
+ * interposers (attrw.c, bash's builtin echo on 1 or 2 too). The value is
+ * read as each store reads it (ctls[]'s value rule); an empty write is
+ * nothing (sysfs_kf_write calls no store for it). A static program's are
+ * taken at its open for writing instead, whatever is then written
+ * (pl_ctl_take, sv_sysfs.c: a static shell's redirection moves the
+ * descriptor below the numbers whose writes ucmd-supervise sees).
  *
  *   /sys/bus/pci/rescan, <function>/rescan   Linux's bus rescan (a
  *       function's rescans its bus, dev_rescan_store): the daemon's list
  *       read again, and the functions removed come back, each controller
- *       reset on the way as nvme_probe enables it anew
- *   nvmeX/rescan_controller   the namespaces again (nvme_sysfs_rescan)
+ *       reset on the way as nvme_probe enables it anew; kstrtoul's number,
+ *       0 nothing, anything else EINVAL (rescan_store)
+ *   nvmeX/rescan_controller   the namespaces again (nvme_sysfs_rescan),
+ *       whatever is written
  *   nvmeX/reset_controller    a controller reset (nvme_sysfs_reset):
  *       NVME_IOCTL_RESET's path in the daemon (CC.EN cycled, queues
- *       created again, what was in flight ended as Linux ends it)
+ *       created again, what was in flight ended as Linux ends it),
+ *       whatever is written
  *   <function>/reset          a function reset, which with the NVMe driver
- *       bound is a controller reset (its reset_prepare/reset_done)
+ *       bound is a controller reset (its reset_prepare/reset_done); 1
+ *       alone, anything else EINVAL, ERANGE past an unsigned long
+ *       (reset_store returns kstrtoul's error)
  *   <function>/remove         the function and its controller leave /dev
  *       and /sys for every process of the exec until a rescan, their
  *       descriptors already open failing as on a driver unbound (ioctl.c,
  *       rw.c, sv_dev.c); the namespaces named after its subsystem go with
  *       the subsystem's last controller (a multipath head stays over the
- *       controllers left, sysfs_mpath.c)
+ *       controllers left, sysfs_mpath.c); kstrtoul's number, 0 nothing,
+ *       anything else EINVAL (remove_store)
  *
  * A removal is a marker file <root>/.removed/nvmeX, shared by the
  * processes of the exec as the tree is; devinfo.c does not list a removed
@@ -288,7 +299,7 @@ static const struct pl_devinfo *ctrl_at(const char *path, bool function)
 	return c && c->kind == PL_DEV_CTRL ? c : NULL;
 }
 
-/* A removal's tree sync, left for after the open (take_remove); per thread, as opens are. */
+/* A removal's tree sync, left for after the write (take_remove); per thread, as writes are. */
 static __thread bool sync_pending;
 
 void pl_ctl_done(void)
@@ -434,11 +445,7 @@ static int take_remove(const char *root, const char *path)
 			return ret;
 		gone_set(x, GONE_NS);
 	}
-	/*
-	 * The tree loses the function once the open of its remove file is
-	 * made (pl_ctl_done): the write that removes a function succeeds on
-	 * Linux, and the file would be gone from under its own open here.
-	 */
+	/* the tree loses the function once the write is judged (pl_ctl_write) */
 	sync_pending = true;
 	return pl_devinfo_reload();
 }
@@ -487,28 +494,144 @@ static int take_rescan_bus(const char *root, const char *path)
 	return resync(root);
 }
 
+/*
+ * kstrtoul(s, 0): an optional '+', then 0x hex, 0 octal or decimal
+ * digits, one newline after them at most (echo's): 0 and the number in
+ * *v, -EINVAL for anything else, -ERANGE past an unsigned long.
+ */
+static int kstrtoul0(const char *s, unsigned long *v)
+{
+	unsigned long x = 0;
+	unsigned base = 10, d, n = 0;
+
+	if (*s == '+')
+		s++;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') &&
+	    s[2] && strchr("0123456789abcdefABCDEF", s[2])) {
+		base = 16;
+		s += 2;
+	} else if (s[0] == '0') {
+		base = 8;
+	}
+	for (;; s++, n++) {
+		if (*s >= '0' && *s <= '9')
+			d = (unsigned)(*s - '0');
+		else if (*s >= 'a' && *s <= 'f')
+			d = (unsigned)(*s - 'a' + 10);
+		else if (*s >= 'A' && *s <= 'F')
+			d = (unsigned)(*s - 'A' + 10);
+		else
+			break;
+		if (d >= base)
+			break;
+		if (x > (~0UL - d) / base)
+			return -ERANGE;
+		x = x * base + d;
+	}
+	if (!n)
+		return -EINVAL;
+	if (*s == '\n')
+		s++;
+	if (*s)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+/* How a store reads what is written: 1 take the action, 0 nothing, or -errno. */
+static int any_value(const char *val)
+{
+	(void)val;
+	return 1;
+}
+
+/* remove_store, rescan_store, dev_rescan_store: a number, 0 nothing; kstrtoul's ERANGE too EINVAL */
+static int nonzero(const char *val)
+{
+	unsigned long v;
+
+	return kstrtoul0(val, &v) ? -EINVAL : v != 0;
+}
+
+/* reset_store: 1 alone; kstrtoul's own error returned */
+static int one(const char *val)
+{
+	unsigned long v;
+	int ret = kstrtoul0(val, &v);
+
+	return ret ? ret : v == 1 ? 1 : -EINVAL;
+}
+
 static const struct {
 	const char *name;
 	int (*take)(const char *root, const char *path);
+	int (*value)(const char *val);
 } ctls[] = {
-	{ "rescan", take_rescan_bus },			/* the bus's and each function's */
-	{ "rescan_controller", take_rescan_controller },
-	{ "reset_controller", take_reset_controller },
-	{ "reset", take_reset_function },
-	{ "remove", take_remove },
+	{ "rescan", take_rescan_bus, nonzero },		/* the bus's and each function's */
+	{ "rescan_controller", take_rescan_controller, any_value },
+	{ "reset_controller", take_reset_controller, any_value },
+	{ "reset", take_reset_function, one },
+	{ "remove", take_remove, nonzero },
 };
 
-int pl_ctl_open(const char *root, const char *path, const char *base)
+/* The entry of ctls the tree's file path is, or -1: by its name and its mode, 0200. */
+static int ctl_of(const char *path)
 {
+	const char *base = strrchr(path, '/');
 	struct stat st;
 
+	base = base ? base + 1 : path;
 	for (size_t i = 0; i < sizeof(ctls) / sizeof(ctls[0]); i++) {
 		if (strcmp(base, ctls[i].name))
 			continue;
 		/* the tree's own control file, not a name that happens to match */
 		if (lstat(path, &st) || !S_ISREG(st.st_mode) || (st.st_mode & 07777) != 0200)
-			return -EACCES;
-		return ctls[i].take(root, path);
+			return -1;
+		return (int)i;
 	}
-	return -EACCES;
+	return -1;
+}
+
+int pl_ctl_open(const char *root, const char *path, const char *base)
+{
+	(void)root;
+	(void)base;
+	if (ctl_of(path) < 0)
+		return -EACCES;
+	/* root's alone (0200, root's on Linux): the write is the action, as an attribute's */
+	return geteuid() == 0 ? PL_OPEN_ATTRW : -EACCES;
+}
+
+bool pl_ctl_file(const char *path)
+{
+	return ctl_of(path) >= 0;
+}
+
+int pl_ctl_take(const char *path)
+{
+	const char *root = pl_root();
+	int i = ctl_of(path);
+
+	if (i < 0)
+		return -EACCES;
+	return root ? ctls[i].take(root, path) : -ENODEV;
+}
+
+int pl_ctl_write(const char *path, const char *val)
+{
+	const char *root = pl_root();
+	int i = ctl_of(path), ret;
+
+	if (i < 0)
+		return -EINVAL;
+	if (!*val)
+		return 0;	/* an empty write: no store called (sysfs_kf_write) */
+	ret = ctls[i].value(val);
+	if (ret <= 0)
+		return ret;
+	if (!root)
+		return -ENODEV;
+	ret = ctls[i].take(root, path);
+	pl_ctl_done();	/* a removal's tree sync: the file goes, this descriptor stays */
+	return ret;
 }

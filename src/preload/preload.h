@@ -500,12 +500,27 @@ int pl_attr_judge(const char *path, char *cur, char *val);
 /* ---- ctlfiles.c: the tree's write-only control files ---- */
 /*
  * An open for writing of the tree's file path (its last name base), under
- * root: a control file's action taken (rescan, rescan_controller,
- * reset_controller, a PCI function's reset, remove, rescan), 0 or its
- * -errno; any other file -EACCES (kernfs's answer without a store).
+ * root: a control file (rescan, rescan_controller, reset_controller, a
+ * PCI function's reset, remove, rescan) PL_OPEN_ATTRW for root, whose
+ * write pl_ctl_write takes, -EACCES for another user; any other file
+ * -EACCES (kernfs's answer without a store).
  */
 int pl_ctl_open(const char *root, const char *path, const char *base);
-/* After the open pl_ctl_open judged, made or not: what it left for then (a removal's tree sync). */
+/* Is the tree's file path one of the control files (its name, mode 0200)? */
+bool pl_ctl_file(const char *path);
+/*
+ * A write of val (NUL-terminated, as written) to the control file path:
+ * its value read as Linux's store reads it, the action taken when it says
+ * so; 0 or -errno (EINVAL, ERANGE for a value refused, the action's own).
+ */
+int pl_ctl_write(const char *path, const char *val);
+/*
+ * The control file path's action taken now, whatever will be written:
+ * ucmd-supervise's, at a static program's open for writing (sv_sysfs.c);
+ * 0 or -errno, -EACCES for a file not one of them.
+ */
+int pl_ctl_take(const char *path);
+/* After a control file's write or pl_ctl_take's open: what it left for then (a removal's tree sync). */
 void pl_ctl_done(void);
 /* Was controller instance's PCI function removed (its remove written, no rescan since)? */
 bool pl_ctl_removed(unsigned instance);

@@ -112,7 +112,17 @@ int sv_sysfs_where(struct sv *s, const char *base, const char *path, int flags, 
 			return ret;
 		}
 	}
-	ret = pl_where_open(&w, flags);
+	/*
+	 * a control file for writing: taken at the open, whatever is then
+	 * written, as before the preload took it at the write (ctlfiles.c): a
+	 * static shell's `echo 1 >` moves the descriptor to 1, below the
+	 * numbers whose writes we see (sv_attrw.c), and would take nothing
+	 */
+	if (((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC))) && !w.host &&
+	    pl_ctl_file(w.path))
+		ret = pl_ctl_take(w.path);
+	else
+		ret = pl_where_open(&w, flags);
 	/*
 	 * a 0644 attribute for writing: opened at one of our numbers, whose
 	 * writes we see (sv_attrw.c); for a thread whose ids changed, refused

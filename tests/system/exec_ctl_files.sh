@@ -14,7 +14,13 @@
 #   again (reset: a committed firmware becomes active), the data still there;
 # - the same for a static program (busybox sh: ucmd-supervise, which
 #   serves the program's own process: its builtins);
-# - the files are 0200, and the function's rescan is taken.
+# - the files are 0200, and the function's rescan is taken;
+# - the action is the write's, its value read as Linux's store reads it
+#   (kstrtoul(buf, 0)): an open for writing alone does nothing, 0 to remove
+#   or rescan is nothing and succeeds, junk is EINVAL and nothing, reset
+#   takes 1 alone (0 EINVAL, no reset), 0x1 and +1 are numbers too: python's
+#   os.write, dash's and bash's echo (a static program's are taken at its
+#   open, docs/compat.md).
 source "$(dirname "$0")/lib/common.sh"
 need_tools nvme python3 dd cmp busybox
 CTRL=$T/ctrl
@@ -132,5 +138,82 @@ out=$(ex bash -c "echo 1 >/sys/class/nvme/nvme0/reset_controller && cat /sys/cla
 	fail "bash's echo 1 > reset_controller: $(cat "$T/err")"
 [ "$(echo $out)" = "3.1" ] || fail "firmware_rev after bash's reset: '$out', expected 3.1"
 [ "$(afi)" = 3 ] || fail "afi $(afi) after bash's reset_controller, expected 3"
+
+step "the write is the action, its value as Linux's stores read it (python's os.write)"
+fw_next 2 2.2
+ex python3 -c "
+import errno, os, sys
+def w(path, val):
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        return str(os.write(fd, val))
+    except OSError as e:
+        return errno.errorcode[e.errno]
+    finally:
+        os.close(fd)
+def here():
+    return os.path.exists('/sys/class/nvme/nvme0') and os.path.exists('/dev/nvme0n1')
+pci = '$PCI'
+os.close(os.open(pci + '/remove', os.O_WRONLY))
+print('open-only', here())
+print('remove 0', w(pci + '/remove', b'0\\n'), here())
+print('remove junk', w(pci + '/remove', b'junk\\n'), here())
+print('remove 1x', w(pci + '/remove', b'1x'), here())
+print('remove -1', w(pci + '/remove', b'-1'), here())
+print('remove empty', w(pci + '/remove', b''), here())
+print('rescan junk', w('/sys/bus/pci/rescan', b'yes'), here())
+print('rescan 0', w('/sys/bus/pci/rescan', b'0'), here())
+print('fn rescan junk', w(pci + '/rescan', b'x'), here())
+print('reset 0', w(pci + '/reset', b'0\\n'))
+print('reset 2', w(pci + '/reset', b'2'))
+print('reset junk', w(pci + '/reset', b'junk'))
+print('reset huge', w(pci + '/reset', b'99999999999999999999999'))
+print('remove 0x10', w(pci + '/remove', b'0x10\\n'), here())
+print('rescan +1', w('/sys/bus/pci/rescan', b'+1\\n'), here())
+" >"$T/out" || fail "python: rc $?: $(cat "$T/out" "$T/err")"
+[ "$(cat "$T/out")" = "open-only True
+remove 0 2 True
+remove junk EINVAL True
+remove 1x EINVAL True
+remove -1 EINVAL True
+remove empty 0 True
+rescan junk EINVAL True
+rescan 0 1 True
+fn rescan junk EINVAL True
+reset 0 EINVAL
+reset 2 EINVAL
+reset junk EINVAL
+reset huge ERANGE
+remove 0x10 5 False
+rescan +1 3 True" ] || fail "values: $(cat "$T/out")"
+# the refused resets reset nothing: the committed firmware waits, then the rescan's probe takes it
+[ "$(afi)" = 2 ] || fail "afi $(afi) after the rescan's probe, expected 2"
+fw_next 3 3.2
+ex sh -c "echo 0 >$PCI/reset" 2>/dev/null && fail "dash's echo 0 > reset succeeded"
+[ "$(afi)" = 50 ] || fail "afi $(afi) after echo 0 > reset, expected 0x32 (slot 2 active, 3 next: no reset)"
+ex sh -c "echo 0x1 >$PCI/reset" || fail "echo 0x1 > reset: $(cat "$T/err")"
+[ "$(afi)" = 3 ] || fail "afi $(afi) after echo 0x1 > reset, expected 3"
+
+step "dash's and bash's echo (glibc's own write on 1): 0 nothing, junk EINVAL, 1 removes"
+for sh in sh bash; do
+	ex $sh -c "
+		echo 0 >$PCI/remove && echo zero-ok
+		test -e /dev/nvme0n1 && echo still
+		echo junk >$PCI/remove || echo junk-refused
+		test -e /sys/class/nvme/nvme0 && echo still
+		echo 1 >$PCI/remove && echo removed
+		test -e /dev/nvme0n1 || echo gone
+		echo 1 >/sys/bus/pci/rescan && test -e /dev/nvme0n1 && echo back
+	" >"$T/out" || fail "$sh: rc $?: $(cat "$T/out" "$T/err")"
+	[ "$(cat "$T/out")" = "zero-ok
+still
+junk-refused
+still
+removed
+gone
+back" ] || fail "$sh's echo: $(cat "$T/out")"
+	# dash says "I/O error" for any failed write; bash says the errno
+	[ $sh = sh ] || grep -q "Invalid argument" "$T/err" || fail "$sh's echo junk: not EINVAL: $(cat "$T/err")"
+done
 
 echo "exec_ctl_files: ok"
