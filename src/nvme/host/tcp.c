@@ -203,10 +203,8 @@ static int tcp_flush(struct nvme_tcp_queue *tq)
 
 	if (!tq->tx_len)
 		return 0;
-	/* counted sent before the send: its answers may be parsed before it returns */
-	atomic_fetch_add_explicit(&tq->tx_sent, tq->tx_nr, memory_order_relaxed);
 	tq->tx_len = 0;
-	tq->tx_nr = tq->tx_nr_held = 0;
+	tq->tx_nr = 0;
 	atomic_store_explicit(&tq->tx_deferred, false, memory_order_relaxed);
 	ret = send_iov(tq->fd, &v, 1);
 	return ret;
@@ -216,7 +214,7 @@ static int tcp_flush(struct nvme_tcp_queue *tq)
 static void tcp_drop_staged(struct nvme_tcp_queue *tq)
 {
 	tq->tx_len = 0;
-	tq->tx_nr = tq->tx_nr_held = 0;
+	tq->tx_nr = 0;
 	atomic_store_explicit(&tq->tx_deferred, false, memory_order_relaxed);
 }
 
@@ -405,7 +403,6 @@ static void tcp_complete(struct nvme_tcp_queue *tq, struct ucmd_nvme_cqe *cqe)
 	struct request *rq = nvme_find_rq(tq->nq, cqe->cid);
 
 	tq->rx_completed++;
-	atomic_fetch_add_explicit(&tq->rx_answered, 1, memory_order_relaxed);
 
 	if (rq && nvme_req_test_flag(nvme_req(rq), NVME_REQ_XFER_ERR) && !(cqe->status >> 1))
 		cqe->status = (uint16_t)(NVME_SC_XFER_ERR << 1 | (cqe->status & 1));
@@ -880,23 +877,6 @@ static int tcp_send_cmd(struct nvme_tcp_queue *tq, struct nvme_request *req)
 	return 0;
 }
 
-/*
- * The controller holds at least NVME_TCP_DEFER_MAX of this connection's
- * capsules unanswered (or their answers are on the way): it has work until
- * the waiter sends what is staged (NVME_TCP_HOLD_MAX). Answers are loaded
- * first: a capsule is counted sent before it leaves, so sent >= answered
- * and the difference never wraps (a completion parsed between the loads
- * only overstates it). A difference past any queue's depth is a stale
- * count: not busy.
- */
-static bool tcp_target_busy(struct nvme_tcp_queue *tq)
-{
-	unsigned answered = atomic_load_explicit(&tq->rx_answered, memory_order_relaxed);
-	unsigned sent = atomic_load_explicit(&tq->tx_sent, memory_order_relaxed);
-
-	return sent - answered >= NVME_TCP_DEFER_MAX && sent - answered <= UINT16_MAX;
-}
-
 /* A thread's identity for tq->waiter: the address of its own copy of this. */
 static __thread char tcp_self;
 
@@ -913,9 +893,7 @@ static bool tcp_may_defer(struct nvme_tcp_queue *tq, struct nvme_request *req)
 {
 	uint64_t left;
 
-	if (!nvme_req_test_flag(req, NVME_REQ_TCP_WAITED) || tq->tx_nr >= NVME_TCP_HOLD_MAX ||
-	    (tq->tx_nr >= NVME_TCP_DEFER_MAX &&
-	     (tq->tx_nr - tq->tx_nr_held > 1 || !tcp_target_busy(tq))) ||
+	if (!nvme_req_test_flag(req, NVME_REQ_TCP_WAITED) || tq->tx_nr >= NVME_TCP_DEFER_MAX ||
 	    atomic_load_explicit(&tq->waiter, memory_order_relaxed) != &tcp_self ||
 	    atomic_load_explicit(&tq->wait_sleepers, memory_order_relaxed) || atomic_load(&tq->dead))
 		return false;
@@ -955,7 +933,6 @@ static blk_status_t tcp_queue_rq(struct blk_mq_hw_ctx *hctx, const struct blk_mq
 			atomic_store_explicit(&tq->tx_defer_ms, mono_ms(), memory_order_relaxed);
 			atomic_store_explicit(&tq->tx_deferred, true, memory_order_release);
 		}
-		tq->tx_nr_held = tq->tx_nr;
 	} else if ((!ret || ret == -EFAULT) && bd->last) {
 		int fret = tcp_flush(tq);
 
@@ -1483,9 +1460,6 @@ int nvme_tcp_reconnect_queue(struct nvme_host *h, struct nvme_queue *q)
 	pthread_mutex_lock(&tq->send_lock);
 	tcp_drop_staged(tq);
 	atomic_store(&tq->rx_watching, false);	/* until the new receiver watches */
-	/* nothing is at the new connection's controller yet (the receiver is not running) */
-	atomic_store(&tq->tx_sent, 0);
-	atomic_store(&tq->rx_answered, 0);
 	pthread_mutex_unlock(&tq->send_lock);
 	memset(&tq->lim, 0, sizeof(tq->lim));
 	tq->lim.max_data = UINT32_MAX;

@@ -139,16 +139,6 @@ struct nvme_tcp_queue {
 	uint8_t *tx_buf;
 	uint32_t tx_len;
 	uint32_t tx_nr;		/* capsules staged (tx_len's), for NVME_TCP_DEFER_MAX */
-	uint32_t tx_nr_held;	/* of them, left for a waiter by earlier submissions */
-	/*
-	 * Capsules sent on this connection and completions parsed off it
-	 * (from the reconnect on): their difference is what the controller
-	 * holds of ours, unanswered (tcp_may_defer). A request that ends
-	 * without its completion leaves the count high until the reconnect;
-	 * that only lets staged capsules wait for the waiter, never longer
-	 * than the receiver's claim period.
-	 */
-	atomic_uint tx_sent, rx_answered;
 	/*
 	 * Sends a ring's waiter owes (tcp_queue_rq): at one SQE per submit the
 	 * capsules of consecutive submissions stay staged while that ring's
@@ -179,18 +169,6 @@ struct nvme_tcp_queue {
  * its CQEs (peeked from the CQ without entering) and does not come.
  */
 #define NVME_TCP_DEFER_MAX	8u
-/*
- * NVME_TCP_DEFER_MAX bounds the first capsules of a pass: they leave
- * early so that the controller starts on them while the submitter stages
- * the rest (round 10 of docs/performance.md: holding them all made host
- * and target take turns). While the controller already holds
- * NVME_TCP_DEFER_MAX of ours unanswered it has that work meanwhile, and a
- * send would only add a sendmsg (on loopback: the transmit, the target's
- * receive and its wake-up inside it): the capsules staged by one-SQE
- * submissions then wait for the waiter, up to this many. (A submission of
- * several that brings them to NVME_TCP_DEFER_MAX still sends at once.)
- */
-#define NVME_TCP_HOLD_MAX	64u
 /*
  * A polled queue's receiver reads the socket after nvme_tcp_poll_idle_ms
  * (100) without a poll; an I/O queue's receiver leaves the reading to the

@@ -617,9 +617,6 @@ struct rig {
 	int ng, ctrl;
 };
 
-/* the I/O queues' depth (a test that keeps more in flight widens it) */
-static unsigned rig_depth = 16;
-
 /*
  * polled: one interrupt-driven I/O queue and one polled queue, the ring
  * IOPOLL (its I/O goes to the polled queue)
@@ -630,7 +627,7 @@ static int rig_up_polled(struct rig *r, const char *opts, const struct ucmd_nvme
 	struct io_uring_params p = { .flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32 |
 					      (polled ? IORING_SETUP_IOPOLL : 0) };
 	struct ucmd_nvme_host_opts ho = { .nr_io_queues = polled ? 1 : 2,
-					  .nr_poll_queues = polled ? 1 : 0, .queue_depth = rig_depth };
+					  .nr_poll_queues = polled ? 1 : 0, .queue_depth = 16 };
 	char url[256];
 	int ret;
 
@@ -989,95 +986,6 @@ static void test_deferred_batch_sent(void **state)
 		assert_int_equal(cqe->res, 0);
 		ucmd_cqe_seen(&r.ring, cqe);
 	}
-	atomic_store(&nvme_tcp_wait_idle_ms, NVME_TCP_WAIT_IDLE_MS_TEST);
-	assert_false(r.f->bad_pdu_seen);
-	rig_down(&r);
-	free(b);
-}
-
-/* Prepare a read of 512 bytes at LBA lba into buf (user_data lba). */
-static void prep_read(struct rig *r, void *buf, uint32_t lba)
-{
-	struct nvme_uring_cmd c = { .opcode = nvme_cmd_read, .nsid = 1, .addr = (uintptr_t)buf,
-				    .data_len = 512, .cdw10 = lba };
-	struct io_uring_sqe *sqe = ucmd_get_sqe(&r->ring);
-
-	ucmd_prep_nvme_cmd(sqe, r->ng, NVME_URING_CMD_IO, &c);
-	sqe->user_data = lba;
-}
-
-/*
- * While the controller holds NVME_TCP_DEFER_MAX (8) of the queue's
- * capsules unanswered, the one-SQE submissions of the ring's waiter stay
- * staged past eight, until it waits (NVME_TCP_HOLD_MAX): the controller
- * has work meanwhile, and each early send would be one more sendmsg.
- * Eight sent as a batch and not yet read back (the claim is widened: the
- * receiver leaves the answers to this thread's wait), then sixteen
- * submitted one per enter: none reaches the controller before the wait
- * (two segments before, one at the 8th and one at the 16th), one segment
- * at the wait, every read's data right. With nothing unanswered, eight
- * one-SQE submissions still leave at the 8th without a wait (the
- * controller must not idle while the submitter stages the rest).
- */
-static void test_held_while_busy(void **state)
-{
-	struct rig r;
-	uint8_t *b = aligned_alloc(4096, 24 * 512);
-	struct io_uring_cqe *cqe;
-	uint64_t segs0, held;
-	unsigned i;
-
-	(void)state;
-	rig_depth = 32;
-	assert_int_equal(rig_up(&r, "", NULL), 0);
-	rig_depth = 16;
-	for (i = 0; i < 24 * 512; i++)
-		r.f->ram[i] = (uint8_t)(i / 512 + 1);
-	memset(b, 0, 24 * 512);
-	write_read_compare(&r, 1, 100, 31);	/* this thread is the queue's waiter */
-	atomic_store(&nvme_tcp_wait_idle_ms, CLAIM_WIDE_MS);
-	segs0 = io_data_segs(r.f);
-	for (i = 0; i < 8; i++)
-		prep_read(&r, b + i * 512, i);
-	assert_int_equal(ucmd_submit(&r.ring), 8);	/* a batch: sent at once */
-	for (i = 0; i < 2000 && io_data_segs(r.f) == segs0; i++)
-		usleep(1000);
-	assert_int_equal(io_data_segs(r.f) - segs0, 1);
-	for (i = 8; i < 24; i++) {
-		prep_read(&r, b + i * 512, i);
-		assert_int_equal(ucmd_submit(&r.ring), 1);
-	}
-	usleep(20000);		/* a send would have reached the controller's socket by now */
-	held = io_data_segs(r.f) - segs0 - 1;
-	printf("segments sent by 16 one-SQE submissions before the wait: %llu\n",
-	       (unsigned long long)held);
-	for (i = 0; i < 24; i++) {
-		assert_int_equal(ucmd_wait_cqe(&r.ring, &cqe), 0);
-		assert_int_equal(cqe->res, 0);
-		ucmd_cqe_seen(&r.ring, cqe);
-	}
-	for (i = 0; i < 24; i++)
-		assert_int_equal(b[i * 512], i + 1);
-	assert_int_equal(held, 0);
-	assert_int_equal(io_data_segs(r.f) - segs0, 2);
-
-	/* nothing unanswered now: the 8th one-SQE submission sends without a wait */
-	segs0 = io_data_segs(r.f);
-	memset(b, 0, 8 * 512);
-	for (i = 0; i < 8; i++) {
-		prep_read(&r, b + i * 512, i);
-		assert_int_equal(ucmd_submit(&r.ring), 1);
-	}
-	for (i = 0; i < 2000 && io_data_segs(r.f) == segs0; i++)
-		usleep(1000);
-	assert_int_equal(io_data_segs(r.f) - segs0, 1);
-	for (i = 0; i < 8; i++) {
-		assert_int_equal(ucmd_wait_cqe(&r.ring, &cqe), 0);
-		assert_int_equal(cqe->res, 0);
-		ucmd_cqe_seen(&r.ring, cqe);
-	}
-	for (i = 0; i < 8; i++)
-		assert_int_equal(b[i * 512], i + 1);
 	atomic_store(&nvme_tcp_wait_idle_ms, NVME_TCP_WAIT_IDLE_MS_TEST);
 	assert_false(r.f->bad_pdu_seen);
 	rig_down(&r);
@@ -1761,7 +1669,6 @@ int main(void)
 		cmocka_unit_test(test_deferred_sends),
 		cmocka_unit_test(test_deferred_unwaited),
 		cmocka_unit_test(test_deferred_batch_sent),
-		cmocka_unit_test(test_held_while_busy),
 		cmocka_unit_test(test_no_recv_before_sleep),
 		cmocka_unit_test(test_digests),
 		cmocka_unit_test(test_keep_alive),
