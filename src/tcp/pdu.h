@@ -143,6 +143,7 @@ _Static_assert(sizeof(struct nvme_tcp_r2t) == 24, "R2T");
 /* The largest specific header (ICReq/ICResp), plus a header digest */
 #define NVME_TCP_MAX_HLEN	128
 #define NVME_TCP_HDR_BUF	256	/* pdo is 8 bits: header + digest + padding fit */
+/* A header buffer is read as the PDU structs (4- and 8-byte fields): declare it _Alignas(8). */
 
 /*
  * NVMe over Fabrics command set (NVMe-oF 1.1, section 3): opcode 0x7f on

@@ -325,7 +325,7 @@ static int tcp_send_h2c(struct nvme_tcp_queue *tq, uint16_t cid, uint16_t ttag,
 	pthread_mutex_lock(&tq->send_lock);
 	ret = tcp_flush(tq);	/* tx_buf is the bounce buffer below */
 	while (len && !ret) {
-		uint8_t hdr[NVME_TCP_HDR_BUF] = { 0 };
+		_Alignas(8) uint8_t hdr[NVME_TCP_HDR_BUF] = { 0 };
 		struct nvme_tcp_data *d = (struct nvme_tcp_data *)hdr;
 		uint32_t n = len < tq->maxh2cdata ? len : tq->maxh2cdata;
 		uint32_t pre = nvme_tcp_build_ch(&d->hdr, NVME_TCP_H2C_DATA,
@@ -425,7 +425,7 @@ static int tcp_wrong_dir(struct nvme_tcp_queue *tq, const char *pdu, struct nvme
 /* One PDU from the controller. 0, or an error that ends the connection. */
 static int tcp_rx_one(struct nvme_tcp_queue *tq)
 {
-	uint8_t buf[NVME_TCP_HDR_BUF];
+	_Alignas(8) uint8_t buf[NVME_TCP_HDR_BUF];
 	struct nvme_tcp_hdr *ch = (struct nvme_tcp_hdr *)buf;
 	uint32_t hdr_len;
 	int ret = tcp_recv_header(tq, buf, &hdr_len);
@@ -1229,7 +1229,7 @@ static int tcp_connect_socket(struct nvme_tcp_ctrl *c, int *fdp)
 /* ICReq/ICResp: PDU format version, digests, alignment, MAXH2CDATA. */
 static int tcp_init_connection(struct nvme_tcp_ctrl *c, struct nvme_tcp_queue *tq)
 {
-	uint8_t buf[NVME_TCP_HDR_BUF] = { 0 };
+	_Alignas(8) uint8_t buf[NVME_TCP_HDR_BUF] = { 0 };
 	struct nvme_tcp_icreq *req = (struct nvme_tcp_icreq *)buf;
 	const struct nvme_tcp_icresp *rsp = (const struct nvme_tcp_icresp *)buf;
 	uint32_t pre, hdr_len;
@@ -1281,7 +1281,7 @@ static int tcp_connect_once(struct nvme_tcp_ctrl *c, struct nvme_tcp_queue *tq, 
 			    uint16_t sqsize, uint8_t cattr, uint16_t *status)
 {
 	struct nvmf_connect_data *data = aligned_alloc(4096, 4096);
-	uint8_t hdr[NVME_TCP_HDR_BUF] = { 0 };
+	_Alignas(8) uint8_t hdr[NVME_TCP_HDR_BUF] = { 0 };
 	struct nvme_tcp_cmd *cmd = (struct nvme_tcp_cmd *)hdr;
 	struct nvme_tcp_sgl *sgl = (struct nvme_tcp_sgl *)(void *)&cmd->cmd.dptr;
 	bool incap = tq->inline_max >= sizeof(*data), xfer_err = false;
@@ -1304,7 +1304,7 @@ static int tcp_connect_once(struct nvme_tcp_ctrl *c, struct nvme_tcp_queue *tq, 
 	tmo = qid ? c->fabrics.opts.io_tmo_ms : c->fabrics.opts.admin_tmo_ms;
 	tq->rx_deadline_ms = mono_ms() + tmo;
 	for (; !ret;) {
-		uint8_t rbuf[NVME_TCP_HDR_BUF];
+		_Alignas(8) uint8_t rbuf[NVME_TCP_HDR_BUF];
 		const struct nvme_tcp_hdr *ch = (const void *)rbuf;
 
 		ret = tcp_recv_header(tq, rbuf, &hdr_len);
@@ -1474,7 +1474,7 @@ int nvme_tcp_reconnect_queue(struct nvme_host *h, struct nvme_queue *q)
 /* A command without data and its CapsuleResp, before the receiver runs. */
 int nvme_tcp_raw_cmd(struct nvme_tcp_queue *tq, struct ucmd_nvme_sqe *sqe, uint64_t *result)
 {
-	uint8_t hdr[NVME_TCP_HDR_BUF] = { 0 };
+	_Alignas(8) uint8_t hdr[NVME_TCP_HDR_BUF] = { 0 };
 	struct nvme_tcp_cmd *cmd = (struct nvme_tcp_cmd *)hdr;
 	struct nvme_tcp_sgl *sgl = (struct nvme_tcp_sgl *)(void *)&cmd->cmd.dptr;
 	uint32_t pre, hdr_len;

@@ -153,7 +153,7 @@ struct nvmet_tcp_slot {
 	bool unsent;		/* buf was not zeroed and its data is not yet queued to the host */
 	uint8_t icd_data[NVMET_TCP_ICD_LEN];
 	/* its queued PDUs' headers (R2T or C2HData; CapsuleResp), until sent */
-	uint8_t hdr[2][NVME_TCP_HDR_BUF];
+	_Alignas(8) uint8_t hdr[2][NVME_TCP_HDR_BUF];
 	uint32_t ddgst;		/* the C2HData's data digest */
 	struct nvmet_tcp_slot *next;	/* the queue of slots waiting for memory */
 };

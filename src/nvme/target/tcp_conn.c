@@ -443,7 +443,7 @@ static int recv_data(struct nvmet_tcp_conn *c, const struct nvme_tcp_hdr *ch, ui
 static int icreq(struct nvmet_tcp_conn *c)
 {
 	struct nvme_tcp_rx_limits lim = { .from_host = true, .max_data = 0 };
-	uint8_t buf[NVME_TCP_HDR_BUF] = { 0 };
+	_Alignas(8) uint8_t buf[NVME_TCP_HDR_BUF] = { 0 };
 	struct nvme_tcp_icreq *req = (void *)buf;
 	struct nvme_tcp_icresp *rsp;
 	uint32_t hdr_len, fei;
@@ -744,7 +744,7 @@ static int recv_pdu(struct nvmet_tcp_conn *c)
 		.hdgst = c->hdgst, .ddgst = c->ddgst, .ic_done = true, .from_host = true,
 		.pda = 0, .max_data = NVMET_TCP_MAXH2CDATA,
 	};
-	uint8_t buf[NVME_TCP_HDR_BUF];
+	_Alignas(8) uint8_t buf[NVME_TCP_HDR_BUF];
 	struct nvme_tcp_hdr *ch = (void *)buf;
 	uint32_t hdr_len, fei;
 	int ret;
