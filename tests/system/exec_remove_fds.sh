@@ -14,7 +14,9 @@
 # attribute (EINVAL, the empty write taken); a static program's control
 # files act at the open (docs/compat.md). Each device opened again through
 # /dev/fd/N or /proc/self/fd/N is ENXIO once removed (no driver behind the
-# inode: chrdev_open, blkdev_open), where ucmd opened it again.
+# inode: chrdev_open, blkdev_open), where ucmd opened it again. io_uring
+# SQEs on them (tests/exec/gone_uring.c) fail too: a passthrough command
+# ENODEV, a disk's read and write EIO, where the daemon served them.
 source "$(dirname "$0")/lib/common.sh"
 need_tools cc
 cc -O2 -o "$T/gone.dyn" "$SRC/tests/exec/gone_fd.c" || fail "cc"
@@ -47,4 +49,13 @@ for kind in dyn static; do
 		"/sys/bus/pci/devices/$FN/remove" /sys/bus/pci/rescan 2>&1) || fail "$kind: rc $?: $out"
 	[ "$out" = "$want" ] || fail "$kind: $(diff <(echo "$want") <(echo "$out"))"
 done
+step "dyn: io_uring SQEs on the removed devices fail as Linux's, served again after the rescan"
+cc -O2 -o "$T/gone_uring" "$SRC/tests/exec/gone_uring.c" -luring 2>/dev/null || fail "cc gone_uring"
+sqes() { printf '%s ng0n1 uring_cmd: %s\n%s nvme0n1 read: %s\n%s nvme0n1 write: %s\n' \
+	"$1" "$2" "$1" "$3" "$1" "$3"; }
+want=$(sqes before ok ok; echo "wrote remove"; sqes after ENODEV EIO; echo "wrote rescan"
+	sqes after ok ok)
+out=$(timeout 300 "$UCMD" exec --ctrl "$CTRL" -- "$T/gone_uring" \
+	"/sys/bus/pci/devices/$FN/remove" /sys/bus/pci/rescan 2>&1) || fail "uring: rc $?: $out"
+[ "$out" = "$want" ] || fail "uring: $(diff <(echo "$want") <(echo "$out"))"
 echo "exec_remove_fds: ok"
