@@ -11,8 +11,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "preload/preload.h"
 
@@ -79,10 +81,39 @@ static const struct {
 	{ "uevent", uevent_action },
 };
 
-int pl_attr_judge(const char *path, char *cur, char *val)
+/*
+ * The tree's path of an open attribute, as /proc/self/fd names it: a file
+ * the tree's sync replaced (every file appears by rename, sysfs.c) or took
+ * out reads "<path> (deleted)". Replaced, the attribute is still Linux's
+ * (its kernfs node lives): its path without the suffix; gone, its node was
+ * removed (a function's `remove` took its device): -ENODEV, what
+ * kernfs_fop_write_iter answers when kernfs_get_active fails on an open
+ * file's removed node, before any store is called, an empty write too.
+ */
+static int live_path(const char *path, char *out, size_t len)
 {
-	const char *base = strrchr(path, '/');
+	static const char deleted[] = " (deleted)";
+	size_t n = strlen(path), d = sizeof(deleted) - 1;
+	struct stat st;
 
+	if (n >= len)
+		return -ENAMETOOLONG;
+	memcpy(out, path, n + 1);
+	if (n <= d || strcmp(out + n - d, deleted))
+		return 0;
+	out[n - d] = '\0';
+	return lstat(out, &st) && errno == ENOENT ? -ENODEV : 0;
+}
+
+int pl_attr_judge(const char *fdpath, char *cur, char *val)
+{
+	char path[PATH_MAX];
+	const char *base;
+	int ret = live_path(fdpath, path, sizeof(path));
+
+	if (ret)
+		return ret;
+	base = strrchr(path, '/');
 	base = base ? base + 1 : path;
 	/* a control file's write is its action, the value read as its store reads it */
 	if (pl_ctl_file(path))

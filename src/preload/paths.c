@@ -224,6 +224,12 @@ int pl_open_path(int dirfd, const char *path, int flags, mode_t mode)
 	}
 	memcpy(copy, path, len + 1);
 	ret = pl_fd_path_dev(copy, &dev);
+	/*
+	 * a removed function's device: the link's inode stays, its driver is
+	 * gone (chrdev_open finds no cdev, blkdev_open a dead disk): ENXIO
+	 */
+	if (!ret && dev && pl_dev_gone(dev))
+		ret = -ENXIO;
 	if (ret || dev) {
 		if (!ret)
 			return pl_dev_open(dev, flags);

@@ -406,6 +406,8 @@ static bool fd_path_open(struct sv *s, const struct seccomp_notif *req, const ch
 		return false;
 	if (*rest)
 		a->error = -ENOTDIR;
+	else if (pl_name_removed(name))
+		a->error = -ENXIO;	/* its function removed: the driver gone (chrdev_open, blkdev_open) */
 	else if (changed)
 		a->error = -EACCES;	/* the daemon would judge our credentials, not the thread's */
 	else

@@ -41,6 +41,7 @@
 #include <linux/io_uring.h>
 
 #include "client/client.h"
+#include "core/backend.h"
 #include "preload/preload.h"
 #include "preload/uring_own.h"
 
@@ -284,12 +285,71 @@ struct unknown_fds {
  * An SQE's fd that is none of ours: kept (once) to be looked at after the
  * scan; and whether the SQE may be the program's own (uring_own.c).
  */
+/*
+ * Linux's answer to an SQE on a device whose PCI function was removed
+ * (pl_dev_gone), or 0 for one the daemon serves: a passthrough command
+ * ENODEV (nvme_uring_cmd_io's request on the dying queue, as the ioctls),
+ * a disk's reads, writes and flushes EIO (bios to a dead disk, as rw.c's).
+ */
+static int gone_res(const struct io_uring_sqe *sqe)
+{
+	struct pl_file *f;
+
+	if ((sqe->flags & IOSQE_FIXED_FILE) || sqe->fd < 0 || !(f = pl_fd(sqe->fd)) ||
+	    !pl_dev_gone(f->dev))
+		return 0;
+	switch (sqe->opcode) {
+	case IORING_OP_URING_CMD:
+		return -ENODEV;
+	case IORING_OP_READV:
+	case IORING_OP_WRITEV:
+	case IORING_OP_READ_FIXED:
+	case IORING_OP_WRITE_FIXED:
+	case IORING_OP_READ:
+	case IORING_OP_WRITE:
+	case IORING_OP_FSYNC:
+		return f->dev->kind == PL_DEV_NS_BLK ? -EIO : 0;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * The daemon's ring does not know the exec's removals: an SQE on a
+ * removed device becomes, before the enter submits it, a NOP that posts
+ * Linux's answer (Linux's nop_flags INJECT_RESULT), its user_data and
+ * link flags kept. The SQE lies in memory the program gave up to the
+ * submission (its own SQ, or the ring's before sq_limit).
+ */
+static void fail_gone_sqe(const struct io_uring_sqe *csqe)
+{
+	struct io_uring_sqe *sqe = (struct io_uring_sqe *)csqe;
+	int res = gone_res(csqe);
+	uint64_t user_data;
+	uint8_t flags;
+
+	if (!res)
+		return;
+	user_data = sqe->user_data;
+	flags = sqe->flags & (IOSQE_IO_LINK | IOSQE_IO_HARDLINK | IOSQE_IO_DRAIN |
+			      IOSQE_CQE_SKIP_SUCCESS);
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = IORING_OP_NOP;
+	sqe->flags = flags;
+	sqe->fd = -1;
+	sqe->rw_flags = UCMD_NOP_INJECT_RESULT;
+	sqe->len = (unsigned)res;
+	sqe->user_data = user_data;
+}
+
 static void note_unknown(const struct io_uring_sqe *sqe, unsigned pos, void *ctx)
 {
 	struct unknown_fds *u = ctx;
-	int fd = sqe->fd;
+	int fd;
 
 	(void)pos;
+	fail_gone_sqe(sqe);
+	fd = sqe->fd;
 	if (!u->any_own && pl_own_sqe(u->own, sqe))
 		u->any_own = true;
 	if ((sqe->flags & IOSQE_FIXED_FILE) || fd < 0 || pl_fd(fd) || ring_get(fd) ||
@@ -403,7 +463,8 @@ static bool plain_sqe(const struct io_uring_sqe *sqe, void *ctx)
 {
 	int fd = sqe->fd;
 
-	if (pl_own_sqe(ctx, sqe))
+	/* a removed device's: the two steps post Linux's answer in its place (fail_gone_sqe) */
+	if (pl_own_sqe(ctx, sqe) || gone_res(sqe))
 		return false;
 	return (sqe->flags & IOSQE_FIXED_FILE) || fd < 0 || pl_fd(fd) || ring_get(fd);
 }
