@@ -31,4 +31,59 @@ step "static busybox stat (ucmd-supervise)"
 out=$(ux exec --ctrl "$D/ctrl" -- busybox stat -c '%u:%g %n' "${paths[@]}" 2>"$T/err") ||
 	fail "busybox stat: $(cat "$T/err")"
 [ "$out" = "$want" ] || fail "static stat: $(diff <(echo "$want") <(echo "$out"))"
+step "fstat of descriptors opened in the tree (python os.fstat; coreutils stat - : statx AT_EMPTY_PATH)"
+fds=(/sys/class/nvme/nvme0/model /sys/class/nvme/nvme0 /sys/block/nvme0n1/queue/scheduler /sys/class/nvme/nvme0/reset_controller)
+fwant=$(for p in "${fds[@]}"; do echo "0:0 $p"; done)
+out=$(ux exec --ctrl "$D/ctrl" -- python3 -c '
+import os, sys
+for p in sys.argv[1:]:
+    fd = os.open(p, os.O_RDONLY if not p.endswith("reset_controller") else os.O_PATH)
+    a = os.fstat(fd)
+    os.close(fd)
+    print("%d:%d %s" % (a.st_uid, a.st_gid, p))
+' "${fds[@]}" 2>"$T/err") || fail "python fstat: $(cat "$T/err")"
+[ "$out" = "$fwant" ] || fail "os.fstat: $(diff <(echo "$fwant") <(echo "$out"))"
+out=$(ux exec --ctrl "$D/ctrl" -- sh -c 'stat -c %u:%g - </sys/class/nvme/nvme0/model' 2>"$T/err") ||
+	fail "stat -: $(cat "$T/err")"
+[ "$out" = "0:0" ] || fail "statx AT_EMPTY_PATH of a tree descriptor: $out"
+# Linux's answers for root-owned 0444/0644 attributes and 0755 directories
+acc='
+import os, sys
+m = {"r": os.R_OK, "w": os.W_OK, "x": os.X_OK}
+for a in sys.argv[1:]:
+    k, p = a.split(":", 1)
+    ok = [os.access(p, m[k]), os.access(p, m[k], effective_ids=True),
+          os.access(p, m[k], follow_symlinks=False)]
+    print(k, p, "yes" if all(ok) else "no" if not any(ok) else "mixed %r" % ok)
+'
+asks=(r:/sys/block/nvme0n1/queue/scheduler w:/sys/block/nvme0n1/queue/scheduler x:/sys/block/nvme0n1/queue/scheduler
+	w:/sys/class/nvme/nvme0/model r:/sys/class/nvme/nvme0/model w:/sys/class/nvme x:/sys/class/nvme)
+step "access as user 4321 (python os.access: access, faccessat AT_EACCESS, faccessat2)"
+uwant='r /sys/block/nvme0n1/queue/scheduler yes
+w /sys/block/nvme0n1/queue/scheduler no
+x /sys/block/nvme0n1/queue/scheduler no
+w /sys/class/nvme/nvme0/model no
+r /sys/class/nvme/nvme0/model yes
+w /sys/class/nvme no
+x /sys/class/nvme yes'
+out=$(ux exec --ctrl "$D/ctrl" -- python3 -c "$acc" "${asks[@]}" 2>"$T/err") || fail "os.access: $(cat "$T/err")"
+[ "$out" = "$uwant" ] || fail "access as 4321: $(diff <(echo "$uwant") <(echo "$out"))"
+step "access as root: W_OK on a file yes whatever its mode (CAP_DAC_OVERRIDE), X_OK no"
+rwant=$(echo "$uwant" | sed -e 's/^w \(.*\) no$/w \1 yes/')
+"$UCMD" --ctrl "$T/rctrl" create-ctrl --nsze=4096 >/dev/null 2>"$T/err" || fail "create-ctrl (root): $(cat "$T/err")"
+out=$("$UCMD" exec --ctrl "$T/rctrl" -- python3 -c "$acc" "${asks[@]}" 2>"$T/err") || fail "os.access (root): $(cat "$T/err")"
+[ "$out" = "$rwant" ] || fail "access as root: $(diff <(echo "$rwant") <(echo "$out"))"
+step "static busybox test -w/-r/-x (ucmd-supervise), as user 4321"
+out=$(ux exec --ctrl "$D/ctrl" -- busybox sh -c '
+q=/sys/block/nvme0n1/queue/scheduler
+for t in "-r $q" "-w $q" "-x $q" "-w /sys/class/nvme/nvme0/model" "-w /sys/class/nvme/nvme0" "-x /sys/class/nvme/nvme0"; do
+	if test $t; then echo "$t yes"; else echo "$t no"; fi
+done' 2>"$T/err") || fail "busybox test: $(cat "$T/err")"
+bwant='-r /sys/block/nvme0n1/queue/scheduler yes
+-w /sys/block/nvme0n1/queue/scheduler no
+-x /sys/block/nvme0n1/queue/scheduler no
+-w /sys/class/nvme/nvme0/model no
+-w /sys/class/nvme/nvme0 no
+-x /sys/class/nvme/nvme0 yes'
+[ "$out" = "$bwant" ] || fail "static test: $(diff <(echo "$bwant") <(echo "$out"))"
 echo "exec_tree_owner: ok"
