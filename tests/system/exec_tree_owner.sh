@@ -4,10 +4,14 @@
 # that user's on disk. Run as an unprivileged user (4321): stat, lstat and
 # statx of the tree's attributes, control files, directories and links,
 # from a dynamic program (coreutils stat: statx; python's os.stat and
-# os.lstat) and a static one (busybox stat: ucmd-supervise), all 0:0.
+# os.lstat) and a static one (busybox stat: ucmd-supervise), all 0:0; a
+# dynamic program's fstat of a descriptor opened there too. access and its
+# family answer on that owner, as Linux's: for 4321 a 0644 attribute and a
+# 0755 directory are not writable, for root (CAP_DAC_OVERRIDE) any is.
 source "$(dirname "$0")/lib/common.sh"
 need_root "setpriv to an unprivileged user"
-need_tools setpriv busybox python3
+need_tools setpriv busybox python3 cc
+cc -O2 -static -o "$T/raw_stat_s" "$SRC/tests/exec/raw_stat.c" || fail "cc -static raw_stat"
 D=$T/u
 mkdir -p "$D" && chown 4321:4321 "$D" && chmod 755 "$T" "$D"
 ux() { as_user 4321 env HOME="$D" "$UCMD" "$@"; }
@@ -73,17 +77,22 @@ rwant=$(echo "$uwant" | sed -e 's/^w \(.*\) no$/w \1 yes/')
 "$UCMD" --ctrl "$T/rctrl" create-ctrl --nsze=4096 >/dev/null 2>"$T/err" || fail "create-ctrl (root): $(cat "$T/err")"
 out=$("$UCMD" exec --ctrl "$T/rctrl" -- python3 -c "$acc" "${asks[@]}" 2>"$T/err") || fail "os.access (root): $(cat "$T/err")"
 [ "$out" = "$rwant" ] || fail "access as root: $(diff <(echo "$rwant") <(echo "$out"))"
-step "static busybox test -w/-r/-x (ucmd-supervise), as user 4321"
+step "static access, faccessat, faccessat2 (ucmd-supervise; raw and libc), as user 4321"
 out=$(ux exec --ctrl "$D/ctrl" -- busybox sh -c '
-q=/sys/block/nvme0n1/queue/scheduler
-for t in "-r $q" "-w $q" "-x $q" "-w /sys/class/nvme/nvme0/model" "-w /sys/class/nvme/nvme0" "-x /sys/class/nvme/nvme0"; do
-	if test $t; then echo "$t yes"; else echo "$t no"; fi
-done' 2>"$T/err") || fail "busybox test: $(cat "$T/err")"
-bwant='-r /sys/block/nvme0n1/queue/scheduler yes
--w /sys/block/nvme0n1/queue/scheduler no
--x /sys/block/nvme0n1/queue/scheduler no
--w /sys/class/nvme/nvme0/model no
--w /sys/class/nvme/nvme0 no
--x /sys/class/nvme/nvme0 yes'
-[ "$out" = "$bwant" ] || fail "static test: $(diff <(echo "$bwant") <(echo "$out"))"
+for l in "" libc; do
+	for op in access faccessat faccessat2; do
+		for a in "r /sys/block/nvme0n1/queue/scheduler" "w /sys/block/nvme0n1/queue/scheduler" \
+			"w /sys/class/nvme/nvme0/model" "w /sys/class/nvme"; do
+			set -- $a
+			echo "$op $1 $2: $("$0" $l $op $2 $1)"
+		done
+	done
+done | sort -u' "$T/raw_stat_s" 2>"$T/err") || fail "static access: $(cat "$T/err")"
+swant=$(for op in access faccessat faccessat2; do
+	echo "$op r /sys/block/nvme0n1/queue/scheduler: ok"
+	echo "$op w /sys/block/nvme0n1/queue/scheduler: err Permission denied"
+	echo "$op w /sys/class/nvme/nvme0/model: err Permission denied"
+	echo "$op w /sys/class/nvme: err Permission denied"
+done | sort -u)
+[ "$out" = "$swant" ] || fail "static access: $(diff <(echo "$swant") <(echo "$out"))"
 echo "exec_tree_owner: ok"
