@@ -20,6 +20,10 @@
  * are, which every user may search, and above them lies the exec's private
  * 0700 directory, which stands for nothing of Linux's. sv_sysfs.c makes
  * the same check before it opens a file of the tree for such a thread.
+ * A program's access of a /sys file of the tree (sv_access_shown: the
+ * supervisor's answer and the preload's) is checked on the owner its stat
+ * shows, root's (pl_stat_tree), as Linux's sysfs answers; the open's check
+ * stays on the file as it is on disk (the exec user's), as before.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -119,7 +123,7 @@ static int access_at(pid_t tid, int dirfd, const char *p, int mode, int flags, b
 		return -EINVAL;
 	if (fstatat(dirfd, p, &st, (flags & AT_SYMLINK_NOFOLLOW) | (p[0] ? 0 : AT_EMPTY_PATH)))
 		return -errno;
-	/* the owner a program sees (Linux's root), not the exec user's on disk */
+	/* the owner a program sees (pl_stat_tree's: Linux's root), not the exec user's on disk */
 	if (shown) {
 		st.st_uid = 0;
 		st.st_gid = 0;
