@@ -624,6 +624,8 @@ PL_EXPORT int fstat(int fd, struct stat *st)
 	f = ret ? NULL : fstat_file(fd, S_ISDIR(st->st_mode));
 	if (f)
 		pl_stat_fix(f->dev, st);
+	else if (!ret && pl_fd_in_tree(fd, st->st_dev, st->st_uid))
+		pl_stat_tree(st);
 	return ret;
 }
 
@@ -640,6 +642,8 @@ PL_EXPORT int fstat64(int fd, struct stat64 *st)
 	/* struct stat and stat64 are one layout on 64-bit Linux */
 	if (f)
 		pl_stat_fix(f->dev, (struct stat *)(void *)st);
+	else if (!ret && pl_fd_in_tree(fd, st->st_dev, st->st_uid))
+		pl_stat_tree((struct stat *)(void *)st);
 	return ret;
 }
 
@@ -656,6 +660,8 @@ PL_EXPORT int __fxstat(int ver, int fd, struct stat *st)
 	f = ret ? NULL : fstat_file(fd, S_ISDIR(st->st_mode));
 	if (f)
 		pl_stat_fix(f->dev, st);
+	else if (!ret && pl_fd_in_tree(fd, st->st_dev, st->st_uid))
+		pl_stat_tree(st);
 	return ret;
 }
 
@@ -671,5 +677,7 @@ PL_EXPORT int __fxstat64(int ver, int fd, struct stat64 *st)
 	f = ret ? NULL : fstat_file(fd, S_ISDIR(st->st_mode));
 	if (f)
 		pl_stat_fix(f->dev, (struct stat *)(void *)st);
+	else if (!ret && pl_fd_in_tree(fd, st->st_dev, st->st_uid))
+		pl_stat_tree((struct stat *)(void *)st);
 	return ret;
 }

@@ -38,9 +38,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "preload.h"
+#include "sv.h"
 
 /* sys_open's verdict as libc's: -1 and errno, or 0. */
 int pl_sys_open_ok(const struct pl_where *w, int flags)
@@ -452,6 +454,9 @@ static int do_fstatat(int dirfd, const char *path, struct stat *st, int flags)
 		if (!ret && (flags & AT_EMPTY_PATH) && empty(path) && S_ISDIR(st->st_mode) &&
 		    (f = pl_fd_adopt(dirfd, EISDIR)))
 			pl_stat_fix(f->dev, st);
+		else if (!ret && (flags & AT_EMPTY_PATH) && empty(path) &&
+			 pl_fd_in_tree(dirfd, st->st_dev, st->st_uid))
+			pl_stat_tree(st);	/* fstat of a descriptor of the tree's (treefd.c) */
 		return ret;
 	}
 	ret = w.kind == PL_WHERE_SV ? -1 : real(AT_FDCWD, w.path, st, flags);
@@ -538,6 +543,10 @@ PL_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struc
 		if (!ret && (flags & AT_EMPTY_PATH) && empty(path) && (stx->stx_mask & STATX_TYPE) &&
 		    S_ISDIR(stx->stx_mode) && (f = pl_fd_adopt(dirfd, EISDIR)))
 			pl_statx_fix(f->dev, stx);
+		else if (!ret && (flags & AT_EMPTY_PATH) && empty(path) &&
+			 pl_fd_in_tree(dirfd, makedev(stx->stx_dev_major, stx->stx_dev_minor),
+				       (stx->stx_mask & STATX_UID) ? stx->stx_uid : 0))
+			pl_statx_tree(stx);	/* fstat of a descriptor of the tree's (treefd.c) */
 		return ret;
 	}
 	ret = w.kind == PL_WHERE_SV ? -1 : real(AT_FDCWD, w.path, flags, mask, stx);
@@ -563,6 +572,27 @@ const char *pl_path_for(const char *path, char buf[PATH_MAX])
 
 /* ---- access: the placeholder's mode is the device node's (0600, the user's) ---- */
 
+/*
+ * A tree's file the kernel let us reach (the exec user's on disk) answered
+ * again on the owner it stats as, root's (pl_stat_tree), as Linux's sysfs
+ * file answers: a 0644 attribute not writable for another user. Never more
+ * than the kernel's answer (the owner's bits are the widest of the tree's
+ * modes), and only an answer: what opens is decided as before (ctlfiles.c,
+ * attrw.c).
+ */
+static int access_shown(const struct pl_where *w, int amode, int flags)
+{
+	int r;
+
+	if (w->kind != PL_WHERE_SYS || !(amode & (R_OK | W_OK | X_OK)))
+		return 0;
+	r = sv_access_shown((pid_t)syscall(SYS_gettid), AT_FDCWD, w->path, amode, flags);
+	if (!r)
+		return 0;
+	errno = -r;
+	return -1;
+}
+
 PL_EXPORT int access(const char *path, int amode)
 {
 	struct pl_where w;
@@ -574,7 +604,7 @@ PL_EXPORT int access(const char *path, int amode)
 	ret = w.kind == PL_WHERE_SV ? -1 : raw_faccessat(AT_FDCWD, w.path, amode, 0);
 	if (to_sv(&w, ret ? -errno : 0))
 		return (int)sv_looked(__NR_access, (long)path, amode, 0, 0, 0);
-	return ret;
+	return ret ? ret : access_shown(&w, amode, 0);
 }
 
 PL_EXPORT int faccessat(int dirfd, const char *path, int amode, int flags)
@@ -591,7 +621,7 @@ PL_EXPORT int faccessat(int dirfd, const char *path, int amode, int flags)
 	if (to_sv(&w, ret ? -errno : 0))
 		return (int)(flags ? sv_looked(__NR_faccessat2, dirfd, (long)path, amode, flags, 0)
 				   : sv_looked(__NR_faccessat, dirfd, (long)path, amode, 0, 0));
-	return ret;
+	return ret ? ret : access_shown(&w, amode, flags);
 }
 
 /* ---- directories and links of the tree ---- */

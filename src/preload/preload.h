@@ -264,6 +264,12 @@ void pl_statx_fix(const struct pl_devinfo *d, struct statx *stx);
  */
 void pl_stat_tree(struct stat *st);
 void pl_statx_tree(struct statx *stx);
+/*
+ * treefd.c: is fd, whose fstat showed st_dev dev and st_uid uid, one of
+ * the tree's /sys files or directories (so its fstat shows pl_stat_tree's
+ * owner, as the path's stat does)? errno is left as it was.
+ */
+bool pl_fd_in_tree(int fd, unsigned long long dev, unsigned uid);
 /* At load: the device fds this image inherited through exec, found by their placeholders. */
 void pl_fdmap_recover(void);
 /* A new connection (first use, after fork): the daemon opens every known device fd again. */

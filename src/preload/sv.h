@@ -316,6 +316,13 @@ bool sv_fd_device(const struct sv *s, pid_t pid, int fd, char *name, size_t len)
  */
 int sv_access_as(pid_t tid, int dirfd, const char *p, int mode, int flags);
 /*
+ * The same, as access(2) answers a program of the tree's file: on the
+ * owner it is shown (root's, 0:0: pl_stat_tree), as Linux's root-owned
+ * sysfs file answers, not the exec user's who owns it on disk. Only an
+ * answer: what the thread may open is still sv_access_as's (sv_sysfs.c).
+ */
+int sv_access_shown(pid_t tid, int dirfd, const char *p, int mode, int flags);
+/*
  * sv_sysfs.c: the tree's file path (<root>/sys/...), resolved by the
  * kernel beneath <root>/sys alone, as an O_PATH descriptor (follow: its last
  * link followed): fd, or -errno (-ENOENT for a path that leads out of it)

@@ -20,6 +20,10 @@
  * are, which every user may search, and above them lies the exec's private
  * 0700 directory, which stands for nothing of Linux's. sv_sysfs.c makes
  * the same check before it opens a file of the tree for such a thread.
+ * A program's access of a /sys file of the tree (sv_access_shown: the
+ * supervisor's answer and the preload's) is checked on the owner its stat
+ * shows, root's (pl_stat_tree), as Linux's sysfs answers; the open's check
+ * stays on the file as it is on disk (the exec user's), as before.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -79,21 +83,17 @@ int sv_access_check(const struct stat *st, int mode, unsigned uid, unsigned gid,
 	return -EACCES;
 }
 
-int sv_access_as(pid_t tid, int dirfd, const char *p, int mode, int flags)
+/*
+ * The check for thread tid on st (the file's stat): its ids as they are
+ * now, do_faccessat's flags already checked
+ */
+static int access_on(pid_t tid, const struct stat *st, int mode, int flags)
 {
 	struct sv_ids id;
-	struct stat st;
 	unsigned long long caps;
 	bool eaccess = flags & AT_EACCESS;
 	int ret;
 
-	/* do_faccessat's own checks, in its order */
-	if (mode & ~(R_OK | W_OK | X_OK))
-		return -EINVAL;
-	if (flags & ~(AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
-		return -EINVAL;
-	if (fstatat(dirfd, p, &st, (flags & AT_SYMLINK_NOFOLLOW) | (p[0] ? 0 : AT_EMPTY_PATH)))
-		return -errno;
 	if (!(mode & (R_OK | W_OK | X_OK)))
 		return 0;
 	ret = sv_ids_of(tid, &id);
@@ -108,6 +108,35 @@ int sv_access_as(pid_t tid, int dirfd, const char *p, int mode, int flags)
 		caps = id.uid[0] == 0 ? id.cap_prm : 0;
 	if (!same_userns(tid))
 		caps = 0;
-	return sv_access_check(&st, mode, eaccess ? id.uid[3] : id.uid[0],
+	return sv_access_check(st, mode, eaccess ? id.uid[3] : id.uid[0],
 			       eaccess ? id.gid[3] : id.gid[0], id.groups, id.ngroups, caps);
+}
+
+static int access_at(pid_t tid, int dirfd, const char *p, int mode, int flags, bool shown)
+{
+	struct stat st;
+
+	/* do_faccessat's own checks, in its order */
+	if (mode & ~(R_OK | W_OK | X_OK))
+		return -EINVAL;
+	if (flags & ~(AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	if (fstatat(dirfd, p, &st, (flags & AT_SYMLINK_NOFOLLOW) | (p[0] ? 0 : AT_EMPTY_PATH)))
+		return -errno;
+	/* the owner a program sees (pl_stat_tree's: Linux's root), not the exec user's on disk */
+	if (shown) {
+		st.st_uid = 0;
+		st.st_gid = 0;
+	}
+	return access_on(tid, &st, mode, flags);
+}
+
+int sv_access_as(pid_t tid, int dirfd, const char *p, int mode, int flags)
+{
+	return access_at(tid, dirfd, p, mode, flags, false);
+}
+
+int sv_access_shown(pid_t tid, int dirfd, const char *p, int mode, int flags)
+{
+	return access_at(tid, dirfd, p, mode, flags, true);
 }

@@ -95,12 +95,18 @@ static long call_on(const struct seccomp_notif *req, const struct pl_where *w, i
 		return sv_mem_out(tid, g[4], &stx, sizeof(stx));
 	}
 	case __NR_access:
-		/* for the thread's ids as they are now, not ours (sv_access.c) */
-		return sv_access_as(tid, dfd, p, (int)g[1], 0);
 	case __NR_faccessat:
-	case __NR_faccessat2:
-		return sv_access_as(tid, dfd, p, (int)g[2],
-				    req->data.nr == __NR_faccessat2 ? (int)g[3] : 0);
+	case __NR_faccessat2: {
+		/*
+		 * for the thread's ids as they are now, not ours; a file of the
+		 * tree on the owner it stats as, root's (sv_access.c)
+		 */
+		int mode = (int)g[req->data.nr == __NR_access ? 1 : 2];
+		int flags = req->data.nr == __NR_faccessat2 ? (int)g[3] : 0;
+
+		return w->kind == PL_WHERE_SYS ? sv_access_shown(tid, dfd, p, mode, flags)
+					       : sv_access_as(tid, dfd, p, mode, flags);
+	}
 	case __NR_readlink:
 	case __NR_readlinkat: {
 		bool at = req->data.nr == __NR_readlinkat;
