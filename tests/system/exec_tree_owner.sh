@@ -14,7 +14,12 @@ need_tools setpriv busybox python3 cc
 cc -O2 -static -o "$T/raw_stat_s" "$SRC/tests/exec/raw_stat.c" || fail "cc -static raw_stat"
 D=$T/u
 mkdir -p "$D" && chown 4321:4321 "$D" && chmod 755 "$T" "$D"
-ux() { as_user 4321 env HOME="$D" "$UCMD" "$@"; }
+# the user's copies (as_user's): a checkout under /root is not theirs to
+# reach, and exec finds its preload, supervisor and ucmdd beside its own copy
+shared "$SRC/$B/src/preload/libucmd-preload.so" >/dev/null
+shared "$SRC/$B/src/preload/ucmd-supervise" >/dev/null
+shared "$SRC/$B/src/server/ucmdd" >/dev/null
+ux() { HOME="$D" as_user 4321 "$UCMD" "$@"; }
 ux --ctrl "$D/ctrl" create-ctrl --nsze=4096 >/dev/null 2>"$T/err" || fail "create-ctrl: $(cat "$T/err")"
 paths=(/sys/class/nvme/nvme0/model /sys/class/nvme/nvme0 /sys/class/nvme /sys/class/nvme/nvme0/device
 	/sys/class/nvme/nvme0/device/remove /sys/class/nvme/nvme0/reset_controller
