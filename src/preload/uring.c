@@ -282,36 +282,27 @@ struct unknown_fds {
 };
 
 /*
- * An SQE's fd that is none of ours: kept (once) to be looked at after the
- * scan; and whether the SQE may be the program's own (uring_own.c).
- */
-/*
  * Linux's answer to an SQE on a device whose PCI function was removed
  * (pl_dev_gone), or 0 for one the daemon serves: a passthrough command
  * ENODEV (nvme_uring_cmd_io's request on the dying queue, as the ioctls),
  * a disk's reads, writes and flushes EIO (bios to a dead disk, as rw.c's).
  */
+static int gone_res_of(const struct io_uring_sqe *sqe, const struct pl_file *f)
+{
+	if (!pl_dev_gone(f->dev) || !pl_uring_dev_op(sqe->opcode))
+		return 0;
+	if (sqe->opcode == IORING_OP_URING_CMD)
+		return -ENODEV;
+	return f->dev->kind == PL_DEV_NS_BLK ? -EIO : 0;
+}
+
 static int gone_res(const struct io_uring_sqe *sqe)
 {
 	struct pl_file *f;
 
-	if ((sqe->flags & IOSQE_FIXED_FILE) || sqe->fd < 0 || !(f = pl_fd(sqe->fd)) ||
-	    !pl_dev_gone(f->dev))
+	if ((sqe->flags & IOSQE_FIXED_FILE) || sqe->fd < 0 || !(f = pl_fd(sqe->fd)))
 		return 0;
-	switch (sqe->opcode) {
-	case IORING_OP_URING_CMD:
-		return -ENODEV;
-	case IORING_OP_READV:
-	case IORING_OP_WRITEV:
-	case IORING_OP_READ_FIXED:
-	case IORING_OP_WRITE_FIXED:
-	case IORING_OP_READ:
-	case IORING_OP_WRITE:
-	case IORING_OP_FSYNC:
-		return f->dev->kind == PL_DEV_NS_BLK ? -EIO : 0;
-	default:
-		return 0;
-	}
+	return gone_res_of(sqe, f);
 }
 
 /*
@@ -342,6 +333,10 @@ static void fail_gone_sqe(const struct io_uring_sqe *csqe)
 	sqe->user_data = user_data;
 }
 
+/*
+ * An SQE's fd that is none of ours: kept (once) to be looked at after the
+ * scan; and whether the SQE may be the program's own (uring_own.c).
+ */
 static void note_unknown(const struct io_uring_sqe *sqe, unsigned pos, void *ctx)
 {
 	struct unknown_fds *u = ctx;
@@ -462,11 +457,16 @@ static long enter_two_step(struct pl_ring *r, unsigned to_submit, unsigned min_c
 static bool plain_sqe(const struct io_uring_sqe *sqe, void *ctx)
 {
 	int fd = sqe->fd;
+	struct pl_file *f;
 
-	/* a removed device's: the two steps post Linux's answer in its place (fail_gone_sqe) */
-	if (pl_own_sqe(ctx, sqe) || gone_res(sqe))
+	if (pl_own_sqe(ctx, sqe))
 		return false;
-	return (sqe->flags & IOSQE_FIXED_FILE) || fd < 0 || pl_fd(fd) || ring_get(fd);
+	if ((sqe->flags & IOSQE_FIXED_FILE) || fd < 0)
+		return true;
+	/* a removed device's: the two steps post Linux's answer in its place (fail_gone_sqe) */
+	if ((f = pl_fd(fd)))
+		return !gone_res_of(sqe, f);
+	return ring_get(fd) != NULL;
 }
 
 /*

@@ -210,21 +210,11 @@ static int sqe_class(const struct pl_own *o, const struct io_uring_sqe *sqe)
 	}
 	if (sqe->flags & IOSQE_FIXED_FILE)
 		return o && own_slot(o, (unsigned)sqe->fd) ? C_OWN : C_DEV;
-	switch (sqe->opcode) {
-	case IORING_OP_READV:
-	case IORING_OP_WRITEV:
-	case IORING_OP_READ_FIXED:
-	case IORING_OP_WRITE_FIXED:
-	case IORING_OP_READ:
-	case IORING_OP_WRITE:
-	case IORING_OP_FSYNC:
-	case IORING_OP_URING_CMD:
-		/* the daemon's opcodes: its answer (EBADF) for no descriptor */
+	/* the daemon's opcodes: its answer (EBADF) for no descriptor */
+	if (pl_uring_dev_op(sqe->opcode))
 		return own_fd(sqe->fd) ? C_OWN : C_DEV;
-	default:
-		/* the kernel's alone (OPENAT, STATX at AT_FDCWD...), unless on a device */
-		return sqe->fd < 0 || own_fd(sqe->fd) ? C_OWN : C_DEV;
-	}
+	/* the kernel's alone (OPENAT, STATX at AT_FDCWD...), unless on a device */
+	return sqe->fd < 0 || own_fd(sqe->fd) ? C_OWN : C_DEV;
 }
 
 bool pl_own_sqe(const struct pl_own *o, const struct io_uring_sqe *sqe)

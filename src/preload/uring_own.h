@@ -23,6 +23,29 @@ struct pl_own_bufs {
 	unsigned nr;
 };
 
+/*
+ * The opcodes the daemon's ring serves on a device descriptor: reads,
+ * writes, flushes and passthrough. The same list says which SQEs are the
+ * program's own by their fd (uring_own.c) and which fail on a removed
+ * device (uring.c).
+ */
+static inline bool pl_uring_dev_op(uint8_t op)
+{
+	switch (op) {
+	case IORING_OP_READV:
+	case IORING_OP_WRITEV:
+	case IORING_OP_READ_FIXED:
+	case IORING_OP_WRITE_FIXED:
+	case IORING_OP_READ:
+	case IORING_OP_WRITE:
+	case IORING_OP_FSYNC:
+	case IORING_OP_URING_CMD:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* What the daemon's ring should not be given: sqe runs on the kernel's. Cheap, lock-free. */
 bool pl_own_sqe(const struct pl_own *o, const struct io_uring_sqe *sqe);
 
